@@ -1,0 +1,360 @@
+/* main.c — the sensim command: run, blueprints, plugins, dump.
+**
+** Exit status: 0 success, 1 a failure while running, 2 bad input (usage, scene, attributes,
+** plugin). Every error is one line on stderr starting "sensim: error:". */
+#include "../data/dump.h"
+#include "../plugin/attr.h"
+#include "../plugin/library.h"
+#include "../sim/engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXIT_RUN 1
+#define EXIT_INPUT 2
+
+static int fail(int code, const char *fmt, const char *a)
+{
+    fprintf(stderr, "sensim: error: ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return code;
+}
+
+static int usage(void)
+{
+    fputs("usage: sensim run SCENE --out DIR [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+          "       sensim blueprints [--json] [--plugin-dir DIR]\n"
+          "       sensim plugins [--json] [--plugin-dir DIR]\n"
+          "       sensim dump FILE [--json]\n"
+          "       sensim --version\n",
+          stderr);
+    return EXIT_INPUT;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return false;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno)
+        return false;
+    *out = v;
+    return true;
+}
+
+typedef struct cli {
+    const char *positional;
+    const char *out, *plugin_dir;
+    uint64_t frames, seed, threads;
+    bool has_frames, has_seed, json, quiet;
+} cli;
+
+/* Parses options common to every subcommand; returns 0 or an exit code. */
+static int parse_args(int argc, char **argv, cli *c, const char *allowed)
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (a[0] != '-' || !a[1]) {
+            if (c->positional)
+                return fail(EXIT_INPUT, "unexpected argument '%s'", a);
+            c->positional = a;
+            continue;
+        }
+        const char *name = a + (a[1] == '-' ? 2 : 1);
+        if (!strstr(allowed, name))
+            return fail(EXIT_INPUT, "unknown option '%s' (see sensim --help)", a);
+        if (strcmp(name, "json") == 0) {
+            c->json = true;
+        } else if (strcmp(name, "quiet") == 0) {
+            c->quiet = true;
+        } else if (!val) {
+            return fail(EXIT_INPUT, "option '%s' needs a value", a);
+        } else {
+            i++;
+            if (strcmp(name, "out") == 0)
+                c->out = val;
+            else if (strcmp(name, "plugin-dir") == 0)
+                c->plugin_dir = val;
+            else if (strcmp(name, "frames") == 0) {
+                if (!parse_u64(val, &c->frames) || c->frames == 0)
+                    return fail(EXIT_INPUT, "--frames needs a whole number > 0, found '%s'", val);
+                c->has_frames = true;
+            } else if (strcmp(name, "seed") == 0) {
+                if (!parse_u64(val, &c->seed))
+                    return fail(EXIT_INPUT, "--seed needs a whole number >= 0, found '%s'", val);
+                c->has_seed = true;
+            } else if (strcmp(name, "threads") == 0) {
+                if (!parse_u64(val, &c->threads) || c->threads > 1024)
+                    return fail(EXIT_INPUT, "--threads needs a whole number 0..1024, found '%s'", val);
+            } else {
+                return fail(EXIT_INPUT, "unknown option '%s'", a);
+            }
+        }
+    }
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    cli c;
+    int rc = parse_args(argc, argv, &c, " out frames seed threads plugin-dir quiet ");
+    if (rc)
+        return rc;
+    if (!c.positional)
+        return fail(EXIT_INPUT, "run: no scene file given%s", " (usage: sensim run SCENE --out DIR)");
+    if (!c.out)
+        return fail(EXIT_INPUT, "run: --out DIR is required%s", "");
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = c.plugin_dir, .threads = (int)c.threads, .seed_set = c.has_seed,
+                           .seed = c.seed, .quiet_plugins = c.quiet};
+    sn_engine *e = sn_engine_create(&o, &err);
+    if (!e)
+        return fail(EXIT_INPUT, "%s", err.msg);
+    if (c.has_frames)
+        sn_engine_set_frames(e, c.frames);
+    if (sn_engine_load_scene(e, c.positional, &err) != SN_OK || sn_engine_open_outputs(e, c.out, &err) != SN_OK) {
+        sn_engine_destroy(e);
+        return fail(EXIT_INPUT, "%s", err.msg);
+    }
+    clock_t t0 = clock();
+    sn_status st = sn_engine_run(e, 0, &err);
+    double wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    const sn_clock *ck = sn_engine_clock(e);
+    uint64_t messages = 0;
+    for (uint32_t i = 0; i < e->n_sensors; i++)
+        messages += e->sensors[i].messages;
+    if (st != SN_OK) {
+        fprintf(stderr, "sensim: error: %s\n", err.msg);
+        fprintf(stderr, "sensim: stopped at frame %llu; partial streams kept as %s/*.msgpack.part\n",
+                (unsigned long long)ck->frame, c.out);
+        sn_engine_destroy(e);
+        return EXIT_RUN;
+    }
+    if (!c.quiet)
+        printf("sensim: %llu frames (%.3f s simulated) in %.3f s CPU, %llu messages from %u sensors in %s\n",
+               (unsigned long long)ck->frame, ck->timestamp, wall, (unsigned long long)messages, e->n_sensors, c.out);
+    sn_engine_destroy(e);
+    return 0;
+}
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+static const char *kind_name(sn_actor_kind k)
+{
+    return k == SN_ACTOR_STATIC ? "static" : k == SN_ACTOR_VEHICLE ? "vehicle" : k == SN_ACTOR_WALKER ? "walker" : "sensor";
+}
+
+static void print_list_json(const char *const *l)
+{
+    putchar('[');
+    for (int i = 0; l && l[i]; i++) {
+        if (i)
+            putchar(',');
+        json_str(l[i]);
+    }
+    putchar(']');
+}
+
+static int cmd_blueprints(int argc, char **argv)
+{
+    cli c;
+    int rc = parse_args(argc, argv, &c, " json plugin-dir ");
+    if (rc)
+        return rc;
+    sn_error err = {0};
+    sn_library lib;
+    if (sn_library_init(&lib, &err) != SN_OK || sn_library_load_search_path(&lib, c.plugin_dir, &err) != SN_OK)
+        return fail(EXIT_INPUT, "%s", err.msg);
+    if (c.json)
+        putchar('[');
+    for (size_t i = 0; i < lib.n_bps; i++) {
+        const sn_blueprint *b = &lib.bps[i];
+        if (c.json) {
+            printf("%s{\"id\":", i ? "," : "");
+            json_str(b->id);
+            printf(",\"kind\":\"%s\",\"doc\":", kind_name(b->kind));
+            json_str(b->doc);
+            printf(",\"plugin\":");
+            if (b->plugin)
+                json_str(b->plugin->path);
+            else
+                printf("null");
+            printf(",\"attributes\":[");
+        } else {
+            printf("%s  (%s%s%s)\n    %s\n", b->id, kind_name(b->kind), b->plugin ? ", " : "",
+                   b->plugin ? b->plugin->path : "", b->doc);
+        }
+        for (uint32_t k = 0; k < b->n_attrs; k++) {
+            const sn_attr_def *d = sn_attr_at(b->attrs, b->stride, k);
+            if (c.json) {
+                printf("%s{\"name\":", k ? "," : "");
+                json_str(d->name);
+                printf(",\"type\":\"%s\",\"default\":", sn_attr_type_name(d->type));
+                json_str(d->def);
+                printf(",\"recommended\":");
+                print_list_json(d->recommended);
+                if (d->type == SN_ATTR_ENUM) {
+                    printf(",\"choices\":");
+                    print_list_json(d->choices);
+                }
+                if (d->has_range)
+                    printf(",\"range\":[%.17g,%.17g]", d->min, d->max);
+                printf(",\"unit\":");
+                if (d->unit)
+                    json_str(d->unit);
+                else
+                    printf("null");
+                printf(",\"doc\":");
+                json_str(d->doc ? d->doc : "");
+                putchar('}');
+            } else {
+                printf("    %-22s %-6s default %-14s", d->name, sn_attr_type_name(d->type), d->def[0] ? d->def : "\"\"");
+                if (d->has_range)
+                    printf(" range [%g, %g]", d->min, d->max);
+                if (d->unit)
+                    printf(" %s", d->unit);
+                if (d->type == SN_ATTR_ENUM)
+                    for (int j = 0; d->choices[j]; j++)
+                        printf("%s%s", j ? "|" : " one of ", d->choices[j]);
+                if (d->recommended)
+                    for (int j = 0; d->recommended[j]; j++)
+                        printf("%s%s", j ? ", " : " recommended: ", d->recommended[j]);
+                printf("\n      %s\n", d->doc ? d->doc : "");
+            }
+        }
+        if (b->kind == SN_ACTOR_SENSOR) {
+            if (c.json)
+                printf("%s{\"name\":\"role_name\",\"type\":\"string\",\"default\":\"\",\"recommended\":[],\"unit\":null,"
+                       "\"doc\":\"CARLA role name (handled by the host)\"}",
+                       b->n_attrs ? "," : "");
+            else
+                printf("    %-22s %-6s default %-14s\n      CARLA role name (handled by the host)\n", "role_name", "string", "\"\"");
+        }
+        if (c.json)
+            printf("]}");
+    }
+    if (c.json)
+        printf("]\n");
+    sn_library_free(&lib);
+    return 0;
+}
+
+static int cmd_plugins(int argc, char **argv)
+{
+    cli c;
+    int rc = parse_args(argc, argv, &c, " json plugin-dir ");
+    if (rc)
+        return rc;
+    sn_error err = {0};
+    sn_library lib;
+    if (sn_library_init(&lib, &err) != SN_OK)
+        return fail(EXIT_INPUT, "%s", err.msg);
+    lib.quiet = true;
+    if (sn_library_load_search_path(&lib, c.plugin_dir, &err) != SN_OK) {
+        sn_library_free(&lib);
+        return fail(EXIT_INPUT, "%s", err.msg);
+    }
+    if (c.json)
+        putchar('[');
+    for (size_t i = 0; i < lib.n_plugins; i++) {
+        const sn_plugin_file *p = lib.plugins[i];
+        if (c.json) {
+            printf("%s{\"path\":", i ? "," : "");
+            json_str(p->path);
+            printf(",\"loaded\":%s,\"name\":", p->reason ? "false" : "true");
+            json_str(p->name ? p->name : "");
+            printf(",\"version\":");
+            json_str(p->version ? p->version : "");
+            printf(",\"abi\":\"%u.%u\",\"blueprints\":[", p->abi_major, p->abi_minor);
+            for (uint32_t k = 0; k < p->n_classes; k++) {
+                if (k)
+                    putchar(',');
+                json_str(p->classes[k].blueprint);
+            }
+            printf("],\"reason\":");
+            if (p->reason)
+                json_str(p->reason);
+            else
+                printf("null");
+            putchar('}');
+        } else {
+            printf("%s\n  %s", p->path, p->reason ? "REFUSED: " : "loaded");
+            if (p->reason)
+                printf("%s\n", p->reason);
+            else {
+                printf(" %s %s, ABI %u.%u:", p->name, p->version, p->abi_major, p->abi_minor);
+                for (uint32_t k = 0; k < p->n_classes; k++)
+                    printf(" %s", p->classes[k].blueprint);
+                putchar('\n');
+            }
+        }
+    }
+    if (c.json)
+        printf("]\n");
+    else if (!lib.n_plugins)
+        printf("no plugin files found (search: --plugin-dir, SENSIM_PLUGIN_PATH, %s)\n",
+               sn_library_default_dir() ? sn_library_default_dir() : "the engine's plugin folder");
+    sn_library_free(&lib);
+    return 0;
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+    cli c;
+    int rc = parse_args(argc, argv, &c, " json ");
+    if (rc)
+        return rc;
+    if (!c.positional)
+        return fail(EXIT_INPUT, "dump: no stream file given%s", "");
+    sn_error err = {0};
+    if (sn_dump_file(c.positional, stdout, c.json, &err) != SN_OK) {
+        fflush(stdout);
+        return fail(EXIT_INPUT, "%s", err.msg);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage();
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc, argv);
+    if (strcmp(cmd, "blueprints") == 0)
+        return cmd_blueprints(argc, argv);
+    if (strcmp(cmd, "plugins") == 0)
+        return cmd_plugins(argc, argv);
+    if (strcmp(cmd, "dump") == 0)
+        return cmd_dump(argc, argv);
+    if (strcmp(cmd, "--version") == 0) {
+        printf("sensim %s (plugin ABI %d.%d)\n", SN_VERSION_STRING, SN_ABI_MAJOR, SN_ABI_MINOR);
+        return 0;
+    }
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage();
+        return 0;
+    }
+    fprintf(stderr, "sensim: error: unknown command '%s'\n", cmd);
+    return usage();
+}

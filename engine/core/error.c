@@ -1,0 +1,37 @@
+#include "error.h"
+
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+sn_status sn_fail(sn_error *err, sn_status status, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->status = status;
+    }
+    return status;
+}
+
+sn_status sn_error_prefix(sn_error *err, const char *where)
+{
+    if (!err)
+        return SN_E_INVALID;
+    char tmp[SN_ERROR_MAX];
+    sn_format(tmp, sizeof tmp, "%s: %s", where, err->msg);
+    memcpy(err->msg, tmp, sizeof tmp);
+    return err->status;
+}
+
+void sn_error_clear(sn_error *err)
+{
+    if (err) {
+        err->status = SN_OK;
+        err->msg[0] = 0;
+    }
+}

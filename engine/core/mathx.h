@@ -1,0 +1,42 @@
+/* mathx.h — vectors, rotation matrices and transforms in CARLA's conventions.
+**
+** A rotation matrix here is row-major 3x3 whose columns are the body's x, y, z axes in the
+** world: world = R * local. From CARLA angles: R = Rz(yaw) * Ry(-pitch) * Rx(-roll), which
+** gives UE's forward axis (cos p cos y, cos p sin y, sin p). */
+#ifndef SN_CORE_MATHX_H
+#define SN_CORE_MATHX_H
+
+#include <sensim/types.h>
+
+#define SN_PI 3.14159265358979323846
+#define SN_DEG (SN_PI / 180.0)
+
+typedef struct sn_mat3 {
+    double m[9];
+} sn_mat3;
+
+static inline sn_vec3 sn_v3(double x, double y, double z) { return (sn_vec3){x, y, z}; }
+static inline sn_vec3 sn_v3_add(sn_vec3 a, sn_vec3 b) { return sn_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline sn_vec3 sn_v3_sub(sn_vec3 a, sn_vec3 b) { return sn_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline sn_vec3 sn_v3_scale(sn_vec3 a, double s) { return sn_v3(a.x * s, a.y * s, a.z * s); }
+static inline double sn_v3_dot(sn_vec3 a, sn_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline sn_vec3 sn_v3_cross(sn_vec3 a, sn_vec3 b)
+{
+    return sn_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+double sn_v3_len(sn_vec3 a);
+sn_vec3 sn_v3_norm(sn_vec3 a); /* zero stays zero */
+
+sn_mat3 sn_mat3_from_rotation(sn_rotation r);
+sn_rotation sn_mat3_to_rotation(const sn_mat3 *m);
+sn_mat3 sn_mat3_mul(const sn_mat3 *a, const sn_mat3 *b);
+sn_vec3 sn_mat3_apply(const sn_mat3 *m, sn_vec3 v);   /* m * v */
+sn_vec3 sn_mat3_apply_t(const sn_mat3 *m, sn_vec3 v); /* m^T * v */
+sn_vec3 sn_mat3_col(const sn_mat3 *m, int c);
+
+/* parent ∘ child: the child's world transform when `child` is relative to `parent`. */
+sn_transform sn_transform_compose(const sn_transform *parent, const sn_transform *child);
+/* Wraps an angle in degrees to (-180, 180]. */
+double sn_wrap_deg(double a);
+
+#endif

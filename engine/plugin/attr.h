@@ -1,0 +1,41 @@
+/* attr.h — parsing, validating and resolving blueprint attributes.
+**
+** One parser serves the defaults in a plugin's table, the recommended values and the scene's
+** values, so a default that loads is a value a scene could have written. */
+#ifndef SN_PLUGIN_ATTR_H
+#define SN_PLUGIN_ATTR_H
+
+#include "../scene/scene.h"
+
+#include <sensim/attr.h>
+#include <sensim/sensim.h>
+
+/* The i-th definition of a table laid out with `stride` bytes per entry. */
+static inline const sn_attr_def *sn_attr_at(const sn_attr_def *defs, size_t stride, uint32_t i)
+{
+    return (const sn_attr_def *)(const void *)((const char *)defs + (size_t)i * stride);
+}
+
+const char *sn_attr_type_name(sn_attr_type t);
+
+/* Parses `text` as a value of `def`. On failure writes why (a phrase) and returns SN_E_INVALID
+** or SN_E_RANGE. out->s points into `text` or into def's static strings. */
+sn_status sn_attr_parse(const sn_attr_def *def, const char *text, sn_value *out, char *why, size_t why_n);
+
+/* Checks a definition table: names, types, defaults, ranges, choices. */
+sn_status sn_attr_table_check(const sn_attr_def *defs, uint32_t n, size_t stride, sn_error *err);
+
+/*
+** Resolves scene attributes against a table into one heap block: an array of n values (in
+** table order) followed by the strings they point to. *out is freed by the caller with free().
+** `blueprint` and `scene_path` name things in errors. Keys listed in `extra_keys`
+** (NULL-terminated, may be NULL) are accepted but skipped: the host handles them.
+*/
+sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, const char *blueprint,
+                          const sn_scene_entity *e, const char *scene_path,
+                          const char *const *extra_keys, sn_value **out, sn_error *err);
+
+/* Index of the attribute named `name`, or -1. */
+int sn_attr_find(const sn_attr_def *defs, uint32_t n, size_t stride, const char *name);
+
+#endif

@@ -1,0 +1,349 @@
+/* library.c — loading sensor plugins and keeping the blueprint library.
+**
+** A plugin is refused, with its file and the reason, when: dlopen fails (not a shared object,
+** missing symbols), sn_plugin_entry is missing or returns NULL, an ABI major differs or a minor
+** is newer than the host's, a struct is larger than the host knows, a required callback is
+** missing, an attribute table is invalid, or a blueprint id is already taken. */
+#define _GNU_SOURCE
+#include "library.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "attr.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const sn_blueprint *sn_builtin_blueprints(size_t *n);
+
+static bool add_bp(sn_library *lib, const sn_blueprint *bp)
+{
+    if (!sn_grow((void **)&lib->bps, &lib->cap_bps, lib->n_bps + 1, sizeof *lib->bps))
+        return false;
+    lib->bps[lib->n_bps++] = *bp;
+    return true;
+}
+
+sn_status sn_library_init(sn_library *lib, sn_error *err)
+{
+    memset(lib, 0, sizeof *lib);
+    size_t n;
+    const sn_blueprint *b = sn_builtin_blueprints(&n);
+    for (size_t i = 0; i < n; i++) {
+        sn_status st = sn_attr_table_check(b[i].attrs, b[i].n_attrs, b[i].stride, err);
+        if (st)
+            return sn_error_prefix(err, b[i].id);
+        if (!add_bp(lib, &b[i]))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+    }
+    return SN_OK;
+}
+
+void sn_library_free(sn_library *lib)
+{
+    for (size_t i = 0; i < lib->n_plugins; i++) {
+        sn_plugin_file *p = lib->plugins[i];
+        if (p->handle)
+            dlclose(p->handle);
+        free(p->path);
+        free(p->name);
+        free(p->version);
+        free(p->reason);
+        free(p->classes);
+        free(p);
+    }
+    free(lib->plugins);
+    free(lib->bps);
+    memset(lib, 0, sizeof *lib);
+}
+
+const sn_blueprint *sn_library_find(const sn_library *lib, const char *id)
+{
+    for (size_t i = 0; i < lib->n_bps; i++)
+        if (strcmp(lib->bps[i].id, id) == 0)
+            return &lib->bps[i];
+    return NULL;
+}
+
+size_t sn_library_refused(const sn_library *lib)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < lib->n_plugins; i++)
+        n += lib->plugins[i]->reason != NULL;
+    return n;
+}
+
+/* Checks a struct header from a plugin against the host's own size for that struct. */
+static bool header_ok(const sn_abi_header *h, size_t host_size, const char *what, char *why, size_t n)
+{
+    if (h->abi_major != SN_ABI_MAJOR || h->abi_minor > SN_ABI_MINOR) {
+        snprintf(why, n, "%s was built for sensim ABI %u.%u; this host is %d.%d (needs major %d, minor <= %d)",
+                 what, h->abi_major, h->abi_minor, SN_ABI_MAJOR, SN_ABI_MINOR, SN_ABI_MAJOR, SN_ABI_MINOR);
+        return false;
+    }
+    if (h->struct_size < sizeof(sn_abi_header) || h->struct_size > host_size) {
+        snprintf(why, n, "%s has struct_size %u, the host knows at most %zu bytes for ABI %d.%d",
+                 what, h->struct_size, host_size, SN_ABI_MAJOR, SN_ABI_MINOR);
+        return false;
+    }
+    return true;
+}
+
+static bool valid_blueprint_id(const char *id)
+{
+    if (!id || strncmp(id, "sensor.", 7) != 0 || !id[7])
+        return false;
+    for (const char *p = id; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.'))
+            return false;
+    return true;
+}
+
+/* Validates and registers what a plugin's entry returned. On refusal writes why. */
+static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_lib *pl, char *why, size_t n)
+{
+    if (!pl) {
+        snprintf(why, n, "sn_plugin_entry returned NULL (the plugin refused this host, ABI %d.%d)",
+                 SN_ABI_MAJOR, SN_ABI_MINOR);
+        return false;
+    }
+    pf->abi_major = pl->hdr.abi_major;
+    pf->abi_minor = pl->hdr.abi_minor;
+    if (!header_ok(&pl->hdr, sizeof(sn_plugin_lib), "the plugin descriptor", why, n))
+        return false;
+    sn_plugin_lib d;
+    memset(&d, 0, sizeof d);
+    memcpy(&d, pl, pl->hdr.struct_size);
+    pf->name = sn_strdup(d.name ? d.name : "");
+    pf->version = sn_strdup(d.version ? d.version : "");
+    if (d.n_classes == 0 || d.n_classes > 1024 || !d.classes) {
+        snprintf(why, n, "the descriptor lists no sensor classes");
+        return false;
+    }
+    pf->classes = calloc(d.n_classes, sizeof *pf->classes);
+    if (!pf->classes) {
+        snprintf(why, n, "out of memory");
+        return false;
+    }
+    for (uint32_t i = 0; i < d.n_classes; i++) {
+        const sn_sensor_class *src = d.classes[i];
+        char what[64];
+        snprintf(what, sizeof what, "sensor class %u", i);
+        if (!src) {
+            snprintf(why, n, "%s is NULL", what);
+            return false;
+        }
+        if (!header_ok(&src->hdr, sizeof(sn_sensor_class), what, why, n))
+            return false;
+        sn_sensor_class *c = &pf->classes[i];
+        memcpy(c, src, src->hdr.struct_size); /* the rest stays zero: absent callbacks are NULL */
+        const char *id = c->blueprint ? c->blueprint : "(null)";
+        if (!valid_blueprint_id(c->blueprint)) {
+            snprintf(why, n, "blueprint id '%s' must be 'sensor.' followed by [a-z0-9_.]", id);
+            return false;
+        }
+        if (!c->create || !c->destroy || !c->serialize) {
+            snprintf(why, n, "'%s' lacks a required callback (%s)", id,
+                     !c->create ? "create" : !c->destroy ? "destroy" : "serialize");
+            return false;
+        }
+        if (c->n_attrs && c->attr_def_size < offsetof(sn_attr_def, doc) + sizeof(const char *)) {
+            snprintf(why, n, "'%s': attr_def_size %u is smaller than ABI %d.0's sn_attr_def", id,
+                     c->attr_def_size, SN_ABI_MAJOR);
+            return false;
+        }
+        sn_error e;
+        if (sn_attr_table_check(c->attrs, c->n_attrs, c->attr_def_size, &e) != SN_OK) {
+            sn_format(why, n, "'%s' has an invalid attribute table: %s", id, e.msg);
+            return false;
+        }
+        for (uint32_t j = 0; j < i; j++) {
+            if (strcmp(pf->classes[j].blueprint, id) == 0) {
+                snprintf(why, n, "duplicate blueprint id '%s' (defined twice in this plugin)", id);
+                return false;
+            }
+        }
+        const sn_blueprint *dup = sn_library_find(lib, id);
+        if (dup) {
+            snprintf(why, n, "duplicate blueprint id '%s' (already provided by %s)", id,
+                     dup->plugin ? dup->plugin->path : "the engine");
+            return false;
+        }
+    }
+    pf->n_classes = d.n_classes;
+    for (uint32_t i = 0; i < d.n_classes; i++) {
+        sn_sensor_class *c = &pf->classes[i];
+        sn_blueprint bp = {c->blueprint, SN_ACTOR_SENSOR, c->doc ? c->doc : "", c->attrs, c->n_attrs,
+                           c->attr_def_size, SN_SHAPE_NONE, c, pf};
+        if (!add_bp(lib, &bp)) {
+            snprintf(why, n, "out of memory");
+            return false;
+        }
+    }
+    return true;
+}
+
+static sn_status load_file(sn_library *lib, const char *path)
+{
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        snprintf(real, sizeof real, "%s", path);
+    for (size_t i = 0; i < lib->n_plugins; i++)
+        if (strcmp(lib->plugins[i]->path, real) == 0)
+            return SN_OK; /* reached twice through the search path */
+    if (!sn_grow((void **)&lib->plugins, &lib->cap_plugins, lib->n_plugins + 1, sizeof *lib->plugins))
+        return SN_E_NOMEM;
+    sn_plugin_file *pf = calloc(1, sizeof *pf);
+    if (!pf || !(pf->path = sn_strdup(real))) {
+        free(pf);
+        return SN_E_NOMEM;
+    }
+    lib->plugins[lib->n_plugins++] = pf;
+    char why[1024] = "";
+    dlerror();
+    void *h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(why, sizeof why, "cannot be loaded: %s", e ? e : "unknown dlopen error");
+    } else {
+        void *sym = dlsym(h, SN_PLUGIN_ENTRY_SYMBOL);
+        if (!sym) {
+            snprintf(why, sizeof why, "has no '%s' symbol (is it a sensim plugin? is the entry exported?)",
+                     SN_PLUGIN_ENTRY_SYMBOL);
+        } else {
+            sn_plugin_entry_fn entry;
+            memcpy(&entry, &sym, sizeof entry); /* object-to-function pointer, as POSIX allows */
+            size_t before = lib->n_bps;
+            if (accept_plugin(lib, pf, entry(SN_ABI_MAJOR, SN_ABI_MINOR), why, sizeof why)) {
+                pf->handle = h;
+                return SN_OK;
+            }
+            lib->n_bps = before;
+        }
+        dlclose(h);
+    }
+    free(pf->classes);
+    pf->classes = NULL;
+    pf->n_classes = 0;
+    pf->reason = sn_strdup(why);
+    if (!lib->quiet)
+        fprintf(stderr, "sensim: warning: plugin %s %s; skipped\n", real, why);
+    return SN_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of entries of `dir` that end in .so (files) or are folders (when dirs). */
+static char **list_dir(const char *dir, bool dirs, size_t *n)
+{
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char **names = NULL;
+    size_t cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char full[PATH_MAX];
+        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(full, &st) != 0)
+            continue;
+        size_t len = strlen(e->d_name);
+        bool want = dirs ? S_ISDIR(st.st_mode)
+                         : (!S_ISDIR(st.st_mode) && len > 3 && strcmp(e->d_name + len - 3, ".so") == 0);
+        if (!want)
+            continue;
+        if (!sn_grow((void **)&names, &cap, *n + 1, sizeof *names))
+            break;
+        if ((names[*n] = sn_strdup(full)))
+            (*n)++;
+    }
+    closedir(d);
+    if (names)
+        qsort(names, *n, sizeof *names, cmp_str);
+    return names;
+}
+
+static void free_list(char **l, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(l[i]);
+    free(l);
+}
+
+sn_status sn_library_load_dir(sn_library *lib, const char *dir, sn_error *err)
+{
+    size_t nf, nd;
+    char **files = list_dir(dir, false, &nf), **dirs = list_dir(dir, true, &nd);
+    sn_status st = SN_OK;
+    for (size_t i = 0; i < nf && !st; i++)
+        st = load_file(lib, files[i]);
+    for (size_t i = 0; i < nd && !st; i++) {
+        size_t m;
+        char **sub = list_dir(dirs[i], false, &m);
+        for (size_t k = 0; k < m && !st; k++)
+            st = load_file(lib, sub[k]);
+        free_list(sub, m);
+    }
+    free_list(files, nf);
+    free_list(dirs, nd);
+    return st ? sn_fail(err, st, "plugins: out of memory") : SN_OK;
+}
+
+#ifndef SN_PLUGIN_RELDIR
+#define SN_PLUGIN_RELDIR "../lib/sensim/plugins"
+#endif
+
+const char *sn_library_default_dir(void)
+{
+    static char dir[PATH_MAX];
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    /* A build tree keeps plugins in <build>/plugins/<name>/; an install in SN_PLUGIN_RELDIR. */
+    char probe[PATH_MAX];
+    sn_format(probe, sizeof probe, "%s/../plugins", exe);
+    struct stat st;
+    if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode) && realpath(probe, dir))
+        return dir;
+    sn_format(probe, sizeof probe, "%s/%s", exe, SN_PLUGIN_RELDIR);
+    if (realpath(probe, dir))
+        return dir;
+    return NULL;
+}
+
+sn_status sn_library_load_search_path(sn_library *lib, const char *plugin_dir, sn_error *err)
+{
+    sn_status st = SN_OK;
+    if (plugin_dir && (st = sn_library_load_dir(lib, plugin_dir, err)))
+        return st;
+    const char *env = getenv("SENSIM_PLUGIN_PATH");
+    if (env && *env) {
+        char *copy = sn_strdup(env), *save = NULL;
+        for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok && !st; tok = strtok_r(NULL, ":", &save))
+            st = sn_library_load_dir(lib, tok, err);
+        free(copy);
+        if (st)
+            return st;
+    }
+    const char *own = sn_library_default_dir();
+    return own ? sn_library_load_dir(lib, own, err) : SN_OK;
+}

@@ -1,0 +1,54 @@
+/* library.h — the blueprint library: built-in actor blueprints and the sensor classes of
+** every plugin that loaded, with the record of every plugin that was refused and why. */
+#ifndef SN_PLUGIN_LIBRARY_H
+#define SN_PLUGIN_LIBRARY_H
+
+#include "../world/world.h"
+
+#include <sensim/plugin.h>
+
+typedef struct sn_plugin_file {
+    char *path;
+    void *handle;        /* dlopen handle, NULL if refused */
+    char *name, *version;
+    uint32_t abi_major, abi_minor;
+    char *reason;        /* why it was refused; NULL when loaded */
+    sn_sensor_class *classes; /* host-side copies (zeroed, then the plugin's bytes) */
+    uint32_t n_classes;
+} sn_plugin_file;
+
+typedef struct sn_blueprint {
+    const char *id;
+    sn_actor_kind kind;
+    const char *doc;
+    const sn_attr_def *attrs;
+    uint32_t n_attrs;
+    size_t stride;
+    sn_shape shape;              /* built-ins */
+    const sn_sensor_class *cls;  /* sensors: the host copy */
+    const sn_plugin_file *plugin;
+} sn_blueprint;
+
+typedef struct sn_library {
+    sn_blueprint *bps;
+    size_t n_bps, cap_bps;
+    sn_plugin_file **plugins;
+    size_t n_plugins, cap_plugins;
+    bool quiet;
+} sn_library;
+
+sn_status sn_library_init(sn_library *lib, sn_error *err);
+void sn_library_free(sn_library *lib);
+
+/* Loads every *.so of `dir` and of its immediate subfolders, in sorted order. Refused files
+** are recorded (and printed unless quiet); only allocation failure is an error. */
+sn_status sn_library_load_dir(sn_library *lib, const char *dir, sn_error *err);
+/* The DESIGN search path: plugin_dir, SENSIM_PLUGIN_PATH, the engine's own plugin folder. */
+sn_status sn_library_load_search_path(sn_library *lib, const char *plugin_dir, sn_error *err);
+/* The engine's own plugin folder (from the executable's location); static storage. */
+const char *sn_library_default_dir(void);
+
+const sn_blueprint *sn_library_find(const sn_library *lib, const char *id);
+size_t sn_library_refused(const sn_library *lib);
+
+#endif

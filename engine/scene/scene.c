@@ -1,0 +1,532 @@
+#include "scene.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "yamldoc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parse state: the document path and the error to fill. */
+typedef struct ctx {
+    const char *path;
+    sn_error *err;
+} ctx;
+
+static sn_status at(ctx *c, const sn_ynode *n, const char *fmt, const char *a, const char *b)
+{
+    char what[512];
+    sn_format(what, sizeof what, fmt, a ? a : "", b ? b : "");
+    return sn_fail(c->err, SN_E_INVALID, "%s:%d:%d: %s", c->path, n ? n->line : 1, n ? n->col : 1,
+                   what);
+}
+
+static sn_srcpos pos_of(const sn_ynode *n) { return (sn_srcpos){n->line, n->col}; }
+
+static sn_status expect(ctx *c, const sn_ynode *n, sn_ynode_kind k, const char *what)
+{
+    if (n->kind != k) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "expected %s for %s, found %s", sn_ynode_kind_name(k), what,
+                 sn_ynode_kind_name(n->kind));
+        return at(c, n, "%s%s", buf, NULL);
+    }
+    return SN_OK;
+}
+
+/* Refuses keys not in `allowed` (NULL-terminated), listing what is allowed. */
+static sn_status check_keys(ctx *c, const sn_ynode *map, const char *const *allowed, const char *in)
+{
+    for (size_t i = 0; i < map->n; i += 2) {
+        const sn_ynode *k = map->items[i];
+        bool ok = false;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(*a, k->text) == 0)
+                ok = true;
+        if (!ok) {
+            char list[512] = "";
+            for (const char *const *a = allowed; *a; a++) {
+                strncat(list, *a, sizeof list - strlen(list) - 1);
+                if (a[1])
+                    strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            char buf[900];
+            snprintf(buf, sizeof buf, "unknown key '%s' in %s (expected one of: %s)", k->text, in, list);
+            return at(c, k, "%s%s", buf, NULL);
+        }
+    }
+    return SN_OK;
+}
+
+static sn_status get_number(ctx *c, const sn_ynode *n, const char *what, double *out)
+{
+    sn_status st = expect(c, n, SN_Y_SCALAR, what);
+    if (st)
+        return st;
+    char *end;
+    errno = 0;
+    double v = strtod(n->text, &end);
+    if (end == n->text || *end || errno == ERANGE || !isfinite(v))
+        return at(c, n, "expected a number for %s, found '%s'", what, n->text);
+    *out = v;
+    return SN_OK;
+}
+
+static sn_status get_uint(ctx *c, const sn_ynode *n, const char *what, uint64_t *out)
+{
+    sn_status st = expect(c, n, SN_Y_SCALAR, what);
+    if (st)
+        return st;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(n->text, &end, 10);
+    if (end == n->text || *end || errno == ERANGE || n->text[0] == '-')
+        return at(c, n, "expected a whole number >= 0 for %s, found '%s'", what, n->text);
+    *out = v;
+    return SN_OK;
+}
+
+static sn_status get_bool(ctx *c, const sn_ynode *n, const char *what, bool *out)
+{
+    sn_status st = expect(c, n, SN_Y_SCALAR, what);
+    if (st)
+        return st;
+    if (sn_streq_nocase(n->text, "true"))
+        *out = true;
+    else if (sn_streq_nocase(n->text, "false"))
+        *out = false;
+    else
+        return at(c, n, "expected true or false for %s, found '%s'", what, n->text);
+    return SN_OK;
+}
+
+static sn_status get_vec3(ctx *c, const sn_ynode *n, const char *what, sn_vec3 *out)
+{
+    sn_status st = expect(c, n, SN_Y_SEQ, what);
+    if (st)
+        return st;
+    if (n->n != 3)
+        return at(c, n, "expected 3 numbers [x, y, z] for %s", what, NULL);
+    double v[3];
+    for (int i = 0; i < 3; i++)
+        if ((st = get_number(c, n->items[i], what, &v[i])))
+            return st;
+    *out = (sn_vec3){v[0], v[1], v[2]};
+    return SN_OK;
+}
+
+static sn_status get_string(ctx *c, const sn_ynode *n, const char *what, char **out)
+{
+    sn_status st = expect(c, n, SN_Y_SCALAR, what);
+    if (st)
+        return st;
+    free(*out);
+    *out = sn_strdup(n->text);
+    return *out ? SN_OK : sn_fail(c->err, SN_E_NOMEM, "out of memory");
+}
+
+static sn_status parse_transform(ctx *c, const sn_ynode *n, sn_transform *t)
+{
+    static const char *const keys[] = {"location", "rotation", NULL};
+    sn_status st = expect(c, n, SN_Y_MAP, "transform");
+    if (!st)
+        st = check_keys(c, n, keys, "transform");
+    const sn_ynode *v;
+    if (!st && (v = sn_ynode_get(n, "location")))
+        st = get_vec3(c, v, "transform.location", &t->location);
+    if (!st && (v = sn_ynode_get(n, "rotation"))) {
+        sn_vec3 r;
+        st = get_vec3(c, v, "transform.rotation [pitch, yaw, roll]", &r);
+        if (!st)
+            t->rotation = (sn_rotation){r.x, r.y, r.z};
+    }
+    return st;
+}
+
+/* An attribute value: a scalar as written, or a list of scalars joined with ','. */
+static sn_status parse_attrs(ctx *c, const sn_ynode *n, sn_scene_entity *e)
+{
+    sn_status st = expect(c, n, SN_Y_MAP, "attributes");
+    if (st)
+        return st;
+    e->attrs = calloc(n->n / 2 + 1, sizeof *e->attrs);
+    if (!e->attrs)
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n->n; i += 2) {
+        const sn_ynode *k = n->items[i], *v = n->items[i + 1];
+        sn_scene_attr *a = &e->attrs[e->n_attrs++];
+        a->key = sn_strdup(k->text);
+        a->key_pos = pos_of(k);
+        a->value_pos = pos_of(v);
+        if (v->kind == SN_Y_SCALAR) {
+            a->value = sn_strdup(v->text);
+        } else if (v->kind == SN_Y_SEQ) {
+            size_t len = 1;
+            for (size_t j = 0; j < v->n; j++) {
+                if (v->items[j]->kind != SN_Y_SCALAR)
+                    return at(c, v->items[j], "attribute '%s': list items must be plain values", k->text, NULL);
+                len += strlen(v->items[j]->text) + 1;
+            }
+            a->value = calloc(1, len);
+            for (size_t j = 0; a->value && j < v->n; j++) {
+                if (j)
+                    strcat(a->value, ",");
+                strcat(a->value, v->items[j]->text);
+            }
+        } else {
+            return at(c, v, "attribute '%s': expected a value or a list of values, found a mapping", k->text, NULL);
+        }
+        if (!a->key || !a->value)
+            return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    }
+    return SN_OK;
+}
+
+static sn_status parse_control(ctx *c, const sn_ynode *n, sn_scene_entity *e)
+{
+    static const char *const keys[] = {"throttle", "steer", "brake", "hand_brake", "reverse",
+                                       "direction", "speed", NULL};
+    sn_status st = expect(c, n, SN_Y_MAP, "control");
+    if (!st)
+        st = check_keys(c, n, keys, "control (vehicles: throttle, steer, brake, hand_brake, "
+                                    "reverse; walkers: direction, speed)");
+    static const struct { const char *key; double lo, hi; size_t off; } num[] = {
+        {"throttle", 0, 1, offsetof(sn_vehicle_control, throttle)},
+        {"steer", -1, 1, offsetof(sn_vehicle_control, steer)},
+        {"brake", 0, 1, offsetof(sn_vehicle_control, brake)},
+    };
+    for (size_t i = 0; !st && i < SN_COUNT(num); i++) {
+        const sn_ynode *v = sn_ynode_get(n, num[i].key);
+        double d;
+        if (!v)
+            continue;
+        st = get_number(c, v, num[i].key, &d);
+        if (!st && (d < num[i].lo || d > num[i].hi)) {
+            char r[64];
+            snprintf(r, sizeof r, "[%g, %g]", num[i].lo, num[i].hi);
+            st = at(c, v, "control.%s must be within %s", num[i].key, r);
+        }
+        if (!st)
+            *(double *)((char *)&e->control + num[i].off) = d;
+    }
+    const sn_ynode *v;
+    if (!st && (v = sn_ynode_get(n, "hand_brake")))
+        st = get_bool(c, v, "control.hand_brake", &e->control.hand_brake);
+    if (!st && (v = sn_ynode_get(n, "reverse")))
+        st = get_bool(c, v, "control.reverse", &e->control.reverse);
+    if (!st && (v = sn_ynode_get(n, "direction")))
+        st = get_vec3(c, v, "control.direction", &e->walk_direction);
+    if (!st && (v = sn_ynode_get(n, "speed"))) {
+        st = get_number(c, v, "control.speed", &e->walk_speed);
+        if (!st && e->walk_speed < 0)
+            st = at(c, v, "control.speed must be >= 0", NULL, NULL);
+    }
+    e->has_control = true;
+    return st;
+}
+
+static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
+{
+    static const char *const keys[] = {"route", "target_speed", "loop", NULL};
+    sn_status st = expect(c, n, SN_Y_MAP, "autopilot");
+    if (!st)
+        st = check_keys(c, n, keys, "autopilot");
+    if (st)
+        return st;
+    const sn_ynode *r = sn_ynode_get(n, "route");
+    if (!r)
+        return at(c, n, "autopilot needs a route: [[x, y, z], ...]", NULL, NULL);
+    if ((st = expect(c, r, SN_Y_SEQ, "autopilot.route")))
+        return st;
+    if (r->n < 1)
+        return at(c, r, "autopilot.route needs at least one point", NULL, NULL);
+    e->route = calloc(r->n, sizeof *e->route);
+    if (!e->route)
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < r->n; i++)
+        if ((st = get_vec3(c, r->items[i], "a route point", &e->route[e->n_route++])))
+            return st;
+    e->target_speed = -1; /* the engine picks per kind */
+    const sn_ynode *v;
+    if ((v = sn_ynode_get(n, "target_speed"))) {
+        if ((st = get_number(c, v, "autopilot.target_speed", &e->target_speed)))
+            return st;
+        if (e->target_speed < 0 || e->target_speed > 100)
+            return at(c, v, "autopilot.target_speed must be within [0, 100] m/s", NULL, NULL);
+    }
+    if ((v = sn_ynode_get(n, "loop")) && (st = get_bool(c, v, "autopilot.loop", &e->loop_route)))
+        return st;
+    e->has_autopilot = true;
+    return SN_OK;
+}
+
+static sn_status parse_calls(ctx *c, const sn_ynode *n, sn_scene_entity *e)
+{
+    static const char *const keys[] = {"at", "method", "args", NULL};
+    sn_status st = expect(c, n, SN_Y_SEQ, "calls");
+    if (st)
+        return st;
+    e->calls = calloc(n->n + 1, sizeof *e->calls);
+    if (!e->calls)
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n->n; i++) {
+        const sn_ynode *m = n->items[i];
+        sn_scene_call *call = &e->calls[e->n_calls++];
+        call->pos = pos_of(m);
+        if ((st = expect(c, m, SN_Y_MAP, "a call")) || (st = check_keys(c, m, keys, "call")))
+            return st;
+        const sn_ynode *v = sn_ynode_get(m, "method");
+        if (!v)
+            return at(c, m, "a call needs 'method'", NULL, NULL);
+        if ((st = get_string(c, v, "call.method", &call->method)))
+            return st;
+        if ((v = sn_ynode_get(m, "at"))) {
+            if ((st = get_number(c, v, "call.at", &call->at)))
+                return st;
+            if (call->at < 0)
+                return at(c, v, "call.at must be >= 0 seconds", NULL, NULL);
+        }
+        if ((v = sn_ynode_get(m, "args"))) {
+            if ((st = expect(c, v, SN_Y_SEQ, "call.args")))
+                return st;
+            call->args = calloc(v->n + 1, sizeof(char *));
+            if (!call->args)
+                return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+            for (size_t j = 0; j < v->n; j++)
+                if ((st = get_string(c, v->items[j], "a call argument", &call->args[call->n_args++])))
+                    return st;
+        }
+    }
+    return SN_OK;
+}
+
+static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_entity *e)
+{
+    static const char *const actor_keys[] = {"name", "blueprint", "transform", "attributes",
+                                             "attach_to", "velocity", "control", "autopilot",
+                                             "spawn_at", "destroy_at", NULL};
+    static const char *const sensor_keys[] = {"name", "blueprint", "transform", "attributes",
+                                              "attach_to", "calls", "spawn_at", "destroy_at", NULL};
+    const char *what = sensor ? "a sensor" : "an actor";
+    sn_status st = expect(c, n, SN_Y_MAP, what);
+    if (!st)
+        st = check_keys(c, n, sensor ? sensor_keys : actor_keys, what);
+    if (st)
+        return st;
+    e->pos = pos_of(n);
+    e->spawn_at = e->destroy_at = -1;
+    e->walk_speed = -1;
+    const sn_ynode *v;
+    if (!(v = sn_ynode_get(n, "blueprint")))
+        return at(c, n, "%s needs a 'blueprint'", what, NULL);
+    e->blueprint_pos = pos_of(v);
+    if ((st = get_string(c, v, "blueprint", &e->blueprint)))
+        return st;
+    if ((v = sn_ynode_get(n, "name"))) {
+        if ((st = get_string(c, v, "name", &e->name)))
+            return st;
+        if (!e->name[0])
+            return at(c, v, "name must not be empty", NULL, NULL);
+        for (const char *p = e->name; *p; p++)
+            if (*p == '/' || *p == '\\' || (unsigned char)*p < 32)
+                return at(c, v, "name '%s' may not contain '/', '\\' or control characters (it names an output file)", e->name, NULL);
+        if (strcmp(e->name, ".") == 0 || strcmp(e->name, "..") == 0)
+            return at(c, v, "name '%s' is reserved", e->name, NULL);
+    } else if (sensor) {
+        return at(c, n, "a sensor needs a 'name' (it names its output stream)", NULL, NULL);
+    }
+    if ((v = sn_ynode_get(n, "transform")) && (st = parse_transform(c, v, &e->transform)))
+        return st;
+    if ((v = sn_ynode_get(n, "attributes")) && (st = parse_attrs(c, v, e)))
+        return st;
+    if ((v = sn_ynode_get(n, "attach_to"))) {
+        e->attach_pos = pos_of(v);
+        if ((st = get_string(c, v, "attach_to", &e->attach_to)))
+            return st;
+    }
+    if ((v = sn_ynode_get(n, "velocity"))) {
+        if ((st = get_vec3(c, v, "velocity", &e->velocity)))
+            return st;
+        e->has_velocity = true;
+    }
+    if ((v = sn_ynode_get(n, "control")) && (st = parse_control(c, v, e)))
+        return st;
+    if ((v = sn_ynode_get(n, "autopilot")) && (st = parse_autopilot(c, v, e)))
+        return st;
+    if ((v = sn_ynode_get(n, "calls")) && (st = parse_calls(c, v, e)))
+        return st;
+    if ((v = sn_ynode_get(n, "spawn_at"))) {
+        if ((st = get_number(c, v, "spawn_at", &e->spawn_at)))
+            return st;
+        if (e->spawn_at < 0)
+            return at(c, v, "spawn_at must be >= 0 seconds", NULL, NULL);
+    }
+    if ((v = sn_ynode_get(n, "destroy_at"))) {
+        if ((st = get_number(c, v, "destroy_at", &e->destroy_at)))
+            return st;
+        if (e->destroy_at < 0 || (e->spawn_at >= 0 && e->destroy_at <= e->spawn_at))
+            return at(c, v, "destroy_at must be >= 0 and after spawn_at", NULL, NULL);
+    }
+    return SN_OK;
+}
+
+static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
+{
+    static const char *const keys[] = {"fixed_delta_seconds", "frames", "duration", "seed",
+                                       "max_substep_delta_time", "max_substeps", NULL};
+    sn_status st = expect(c, n, SN_Y_MAP, "settings");
+    if (!st)
+        st = check_keys(c, n, keys, "settings");
+    if (st)
+        return st;
+    const sn_ynode *v;
+    if ((v = sn_ynode_get(n, "fixed_delta_seconds"))) {
+        s->dt_pos = pos_of(v);
+        if ((st = get_number(c, v, "fixed_delta_seconds", &s->fixed_delta_seconds)))
+            return st;
+        if (s->fixed_delta_seconds <= 0 || s->fixed_delta_seconds > 1)
+            return at(c, v, "fixed_delta_seconds must be within (0, 1] seconds", NULL, NULL);
+    }
+    if ((v = sn_ynode_get(n, "frames")) && (st = get_uint(c, v, "frames", &s->frames)))
+        return st;
+    if ((v = sn_ynode_get(n, "duration"))) {
+        if ((st = get_number(c, v, "duration", &s->duration)))
+            return st;
+        if (s->duration <= 0)
+            return at(c, v, "duration must be > 0 seconds", NULL, NULL);
+    }
+    if ((v = sn_ynode_get(n, "seed")) && (st = get_uint(c, v, "seed", &s->seed)))
+        return st;
+    if ((v = sn_ynode_get(n, "max_substep_delta_time"))) {
+        if ((st = get_number(c, v, "max_substep_delta_time", &s->max_substep_delta_time)))
+            return st;
+        if (s->max_substep_delta_time <= 0 || s->max_substep_delta_time > 1)
+            return at(c, v, "max_substep_delta_time must be within (0, 1] seconds", NULL, NULL);
+    }
+    if ((v = sn_ynode_get(n, "max_substeps"))) {
+        uint64_t m;
+        if ((st = get_uint(c, v, "max_substeps", &m)))
+            return st;
+        if (m < 1 || m > 16)
+            return at(c, v, "max_substeps must be within [1, 16] (CARLA's range)", NULL, NULL);
+        s->max_substeps = (int)m;
+    }
+    /* CARLA's rule: one frame must fit in the allowed substeps. */
+    if (s->fixed_delta_seconds > s->max_substep_delta_time * s->max_substeps + 1e-12) {
+        char buf[300];
+        snprintf(buf, sizeof buf,
+                 "fixed_delta_seconds %g exceeds max_substep_delta_time * max_substeps = %g * %d = %g; "
+                 "raise max_substeps or max_substep_delta_time",
+                 s->fixed_delta_seconds, s->max_substep_delta_time, s->max_substeps,
+                 s->max_substep_delta_time * s->max_substeps);
+        return at(c, v = sn_ynode_get(n, "fixed_delta_seconds") ? sn_ynode_get(n, "fixed_delta_seconds") : n,
+                  "%s%s", buf, NULL);
+    }
+    return SN_OK;
+}
+
+static sn_status parse_list(ctx *c, const sn_ynode *n, bool sensors, sn_scene_entity **out, uint32_t *count)
+{
+    sn_status st = expect(c, n, SN_Y_SEQ, sensors ? "sensors" : "actors");
+    if (st)
+        return st;
+    *out = calloc(n->n + 1, sizeof **out);
+    if (!*out)
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n->n; i++) {
+        sn_scene_entity *e = &(*out)[(*count)++];
+        if ((st = parse_entity(c, n->items[i], sensors, e)))
+            return st;
+    }
+    return SN_OK;
+}
+
+static sn_status check_names(ctx *c, sn_scene *s, const sn_ydoc *doc)
+{
+    (void)doc;
+    uint32_t total = s->n_actors + s->n_sensors;
+    for (uint32_t i = 0; i < total; i++) {
+        sn_scene_entity *a = i < s->n_actors ? &s->actors[i] : &s->sensors[i - s->n_actors];
+        if (!a->name)
+            continue;
+        for (uint32_t j = 0; j < i; j++) {
+            sn_scene_entity *b = j < s->n_actors ? &s->actors[j] : &s->sensors[j - s->n_actors];
+            if (b->name && strcmp(a->name, b->name) == 0)
+                return sn_fail(c->err, SN_E_INVALID,
+                               "%s:%d:%d: name '%s' is already used at line %d; names must be unique",
+                               c->path, a->pos.line, a->pos.col, a->name, b->pos.line);
+        }
+    }
+    return SN_OK;
+}
+
+sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->path = sn_strdup(path);
+    s->settings.fixed_delta_seconds = 0.05;
+    s->settings.max_substep_delta_time = 0.01;
+    s->settings.max_substeps = 10;
+    sn_ydoc doc;
+    sn_status st = sn_ydoc_load(&doc, path, err);
+    if (st)
+        return st;
+    ctx c = {path, err};
+    static const char *const keys[] = {"settings", "actors", "sensors", NULL};
+    const sn_ynode *root = doc.root, *v;
+    if (!root)
+        st = sn_fail(err, SN_E_INVALID, "%s:1:1: the scene is empty (expected a mapping with settings, actors, sensors)", path);
+    if (!st)
+        st = expect(&c, root, SN_Y_MAP, "the scene");
+    if (!st)
+        st = check_keys(&c, root, keys, "the scene");
+    if (!st)
+        st = parse_settings(&c, (v = sn_ynode_get(root, "settings")) ? v : &(sn_ynode){.kind = SN_Y_MAP, .line = 1, .col = 1}, &s->settings);
+    if (!st && (v = sn_ynode_get(root, "actors")))
+        st = parse_list(&c, v, false, &s->actors, &s->n_actors);
+    if (!st && (v = sn_ynode_get(root, "sensors")))
+        st = parse_list(&c, v, true, &s->sensors, &s->n_sensors);
+    if (!st)
+        st = check_names(&c, s, &doc);
+    if (!st && s->settings.frames == 0) {
+        double d = s->settings.duration > 0 ? s->settings.duration : 5.0;
+        s->settings.frames = (uint64_t)ceil(d / s->settings.fixed_delta_seconds - 1e-9);
+    }
+    sn_ydoc_free(&doc);
+    return st;
+}
+
+static void entity_free(sn_scene_entity *e)
+{
+    free(e->name);
+    free(e->blueprint);
+    free(e->attach_to);
+    for (uint32_t i = 0; i < e->n_attrs; i++) {
+        free(e->attrs[i].key);
+        free(e->attrs[i].value);
+    }
+    free(e->attrs);
+    free(e->route);
+    for (uint32_t i = 0; i < e->n_calls; i++) {
+        free(e->calls[i].method);
+        for (uint32_t j = 0; j < e->calls[i].n_args; j++)
+            free(e->calls[i].args[j]);
+        free(e->calls[i].args);
+    }
+    free(e->calls);
+}
+
+void sn_scene_free(sn_scene *s)
+{
+    for (uint32_t i = 0; i < s->n_actors; i++)
+        entity_free(&s->actors[i]);
+    for (uint32_t i = 0; i < s->n_sensors; i++)
+        entity_free(&s->sensors[i]);
+    free(s->actors);
+    free(s->sensors);
+    free(s->path);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,80 @@
+/* scene.h — a parsed, schema-checked scene file (before blueprints are consulted).
+**
+** The parser checks structure and types (every error names file:line:col); attribute values
+** stay strings with their position, because only the blueprint knows their type. */
+#ifndef SN_SCENE_SCENE_H
+#define SN_SCENE_SCENE_H
+
+#include <sensim/sensim.h>
+
+/* Where something was written, for messages. */
+typedef struct sn_srcpos {
+    int line, col;
+} sn_srcpos;
+
+typedef struct sn_scene_attr {
+    char *key;
+    char *value; /* as CARLA writes it: "90", "true", "255,0,0"; lists joined with ',' */
+    sn_srcpos key_pos, value_pos;
+} sn_scene_attr;
+
+typedef struct sn_scene_call {
+    double at; /* seconds */
+    char *method;
+    char **args;
+    uint32_t n_args;
+    sn_srcpos pos;
+} sn_scene_call;
+
+typedef struct sn_scene_entity {
+    char *name;
+    char *blueprint;
+    sn_srcpos pos, blueprint_pos, attach_pos;
+    sn_transform transform;
+    char *attach_to; /* NULL when free-standing */
+    sn_scene_attr *attrs;
+    uint32_t n_attrs;
+    double spawn_at, destroy_at; /* seconds; < 0 = at start / never */
+
+    /* actors only */
+    bool has_velocity;
+    sn_vec3 velocity;
+    bool has_control;
+    sn_vehicle_control control; /* vehicles */
+    sn_vec3 walk_direction;     /* walkers: control {direction, speed} */
+    double walk_speed;          /* < 0: not given */
+    bool has_autopilot;
+    sn_vec3 *route;
+    uint32_t n_route;
+    double target_speed;
+    bool loop_route;
+
+    /* sensors only */
+    sn_scene_call *calls;
+    uint32_t n_calls;
+} sn_scene_entity;
+
+typedef struct sn_scene_settings {
+    double fixed_delta_seconds;    /* default 0.05 */
+    uint64_t frames;               /* 0 = from duration */
+    double duration;               /* seconds, used when frames == 0 */
+    uint64_t seed;
+    double max_substep_delta_time; /* default 0.01 */
+    int max_substeps;              /* default 10 */
+    sn_srcpos dt_pos;
+} sn_scene_settings;
+
+typedef struct sn_scene {
+    char *path;
+    sn_scene_settings settings;
+    sn_scene_entity *actors;
+    uint32_t n_actors;
+    sn_scene_entity *sensors;
+    uint32_t n_sensors;
+} sn_scene;
+
+/* Parses and checks a scene file. Free with sn_scene_free (also after failure). */
+sn_status sn_scene_load(sn_scene *scene, const char *path, sn_error *err);
+void sn_scene_free(sn_scene *scene);
+
+#endif

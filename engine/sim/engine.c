@@ -1,0 +1,492 @@
+/* engine.c — the embedding API and the frame loop (DESIGN.md "The world and the frame"). */
+#include "engine.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "../plugin/attr.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TIME_EPS 1e-9
+
+sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err)
+{
+    sn_engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        sn_fail(err, SN_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (opts)
+        e->opts = *opts;
+    if (sn_library_init(&e->lib, err) != SN_OK) {
+        free(e);
+        return NULL;
+    }
+    e->lib.quiet = e->opts.quiet_plugins;
+    if (sn_library_load_search_path(&e->lib, e->opts.plugin_dir, err) != SN_OK) {
+        sn_library_free(&e->lib);
+        free(e);
+        return NULL;
+    }
+    sn_host_init(&e->host);
+    sn_writer_init(&e->writer, e);
+    msgpack_sbuffer_init(&e->msg);
+    msgpack_packer_init(&e->msg_pk, &e->msg, msgpack_sbuffer_write);
+    return e;
+}
+
+/* Tears down everything a scene built; the engine can then load again. */
+static void unload(sn_engine *e)
+{
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = &e->sensors[i];
+        if (s->self)
+            s->cls->destroy(s->self);
+        if (s->out) {
+            fclose(s->out);
+            remove(s->part_path);
+        }
+        free(s->values);
+        free(s->out_path);
+        free(s->part_path);
+        free(s->listeners);
+    }
+    free(e->sensors);
+    free(e->actors);
+    free(e->routes);
+    free(e->events);
+    e->sensors = NULL;
+    e->actors = NULL;
+    e->routes = NULL;
+    e->events = NULL;
+    e->n_sensors = e->n_actors = 0;
+    e->n_routes = e->cap_routes = e->n_events = e->cap_events = 0;
+    sn_world_free(&e->world);
+    sn_scene_free(&e->scene);
+    free(e->out_dir);
+    e->out_dir = NULL;
+    e->outputs_open = false;
+    e->loaded = false;
+}
+
+void sn_engine_destroy(sn_engine *e)
+{
+    if (!e)
+        return;
+    if (e->outputs_open)
+        sn_engine_finish(e, false, NULL);
+    unload(e); /* instances go before their plugins are closed */
+    sn_writer_free(&e->writer);
+    msgpack_sbuffer_destroy(&e->msg);
+    sn_library_free(&e->lib);
+    free(e);
+}
+
+static bool due_now(double at, double t) { return at >= 0 && at <= t + TIME_EPS; }
+
+static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entity *ent, sn_error *err)
+{
+    const char *path = e->scene.path;
+    s->engine = e;
+    s->entity = ent;
+    s->bp = sn_library_find(&e->lib, ent->blueprint);
+    if (!s->bp || s->bp->kind != SN_ACTOR_SENSOR) {
+        size_t refused = sn_library_refused(&e->lib);
+        char hint[160] = "";
+        if (refused)
+            snprintf(hint, sizeof hint, "; %zu plugin file%s refused, see `sensim plugins`", refused,
+                     refused == 1 ? " was" : "s were");
+        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: unknown sensor blueprint '%s' (see `sensim blueprints`%s)",
+                       path, ent->blueprint_pos.line, ent->blueprint_pos.col, ent->blueprint, hint);
+    }
+    s->cls = s->bp->cls;
+    static const char *const host_keys[] = {"role_name", NULL};
+    sn_status st = sn_attr_resolve(s->bp->attrs, s->bp->n_attrs, s->bp->stride, s->bp->id, ent, path, host_keys,
+                                   &s->values, err);
+    if (st)
+        return st;
+    int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
+    if (i >= 0) {
+        double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
+        if (tick < 0)
+            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: sensor_tick must be >= 0", path, ent->pos.line, ent->pos.col);
+        s->tick_ns = llround(tick * 1e9);
+    }
+    for (uint32_t c = 0; c < ent->n_calls; c++) {
+        bool found = false;
+        for (uint32_t m = 0; m < s->cls->n_methods; m++)
+            found |= strcmp(s->cls->methods[m].name, ent->calls[c].method) == 0;
+        if (!found || !s->cls->call)
+            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: '%s' has no method '%s'", path, ent->calls[c].pos.line,
+                           ent->calls[c].pos.col, s->bp->id, ent->calls[c].method);
+        if (c && ent->calls[c].at < ent->calls[c - 1].at)
+            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: calls must be listed in time order", path,
+                           ent->calls[c].pos.line, ent->calls[c].pos.col);
+    }
+    sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(ent->name));
+    return SN_OK;
+}
+
+static sn_status build_scene(sn_engine *e, sn_error *err)
+{
+    sn_scene *sc = &e->scene;
+    sn_status st = sn_world_init(&e->world, e->seed, err);
+    if (st)
+        return st;
+    e->clock = (sn_clock){0, 0, sc->settings.fixed_delta_seconds, 0, llround(sc->settings.fixed_delta_seconds * 1e9)};
+    e->n_sub = (int)ceil(sc->settings.fixed_delta_seconds / sc->settings.max_substep_delta_time - 1e-9);
+    if (e->n_sub < 1)
+        e->n_sub = 1;
+    e->frames_target = e->frames_target ? e->frames_target : sc->settings.frames;
+    e->actors = calloc(sc->n_actors + 1, sizeof *e->actors);
+    e->sensors = calloc(sc->n_sensors + 1, sizeof *e->sensors);
+    if (!e->actors || !e->sensors)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < sc->n_sensors; i++) {
+        e->n_sensors++;
+        if ((st = prepare_sensor(e, &e->sensors[i], &sc->sensors[i], err)))
+            return st;
+    }
+    for (uint32_t i = 0; i < sc->n_actors; i++) {
+        e->actors[e->n_actors++].entity = &sc->actors[i];
+        if (sc->actors[i].spawn_at <= TIME_EPS && (st = sn_spawn_actor(e, &e->actors[i], err)))
+            return st;
+    }
+    for (uint32_t i = 0; i < sc->n_sensors; i++)
+        if (sc->sensors[i].spawn_at <= TIME_EPS && (st = sn_spawn_sensor(e, &e->sensors[i], err)))
+            return st;
+    /* Scheduled entries must be spawnable later: check their blueprints now, not mid-run. */
+    for (uint32_t i = 0; i < sc->n_actors; i++) {
+        const sn_blueprint *bp = sn_library_find(&e->lib, sc->actors[i].blueprint);
+        if (!e->actors[i].spawned && (!bp || bp->kind == SN_ACTOR_SENSOR))
+            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: unknown actor blueprint '%s' (see `sensim blueprints`)",
+                           sc->path, sc->actors[i].blueprint_pos.line, sc->actors[i].blueprint_pos.col,
+                           sc->actors[i].blueprint);
+    }
+    return SN_OK;
+}
+
+sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *err)
+{
+    if (e->loaded)
+        return sn_fail(err, SN_E_STATE, "%s: the engine already holds a scene", path);
+    sn_status st = sn_scene_load(&e->scene, path, err);
+    if (!st) {
+        e->seed = e->opts.seed_set ? e->opts.seed : e->scene.settings.seed;
+        st = build_scene(e, err);
+    }
+    if (st) {
+        unload(e);
+        return st;
+    }
+    e->loaded = true;
+    return SN_OK;
+}
+
+void sn_engine_set_frames(sn_engine *e, uint64_t frames) { e->frames_target = frames; }
+
+static sn_status make_dirs(const char *dir, sn_error *err)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
+        return sn_fail(err, SN_E_INVALID, "%s: output path too long", dir);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+                return sn_fail(err, SN_E_IO, "%s: cannot create output folder: %s", tmp, strerror(errno));
+            *p = '/';
+        }
+    }
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+        return sn_fail(err, SN_E_IO, "%s: cannot create output folder: %s", tmp, strerror(errno));
+    struct stat st;
+    if (stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode))
+        return sn_fail(err, SN_E_IO, "%s: output path is not a folder", dir);
+    if (access(tmp, W_OK) != 0)
+        return sn_fail(err, SN_E_IO, "%s: output folder is not writable: %s", dir, strerror(errno));
+    return SN_OK;
+}
+
+sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
+{
+    if (!e->loaded)
+        return sn_fail(err, SN_E_STATE, "outputs: no scene loaded");
+    sn_status st = make_dirs(dir, err);
+    for (uint32_t i = 0; !st && i < e->n_sensors; i++)
+        st = sn_stream_open(&e->sensors[i], dir, err);
+    if (st) {
+        for (uint32_t i = 0; i < e->n_sensors; i++) {
+            sn_sensor *s = &e->sensors[i];
+            if (s->out) {
+                fclose(s->out);
+                s->out = NULL;
+                remove(s->part_path);
+            }
+        }
+        return st;
+    }
+    e->out_dir = sn_strdup(dir);
+    e->outputs_open = true;
+    return SN_OK;
+}
+
+sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn fn, void *user, sn_error *err)
+{
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = &e->sensors[i];
+        if (strcmp(s->entity->name, sensor) == 0) {
+            if (!fn)
+                return sn_fail(err, SN_E_INVALID, "listen: NULL callback");
+            if (!sn_grow((void **)&s->listeners, &s->cap_listeners, s->n_listeners + 1, sizeof *s->listeners))
+                return sn_fail(err, SN_E_NOMEM, "out of memory");
+            s->listeners[s->n_listeners++] = (sn_listener){fn, user};
+            return SN_OK;
+        }
+    }
+    return sn_fail(err, SN_E_NOT_FOUND, "listen: no sensor named '%s' in the scene", sensor);
+}
+
+static bool live(const sn_sensor *s) { return s->spawned && !s->destroyed && s->self; }
+
+static int route_cmp(const void *x, const void *y)
+{
+    const sn_collision_route *a = x, *b = y;
+    if (a->parent != b->parent)
+        return a->parent < b->parent ? -1 : 1;
+    return a->sensor->actor_id < b->sensor->actor_id ? -1 : a->sensor->actor_id > b->sensor->actor_id;
+}
+
+static sn_status rebuild_routes(sn_engine *e, sn_error *err)
+{
+    e->n_routes = 0;
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = &e->sensors[i];
+        if (!live(s) || !(s->cls->events & SN_EVENT_COLLISION) || !s->cls->on_event)
+            continue;
+        const sn_actor *a = sn_world_find(&e->world, s->actor_id);
+        if (!a || !a->parent)
+            continue;
+        if (!sn_grow((void **)&e->routes, &e->cap_routes, e->n_routes + 1, sizeof *e->routes))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+        e->routes[e->n_routes++] = (sn_collision_route){a->parent, s};
+    }
+    qsort(e->routes, e->n_routes, sizeof *e->routes, route_cmp);
+    e->routes_dirty = false;
+    return SN_OK;
+}
+
+static sn_status deliver(sn_sensor *s, const sn_event *ev, sn_error *err)
+{
+    s->error[0] = 0;
+    sn_status st = s->cls->on_event(s->self, ev);
+    return st ? sn_plugin_fail(s, "on_event", st, err) : SN_OK;
+}
+
+static sn_status deliver_collisions(sn_engine *e, sn_error *err)
+{
+    if (e->routes_dirty && rebuild_routes(e, err))
+        return err->status;
+    size_t r = 0;
+    for (size_t i = 0; i < e->world.n_pairs && e->n_routes; i++) {
+        const sn_pair *p = &e->world.pairs[i];
+        if (sn_v3_len(p->impulse) < 1e-9)
+            continue; /* touching without force: grazing or separating, not a collision */
+        while (r < e->n_routes && e->routes[r].parent < p->self)
+            r++;
+        for (size_t k = r; k < e->n_routes && e->routes[k].parent == p->self; k++) {
+            sn_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.struct_size = sizeof ev;
+            ev.type = SN_EVENT_COLLISION;
+            ev.frame = e->clock.frame;
+            ev.u.collision = (sn_collision){p->self, p->other, p->impulse, p->pos, p->normal};
+            sn_status st = deliver(e->routes[k].sensor, &ev, err);
+            if (st)
+                return st;
+        }
+    }
+    return SN_OK;
+}
+
+static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
+{
+    static const char *const names[] = {"", "tick(pre)", "tick(post)", "", "tick(observe)"};
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = &e->sensors[i];
+        if (phase == SN_PHASE_POST)
+            s->ticked_post = false;
+        if (!live(s) || !(s->cls->phases & phase) || !s->cls->tick)
+            continue;
+        if (phase == SN_PHASE_POST) {
+            bool due = s->tick_ns == 0 || !s->ever_ticked || e->clock.time_ns - s->last_tick_ns >= s->tick_ns;
+            if (!due)
+                continue;
+            s->ever_ticked = true;
+            s->last_tick_ns = e->clock.time_ns;
+            s->ticked_post = true;
+        }
+        s->error[0] = 0;
+        sn_status st = s->cls->tick(s->self, phase);
+        if (st)
+            return sn_plugin_fail(s, names[phase], st, err);
+    }
+    return SN_OK;
+}
+
+static sn_status schedule(sn_engine *e, sn_error *err)
+{
+    double t = e->clock.timestamp;
+    sn_status st;
+    for (uint32_t i = 0; i < e->n_actors; i++) {
+        sn_pending_actor *pa = &e->actors[i];
+        if (!pa->spawned && due_now(pa->entity->spawn_at, t) && (st = sn_spawn_actor(e, pa, err)))
+            return st;
+    }
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = &e->sensors[i];
+        if (!s->spawned && due_now(s->entity->spawn_at, t) && (st = sn_spawn_sensor(e, s, err)))
+            return st;
+    }
+    for (uint32_t i = 0; i < e->n_actors; i++) {
+        sn_pending_actor *pa = &e->actors[i];
+        if (pa->spawned && !pa->destroyed && due_now(pa->entity->destroy_at, t))
+            sn_destroy_actor(e, pa->actor_id);
+    }
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = &e->sensors[i];
+        if (live(s) && due_now(s->entity->destroy_at, t))
+            sn_destroy_actor(e, s->actor_id);
+    }
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = &e->sensors[i];
+        while (live(s) && s->next_call < s->entity->n_calls && due_now(s->entity->calls[s->next_call].at, t)) {
+            const sn_scene_call *c = &s->entity->calls[s->next_call++];
+            s->error[0] = 0;
+            if ((st = s->cls->call(s->self, c->method, c->n_args, (const char *const *)c->args)))
+                return sn_plugin_fail(s, c->method, st, err);
+        }
+    }
+    /* World events of this frame's step 1, to every listening sensor, in a fixed order. */
+    for (size_t k = 0; k < e->n_events; k++) {
+        sn_event *ev = &e->events[k];
+        ev->frame = e->clock.frame;
+        for (uint32_t i = 0; i < e->n_sensors; i++) {
+            sn_sensor *s = &e->sensors[i];
+            if (live(s) && (s->cls->events & ev->type) && s->cls->on_event && (st = deliver(s, ev, err)))
+                return st;
+        }
+    }
+    e->n_events = 0;
+    return SN_OK;
+}
+
+static sn_status serialize_all(sn_engine *e, sn_error *err)
+{
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = &e->sensors[i];
+        if (!live(s))
+            continue;
+        uint32_t n = s->cls->pending ? s->cls->pending(s->self) : (s->ticked_post ? 1u : 0u);
+        for (uint32_t k = 0; k < n; k++) {
+            sn_writer_reset(&e->writer);
+            s->error[0] = 0;
+            sn_status st = s->cls->serialize(s->self, k, &e->writer);
+            if (st)
+                return sn_plugin_fail(s, "serialize", st, err);
+            if ((st = sn_writer_finish(&e->writer, s, err))) {
+                sn_format(s->error, sizeof s->error, "%s", err->msg);
+                return sn_plugin_fail(s, "serialize", st, err);
+            }
+            if ((st = sn_stream_emit(s, err)))
+                return st;
+        }
+    }
+    return SN_OK;
+}
+
+sn_status sn_engine_step(sn_engine *e, sn_error *err)
+{
+    if (!e->loaded)
+        return sn_fail(err, SN_E_STATE, "step: no scene loaded");
+    if (e->broken)
+        return sn_fail(err, SN_E_STATE, "step: the engine stopped after an error");
+    sn_clock *c = &e->clock;
+    c->frame++;
+    c->time_ns = (int64_t)c->frame * c->dt_ns;
+    c->timestamp = (double)c->frame * c->dt;
+    sn_status st = schedule(e, err);
+    if (!st)
+        st = run_phase(e, SN_PHASE_PRE, err);
+    if (!st) {
+        for (size_t i = 0; i < e->world.n_actors; i++)
+            if (e->world.actors[i]->has_autopilot)
+                sn_autopilot_update(&e->world, e->world.actors[i], c->dt);
+        st = sn_world_step(&e->world, c->dt, e->n_sub, err);
+    }
+    if (!st) {
+        sn_world_post_frame(&e->world, c->dt);
+        st = deliver_collisions(e, err);
+    }
+    if (!st)
+        st = run_phase(e, SN_PHASE_POST, err);
+    if (!st)
+        st = run_phase(e, SN_PHASE_OBSERVE, err);
+    if (!st)
+        st = serialize_all(e, err);
+    if (st) {
+        e->broken = true;
+        char where[64];
+        snprintf(where, sizeof where, "frame %llu", (unsigned long long)c->frame);
+        sn_error_prefix(err, where);
+    }
+    return st;
+}
+
+sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
+{
+    sn_status st = SN_OK;
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_status s2 = sn_stream_close(&e->sensors[i], complete, err);
+        if (!st)
+            st = s2;
+    }
+    e->outputs_open = false;
+    return st;
+}
+
+sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err)
+{
+    uint64_t n = frames ? frames : e->frames_target;
+    for (uint64_t f = 0; f < n; f++) {
+        sn_status st = sn_engine_step(e, err);
+        if (st) {
+            sn_engine_finish(e, false, NULL);
+            return st;
+        }
+    }
+    return sn_engine_finish(e, true, err);
+}
+
+const sn_clock *sn_engine_clock(const sn_engine *e) { return &e->clock; }
+
+uint32_t sn_engine_find_actor(const sn_engine *e, const char *name)
+{
+    const sn_actor *a = sn_world_find_name(&e->world, name);
+    return a ? a->id : 0;
+}
+
+sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *out)
+{
+    const sn_actor *a = sn_world_find(&e->world, id);
+    if (!a)
+        return SN_E_NOT_FOUND;
+    sn_actor_fill_info(&e->world, a, out);
+    return SN_OK;
+}

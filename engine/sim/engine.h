@@ -1,0 +1,121 @@
+/* engine.h — the engine's internal state: world, library, sensors, clock, outputs. */
+#ifndef SN_SIM_ENGINE_H
+#define SN_SIM_ENGINE_H
+
+#include "../core/rng.h"
+#include "../plugin/library.h"
+#include "../scene/scene.h"
+#include "../world/world.h"
+
+#include <msgpack.h>
+#include <sensim/plugin.h>
+#include <sensim/sensim.h>
+#include <stdio.h>
+
+#define SN_WRITER_MAX_DEPTH 32
+
+/* The msgpack writer handed to serialize(): checks the structure as it goes. */
+struct sn_writer {
+    msgpack_sbuffer body;
+    msgpack_packer pk;
+    uint32_t top_pairs;
+    bool expect_value;
+    uint32_t stack[SN_WRITER_MAX_DEPTH]; /* items left in each open container */
+    int depth;
+    char why[160];     /* first structural error, "" if none */
+    struct sn_engine *engine;
+};
+
+typedef struct sn_listener {
+    sn_listen_fn fn;
+    void *user;
+} sn_listener;
+
+/* A sensor: its scene entry, its stream, and (while spawned) its plugin instance.
+** The ctx a plugin receives is this struct. */
+struct sn_ctx {
+    struct sn_engine *engine;
+    const sn_scene_entity *entity;
+    const sn_blueprint *bp;
+    const sn_sensor_class *cls;
+    uint32_t actor_id; /* 0 until spawned and after destruction */
+    void *self;        /* plugin instance */
+    sn_value *values;  /* resolved attributes, owned */
+    bool spawned, destroyed;
+    int64_t tick_ns, last_tick_ns;
+    bool ever_ticked, ticked_post;
+    uint32_t next_call;
+    sn_rng rng;
+    char error[512];   /* set_error() from the plugin */
+    FILE *out;
+    char *out_path, *part_path;
+    sn_listener *listeners;
+    size_t n_listeners, cap_listeners;
+    uint64_t messages;
+};
+typedef struct sn_ctx sn_sensor;
+
+/* A scene actor waiting for its spawn_at or destroy_at. */
+typedef struct sn_pending_actor {
+    const sn_scene_entity *entity;
+    uint32_t actor_id; /* 0 until spawned */
+    bool spawned, destroyed;
+} sn_pending_actor;
+
+typedef struct sn_collision_route {
+    uint32_t parent;
+    sn_sensor *sensor;
+} sn_collision_route;
+
+struct sn_engine {
+    sn_engine_options opts;
+    sn_library lib;
+    bool loaded;
+    sn_scene scene;
+    sn_world world;
+    sn_clock clock;
+    uint64_t frames_target;
+    int n_sub;
+    uint64_t seed;
+    sn_host host;
+
+    sn_pending_actor *actors;
+    uint32_t n_actors;
+    sn_sensor *sensors;
+    uint32_t n_sensors;
+
+    sn_collision_route *routes;
+    size_t n_routes, cap_routes;
+    bool routes_dirty;
+
+    sn_event *events; /* world events queued for this frame */
+    size_t n_events, cap_events;
+
+    sn_writer writer;
+    msgpack_sbuffer msg;
+    msgpack_packer msg_pk;
+    char *out_dir;
+    bool outputs_open, broken;
+};
+
+/* host.c */
+void sn_host_init(sn_host *h);
+/* writer.c */
+void sn_writer_init(sn_writer *w, struct sn_engine *e);
+void sn_writer_free(sn_writer *w);
+void sn_writer_reset(sn_writer *w);
+/* Assembles header + body into e->msg. SN_E_INVALID if the body is malformed. */
+sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err);
+/* stream.c */
+sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err);
+sn_status sn_stream_emit(sn_sensor *s, sn_error *err);
+sn_status sn_stream_close(sn_sensor *s, bool complete, sn_error *err);
+/* spawn.c */
+sn_status sn_spawn_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err);
+sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err);
+void sn_destroy_actor(struct sn_engine *e, uint32_t id);
+sn_status sn_queue_event(struct sn_engine *e, sn_event_type type, uint32_t actor, uint32_t parent);
+/* Error text for a failed plugin callback: "sensor 'n' (bp, plugin path): cb: msg". */
+sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_error *err);
+
+#endif

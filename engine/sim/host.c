@@ -1,0 +1,89 @@
+/* host.c — the sn_host table: what a plugin instance may ask of the engine. */
+#include "engine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void sn_host_writer_fill(sn_host *h);
+
+static void h_log(sn_ctx *c, sn_log_level level, const char *fmt, ...)
+{
+    static const char *const names[] = {"debug", "info", "warning", "error"};
+    if (level < SN_LOG_INFO)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "sensim: %s: sensor '%s': ", names[level > SN_LOG_ERROR ? SN_LOG_ERROR : level],
+            c->entity->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void h_set_error(sn_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->error, sizeof c->error, fmt, ap);
+    va_end(ap);
+}
+
+static const char *h_sensor_name(sn_ctx *c) { return c->entity->name; }
+static uint32_t h_sensor_id(sn_ctx *c) { return c->actor_id; }
+
+static void h_sensor_transform(sn_ctx *c, sn_transform *out)
+{
+    const sn_actor *a = sn_world_find(&c->engine->world, c->actor_id);
+    *out = a ? sn_actor_world_transform(&c->engine->world, a) : (sn_transform){{0, 0, 0}, {0, 0, 0}};
+}
+
+static const sn_clock *h_clock(sn_ctx *c) { return &c->engine->clock; }
+static uint32_t h_actor_count(sn_ctx *c) { return (uint32_t)c->engine->world.n_actors; }
+
+static uint32_t h_actor_id_at(sn_ctx *c, uint32_t i)
+{
+    const sn_world *w = &c->engine->world;
+    return i < w->n_actors ? w->actors[i]->id : 0;
+}
+
+static sn_status h_actor_get(sn_ctx *c, uint32_t id, sn_actor_info *out)
+{
+    if (!out)
+        return SN_E_INVALID;
+    const sn_actor *a = sn_world_find(&c->engine->world, id);
+    if (!a)
+        return SN_E_NOT_FOUND;
+    sn_actor_fill_info(&c->engine->world, a, out);
+    return SN_OK;
+}
+
+static bool h_ray_cast(sn_ctx *c, sn_vec3 o, sn_vec3 d, double max_dist, uint32_t ignore, sn_ray_hit *hit)
+{
+    sn_ray_hit tmp;
+    return sn_world_ray_cast(&c->engine->world, o, d, max_dist, ignore, hit ? hit : &tmp);
+}
+
+static uint64_t h_rand_u64(sn_ctx *c) { return sn_rng_u64(&c->rng); }
+static double h_rand_uniform(sn_ctx *c) { return sn_rng_uniform(&c->rng); }
+static double h_rand_normal(sn_ctx *c, double mean, double sd) { return mean + sd * sn_rng_normal(&c->rng); }
+
+void sn_host_init(sn_host *h)
+{
+    memset(h, 0, sizeof *h);
+    h->hdr = (sn_abi_header)SN_ABI_HEADER(sn_host);
+    h->log = h_log;
+    h->set_error = h_set_error;
+    h->sensor_name = h_sensor_name;
+    h->sensor_id = h_sensor_id;
+    h->sensor_transform = h_sensor_transform;
+    h->clock = h_clock;
+    h->actor_count = h_actor_count;
+    h->actor_id_at = h_actor_id_at;
+    h->actor_get = h_actor_get;
+    h->ray_cast = h_ray_cast;
+    h->random_u64 = h_rand_u64;
+    h->random_uniform = h_rand_uniform;
+    h->random_normal = h_rand_normal;
+    sn_host_writer_fill(h);
+}

@@ -1,0 +1,56 @@
+/* stream.c — a sensor's stream: DIR/<name>.msgpack and in-process listeners.
+**
+** The file is written as <name>.msgpack.part and renamed when the run completes, so an
+** existing output is never replaced by a half-written one. */
+#include "engine.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err)
+{
+    size_t n = strlen(dir) + strlen(s->entity->name) + 32;
+    s->out_path = malloc(n);
+    s->part_path = malloc(n);
+    if (!s->out_path || !s->part_path)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    snprintf(s->out_path, n, "%s/%s.msgpack", dir, s->entity->name);
+    snprintf(s->part_path, n, "%s/%s.msgpack.part", dir, s->entity->name);
+    s->out = fopen(s->part_path, "wb");
+    if (!s->out)
+        return sn_fail(err, SN_E_IO, "%s: cannot write: %s", s->part_path, strerror(errno));
+    return SN_OK;
+}
+
+sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
+{
+    struct sn_engine *e = s->engine;
+    s->messages++;
+    if (s->out && fwrite(e->msg.data, 1, e->msg.size, s->out) != e->msg.size)
+        return sn_fail(err, SN_E_IO, "%s: write failed: %s", s->part_path, strerror(errno));
+    if (s->n_listeners) {
+        sn_message m = {s->entity->name, s->bp->id, s->actor_id, e->clock.frame, e->clock.timestamp,
+                        e->msg.data, e->msg.size};
+        for (size_t i = 0; i < s->n_listeners; i++)
+            s->listeners[i].fn(&m, s->listeners[i].user);
+    }
+    return SN_OK;
+}
+
+sn_status sn_stream_close(sn_sensor *s, bool complete, sn_error *err)
+{
+    sn_status st = SN_OK;
+    if (s->out) {
+        if (fclose(s->out) != 0)
+            st = sn_fail(err, SN_E_IO, "%s: cannot finish writing: %s", s->part_path, strerror(errno));
+        s->out = NULL;
+        if (!st && complete && rename(s->part_path, s->out_path) != 0)
+            st = sn_fail(err, SN_E_IO, "%s: cannot rename to %s: %s", s->part_path, s->out_path, strerror(errno));
+    }
+    return st;
+}

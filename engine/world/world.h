@@ -1,0 +1,143 @@
+/* world.h — the actor registry and the physical world (ODE) the engine owns.
+**
+** Actors live in `actors`, sorted by id (ids only grow, so appending keeps the order).
+** The world owns every actor and every ODE object; plugins only ever hold ids. */
+#ifndef SN_WORLD_WORLD_H
+#define SN_WORLD_WORLD_H
+
+#include "../core/mathx.h"
+
+#include <ode/ode.h>
+#include <sensim/sensim.h>
+
+typedef enum sn_shape { SN_SHAPE_NONE, SN_SHAPE_PLANE, SN_SHAPE_BOX, SN_SHAPE_SPHERE, SN_SHAPE_CYLINDER } sn_shape;
+
+/* Vehicle model parameters (a ray-cast suspension; see vehicle.c). */
+typedef struct sn_vehicle_params {
+    double max_power;     /* W */
+    double max_force;     /* N, engine force cap at low speed */
+    double max_steer;     /* rad */
+    double drag_area;     /* Cd * A, m^2 */
+    double wheelbase, track, clearance;
+    double spring_k, damper_c, rest_compression, ray_length;
+    double mu;            /* tyre friction coefficient */
+} sn_vehicle_params;
+
+typedef struct sn_autopilot {
+    sn_vec3 *route; /* owned */
+    uint32_t n_route, next;
+    double target_speed;
+    bool loop, done;
+    double speed_integral;
+} sn_autopilot;
+
+typedef struct sn_actor sn_actor;
+struct sn_actor {
+    uint32_t id;
+    sn_actor_kind kind;
+    const char *type_id; /* blueprint id, owned by the blueprint library */
+    char *name;          /* owned, "" if unnamed */
+    char *role_name;     /* owned */
+    uint8_t tag;
+    uint8_t color[3];
+    sn_bbox bbox;
+    sn_shape shape;
+    double mass;
+
+    uint32_t parent;    /* 0 = free */
+    sn_transform rel;   /* relative to the parent when attached, else the world pose of a static */
+    sn_mat3 rel_rot;    /* cached rotation of `rel` */
+
+    dBodyID body;       /* vehicles and walkers */
+    dGeomID geom;       /* NULL for sensors */
+
+    sn_vec3 prev_velocity, acceleration;
+
+    /* controllers */
+    sn_vehicle_control control;
+    sn_vehicle_params vp;
+    sn_vec3 walk_dir;
+    double walk_speed;
+    bool has_autopilot;
+    sn_autopilot ap;
+    double steer_angle; /* current wheel angle, rad */
+
+    void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
+};
+
+/* One contact of one substep, kept so joint feedback can be read after the step. */
+typedef struct sn_contact_rec {
+    sn_actor *a, *b; /* a is geom 1's actor (body 1 side) */
+    dJointFeedback fb;
+    sn_vec3 pos, normal; /* normal as ODE gives it: pushes a away from b */
+    bool a_dynamic, b_dynamic;
+} sn_contact_rec;
+
+/* The accumulated collision of ordered pair (self, other) over one frame. */
+typedef struct sn_pair {
+    uint32_t self, other;
+    sn_vec3 impulse;
+    double strongest;
+    sn_vec3 pos, normal;
+} sn_pair;
+
+typedef struct sn_world {
+    dWorldID world;
+    dSpaceID space;        /* top: dynamic geoms, planes and statics */
+    dSpaceID static_space; /* static box/sphere/cylinder geoms (nested in space) */
+    dJointGroupID contact_group;
+    dGeomID ray;           /* a scratch ray for queries */
+
+    sn_actor **actors;
+    size_t n_actors, cap_actors;
+    sn_actor **planes; /* ground planes, for the wheels' analytic ray test */
+    size_t n_planes, cap_planes;
+    uint32_t next_id;
+
+    /* per substep */
+    sn_contact_rec **blocks; /* fixed blocks so feedback addresses never move */
+    size_t n_blocks, n_contacts;
+    /* per frame */
+    sn_pair *pairs;
+    size_t n_pairs, cap_pairs;
+    uint32_t *pair_hash;     /* open addressing: index+1 into pairs, 0 = empty */
+    size_t hash_cap;
+
+    double substep_dt;
+    uint64_t contacts_total;
+} sn_world;
+
+sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err);
+void sn_world_free(sn_world *w);
+
+/* Registry. */
+sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind);   /* id assigned, zeroed otherwise */
+void sn_world_remove(sn_world *w, uint32_t id);             /* frees the actor and its ODE objects */
+sn_actor *sn_world_find(const sn_world *w, uint32_t id);
+sn_actor *sn_world_find_name(const sn_world *w, const char *name);
+/* Makes geoms/bodies for an actor whose shape, bbox, mass and pose are set. */
+sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *world_tf, sn_error *err);
+
+/* Queries. */
+sn_transform sn_actor_world_transform(const sn_world *w, const sn_actor *a);
+sn_vec3 sn_actor_velocity(const sn_actor *a);
+void sn_actor_fill_info(const sn_world *w, const sn_actor *a, sn_actor_info *out);
+bool sn_world_ray_cast(sn_world *w, sn_vec3 origin, sn_vec3 dir, double max_dist, uint32_t ignore_id,
+                       sn_ray_hit *hit);
+bool sn_actor_is_descendant(const sn_world *w, uint32_t id, uint32_t ancestor);
+
+/* Physics: one frame of `dt` in `n_sub` substeps; fills w->pairs with this frame's collisions. */
+sn_status sn_world_step(sn_world *w, double dt, int n_sub, sn_error *err);
+/* Forces of one vehicle / walker for one substep. */
+void sn_vehicle_apply(sn_world *w, sn_actor *a, double h);
+void sn_walker_apply(sn_world *w, sn_actor *a, double h);
+/* Controllers, once per frame before physics. */
+void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
+/* After physics: accelerations and walker posture. */
+void sn_world_post_frame(sn_world *w, double dt);
+
+/* Semantic tags. */
+const char *sn_tag_name(uint8_t tag);
+bool sn_tag_parse(const char *text, uint8_t *out);
+
+#endif
