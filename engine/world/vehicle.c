@@ -12,6 +12,9 @@
 #include <math.h>
 #include <string.h>
 
+/* Fraction of the contact-to-centre-of-mass height at which tyre forces act. */
+#define ROLL_INFLUENCE_LIFT 0.8
+
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 static double sgn(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
 
@@ -91,20 +94,30 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     double mq = a->mass / 4;
     sn_vec3 down = sn_v3_scale(up, -1);
     double mount_z = -a->bbox.extent.z + p->clearance;
+    /* Pass 1: where each wheel touches and how far its spring is compressed. */
+    bool touch[4];
+    double comp[4];
+    sn_vec3 cps[4], nrm[4];
     for (int i = 0; i < 4; i++) {
         bool front = i < 2, left = (i & 1) == 0;
         sn_vec3 local = sn_v3((front ? 1 : -1) * p->wheelbase / 2, (left ? -1 : 1) * p->track / 2, mount_z);
         sn_vec3 mount = sn_v3_add(pos, sn_mat3_apply(&m, local));
         double dist = 0;
-        sn_vec3 n;
-        if (!wheel_ray(w, mount, down, p->ray_length, &dist, &n))
+        touch[i] = wheel_ray(w, mount, down, p->ray_length, &dist, &nrm[i]);
+        comp[i] = touch[i] ? p->ray_length - dist : 0;
+        cps[i] = sn_v3_add(mount, sn_v3_scale(down, dist));
+    }
+    /* Pass 2: spring, damper and anti-roll bar loads; tyre forces within the friction circle. */
+    for (int i = 0; i < 4; i++) {
+        if (!touch[i])
             continue; /* wheel in the air */
-        sn_vec3 cp = sn_v3_add(mount, sn_v3_scale(down, dist));
+        bool front = i < 2;
+        sn_vec3 n = nrm[i], cp = cps[i];
         dVector3 pv;
         dBodyGetPointVel(b, cp.x, cp.y, cp.z, pv);
         sn_vec3 v = sn_v3(pv[0], pv[1], pv[2]);
-        double compression = p->ray_length - dist;
-        double load = p->spring_k * compression - p->damper_c * sn_v3_dot(v, n);
+        double arb = p->spring_k * (comp[i] - comp[i ^ 1]); /* i ^ 1: the other wheel of the axle */
+        double load = p->spring_k * comp[i] + arb - p->damper_c * sn_v3_dot(v, n);
         if (load <= 0)
             continue;
         /* Tyre frame on the ground plane. */
@@ -132,8 +145,13 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             flong *= fmax_ / ft;
             flat *= fmax_ / ft;
         }
-        sn_vec3 f = sn_v3_add(sn_v3_scale(n, load), sn_v3_add(sn_v3_scale(wf, flong), sn_v3_scale(ws, flat)));
-        dBodyAddForceAtPos(b, f.x, f.y, f.z, cp.x, cp.y, cp.z);
+        /* The suspension pushes at the contact point; tyre forces act partway up toward the
+        ** centre of mass ("roll influence"), because a box's centre of mass sits higher than
+        ** a car's, and real cars slide well before they roll over. */
+        dBodyAddForceAtPos(b, n.x * load, n.y * load, n.z * load, cp.x, cp.y, cp.z);
+        sn_vec3 ftv = sn_v3_add(sn_v3_scale(wf, flong), sn_v3_scale(ws, flat));
+        sn_vec3 tp = sn_v3_add(cp, sn_v3_scale(up, ROLL_INFLUENCE_LIFT * sn_v3_dot(sn_v3_sub(pos, cp), up)));
+        dBodyAddForceAtPos(b, ftv.x, ftv.y, ftv.z, tp.x, tp.y, tp.z);
     }
     const dReal *lv = dBodyGetLinearVel(b);
     sn_vec3 vel = sn_v3(lv[0], lv[1], lv[2]);

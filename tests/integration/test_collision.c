@@ -1,0 +1,169 @@
+/* The collision sensor against analytic truth. argv[1]: temp folder, argv[2]: plugin folder.
+**
+** 1. A 1500 kg sedan at 10 m/s into a fixed wall: the summed impulse the sensor reports
+**    equals m*|dv| measured from the car's own velocity before and after, within 5 %.
+** 2. At most one event per frame per (sensor, other actor), although physics substeps 5x.
+** 3. A car simply driving on the ground reports nothing.
+** 4. Both sides of a car-pedestrian crash see it, with opposite impulses. */
+#include "../check.h"
+#include "../testutil.h"
+
+#include <math.h>
+
+#define MAX_EV 4096
+typedef struct ev {
+    uint64_t frame;
+    uint32_t self, other;
+    char sensor[32];
+    sn_vec3 impulse, normal;
+} ev;
+static ev evs[MAX_EV];
+static int n_ev;
+
+static void on_msg(const sn_message *m, void *user)
+{
+    (void)user;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS && n_ev < MAX_EV) {
+        ev *e = &evs[n_ev++];
+        e->frame = (uint64_t)tu_num(tu_get(&u.data, "frame"));
+        e->self = (uint32_t)tu_num(tu_get(tu_get(&u.data, "actor"), "id"));
+        e->other = (uint32_t)tu_num(tu_get(tu_get(&u.data, "other_actor"), "id"));
+        e->impulse = tu_vec3(tu_get(&u.data, "normal_impulse"));
+        e->normal = tu_vec3(tu_get(&u.data, "normal"));
+        snprintf(e->sensor, sizeof e->sensor, "%s", m->sensor);
+    }
+    msgpack_unpacked_destroy(&u);
+}
+
+static void crash_into_wall(const char *dir, const char *plugins, double speed)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "settings: {fixed_delta_seconds: 0.05, frames: 120}\n"
+             "actors:\n"
+             "  - {name: ground, blueprint: static.ground}\n"
+             "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]},\n"
+             "     attributes: {mass: 1500}, velocity: [%g, 0, 0]}\n"
+             "  - {name: wall, blueprint: static.prop.box, transform: {location: [25, 0, 1.5]},\n"
+             "     attributes: {extent: \"0.5,5,1.5\", semantic_tag: Wall}}\n"
+             "sensors:\n"
+             "  - {name: crash, blueprint: sensor.other.collision, attach_to: hero}\n",
+             speed);
+    sn_engine *e = tu_load(plugins, tu_write(dir, "wall.yaml", text));
+    sn_error err;
+    n_ev = 0;
+    CHECK(sn_engine_listen(e, "crash", on_msg, NULL, &err) == SN_OK, "%s", err.msg);
+    sn_vec3 v_prev = tu_actor(e, "hero").velocity, v_before = {0}, v_after = {0};
+    uint32_t wall = sn_engine_find_actor(e, "wall");
+    int first = -1, last = -1;
+    for (int f = 1; f <= 120; f++) {
+        int before = n_ev;
+        CHECK(sn_engine_step(e, &err) == SN_OK, "%s", err.msg);
+        sn_vec3 v = tu_actor(e, "hero").velocity;
+        if (n_ev > before) {
+            if (first < 0) {
+                first = f;
+                v_before = v_prev;
+            }
+            last = f;
+        } else if (first > 0 && last == f - 1) {
+            v_after = v_prev; /* velocity at the end of the last frame in contact */
+        }
+        v_prev = v;
+    }
+    if (last == 120)
+        v_after = v_prev;
+    CHECK(first > 0, "speed %g: the car reached the wall", speed);
+    sn_vec3 sum = {0, 0, 0};
+    for (int i = 0; i < n_ev; i++) {
+        CHECK(evs[i].other == wall, "the other actor is the wall");
+        sum.x += evs[i].impulse.x, sum.y += evs[i].impulse.y, sum.z += evs[i].impulse.z;
+        for (int j = 0; j < i; j++)
+            CHECK(!(evs[j].frame == evs[i].frame && evs[j].other == evs[i].other), "one event per frame and pair");
+        CHECK(evs[i].normal.x < -0.9, "the wall pushes the car back (-x)");
+    }
+    double imp = sqrt(sum.x * sum.x + sum.y * sum.y + sum.z * sum.z);
+    double dv = sqrt(pow(v_after.x - v_before.x, 2) + pow(v_after.y - v_before.y, 2) + pow(v_after.z - v_before.z, 2));
+    double mdv = 1500 * dv;
+    CHECK(fabs(imp - mdv) <= 0.05 * mdv, "speed %g: |sum impulse| %.1f N*s vs m|dv| %.1f N*s (%d events, frames %d-%d)",
+          speed, imp, mdv, n_ev, first, last);
+    CHECK(sum.x < 0, "impulse points back from the wall");
+    fprintf(stderr, "speed %g m/s: impulse %.1f N*s, m|dv| %.1f N*s, error %.2f %%, %d events\n", speed, imp, mdv,
+            100 * fabs(imp - mdv) / mdv, n_ev);
+    sn_engine_destroy(e);
+}
+
+static void drive_on_ground(const char *dir, const char *plugins)
+{
+    const char *text = "settings: {fixed_delta_seconds: 0.05, frames: 300}\n"
+                       "actors:\n"
+                       "  - {name: ground, blueprint: static.ground}\n"
+                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.8]},\n"
+                       "     control: {throttle: 0.6, steer: 0.2}}\n"
+                       "  - {name: truck, blueprint: vehicle.truck, transform: {location: [0, -60, 1.6]},\n"
+                       "     control: {throttle: 1.0}}\n"
+                       "sensors:\n"
+                       "  - {name: c1, blueprint: sensor.other.collision, attach_to: car}\n"
+                       "  - {name: c2, blueprint: sensor.other.collision, attach_to: truck}\n";
+    sn_engine *e = tu_load(plugins, tu_write(dir, "drive.yaml", text));
+    sn_error err;
+    n_ev = 0;
+    sn_engine_listen(e, "c1", on_msg, NULL, &err);
+    sn_engine_listen(e, "c2", on_msg, NULL, &err);
+    CHECK(sn_engine_run(e, 0, &err) == SN_OK, "%s", err.msg);
+    CHECK(n_ev == 0, "driving on the ground is not a collision (%d events)", n_ev);
+    sn_actor_info car = tu_actor(e, "car");
+    CHECK(car.velocity.x * car.velocity.x + car.velocity.y * car.velocity.y > 25, "the car drives");
+    CHECK(fabs(car.transform.location.z - 0.75) < 0.15, "the car stays on its wheels: z %.3f", car.transform.location.z);
+    sn_engine_destroy(e);
+}
+
+static void pedestrian(const char *dir, const char *plugins)
+{
+    const char *text = "settings: {fixed_delta_seconds: 0.05, frames: 60}\n"
+                       "actors:\n"
+                       "  - {name: ground, blueprint: static.ground}\n"
+                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]}, velocity: [8, 0, 0]}\n"
+                       "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [15, 0, 0.9]}}\n"
+                       "sensors:\n"
+                       "  - {name: car_crash, blueprint: sensor.other.collision, attach_to: car}\n"
+                       "  - {name: ped_crash, blueprint: sensor.other.collision, attach_to: ped}\n";
+    sn_engine *e = tu_load(plugins, tu_write(dir, "ped.yaml", text));
+    sn_error err;
+    n_ev = 0;
+    sn_engine_listen(e, "car_crash", on_msg, NULL, &err);
+    sn_engine_listen(e, "ped_crash", on_msg, NULL, &err);
+    CHECK(sn_engine_run(e, 0, &err) == SN_OK, "%s", err.msg);
+    uint32_t car = sn_engine_find_actor(e, "car"), ped = sn_engine_find_actor(e, "ped");
+    int car_events = 0, ped_events = 0, matched = 0;
+    for (int i = 0; i < n_ev; i++) {
+        if (evs[i].self == car && evs[i].other == ped)
+            car_events++;
+        if (evs[i].self == ped && evs[i].other == car) {
+            ped_events++;
+            for (int j = 0; j < n_ev; j++)
+                if (evs[j].self == car && evs[j].frame == evs[i].frame &&
+                    fabs(evs[j].impulse.x + evs[i].impulse.x) < 1e-6 * (1 + fabs(evs[i].impulse.x)))
+                    matched++;
+        }
+    }
+    CHECK(car_events > 0 && ped_events > 0, "both sides see the crash (%d, %d)", car_events, ped_events);
+    CHECK(matched == ped_events, "action equals reaction in every frame (%d of %d)", matched, ped_events);
+    for (int i = 0; i < n_ev; i++)
+        CHECK(evs[i].other != 1, "walking on the ground is not a collision");
+    sn_engine_destroy(e);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    crash_into_wall(argv[1], argv[2], 10.0);
+    crash_into_wall(argv[1], argv[2], 5.0);
+    drive_on_ground(argv[1], argv[2]);
+    pedestrian(argv[1], argv[2]);
+    return CHECK_DONE();
+}

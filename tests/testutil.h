@@ -1,0 +1,80 @@
+/* testutil.h — run scenes through the public API and read their messages back. */
+#ifndef SN_TEST_UTIL_H
+#define SN_TEST_UTIL_H
+
+#include <math.h>
+#include <msgpack.h>
+#include <sensim/sensim.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Writes `text` to dir/name and returns the path (static buffer). */
+static const char *tu_write(const char *dir, const char *name, const char *text)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return NULL;
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Creates an engine with `plugins` and loads the scene; exits the test on failure. */
+static sn_engine *tu_load(const char *plugins, const char *path)
+{
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true};
+    sn_engine *e = sn_engine_create(&o, &err);
+    if (!e || sn_engine_load_scene(e, path, &err) != SN_OK) {
+        fprintf(stderr, "FAIL: cannot load %s: %s\n", path, err.msg);
+        exit(1);
+    }
+    return e;
+}
+
+static const msgpack_object *tu_get(const msgpack_object *map, const char *key)
+{
+    if (map->type != MSGPACK_OBJECT_MAP)
+        return NULL;
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object_kv *kv = &map->via.map.ptr[i];
+        if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == strlen(key) &&
+            memcmp(kv->key.via.str.ptr, key, kv->key.via.str.size) == 0)
+            return &kv->val;
+    }
+    return NULL;
+}
+
+static double tu_num(const msgpack_object *o)
+{
+    if (!o)
+        return NAN;
+    switch (o->type) {
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: return (double)o->via.u64;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return (double)o->via.i64;
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64: return o->via.f64;
+    default: return NAN;
+    }
+}
+
+static sn_vec3 tu_vec3(const msgpack_object *o)
+{
+    if (!o || o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 3)
+        return (sn_vec3){NAN, NAN, NAN};
+    return (sn_vec3){tu_num(&o->via.array.ptr[0]), tu_num(&o->via.array.ptr[1]), tu_num(&o->via.array.ptr[2])};
+}
+
+static sn_actor_info tu_actor(sn_engine *e, const char *name)
+{
+    sn_actor_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    sn_engine_actor_get(e, sn_engine_find_actor(e, name), &info);
+    return info;
+}
+
+#endif
