@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* Writes `text` to dir/name and returns the path (static buffer). */
-static const char *tu_write(const char *dir, const char *name, const char *text)
+static inline const char *tu_write(const char *dir, const char *name, const char *text)
 {
     static char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -23,7 +23,7 @@ static const char *tu_write(const char *dir, const char *name, const char *text)
 }
 
 /* Creates an engine with `plugins` and loads the scene; exits the test on failure. */
-static sn_engine *tu_load(const char *plugins, const char *path)
+static inline sn_engine *tu_load(const char *plugins, const char *path)
 {
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true};
@@ -35,7 +35,7 @@ static sn_engine *tu_load(const char *plugins, const char *path)
     return e;
 }
 
-static const msgpack_object *tu_get(const msgpack_object *map, const char *key)
+static inline const msgpack_object *tu_get(const msgpack_object *map, const char *key)
 {
     if (map->type != MSGPACK_OBJECT_MAP)
         return NULL;
@@ -48,7 +48,7 @@ static const msgpack_object *tu_get(const msgpack_object *map, const char *key)
     return NULL;
 }
 
-static double tu_num(const msgpack_object *o)
+static inline double tu_num(const msgpack_object *o)
 {
     if (!o)
         return NAN;
@@ -61,14 +61,14 @@ static double tu_num(const msgpack_object *o)
     }
 }
 
-static sn_vec3 tu_vec3(const msgpack_object *o)
+static inline sn_vec3 tu_vec3(const msgpack_object *o)
 {
     if (!o || o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 3)
         return (sn_vec3){NAN, NAN, NAN};
     return (sn_vec3){tu_num(&o->via.array.ptr[0]), tu_num(&o->via.array.ptr[1]), tu_num(&o->via.array.ptr[2])};
 }
 
-static sn_actor_info tu_actor(sn_engine *e, const char *name)
+static inline sn_actor_info tu_actor(sn_engine *e, const char *name)
 {
     sn_actor_info info;
     memset(&info, 0, sizeof info);

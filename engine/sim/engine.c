@@ -90,6 +90,23 @@ void sn_engine_destroy(sn_engine *e)
 
 static bool due_now(double at, double t) { return at >= 0 && at <= t + TIME_EPS; }
 
+static const sn_scene_entity *scene_actor(const sn_scene *sc, const char *name)
+{
+    for (uint32_t i = 0; i < sc->n_actors; i++)
+        if (sc->actors[i].name && strcmp(sc->actors[i].name, name) == 0)
+            return &sc->actors[i];
+    return NULL;
+}
+
+/* An entry spawns once its spawn_at is due and, when attached, once its parent is alive:
+** children of a late actor spawn with it. */
+static bool spawnable(const sn_engine *e, const sn_scene_entity *ent, double t)
+{
+    if (ent->spawn_at > t + TIME_EPS)
+        return false;
+    return !ent->attach_to || sn_world_find_name(&e->world, ent->attach_to) != NULL;
+}
+
 static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entity *ent, sn_error *err)
 {
     const char *path = e->scene.path;
@@ -153,13 +170,19 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         if ((st = prepare_sensor(e, &e->sensors[i], &sc->sensors[i], err)))
             return st;
     }
+    for (uint32_t i = 0; i < sc->n_actors + sc->n_sensors; i++) {
+        const sn_scene_entity *ent = i < sc->n_actors ? &sc->actors[i] : &sc->sensors[i - sc->n_actors];
+        if (ent->attach_to && !scene_actor(sc, ent->attach_to))
+            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attach_to '%s' names no actor of this scene", sc->path,
+                           ent->attach_pos.line, ent->attach_pos.col, ent->attach_to);
+    }
     for (uint32_t i = 0; i < sc->n_actors; i++) {
         e->actors[e->n_actors++].entity = &sc->actors[i];
-        if (sc->actors[i].spawn_at <= TIME_EPS && (st = sn_spawn_actor(e, &e->actors[i], err)))
+        if (spawnable(e, &sc->actors[i], 0) && (st = sn_spawn_actor(e, &e->actors[i], err)))
             return st;
     }
     for (uint32_t i = 0; i < sc->n_sensors; i++)
-        if (sc->sensors[i].spawn_at <= TIME_EPS && (st = sn_spawn_sensor(e, &e->sensors[i], err)))
+        if (spawnable(e, &sc->sensors[i], 0) && (st = sn_spawn_sensor(e, &e->sensors[i], err)))
             return st;
     /* Scheduled entries must be spawnable later: check their blueprints now, not mid-run. */
     for (uint32_t i = 0; i < sc->n_actors; i++) {
@@ -346,12 +369,12 @@ static sn_status schedule(sn_engine *e, sn_error *err)
     sn_status st;
     for (uint32_t i = 0; i < e->n_actors; i++) {
         sn_pending_actor *pa = &e->actors[i];
-        if (!pa->spawned && due_now(pa->entity->spawn_at, t) && (st = sn_spawn_actor(e, pa, err)))
+        if (!pa->spawned && spawnable(e, pa->entity, t) && (st = sn_spawn_actor(e, pa, err)))
             return st;
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = &e->sensors[i];
-        if (!s->spawned && due_now(s->entity->spawn_at, t) && (st = sn_spawn_sensor(e, s, err)))
+        if (!s->spawned && spawnable(e, s->entity, t) && (st = sn_spawn_sensor(e, s, err)))
             return st;
     }
     for (uint32_t i = 0; i < e->n_actors; i++) {

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The sensim program end to end: every scene runs, outputs are deterministic at any thread
+# count, bad input gives one 'sensim: error:' line and exit 2 and leaves old outputs alone.
+# usage: cli.sh SENSIM SCENES_DIR TMP_DIR BROKEN_PLUGIN_DIR
+set -u
+SENSIM=$1 SCENES=$2 TMP=$3/cli BROKEN=$4
+rm -rf "$TMP" && mkdir -p "$TMP"
+fails=0 checks=0
+ok() { checks=$((checks + 1)); }
+bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+
+# 1. every scene in scenes/ runs as it is and writes a stream per sensor
+for scene in "$SCENES"/*.yaml; do
+  name=$(basename "$scene" .yaml)
+  if "$SENSIM" run "$scene" --out "$TMP/$name" --quiet 2>"$TMP/$name.err"; then
+    n=$(ls "$TMP/$name"/*.msgpack 2>/dev/null | wc -l)
+    if [ "$n" -gt 0 ] && ! ls "$TMP/$name"/*.part >/dev/null 2>&1; then ok; else bad "$name: no finished streams"; fi
+    if "$SENSIM" dump "$TMP/$name"/*.msgpack >/dev/null 2>&1 || [ "$n" -gt 1 ]; then ok; else bad "$name: dump"; fi
+  else
+    bad "scene $name failed: $(cat "$TMP/$name.err")"
+  fi
+done
+
+# 2. determinism: same scene and seed, any thread count, byte-identical streams
+for scene in crash intersection pileup; do
+  [ -f "$SCENES/$scene.yaml" ] || { bad "missing scene $scene"; continue; }
+  "$SENSIM" run "$SCENES/$scene.yaml" --out "$TMP/det_a" --threads 1 --quiet 2>/dev/null
+  "$SENSIM" run "$SCENES/$scene.yaml" --out "$TMP/det_b" --threads 2 --quiet 2>/dev/null
+  if diff -r "$TMP/det_a" "$TMP/det_b" >/dev/null && [ -n "$(ls "$TMP/det_a")" ]; then ok; else bad "$scene is not deterministic"; fi
+  "$SENSIM" run "$SCENES/$scene.yaml" --out "$TMP/det_c" --seed 12345 --quiet 2>/dev/null
+  rm -rf "$TMP/det_a" "$TMP/det_b" "$TMP/det_c"
+done
+
+# 3. bad input: exit 2, exactly one error line, existing outputs untouched
+OUT=$TMP/keep
+mkdir -p "$OUT" && echo OLD >"$OUT/crash.msgpack"
+expect_input_error() { # description, expected text, command...
+  local what=$1 want=$2; shift 2
+  "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+  local rc=$?
+  local lines; lines=$(grep -c '^sensim: error: ' "$TMP/stderr")
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$want" "$TMP/stderr"; then ok
+  else bad "$what: rc=$rc, $lines error lines, stderr: $(cat "$TMP/stderr")"; fi
+  if [ "$(cat "$OUT/crash.msgpack")" = OLD ] && ! ls "$OUT"/*.part >/dev/null 2>&1; then ok
+  else bad "$what: existing outputs were touched"; fi
+}
+scene() { printf '%s\n' "$2" >"$TMP/$1.yaml"; echo "$TMP/$1.yaml"; }
+CRASH="$SCENES/crash.yaml"
+expect_input_error "malformed YAML" "bad.yaml:3:1: malformed YAML" "$SENSIM" run "$(scene bad 'actors: [
+  {name: a')" --out "$OUT"
+expect_input_error "unknown blueprint" "unknown actor blueprint 'vehicle.ufo'" "$SENSIM" run "$(scene ufo 'actors: [{name: a, blueprint: vehicle.ufo}]')" --out "$OUT"
+expect_input_error "unknown attribute" "unknown attribute 'wings'" "$SENSIM" run "$(scene wings 'actors: [{name: a, blueprint: vehicle.sedan, attributes: {wings: 2}}]')" --out "$OUT"
+expect_input_error "wrong type" "expected a float" "$SENSIM" run "$(scene type 'actors: [{name: a, blueprint: vehicle.sedan, attributes: {mass: heavy}}]')" --out "$OUT"
+expect_input_error "out of range" "outside the range" "$SENSIM" run "$(scene range 'actors: [{name: a, blueprint: vehicle.sedan, attributes: {mass: -1}}]')" --out "$OUT"
+expect_input_error "attach_to nothing" "attach_to 'nobody'" "$SENSIM" run "$(scene attach 'sensors: [{name: crash, blueprint: sensor.other.collision, attach_to: nobody}]')" --out "$OUT"
+expect_input_error "missing scene" "cannot open scene file" "$SENSIM" run "$TMP/nope.yaml" --out "$OUT"
+expect_input_error "unwritable output" "cannot create output folder" "$SENSIM" run "$CRASH" --out "$OUT/crash.msgpack/sub"
+expect_input_error "usage" "needs a whole number" "$SENSIM" run "$CRASH" --out "$OUT" --frames -3
+expect_input_error "unknown option" "unknown option" "$SENSIM" run "$CRASH" --out "$OUT" --fast
+expect_input_error "missing --out" "--out DIR is required" "$SENSIM" run "$CRASH"
+expect_input_error "unknown command" "unknown command" "$SENSIM" fly
+# a broken plugin: reported and skipped; a scene needing its blueprint names it
+expect_input_error "refused plugin" "unknown sensor blueprint 'sensor.test.broken'.*refused" \
+  env SENSIM_PLUGIN_PATH="$BROKEN" "$SENSIM" run "$(scene needs 'sensors: [{name: crash, blueprint: sensor.test.broken}]')" --out "$OUT"
+if env SENSIM_PLUGIN_PATH="$BROKEN" "$SENSIM" plugins 2>/dev/null | grep -q "REFUSED: has no 'sn_plugin_entry' symbol"; then ok; else bad "plugins lists refusals"; fi
+if env SENSIM_PLUGIN_PATH="$BROKEN" "$SENSIM" run "$CRASH" --out "$TMP/warn" 2>&1 >/dev/null | grep -q "sensim: warning: plugin .*broken_abi_major.so .*ABI 99.0"; then ok; else bad "refused plugins are reported on run"; fi
+
+# 4. dump: a corrupt or truncated stream is an error, the good part is still printed
+"$SENSIM" run "$CRASH" --out "$TMP/d" --quiet 2>/dev/null
+good=$(ls "$TMP/d"/*.msgpack | head -1)
+n=$("$SENSIM" dump "$good" | wc -l)
+if [ "$n" -ge 1 ] && "$SENSIM" dump "$good" --json | grep -q '"type":"sensor.other.collision"'; then ok; else bad "dump of a good stream"; fi
+head -c $(( $(stat -c %s "$good") - 3 )) "$good" >"$TMP/trunc.msgpack"
+expect_input_error "truncated stream" "truncated stream" "$SENSIM" dump "$TMP/trunc.msgpack"
+printf '\xc1\xc1\xc1' >"$TMP/junk.msgpack"
+expect_input_error "corrupt stream" "corrupt stream" "$SENSIM" dump "$TMP/junk.msgpack"
+
+# 5. blueprints lists every blueprint with its attributes, also as JSON
+if "$SENSIM" blueprints | grep -q '^sensor.other.collision' && "$SENSIM" blueprints --json | grep -q '"id":"vehicle.sedan"'; then ok; else bad "blueprints"; fi
+
+echo "$checks checks, $fails failed" >&2
+[ "$fails" -eq 0 ]
