@@ -2,14 +2,6 @@
 
 #include <math.h>
 
-double sn_v3_len(sn_vec3 a) { return sqrt(sn_v3_dot(a, a)); }
-
-sn_vec3 sn_v3_norm(sn_vec3 a)
-{
-    double l = sn_v3_len(a);
-    return l > 0 ? sn_v3_scale(a, 1.0 / l) : a;
-}
-
 sn_mat3 sn_mat3_from_rotation(sn_rotation r)
 {
     double cp = cos(r.pitch * SN_DEG), sp = sin(r.pitch * SN_DEG);

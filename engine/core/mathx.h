@@ -6,6 +6,7 @@
 #ifndef SN_CORE_MATHX_H
 #define SN_CORE_MATHX_H
 
+#include <math.h>
 #include <sensim/types.h>
 
 #define SN_PI 3.14159265358979323846
@@ -24,8 +25,13 @@ static inline sn_vec3 sn_v3_cross(sn_vec3 a, sn_vec3 b)
 {
     return sn_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
-double sn_v3_len(sn_vec3 a);
-sn_vec3 sn_v3_norm(sn_vec3 a); /* zero stays zero */
+static inline double sn_v3_len(sn_vec3 a) { return sqrt(sn_v3_dot(a, a)); }
+/* Unit vector along a; zero stays zero. */
+static inline sn_vec3 sn_v3_norm(sn_vec3 a)
+{
+    double l = sn_v3_len(a);
+    return l > 0 ? sn_v3_scale(a, 1.0 / l) : a;
+}
 
 sn_mat3 sn_mat3_from_rotation(sn_rotation r);
 sn_rotation sn_mat3_to_rotation(const sn_mat3 *m);

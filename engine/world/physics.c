@@ -137,7 +137,9 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
         sn_vec3 n = sn_mat3_col(&rot, 2);
         if (!sn_grow((void **)&w->planes, &w->cap_planes, w->n_planes + 1, sizeof *w->planes))
             return sn_fail(err, SN_E_NOMEM, "out of memory");
-        a->geom = dCreatePlane(w->space, n.x, n.y, n.z, sn_v3_dot(n, tf->location));
+        a->plane_normal = n;
+        a->plane_offset = sn_v3_dot(n, tf->location);
+        a->geom = dCreatePlane(w->space, n.x, n.y, n.z, a->plane_offset);
         dGeomSetData(a->geom, a);
         w->planes[w->n_planes++] = a;
         return SN_OK;

@@ -36,17 +36,16 @@ static void wheel_callback(void *data, dGeomID ray, dGeomID g)
 }
 
 /* Distance along dir (unit) from o to the nearest ground or static surface within len. */
-static bool wheel_ray(sn_world *w, sn_vec3 o, sn_vec3 dir, double len, double *dist, sn_vec3 *normal)
+static bool wheel_ray(sn_world *w, const dReal *box, sn_vec3 o, sn_vec3 dir, double len, double *dist, sn_vec3 *normal)
 {
     bool hit = false;
     for (size_t i = 0; i < w->n_planes; i++) {
-        dVector4 p;
-        dGeomPlaneGetParams(w->planes[i]->geom, p);
-        sn_vec3 n = sn_v3(p[0], p[1], p[2]);
+        const sn_actor *pl = w->planes[i];
+        sn_vec3 n = pl->plane_normal;
         double denom = sn_v3_dot(n, dir);
         if (denom >= -1e-9)
             continue;
-        double t = (p[3] - sn_v3_dot(n, o)) / denom;
+        double t = (pl->plane_offset - sn_v3_dot(n, o)) / denom;
         if (t >= 0 && t <= len && (!hit || t < *dist)) {
             hit = true;
             *dist = t;
@@ -54,10 +53,8 @@ static bool wheel_ray(sn_world *w, sn_vec3 o, sn_vec3 dir, double len, double *d
         }
     }
     /* Static props and buildings: only when the ray's box reaches their space at all. */
-    dReal box[6];
-    dGeomGetAABB((dGeomID)w->static_space, box);
     sn_vec3 e = sn_v3_add(o, sn_v3_scale(dir, len));
-    if (dSpaceGetNumGeoms(w->static_space) > 0 && fmin(o.x, e.x) <= box[1] && fmax(o.x, e.x) >= box[0] &&
+    if (box && fmin(o.x, e.x) <= box[1] && fmax(o.x, e.x) >= box[0] &&
         fmin(o.y, e.y) <= box[3] && fmax(o.y, e.y) >= box[2] && fmin(o.z, e.z) <= box[5] &&
         fmax(o.z, e.z) >= box[4]) {
         wheel_query q = {0};
@@ -92,6 +89,12 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     a->steer_angle += clampd(target - a->steer_angle, -rate, rate);
 
     double mq = a->mass / 4;
+    dReal sbox[6];
+    bool statics = dSpaceGetNumGeoms(w->static_space) > 0;
+    if (statics)
+        dGeomGetAABB((dGeomID)w->static_space, sbox);
+    double cs = cos(a->steer_angle), sn = sin(a->steer_angle);
+    sn_vec3 steered = sn_v3_add(sn_v3_scale(fwd, cs), sn_v3_scale(right, sn));
     sn_vec3 down = sn_v3_scale(up, -1);
     double mount_z = -a->bbox.extent.z + p->clearance;
     /* Pass 1: where each wheel touches and how far its spring is compressed. */
@@ -103,28 +106,28 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         sn_vec3 local = sn_v3((front ? 1 : -1) * p->wheelbase / 2, (left ? -1 : 1) * p->track / 2, mount_z);
         sn_vec3 mount = sn_v3_add(pos, sn_mat3_apply(&m, local));
         double dist = 0;
-        touch[i] = wheel_ray(w, mount, down, p->ray_length, &dist, &nrm[i]);
+        touch[i] = wheel_ray(w, statics ? sbox : NULL, mount, down, p->ray_length, &dist, &nrm[i]);
         comp[i] = touch[i] ? p->ray_length - dist : 0;
         cps[i] = sn_v3_add(mount, sn_v3_scale(down, dist));
     }
     /* Pass 2: spring, damper and anti-roll bar loads; tyre forces within the friction circle. */
+    const dReal *lvp = dBodyGetLinearVel(b), *avp = dBodyGetAngularVel(b);
+    sn_vec3 lin = sn_v3(lvp[0], lvp[1], lvp[2]), ang = sn_v3(avp[0], avp[1], avp[2]);
+    sn_vec3 force = sn_v3(0, 0, 0), torque = sn_v3(0, 0, 0);
     for (int i = 0; i < 4; i++) {
         if (!touch[i])
             continue; /* wheel in the air */
         bool front = i < 2;
         sn_vec3 n = nrm[i], cp = cps[i];
-        dVector3 pv;
-        dBodyGetPointVel(b, cp.x, cp.y, cp.z, pv);
-        sn_vec3 v = sn_v3(pv[0], pv[1], pv[2]);
+        sn_vec3 v = sn_v3_add(lin, sn_v3_cross(ang, sn_v3_sub(cp, pos)));
         double arb = p->spring_k * (comp[i] - comp[i ^ 1]); /* i ^ 1: the other wheel of the axle */
         double load = p->spring_k * comp[i] + arb - p->damper_c * sn_v3_dot(v, n);
         if (load <= 0)
             continue;
         /* Tyre frame on the ground plane. */
-        double d = front ? a->steer_angle : 0;
-        sn_vec3 wf = sn_v3_add(sn_v3_scale(fwd, cos(d)), sn_v3_scale(right, sin(d)));
+        sn_vec3 wf = front ? steered : fwd;
         wf = sn_v3_norm(sn_v3_sub(wf, sn_v3_scale(n, sn_v3_dot(wf, n))));
-        sn_vec3 ws = sn_v3_norm(sn_v3_cross(n, wf));
+        sn_vec3 ws = sn_v3_cross(n, wf); /* unit: n and wf are unit and orthogonal */
         double vl = sn_v3_dot(v, wf), vs = sn_v3_dot(v, ws);
         double stop = mq * fabs(vl) / h; /* the force that would stop this wheel in one substep */
         double flong = 0, grip = 1;
@@ -140,7 +143,7 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         }
         flong -= sgn(vl) * fmin(0.015 * load, stop); /* rolling resistance */
         double flat = -0.5 * grip * mq * vs / h;
-        double fmax_ = p->mu * load, ft = hypot(flong, flat);
+        double fmax_ = p->mu * load, ft = sqrt(flong * flong + flat * flat);
         if (ft > fmax_) {
             flong *= fmax_ / ft;
             flat *= fmax_ / ft;
@@ -148,14 +151,16 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         /* The suspension pushes at the contact point; tyre forces act partway up toward the
         ** centre of mass ("roll influence"), because a box's centre of mass sits higher than
         ** a car's, and real cars slide well before they roll over. */
-        dBodyAddForceAtPos(b, n.x * load, n.y * load, n.z * load, cp.x, cp.y, cp.z);
+        sn_vec3 fs = sn_v3_scale(n, load);
         sn_vec3 ftv = sn_v3_add(sn_v3_scale(wf, flong), sn_v3_scale(ws, flat));
         sn_vec3 tp = sn_v3_add(cp, sn_v3_scale(up, ROLL_INFLUENCE_LIFT * sn_v3_dot(sn_v3_sub(pos, cp), up)));
-        dBodyAddForceAtPos(b, ftv.x, ftv.y, ftv.z, tp.x, tp.y, tp.z);
+        force = sn_v3_add(force, sn_v3_add(fs, ftv));
+        torque = sn_v3_add(torque, sn_v3_add(sn_v3_cross(sn_v3_sub(cp, pos), fs), sn_v3_cross(sn_v3_sub(tp, pos), ftv)));
     }
-    const dReal *lv = dBodyGetLinearVel(b);
-    sn_vec3 vel = sn_v3(lv[0], lv[1], lv[2]);
-    sn_vec3 drag = sn_v3_scale(vel, -0.5 * 1.2 * p->drag_area * sn_v3_len(vel));
+    /* One call for the four wheels: the sum of forces at points is a force and a torque. */
+    dBodyAddForce(b, force.x, force.y, force.z);
+    dBodyAddTorque(b, torque.x, torque.y, torque.z);
+    sn_vec3 drag = sn_v3_scale(lin, -0.5 * 1.2 * p->drag_area * sn_v3_len(lin));
     dBodyAddForce(b, drag.x, drag.y, drag.z);
 }
 

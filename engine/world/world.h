@@ -48,6 +48,8 @@ struct sn_actor {
     sn_transform rel;   /* relative to the parent when attached, else the world pose of a static */
     sn_mat3 rel_rot;    /* cached rotation of `rel` */
 
+    sn_vec3 plane_normal; /* ground planes: n . x = plane_offset */
+    double plane_offset;
     dBodyID body;       /* vehicles and walkers */
     dGeomID geom;       /* NULL for sensors */
 
