@@ -300,7 +300,8 @@ static sn_status rebuild_routes(sn_engine *e, sn_error *err)
             return sn_fail(err, SN_E_NOMEM, "out of memory");
         e->routes[e->n_routes++] = (sn_collision_route){a->parent, s};
     }
-    qsort(e->routes, e->n_routes, sizeof *e->routes, route_cmp);
+    if (e->n_routes > 1)
+        qsort(e->routes, e->n_routes, sizeof *e->routes, route_cmp);
     e->routes_dirty = false;
     return SN_OK;
 }

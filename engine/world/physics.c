@@ -383,7 +383,8 @@ sn_status sn_world_step(sn_world *w, double dt, int n_sub, sn_error *err)
         keep_walkers_upright(w);
     }
     ode_guard = NULL;
-    qsort(w->pairs, w->n_pairs, sizeof *w->pairs, pair_cmp);
+    if (w->n_pairs > 1)
+        qsort(w->pairs, w->n_pairs, sizeof *w->pairs, pair_cmp);
     return SN_OK;
 }
 

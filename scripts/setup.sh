@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs sensim's build dependencies from Debian (as root, or with sudo).
+set -euo pipefail
+PKGS=(gcc libc6-dev meson ninja-build pkg-config libode-dev libmsgpack-dev libstb-dev libyaml-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "sensim: installing ${missing[*]}" >&2
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

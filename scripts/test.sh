@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Sets everything up, builds with warnings as errors and runs the whole test suite twice:
+# once in the normal build and once under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Ends with one line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+passed=0 failed=0
+count() { # build dir: adds meson's Ok/Fail counts from its last run
+  local log=$1/meson-logs/testlog.json ok fail
+  ok=$(grep -o '"result": "OK"' "$log" 2>/dev/null | wc -l)
+  fail=$(grep -o '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log" 2>/dev/null | wc -l)
+  [ "$ok" -gt 0 ] || [ "$fail" -gt 0 ] || fail=1 # the suite did not run at all
+  passed=$((passed + ok)); failed=$((failed + fail))
+}
+run_suite() { # build dir, meson options...
+  local dir=$1; shift
+  if [ ! -d "$dir" ]; then meson setup "$dir" -Dwerror=true "$@" >/dev/null || { failed=$((failed + 1)); return; }; fi
+  if ! meson compile -C "$dir"; then failed=$((failed + 1)); return; fi
+  rm -f "$dir/meson-logs/testlog.json"
+  meson test -C "$dir" --print-errorlogs --num-processes 2
+  count "$dir"
+}
+run_suite build-test
+run_suite build-sanitize -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
+# The benchmarks run once too: they must work, their figures are printed, never asserted.
+if meson test -C build-test --benchmark --verbose 2>&1 | grep -E '^ +(ratio|engine|memory)'; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
