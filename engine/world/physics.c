@@ -431,8 +431,11 @@ static void ray_callback(void *data, dGeomID g1, dGeomID g2)
 bool sn_world_ray_cast(sn_world *w, sn_vec3 o, sn_vec3 d, double max_dist, uint32_t ignore_id,
                        sn_ray_hit *hit)
 {
+    /* Checked here, not by ODE: its assertions would end the process. */
+    if (!isfinite(o.x + o.y + o.z + d.x + d.y + d.z) || !(max_dist > 0) || !isfinite(max_dist))
+        return false;
     d = sn_v3_norm(d);
-    if (!(max_dist > 0) || sn_v3_len(d) == 0)
+    if (sn_v3_len(d) == 0)
         return false;
     dGeomRaySet(w->ray, o.x, o.y, o.z, d.x, d.y, d.z);
     dGeomRaySetLength(w->ray, max_dist);
