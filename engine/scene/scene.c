@@ -444,9 +444,8 @@ static sn_status parse_list(ctx *c, const sn_ynode *n, bool sensors, sn_scene_en
     return SN_OK;
 }
 
-static sn_status check_names(ctx *c, sn_scene *s, const sn_ydoc *doc)
+static sn_status check_names(ctx *c, sn_scene *s)
 {
-    (void)doc;
     uint32_t total = s->n_actors + s->n_sensors;
     for (uint32_t i = 0; i < total; i++) {
         sn_scene_entity *a = i < s->n_actors ? &s->actors[i] : &s->sensors[i - s->n_actors];
@@ -490,7 +489,7 @@ sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)
     if (!st && (v = sn_ynode_get(root, "sensors")))
         st = parse_list(&c, v, true, &s->sensors, &s->n_sensors);
     if (!st)
-        st = check_names(&c, s, &doc);
+        st = check_names(&c, s);
     if (!st && s->settings.frames == 0) {
         double d = s->settings.duration > 0 ? s->settings.duration : 5.0;
         s->settings.frames = (uint64_t)ceil(d / s->settings.fixed_delta_seconds - 1e-9);

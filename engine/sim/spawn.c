@@ -170,7 +170,6 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *er
     v = NULL;
 
     a->rel = ent->transform;
-    a->rel_rot = sn_mat3_from_rotation(ent->transform.rotation);
     sn_transform world_tf = ent->transform;
     if (parent) {
         const sn_actor *p = sn_world_find(&e->world, parent);

@@ -53,7 +53,6 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind)
         return NULL;
     a->id = ++w->next_id;
     a->kind = kind;
-    a->rel_rot = sn_mat3_from_rotation((sn_rotation){0, 0, 0});
     w->actors[w->n_actors++] = a;
     return a;
 }

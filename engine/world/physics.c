@@ -378,7 +378,6 @@ sn_status sn_world_step(sn_world *w, double dt, int n_sub, sn_error *err)
         dSpaceCollide(w->space, w, near_callback);
         dWorldQuickStep(w->world, h);
         gather_contacts(w, h);
-        w->contacts_total += w->n_contacts;
         dJointGroupEmpty(w->contact_group);
         keep_walkers_upright(w);
     }

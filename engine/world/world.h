@@ -46,7 +46,6 @@ struct sn_actor {
 
     uint32_t parent;    /* 0 = free */
     sn_transform rel;   /* relative to the parent when attached, else the world pose of a static */
-    sn_mat3 rel_rot;    /* cached rotation of `rel` */
 
     sn_vec3 plane_normal; /* ground planes: n . x = plane_offset */
     double plane_offset;
@@ -106,7 +105,6 @@ typedef struct sn_world {
     size_t hash_cap;
 
     double substep_dt;
-    uint64_t contacts_total;
 } sn_world;
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err);
