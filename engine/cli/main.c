@@ -6,6 +6,7 @@
 #include "../plugin/attr.h"
 #include "../plugin/library.h"
 #include "../sim/engine.h"
+#include "../sim/guard.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -112,6 +113,7 @@ static int cmd_run(int argc, char **argv)
         return fail(EXIT_INPUT, "run: no scene file given%s", " (usage: sensim run SCENE --out DIR)");
     if (!c.out)
         return fail(EXIT_INPUT, "run: --out DIR is required%s", "");
+    sn_guard_install(); /* a crash inside a plugin callback is then reported by name */
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = c.plugin_dir, .threads = (int)c.threads, .seed_set = c.has_seed,
                            .seed = c.seed, .quiet_plugins = c.quiet};

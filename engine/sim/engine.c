@@ -1,5 +1,6 @@
 /* engine.c — the embedding API and the frame loop (DESIGN.md "The world and the frame"). */
 #include "engine.h"
+#include "guard.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -46,8 +47,11 @@ static void unload(sn_engine *e)
 {
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = &e->sensors[i];
-        if (s->self)
+        if (s->self) {
+            sn_guard_enter(s, "destroy");
             s->cls->destroy(s->self);
+            sn_guard_leave();
+        }
         if (s->out) {
             fclose(s->out);
             remove(s->part_path);
@@ -309,7 +313,9 @@ static sn_status rebuild_routes(sn_engine *e, sn_error *err)
 static sn_status deliver(sn_sensor *s, const sn_event *ev, sn_error *err)
 {
     s->error[0] = 0;
+    sn_guard_enter(s, "on_event");
     sn_status st = s->cls->on_event(s->self, ev);
+    sn_guard_leave();
     return st ? sn_plugin_fail(s, "on_event", st, err) : SN_OK;
 }
 
@@ -357,7 +363,9 @@ static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
             s->ticked_post = true;
         }
         s->error[0] = 0;
+        sn_guard_enter(s, names[phase]);
         sn_status st = s->cls->tick(s->self, phase);
+        sn_guard_leave();
         if (st)
             return sn_plugin_fail(s, names[phase], st, err);
     }
@@ -393,7 +401,10 @@ static sn_status schedule(sn_engine *e, sn_error *err)
         while (live(s) && s->next_call < s->entity->n_calls && due_now(s->entity->calls[s->next_call].at, t)) {
             const sn_scene_call *c = &s->entity->calls[s->next_call++];
             s->error[0] = 0;
-            if ((st = s->cls->call(s->self, c->method, c->n_args, (const char *const *)c->args)))
+            sn_guard_enter(s, "call");
+            st = s->cls->call(s->self, c->method, c->n_args, (const char *const *)c->args);
+            sn_guard_leave();
+            if (st)
                 return sn_plugin_fail(s, c->method, st, err);
         }
     }
@@ -417,11 +428,18 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
         sn_sensor *s = &e->sensors[i];
         if (!live(s))
             continue;
-        uint32_t n = s->cls->pending ? s->cls->pending(s->self) : (s->ticked_post ? 1u : 0u);
+        uint32_t n = s->ticked_post ? 1u : 0u;
+        if (s->cls->pending) {
+            sn_guard_enter(s, "pending");
+            n = s->cls->pending(s->self);
+            sn_guard_leave();
+        }
         for (uint32_t k = 0; k < n; k++) {
             sn_writer_reset(&e->writer);
             s->error[0] = 0;
+            sn_guard_enter(s, "serialize");
             sn_status st = s->cls->serialize(s->self, k, &e->writer);
+            sn_guard_leave();
             if (st)
                 return sn_plugin_fail(s, "serialize", st, err);
             if ((st = sn_writer_finish(&e->writer, s, err))) {

@@ -1,5 +1,6 @@
 /* spawn.c — turning scene entries into actors and sensor instances, and destroying them. */
 #include "engine.h"
+#include "guard.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -234,12 +235,25 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err)
     s->actor_id = a->id;
     s->spawned = true;
     s->error[0] = 0;
-    if ((st = s->cls->create(&e->host, s, &s->self)) != SN_OK)
+    sn_guard_enter(s, "create");
+    st = s->cls->create(&e->host, s, &s->self);
+    sn_guard_leave();
+    if (st != SN_OK)
         return sn_plugin_fail(s, "create", st, err);
-    if (s->cls->set && (st = s->cls->set(s->self, s->values, s->bp->n_attrs)) != SN_OK)
-        return sn_plugin_fail(s, "set", st, err);
-    if (s->cls->attach && (st = s->cls->attach(s->self, parent)) != SN_OK)
-        return sn_plugin_fail(s, "attach", st, err);
+    if (s->cls->set) {
+        sn_guard_enter(s, "set");
+        st = s->cls->set(s->self, s->values, s->bp->n_attrs);
+        sn_guard_leave();
+        if (st != SN_OK)
+            return sn_plugin_fail(s, "set", st, err);
+    }
+    if (s->cls->attach) {
+        sn_guard_enter(s, "attach");
+        st = s->cls->attach(s->self, parent);
+        sn_guard_leave();
+        if (st != SN_OK)
+            return sn_plugin_fail(s, "attach", st, err);
+    }
     e->routes_dirty = true;
     return sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, parent) ? sn_fail(err, SN_E_NOMEM, "out of memory")
                                                                        : SN_OK;
@@ -257,8 +271,11 @@ void sn_destroy_actor(struct sn_engine *e, uint32_t id)
         return;
     if (a->sensor) {
         sn_sensor *s = a->sensor;
-        if (s->self)
+        if (s->self) {
+            sn_guard_enter(s, "destroy");
             s->cls->destroy(s->self);
+            sn_guard_leave();
+        }
         s->self = NULL;
         s->destroyed = true;
         s->actor_id = 0;

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A plugin that fails or crashes on purpose is reported by plugin, sensor and callback; a
+# failure while running stops with exit 1 and keeps what was written; outputs of an earlier
+# run are never destroyed.
+# usage: plugin_failures.sh SENSIM FAULTY_PLUGIN_DIR TMP_DIR
+set -u
+SENSIM=$1 PLUGINS=$2 TMP=$3/failures
+rm -rf "$TMP" && mkdir -p "$TMP"
+export SENSIM_PLUGIN_PATH=$PLUGINS
+fails=0 checks=0
+ok() { checks=$((checks + 1)); }
+bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+
+scene() { # scene MODE -> path of a scene with one faulty sensor named 'f'
+  cat >"$TMP/$1.yaml" <<YAML
+settings: {fixed_delta_seconds: 0.05, frames: 8}
+actors:
+  - {name: ground, blueprint: static.ground}
+sensors:
+  - {name: f, blueprint: sensor.test.faulty, attributes: {mode: $1, at_frame: 3}}
+YAML
+  echo "$TMP/$1.yaml"
+}
+# run MODE -> sets rc and err (stderr), output in $TMP/out
+run() {
+  "$SENSIM" run "$(scene "$1")" --out "$TMP/out" --quiet 2>"$TMP/err"
+  rc=$?
+  err=$(cat "$TMP/err")
+}
+
+# A good run first: its stream must survive every failing run below.
+run none
+[ "$rc" -eq 0 ] && [ -f "$TMP/out/f.msgpack" ] || bad "a good run of the faulty sensor: $err"
+good=$(md5sum <"$TMP/out/f.msgpack")
+
+run fail_set
+if [ "$rc" -eq 2 ] && grep -q "^sensim: error: sensor 'f' (sensor.test.faulty, plugin .*faulty.so): set failed: refusing to be set up (on purpose)$" <<<"$err"
+then ok; else bad "fail_set: rc=$rc: $err"; fi
+
+run fail_tick
+if [ "$rc" -eq 1 ] && grep -q "^sensim: error: frame 3: sensor 'f' (sensor.test.faulty, plugin .*faulty.so): tick(post) failed: failing in tick at frame 3 (on purpose)$" <<<"$err"
+then ok; else bad "fail_tick: rc=$rc: $err"; fi
+# Stopped cleanly: the frames before the failure (frames count from 1) are flushed to the .part stream.
+n=$("$SENSIM" dump "$TMP/out/f.msgpack.part" 2>/dev/null | wc -l)
+[ "$n" -eq 2 ] && ok || bad "fail_tick: expected frames 1-2 flushed to f.msgpack.part, got $n messages"
+
+run fail_serialize
+if [ "$rc" -eq 1 ] && grep -q "plugin .*faulty.so): serialize failed: failing in serialize (on purpose)$" <<<"$err"
+then ok; else bad "fail_serialize: rc=$rc: $err"; fi
+
+for where in tick serialize; do
+  run crash_$where
+  want="tick(post)"; [ $where = serialize ] && want=serialize
+  if [ "$rc" -gt 128 ] && grep -qF "sensim: error: plugin $PLUGINS/faulty.so: crashed in $want of sensor 'f' (sensor.test.faulty): SIGSEGV" <<<"$err"
+  then ok; else bad "crash_$where: rc=$rc: $err"; fi
+done
+
+[ "$(md5sum <"$TMP/out/f.msgpack")" = "$good" ] && ok || bad "an earlier run's output was changed by a failing run"
+
+echo "$checks checks, $fails failed" >&2
+[ "$fails" -eq 0 ]
