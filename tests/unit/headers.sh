@@ -12,5 +12,12 @@ for h in "$inc"/sensim/*.h; do
     fails=$((fails + 1))
   fi
 done
+# The fake host's implementation half, too, as a plugin author's test compiles it.
+n=$((n + 1))
+if ! printf '#define SN_TESTING_IMPLEMENTATION\n#include <sensim/testing.h>\n' |
+    "$cc" -std=c11 -Wall -Wextra -pedantic -Werror -fsyntax-only -I "$inc" -x c -; then
+  echo "FAIL: sensim/testing.h with SN_TESTING_IMPLEMENTATION" >&2
+  fails=$((fails + 1))
+fi
 echo "$n headers, $fails failed" >&2
 [ "$n" -gt 0 ] && [ "$fails" -eq 0 ]
