@@ -7,6 +7,7 @@
 #include "../plugin/library.h"
 #include "../sim/engine.h"
 #include "../sim/guard.h"
+#include "scaffold.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@ static int usage(void)
           "       sensim blueprints [--json] [--plugin-dir DIR]\n"
           "       sensim plugins [--json] [--plugin-dir DIR]\n"
           "       sensim dump FILE [--json]\n"
+          "       sensim new-sensor NAME [DIR]\n"
           "       sensim --version\n",
           stderr);
     return EXIT_INPUT;
@@ -336,6 +338,22 @@ static int cmd_dump(int argc, char **argv)
     return 0;
 }
 
+/* sensim new-sensor NAME [DIR]: a plugin folder that builds and loads as generated. */
+static int cmd_new_sensor(int argc, char **argv)
+{
+    if (argc < 3 || argc > 4 || argv[2][0] == '-')
+        return fail(EXIT_INPUT, "new-sensor: usage: sensim new-sensor NAME [DIR]%s", "");
+    sn_error err = {0};
+    char dir[4096];
+    if (sn_scaffold_sensor(argv[2], argc == 4 ? argv[3] : NULL, dir, sizeof dir, &err) != SN_OK)
+        return fail(EXIT_INPUT, "%s", err.msg);
+    printf("sensim: wrote %s/ (sensor, unit test, meson.build, scene.yaml, README.md)\n"
+           "  build and test:  cd %s && meson setup build && meson test -C build\n"
+           "  run its scene:   SENSIM_PLUGIN_PATH=build sensim run scene.yaml --out out\n",
+           dir, dir);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -349,6 +367,8 @@ int main(int argc, char **argv)
         return cmd_plugins(argc, argv);
     if (strcmp(cmd, "dump") == 0)
         return cmd_dump(argc, argv);
+    if (strcmp(cmd, "new-sensor") == 0)
+        return cmd_new_sensor(argc, argv);
     if (strcmp(cmd, "--version") == 0) {
         printf("sensim %s (plugin ABI %d.%d)\n", SN_VERSION_STRING, SN_ABI_MAJOR, SN_ABI_MINOR);
         return 0;

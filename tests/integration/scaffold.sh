@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `sensim new-sensor` writes a plugin folder that builds against the installed SDK (meson and
+# pkg-config only), passes its own fake-host unit test, loads, and runs its scene.
+# usage: scaffold.sh BUILD_DIR TMP_DIR
+set -u
+BUILD=$1 TMP=$2/scaffold
+rm -rf "$TMP" && mkdir -p "$TMP"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+meson install -C "$BUILD" --destdir "$TMP/root" --no-rebuild >"$TMP/install.log" 2>&1 || fail "meson install: $(tail -3 "$TMP/install.log")"
+pc=$(find "$TMP/root" -name sensim-sdk.pc | head -1)
+sensim=$(find "$TMP/root" -path '*/bin/sensim' | head -1)
+[ -n "$pc" ] && [ -n "$sensim" ] || fail "sensim and sensim-sdk.pc installed"
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$TMP/root
+
+cd "$TMP" || fail "cd"
+"$sensim" new-sensor lane_watch >new.log 2>&1 || fail "new-sensor: $(cat new.log)"
+for f in lane_watch.c test_lane_watch.c meson.build scene.yaml README.md; do
+  [ -f "lane_watch/$f" ] || fail "new-sensor did not write $f"
+done
+# Refusals: an existing folder is never overwritten, a bad name is refused; both exit 2.
+before=$(md5sum lane_watch/lane_watch.c)
+"$sensim" new-sensor lane_watch 2>err.log; rc=$?
+[ "$rc" -eq 2 ] && grep -q "^sensim: error: new-sensor: lane_watch already exists" err.log || fail "existing folder: rc=$rc $(cat err.log)"
+[ "$(md5sum lane_watch/lane_watch.c)" = "$before" ] || fail "an existing folder was changed"
+"$sensim" new-sensor 'Lane-Watch' 2>err.log; rc=$?
+[ "$rc" -eq 2 ] && grep -q "is not a valid name" err.log || fail "bad name: rc=$rc $(cat err.log)"
+
+# As generated: builds warning-free, its unit test passes, it loads, its scene runs.
+cd lane_watch || fail "cd"
+meson setup build -Dwerror=true >setup.log 2>&1 || fail "meson setup: $(tail -5 setup.log)"
+meson compile -C build >compile.log 2>&1 || fail "compile: $(tail -20 compile.log)"
+meson test -C build >test.log 2>&1 || fail "its unit test: $(cat build/meson-logs/testlog.txt | tail -20)"
+SENSIM_PLUGIN_PATH=build "$sensim" plugins >plugins.log 2>&1
+grep -q "sensor.other.lane_watch" plugins.log || fail "sensim plugins does not list it: $(cat plugins.log)"
+SENSIM_PLUGIN_PATH=build "$sensim" run scene.yaml --out out --quiet 2>run.log || fail "its scene: $(cat run.log)"
+out=$("$sensim" dump out/lane_watch.msgpack) || fail "dump"
+# 20 frames at 0.05 s with sensor_tick 0.1: 10 messages, each seeing only the near box (5 m).
+n=$(printf '%s\n' "$out" | wc -l)
+[ "$n" -eq 10 ] || fail "expected 10 messages, got $n"
+bad=$(printf '%s\n' "$out" | grep -vc '"count":1,"actors":\[{"id":3,"type_id":"static.prop.box"')
+[ "$bad" -eq 0 ] || fail "expected only near_box (id 3) in range: $(printf '%s\n' "$out" | head -1)"
+echo "scaffold generated, built, tested, loaded and run" >&2
