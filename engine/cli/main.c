@@ -3,6 +3,7 @@
 ** Exit status: 0 success, 1 a failure while running, 2 bad input (usage, scene, attributes,
 ** plugin). Every error is one line on stderr starting "sensim: error:". */
 #include "../data/dump.h"
+#include "../data/image.h"
 #include "../plugin/attr.h"
 #include "../plugin/library.h"
 #include "../sim/engine.h"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define EXIT_RUN 1
@@ -32,6 +34,7 @@ static int usage(void)
           "       sensim blueprints [--json] [--plugin-dir DIR]\n"
           "       sensim plugins [--json] [--plugin-dir DIR]\n"
           "       sensim dump FILE [--json]\n"
+          "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
           "       sensim new-sensor NAME [DIR]\n"
           "       sensim --version\n",
           stderr);
@@ -53,7 +56,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 
 typedef struct cli {
     const char *positional;
-    const char *out, *plugin_dir;
+    const char *out, *plugin_dir, *converter;
     uint64_t frames, seed, threads;
     bool has_frames, has_seed, json, quiet;
 } cli;
@@ -84,6 +87,8 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed)
             i++;
             if (strcmp(name, "out") == 0)
                 c->out = val;
+            else if (strcmp(name, "converter") == 0)
+                c->converter = val;
             else if (strcmp(name, "plugin-dir") == 0)
                 c->plugin_dir = val;
             else if (strcmp(name, "frames") == 0) {
@@ -338,6 +343,30 @@ static int cmd_dump(int argc, char **argv)
     return 0;
 }
 
+/* sensim convert STREAM --converter C --out DIR: every image of a camera stream as DIR/%06d.png */
+static int cmd_convert(int argc, char **argv)
+{
+    cli c;
+    int rc = parse_args(argc, argv, &c, " converter out ");
+    if (rc)
+        return rc;
+    if (!c.positional || !c.out)
+        return fail(EXIT_INPUT, "convert: usage: sensim convert STREAM --out DIR [--converter %s]",
+                    "raw|depth|logarithmic_depth|cityscapes");
+    sn_converter conv = SN_CONV_RAW;
+    if (c.converter && !sn_converter_parse(c.converter, &conv))
+        return fail(EXIT_INPUT, "convert: unknown converter '%s' (raw, depth, logarithmic_depth or cityscapes)",
+                    c.converter);
+    if (mkdir(c.out, 0777) != 0 && errno != EEXIST)
+        return fail(EXIT_INPUT, "convert: cannot create %s", c.out);
+    sn_error err = {0};
+    size_t n = 0;
+    if (sn_convert_stream(c.positional, c.out, conv, &n, &err) != SN_OK)
+        return fail(EXIT_INPUT, "%s", err.msg);
+    printf("sensim: %zu images written to %s\n", n, c.out);
+    return 0;
+}
+
 /* sensim new-sensor NAME [DIR]: a plugin folder that builds and loads as generated. */
 static int cmd_new_sensor(int argc, char **argv)
 {
@@ -367,6 +396,8 @@ int main(int argc, char **argv)
         return cmd_plugins(argc, argv);
     if (strcmp(cmd, "dump") == 0)
         return cmd_dump(argc, argv);
+    if (strcmp(cmd, "convert") == 0)
+        return cmd_convert(argc, argv);
     if (strcmp(cmd, "new-sensor") == 0)
         return cmd_new_sensor(argc, argv);
     if (strcmp(cmd, "--version") == 0) {

@@ -97,7 +97,7 @@ static void put_object(FILE *out, const msgpack_object *o, bool full)
 }
 
 /* Reads the whole file: simple and exact about where a stream breaks. */
-static char *read_all(const char *path, size_t *len, sn_error *err)
+char *sn_read_file(const char *path, size_t *len, sn_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -132,7 +132,7 @@ static char *read_all(const char *path, size_t *len, sn_error *err)
 sn_status sn_dump_file(const char *path, FILE *out, bool full, sn_error *err)
 {
     size_t len, off = 0, count = 0;
-    char *buf = read_all(path, &len, err);
+    char *buf = sn_read_file(path, &len, err);
     if (!buf)
         return err->status;
     msgpack_unpacked res;

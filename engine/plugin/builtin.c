@@ -10,44 +10,48 @@ static const char *const rec_colors[] = {"200,30,30", "30,30,200", "230,230,230"
 
 #define ATTR_ROLE {"role_name", SN_ATTR_STRING, "", NULL, NULL, false, 0, 0, NULL, "CARLA role name, e.g. hero"}
 #define ATTR_COLOR(d) {"color", SN_ATTR_RGB, d, rec_colors, NULL, false, 0, 0, NULL, "base colour 'r,g,b'"}
+static const char *const textures[] = {"none", "checker", NULL};
+#define ATTR_TEXTURE(d) {"texture", SN_ATTR_ENUM, d, NULL, textures, false, 0, 0, NULL, \
+                         "surface pattern in camera images: none or checker (cells of checker_size)"}, \
+    {"checker_size", SN_ATTR_FLOAT, "1.0", NULL, NULL, true, 0.01, 1000, "m", "edge of a checker cell"}
 #define ATTR_TAG(d) {"semantic_tag", SN_ATTR_STRING, d, NULL, NULL, false, 0, 0, NULL, \
                      "semantic tag: a name of seed 003's table (case-insensitive) or its number 0-28"}
 #define ATTR_EXTENT(d, what) {"extent", SN_ATTR_STRING, d, NULL, NULL, false, 0, 0, "m", \
                               "half extents 'x,y,z' of the " what}
 
 static const sn_attr_def ground_attrs[] = {
-    ATTR_ROLE, ATTR_COLOR("110,110,110"), ATTR_TAG("Roads"),
+    ATTR_ROLE, ATTR_COLOR("110,110,110"), ATTR_TAG("Roads"), ATTR_TEXTURE("checker"),
 };
 static const sn_attr_def box_attrs[] = {
-    ATTR_ROLE, ATTR_COLOR("180,180,180"), ATTR_TAG("Static"), ATTR_EXTENT("0.5,0.5,0.5", "box"),
+    ATTR_ROLE, ATTR_COLOR("180,180,180"), ATTR_TAG("Static"), ATTR_TEXTURE("none"), ATTR_EXTENT("0.5,0.5,0.5", "box"),
 };
 static const sn_attr_def building_attrs[] = {
-    ATTR_ROLE, ATTR_COLOR("150,140,130"), ATTR_TAG("Building"), ATTR_EXTENT("10,10,10", "building"),
+    ATTR_ROLE, ATTR_COLOR("150,140,130"), ATTR_TAG("Building"), ATTR_TEXTURE("none"), ATTR_EXTENT("10,10,10", "building"),
 };
 static const sn_attr_def sphere_attrs[] = {
-    ATTR_ROLE, ATTR_COLOR("180,180,180"), ATTR_TAG("Static"),
+    ATTR_ROLE, ATTR_COLOR("180,180,180"), ATTR_TAG("Static"), ATTR_TEXTURE("none"),
     {"radius", SN_ATTR_FLOAT, "0.5", NULL, NULL, true, 0.01, 1000, "m", "sphere radius"},
 };
 static const sn_attr_def cylinder_attrs[] = {
-    ATTR_ROLE, ATTR_COLOR("180,180,180"), ATTR_TAG("Pole"),
+    ATTR_ROLE, ATTR_COLOR("180,180,180"), ATTR_TAG("Pole"), ATTR_TEXTURE("none"),
     {"radius", SN_ATTR_FLOAT, "0.2", NULL, NULL, true, 0.01, 1000, "m", "cylinder radius"},
     {"height", SN_ATTR_FLOAT, "3.0", NULL, NULL, true, 0.01, 1000, "m", "cylinder height (along z)"},
 };
 static const char *const rec_mass_sedan[] = {"1200", "1500", "1800", NULL};
 static const sn_attr_def sedan_attrs[] = {
-    ATTR_ROLE, ATTR_COLOR("200,200,200"), ATTR_TAG("Car"), ATTR_EXTENT("2.3,0.95,0.75", "body"),
+    ATTR_ROLE, ATTR_COLOR("200,200,200"), ATTR_TAG("Car"), ATTR_TEXTURE("none"), ATTR_EXTENT("2.3,0.95,0.75", "body"),
     {"mass", SN_ATTR_FLOAT, "1500", rec_mass_sedan, NULL, true, 50, 100000, "kg", "vehicle mass"},
     {"max_power", SN_ATTR_FLOAT, "120000", NULL, NULL, true, 1000, 2000000, "W", "engine power"},
     {"max_steer_angle", SN_ATTR_FLOAT, "35", NULL, NULL, true, 1, 80, "deg", "front wheel angle at full steer"},
 };
 static const sn_attr_def truck_attrs[] = {
-    ATTR_ROLE, ATTR_COLOR("60,90,150"), ATTR_TAG("Truck"), ATTR_EXTENT("4.0,1.25,1.6", "body"),
+    ATTR_ROLE, ATTR_COLOR("60,90,150"), ATTR_TAG("Truck"), ATTR_TEXTURE("none"), ATTR_EXTENT("4.0,1.25,1.6", "body"),
     {"mass", SN_ATTR_FLOAT, "8000", NULL, NULL, true, 50, 100000, "kg", "vehicle mass"},
     {"max_power", SN_ATTR_FLOAT, "300000", NULL, NULL, true, 1000, 2000000, "W", "engine power"},
     {"max_steer_angle", SN_ATTR_FLOAT, "30", NULL, NULL, true, 1, 80, "deg", "front wheel angle at full steer"},
 };
 static const sn_attr_def walker_attrs[] = {
-    ATTR_ROLE, ATTR_COLOR("220,20,60"), ATTR_TAG("Pedestrian"), ATTR_EXTENT("0.25,0.25,0.9", "body"),
+    ATTR_ROLE, ATTR_COLOR("220,20,60"), ATTR_TAG("Pedestrian"), ATTR_TEXTURE("none"), ATTR_EXTENT("0.25,0.25,0.9", "body"),
     {"mass", SN_ATTR_FLOAT, "80", NULL, NULL, true, 10, 500, "kg", "walker mass"},
     {"speed", SN_ATTR_FLOAT, "1.4", NULL, NULL, true, 0, 10, "m/s", "default walking speed for control.direction and routes"},
 };

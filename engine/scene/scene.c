@@ -1,11 +1,14 @@
 #include "scene.h"
 
+#include "../data/image.h"
+
 #include "../core/error.h"
 #include "../core/util.h"
 #include "yamldoc.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,13 +306,44 @@ static sn_status parse_calls(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     return SN_OK;
 }
 
+/* save: {path: "front/%06d.png", converter: raw|depth|logarithmic_depth|cityscapes} */
+static sn_status parse_save(ctx *c, const sn_ynode *n, sn_scene_entity *e)
+{
+    static const char *const keys[] = {"path", "converter", NULL};
+    sn_status st = expect(c, n, SN_Y_MAP, "save");
+    if (!st)
+        st = check_keys(c, n, keys, "save");
+    if (st)
+        return st;
+    e->save_pos = pos_of(n);
+    const sn_ynode *v = sn_ynode_get(n, "path");
+    if (!v)
+        return at(c, n, "save needs a 'path', e.g. \"front/%%06d.png\"", NULL, NULL);
+    if ((st = get_string(c, v, "path", &e->save_path)))
+        return st;
+    sn_error perr = {0};
+    if (!sn_image_pattern_check(e->save_path, &perr) || e->save_path[0] == '/' || strstr(e->save_path, ".."))
+        return at(c, v, "save path %s (a relative path inside --out, with at most one %%06d for the frame)",
+                  perr.msg[0] ? perr.msg : e->save_path, NULL);
+    if ((v = sn_ynode_get(n, "converter"))) {
+        if ((st = get_string(c, v, "converter", &e->save_converter)))
+            return st;
+        sn_converter conv;
+        if (!sn_converter_parse(e->save_converter, &conv))
+            return at(c, v, "unknown converter '%s' (raw, depth, logarithmic_depth or cityscapes)", e->save_converter, NULL);
+    } else if (!(e->save_converter = sn_strdup("raw"))) {
+        return SN_E_NOMEM;
+    }
+    return SN_OK;
+}
+
 static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_entity *e)
 {
     static const char *const actor_keys[] = {"name", "blueprint", "transform", "attributes",
                                              "attach_to", "velocity", "control", "autopilot",
                                              "spawn_at", "destroy_at", NULL};
     static const char *const sensor_keys[] = {"name", "blueprint", "transform", "attributes",
-                                              "attach_to", "calls", "spawn_at", "destroy_at", NULL};
+                                              "attach_to", "calls", "spawn_at", "destroy_at", "save", NULL};
     const char *what = sensor ? "a sensor" : "an actor";
     sn_status st = expect(c, n, SN_Y_MAP, what);
     if (!st)
@@ -356,6 +390,8 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         return st;
     if ((v = sn_ynode_get(n, "autopilot")) && (st = parse_autopilot(c, v, e)))
         return st;
+    if ((v = sn_ynode_get(n, "save")) && (st = parse_save(c, v, e)))
+        return st;
     if ((v = sn_ynode_get(n, "calls")) && (st = parse_calls(c, v, e)))
         return st;
     if ((v = sn_ynode_get(n, "spawn_at"))) {
@@ -373,10 +409,49 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     return SN_OK;
 }
 
+/* lighting: {sun_azimuth_angle, sun_altitude_angle, sun_intensity, ambient, sky_color} */
+static sn_status parse_lighting(ctx *c, const sn_ynode *n, sn_scene_settings *s)
+{
+    static const char *const keys[] = {"sun_azimuth_angle", "sun_altitude_angle", "sun_intensity", "ambient",
+                                       "sky_color", NULL};
+    static const struct { const char *key; double lo, hi; size_t off; } nums[] = {
+        {"sun_azimuth_angle", -360, 360, offsetof(sn_scene_settings, sun_azimuth)},
+        {"sun_altitude_angle", -90, 90, offsetof(sn_scene_settings, sun_altitude)},
+        {"sun_intensity", 0, 10, offsetof(sn_scene_settings, sun_intensity)},
+        {"ambient", 0, 1, offsetof(sn_scene_settings, ambient)},
+    };
+    sn_status st = expect(c, n, SN_Y_MAP, "lighting");
+    if (!st)
+        st = check_keys(c, n, keys, "lighting");
+    if (st)
+        return st;
+    const sn_ynode *v;
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        if (!(v = sn_ynode_get(n, nums[i].key)))
+            continue;
+        double *dst = (double *)(void *)((char *)s + nums[i].off);
+        if ((st = get_number(c, v, nums[i].key, dst)))
+            return st;
+        if (*dst < nums[i].lo || *dst > nums[i].hi) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s must be within [%g, %g]", nums[i].key, nums[i].lo, nums[i].hi);
+            return at(c, v, msg, NULL, NULL);
+        }
+    }
+    if ((v = sn_ynode_get(n, "sky_color"))) {
+        if ((st = get_vec3(c, v, "sky_color", &s->sky_color)))
+            return st;
+        const sn_vec3 k = s->sky_color;
+        if (k.x < 0 || k.x > 255 || k.y < 0 || k.y > 255 || k.z < 0 || k.z > 255)
+            return at(c, v, "sky_color must be [r, g, b] with each in [0, 255]", NULL, NULL);
+    }
+    return SN_OK;
+}
+
 static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
 {
     static const char *const keys[] = {"fixed_delta_seconds", "frames", "duration", "seed",
-                                       "max_substep_delta_time", "max_substeps", NULL};
+                                       "max_substep_delta_time", "max_substeps", "lighting", NULL};
     sn_status st = expect(c, n, SN_Y_MAP, "settings");
     if (!st)
         st = check_keys(c, n, keys, "settings");
@@ -406,6 +481,8 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         if (s->max_substep_delta_time <= 0 || s->max_substep_delta_time > 1)
             return at(c, v, "max_substep_delta_time must be within (0, 1] seconds", NULL, NULL);
     }
+    if ((v = sn_ynode_get(n, "lighting")) && (st = parse_lighting(c, v, s)))
+        return st;
     if ((v = sn_ynode_get(n, "max_substeps"))) {
         uint64_t m;
         if ((st = get_uint(c, v, "max_substeps", &m)))
@@ -469,6 +546,11 @@ sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)
     s->settings.fixed_delta_seconds = 0.05;
     s->settings.max_substep_delta_time = 0.01;
     s->settings.max_substeps = 10;
+    s->settings.sun_azimuth = 135;
+    s->settings.sun_altitude = 50;
+    s->settings.sun_intensity = 0.75;
+    s->settings.ambient = 0.35;
+    s->settings.sky_color = (sn_vec3){150, 190, 235};
     sn_ydoc doc;
     sn_status st = sn_ydoc_load(&doc, path, err);
     if (st)
@@ -516,6 +598,8 @@ static void entity_free(sn_scene_entity *e)
         free(e->calls[i].args);
     }
     free(e->calls);
+    free(e->save_path);
+    free(e->save_converter);
 }
 
 void sn_scene_free(sn_scene *s)

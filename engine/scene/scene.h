@@ -52,6 +52,9 @@ typedef struct sn_scene_entity {
     /* sensors only */
     sn_scene_call *calls;
     uint32_t n_calls;
+    char *save_path;      /* cameras: save {path, converter}; NULL when not saving */
+    char *save_converter; /* "raw" when not given */
+    sn_srcpos save_pos;
 } sn_scene_entity;
 
 typedef struct sn_scene_settings {
@@ -61,6 +64,9 @@ typedef struct sn_scene_settings {
     uint64_t seed;
     double max_substep_delta_time; /* default 0.01 */
     int max_substeps;              /* default 10 */
+    /* lighting: for cameras (see render.h for the defaults) */
+    double sun_azimuth, sun_altitude, sun_intensity, ambient;
+    sn_vec3 sky_color; /* 0..255 each */
     sn_srcpos dt_pos;
 } sn_scene_settings;
 

@@ -86,6 +86,8 @@ void sn_engine_destroy(sn_engine *e)
     if (e->outputs_open)
         sn_engine_finish(e, false, NULL);
     unload(e); /* instances go before their plugins are closed */
+    sn_renderer_destroy(e->renderer);
+    free(e->img_scratch);
     sn_writer_free(&e->writer);
     msgpack_sbuffer_destroy(&e->msg);
     sn_library_free(&e->lib);
@@ -132,6 +134,9 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
                                    &s->values, err);
     if (st)
         return st;
+    if (ent->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0)
+        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: 'save' writes camera images; %s is not a camera", path,
+                       ent->save_pos.line, ent->save_pos.col, s->bp->id);
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
@@ -206,6 +211,9 @@ sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *err)
     sn_status st = sn_scene_load(&e->scene, path, err);
     if (!st) {
         e->seed = e->opts.seed_set ? e->opts.seed : e->scene.settings.seed;
+        const sn_scene_settings *ss = &e->scene.settings;
+        e->lighting = (sn_lighting){ss->sun_azimuth, ss->sun_altitude, ss->sun_intensity, ss->ambient,
+                                    {(uint8_t)ss->sky_color.x, (uint8_t)ss->sky_color.y, (uint8_t)ss->sky_color.z}};
         st = build_scene(e, err);
     }
     if (st) {

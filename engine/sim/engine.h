@@ -6,6 +6,7 @@
 #include "../plugin/library.h"
 #include "../scene/scene.h"
 #include "../world/world.h"
+#include "../render/render.h"
 
 #include <msgpack.h>
 #include <sensim/plugin.h>
@@ -90,6 +91,11 @@ struct sn_engine {
 
     sn_event *events; /* world events queued for this frame */
     size_t n_events, cap_events;
+
+    sn_renderer *renderer; /* created at the first render, with opts.threads workers */
+    sn_lighting lighting;  /* from the scene's settings.lighting */
+    uint8_t *img_scratch;  /* converted image of `save:`, reused */
+    size_t img_cap;
 
     sn_writer writer;
     msgpack_sbuffer msg;

@@ -1,9 +1,12 @@
 /* host.c — the sn_host table: what a plugin instance may ask of the engine. */
 #include "engine.h"
 
+#include "../core/util.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void sn_host_writer_fill(sn_host *h);
 
@@ -64,6 +67,27 @@ static bool h_ray_cast(sn_ctx *c, sn_vec3 o, sn_vec3 d, double max_dist, uint32_
     return sn_world_ray_cast(&c->engine->world, o, d, max_dist, ignore, hit ? hit : &tmp);
 }
 
+static sn_status h_render(sn_ctx *c, const sn_camera *cam, const sn_image *out)
+{
+    sn_engine *e = c->engine;
+    sn_error err = {0};
+    if (!cam || !out) {
+        sn_format(c->error, sizeof c->error, "render: NULL camera or image");
+        return SN_E_INVALID;
+    }
+    if (!e->renderer) {
+        int n = e->opts.threads > 0 ? e->opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        if (!(e->renderer = sn_renderer_create(n < 1 ? 1 : n > 64 ? 64 : n))) {
+            sn_format(c->error, sizeof c->error, "render: out of memory");
+            return SN_E_NOMEM;
+        }
+    }
+    sn_status st = sn_render(e->renderer, &e->world, &e->lighting, cam, out, &err);
+    if (st)
+        sn_format(c->error, sizeof c->error, "render: %s", err.msg);
+    return st;
+}
+
 static uint64_t h_rand_u64(sn_ctx *c) { return sn_rng_u64(&c->rng); }
 static double h_rand_uniform(sn_ctx *c) { return sn_rng_uniform(&c->rng); }
 static double h_rand_normal(sn_ctx *c, double mean, double sd) { return mean + sd * sn_rng_normal(&c->rng); }
@@ -85,5 +109,6 @@ void sn_host_init(sn_host *h)
     h->random_u64 = h_rand_u64;
     h->random_uniform = h_rand_uniform;
     h->random_normal = h_rand_normal;
+    h->render = h_render;
     sn_host_writer_fill(h);
 }

@@ -128,6 +128,8 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *er
     int i;
     a->role_name = sn_strdup(v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "role_name")].s);
     memcpy(a->color, v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "color")].rgb, 3);
+    a->checker = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "texture")].i == 1;
+    a->checker_size = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "checker_size")].f;
     const char *tag = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "semantic_tag")].s;
     if (!sn_tag_parse(tag, &a->tag)) {
         sn_srcpos pos = attr_pos(ent, "semantic_tag");

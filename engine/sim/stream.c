@@ -4,6 +4,8 @@
 ** existing output is never replaced by a half-written one. */
 #include "engine.h"
 
+#include "../data/image.h"
+
 #include "../core/error.h"
 #include "../core/util.h"
 
@@ -33,6 +35,24 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
     s->messages++;
     if (s->out && fwrite(e->msg.data, 1, e->msg.size, s->out) != e->msg.size)
         return sn_fail(err, SN_E_IO, "%s: write failed: %s", s->part_path, strerror(errno));
+    if (s->entity->save_path && e->out_dir) {
+        /* save: the message just written, as an image (the same code as `sensim convert`) */
+        msgpack_unpacked u;
+        msgpack_unpacked_init(&u);
+        size_t off = 0;
+        sn_converter conv = SN_CONV_RAW;
+        sn_converter_parse(s->entity->save_converter, &conv);
+        sn_status st = msgpack_unpack_next(&u, e->msg.data, e->msg.size, &off) == MSGPACK_UNPACK_SUCCESS
+                           ? sn_image_save_message(&u.data, e->out_dir, s->entity->save_path, conv, &e->img_scratch,
+                                                   &e->img_cap, err)
+                           : sn_fail(err, SN_E_INVALID, "cannot read back the message to save");
+        msgpack_unpacked_destroy(&u);
+        if (st) {
+            char msg[sizeof err->msg];
+            sn_format(msg, sizeof msg, "%s", err->msg);
+            return sn_fail(err, st, "sensor '%s': save: %s", s->entity->name, msg);
+        }
+    }
     if (s->n_listeners) {
         sn_message m = {s->entity->name, s->bp->id, s->actor_id, e->clock.frame, e->clock.timestamp,
                         e->msg.data, e->msg.size};

@@ -40,6 +40,8 @@ struct sn_actor {
     char *role_name;     /* owned */
     uint8_t tag;
     uint8_t color[3];
+    bool checker;        /* render a checker texture (attribute texture: checker) */
+    double checker_size; /* metres per checker cell */
     sn_bbox bbox;
     sn_shape shape;
     double mass;

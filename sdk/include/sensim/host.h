@@ -27,6 +27,32 @@ typedef enum sn_log_level {
     SN_LOG_ERROR = 3
 } sn_log_level;
 
+/*
+** A camera for host->render (ABI 1.1). It looks along the x axis of its transform (CARLA's
+** convention: x forward, y right, z up); the image's rows go down, its columns right.
+*/
+typedef struct sn_camera {
+    uint32_t struct_size;
+    sn_transform transform; /* world pose */
+    uint32_t width, height; /* pixels, 1..16384 */
+    double fov;             /* horizontal field of view, degrees, in (0, 180) */
+    double near_clip;       /* metres, > 0: nearer surfaces are cut away */
+    double far_clip;        /* metres, > near_clip: farther surfaces are not drawn */
+} sn_camera;
+
+/*
+** Buffers the renderer fills, each width*height entries in row-major order, owned by the
+** caller (allocate once, reuse every frame). Any of them may be NULL and is then not computed.
+** Where nothing is hit: depth = far_clip, tag = SN_TAG_SKY, instance = 0, colour = the sky's.
+*/
+typedef struct sn_image {
+    uint32_t struct_size;
+    float *depth;       /* planar depth along the optical axis, metres */
+    uint8_t *bgra;      /* 4 bytes per pixel: B, G, R, A=255; Lambert-shaded actor colours */
+    uint8_t *tag;       /* semantic tag (sn_tag) */
+    uint32_t *instance; /* actor id */
+} sn_image;
+
 typedef struct sn_host {
     sn_abi_header hdr;
 
@@ -97,6 +123,14 @@ typedef struct sn_host {
     ** SN_E_NOT_FOUND if the actor is gone: copy what you need at event time instead.
     */
     sn_status (*write_actor)(sn_writer *w, uint32_t actor_id);
+
+    /* ---- added in ABI 1.1: check host->hdr.abi_minor >= 1 before calling ---- */
+    /*
+    ** Renders the world as it is now through `camera` into `out` (see sn_camera, sn_image),
+    ** on the engine's worker threads; the result is the same byte for byte at any thread
+    ** count. SN_E_INVALID (with a message) for a bad camera. Call it from tick().
+    */
+    sn_status (*render)(sn_ctx *ctx, const sn_camera *camera, const sn_image *out);
 } sn_host;
 
 #endif

@@ -1,0 +1,194 @@
+/* image.c — converters and PNG output for camera images. */
+#include "image.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "dump.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <stb_image_write.h>
+
+/* Seed 003's table; Rider as CARLA's CityScapesPalette has it (255, 0, 0). */
+static const uint8_t palette[29][3] = {
+    {0, 0, 0},       {128, 64, 128},  {244, 35, 232},  {70, 70, 70},    {102, 102, 156}, {100, 40, 40},
+    {153, 153, 153}, {250, 170, 30},  {220, 220, 0},   {107, 142, 35},  {145, 170, 100}, {70, 130, 180},
+    {220, 20, 60},   {255, 0, 0},     {0, 0, 142},     {0, 0, 70},      {0, 60, 100},    {0, 80, 100},
+    {0, 0, 230},     {119, 11, 32},   {110, 190, 160}, {170, 120, 50},  {55, 90, 80},    {45, 60, 150},
+    {157, 234, 50},  {81, 0, 81},     {150, 100, 100}, {230, 150, 140}, {180, 165, 180},
+};
+
+const uint8_t *sn_cityscapes_color(uint8_t tag) { return tag < 29 ? palette[tag] : palette[0]; }
+
+bool sn_converter_parse(const char *name, sn_converter *out)
+{
+    static const char *const names[] = {"raw", "depth", "logarithmic_depth", "cityscapes"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(name, names[i])) {
+            *out = (sn_converter)i;
+            return true;
+        }
+    return false;
+}
+
+void sn_convert_bgra(sn_converter c, const uint8_t *bgra, size_t px, uint8_t *rgb)
+{
+    for (size_t i = 0; i < px; i++) {
+        const uint8_t *p = bgra + 4 * i;
+        uint8_t *o = rgb + 3 * i;
+        switch (c) {
+        case SN_CONV_RAW:
+            o[0] = p[2], o[1] = p[1], o[2] = p[0];
+            break;
+        case SN_CONV_DEPTH:
+        case SN_CONV_LOG_DEPTH: {
+            uint32_t d = p[2] + 256u * p[1] + 65536u * p[0];
+            float n = (float)d / 16777215.0f;
+            uint8_t g;
+            if (c == SN_CONV_DEPTH) {
+                g = (uint8_t)(n * 255.0f + 0.5f);
+            } else {
+                float v = 1.0f + logf(n) / 5.70378f;
+                v = v > 1.0f ? 1.0f : v;
+                v = v < 0.005f ? 0.005f : v; /* also catches ln(0) = -inf */
+                g = (uint8_t)(v * 255 + 0.5f);
+            }
+            o[0] = o[1] = o[2] = g;
+            break;
+        }
+        case SN_CONV_CITYSCAPES:
+            memcpy(o, sn_cityscapes_color(p[2]), 3);
+            break;
+        }
+    }
+}
+
+bool sn_image_pattern_check(const char *pattern, sn_error *err)
+{
+    int conversions = 0;
+    if (!*pattern) {
+        sn_fail(err, SN_E_INVALID, "the image path is empty");
+        return false;
+    }
+    for (const char *p = pattern; *p; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        const char *q = p + 1;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q != 'd' || q - p > 3) {
+            sn_fail(err, SN_E_INVALID, "'%s': only one frame number like %%06d or %%d (and %%%% for %%) may appear", pattern);
+            return false;
+        }
+        conversions++;
+        p = q;
+    }
+    if (conversions > 1) {
+        sn_fail(err, SN_E_INVALID, "'%s': more than one frame number", pattern);
+        return false;
+    }
+    return true;
+}
+
+/* mkdir -p of the folder part of path. */
+static sn_status make_parents(char *path, sn_error *err)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        int rc = mkdir(path, 0777);
+        int e = errno;
+        *p = '/';
+        if (rc && e != EEXIST)
+            return sn_fail(err, SN_E_IO, "cannot create folder for %s: %s", path, strerror(e));
+    }
+    return SN_OK;
+}
+
+static const msgpack_object *get(const msgpack_object *map, const char *key)
+{
+    size_t n = strlen(key);
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key;
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, key, n))
+            return &map->via.map.ptr[i].val;
+    }
+    return NULL;
+}
+
+sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
+                                uint8_t **scratch, size_t *cap, sn_error *err)
+{
+    const msgpack_object *w = msg->type == MSGPACK_OBJECT_MAP ? get(msg, "width") : NULL;
+    const msgpack_object *h = w ? get(msg, "height") : NULL;
+    const msgpack_object *raw = h ? get(msg, "raw_data") : NULL;
+    const msgpack_object *frame = raw ? get(msg, "frame") : NULL;
+    if (!frame || w->type != MSGPACK_OBJECT_POSITIVE_INTEGER || h->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
+        raw->type != MSGPACK_OBJECT_BIN || frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return sn_fail(err, SN_E_INVALID, "not a camera image: a message needs frame, width, height and raw_data");
+    uint64_t W = w->via.u64, H = h->via.u64;
+    if (!W || !H || W > 16384 || H > 16384 || (uint64_t)raw->via.bin.size != W * H * 4)
+        return sn_fail(err, SN_E_INVALID, "corrupt camera image: raw_data has %u bytes for %llux%llu BGRA pixels",
+                       raw->via.bin.size, (unsigned long long)W, (unsigned long long)H);
+    size_t px = (size_t)(W * H);
+    if (!sn_grow((void **)scratch, cap, px * 3, 1))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for a %llux%llu image", (unsigned long long)W, (unsigned long long)H);
+    sn_convert_bgra(c, (const uint8_t *)raw->via.bin.ptr, px, *scratch);
+    char name[2048], path[4096];
+    /* the pattern was checked: at most one integer conversion */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(name, sizeof name, pattern, (int)frame->via.u64);
+#pragma GCC diagnostic pop
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return sn_fail(err, SN_E_INVALID, "image path too long");
+    sn_status st = make_parents(path, err);
+    if (st)
+        return st;
+    if (!stbi_write_png(path, (int)W, (int)H, 3, *scratch, (int)W * 3))
+        return sn_fail(err, SN_E_IO, "cannot write %s", path);
+    return SN_OK;
+}
+
+sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, size_t *written, sn_error *err)
+{
+    size_t len, off = 0;
+    *written = 0;
+    char *buf = sn_read_file(path, &len, err);
+    if (!buf)
+        return err->status;
+    msgpack_unpacked res;
+    msgpack_unpacked_init(&res);
+    uint8_t *scratch = NULL;
+    size_t cap = 0;
+    sn_status st = SN_OK;
+    while (off < len && !st) {
+        size_t start = off;
+        msgpack_unpack_return r = msgpack_unpack_next(&res, buf, len, &off);
+        if (r != MSGPACK_UNPACK_SUCCESS || res.data.type != MSGPACK_OBJECT_MAP) {
+            st = sn_fail(err, SN_E_INVALID, "%s: %s (message %zu at byte %zu)", path,
+                         r == MSGPACK_UNPACK_CONTINUE ? "truncated stream" : "corrupt stream", *written + 1, start);
+            break;
+        }
+        if ((st = sn_image_save_message(&res.data, dir, "%06d.png", c, &scratch, &cap, err))) {
+            char msg[sizeof err->msg];
+            sn_format(msg, sizeof msg, "%s", err->msg);
+            sn_fail(err, st, "%s: message %zu: %s", path, *written + 1, msg);
+        } else {
+            (*written)++;
+        }
+    }
+    msgpack_unpacked_destroy(&res);
+    free(scratch);
+    free(buf);
+    return st;
+}

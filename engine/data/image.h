@@ -1,0 +1,40 @@
+/* image.h — CARLA's ColorConverter and saving camera images as PNG (stb_image_write).
+**
+** Converters, per pixel of a BGRA image (carla-sensors.md §3):
+**   raw               the colour as it is
+**   depth             d = R + 256 G + 65536 B; n = d / 16777215.0f; gray = (uint8)(n * 255.0f + 0.5f)
+**   logarithmic_depth v = 1 + ln(n) / 5.70378f clamped to [0.005, 1]; gray = (uint8)(v * 255 + 0.5f)
+**   cityscapes        the CityScapes colour of the tag in R (seed 003's table)
+** PNGs are written as 8-bit RGB. */
+#ifndef SN_DATA_IMAGE_H
+#define SN_DATA_IMAGE_H
+
+#include <msgpack.h>
+#include <sensim/sensim.h>
+
+typedef enum sn_converter { SN_CONV_RAW, SN_CONV_DEPTH, SN_CONV_LOG_DEPTH, SN_CONV_CITYSCAPES } sn_converter;
+
+/* "raw", "depth", "logarithmic_depth", "cityscapes"; false for anything else. */
+bool sn_converter_parse(const char *name, sn_converter *out);
+/* Converts px BGRA pixels to RGB (3 bytes each) into rgb (caller's buffer). */
+void sn_convert_bgra(sn_converter c, const uint8_t *bgra, size_t px, uint8_t *rgb);
+/* The CityScapes colour of a tag (black beyond the table). */
+const uint8_t *sn_cityscapes_color(uint8_t tag);
+
+/*
+** A path pattern has at most one integer conversion for the frame ("%06d", "%d") and "%%"
+** for a percent sign. Returns false and a reason in err otherwise.
+*/
+bool sn_image_pattern_check(const char *pattern, sn_error *err);
+
+/*
+** Saves the image of one camera message (a map with width, height and raw_data) to
+** dir/pattern(frame), creating folders as needed. `scratch` is grown and reused (caller frees).
+*/
+sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
+                                uint8_t **scratch, size_t *scratch_cap, sn_error *err);
+
+/* sensim convert: every message of a stream file to DIR/%06d.png; *written counts images. */
+sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, size_t *written, sn_error *err);
+
+#endif

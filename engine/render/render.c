@@ -1,0 +1,544 @@
+/* render.c — setup (cull, clip, project, bin) on the calling thread, then rasterise and
+** resolve bands of rows on the pool. See render.h for the method. */
+#include "render.h"
+
+#include "../core/mathx.h"
+#include "../core/util.h"
+#include "mesh.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUB 8                   /* subpixel bits of the fixed-point vertex coordinates */
+#define ONE (1 << SUB)
+#define BAND 16                 /* rows per task */
+#define GUARD 8.0               /* guard band: clip planes at 8x the half field of view */
+#define NONE 0xFFFFFFFFu        /* nothing drawn at this pixel */
+#define PLANE_BIT 0x80000000u   /* the pixel's primitive is a ground plane */
+#define MAX_POLY 9              /* a triangle clipped by 5 planes has at most 8 vertices */
+
+typedef struct prim {
+    uint32_t id;
+    uint8_t tag, color[3];
+    bool checker, is_plane;
+    double checker_size;
+    sn_mat3 rot; /* actor frame, for the checker in actor coordinates */
+    sn_vec3 pos;
+} prim;
+
+typedef struct tri {
+    int64_t X[3], Y[3];     /* fixed point, wound so that the doubled area is positive */
+    int32_t x0, x1, y0, y1; /* pixels whose centres may be covered, inclusive, inside the image */
+    float wa, wb, wc;       /* 1/depth = wa*x + wb*y + wc at the centre of pixel (x, y) */
+    float n[3];             /* unit world normal */
+    uint32_t prim;
+} tri;
+
+typedef struct plane {
+    float wa, wb, wc;
+    float n[3];
+    uint32_t prim;
+} plane;
+
+typedef struct band {
+    uint32_t *list, n, cap;
+} band;
+
+struct sn_renderer {
+    sn_pool *pool;
+    prim *prims;
+    size_t n_prims, cap_prims;
+    tri *tris;
+    size_t n_tris, cap_tris;
+    plane *planes;
+    size_t n_planes, cap_planes;
+    band *bands;
+    size_t n_bands, cap_bands;
+    sn_vec3 *verts; /* camera-space vertices of the mesh being set up */
+    size_t cap_verts;
+    float *wbuf;    /* 1/depth of the nearest surface so far */
+    uint32_t *idbuf;
+    size_t cap_px;
+
+    /* the frame being rendered */
+    const sn_camera *cam;
+    const sn_image *out;
+    uint32_t W, H;
+    double f, cx, cy, tanh_, tanv;
+    float inv_far, inv_near, far;
+    sn_mat3 R; /* camera frame: columns forward, right, up */
+    sn_vec3 eye;
+    double sun[3], ambient, intensity;
+    uint8_t sky[3];
+    uint32_t last_tris;
+};
+
+void sn_lighting_default(sn_lighting *l)
+{
+    l->sun_azimuth = 135;
+    l->sun_altitude = 50;
+    l->sun_intensity = 0.75;
+    l->ambient = 0.35;
+    l->sky[0] = 150, l->sky[1] = 190, l->sky[2] = 235;
+}
+
+sn_renderer *sn_renderer_create(int threads)
+{
+    sn_renderer *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    if (!(r->pool = sn_pool_create(threads))) {
+        free(r);
+        return NULL;
+    }
+    sn_mesh_init();
+    return r;
+}
+
+void sn_renderer_destroy(sn_renderer *r)
+{
+    if (!r)
+        return;
+    sn_pool_destroy(r->pool);
+    for (size_t i = 0; i < r->cap_bands; i++)
+        free(r->bands[i].list);
+    free(r->bands);
+    free(r->prims);
+    free(r->tris);
+    free(r->planes);
+    free(r->verts);
+    free(r->wbuf);
+    free(r->idbuf);
+    free(r);
+}
+
+int sn_renderer_threads(const sn_renderer *r) { return sn_pool_threads(r->pool); }
+uint32_t sn_renderer_last_triangles(const sn_renderer *r) { return r->last_tris; }
+
+sn_status sn_camera_check(const sn_camera *c, sn_error *err)
+{
+    if (c->width < 1 || c->height < 1 || c->width > 16384 || c->height > 16384)
+        return sn_fail(err, SN_E_INVALID, "image size %ux%u: width and height must be 1..16384", c->width, c->height);
+    if (!(c->fov > 0 && c->fov < 180))
+        return sn_fail(err, SN_E_INVALID, "fov %g: must be inside (0, 180) degrees", c->fov);
+    if (!(c->near_clip > 0) || !(c->far_clip > c->near_clip) || !isfinite(c->far_clip))
+        return sn_fail(err, SN_E_INVALID, "clip planes near %g, far %g: need 0 < near < far", c->near_clip, c->far_clip);
+    const sn_vec3 p = c->transform.location;
+    const sn_rotation o = c->transform.rotation;
+    if (!isfinite(p.x + p.y + p.z + o.pitch + o.yaw + o.roll))
+        return sn_fail(err, SN_E_INVALID, "camera transform is not finite");
+    return SN_OK;
+}
+
+/* ---- setup ---- */
+
+static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+static bool push_band(band *b, uint32_t t)
+{
+    if (b->n == b->cap) {
+        uint32_t cap = b->cap ? b->cap * 2 : 64;
+        uint32_t *l = realloc(b->list, cap * sizeof *l);
+        if (!l)
+            return false;
+        b->list = l;
+        b->cap = cap;
+    }
+    b->list[b->n++] = t;
+    return true;
+}
+
+/* Signed distances to the clip planes: near, then the guard band's four sides. */
+static void plane_dists(const sn_renderer *r, sn_vec3 v, double d[5])
+{
+    double gx = GUARD * r->tanh_ * v.x, gz = GUARD * r->tanv * v.x;
+    d[0] = v.x - r->cam->near_clip;
+    d[1] = gx - v.y;
+    d[2] = gx + v.y;
+    d[3] = gz - v.z;
+    d[4] = gz + v.z;
+}
+
+/* Sutherland-Hodgman against plane k; returns the new vertex count. */
+static int clip_plane(const sn_renderer *r, const sn_vec3 *in, int n, sn_vec3 *out, int k)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        sn_vec3 a = in[i], b = in[(i + 1) % n];
+        double da[5], db[5];
+        plane_dists(r, a, da);
+        plane_dists(r, b, db);
+        if (da[k] >= 0)
+            out[m++] = a;
+        if ((da[k] >= 0) != (db[k] >= 0)) {
+            double t = da[k] / (da[k] - db[k]);
+            out[m++] = sn_v3_add(a, sn_v3_scale(sn_v3_sub(b, a), t));
+        }
+    }
+    return m;
+}
+
+/* One screen triangle from three camera-space vertices; false only when out of memory. */
+static bool emit(sn_renderer *r, const sn_vec3 *v, const float n[3], uint32_t prim_index)
+{
+    double sx[3], sy[3];
+    int64_t X[3], Y[3];
+    for (int i = 0; i < 3; i++) {
+        sx[i] = r->cx + r->f * v[i].y / v[i].x;
+        sy[i] = r->cy - r->f * v[i].z / v[i].x;
+        X[i] = llround(sx[i] * ONE);
+        Y[i] = llround(sy[i] * ONE);
+    }
+    int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (Y[1] - Y[0]) * (X[2] - X[0]);
+    if (area == 0)
+        return true;
+    if (area < 0) {
+        int64_t t = X[1]; X[1] = X[2]; X[2] = t;
+        t = Y[1]; Y[1] = Y[2]; Y[2] = t;
+    }
+    int64_t minX = X[0], maxX = X[0], minY = Y[0], maxY = Y[0];
+    for (int i = 1; i < 3; i++) {
+        minX = X[i] < minX ? X[i] : minX, maxX = X[i] > maxX ? X[i] : maxX;
+        minY = Y[i] < minY ? Y[i] : minY, maxY = Y[i] > maxY ? Y[i] : maxY;
+    }
+    /* pixels whose centres (i + 1/2) lie inside the box */
+    int64_t x0 = floordiv(minX - ONE / 2 + ONE - 1, ONE), x1 = floordiv(maxX - ONE / 2, ONE);
+    int64_t y0 = floordiv(minY - ONE / 2 + ONE - 1, ONE), y1 = floordiv(maxY - ONE / 2, ONE);
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 > (int64_t)r->W - 1) x1 = r->W - 1;
+    if (y1 > (int64_t)r->H - 1) y1 = r->H - 1;
+    if (x0 > x1 || y0 > y1)
+        return true;
+    /* 1/depth is affine in screen space: solve it through the three projected vertices */
+    double det = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
+    if (fabs(det) < 1e-12)
+        return true;
+    double w0 = 1 / v[0].x, w1 = 1 / v[1].x, w2 = 1 / v[2].x;
+    double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) / det;
+    double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) / det;
+    double C = w0 - A * sx[0] - B * sy[0];
+    if (!sn_grow((void **)&r->tris, &r->cap_tris, r->n_tris + 1, sizeof *r->tris))
+        return false;
+    uint32_t index = (uint32_t)r->n_tris++;
+    tri *t = &r->tris[index];
+    memcpy(t->X, X, sizeof X);
+    memcpy(t->Y, Y, sizeof Y);
+    t->x0 = (int32_t)x0, t->x1 = (int32_t)x1, t->y0 = (int32_t)y0, t->y1 = (int32_t)y1;
+    /* at the centre of pixel (x, y): screen (x + 1/2, y + 1/2) */
+    t->wa = (float)A;
+    t->wb = (float)B;
+    t->wc = (float)(C + 0.5 * A + 0.5 * B);
+    memcpy(t->n, n, sizeof t->n);
+    t->prim = prim_index;
+    for (int64_t b = y0 / BAND; b <= y1 / BAND; b++)
+        if (!push_band(&r->bands[b], index))
+            return false;
+    return true;
+}
+
+/* Culls, clips and emits one camera-space triangle. */
+static bool add_triangle(sn_renderer *r, sn_vec3 a, sn_vec3 b, sn_vec3 c, uint32_t prim_index)
+{
+    sn_vec3 n = sn_v3_cross(sn_v3_sub(b, a), sn_v3_sub(c, a));
+    if (sn_v3_dot(n, a) >= 0)
+        return true; /* back face (meshes wind outwards) or edge-on */
+    /* outside one side of the view, or beyond the far plane: nothing to draw */
+    double th = r->tanh_, tv = r->tanv, fc = r->cam->far_clip;
+    if ((a.y > th * a.x && b.y > th * b.x && c.y > th * c.x) || (a.y < -th * a.x && b.y < -th * b.x && c.y < -th * c.x) ||
+        (a.z > tv * a.x && b.z > tv * b.x && c.z > tv * c.x) || (a.z < -tv * a.x && b.z < -tv * b.x && c.z < -tv * c.x) ||
+        (a.x > fc && b.x > fc && c.x > fc))
+        return true;
+    sn_vec3 wn = sn_v3_norm(sn_mat3_apply(&r->R, n));
+    float nf[3] = {(float)wn.x, (float)wn.y, (float)wn.z};
+    sn_vec3 poly[2][MAX_POLY] = {{a, b, c}};
+    int n_poly = 3, cur = 0;
+    for (int k = 0; k < 5; k++) {
+        double da[5], db[5], dc[5];
+        plane_dists(r, a, da);
+        plane_dists(r, b, db);
+        plane_dists(r, c, dc);
+        if (da[k] >= 0 && db[k] >= 0 && dc[k] >= 0)
+            continue; /* the common case: wholly inside this plane */
+        n_poly = clip_plane(r, poly[cur], n_poly, poly[cur ^ 1], k);
+        cur ^= 1;
+        if (n_poly < 3)
+            return true;
+    }
+    sn_vec3 *p = poly[cur];
+    for (int i = 1; i + 1 < n_poly; i++) {
+        sn_vec3 t3[3] = {p[0], p[i], p[i + 1]};
+        if (!emit(r, t3, nf, prim_index))
+            return false;
+    }
+    return true;
+}
+
+static prim *new_prim(sn_renderer *r, const sn_actor *a, const sn_transform *t)
+{
+    if (!sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims))
+        return NULL;
+    prim *p = &r->prims[r->n_prims++];
+    p->id = a->id;
+    p->tag = a->tag;
+    memcpy(p->color, a->color, 3);
+    p->checker = a->checker;
+    p->checker_size = a->checker_size > 0 ? a->checker_size : 1.0;
+    p->is_plane = a->shape == SN_SHAPE_PLANE;
+    p->rot = sn_mat3_from_rotation(t->rotation);
+    p->pos = t->location;
+    return p;
+}
+
+/* A ground plane n.x = d: 1/depth along each pixel's ray is affine in the pixel. */
+static bool add_plane(sn_renderer *r, const sn_actor *a, const sn_transform *t)
+{
+    sn_vec3 n = a->plane_normal;
+    double num = a->plane_offset - sn_v3_dot(n, r->eye);
+    if (fabs(num) < 1e-9)
+        return true; /* the eye lies in the plane: it is seen edge-on */
+    sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    double nf = sn_v3_dot(n, fwd), nr = sn_v3_dot(n, right), nu = sn_v3_dot(n, up);
+    /* ray(x, y) = fwd + right (x + 1/2 - cx)/f - up (y + 1/2 - cy)/f; w = n.ray / num */
+    if (!new_prim(r, a, t) || !sn_grow((void **)&r->planes, &r->cap_planes, r->n_planes + 1, sizeof *r->planes))
+        return false;
+    plane *p = &r->planes[r->n_planes++];
+    p->wa = (float)(nr / (r->f * num));
+    p->wb = (float)(-nu / (r->f * num));
+    p->wc = (float)((nf + nr * (0.5 - r->cx) / r->f - nu * (0.5 - r->cy) / r->f) / num);
+    /* shade the side the eye is on */
+    double s = num < 0 ? 1 : -1;
+    p->n[0] = (float)(n.x * s), p->n[1] = (float)(n.y * s), p->n[2] = (float)(n.z * s);
+    p->prim = (uint32_t)r->n_prims - 1;
+    return true;
+}
+
+static bool add_mesh(sn_renderer *r, const sn_actor *a, const sn_transform *t, const sn_mesh *m)
+{
+    sn_mat3 ra = sn_mat3_from_rotation(t->rotation);
+    sn_vec3 centre = sn_v3_add(t->location, sn_mat3_apply(&ra, a->bbox.location));
+    sn_vec3 ext = a->bbox.extent;
+    sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(centre, r->eye));
+    /* bounding sphere against near, far and the four sides of the view */
+    double rad = sn_v3_len(ext);
+    double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
+    if (cc.x + rad < r->cam->near_clip || cc.x - rad > r->cam->far_clip ||
+        (cc.y - r->tanh_ * cc.x) * sh > rad || (-cc.y - r->tanh_ * cc.x) * sh > rad ||
+        (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad)
+        return true;
+    if (!new_prim(r, a, t) || !sn_grow((void **)&r->verts, &r->cap_verts, m->n_v, sizeof *r->verts))
+        return false;
+    uint32_t pi = (uint32_t)r->n_prims - 1;
+    /* camera-space columns of the scaled actor frame */
+    sn_vec3 c0 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 0)), ext.x);
+    sn_vec3 c1 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 1)), ext.y);
+    sn_vec3 c2 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 2)), ext.z);
+    for (uint32_t i = 0; i < m->n_v; i++) {
+        const float *v = m->v[i];
+        r->verts[i] = sn_v3_add(cc, sn_v3_add(sn_v3_scale(c0, v[0]), sn_v3_add(sn_v3_scale(c1, v[1]), sn_v3_scale(c2, v[2]))));
+    }
+    for (uint32_t i = 0; i < m->n_t; i++) {
+        const uint32_t *k = m->t[i];
+        if (!add_triangle(r, r->verts[k[0]], r->verts[k[1]], r->verts[k[2]], pi))
+            return false;
+    }
+    return true;
+}
+
+/* ---- rasterise and resolve one band ---- */
+
+static void draw_band(void *arg, uint32_t bi)
+{
+    sn_renderer *r = arg;
+    const uint32_t W = r->W;
+    const int32_t y_begin = (int32_t)bi * BAND;
+    const int32_t y_end = y_begin + BAND < (int32_t)r->H ? y_begin + BAND : (int32_t)r->H;
+    float *wb = r->wbuf;
+    uint32_t *ib = r->idbuf;
+    const float inv_far = r->inv_far, inv_near = r->inv_near;
+
+    /* clear, then the ground planes: exact per pixel */
+    for (int32_t y = y_begin; y < y_end; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            wb[(size_t)y * W + x] = inv_far;
+            ib[(size_t)y * W + x] = NONE;
+        }
+    for (size_t k = 0; k < r->n_planes; k++) {
+        const plane *p = &r->planes[k];
+        for (int32_t y = y_begin; y < y_end; y++) {
+            float row = p->wb * (float)y + p->wc;
+            float *wr = wb + (size_t)y * W;
+            uint32_t *ir = ib + (size_t)y * W;
+            for (uint32_t x = 0; x < W; x++) {
+                float w = row + p->wa * (float)x;
+                if (w > wr[x] && w < inv_near) {
+                    wr[x] = w;
+                    ir[x] = PLANE_BIT | (uint32_t)k;
+                }
+            }
+        }
+    }
+
+    /* triangles, in the order they were set up: ties keep the first */
+    const band *bd = &r->bands[bi];
+    for (uint32_t k = 0; k < bd->n; k++) {
+        uint32_t ti = bd->list[k];
+        const tri *t = &r->tris[ti];
+        int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
+        int64_t dx[3], dy[3], bias[3];
+        for (int e = 0; e < 3; e++) {
+            int n = (e + 1) % 3;
+            dx[e] = t->X[n] - t->X[e];
+            dy[e] = t->Y[n] - t->Y[e];
+            /* a pixel centre exactly on an edge belongs to one of the two triangles sharing it */
+            bias[e] = (dy[e] < 0 || (dy[e] == 0 && dx[e] > 0)) ? 0 : -1;
+        }
+        const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
+        for (int32_t y = ya; y <= yb; y++) {
+            const int64_t py = (int64_t)y * ONE + ONE / 2;
+            int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
+            int64_t e1 = dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
+            int64_t e2 = dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
+            const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
+            const float row = t->wb * (float)y + t->wc;
+            float *wr = wb + (size_t)y * W;
+            uint32_t *ir = ib + (size_t)y * W;
+            bool inside = false;
+            for (int32_t x = t->x0; x <= t->x1; x++, e0 += s0, e1 += s1, e2 += s2) {
+                if ((e0 | e1 | e2) >= 0) {
+                    inside = true;
+                    float w = row + t->wa * (float)x;
+                    if (w > wr[x]) {
+                        wr[x] = w;
+                        ir[x] = ti;
+                    }
+                } else if (inside) {
+                    break; /* a triangle's row is one span: past it, nothing more */
+                }
+            }
+        }
+    }
+
+    /* resolve: depth, tag, id and colour from each pixel's winner */
+    const sn_image *o = r->out;
+    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    for (int32_t y = y_begin; y < y_end; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            size_t i = (size_t)y * W + x;
+            uint32_t id = ib[i];
+            if (id == NONE) {
+                if (o->depth) o->depth[i] = r->far;
+                if (o->tag) o->tag[i] = SN_TAG_SKY;
+                if (o->instance) o->instance[i] = 0;
+                if (o->bgra) {
+                    uint8_t *c = o->bgra + 4 * i;
+                    c[0] = r->sky[2], c[1] = r->sky[1], c[2] = r->sky[0], c[3] = 255;
+                }
+                continue;
+            }
+            const float *n;
+            const prim *p;
+            if (id & PLANE_BIT) {
+                const plane *pl = &r->planes[id & ~PLANE_BIT];
+                n = pl->n, p = &r->prims[pl->prim];
+            } else {
+                n = r->tris[id].n, p = &r->prims[r->tris[id].prim];
+            }
+            float depth = 1.0f / wb[i];
+            if (depth > r->far)
+                depth = r->far;
+            if (o->depth) o->depth[i] = depth;
+            if (o->tag) o->tag[i] = p->tag;
+            if (o->instance) o->instance[i] = p->id;
+            if (!o->bgra)
+                continue;
+            double lambert = n[0] * r->sun[0] + n[1] * r->sun[1] + n[2] * r->sun[2];
+            double shade = r->ambient + r->intensity * (lambert > 0 ? lambert : 0);
+            if (p->checker) {
+                /* the surface point, pushed a hair inside so faces on cell borders do not flicker */
+                double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
+                sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
+                sn_vec3 pt = sn_v3_add(r->eye, sn_v3_scale(ray, depth));
+                pt = sn_v3_sub(pt, sn_v3_scale(sn_v3(n[0], n[1], n[2]), 1e-3 * p->checker_size));
+                sn_vec3 l = sn_mat3_apply_t(&p->rot, sn_v3_sub(pt, p->pos));
+                double s = p->checker_size;
+                int64_t cell = (int64_t)floor(l.x / s) + (int64_t)floor(l.y / s) + (p->is_plane ? 0 : (int64_t)floor(l.z / s));
+                if (cell & 1)
+                    shade *= 0.7;
+            }
+            uint8_t *c = o->bgra + 4 * i;
+            for (int k = 0; k < 3; k++) {
+                double v = p->color[k] * shade + 0.5;
+                c[2 - k] = (uint8_t)(v > 255 ? 255 : v);
+            }
+            c[3] = 255;
+        }
+}
+
+sn_status sn_render(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
+                    const sn_image *out, sn_error *err)
+{
+    sn_status st = sn_camera_check(cam, err);
+    if (st)
+        return st;
+    size_t px = (size_t)cam->width * cam->height;
+    if (px > r->cap_px) {
+        float *wb = realloc(r->wbuf, px * sizeof *wb);
+        if (wb)
+            r->wbuf = wb;
+        uint32_t *ib = realloc(r->idbuf, px * sizeof *ib);
+        if (ib)
+            r->idbuf = ib;
+        if (!wb || !ib)
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", cam->width, cam->height);
+        r->cap_px = px;
+    }
+    r->cam = cam;
+    r->out = out;
+    r->W = cam->width;
+    r->H = cam->height;
+    r->tanh_ = tan(cam->fov * SN_DEG / 2);
+    r->tanv = r->tanh_ * r->H / r->W;
+    r->f = r->W / (2 * r->tanh_);
+    r->cx = r->W / 2.0;
+    r->cy = r->H / 2.0;
+    r->far = (float)cam->far_clip;
+    r->inv_far = (float)(1 / cam->far_clip);
+    r->inv_near = (float)(1 / cam->near_clip);
+    r->R = sn_mat3_from_rotation(cam->transform.rotation);
+    r->eye = cam->transform.location;
+    double az = light->sun_azimuth * SN_DEG, alt = light->sun_altitude * SN_DEG;
+    r->sun[0] = cos(alt) * cos(az), r->sun[1] = cos(alt) * sin(az), r->sun[2] = sin(alt);
+    r->ambient = light->ambient;
+    r->intensity = light->sun_intensity;
+    memcpy(r->sky, light->sky, 3);
+
+    size_t n_bands = (r->H + BAND - 1) / BAND;
+    if (n_bands > r->cap_bands) {
+        band *b = realloc(r->bands, n_bands * sizeof *b);
+        if (!b)
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+        memset(b + r->cap_bands, 0, (n_bands - r->cap_bands) * sizeof *b);
+        r->bands = b;
+        r->cap_bands = n_bands;
+    }
+    r->n_bands = n_bands;
+    for (size_t i = 0; i < n_bands; i++)
+        r->bands[i].n = 0;
+    r->n_prims = r->n_tris = r->n_planes = 0;
+
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        if (a->kind == SN_ACTOR_SENSOR || a->shape == SN_SHAPE_NONE)
+            continue;
+        sn_transform t = sn_actor_world_transform(w, a);
+        const sn_mesh *m = sn_mesh_get(a->shape);
+        bool ok = a->shape == SN_SHAPE_PLANE ? add_plane(r, a, &t) : m ? add_mesh(r, a, &t, m) : true;
+        if (!ok)
+            return sn_fail(err, SN_E_NOMEM, "out of memory while setting up %zu triangles", r->n_tris);
+    }
+    r->last_tris = (uint32_t)r->n_tris;
+    sn_pool_run(r->pool, draw_band, r, (uint32_t)n_bands);
+    return SN_OK;
+}

@@ -1,0 +1,52 @@
+/* render.h — the CPU renderer: the world through a pinhole camera into depth, colour,
+** semantic tag and instance id.
+**
+** How: every actor with a shape is its cached unit mesh scaled by its half extents; triangles
+** go to camera space, lose their back faces, are clipped against the near plane (and a guard
+** band around the view, so that fixed-point coordinates never overflow), projected, and binned
+** into bands of rows. Ground planes are not triangles: their 1/depth is affine in the image,
+** so each pixel gets the exact value and the plane ends exactly at the horizon. Bands are
+** rasterised in parallel with integer edge functions (8 subpixel bits, a top-left style
+** tie rule, so shared edges have neither cracks nor double hits) and 1/depth interpolated per
+** pixel; a band's pixels depend only on the triangles, never on which thread drew it, so the
+** output is byte-identical at any thread count. Shading is deferred: a second pass turns each
+** pixel's winning triangle into its tag, id and Lambert colour.
+*/
+#ifndef SN_RENDER_H
+#define SN_RENDER_H
+
+#include "../core/error.h"
+#include "../world/world.h"
+#include "pool.h"
+
+#include <sensim/host.h>
+
+/* Light and sky, from the scene's settings.lighting. */
+typedef struct sn_lighting {
+    double sun_azimuth;   /* degrees, 0 = the sun towards +x, 90 = +y */
+    double sun_altitude;  /* degrees above the horizon */
+    double sun_intensity; /* scale of the Lambert term */
+    double ambient;       /* the light every surface gets, 0..1 */
+    uint8_t sky[3];       /* r, g, b */
+} sn_lighting;
+
+void sn_lighting_default(sn_lighting *l);
+
+typedef struct sn_renderer sn_renderer;
+
+/* threads >= 1. NULL when out of memory. */
+sn_renderer *sn_renderer_create(int threads);
+void sn_renderer_destroy(sn_renderer *r);
+int sn_renderer_threads(const sn_renderer *r);
+
+/* Checks a camera: a sentence in err when it cannot be rendered. */
+sn_status sn_camera_check(const sn_camera *cam, sn_error *err);
+
+/* Renders the world's actors (sensors have no shape) into out's non-NULL buffers. */
+sn_status sn_render(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
+                    const sn_image *out, sn_error *err);
+
+/* Triangles drawn (after culling and clipping) by the last render: for benchmarks. */
+uint32_t sn_renderer_last_triangles(const sn_renderer *r);
+
+#endif

@@ -1,0 +1,287 @@
+/*
+** sensor.camera.depth, .rgb, .semantic_segmentation, .instance_segmentation — CARLA's
+** cameras on the engine's CPU renderer (host->render, ABI 1.1).
+**
+** Every tick the camera renders the world from its pose, applies the lens post-process
+** (lens.h) and encodes the image as CARLA does, BGRA row-major in `raw_data`:
+**   depth     planar metres over 1000 m in 24 bits: d = round(depth / 1000 * (2^24 - 1)),
+**             R = d & 255, G = (d >> 8) & 255, B = d >> 16 (R least significant), A = 255
+**   rgb       Lambert-shaded actor colours under the scene's sun and ambient light
+**   semantic  R = semantic tag, G = B = 0
+**   instance  R = semantic tag, G = actor id & 255, B = (actor id >> 8) & 255
+** Message keys after the header: width, height, fov, raw_data; the depth camera with
+** depth_float also writes `depth`, W*H little-endian float32 metres (no 24-bit step).
+** Buffers are allocated in set() for the image size and reused every frame.
+*/
+#include "lens.h"
+
+#include <sensim/plugin.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { CAM_DEPTH, CAM_RGB, CAM_SEMANTIC, CAM_INSTANCE } cam_kind;
+
+#define NEAR_CLIP 0.01 /* metres: nearer surfaces are cut away */
+
+#define COMMON_ATTRS                                                                                          \
+    {"image_size_x", SN_ATTR_INT, "800", NULL, NULL, true, 1, 16384, "px", "image width in pixels"},           \
+    {"image_size_y", SN_ATTR_INT, "600", NULL, NULL, true, 1, 16384, "px", "image height in pixels"},          \
+    {"fov", SN_ATTR_FLOAT, "90.0", NULL, NULL, false, 0, 0, "deg", "horizontal field of view, inside (0, 180)"}, \
+    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "simulation seconds between captures"}, \
+    {"lens_circle_falloff", SN_ATTR_FLOAT, "5.0", NULL, NULL, true, 0, 10, NULL, "vignette falloff exponent"},  \
+    {"lens_circle_multiplier", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 10, NULL,                            \
+     "vignette strength (0: none; colour images only)"},                                                      \
+    {"lens_k", SN_ATTR_FLOAT, "-1.0", NULL, NULL, false, 0, 0, NULL, "quadratic radial distortion (0: pinhole)"}, \
+    {"lens_kcube", SN_ATTR_FLOAT, "0.0", NULL, NULL, false, 0, 0, NULL, "cubic radial distortion"},            \
+    {"lens_x_size", SN_ATTR_FLOAT, "0.08", NULL, NULL, true, 0, 1, NULL, "horizontal lens size in the distortion radius"}, \
+    {"lens_y_size", SN_ATTR_FLOAT, "0.08", NULL, NULL, true, 0, 1, NULL, "vertical lens size in the distortion radius"}
+
+enum { A_W, A_H, A_FOV, A_TICK, A_FALLOFF, A_MULT, A_K, A_KCUBE, A_XS, A_YS, A_MAX_DEPTH, A_DEPTH_FLOAT };
+
+static const sn_attr_def depth_attrs[] = {
+    COMMON_ATTRS,
+    {"max_depth", SN_ATTR_FLOAT, "1000.0", NULL, NULL, true, 0.02, 1000000, "m",
+     "far plane: farther surfaces read as max_depth (the encoding stays over 1000 m)"},
+    {"depth_float", SN_ATTR_BOOL, "false", NULL, NULL, false, 0, 0, NULL,
+     "also write `depth`, float32 metres per pixel, with no 24-bit step"},
+};
+static const sn_attr_def image_attrs[] = {COMMON_ATTRS};
+
+typedef struct camera {
+    const sn_host *host;
+    sn_ctx *ctx;
+    cam_kind kind;
+    uint32_t w, h;
+    double fov, max_depth;
+    bool depth_float;
+    lens lens;
+    int32_t *map;   /* lens pixel map, NULL for a pinhole */
+    uint16_t *vig;  /* vignette, NULL for none */
+    float *depth, *depth_out;
+    uint8_t *bgra, *bgra_out, *tag, *tag_out;
+    uint32_t *inst, *inst_out;
+    uint8_t *raw;   /* the encoded image */
+} camera;
+
+static sn_status create_kind(const sn_host *host, sn_ctx *ctx, void **out, cam_kind kind)
+{
+    if (host->hdr.abi_minor < 1 || host->hdr.struct_size < offsetof(sn_host, render) + sizeof host->render ||
+        !host->render) {
+        host->set_error(ctx, "this host cannot render images (it offers ABI %u.%u, cameras need 1.1)",
+                        (unsigned)host->hdr.abi_major, (unsigned)host->hdr.abi_minor);
+        return SN_E_UNSUPPORTED;
+    }
+    camera *c = calloc(1, sizeof *c);
+    if (!c)
+        return SN_E_NOMEM;
+    c->host = host;
+    c->ctx = ctx;
+    c->kind = kind;
+    *out = c;
+    return SN_OK;
+}
+static sn_status create_depth(const sn_host *h, sn_ctx *c, void **o) { return create_kind(h, c, o, CAM_DEPTH); }
+static sn_status create_rgb(const sn_host *h, sn_ctx *c, void **o) { return create_kind(h, c, o, CAM_RGB); }
+static sn_status create_sem(const sn_host *h, sn_ctx *c, void **o) { return create_kind(h, c, o, CAM_SEMANTIC); }
+static sn_status create_inst(const sn_host *h, sn_ctx *c, void **o) { return create_kind(h, c, o, CAM_INSTANCE); }
+
+static void free_buffers(camera *c)
+{
+    free(c->map), free(c->vig), free(c->depth), free(c->depth_out), free(c->bgra), free(c->bgra_out);
+    free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
+}
+
+static void destroy(void *self)
+{
+    camera *c = self;
+    if (c)
+        free_buffers(c);
+    free(c);
+}
+
+static sn_status set(void *self, const sn_value *v, uint32_t n)
+{
+    camera *c = self;
+    (void)n;
+    c->w = (uint32_t)v[A_W].i;
+    c->h = (uint32_t)v[A_H].i;
+    c->fov = v[A_FOV].f;
+    if (!(c->fov > 0 && c->fov < 180)) {
+        c->host->set_error(c->ctx, "fov %g: must be inside (0, 180) degrees", c->fov);
+        return SN_E_RANGE;
+    }
+    c->lens = (lens){v[A_K].f, v[A_KCUBE].f, v[A_XS].f, v[A_YS].f, v[A_FALLOFF].f, v[A_MULT].f};
+    c->max_depth = 1000;
+    if (c->kind == CAM_DEPTH) {
+        c->max_depth = v[A_MAX_DEPTH].f;
+        c->depth_float = v[A_DEPTH_FLOAT].b;
+    }
+    size_t px = (size_t)c->w * c->h;
+    bool identity, oom1, oom2;
+    c->map = lens_map(&c->lens, c->w, c->h, &identity, &oom1);
+    c->vig = c->kind == CAM_RGB ? lens_vignette(&c->lens, c->w, c->h, &oom2) : (oom2 = false, NULL);
+    bool ok = !oom1 && !oom2 && (c->raw = malloc(px * 4));
+    /* what each kind renders; a second buffer receives the lens gather */
+    if (ok && c->kind == CAM_DEPTH)
+        ok = (c->depth = malloc(px * sizeof(float))) && (identity || (c->depth_out = malloc(px * sizeof(float))));
+    if (ok && c->kind == CAM_RGB)
+        ok = (c->bgra = malloc(px * 4)) && (identity || (c->bgra_out = malloc(px * 4)));
+    if (ok && (c->kind == CAM_SEMANTIC || c->kind == CAM_INSTANCE))
+        ok = (c->tag = malloc(px)) && (identity || (c->tag_out = malloc(px)));
+    if (ok && c->kind == CAM_INSTANCE)
+        ok = (c->inst = malloc(px * sizeof(uint32_t))) && (identity || (c->inst_out = malloc(px * sizeof(uint32_t))));
+    if (!ok) {
+        c->host->set_error(c->ctx, "out of memory for a %ux%u image", c->w, c->h);
+        return SN_E_NOMEM;
+    }
+    return SN_OK;
+}
+
+/* The lens: out[i] = in[map[i]], or `none` where the map points outside the picture. */
+#define GATHER(T, in, out, none)                                        \
+    do {                                                                \
+        for (size_t i = 0; i < px; i++)                                 \
+            (out)[i] = c->map[i] >= 0 ? (in)[c->map[i]] : (T)(none);    \
+    } while (0)
+
+static sn_status tick(void *self, sn_phase phase)
+{
+    camera *c = self;
+    (void)phase;
+    sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, c->max_depth};
+    c->host->sensor_transform(c->ctx, &cam.transform);
+    sn_image img = {sizeof img, c->depth, c->bgra, c->tag, c->inst};
+    sn_status st = c->host->render(c->ctx, &cam, &img);
+    if (st)
+        return st;
+    size_t px = (size_t)c->w * c->h;
+    const float *depth = c->depth;
+    const uint8_t *bgra = c->bgra, *tag = c->tag;
+    const uint32_t *inst = c->inst;
+    if (c->map) {
+        if (c->depth) {
+            GATHER(float, c->depth, c->depth_out, 0.0f);
+            depth = c->depth_out;
+        }
+        if (c->tag) {
+            GATHER(uint8_t, c->tag, c->tag_out, 0);
+            tag = c->tag_out;
+        }
+        if (c->inst) {
+            GATHER(uint32_t, c->inst, c->inst_out, 0);
+            inst = c->inst_out;
+        }
+        if (c->bgra) {
+            const uint32_t *in = (const uint32_t *)(const void *)c->bgra;
+            uint32_t *out = (uint32_t *)(void *)c->bgra_out;
+            GATHER(uint32_t, in, out, 0);
+            /* a pixel the lens leaves empty is black, but opaque */
+            for (size_t i = 0; i < px; i++)
+                if (c->map[i] < 0)
+                    c->bgra_out[4 * i + 3] = 255;
+            bgra = c->bgra_out;
+        }
+    }
+    uint8_t *raw = c->raw;
+    switch (c->kind) {
+    case CAM_DEPTH:
+        for (size_t i = 0; i < px; i++) {
+            double n = depth[i] / 1000.0;
+            uint32_t d = n >= 1 ? 16777215u : (uint32_t)(n * 16777215.0 + 0.5);
+            raw[4 * i + 0] = (uint8_t)(d >> 16);
+            raw[4 * i + 1] = (uint8_t)(d >> 8);
+            raw[4 * i + 2] = (uint8_t)d;
+            raw[4 * i + 3] = 255;
+        }
+        break;
+    case CAM_RGB:
+        if (c->vig) {
+            for (size_t i = 0; i < px; i++) {
+                for (int k = 0; k < 3; k++)
+                    raw[4 * i + k] = (uint8_t)((bgra[4 * i + k] * (uint32_t)c->vig[i] + 128) >> 8);
+                raw[4 * i + 3] = 255;
+            }
+        } else {
+            memcpy(raw, bgra, px * 4);
+        }
+        break;
+    case CAM_SEMANTIC:
+        for (size_t i = 0; i < px; i++) {
+            raw[4 * i + 0] = 0, raw[4 * i + 1] = 0, raw[4 * i + 2] = tag[i], raw[4 * i + 3] = 255;
+        }
+        break;
+    case CAM_INSTANCE:
+        for (size_t i = 0; i < px; i++) {
+            raw[4 * i + 0] = (uint8_t)(inst[i] >> 8), raw[4 * i + 1] = (uint8_t)inst[i];
+            raw[4 * i + 2] = tag[i], raw[4 * i + 3] = 255;
+        }
+        break;
+    }
+    if (c->depth_float && depth != c->depth)
+        memcpy(c->depth, depth, px * sizeof(float)); /* serialize reads c->depth */
+    return SN_OK;
+}
+
+static sn_status serialize(void *self, uint32_t index, sn_writer *w)
+{
+    camera *c = self;
+    const sn_host *h = c->host;
+    (void)index;
+    size_t px = (size_t)c->w * c->h;
+    h->write_key(w, "width");
+    h->write_uint(w, c->w);
+    h->write_key(w, "height");
+    h->write_uint(w, c->h);
+    h->write_key(w, "fov");
+    h->write_float(w, (float)c->fov);
+    h->write_key(w, "raw_data");
+    sn_status st = h->write_bin(w, c->raw, px * 4);
+    if (c->depth_float) {
+        h->write_key(w, "depth");
+        st = h->write_bin(w, c->depth, px * sizeof(float));
+    }
+    return st;
+}
+
+#define CLASS(var, bp, doc_, attrs_, create_)                                      \
+    static const sn_sensor_class var = {                                           \
+        .hdr = SN_ABI_HEADER(sn_sensor_class),                                     \
+        .blueprint = bp,                                                           \
+        .doc = doc_,                                                               \
+        .phases = SN_PHASE_POST,                                                   \
+        .attrs = attrs_,                                                           \
+        .n_attrs = sizeof attrs_ / sizeof attrs_[0],                               \
+        .attr_def_size = sizeof(sn_attr_def),                                      \
+        .create = create_,                                                         \
+        .destroy = destroy,                                                        \
+        .set = set,                                                                \
+        .tick = tick,                                                              \
+        .serialize = serialize,                                                    \
+    }
+
+CLASS(depth_class, "sensor.camera.depth", "planar depth, CARLA's 24-bit BGRA encoding over 1000 m", depth_attrs,
+      create_depth);
+CLASS(rgb_class, "sensor.camera.rgb", "colour image: Lambert shading under the scene's sun and ambient light",
+      image_attrs, create_rgb);
+CLASS(sem_class, "sensor.camera.semantic_segmentation", "semantic tag of each pixel in the red channel", image_attrs,
+      create_sem);
+CLASS(inst_class, "sensor.camera.instance_segmentation", "tag in red, actor id in green (low) and blue (high)",
+      image_attrs, create_inst);
+
+static const sn_sensor_class *const classes[] = {&depth_class, &rgb_class, &sem_class, &inst_class};
+
+static const sn_plugin_lib library = {
+    .hdr = SN_ABI_HEADER(sn_plugin_lib),
+    .name = "camera",
+    .version = "1.0.0",
+    .n_classes = 4,
+    .classes = classes,
+};
+
+SN_PLUGIN_ENTRY
+{
+    (void)host_abi_minor;
+    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
+}
