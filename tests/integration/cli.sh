@@ -63,7 +63,7 @@ expect_input_error "unknown command" "unknown command" "$SENSIM" fly
 expect_input_error "refused plugin" "unknown sensor blueprint 'sensor.test.broken'.*refused" \
   env SENSIM_PLUGIN_PATH="$BROKEN" "$SENSIM" run "$(scene needs 'sensors: [{name: crash, blueprint: sensor.test.broken}]')" --out "$OUT"
 if env SENSIM_PLUGIN_PATH="$BROKEN" "$SENSIM" plugins 2>/dev/null | grep -q "REFUSED: has no 'sn_plugin_entry' symbol"; then ok; else bad "plugins lists refusals"; fi
-if env SENSIM_PLUGIN_PATH="$BROKEN" "$SENSIM" run "$CRASH" --out "$TMP/warn" 2>&1 >/dev/null | grep -q "sensim: warning: plugin .*broken_abi_major.so .*ABI 99.0"; then ok; else bad "refused plugins are reported on run"; fi
+if env SENSIM_PLUGIN_PATH="$BROKEN" "$SENSIM" run "$CRASH" --out "$TMP/warn" 2>&1 >/dev/null | grep -q "sensim: warning: plugin .*broken_abi_major.so .*ABI 99."; then ok; else bad "refused plugins are reported on run"; fi
 
 # 4. dump: a corrupt or truncated stream is an error, the good part is still printed
 "$SENSIM" run "$CRASH" --out "$TMP/d" --quiet 2>/dev/null

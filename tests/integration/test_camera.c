@@ -1,0 +1,249 @@
+/* Cameras against truth: planar depth of a wall and of the ground, a sphere's silhouette
+** against the pinhole projection, tags and ids where each object projects, the lens, the
+** same bytes at any thread count, and bad attributes refused.
+** argv[1]: temp folder, argv[2]: plugin folder (camera) */
+#include "../check.h"
+#include "../testutil.h"
+
+#include <sensim/types.h>
+
+static const char *dir, *plugins;
+
+typedef struct capture {
+    uint32_t w, h;
+    uint8_t *raw;
+    float *depth;
+    size_t n;
+} capture;
+
+/* Keeps the last image of a sensor. */
+static void on_msg(const sn_message *m, void *user)
+{
+    capture *c = user;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
+        c->w = (uint32_t)tu_num(tu_get(&u.data, "width"));
+        c->h = (uint32_t)tu_num(tu_get(&u.data, "height"));
+        const msgpack_object *raw = tu_get(&u.data, "raw_data"), *d = tu_get(&u.data, "depth");
+        free(c->raw), free(c->depth);
+        c->raw = malloc(raw->via.bin.size);
+        memcpy(c->raw, raw->via.bin.ptr, raw->via.bin.size);
+        c->depth = NULL;
+        if (d) {
+            c->depth = malloc(d->via.bin.size);
+            memcpy(c->depth, d->via.bin.ptr, d->via.bin.size);
+        }
+        c->n++;
+    }
+    msgpack_unpacked_destroy(&u);
+}
+
+/* Runs `scene` for one frame with `threads` workers and captures `sensor`. */
+static int shoot(const char *scene, const char *sensor, int threads, capture *c, char *err_out)
+{
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
+    sn_engine *e = sn_engine_create(&o, &err);
+    memset(c, 0, sizeof *c);
+    int rc = !e || sn_engine_load_scene(e, tu_write(dir, "cam.yaml", scene), &err) ||
+             sn_engine_listen(e, sensor, on_msg, c, &err) || sn_engine_run(e, 1, &err);
+    if (err_out)
+        memcpy(err_out, err.msg, sizeof err.msg);
+    else if (rc)
+        fprintf(stderr, "FAIL: %s\n", err.msg);
+    sn_engine_destroy(e);
+    return rc;
+}
+
+static void release(capture *c) { free(c->raw), free(c->depth); }
+
+static double decode_depth(const uint8_t *p) { return 1000.0 * (p[2] + 256.0 * p[1] + 65536.0 * p[0]) / 16777215.0; }
+
+static void wall_depth(void)
+{
+    /* A wall whose face is 11.5 m ahead fills the view: every pixel reads 11.5 m. */
+    capture c;
+    if (shoot("actors:\n  - {name: wall, blueprint: static.prop.box, transform: {location: [12, 0, 1.5]},"
+              " attributes: {extent: \"0.5,50,50\"}}\n"
+              "sensors:\n  - {name: cam, blueprint: sensor.camera.depth, transform: {location: [0, 0, 1.5]},"
+              " attributes: {image_size_x: 320, image_size_y: 240, depth_float: true}}\n",
+              "cam", 2, &c, NULL))
+        return;
+    double worst_f = 0, worst_raw = 0;
+    for (size_t i = 0; i < (size_t)c.w * c.h; i++) {
+        worst_f = fmax(worst_f, fabs(c.depth[i] - 11.5));
+        worst_raw = fmax(worst_raw, fabs(decode_depth(c.raw + 4 * i) - 11.5));
+    }
+    CHECK(c.w == 320 && c.h == 240, "size %ux%u", c.w, c.h);
+    CHECK(worst_f < 1e-3, "float depth off by %g m somewhere on the wall", worst_f);
+    CHECK(worst_raw < 1e-3 + 1000.0 / 16777215, "24-bit depth off by %g m somewhere on the wall", worst_raw);
+    release(&c);
+}
+
+static void ground_depth(void)
+{
+    /* Looking down 30 degrees from 2 m over the infinite ground: the planar depth of each
+    ** pixel's ray hitting z = 0, exact up to the horizon; above it, the far plane. */
+    capture c;
+    if (shoot("actors:\n  - {name: ground, blueprint: static.ground}\n"
+              "sensors:\n  - {name: cam, blueprint: sensor.camera.depth, transform: {location: [0, 0, 2], rotation: [-30, 0, 0]},"
+              " attributes: {image_size_x: 200, image_size_y: 150, fov: 100, lens_k: 0, depth_float: true, max_depth: 500}}\n",
+              "cam", 2, &c, NULL))
+        return;
+    double f = 100 / tan(50 * M_PI / 180), p = -30 * M_PI / 180;
+    int bad = 0, ground = 0, sky = 0;
+    for (uint32_t y = 0; y < c.h; y++)
+        for (uint32_t x = 0; x < c.w; x++) {
+            double b = (y + 0.5 - 75) / f; /* the right component does not change the height */
+            /* ray = fwd + a right - b up, camera pitched down: fwd = (cos p, 0, sin p), up = (-sin p, 0, cos p) */
+            double rz = sin(p) - b * cos(p);
+            double t = rz < 0 ? 2 / -rz : INFINITY, want = t > 500 ? 500 : t;
+            double got = c.depth[y * c.w + x];
+            ground += t <= 500, sky += t > 500;
+            if (fabs(got - want) > 1e-3 + 2e-6 * want)
+                bad++;
+        }
+    CHECK(bad == 0, "%d of %u ground pixels off their analytic depth", bad, c.w * c.h);
+    CHECK(ground > 1000 && sky > 1000, "both ground (%d) and sky (%d) in view", ground, sky);
+    release(&c);
+}
+
+static void sphere_silhouette(void)
+{
+    /* A sphere of radius 1 at 10 m: its outline is a circle of radius f tan(asin(1/10)). */
+    capture c;
+    if (shoot("actors:\n  - {name: ball, blueprint: static.prop.sphere, transform: {location: [10, 0, 0]}, attributes: {radius: 1}}\n"
+              "sensors:\n  - {name: cam, blueprint: sensor.camera.instance_segmentation, transform: {location: [0, 0, 0]},"
+              " attributes: {image_size_x: 401, image_size_y: 401, fov: 90, lens_k: 0}}\n",
+              "cam", 2, &c, NULL))
+        return;
+    size_t area = 0;
+    for (size_t i = 0; i < (size_t)c.w * c.h; i++)
+        area += c.raw[4 * i + 1] == 1 && c.raw[4 * i + 2] == SN_TAG_STATIC;
+    double r = sqrt(area / M_PI), want = 200.5 * tan(asin(0.1));
+    /* the 16x32 tessellation is inscribed: up to cos(pi/32) = 0.995 of the true radius */
+    CHECK(r > want * 0.985 - 0.5 && r < want + 0.5, "silhouette radius %.2f px, pinhole %.2f px", r, want);
+    release(&c);
+}
+
+static void labels(void)
+{
+    /* Each object where it projects: tag in red, id in green (low) and blue (high). */
+    const char *scene =
+        "actors:\n  - {name: ground, blueprint: static.ground}\n"
+        "  - {name: car, blueprint: vehicle.sedan, transform: {location: [15, 0, 0.8]}}\n"
+        "  - {name: box, blueprint: static.prop.box, transform: {location: [15, 6, 0.5]}}\n"
+        "  - {name: pole, blueprint: static.prop.cylinder, transform: {location: [15, -6, 1.5]}}\n"
+        "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [10, -2.5, 0.95]}}\n"
+        "sensors:\n  - {name: sem, blueprint: sensor.camera.semantic_segmentation, transform: {location: [0, 0, 1.0]},"
+        " attributes: {image_size_x: 400, image_size_y: 300, lens_k: 0}}\n"
+        "  - {name: ins, blueprint: sensor.camera.instance_segmentation, transform: {location: [0, 0, 1.0]},"
+        " attributes: {image_size_x: 400, image_size_y: 300, lens_k: 0}}\n";
+    capture s, n;
+    if (shoot(scene, "sem", 2, &s, NULL) || shoot(scene, "ins", 2, &n, NULL))
+        return;
+    struct { const char *name; double x, y, z; uint8_t tag; uint32_t id; } obj[] = {
+        {"car", 15, 0, 0.8, SN_TAG_CAR, 2}, {"box", 15, 6, 0.5, SN_TAG_STATIC, 3},
+        {"pole", 15, -6, 1.5, SN_TAG_POLE, 4}, {"ped", 10, -2.5, 0.95, SN_TAG_PEDESTRIAN, 5},
+        {"ground", 5, 0, 0, SN_TAG_ROADS, 1},
+    };
+    double f = 200; /* 400 px, fov 90 */
+    for (size_t k = 0; k < sizeof obj / sizeof obj[0]; k++) {
+        int x = (int)floor(200 + f * obj[k].y / obj[k].x), y = (int)floor(150 - f * (obj[k].z - 1.0) / obj[k].x);
+        const uint8_t *ps = s.raw + 4 * ((size_t)y * 400 + x), *pn = n.raw + 4 * ((size_t)y * 400 + x);
+        CHECK(ps[2] == obj[k].tag && ps[1] == 0 && ps[0] == 0, "%s: semantic pixel (%d,%d) = %u, want tag %u",
+              obj[k].name, x, y, ps[2], obj[k].tag);
+        CHECK(pn[2] == obj[k].tag && pn[1] == (obj[k].id & 255) && pn[0] == (obj[k].id >> 8),
+              "%s: instance pixel = tag %u id %u, want %u / %u", obj[k].name, pn[2], pn[1] | pn[0] << 8, obj[k].tag, obj[k].id);
+    }
+    CHECK(s.raw[2] == SN_TAG_SKY, "the top-left corner is sky, got tag %u", s.raw[2]);
+    release(&s), release(&n);
+}
+
+static void lens(void)
+{
+    /* Barrel distortion (lens_k < 0) magnifies the middle: a box in the centre covers more pixels. */
+    char scene[1024];
+    size_t count[2];
+    const char *ks[2] = {"0", "-1.0"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(scene, sizeof scene,
+                 "actors:\n  - {name: box, blueprint: static.prop.box, transform: {location: [10, 0, 0]}, attributes: {extent: \"0.5,3,3\"}}\n"
+                 "sensors:\n  - {name: cam, blueprint: sensor.camera.semantic_segmentation,"
+                 " attributes: {image_size_x: 200, image_size_y: 200, lens_k: %s, lens_x_size: 1.0, lens_y_size: 1.0}}\n",
+                 ks[k]);
+        capture c;
+        if (shoot(scene, "cam", 1, &c, NULL))
+            return;
+        count[k] = 0;
+        for (size_t i = 0; i < 200 * 200; i++)
+            count[k] += c.raw[4 * i + 2] == SN_TAG_STATIC;
+        release(&c);
+    }
+    CHECK(count[0] > 100 && count[1] > count[0] * 1.05, "box pixels: pinhole %zu, barrel %zu", count[0], count[1]);
+}
+
+static void threads_same_bytes(void)
+{
+    /* The same scene at 1, 2 and 3 threads: identical bytes, for every camera kind. */
+    const char *kinds[] = {"depth", "rgb", "instance_segmentation"};
+    for (int k = 0; k < 3; k++) {
+        char scene[2048];
+        snprintf(scene, sizeof scene,
+                 "actors:\n  - {name: ground, blueprint: static.ground}\n"
+                 "  - {name: car, blueprint: vehicle.sedan, transform: {location: [12, 1, 0.8], rotation: [0, 30, 0]}, attributes: {texture: checker, checker_size: 0.3}}\n"
+                 "  - {name: ball, blueprint: static.prop.sphere, transform: {location: [8, -2, 1]}, attributes: {radius: 1}}\n"
+                 "  - {name: house, blueprint: static.building, transform: {location: [40, 20, 10]}}\n"
+                 "sensors:\n  - {name: cam, blueprint: sensor.camera.%s, transform: {location: [0, 0, 1.7], rotation: [-5, 10, 0]},"
+                 " attributes: {image_size_x: 333, image_size_y: 250}}\n",
+                 kinds[k]);
+        capture c[3];
+        int rc = 0;
+        for (int t = 0; t < 3; t++)
+            rc |= shoot(scene, "cam", t + 1, &c[t], NULL);
+        if (rc)
+            return;
+        size_t bytes = (size_t)c[0].w * c[0].h * 4;
+        CHECK(!memcmp(c[0].raw, c[1].raw, bytes) && !memcmp(c[0].raw, c[2].raw, bytes),
+              "%s: images differ between thread counts", kinds[k]);
+        for (int t = 0; t < 3; t++)
+            release(&c[t]);
+    }
+}
+
+static void bad_attributes(void)
+{
+    struct { const char *attrs, *want; } cases[] = {
+        {"image_size_x: 0", "image_size_x"},
+        {"fov: 180", "fov 180: must be inside (0, 180)"},
+        {"fov: 0", "fov 0: must be inside (0, 180)"},
+        {"image_size_y: -5", "image_size_y"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char scene[512], err[1024];
+        snprintf(scene, sizeof scene, "sensors:\n  - {name: cam, blueprint: sensor.camera.depth, attributes: {%s}}\n",
+                 cases[i].attrs);
+        capture c;
+        CHECK(shoot(scene, "cam", 1, &c, err) != 0, "'%s' accepted", cases[i].attrs);
+        CHECK_CONTAINS(err, cases[i].want);
+        release(&c);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return fprintf(stderr, "usage: test_camera TMP PLUGINS\n"), 2;
+    dir = argv[1];
+    plugins = argv[2];
+    wall_depth();
+    ground_depth();
+    sphere_silhouette();
+    labels();
+    lens();
+    threads_same_bytes();
+    bad_attributes();
+    return CHECK_DONE();
+}
