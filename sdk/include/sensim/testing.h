@@ -46,6 +46,9 @@ typedef struct sn_ctx sn_fake_sensor;
 typedef bool (*sn_fake_ray_fn)(void *user, sn_vec3 origin, sn_vec3 dir, double max_distance,
                                uint32_t ignore_id, sn_ray_hit *hit);
 
+/* Renders for host->render; fill the non-NULL buffers of out and return SN_OK. */
+typedef sn_status (*sn_fake_render_fn)(void *user, const sn_camera *camera, const sn_image *out);
+
 /* A new fake world at frame 0, time 0, dt 0.05 s. NULL only when out of memory. */
 sn_fake *sn_fake_new(uint64_t seed);
 /* Destroys every sensor (calling destroy), closes opened plugins, frees everything. NULL-safe. */
@@ -67,6 +70,8 @@ sn_actor_info *sn_fake_actor(sn_fake *f, uint32_t id);
 /* Removes an actor (actor_get then reports SN_E_NOT_FOUND). */
 void sn_fake_remove_actor(sn_fake *f, uint32_t id);
 void sn_fake_set_ray_cast(sn_fake *f, sn_fake_ray_fn fn, void *user);
+/* Answers host->render (camera plugins); without it host->render is NULL, as on an old host. */
+void sn_fake_set_render(sn_fake *f, sn_fake_render_fn fn, void *user);
 /* The clock, e.g. to set dt before the first frame (dt_ns follows dt at the next frame). */
 sn_clock *sn_fake_clock(sn_fake *f);
 
@@ -197,6 +202,8 @@ struct sn_fake {
     uint32_t n_libs;
     sn_fake_ray_fn ray;
     void *ray_user;
+    sn_fake_render_fn render;
+    void *render_user;
     bool verbose;
     uint32_t n_logs;
     char last_log[512];
@@ -607,6 +614,7 @@ sn_fake *sn_fake_new(uint64_t seed)
     h->write_map = snf_write_map;
     h->write_vec3 = snf_write_vec3;
     h->write_actor = snf_write_actor;
+    h->render = NULL; /* until sn_fake_set_render */
     return f;
 }
 
@@ -647,6 +655,18 @@ void sn_fake_verbose(sn_fake *f, bool on) { f->verbose = on; }
 uint32_t sn_fake_log_count(const sn_fake *f) { return f->n_logs; }
 const char *sn_fake_last_log(const sn_fake *f) { return f->last_log; }
 sn_clock *sn_fake_clock(sn_fake *f) { return &f->clock; }
+
+static sn_status snf_render(sn_ctx *s, const sn_camera *cam, const sn_image *out)
+{
+    return s->fake->render(s->fake->render_user, cam, out);
+}
+
+void sn_fake_set_render(sn_fake *f, sn_fake_render_fn fn, void *user)
+{
+    f->render = fn;
+    f->render_user = user;
+    f->host.render = fn ? snf_render : NULL;
+}
 
 void sn_fake_set_ray_cast(sn_fake *f, sn_fake_ray_fn fn, void *user)
 {
