@@ -25,7 +25,7 @@ run_suite() { # build dir, meson options...
 run_suite build-test
 run_suite build-sanitize -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
 # The benchmarks run once too: they must work, their figures are printed, never asserted.
-if meson test -C build-test --benchmark --verbose 2>&1 | grep -E '^ +(ratio|engine|memory)'; then
+if meson test -C build-test --benchmark --verbose 2>&1 | grep -E '^ *(ratio|engine|memory|depth|target)'; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
