@@ -116,7 +116,8 @@ const char *sn_fake_json(sn_fake_sensor *s, uint32_t i);
 /*
 ** Values by path: map keys and array indices joined by dots, "normal_impulse.2",
 ** "other_actor.id". has() says whether the path exists; number() reads any numeric or bool
-** (NaN when absent or not a number); string() a str (NULL otherwise); bin() a bin's bytes.
+** (NaN when absent or not a number); string() a str (NULL otherwise); bin() a bin's bytes
+** (16-byte aligned, so they may be read as float or integer arrays).
 */
 bool sn_fake_has(const sn_fake_sensor *s, uint32_t i, const char *path);
 double sn_fake_number(const sn_fake_sensor *s, uint32_t i, const char *path);
@@ -438,6 +439,11 @@ static sn_status snf_bytes(sn_writer *w, snf_kind k, const void *p, size_t len)
     snf_node n = snf_node_of(k);
     if (len && !p)
         return snf_bad(w, "NULL data with a non-zero size");
+    /* bins start 16-byte aligned, so a test may read them as float or int arrays */
+    size_t ignored;
+    while (k == SNF_BIN && w->s->n_text % 16 != 0)
+        if (!snf_text(w->s, "", 0, &ignored)) /* one byte of padding each */
+            return SN_E_NOMEM;
     if (!snf_text(w->s, p, len, &n.off))
         return SN_E_NOMEM;
     n.len = len;
