@@ -75,7 +75,20 @@ expect_input_error "truncated stream" "truncated stream" "$SENSIM" dump "$TMP/tr
 printf '\xc1\xc1\xc1' >"$TMP/junk.msgpack"
 expect_input_error "corrupt stream" "corrupt stream" "$SENSIM" dump "$TMP/junk.msgpack"
 
-# 5. blueprints lists every blueprint with its attributes, also as JSON
+# 5. camera images: the intersection's dashboard cameras saved PNGs (every 0.5 s of 20 s);
+# `sensim convert` of the stream with the same converter gives the same files
+I=$TMP/intersection
+n=$(ls "$I"/hero_depth/*.png 2>/dev/null | wc -l)
+[ "$n" -eq 40 ] && [ "$(ls "$I"/hero_rgb/*.png | wc -l)" -eq 40 ] && ok || bad "expected 40 saved PNGs per camera, got $n"
+head -c 8 "$I/hero_rgb/000001.png" | od -An -c | grep -q 'P   N   G' && ok || bad "saved images are PNG"
+if "$SENSIM" convert "$I/hero_depth.msgpack" --converter logarithmic_depth --out "$TMP/conv" >/dev/null &&
+   cmp -s "$TMP/conv/000201.png" "$I/hero_depth/000201.png"; then ok; else bad "convert gives what save gave"; fi
+expect_input_error "unknown converter" "unknown converter 'sepia'" "$SENSIM" convert "$I/hero_depth.msgpack" --converter sepia --out "$TMP/conv"
+expect_input_error "convert a non-camera stream" "not a camera image" "$SENSIM" convert "$I/jaywalker_collision.msgpack" --out "$TMP/conv2"
+expect_input_error "save on a non-camera" "'save' writes camera images" "$SENSIM" run "$(scene savecol 'sensors: [{name: c, blueprint: sensor.other.collision, save: {path: "x/%06d.png"}}]')" --out "$OUT"
+expect_input_error "save with a bad converter" "unknown converter 'gray'" "$SENSIM" run "$(scene savebad 'sensors: [{name: c, blueprint: sensor.camera.depth, save: {path: "x/%06d.png", converter: gray}}]')" --out "$OUT"
+
+# 6. blueprints lists every blueprint with its attributes, also as JSON
 if "$SENSIM" blueprints | grep -q '^sensor.other.collision' && "$SENSIM" blueprints --json | grep -q '"id":"vehicle.sedan"'; then ok; else bad "blueprints"; fi
 
 echo "$checks checks, $fails failed" >&2
