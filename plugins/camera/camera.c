@@ -63,6 +63,7 @@ typedef struct camera {
     uint8_t *bgra, *bgra_out, *tag, *tag_out;
     uint32_t *inst, *inst_out;
     uint8_t *raw;   /* the encoded image */
+    const float *depth_ready; /* this tick's depth after the lens: depth or depth_out */
 } camera;
 
 static sn_status create_kind(const sn_host *host, sn_ctx *ctx, void **out, cam_kind kind)
@@ -219,8 +220,7 @@ static sn_status tick(void *self, sn_phase phase)
         }
         break;
     }
-    if (c->depth_float && depth != c->depth)
-        memcpy(c->depth, depth, px * sizeof(float)); /* serialize reads c->depth */
+    c->depth_ready = depth;
     return SN_OK;
 }
 
@@ -240,7 +240,7 @@ static sn_status serialize(void *self, uint32_t index, sn_writer *w)
     sn_status st = h->write_bin(w, c->raw, px * 4);
     if (c->depth_float) {
         h->write_key(w, "depth");
-        st = h->write_bin(w, c->depth, px * sizeof(float));
+        st = h->write_bin(w, c->depth_ready, px * sizeof(float));
     }
     return st;
 }

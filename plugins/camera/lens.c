@@ -4,6 +4,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* Normalised image coordinates of the centre of pixel (x, y): [-1, 1] across the image. */
+static void normalised(uint32_t x, uint32_t y, uint32_t w, uint32_t h, double *nx, double *ny)
+{
+    *nx = 2 * (x + 0.5) / w - 1;
+    *ny = 2 * (y + 0.5) / h - 1;
+}
+
 int32_t *lens_map(const lens *l, uint32_t w, uint32_t h, bool *identity, bool *oom)
 {
     *oom = false;
@@ -17,7 +24,8 @@ int32_t *lens_map(const lens *l, uint32_t w, uint32_t h, bool *identity, bool *o
     }
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
-            double nx = 2 * (x + 0.5) / w - 1, ny = 2 * (y + 0.5) / h - 1;
+            double nx, ny;
+            normalised(x, y, w, h, &nx, &ny);
             double ax = nx * l->x_size, ay = ny * l->y_size;
             double r2 = ax * ax + ay * ay;
             double f = 1 + l->k * r2 + l->kcube * r2 * sqrt(r2);
@@ -40,7 +48,8 @@ uint16_t *lens_vignette(const lens *l, uint32_t w, uint32_t h, bool *oom)
     }
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
-            double nx = 2 * (x + 0.5) / w - 1, ny = 2 * (y + 0.5) / h - 1;
+            double nx, ny;
+            normalised(x, y, w, h, &nx, &ny);
             double rho = sqrt(nx * nx + ny * ny) / sqrt(2.0);
             double f = 1 - l->circle_multiplier * pow(rho, l->circle_falloff);
             f = f < 0 ? 0 : f > 1 ? 1 : f;
