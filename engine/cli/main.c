@@ -139,7 +139,7 @@ static int cmd_run(int argc, char **argv)
     const sn_clock *ck = sn_engine_clock(e);
     uint64_t messages = 0;
     for (uint32_t i = 0; i < e->n_sensors; i++)
-        messages += e->sensors[i].messages;
+        messages += e->sensors[i]->messages;
     if (st != SN_OK) {
         fprintf(stderr, "sensim: error: %s\n", err.msg);
         fprintf(stderr, "sensim: stopped at frame %llu; partial streams kept as %s/*.msgpack.part\n",

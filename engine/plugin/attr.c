@@ -181,6 +181,15 @@ int sn_attr_find(const sn_attr_def *defs, uint32_t n, size_t stride, const char 
     return -1;
 }
 
+/* "file:line:col" for a scene, "spawn" for the API (no file). */
+static void at_pos(char *buf, size_t n, const char *scene_path, sn_srcpos pos)
+{
+    if (scene_path)
+        snprintf(buf, n, "%s:%d:%d", scene_path, pos.line, pos.col);
+    else
+        snprintf(buf, n, "spawn");
+}
+
 sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, const char *blueprint,
                           const sn_scene_entity *e, const char *scene_path,
                           const char *const *extra_keys, sn_value **out, sn_error *err)
@@ -212,9 +221,10 @@ sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, co
             for (const char *const *x = extra_keys; x && *x; x++)
                 append_name(list, sizeof list, *x);
             free(block);
-            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: unknown attribute '%s' for blueprint '%s' (it has: %s)",
-                           scene_path, a->key_pos.line, a->key_pos.col, a->key, blueprint,
-                           list[0] ? list : "no attributes");
+            char where[600];
+            at_pos(where, sizeof where, scene_path, a->key_pos);
+            return sn_fail(err, SN_E_INVALID, "%s: unknown attribute '%s' for blueprint '%s' (it has: %s)",
+                           where, a->key, blueprint, list[0] ? list : "no attributes");
         }
         const sn_attr_def *d = sn_attr_at(defs, stride, (uint32_t)i);
         size_t len = strlen(a->value) + 1;
@@ -223,8 +233,9 @@ sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, co
         str += len;
         if (st != SN_OK) {
             free(block);
-            return sn_fail(err, st, "%s:%d:%d: attribute '%s' of '%s': %s", scene_path, a->value_pos.line,
-                           a->value_pos.col, a->key, blueprint, why);
+            char where[600];
+            at_pos(where, sizeof where, scene_path, a->value_pos);
+            return sn_fail(err, st, "%s: attribute '%s' of '%s': %s", where, a->key, blueprint, why);
         }
     }
     *out = vals;

@@ -28,7 +28,8 @@ sn_status sn_attr_table_check(const sn_attr_def *defs, uint32_t n, size_t stride
 /*
 ** Resolves scene attributes against a table into one heap block: an array of n values (in
 ** table order) followed by the strings they point to. *out is freed by the caller with free().
-** `blueprint` and `scene_path` name things in errors. Keys listed in `extra_keys`
+** `blueprint` and `scene_path` name things in errors (scene_path NULL: values from the API,
+** errors then start "spawn:"). Keys listed in `extra_keys`
 ** (NULL-terminated, may be NULL) are accepted but skipped: the host handles them.
 */
 sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, const char *blueprint,

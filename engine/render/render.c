@@ -275,7 +275,13 @@ static bool add_triangle(sn_renderer *r, sn_vec3 a, sn_vec3 b, sn_vec3 c, uint32
     return true;
 }
 
-static prim *new_prim(sn_renderer *r, const sn_actor *a, const sn_transform *t)
+/* An actor's pose at the instant being rendered. */
+typedef struct pose {
+    sn_vec3 pos;
+    sn_mat3 rot;
+} pose;
+
+static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
 {
     if (!sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims))
         return NULL;
@@ -286,13 +292,13 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const sn_transform *t)
     p->checker = a->checker;
     p->checker_size = a->checker_size > 0 ? a->checker_size : 1.0;
     p->is_plane = a->shape == SN_SHAPE_PLANE;
-    p->rot = sn_mat3_from_rotation(t->rotation);
-    p->pos = t->location;
+    p->rot = t->rot;
+    p->pos = t->pos;
     return p;
 }
 
 /* A ground plane n.x = d: 1/depth along each pixel's ray is affine in the pixel. */
-static bool add_plane(sn_renderer *r, const sn_actor *a, const sn_transform *t)
+static bool add_plane(sn_renderer *r, const sn_actor *a, const pose *t)
 {
     sn_vec3 n = a->plane_normal;
     double num = a->plane_offset - sn_v3_dot(n, r->eye);
@@ -314,10 +320,10 @@ static bool add_plane(sn_renderer *r, const sn_actor *a, const sn_transform *t)
     return true;
 }
 
-static bool add_mesh(sn_renderer *r, const sn_actor *a, const sn_transform *t, const sn_mesh *m)
+static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_mesh *m)
 {
-    sn_mat3 ra = sn_mat3_from_rotation(t->rotation);
-    sn_vec3 centre = sn_v3_add(t->location, sn_mat3_apply(&ra, a->bbox.location));
+    const sn_mat3 ra = t->rot;
+    sn_vec3 centre = sn_v3_add(t->pos, sn_mat3_apply(&ra, a->bbox.location));
     sn_vec3 ext = a->bbox.extent;
     sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(centre, r->eye));
     /* bounding sphere against near, far and the four sides of the view */
@@ -476,8 +482,8 @@ static void draw_band(void *arg, uint32_t bi)
         }
 }
 
-sn_status sn_render(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
-                    const sn_image *out, sn_error *err)
+sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
+                    const sn_camera *cam, const sn_image *out, sn_error *err)
 {
     sn_status st = sn_camera_check(cam, err);
     if (st)
@@ -532,7 +538,10 @@ sn_status sn_render(sn_renderer *r, const sn_world *w, const sn_lighting *light,
         const sn_actor *a = w->actors[i];
         if (a->kind == SN_ACTOR_SENSOR || a->shape == SN_SHAPE_NONE)
             continue;
-        sn_transform t = sn_actor_world_transform(w, a);
+        pose t;
+        sn_quat q;
+        sn_actor_pose_at(w, a, alpha, &t.pos, &q);
+        t.rot = sn_mat3_from_quat(q);
         const sn_mesh *m = sn_mesh_get(a->shape);
         bool ok = a->shape == SN_SHAPE_PLANE ? add_plane(r, a, &t) : m ? add_mesh(r, a, &t, m) : true;
         if (!ok)

@@ -42,9 +42,10 @@ int sn_renderer_threads(const sn_renderer *r);
 /* Checks a camera: a sentence in err when it cannot be rendered. */
 sn_status sn_camera_check(const sn_camera *cam, sn_error *err);
 
-/* Renders the world's actors (sensors have no shape) into out's non-NULL buffers. */
-sn_status sn_render(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
-                    const sn_image *out, sn_error *err);
+/* Renders the world's actors (sensors have no shape) into out's non-NULL buffers, each at its
+** pose at fraction `alpha` of the last frame (sn_actor_pose_at: 1 = now). */
+sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
+                    const sn_camera *cam, const sn_image *out, sn_error *err);
 
 /* Triangles drawn (after culling and clipping) by the last render: for benchmarks. */
 uint32_t sn_renderer_last_triangles(const sn_renderer *r);

@@ -46,7 +46,7 @@ sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err)
 static void unload(sn_engine *e)
 {
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_sensor *s = &e->sensors[i];
+        sn_sensor *s = e->sensors[i];
         if (s->self) {
             sn_guard_enter(s, "destroy");
             s->cls->destroy(s->self);
@@ -57,11 +57,15 @@ static void unload(sn_engine *e)
             remove(s->part_path);
         }
         free(s->values);
+        free(s->name);
         free(s->out_path);
         free(s->part_path);
         free(s->listeners);
+        free(s);
     }
     free(e->sensors);
+    sn_strmap_free(&e->scene_names);
+    sn_strmap_free(&e->sensor_names);
     free(e->actors);
     free(e->routes);
     free(e->events);
@@ -70,6 +74,7 @@ static void unload(sn_engine *e)
     e->routes = NULL;
     e->events = NULL;
     e->n_sensors = e->n_actors = 0;
+    e->cap_sensors = 0;
     e->n_routes = e->cap_routes = e->n_events = e->cap_events = 0;
     sn_world_free(&e->world);
     sn_scene_free(&e->scene);
@@ -96,12 +101,9 @@ void sn_engine_destroy(sn_engine *e)
 
 static bool due_now(double at, double t) { return at >= 0 && at <= t + TIME_EPS; }
 
-static const sn_scene_entity *scene_actor(const sn_scene *sc, const char *name)
+static const sn_scene_entity *scene_actor(const sn_engine *e, const char *name)
 {
-    for (uint32_t i = 0; i < sc->n_actors; i++)
-        if (sc->actors[i].name && strcmp(sc->actors[i].name, name) == 0)
-            return &sc->actors[i];
-    return NULL;
+    return sn_strmap_get(&e->scene_names, name);
 }
 
 /* An entry spawns once its spawn_at is due and, when attached, once its parent is alive:
@@ -118,6 +120,8 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     const char *path = e->scene.path;
     s->engine = e;
     s->entity = ent;
+    if (!(s->name = sn_strdup(ent->name)) || !sn_strmap_put(&e->sensor_names, s->name, s))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
     s->bp = sn_library_find(&e->lib, ent->blueprint);
     if (!s->bp || s->bp->kind != SN_ACTOR_SENSOR) {
         size_t refused = sn_library_refused(&e->lib);
@@ -171,27 +175,31 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         e->n_sub = 1;
     e->frames_target = e->frames_target ? e->frames_target : sc->settings.frames;
     e->actors = calloc(sc->n_actors + 1, sizeof *e->actors);
-    e->sensors = calloc(sc->n_sensors + 1, sizeof *e->sensors);
-    if (!e->actors || !e->sensors)
+    if (!e->actors || !sn_grow((void **)&e->sensors, &e->cap_sensors, sc->n_sensors + 1, sizeof *e->sensors))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < sc->n_actors; i++)
+        if (sc->actors[i].name && !sn_strmap_put(&e->scene_names, sc->actors[i].name, &sc->actors[i]))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
     for (uint32_t i = 0; i < sc->n_sensors; i++) {
+        if (!(e->sensors[i] = calloc(1, sizeof **e->sensors)))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
         e->n_sensors++;
-        if ((st = prepare_sensor(e, &e->sensors[i], &sc->sensors[i], err)))
+        if ((st = prepare_sensor(e, e->sensors[i], &sc->sensors[i], err)))
             return st;
     }
     for (uint32_t i = 0; i < sc->n_actors + sc->n_sensors; i++) {
         const sn_scene_entity *ent = i < sc->n_actors ? &sc->actors[i] : &sc->sensors[i - sc->n_actors];
-        if (ent->attach_to && !scene_actor(sc, ent->attach_to))
+        if (ent->attach_to && !scene_actor(e, ent->attach_to))
             return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attach_to '%s' names no actor of this scene", sc->path,
                            ent->attach_pos.line, ent->attach_pos.col, ent->attach_to);
     }
     for (uint32_t i = 0; i < sc->n_actors; i++) {
         e->actors[e->n_actors++].entity = &sc->actors[i];
-        if (spawnable(e, &sc->actors[i], 0) && (st = sn_spawn_actor(e, &e->actors[i], err)))
+        if (spawnable(e, &sc->actors[i], 0) && (st = sn_spawn_scene_actor(e, &e->actors[i], err)))
             return st;
     }
     for (uint32_t i = 0; i < sc->n_sensors; i++)
-        if (spawnable(e, &sc->sensors[i], 0) && (st = sn_spawn_sensor(e, &e->sensors[i], err)))
+        if (spawnable(e, &sc->sensors[i], 0) && (st = sn_spawn_scene_sensor(e, e->sensors[i], err)))
             return st;
     /* Scheduled entries must be spawnable later: check their blueprints now, not mid-run. */
     for (uint32_t i = 0; i < sc->n_actors; i++) {
@@ -255,10 +263,10 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
         return sn_fail(err, SN_E_STATE, "outputs: no scene loaded");
     sn_status st = make_dirs(dir, err);
     for (uint32_t i = 0; !st && i < e->n_sensors; i++)
-        st = sn_stream_open(&e->sensors[i], dir, err);
+        st = sn_stream_open(e->sensors[i], dir, err);
     if (st) {
         for (uint32_t i = 0; i < e->n_sensors; i++) {
-            sn_sensor *s = &e->sensors[i];
+            sn_sensor *s = e->sensors[i];
             if (s->out) {
                 fclose(s->out);
                 s->out = NULL;
@@ -274,18 +282,15 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
 
 sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn fn, void *user, sn_error *err)
 {
-    for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_sensor *s = &e->sensors[i];
-        if (strcmp(s->entity->name, sensor) == 0) {
-            if (!fn)
-                return sn_fail(err, SN_E_INVALID, "listen: NULL callback");
-            if (!sn_grow((void **)&s->listeners, &s->cap_listeners, s->n_listeners + 1, sizeof *s->listeners))
-                return sn_fail(err, SN_E_NOMEM, "out of memory");
-            s->listeners[s->n_listeners++] = (sn_listener){fn, user};
-            return SN_OK;
-        }
-    }
-    return sn_fail(err, SN_E_NOT_FOUND, "listen: no sensor named '%s' in the scene", sensor);
+    sn_sensor *s = sensor ? sn_strmap_get(&e->sensor_names, sensor) : NULL;
+    if (!s)
+        return sn_fail(err, SN_E_NOT_FOUND, "listen: no sensor named '%s' in the scene", sensor ? sensor : "(null)");
+    if (!fn)
+        return sn_fail(err, SN_E_INVALID, "listen: NULL callback");
+    if (!sn_grow((void **)&s->listeners, &s->cap_listeners, s->n_listeners + 1, sizeof *s->listeners))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    s->listeners[s->n_listeners++] = (sn_listener){fn, user};
+    return SN_OK;
 }
 
 static bool live(const sn_sensor *s) { return s->spawned && !s->destroyed && s->self; }
@@ -302,7 +307,7 @@ static sn_status rebuild_routes(sn_engine *e, sn_error *err)
 {
     e->n_routes = 0;
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_sensor *s = &e->sensors[i];
+        sn_sensor *s = e->sensors[i];
         if (!live(s) || !(s->cls->events & SN_EVENT_COLLISION) || !s->cls->on_event)
             continue;
         const sn_actor *a = sn_world_find(&e->world, s->actor_id);
@@ -357,7 +362,7 @@ static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
 {
     static const char *const names[] = {"", "tick(pre)", "tick(post)", "", "tick(observe)"};
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_sensor *s = &e->sensors[i];
+        sn_sensor *s = e->sensors[i];
         if (phase == SN_PHASE_POST)
             s->ticked_post = false;
         if (!live(s) || !(s->cls->phases & phase) || !s->cls->tick)
@@ -386,12 +391,12 @@ static sn_status schedule(sn_engine *e, sn_error *err)
     sn_status st;
     for (uint32_t i = 0; i < e->n_actors; i++) {
         sn_pending_actor *pa = &e->actors[i];
-        if (!pa->spawned && spawnable(e, pa->entity, t) && (st = sn_spawn_actor(e, pa, err)))
+        if (!pa->spawned && spawnable(e, pa->entity, t) && (st = sn_spawn_scene_actor(e, pa, err)))
             return st;
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_sensor *s = &e->sensors[i];
-        if (!s->spawned && spawnable(e, s->entity, t) && (st = sn_spawn_sensor(e, s, err)))
+        sn_sensor *s = e->sensors[i];
+        if (s->entity && !s->spawned && spawnable(e, s->entity, t) && (st = sn_spawn_scene_sensor(e, s, err)))
             return st;
     }
     for (uint32_t i = 0; i < e->n_actors; i++) {
@@ -400,13 +405,13 @@ static sn_status schedule(sn_engine *e, sn_error *err)
             sn_destroy_actor(e, pa->actor_id);
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_sensor *s = &e->sensors[i];
-        if (live(s) && due_now(s->entity->destroy_at, t))
+        sn_sensor *s = e->sensors[i];
+        if (live(s) && s->entity && due_now(s->entity->destroy_at, t))
             sn_destroy_actor(e, s->actor_id);
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_sensor *s = &e->sensors[i];
-        while (live(s) && s->next_call < s->entity->n_calls && due_now(s->entity->calls[s->next_call].at, t)) {
+        sn_sensor *s = e->sensors[i];
+        while (live(s) && s->entity && s->next_call < s->entity->n_calls && due_now(s->entity->calls[s->next_call].at, t)) {
             const sn_scene_call *c = &s->entity->calls[s->next_call++];
             s->error[0] = 0;
             sn_guard_enter(s, "call");
@@ -421,7 +426,7 @@ static sn_status schedule(sn_engine *e, sn_error *err)
         sn_event *ev = &e->events[k];
         ev->frame = e->clock.frame;
         for (uint32_t i = 0; i < e->n_sensors; i++) {
-            sn_sensor *s = &e->sensors[i];
+            sn_sensor *s = e->sensors[i];
             if (live(s) && (s->cls->events & ev->type) && s->cls->on_event && (st = deliver(s, ev, err)))
                 return st;
         }
@@ -433,7 +438,7 @@ static sn_status schedule(sn_engine *e, sn_error *err)
 static sn_status serialize_all(sn_engine *e, sn_error *err)
 {
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_sensor *s = &e->sensors[i];
+        sn_sensor *s = e->sensors[i];
         if (!live(s))
             continue;
         uint32_t n = s->ticked_post ? 1u : 0u;
@@ -478,12 +483,10 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
         for (size_t i = 0; i < e->world.n_actors; i++)
             if (e->world.actors[i]->has_autopilot)
                 sn_autopilot_update(&e->world, e->world.actors[i], c->dt);
-        st = sn_world_step(&e->world, c->dt, e->n_sub, err);
+        st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
     }
-    if (!st) {
-        sn_world_post_frame(&e->world, c->dt);
+    if (!st)
         st = deliver_collisions(e, err);
-    }
     if (!st)
         st = run_phase(e, SN_PHASE_POST, err);
     if (!st)
@@ -503,7 +506,7 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
 {
     sn_status st = SN_OK;
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_status s2 = sn_stream_close(&e->sensors[i], complete, err);
+        sn_status s2 = sn_stream_close(e->sensors[i], complete, err);
         if (!st)
             st = s2;
     }

@@ -33,10 +33,11 @@ typedef struct sn_listener {
 } sn_listener;
 
 /* A sensor: its scene entry, its stream, and (while spawned) its plugin instance.
-** The ctx a plugin receives is this struct. */
+** The ctx a plugin receives is this struct; its address never changes. */
 struct sn_ctx {
     struct sn_engine *engine;
-    const sn_scene_entity *entity;
+    const sn_scene_entity *entity; /* NULL when spawned through the API */
+    char *name;                    /* owned: the scene name, or "sensor_<id>" */
     const sn_blueprint *bp;
     const sn_sensor_class *cls;
     uint32_t actor_id; /* 0 until spawned and after destruction */
@@ -63,6 +64,18 @@ typedef struct sn_pending_actor {
     bool spawned, destroyed;
 } sn_pending_actor;
 
+/* What an actor is spawned from, whatever the source: a scene entry, the API, a recording.
+** The attribute values are typed and resolved against the blueprint already. */
+typedef struct sn_spawn_desc {
+    const sn_blueprint *bp;
+    sn_value *values;        /* bp order, one heap block; sn_spawn_actor takes ownership */
+    const char *name;        /* NULL or "" for none; must not name a live actor */
+    sn_transform transform;  /* world pose, or relative to the parent's origin */
+    uint32_t parent;         /* 0 = free-standing */
+    uint32_t id;             /* requested id; 0 = the next one */
+    const sn_scene_entity *src; /* the scene entry (for file:line:col in errors), or NULL */
+} sn_spawn_desc;
+
 typedef struct sn_collision_route {
     uint32_t parent;
     sn_sensor *sensor;
@@ -80,10 +93,13 @@ struct sn_engine {
     uint64_t seed;
     sn_host host;
 
-    sn_pending_actor *actors;
+    sn_pending_actor *actors; /* the scene's actors, in scene order */
     uint32_t n_actors;
-    sn_sensor *sensors;
+    sn_sensor **sensors;      /* the scene's sensors, then those spawned through the API */
     uint32_t n_sensors;
+    size_t cap_sensors;
+    sn_strmap scene_names;    /* scene actor name -> its sn_scene_entity */
+    sn_strmap sensor_names;   /* sensor name -> sn_sensor, for listen and calls */
 
     sn_collision_route *routes;
     size_t n_routes, cap_routes;
@@ -117,8 +133,15 @@ sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err);
 sn_status sn_stream_emit(sn_sensor *s, sn_error *err);
 sn_status sn_stream_close(sn_sensor *s, bool complete, sn_error *err);
 /* spawn.c */
-sn_status sn_spawn_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err);
-sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err);
+/* Spawns a non-sensor actor from a descriptor; takes d->values in every case. */
+sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, sn_error *err);
+/* Spawns a scene actor entry when due (resolving its attributes), with its velocity, control
+** and autopilot. */
+sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err);
+/* Spawns a prepared sensor record (values resolved) at d's transform, parent and id. */
+sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc *d, sn_error *err);
+/* Spawns a scene sensor entry when due. */
+sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err);
 void sn_destroy_actor(struct sn_engine *e, uint32_t id);
 sn_status sn_queue_event(struct sn_engine *e, sn_event_type type, uint32_t actor, uint32_t parent);
 /* Error text for a failed plugin callback: "sensor 'n' (bp, plugin path): cb: msg". */

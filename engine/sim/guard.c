@@ -57,7 +57,7 @@ static void on_crash(int sig)
         put(": crashed in ");
         put(cb);
         put(" of sensor '");
-        put(s->entity->name);
+        put(s->name);
         put("' (");
         put(s->bp->id);
         put("): ");

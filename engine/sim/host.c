@@ -18,7 +18,7 @@ static void h_log(sn_ctx *c, sn_log_level level, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "sensim: %s: sensor '%s': ", names[level > SN_LOG_ERROR ? SN_LOG_ERROR : level],
-            c->entity->name);
+            c->name);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -32,7 +32,7 @@ static void h_set_error(sn_ctx *c, const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *h_sensor_name(sn_ctx *c) { return c->entity->name; }
+static const char *h_sensor_name(sn_ctx *c) { return c->name; }
 static uint32_t h_sensor_id(sn_ctx *c) { return c->actor_id; }
 
 static void h_sensor_transform(sn_ctx *c, sn_transform *out)
@@ -67,7 +67,21 @@ static bool h_ray_cast(sn_ctx *c, sn_vec3 o, sn_vec3 d, double max_dist, uint32_
     return sn_world_ray_cast(&c->engine->world, o, d, max_dist, ignore, hit ? hit : &tmp);
 }
 
-static sn_status h_render(sn_ctx *c, const sn_camera *cam, const sn_image *out)
+/* Fraction of the last frame at time t_ns; false (with the ctx's error set) outside it. */
+static bool frame_alpha(sn_ctx *c, const char *what, int64_t t_ns, double *alpha)
+{
+    const sn_clock *k = &c->engine->clock;
+    int64_t from = k->time_ns - k->dt_ns;
+    if (k->frame == 0 || t_ns <= from || t_ns > k->time_ns) {
+        sn_format(c->error, sizeof c->error, "%s: time %lld ns is outside the last frame (%lld, %lld] ns", what,
+                  (long long)t_ns, (long long)from, (long long)k->time_ns);
+        return false;
+    }
+    *alpha = t_ns == k->time_ns ? 1.0 : (double)(t_ns - from) / (double)k->dt_ns;
+    return true;
+}
+
+static sn_status render_alpha(sn_ctx *c, double alpha, const sn_camera *cam, const sn_image *out)
 {
     sn_engine *e = c->engine;
     sn_error err = {0};
@@ -82,10 +96,47 @@ static sn_status h_render(sn_ctx *c, const sn_camera *cam, const sn_image *out)
             return SN_E_NOMEM;
         }
     }
-    sn_status st = sn_render(e->renderer, &e->world, &e->lighting, cam, out, &err);
+    sn_status st = sn_render(e->renderer, &e->world, alpha, &e->lighting, cam, out, &err);
     if (st)
         sn_format(c->error, sizeof c->error, "render: %s", err.msg);
     return st;
+}
+
+static sn_status h_render(sn_ctx *c, const sn_camera *cam, const sn_image *out)
+{
+    return render_alpha(c, 1.0, cam, out);
+}
+
+static sn_status h_render_at(sn_ctx *c, int64_t t_ns, const sn_camera *cam, const sn_image *out)
+{
+    double alpha;
+    if (!frame_alpha(c, "render_at", t_ns, &alpha))
+        return SN_E_RANGE;
+    return render_alpha(c, alpha, cam, out);
+}
+
+static sn_status h_sensor_transform_at(sn_ctx *c, int64_t t_ns, sn_transform *out)
+{
+    double alpha;
+    if (!out) {
+        sn_format(c->error, sizeof c->error, "sensor_transform_at: NULL output");
+        return SN_E_INVALID;
+    }
+    if (!frame_alpha(c, "sensor_transform_at", t_ns, &alpha))
+        return SN_E_RANGE;
+    const sn_actor *a = sn_world_find(&c->engine->world, c->actor_id);
+    if (!a)
+        return SN_E_NOT_FOUND;
+    sn_vec3 p;
+    sn_quat q;
+    sn_actor_pose_at(&c->engine->world, a, alpha, &p, &q);
+    *out = (sn_transform){p, sn_quat_to_rotation(q)};
+    return SN_OK;
+}
+
+static sn_status h_actor_attribute(sn_ctx *c, uint32_t id, const char *name, sn_value *out)
+{
+    return sn_engine_actor_attribute(c->engine, id, name, out, NULL);
 }
 
 static uint64_t h_rand_u64(sn_ctx *c) { return sn_rng_u64(&c->rng); }
@@ -110,5 +161,8 @@ void sn_host_init(sn_host *h)
     h->random_uniform = h_rand_uniform;
     h->random_normal = h_rand_normal;
     h->render = h_render;
+    h->render_at = h_render_at;
+    h->sensor_transform_at = h_sensor_transform_at;
+    h->actor_attribute = h_actor_attribute;
     sn_host_writer_fill(h);
 }

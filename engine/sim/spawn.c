@@ -32,16 +32,21 @@ sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_er
                    s->error[0] ? s->error : "no message given");
 }
 
-/* Position of attribute `key` in the entity, for messages; the entity itself if absent. */
-static sn_srcpos attr_pos(const sn_scene_entity *ent, const char *key)
+/* Where an error about attribute `key` points: its file:line:col in a scene, else "spawn". */
+static void attr_where(const struct sn_engine *e, const sn_scene_entity *ent, const char *key, char *buf, size_t n)
 {
+    if (!ent) {
+        snprintf(buf, n, "spawn");
+        return;
+    }
+    sn_srcpos pos = ent->pos;
     for (uint32_t i = 0; i < ent->n_attrs; i++)
         if (strcmp(ent->attrs[i].key, key) == 0)
-            return ent->attrs[i].value_pos;
-    return ent->pos;
+            pos = ent->attrs[i].value_pos;
+    snprintf(buf, n, "%s:%d:%d", e->scene.path, pos.line, pos.col);
 }
 
-static sn_status parse_extent(const char *path, const sn_scene_entity *ent, const char *text, sn_vec3 *out,
+static sn_status parse_extent(const struct sn_engine *e, const sn_spawn_desc *d, const char *text, sn_vec3 *out,
                               sn_error *err)
 {
     double v[3];
@@ -62,100 +67,118 @@ static sn_status parse_extent(const char *path, const sn_scene_entity *ent, cons
     *out = sn_v3(v[0], v[1], v[2]);
     return SN_OK;
 bad:;
-    sn_srcpos pos = attr_pos(ent, "extent");
-    return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attribute 'extent' of '%s': expected three half extents "
-                   "'x,y,z' in metres, each in (0, 10000], found '%s'", path, pos.line, pos.col, ent->blueprint, text);
+    char where[600];
+    attr_where(e, d->src, "extent", where, sizeof where);
+    return sn_fail(err, SN_E_INVALID, "%s: attribute 'extent' of '%s': expected three half extents "
+                   "'x,y,z' in metres, each in (0, 10000], found '%s'", where, d->bp->id, text);
 }
 
-/* Resolves parent and world pose for an entity that may be attached. */
-static sn_status resolve_parent(struct sn_engine *e, const sn_scene_entity *ent, uint32_t *parent, sn_error *err)
+/* Where a descriptor's errors point: the scene entry, or the API call. */
+static void desc_where(const struct sn_engine *e, const sn_spawn_desc *d, char *buf, size_t n)
 {
-    *parent = 0;
-    if (!ent->attach_to)
-        return SN_OK;
-    const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
-    if (!p || p->kind == SN_ACTOR_SENSOR)
-        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attach_to '%s' names no %s actor", e->scene.path,
-                       ent->attach_pos.line, ent->attach_pos.col, ent->attach_to,
-                       p ? "non-sensor" : "live");
-    *parent = p->id;
+    if (d->src)
+        snprintf(buf, n, "%s:%d:%d", e->scene.path, d->src->pos.line, d->src->pos.col);
+    else
+        snprintf(buf, n, "spawn '%s'", d->bp->id);
+}
+
+/* Checks what every spawn shares: the transform is finite, the parent is live, the name and
+** the id are free. */
+static sn_status check_desc(struct sn_engine *e, const sn_spawn_desc *d, sn_error *err)
+{
+    char where[600];
+    desc_where(e, d, where, sizeof where);
+    const sn_transform *t = &d->transform;
+    double sum = t->location.x + t->location.y + t->location.z + t->rotation.pitch + t->rotation.yaw + t->rotation.roll;
+    if (!isfinite(sum) || fabs(t->location.x) > 1e7 || fabs(t->location.y) > 1e7 || fabs(t->location.z) > 1e7)
+        return sn_fail(err, SN_E_RANGE, "%s: the transform must be finite, within 10000 km of the origin", where);
+    if (d->parent) {
+        const sn_actor *p = sn_world_find(&e->world, d->parent);
+        if (!p || p->kind == SN_ACTOR_SENSOR)
+            return sn_fail(err, SN_E_INVALID, "%s: parent %u is %s", where, d->parent,
+                           p ? "a sensor; only actors carry attachments" : "not a live actor");
+        if (d->bp->kind != SN_ACTOR_STATIC && d->bp->kind != SN_ACTOR_SENSOR)
+            return sn_fail(err, SN_E_INVALID, "%s: only static props and sensors can be attached; '%s' is a %s", where,
+                           d->name && d->name[0] ? d->name : d->bp->id, d->bp->id);
+    }
+    if (d->name && d->name[0] && sn_world_find_name(&e->world, d->name))
+        return sn_fail(err, SN_E_INVALID, "%s: the name '%s' is taken by a live actor", where, d->name);
+    if (d->id && d->id <= e->world.next_id)
+        return sn_fail(err, SN_E_INVALID, "%s: id %u was already used (ids are never reused; the next free one is %u)",
+                       where, d->id, e->world.next_id + 1);
     return SN_OK;
 }
 
-static void set_common(sn_actor *a, const sn_scene_entity *ent)
+static sn_transform world_pose(struct sn_engine *e, const sn_spawn_desc *d)
 {
-    a->name = sn_strdup(ent->name ? ent->name : "");
-    a->type_id = ent->blueprint;
+    if (!d->parent)
+        return d->transform;
+    sn_transform pt = sn_actor_world_transform(&e->world, sn_world_find(&e->world, d->parent));
+    return sn_transform_compose(&pt, &d->transform);
 }
 
-sn_status sn_spawn_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err)
+/* The blueprint's value of attribute `name` (every built-in has the ones asked for). */
+static const sn_value *val(const sn_spawn_desc *d, const char *name)
 {
-    const sn_scene_entity *ent = pa->entity;
-    const char *path = e->scene.path;
-    const sn_blueprint *bp = sn_library_find(&e->lib, ent->blueprint);
-    if (!bp || bp->kind == SN_ACTOR_SENSOR)
-        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: unknown actor blueprint '%s' (see `sensim blueprints`; "
-                       "sensors go under 'sensors:')", path, ent->blueprint_pos.line, ent->blueprint_pos.col,
-                       ent->blueprint);
-    sn_value *v;
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, ent, path, NULL, &v, err);
-    if (st)
-        return st;
-    uint32_t parent;
-    if ((st = resolve_parent(e, ent, &parent, err))) {
-        free(v);
+    int i = sn_attr_find(d->bp->attrs, d->bp->n_attrs, d->bp->stride, name);
+    return i >= 0 ? &d->values[i] : NULL;
+}
+
+sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, sn_error *err)
+{
+    const sn_blueprint *bp = d->bp;
+    sn_value *values = d->values;
+    d->values = NULL;
+    sn_status st = check_desc(e, d, err);
+    if (st) {
+        free(values);
         return st;
     }
-    if (parent && bp->kind != SN_ACTOR_STATIC) {
-        free(v);
-        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: only static props and sensors can be attached; '%s' is a %s",
-                       path, ent->attach_pos.line, ent->attach_pos.col, ent->name ? ent->name : bp->id, bp->id);
-    }
-    if ((ent->has_control || ent->has_velocity || ent->has_autopilot) && bp->kind == SN_ACTOR_STATIC) {
-        free(v);
-        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: '%s' is static: velocity, control and autopilot need a "
-                       "vehicle.* or walker.* blueprint", path, ent->pos.line, ent->pos.col, bp->id);
-    }
-    sn_actor *a = sn_world_add(&e->world, bp->kind);
-    if (!a) {
-        free(v);
+    sn_actor *a = sn_world_add(&e->world, bp->kind, d->id);
+    if (!a || !sn_world_set_name(&e->world, a, d->name)) {
+        free(values);
+        if (a)
+            sn_world_remove(&e->world, a->id);
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     }
-    set_common(a, ent);
+    a->values = values;
+    d->values = values; /* read below through val() */
+    a->bp = bp;
     a->type_id = bp->id;
     a->shape = bp->shape;
-    a->parent = parent;
-    int i;
-    a->role_name = sn_strdup(v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "role_name")].s);
-    memcpy(a->color, v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "color")].rgb, 3);
-    a->checker = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "texture")].i == 1;
-    a->checker_size = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "checker_size")].f;
-    const char *tag = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "semantic_tag")].s;
+    a->parent = d->parent;
+    const sn_value *v;
+    a->role_name = sn_strdup((v = val(d, "role_name")) ? v->s : "");
+    if ((v = val(d, "color")))
+        memcpy(a->color, v->rgb, 3);
+    a->checker = (v = val(d, "texture")) && v->i == 1;
+    a->checker_size = (v = val(d, "checker_size")) ? v->f : 1.0;
+    const char *tag = (v = val(d, "semantic_tag")) ? v->s : "0";
+    char where[600];
     if (!sn_tag_parse(tag, &a->tag)) {
-        sn_srcpos pos = attr_pos(ent, "semantic_tag");
-        st = sn_fail(err, SN_E_INVALID, "%s:%d:%d: attribute 'semantic_tag': '%s' is not a tag name of seed 003's "
-                     "table (Roads, Building, Wall, Car, ...) nor a number 0-28", path, pos.line, pos.col, tag);
+        attr_where(e, d->src, "semantic_tag", where, sizeof where);
+        st = sn_fail(err, SN_E_INVALID, "%s: attribute 'semantic_tag': '%s' is not a tag name of seed 003's "
+                     "table (Roads, Building, Wall, Car, ...) nor a number 0-28", where, tag);
         goto fail;
     }
-    if ((i = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "extent")) >= 0 &&
-        (st = parse_extent(path, ent, v[i].s, &a->bbox.extent, err)))
+    if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->bbox.extent, err)))
         goto fail;
     if (bp->shape == SN_SHAPE_SPHERE) {
-        double r = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "radius")].f;
+        double r = val(d, "radius")->f;
         a->bbox.extent = sn_v3(r, r, r);
     } else if (bp->shape == SN_SHAPE_CYLINDER) {
-        double r = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "radius")].f;
-        a->bbox.extent = sn_v3(r, r, v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "height")].f / 2);
+        double r = val(d, "radius")->f;
+        a->bbox.extent = sn_v3(r, r, val(d, "height")->f / 2);
     } else if (bp->shape == SN_SHAPE_PLANE) {
         a->bbox.extent = sn_v3(1000, 1000, 0);
     }
-    if ((i = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "mass")) >= 0)
-        a->mass = v[i].f;
+    if ((v = val(d, "mass")))
+        a->mass = v->f;
     if (bp->kind == SN_ACTOR_VEHICLE) {
         sn_vehicle_params *p = &a->vp;
         const sn_vec3 ex = a->bbox.extent;
-        p->max_power = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "max_power")].f;
-        p->max_steer = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "max_steer_angle")].f * SN_DEG;
+        p->max_power = val(d, "max_power")->f;
+        p->max_steer = val(d, "max_steer_angle")->f * SN_DEG;
         p->max_force = a->mass * 4.0; /* about 0.4 g off the line */
         p->drag_area = 0.35 * (2 * ex.y) * (2 * ex.z);
         p->wheelbase = 1.2 * ex.x;
@@ -168,25 +191,61 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *er
         p->mu = 1.0;
     }
     if (bp->kind == SN_ACTOR_WALKER)
-        a->walk_speed = v[sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "speed")].f;
-    free(v);
-    v = NULL;
+        a->walk_speed = val(d, "speed")->f;
+    d->values = NULL;
 
-    a->rel = ent->transform;
-    sn_transform world_tf = ent->transform;
-    if (parent) {
-        const sn_actor *p = sn_world_find(&e->world, parent);
-        sn_transform pt = sn_actor_world_transform(&e->world, p);
-        world_tf = sn_transform_compose(&pt, &ent->transform);
-    }
+    a->rel = d->transform;
+    sn_transform world_tf = world_pose(e, d);
     if ((st = sn_world_materialize(&e->world, a, &world_tf, err))) {
-        sn_error_prefix(err, path);
+        desc_where(e, d, where, sizeof where);
+        sn_error_prefix(err, where);
         goto fail;
     }
-    if (ent->has_velocity && a->body) {
-        dBodySetLinearVel(a->body, ent->velocity.x, ent->velocity.y, ent->velocity.z);
-        a->prev_velocity = ent->velocity;
+    sn_world_update_attached(&e->world);
+    if (sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, a->parent)) {
+        st = sn_fail(err, SN_E_NOMEM, "out of memory");
+        goto fail;
     }
+    if (out)
+        *out = a;
+    return SN_OK;
+fail:
+    d->values = NULL;
+    sn_world_remove(&e->world, a->id); /* frees the values too */
+    return st;
+}
+
+sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err)
+{
+    const sn_scene_entity *ent = pa->entity;
+    const char *path = e->scene.path;
+    const sn_blueprint *bp = sn_library_find(&e->lib, ent->blueprint);
+    if (!bp || bp->kind == SN_ACTOR_SENSOR)
+        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: unknown actor blueprint '%s' (see `sensim blueprints`; "
+                       "sensors go under 'sensors:')", path, ent->blueprint_pos.line, ent->blueprint_pos.col,
+                       ent->blueprint);
+    if ((ent->has_control || ent->has_velocity || ent->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
+        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: '%s' is static: velocity, control and autopilot need a "
+                       "vehicle.* or walker.* blueprint", path, ent->pos.line, ent->pos.col, bp->id);
+    sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent};
+    if (ent->attach_to) {
+        const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
+        if (!p || p->kind == SN_ACTOR_SENSOR)
+            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attach_to '%s' names no %s actor", path,
+                           ent->attach_pos.line, ent->attach_pos.col, ent->attach_to, p ? "non-sensor" : "live");
+        d.parent = p->id;
+        if (bp->kind != SN_ACTOR_STATIC)
+            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: only static props and sensors can be attached; '%s' is a %s",
+                           path, ent->attach_pos.line, ent->attach_pos.col, ent->name ? ent->name : bp->id, bp->id);
+    }
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, ent, path, NULL, &d.values, err);
+    if (st)
+        return st;
+    sn_actor *a;
+    if ((st = sn_spawn_actor(e, &d, &a, err)))
+        return st;
+    if (ent->has_velocity && a->body)
+        sn_world_set_velocity(&e->world, a, ent->velocity, sn_v3(0, 0, 0));
     if (ent->has_control) {
         a->control = ent->control;
         if (bp->kind == SN_ACTOR_WALKER) {
@@ -196,12 +255,12 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *er
         }
     }
     if (ent->has_autopilot) {
-        a->has_autopilot = true;
         a->ap.route = malloc(ent->n_route * sizeof *a->ap.route);
         if (!a->ap.route) {
-            st = sn_fail(err, SN_E_NOMEM, "out of memory");
-            goto fail;
+            sn_destroy_actor(e, a->id);
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
         }
+        a->has_autopilot = true;
         memcpy(a->ap.route, ent->route, ent->n_route * sizeof *a->ap.route);
         a->ap.n_route = ent->n_route;
         a->ap.target_speed = ent->target_speed >= 0 ? ent->target_speed
@@ -210,29 +269,30 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *er
     }
     pa->actor_id = a->id;
     pa->spawned = true;
-    return sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, a->parent) ? sn_fail(err, SN_E_NOMEM, "out of memory")
-                                                                          : SN_OK;
-fail:
-    free(v);
-    sn_world_remove(&e->world, a->id);
-    return st;
+    return SN_OK;
 }
 
-sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err)
+sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc *d, sn_error *err)
 {
-    const sn_scene_entity *ent = s->entity;
-    uint32_t parent;
-    sn_status st = resolve_parent(e, ent, &parent, err);
+    sn_status st = check_desc(e, d, err);
     if (st)
         return st;
-    sn_actor *a = sn_world_add(&e->world, SN_ACTOR_SENSOR);
-    if (!a)
+    sn_actor *a = sn_world_add(&e->world, SN_ACTOR_SENSOR, d->id);
+    if (!a || !sn_world_set_name(&e->world, a, d->name)) {
+        if (a)
+            sn_world_remove(&e->world, a->id);
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    set_common(a, ent);
+    }
+    a->bp = s->bp;
     a->type_id = s->bp->id;
-    a->parent = parent;
-    a->role_name = sn_strdup("");
-    a->rel = ent->transform;
+    a->parent = d->parent;
+    int ri = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "role_name");
+    a->role_name = sn_strdup(ri >= 0 ? s->values[ri].s : "");
+    a->rel = d->transform;
+    sn_transform world_tf = world_pose(e, d);
+    a->st.pos = a->st.prev_pos = world_tf.location;
+    a->st.rot = a->st.prev_rot = sn_quat_from_rotation(world_tf.rotation);
+    sn_world_update_attached(&e->world);
     a->sensor = s;
     s->actor_id = a->id;
     s->spawned = true;
@@ -251,14 +311,28 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err)
     }
     if (s->cls->attach) {
         sn_guard_enter(s, "attach");
-        st = s->cls->attach(s->self, parent);
+        st = s->cls->attach(s->self, d->parent);
         sn_guard_leave();
         if (st != SN_OK)
             return sn_plugin_fail(s, "attach", st, err);
     }
     e->routes_dirty = true;
-    return sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, parent) ? sn_fail(err, SN_E_NOMEM, "out of memory")
-                                                                       : SN_OK;
+    return sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, d->parent) ? sn_fail(err, SN_E_NOMEM, "out of memory")
+                                                                        : SN_OK;
+}
+
+sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err)
+{
+    const sn_scene_entity *ent = s->entity;
+    sn_spawn_desc d = {.bp = s->bp, .name = ent->name, .transform = ent->transform, .src = ent};
+    if (ent->attach_to) {
+        const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
+        if (!p || p->kind == SN_ACTOR_SENSOR)
+            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attach_to '%s' names no %s actor", e->scene.path,
+                           ent->attach_pos.line, ent->attach_pos.col, ent->attach_to, p ? "non-sensor" : "live");
+        d.parent = p->id;
+    }
+    return sn_spawn_sensor(e, s, &d, err);
 }
 
 void sn_destroy_actor(struct sn_engine *e, uint32_t id)

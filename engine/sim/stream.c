@@ -16,13 +16,13 @@
 
 sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err)
 {
-    size_t n = strlen(dir) + strlen(s->entity->name) + 32;
+    size_t n = strlen(dir) + strlen(s->name) + 32;
     s->out_path = malloc(n);
     s->part_path = malloc(n);
     if (!s->out_path || !s->part_path)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    snprintf(s->out_path, n, "%s/%s.msgpack", dir, s->entity->name);
-    snprintf(s->part_path, n, "%s/%s.msgpack.part", dir, s->entity->name);
+    snprintf(s->out_path, n, "%s/%s.msgpack", dir, s->name);
+    snprintf(s->part_path, n, "%s/%s.msgpack.part", dir, s->name);
     s->out = fopen(s->part_path, "wb");
     if (!s->out)
         return sn_fail(err, SN_E_IO, "%s: cannot write: %s", s->part_path, strerror(errno));
@@ -35,7 +35,7 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
     s->messages++;
     if (s->out && fwrite(e->msg.data, 1, e->msg.size, s->out) != e->msg.size)
         return sn_fail(err, SN_E_IO, "%s: write failed: %s", s->part_path, strerror(errno));
-    if (s->entity->save_path && e->out_dir) {
+    if (s->entity && s->entity->save_path && e->out_dir) {
         /* save: the message just written, as an image (the same code as `sensim convert`) */
         msgpack_unpacked u;
         msgpack_unpacked_init(&u);
@@ -50,11 +50,11 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
         if (st) {
             char msg[sizeof err->msg];
             sn_format(msg, sizeof msg, "%s", err->msg);
-            return sn_fail(err, st, "sensor '%s': save: %s", s->entity->name, msg);
+            return sn_fail(err, st, "sensor '%s': save: %s", s->name, msg);
         }
     }
     if (s->n_listeners) {
-        sn_message m = {s->entity->name, s->bp->id, s->actor_id, e->clock.frame, e->clock.timestamp,
+        sn_message m = {s->name, s->bp->id, s->actor_id, e->clock.frame, e->clock.timestamp,
                         e->msg.data, e->msg.size};
         for (size_t i = 0; i < s->n_listeners; i++)
             s->listeners[i].fn(&m, s->listeners[i].user);

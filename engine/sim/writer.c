@@ -182,7 +182,7 @@ sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err)
     pack_str(pk, "timestamp");
     msgpack_pack_double(pk, e->clock.timestamp);
     pack_str(pk, "sensor");
-    pack_str(pk, s->entity->name);
+    pack_str(pk, s->name);
     pack_str(pk, "type");
     pack_str(pk, s->bp->id);
     pack_str(pk, "sensor_id");

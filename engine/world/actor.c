@@ -44,17 +44,35 @@ bool sn_tag_parse(const char *text, uint8_t *out)
     return false;
 }
 
-sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind)
+sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
 {
+    if (id && id <= w->next_id)
+        return NULL;
+    if (!id && w->next_id == UINT32_MAX)
+        return NULL;
     if (!sn_grow((void **)&w->actors, &w->cap_actors, w->n_actors + 1, sizeof *w->actors))
         return NULL;
     sn_actor *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
-    a->id = ++w->next_id;
+    a->id = w->next_id = id ? id : w->next_id + 1;
     a->kind = kind;
+    a->st.rot = a->st.prev_rot = sn_quat_identity();
+    a->target_rot = a->kin_from_rot = a->kin_to_rot = sn_quat_identity();
     w->actors[w->n_actors++] = a;
     return a;
+}
+
+bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name)
+{
+    char *copy = sn_strdup(name ? name : "");
+    if (!copy)
+        return false;
+    if (a->name && a->name[0] && sn_strmap_get(&w->names, a->name) == a)
+        sn_strmap_del(&w->names, a->name);
+    free(a->name);
+    a->name = copy;
+    return !copy[0] || sn_strmap_put(&w->names, copy, a);
 }
 
 static size_t find_index(const sn_world *w, uint32_t id, bool *found)
@@ -80,10 +98,7 @@ sn_actor *sn_world_find(const sn_world *w, uint32_t id)
 
 sn_actor *sn_world_find_name(const sn_world *w, const char *name)
 {
-    for (size_t i = 0; i < w->n_actors; i++)
-        if (strcmp(w->actors[i]->name, name) == 0)
-            return w->actors[i];
-    return NULL;
+    return name && name[0] ? sn_strmap_get(&w->names, name) : NULL;
 }
 
 void sn_world_remove(sn_world *w, uint32_t id)
@@ -100,6 +115,8 @@ void sn_world_remove(sn_world *w, uint32_t id)
             break;
         }
     }
+    if (a->name && a->name[0] && sn_strmap_get(&w->names, a->name) == a)
+        sn_strmap_del(&w->names, a->name);
     if (a->geom)
         dGeomDestroy(a->geom);
     if (a->body)
@@ -107,6 +124,7 @@ void sn_world_remove(sn_world *w, uint32_t id)
     free(a->name);
     free(a->role_name);
     free(a->ap.route);
+    free(a->values);
     free(a);
     memmove(&w->actors[i], &w->actors[i + 1], (w->n_actors - i - 1) * sizeof *w->actors);
     w->n_actors--;
@@ -123,44 +141,60 @@ bool sn_actor_is_descendant(const sn_world *w, uint32_t id, uint32_t ancestor)
     return false;
 }
 
-static sn_transform body_transform(dBodyID b)
-{
-    const dReal *p = dBodyGetPosition(b), *r = dBodyGetRotation(b);
-    sn_mat3 m = {{r[0], r[1], r[2], r[4], r[5], r[6], r[8], r[9], r[10]}};
-    return (sn_transform){{p[0], p[1], p[2]}, sn_mat3_to_rotation(&m)};
-}
-
 sn_transform sn_actor_world_transform(const sn_world *w, const sn_actor *a)
 {
-    if (a->body)
-        return body_transform(a->body);
-    if (a->parent) {
+    (void)w;
+    return (sn_transform){a->st.pos, sn_quat_to_rotation(a->st.rot)};
+}
+
+sn_vec3 sn_actor_velocity(const sn_actor *a) { return a->st.vel; }
+
+void sn_actor_pose_at(const sn_world *w, const sn_actor *a, double alpha, sn_vec3 *pos, sn_quat *rot)
+{
+    const sn_actor *p = a->parent ? sn_world_find(w, a->parent) : NULL;
+    if (p && !a->body) {
+        /* Rigidly mounted: the parent's interpolated pose composed with the mount. */
+        sn_vec3 pp;
+        sn_quat pr;
+        sn_actor_pose_at(w, p, alpha, &pp, &pr);
+        sn_quat rel = sn_quat_from_rotation(a->rel.rotation);
+        *pos = sn_v3_add(pp, sn_quat_apply(pr, a->rel.location));
+        *rot = sn_quat_mul(pr, rel);
+        return;
+    }
+    if (alpha >= 1) {
+        *pos = a->st.pos;
+        *rot = a->st.rot;
+        return;
+    }
+    *pos = sn_v3_lerp(a->st.prev_pos, a->st.pos, alpha);
+    *rot = sn_quat_slerp(a->st.prev_rot, a->st.rot, alpha);
+}
+
+void sn_world_update_attached(sn_world *w)
+{
+    /* A parent's id is below its children's (children spawn after their parent), so one
+    ** pass in id order sees every parent updated before its children. */
+    for (size_t i = 0; i < w->n_actors; i++) {
+        sn_actor *a = w->actors[i];
+        if (!a->parent || a->body)
+            continue;
         const sn_actor *p = sn_world_find(w, a->parent);
-        if (p) {
-            sn_transform pt = sn_actor_world_transform(w, p);
-            return sn_transform_compose(&pt, &a->rel);
-        }
+        if (!p)
+            continue;
+        sn_quat rel = sn_quat_from_rotation(a->rel.rotation);
+        sn_vec3 r = sn_quat_apply(p->st.rot, a->rel.location);
+        sn_vec3 pr = sn_quat_apply(p->st.prev_rot, a->rel.location);
+        a->st.pos = sn_v3_add(p->st.pos, r);
+        a->st.rot = sn_quat_mul(p->st.rot, rel);
+        a->st.prev_pos = sn_v3_add(p->st.prev_pos, pr);
+        a->st.prev_rot = sn_quat_mul(p->st.prev_rot, rel);
+        /* It moves with its parent: v = v_p + w x r. */
+        a->st.vel = sn_v3_add(p->st.vel, sn_v3_cross(p->st.ang_vel, r));
+        a->st.ang_vel = p->st.ang_vel;
+        a->st.acc = p->st.acc;
+        a->st.prev_vel = p->st.prev_vel;
     }
-    return a->rel;
-}
-
-sn_vec3 sn_actor_velocity(const sn_actor *a)
-{
-    if (!a->body)
-        return sn_v3(0, 0, 0);
-    const dReal *v = dBodyGetLinearVel(a->body);
-    return sn_v3(v[0], v[1], v[2]);
-}
-
-/* The body that carries an actor: its own, or its (attached) ancestor's. */
-static const sn_actor *carrier(const sn_world *w, const sn_actor *a)
-{
-    for (int guard = 0; a && guard < 64; guard++) {
-        if (a->body || !a->parent)
-            return a;
-        a = sn_world_find(w, a->parent);
-    }
-    return a;
 }
 
 void sn_actor_fill_info(const sn_world *w, const sn_actor *a, sn_actor_info *out)
@@ -177,16 +211,9 @@ void sn_actor_fill_info(const sn_world *w, const sn_actor *a, sn_actor_info *out
     info.semantic_tag = a->tag;
     info.bounding_box = a->bbox;
     info.transform = sn_actor_world_transform(w, a);
-    const sn_actor *c = carrier(w, a);
-    if (c && c->body) {
-        /* An attached actor moves with its carrier: v = v_c + w x r. */
-        const dReal *wv = dBodyGetAngularVel(c->body);
-        sn_vec3 om = sn_v3(wv[0], wv[1], wv[2]);
-        sn_vec3 r = sn_v3_sub(info.transform.location, sn_actor_world_transform(w, c).location);
-        info.velocity = sn_v3_add(sn_actor_velocity(c), sn_v3_cross(om, r));
-        info.angular_velocity = sn_v3_scale(om, 1.0 / SN_DEG);
-        info.acceleration = c->acceleration;
-    }
+    info.velocity = a->st.vel;
+    info.angular_velocity = sn_v3_scale(a->st.ang_vel, 1.0 / SN_DEG);
+    info.acceleration = a->st.acc;
     if (a->kind == SN_ACTOR_VEHICLE)
         info.control = a->control;
     size_t n = out->struct_size && out->struct_size < sizeof info ? out->struct_size : sizeof info;

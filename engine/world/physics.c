@@ -4,25 +4,25 @@
 ** ODE's dError/dDebug end the process even after a user handler returns, so the handler
 ** installed here jumps back to the guard around the ODE call in progress; inputs are
 ** validated before they reach ODE, so this is a last line of defence only. */
-#include "world.h"
+#include "driver.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CONTACT_BLOCK 1024
-#define MAX_CONTACTS_PER_PAIR 8
 
 /* ---- ODE error handling ---------------------------------------------------------------- */
 
-static jmp_buf *ode_guard;          /* active while the engine is inside ODE */
-static char ode_message[512];
+/* Per thread, so two engines on two threads never see each other's guard. */
+static _Thread_local jmp_buf *ode_guard; /* active while this thread is inside ODE */
+static _Thread_local char ode_message[512];
 
 static void ode_fatal(int num, const char *msg, va_list ap)
 {
@@ -39,23 +39,43 @@ static void ode_note(int num, const char *msg, va_list ap)
     (void)num, (void)msg, (void)ap;
 }
 
-static int ode_refs;
+/* ODE's library state (handlers, init) is process-wide by ODE's design: set it up once, the
+** same for every engine, and never tear it down while another engine may use it. */
+static pthread_once_t ode_once = PTHREAD_ONCE_INIT;
+static bool ode_ok;
+
+static void ode_init_once(void)
+{
+    dSetErrorHandler(ode_fatal);
+    dSetDebugHandler(ode_fatal);
+    dSetMessageHandler(ode_note);
+    ode_ok = dInitODE2(0) != 0;
+}
+
+void sn_ode_enter(jmp_buf *guard, unsigned long seed)
+{
+    ode_guard = guard;
+    /* QuickStep reorders constraints with ODE's one global generator: each world brings its
+    ** own generator state in and takes it out again, so engines never perturb each other. */
+    dRandSetSeed(seed);
+}
+
+unsigned long sn_ode_leave(void)
+{
+    ode_guard = NULL;
+    return dRandGetSeed();
+}
+
+const char *sn_ode_message(void) { return ode_message; }
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
 {
     memset(w, 0, sizeof *w);
-    if (ode_refs++ == 0) {
-        dSetErrorHandler(ode_fatal);
-        dSetDebugHandler(ode_fatal);
-        dSetMessageHandler(ode_note);
-        if (!dInitODE2(0)) {
-            ode_refs--;
-            return sn_fail(err, SN_E_PHYSICS, "physics: ODE failed to initialise");
-        }
-        dAllocateODEDataForThread(dAllocateMaskAll);
-    }
-    /* QuickStep reorders constraints with ODE's global generator: seed it so runs repeat. */
-    dRandSetSeed((unsigned long)(seed ^ 0x5eedu));
+    pthread_once(&ode_once, ode_init_once);
+    if (!ode_ok)
+        return sn_fail(err, SN_E_PHYSICS, "physics: ODE failed to initialise");
+    dAllocateODEDataForThread(dAllocateMaskAll);
+    w->ode_seed = (unsigned long)(seed ^ 0x5eedu);
     w->world = dWorldCreate();
     w->space = dHashSpaceCreate(0);
     dHashSpaceSetLevels(w->space, -2, 6);
@@ -85,13 +105,12 @@ void sn_world_free(sn_world *w)
     free(w->blocks);
     free(w->pairs);
     free(w->pair_hash);
+    sn_strmap_free(&w->names);
     dGeomDestroy(w->ray);
     dJointGroupDestroy(w->contact_group);
     dSpaceDestroy(w->space); /* destroys static_space and remaining geoms */
     dWorldDestroy(w->world);
     memset(w, 0, sizeof *w);
-    if (--ode_refs == 0)
-        dCloseODE();
 }
 
 /* ---- bodies and geoms ------------------------------------------------------------------ */
@@ -131,6 +150,9 @@ static dGeomID make_geom(sn_actor *a, dSpaceID space, double *z_offset)
 sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf, sn_error *err)
 {
     sn_mat3 rot = sn_mat3_from_rotation(tf->rotation);
+    a->st.pos = a->st.prev_pos = tf->location;
+    a->st.rot = a->st.prev_rot = sn_quat_from_mat3(&rot);
+    a->st.vel = a->st.prev_vel = a->st.ang_vel = a->st.acc = sn_v3(0, 0, 0);
     if (a->shape == SN_SHAPE_PLANE) {
         if (a->parent)
             return sn_fail(err, SN_E_INVALID, "'%s': a ground plane cannot be attached", a->name);
@@ -193,210 +215,65 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
     return SN_OK;
 }
 
-/* ---- contacts -------------------------------------------------------------------------- */
+/* ---- state <-> bodies ------------------------------------------------------------------ */
 
-static sn_contact_rec *next_contact(sn_world *w)
+void sn_state_from_body(sn_actor_state *st, dBodyID b)
 {
-    size_t block = w->n_contacts / CONTACT_BLOCK;
-    if (block >= w->n_blocks) {
-        sn_contact_rec **nb = realloc(w->blocks, (w->n_blocks + 1) * sizeof *nb);
-        if (!nb)
-            return NULL;
-        w->blocks = nb;
-        if (!(w->blocks[w->n_blocks] = malloc(CONTACT_BLOCK * sizeof(sn_contact_rec))))
-            return NULL;
-        w->n_blocks++;
-    }
-    return &w->blocks[block][w->n_contacts++ % CONTACT_BLOCK];
+    const dReal *p = dBodyGetPosition(b), *q = dBodyGetQuaternion(b);
+    const dReal *v = dBodyGetLinearVel(b), *av = dBodyGetAngularVel(b);
+    st->pos = sn_v3(p[0], p[1], p[2]);
+    st->rot = sn_quat_norm((sn_quat){q[0], q[1], q[2], q[3]});
+    if (st->rot.w < 0) /* one sign per rotation */
+        st->rot = (sn_quat){-st->rot.w, -st->rot.x, -st->rot.y, -st->rot.z};
+    st->vel = sn_v3(v[0], v[1], v[2]);
+    st->ang_vel = sn_v3(av[0], av[1], av[2]);
 }
 
-static bool is_drivable(uint8_t tag)
+void sn_body_from_state(dBodyID b, const sn_actor_state *st)
 {
-    return tag == SN_TAG_ROADS || tag == SN_TAG_SIDEWALK || tag == SN_TAG_GROUND ||
-           tag == SN_TAG_TERRAIN || tag == SN_TAG_ROAD_LINE || tag == SN_TAG_BRIDGE;
+    dQuaternion q = {st->rot.w, st->rot.x, st->rot.y, st->rot.z};
+    dBodySetPosition(b, st->pos.x, st->pos.y, st->pos.z);
+    dBodySetQuaternion(b, q);
+    dBodySetLinearVel(b, st->vel.x, st->vel.y, st->vel.z);
+    dBodySetAngularVel(b, st->ang_vel.x, st->ang_vel.y, st->ang_vel.z);
 }
 
-static void near_callback(void *data, dGeomID g1, dGeomID g2)
+void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
 {
-    sn_world *w = data;
-    if (dGeomIsSpace(g1) || dGeomIsSpace(g2)) {
-        dSpaceCollide2(g1, g2, data, near_callback);
+    a->st.pos = a->st.prev_pos = pos;
+    a->st.rot = a->st.prev_rot = sn_quat_norm(rot);
+    a->has_target = false;
+    if (a->body)
+        sn_body_from_state(a->body, &a->st);
+    else if (!a->parent)
+        a->rel = (sn_transform){pos, sn_quat_to_rotation(a->st.rot)};
+    sn_world_update_attached(w);
+}
+
+void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang)
+{
+    (void)w;
+    a->st.vel = v;
+    a->st.ang_vel = ang;
+    if (a->body)
+        sn_body_from_state(a->body, &a->st);
+}
+
+void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
+{
+    (void)w;
+    if (!a->body || a->drive == d)
         return;
+    a->drive = d;
+    a->has_target = false;
+    if (d == SN_DRIVE_KINEMATIC) {
+        /* CARLA: an actor that stops simulating physics stays where it is. */
+        a->st.vel = a->st.ang_vel = sn_v3(0, 0, 0);
+        dBodySetKinematic(a->body);
+    } else {
+        dBodySetDynamic(a->body);
     }
-    dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
-    if ((!b1 && !b2) || b1 == b2)
-        return; /* static-static, or two geoms of one body */
-    sn_actor *a1 = dGeomGetData(g1), *a2 = dGeomGetData(g2);
-    dContactGeom cg[MAX_CONTACTS_PER_PAIR];
-    int n = dCollide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
-    if (n <= 0)
-        return;
-    /* Walkers' feet: frictionless support on drivable ground; the walker controller is
-    ** the locomotion. (Vehicles stand on ray-cast wheels, so their chassis never rests.) */
-    bool feet = (a1->kind == SN_ACTOR_WALKER && is_drivable(a2->tag) && a2->kind == SN_ACTOR_STATIC) ||
-                (a2->kind == SN_ACTOR_WALKER && is_drivable(a1->tag) && a1->kind == SN_ACTOR_STATIC);
-    for (int i = 0; i < n; i++) {
-        sn_contact_rec *rec = next_contact(w);
-        if (!rec)
-            return; /* out of memory: drop the contact rather than crash */
-        dContact c;
-        memset(&c, 0, sizeof c);
-        c.surface.mode = dContactApprox1 | dContactSoftCFM | dContactSoftERP;
-        c.surface.mu = feet ? 0 : 0.8;
-        c.surface.soft_cfm = 1e-5;
-        c.surface.soft_erp = 0.3;
-        c.geom = cg[i];
-        dJointID j = dJointCreateContact(w->world, w->contact_group, &c);
-        dJointAttach(j, b1, b2);
-        memset(&rec->fb, 0, sizeof rec->fb);
-        dJointSetFeedback(j, &rec->fb);
-        rec->a = a1;
-        rec->b = a2;
-        rec->a_dynamic = b1 != NULL;
-        rec->b_dynamic = b2 != NULL;
-        rec->pos = sn_v3(cg[i].pos[0], cg[i].pos[1], cg[i].pos[2]);
-        rec->normal = sn_v3(cg[i].normal[0], cg[i].normal[1], cg[i].normal[2]);
-        if (feet) /* support, not a collision: no feedback to read */
-            rec->a = rec->b = NULL;
-    }
-}
-
-static sn_pair *pair_get(sn_world *w, uint32_t self, uint32_t other)
-{
-    if (w->n_pairs * 2 + 2 > w->hash_cap) {
-        size_t ncap = w->hash_cap ? w->hash_cap * 2 : 256;
-        uint32_t *nh = calloc(ncap, sizeof *nh);
-        if (!nh)
-            return NULL;
-        free(w->pair_hash);
-        w->pair_hash = nh;
-        w->hash_cap = ncap;
-        for (size_t i = 0; i < w->n_pairs; i++) {
-            uint64_t k = ((uint64_t)w->pairs[i].self << 32 | w->pairs[i].other) * 0x9e3779b97f4a7c15ull;
-            size_t h = (size_t)(k >> 20) & (ncap - 1);
-            while (nh[h])
-                h = (h + 1) & (ncap - 1);
-            nh[h] = (uint32_t)i + 1;
-        }
-    }
-    uint64_t k = ((uint64_t)self << 32 | other) * 0x9e3779b97f4a7c15ull;
-    size_t h = (size_t)(k >> 20) & (w->hash_cap - 1);
-    while (w->pair_hash[h]) {
-        sn_pair *p = &w->pairs[w->pair_hash[h] - 1];
-        if (p->self == self && p->other == other)
-            return p;
-        h = (h + 1) & (w->hash_cap - 1);
-    }
-    if (!sn_grow((void **)&w->pairs, &w->cap_pairs, w->n_pairs + 1, sizeof *w->pairs))
-        return NULL;
-    sn_pair *p = &w->pairs[w->n_pairs++];
-    memset(p, 0, sizeof *p);
-    p->self = self;
-    p->other = other;
-    w->pair_hash[h] = (uint32_t)w->n_pairs;
-    return p;
-}
-
-static void pair_add(sn_world *w, sn_actor *self, sn_actor *other, sn_vec3 impulse, sn_vec3 pos,
-                     sn_vec3 normal)
-{
-    sn_pair *p = pair_get(w, self->id, other->id);
-    if (!p)
-        return;
-    p->impulse = sn_v3_add(p->impulse, impulse);
-    double mag = sn_v3_len(impulse);
-    if (mag >= p->strongest) {
-        p->strongest = mag;
-        p->pos = pos;
-        p->normal = normal;
-    }
-}
-
-/* Reads joint feedback of this substep's contacts into the frame's pairs. */
-static void gather_contacts(sn_world *w, double h)
-{
-    for (size_t i = 0; i < w->n_contacts; i++) {
-        sn_contact_rec *r = &w->blocks[i / CONTACT_BLOCK][i % CONTACT_BLOCK];
-        if (!r->a)
-            continue;
-        /* f1 acts on body 1 (a), f2 on body 2 (b); a static side feels the reaction. */
-        sn_vec3 f1 = sn_v3(r->fb.f1[0], r->fb.f1[1], r->fb.f1[2]);
-        sn_vec3 f2 = sn_v3(r->fb.f2[0], r->fb.f2[1], r->fb.f2[2]);
-        sn_vec3 on_a = r->a_dynamic ? f1 : sn_v3_scale(f2, -1);
-        sn_vec3 on_b = r->b_dynamic ? f2 : sn_v3_scale(f1, -1);
-        pair_add(w, r->a, r->b, sn_v3_scale(on_a, h), r->pos, r->normal);
-        pair_add(w, r->b, r->a, sn_v3_scale(on_b, h), r->pos, sn_v3_scale(r->normal, -1));
-    }
-}
-
-static int pair_cmp(const void *x, const void *y)
-{
-    const sn_pair *a = x, *b = y;
-    if (a->self != b->self)
-        return a->self < b->self ? -1 : 1;
-    return a->other < b->other ? -1 : a->other > b->other;
-}
-
-static void keep_walkers_upright(sn_world *w)
-{
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
-        if (a->kind != SN_ACTOR_WALKER || !a->body)
-            continue;
-        const dReal *r = dBodyGetRotation(a->body);
-        double yaw = atan2(r[4], r[0]);
-        dMatrix3 m;
-        dRFromAxisAndAngle(m, 0, 0, 1, yaw);
-        dBodySetRotation(a->body, m);
-        const dReal *av = dBodyGetAngularVel(a->body);
-        dBodySetAngularVel(a->body, 0, 0, av[2]);
-    }
-}
-
-sn_status sn_world_step(sn_world *w, double dt, int n_sub, sn_error *err)
-{
-    jmp_buf guard;
-    w->n_pairs = 0;
-    if (w->hash_cap)
-        memset(w->pair_hash, 0, w->hash_cap * sizeof *w->pair_hash);
-    if (setjmp(guard)) {
-        ode_guard = NULL;
-        return sn_fail(err, SN_E_PHYSICS, "physics: %s", ode_message);
-    }
-    ode_guard = &guard;
-    double h = dt / n_sub;
-    w->substep_dt = h;
-    for (int s = 0; s < n_sub; s++) {
-        for (size_t i = 0; i < w->n_actors; i++) {
-            sn_actor *a = w->actors[i];
-            if (a->kind == SN_ACTOR_VEHICLE && a->body)
-                sn_vehicle_apply(w, a, h);
-            else if (a->kind == SN_ACTOR_WALKER && a->body)
-                sn_walker_apply(w, a, h);
-        }
-        w->n_contacts = 0;
-        dSpaceCollide(w->space, w, near_callback);
-        dWorldQuickStep(w->world, h);
-        gather_contacts(w, h);
-        dJointGroupEmpty(w->contact_group);
-        keep_walkers_upright(w);
-    }
-    ode_guard = NULL;
-    if (w->n_pairs > 1)
-        qsort(w->pairs, w->n_pairs, sizeof *w->pairs, pair_cmp);
-    return SN_OK;
-}
-
-void sn_world_post_frame(sn_world *w, double dt)
-{
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
-        if (!a->body)
-            continue;
-        sn_vec3 v = sn_actor_velocity(a);
-        a->acceleration = sn_v3_scale(sn_v3_sub(v, a->prev_velocity), 1.0 / dt);
-        a->prev_velocity = v;
-    }
+    sn_body_from_state(a->body, &a->st);
 }
 
 /* ---- ray casts ------------------------------------------------------------------------- */

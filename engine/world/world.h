@@ -1,13 +1,20 @@
-/* world.h — the actor registry and the physical world (ODE) the engine owns.
+/* world.h — the actor registry, the world state and the physical world (ODE) the engine owns.
 **
 ** Actors live in `actors`, sorted by id (ids only grow, so appending keeps the order).
-** The world owns every actor and every ODE object; plugins only ever hold ids. */
+** The world owns every actor and every ODE object; plugins only ever hold ids.
+**
+** World state is plain data (MuJoCo's mjData): each actor's pose, velocities, acceleration
+** and previous pose live in sn_actor.st. Drivers (driver.h) advance them: the physics driver
+** from ODE bodies, the kinematic driver from poses set from outside. Everything else reads
+** st and never an ODE body. */
 #ifndef SN_WORLD_WORLD_H
 #define SN_WORLD_WORLD_H
 
 #include "../core/mathx.h"
+#include "../core/strmap.h"
 
 #include <ode/ode.h>
+#include <sensim/attr.h>
 #include <sensim/sensim.h>
 
 typedef enum sn_shape { SN_SHAPE_NONE, SN_SHAPE_PLANE, SN_SHAPE_BOX, SN_SHAPE_SPHERE, SN_SHAPE_CYLINDER } sn_shape;
@@ -30,6 +37,25 @@ typedef struct sn_autopilot {
     bool loop, done;
     double speed_integral;
 } sn_autopilot;
+
+/* How an actor moves (CARLA's set_simulate_physics): physics-driven bodies are stepped by ODE;
+** kinematic ones follow poses set from outside and still push physics-driven ones. */
+typedef enum sn_drive { SN_DRIVE_PHYSICS = 0, SN_DRIVE_KINEMATIC = 1 } sn_drive;
+
+/* One actor's state, world frame, of its origin. Written by the drivers after each frame
+** (and by spawn and teleports); read by everything else. */
+typedef struct sn_actor_state {
+    sn_vec3 pos;
+    sn_quat rot;       /* unit; Euler angles only at the edges */
+    sn_vec3 vel;       /* m/s */
+    sn_vec3 ang_vel;   /* rad/s */
+    sn_vec3 acc;       /* m/s^2, (vel - prev_vel) / dt over the last frame */
+    sn_vec3 prev_pos;  /* pose at the end of the previous frame: render_at interpolates */
+    sn_quat prev_rot;
+    sn_vec3 prev_vel;
+} sn_actor_state;
+
+struct sn_blueprint;
 
 typedef struct sn_actor sn_actor;
 struct sn_actor {
@@ -54,8 +80,6 @@ struct sn_actor {
     dBodyID body;       /* vehicles and walkers */
     dGeomID geom;       /* NULL for sensors */
 
-    sn_vec3 prev_velocity, acceleration;
-
     /* controllers */
     sn_vehicle_control control;
     sn_vehicle_params vp;
@@ -66,6 +90,19 @@ struct sn_actor {
     double steer_angle; /* current wheel angle, rad */
 
     void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
+
+    /* What it was spawned from, kept for life so any part can describe it. */
+    const struct sn_blueprint *bp;
+    sn_value *values; /* resolved attributes in the blueprint's order; owned (one block) */
+
+    sn_actor_state st;
+    sn_drive drive;
+    /* Kinematic: the pose to reach at the end of the next frame (else it moves at st.vel). */
+    bool has_target;
+    sn_vec3 target_pos;
+    sn_quat target_rot;
+    sn_vec3 kin_from_pos, kin_to_pos; /* this frame's motion, set by the kinematic driver */
+    sn_quat kin_from_rot, kin_to_rot;
 };
 
 /* One contact of one substep, kept so joint feedback can be read after the step. */
@@ -93,6 +130,7 @@ typedef struct sn_world {
 
     sn_actor **actors;
     size_t n_actors, cap_actors;
+    sn_strmap names; /* actor name -> actor, for named actors */
     sn_actor **planes; /* ground planes, for the wheels' analytic ray test */
     size_t n_planes, cap_planes;
     uint32_t next_id;
@@ -107,36 +145,54 @@ typedef struct sn_world {
     size_t hash_cap;
 
     double substep_dt;
+    unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
+    bool contacts_lost;     /* a contact or collision pair could not be stored this frame */
 } sn_world;
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err);
 void sn_world_free(sn_world *w);
 
 /* Registry. */
-sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind);   /* id assigned, zeroed otherwise */
+/* A new zeroed actor with id `id` (0 = the next one). NULL when out of memory or when `id`
+** is not above every id used so far (ids are never reused). */
+sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id);
+/* Gives a registered actor its name (copied) and indexes it; false when out of memory. */
+bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name);
 void sn_world_remove(sn_world *w, uint32_t id);             /* frees the actor and its ODE objects */
 sn_actor *sn_world_find(const sn_world *w, uint32_t id);
 sn_actor *sn_world_find_name(const sn_world *w, const char *name);
-/* Makes geoms/bodies for an actor whose shape, bbox, mass and pose are set. */
+/* Makes geoms/bodies for an actor whose shape, bbox and mass are set, and sets its state to
+** the pose world_tf at rest (previous pose = this one). */
 sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *world_tf, sn_error *err);
+/* Teleports an actor that is not attached: pose now and as the previous pose, velocities kept. */
+void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot);
+/* Sets linear (m/s) and angular (rad/s) velocity, world frame. */
+void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang);
+/* Switches between physics and kinematic driving (CARLA's set_simulate_physics). */
+void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d);
+/* Re-derives the state of attached actors from their parents (after any pose change). */
+void sn_world_update_attached(sn_world *w);
 
 /* Queries. */
 sn_transform sn_actor_world_transform(const sn_world *w, const sn_actor *a);
 sn_vec3 sn_actor_velocity(const sn_actor *a);
+/* Pose at fraction alpha in [0, 1] of the last frame: previous pose at 0, current at 1
+** (position linear, rotation spherical-linear; attached actors ride on their parent's). */
+void sn_actor_pose_at(const sn_world *w, const sn_actor *a, double alpha, sn_vec3 *pos, sn_quat *rot);
 void sn_actor_fill_info(const sn_world *w, const sn_actor *a, sn_actor_info *out);
 bool sn_world_ray_cast(sn_world *w, sn_vec3 origin, sn_vec3 dir, double max_dist, uint32_t ignore_id,
                        sn_ray_hit *hit);
 bool sn_actor_is_descendant(const sn_world *w, uint32_t id, uint32_t ancestor);
 
-/* Physics: one frame of `dt` in `n_sub` substeps; fills w->pairs with this frame's collisions. */
-sn_status sn_world_step(sn_world *w, double dt, int n_sub, sn_error *err);
+/* One frame of `dt` in `n_sub` substeps through the drivers (driver.h); fills w->pairs with
+** this frame's collisions and every actor's state. SN_E_PHYSICS when ODE reported an error,
+** SN_E_NOMEM when contacts could not be stored. */
+sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err);
 /* Forces of one vehicle / walker for one substep. */
 void sn_vehicle_apply(sn_world *w, sn_actor *a, double h);
 void sn_walker_apply(sn_world *w, sn_actor *a, double h);
 /* Controllers, once per frame before physics. */
 void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
-/* After physics: accelerations and walker posture. */
-void sn_world_post_frame(sn_world *w, double dt);
 
 /* Semantic tags. */
 const char *sn_tag_name(uint8_t tag);

@@ -32,7 +32,7 @@ static void depth_frame(sn_renderer *r, sn_engine *e, const sn_camera *cam, floa
 {
     sn_image img = {sizeof img, depth, NULL, NULL, NULL};
     sn_error err = {0};
-    if (sn_render(r, &e->world, &e->lighting, cam, &img, &err)) {
+    if (sn_render(r, &e->world, 1.0, &e->lighting, cam, &img, &err)) {
         fprintf(stderr, "bench_render: %s\n", err.msg);
         exit(1);
     }

@@ -13,6 +13,7 @@
 #define SENSIM_HOST_H
 
 #include <sensim/abi.h>
+#include <sensim/attr.h>
 #include <sensim/types.h>
 
 /* Opaque: one per sensor instance, owned by the host. */
@@ -131,6 +132,26 @@ typedef struct sn_host {
     ** count. SN_E_INVALID (with a message) for a bad camera. Call it from tick().
     */
     sn_status (*render)(sn_ctx *ctx, const sn_camera *camera, const sn_image *out);
+
+    /* ---- added in ABI 1.2: check host->hdr.abi_minor >= 2 before calling ---- */
+    /*
+    ** Renders the world as it was at simulated time `time_ns` inside the last frame interval,
+    ** (clock->time_ns - clock->dt_ns, clock->time_ns]: every actor's pose is interpolated
+    ** between its pose at the end of the previous frame and now (position linearly, rotation
+    ** spherical-linearly; attached actors ride on their parent). For sub-frame sensors (DVS).
+    ** render() is render_at(clock->time_ns). SN_E_RANGE (with a message) for a time outside
+    ** the interval. Byte-identical at any thread count.
+    */
+    sn_status (*render_at)(sn_ctx *ctx, int64_t time_ns, const sn_camera *camera, const sn_image *out);
+    /* This sensor's world transform at `time_ns` in the same interval (its parent's pose
+    ** interpolated, composed with the mount). SN_E_RANGE outside the interval. */
+    sn_status (*sensor_transform_at)(sn_ctx *ctx, int64_t time_ns, sn_transform *out);
+    /*
+    ** The value of attribute `name` a live actor was spawned with (resolved and typed:
+    ** the blueprint's default when not set). Strings in *out are host-owned and live as long
+    ** as the actor. SN_E_NOT_FOUND for no such actor or attribute.
+    */
+    sn_status (*actor_attribute)(sn_ctx *ctx, uint32_t actor_id, const char *name, sn_value *out);
 } sn_host;
 
 #endif

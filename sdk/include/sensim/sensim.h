@@ -15,6 +15,7 @@
 #define SENSIM_SENSIM_H
 
 #include <sensim/abi.h>
+#include <sensim/attr.h>
 #include <sensim/types.h>
 
 #ifdef __cplusplus
@@ -79,6 +80,103 @@ SN_API const sn_clock *sn_engine_clock(const sn_engine *e);
 SN_API uint32_t sn_engine_find_actor(const sn_engine *e, const char *name);
 /* Fills *out for a live actor (set out->struct_size). */
 SN_API sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *out);
+/* Live actors (sensors included), and the id of the index-th in ascending id order (0 past the end). */
+SN_API uint32_t sn_engine_actor_count(const sn_engine *e);
+SN_API uint32_t sn_engine_actor_id_at(const sn_engine *e, uint32_t index);
+/*
+** The value of attribute `name` that actor `id` was spawned with, typed (sensim/attr.h), the
+** blueprint's default when it was not set. Strings in *out live as long as the actor.
+** SN_E_NOT_FOUND when there is no such live actor or attribute. err may be NULL.
+*/
+SN_API sn_status sn_engine_actor_attribute(const sn_engine *e, uint32_t id, const char *name, sn_value *out,
+                                           sn_error *err);
+
+/*
+** ---- The closed loop: change the world between steps (CARLA's synchronous client) ----
+**
+**   uint32_t car;
+**   sn_attribute attrs[] = {{"color", "0,0,255"}, {"role_name", "hero"}};
+**   sn_actor_desc d = {sizeof d, "vehicle.sedan", "hero", {{0, 0, 0.75}, {0, 90, 0}}, 0, 0, attrs, 2};
+**   sn_engine_spawn(e, &d, &car, &err);
+**   for (;;) {
+**       sn_actor_info me = {.struct_size = sizeof me};
+**       sn_engine_actor_get(e, car, &me);
+**       sn_vehicle_control c = my_controller(&me);
+**       sn_engine_apply_control(e, car, &c, &err);
+**       sn_engine_step(e, &err);
+**   }
+**
+** Every call validates its input (finite numbers, live ids, the right kind of actor) and
+** returns a status with a sentence in err. Changes take effect at once: sensors see them
+** from the next step.
+*/
+
+/* One attribute as CARLA writes it: {"fov", "90"}, {"color", "255,0,0"}. */
+typedef struct sn_attribute {
+    const char *key;
+    const char *value;
+} sn_attribute;
+
+/* What an actor is spawned from (scenes, recordings and this API share it). */
+typedef struct sn_actor_desc {
+    uint32_t struct_size;        /* sizeof(sn_actor_desc) */
+    const char *blueprint;       /* "vehicle.sedan", "sensor.other.collision", ... */
+    const char *name;            /* optional (NULL): unique among live actors; a sensor's stream name */
+    sn_transform transform;      /* world pose, or relative to the parent's origin when attached */
+    uint32_t parent_id;          /* 0 = free-standing; only props and sensors can be attached */
+    uint32_t id;                 /* 0 = the next id; else a requested id above every id used so far */
+    const sn_attribute *attributes; /* copied; validated like a scene's */
+    uint32_t n_attributes;
+} sn_actor_desc;
+
+/*
+** Spawns an actor now; *out_id (may be NULL) receives its id. A sensor spawned without a name
+** is named "sensor_<id>"; when outputs are open it gets its stream DIR/<name>.msgpack.
+** Every sensor gets ACTOR_SPAWNED at the next step.
+*/
+SN_API sn_status sn_engine_spawn(sn_engine *e, const sn_actor_desc *desc, uint32_t *out_id, sn_error *err);
+/* Destroys an actor and everything attached to it (a sensor's stream ends, its file stays). */
+SN_API sn_status sn_engine_destroy_actor(sn_engine *e, uint32_t id, sn_error *err);
+
+/* A vehicle's control (CARLA's apply_control): values outside their ranges are refused.
+** It turns the vehicle's autopilot off. */
+SN_API sn_status sn_engine_apply_control(sn_engine *e, uint32_t vehicle, const sn_vehicle_control *control,
+                                         sn_error *err);
+
+/* CARLA's WalkerControl: walk along `direction` (world, horizontal part used) at `speed` m/s. */
+typedef struct sn_walker_control {
+    sn_vec3 direction;
+    double speed; /* m/s, 0..10 */
+} sn_walker_control;
+SN_API sn_status sn_engine_apply_walker_control(sn_engine *e, uint32_t walker, const sn_walker_control *control,
+                                                sn_error *err);
+
+/*
+** Teleports an actor (CARLA's set_transform): a vehicle, walker or free-standing sensor moves
+** at once, velocities kept; for an attached prop or sensor, `transform` is its new mount
+** relative to the parent. Static props never move (SN_E_INVALID).
+*/
+SN_API sn_status sn_engine_set_transform(sn_engine *e, uint32_t id, const sn_transform *transform, sn_error *err);
+/* Linear (m/s) and angular (deg/s) velocity, world frame (CARLA's set_target_velocity and
+** set_target_angular_velocity). A kinematic actor without a target moves at this velocity. */
+SN_API sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 velocity, sn_vec3 angular_velocity,
+                                        sn_error *err);
+/*
+** CARLA's set_simulate_physics: true, ODE moves the vehicle or walker; false, it becomes
+** kinematic: it stays where it is unless moved by sn_engine_set_target_transform or a
+** velocity, still pushes physics-driven bodies and still appears to every sensor.
+*/
+SN_API sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool simulate, sn_error *err);
+/*
+** A kinematic actor's pose at the end of the next step: it moves there in a straight line
+** (rotation spherical-linear) during the step, so render_at and contacts see it in between.
+** SN_E_STATE when the actor still simulates physics.
+*/
+SN_API sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_transform *transform,
+                                                sn_error *err);
+/* Calls a method of a live sensor by its name, e.g. ("v2x", "send", 1, {"hello"}). */
+SN_API sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, uint32_t argc,
+                                const char *const *argv, sn_error *err);
 
 #ifdef __cplusplus
 }

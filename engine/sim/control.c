@@ -1,0 +1,337 @@
+/* control.c — the closed-loop API: spawn, destroy, control and move actors between steps.
+**
+** Every call checks its input before anything reaches the world or ODE, and leaves the
+** world unchanged when it fails. */
+#include "engine.h"
+#include "guard.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "../plugin/attr.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Beyond these, ODE's collision code loses precision or asserts: refuse them here. */
+#define MAX_COORD 1e6  /* m from the origin */
+#define MAX_SPEED 1e3  /* m/s */
+#define MAX_SPIN 1e5   /* deg/s */
+
+static bool finite3(sn_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+static sn_status check_transform(const char *what, const sn_transform *t, sn_error *err)
+{
+    if (!t)
+        return sn_fail(err, SN_E_INVALID, "%s: NULL transform", what);
+    const sn_vec3 p = t->location;
+    const sn_rotation r = t->rotation;
+    if (!finite3(p) || !isfinite(r.pitch) || !isfinite(r.yaw) || !isfinite(r.roll))
+        return sn_fail(err, SN_E_INVALID, "%s: the transform is not finite", what);
+    if (fabs(p.x) > MAX_COORD || fabs(p.y) > MAX_COORD || fabs(p.z) > MAX_COORD)
+        return sn_fail(err, SN_E_RANGE, "%s: location (%g, %g, %g) is more than %g m from the origin", what, p.x, p.y,
+                       p.z, MAX_COORD);
+    return SN_OK;
+}
+
+static sn_status ready(const sn_engine *e, const char *what, sn_error *err)
+{
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "%s: NULL engine", what);
+    if (!e->loaded)
+        return sn_fail(err, SN_E_STATE, "%s: no scene loaded", what);
+    if (e->broken)
+        return sn_fail(err, SN_E_STATE, "%s: the engine stopped after an error", what);
+    return SN_OK;
+}
+
+static sn_actor *live_actor(sn_engine *e, const char *what, uint32_t id, sn_error *err)
+{
+    if (ready(e, what, err))
+        return NULL;
+    sn_actor *a = sn_world_find(&e->world, id);
+    if (!a)
+        sn_fail(err, SN_E_NOT_FOUND, "%s: no live actor has id %u", what, id);
+    return a;
+}
+
+uint32_t sn_engine_actor_count(const sn_engine *e) { return e ? (uint32_t)e->world.n_actors : 0; }
+
+uint32_t sn_engine_actor_id_at(const sn_engine *e, uint32_t i)
+{
+    return e && i < e->world.n_actors ? e->world.actors[i]->id : 0;
+}
+
+sn_status sn_engine_actor_attribute(const sn_engine *e, uint32_t id, const char *name, sn_value *out, sn_error *err)
+{
+    sn_error scratch;
+    if (!err)
+        err = &scratch;
+    if (!e || !name || !out)
+        return sn_fail(err, SN_E_INVALID, "actor_attribute: NULL argument");
+    const sn_actor *a = sn_world_find(&e->world, id);
+    if (!a)
+        return sn_fail(err, SN_E_NOT_FOUND, "actor_attribute: no live actor has id %u", id);
+    const sn_blueprint *bp = a->bp;
+    const sn_value *values = a->values;
+    if (a->sensor) {
+        const sn_sensor *s = a->sensor;
+        values = s->values;
+        bp = s->bp;
+    }
+    int i = bp ? sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, name) : -1;
+    if (i < 0 || !values)
+        return sn_fail(err, SN_E_NOT_FOUND, "actor_attribute: '%s' (%s) has no attribute '%s'", a->name, a->type_id,
+                       name);
+    *out = values[i];
+    return SN_OK;
+}
+
+/* The desc's attributes as a scene entity's, so one resolver serves scenes and the API. */
+static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const char *const *extra, sn_value **out,
+                         sn_error *err)
+{
+    sn_scene_entity ent;
+    memset(&ent, 0, sizeof ent);
+    ent.blueprint = (char *)bp->id;
+    sn_scene_attr *attrs = d->n_attributes ? calloc(d->n_attributes, sizeof *attrs) : NULL;
+    if (d->n_attributes && !attrs)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < d->n_attributes; i++) {
+        if (!d->attributes[i].key || !d->attributes[i].value) {
+            free(attrs);
+            return sn_fail(err, SN_E_INVALID, "spawn '%s': attribute %u has a NULL key or value", bp->id, i);
+        }
+        attrs[i].key = (char *)d->attributes[i].key;
+        attrs[i].value = (char *)d->attributes[i].value;
+    }
+    ent.attrs = attrs;
+    ent.n_attrs = d->n_attributes;
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, extra, out, err);
+    free(attrs);
+    return st;
+}
+
+static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_actor_desc *d, sn_spawn_desc *sd,
+                              uint32_t *out_id, sn_error *err)
+{
+    static const char *const host_keys[] = {"role_name", NULL};
+    if (!sn_grow((void **)&e->sensors, &e->cap_sensors, e->n_sensors + 1, sizeof *e->sensors))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    sn_sensor *s = calloc(1, sizeof *s);
+    if (!s)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    s->engine = e;
+    s->bp = bp;
+    s->cls = bp->cls;
+    sn_status st = resolve(bp, d, host_keys, &s->values, err);
+    char name[32];
+    snprintf(name, sizeof name, "sensor_%u", sd->id ? sd->id : e->world.next_id + 1);
+    if (!st && !(s->name = sn_strdup(d->name && d->name[0] ? d->name : name)))
+        st = sn_fail(err, SN_E_NOMEM, "out of memory");
+    if (!st && (strchr(s->name, '/') || sn_strmap_get(&e->sensor_names, s->name)))
+        st = sn_fail(err, SN_E_INVALID, "spawn '%s': the sensor name '%s' %s", bp->id, s->name,
+                     strchr(s->name, '/') ? "may not contain '/' (it names the output file)"
+                                          : "is taken by another sensor of this run");
+    int ti = st ? -1 : sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "sensor_tick");
+    if (ti >= 0) {
+        double tick = s->values[ti].type == SN_ATTR_INT ? (double)s->values[ti].i : s->values[ti].f;
+        if (!(tick >= 0) || !isfinite(tick))
+            st = sn_fail(err, SN_E_INVALID, "spawn '%s': sensor_tick must be >= 0", bp->id);
+        s->tick_ns = llround(tick * 1e9);
+    }
+    if (!st) {
+        sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(s->name));
+        sd->name = s->name;
+        if (e->outputs_open)
+            st = sn_stream_open(s, e->out_dir, err);
+    }
+    if (st) {
+        if (s->out) {
+            fclose(s->out);
+            remove(s->part_path);
+        }
+        free(s->values);
+        free(s->name);
+        free(s->out_path);
+        free(s->part_path);
+        free(s);
+        return st;
+    }
+    /* Registered before create(): from here the engine owns and frees it, whatever happens. */
+    e->sensors[e->n_sensors++] = s;
+    st = sn_strmap_put(&e->sensor_names, s->name, s) ? sn_spawn_sensor(e, s, sd, err)
+                                                     : sn_fail(err, SN_E_NOMEM, "out of memory");
+    if (st) {
+        e->broken = true; /* a plugin refused mid-run: as in a scene, the run stops */
+        return st;
+    }
+    if (out_id)
+        *out_id = s->actor_id;
+    return SN_OK;
+}
+
+sn_status sn_engine_spawn(sn_engine *e, const sn_actor_desc *d, uint32_t *out_id, sn_error *err)
+{
+    sn_status st = ready(e, "spawn", err);
+    if (st)
+        return st;
+    if (!d || d->struct_size < sizeof(uint32_t) * 2 || !d->blueprint)
+        return sn_fail(err, SN_E_INVALID, "spawn: no descriptor or no blueprint (set struct_size and blueprint)");
+    sn_actor_desc desc;
+    memset(&desc, 0, sizeof desc);
+    memcpy(&desc, d, d->struct_size < sizeof desc ? d->struct_size : sizeof desc);
+    if ((st = check_transform("spawn", &desc.transform, err)))
+        return st;
+    if (desc.n_attributes && !desc.attributes)
+        return sn_fail(err, SN_E_INVALID, "spawn: n_attributes is %u but attributes is NULL", desc.n_attributes);
+    const sn_blueprint *bp = sn_library_find(&e->lib, desc.blueprint);
+    if (!bp)
+        return sn_fail(err, SN_E_NOT_FOUND, "spawn: unknown blueprint '%s' (see `sensim blueprints`)", desc.blueprint);
+    sn_spawn_desc sd = {.bp = bp, .name = desc.name, .transform = desc.transform, .parent = desc.parent_id,
+                        .id = desc.id};
+    if (bp->kind == SN_ACTOR_SENSOR)
+        return spawn_sensor(e, bp, &desc, &sd, out_id, err);
+    if ((st = resolve(bp, &desc, NULL, &sd.values, err)))
+        return st;
+    sn_actor *a;
+    if ((st = sn_spawn_actor(e, &sd, &a, err)))
+        return st;
+    if (out_id)
+        *out_id = a->id;
+    return SN_OK;
+}
+
+sn_status sn_engine_destroy_actor(sn_engine *e, uint32_t id, sn_error *err)
+{
+    if (!live_actor(e, "destroy", id, err))
+        return err->status;
+    sn_destroy_actor(e, id);
+    return SN_OK;
+}
+
+static double clamp_check(double v, double lo, double hi, bool *ok)
+{
+    *ok &= v >= lo && v <= hi;
+    return v;
+}
+
+sn_status sn_engine_apply_control(sn_engine *e, uint32_t id, const sn_vehicle_control *c, sn_error *err)
+{
+    sn_actor *a = live_actor(e, "apply_control", id, err);
+    if (!a)
+        return err->status;
+    if (a->kind != SN_ACTOR_VEHICLE)
+        return sn_fail(err, SN_E_INVALID, "apply_control: actor %u is a %s, not a vehicle", id, a->type_id);
+    bool ok = c != NULL;
+    if (ok) {
+        clamp_check(c->throttle, 0, 1, &ok);
+        clamp_check(c->brake, 0, 1, &ok);
+        clamp_check(c->steer, -1, 1, &ok);
+    }
+    if (!ok)
+        return sn_fail(err, SN_E_RANGE, "apply_control: throttle and brake must be in [0, 1], steer in [-1, 1]");
+    a->control = *c;
+    a->has_autopilot = false;
+    return SN_OK;
+}
+
+sn_status sn_engine_apply_walker_control(sn_engine *e, uint32_t id, const sn_walker_control *c, sn_error *err)
+{
+    sn_actor *a = live_actor(e, "apply_walker_control", id, err);
+    if (!a)
+        return err->status;
+    if (a->kind != SN_ACTOR_WALKER)
+        return sn_fail(err, SN_E_INVALID, "apply_walker_control: actor %u is a %s, not a walker", id, a->type_id);
+    if (!c || !finite3(c->direction) || !(c->speed >= 0 && c->speed <= 10))
+        return sn_fail(err, SN_E_RANGE, "apply_walker_control: direction must be finite and speed in [0, 10] m/s");
+    a->walk_dir = c->direction;
+    a->walk_speed = c->speed;
+    a->has_autopilot = false;
+    return SN_OK;
+}
+
+sn_status sn_engine_set_transform(sn_engine *e, uint32_t id, const sn_transform *t, sn_error *err)
+{
+    sn_actor *a = live_actor(e, "set_transform", id, err);
+    if (!a || check_transform("set_transform", t, err))
+        return err->status;
+    if (a->kind == SN_ACTOR_STATIC && !(a->parent && !a->geom))
+        return sn_fail(err, SN_E_INVALID, "set_transform: '%s' (%s) is static: static props never move",
+                       a->name, a->type_id);
+    if (a->parent) {
+        a->rel = *t;
+        sn_world_update_attached(&e->world);
+        return SN_OK;
+    }
+    sn_world_teleport(&e->world, a, t->location, sn_quat_from_rotation(t->rotation));
+    return SN_OK;
+}
+
+sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 v, sn_vec3 w, sn_error *err)
+{
+    sn_actor *a = live_actor(e, "set_velocity", id, err);
+    if (!a)
+        return err->status;
+    if (!a->body)
+        return sn_fail(err, SN_E_INVALID, "set_velocity: '%s' (%s) has no body: only vehicles and walkers move",
+                       a->name, a->type_id);
+    if (!finite3(v) || !finite3(w) || sn_v3_len(v) > MAX_SPEED || sn_v3_len(w) > MAX_SPIN)
+        return sn_fail(err, SN_E_RANGE, "set_velocity: speeds must be finite, at most %g m/s and %g deg/s", MAX_SPEED,
+                       MAX_SPIN);
+    sn_world_set_velocity(&e->world, a, v, sn_v3_scale(w, SN_DEG));
+    return SN_OK;
+}
+
+sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool on, sn_error *err)
+{
+    sn_actor *a = live_actor(e, "set_simulate_physics", id, err);
+    if (!a)
+        return err->status;
+    if (!a->body)
+        return sn_fail(err, SN_E_INVALID, "set_simulate_physics: '%s' (%s) has no body: only vehicles and walkers "
+                       "simulate physics", a->name, a->type_id);
+    sn_world_set_drive(&e->world, a, on ? SN_DRIVE_PHYSICS : SN_DRIVE_KINEMATIC);
+    return SN_OK;
+}
+
+sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_transform *t, sn_error *err)
+{
+    sn_actor *a = live_actor(e, "set_target_transform", id, err);
+    if (!a || check_transform("set_target_transform", t, err))
+        return err->status;
+    if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
+        return sn_fail(err, SN_E_STATE, "set_target_transform: '%s' (%s) is not kinematic; call "
+                       "sn_engine_set_simulate_physics(e, %u, false) first", a->name, a->type_id, id);
+    a->has_target = true;
+    a->target_pos = t->location;
+    a->target_rot = sn_quat_from_rotation(t->rotation);
+    return SN_OK;
+}
+
+sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, uint32_t argc,
+                         const char *const *argv, sn_error *err)
+{
+    sn_status st = ready(e, "call", err);
+    if (st)
+        return st;
+    if (!sensor || !method || (argc && !argv))
+        return sn_fail(err, SN_E_INVALID, "call: NULL sensor, method or arguments");
+    for (uint32_t i = 0; i < argc; i++)
+        if (!argv[i])
+            return sn_fail(err, SN_E_INVALID, "call: argument %u is NULL", i);
+    sn_sensor *s = sn_strmap_get(&e->sensor_names, sensor);
+    if (!s || !s->spawned || s->destroyed || !s->self)
+        return sn_fail(err, SN_E_NOT_FOUND, "call: no live sensor named '%s'", sensor);
+    bool found = false;
+    for (uint32_t m = 0; m < s->cls->n_methods; m++)
+        found |= strcmp(s->cls->methods[m].name, method) == 0;
+    if (!found || !s->cls->call)
+        return sn_fail(err, SN_E_NOT_FOUND, "call: '%s' (%s) has no method '%s'", sensor, s->bp->id, method);
+    s->error[0] = 0;
+    sn_guard_enter(s, "call");
+    st = s->cls->call(s->self, method, argc, argv);
+    sn_guard_leave();
+    return st ? sn_plugin_fail(s, method, st, err) : SN_OK;
+}

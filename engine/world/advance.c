@@ -1,0 +1,62 @@
+/* advance.c — one frame of the world: every driver (driver.h) inside one guard around ODE,
+** then the derived state (attached actors, accelerations) and the frame's collision pairs. */
+#include "driver.h"
+
+#include "../core/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Kinematic bodies are placed before the physics driver steps with them. */
+static const sn_driver *const drivers[] = {&sn_kinematic_driver, &sn_physics_driver};
+#define N_DRIVERS (sizeof drivers / sizeof drivers[0])
+
+static sn_status run_drivers(sn_world *w, double dt, int n_sub, sn_error *err)
+{
+    sn_status st = SN_OK;
+    for (size_t d = 0; !st && d < N_DRIVERS; d++)
+        st = drivers[d]->begin(w, dt, err);
+    double h = dt / n_sub;
+    for (int s = 0; !st && s < n_sub; s++)
+        for (size_t d = 0; !st && d < N_DRIVERS; d++)
+            st = drivers[d]->substep(w, s, n_sub, h, err);
+    for (size_t d = 0; !st && d < N_DRIVERS; d++)
+        drivers[d]->end(w, dt);
+    return st;
+}
+
+sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
+{
+    w->n_pairs = 0;
+    w->contacts_lost = false;
+    if (w->hash_cap)
+        memset(w->pair_hash, 0, w->hash_cap * sizeof *w->pair_hash);
+    for (size_t i = 0; i < w->n_actors; i++) {
+        sn_actor_state *s = &w->actors[i]->st;
+        s->prev_pos = s->pos;
+        s->prev_rot = s->rot;
+        s->prev_vel = s->vel;
+    }
+    jmp_buf guard;
+    if (setjmp(guard)) {
+        w->ode_seed = sn_ode_leave();
+        return sn_fail(err, SN_E_PHYSICS, "physics: %s", sn_ode_message());
+    }
+    sn_ode_enter(&guard, w->ode_seed);
+    sn_status st = run_drivers(w, dt, n_sub, err);
+    w->ode_seed = sn_ode_leave();
+    if (st)
+        return st;
+    if (w->contacts_lost)
+        return sn_fail(err, SN_E_NOMEM, "physics: out of memory for this frame's contacts; "
+                       "collisions would be lost, so the run stops");
+    if (w->n_pairs > 1)
+        qsort(w->pairs, w->n_pairs, sizeof *w->pairs, sn_pair_cmp);
+    sn_world_update_attached(w);
+    for (size_t i = 0; i < w->n_actors; i++) {
+        sn_actor *a = w->actors[i];
+        if (a->body)
+            a->st.acc = sn_v3_scale(sn_v3_sub(a->st.vel, a->st.prev_vel), 1.0 / dt);
+    }
+    return SN_OK;
+}

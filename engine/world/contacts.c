@@ -1,0 +1,165 @@
+/* contacts.c — ODE's near callback, contact joints with feedback, and the per-frame sum of
+** impulses per ordered actor pair that collision events are made of.
+**
+** Every contact of a substep gets a joint with feedback; after the step the feedback
+** (force over the substep) times the substep length is added to the pair's impulse. Storage
+** that cannot grow sets contacts_lost, which the step turns into an error: a silently
+** dropped contact would change the output. */
+#include "driver.h"
+
+#include "../core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CONTACT_BLOCK 1024
+#define MAX_CONTACTS_PER_PAIR 8
+
+static sn_contact_rec *next_contact(sn_world *w)
+{
+    size_t block = w->n_contacts / CONTACT_BLOCK;
+    if (block >= w->n_blocks) {
+        sn_contact_rec **nb = realloc(w->blocks, (w->n_blocks + 1) * sizeof *nb);
+        if (!nb)
+            return NULL;
+        w->blocks = nb;
+        if (!(w->blocks[w->n_blocks] = malloc(CONTACT_BLOCK * sizeof(sn_contact_rec))))
+            return NULL;
+        w->n_blocks++;
+    }
+    return &w->blocks[block][w->n_contacts++ % CONTACT_BLOCK];
+}
+
+static bool is_drivable(uint8_t tag)
+{
+    return tag == SN_TAG_ROADS || tag == SN_TAG_SIDEWALK || tag == SN_TAG_GROUND ||
+           tag == SN_TAG_TERRAIN || tag == SN_TAG_ROAD_LINE || tag == SN_TAG_BRIDGE;
+}
+
+void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
+{
+    sn_world *w = data;
+    if (dGeomIsSpace(g1) || dGeomIsSpace(g2)) {
+        dSpaceCollide2(g1, g2, data, sn_near_callback);
+        return;
+    }
+    dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
+    /* Kinematic bodies follow their set poses: like statics, they only push dynamic ones. */
+    bool dyn1 = b1 && !dBodyIsKinematic(b1), dyn2 = b2 && !dBodyIsKinematic(b2);
+    if ((!dyn1 && !dyn2) || b1 == b2)
+        return; /* nothing dynamic, or two geoms of one body */
+    sn_actor *a1 = dGeomGetData(g1), *a2 = dGeomGetData(g2);
+    dContactGeom cg[MAX_CONTACTS_PER_PAIR];
+    int n = dCollide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
+    if (n <= 0)
+        return;
+    /* Walkers' feet: frictionless support on drivable ground; the walker controller is
+    ** the locomotion. (Vehicles stand on ray-cast wheels, so their chassis never rests.) */
+    bool feet = (a1->kind == SN_ACTOR_WALKER && is_drivable(a2->tag) && a2->kind == SN_ACTOR_STATIC) ||
+                (a2->kind == SN_ACTOR_WALKER && is_drivable(a1->tag) && a1->kind == SN_ACTOR_STATIC);
+    for (int i = 0; i < n; i++) {
+        sn_contact_rec *rec = next_contact(w);
+        if (!rec) { /* out of memory: the step reports it; a dropped contact would change the output */
+            w->contacts_lost = true;
+            return;
+        }
+        dContact c;
+        memset(&c, 0, sizeof c);
+        c.surface.mode = dContactApprox1 | dContactSoftCFM | dContactSoftERP;
+        c.surface.mu = feet ? 0 : 0.8;
+        c.surface.soft_cfm = 1e-5;
+        c.surface.soft_erp = 0.3;
+        c.geom = cg[i];
+        dJointID j = dJointCreateContact(w->world, w->contact_group, &c);
+        dJointAttach(j, b1, b2);
+        memset(&rec->fb, 0, sizeof rec->fb);
+        dJointSetFeedback(j, &rec->fb);
+        rec->a = a1;
+        rec->b = a2;
+        rec->a_dynamic = dyn1;
+        rec->b_dynamic = dyn2;
+        rec->pos = sn_v3(cg[i].pos[0], cg[i].pos[1], cg[i].pos[2]);
+        rec->normal = sn_v3(cg[i].normal[0], cg[i].normal[1], cg[i].normal[2]);
+        if (feet) /* support, not a collision: no feedback to read */
+            rec->a = rec->b = NULL;
+    }
+}
+
+static sn_pair *pair_get(sn_world *w, uint32_t self, uint32_t other)
+{
+    if (w->n_pairs * 2 + 2 > w->hash_cap) {
+        size_t ncap = w->hash_cap ? w->hash_cap * 2 : 256;
+        uint32_t *nh = calloc(ncap, sizeof *nh);
+        if (!nh)
+            return NULL;
+        free(w->pair_hash);
+        w->pair_hash = nh;
+        w->hash_cap = ncap;
+        for (size_t i = 0; i < w->n_pairs; i++) {
+            uint64_t k = ((uint64_t)w->pairs[i].self << 32 | w->pairs[i].other) * 0x9e3779b97f4a7c15ull;
+            size_t h = (size_t)(k >> 20) & (ncap - 1);
+            while (nh[h])
+                h = (h + 1) & (ncap - 1);
+            nh[h] = (uint32_t)i + 1;
+        }
+    }
+    uint64_t k = ((uint64_t)self << 32 | other) * 0x9e3779b97f4a7c15ull;
+    size_t h = (size_t)(k >> 20) & (w->hash_cap - 1);
+    while (w->pair_hash[h]) {
+        sn_pair *p = &w->pairs[w->pair_hash[h] - 1];
+        if (p->self == self && p->other == other)
+            return p;
+        h = (h + 1) & (w->hash_cap - 1);
+    }
+    if (!sn_grow((void **)&w->pairs, &w->cap_pairs, w->n_pairs + 1, sizeof *w->pairs))
+        return NULL;
+    sn_pair *p = &w->pairs[w->n_pairs++];
+    memset(p, 0, sizeof *p);
+    p->self = self;
+    p->other = other;
+    w->pair_hash[h] = (uint32_t)w->n_pairs;
+    return p;
+}
+
+static void pair_add(sn_world *w, sn_actor *self, sn_actor *other, sn_vec3 impulse, sn_vec3 pos,
+                     sn_vec3 normal)
+{
+    sn_pair *p = pair_get(w, self->id, other->id);
+    if (!p) {
+        w->contacts_lost = true;
+        return;
+    }
+    p->impulse = sn_v3_add(p->impulse, impulse);
+    double mag = sn_v3_len(impulse);
+    if (mag >= p->strongest) {
+        p->strongest = mag;
+        p->pos = pos;
+        p->normal = normal;
+    }
+}
+
+/* Reads joint feedback of this substep's contacts into the frame's pairs. */
+void sn_gather_contacts(sn_world *w, double h)
+{
+    for (size_t i = 0; i < w->n_contacts; i++) {
+        sn_contact_rec *r = &w->blocks[i / CONTACT_BLOCK][i % CONTACT_BLOCK];
+        if (!r->a)
+            continue;
+        /* f1 acts on body 1 (a), f2 on body 2 (b); a static side feels the reaction. */
+        sn_vec3 f1 = sn_v3(r->fb.f1[0], r->fb.f1[1], r->fb.f1[2]);
+        sn_vec3 f2 = sn_v3(r->fb.f2[0], r->fb.f2[1], r->fb.f2[2]);
+        sn_vec3 on_a = r->a_dynamic ? f1 : sn_v3_scale(f2, -1);
+        sn_vec3 on_b = r->b_dynamic ? f2 : sn_v3_scale(f1, -1);
+        pair_add(w, r->a, r->b, sn_v3_scale(on_a, h), r->pos, r->normal);
+        pair_add(w, r->b, r->a, sn_v3_scale(on_b, h), r->pos, sn_v3_scale(r->normal, -1));
+    }
+}
+
+int sn_pair_cmp(const void *x, const void *y)
+{
+    const sn_pair *a = x, *b = y;
+    if (a->self != b->self)
+        return a->self < b->self ? -1 : 1;
+    return a->other < b->other ? -1 : a->other > b->other;
+}
+

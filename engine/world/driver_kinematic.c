@@ -1,0 +1,63 @@
+/* driver_kinematic.c — the kinematic driver: actors whose poses come from outside.
+**
+** A kinematic actor moves each frame from its pose to its target (set by replay or the API
+** for the end of the frame), or, without a target, along its set linear and angular
+** velocity (scripted motion). Its ODE body is kinematic (infinite mass): at every substep it
+** is placed on the straight path between the two poses with the path's velocity, so the
+** contacts it makes push physics-driven bodies as a moving wall would. */
+#include "driver.h"
+
+static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
+{
+    (void)err;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        sn_actor *a = w->actors[i];
+        if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
+            continue;
+        a->kin_from_pos = a->st.pos;
+        a->kin_from_rot = a->st.rot;
+        if (a->has_target) {
+            a->kin_to_pos = a->target_pos;
+            a->kin_to_rot = a->target_rot;
+            a->st.vel = sn_v3_scale(sn_v3_sub(a->target_pos, a->st.pos), 1.0 / dt);
+            a->st.ang_vel = sn_quat_angular_velocity(a->st.rot, a->target_rot, dt);
+        } else {
+            a->kin_to_pos = sn_v3_add(a->st.pos, sn_v3_scale(a->st.vel, dt));
+            a->kin_to_rot = sn_quat_integrate(a->st.rot, a->st.ang_vel, dt);
+        }
+    }
+    return SN_OK;
+}
+
+static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, sn_error *err)
+{
+    (void)h, (void)err;
+    double t = (double)index / n_sub;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        sn_actor *a = w->actors[i];
+        if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
+            continue;
+        sn_actor_state s = a->st;
+        s.pos = sn_v3_lerp(a->kin_from_pos, a->kin_to_pos, t);
+        s.rot = sn_quat_slerp(a->kin_from_rot, a->kin_to_rot, t);
+        sn_body_from_state(a->body, &s);
+    }
+    return SN_OK;
+}
+
+static void kinematic_end(sn_world *w, double dt)
+{
+    (void)dt;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        sn_actor *a = w->actors[i];
+        if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
+            continue;
+        /* Exactly the target: no drift from ODE integrating the body's velocity. */
+        a->st.pos = a->kin_to_pos;
+        a->st.rot = a->kin_to_rot;
+        a->has_target = false;
+        sn_body_from_state(a->body, &a->st);
+    }
+}
+
+const sn_driver sn_kinematic_driver = {"kinematic", kinematic_begin, kinematic_substep, kinematic_end};
