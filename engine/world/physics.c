@@ -52,8 +52,13 @@ static void ode_init_once(void)
     ode_ok = dInitODE2(0) != 0;
 }
 
+/* ODE's random generator is one process-wide variable: engines stepping on two threads take
+** turns, so each one's generator state stays its own. */
+static pthread_mutex_t ode_step_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void sn_ode_enter(jmp_buf *guard, unsigned long seed)
 {
+    pthread_mutex_lock(&ode_step_lock);
     ode_guard = guard;
     /* QuickStep reorders constraints with ODE's one global generator: each world brings its
     ** own generator state in and takes it out again, so engines never perturb each other. */
@@ -63,7 +68,9 @@ void sn_ode_enter(jmp_buf *guard, unsigned long seed)
 unsigned long sn_ode_leave(void)
 {
     ode_guard = NULL;
-    return dRandGetSeed();
+    unsigned long seed = dRandGetSeed();
+    pthread_mutex_unlock(&ode_step_lock);
+    return seed;
 }
 
 const char *sn_ode_message(void) { return ode_message; }
