@@ -69,6 +69,9 @@ static void unload(sn_engine *e)
     free(e->actors);
     free(e->routes);
     free(e->events);
+    free(e->event_listeners);
+    e->event_listeners = NULL;
+    e->n_event_listeners = e->cap_event_listeners = 0;
     e->sensors = NULL;
     e->actors = NULL;
     e->routes = NULL;
@@ -421,13 +424,27 @@ static sn_status schedule(sn_engine *e, sn_error *err)
                 return sn_plugin_fail(s, c->method, st, err);
         }
     }
-    /* World events of this frame's step 1, to every listening sensor, in a fixed order. */
+    /* World events of this frame's step 1, to every listening sensor, in a fixed order. Only
+    ** the sensors that listen are visited per event: a scene spawning 10 000 actors beside
+    ** 5 000 sensors that do not listen would otherwise cost 50 M checks. */
+    const uint32_t world_events = SN_EVENT_ACTOR_SPAWNED | SN_EVENT_ACTOR_DESTROYED | SN_EVENT_ACTOR_REPARENTED;
+    e->n_event_listeners = 0;
+    for (uint32_t i = 0; e->n_events && i < e->n_sensors; i++) {
+        sn_sensor *s = e->sensors[i];
+        if (live(s) && (s->cls->events & world_events) && s->cls->on_event) {
+            if (!sn_grow((void **)&e->event_listeners, &e->cap_event_listeners, e->n_event_listeners + 1,
+                         sizeof *e->event_listeners))
+                return sn_fail(err, SN_E_NOMEM, "out of memory");
+            e->event_listeners[e->n_event_listeners++] = s;
+        }
+    }
     for (size_t k = 0; k < e->n_events; k++) {
         sn_event *ev = &e->events[k];
         ev->frame = e->clock.frame;
-        for (uint32_t i = 0; i < e->n_sensors; i++) {
-            sn_sensor *s = e->sensors[i];
-            if (live(s) && (s->cls->events & ev->type) && s->cls->on_event && (st = deliver(s, ev, err)))
+        for (size_t i = 0; i < e->n_event_listeners; i++) {
+            sn_sensor *s = e->event_listeners[i];
+            /* live() again: an earlier event's callback cannot destroy a sensor, but be safe. */
+            if (live(s) && (s->cls->events & ev->type) && (st = deliver(s, ev, err)))
                 return st;
         }
     }

@@ -107,6 +107,8 @@ struct sn_engine {
 
     sn_event *events; /* world events queued for this frame */
     size_t n_events, cap_events;
+    sn_sensor **event_listeners; /* scratch: the live sensors that listen to world events */
+    size_t n_event_listeners, cap_event_listeners;
 
     sn_renderer *renderer; /* created at the first render, with opts.threads workers */
     sn_lighting lighting;  /* from the scene's settings.lighting */

@@ -201,7 +201,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         sn_error_prefix(err, where);
         goto fail;
     }
-    sn_world_update_attached(&e->world);
+    sn_actor_update_attached(&e->world, a);
     if (sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, a->parent)) {
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
         goto fail;
@@ -292,7 +292,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     sn_transform world_tf = world_pose(e, d);
     a->st.pos = a->st.prev_pos = world_tf.location;
     a->st.rot = a->st.prev_rot = sn_quat_from_rotation(world_tf.rotation);
-    sn_world_update_attached(&e->world);
+    sn_actor_update_attached(&e->world, a);
     a->sensor = s;
     s->actor_id = a->id;
     s->spawned = true;

@@ -175,26 +175,29 @@ void sn_world_update_attached(sn_world *w)
 {
     /* A parent's id is below its children's (children spawn after their parent), so one
     ** pass in id order sees every parent updated before its children. */
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
-        if (!a->parent || a->body)
-            continue;
-        const sn_actor *p = sn_world_find(w, a->parent);
-        if (!p)
-            continue;
-        sn_quat rel = sn_quat_from_rotation(a->rel.rotation);
-        sn_vec3 r = sn_quat_apply(p->st.rot, a->rel.location);
-        sn_vec3 pr = sn_quat_apply(p->st.prev_rot, a->rel.location);
-        a->st.pos = sn_v3_add(p->st.pos, r);
-        a->st.rot = sn_quat_mul(p->st.rot, rel);
-        a->st.prev_pos = sn_v3_add(p->st.prev_pos, pr);
-        a->st.prev_rot = sn_quat_mul(p->st.prev_rot, rel);
-        /* It moves with its parent: v = v_p + w x r. */
-        a->st.vel = sn_v3_add(p->st.vel, sn_v3_cross(p->st.ang_vel, r));
-        a->st.ang_vel = p->st.ang_vel;
-        a->st.acc = p->st.acc;
-        a->st.prev_vel = p->st.prev_vel;
-    }
+    for (size_t i = 0; i < w->n_actors; i++)
+        sn_actor_update_attached(w, w->actors[i]);
+}
+
+void sn_actor_update_attached(const sn_world *w, sn_actor *a)
+{
+    if (!a->parent || a->body)
+        return;
+    const sn_actor *p = sn_world_find(w, a->parent);
+    if (!p)
+        return;
+    sn_quat rel = sn_quat_from_rotation(a->rel.rotation);
+    sn_vec3 r = sn_quat_apply(p->st.rot, a->rel.location);
+    sn_vec3 pr = sn_quat_apply(p->st.prev_rot, a->rel.location);
+    a->st.pos = sn_v3_add(p->st.pos, r);
+    a->st.rot = sn_quat_mul(p->st.rot, rel);
+    a->st.prev_pos = sn_v3_add(p->st.prev_pos, pr);
+    a->st.prev_rot = sn_quat_mul(p->st.prev_rot, rel);
+    /* It moves with its parent: v = v_p + w x r. */
+    a->st.vel = sn_v3_add(p->st.vel, sn_v3_cross(p->st.ang_vel, r));
+    a->st.ang_vel = p->st.ang_vel;
+    a->st.acc = p->st.acc;
+    a->st.prev_vel = p->st.prev_vel;
 }
 
 void sn_actor_fill_info(const sn_world *w, const sn_actor *a, sn_actor_info *out)

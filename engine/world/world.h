@@ -172,6 +172,8 @@ void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang);
 void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d);
 /* Re-derives the state of attached actors from their parents (after any pose change). */
 void sn_world_update_attached(sn_world *w);
+/* The same for one actor whose parent is up to date (a new one). */
+void sn_actor_update_attached(const sn_world *w, sn_actor *a);
 
 /* Queries. */
 sn_transform sn_actor_world_transform(const sn_world *w, const sn_actor *a);

@@ -578,6 +578,10 @@ static bool snf_resolve(sn_fake *f, struct sn_ctx *s, const char *const *attrs)
     return true;
 }
 
+static sn_status snf_render_at(sn_ctx *s, int64_t t, const sn_camera *cam, const sn_image *out);
+static sn_status snf_sensor_transform_at(sn_ctx *s, int64_t t, sn_transform *out);
+static sn_status snf_actor_attribute(sn_ctx *s, uint32_t id, const char *name, sn_value *out);
+
 /* ---- the fake itself ---- */
 
 sn_fake *sn_fake_new(uint64_t seed)
@@ -621,6 +625,9 @@ sn_fake *sn_fake_new(uint64_t seed)
     h->write_vec3 = snf_write_vec3;
     h->write_actor = snf_write_actor;
     h->render = NULL; /* until sn_fake_set_render */
+    h->render_at = snf_render_at;
+    h->sensor_transform_at = snf_sensor_transform_at;
+    h->actor_attribute = snf_actor_attribute;
     return f;
 }
 
@@ -665,6 +672,57 @@ sn_clock *sn_fake_clock(sn_fake *f) { return &f->clock; }
 static sn_status snf_render(sn_ctx *s, const sn_camera *cam, const sn_image *out)
 {
     return s->fake->render(s->fake->render_user, cam, out);
+}
+
+/* ABI 1.2. The fake world keeps no previous poses: inside the last frame interval it answers
+** with the poses as they are now; outside it refuses as the engine does. */
+static bool snf_in_frame(sn_ctx *s, const char *what, int64_t t)
+{
+    const sn_clock *k = &s->fake->clock;
+    if (t > k->time_ns - k->dt_ns && t <= k->time_ns)
+        return true;
+    snprintf(s->error, sizeof s->error, "%s: time %lld ns is outside the last frame (%lld, %lld] ns", what,
+             (long long)t, (long long)(k->time_ns - k->dt_ns), (long long)k->time_ns);
+    return false;
+}
+
+static sn_status snf_render_at(sn_ctx *s, int64_t t, const sn_camera *cam, const sn_image *out)
+{
+    if (!snf_in_frame(s, "render_at", t))
+        return SN_E_RANGE;
+    if (!s->fake->render) {
+        snprintf(s->error, sizeof s->error, "render_at: the fake host has no renderer (sn_fake_set_render)");
+        return SN_E_UNSUPPORTED;
+    }
+    return snf_render(s, cam, out);
+}
+
+static sn_status snf_sensor_transform_at(sn_ctx *s, int64_t t, sn_transform *out)
+{
+    if (!out || !snf_in_frame(s, "sensor_transform_at", t))
+        return out ? SN_E_RANGE : SN_E_INVALID;
+    snf_sensor_transform(s, out);
+    return SN_OK;
+}
+
+static sn_status snf_actor_attribute(sn_ctx *s, uint32_t id, const char *name, sn_value *out)
+{
+    /* Only sensors of this fake have attribute values: their resolved ones. */
+    sn_fake *f = s->fake;
+    for (uint32_t i = 0; name && out && i < f->n_sensors; i++) {
+        const sn_ctx *c = f->sensors[i];
+        if (c->id != id)
+            continue;
+        size_t stride = c->cls->attr_def_size ? c->cls->attr_def_size : sizeof(sn_attr_def);
+        for (uint32_t k = 0; k < c->cls->n_attrs && k < c->n_values; k++) {
+            const sn_attr_def *d = (const sn_attr_def *)(const void *)((const char *)c->cls->attrs + k * stride);
+            if (strcmp(d->name, name) == 0) {
+                *out = c->values[k];
+                return SN_OK;
+            }
+        }
+    }
+    return SN_E_NOT_FOUND;
 }
 
 void sn_fake_set_render(sn_fake *f, sn_fake_render_fn fn, void *user)
