@@ -1,13 +1,12 @@
-/* main.c — the sensim command: run, blueprints, plugins, dump.
+/* main.c — the sensim command: run, blueprints, plugins, dump, convert, new-sensor.
+**
+** Built only on the public API of <sensim/sensim.h> and linked against libsensim like any
+** embedding program, so everything the command does, a user's program can do too.
 **
 ** Exit status: 0 success, 1 a failure while running, 2 bad input (usage, scene, attributes,
 ** plugin). Every error is one line on stderr starting "sensim: error:". */
-#include "../data/dump.h"
-#include "../data/image.h"
-#include "../plugin/attr.h"
-#include "../plugin/library.h"
-#include "../sim/engine.h"
-#include "../sim/guard.h"
+#include <sensim/sensim.h>
+
 #include "scaffold.h"
 
 #include <errno.h>
@@ -19,6 +18,7 @@
 
 #define EXIT_RUN 1
 #define EXIT_INPUT 2
+#define HELP_SHOWN (-1) /* parse_args printed --help: the subcommand exits 0 */
 
 static int fail(int code, const char *fmt, const char *a)
 {
@@ -28,18 +28,51 @@ static int fail(int code, const char *fmt, const char *a)
     return code;
 }
 
+static const char USAGE[] =
+    "usage: sensim run SCENE --out DIR [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "       sensim blueprints [--json] [--plugin-dir DIR]\n"
+    "       sensim plugins [--json] [--plugin-dir DIR]\n"
+    "       sensim dump FILE [--json]\n"
+    "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
+    "       sensim new-sensor NAME [DIR]\n"
+    "       sensim --version\n"
+    "Every command answers --help.\n";
+
+/* What `sensim COMMAND --help` prints on stdout. */
+static const char HELP_RUN[] =
+    "usage: sensim run SCENE --out DIR [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "Runs a scene headless; each sensor writes DIR/<sensor name>.msgpack.\n"
+    "  --out DIR         output folder (created on demand); required\n"
+    "  --frames N        run N frames instead of the scene's settings.frames / duration\n"
+    "  --seed N          random seed instead of the scene's\n"
+    "  --threads N       renderer worker threads (default: the number of cores)\n"
+    "  --plugin-dir DIR  searched for plugins before SENSIM_PLUGIN_PATH and the engine's own\n"
+    "  --quiet           no summary line, no refused-plugin warnings\n"
+    "Exit status: 0 success, 1 a failure while running (partial streams kept as .part), 2 bad input.\n";
+static const char HELP_BLUEPRINTS[] =
+    "usage: sensim blueprints [--json] [--plugin-dir DIR]\n"
+    "Lists every blueprint, built-in and from plugins, with its attributes (type, default, range, doc).\n";
+static const char HELP_PLUGINS[] =
+    "usage: sensim plugins [--json] [--plugin-dir DIR]\n"
+    "Lists every plugin file found, its ABI and blueprints, or why it was refused.\n";
+static const char HELP_DUMP[] =
+    "usage: sensim dump FILE [--json]\n"
+    "Prints a stream as JSON lines, one per message; --json gives bins in full (base64).\n";
+static const char HELP_CONVERT[] =
+    "usage: sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
+    "Saves every image of a camera stream as DIR/<frame>.png (CARLA's ColorConverter; default raw).\n";
+static const char HELP_NEW_SENSOR[] =
+    "usage: sensim new-sensor NAME [DIR]\n"
+    "Writes a plugin folder (sensor, unit test, meson.build, scene, README) that builds as written.\n"
+    "NAME is lower case [a-z0-9_] (blueprint sensor.other.NAME) or a whole id sensor.FAMILY.NAME.\n";
+
 static int usage(void)
 {
-    fputs("usage: sensim run SCENE --out DIR [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
-          "       sensim blueprints [--json] [--plugin-dir DIR]\n"
-          "       sensim plugins [--json] [--plugin-dir DIR]\n"
-          "       sensim dump FILE [--json]\n"
-          "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
-          "       sensim new-sensor NAME [DIR]\n"
-          "       sensim --version\n",
-          stderr);
+    fputs(USAGE, stderr);
     return EXIT_INPUT;
 }
+
+static bool is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -61,10 +94,16 @@ typedef struct cli {
     bool has_frames, has_seed, json, quiet;
 } cli;
 
-/* Parses options common to every subcommand; returns 0 or an exit code. */
-static int parse_args(int argc, char **argv, cli *c, const char *allowed)
+/* Parses options common to every subcommand; returns 0, an exit code, or HELP_SHOWN after
+** printing `help` for --help / -h anywhere on the line. */
+static int parse_args(int argc, char **argv, cli *c, const char *allowed, const char *help)
 {
     memset(c, 0, sizeof *c);
+    for (int i = 2; i < argc; i++)
+        if (is_help(argv[i])) {
+            fputs(help, stdout);
+            return HELP_SHOWN;
+        }
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -113,14 +152,14 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed)
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " out frames seed threads plugin-dir quiet ");
+    int rc = parse_args(argc, argv, &c, " out frames seed threads plugin-dir quiet ", HELP_RUN);
     if (rc)
-        return rc;
+        return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
         return fail(EXIT_INPUT, "run: no scene file given%s", " (usage: sensim run SCENE --out DIR)");
     if (!c.out)
         return fail(EXIT_INPUT, "run: --out DIR is required%s", "");
-    sn_guard_install(); /* a crash inside a plugin callback is then reported by name */
+    sn_install_crash_reporter(); /* a crash inside a plugin callback is then reported by name */
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = c.plugin_dir, .threads = (int)c.threads, .seed_set = c.has_seed,
                            .seed = c.seed, .quiet_plugins = c.quiet};
@@ -136,20 +175,19 @@ static int cmd_run(int argc, char **argv)
     clock_t t0 = clock();
     sn_status st = sn_engine_run(e, 0, &err);
     double wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    const sn_clock *ck = sn_engine_clock(e);
-    uint64_t messages = 0;
-    for (uint32_t i = 0; i < e->n_sensors; i++)
-        messages += e->sensors[i]->messages;
+    sn_run_stats stats = {.struct_size = sizeof stats};
+    sn_engine_stats(e, &stats, NULL); /* cannot fail with an engine and a sized struct */
     if (st != SN_OK) {
         fprintf(stderr, "sensim: error: %s\n", err.msg);
         fprintf(stderr, "sensim: stopped at frame %llu; partial streams kept as %s/*.msgpack.part\n",
-                (unsigned long long)ck->frame, c.out);
+                (unsigned long long)stats.frames, c.out);
         sn_engine_destroy(e);
         return EXIT_RUN;
     }
     if (!c.quiet)
         printf("sensim: %llu frames (%.3f s simulated) in %.3f s CPU, %llu messages from %u sensors in %s\n",
-               (unsigned long long)ck->frame, ck->timestamp, wall, (unsigned long long)messages, e->n_sensors, c.out);
+               (unsigned long long)stats.frames, stats.sim_time, wall, (unsigned long long)stats.messages,
+               stats.sensors, c.out);
     sn_engine_destroy(e);
     return 0;
 }
@@ -187,34 +225,38 @@ static void print_list_json(const char *const *l)
 static int cmd_blueprints(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " json plugin-dir ");
+    int rc = parse_args(argc, argv, &c, " json plugin-dir ", HELP_BLUEPRINTS);
     if (rc)
-        return rc;
+        return rc == HELP_SHOWN ? 0 : rc;
     sn_error err = {0};
-    sn_library lib;
-    if (sn_library_init(&lib, &err) != SN_OK || sn_library_load_search_path(&lib, c.plugin_dir, &err) != SN_OK)
+    sn_blueprints *lib = sn_blueprints_open(&(sn_engine_options){.plugin_dir = c.plugin_dir}, &err);
+    if (!lib)
         return fail(EXIT_INPUT, "%s", err.msg);
     if (c.json)
         putchar('[');
-    for (size_t i = 0; i < lib.n_bps; i++) {
-        const sn_blueprint *b = &lib.bps[i];
+    for (size_t i = 0; i < sn_blueprints_count(lib); i++) {
+        sn_blueprint_info b = {.struct_size = sizeof b};
+        if (sn_blueprints_get(lib, i, &b, &err) != SN_OK) {
+            sn_blueprints_close(lib);
+            return fail(EXIT_INPUT, "%s", err.msg);
+        }
         if (c.json) {
             printf("%s{\"id\":", i ? "," : "");
-            json_str(b->id);
-            printf(",\"kind\":\"%s\",\"doc\":", kind_name(b->kind));
-            json_str(b->doc);
+            json_str(b.id);
+            printf(",\"kind\":\"%s\",\"doc\":", kind_name(b.kind));
+            json_str(b.doc);
             printf(",\"plugin\":");
-            if (b->plugin)
-                json_str(b->plugin->path);
+            if (b.plugin)
+                json_str(b.plugin);
             else
                 printf("null");
             printf(",\"attributes\":[");
         } else {
-            printf("%s  (%s%s%s)\n    %s\n", b->id, kind_name(b->kind), b->plugin ? ", " : "",
-                   b->plugin ? b->plugin->path : "", b->doc);
+            printf("%s  (%s%s%s)\n    %s\n", b.id, kind_name(b.kind), b.plugin ? ", " : "", b.plugin ? b.plugin : "",
+                   b.doc);
         }
-        for (uint32_t k = 0; k < b->n_attrs; k++) {
-            const sn_attr_def *d = sn_attr_at(b->attrs, b->stride, k);
+        for (uint32_t k = 0; k < b.n_attrs; k++) {
+            const sn_attr_def *d = b.attrs[k];
             if (c.json) {
                 printf("%s{\"name\":", k ? "," : "");
                 json_str(d->name);
@@ -251,11 +293,11 @@ static int cmd_blueprints(int argc, char **argv)
                 printf("\n      %s\n", d->doc ? d->doc : "");
             }
         }
-        if (b->kind == SN_ACTOR_SENSOR) {
+        if (b.kind == SN_ACTOR_SENSOR) {
             if (c.json)
                 printf("%s{\"name\":\"role_name\",\"type\":\"string\",\"default\":\"\",\"recommended\":[],\"unit\":null,"
                        "\"doc\":\"CARLA role name (handled by the host)\"}",
-                       b->n_attrs ? "," : "");
+                       b.n_attrs ? "," : "");
             else
                 printf("    %-22s %-6s default %-14s\n      CARLA role name (handled by the host)\n", "role_name", "string", "\"\"");
         }
@@ -264,79 +306,77 @@ static int cmd_blueprints(int argc, char **argv)
     }
     if (c.json)
         printf("]\n");
-    sn_library_free(&lib);
+    sn_blueprints_close(lib);
     return 0;
 }
 
 static int cmd_plugins(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " json plugin-dir ");
+    int rc = parse_args(argc, argv, &c, " json plugin-dir ", HELP_PLUGINS);
     if (rc)
-        return rc;
+        return rc == HELP_SHOWN ? 0 : rc;
     sn_error err = {0};
-    sn_library lib;
-    if (sn_library_init(&lib, &err) != SN_OK)
+    /* quiet: the refusals are this command's output, not warnings */
+    sn_blueprints *lib = sn_blueprints_open(&(sn_engine_options){.plugin_dir = c.plugin_dir, .quiet_plugins = true},
+                                            &err);
+    if (!lib)
         return fail(EXIT_INPUT, "%s", err.msg);
-    lib.quiet = true;
-    if (sn_library_load_search_path(&lib, c.plugin_dir, &err) != SN_OK) {
-        sn_library_free(&lib);
-        return fail(EXIT_INPUT, "%s", err.msg);
-    }
     if (c.json)
         putchar('[');
-    for (size_t i = 0; i < lib.n_plugins; i++) {
-        const sn_plugin_file *p = lib.plugins[i];
+    size_t n = sn_blueprints_plugin_count(lib);
+    for (size_t i = 0; i < n; i++) {
+        sn_plugin_info p = {.struct_size = sizeof p};
+        if (sn_blueprints_plugin(lib, i, &p, &err) != SN_OK) {
+            sn_blueprints_close(lib);
+            return fail(EXIT_INPUT, "%s", err.msg);
+        }
         if (c.json) {
             printf("%s{\"path\":", i ? "," : "");
-            json_str(p->path);
-            printf(",\"loaded\":%s,\"name\":", p->reason ? "false" : "true");
-            json_str(p->name ? p->name : "");
+            json_str(p.path);
+            printf(",\"loaded\":%s,\"name\":", p.loaded ? "true" : "false");
+            json_str(p.name);
             printf(",\"version\":");
-            json_str(p->version ? p->version : "");
-            printf(",\"abi\":\"%u.%u\",\"blueprints\":[", p->abi_major, p->abi_minor);
-            for (uint32_t k = 0; k < p->n_classes; k++) {
-                if (k)
-                    putchar(',');
-                json_str(p->classes[k].blueprint);
-            }
-            printf("],\"reason\":");
-            if (p->reason)
-                json_str(p->reason);
+            json_str(p.version);
+            printf(",\"abi\":\"%u.%u\",\"blueprints\":", p.abi_major, p.abi_minor);
+            print_list_json(p.blueprints);
+            printf(",\"reason\":");
+            if (p.reason)
+                json_str(p.reason);
             else
                 printf("null");
             putchar('}');
         } else {
-            printf("%s\n  %s", p->path, p->reason ? "REFUSED: " : "loaded");
-            if (p->reason)
-                printf("%s\n", p->reason);
+            printf("%s\n  %s", p.path, p.reason ? "REFUSED: " : "loaded");
+            if (p.reason)
+                printf("%s\n", p.reason);
             else {
-                printf(" %s %s, ABI %u.%u:", p->name, p->version, p->abi_major, p->abi_minor);
-                for (uint32_t k = 0; k < p->n_classes; k++)
-                    printf(" %s", p->classes[k].blueprint);
+                printf(" %s %s, ABI %u.%u:", p.name, p.version, p.abi_major, p.abi_minor);
+                for (uint32_t k = 0; k < p.n_blueprints; k++)
+                    printf(" %s", p.blueprints[k]);
                 putchar('\n');
             }
         }
     }
     if (c.json)
         printf("]\n");
-    else if (!lib.n_plugins)
+    else if (!n)
         printf("no plugin files found (search: --plugin-dir, SENSIM_PLUGIN_PATH, %s)\n",
-               sn_library_default_dir() ? sn_library_default_dir() : "the engine's plugin folder");
-    sn_library_free(&lib);
+               sn_default_plugin_dir() ? sn_default_plugin_dir() : "the engine's plugin folder");
+    sn_blueprints_close(lib);
     return 0;
 }
 
 static int cmd_dump(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " json ");
+    int rc = parse_args(argc, argv, &c, " json ", HELP_DUMP);
     if (rc)
-        return rc;
+        return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
         return fail(EXIT_INPUT, "dump: no stream file given%s", "");
     sn_error err = {0};
-    if (sn_dump_file(c.positional, stdout, c.json, &err) != SN_OK) {
+    if (sn_stream_dump(c.positional, stdout, c.json, &err) != SN_OK) {
         fflush(stdout);
         return fail(EXIT_INPUT, "%s", err.msg);
     }
@@ -347,21 +387,21 @@ static int cmd_dump(int argc, char **argv)
 static int cmd_convert(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " converter out ");
+    int rc = parse_args(argc, argv, &c, " converter out ", HELP_CONVERT);
     if (rc)
-        return rc;
+        return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional || !c.out)
         return fail(EXIT_INPUT, "convert: usage: sensim convert STREAM --out DIR [--converter %s]",
                     "raw|depth|logarithmic_depth|cityscapes");
-    sn_converter conv = SN_CONV_RAW;
-    if (c.converter && !sn_converter_parse(c.converter, &conv))
+    sn_color_converter conv = SN_COLOR_RAW;
+    if (c.converter && !sn_color_converter_parse(c.converter, &conv))
         return fail(EXIT_INPUT, "convert: unknown converter '%s' (raw, depth, logarithmic_depth or cityscapes)",
                     c.converter);
     if (mkdir(c.out, 0777) != 0 && errno != EEXIST)
         return fail(EXIT_INPUT, "convert: cannot create %s", c.out);
     sn_error err = {0};
     size_t n = 0;
-    if (sn_convert_stream(c.positional, c.out, conv, &n, &err) != SN_OK)
+    if (sn_stream_save_images(c.positional, c.out, conv, &n, &err) != SN_OK)
         return fail(EXIT_INPUT, "%s", err.msg);
     printf("sensim: %zu images written to %s\n", n, c.out);
     return 0;
@@ -370,6 +410,11 @@ static int cmd_convert(int argc, char **argv)
 /* sensim new-sensor NAME [DIR]: a plugin folder that builds and loads as generated. */
 static int cmd_new_sensor(int argc, char **argv)
 {
+    for (int i = 2; i < argc; i++)
+        if (is_help(argv[i])) {
+            fputs(HELP_NEW_SENSOR, stdout);
+            return 0;
+        }
     if (argc < 3 || argc > 4 || argv[2][0] == '-')
         return fail(EXIT_INPUT, "new-sensor: usage: sensim new-sensor NAME [DIR]%s", "");
     sn_error err = {0};
@@ -404,8 +449,8 @@ int main(int argc, char **argv)
         printf("sensim %s (plugin ABI %d.%d)\n", SN_VERSION_STRING, SN_ABI_MAJOR, SN_ABI_MINOR);
         return 0;
     }
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        usage();
+    if (is_help(cmd)) {
+        fputs(USAGE, stdout);
         return 0;
     }
     fprintf(stderr, "sensim: error: unknown command '%s'\n", cmd);

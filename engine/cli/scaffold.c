@@ -2,14 +2,35 @@
 ** time, with @NAME@ and @BLUEPRINT@ filled in. */
 #include "scaffold.h"
 
-#include "../core/util.h"
-
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* Local stand-ins for the engine's sn_fail and sn_format: the program links only libsensim's public API. */
+SN_PRINTF(3, 4) static sn_status fail(sn_error *err, sn_status status, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->status = status;
+    }
+    return status;
+}
+
+/* snprintf where cutting a long text short is intended (no -Wformat-truncation). */
+SN_PRINTF(3, 4) static void format(char *buf, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+}
 
 typedef struct sn_embedded {
     const char *name, *text;
@@ -31,7 +52,7 @@ static sn_status write_filled(const char *path, const char *text, const char *na
 {
     FILE *f = fopen(path, "wx"); /* never overwrite */
     if (!f)
-        return sn_fail(err, SN_E_IO, "new-sensor: cannot create %s: %s", path, strerror(errno));
+        return fail(err, SN_E_IO, "new-sensor: cannot create %s: %s", path, strerror(errno));
     for (const char *p = text; *p;) {
         if (!strncmp(p, "@NAME@", 6)) {
             fputs(name, f);
@@ -44,7 +65,7 @@ static sn_status write_filled(const char *path, const char *text, const char *na
         }
     }
     if (fclose(f))
-        return sn_fail(err, SN_E_IO, "new-sensor: cannot write %s: %s", path, strerror(errno));
+        return fail(err, SN_E_IO, "new-sensor: cannot write %s: %s", path, strerror(errno));
     return SN_OK;
 }
 
@@ -70,41 +91,41 @@ sn_status sn_scaffold_sensor(const char *arg, const char *dir, char *dir_out, si
         const char *fam = arg + 7;
         if (strncmp(arg, "sensor.", 7) || fam >= last || !valid_ident(fam, (size_t)(last - fam)) ||
             !valid_ident(last + 1, strlen(last + 1)))
-            return sn_fail(err, SN_E_INVALID,
+            return fail(err, SN_E_INVALID,
                            "new-sensor: '%s' is not a blueprint id like sensor.other.my_sensor", arg);
-        sn_format(name, sizeof name, "%s", last + 1);
-        sn_format(bp, sizeof bp, "%s", arg);
+        format(name, sizeof name, "%s", last + 1);
+        format(bp, sizeof bp, "%s", arg);
     } else {
         if (!valid_ident(arg, strlen(arg)))
-            return sn_fail(err, SN_E_INVALID,
+            return fail(err, SN_E_INVALID,
                            "new-sensor: '%s' is not a valid name (lower case letters, digits and _, starting "
                            "with a letter, at most 48)", arg);
-        sn_format(name, sizeof name, "%s", arg);
-        sn_format(bp, sizeof bp, "sensor.other.%s", arg);
+        format(name, sizeof name, "%s", arg);
+        format(bp, sizeof bp, "sensor.other.%s", arg);
     }
     char path[4096];
     if (!dir)
         dir = name;
-    sn_format(dir_out, dir_out_size, "%s", dir);
+    format(dir_out, dir_out_size, "%s", dir);
     struct stat st;
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode) || !dir_is_empty(dir))
-            return sn_fail(err, SN_E_INVALID, "new-sensor: %s already exists and is not an empty folder; "
+            return fail(err, SN_E_INVALID, "new-sensor: %s already exists and is not an empty folder; "
                                               "nothing was written", dir);
     } else if (mkdir(dir, 0777) != 0) {
-        return sn_fail(err, SN_E_IO, "new-sensor: cannot create folder %s: %s", dir, strerror(errno));
+        return fail(err, SN_E_IO, "new-sensor: cannot create folder %s: %s", dir, strerror(errno));
     }
     for (const sn_embedded *t = sn_sensor_templates; t->name; t++) {
         /* template file names: sensor.c -> NAME.c, test_sensor.c -> test_NAME.c */
         char file[128];
         if (!strcmp(t->name, "sensor.c"))
-            sn_format(file, sizeof file, "%s.c", name);
+            format(file, sizeof file, "%s.c", name);
         else if (!strcmp(t->name, "test_sensor.c"))
-            sn_format(file, sizeof file, "test_%s.c", name);
+            format(file, sizeof file, "test_%s.c", name);
         else
-            sn_format(file, sizeof file, "%s", t->name);
+            format(file, sizeof file, "%s", t->name);
         if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
-            return sn_fail(err, SN_E_INVALID, "new-sensor: folder name too long");
+            return fail(err, SN_E_INVALID, "new-sensor: folder name too long");
         sn_status s = write_filled(path, t->text, name, bp, err);
         if (s)
             return s;

@@ -2,7 +2,7 @@
 #ifndef SN_SCAFFOLD_H
 #define SN_SCAFFOLD_H
 
-#include "../core/error.h"
+#include <sensim/sensim.h>
 
 /*
 ** Writes DIR (default ./NAME) with NAME.c, test_NAME.c, meson.build, scene.yaml, README.md.

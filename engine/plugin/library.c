@@ -232,8 +232,13 @@ static sn_status load_file(sn_library *lib, const char *path)
     pf->classes = NULL;
     pf->n_classes = 0;
     pf->reason = sn_strdup(why);
-    if (!lib->quiet)
+    if (!lib->quiet && lib->log) {
+        char line[PATH_MAX + sizeof why + 32];
+        sn_format(line, sizeof line, "plugin %s %s; skipped", real, why);
+        lib->log(SN_LOG_WARN, line, lib->log_user);
+    } else if (!lib->quiet) {
         fprintf(stderr, "sensim: warning: plugin %s %s; skipped\n", real, why);
+    }
     return SN_OK;
 }
 
@@ -308,7 +313,7 @@ sn_status sn_library_load_dir(sn_library *lib, const char *dir, sn_error *err)
 
 const char *sn_library_default_dir(void)
 {
-    static char dir[PATH_MAX];
+    static _Thread_local char dir[PATH_MAX]; /* per thread: engines may be created on several at once */
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0)

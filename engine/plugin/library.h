@@ -35,17 +35,20 @@ typedef struct sn_library {
     sn_plugin_file **plugins;
     size_t n_plugins, cap_plugins;
     bool quiet;
+    sn_log_fn log;       /* refusals go here instead of stderr when set (sn_engine_options.log) */
+    void *log_user;
 } sn_library;
 
 sn_status sn_library_init(sn_library *lib, sn_error *err);
 void sn_library_free(sn_library *lib);
 
 /* Loads every *.so of `dir` and of its immediate subfolders, in sorted order. Refused files
-** are recorded (and printed unless quiet); only allocation failure is an error. */
+** are recorded (and, unless quiet, reported to lib->log or else stderr); only allocation
+** failure is an error. */
 sn_status sn_library_load_dir(sn_library *lib, const char *dir, sn_error *err);
 /* The DESIGN search path: plugin_dir, SENSIM_PLUGIN_PATH, the engine's own plugin folder. */
 sn_status sn_library_load_search_path(sn_library *lib, const char *plugin_dir, sn_error *err);
-/* The engine's own plugin folder (from the executable's location); static storage. */
+/* The engine's own plugin folder (from the executable's location); per-thread static storage. */
 const char *sn_library_default_dir(void);
 
 const sn_blueprint *sn_library_find(const sn_library *lib, const char *id);

@@ -30,6 +30,7 @@ sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err)
         return NULL;
     }
     e->lib.quiet = e->opts.quiet_plugins;
+    e->lib.log = e->opts.log, e->lib.log_user = e->opts.log_user;
     if (sn_library_load_search_path(&e->lib, e->opts.plugin_dir, err) != SN_OK) {
         sn_library_free(&e->lib);
         free(e);

@@ -6,9 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Plugin calls happen on the engine's thread only, one at a time; the handler reads these. */
-static const char *volatile g_callback;
-static const sn_sensor *volatile g_sensor;
+/* Plugin calls happen on the engine's thread, one at a time; the handler reads these. Per
+** thread, so engines running on different threads never see each other's record (a crash is
+** handled on the thread that crashed). */
+static _Thread_local const char *volatile g_callback;
+static _Thread_local const sn_sensor *volatile g_sensor;
 
 void sn_guard_enter(const sn_sensor *s, const char *callback)
 {

@@ -1,8 +1,9 @@
 /* guard.h — which plugin callback is running, so that a crash inside one can name it.
 **
-** The engine marks every call into a plugin with sn_guard_enter/sn_guard_leave. A program
-** that wants crashes reported (the sensim CLI does; an embedding application owns its own
-** signal handling and may not) calls sn_guard_install() once. Then SIGSEGV, SIGBUS, SIGFPE,
+** The engine marks every call into a plugin with sn_guard_enter/sn_guard_leave (a per-thread
+** record). A program that wants crashes reported (the sensim CLI does; an embedding
+** application owns its own signal handling and may not) calls sn_install_crash_reporter()
+** (sensim.h, which calls sn_guard_install()) once. Then SIGSEGV, SIGBUS, SIGFPE,
 ** SIGILL and SIGABRT print one line naming the plugin file, the sensor and the callback, and
 ** the process dies of the same signal, so exit status and core dumps stay what they were. */
 #ifndef SN_GUARD_H

@@ -13,6 +13,17 @@ void sn_host_writer_fill(sn_host *h);
 static void h_log(sn_ctx *c, sn_log_level level, const char *fmt, ...)
 {
     static const char *const names[] = {"debug", "info", "warning", "error"};
+    if (c->engine->opts.log) { /* the embedder's callback gets every level, as one line */
+        char line[2048];
+        int n = snprintf(line, sizeof line, "sensor '%s': ", c->name);
+        va_list ap;
+        va_start(ap, fmt);
+        if (n > 0 && (size_t)n < sizeof line)
+            vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+        va_end(ap);
+        c->engine->opts.log(level, line, c->engine->opts.log_user);
+        return;
+    }
     if (level < SN_LOG_INFO)
         return;
     va_list ap;

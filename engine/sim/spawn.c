@@ -28,7 +28,7 @@ sn_status sn_queue_event(struct sn_engine *e, sn_event_type type, uint32_t actor
 sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_error *err)
 {
     return sn_fail(err, st == SN_OK ? SN_E_PLUGIN : st, "sensor '%s' (%s, plugin %s): %s failed: %s",
-                   s->entity->name, s->bp->id, s->bp->plugin ? s->bp->plugin->path : "built-in", callback,
+                   s->name, s->bp->id, s->bp->plugin ? s->bp->plugin->path : "built-in", callback,
                    s->error[0] ? s->error : "no message given");
 }
 

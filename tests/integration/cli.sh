@@ -91,5 +91,26 @@ expect_input_error "save with a bad converter" "unknown converter 'gray'" "$SENS
 # 6. blueprints lists every blueprint with its attributes, also as JSON
 if "$SENSIM" blueprints | grep -q '^sensor.other.collision' && "$SENSIM" blueprints --json | grep -q '"id":"vehicle.sedan"'; then ok; else bad "blueprints"; fi
 
+# 7. every subcommand answers --help and -h: its usage on stdout, nothing on stderr, exit 0
+for cmd in run blueprints plugins dump convert new-sensor; do
+  for flag in --help -h; do
+    "$SENSIM" $cmd $flag >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+    if [ "$rc" -eq 0 ] && head -1 "$TMP/stdout" | grep -q "^usage: sensim $cmd " && [ ! -s "$TMP/stderr" ]; then ok
+    else bad "sensim $cmd $flag: rc=$rc, stdout: $(head -1 "$TMP/stdout"), stderr: $(cat "$TMP/stderr")"; fi
+  done
+done
+# also after other arguments, and without doing anything else
+"$SENSIM" run "$CRASH" --out "$TMP/help_out" --help >"$TMP/stdout" 2>&1 && grep -q "^usage: sensim run" "$TMP/stdout" &&
+  [ ! -e "$TMP/help_out" ] && ok || bad "run ... --help ran something"
+"$SENSIM" --help >"$TMP/stdout" 2>"$TMP/stderr" && grep -q "^usage: sensim run" "$TMP/stdout" && [ ! -s "$TMP/stderr" ] &&
+  ok || bad "sensim --help"
+
+# 8. the program is built on the public API only: no engine header in engine/cli
+CLI_SRC=$SCENES/../engine/cli
+if [ -d "$CLI_SRC" ]; then
+  inc=$(grep -h '#include "' "$CLI_SRC"/*.c "$CLI_SRC"/*.h | grep -v '#include "scaffold.h"')
+  [ -z "$inc" ] && ok || bad "engine/cli includes engine headers: $inc"
+fi
+
 echo "$checks checks, $fails failed" >&2
 [ "$fails" -eq 0 ]

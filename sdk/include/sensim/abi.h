@@ -61,4 +61,12 @@ typedef enum sn_status {
     SN_E_PHYSICS = -9      /* the physics engine reported an error */
 } sn_status;
 
+/* Severity of a log line: a plugin's host->log, or an engine's log callback (sensim.h). */
+typedef enum sn_log_level {
+    SN_LOG_DEBUG = 0,
+    SN_LOG_INFO = 1,
+    SN_LOG_WARN = 2,
+    SN_LOG_ERROR = 3
+} sn_log_level;
+
 #endif

@@ -21,13 +21,6 @@ typedef struct sn_ctx sn_ctx;
 /* Opaque: the msgpack writer of the message being serialized, owned by the host. */
 typedef struct sn_writer sn_writer;
 
-typedef enum sn_log_level {
-    SN_LOG_DEBUG = 0,
-    SN_LOG_INFO = 1,
-    SN_LOG_WARN = 2,
-    SN_LOG_ERROR = 3
-} sn_log_level;
-
 /*
 ** A camera for host->render (ABI 1.1). It looks along the x axis of its transform (CARLA's
 ** convention: x forward, y right, z up); the image's rows go down, its columns right.

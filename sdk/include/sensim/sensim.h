@@ -9,7 +9,15 @@
 **   sn_engine_destroy(e);
 **
 ** Link with libsensim (pkg-config sensim-sdk gives the flags). Errors are one human
-** sentence in err->msg of the form "<where>: <what>".
+** sentence in err->msg of the form "<where>: <what>"; `err` may be NULL everywhere.
+**
+** Ownership: what a function returns as `const` (strings, infos, attribute tables) belongs to
+** the object it came from and lives as long as that object; what it returns without `const`
+** the caller frees with the matching *_destroy / *_close.
+**
+** Threading: one engine belongs to one thread at a time; different engines may run on
+** different threads at once. Nothing here keeps process-global state except
+** sn_install_crash_reporter (signal handlers are process-wide by nature).
 */
 #ifndef SENSIM_SENSIM_H
 #define SENSIM_SENSIM_H
@@ -17,6 +25,8 @@
 #include <sensim/abi.h>
 #include <sensim/attr.h>
 #include <sensim/types.h>
+
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,12 +42,22 @@ typedef struct sn_error {
 
 typedef struct sn_engine sn_engine;
 
+/*
+** Receives one log line instead of stderr: a refused plugin while loading (SN_LOG_WARN,
+** "plugin PATH WHY; skipped"), a sensor's host->log ("sensor 'NAME': TEXT", every level,
+** debug included). `line` has no "sensim:" prefix and no newline; it is valid during the call
+** only. Called on the thread that runs the engine call that logs.
+*/
+typedef void (*sn_log_fn)(sn_log_level level, const char *line, void *user);
+
 typedef struct sn_engine_options {
     const char *plugin_dir; /* searched first; NULL for none */
     int threads;            /* worker threads; 0 = number of cores */
     bool seed_set;          /* use `seed` instead of the scene's */
     uint64_t seed;
-    bool quiet_plugins;     /* do not print refused plugins to stderr */
+    bool quiet_plugins;     /* do not report refused plugins at all (neither stderr nor `log`) */
+    sn_log_fn log;          /* where this engine's log lines go; NULL = stderr as "sensim: LEVEL: LINE" */
+    void *log_user;         /* passed to `log` as is */
 } sn_engine_options;
 
 /* One message of a sensor stream, as given to a listener. Valid during the call only. */
@@ -177,6 +197,123 @@ SN_API sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const
 /* Calls a method of a live sensor by its name, e.g. ("v2x", "send", 1, {"hello"}). */
 SN_API sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, uint32_t argc,
                                 const char *const *argv, sn_error *err);
+
+/* ---- Run statistics ---- */
+
+/* What an engine has done since its scene was loaded. Set struct_size = sizeof(sn_run_stats). */
+typedef struct sn_run_stats {
+    uint32_t struct_size;
+    uint64_t frames;        /* frames stepped (the clock's frame) */
+    double sim_time;        /* seconds simulated: frames * fixed_delta_seconds */
+    uint64_t messages;      /* messages emitted by all sensors, to files and listeners alike */
+    uint32_t sensors;       /* sensors of the scene, spawned yet or not */
+    uint32_t live_actors;   /* actors in the world now, sensors included */
+    uint32_t live_sensors;  /* sensors spawned and not destroyed */
+} sn_run_stats;
+
+/* Fills *out (caller-owned; members beyond out->struct_size are left alone). Works before
+** a scene is loaded too (all zero). */
+SN_API sn_status sn_engine_stats(const sn_engine *e, sn_run_stats *out, sn_error *err);
+
+/* ---- The blueprint library (CARLA's world.get_blueprint_library()) ---- */
+
+/* Opaque: a read-only list of blueprints and of the plugin files found. */
+typedef struct sn_blueprints sn_blueprints;
+
+/* One blueprint. Filled by sn_blueprints_get/find; set struct_size = sizeof(sn_blueprint_info). */
+typedef struct sn_blueprint_info {
+    uint32_t struct_size;
+    const char *id;                 /* "vehicle.sedan", "sensor.other.collision" */
+    sn_actor_kind kind;
+    const char *doc;                /* one line, "" if none */
+    const char *plugin;             /* path of the plugin file; NULL for the engine's built-ins */
+    uint32_t n_attrs;
+    const sn_attr_def *const *attrs; /* n_attrs definitions, then NULL; sensors' role_name is
+                                        handled by the host and not listed */
+} sn_blueprint_info;
+
+/* One plugin file of the search path, loaded or refused. Set struct_size = sizeof(sn_plugin_info). */
+typedef struct sn_plugin_info {
+    uint32_t struct_size;
+    const char *path;               /* absolute, symlinks resolved */
+    bool loaded;
+    const char *reason;             /* why it was refused; NULL when loaded */
+    const char *name, *version;     /* as the plugin declares them; "" if refused before that */
+    uint32_t abi_major, abi_minor;  /* ABI it was built for; 0.0 if unknown */
+    uint32_t n_blueprints;
+    const char *const *blueprints;  /* n_blueprints ids, then NULL (none when refused) */
+} sn_plugin_info;
+
+/*
+** Loads the built-in blueprints and the plugins of the search path (opts->plugin_dir,
+** SENSIM_PLUGIN_PATH, the engine's own plugin folder) without creating an engine, as an
+** engine made with the same options would. Of opts only plugin_dir, quiet_plugins, log and
+** log_user matter; opts may be NULL. Free with sn_blueprints_close.
+*/
+SN_API sn_blueprints *sn_blueprints_open(const sn_engine_options *opts, sn_error *err);
+/* The blueprints of a live engine. Free with sn_blueprints_close, before or after the engine;
+** the list and what it hands out may be used only while the engine lives. */
+SN_API sn_blueprints *sn_engine_blueprints(const sn_engine *e, sn_error *err);
+/* NULL-safe. */
+SN_API void sn_blueprints_close(sn_blueprints *lib);
+
+/* Number of blueprints: the built-ins first, then each loaded plugin's in search order. */
+SN_API size_t sn_blueprints_count(const sn_blueprints *lib);
+/* Fills *out for blueprint i (0 <= i < count); the strings and attrs belong to lib. */
+SN_API sn_status sn_blueprints_get(const sn_blueprints *lib, size_t i, sn_blueprint_info *out, sn_error *err);
+/* As sn_blueprints_get, by id; SN_E_NOT_FOUND if no blueprint has it. */
+SN_API sn_status sn_blueprints_find(const sn_blueprints *lib, const char *id, sn_blueprint_info *out,
+                                    sn_error *err);
+/* Number of plugin files found, loaded or refused, in search order. */
+SN_API size_t sn_blueprints_plugin_count(const sn_blueprints *lib);
+/* Fills *out for plugin file i; the strings belong to lib. */
+SN_API sn_status sn_blueprints_plugin(const sn_blueprints *lib, size_t i, sn_plugin_info *out, sn_error *err);
+
+/* "bool", "int", "float", "string", "rgb" or "enum" (static strings). */
+SN_API const char *sn_attr_type_name(sn_attr_type type);
+
+/* The engine's own plugin folder (found from the running program's location), or NULL.
+** Per-thread static storage, valid until the calling thread calls again. */
+SN_API const char *sn_default_plugin_dir(void);
+
+/* ---- Stream files (what sn_engine_open_outputs writes) ---- */
+
+/*
+** Prints a stream file as JSON lines, one object per message. With `full`, bins come out in
+** base64 ({"$bin": "..."}); otherwise as their size ({"$bin_bytes": N}). A truncated or
+** corrupt file is SN_E_INVALID naming the byte offset, after the whole messages before it.
+*/
+SN_API sn_status sn_stream_dump(const char *path, FILE *out, bool full, sn_error *err);
+
+/* CARLA's ColorConverter, for camera images saved as PNG. */
+typedef enum sn_color_converter {
+    SN_COLOR_RAW = 0,               /* the colour as it is */
+    SN_COLOR_DEPTH = 1,             /* depth as linear gray */
+    SN_COLOR_LOGARITHMIC_DEPTH = 2, /* depth as logarithmic gray */
+    SN_COLOR_CITYSCAPES = 3         /* semantic tag in R as the CityScapes palette */
+} sn_color_converter;
+
+/* "raw", "depth", "logarithmic_depth", "cityscapes" to *out; false for any other name. */
+SN_API bool sn_color_converter_parse(const char *name, sn_color_converter *out);
+
+/*
+** Saves every image of a camera stream file as DIR/<frame %06d>.png (8-bit RGB), creating
+** folders as needed. *written (may be NULL) counts the images written, also on failure.
+** A stream that is not a camera's is SN_E_INVALID.
+*/
+SN_API sn_status sn_stream_save_images(const char *path, const char *dir, sn_color_converter conv,
+                                       size_t *written, sn_error *err);
+
+/* ---- Crash reports ---- */
+
+/*
+** Opt-in, for programs: installs handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT
+** (with an alternate signal stack) that print one line naming the plugin file, sensor and
+** callback that crashed, then let the process die of the same signal. Process-wide, as signal
+** handlers are: an application with its own signal handling should not call it. The record of
+** which callback runs is per thread, so engines on different threads do not mix.
+*/
+SN_API void sn_install_crash_reporter(void);
 
 #ifdef __cplusplus
 }
