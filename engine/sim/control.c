@@ -113,6 +113,23 @@ static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const c
     return st;
 }
 
+static void free_sensor(sn_sensor *s)
+{
+    if (s->out) {
+        fclose(s->out);
+        remove(s->part_path);
+    }
+    free(s->values);
+    free(s->name);
+    free(s->out_path);
+    free(s->part_path);
+    free(s->listeners);
+    free(s);
+}
+
+/* A sensor spawned through the API gets a record like a scene sensor's, without a scene entry.
+** When the plugin refuses it (create, set, attach), the record, its actor and its stream are
+** taken back and the run goes on: the refusal is the caller's to handle. */
 static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_actor_desc *d, sn_spawn_desc *sd,
                               uint32_t *out_id, sn_error *err)
 {
@@ -144,27 +161,29 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
     if (!st) {
         sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(s->name));
         sd->name = s->name;
-        if (e->outputs_open)
-            st = sn_stream_open(s, e->out_dir, err);
+        st = sn_spawn_check(e, sd, err);
     }
+    if (!st && e->outputs_open)
+        st = sn_stream_open(s, e->out_dir, err);
+    if (!st && !sn_strmap_put(&e->sensor_names, s->name, s))
+        st = sn_fail(err, SN_E_NOMEM, "out of memory");
     if (st) {
-        if (s->out) {
-            fclose(s->out);
-            remove(s->part_path);
-        }
-        free(s->values);
-        free(s->name);
-        free(s->out_path);
-        free(s->part_path);
-        free(s);
+        free_sensor(s);
         return st;
     }
-    /* Registered before create(): from here the engine owns and frees it, whatever happens. */
     e->sensors[e->n_sensors++] = s;
-    st = sn_strmap_put(&e->sensor_names, s->name, s) ? sn_spawn_sensor(e, s, sd, err)
-                                                     : sn_fail(err, SN_E_NOMEM, "out of memory");
-    if (st) {
-        e->broken = true; /* a plugin refused mid-run: as in a scene, the run stops */
+    if ((st = sn_spawn_sensor(e, s, sd, err))) {
+        if (s->self) {
+            sn_guard_enter(s, "destroy");
+            s->cls->destroy(s->self);
+            sn_guard_leave();
+        }
+        if (s->actor_id)
+            sn_world_remove(&e->world, s->actor_id);
+        sn_strmap_del(&e->sensor_names, s->name);
+        e->n_sensors--;
+        e->routes_dirty = true;
+        free_sensor(s);
         return st;
     }
     if (out_id)

@@ -135,6 +135,8 @@ sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err);
 sn_status sn_stream_emit(sn_sensor *s, sn_error *err);
 sn_status sn_stream_close(sn_sensor *s, bool complete, sn_error *err);
 /* spawn.c */
+/* Checks what every spawn shares (finite transform, live parent, free name and id). */
+sn_status sn_spawn_check(struct sn_engine *e, const sn_spawn_desc *d, sn_error *err);
 /* Spawns a non-sensor actor from a descriptor; takes d->values in every case. */
 sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, sn_error *err);
 /* Spawns a scene actor entry when due (resolving its attributes), with its velocity, control

@@ -84,7 +84,7 @@ static void desc_where(const struct sn_engine *e, const sn_spawn_desc *d, char *
 
 /* Checks what every spawn shares: the transform is finite, the parent is live, the name and
 ** the id are free. */
-static sn_status check_desc(struct sn_engine *e, const sn_spawn_desc *d, sn_error *err)
+sn_status sn_spawn_check(struct sn_engine *e, const sn_spawn_desc *d, sn_error *err)
 {
     char where[600];
     desc_where(e, d, where, sizeof where);
@@ -129,7 +129,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     const sn_blueprint *bp = d->bp;
     sn_value *values = d->values;
     d->values = NULL;
-    sn_status st = check_desc(e, d, err);
+    sn_status st = sn_spawn_check(e, d, err);
     if (st) {
         free(values);
         return st;
@@ -274,7 +274,7 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
 
 sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc *d, sn_error *err)
 {
-    sn_status st = check_desc(e, d, err);
+    sn_status st = sn_spawn_check(e, d, err);
     if (st)
         return st;
     sn_actor *a = sn_world_add(&e->world, SN_ACTOR_SENSOR, d->id);

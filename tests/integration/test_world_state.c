@@ -314,7 +314,15 @@ static void api_spawn(void)
     bad.id = 0;
     bad.parent_id = car;
     CHECK(sn_engine_spawn(e, &bad, NULL, &err) == SN_E_INVALID, "a vehicle cannot be attached");
+    sn_attribute refuse[] = {{"refuse", "true"}};
+    sn_actor_desc pd = {sizeof pd, "sensor.test.world_probe", "refuser", {{0, 0, 0}, {0, 0, 0}}, 0, 0, refuse, 1};
+    CHECK(sn_engine_spawn(e, &pd, NULL, &err) == SN_E_INVALID, "a plugin refusing set()");
+    CHECK_CONTAINS(err.msg, "refusing on purpose");
     CHECK(sn_engine_actor_count(e) == n, "no refused spawn left anything behind");
+    pd.n_attributes = 0;
+    uint32_t accepted = 0;
+    CHECK(sn_engine_spawn(e, &pd, &accepted, &err) == SN_OK, "the same name is free after the refusal: %s", err.msg);
+    CHECK(sn_engine_destroy_actor(e, accepted, &err) == SN_OK, "%s", err.msg);
     sn_vehicle_control silly = {.throttle = 2};
     CHECK(sn_engine_apply_control(e, car, &silly, &err) == SN_E_RANGE, "throttle 2");
     CHECK(sn_engine_apply_control(e, sn_engine_find_actor(e, "wall"), &full, &err) == SN_E_INVALID, "wall control");

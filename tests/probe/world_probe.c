@@ -29,6 +29,7 @@ static const sn_attr_def attrs[] = {
      "render_at this fraction of the last frame; 0 renders nothing"},
     {"attribute", SN_ATTR_STRING, "color", NULL, NULL, false, 0, 0, NULL,
      "attribute of the newest actor to report"},
+    {"refuse", SN_ATTR_BOOL, "false", NULL, NULL, false, 0, 0, NULL, "set() refuses, to test a refused spawn"},
 };
 
 static sn_status create(const sn_host *h, sn_ctx *c, void **out)
@@ -61,6 +62,10 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     p->fov = v[2].f;
     p->fraction = v[3].f;
     p->attr = v[4].s;
+    if (v[5].b) {
+        p->host->set_error(p->ctx, "refusing on purpose");
+        return SN_E_INVALID;
+    }
     if (p->fraction > 0 && !(p->image = malloc((size_t)p->w * p->h * sizeof *p->image)))
         return SN_E_NOMEM;
     return SN_OK;
