@@ -65,9 +65,7 @@ uint32_t sn_engine_actor_id_at(const sn_engine *e, uint32_t i)
 
 sn_status sn_engine_actor_attribute(const sn_engine *e, uint32_t id, const char *name, sn_value *out, sn_error *err)
 {
-    sn_error scratch;
-    if (!err)
-        err = &scratch;
+    SN_ERR_LOCAL(err);
     if (!e || !name || !out)
         return sn_fail(err, SN_E_INVALID, "actor_attribute: NULL argument");
     const sn_actor *a = sn_world_find(&e->world, id);
@@ -193,14 +191,21 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
 
 sn_status sn_engine_spawn(sn_engine *e, const sn_actor_desc *d, uint32_t *out_id, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
     sn_status st = ready(e, "spawn", err);
     if (st)
         return st;
-    if (!d || d->struct_size < sizeof(uint32_t) * 2 || !d->blueprint)
-        return sn_fail(err, SN_E_INVALID, "spawn: no descriptor or no blueprint (set struct_size and blueprint)");
-    sn_actor_desc desc;
-    memset(&desc, 0, sizeof desc);
-    memcpy(&desc, d, d->struct_size < sizeof desc ? d->struct_size : sizeof desc);
+    /* Every member of the first sn_actor_desc is needed: a smaller struct_size is a mistake. */
+    if (!d || d->struct_size < sizeof(sn_actor_desc))
+        return sn_fail(err, SN_E_INVALID, "spawn: no descriptor, or struct_size %u below sizeof(sn_actor_desc) %zu",
+                       d ? d->struct_size : 0, sizeof(sn_actor_desc));
+    sn_actor_desc desc = *d;
+    if (!desc.blueprint)
+        return sn_fail(err, SN_E_INVALID, "spawn: no blueprint");
+    if (desc.name && desc.name[0] && sn_strmap_get(&e->scene_names, desc.name) &&
+        !sn_world_find_name(&e->world, desc.name))
+        return sn_fail(err, SN_E_INVALID, "spawn: the name '%s' belongs to an actor of the scene that spawns later",
+                       desc.name);
     if ((st = check_transform("spawn", &desc.transform, err)))
         return st;
     if (desc.n_attributes && !desc.attributes)
@@ -224,10 +229,11 @@ sn_status sn_engine_spawn(sn_engine *e, const sn_actor_desc *d, uint32_t *out_id
 
 sn_status sn_engine_destroy_actor(sn_engine *e, uint32_t id, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
     if (!live_actor(e, "destroy", id, err))
         return err->status;
-    sn_destroy_actor(e, id);
-    return SN_OK;
+    return sn_destroy_actor(e, id) ? sn_fail(err, SN_E_NOMEM, "destroy: out of memory for the destroyed event")
+                                   : SN_OK;
 }
 
 static double clamp_check(double v, double lo, double hi, bool *ok)
@@ -238,6 +244,7 @@ static double clamp_check(double v, double lo, double hi, bool *ok)
 
 sn_status sn_engine_apply_control(sn_engine *e, uint32_t id, const sn_vehicle_control *c, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
     sn_actor *a = live_actor(e, "apply_control", id, err);
     if (!a)
         return err->status;
@@ -258,6 +265,7 @@ sn_status sn_engine_apply_control(sn_engine *e, uint32_t id, const sn_vehicle_co
 
 sn_status sn_engine_apply_walker_control(sn_engine *e, uint32_t id, const sn_walker_control *c, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
     sn_actor *a = live_actor(e, "apply_walker_control", id, err);
     if (!a)
         return err->status;
@@ -265,7 +273,11 @@ sn_status sn_engine_apply_walker_control(sn_engine *e, uint32_t id, const sn_wal
         return sn_fail(err, SN_E_INVALID, "apply_walker_control: actor %u is a %s, not a walker", id, a->type_id);
     if (!c || !finite3(c->direction) || !(c->speed >= 0 && c->speed <= 10))
         return sn_fail(err, SN_E_RANGE, "apply_walker_control: direction must be finite and speed in [0, 10] m/s");
-    a->walk_dir = c->direction;
+    /* Scaled before it is normalised, so huge components cannot overflow to a zero direction. */
+    double big = fmax(fabs(c->direction.x), fabs(c->direction.y));
+    if (c->speed > 0 && !(big > 0))
+        return sn_fail(err, SN_E_INVALID, "apply_walker_control: direction has no horizontal part");
+    a->walk_dir = big > 0 ? sn_v3(c->direction.x / big, c->direction.y / big, 0) : sn_v3(0, 0, 0);
     a->walk_speed = c->speed;
     a->has_autopilot = false;
     return SN_OK;
@@ -273,6 +285,7 @@ sn_status sn_engine_apply_walker_control(sn_engine *e, uint32_t id, const sn_wal
 
 sn_status sn_engine_set_transform(sn_engine *e, uint32_t id, const sn_transform *t, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
     sn_actor *a = live_actor(e, "set_transform", id, err);
     if (!a || check_transform("set_transform", t, err))
         return err->status;
@@ -290,6 +303,7 @@ sn_status sn_engine_set_transform(sn_engine *e, uint32_t id, const sn_transform 
 
 sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 v, sn_vec3 w, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
     sn_actor *a = live_actor(e, "set_velocity", id, err);
     if (!a)
         return err->status;
@@ -300,11 +314,13 @@ sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 v, sn_vec3 w
         return sn_fail(err, SN_E_RANGE, "set_velocity: speeds must be finite, at most %g m/s and %g deg/s", MAX_SPEED,
                        MAX_SPIN);
     sn_world_set_velocity(&e->world, a, v, sn_v3_scale(w, SN_DEG));
+    a->kin_scripted = true; /* a kinematic actor keeps moving at it */
     return SN_OK;
 }
 
 sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool on, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
     sn_actor *a = live_actor(e, "set_simulate_physics", id, err);
     if (!a)
         return err->status;
@@ -317,13 +333,19 @@ sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool on, sn_
 
 sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_transform *t, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
     sn_actor *a = live_actor(e, "set_target_transform", id, err);
     if (!a || check_transform("set_target_transform", t, err))
         return err->status;
     if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
         return sn_fail(err, SN_E_STATE, "set_target_transform: '%s' (%s) is not kinematic; call "
                        "sn_engine_set_simulate_physics(e, %u, false) first", a->name, a->type_id, id);
+    double speed = sn_v3_len(sn_v3_sub(t->location, a->st.pos)) / e->clock.dt;
+    if (!(speed <= MAX_SPEED))
+        return sn_fail(err, SN_E_RANGE, "set_target_transform: reaching it in one step of %g s means %g m/s (at most "
+                       "%g); use sn_engine_set_transform to teleport", e->clock.dt, speed, MAX_SPEED);
     a->has_target = true;
+    a->kin_scripted = false;
     a->target_pos = t->location;
     a->target_rot = sn_quat_from_rotation(t->rotation);
     return SN_OK;
@@ -332,6 +354,7 @@ sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_tra
 sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, uint32_t argc,
                          const char *const *argv, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
     sn_status st = ready(e, "call", err);
     if (st)
         return st;

@@ -218,6 +218,8 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
 
 sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *err)
 {
+    if (!e || !path)
+        return sn_fail(err, SN_E_INVALID, "load_scene: NULL engine or path");
     if (e->loaded)
         return sn_fail(err, SN_E_STATE, "%s: the engine already holds a scene", path);
     sn_status st = sn_scene_load(&e->scene, path, err);
@@ -236,7 +238,11 @@ sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *err)
     return SN_OK;
 }
 
-void sn_engine_set_frames(sn_engine *e, uint64_t frames) { e->frames_target = frames; }
+void sn_engine_set_frames(sn_engine *e, uint64_t frames)
+{
+    if (e)
+        e->frames_target = frames;
+}
 
 static sn_status make_dirs(const char *dir, sn_error *err)
 {
@@ -263,6 +269,8 @@ static sn_status make_dirs(const char *dir, sn_error *err)
 
 sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
 {
+    if (!e || !dir)
+        return sn_fail(err, SN_E_INVALID, "outputs: NULL engine or folder");
     if (!e->loaded)
         return sn_fail(err, SN_E_STATE, "outputs: no scene loaded");
     sn_status st = make_dirs(dir, err);
@@ -286,9 +294,13 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
 
 sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn fn, void *user, sn_error *err)
 {
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "listen: NULL engine");
     sn_sensor *s = sensor ? sn_strmap_get(&e->sensor_names, sensor) : NULL;
     if (!s)
         return sn_fail(err, SN_E_NOT_FOUND, "listen: no sensor named '%s' in the scene", sensor ? sensor : "(null)");
+    if (s->destroyed)
+        return sn_fail(err, SN_E_NOT_FOUND, "listen: sensor '%s' was destroyed; it sends nothing more", sensor);
     if (!fn)
         return sn_fail(err, SN_E_INVALID, "listen: NULL callback");
     if (!sn_grow((void **)&s->listeners, &s->cap_listeners, s->n_listeners + 1, sizeof *s->listeners))
@@ -405,13 +417,13 @@ static sn_status schedule(sn_engine *e, sn_error *err)
     }
     for (uint32_t i = 0; i < e->n_actors; i++) {
         sn_pending_actor *pa = &e->actors[i];
-        if (pa->spawned && !pa->destroyed && due_now(pa->entity->destroy_at, t))
-            sn_destroy_actor(e, pa->actor_id);
+        if (pa->spawned && !pa->destroyed && due_now(pa->entity->destroy_at, t) && sn_destroy_actor(e, pa->actor_id))
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a destroyed event");
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = e->sensors[i];
-        if (live(s) && s->entity && due_now(s->entity->destroy_at, t))
-            sn_destroy_actor(e, s->actor_id);
+        if (live(s) && s->entity && due_now(s->entity->destroy_at, t) && sn_destroy_actor(e, s->actor_id))
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a destroyed event");
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = e->sensors[i];
@@ -486,6 +498,9 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
 
 sn_status sn_engine_step(sn_engine *e, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "step: NULL engine");
     if (!e->loaded)
         return sn_fail(err, SN_E_STATE, "step: no scene loaded");
     if (e->broken)
@@ -502,6 +517,8 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
             if (e->world.actors[i]->has_autopilot)
                 sn_autopilot_update(&e->world, e->world.actors[i], c->dt);
         st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
+        if (!st)
+            e->advanced_frame = c->frame;
     }
     if (!st)
         st = deliver_collisions(e, err);
@@ -523,6 +540,8 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
 sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
 {
     sn_status st = SN_OK;
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "finish: NULL engine");
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_status s2 = sn_stream_close(e->sensors[i], complete, err);
         if (!st)
@@ -534,6 +553,9 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
 
 sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err)
 {
+    SN_ERR_LOCAL(err);
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "run: NULL engine");
     uint64_t n = frames ? frames : e->frames_target;
     for (uint64_t f = 0; f < n; f++) {
         sn_status st = sn_engine_step(e, err);
@@ -545,16 +567,18 @@ sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err)
     return sn_engine_finish(e, true, err);
 }
 
-const sn_clock *sn_engine_clock(const sn_engine *e) { return &e->clock; }
+const sn_clock *sn_engine_clock(const sn_engine *e) { return e ? &e->clock : NULL; }
 
 uint32_t sn_engine_find_actor(const sn_engine *e, const char *name)
 {
-    const sn_actor *a = sn_world_find_name(&e->world, name);
+    const sn_actor *a = e ? sn_world_find_name(&e->world, name) : NULL;
     return a ? a->id : 0;
 }
 
 sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *out)
 {
+    if (!e || !out)
+        return SN_E_INVALID;
     const sn_actor *a = sn_world_find(&e->world, id);
     if (!a)
         return SN_E_NOT_FOUND;

@@ -89,6 +89,7 @@ struct sn_engine {
     sn_world world;
     sn_clock clock;
     uint64_t frames_target;
+    uint64_t advanced_frame; /* the last frame the world was advanced to (render_at needs it) */
     int n_sub;
     uint64_t seed;
     sn_host host;
@@ -146,7 +147,9 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
 sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc *d, sn_error *err);
 /* Spawns a scene sensor entry when due. */
 sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err);
-void sn_destroy_actor(struct sn_engine *e, uint32_t id);
+/* Destroys an actor and its children; SN_E_NOMEM when a DESTROYED event could not be queued
+** (the actors are gone all the same). */
+sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id);
 sn_status sn_queue_event(struct sn_engine *e, sn_event_type type, uint32_t actor, uint32_t parent);
 /* Error text for a failed plugin callback: "sensor 'n' (bp, plugin path): cb: msg". */
 sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_error *err);

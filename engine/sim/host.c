@@ -78,18 +78,25 @@ static bool h_ray_cast(sn_ctx *c, sn_vec3 o, sn_vec3 d, double max_dist, uint32_
     return sn_world_ray_cast(&c->engine->world, o, d, max_dist, ignore, hit ? hit : &tmp);
 }
 
-/* Fraction of the last frame at time t_ns; false (with the ctx's error set) outside it. */
-static bool frame_alpha(sn_ctx *c, const char *what, int64_t t_ns, double *alpha)
+/* Fraction of the last frame at time t_ns; a status (with the ctx's error set) outside it or
+** before the world has advanced to this frame (tick(PRE), world events): then the interval's
+** motion does not exist yet. */
+static sn_status frame_alpha(sn_ctx *c, const char *what, int64_t t_ns, double *alpha)
 {
     const sn_clock *k = &c->engine->clock;
     int64_t from = k->time_ns - k->dt_ns;
-    if (k->frame == 0 || t_ns <= from || t_ns > k->time_ns) {
+    if (k->frame == 0 || c->engine->advanced_frame != k->frame) {
+        sn_format(c->error, sizeof c->error, "%s: the world has not advanced to frame %llu yet; call it from "
+                  "tick(SN_PHASE_POST) or later", what, (unsigned long long)k->frame);
+        return SN_E_STATE;
+    }
+    if (t_ns <= from || t_ns > k->time_ns) {
         sn_format(c->error, sizeof c->error, "%s: time %lld ns is outside the last frame (%lld, %lld] ns", what,
                   (long long)t_ns, (long long)from, (long long)k->time_ns);
-        return false;
+        return SN_E_RANGE;
     }
     *alpha = t_ns == k->time_ns ? 1.0 : (double)(t_ns - from) / (double)k->dt_ns;
-    return true;
+    return SN_OK;
 }
 
 static sn_status render_alpha(sn_ctx *c, double alpha, const sn_camera *cam, const sn_image *out)
@@ -121,8 +128,9 @@ static sn_status h_render(sn_ctx *c, const sn_camera *cam, const sn_image *out)
 static sn_status h_render_at(sn_ctx *c, int64_t t_ns, const sn_camera *cam, const sn_image *out)
 {
     double alpha;
-    if (!frame_alpha(c, "render_at", t_ns, &alpha))
-        return SN_E_RANGE;
+    sn_status st = frame_alpha(c, "render_at", t_ns, &alpha);
+    if (st)
+        return st;
     return render_alpha(c, alpha, cam, out);
 }
 
@@ -133,8 +141,9 @@ static sn_status h_sensor_transform_at(sn_ctx *c, int64_t t_ns, sn_transform *ou
         sn_format(c->error, sizeof c->error, "sensor_transform_at: NULL output");
         return SN_E_INVALID;
     }
-    if (!frame_alpha(c, "sensor_transform_at", t_ns, &alpha))
-        return SN_E_RANGE;
+    sn_status st = frame_alpha(c, "sensor_transform_at", t_ns, &alpha);
+    if (st)
+        return st;
     const sn_actor *a = sn_world_find(&c->engine->world, c->actor_id);
     if (!a)
         return SN_E_NOT_FOUND;

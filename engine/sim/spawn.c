@@ -103,6 +103,8 @@ sn_status sn_spawn_check(struct sn_engine *e, const sn_spawn_desc *d, sn_error *
     }
     if (d->name && d->name[0] && sn_world_find_name(&e->world, d->name))
         return sn_fail(err, SN_E_INVALID, "%s: the name '%s' is taken by a live actor", where, d->name);
+    if (!d->id && e->world.next_id == UINT32_MAX)
+        return sn_fail(err, SN_E_RANGE, "%s: every actor id up to %u was used; ids are never reused", where, UINT32_MAX);
     if (d->id && d->id <= e->world.next_id)
         return sn_fail(err, SN_E_INVALID, "%s: id %u was already used (ids are never reused; the next free one is %u)",
                        where, d->id, e->world.next_id + 1);
@@ -134,8 +136,10 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         free(values);
         return st;
     }
+    uint32_t next_id = e->world.next_id; /* restored if the spawn fails: nobody saw the id */
     sn_actor *a = sn_world_add(&e->world, bp->kind, d->id);
     if (!a || !sn_world_set_name(&e->world, a, d->name)) {
+        e->world.next_id = next_id;
         free(values);
         if (a)
             sn_world_remove(&e->world, a->id);
@@ -212,6 +216,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
 fail:
     d->values = NULL;
     sn_world_remove(&e->world, a->id); /* frees the values too */
+    e->world.next_id = next_id;
     return st;
 }
 
@@ -335,16 +340,17 @@ sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err
     return sn_spawn_sensor(e, s, &d, err);
 }
 
-void sn_destroy_actor(struct sn_engine *e, uint32_t id)
+sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id)
 {
+    sn_status st = SN_OK;
     /* Children first: attached props and sensors go with their parent. */
     for (size_t i = e->world.n_actors; i-- > 0;) {
-        if (i < e->world.n_actors && e->world.actors[i]->parent == id)
-            sn_destroy_actor(e, e->world.actors[i]->id);
+        if (i < e->world.n_actors && e->world.actors[i]->parent == id && sn_destroy_actor(e, e->world.actors[i]->id))
+            st = SN_E_NOMEM;
     }
     sn_actor *a = sn_world_find(&e->world, id);
     if (!a)
-        return;
+        return st;
     if (a->sensor) {
         sn_sensor *s = a->sensor;
         if (s->self) {
@@ -360,6 +366,9 @@ void sn_destroy_actor(struct sn_engine *e, uint32_t id)
     for (uint32_t i = 0; i < e->n_actors; i++)
         if (e->actors[i].actor_id == id)
             e->actors[i].destroyed = true;
-    sn_queue_event(e, SN_EVENT_ACTOR_DESTROYED, id, a->parent);
+    /* The actor goes either way; a lost DESTROYED event is reported, never silent. */
+    if (sn_queue_event(e, SN_EVENT_ACTOR_DESTROYED, id, a->parent))
+        st = SN_E_NOMEM;
     sn_world_remove(&e->world, id);
+    return st;
 }

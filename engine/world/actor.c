@@ -117,9 +117,9 @@ void sn_world_remove(sn_world *w, uint32_t id)
     }
     if (a->name && a->name[0] && sn_strmap_get(&w->names, a->name) == a)
         sn_strmap_del(&w->names, a->name);
-    if (a->geom)
+    if (a->geom && !w->poisoned)
         dGeomDestroy(a->geom);
-    if (a->body)
+    if (a->body && !w->poisoned)
         dBodyDestroy(a->body);
     free(a->name);
     free(a->role_name);

@@ -27,6 +27,8 @@ static sn_status run_drivers(sn_world *w, double dt, int n_sub, sn_error *err)
 
 sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
 {
+    if (w->poisoned)
+        return sn_fail(err, SN_E_STATE, "physics: the world stopped after an ODE error");
     w->n_pairs = 0;
     w->contacts_lost = false;
     if (w->hash_cap)
@@ -40,6 +42,7 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
     jmp_buf guard;
     if (setjmp(guard)) {
         w->ode_seed = sn_ode_leave();
+        w->poisoned = true;
         return sn_fail(err, SN_E_PHYSICS, "physics: %s", sn_ode_message());
     }
     sn_ode_enter(&guard, w->ode_seed);

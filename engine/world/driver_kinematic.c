@@ -1,8 +1,8 @@
 /* driver_kinematic.c — the kinematic driver: actors whose poses come from outside.
 **
 ** A kinematic actor moves each frame from its pose to its target (set by replay or the API
-** for the end of the frame), or, without a target, along its set linear and angular
-** velocity (scripted motion). Its ODE body is kinematic (infinite mass): at every substep it
+** for the end of the frame), or, without a target, along a linear and angular velocity set
+** from outside (scripted motion), or else holds still. Its ODE body is kinematic (infinite mass): at every substep it
 ** is placed on the straight path between the two poses with the path's velocity, so the
 ** contacts it makes push physics-driven bodies as a moving wall would. */
 #include "driver.h"
@@ -21,9 +21,13 @@ static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
             a->kin_to_rot = a->target_rot;
             a->st.vel = sn_v3_scale(sn_v3_sub(a->target_pos, a->st.pos), 1.0 / dt);
             a->st.ang_vel = sn_quat_angular_velocity(a->st.rot, a->target_rot, dt);
-        } else {
+        } else if (a->kin_scripted) {
             a->kin_to_pos = sn_v3_add(a->st.pos, sn_v3_scale(a->st.vel, dt));
             a->kin_to_rot = sn_quat_integrate(a->st.rot, a->st.ang_vel, dt);
+        } else { /* no target, no velocity of its own: a replayed actor between samples stays put */
+            a->st.vel = a->st.ang_vel = sn_v3(0, 0, 0);
+            a->kin_to_pos = a->st.pos;
+            a->kin_to_rot = a->st.rot;
         }
     }
     return SN_OK;

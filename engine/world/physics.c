@@ -59,6 +59,7 @@ static pthread_mutex_t ode_step_lock = PTHREAD_MUTEX_INITIALIZER;
 void sn_ode_enter(jmp_buf *guard, unsigned long seed)
 {
     pthread_mutex_lock(&ode_step_lock);
+    dAllocateODEDataForThread(dAllocateMaskAll); /* engines may step on any thread */
     ode_guard = guard;
     /* QuickStep reorders constraints with ODE's one global generator: each world brings its
     ** own generator state in and takes it out again, so engines never perturb each other. */
@@ -113,10 +114,14 @@ void sn_world_free(sn_world *w)
     free(w->pairs);
     free(w->pair_hash);
     sn_strmap_free(&w->names);
-    dGeomDestroy(w->ray);
-    dJointGroupDestroy(w->contact_group);
-    dSpaceDestroy(w->space); /* destroys static_space and remaining geoms */
-    dWorldDestroy(w->world);
+    if (!w->poisoned) {
+        /* After an ODE error its spaces may still be locked, and destroying a geom then
+        ** makes ODE end the process: leak them instead (the run is over anyway). */
+        dGeomDestroy(w->ray);
+        dJointGroupDestroy(w->contact_group);
+        dSpaceDestroy(w->space); /* destroys static_space and remaining geoms */
+        dWorldDestroy(w->world);
+    }
     memset(w, 0, sizeof *w);
 }
 
@@ -272,7 +277,7 @@ void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
     if (!a->body || a->drive == d)
         return;
     a->drive = d;
-    a->has_target = false;
+    a->has_target = a->kin_scripted = false;
     if (d == SN_DRIVE_KINEMATIC) {
         /* CARLA: an actor that stops simulating physics stays where it is. */
         a->st.vel = a->st.ang_vel = sn_v3(0, 0, 0);

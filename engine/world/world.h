@@ -97,8 +97,9 @@ struct sn_actor {
 
     sn_actor_state st;
     sn_drive drive;
-    /* Kinematic: the pose to reach at the end of the next frame (else it moves at st.vel). */
-    bool has_target;
+    /* Kinematic: the pose to reach at the end of the next frame; without one it holds still,
+    ** or moves at st.vel when that was set from outside (kin_scripted). */
+    bool has_target, kin_scripted;
     sn_vec3 target_pos;
     sn_quat target_rot;
     sn_vec3 kin_from_pos, kin_to_pos; /* this frame's motion, set by the kinematic driver */
@@ -147,6 +148,7 @@ typedef struct sn_world {
     double substep_dt;
     unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
     bool contacts_lost;     /* a contact or collision pair could not be stored this frame */
+    bool poisoned;          /* ODE failed mid-step: its spaces may be locked, so teardown leaks them */
 } sn_world;
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err);

@@ -11,6 +11,8 @@
 
 static const char *dir, *probe_dir, *scenes;
 
+static bool sn_v3_len_zero(sn_vec3 v) { return v.x == 0 && v.y == 0 && v.z == 0; }
+
 static double dist3(sn_vec3 a, sn_vec3 b) { return sqrt(pow(a.x - b.x, 2) + pow(a.y - b.y, 2) + pow(a.z - b.z, 2)); }
 
 /* ---- messages captured by listeners ---- */
@@ -145,6 +147,15 @@ static void kinematic_path(void)
     for (uint32_t i = 0; i < ghost_hits.n; i++)
         saw |= ghost_hits.other[i] == parked;
     CHECK(saw, "the kinematic car's sensor reports the parked car (%u events)", ghost_hits.n);
+    /* Without a new target it holds still (a replay between samples), never drifts on. */
+    sn_actor_info held = tu_actor(e, "ghost");
+    step(e);
+    step(e);
+    sn_actor_info still = tu_actor(e, "ghost");
+    CHECK(dist3(held.transform.location, still.transform.location) == 0, "a kinematic actor without target moved");
+    CHECK(sn_v3_len_zero(still.velocity), "and reports zero velocity");
+    sn_transform leap = {{1e5, 0, 0.9}, {0, 0, 0}};
+    CHECK(sn_engine_set_target_transform(e, ghost, &leap, &err) == SN_E_RANGE, "a target 100 km away in one step");
     sn_actor_info p = tu_actor(e, "parked");
     CHECK(p.transform.location.x > 21, "the parked car was pushed forward: x %.2f", p.transform.location.x);
     /* Back to physics: it falls to the ground instead of hovering. */
@@ -331,6 +342,13 @@ static void api_spawn(void)
     CHECK(sn_engine_set_velocity(e, car, (sn_vec3){1e6, 0, 0}, (sn_vec3){0, 0, 0}, &err) == SN_E_RANGE, "1e6 m/s");
     CHECK(sn_engine_destroy_actor(e, car, &err) == SN_OK, "%s", err.msg);
     CHECK(sn_engine_actor_count(e) == n - 2, "the car and its sensor are gone");
+    /* err may be NULL, the engine too: a status, never a crash. */
+    CHECK(sn_engine_destroy_actor(e, 9999, NULL) == SN_E_NOT_FOUND, "NULL err");
+    CHECK(sn_engine_step(NULL, NULL) == SN_E_INVALID, "NULL engine");
+    CHECK(sn_engine_apply_control(e, 9999, NULL, NULL) == SN_E_NOT_FOUND, "NULL control of no actor");
+    CHECK(sn_engine_actor_get(e, 1, NULL) == SN_E_INVALID, "NULL info");
+    sn_actor_desc small = {8, "vehicle.sedan", NULL, {{0, 0, 0}, {0, 0, 0}}, 0, 0, NULL, 0};
+    CHECK(sn_engine_spawn(e, &small, NULL, &err) == SN_E_INVALID, "struct_size 8");
     CHECK(sn_engine_destroy_actor(e, car, &err) == SN_E_NOT_FOUND, "destroying twice");
     step(e);
     sn_engine_destroy(e);

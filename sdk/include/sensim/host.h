@@ -133,7 +133,8 @@ typedef struct sn_host {
     ** between its pose at the end of the previous frame and now (position linearly, rotation
     ** spherical-linearly; attached actors ride on their parent). For sub-frame sensors (DVS).
     ** render() is render_at(clock->time_ns). SN_E_RANGE (with a message) for a time outside
-    ** the interval. Byte-identical at any thread count.
+    ** the interval; SN_E_STATE before the world has advanced to this frame (from tick(PRE) or
+    ** a world event: call it from tick(POST) or later). Byte-identical at any thread count.
     */
     sn_status (*render_at)(sn_ctx *ctx, int64_t time_ns, const sn_camera *camera, const sn_image *out);
     /* This sensor's world transform at `time_ns` in the same interval (its parent's pose

@@ -178,7 +178,7 @@ SN_API sn_status sn_engine_apply_walker_control(sn_engine *e, uint32_t walker, c
 */
 SN_API sn_status sn_engine_set_transform(sn_engine *e, uint32_t id, const sn_transform *transform, sn_error *err);
 /* Linear (m/s) and angular (deg/s) velocity, world frame (CARLA's set_target_velocity and
-** set_target_angular_velocity). A kinematic actor without a target moves at this velocity. */
+** set_target_angular_velocity). A kinematic actor without a target keeps moving at it. */
 SN_API sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 velocity, sn_vec3 angular_velocity,
                                         sn_error *err);
 /*
@@ -189,8 +189,10 @@ SN_API sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 veloc
 SN_API sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool simulate, sn_error *err);
 /*
 ** A kinematic actor's pose at the end of the next step: it moves there in a straight line
-** (rotation spherical-linear) during the step, so render_at and contacts see it in between.
-** SN_E_STATE when the actor still simulates physics.
+** (rotation spherical-linear) during the step, so render_at and contacts see it in between,
+** and holds still afterwards until the next target. SN_E_STATE when the actor still
+** simulates physics; SN_E_RANGE when reaching it would take more than 1000 m/s (teleport
+** with sn_engine_set_transform instead).
 */
 SN_API sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_transform *transform,
                                                 sn_error *err);
