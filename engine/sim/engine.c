@@ -493,6 +493,12 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
                 return st;
         }
     }
+    /* Every frame reaches the files: a crash later loses at most the frame in progress. */
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_status st = sn_stream_flush(e->sensors[i], err);
+        if (st)
+            return st;
+    }
     return SN_OK;
 }
 

@@ -54,6 +54,7 @@ struct sn_ctx {
     sn_listener *listeners;
     size_t n_listeners, cap_listeners;
     uint64_t messages;
+    bool dirty; /* written since the last flush */
 };
 typedef struct sn_ctx sn_sensor;
 
@@ -134,6 +135,8 @@ sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err);
 /* stream.c */
 sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err);
 sn_status sn_stream_emit(sn_sensor *s, sn_error *err);
+/* Hands what the stream buffered to the kernel (end of every frame). */
+sn_status sn_stream_flush(sn_sensor *s, sn_error *err);
 sn_status sn_stream_close(sn_sensor *s, bool complete, sn_error *err);
 /* spawn.c */
 /* Checks what every spawn shares (finite transform, live parent, free name and id). */

@@ -49,6 +49,19 @@ static const char *signal_name(int sig)
     }
 }
 
+/* A frame number in decimal, without stdio. */
+static void put_u64(uint64_t v)
+{
+    char buf[24];
+    int i = (int)sizeof buf - 1;
+    buf[i] = 0;
+    do {
+        buf[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && i > 0);
+    put(buf + i);
+}
+
 static void on_crash(int sig)
 {
     const sn_sensor *s = g_sensor;
@@ -62,9 +75,11 @@ static void on_crash(int sig)
         put(s->name);
         put("' (");
         put(s->bp->id);
-        put("): ");
+        put(") at frame ");
+        put_u64(s->engine->clock.frame);
+        put(": ");
         put(signal_name(sig));
-        put("; outputs of this run are left as .part files\n");
+        put("; the outputs of the frames before it are in the .part files\n");
     } else {
         put("sensim: error: engine: crashed with ");
         put(signal_name(sig));

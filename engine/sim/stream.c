@@ -33,6 +33,7 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
 {
     struct sn_engine *e = s->engine;
     s->messages++;
+    s->dirty = s->out != NULL;
     if (s->out && fwrite(e->msg.data, 1, e->msg.size, s->out) != e->msg.size)
         return sn_fail(err, SN_E_IO, "%s: write failed: %s", s->part_path, strerror(errno));
     if (s->entity && s->entity->save_path && e->out_dir) {
@@ -58,6 +59,16 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
                         e->msg.data, e->msg.size};
         for (size_t i = 0; i < s->n_listeners; i++)
             s->listeners[i].fn(&m, s->listeners[i].user);
+    }
+    return SN_OK;
+}
+
+sn_status sn_stream_flush(sn_sensor *s, sn_error *err)
+{
+    if (s->out && s->dirty) {
+        s->dirty = false;
+        if (fflush(s->out) != 0)
+            return sn_fail(err, SN_E_IO, "%s: write failed: %s", s->part_path, strerror(errno));
     }
     return SN_OK;
 }
