@@ -86,6 +86,24 @@ sn_status sn_engine_actor_attribute(const sn_engine *e, uint32_t id, const char 
     return SN_OK;
 }
 
+sn_status sn_engine_actor_attribute_at(const sn_engine *e, uint32_t id, uint32_t index, const char **name,
+                                       sn_value *out, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!e || !name || !out)
+        return sn_fail(err, SN_E_INVALID, "actor_attribute_at: NULL argument");
+    const sn_actor *a = sn_world_find(&e->world, id);
+    if (!a)
+        return sn_fail(err, SN_E_NOT_FOUND, "actor_attribute_at: no live actor has id %u", id);
+    const sn_blueprint *bp = a->sensor ? ((const sn_sensor *)a->sensor)->bp : a->bp;
+    const sn_value *values = a->sensor ? ((const sn_sensor *)a->sensor)->values : a->values;
+    if (!bp || !values || index >= bp->n_attrs)
+        return sn_fail(err, SN_E_NOT_FOUND, "actor_attribute_at: '%s' has %u attributes", a->name, bp ? bp->n_attrs : 0);
+    *name = sn_attr_at(bp->attrs, bp->stride, index)->name;
+    *out = values[index];
+    return SN_OK;
+}
+
 /* The desc's attributes as a scene entity's, so one resolver serves scenes and the API. */
 static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const char *const *extra, sn_value **out,
                          sn_error *err)

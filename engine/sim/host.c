@@ -159,6 +159,11 @@ static sn_status h_actor_attribute(sn_ctx *c, uint32_t id, const char *name, sn_
     return sn_engine_actor_attribute(c->engine, id, name, out, NULL);
 }
 
+static sn_status h_actor_attribute_at(sn_ctx *c, uint32_t id, uint32_t index, const char **name, sn_value *out)
+{
+    return sn_engine_actor_attribute_at(c->engine, id, index, name, out, NULL);
+}
+
 static uint64_t h_rand_u64(sn_ctx *c) { return sn_rng_u64(&c->rng); }
 static double h_rand_uniform(sn_ctx *c) { return sn_rng_uniform(&c->rng); }
 static double h_rand_normal(sn_ctx *c, double mean, double sd) { return mean + sd * sn_rng_normal(&c->rng); }
@@ -184,5 +189,6 @@ void sn_host_init(sn_host *h)
     h->render_at = h_render_at;
     h->sensor_transform_at = h_sensor_transform_at;
     h->actor_attribute = h_actor_attribute;
+    h->actor_attribute_at = h_actor_attribute_at;
     sn_host_writer_fill(h);
 }

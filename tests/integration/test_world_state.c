@@ -281,6 +281,14 @@ static void api_spawn(void)
     CHECK(sn_engine_actor_attribute(e, car, "mass", &v, &err) == SN_OK && v.f == 1500,
           "unset attributes read as the blueprint's default");
     CHECK(sn_engine_actor_attribute(e, car, "nope", &v, &err) == SN_E_NOT_FOUND, "unknown attribute");
+    uint32_t n_attr = 0;
+    const char *an;
+    bool color_seen = false;
+    while (sn_engine_actor_attribute_at(e, car, n_attr, &an, &v, &err) == SN_OK) {
+        color_seen |= strcmp(an, "color") == 0 && v.type == SN_ATTR_RGB && v.rgb[2] == 30;
+        n_attr++;
+    }
+    CHECK(n_attr == 9 && color_seen, "a sedan enumerates its 9 attributes, colour included (%u)", n_attr);
     sn_actor_desc sd = {sizeof sd, "sensor.other.collision", "late_crash", {{0, 0, 0}, {0, 0, 0}}, car, 0, NULL, 0};
     uint32_t sensor = 0;
     CHECK(sn_engine_spawn(e, &sd, &sensor, &err) == SN_OK, "%s", err.msg);

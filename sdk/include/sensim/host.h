@@ -146,6 +146,13 @@ typedef struct sn_host {
     ** as the actor. SN_E_NOT_FOUND for no such actor or attribute.
     */
     sn_status (*actor_attribute)(sn_ctx *ctx, uint32_t actor_id, const char *name, sn_value *out);
+    /*
+    ** Every attribute of an actor, in its blueprint's order: the index-th one's name and value
+    ** (host-owned, living as long as the actor). SN_E_NOT_FOUND past the last one or for no
+    ** such actor. With actor_get this describes an actor completely (a recorder's spawn record).
+    */
+    sn_status (*actor_attribute_at)(sn_ctx *ctx, uint32_t actor_id, uint32_t index, const char **name,
+                                    sn_value *out);
 } sn_host;
 
 #endif

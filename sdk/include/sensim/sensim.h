@@ -110,6 +110,10 @@ SN_API uint32_t sn_engine_actor_id_at(const sn_engine *e, uint32_t index);
 */
 SN_API sn_status sn_engine_actor_attribute(const sn_engine *e, uint32_t id, const char *name, sn_value *out,
                                            sn_error *err);
+/* The index-th attribute of actor `id` in blueprint order (name and value live as long as the
+** actor); SN_E_NOT_FOUND past the last. Enumerates what an actor was spawned with. */
+SN_API sn_status sn_engine_actor_attribute_at(const sn_engine *e, uint32_t id, uint32_t index, const char **name,
+                                              sn_value *out, sn_error *err);
 
 /*
 ** ---- The closed loop: change the world between steps (CARLA's synchronous client) ----

@@ -581,6 +581,7 @@ static bool snf_resolve(sn_fake *f, struct sn_ctx *s, const char *const *attrs)
 static sn_status snf_render_at(sn_ctx *s, int64_t t, const sn_camera *cam, const sn_image *out);
 static sn_status snf_sensor_transform_at(sn_ctx *s, int64_t t, sn_transform *out);
 static sn_status snf_actor_attribute(sn_ctx *s, uint32_t id, const char *name, sn_value *out);
+static sn_status snf_actor_attribute_at(sn_ctx *s, uint32_t id, uint32_t index, const char **name, sn_value *out);
 
 /* ---- the fake itself ---- */
 
@@ -628,6 +629,7 @@ sn_fake *sn_fake_new(uint64_t seed)
     h->render_at = snf_render_at;
     h->sensor_transform_at = snf_sensor_transform_at;
     h->actor_attribute = snf_actor_attribute;
+    h->actor_attribute_at = snf_actor_attribute_at;
     return f;
 }
 
@@ -721,6 +723,21 @@ static sn_status snf_actor_attribute(sn_ctx *s, uint32_t id, const char *name, s
                 return SN_OK;
             }
         }
+    }
+    return SN_E_NOT_FOUND;
+}
+
+static sn_status snf_actor_attribute_at(sn_ctx *s, uint32_t id, uint32_t index, const char **name, sn_value *out)
+{
+    sn_fake *f = s->fake;
+    for (uint32_t i = 0; name && out && i < f->n_sensors; i++) {
+        const sn_ctx *c = f->sensors[i];
+        if (c->id != id || index >= c->cls->n_attrs || index >= c->n_values)
+            continue;
+        size_t stride = c->cls->attr_def_size ? c->cls->attr_def_size : sizeof(sn_attr_def);
+        *name = ((const sn_attr_def *)(const void *)((const char *)c->cls->attrs + index * stride))->name;
+        *out = c->values[index];
+        return SN_OK;
     }
     return SN_E_NOT_FOUND;
 }
