@@ -521,22 +521,40 @@ static sn_status parse_list(ctx *c, const sn_ynode *n, bool sensors, sn_scene_en
     return SN_OK;
 }
 
+static sn_scene_entity *entity_at(sn_scene *s, uint32_t i)
+{
+    return i < s->n_actors ? &s->actors[i] : &s->sensors[i - s->n_actors];
+}
+
+/* Names are unique across actors and sensors. An open-addressing set of entity indices keeps
+** this linear: scenes with thousands of actors are loaded (a pairwise strcmp was quadratic). */
 static sn_status check_names(ctx *c, sn_scene *s)
 {
     uint32_t total = s->n_actors + s->n_sensors;
-    for (uint32_t i = 0; i < total; i++) {
-        sn_scene_entity *a = i < s->n_actors ? &s->actors[i] : &s->sensors[i - s->n_actors];
+    size_t cap = 16;
+    while (cap < 2 * (size_t)total)
+        cap *= 2;
+    uint32_t *set = calloc(cap, sizeof *set); /* entity index + 1, 0 = empty */
+    if (!set)
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    sn_status st = SN_OK;
+    for (uint32_t i = 0; i < total && !st; i++) {
+        sn_scene_entity *a = entity_at(s, i);
         if (!a->name)
             continue;
-        for (uint32_t j = 0; j < i; j++) {
-            sn_scene_entity *b = j < s->n_actors ? &s->actors[j] : &s->sensors[j - s->n_actors];
-            if (b->name && strcmp(a->name, b->name) == 0)
-                return sn_fail(c->err, SN_E_INVALID,
-                               "%s:%d:%d: name '%s' is already used at line %d; names must be unique",
-                               c->path, a->pos.line, a->pos.col, a->name, b->pos.line);
+        size_t h = (size_t)sn_hash_str(a->name) & (cap - 1);
+        for (; set[h]; h = (h + 1) & (cap - 1)) {
+            sn_scene_entity *b = entity_at(s, set[h] - 1);
+            if (strcmp(a->name, b->name) == 0) {
+                st = sn_fail(c->err, SN_E_INVALID, "%s:%d:%d: name '%s' is already used at line %d; names must be unique",
+                             c->path, a->pos.line, a->pos.col, a->name, b->pos.line);
+                break;
+            }
         }
+        set[h] = i + 1;
     }
-    return SN_OK;
+    free(set);
+    return st;
 }
 
 sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)

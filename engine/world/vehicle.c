@@ -35,50 +35,56 @@ static void wheel_callback(void *data, dGeomID ray, dGeomID g)
     }
 }
 
-/* Distance along dir (unit) from o to the nearest ground or static surface within len. */
-static bool wheel_ray(sn_world *w, const dReal *box, sn_vec3 o, sn_vec3 dir, double len, double *dist, sn_vec3 *normal)
+/* The nearest static prop or building (ODE ray against the static space) along dir (unit)
+** from o within len, if nearer than what *hit and *dist already hold. */
+static void static_ray(sn_world *w, sn_vec3 o, sn_vec3 dir, double len, bool *hit, double *dist, sn_vec3 *normal)
 {
-    bool hit = false;
-    for (size_t i = 0; i < w->n_planes; i++) {
-        const sn_actor *pl = w->planes[i];
-        sn_vec3 n = pl->plane_normal;
-        double denom = sn_v3_dot(n, dir);
-        if (denom >= -1e-9)
-            continue;
-        double t = (pl->plane_offset - sn_v3_dot(n, o)) / denom;
-        if (t >= 0 && t <= len && (!hit || t < *dist)) {
-            hit = true;
-            *dist = t;
-            *normal = n;
-        }
+    wheel_query q = {0};
+    dGeomRaySet(w->ray, o.x, o.y, o.z, dir.x, dir.y, dir.z);
+    dGeomRaySetLength(w->ray, len);
+    dGeomRaySetClosestHit(w->ray, 1);
+    dSpaceCollide2(w->ray, (dGeomID)w->static_space, &q, wheel_callback);
+    if (q.hit && (!*hit || q.depth < *dist)) {
+        *hit = true;
+        *dist = q.depth;
+        *normal = sn_v3_dot(q.normal, dir) > 0 ? sn_v3_scale(q.normal, -1) : q.normal;
     }
-    /* Static props and buildings: only when the ray's box reaches their space at all. */
-    sn_vec3 e = sn_v3_add(o, sn_v3_scale(dir, len));
-    if (box && fmin(o.x, e.x) <= box[1] && fmax(o.x, e.x) >= box[0] &&
-        fmin(o.y, e.y) <= box[3] && fmax(o.y, e.y) >= box[2] && fmin(o.z, e.z) <= box[5] &&
-        fmax(o.z, e.z) >= box[4]) {
-        wheel_query q = {0};
-        dGeomRaySet(w->ray, o.x, o.y, o.z, dir.x, dir.y, dir.z);
-        dGeomRaySetLength(w->ray, len);
-        dGeomRaySetClosestHit(w->ray, 1);
-        dSpaceCollide2(w->ray, (dGeomID)w->static_space, &q, wheel_callback);
-        if (q.hit && (!hit || q.depth < *dist)) {
-            hit = true;
-            *dist = q.depth;
-            *normal = sn_v3_dot(q.normal, dir) > 0 ? sn_v3_scale(q.normal, -1) : q.normal;
-        }
-    }
-    return hit;
 }
 
+/* fmin/fmax without the libm call; operands are never NaN here. */
+static inline double minv(double a, double b) { return b < a ? b : a; }
+static inline double maxv(double a, double b) { return b > a ? b : a; }
+
+/* One tyre: its heading projected on the ground (wf, unit) and its side (ws = n x wf). */
+typedef struct tyre_frame {
+    sn_vec3 wf, ws;
+} tyre_frame;
+
+static tyre_frame tyre_frame_of(sn_vec3 heading, sn_vec3 n)
+{
+    tyre_frame f;
+    f.wf = sn_v3_norm(sn_v3_sub(heading, sn_v3_scale(n, sn_v3_dot(heading, n))));
+    f.ws = sn_v3_cross(n, f.wf); /* unit: n and wf are unit and orthogonal */
+    return f;
+}
+
+/* Wheel i's mount offset from the chassis' bottom centre is sx * half_wb + sy * half_tr. */
+static const double wheel_sx[4] = {1, 1, -1, -1}, wheel_sy[4] = {-1, 1, -1, 1};
+
+/* Runs for every vehicle every substep, so what the four wheels share is computed once: the
+** plane terms of the ray test, the tyre frame of an axle whose two wheels stand on the same
+** surface, and the cross products. A wheel's contact point relative to the centre of mass
+** is r = (mount_z - dist) * up + sx * half_wb + sy * half_tr, so both ang x r (the contact
+** point's velocity) and the torque sum of r x f split into a few cross products per vehicle
+** instead of two per wheel. */
 void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
 {
     const sn_vehicle_params *p = &a->vp;
     dBodyID b = a->body;
     const dReal *R = dBodyGetRotation(b), *P = dBodyGetPosition(b);
-    sn_mat3 m = {{R[0], R[1], R[2], R[4], R[5], R[6], R[8], R[9], R[10]}};
-    sn_vec3 pos = sn_v3(P[0], P[1], P[2]);
-    sn_vec3 fwd = sn_mat3_col(&m, 0), right = sn_mat3_col(&m, 1), up = sn_mat3_col(&m, 2);
+    /* The chassis axes are the columns of R (ODE's rows are 4 wide). */
+    const sn_vec3 fwd = sn_v3(R[0], R[4], R[8]), right = sn_v3(R[1], R[5], R[9]), up = sn_v3(R[2], R[6], R[10]);
+    const sn_vec3 pos = sn_v3(P[0], P[1], P[2]), down = sn_v3_scale(up, -1);
     sn_vehicle_control c = a->control;
     c.throttle = clampd(c.throttle, 0, 1);
     c.brake = clampd(c.brake, 0, 1);
@@ -87,62 +93,102 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     /* Steering turns the front wheels at a bounded rate (about a quarter second lock to lock). */
     double target = c.steer * p->max_steer, rate = 4.0 * p->max_steer * h;
     a->steer_angle += clampd(target - a->steer_angle, -rate, rate);
+    sn_vec3 steered = fwd; /* straight ahead needs no sincos */
+    if (a->steer_angle != 0)
+        steered = sn_v3_add(sn_v3_scale(fwd, cos(a->steer_angle)), sn_v3_scale(right, sin(a->steer_angle)));
 
-    double mq = a->mass / 4;
-    dReal sbox[6];
-    bool statics = dSpaceGetNumGeoms(w->static_space) > 0;
-    if (statics)
-        dGeomGetAABB((dGeomID)w->static_space, sbox);
-    double cs = cos(a->steer_angle), sn = sin(a->steer_angle);
-    sn_vec3 steered = sn_v3_add(sn_v3_scale(fwd, cs), sn_v3_scale(right, sn));
-    sn_vec3 down = sn_v3_scale(up, -1);
-    double mount_z = -a->bbox.extent.z + p->clearance;
-    /* Pass 1: where each wheel touches and how far its spring is compressed. */
-    bool touch[4];
-    double comp[4];
-    sn_vec3 cps[4], nrm[4];
-    for (int i = 0; i < 4; i++) {
-        bool front = i < 2, left = (i & 1) == 0;
-        sn_vec3 local = sn_v3((front ? 1 : -1) * p->wheelbase / 2, (left ? -1 : 1) * p->track / 2, mount_z);
-        sn_vec3 mount = sn_v3_add(pos, sn_mat3_apply(&m, local));
-        double dist = 0;
-        touch[i] = wheel_ray(w, statics ? sbox : NULL, mount, down, p->ray_length, &dist, &nrm[i]);
-        comp[i] = touch[i] ? p->ray_length - dist : 0;
-        cps[i] = sn_v3_add(mount, sn_v3_scale(down, dist));
+    const double len = p->ray_length, mount_z = -a->bbox.extent.z + p->clearance;
+    const sn_vec3 hwb = sn_v3_scale(fwd, p->wheelbase / 2), htr = sn_v3_scale(right, p->track / 2);
+    const sn_vec3 base = sn_v3_add(pos, sn_v3_scale(up, mount_z)); /* the mounts' centre */
+
+    /* Pass 1: where each wheel touches and how far its spring is compressed. A plane n . x = d
+    ** meets the ray from mount o along -up at t = (d - n . o) / (n . -up), and n . o splits
+    ** into per-vehicle terms. src: the plane a wheel stands on, -1 for a static prop. */
+    bool touch[4] = {false, false, false, false};
+    double dist[4] = {0, 0, 0, 0}, comp[4];
+    int src[4] = {-1, -1, -1, -1};
+    sn_vec3 nrm[4];
+    for (size_t k = 0; k < w->n_planes; k++) {
+        const sn_actor *pl = w->planes[k];
+        const sn_vec3 n = pl->plane_normal;
+        double denom = sn_v3_dot(n, down);
+        if (denom >= -1e-9)
+            continue; /* the wheels run parallel to the plane or away from it */
+        double inv = 1.0 / denom, nb = pl->plane_offset - sn_v3_dot(n, base);
+        double na = sn_v3_dot(n, hwb), nt = sn_v3_dot(n, htr);
+        for (int i = 0; i < 4; i++) {
+            double t = (nb - (wheel_sx[i] * na + wheel_sy[i] * nt)) * inv;
+            if (t >= 0 && t <= len && (!touch[i] || t < dist[i])) {
+                touch[i] = true;
+                dist[i] = t;
+                nrm[i] = n;
+                src[i] = (int)k;
+            }
+        }
     }
+    /* Static props: the ODE ray runs only for a wheel whose ray box meets the static space's box. */
+    if (dSpaceGetNumGeoms(w->static_space) > 0) {
+        dReal box[6];
+        dGeomGetAABB((dGeomID)w->static_space, box);
+        for (int i = 0; i < 4; i++) {
+            sn_vec3 o = sn_v3_add(base, sn_v3_add(sn_v3_scale(hwb, wheel_sx[i]), sn_v3_scale(htr, wheel_sy[i])));
+            sn_vec3 e = sn_v3_add(o, sn_v3_scale(down, len));
+            if (minv(o.x, e.x) <= box[1] && maxv(o.x, e.x) >= box[0] && minv(o.y, e.y) <= box[3] &&
+                maxv(o.y, e.y) >= box[2] && minv(o.z, e.z) <= box[5] && maxv(o.z, e.z) >= box[4]) {
+                double d0 = dist[i];
+                static_ray(w, o, down, len, &touch[i], &dist[i], &nrm[i]);
+                if (dist[i] != d0)
+                    src[i] = -1;
+            }
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        comp[i] = touch[i] ? len - dist[i] : 0;
+
     /* Pass 2: spring, damper and anti-roll bar loads; tyre forces within the friction circle. */
     const dReal *lvp = dBodyGetLinearVel(b), *avp = dBodyGetAngularVel(b);
-    sn_vec3 lin = sn_v3(lvp[0], lvp[1], lvp[2]), ang = sn_v3(avp[0], avp[1], avp[2]);
-    sn_vec3 force = sn_v3(0, 0, 0), torque = sn_v3(0, 0, 0);
+    const sn_vec3 lin = sn_v3(lvp[0], lvp[1], lvp[2]), ang = sn_v3(avp[0], avp[1], avp[2]);
+    const sn_vec3 w_up = sn_v3_cross(ang, up), w_wb = sn_v3_cross(ang, hwb), w_tr = sn_v3_cross(ang, htr);
+    const double mq_h = a->mass / 4 / h; /* a wheel's share of the mass, per substep */
+    /* Sums for the torque: sum r x f = up x s_up + hwb x s_wb + htr x s_tr. */
+    sn_vec3 force = sn_v3(0, 0, 0), s_up = force, s_wb = force, s_tr = force;
+    tyre_frame fr = {{0, 0, 0}, {0, 0, 0}};
+    int fr_src = -1;
     for (int i = 0; i < 4; i++) {
+        if ((i & 1) == 0)
+            fr_src = -1; /* a new axle, a new heading */
         if (!touch[i])
             continue; /* wheel in the air */
         bool front = i < 2;
-        sn_vec3 n = nrm[i], cp = cps[i];
-        sn_vec3 v = sn_v3_add(lin, sn_v3_cross(ang, sn_v3_sub(cp, pos)));
+        const sn_vec3 n = nrm[i];
+        const double sx = wheel_sx[i], sy = wheel_sy[i], above = mount_z - dist[i]; /* r . up */
+        /* The contact point's velocity: lin + ang x r. */
+        sn_vec3 v = sn_v3_add(sn_v3_add(lin, sn_v3_scale(w_up, above)),
+                              sn_v3_add(sn_v3_scale(w_wb, sx), sn_v3_scale(w_tr, sy)));
         double arb = p->spring_k * (comp[i] - comp[i ^ 1]); /* i ^ 1: the other wheel of the axle */
         double load = p->spring_k * comp[i] + arb - p->damper_c * sn_v3_dot(v, n);
         if (load <= 0)
             continue;
-        /* Tyre frame on the ground plane. */
-        sn_vec3 wf = front ? steered : fwd;
-        wf = sn_v3_norm(sn_v3_sub(wf, sn_v3_scale(n, sn_v3_dot(wf, n))));
-        sn_vec3 ws = sn_v3_cross(n, wf); /* unit: n and wf are unit and orthogonal */
-        double vl = sn_v3_dot(v, wf), vs = sn_v3_dot(v, ws);
-        double stop = mq * fabs(vl) / h; /* the force that would stop this wheel in one substep */
+        /* The second wheel of an axle on the same plane reuses the first one's frame. */
+        if (src[i] < 0 || src[i] != fr_src) {
+            fr = tyre_frame_of(front ? steered : fwd, n);
+            fr_src = src[i];
+        }
+        double vl = sn_v3_dot(v, fr.wf), vs = sn_v3_dot(v, fr.ws);
+        double stop = mq_h * fabs(vl); /* the force that would stop this wheel in one substep */
         double flong = 0, grip = 1;
         if (!front && c.throttle > 0) {
-            double engine = fmin(p->max_force, p->max_power / fmax(fabs(vl), 1.0));
+            double engine = minv(p->max_force, p->max_power / maxv(fabs(vl), 1.0));
             flong += (c.reverse ? -1 : 1) * c.throttle * engine / 2;
         }
         if (c.brake > 0)
-            flong -= sgn(vl) * fmin(c.brake * p->mu * load, stop);
+            flong -= sgn(vl) * minv(c.brake * p->mu * load, stop);
         if (c.hand_brake && !front) {
-            flong -= sgn(vl) * fmin(p->mu * load, stop);
+            flong -= sgn(vl) * minv(p->mu * load, stop);
             grip = 0.5;
         }
-        flong -= sgn(vl) * fmin(0.015 * load, stop); /* rolling resistance */
-        double flat = -0.5 * grip * mq * vs / h;
+        flong -= sgn(vl) * minv(0.015 * load, stop); /* rolling resistance */
+        double flat = -0.5 * grip * mq_h * vs;
         double fmax_ = p->mu * load, ft = sqrt(flong * flong + flat * flat);
         if (ft > fmax_) {
             flong *= fmax_ / ft;
@@ -150,13 +196,16 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         }
         /* The suspension pushes at the contact point; tyre forces act partway up toward the
         ** centre of mass ("roll influence"), because a box's centre of mass sits higher than
-        ** a car's, and real cars slide well before they roll over. */
-        sn_vec3 fs = sn_v3_scale(n, load);
-        sn_vec3 ftv = sn_v3_add(sn_v3_scale(wf, flong), sn_v3_scale(ws, flat));
-        sn_vec3 tp = sn_v3_add(cp, sn_v3_scale(up, ROLL_INFLUENCE_LIFT * sn_v3_dot(sn_v3_sub(pos, cp), up)));
-        force = sn_v3_add(force, sn_v3_add(fs, ftv));
-        torque = sn_v3_add(torque, sn_v3_add(sn_v3_cross(sn_v3_sub(cp, pos), fs), sn_v3_cross(sn_v3_sub(tp, pos), ftv)));
+        ** a car's, and real cars slide well before they roll over: they act at
+        ** r + lift * up, lift = ROLL_INFLUENCE_LIFT * -(r . up). */
+        sn_vec3 ftv = sn_v3_add(sn_v3_scale(fr.wf, flong), sn_v3_scale(fr.ws, flat));
+        sn_vec3 f = sn_v3_add(sn_v3_scale(n, load), ftv);
+        force = sn_v3_add(force, f);
+        s_up = sn_v3_add(s_up, sn_v3_sub(sn_v3_scale(f, above), sn_v3_scale(ftv, ROLL_INFLUENCE_LIFT * above)));
+        s_wb = sx > 0 ? sn_v3_add(s_wb, f) : sn_v3_sub(s_wb, f);
+        s_tr = sy > 0 ? sn_v3_add(s_tr, f) : sn_v3_sub(s_tr, f);
     }
+    sn_vec3 torque = sn_v3_add(sn_v3_cross(up, s_up), sn_v3_add(sn_v3_cross(hwb, s_wb), sn_v3_cross(htr, s_tr)));
     /* One call for the four wheels: the sum of forces at points is a force and a torque. */
     dBodyAddForce(b, force.x, force.y, force.z);
     dBodyAddTorque(b, torque.x, torque.y, torque.z);
