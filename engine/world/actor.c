@@ -117,6 +117,13 @@ void sn_world_remove(sn_world *w, uint32_t id)
     }
     if (a->name && a->name[0] && sn_strmap_get(&w->names, a->name) == a)
         sn_strmap_del(&w->names, a->name);
+    for (size_t k = 0; a->body && k < w->n_bodies; k++) {
+        if (w->bodies[k] == a) {
+            memmove(&w->bodies[k], &w->bodies[k + 1], (w->n_bodies - k - 1) * sizeof *w->bodies);
+            w->n_bodies--;
+            break;
+        }
+    }
     if (a->geom && !w->poisoned)
         dGeomDestroy(a->geom);
     if (a->body && !w->poisoned)

@@ -33,8 +33,10 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
     w->contacts_lost = false;
     if (w->hash_cap)
         memset(w->pair_hash, 0, w->hash_cap * sizeof *w->pair_hash);
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor_state *s = &w->actors[i]->st;
+    /* Only bodies move by themselves: attached actors are derived below, statics never move,
+    ** and a teleport sets the previous pose itself. */
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor_state *s = &w->bodies[i]->st;
         s->prev_pos = s->pos;
         s->prev_rot = s->rot;
         s->prev_vel = s->vel;
@@ -56,8 +58,8 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
     if (w->n_pairs > 1)
         qsort(w->pairs, w->n_pairs, sizeof *w->pairs, sn_pair_cmp);
     sn_world_update_attached(w);
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
         if (a->body)
             a->st.acc = sn_v3_scale(sn_v3_sub(a->st.vel, a->st.prev_vel), 1.0 / dt);
     }

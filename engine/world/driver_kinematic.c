@@ -10,8 +10,8 @@
 static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
 {
     (void)err;
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
         if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         a->kin_from_pos = a->st.pos;
@@ -37,8 +37,8 @@ static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, 
 {
     (void)h, (void)err;
     double t = (double)index / n_sub;
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
         if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         sn_actor_state s = a->st;
@@ -52,8 +52,8 @@ static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, 
 static void kinematic_end(sn_world *w, double dt)
 {
     (void)dt;
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
         if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         /* Exactly the target: no drift from ODE integrating the body's velocity. */

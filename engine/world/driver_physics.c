@@ -9,8 +9,8 @@
 
 static void keep_walkers_upright(sn_world *w)
 {
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
         if (a->kind != SN_ACTOR_WALKER || !a->body || a->drive != SN_DRIVE_PHYSICS)
             continue;
         const dReal *r = dBodyGetRotation(a->body);
@@ -33,8 +33,8 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
 {
     (void)index, (void)n_sub, (void)err;
     w->substep_dt = h;
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
         if (!a->body || a->drive != SN_DRIVE_PHYSICS)
             continue;
         if (a->kind == SN_ACTOR_VEHICLE)
@@ -54,8 +54,8 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
 static void physics_end(sn_world *w, double dt)
 {
     (void)dt;
-    for (size_t i = 0; i < w->n_actors; i++) {
-        sn_actor *a = w->actors[i];
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
         if (a->body && a->drive == SN_DRIVE_PHYSICS)
             sn_state_from_body(&a->st, a->body);
     }

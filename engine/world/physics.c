@@ -85,8 +85,11 @@ sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
     dAllocateODEDataForThread(dAllocateMaskAll);
     w->ode_seed = (unsigned long)(seed ^ 0x5eedu);
     w->world = dWorldCreate();
-    w->space = dHashSpaceCreate(0);
-    dHashSpaceSetLevels(w->space, -2, 6);
+    /* Sweep and prune for the moving bodies: ODE 0.16's hash space clears an n^2/8-byte table
+    ** and allocates a node per cell on every collide, and its cell hash collides on large
+    ** grids (measured: 1.4x the engine's frame at 200 cars, 1.5x at 5000). Static geometry
+    ** stays in its own nested hash space, collided against as one geom. */
+    w->space = dSweepAndPruneSpaceCreate(0, dSAP_AXES_XYZ);
     w->static_space = dHashSpaceCreate(w->space);
     dHashSpaceSetLevels(w->static_space, -2, 8);
     w->contact_group = dJointGroupCreate(0);
@@ -107,6 +110,7 @@ void sn_world_free(sn_world *w)
     while (w->n_actors)
         sn_world_remove(w, w->actors[w->n_actors - 1]->id);
     free(w->actors);
+    free(w->bodies);
     free(w->planes);
     for (size_t i = 0; i < w->n_blocks; i++)
         free(w->blocks[i]);
@@ -210,6 +214,9 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
         return SN_OK;
     }
     /* Vehicles and walkers: a body with one geom. */
+    if (!sn_grow((void **)&w->bodies, &w->cap_bodies, w->n_bodies + 1, sizeof *w->bodies))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    w->bodies[w->n_bodies++] = a; /* ids only grow: appending keeps id order */
     a->body = dBodyCreate(w->world);
     dBodySetData(a->body, a);
     dMass m;

@@ -132,6 +132,8 @@ typedef struct sn_world {
     sn_actor **actors;
     size_t n_actors, cap_actors;
     sn_strmap names; /* actor name -> actor, for named actors */
+    sn_actor **bodies; /* actors with an ODE body (vehicles, walkers), in id order: the drivers' loops */
+    size_t n_bodies, cap_bodies;
     sn_actor **planes; /* ground planes, for the wheels' analytic ray test */
     size_t n_planes, cap_planes;
     uint32_t next_id;
