@@ -140,11 +140,14 @@ static void crash_into_wall(const char *dir, const char *plugins, double speed)
     sn_actor_info hero = tu_actor(e, "hero");
     char want[1024];
     /* defaults owned by the vehicle model may change: read them back from the engine */
-    sn_value v;
-    char ext[64], pw[32], st[32];
-    sn_engine_actor_attribute(e, hero.id, "extent", &v, NULL), snprintf(ext, sizeof ext, "%s", v.s);
-    sn_engine_actor_attribute(e, hero.id, "max_power", &v, NULL), snprintf(pw, sizeof pw, "%.15g", v.f);
-    sn_engine_actor_attribute(e, hero.id, "max_steer_angle", &v, NULL), snprintf(st, sizeof st, "%.15g", v.f);
+    sn_value v = {0};
+    char ext[64] = "?", pw[32] = "?", st[32] = "?";
+    if (sn_engine_actor_attribute(e, hero.id, "extent", &v, NULL) == SN_OK)
+        snprintf(ext, sizeof ext, "%s", v.s);
+    if (sn_engine_actor_attribute(e, hero.id, "max_power", &v, NULL) == SN_OK)
+        snprintf(pw, sizeof pw, "%.15g", v.f);
+    if (sn_engine_actor_attribute(e, hero.id, "max_steer_angle", &v, NULL) == SN_OK)
+        snprintf(st, sizeof st, "%.15g", v.f);
     snprintf(want, sizeof want,
              "type_id=vehicle.sedan;semantic_tag=14;semantic_tags=14;parent=nil;role_name=hero;role_name=hero;"
              "color=200,30,30;semantic_tag=Car;texture=none;checker_size=1;extent=%s;mass=1500;max_power=%s;"
