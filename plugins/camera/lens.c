@@ -1,4 +1,4 @@
-/* lens.c — the pixel map and vignette of the lens model in lens.h. */
+/* lens.c — the pixel maps and vignette of the lens model in lens.h. */
 #include "lens.h"
 
 #include <math.h>
@@ -11,11 +11,32 @@ static void normalised(uint32_t x, uint32_t y, uint32_t w, uint32_t h, double *n
     *ny = 2 * (y + 0.5) / h - 1;
 }
 
-int32_t *lens_map(const lens *l, uint32_t w, uint32_t h, bool *identity, bool *oom)
+bool lens_distorts(const lens *l)
+{
+    if ((l->k == 0 && l->kcube == 0) || (l->x_size == 0 && l->y_size == 0))
+        return false;
+    /* strtod of the same strings the blueprint's defaults are parsed from: exact comparison */
+    double dk = strtod(LENS_DEFAULT_K, NULL), dc = strtod(LENS_DEFAULT_KCUBE, NULL), ds = strtod(LENS_DEFAULT_SIZE, NULL);
+    return !(l->k == dk && l->kcube == dc && l->x_size == ds && l->y_size == ds);
+}
+
+/* Where the output pixel (x, y) looks in the pinhole image, continuous (pixel edges at integers). */
+static bool source(const lens *l, uint32_t x, uint32_t y, uint32_t w, uint32_t h, double *sx, double *sy)
+{
+    double nx, ny;
+    normalised(x, y, w, h, &nx, &ny);
+    double ax = nx * l->x_size, ay = ny * l->y_size;
+    double r2 = ax * ax + ay * ay;
+    double f = 1 + l->k * r2 + l->kcube * r2 * sqrt(r2);
+    *sx = (nx * f + 1) * w / 2;
+    *sy = (ny * f + 1) * h / 2;
+    return *sx >= 0 && *sy >= 0 && *sx < w && *sy < h;
+}
+
+int32_t *lens_map(const lens *l, uint32_t w, uint32_t h, bool *oom)
 {
     *oom = false;
-    *identity = l->k == 0 && l->kcube == 0;
-    if (*identity)
+    if (!lens_distorts(l))
         return NULL;
     int32_t *map = malloc((size_t)w * h * sizeof *map);
     if (!map) {
@@ -24,16 +45,73 @@ int32_t *lens_map(const lens *l, uint32_t w, uint32_t h, bool *identity, bool *o
     }
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
-            double nx, ny;
-            normalised(x, y, w, h, &nx, &ny);
-            double ax = nx * l->x_size, ay = ny * l->y_size;
-            double r2 = ax * ax + ay * ay;
-            double f = 1 + l->k * r2 + l->kcube * r2 * sqrt(r2);
-            double sx = (nx * f + 1) * w / 2, sy = (ny * f + 1) * h / 2; /* continuous, pixel edges at integers */
-            long px = (long)floor(sx), py = (long)floor(sy);
-            map[(size_t)y * w + x] = (px >= 0 && py >= 0 && px < (long)w && py < (long)h) ? (int32_t)((size_t)py * w + (size_t)px) : -1;
+            double sx, sy;
+            bool in = source(l, x, y, w, h, &sx, &sy);
+            map[(size_t)y * w + x] = in ? (int32_t)((size_t)floor(sy) * w + (size_t)floor(sx)) : -1;
         }
     return map;
+}
+
+/* Top-left sample and weight along one axis, in pixel-centre coordinates, clamped at the border. */
+static void axis(double s, uint32_t n, uint32_t *i0, uint8_t *step, uint16_t *wt)
+{
+    double u = s - 0.5, fl = floor(u);
+    if (fl < 0 || n == 1)
+        *i0 = 0, *step = 0, *wt = 0;
+    else if (fl >= n - 1)
+        *i0 = n - 1, *step = 0, *wt = 0;
+    else
+        *i0 = (uint32_t)fl, *step = 1, *wt = (uint16_t)lround((u - fl) * 256);
+}
+
+lens_tap *lens_taps(const lens *l, uint32_t w, uint32_t h, bool *oom)
+{
+    *oom = false;
+    if (!lens_distorts(l))
+        return NULL;
+    lens_tap *taps = malloc((size_t)w * h * sizeof *taps);
+    if (!taps) {
+        *oom = true;
+        return NULL;
+    }
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            lens_tap *t = &taps[(size_t)y * w + x];
+            double sx, sy;
+            if (!source(l, x, y, w, h, &sx, &sy)) {
+                *t = (lens_tap){-1, 0, 0, 0, 0};
+                continue;
+            }
+            uint32_t x0, y0;
+            uint8_t sxs, sys;
+            axis(sx, w, &x0, &sxs, &t->wx);
+            axis(sy, h, &y0, &sys, &t->wy);
+            t->i = (int32_t)((size_t)y0 * w + x0);
+            t->right = sxs;
+            t->down = sys ? w : 0;
+        }
+    return taps;
+}
+
+void lens_resample_bgra(const lens_tap *taps, const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h)
+{
+    size_t px = (size_t)w * h;
+    for (size_t i = 0; i < px; i++) {
+        const lens_tap *t = &taps[i];
+        uint8_t *o = out + 4 * i;
+        if (t->i < 0) {
+            o[0] = o[1] = o[2] = 0, o[3] = 255; /* empty but opaque */
+            continue;
+        }
+        const uint8_t *p00 = in + 4 * (size_t)t->i, *p10 = p00 + 4 * t->right;
+        const uint8_t *p01 = p00 + 4 * (size_t)t->down, *p11 = p01 + 4 * t->right;
+        uint32_t wx = t->wx, wy = t->wy;
+        for (int c = 0; c < 3; c++) {
+            uint32_t top = p00[c] * (256 - wx) + p10[c] * wx, bottom = p01[c] * (256 - wx) + p11[c] * wx;
+            o[c] = (uint8_t)((top * (256 - wy) + bottom * wy + 32768) >> 16); /* integer: same bytes everywhere */
+        }
+        o[3] = 255;
+    }
 }
 
 uint16_t *lens_vignette(const lens *l, uint32_t w, uint32_t h, bool *oom)

@@ -5,22 +5,38 @@
 ** contact impulses of all physics substeps of the frame per pair, and this sensor keeps
 ** CARLA's per-frame registry so that a pair is never reported twice in one frame.
 **
-** Message keys after the header: actor, other_actor ({id, type_id, semantic_tag}),
-** normal_impulse ([x, y, z] N*s, world frame, the impulse other_actor applied to actor over
-** the frame), and beyond CARLA: location and normal of the strongest contact (world frame,
-** normal pointing from other_actor into actor).
+** Message keys after the header: actor, other_actor (each described as CARLA's carla.Actor:
+** id, type_id, semantic_tag, semantic_tags, parent, role_name, attributes, bounding_box),
+** normal_impulse ([x, y, z] N*s, world frame, the impulse other_actor applied to actor summed
+** over the frame's substeps — CARLA keeps only the first substep's, which is not the impulse
+** of the collision), and beyond CARLA: location and normal of the strongest contact (world
+** frame, normal pointing from other_actor into actor).
+**
+** Both actors are copied when the event arrives (the other one may be destroyed before
+** serialize), strings into a pool reused across frames.
 */
 #include <sensim/plugin.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TYPE_MAX 96
+/* The host offers an actor's attribute by name but no list of names (ABI 1.2), so the
+** sensor asks for every attribute a built-in blueprint has; those an actor lacks are skipped. */
+static const char *const attr_names[] = {
+    "role_name", "color", "semantic_tag", "texture", "checker_size", "extent",
+    "radius", "height", "mass", "max_power", "max_steer_angle", "speed",
+};
+#define N_NAMES (sizeof attr_names / sizeof attr_names[0])
 
 typedef struct actor_ref {
-    uint32_t id;
+    uint32_t id, parent;
     uint8_t tag;
-    char type_id[TYPE_MAX];
+    sn_bbox box;
+    size_t type_id, role_name;   /* offsets into the sensor's string pool */
+    uint32_t n_attrs;
+    uint8_t attr_name[N_NAMES];  /* index into attr_names */
+    size_t attr_value[N_NAMES];  /* pool offsets */
 } actor_ref;
 
 typedef struct event {
@@ -34,6 +50,9 @@ typedef struct collision {
     uint64_t frame;  /* frame the events belong to */
     event *events;   /* reused across frames */
     uint32_t n, cap;
+    char *pool;      /* the events' strings, reused across frames */
+    size_t pool_len, pool_cap;
+    bool oom;
 } collision;
 
 static sn_status create(const sn_host *host, sn_ctx *ctx, void **out)
@@ -51,7 +70,7 @@ static void destroy(void *self)
 {
     collision *c = self;
     if (c)
-        free(c->events);
+        free(c->events), free(c->pool);
     free(c);
 }
 
@@ -68,20 +87,75 @@ static sn_status tick(void *self, sn_phase phase)
 {
     collision *c = self;
     if (phase == SN_PHASE_PRE)
-        c->n = 0;
+        c->n = 0, c->pool_len = 0;
     return SN_OK;
+}
+
+/* Copies a string into the pool; its offset (offset 0 holds "" once the pool is used). */
+static size_t keep(collision *c, const char *str)
+{
+    size_t n = strlen(str ? str : "") + 1;
+    if (c->pool_len + n > c->pool_cap) {
+        size_t cap = c->pool_cap ? c->pool_cap : 1024;
+        while (cap < c->pool_len + n)
+            cap *= 2;
+        char *p = realloc(c->pool, cap);
+        if (!p) {
+            c->oom = true;
+            return SIZE_MAX;
+        }
+        c->pool = p, c->pool_cap = cap;
+    }
+    memcpy(c->pool + c->pool_len, str ? str : "", n);
+    c->pool_len += n;
+    return c->pool_len - n;
+}
+
+/* An attribute value as CARLA's actor.attributes has it: a string. */
+static void value_text(const sn_value *v, char *buf, size_t size)
+{
+    switch (v->type) {
+    case SN_ATTR_BOOL: snprintf(buf, size, "%s", v->b ? "true" : "false"); break;
+    case SN_ATTR_INT: snprintf(buf, size, "%lld", (long long)v->i); break;
+    case SN_ATTR_FLOAT: /* the shortest text that reads back as the same double */
+        snprintf(buf, size, "%.15g", v->f);
+        if (strtod(buf, NULL) != v->f)
+            snprintf(buf, size, "%.17g", v->f);
+        break;
+    case SN_ATTR_RGB: snprintf(buf, size, "%u,%u,%u", v->rgb[0], v->rgb[1], v->rgb[2]); break;
+    default: snprintf(buf, size, "%s", v->s ? v->s : ""); break;
+    }
 }
 
 static void ref_of(collision *c, uint32_t id, actor_ref *r)
 {
+    const sn_host *h = c->host;
     sn_actor_info info;
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     memset(r, 0, sizeof *r);
     r->id = id;
-    if (c->host->actor_get(c->ctx, id, &info) == SN_OK) {
+    bool live = h->actor_get(c->ctx, id, &info) == SN_OK;
+    if (live) {
         r->tag = info.semantic_tag;
-        strncpy(r->type_id, info.type_id ? info.type_id : "", TYPE_MAX - 1);
+        r->parent = info.parent_id;
+        r->box = info.bounding_box;
+    }
+    r->type_id = keep(c, live ? info.type_id : "");
+    r->role_name = keep(c, live ? info.role_name : "");
+    bool by_name = live && h->hdr.abi_minor >= 2 && h->actor_attribute;
+    for (uint32_t k = 0; k < N_NAMES; k++) {
+        sn_value v;
+        char text[128];
+        memset(&v, 0, sizeof v);
+        if (by_name && h->actor_attribute(c->ctx, id, attr_names[k], &v) == SN_OK)
+            value_text(&v, text, sizeof text);
+        else if (k == 0 && live) /* role_name, which every actor has, from the actor itself */
+            snprintf(text, sizeof text, "%s", info.role_name ? info.role_name : "");
+        else
+            continue;
+        r->attr_name[r->n_attrs] = (uint8_t)k;
+        r->attr_value[r->n_attrs++] = keep(c, text);
     }
 }
 
@@ -92,7 +166,7 @@ static sn_status on_event(void *self, const sn_event *ev)
         return SN_OK;
     if (ev->frame != c->frame) {
         c->frame = ev->frame;
-        c->n = 0;
+        c->n = 0, c->pool_len = 0;
     }
     for (uint32_t i = 0; i < c->n; i++)
         if (c->events[i].self.id == ev->u.collision.self_id && c->events[i].other.id == ev->u.collision.other_id)
@@ -111,6 +185,10 @@ static sn_status on_event(void *self, const sn_event *ev)
     e->c = ev->u.collision;
     ref_of(c, e->c.self_id, &e->self);
     ref_of(c, e->c.other_id, &e->other);
+    if (c->oom) {
+        c->host->set_error(c->ctx, "out of memory for the actors of %u collision events", c->n);
+        return SN_E_NOMEM;
+    }
     return SN_OK;
 }
 
@@ -123,13 +201,35 @@ static uint32_t pending(void *self)
 static sn_status write_ref(collision *c, sn_writer *w, const actor_ref *r)
 {
     const sn_host *h = c->host;
-    h->write_map(w, 3);
+    h->write_map(w, 8);
     h->write_key(w, "id");
     h->write_uint(w, r->id);
     h->write_key(w, "type_id");
-    h->write_str(w, r->type_id);
+    h->write_str(w, c->pool + r->type_id);
     h->write_key(w, "semantic_tag");
-    return h->write_uint(w, r->tag);
+    h->write_uint(w, r->tag);
+    h->write_key(w, "semantic_tags"); /* CARLA's list; a sensim actor has one tag */
+    h->write_array(w, 1);
+    h->write_uint(w, r->tag);
+    h->write_key(w, "parent"); /* nil as CARLA's None */
+    if (r->parent)
+        h->write_uint(w, r->parent);
+    else
+        h->write_nil(w);
+    h->write_key(w, "role_name");
+    h->write_str(w, c->pool + r->role_name);
+    h->write_key(w, "attributes");
+    h->write_map(w, r->n_attrs);
+    for (uint32_t k = 0; k < r->n_attrs; k++) {
+        h->write_key(w, attr_names[r->attr_name[k]]);
+        h->write_str(w, c->pool + r->attr_value[k]);
+    }
+    h->write_key(w, "bounding_box"); /* in the actor's frame, as CARLA's */
+    h->write_map(w, 2);
+    h->write_key(w, "location");
+    h->write_vec3(w, r->box.location);
+    h->write_key(w, "extent");
+    return h->write_vec3(w, r->box.extent);
 }
 
 static sn_status serialize(void *self, uint32_t index, sn_writer *w)

@@ -185,6 +185,133 @@ static void lens(void)
     CHECK(count[0] > 100 && count[1] > count[0] * 1.05, "box pixels: pinhole %zu, barrel %zu", count[0], count[1]);
 }
 
+static void carla_intrinsics(void)
+{
+    /* CARLA's bounding-box tutorial projects with K = [f 0 W/2; 0 f H/2; 0 0 1], f = W / (2 tan(fov/2)),
+    ** on images taken with default attributes. Two boxes near opposite corners of a default
+    ** 800x600 camera: their silhouettes' extreme rows and columns are straight edges of the box,
+    ** and must sit within 0.5 px of the projected corners (the old lens bent them 2-5 px here). */
+    const char *scene =
+        "actors:\n  - {name: a, blueprint: static.prop.box, transform: {location: [10, 8.8, -6.4]}}\n"
+        "  - {name: b, blueprint: static.prop.box, transform: {location: [10, -8.8, 6.4]}}\n"
+        "sensors:\n  - {name: cam, blueprint: sensor.camera.instance_segmentation}\n"
+        "  - {name: pin, blueprint: sensor.camera.instance_segmentation, attributes: {lens_k: 0}}\n";
+    capture c, p;
+    if (shoot(scene, "cam", 2, &c, NULL) || shoot(scene, "pin", 2, &p, NULL))
+        return;
+    CHECK(c.w == 800 && c.h == 600, "default size %ux%u", c.w, c.h);
+    double W = 800, H = 600, f = W / (2 * tan(45 * M_PI / 180));
+    double centre[2][3] = {{10, 8.8, -6.4}, {10, -8.8, 6.4}};
+    for (int b = 0; b < 2; b++) {
+        double u0 = INFINITY, u1 = -INFINITY, v0 = INFINITY, v1 = -INFINITY;
+        for (int k = 0; k < 8; k++) {
+            double x = centre[b][0] + (k & 1 ? 0.5 : -0.5), y = centre[b][1] + (k & 2 ? 0.5 : -0.5),
+                   z = centre[b][2] + (k & 4 ? 0.5 : -0.5);
+            double u = W / 2 + f * y / x, v = H / 2 - f * z / x; /* K times the camera-frame point (y right, -z down) */
+            u0 = fmin(u0, u), u1 = fmax(u1, u), v0 = fmin(v0, v), v1 = fmax(v1, v);
+        }
+        int c0 = 800, c1 = -1, r0 = 600, r1 = -1;
+        for (int y = 0; y < 600; y++)
+            for (int x = 0; x < 800; x++)
+                if (c.raw[4 * ((size_t)y * 800 + x) + 1] == b + 1)
+                    c0 = x < c0 ? x : c0, c1 = x > c1 ? x : c1, r0 = y < r0 ? y : r0, r1 = y > r1 ? y : r1;
+        /* a pixel is covered when its centre (i + 0.5) is inside: edges land within 0.5 px */
+        double e = fmax(fmax(fabs(c0 - u0), fabs(c1 + 1 - u1)), fmax(fabs(r0 - v0), fabs(r1 + 1 - v1)));
+        CHECK(e <= 0.5 + 1e-6, "box %d: silhouette columns %d-%d rows %d-%d vs K's [%.2f, %.2f] x [%.2f, %.2f]: %.2f px off",
+              b, c0, c1, r0, r1, u0, u1, v0, v1, e);
+        CHECK(b ? (c0 < 10 && r0 < 75) : (c1 > 790 && r1 > 585), "box %d is at the image corner", b);
+    }
+    CHECK(!memcmp(c.raw, p.raw, 800 * 600 * 4), "default lens attributes and lens_k 0 give the same bytes");
+    release(&c), release(&p);
+}
+
+/* Seed 003's RGB camera: every attribute, its type and CARLA's default; `rendered` when sensim applies it. */
+static const struct { const char *name, *type, *def, *other; bool rendered; } rgb_seed[] = {
+    {"bloom_intensity", "float", "0.675", "0.5", false}, {"fov", "float", "90.0", "80", true},
+    {"fstop", "float", "1.4", "2.8", false}, {"image_size_x", "int", "800", "64", true},
+    {"image_size_y", "int", "600", "48", true}, {"iso", "float", "100.0", "400", false},
+    {"gamma", "float", "2.2", "1.8", true}, {"lens_flare_intensity", "float", "0.1", "0.3", false},
+    {"sensor_tick", "float", "0.0", "0.05", true}, {"shutter_speed", "float", "200.0", "60", false},
+    {"lens_circle_falloff", "float", "5.0", "4", true}, {"lens_circle_multiplier", "float", "0.0", "0.5", true},
+    {"lens_k", "float", "-1.0", "-0.5", true}, {"lens_kcube", "float", "0.0", "0.1", true},
+    {"lens_x_size", "float", "0.08", "0.5", true}, {"lens_y_size", "float", "0.08", "0.5", true},
+    {"min_fstop", "float", "1.2", "1.8", false}, {"blade_count", "int", "5", "7", false},
+    {"exposure_mode", "enum", "histogram", "manual", false}, {"exposure_compensation", "float", "0.75", "0", false},
+    {"exposure_min_bright", "float", "10.0", "8", false}, {"exposure_max_bright", "float", "12.0", "14", false},
+    {"exposure_speed_up", "float", "3.0", "2", false}, {"exposure_speed_down", "float", "1.0", "2", false},
+    {"calibration_constant", "float", "16.0", "12", false}, {"focal_distance", "float", "1000.0", "500", false},
+    {"blur_amount", "float", "1.0", "0.5", false}, {"blur_radius", "float", "0.0", "1", false},
+    {"motion_blur_intensity", "float", "0.45", "0", false}, {"motion_blur_max_distortion", "float", "0.35", "0.2", false},
+    {"motion_blur_min_object_screen_size", "float", "0.1", "0.2", false}, {"slope", "float", "0.88", "0.8", false},
+    {"toe", "float", "0.55", "0.5", false}, {"shoulder", "float", "0.26", "0.3", false},
+    {"black_clip", "float", "0.0", "0.1", false}, {"white_clip", "float", "0.04", "0.05", false},
+    {"temp", "float", "6500.0", "5000", false}, {"tint", "float", "0.0", "0.2", false},
+    {"chromatic_aberration_intensity", "float", "0.0", "0.5", false},
+    {"chromatic_aberration_offset", "float", "0.0", "0.1", false},
+    {"enable_postprocess_effects", "bool", "true", "false", false},
+};
+#define N_SEED (sizeof rgb_seed / sizeof rgb_seed[0])
+
+static int warned[N_SEED], other_logs;
+static void on_log(sn_log_level level, const char *line, void *user)
+{
+    (void)user;
+    int hit = 0;
+    for (size_t k = 0; k < N_SEED && level == SN_LOG_WARN; k++) {
+        char key[96];
+        snprintf(key, sizeof key, "attribute '%s' = ", rgb_seed[k].name);
+        if (strstr(line, key))
+            warned[k]++, hit = 1;
+    }
+    other_logs += !hit;
+}
+
+static void all_rgb_attributes(void)
+{
+    /* The blueprint has every attribute of seed 003 with its type and CARLA's default; the
+    ** unrendered ones say so first in their doc. */
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .log = on_log};
+    sn_blueprints *lib = sn_blueprints_open(&o, &err);
+    sn_blueprint_info b = {.struct_size = sizeof b};
+    CHECK(lib && sn_blueprints_find(lib, "sensor.camera.rgb", &b, &err) == SN_OK, "%s", err.msg);
+    for (size_t k = 0; lib && k < N_SEED; k++) {
+        const sn_attr_def *d = NULL;
+        for (uint32_t i = 0; i < b.n_attrs; i++)
+            if (!strcmp(b.attrs[i]->name, rgb_seed[k].name))
+                d = b.attrs[i];
+        CHECK(d != NULL, "sensor.camera.rgb lacks '%s'", rgb_seed[k].name);
+        if (!d)
+            continue;
+        CHECK(!strcmp(sn_attr_type_name(d->type), rgb_seed[k].type), "%s: type %s, want %s", d->name,
+              sn_attr_type_name(d->type), rgb_seed[k].type);
+        bool same = d->type == SN_ATTR_FLOAT || d->type == SN_ATTR_INT ? strtod(d->def, NULL) == strtod(rgb_seed[k].def, NULL)
+                                                                       : !strcmp(d->def, rgb_seed[k].def);
+        CHECK(same, "%s: default %s, CARLA's %s", d->name, d->def, rgb_seed[k].def);
+        bool says = !strncmp(d->doc, "accepted, not rendered yet:", 27);
+        CHECK(says == !rgb_seed[k].rendered, "%s: doc '%s'", d->name, d->doc);
+    }
+    sn_blueprints_close(lib);
+
+    /* A scene setting all of them away from their defaults runs, warning once per unrendered one. */
+    char scene[8192];
+    int len = snprintf(scene, sizeof scene, "sensors:\n  - name: cam\n    blueprint: sensor.camera.rgb\n    attributes:\n");
+    for (size_t k = 0; k < N_SEED; k++)
+        len += snprintf(scene + len, sizeof scene - (size_t)len, "      %s: %s\n", rgb_seed[k].name, rgb_seed[k].other);
+    memset(warned, 0, sizeof warned), other_logs = 0;
+    sn_engine *e = sn_engine_create(&o, &err);
+    capture c = {0};
+    CHECK(e && sn_engine_load_scene(e, tu_write(dir, "all_rgb.yaml", scene), &err) == SN_OK &&
+              sn_engine_listen(e, "cam", on_msg, &c, &err) == SN_OK && sn_engine_run(e, 3, &err) == SN_OK,
+          "the scene with every RGB attribute: %s", err.msg);
+    for (size_t k = 0; k < N_SEED; k++)
+        CHECK(warned[k] == (rgb_seed[k].rendered ? 0 : 1), "%s: %d warnings", rgb_seed[k].name, warned[k]);
+    CHECK(other_logs == 0, "%d other log lines", other_logs);
+    CHECK(c.n == 3 && c.w == 64 && c.h == 48, "3 images of 64x48, got %zu of %ux%u", c.n, c.w, c.h);
+    sn_engine_destroy(e);
+    release(&c);
+}
+
 static void threads_same_bytes(void)
 {
     /* The same scene at 1, 2 and 3 threads: identical bytes, for every camera kind. */
@@ -243,6 +370,8 @@ int main(int argc, char **argv)
     sphere_silhouette();
     labels();
     lens();
+    carla_intrinsics();
+    all_rgb_attributes();
     threads_same_bytes();
     bad_attributes();
     return CHECK_DONE();

@@ -4,7 +4,8 @@
 **    equals m*|dv| measured from the car's own velocity before and after, within 5 %.
 ** 2. At most one event per frame per (sensor, other actor), although physics substeps 5x.
 ** 3. A car simply driving on the ground reports nothing.
-** 4. Both sides of a car-pedestrian crash see it, with opposite impulses. */
+** 4. Both sides of a car-pedestrian crash see it, with opposite impulses.
+** 5. Each event describes both actors as CARLA's carla.Actor: the values they were spawned with. */
 #include "../check.h"
 #include "../testutil.h"
 
@@ -20,6 +21,46 @@ typedef struct ev {
 static ev evs[MAX_EV];
 static int n_ev;
 
+/* The first event's description of both actors, as text "key=value;" for comparison. */
+static char first_desc[2][1024];
+
+static void text_of(const msgpack_object *o, char *buf, size_t size)
+{
+    if (!o)
+        snprintf(buf, size, "(missing)");
+    else if (o->type == MSGPACK_OBJECT_STR)
+        snprintf(buf, size, "%.*s", (int)o->via.str.size, o->via.str.ptr);
+    else if (o->type == MSGPACK_OBJECT_NIL)
+        snprintf(buf, size, "nil");
+    else if (o->type == MSGPACK_OBJECT_ARRAY) {
+        size_t len = 0;
+        buf[0] = 0;
+        for (uint32_t i = 0; i < o->via.array.size && len < size; i++)
+            len += (size_t)snprintf(buf + len, size - len, i ? ",%g" : "%g", tu_num(&o->via.array.ptr[i]));
+    } else
+        snprintf(buf, size, "%g", tu_num(o));
+}
+
+static void describe(const msgpack_object *a, char *out, size_t size)
+{
+    const char *keys[] = {"type_id", "semantic_tag", "semantic_tags", "parent", "role_name"};
+    size_t len = 0;
+    char t[256];
+    for (size_t k = 0; k < 5 && len < size; k++) {
+        text_of(tu_get(a, keys[k]), t, sizeof t);
+        len += (size_t)snprintf(out + len, size - len, "%s=%s;", keys[k], t);
+    }
+    const msgpack_object *at = tu_get(a, "attributes"), *bb = tu_get(a, "bounding_box");
+    for (uint32_t i = 0; at && at->type == MSGPACK_OBJECT_MAP && i < at->via.map.size && len < size; i++) {
+        text_of(&at->via.map.ptr[i].val, t, sizeof t);
+        len += (size_t)snprintf(out + len, size - len, "%.*s=%s;", (int)at->via.map.ptr[i].key.via.str.size,
+                                at->via.map.ptr[i].key.via.str.ptr, t);
+    }
+    text_of(tu_get(bb, "extent"), t, sizeof t);
+    if (len < size)
+        snprintf(out + len, size - len, "extent=%s;", t);
+}
+
 static void on_msg(const sn_message *m, void *user)
 {
     (void)user;
@@ -34,6 +75,10 @@ static void on_msg(const sn_message *m, void *user)
         e->impulse = tu_vec3(tu_get(&u.data, "normal_impulse"));
         e->normal = tu_vec3(tu_get(&u.data, "normal"));
         snprintf(e->sensor, sizeof e->sensor, "%s", m->sensor);
+        if (n_ev == 1) {
+            describe(tu_get(&u.data, "actor"), first_desc[0], sizeof first_desc[0]);
+            describe(tu_get(&u.data, "other_actor"), first_desc[1], sizeof first_desc[1]);
+        }
     }
     msgpack_unpacked_destroy(&u);
 }
@@ -46,7 +91,7 @@ static void crash_into_wall(const char *dir, const char *plugins, double speed)
              "actors:\n"
              "  - {name: ground, blueprint: static.ground}\n"
              "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]},\n"
-             "     attributes: {mass: 1500}, velocity: [%g, 0, 0]}\n"
+             "     attributes: {mass: 1500, role_name: hero, color: \"200,30,30\"}, velocity: [%g, 0, 0]}\n"
              "  - {name: wall, blueprint: static.prop.box, transform: {location: [25, 0, 1.5]},\n"
              "     attributes: {extent: \"0.5,5,1.5\", semantic_tag: Wall}}\n"
              "sensors:\n"
@@ -91,6 +136,27 @@ static void crash_into_wall(const char *dir, const char *plugins, double speed)
     CHECK(fabs(imp - mdv) <= 0.05 * mdv, "speed %g: |sum impulse| %.1f N*s vs m|dv| %.1f N*s (%d events, frames %d-%d)",
           speed, imp, mdv, n_ev, first, last);
     CHECK(sum.x < 0, "impulse points back from the wall");
+    /* both actors as spawned: every attribute the blueprint has, as CARLA's strings */
+    sn_actor_info hero = tu_actor(e, "hero");
+    char want[1024];
+    /* defaults owned by the vehicle model may change: read them back from the engine */
+    sn_value v = {0};
+    char ext[64] = "?", pw[32] = "?", st[32] = "?";
+    if (sn_engine_actor_attribute(e, hero.id, "extent", &v, NULL) == SN_OK)
+        snprintf(ext, sizeof ext, "%s", v.s);
+    if (sn_engine_actor_attribute(e, hero.id, "max_power", &v, NULL) == SN_OK)
+        snprintf(pw, sizeof pw, "%.15g", v.f);
+    if (sn_engine_actor_attribute(e, hero.id, "max_steer_angle", &v, NULL) == SN_OK)
+        snprintf(st, sizeof st, "%.15g", v.f);
+    snprintf(want, sizeof want,
+             "type_id=vehicle.sedan;semantic_tag=14;semantic_tags=14;parent=nil;role_name=hero;role_name=hero;"
+             "color=200,30,30;semantic_tag=Car;texture=none;checker_size=1;extent=%s;mass=1500;max_power=%s;"
+             "max_steer_angle=%s;extent=%g,%g,%g;",
+             ext, pw, st, hero.bounding_box.extent.x, hero.bounding_box.extent.y, hero.bounding_box.extent.z);
+    CHECK(!strcmp(first_desc[0], want), "actor:\n  got  %s\n  want %s", first_desc[0], want);
+    const char *wall_want = "type_id=static.prop.box;semantic_tag=4;semantic_tags=4;parent=nil;role_name=;role_name=;"
+                            "color=180,180,180;semantic_tag=Wall;texture=none;checker_size=1;extent=0.5,5,1.5;extent=0.5,5,1.5;";
+    CHECK(!strcmp(first_desc[1], wall_want), "other_actor:\n  got  %s\n  want %s", first_desc[1], wall_want);
     fprintf(stderr, "speed %g m/s: impulse %.1f N*s, m|dv| %.1f N*s, error %.2f %%, %d events\n", speed, imp, mdv,
             100 * fabs(imp - mdv) / mdv, n_ev);
     sn_engine_destroy(e);

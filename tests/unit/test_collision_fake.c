@@ -22,6 +22,11 @@ int main(int argc, char **argv)
     uint32_t car = sn_fake_add_actor(f, "vehicle.sedan", SN_TAG_CAR, car_pose, (sn_vec3){2.4, 1, 0.7});
     uint32_t wall = sn_fake_add_actor(f, "static.building", SN_TAG_BUILDING, at_origin, (sn_vec3){5, 5, 5});
     uint32_t walker = sn_fake_add_actor(f, "walker.pedestrian", SN_TAG_PEDESTRIAN, at_origin, (sn_vec3){.3, .3, .9});
+    uint32_t rack = sn_fake_add_actor(f, "static.prop.box", SN_TAG_STATIC, at_origin, (sn_vec3){.2, .5, .1});
+    sn_fake_actor(f, car)->role_name = "hero";
+    sn_fake_actor(f, car)->bounding_box.location = (sn_vec3){0, 0, 0.7}; /* a CARLA vehicle's box over its origin */
+    sn_fake_actor(f, walker)->role_name = "bob";
+    sn_fake_actor(f, rack)->parent_id = car;
 
     /* Blueprint and attributes are checked as the engine checks them. */
     CHECK(!sn_fake_spawn(f, entry, "sensor.other.collisions", NULL, car), "an unknown blueprint spawns");
@@ -61,25 +66,44 @@ int main(int argc, char **argv)
     CHECK(sn_fake_number(s, 1, "other_actor.id") == walker, "second event is the walker");
     CHECK(sn_fake_number(s, 1, "normal_impulse.1") == 80, "walker impulse");
     CHECK_CONTAINS(sn_fake_json(s, 1), "\"type\":\"sensor.other.collision\"");
-    CHECK_CONTAINS(sn_fake_json(s, 1), "\"other_actor\":{\"id\":3,\"type_id\":\"walker.pedestrian\",\"semantic_tag\":12}");
+    /* each actor as CARLA's carla.Actor: tags as a list too, parent (None: nil), role name,
+    ** attributes (the fake host knows only role_name), bounding box in the actor's frame */
+    CHECK_CONTAINS(sn_fake_json(s, 1), "\"other_actor\":{\"id\":3,\"type_id\":\"walker.pedestrian\",\"semantic_tag\":12,"
+                                       "\"semantic_tags\":[12],\"parent\":null,\"role_name\":\"bob\",\"attributes\":{\"role_name\":\"bob\"},"
+                                       "\"bounding_box\":{\"location\":[0,0,0],\"extent\":[0.29999999999999999,0.29999999999999999,0.90000000000000002]}}");
+    CHECK(!strcmp(sn_fake_string(s, 0, "actor.role_name"), "hero"), "actor.role_name");
+    CHECK(!strcmp(sn_fake_string(s, 0, "actor.attributes.role_name"), "hero"), "actor.attributes.role_name");
+    CHECK(sn_fake_number(s, 0, "actor.bounding_box.location.2") == 0.7, "actor.bounding_box.location");
+    CHECK(sn_fake_number(s, 0, "actor.bounding_box.extent.0") == 2.4, "actor.bounding_box.extent");
+    CHECK(sn_fake_length(s, 0, "actor.semantic_tags") == 1 && sn_fake_number(s, 0, "actor.semantic_tags.0") == SN_TAG_CAR,
+          "actor.semantic_tags");
     CHECK(sn_fake_message_count(lonely) == 0, "the sensor without parent got nothing");
 
-    /* Frame 2: no contact, no message. */
+    /* Frame 2: an attached actor names its parent. */
+    sn_fake_begin_frame(f);
+    sn_fake_collision(s, car, rack, (sn_vec3){0, 0, 5});
+    CHECK(sn_fake_end_frame(f) == SN_OK, "%s", sn_fake_error(f));
+    CHECK(sn_fake_message_count(s) == 1 && sn_fake_number(s, 0, "other_actor.parent") == car, "other_actor.parent");
+
+    /* Frame 3: no contact, no message. */
     sn_fake_begin_frame(f);
     sn_fake_end_frame(f);
-    CHECK(sn_fake_message_count(s) == 0, "frame 2: %u messages, want 0", sn_fake_message_count(s));
+    CHECK(sn_fake_message_count(s) == 0, "frame 3: %u messages, want 0", sn_fake_message_count(s));
 
-    /* Frame 3: the registry was pruned, the same pair reports again; an actor destroyed
+    /* Frame 4: the registry was pruned, the same pair reports again; an actor destroyed
     ** before serialize is still described (the sensor copied it at event time). */
     sn_fake_begin_frame(f);
     sn_fake_collision(s, car, walker, (sn_vec3){0, 50, 0});
     sn_fake_remove_actor(f, walker);
     CHECK(sn_fake_end_frame(f) == SN_OK, "%s", sn_fake_error(f));
     CHECK(sn_fake_message_count(s) == 1, "frame 3: %u messages, want 1", sn_fake_message_count(s));
-    CHECK(sn_fake_number(s, 0, "frame") == 3, "frame 3");
+    CHECK(sn_fake_number(s, 0, "frame") == 4, "frame 4");
+    const char *role = sn_fake_string(s, 0, "other_actor.role_name");
+    CHECK(role && !strcmp(role, "bob"), "a destroyed actor keeps its role name: %s", role ? role : "(none)");
+    CHECK(sn_fake_number(s, 0, "other_actor.bounding_box.extent.2") == 0.9, "and its bounding box");
     const char *type = sn_fake_string(s, 0, "other_actor.type_id");
     CHECK(type && !strcmp(type, "walker.pedestrian"), "a destroyed actor keeps its type_id: %s", type ? type : "(none)");
-    CHECK(sn_fake_number(s, 0, "timestamp") == 0.15000000000000002, "timestamp = 3 * 0.05");
+    CHECK(sn_fake_number(s, 0, "timestamp") == 0.2, "timestamp = 4 * 0.05");
 
     sn_fake_free(f);
     return CHECK_DONE();
