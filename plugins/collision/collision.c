@@ -23,11 +23,8 @@
 
 /* The host offers an actor's attribute by name but no list of names (ABI 1.2), so the
 ** sensor asks for every attribute a built-in blueprint has; those an actor lacks are skipped. */
-static const char *const attr_names[] = {
-    "role_name", "color", "semantic_tag", "texture", "checker_size", "extent",
-    "radius", "height", "mass", "max_power", "max_steer_angle", "speed",
-};
-#define N_NAMES (sizeof attr_names / sizeof attr_names[0])
+/* More attributes than any blueprint has; the rest would be dropped, never overflowed. */
+#define MAX_ATTRS 64
 
 typedef struct actor_ref {
     uint32_t id, parent;
@@ -35,8 +32,8 @@ typedef struct actor_ref {
     sn_bbox box;
     size_t type_id, role_name;   /* offsets into the sensor's string pool */
     uint32_t n_attrs;
-    uint8_t attr_name[N_NAMES];  /* index into attr_names */
-    size_t attr_value[N_NAMES];  /* pool offsets */
+    size_t attr_name[MAX_ATTRS];  /* pool offsets */
+    size_t attr_value[MAX_ATTRS]; /* pool offsets */
 } actor_ref;
 
 typedef struct event {
@@ -143,18 +140,19 @@ static void ref_of(collision *c, uint32_t id, actor_ref *r)
     }
     r->type_id = keep(c, live ? info.type_id : "");
     r->role_name = keep(c, live ? info.role_name : "");
-    bool by_name = live && h->hdr.abi_minor >= 2 && h->actor_attribute;
-    for (uint32_t k = 0; k < N_NAMES; k++) {
-        sn_value v;
-        char text[128];
-        memset(&v, 0, sizeof v);
-        if (by_name && h->actor_attribute(c->ctx, id, attr_names[k], &v) == SN_OK)
-            value_text(&v, text, sizeof text);
-        else if (k == 0 && live) /* role_name, which every actor has, from the actor itself */
-            snprintf(text, sizeof text, "%s", info.role_name ? info.role_name : "");
-        else
-            continue;
-        r->attr_name[r->n_attrs] = (uint8_t)k;
+    /* Every attribute the actor was spawned with (ABI 1.2); an older host gives role_name only. */
+    if (live && (h->hdr.abi_minor < 2 || !h->actor_attribute_at)) {
+        r->attr_name[0] = keep(c, "role_name");
+        r->attr_value[0] = keep(c, info.role_name ? info.role_name : "");
+        r->n_attrs = 1;
+        return;
+    }
+    const char *name;
+    sn_value v;
+    for (uint32_t k = 0; live && k < MAX_ATTRS && h->actor_attribute_at(c->ctx, id, k, &name, &v) == SN_OK; k++) {
+        char text[256];
+        value_text(&v, text, sizeof text);
+        r->attr_name[r->n_attrs] = keep(c, name);
         r->attr_value[r->n_attrs++] = keep(c, text);
     }
 }
@@ -221,7 +219,7 @@ static sn_status write_ref(collision *c, sn_writer *w, const actor_ref *r)
     h->write_key(w, "attributes");
     h->write_map(w, r->n_attrs);
     for (uint32_t k = 0; k < r->n_attrs; k++) {
-        h->write_key(w, attr_names[r->attr_name[k]]);
+        h->write_key(w, c->pool + r->attr_name[k]);
         h->write_str(w, c->pool + r->attr_value[k]);
     }
     h->write_key(w, "bounding_box"); /* in the actor's frame, as CARLA's */

@@ -730,6 +730,17 @@ static sn_status snf_actor_attribute(sn_ctx *s, uint32_t id, const char *name, s
 static sn_status snf_actor_attribute_at(sn_ctx *s, uint32_t id, uint32_t index, const char **name, sn_value *out)
 {
     sn_fake *f = s->fake;
+    /* A fake actor (not a sensor) knows one attribute: its role_name. */
+    const sn_actor_info *a = snf_find(f, id);
+    if (a && a->kind != SN_ACTOR_SENSOR && name && out) {
+        if (index != 0)
+            return SN_E_NOT_FOUND;
+        memset(out, 0, sizeof *out);
+        out->type = SN_ATTR_STRING;
+        out->s = a->role_name ? a->role_name : "";
+        *name = "role_name";
+        return SN_OK;
+    }
     for (uint32_t i = 0; name && out && i < f->n_sensors; i++) {
         const sn_ctx *c = f->sensors[i];
         if (c->id != id || index >= c->cls->n_attrs || index >= c->n_values)
