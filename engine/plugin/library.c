@@ -71,6 +71,18 @@ const sn_blueprint *sn_library_find(const sn_library *lib, const char *id)
     return NULL;
 }
 
+/* sn_method_def and sn_value have kept their 1.0 layout through 1.2; a host whose structs grow
+** adds the older sizes here, by the class's abi_minor, for classes that leave the size 0. */
+const sn_method_def *sn_class_method(const sn_sensor_class *c, uint32_t i)
+{
+    size_t stride = c->method_def_size ? c->method_def_size : sizeof(sn_method_def);
+    return (const sn_method_def *)(const void *)((const char *)c->methods + (size_t)i * stride);
+}
+
+size_t sn_class_value_size(const sn_sensor_class *c) { return c->value_size ? c->value_size : sizeof(sn_value); }
+
+bool sn_class_is_pre_1_2(const sn_sensor_class *c) { return c->hdr.abi_minor < 2; }
+
 size_t sn_library_refused(const sn_library *lib)
 {
     size_t n = 0;
@@ -157,6 +169,26 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
             snprintf(why, n, "'%s': attr_def_size %u is smaller than ABI %d.0's sn_attr_def", id,
                      c->attr_def_size, SN_ABI_MAJOR);
             return false;
+        }
+        if (c->n_methods && (!c->methods || c->n_methods > 1024)) {
+            snprintf(why, n, "'%s' lists %u methods but no method table", id, c->n_methods);
+            return false;
+        }
+        if (c->method_def_size && c->method_def_size < sizeof(sn_method_def)) {
+            snprintf(why, n, "'%s': method_def_size %u is smaller than ABI %d.0's sn_method_def (%zu)", id,
+                     c->method_def_size, SN_ABI_MAJOR, sizeof(sn_method_def));
+            return false;
+        }
+        if (c->value_size && c->value_size != sizeof(sn_value)) {
+            snprintf(why, n, "'%s': value_size %u is not sizeof(sn_value) = %zu of ABI %d.%d", id, c->value_size,
+                     sizeof(sn_value), SN_ABI_MAJOR, SN_ABI_MINOR);
+            return false;
+        }
+        for (uint32_t m = 0; m < c->n_methods; m++) {
+            if (!sn_class_method(c, m)->name) {
+                snprintf(why, n, "'%s': method %u has no name", id, m);
+                return false;
+            }
         }
         sn_error e;
         if (sn_attr_table_check(c->attrs, c->n_attrs, c->attr_def_size, &e) != SN_OK) {

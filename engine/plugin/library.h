@@ -52,6 +52,12 @@ sn_status sn_library_load_search_path(sn_library *lib, const char *plugin_dir, s
 const char *sn_library_default_dir(void);
 
 const sn_blueprint *sn_library_find(const sn_library *lib, const char *id);
+/* Method i of a class, read with its stride (method_def_size, or the size in its ABI minor). */
+const sn_method_def *sn_class_method(const sn_sensor_class *c, uint32_t i);
+/* sizeof(sn_value) as the class was built: the stride of set()'s values. */
+size_t sn_class_value_size(const sn_sensor_class *c);
+/* True when the class was built against ABI 1.1 or older (sn_ray_hit without struct_size). */
+bool sn_class_is_pre_1_2(const sn_sensor_class *c);
 size_t sn_library_refused(const sn_library *lib);
 
 #endif

@@ -448,10 +448,37 @@ static sn_status parse_lighting(ctx *c, const sn_ynode *n, sn_scene_settings *s)
     return SN_OK;
 }
 
+/* georeference: {latitude, longitude, altitude} of the world origin (CARLA's map geo-reference). */
+static sn_status parse_georeference(ctx *c, const sn_ynode *n, sn_geo_location *g)
+{
+    static const char *const keys[] = {"latitude", "longitude", "altitude", NULL};
+    /* Mercator's scale cos(latitude) vanishes at the poles: keep to Web Mercator's band. */
+    static const struct { const char *key; double lo, hi; size_t off; } nums[] = {
+        {"latitude", -85, 85, offsetof(sn_geo_location, latitude)},
+        {"longitude", -180, 180, offsetof(sn_geo_location, longitude)},
+        {"altitude", -11000, 100000, offsetof(sn_geo_location, altitude)},
+    };
+    sn_status st = expect(c, n, SN_Y_MAP, "georeference");
+    if (!st)
+        st = check_keys(c, n, keys, "georeference");
+    for (size_t i = 0; !st && i < sizeof nums / sizeof nums[0]; i++) {
+        const sn_ynode *v = sn_ynode_get(n, nums[i].key);
+        double *dst = (double *)(void *)((char *)g + nums[i].off);
+        if (!v || (st = get_number(c, v, nums[i].key, dst)))
+            continue;
+        if (*dst < nums[i].lo || *dst > nums[i].hi) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "georeference %s must be within [%g, %g]", nums[i].key, nums[i].lo, nums[i].hi);
+            return at(c, v, msg, NULL, NULL);
+        }
+    }
+    return st;
+}
+
 static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
 {
     static const char *const keys[] = {"fixed_delta_seconds", "frames", "duration", "seed",
-                                       "max_substep_delta_time", "max_substeps", "lighting", NULL};
+                                       "max_substep_delta_time", "max_substeps", "lighting", "georeference", NULL};
     sn_status st = expect(c, n, SN_Y_MAP, "settings");
     if (!st)
         st = check_keys(c, n, keys, "settings");
@@ -482,6 +509,8 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
             return at(c, v, "max_substep_delta_time must be within (0, 1] seconds", NULL, NULL);
     }
     if ((v = sn_ynode_get(n, "lighting")) && (st = parse_lighting(c, v, s)))
+        return st;
+    if ((v = sn_ynode_get(n, "georeference")) && (st = parse_georeference(c, v, &s->georeference)))
         return st;
     if ((v = sn_ynode_get(n, "max_substeps"))) {
         uint64_t m;

@@ -67,6 +67,7 @@ typedef struct sn_scene_settings {
     /* lighting: for cameras (see render.h for the defaults) */
     double sun_azimuth, sun_altitude, sun_intensity, ambient;
     sn_vec3 sky_color; /* 0..255 each */
+    sn_geo_location georeference; /* of the world origin; 0, 0, 0 when not given */
     sn_srcpos dt_pos;
 } sn_scene_settings;
 

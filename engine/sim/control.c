@@ -386,7 +386,7 @@ sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, u
         return sn_fail(err, SN_E_NOT_FOUND, "call: no live sensor named '%s'", sensor);
     bool found = false;
     for (uint32_t m = 0; m < s->cls->n_methods; m++)
-        found |= strcmp(s->cls->methods[m].name, method) == 0;
+        found |= strcmp(sn_class_method(s->cls, m)->name, method) == 0;
     if (!found || !s->cls->call)
         return sn_fail(err, SN_E_NOT_FOUND, "call: '%s' (%s) has no method '%s'", sensor, s->bp->id, method);
     s->error[0] = 0;

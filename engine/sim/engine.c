@@ -65,6 +65,7 @@ static void unload(sn_engine *e)
         free(s);
     }
     free(e->sensors);
+    sn_classes_destroy(e); /* after every instance */
     sn_strmap_free(&e->scene_names);
     sn_strmap_free(&e->sensor_names);
     free(e->actors);
@@ -155,7 +156,7 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     for (uint32_t c = 0; c < ent->n_calls; c++) {
         bool found = false;
         for (uint32_t m = 0; m < s->cls->n_methods; m++)
-            found |= strcmp(s->cls->methods[m].name, ent->calls[c].method) == 0;
+            found |= strcmp(sn_class_method(s->cls, m)->name, ent->calls[c].method) == 0;
         if (!found || !s->cls->call)
             return sn_fail(err, SN_E_INVALID, "%s:%d:%d: '%s' has no method '%s'", path, ent->calls[c].pos.line,
                            ent->calls[c].pos.col, s->bp->id, ent->calls[c].method);
@@ -377,6 +378,9 @@ static sn_status deliver_collisions(sn_engine *e, sn_error *err)
 static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
 {
     static const char *const names[] = {"", "tick(pre)", "tick(post)", "", "tick(observe)"};
+    sn_status cst = sn_classes_tick(e, phase, false, err);
+    if (cst)
+        return cst;
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = e->sensors[i];
         if (phase == SN_PHASE_POST)
@@ -398,7 +402,7 @@ static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
         if (st)
             return sn_plugin_fail(s, names[phase], st, err);
     }
-    return SN_OK;
+    return sn_classes_tick(e, phase, true, err);
 }
 
 static sn_status schedule(sn_engine *e, sn_error *err)

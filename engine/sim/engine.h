@@ -55,6 +55,8 @@ struct sn_ctx {
     size_t n_listeners, cap_listeners;
     uint64_t messages;
     bool dirty; /* written since the last flush */
+    struct sn_ctx *klass; /* the class's own context (classes.c), NULL when it has no class state */
+    bool is_class;        /* this is a class context: `self` is the class state, no actor */
 };
 typedef struct sn_ctx sn_sensor;
 
@@ -102,6 +104,9 @@ struct sn_engine {
     size_t cap_sensors;
     sn_strmap scene_names;    /* scene actor name -> its sn_scene_entity */
     sn_strmap sensor_names;   /* sensor name -> sn_sensor, for listen and calls */
+
+    sn_sensor **classes;      /* class contexts, in the order their first instance spawned */
+    size_t n_classes, cap_classes;
 
     sn_collision_route *routes;
     size_t n_routes, cap_routes;
@@ -154,6 +159,13 @@ sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err
 ** (the actors are gone all the same). */
 sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id);
 sn_status sn_queue_event(struct sn_engine *e, sn_event_type type, uint32_t actor, uint32_t parent);
+/* classes.c: state shared by a sensor class (plugin.h class_create, class_tick) */
+/* Gives s its class context, creating the class state at the class's first instance. */
+sn_status sn_class_attach(struct sn_engine *e, sn_sensor *s, sn_error *err);
+/* class_tick(phase, after) of every class that has one and asks for the phase. */
+sn_status sn_classes_tick(struct sn_engine *e, sn_phase phase, bool after, sn_error *err);
+/* class_destroy of every class, after their instances are gone. */
+void sn_classes_destroy(struct sn_engine *e);
 /* Error text for a failed plugin callback: "sensor 'n' (bp, plugin path): cb: msg". */
 sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_error *err);
 

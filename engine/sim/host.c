@@ -1,8 +1,10 @@
 /* host.c — the sn_host table: what a plugin instance may ask of the engine. */
 #include "engine.h"
 
+#include "../core/geo.h"
 #include "../core/util.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,10 +74,30 @@ static sn_status h_actor_get(sn_ctx *c, uint32_t id, sn_actor_info *out)
     return SN_OK;
 }
 
+/* sn_ray_hit as ABI 1.0 and 1.1 laid it out (no struct_size): what older plugins pass. */
+typedef struct ray_hit_1_1 {
+    double distance;
+    sn_vec3 point, normal;
+    uint32_t actor_id;
+    uint8_t semantic_tag;
+} ray_hit_1_1;
+
 static bool h_ray_cast(sn_ctx *c, sn_vec3 o, sn_vec3 d, double max_dist, uint32_t ignore, sn_ray_hit *hit)
 {
-    sn_ray_hit tmp;
-    return sn_world_ray_cast(&c->engine->world, o, d, max_dist, ignore, hit ? hit : &tmp);
+    sn_ray_hit r;
+    memset(&r, 0, sizeof r);
+    if (!sn_world_ray_cast(&c->engine->world, o, d, max_dist, ignore, &r))
+        return false;
+    if (!hit)
+        return true;
+    if (sn_class_is_pre_1_2(c->cls)) {
+        ray_hit_1_1 old = {r.distance, r.point, r.normal, r.actor_id, r.semantic_tag};
+        memcpy(hit, &old, sizeof old);
+        return true;
+    }
+    r.struct_size = hit->struct_size;
+    memcpy(hit, &r, hit->struct_size && hit->struct_size < sizeof r ? hit->struct_size : sizeof r);
+    return true;
 }
 
 /* Fraction of the last frame at time t_ns; a status (with the ctx's error set) outside it or
@@ -156,7 +178,92 @@ static sn_status h_sensor_transform_at(sn_ctx *c, int64_t t_ns, sn_transform *ou
 
 static sn_status h_actor_attribute(sn_ctx *c, uint32_t id, const char *name, sn_value *out)
 {
-    return sn_engine_actor_attribute(c->engine, id, name, out, NULL);
+    sn_value v;
+    sn_status st = sn_engine_actor_attribute(c->engine, id, name, &v, NULL);
+    if (!st && out)
+        memcpy(out, &v, sn_class_value_size(c->cls)); /* the size the plugin was built with */
+    return out ? st : SN_E_INVALID;
+}
+
+/* ---- sensor kinematics and world settings (ABI 1.2) ---- */
+
+/* Copies a struct that starts with struct_size: what both sides know (0 = all of it). */
+static void fill_sized(void *out, const void *full, size_t full_size)
+{
+    uint32_t n;
+    memcpy(&n, out, sizeof n);
+    memcpy(out, full, n && n < full_size ? n : full_size);
+    memcpy(out, &n, sizeof n);
+}
+
+static void *h_class_state(sn_ctx *c) { return c->is_class ? c->self : c->klass ? c->klass->self : NULL; }
+
+static void h_world_settings(sn_ctx *c, sn_world_settings *out)
+{
+    const sn_engine *e = c->engine;
+    sn_world_settings w;
+    memset(&w, 0, sizeof w);
+    w.gravity = e->world.gravity;
+    w.fixed_delta_seconds = e->clock.dt;
+    w.substeps = (uint32_t)e->n_sub;
+    w.substep_delta_seconds = e->clock.dt / e->n_sub; /* as sn_world_advance divides it */
+    w.max_substeps = (uint32_t)e->scene.settings.max_substeps;
+    w.max_substep_delta_time = e->scene.settings.max_substep_delta_time;
+    if (out)
+        fill_sized(out, &w, sizeof w);
+}
+
+static void h_sensor_mount(sn_ctx *c, sn_transform *out)
+{
+    const sn_actor *a = sn_world_find(&c->engine->world, c->actor_id);
+    if (out)
+        *out = !a ? (sn_transform){{0, 0, 0}, {0, 0, 0}} : a->parent ? a->rel : sn_actor_world_transform(&c->engine->world, a);
+}
+
+static sn_status h_sensor_kinematics(sn_ctx *c, sn_kinematics *out)
+{
+    const sn_world *w = &c->engine->world;
+    const sn_actor *a = c->is_class ? NULL : sn_world_find(w, c->actor_id);
+    if (!out || !a) {
+        sn_format(c->error, sizeof c->error, "sensor_kinematics: %s", !out ? "NULL output" : "no sensor in a class context");
+        return !out ? SN_E_INVALID : SN_E_NOT_FOUND;
+    }
+    /* The rigid body it rides on: up through attached props to the first actor that moves. */
+    const sn_actor *p = a;
+    while (p->parent && !p->body) {
+        const sn_actor *q = sn_world_find(w, p->parent);
+        if (!q)
+            break;
+        p = q;
+    }
+    sn_kinematics k;
+    memset(&k, 0, sizeof k);
+    k.transform = sn_actor_world_transform(w, a);
+    sn_vec3 r = sn_v3_sub(a->st.pos, p->st.pos), om = p->st.ang_vel, al = p->st.ang_acc;
+    k.velocity = sn_v3_add(p->st.vel, sn_v3_cross(om, r));
+    k.acceleration = sn_v3_add(sn_v3_add(p->st.acc, sn_v3_cross(al, r)), sn_v3_cross(om, sn_v3_cross(om, r)));
+    k.angular_velocity = om;
+    k.angular_acceleration = al;
+    fill_sized(out, &k, sizeof k);
+    return SN_OK;
+}
+
+static void h_random_seed(sn_ctx *c, uint64_t seed) { sn_rng_seed(&c->rng, seed); }
+
+static void h_geo_reference(sn_ctx *c, sn_geo_location *out)
+{
+    if (out)
+        *out = c->engine->scene.settings.georeference;
+}
+
+static sn_status h_world_to_geo(sn_ctx *c, sn_vec3 loc, sn_geo_location *out)
+{
+    if (!out || !isfinite(loc.x + loc.y + loc.z)) {
+        sn_format(c->error, sizeof c->error, "world_to_geo: %s", !out ? "NULL output" : "non-finite location");
+        return SN_E_INVALID;
+    }
+    *out = sn_geo_from_location(&c->engine->scene.settings.georeference, loc);
+    return SN_OK;
 }
 
 static sn_status h_actor_attribute_at(sn_ctx *c, uint32_t id, uint32_t index, const char **name, sn_value *out)
@@ -190,5 +297,12 @@ void sn_host_init(sn_host *h)
     h->sensor_transform_at = h_sensor_transform_at;
     h->actor_attribute = h_actor_attribute;
     h->actor_attribute_at = h_actor_attribute_at;
+    h->class_state = h_class_state;
+    h->world_settings = h_world_settings;
+    h->sensor_mount = h_sensor_mount;
+    h->sensor_kinematics = h_sensor_kinematics;
+    h->random_seed = h_random_seed;
+    h->geo_reference = h_geo_reference;
+    h->world_to_geo = h_world_to_geo;
     sn_host_writer_fill(h);
 }

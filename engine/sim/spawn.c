@@ -190,7 +190,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         p->clearance = fmin(0.3, 0.4 * ex.z);
         p->rest_compression = 0.1;
         p->ray_length = p->clearance + p->rest_compression;
-        p->spring_k = a->mass * 9.81 / 4 / p->rest_compression;
+        p->spring_k = a->mass * -e->world.gravity.z / 4 / p->rest_compression;
         p->damper_c = 2 * 0.5 * sqrt(p->spring_k * a->mass / 4);
         p->mu = 1.0;
     }
@@ -301,6 +301,8 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     a->sensor = s;
     s->actor_id = a->id;
     s->spawned = true;
+    if ((st = sn_class_attach(e, s, err)))
+        return st;
     s->error[0] = 0;
     sn_guard_enter(s, "create");
     st = s->cls->create(&e->host, s, &s->self);

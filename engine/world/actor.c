@@ -205,6 +205,8 @@ void sn_actor_update_attached(const sn_world *w, sn_actor *a)
     a->st.ang_vel = p->st.ang_vel;
     a->st.acc = p->st.acc;
     a->st.prev_vel = p->st.prev_vel;
+    a->st.ang_acc = p->st.ang_acc;
+    a->st.prev_ang_vel = p->st.prev_ang_vel;
 }
 
 void sn_actor_fill_info(const sn_world *w, const sn_actor *a, sn_actor_info *out)

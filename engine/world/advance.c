@@ -40,6 +40,7 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
         s->prev_pos = s->pos;
         s->prev_rot = s->rot;
         s->prev_vel = s->vel;
+        s->prev_ang_vel = s->ang_vel;
     }
     jmp_buf guard;
     if (setjmp(guard)) {
@@ -57,11 +58,14 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
                        "collisions would be lost, so the run stops");
     if (w->n_pairs > 1)
         qsort(w->pairs, w->n_pairs, sizeof *w->pairs, sn_pair_cmp);
-    sn_world_update_attached(w);
+    /* Accelerations first: attached actors copy their parent's of this frame. */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (a->body)
+        if (a->body) {
             a->st.acc = sn_v3_scale(sn_v3_sub(a->st.vel, a->st.prev_vel), 1.0 / dt);
+            a->st.ang_acc = sn_v3_scale(sn_v3_sub(a->st.ang_vel, a->st.prev_ang_vel), 1.0 / dt);
+        }
     }
+    sn_world_update_attached(w);
     return SN_OK;
 }

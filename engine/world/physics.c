@@ -94,7 +94,8 @@ sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
     dHashSpaceSetLevels(w->static_space, -2, 8);
     w->contact_group = dJointGroupCreate(0);
     w->ray = dCreateRay(0, 1.0);
-    dWorldSetGravity(w->world, 0, 0, -9.81);
+    w->gravity = sn_v3(0, 0, -SN_GRAVITY);
+    dWorldSetGravity(w->world, w->gravity.x, w->gravity.y, w->gravity.z);
     dWorldSetQuickStepNumIterations(w->world, 30);
     dWorldSetERP(w->world, 0.2);
     dWorldSetCFM(w->world, 1e-6);
@@ -168,7 +169,7 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
     sn_mat3 rot = sn_mat3_from_rotation(tf->rotation);
     a->st.pos = a->st.prev_pos = tf->location;
     a->st.rot = a->st.prev_rot = sn_quat_from_mat3(&rot);
-    a->st.vel = a->st.prev_vel = a->st.ang_vel = a->st.acc = sn_v3(0, 0, 0);
+    a->st.vel = a->st.prev_vel = a->st.ang_vel = a->st.acc = a->st.ang_acc = a->st.prev_ang_vel = sn_v3(0, 0, 0);
     if (a->shape == SN_SHAPE_PLANE) {
         if (a->parent)
             return sn_fail(err, SN_E_INVALID, "'%s': a ground plane cannot be attached", a->name);

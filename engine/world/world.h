@@ -53,6 +53,8 @@ typedef struct sn_actor_state {
     sn_vec3 prev_pos;  /* pose at the end of the previous frame: render_at interpolates */
     sn_quat prev_rot;
     sn_vec3 prev_vel;
+    sn_vec3 ang_acc;      /* rad/s^2, (ang_vel - prev_ang_vel) / dt over the last frame */
+    sn_vec3 prev_ang_vel;
 } sn_actor_state;
 
 struct sn_blueprint;
@@ -148,10 +150,13 @@ typedef struct sn_world {
     size_t hash_cap;
 
     double substep_dt;
+    sn_vec3 gravity;        /* m/s^2: the one value ODE, the vehicle model and the host use */
     unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
     bool contacts_lost;     /* a contact or collision pair could not be stored this frame */
     bool poisoned;          /* ODE failed mid-step: its spaces may be locked, so teardown leaks them */
 } sn_world;
+
+#define SN_GRAVITY 9.81 /* m/s^2, CARLA's (UE's default of 980 cm/s^2) */
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err);
 void sn_world_free(sn_world *w);

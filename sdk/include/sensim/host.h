@@ -47,6 +47,41 @@ typedef struct sn_image {
     uint32_t *instance; /* actor id */
 } sn_image;
 
+/*
+** The physics settings of the world (host->world_settings). Set struct_size first.
+** Gravity is the one the physics applies; an accelerometer reads R^T (a - gravity), CARLA's
+** "+9.81 on z" for a level sensor at rest.
+*/
+typedef struct sn_world_settings {
+    uint32_t struct_size;
+    sn_vec3 gravity;               /* m/s^2, world frame: (0, 0, -9.81) */
+    double fixed_delta_seconds;    /* the frame's dt */
+    double substep_delta_seconds;  /* the substep ODE takes: fixed_delta_seconds / substeps */
+    uint32_t substeps;             /* ceil(fixed_delta_seconds / max_substep_delta_time) */
+    uint32_t max_substeps;         /* the scene's settings */
+    double max_substep_delta_time;
+} sn_world_settings;
+
+/*
+** Motion of the sensor point (host->sensor_kinematics), world frame. For a sensor mounted at
+** r (world vector from its parent's origin to the sensor), on a parent moving with v_p, a_p,
+** angular velocity w and angular acceleration alpha (all of the parent's origin):
+**   velocity = v_p + w x r,  acceleration = a_p + alpha x r + w x (w x r).
+** Accelerations are over the last frame ((v - v_prev) / dt), without gravity. Angular rates
+** are rad/s (CARLA's IMU gyroscope unit; sn_actor_info's angular_velocity is deg/s as CARLA's
+** get_angular_velocity), right-hand rule in these axes: +z turns +x toward +y (yaw grows).
+** CARLA's IMU reports the gyroscope in the sensor frame: R^T * angular_velocity, R the
+** sensor's rotation (sensim/math.h sn_mat3_apply_t). A free-standing sensor reports its own.
+*/
+typedef struct sn_kinematics {
+    uint32_t struct_size;
+    sn_transform transform;        /* the sensor's world pose now */
+    sn_vec3 velocity;              /* m/s */
+    sn_vec3 acceleration;          /* m/s^2, gravity not included */
+    sn_vec3 angular_velocity;      /* rad/s */
+    sn_vec3 angular_acceleration;  /* rad/s^2, over the last frame */
+} sn_kinematics;
+
 typedef struct sn_host {
     sn_abi_header hdr;
 
@@ -153,6 +188,28 @@ typedef struct sn_host {
     */
     sn_status (*actor_attribute_at)(sn_ctx *ctx, uint32_t actor_id, uint32_t index, const char **name,
                                     sn_value *out);
+
+    /* ---- sensor kinematics and world settings (ABI 1.2) ---- */
+    /* The state this sensor's class shares in this engine (class_create's), NULL without one. */
+    void *(*class_state)(sn_ctx *ctx);
+    /* Gravity and the physics step (set out->struct_size first). */
+    void (*world_settings)(sn_ctx *ctx, sn_world_settings *out);
+    /* The sensor's mount: its transform relative to its parent's origin; a free-standing
+    ** sensor's world transform (CARLA's sensor_relative_transform). */
+    void (*sensor_mount)(sn_ctx *ctx, sn_transform *out);
+    /* Pose, velocities and accelerations at the sensor point (see sn_kinematics; set
+    ** out->struct_size first). SN_E_NOT_FOUND from a class context (no sensor). */
+    sn_status (*sensor_kinematics)(sn_ctx *ctx, sn_kinematics *out);
+    /* Restarts this sensor's random stream from `seed` (CARLA's noise_seed): the draws that
+    ** follow are those of a fresh stream with that seed, whatever the scene seed and name. */
+    void (*random_seed)(sn_ctx *ctx, uint64_t seed);
+    /* The scene's geo-reference: the latitude, longitude (degrees) and altitude (m) of the
+    ** world origin (settings.georeference; 0, 0, 0 when not given). */
+    void (*geo_reference)(sn_ctx *ctx, sn_geo_location *out);
+    /* A world location as latitude, longitude, altitude with CARLA's GeoLocation::Transform
+    ** (a Mercator projection scaled at the reference latitude; north is -y, altitude is the
+    ** reference's plus z). SN_E_INVALID for a non-finite location. */
+    sn_status (*world_to_geo)(sn_ctx *ctx, sn_vec3 location, sn_geo_location *out);
 } sn_host;
 
 #endif

@@ -6,10 +6,11 @@
 **
 **   load      dlopen(RTLD_NOW|RTLD_LOCAL), sn_plugin_entry(host major, host minor), check
 **             versions and sizes, validate every attribute table, refuse duplicate ids.
-**   spawn     create() -> set(values) -> attach(parent or 0)
+**   spawn     [class_create() for the class's first instance] create() -> set(values) -> attach
 **   frame     tick(SN_PHASE_PRE) ...physics... on_event(collision) ... tick(SN_PHASE_POST)
-**             ... tick(SN_PHASE_OBSERVE) ... pending() / serialize(i) for each message
-**   end       destroy()
+**             ... tick(SN_PHASE_OBSERVE) ... pending() / serialize(i) for each message;
+**             each phase wrapped in class_tick(phase, false) ... class_tick(phase, true)
+**   end       destroy() of every instance, then class_destroy()
 **
 ** Ownership: the plugin allocates and frees its instance (create/destroy); the host owns
 ** the ctx, the writer, every string it hands over and the sn_value array given to set().
@@ -65,7 +66,8 @@ typedef struct sn_event {
     } u;
 } sn_event;
 
-/* A method callable from scenes (`calls:`) and from the C API, e.g. "send". */
+/* A method callable from scenes (`calls:`) and from the C API, e.g. "send". Read with the
+** stride sn_sensor_class.method_def_size, so it may grow at its end. */
 typedef struct sn_method_def {
     const char *name;
     const char *doc;
@@ -105,6 +107,28 @@ typedef struct sn_sensor_class {
     sn_status (*serialize)(void *self, uint32_t index, sn_writer *w);
     /* Optional. A named method with string arguments. */
     sn_status (*call)(void *self, const char *method, uint32_t argc, const char *const *argv);
+
+    /* ---- added in ABI 1.2 (a 1.1 plugin's copy reads them as 0 / NULL) ---- */
+    /* sizeof(sn_method_def) at build time, the stride of `methods`; 0 = its size in the ABI
+    ** minor the class was built for. */
+    uint32_t method_def_size;
+    /* sizeof(sn_value) at build time: the stride of set()'s `values` and what
+    ** host->actor_attribute fills; 0 = its size in the class's ABI minor. */
+    uint32_t value_size;
+    /*
+    ** Optional: state shared by every instance of this class in one engine (a radio medium, a
+    ** recorder's file), so no plugin needs a process-global. class_create runs when the engine
+    ** spawns the class's first instance, before that instance's create(); class_ctx is the
+    ** class's own context, valid until class_destroy (log, set_error, clock, actors, rays, a
+    ** random stream seeded from the scene seed and the blueprint id; no sensor pose). Each
+    ** instance reaches the state with host->class_state(ctx). class_destroy runs when the
+    ** engine unloads its scene, after every instance's destroy. Two engines, two states.
+    */
+    sn_status (*class_create)(const sn_host *host, sn_ctx *class_ctx, void **out_state);
+    void (*class_destroy)(void *state);
+    /* Optional: for each phase in `phases`, every frame once the state exists, before
+    ** (after = false) and after (after = true) the instances' ticks of that phase. */
+    sn_status (*class_tick)(void *state, sn_phase phase, bool after);
 } sn_sensor_class;
 
 /* What sn_plugin_entry returns: a static description of the library. */

@@ -50,6 +50,8 @@ typedef struct sn_engine sn_engine;
 */
 typedef void (*sn_log_fn)(sn_log_level level, const char *line, void *user);
 
+/* Frozen layout (tests/unit/test_layout.c pins it): new options come in a new struct with
+** struct_size, never at the end of this one, which callers built earlier could not see. */
 typedef struct sn_engine_options {
     const char *plugin_dir; /* searched first; NULL for none */
     int threads;            /* worker threads; 0 = number of cores */
@@ -167,7 +169,7 @@ SN_API sn_status sn_engine_destroy_actor(sn_engine *e, uint32_t id, sn_error *er
 SN_API sn_status sn_engine_apply_control(sn_engine *e, uint32_t vehicle, const sn_vehicle_control *control,
                                          sn_error *err);
 
-/* CARLA's WalkerControl: walk along `direction` (world, horizontal part used) at `speed` m/s. */
+/* CARLA's WalkerControl (frozen, as sn_vehicle_control): walk along `direction` (world, horizontal part used) at `speed` m/s. */
 typedef struct sn_walker_control {
     sn_vec3 direction;
     double speed; /* m/s, 0..10 */

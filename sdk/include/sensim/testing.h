@@ -74,6 +74,8 @@ void sn_fake_set_ray_cast(sn_fake *f, sn_fake_ray_fn fn, void *user);
 void sn_fake_set_render(sn_fake *f, sn_fake_render_fn fn, void *user);
 /* The clock, e.g. to set dt before the first frame (dt_ns follows dt at the next frame). */
 sn_clock *sn_fake_clock(sn_fake *f);
+/* The geo-reference host->geo_reference and world_to_geo answer with (default 0, 0, 0). */
+void sn_fake_set_georeference(sn_fake *f, sn_geo_location origin);
 
 /* ---- sensors ---- */
 /*
@@ -209,6 +211,9 @@ struct sn_fake {
     uint32_t n_logs;
     char last_log[512];
     char error[768];
+    struct { const sn_sensor_class *cls; void *state; struct sn_ctx *ctx; } classes[16]; /* ABI 1.2 class state */
+    uint32_t n_classes;
+    sn_geo_location georeference;
 };
 
 static void snf_fail(sn_fake *f, const char *fmt, ...) SN_PRINTF(2, 3);
@@ -583,6 +588,106 @@ static sn_status snf_sensor_transform_at(sn_ctx *s, int64_t t, sn_transform *out
 static sn_status snf_actor_attribute(sn_ctx *s, uint32_t id, const char *name, sn_value *out);
 static sn_status snf_actor_attribute_at(sn_ctx *s, uint32_t id, uint32_t index, const char **name, sn_value *out);
 
+/* ---- sensor kinematics and world settings (ABI 1.2), as the engine answers them ---- */
+
+static void snf_seed(uint64_t *rng, uint64_t x) /* splitmix64, as the engine seeds xoshiro */
+{
+    for (int i = 0; i < 4; i++) {
+        uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        rng[i] = z ^ (z >> 31);
+    }
+}
+static int snf_class_find(const sn_fake *f, const sn_sensor_class *c)
+{
+    for (uint32_t i = 0; i < f->n_classes; i++)
+        if (f->classes[i].cls == c)
+            return (int)i;
+    return -1;
+}
+static void *snf_class_state(sn_ctx *s)
+{
+    int i = snf_class_find(s->fake, s->cls);
+    return i < 0 ? NULL : s->fake->classes[i].state;
+}
+static void snf_world_settings(sn_ctx *s, sn_world_settings *out)
+{
+    sn_world_settings w;
+    memset(&w, 0, sizeof w);
+    uint32_t n = out->struct_size && out->struct_size < sizeof w ? out->struct_size : (uint32_t)sizeof w;
+    w.struct_size = out->struct_size;
+    w.gravity.z = -9.81;
+    w.fixed_delta_seconds = s->fake->clock.dt;
+    w.max_substeps = 10;
+    w.max_substep_delta_time = 0.01;
+    w.substeps = (uint32_t)ceil(w.fixed_delta_seconds / 0.01 - 1e-9);
+    w.substeps = w.substeps ? w.substeps : 1;
+    w.substep_delta_seconds = w.fixed_delta_seconds / w.substeps;
+    memcpy(out, &w, n);
+}
+static void snf_sensor_mount(sn_ctx *s, sn_transform *out)
+{
+    memset(out, 0, sizeof *out); /* the fake mounts an attached sensor at its parent's origin */
+    if (!s->parent)
+        snf_sensor_transform(s, out);
+}
+static sn_status snf_sensor_kinematics(sn_ctx *s, sn_kinematics *out)
+{
+    const sn_actor_info *a = snf_find(s->fake, s->id), *p = s->parent ? snf_find(s->fake, s->parent) : a;
+    if (!a || !p)
+        return SN_E_NOT_FOUND;
+    sn_kinematics k;
+    memset(&k, 0, sizeof k);
+    uint32_t n = out->struct_size && out->struct_size < sizeof k ? out->struct_size : (uint32_t)sizeof k;
+    k.struct_size = out->struct_size;
+    k.transform = a->transform;
+    const double d = 3.14159265358979323846 / 180.0; /* actor_info's angular velocity is deg/s */
+    sn_vec3 w = {p->angular_velocity.x * d, p->angular_velocity.y * d, p->angular_velocity.z * d};
+    sn_vec3 r = {a->transform.location.x - p->transform.location.x, a->transform.location.y - p->transform.location.y,
+                 a->transform.location.z - p->transform.location.z};
+    sn_vec3 wr = {w.y * r.z - w.z * r.y, w.z * r.x - w.x * r.z, w.x * r.y - w.y * r.x};
+    sn_vec3 wwr = {w.y * wr.z - w.z * wr.y, w.z * wr.x - w.x * wr.z, w.x * wr.y - w.y * wr.x};
+    k.velocity = (sn_vec3){p->velocity.x + wr.x, p->velocity.y + wr.y, p->velocity.z + wr.z};
+    k.acceleration = (sn_vec3){p->acceleration.x + wwr.x, p->acceleration.y + wwr.y, p->acceleration.z + wwr.z};
+    k.angular_velocity = w; /* the fake keeps no angular acceleration: 0 */
+    memcpy(out, &k, n);
+    return SN_OK;
+}
+static void snf_random_seed(sn_ctx *s, uint64_t seed) { snf_seed(s->rng, seed); }
+static void snf_geo_reference(sn_ctx *s, sn_geo_location *out) { *out = s->fake->georeference; }
+static sn_status snf_world_to_geo(sn_ctx *s, sn_vec3 l, sn_geo_location *out)
+{
+    /* CARLA's GeoLocation::Transform, as the engine computes it (engine/core/geo.c). */
+    const double pi = 3.14159265358979323846, R = 6378137.0;
+    const sn_geo_location *g = &s->fake->georeference;
+    if (!isfinite(l.x + l.y + l.z))
+        return SN_E_INVALID;
+    double scale = cos(g->latitude * pi / 180.0);
+    double mx = scale * (g->longitude * pi / 180.0) * R + l.x;
+    double my = scale * R * log(tan((90.0 + g->latitude) * pi / 360.0)) + -l.y;
+    out->longitude = mx * 180.0 / (pi * R * scale);
+    out->latitude = 360.0 * atan(exp(my / (R * scale))) / pi - 90.0;
+    out->altitude = g->altitude + l.z;
+    return SN_OK;
+}
+void sn_fake_set_georeference(sn_fake *f, sn_geo_location origin) { f->georeference = origin; }
+
+/* class_tick of every class with state, around a phase. */
+static sn_status snf_class_tick(sn_fake *f, sn_phase phase, bool after)
+{
+    for (uint32_t i = 0; i < f->n_classes; i++) {
+        const sn_sensor_class *c = f->classes[i].cls;
+        sn_status st = c->class_tick && (c->phases & phase) ? c->class_tick(f->classes[i].state, phase, after) : SN_OK;
+        if (st) {
+            snprintf(f->error, sizeof f->error, "class %s: class_tick failed: %s", c->blueprint,
+                     f->classes[i].ctx->error[0] ? f->classes[i].ctx->error : "no message given");
+            return st;
+        }
+    }
+    return SN_OK;
+}
+
 /* ---- the fake itself ---- */
 
 sn_fake *sn_fake_new(uint64_t seed)
@@ -630,6 +735,13 @@ sn_fake *sn_fake_new(uint64_t seed)
     h->sensor_transform_at = snf_sensor_transform_at;
     h->actor_attribute = snf_actor_attribute;
     h->actor_attribute_at = snf_actor_attribute_at;
+    h->class_state = snf_class_state;
+    h->world_settings = snf_world_settings;
+    h->sensor_mount = snf_sensor_mount;
+    h->sensor_kinematics = snf_sensor_kinematics;
+    h->random_seed = snf_random_seed;
+    h->geo_reference = snf_geo_reference;
+    h->world_to_geo = snf_world_to_geo;
     return f;
 }
 
@@ -655,6 +767,11 @@ void sn_fake_free(sn_fake *f)
     for (uint32_t i = 0; i < f->n_sensors; i++)
         snf_free_sensor(f->sensors[i]);
     free(f->sensors);
+    for (uint32_t i = 0; i < f->n_classes; i++) { /* after their instances, as the engine */
+        if (f->classes[i].cls->class_destroy)
+            f->classes[i].cls->class_destroy(f->classes[i].state);
+        free(f->classes[i].ctx);
+    }
     for (uint32_t i = 0; i < f->n_actors; i++)
         free(f->type_ids[i]);
     free(f->type_ids);
@@ -907,8 +1024,28 @@ sn_fake_sensor *sn_fake_spawn(sn_fake *f, sn_plugin_entry_fn entry, const char *
         snf_fail(f, "out of memory");
         return snf_spawn_failed(f, s);
     }
-    sn_status st = cls->create(&f->host, s, &s->self);
-    const char *failed = st ? "create" : NULL;
+    sn_status st = SN_OK;
+    const char *failed = NULL;
+    if (cls->hdr.struct_size > offsetof(sn_sensor_class, class_create) && (cls->class_create || cls->class_tick) &&
+        snf_class_find(f, cls) < 0) {
+        uint32_t k = f->n_classes;
+        struct sn_ctx *cc = k < 16 ? (struct sn_ctx *)calloc(1, sizeof *cc) : NULL;
+        if (!cc) {
+            snf_fail(f, "out of memory or more than 16 sensor classes");
+            return snf_spawn_failed(f, s);
+        }
+        cc->fake = f, cc->cls = cls, cc->w.s = cc;
+        snf_seed(cc->rng, f->seed ^ 0x5eed);
+        f->classes[k].cls = cls, f->classes[k].ctx = cc, f->n_classes++;
+        if (cls->class_create && (st = cls->class_create(&f->host, cc, &f->classes[k].state))) {
+            snf_plugin_error(cc, "class_create", st);
+            free(cc);
+            f->n_classes--;
+            return snf_spawn_failed(f, s);
+        }
+    }
+    if (!failed && (st = cls->create(&f->host, s, &s->self)))
+        failed = "create";
     if (!failed && cls->set && (st = cls->set(s->self, s->values, s->n_values)))
         failed = "set";
     if (!failed && cls->attach && (st = cls->attach(s->self, parent)))
@@ -1053,23 +1190,25 @@ sn_status sn_fake_begin_frame(sn_fake *f)
     f->clock.dt_ns = (int64_t)llround(f->clock.dt * 1e9);
     f->clock.time_ns = (int64_t)f->clock.frame * f->clock.dt_ns;
     f->clock.timestamp = (double)f->clock.frame * f->clock.dt;
-    for (uint32_t i = 0; i < f->n_sensors; i++) {
-        sn_status st = sn_fake_tick(f->sensors[i], SN_PHASE_PRE);
-        if (st)
-            return st;
-    }
-    return SN_OK;
+    sn_status st = snf_class_tick(f, SN_PHASE_PRE, false);
+    for (uint32_t i = 0; !st && i < f->n_sensors; i++)
+        st = sn_fake_tick(f->sensors[i], SN_PHASE_PRE);
+    return st ? st : snf_class_tick(f, SN_PHASE_PRE, true);
 }
 
 sn_status sn_fake_end_frame(sn_fake *f)
 {
     sn_status st;
-    for (uint32_t i = 0; i < f->n_sensors; i++)
-        if ((st = sn_fake_tick(f->sensors[i], SN_PHASE_POST)))
+    static const sn_phase phases[] = {SN_PHASE_POST, SN_PHASE_OBSERVE};
+    for (int p = 0; p < 2; p++) {
+        if ((st = snf_class_tick(f, phases[p], false)))
             return st;
-    for (uint32_t i = 0; i < f->n_sensors; i++)
-        if ((st = sn_fake_tick(f->sensors[i], SN_PHASE_OBSERVE)))
+        for (uint32_t i = 0; i < f->n_sensors; i++)
+            if ((st = sn_fake_tick(f->sensors[i], phases[p])))
+                return st;
+        if ((st = snf_class_tick(f, phases[p], true)))
             return st;
+    }
     for (uint32_t i = 0; i < f->n_sensors; i++) {
         struct sn_ctx *s = f->sensors[i];
         if (!s->cls->pending && !(s->cls->phases & SN_PHASE_POST)) {

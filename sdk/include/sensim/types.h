@@ -4,6 +4,10 @@
 ** Units: metres, seconds, kilograms, newton-seconds. Axes are CARLA's: x forward, y right,
 ** z up; rotations in degrees (pitch, yaw, roll); yaw turns +x toward +y, pitch raises +x
 ** toward +z, roll lowers +y toward -z.
+**
+** Growth: structs a caller fills for the host start with struct_size; plain values (sn_vec3,
+** sn_rotation, sn_transform, sn_bbox, sn_geo_location, sn_vehicle_control) are frozen, and
+** tests/unit/test_layout.c pins every layout.
 */
 #ifndef SENSIM_TYPES_H
 #define SENSIM_TYPES_H
@@ -80,8 +84,14 @@ typedef struct sn_actor_info {
     sn_vehicle_control control; /* vehicles only; zero otherwise */
 } sn_actor_info;
 
-/* Result of a ray cast. */
+/*
+** Result of a ray cast. Since ABI 1.2 it starts with struct_size, which the caller sets to
+** sizeof(sn_ray_hit) before the call (the host fills what both sides know; with 0 it fills
+** the 1.2 members). A plugin built for ABI 1.1 keeps its old layout (no struct_size): the
+** host knows the plugin's minor and writes the layout it was built with.
+*/
 typedef struct sn_ray_hit {
+    uint32_t struct_size;
     double distance; /* metres from the origin */
     sn_vec3 point;   /* world frame */
     sn_vec3 normal;  /* world frame, unit, facing the ray */
@@ -89,7 +99,12 @@ typedef struct sn_ray_hit {
     uint8_t semantic_tag;
 } sn_ray_hit;
 
-/* The clock as a plugin sees it during a frame. */
+/* A geodetic position: degrees north and east (WGS84 numbers, CARLA's projection), metres. */
+typedef struct sn_geo_location {
+    double latitude, longitude, altitude;
+} sn_geo_location;
+
+/* The clock as a plugin sees it during a frame (host-owned: it may grow at its end). */
 typedef struct sn_clock {
     uint64_t frame;     /* starts at 1 */
     double timestamp;   /* seconds since the start: frame * dt, never accumulated */
