@@ -46,7 +46,7 @@ bool dvs_core_init(dvs_core *d, uint32_t w, uint32_t h, const dvs_config *cfg)
 void dvs_core_free(dvs_core *d)
 {
     free(d->prev), free(d->ref), free(d->last_s), free(d->prev_px), free(d->cp_px), free(d->cm_px);
-    free(d->ev), free(d->tmp);
+    free(d->ev), free(d->tmp), free(d->slots);
     memset(d, 0, sizeof *d);
 }
 
@@ -88,7 +88,8 @@ static void initialise(dvs_core *d, int64_t t, dvs_normal_fn normal, void *user)
     d->ready = true;
 }
 
-/* CARLA's crossing loop for one pixel whose level went from `it` to `itdt`. */
+/* CARLA's crossing loop for one pixel whose level went from `it` to `itdt` (written per
+** polarity: cross + 1 * C and cross + -1 * C are cross + C and cross - C exactly). */
 static inline bool pixel(dvs_core *d, size_t i, float it, float itdt, uint64_t dt_ns, dvs_normal_fn normal,
                          void *user)
 {
@@ -97,32 +98,74 @@ static inline bool pixel(dvs_core *d, size_t i, float it, float itdt, uint64_t d
         return true;
     d->max_dl = diff > d->max_dl ? diff : d->max_dl;
     const dvs_config *c = &d->cfg;
-    float pol = itdt >= it ? 1.0f : -1.0f;
-    float C = pol > 0 ? (d->cp_px ? d->cp_px[i] : c->cp) : (d->cm_px ? d->cm_px[i] : c->cm);
-    float sigma = pol > 0 ? c->sigma_p : c->sigma_m;
+    bool pos = itdt >= it;
+    float C = pos ? (d->cp_px ? d->cp_px[i] : c->cp) : (d->cm_px ? d->cm_px[i] : c->cm);
+    float sigma = pos ? c->sigma_p : c->sigma_m;
     if (sigma > 0) {
         C += (float)normal(user, sigma);
         C = fmaxf(MIN_THRESHOLD, C);
     }
-    float cross = d->ref[i];
+    /* at most |ref - itdt| / C + 1 levels fit (the reference lies within C of it); 2 spare for rounding */
+    size_t n = d->n_ev, limit = n + (size_t)(fabsf(d->ref[i] - itdt) / C) + 3;
+    if (limit > 0x7FFFFFFFu || !grow((void **)&d->ev, &d->cap_ev, limit, sizeof *d->ev))
+        return false;
+    dvs_event *ev = d->ev;
+    float cross = d->ref[i], span = itdt - it, fdt = (float)dt_ns;
+    double last_s = d->last_s[i];
+    int64_t last_ns = (int64_t)(last_s * 1e9), t0 = d->t_prev;
+    if (c->refractory_ns == 0) {
+        /* Without a refractory period only t >= last_ns decides, and a pixel's crossing times never
+        ** decrease, so after its first event none fails: the seconds round trip is needed once. */
+        float ref = d->ref[i];
+        int64_t t_last = 0;
+        for (;;) {
+            cross = pos ? cross + C : cross - C;
+            if (pos ? !(cross > it && cross <= itdt) : !(cross < it && cross >= itdt))
+                break;
+            int64_t t = (int64_t)((uint64_t)t0 + (uint64_t)((cross - it) * fdt / span));
+            if (t < last_ns)
+                continue;
+            if (n == limit) {
+                d->n_ev = n;
+                if (!grow((void **)&d->ev, &d->cap_ev, ++limit, sizeof *d->ev))
+                    return false;
+                ev = d->ev;
+            }
+            ev[n] = (dvs_event){t, (uint32_t)i, (uint32_t)(n << 1) | pos};
+            n++;
+            ref = cross, t_last = t;
+        }
+        if (t_last)
+            d->last_s[i] = (double)t_last / 1e9;
+        d->ref[i] = ref;
+        d->n_ev = n;
+        return true;
+    }
     for (;;) {
-        cross += pol * C;
-        if (!((pol > 0 && cross > it && cross <= itdt) || (pol < 0 && cross < it && cross >= itdt)))
-            return true;
-        uint64_t edt = (uint64_t)((cross - it) * (float)dt_ns / (itdt - it));
-        int64_t t = (int64_t)((uint64_t)d->t_prev + edt);
-        int64_t last_ns = (int64_t)(d->last_s[i] * 1e9);
+        cross = pos ? cross + C : cross - C;
+        if (pos ? !(cross > it && cross <= itdt) : !(cross < it && cross >= itdt))
+            break;
+        uint64_t edt = (uint64_t)((cross - it) * fdt / span);
+        int64_t t = (int64_t)((uint64_t)t0 + edt);
         if (t < last_ns)
             continue; /* CARLA: neither an event nor a new reference */
-        if (d->last_s[i] == 0 || (uint64_t)(t - last_ns) >= c->refractory_ns) {
-            if (d->n_ev >= 0x7FFFFFFFu || !grow((void **)&d->ev, &d->cap_ev, d->n_ev + 1, sizeof *d->ev))
-                return false;
-            d->ev[d->n_ev] = (dvs_event){t, (uint32_t)i, (uint32_t)(d->n_ev << 1) | (pol > 0)};
-            d->n_ev++;
-            d->last_s[i] = (double)t / 1e9;
+        if (last_s == 0 || (uint64_t)(t - last_ns) >= c->refractory_ns) {
+            if (n == limit) { /* only if rounding beat the bound */
+                d->n_ev = n;
+                if (!grow((void **)&d->ev, &d->cap_ev, ++limit, sizeof *d->ev))
+                    return false;
+                ev = d->ev;
+            }
+            ev[n] = (dvs_event){t, (uint32_t)i, (uint32_t)(n << 1) | pos};
+            n++;
+            last_s = (double)t / 1e9; /* CARLA keeps seconds in a double */
+            last_ns = (int64_t)(last_s * 1e9);
         }
         d->ref[i] = cross; /* a crossing dropped by the refractory period still moves the reference */
     }
+    d->n_ev = n;
+    d->last_s[i] = last_s;
+    return true;
 }
 
 bool dvs_feed_colors(dvs_core *d, const uint32_t *px, int64_t t, dvs_normal_fn normal, void *user)
@@ -186,20 +229,67 @@ static int by_pixel_then_gen(const void *a, const void *b)
 
 #define RADIX_BITS 11
 #define RADIX (1u << RADIX_BITS)
+#define FEW_BITS 13             /* a table of 8192 times, used while at most half full */
+#define FEW (1u << FEW_BITS)
 
-bool dvs_sort(dvs_core *d)
+static int by_time(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t time_slot(int64_t t) { return (uint32_t)(((uint64_t)t * 0x9E3779B97F4A7C15ull) >> (64 - FEW_BITS)); }
+
+/* Rendered frames have few distinct colours, so a tick's events share few distinct times: then
+** one stable counting pass over a small table of times sorts them. false: too many times. */
+static bool few_times(dvs_core *d, dvs_event *dst, uint16_t *slot_of)
+{
+    int64_t key[FEW];
+    uint32_t count[FEW];
+    bool used[FEW];
+    memset(used, 0, sizeof used);
+    size_t distinct = 0, n = d->n_ev;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = time_slot(d->ev[i].t);
+        while (used[s] && key[s] != d->ev[i].t)
+            s = (s + 1) & (FEW - 1);
+        if (!used[s]) {
+            if (++distinct > FEW / 2)
+                return false;
+            used[s] = true, key[s] = d->ev[i].t, count[s] = 0;
+        }
+        count[s]++;
+        slot_of[i] = (uint16_t)s;
+    }
+    int64_t sorted[FEW / 2];
+    size_t k = 0;
+    for (uint32_t s = 0; s < FEW; s++)
+        if (used[s])
+            sorted[k++] = key[s];
+    qsort(sorted, k, sizeof *sorted, by_time);
+    size_t offset = 0;
+    for (size_t j = 0; j < k; j++) {
+        uint32_t s = time_slot(sorted[j]);
+        while (key[s] != sorted[j] || !used[s])
+            s = (s + 1) & (FEW - 1);
+        uint32_t c = count[s];
+        count[s] = (uint32_t)offset;
+        offset += c;
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[count[slot_of[i]]++] = d->ev[i];
+    return true;
+}
+
+/* Stable LSD radix sort on t - lo into d->ev. */
+static void radix(dvs_core *d)
 {
     size_t n = d->n_ev;
-    if (n < 2)
-        return true;
-    if (!grow((void **)&d->tmp, &d->cap_tmp, n, sizeof *d->tmp))
-        return false;
     int64_t lo = d->ev[0].t, hi = lo;
     for (size_t i = 1; i < n; i++) {
         lo = d->ev[i].t < lo ? d->ev[i].t : lo;
         hi = d->ev[i].t > hi ? d->ev[i].t : hi;
     }
-    /* stable LSD radix sort on t - lo: equal times keep their generation order */
     uint64_t range = (uint64_t)(hi - lo);
     dvs_event *src = d->ev, *dst = d->tmp;
     for (unsigned shift = 0; shift < 64 && (range >> shift); shift += RADIX_BITS) {
@@ -220,6 +310,25 @@ bool dvs_sort(dvs_core *d)
     }
     if (src != d->ev)
         memcpy(d->ev, src, n * sizeof *src);
+}
+
+bool dvs_sort(dvs_core *d)
+{
+    size_t n = d->n_ev;
+    if (n < 2)
+        return true;
+    if (!grow((void **)&d->tmp, &d->cap_tmp, n, sizeof *d->tmp) ||
+        !grow((void **)&d->slots, &d->cap_slots, n, sizeof *d->slots))
+        return false;
+    /* stable by time: equal times keep their generation order */
+    if (few_times(d, d->tmp, d->slots)) {
+        dvs_event *e = d->ev;
+        d->ev = d->tmp, d->tmp = e;
+        size_t c = d->cap_ev;
+        d->cap_ev = d->cap_tmp, d->cap_tmp = c;
+    } else {
+        radix(d);
+    }
     /* Equal times from different samples (a crossing at a sample's very end, the next one at its
     ** start) are in sample order: put such runs in pixel order. Runs from one sample already are. */
     for (size_t a = 0, b; a < n; a = b) {

@@ -51,6 +51,8 @@ typedef struct dvs_core {
     float *cp_px, *cm_px;  /* thresholds with the fixed mismatch, or NULL */
     dvs_event *ev, *tmp;   /* the tick's events; sort scratch */
     size_t n_ev, cap_ev, cap_tmp;
+    uint16_t *slots;       /* sort scratch: each event's slot in the table of times */
+    size_t cap_slots;
     uint32_t cache_key[1u << DVS_CACHE_BITS];
     float cache_val[1u << DVS_CACHE_BITS];
 } dvs_core;
