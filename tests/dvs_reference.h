@@ -123,7 +123,11 @@ static inline int ref_compare(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static inline void ref_sort(ref_dvs *r) { qsort(r->ev, r->n, sizeof *r->ev, ref_compare); }
+static inline void ref_sort(ref_dvs *r)
+{
+    if (r->n > 1)
+        qsort(r->ev, r->n, sizeof *r->ev, ref_compare);
+}
 
 /* The events as sensim writes them: 13 bytes each, {x u16, y u16, t i64, pol u8} little-endian. */
 static inline void ref_pack(const ref_dvs *r, uint8_t *out)
