@@ -67,6 +67,18 @@ void sn_convert_bgra(sn_converter c, const uint8_t *bgra, size_t px, uint8_t *rg
     }
 }
 
+bool sn_event_frame(const uint8_t *ev, size_t n, uint32_t w, uint32_t h, uint8_t *bgra)
+{
+    memset(bgra, 0, (size_t)w * h * 4);
+    for (size_t e = 0; e < n; e++, ev += 13) {
+        uint32_t x = ev[0] | (uint32_t)ev[1] << 8, y = ev[2] | (uint32_t)ev[3] << 8;
+        if (x >= w || y >= h)
+            return false;
+        bgra[4 * ((size_t)y * w + x) + (ev[12] ? 0 : 2)] = 255;
+    }
+    return true;
+}
+
 bool sn_image_pattern_check(const char *pattern, sn_error *err)
 {
     int conversions = 0;
@@ -131,18 +143,28 @@ sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, cons
     const msgpack_object *w = msg->type == MSGPACK_OBJECT_MAP ? get(msg, "width") : NULL;
     const msgpack_object *h = w ? get(msg, "height") : NULL;
     const msgpack_object *raw = h ? get(msg, "raw_data") : NULL;
+    const msgpack_object *events = h && !raw ? get(msg, "events") : NULL; /* a DVS: its event frame */
+    raw = raw ? raw : events;
     const msgpack_object *frame = raw ? get(msg, "frame") : NULL;
     if (!frame || w->type != MSGPACK_OBJECT_POSITIVE_INTEGER || h->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
         raw->type != MSGPACK_OBJECT_BIN || frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-        return sn_fail(err, SN_E_INVALID, "not a camera image: a message needs frame, width, height and raw_data");
+        return sn_fail(err, SN_E_INVALID, "not a camera image: a message needs frame, width, height and raw_data (or events)");
     uint64_t W = w->via.u64, H = h->via.u64;
-    if (!W || !H || W > 16384 || H > 16384 || (uint64_t)raw->via.bin.size != W * H * 4)
-        return sn_fail(err, SN_E_INVALID, "corrupt camera image: raw_data has %u bytes for %llux%llu BGRA pixels",
-                       raw->via.bin.size, (unsigned long long)W, (unsigned long long)H);
+    if (!W || !H || W > 16384 || H > 16384 || (events ? raw->via.bin.size % 13 : (uint64_t)raw->via.bin.size != W * H * 4))
+        return sn_fail(err, SN_E_INVALID, "corrupt camera image: %s has %u bytes for %llux%llu pixels",
+                       events ? "events" : "raw_data", raw->via.bin.size, (unsigned long long)W, (unsigned long long)H);
     size_t px = (size_t)(W * H);
-    if (!sn_grow((void **)scratch, cap, px * 3, 1))
+    if (!sn_grow((void **)scratch, cap, px * (events ? 7 : 3), 1))
         return sn_fail(err, SN_E_NOMEM, "out of memory for a %llux%llu image", (unsigned long long)W, (unsigned long long)H);
-    sn_convert_bgra(c, (const uint8_t *)raw->via.bin.ptr, px, *scratch);
+    const uint8_t *bgra = (const uint8_t *)raw->via.bin.ptr;
+    if (events) {
+        /* the event frame goes after the RGB output in the same scratch buffer */
+        if (!sn_event_frame(bgra, raw->via.bin.size / 13, (uint32_t)W, (uint32_t)H, *scratch + px * 3))
+            return sn_fail(err, SN_E_INVALID, "corrupt event stream: an event lies outside the %llux%llu picture",
+                           (unsigned long long)W, (unsigned long long)H);
+        bgra = *scratch + px * 3;
+    }
+    sn_convert_bgra(c, bgra, px, *scratch);
     char name[2048], path[4096];
     /* the pattern was checked: at most one integer conversion */
 #pragma GCC diagnostic push

@@ -22,13 +22,22 @@ void sn_convert_bgra(sn_converter c, const uint8_t *bgra, size_t px, uint8_t *rg
 const uint8_t *sn_cityscapes_color(uint8_t tag);
 
 /*
+** CARLA's DVSEventArray.to_image: a black W x H BGRA picture (alpha 0) where each event of the
+** DVS `events` bin (13-byte records {x u16, y u16, t i64, pol u8}, little-endian) sets blue
+** when positive and red when negative, so a pixel with both is magenta. false when an event
+** lies outside the picture.
+*/
+bool sn_event_frame(const uint8_t *events, size_t n, uint32_t w, uint32_t h, uint8_t *bgra);
+
+/*
 ** A path pattern has at most one integer conversion for the frame ("%06d", "%d") and "%%"
 ** for a percent sign. Returns false and a reason in err otherwise.
 */
 bool sn_image_pattern_check(const char *pattern, sn_error *err);
 
 /*
-** Saves the image of one camera message (a map with width, height and raw_data) to
+** Saves the image of one camera message (a map with width, height and raw_data, or a DVS
+** message with width, height and events: its event frame, then the converter) to
 ** dir/pattern(frame), creating folders as needed. `scratch` is grown and reused (caller frees).
 */
 sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,

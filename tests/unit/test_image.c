@@ -40,6 +40,17 @@ int main(void)
     uint8_t c[4] = {1, 2, 3, 255};
     sn_convert_bgra(SN_CONV_RAW, c, 1, rgb);
     CHECK(rgb[0] == 3 && rgb[1] == 2 && rgb[2] == 1, "raw swaps to RGB");
+    /* DVS event frames (CARLA's to_image): positive blue, negative red, both magenta */
+    uint8_t ev[4 * 13] = {0}, frame[3 * 2 * 4];
+    const uint8_t xy_pol[4][3] = {{0, 0, 1}, {2, 1, 0}, {1, 0, 1}, {1, 0, 0}};
+    for (int e = 0; e < 4; e++)
+        ev[13 * e] = xy_pol[e][0], ev[13 * e + 2] = xy_pol[e][1], ev[13 * e + 12] = xy_pol[e][2];
+    CHECK(sn_event_frame(ev, 4, 3, 2, frame), "events inside a 3x2 picture");
+    CHECK(frame[0] == 255 && frame[1] == 0 && frame[2] == 0, "positive at (0, 0) is blue");
+    CHECK(frame[4 * 5 + 2] == 255 && frame[4 * 5] == 0, "negative at (2, 1) is red");
+    CHECK(frame[4] == 255 && frame[6] == 255 && frame[5] == 0, "both at (1, 0) are magenta");
+    CHECK(frame[4 * 3] == 0 && frame[4 * 3 + 2] == 0 && frame[4 * 3 + 3] == 0, "no event: black, alpha 0 (CARLA)");
+    CHECK(!sn_event_frame(ev, 4, 2, 2, frame), "an event outside the picture is refused");
     sn_converter k;
     CHECK(sn_converter_parse("logarithmic_depth", &k) && k == SN_CONV_LOG_DEPTH, "names");
     CHECK(!sn_converter_parse("Depth", &k), "names are case-sensitive");
