@@ -29,7 +29,7 @@ static int fail(int code, const char *fmt, const char *a)
 }
 
 static const char USAGE[] =
-    "usage: sensim run SCENE --out DIR [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
     "       sensim blueprints [--json] [--plugin-dir DIR]\n"
     "       sensim plugins [--json] [--plugin-dir DIR]\n"
     "       sensim dump FILE [--json]\n"
@@ -40,9 +40,11 @@ static const char USAGE[] =
 
 /* What `sensim COMMAND --help` prints on stdout. */
 static const char HELP_RUN[] =
-    "usage: sensim run SCENE --out DIR [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
     "Runs a scene headless; each sensor writes DIR/<sensor name>.msgpack.\n"
     "  --out DIR         output folder (created on demand); required\n"
+    "  --set PATH=VALUE  overrides one scene value, checked like the file (repeatable), e.g.\n"
+    "                    actors.hero.control.throttle=0.7  settings.seed=4  sensors.front.attributes.fov=110\n"
     "  --frames N        run N frames instead of the scene's settings.frames / duration\n"
     "  --seed N          random seed instead of the scene's\n"
     "  --threads N       renderer worker threads (default: the number of cores)\n"
@@ -87,8 +89,12 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+#define MAX_SETS 256
+
 typedef struct cli {
     const char *positional;
+    const char *sets[MAX_SETS];
+    size_t n_sets;
     const char *out, *plugin_dir, *converter;
     uint64_t frames, seed, threads;
     bool has_frames, has_seed, json, quiet;
@@ -126,6 +132,13 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
             i++;
             if (strcmp(name, "out") == 0)
                 c->out = val;
+            else if (strcmp(name, "set") == 0) {
+                if (c->n_sets == MAX_SETS)
+                    return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
+                if (!strchr(val, '=') || val[0] == '=')
+                    return fail(EXIT_INPUT, "--set needs PATH=VALUE (e.g. settings.seed=4), found '%s'", val);
+                c->sets[c->n_sets++] = val;
+            }
             else if (strcmp(name, "converter") == 0)
                 c->converter = val;
             else if (strcmp(name, "plugin-dir") == 0)
@@ -152,7 +165,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " out frames seed threads plugin-dir quiet ", HELP_RUN);
+    int rc = parse_args(argc, argv, &c, " out set frames seed threads plugin-dir quiet ", HELP_RUN);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
@@ -168,7 +181,7 @@ static int cmd_run(int argc, char **argv)
         return fail(EXIT_INPUT, "%s", err.msg);
     if (c.has_frames)
         sn_engine_set_frames(e, c.frames);
-    if (sn_engine_load_scene(e, c.positional, &err) != SN_OK || sn_engine_open_outputs(e, c.out, &err) != SN_OK) {
+    if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK || sn_engine_open_outputs(e, c.out, &err) != SN_OK) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
     }

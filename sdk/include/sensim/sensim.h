@@ -80,6 +80,16 @@ SN_API void sn_engine_destroy(sn_engine *e);
 
 /* Parses, validates and builds a scene. On failure nothing of the scene is left behind. */
 SN_API sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *err);
+/*
+** As sn_engine_load_scene, with overrides applied to the file before it is checked, in order:
+** each "PATH=VALUE" (`sensim run --set`) replaces or adds one value. PATH is keys joined by
+** '.', actors and sensors (any list) addressed by their name or index:
+** "actors.hero.control.throttle=0.7", "settings.seed=4", "sensors.front.attributes.fov=110",
+** "actors.hero.transform.location=[0, 2, 0.75]". VALUE is YAML, checked exactly like the file:
+** an error names "FILE: --set PATH=VALUE: what was expected".
+*/
+SN_API sn_status sn_engine_load_scene_with_overrides(sn_engine *e, const char *path, const char *const *overrides,
+                                                     size_t n_overrides, sn_error *err);
 /* Overrides the scene's frame count (settings.frames / duration). */
 SN_API void sn_engine_set_frames(sn_engine *e, uint64_t frames);
 /* Writes each sensor's stream to DIR/<name>.msgpack (created on demand). Call after load. */
