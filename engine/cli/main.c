@@ -7,6 +7,7 @@
 ** plugin). Every error is one line on stderr starting "sensim: error:". */
 #include <sensim/sensim.h>
 
+#include "batch_cmd.h"
 #include "scaffold.h"
 
 #include <errno.h>
@@ -29,7 +30,8 @@ static int fail(int code, const char *fmt, const char *a)
 }
 
 static const char USAGE[] =
-    "usage: sensim run SCENE --out DIR [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "       sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume] [--dry-run]\n"
     "       sensim blueprints [--json] [--plugin-dir DIR]\n"
     "       sensim plugins [--json] [--plugin-dir DIR]\n"
     "       sensim dump FILE [--json]\n"
@@ -40,14 +42,17 @@ static const char USAGE[] =
 
 /* What `sensim COMMAND --help` prints on stdout. */
 static const char HELP_RUN[] =
-    "usage: sensim run SCENE --out DIR [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
     "Runs a scene headless; each sensor writes DIR/<sensor name>.msgpack.\n"
     "  --out DIR         output folder (created on demand); required\n"
+    "  --set PATH=VALUE  overrides one scene value, checked like the file (repeatable), e.g.\n"
+    "                    actors.hero.control.throttle=0.7  settings.seed=4  sensors.front.attributes.fov=110\n"
     "  --frames N        run N frames instead of the scene's settings.frames / duration\n"
     "  --seed N          random seed instead of the scene's\n"
     "  --threads N       renderer worker threads (default: the number of cores)\n"
     "  --plugin-dir DIR  searched for plugins before SENSIM_PLUGIN_PATH and the engine's own\n"
     "  --quiet           no summary line, no refused-plugin warnings\n"
+    "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N} there at the end\n"
     "Exit status: 0 success, 1 a failure while running (partial streams kept as .part), 2 bad input.\n";
 static const char HELP_BLUEPRINTS[] =
     "usage: sensim blueprints [--json] [--plugin-dir DIR]\n"
@@ -87,9 +92,13 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+#define MAX_SETS 256
+
 typedef struct cli {
     const char *positional;
-    const char *out, *plugin_dir, *converter;
+    const char *sets[MAX_SETS];
+    size_t n_sets;
+    const char *out, *plugin_dir, *converter, *stats;
     uint64_t frames, seed, threads;
     bool has_frames, has_seed, json, quiet;
 } cli;
@@ -126,6 +135,15 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
             i++;
             if (strcmp(name, "out") == 0)
                 c->out = val;
+            else if (strcmp(name, "set") == 0) {
+                if (c->n_sets == MAX_SETS)
+                    return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
+                if (!strchr(val, '=') || val[0] == '=')
+                    return fail(EXIT_INPUT, "--set needs PATH=VALUE (e.g. settings.seed=4), found '%s'", val);
+                c->sets[c->n_sets++] = val;
+            }
+            else if (strcmp(name, "stats") == 0)
+                c->stats = val;
             else if (strcmp(name, "converter") == 0)
                 c->converter = val;
             else if (strcmp(name, "plugin-dir") == 0)
@@ -152,7 +170,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " out frames seed threads plugin-dir quiet ", HELP_RUN);
+    int rc = parse_args(argc, argv, &c, " out set frames seed threads plugin-dir quiet stats ", HELP_RUN);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
@@ -168,7 +186,7 @@ static int cmd_run(int argc, char **argv)
         return fail(EXIT_INPUT, "%s", err.msg);
     if (c.has_frames)
         sn_engine_set_frames(e, c.frames);
-    if (sn_engine_load_scene(e, c.positional, &err) != SN_OK || sn_engine_open_outputs(e, c.out, &err) != SN_OK) {
+    if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK || sn_engine_open_outputs(e, c.out, &err) != SN_OK) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
     }
@@ -177,6 +195,14 @@ static int cmd_run(int argc, char **argv)
     double wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
     sn_run_stats stats = {.struct_size = sizeof stats};
     sn_engine_stats(e, &stats, NULL); /* cannot fail with an engine and a sized struct */
+    if (c.stats) {
+        FILE *sf = fopen(c.stats, "w");
+        if (sf) {
+            fprintf(sf, "{\"frames\":%llu,\"sim_time\":%.9g,\"messages\":%llu,\"sensors\":%u}\n",
+                    (unsigned long long)stats.frames, stats.sim_time, (unsigned long long)stats.messages, stats.sensors);
+            fclose(sf);
+        }
+    }
     if (st != SN_OK) {
         fprintf(stderr, "sensim: error: %s\n", err.msg);
         fprintf(stderr, "sensim: stopped at frame %llu; partial streams kept as %s/*.msgpack.part\n",
@@ -435,6 +461,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc, argv);
+    if (strcmp(cmd, "batch") == 0)
+        return sn_cli_batch(argc, argv);
     if (strcmp(cmd, "blueprints") == 0)
         return cmd_blueprints(argc, argv);
     if (strcmp(cmd, "plugins") == 0)

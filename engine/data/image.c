@@ -4,6 +4,7 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "dump.h"
+#include "png.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <stb_image_write.h>
 
 /* Seed 003's table; Rider as CARLA's CityScapesPalette has it (255, 0, 0). */
 static const uint8_t palette[29][3] = {
@@ -176,7 +176,7 @@ sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, cons
     sn_status st = make_parents(path, err);
     if (st)
         return st;
-    if (!stbi_write_png(path, (int)W, (int)H, 3, *scratch, (int)W * 3))
+    if (!sn_png_write_rgb(path, (int)W, (int)H, *scratch))
         return sn_fail(err, SN_E_IO, "cannot write %s", path);
     return SN_OK;
 }

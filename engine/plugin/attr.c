@@ -185,7 +185,7 @@ int sn_attr_find(const sn_attr_def *defs, uint32_t n, size_t stride, const char 
 static void at_pos(char *buf, size_t n, const char *scene_path, sn_srcpos pos)
 {
     if (scene_path)
-        snprintf(buf, n, "%s:%d:%d", scene_path, pos.line, pos.col);
+        sn_format(buf, n, "%s", sn_scene_where(scene_path, pos).s);
     else
         snprintf(buf, n, "spawn");
 }

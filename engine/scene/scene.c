@@ -4,6 +4,7 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
+#include "override.h"
 #include "yamldoc.h"
 
 #include <errno.h>
@@ -19,15 +20,25 @@ typedef struct ctx {
     sn_error *err;
 } ctx;
 
+sn_where sn_scene_where(const char *path, sn_srcpos pos)
+{
+    sn_where w;
+    if (pos.set)
+        snprintf(w.s, sizeof w.s, "%s: --set %s", path, pos.set);
+    else
+        snprintf(w.s, sizeof w.s, "%s:%d:%d", path, pos.line, pos.col);
+    return w;
+}
+
+static sn_srcpos pos_of(const sn_ynode *n) { return (sn_srcpos){n->line, n->col, n->set}; }
+
 static sn_status at(ctx *c, const sn_ynode *n, const char *fmt, const char *a, const char *b)
 {
     char what[512];
     sn_format(what, sizeof what, fmt, a ? a : "", b ? b : "");
-    return sn_fail(c->err, SN_E_INVALID, "%s:%d:%d: %s", c->path, n ? n->line : 1, n ? n->col : 1,
+    return sn_fail(c->err, SN_E_INVALID, "%s: %s", sn_scene_where(c->path, n ? pos_of(n) : (sn_srcpos){1, 1, NULL}).s,
                    what);
 }
-
-static sn_srcpos pos_of(const sn_ynode *n) { return (sn_srcpos){n->line, n->col}; }
 
 static sn_status expect(ctx *c, const sn_ynode *n, sn_ynode_kind k, const char *what)
 {
@@ -359,7 +370,9 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     e->blueprint_pos = pos_of(v);
     if ((st = get_string(c, v, "blueprint", &e->blueprint)))
         return st;
+    e->name_pos = e->pos;
     if ((v = sn_ynode_get(n, "name"))) {
+        e->name_pos = pos_of(v);
         if ((st = get_string(c, v, "name", &e->name)))
             return st;
         if (!e->name[0])
@@ -575,8 +588,13 @@ static sn_status check_names(ctx *c, sn_scene *s)
         for (; set[h]; h = (h + 1) & (cap - 1)) {
             sn_scene_entity *b = entity_at(s, set[h] - 1);
             if (strcmp(a->name, b->name) == 0) {
-                st = sn_fail(c->err, SN_E_INVALID, "%s:%d:%d: name '%s' is already used at line %d; names must be unique",
-                             c->path, a->pos.line, a->pos.col, a->name, b->pos.line);
+                char first[SN_ERROR_MAX];
+                if (b->name_pos.set)
+                    snprintf(first, sizeof first, "--set %s", b->name_pos.set);
+                else
+                    snprintf(first, sizeof first, "line %d", b->name_pos.line);
+                st = sn_fail(c->err, SN_E_INVALID, "%s: name '%s' is already used at %s; names must be unique",
+                             sn_scene_where(c->path, a->name_pos).s, a->name, first);
                 break;
             }
         }
@@ -588,8 +606,18 @@ static sn_status check_names(ctx *c, sn_scene *s)
 
 sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)
 {
+    return sn_scene_load_with(s, path, NULL, 0, err);
+}
+
+sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *sets, size_t n_sets, sn_error *err)
+{
     memset(s, 0, sizeof *s);
     s->path = sn_strdup(path);
+    if (n_sets && !(s->sets = calloc(n_sets, sizeof *s->sets)))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n_sets; i++, s->n_sets++)
+        if (!sets[i] || !(s->sets[i] = sn_strdup(sets[i])))
+            return sn_fail(err, SN_E_INVALID, "%s: an override is NULL or out of memory", path);
     s->settings.fixed_delta_seconds = 0.05;
     s->settings.max_substep_delta_time = 0.01;
     s->settings.max_substeps = 10;
@@ -602,10 +630,12 @@ sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)
     sn_status st = sn_ydoc_load(&doc, path, err);
     if (st)
         return st;
+    for (size_t i = 0; i < s->n_sets && !st; i++)
+        st = sn_ydoc_override(&doc, path, s->sets[i], err);
     ctx c = {path, err};
     static const char *const keys[] = {"settings", "actors", "sensors", NULL};
     const sn_ynode *root = doc.root, *v;
-    if (!root)
+    if (!st && !root)
         st = sn_fail(err, SN_E_INVALID, "%s:1:1: the scene is empty (expected a mapping with settings, actors, sensors)", path);
     if (!st)
         st = expect(&c, root, SN_Y_MAP, "the scene");
@@ -658,5 +688,8 @@ void sn_scene_free(sn_scene *s)
     free(s->actors);
     free(s->sensors);
     free(s->path);
+    for (size_t i = 0; i < s->n_sets; i++)
+        free(s->sets[i]);
+    free(s->sets);
     memset(s, 0, sizeof *s);
 }

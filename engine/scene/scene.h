@@ -10,7 +10,14 @@
 /* Where something was written, for messages. */
 typedef struct sn_srcpos {
     int line, col;
+    const char *set; /* NULL: in the file; else the "PATH=VALUE" of the --set it came from */
 } sn_srcpos;
+
+/* "file:line:col", or "file: --set PATH=VALUE" for a value that came from an override. */
+typedef struct sn_where {
+    char s[SN_ERROR_MAX];
+} sn_where;
+sn_where sn_scene_where(const char *path, sn_srcpos pos);
 
 typedef struct sn_scene_attr {
     char *key;
@@ -29,7 +36,7 @@ typedef struct sn_scene_call {
 typedef struct sn_scene_entity {
     char *name;
     char *blueprint;
-    sn_srcpos pos, blueprint_pos, attach_pos;
+    sn_srcpos pos, name_pos, blueprint_pos, attach_pos;
     sn_transform transform;
     char *attach_to; /* NULL when free-standing */
     sn_scene_attr *attrs;
@@ -73,6 +80,8 @@ typedef struct sn_scene_settings {
 
 typedef struct sn_scene {
     char *path;
+    char **sets; /* the overrides applied, "PATH=VALUE" (positions point into them) */
+    size_t n_sets;
     sn_scene_settings settings;
     sn_scene_entity *actors;
     uint32_t n_actors;
@@ -82,6 +91,9 @@ typedef struct sn_scene {
 
 /* Parses and checks a scene file. Free with sn_scene_free (also after failure). */
 sn_status sn_scene_load(sn_scene *scene, const char *path, sn_error *err);
+/* As sn_scene_load with `--set PATH=VALUE` overrides applied in order before checking. */
+sn_status sn_scene_load_with(sn_scene *scene, const char *path, const char *const *sets, size_t n_sets,
+                             sn_error *err);
 void sn_scene_free(sn_scene *scene);
 
 #endif

@@ -10,12 +10,12 @@
 
 #define MAX_DEPTH 64 /* deeper documents are refused rather than risk the C stack */
 
-static void node_free(sn_ynode *n)
+void sn_ynode_free(sn_ynode *n)
 {
     if (!n)
         return;
     for (size_t i = 0; i < n->n; i++)
-        node_free(n->items[i]);
+        sn_ynode_free(n->items[i]);
     free(n->items);
     free(n->text);
     free(n);
@@ -23,21 +23,30 @@ static void node_free(sn_ynode *n)
 
 void sn_ydoc_free(sn_ydoc *doc)
 {
-    node_free(doc->root);
+    sn_ynode_free(doc->root);
     free(doc->path);
     doc->root = NULL;
     doc->path = NULL;
 }
 
-static sn_ynode *node_new(sn_ynode_kind k, const yaml_mark_t *m)
+sn_ynode *sn_ynode_new(sn_ynode_kind k, const char *set)
 {
     sn_ynode *n = calloc(1, sizeof *n);
     if (n) {
         n->kind = k;
-        n->line = (int)m->line + 1;
-        n->col = (int)m->column + 1;
+        n->set = set;
     }
     return n;
+}
+
+bool sn_ynode_append(sn_ynode *parent, sn_ynode *child)
+{
+    sn_ynode **items = realloc(parent->items, (parent->n + 1) * sizeof *items);
+    if (!items)
+        return false;
+    parent->items = items;
+    parent->items[parent->n++] = child;
+    return true;
 }
 
 static bool node_push(sn_ynode *parent, sn_ynode *child, size_t *cap)
@@ -50,9 +59,20 @@ static bool node_push(sn_ynode *parent, sn_ynode *child, size_t *cap)
 
 typedef struct builder {
     yaml_parser_t parser;
-    const char *path;
+    const char *path; /* for messages: the file, or "--set PATH=VALUE" */
+    const char *set;  /* given to every node: NULL when parsing a file */
     sn_error *err;
 } builder;
+
+static sn_ynode *node_new(builder *b, sn_ynode_kind k, const yaml_mark_t *m)
+{
+    sn_ynode *n = sn_ynode_new(k, b->set);
+    if (n) {
+        n->line = (int)m->line + 1;
+        n->col = (int)m->column + 1;
+    }
+    return n;
+}
 
 static sn_status parse_error(builder *b)
 {
@@ -74,7 +94,7 @@ static sn_status build_node(builder *b, yaml_event_t *ev, int depth, sn_ynode **
     }
     switch (ev->type) {
     case YAML_SCALAR_EVENT: {
-        sn_ynode *n = node_new(SN_Y_SCALAR, &ev->start_mark);
+        sn_ynode *n = node_new(b, SN_Y_SCALAR, &ev->start_mark);
         if (!n)
             return sn_fail(b->err, SN_E_NOMEM, "%s: out of memory", b->path);
         n->text = malloc(ev->data.scalar.length + 1);
@@ -98,14 +118,14 @@ static sn_status build_node(builder *b, yaml_event_t *ev, int depth, sn_ynode **
     case YAML_MAPPING_START_EVENT: {
         bool is_map = ev->type == YAML_MAPPING_START_EVENT;
         yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
-        sn_ynode *n = node_new(is_map ? SN_Y_MAP : SN_Y_SEQ, &ev->start_mark);
+        sn_ynode *n = node_new(b, is_map ? SN_Y_MAP : SN_Y_SEQ, &ev->start_mark);
         if (!n)
             return sn_fail(b->err, SN_E_NOMEM, "%s: out of memory", b->path);
         size_t cap = 0;
         for (;;) {
             yaml_event_t child;
             if (!yaml_parser_parse(&b->parser, &child)) {
-                node_free(n);
+                sn_ynode_free(n);
                 return parse_error(b);
             }
             if (child.type == end) {
@@ -117,14 +137,14 @@ static sn_status build_node(builder *b, yaml_event_t *ev, int depth, sn_ynode **
                                        b->path, (int)child.start_mark.line + 1,
                                        (int)child.start_mark.column + 1);
                 yaml_event_delete(&child);
-                node_free(n);
+                sn_ynode_free(n);
                 return st;
             }
             sn_ynode *c;
             sn_status st = build_node(b, &child, depth + 1, &c);
             yaml_event_delete(&child);
             if (st != SN_OK) {
-                node_free(n);
+                sn_ynode_free(n);
                 return st;
             }
             if (is_map && n->n % 2 == 0) {
@@ -133,15 +153,15 @@ static sn_status build_node(builder *b, yaml_event_t *ev, int depth, sn_ynode **
                         st = sn_fail(b->err, SN_E_INVALID,
                                      "%s:%d:%d: key '%s' appears twice in this mapping (first at line %d)",
                                      b->path, c->line, c->col, c->text, n->items[k]->line);
-                        node_free(c);
-                        node_free(n);
+                        sn_ynode_free(c);
+                        sn_ynode_free(n);
                         return st;
                     }
                 }
             }
             if (!node_push(n, c, &cap)) {
-                node_free(c);
-                node_free(n);
+                sn_ynode_free(c);
+                sn_ynode_free(n);
                 return sn_fail(b->err, SN_E_NOMEM, "%s: out of memory", b->path);
             }
         }
@@ -152,6 +172,43 @@ static sn_status build_node(builder *b, yaml_event_t *ev, int depth, sn_ynode **
         return sn_fail(b->err, SN_E_INVALID, "%s:%d:%d: unexpected YAML event", b->path,
                        (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1);
     }
+}
+
+/* Reads the one document of an initialised parser into *root (NULL when empty). */
+static sn_status parse_document(builder *b, sn_ynode **root)
+{
+    sn_status st = SN_OK;
+    int docs = 0;
+    *root = NULL;
+    for (bool done = false; !done && st == SN_OK;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&b->parser, &ev))
+            return parse_error(b);
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = true;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++docs > 1)
+                st = sn_fail(b->err, SN_E_INVALID, "%s:%d:%d: a scene file holds one YAML document", b->path,
+                             (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1);
+            break;
+        case YAML_SCALAR_EVENT:
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+        case YAML_ALIAS_EVENT:
+            st = build_node(b, &ev, 0, root);
+            break;
+        default:
+            break;
+        }
+        yaml_event_delete(&ev);
+    }
+    if (st != SN_OK) {
+        sn_ynode_free(*root);
+        *root = NULL;
+    }
+    return st;
 }
 
 sn_status sn_ydoc_load(sn_ydoc *doc, const char *path, sn_error *err)
@@ -167,38 +224,40 @@ sn_status sn_ydoc_load(sn_ydoc *doc, const char *path, sn_error *err)
         return sn_fail(err, SN_E_NOMEM, "%s: cannot initialise the YAML parser", path);
     }
     yaml_parser_set_input_file(&b.parser, f);
-    sn_status st = SN_OK;
-    int docs = 0;
-    for (bool done = false; !done && st == SN_OK;) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&b.parser, &ev)) {
-            st = parse_error(&b);
-            break;
-        }
-        switch (ev.type) {
-        case YAML_STREAM_END_EVENT:
-            done = true;
-            break;
-        case YAML_DOCUMENT_START_EVENT:
-            if (++docs > 1)
-                st = sn_fail(err, SN_E_INVALID, "%s:%d:%d: a scene file holds one YAML document",
-                             path, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1);
-            break;
-        case YAML_SCALAR_EVENT:
-        case YAML_SEQUENCE_START_EVENT:
-        case YAML_MAPPING_START_EVENT:
-        case YAML_ALIAS_EVENT:
-            st = build_node(&b, &ev, 0, &doc->root);
-            break;
-        default:
-            break;
-        }
-        yaml_event_delete(&ev);
-    }
+    sn_status st = parse_document(&b, &doc->root);
     yaml_parser_delete(&b.parser);
     fclose(f);
     if (st != SN_OK)
         sn_ydoc_free(doc);
+    return st;
+}
+
+sn_status sn_ydoc_parse_value(const char *text, const char *set, const char *scene, sn_ynode **out,
+                              sn_error *err)
+{
+    const char *label = "value";
+    builder b = {.path = label, .set = set, .err = err};
+    if (!yaml_parser_initialize(&b.parser))
+        return sn_fail(err, SN_E_NOMEM, "%s: cannot initialise the YAML parser", label);
+    yaml_parser_set_input_string(&b.parser, (const unsigned char *)text, strlen(text));
+    sn_status st = parse_document(&b, out);
+    yaml_parser_delete(&b.parser);
+    if (st != SN_OK && err) { /* "value:L:C: what" -> "SCENE: --set P=V: at column C of the value: what" */
+        int line = 0, col = 0, used = 0;
+        char what[sizeof err->msg];
+        if (sscanf(err->msg, "value:%d:%d: %n", &line, &col, &used) == 2 && used > 0) {
+            snprintf(what, sizeof what, "%s", err->msg + used);
+            sn_fail(err, st, "%s: --set %s: at column %d of the value: %s", scene, set, col, what);
+        }
+    }
+    if (st == SN_OK && !*out) { /* "KEY=" sets the empty string */
+        if (!(*out = sn_ynode_new(SN_Y_SCALAR, set)) || !((*out)->text = sn_strdup(""))) {
+            sn_ynode_free(*out);
+            *out = NULL;
+            return sn_fail(err, SN_E_NOMEM, "%s: out of memory", scene);
+        }
+        (*out)->quoted = true;
+    }
     return st;
 }
 

@@ -134,8 +134,8 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
         if (refused)
             snprintf(hint, sizeof hint, "; %zu plugin file%s refused, see `sensim plugins`", refused,
                      refused == 1 ? " was" : "s were");
-        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: unknown sensor blueprint '%s' (see `sensim blueprints`%s)",
-                       path, ent->blueprint_pos.line, ent->blueprint_pos.col, ent->blueprint, hint);
+        return sn_fail(err, SN_E_INVALID, "%s: unknown sensor blueprint '%s' (see `sensim blueprints`%s)",
+                       sn_scene_where(path, ent->blueprint_pos).s, ent->blueprint, hint);
     }
     s->cls = s->bp->cls;
     static const char *const host_keys[] = {"role_name", NULL};
@@ -144,13 +144,12 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     if (st)
         return st;
     if (ent->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0)
-        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: 'save' writes camera images; %s is not a camera", path,
-                       ent->save_pos.line, ent->save_pos.col, s->bp->id);
+        return sn_fail(err, SN_E_INVALID, "%s: 'save' writes camera images; %s is not a camera", sn_scene_where(path, ent->save_pos).s, s->bp->id);
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
         if (tick < 0)
-            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: sensor_tick must be >= 0", path, ent->pos.line, ent->pos.col);
+            return sn_fail(err, SN_E_INVALID, "%s: sensor_tick must be >= 0", sn_scene_where(path, ent->pos).s);
         s->tick_ns = llround(tick * 1e9);
     }
     for (uint32_t c = 0; c < ent->n_calls; c++) {
@@ -158,11 +157,9 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
         for (uint32_t m = 0; m < s->cls->n_methods; m++)
             found |= strcmp(sn_class_method(s->cls, m)->name, ent->calls[c].method) == 0;
         if (!found || !s->cls->call)
-            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: '%s' has no method '%s'", path, ent->calls[c].pos.line,
-                           ent->calls[c].pos.col, s->bp->id, ent->calls[c].method);
+            return sn_fail(err, SN_E_INVALID, "%s: '%s' has no method '%s'", sn_scene_where(path, ent->calls[c].pos).s, s->bp->id, ent->calls[c].method);
         if (c && ent->calls[c].at < ent->calls[c - 1].at)
-            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: calls must be listed in time order", path,
-                           ent->calls[c].pos.line, ent->calls[c].pos.col);
+            return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, ent->calls[c].pos).s);
     }
     sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(ent->name));
     return SN_OK;
@@ -195,8 +192,7 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     for (uint32_t i = 0; i < sc->n_actors + sc->n_sensors; i++) {
         const sn_scene_entity *ent = i < sc->n_actors ? &sc->actors[i] : &sc->sensors[i - sc->n_actors];
         if (ent->attach_to && !scene_actor(e, ent->attach_to))
-            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attach_to '%s' names no actor of this scene", sc->path,
-                           ent->attach_pos.line, ent->attach_pos.col, ent->attach_to);
+            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no actor of this scene", sn_scene_where(sc->path, ent->attach_pos).s, ent->attach_to);
     }
     for (uint32_t i = 0; i < sc->n_actors; i++) {
         e->actors[e->n_actors++].entity = &sc->actors[i];
@@ -210,8 +206,8 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     for (uint32_t i = 0; i < sc->n_actors; i++) {
         const sn_blueprint *bp = sn_library_find(&e->lib, sc->actors[i].blueprint);
         if (!e->actors[i].spawned && (!bp || bp->kind == SN_ACTOR_SENSOR))
-            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: unknown actor blueprint '%s' (see `sensim blueprints`)",
-                           sc->path, sc->actors[i].blueprint_pos.line, sc->actors[i].blueprint_pos.col,
+            return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`)",
+                           sn_scene_where(sc->path, sc->actors[i].blueprint_pos).s,
                            sc->actors[i].blueprint);
     }
     return SN_OK;
@@ -219,11 +215,19 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
 
 sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *err)
 {
+    return sn_engine_load_scene_with_overrides(e, path, NULL, 0, err);
+}
+
+sn_status sn_engine_load_scene_with_overrides(sn_engine *e, const char *path, const char *const *overrides,
+                                              size_t n_overrides, sn_error *err)
+{
     if (!e || !path)
         return sn_fail(err, SN_E_INVALID, "load_scene: NULL engine or path");
     if (e->loaded)
         return sn_fail(err, SN_E_STATE, "%s: the engine already holds a scene", path);
-    sn_status st = sn_scene_load(&e->scene, path, err);
+    if (n_overrides && !overrides)
+        return sn_fail(err, SN_E_INVALID, "%s: %zu overrides given as NULL", path, n_overrides);
+    sn_status st = sn_scene_load_with(&e->scene, path, overrides, n_overrides, err);
     if (!st) {
         e->seed = e->opts.seed_set ? e->opts.seed : e->scene.settings.seed;
         const sn_scene_settings *ss = &e->scene.settings;

@@ -43,7 +43,7 @@ static void attr_where(const struct sn_engine *e, const sn_scene_entity *ent, co
     for (uint32_t i = 0; i < ent->n_attrs; i++)
         if (strcmp(ent->attrs[i].key, key) == 0)
             pos = ent->attrs[i].value_pos;
-    snprintf(buf, n, "%s:%d:%d", e->scene.path, pos.line, pos.col);
+    sn_format(buf, n, "%s", sn_scene_where(e->scene.path, pos).s);
 }
 
 static sn_status parse_extent(const struct sn_engine *e, const sn_spawn_desc *d, const char *text, sn_vec3 *out,
@@ -77,7 +77,7 @@ bad:;
 static void desc_where(const struct sn_engine *e, const sn_spawn_desc *d, char *buf, size_t n)
 {
     if (d->src)
-        snprintf(buf, n, "%s:%d:%d", e->scene.path, d->src->pos.line, d->src->pos.col);
+        sn_format(buf, n, "%s", sn_scene_where(e->scene.path, d->src->pos).s);
     else
         snprintf(buf, n, "spawn '%s'", d->bp->id);
 }
@@ -226,22 +226,21 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
     const char *path = e->scene.path;
     const sn_blueprint *bp = sn_library_find(&e->lib, ent->blueprint);
     if (!bp || bp->kind == SN_ACTOR_SENSOR)
-        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: unknown actor blueprint '%s' (see `sensim blueprints`; "
-                       "sensors go under 'sensors:')", path, ent->blueprint_pos.line, ent->blueprint_pos.col,
+        return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`; "
+                       "sensors go under 'sensors:')", sn_scene_where(path, ent->blueprint_pos).s,
                        ent->blueprint);
     if ((ent->has_control || ent->has_velocity || ent->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
-        return sn_fail(err, SN_E_INVALID, "%s:%d:%d: '%s' is static: velocity, control and autopilot need a "
-                       "vehicle.* or walker.* blueprint", path, ent->pos.line, ent->pos.col, bp->id);
+        return sn_fail(err, SN_E_INVALID, "%s: '%s' is static: velocity, control and autopilot need a "
+                       "vehicle.* or walker.* blueprint", sn_scene_where(path, ent->pos).s, bp->id);
     sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent};
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
-            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attach_to '%s' names no %s actor", path,
-                           ent->attach_pos.line, ent->attach_pos.col, ent->attach_to, p ? "non-sensor" : "live");
+            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(path, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
         d.parent = p->id;
         if (bp->kind != SN_ACTOR_STATIC)
-            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: only static props and sensors can be attached; '%s' is a %s",
-                           path, ent->attach_pos.line, ent->attach_pos.col, ent->name ? ent->name : bp->id, bp->id);
+            return sn_fail(err, SN_E_INVALID, "%s: only static props and sensors can be attached; '%s' is a %s",
+                           sn_scene_where(path, ent->attach_pos).s, ent->name ? ent->name : bp->id, bp->id);
     }
     sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, ent, path, NULL, &d.values, err);
     if (st)
@@ -335,8 +334,7 @@ sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
-            return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attach_to '%s' names no %s actor", e->scene.path,
-                           ent->attach_pos.line, ent->attach_pos.col, ent->attach_to, p ? "non-sensor" : "live");
+            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(e->scene.path, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
         d.parent = p->id;
     }
     return sn_spawn_sensor(e, s, &d, err);

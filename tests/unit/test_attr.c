@@ -63,7 +63,7 @@ int main(void)
     CHECK(sn_attr_table_check(bad, 1, sizeof bad[0], &err) != SN_OK, "no default");
 
     /* Scene values resolve in table order, with defaults for what is absent. */
-    sn_scene_attr sa[2] = {{"fov", "60", {3, 5}, {3, 10}}, {"tint", "1,2,3", {4, 5}, {4, 11}}};
+    sn_scene_attr sa[2] = {{"fov", "60", {3, 5, NULL}, {3, 10, NULL}}, {"tint", "1,2,3", {4, 5, NULL}, {4, 11, NULL}}};
     sn_scene_entity ent = {.attrs = sa, .n_attrs = 2};
     sn_value *vals;
     CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, "s.yaml", NULL, &vals, &err) == SN_OK, "%s", err.msg);

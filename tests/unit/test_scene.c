@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     EXPECT("actors:\n  - {name: a, blueprint: vehicle.sedan, control: {throttle: 2}}\n",
            "scene.yaml:2:61: control.throttle must be within [0, 1]");
     EXPECT("actors:\n  - {name: a, blueprint: vehicle.sedan}\n  - {name: a, blueprint: vehicle.sedan}\n",
-           "scene.yaml:3:5: name 'a' is already used at line 2");
+           "scene.yaml:3:12: name 'a' is already used at line 2");
     EXPECT("sensors:\n  - {name: c, blueprint: sensor.other.collision, attach_to: ghost}\n",
            "scene.yaml:2:61: attach_to 'ghost' names no actor of this scene");
     EXPECT("sensors:\n  - {name: c, blueprint: sensor.camera.teleport}\n",

@@ -82,6 +82,16 @@ SN_API void sn_engine_destroy(sn_engine *e);
 
 /* Parses, validates and builds a scene. On failure nothing of the scene is left behind. */
 SN_API sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *err);
+/*
+** As sn_engine_load_scene, with overrides applied to the file before it is checked, in order:
+** each "PATH=VALUE" (`sensim run --set`) replaces or adds one value. PATH is keys joined by
+** '.', actors and sensors (any list) addressed by their name or index:
+** "actors.hero.control.throttle=0.7", "settings.seed=4", "sensors.front.attributes.fov=110",
+** "actors.hero.transform.location=[0, 2, 0.75]". VALUE is YAML, checked exactly like the file:
+** an error names "FILE: --set PATH=VALUE: what was expected".
+*/
+SN_API sn_status sn_engine_load_scene_with_overrides(sn_engine *e, const char *path, const char *const *overrides,
+                                                     size_t n_overrides, sn_error *err);
 /* Overrides the scene's frame count (settings.frames / duration). */
 SN_API void sn_engine_set_frames(sn_engine *e, uint64_t frames);
 /* Writes each sensor's stream to DIR/<name>.msgpack (created on demand). Call after load. */
@@ -311,6 +321,53 @@ SN_API bool sn_color_converter_parse(const char *name, sn_color_converter *out);
 */
 SN_API sn_status sn_stream_save_images(const char *path, const char *dir, sn_color_converter conv,
                                        size_t *written, sn_error *err);
+
+/* ---- Batch specs (what `sensim batch` runs) ---- */
+
+/*
+** A batch spec (YAML) expanded into runs, each one `sensim run` with its scene, seed and
+** overrides. The spec:
+**
+**   timeout: 60            # seconds per run (0 = none); memory_mb: per-run address-space limit
+**   frames: 40             # optional: every run's frame count
+**   runs:
+**     - scene: scenes/crash.yaml           # one run, id "crash"
+**     - scene: "scenes/c*.yaml"            # a glob: one run per file (sorted), ids the file stems
+**     - id: speed                          # a sweep: scene x seeds x values, ids speed-000 ...
+**       scene: scenes/crash.yaml
+**       seeds: [1, 2]                      # or {from: 0, count: 10}
+**       set: {settings.frames: 20}         # the same overrides for every run of the entry
+**       vary: {actors.hero.velocity: [[8, 0, 0], [12, 0, 0]], actors.hero.control.throttle: [0, 1]}
+**       combine: product                   # or zip (value lists of one length)
+**       timeout: 5                         # entries may override timeout, memory_mb, frames
+**
+** Scene paths are relative to the spec's folder. Run order (and so each run's index) is the
+** spec's order; in a sweep seeds vary slowest, then the `vary` paths in the order written, the
+** last fastest. Ids are unique ([A-Za-z0-9._-]). Errors name spec:line:col.
+*/
+typedef struct sn_batch sn_batch;
+
+typedef struct sn_batch_run {
+    uint32_t struct_size;           /* sizeof(sn_batch_run) */
+    size_t index;                   /* position in the expanded spec */
+    const char *id;                 /* unique; names the run's output folder */
+    const char *scene;              /* the scene file, as a path usable from the current folder */
+    bool seed_set;
+    uint64_t seed;
+    size_t n_overrides;
+    const char *const *overrides;   /* "PATH=VALUE", for sn_engine_load_scene_with_overrides */
+    uint64_t frames;                /* 0 = the scene's own */
+    double timeout;                 /* seconds; 0 = none */
+    uint64_t memory_mb;             /* 0 = no limit */
+} sn_batch_run;
+
+/* Reads and expands a spec. Free with sn_batch_close. */
+SN_API sn_batch *sn_batch_open(const char *spec_path, sn_error *err);
+/* NULL-safe. */
+SN_API void sn_batch_close(sn_batch *b);
+SN_API size_t sn_batch_count(const sn_batch *b);
+/* Fills *out for run i (set out->struct_size); the strings belong to b. */
+SN_API sn_status sn_batch_get(const sn_batch *b, size_t i, sn_batch_run *out, sn_error *err);
 
 /* ---- Crash reports ---- */
 

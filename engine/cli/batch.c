@@ -1,0 +1,349 @@
+/* batch.c — `sensim batch SPEC --out DIR` and `sensim batch merge`: options, the selection of
+** runs (shard, resume), the summary table and the Slurm array script. */
+#include "batch.h"
+#include "batch_cmd.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char SN_HELP_BATCH[] =
+    "usage: sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume] [--dry-run] [--threads N]\n"
+    "                    [--plugin-dir DIR] [--sbatch N]\n"
+    "       sensim batch merge --out DIR MANIFEST|DIR ...\n"
+    "Runs every run of a batch spec (YAML: scenes, globs, sweeps of seeds and --set values), each\n"
+    "as its own `sensim run` process writing DIR/<run id>/, recorded in DIR/manifest.jsonl.\n"
+    "  -j N            runs at once (default: the number of cores)\n"
+    "  --shard I/N     only the runs whose index % N == I (0 <= I < N); the manifest is then\n"
+    "                  DIR/manifest-I-of-N.jsonl, joined later by `sensim batch merge`\n"
+    "  --resume        skip the runs the manifest records as ok\n"
+    "  --dry-run       list the runs (id, scene, seed, overrides) and exit\n"
+    "  --threads N     renderer threads of each run (default 1)\n"
+    "  --sbatch N      print a Slurm job-array script running the batch as N shards, then exit\n"
+    "  merge           join shard manifests (files, or folders holding manifest*.jsonl) into\n"
+    "                  DIR/manifest.jsonl: the last record of each run, in run order\n"
+    "Exit status: 0 every run succeeded, 1 some run failed, 2 bad input, 130 interrupted.\n";
+
+static int bad(const char *fmt, const char *a)
+{
+    fprintf(stderr, "sensim: error: batch: ");
+    fprintf(stderr, fmt, a);
+    fputc('\n', stderr);
+    return 2;
+}
+
+static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-')
+        return false;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || errno || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+typedef struct args {
+    const char *spec, *out, *plugin_dir;
+    unsigned long jobs, threads, shard_i, shard_n, sbatch;
+    bool resume, dry_run;
+} args;
+
+static int parse(int argc, char **argv, args *a)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *a = (args){.jobs = cores > 0 ? (unsigned long)cores : 1, .threads = 1, .shard_n = 1};
+    for (int i = 2; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(o, "--resume") == 0) {
+            a->resume = true;
+        } else if (strcmp(o, "--dry-run") == 0) {
+            a->dry_run = true;
+        } else if (o[0] != '-') {
+            if (a->spec)
+                return bad("unexpected argument '%s'", o);
+            a->spec = o;
+        } else if (!v) {
+            return bad("option '%s' needs a value (see sensim batch --help)", o);
+        } else {
+            i++;
+            if (strcmp(o, "--out") == 0)
+                a->out = v;
+            else if (strcmp(o, "--plugin-dir") == 0)
+                a->plugin_dir = v;
+            else if (strcmp(o, "-j") == 0 || strcmp(o, "--jobs") == 0) {
+                if (!parse_uint(v, 1024, &a->jobs) || !a->jobs)
+                    return bad("-j needs a whole number 1..1024, found '%s'", v);
+            } else if (strcmp(o, "--threads") == 0) {
+                if (!parse_uint(v, 1024, &a->threads))
+                    return bad("--threads needs a whole number 0..1024, found '%s'", v);
+            } else if (strcmp(o, "--sbatch") == 0) {
+                if (!parse_uint(v, 100000, &a->sbatch) || !a->sbatch)
+                    return bad("--sbatch needs a number of shards 1..100000, found '%s'", v);
+            } else if (strcmp(o, "--shard") == 0) {
+                char *slash = strchr(v, '/');
+                char ibuf[32];
+                if (!slash || (size_t)(slash - v) >= sizeof ibuf)
+                    return bad("--shard needs I/N with 0 <= I < N, found '%s'", v);
+                memcpy(ibuf, v, (size_t)(slash - v));
+                ibuf[slash - v] = 0;
+                if (!parse_uint(ibuf, ULONG_MAX, &a->shard_i) || !parse_uint(slash + 1, 1000000, &a->shard_n) ||
+                    !a->shard_n || a->shard_i >= a->shard_n)
+                    return bad("--shard needs I/N with 0 <= I < N, found '%s'", v);
+            } else {
+                return bad("unknown option '%s' (see sensim batch --help)", o);
+            }
+        }
+    }
+    if (!a->spec)
+        return bad("no spec file given%s (usage: sensim batch SPEC --out DIR)", "");
+    if (!a->out && !a->dry_run)
+        return bad("--out DIR is required%s", "");
+    return 0;
+}
+
+/* The program's own path, exec'd for every run. */
+static bool self_path(char *buf, size_t n)
+{
+    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+    if (len <= 0)
+        return false;
+    buf[len] = 0;
+    return true;
+}
+
+static int sbatch_script(const args *a, const char *self)
+{
+    char spec[PATH_MAX], out[PATH_MAX];
+    if (!realpath(a->spec, spec))
+        return bad("cannot find the spec '%s'", a->spec);
+    if (mkdir(a->out, 0777) != 0 && errno != EEXIST)
+        return bad("cannot create output folder '%s'", a->out);
+    if (!realpath(a->out, out))
+        return bad("cannot resolve '%s'", a->out);
+    printf("#!/bin/bash\n"
+           "# sensim batch as a Slurm job array: each task runs one shard; all write to one shared folder.\n"
+           "# Submit: sbatch THIS_SCRIPT   Then, when every task has ended: %s batch merge --out '%s' '%s'\n"
+           "#SBATCH --job-name=sensim-batch\n"
+           "#SBATCH --array=0-%lu\n"
+           "#SBATCH --ntasks=1\n"
+           "#SBATCH --output=%s/.batch/slurm-%%A_%%a.out\n"
+           "set -eu\n"
+           "exec '%s' batch '%s' --out '%s' --shard \"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT\" "
+           "-j \"${SLURM_CPUS_PER_TASK:-1}\" --threads %lu%s%s%s --resume\n",
+           self, out, out, a->sbatch - 1, out, self, spec, out, a->threads, a->plugin_dir ? " --plugin-dir '" : "",
+           a->plugin_dir ? a->plugin_dir : "", a->plugin_dir ? "'" : "");
+    return 0;
+}
+
+typedef struct state {
+    FILE *manifest;
+    const char *out;
+    progress prog;
+    size_t counts[5];
+    double walls[5];
+    uint64_t frames[5];
+    size_t n_failed_shown;
+} state;
+
+static const char *const STATUSES[5] = {"ok", "failed", "bad_input", "crashed", "timeout"};
+
+static void on_done(const sn_batch_run *run, const batch_result *r, void *user)
+{
+    state *s = user;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/%s", s->out, run->id);
+    manifest_write(s->manifest, run, r, dir);
+    for (int k = 0; k < 5; k++)
+        if (strcmp(STATUSES[k], r->status) == 0) {
+            s->counts[k]++;
+            s->walls[k] += r->wall;
+            s->frames[k] += r->frames;
+        }
+    progress_done(&s->prog, run, r);
+}
+
+static void on_tick(unsigned running, void *user) { progress_tick(&((state *)user)->prog, running); }
+
+/* Prints the summary table of the manifest's records (this batch's and earlier ones). */
+static void summary(const state *s, size_t total, size_t skipped, double wall, const char *manifest)
+{
+    size_t failed = total - skipped - s->counts[0];
+    printf("batch: %zu runs (%zu skipped as done) in %.1f s: %zu ok, %zu failed\n", total, skipped, wall,
+           s->counts[0], failed);
+    printf("  %-10s %8s %12s %10s\n", "status", "runs", "frames", "wall s");
+    for (int k = 0; k < 5; k++)
+        if (s->counts[k])
+            printf("  %-10s %8zu %12llu %10.2f\n", STATUSES[k], s->counts[k], (unsigned long long)s->frames[k],
+                   s->walls[k]);
+    printf("manifest: %s\n", manifest);
+}
+
+int sn_cli_batch(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(SN_HELP_BATCH, stdout);
+            return 0;
+        }
+    if (argc > 2 && strcmp(argv[2], "merge") == 0)
+        return sn_cli_batch_merge(argc, argv);
+    args a;
+    int rc = parse(argc, argv, &a);
+    if (rc)
+        return rc;
+    sn_error err = {0};
+    sn_batch *b = sn_batch_open(a.spec, &err);
+    if (!b)
+        return bad("%s", err.msg);
+    char self[PATH_MAX];
+    if (!self_path(self, sizeof self)) {
+        sn_batch_close(b);
+        return bad("cannot find the sensim program itself%s", "");
+    }
+    if (a.sbatch) {
+        rc = sbatch_script(&a, self);
+        sn_batch_close(b);
+        return rc;
+    }
+    size_t n = sn_batch_count(b), n_todo = 0, skipped = 0;
+    bool *done = calloc(n + 1, sizeof *done);
+    size_t *todo = calloc(n + 1, sizeof *todo);
+    char manifest[4200], workdir[4200];
+    if (a.shard_n > 1)
+        snprintf(manifest, sizeof manifest, "%s/manifest-%lu-of-%lu.jsonl", a.out ? a.out : ".", a.shard_i, a.shard_n);
+    else
+        snprintf(manifest, sizeof manifest, "%s/manifest.jsonl", a.out ? a.out : ".");
+    if (!done || !todo) {
+        rc = bad("out of memory%s", "");
+        goto out;
+    }
+    if (a.resume)
+        manifest_completed(manifest, b, done);
+    for (size_t i = 0; i < n; i++) {
+        if (i % a.shard_n != a.shard_i)
+            continue;
+        if (done[i])
+            skipped++;
+        else
+            todo[n_todo++] = i;
+    }
+    if (a.dry_run) {
+        for (size_t k = 0; k < n_todo; k++) {
+            sn_batch_run r = {.struct_size = sizeof r};
+            sn_batch_get(b, todo[k], &r, NULL);
+            printf("%s\t%s\t", r.id, r.scene);
+            if (r.seed_set)
+                printf("seed=%llu", (unsigned long long)r.seed);
+            else
+                printf("seed=scene");
+            for (size_t j = 0; j < r.n_overrides; j++)
+                printf("\t--set %s", r.overrides[j]);
+            putchar('\n');
+        }
+        printf("batch: %zu runs to do, %zu skipped as done, %zu in the spec\n", n_todo, skipped, n);
+        goto out;
+    }
+    snprintf(workdir, sizeof workdir, "%s/.batch", a.out);
+    if ((mkdir(a.out, 0777) != 0 && errno != EEXIST) || (mkdir(workdir, 0777) != 0 && errno != EEXIST)) {
+        rc = bad("cannot create output folder '%s'", a.out);
+        goto out;
+    }
+    state s = {.out = a.out};
+    if (!(s.manifest = fopen(manifest, a.resume ? "a" : "w"))) {
+        rc = bad("cannot write the manifest '%s'", manifest);
+        goto out;
+    }
+    progress_start(&s.prog, n_todo);
+    batch_opts o = {self, a.out, a.plugin_dir, (unsigned)a.jobs, (unsigned)a.threads};
+    double t0 = batch_now();
+    rc = batch_exec(&o, b, todo, n_todo, on_done, on_tick, &s);
+    progress_finish(&s.prog);
+    fclose(s.manifest);
+    char jerr[600];
+    const char *in[1] = {manifest};
+    if (!manifest_join(in, 1, manifest, jerr, sizeof jerr)) {
+        fprintf(stderr, "sensim: error: batch: %s\n", jerr);
+        rc = rc ? rc : 1;
+    }
+    summary(&s, n_todo + skipped, skipped, batch_now() - t0, manifest);
+    if (rc == 130)
+        fprintf(stderr, "sensim: error: batch: interrupted; the runs under way were stopped (--resume goes on)\n");
+    else if (s.counts[0] != n_todo)
+        rc = 1;
+out:
+    free(done);
+    free(todo);
+    sn_batch_close(b);
+    return rc;
+}
+
+/* sensim batch merge --out DIR INPUT...: INPUT a manifest file or a folder of manifest*.jsonl. */
+int sn_cli_batch_merge(int argc, char **argv)
+{
+    const char *out = NULL;
+    size_t n = 0;
+    char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    int rc = 0;
+    if (!inputs)
+        return bad("out of memory%s", "");
+    for (int i = 3; i < argc && !rc; i++) {
+        if (strcmp(argv[i], "--out") == 0) {
+            if (i + 1 >= argc)
+                rc = bad("option '--out' needs a value%s", "");
+            else
+                out = argv[++i];
+            continue;
+        }
+        if (argv[i][0] == '-') {
+            rc = bad("unknown option '%s' (see sensim batch --help)", argv[i]);
+            break;
+        }
+        struct stat st;
+        if (stat(argv[i], &st) != 0) {
+            rc = bad("merge: cannot find '%s'", argv[i]);
+        } else if (S_ISDIR(st.st_mode)) {
+            /* shard manifests of a folder, in name order (the join orders by run anyway) */
+            char pat[PATH_MAX];
+            glob_t g;
+            snprintf(pat, sizeof pat, "%s/manifest-*-of-*.jsonl", argv[i]);
+            if (glob(pat, 0, NULL, &g) != 0) {
+                rc = bad("merge: no manifest-I-of-N.jsonl in '%s'", argv[i]);
+            } else {
+                char **grown = realloc(inputs, (n + g.gl_pathc + (size_t)argc + 1) * sizeof *inputs);
+                if (!grown) {
+                    rc = bad("out of memory%s", "");
+                } else {
+                    inputs = grown;
+                    for (size_t k = 0; k < g.gl_pathc; k++)
+                        inputs[n++] = strdup(g.gl_pathv[k]);
+                }
+            }
+            globfree(&g);
+        } else {
+            inputs[n++] = strdup(argv[i]);
+        }
+    }
+    if (!rc && (!out || !n))
+        rc = bad("merge: usage: sensim batch merge --out DIR MANIFEST|DIR ...%s", "");
+    if (!rc && mkdir(out, 0777) != 0 && errno != EEXIST)
+        rc = bad("cannot create output folder '%s'", out);
+    if (!rc) {
+        char path[4200], jerr[600];
+        snprintf(path, sizeof path, "%s/manifest.jsonl", out);
+        if (!manifest_join((const char *const *)inputs, n, path, jerr, sizeof jerr))
+            rc = bad("merge: %s", jerr);
+        else
+            printf("batch: %zu manifests joined into %s\n", n, path);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(inputs[i]);
+    free(inputs);
+    return rc;
+}

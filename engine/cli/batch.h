@@ -1,0 +1,65 @@
+/* batch.h — `sensim batch`: the parts shared by the scheduler, the manifest and the progress
+** display (all in engine/cli, on the public API only). */
+#ifndef SN_CLI_BATCH_H
+#define SN_CLI_BATCH_H
+
+#include <sensim/sensim.h>
+
+#include <stdio.h>
+
+/* How one run ended. */
+typedef struct batch_result {
+    const char *status; /* "ok", "failed" (exit 1), "bad_input" (exit 2), "crashed", "timeout" */
+    int exit_code;      /* -1 when killed by a signal */
+    int signal;         /* 0 when it exited */
+    double wall;        /* seconds */
+    uint64_t frames;    /* frames stepped (from the run's --stats) */
+    char error[1024];   /* the run's last "sensim: error:" line, or why it died; "" when ok */
+} batch_result;
+
+typedef struct batch_opts {
+    const char *self;       /* this program, exec'd for every run */
+    const char *out;        /* DIR */
+    const char *plugin_dir; /* passed on, may be NULL */
+    unsigned jobs, threads; /* runs at once; renderer threads per run */
+} batch_opts;
+
+/* Called when a run ends; and about ten times a second with the number running. */
+typedef void (*batch_done_fn)(const sn_batch_run *run, const batch_result *r, void *user);
+typedef void (*batch_tick_fn)(unsigned running, void *user);
+
+/*
+** Runs the runs `todo[0..n)` of b, at most o->jobs at once, each `sensim run` in its own
+** process group (setrlimit for memory_mb; SIGKILL at its timeout) writing o->out/<id>/.
+** Returns 0, or 130 when interrupted (SIGINT/SIGTERM: the runs under way are killed).
+*/
+int batch_exec(const batch_opts *o, const sn_batch *b, const size_t *todo, size_t n, batch_done_fn done,
+               batch_tick_fn tick, void *user);
+
+/* The manifest: one JSON object per line. */
+void manifest_write(FILE *f, const sn_batch_run *run, const batch_result *r, const char *run_dir);
+/* Marks done[i] for every run of b recorded as "ok" in the manifest at path (missing: none). */
+void manifest_completed(const char *path, const sn_batch *b, bool *done);
+/*
+** Joins manifests: the last record of each run id wins, ordered by run index, written to
+** `out` through a temporary file and a rename. false with a message in err.
+*/
+bool manifest_join(const char *const *inputs, size_t n, const char *out, char *err, size_t errn);
+
+/* Progress on stderr: a bar on a terminal, plain lines otherwise. */
+typedef struct progress {
+    bool tty;
+    size_t total, done, failed;
+    uint64_t frames;
+    double start, last_draw;
+} progress;
+void progress_start(progress *p, size_t total);
+void progress_tick(progress *p, unsigned running);
+void progress_done(progress *p, const sn_batch_run *run, const batch_result *r);
+void progress_finish(progress *p);
+double batch_now(void); /* monotonic seconds */
+
+/* Removes a file tree (no error when absent); false when something stays. */
+bool batch_rmtree(const char *path);
+
+#endif

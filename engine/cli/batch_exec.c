@@ -1,0 +1,261 @@
+/* batch_exec.c — the batch scheduler: every run is `sensim run` in a process of its own, so
+** a run that crashes, hangs or exhausts memory never takes the others down. The parent
+** blocks SIGCHLD/SIGINT/SIGTERM and waits for them with sigtimedwait: no polling, no races. */
+#include "batch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+double batch_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+typedef struct job {
+    pid_t pid; /* 0: free slot */
+    size_t run;
+    sn_batch_run info;
+    double start, deadline; /* deadline 0: none */
+    bool timed_out;
+    char stats[4200], errlog[4200], dir[4200];
+} job;
+
+/* The argument list of one run, built before fork (nothing is allocated in the child). */
+typedef struct argv_buf {
+    char *v[64 + 2 * 1024];
+    char seed[32], frames[32], threads[32];
+} argv_buf;
+
+static bool build_argv(const batch_opts *o, job *j, argv_buf *a)
+{
+    const sn_batch_run *r = &j->info;
+    if (r->n_overrides > 1024)
+        return false;
+    size_t n = 0;
+    a->v[n++] = (char *)o->self;
+    a->v[n++] = "run";
+    a->v[n++] = (char *)r->scene;
+    a->v[n++] = "--out";
+    a->v[n++] = j->dir;
+    a->v[n++] = "--quiet";
+    a->v[n++] = "--stats";
+    a->v[n++] = j->stats;
+    snprintf(a->threads, sizeof a->threads, "%u", o->threads);
+    a->v[n++] = "--threads";
+    a->v[n++] = a->threads;
+    if (o->plugin_dir) {
+        a->v[n++] = "--plugin-dir";
+        a->v[n++] = (char *)o->plugin_dir;
+    }
+    if (r->seed_set) {
+        snprintf(a->seed, sizeof a->seed, "%llu", (unsigned long long)r->seed);
+        a->v[n++] = "--seed";
+        a->v[n++] = a->seed;
+    }
+    if (r->frames) {
+        snprintf(a->frames, sizeof a->frames, "%llu", (unsigned long long)r->frames);
+        a->v[n++] = "--frames";
+        a->v[n++] = a->frames;
+    }
+    for (size_t i = 0; i < r->n_overrides; i++) {
+        a->v[n++] = "--set";
+        a->v[n++] = (char *)r->overrides[i];
+    }
+    a->v[n] = NULL;
+    return true;
+}
+
+static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
+{
+    argv_buf a;
+    if (!batch_rmtree(j->dir) || !build_argv(o, j, &a))
+        return false;
+    remove(j->stats);
+    pid_t pid = fork();
+    if (pid < 0)
+        return false;
+    if (pid == 0) {
+        setpgid(0, 0); /* its own group: a timeout kills the run and anything it started */
+        sigprocmask(SIG_SETMASK, child_mask, NULL);
+        int in = open("/dev/null", O_RDONLY), err = open(j->errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in >= 0)
+            dup2(in, 0);
+        if (err >= 0) {
+            dup2(err, 2);
+            dup2(err, 1); /* --quiet: only warnings and errors come out */
+        }
+        if (j->info.memory_mb) {
+            rlim_t lim = (rlim_t)j->info.memory_mb << 20;
+            struct rlimit rl = {lim, lim};
+            setrlimit(RLIMIT_AS, &rl);
+        }
+        execv(o->self, a.v);
+        static const char msg[] = "sensim: error: batch: cannot start the sensim program\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        _exit(127);
+    }
+    setpgid(pid, pid); /* also here, so a kill right away finds the group */
+    j->pid = pid;
+    j->start = batch_now();
+    j->deadline = j->info.timeout > 0 ? j->start + j->info.timeout : 0;
+    j->timed_out = false;
+    return true;
+}
+
+/* The last "sensim: error:" line of the run's stderr, or "". */
+static void last_error(const char *path, char *out, size_t n)
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[2048];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "sensim: error: ", 15) != 0)
+            continue;
+        size_t len = strcspn(line, "\n");
+        if (len >= n)
+            len = n - 1; /* a long line is cut, not dropped */
+        memcpy(out, line, len);
+        out[len] = 0;
+    }
+    fclose(f);
+}
+
+static uint64_t read_frames(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    unsigned long long frames = 0;
+    if (f) {
+        if (fscanf(f, "{\"frames\":%llu", &frames) != 1)
+            frames = 0;
+        fclose(f);
+    }
+    return frames;
+}
+
+static void finish(job *j, int wstatus, batch_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->wall = batch_now() - j->start;
+    r->frames = read_frames(j->stats);
+    remove(j->stats);
+    last_error(j->errlog, r->error, sizeof r->error);
+    if (WIFEXITED(wstatus)) {
+        r->exit_code = WEXITSTATUS(wstatus);
+        r->status = r->exit_code == 0 ? "ok" : r->exit_code == 2 ? "bad_input" : "failed";
+        if (r->exit_code && !r->error[0])
+            snprintf(r->error, sizeof r->error, "exited with status %d", r->exit_code);
+    } else {
+        r->exit_code = -1;
+        r->signal = WTERMSIG(wstatus);
+        r->status = j->timed_out ? "timeout" : "crashed";
+        if (j->timed_out)
+            snprintf(r->error, sizeof r->error, "timed out after %g s (killed)", j->info.timeout);
+        else if (!r->error[0])
+            snprintf(r->error, sizeof r->error, "killed by signal %d (%s)", r->signal, strsignal(r->signal));
+    }
+    if (r->exit_code == 0)
+        r->error[0] = 0;
+    struct stat st;
+    if (stat(j->errlog, &st) == 0 && st.st_size == 0)
+        remove(j->errlog); /* keep the log only when it says something */
+    j->pid = 0;
+}
+
+int batch_exec(const batch_opts *o, const sn_batch *b, const size_t *todo, size_t n, batch_done_fn done,
+               batch_tick_fn tick, void *user)
+{
+    unsigned slots = o->jobs ? o->jobs : 1;
+    job *jobs = calloc(slots, sizeof *jobs);
+    if (!jobs)
+        return 1;
+    sigset_t wait_set, old;
+    sigemptyset(&wait_set);
+    sigaddset(&wait_set, SIGCHLD);
+    sigaddset(&wait_set, SIGINT);
+    sigaddset(&wait_set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &wait_set, &old);
+    size_t next = 0, finished = 0;
+    unsigned running = 0;
+    int rc = 0;
+    while (finished < n && !rc) {
+        for (unsigned s = 0; s < slots && next < n; s++) {
+            if (jobs[s].pid)
+                continue;
+            job *j = &jobs[s];
+            j->run = todo[next++];
+            j->info = (sn_batch_run){.struct_size = sizeof j->info};
+            sn_batch_get(b, j->run, &j->info, NULL);
+            snprintf(j->dir, sizeof j->dir, "%s/%s", o->out, j->info.id);
+            snprintf(j->stats, sizeof j->stats, "%s/.batch/%s.stats", o->out, j->info.id);
+            snprintf(j->errlog, sizeof j->errlog, "%s/.batch/%s.stderr", o->out, j->info.id);
+            if (start(o, j, &old)) {
+                running++;
+                continue;
+            }
+            batch_result r = {.status = "failed", .exit_code = -1, .wall = 0};
+            snprintf(r.error, sizeof r.error, "sensim: error: batch: cannot start run '%s': %s", j->info.id,
+                     strerror(errno));
+            j->pid = 0;
+            finished++;
+            done(&j->info, &r, user);
+        }
+        /* Sleep until a child ends, a signal comes, the next deadline or the next tick. */
+        double now = batch_now(), wake = now + 0.1;
+        for (unsigned s = 0; s < slots; s++)
+            if (jobs[s].pid && jobs[s].deadline && jobs[s].deadline < wake)
+                wake = jobs[s].deadline;
+        if (running) {
+            double d = wake > now ? wake - now : 0;
+            struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+            int sig = sigtimedwait(&wait_set, NULL, &ts);
+            if (sig == SIGINT || sig == SIGTERM)
+                rc = 130;
+        }
+        int wstatus;
+        pid_t pid;
+        while (running && (pid = waitpid(-1, &wstatus, WNOHANG)) > 0) {
+            for (unsigned s = 0; s < slots; s++) {
+                if (jobs[s].pid != pid)
+                    continue;
+                kill(-pid, SIGKILL); /* whatever the run left behind in its group */
+                batch_result r;
+                finish(&jobs[s], wstatus, &r);
+                running--;
+                finished++;
+                done(&jobs[s].info, &r, user);
+            }
+        }
+        now = batch_now();
+        for (unsigned s = 0; s < slots; s++)
+            if (jobs[s].pid && jobs[s].deadline && now >= jobs[s].deadline && !jobs[s].timed_out) {
+                jobs[s].timed_out = true;
+                kill(-jobs[s].pid, SIGKILL);
+            }
+        if (tick)
+            tick(running, user);
+    }
+    for (unsigned s = 0; s < slots; s++) /* interrupted: nothing keeps running behind our back */
+        if (jobs[s].pid) {
+            kill(-jobs[s].pid, SIGKILL);
+            waitpid(jobs[s].pid, NULL, 0);
+        }
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&wait_set, NULL, &zero) > 0) /* consumed: they were handled above */
+        ;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    free(jobs);
+    return rc;
+}
