@@ -72,12 +72,6 @@ static sn_status h_actor_get(sn_ctx *c, uint32_t id, sn_actor_info *out)
     return SN_OK;
 }
 
-static bool h_ray_cast(sn_ctx *c, sn_vec3 o, sn_vec3 d, double max_dist, uint32_t ignore, sn_ray_hit *hit)
-{
-    sn_ray_hit tmp;
-    return sn_world_ray_cast(&c->engine->world, o, d, max_dist, ignore, hit ? hit : &tmp);
-}
-
 /* Fraction of the last frame at time t_ns; false (with the ctx's error set) outside it. */
 static bool frame_alpha(sn_ctx *c, const char *what, int64_t t_ns, double *alpha)
 {
@@ -167,7 +161,6 @@ void sn_host_init(sn_host *h)
     h->actor_count = h_actor_count;
     h->actor_id_at = h_actor_id_at;
     h->actor_get = h_actor_get;
-    h->ray_cast = h_ray_cast;
     h->random_u64 = h_rand_u64;
     h->random_uniform = h_rand_uniform;
     h->random_normal = h_rand_normal;
@@ -176,4 +169,5 @@ void sn_host_init(sn_host *h)
     h->sensor_transform_at = h_sensor_transform_at;
     h->actor_attribute = h_actor_attribute;
     sn_host_writer_fill(h);
+    sn_host_query_fill(h);
 }

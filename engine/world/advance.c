@@ -27,6 +27,7 @@ static sn_status run_drivers(sn_world *w, double dt, int n_sub, sn_error *err)
 
 sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
 {
+    w->gen++; /* poses change: the ray index must follow */
     w->n_pairs = 0;
     w->contacts_lost = false;
     if (w->hash_cap)

@@ -147,6 +147,9 @@ typedef struct sn_world {
     double substep_dt;
     unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
     bool contacts_lost;     /* a contact or collision pair could not be stored this frame */
+    /* Bumped by every change of geometry or pose (spawn, remove, teleport, advance), and
+    ** static_gen by changes of static actors: the ray index rebuilds only when they move. */
+    uint64_t gen, static_gen;
 } sn_world;
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err);
