@@ -107,10 +107,11 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
 {
     if (n > 1)
         qsort(hits, n, sizeof *hits, hit_cmp);
-    sn_ray_result res = {0};
+    sn_ray_result res;
+    memset(&res, 0, sizeof res); /* padding too: results are compared byte for byte */
     res.n_found = n;
     if (n)
-        res.hit = hits[0];
+        memcpy(&res.hit, &hits[0], sizeof res.hit);
     if (q->mode == SN_RAY_ALL) {
         res.n_hits = n < q->max_hits ? n : q->max_hits;
         char *dst = (char *)q->hits + (size_t)i * q->max_hits * q->hit_size;
