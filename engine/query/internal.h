@@ -46,12 +46,16 @@ typedef struct rs_scratch {
 
 struct sn_rayscene {
     RTCDevice dev;
-    RTCScene unit[5];     /* by sn_shape: box, sphere, cylinder */
-    RTCScene top;         /* geomID 0: the static scene's instance; i + 1: dynamic actor i */
-    RTCScene stat;        /* static actors' triangles, world coordinates, one geometry */
-    RTCGeometry stat_inst;
-    RTCGeometry *inst;    /* dynamic instances, attached as geomID i + 1 */
-    size_t n_inst, cap_inst;
+    RTCScene top;         /* two instances: 0 of stat, 1 of dscene */
+    RTCScene stat;        /* static actors' triangles */
+    RTCScene dscene;      /* the other actors' triangles */
+    RTCGeometry stat_inst, dyn_inst;
+    bool has_stat;        /* stat holds a geometry */
+    RTCGeometry dyn;      /* dscene's geometry, kept while the moving actors' shapes stay the same */
+    uint8_t *dyn_shapes;  /* the shape of each moving actor in dyn, in order */
+    size_t n_dyn_shapes, cap_dyn_shapes;
+    uint32_t *dyn_prim, *dyn_first; /* as stat_prim, stat_first */
+    size_t cap_dyn_prim, cap_dyn_first;
     RTCScene bounds;      /* one user primitive per actor (its box), for sweeps and overlaps */
 
     rs_actor *sact, *dact; /* static, dynamic */

@@ -1,12 +1,16 @@
 /* rayscene.h — ray queries over the world's geometry: an Embree scene rebuilt at most once per
 ** world change, traced in batches on a worker pool.
 **
-** Layout of the index: a top-level Embree scene holding one instance of the static scene
-** (every free-standing static actor's triangles in world coordinates, rebuilt only when a
-** static actor appears, moves or goes) and one instance per other shaped actor (vehicles,
-** walkers, attached props) of the cached unit mesh of its shape (render/mesh.h) under the
-** actor's transform (rotation, half extents, position). Ground planes are tested
-** analytically beside it. Embree finds hits in single precision; every reported distance,
+** Layout of the index: a top Embree scene of two instances (identity transforms) of two
+** scenes of triangles in world coordinates, both from the cached unit meshes of
+** render/mesh.h under each actor's pose and half extents: the free-standing static actors
+** (built once, again only when one appears, moves or goes) and every other shaped actor
+** (vehicles, walkers, attached props: vertices rewritten and a fast BVH rebuilt when the
+** world changed, the buffers kept while the set of shapes stays the same). Tried and
+** dropped: one instance per actor of its unit mesh (tracing 2x slower again: Embree
+** transforms the ray into every instance it enters) and one scene of both geometries
+** (Embree rebuilt the static triangles at every commit: 190 ms a frame at 10 000 boxes).
+** Ground planes are tested analytically beside it. Embree finds hits in single precision; every reported distance,
 ** point and normal is recomputed in double precision on the hit triangle.
 **
 ** Ownership: the rayscene owns its Embree device, scenes, pool and scratch; results go to the

@@ -50,7 +50,7 @@ static RTCScene new_scene(RTCDevice dev, enum RTCBuildQuality q, bool dynamic)
     if (!s)
         return NULL;
     /* Robust: no arithmetic shortcuts that let rays slip through shared edges. The context
-    ** filter carries the query's filters and all-hits collection; instanced scenes need it too. */
+    ** filter carries the query's filters and all-hits collection. */
     rtcSetSceneFlags(s, RTC_SCENE_FLAG_ROBUST | RTC_SCENE_FLAG_CONTEXT_FILTER_FUNCTION |
                             (dynamic ? RTC_SCENE_FLAG_DYNAMIC : 0));
     rtcSetSceneBuildQuality(s, q);
@@ -77,32 +77,26 @@ sn_rayscene *sn_rayscene_create(int threads, sn_error *err)
     rs->pool = sn_pool_create(rs->threads);
     rs->top = new_scene(rs->dev, RTC_BUILD_QUALITY_LOW, true);
     rs->stat = new_scene(rs->dev, RTC_BUILD_QUALITY_HIGH, false);
+    rs->dscene = new_scene(rs->dev, RTC_BUILD_QUALITY_LOW, true);
     rs->stat_inst = rtcNewGeometry(rs->dev, RTC_GEOMETRY_TYPE_INSTANCE);
-    bool ok = rs->pool && rs->top && rs->stat && rs->stat_inst;
-    for (int s = SN_SHAPE_BOX; ok && s <= SN_SHAPE_CYLINDER; s++) {
-        const sn_mesh *m = sn_mesh_get((sn_shape)s);
-        RTCGeometry g = new_triangles(rs->dev, &m->v[0][0], m->n_v, &m->t[0][0], m->n_t);
-        rs->unit[s] = new_scene(rs->dev, RTC_BUILD_QUALITY_HIGH, false);
-        if (!g || !rs->unit[s]) {
-            if (g)
-                rtcReleaseGeometry(g);
-            ok = false;
-            break;
-        }
-        rtcCommitGeometry(g);
-        rtcAttachGeometry(rs->unit[s], g);
-        rtcReleaseGeometry(g);
-        rtcCommitScene(rs->unit[s]);
-    }
-    if (ok) {
+    rs->dyn_inst = rtcNewGeometry(rs->dev, RTC_GEOMETRY_TYPE_INSTANCE);
+    if (rs->top && rs->stat && rs->dscene && rs->stat_inst && rs->dyn_inst) {
+        /* Two instances under identity transforms: Embree's commit of a scene of several
+        ** geometries rebuilt them all, so the static triangles live in a scene of their own
+        ** that is committed only when a static actor changes. */
+        static const float id[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
         rtcCommitScene(rs->stat);
+        rtcCommitScene(rs->dscene);
         rtcSetGeometryInstancedScene(rs->stat_inst, rs->stat);
+        rtcSetGeometryInstancedScene(rs->dyn_inst, rs->dscene);
+        rtcSetGeometryTransform(rs->stat_inst, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, id);
+        rtcSetGeometryTransform(rs->dyn_inst, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, id);
         rtcCommitGeometry(rs->stat_inst);
+        rtcCommitGeometry(rs->dyn_inst);
         rtcAttachGeometryByID(rs->top, rs->stat_inst, 0);
-        rtcDisableGeometry(rs->stat_inst);
-        rtcCommitGeometry(rs->stat_inst);
+        rtcAttachGeometryByID(rs->top, rs->dyn_inst, 1);
     }
-    if (!ok || rs->emb_err[0]) {
+    if (!rs->pool || !rs->top || !rs->stat || !rs->dscene || !rs->stat_inst || !rs->dyn_inst || rs->emb_err[0]) {
         sn_fail(err, SN_E_NOMEM, "ray index: cannot set up Embree scenes%s%s", rs->emb_err[0] ? ": " : "",
                 rs->emb_err);
         sn_rayscene_destroy(rs);
@@ -116,24 +110,27 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     if (!rs)
         return;
     sn_pool_destroy(rs->pool);
-    for (size_t i = 0; i < rs->n_inst; i++)
-        rtcReleaseGeometry(rs->inst[i]);
-    if (rs->stat_inst)
-        rtcReleaseGeometry(rs->stat_inst);
-    RTCScene scenes[] = {rs->top, rs->stat, rs->bounds, rs->unit[SN_SHAPE_BOX], rs->unit[SN_SHAPE_SPHERE],
-                         rs->unit[SN_SHAPE_CYLINDER]};
-    for (size_t i = 0; i < sizeof scenes / sizeof *scenes; i++)
+    RTCGeometry geoms[] = {rs->dyn, rs->stat_inst, rs->dyn_inst};
+    for (int i = 0; i < 3; i++)
+        if (geoms[i])
+            rtcReleaseGeometry(geoms[i]);
+    RTCScene scenes[] = {rs->top, rs->stat, rs->dscene};
+    for (int i = 0; i < 3; i++)
         if (scenes[i])
             rtcReleaseScene(scenes[i]);
+    if (rs->bounds)
+        rtcReleaseScene(rs->bounds);
     if (rs->dev)
         rtcReleaseDevice(rs->dev);
     for (int i = 0; i < RS_MAX_TASKS; i++)
-        free(rs->scratch[i].recs);
-    free(rs->inst);
+        free(rs->scratch[i].recs), free(rs->scratch[i].hits);
     free(rs->sact);
     free(rs->dact);
     free(rs->stat_prim);
     free(rs->stat_first);
+    free(rs->dyn_shapes);
+    free(rs->dyn_prim);
+    free(rs->dyn_first);
     free(rs->planes);
     free(rs->stamp);
     free(rs);
@@ -181,10 +178,54 @@ static void fill_actor(const sn_world *w, const sn_actor *a, rs_actor *r)
     }
 }
 
+/* The world-space vertices of actors[0..n) into vb (float3, n_v of them). */
+static void write_vertices(const rs_actor *actors, size_t n, float *vb)
+{
+    size_t vi = 0;
+    for (size_t k = 0; k < n; k++) {
+        const rs_actor *a = &actors[k];
+        const sn_mesh *m = a->mesh;
+        for (uint32_t j = 0; j < m->n_v; j++, vi++) {
+            sn_vec3 l = sn_v3(m->v[j][0] * a->ext.x, m->v[j][1] * a->ext.y, m->v[j][2] * a->ext.z);
+            sn_vec3 p = sn_v3_add(a->centre, sn_mat3_apply(&a->R, l));
+            vb[3 * vi] = (float)p.x, vb[3 * vi + 1] = (float)p.y, vb[3 * vi + 2] = (float)p.z;
+        }
+    }
+}
+
+/* A triangle geometry of actors[0..n) with its index buffer and primID -> actor maps. */
+static RTCGeometry mesh_geometry(sn_rayscene *rs, const rs_actor *actors, size_t n, uint32_t **prim,
+                                 size_t *cap_prim, uint32_t **first, size_t *cap_first, enum RTCBuildQuality q)
+{
+    size_t n_t = 0, n_v = 0;
+    for (size_t k = 0; k < n; k++)
+        n_t += actors[k].mesh->n_t, n_v += actors[k].mesh->n_v;
+    if (!sn_grow((void **)prim, cap_prim, n_t + 1, sizeof **prim) ||
+        !sn_grow((void **)first, cap_first, n + 1, sizeof **first))
+        return NULL;
+    RTCGeometry g = new_triangles(rs->dev, NULL, n_v, NULL, n_t);
+    if (!g)
+        return NULL;
+    rtcSetGeometryBuildQuality(g, q);
+    uint32_t *ib = rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_INDEX, 0);
+    size_t vi = 0, ti = 0;
+    for (size_t k = 0; k < n; k++) {
+        const sn_mesh *m = actors[k].mesh;
+        (*first)[k] = (uint32_t)ti;
+        for (uint32_t j = 0; j < m->n_t; j++, ti++) {
+            for (int c = 0; c < 3; c++)
+                ib[3 * ti + c] = (uint32_t)vi + m->t[j][c];
+            (*prim)[ti] = (uint32_t)k;
+        }
+        vi += m->n_v;
+    }
+    write_vertices(actors, n, rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_VERTEX, 0));
+    return g;
+}
+
 static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
 {
     rs->n_sact = 0;
-    size_t n_t = 0, n_v = 0;
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
         if (!has_mesh(a) || !is_static(a))
@@ -192,71 +233,39 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
         if (!sn_grow((void **)&rs->sact, &rs->cap_sact, rs->n_sact + 1, sizeof *rs->sact))
             return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static actors", rs->n_sact + 1);
         fill_actor(w, a, &rs->sact[rs->n_sact++]);
-        n_t += sn_mesh_get(a->shape)->n_t;
-        n_v += sn_mesh_get(a->shape)->n_v;
     }
-    if (!sn_grow((void **)&rs->stat_prim, &rs->cap_stat_prim, n_t + 1, sizeof *rs->stat_prim) ||
-        !sn_grow((void **)&rs->stat_first, &rs->cap_stat_first, rs->n_sact + 1, sizeof *rs->stat_first))
-        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static triangles", n_t);
-    /* a new static scene: dropping the old one frees its triangles */
-    RTCScene s = new_scene(rs->dev, RTC_BUILD_QUALITY_HIGH, false);
-    if (!s)
-        return embree_check(rs, "static scene", err) ? err->status
-                                                      : sn_fail(err, SN_E_NOMEM, "ray index: no static scene");
-    if (n_t) {
-        RTCGeometry g = new_triangles(rs->dev, NULL, n_v, NULL, n_t);
-        if (!g) {
-            rtcReleaseScene(s);
-            return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static triangles%s%s", n_t,
+    if (rs->has_stat)
+        rtcDetachGeometry(rs->stat, 0);
+    rs->has_stat = false;
+    if (rs->n_sact) {
+        RTCGeometry g = mesh_geometry(rs, rs->sact, rs->n_sact, &rs->stat_prim, &rs->cap_stat_prim, &rs->stat_first,
+                                      &rs->cap_stat_first, RTC_BUILD_QUALITY_HIGH);
+        if (!g)
+            return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static actors%s%s", rs->n_sact,
                            rs->emb_err[0] ? ": " : "", rs->emb_err);
-        }
-        float *vb = rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_VERTEX, 0);
-        uint32_t *ib = rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_INDEX, 0);
-        size_t vi = 0, ti = 0;
-        for (size_t k = 0; k < rs->n_sact; k++) {
-            const rs_actor *a = &rs->sact[k];
-            const sn_mesh *m = a->mesh;
-            rs->stat_first[k] = (uint32_t)ti;
-            for (uint32_t j = 0; j < m->n_v; j++) {
-                sn_vec3 l = sn_v3(m->v[j][0] * a->ext.x, m->v[j][1] * a->ext.y, m->v[j][2] * a->ext.z);
-                sn_vec3 p = sn_v3_add(a->centre, sn_mat3_apply(&a->R, l));
-                vb[3 * (vi + j)] = (float)p.x, vb[3 * (vi + j) + 1] = (float)p.y, vb[3 * (vi + j) + 2] = (float)p.z;
-            }
-            for (uint32_t j = 0; j < m->n_t; j++, ti++) {
-                for (int c = 0; c < 3; c++)
-                    ib[3 * ti + c] = (uint32_t)vi + m->t[j][c];
-                rs->stat_prim[ti] = (uint32_t)k;
-            }
-            vi += m->n_v;
-        }
         rtcCommitGeometry(g);
-        rtcAttachGeometry(s, g);
+        rtcAttachGeometryByID(rs->stat, g, 0);
         rtcReleaseGeometry(g);
+        rs->has_stat = true;
     }
-    rtcCommitScene(s);
-    rtcReleaseScene(rs->stat);
-    rs->stat = s;
-    rtcSetGeometryInstancedScene(rs->stat_inst, s);
-    if (n_t)
-        rtcEnableGeometry(rs->stat_inst);
-    else
-        rtcDisableGeometry(rs->stat_inst);
+    rtcCommitScene(rs->stat);
     rtcCommitGeometry(rs->stat_inst);
     rs->static_gen = w->static_gen;
-    return embree_check(rs, "static scene", err);
+    return embree_check(rs, "static geometry", err);
 }
 
 static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, sn_error *err)
 {
     rs->n_dact = rs->n_planes = 0;
+    bool same = true; /* the same shapes in the same order: keep the buffers */
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
         if (a->kind != SN_ACTOR_SENSOR && a->shape == SN_SHAPE_PLANE) {
-            if (!sn_grow((void **)&rs->planes, &rs->cap_planes, rs->n_planes + 1, sizeof *rs->planes))
-                return sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
             double l = sn_v3_len(a->plane_normal);
             if (!(l > 0))
                 continue;
+            if (!sn_grow((void **)&rs->planes, &rs->cap_planes, rs->n_planes + 1, sizeof *rs->planes))
+                return sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
             rs->planes[rs->n_planes++] = (rs_plane){a->id, a->parent, a->tag, (uint8_t)a->kind,
                                                     sn_v3_scale(a->plane_normal, 1 / l), a->plane_offset / l};
             continue;
@@ -265,39 +274,37 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, sn_error *err
             continue;
         if (!sn_grow((void **)&rs->dact, &rs->cap_dact, rs->n_dact + 1, sizeof *rs->dact))
             return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu actors", rs->n_dact + 1);
+        same = same && rs->n_dact < rs->n_dyn_shapes && rs->dyn_shapes[rs->n_dact] == (uint8_t)a->shape;
         fill_actor(w, a, &rs->dact[rs->n_dact++]);
     }
-    /* instances: keep the geometries, update their scene and transform */
-    if (!sn_grow((void **)&rs->inst, &rs->cap_inst, rs->n_dact + 1, sizeof *rs->inst))
-        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu instances", rs->n_dact);
-    while (rs->n_inst > rs->n_dact) {
-        rs->n_inst--;
-        rtcDetachGeometry(rs->top, (unsigned)rs->n_inst + 1);
-        rtcReleaseGeometry(rs->inst[rs->n_inst]);
-    }
-    for (size_t i = 0; i < rs->n_dact; i++) {
-        const rs_actor *a = &rs->dact[i];
-        if (i == rs->n_inst) {
-            RTCGeometry g = rtcNewGeometry(rs->dev, RTC_GEOMETRY_TYPE_INSTANCE);
-            if (!g)
-                return embree_check(rs, "instances", err) ? err->status
-                                                          : sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
-            rtcAttachGeometryByID(rs->top, g, (unsigned)i + 1);
-            rs->inst[rs->n_inst++] = g;
+    same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes;
+    if (same) { /* new vertices, same triangles */
+        write_vertices(rs->dact, rs->n_dact, rtcGetGeometryBufferData(rs->dyn, RTC_BUFFER_TYPE_VERTEX, 0));
+        rtcUpdateGeometryBuffer(rs->dyn, RTC_BUFFER_TYPE_VERTEX, 0);
+        rtcCommitGeometry(rs->dyn);
+    } else {
+        if (rs->dyn) {
+            rtcDetachGeometry(rs->dscene, 0);
+            rtcReleaseGeometry(rs->dyn);
+            rs->dyn = NULL;
         }
-        RTCGeometry g = rs->inst[i];
-        const double *m = a->R.m;
-        /* column-major 3x4: the scaled axes, then the centre */
-        float x[12] = {(float)(m[0] * a->ext.x), (float)(m[3] * a->ext.x), (float)(m[6] * a->ext.x),
-                       (float)(m[1] * a->ext.y), (float)(m[4] * a->ext.y), (float)(m[7] * a->ext.y),
-                       (float)(m[2] * a->ext.z), (float)(m[5] * a->ext.z), (float)(m[8] * a->ext.z),
-                       (float)a->centre.x,       (float)a->centre.y,       (float)a->centre.z};
-        rtcSetGeometryInstancedScene(g, rs->unit[a->mesh == sn_mesh_get(SN_SHAPE_BOX) ? SN_SHAPE_BOX
-                                                 : a->mesh == sn_mesh_get(SN_SHAPE_SPHERE) ? SN_SHAPE_SPHERE
-                                                                                           : SN_SHAPE_CYLINDER]);
-        rtcSetGeometryTransform(g, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, x);
-        rtcCommitGeometry(g);
+        rs->n_dyn_shapes = 0;
+        if (rs->n_dact) {
+            if (!sn_grow((void **)&rs->dyn_shapes, &rs->cap_dyn_shapes, rs->n_dact, 1) ||
+                !(rs->dyn = mesh_geometry(rs, rs->dact, rs->n_dact, &rs->dyn_prim, &rs->cap_dyn_prim, &rs->dyn_first,
+                                          &rs->cap_dyn_first, RTC_BUILD_QUALITY_LOW)))
+                return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu moving actors%s%s", rs->n_dact,
+                               rs->emb_err[0] ? ": " : "", rs->emb_err);
+            for (size_t i = 0, k = 0; i < w->n_actors; i++)
+                if (has_mesh(w->actors[i]) && !is_static(w->actors[i]))
+                    rs->dyn_shapes[k++] = (uint8_t)w->actors[i]->shape;
+            rs->n_dyn_shapes = rs->n_dact;
+            rtcCommitGeometry(rs->dyn);
+            rtcAttachGeometryByID(rs->dscene, rs->dyn, 0);
+        }
     }
+    rtcCommitScene(rs->dscene);
+    rtcCommitGeometry(rs->dyn_inst);
     rtcCommitScene(rs->top);
     return embree_check(rs, "scene", err);
 }

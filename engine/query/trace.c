@@ -142,15 +142,16 @@ static double refine(const rs_actor *a, uint32_t tri, sn_vec3 o, sn_vec3 d, doub
     return t < 0 ? 0 : t;
 }
 
-static void resolve(const sn_rayscene *rs, unsigned inst, unsigned prim, uint32_t *ref, uint32_t *tri)
+static void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_t *ref, uint32_t *tri)
 {
-    if (inst == 0) {
+    if (geom == 0) {
         uint32_t k = rs->stat_prim[prim];
         *ref = k;
         *tri = prim - rs->stat_first[k];
     } else {
-        *ref = (uint32_t)rs->n_sact + inst - 1;
-        *tri = prim;
+        uint32_t k = rs->dyn_prim[prim];
+        *ref = (uint32_t)rs->n_sact + k;
+        *tri = prim - rs->dyn_first[k];
     }
 }
 
