@@ -97,6 +97,7 @@ void sn_engine_destroy(sn_engine *e)
         sn_engine_finish(e, false, NULL);
     unload(e); /* instances go before their plugins are closed */
     sn_renderer_destroy(e->renderer);
+    sn_rayscene_destroy(e->rays);
     free(e->img_scratch);
     sn_writer_free(&e->writer);
     msgpack_sbuffer_destroy(&e->msg);

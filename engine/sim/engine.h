@@ -7,6 +7,7 @@
 #include "../scene/scene.h"
 #include "../world/world.h"
 #include "../render/render.h"
+#include "../query/rayscene.h"
 
 #include <msgpack.h>
 #include <sensim/plugin.h>
@@ -118,6 +119,7 @@ struct sn_engine {
     size_t n_event_listeners, cap_event_listeners;
 
     sn_renderer *renderer; /* created at the first render, with opts.threads workers */
+    sn_rayscene *rays;     /* the ray index, created at the first ray query, likewise */
     sn_lighting lighting;  /* from the scene's settings.lighting */
     uint8_t *img_scratch;  /* converted image of `save:`, reused */
     size_t img_cap;
@@ -131,6 +133,10 @@ struct sn_engine {
 
 /* host.c */
 void sn_host_init(sn_host *h);
+/* host_query.c: ray_cast, ray_batch, sweep_sphere, overlap_sphere */
+void sn_host_query_fill(sn_host *h);
+/* The engine's ray index (created on first use); NULL with err set when it cannot start. */
+sn_rayscene *sn_engine_rays(struct sn_engine *e, sn_error *err);
 /* writer.c */
 void sn_writer_init(sn_writer *w, struct sn_engine *e);
 void sn_writer_free(sn_writer *w);

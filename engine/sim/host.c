@@ -74,32 +74,6 @@ static sn_status h_actor_get(sn_ctx *c, uint32_t id, sn_actor_info *out)
     return SN_OK;
 }
 
-/* sn_ray_hit as ABI 1.0 and 1.1 laid it out (no struct_size): what older plugins pass. */
-typedef struct ray_hit_1_1 {
-    double distance;
-    sn_vec3 point, normal;
-    uint32_t actor_id;
-    uint8_t semantic_tag;
-} ray_hit_1_1;
-
-static bool h_ray_cast(sn_ctx *c, sn_vec3 o, sn_vec3 d, double max_dist, uint32_t ignore, sn_ray_hit *hit)
-{
-    sn_ray_hit r;
-    memset(&r, 0, sizeof r);
-    if (!sn_world_ray_cast(&c->engine->world, o, d, max_dist, ignore, &r))
-        return false;
-    if (!hit)
-        return true;
-    if (sn_class_is_pre_1_2(c->cls)) {
-        ray_hit_1_1 old = {r.distance, r.point, r.normal, r.actor_id, r.semantic_tag};
-        memcpy(hit, &old, sizeof old);
-        return true;
-    }
-    r.struct_size = hit->struct_size;
-    memcpy(hit, &r, hit->struct_size && hit->struct_size < sizeof r ? hit->struct_size : sizeof r);
-    return true;
-}
-
 /* Fraction of the last frame at time t_ns; a status (with the ctx's error set) outside it or
 ** before the world has advanced to this frame (tick(PRE), world events): then the interval's
 ** motion does not exist yet. */
@@ -288,7 +262,6 @@ void sn_host_init(sn_host *h)
     h->actor_count = h_actor_count;
     h->actor_id_at = h_actor_id_at;
     h->actor_get = h_actor_get;
-    h->ray_cast = h_ray_cast;
     h->random_u64 = h_rand_u64;
     h->random_uniform = h_rand_uniform;
     h->random_normal = h_rand_normal;
@@ -305,4 +278,5 @@ void sn_host_init(sn_host *h)
     h->geo_reference = h_geo_reference;
     h->world_to_geo = h_world_to_geo;
     sn_host_writer_fill(h);
+    sn_host_query_fill(h);
 }

@@ -60,6 +60,8 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
     a->st.rot = a->st.prev_rot = sn_quat_identity();
     a->target_rot = a->kin_from_rot = a->kin_to_rot = sn_quat_identity();
     w->actors[w->n_actors++] = a;
+    w->gen++;
+    w->static_gen += kind == SN_ACTOR_STATIC;
     return a;
 }
 
@@ -108,6 +110,8 @@ void sn_world_remove(sn_world *w, uint32_t id)
     if (!found)
         return;
     sn_actor *a = w->actors[i];
+    w->gen++;
+    w->static_gen += a->kind == SN_ACTOR_STATIC;
     for (size_t k = 0; k < w->n_planes; k++) {
         if (w->planes[k] == a) {
             memmove(&w->planes[k], &w->planes[k + 1], (w->n_planes - k - 1) * sizeof *w->planes);
@@ -182,6 +186,7 @@ void sn_world_update_attached(sn_world *w)
 {
     /* A parent's id is below its children's (children spawn after their parent), so one
     ** pass in id order sees every parent updated before its children. */
+    w->gen++;
     for (size_t i = 0; i < w->n_actors; i++)
         sn_actor_update_attached(w, w->actors[i]);
 }

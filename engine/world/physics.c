@@ -167,6 +167,8 @@ static dGeomID make_geom(sn_actor *a, dSpaceID space, double *z_offset)
 sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf, sn_error *err)
 {
     sn_mat3 rot = sn_mat3_from_rotation(tf->rotation);
+    w->gen++;
+    w->static_gen += a->kind == SN_ACTOR_STATIC;
     a->st.pos = a->st.prev_pos = tf->location;
     a->st.rot = a->st.prev_rot = sn_quat_from_mat3(&rot);
     a->st.vel = a->st.prev_vel = a->st.ang_vel = a->st.acc = a->st.ang_acc = a->st.prev_ang_vel = sn_v3(0, 0, 0);
@@ -260,6 +262,8 @@ void sn_body_from_state(dBodyID b, const sn_actor_state *st)
 
 void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
 {
+    w->gen++;
+    w->static_gen += a->kind == SN_ACTOR_STATIC;
     a->st.pos = a->st.prev_pos = pos;
     a->st.rot = a->st.prev_rot = sn_quat_norm(rot);
     a->has_target = false;

@@ -154,6 +154,9 @@ typedef struct sn_world {
     unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
     bool contacts_lost;     /* a contact or collision pair could not be stored this frame */
     bool poisoned;          /* ODE failed mid-step: its spaces may be locked, so teardown leaks them */
+    /* Bumped by every change of geometry or pose (spawn, remove, teleport, advance), and
+    ** static_gen by changes of static actors: the ray index rebuilds only when they move. */
+    uint64_t gen, static_gen;
 } sn_world;
 
 #define SN_GRAVITY 9.81 /* m/s^2, CARLA's (UE's default of 980 cm/s^2) */

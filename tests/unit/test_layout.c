@@ -6,6 +6,7 @@
 ** this table from the printed values. */
 #include <sensim/math.h>
 #include <sensim/plugin.h>
+#include <sensim/query.h>
 #include <sensim/sensim.h>
 
 #include <stddef.h>
@@ -161,7 +162,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 320, 8);
+    S(sn_host, 344, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -202,6 +203,29 @@ int main(void)
     F(sn_host, random_seed, 296);
     F(sn_host, geo_reference, 304);
     F(sn_host, world_to_geo, 312);
+    F(sn_host, ray_batch, 320);
+    F(sn_host, sweep_sphere, 328);
+    F(sn_host, overlap_sphere, 336);
+    S(sn_ray, 56, 8);
+    F(sn_ray, origin, 0);
+    F(sn_ray, direction, 24);
+    F(sn_ray, max_distance, 48);
+    S(sn_ray_query, 64, 8);
+    F(sn_ray_query, struct_size, 0);
+    F(sn_ray_query, ray_size, 4);
+    F(sn_ray_query, result_size, 8);
+    F(sn_ray_query, hit_size, 12);
+    F(sn_ray_query, mode, 16);
+    F(sn_ray_query, ignore_ids, 24);
+    F(sn_ray_query, n_ignore, 32);
+    F(sn_ray_query, tag_mask, 36);
+    F(sn_ray_query, kind_mask, 40);
+    F(sn_ray_query, hits, 48);
+    F(sn_ray_query, max_hits, 56);
+    S(sn_ray_result, 80, 8);
+    F(sn_ray_result, n_hits, 0);
+    F(sn_ray_result, n_found, 4);
+    F(sn_ray_result, hit, 8);
     /* plugin.h */
     S(sn_collision, 80, 8);
     F(sn_collision, self_id, 0);

@@ -151,6 +151,29 @@ int main(void)
     CHECK_CONTAINS(sn_fake_error(g), "a value where a key was expected");
     (void)bad, (void)nokey;
     sn_fake_free(g);
+
+    /* ray queries (ABI 1.2) answered by brute force over the actors' boxes */
+    uint32_t b1 = sn_fake_add_actor(f, "static.prop.box", SN_TAG_WALL, (sn_transform){{10, 0, 0}, {0, 0, 0}}, (sn_vec3){1, 1, 1});
+    uint32_t b2 = sn_fake_add_actor(f, "vehicle.sedan", SN_TAG_CAR, (sn_transform){{20, 0, 0}, {0, 45, 0}}, (sn_vec3){1, 1, 1});
+    const sn_host *h = &f->host;
+    sn_ray_hit hits[4];
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    q.mode = SN_RAY_ALL, q.hits = hits, q.max_hits = 4;
+    sn_ray ray = {{0, 0, 0}, {2, 0, 0}, 100};
+    sn_ray_result r;
+    CHECK(h->ray_batch && h->ray_batch(s, &q, &ray, 1, &r) == SN_OK && r.n_hits == 2 && hits[0].actor_id == b1 &&
+              fabs(hits[0].distance - 9) < 1e-12 && hits[1].actor_id == b2 && fabs(hits[1].distance - (20 - sqrt(2))) < 1e-9,
+          "fake ray_batch: both boxes in order (%u hits)", r.n_hits);
+    q.kind_mask = 1u << SN_ACTOR_VEHICLE;
+    CHECK(h->ray_batch(s, &q, &ray, 1, &r) == SN_OK && r.n_hits == 1 && r.hit.actor_id == b2, "fake kind mask");
+    q.kind_mask = 0, q.mode = SN_RAY_CLOSEST;
+    CHECK(h->sweep_sphere(s, &q, &ray, 0.5, &r) == SN_OK && r.n_hits == 1 && fabs(r.hit.distance - 8.5) < 1e-12,
+          "fake sweep: %g", r.hit.distance);
+    uint32_t ids[4], n_ids = 0;
+    CHECK(h->overlap_sphere(s, NULL, (sn_vec3){10, 1.4, 0}, 0.5, ids, 4, &n_ids) == SN_OK && n_ids == 1 && ids[0] == b1,
+          "fake overlap");
+    q.ray_size = 1;
+    CHECK(h->ray_batch(s, &q, &ray, 1, &r) == SN_E_INVALID, "fake: a short ray_size is refused");
     sn_fake_free(f);
     return CHECK_DONE();
 }

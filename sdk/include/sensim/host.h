@@ -15,6 +15,7 @@
 #include <sensim/abi.h>
 #include <sensim/attr.h>
 #include <sensim/types.h>
+#include <sensim/query.h>
 
 /* Opaque: one per sensor instance, owned by the host. */
 typedef struct sn_ctx sn_ctx;
@@ -114,7 +115,8 @@ typedef struct sn_host {
     /*
     ** Casts a ray from origin along dir (need not be unit) up to max_distance. Actors
     ** `ignore_id` and its attached children are skipped (0 skips none). Returns true and
-    ** fills *hit when something is hit.
+    ** fills *hit when something is hit. Since ABI 1.2 it is ray_batch() of one ray (a ray
+    ** starting inside a shape hits it at distance 0).
     */
     bool (*ray_cast)(sn_ctx *ctx, sn_vec3 origin, sn_vec3 dir, double max_distance,
                      uint32_t ignore_id, sn_ray_hit *hit);
@@ -210,6 +212,26 @@ typedef struct sn_host {
     ** (a Mercator projection scaled at the reference latitude; north is -y, altitude is the
     ** reference's plus z). SN_E_INVALID for a non-finite location. */
     sn_status (*world_to_geo)(sn_ctx *ctx, sn_vec3 location, sn_geo_location *out);
+
+    /* ---- ray queries (ABI 1.2) ---- */
+    /*
+    ** Traces n rays (sensim/query.h) on the engine's worker threads through an index of every
+    ** actor's geometry, built at most once per frame: out[i] (at result_size strides) gets ray
+    ** i's nearest hit, or in SN_RAY_ALL every actor along it, nearest first, into q->hits.
+    ** Buffers are the caller's; results are the same at any thread count. SN_E_INVALID (with a
+    ** message) for a malformed query; a bad ray only hits nothing. ray_cast() is a batch of one.
+    */
+    sn_status (*ray_batch)(sn_ctx *ctx, const sn_ray_query *q, const sn_ray *rays, uint32_t n,
+                           sn_ray_result *out);
+    /* A ball of `radius` moved along *ray: where it first touches something (distance = how far
+    ** its centre went; point = the contact; normal from the surface toward the centre), or in
+    ** SN_RAY_ALL every actor it touches. Touching at the start is distance 0. */
+    sn_status (*sweep_sphere)(sn_ctx *ctx, const sn_ray_query *q, const sn_ray *ray, double radius,
+                              sn_ray_result *out);
+    /* Ids of the actors that intersect the ball (touching counts), ascending: the first
+    ** min(cap, *n_found) go to ids. q (may be NULL) gives the filters only. */
+    sn_status (*overlap_sphere)(sn_ctx *ctx, const sn_ray_query *q, sn_vec3 centre, double radius,
+                                uint32_t *ids, uint32_t cap, uint32_t *n_found);
 } sn_host;
 
 #endif

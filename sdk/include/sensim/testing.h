@@ -26,7 +26,9 @@
 ** Ownership: sn_fake_free() frees the fake and every sensor, message and string it handed
 ** out; pointers returned by the accessors live until the next sn_fake_end_frame() or
 ** sn_fake_serialize() of that sensor. Single-threaded, like the engine's calls into plugins.
-** Differences from the engine: no physics (ray casts go to a callback you set, or miss),
+** Differences from the engine: no physics (ray casts go to a callback you set, or miss;
+** ray_batch, sweep_sphere and overlap_sphere use that callback for nearest hits, else test
+** every actor's bounding box, a sweep against boxes grown by its radius),
 ** every POST tick is due (sensor_tick is not applied), and events are only the ones you send.
 */
 #ifndef SENSIM_TESTING_H
@@ -301,6 +303,187 @@ static sn_status snf_actor_get(sn_ctx *s, uint32_t id, sn_actor_info *out)
 static bool snf_ray_cast(sn_ctx *s, sn_vec3 o, sn_vec3 d, double max, uint32_t ignore, sn_ray_hit *hit)
 {
     return s->fake->ray ? s->fake->ray(s->fake->ray_user, o, d, max, ignore, hit) : false;
+}
+
+/* ---- ray queries (ABI 1.2): the ray callback when set, else brute force over actor boxes ---- */
+static void snf_axes(sn_rotation r, double m[9]) /* UE: R = Rz(yaw) Ry(-pitch) Rx(-roll), row-major */
+{
+    double k = 3.14159265358979323846 / 180, cp = cos(r.pitch * k), sp = sin(r.pitch * k), cy = cos(r.yaw * k),
+           sy = sin(r.yaw * k), cr = cos(r.roll * k), sr = sin(r.roll * k);
+    double a[9] = {cy * cp, -sy, -cy * sp, sy * cp, cy, -sy * sp, sp, 0, cp}; /* Rz Ry */
+    double b[9] = {1, 0, 0, 0, cr, sr, 0, -sr, cr};                          /* Rx(-roll) */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            m[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+}
+static bool snf_skip(sn_fake *f, const sn_ray_query *q, const sn_actor_info *a)
+{
+    if (a->kind == SN_ACTOR_SENSOR || (q && q->tag_mask && !((q->tag_mask >> a->semantic_tag) & 1u)) ||
+        (q && q->kind_mask && !((q->kind_mask >> a->kind) & 1u)))
+        return true;
+    for (uint32_t k = 0; q && k < q->n_ignore; k++)
+        for (const sn_actor_info *p = a; p && q->ignore_ids[k]; p = p->parent_id ? snf_find(f, p->parent_id) : NULL)
+            if (p->id == q->ignore_ids[k])
+                return true;
+    return false;
+}
+/* Entry of o + t d (d unit) into an actor's box grown by r: t (0 from inside) and normal. */
+static bool snf_box_ray(const sn_actor_info *a, sn_vec3 o, sn_vec3 d, double maxd, double r, double *t, sn_vec3 *n)
+{
+    double m[9], c[3], lo[3], ld[3], e[3] = {a->bounding_box.extent.x + r, a->bounding_box.extent.y + r,
+                                             a->bounding_box.extent.z + r};
+    snf_axes(a->transform.rotation, m);
+    double bl[3] = {a->bounding_box.location.x, a->bounding_box.location.y, a->bounding_box.location.z};
+    double p[3] = {a->transform.location.x, a->transform.location.y, a->transform.location.z};
+    double oo[3] = {o.x, o.y, o.z}, dd[3] = {d.x, d.y, d.z};
+    for (int i = 0; i < 3; i++)
+        c[i] = p[i] + m[3 * i] * bl[0] + m[3 * i + 1] * bl[1] + m[3 * i + 2] * bl[2];
+    for (int j = 0; j < 3; j++) {
+        lo[j] = ld[j] = 0;
+        for (int i = 0; i < 3; i++)
+            lo[j] += m[3 * i + j] * (oo[i] - c[i]), ld[j] += m[3 * i + j] * dd[i];
+    }
+    double t0 = 0, t1 = maxd;
+    int axis = -1;
+    for (int j = 0; j < 3; j++) {
+        if (ld[j] == 0) {
+            if (fabs(lo[j]) > e[j])
+                return false;
+            continue;
+        }
+        double ta = (-e[j] - lo[j]) / ld[j], tb = (e[j] - lo[j]) / ld[j];
+        if (ta > tb) {
+            double x = ta;
+            ta = tb, tb = x;
+        }
+        if (ta > t0)
+            t0 = ta, axis = j;
+        if (tb < t1)
+            t1 = tb;
+        if (t0 > t1)
+            return false;
+    }
+    *t = t0;
+    *n = (sn_vec3){-d.x, -d.y, -d.z};
+    if (axis >= 0) {
+        double sg = ld[axis] > 0 ? -1 : 1;
+        *n = (sn_vec3){m[axis] * sg, m[3 + axis] * sg, m[6 + axis] * sg};
+    }
+    return true;
+}
+static int snf_hit_cmp(const void *a, const void *b)
+{
+    const sn_ray_hit *x = (const sn_ray_hit *)a, *y = (const sn_ray_hit *)b;
+    return x->distance != y->distance ? (x->distance < y->distance ? -1 : 1)
+                                      : (x->actor_id > y->actor_id) - (x->actor_id < y->actor_id);
+}
+static sn_status snf_query_check(sn_ctx *s, const sn_ray_query *q, bool hits)
+{
+    const char *why = !q ? "NULL query"
+                      : q->struct_size < sizeof *q || q->ray_size < sizeof(sn_ray) || q->result_size < sizeof(sn_ray_result)
+                          ? "struct sizes too small: start from SN_RAY_QUERY_INIT"
+                      : (q->n_ignore && !q->ignore_ids) ? "n_ignore without ignore_ids"
+                      : hits && q->mode == SN_RAY_ALL && q->max_hits && (!q->hits || q->hit_size < sizeof(sn_ray_hit))
+                          ? "SN_RAY_ALL without a hits buffer"
+                          : NULL;
+    if (why)
+        snprintf(s->fake->error, sizeof s->fake->error, "ray query: %s", why);
+    return why ? SN_E_INVALID : SN_OK;
+}
+/* Every box (grown by r) along one ray, sorted, into the caller's slot i. */
+static void snf_trace(sn_ctx *s, const sn_ray_query *q, const sn_ray *ray, double r, uint32_t i, sn_ray_result *out)
+{
+    sn_fake *f = s->fake;
+    sn_ray_result res;
+    memset(&res, 0, sizeof res);
+    double l = sqrt(ray->direction.x * ray->direction.x + ray->direction.y * ray->direction.y +
+                    ray->direction.z * ray->direction.z);
+    sn_vec3 d = {ray->direction.x / l, ray->direction.y / l, ray->direction.z / l};
+    char *dst = q->mode == SN_RAY_ALL && q->hits ? (char *)q->hits + (size_t)i * q->max_hits * q->hit_size : NULL;
+    if (f->ray && r == 0) { /* the test's own caster answers: nearest hit only */
+        sn_ray_hit h;
+        memset(&h, 0, sizeof h);
+        if (l > 0 && f->ray(f->ray_user, ray->origin, d, ray->max_distance, q->n_ignore ? q->ignore_ids[0] : 0, &h) &&
+            !snf_skip(f, q, snf_find(f, h.actor_id) ? snf_find(f, h.actor_id) : &(sn_actor_info){0})) {
+            res.n_found = 1, res.hit = h, res.n_hits = !dst || q->max_hits ? 1 : 0;
+            if (dst && q->max_hits)
+                memcpy(dst, &h, sizeof h);
+        }
+    } else if (l > 0 && isfinite(l) && ray->max_distance > 0) {
+        sn_ray_hit best;
+        for (uint32_t k = 0; k < f->n_actors; k++) {
+            const sn_actor_info *a = &f->actors[k];
+            double t;
+            sn_vec3 n;
+            if (snf_skip(f, q, a) || !snf_box_ray(a, ray->origin, d, ray->max_distance, r, &t, &n))
+                continue;
+            sn_ray_hit h;
+            memset(&h, 0, sizeof h);
+            h.distance = t, h.normal = n, h.actor_id = a->id, h.semantic_tag = a->semantic_tag;
+            h.point = (sn_vec3){ray->origin.x + t * d.x - r * n.x, ray->origin.y + t * d.y - r * n.y,
+                                ray->origin.z + t * d.z - r * n.z};
+            if (!res.n_found || snf_hit_cmp(&h, &best) < 0)
+                best = h;
+            if (dst && res.n_found < q->max_hits) /* keep the nearest max_hits, sorted */
+                memcpy(dst + (size_t)res.n_found * q->hit_size, &h, sizeof h);
+            else if (dst && q->max_hits && snf_hit_cmp(&h, dst + (size_t)(q->max_hits - 1) * q->hit_size) < 0)
+                memcpy(dst + (size_t)(q->max_hits - 1) * q->hit_size, &h, sizeof h);
+            res.n_found++;
+            if (dst) {
+                uint32_t m = res.n_found < q->max_hits ? res.n_found : q->max_hits;
+                for (uint32_t j = m; j > 1 && snf_hit_cmp(dst + (j - 1) * q->hit_size, dst + (j - 2) * q->hit_size) < 0; j--) {
+                    sn_ray_hit x;
+                    memcpy(&x, dst + (j - 1) * q->hit_size, sizeof x);
+                    memcpy(dst + (j - 1) * q->hit_size, dst + (j - 2) * q->hit_size, sizeof x);
+                    memcpy(dst + (j - 2) * q->hit_size, &x, sizeof x);
+                }
+            }
+        }
+        if (res.n_found)
+            res.hit = best;
+        res.n_hits = !dst ? (res.n_found ? 1 : 0) : (res.n_found < q->max_hits ? res.n_found : q->max_hits);
+        if (!dst)
+            res.n_found = res.n_hits;
+    }
+    memcpy((char *)out + (size_t)i * q->result_size, &res, sizeof res);
+}
+static sn_status snf_ray_batch(sn_ctx *s, const sn_ray_query *q, const sn_ray *rays, uint32_t n, sn_ray_result *out)
+{
+    if (snf_query_check(s, q, true))
+        return SN_E_INVALID;
+    for (uint32_t i = 0; i < n; i++) {
+        sn_ray r;
+        memcpy(&r, (const char *)rays + (size_t)i * q->ray_size, sizeof r);
+        snf_trace(s, q, &r, 0, i, out);
+    }
+    return SN_OK;
+}
+/* Approximate: the ball swept against boxes grown by the radius (corners not rounded). */
+static sn_status snf_sweep_sphere(sn_ctx *s, const sn_ray_query *q, const sn_ray *ray, double radius, sn_ray_result *out)
+{
+    if (snf_query_check(s, q, true) || !ray || !out || !(radius >= 0))
+        return SN_E_INVALID;
+    snf_trace(s, q, ray, radius, 0, out);
+    return SN_OK;
+}
+static sn_status snf_overlap_sphere(sn_ctx *s, const sn_ray_query *q, sn_vec3 c, double radius, uint32_t *ids,
+                                    uint32_t cap, uint32_t *n_found)
+{
+    if ((q && snf_query_check(s, q, false)) || !n_found || (cap && !ids) || !(radius >= 0))
+        return SN_E_INVALID;
+    *n_found = 0;
+    for (uint32_t k = 0; k < s->fake->n_actors; k++) { /* actors are kept in id order */
+        const sn_actor_info *a = &s->fake->actors[k];
+        double t;
+        sn_vec3 n;
+        /* inside the box grown by r, seen along any direction, is distance 0 (corners square) */
+        if (!snf_skip(s->fake, q, a) && snf_box_ray(a, c, (sn_vec3){1, 0, 0}, 0, radius, &t, &n)) {
+            if (*n_found < cap)
+                ids[*n_found] = a->id;
+            ++*n_found;
+        }
+    }
+    return SN_OK;
 }
 
 /* xoshiro256**, seeded per sensor from the fake's seed and the blueprint, like the engine. */
@@ -742,6 +925,9 @@ sn_fake *sn_fake_new(uint64_t seed)
     h->random_seed = snf_random_seed;
     h->geo_reference = snf_geo_reference;
     h->world_to_geo = snf_world_to_geo;
+    h->ray_batch = snf_ray_batch;
+    h->sweep_sphere = snf_sweep_sphere;
+    h->overlap_sphere = snf_overlap_sphere;
     return f;
 }
 

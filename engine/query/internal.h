@@ -1,0 +1,120 @@
+/* internal.h — what scene.c, trace.c and sweep.c of the ray index share. */
+#ifndef SN_QUERY_INTERNAL_H
+#define SN_QUERY_INTERNAL_H
+
+#include "../render/mesh.h"
+#include "../render/pool.h"
+#include "rayscene.h"
+
+#include <embree3/rtcore.h>
+#include <string.h>
+
+#define RS_MAX_TASKS 64
+
+/* One shaped actor as the index sees it: world = centre + R (ext * v) for a unit-mesh vertex v. */
+typedef struct rs_actor {
+    uint32_t id, parent; /* parent id, 0 when free */
+    uint8_t tag, kind;
+    const sn_mesh *mesh;
+    sn_mat3 R;
+    sn_vec3 centre, ext;
+    double lo[3], hi[3]; /* world bounding box */
+} rs_actor;
+
+/* A ground plane n . x = d, a half-space (below it is inside). */
+typedef struct rs_plane {
+    uint32_t id, parent;
+    uint8_t tag, kind;
+    sn_vec3 n;
+    double d;
+} rs_plane;
+
+/* Per-task scratch for SN_RAY_ALL: every raw hit of one ray, then one per actor. */
+typedef struct rs_rec {
+    uint32_t ref, tri; /* actor reference (rs_ref_actor), triangle of its unit mesh */
+    double t;
+    bool back;         /* the ray leaves the shape there */
+} rs_rec;
+
+typedef struct rs_scratch {
+    rs_rec *recs;
+    size_t n, cap;
+    sn_ray_hit *hits; /* one per actor, sorted, before they go to the caller */
+    size_t cap_hits;
+    bool oom;
+} rs_scratch;
+
+struct sn_rayscene {
+    RTCDevice dev;
+    RTCScene top;         /* two instances: 0 of stat, 1 of dscene */
+    RTCScene stat;        /* static actors' triangles */
+    RTCScene dscene;      /* the other actors' triangles */
+    RTCGeometry stat_inst, dyn_inst;
+    bool has_stat;        /* stat holds a geometry */
+    RTCGeometry dyn;      /* dscene's geometry, kept while the moving actors' shapes stay the same */
+    uint8_t *dyn_shapes;  /* the shape of each moving actor in dyn, in order */
+    size_t n_dyn_shapes, cap_dyn_shapes;
+    uint32_t *dyn_prim, *dyn_first; /* as stat_prim, stat_first */
+    size_t cap_dyn_prim, cap_dyn_first;
+    RTCScene bounds;      /* one user primitive per actor (its box), for sweeps and overlaps */
+
+    rs_actor *sact, *dact; /* static, dynamic */
+    size_t n_sact, cap_sact, n_dact, cap_dact;
+    uint32_t *stat_prim;   /* static primID -> index into sact */
+    uint32_t *stat_first;  /* first primID of each static actor */
+    size_t cap_stat_prim, cap_stat_first;
+    rs_plane *planes;
+    size_t n_planes, cap_planes;
+
+    const sn_world *world; /* what the index was built from, at these generations */
+    uint64_t gen, static_gen, bounds_gen;
+    bool built, bounds_built;
+
+    sn_pool *pool;
+    int threads;
+    rs_scratch scratch[RS_MAX_TASKS];
+    uint32_t *stamp;       /* overlap/sweep dedup, per actor reference: == stamp_now when seen */
+    uint32_t stamp_now;
+    size_t cap_stamp;
+
+    char emb_err[200]; /* Embree's last error, "" if none */
+};
+
+/* An actor reference: static actors first, then dynamic ones. */
+static inline const rs_actor *rs_ref_actor(const sn_rayscene *rs, uint32_t ref)
+{
+    return ref < rs->n_sact ? &rs->sact[ref] : &rs->dact[ref - rs->n_sact];
+}
+static inline uint32_t rs_n_refs(const sn_rayscene *rs) { return (uint32_t)(rs->n_sact + rs->n_dact); }
+
+static inline sn_ray_hit rs_hit(double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag)
+{
+    sn_ray_hit h;
+    memset(&h, 0, sizeof h);
+    h.distance = t;
+    h.point = point;
+    h.normal = normal;
+    h.actor_id = id;
+    h.semantic_tag = tag;
+    return h;
+}
+
+/* scene.c: brings the index up to date with w; the bounds scene too when `bounds`. */
+sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err);
+/* World vertex j (0..2) of triangle `tri` of an actor. */
+sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j);
+
+/* trace.c: the query's filters. */
+bool rs_excluded(const sn_world *w, const sn_ray_query *q, uint32_t id, uint32_t parent, uint8_t tag,
+                 uint8_t kind);
+/* Checks a query's sizes and buffers for n rays. */
+sn_status rs_check_query(const sn_ray_query *q, uint32_t n, bool need_hits, sn_error *err);
+/* Sorts hits[0..n) by distance then actor id and writes result i (and in SN_RAY_ALL its hits)
+** into the caller's buffers. */
+void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_ray_hit *hits, uint32_t n);
+/* Room for n hits in s->hits; false (s->oom set) when out of memory. */
+bool rs_reserve_hits(rs_scratch *s, size_t n);
+/* A ray's unit direction and length limit; false for a ray that can hit nothing. */
+bool rs_ray_prepare(const sn_ray *r, sn_vec3 *dir, double *max_distance);
+
+#endif

@@ -1,0 +1,401 @@
+/* scene.c — the ray index: building the Embree scenes from world state. */
+#include "internal.h"
+
+#include "../core/util.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void on_embree_error(void *user, enum RTCError code, const char *str)
+{
+    sn_rayscene *rs = user;
+    snprintf(rs->emb_err, sizeof rs->emb_err, "embree error %d: %s", (int)code, str ? str : "?");
+}
+
+static sn_status embree_check(sn_rayscene *rs, const char *what, sn_error *err)
+{
+    if (!rs->emb_err[0])
+        return SN_OK;
+    sn_status st = sn_fail(err, SN_E_NOMEM, "ray index: %s: %s", what, rs->emb_err);
+    rs->emb_err[0] = 0;
+    rs->built = rs->bounds_built = false; /* rebuild from scratch next time */
+    rs->world = NULL;
+    return st;
+}
+
+/* A scene of one triangle geometry from float vertices and indices (copied). */
+static RTCGeometry new_triangles(RTCDevice dev, const float *v, size_t n_v, const uint32_t *t, size_t n_t)
+{
+    RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
+    if (!g)
+        return NULL;
+    float *vb = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float), n_v);
+    uint32_t *ib = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(uint32_t), n_t);
+    if (!vb || !ib) {
+        rtcReleaseGeometry(g);
+        return NULL;
+    }
+    if (v)
+        memcpy(vb, v, n_v * 3 * sizeof(float));
+    if (t)
+        memcpy(ib, t, n_t * 3 * sizeof(uint32_t));
+    return g;
+}
+
+static RTCScene new_scene(RTCDevice dev, enum RTCBuildQuality q, bool dynamic)
+{
+    RTCScene s = rtcNewScene(dev);
+    if (!s)
+        return NULL;
+    /* Robust: no arithmetic shortcuts that let rays slip through shared edges. The context
+    ** filter carries the query's filters and all-hits collection. */
+    rtcSetSceneFlags(s, RTC_SCENE_FLAG_ROBUST | RTC_SCENE_FLAG_CONTEXT_FILTER_FUNCTION |
+                            (dynamic ? RTC_SCENE_FLAG_DYNAMIC : 0));
+    rtcSetSceneBuildQuality(s, q);
+    return s;
+}
+
+sn_rayscene *sn_rayscene_create(int threads, sn_error *err)
+{
+    sn_rayscene *rs = calloc(1, sizeof *rs);
+    if (!rs) {
+        sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
+        return NULL;
+    }
+    rs->threads = threads < 1 ? 1 : threads > RS_MAX_TASKS ? RS_MAX_TASKS : threads;
+    /* Embree builds on one thread: tracing runs on our own pool, which its build threads
+    ** would otherwise compete with (and one builder keeps every BVH the same run to run). */
+    rs->dev = rtcNewDevice("threads=1,verbose=0");
+    if (!rs->dev) {
+        sn_fail(err, SN_E_NOMEM, "ray index: Embree could not start (error %d)", (int)rtcGetDeviceError(NULL));
+        free(rs);
+        return NULL;
+    }
+    rtcSetDeviceErrorFunction(rs->dev, on_embree_error, rs);
+    rs->pool = sn_pool_create(rs->threads);
+    rs->top = new_scene(rs->dev, RTC_BUILD_QUALITY_LOW, true);
+    rs->stat = new_scene(rs->dev, RTC_BUILD_QUALITY_HIGH, false);
+    rs->dscene = new_scene(rs->dev, RTC_BUILD_QUALITY_LOW, true);
+    rs->stat_inst = rtcNewGeometry(rs->dev, RTC_GEOMETRY_TYPE_INSTANCE);
+    rs->dyn_inst = rtcNewGeometry(rs->dev, RTC_GEOMETRY_TYPE_INSTANCE);
+    if (rs->top && rs->stat && rs->dscene && rs->stat_inst && rs->dyn_inst) {
+        /* Two instances under identity transforms: Embree's commit of a scene of several
+        ** geometries rebuilt them all, so the static triangles live in a scene of their own
+        ** that is committed only when a static actor changes. */
+        static const float id[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+        rtcCommitScene(rs->stat);
+        rtcCommitScene(rs->dscene);
+        rtcSetGeometryInstancedScene(rs->stat_inst, rs->stat);
+        rtcSetGeometryInstancedScene(rs->dyn_inst, rs->dscene);
+        rtcSetGeometryTransform(rs->stat_inst, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, id);
+        rtcSetGeometryTransform(rs->dyn_inst, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, id);
+        rtcCommitGeometry(rs->stat_inst);
+        rtcCommitGeometry(rs->dyn_inst);
+        rtcAttachGeometryByID(rs->top, rs->stat_inst, 0);
+        rtcAttachGeometryByID(rs->top, rs->dyn_inst, 1);
+    }
+    if (!rs->pool || !rs->top || !rs->stat || !rs->dscene || !rs->stat_inst || !rs->dyn_inst || rs->emb_err[0]) {
+        sn_fail(err, SN_E_NOMEM, "ray index: cannot set up Embree scenes%s%s", rs->emb_err[0] ? ": " : "",
+                rs->emb_err);
+        sn_rayscene_destroy(rs);
+        return NULL;
+    }
+    return rs;
+}
+
+void sn_rayscene_destroy(sn_rayscene *rs)
+{
+    if (!rs)
+        return;
+    sn_pool_destroy(rs->pool);
+    RTCGeometry geoms[] = {rs->dyn, rs->stat_inst, rs->dyn_inst};
+    for (int i = 0; i < 3; i++)
+        if (geoms[i])
+            rtcReleaseGeometry(geoms[i]);
+    RTCScene scenes[] = {rs->top, rs->stat, rs->dscene};
+    for (int i = 0; i < 3; i++)
+        if (scenes[i])
+            rtcReleaseScene(scenes[i]);
+    if (rs->bounds)
+        rtcReleaseScene(rs->bounds);
+    if (rs->dev)
+        rtcReleaseDevice(rs->dev);
+    for (int i = 0; i < RS_MAX_TASKS; i++)
+        free(rs->scratch[i].recs), free(rs->scratch[i].hits);
+    free(rs->sact);
+    free(rs->dact);
+    free(rs->stat_prim);
+    free(rs->stat_first);
+    free(rs->dyn_shapes);
+    free(rs->dyn_prim);
+    free(rs->dyn_first);
+    free(rs->planes);
+    free(rs->stamp);
+    free(rs);
+}
+
+int sn_rayscene_threads(const sn_rayscene *rs) { return rs->threads; }
+
+sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j)
+{
+    const float *v = a->mesh->v[a->mesh->t[tri][j]];
+    sn_vec3 l = sn_v3(v[0] * a->ext.x, v[1] * a->ext.y, v[2] * a->ext.z);
+    return sn_v3_add(a->centre, sn_mat3_apply(&a->R, l));
+}
+
+static bool has_mesh(const sn_actor *a)
+{
+    return a->kind != SN_ACTOR_SENSOR && (a->shape == SN_SHAPE_BOX || a->shape == SN_SHAPE_SPHERE ||
+                                          a->shape == SN_SHAPE_CYLINDER);
+}
+
+/* Free-standing statics never move: they go into the static scene, built once. */
+static bool is_static(const sn_actor *a) { return a->kind == SN_ACTOR_STATIC && !a->parent && !a->body; }
+
+static void fill_actor(const sn_world *w, const sn_actor *a, rs_actor *r)
+{
+    sn_vec3 pos;
+    sn_quat q;
+    sn_actor_pose_at(w, a, 1.0, &pos, &q);
+    r->id = a->id;
+    r->parent = a->parent;
+    r->tag = a->tag;
+    r->kind = (uint8_t)a->kind;
+    r->mesh = sn_mesh_get(a->shape);
+    r->R = sn_mat3_from_quat(q);
+    r->centre = sn_v3_add(pos, sn_mat3_apply(&r->R, a->bbox.location));
+    r->ext = a->bbox.extent;
+    /* box of the oriented box (it holds every unit mesh), a hair wider for float rounding */
+    const double *m = r->R.m;
+    double e[3] = {r->ext.x, r->ext.y, r->ext.z}, c[3] = {r->centre.x, r->centre.y, r->centre.z};
+    for (int i = 0; i < 3; i++) {
+        double h = fabs(m[3 * i]) * e[0] + fabs(m[3 * i + 1]) * e[1] + fabs(m[3 * i + 2]) * e[2];
+        h += 1e-6 * (h + fabs(c[i]));
+        r->lo[i] = c[i] - h;
+        r->hi[i] = c[i] + h;
+    }
+}
+
+/* The world-space vertices of actors[0..n) into vb (float3, n_v of them). */
+static void write_vertices(const rs_actor *actors, size_t n, float *vb)
+{
+    size_t vi = 0;
+    for (size_t k = 0; k < n; k++) {
+        const rs_actor *a = &actors[k];
+        const sn_mesh *m = a->mesh;
+        for (uint32_t j = 0; j < m->n_v; j++, vi++) {
+            sn_vec3 l = sn_v3(m->v[j][0] * a->ext.x, m->v[j][1] * a->ext.y, m->v[j][2] * a->ext.z);
+            sn_vec3 p = sn_v3_add(a->centre, sn_mat3_apply(&a->R, l));
+            vb[3 * vi] = (float)p.x, vb[3 * vi + 1] = (float)p.y, vb[3 * vi + 2] = (float)p.z;
+        }
+    }
+}
+
+/* A triangle geometry of actors[0..n) with its index buffer and primID -> actor maps. */
+static RTCGeometry mesh_geometry(sn_rayscene *rs, const rs_actor *actors, size_t n, uint32_t **prim,
+                                 size_t *cap_prim, uint32_t **first, size_t *cap_first, enum RTCBuildQuality q)
+{
+    size_t n_t = 0, n_v = 0;
+    for (size_t k = 0; k < n; k++)
+        n_t += actors[k].mesh->n_t, n_v += actors[k].mesh->n_v;
+    if (!sn_grow((void **)prim, cap_prim, n_t + 1, sizeof **prim) ||
+        !sn_grow((void **)first, cap_first, n + 1, sizeof **first))
+        return NULL;
+    RTCGeometry g = new_triangles(rs->dev, NULL, n_v, NULL, n_t);
+    if (!g)
+        return NULL;
+    rtcSetGeometryBuildQuality(g, q);
+    uint32_t *ib = rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_INDEX, 0);
+    size_t vi = 0, ti = 0;
+    for (size_t k = 0; k < n; k++) {
+        const sn_mesh *m = actors[k].mesh;
+        (*first)[k] = (uint32_t)ti;
+        for (uint32_t j = 0; j < m->n_t; j++, ti++) {
+            for (int c = 0; c < 3; c++)
+                ib[3 * ti + c] = (uint32_t)vi + m->t[j][c];
+            (*prim)[ti] = (uint32_t)k;
+        }
+        vi += m->n_v;
+    }
+    write_vertices(actors, n, rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_VERTEX, 0));
+    return g;
+}
+
+static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
+{
+    rs->n_sact = 0;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        if (!has_mesh(a) || !is_static(a))
+            continue;
+        if (!sn_grow((void **)&rs->sact, &rs->cap_sact, rs->n_sact + 1, sizeof *rs->sact))
+            return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static actors", rs->n_sact + 1);
+        fill_actor(w, a, &rs->sact[rs->n_sact++]);
+    }
+    if (rs->has_stat)
+        rtcDetachGeometry(rs->stat, 0);
+    rs->has_stat = false;
+    if (rs->n_sact) {
+        RTCGeometry g = mesh_geometry(rs, rs->sact, rs->n_sact, &rs->stat_prim, &rs->cap_stat_prim, &rs->stat_first,
+                                      &rs->cap_stat_first, RTC_BUILD_QUALITY_HIGH);
+        if (!g)
+            return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static actors%s%s", rs->n_sact,
+                           rs->emb_err[0] ? ": " : "", rs->emb_err);
+        rtcCommitGeometry(g);
+        rtcAttachGeometryByID(rs->stat, g, 0);
+        rtcReleaseGeometry(g);
+        rs->has_stat = true;
+    }
+    rtcCommitScene(rs->stat);
+    rtcCommitGeometry(rs->stat_inst);
+    rs->static_gen = w->static_gen;
+    return embree_check(rs, "static geometry", err);
+}
+
+static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, sn_error *err)
+{
+    rs->n_dact = rs->n_planes = 0;
+    bool same = true; /* the same shapes in the same order: keep the buffers */
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        if (a->kind != SN_ACTOR_SENSOR && a->shape == SN_SHAPE_PLANE) {
+            double l = sn_v3_len(a->plane_normal);
+            if (!(l > 0))
+                continue;
+            if (!sn_grow((void **)&rs->planes, &rs->cap_planes, rs->n_planes + 1, sizeof *rs->planes))
+                return sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
+            rs->planes[rs->n_planes++] = (rs_plane){a->id, a->parent, a->tag, (uint8_t)a->kind,
+                                                    sn_v3_scale(a->plane_normal, 1 / l), a->plane_offset / l};
+            continue;
+        }
+        if (!has_mesh(a) || is_static(a))
+            continue;
+        if (!sn_grow((void **)&rs->dact, &rs->cap_dact, rs->n_dact + 1, sizeof *rs->dact))
+            return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu actors", rs->n_dact + 1);
+        same = same && rs->n_dact < rs->n_dyn_shapes && rs->dyn_shapes[rs->n_dact] == (uint8_t)a->shape;
+        fill_actor(w, a, &rs->dact[rs->n_dact++]);
+    }
+    same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes;
+    if (same) { /* new vertices, same triangles */
+        write_vertices(rs->dact, rs->n_dact, rtcGetGeometryBufferData(rs->dyn, RTC_BUFFER_TYPE_VERTEX, 0));
+        rtcUpdateGeometryBuffer(rs->dyn, RTC_BUFFER_TYPE_VERTEX, 0);
+        rtcCommitGeometry(rs->dyn);
+    } else {
+        if (rs->dyn) {
+            rtcDetachGeometry(rs->dscene, 0);
+            rtcReleaseGeometry(rs->dyn);
+            rs->dyn = NULL;
+        }
+        rs->n_dyn_shapes = 0;
+        if (rs->n_dact) {
+            if (!sn_grow((void **)&rs->dyn_shapes, &rs->cap_dyn_shapes, rs->n_dact, 1) ||
+                !(rs->dyn = mesh_geometry(rs, rs->dact, rs->n_dact, &rs->dyn_prim, &rs->cap_dyn_prim, &rs->dyn_first,
+                                          &rs->cap_dyn_first, RTC_BUILD_QUALITY_LOW)))
+                return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu moving actors%s%s", rs->n_dact,
+                               rs->emb_err[0] ? ": " : "", rs->emb_err);
+            for (size_t i = 0, k = 0; i < w->n_actors; i++)
+                if (has_mesh(w->actors[i]) && !is_static(w->actors[i]))
+                    rs->dyn_shapes[k++] = (uint8_t)w->actors[i]->shape;
+            rs->n_dyn_shapes = rs->n_dact;
+            rtcCommitGeometry(rs->dyn);
+            rtcAttachGeometryByID(rs->dscene, rs->dyn, 0);
+        }
+    }
+    rtcCommitScene(rs->dscene);
+    rtcCommitGeometry(rs->dyn_inst);
+    rtcCommitScene(rs->top);
+    return embree_check(rs, "scene", err);
+}
+
+static void bounds_fn(const struct RTCBoundsFunctionArguments *args)
+{
+    const sn_rayscene *rs = args->geometryUserPtr;
+    const rs_actor *a = rs_ref_actor(rs, args->primID);
+    struct RTCBounds *b = args->bounds_o;
+    /* float boxes that still hold the double ones */
+    b->lower_x = nextafterf((float)a->lo[0], -FLT_MAX), b->upper_x = nextafterf((float)a->hi[0], FLT_MAX);
+    b->lower_y = nextafterf((float)a->lo[1], -FLT_MAX), b->upper_y = nextafterf((float)a->hi[1], FLT_MAX);
+    b->lower_z = nextafterf((float)a->lo[2], -FLT_MAX), b->upper_z = nextafterf((float)a->hi[2], FLT_MAX);
+}
+
+static void no_intersect(const struct RTCIntersectFunctionNArguments *args) { (void)args; }
+static void no_occluded(const struct RTCOccludedFunctionNArguments *args) { (void)args; }
+
+/* The boxes of every actor, for point queries (sweeps, overlaps); built only when asked. */
+static sn_status build_bounds(sn_rayscene *rs, sn_error *err)
+{
+    RTCScene s = new_scene(rs->dev, RTC_BUILD_QUALITY_LOW, false);
+    if (!s)
+        return sn_fail(err, SN_E_NOMEM, "ray index: no bounds scene");
+    uint32_t n = rs_n_refs(rs);
+    if (n) {
+        RTCGeometry g = rtcNewGeometry(rs->dev, RTC_GEOMETRY_TYPE_USER);
+        if (!g) {
+            rtcReleaseScene(s);
+            return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the bounds of %u actors", n);
+        }
+        rtcSetGeometryUserPrimitiveCount(g, n);
+        rtcSetGeometryUserData(g, rs);
+        rtcSetGeometryBoundsFunction(g, bounds_fn, rs);
+        rtcSetGeometryIntersectFunction(g, no_intersect); /* never traced by rays */
+        rtcSetGeometryOccludedFunction(g, no_occluded);
+        rtcCommitGeometry(g);
+        rtcAttachGeometry(s, g);
+        rtcReleaseGeometry(g);
+    }
+    rtcCommitScene(s);
+    if (rs->bounds)
+        rtcReleaseScene(rs->bounds);
+    rs->bounds = s;
+    if (!sn_grow((void **)&rs->stamp, &rs->cap_stamp, n + 1, sizeof *rs->stamp))
+        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
+    memset(rs->stamp, 0, (n + 1) * sizeof *rs->stamp);
+    rs->stamp_now = 0;
+    rs->bounds_built = true;
+    rs->bounds_gen = rs->gen;
+    return embree_check(rs, "bounds", err);
+}
+
+sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err)
+{
+    sn_status st = SN_OK;
+    if (rs->world != w || !rs->built || rs->gen != w->gen) {
+        rs->built = rs->bounds_built = false;
+        if ((rs->world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
+            return st;
+        if ((st = build_dynamic(rs, w, err)))
+            return st;
+        rs->world = w;
+        rs->gen = w->gen;
+        rs->built = true;
+    }
+    if (bounds && (!rs->bounds_built || rs->bounds_gen != rs->gen))
+        st = build_bounds(rs, err);
+    return st;
+}
+
+float *sn_rayscene_world_triangles(const sn_world *w, size_t *n_tris)
+{
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < w->n_actors; i++)
+        if (has_mesh(w->actors[i]))
+            n += sn_mesh_get(w->actors[i]->shape)->n_t;
+    float *out = malloc((n ? n : 1) * 9 * sizeof *out);
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        if (!has_mesh(w->actors[i]))
+            continue;
+        rs_actor a;
+        fill_actor(w, w->actors[i], &a);
+        for (uint32_t t = 0; t < a.mesh->n_t; t++, k++)
+            for (int j = 0; j < 3; j++) {
+                sn_vec3 p = rs_vertex(&a, t, j);
+                out[9 * k + 3 * j] = (float)p.x, out[9 * k + 3 * j + 1] = (float)p.y, out[9 * k + 3 * j + 2] = (float)p.z;
+            }
+    }
+    *n_tris = n;
+    return out;
+}

@@ -1,0 +1,343 @@
+/* trace.c — batches of rays through the index: closest hit or every actor along the ray. */
+#include "internal.h"
+
+#include "../core/util.h"
+
+#include <float.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rays per pool task: enough to hide the hand-out cost, few enough to balance threads. */
+#define RAYS_PER_TASK 512
+
+/* The intersect context Embree hands back to the filter: our state rides behind it. */
+typedef struct rs_ctx {
+    struct RTCIntersectContext ec;
+    const sn_rayscene *rs;
+    const sn_world *w;
+    const sn_ray_query *q;
+    bool filtered;
+    rs_scratch *all; /* SN_RAY_ALL: where every hit goes */
+} rs_ctx;
+
+typedef struct batch {
+    sn_rayscene *rs;
+    const sn_world *w;
+    const sn_ray_query *q;
+    const sn_ray *rays;
+    sn_ray_result *out;
+    uint32_t n, per_task;
+} batch;
+
+bool rs_excluded(const sn_world *w, const sn_ray_query *q, uint32_t id, uint32_t parent, uint8_t tag,
+                 uint8_t kind)
+{
+    if (!q)
+        return false;
+    if (q->tag_mask && (tag >= 32 || !((q->tag_mask >> tag) & 1u)))
+        return true;
+    if (q->kind_mask && (kind >= 32 || !((q->kind_mask >> kind) & 1u)))
+        return true;
+    for (uint32_t k = 0; k < q->n_ignore; k++) {
+        uint32_t ig = q->ignore_ids[k];
+        if (ig && (id == ig || (parent && sn_actor_is_descendant(w, parent, ig))))
+            return true;
+    }
+    return false;
+}
+
+sn_status rs_check_query(const sn_ray_query *q, uint32_t n, bool need_hits, sn_error *err)
+{
+    if (!q)
+        return sn_fail(err, SN_E_INVALID, "NULL query");
+    if (q->struct_size < sizeof(sn_ray_query))
+        return sn_fail(err, SN_E_INVALID, "query struct_size %u is below sizeof(sn_ray_query) = %zu: start from "
+                       "SN_RAY_QUERY_INIT", q->struct_size, sizeof(sn_ray_query));
+    if (q->ray_size < sizeof(sn_ray) || q->result_size < sizeof(sn_ray_result))
+        return sn_fail(err, SN_E_INVALID, "query ray_size %u / result_size %u are below sizeof(sn_ray) = %zu / "
+                       "sizeof(sn_ray_result) = %zu: start from SN_RAY_QUERY_INIT", q->ray_size, q->result_size,
+                       sizeof(sn_ray), sizeof(sn_ray_result));
+    if (q->mode != SN_RAY_CLOSEST && q->mode != SN_RAY_ALL)
+        return sn_fail(err, SN_E_INVALID, "query mode %d is neither SN_RAY_CLOSEST nor SN_RAY_ALL", (int)q->mode);
+    if (q->n_ignore && !q->ignore_ids)
+        return sn_fail(err, SN_E_INVALID, "query has n_ignore %u but ignore_ids is NULL", q->n_ignore);
+    if (need_hits && q->mode == SN_RAY_ALL && q->max_hits && n) {
+        if (!q->hits)
+            return sn_fail(err, SN_E_INVALID, "SN_RAY_ALL query with max_hits %u but hits is NULL", q->max_hits);
+        if (q->hit_size < sizeof(sn_ray_hit))
+            return sn_fail(err, SN_E_INVALID, "query hit_size %u is below sizeof(sn_ray_hit) = %zu", q->hit_size,
+                           sizeof(sn_ray_hit));
+        if ((uint64_t)n * q->max_hits > SIZE_MAX / q->hit_size)
+            return sn_fail(err, SN_E_INVALID, "%u rays x %u hits do not fit in memory", n, q->max_hits);
+    }
+    return SN_OK;
+}
+
+bool rs_reserve_hits(rs_scratch *s, size_t n)
+{
+    if (sn_grow((void **)&s->hits, &s->cap_hits, n ? n : 1, sizeof *s->hits))
+        return true;
+    s->oom = true;
+    return false;
+}
+
+bool rs_ray_prepare(const sn_ray *r, sn_vec3 *dir, double *max_distance)
+{
+    sn_vec3 o = r->origin, d = r->direction;
+    if (!isfinite(o.x + o.y + o.z + d.x + d.y + d.z) || !(r->max_distance > 0) || isnan(r->max_distance))
+        return false;
+    double l = sn_v3_len(d);
+    if (!(l > 0) || !isfinite(l))
+        return false;
+    *dir = sn_v3_scale(d, 1 / l);
+    *max_distance = r->max_distance;
+    return true;
+}
+
+static int hit_cmp(const void *a, const void *b)
+{
+    const sn_ray_hit *x = a, *y = b;
+    if (x->distance != y->distance)
+        return x->distance < y->distance ? -1 : 1;
+    return (x->actor_id > y->actor_id) - (x->actor_id < y->actor_id);
+}
+
+void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_ray_hit *hits, uint32_t n)
+{
+    if (n > 1)
+        qsort(hits, n, sizeof *hits, hit_cmp);
+    sn_ray_result res;
+    memset(&res, 0, sizeof res); /* padding too: results are compared byte for byte */
+    res.n_found = n;
+    if (n)
+        memcpy(&res.hit, &hits[0], sizeof res.hit);
+    if (q->mode == SN_RAY_ALL) {
+        res.n_hits = n < q->max_hits ? n : q->max_hits;
+        char *dst = (char *)q->hits + (size_t)i * q->max_hits * q->hit_size;
+        for (uint32_t k = 0; k < res.n_hits; k++)
+            memcpy(dst + (size_t)k * q->hit_size, &hits[k], sizeof *hits);
+    } else {
+        res.n_hits = res.n_found = n ? 1 : 0;
+    }
+    memcpy((char *)out + (size_t)i * q->result_size, &res, sizeof res);
+}
+
+/* ---- one ray ---------------------------------------------------------------------------- */
+
+/* The hit recomputed in double precision on its triangle: distance, outward normal facing the
+** ray, and whether the ray leaves the shape there. */
+static double refine(const rs_actor *a, uint32_t tri, sn_vec3 o, sn_vec3 d, double t_float, sn_vec3 *normal,
+                     bool *back)
+{
+    sn_vec3 p0 = rs_vertex(a, tri, 0), p1 = rs_vertex(a, tri, 1), p2 = rs_vertex(a, tri, 2);
+    sn_vec3 n = sn_v3_cross(sn_v3_sub(p1, p0), sn_v3_sub(p2, p0));
+    double dn = sn_v3_dot(n, d);
+    double t = dn != 0 ? sn_v3_dot(n, sn_v3_sub(p0, o)) / dn : t_float;
+    if (!isfinite(t) || fabs(t - t_float) > 1e-3 * (1 + fabs(t_float)))
+        t = t_float; /* a sliver seen edge-on: keep Embree's */
+    *back = dn > 0;
+    n = sn_v3_norm(n);
+    *normal = dn > 0 ? sn_v3_scale(n, -1) : n;
+    return t < 0 ? 0 : t;
+}
+
+static void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_t *ref, uint32_t *tri)
+{
+    if (geom == 0) {
+        uint32_t k = rs->stat_prim[prim];
+        *ref = k;
+        *tri = prim - rs->stat_first[k];
+    } else {
+        uint32_t k = rs->dyn_prim[prim];
+        *ref = (uint32_t)rs->n_sact + k;
+        *tri = prim - rs->dyn_first[k];
+    }
+}
+
+/* Embree's RTCHitN / RTCRayN layouts (their accessors are C++ only). */
+#define HITN_PRIM(h, N, i) (((const unsigned *)(h))[5 * (N) + (i)])
+#define HITN_INST(h, N, i) (((const unsigned *)(h))[7 * (N) + (i)])
+#define RAYN_TFAR(r, N, i) (((const float *)(r))[8 * (N) + (i)])
+
+static void filter(const struct RTCFilterFunctionNArguments *args)
+{
+    rs_ctx *c = (rs_ctx *)args->context;
+    unsigned N = args->N;
+    for (unsigned i = 0; i < N; i++) {
+        if (!args->valid[i])
+            continue;
+        uint32_t ref, tri;
+        resolve(c->rs, HITN_INST(args->hit, N, i), HITN_PRIM(args->hit, N, i), &ref, &tri);
+        const rs_actor *a = rs_ref_actor(c->rs, ref);
+        if (c->filtered && rs_excluded(c->w, c->q, a->id, a->parent, a->tag, a->kind)) {
+            args->valid[i] = 0;
+            continue;
+        }
+        if (c->all) { /* keep it and look further */
+            rs_scratch *s = c->all;
+            if (sn_grow((void **)&s->recs, &s->cap, s->n + 1, sizeof *s->recs))
+                s->recs[s->n++] = (rs_rec){ref, tri, RAYN_TFAR(args->ray, N, i), false};
+            else
+                s->oom = true;
+            args->valid[i] = 0;
+        }
+    }
+}
+
+static sn_ray_hit make_hit(sn_vec3 o, sn_vec3 d, double t, sn_vec3 n, uint32_t id, uint8_t tag)
+{
+    return rs_hit(t, t > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : o, n, id, tag);
+}
+
+/* A ground plane along the ray: below it (inside the half-space) is distance 0. */
+static bool plane_hit(const rs_plane *p, sn_vec3 o, sn_vec3 d, double maxd, double *t, sn_vec3 *n)
+{
+    double s = sn_v3_dot(p->n, o) - p->d, dn = sn_v3_dot(p->n, d);
+    if (s < 0) {
+        *t = 0;
+        *n = sn_v3_scale(d, -1);
+        return true;
+    }
+    if (!(dn < 0))
+        return false;
+    *t = s / -dn;
+    *n = p->n;
+    return *t <= maxd;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+    const rs_rec *x = a, *y = b;
+    if (x->ref != y->ref)
+        return x->ref < y->ref ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->back != y->back)
+        return x->back ? 1 : -1;
+    return (x->tri > y->tri) - (x->tri < y->tri);
+}
+
+static void trace_one(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_ray_result *out)
+{
+    const sn_rayscene *rs = c->rs;
+    const sn_ray_query *q = c->q;
+    sn_vec3 o = r->origin, d;
+    double maxd;
+    uint32_t n = 0;
+    if (!rs_ray_prepare(r, &d, &maxd)) {
+        rs_write_result(q, out, i, s->hits, 0);
+        return;
+    }
+    struct RTCRayHit rh;
+    rh.ray.org_x = (float)o.x, rh.ray.org_y = (float)o.y, rh.ray.org_z = (float)o.z;
+    rh.ray.dir_x = (float)d.x, rh.ray.dir_y = (float)d.y, rh.ray.dir_z = (float)d.z;
+    rh.ray.tnear = 0, rh.ray.time = 0;
+    rh.ray.tfar = maxd < 1e30 ? (float)maxd : 1e30f;
+    rh.ray.mask = ~0u, rh.ray.id = 0, rh.ray.flags = 0;
+    rh.hit.geomID = rh.hit.primID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+    s->n = 0;
+    rtcIntersect1(rs->top, &c->ec, &rh);
+
+    if (!rs_reserve_hits(s, (c->all ? s->n : 1) + rs->n_planes))
+        return;
+    if (!c->all) {
+        if (rh.hit.geomID != RTC_INVALID_GEOMETRY_ID) {
+            uint32_t ref, tri;
+            bool back;
+            sn_vec3 nn;
+            resolve(rs, rh.hit.instID[0], rh.hit.primID, &ref, &tri);
+            const rs_actor *a = rs_ref_actor(rs, ref);
+            double t = refine(a, tri, o, d, rh.ray.tfar, &nn, &back);
+            if (back) /* the first surface is a way out: the origin is inside */
+                t = 0, nn = sn_v3_scale(d, -1);
+            if (t <= maxd)
+                s->hits[n++] = make_hit(o, d, t, nn, a->id, a->tag);
+        }
+    } else {
+        for (size_t k = 0; k < s->n; k++) {
+            rs_rec *e = &s->recs[k];
+            sn_vec3 nn;
+            e->t = refine(rs_ref_actor(rs, e->ref), e->tri, o, d, e->t, &nn, &e->back);
+        }
+        if (s->n > 1)
+            qsort(s->recs, s->n, sizeof *s->recs, rec_cmp);
+        for (size_t k = 0; k < s->n; k++) {
+            const rs_rec *e = &s->recs[k];
+            if (k && s->recs[k - 1].ref == e->ref)
+                continue; /* one hit per actor: where the ray meets it first */
+            const rs_actor *a = rs_ref_actor(rs, e->ref);
+            sn_vec3 nn;
+            bool back;
+            double t = e->back ? 0 : refine(a, e->tri, o, d, e->t, &nn, &back);
+            if (e->back)
+                nn = sn_v3_scale(d, -1);
+            if (t <= maxd)
+                s->hits[n++] = make_hit(o, d, t, nn, a->id, a->tag);
+        }
+    }
+    for (size_t k = 0; k < rs->n_planes; k++) {
+        const rs_plane *p = &rs->planes[k];
+        double t;
+        sn_vec3 nn;
+        if (rs_excluded(c->w, q, p->id, p->parent, p->tag, p->kind) || !plane_hit(p, o, d, maxd, &t, &nn))
+            continue;
+        sn_ray_hit h = make_hit(o, d, t, nn, p->id, p->tag);
+        if (c->all || n == 0)
+            s->hits[n++] = h;
+        else if (hit_cmp(&h, &s->hits[0]) < 0)
+            s->hits[0] = h;
+    }
+    rs_write_result(q, out, i, s->hits, n);
+}
+
+static void run_task(void *arg, uint32_t task)
+{
+    batch *b = arg;
+    rs_scratch *s = &b->rs->scratch[task];
+    rs_ctx c;
+    rtcInitIntersectContext(&c.ec);
+    c.rs = b->rs;
+    c.w = b->w;
+    c.q = b->q;
+    c.filtered = b->q->n_ignore || b->q->tag_mask || b->q->kind_mask;
+    c.all = b->q->mode == SN_RAY_ALL ? s : NULL;
+    /* Without filters or all-hits, Embree runs alone: no callback on its hits. */
+    c.ec.filter = c.filtered || c.all ? filter : NULL;
+    uint32_t from = task * b->per_task, to = from + b->per_task < b->n ? from + b->per_task : b->n;
+    for (uint32_t i = from; i < to && !s->oom; i++) {
+        sn_ray r;
+        memcpy(&r, (const char *)b->rays + (size_t)i * b->q->ray_size, sizeof r);
+        trace_one(&c, s, &r, i, b->out);
+    }
+}
+
+sn_status sn_rays_trace(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, const sn_ray *rays,
+                        uint32_t n, sn_ray_result *out, sn_error *err)
+{
+    sn_status st = rs_check_query(q, n, true, err);
+    if (st)
+        return st;
+    if (n && (!rays || !out))
+        return sn_fail(err, SN_E_INVALID, "NULL rays or results for %u rays", n);
+    if (!n)
+        return SN_OK;
+    if ((st = rs_sync(rs, w, false, err)))
+        return st;
+    batch b = {rs, w, q, rays, out, n, RAYS_PER_TASK};
+    uint32_t tasks = (n + RAYS_PER_TASK - 1) / RAYS_PER_TASK;
+    if (tasks > RS_MAX_TASKS) { /* bigger tasks rather than more scratch */
+        tasks = RS_MAX_TASKS;
+        b.per_task = (n + tasks - 1) / tasks;
+    }
+    for (uint32_t t = 0; t < tasks; t++)
+        rs->scratch[t].oom = false;
+    if (tasks == 1)
+        run_task(&b, 0);
+    else
+        sn_pool_run(rs->pool, run_task, &b, tasks);
+    for (uint32_t t = 0; t < tasks; t++)
+        if (rs->scratch[t].oom)
+            return sn_fail(err, SN_E_NOMEM, "ray queries: out of memory while collecting hits");
+    return SN_OK;
+}

@@ -1,0 +1,304 @@
+/* Ray queries (engine/query) against geometry worked out by hand or by an exact slab test:
+** batches equal single rays at 1, 2 and 3 threads byte for byte; all hits in order; filters;
+** a ray from inside; sweeps and overlaps; the index follows the world; bad input. */
+#include "../../engine/core/rng.h"
+#include "../../engine/query/rayscene.h"
+#include "../check.h"
+
+#include <stdlib.h>
+
+static sn_actor *add(sn_world *w, sn_actor_kind kind, sn_shape shape, sn_vec3 pos, double yaw, sn_vec3 ext,
+                     uint8_t tag, uint32_t parent)
+{
+    sn_error err = {0};
+    sn_actor *a = sn_world_add(w, kind, 0);
+    a->shape = shape;
+    a->bbox.extent = ext;
+    a->tag = tag;
+    a->mass = 100;
+    a->parent = parent;
+    sn_transform tf = {pos, {0, yaw, 0}};
+    if (parent) { /* pos is relative to the parent */
+        const sn_actor *p = sn_world_find(w, parent);
+        a->rel = tf;
+        tf.location = sn_v3_add(p->st.pos, pos);
+    }
+    CHECK(sn_world_materialize(w, a, &tf, &err) == SN_OK, "materialize: %s", err.msg);
+    sn_world_update_attached(w);
+    return a;
+}
+
+static sn_ray ray(sn_vec3 o, sn_vec3 d, double maxd) { return (sn_ray){o, d, maxd}; }
+
+static sn_ray_result cast(sn_rayscene *rs, sn_world *w, const sn_ray_query *q, sn_ray r)
+{
+    sn_ray_result res;
+    sn_error err = {0};
+    CHECK(sn_rays_trace(rs, w, q, &r, 1, &res, &err) == SN_OK, "trace: %s", err.msg);
+    return res;
+}
+
+/* Exact entry distance of a ray into an oriented box (slab test in its frame); -1 if missed. */
+static double obb_entry(const sn_actor *a, sn_vec3 o, sn_vec3 d, double maxd)
+{
+    sn_mat3 R = sn_mat3_from_quat(a->st.rot);
+    sn_vec3 lo = sn_mat3_apply_t(&R, sn_v3_sub(o, a->st.pos)), ld = sn_mat3_apply_t(&R, sn_v3_norm(d));
+    double oo[3] = {lo.x, lo.y, lo.z}, dd[3] = {ld.x, ld.y, ld.z}, e[3] = {a->bbox.extent.x, a->bbox.extent.y,
+                                                                         a->bbox.extent.z};
+    double t0 = 0, t1 = maxd;
+    for (int i = 0; i < 3; i++) {
+        if (dd[i] == 0) {
+            if (fabs(oo[i]) > e[i])
+                return -1;
+            continue;
+        }
+        double ta = (-e[i] - oo[i]) / dd[i], tb = (e[i] - oo[i]) / dd[i];
+        if (ta > tb) {
+            double s = ta;
+            ta = tb, tb = s;
+        }
+        t0 = fmax(t0, ta), t1 = fmin(t1, tb);
+        if (t0 > t1)
+            return -1;
+    }
+    return t0;
+}
+
+static void test_all_hits_and_filters(int threads)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_rayscene *rs = sn_rayscene_create(threads, &err);
+    CHECK(rs != NULL, "rayscene: %s", err.msg);
+    /* three unit boxes at x = 10, 20, 30: a wall (static), a car, a walker */
+    sn_actor *wall = add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(10, 0, 0), 0, sn_v3(1, 1, 1), SN_TAG_WALL, 0);
+    sn_actor *car = add(&w, SN_ACTOR_VEHICLE, SN_SHAPE_BOX, sn_v3(20, 0, 0), 0, sn_v3(1, 1, 1), SN_TAG_CAR, 0);
+    sn_actor *bob = add(&w, SN_ACTOR_WALKER, SN_SHAPE_BOX, sn_v3(30, 0, 0), 0, sn_v3(1, 1, 1), SN_TAG_PEDESTRIAN, 0);
+    /* a prop riding on the car, in front of it */
+    sn_actor *rack = add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(-1.5, 0, 0), 0, sn_v3(0.25, 1, 1), SN_TAG_STATIC,
+                         car->id);
+    sn_ray_hit hits[8];
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    q.mode = SN_RAY_ALL;
+    q.hits = hits;
+    q.max_hits = 8;
+    sn_ray_result r = cast(rs, &w, &q, ray(sn_v3(0, 0.3, 0.2), sn_v3(2, 0, 0), 100));
+    CHECK(r.n_hits == 4 && r.n_found == 4, "four actors along the ray, got %u", r.n_hits);
+    double want[4] = {9, 18.25, 19, 29};
+    uint32_t ids[4] = {wall->id, rack->id, car->id, bob->id};
+    for (int i = 0; i < 4 && i < (int)r.n_hits; i++) {
+        CHECK_NEAR(hits[i].distance, want[i], 1e-9, "all hits: distance in order");
+        CHECK(hits[i].actor_id == ids[i], "hit %d is actor %u, not %u", i, hits[i].actor_id, ids[i]);
+        CHECK_NEAR(hits[i].normal.x, -1, 1e-12, "all hits: normal faces the ray");
+        CHECK_NEAR(hits[i].point.x, want[i], 1e-9, "all hits: point");
+    }
+    CHECK(r.hit.actor_id == wall->id, "result.hit is the nearest");
+    /* too small a buffer: the nearest ones, and the count of all */
+    q.max_hits = 2;
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0.3, 0.2), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 2 && r.n_found == 4 && hits[1].actor_id == rack->id, "truncated: %u of %u", r.n_hits,
+          r.n_found);
+    /* a shorter ray stops before the walker */
+    q.max_hits = 8;
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0.3, 0.2), sn_v3(1, 0, 0), 25));
+    CHECK(r.n_hits == 3, "max_distance 25 sees three, got %u", r.n_hits);
+
+    /* ignore the car: its rack goes with it */
+    q.ignore_ids = &car->id;
+    q.n_ignore = 1;
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0.3, 0.2), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 2 && hits[0].actor_id == wall->id && hits[1].actor_id == bob->id,
+          "ignoring the car skips it and its child, got %u hits", r.n_hits);
+    q.n_ignore = 0;
+    /* tag mask: only pedestrians and cars */
+    q.tag_mask = (1u << SN_TAG_PEDESTRIAN) | (1u << SN_TAG_CAR);
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0.3, 0.2), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 2 && hits[0].actor_id == car->id && hits[1].actor_id == bob->id, "tag mask, %u hits",
+          r.n_hits);
+    /* kind mask: statics only, closest mode */
+    q.tag_mask = 0;
+    q.kind_mask = 1u << SN_ACTOR_STATIC;
+    q.mode = SN_RAY_CLOSEST;
+    r = cast(rs, &w, &q, ray(sn_v3(15, 0.3, 0.2), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 1 && r.hit.actor_id == rack->id && fabs(r.hit.distance - 3.25) < 1e-9,
+          "kind mask: the rack is the first static from x=15 (got %u at %g)", r.hit.actor_id, r.hit.distance);
+    q.kind_mask = 1u << SN_ACTOR_WALKER;
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0.3, 0.2), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 1 && r.hit.actor_id == bob->id && fabs(r.hit.distance - 29) < 1e-9, "kind mask: walkers");
+    q.kind_mask = 0;
+
+    /* from inside the car: distance 0, the car, the origin */
+    r = cast(rs, &w, &q, ray(sn_v3(20.2, 0.1, 0.3), sn_v3(0, 1, 0), 100));
+    CHECK(r.n_hits == 1 && r.hit.actor_id == car->id && r.hit.distance == 0 && r.hit.point.x == 20.2,
+          "inside the car: %u at %g", r.hit.actor_id, r.hit.distance);
+    q.mode = SN_RAY_ALL;
+    r = cast(rs, &w, &q, ray(sn_v3(20.2, 0.1, 0.3), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 2 && hits[0].actor_id == car->id && hits[0].distance == 0 && hits[1].actor_id == bob->id &&
+              fabs(hits[1].distance - 8.8) < 1e-9, "all hits from inside the car");
+    /* ignoring the box we are in shows what is beyond it */
+    q.mode = SN_RAY_CLOSEST;
+    q.ignore_ids = &car->id;
+    q.n_ignore = 1;
+    r = cast(rs, &w, &q, ray(sn_v3(20.2, 0.1, 0.3), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 1 && r.hit.actor_id == bob->id, "inside an ignored box the ray goes on");
+    q.n_ignore = 0;
+
+    /* a ground plane at z = -1: exact distance along a slanted ray; below it, distance 0 */
+    sn_actor *ground = add(&w, SN_ACTOR_STATIC, SN_SHAPE_PLANE, sn_v3(0, 0, -1), 0, sn_v3(0, 0, 0), SN_TAG_ROADS, 0);
+    r = cast(rs, &w, &q, ray(sn_v3(0, -5, 3), sn_v3(0, 0.6, -0.8), 100));
+    CHECK(r.n_hits == 1 && r.hit.actor_id == ground->id && fabs(r.hit.distance - 5) < 1e-12 &&
+              fabs(r.hit.normal.z - 1) < 1e-12, "ground at 4 m below along a 3-4-5 ray: %g", r.hit.distance);
+    r = cast(rs, &w, &q, ray(sn_v3(0, -5, -3), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 1 && r.hit.actor_id == ground->id && r.hit.distance == 0, "below the ground: 0");
+
+    /* the index follows the world: teleport the walker, remove the wall */
+    sn_world_teleport(&w, bob, sn_v3(50, 0, 0), sn_quat_identity());
+    sn_world_remove(&w, wall->id);
+    q.mode = SN_RAY_ALL;
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0.3, 0.2), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 3 && hits[0].actor_id == rack->id && fabs(hits[2].distance - 49) < 1e-9,
+          "after teleport and remove: %u hits, last at %g", r.n_hits, r.n_hits ? hits[r.n_hits - 1].distance : -1);
+    sn_actor *post = add(&w, SN_ACTOR_STATIC, SN_SHAPE_CYLINDER, sn_v3(5, 0, 0), 0, sn_v3(0.5, 0.5, 2), SN_TAG_POLE, 0);
+    q.mode = SN_RAY_CLOSEST;
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0, 0.2), sn_v3(1, 0, 0), 100));
+    /* the tessellated cylinder's face along -x is a flat quad at the circumscribed radius */
+    CHECK(r.hit.actor_id == post->id && r.hit.distance > 4.5 - 1e-9 && r.hit.distance < 4.5 + 0.5 * (1 - cos(SN_PI / 32)) + 1e-9,
+          "a new pole is seen at once: %u at %g", r.hit.actor_id, r.hit.distance);
+
+    /* sweeps: a ball of radius 0.5 along +x at y = 1.2 meets the rack's vertical edge (x 18.25, y 1) */
+    q.mode = SN_RAY_CLOSEST;
+    sn_ray s = ray(sn_v3(10, 1.2, 0.2), sn_v3(1, 0, 0), 100);
+    CHECK(sn_sweep_sphere(rs, &w, &q, &s, 0.5, &r, &err) == SN_OK, "sweep: %s", err.msg);
+    CHECK(r.n_hits == 1 && r.hit.actor_id == rack->id && fabs(r.hit.distance - (8.25 - sqrt(0.25 - 0.04))) < 1e-9 &&
+              fabs(r.hit.point.y - 1) < 1e-9, "sweep meets the edge at %g (actor %u)", r.hit.distance,
+          r.hit.actor_id);
+    s = ray(sn_v3(10, 0, 0.2), sn_v3(1, 0, 0), 100);
+    CHECK(sn_sweep_sphere(rs, &w, &q, &s, 0.5, &r, &err) == SN_OK && r.hit.actor_id == rack->id &&
+              fabs(r.hit.distance - 7.75) < 1e-9 && fabs(r.hit.normal.x + 1) < 1e-12,
+          "sweep meets the face at %g", r.hit.distance);
+    s = ray(sn_v3(0, -5, 5), sn_v3(0, 0, -1), 100);
+    CHECK(sn_sweep_sphere(rs, &w, &q, &s, 1, &r, &err) == SN_OK && r.hit.actor_id == ground->id &&
+              fabs(r.hit.distance - 5) < 1e-12, "sweep down to the ground: %g", r.hit.distance);
+    s = ray(sn_v3(20, 0, 0), sn_v3(1, 0, 0), 100);
+    CHECK(sn_sweep_sphere(rs, &w, &q, &s, 0.1, &r, &err) == SN_OK && r.hit.actor_id == car->id &&
+              r.hit.distance == 0, "a sweep starting inside the car");
+    q.mode = SN_RAY_ALL;
+    s = ray(sn_v3(10, 0, 0.2), sn_v3(1, 0, 0), 100);
+    CHECK(sn_sweep_sphere(rs, &w, &q, &s, 0.5, &r, &err) == SN_OK && r.n_hits == 3 && hits[0].actor_id == rack->id &&
+              hits[1].actor_id == car->id && hits[2].actor_id == bob->id && fabs(hits[2].distance - 38.5) < 1e-9,
+          "all actors along a sweep: %u", r.n_hits);
+    q.mode = SN_RAY_CLOSEST;
+
+    /* overlaps: a ball around x = 25 */
+    uint32_t got[8], n_got = 0;
+    CHECK(sn_overlap_sphere(rs, &w, NULL, sn_v3(25, 0, 0), 3.9, got, 8, &n_got, &err) == SN_OK && n_got == 1 &&
+              got[0] == ground->id, "radius 3.9 from x=25 touches the ground 1 m below, not the car 4 m away: %u", n_got);
+    CHECK(sn_overlap_sphere(rs, &w, NULL, sn_v3(25, 0, 0), 4.0, got, 8, &n_got, &err) == SN_OK && n_got == 2 &&
+              got[0] == car->id && got[1] == ground->id, "radius 4 touches the car");
+    CHECK(sn_overlap_sphere(rs, &w, NULL, sn_v3(20, 0, 0), 0.01, got, 8, &n_got, &err) == SN_OK && n_got == 1 &&
+              got[0] == car->id, "a small ball inside the car");
+    CHECK(sn_overlap_sphere(rs, &w, NULL, sn_v3(19, 0, 0), 2.5, got, 8, &n_got, &err) == SN_OK && n_got == 3 &&
+              got[0] == car->id && got[1] == rack->id && got[2] == ground->id, "car, rack, ground, ascending ids");
+    q.ignore_ids = &car->id;
+    q.n_ignore = 1;
+    CHECK(sn_overlap_sphere(rs, &w, &q, sn_v3(19, 0, 0), 2.5, got, 1, &n_got, &err) == SN_OK && n_got == 1 &&
+              got[0] == ground->id, "overlap with the car ignored: the ground only");
+
+    /* bad input: clear errors, never a crash; a bad ray hits nothing */
+    q.n_ignore = 0;
+    sn_ray_query bad = q;
+    bad.ray_size = 8;
+    CHECK(sn_rays_trace(rs, &w, &bad, &s, 1, &r, &err) == SN_E_INVALID, "short ray_size refused");
+    CHECK_CONTAINS(err.msg, "ray_size");
+    CHECK(sn_rays_trace(rs, &w, NULL, &s, 1, &r, &err) == SN_E_INVALID, "NULL query refused");
+    bad = q;
+    bad.mode = SN_RAY_ALL;
+    bad.hits = NULL;
+    CHECK(sn_rays_trace(rs, &w, &bad, &s, 1, &r, &err) == SN_E_INVALID, "all hits without a buffer refused");
+    CHECK(sn_sweep_sphere(rs, &w, &q, &s, -1, &r, &err) == SN_E_INVALID, "negative radius refused");
+    r = cast(rs, &w, &q, ray(sn_v3(NAN, 0, 0), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 0, "NaN origin: no hit");
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0, 0), sn_v3(0, 0, 0), 100));
+    CHECK(r.n_hits == 0, "zero direction: no hit");
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0, 0), sn_v3(1, 0, 0), -1));
+    CHECK(r.n_hits == 0, "negative length: no hit");
+
+    sn_rayscene_destroy(rs);
+    sn_world_free(&w);
+}
+
+/* Many rotated boxes, static and moving: random rays against the exact slab test; batches
+** equal single rays and are byte-identical at 1, 2 and 3 threads; ODE's ray cast agrees. */
+static void test_random(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_rng g;
+    sn_rng_seed(&g, 11);
+    for (int i = 0; i < 300; i++) {
+        sn_vec3 p = sn_v3(sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 10);
+        sn_vec3 e = sn_v3(0.3 + sn_rng_uniform(&g) * 3, 0.3 + sn_rng_uniform(&g) * 3, 0.3 + sn_rng_uniform(&g) * 3);
+        add(&w, i % 3 ? SN_ACTOR_STATIC : SN_ACTOR_WALKER, SN_SHAPE_BOX, p, sn_rng_uniform(&g) * 360, e,
+            (uint8_t)(i % 20), 0);
+    }
+    enum { N = 6000 };
+    sn_ray *rays = malloc(N * sizeof *rays);
+    sn_ray_result *res[4];
+    for (int k = 0; k < 4; k++)
+        res[k] = calloc(N, sizeof **res);
+    for (int i = 0; i < N; i++) {
+        /* origins outside every box (high above), toward random points of the field */
+        sn_vec3 o = sn_v3(sn_rng_uniform(&g) * 240 - 120, sn_rng_uniform(&g) * 240 - 120, 20 + sn_rng_uniform(&g) * 5);
+        sn_vec3 t = sn_v3(sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 8);
+        rays[i] = ray(o, sn_v3_sub(t, o), 400);
+    }
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    for (int threads = 1; threads <= 3; threads++) {
+        sn_rayscene *rs = sn_rayscene_create(threads, &err);
+        CHECK(sn_rays_trace(rs, &w, &q, rays, N, res[threads], &err) == SN_OK, "batch: %s", err.msg);
+        if (threads > 1)
+            CHECK(memcmp(res[threads], res[1], N * sizeof **res) == 0, "%d threads: the same bytes as 1", threads);
+        sn_rayscene_destroy(rs);
+    }
+    sn_rayscene *rs = sn_rayscene_create(2, &err);
+    int hits = 0, bad_single = 0, bad_exact = 0, bad_ode = 0;
+    for (int i = 0; i < N; i++) {
+        CHECK(sn_rays_trace(rs, &w, &q, &rays[i], 1, &res[0][i], &err) == SN_OK, "single: %s", err.msg);
+        bad_single += memcmp(&res[0][i], &res[1][i], sizeof res[0][i]) != 0;
+        /* ground truth: the nearest slab entry over every box */
+        double best = -1;
+        uint32_t best_id = 0;
+        for (size_t k = 0; k < w.n_actors; k++) {
+            double t = obb_entry(w.actors[k], rays[i].origin, rays[i].direction, 400);
+            if (t >= 0 && (best < 0 || t < best))
+                best = t, best_id = w.actors[k]->id;
+        }
+        const sn_ray_result *r = &res[1][i];
+        hits += r->n_hits;
+        if ((best >= 0) != (r->n_hits == 1) || (best >= 0 && (r->hit.actor_id != best_id || fabs(r->hit.distance - best) > 1e-7)))
+            bad_exact++;
+        sn_ray_hit oh;
+        bool ode = sn_world_ray_cast(&w, rays[i].origin, rays[i].direction, 400, 0, &oh);
+        if (ode != (r->n_hits == 1) || (ode && (oh.actor_id != r->hit.actor_id || fabs(oh.distance - r->hit.distance) > 1e-7)))
+            bad_ode++;
+    }
+    CHECK(hits > N / 10 && hits < N, "a fair share of rays hit something: %d of %d", hits, N);
+    CHECK(bad_single == 0, "%d single rays differ from the batch", bad_single);
+    CHECK(bad_exact == 0, "%d rays differ from the exact slab test", bad_exact);
+    CHECK(bad_ode == 0, "%d rays differ from ODE's ray cast", bad_ode);
+    sn_rayscene_destroy(rs);
+    for (int k = 0; k < 4; k++)
+        free(res[k]);
+    free(rays);
+    sn_world_free(&w);
+}
+
+int main(void)
+{
+    test_all_hits_and_filters(1);
+    test_all_hits_and_filters(3);
+    test_random();
+    return CHECK_DONE();
+}
