@@ -521,6 +521,30 @@ static sn_status parse_list(ctx *c, const sn_ynode *n, bool sensors, sn_scene_en
     return SN_OK;
 }
 
+/* recorder: {file, additional_data, date}: the run records itself (plugins/recorder). */
+static sn_status parse_recorder(ctx *c, const sn_ynode *n, sn_scene *s)
+{
+    static const char *const keys[] = {"file", "additional_data", "date", NULL};
+    sn_status st = expect(c, n, SN_Y_MAP, "recorder");
+    if (!st)
+        st = check_keys(c, n, keys, "recorder");
+    if (st)
+        return st;
+    const sn_ynode *v = sn_ynode_get(n, "file");
+    if (!v)
+        return at(c, n, "recorder needs a file: recorder: {file: run.sensimrec}", NULL, NULL);
+    s->recorder_pos = pos_of(n);
+    if ((st = get_string(c, v, "recorder.file", &s->recorder_file)))
+        return st;
+    if (!s->recorder_file[0])
+        return at(c, v, "recorder.file must not be empty", NULL, NULL);
+    if ((v = sn_ynode_get(n, "additional_data")) && (st = get_bool(c, v, "additional_data", &s->recorder_additional)))
+        return st;
+    if ((v = sn_ynode_get(n, "date")) && (st = get_uint(c, v, "date", &s->recorder_date)))
+        return st;
+    return SN_OK;
+}
+
 static sn_status check_names(ctx *c, sn_scene *s)
 {
     uint32_t total = s->n_actors + s->n_sensors;
@@ -556,7 +580,7 @@ sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)
     if (st)
         return st;
     ctx c = {path, err};
-    static const char *const keys[] = {"settings", "actors", "sensors", NULL};
+    static const char *const keys[] = {"settings", "actors", "sensors", "recorder", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!root)
         st = sn_fail(err, SN_E_INVALID, "%s:1:1: the scene is empty (expected a mapping with settings, actors, sensors)", path);
@@ -570,6 +594,8 @@ sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)
         st = parse_list(&c, v, false, &s->actors, &s->n_actors);
     if (!st && (v = sn_ynode_get(root, "sensors")))
         st = parse_list(&c, v, true, &s->sensors, &s->n_sensors);
+    if (!st && (v = sn_ynode_get(root, "recorder")))
+        st = parse_recorder(&c, v, s);
     if (!st)
         st = check_names(&c, s);
     if (!st && s->settings.frames == 0) {
@@ -611,5 +637,6 @@ void sn_scene_free(sn_scene *s)
     free(s->actors);
     free(s->sensors);
     free(s->path);
+    free(s->recorder_file);
     memset(s, 0, sizeof *s);
 }

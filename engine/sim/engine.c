@@ -235,6 +235,15 @@ sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *err)
         return st;
     }
     e->loaded = true;
+    if (e->scene.recorder_file) { /* recorder: {file, ...}: the run records itself from frame 1 */
+        sn_record_options ro = {sizeof ro, e->scene.recorder_file, e->scene.recorder_additional,
+                                (int64_t)e->scene.recorder_date};
+        if ((st = sn_engine_record(e, &ro, err))) {
+            sn_error_prefix(err, path);
+            unload(e);
+            return st;
+        }
+    }
     return SN_OK;
 }
 
@@ -373,6 +382,34 @@ static sn_status deliver_collisions(sn_engine *e, sn_error *err)
     }
     return SN_OK;
 }
+
+/* ---- recorder: every collision of the frame to observers (SN_EVENT_COLLISION_ANY) ----
+** Attached collision sensors see only their parent's pairs; a recorder must see all of them,
+** in the world's pair order (sorted by self, other), so its file is deterministic. */
+static sn_status deliver_collisions_any(sn_engine *e, sn_error *err)
+{
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = e->sensors[i];
+        if (!live(s) || !(s->cls->events & SN_EVENT_COLLISION_ANY) || !s->cls->on_event)
+            continue;
+        for (size_t k = 0; k < e->world.n_pairs; k++) {
+            const sn_pair *p = &e->world.pairs[k];
+            if (sn_v3_len(p->impulse) < 1e-9)
+                continue; /* as deliver_collisions: touching without force is no collision */
+            sn_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.struct_size = sizeof ev;
+            ev.type = SN_EVENT_COLLISION_ANY;
+            ev.frame = e->clock.frame;
+            ev.u.collision = (sn_collision){p->self, p->other, p->impulse, p->pos, p->normal};
+            sn_status st = deliver(s, &ev, err);
+            if (st)
+                return st;
+        }
+    }
+    return SN_OK;
+}
+/* ---- end recorder ---- */
 
 static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
 {
@@ -528,6 +565,8 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
     }
     if (!st)
         st = deliver_collisions(e, err);
+    if (!st)
+        st = deliver_collisions_any(e, err);
     if (!st)
         st = run_phase(e, SN_PHASE_POST, err);
     if (!st)

@@ -21,6 +21,7 @@
 #include <sensim/abi.h>
 #include <sensim/attr.h>
 #include <sensim/host.h>
+#include <sensim/reader.h>
 #include <sensim/types.h>
 
 /* Tick phases a class asks for (sn_sensor_class.phases is a mask of these). */
@@ -35,7 +36,10 @@ typedef enum sn_event_type {
     SN_EVENT_COLLISION = 1u << 0,        /* delivered only to sensors attached to an actor involved */
     SN_EVENT_ACTOR_SPAWNED = 1u << 1,    /* world events, delivered to every listening sensor */
     SN_EVENT_ACTOR_DESTROYED = 1u << 2,
-    SN_EVENT_ACTOR_REPARENTED = 1u << 3
+    SN_EVENT_ACTOR_REPARENTED = 1u << 3,
+    /* ---- recorder (ABI 1.2) ---- */
+    SN_EVENT_COLLISION_ANY = 1u << 4     /* every collision of the frame, to observers (a recorder);
+                                            after the attached collision sensors got theirs */
 } sn_event_type;
 
 /*
@@ -105,6 +109,15 @@ typedef struct sn_sensor_class {
     sn_status (*serialize)(void *self, uint32_t index, sn_writer *w);
     /* Optional. A named method with string arguments. */
     sn_status (*call)(void *self, const char *method, uint32_t argc, const char *const *argv);
+
+    /* ---- recorder (ABI 1.2) ---- */
+    /*
+    ** Optional, NULL for none: the reading side of the log format this class writes
+    ** (sensim/reader.h). sn_recording_open (sensim replay, sensim recorder) tries the readers
+    ** of every loaded class, so the engine knows no file layout.
+    */
+    const sn_log_reader *log_reader;
+    /* ---- end recorder ---- */
 } sn_sensor_class;
 
 /* What sn_plugin_entry returns: a static description of the library. */
