@@ -1,6 +1,7 @@
 /* engine.c — the embedding API and the frame loop (DESIGN.md "The world and the frame"). */
 #include "engine.h"
 #include "guard.h"
+#include "replay.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -86,7 +87,11 @@ static void unload(sn_engine *e)
     e->out_dir = NULL;
     e->outputs_open = false;
     e->loaded = false;
+    sn_replay_free(e->replay);
+    e->replay = NULL;
 }
+
+void sn_engine_unload(sn_engine *e) { unload(e); }
 
 void sn_engine_destroy(sn_engine *e)
 {
@@ -181,7 +186,9 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     e->actors = calloc(sc->n_actors + 1, sizeof *e->actors);
     if (!e->actors || !sn_grow((void **)&e->sensors, &e->cap_sensors, sc->n_sensors + 1, sizeof *e->sensors))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < sc->n_actors; i++)
+    /* A replay's world comes from its recording: the scene lends only its sensors. */
+    const uint32_t n_actors = e->replay ? 0 : sc->n_actors;
+    for (uint32_t i = 0; i < n_actors; i++)
         if (sc->actors[i].name && !sn_strmap_put(&e->scene_names, sc->actors[i].name, &sc->actors[i]))
             return sn_fail(err, SN_E_NOMEM, "out of memory");
     for (uint32_t i = 0; i < sc->n_sensors; i++) {
@@ -193,11 +200,11 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     }
     for (uint32_t i = 0; i < sc->n_actors + sc->n_sensors; i++) {
         const sn_scene_entity *ent = i < sc->n_actors ? &sc->actors[i] : &sc->sensors[i - sc->n_actors];
-        if (ent->attach_to && !scene_actor(e, ent->attach_to))
+        if (ent->attach_to && !scene_actor(e, ent->attach_to) && !e->replay) /* replay: recorded names */
             return sn_fail(err, SN_E_INVALID, "%s:%d:%d: attach_to '%s' names no actor of this scene", sc->path,
                            ent->attach_pos.line, ent->attach_pos.col, ent->attach_to);
     }
-    for (uint32_t i = 0; i < sc->n_actors; i++) {
+    for (uint32_t i = 0; i < n_actors; i++) {
         e->actors[e->n_actors++].entity = &sc->actors[i];
         if (spawnable(e, &sc->actors[i], 0) && (st = sn_spawn_scene_actor(e, &e->actors[i], err)))
             return st;
@@ -206,12 +213,36 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         if (spawnable(e, &sc->sensors[i], 0) && (st = sn_spawn_scene_sensor(e, e->sensors[i], err)))
             return st;
     /* Scheduled entries must be spawnable later: check their blueprints now, not mid-run. */
-    for (uint32_t i = 0; i < sc->n_actors; i++) {
+    for (uint32_t i = 0; i < n_actors; i++) {
         const sn_blueprint *bp = sn_library_find(&e->lib, sc->actors[i].blueprint);
         if (!e->actors[i].spawned && (!bp || bp->kind == SN_ACTOR_SENSOR))
             return sn_fail(err, SN_E_INVALID, "%s:%d:%d: unknown actor blueprint '%s' (see `sensim blueprints`)",
                            sc->path, sc->actors[i].blueprint_pos.line, sc->actors[i].blueprint_pos.col,
                            sc->actors[i].blueprint);
+    }
+    return SN_OK;
+}
+
+sn_status sn_engine_build_loaded(sn_engine *e, sn_error *err)
+{
+    e->seed = e->opts.seed_set ? e->opts.seed : e->scene.settings.seed;
+    const sn_scene_settings *ss = &e->scene.settings;
+    e->lighting = (sn_lighting){ss->sun_azimuth, ss->sun_altitude, ss->sun_intensity, ss->ambient,
+                                {(uint8_t)ss->sky_color.x, (uint8_t)ss->sky_color.y, (uint8_t)ss->sky_color.z}};
+    sn_status st = build_scene(e, err);
+    if (st) {
+        unload(e);
+        return st;
+    }
+    e->loaded = true;
+    if (e->scene.recorder_file) { /* recorder: {file, ...}: the run records itself from frame 1 */
+        sn_record_options ro = {sizeof ro, e->scene.recorder_file, e->scene.recorder_additional,
+                                (int64_t)e->scene.recorder_date};
+        if ((st = sn_engine_record(e, &ro, err))) {
+            sn_error_prefix(err, e->scene.path ? e->scene.path : "scene");
+            unload(e);
+            return st;
+        }
     }
     return SN_OK;
 }
@@ -223,28 +254,11 @@ sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *err)
     if (e->loaded)
         return sn_fail(err, SN_E_STATE, "%s: the engine already holds a scene", path);
     sn_status st = sn_scene_load(&e->scene, path, err);
-    if (!st) {
-        e->seed = e->opts.seed_set ? e->opts.seed : e->scene.settings.seed;
-        const sn_scene_settings *ss = &e->scene.settings;
-        e->lighting = (sn_lighting){ss->sun_azimuth, ss->sun_altitude, ss->sun_intensity, ss->ambient,
-                                    {(uint8_t)ss->sky_color.x, (uint8_t)ss->sky_color.y, (uint8_t)ss->sky_color.z}};
-        st = build_scene(e, err);
-    }
     if (st) {
         unload(e);
         return st;
     }
-    e->loaded = true;
-    if (e->scene.recorder_file) { /* recorder: {file, ...}: the run records itself from frame 1 */
-        sn_record_options ro = {sizeof ro, e->scene.recorder_file, e->scene.recorder_additional,
-                                (int64_t)e->scene.recorder_date};
-        if ((st = sn_engine_record(e, &ro, err))) {
-            sn_error_prefix(err, path);
-            unload(e);
-            return st;
-        }
-    }
-    return SN_OK;
+    return sn_engine_build_loaded(e, err);
 }
 
 void sn_engine_set_frames(sn_engine *e, uint64_t frames)
@@ -552,7 +566,9 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
     c->frame++;
     c->time_ns = (int64_t)c->frame * c->dt_ns;
     c->timestamp = (double)c->frame * c->dt;
-    sn_status st = schedule(e, err);
+    sn_status st = e->replay ? sn_replay_before_step(e, err) : SN_OK;
+    if (!st)
+        st = schedule(e, err);
     if (!st)
         st = run_phase(e, SN_PHASE_PRE, err);
     if (!st) {
@@ -562,6 +578,8 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
         st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
         if (!st)
             e->advanced_frame = c->frame;
+        if (!st && e->replay)
+            sn_replay_after_advance(e);
     }
     if (!st)
         st = deliver_collisions(e, err);
