@@ -120,9 +120,12 @@ static bool keep(rframe *d, const sn_log_frame *f)
         !sn_grow((void **)&d->kin, &d->cap_kin, (size_t)f->n_kinematics + 1, sizeof *d->kin) ||
         !sn_grow((void **)&d->ctl, &d->cap_ctl, (size_t)f->n_controls + 1, sizeof *d->ctl))
         return false;
-    memcpy(d->poses, f->poses, f->n_poses * sizeof *d->poses);
-    memcpy(d->kin, f->kinematics, f->n_kinematics * sizeof *d->kin);
-    memcpy(d->ctl, f->controls, f->n_controls * sizeof *d->ctl);
+    if (f->n_poses) /* an empty list may be NULL, which memcpy must not see */
+        memcpy(d->poses, f->poses, f->n_poses * sizeof *d->poses);
+    if (f->n_kinematics)
+        memcpy(d->kin, f->kinematics, f->n_kinematics * sizeof *d->kin);
+    if (f->n_controls)
+        memcpy(d->ctl, f->controls, f->n_controls * sizeof *d->ctl);
     d->n_poses = f->n_poses, d->n_kin = f->n_kinematics, d->n_ctl = f->n_controls;
     return true;
 }
