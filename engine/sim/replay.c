@@ -286,6 +286,18 @@ sn_status sn_replay_before_step(sn_engine *e, sn_error *err)
             (st = sn_engine_set_transform(e, m->live, &tf, err))) /* farther than 1000 m/s: a teleport */
             return st;
     }
+    /* --follow: free-standing scene sensors ride on the actor at their scene transform (CARLA's
+    ** spectator follow, for any sensor). Placed at the pose the actor will have after this step. */
+    id_map *fm = rp->o.follow_id ? map_find(rp, rp->o.follow_id) : NULL;
+    sn_transform ft;
+    if (fm && pose_at(rp, fm->rec, tau, &ft))
+        for (uint32_t i = 0; i < e->n_sensors; i++) {
+            sn_sensor *s = e->sensors[i];
+            const sn_actor *a = s->entity && !s->entity->attach_to ? sn_world_find(&e->world, s->actor_id) : NULL;
+            sn_transform t = sn_transform_compose(&ft, &s->entity->transform);
+            if (a && (st = sn_engine_set_transform(e, s->actor_id, &t, err)))
+                return st;
+        }
     for (uint32_t i = 0; i < rp->cur.n_ctl; i++) {
         id_map *m = map_find(rp, rp->cur.ctl[i].id);
         sn_actor *a = m && !m->physics ? sn_world_find(&e->world, m->live) : NULL;
