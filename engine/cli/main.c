@@ -8,6 +8,7 @@
 #include <sensim/sensim.h>
 
 #include "batch_cmd.h"
+#include "record_cmd.h"
 #include "scaffold.h"
 
 #include <errno.h>
@@ -31,7 +32,10 @@ static int fail(int code, const char *fmt, const char *a)
 
 static const char USAGE[] =
     "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "                  [--record FILE [--additional-data]]\n"
     "       sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume] [--dry-run]\n"
+    "       sensim replay FILE --out DIR [--start S] [--duration D] [--scene SCENE] ...\n"
+    "       sensim recorder info|collisions|blocked FILE [--json] ...\n"
     "       sensim blueprints [--json] [--plugin-dir DIR]\n"
     "       sensim plugins [--json] [--plugin-dir DIR]\n"
     "       sensim dump FILE [--json]\n"
@@ -53,6 +57,8 @@ static const char HELP_RUN[] =
     "  --plugin-dir DIR  searched for plugins before SENSIM_PLUGIN_PATH and the engine's own\n"
     "  --quiet           no summary line, no refused-plugin warnings\n"
     "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N} there at the end\n"
+    "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
+    "  --additional-data with --record: also velocities and bounding boxes\n"
     "Exit status: 0 success, 1 a failure while running (partial streams kept as .part), 2 bad input.\n";
 static const char HELP_BLUEPRINTS[] =
     "usage: sensim blueprints [--json] [--plugin-dir DIR]\n"
@@ -99,8 +105,9 @@ typedef struct cli {
     const char *sets[MAX_SETS];
     size_t n_sets;
     const char *out, *plugin_dir, *converter, *stats;
+    const char *record;
     uint64_t frames, seed, threads;
-    bool has_frames, has_seed, json, quiet;
+    bool has_frames, has_seed, json, quiet, additional;
 } cli;
 
 /* Parses options common to every subcommand; returns 0, an exit code, or HELP_SHOWN after
@@ -129,6 +136,8 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
             c->json = true;
         } else if (strcmp(name, "quiet") == 0) {
             c->quiet = true;
+        } else if (strcmp(name, "additional-data") == 0) {
+            c->additional = true;
         } else if (!val) {
             return fail(EXIT_INPUT, "option '%s' needs a value", a);
         } else {
@@ -148,6 +157,8 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
                 c->converter = val;
             else if (strcmp(name, "plugin-dir") == 0)
                 c->plugin_dir = val;
+            else if (strcmp(name, "record") == 0)
+                c->record = val;
             else if (strcmp(name, "frames") == 0) {
                 if (!parse_u64(val, &c->frames) || c->frames == 0)
                     return fail(EXIT_INPUT, "--frames needs a whole number > 0, found '%s'", val);
@@ -170,7 +181,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " out set frames seed threads plugin-dir quiet stats ", HELP_RUN);
+    int rc = parse_args(argc, argv, &c, " out set frames seed threads plugin-dir quiet stats record additional-data ", HELP_RUN);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
@@ -186,7 +197,13 @@ static int cmd_run(int argc, char **argv)
         return fail(EXIT_INPUT, "%s", err.msg);
     if (c.has_frames)
         sn_engine_set_frames(e, c.frames);
-    if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK || sn_engine_open_outputs(e, c.out, &err) != SN_OK) {
+    if (c.additional && !c.record) {
+        sn_engine_destroy(e);
+        return fail(EXIT_INPUT, "run: --additional-data goes with --record FILE%s", "");
+    }
+    sn_record_options ro = {sizeof ro, c.record, c.additional, 0};
+    if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK ||
+        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || sn_engine_open_outputs(e, c.out, &err) != SN_OK) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
     }
@@ -469,6 +486,10 @@ int main(int argc, char **argv)
         return cmd_plugins(argc, argv);
     if (strcmp(cmd, "dump") == 0)
         return cmd_dump(argc, argv);
+    if (strcmp(cmd, "recorder") == 0)
+        return sn_cmd_recorder(argc, argv);
+    if (strcmp(cmd, "replay") == 0)
+        return sn_cmd_replay(argc, argv);
     if (strcmp(cmd, "convert") == 0)
         return cmd_convert(argc, argv);
     if (strcmp(cmd, "new-sensor") == 0)

@@ -190,6 +190,18 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
                 return false;
             }
         }
+        if (c->log_reader && !pf->has_reader) { /* recorder (ABI 1.2): a log format it reads back */
+            const sn_log_reader *r = c->log_reader;
+            if (!header_ok(&r->hdr, sizeof(sn_log_reader), "the log reader", why, n))
+                return false;
+            memcpy(&pf->reader, r, r->hdr.struct_size);
+            if (!pf->reader.probe || !pf->reader.open || !pf->reader.close || !pf->reader.describe ||
+                !pf->reader.seek || !pf->reader.next || !pf->reader.error) {
+                snprintf(why, n, "'%s': its log reader lacks a required callback", id);
+                return false;
+            }
+            pf->has_reader = true;
+        }
         sn_error e;
         if (sn_attr_table_check(c->attrs, c->n_attrs, c->attr_def_size, &e) != SN_OK) {
             sn_format(why, n, "'%s' has an invalid attribute table: %s", id, e.msg);
@@ -263,6 +275,7 @@ static sn_status load_file(sn_library *lib, const char *path)
     free(pf->classes);
     pf->classes = NULL;
     pf->n_classes = 0;
+    pf->has_reader = false;
     pf->reason = sn_strdup(why);
     if (!lib->quiet && lib->log) {
         char line[PATH_MAX + sizeof why + 32];

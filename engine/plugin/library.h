@@ -15,6 +15,8 @@ typedef struct sn_plugin_file {
     char *reason;        /* why it was refused; NULL when loaded */
     sn_sensor_class *classes; /* host-side copies (zeroed, then the plugin's bytes) */
     uint32_t n_classes;
+    sn_log_reader reader; /* host copy of the plugin's log reader (zeroed: none) */
+    bool has_reader;
 } sn_plugin_file;
 
 typedef struct sn_blueprint {

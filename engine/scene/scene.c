@@ -563,6 +563,30 @@ static sn_status parse_list(ctx *c, const sn_ynode *n, bool sensors, sn_scene_en
     return SN_OK;
 }
 
+/* recorder: {file, additional_data, date}: the run records itself (plugins/recorder). */
+static sn_status parse_recorder(ctx *c, const sn_ynode *n, sn_scene *s)
+{
+    static const char *const keys[] = {"file", "additional_data", "date", NULL};
+    sn_status st = expect(c, n, SN_Y_MAP, "recorder");
+    if (!st)
+        st = check_keys(c, n, keys, "recorder");
+    if (st)
+        return st;
+    const sn_ynode *v = sn_ynode_get(n, "file");
+    if (!v)
+        return at(c, n, "recorder needs a file: recorder: {file: run.sensimrec}", NULL, NULL);
+    s->recorder_pos = pos_of(n);
+    if ((st = get_string(c, v, "recorder.file", &s->recorder_file)))
+        return st;
+    if (!s->recorder_file[0])
+        return at(c, v, "recorder.file must not be empty", NULL, NULL);
+    if ((v = sn_ynode_get(n, "additional_data")) && (st = get_bool(c, v, "additional_data", &s->recorder_additional)))
+        return st;
+    if ((v = sn_ynode_get(n, "date")) && (st = get_uint(c, v, "date", &s->recorder_date)))
+        return st;
+    return SN_OK;
+}
+
 static sn_scene_entity *entity_at(sn_scene *s, uint32_t i)
 {
     return i < s->n_actors ? &s->actors[i] : &s->sensors[i - s->n_actors];
@@ -633,7 +657,7 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
     for (size_t i = 0; i < s->n_sets && !st; i++)
         st = sn_ydoc_override(&doc, path, s->sets[i], err);
     ctx c = {path, err};
-    static const char *const keys[] = {"settings", "actors", "sensors", NULL};
+    static const char *const keys[] = {"settings", "actors", "sensors", "recorder", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!st && !root)
         st = sn_fail(err, SN_E_INVALID, "%s:1:1: the scene is empty (expected a mapping with settings, actors, sensors)", path);
@@ -647,6 +671,8 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         st = parse_list(&c, v, false, &s->actors, &s->n_actors);
     if (!st && (v = sn_ynode_get(root, "sensors")))
         st = parse_list(&c, v, true, &s->sensors, &s->n_sensors);
+    if (!st && (v = sn_ynode_get(root, "recorder")))
+        st = parse_recorder(&c, v, s);
     if (!st)
         st = check_names(&c, s);
     if (!st && s->settings.frames == 0) {
@@ -691,5 +717,6 @@ void sn_scene_free(sn_scene *s)
     for (size_t i = 0; i < s->n_sets; i++)
         free(s->sets[i]);
     free(s->sets);
+    free(s->recorder_file);
     memset(s, 0, sizeof *s);
 }

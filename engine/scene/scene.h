@@ -87,6 +87,10 @@ typedef struct sn_scene {
     uint32_t n_actors;
     sn_scene_entity *sensors;
     uint32_t n_sensors;
+    char *recorder_file;       /* recorder: {file, additional_data, date}; NULL when absent */
+    bool recorder_additional;
+    uint64_t recorder_date;
+    sn_srcpos recorder_pos;
 } sn_scene;
 
 /* Parses and checks a scene file. Free with sn_scene_free (also after failure). */

@@ -1,6 +1,7 @@
 /* engine.c — the embedding API and the frame loop (DESIGN.md "The world and the frame"). */
 #include "engine.h"
 #include "guard.h"
+#include "replay.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -87,7 +88,11 @@ static void unload(sn_engine *e)
     e->out_dir = NULL;
     e->outputs_open = false;
     e->loaded = false;
+    sn_replay_free(e->replay);
+    e->replay = NULL;
 }
+
+void sn_engine_unload(sn_engine *e) { unload(e); }
 
 void sn_engine_destroy(sn_engine *e)
 {
@@ -180,7 +185,9 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     e->actors = calloc(sc->n_actors + 1, sizeof *e->actors);
     if (!e->actors || !sn_grow((void **)&e->sensors, &e->cap_sensors, sc->n_sensors + 1, sizeof *e->sensors))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < sc->n_actors; i++)
+    /* A replay's world comes from its recording: the scene lends only its sensors. */
+    const uint32_t n_actors = e->replay ? 0 : sc->n_actors;
+    for (uint32_t i = 0; i < n_actors; i++)
         if (sc->actors[i].name && !sn_strmap_put(&e->scene_names, sc->actors[i].name, &sc->actors[i]))
             return sn_fail(err, SN_E_NOMEM, "out of memory");
     for (uint32_t i = 0; i < sc->n_sensors; i++) {
@@ -192,10 +199,11 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     }
     for (uint32_t i = 0; i < sc->n_actors + sc->n_sensors; i++) {
         const sn_scene_entity *ent = i < sc->n_actors ? &sc->actors[i] : &sc->sensors[i - sc->n_actors];
-        if (ent->attach_to && !scene_actor(e, ent->attach_to))
-            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no actor of this scene", sn_scene_where(sc->path, ent->attach_pos).s, ent->attach_to);
+        if (ent->attach_to && !scene_actor(e, ent->attach_to) && !e->replay) /* replay: recorded names */
+            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no actor of this scene",
+                           sn_scene_where(sc->path, ent->attach_pos).s, ent->attach_to);
     }
-    for (uint32_t i = 0; i < sc->n_actors; i++) {
+    for (uint32_t i = 0; i < n_actors; i++) {
         e->actors[e->n_actors++].entity = &sc->actors[i];
         if (spawnable(e, &sc->actors[i], 0) && (st = sn_spawn_scene_actor(e, &e->actors[i], err)))
             return st;
@@ -204,12 +212,36 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         if (spawnable(e, &sc->sensors[i], 0) && (st = sn_spawn_scene_sensor(e, e->sensors[i], err)))
             return st;
     /* Scheduled entries must be spawnable later: check their blueprints now, not mid-run. */
-    for (uint32_t i = 0; i < sc->n_actors; i++) {
+    for (uint32_t i = 0; i < n_actors; i++) {
         const sn_blueprint *bp = sn_library_find(&e->lib, sc->actors[i].blueprint);
         if (!e->actors[i].spawned && (!bp || bp->kind == SN_ACTOR_SENSOR))
             return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`)",
                            sn_scene_where(sc->path, sc->actors[i].blueprint_pos).s,
                            sc->actors[i].blueprint);
+    }
+    return SN_OK;
+}
+
+sn_status sn_engine_build_loaded(sn_engine *e, sn_error *err)
+{
+    e->seed = e->opts.seed_set ? e->opts.seed : e->scene.settings.seed;
+    const sn_scene_settings *ss = &e->scene.settings;
+    e->lighting = (sn_lighting){ss->sun_azimuth, ss->sun_altitude, ss->sun_intensity, ss->ambient,
+                                {(uint8_t)ss->sky_color.x, (uint8_t)ss->sky_color.y, (uint8_t)ss->sky_color.z}};
+    sn_status st = build_scene(e, err);
+    if (st) {
+        unload(e);
+        return st;
+    }
+    e->loaded = true;
+    if (e->scene.recorder_file) { /* recorder: {file, ...}: the run records itself from frame 1 */
+        sn_record_options ro = {sizeof ro, e->scene.recorder_file, e->scene.recorder_additional,
+                                (int64_t)e->scene.recorder_date};
+        if ((st = sn_engine_record(e, &ro, err))) {
+            sn_error_prefix(err, e->scene.path ? e->scene.path : "scene");
+            unload(e);
+            return st;
+        }
     }
     return SN_OK;
 }
@@ -229,19 +261,11 @@ sn_status sn_engine_load_scene_with_overrides(sn_engine *e, const char *path, co
     if (n_overrides && !overrides)
         return sn_fail(err, SN_E_INVALID, "%s: %zu overrides given as NULL", path, n_overrides);
     sn_status st = sn_scene_load_with(&e->scene, path, overrides, n_overrides, err);
-    if (!st) {
-        e->seed = e->opts.seed_set ? e->opts.seed : e->scene.settings.seed;
-        const sn_scene_settings *ss = &e->scene.settings;
-        e->lighting = (sn_lighting){ss->sun_azimuth, ss->sun_altitude, ss->sun_intensity, ss->ambient,
-                                    {(uint8_t)ss->sky_color.x, (uint8_t)ss->sky_color.y, (uint8_t)ss->sky_color.z}};
-        st = build_scene(e, err);
-    }
     if (st) {
         unload(e);
         return st;
     }
-    e->loaded = true;
-    return SN_OK;
+    return sn_engine_build_loaded(e, err);
 }
 
 void sn_engine_set_frames(sn_engine *e, uint64_t frames)
@@ -379,6 +403,34 @@ static sn_status deliver_collisions(sn_engine *e, sn_error *err)
     }
     return SN_OK;
 }
+
+/* ---- recorder: every collision of the frame to observers (SN_EVENT_COLLISION_ANY) ----
+** Attached collision sensors see only their parent's pairs; a recorder must see all of them,
+** in the world's pair order (sorted by self, other), so its file is deterministic. */
+static sn_status deliver_collisions_any(sn_engine *e, sn_error *err)
+{
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = e->sensors[i];
+        if (!live(s) || !(s->cls->events & SN_EVENT_COLLISION_ANY) || !s->cls->on_event)
+            continue;
+        for (size_t k = 0; k < e->world.n_pairs; k++) {
+            const sn_pair *p = &e->world.pairs[k];
+            if (sn_v3_len(p->impulse) < 1e-9)
+                continue; /* as deliver_collisions: touching without force is no collision */
+            sn_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.struct_size = sizeof ev;
+            ev.type = SN_EVENT_COLLISION_ANY;
+            ev.frame = e->clock.frame;
+            ev.u.collision = (sn_collision){p->self, p->other, p->impulse, p->pos, p->normal};
+            sn_status st = deliver(s, &ev, err);
+            if (st)
+                return st;
+        }
+    }
+    return SN_OK;
+}
+/* ---- end recorder ---- */
 
 static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
 {
@@ -524,7 +576,9 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
     c->frame++;
     c->time_ns = (int64_t)c->frame * c->dt_ns;
     c->timestamp = (double)c->frame * c->dt;
-    sn_status st = schedule(e, err);
+    sn_status st = e->replay ? sn_replay_before_step(e, err) : SN_OK;
+    if (!st)
+        st = schedule(e, err);
     if (!st)
         st = run_phase(e, SN_PHASE_PRE, err);
     if (!st) {
@@ -534,9 +588,13 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
         st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
         if (!st)
             e->advanced_frame = c->frame;
+        if (!st && e->replay)
+            sn_replay_after_advance(e);
     }
     if (!st)
         st = deliver_collisions(e, err);
+    if (!st)
+        st = deliver_collisions_any(e, err);
     if (!st)
         st = run_phase(e, SN_PHASE_POST, err);
     if (!st)

@@ -129,7 +129,12 @@ struct sn_engine {
     msgpack_packer msg_pk;
     char *out_dir;
     bool outputs_open, broken;
+    struct sn_replay *replay; /* set while replaying a recording (replay.c) */
 };
+
+/* engine.c: builds e->scene (parsed already) into the world; on failure unloads everything. */
+sn_status sn_engine_build_loaded(struct sn_engine *e, sn_error *err);
+void sn_engine_unload(struct sn_engine *e);
 
 /* host.c */
 void sn_host_init(sn_host *h);

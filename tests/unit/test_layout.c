@@ -248,7 +248,7 @@ int main(void)
     F(sn_method_def, name, 0);
     F(sn_method_def, doc, 8);
     /* plugin.h */
-    S(sn_sensor_class, 168, 8);
+    S(sn_sensor_class, 176, 8);
     F(sn_sensor_class, hdr, 0);
     F(sn_sensor_class, blueprint, 8);
     F(sn_sensor_class, doc, 16);
@@ -273,6 +273,7 @@ int main(void)
     F(sn_sensor_class, class_create, 144);
     F(sn_sensor_class, class_destroy, 152);
     F(sn_sensor_class, class_tick, 160);
+    F(sn_sensor_class, log_reader, 168);
     /* plugin.h */
     S(sn_plugin_lib, 40, 8);
     F(sn_plugin_lib, hdr, 0);

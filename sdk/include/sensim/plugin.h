@@ -22,6 +22,7 @@
 #include <sensim/abi.h>
 #include <sensim/attr.h>
 #include <sensim/host.h>
+#include <sensim/reader.h>
 #include <sensim/types.h>
 
 /* Tick phases a class asks for (sn_sensor_class.phases is a mask of these). */
@@ -36,7 +37,10 @@ typedef enum sn_event_type {
     SN_EVENT_COLLISION = 1u << 0,        /* delivered only to sensors attached to an actor involved */
     SN_EVENT_ACTOR_SPAWNED = 1u << 1,    /* world events, delivered to every listening sensor */
     SN_EVENT_ACTOR_DESTROYED = 1u << 2,
-    SN_EVENT_ACTOR_REPARENTED = 1u << 3
+    SN_EVENT_ACTOR_REPARENTED = 1u << 3,
+    /* ---- recorder (ABI 1.2) ---- */
+    SN_EVENT_COLLISION_ANY = 1u << 4     /* every collision of the frame, to observers (a recorder);
+                                            after the attached collision sensors got theirs */
 } sn_event_type;
 
 /*
@@ -129,6 +133,14 @@ typedef struct sn_sensor_class {
     /* Optional: for each phase in `phases`, every frame once the state exists, before
     ** (after = false) and after (after = true) the instances' ticks of that phase. */
     sn_status (*class_tick)(void *state, sn_phase phase, bool after);
+    /* ---- recorder (ABI 1.2) ---- */
+    /*
+    ** Optional, NULL for none: the reading side of the log format this class writes
+    ** (sensim/reader.h). sn_recording_open (sensim replay, sensim recorder) tries the readers
+    ** of every loaded class, so the engine knows no file layout.
+    */
+    const sn_log_reader *log_reader;
+    /* ---- end recorder ---- */
 } sn_sensor_class;
 
 /* What sn_plugin_entry returns: a static description of the library. */

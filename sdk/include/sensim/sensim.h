@@ -24,6 +24,7 @@
 
 #include <sensim/abi.h>
 #include <sensim/attr.h>
+#include <sensim/reader.h>
 #include <sensim/types.h>
 
 #include <stdio.h>
@@ -368,6 +369,82 @@ SN_API void sn_batch_close(sn_batch *b);
 SN_API size_t sn_batch_count(const sn_batch *b);
 /* Fills *out for run i (set out->struct_size); the strings belong to b. */
 SN_API sn_status sn_batch_get(const sn_batch *b, size_t i, sn_batch_run *out, sn_error *err);
+
+/* ---- Recordings: record a run, query it, replay it (CARLA's recorder) ----
+**
+** The recorder plugin (sensor.other.recorder) writes recordings and offers their reader
+** (sensim/reader.h); these calls find a reader among the loaded plugins, so the engine and
+** this API know no file layout. Times are seconds on the recording's clock: frame 1 starts at 0.
+*/
+
+/* What sn_engine_record records. Set struct_size = sizeof(sn_record_options). */
+typedef struct sn_record_options {
+    uint32_t struct_size;
+    const char *file;       /* the recording to write (opened at once: a bad path fails here) */
+    bool additional_data;   /* also velocities and bounding boxes */
+    int64_t date;           /* Unix seconds for the header; 0 = none (byte-identical recordings) */
+} sn_record_options;
+
+/* Records the loaded scene's run from its next step on (the scene key `recorder:` does the same
+** at load). Call after sn_engine_load_scene and before sn_engine_open_outputs. */
+SN_API sn_status sn_engine_record(sn_engine *e, const sn_record_options *o, sn_error *err);
+
+/* Opaque: a recording opened through a plugin's reader. */
+typedef struct sn_recording sn_recording;
+
+/* Opens a recording with the first loaded plugin whose reader recognises it. Of opts only
+** plugin_dir, quiet_plugins, log, log_user matter; opts may be NULL. A missing file is SN_E_IO,
+** a file no reader recognises SN_E_INVALID. A cut-off file opens (see sn_log_info.end). */
+SN_API sn_recording *sn_recording_open(const char *path, const sn_engine_options *opts, sn_error *err);
+SN_API void sn_recording_close(sn_recording *r); /* NULL-safe */
+/* Fills *out (set out->struct_size = sizeof(sn_log_info)); strings belong to r. */
+SN_API sn_status sn_recording_info(sn_recording *r, sn_log_info *out, sn_error *err);
+/* The next sn_recording_next yields the frame containing `time` as a snapshot (reader.h). */
+SN_API sn_status sn_recording_seek(sn_recording *r, double time, sn_error *err);
+/* The next frame (valid until the next call on r); SN_E_NOT_FOUND after the last one;
+** SN_E_INVALID naming the frame and byte when a frame is damaged. */
+SN_API sn_status sn_recording_next(sn_recording *r, const sn_log_frame **out, sn_error *err);
+
+/*
+** CARLA's queries (show_recorder_file_info, _collisions, _actors_blocked) in CARLA's text
+** layout, or as JSON (one object) with `json`. collisions: type letters h (hero) v (vehicle)
+** w (walker) t (traffic light) o (other) a (any), new contacts only. blocked: an actor that
+** moved less than min_distance metres in min_time seconds. They read from the start of the
+** file; on a damaged frame they print what came before it and return SN_E_INVALID.
+*/
+SN_API sn_status sn_recording_print_info(sn_recording *r, FILE *out, bool all, bool json, sn_error *err);
+SN_API sn_status sn_recording_print_collisions(sn_recording *r, FILE *out, char type1, char type2, bool json,
+                                               sn_error *err);
+SN_API sn_status sn_recording_print_blocked(sn_recording *r, FILE *out, double min_time, double min_distance,
+                                            bool json, sn_error *err);
+
+/* How sn_engine_load_replay replays. Set struct_size = sizeof(sn_replay_options); zero = defaults. */
+typedef struct sn_replay_options {
+    uint32_t struct_size;
+    double start;          /* seconds; negative counts from the end (CARLA) */
+    double duration;       /* seconds; <= 0 = to the end */
+    double time_factor;    /* recording seconds per replayed second; 0 = 1 */
+    uint32_t follow_id;    /* recorded actor id whose pose free-standing scene sensors follow; 0 none */
+    bool ignore_hero;      /* heroes (role_name hero) are not replayed at all */
+    bool replay_sensors;   /* re-create the recorded sensors (their streams are written again) */
+    bool branch_hero;      /* at `start`, heroes are handed back to physics with their recorded
+                              velocity and control: a new run branches from the recording */
+    const char *scene;     /* optional scene whose sensors (and actors) ride along; NULL = none */
+} sn_replay_options;
+
+/*
+** Loads a recording to replay, instead of a scene: every step then moves the recorded actors
+** (kinematic, so they still push physics bodies and every sensor sees them) to their recorded
+** poses, exact at recorded frames and interpolated between them, with their recorded
+** velocities and controls, and spawns, destroys and re-parents actors as recorded. The run's
+** length is the replayed span; fixed_delta_seconds is the recording's. The sensors of
+** o->scene produce their data as in a live run.
+*/
+SN_API sn_status sn_engine_load_replay(sn_engine *e, const char *recording, const sn_replay_options *o,
+                                       sn_error *err);
+/* The live id of a recorded actor in a replay (0 if it is not alive); recorded ids are kept
+** when possible. */
+SN_API uint32_t sn_engine_replay_actor(const sn_engine *e, uint32_t recorded_id);
 
 /* ---- Crash reports ---- */
 

@@ -1,0 +1,628 @@
+/*
+** writer.c — sensor.other.recorder: CARLA's recorder as a sensor. In SN_PHASE_OBSERVE it sees
+** the finished frame, diffs the live actors against the ones it knows (adds, destroys,
+** re-parents: so actors spawned before it existed are recorded too, as CARLA's start_recorder
+** does), and appends one checksummed frame to the file, flushed at once: a killed process
+** loses at most the frame in progress. destroy() appends the frame index and the trailer.
+** It sends no stream messages. Layout: FORMAT.md; bytes: codec.h.
+*/
+#include "codec.h"
+#include "format.h"
+#include "reader.h"
+#include "rmath.h"
+#include "writer.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct known {
+    uint32_t id, parent;
+    sn_actor_kind kind;
+    bool has_ctl, has_walk, has_box;
+    sn_vehicle_control ctl;
+    float walk;
+    sn_bbox box;
+} known;
+
+typedef struct coll {
+    uint32_t a, b;
+    sn_vec3 impulse;
+} coll;
+
+typedef struct index_entry {
+    uint64_t frame, offset;
+    double elapsed, duration;
+    uint8_t flags;
+} index_entry;
+
+typedef struct recorder {
+    const sn_host *host;
+    sn_ctx *ctx;
+    const char *path, *scene, *seed;
+    bool additional;
+    int64_t date;
+    FILE *f;
+    uint64_t offset; /* bytes written so far */
+    bool failed;
+
+    known *known, *known2;   /* sorted by id; known2 is the next frame's, swapped */
+    size_t n_known, cap_known; /* both arrays have cap_known entries */
+    sn_actor_info *infos;    /* this frame's live actors, ascending ids */
+    size_t n_infos, cap_infos;
+    coll *colls;
+    size_t n_colls, cap_colls;
+    uint64_t coll_frame;
+    uint32_t next_cid;
+
+    rec_buf frame, pkt, head;
+    rec_channel pos, spos, kin;
+    index_entry *index;
+    size_t n_index, cap_index;
+} recorder;
+
+static const sn_attr_def attrs[] = {
+    {.name = "file", .type = SN_ATTR_STRING, .def = "", .doc = "path of the recording to write (required)"},
+    {.name = "additional_data", .type = SN_ATTR_BOOL, .def = "false",
+     .doc = "also record linear and angular velocities and bounding boxes (CARLA's additional_data)"},
+    {.name = "date", .type = SN_ATTR_INT, .def = "0", .has_range = true, .min = 0, .max = 1e15, .unit = "s",
+     .doc = "Unix time written in the header; 0 writes none, so recordings stay byte-identical"},
+    {.name = "scene", .type = SN_ATTR_STRING, .def = "", .doc = "scene name written in the header"},
+    {.name = "seed", .type = SN_ATTR_STRING, .def = "0", .doc = "the run's seed, written in the header"},
+};
+enum { A_FILE, A_ADDITIONAL, A_DATE, A_SCENE, A_SEED, A_COUNT };
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+static sn_status create(const sn_host *host, sn_ctx *ctx, void **out)
+{
+    recorder *r = calloc(1, sizeof *r);
+    if (!r)
+        return SN_E_NOMEM;
+    r->host = host;
+    r->ctx = ctx;
+    *out = r;
+    return SN_OK;
+}
+
+/* Appends bytes to the file; a short write (full disk) stops recording with an error. */
+static sn_status put(recorder *r, const void *d, size_t n)
+{
+    if (n && fwrite(d, 1, n, r->f) != n) {
+        r->failed = true;
+        r->host->set_error(r->ctx, "%s: write failed after %llu bytes: %s", r->path,
+                           (unsigned long long)r->offset, strerror(errno));
+        return SN_E_IO;
+    }
+    r->offset += n;
+    return SN_OK;
+}
+
+static sn_status set(void *self, const sn_value *v, uint32_t n)
+{
+    recorder *r = self;
+    if (n < A_COUNT)
+        return SN_E_INVALID;
+    r->path = v[A_FILE].s;
+    r->additional = v[A_ADDITIONAL].b;
+    r->date = v[A_DATE].i;
+    r->scene = v[A_SCENE].s;
+    r->seed = v[A_SEED].s;
+    if (!r->path || !r->path[0]) {
+        r->host->set_error(r->ctx, "the recorder needs a file (recorder: {file: run.sensimrec})");
+        return SN_E_INVALID;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long seed = strtoull(r->seed, &end, 10);
+    if (*end || errno || r->seed[0] == '-') {
+        r->host->set_error(r->ctx, "seed '%s' is not a whole number >= 0", r->seed);
+        return SN_E_INVALID;
+    }
+    /* Opened now, so a path that cannot be written stops the run before it starts. */
+    if (!(r->f = fopen(r->path, "wb"))) {
+        r->host->set_error(r->ctx, "%s: cannot write the recording: %s", r->path, strerror(errno));
+        return SN_E_IO;
+    }
+    rec_buf *h = &r->head;
+    rb_str(h, r->scene);
+    rb_u64(h, (uint64_t)r->date);
+    rb_u64(h, seed);
+    rb_f64(h, r->host->clock(r->ctx)->dt);
+    rb_u8(h, r->additional ? REC_H_ADDITIONAL : 0);
+    rb_varint(h, REC_KEY_INTERVAL);
+    rec_buf out = {0};
+    rb_bytes(&out, REC_MAGIC, REC_MAGIC_LEN);
+    rb_u32(&out, REC_VERSION_MAJOR | (uint32_t)REC_VERSION_MINOR << 16);
+    rb_u32(&out, (uint32_t)h->n);
+    rb_bytes(&out, h->p, h->n);
+    rb_u32(&out, rec_crc32(h->p, h->n));
+    sn_status st = out.oom || h->oom ? SN_E_NOMEM : put(r, out.p, out.n);
+    rb_free(&out);
+    if (!st && fflush(r->f) != 0) {
+        r->host->set_error(r->ctx, "%s: cannot write the recording: %s", r->path, strerror(errno));
+        st = SN_E_IO;
+    }
+    return st;
+}
+
+static sn_status on_event(void *self, const sn_event *ev)
+{
+    recorder *r = self;
+    if (ev->type != SN_EVENT_COLLISION_ANY)
+        return SN_OK;
+    if (ev->frame != r->coll_frame) {
+        r->coll_frame = ev->frame;
+        r->n_colls = 0;
+    }
+    const sn_collision *c = &ev->u.collision;
+    for (size_t i = 0; i < r->n_colls; i++) /* CARLA's per-frame de-duplication by (id1, id2) */
+        if (r->colls[i].a == c->self_id && r->colls[i].b == c->other_id)
+            return SN_OK;
+    if (!grow((void **)&r->colls, &r->cap_colls, r->n_colls + 1, sizeof *r->colls))
+        return SN_E_NOMEM;
+    r->colls[r->n_colls++] = (coll){c->self_id, c->other_id, c->normal_impulse};
+    return SN_OK;
+}
+
+static const sn_actor_info *info_of(const recorder *r, uint32_t id)
+{
+    size_t lo = 0, hi = r->n_infos;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r->infos[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n_infos && r->infos[lo].id == id ? &r->infos[lo] : NULL;
+}
+
+static uint8_t carla_type(sn_actor_kind k)
+{
+    return k == SN_ACTOR_VEHICLE ? 1 : k == SN_ACTOR_WALKER ? 2 : k == SN_ACTOR_SENSOR ? 5 : 0;
+}
+
+static void put_transform(rec_buf *b, const sn_transform *t)
+{
+    rb_f64(b, t->location.x), rb_f64(b, t->location.y), rb_f64(b, t->location.z);
+    rb_f64(b, t->rotation.pitch), rb_f64(b, t->rotation.yaw), rb_f64(b, t->rotation.roll);
+}
+
+/* A typed attribute value as CARLA writes it; numbers in the shortest form that reads back. */
+static void value_text(const sn_value *v, char *s, size_t n)
+{
+    switch (v->type) {
+    case SN_ATTR_BOOL: snprintf(s, n, "%s", v->b ? "true" : "false"); break;
+    case SN_ATTR_INT: snprintf(s, n, "%lld", (long long)v->i); break;
+    case SN_ATTR_FLOAT:
+        for (int p = 15; p <= 17; p++) {
+            snprintf(s, n, "%.*g", p, v->f);
+            if (strtod(s, NULL) == v->f)
+                break;
+        }
+        break;
+    case SN_ATTR_RGB: snprintf(s, n, "%u,%u,%u", v->rgb[0], v->rgb[1], v->rgb[2]); break;
+    default: snprintf(s, n, "%s", v->s ? v->s : ""); break;
+    }
+}
+
+static void put_add(recorder *r, rec_buf *b, const sn_actor_info *a)
+{
+    rb_varint(b, a->id);
+    rb_u8(b, carla_type(a->kind));
+    rb_varint(b, a->parent_id);
+    rb_str(b, a->type_id);
+    rb_str(b, a->name);
+    put_transform(b, &a->transform);
+    const sn_actor_info *p = a->parent_id ? info_of(r, a->parent_id) : NULL;
+    sn_transform rel = p ? rm_relative(&p->transform, &a->transform) : a->transform;
+    put_transform(b, &rel);
+    uint32_t n = 0;
+    const char *name;
+    sn_value v;
+    while (r->host->actor_attribute_at(r->ctx, a->id, n, &name, &v) == SN_OK)
+        n++;
+    /* A sensor's role_name is kept by the host beside its blueprint's attributes. */
+    bool role = a->role_name && a->role_name[0];
+    for (uint32_t i = 0; i < n && role; i++)
+        if (r->host->actor_attribute_at(r->ctx, a->id, i, &name, &v) == SN_OK && strcmp(name, "role_name") == 0)
+            role = false;
+    rb_varint(b, n + role);
+    char text[128];
+    for (uint32_t i = 0; i < n; i++) {
+        r->host->actor_attribute_at(r->ctx, a->id, i, &name, &v);
+        value_text(&v, text, sizeof text);
+        rb_u8(b, (uint8_t)v.type);
+        rb_str(b, name);
+        rb_str(b, v.type == SN_ATTR_STRING || v.type == SN_ATTR_ENUM ? (v.s ? v.s : "") : text);
+    }
+    if (role) {
+        rb_u8(b, SN_ATTR_STRING);
+        rb_str(b, "role_name");
+        rb_str(b, a->role_name);
+    }
+}
+
+/* Ends the packet built in r->pkt: appends id, length and body to the frame. */
+static void packet(recorder *r, enum rec_packet id)
+{
+    rb_varint(&r->frame, id);
+    rb_varint(&r->frame, r->pkt.n);
+    rb_bytes(&r->frame, r->pkt.p, r->pkt.n);
+    r->pkt.oom |= r->frame.oom;
+    r->pkt.n = 0;
+}
+
+static bool moving(const sn_actor_info *a) { return a->kind == SN_ACTOR_VEHICLE || a->kind == SN_ACTOR_WALKER; }
+
+/* A channel packet: records of the actors `want` selects, each as predicted residuals. */
+static bool channel_packet(recorder *r, rec_channel *ch, bool key, bool (*want)(const sn_actor_info *),
+                           void (*values)(const sn_actor_info *, double v[REC_NV]))
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_infos; i++)
+        n += want(&r->infos[i]);
+    if (key)
+        ch_reset(ch);
+    if (!ch_begin(ch, n))
+        return false;
+    rb_varint(&r->pkt, n);
+    uint32_t prev = 0;
+    bool first = true;
+    for (size_t i = 0; i < r->n_infos; i++) {
+        const sn_actor_info *a = &r->infos[i];
+        if (!want(a))
+            continue;
+        double v[REC_NV];
+        int64_t q[REC_NV], pred[REC_NV];
+        values(a, v);
+        for (int k = 0; k < REC_NV; k++)
+            if (!rec_quantise(v[k], &q[k])) {
+                r->host->set_error(r->ctx, "actor %u has a non-finite or absurd value (%g)", a->id, v[k]);
+                return false;
+            }
+        rb_varint(&r->pkt, first ? a->id : a->id - prev - 1); /* ids ascend strictly */
+        first = false;
+        prev = a->id;
+        ch_predict(ch, a->id, pred);
+        for (int k = 0; k < REC_NV; k++)
+            rb_svarint(&r->pkt, (int64_t)((uint64_t)q[k] - (uint64_t)pred[k]));
+        ch_push(ch, a->id, q);
+    }
+    ch_end(ch);
+    return true;
+}
+
+static void pose_values(const sn_actor_info *a, double v[REC_NV])
+{
+    v[0] = a->transform.location.x, v[1] = a->transform.location.y, v[2] = a->transform.location.z;
+    v[3] = a->transform.rotation.pitch, v[4] = a->transform.rotation.yaw, v[5] = a->transform.rotation.roll;
+}
+static void kin_values(const sn_actor_info *a, double v[REC_NV])
+{
+    v[0] = a->velocity.x, v[1] = a->velocity.y, v[2] = a->velocity.z;
+    v[3] = a->angular_velocity.x, v[4] = a->angular_velocity.y, v[5] = a->angular_velocity.z;
+}
+static bool attached_sensor(const sn_actor_info *a) { return a->kind == SN_ACTOR_SENSOR && a->parent_id; }
+
+static bool same_ctl(const sn_vehicle_control *a, const sn_vehicle_control *b)
+{
+    return a->throttle == b->throttle && a->steer == b->steer && a->brake == b->brake &&
+           a->hand_brake == b->hand_brake && a->reverse == b->reverse;
+}
+static bool same_box(const sn_bbox *a, const sn_bbox *b) { return memcmp(a, b, sizeof *a) == 0; }
+
+static float walk_speed(const sn_actor_info *a)
+{
+    return (float)sqrt(a->velocity.x * a->velocity.x + a->velocity.y * a->velocity.y);
+}
+
+/* Gathers the live actors, ascending by id (the host enumerates them so). */
+static sn_status gather(recorder *r)
+{
+    uint32_t n = r->host->actor_count(r->ctx);
+    if (!grow((void **)&r->infos, &r->cap_infos, n + 1, sizeof *r->infos))
+        return SN_E_NOMEM;
+    r->n_infos = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sn_actor_info *a = &r->infos[r->n_infos];
+        memset(a, 0, sizeof *a);
+        a->struct_size = sizeof *a;
+        uint32_t id = r->host->actor_id_at(r->ctx, i);
+        /* Not itself: a replay re-creating the recorder would overwrite the file it reads. */
+        if (id && id != r->host->sensor_id(r->ctx) && r->host->actor_get(r->ctx, id, a) == SN_OK)
+            r->n_infos++;
+    }
+    return SN_OK;
+}
+
+static sn_status write_frame(recorder *r)
+{
+    const sn_clock *clk = r->host->clock(r->ctx);
+    bool key = r->n_index % REC_KEY_INTERVAL == 0;
+    sn_status st = gather(r);
+    if (st)
+        return st;
+    size_t need = r->n_infos + 1;
+    if (need > r->cap_known) {
+        size_t cap = r->cap_known, cap2 = r->cap_known;
+        if (!grow((void **)&r->known2, &cap2, need, sizeof *r->known2) ||
+            !grow((void **)&r->known, &cap, need, sizeof *r->known))
+            return SN_E_NOMEM;
+        r->cap_known = cap < cap2 ? cap : cap2;
+    }
+    /* Diff: known (last frame) against infos (now), both ascending. */
+    r->frame.n = r->pkt.n = 0;
+    rec_buf adds = {0};
+    uint32_t n_add = 0, n_del = 0, n_par = 0;
+    rec_buf dels = {0}, pars = {0};
+    size_t k = 0, m = 0;
+    for (size_t i = 0; i < r->n_infos; i++) {
+        const sn_actor_info *a = &r->infos[i];
+        while (k < r->n_known && r->known[k].id < a->id) {
+            rb_varint(&dels, r->known[k++].id);
+            n_del++;
+        }
+        known kn = {.id = a->id, .parent = a->parent_id, .kind = a->kind};
+        if (k < r->n_known && r->known[k].id == a->id) {
+            kn = r->known[k++];
+            if (kn.parent != a->parent_id) {
+                rb_varint(&pars, a->id);
+                rb_varint(&pars, a->parent_id);
+                n_par++;
+                kn.parent = a->parent_id;
+            }
+        } else {
+            put_add(r, &adds, a);
+            n_add++;
+        }
+        r->known2[m++] = kn;
+    }
+    while (k < r->n_known) {
+        rb_varint(&dels, r->known[k++].id);
+        n_del++;
+    }
+    bool events = n_add || n_del || n_par;
+
+    rb_varint(&r->pkt, clk->frame);
+    double elapsed = clk->timestamp - clk->dt; /* CARLA: frame 1 has elapsed 0 */
+    rb_f64(&r->pkt, elapsed);
+    rb_f64(&r->pkt, clk->dt);
+    rb_u8(&r->pkt, (uint8_t)((key ? REC_F_KEY : 0) | (events ? REC_F_EVENTS : 0)));
+    packet(r, REC_P_FRAME_START);
+    if (n_add) {
+        rb_varint(&r->pkt, n_add);
+        rb_bytes(&r->pkt, adds.p, adds.n);
+        packet(r, REC_P_ACTOR_ADD);
+    }
+    if (n_del) {
+        rb_varint(&r->pkt, n_del);
+        rb_bytes(&r->pkt, dels.p, dels.n);
+        packet(r, REC_P_ACTOR_DEL);
+    }
+    if (n_par) {
+        rb_varint(&r->pkt, n_par);
+        rb_bytes(&r->pkt, pars.p, pars.n);
+        packet(r, REC_P_PARENT);
+    }
+    bool oom = adds.oom || dels.oom || pars.oom;
+    rb_free(&adds), rb_free(&dels), rb_free(&pars);
+    if (r->coll_frame == clk->frame && r->n_colls) {
+        rb_varint(&r->pkt, r->n_colls);
+        for (size_t i = 0; i < r->n_colls; i++) {
+            const coll *c = &r->colls[i];
+            const sn_actor_info *a = info_of(r, c->a), *b = info_of(r, c->b);
+            rb_varint(&r->pkt, r->next_cid++);
+            rb_varint(&r->pkt, c->a);
+            rb_varint(&r->pkt, c->b);
+            rb_u8(&r->pkt, (uint8_t)((a && a->role_name && strcmp(a->role_name, "hero") == 0) |
+                                     (b && b->role_name && strcmp(b->role_name, "hero") == 0) << 1));
+            rb_f64(&r->pkt, c->impulse.x), rb_f64(&r->pkt, c->impulse.y), rb_f64(&r->pkt, c->impulse.z);
+        }
+        packet(r, REC_P_COLLISION);
+    }
+    if (!channel_packet(r, &r->pos, key, moving, pose_values))
+        return r->pos.oom ? SN_E_NOMEM : SN_E_INVALID;
+    packet(r, REC_P_POSITION);
+    if (!channel_packet(r, &r->spos, key, attached_sensor, pose_values))
+        return r->spos.oom ? SN_E_NOMEM : SN_E_INVALID;
+    packet(r, REC_P_SENSOR_POSE);
+
+    /* Controls and walker speeds: only changes, everything on key frames. */
+    uint32_t n = 0;
+    for (size_t i = 0; i < m; i++) {
+        const sn_actor_info *a = info_of(r, r->known2[i].id);
+        known *kn = &r->known2[i];
+        if (a->kind == SN_ACTOR_VEHICLE && (key || !kn->has_ctl || !same_ctl(&kn->ctl, &a->control)))
+            n++;
+    }
+    if (n) {
+        rb_varint(&r->pkt, n);
+        for (size_t i = 0; i < m; i++) {
+            const sn_actor_info *a = info_of(r, r->known2[i].id);
+            known *kn = &r->known2[i];
+            if (a->kind != SN_ACTOR_VEHICLE || !(key || !kn->has_ctl || !same_ctl(&kn->ctl, &a->control)))
+                continue;
+            rb_varint(&r->pkt, a->id);
+            rb_f64(&r->pkt, a->control.throttle), rb_f64(&r->pkt, a->control.steer);
+            rb_f64(&r->pkt, a->control.brake);
+            rb_u8(&r->pkt, (uint8_t)(a->control.hand_brake | a->control.reverse << 1));
+            kn->has_ctl = true;
+            kn->ctl = a->control;
+        }
+        packet(r, REC_P_CONTROL);
+    }
+    n = 0;
+    for (size_t i = 0; i < m; i++) {
+        const sn_actor_info *a = info_of(r, r->known2[i].id);
+        n += a->kind == SN_ACTOR_WALKER && (key || !r->known2[i].has_walk || r->known2[i].walk != walk_speed(a));
+    }
+    if (n) {
+        rb_varint(&r->pkt, n);
+        for (size_t i = 0; i < m; i++) {
+            const sn_actor_info *a = info_of(r, r->known2[i].id);
+            known *kn = &r->known2[i];
+            if (a->kind != SN_ACTOR_WALKER || !(key || !kn->has_walk || kn->walk != walk_speed(a)))
+                continue;
+            rb_varint(&r->pkt, a->id);
+            rb_f32(&r->pkt, walk_speed(a));
+            kn->has_walk = true;
+            kn->walk = walk_speed(a);
+        }
+        packet(r, REC_P_WALKER);
+    }
+    if (r->additional) {
+        if (!channel_packet(r, &r->kin, key, moving, kin_values))
+            return r->kin.oom ? SN_E_NOMEM : SN_E_INVALID;
+        packet(r, REC_P_KINEMATICS);
+        n = 0;
+        for (size_t i = 0; i < m; i++) {
+            const sn_actor_info *a = info_of(r, r->known2[i].id);
+            n += a->kind != SN_ACTOR_SENSOR &&
+                 (key || !r->known2[i].has_box || !same_box(&r->known2[i].box, &a->bounding_box));
+        }
+        if (n) {
+            rb_varint(&r->pkt, n);
+            for (size_t i = 0; i < m; i++) {
+                const sn_actor_info *a = info_of(r, r->known2[i].id);
+                known *kn = &r->known2[i];
+                if (a->kind == SN_ACTOR_SENSOR || !(key || !kn->has_box || !same_box(&kn->box, &a->bounding_box)))
+                    continue;
+                rb_varint(&r->pkt, a->id);
+                const sn_bbox *bb = &a->bounding_box;
+                rb_f64(&r->pkt, bb->location.x), rb_f64(&r->pkt, bb->location.y), rb_f64(&r->pkt, bb->location.z);
+                rb_f64(&r->pkt, bb->extent.x), rb_f64(&r->pkt, bb->extent.y), rb_f64(&r->pkt, bb->extent.z);
+                kn->has_box = true;
+                kn->box = *bb;
+            }
+            packet(r, REC_P_BBOX);
+        }
+    }
+    known *t = r->known;
+    r->known = r->known2;
+    r->known2 = t;
+    r->n_known = m;
+    if (oom || r->pkt.oom || r->frame.oom || r->frame.n > REC_MAX_FRAME)
+        return SN_E_NOMEM;
+
+    uint8_t head[REC_FRAME_HEAD];
+    uint32_t crc = rec_crc32(r->frame.p, r->frame.n), len = (uint32_t)r->frame.n;
+    uint32_t tag = REC_FRAME_TAG;
+    for (int i = 0; i < 4; i++) {
+        head[i] = (uint8_t)(tag >> 8 * i);
+        head[4 + i] = (uint8_t)(len >> 8 * i);
+        head[8 + i] = (uint8_t)(crc >> 8 * i);
+    }
+    if (!grow((void **)&r->index, &r->cap_index, r->n_index + 1, sizeof *r->index))
+        return SN_E_NOMEM;
+    r->index[r->n_index++] = (index_entry){clk->frame, r->offset, elapsed, clk->dt,
+                                           (uint8_t)((key ? REC_F_KEY : 0) | (events ? REC_F_EVENTS : 0))};
+    if ((st = put(r, head, sizeof head)) || (st = put(r, r->frame.p, r->frame.n)))
+        return st;
+    if (fflush(r->f) != 0) { /* to the kernel every frame: a killed process loses only the frame in progress */
+        r->failed = true;
+        r->host->set_error(r->ctx, "%s: write failed: %s", r->path, strerror(errno));
+        return SN_E_IO;
+    }
+    return SN_OK;
+}
+
+static sn_status tick(void *self, sn_phase phase)
+{
+    recorder *r = self;
+    if (phase != SN_PHASE_OBSERVE || !r->f)
+        return SN_OK;
+    if (r->failed)
+        return SN_E_IO;
+    sn_status st = write_frame(r);
+    if (st == SN_E_NOMEM)
+        r->host->set_error(r->ctx, "out of memory while recording frame %llu",
+                           (unsigned long long)r->host->clock(r->ctx)->frame);
+    return st;
+}
+
+/* The index of frame offsets, then the trailer that points at it (FORMAT.md "Index"). */
+static void finish(recorder *r)
+{
+    if (!r->f || r->failed)
+        return;
+    rec_buf b = {0};
+    rb_varint(&b, r->n_index);
+    for (size_t i = 0; i < r->n_index; i++) {
+        const index_entry *e = &r->index[i];
+        rb_u64(&b, e->frame), rb_f64(&b, e->elapsed), rb_f64(&b, e->duration), rb_u64(&b, e->offset);
+        rb_u8(&b, e->flags);
+    }
+    uint64_t at = r->offset;
+    rec_buf t = {0};
+    rb_u32(&t, REC_INDEX_TAG);
+    rb_u64(&t, b.n);
+    rb_u32(&t, rec_crc32(b.p, b.n));
+    rb_bytes(&t, b.p, b.n);
+    rb_u64(&t, at);
+    rb_bytes(&t, REC_TRAILER_MAGIC, 8);
+    if (!b.oom && !t.oom && put(r, t.p, t.n) == SN_OK)
+        fflush(r->f);
+    rb_free(&b);
+    rb_free(&t);
+}
+
+static void destroy(void *self)
+{
+    recorder *r = self;
+    if (!r)
+        return;
+    finish(r);
+    if (r->f)
+        fclose(r->f);
+    free(r->known), free(r->known2), free(r->infos), free(r->colls), free(r->index);
+    rb_free(&r->frame), rb_free(&r->pkt), rb_free(&r->head);
+    ch_free(&r->pos), ch_free(&r->spos), ch_free(&r->kin);
+    free(r);
+}
+
+static uint32_t pending(void *self)
+{
+    (void)self;
+    return 0; /* the recording is the output: no stream messages */
+}
+
+static sn_status serialize(void *self, uint32_t index, sn_writer *w)
+{
+    (void)self, (void)index, (void)w;
+    return SN_E_STATE;
+}
+
+const sn_sensor_class rec_writer_class = {
+    .hdr = SN_ABI_HEADER(sn_sensor_class),
+    .blueprint = "sensor.other.recorder",
+    .doc = "records every frame of the world to a file (CARLA's recorder); read back by sensim replay",
+    .phases = SN_PHASE_OBSERVE,
+    .events = SN_EVENT_COLLISION_ANY,
+    .attrs = attrs,
+    .n_attrs = A_COUNT,
+    .attr_def_size = sizeof(sn_attr_def),
+    .create = create,
+    .destroy = destroy,
+    .set = set,
+    .tick = tick,
+    .on_event = on_event,
+    .pending = pending,
+    .serialize = serialize,
+    .log_reader = &rec_log_reader,
+};
