@@ -3,7 +3,8 @@
 ** cameras on the engine's CPU renderer (host->render, ABI 1.1).
 **
 ** Every tick the camera renders the world from its pose, applies the lens post-process
-** (lens.h) and encodes the image as CARLA does, BGRA row-major in `raw_data`:
+** (plugins/common, shared with the DVS) and encodes the image as CARLA does, BGRA row-major in
+** `raw_data`:
 **   depth     planar metres over 1000 m in 24 bits: d = round(depth / 1000 * (2^24 - 1)),
 **             R = d & 255, G = (d >> 8) & 255, B = d >> 16 (R least significant), A = 255
 **   rgb       Lambert-shaded actor colours under the scene's sun and ambient light, re-encoded
@@ -19,7 +20,7 @@
 ** camera's Unreal post-process: bloom, exposure, motion blur, tone mapping, ...) say so in
 ** their doc and log one warning each when a scene sets them away from the default.
 */
-#include "lens.h"
+#include "camera_common.h"
 
 #include <sensim/plugin.h>
 
@@ -32,79 +33,18 @@ typedef enum { CAM_DEPTH, CAM_RGB, CAM_SEMANTIC, CAM_INSTANCE } cam_kind;
 
 #define NEAR_CLIP 0.01 /* metres: nearer surfaces are cut away */
 
-#define COMMON_ATTRS                                                                                          \
-    {"image_size_x", SN_ATTR_INT, "800", NULL, NULL, true, 1, 16384, "px", "image width in pixels"},           \
-    {"image_size_y", SN_ATTR_INT, "600", NULL, NULL, true, 1, 16384, "px", "image height in pixels"},          \
-    {"fov", SN_ATTR_FLOAT, "90.0", NULL, NULL, false, 0, 0, "deg", "horizontal field of view, inside (0, 180)"}, \
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "simulation seconds between captures"}, \
-    {"lens_circle_falloff", SN_ATTR_FLOAT, "5.0", NULL, NULL, true, 0, 10, NULL, "vignette falloff exponent"},  \
-    {"lens_circle_multiplier", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 10, NULL,                            \
-     "vignette strength (0: none; colour images only)"},                                                      \
-    {"lens_k", SN_ATTR_FLOAT, LENS_DEFAULT_K, NULL, NULL, false, 0, 0, NULL,                                     \
-     "quadratic radial distortion (0: pinhole; CARLA's default set k, kcube, sizes is a pinhole too)"},          \
-    {"lens_kcube", SN_ATTR_FLOAT, LENS_DEFAULT_KCUBE, NULL, NULL, false, 0, 0, NULL, "cubic radial distortion"}, \
-    {"lens_x_size", SN_ATTR_FLOAT, LENS_DEFAULT_SIZE, NULL, NULL, true, 0, 1, NULL,                              \
-     "horizontal lens size in the distortion radius"},                                                         \
-    {"lens_y_size", SN_ATTR_FLOAT, LENS_DEFAULT_SIZE, NULL, NULL, true, 0, 1, NULL,                              \
-     "vertical lens size in the distortion radius"}
-
-enum { A_W, A_H, A_FOV, A_TICK, A_FALLOFF, A_MULT, A_K, A_KCUBE, A_XS, A_YS, A_COMMON };
-enum { A_MAX_DEPTH = A_COMMON, A_DEPTH_FLOAT };
-enum { A_GAMMA = A_COMMON, A_IGNORED_FROM };
+enum { A_MAX_DEPTH = CAM_A_COMMON, A_DEPTH_FLOAT };
 
 static const sn_attr_def depth_attrs[] = {
-    COMMON_ATTRS,
+    CAM_COMMON_ATTRS,
     {"max_depth", SN_ATTR_FLOAT, "1000.0", NULL, NULL, true, 0.02, 1000000, "m",
      "far plane: farther surfaces read as max_depth (the encoding stays over 1000 m)"},
     {"depth_float", SN_ATTR_BOOL, "false", NULL, NULL, false, 0, 0, NULL,
      "also write `depth`, float32 metres per pixel, with no 24-bit step"},
 };
-static const sn_attr_def image_attrs[] = {COMMON_ATTRS};
-
-/* Docs of what sensim accepts and does not draw start with this, and set() warns with the rest. */
-#define NR "accepted, not rendered yet: "
-static const char *const exposure_modes[] = {"manual", "histogram", NULL};
-#define RGB_FLOAT(name, def, doc) {name, SN_ATTR_FLOAT, def, NULL, NULL, false, 0, 0, NULL, NR doc}
-static const sn_attr_def rgb_attrs[] = {
-    COMMON_ATTRS,
-    {"gamma", SN_ATTR_FLOAT, "2.2", NULL, NULL, true, 0.1, 10, NULL,
-     "target gamma: out = 255 (v/255)^(2.2/gamma), the rendered bytes taken as encoded for 2.2"},
-    /* From here on: CARLA's Unreal post-process, accepted with CARLA's defaults (seed 003). */
-    RGB_FLOAT("bloom_intensity", "0.675", "intensity of the bloom around bright light (0 disables it)"),
-    RGB_FLOAT("fstop", "1.4", "aperture 1/fstop, for depth of field and manual exposure"),
-    RGB_FLOAT("iso", "100.0", "sensor sensitivity, for manual exposure"),
-    RGB_FLOAT("lens_flare_intensity", "0.1", "intensity of lens flares (0 disables them)"),
-    RGB_FLOAT("shutter_speed", "200.0", "shutter speed 1/s, for manual exposure and motion blur"),
-    RGB_FLOAT("min_fstop", "1.2", "widest aperture of the lens"),
-    {"blade_count", SN_ATTR_INT, "5", NULL, NULL, false, 0, 0, NULL, NR "diaphragm blades (depth-of-field bokeh)"},
-    {"exposure_mode", SN_ATTR_ENUM, "histogram", NULL, exposure_modes, false, 0, 0, NULL,
-     NR "manual or histogram (automatic) exposure"},
-    RGB_FLOAT("exposure_compensation", "0.75", "exposure offset in stops (CARLA's Linux default; 0 on Windows)"),
-    RGB_FLOAT("exposure_min_bright", "10.0", "lowest brightness auto exposure adapts to"),
-    RGB_FLOAT("exposure_max_bright", "12.0", "highest brightness auto exposure adapts to"),
-    RGB_FLOAT("exposure_speed_up", "3.0", "adaptation speed from dark to bright"),
-    RGB_FLOAT("exposure_speed_down", "1.0", "adaptation speed from bright to dark"),
-    RGB_FLOAT("calibration_constant", "16.0", "calibration constant for 18 % albedo"),
-    RGB_FLOAT("focal_distance", "1000.0", "distance in cm at which depth of field is sharp"),
-    RGB_FLOAT("blur_amount", "1.0", "strength of motion blur"),
-    RGB_FLOAT("blur_radius", "0.0", "atmospheric scattering blur radius in px at 1080p"),
-    RGB_FLOAT("motion_blur_intensity", "0.45", "strength of motion blur [0, 1]"),
-    RGB_FLOAT("motion_blur_max_distortion", "0.35", "largest motion-blur distortion, % of screen width"),
-    RGB_FLOAT("motion_blur_min_object_screen_size", "0.1", "smallest object, % of screen width, that gets motion blur"),
-    RGB_FLOAT("slope", "0.88", "tone mapper S-curve steepness"),
-    RGB_FLOAT("toe", "0.55", "tone mapper dark tones"),
-    RGB_FLOAT("shoulder", "0.26", "tone mapper bright tones"),
-    RGB_FLOAT("black_clip", "0.0", "tone mapper black cut-off"),
-    RGB_FLOAT("white_clip", "0.04", "tone mapper white cut-off"),
-    RGB_FLOAT("temp", "6500.0", "white balance temperature, K"),
-    RGB_FLOAT("tint", "0.0", "white balance tint (cyan-magenta)"),
-    RGB_FLOAT("chromatic_aberration_intensity", "0.0", "colour shift toward the image border"),
-    RGB_FLOAT("chromatic_aberration_offset", "0.0", "normalised distance from the centre where the shift starts"),
-    {"enable_postprocess_effects", SN_ATTR_BOOL, "true", NULL, NULL, false, 0, 0, NULL,
-     NR "Unreal's vignette, grain, bloom, auto exposure, lens flares and depth of field; sensim draws none of "
-        "them, so its images are those of false"},
-};
-#define N_RGB_ATTRS (sizeof rgb_attrs / sizeof rgb_attrs[0])
+static const sn_attr_def image_attrs[] = {CAM_COMMON_ATTRS};
+static const sn_attr_def rgb_attrs[] = {CAM_COMMON_ATTRS, CAM_RGB_ATTRS};
+_Static_assert(sizeof rgb_attrs / sizeof rgb_attrs[0] == CAM_A_RGB_END, "CAM_A_RGB_END counts the RGB table");
 
 typedef struct camera {
     const sn_host *host;
@@ -114,12 +54,10 @@ typedef struct camera {
     double fov, max_depth;
     bool depth_float;
     lens lens;
-    int32_t *map;   /* lens pixel map (nearest), NULL for a pinhole or a colour camera */
-    lens_tap *taps; /* lens pixel map (bilinear) of the colour camera, NULL for a pinhole */
-    uint16_t *vig;  /* vignette, NULL for none */
-    uint8_t *gamma; /* 256-entry re-encoding for `gamma`, NULL at 2.2 */
+    int32_t *map;   /* lens pixel map (nearest) of depth, tags and ids, NULL for a pinhole or colour */
+    cam_rgb rgb;    /* the colour camera's lens, vignette and gamma */
     float *depth, *depth_out;
-    uint8_t *bgra, *bgra_out, *tag, *tag_out;
+    uint8_t *bgra, *tag, *tag_out;
     uint32_t *inst, *inst_out;
     uint8_t *raw;   /* the encoded image */
     const float *depth_ready; /* this tick's depth after the lens: depth or depth_out */
@@ -149,7 +87,8 @@ static sn_status create_inst(const sn_host *h, sn_ctx *c, void **o) { return cre
 
 static void free_buffers(camera *c)
 {
-    free(c->map), free(c->taps), free(c->gamma), free(c->vig), free(c->depth), free(c->depth_out), free(c->bgra), free(c->bgra_out);
+    cam_rgb_free(&c->rgb);
+    free(c->map), free(c->depth), free(c->depth_out), free(c->bgra);
     free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
 }
 
@@ -161,87 +100,39 @@ static void destroy(void *self)
     free(c);
 }
 
-static bool is_default(const sn_attr_def *d, const sn_value *v)
-{
-    switch (d->type) {
-    case SN_ATTR_FLOAT: return v->f == strtod(d->def, NULL);
-    case SN_ATTR_INT: return v->i == strtoll(d->def, NULL, 10);
-    case SN_ATTR_BOOL: return v->b == (strcmp(d->def, "true") == 0);
-    default: return v->s && strcmp(v->s, d->def) == 0;
-    }
-}
-
-/* One warning per attribute sensim accepts but does not apply, when set away from its default:
-** a CARLA script's settings carry over, and the user learns which ones change nothing. */
-static void warn_ignored(camera *c, const sn_value *v, uint32_t n)
-{
-    const sn_host *h = c->host;
-    if (c->kind != CAM_RGB && v[A_MULT].f != 0)
-        h->log(c->ctx, SN_LOG_WARN, "attribute 'lens_circle_multiplier' = %g has no effect: the vignette darkens "
-               "colour images only, so depth, tags and ids stay exact", v[A_MULT].f);
-    if (c->kind != CAM_RGB)
-        return;
-    for (uint32_t k = A_IGNORED_FROM; k < n && k < N_RGB_ATTRS; k++) {
-        const sn_attr_def *d = &rgb_attrs[k];
-        if (is_default(d, &v[k]))
-            continue;
-        char val[64];
-        if (d->type == SN_ATTR_FLOAT)
-            snprintf(val, sizeof val, "%g", v[k].f);
-        else if (d->type == SN_ATTR_INT)
-            snprintf(val, sizeof val, "%lld", (long long)v[k].i);
-        else if (d->type == SN_ATTR_BOOL)
-            snprintf(val, sizeof val, "%s", v[k].b ? "true" : "false");
-        else
-            snprintf(val, sizeof val, "%s", v[k].s ? v[k].s : "");
-        h->log(c->ctx, SN_LOG_WARN, "attribute '%s' = %s changes nothing: %s", d->name, val, d->doc);
-    }
-}
-
-/* Re-encodes the rendered bytes (taken as encoded for gamma 2.2) for the target gamma. */
-static uint8_t *gamma_table(double gamma)
-{
-    if (gamma == 2.2)
-        return NULL;
-    uint8_t *t = malloc(256);
-    for (int i = 0; t && i < 256; i++)
-        t[i] = (uint8_t)lround(255 * pow(i / 255.0, 2.2 / gamma));
-    return t;
-}
-
 static sn_status set(void *self, const sn_value *v, uint32_t n)
 {
     camera *c = self;
-    c->w = (uint32_t)v[A_W].i;
-    c->h = (uint32_t)v[A_H].i;
-    c->fov = v[A_FOV].f;
+    c->w = (uint32_t)v[CAM_A_W].i;
+    c->h = (uint32_t)v[CAM_A_H].i;
+    c->fov = v[CAM_A_FOV].f;
     if (!(c->fov > 0 && c->fov < 180)) {
         c->host->set_error(c->ctx, "fov %g: must be inside (0, 180) degrees", c->fov);
         return SN_E_RANGE;
     }
-    c->lens = (lens){v[A_K].f, v[A_KCUBE].f, v[A_XS].f, v[A_YS].f, v[A_FALLOFF].f, v[A_MULT].f};
+    c->lens = cam_lens(v);
     c->max_depth = 1000;
     if (c->kind == CAM_DEPTH) {
         c->max_depth = v[A_MAX_DEPTH].f;
         c->depth_float = v[A_DEPTH_FLOAT].b;
     }
-    warn_ignored(c, v, n);
+    if (c->kind == CAM_RGB)
+        cam_warn_unrendered(c->host, c->ctx, rgb_attrs, v, CAM_A_UNRENDERED, n < CAM_A_RGB_END ? n : CAM_A_RGB_END);
+    else if (v[CAM_A_MULT].f != 0)
+        c->host->log(c->ctx, SN_LOG_WARN, "attribute 'lens_circle_multiplier' = %g has no effect: the vignette darkens "
+                     "colour images only, so depth, tags and ids stay exact", v[CAM_A_MULT].f);
     size_t px = (size_t)c->w * c->h;
-    bool identity = !lens_distorts(&c->lens), oom1 = false, oom2 = false;
-    if (c->kind == CAM_RGB) {
-        c->taps = lens_taps(&c->lens, c->w, c->h, &oom1);
-        c->vig = lens_vignette(&c->lens, c->w, c->h, &oom2);
-        if (!oom1 && !oom2 && v[A_GAMMA].f != 2.2 && !(c->gamma = gamma_table(v[A_GAMMA].f)))
-            oom2 = true;
-    } else {
-        c->map = lens_map(&c->lens, c->w, c->h, &oom1);
-    }
-    bool ok = !oom1 && !oom2 && (c->raw = malloc(px * 4));
+    bool identity = !lens_distorts(&c->lens), oom = false;
+    if (c->kind == CAM_RGB)
+        oom = !cam_rgb_init(&c->rgb, &c->lens, v[CAM_A_GAMMA].f, c->w, c->h);
+    else
+        c->map = lens_map(&c->lens, c->w, c->h, &oom);
+    bool ok = !oom && (c->raw = malloc(px * 4));
     /* what each kind renders; a second buffer receives the lens gather */
     if (ok && c->kind == CAM_DEPTH)
         ok = (c->depth = malloc(px * sizeof(float))) && (identity || (c->depth_out = malloc(px * sizeof(float))));
     if (ok && c->kind == CAM_RGB)
-        ok = (c->bgra = malloc(px * 4)) && (identity || (c->bgra_out = malloc(px * 4)));
+        ok = (c->bgra = malloc(px * 4)) != NULL;
     if (ok && (c->kind == CAM_SEMANTIC || c->kind == CAM_INSTANCE))
         ok = (c->tag = malloc(px)) && (identity || (c->tag_out = malloc(px)));
     if (ok && c->kind == CAM_INSTANCE)
@@ -272,12 +163,8 @@ static sn_status tick(void *self, sn_phase phase)
         return st;
     size_t px = (size_t)c->w * c->h;
     const float *depth = c->depth;
-    const uint8_t *bgra = c->bgra, *tag = c->tag;
+    const uint8_t *tag = c->tag;
     const uint32_t *inst = c->inst;
-    if (c->taps) {
-        lens_resample_bgra(c->taps, c->bgra, c->bgra_out, c->w, c->h);
-        bgra = c->bgra_out;
-    }
     if (c->map) {
         if (c->depth) {
             GATHER(float, c->depth, c->depth_out, 0.0f);
@@ -305,19 +192,7 @@ static sn_status tick(void *self, sn_phase phase)
         }
         break;
     case CAM_RGB:
-        if (c->vig) {
-            for (size_t i = 0; i < px; i++) {
-                for (int k = 0; k < 3; k++)
-                    raw[4 * i + k] = (uint8_t)((bgra[4 * i + k] * (uint32_t)c->vig[i] + 128) >> 8);
-                raw[4 * i + 3] = 255;
-            }
-        } else {
-            memcpy(raw, bgra, px * 4);
-        }
-        if (c->gamma)
-            for (size_t i = 0; i < px; i++)
-                for (int k = 0; k < 3; k++)
-                    raw[4 * i + k] = c->gamma[raw[4 * i + k]];
+        cam_rgb_apply(&c->rgb, c->bgra, raw);
         break;
     case CAM_SEMANTIC:
         for (size_t i = 0; i < px; i++) {

@@ -22,18 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every attribute of the RGB camera (plugins/camera/camera.c), then CARLA's DVS, then ours. */
+/* Every attribute of the RGB camera (plugins/common/camera_common.h), then CARLA's DVS, then ours. */
 static const sn_attr_def attrs[] = {
-    {"image_size_x", SN_ATTR_INT, "800", NULL, NULL, true, 1, 16384, "px", "image width in pixels"},
-    {"image_size_y", SN_ATTR_INT, "600", NULL, NULL, true, 1, 16384, "px", "image height in pixels"},
-    {"fov", SN_ATTR_FLOAT, "90.0", NULL, NULL, false, 0, 0, "deg", "horizontal field of view, inside (0, 180)"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "simulation seconds between captures"},
-    {"lens_circle_falloff", SN_ATTR_FLOAT, "5.0", NULL, NULL, true, 0, 10, NULL, "vignette falloff exponent"},
-    {"lens_circle_multiplier", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 10, NULL, "vignette strength (0: none)"},
-    {"lens_k", SN_ATTR_FLOAT, "-1.0", NULL, NULL, false, 0, 0, NULL, "quadratic radial distortion (0: pinhole)"},
-    {"lens_kcube", SN_ATTR_FLOAT, "0.0", NULL, NULL, false, 0, 0, NULL, "cubic radial distortion"},
-    {"lens_x_size", SN_ATTR_FLOAT, "0.08", NULL, NULL, true, 0, 1, NULL, "horizontal lens size in the distortion radius"},
-    {"lens_y_size", SN_ATTR_FLOAT, "0.08", NULL, NULL, true, 0, 1, NULL, "vertical lens size in the distortion radius"},
+    CAM_COMMON_ATTRS,
+    CAM_RGB_ATTRS,
     {"positive_threshold", SN_ATTR_FLOAT, "0.3", NULL, NULL, true, 0.01, 1000, NULL,
      "contrast threshold C of brightness increases (log units with use_log)"},
     {"negative_threshold", SN_ATTR_FLOAT, "0.3", NULL, NULL, true, 0.01, 1000, NULL,
@@ -61,9 +53,10 @@ static const sn_attr_def attrs[] = {
      "write `labels`: the semantic tag and actor id of each event"},
 };
 enum {
-    A_W, A_H, A_FOV, A_TICK, A_FALLOFF, A_MULT, A_K, A_KCUBE, A_XS, A_YS, A_CP, A_CM, A_SP, A_SM, A_REFR, A_LOG,
-    A_EPS, A_SUB, A_ADAPT, A_LAMBDA, A_MAXSUB, A_MISMATCH, A_SS, A_LABELS
+    A_CP = CAM_A_RGB_END, A_CM, A_SP, A_SM, A_REFR, A_LOG, A_EPS, A_SUB, A_ADAPT, A_LAMBDA, A_MAXSUB, A_MISMATCH, A_SS,
+    A_LABELS, A_END
 };
+_Static_assert(sizeof attrs / sizeof attrs[0] == A_END, "the enum counts the DVS table");
 
 static sn_status create(const sn_host *host, sn_ctx *ctx, void **out)
 {
@@ -88,7 +81,8 @@ static void destroy(void *self)
         return;
     dvs_core_free(&d->core);
     dvs_sample_free(d);
-    free(d->map), free(d->vig), free(d->lab), free(d->out), free(d->out_lab);
+    cam_rgb_free(&d->rgb);
+    free(d->map), free(d->lab), free(d->out), free(d->out_lab);
     free(d);
 }
 
@@ -102,9 +96,8 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
 {
     dvs *d = self;
     const sn_host *h = d->host;
-    (void)n;
-    d->w = (uint32_t)v[A_W].i, d->h = (uint32_t)v[A_H].i, d->k = (uint32_t)v[A_SS].i;
-    d->fov = v[A_FOV].f;
+    d->w = (uint32_t)v[CAM_A_W].i, d->h = (uint32_t)v[CAM_A_H].i, d->k = (uint32_t)v[A_SS].i;
+    d->fov = v[CAM_A_FOV].f;
     if (!(d->fov > 0 && d->fov < 180)) {
         h->set_error(d->ctx, "fov %g: must be inside (0, 180) degrees", d->fov);
         return SN_E_RANGE;
@@ -128,11 +121,14 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
                      (unsigned)h->hdr.abi_major, (unsigned)h->hdr.abi_minor);
         return SN_E_UNSUPPORTED;
     }
-    d->lens = (lens){v[A_K].f, v[A_KCUBE].f, v[A_XS].f, v[A_YS].f, v[A_FALLOFF].f, v[A_MULT].f};
-    bool identity, oom1, oom2;
-    d->map = lens_map(&d->lens, d->w, d->h, &identity, &oom1);
-    d->vig = lens_vignette(&d->lens, d->w, d->h, &oom2);
-    if (oom1 || oom2 || !dvs_core_init(&d->core, d->w, d->h, &d->cfg) || !dvs_sample_alloc(d)) {
+    cam_warn_unrendered(h, d->ctx, attrs, v, CAM_A_UNRENDERED, n < CAM_A_RGB_END ? n : CAM_A_RGB_END);
+    /* The RGB camera's image at the rendered size (k w) x (k h); the lens model is in normalised
+    ** coordinates, so with k > 1 each pixel's k x k colours are those of a k times larger RGB image. */
+    d->lens = cam_lens(v);
+    bool oom = !cam_rgb_init(&d->rgb, &d->lens, v[CAM_A_GAMMA].f, d->w * d->k, d->h * d->k);
+    if (!oom && d->labels)
+        d->map = lens_map(&d->lens, d->w * d->k, d->h * d->k, &oom);
+    if (oom || !dvs_core_init(&d->core, d->w, d->h, &d->cfg) || !dvs_sample_alloc(d)) {
         h->set_error(d->ctx, "out of memory for a %ux%u event camera", d->w, d->h);
         return SN_E_NOMEM;
     }

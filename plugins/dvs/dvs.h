@@ -4,7 +4,7 @@
 #define SN_DVS_H
 
 #include "dvs_core.h"
-#include "lens.h"
+#include "camera_common.h"
 
 #include <sensim/plugin.h>
 
@@ -25,19 +25,17 @@ typedef struct dvs {
     bool adaptive, labels;
     double lambda;               /* ESIM's adaptive_lambda */
     double rate;                 /* max |dL/dt| (1/ns) over the last sub-interval, carried across ticks */
-    lens lens;
-    int32_t *map;                /* lens pixel map, NULL for a pinhole */
-    uint16_t *vig;               /* vignette in 1/256, NULL for none */
     /* what the renderer fills, (k w) x (k h) */
     uint8_t *r_bgra, *r_tag;
     float *r_depth;
     uint32_t *r_id;
+    /* the RGB camera's post-process at (k w) x (k h): lens (bilinear), vignette, gamma */
+    lens lens;
+    cam_rgb rgb;
+    uint32_t *colors;            /* its output; NULL when it changes nothing */
+    int32_t *map;                /* with labels: the lens's nearest source pixel, NULL for a pinhole */
     /* one sample at w x h */
-    uint32_t *colors;            /* k = 1 with a lens: colours after the lens */
-    float *gray, *levels;        /* k > 1: mean gray of the pinhole pixel; log levels after the lens */
-    float *p_depth;              /* k > 1 with labels: the nearest surface of each pinhole pixel */
-    uint8_t *p_tag;
-    uint32_t *p_id;
+    float *levels;               /* k > 1: log level of the mean gray of each pixel's k x k colours */
     float *l_depth[2];           /* labels of the previous and this sample (after the lens) */
     uint8_t *l_tag[2];
     uint32_t *l_id[2];

@@ -1,6 +1,6 @@
-/* sample.c — one sample of the event camera: render at a time, apply the lens as the RGB
-** camera does (so with supersample 1 the DVS sees exactly the RGB camera's image), reduce
-** supersamples, feed the core, label the new events. */
+/* sample.c — one sample of the event camera: render at a time, apply the RGB camera's
+** post-process (plugins/common: lens, vignette, gamma — so with supersample 1 the DVS sees exactly
+** the RGB camera's image), reduce supersamples, feed the core, label the new events. */
 #include "dvs.h"
 
 #include <math.h>
@@ -14,16 +14,13 @@ bool dvs_sample_alloc(dvs *d)
 {
     size_t px = (size_t)d->w * d->h, rpx = px * d->k * d->k;
     bool ok = (d->r_bgra = malloc(rpx * 4)) != NULL;
-    if (ok && d->k == 1 && (d->map || d->vig))
-        ok = (d->colors = malloc(px * sizeof *d->colors)) != NULL;
+    if (ok && !cam_rgb_identity(&d->rgb))
+        ok = (d->colors = malloc(rpx * sizeof *d->colors)) != NULL;
     if (ok && d->k > 1)
-        ok = (d->gray = malloc(px * sizeof *d->gray)) && (d->levels = malloc(px * sizeof *d->levels));
+        ok = (d->levels = malloc(px * sizeof *d->levels)) != NULL;
     if (ok && d->labels) {
         ok = (d->r_tag = malloc(rpx)) && (d->r_depth = malloc(rpx * sizeof(float))) &&
              (d->r_id = malloc(rpx * sizeof(uint32_t)));
-        if (ok && d->k > 1)
-            ok = (d->p_tag = malloc(px)) && (d->p_depth = malloc(px * sizeof(float))) &&
-                 (d->p_id = malloc(px * sizeof(uint32_t)));
         for (int s = 0; ok && s < 2; s++)
             ok = (d->l_tag[s] = malloc(px)) && (d->l_depth[s] = malloc(px * sizeof(float))) &&
                  (d->l_id[s] = malloc(px * sizeof(uint32_t)));
@@ -33,8 +30,7 @@ bool dvs_sample_alloc(dvs *d)
 
 void dvs_sample_free(dvs *d)
 {
-    free(d->r_bgra), free(d->r_tag), free(d->r_depth), free(d->r_id), free(d->colors), free(d->gray);
-    free(d->levels), free(d->p_tag), free(d->p_depth), free(d->p_id);
+    free(d->r_bgra), free(d->r_tag), free(d->r_depth), free(d->r_id), free(d->colors), free(d->levels);
     for (int s = 0; s < 2; s++)
         free(d->l_tag[s]), free(d->l_depth[s]), free(d->l_id[s]);
 }
@@ -52,78 +48,52 @@ static sn_status render(dvs *d, int64_t t)
     return st ? st : h->render_at(d->ctx, t, &cam, &img);
 }
 
-/* k = 1: the RGB camera's image (lens gather, black where the lens shows nothing, vignette). */
+/* The RGB camera's image of the rendered samples, (k w) x (k h). */
 static const uint32_t *colors(dvs *d)
 {
-    size_t px = (size_t)d->w * d->h;
-    const uint32_t *in = (const uint32_t *)(const void *)d->r_bgra;
     if (!d->colors)
-        return in;
-    for (size_t i = 0; i < px; i++) {
-        uint32_t c = d->map ? (d->map[i] >= 0 ? in[d->map[i]] : 0xFF000000u) : in[i];
-        if (d->vig) {
-            uint32_t v = d->vig[i], o = 0xFF000000u;
-            for (int s = 0; s < 24; s += 8)
-                o |= (((c >> s & 255) * v + 128) >> 8) << s;
-            c = o;
-        }
-        d->colors[i] = c;
-    }
+        return (const uint32_t *)(const void *)d->r_bgra;
+    cam_rgb_apply(&d->rgb, d->r_bgra, (uint8_t *)d->colors);
     return d->colors;
 }
 
-/* k > 1: the mean gray of the k x k samples of each pixel, then the lens, then the log. */
-static const float *levels(dvs *d)
+/* k > 1: the level of the mean gray of the k x k colours of each pixel. */
+static const float *levels(dvs *d, const uint32_t *in)
 {
     uint32_t k = d->k, rw = d->w * k;
-    const uint32_t *in = (const uint32_t *)(const void *)d->r_bgra;
     for (uint32_t y = 0; y < d->h; y++)
         for (uint32_t x = 0; x < d->w; x++) {
             double sum = 0;
             for (uint32_t sy = 0; sy < k; sy++)
                 for (uint32_t sx = 0; sx < k; sx++)
                     sum += dvs_gray(in[(size_t)(y * k + sy) * rw + x * k + sx]);
-            d->gray[(size_t)y * d->w + x] = (float)(sum / (k * k));
+            d->levels[(size_t)y * d->w + x] = dvs_level(&d->cfg, sum / (k * k));
         }
-    size_t px = (size_t)d->w * d->h;
-    for (size_t i = 0; i < px; i++) {
-        double g = d->map ? (d->map[i] >= 0 ? d->gray[d->map[i]] : 0.0) : d->gray[i];
-        if (d->vig)
-            g = g * d->vig[i] / 256.0;
-        d->levels[i] = dvs_level(&d->cfg, g);
-    }
     return d->levels;
 }
 
-/* This sample's labels into set `cur`: the nearest of each pixel's samples, then the lens. */
+/* This sample's labels into set `cur`: through the lens (nearest), the nearest of each pixel's
+** k x k samples; nothing (infinitely far, tag 0, id 0) where the lens shows nothing. */
 static void labels(dvs *d)
 {
     uint32_t k = d->k, rw = d->w * k;
-    const float *depth = d->r_depth;
-    const uint8_t *tag = d->r_tag;
-    const uint32_t *id = d->r_id;
-    if (k > 1) {
-        for (uint32_t y = 0; y < d->h; y++)
-            for (uint32_t x = 0; x < d->w; x++) {
-                size_t best = (size_t)(y * k) * rw + x * k;
-                for (uint32_t sy = 0; sy < k; sy++)
-                    for (uint32_t sx = 0; sx < k; sx++) {
-                        size_t s = (size_t)(y * k + sy) * rw + x * k + sx;
-                        best = depth[s] < depth[best] ? s : best;
-                    }
-                size_t o = (size_t)y * d->w + x;
-                d->p_depth[o] = depth[best], d->p_tag[o] = tag[best], d->p_id[o] = id[best];
-            }
-        depth = d->p_depth, tag = d->p_tag, id = d->p_id;
-    }
-    size_t px = (size_t)d->w * d->h;
     int c = d->cur;
-    for (size_t i = 0; i < px; i++) {
-        int32_t m = d->map ? d->map[i] : (int32_t)i;
-        d->l_depth[c][i] = m >= 0 ? depth[m] : INFINITY;
-        d->l_tag[c][i] = m >= 0 ? tag[m] : 0;
-        d->l_id[c][i] = m >= 0 ? id[m] : 0;
-    }
+    for (uint32_t y = 0; y < d->h; y++)
+        for (uint32_t x = 0; x < d->w; x++) {
+            int32_t best = -1;
+            float near = INFINITY;
+            for (uint32_t sy = 0; sy < k; sy++)
+                for (uint32_t sx = 0; sx < k; sx++) {
+                    size_t s = (size_t)(y * k + sy) * rw + x * k + sx;
+                    int32_t m = d->map ? d->map[s] : (int32_t)s;
+                    if (m >= 0 && (best < 0 || d->r_depth[m] < near))
+                        best = m, near = d->r_depth[m];
+                }
+            size_t o = (size_t)y * d->w + x;
+            d->l_depth[c][o] = near;
+            d->l_tag[c][o] = best >= 0 ? d->r_tag[best] : 0;
+            d->l_id[c][o] = best >= 0 ? d->r_id[best] : 0;
+        }
 }
 
 static double normal(void *user, double sd)
@@ -138,8 +108,8 @@ sn_status dvs_sample(dvs *d, int64_t t)
     if (st)
         return st;
     size_t n0 = d->core.n_ev;
-    bool ok = d->k == 1 ? dvs_feed_colors(&d->core, colors(d), t, normal, d)
-                        : dvs_feed_levels(&d->core, levels(d), t, normal, d);
+    const uint32_t *px = colors(d);
+    bool ok = d->k == 1 ? dvs_feed_colors(&d->core, px, t, normal, d) : dvs_feed_levels(&d->core, levels(d, px), t, normal, d);
     if (!ok) {
         d->host->set_error(d->ctx, "out of memory for %zu events", d->core.n_ev);
         return SN_E_NOMEM;

@@ -2,14 +2,15 @@
 ** crossing the view makes events of both polarities only where it passes, inside their tick,
 ** in order, labelled with its id; the same bytes at 1 and 3 threads; a thin bar moving 8 px per
 ** tick leaves gaps between its event columns when sampled once per tick (CARLA) and none with
-** sub-frames; event frames saved as PNG through `save` and `sensim convert`.
-** argv[1]: temp folder, argv[2]: plugin folder (dvs) */
+** sub-frames; event frames saved as PNG through `save` and `sensim convert`; the DVS's blueprint
+** lists every attribute of the RGB camera's, alike in all but nothing.
+** argv[1]: temp folder, argv[2]: plugin folder (dvs), argv[3]: plugin folder (camera) */
 #include "../check.h"
 #include "../testutil.h"
 
 #include <sys/stat.h>
 
-static const char *dir, *plugins;
+static const char *dir, *plugins, *camera_plugins;
 
 typedef struct capture {
     uint8_t *ev, *lab, *bytes; /* all events, labels, whole messages, back to back */
@@ -196,11 +197,43 @@ static void saved_frames(void)
     release(&c);
 }
 
+static bool same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+static bool same_list(const char *const *a, const char *const *b)
+{
+    for (; a && b && *a && *b; a++, b++)
+        if (strcmp(*a, *b))
+            return false;
+    return a && b ? !*a && !*b : a == b;
+}
+
+/* The DVS is a camera: its blueprint starts with every attribute of sensor.camera.rgb, the same
+** name, type, default, range, unit, choices and doc, in the same order, then its own. */
+static void rgb_attributes(void)
+{
+    sn_error err = {0};
+    sn_blueprints *rl = sn_blueprints_open(&(sn_engine_options){.plugin_dir = camera_plugins, .quiet_plugins = true}, &err);
+    sn_blueprints *dl = sn_blueprints_open(&(sn_engine_options){.plugin_dir = plugins, .quiet_plugins = true}, &err);
+    sn_blueprint_info rgb = {.struct_size = sizeof rgb}, dvs = {.struct_size = sizeof dvs};
+    CHECK(rl && dl && sn_blueprints_find(rl, "sensor.camera.rgb", &rgb, &err) == SN_OK &&
+              sn_blueprints_find(dl, "sensor.camera.dvs", &dvs, &err) == SN_OK, "blueprints: %s", err.msg);
+    CHECK(rgb.n_attrs >= 41 && dvs.n_attrs > rgb.n_attrs, "rgb %u attributes, dvs %u", rgb.n_attrs, dvs.n_attrs);
+    for (uint32_t i = 0; i < rgb.n_attrs && i < dvs.n_attrs; i++) {
+        const sn_attr_def *a = rgb.attrs[i], *b = dvs.attrs[i];
+        CHECK(!strcmp(a->name, b->name) && a->type == b->type && same_str(a->def, b->def) && same_str(a->doc, b->doc) &&
+                  same_str(a->unit, b->unit) && a->has_range == b->has_range && a->min == b->min && a->max == b->max &&
+                  same_list(a->choices, b->choices) && same_list(a->recommended, b->recommended),
+              "attribute %u: rgb '%s' (%s, %s: %s), dvs '%s' (%s, %s: %s)", i, a->name, sn_attr_type_name(a->type), a->def,
+              a->doc, b->name, sn_attr_type_name(b->type), b->def, b->doc);
+    }
+    sn_blueprints_close(rl), sn_blueprints_close(dl);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3)
+    if (argc < 4)
         return 2;
-    dir = argv[1], plugins = argv[2];
+    dir = argv[1], plugins = argv[2], camera_plugins = argv[3];
+    rgb_attributes();
     still_world();
     crossing_car();
     threads();

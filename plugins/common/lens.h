@@ -1,4 +1,5 @@
-/* lens.h — CARLA's lens attributes as a post-process on rendered buffers.
+/* lens.h — CARLA's lens attributes as a post-process on rendered buffers, shared by every camera
+** plugin (plugins/camera, plugins/dvs).
 **
 ** Model (documented in the README): for an output pixel at normalised image coordinates
 ** (nx, ny) in [-1, 1], r^2 = (nx * lens_x_size)^2 + (ny * lens_y_size)^2 and
@@ -12,8 +13,8 @@
 ** the image undistorted with them (its maintainers, carla#3198), so this model, which would
 ** bend it by 2-5 px there, does nothing until one of them is set to another value.
 ** The maps are computed once per camera, so applying them costs one gather per pixel. */
-#ifndef SN_CAMERA_LENS_H
-#define SN_CAMERA_LENS_H
+#ifndef SN_COMMON_LENS_H
+#define SN_COMMON_LENS_H
 
 #include <stdbool.h>
 #include <stdint.h>

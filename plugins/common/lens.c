@@ -1,4 +1,4 @@
-/* lens.c — the pixel maps and vignette of the lens model in lens.h. */
+/* lens.c — the pixel maps and vignette of the lens model in lens.h (shared by the camera plugins). */
 #include "lens.h"
 
 #include <math.h>
@@ -33,16 +33,19 @@ static bool source(const lens *l, uint32_t x, uint32_t y, uint32_t w, uint32_t h
     return *sx >= 0 && *sy >= 0 && *sx < w && *sy < h;
 }
 
+/* A per-pixel map of `size`-byte entries, NULL when the lens does not distort (or with *oom). */
+static void *new_map(const lens *l, uint32_t w, uint32_t h, size_t size, bool *oom)
+{
+    void *map = lens_distorts(l) ? malloc((size_t)w * h * size) : NULL;
+    *oom = lens_distorts(l) && !map;
+    return map;
+}
+
 int32_t *lens_map(const lens *l, uint32_t w, uint32_t h, bool *oom)
 {
-    *oom = false;
-    if (!lens_distorts(l))
+    int32_t *map = new_map(l, w, h, sizeof *map, oom);
+    if (!map)
         return NULL;
-    int32_t *map = malloc((size_t)w * h * sizeof *map);
-    if (!map) {
-        *oom = true;
-        return NULL;
-    }
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             double sx, sy;
@@ -66,14 +69,9 @@ static void axis(double s, uint32_t n, uint32_t *i0, uint8_t *step, uint16_t *wt
 
 lens_tap *lens_taps(const lens *l, uint32_t w, uint32_t h, bool *oom)
 {
-    *oom = false;
-    if (!lens_distorts(l))
+    lens_tap *taps = new_map(l, w, h, sizeof *taps, oom);
+    if (!taps)
         return NULL;
-    lens_tap *taps = malloc((size_t)w * h * sizeof *taps);
-    if (!taps) {
-        *oom = true;
-        return NULL;
-    }
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             lens_tap *t = &taps[(size_t)y * w + x];

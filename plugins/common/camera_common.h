@@ -1,0 +1,101 @@
+/* camera_common.h — what every camera plugin shares (plugins/camera, plugins/dvs): the attribute
+** tables of CARLA's cameras (seed 003) with CARLA's defaults, the one-time warning for attributes
+** accepted but not rendered yet, and the RGB camera's post-process (lens, vignette, gamma), so a
+** camera-based sensor such as the DVS sees exactly the RGB camera's image. Compiled into each
+** plugin (meson: files('../common/...')); plugins still see only <sensim/...> of the engine. */
+#ifndef SN_COMMON_CAMERA_H
+#define SN_COMMON_CAMERA_H
+
+#include "lens.h"
+
+#include <sensim/plugin.h>
+
+/* Every camera: size, fov, tick and the lens (indices CAM_A_W..CAM_A_YS of every camera table). */
+#define CAM_COMMON_ATTRS                                                                                        \
+    {"image_size_x", SN_ATTR_INT, "800", NULL, NULL, true, 1, 16384, "px", "image width in pixels"},           \
+    {"image_size_y", SN_ATTR_INT, "600", NULL, NULL, true, 1, 16384, "px", "image height in pixels"},          \
+    {"fov", SN_ATTR_FLOAT, "90.0", NULL, NULL, false, 0, 0, "deg", "horizontal field of view, inside (0, 180)"}, \
+    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "simulation seconds between captures"}, \
+    {"lens_circle_falloff", SN_ATTR_FLOAT, "5.0", NULL, NULL, true, 0, 10, NULL, "vignette falloff exponent"},  \
+    {"lens_circle_multiplier", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 10, NULL,                            \
+     "vignette strength (0: none; colour images only)"},                                                      \
+    {"lens_k", SN_ATTR_FLOAT, LENS_DEFAULT_K, NULL, NULL, false, 0, 0, NULL,                                     \
+     "quadratic radial distortion (0: pinhole; CARLA's default set k, kcube, sizes is a pinhole too)"},          \
+    {"lens_kcube", SN_ATTR_FLOAT, LENS_DEFAULT_KCUBE, NULL, NULL, false, 0, 0, NULL, "cubic radial distortion"}, \
+    {"lens_x_size", SN_ATTR_FLOAT, LENS_DEFAULT_SIZE, NULL, NULL, true, 0, 1, NULL,                              \
+     "horizontal lens size in the distortion radius"},                                                         \
+    {"lens_y_size", SN_ATTR_FLOAT, LENS_DEFAULT_SIZE, NULL, NULL, true, 0, 1, NULL,                              \
+     "vertical lens size in the distortion radius"}
+
+/* Docs of what sensim accepts and does not draw start with this; cam_warn_unrendered quotes them. */
+#define CAM_NR "accepted, not rendered yet: "
+#define CAM_RGB_FLOAT(name, def, doc) {name, SN_ATTR_FLOAT, def, NULL, NULL, false, 0, 0, NULL, CAM_NR doc}
+extern const char *const cam_exposure_modes[];
+
+/* The RGB camera's own attributes, after CAM_COMMON_ATTRS: `gamma` (applied), then CARLA's Unreal
+** post-process, accepted with CARLA's defaults (indices CAM_A_UNRENDERED..CAM_A_RGB_END - 1). */
+#define CAM_RGB_ATTRS                                                                                           \
+    {"gamma", SN_ATTR_FLOAT, "2.2", NULL, NULL, true, 0.1, 10, NULL,                                            \
+     "target gamma: out = 255 (v/255)^(2.2/gamma), the rendered bytes taken as encoded for 2.2"},               \
+    CAM_RGB_FLOAT("bloom_intensity", "0.675", "intensity of the bloom around bright light (0 disables it)"),    \
+    CAM_RGB_FLOAT("fstop", "1.4", "aperture 1/fstop, for depth of field and manual exposure"),                 \
+    CAM_RGB_FLOAT("iso", "100.0", "sensor sensitivity, for manual exposure"),                                  \
+    CAM_RGB_FLOAT("lens_flare_intensity", "0.1", "intensity of lens flares (0 disables them)"),                \
+    CAM_RGB_FLOAT("shutter_speed", "200.0", "shutter speed 1/s, for manual exposure and motion blur"),         \
+    CAM_RGB_FLOAT("min_fstop", "1.2", "widest aperture of the lens"),                                          \
+    {"blade_count", SN_ATTR_INT, "5", NULL, NULL, false, 0, 0, NULL, CAM_NR "diaphragm blades (depth-of-field bokeh)"}, \
+    {"exposure_mode", SN_ATTR_ENUM, "histogram", NULL, cam_exposure_modes, false, 0, 0, NULL,                   \
+     CAM_NR "manual or histogram (automatic) exposure"},                                                        \
+    CAM_RGB_FLOAT("exposure_compensation", "0.75", "exposure offset in stops (CARLA's Linux default; 0 on Windows)"), \
+    CAM_RGB_FLOAT("exposure_min_bright", "10.0", "lowest brightness auto exposure adapts to"),                 \
+    CAM_RGB_FLOAT("exposure_max_bright", "12.0", "highest brightness auto exposure adapts to"),                \
+    CAM_RGB_FLOAT("exposure_speed_up", "3.0", "adaptation speed from dark to bright"),                         \
+    CAM_RGB_FLOAT("exposure_speed_down", "1.0", "adaptation speed from bright to dark"),                       \
+    CAM_RGB_FLOAT("calibration_constant", "16.0", "calibration constant for 18 % albedo"),                     \
+    CAM_RGB_FLOAT("focal_distance", "1000.0", "distance in cm at which depth of field is sharp"),              \
+    CAM_RGB_FLOAT("blur_amount", "1.0", "strength of motion blur"),                                            \
+    CAM_RGB_FLOAT("blur_radius", "0.0", "atmospheric scattering blur radius in px at 1080p"),                  \
+    CAM_RGB_FLOAT("motion_blur_intensity", "0.45", "strength of motion blur [0, 1]"),                          \
+    CAM_RGB_FLOAT("motion_blur_max_distortion", "0.35", "largest motion-blur distortion, % of screen width"),   \
+    CAM_RGB_FLOAT("motion_blur_min_object_screen_size", "0.1", "smallest object, % of screen width, that gets motion blur"), \
+    CAM_RGB_FLOAT("slope", "0.88", "tone mapper S-curve steepness"),                                           \
+    CAM_RGB_FLOAT("toe", "0.55", "tone mapper dark tones"),                                                    \
+    CAM_RGB_FLOAT("shoulder", "0.26", "tone mapper bright tones"),                                             \
+    CAM_RGB_FLOAT("black_clip", "0.0", "tone mapper black cut-off"),                                           \
+    CAM_RGB_FLOAT("white_clip", "0.04", "tone mapper white cut-off"),                                          \
+    CAM_RGB_FLOAT("temp", "6500.0", "white balance temperature, K"),                                           \
+    CAM_RGB_FLOAT("tint", "0.0", "white balance tint (cyan-magenta)"),                                         \
+    CAM_RGB_FLOAT("chromatic_aberration_intensity", "0.0", "colour shift toward the image border"),            \
+    CAM_RGB_FLOAT("chromatic_aberration_offset", "0.0", "normalised distance from the centre where the shift starts"), \
+    {"enable_postprocess_effects", SN_ATTR_BOOL, "true", NULL, NULL, false, 0, 0, NULL,                         \
+     CAM_NR "Unreal's vignette, grain, bloom, auto exposure, lens flares and depth of field; sensim draws none of " \
+            "them, so its images are those of false"}
+
+enum { CAM_A_W, CAM_A_H, CAM_A_FOV, CAM_A_TICK, CAM_A_FALLOFF, CAM_A_MULT, CAM_A_K, CAM_A_KCUBE, CAM_A_XS, CAM_A_YS, CAM_A_COMMON };
+enum { CAM_A_GAMMA = CAM_A_COMMON, CAM_A_UNRENDERED, CAM_A_RGB_END = CAM_A_UNRENDERED + 30 };
+
+/* The lens attributes of a camera table's values. */
+lens cam_lens(const sn_value *v);
+/* One warning per attribute defs[from..to) set away from its default: a CARLA script's settings
+** carry over, and the user learns which ones change nothing. */
+void cam_warn_unrendered(const sn_host *h, sn_ctx *ctx, const sn_attr_def *defs, const sn_value *v, uint32_t from,
+                         uint32_t to);
+
+/* The RGB camera's image from the rendered one: lens (bilinear), vignette, then `gamma`. */
+typedef struct cam_rgb {
+    uint32_t w, h;
+    lens_tap *taps; /* NULL for a pinhole */
+    uint16_t *vig;  /* NULL for no vignette */
+    uint8_t *gamma; /* 256-entry re-encoding, NULL at 2.2 */
+    uint8_t *tmp;   /* the lens's output when vignette or gamma follow */
+} cam_rgb;
+
+/* false when out of memory (cam_rgb_free still applies). */
+bool cam_rgb_init(cam_rgb *p, const lens *l, double gamma, uint32_t w, uint32_t h);
+void cam_rgb_free(cam_rgb *p);
+/* Whether cam_rgb_apply would copy the image unchanged. */
+bool cam_rgb_identity(const cam_rgb *p);
+/* out = the finished BGRA image of the rendered `in` (w x h; out != in). */
+void cam_rgb_apply(const cam_rgb *p, const uint8_t *in, uint8_t *out);
+
+#endif
