@@ -57,7 +57,7 @@ static void physics_end(sn_world *w, double dt)
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         if (a->body && a->drive == SN_DRIVE_PHYSICS)
-            sn_state_from_body(&a->st, a->body);
+            sn_state_from_body(&a->st, a->body, a->com);
     }
 }
 

@@ -45,7 +45,7 @@ static void crash_into_wall(const char *dir, const char *plugins, double speed)
              "settings: {fixed_delta_seconds: 0.05, frames: 120}\n"
              "actors:\n"
              "  - {name: ground, blueprint: static.ground}\n"
-             "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]},\n"
+             "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]},\n"
              "     attributes: {mass: 1500}, velocity: [%g, 0, 0]}\n"
              "  - {name: wall, blueprint: static.prop.box, transform: {location: [25, 0, 1.5]},\n"
              "     attributes: {extent: \"0.5,5,1.5\", semantic_tag: Wall}}\n"
@@ -101,9 +101,9 @@ static void drive_on_ground(const char *dir, const char *plugins)
     const char *text = "settings: {fixed_delta_seconds: 0.05, frames: 300}\n"
                        "actors:\n"
                        "  - {name: ground, blueprint: static.ground}\n"
-                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.8]},\n"
+                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.05]},\n"
                        "     control: {throttle: 0.6, steer: 0.2}}\n"
-                       "  - {name: truck, blueprint: vehicle.truck, transform: {location: [0, -60, 1.6]},\n"
+                       "  - {name: truck, blueprint: vehicle.truck, transform: {location: [0, -60, 0]},\n"
                        "     control: {throttle: 1.0}}\n"
                        "sensors:\n"
                        "  - {name: c1, blueprint: sensor.other.collision, attach_to: car}\n"
@@ -117,7 +117,7 @@ static void drive_on_ground(const char *dir, const char *plugins)
     CHECK(n_ev == 0, "driving on the ground is not a collision (%d events)", n_ev);
     sn_actor_info car = tu_actor(e, "car");
     CHECK(car.velocity.x * car.velocity.x + car.velocity.y * car.velocity.y > 25, "the car drives");
-    CHECK(fabs(car.transform.location.z - 0.75) < 0.15, "the car stays on its wheels: z %.3f", car.transform.location.z);
+    CHECK(fabs(car.transform.location.z) < 0.15, "the car stays on its wheels (origin at the bottom): z %.3f", car.transform.location.z);
     sn_engine_destroy(e);
 }
 
@@ -126,7 +126,7 @@ static void pedestrian(const char *dir, const char *plugins)
     const char *text = "settings: {fixed_delta_seconds: 0.05, frames: 60}\n"
                        "actors:\n"
                        "  - {name: ground, blueprint: static.ground}\n"
-                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]}, velocity: [8, 0, 0]}\n"
+                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, velocity: [8, 0, 0]}\n"
                        "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [15, 0, 0.9]}}\n"
                        "sensors:\n"
                        "  - {name: car_crash, blueprint: sensor.other.collision, attach_to: car}\n"

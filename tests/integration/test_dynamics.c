@@ -24,7 +24,7 @@ static void step(sn_engine *e, int n)
 static void acceleration_and_top_speed(void)
 {
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
-                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]}, control: {throttle: 1}}\n");
+                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, control: {throttle: 1}}\n");
     double t100 = -1;
     for (int f = 1; f <= 1200; f++) {
         step(e, 1);
@@ -43,7 +43,7 @@ static void acceleration_and_top_speed(void)
 static void braking(void)
 {
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
-                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]}, velocity: [20, 0, 0],\n"
+                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, velocity: [20, 0, 0],\n"
                          "     control: {brake: 1}}\n");
     step(e, 100);
     sn_actor_info a = tu_actor(e, "car");
@@ -57,8 +57,8 @@ static void braking(void)
 static void reverse_and_steer(void)
 {
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
-                         "  - {name: back, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]}, control: {throttle: 0.5, reverse: true}}\n"
-                         "  - {name: right, blueprint: vehicle.sedan, transform: {location: [0, 50, 0.75]}, control: {throttle: 0.3, steer: 0.5}}\n");
+                         "  - {name: back, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, control: {throttle: 0.5, reverse: true}}\n"
+                         "  - {name: right, blueprint: vehicle.sedan, transform: {location: [0, 50, 0]}, control: {throttle: 0.3, steer: 0.5}}\n");
     step(e, 60);
     sn_actor_info b = tu_actor(e, "back"), r = tu_actor(e, "right");
     CHECK(b.transform.location.x < -5, "reverse drives backwards: x %.2f", b.transform.location.x);
@@ -84,7 +84,7 @@ static void walker(void)
 static void autopilot(void)
 {
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
-                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]},\n"
+                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]},\n"
                          "     autopilot: {route: [[40, 0, 0], [40, 40, 0], [0, 40, 0]], target_speed: 8}}\n"
                          "  - {name: p, blueprint: walker.pedestrian, transform: {location: [0, -5, 0.9]},\n"
                          "     autopilot: {route: [[5, -5, 0], [5, -10, 0]]}}\n");
