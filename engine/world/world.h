@@ -217,6 +217,11 @@ double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed);
 /* Controllers, once per frame before physics. */
 void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
 
+/* A walker struck by a vehicle with more than this impulse in one frame (N*s: an 80 kg
+** pedestrian knocked to about 2 m/s, a car at walking pace) falls: it stops walking and
+** becomes a passive body. */
+#define SN_WALKER_FALL_IMPULSE 150.0
+
 /* Semantic tags. */
 const char *sn_tag_name(uint8_t tag);
 bool sn_tag_parse(const char *text, uint8_t *out);
