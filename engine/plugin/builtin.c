@@ -42,13 +42,19 @@ static const sn_attr_def sedan_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("200,200,200"), ATTR_TAG("Car"), ATTR_TEXTURE("none"), ATTR_EXTENT("2.3,0.95,0.75", "body"),
     {"mass", SN_ATTR_FLOAT, "1500", rec_mass_sedan, NULL, true, 50, 100000, "kg", "vehicle mass"},
     {"max_power", SN_ATTR_FLOAT, "120000", NULL, NULL, true, 1000, 2000000, "W", "engine power"},
-    {"max_steer_angle", SN_ATTR_FLOAT, "35", NULL, NULL, true, 1, 80, "deg", "front wheel angle at full steer"},
+    {"max_steer_angle", SN_ATTR_FLOAT, "70", NULL, NULL, true, 1, 80, "deg",
+     "front wheel angle at steer 1 and standstill (CARLA's default; less at speed by CARLA's steering curve)"},
+    {"center_of_mass_height", SN_ATTR_FLOAT, "0.55", NULL, NULL, true, 0.01, 100, "m",
+     "centre of mass above the origin (the bottom of the box), below the box's top"},
 };
 static const sn_attr_def truck_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("60,90,150"), ATTR_TAG("Truck"), ATTR_TEXTURE("none"), ATTR_EXTENT("4.0,1.25,1.6", "body"),
     {"mass", SN_ATTR_FLOAT, "8000", NULL, NULL, true, 50, 100000, "kg", "vehicle mass"},
     {"max_power", SN_ATTR_FLOAT, "300000", NULL, NULL, true, 1000, 2000000, "W", "engine power"},
-    {"max_steer_angle", SN_ATTR_FLOAT, "30", NULL, NULL, true, 1, 80, "deg", "front wheel angle at full steer"},
+    {"max_steer_angle", SN_ATTR_FLOAT, "45", NULL, NULL, true, 1, 80, "deg",
+     "front wheel angle at steer 1 and standstill (a truck's lock; less at speed by CARLA's steering curve)"},
+    {"center_of_mass_height", SN_ATTR_FLOAT, "1.6", NULL, NULL, true, 0.01, 100, "m",
+     "centre of mass above the origin (the bottom of the box), below the box's top"},
 };
 static const sn_attr_def walker_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("220,20,60"), ATTR_TAG("Pedestrian"), ATTR_TEXTURE("none"), ATTR_EXTENT("0.25,0.25,0.9", "body"),
@@ -72,7 +78,7 @@ static const sn_blueprint builtins[] = {
     BP("vehicle.truck", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, truck_attrs,
        "a box truck on four ray-cast wheels, rear-wheel drive"),
     BP("walker.pedestrian", SN_ACTOR_WALKER, SN_SHAPE_BOX, walker_attrs,
-       "a pedestrian that walks at a set speed and stays upright"),
+       "a pedestrian that walks at a set speed and stays upright until struck hard"),
 };
 
 const sn_blueprint *sn_builtin_blueprints(size_t *n)

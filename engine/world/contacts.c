@@ -49,14 +49,19 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     if ((!dyn1 && !dyn2) || b1 == b2)
         return; /* nothing dynamic, or two geoms of one body */
     sn_actor *a1 = dGeomGetData(g1), *a2 = dGeomGetData(g2);
+    /* A fallen walker apart from the vehicles lies below their floors (driver_physics.c). */
+    if ((a1->down && a2->kind == SN_ACTOR_VEHICLE) || (a2->down && a1->kind == SN_ACTOR_VEHICLE))
+        return;
     dContactGeom cg[MAX_CONTACTS_PER_PAIR];
     int n = dCollide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
     if (n <= 0)
         return;
-    /* Walkers' feet: frictionless support on drivable ground; the walker controller is
-    ** the locomotion. (Vehicles stand on ray-cast wheels, so their chassis never rests.) */
+    /* Walkers on drivable ground: support, not a collision. Frictionless under a walking
+    ** walker (the walker controller is the locomotion); a fallen one slides and stops with
+    ** friction. (Vehicles stand on ray-cast wheels, so their chassis never rests.) */
     bool feet = (a1->kind == SN_ACTOR_WALKER && is_drivable(a2->tag) && a2->kind == SN_ACTOR_STATIC) ||
                 (a2->kind == SN_ACTOR_WALKER && is_drivable(a1->tag) && a1->kind == SN_ACTOR_STATIC);
+    bool fallen = a1->fallen || a2->fallen;
     for (int i = 0; i < n; i++) {
         sn_contact_rec *rec = next_contact(w);
         if (!rec) { /* out of memory: the step reports it; a dropped contact would change the output */
@@ -66,7 +71,7 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
         dContact c;
         memset(&c, 0, sizeof c);
         c.surface.mode = dContactApprox1 | dContactSoftCFM | dContactSoftERP;
-        c.surface.mu = feet ? 0 : 0.8;
+        c.surface.mu = feet && !fallen ? 0 : 0.8;
         c.surface.soft_cfm = 1e-5;
         c.surface.soft_erp = 0.3;
         c.geom = cg[i];

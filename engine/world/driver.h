@@ -39,9 +39,10 @@ void sn_ode_enter(jmp_buf *guard, unsigned long seed);
 unsigned long sn_ode_leave(void);
 const char *sn_ode_message(void);
 
-/* Reads a body's pose and velocities into a state (physics.c). */
-void sn_state_from_body(sn_actor_state *st, dBodyID b);
-/* Places a body at a state's pose and velocities. */
-void sn_body_from_state(dBodyID b, const sn_actor_state *st);
+/* Reads a body's pose and velocities into a state of the actor's origin (physics.c); `com`
+** is the body's offset from the origin in the actor frame (sn_actor.com). */
+void sn_state_from_body(sn_actor_state *st, dBodyID b, sn_vec3 com);
+/* Places a body at a state's pose and velocities (of the origin). */
+void sn_body_from_state(dBodyID b, const sn_actor_state *st, sn_vec3 com);
 
 #endif

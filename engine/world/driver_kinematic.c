@@ -44,7 +44,7 @@ static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, 
         sn_actor_state s = a->st;
         s.pos = sn_v3_lerp(a->kin_from_pos, a->kin_to_pos, t);
         s.rot = sn_quat_slerp(a->kin_from_rot, a->kin_to_rot, t);
-        sn_body_from_state(a->body, &s);
+        sn_body_from_state(a->body, &s, a->com);
     }
     return SN_OK;
 }
@@ -60,7 +60,7 @@ static void kinematic_end(sn_world *w, double dt)
         a->st.pos = a->kin_to_pos;
         a->st.rot = a->kin_to_rot;
         a->has_target = false;
-        sn_body_from_state(a->body, &a->st);
+        sn_body_from_state(a->body, &a->st, a->com);
     }
 }
 

@@ -11,7 +11,7 @@ static void keep_walkers_upright(sn_world *w)
 {
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (a->kind != SN_ACTOR_WALKER || !a->body || a->drive != SN_DRIVE_PHYSICS)
+        if (a->kind != SN_ACTOR_WALKER || !a->body || a->drive != SN_DRIVE_PHYSICS || a->fallen)
             continue;
         const dReal *r = dBodyGetRotation(a->body);
         double yaw = atan2(r[4], r[0]);
@@ -20,6 +20,48 @@ static void keep_walkers_upright(sn_world *w)
         dBodySetRotation(a->body, m);
         const dReal *av = dBodyGetAngularVel(a->body);
         dBodySetAngularVel(a->body, 0, 0, av[2]);
+    }
+}
+
+static bool is_walker(const sn_actor *a) { return a && a->kind == SN_ACTOR_WALKER && a->drive == SN_DRIVE_PHYSICS; }
+
+/* A walker struck hard by a vehicle this frame falls: no walking force, no uprighting,
+** friction on the ground (contacts.c). Checked after every substep, so it falls at once. */
+static void knock_down_walkers(sn_world *w)
+{
+    for (size_t i = 0; i < w->n_pairs; i++) {
+        const sn_pair *p = &w->pairs[i];
+        if (sn_v3_len(p->impulse) <= SN_WALKER_FALL_IMPULSE)
+            continue;
+        sn_actor *self = sn_world_find(w, p->self), *other = sn_world_find(w, p->other);
+        if (is_walker(self) && !self->fallen && other && other->kind == SN_ACTOR_VEHICLE) {
+            self->fallen = true;
+            self->walk_speed = 0;
+        }
+    }
+}
+
+/* A fallen walker that touched no vehicle this frame, or that lies (tilted more than 60
+** degrees), is down: from now on it lies below the vehicles' floors (a person lying on the
+** road is lower than a car's ground clearance, and wheels are rays that see only the ground
+** and static props), so a car that drives on passes over it instead of pushing it along or
+** riding on it. */
+static void mark_fallen_apart(sn_world *w)
+{
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
+        if (!a->fallen || a->down)
+            continue;
+        bool touching = false;
+        for (size_t k = 0; k < w->n_pairs && !touching; k++) {
+            const sn_pair *p = &w->pairs[k];
+            if (p->self == a->id) {
+                const sn_actor *o = sn_world_find(w, p->other);
+                touching = o && o->kind == SN_ACTOR_VEHICLE;
+            }
+        }
+        const dReal *r = dBodyGetRotation(a->body);
+        a->down = !touching || r[10] < 0.5; /* r[10]: the body's up axis, world z */
     }
 }
 
@@ -39,7 +81,7 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
             continue;
         if (a->kind == SN_ACTOR_VEHICLE)
             sn_vehicle_apply(w, a, h);
-        else if (a->kind == SN_ACTOR_WALKER)
+        else if (a->kind == SN_ACTOR_WALKER && !a->fallen)
             sn_walker_apply(w, a, h);
     }
     w->n_contacts = 0;
@@ -47,6 +89,7 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
     dWorldQuickStep(w->world, h);
     sn_gather_contacts(w, h);
     dJointGroupEmpty(w->contact_group);
+    knock_down_walkers(w);
     keep_walkers_upright(w);
     return SN_OK;
 }
@@ -54,10 +97,11 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
 static void physics_end(sn_world *w, double dt)
 {
     (void)dt;
+    mark_fallen_apart(w);
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         if (a->body && a->drive == SN_DRIVE_PHYSICS)
-            sn_state_from_body(&a->st, a->body);
+            sn_state_from_body(&a->st, a->body, a->com);
     }
 }
 

@@ -142,16 +142,18 @@ static void set_rotation(dBodyID b, dGeomID g, const sn_mat3 *m)
         dGeomSetRotation(g, r);
 }
 
-static dGeomID make_geom(sn_actor *a, dSpaceID space, double *z_offset)
+/* The geom of an actor's shape; *offset is its centre from the body (the centre of mass),
+** body frame, for actors with a body. */
+static dGeomID make_geom(sn_actor *a, dSpaceID space, sn_vec3 *offset)
 {
     const sn_vec3 e = a->bbox.extent;
-    *z_offset = 0;
+    *offset = sn_v3_sub(a->bbox.location, a->com);
     switch (a->shape) {
     case SN_SHAPE_BOX:
         if (a->kind == SN_ACTOR_VEHICLE) {
             /* The chassis box starts above the ground clearance: wheels are rays. */
             double c = a->vp.clearance;
-            *z_offset = c / 2;
+            offset->z += c / 2;
             return dCreateBox(space, 2 * e.x, 2 * e.y, 2 * e.z - c);
         }
         return dCreateBox(space, 2 * e.x, 2 * e.y, 2 * e.z);
@@ -190,10 +192,10 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
     const sn_actor *carrier = a->parent ? sn_world_find(w, a->parent) : NULL;
     while (carrier && !carrier->body && carrier->parent)
         carrier = sn_world_find(w, carrier->parent);
-    double zoff;
+    sn_vec3 goff;
     if (a->kind == SN_ACTOR_STATIC) {
         bool on_body = carrier && carrier->body;
-        a->geom = make_geom(a, on_body ? 0 : w->static_space, &zoff);
+        a->geom = make_geom(a, on_body ? 0 : w->static_space, &goff);
         if (!a->geom)
             return sn_fail(err, SN_E_INVALID, "'%s': unsupported shape", a->name);
         dGeomSetData(a->geom, a);
@@ -203,7 +205,8 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
             dGeomSetBody(a->geom, carrier->body);
             sn_transform ct = sn_actor_world_transform(w, carrier);
             sn_mat3 cr = sn_mat3_from_rotation(ct.rotation);
-            sn_vec3 off = sn_mat3_apply_t(&cr, sn_v3_sub(tf->location, ct.location));
+            /* Offsets are from the carrier's body, its centre of mass, not its origin. */
+            sn_vec3 off = sn_v3_sub(sn_mat3_apply_t(&cr, sn_v3_sub(tf->location, ct.location)), carrier->com);
             sn_mat3 rel = sn_mat3_mul(&(sn_mat3){{cr.m[0], cr.m[3], cr.m[6], cr.m[1], cr.m[4], cr.m[7],
                                                    cr.m[2], cr.m[5], cr.m[8]}}, &rot);
             dGeomSetOffsetPosition(a->geom, off.x, off.y, off.z);
@@ -226,37 +229,41 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
     const sn_vec3 e = a->bbox.extent;
     dMassSetBoxTotal(&m, a->mass, 2 * e.x, 2 * e.y, 2 * e.z);
     dBodySetMass(a->body, &m);
-    dBodySetPosition(a->body, tf->location.x, tf->location.y, tf->location.z);
-    set_rotation(a->body, NULL, &rot);
+    sn_body_from_state(a->body, &a->st, a->com);
     dBodySetAutoDisableFlag(a->body, 0);
-    a->geom = make_geom(a, w->space, &zoff);
+    a->geom = make_geom(a, w->space, &goff);
     dGeomSetData(a->geom, a);
     dGeomSetBody(a->geom, a->body);
-    if (zoff != 0)
-        dGeomSetOffsetPosition(a->geom, 0, 0, zoff);
+    if (goff.x != 0 || goff.y != 0 || goff.z != 0)
+        dGeomSetOffsetPosition(a->geom, goff.x, goff.y, goff.z);
     return SN_OK;
 }
 
 /* ---- state <-> bodies ------------------------------------------------------------------ */
 
-void sn_state_from_body(sn_actor_state *st, dBodyID b)
+/* ODE puts a body at its centre of mass; the state is of the actor's origin (a vehicle's is
+** the bottom of its box, as CARLA's), `com` away in the actor frame. */
+void sn_state_from_body(sn_actor_state *st, dBodyID b, sn_vec3 com)
 {
     const dReal *p = dBodyGetPosition(b), *q = dBodyGetQuaternion(b);
     const dReal *v = dBodyGetLinearVel(b), *av = dBodyGetAngularVel(b);
-    st->pos = sn_v3(p[0], p[1], p[2]);
     st->rot = sn_quat_norm((sn_quat){q[0], q[1], q[2], q[3]});
     if (st->rot.w < 0) /* one sign per rotation */
         st->rot = (sn_quat){-st->rot.w, -st->rot.x, -st->rot.y, -st->rot.z};
-    st->vel = sn_v3(v[0], v[1], v[2]);
     st->ang_vel = sn_v3(av[0], av[1], av[2]);
+    sn_vec3 r = sn_quat_apply(st->rot, com);
+    st->pos = sn_v3_sub(sn_v3(p[0], p[1], p[2]), r);
+    st->vel = sn_v3_sub(sn_v3(v[0], v[1], v[2]), sn_v3_cross(st->ang_vel, r));
 }
 
-void sn_body_from_state(dBodyID b, const sn_actor_state *st)
+void sn_body_from_state(dBodyID b, const sn_actor_state *st, sn_vec3 com)
 {
     dQuaternion q = {st->rot.w, st->rot.x, st->rot.y, st->rot.z};
-    dBodySetPosition(b, st->pos.x, st->pos.y, st->pos.z);
+    sn_vec3 r = sn_quat_apply(st->rot, com);
+    sn_vec3 p = sn_v3_add(st->pos, r), v = sn_v3_add(st->vel, sn_v3_cross(st->ang_vel, r));
+    dBodySetPosition(b, p.x, p.y, p.z);
     dBodySetQuaternion(b, q);
-    dBodySetLinearVel(b, st->vel.x, st->vel.y, st->vel.z);
+    dBodySetLinearVel(b, v.x, v.y, v.z);
     dBodySetAngularVel(b, st->ang_vel.x, st->ang_vel.y, st->ang_vel.z);
 }
 
@@ -268,7 +275,7 @@ void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
     a->st.rot = a->st.prev_rot = sn_quat_norm(rot);
     a->has_target = false;
     if (a->body)
-        sn_body_from_state(a->body, &a->st);
+        sn_body_from_state(a->body, &a->st, a->com);
     else if (!a->parent)
         a->rel = (sn_transform){pos, sn_quat_to_rotation(a->st.rot)};
     sn_world_update_attached(w);
@@ -280,7 +287,7 @@ void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang)
     a->st.vel = v;
     a->st.ang_vel = ang;
     if (a->body)
-        sn_body_from_state(a->body, &a->st);
+        sn_body_from_state(a->body, &a->st, a->com);
 }
 
 void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
@@ -297,7 +304,7 @@ void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
     } else {
         dBodySetDynamic(a->body);
     }
-    sn_body_from_state(a->body, &a->st);
+    sn_body_from_state(a->body, &a->st, a->com);
 }
 
 /* ---- ray casts ------------------------------------------------------------------------- */
@@ -353,4 +360,71 @@ bool sn_world_ray_cast(sn_world *w, sn_vec3 o, sn_vec3 d, double max_dist, uint3
     hit->actor_id = q.actor->id;
     hit->semantic_tag = q.actor->tag;
     return true;
+}
+
+/* ---- spawn overlap --------------------------------------------------------------------- */
+
+typedef struct overlap_query {
+    const sn_actor *self;
+    double tol;
+    double depth;      /* deepest overlap beyond tol so far */
+    sn_actor *other;
+} overlap_query;
+
+static void overlap_callback(void *data, dGeomID g1, dGeomID g2)
+{
+    overlap_query *q = data;
+    if (dGeomIsSpace(g2)) {
+        dSpaceCollide2(g1, g2, data, overlap_callback);
+        return;
+    }
+    sn_actor *a = dGeomGetData(g2);
+    if (!a || a == q->self)
+        return;
+    dContactGeom c[8];
+    int n = dCollide(g1, g2, 8, c, sizeof c[0]);
+    for (int i = 0; i < n; i++) {
+        if (c[i].depth > q->tol && (!q->other || c[i].depth > q->depth)) {
+            q->depth = c[i].depth;
+            q->other = a;
+        }
+    }
+}
+
+static sn_actor *overlap_at(sn_world *w, dGeomID box, const sn_actor *self, sn_vec3 centre, double tol, double *depth)
+{
+    dGeomSetPosition(box, centre.x, centre.y, centre.z);
+    overlap_query q = {.self = self, .tol = tol};
+    dSpaceCollide2(box, (dGeomID)w->space, &q, overlap_callback);
+    *depth = q.depth;
+    return q.other;
+}
+
+bool sn_world_spawn_overlap(sn_world *w, const sn_actor *a, const sn_transform *tf, sn_spawn_overlap *out)
+{
+    const double tol = 0.01; /* touching, or resting on the ground, is no overlap */
+    memset(out, 0, sizeof *out);
+    dAllocateODEDataForThread(dAllocateMaskAll); /* the API may spawn from any thread */
+    sn_mat3 rot = sn_mat3_from_rotation(tf->rotation);
+    sn_vec3 centre = sn_v3_add(tf->location, sn_mat3_apply(&rot, a->bbox.location));
+    const sn_vec3 e = a->bbox.extent;
+    dGeomID box = dCreateBox(0, 2 * e.x, 2 * e.y, 2 * e.z);
+    set_rotation(NULL, box, &rot);
+    out->other = overlap_at(w, box, a, centre, tol, &out->depth);
+    if (out->other) {
+        /* The least lift that clears everything: double until clear, then bisect to 1 mm. */
+        double lo = 0, hi = fmax(out->depth, 0.05), d;
+        while (hi < 1e4 && overlap_at(w, box, a, sn_v3_add(centre, sn_v3(0, 0, hi)), tol, &d))
+            lo = hi, hi *= 2;
+        while (hi - lo > 1e-3) {
+            double mid = (lo + hi) / 2;
+            if (overlap_at(w, box, a, sn_v3_add(centre, sn_v3(0, 0, mid)), tol, &d))
+                lo = mid;
+            else
+                hi = mid;
+        }
+        out->clear_z = hi < 1e4 ? tf->location.z + hi : NAN;
+    }
+    dGeomDestroy(box);
+    return out->other != NULL;
 }

@@ -12,8 +12,29 @@
 #include <math.h>
 #include <string.h>
 
-/* Fraction of the contact-to-centre-of-mass height at which tyre forces act. */
-#define ROLL_INFLUENCE_LIFT 0.8
+/* CARLA's default steering curve (UE4's PhysX 4W vehicles, which CARLA's cars are): the
+** fraction of max_steer_angle reached at full steer against forward speed in km/h. */
+static const double steer_curve[][2] = {{0, 1.0}, {20, 0.9}, {60, 0.8}, {120, 0.7}};
+
+/* Tyre load sensitivity: a wheel's friction falls by LOAD_SENSITIVITY of mu per static load
+** of extra load (rises as much when lighter). With more roll stiffness at the front, the
+** front axle loses more grip in a turn and saturates first: the car pushes, it does not spin. */
+#define LOAD_SENSITIVITY 0.2
+
+double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed)
+{
+    double kmh = fabs(forward_speed) * 3.6;
+    size_t n = sizeof steer_curve / sizeof steer_curve[0];
+    double f = steer_curve[n - 1][1];
+    for (size_t i = 1; i < n; i++) {
+        if (kmh <= steer_curve[i][0]) {
+            double t = (kmh - steer_curve[i - 1][0]) / (steer_curve[i][0] - steer_curve[i - 1][0]);
+            f = steer_curve[i - 1][1] + t * (steer_curve[i][1] - steer_curve[i - 1][1]);
+            break;
+        }
+    }
+    return a->vp.max_steer * f;
+}
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 static double sgn(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
@@ -90,14 +111,17 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     c.brake = clampd(c.brake, 0, 1);
     c.steer = clampd(c.steer, -1, 1);
 
-    /* Steering turns the front wheels at a bounded rate (about a quarter second lock to lock). */
-    double target = c.steer * p->max_steer, rate = 4.0 * p->max_steer * h;
+    const dReal *lvp = dBodyGetLinearVel(b), *avp = dBodyGetAngularVel(b);
+    const sn_vec3 lin = sn_v3(lvp[0], lvp[1], lvp[2]), ang = sn_v3(avp[0], avp[1], avp[2]);
+    /* steer 1 is max_steer_angle, less at speed by CARLA's steering curve; the wheels turn
+    ** at a bounded rate (half a second lock to lock). */
+    double target = c.steer * sn_vehicle_steer_limit(a, sn_v3_dot(lin, fwd)), rate = 4.0 * p->max_steer * h;
     a->steer_angle += clampd(target - a->steer_angle, -rate, rate);
     sn_vec3 steered = fwd; /* straight ahead needs no sincos */
     if (a->steer_angle != 0)
         steered = sn_v3_add(sn_v3_scale(fwd, cos(a->steer_angle)), sn_v3_scale(right, sin(a->steer_angle)));
 
-    const double len = p->ray_length, mount_z = -a->bbox.extent.z + p->clearance;
+    const double len = p->ray_length, mount_z = -a->com.z + p->clearance; /* from the centre of mass */
     const sn_vec3 hwb = sn_v3_scale(fwd, p->wheelbase / 2), htr = sn_v3_scale(right, p->track / 2);
     const sn_vec3 base = sn_v3_add(pos, sn_v3_scale(up, mount_z)); /* the mounts' centre */
 
@@ -146,8 +170,6 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         comp[i] = touch[i] ? len - dist[i] : 0;
 
     /* Pass 2: spring, damper and anti-roll bar loads; tyre forces within the friction circle. */
-    const dReal *lvp = dBodyGetLinearVel(b), *avp = dBodyGetAngularVel(b);
-    const sn_vec3 lin = sn_v3(lvp[0], lvp[1], lvp[2]), ang = sn_v3(avp[0], avp[1], avp[2]);
     const sn_vec3 w_up = sn_v3_cross(ang, up), w_wb = sn_v3_cross(ang, hwb), w_tr = sn_v3_cross(ang, htr);
     const double mq_h = a->mass / 4 / h; /* a wheel's share of the mass, per substep */
     /* Sums for the torque: sum r x f = up x s_up + hwb x s_wb + htr x s_tr. */
@@ -165,7 +187,7 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         /* The contact point's velocity: lin + ang x r. */
         sn_vec3 v = sn_v3_add(sn_v3_add(lin, sn_v3_scale(w_up, above)),
                               sn_v3_add(sn_v3_scale(w_wb, sx), sn_v3_scale(w_tr, sy)));
-        double arb = p->spring_k * (comp[i] - comp[i ^ 1]); /* i ^ 1: the other wheel of the axle */
+        double arb = (front ? p->arb_front : p->arb_rear) * (comp[i] - comp[i ^ 1]); /* i ^ 1: the axle's other wheel */
         double load = p->spring_k * comp[i] + arb - p->damper_c * sn_v3_dot(v, n);
         if (load <= 0)
             continue;
@@ -188,20 +210,23 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             grip = 0.5;
         }
         flong -= sgn(vl) * minv(0.015 * load, stop); /* rolling resistance */
-        double flat = -0.5 * grip * mq_h * vs;
-        double fmax_ = p->mu * load, ft = sqrt(flong * flong + flat * flat);
+        /* A linear tyre: cornering stiffness (per unit load) times the slip angle; at low
+        ** speed at most the force that removes half the side slip in one substep, which
+        ** keeps a car at rest from jittering sideways. */
+        double cs = (front ? p->corner_front : p->corner_rear) * load;
+        double flat = -sgn(vs) * minv(cs * atan2(fabs(vs), fabs(vl)), 0.5 * grip * mq_h * fabs(vs));
+        double mu = p->mu * clampd(1 - LOAD_SENSITIVITY * (load / p->static_load - 1), 0.5, 1.3);
+        double fmax_ = mu * load, ft = sqrt(flong * flong + flat * flat);
         if (ft > fmax_) {
             flong *= fmax_ / ft;
             flat *= fmax_ / ft;
         }
-        /* The suspension pushes at the contact point; tyre forces act partway up toward the
-        ** centre of mass ("roll influence"), because a box's centre of mass sits higher than
-        ** a car's, and real cars slide well before they roll over: they act at
-        ** r + lift * up, lift = ROLL_INFLUENCE_LIFT * -(r . up). */
+        /* The suspension pushes at the contact point; tyre forces act at the roll centre,
+        ** roll_centre above it (what the suspension links carry instead of the springs). */
         sn_vec3 ftv = sn_v3_add(sn_v3_scale(fr.wf, flong), sn_v3_scale(fr.ws, flat));
         sn_vec3 f = sn_v3_add(sn_v3_scale(n, load), ftv);
         force = sn_v3_add(force, f);
-        s_up = sn_v3_add(s_up, sn_v3_sub(sn_v3_scale(f, above), sn_v3_scale(ftv, ROLL_INFLUENCE_LIFT * above)));
+        s_up = sn_v3_add(s_up, sn_v3_add(sn_v3_scale(f, above), sn_v3_scale(ftv, p->roll_centre)));
         s_wb = sx > 0 ? sn_v3_add(s_wb, f) : sn_v3_sub(s_wb, f);
         s_tr = sy > 0 ? sn_v3_add(s_tr, f) : sn_v3_sub(s_tr, f);
     }
@@ -278,7 +303,7 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
         vt = fmin(vt, sqrt(2.0 * 2.5 * fmax(dist - reach, 0)) + 0.5);
     double err = vt - v;
     ap->speed_integral = clampd(ap->speed_integral + err * dt, -5, 5);
-    a->control.steer = clampd(delta / a->vp.max_steer, -1, 1);
+    a->control.steer = clampd(delta / sn_vehicle_steer_limit(a, v), -1, 1);
     a->control.throttle = clampd(0.6 * err + 0.1 * ap->speed_integral, 0, 1);
     a->control.brake = err < -1.0 ? clampd(-0.3 * err, 0, 1) : 0;
     a->control.hand_brake = false;

@@ -27,6 +27,10 @@ typedef struct sn_vehicle_params {
     double drag_area;     /* Cd * A, m^2 */
     double wheelbase, track, clearance;
     double spring_k, damper_c, rest_compression, ray_length;
+    double arb_front, arb_rear; /* anti-roll bars, N/m of compression difference */
+    double roll_centre;   /* m above the contact patch where tyre forces act */
+    double corner_front, corner_rear; /* cornering stiffness per unit load, 1/rad */
+    double static_load;   /* N per wheel at rest (load sensitivity's reference) */
     double mu;            /* tyre friction coefficient */
 } sn_vehicle_params;
 
@@ -70,7 +74,8 @@ struct sn_actor {
     uint8_t color[3];
     bool checker;        /* render a checker texture (attribute texture: checker) */
     double checker_size; /* metres per checker cell */
-    sn_bbox bbox;
+    sn_bbox bbox;      /* location: box centre from the origin, actor frame (vehicles (0,0,extent.z)) */
+    sn_vec3 com;       /* the ODE body (centre of mass) from the origin, actor frame */
     sn_shape shape;
     double mass;
 
@@ -90,6 +95,8 @@ struct sn_actor {
     bool has_autopilot;
     sn_autopilot ap;
     double steer_angle; /* current wheel angle, rad */
+    bool fallen;        /* a walker struck hard: a passive body from then on */
+    bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
 
     void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
 
@@ -176,6 +183,14 @@ sn_actor *sn_world_find_name(const sn_world *w, const char *name);
 /* Makes geoms/bodies for an actor whose shape, bbox and mass are set, and sets its state to
 ** the pose world_tf at rest (previous pose = this one). */
 sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *world_tf, sn_error *err);
+/* What a vehicle's or walker's box would overlap if spawned at tf (world pose of its origin):
+** the actor overlapped deepest (more than 1 cm), by how much (m), and the lowest origin
+** height that clears every overlap (NAN if none within 10 km). */
+typedef struct sn_spawn_overlap {
+    sn_actor *other;
+    double depth, clear_z;
+} sn_spawn_overlap;
+bool sn_world_spawn_overlap(sn_world *w, const sn_actor *a, const sn_transform *tf, sn_spawn_overlap *out);
 /* Teleports an actor that is not attached: pose now and as the previous pose, velocities kept. */
 void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot);
 /* Sets linear (m/s) and angular (rad/s) velocity, world frame. */
@@ -205,8 +220,15 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err);
 /* Forces of one vehicle / walker for one substep. */
 void sn_vehicle_apply(sn_world *w, sn_actor *a, double h);
 void sn_walker_apply(sn_world *w, sn_actor *a, double h);
+/* The wheel angle (rad) that steer 1 gives at this forward speed (CARLA's steering curve). */
+double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed);
 /* Controllers, once per frame before physics. */
 void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
+
+/* A walker struck by a vehicle with more than this impulse in one frame (N*s: an 80 kg
+** pedestrian knocked to about 2 m/s, a car at walking pace) falls: it stops walking and
+** becomes a passive body. */
+#define SN_WALKER_FALL_IMPULSE 150.0
 
 /* Semantic tags. */
 const char *sn_tag_name(uint8_t tag);

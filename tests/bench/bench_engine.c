@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         double x, y;
         pos_of(i, &x, &y);
-        p += sprintf(p, "  - {name: car%d, blueprint: vehicle.sedan, transform: {location: [%g, %g, 0.75]}, control: {throttle: 0.3}}\n", i, x, y);
+        p += sprintf(p, "  - {name: car%d, blueprint: vehicle.sedan, transform: {location: [%g, %g, 0]}, control: {throttle: 0.3}}\n", i, x, y);
     }
     p += sprintf(p, "sensors:\n");
     for (int i = 0; i < n; i++)

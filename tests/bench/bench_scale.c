@@ -46,7 +46,7 @@ static char *write_scene(const char *dir, int n)
     for (int i = 0; i < n; i++) {
         int col = i % COLS, row = i / COLS;
         bool left = col < COLS / 2;
-        fprintf(f, "  - {name: car%d, blueprint: vehicle.sedan, transform: {location: [%g, %g, 0.75], "
+        fprintf(f, "  - {name: car%d, blueprint: vehicle.sedan, transform: {location: [%g, %g, 0], "
                    "rotation: [0, %d, 0]}, control: {throttle: 0.3}}\n",
                 i, (col - COLS / 2 + 0.5) * 12.0, row * 8.0, left ? 180 : 0);
     }

@@ -50,6 +50,7 @@ expect_input_error "malformed YAML" "bad.yaml:3:1: malformed YAML" "$SENSIM" run
   {name: a')" --out "$OUT"
 expect_input_error "unknown blueprint" "unknown actor blueprint 'vehicle.ufo'" "$SENSIM" run "$(scene ufo 'actors: [{name: a, blueprint: vehicle.ufo}]')" --out "$OUT"
 expect_input_error "unknown attribute" "unknown attribute 'wings'" "$SENSIM" run "$(scene wings 'actors: [{name: a, blueprint: vehicle.sedan, attributes: {wings: 2}}]')" --out "$OUT"
+expect_input_error "overlapping spawn" "overlap.yaml:3:5: spawn failed because of collision at spawn position: 'b' (vehicle.sedan) overlaps 'a' (vehicle.sedan) by 1.20 m at z = 0.30; z >= 1.50 clears it" "$SENSIM" run "$(scene overlap "$(printf 'actors:\n  - {name: a, blueprint: vehicle.sedan}\n  - {name: b, blueprint: vehicle.sedan, transform: {location: [3, 0, 0.3]}}')")" --out "$OUT"
 expect_input_error "wrong type" "expected a float" "$SENSIM" run "$(scene type 'actors: [{name: a, blueprint: vehicle.sedan, attributes: {mass: heavy}}]')" --out "$OUT"
 expect_input_error "out of range" "outside the range" "$SENSIM" run "$(scene range 'actors: [{name: a, blueprint: vehicle.sedan, attributes: {mass: -1}}]')" --out "$OUT"
 expect_input_error "attach_to nothing" "attach_to 'nobody'" "$SENSIM" run "$(scene attach 'sensors: [{name: crash, blueprint: sensor.other.collision, attach_to: nobody}]')" --out "$OUT"

@@ -133,7 +133,7 @@ static void labels(void)
     /* Each object where it projects: tag in red, id in green (low) and blue (high). */
     const char *scene =
         "actors:\n  - {name: ground, blueprint: static.ground}\n"
-        "  - {name: car, blueprint: vehicle.sedan, transform: {location: [15, 0, 0.8]}}\n"
+        "  - {name: car, blueprint: vehicle.sedan, transform: {location: [15, 0, 0.05]}}\n"
         "  - {name: box, blueprint: static.prop.box, transform: {location: [15, 6, 0.5]}}\n"
         "  - {name: pole, blueprint: static.prop.cylinder, transform: {location: [15, -6, 1.5]}}\n"
         "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [10, -2.5, 0.95]}}\n"
@@ -320,7 +320,7 @@ static void threads_same_bytes(void)
         char scene[2048];
         snprintf(scene, sizeof scene,
                  "actors:\n  - {name: ground, blueprint: static.ground}\n"
-                 "  - {name: car, blueprint: vehicle.sedan, transform: {location: [12, 1, 0.8], rotation: [0, 30, 0]}, attributes: {texture: checker, checker_size: 0.3}}\n"
+                 "  - {name: car, blueprint: vehicle.sedan, transform: {location: [12, 1, 0.05], rotation: [0, 30, 0]}, attributes: {texture: checker, checker_size: 0.3}}\n"
                  "  - {name: ball, blueprint: static.prop.sphere, transform: {location: [8, -2, 1]}, attributes: {radius: 1}}\n"
                  "  - {name: house, blueprint: static.building, transform: {location: [40, 20, 10]}}\n"
                  "sensors:\n  - {name: cam, blueprint: sensor.camera.%s, transform: {location: [0, 0, 1.7], rotation: [-5, 10, 0]},"

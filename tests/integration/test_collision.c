@@ -90,7 +90,7 @@ static void crash_into_wall(const char *dir, const char *plugins, double speed)
              "settings: {fixed_delta_seconds: 0.05, frames: 120}\n"
              "actors:\n"
              "  - {name: ground, blueprint: static.ground}\n"
-             "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]},\n"
+             "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]},\n"
              "     attributes: {mass: 1500, role_name: hero, color: \"200,30,30\"}, velocity: [%g, 0, 0]}\n"
              "  - {name: wall, blueprint: static.prop.box, transform: {location: [25, 0, 1.5]},\n"
              "     attributes: {extent: \"0.5,5,1.5\", semantic_tag: Wall}}\n"
@@ -141,18 +141,20 @@ static void crash_into_wall(const char *dir, const char *plugins, double speed)
     char want[1024];
     /* defaults owned by the vehicle model may change: read them back from the engine */
     sn_value v = {0};
-    char ext[64] = "?", pw[32] = "?", st[32] = "?";
+    char ext[64] = "?", pw[32] = "?", st[32] = "?", com[32] = "?";
     if (sn_engine_actor_attribute(e, hero.id, "extent", &v, NULL) == SN_OK)
         snprintf(ext, sizeof ext, "%s", v.s);
     if (sn_engine_actor_attribute(e, hero.id, "max_power", &v, NULL) == SN_OK)
         snprintf(pw, sizeof pw, "%.15g", v.f);
     if (sn_engine_actor_attribute(e, hero.id, "max_steer_angle", &v, NULL) == SN_OK)
         snprintf(st, sizeof st, "%.15g", v.f);
+    if (sn_engine_actor_attribute(e, hero.id, "center_of_mass_height", &v, NULL) == SN_OK)
+        snprintf(com, sizeof com, "%.15g", v.f);
     snprintf(want, sizeof want,
              "type_id=vehicle.sedan;semantic_tag=14;semantic_tags=14;parent=nil;role_name=hero;role_name=hero;"
              "color=200,30,30;semantic_tag=Car;texture=none;checker_size=1;extent=%s;mass=1500;max_power=%s;"
-             "max_steer_angle=%s;extent=%g,%g,%g;",
-             ext, pw, st, hero.bounding_box.extent.x, hero.bounding_box.extent.y, hero.bounding_box.extent.z);
+             "max_steer_angle=%s;center_of_mass_height=%s;extent=%g,%g,%g;",
+             ext, pw, st, com, hero.bounding_box.extent.x, hero.bounding_box.extent.y, hero.bounding_box.extent.z);
     CHECK(!strcmp(first_desc[0], want), "actor:\n  got  %s\n  want %s", first_desc[0], want);
     const char *wall_want = "type_id=static.prop.box;semantic_tag=4;semantic_tags=4;parent=nil;role_name=;role_name=;"
                             "color=180,180,180;semantic_tag=Wall;texture=none;checker_size=1;extent=0.5,5,1.5;extent=0.5,5,1.5;";
@@ -167,9 +169,9 @@ static void drive_on_ground(const char *dir, const char *plugins)
     const char *text = "settings: {fixed_delta_seconds: 0.05, frames: 300}\n"
                        "actors:\n"
                        "  - {name: ground, blueprint: static.ground}\n"
-                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.8]},\n"
+                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.05]},\n"
                        "     control: {throttle: 0.6, steer: 0.2}}\n"
-                       "  - {name: truck, blueprint: vehicle.truck, transform: {location: [0, -60, 1.6]},\n"
+                       "  - {name: truck, blueprint: vehicle.truck, transform: {location: [0, -60, 0]},\n"
                        "     control: {throttle: 1.0}}\n"
                        "sensors:\n"
                        "  - {name: c1, blueprint: sensor.other.collision, attach_to: car}\n"
@@ -183,7 +185,7 @@ static void drive_on_ground(const char *dir, const char *plugins)
     CHECK(n_ev == 0, "driving on the ground is not a collision (%d events)", n_ev);
     sn_actor_info car = tu_actor(e, "car");
     CHECK(car.velocity.x * car.velocity.x + car.velocity.y * car.velocity.y > 25, "the car drives");
-    CHECK(fabs(car.transform.location.z - 0.75) < 0.15, "the car stays on its wheels: z %.3f", car.transform.location.z);
+    CHECK(fabs(car.transform.location.z) < 0.15, "the car stays on its wheels (origin at the bottom): z %.3f", car.transform.location.z);
     sn_engine_destroy(e);
 }
 
@@ -192,7 +194,7 @@ static void pedestrian(const char *dir, const char *plugins)
     const char *text = "settings: {fixed_delta_seconds: 0.05, frames: 60}\n"
                        "actors:\n"
                        "  - {name: ground, blueprint: static.ground}\n"
-                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]}, velocity: [8, 0, 0]}\n"
+                       "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, velocity: [8, 0, 0]}\n"
                        "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [15, 0, 0.9]}}\n"
                        "sensors:\n"
                        "  - {name: car_crash, blueprint: sensor.other.collision, attach_to: car}\n"

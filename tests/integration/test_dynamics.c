@@ -1,15 +1,21 @@
 /* Vehicles, walkers, autopilot, scheduling and sensor_tick against what physics predicts.
-** argv[1]: temp folder, argv[2]: plugin folder list "a:b" (collision and the tick probe). */
+** argv[1]: temp folder, argv[2]: the test plugins' folder (tick probe), argv[3]: the collision plugin's. */
 #include "../check.h"
 #include "../testutil.h"
 
 #include <math.h>
 
-static const char *dir, *plugins;
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static const char *dir, *plugins, *collision;
 
 static double speed(const sn_actor_info *a) { return hypot(a->velocity.x, a->velocity.y); }
 
 static sn_engine *scene(const char *text) { return tu_load(plugins, tu_write(dir, "dyn.yaml", text)); }
+/* With the real collision sensor (the test plugins' folder holds a decoy of its id). */
+static sn_engine *scene_c(const char *text) { return tu_load(collision, tu_write(dir, "dyn.yaml", text)); }
 
 static void step(sn_engine *e, int n)
 {
@@ -24,7 +30,7 @@ static void step(sn_engine *e, int n)
 static void acceleration_and_top_speed(void)
 {
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
-                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]}, control: {throttle: 1}}\n");
+                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, control: {throttle: 1}}\n");
     double t100 = -1;
     for (int f = 1; f <= 1200; f++) {
         step(e, 1);
@@ -43,7 +49,7 @@ static void acceleration_and_top_speed(void)
 static void braking(void)
 {
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
-                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]}, velocity: [20, 0, 0],\n"
+                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, velocity: [20, 0, 0],\n"
                          "     control: {brake: 1}}\n");
     step(e, 100);
     sn_actor_info a = tu_actor(e, "car");
@@ -57,8 +63,8 @@ static void braking(void)
 static void reverse_and_steer(void)
 {
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
-                         "  - {name: back, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]}, control: {throttle: 0.5, reverse: true}}\n"
-                         "  - {name: right, blueprint: vehicle.sedan, transform: {location: [0, 50, 0.75]}, control: {throttle: 0.3, steer: 0.5}}\n");
+                         "  - {name: back, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, control: {throttle: 0.5, reverse: true}}\n"
+                         "  - {name: right, blueprint: vehicle.sedan, transform: {location: [0, 50, 0]}, control: {throttle: 0.3, steer: 0.5}}\n");
     step(e, 60);
     sn_actor_info b = tu_actor(e, "back"), r = tu_actor(e, "right");
     CHECK(b.transform.location.x < -5, "reverse drives backwards: x %.2f", b.transform.location.x);
@@ -76,7 +82,7 @@ static void walker(void)
     sn_actor_info a = tu_actor(e, "p");
     CHECK_NEAR(speed(&a), 1.4, 0.02, "walker speed");
     CHECK_NEAR(a.transform.location.y, 1.4 * 5.0, 0.3, "walker distance in 5 s");
-    CHECK_NEAR(a.transform.location.z, 0.9, 0.05, "walker upright on the ground");
+    CHECK_NEAR(a.transform.location.z, 0.9, 0.05, "walker upright on the ground (its origin is its box's centre)");
     CHECK_NEAR(a.transform.rotation.yaw, 90, 1, "walker faces where it walks");
     sn_engine_destroy(e);
 }
@@ -84,7 +90,7 @@ static void walker(void)
 static void autopilot(void)
 {
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
-                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.75]},\n"
+                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]},\n"
                          "     autopilot: {route: [[40, 0, 0], [40, 40, 0], [0, 40, 0]], target_speed: 8}}\n"
                          "  - {name: p, blueprint: walker.pedestrian, transform: {location: [0, -5, 0.9]},\n"
                          "     autopilot: {route: [[5, -5, 0], [5, -10, 0]]}}\n");
@@ -151,17 +157,192 @@ static void sensor_tick_and_schedule(void)
     sn_engine_destroy(e);
 }
 
+
+static int n_events;
+static uint64_t event_frames[256];
+static void on_event(const sn_message *m, void *user)
+{
+    (void)user;
+    if (n_events < 256)
+        event_frames[n_events] = m->frame;
+    n_events++;
+}
+
+/* Issue 9 item 1-2: a truck placed 0.3 m up (a CARLA spawn point) drops onto its wheels with
+** no collision and rests with its origin, the bottom of its box, on the ground; its bounding
+** box sits at (0, 0, extent.z) from the origin, as CARLA's. */
+static void truck_lands_on_its_wheels(void)
+{
+    sn_engine *e = scene_c("actors:\n  - {blueprint: static.ground}\n"
+                         "  - {name: t, blueprint: vehicle.truck, transform: {location: [0, 0, 0.3]}}\n"
+                         "sensors:\n  - {name: c, blueprint: sensor.other.collision, attach_to: t}\n");
+    sn_error err;
+    n_events = 0;
+    CHECK(sn_engine_listen(e, "c", on_event, NULL, &err) == SN_OK, "%s", err.msg);
+    double zmin = 1;
+    for (int f = 0; f < 60; f++) {
+        step(e, 1);
+        zmin = fmin(zmin, tu_actor(e, "t").transform.location.z);
+    }
+    sn_actor_info t = tu_actor(e, "t");
+    CHECK(n_events == 0, "landing on the wheels is no collision (%d events)", n_events);
+    CHECK(fabs(t.transform.location.z) < 0.05, "the truck's origin rests on the ground: z %.4f", t.transform.location.z);
+    CHECK(zmin > -0.25, "the chassis (0.3 m above the origin) never reached the ground: lowest z %.3f", zmin);
+    CHECK(t.bounding_box.location.x == 0 && t.bounding_box.location.y == 0 && t.bounding_box.location.z == 1.6 &&
+              t.bounding_box.extent.z == 1.6, "bounding box at (0, 0, extent.z): z %.3f", t.bounding_box.location.z);
+    sn_engine_destroy(e);
+}
+
+/* Issue 9 item 2: a spawn overlapping another actor is refused through the API, naming both,
+** and leaves the world as it was. */
+static void overlapping_spawn_refused(void)
+{
+    sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
+                         "  - {name: a, blueprint: vehicle.sedan}\n");
+    sn_error err = {0};
+    uint32_t before = sn_engine_actor_count(e), id = 0;
+    sn_actor_desc d = {sizeof d, "vehicle.sedan", "b", {{1.0, 0.5, 0}, {0, 0, 0}}, 0, 0, NULL, 0};
+    CHECK(sn_engine_spawn(e, &d, &id, &err) == SN_E_INVALID, "an overlapping spawn is refused");
+    CHECK(strstr(err.msg, "spawn failed because of collision at spawn position") && strstr(err.msg, "'b'") &&
+              strstr(err.msg, "'a'") && strstr(err.msg, "clears it"), "the error names both: %s", err.msg);
+    CHECK(sn_engine_actor_count(e) == before, "the world is unchanged");
+    sn_actor_desc w = {sizeof w, "walker.pedestrian", "p", {{0, 0, 0.5}, {0, 0, 0}}, 0, 0, NULL, 0};
+    CHECK(sn_engine_spawn(e, &w, &id, &err) == SN_E_INVALID && strstr(err.msg, "'p'"), "a walker in a car: %s", err.msg);
+    sn_actor_desc ok = {sizeof ok, "vehicle.sedan", "c", {{6, 0, 0.4}, {0, 0, 0}}, 0, 0, NULL, 0};
+    CHECK(sn_engine_spawn(e, &ok, &id, &err) == SN_OK, "beside it, 0.4 m up, is free: %s", err.msg);
+    sn_engine_destroy(e);
+}
+
+/* Issue 9 item 3: a pedestrian hit at 10 m/s falls, ends lying on the ground apart from the
+** car (which brakes once it hits), and the events stop once they are apart. */
+static void pedestrian_falls(void)
+{
+    sn_engine *e = scene_c("actors:\n  - {blueprint: static.ground}\n"
+                         "  - {name: car, blueprint: vehicle.sedan, velocity: [10, 0, 0]}\n"
+                         "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [15, 0, 0.9]},\n"
+                         "     control: {direction: [0, 1, 0], speed: 1.0}}\n"
+                         "sensors:\n  - {name: c, blueprint: sensor.other.collision, attach_to: ped}\n");
+    sn_error err;
+    n_events = 0;
+    CHECK(sn_engine_listen(e, "c", on_event, NULL, &err) == SN_OK, "%s", err.msg);
+    uint32_t car = sn_engine_find_actor(e, "car");
+    for (int f = 0; f < 160; f++) {
+        step(e, 1);
+        if (n_events) {
+            sn_vehicle_control c = {.brake = 1};
+            sn_engine_apply_control(e, car, &c, &err);
+        }
+    }
+    sn_actor_info p = tu_actor(e, "ped"), c = tu_actor(e, "car");
+    CHECK(n_events > 0 && event_frames[n_events - 1] - event_frames[0] < 20,
+          "events only during the impact: %d, frames %llu-%llu", n_events, (unsigned long long)event_frames[0],
+          (unsigned long long)event_frames[n_events ? n_events - 1 : 0]);
+    CHECK(p.transform.location.z < 0.4, "the pedestrian lies on the ground (half thickness 0.25): z %.3f",
+          p.transform.location.z);
+    CHECK(speed(&p) < 0.05, "and lies still: %.3f m/s", speed(&p));
+    double gap = p.transform.location.x - (c.transform.location.x + 2.3);
+    CHECK(gap > 0.5, "apart from the car: %.2f m ahead of its bumper", gap);
+    sn_engine_destroy(e);
+}
+
+/* Steady circle at steer `steer` and speed `v` (a throttle loop); returns roll (deg), lateral
+** acceleration (g) and radius (m) at the end. */
+static void circle(const char *bp, double steer, double v, double *roll, double *ay, double *radius)
+{
+    char text[512];
+    snprintf(text, sizeof text, "settings: {fixed_delta_seconds: 0.02, max_substep_delta_time: 0.005, max_substeps: 10}\n"
+             "actors:\n  - {blueprint: static.ground}\n  - {name: v, blueprint: %s, velocity: [%g, 0, 0]}\n", bp, v);
+    sn_engine *e = scene(text);
+    uint32_t id = sn_engine_find_actor(e, "v");
+    sn_error err;
+    for (int f = 0; f < 1000; f++) {
+        sn_actor_info a = tu_actor(e, "v");
+        sn_vehicle_control c = {.steer = steer, .throttle = fmax(0, fmin(1, 0.5 * (v - speed(&a)) + 0.1))};
+        sn_engine_apply_control(e, id, &c, &err);
+        step(e, 1);
+    }
+    sn_actor_info a = tu_actor(e, "v");
+    double yaw_rate = a.angular_velocity.z * M_PI / 180;
+    *roll = a.transform.rotation.roll;
+    *ay = speed(&a) * yaw_rate / 9.81;
+    *radius = speed(&a) / yaw_rate;
+    sn_engine_destroy(e);
+}
+
+/* CARLA's default steering curve, the fraction of max_steer_angle at a forward speed. */
+static double steer_curve(double v)
+{
+    double kmh = v * 3.6;
+    if (kmh < 20)
+        return 1 - 0.1 * kmh / 20;
+    if (kmh < 60)
+        return 0.9 - 0.1 * (kmh - 20) / 40;
+    if (kmh < 120)
+        return 0.8 - 0.1 * (kmh - 60) / 60;
+    return 0.7;
+}
+
+/* Issue 9 item 4: roll 3-6 deg/g for the sedan; understeer (the wheel angle a circle needs
+** grows with lateral acceleration beyond the kinematic L/R); a truck tips near t/2h. */
+static void roll_and_understeer(void)
+{
+    double roll_lo, ay_lo, r_lo, roll_hi, ay_hi, r_hi;
+    circle("vehicle.sedan", 0.05, 3, &roll_lo, &ay_lo, &r_lo);
+    circle("vehicle.sedan", 0.05, 15, &roll_hi, &ay_hi, &r_hi);
+    double gradient = fabs(roll_hi - roll_lo) / (ay_hi - ay_lo);
+    CHECK(gradient > 3 && gradient < 6, "sedan roll gradient %.2f deg/g (3-6)", gradient);
+    CHECK(roll_hi < 0, "a right turn rolls the body to the left (outward): roll %.2f", roll_hi);
+    const double L = 1.2 * 2.3, max_steer = 70 * M_PI / 180; /* wheelbase 1.2 x half length */
+    double d_lo = 0.05 * max_steer * steer_curve(3), d_hi = 0.05 * max_steer * steer_curve(15);
+    double k = ((d_hi - L / r_hi) - (d_lo - L / r_lo)) / (ay_hi - ay_lo);
+    CHECK(k > 0.005 && k < 0.08, "understeer gradient %.2f deg/g (positive)", k * 180 / M_PI);
+    fprintf(stderr, "sedan: roll %.2f deg/g, understeer %.2f deg/g (R %.1f m at %.2f g, %.1f m at %.2f g)\n", gradient,
+            k * 180 / M_PI, r_lo, ay_lo, r_hi, ay_hi);
+}
+
+static double max_roll(const char *bp, double steer, double v0)
+{
+    char text[512];
+    snprintf(text, sizeof text, "actors:\n  - {blueprint: static.ground}\n"
+             "  - {name: v, blueprint: %s, velocity: [%g, 0, 0], control: {steer: %g}}\n", bp, v0, steer);
+    sn_engine *e = scene(text);
+    double worst = 0;
+    for (int f = 0; f < 120; f++) {
+        step(e, 1);
+        worst = fmax(worst, fabs(tu_actor(e, "v").transform.rotation.roll));
+    }
+    sn_engine_destroy(e);
+    return worst;
+}
+
+static void truck_rolls_over(void)
+{
+    /* The truck: track 2.125 m, centre of mass 1.6 m up: t/2h = 0.66 g. Steer 0.2 at 10 m/s
+    ** holds about 0.43 g on its wheels; full steer at 25 m/s asks far more and it tips. */
+    double below = max_roll("vehicle.truck", 0.2, 10), above = max_roll("vehicle.truck", 1.0, 25);
+    CHECK(below < 10, "below its tipping speed the truck stays on its wheels: max roll %.1f deg", below);
+    CHECK(above > 60, "at full steer above its tipping speed it rolls over: max roll %.1f deg", above);
+    double sedan = max_roll("vehicle.sedan", 1.0, 25);
+    CHECK(sedan < 15, "a sedan (t/2h 1.5 > mu) slides instead: max roll %.1f deg", sedan);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3)
+    if (argc < 4)
         return 2;
     dir = argv[1];
     plugins = argv[2];
+    collision = argv[3];
     acceleration_and_top_speed();
     braking();
     reverse_and_steer();
     walker();
     autopilot();
     sensor_tick_and_schedule();
+    truck_lands_on_its_wheels();
+    overlapping_spawn_refused();
+    pedestrian_falls();
+    roll_and_understeer();
+    truck_rolls_over();
     return CHECK_DONE();
 }

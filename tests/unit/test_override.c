@@ -21,6 +21,7 @@ static const char SCENE[] =
     "    control: {throttle: 0.5, hand_brake: false}\n"
     "  - name: bob\n"
     "    blueprint: walker.pedestrian\n"
+    "    transform: {location: [10, 8, 0.95]}\n"
     "    autopilot: {route: [[10, 8, 0], [10, 9, 0]], target_speed: 1.4}\n"
     "sensors:\n"
     "  - {name: crash, blueprint: sensor.other.collision, attach_to: hero}\n";

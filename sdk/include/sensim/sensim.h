@@ -133,7 +133,7 @@ SN_API sn_status sn_engine_actor_attribute_at(const sn_engine *e, uint32_t id, u
 **
 **   uint32_t car;
 **   sn_attribute attrs[] = {{"color", "0,0,255"}, {"role_name", "hero"}};
-**   sn_actor_desc d = {sizeof d, "vehicle.sedan", "hero", {{0, 0, 0.75}, {0, 90, 0}}, 0, 0, attrs, 2};
+**   sn_actor_desc d = {sizeof d, "vehicle.sedan", "hero", {{0, 0, 0}, {0, 90, 0}}, 0, 0, attrs, 2};
 **   sn_engine_spawn(e, &d, &car, &err);
 **   for (;;) {
 **       sn_actor_info me = {.struct_size = sizeof me};
