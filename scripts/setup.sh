@@ -2,7 +2,8 @@
 # Installs sensim's build dependencies from Debian (as root, or with sudo).
 set -euo pipefail
 PKGS=(gcc libc6-dev meson ninja-build pkg-config libode-dev libmsgpack-dev libstb-dev libyaml-dev
-      libdeflate-dev libembree-dev python3 parallel clang libclang-rt-14-dev)
+      libdeflate-dev libembree-dev python3 parallel clang libclang-rt-14-dev
+      python3-msgpack python3-numpy python3-pytest slurm-wlm munge)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -127,6 +127,11 @@ static int sbatch_script(const args *a, const char *self)
         return bad("cannot create output folder '%s'", a->out);
     if (!realpath(a->out, out))
         return bad("cannot resolve '%s'", a->out);
+    /* Slurm opens each task's --output file before the task runs: its folder must exist */
+    char logs[PATH_MAX + 16];
+    snprintf(logs, sizeof logs, "%s/.batch", out);
+    if (mkdir(logs, 0777) != 0 && errno != EEXIST)
+        return bad("cannot create the folder '%s'", logs);
     printf("#!/bin/bash\n"
            "# sensim batch as a Slurm job array: each task runs one shard; all write to one shared folder.\n"
            "# Submit: sbatch THIS_SCRIPT   Then, when every task has ended: %s batch merge --out '%s' '%s'\n"

@@ -2,6 +2,7 @@
 #include "engine.h"
 #include "guard.h"
 #include "replay.h"
+#include "saver.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -47,6 +48,7 @@ sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err)
 /* Tears down everything a scene built; the engine can then load again. */
 static void unload(sn_engine *e)
 {
+    sn_saver_wait(e->saver, NULL); /* queued images point at sensor names and out_dir */
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = e->sensors[i];
         if (s->self) {
@@ -101,9 +103,9 @@ void sn_engine_destroy(sn_engine *e)
     if (e->outputs_open)
         sn_engine_finish(e, false, NULL);
     unload(e); /* instances go before their plugins are closed */
+    sn_saver_destroy(e->saver);
     sn_renderer_destroy(e->renderer);
     sn_rayscene_destroy(e->rays);
-    free(e->img_scratch);
     sn_writer_free(&e->writer);
     msgpack_sbuffer_destroy(&e->msg);
     sn_library_free(&e->lib);
@@ -572,6 +574,11 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
         return sn_fail(err, SN_E_STATE, "step: no scene loaded");
     if (e->broken)
         return sn_fail(err, SN_E_STATE, "step: the engine stopped after an error");
+    /* an image of an earlier frame that failed on the writer thread: its error names its frame */
+    if (sn_saver_poll(e->saver, err)) {
+        e->broken = true;
+        return err->status;
+    }
     sn_clock *c = &e->clock;
     c->frame++;
     c->time_ns = (int64_t)c->frame * c->dt_ns;
@@ -615,8 +622,11 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     sn_status st = SN_OK;
     if (!e)
         return sn_fail(err, SN_E_INVALID, "finish: NULL engine");
+    /* the images first: one that failed fails the run, and its streams stay .part */
+    st = sn_saver_wait(e->saver, err);
+    complete = complete && !st;
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_status s2 = sn_stream_close(e->sensors[i], complete, err);
+        sn_status s2 = sn_stream_close(e->sensors[i], complete, st ? NULL : err);
         if (!st)
             st = s2;
     }

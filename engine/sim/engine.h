@@ -121,12 +121,13 @@ struct sn_engine {
     sn_renderer *renderer; /* created at the first render, with opts.threads workers */
     sn_rayscene *rays;     /* the ray index, created at the first ray query, likewise */
     sn_lighting lighting;  /* from the scene's settings.lighting */
-    uint8_t *img_scratch;  /* converted image of `save:`, reused */
-    size_t img_cap;
 
     sn_writer writer;
-    msgpack_sbuffer msg;
+    msgpack_sbuffer msg;   /* the header, or a whole message when the header outgrew its room */
     msgpack_packer msg_pk;
+    const char *out_data;  /* the finished message (sn_writer_finish): in writer.body or msg */
+    size_t out_size;
+    struct sn_saver *saver; /* `save:` images' writer thread, started at the first image */
     char *out_dir;
     bool outputs_open, broken;
     struct sn_replay *replay; /* set while replaying a recording (replay.c) */
@@ -146,7 +147,8 @@ sn_rayscene *sn_engine_rays(struct sn_engine *e, sn_error *err);
 void sn_writer_init(sn_writer *w, struct sn_engine *e);
 void sn_writer_free(sn_writer *w);
 void sn_writer_reset(sn_writer *w);
-/* Assembles header + body into e->msg. SN_E_INVALID if the body is malformed. */
+/* Puts the header in front of the body, in the room sn_writer_reset left for it, and points
+** e->out_data/out_size at the message. SN_E_INVALID if the body is malformed. */
 sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err);
 /* stream.c */
 sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err);

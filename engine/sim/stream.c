@@ -5,6 +5,7 @@
 #include "engine.h"
 
 #include "../data/image.h"
+#include "saver.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -34,29 +35,23 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
     struct sn_engine *e = s->engine;
     s->messages++;
     s->dirty = s->out != NULL;
-    if (s->out && fwrite(e->msg.data, 1, e->msg.size, s->out) != e->msg.size)
+    if (s->out && fwrite(e->out_data, 1, e->out_size, s->out) != e->out_size)
         return sn_fail(err, SN_E_IO, "%s: write failed: %s", s->part_path, strerror(errno));
     if (s->entity && s->entity->save_path && e->out_dir) {
-        /* save: the message just written, as an image (the same code as `sensim convert`) */
-        msgpack_unpacked u;
-        msgpack_unpacked_init(&u);
-        size_t off = 0;
+        /* save: the message just written, as an image (the same code as `sensim convert`),
+        ** encoded on the engine's writer thread */
+        if (!e->saver && !(e->saver = sn_saver_create(err)))
+            return err->status;
         sn_converter conv = SN_CONV_RAW;
         sn_converter_parse(s->entity->save_converter, &conv);
-        sn_status st = msgpack_unpack_next(&u, e->msg.data, e->msg.size, &off) == MSGPACK_UNPACK_SUCCESS
-                           ? sn_image_save_message(&u.data, e->out_dir, s->entity->save_path, conv, &e->img_scratch,
-                                                   &e->img_cap, err)
-                           : sn_fail(err, SN_E_INVALID, "cannot read back the message to save");
-        msgpack_unpacked_destroy(&u);
-        if (st) {
-            char msg[sizeof err->msg];
-            sn_format(msg, sizeof msg, "%s", err->msg);
-            return sn_fail(err, st, "sensor '%s': save: %s", s->name, msg);
-        }
+        sn_status st = sn_saver_submit(e->saver, s->name, e->out_dir, s->entity->save_path, conv, e->clock.frame,
+                                       e->out_data, e->out_size, err);
+        if (st)
+            return st;
     }
     if (s->n_listeners) {
         sn_message m = {s->name, s->bp->id, s->actor_id, e->clock.frame, e->clock.timestamp,
-                        e->msg.data, e->msg.size};
+                        e->out_data, e->out_size};
         for (size_t i = 0; i < s->n_listeners; i++)
             s->listeners[i].fn(&m, s->listeners[i].user);
     }

@@ -2,12 +2,20 @@
 **
 ** A message is one map: the header keys (frame, timestamp, sensor, type, sensor_id,
 ** transform) then the plugin's keys. The plugin's part is packed into a separate reusable
-** buffer while its structure is checked, so a buggy plugin cannot corrupt a stream. */
+** buffer while its structure is checked, so a buggy plugin cannot corrupt a stream. The
+** header is known only afterwards (its map size counts the plugin's keys), so the body starts
+** HEADER_ROOM bytes into its buffer and the header is copied in front of it: a camera image
+** is copied once, by write_bin, not again to join header and body. */
 #include "engine.h"
 
 #include "../core/error.h"
 
 #include <string.h>
+
+/* Enough for any header whose sensor name and blueprint id fit a file name; longer ones are
+** joined by copying. */
+#define HEADER_ROOM 1024
+static const char room[HEADER_ROOM];
 
 void sn_writer_init(sn_writer *w, struct sn_engine *e)
 {
@@ -26,6 +34,8 @@ void sn_writer_reset(sn_writer *w)
     w->expect_value = false;
     w->depth = 0;
     w->why[0] = 0;
+    if (msgpack_sbuffer_write(&w->body, room, HEADER_ROOM) != 0)
+        snprintf(w->why, sizeof w->why, "out of memory"); /* every write is then refused */
 }
 
 static sn_status refuse(sn_writer *w, const char *why)
@@ -193,8 +203,17 @@ sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err)
     pack_vec3(pk, t.location.x, t.location.y, t.location.z);
     pack_str(pk, "rotation");
     pack_vec3(pk, t.rotation.pitch, t.rotation.yaw, t.rotation.roll);
-    if (w->body.size)
-        msgpack_sbuffer_write(&e->msg, w->body.data, w->body.size);
+    size_t body = w->body.size - HEADER_ROOM, head = e->msg.size;
+    if (head <= HEADER_ROOM) {
+        memcpy(w->body.data + HEADER_ROOM - head, e->msg.data, head);
+        e->out_data = w->body.data + HEADER_ROOM - head;
+    } else {
+        msgpack_sbuffer_write(&e->msg, w->body.data + HEADER_ROOM, body);
+        if (e->msg.size != head + body)
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a message");
+        e->out_data = e->msg.data;
+    }
+    e->out_size = head + body;
     return SN_OK;
 }
 

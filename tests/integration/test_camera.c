@@ -340,6 +340,46 @@ static void threads_same_bytes(void)
     }
 }
 
+/* The sensor name of the last message seen, as written in the message. */
+static void on_name(const sn_message *m, void *user)
+{
+    char *name = user;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS && off == m->size) {
+        const msgpack_object *s = tu_get(&u.data, "sensor");
+        if (s && s->type == MSGPACK_OBJECT_STR && s->via.str.size < 4096)
+            snprintf(name, 4096, "%.*s", (int)s->via.str.size, s->via.str.ptr);
+    }
+    msgpack_unpacked_destroy(&u);
+}
+
+static void long_header(void)
+{
+    /* A header longer than the room the writer keeps in front of the body (a 1500-character
+    ** name) is joined by copying: the same image, the whole name. */
+    char name[1501], scene[4096], seen[4096] = "";
+    memset(name, 'n', 1500);
+    name[1500] = 0;
+    const char *cam = "blueprint: sensor.camera.depth, transform: {location: [0, 0, 1.5]},"
+                      " attributes: {image_size_x: 64, image_size_y: 48}}\n";
+    snprintf(scene, sizeof scene, "actors:\n  - {name: wall, blueprint: static.prop.box, transform: {location: [12, 0, 1.5]},"
+             " attributes: {extent: \"0.5,50,50\"}}\nsensors:\n  - {name: short, %s  - {name: %s, %s", cam, name, cam);
+    capture a, b;
+    if (shoot(scene, "short", 1, &a, NULL) || shoot(scene, name, 1, &b, NULL))
+        return;
+    CHECK(a.n == 1 && b.n == 1 && !memcmp(a.raw, b.raw, 64 * 48 * 4), "a long header changes the image");
+    release(&a), release(&b);
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true};
+    sn_engine *e = sn_engine_create(&o, &err);
+    int rc = !e || sn_engine_load_scene(e, tu_write(dir, "long.yaml", scene), &err) ||
+             sn_engine_listen(e, name, on_name, seen, &err) || sn_engine_run(e, 1, &err);
+    CHECK(!rc && !strcmp(seen, name), "the long name read back (%zu characters): %s", strlen(seen), err.msg);
+    sn_engine_destroy(e);
+}
+
 static void bad_attributes(void)
 {
     struct { const char *attrs, *want; } cases[] = {
@@ -373,6 +413,7 @@ int main(int argc, char **argv)
     carla_intrinsics();
     all_rgb_attributes();
     threads_same_bytes();
+    long_header();
     bad_attributes();
     return CHECK_DONE();
 }

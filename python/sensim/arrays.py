@@ -1,0 +1,82 @@
+"""numpy views of the bins of sensim's messages (layouts in README.md, "Data").
+
+Every view shares memory with the message's bytes (read-only); nothing is copied record by
+record. Functions that decode (depth_metres, instance_ids) return new arrays.
+"""
+import numpy as np
+
+# sensor.camera.dvs `events`: 13 packed bytes, CARLA's layout; `labels`: 5 packed bytes.
+EVENT_DTYPE = np.dtype([("x", "<u2"), ("y", "<u2"), ("t", "<i8"), ("pol", "u1")])
+LABEL_DTYPE = np.dtype([("tag", "u1"), ("id", "<u4")])
+# The 24-bit depth encoding is always over 1000 m, whatever the camera's max_depth.
+DEPTH_FAR = 1000.0
+
+
+def _bin(msg, key):
+    b = msg.get(key)
+    if b is None:
+        raise KeyError(f"message of {msg.get('type', '?')} '{msg.get('sensor', '?')}' has no '{key}'")
+    if not isinstance(b, (bytes, bytearray, memoryview)):
+        raise TypeError(f"'{key}' is a {type(b).__name__}, not a bin")
+    return b
+
+
+def _size(msg, key, per_pixel):
+    w, h = int(msg["width"]), int(msg["height"])
+    b = _bin(msg, key)
+    if len(b) != w * h * per_pixel:
+        raise ValueError(f"'{key}' holds {len(b)} bytes, not {w}x{h}x{per_pixel}")
+    return b, h, w
+
+
+def image(msg):
+    """A camera's `raw_data` as an H x W x 4 uint8 view, channels B, G, R, A (CARLA's order)."""
+    b, h, w = _size(msg, "raw_data", 4)
+    return np.frombuffer(b, np.uint8).reshape(h, w, 4)
+
+
+def rgb(msg):
+    """The same pixels as an H x W x 3 view in R, G, B order (a strided view, no copy)."""
+    return image(msg)[:, :, 2::-1]
+
+
+def depth(msg):
+    """A depth camera's `depth` bin (with depth_float: true): H x W float32 metres, a view."""
+    b, h, w = _size(msg, "depth", 4)
+    return np.frombuffer(b, "<f4").reshape(h, w)
+
+
+def depth_metres(msg, far=DEPTH_FAR):
+    """A depth camera's 24-bit `raw_data` decoded as CARLA does:
+    metres = far * (R + 256 G + 65536 B) / (2^24 - 1), as H x W float64."""
+    img = image(msg)
+    code = img[:, :, 2].astype(np.uint32) | (img[:, :, 1].astype(np.uint32) << 8) | (img[:, :, 0].astype(np.uint32) << 16)
+    return code * (far / 16777215.0)
+
+
+def semantic_tags(msg):
+    """Semantic and instance segmentation: the tag of each pixel (the R channel), an H x W view."""
+    return image(msg)[:, :, 2]
+
+
+def instance_ids(msg):
+    """Instance segmentation: the low 16 bits of each pixel's actor id (G + 256 B), H x W uint16."""
+    img = image(msg)
+    return img[:, :, 1].astype(np.uint16) | (img[:, :, 0].astype(np.uint16) << 8)
+
+
+def _records(msg, key, dtype):
+    b = _bin(msg, key)
+    if len(b) % dtype.itemsize:
+        raise ValueError(f"'{key}' holds {len(b)} bytes, not a whole number of {dtype.itemsize}-byte records")
+    return np.frombuffer(b, dtype)
+
+
+def events(msg):
+    """sensor.camera.dvs: the `events` bin as a structured view (x, y, t ns, pol), ordered by t."""
+    return _records(msg, "events", EVENT_DTYPE)
+
+
+def labels(msg):
+    """sensor.camera.dvs with event_labels: (tag, id) of each event, in the events' order."""
+    return _records(msg, "labels", LABEL_DTYPE)

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A real one-node Slurm cluster on localhost: munged with a generated key, slurmctld and
+# slurmd with a minimal slurm.conf, all in a temp folder on free ports; the array script of
+# `sensim batch --sbatch 4` is submitted with sbatch, and the merged result must equal a local
+# batch byte for byte (manifest without wall_s, every output). Skipped (exit 77) without
+# Debian's slurmctld, slurmd, slurm-client and munge, or when not root (slurmd must be).
+# usage: slurm.sh SENSIM PLUGIN_DIR SCENES_DIR TMP_DIR
+set -u
+SENSIM=$1 PLUGINS=$2 SCENES=$3 TMP=$4/slurm
+for p in munged slurmctld slurmd sbatch sinfo; do
+  command -v "$p" >/dev/null || { echo "SKIP: $p not installed (bash scripts/setup.sh installs slurm-wlm and munge)"; exit 77; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: slurmd must run as root"; exit 77; }
+rm -rf "$TMP" && mkdir -p "$TMP"
+C=$TMP/cluster
+fails=0 checks=0
+ok() { checks=$((checks + 1)); }
+bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+
+# our daemons only, by their pid files
+stop() {
+  [ -n "${SLURM_CONF:-}" ] && scancel --quiet -u root 2>/dev/null
+  for f in "$C/slurmd.pid" "$C/ctld.pid" "$C/munge/pid"; do
+    [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
+  done
+  return 0
+}
+trap stop EXIT
+
+# three free TCP ports from the kernel
+read -r CTLD_PORT SLURMD_PORT _ < <(python3 -c '
+import socket
+ss = [socket.socket() for _ in range(3)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in ss])')
+
+mkdir -p "$C"/{state,spool,log,munge} && chmod 700 "$C/munge"
+dd if=/dev/urandom of="$C/munge/key" bs=1024 count=1 status=none && chmod 400 "$C/munge/key"
+munged --key-file="$C/munge/key" --socket="$C/munge/sock" --pid-file="$C/munge/pid" \
+  --log-file="$C/munge/log" --seed-file="$C/munge/seed" --force || { echo "FAIL: munged did not start"; exit 1; }
+cat >"$C/slurm.conf" <<CONF
+ClusterName=sensimtest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmUser=root
+SlurmctldPort=$CTLD_PORT
+SlurmdPort=$SLURMD_PORT
+AuthType=auth/munge
+AuthInfo=socket=$C/munge/sock
+CredType=cred/munge
+StateSaveLocation=$C/state
+SlurmdSpoolDir=$C/spool
+SlurmctldPidFile=$C/ctld.pid
+SlurmdPidFile=$C/slurmd.pid
+SlurmctldLogFile=$C/log/slurmctld.log
+SlurmdLogFile=$C/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+MpiDefault=none
+NodeName=sensimnode NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=sensim Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF=$C/slurm.conf
+slurmctld -f "$SLURM_CONF" || { echo "FAIL: slurmctld did not start: $(tail -n 5 "$C/log/slurmctld.log")"; exit 1; }
+slurmd -f "$SLURM_CONF" -N sensimnode || { echo "FAIL: slurmd did not start: $(tail -n 5 "$C/log/slurmd.log")"; exit 1; }
+for _ in $(seq 60); do
+  [ "$(sinfo -h -N -o %t 2>/dev/null)" = idle ] && break
+  sleep 0.5
+done
+[ "$(sinfo -h -N -o %t 2>/dev/null)" = idle ] && ok || { bad "the node never became idle: $(sinfo -N 2>&1) $(tail -n 5 "$C/log/slurmd.log")"; exit 1; }
+
+# 8 runs: 2 seeds x 2 speeds x 2 masses of crash.yaml, shortened
+cat >"$TMP/spec.yaml" <<YAML
+runs:
+  - id: crash
+    scene: $SCENES/crash.yaml
+    seeds: [1, 2]
+    set: {settings.frames: 40}
+    vary:
+      actors.hero.velocity: [[8, 0, 0], [12, 0, 0]]
+      actors.hero.attributes.mass: [1200, 1800]
+YAML
+"$SENSIM" batch "$TMP/spec.yaml" --out "$TMP/local" -j 2 --plugin-dir "$PLUGINS" >/dev/null 2>&1 || bad "local batch"
+"$SENSIM" batch "$TMP/spec.yaml" --out "$TMP/cluster_out" --sbatch 4 --plugin-dir "$PLUGINS" >"$TMP/job.sh" || bad "--sbatch"
+if timeout 180 sbatch --wait --quiet "$TMP/job.sh" >"$TMP/sbatch.out" 2>&1; then ok
+else bad "sbatch --wait: $(cat "$TMP/sbatch.out") $(cat "$TMP/cluster_out/.batch"/slurm-*.out 2>/dev/null | tail -n 5)"; fi
+n=$(ls "$TMP/cluster_out"/manifest-*-of-4.jsonl 2>/dev/null | wc -l)
+[ "$n" -eq 4 ] && ok || bad "4 shard manifests from the array's 4 tasks, found $n"
+merge=$(grep -o "batch merge --out .*" "$TMP/job.sh")
+eval "\"$SENSIM\" $merge" >/dev/null 2>&1 || bad "merge"
+python3 - "$TMP/local/manifest.jsonl" "$TMP/cluster_out/manifest.jsonl" <<'PY' && ok || bad "merged manifest differs from the local batch's"
+import json, sys
+def load(p):
+    recs = [json.loads(l) for l in open(p)]
+    for r in recs: r.pop("wall_s")
+    return recs
+a, b = load(sys.argv[1]), load(sys.argv[2])
+sys.exit(0 if a == b and len(a) == 8 and all(r["status"] == "ok" for r in a) else 1)
+PY
+diff -r -x .batch -x 'manifest*.jsonl' "$TMP/local" "$TMP/cluster_out" >/dev/null && ok || bad "outputs differ from the local batch's"
+
+echo "$checks checks, $fails failed"
+[ "$fails" -eq 0 ]
