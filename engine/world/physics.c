@@ -395,7 +395,25 @@ static sn_actor *overlap_at(sn_world *w, dGeomID box, const sn_actor *self, sn_v
 {
     dGeomSetPosition(box, centre.x, centre.y, centre.z);
     overlap_query q = {.self = self, .tol = tol};
-    dSpaceCollide2(box, (dGeomID)w->space, &q, overlap_callback);
+    /* Static geometry through its hash space; planes and bodies directly, with an AABB test
+    ** first: ODE's sweep-and-prune collide2 scans every geom per query, which made loading
+    ** thousands of vehicles quadratic. (Props riding on a body are not checked.) */
+    dSpaceCollide2(box, (dGeomID)w->static_space, &q, overlap_callback);
+    for (size_t i = 0; i < w->n_planes; i++)
+        overlap_callback(&q, box, w->planes[i]->geom);
+    /* Bounding spheres from the world state first: plain arithmetic, no ODE call per body. */
+    double r_self = sn_v3_len(self->bbox.extent) + tol;
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        const sn_actor *b = w->bodies[i];
+        if (!b->geom || b == self)
+            continue;
+        sn_vec3 bc = sn_v3_add(b->st.pos, sn_quat_apply(b->st.rot, b->bbox.location));
+        double r = r_self + sn_v3_len(b->bbox.extent);
+        sn_vec3 d = sn_v3_sub(bc, centre);
+        if (sn_v3_dot(d, d) > r * r)
+            continue;
+        overlap_callback(&q, box, b->geom);
+    }
     *depth = q.depth;
     return q.other;
 }
