@@ -6,8 +6,11 @@
 #include "../plugin/library.h"
 #include "../sim/engine.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct sn_blueprints {
     sn_library own;          /* loaded by sn_blueprints_open; unused for an engine's view */
@@ -127,6 +130,11 @@ void sn_blueprints_close(sn_blueprints *b)
 size_t sn_blueprints_count(const sn_blueprints *b) { return b ? b->lib->n_bps : 0; }
 
 size_t sn_blueprints_plugin_count(const sn_blueprints *b) { return b ? b->lib->n_plugins : 0; }
+size_t sn_blueprints_search_count(const sn_blueprints *b) { return b ? b->lib->n_searched : 0; }
+const char *sn_blueprints_search_dir(const sn_blueprints *b, size_t i)
+{
+    return b && i < b->lib->n_searched ? b->lib->searched[i] : NULL;
+}
 
 static sn_status get_at(const sn_blueprints *b, size_t i, sn_blueprint_info *out, sn_error *err)
 {
@@ -186,3 +194,26 @@ sn_status sn_blueprints_plugin(const sn_blueprints *b, size_t i, sn_plugin_info 
 }
 
 const char *sn_default_plugin_dir(void) { return sn_library_default_dir(); }
+
+#ifndef SN_DOC_RELDIR
+#define SN_DOC_RELDIR "../share/doc/sensim"
+#endif
+
+const char *sn_sdk_doc_dir(void)
+{
+    static _Thread_local char dir[PATH_MAX];
+    char exe[PATH_MAX], probe[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    snprintf(probe, sizeof probe, "%s/%s/README.md", exe, SN_DOC_RELDIR);
+    if (access(probe, R_OK) != 0)
+        return NULL;
+    snprintf(probe, sizeof probe, "%s/%s", exe, SN_DOC_RELDIR);
+    return realpath(probe, dir) ? dir : NULL;
+}

@@ -4,6 +4,7 @@
 #include "batch_cmd.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -55,50 +56,76 @@ typedef struct args {
     bool resume, dry_run;
 } args;
 
+enum { OPT_OUT = 256, OPT_PLUGIN_DIR, OPT_THREADS, OPT_SBATCH, OPT_SHARD, OPT_RESUME, OPT_DRY_RUN };
+static const struct option OPTIONS[] = {
+    {"out", required_argument, NULL, OPT_OUT},       {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
+    {"jobs", required_argument, NULL, 'j'},          {"threads", required_argument, NULL, OPT_THREADS},
+    {"sbatch", required_argument, NULL, OPT_SBATCH}, {"shard", required_argument, NULL, OPT_SHARD},
+    {"resume", no_argument, NULL, OPT_RESUME},       {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {0},
+};
+
+/* The option getopt_long just refused, as written. */
+static const char *offending(char **argv)
+{
+    static char shortopt[3];
+    if (optopt > 0 && optopt < 256) {
+        snprintf(shortopt, sizeof shortopt, "-%c", optopt);
+        return shortopt;
+    }
+    return argv[optind - 1];
+}
+
 static int parse(int argc, char **argv, args *a)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     *a = (args){.jobs = cores > 0 ? (unsigned long)cores : 1, .threads = 1, .shard_n = 1};
-    for (int i = 2; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(o, "--resume") == 0) {
-            a->resume = true;
-        } else if (strcmp(o, "--dry-run") == 0) {
-            a->dry_run = true;
-        } else if (o[0] != '-') {
+    /* argv[1] ("batch") stands for the program name; "-" returns positionals in order, ":" tells
+    ** a missing value from an unknown option. */
+    char **args_ = argv + 1;
+    int opt;
+    optind = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc - 1, args_, "-:j:", OPTIONS, NULL)) != -1) {
+        const char *v = optarg;
+        switch (opt) {
+        case 1:
             if (a->spec)
-                return bad("unexpected argument '%s'", o);
-            a->spec = o;
-        } else if (!v) {
-            return bad("option '%s' needs a value (see sensim batch --help)", o);
-        } else {
-            i++;
-            if (strcmp(o, "--out") == 0)
-                a->out = v;
-            else if (strcmp(o, "--plugin-dir") == 0)
-                a->plugin_dir = v;
-            else if (strcmp(o, "-j") == 0 || strcmp(o, "--jobs") == 0) {
-                if (!parse_uint(v, 1024, &a->jobs) || !a->jobs)
-                    return bad("-j needs a whole number 1..1024, found '%s'", v);
-            } else if (strcmp(o, "--threads") == 0) {
-                if (!parse_uint(v, 1024, &a->threads))
-                    return bad("--threads needs a whole number 0..1024, found '%s'", v);
-            } else if (strcmp(o, "--sbatch") == 0) {
-                if (!parse_uint(v, 100000, &a->sbatch) || !a->sbatch)
-                    return bad("--sbatch needs a number of shards 1..100000, found '%s'", v);
-            } else if (strcmp(o, "--shard") == 0) {
-                char *slash = strchr(v, '/');
-                char ibuf[32];
-                if (!slash || (size_t)(slash - v) >= sizeof ibuf)
-                    return bad("--shard needs I/N with 0 <= I < N, found '%s'", v);
-                memcpy(ibuf, v, (size_t)(slash - v));
-                ibuf[slash - v] = 0;
-                if (!parse_uint(ibuf, ULONG_MAX, &a->shard_i) || !parse_uint(slash + 1, 1000000, &a->shard_n) ||
-                    !a->shard_n || a->shard_i >= a->shard_n)
-                    return bad("--shard needs I/N with 0 <= I < N, found '%s'", v);
-            } else {
-                return bad("unknown option '%s' (see sensim batch --help)", o);
-            }
+                return bad("unexpected argument '%s'", v);
+            a->spec = v;
+            break;
+        case ':':
+            return bad("option '%s' needs a value (see sensim batch --help)", offending(args_));
+        case OPT_RESUME: a->resume = true; break;
+        case OPT_DRY_RUN: a->dry_run = true; break;
+        case OPT_OUT: a->out = v; break;
+        case OPT_PLUGIN_DIR: a->plugin_dir = v; break;
+        case 'j':
+            if (!parse_uint(v, 1024, &a->jobs) || !a->jobs)
+                return bad("-j needs a whole number 1..1024, found '%s'", v);
+            break;
+        case OPT_THREADS:
+            if (!parse_uint(v, 1024, &a->threads))
+                return bad("--threads needs a whole number 0..1024, found '%s'", v);
+            break;
+        case OPT_SBATCH:
+            if (!parse_uint(v, 100000, &a->sbatch) || !a->sbatch)
+                return bad("--sbatch needs a number of shards 1..100000, found '%s'", v);
+            break;
+        case OPT_SHARD: {
+            const char *slash = strchr(v, '/');
+            char ibuf[32];
+            if (!slash || (size_t)(slash - v) >= sizeof ibuf)
+                return bad("--shard needs I/N with 0 <= I < N, found '%s'", v);
+            memcpy(ibuf, v, (size_t)(slash - v));
+            ibuf[slash - v] = 0;
+            if (!parse_uint(ibuf, ULONG_MAX, &a->shard_i) || !parse_uint(slash + 1, 1000000, &a->shard_n) ||
+                !a->shard_n || a->shard_i >= a->shard_n)
+                return bad("--shard needs I/N with 0 <= I < N, found '%s'", v);
+            break;
+        }
+        default:
+            return bad("unknown option '%s' (see sensim batch --help)", offending(args_));
         }
     }
     if (!a->spec)
@@ -298,28 +325,36 @@ int sn_cli_batch_merge(int argc, char **argv)
     int rc = 0;
     if (!inputs)
         return bad("out of memory%s", "");
-    for (int i = 3; i < argc && !rc; i++) {
-        if (strcmp(argv[i], "--out") == 0) {
-            if (i + 1 >= argc)
-                rc = bad("option '--out' needs a value%s", "");
-            else
-                out = argv[++i];
+    /* argv[2] ("merge") stands for the program name; positionals come back in order (1). */
+    static const struct option merge_options[] = {{"out", required_argument, NULL, OPT_OUT}, {0}};
+    char **args_ = argv + 2;
+    int opt;
+    optind = 0;
+    opterr = 0;
+    while (!rc && (opt = getopt_long(argc - 2, args_, "-:", merge_options, NULL)) != -1) {
+        if (opt == OPT_OUT) {
+            out = optarg;
             continue;
         }
-        if (argv[i][0] == '-') {
-            rc = bad("unknown option '%s' (see sensim batch --help)", argv[i]);
+        if (opt == ':') {
+            rc = bad("option '--out' needs a value%s", "");
             break;
         }
+        if (opt != 1) {
+            rc = bad("unknown option '%s' (see sensim batch --help)", offending(args_));
+            break;
+        }
+        const char *in = optarg;
         struct stat st;
-        if (stat(argv[i], &st) != 0) {
-            rc = bad("merge: cannot find '%s'", argv[i]);
+        if (stat(in, &st) != 0) {
+            rc = bad("merge: cannot find '%s'", in);
         } else if (S_ISDIR(st.st_mode)) {
             /* shard manifests of a folder, in name order (the join orders by run anyway) */
             char pat[PATH_MAX];
             glob_t g;
-            snprintf(pat, sizeof pat, "%s/manifest-*-of-*.jsonl", argv[i]);
+            snprintf(pat, sizeof pat, "%s/manifest-*-of-*.jsonl", in);
             if (glob(pat, 0, NULL, &g) != 0) {
-                rc = bad("merge: no manifest-I-of-N.jsonl in '%s'", argv[i]);
+                rc = bad("merge: no manifest-I-of-N.jsonl in '%s'", in);
             } else {
                 char **grown = realloc(inputs, (n + g.gl_pathc + (size_t)argc + 1) * sizeof *inputs);
                 if (!grown) {
@@ -332,7 +367,7 @@ int sn_cli_batch_merge(int argc, char **argv)
             }
             globfree(&g);
         } else {
-            inputs[n++] = strdup(argv[i]);
+            inputs[n++] = strdup(in);
         }
     }
     if (!rc && (!out || !n))

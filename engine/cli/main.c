@@ -12,6 +12,7 @@
 #include "scaffold.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,9 @@ static const char USAGE[] =
     "       sensim dump FILE [--json]\n"
     "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
     "       sensim new-sensor NAME [DIR]\n"
+    "       sensim help [COMMAND]\n"
     "       sensim --version\n"
-    "Every command answers --help.\n";
+    "Every command answers --help (or sensim help COMMAND).\n";
 
 /* What `sensim COMMAND --help` prints on stdout. */
 static const char HELP_RUN[] =
@@ -110,8 +112,32 @@ typedef struct cli {
     bool has_frames, has_seed, json, quiet, additional;
 } cli;
 
-/* Parses options common to every subcommand; returns 0, an exit code, or HELP_SHOWN after
-** printing `help` for --help / -h anywhere on the line. */
+/* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
+enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
+       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER };
+static const struct option ALL_OPTIONS[] = {
+    {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
+    {"frames", required_argument, NULL, OPT_FRAMES},     {"seed", required_argument, NULL, OPT_SEED},
+    {"threads", required_argument, NULL, OPT_THREADS},   {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
+    {"quiet", no_argument, NULL, OPT_QUIET},             {"stats", required_argument, NULL, OPT_STATS},
+    {"record", required_argument, NULL, OPT_RECORD},     {"additional-data", no_argument, NULL, OPT_ADDITIONAL},
+    {"json", no_argument, NULL, OPT_JSON},               {"converter", required_argument, NULL, OPT_CONVERTER},
+};
+#define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
+
+/* The option getopt_long just refused, as the user wrote it. */
+static const char *offending(char **argv)
+{
+    static char shortopt[3];
+    if (optopt > 0 && optopt < 256) {
+        snprintf(shortopt, sizeof shortopt, "-%c", optopt);
+        return shortopt;
+    }
+    return argv[optind - 1];
+}
+
+/* Parses a subcommand's options with getopt_long; `allowed` lists its options (" out set ... ").
+** Returns 0, an exit code, or HELP_SHOWN after printing `help` for --help / -h anywhere. */
 static int parse_args(int argc, char **argv, cli *c, const char *allowed, const char *help)
 {
     memset(c, 0, sizeof *c);
@@ -120,59 +146,64 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
             fputs(help, stdout);
             return HELP_SHOWN;
         }
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (a[0] != '-' || !a[1]) {
+    struct option longopts[N_OPTIONS + 1];
+    size_t n = 0;
+    for (size_t k = 0; k < N_OPTIONS; k++) {
+        char key[40];
+        snprintf(key, sizeof key, " %s ", ALL_OPTIONS[k].name);
+        if (strstr(allowed, key))
+            longopts[n++] = ALL_OPTIONS[k];
+    }
+    longopts[n] = (struct option){0};
+    /* argv[1] (the subcommand) stands for the program name; "-" returns positionals in order,
+    ** ":" tells a missing value from an unknown option. */
+    char **args = argv + 1;
+    int nargs = argc - 1, opt;
+    optind = 0; /* a full restart of getopt's state */
+    opterr = 0;
+    while ((opt = getopt_long(nargs, args, "-:", longopts, NULL)) != -1) {
+        const char *val = optarg;
+        switch (opt) {
+        case 1:
             if (c->positional)
-                return fail(EXIT_INPUT, "unexpected argument '%s'", a);
-            c->positional = a;
-            continue;
-        }
-        const char *name = a + (a[1] == '-' ? 2 : 1);
-        if (!strstr(allowed, name))
-            return fail(EXIT_INPUT, "unknown option '%s' (see sensim --help)", a);
-        if (strcmp(name, "json") == 0) {
-            c->json = true;
-        } else if (strcmp(name, "quiet") == 0) {
-            c->quiet = true;
-        } else if (strcmp(name, "additional-data") == 0) {
-            c->additional = true;
-        } else if (!val) {
-            return fail(EXIT_INPUT, "option '%s' needs a value", a);
-        } else {
-            i++;
-            if (strcmp(name, "out") == 0)
-                c->out = val;
-            else if (strcmp(name, "set") == 0) {
-                if (c->n_sets == MAX_SETS)
-                    return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
-                if (!strchr(val, '=') || val[0] == '=')
-                    return fail(EXIT_INPUT, "--set needs PATH=VALUE (e.g. settings.seed=4), found '%s'", val);
-                c->sets[c->n_sets++] = val;
-            }
-            else if (strcmp(name, "stats") == 0)
-                c->stats = val;
-            else if (strcmp(name, "converter") == 0)
-                c->converter = val;
-            else if (strcmp(name, "plugin-dir") == 0)
-                c->plugin_dir = val;
-            else if (strcmp(name, "record") == 0)
-                c->record = val;
-            else if (strcmp(name, "frames") == 0) {
-                if (!parse_u64(val, &c->frames) || c->frames == 0)
-                    return fail(EXIT_INPUT, "--frames needs a whole number > 0, found '%s'", val);
-                c->has_frames = true;
-            } else if (strcmp(name, "seed") == 0) {
-                if (!parse_u64(val, &c->seed))
-                    return fail(EXIT_INPUT, "--seed needs a whole number >= 0, found '%s'", val);
-                c->has_seed = true;
-            } else if (strcmp(name, "threads") == 0) {
-                if (!parse_u64(val, &c->threads) || c->threads > 1024)
-                    return fail(EXIT_INPUT, "--threads needs a whole number 0..1024, found '%s'", val);
-            } else {
-                return fail(EXIT_INPUT, "unknown option '%s'", a);
-            }
+                return fail(EXIT_INPUT, "unexpected argument '%s'", val);
+            c->positional = val;
+            break;
+        case ':':
+            return fail(EXIT_INPUT, "option '%s' needs a value", offending(args));
+        case '?':
+            return fail(EXIT_INPUT, "unknown option '%s' (see sensim --help)", offending(args));
+        case OPT_JSON: c->json = true; break;
+        case OPT_QUIET: c->quiet = true; break;
+        case OPT_ADDITIONAL: c->additional = true; break;
+        case OPT_OUT: c->out = val; break;
+        case OPT_STATS: c->stats = val; break;
+        case OPT_CONVERTER: c->converter = val; break;
+        case OPT_PLUGIN_DIR: c->plugin_dir = val; break;
+        case OPT_RECORD: c->record = val; break;
+        case OPT_SET:
+            if (c->n_sets == MAX_SETS)
+                return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
+            if (!strchr(val, '=') || val[0] == '=')
+                return fail(EXIT_INPUT, "--set needs PATH=VALUE (e.g. settings.seed=4), found '%s'", val);
+            c->sets[c->n_sets++] = val;
+            break;
+        case OPT_FRAMES:
+            if (!parse_u64(val, &c->frames) || c->frames == 0)
+                return fail(EXIT_INPUT, "--frames needs a whole number > 0, found '%s'", val);
+            c->has_frames = true;
+            break;
+        case OPT_SEED:
+            if (!parse_u64(val, &c->seed))
+                return fail(EXIT_INPUT, "--seed needs a whole number >= 0, found '%s'", val);
+            c->has_seed = true;
+            break;
+        case OPT_THREADS:
+            if (!parse_u64(val, &c->threads) || c->threads > 1024)
+                return fail(EXIT_INPUT, "--threads needs a whole number 0..1024, found '%s'", val);
+            break;
+        default:
+            return fail(EXIT_INPUT, "unknown option '%s'", offending(args));
         }
     }
     return 0;
@@ -406,6 +437,14 @@ static int cmd_plugins(int argc, char **argv)
     else if (!n)
         printf("no plugin files found (search: --plugin-dir, SENSIM_PLUGIN_PATH, %s)\n",
                sn_default_plugin_dir() ? sn_default_plugin_dir() : "the engine's plugin folder");
+    if (!c.json) {
+        /* where the files above were looked for (an unknown blueprint's error says it too) */
+        size_t n_dirs = sn_blueprints_search_count(lib);
+        printf("searched:%s", n_dirs ? "" : " no folder (none given and none next to the program)");
+        for (size_t i = 0; i < n_dirs; i++)
+            printf("%s %s", i ? "," : "", sn_blueprints_search_dir(lib, i));
+        putchar('\n');
+    }
     sn_blueprints_close(lib);
     return 0;
 }
@@ -458,17 +497,50 @@ static int cmd_new_sensor(int argc, char **argv)
             fputs(HELP_NEW_SENSOR, stdout);
             return 0;
         }
-    if (argc < 3 || argc > 4 || argv[2][0] == '-')
+    static const struct option none[] = {{0}};
+    const char *pos[2] = {NULL, NULL};
+    int n_pos = 0, opt;
+    optind = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc - 1, argv + 1, "-:", none, NULL)) != -1) {
+        if (opt != 1 || n_pos == 2)
+            return fail(EXIT_INPUT, "new-sensor: usage: sensim new-sensor NAME [DIR]%s", "");
+        pos[n_pos++] = optarg;
+    }
+    if (n_pos == 0)
         return fail(EXIT_INPUT, "new-sensor: usage: sensim new-sensor NAME [DIR]%s", "");
     sn_error err = {0};
     char dir[4096];
-    if (sn_scaffold_sensor(argv[2], argc == 4 ? argv[3] : NULL, dir, sizeof dir, &err) != SN_OK)
+    if (sn_scaffold_sensor(pos[0], pos[1], dir, sizeof dir, &err) != SN_OK)
         return fail(EXIT_INPUT, "%s", err.msg);
+    /* The two command lines are run verbatim by tests/integration/scaffold.sh. */
     printf("sensim: wrote %s/ (sensor, unit test, meson.build, scene.yaml, README.md)\n"
            "  build and test:  cd %s && meson setup build && meson test -C build\n"
            "  run its scene:   SENSIM_PLUGIN_PATH=build sensim run scene.yaml --out out\n",
            dir, dir);
+    const char *guide = sn_sdk_doc_dir();
+    if (guide)
+        printf("  the SDK guide:   %s/README.md\n", guide);
     return 0;
+}
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+} command;
+
+static const command COMMANDS[] = {
+    {"run", cmd_run},           {"batch", sn_cli_batch},       {"blueprints", cmd_blueprints},
+    {"plugins", cmd_plugins},   {"dump", cmd_dump},            {"recorder", sn_cmd_recorder},
+    {"replay", sn_cmd_replay},  {"convert", cmd_convert},      {"new-sensor", cmd_new_sensor},
+};
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (strcmp(COMMANDS[i].name, name) == 0)
+            return &COMMANDS[i];
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -476,24 +548,24 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage();
     const char *cmd = argv[1];
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc, argv);
-    if (strcmp(cmd, "batch") == 0)
-        return sn_cli_batch(argc, argv);
-    if (strcmp(cmd, "blueprints") == 0)
-        return cmd_blueprints(argc, argv);
-    if (strcmp(cmd, "plugins") == 0)
-        return cmd_plugins(argc, argv);
-    if (strcmp(cmd, "dump") == 0)
-        return cmd_dump(argc, argv);
-    if (strcmp(cmd, "recorder") == 0)
-        return sn_cmd_recorder(argc, argv);
-    if (strcmp(cmd, "replay") == 0)
-        return sn_cmd_replay(argc, argv);
-    if (strcmp(cmd, "convert") == 0)
-        return cmd_convert(argc, argv);
-    if (strcmp(cmd, "new-sensor") == 0)
-        return cmd_new_sensor(argc, argv);
+    const command *c = find_command(cmd);
+    if (c)
+        return c->fn(argc, argv);
+    if (strcmp(cmd, "help") == 0) {
+        /* `sensim help CMD` is `sensim CMD --help` */
+        if (argc == 2) {
+            fputs(USAGE, stdout);
+            return 0;
+        }
+        const command *h = find_command(argv[2]);
+        if (!h || argc > 3) {
+            fprintf(stderr, "sensim: error: help: unknown command '%s'\n", argv[2]);
+            return usage();
+        }
+        static char help_flag[] = "--help";
+        char *help_argv[] = {argv[0], argv[2], help_flag, NULL};
+        return h->fn(3, help_argv);
+    }
     if (strcmp(cmd, "--version") == 0) {
         printf("sensim %s (plugin ABI %d.%d)\n", SN_VERSION_STRING, SN_ABI_MAJOR, SN_ABI_MINOR);
         return 0;

@@ -7,6 +7,7 @@
 #include "record_cmd.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,23 +82,54 @@ typedef struct opts {
     unsigned long follow, threads;
 } opts;
 
-/* Options from argv[first]; `allowed` lists the names (" all json ... "). */
+static const struct option ALL_OPTIONS[] = {
+    {"all", no_argument, NULL, 0},           {"json", no_argument, NULL, 0},
+    {"quiet", no_argument, NULL, 0},         {"ignore-hero", no_argument, NULL, 0},
+    {"branch-hero", no_argument, NULL, 0},   {"replay-sensors", no_argument, NULL, 0},
+    {"out", required_argument, NULL, 0},     {"plugin-dir", required_argument, NULL, 0},
+    {"scene", required_argument, NULL, 0},   {"type1", required_argument, NULL, 0},
+    {"type2", required_argument, NULL, 0},   {"min-time", required_argument, NULL, 0},
+    {"min-distance", required_argument, NULL, 0}, {"start", required_argument, NULL, 0},
+    {"duration", required_argument, NULL, 0}, {"time-factor", required_argument, NULL, 0},
+    {"follow", required_argument, NULL, 0},  {"threads", required_argument, NULL, 0},
+};
+#define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
+#define OPT_BASE 256 /* getopt_long returns OPT_BASE + the option's index in ALL_OPTIONS */
+
+/* Options from argv[first] on, parsed with getopt_long; `allowed` lists the names (" all json ... "). */
 static int parse(int argc, char **argv, int first, const char *allowed, opts *o)
 {
-    for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] != '-' || !a[1] || (a[1] != '-' && a[1] >= '0' && a[1] <= '9')) {
+    struct option longopts[N_OPTIONS + 1];
+    size_t n_long = 0;
+    for (size_t k = 0; k < N_OPTIONS; k++) {
+        char key[40];
+        snprintf(key, sizeof key, " %s ", ALL_OPTIONS[k].name);
+        if (strstr(allowed, key)) {
+            longopts[n_long] = ALL_OPTIONS[k];
+            longopts[n_long++].val = OPT_BASE + (int)k;
+        }
+    }
+    longopts[n_long] = (struct option){0};
+    /* argv[first - 1] stands for the program name; "-" returns positionals in order, ":" tells
+    ** a missing value from an unknown option. */
+    char **args = argv + first - 1;
+    int nargs = argc - first + 1, opt;
+    optind = 0;
+    opterr = 0;
+    while ((opt = getopt_long(nargs, args, "-:", longopts, NULL)) != -1) {
+        if (opt == 1) {
             if (o->file)
-                return failf(EXIT_INPUT, "unexpected argument '%s'", a);
-            o->file = a;
+                return failf(EXIT_INPUT, "unexpected argument '%s'", optarg);
+            o->file = optarg;
             continue;
         }
-        const char *name = a + (a[1] == '-' ? 2 : 1);
-        char key[64];
-        snprintf(key, sizeof key, " %s ", name);
-        if (strlen(name) > 40 || !strstr(allowed, key))
-            return failf(EXIT_INPUT, "unknown option '%s' (see --help)", a);
-        bool flag = true;
+        if (opt == ':')
+            return failf(EXIT_INPUT, "option '%s' needs a value", args[optind - 1]);
+        if (opt < OPT_BASE) {
+            char shortopt[3] = {'-', (char)optopt, 0};
+            return failf(EXIT_INPUT, "unknown option '%s' (see --help)", optopt > 0 ? shortopt : args[optind - 1]);
+        }
+        const char *name = ALL_OPTIONS[opt - OPT_BASE].name, *v = optarg;
         if (strcmp(name, "all") == 0)
             o->all = true;
         else if (strcmp(name, "json") == 0)
@@ -110,13 +142,8 @@ static int parse(int argc, char **argv, int first, const char *allowed, opts *o)
             o->branch_hero = true;
         else if (strcmp(name, "replay-sensors") == 0)
             o->replay_sensors = true;
-        else
-            flag = false;
-        if (flag)
-            continue;
-        const char *v = i + 1 < argc ? argv[++i] : NULL;
         if (!v)
-            return failf(EXIT_INPUT, "option '%s' needs a value", a);
+            continue;
         bool ok = true;
         char *end;
         if (strcmp(name, "out") == 0)
@@ -146,7 +173,7 @@ static int parse(int argc, char **argv, int first, const char *allowed, opts *o)
         }
         if (!ok) {
             char m[300];
-            snprintf(m, sizeof m, "option '%s': bad value '%.200s'", a, v);
+            snprintf(m, sizeof m, "option '--%s': bad value '%.200s'", name, v);
             return fail(EXIT_INPUT, m);
         }
     }

@@ -60,6 +60,9 @@ void sn_library_free(sn_library *lib)
     }
     free(lib->plugins);
     free(lib->bps);
+    for (size_t i = 0; i < lib->n_searched; i++)
+        free(lib->searched[i]);
+    free(lib->searched);
     memset(lib, 0, sizeof *lib);
 }
 
@@ -380,20 +383,56 @@ const char *sn_library_default_dir(void)
     return NULL;
 }
 
+/* Records one folder of the search path and where it came from, for error messages. */
+static sn_status note_searched(sn_library *lib, const char *dir, const char *origin)
+{
+    struct stat st;
+    bool missing = stat(dir, &st) != 0 || !S_ISDIR(st.st_mode);
+    char text[PATH_MAX + 64];
+    sn_format(text, sizeof text, "%s (%s%s)", dir, origin, missing ? ", missing" : "");
+    for (size_t i = 0; i < lib->n_searched; i++)
+        if (strcmp(lib->searched[i], text) == 0)
+            return SN_OK;
+    char *copy = sn_strdup(text);
+    if (!copy || !sn_grow((void **)&lib->searched, &lib->cap_searched, lib->n_searched + 1, sizeof *lib->searched)) {
+        free(copy);
+        return SN_E_NOMEM;
+    }
+    lib->searched[lib->n_searched++] = copy;
+    return SN_OK;
+}
+
+static sn_status load_noted(sn_library *lib, const char *dir, const char *origin, sn_error *err)
+{
+    if (note_searched(lib, dir, origin) != SN_OK)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    return sn_library_load_dir(lib, dir, err);
+}
+
 sn_status sn_library_load_search_path(sn_library *lib, const char *plugin_dir, sn_error *err)
 {
     sn_status st = SN_OK;
-    if (plugin_dir && (st = sn_library_load_dir(lib, plugin_dir, err)))
+    if (plugin_dir && (st = load_noted(lib, plugin_dir, "--plugin-dir", err)))
         return st;
     const char *env = getenv("SENSIM_PLUGIN_PATH");
     if (env && *env) {
         char *copy = sn_strdup(env), *save = NULL;
         for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; tok && !st; tok = strtok_r(NULL, ":", &save))
-            st = sn_library_load_dir(lib, tok, err);
+            st = load_noted(lib, tok, "SENSIM_PLUGIN_PATH", err);
         free(copy);
         if (st)
             return st;
     }
     const char *own = sn_library_default_dir();
-    return own ? sn_library_load_dir(lib, own, err) : SN_OK;
+    return own ? load_noted(lib, own, "the engine's own", err) : SN_OK;
+}
+
+const char *sn_library_searched_text(const sn_library *lib, char *buf, size_t n)
+{
+    size_t len = (size_t)snprintf(buf, n, "searched: ");
+    if (!lib->n_searched)
+        snprintf(buf, n, "no plugin folder was searched (none given and none found next to the program)");
+    for (size_t i = 0; i < lib->n_searched && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", lib->searched[i]);
+    return buf;
 }

@@ -39,6 +39,8 @@ typedef struct sn_library {
     bool quiet;
     sn_log_fn log;       /* refusals go here instead of stderr when set (sn_engine_options.log) */
     void *log_user;
+    char **searched;     /* the folders of the search path, "DIR (where it came from)", in order */
+    size_t n_searched, cap_searched;
 } sn_library;
 
 sn_status sn_library_init(sn_library *lib, sn_error *err);
@@ -61,5 +63,8 @@ size_t sn_class_value_size(const sn_sensor_class *c);
 /* True when the class was built against ABI 1.1 or older (sn_ray_hit without struct_size). */
 bool sn_class_is_pre_1_2(const sn_sensor_class *c);
 size_t sn_library_refused(const sn_library *lib);
+/* "searched: DIR (--plugin-dir), DIR (SENSIM_PLUGIN_PATH, missing), ..." for an unknown
+** blueprint's error, so the user sees where the plugin was looked for. */
+const char *sn_library_searched_text(const sn_library *lib, char *buf, size_t n);
 
 #endif

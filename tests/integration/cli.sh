@@ -96,14 +96,30 @@ if "$SENSIM" run "$s" --out "$TMP/pp" --frames 2 2>"$TMP/pp.err" && [ "$(grep -c
 # 6. blueprints lists every blueprint with its attributes, also as JSON
 if "$SENSIM" blueprints | grep -q '^sensor.other.collision' && "$SENSIM" blueprints --json | grep -q '"id":"vehicle.sedan"'; then ok; else bad "blueprints"; fi
 
-# 7. every subcommand answers --help and -h: its usage on stdout, nothing on stderr, exit 0
-for cmd in run blueprints plugins dump convert new-sensor; do
-  for flag in --help -h; do
-    "$SENSIM" $cmd $flag >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
-    if [ "$rc" -eq 0 ] && head -1 "$TMP/stdout" | grep -q "^usage: sensim $cmd " && [ ! -s "$TMP/stderr" ]; then ok
-    else bad "sensim $cmd $flag: rc=$rc, stdout: $(head -1 "$TMP/stdout"), stderr: $(cat "$TMP/stderr")"; fi
+# 7. every subcommand answers --help, -h and `sensim help CMD`: its usage on stdout, nothing on
+# stderr, exit 0; the three print the same text
+for cmd in run batch replay recorder blueprints plugins dump convert new-sensor; do
+  "$SENSIM" $cmd --help >"$TMP/help_ref" 2>/dev/null
+  for how in "$cmd --help" "$cmd -h" "help $cmd"; do
+    "$SENSIM" $how >"$TMP/stdout" 2>"$TMP/stderr"; rc=$?
+    if [ "$rc" -eq 0 ] && head -1 "$TMP/stdout" | grep -q "^usage: sensim $cmd " && [ ! -s "$TMP/stderr" ] &&
+       cmp -s "$TMP/stdout" "$TMP/help_ref"; then ok
+    else bad "sensim $how: rc=$rc, stdout: $(head -1 "$TMP/stdout"), stderr: $(cat "$TMP/stderr")"; fi
   done
 done
+"$SENSIM" help >"$TMP/stdout" 2>"$TMP/stderr" && grep -q "^usage: sensim run" "$TMP/stdout" && [ ! -s "$TMP/stderr" ] &&
+  ok || bad "sensim help"
+expect_input_error "help of an unknown command" "help: unknown command 'fly'" "$SENSIM" help fly
+# getopt_long: --opt=value, options after the positional, a missing value named
+"$SENSIM" run --out="$TMP/eq" "$CRASH" --frames=3 --quiet && [ -f "$TMP/eq/crash.msgpack" ] && ok || bad "run --out=DIR --frames=3"
+expect_input_error "missing value" "option '--frames' needs a value" "$SENSIM" run "$CRASH" --out "$TMP/eq" --frames
+# an unknown sensor blueprint lists the folders searched, in order, each with where it came from
+expect_input_error "searched folders" \
+  "unknown sensor blueprint 'sensor.x.none'.*searched: $TMP/nowhere (--plugin-dir, missing), $BROKEN (SENSIM_PLUGIN_PATH)" \
+  env SENSIM_PLUGIN_PATH="$BROKEN" "$SENSIM" run "$(scene none 'sensors: [{name: n, blueprint: sensor.x.none}]')" --out "$OUT" \
+  --plugin-dir "$TMP/nowhere"
+env SENSIM_PLUGIN_PATH="$BROKEN" "$SENSIM" plugins | grep -q "^searched: $BROKEN (SENSIM_PLUGIN_PATH)" && ok ||
+  bad "plugins lists the folders searched"
 # also after other arguments, and without doing anything else
 "$SENSIM" run "$CRASH" --out "$TMP/help_out" --help >"$TMP/stdout" 2>&1 && grep -q "^usage: sensim run" "$TMP/stdout" &&
   [ ! -e "$TMP/help_out" ] && ok || bad "run ... --help ran something"

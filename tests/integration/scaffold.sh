@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `sensim new-sensor` writes a plugin folder that builds against the installed SDK (meson and
-# pkg-config only), passes its own fake-host unit test, loads, and runs its scene.
+# pkg-config only), passes its own unit test, loads, and runs its scene. The steps new-sensor
+# prints and the ones its README gives are run verbatim, from an installed prefix with
+# PKG_CONFIG_PATH and PATH set as the README says.
 # usage: scaffold.sh BUILD_DIR TMP_DIR
 set -u
 BUILD=$1 TMP=$2/scaffold
@@ -10,7 +12,18 @@ meson install -C "$BUILD" --destdir "$TMP/root" --no-rebuild >"$TMP/install.log"
 pc=$(find "$TMP/root" -name sensim-sdk.pc | head -1)
 sensim=$(find "$TMP/root" -path '*/bin/sensim' | head -1)
 [ -n "$pc" ] && [ -n "$sensim" ] || fail "sensim and sensim-sdk.pc installed"
-export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$TMP/root
+# The staging root is a prefix like any other (sensim-sdk.pc is relocatable): only what the
+# scaffold's README says to set, nothing of the build tree.
+PREFIX=$(dirname "$(dirname "$sensim")")
+unset PKG_CONFIG_SYSROOT_DIR SENSIM_PLUGIN_PATH LD_LIBRARY_PATH
+export PKG_CONFIG_PATH=$PREFIX/lib/x86_64-linux-gnu/pkgconfig
+[ -f "$PKG_CONFIG_PATH/sensim-sdk.pc" ] || PKG_CONFIG_PATH=$(dirname "$pc") # another libdir than Debian's
+export PATH=$PREFIX/bin:$PATH
+[ "$(command -v sensim)" = "$sensim" ] || fail "the installed sensim is not first on PATH"
+# The SDK guide and the examples are installed where pkg-config and new-sensor say.
+docdir=$(realpath -m "$(pkg-config --variable=docdir sensim-sdk)")
+[ -f "$docdir/README.md" ] && [ -f "$docdir/examples/safe_distance/safe_distance.c" ] ||
+  fail "SDK guide and examples not in docdir '$docdir'"
 
 cd "$TMP" || fail "cd"
 "$sensim" new-sensor lane_watch >new.log 2>&1 || fail "new-sensor: $(cat new.log)"
@@ -39,4 +52,23 @@ n=$(printf '%s\n' "$out" | wc -l)
 [ "$n" -eq 10 ] || fail "expected 10 messages, got $n"
 bad=$(printf '%s\n' "$out" | grep -vc '"count":1,"actors":\[{"id":3,"type_id":"static.prop.box"')
 [ "$bad" -eq 0 ] || fail "expected only near_box (id 3) in range: $(printf '%s\n' "$out" | head -1)"
-echo "scaffold generated, built, tested, loaded and run" >&2
+
+# The printed steps, verbatim: `cd imu && meson setup build && meson test -C build` must build
+# the .so too (the test loads it), then the plugin runs from build/.
+cd "$TMP" || fail "cd"
+sensim new-sensor imu >imu.log 2>&1 || fail "new-sensor imu: $(cat imu.log)"
+grep -q "the SDK guide:   $docdir/README.md" imu.log || fail "new-sensor does not point to the guide: $(cat imu.log)"
+steps=$(sed -n 's/^  build and test:  //p; s/^  run its scene:   //p' imu.log)
+[ "$(printf '%s\n' "$steps" | wc -l)" -eq 2 ] || fail "new-sensor printed no steps: $(cat imu.log)"
+bash -ec "$steps" >imu_steps.log 2>&1 || fail "the printed steps failed: $(tail -20 imu_steps.log)"
+[ -f imu/build/imu.so ] && [ -s imu/out/imu.msgpack ] || fail "printed steps: no plugin or no output"
+[ "$(sensim dump imu/out/imu.msgpack | wc -l)" -eq 10 ] || fail "printed steps: expected 10 messages"
+
+# The README's steps, verbatim (its first indented block), in a fresh scaffold.
+sensim new-sensor imu_readme >/dev/null 2>&1 || fail "new-sensor imu_readme"
+cd imu_readme || fail "cd"
+readme=$(awk '/^    /{sub(/^    /, ""); print; found=1; next} found{exit}' README.md)
+[ "$(printf '%s\n' "$readme" | wc -l)" -eq 3 ] || fail "README steps: $readme"
+bash -ec "$readme" >readme_steps.log 2>&1 || fail "the README's steps failed: $(tail -20 readme_steps.log)"
+grep -q '"sensor":"imu_readme"' readme_steps.log || fail "README steps: no dump output: $(tail -5 readme_steps.log)"
+echo "scaffold generated, built, tested, loaded and run; printed and README steps verbatim" >&2

@@ -10,9 +10,14 @@ meson install -C "$BUILD" --destdir "$TMP/root" --no-rebuild >"$TMP/install.log"
 pc=$(find "$TMP/root" -name sensim-sdk.pc | head -1)
 [ -n "$pc" ] || fail "no sensim-sdk.pc installed"
 sensim=$(find "$TMP/root" -path '*/bin/sensim' | head -1)
-cp "$SRC/sdk/examples/safe_distance/safe_distance.c" "$SRC/sdk/examples/safe_distance/Makefile" "$TMP/"
-# Only the installed tree: pkg-config with the staging root as sysroot.
-export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$TMP/root
+# Only the installed tree: the example as installed with the guide (pkg-config's docdir), and
+# pkg-config pointed at the staging prefix (sensim-sdk.pc is relocatable).
+unset PKG_CONFIG_SYSROOT_DIR
+export PKG_CONFIG_PATH=$(dirname "$pc")
+docdir=$(pkg-config --variable=docdir sensim-sdk)
+[ -f "$docdir/README.md" ] || fail "the SDK guide is not installed in '$docdir'"
+cp "$docdir/examples/safe_distance/safe_distance.c" "$docdir/examples/safe_distance/Makefile" "$TMP/" ||
+  fail "the example is not installed in '$docdir/examples'"
 make -s -C "$TMP" CFLAGS="-O2 -Wall -Wextra -Werror" >"$TMP/make.log" 2>&1 || fail "example build: $(cat "$TMP/make.log")"
 SENSIM_PLUGIN_PATH=$TMP "$sensim" run "$SRC/sdk/examples/safe_distance/scene.yaml" --out "$TMP/out" --quiet || fail "run"
 out=$("$sensim" dump "$TMP/out/safety.msgpack") || fail "dump"

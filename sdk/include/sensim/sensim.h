@@ -287,6 +287,11 @@ SN_API sn_status sn_blueprints_find(const sn_blueprints *lib, const char *id, sn
 SN_API size_t sn_blueprints_plugin_count(const sn_blueprints *lib);
 /* Fills *out for plugin file i; the strings belong to lib. */
 SN_API sn_status sn_blueprints_plugin(const sn_blueprints *lib, size_t i, sn_plugin_info *out, sn_error *err);
+/* The folders of the plugin search path, in the order they were searched, each as
+** "DIR (--plugin-dir|SENSIM_PLUGIN_PATH|the engine's own[, missing])"; NULL past the end.
+** An unknown sensor blueprint's error lists them too. The strings belong to lib. */
+SN_API size_t sn_blueprints_search_count(const sn_blueprints *lib);
+SN_API const char *sn_blueprints_search_dir(const sn_blueprints *lib, size_t i);
 
 /* "bool", "int", "float", "string", "rgb" or "enum" (static strings). */
 SN_API const char *sn_attr_type_name(sn_attr_type type);
@@ -294,6 +299,10 @@ SN_API const char *sn_attr_type_name(sn_attr_type type);
 /* The engine's own plugin folder (found from the running program's location), or NULL.
 ** Per-thread static storage, valid until the calling thread calls again. */
 SN_API const char *sn_default_plugin_dir(void);
+/* The installed SDK documentation (the SDK guide README.md and examples/), found from the
+** running program's location as <prefix>/share/doc/sensim, or NULL when it is not there (a
+** build tree). Per-thread static storage, valid until the calling thread calls again. */
+SN_API const char *sn_sdk_doc_dir(void);
 
 /* ---- Stream files (what sn_engine_open_outputs writes) ---- */
 
