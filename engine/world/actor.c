@@ -130,6 +130,8 @@ void sn_world_remove(sn_world *w, uint32_t id)
     }
     if (a->geom && !w->poisoned)
         dGeomDestroy(a->geom);
+    if (a->crash && !w->poisoned)
+        dGeomDestroy(a->crash);
     if (a->body && !w->poisoned)
         dBodyDestroy(a->body);
     free(a->name);

@@ -49,6 +49,13 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     if ((!dyn1 && !dyn2) || b1 == b2)
         return; /* nothing dynamic, or two geoms of one body */
     sn_actor *a1 = dGeomGetData(g1), *a2 = dGeomGetData(g2);
+    /* Vehicles meet each other only with their crash boxes (wheel contact height to roof:
+    ** bumpers meet bumpers, no car drives under another one's chassis), everything else only
+    ** with their chassis (above the clearance). Both geoms carry the same actor, so events
+    ** name the same two actors whichever geom touched. */
+    bool crash1 = g1 == a1->crash, crash2 = g2 == a2->crash;
+    if (crash1 != crash2 || (!crash1 && a1->kind == SN_ACTOR_VEHICLE && a2->kind == SN_ACTOR_VEHICLE))
+        return;
     /* A fallen walker apart from the vehicles lies below their floors (driver_physics.c). */
     if ((a1->down && a2->kind == SN_ACTOR_VEHICLE) || (a2->down && a1->kind == SN_ACTOR_VEHICLE))
         return;
@@ -56,6 +63,8 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     int n = dCollide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
     if (n <= 0)
         return;
+    if (crash1) /* two vehicles crushing each other: driver_physics.c limits their rise and tilt */
+        a1->crushing = a2->crushing = true;
     /* Walkers on drivable ground: support, not a collision. Frictionless under a walking
     ** walker (the walker controller is the locomotion); a fallen one slides and stops with
     ** friction. (Vehicles stand on ray-cast wheels, so their chassis never rests.) */

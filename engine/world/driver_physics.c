@@ -65,6 +65,33 @@ static void mark_fallen_apart(sn_world *w)
     }
 }
 
+/* Crush zones. Rigid boxes squeezed between others at pile-up speeds (a column at full
+** throttle, an 8 t truck diving onto the car ahead) are pushed out like a pip between two
+** fingers, and a car launched that way flies tens of metres; real bodies crumple and absorb
+** that energy instead. So a vehicle whose crash box touched another vehicle's in this substep
+** leaves it rising at most SN_CRUSH_MAX_RISE and tilting (pitch and roll together) at most
+** SN_CRUSH_MAX_TILT_RATE; falling, moving along the road and yawing are untouched, and a
+** vehicle touching no other vehicle is never limited (crashes into walls, rollovers, landing). */
+#define SN_CRUSH_MAX_RISE 1.0      /* m/s, upward speed of the centre of mass */
+#define SN_CRUSH_MAX_TILT_RATE 1.0 /* rad/s, angular speed about the horizontal axes */
+
+static void absorb_crush(sn_world *w)
+{
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
+        if (!a->crushing || a->drive != SN_DRIVE_PHYSICS)
+            continue;
+        const dReal *v = dBodyGetLinearVel(a->body), *av = dBodyGetAngularVel(a->body);
+        if (v[2] > SN_CRUSH_MAX_RISE)
+            dBodySetLinearVel(a->body, v[0], v[1], SN_CRUSH_MAX_RISE);
+        double tilt = sqrt(av[0] * av[0] + av[1] * av[1]);
+        if (tilt > SN_CRUSH_MAX_TILT_RATE) {
+            double k = SN_CRUSH_MAX_TILT_RATE / tilt;
+            dBodySetAngularVel(a->body, av[0] * k, av[1] * k, av[2]);
+        }
+    }
+}
+
 static sn_status physics_begin(sn_world *w, double dt, sn_error *err)
 {
     (void)w, (void)dt, (void)err;
@@ -85,8 +112,11 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
             sn_walker_apply(w, a, h);
     }
     w->n_contacts = 0;
+    for (size_t i = 0; i < w->n_bodies; i++)
+        w->bodies[i]->crushing = false;
     dSpaceCollide(w->space, w, sn_near_callback);
     dWorldQuickStep(w->world, h);
+    absorb_crush(w);
     sn_gather_contacts(w, h);
     dJointGroupEmpty(w->contact_group);
     knock_down_walkers(w);

@@ -91,6 +91,9 @@ sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
     ** stays in its own nested hash space, collided against as one geom. */
     w->space = dSweepAndPruneSpaceCreate(0, dSAP_AXES_XYZ);
     w->static_space = dHashSpaceCreate(w->space);
+    /* Vehicles' crash boxes meet only each other: let ODE skip them against the statics. */
+    dGeomSetCategoryBits((dGeomID)w->static_space, 1);
+    dGeomSetCollideBits((dGeomID)w->static_space, ~(unsigned long)SN_CAT_CRASH);
     dHashSpaceSetLevels(w->static_space, -2, 8);
     w->contact_group = dJointGroupCreate(0);
     w->ray = dCreateRay(0, 1.0);
@@ -184,6 +187,8 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
         a->plane_offset = sn_v3_dot(n, tf->location);
         a->geom = dCreatePlane(w->space, n.x, n.y, n.z, a->plane_offset);
         dGeomSetData(a->geom, a);
+        dGeomSetCategoryBits(a->geom, 1);
+        dGeomSetCollideBits(a->geom, ~(unsigned long)SN_CAT_CRASH);
         w->planes[w->n_planes++] = a;
         return SN_OK;
     }
@@ -236,6 +241,20 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
     dGeomSetBody(a->geom, a->body);
     if (goff.x != 0 || goff.y != 0 || goff.z != 0)
         dGeomSetOffsetPosition(a->geom, goff.x, goff.y, goff.z);
+    if (a->kind == SN_ACTOR_VEHICLE) {
+        /* Bumpers meet bumpers: between vehicles the box reaches down to the wheels' contact
+        ** height, so a car cannot drive under another one's chassis (see contacts.c). */
+        dGeomSetCategoryBits(a->geom, SN_CAT_CHASSIS);
+        dGeomSetCollideBits(a->geom, ~(unsigned long)(SN_CAT_CHASSIS | SN_CAT_CRASH));
+        a->crash = dCreateBox(w->space, 2 * e.x, 2 * e.y, 2 * e.z);
+        dGeomSetData(a->crash, a);
+        dGeomSetBody(a->crash, a->body);
+        dGeomSetCategoryBits(a->crash, SN_CAT_CRASH);
+        dGeomSetCollideBits(a->crash, SN_CAT_CRASH);
+        sn_vec3 off = sn_v3_sub(a->bbox.location, a->com);
+        if (off.x != 0 || off.y != 0 || off.z != 0)
+            dGeomSetOffsetPosition(a->crash, off.x, off.y, off.z);
+    }
     return SN_OK;
 }
 
@@ -325,8 +344,8 @@ static void ray_callback(void *data, dGeomID g1, dGeomID g2)
         return;
     }
     sn_actor *a = dGeomGetData(g2);
-    if (!a || (q->ignore && sn_actor_is_descendant(q->w, a->id, q->ignore)))
-        return;
+    if (!a || g2 == a->crash || (q->ignore && sn_actor_is_descendant(q->w, a->id, q->ignore)))
+        return; /* rays see the chassis, not the collision-only crash box */
     dContactGeom c;
     if (dCollide(g1, g2, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->best.depth)) {
         q->hit = true;
@@ -379,7 +398,7 @@ static void overlap_callback(void *data, dGeomID g1, dGeomID g2)
         return;
     }
     sn_actor *a = dGeomGetData(g2);
-    if (!a || a == q->self)
+    if (!a || a == q->self || g2 == a->crash)
         return;
     dContactGeom c[8];
     int n = dCollide(g1, g2, 8, c, sizeof c[0]);

@@ -85,7 +85,8 @@ struct sn_actor {
     sn_vec3 plane_normal; /* ground planes: n . x = plane_offset */
     double plane_offset;
     dBodyID body;       /* vehicles and walkers */
-    dGeomID geom;       /* NULL for sensors */
+    dGeomID geom;       /* NULL for sensors; a vehicle's chassis box (above the clearance) */
+    dGeomID crash;      /* vehicles: the box other vehicles meet, wheel contact height to roof */
 
     /* controllers */
     sn_vehicle_control control;
@@ -96,6 +97,7 @@ struct sn_actor {
     sn_autopilot ap;
     double steer_angle; /* current wheel angle, rad */
     bool fallen;        /* a walker struck hard: a passive body from then on */
+    bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
     bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
 
     void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
@@ -166,6 +168,10 @@ typedef struct sn_world {
     uint64_t gen, static_gen;
 } sn_world;
 
+/* ODE category bits. A vehicle's chassis (SN_CAT_CHASSIS) meets everything but vehicles; its
+** crash box (SN_CAT_CRASH) meets only other vehicles' crash boxes (contacts.c filters too). */
+#define SN_CAT_CRASH 2u
+#define SN_CAT_CHASSIS 4u
 #define SN_GRAVITY 9.81 /* m/s^2, CARLA's (UE's default of 980 cm/s^2) */
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err);
