@@ -83,8 +83,52 @@ static sn_status obstacles(sn_v2x_medium *m, sn_v2x_pair *p, const sn_ray_hit *h
     return SN_OK;
 }
 
+#ifdef SN_V2X_CARLA_METHOD
+/* The benchmark's baseline, CARLA's PathLossModel: one multi-hit trace per ordered pair, one
+** after the other, walking the hits nearest first (a vehicle: NLOSv, go on; else NLOSb, stop). */
+static sn_status carla_classify(sn_v2x_medium *m)
+{
+    enum { MAXH = 64 };
+    if (!sn_v2x_grow((void **)&m->hits, &m->cap_hits, MAXH, sizeof *m->hits))
+        return SN_E_NOMEM;
+    for (uint32_t i = 0; i < m->n_pairs; i++) {
+        sn_v2x_pair *p = &m->pairs[i];
+        const sn_v2x_station *t = m->order[p->t], *r = m->order[p->r];
+        uint32_t ignore[2] = {t->parent_id, r->parent_id};
+        sn_ray_query q = SN_RAY_QUERY_INIT;
+        q.mode = SN_RAY_ALL, q.ignore_ids = ignore, q.n_ignore = 2, q.hits = m->hits, q.max_hits = MAXH;
+        for (uint32_t k = 0; k < MAXH; k++)
+            m->hits[k].struct_size = sizeof(sn_ray_hit);
+        sn_ray ray = ray_of(t, r, p->d);
+        sn_ray_result res;
+        memset(&res, 0, sizeof res);
+        res.hit.struct_size = sizeof res.hit;
+        sn_status st = m->host->ray_batch(m->ctx, &q, &ray, 1, &res);
+        if (st)
+            return st;
+        m->rays_cast++;
+        p->los = SN_V2X_LOS, p->ke = 0;
+        for (uint32_t k = 0; k < res.n_hits; k++) {
+            sn_actor_info a;
+            memset(&a, 0, sizeof a);
+            a.struct_size = sizeof a;
+            if (m->host->actor_get(m->ctx, m->hits[k].actor_id, &a) == SN_OK && a.kind == SN_ACTOR_VEHICLE) {
+                obstacles(m, p, &m->hits[k], 1);
+                continue;
+            }
+            p->los = SN_V2X_NLOSB;
+            break;
+        }
+    }
+    return SN_OK;
+}
+#endif
+
 sn_status sn_v2x_los_classify(sn_v2x_medium *m)
 {
+#ifdef SN_V2X_CARLA_METHOD
+    return carla_classify(m);
+#endif
     const sn_host *h = m->host;
     uint32_t n = m->n_pairs;
     if (!n)

@@ -163,9 +163,16 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
         m->xy[2 * i] = s->placed ? s->pos.x : 0, m->xy[2 * i + 1] = s->placed ? s->pos.y : 0;
         rmax = fmax(rmax, s->radio.filter);
     }
+#ifdef SN_V2X_CARLA_METHOD
+    /* The benchmark's baseline: CARLA's loop over every ordered pair (one cell holds all). */
+    rmax = INFINITY;
+    if (!sn_v2x_grid_build(&m->grid, m->xy, m->n_st, INFINITY))
+        return SN_E_NOMEM;
+#else
     /* Cells of half the largest range: a sender visits about 5 x 5 of them. */
     if (!sn_v2x_grid_build(&m->grid, m->xy, m->n_st, rmax / 2))
         return SN_E_NOMEM;
+#endif
     const sn_v2x_grid *g = &m->grid;
     for (uint32_t k = 0; k < n_tx; k++) {
         uint32_t t = m->tx[k];
