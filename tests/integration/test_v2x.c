@@ -304,6 +304,24 @@ static void test_custom(void)
     sn_engine_destroy(e);
 }
 
+/* A receiver ticking every 0.2 s (every 4th frame) reports at its next tick what arrived in
+** between, once; nothing is redelivered (CARLA repeats a sender's last message every frame). */
+static void test_slow_receiver(void)
+{
+    sn_engine *e = load("settings: {fixed_delta_seconds: 0.05, frames: 20}\nsensors:\n"
+                        "  - {name: tx, blueprint: sensor.other.v2x_custom, transform: {location: [0, 0, 2]},\n"
+                        "     calls: [{at: 0.1, method: send, args: [a]}, {at: 0.15, method: send, args: [b]}]}\n"
+                        "  - {name: rx, blueprint: sensor.other.v2x_custom, transform: {location: [20, 0, 2]},\n"
+                        "     attributes: {sensor_tick: 0.2}}\n");
+    inbox b;
+    listen_to(e, "rx", &b);
+    step(e, 12);
+    CHECK(b.reports == 1 && b.n == 2, "one report with both texts (%d reports, %d messages)", b.reports, b.n);
+    CHECK(b.n == 2 && b.m[0].frame == 5 && strcmp(b.m[0].data, "a") == 0 && strcmp(b.m[1].data, "b") == 0,
+          "at the receiver's tick of frame 5, in order");
+    sn_engine_destroy(e);
+}
+
 /* A car at a constant 9 m/s (kinematic): the position trigger (> 4 m) fires every 9 frames of
 ** 0.05 s (8 frames are 3.6 m); the time triggers never come first. */
 static void test_cam_counts(void)
@@ -490,6 +508,7 @@ int main(int argc, char **argv)
     test_cutoffs();
     test_frequencies();
     test_custom();
+    test_slow_receiver();
     test_cam_counts();
     test_two_engines();
     test_bad();
