@@ -1,0 +1,54 @@
+/*
+** channel.h — CARLA's V2X path-loss model (PathLossModel.cpp, carla-sensors.md §4.2) as pure
+** functions: no host, no state beyond one receiver's parameters, so the tests and the
+** benchmark's baseline compute exactly what the sensor does.
+*/
+#ifndef SN_V2X_CHANNEL_H
+#define SN_V2X_CHANNEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum sn_v2x_los { SN_V2X_LOS = 0, SN_V2X_NLOSB = 1, SN_V2X_NLOSV = 2 } sn_v2x_los;
+typedef enum sn_v2x_scenario { SN_V2X_HIGHWAY = 0, SN_V2X_RURAL = 1, SN_V2X_URBAN = 2 } sn_v2x_scenario;
+typedef enum sn_v2x_model { SN_V2X_WINNER = 0, SN_V2X_GEOMETRIC = 1 } sn_v2x_model;
+
+/* CARLA keeps c in a float: 299 792 458 rounds to 299 792 448. */
+#define SN_V2X_C 299792448.0
+/* Relative permittivity of the ground in the two-ray model. */
+#define SN_V2X_EPS_R 1.02
+
+/* One sensor's radio settings (the receiver's are the ones the loss uses). */
+typedef struct sn_v2x_radio {
+    double tx_power;     /* dBm */
+    double sensitivity;  /* dBm */
+    double gain;         /* combined antenna gain, dBi (the receiver's counts) */
+    double f_ghz;        /* as CARLA: the float attribute widened to double */
+    double lambda;       /* m: c / f */
+    double d_ref;        /* m */
+    double exponent;     /* path loss exponent (geometric NLOSb) */
+    double filter;       /* m: nothing at or beyond */
+    double fspl_d0;      /* dB: free-space loss at d_ref, computed once */
+    sn_v2x_scenario scenario;
+    sn_v2x_model model;
+    bool etsi_fading;
+    double custom_sigma; /* dB */
+} sn_v2x_radio;
+
+/* Fills the derived members (lambda, fspl_d0) from f_ghz and d_ref. */
+void sn_v2x_radio_init(sn_v2x_radio *r);
+
+/* Knife-edge loss of one vehicle: h its top above the lower antenna's ground, d1 and d2 the
+** horizontal distances from each antenna to it (m). J(V), 0 below V = -0.78. */
+double sn_v2x_knife_edge(double h, double d1, double d2, double lambda);
+
+/* The path loss in dB without fading: d the 3D distance, ht and hr the antenna heights above
+** the lower ground (m), ke the largest knife-edge loss (NLOSv only). */
+double sn_v2x_path_loss(const sn_v2x_radio *rx, sn_v2x_los los, double d, double ht, double hr, double ke);
+
+/* The shadow-fading standard deviation (dB) for a state. */
+double sn_v2x_fading_sigma(const sn_v2x_radio *rx, sn_v2x_los los);
+
+const char *sn_v2x_los_name(sn_v2x_los los);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+** los.c — line of sight of every candidate pair in two ray batches on the host's worker pool.
+**
+** CARLA walks the hits between the antennas nearest first: a vehicle makes the link NLOSv
+** (and is a knife-edge obstacle), anything else makes it NLOSb and stops. The outcome does not
+** depend on the order: NLOSb iff anything but a vehicle (or an endpoint's own actor) lies
+** between, else NLOSv iff a vehicle does. So batch 1 asks each ray for its nearest non-vehicle
+** (closest hit, no vehicles); batch 2 asks only the rays still clear for every vehicle along them.
+** A batch has one ignore list, so the endpoints' own actors are filtered here: a ray that meets
+** its endpoint's own pole or walker first is traced again alone, ignoring both endpoints.
+*/
+#include "medium.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MAX_VEHICLE_HITS 8
+
+static bool endpoint(const sn_v2x_station *a, const sn_v2x_station *b, uint32_t id)
+{
+    return id && (id == a->parent_id || id == b->parent_id);
+}
+
+static sn_ray ray_of(const sn_v2x_station *t, const sn_v2x_station *r, double d)
+{
+    sn_ray ray;
+    ray.origin = t->pos;
+    ray.direction = (sn_vec3){r->pos.x - t->pos.x, r->pos.y - t->pos.y, r->pos.z - t->pos.z};
+    ray.max_distance = d;
+    return ray;
+}
+
+static bool buffers(sn_v2x_medium *m, uint32_t n, uint32_t hits)
+{
+    uint32_t c1 = m->cap_rays, c2 = m->cap_rays, c3 = m->cap_rays;
+    bool ok = sn_v2x_grow((void **)&m->rays, &c1, n, sizeof *m->rays) &&
+              sn_v2x_grow((void **)&m->res, &c2, n, sizeof *m->res) &&
+              sn_v2x_grow((void **)&m->ray_pair, &c3, n, sizeof *m->ray_pair);
+    if (ok)
+        m->cap_rays = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+    return ok && sn_v2x_grow((void **)&m->hits, &m->cap_hits, hits, sizeof *m->hits);
+}
+
+/* Batch 1's ray p met an endpoint's own static actor or walker: trace it alone without them. */
+static sn_status retrace_blocked(sn_v2x_medium *m, sn_v2x_pair *p, const sn_ray *ray, bool *blocked)
+{
+    const sn_v2x_station *t = m->order[p->t], *r = m->order[p->r];
+    uint32_t ignore[2] = {t->parent_id, r->parent_id};
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    q.ignore_ids = ignore, q.n_ignore = 2;
+    q.kind_mask = (1u << SN_ACTOR_STATIC) | (1u << SN_ACTOR_WALKER);
+    sn_ray_result res;
+    memset(&res, 0, sizeof res);
+    res.hit.struct_size = sizeof res.hit;
+    sn_status st = m->host->ray_batch(m->ctx, &q, ray, 1, &res);
+    m->rays_cast++;
+    *blocked = res.n_hits > 0;
+    return st;
+}
+
+/* Knife-edge losses of the vehicles on ray k's hit list (endpoints' own vehicles skipped). */
+static sn_status obstacles(sn_v2x_medium *m, sn_v2x_pair *p, const sn_ray_hit *hits, uint32_t n)
+{
+    const sn_v2x_station *t = m->order[p->t], *r = m->order[p->r];
+    double ref0 = fmin(t->ground, r->ground);
+    double lambda = r->radio.lambda;
+    for (uint32_t i = 0; i < n; i++) {
+        if (endpoint(t, r, hits[i].actor_id))
+            continue;
+        sn_actor_info a;
+        memset(&a, 0, sizeof a);
+        a.struct_size = sizeof a;
+        if (m->host->actor_get(m->ctx, hits[i].actor_id, &a) != SN_OK)
+            continue;
+        /* h: the vehicle's top above the lower antenna's ground; d1, d2 horizontal (CARLA). */
+        double h = a.transform.location.z + a.bounding_box.location.z + a.bounding_box.extent.z - ref0;
+        sn_vec3 v = a.transform.location;
+        double d1 = hypot(v.x - t->pos.x, v.y - t->pos.y), d2 = hypot(r->pos.x - v.x, r->pos.y - v.y);
+        /* The largest over the obstacles, from 0 (CARLA's max, not a sum). */
+        p->ke = fmax(p->ke, sn_v2x_knife_edge(h, d1, d2, lambda));
+        p->los = SN_V2X_NLOSV;
+    }
+    return SN_OK;
+}
+
+#ifdef SN_V2X_CARLA_METHOD
+/* The benchmark's baseline, CARLA's PathLossModel: one multi-hit trace per ordered pair, one
+** after the other, walking the hits nearest first (a vehicle: NLOSv, go on; else NLOSb, stop). */
+static sn_status carla_classify(sn_v2x_medium *m)
+{
+    enum { MAXH = 64 };
+    if (!sn_v2x_grow((void **)&m->hits, &m->cap_hits, MAXH, sizeof *m->hits))
+        return SN_E_NOMEM;
+    for (uint32_t i = 0; i < m->n_pairs; i++) {
+        sn_v2x_pair *p = &m->pairs[i];
+        const sn_v2x_station *t = m->order[p->t], *r = m->order[p->r];
+        uint32_t ignore[2] = {t->parent_id, r->parent_id};
+        sn_ray_query q = SN_RAY_QUERY_INIT;
+        q.mode = SN_RAY_ALL, q.ignore_ids = ignore, q.n_ignore = 2, q.hits = m->hits, q.max_hits = MAXH;
+        for (uint32_t k = 0; k < MAXH; k++)
+            m->hits[k].struct_size = sizeof(sn_ray_hit);
+        sn_ray ray = ray_of(t, r, p->d);
+        sn_ray_result res;
+        memset(&res, 0, sizeof res);
+        res.hit.struct_size = sizeof res.hit;
+        sn_status st = m->host->ray_batch(m->ctx, &q, &ray, 1, &res);
+        if (st)
+            return st;
+        m->rays_cast++;
+        p->los = SN_V2X_LOS, p->ke = 0;
+        for (uint32_t k = 0; k < res.n_hits; k++) {
+            sn_actor_info a;
+            memset(&a, 0, sizeof a);
+            a.struct_size = sizeof a;
+            if (m->host->actor_get(m->ctx, m->hits[k].actor_id, &a) == SN_OK && a.kind == SN_ACTOR_VEHICLE) {
+                obstacles(m, p, &m->hits[k], 1);
+                continue;
+            }
+            p->los = SN_V2X_NLOSB;
+            break;
+        }
+    }
+    return SN_OK;
+}
+#endif
+
+sn_status sn_v2x_los_classify(sn_v2x_medium *m)
+{
+#ifdef SN_V2X_CARLA_METHOD
+    return carla_classify(m);
+#endif
+    const sn_host *h = m->host;
+    uint32_t n = m->n_pairs;
+    if (!n)
+        return SN_OK;
+    if (!buffers(m, n, n * MAX_VEHICLE_HITS))
+        return SN_E_NOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        sn_v2x_pair *p = &m->pairs[i];
+        m->rays[i] = ray_of(m->order[p->t], m->order[p->r], p->d);
+        memset(&m->res[i], 0, sizeof m->res[i]);
+        m->res[i].hit.struct_size = sizeof(sn_ray_hit);
+        p->los = SN_V2X_LOS, p->ke = 0;
+    }
+    /* Batch 1: the nearest building, prop, ground or walker between the antennas. */
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    q.kind_mask = (1u << SN_ACTOR_STATIC) | (1u << SN_ACTOR_WALKER);
+    sn_status st = h->ray_batch(m->ctx, &q, m->rays, n, m->res);
+    if (st)
+        return st;
+    m->rays_cast += n;
+    uint32_t clear = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sn_v2x_pair *p = &m->pairs[i];
+        bool blocked = m->res[i].n_hits > 0;
+        if (blocked && endpoint(m->order[p->t], m->order[p->r], m->res[i].hit.actor_id) &&
+            (st = retrace_blocked(m, p, &m->rays[i], &blocked)))
+            return st;
+        if (blocked)
+            p->los = SN_V2X_NLOSB;
+        else
+            m->ray_pair[clear] = i, m->rays[clear++] = m->rays[i];
+    }
+    if (!clear)
+        return SN_OK;
+    /* Batch 2: every vehicle along the clear rays. */
+    for (uint32_t k = 0; k < clear; k++) {
+        memset(&m->res[k], 0, sizeof m->res[k]);
+        m->res[k].hit.struct_size = sizeof(sn_ray_hit);
+    }
+    for (uint32_t k = 0; k < clear * MAX_VEHICLE_HITS; k++)
+        m->hits[k].struct_size = sizeof(sn_ray_hit);
+    q.mode = SN_RAY_ALL;
+    q.kind_mask = 1u << SN_ACTOR_VEHICLE;
+    q.hits = m->hits, q.max_hits = MAX_VEHICLE_HITS;
+    if ((st = h->ray_batch(m->ctx, &q, m->rays, clear, m->res)))
+        return st;
+    m->rays_cast += clear;
+    for (uint32_t k = 0; k < clear; k++) {
+        sn_v2x_pair *p = &m->pairs[m->ray_pair[k]];
+        const sn_ray_result *res = &m->res[k];
+        if (res->n_found <= res->n_hits) {
+            obstacles(m, p, &m->hits[k * MAX_VEHICLE_HITS], res->n_hits);
+            continue;
+        }
+        /* More vehicles than the buffer holds: this ray again with room for all of them,
+        ** in the space of the rays already done (k + 1 rays' worth at least). */
+        uint32_t need = res->n_found;
+        sn_ray ray = m->rays[k];
+        if (!sn_v2x_grow((void **)&m->hits, &m->cap_hits, clear * MAX_VEHICLE_HITS + need, sizeof *m->hits))
+            return SN_E_NOMEM;
+        sn_ray_hit *extra = &m->hits[clear * MAX_VEHICLE_HITS];
+        for (uint32_t j = 0; j < need; j++)
+            extra[j].struct_size = sizeof(sn_ray_hit);
+        sn_ray_query q1 = q;
+        q1.hits = extra, q1.max_hits = need;
+        sn_ray_result r1;
+        memset(&r1, 0, sizeof r1);
+        r1.hit.struct_size = sizeof r1.hit;
+        if ((st = h->ray_batch(m->ctx, &q1, &ray, 1, &r1)))
+            return st;
+        m->rays_cast++;
+        obstacles(m, p, extra, r1.n_hits);
+    }
+    return SN_OK;
+}

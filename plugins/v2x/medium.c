@@ -1,0 +1,311 @@
+/* medium.c — stations, transmissions and propagation of one V2X class in one engine. */
+#include "medium.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool sn_v2x_grow(void **p, uint32_t *cap, uint32_t n, size_t size)
+{
+    if (n <= *cap)
+        return true;
+    uint32_t c = *cap ? *cap : 16;
+    while (c < n)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q)
+        return false;
+    *p = q, *cap = c;
+    return true;
+}
+
+sn_status sn_v2x_medium_create(const sn_host *host, sn_ctx *ctx, bool custom, sn_v2x_medium **out)
+{
+    sn_v2x_medium *m = calloc(1, sizeof *m);
+    if (!m) {
+        host->set_error(ctx, "out of memory for the V2X medium");
+        return SN_E_NOMEM;
+    }
+    m->host = host, m->ctx = ctx, m->custom = custom;
+    /* Name 0 is "": the channel of CAM stations. */
+    if (sn_v2x_medium_name(m, "", false) == UINT32_MAX) {
+        sn_v2x_medium_destroy(m);
+        host->set_error(ctx, "out of memory for the V2X medium");
+        return SN_E_NOMEM;
+    }
+    *out = m;
+    return SN_OK;
+}
+
+static void station_free(sn_v2x_station *s)
+{
+    if (s)
+        free(s->carried), free(s->carried_msgs);
+    free(s);
+}
+
+void sn_v2x_medium_destroy(sn_v2x_medium *m)
+{
+    if (!m)
+        return;
+    for (uint32_t i = 0; i < m->n_st; i++)
+        station_free(m->st[i]);
+    for (uint32_t i = 0; i < m->n_names; i++)
+        free(m->names[i]);
+    free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->pairs), free(m->rx), free(m->tx);
+    free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
+    sn_v2x_grid_free(&m->grid);
+    free(m);
+}
+
+sn_v2x_station *sn_v2x_medium_add(sn_v2x_medium *m)
+{
+    sn_v2x_station *s = calloc(1, sizeof *s);
+    if (!s || !sn_v2x_grow((void **)&m->st, &m->cap_st, m->n_st + 1, sizeof *m->st)) {
+        free(s);
+        return NULL;
+    }
+    m->st[m->n_st++] = s;
+    m->dirty = true;
+    return s;
+}
+
+void sn_v2x_medium_remove(sn_v2x_medium *m, sn_v2x_station *s)
+{
+    for (uint32_t i = 0; i < m->n_st; i++)
+        if (m->st[i] == s) {
+            memmove(&m->st[i], &m->st[i + 1], (m->n_st - i - 1) * sizeof *m->st);
+            m->n_st--;
+            break;
+        }
+    m->dirty = true;
+    station_free(s);
+}
+
+uint32_t sn_v2x_medium_name(sn_v2x_medium *m, const char *s, bool intern)
+{
+    if (intern)
+        for (uint32_t i = 0; i < m->n_names; i++)
+            if (strcmp(m->names[i], s) == 0)
+                return i;
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (!c || !sn_v2x_grow((void **)&m->names, &m->cap_names, m->n_names + 1, sizeof *m->names)) {
+        free(c);
+        return UINT32_MAX;
+    }
+    memcpy(c, s, n);
+    m->names[m->n_names] = c;
+    return m->n_names++;
+}
+
+sn_v2x_msg *sn_v2x_medium_transmit(sn_v2x_medium *m, sn_v2x_station *s)
+{
+    if (!sn_v2x_grow((void **)&m->msgs, &m->cap_msgs, m->n_msgs + 1, sizeof *m->msgs))
+        return NULL;
+    if (!s->tx_count)
+        s->tx_first = m->n_msgs;
+    s->tx_count++;
+    sn_v2x_msg *msg = &m->msgs[m->n_msgs++];
+    memset(msg, 0, sizeof *msg);
+    return msg;
+}
+
+void sn_v2x_medium_begin(sn_v2x_medium *m)
+{
+    for (uint32_t i = 0; i < m->n_st; i++) {
+        sn_v2x_station *s = m->st[i];
+        if (s->ticked) /* it reported its carried receptions last frame */
+            s->n_carried = s->n_cmsgs = 0;
+        s->ticked = false;
+        s->tx_count = s->rx_count = 0;
+    }
+    m->n_msgs = m->n_rx = m->n_pairs = 0;
+}
+
+static int by_station(const void *a, const void *b)
+{
+    const sn_v2x_station *x = *(sn_v2x_station *const *)a, *y = *(sn_v2x_station *const *)b;
+    if (x->station_id != y->station_id)
+        return x->station_id < y->station_id ? -1 : 1;
+    return x->sensor_id < y->sensor_id ? -1 : x->sensor_id > y->sensor_id;
+}
+
+/* Where every antenna is now, and the ground under it, from the class context. */
+static void place(sn_v2x_medium *m)
+{
+    const sn_host *h = m->host;
+    for (uint32_t i = 0; i < m->n_st; i++) {
+        sn_v2x_station *s = m->order[i];
+        sn_actor_info a;
+        memset(&a, 0, sizeof a);
+        a.struct_size = sizeof a;
+        s->placed = h->actor_get(m->ctx, s->sensor_id, &a) == SN_OK;
+        if (!s->placed)
+            continue;
+        s->pos = a.transform.location;
+        s->ground = 0;
+        if (s->parent_id) {
+            memset(&a, 0, sizeof a);
+            a.struct_size = sizeof a;
+            if (h->actor_get(m->ctx, s->parent_id, &a) == SN_OK) /* the bottom of the parent's box */
+                s->ground = a.transform.location.z + a.bounding_box.location.z - a.bounding_box.extent.z;
+        }
+    }
+}
+
+/* Every (sender, receiver) within the receiver's filter distance, senders in station order. */
+static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
+{
+    double rmax = 0;
+    for (uint32_t i = 0; i < m->n_st; i++) {
+        const sn_v2x_station *s = m->order[i];
+        m->xy[2 * i] = s->placed ? s->pos.x : 0, m->xy[2 * i + 1] = s->placed ? s->pos.y : 0;
+        rmax = fmax(rmax, s->radio.filter);
+    }
+#ifdef SN_V2X_CARLA_METHOD
+    /* The benchmark's baseline: CARLA's loop over every ordered pair (one cell holds all). */
+    rmax = INFINITY;
+    if (!sn_v2x_grid_build(&m->grid, m->xy, m->n_st, INFINITY))
+        return SN_E_NOMEM;
+#else
+    /* Cells of half the largest range: a sender visits about 5 x 5 of them. */
+    if (!sn_v2x_grid_build(&m->grid, m->xy, m->n_st, rmax / 2))
+        return SN_E_NOMEM;
+#endif
+    const sn_v2x_grid *g = &m->grid;
+    for (uint32_t k = 0; k < n_tx; k++) {
+        uint32_t t = m->tx[k];
+        const sn_v2x_station *ts = m->order[t];
+        uint32_t ix0, ix1, iy0, iy1;
+        sn_v2x_grid_range(g, ts->pos.x, ts->pos.y, rmax, &ix0, &ix1, &iy0, &iy1);
+        for (uint32_t iy = iy0; iy <= iy1; iy++)
+            for (uint32_t ix = ix0; ix <= ix1; ix++) {
+                uint32_t c = iy * g->nx + ix;
+                for (uint32_t q = g->start[c]; q < g->start[c + 1]; q++) {
+                    uint32_t r = g->items[q];
+                    const sn_v2x_station *rs = m->order[r];
+                    /* Not to itself, nor to another sensor of the same station (CARLA skips its own
+                    ** owner); custom messages only on the same channel. */
+                    if (!rs->placed || rs->station_id == ts->station_id || rs->channel != ts->channel)
+                        continue;
+                    sn_vec3 dv = {rs->pos.x - ts->pos.x, rs->pos.y - ts->pos.y, rs->pos.z - ts->pos.z};
+                    double d = sqrt(dv.x * dv.x + dv.y * dv.y + dv.z * dv.z);
+                    if (!(d < rs->radio.filter))
+                        continue;
+                    if (!sn_v2x_grow((void **)&m->pairs, &m->cap_pairs, m->n_pairs + 1, sizeof *m->pairs))
+                        return SN_E_NOMEM;
+                    m->pairs[m->n_pairs++] = (sn_v2x_pair){.t = t, .r = r, .d = d};
+                }
+            }
+    }
+    m->pairs_seen += m->n_pairs;
+    return SN_OK;
+}
+
+/* The receiver's loss with fading (drawn from its stream, in sender order), the power. */
+static void powers(sn_v2x_medium *m)
+{
+    for (uint32_t i = 0; i < m->n_pairs; i++) {
+        sn_v2x_pair *p = &m->pairs[i];
+        sn_v2x_station *ts = m->order[p->t], *rs = m->order[p->r];
+        double ref0 = fmin(ts->ground, rs->ground);
+        double ht = fmax(ts->pos.z - ref0, 0), hr = fmax(rs->pos.z - ref0, 0);
+        double d = fmax(p->d, 1e-3); /* co-located antennas: a millimetre, not log(0) */
+        double pl = sn_v2x_path_loss(&rs->radio, (sn_v2x_los)p->los, d, ht, hr, p->ke);
+        double loss = pl + sn_v2x_rng_normal(&rs->rng, 0.0, sn_v2x_fading_sigma(&rs->radio, (sn_v2x_los)p->los));
+        p->power = ts->radio.tx_power + rs->radio.gain - loss;
+        p->received = p->power >= rs->radio.sensitivity;
+    }
+}
+
+/* Receptions grouped by receiver, each in sender order; carried over for stations not ticking. */
+static sn_status deliver(sn_v2x_medium *m)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->n_pairs; i++)
+        if (m->pairs[i].received)
+            m->order[m->pairs[i].r]->rx_count++, n++;
+    if (!sn_v2x_grow((void **)&m->rx, &m->cap_rx, n, sizeof *m->rx))
+        return SN_E_NOMEM;
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < m->n_st; i++) {
+        sn_v2x_station *s = m->order[i];
+        s->rx_first = at, at += s->rx_count, s->rx_count = 0;
+    }
+    for (uint32_t i = 0; i < m->n_pairs; i++) {
+        const sn_v2x_pair *p = &m->pairs[i];
+        if (!p->received)
+            continue;
+        sn_v2x_station *ts = m->order[p->t], *rs = m->order[p->r];
+        m->rx[rs->rx_first + rs->rx_count++] = (sn_v2x_rx){p->power, p->los, ts->tx_first, ts->tx_count};
+    }
+    m->n_rx = n;
+    /* A station that does not report this frame keeps copies for its next tick. */
+    for (uint32_t i = 0; i < m->n_st; i++) {
+        sn_v2x_station *s = m->order[i];
+        if (s->ticked || !s->rx_count)
+            continue;
+        for (uint32_t k = 0; k < s->rx_count; k++) {
+            sn_v2x_rx e = m->rx[s->rx_first + k];
+            if (!sn_v2x_grow((void **)&s->carried, &s->cap_carried, s->n_carried + 1, sizeof *s->carried) ||
+                !sn_v2x_grow((void **)&s->carried_msgs, &s->cap_cmsgs, s->n_cmsgs + e.count, sizeof *s->carried_msgs))
+                return SN_E_NOMEM;
+            memcpy(&s->carried_msgs[s->n_cmsgs], &m->msgs[e.first], e.count * sizeof *m->msgs);
+            e.first = s->n_cmsgs, s->n_cmsgs += e.count;
+            s->carried[s->n_carried++] = e;
+        }
+        s->rx_count = 0;
+    }
+    return SN_OK;
+}
+
+sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
+{
+    const sn_host *h = m->host;
+    if (!sn_v2x_grow((void **)&m->order, &m->cap_order, m->n_st, sizeof *m->order) ||
+        !sn_v2x_grow((void **)&m->tx, &m->cap_tx, m->n_st, sizeof *m->tx) ||
+        !sn_v2x_grow((void **)&m->xy, &m->cap_xy, 2 * m->n_st, sizeof *m->xy)) {
+        h->set_error(m->ctx, "out of memory propagating V2X messages");
+        return SN_E_NOMEM;
+    }
+    if (m->dirty) {
+        memcpy(m->order, m->st, m->n_st * sizeof *m->st);
+        qsort(m->order, m->n_st, sizeof *m->order, by_station);
+        m->dirty = false;
+    }
+    uint32_t n_tx = 0;
+    for (uint32_t i = 0; i < m->n_st; i++)
+        if (m->order[i]->tx_count)
+            m->tx[n_tx++] = i;
+    if (!n_tx)
+        return SN_OK;
+    place(m);
+    sn_status st = find_pairs(m, n_tx);
+    if (!st)
+        st = sn_v2x_los_classify(m);
+    if (!st) {
+        powers(m);
+        st = deliver(m);
+    }
+    if (st == SN_E_NOMEM)
+        h->set_error(m->ctx, "out of memory propagating V2X messages");
+    return st;
+}
+
+uint32_t sn_v2x_station_pending(const sn_v2x_medium *m, const sn_v2x_station *s)
+{
+    (void)m;
+    return s->ticked ? s->n_carried + s->rx_count : 0;
+}
+
+const sn_v2x_rx *sn_v2x_station_rx(const sn_v2x_medium *m, const sn_v2x_station *s, uint32_t i,
+                                   const sn_v2x_msg **msgs)
+{
+    if (i < s->n_carried) {
+        *msgs = s->carried_msgs;
+        return &s->carried[i];
+    }
+    *msgs = m->msgs;
+    return &m->rx[s->rx_first + i - s->n_carried];
+}

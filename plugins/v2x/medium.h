@@ -1,0 +1,123 @@
+/*
+** medium.h — the radio medium of one V2X class in one engine: its stations, this frame's
+** transmissions, and the propagation that turns them into receptions. It lives in the class
+** state (host->class_state), so two engines never share a medium and no static holds any of it.
+**
+** Per frame: class_tick(POST, before) clears the last frame; each sensor's POST tick places its
+** transmissions (sn_v2x_medium_transmit); class_tick(POST, after) propagates them
+** (sn_v2x_medium_propagate): stations within each receiver's filter_distance are found through
+** a grid, their line of sight is traced in one ray batch, the receiver's loss and fading give
+** the received power. A station that ticked this frame reports what it received since its last
+** report; one that did not keeps it for its next tick.
+*/
+#ifndef SN_V2X_MEDIUM_H
+#define SN_V2X_MEDIUM_H
+
+#include "channel.h"
+#include "grid.h"
+#include "msg.h"
+#include "rng.h"
+
+#include <sensim/plugin.h>
+
+/* One reception: the messages one sender transmitted in one frame, at one received power. */
+typedef struct sn_v2x_rx {
+    double power;   /* dBm */
+    uint8_t los;    /* sn_v2x_los */
+    uint32_t first; /* messages [first, first + count) of the frame pool, or of the station's carried pool */
+    uint32_t count;
+} sn_v2x_rx;
+
+typedef struct sn_v2x_station {
+    uint32_t sensor_id, station_id, parent_id;
+    uint8_t parent_kind;     /* sn_actor_kind of the parent (SN_ACTOR_SENSOR when free-standing) */
+    uint32_t name;           /* index into the medium's names */
+    uint32_t channel;        /* interned channel_id (custom messages); 0 for CAM */
+    sn_v2x_radio radio;
+    sn_v2x_rng rng;          /* fading and CAM noise */
+    /* where the antenna is this frame */
+    sn_vec3 pos;
+    double ground;           /* z of the ground under it: the bottom of its parent's box, 0 when free */
+    bool placed;
+    bool ticked;             /* its POST tick ran this frame: it reports */
+    uint32_t tx_first, tx_count; /* this frame's transmissions in the medium's pool */
+    uint32_t rx_first, rx_count; /* this frame's receptions in the medium's list */
+    /* receptions of frames in which it did not tick, copied, for its next report */
+    sn_v2x_rx *carried;
+    uint32_t n_carried, cap_carried;
+    sn_v2x_msg *carried_msgs;
+    uint32_t n_cmsgs, cap_cmsgs;
+} sn_v2x_station;
+
+/* A sender-receiver pair within the receiver's filter distance. */
+typedef struct sn_v2x_pair {
+    uint32_t t, r;   /* indices into the medium's sorted stations */
+    double d;        /* 3D distance between the antennas, m */
+    double ke;       /* largest knife-edge loss (NLOSv), dB */
+    double power;    /* received power, dBm */
+    uint8_t los;
+    bool received;
+} sn_v2x_pair;
+
+typedef struct sn_v2x_medium {
+    const sn_host *host;
+    sn_ctx *ctx;             /* the class context: actors, rays, clock */
+    bool custom;             /* carries custom messages (channels apply) */
+    sn_v2x_station **st;     /* registered stations, in registration order */
+    uint32_t n_st, cap_st;
+    sn_v2x_station **order;  /* the same, sorted by (station id, sensor id) */
+    uint32_t cap_order;
+    bool dirty;              /* order must be rebuilt */
+    char **names;            /* sensor names and channel ids; kept until the class ends */
+    uint32_t n_names, cap_names;
+    sn_v2x_msg *msgs;        /* this frame's transmissions */
+    uint32_t n_msgs, cap_msgs;
+    sn_v2x_pair *pairs;
+    uint32_t n_pairs, cap_pairs;
+    sn_v2x_rx *rx;           /* this frame's receptions, grouped by receiver */
+    uint32_t n_rx, cap_rx;
+    uint32_t *tx;            /* sorted indices of the stations that transmit this frame */
+    uint32_t cap_tx;
+    sn_v2x_grid grid;
+    double *xy;              /* the sorted stations' horizontal positions, for the grid */
+    uint32_t cap_xy;
+    /* line-of-sight work buffers (los.c) */
+    sn_ray *rays;
+    sn_ray_result *res;
+    uint32_t *ray_pair;
+    uint32_t cap_rays;
+    sn_ray_hit *hits;
+    uint32_t cap_hits;
+    /* counters, for the benchmark and tests */
+    uint64_t rays_cast, pairs_seen;
+} sn_v2x_medium;
+
+sn_status sn_v2x_medium_create(const sn_host *host, sn_ctx *ctx, bool custom, sn_v2x_medium **out);
+void sn_v2x_medium_destroy(sn_v2x_medium *m);
+
+/* A new station (zeroed, registered), or NULL out of memory. */
+sn_v2x_station *sn_v2x_medium_add(sn_v2x_medium *m);
+void sn_v2x_medium_remove(sn_v2x_medium *m, sn_v2x_station *s);
+/* Keeps a copy of a string for the medium's lifetime; its index, or UINT32_MAX out of memory.
+** With `intern`, an equal string kept before is reused (channel ids). */
+uint32_t sn_v2x_medium_name(sn_v2x_medium *m, const char *s, bool intern);
+/* A message slot for station s this frame (its transmissions are contiguous), or NULL. */
+sn_v2x_msg *sn_v2x_medium_transmit(sn_v2x_medium *m, sn_v2x_station *s);
+
+/* class_tick(POST, before): forget the last frame. */
+void sn_v2x_medium_begin(sn_v2x_medium *m);
+/* class_tick(POST, after): propagate this frame's transmissions. */
+sn_status sn_v2x_medium_propagate(sn_v2x_medium *m);
+
+/* What station s reports this frame: its receptions in order; the message of each. */
+uint32_t sn_v2x_station_pending(const sn_v2x_medium *m, const sn_v2x_station *s);
+const sn_v2x_rx *sn_v2x_station_rx(const sn_v2x_medium *m, const sn_v2x_station *s, uint32_t i,
+                                   const sn_v2x_msg **msgs);
+
+/* Line of sight of pairs [0, n) (los.c): los and ke of each. */
+sn_status sn_v2x_los_classify(sn_v2x_medium *m);
+
+/* Grows *p to hold at least n items of `size` bytes (doubling); false out of memory. */
+bool sn_v2x_grow(void **p, uint32_t *cap, uint32_t n, size_t size);
+
+#endif

@@ -1,0 +1,9 @@
+/* output.h — one report of a V2X sensor: `messages`, every reception since its last report. */
+#ifndef SN_V2X_OUTPUT_H
+#define SN_V2X_OUTPUT_H
+
+#include "medium.h"
+
+sn_status sn_v2x_write_report(const sn_host *h, sn_writer *w, const sn_v2x_medium *m, const sn_v2x_station *s);
+
+#endif
