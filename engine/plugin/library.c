@@ -10,6 +10,7 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "attr.h"
+#include "../sim/guard.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -170,6 +171,12 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
                      c->attr_def_size, SN_ABI_MAJOR);
             return false;
         }
+        /* strides beyond any struct an ABI could define: a stride of 2^30 walked far past the table */
+        if (c->attr_def_size > 4096 || c->method_def_size > 4096 || c->n_attrs > 1024) {
+            snprintf(why, n, "'%s': attr_def_size %u, method_def_size %u or n_attrs %u is out of range (at most "
+                     "4096, 4096 and 1024)", id, c->attr_def_size, c->method_def_size, c->n_attrs);
+            return false;
+        }
         if (c->n_methods && (!c->methods || c->n_methods > 1024)) {
             snprintf(why, n, "'%s' lists %u methods but no method table", id, c->n_methods);
             return false;
@@ -264,13 +271,25 @@ static sn_status load_file(sn_library *lib, const char *path)
             sn_plugin_entry_fn entry;
             memcpy(&entry, &sym, sizeof entry); /* object-to-function pointer, as POSIX allows */
             size_t before = lib->n_bps;
-            if (accept_plugin(lib, pf, entry(SN_ABI_MAJOR, SN_ABI_MINOR), why, sizeof why)) {
-                pf->handle = h;
-                return SN_OK;
+            sigjmp_buf jb;
+            int sig = sigsetjmp(jb, 1);
+            if (!sig) {
+                sn_guard_load_enter(&jb);
+                bool ok = accept_plugin(lib, pf, entry(SN_ABI_MAJOR, SN_ABI_MINOR), why, sizeof why);
+                sn_guard_load_leave();
+                if (ok) {
+                    pf->handle = h;
+                    return SN_OK;
+                }
+            } else {
+                snprintf(why, sizeof why, "crashed (%s) in sn_plugin_entry or while its descriptor was read",
+                         strsignal(sig));
+                h = NULL; /* left loaded: whatever it started may still point into it */
             }
             lib->n_bps = before;
         }
-        dlclose(h);
+        if (h)
+            dlclose(h);
     }
     free(pf->classes);
     pf->classes = NULL;
