@@ -168,6 +168,10 @@ bool sn_image_patterns_may_collide(const char *a, const char *b)
 bool sn_image_pattern_check(const char *pattern, sn_error *err)
 {
     int conversions = 0;
+    if (strlen(pattern) > SN_SAVE_PATH_MAX) {
+        sn_fail(err, SN_E_INVALID, "of %zu bytes is longer than the limit of %d", strlen(pattern), SN_SAVE_PATH_MAX);
+        return false;
+    }
     if (!*pattern) {
         sn_fail(err, SN_E_INVALID, "the image path is empty");
         return false;
@@ -198,8 +202,12 @@ bool sn_image_pattern_check(const char *pattern, sn_error *err)
         return false;
     }
     size_t len = strlen(pattern);
-    if (len > SN_SAVE_PATH_MAX || len < 4 || strcmp(pattern + len - 4, ".png") != 0) {
-        sn_fail(err, SN_E_INVALID, "'%s' must end in .png and be at most %d bytes", pattern, SN_SAVE_PATH_MAX);
+    if (len > SN_SAVE_PATH_MAX) { /* not quoted: it would fill the error line */
+        sn_fail(err, SN_E_INVALID, "of %zu bytes is longer than the limit of %d", len, SN_SAVE_PATH_MAX);
+        return false;
+    }
+    if (len < 4 || strcmp(pattern + len - 4, ".png") != 0) {
+        sn_fail(err, SN_E_INVALID, "'%s' must end in .png (the images are PNG)", pattern);
         return false;
     }
     /* components: not empty ("a//b", "sub/"), not "." or "..", at most 200 bytes with the

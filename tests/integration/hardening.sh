@@ -99,6 +99,57 @@ run2 frames_plus "expected a whole number >= 0 for frames, found '+3'" "$TMP/fpl
 run2 color_trailing "color" "$(scene col '  - {name: a, blueprint: vehicle.sedan, attributes: {color: "1,2,3,"}}')"
 run2 scene_dir "is a folder" "$TMP"
 
+## 3. outputs: save paths, and an --out full of traps is never written through
+cam() { scene "$1" "sensors:
+  - {name: cam, blueprint: sensor.camera.rgb, attributes: {image_size_x: 8, image_size_y: 6}, save: {path: \"$2\"}}
+  - {name: cam2, blueprint: sensor.camera.depth, attributes: {image_size_x: 8, image_size_y: 6}${3:-}}"; }
+run2 save_over_stream "has no frame number" "$(cam s1 cam2.msgpack.part)"
+run2 save_stream_name "has no frame number" "$(cam s2 cam2.msgpack)"
+run2 save_not_png "must end in .png" "$(cam s2b 'x%d.msgpack')"
+run2 save_no_frame "has no frame number" "$(cam s3 x.png)"
+run2 save_into_stream "goes inside 'cam2.msgpack', the stream of sensor 'cam2'" "$(cam s4 'cam2.msgpack/%d.png')"
+run2 save_collide "save path 'a/x1%02d.png' may name the same files as sensor 'cam' ('a/x%d.png')" "$(cam s5 'a/x%d.png' ', save: {path: "a/x1%02d.png"}')"
+run2 save_long "save path of 3006 bytes is longer than the limit of 1024" "$(cam s6 "$(printf 'a%.0s' $(seq 1 3000))%d.png")"
+run2 save_dir "a part of the path is empty" "$(cam s7 'sub//%d.png')"
+run2 save_dot "a part of the path is empty, '.'" "$(cam s8 './%d.png')"
+run2 save_name_long "longer than 200 bytes" "$(cam s9 "$(printf 'a%.0s' $(seq 1 300))%d.png")"
+touch "$TMP/afile"
+expect 2 "save through a file" "afile exists and is not a folder" "$SENSIM" run "$(cam s10 'afile/%d.png')" --out "$TMP" --quiet
+# traps in --out: a stream-named link (its target must not change), a folder named like a stream
+good=$(cam good 'img/%06d.png')
+T=$TMP/traps && mkdir -p "$T" && echo precious >"$TMP/target"
+ln -s "$TMP/target" "$T/cam.msgpack"
+expect 2 "a link named like a stream" "cam.msgpack is a symbolic link" "$SENSIM" run "$good" --out "$T" --quiet
+[ "$(cat "$TMP/target")" = precious ] && [ "$(ls -A "$T")" = cam.msgpack ] && ok || bad "the link trap changed something"
+rm "$T/cam.msgpack" && mkdir "$T/cam2.msgpack"
+expect 2 "a folder named like a stream" "cam2.msgpack exists and is not a regular file (a folder)" \
+  "$SENSIM" run "$good" --out "$T" --quiet
+# an old output is replaced only by a whole run: a failing run (frames past the end of a
+# second scene's sensors are fine) leaves --out exactly as it was
+rm -rf "$T" && mkdir -p "$T"
+runok_out() { timeout 60 "$SENSIM" run "$1" --out "$T" --quiet 2>"$TMP/err.txt" && ok || bad "good run: $(cat "$TMP/err.txt")"; }
+runok_out "$good"
+before=$(cd "$T" && find . -type f | sort | xargs md5sum)
+printf 'settings: {frames: 8}\nsensors:\n  - {name: cam, blueprint: sensor.test.faulty, attributes: {mode: fail_tick, at_frame: 5}}\n' >"$TMP/failing.yaml"
+expect 1 "a failing run" "failing in tick at frame 5" "$SENSIM" run "$TMP/failing.yaml" --out "$T" --quiet \
+  --plugin-dir "$(dirname "$PLUGINS")/tests/plugins"
+[ "$(cd "$T" && find . -path './sensim-partial-*' -prune -o -type f -print | sort | xargs md5sum)" = "$before" ] && ok \
+  || bad "a failing run changed --out"
+[ "$(ls -d "$T"/sensim-partial-* | wc -l)" -eq 1 ] && [ -f "$T"/sensim-partial-*/cam.msgpack ] && ok \
+  || bad "a failing run: expected one partial folder with its stream: $(ls -R "$T")"
+# a full file system (a 64 KiB tmpfs, where this test may mount one): exit 1 naming the file,
+# --out as it was apart from the partial folder
+F=$TMP/full && mkdir -p "$F"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$F" 2>/dev/null; then
+  echo old >"$F/keep.txt"
+  big=$(cam big2 'img/%06d.png')
+  sed -i 's/image_size_x: 8, image_size_y: 6/image_size_x: 200, image_size_y: 150/; s/frames: 3/frames: 40/' "$big"
+  expect 1 "a full disk" "No space left on device" "$SENSIM" run "$big" --out "$F" --quiet
+  [ "$(cat "$F/keep.txt")" = old ] && [ "$(ls -A "$F" | grep -v '^sensim-partial-' | tr '\n' ' ')" = "keep.txt " ] && ok \
+    || bad "a full disk changed --out: $(ls -A "$F")"
+  umount "$F"
+fi
+
 ## 7. the stream reader behind dump and convert
 printf '\xdd\x40\x00\x00\x00' >"$TMP/arr.msgpack"   # an array claiming 2^30 entries in 5 bytes
 printf '\xdf\xff\xff\xff\xff' >"$TMP/map.msgpack"   # a map claiming 2^32 - 1
