@@ -110,7 +110,13 @@ static void put_object(FILE *out, const msgpack_object *o, bool full)
                 fputc(',', out);
             if (kv->key.type == MSGPACK_OBJECT_STR)
                 put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
-            else { /* a non-string key: its JSON text, as a string (a bare `"` + text + `"` was not JSON) */
+            else if (kv->key.type == MSGPACK_OBJECT_ARRAY || kv->key.type == MSGPACK_OBJECT_MAP ||
+                     kv->key.type == MSGPACK_OBJECT_BIN || kv->key.type == MSGPACK_OBJECT_EXT)
+                /* a container as a key: named, not written out — nested keys would re-escape their
+                ** text at every level, doubling it each time (a fuzzer found 2^64) */
+                fputs(kv->key.type == MSGPACK_OBJECT_ARRAY ? "\"$array\"" : kv->key.type == MSGPACK_OBJECT_MAP
+                      ? "\"$map\"" : kv->key.type == MSGPACK_OBJECT_BIN ? "\"$bin\"" : "\"$ext\"", out);
+            else { /* a scalar key: its JSON text, as a string (a bare `"` + text + `"` was not JSON) */
                 char *text = NULL;
                 size_t len = 0;
                 FILE *m = open_memstream(&text, &len);
