@@ -240,6 +240,23 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
     return true;
 }
 
+/* sn_plugin_entry and the descriptor checks, with a crash in either caught (guard.c):
+** 1 accepted, 0 refused, -1 crashed (why says so). Its own function: every local lives for
+** the whole of it, as a longjmp back into it needs. */
+static int guarded_accept(sn_library *lib, sn_plugin_file *pf, sn_plugin_entry_fn entry, char *why, size_t n)
+{
+    sigjmp_buf jb;
+    int sig = sigsetjmp(jb, 1);
+    if (sig) {
+        snprintf(why, n, "crashed (%s) in sn_plugin_entry or while its descriptor was read", strsignal(sig));
+        return -1;
+    }
+    sn_guard_load_enter(&jb);
+    bool ok = accept_plugin(lib, pf, entry(SN_ABI_MAJOR, SN_ABI_MINOR), why, n);
+    sn_guard_load_leave();
+    return ok ? 1 : 0;
+}
+
 static sn_status load_file(sn_library *lib, const char *path)
 {
     char real[PATH_MAX];
@@ -271,21 +288,13 @@ static sn_status load_file(sn_library *lib, const char *path)
             sn_plugin_entry_fn entry;
             memcpy(&entry, &sym, sizeof entry); /* object-to-function pointer, as POSIX allows */
             size_t before = lib->n_bps;
-            sigjmp_buf jb;
-            int sig = sigsetjmp(jb, 1);
-            if (!sig) {
-                sn_guard_load_enter(&jb);
-                bool ok = accept_plugin(lib, pf, entry(SN_ABI_MAJOR, SN_ABI_MINOR), why, sizeof why);
-                sn_guard_load_leave();
-                if (ok) {
-                    pf->handle = h;
-                    return SN_OK;
-                }
-            } else {
-                snprintf(why, sizeof why, "crashed (%s) in sn_plugin_entry or while its descriptor was read",
-                         strsignal(sig));
-                h = NULL; /* left loaded: whatever it started may still point into it */
+            int r = guarded_accept(lib, pf, entry, why, sizeof why);
+            if (r > 0) {
+                pf->handle = h;
+                return SN_OK;
             }
+            if (r < 0)
+                h = NULL; /* it crashed: left loaded, whatever it started may still point into it */
             lib->n_bps = before;
         }
         if (h)
