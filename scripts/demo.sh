@@ -11,4 +11,5 @@ echo "Streams written:"
 ls -l out/demo
 echo
 echo "First collision of the demo (sensim dump out/demo/jaywalker_collision.msgpack):"
-./build/engine/sensim dump out/demo/jaywalker_collision.msgpack | head -1
+./build/engine/sensim dump out/demo/jaywalker_collision.msgpack > out/demo/jaywalker_collision.jsonl  # not `| head`: under pipefail, head closing the pipe makes dump exit 141
+head -1 out/demo/jaywalker_collision.jsonl

@@ -23,6 +23,16 @@
 #define EXIT_INPUT 2
 #define HELP_SHOWN (-1) /* parse_args printed --help: the subcommand exits 0 */
 
+/* "partial outputs in DIR/sensim-partial-X; " or "" when the run wrote nothing. */
+static const char *partial_note(const char *dir)
+{
+    static char buf[4200];
+    if (!dir)
+        return "";
+    snprintf(buf, sizeof buf, "partial outputs in %s; ", dir);
+    return buf;
+}
+
 static int fail(int code, const char *fmt, const char *a)
 {
     fprintf(stderr, "sensim: error: ");
@@ -61,7 +71,7 @@ static const char HELP_RUN[] =
     "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N} there at the end\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
-    "Exit status: 0 success, 1 a failure while running (partial streams kept as .part), 2 bad input.\n";
+    "Exit status: 0 success, 1 a failure while running (partial outputs kept in DIR/sensim-partial-*), 2 bad input.\n";
 static const char HELP_BLUEPRINTS[] =
     "usage: sensim blueprints [--json] [--plugin-dir DIR]\n"
     "Lists every blueprint, built-in and from plugins, with its attributes (type, default, range, doc).\n";
@@ -209,6 +219,17 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
     return 0;
 }
 
+/* Limits of run options the scene does not check (README "Limits"). */
+static int check_run_limits(const cli *c)
+{
+    if (c->has_frames && c->frames > SN_LIMIT_FRAMES) {
+        char n[32];
+        snprintf(n, sizeof n, "%llu", (unsigned long long)c->frames);
+        return fail(EXIT_INPUT, "run: --frames %s is over the limit of 1000000000 frames (SN_LIMIT_FRAMES)", n);
+    }
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     cli c;
@@ -219,6 +240,8 @@ static int cmd_run(int argc, char **argv)
         return fail(EXIT_INPUT, "run: no scene file given%s", " (usage: sensim run SCENE --out DIR)");
     if (!c.out)
         return fail(EXIT_INPUT, "run: --out DIR is required%s", "");
+    if ((rc = check_run_limits(&c)))
+        return rc;
     sn_install_crash_reporter(); /* a crash inside a plugin callback is then reported by name */
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = c.plugin_dir, .threads = (int)c.threads, .seed_set = c.has_seed,
@@ -253,8 +276,8 @@ static int cmd_run(int argc, char **argv)
     }
     if (st != SN_OK) {
         fprintf(stderr, "sensim: error: %s\n", err.msg);
-        fprintf(stderr, "sensim: stopped at frame %llu; partial streams kept as %s/*.msgpack.part\n",
-                (unsigned long long)stats.frames, c.out);
+        fprintf(stderr, "sensim: stopped at frame %llu; %s%s left as it was\n", (unsigned long long)stats.frames,
+                partial_note(sn_engine_partial_dir(e)), c.out);
         sn_engine_destroy(e);
         return EXIT_RUN;
     }
@@ -302,6 +325,7 @@ static int cmd_blueprints(int argc, char **argv)
     int rc = parse_args(argc, argv, &c, " json plugin-dir ", HELP_BLUEPRINTS);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
+    sn_install_crash_reporter(); /* a plugin crashing in its entry is refused by name */
     sn_error err = {0};
     sn_blueprints *lib = sn_blueprints_open(&(sn_engine_options){.plugin_dir = c.plugin_dir}, &err);
     if (!lib)
@@ -390,6 +414,7 @@ static int cmd_plugins(int argc, char **argv)
     int rc = parse_args(argc, argv, &c, " json plugin-dir ", HELP_PLUGINS);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
+    sn_install_crash_reporter(); /* a plugin crashing in its entry is refused by name */
     sn_error err = {0};
     /* quiet: the refusals are this command's output, not warnings */
     sn_blueprints *lib = sn_blueprints_open(&(sn_engine_options){.plugin_dir = c.plugin_dir, .quiet_plugins = true},

@@ -29,7 +29,8 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* Every file under dir/rel, sorted by name at each level, as {"path","bytes","sha256"}. */
+/* Every file under dir/rel, sorted by name at each level, as {"path","bytes","sha256"}; not a
+** failed run's sensim-partial-* folder. */
 static void outputs(FILE *f, const char *dir, const char *rel, bool *first)
 {
     char path[4200];
@@ -42,7 +43,10 @@ static void outputs(FILE *f, const char *dir, const char *rel, bool *first)
         bool fits = snprintf(sub, sizeof sub, "%s%s%s", rel, rel[0] ? "/" : "", name) < (int)sizeof sub &&
                     snprintf(full, sizeof full, "%s/%s", dir, sub) < (int)sizeof full;
         struct stat st;
-        if (fits && strcmp(name, ".") && strcmp(name, "..") && lstat(full, &st) == 0) {
+        /* a failed run's staging folder (random name) holds partial outputs, not outputs: the
+        ** manifest stays a function of the spec */
+        bool staging = !rel[0] && strncmp(name, "sensim-partial-", 15) == 0;
+        if (fits && !staging && strcmp(name, ".") && strcmp(name, "..") && lstat(full, &st) == 0) {
             if (S_ISDIR(st.st_mode)) {
                 outputs(f, dir, sub, first);
             } else if (S_ISREG(st.st_mode)) {

@@ -262,8 +262,9 @@ int sn_cmd_replay(int argc, char **argv)
     sn_engine_stats(e, &stats, NULL);
     if (st) {
         fprintf(stderr, "sensim: error: %s\n", err.msg);
-        fprintf(stderr, "sensim: stopped at frame %llu; partial streams kept as %s/*.msgpack.part\n",
-                (unsigned long long)stats.frames, o.out);
+        const char *pd = sn_engine_partial_dir(e);
+        fprintf(stderr, "sensim: stopped at frame %llu; %s%s%s%s left as it was\n", (unsigned long long)stats.frames,
+                pd ? "partial outputs in " : "", pd ? pd : "", pd ? "; " : "", o.out);
         sn_engine_destroy(e);
         return EXIT_RUN;
     }

@@ -13,6 +13,10 @@ sn_status sn_fail(sn_error *err, sn_status status, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        /* an error is one line: a key or a path holding a line break would split it */
+        for (char *p = err->msg; *p; p++)
+            if ((unsigned char)*p < 0x20)
+                *p = ' ';
         err->status = status;
     }
     return status;

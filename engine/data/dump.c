@@ -1,6 +1,7 @@
 #include "dump.h"
 
 #include "../core/error.h"
+#include "msgread.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,17 +9,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Length of the valid UTF-8 sequence at s[0..n), 0 if none (overlong, surrogate, > U+10FFFF). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (!k || k > n)
+        return 0;
+    uint32_t cp = k == 1 ? c : k == 2 ? c & 0x1fu : k == 3 ? c & 0x0fu : c & 0x07u;
+    for (size_t i = 1; i < k; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return k;
+}
+
+/* A JSON string: escapes, and U+FFFD for each byte that is not valid UTF-8 (JSON is UTF-8). */
 static void put_string(FILE *out, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
     fputc('"', out);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+    for (size_t i = 0; i < n;) {
+        unsigned char c = u[i];
+        size_t k = utf8_len(u + i, n - i);
+        if (!k) {
+            fputs("\\ufffd", out);
+            i++;
+            continue;
+        }
         if (c == '"' || c == '\\')
             fprintf(out, "\\%c", c);
-        else if (c < 0x20)
+        else if (c < 0x20 || c == 0x7f)
             fprintf(out, "\\u%04x", c);
         else
-            fputc(c, out);
+            fwrite(u + i, 1, k, out);
+        i += k;
     }
     fputc('"', out);
 }
@@ -81,10 +110,22 @@ static void put_object(FILE *out, const msgpack_object *o, bool full)
                 fputc(',', out);
             if (kv->key.type == MSGPACK_OBJECT_STR)
                 put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
-            else {
-                fputc('"', out);
-                put_object(out, &kv->key, full); /* non-string keys are stringified */
-                fputc('"', out);
+            else if (kv->key.type == MSGPACK_OBJECT_ARRAY || kv->key.type == MSGPACK_OBJECT_MAP ||
+                     kv->key.type == MSGPACK_OBJECT_BIN || kv->key.type == MSGPACK_OBJECT_EXT)
+                /* a container as a key: named, not written out — nested keys would re-escape their
+                ** text at every level, doubling it each time (a fuzzer found 2^64) */
+                fputs(kv->key.type == MSGPACK_OBJECT_ARRAY ? "\"$array\"" : kv->key.type == MSGPACK_OBJECT_MAP
+                      ? "\"$map\"" : kv->key.type == MSGPACK_OBJECT_BIN ? "\"$bin\"" : "\"$ext\"", out);
+            else { /* a scalar key: its JSON text, as a string (a bare `"` + text + `"` was not JSON) */
+                char *text = NULL;
+                size_t len = 0;
+                FILE *m = open_memstream(&text, &len);
+                if (m) {
+                    put_object(m, &kv->key, full);
+                    fclose(m);
+                }
+                put_string(out, text ? text : "", text ? len : 0);
+                free(text);
             }
             fputc(':', out);
             put_object(out, &kv->val, full);
@@ -96,64 +137,39 @@ static void put_object(FILE *out, const msgpack_object *o, bool full)
     }
 }
 
-/* Reads the whole file: simple and exact about where a stream breaks. */
-char *sn_read_file(const char *path, size_t *len, sn_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        sn_fail(err, SN_E_IO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *nb = realloc(buf, cap *= 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = nb;
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        sn_fail(err, bad ? SN_E_IO : SN_E_NOMEM, "%s: cannot read%s", path, bad ? "" : ": out of memory");
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 sn_status sn_dump_file(const char *path, FILE *out, bool full, sn_error *err)
 {
-    size_t len, off = 0, count = 0;
-    char *buf = sn_read_file(path, &len, err);
-    if (!buf)
-        return err->status;
+    sn_msgreader r;
+    sn_status st = sn_msgreader_open(&r, path, err);
+    if (st)
+        return st;
     msgpack_unpacked res;
     msgpack_unpacked_init(&res);
-    sn_status st = SN_OK;
-    while (off < len) {
-        size_t start = off;
-        msgpack_unpack_return r = msgpack_unpack_next(&res, buf, len, &off);
-        if (r == MSGPACK_UNPACK_SUCCESS && res.data.type == MSGPACK_OBJECT_MAP) {
-            put_object(out, &res.data, full);
-            fputc('\n', out);
-            count++;
-            continue;
+    const uint8_t *msg;
+    size_t len;
+    while ((st = sn_msgreader_next(&r, &msg, &len, err)) == SN_OK) {
+        size_t off = 0;
+        /* scanned whole already: msgpack-c allocates only for what the bytes hold */
+        if (msgpack_unpack_next(&res, (const char *)msg, len, &off) != MSGPACK_UNPACK_SUCCESS ||
+            res.data.type != MSGPACK_OBJECT_MAP) {
+            st = sn_fail(err, SN_E_INVALID, "%s: corrupt stream: the message is not a map (message %llu at byte %llu)",
+                         path, (unsigned long long)r.count, (unsigned long long)(r.offset - len));
+            break;
         }
-        const char *what = r == MSGPACK_UNPACK_CONTINUE ? "truncated stream: the message is incomplete"
-                           : r == MSGPACK_UNPACK_SUCCESS ? "corrupt stream: the message is not a map"
-                                                         : "corrupt stream: not msgpack";
-        st = sn_fail(err, SN_E_INVALID, "%s: %s (message %zu at byte %zu)", path, what, count + 1, start);
-        break;
+        put_object(out, &res.data, full);
+        fputc('\n', out);
+        if (ferror(out))
+            break;
     }
+    if (st == SN_E_NOT_FOUND)
+        st = SN_OK;
     msgpack_unpacked_destroy(&res);
-    free(buf);
+    sn_msgreader_close(&r);
+    /* the output too: `dump > /dev/full` must not say nothing and exit 0 */
+    if (fflush(out) != 0 || ferror(out)) {
+        sn_status w = sn_fail(err, SN_E_IO, "dump: cannot write the output: %s", strerror(errno ? errno : EIO));
+        if (!st)
+            st = w;
+    }
     return st;
 }

@@ -8,9 +8,6 @@
 /* Prints one JSON object per message. With `full`, bins are base64 ({"$bin": "..."});
 ** otherwise summarised ({"$bin_bytes": N}). A truncated or corrupt file is an error naming
 ** the byte offset, after the whole messages before it were printed. */
-/* The whole file in one malloc'd buffer (caller frees), or NULL with err set. */
-char *sn_read_file(const char *path, size_t *len, sn_error *err);
-
 sn_status sn_dump_file(const char *path, FILE *out, bool full, sn_error *err);
 
 #endif

@@ -1,9 +1,9 @@
 /* image.c — converters and PNG output for camera images. */
 #include "image.h"
+#include "msgread.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
-#include "dump.h"
 #include "png.h"
 
 #include <errno.h>
@@ -79,9 +79,99 @@ bool sn_event_frame(const uint8_t *ev, size_t n, uint32_t w, uint32_t h, uint8_t
     return true;
 }
 
+/* A save pattern as tokens: literal characters, and one frame number (any run of digits). */
+typedef struct { char ch[SN_SAVE_PATH_MAX + 1]; bool num[SN_SAVE_PATH_MAX + 1]; size_t n; } tokens;
+
+static void tokenize(const char *p, tokens *t)
+{
+    t->n = 0;
+    for (; *p && t->n < SN_SAVE_PATH_MAX; p++) {
+        if (*p == '%' && p[1] == '%') {
+            t->ch[t->n] = '%', t->num[t->n++] = false;
+            p++;
+        } else if (*p == '%') {
+            while (*++p != 'd')
+                ;
+            t->ch[t->n] = 0, t->num[t->n++] = true;
+        } else {
+            t->ch[t->n] = *p, t->num[t->n++] = false;
+        }
+    }
+}
+
+/* The states a token list reaches from (k, in_num) on character c; bit 0 = state k, in_num 0... */
+static int step(const tokens *t, size_t k, bool in, char c, size_t out_k[2], bool out_in[2])
+{
+    int m = 0;
+    bool digit = c >= '0' && c <= '9';
+    if (in && digit) /* another digit of the number */
+        out_k[m] = k, out_in[m++] = true;
+    size_t at = in ? k + 1 : k; /* a number ended (in) or the current token */
+    if (in && at < t->n && !t->num[at] && t->ch[at] == c)
+        out_k[m] = at + 1, out_in[m++] = false;
+    if (!in && at < t->n) {
+        if (t->num[at] && digit)
+            out_k[m] = at, out_in[m++] = true;
+        else if (!t->num[at] && t->ch[at] == c)
+            out_k[m] = at + 1, out_in[m++] = false;
+    }
+    return m;
+}
+
+static bool at_end(const tokens *t, size_t k, bool in) { return in ? k + 1 == t->n : k == t->n; }
+
+bool sn_image_patterns_may_collide(const char *a, const char *b)
+{
+    static _Thread_local tokens ta, tb;
+    tokenize(a, &ta);
+    tokenize(b, &tb);
+    size_t w = (tb.n + 1) * 2, total = (ta.n + 1) * 2 * w;
+    uint8_t *seen = calloc(total, 1);
+    size_t *queue = malloc(total * sizeof *queue);
+    bool hit = !seen || !queue; /* without memory, say they may: refusing is safe */
+    size_t head = 0, tail = 0;
+    if (!hit)
+        seen[0] = 1, queue[tail++] = 0;
+    while (!hit && head < tail) {
+        size_t s = queue[head++];
+        size_t ka = s / w / 2, kb = s % w / 2;
+        bool ia = s / w % 2, ib = s % 2;
+        if (at_end(&ta, ka, ia) && at_end(&tb, kb, ib)) {
+            hit = true;
+            break;
+        }
+        /* candidate characters: what either side expects next, and a digit */
+        char cs[5] = {'0'};
+        int nc = 1;
+        size_t pa = ia ? ka + 1 : ka, pb = ib ? kb + 1 : kb;
+        if (pa < ta.n && !ta.num[pa])
+            cs[nc++] = ta.ch[pa];
+        if (pb < tb.n && !tb.num[pb])
+            cs[nc++] = tb.ch[pb];
+        for (int c = 0; c < nc; c++) {
+            size_t ak[2], bk[2];
+            bool ai[2], bi[2];
+            int na = step(&ta, ka, ia, cs[c], ak, ai), nb = step(&tb, kb, ib, cs[c], bk, bi);
+            for (int x = 0; x < na; x++)
+                for (int y = 0; y < nb; y++) {
+                    size_t ns = (ak[x] * 2 + ai[x]) * w + bk[y] * 2 + bi[y];
+                    if (ns < total && !seen[ns])
+                        seen[ns] = 1, queue[tail++] = ns;
+                }
+        }
+    }
+    free(seen);
+    free(queue);
+    return hit;
+}
+
 bool sn_image_pattern_check(const char *pattern, sn_error *err)
 {
     int conversions = 0;
+    if (strlen(pattern) > SN_SAVE_PATH_MAX) {
+        sn_fail(err, SN_E_INVALID, "of %zu bytes is longer than the limit of %d", strlen(pattern), SN_SAVE_PATH_MAX);
+        return false;
+    }
     if (!*pattern) {
         sn_fail(err, SN_E_INVALID, "the image path is empty");
         return false;
@@ -106,6 +196,32 @@ bool sn_image_pattern_check(const char *pattern, sn_error *err)
     if (conversions > 1) {
         sn_fail(err, SN_E_INVALID, "'%s': more than one frame number", pattern);
         return false;
+    }
+    if (conversions != 1) {
+        sn_fail(err, SN_E_INVALID, "'%s' has no frame number (%%06d): every frame's image would replace the last", pattern);
+        return false;
+    }
+    size_t len = strlen(pattern);
+    if (len > SN_SAVE_PATH_MAX) { /* not quoted: it would fill the error line */
+        sn_fail(err, SN_E_INVALID, "of %zu bytes is longer than the limit of %d", len, SN_SAVE_PATH_MAX);
+        return false;
+    }
+    if (len < 4 || strcmp(pattern + len - 4, ".png") != 0) {
+        sn_fail(err, SN_E_INVALID, "'%s' must end in .png (the images are PNG)", pattern);
+        return false;
+    }
+    /* components: not empty ("a//b", "sub/"), not "." or "..", at most 200 bytes with the
+    ** frame number written out (NAME_MAX is 255), not the staging folder's prefix */
+    for (const char *c = pattern; *c;) {
+        const char *e = strchr(c, '/');
+        size_t n = e ? (size_t)(e - c) : strlen(c);
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.') || n > 200 ||
+            strncmp(c, "sensim-partial-", 15) == 0) {
+            sn_fail(err, SN_E_INVALID, "'%s': a part of the path is empty, '.', '..', longer than 200 bytes or "
+                    "starts with sensim-partial-", pattern);
+            return false;
+        }
+        c += n + (e != NULL);
     }
     return true;
 }
@@ -177,40 +293,43 @@ sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, cons
     if (st)
         return st;
     if (!sn_png_write_rgb(path, (int)W, (int)H, *scratch))
-        return sn_fail(err, SN_E_IO, "cannot write %s", path);
+        return sn_fail(err, SN_E_IO, "cannot write %s: %s", path, strerror(errno));
     return SN_OK;
 }
 
 sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, size_t *written, sn_error *err)
 {
-    size_t len, off = 0;
     *written = 0;
-    char *buf = sn_read_file(path, &len, err);
-    if (!buf)
-        return err->status;
+    sn_msgreader r;
+    sn_status st = sn_msgreader_open(&r, path, err);
+    if (st)
+        return st;
     msgpack_unpacked res;
     msgpack_unpacked_init(&res);
     uint8_t *scratch = NULL;
     size_t cap = 0;
-    sn_status st = SN_OK;
-    while (off < len && !st) {
-        size_t start = off;
-        msgpack_unpack_return r = msgpack_unpack_next(&res, buf, len, &off);
-        if (r != MSGPACK_UNPACK_SUCCESS || res.data.type != MSGPACK_OBJECT_MAP) {
-            st = sn_fail(err, SN_E_INVALID, "%s: %s (message %zu at byte %zu)", path,
-                         r == MSGPACK_UNPACK_CONTINUE ? "truncated stream" : "corrupt stream", *written + 1, start);
+    const uint8_t *msg;
+    size_t len;
+    while (!st && (st = sn_msgreader_next(&r, &msg, &len, err)) == SN_OK) {
+        size_t off = 0;
+        if (msgpack_unpack_next(&res, (const char *)msg, len, &off) != MSGPACK_UNPACK_SUCCESS ||
+            res.data.type != MSGPACK_OBJECT_MAP) {
+            st = sn_fail(err, SN_E_INVALID, "%s: corrupt stream (message %zu at byte %llu)", path, *written + 1,
+                         (unsigned long long)(r.offset - len));
             break;
         }
         if ((st = sn_image_save_message(&res.data, dir, "%06d.png", c, &scratch, &cap, err))) {
-            char msg[sizeof err->msg];
-            sn_format(msg, sizeof msg, "%s", err->msg);
-            sn_fail(err, st, "%s: message %zu: %s", path, *written + 1, msg);
+            char m[sizeof err->msg];
+            sn_format(m, sizeof m, "%s", err->msg);
+            sn_fail(err, st, "%s: message %zu: %s", path, *written + 1, m);
         } else {
             (*written)++;
         }
     }
+    if (st == SN_E_NOT_FOUND)
+        st = SN_OK;
     msgpack_unpacked_destroy(&res);
     free(scratch);
-    free(buf);
+    sn_msgreader_close(&r);
     return st;
 }

@@ -40,6 +40,10 @@ bool sn_image_pattern_check(const char *pattern, sn_error *err);
 ** message with width, height and events: its event frame, then the converter) to
 ** dir/pattern(frame), creating folders as needed. `scratch` is grown and reused (caller frees).
 */
+/* The longest `save: path` pattern accepted (the formatted name must fit the writer's buffers). */
+#define SN_SAVE_PATH_MAX 1024
+/* True when two checked patterns could name the same file for some frame numbers. */
+bool sn_image_patterns_may_collide(const char *a, const char *b);
 sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
                                 uint8_t **scratch, size_t *scratch_cap, sn_error *err);
 

@@ -2,7 +2,10 @@
 ** be libdeflate's: Debian's libstb is built with stb's own, slower deflate. */
 #include "png.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <libdeflate.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -62,5 +65,34 @@ static void force_filter(void) { stbi_write_force_png_filter = 2; }
 bool sn_png_write_rgb(const char *path, int width, int height, const uint8_t *rgb)
 {
     pthread_once(&filter_once, force_filter);
-    return stbi_write_png(path, width, height, 3, rgb, width * 3) != 0;
+    /* encoded in memory and written here, not with stbi_write_png, which checks neither its
+    ** writes nor its close: a full disk left a truncated PNG behind a success */
+    int len = 0;
+    unsigned char *png = stbi_write_png_to_mem(rgb, width * 3, width, height, 3, &len);
+    if (!png) {
+        errno = ENOMEM;
+        return false;
+    }
+    /* never through a link planted where the image goes */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    bool ok = fd >= 0;
+    for (size_t done = 0; ok && done < (size_t)len;) {
+        ssize_t n = write(fd, png + done, (size_t)len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        if (n == 0)
+            errno = ENOSPC;
+        done += ok ? (size_t)n : 0;
+    }
+    int saved = errno;
+    if (fd >= 0 && close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok && fd >= 0)
+        unlink(path); /* no truncated image left behind */
+    STBIW_FREE(png);
+    errno = saved;
+    return ok;
 }

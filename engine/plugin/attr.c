@@ -26,6 +26,9 @@ static bool parse_ll(const char *s, long long *v)
 {
     char *end;
     errno = 0;
+    /* an optional '-' then digits: strtoll alone takes ' 5' and '+3' */
+    if (!((*s >= '0' && *s <= '9') || (*s == '-' && s[1] >= '0' && s[1] <= '9')))
+        return false;
     *v = strtoll(s, &end, 10);
     return end != s && !*end && errno != ERANGE;
 }
@@ -80,7 +83,10 @@ sn_status sn_attr_parse(const sn_attr_def *def, const char *text, sn_value *out,
     case SN_ATTR_RGB: {
         long long c[3];
         char buf[64];
-        if (strlen(text) >= sizeof buf)
+        int commas = 0;
+        for (const char *p = text; *p; p++)
+            commas += *p == ',';
+        if (strlen(text) >= sizeof buf || commas != 2) /* strtok would skip empty parts: "1,2,3," */
             goto bad_rgb;
         strcpy(buf, text);
         char *save = NULL, *tok = strtok_r(buf, ",", &save);

@@ -10,6 +10,7 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "attr.h"
+#include "../sim/guard.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -173,6 +174,12 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
                      c->attr_def_size, SN_ABI_MAJOR);
             return false;
         }
+        /* strides beyond any struct an ABI could define: a stride of 2^30 walked far past the table */
+        if (c->attr_def_size > 4096 || c->method_def_size > 4096 || c->n_attrs > 1024) {
+            snprintf(why, n, "'%s': attr_def_size %u, method_def_size %u or n_attrs %u is out of range (at most "
+                     "4096, 4096 and 1024)", id, c->attr_def_size, c->method_def_size, c->n_attrs);
+            return false;
+        }
         if (c->n_methods && (!c->methods || c->n_methods > 1024)) {
             snprintf(why, n, "'%s' lists %u methods but no method table", id, c->n_methods);
             return false;
@@ -236,6 +243,23 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
     return true;
 }
 
+/* sn_plugin_entry and the descriptor checks, with a crash in either caught (guard.c):
+** 1 accepted, 0 refused, -1 crashed (why says so). Its own function: every local lives for
+** the whole of it, as a longjmp back into it needs. */
+static int guarded_accept(sn_library *lib, sn_plugin_file *pf, sn_plugin_entry_fn entry, char *why, size_t n)
+{
+    sigjmp_buf jb;
+    int sig = sigsetjmp(jb, 1);
+    if (sig) {
+        snprintf(why, n, "crashed (%s) in sn_plugin_entry or while its descriptor was read", strsignal(sig));
+        return -1;
+    }
+    sn_guard_load_enter(&jb);
+    bool ok = accept_plugin(lib, pf, entry(SN_ABI_MAJOR, SN_ABI_MINOR), why, n);
+    sn_guard_load_leave();
+    return ok ? 1 : 0;
+}
+
 static sn_status load_file(sn_library *lib, const char *path)
 {
     char real[PATH_MAX];
@@ -267,13 +291,17 @@ static sn_status load_file(sn_library *lib, const char *path)
             sn_plugin_entry_fn entry;
             memcpy(&entry, &sym, sizeof entry); /* object-to-function pointer, as POSIX allows */
             size_t before = lib->n_bps;
-            if (accept_plugin(lib, pf, entry(SN_ABI_MAJOR, SN_ABI_MINOR), why, sizeof why)) {
+            int r = guarded_accept(lib, pf, entry, why, sizeof why);
+            if (r > 0) {
                 pf->handle = h;
                 return SN_OK;
             }
+            if (r < 0)
+                h = NULL; /* it crashed: left loaded, whatever it started may still point into it */
             lib->n_bps = before;
         }
-        dlclose(h);
+        if (h)
+            dlclose(h);
     }
     free(pf->classes);
     pf->classes = NULL;

@@ -133,6 +133,9 @@ sn_status sn_camera_check(const sn_camera *c, sn_error *err)
 
 /* ---- setup ---- */
 
+/* 1 when floor(v) is odd: parity without an integer cast, which overflows (UB) for far points */
+static int parity(double v) { return isfinite(v) && fmod(floor(v), 2.0) != 0; }
+
 static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 static bool push_band(band *b, uint32_t t)
@@ -469,7 +472,7 @@ static void draw_band(void *arg, uint32_t bi)
                 pt = sn_v3_sub(pt, sn_v3_scale(sn_v3(n[0], n[1], n[2]), 1e-3 * p->checker_size));
                 sn_vec3 l = sn_mat3_apply_t(&p->rot, sn_v3_sub(pt, p->pos));
                 double s = p->checker_size;
-                int64_t cell = (int64_t)floor(l.x / s) + (int64_t)floor(l.y / s) + (p->is_plane ? 0 : (int64_t)floor(l.z / s));
+                int cell = parity(l.x / s) + parity(l.y / s) + (p->is_plane ? 0 : parity(l.z / s));
                 if (cell & 1)
                     shade *= 0.7;
             }

@@ -7,6 +7,8 @@
 #include "override.h"
 #include "yamldoc.h"
 
+#include <sensim/math.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -96,8 +98,9 @@ static sn_status get_uint(ctx *c, const sn_ynode *n, const char *what, uint64_t 
         return st;
     char *end;
     errno = 0;
+    /* digits only: strtoull alone would take ' 5', '+3' and '-1' (as 2^64 - 1) */
     unsigned long long v = strtoull(n->text, &end, 10);
-    if (end == n->text || *end || errno == ERANGE || n->text[0] == '-')
+    if (end == n->text || *end || errno == ERANGE || n->text[0] < '0' || n->text[0] > '9')
         return at(c, n, "expected a whole number >= 0 for %s, found '%s'", what, n->text);
     *out = v;
     return SN_OK;
@@ -132,6 +135,18 @@ static sn_status get_vec3(ctx *c, const sn_ynode *n, const char *what, sn_vec3 *
     return SN_OK;
 }
 
+/* A location: each coordinate within SN_LIMIT_COORD of the origin. */
+static sn_status get_point(ctx *c, const sn_ynode *n, const char *what, sn_vec3 *out)
+{
+    sn_status st = get_vec3(c, n, what, out);
+    if (!st && (fabs(out->x) > SN_LIMIT_COORD || fabs(out->y) > SN_LIMIT_COORD || fabs(out->z) > SN_LIMIT_COORD)) {
+        char buf[200];
+        snprintf(buf, sizeof buf, "%s must be within %g m of the origin (SN_LIMIT_COORD)", what, SN_LIMIT_COORD);
+        return at(c, n, "%s%s", buf, NULL);
+    }
+    return st;
+}
+
 static sn_status get_string(ctx *c, const sn_ynode *n, const char *what, char **out)
 {
     sn_status st = expect(c, n, SN_Y_SCALAR, what);
@@ -150,10 +165,13 @@ static sn_status parse_transform(ctx *c, const sn_ynode *n, sn_transform *t)
         st = check_keys(c, n, keys, "transform");
     const sn_ynode *v;
     if (!st && (v = sn_ynode_get(n, "location")))
-        st = get_vec3(c, v, "transform.location", &t->location);
+        st = get_point(c, v, "transform.location", &t->location);
     if (!st && (v = sn_ynode_get(n, "rotation"))) {
         sn_vec3 r;
         st = get_vec3(c, v, "transform.rotation [pitch, yaw, roll]", &r);
+        /* degrees; beyond this, sin/cos of the angle carry no precision at all */
+        if (!st && (fabs(r.x) > 1e6 || fabs(r.y) > 1e6 || fabs(r.z) > 1e6))
+            st = at(c, v, "transform.rotation angles must be within [-1e6, 1e6] degrees", NULL, NULL);
         if (!st)
             t->rotation = (sn_rotation){r.x, r.y, r.z};
     }
@@ -233,10 +251,15 @@ static sn_status parse_control(ctx *c, const sn_ynode *n, sn_scene_entity *e)
         st = get_bool(c, v, "control.reverse", &e->control.reverse);
     if (!st && (v = sn_ynode_get(n, "direction")))
         st = get_vec3(c, v, "control.direction", &e->walk_direction);
+    if (!st && v) { /* scaled to its largest component: huge values cannot overflow to a zero direction */
+        sn_vec3 *d = &e->walk_direction;
+        double big = fmax(fabs(d->x), fabs(d->y));
+        *d = big > 0 ? sn_v3(d->x / big, d->y / big, 0) : sn_v3(0, 0, 0);
+    }
     if (!st && (v = sn_ynode_get(n, "speed"))) {
         st = get_number(c, v, "control.speed", &e->walk_speed);
-        if (!st && e->walk_speed < 0)
-            st = at(c, v, "control.speed must be >= 0", NULL, NULL);
+        if (!st && !(e->walk_speed >= 0 && e->walk_speed <= 10)) /* as sn_engine_apply_walker_control */
+            st = at(c, v, "control.speed must be within [0, 10] m/s", NULL, NULL);
     }
     e->has_control = true;
     return st;
@@ -261,7 +284,7 @@ static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     if (!e->route)
         return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     for (size_t i = 0; i < r->n; i++)
-        if ((st = get_vec3(c, r->items[i], "a route point", &e->route[e->n_route++])))
+        if ((st = get_point(c, r->items[i], "a route point", &e->route[e->n_route++])))
             return st;
     e->target_speed = -1; /* the engine picks per kind */
     const sn_ynode *v;
@@ -302,6 +325,8 @@ static sn_status parse_calls(ctx *c, const sn_ynode *n, sn_scene_entity *e)
                 return st;
             if (call->at < 0)
                 return at(c, v, "call.at must be >= 0 seconds", NULL, NULL);
+        if (call->at > 1e12) /* far beyond any run (SN_LIMIT_FRAMES); keeps time sums exact enough */
+            return at(c, v, "call.at must be at most 1e12 seconds", NULL, NULL);
         }
         if ((v = sn_ynode_get(m, "args"))) {
             if ((st = expect(c, v, SN_Y_SEQ, "call.args")))
@@ -397,6 +422,11 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     if ((v = sn_ynode_get(n, "velocity"))) {
         if ((st = get_vec3(c, v, "velocity", &e->velocity)))
             return st;
+        if (sn_v3_len(e->velocity) > SN_LIMIT_SPEED) {
+            char buf[120];
+            snprintf(buf, sizeof buf, "velocity must be at most %g m/s (SN_LIMIT_SPEED)", SN_LIMIT_SPEED);
+            return at(c, v, "%s%s", buf, NULL);
+        }
         e->has_velocity = true;
     }
     if ((v = sn_ynode_get(n, "control")) && (st = parse_control(c, v, e)))
@@ -410,14 +440,14 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     if ((v = sn_ynode_get(n, "spawn_at"))) {
         if ((st = get_number(c, v, "spawn_at", &e->spawn_at)))
             return st;
-        if (e->spawn_at < 0)
-            return at(c, v, "spawn_at must be >= 0 seconds", NULL, NULL);
+        if (e->spawn_at < 0 || e->spawn_at > 1e12)
+            return at(c, v, "spawn_at must be within [0, 1e12] seconds", NULL, NULL);
     }
     if ((v = sn_ynode_get(n, "destroy_at"))) {
         if ((st = get_number(c, v, "destroy_at", &e->destroy_at)))
             return st;
-        if (e->destroy_at < 0 || (e->spawn_at >= 0 && e->destroy_at <= e->spawn_at))
-            return at(c, v, "destroy_at must be >= 0 and after spawn_at", NULL, NULL);
+        if (e->destroy_at < 0 || e->destroy_at > 1e12 || (e->spawn_at >= 0 && e->destroy_at <= e->spawn_at))
+            return at(c, v, "destroy_at must be within [0, 1e12] seconds and after spawn_at", NULL, NULL);
     }
     return SN_OK;
 }
@@ -502,15 +532,19 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         s->dt_pos = pos_of(v);
         if ((st = get_number(c, v, "fixed_delta_seconds", &s->fixed_delta_seconds)))
             return st;
-        if (s->fixed_delta_seconds <= 0 || s->fixed_delta_seconds > 1)
-            return at(c, v, "fixed_delta_seconds must be within (0, 1] seconds", NULL, NULL);
+        if (!(s->fixed_delta_seconds >= SN_LIMIT_DT_MIN && s->fixed_delta_seconds <= 1))
+            return at(c, v, "fixed_delta_seconds must be within [1e-06, 1] seconds (SN_LIMIT_DT_MIN)", NULL, NULL);
     }
-    if ((v = sn_ynode_get(n, "frames")) && (st = get_uint(c, v, "frames", &s->frames)))
-        return st;
+    if ((v = sn_ynode_get(n, "frames"))) {
+        if ((st = get_uint(c, v, "frames", &s->frames)))
+            return st;
+        if (s->frames < 1 || s->frames > SN_LIMIT_FRAMES) /* 0 used to mean the default, silently */
+            return at(c, v, "frames must be within [1, 1000000000] (SN_LIMIT_FRAMES)", NULL, NULL);
+    }
     if ((v = sn_ynode_get(n, "duration"))) {
         if ((st = get_number(c, v, "duration", &s->duration)))
             return st;
-        if (s->duration <= 0)
+        if (!(s->duration > 0))
             return at(c, v, "duration must be > 0 seconds", NULL, NULL);
     }
     if ((v = sn_ynode_get(n, "seed")) && (st = get_uint(c, v, "seed", &s->seed)))
@@ -518,8 +552,8 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
     if ((v = sn_ynode_get(n, "max_substep_delta_time"))) {
         if ((st = get_number(c, v, "max_substep_delta_time", &s->max_substep_delta_time)))
             return st;
-        if (s->max_substep_delta_time <= 0 || s->max_substep_delta_time > 1)
-            return at(c, v, "max_substep_delta_time must be within (0, 1] seconds", NULL, NULL);
+        if (!(s->max_substep_delta_time >= SN_LIMIT_DT_MIN && s->max_substep_delta_time <= 1))
+            return at(c, v, "max_substep_delta_time must be within [1e-06, 1] seconds (SN_LIMIT_DT_MIN)", NULL, NULL);
     }
     if ((v = sn_ynode_get(n, "lighting")) && (st = parse_lighting(c, v, s)))
         return st;
@@ -532,6 +566,14 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         if (m < 1 || m > 16)
             return at(c, v, "max_substeps must be within [1, 16] (CARLA's range)", NULL, NULL);
         s->max_substeps = (int)m;
+    }
+    /* duration / dt frames, checked before the cast to a frame count (a double beyond 2^64 is UB) */
+    if (s->duration > 0 && !s->frames && s->duration / s->fixed_delta_seconds > (double)SN_LIMIT_FRAMES) {
+        char buf[300];
+        snprintf(buf, sizeof buf, "duration %g s at fixed_delta_seconds %g is %.3g frames, more than the limit of %llu "
+                 "(SN_LIMIT_FRAMES)", s->duration, s->fixed_delta_seconds, s->duration / s->fixed_delta_seconds,
+                 (unsigned long long)SN_LIMIT_FRAMES);
+        return at(c, sn_ynode_get(n, "duration"), "%s%s", buf, NULL);
     }
     /* CARLA's rule: one frame must fit in the allowed substeps. */
     if (s->fixed_delta_seconds > s->max_substep_delta_time * s->max_substeps + 1e-12) {
@@ -675,6 +717,9 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         st = parse_recorder(&c, v, s);
     if (!st)
         st = check_names(&c, s);
+    if (!st && (uint64_t)s->n_actors + s->n_sensors > SN_LIMIT_ACTORS)
+        st = sn_fail(err, SN_E_RANGE, "%s: %u actors and %u sensors, more than the limit of %u (SN_LIMIT_ACTORS)", path,
+                     s->n_actors, s->n_sensors, SN_LIMIT_ACTORS);
     if (!st && s->settings.frames == 0) {
         double d = s->settings.duration > 0 ? s->settings.duration : 5.0;
         s->settings.frames = (uint64_t)ceil(d / s->settings.fixed_delta_seconds - 1e-9);

@@ -3,7 +3,9 @@
 #include "../core/error.h"
 #include "../core/util.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -216,7 +218,13 @@ sn_status sn_ydoc_load(sn_ydoc *doc, const char *path, sn_error *err)
     memset(doc, 0, sizeof *doc);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return sn_fail(err, SN_E_IO, "%s: cannot open scene file", path);
+        return sn_fail(err, SN_E_IO, "%s: cannot open scene file: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) { /* a folder read as YAML said "input error" */
+        fclose(f);
+        return sn_fail(err, SN_E_IO, "%s: not a scene file: it is %s", path,
+                       S_ISDIR(sb.st_mode) ? "a folder" : "not a regular file");
+    }
     doc->path = sn_strdup(path);
     builder b = {.path = path, .err = err};
     if (!yaml_parser_initialize(&b.parser)) {

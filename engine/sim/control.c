@@ -131,6 +131,7 @@ static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const c
 
 static void free_sensor(sn_sensor *s)
 {
+    sn_sensor_unbudget(s->engine, s);
     if (s->out) {
         fclose(s->out);
         remove(s->part_path);
@@ -170,14 +171,20 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
     int ti = st ? -1 : sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "sensor_tick");
     if (ti >= 0) {
         double tick = s->values[ti].type == SN_ATTR_INT ? (double)s->values[ti].i : s->values[ti].f;
-        if (!(tick >= 0) || !isfinite(tick))
-            st = sn_fail(err, SN_E_INVALID, "spawn '%s': sensor_tick must be >= 0", bp->id);
-        s->tick_ns = llround(tick * 1e9);
+        if (!(tick >= 0 && tick <= 1e9))
+            st = sn_fail(err, SN_E_INVALID, "spawn '%s': sensor_tick must be within [0, 1e9] seconds", bp->id);
+        else
+            s->tick_ns = llround(tick * 1e9);
     }
     if (!st) {
         sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(s->name));
         sd->name = s->name;
         st = sn_spawn_check(e, sd, err);
+    }
+    if (!st) {
+        char where[160];
+        snprintf(where, sizeof where, "spawn '%s'", bp->id);
+        st = sn_sensor_budget(e, s, where, err);
     }
     if (!st && e->outputs_open)
         st = sn_stream_open(s, e->out_dir, err);

@@ -3,6 +3,9 @@
 #include "guard.h"
 #include "replay.h"
 #include "saver.h"
+#include "outdir.h"
+
+#include "../data/image.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -104,6 +107,8 @@ void sn_engine_destroy(sn_engine *e)
         sn_engine_finish(e, false, NULL);
     unload(e); /* instances go before their plugins are closed */
     sn_saver_destroy(e->saver);
+    free(e->final_dir);
+    free(e->partial_dir);
     sn_renderer_destroy(e->renderer);
     sn_rayscene_destroy(e->rays);
     sn_writer_free(&e->writer);
@@ -126,6 +131,64 @@ static bool spawnable(const sn_engine *e, const sn_scene_entity *ent, double t)
     if (ent->spawn_at > t + TIME_EPS)
         return false;
     return !ent->attach_to || sn_world_find_name(&e->world, ent->attach_to) != NULL;
+}
+
+/* save: paths may not collide with each other (for any frame numbers) or with a stream. */
+static sn_status check_save_paths(sn_engine *e, sn_error *err)
+{
+    const sn_scene *sc = &e->scene;
+    for (uint32_t i = 0; i < sc->n_sensors; i++) {
+        const sn_scene_entity *a = &sc->sensors[i];
+        if (!a->save_path)
+            continue;
+        const char *slash = strchr(a->save_path, '/');
+        size_t n = slash ? (size_t)(slash - a->save_path) : 0;
+        if (n > 8 && strncmp(a->save_path + n - 8, ".msgpack", 8) == 0) {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(n - 8), a->save_path);
+            if (sn_strmap_get(&e->sensor_names, name))
+                return sn_fail(err, SN_E_INVALID, "%s: save path '%s' goes inside '%s.msgpack', the stream of sensor "
+                               "'%s'", sn_scene_where(sc->path, a->save_pos).s, a->save_path, name, name);
+        }
+        for (uint32_t j = 0; j < i; j++) {
+            const sn_scene_entity *b = &sc->sensors[j];
+            if (b->save_path && sn_image_patterns_may_collide(a->save_path, b->save_path))
+                return sn_fail(err, SN_E_INVALID, "%s: save path '%s' may name the same files as sensor '%s' ('%s'); "
+                               "give each camera its own folder or name", sn_scene_where(sc->path, a->save_pos).s,
+                               a->save_path, b->name, b->save_path);
+        }
+    }
+    return SN_OK;
+}
+
+/* attach_to chains: a cycle (p on q, q on p, p on itself) would never spawn, silently; a deep
+** chain costs a walk per transform. Both are refused at load, naming the entry. */
+static sn_status check_attachments(sn_engine *e, sn_error *err)
+{
+    const sn_scene *sc = &e->scene;
+    for (uint32_t i = 0; i < sc->n_actors + sc->n_sensors; i++) {
+        const sn_scene_entity *ent = i < sc->n_actors ? &sc->actors[i] : &sc->sensors[i - sc->n_actors];
+        const sn_scene_entity *chain[SN_LIMIT_ATTACH_DEPTH + 1];
+        uint32_t depth = 0;
+        for (const sn_scene_entity *p = ent; p->attach_to; depth++) {
+            p = scene_actor(e, p->attach_to); /* resolved: build_scene checked every name */
+            if (!p)
+                break;
+            for (uint32_t k = 0; k < depth; k++)
+                if (chain[k] == p)
+                    return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' forms a cycle (an actor ends up attached to "
+                                   "itself)", sn_scene_where(sc->path, ent->attach_pos).s, ent->attach_to);
+            if (p == ent)
+                return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' forms a cycle (an actor ends up attached to "
+                               "itself)", sn_scene_where(sc->path, ent->attach_pos).s, ent->attach_to);
+            if (depth == SN_LIMIT_ATTACH_DEPTH)
+                return sn_fail(err, SN_E_RANGE, "%s: attachment chain deeper than the limit of %u parents "
+                               "(SN_LIMIT_ATTACH_DEPTH)", sn_scene_where(sc->path, ent->attach_pos).s,
+                               SN_LIMIT_ATTACH_DEPTH);
+            chain[depth] = p;
+        }
+    }
+    return SN_OK;
 }
 
 static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entity *ent, sn_error *err)
@@ -157,10 +220,13 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
-        if (tick < 0)
-            return sn_fail(err, SN_E_INVALID, "%s: sensor_tick must be >= 0", sn_scene_where(path, ent->pos).s);
+        if (!(tick >= 0 && tick <= 1e9)) /* before the cast to nanoseconds */
+            return sn_fail(err, SN_E_INVALID, "%s: sensor_tick must be within [0, 1e9] seconds",
+                           sn_scene_where(path, ent->pos).s);
         s->tick_ns = llround(tick * 1e9);
     }
+    if ((st = sn_sensor_budget(e, s, sn_scene_where(path, ent->pos).s, err)))
+        return st;
     for (uint32_t c = 0; c < ent->n_calls; c++) {
         bool found = false;
         for (uint32_t m = 0; m < s->cls->n_methods; m++)
@@ -206,6 +272,10 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
             return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no actor of this scene",
                            sn_scene_where(sc->path, ent->attach_pos).s, ent->attach_to);
     }
+    if (!e->replay && (st = check_attachments(e, err)))
+        return st;
+    if ((st = check_save_paths(e, err)))
+        return st;
     for (uint32_t i = 0; i < n_actors; i++) {
         e->actors[e->n_actors++].entity = &sc->actors[i];
         if (spawnable(e, &sc->actors[i], 0) && (st = sn_spawn_scene_actor(e, &e->actors[i], err)))
@@ -300,15 +370,43 @@ static sn_status make_dirs(const char *dir, sn_error *err)
     return SN_OK;
 }
 
+/* What the run will put in DIR must not meet a link, a folder named like a stream, or a file
+** where a folder of images goes: refused before anything is written. */
+static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err)
+{
+    char p[4096];
+    sn_status st = SN_OK;
+    for (uint32_t i = 0; !st && i < e->n_sensors; i++) {
+        const sn_sensor *s = e->sensors[i];
+        if (snprintf(p, sizeof p, "%s/%s.msgpack", dir, s->name) >= (int)sizeof p)
+            return sn_fail(err, SN_E_INVALID, "%s: output path too long", dir);
+        st = sn_outdir_check_dest(p, false, err);
+        const char *pat = s->entity ? s->entity->save_path : NULL;
+        for (const char *q = pat ? strchr(pat, '/') : NULL; !st && q; q = strchr(q + 1, '/')) {
+            if (snprintf(p, sizeof p, "%s/%.*s", dir, (int)(q - pat), pat) >= (int)sizeof p)
+                return sn_fail(err, SN_E_INVALID, "%s: output path too long", dir);
+            st = sn_outdir_check_dest(p, true, err);
+        }
+    }
+    return st;
+}
+
 sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
 {
     if (!e || !dir)
         return sn_fail(err, SN_E_INVALID, "outputs: NULL engine or folder");
     if (!e->loaded)
         return sn_fail(err, SN_E_STATE, "outputs: no scene loaded");
+    if (e->outputs_open)
+        return sn_fail(err, SN_E_STATE, "outputs: already open");
     sn_status st = make_dirs(dir, err);
+    if (!st)
+        st = check_destinations(e, dir, err);
+    char *stage = NULL;
+    if (!st)
+        st = sn_outdir_stage(dir, &stage, err);
     for (uint32_t i = 0; !st && i < e->n_sensors; i++)
-        st = sn_stream_open(e->sensors[i], dir, err);
+        st = sn_stream_open(e->sensors[i], stage, err);
     if (st) {
         for (uint32_t i = 0; i < e->n_sensors; i++) {
             sn_sensor *s = e->sensors[i];
@@ -318,9 +416,16 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
                 remove(s->part_path);
             }
         }
+        if (stage)
+            rmdir(stage); /* empty again: a run that fails while loading writes nothing */
+        free(stage);
         return st;
     }
-    e->out_dir = sn_strdup(dir);
+    free(e->final_dir);
+    free(e->partial_dir);
+    e->partial_dir = NULL;
+    e->out_dir = stage; /* streams and images go to the staging folder */
+    e->final_dir = sn_strdup(dir);
     e->outputs_open = true;
     return SN_OK;
 }
@@ -540,6 +645,10 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
             sn_guard_enter(s, "pending");
             n = s->cls->pending(s->self);
             sn_guard_leave();
+            if (n > 65536) { /* 0xFFFFFFFF messages would hang the frame */
+                sn_format(s->error, sizeof s->error, "pending() returned %u, more than 65536 messages in one frame", n);
+                return sn_plugin_fail(s, "pending", SN_E_RANGE, err);
+            }
         }
         for (uint32_t k = 0; k < n; k++) {
             sn_writer_reset(&e->writer);
@@ -624,12 +733,23 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     if (!e)
         return sn_fail(err, SN_E_INVALID, "finish: NULL engine");
     /* the images first: one that failed fails the run, and its streams stay .part */
+    if (!e->outputs_open)
+        return SN_OK;
     st = sn_saver_wait(e->saver, err);
-    complete = complete && !st;
     for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_status s2 = sn_stream_close(e->sensors[i], complete, st ? NULL : err);
+        sn_status s2 = sn_stream_close(e->sensors[i], st ? NULL : err);
         if (!st)
             st = s2;
+    }
+    /* the whole run succeeded: its outputs move into place; else they stay in the staging folder */
+    if (complete && !st && e->final_dir)
+        st = sn_outdir_commit(e->out_dir, e->final_dir, err);
+    if (complete && !st) {
+        free(e->partial_dir);
+        e->partial_dir = NULL;
+    } else if (e->out_dir && rmdir(e->out_dir) != 0) { /* an empty folder says nothing: removed */
+        free(e->partial_dir);
+        e->partial_dir = sn_strdup(e->out_dir);
     }
     e->outputs_open = false;
     return st;
@@ -641,6 +761,11 @@ sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err)
     if (!e)
         return sn_fail(err, SN_E_INVALID, "run: NULL engine");
     uint64_t n = frames ? frames : e->frames_target;
+    if (n > SN_LIMIT_FRAMES) {
+        sn_engine_finish(e, false, NULL);
+        return sn_fail(err, SN_E_RANGE, "run: %llu frames is over the limit of %llu (SN_LIMIT_FRAMES)",
+                       (unsigned long long)n, (unsigned long long)SN_LIMIT_FRAMES);
+    }
     for (uint64_t f = 0; f < n; f++) {
         sn_status st = sn_engine_step(e, err);
         if (st) {
@@ -669,3 +794,5 @@ sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *ou
     sn_actor_fill_info(&e->world, a, out);
     return SN_OK;
 }
+
+const char *sn_engine_partial_dir(const sn_engine *e) { return e ? e->partial_dir : NULL; }

@@ -56,6 +56,7 @@ struct sn_ctx {
     size_t n_listeners, cap_listeners;
     uint64_t messages;
     bool dirty; /* written since the last flush */
+    uint64_t budget_bytes; /* its images' share of SN_LIMIT_SENSOR_MEMORY (sn_sensor_budget) */
     struct sn_ctx *klass; /* the class's own context (classes.c), NULL when it has no class state */
     bool is_class;        /* this is a class context: `self` is the class state, no actor */
 };
@@ -128,7 +129,10 @@ struct sn_engine {
     const char *out_data;  /* the finished message (sn_writer_finish): in writer.body or msg */
     size_t out_size;
     struct sn_saver *saver; /* `save:` images' writer thread, started at the first image */
-    char *out_dir;
+    char *out_dir;         /* where outputs are written: the staging folder inside final_dir */
+    char *final_dir;       /* --out: where a complete run's outputs are moved (outdir.c) */
+    char *partial_dir;     /* the staging folder a failed run left, NULL if none */
+    uint64_t sensor_bytes; /* the sum of live sensors' budget_bytes */
     bool outputs_open, broken;
     struct sn_replay *replay; /* set while replaying a recording (replay.c) */
 };
@@ -155,7 +159,7 @@ sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err);
 sn_status sn_stream_emit(sn_sensor *s, sn_error *err);
 /* Hands what the stream buffered to the kernel (end of every frame). */
 sn_status sn_stream_flush(sn_sensor *s, sn_error *err);
-sn_status sn_stream_close(sn_sensor *s, bool complete, sn_error *err);
+sn_status sn_stream_close(sn_sensor *s, sn_error *err);
 /* spawn.c */
 /* Checks what every spawn shares (finite transform, live parent, free name and id). */
 sn_status sn_spawn_check(struct sn_engine *e, const sn_spawn_desc *d, sn_error *err);
@@ -166,6 +170,11 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
 sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err);
 /* Spawns a prepared sensor record (values resolved) at d's transform, parent and id. */
 sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc *d, sn_error *err);
+/* Charges a sensor's images (image_size_x * image_size_y, 32 bytes a pixel) to the engine's
+** budget: SN_E_RANGE naming SN_LIMIT_IMAGE_PIXELS or SN_LIMIT_SENSOR_MEMORY when over. */
+sn_status sn_sensor_budget(struct sn_engine *e, sn_sensor *s, const char *where, sn_error *err);
+/* Gives a sensor's share back (destroyed, or refused). */
+void sn_sensor_unbudget(struct sn_engine *e, sn_sensor *s);
 /* Spawns a scene sensor entry when due. */
 sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err);
 /* Destroys an actor and its children; SN_E_NOMEM when a DESTROYED event could not be queued

@@ -11,6 +11,10 @@
 ** handled on the thread that crashed). */
 static _Thread_local const char *volatile g_callback;
 static _Thread_local const sn_sensor *volatile g_sensor;
+static _Thread_local sigjmp_buf *volatile g_load_jmp;
+
+void sn_guard_load_enter(sigjmp_buf *jb) { g_load_jmp = jb; }
+void sn_guard_load_leave(void) { g_load_jmp = NULL; }
 
 void sn_guard_enter(const sn_sensor *s, const char *callback)
 {
@@ -64,6 +68,12 @@ static void put_u64(uint64_t v)
 
 static void on_crash(int sig)
 {
+    sigjmp_buf *jb = g_load_jmp;
+    if (jb) { /* inside a plugin's entry or descriptor: back to the loader, which refuses the file */
+        g_load_jmp = NULL;
+        sn_guard_install(); /* SA_RESETHAND dropped this handler */
+        siglongjmp(*jb, sig);
+    }
     const sn_sensor *s = g_sensor;
     const char *cb = g_callback;
     if (s && cb) {
@@ -79,7 +89,7 @@ static void on_crash(int sig)
         put_u64(s->engine->clock.frame);
         put(": ");
         put(signal_name(sig));
-        put("; the outputs of the frames before it are in the .part files\n");
+        put("; the outputs of the frames before it are in the partial-run folder in --out\n");
     } else {
         put("sensim: error: engine: crashed with ");
         put(signal_name(sig));

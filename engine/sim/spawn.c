@@ -100,7 +100,14 @@ sn_status sn_spawn_check(struct sn_engine *e, const sn_spawn_desc *d, sn_error *
         if (d->bp->kind != SN_ACTOR_STATIC && d->bp->kind != SN_ACTOR_SENSOR)
             return sn_fail(err, SN_E_INVALID, "%s: only static props and sensors can be attached; '%s' is a %s", where,
                            d->name && d->name[0] ? d->name : d->bp->id, d->bp->id);
+        uint32_t depth = 1;
+        for (const sn_actor *q = p; q && q->parent; q = sn_world_find(&e->world, q->parent))
+            if (++depth > SN_LIMIT_ATTACH_DEPTH)
+                return sn_fail(err, SN_E_RANGE, "%s: attachment chain deeper than the limit of %u parents "
+                               "(SN_LIMIT_ATTACH_DEPTH)", where, SN_LIMIT_ATTACH_DEPTH);
     }
+    if (e->world.n_actors >= SN_LIMIT_ACTORS)
+        return sn_fail(err, SN_E_RANGE, "%s: %u actors live, the limit (SN_LIMIT_ACTORS)", where, SN_LIMIT_ACTORS);
     if (d->name && d->name[0] && sn_world_find_name(&e->world, d->name))
         return sn_fail(err, SN_E_INVALID, "%s: the name '%s' is taken by a live actor", where, d->name);
     if (!d->id && e->world.next_id == UINT32_MAX)
@@ -396,6 +403,7 @@ sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id)
         }
         s->self = NULL;
         s->destroyed = true;
+        sn_sensor_unbudget(e, s);
         s->actor_id = 0;
         e->routes_dirty = true;
     }
@@ -407,4 +415,33 @@ sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id)
         st = SN_E_NOMEM;
     sn_world_remove(&e->world, id);
     return st;
+}
+
+sn_status sn_sensor_budget(struct sn_engine *e, sn_sensor *s, const char *where, sn_error *err)
+{
+    const sn_blueprint *bp = s->bp;
+    int xi = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "image_size_x");
+    int yi = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "image_size_y");
+    if (xi < 0 || yi < 0 || s->values[xi].type != SN_ATTR_INT || s->values[yi].type != SN_ATTR_INT)
+        return SN_OK;
+    int64_t w = s->values[xi].i, h = s->values[yi].i;
+    if (w < 1 || h < 1 || w > 1 << 20 || h > 1 << 20 || (uint64_t)(w * h) > SN_LIMIT_IMAGE_PIXELS)
+        return sn_fail(err, SN_E_RANGE, "%s: image_size_x * image_size_y = %lld x %lld is over the limit of %llu pixels "
+                       "(SN_LIMIT_IMAGE_PIXELS)", where, (long long)w, (long long)h,
+                       (unsigned long long)SN_LIMIT_IMAGE_PIXELS);
+    uint64_t bytes = (uint64_t)(w * h) * 32;
+    if (e->sensor_bytes + bytes > SN_LIMIT_SENSOR_MEMORY)
+        return sn_fail(err, SN_E_RANGE, "%s: the sensors' images would take %llu MiB, over the limit of %llu MiB "
+                       "(SN_LIMIT_SENSOR_MEMORY, 32 bytes a pixel)", where,
+                       (unsigned long long)((e->sensor_bytes + bytes) >> 20),
+                       (unsigned long long)(SN_LIMIT_SENSOR_MEMORY >> 20));
+    e->sensor_bytes += bytes;
+    s->budget_bytes = bytes;
+    return SN_OK;
+}
+
+void sn_sensor_unbudget(struct sn_engine *e, sn_sensor *s)
+{
+    e->sensor_bytes -= s->budget_bytes;
+    s->budget_bytes = 0;
 }

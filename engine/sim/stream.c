@@ -1,7 +1,7 @@
 /* stream.c — a sensor's stream: DIR/<name>.msgpack and in-process listeners.
 **
-** The file is written as <name>.msgpack.part and renamed when the run completes, so an
-** existing output is never replaced by a half-written one. */
+** DIR is the run's staging folder (outdir.c): the file moves into --out only when the whole
+** run succeeded, so an existing output is never replaced by a half-written one. */
 #include "engine.h"
 
 #include "../data/image.h"
@@ -11,6 +11,8 @@
 #include "../core/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +25,15 @@ sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err)
     if (!s->out_path || !s->part_path)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     snprintf(s->out_path, n, "%s/%s.msgpack", dir, s->name);
-    snprintf(s->part_path, n, "%s/%s.msgpack.part", dir, s->name);
-    s->out = fopen(s->part_path, "wb");
-    if (!s->out)
-        return sn_fail(err, SN_E_IO, "%s: cannot write: %s", s->part_path, strerror(errno));
+    snprintf(s->part_path, n, "%s/%s.msgpack", dir, s->name);
+    /* a fresh file in a fresh folder: exclusive, never through a link */
+    int fd = open(s->part_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 || !(s->out = fdopen(fd, "wb"))) {
+        sn_status st = sn_fail(err, SN_E_IO, "%s: cannot write: %s", s->part_path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return st;
+    }
     return SN_OK;
 }
 
@@ -68,15 +75,14 @@ sn_status sn_stream_flush(sn_sensor *s, sn_error *err)
     return SN_OK;
 }
 
-sn_status sn_stream_close(sn_sensor *s, bool complete, sn_error *err)
+sn_status sn_stream_close(sn_sensor *s, sn_error *err)
 {
     sn_status st = SN_OK;
     if (s->out) {
-        if (fclose(s->out) != 0)
-            st = sn_fail(err, SN_E_IO, "%s: cannot finish writing: %s", s->part_path, strerror(errno));
+        bool bad = ferror(s->out);
+        if (fclose(s->out) != 0 || bad)
+            st = sn_fail(err, SN_E_IO, "%s: cannot finish writing: %s", s->part_path, strerror(errno ? errno : EIO));
         s->out = NULL;
-        if (!st && complete && rename(s->part_path, s->out_path) != 0)
-            st = sn_fail(err, SN_E_IO, "%s: cannot rename to %s: %s", s->part_path, s->out_path, strerror(errno));
     }
     return st;
 }

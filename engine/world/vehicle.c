@@ -234,7 +234,10 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     /* One call for the four wheels: the sum of forces at points is a force and a torque. */
     dBodyAddForce(b, force.x, force.y, force.z);
     dBodyAddTorque(b, torque.x, torque.y, torque.z);
-    sn_vec3 drag = sn_v3_scale(lin, -0.5 * 1.2 * p->drag_area * sn_v3_len(lin));
+    /* Explicit drag may not reverse the velocity within one step: a light, large body (50 kg,
+    ** 40 m wide) at speed would otherwise oscillate to infinity and fail ODE's checks. */
+    double kdrag = fmin(0.5 * 1.2 * p->drag_area * sn_v3_len(lin), 0.5 * a->mass / h);
+    sn_vec3 drag = sn_v3_scale(lin, -kdrag);
     dBodyAddForce(b, drag.x, drag.y, drag.z);
 }
 
@@ -265,7 +268,9 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
     sn_transform t = sn_actor_world_transform(w, a);
     bool vehicle = a->kind == SN_ACTOR_VEHICLE;
     double reach = vehicle ? 3.0 : 0.6;
-    while (!ap->done) {
+    /* At most one lap per frame: a looping route whose points all lie within reach (one point,
+    ** or two 0.1 m apart) would otherwise be walked round forever. */
+    for (size_t k = 0; !ap->done && k < ap->n_route; k++) {
         sn_vec3 d = sn_v3_sub(ap->route[ap->next], t.location);
         if (hypot(d.x, d.y) > reach)
             break;
@@ -287,6 +292,10 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
     sn_vec3 d = sn_v3_sub(target, t.location);
     double dist = hypot(d.x, d.y);
     if (!vehicle) {
+        if (dist < 1e-6) { /* standing on the target (a looped route within reach): no direction */
+            a->walk_speed = 0;
+            return;
+        }
         a->walk_dir = sn_v3(d.x / dist, d.y / dist, 0);
         a->walk_speed = ap->target_speed;
         return;

@@ -19,9 +19,9 @@
     {"lens_circle_falloff", SN_ATTR_FLOAT, "5.0", NULL, NULL, true, 0, 10, NULL, "vignette falloff exponent"},  \
     {"lens_circle_multiplier", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 10, NULL,                            \
      "vignette strength (0: none; colour images only)"},                                                      \
-    {"lens_k", SN_ATTR_FLOAT, LENS_DEFAULT_K, NULL, NULL, false, 0, 0, NULL,                                     \
+    {"lens_k", SN_ATTR_FLOAT, LENS_DEFAULT_K, NULL, NULL, true, -1000, 1000, NULL,                                     \
      "quadratic radial distortion (0: pinhole; CARLA's default set k, kcube, sizes is a pinhole too)"},          \
-    {"lens_kcube", SN_ATTR_FLOAT, LENS_DEFAULT_KCUBE, NULL, NULL, false, 0, 0, NULL, "cubic radial distortion"}, \
+    {"lens_kcube", SN_ATTR_FLOAT, LENS_DEFAULT_KCUBE, NULL, NULL, true, -1000, 1000, NULL, "cubic radial distortion"}, \
     {"lens_x_size", SN_ATTR_FLOAT, LENS_DEFAULT_SIZE, NULL, NULL, true, 0, 1, NULL,                              \
      "horizontal lens size in the distortion radius"},                                                         \
     {"lens_y_size", SN_ATTR_FLOAT, LENS_DEFAULT_SIZE, NULL, NULL, true, 0, 1, NULL,                              \

@@ -59,7 +59,7 @@ int32_t *lens_map(const lens *l, uint32_t w, uint32_t h, bool *oom)
 static void axis(double s, uint32_t n, uint32_t *i0, uint8_t *step, uint16_t *wt)
 {
     double u = s - 0.5, fl = floor(u);
-    if (fl < 0 || n == 1)
+    if (!(fl >= 0) || n == 1) /* NaN too: never cast it */
         *i0 = 0, *step = 0, *wt = 0;
     else if (fl >= n - 1)
         *i0 = n - 1, *step = 0, *wt = 0;

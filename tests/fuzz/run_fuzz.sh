@@ -1,27 +1,46 @@
 #!/usr/bin/env bash
-# Builds tests/fuzz/fuzz_reader.c with clang's libFuzzer (and ASan/UBSan) against the recorder's
-# reader sources and fuzzes for a bounded time (FUZZ_SECONDS, default 20) from the corpus in
-# the repository; without clang it runs the corpus once through the same entry point.
-# args: source root, work dir
+# Builds one libFuzzer target of tests/fuzz with clang (and ASan/UBSan) against the sources it
+# exercises and fuzzes it for a bounded time (FUZZ_SECONDS, default 20) from its seed corpus in
+# the repository; without clang it runs the corpus once through the same entry point. Any
+# finding (crash, leak, sanitizer report, hang over 10 s, more than 1 GiB) fails the test.
+# args: source root, work dir, [target: reader (default) | scene | stream]
 set -u
-SRC=$1 WORK=$2/fuzz
+SRC=$1 TARGET=${3:-reader}
+WORK=$2/fuzz_$TARGET
 SECONDS_MAX=${FUZZ_SECONDS:-20}
+E=$SRC/engine
+case $TARGET in
+  reader) # the recording reader (plugins/recorder)
+    R=$SRC/plugins/recorder CORPUS=$SRC/tests/fuzz/corpus
+    FILES=("$SRC/tests/fuzz/fuzz_reader.c" "$R/reader.c" "$R/decode.c" "$R/codec.c") LIBS=(-lm) ;;
+  scene) # the scene loader (engine/scene), overrides included
+    CORPUS=$SRC/tests/fuzz/corpus_scene
+    FILES=("$SRC/tests/fuzz/fuzz_scene.c" "$E/scene/scene.c" "$E/scene/yamldoc.c" "$E/scene/override.c"
+           "$E/core/error.c" "$E/core/util.c" "$E/data/image.c" "$E/data/png.c" "$E/data/msgread.c")
+    LIBS=(-lyaml -lmsgpackc -ldeflate -lm -lpthread) ;;
+  stream) # the stream reader behind dump and convert (engine/data)
+    CORPUS=$SRC/tests/fuzz/corpus_stream
+    FILES=("$SRC/tests/fuzz/fuzz_stream.c" "$E/data/dump.c" "$E/data/image.c" "$E/data/png.c" "$E/data/msgread.c"
+           "$E/core/error.c" "$E/core/util.c")
+    LIBS=(-lmsgpackc -ldeflate -lm -lpthread) ;;
+  *) echo "run_fuzz.sh: unknown target '$TARGET'" >&2; exit 2 ;;
+esac
 rm -rf "$WORK"; mkdir -p "$WORK/corpus"
-cp "$SRC"/tests/fuzz/corpus/* "$WORK/corpus/"
-R=$SRC/plugins/recorder
-FILES=("$SRC/tests/fuzz/fuzz_reader.c" "$R/reader.c" "$R/decode.c" "$R/codec.c")
-FLAGS=(-std=c11 -O1 -g -I"$SRC/sdk/include" -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64)
+cp "$CORPUS"/* "$WORK/corpus/"
+FLAGS=(-std=c11 -O1 -g -I"$SRC/sdk/include" $(pkg-config --cflags stb 2>/dev/null) -D_POSIX_C_SOURCE=200809L
+       -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64)
+BIN=$WORK/fuzz_$TARGET
 if command -v clang >/dev/null && clang -fsanitize=fuzzer "${FLAGS[@]}" -fsanitize=address,undefined \
-     -fno-sanitize-recover=all "${FILES[@]}" -o "$WORK/fuzz_reader" -lm 2>"$WORK/build.log"; then
+     -fno-sanitize-recover=all "${FILES[@]}" -o "$BIN" "${LIBS[@]}" 2>"$WORK/build.log"; then
   # -rss_limit_mb and -timeout: a hang or a runaway allocation is a finding too.
-  "$WORK/fuzz_reader" -max_total_time="$SECONDS_MAX" -timeout=10 -rss_limit_mb=1024 -max_len=65536 \
+  "$BIN" -max_total_time="$SECONDS_MAX" -timeout=10 -rss_limit_mb=1024 -max_len=65536 -artifact_prefix="$WORK/" \
     "$WORK/corpus" 2>"$WORK/fuzz.log"
   rc=$?
   tail -3 "$WORK/fuzz.log"
   [ $rc -eq 0 ] || { grep -A30 'ERROR\|SUMMARY' "$WORK/fuzz.log" | head -60; exit 1; }
-  echo "fuzz_reader: $(grep -o "Done [0-9]* runs" "$WORK/fuzz.log"), no findings"
+  echo "fuzz_$TARGET: $(grep -o "Done [0-9]* runs" "$WORK/fuzz.log"), no findings"
 else
   echo "clang with libFuzzer not found ($(head -1 "$WORK/build.log" 2>/dev/null)); running the corpus once"
-  cc -DSN_FUZZ_STANDALONE "${FLAGS[@]}" "${FILES[@]}" -o "$WORK/fuzz_reader" -lm || exit 1
-  "$WORK/fuzz_reader" "$WORK"/corpus/*
+  cc -DSN_FUZZ_STANDALONE "${FLAGS[@]}" "${FILES[@]}" -o "$BIN" "${LIBS[@]}" || exit 1
+  "$BIN" "$WORK"/corpus/*
 fi

@@ -40,9 +40,14 @@ then ok; else bad "fail_set: rc=$rc: $err"; fi
 run fail_tick
 if [ "$rc" -eq 1 ] && grep -q "^sensim: error: frame 3: sensor 'f' (sensor.test.faulty, plugin .*faulty.so): tick(post) failed: failing in tick at frame 3 (on purpose)$" <<<"$err"
 then ok; else bad "fail_tick: rc=$rc: $err"; fi
-# Stopped cleanly: the frames before the failure (frames count from 1) are flushed to the .part stream.
-n=$("$SENSIM" dump "$TMP/out/f.msgpack.part" 2>/dev/null | wc -l)
-[ "$n" -eq 2 ] && ok || bad "fail_tick: expected frames 1-2 flushed to f.msgpack.part, got $n messages"
+# Stopped cleanly: the frames before the failure (frames count from 1) are flushed to the
+# stream in the run's staging folder, named on stderr; --out keeps the good run's stream.
+part=$(ls -d "$TMP/out"/sensim-partial-* | tail -1)
+grep -q "^sensim: stopped at frame [0-9]*; partial outputs in $part; $TMP/out left as it was\$" <<<"$err" && ok \
+  || bad "fail_tick: the partial folder is not named: $err"
+n=$("$SENSIM" dump "$part/f.msgpack" 2>/dev/null | wc -l)
+[ "$n" -eq 2 ] && ok || bad "fail_tick: expected frames 1-2 flushed to $part/f.msgpack, got $n messages"
+rm -rf "$part"
 
 run fail_serialize
 if [ "$rc" -eq 1 ] && grep -q "plugin .*faulty.so): serialize failed: failing in serialize (on purpose)$" <<<"$err"
@@ -53,9 +58,11 @@ for where in tick serialize; do
   want="tick(post)"; [ $where = serialize ] && want=serialize
   if [ "$rc" -gt 128 ] && grep -qF "sensim: error: plugin $PLUGINS/faulty.so: crashed in $want of sensor 'f' (sensor.test.faulty) at frame 3: SIGSEGV" <<<"$err"
   then ok; else bad "crash_$where: rc=$rc: $err"; fi
-  # A crash loses at most the frame in progress: frames 1 and 2 are readable in the .part stream.
-  n=$("$SENSIM" dump "$TMP/out/f.msgpack.part" 2>/dev/null | wc -l)
-  [ "$n" -eq 2 ] && ok || bad "crash_$where: expected frames 1-2 readable in f.msgpack.part, got $n messages"
+  # A crash loses at most the frame in progress: frames 1 and 2 are readable in the staging folder.
+  part=$(ls -d "$TMP/out"/sensim-partial-* | tail -1)
+  n=$("$SENSIM" dump "$part/f.msgpack" 2>/dev/null | wc -l)
+  [ "$n" -eq 2 ] && ok || bad "crash_$where: expected frames 1-2 readable in $part/f.msgpack, got $n messages"
+  rm -rf "$part"
 done
 
 [ "$(md5sum <"$TMP/out/f.msgpack")" = "$good" ] && ok || bad "an earlier run's output was changed by a failing run"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `save:` images, written by the engine's writer thread: the same bytes as `sensim convert`
 # for every image, at any thread count, in frame order; a failure at a later frame fails the
-# run with one error line, keeps the streams as .part and writes no image after it.
+# run with one error line and leaves --out as it was (outputs stay in the staging folder).
 # usage: saving.sh SENSIM SCENES_DIR TMP_DIR
 set -u
 SENSIM=$1 SCENES=$2 TMP=$3/saving
@@ -56,29 +56,29 @@ for f in "$TMP/t1/rgb"/*.png; do
 done
 [ $order = ok ] && ok || bad "rgb images were not written in frame order"
 
-# 3. the image of frame 5 cannot be written (a folder is in its way): exit 1, one error line
-#    naming it, streams left as .part, no image after frame 5
+# 3. a folder stands where the image of frame 5 goes: the run writes everything into its
+#    staging folder, the commit's check refuses before anything moves: exit 1, one error line
+#    naming it, --out exactly as it was plus the staging folder with every output
 mkdir -p "$TMP/fail/rgb/000005.png"
 timeout 120 "$SENSIM" run "$TMP/scene.yaml" --out "$TMP/fail" --quiet 2>"$TMP/fail.err"
 rc=$?
-[ "$rc" -eq 1 ] && ok || bad "a failed save: exit $rc, want 1"
+[ "$rc" -eq 1 ] && ok || bad "a folder in the way: exit $rc, want 1"
 [ "$(grep -c '^sensim: error: ' "$TMP/fail.err")" -eq 1 ] \
-  && grep -q "^sensim: error: frame 5: sensor .rgb.: save: cannot write .*rgb/000005.png\$" "$TMP/fail.err" && ok \
-  || bad "a failed save: stderr: $(cat "$TMP/fail.err")"
-ls "$TMP/fail"/*.msgpack.part >/dev/null 2>&1 && ! ls "$TMP/fail"/*.msgpack >/dev/null 2>&1 && ok \
-  || bad "a failed save: streams should stay .part: $(ls "$TMP/fail")"
-[ -f "$TMP/fail/rgb/000004.png" ] && ! ls "$TMP/fail/rgb"/0000{06..12}.png >/dev/null 2>&1 && ok \
-  || bad "a failed save: images before it only: $(ls "$TMP/fail/rgb")"
+  && grep -q "^sensim: error: .*fail/rgb/000005.png exists and is not a regular file (a folder)" "$TMP/fail.err" && ok \
+  || bad "a folder in the way: stderr: $(cat "$TMP/fail.err")"
+[ "$(cd "$TMP/fail" && find . -path './sensim-partial-*' -prune -o -print | sort | tr '\n' ' ')" = ". ./rgb ./rgb/000005.png " ] \
+  && ok || bad "a folder in the way: --out changed: $(cd "$TMP/fail" && find . | sort)"
+part=$(ls -d "$TMP/fail"/sensim-partial-*)
+[ -f "$part/rgb.msgpack" ] && [ "$(ls "$part/rgb" | wc -l)" -eq 12 ] && ok \
+  || bad "a folder in the way: the partial folder should hold every output: $(ls -R "$part")"
 
-# 4. the last image fails: noticed when the run finishes, which fails the same way
-mkdir -p "$TMP/last/rgb/000012.png"
-timeout 120 "$SENSIM" run "$TMP/scene.yaml" --out "$TMP/last" --quiet 2>"$TMP/last.err"
+# 4. a link where the images' folder goes: refused at load (exit 2), nothing written
+mkdir -p "$TMP/link" "$TMP/elsewhere" && ln -s "$TMP/elsewhere" "$TMP/link/rgb"
+timeout 120 "$SENSIM" run "$TMP/scene.yaml" --out "$TMP/link" --quiet 2>"$TMP/link.err"
 rc=$?
-[ "$rc" -eq 1 ] && [ "$(grep -c '^sensim: error: ' "$TMP/last.err")" -eq 1 ] \
-  && grep -q "^sensim: error: frame 12: sensor 'rgb': save: cannot write .*rgb/000012.png\$" "$TMP/last.err" && ok \
-  || bad "the last save failed: exit $rc, stderr: $(cat "$TMP/last.err")"
-ls "$TMP/last"/*.msgpack.part >/dev/null 2>&1 && ! ls "$TMP/last"/*.msgpack >/dev/null 2>&1 && ok \
-  || bad "the last save failed: streams should stay .part: $(ls "$TMP/last")"
+[ "$rc" -eq 2 ] && grep -q "^sensim: error: .*link/rgb is a symbolic link" "$TMP/link.err" \
+  && [ "$(ls -A "$TMP/link")" = rgb ] && [ -z "$(ls -A "$TMP/elsewhere")" ] && ok \
+  || bad "a link in the way: exit $rc, stderr: $(cat "$TMP/link.err"), out: $(ls -A "$TMP/link")"
 
 echo "$checks checks, $fails failed"
 [ "$fails" -eq 0 ]

@@ -56,7 +56,14 @@ int main(void)
     CHECK(!sn_converter_parse("Depth", &k), "names are case-sensitive");
     sn_error err = {0};
     CHECK(sn_image_pattern_check("front/%06d.png", &err), "%%06d");
-    CHECK(sn_image_pattern_check("a%%b.png", &err), "%%%% is a percent sign");
+    CHECK(sn_image_pattern_check("a%%b%d.png", &err), "%%%% is a percent sign");
+    CHECK(!sn_image_pattern_check("x.png", &err), "no frame number refused");
+    CHECK(!sn_image_pattern_check("x%d.jpg", &err), "not .png refused");
+    CHECK(!sn_image_pattern_check("a//%d.png", &err) && !sn_image_pattern_check("./%d.png", &err), "empty and . parts");
+    CHECK(sn_image_patterns_may_collide("a/x%d.png", "a/x1%02d.png"), "x1 then 2 digits meets x then 3");
+    CHECK(sn_image_patterns_may_collide("a%db7.png", "a5b%d.png"), "a5b7.png both");
+    CHECK(!sn_image_patterns_may_collide("rgb/%06d.png", "depth/%06d.png"), "two folders");
+    CHECK(!sn_image_patterns_may_collide("x%d.png", "x%dy.png"), "a letter after the number");
     CHECK(!sn_image_pattern_check("f/%s.png", &err), "%%s refused");
     CHECK(!sn_image_pattern_check("%d_%d.png", &err), "two frame numbers refused");
     return CHECK_DONE();

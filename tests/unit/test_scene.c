@@ -80,7 +80,7 @@ int main(int argc, char **argv)
     EXPECT("actors:\n  - {name: a, blueprint: vehicle.sedan}\n  - {name: b, blueprint: vehicle.sedan, attach_to: a}\n",
            "scene.yaml:3:52: only static props and sensors can be attached");
     EXPECT("actors:\n  - {name: a, blueprint: vehicle.sedan, spawn_at: 2, destroy_at: 1}\n",
-           "scene.yaml:2:66: destroy_at must be >= 0 and after spawn_at");
+           "scene.yaml:2:66: destroy_at must be within [0, 1e12] seconds and after spawn_at");
     EXPECT("[1, 2]\n", "scene.yaml:1:1: expected a mapping for the scene, found a list");
     EXPECT("", "scene.yaml:1:1: the scene is empty");
     EXPECT("actors: {a: 1}\nactors: []\n", "scene.yaml:2:1: key 'actors' appears twice");

@@ -35,6 +35,20 @@ extern "C" {
 
 #define SN_ERROR_MAX 1024
 
+/*
+** Limits (README "Limits"): what no machine can run is refused at load, naming the limit.
+** Numbers from scenes and the API are range-checked against these before they reach ODE,
+** the renderer or an integer cast.
+*/
+#define SN_LIMIT_FRAMES 1000000000ULL          /* frames in one run (settings, --frames) */
+#define SN_LIMIT_ACTORS 200000u                /* actors and sensors in one scene */
+#define SN_LIMIT_ATTACH_DEPTH 32u              /* parents above an attached actor or sensor */
+#define SN_LIMIT_IMAGE_PIXELS (8192ULL * 8192) /* image_size_x * image_size_y of one sensor */
+#define SN_LIMIT_SENSOR_MEMORY (4ULL << 30)    /* bytes of all sensors' images, 32 bytes a pixel */
+#define SN_LIMIT_SPEED 1000.0                  /* m/s: an initial velocity; walker speeds: 10 */
+#define SN_LIMIT_COORD 1e7                     /* m from the origin: locations, route points */
+#define SN_LIMIT_DT_MIN 1e-6                   /* s: the smallest fixed_delta_seconds, substep */
+
 /* An error: filled by every function that can fail. Caller-owned, no cleanup needed. */
 typedef struct sn_error {
     sn_status status;
@@ -95,7 +109,8 @@ SN_API sn_status sn_engine_load_scene_with_overrides(sn_engine *e, const char *p
                                                      size_t n_overrides, sn_error *err);
 /* Overrides the scene's frame count (settings.frames / duration). */
 SN_API void sn_engine_set_frames(sn_engine *e, uint64_t frames);
-/* Writes each sensor's stream to DIR/<name>.msgpack (created on demand). Call after load. */
+/* Writes each sensor's stream to DIR/<name>.msgpack (created on demand; see sn_engine_finish).
+** Refuses a link, or a folder or device named like an output, in DIR. Call after load. */
 SN_API sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err);
 /* Registers a callback for every message of one sensor (CARLA's listen). */
 SN_API sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn fn, void *user,
@@ -104,8 +119,11 @@ SN_API sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn
 SN_API sn_status sn_engine_step(sn_engine *e, sn_error *err);
 /* Runs `frames` frames, or the scene's count when 0, then finishes the outputs. */
 SN_API sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err);
-/* Flushes and closes the outputs; files get their final names only when `complete`. */
+/* Flushes and closes the outputs. A run writes into a staging folder DIR/sensim-partial-XXXXXX;
+** when `complete` (and every write succeeded) its files move into DIR, else they stay there. */
 SN_API sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err);
+/* The staging folder a failed or incomplete run left its partial outputs in; NULL if none. */
+SN_API const char *sn_engine_partial_dir(const sn_engine *e);
 
 /* The current clock. */
 SN_API const sn_clock *sn_engine_clock(const sn_engine *e);
