@@ -111,6 +111,7 @@ void sn_world_remove(sn_world *w, uint32_t id)
         return;
     sn_actor *a = w->actors[i];
     w->gen++;
+    w->motion_gen++; /* the overlap grid holds pointers to bodies */
     w->static_gen += a->kind == SN_ACTOR_STATIC;
     for (size_t k = 0; k < w->n_planes; k++) {
         if (w->planes[k] == a) {

@@ -122,6 +122,7 @@ void sn_world_free(sn_world *w)
     free(w->pairs);
     free(w->pair_hash);
     sn_strmap_free(&w->names);
+    sn_ogrid_free(&w->ogrid);
     if (!w->poisoned) {
         /* After an ODE error its spaces may still be locked, and destroying a geom then
         ** makes ODE end the process: leak them instead (the run is over anyway). */
@@ -228,6 +229,8 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
     if (!sn_grow((void **)&w->bodies, &w->cap_bodies, w->n_bodies + 1, sizeof *w->bodies))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     w->bodies[w->n_bodies++] = a; /* ids only grow: appending keeps id order */
+    if (!sn_ogrid_add(w, a))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
     a->body = dBodyCreate(w->world);
     dBodySetData(a->body, a);
     dMass m;
@@ -289,6 +292,7 @@ void sn_body_from_state(dBodyID b, const sn_actor_state *st, sn_vec3 com)
 void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
 {
     w->gen++;
+    w->motion_gen++;
     w->static_gen += a->kind == SN_ACTOR_STATIC;
     a->st.pos = a->st.prev_pos = pos;
     a->st.rot = a->st.prev_rot = sn_quat_norm(rot);
@@ -410,6 +414,25 @@ static void overlap_callback(void *data, dGeomID g1, dGeomID g2)
     }
 }
 
+typedef struct near_query {
+    overlap_query *q;
+    dGeomID box;
+    sn_vec3 centre;
+    double radius;
+} near_query;
+
+static void near_body(void *user, sn_actor *b)
+{
+    near_query *n = user;
+    if (!b->geom || b == n->q->self)
+        return;
+    sn_vec3 bc = sn_v3_add(b->st.pos, sn_quat_apply(b->st.rot, b->bbox.location));
+    double r = n->radius + sn_v3_len(b->bbox.extent);
+    sn_vec3 d = sn_v3_sub(bc, n->centre);
+    if (sn_v3_dot(d, d) <= r * r)
+        overlap_callback(n->q, n->box, b->geom);
+}
+
 static sn_actor *overlap_at(sn_world *w, dGeomID box, const sn_actor *self, sn_vec3 centre, double tol, double *depth)
 {
     dGeomSetPosition(box, centre.x, centre.y, centre.z);
@@ -420,19 +443,9 @@ static sn_actor *overlap_at(sn_world *w, dGeomID box, const sn_actor *self, sn_v
     dSpaceCollide2(box, (dGeomID)w->static_space, &q, overlap_callback);
     for (size_t i = 0; i < w->n_planes; i++)
         overlap_callback(&q, box, w->planes[i]->geom);
-    /* Bounding spheres from the world state first: plain arithmetic, no ODE call per body. */
-    double r_self = sn_v3_len(self->bbox.extent) + tol;
-    for (size_t i = 0; i < w->n_bodies; i++) {
-        const sn_actor *b = w->bodies[i];
-        if (!b->geom || b == self)
-            continue;
-        sn_vec3 bc = sn_v3_add(b->st.pos, sn_quat_apply(b->st.rot, b->bbox.location));
-        double r = r_self + sn_v3_len(b->bbox.extent);
-        sn_vec3 d = sn_v3_sub(bc, centre);
-        if (sn_v3_dot(d, d) > r * r)
-            continue;
-        overlap_callback(&q, box, b->geom);
-    }
+    /* Bodies near the box, from the overlap grid (ogrid.h), then bounding spheres. */
+    near_query nq = {&q, box, centre, sn_v3_len(self->bbox.extent) + tol};
+    sn_ogrid_near(w, centre.x, centre.y, nq.radius, near_body, &nq);
     *depth = q.depth;
     return q.other;
 }
@@ -441,6 +454,7 @@ bool sn_world_spawn_overlap(sn_world *w, const sn_actor *a, const sn_transform *
 {
     const double tol = 0.01; /* touching, or resting on the ground, is no overlap */
     memset(out, 0, sizeof *out);
+    sn_ogrid_sync(w); /* out of memory: sn_ogrid_near scans every body instead */
     dAllocateODEDataForThread(dAllocateMaskAll); /* the API may spawn from any thread */
     sn_mat3 rot = sn_mat3_from_rotation(tf->rotation);
     sn_vec3 centre = sn_v3_add(tf->location, sn_mat3_apply(&rot, a->bbox.location));

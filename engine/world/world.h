@@ -12,6 +12,7 @@
 
 #include "../core/mathx.h"
 #include "../core/strmap.h"
+#include "ogrid.h"
 
 #include <ode/ode.h>
 #include <sensim/attr.h>
@@ -163,6 +164,8 @@ typedef struct sn_world {
     unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
     bool contacts_lost;     /* a contact or collision pair could not be stored this frame */
     bool poisoned;          /* ODE failed mid-step: its spaces may be locked, so teardown leaks them */
+    uint64_t motion_gen;    /* bumped when bodies move or go (advance, teleport, remove): ogrid */
+    sn_ogrid ogrid;         /* bodies' bounding spheres for the spawn-overlap check */
     /* Bumped by every change of geometry or pose (spawn, remove, teleport, advance), and
     ** static_gen by changes of static actors: the ray index rebuilds only when they move. */
     uint64_t gen, static_gen;
