@@ -588,6 +588,8 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
             sn_guard_enter(s, "serialize");
             sn_status st = s->cls->serialize(s->self, k, &e->writer);
             sn_guard_leave();
+            if (st && !s->error[0] && e->writer.why[0]) /* the writer refused it: say why */
+                sn_format(s->error, sizeof s->error, "%s", e->writer.why);
             if (st)
                 return sn_plugin_fail(s, "serialize", st, err);
             if ((st = sn_writer_finish(&e->writer, s, err))) {
