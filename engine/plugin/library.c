@@ -464,3 +464,59 @@ const char *sn_library_searched_text(const sn_library *lib, char *buf, size_t n)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", lib->searched[i]);
     return buf;
 }
+
+/* ---- a test world's plugins (sensim/testworld.h); refusals are errors, not skipped ---- */
+
+sn_status sn_library_add_entry(sn_library *lib, sn_plugin_entry_fn entry, const char *label, sn_error *err)
+{
+    if (!entry)
+        return sn_fail(err, SN_E_INVALID, "plugin %s: no entry function", label ? label : "(test program)");
+    for (size_t i = 0; i < lib->n_plugins; i++)
+        if (lib->plugins[i]->entry == entry && !lib->plugins[i]->reason)
+            return SN_OK;
+    if (!sn_grow((void **)&lib->plugins, &lib->cap_plugins, lib->n_plugins + 1, sizeof *lib->plugins))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    sn_plugin_file *pf = calloc(1, sizeof *pf);
+    if (!pf || !(pf->path = sn_strdup(label ? label : "(test program)"))) {
+        free(pf);
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    }
+    lib->plugins[lib->n_plugins++] = pf;
+    char why[1024] = "";
+    size_t before = lib->n_bps;
+    if (accept_plugin(lib, pf, entry(SN_ABI_MAJOR, SN_ABI_MINOR), why, sizeof why)) {
+        pf->entry = entry;
+        return SN_OK;
+    }
+    lib->n_bps = before;
+    free(pf->classes);
+    pf->classes = NULL;
+    pf->n_classes = 0;
+    pf->has_reader = false;
+    pf->reason = sn_strdup(why);
+    return sn_fail(err, SN_E_INVALID, "plugin %s %s", pf->path, why);
+}
+
+sn_status sn_library_add_file(sn_library *lib, const char *path, sn_plugin_entry_fn *entry, sn_error *err)
+{
+    if (!path)
+        return sn_fail(err, SN_E_INVALID, "plugin: NULL path");
+    if (load_file(lib, path) != SN_OK)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        snprintf(real, sizeof real, "%s", path);
+    for (size_t i = 0; i < lib->n_plugins; i++) {
+        sn_plugin_file *pf = lib->plugins[i];
+        if (strcmp(pf->path, real) != 0)
+            continue;
+        if (pf->reason)
+            return sn_fail(err, SN_E_INVALID, "plugin %s %s", real, pf->reason);
+        void *sym = dlsym(pf->handle, SN_PLUGIN_ENTRY_SYMBOL);
+        memcpy(&pf->entry, &sym, sizeof pf->entry); /* object-to-function pointer, as POSIX allows */
+        if (entry)
+            *entry = pf->entry;
+        return SN_OK;
+    }
+    return sn_fail(err, SN_E_INVALID, "plugin %s was not loaded", real);
+}

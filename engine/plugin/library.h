@@ -17,6 +17,7 @@ typedef struct sn_plugin_file {
     uint32_t n_classes;
     sn_log_reader reader; /* host copy of the plugin's log reader (zeroed: none) */
     bool has_reader;
+    sn_plugin_entry_fn entry; /* its entry when a test world registered it (sn_library_add_entry/_file) */
 } sn_plugin_file;
 
 typedef struct sn_blueprint {
@@ -54,6 +55,12 @@ sn_status sn_library_load_dir(sn_library *lib, const char *dir, sn_error *err);
 sn_status sn_library_load_search_path(sn_library *lib, const char *plugin_dir, sn_error *err);
 /* The engine's own plugin folder (from the executable's location); per-thread static storage. */
 const char *sn_library_default_dir(void);
+
+/* A test world's plugins (sensim/testworld.h), through the same checks as a folder's: an entry
+** linked into the program (`label` names it in errors), or one file. A refusal is an error
+** here (SN_E_INVALID, "plugin LABEL WHY"); adding the same entry or file again is a no-op. */
+sn_status sn_library_add_entry(sn_library *lib, sn_plugin_entry_fn entry, const char *label, sn_error *err);
+sn_status sn_library_add_file(sn_library *lib, const char *path, sn_plugin_entry_fn *entry, sn_error *err);
 
 const sn_blueprint *sn_library_find(const sn_library *lib, const char *id);
 /* Method i of a class, read with its stride (method_def_size, or the size in its ABI minor). */

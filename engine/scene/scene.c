@@ -670,6 +670,19 @@ static sn_status check_names(ctx *c, sn_scene *s)
     return st;
 }
 
+void sn_scene_settings_default(sn_scene_settings *st)
+{
+    memset(st, 0, sizeof *st);
+    st->fixed_delta_seconds = 0.05;
+    st->max_substep_delta_time = 0.01;
+    st->max_substeps = 10;
+    st->sun_azimuth = 135;
+    st->sun_altitude = 50;
+    st->sun_intensity = 0.75;
+    st->ambient = 0.35;
+    st->sky_color = (sn_vec3){150, 190, 235};
+}
+
 sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)
 {
     return sn_scene_load_with(s, path, NULL, 0, err);
@@ -684,14 +697,7 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
     for (size_t i = 0; i < n_sets; i++, s->n_sets++)
         if (!sets[i] || !(s->sets[i] = sn_strdup(sets[i])))
             return sn_fail(err, SN_E_INVALID, "%s: an override is NULL or out of memory", path);
-    s->settings.fixed_delta_seconds = 0.05;
-    s->settings.max_substep_delta_time = 0.01;
-    s->settings.max_substeps = 10;
-    s->settings.sun_azimuth = 135;
-    s->settings.sun_altitude = 50;
-    s->settings.sun_intensity = 0.75;
-    s->settings.ambient = 0.35;
-    s->settings.sky_color = (sn_vec3){150, 190, 235};
+    sn_scene_settings_default(&s->settings);
     sn_ydoc doc;
     sn_status st = sn_ydoc_load(&doc, path, err);
     if (st)

@@ -93,6 +93,8 @@ typedef struct sn_scene {
     sn_srcpos recorder_pos;
 } sn_scene;
 
+/* The settings of a scene that sets none (a file's defaults; a test world's scene). */
+void sn_scene_settings_default(sn_scene_settings *s);
 /* Parses and checks a scene file. Free with sn_scene_free (also after failure). */
 sn_status sn_scene_load(sn_scene *scene, const char *path, sn_error *err);
 /* As sn_scene_load with `--set PATH=VALUE` overrides applied in order before checking. */

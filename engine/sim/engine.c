@@ -23,6 +23,11 @@
 
 sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err)
 {
+    return sn_engine_create_with(opts, true, err);
+}
+
+sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_error *err)
+{
     sn_engine *e = calloc(1, sizeof *e);
     if (!e) {
         sn_fail(err, SN_E_NOMEM, "out of memory");
@@ -36,7 +41,7 @@ sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err)
     }
     e->lib.quiet = e->opts.quiet_plugins;
     e->lib.log = e->opts.log, e->lib.log_user = e->opts.log_user;
-    if (sn_library_load_search_path(&e->lib, e->opts.plugin_dir, err) != SN_OK) {
+    if (search && sn_library_load_search_path(&e->lib, e->opts.plugin_dir, err) != SN_OK) {
         sn_library_free(&e->lib);
         free(e);
         return NULL;
@@ -77,6 +82,10 @@ static void unload(sn_engine *e)
     free(e->actors);
     free(e->routes);
     free(e->events);
+    free(e->injected);
+    e->injected = NULL;
+    e->n_injected = e->cap_injected = 0;
+    e->in_step = false;
     free(e->event_listeners);
     e->event_listeners = NULL;
     e->n_event_listeners = e->cap_event_listeners = 0;
@@ -486,6 +495,23 @@ static sn_status deliver(sn_sensor *s, const sn_event *ev, sn_error *err)
     return st ? sn_plugin_fail(s, "on_event", st, err) : SN_OK;
 }
 
+/* One collision to the sensors attached to its self actor, routes from index r on. */
+static sn_status deliver_collision(sn_engine *e, size_t r, const sn_collision *c, sn_error *err)
+{
+    for (size_t k = r; k < e->n_routes && e->routes[k].parent == c->self_id; k++) {
+        sn_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.struct_size = sizeof ev;
+        ev.type = SN_EVENT_COLLISION;
+        ev.frame = e->clock.frame;
+        ev.u.collision = *c;
+        sn_status st = deliver(e->routes[k].sensor, &ev, err);
+        if (st)
+            return st;
+    }
+    return SN_OK;
+}
+
 static sn_status deliver_collisions(sn_engine *e, sn_error *err)
 {
     if (e->routes_dirty && rebuild_routes(e, err))
@@ -497,17 +523,19 @@ static sn_status deliver_collisions(sn_engine *e, sn_error *err)
             continue; /* touching without force: grazing or separating, not a collision */
         while (r < e->n_routes && e->routes[r].parent < p->self)
             r++;
-        for (size_t k = r; k < e->n_routes && e->routes[k].parent == p->self; k++) {
-            sn_event ev;
-            memset(&ev, 0, sizeof ev);
-            ev.struct_size = sizeof ev;
-            ev.type = SN_EVENT_COLLISION;
-            ev.frame = e->clock.frame;
-            ev.u.collision = (sn_collision){p->self, p->other, p->impulse, p->pos, p->normal};
-            sn_status st = deliver(e->routes[k].sensor, &ev, err);
-            if (st)
-                return st;
-        }
+        sn_status st = deliver_collision(e, r, &(sn_collision){p->self, p->other, p->impulse, p->pos, p->normal}, err);
+        if (st)
+            return st;
+    }
+    /* a test world's injected collisions, after physics' own, through the same routes */
+    for (size_t i = 0; i < e->n_injected; i++) {
+        if (sn_v3_len(e->injected[i].normal_impulse) < 1e-9)
+            continue;
+        for (r = 0; r < e->n_routes && e->routes[r].parent < e->injected[i].self_id;)
+            r++;
+        sn_status st = deliver_collision(e, r, &e->injected[i], err);
+        if (st)
+            return st;
     }
     return SN_OK;
 }
@@ -531,6 +559,19 @@ static sn_status deliver_collisions_any(sn_engine *e, sn_error *err)
             ev.type = SN_EVENT_COLLISION_ANY;
             ev.frame = e->clock.frame;
             ev.u.collision = (sn_collision){p->self, p->other, p->impulse, p->pos, p->normal};
+            sn_status st = deliver(s, &ev, err);
+            if (st)
+                return st;
+        }
+        for (size_t k = 0; k < e->n_injected; k++) { /* a test world's, as deliver_collisions */
+            if (sn_v3_len(e->injected[k].normal_impulse) < 1e-9)
+                continue;
+            sn_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.struct_size = sizeof ev;
+            ev.type = SN_EVENT_COLLISION_ANY;
+            ev.frame = e->clock.frame;
+            ev.u.collision = e->injected[k];
             sn_status st = deliver(s, &ev, err);
             if (st)
                 return st;
@@ -656,6 +697,8 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
             sn_guard_enter(s, "serialize");
             sn_status st = s->cls->serialize(s->self, k, &e->writer);
             sn_guard_leave();
+            if (st && !s->error[0] && e->writer.why[0]) /* the writer refused it: say why */
+                sn_format(s->error, sizeof s->error, "%s", e->writer.why);
             if (st)
                 return sn_plugin_fail(s, "serialize", st, err);
             if ((st = sn_writer_finish(&e->writer, s, err))) {
@@ -675,15 +718,37 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
     return SN_OK;
 }
 
-sn_status sn_engine_step(sn_engine *e, sn_error *err)
+/* What both halves of a step check first. */
+static sn_status step_ready(sn_engine *e, const char *what, sn_error *err)
+{
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "%s: NULL engine", what);
+    if (!e->loaded)
+        return sn_fail(err, SN_E_STATE, "%s: no scene loaded", what);
+    if (e->broken)
+        return sn_fail(err, SN_E_STATE, "%s: the engine stopped after an error", what);
+    return SN_OK;
+}
+
+/* A failed half stops the engine; its error names the frame. */
+static sn_status step_failed(sn_engine *e, sn_status st, sn_error *err)
+{
+    e->broken = true;
+    e->in_step = false;
+    char where[64];
+    snprintf(where, sizeof where, "frame %llu", (unsigned long long)e->clock.frame);
+    sn_error_prefix(err, where);
+    return st;
+}
+
+sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
 {
     SN_ERR_LOCAL(err);
-    if (!e)
-        return sn_fail(err, SN_E_INVALID, "step: NULL engine");
-    if (!e->loaded)
-        return sn_fail(err, SN_E_STATE, "step: no scene loaded");
-    if (e->broken)
-        return sn_fail(err, SN_E_STATE, "step: the engine stopped after an error");
+    sn_status st = step_ready(e, "step", err);
+    if (st)
+        return st;
+    if (e->in_step)
+        return sn_fail(err, SN_E_STATE, "step: frame %llu was begun and not ended", (unsigned long long)e->clock.frame);
     /* an image of an earlier frame that failed on the writer thread: its error names its frame */
     if (sn_saver_poll(e->saver, err)) {
         e->broken = true;
@@ -693,7 +758,8 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
     c->frame++;
     c->time_ns = (int64_t)c->frame * c->dt_ns;
     c->timestamp = (double)c->frame * c->dt;
-    sn_status st = e->replay ? sn_replay_before_step(e, err) : SN_OK;
+    e->in_step = true;
+    st = e->replay ? sn_replay_before_step(e, err) : SN_OK;
     if (!st)
         st = schedule(e, err);
     if (!st)
@@ -708,23 +774,37 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
         if (!st && e->replay)
             sn_replay_after_advance(e);
     }
-    if (!st)
-        st = deliver_collisions(e, err);
+    return st ? step_failed(e, st, err) : SN_OK;
+}
+
+sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = step_ready(e, "step", err);
+    if (st)
+        return st;
+    if (!e->in_step)
+        return sn_fail(err, SN_E_STATE, "step: no frame was begun (frame %llu has ended)",
+                       (unsigned long long)e->clock.frame);
+    st = deliver_collisions(e, err);
     if (!st)
         st = deliver_collisions_any(e, err);
+    e->n_injected = 0; /* delivered once, in this frame */
     if (!st)
         st = run_phase(e, SN_PHASE_POST, err);
     if (!st)
         st = run_phase(e, SN_PHASE_OBSERVE, err);
     if (!st)
         st = serialize_all(e, err);
-    if (st) {
-        e->broken = true;
-        char where[64];
-        snprintf(where, sizeof where, "frame %llu", (unsigned long long)c->frame);
-        sn_error_prefix(err, where);
-    }
-    return st;
+    e->in_step = false;
+    return st ? step_failed(e, st, err) : SN_OK;
+}
+
+sn_status sn_engine_step(sn_engine *e, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = sn_engine_step_begin(e, err);
+    return st ? st : sn_engine_step_end(e, err);
 }
 
 sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)

@@ -12,6 +12,7 @@
 #include <msgpack.h>
 #include <sensim/plugin.h>
 #include <sensim/sensim.h>
+#include <sensim/testworld.h>
 #include <stdio.h>
 
 #define SN_WRITER_MAX_DEPTH 32
@@ -135,8 +136,22 @@ struct sn_engine {
     uint64_t sensor_bytes; /* the sum of live sensors' budget_bytes */
     bool outputs_open, broken;
     struct sn_replay *replay; /* set while replaying a recording (replay.c) */
+
+    /* ---- test world (api_testworld.c, sensim/testworld.h) ---- */
+    bool in_step;             /* between sn_engine_step_begin and sn_engine_step_end */
+    sn_collision *injected;   /* collisions a test queued for the next collision phase */
+    size_t n_injected, cap_injected;
+    sn_testworld_render_fn render_hook; /* replaces the renderer's pixels when set */
+    void *render_user;
 };
 
+/* engine.c: the two halves of sn_engine_step (a test world injects collisions between them):
+** begin = clock, spawns/destroys/calls, world events, PRE ticks, controllers, physics;
+** end = collision events, POST and OBSERVE ticks, serialization. */
+sn_status sn_engine_step_begin(struct sn_engine *e, sn_error *err);
+sn_status sn_engine_step_end(struct sn_engine *e, sn_error *err);
+/* sn_engine_create without plugins from the search path when !search (a test world's). */
+sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_error *err);
 /* engine.c: builds e->scene (parsed already) into the world; on failure unloads everything. */
 sn_status sn_engine_build_loaded(struct sn_engine *e, sn_error *err);
 void sn_engine_unload(struct sn_engine *e);

@@ -95,13 +95,21 @@ static sn_status frame_alpha(sn_ctx *c, const char *what, int64_t t_ns, double *
     return SN_OK;
 }
 
-static sn_status render_alpha(sn_ctx *c, double alpha, const sn_camera *cam, const sn_image *out)
+static sn_status render_alpha(sn_ctx *c, double alpha, int64_t t_ns, const sn_camera *cam, const sn_image *out)
 {
     sn_engine *e = c->engine;
     sn_error err = {0};
     if (!cam || !out) {
         sn_format(c->error, sizeof c->error, "render: NULL camera or image");
         return SN_E_INVALID;
+    }
+    if (e->render_hook) { /* a test world's painter: the camera is checked as the renderer checks it */
+        sn_status st = sn_camera_check(cam, &err);
+        if (st) {
+            sn_format(c->error, sizeof c->error, "render: %s", err.msg);
+            return st;
+        }
+        return e->render_hook(e->render_user, t_ns, cam, out);
     }
     if (!e->renderer) {
         int n = e->opts.threads > 0 ? e->opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -118,7 +126,7 @@ static sn_status render_alpha(sn_ctx *c, double alpha, const sn_camera *cam, con
 
 static sn_status h_render(sn_ctx *c, const sn_camera *cam, const sn_image *out)
 {
-    return render_alpha(c, 1.0, cam, out);
+    return render_alpha(c, 1.0, c->engine->clock.time_ns, cam, out);
 }
 
 static sn_status h_render_at(sn_ctx *c, int64_t t_ns, const sn_camera *cam, const sn_image *out)
@@ -127,7 +135,7 @@ static sn_status h_render_at(sn_ctx *c, int64_t t_ns, const sn_camera *cam, cons
     sn_status st = frame_alpha(c, "render_at", t_ns, &alpha);
     if (st)
         return st;
-    return render_alpha(c, alpha, cam, out);
+    return render_alpha(c, alpha, t_ns, cam, out);
 }
 
 static sn_status h_sensor_transform_at(sn_ctx *c, int64_t t_ns, sn_transform *out)

@@ -8,6 +8,7 @@
 #include <sensim/plugin.h>
 #include <sensim/query.h>
 #include <sensim/sensim.h>
+#include <sensim/testworld.h>
 
 #include <stddef.h>
 #include <stdio.h>
@@ -322,6 +323,15 @@ int main(void)
     F(sn_walker_control, direction, 0);
     F(sn_walker_control, speed, 24);
     /* sensim.h */
+    S(sn_testworld_options, 80, 8);
+    F(sn_testworld_options, struct_size, 0);
+    F(sn_testworld_options, seed, 8);
+    F(sn_testworld_options, fixed_delta_seconds, 16);
+    F(sn_testworld_options, max_substep_delta_time, 24);
+    F(sn_testworld_options, threads, 32);
+    F(sn_testworld_options, log, 40);
+    F(sn_testworld_options, log_user, 48);
+    F(sn_testworld_options, georeference, 56);
     S(sn_run_stats, 48, 8);
     F(sn_run_stats, struct_size, 0);
     F(sn_run_stats, frames, 8);

@@ -1,5 +1,7 @@
-/* The fake host of sensim/testing.h itself: it must catch what the engine catches (malformed
-** messages, bad attributes, plugin errors), so that a plugin's tests on it mean something. */
+/* The fake host of sensim/testing.h itself: it is the engine (sensim/testworld.h), so it must
+** catch what the engine catches (a bad attribute table, bad values, malformed messages, plugin
+** errors) with the engine's own sentences, name and seed sensors as the engine does, and
+** answer the host table from the engine's world (rays, poses, mounts). */
 #define SN_TESTING_IMPLEMENTATION
 #include <sensim/testing.h>
 
@@ -26,11 +28,19 @@ typedef struct probe {
 static sn_status create(const sn_host *h, sn_ctx *c, void **out)
 {
     probe *p = calloc(1, sizeof *p);
-    p->h = h, p->ctx = c;
+    if (p)
+        p->h = h, p->ctx = c;
     *out = p;
     return p ? SN_OK : SN_E_NOMEM;
 }
 static void destroy(void *self) { free(self); }
+/* Without tick() a POST class never ticks, so the engine asks for no message (the old fake
+** serialized one anyway). */
+static sn_status tick(void *self, sn_phase phase)
+{
+    (void)self, (void)phase;
+    return SN_OK;
+}
 static sn_status set(void *self, const sn_value *v, uint32_t n)
 {
     probe *p = self;
@@ -42,6 +52,27 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     }
     return SN_OK;
 }
+
+/* mode "rays": every actor along +x from (0, 0, 0.5), by the engine's ray index */
+static sn_status rays(probe *p, sn_writer *w)
+{
+    const sn_host *h = p->h;
+    sn_ray_hit hits[4];
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    q.mode = SN_RAY_ALL, q.hits = hits, q.max_hits = 4;
+    sn_ray ray = {{0, 0, 0.5}, {2, 0, 0}, 100};
+    sn_ray_result r;
+    if (h->ray_batch(p->ctx, &q, &ray, 1, &r))
+        return SN_E_INVALID;
+    h->write_key(w, "hits");
+    h->write_array(w, 2 * r.n_hits);
+    for (uint32_t i = 0; i < r.n_hits; i++)
+        h->write_uint(w, hits[i].actor_id), h->write_double(w, hits[i].distance);
+    q.ray_size = 1; /* a malformed query is refused with a message */
+    h->write_key(w, "refused");
+    return h->write_bool(w, h->ray_batch(p->ctx, &q, &ray, 1, &r) == SN_E_INVALID);
+}
+
 static sn_status serialize(void *self, uint32_t i, sn_writer *w)
 {
     probe *p = self;
@@ -53,9 +84,12 @@ static sn_status serialize(void *self, uint32_t i, sn_writer *w)
         h->write_array(w, 2);
         return h->write_double(w, 1);
     }
-    if (!strcmp(mode, "no_key")) {
+    if (!strcmp(mode, "no_key"))
         return h->write_double(w, 1);
-    }
+    if (!strcmp(mode, "rays"))
+        return rays(p, w);
+    h->write_key(w, "name");
+    h->write_str(w, h->sensor_name(p->ctx));
     h->write_key(w, "gain");
     h->write_double(w, p->v[0].f);
     h->write_key(w, "shape");
@@ -70,6 +104,8 @@ static sn_status serialize(void *self, uint32_t i, sn_writer *w)
         h->write_uint(w, p->v[3].rgb[k]);
     h->write_key(w, "random");
     h->write_double(w, h->random_uniform(p->ctx));
+    h->write_key(w, "small");
+    h->write_int(w, -3);
     h->write_key(w, "blob");
     return h->write_bin(w, "abc", 3);
 }
@@ -84,6 +120,7 @@ static const sn_sensor_class cls = {
     .create = create,
     .destroy = destroy,
     .set = set,
+    .tick = tick,
     .serialize = serialize,
 };
 static const sn_sensor_class *const classes[] = {&cls};
@@ -94,26 +131,53 @@ static const sn_plugin_lib *entry(uint32_t major, uint32_t minor)
     return &lib;
 }
 
+/* A class whose default lies outside its own range: the loader refuses the table. */
+static const sn_attr_def bad_attrs[] = {{"gain", SN_ATTR_FLOAT, "20", NULL, NULL, true, 0, 10, NULL, "gain"}};
+static const sn_sensor_class bad_cls = {
+    .hdr = SN_ABI_HEADER(sn_sensor_class), .blueprint = "sensor.test.bad", .phases = SN_PHASE_POST,
+    .attrs = bad_attrs, .n_attrs = 1, .attr_def_size = sizeof(sn_attr_def),
+    .create = create, .destroy = destroy, .serialize = serialize,
+};
+static const sn_sensor_class *const bad_classes[] = {&bad_cls};
+static const sn_plugin_lib bad_lib = {.hdr = SN_ABI_HEADER(sn_plugin_lib), .name = "bad", .n_classes = 1, .classes = bad_classes};
+static const sn_plugin_lib *bad_entry(uint32_t major, uint32_t minor)
+{
+    (void)major, (void)minor;
+    return &bad_lib;
+}
+
 static sn_fake_sensor *spawn(sn_fake *f, const char *a, const char *b)
 {
     const char *list[] = {a, b, NULL};
     return sn_fake_spawn(f, entry, "sensor.test.probe", list, 0);
 }
 
+static sn_fake_sensor *named(sn_fake *f, const char *name)
+{
+    return sn_fake_spawn_named(f, entry, "sensor.test.probe", name, NULL, 0, (sn_transform){{1, 2, 3}, {0, 0, 0}});
+}
+
 int main(void)
 {
     sn_fake *f = sn_fake_new(1);
-    /* attributes: defaults, overrides, and each kind of refusal */
+    /* the loader's checks: a table the engine would refuse is refused here */
+    CHECK(!sn_fake_spawn(f, bad_entry, "sensor.test.bad", NULL, 0), "an invalid attribute table was accepted");
+    CHECK_CONTAINS(sn_fake_error(f), "'sensor.test.bad' has an invalid attribute table");
+    /* attributes: defaults, overrides, and each kind of refusal, in the engine's words */
     sn_fake_sensor *s = spawn(f, "count=5", "color=1,2,3");
     CHECK(s != NULL, "%s", sn_fake_error(f));
     CHECK(!spawn(f, "gain=11", NULL), "gain above its range accepted");
-    CHECK_CONTAINS(sn_fake_error(f), "attribute 'gain': '11' is not a valid value in [0, 10]");
+    CHECK_CONTAINS(sn_fake_error(f), "outside the range [0, 10]");
     CHECK(!spawn(f, "shape=square", NULL), "an enum value outside its choices accepted");
     CHECK(!spawn(f, "count=2.5", NULL), "a fraction accepted for an int");
     CHECK(!spawn(f, "color=1,2", NULL), "a two-channel colour accepted");
+    CHECK(!spawn(f, "gain", NULL), "an attribute without a value accepted");
+    CHECK_CONTAINS(sn_fake_error(f), "name=value");
     CHECK(!spawn(f, "on=false", NULL), "set's refusal ignored");
-    CHECK_CONTAINS(sn_fake_error(f), "set failed (status");
-    CHECK_CONTAINS(sn_fake_error(f), "cannot be switched off");
+    CHECK_CONTAINS(sn_fake_error(f), "set failed: cannot be switched off");
+    /* booleans as the engine reads them (the old fake took only true/false) */
+    CHECK(spawn(f, "on=TRUE", NULL) && spawn(f, "on=1", NULL), "engine booleans: %s", sn_fake_error(f));
+    CHECK(!spawn(f, "on=yes", NULL), "'yes' accepted as a bool");
 
     sn_fake_begin_frame(f);
     CHECK(sn_fake_end_frame(f) == SN_OK, "%s", sn_fake_error(f));
@@ -123,57 +187,72 @@ int main(void)
     CHECK(sn_fake_number(s, 0, "nested.rgb.2") == 3, "rgb override, nested path");
     CHECK(sn_fake_length(s, 0, "nested.empty") == 0, "empty array");
     CHECK(sn_fake_length(s, 0, "nested") == 2, "map pairs");
+    CHECK(sn_fake_number(s, 0, "small") == -3, "negative int");
     CHECK(isnan(sn_fake_number(s, 0, "nested.rgb.3")), "out of range index reads NaN");
     CHECK(!sn_fake_has(s, 0, "nope"), "absent key");
     size_t n = 0;
     const char *blob = sn_fake_bin(s, 0, "blob", &n);
-    CHECK(blob && n == 3 && !memcmp(blob, "abc", 3), "bin bytes");
+    CHECK(blob && n == 3 && !memcmp(blob, "abc", 3) && ((uintptr_t)blob & 15) == 0, "bin bytes, aligned");
     CHECK_CONTAINS(sn_fake_json(s, 0), "\"nested\":{\"empty\":[],\"rgb\":[1,2,3]},\"random\":");
     CHECK_CONTAINS(sn_fake_json(s, 0), "\"blob\":{\"bin\":3}");
-    double r1 = sn_fake_number(s, 0, "random");
+    /* the engine's name for an unnamed sensor, in the header and from host->sensor_name */
+    char want[32];
+    snprintf(want, sizeof want, "sensor_%u", sn_fake_sensor_id(s));
+    CHECK(!strcmp(sn_fake_string(s, 0, "sensor"), want) && !strcmp(sn_fake_string(s, 0, "name"), want),
+          "name %s, want %s (the old fake answered the blueprint)", sn_fake_string(s, 0, "name"), want);
+    CHECK(!strcmp(sn_fake_string(s, 0, "type"), "sensor.test.probe"), "type is the blueprint");
+    size_t raw_size = 0;
+    const unsigned char *raw = sn_fake_raw(s, 0, &raw_size);
+    CHECK(raw && raw_size > 20 && (raw[0] & 0xf0) == 0x80, "raw: one msgpack map of %zu bytes", raw_size);
 
-    /* the random stream depends on the seed only */
-    sn_fake *g = sn_fake_new(1);
-    sn_fake_sensor *t = spawn(g, "count=5", NULL);
-    sn_fake_begin_frame(g);
-    sn_fake_end_frame(g);
-    CHECK(sn_fake_number(t, 0, "random") == r1, "same seed, same random stream");
+    /* the random stream: the scene seed and the sensor's name, as the engine seeds it */
+    sn_fake *g = sn_fake_new(1), *h = sn_fake_new(2);
+    sn_fake_sensor *a1 = named(f, "a"), *a2 = named(g, "a"), *b2 = named(g, "b"), *a3 = named(h, "a");
+    CHECK(a1 && a2 && b2 && a3, "%s", sn_fake_error(g));
+    sn_fake_step(f), sn_fake_step(g), sn_fake_step(h);
+    CHECK(sn_fake_number(a1, 0, "random") == sn_fake_number(a2, 0, "random"), "same seed and name, same stream "
+          "(whatever else the world holds)");
+    CHECK(sn_fake_number(a2, 0, "random") != sn_fake_number(b2, 0, "random"), "another name, another stream");
+    CHECK(sn_fake_number(a2, 0, "random") != sn_fake_number(a3, 0, "random"), "another seed, another stream");
+    CHECK(fabs(sn_fake_number(a2, 0, "transform.location.1") - 2) < 1e-12, "a free sensor stands at its mount");
+    CHECK(!named(g, "a"), "a sensor name used twice");
+    CHECK_CONTAINS(sn_fake_error(g), "is taken by another sensor");
+    sn_fake_free(g);
+    sn_fake_free(h);
+
+    /* malformed messages are refused by the engine's writer, and the run stops */
+    g = sn_fake_new(2);
+    sn_fake_sensor *bad = spawn(g, "mode=short_array", NULL);
+    CHECK(bad && sn_fake_step(g) == SN_E_INVALID, "a short array passes");
+    CHECK_CONTAINS(sn_fake_error(g), "serialize failed");
+    CHECK(sn_fake_step(g) == SN_E_STATE, "the engine goes on after a malformed message");
+    sn_fake_free(g);
+    g = sn_fake_new(2);
+    CHECK(spawn(g, "mode=no_key", NULL) && sn_fake_step(g) == SN_E_INVALID, "a value without a key passes");
+    CHECK_CONTAINS(sn_fake_error(g), "a value was written without write_key first");
     sn_fake_free(g);
 
-    /* malformed messages are refused with a reason, as the engine refuses them */
-    sn_fake_sensor *bad = spawn(f, "mode=short_array", NULL);
-    sn_fake_begin_frame(f);
-    CHECK(sn_fake_end_frame(f) == SN_E_INVALID, "a short array passes");
-    CHECK_CONTAINS(sn_fake_error(f), "left unfinished");
-    sn_fake_sensor *nokey = spawn(g = sn_fake_new(2), "mode=no_key", NULL);
-    sn_fake_begin_frame(g);
-    CHECK(sn_fake_end_frame(g) == SN_E_INVALID, "a value without a key passes");
-    CHECK_CONTAINS(sn_fake_error(g), "a value where a key was expected");
-    (void)bad, (void)nokey;
+    /* ray queries answered by the engine's index over the actors the test placed */
+    g = sn_fake_new(3);
+    uint32_t b1 = sn_fake_add_actor(g, "static.prop.box", SN_TAG_WALL, (sn_transform){{10, 0, 0}, {0, 0, 0}}, (sn_vec3){1, 1, 1});
+    uint32_t car = sn_fake_add_actor(g, "vehicle.sedan", SN_TAG_CAR, (sn_transform){{20, 0, 0}, {0, 45, 0}}, (sn_vec3){1, 1, 1});
+    sn_fake_sensor *r = spawn(g, "mode=rays", NULL);
+    CHECK(b1 && car && r && sn_fake_step(g) == SN_OK, "%s", sn_fake_error(g));
+    CHECK(sn_fake_length(r, 0, "hits") == 4 && sn_fake_number(r, 0, "hits.0") == b1 &&
+              fabs(sn_fake_number(r, 0, "hits.1") - 9) < 1e-9 && sn_fake_number(r, 0, "hits.2") == car &&
+              fabs(sn_fake_number(r, 0, "hits.3") - (20 - sqrt(2))) < 1e-9,
+          "both boxes in order: %s", sn_fake_json(r, 0));
+    CHECK(sn_fake_number(r, 0, "refused") == 1, "a short ray_size is refused");
+    /* kinematic actors go where they are told, and rays follow */
+    CHECK(sn_fake_move_to(g, car, (sn_transform){{30, 0, 0}, {0, 45, 0}}) == SN_OK && sn_fake_step(g) == SN_OK,
+          "%s", sn_fake_error(g));
+    CHECK(fabs(sn_fake_number(r, 0, "hits.3") - (30 - sqrt(2))) < 1e-9, "moved: %s", sn_fake_json(r, 0));
+    CHECK(sn_fake_step(g) == SN_OK && fabs(sn_fake_number(r, 0, "hits.3") - (30 - sqrt(2))) < 1e-9,
+          "a kinematic actor stays after its target");
+    CHECK(sn_fake_clock(g)->frame == 3 && sn_fake_clock(g)->time_ns == 150000000, "the engine's clock");
+    CHECK(sn_fake_end_frame(g) == SN_E_STATE, "end without begin");
+    CHECK_CONTAINS(sn_fake_error(g), "no frame was begun");
     sn_fake_free(g);
-
-    /* ray queries (ABI 1.2) answered by brute force over the actors' boxes */
-    uint32_t b1 = sn_fake_add_actor(f, "static.prop.box", SN_TAG_WALL, (sn_transform){{10, 0, 0}, {0, 0, 0}}, (sn_vec3){1, 1, 1});
-    uint32_t b2 = sn_fake_add_actor(f, "vehicle.sedan", SN_TAG_CAR, (sn_transform){{20, 0, 0}, {0, 45, 0}}, (sn_vec3){1, 1, 1});
-    const sn_host *h = &f->host;
-    sn_ray_hit hits[4];
-    sn_ray_query q = SN_RAY_QUERY_INIT;
-    q.mode = SN_RAY_ALL, q.hits = hits, q.max_hits = 4;
-    sn_ray ray = {{0, 0, 0}, {2, 0, 0}, 100};
-    sn_ray_result r;
-    CHECK(h->ray_batch && h->ray_batch(s, &q, &ray, 1, &r) == SN_OK && r.n_hits == 2 && hits[0].actor_id == b1 &&
-              fabs(hits[0].distance - 9) < 1e-12 && hits[1].actor_id == b2 && fabs(hits[1].distance - (20 - sqrt(2))) < 1e-9,
-          "fake ray_batch: both boxes in order (%u hits)", r.n_hits);
-    q.kind_mask = 1u << SN_ACTOR_VEHICLE;
-    CHECK(h->ray_batch(s, &q, &ray, 1, &r) == SN_OK && r.n_hits == 1 && r.hit.actor_id == b2, "fake kind mask");
-    q.kind_mask = 0, q.mode = SN_RAY_CLOSEST;
-    CHECK(h->sweep_sphere(s, &q, &ray, 0.5, &r) == SN_OK && r.n_hits == 1 && fabs(r.hit.distance - 8.5) < 1e-12,
-          "fake sweep: %g", r.hit.distance);
-    uint32_t ids[4], n_ids = 0;
-    CHECK(h->overlap_sphere(s, NULL, (sn_vec3){10, 1.4, 0}, 0.5, ids, 4, &n_ids) == SN_OK && n_ids == 1 && ids[0] == b1,
-          "fake overlap");
-    q.ray_size = 1;
-    CHECK(h->ray_batch(s, &q, &ray, 1, &r) == SN_E_INVALID, "fake: a short ray_size is refused");
     sn_fake_free(f);
     return CHECK_DONE();
 }

@@ -1,0 +1,155 @@
+/* api_testworld.c — the engine as a plugin's test host (sensim/testworld.h): an engine with an
+** empty scene, plugins registered through the loader's own checks, the frame in two halves,
+** injected collisions and an optional painter in place of the renderer. Nothing here is a
+** second implementation of the host: sensim/testing.h is built on these calls. */
+#include "../sim/engine.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sensors and actors point into lib.bps: a test world registers plugins after spawning, so the
+** array is allocated once, large enough, and never moves. */
+#define TESTWORLD_BLUEPRINTS 4096
+#define MAX_CLASSES_PER_PLUGIN 1024 /* the loader's own limit (library.c) */
+
+static sn_status world_ready(const sn_engine *e, const char *what, sn_error *err)
+{
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "%s: NULL engine", what);
+    if (!e->loaded)
+        return sn_fail(err, SN_E_STATE, "%s: no scene loaded", what);
+    return SN_OK;
+}
+
+sn_engine *sn_testworld_create(const sn_testworld_options *o, sn_error *err)
+{
+    sn_testworld_options opt;
+    memset(&opt, 0, sizeof opt);
+    if (o) {
+        if (o->struct_size < sizeof o->struct_size || o->struct_size > sizeof opt) {
+            sn_fail(err, SN_E_INVALID, "testworld: struct_size %u; set it to sizeof(sn_testworld_options) = %zu",
+                    o->struct_size, sizeof opt);
+            return NULL;
+        }
+        memcpy(&opt, o, o->struct_size);
+    }
+    sn_scene_settings st;
+    sn_scene_settings_default(&st);
+    if (opt.fixed_delta_seconds != 0)
+        st.fixed_delta_seconds = opt.fixed_delta_seconds;
+    if (opt.max_substep_delta_time != 0)
+        st.max_substep_delta_time = opt.max_substep_delta_time;
+    /* the scene parser's rules for the same settings */
+    if (!(st.fixed_delta_seconds > 0 && st.fixed_delta_seconds <= 10) ||
+        !(st.max_substep_delta_time > 0 && st.max_substep_delta_time <= st.fixed_delta_seconds + 1e-12) ||
+        st.fixed_delta_seconds > st.max_substep_delta_time * st.max_substeps + 1e-12) {
+        sn_fail(err, SN_E_RANGE, "testworld: fixed_delta_seconds %g and max_substep_delta_time %g: need 0 < dt <= 10 s "
+                "and dt / max_substep_delta_time at most %d substeps", st.fixed_delta_seconds,
+                st.max_substep_delta_time, st.max_substeps);
+        return NULL;
+    }
+    if (!isfinite(opt.georeference.latitude + opt.georeference.longitude + opt.georeference.altitude) ||
+        fabs(opt.georeference.latitude) > 90 || fabs(opt.georeference.longitude) > 180) {
+        sn_fail(err, SN_E_RANGE, "testworld: georeference must be finite, |latitude| <= 90, |longitude| <= 180");
+        return NULL;
+    }
+    st.georeference = opt.georeference;
+    st.seed = opt.seed;
+    sn_engine_options eo = {.threads = opt.threads > 0 ? opt.threads : 1, .seed_set = true, .seed = opt.seed,
+                            .quiet_plugins = true, .log = opt.log, .log_user = opt.log_user};
+    sn_engine *e = sn_engine_create_with(&eo, false, err);
+    if (!e)
+        return NULL;
+    if (!sn_grow((void **)&e->lib.bps, &e->lib.cap_bps, TESTWORLD_BLUEPRINTS, sizeof *e->lib.bps)) {
+        sn_engine_destroy(e);
+        sn_fail(err, SN_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    e->scene.settings = st;
+    if (sn_engine_build_loaded(e, err) != SN_OK) {
+        sn_engine_destroy(e);
+        return NULL;
+    }
+    return e;
+}
+
+static sn_status room_for_plugin(sn_engine *e, sn_error *err)
+{
+    if (e->lib.n_bps + MAX_CLASSES_PER_PLUGIN > e->lib.cap_bps)
+        return sn_fail(err, SN_E_RANGE, "testworld: no room for another plugin (%zu blueprints registered; a test "
+                       "world holds %d)", e->lib.n_bps, TESTWORLD_BLUEPRINTS);
+    return SN_OK;
+}
+
+sn_status sn_testworld_add_plugin(sn_engine *e, sn_plugin_entry_fn entry, const char *label, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = world_ready(e, "add_plugin", err);
+    if (!st)
+        st = room_for_plugin(e, err);
+    return st ? st : sn_library_add_entry(&e->lib, entry, label, err);
+}
+
+sn_status sn_testworld_load_plugin(sn_engine *e, const char *path, sn_plugin_entry_fn *entry, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = world_ready(e, "load_plugin", err);
+    if (!st)
+        st = room_for_plugin(e, err);
+    return st ? st : sn_library_add_file(&e->lib, path, entry, err);
+}
+
+sn_status sn_testworld_begin_frame(sn_engine *e, sn_error *err) { return sn_engine_step_begin(e, err); }
+sn_status sn_testworld_end_frame(sn_engine *e, sn_error *err) { return sn_engine_step_end(e, err); }
+
+static bool finite3(sn_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+sn_status sn_testworld_inject_collision(sn_engine *e, const sn_collision *c, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = world_ready(e, "inject_collision", err);
+    if (st)
+        return st;
+    if (!c)
+        return sn_fail(err, SN_E_INVALID, "inject_collision: NULL collision");
+    for (int k = 0; k < 2; k++) {
+        uint32_t id = k ? c->other_id : c->self_id;
+        if (!sn_world_find(&e->world, id))
+            return sn_fail(err, SN_E_NOT_FOUND, "inject_collision: %s %u is not a live actor", k ? "other_id" : "self_id", id);
+    }
+    if (c->self_id == c->other_id)
+        return sn_fail(err, SN_E_INVALID, "inject_collision: actor %u cannot collide with itself", c->self_id);
+    if (!finite3(c->normal_impulse) || !finite3(c->location) || !finite3(c->normal))
+        return sn_fail(err, SN_E_INVALID, "inject_collision: impulse, location and normal must be finite");
+    if (!sn_grow((void **)&e->injected, &e->cap_injected, e->n_injected + 1, sizeof *e->injected))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    e->injected[e->n_injected++] = *c;
+    return SN_OK;
+}
+
+sn_status sn_testworld_set_render(sn_engine *e, sn_testworld_render_fn fn, void *user, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = world_ready(e, "set_render", err);
+    if (st)
+        return st;
+    e->render_hook = fn;
+    e->render_user = fn ? user : NULL;
+    return SN_OK;
+}
+
+sn_status sn_testworld_set_georeference(sn_engine *e, sn_geo_location g, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = world_ready(e, "set_georeference", err);
+    if (st)
+        return st;
+    if (!isfinite(g.latitude + g.longitude + g.altitude) || fabs(g.latitude) > 90 || fabs(g.longitude) > 180)
+        return sn_fail(err, SN_E_RANGE, "set_georeference: must be finite, |latitude| <= 90, |longitude| <= 180");
+    e->scene.settings.georeference = g;
+    return SN_OK;
+}
