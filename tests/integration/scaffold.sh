@@ -19,6 +19,11 @@ unset PKG_CONFIG_SYSROOT_DIR SENSIM_PLUGIN_PATH LD_LIBRARY_PATH
 export PKG_CONFIG_PATH=$PREFIX/lib/x86_64-linux-gnu/pkgconfig
 [ -f "$PKG_CONFIG_PATH/sensim-sdk.pc" ] || PKG_CONFIG_PATH=$(dirname "$pc") # another libdir than Debian's
 export PATH=$PREFIX/bin:$PATH
+# In the sanitizer build libsensim carries ASan; the scaffold's own test program (built without
+# it, as a user would) then loads the ASan runtime second, which ASan refuses unless told.
+if ldd "$(dirname "$pc")/../libsensim.so" 2>/dev/null | grep -q libasan; then
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=0"
+fi
 [ "$(command -v sensim)" = "$sensim" ] || fail "the installed sensim is not first on PATH"
 # The SDK guide and the examples are installed where pkg-config and new-sensor say.
 docdir=$(realpath -m "$(pkg-config --variable=docdir sensim-sdk)")
