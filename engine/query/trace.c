@@ -157,7 +157,7 @@ static void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_
 
 /* Embree's RTCHitN / RTCRayN layouts (their accessors are C++ only). */
 #define HITN_PRIM(h, N, i) (((const unsigned *)(h))[5 * (N) + (i)])
-#define HITN_INST(h, N, i) (((const unsigned *)(h))[7 * (N) + (i)])
+#define HITN_GEOM(h, N, i) (((const unsigned *)(h))[6 * (N) + (i)])
 #define RAYN_TFAR(r, N, i) (((const float *)(r))[8 * (N) + (i)])
 
 static void filter(const struct RTCFilterFunctionNArguments *args)
@@ -168,7 +168,7 @@ static void filter(const struct RTCFilterFunctionNArguments *args)
         if (!args->valid[i])
             continue;
         uint32_t ref, tri;
-        resolve(c->rs, HITN_INST(args->hit, N, i), HITN_PRIM(args->hit, N, i), &ref, &tri);
+        resolve(c->rs, HITN_GEOM(args->hit, N, i), HITN_PRIM(args->hit, N, i), &ref, &tri);
         const rs_actor *a = rs_ref_actor(c->rs, ref);
         if (c->filtered && rs_excluded(c->w, c->q, a->id, a->parent, a->tag, a->kind)) {
             args->valid[i] = 0;
@@ -246,7 +246,7 @@ static void trace_one(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_
             uint32_t ref, tri;
             bool back;
             sn_vec3 nn;
-            resolve(rs, rh.hit.instID[0], rh.hit.primID, &ref, &tri);
+            resolve(rs, rh.hit.geomID, rh.hit.primID, &ref, &tri);
             const rs_actor *a = rs_ref_actor(rs, ref);
             double t = refine(a, tri, o, d, rh.ray.tfar, &nn, &back);
             if (back) /* the first surface is a way out: the origin is inside */
