@@ -46,12 +46,9 @@ typedef struct rs_scratch {
 
 struct sn_rayscene {
     RTCDevice dev;
-    RTCScene top;         /* two instances: 0 of stat, 1 of dscene */
-    RTCScene stat;        /* static actors' triangles */
-    RTCScene dscene;      /* the other actors' triangles */
-    RTCGeometry stat_inst, dyn_inst;
-    bool has_stat;        /* stat holds a geometry */
-    RTCGeometry dyn;      /* dscene's geometry, kept while the moving actors' shapes stay the same */
+    RTCScene top;         /* geometry 0: the static actors' triangles, 1: the other actors' */
+    bool has_stat;        /* top holds geometry 0 */
+    RTCGeometry dyn;      /* geometry 1, kept while the moving actors' shapes stay the same */
     uint8_t *dyn_shapes;  /* the shape of each moving actor in dyn, in order */
     size_t n_dyn_shapes, cap_dyn_shapes;
     uint32_t *dyn_prim, *dyn_first; /* as stat_prim, stat_first */

@@ -157,7 +157,7 @@ static void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_
 
 /* Embree's RTCHitN / RTCRayN layouts (their accessors are C++ only). */
 #define HITN_PRIM(h, N, i) (((const unsigned *)(h))[5 * (N) + (i)])
-#define HITN_INST(h, N, i) (((const unsigned *)(h))[7 * (N) + (i)])
+#define HITN_GEOM(h, N, i) (((const unsigned *)(h))[6 * (N) + (i)])
 #define RAYN_TFAR(r, N, i) (((const float *)(r))[8 * (N) + (i)])
 
 static void filter(const struct RTCFilterFunctionNArguments *args)
@@ -168,7 +168,7 @@ static void filter(const struct RTCFilterFunctionNArguments *args)
         if (!args->valid[i])
             continue;
         uint32_t ref, tri;
-        resolve(c->rs, HITN_INST(args->hit, N, i), HITN_PRIM(args->hit, N, i), &ref, &tri);
+        resolve(c->rs, HITN_GEOM(args->hit, N, i), HITN_PRIM(args->hit, N, i), &ref, &tri);
         const rs_actor *a = rs_ref_actor(c->rs, ref);
         if (c->filtered && rs_excluded(c->w, c->q, a->id, a->parent, a->tag, a->kind)) {
             args->valid[i] = 0;
@@ -218,7 +218,63 @@ static int rec_cmp(const void *a, const void *b)
     return (x->tri > y->tri) - (x->tri < y->tri);
 }
 
-static void trace_one(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_ray_result *out)
+/* Closest hit: straight into the caller's result, no scratch (the common case, kept lean). */
+static void trace_closest(const rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_result *out)
+{
+    const sn_rayscene *rs = c->rs;
+    sn_ray_result res;
+    memset(&res, 0, sizeof res); /* padding too: results are compared byte for byte */
+    sn_vec3 o = r->origin, d;
+    double maxd;
+    if (rs_ray_prepare(r, &d, &maxd)) {
+        struct RTCRayHit rh;
+        rh.ray.org_x = (float)o.x, rh.ray.org_y = (float)o.y, rh.ray.org_z = (float)o.z;
+        rh.ray.dir_x = (float)d.x, rh.ray.dir_y = (float)d.y, rh.ray.dir_z = (float)d.z;
+        rh.ray.tnear = 0, rh.ray.time = 0;
+        rh.ray.tfar = maxd < 1e30 ? (float)maxd : 1e30f;
+        rh.ray.mask = ~0u, rh.ray.id = 0, rh.ray.flags = 0;
+        rh.hit.geomID = rh.hit.primID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+        rtcIntersect1(rs->top, (struct RTCIntersectContext *)&c->ec, &rh);
+        bool found = false;
+        double best_t = INFINITY;
+        uint32_t best_id = 0;
+        uint8_t best_tag = 0;
+        sn_vec3 best_n = {0, 0, 0};
+        if (rh.hit.geomID != RTC_INVALID_GEOMETRY_ID) {
+            uint32_t ref, tri;
+            bool back;
+            sn_vec3 nn;
+            resolve(rs, rh.hit.geomID, rh.hit.primID, &ref, &tri);
+            const rs_actor *a = rs_ref_actor(rs, ref);
+            double t = refine(a, tri, o, d, rh.ray.tfar, &nn, &back);
+            if (back) /* the first surface is a way out: the origin is inside */
+                t = 0, nn = sn_v3_scale(d, -1);
+            if (t <= maxd)
+                found = true, best_t = t, best_id = a->id, best_tag = a->tag, best_n = nn;
+        }
+        for (size_t k = 0; k < rs->n_planes; k++) {
+            const rs_plane *p = &rs->planes[k];
+            double t;
+            sn_vec3 nn;
+            if (!plane_hit(p, o, d, maxd, &t, &nn) || (found && (t > best_t || (t == best_t && p->id >= best_id))) ||
+                (c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind)))
+                continue;
+            found = true, best_t = t, best_id = p->id, best_tag = p->tag, best_n = nn;
+        }
+        if (found) {
+            res.n_hits = res.n_found = 1;
+            res.hit.distance = best_t;
+            res.hit.point = best_t > 0 ? sn_v3_add(o, sn_v3_scale(d, best_t)) : o;
+            res.hit.normal = best_n;
+            res.hit.actor_id = best_id;
+            res.hit.semantic_tag = best_tag;
+        }
+    }
+    memcpy((char *)out + (size_t)i * c->q->result_size, &res, sizeof res);
+}
+
+/* Every actor along the ray (SN_RAY_ALL). */
+static void trace_all(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_ray_result *out)
 {
     const sn_rayscene *rs = c->rs;
     const sn_ray_query *q = c->q;
@@ -239,42 +295,27 @@ static void trace_one(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_
     s->n = 0;
     rtcIntersect1(rs->top, &c->ec, &rh);
 
-    if (!rs_reserve_hits(s, (c->all ? s->n : 1) + rs->n_planes))
+    if (!rs_reserve_hits(s, s->n + rs->n_planes))
         return;
-    if (!c->all) {
-        if (rh.hit.geomID != RTC_INVALID_GEOMETRY_ID) {
-            uint32_t ref, tri;
-            bool back;
-            sn_vec3 nn;
-            resolve(rs, rh.hit.instID[0], rh.hit.primID, &ref, &tri);
-            const rs_actor *a = rs_ref_actor(rs, ref);
-            double t = refine(a, tri, o, d, rh.ray.tfar, &nn, &back);
-            if (back) /* the first surface is a way out: the origin is inside */
-                t = 0, nn = sn_v3_scale(d, -1);
-            if (t <= maxd)
-                s->hits[n++] = make_hit(o, d, t, nn, a->id, a->tag);
-        }
-    } else {
-        for (size_t k = 0; k < s->n; k++) {
-            rs_rec *e = &s->recs[k];
-            sn_vec3 nn;
-            e->t = refine(rs_ref_actor(rs, e->ref), e->tri, o, d, e->t, &nn, &e->back);
-        }
-        if (s->n > 1)
-            qsort(s->recs, s->n, sizeof *s->recs, rec_cmp);
-        for (size_t k = 0; k < s->n; k++) {
-            const rs_rec *e = &s->recs[k];
-            if (k && s->recs[k - 1].ref == e->ref)
-                continue; /* one hit per actor: where the ray meets it first */
-            const rs_actor *a = rs_ref_actor(rs, e->ref);
-            sn_vec3 nn;
-            bool back;
-            double t = e->back ? 0 : refine(a, e->tri, o, d, e->t, &nn, &back);
-            if (e->back)
-                nn = sn_v3_scale(d, -1);
-            if (t <= maxd)
-                s->hits[n++] = make_hit(o, d, t, nn, a->id, a->tag);
-        }
+    for (size_t k = 0; k < s->n; k++) {
+        rs_rec *e = &s->recs[k];
+        sn_vec3 nn;
+        e->t = refine(rs_ref_actor(rs, e->ref), e->tri, o, d, e->t, &nn, &e->back);
+    }
+    if (s->n > 1)
+        qsort(s->recs, s->n, sizeof *s->recs, rec_cmp);
+    for (size_t k = 0; k < s->n; k++) {
+        const rs_rec *e = &s->recs[k];
+        if (k && s->recs[k - 1].ref == e->ref)
+            continue; /* one hit per actor: where the ray meets it first */
+        const rs_actor *a = rs_ref_actor(rs, e->ref);
+        sn_vec3 nn;
+        bool back;
+        double t = e->back ? 0 : refine(a, e->tri, o, d, e->t, &nn, &back);
+        if (e->back)
+            nn = sn_v3_scale(d, -1);
+        if (t <= maxd)
+            s->hits[n++] = make_hit(o, d, t, nn, a->id, a->tag);
     }
     for (size_t k = 0; k < rs->n_planes; k++) {
         const rs_plane *p = &rs->planes[k];
@@ -282,11 +323,7 @@ static void trace_one(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_
         sn_vec3 nn;
         if (rs_excluded(c->w, q, p->id, p->parent, p->tag, p->kind) || !plane_hit(p, o, d, maxd, &t, &nn))
             continue;
-        sn_ray_hit h = make_hit(o, d, t, nn, p->id, p->tag);
-        if (c->all || n == 0)
-            s->hits[n++] = h;
-        else if (hit_cmp(&h, &s->hits[0]) < 0)
-            s->hits[0] = h;
+        s->hits[n++] = make_hit(o, d, t, nn, p->id, p->tag);
     }
     rs_write_result(q, out, i, s->hits, n);
 }
@@ -308,7 +345,10 @@ static void run_task(void *arg, uint32_t task)
     for (uint32_t i = from; i < to && !s->oom; i++) {
         sn_ray r;
         memcpy(&r, (const char *)b->rays + (size_t)i * b->q->ray_size, sizeof r);
-        trace_one(&c, s, &r, i, b->out);
+        if (c.all)
+            trace_all(&c, s, &r, i, b->out);
+        else
+            trace_closest(&c, &r, i, b->out);
     }
 }
 
