@@ -35,19 +35,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
 }
 
-#ifdef SN_FUZZ_STANDALONE
-int main(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        if (!f)
-            continue;
-        uint8_t *b = malloc(1 << 20);
-        size_t n = fread(b, 1, 1 << 20, f);
-        fclose(f);
-        LLVMFuzzerTestOneInput(b, n);
-        free(b);
-    }
-    return 0;
-}
-#endif
+#include "standalone.h"
