@@ -68,7 +68,8 @@ static const char HELP_RUN[] =
     "  --threads N       renderer worker threads (default: the number of cores)\n"
     "  --plugin-dir DIR  searched for plugins before SENSIM_PLUGIN_PATH and the engine's own\n"
     "  --quiet           no summary line, no refused-plugin warnings\n"
-    "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N} there at the end\n"
+    "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N,\"time_world\":S,\n"
+    "                    \"time_sensors\":S,\"time_output\":S} there at the end (wall seconds by part)\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
     "Exit status: 0 success, 1 a failure while running (partial outputs kept in DIR/sensim-partial-*), 2 bad input.\n";
@@ -269,8 +270,10 @@ static int cmd_run(int argc, char **argv)
     if (c.stats) {
         FILE *sf = fopen(c.stats, "w");
         if (sf) {
-            fprintf(sf, "{\"frames\":%llu,\"sim_time\":%.9g,\"messages\":%llu,\"sensors\":%u}\n",
-                    (unsigned long long)stats.frames, stats.sim_time, (unsigned long long)stats.messages, stats.sensors);
+            fprintf(sf, "{\"frames\":%llu,\"sim_time\":%.9g,\"messages\":%llu,\"sensors\":%u,"
+                        "\"time_world\":%.6f,\"time_sensors\":%.6f,\"time_output\":%.6f}\n",
+                    (unsigned long long)stats.frames, stats.sim_time, (unsigned long long)stats.messages, stats.sensors,
+                    stats.time_world, stats.time_sensors, stats.time_output);
             fclose(sf);
         }
     }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TIME_EPS 1e-9
@@ -741,6 +742,14 @@ static sn_status step_failed(sn_engine *e, sn_status st, sn_error *err)
     return st;
 }
 
+/* For sn_run_stats' timers. */
+static double mono(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
 {
     SN_ERR_LOCAL(err);
@@ -762,18 +771,22 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
     st = e->replay ? sn_replay_before_step(e, err) : SN_OK;
     if (!st)
         st = schedule(e, err);
+    double t0 = mono(), t1 = t0;
     if (!st)
         st = run_phase(e, SN_PHASE_PRE, err);
     if (!st) {
+        t1 = mono();
         for (size_t i = 0; i < e->world.n_actors; i++)
             if (e->world.actors[i]->has_autopilot)
                 sn_autopilot_update(&e->world, e->world.actors[i], c->dt);
         st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
+        e->time_world += mono() - t1;
         if (!st)
             e->advanced_frame = c->frame;
         if (!st && e->replay)
             sn_replay_after_advance(e);
     }
+    e->time_sensors += t1 - t0;
     return st ? step_failed(e, st, err) : SN_OK;
 }
 
@@ -786,6 +799,7 @@ sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
     if (!e->in_step)
         return sn_fail(err, SN_E_STATE, "step: no frame was begun (frame %llu has ended)",
                        (unsigned long long)e->clock.frame);
+    double t0 = mono();
     st = deliver_collisions(e, err);
     if (!st)
         st = deliver_collisions_any(e, err);
@@ -794,8 +808,11 @@ sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
         st = run_phase(e, SN_PHASE_POST, err);
     if (!st)
         st = run_phase(e, SN_PHASE_OBSERVE, err);
+    double t1 = mono();
+    e->time_sensors += t1 - t0;
     if (!st)
         st = serialize_all(e, err);
+    e->time_output += mono() - t1;
     e->in_step = false;
     return st ? step_failed(e, st, err) : SN_OK;
 }

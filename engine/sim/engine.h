@@ -88,6 +88,7 @@ typedef struct sn_collision_route {
 } sn_collision_route;
 
 struct sn_engine {
+    double time_world, time_sensors, time_output; /* sn_run_stats' timers, seconds */
     sn_engine_options opts;
     sn_library lib;
     bool loaded;

@@ -13,8 +13,10 @@
 #include <sensim/sensim.h>
 
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *tmp, *collision_dir, *broken_dir, *scenes;
@@ -253,6 +255,23 @@ static void run_stats(void)
     CHECK(s.frames == 40 && s.messages == 1 && n_heard == 1, "after 40 frames: %llu frames, %llu messages, %d heard",
           (unsigned long long)s.frames, (unsigned long long)s.messages, n_heard);
     CHECK_NEAR(s.sim_time, 2.0, 1e-12, "simulated time after 40 frames");
+    /* the timers: each part took time, and together no more than the wall clock around the run */
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    sn_run_stats before = s;
+    CHECK(sn_engine_run(e, 10, &err) == SN_OK && sn_engine_stats(e, &s, &err) == SN_OK, "%s", err.msg);
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    double wall = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
+    double spent = (s.time_world - before.time_world) + (s.time_sensors - before.time_sensors) +
+                   (s.time_output - before.time_output);
+    CHECK(s.time_world > before.time_world && s.time_sensors > before.time_sensors && s.time_output > before.time_output,
+          "every timer advanced over 10 frames: world %g, sensors %g, output %g s", s.time_world, s.time_sensors,
+          s.time_output);
+    CHECK(spent > 0 && spent <= wall, "the parts (%g s) fit in the wall time of the run (%g s)", spent, wall);
+    /* a caller built before the timers existed passes a smaller struct: they are left alone */
+    sn_run_stats old = {.struct_size = (uint32_t)offsetof(sn_run_stats, time_world), .time_world = -1};
+    CHECK(sn_engine_stats(e, &old, &err) == SN_OK && old.time_world == -1 && old.frames == 50,
+          "an older struct gets only what it knows");
     sn_run_stats bad = {0};
     CHECK(sn_engine_stats(e, &bad, &err) == SN_E_INVALID, "struct_size 0 is refused");
     CHECK(sn_engine_stats(NULL, &s, &err) == SN_E_INVALID && strstr(err.msg, "stats:"), "NULL engine: %s", err.msg);

@@ -332,7 +332,7 @@ int main(void)
     F(sn_testworld_options, log, 40);
     F(sn_testworld_options, log_user, 48);
     F(sn_testworld_options, georeference, 56);
-    S(sn_run_stats, 48, 8);
+    S(sn_run_stats, 72, 8);
     F(sn_run_stats, struct_size, 0);
     F(sn_run_stats, frames, 8);
     F(sn_run_stats, sim_time, 16);
@@ -340,6 +340,9 @@ int main(void)
     F(sn_run_stats, sensors, 32);
     F(sn_run_stats, live_actors, 36);
     F(sn_run_stats, live_sensors, 40);
+    F(sn_run_stats, time_world, 48);
+    F(sn_run_stats, time_sensors, 56);
+    F(sn_run_stats, time_output, 64);
     /* sensim.h */
     S(sn_blueprint_info, 56, 8);
     F(sn_blueprint_info, struct_size, 0);

@@ -246,6 +246,11 @@ typedef struct sn_run_stats {
     uint32_t sensors;       /* sensors of the scene, spawned yet or not */
     uint32_t live_actors;   /* actors in the world now, sensors included */
     uint32_t live_sensors;  /* sensors spawned and not destroyed */
+    /* Wall-clock seconds spent since the scene was loaded, by part of the step (like MuJoCo's
+    ** mjData.timer): the world's advance (drivers, physics, contacts); the sensors' ticks in
+    ** every phase, class ticks and the ray queries they make included; serializing and writing
+    ** their messages. For profiling only: they differ from run to run, outputs never do. */
+    double time_world, time_sensors, time_output;
 } sn_run_stats;
 
 /* Fills *out (caller-owned; members beyond out->struct_size are left alone). Works before
