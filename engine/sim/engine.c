@@ -50,7 +50,6 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     sn_host_init(&e->host);
     sn_writer_init(&e->writer, e);
     msgpack_sbuffer_init(&e->msg);
-    msgpack_packer_init(&e->msg_pk, &e->msg, msgpack_sbuffer_write);
     return e;
 }
 

@@ -19,8 +19,7 @@
 
 /* The msgpack writer handed to serialize(): checks the structure as it goes. */
 struct sn_writer {
-    msgpack_sbuffer body;
-    msgpack_packer pk;
+    msgpack_sbuffer body; /* written through pack.h */
     uint32_t top_pairs;
     bool expect_value;
     uint32_t stack[SN_WRITER_MAX_DEPTH]; /* items left in each open container */
@@ -127,7 +126,6 @@ struct sn_engine {
 
     sn_writer writer;
     msgpack_sbuffer msg;   /* the header, or a whole message when the header outgrew its room */
-    msgpack_packer msg_pk;
     const char *out_data;  /* the finished message (sn_writer_finish): in writer.body or msg */
     size_t out_size;
     struct sn_saver *saver; /* `save:` images' writer thread, started at the first image */

@@ -7,6 +7,7 @@
 ** HEADER_ROOM bytes into its buffer and the header is copied in front of it: a camera image
 ** is copied once, by write_bin, not again to join header and body. */
 #include "engine.h"
+#include "pack.h"
 
 #include "../core/error.h"
 
@@ -21,7 +22,6 @@ void sn_writer_init(sn_writer *w, struct sn_engine *e)
 {
     memset(w, 0, sizeof *w);
     msgpack_sbuffer_init(&w->body);
-    msgpack_packer_init(&w->pk, &w->body, msgpack_sbuffer_write);
     w->engine = e;
 }
 
@@ -34,7 +34,7 @@ void sn_writer_reset(sn_writer *w)
     w->expect_value = false;
     w->depth = 0;
     w->why[0] = 0;
-    if (msgpack_sbuffer_write(&w->body, room, HEADER_ROOM) != 0)
+    if (!sn_pack_raw(&w->body, room, HEADER_ROOM))
         snprintf(w->why, sizeof w->why, "out of memory"); /* every write is then refused */
 }
 
@@ -79,32 +79,30 @@ static sn_status w_key(sn_writer *w, const char *key)
     } else if (item(w, 0)) {
         return SN_E_INVALID;
     }
-    size_t n = strlen(key);
-    msgpack_pack_str(&w->pk, n);
-    msgpack_pack_str_body(&w->pk, key, n);
-    return SN_OK;
+    return sn_pack_str(&w->body, key, strlen(key)) ? SN_OK : refuse(w, "out of memory");
 }
 
 #define SCALAR(call) \
     do { \
         if (item(w, 0)) \
             return SN_E_INVALID; \
-        call; \
-        return SN_OK; \
+        return (call) ? SN_OK : refuse(w, "out of memory"); \
     } while (0)
 
-static sn_status w_nil(sn_writer *w) { SCALAR(msgpack_pack_nil(&w->pk)); }
-static sn_status w_bool(sn_writer *w, bool v) { SCALAR(v ? msgpack_pack_true(&w->pk) : msgpack_pack_false(&w->pk)); }
-static sn_status w_int(sn_writer *w, int64_t v) { SCALAR(msgpack_pack_int64(&w->pk, v)); }
-static sn_status w_uint(sn_writer *w, uint64_t v) { SCALAR(msgpack_pack_uint64(&w->pk, v)); }
-static sn_status w_float(sn_writer *w, float v) { SCALAR(msgpack_pack_float(&w->pk, v)); }
-static sn_status w_double(sn_writer *w, double v) { SCALAR(msgpack_pack_double(&w->pk, v)); }
+static sn_status w_nil(sn_writer *w) { SCALAR(sn_pack_nil(&w->body)); }
+static sn_status w_bool(sn_writer *w, bool v) { SCALAR(sn_pack_bool(&w->body, v)); }
+static sn_status w_int(sn_writer *w, int64_t v) { SCALAR(sn_pack_int(&w->body, v)); }
+static sn_status w_uint(sn_writer *w, uint64_t v) { SCALAR(sn_pack_uint(&w->body, v)); }
+static sn_status w_float(sn_writer *w, float v) { SCALAR(sn_pack_float(&w->body, v)); }
+static sn_status w_double(sn_writer *w, double v) { SCALAR(sn_pack_double(&w->body, v)); }
 
 static sn_status w_strn(sn_writer *w, const char *s, size_t n)
 {
     if (!s && n)
         return refuse(w, "write_strn(NULL)");
-    SCALAR((msgpack_pack_str(&w->pk, n), msgpack_pack_str_body(&w->pk, s, n)));
+    if (n > UINT32_MAX)
+        return refuse(w, "string longer than 4 GiB");
+    SCALAR(sn_pack_str(&w->body, s, n));
 }
 
 static sn_status w_str(sn_writer *w, const char *s) { return w_strn(w, s ? s : "", s ? strlen(s) : 0); }
@@ -115,15 +113,14 @@ static sn_status w_bin(sn_writer *w, const void *data, size_t n)
         return refuse(w, "write_bin(NULL)");
     if (n > UINT32_MAX)
         return refuse(w, "bin larger than 4 GiB");
-    SCALAR((msgpack_pack_bin(&w->pk, n), msgpack_pack_bin_body(&w->pk, data, n)));
+    SCALAR(sn_pack_bin_header(&w->body, (uint32_t)n) && sn_pack_raw(&w->body, data, n));
 }
 
 static sn_status w_array(sn_writer *w, uint32_t n)
 {
     if (item(w, n))
         return SN_E_INVALID;
-    msgpack_pack_array(&w->pk, n);
-    return SN_OK;
+    return sn_pack_array(&w->body, n) ? SN_OK : refuse(w, "out of memory");
 }
 
 static sn_status w_map(sn_writer *w, uint32_t n)
@@ -132,8 +129,7 @@ static sn_status w_map(sn_writer *w, uint32_t n)
         return refuse(w, "map too large");
     if (item(w, 2 * n))
         return SN_E_INVALID;
-    msgpack_pack_map(&w->pk, n);
-    return SN_OK;
+    return sn_pack_map(&w->body, n) ? SN_OK : refuse(w, "out of memory");
 }
 
 static sn_status w_vec3(sn_writer *w, sn_vec3 v)
@@ -160,19 +156,11 @@ static sn_status w_actor(sn_writer *w, uint32_t id)
     return w_uint(w, a->tag);
 }
 
-static void pack_str(msgpack_packer *pk, const char *s)
-{
-    size_t n = strlen(s);
-    msgpack_pack_str(pk, n);
-    msgpack_pack_str_body(pk, s, n);
-}
+static bool pack_key(msgpack_sbuffer *b, const char *s) { return sn_pack_str(b, s, strlen(s)); }
 
-static void pack_vec3(msgpack_packer *pk, double x, double y, double z)
+static bool pack_vec3(msgpack_sbuffer *b, double x, double y, double z)
 {
-    msgpack_pack_array(pk, 3);
-    msgpack_pack_double(pk, x);
-    msgpack_pack_double(pk, y);
-    msgpack_pack_double(pk, z);
+    return sn_pack_array(b, 3) && sn_pack_double(b, x) && sn_pack_double(b, y) && sn_pack_double(b, z);
 }
 
 sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err)
@@ -184,32 +172,22 @@ sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err)
     struct sn_engine *e = w->engine;
     const sn_actor *a = sn_world_find(&e->world, s->actor_id);
     sn_transform t = a ? sn_actor_world_transform(&e->world, a) : (sn_transform){{0, 0, 0}, {0, 0, 0}};
-    msgpack_sbuffer_clear(&e->msg);
-    msgpack_packer *pk = &e->msg_pk;
-    msgpack_pack_map(pk, 6 + w->top_pairs);
-    pack_str(pk, "frame");
-    msgpack_pack_uint64(pk, e->clock.frame);
-    pack_str(pk, "timestamp");
-    msgpack_pack_double(pk, e->clock.timestamp);
-    pack_str(pk, "sensor");
-    pack_str(pk, s->name);
-    pack_str(pk, "type");
-    pack_str(pk, s->bp->id);
-    pack_str(pk, "sensor_id");
-    msgpack_pack_uint32(pk, s->actor_id);
-    pack_str(pk, "transform");
-    msgpack_pack_map(pk, 2);
-    pack_str(pk, "location");
-    pack_vec3(pk, t.location.x, t.location.y, t.location.z);
-    pack_str(pk, "rotation");
-    pack_vec3(pk, t.rotation.pitch, t.rotation.yaw, t.rotation.roll);
+    msgpack_sbuffer *b = &e->msg;
+    msgpack_sbuffer_clear(b);
+    bool ok = sn_pack_map(b, 6 + w->top_pairs) && pack_key(b, "frame") && sn_pack_uint(b, e->clock.frame) &&
+              pack_key(b, "timestamp") && sn_pack_double(b, e->clock.timestamp) && pack_key(b, "sensor") &&
+              pack_key(b, s->name) && pack_key(b, "type") && pack_key(b, s->bp->id) && pack_key(b, "sensor_id") &&
+              sn_pack_uint(b, s->actor_id) && pack_key(b, "transform") && sn_pack_map(b, 2) &&
+              pack_key(b, "location") && pack_vec3(b, t.location.x, t.location.y, t.location.z) &&
+              pack_key(b, "rotation") && pack_vec3(b, t.rotation.pitch, t.rotation.yaw, t.rotation.roll);
+    if (!ok)
+        return sn_fail(err, SN_E_NOMEM, "out of memory for a message");
     size_t body = w->body.size - HEADER_ROOM, head = e->msg.size;
     if (head <= HEADER_ROOM) {
         memcpy(w->body.data + HEADER_ROOM - head, e->msg.data, head);
         e->out_data = w->body.data + HEADER_ROOM - head;
     } else {
-        msgpack_sbuffer_write(&e->msg, w->body.data + HEADER_ROOM, body);
-        if (e->msg.size != head + body)
+        if (!sn_pack_raw(&e->msg, w->body.data + HEADER_ROOM, body))
             return sn_fail(err, SN_E_NOMEM, "out of memory for a message");
         e->out_data = e->msg.data;
     }
