@@ -49,6 +49,7 @@ struct sn_rayscene {
     RTCScene top;         /* geometry 0: the static actors' triangles, 1: the other actors' */
     bool has_stat;        /* top holds geometry 0 */
     RTCGeometry dyn;      /* geometry 1, kept while the moving actors' shapes stay the same */
+    uint32_t dyn_refits;  /* refits of dyn since its last full build */
     uint8_t *dyn_shapes;  /* the shape of each moving actor in dyn, in order */
     size_t n_dyn_shapes, cap_dyn_shapes;
     uint32_t *dyn_prim, *dyn_first; /* as stat_prim, stat_first */

@@ -234,11 +234,14 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
     return embree_check(rs, "static geometry", err);
 }
 
-/* The moving actors' BVH is rebuilt every frame with an SAH build (medium quality): at 10 000
-** boxes, 2 500 of them moving, it costs about 1.8x the instructions of Embree's Morton build
-** (low quality) but rays walk it in 0.56x (901 against 1 379 instructions per ray in
-** bench_rays), which repays the rebuild from about 80 000 rays a frame, one lidar. */
-#define DYN_QUALITY RTC_BUILD_QUALITY_MEDIUM
+/* The moving actors' BVH: an SAH build (Embree's refit builder builds with SAH the first
+** time), then refitted to the new poses on later frames while the same shapes move, and built
+** afresh every DYN_REFITS frames so that its boxes do not loosen as actors drift apart. An SAH
+** build costs about 1.8x Embree's Morton build but rays walk it in 0.56x (bench_rays), and a
+** refit costs a small part of either: at 1 000 moving cars a rebuild each frame took 4-5 ms,
+** most of a V2X frame's ray work. The hits do not depend on the tree, only the time does. */
+#define DYN_QUALITY RTC_BUILD_QUALITY_REFIT
+#define DYN_REFITS 16
 
 static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, sn_error *err)
 {
@@ -263,8 +266,9 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, sn_error *err
         same = same && rs->n_dact < rs->n_dyn_shapes && rs->dyn_shapes[rs->n_dact] == (uint8_t)a->shape;
         fill_actor(w, a, &rs->dact[rs->n_dact++]);
     }
-    same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes;
-    if (same) { /* new vertices, same triangles */
+    same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes && rs->dyn_refits < DYN_REFITS;
+    if (same) {
+        rs->dyn_refits++; /* new vertices, same triangles */
         write_vertices(rs->dact, rs->n_dact, rtcGetGeometryBufferData(rs->dyn, RTC_BUFFER_TYPE_VERTEX, 0));
         rtcUpdateGeometryBuffer(rs->dyn, RTC_BUFFER_TYPE_VERTEX, 0);
         rtcCommitGeometry(rs->dyn);
@@ -275,6 +279,7 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, sn_error *err
             rs->dyn = NULL;
         }
         rs->n_dyn_shapes = 0;
+        rs->dyn_refits = 0;
         if (rs->n_dact) {
             if (!sn_grow((void **)&rs->dyn_shapes, &rs->cap_dyn_shapes, rs->n_dact, 1) ||
                 !(rs->dyn = mesh_geometry(rs, rs->dact, rs->n_dact, &rs->dyn_prim, &rs->cap_dyn_prim, &rs->dyn_first,

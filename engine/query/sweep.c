@@ -239,7 +239,7 @@ sn_status sn_sweep_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query
         c = sn_v3_sub(c, sn_v3_scale(p->n, sn_v3_dot(p->n, c) - p->d));
         s->hits[n++] = rs_hit(t, c, p->n, p->id, p->tag);
     }
-    if (q->mode == SN_RAY_CLOSEST && n > 1) { /* keep the first */
+    if (q->mode != SN_RAY_ALL && n > 1) { /* keep the first (SN_RAY_ANY: the nearest is as good as any) */
         uint32_t b = 0;
         for (uint32_t k = 1; k < n; k++)
             if (s->hits[k].distance < s->hits[b].distance ||

@@ -19,6 +19,9 @@ typedef struct rs_ctx {
     const sn_ray_query *q;
     bool filtered;
     rs_scratch *all; /* SN_RAY_ALL: where every hit goes */
+    bool any;        /* SN_RAY_ANY: the hit that stopped the search goes to any_* */
+    uint32_t any_ref;
+    float any_t, any_ng[3];
 } rs_ctx;
 
 typedef struct batch {
@@ -58,8 +61,9 @@ sn_status rs_check_query(const sn_ray_query *q, uint32_t n, bool need_hits, sn_e
         return sn_fail(err, SN_E_INVALID, "query ray_size %u / result_size %u are below sizeof(sn_ray) = %zu / "
                        "sizeof(sn_ray_result) = %zu: start from SN_RAY_QUERY_INIT", q->ray_size, q->result_size,
                        sizeof(sn_ray), sizeof(sn_ray_result));
-    if (q->mode != SN_RAY_CLOSEST && q->mode != SN_RAY_ALL)
-        return sn_fail(err, SN_E_INVALID, "query mode %d is neither SN_RAY_CLOSEST nor SN_RAY_ALL", (int)q->mode);
+    if (q->mode != SN_RAY_CLOSEST && q->mode != SN_RAY_ALL && q->mode != SN_RAY_ANY)
+        return sn_fail(err, SN_E_INVALID, "query mode %d is none of SN_RAY_CLOSEST, SN_RAY_ALL and SN_RAY_ANY",
+                       (int)q->mode);
     if (q->n_ignore && !q->ignore_ids)
         return sn_fail(err, SN_E_INVALID, "query has n_ignore %u but ignore_ids is NULL", q->n_ignore);
     if (need_hits && q->mode == SN_RAY_ALL && q->max_hits && n) {
@@ -159,6 +163,7 @@ static void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_
 #define HITN_PRIM(h, N, i) (((const unsigned *)(h))[5 * (N) + (i)])
 #define HITN_GEOM(h, N, i) (((const unsigned *)(h))[6 * (N) + (i)])
 #define RAYN_TFAR(r, N, i) (((const float *)(r))[8 * (N) + (i)])
+#define HITN_NG(h, N, i, k) (((const float *)(h))[(k) * (N) + (i)])
 
 static void filter(const struct RTCFilterFunctionNArguments *args)
 {
@@ -181,6 +186,10 @@ static void filter(const struct RTCFilterFunctionNArguments *args)
             else
                 s->oom = true;
             args->valid[i] = 0;
+        } else if (c->any) { /* accepted: Embree stops the occlusion search here */
+            c->any_ref = ref, c->any_t = RAYN_TFAR(args->ray, N, i);
+            for (int k = 0; k < 3; k++)
+                c->any_ng[k] = HITN_NG(args->hit, N, i, k);
         }
     }
 }
@@ -273,6 +282,57 @@ static void trace_closest(const rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_r
     memcpy((char *)out + (size_t)i * c->q->result_size, &res, sizeof res);
 }
 
+/* Whether anything lies along the ray (SN_RAY_ANY): Embree's occlusion search, which stops at
+** the first accepted hit. That hit is reported as Embree found it, in single precision (any
+** surface of the actor: the far side of a box counts; no inside-is-distance-0 rule). */
+static void trace_any(rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_result *out)
+{
+    const sn_rayscene *rs = c->rs;
+    sn_ray_result res;
+    memset(&res, 0, sizeof res); /* padding too: results are compared byte for byte */
+    sn_vec3 o = r->origin, d;
+    double maxd;
+    if (rs_ray_prepare(r, &d, &maxd)) {
+        struct RTCRay ray;
+        ray.org_x = (float)o.x, ray.org_y = (float)o.y, ray.org_z = (float)o.z;
+        ray.dir_x = (float)d.x, ray.dir_y = (float)d.y, ray.dir_z = (float)d.z;
+        ray.tnear = 0, ray.time = 0;
+        ray.tfar = maxd < 1e30 ? (float)maxd : 1e30f;
+        ray.mask = ~0u, ray.id = 0, ray.flags = 0;
+        c->any_ref = UINT32_MAX;
+        rtcOccluded1(rs->top, (struct RTCIntersectContext *)&c->ec, &ray);
+        bool found = false;
+        double t = 0;
+        uint32_t id = 0;
+        uint8_t tag = 0;
+        sn_vec3 nn = {0, 0, 0};
+        if (ray.tfar < 0 && c->any_ref != UINT32_MAX) {
+            /* Not refined in double precision: a visibility test needs the answer, not the point. */
+            const rs_actor *a = rs_ref_actor(rs, c->any_ref);
+            nn = sn_v3_norm(sn_v3(c->any_ng[0], c->any_ng[1], c->any_ng[2]));
+            if (sn_v3_dot(nn, d) > 0)
+                nn = sn_v3_scale(nn, -1);
+            t = c->any_t;
+            found = true, id = a->id, tag = a->tag;
+            t = t > maxd ? maxd : t; /* found within reach in single precision */
+        }
+        for (size_t k = 0; k < rs->n_planes && !found; k++) {
+            const rs_plane *p = &rs->planes[k];
+            if (plane_hit(p, o, d, maxd, &t, &nn) && !(c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind)))
+                found = true, id = p->id, tag = p->tag;
+        }
+        if (found) {
+            res.n_hits = res.n_found = 1;
+            res.hit.distance = t;
+            res.hit.point = t > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : o;
+            res.hit.normal = nn;
+            res.hit.actor_id = id;
+            res.hit.semantic_tag = tag;
+        }
+    }
+    memcpy((char *)out + (size_t)i * c->q->result_size, &res, sizeof res);
+}
+
 /* Every actor along the ray (SN_RAY_ALL). */
 static void trace_all(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_ray_result *out)
 {
@@ -339,14 +399,17 @@ static void run_task(void *arg, uint32_t task)
     c.q = b->q;
     c.filtered = b->q->n_ignore || b->q->tag_mask || b->q->kind_mask;
     c.all = b->q->mode == SN_RAY_ALL ? s : NULL;
-    /* Without filters or all-hits, Embree runs alone: no callback on its hits. */
-    c.ec.filter = c.filtered || c.all ? filter : NULL;
+    c.any = b->q->mode == SN_RAY_ANY;
+    /* Without filters, all-hits or any-hit, Embree runs alone: no callback on its hits. */
+    c.ec.filter = c.filtered || c.all || c.any ? filter : NULL;
     uint32_t from = task * b->per_task, to = from + b->per_task < b->n ? from + b->per_task : b->n;
     for (uint32_t i = from; i < to && !s->oom; i++) {
         sn_ray r;
         memcpy(&r, (const char *)b->rays + (size_t)i * b->q->ray_size, sizeof r);
         if (c.all)
             trace_all(&c, s, &r, i, b->out);
+        else if (c.any)
+            trace_any(&c, &r, i, b->out);
         else
             trace_closest(&c, &r, i, b->out);
     }

@@ -49,7 +49,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     }
     sn_host_init(&e->host);
     sn_writer_init(&e->writer, e);
-    msgpack_sbuffer_init(&e->msg);
+    e->msg = (sn_pack_buf){0};
     return e;
 }
 
@@ -121,7 +121,7 @@ void sn_engine_destroy(sn_engine *e)
     sn_renderer_destroy(e->renderer);
     sn_rayscene_destroy(e->rays);
     sn_writer_free(&e->writer);
-    msgpack_sbuffer_destroy(&e->msg);
+    sn_pack_free(&e->msg);
     sn_library_free(&e->lib);
     free(e);
 }

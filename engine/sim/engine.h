@@ -10,6 +10,7 @@
 #include "../query/rayscene.h"
 
 #include <msgpack.h>
+#include <sensim/pack.h>
 #include <sensim/plugin.h>
 #include <sensim/sensim.h>
 #include <sensim/testworld.h>
@@ -19,7 +20,7 @@
 
 /* The msgpack writer handed to serialize(): checks the structure as it goes. */
 struct sn_writer {
-    msgpack_sbuffer body; /* written through pack.h */
+    sn_pack_buf body;
     uint32_t top_pairs;
     bool expect_value;
     uint32_t stack[SN_WRITER_MAX_DEPTH]; /* items left in each open container */
@@ -125,7 +126,7 @@ struct sn_engine {
     sn_lighting lighting;  /* from the scene's settings.lighting */
 
     sn_writer writer;
-    msgpack_sbuffer msg;   /* the header, or a whole message when the header outgrew its room */
+    sn_pack_buf msg;       /* the header, or a whole message when the header outgrew its room */
     const char *out_data;  /* the finished message (sn_writer_finish): in writer.body or msg */
     size_t out_size;
     struct sn_saver *saver; /* `save:` images' writer thread, started at the first image */

@@ -7,7 +7,8 @@
 ** HEADER_ROOM bytes into its buffer and the header is copied in front of it: a camera image
 ** is copied once, by write_bin, not again to join header and body. */
 #include "engine.h"
-#include "pack.h"
+
+#include <sensim/pack.h>
 
 #include "../core/error.h"
 
@@ -21,15 +22,14 @@ static const char room[HEADER_ROOM];
 void sn_writer_init(sn_writer *w, struct sn_engine *e)
 {
     memset(w, 0, sizeof *w);
-    msgpack_sbuffer_init(&w->body);
     w->engine = e;
 }
 
-void sn_writer_free(sn_writer *w) { msgpack_sbuffer_destroy(&w->body); }
+void sn_writer_free(sn_writer *w) { sn_pack_free(&w->body); }
 
 void sn_writer_reset(sn_writer *w)
 {
-    msgpack_sbuffer_clear(&w->body);
+    sn_pack_clear(&w->body);
     w->top_pairs = 0;
     w->expect_value = false;
     w->depth = 0;
@@ -116,6 +116,108 @@ static sn_status w_bin(sn_writer *w, const void *data, size_t n)
     SCALAR(sn_pack_bin_header(&w->body, (uint32_t)n) && sn_pack_raw(&w->body, data, n));
 }
 
+/* Checks that p[0..n) is exactly one msgpack value the other calls could have written, at
+** most `depth` containers deep; why says what is wrong. No recursion: a stack of what each
+** open container still holds. */
+static bool packed_ok(const unsigned char *p, size_t n, int depth, const char **why)
+{
+    struct level {
+        uint64_t left; /* items still to come; a map counts keys and values */
+        bool map;
+    } st[SN_WRITER_MAX_DEPTH + 1];
+    int d = 0;
+    st[0].left = 1, st[0].map = false;
+    size_t i = 0;
+    while (d >= 0) {
+        if (st[d].left == 0) {
+            d--;
+            continue;
+        }
+        bool key = st[d].map && st[d].left % 2 == 0;
+        st[d].left--;
+        if (i >= n) {
+            *why = "write_packed: the bytes end inside a value";
+            return false;
+        }
+        unsigned c = p[i++];
+        uint64_t len = 0;   /* bytes of payload that follow the header */
+        uint64_t items = 0; /* a container's items */
+        bool container = false, map = false, str = false;
+        int field = 0;      /* bytes of the big-endian length field */
+        if (c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3)
+            ;
+        else if ((c & 0xe0) == 0xa0)
+            str = true, len = c & 0x1f;
+        else if ((c & 0xf0) == 0x90)
+            container = true, items = c & 0x0f;
+        else if ((c & 0xf0) == 0x80)
+            container = map = true, items = c & 0x0f;
+        else
+            switch (c) {
+            case 0xcc: case 0xd0: len = 1; break;
+            case 0xcd: case 0xd1: len = 2; break;
+            case 0xca: case 0xce: case 0xd2: len = 4; break;
+            case 0xcb: case 0xcf: case 0xd3: len = 8; break;
+            case 0xd9: str = true, field = 1; break;
+            case 0xda: str = true, field = 2; break;
+            case 0xdb: str = true, field = 4; break;
+            case 0xc4: field = 1; break;
+            case 0xc5: field = 2; break;
+            case 0xc6: field = 4; break;
+            case 0xdc: container = true, field = 2; break;
+            case 0xdd: container = true, field = 4; break;
+            case 0xde: container = map = true, field = 2; break;
+            case 0xdf: container = map = true, field = 4; break;
+            default:
+                *why = "write_packed: an ext type or the unused byte 0xc1 (not something the writer makes)";
+                return false;
+            }
+        if (key && !str) {
+            *why = "write_packed: a map key that is not a string";
+            return false;
+        }
+        if ((size_t)field > n - i) {
+            *why = "write_packed: the bytes end inside a value";
+            return false;
+        }
+        uint64_t v = 0;
+        for (int k = 0; k < field; k++)
+            v = v << 8 | p[i++];
+        if (container)
+            items = field ? v : items;
+        else
+            len = field ? v : len;
+        if (len > n - i) {
+            *why = "write_packed: the bytes end inside a value";
+            return false;
+        }
+        i += (size_t)len;
+        if (container && items) {
+            if (d + 1 > depth) {
+                *why = "write_packed: containers nested too deeply";
+                return false;
+            }
+            d++;
+            st[d].left = map ? 2 * items : items, st[d].map = map;
+        }
+    }
+    if (i != n) {
+        *why = "write_packed: bytes left over after one value";
+        return false;
+    }
+    return true;
+}
+
+static sn_status w_packed(sn_writer *w, const void *bytes, size_t n)
+{
+    const char *why = NULL;
+    if (!bytes && n)
+        return refuse(w, "write_packed(NULL)");
+    if (!packed_ok(bytes, n, SN_WRITER_MAX_DEPTH - w->depth, &why))
+        return refuse(w, why);
+    SCALAR(sn_pack_raw(&w->body, bytes, n));
+}
+
 static sn_status w_array(sn_writer *w, uint32_t n)
 {
     if (item(w, n))
@@ -156,9 +258,7 @@ static sn_status w_actor(sn_writer *w, uint32_t id)
     return w_uint(w, a->tag);
 }
 
-static bool pack_key(msgpack_sbuffer *b, const char *s) { return sn_pack_str(b, s, strlen(s)); }
-
-static bool pack_vec3(msgpack_sbuffer *b, double x, double y, double z)
+static bool pack_vec3(sn_pack_buf *b, double x, double y, double z)
 {
     return sn_pack_array(b, 3) && sn_pack_double(b, x) && sn_pack_double(b, y) && sn_pack_double(b, z);
 }
@@ -172,24 +272,24 @@ sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err)
     struct sn_engine *e = w->engine;
     const sn_actor *a = sn_world_find(&e->world, s->actor_id);
     sn_transform t = a ? sn_actor_world_transform(&e->world, a) : (sn_transform){{0, 0, 0}, {0, 0, 0}};
-    msgpack_sbuffer *b = &e->msg;
-    msgpack_sbuffer_clear(b);
-    bool ok = sn_pack_map(b, 6 + w->top_pairs) && pack_key(b, "frame") && sn_pack_uint(b, e->clock.frame) &&
-              pack_key(b, "timestamp") && sn_pack_double(b, e->clock.timestamp) && pack_key(b, "sensor") &&
-              pack_key(b, s->name) && pack_key(b, "type") && pack_key(b, s->bp->id) && pack_key(b, "sensor_id") &&
-              sn_pack_uint(b, s->actor_id) && pack_key(b, "transform") && sn_pack_map(b, 2) &&
-              pack_key(b, "location") && pack_vec3(b, t.location.x, t.location.y, t.location.z) &&
-              pack_key(b, "rotation") && pack_vec3(b, t.rotation.pitch, t.rotation.yaw, t.rotation.roll);
+    sn_pack_buf *b = &e->msg;
+    sn_pack_clear(b);
+    bool ok = sn_pack_map(b, 6 + w->top_pairs) && sn_pack_cstr(b, "frame") && sn_pack_uint(b, e->clock.frame) &&
+              sn_pack_cstr(b, "timestamp") && sn_pack_double(b, e->clock.timestamp) && sn_pack_cstr(b, "sensor") &&
+              sn_pack_cstr(b, s->name) && sn_pack_cstr(b, "type") && sn_pack_cstr(b, s->bp->id) && sn_pack_cstr(b, "sensor_id") &&
+              sn_pack_uint(b, s->actor_id) && sn_pack_cstr(b, "transform") && sn_pack_map(b, 2) &&
+              sn_pack_cstr(b, "location") && pack_vec3(b, t.location.x, t.location.y, t.location.z) &&
+              sn_pack_cstr(b, "rotation") && pack_vec3(b, t.rotation.pitch, t.rotation.yaw, t.rotation.roll);
     if (!ok)
         return sn_fail(err, SN_E_NOMEM, "out of memory for a message");
     size_t body = w->body.size - HEADER_ROOM, head = e->msg.size;
     if (head <= HEADER_ROOM) {
         memcpy(w->body.data + HEADER_ROOM - head, e->msg.data, head);
-        e->out_data = w->body.data + HEADER_ROOM - head;
+        e->out_data = (const char *)w->body.data + HEADER_ROOM - head;
     } else {
         if (!sn_pack_raw(&e->msg, w->body.data + HEADER_ROOM, body))
             return sn_fail(err, SN_E_NOMEM, "out of memory for a message");
-        e->out_data = e->msg.data;
+        e->out_data = (const char *)e->msg.data;
     }
     e->out_size = head + body;
     return SN_OK;
@@ -212,4 +312,5 @@ void sn_host_writer_fill(sn_host *h)
     h->write_map = w_map;
     h->write_vec3 = w_vec3;
     h->write_actor = w_actor;
+    h->write_packed = w_packed;
 }

@@ -4,10 +4,11 @@
 ** CARLA walks the hits between the antennas nearest first: a vehicle makes the link NLOSv
 ** (and is a knife-edge obstacle), anything else makes it NLOSb and stops. The outcome does not
 ** depend on the order: NLOSb iff anything but a vehicle (or an endpoint's own actor) lies
-** between, else NLOSv iff a vehicle does. So batch 1 asks each ray for its nearest non-vehicle
-** (closest hit, no vehicles); batch 2 asks only the rays still clear for every vehicle along them.
-** A batch has one ignore list, so the endpoints' own actors are filtered here: a ray that meets
-** its endpoint's own pole or walker first is traced again alone, ignoring both endpoints.
+** between, else NLOSv iff a vehicle does. So batch 1 asks each ray whether any non-vehicle lies
+** on it (SN_RAY_ANY: an occlusion search, stopping at the first found); batch 2 asks only the
+** rays still clear for every vehicle along them. A batch has one ignore list, so the endpoints'
+** own actors are filtered here: a ray whose hit is its endpoint's own pole or walker is traced
+** again alone, ignoring both endpoints.
 */
 #include "medium.h"
 
@@ -142,8 +143,10 @@ sn_status sn_v2x_los_classify(sn_v2x_medium *m)
         m->res[i].hit.struct_size = sizeof(sn_ray_hit);
         p->los = SN_V2X_LOS, p->ke = 0;
     }
-    /* Batch 1: the nearest building, prop, ground or walker between the antennas. */
+    /* Batch 1: any building, prop, ground or walker between the antennas (the search stops at
+    ** the first one it finds). */
     sn_ray_query q = SN_RAY_QUERY_INIT;
+    q.mode = SN_RAY_ANY;
     q.kind_mask = (1u << SN_ACTOR_STATIC) | (1u << SN_ACTOR_WALKER);
     sn_status st = h->ray_batch(m->ctx, &q, m->rays, n, m->res);
     if (st)

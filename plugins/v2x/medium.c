@@ -54,6 +54,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         free(m->names[i]);
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->pairs), free(m->rx), free(m->tx);
     free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
+    sn_pack_free(&m->packed), sn_pack_free(&m->scratch);
     sn_v2x_grid_free(&m->grid);
     free(m);
 }
@@ -121,6 +122,7 @@ void sn_v2x_medium_begin(sn_v2x_medium *m)
         s->tx_count = s->rx_count = 0;
     }
     m->n_msgs = m->n_rx = m->n_pairs = 0;
+    sn_pack_clear(&m->packed);
 }
 
 static int by_station(const void *a, const void *b)
@@ -252,6 +254,8 @@ static sn_status deliver(sn_v2x_medium *m)
                 !sn_v2x_grow((void **)&s->carried_msgs, &s->cap_cmsgs, s->n_cmsgs + e.count, sizeof *s->carried_msgs))
                 return SN_E_NOMEM;
             memcpy(&s->carried_msgs[s->n_cmsgs], &m->msgs[e.first], e.count * sizeof *m->msgs);
+            for (uint32_t k = 0; k < e.count; k++) /* this frame's encoding is gone by the report */
+                s->carried_msgs[s->n_cmsgs + k].packed_len = 0;
             e.first = s->n_cmsgs, s->n_cmsgs += e.count;
             s->carried[s->n_carried++] = e;
         }

@@ -18,6 +18,7 @@
 #include "msg.h"
 #include "rng.h"
 
+#include <sensim/pack.h>
 #include <sensim/plugin.h>
 
 /* One reception: the messages one sender transmitted in one frame, at one received power. */
@@ -72,6 +73,8 @@ typedef struct sn_v2x_medium {
     uint32_t n_names, cap_names;
     sn_v2x_msg *msgs;        /* this frame's transmissions */
     uint32_t n_msgs, cap_msgs;
+    sn_pack_buf packed;      /* this frame's CAMs, encoded (msg.h packed_at) */
+    sn_pack_buf scratch;     /* a carried CAM, encoded for one report */
     sn_v2x_pair *pairs;
     uint32_t n_pairs, cap_pairs;
     sn_v2x_rx *rx;           /* this frame's receptions, grouped by receiver */

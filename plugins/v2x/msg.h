@@ -45,6 +45,9 @@ typedef struct sn_v2x_msg {
     uint8_t len;           /* custom: bytes of text */
     char text[SN_V2X_TEXT_MAX];
     sn_v2x_cam cam;
+    /* The CAM encoded once for every receiver this frame (output.c): bytes [packed_at,
+    ** packed_at + packed_len) of the medium's packed buffer; packed_len 0 = not encoded. */
+    uint32_t packed_at, packed_len;
 } sn_v2x_msg;
 
 #endif

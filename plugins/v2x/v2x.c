@@ -114,8 +114,8 @@ static sn_status class_tick(void *state, sn_phase phase, bool after)
 
 static sn_status create(const sn_host *h, sn_ctx *ctx, void **out, bool custom)
 {
-    if (h->hdr.abi_minor < 2 || !h->class_state || !h->ray_batch) {
-        h->set_error(ctx, "the V2X sensors need a host of ABI 1.2 (class state, ray batches)");
+    if (h->hdr.abi_minor < 3 || !h->class_state || !h->ray_batch || !h->write_packed) {
+        h->set_error(ctx, "the V2X sensors need a host of ABI 1.3 (class state, ray batches, write_packed)");
         return SN_E_UNSUPPORTED;
     }
     v2x *v = calloc(1, sizeof *v);
@@ -264,7 +264,10 @@ static sn_status serialize(void *self, uint32_t index, sn_writer *w)
 {
     v2x *v = self;
     (void)index;
-    return sn_v2x_write_report(v->h, w, v->m, v->s);
+    sn_status st = sn_v2x_write_report(v->h, w, v->m, v->s);
+    if (st == SN_E_NOMEM)
+        v->h->set_error(v->ctx, "out of memory encoding a CAM");
+    return st;
 }
 
 static sn_status call(void *self, const char *method, uint32_t argc, const char *const *argv)

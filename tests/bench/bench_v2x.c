@@ -151,7 +151,8 @@ int main(int argc, char **argv)
         int n = atoi(getenv("BENCH_V2X_PROFILE"));
         bool rep = strchr(getenv("BENCH_V2X_PROFILE"), 'R') != NULL;
         printf("%s N=%d: %.3f ms/tick\n", rep ? "reports" : "medium", n,
-               run(getenv("BENCH_V2X_CARLA") ? carla : ours, n, true, rep ? etsi : silent, 40));
+               run(getenv("BENCH_V2X_CARLA") ? carla : ours, n, true, rep ? etsi : silent,
+                   getenv("BENCH_V2X_FRAMES") ? atoi(getenv("BENCH_V2X_FRAMES")) : 40));
         return 0;
     }
     printf("v2x: N cars with CAM sensors, 2 km x 2 km street grid, 400 buildings, 8-14 m/s, 2 threads; ms/tick of "

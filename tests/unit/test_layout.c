@@ -163,7 +163,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 344, 8);
+    S(sn_host, 352, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -207,6 +207,7 @@ int main(void)
     F(sn_host, ray_batch, 320);
     F(sn_host, sweep_sphere, 328);
     F(sn_host, overlap_sphere, 336);
+    F(sn_host, write_packed, 344);
     S(sn_ray, 56, 8);
     F(sn_ray, origin, 0);
     F(sn_ray, direction, 24);

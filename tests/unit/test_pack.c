@@ -1,19 +1,23 @@
-/* pack.h encodes every value exactly as msgpack-c does: each kind at every size boundary, and
-** a long random sequence, packed both ways and compared byte for byte. */
+/* sensim/pack.h encodes every value exactly as msgpack-c does: each kind at every size
+** boundary, and a long random sequence, packed both ways and compared byte for byte. The
+** writer's write_packed takes exactly one well-formed value and refuses anything else. */
 #include "../../engine/core/rng.h"
-#include "../../engine/sim/pack.h"
+#include "../../engine/sim/engine.h"
 #include "../check.h"
 
 #include <math.h>
+#include <msgpack.h>
+#include <sensim/pack.h>
 
-static msgpack_sbuffer ours, theirs;
+static sn_pack_buf ours;
+static msgpack_sbuffer theirs;
 static msgpack_packer pk;
 
 static void same(const char *what, long long i)
 {
     CHECK(ours.size == theirs.size && memcmp(ours.data, theirs.data, ours.size) == 0,
           "%s #%lld: %zu bytes vs msgpack-c's %zu", what, i, ours.size, theirs.size);
-    msgpack_sbuffer_clear(&ours), msgpack_sbuffer_clear(&theirs);
+    sn_pack_clear(&ours), msgpack_sbuffer_clear(&theirs);
 }
 
 static void one_int(int64_t v)
@@ -40,9 +44,73 @@ static void one_len(uint32_t n, char *text)
     same("map", n);
 }
 
+void sn_host_writer_fill(sn_host *h);
+
+/* One value through write_packed under key "v"; the status, and why when refused. */
+static sn_status packed(const void *bytes, size_t n, char *why, size_t cap)
+{
+    sn_host h;
+    memset(&h, 0, sizeof h);
+    sn_host_writer_fill(&h);
+    sn_writer w;
+    sn_writer_init(&w, NULL);
+    sn_writer_reset(&w);
+    h.write_key(&w, "v");
+    sn_status st = h.write_packed(&w, bytes, n);
+    snprintf(why, cap, "%s", w.why);
+    /* accepted: the bytes follow the key as they were */
+    if (!st && (w.body.size < n || memcmp(w.body.data + w.body.size - n, bytes, n) != 0))
+        st = SN_E_STATE; /* not what was given */
+    sn_writer_free(&w);
+    return st;
+}
+
+static void test_write_packed(void)
+{
+    char why[160];
+    sn_pack_buf b = {0};
+    /* a CAM-like map: strings, ints of every width, doubles, nested maps, arrays, nil, bin */
+    sn_pack_map(&b, 6);
+    sn_pack_cstr(&b, "a"), sn_pack_int(&b, -5000000000ll);
+    sn_pack_cstr(&b, "b"), sn_pack_double(&b, 1.25);
+    sn_pack_cstr(&b, "c"), sn_pack_map(&b, 1), sn_pack_cstr(&b, "d"), sn_pack_array(&b, 2), sn_pack_nil(&b), sn_pack_bool(&b, true);
+    sn_pack_cstr(&b, "e"), sn_pack_array(&b, 0);
+    sn_pack_cstr(&b, "f"), sn_pack_bin_header(&b, 3), sn_pack_raw(&b, "xyz", 3);
+    sn_pack_cstr(&b, "long key of forty characters, str8 form."), sn_pack_uint(&b, 70000);
+    CHECK(packed(b.data, b.size, why, sizeof why) == SN_OK, "a well-formed map is taken: %s", why);
+    /* cut anywhere short of the end: refused */
+    int bad = 0;
+    for (size_t k = 0; k < b.size; k++)
+        bad += packed(b.data, k, why, sizeof why) != SN_E_INVALID;
+    CHECK(bad == 0, "%d truncations of the map were taken", bad);
+    CHECK(packed(b.data, b.size - 1, why, sizeof why) == SN_E_INVALID && strstr(why, "end inside"), "truncated: %s", why);
+    /* two values */
+    sn_pack_nil(&b);
+    CHECK(packed(b.data, b.size, why, sizeof why) == SN_E_INVALID && strstr(why, "left over"), "trailing: %s", why);
+    /* a map with an integer key */
+    sn_pack_clear(&b);
+    sn_pack_map(&b, 1), sn_pack_uint(&b, 1), sn_pack_uint(&b, 2);
+    CHECK(packed(b.data, b.size, why, sizeof why) == SN_E_INVALID && strstr(why, "key"), "int key: %s", why);
+    /* an ext type and the unused byte */
+    const unsigned char ext[] = {0xd4, 1, 2}, unused[] = {0xc1};
+    CHECK(packed(ext, sizeof ext, why, sizeof why) == SN_E_INVALID && strstr(why, "ext"), "ext: %s", why);
+    CHECK(packed(unused, 1, why, sizeof why) == SN_E_INVALID, "0xc1: %s", why);
+    /* a length that runs past the end (a 4 GiB array of nothing) */
+    const unsigned char huge[] = {0xdd, 0xff, 0xff, 0xff, 0xff};
+    CHECK(packed(huge, sizeof huge, why, sizeof why) == SN_E_INVALID, "huge array: %s", why);
+    /* 40 nested arrays: deeper than the writer allows */
+    sn_pack_clear(&b);
+    for (int k = 0; k < 40; k++)
+        sn_pack_array(&b, 1);
+    sn_pack_nil(&b);
+    CHECK(packed(b.data, b.size, why, sizeof why) == SN_E_INVALID && strstr(why, "deep"), "too deep: %s", why);
+    CHECK(packed(NULL, 0, why, sizeof why) == SN_E_INVALID, "nothing is not a value: %s", why);
+    sn_pack_free(&b);
+}
+
 int main(void)
 {
-    msgpack_sbuffer_init(&ours), msgpack_sbuffer_init(&theirs);
+    msgpack_sbuffer_init(&theirs);
     msgpack_packer_init(&pk, &theirs, msgpack_sbuffer_write);
     /* every integer width boundary, both sides of it */
     const int64_t edges[] = {0, 31, 32, 127, 128, 255, 256, 65535, 65536, 4294967295ll, 4294967296ll, INT64_MAX};
@@ -85,6 +153,7 @@ int main(void)
     }
     CHECK(ours.size > 1000000, "the random stream grew the buffer past 1 MB: %zu", ours.size);
     same("random stream", 200000);
-    msgpack_sbuffer_destroy(&ours), msgpack_sbuffer_destroy(&theirs);
+    sn_pack_free(&ours), msgpack_sbuffer_destroy(&theirs);
+    test_write_packed();
     return CHECK_DONE();
 }

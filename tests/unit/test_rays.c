@@ -295,8 +295,96 @@ static void test_random(void)
     sn_world_free(&w);
 }
 
+/* SN_RAY_ANY finds something exactly when the closest hit does (with and without filters), and
+** what it reports is an actor the ray truly meets, at a distance on that actor's box. */
+static void test_any(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_rng g;
+    sn_rng_seed(&g, 5);
+    for (int i = 0; i < 200; i++) {
+        sn_vec3 p = sn_v3(sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 10);
+        sn_vec3 e = sn_v3(0.3 + sn_rng_uniform(&g) * 3, 0.3 + sn_rng_uniform(&g) * 3, 0.3 + sn_rng_uniform(&g) * 3);
+        add(&w, i % 3 ? SN_ACTOR_STATIC : SN_ACTOR_VEHICLE, SN_SHAPE_BOX, p, sn_rng_uniform(&g) * 360, e,
+            (uint8_t)(i % 20), 0);
+    }
+    enum { N = 4000 };
+    sn_ray *rays = malloc(N * sizeof *rays);
+    sn_ray_result *any = calloc(N, sizeof *any), *closest = calloc(N, sizeof *closest);
+    for (int i = 0; i < N; i++) {
+        sn_vec3 o = sn_v3(sn_rng_uniform(&g) * 240 - 120, sn_rng_uniform(&g) * 240 - 120, 20 + sn_rng_uniform(&g) * 5);
+        sn_vec3 t = sn_v3(sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 8);
+        rays[i] = ray(o, sn_v3_sub(t, o), 400);
+    }
+    sn_rayscene *rs = sn_rayscene_create(2, &err);
+    for (int filtered = 0; filtered < 2; filtered++) {
+        sn_ray_query q = SN_RAY_QUERY_INIT;
+        q.kind_mask = filtered ? 1u << SN_ACTOR_STATIC : 0; /* vehicles see-through */
+        CHECK(sn_rays_trace(rs, &w, &q, rays, N, closest, &err) == SN_OK, "closest: %s", err.msg);
+        q.mode = SN_RAY_ANY;
+        CHECK(sn_rays_trace(rs, &w, &q, rays, N, any, &err) == SN_OK, "any: %s", err.msg);
+        int blocked = 0, bad = 0;
+        for (int i = 0; i < N; i++) {
+            blocked += closest[i].n_hits;
+            if (any[i].n_hits != closest[i].n_hits || any[i].n_found != closest[i].n_found) {
+                bad++;
+                continue;
+            }
+            if (!any[i].n_hits)
+                continue;
+            const sn_actor *a = sn_world_find(&w, any[i].hit.actor_id);
+            double entry = a ? obb_entry(a, rays[i].origin, rays[i].direction, 400) : -1;
+            if (!a || entry < 0 || (filtered && a->kind != SN_ACTOR_STATIC) ||
+                any[i].hit.distance < entry * (1 - 1e-5) - 1e-5 ||
+                any[i].hit.distance < closest[i].hit.distance * (1 - 1e-5) - 1e-5)
+                bad++;
+        }
+        CHECK(blocked > N / 10 && blocked < N, "a fair share of rays blocked: %d of %d", blocked, N);
+        CHECK(bad == 0, "%s: %d rays where SN_RAY_ANY disagrees with the closest hit or the boxes", filtered ? "statics only" : "all kinds", bad);
+    }
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    q.mode = (sn_ray_mode)3;
+    CHECK(sn_rays_trace(rs, &w, &q, rays, 1, any, &err) == SN_E_INVALID && strstr(err.msg, "SN_RAY_ANY"),
+          "an unknown mode is refused: %s", err.msg);
+    sn_rayscene_destroy(rs);
+    free(rays), free(any), free(closest);
+    sn_world_free(&w);
+}
+
+/* Moving actors' boxes are refitted frame after frame and rebuilt now and then: a car driven
+** across 40 updates is hit exactly where it is at every one of them. */
+static void test_moving(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_actor *cars[20];
+    for (int i = 0; i < 20; i++)
+        cars[i] = add(&w, SN_ACTOR_VEHICLE, SN_SHAPE_BOX, sn_v3(0, 10.0 * i, 1), 0, sn_v3(2, 1, 1), 10, 0);
+    sn_rayscene *rs = sn_rayscene_create(1, &err);
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    int bad = 0;
+    for (int f = 0; f < 40; f++) {
+        for (int i = 0; i < 20; i++) /* every car drives along x, each at its own speed */
+            sn_world_teleport(&w, cars[i], sn_v3(f * (1.0 + 0.5 * i), 10.0 * i, 1), sn_quat_identity());
+        for (int i = 0; i < 20; i++) {
+            double x = f * (1.0 + 0.5 * i);
+            sn_ray_result r = cast(rs, &w, &q, ray(sn_v3(x - 50, 10.0 * i, 1), sn_v3(1, 0, 0), 100));
+            if (r.n_hits != 1 || r.hit.actor_id != cars[i]->id || fabs(r.hit.distance - 48) > 1e-6)
+                bad++;
+        }
+    }
+    CHECK(bad == 0, "%d of 800 rays missed a moving car or found it at the wrong place", bad);
+    sn_rayscene_destroy(rs);
+    sn_world_free(&w);
+}
+
 int main(void)
 {
+    test_any();
+    test_moving();
     test_all_hits_and_filters(1);
     test_all_hits_and_filters(3);
     test_random();

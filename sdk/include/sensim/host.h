@@ -232,6 +232,16 @@ typedef struct sn_host {
     ** min(cap, *n_found) go to ids. q (may be NULL) gives the filters only. */
     sn_status (*overlap_sphere)(sn_ctx *ctx, const sn_ray_query *q, sn_vec3 centre, double radius,
                                 uint32_t *ids, uint32_t cap, uint32_t *n_found);
+
+    /* ---- added in ABI 1.3: check host->hdr.abi_minor >= 3 before calling ---- */
+    /*
+    ** Writes one value already encoded as msgpack (bytes[0..n), the caller's, copied), where a
+    ** value goes: for a part repeated across a frame's messages, encoded once with
+    ** sensim/pack.h. SN_E_INVALID unless the bytes are exactly one well-formed value built of
+    ** what the other write_* calls make (no ext types; map keys are strings), nested no deeper
+    ** than the writer allows.
+    */
+    sn_status (*write_packed)(sn_writer *w, const void *bytes, size_t n);
 } sn_host;
 
 #endif

@@ -1,40 +1,58 @@
-/* pack.h — msgpack encoding straight into a msgpack_sbuffer, inline.
+/*
+** sensim/pack.h — msgpack encoding into a growable buffer, header-only (no library needed).
 **
-** msgpack-c's packer makes an indirect call and a memcpy for every item; a CAM report of a
-** thousand-station V2X run writes ~60 000 small items per frame, and that overhead was most of
-** the sensors' serialization time. These encode the same bytes as msgpack-c 4 (smallest form
-** of every integer, str8 for 32..255-byte strings, big-endian floats); tests/unit/test_pack.c
-** checks them against msgpack-c byte for byte. On out of memory a write is dropped and
-** `sn_pack_failed` says so; the buffer stays valid. */
-#ifndef SN_SIM_PACK_H
-#define SN_SIM_PACK_H
+** The engine's writer encodes every message with these. A plugin uses them to encode once a
+** value it writes many times in a frame (a V2X CAM heard by hundreds of stations) and hands
+** the bytes to host->write_packed, which checks and copies them: one call instead of one per
+** item. The bytes are those msgpack-c 4 writes (the smallest form of every integer, str8 for
+** 32..255-byte strings, big-endian floats); tests/unit/test_pack.c checks it byte for byte.
+**
+** Ownership: the buffer's memory is the caller's, grown with realloc, freed by sn_pack_free.
+** Every function returns false when memory runs out; the buffer then keeps what it had.
+*/
+#ifndef SENSIM_PACK_H
+#define SENSIM_PACK_H
 
-#include <msgpack.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for n more bytes at the end of b, or NULL out of memory (b->size is not advanced). */
-static inline unsigned char *sn_pack_room(msgpack_sbuffer *b, size_t n)
+/* Zero-initialise ({0}) before first use. */
+typedef struct sn_pack_buf {
+    unsigned char *data;
+    size_t size; /* bytes written */
+    size_t cap;  /* bytes allocated */
+} sn_pack_buf;
+
+static inline void sn_pack_clear(sn_pack_buf *b) { b->size = 0; }
+
+static inline void sn_pack_free(sn_pack_buf *b)
 {
-    if (b->alloc - b->size < n) {
-        size_t cap = b->alloc ? b->alloc : 8192;
+    free(b->data);
+    b->data = NULL, b->size = b->cap = 0;
+}
+
+/* Room for n more bytes at the end of b, or NULL out of memory (b->size is not advanced). */
+static inline unsigned char *sn_pack_room(sn_pack_buf *b, size_t n)
+{
+    if (b->cap - b->size < n) {
+        size_t cap = b->cap ? b->cap : 8192;
         while (cap - b->size < n) {
             if (cap > SIZE_MAX / 2)
                 return NULL;
             cap *= 2;
         }
-        char *d = realloc(b->data, cap);
+        unsigned char *d = realloc(b->data, cap);
         if (!d)
             return NULL;
-        b->data = d, b->alloc = cap;
+        b->data = d, b->cap = cap;
     }
-    return (unsigned char *)b->data + b->size;
+    return b->data + b->size;
 }
 
 /* Writes n bytes of p; false out of memory. */
-static inline bool sn_pack_raw(msgpack_sbuffer *b, const void *p, size_t n)
+static inline bool sn_pack_raw(sn_pack_buf *b, const void *p, size_t n)
 {
     unsigned char *d = sn_pack_room(b, n);
     if (!d)
@@ -52,7 +70,7 @@ static inline void sn_pack_be(unsigned char *d, uint64_t v, int bytes)
 }
 
 /* A tag byte then `bytes` big-endian bytes of v. */
-static inline bool sn_pack_tagged(msgpack_sbuffer *b, unsigned char tag, uint64_t v, int bytes)
+static inline bool sn_pack_tagged(sn_pack_buf *b, unsigned char tag, uint64_t v, int bytes)
 {
     unsigned char *d = sn_pack_room(b, 9);
     if (!d)
@@ -63,7 +81,7 @@ static inline bool sn_pack_tagged(msgpack_sbuffer *b, unsigned char tag, uint64_
     return true;
 }
 
-static inline bool sn_pack_byte(msgpack_sbuffer *b, unsigned char c)
+static inline bool sn_pack_byte(sn_pack_buf *b, unsigned char c)
 {
     unsigned char *d = sn_pack_room(b, 1);
     if (!d)
@@ -73,10 +91,10 @@ static inline bool sn_pack_byte(msgpack_sbuffer *b, unsigned char c)
     return true;
 }
 
-static inline bool sn_pack_nil(msgpack_sbuffer *b) { return sn_pack_byte(b, 0xc0); }
-static inline bool sn_pack_bool(msgpack_sbuffer *b, bool v) { return sn_pack_byte(b, v ? 0xc3 : 0xc2); }
+static inline bool sn_pack_nil(sn_pack_buf *b) { return sn_pack_byte(b, 0xc0); }
+static inline bool sn_pack_bool(sn_pack_buf *b, bool v) { return sn_pack_byte(b, v ? 0xc3 : 0xc2); }
 
-static inline bool sn_pack_uint(msgpack_sbuffer *b, uint64_t v)
+static inline bool sn_pack_uint(sn_pack_buf *b, uint64_t v)
 {
     if (v < 128)
         return sn_pack_byte(b, (unsigned char)v);
@@ -89,7 +107,7 @@ static inline bool sn_pack_uint(msgpack_sbuffer *b, uint64_t v)
     return sn_pack_tagged(b, 0xcf, v, 8);
 }
 
-static inline bool sn_pack_int(msgpack_sbuffer *b, int64_t v)
+static inline bool sn_pack_int(sn_pack_buf *b, int64_t v)
 {
     if (v >= -32)
         return v < 128 ? sn_pack_byte(b, (unsigned char)(v & 0xff)) : sn_pack_uint(b, (uint64_t)v);
@@ -102,14 +120,14 @@ static inline bool sn_pack_int(msgpack_sbuffer *b, int64_t v)
     return sn_pack_tagged(b, 0xd3, (uint64_t)v, 8);
 }
 
-static inline bool sn_pack_float(msgpack_sbuffer *b, float v)
+static inline bool sn_pack_float(sn_pack_buf *b, float v)
 {
     uint32_t u;
     memcpy(&u, &v, sizeof u);
     return sn_pack_tagged(b, 0xca, u, 4);
 }
 
-static inline bool sn_pack_double(msgpack_sbuffer *b, double v)
+static inline bool sn_pack_double(sn_pack_buf *b, double v)
 {
     uint64_t u;
     memcpy(&u, &v, sizeof u);
@@ -117,7 +135,7 @@ static inline bool sn_pack_double(msgpack_sbuffer *b, double v)
 }
 
 /* A container or string header: the fix form below `fix_limit`, else 16 or 32 bits (tags). */
-static inline bool sn_pack_len(msgpack_sbuffer *b, uint32_t n, unsigned char fix, uint32_t fix_limit,
+static inline bool sn_pack_len(sn_pack_buf *b, uint32_t n, unsigned char fix, uint32_t fix_limit,
                                unsigned char t16, unsigned char t32)
 {
     if (n < fix_limit)
@@ -125,10 +143,10 @@ static inline bool sn_pack_len(msgpack_sbuffer *b, uint32_t n, unsigned char fix
     return n < 65536 ? sn_pack_tagged(b, t16, n, 2) : sn_pack_tagged(b, t32, n, 4);
 }
 
-static inline bool sn_pack_array(msgpack_sbuffer *b, uint32_t n) { return sn_pack_len(b, n, 0x90, 16, 0xdc, 0xdd); }
-static inline bool sn_pack_map(msgpack_sbuffer *b, uint32_t n) { return sn_pack_len(b, n, 0x80, 16, 0xde, 0xdf); }
+static inline bool sn_pack_array(sn_pack_buf *b, uint32_t n) { return sn_pack_len(b, n, 0x90, 16, 0xdc, 0xdd); }
+static inline bool sn_pack_map(sn_pack_buf *b, uint32_t n) { return sn_pack_len(b, n, 0x80, 16, 0xde, 0xdf); }
 
-static inline bool sn_pack_str(msgpack_sbuffer *b, const char *s, size_t n)
+static inline bool sn_pack_str(sn_pack_buf *b, const char *s, size_t n)
 {
     unsigned char *d = sn_pack_room(b, n + 5);
     if (!d || n > UINT32_MAX)
@@ -148,12 +166,15 @@ static inline bool sn_pack_str(msgpack_sbuffer *b, const char *s, size_t n)
     return true;
 }
 
+/* A NUL-terminated string (a map key). */
+static inline bool sn_pack_cstr(sn_pack_buf *b, const char *s) { return sn_pack_str(b, s, strlen(s)); }
+
 /* A bin header; the body follows with sn_pack_raw. */
-static inline bool sn_pack_bin_header(msgpack_sbuffer *b, uint32_t n)
+static inline bool sn_pack_bin_header(sn_pack_buf *b, uint32_t n)
 {
     if (n < 256)
         return sn_pack_tagged(b, 0xc4, n, 1);
     return n < 65536 ? sn_pack_tagged(b, 0xc5, n, 2) : sn_pack_tagged(b, 0xc6, n, 4);
 }
 
-#endif
+#endif /* SENSIM_PACK_H */
