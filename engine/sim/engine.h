@@ -17,6 +17,16 @@
 #include <stdio.h>
 
 #define SN_WRITER_MAX_DEPTH 32
+#define SN_WRITER_KNOWN 1024 /* write_packed values remembered as checked (a power of two) */
+
+/* A write_packed value found well-formed: the same bytes at the same place are not checked
+** again (a CAM goes to hundreds of receivers a frame); a changed byte changes the hash. */
+typedef struct sn_packed_known {
+    const void *bytes;
+    size_t n;
+    uint64_t hash;
+    int depth; /* containers nested in it */
+} sn_packed_known;
 
 /* The msgpack writer handed to serialize(): checks the structure as it goes. */
 struct sn_writer {
@@ -26,6 +36,7 @@ struct sn_writer {
     uint32_t stack[SN_WRITER_MAX_DEPTH]; /* items left in each open container */
     int depth;
     char why[160];     /* first structural error, "" if none */
+    sn_packed_known known[SN_WRITER_KNOWN];
     struct sn_engine *engine;
 };
 

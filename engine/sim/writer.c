@@ -58,13 +58,14 @@ static sn_status item(sn_writer *w, uint32_t children)
     } else {
         w->stack[w->depth - 1]--;
     }
-    while (w->depth > 0 && w->stack[w->depth - 1] == 0)
-        w->depth--;
-    if (children) {
+    if (children) { /* open until its last item is complete: depth is the true nesting */
         if (w->depth == SN_WRITER_MAX_DEPTH)
             return refuse(w, "containers nested too deeply");
         w->stack[w->depth++] = children;
+        return SN_OK;
     }
+    while (w->depth > 0 && w->stack[w->depth - 1] == 0) /* complete: so are the containers it ended */
+        w->depth--;
     return SN_OK;
 }
 
@@ -119,8 +120,9 @@ static sn_status w_bin(sn_writer *w, const void *data, size_t n)
 /* Checks that p[0..n) is exactly one msgpack value the other calls could have written, at
 ** most `depth` containers deep; why says what is wrong. No recursion: a stack of what each
 ** open container still holds. */
-static bool packed_ok(const unsigned char *p, size_t n, int depth, const char **why)
+static bool packed_ok(const unsigned char *p, size_t n, int depth, int *deepest, const char **why)
 {
+    *deepest = 0;
     struct level {
         uint64_t left; /* items still to come; a map counts keys and values */
         bool map;
@@ -198,6 +200,7 @@ static bool packed_ok(const unsigned char *p, size_t n, int depth, const char **
                 return false;
             }
             d++;
+            *deepest = d > *deepest ? d : *deepest;
             st[d].left = map ? 2 * items : items, st[d].map = map;
         }
     }
@@ -208,13 +211,37 @@ static bool packed_ok(const unsigned char *p, size_t n, int depth, const char **
     return true;
 }
 
+/* 64-bit hash of the bytes, 8 at a time (a multiply-xorshift mix per word). */
+static uint64_t packed_hash(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        h = (h ^ v) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t v = 0;
+    memcpy(&v, p + i, n - i);
+    h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
+}
+
 static sn_status w_packed(sn_writer *w, const void *bytes, size_t n)
 {
     const char *why = NULL;
-    if (!bytes && n)
+    if (!bytes)
         return refuse(w, "write_packed(NULL)");
-    if (!packed_ok(bytes, n, SN_WRITER_MAX_DEPTH - w->depth, &why))
-        return refuse(w, why);
+    /* The same bytes at the same place, checked before and fitting under the current depth? */
+    uint64_t h = packed_hash(bytes, n);
+    sn_packed_known *k = &w->known[(((uintptr_t)bytes >> 3) ^ n) & (SN_WRITER_KNOWN - 1)];
+    if (!(k->bytes == bytes && k->n == n && k->hash == h && w->depth + k->depth <= SN_WRITER_MAX_DEPTH)) {
+        int deepest;
+        if (!packed_ok(bytes, n, SN_WRITER_MAX_DEPTH - w->depth, &deepest, &why))
+            return refuse(w, why);
+        *k = (sn_packed_known){bytes, n, h, deepest};
+    }
     SCALAR(sn_pack_raw(&w->body, bytes, n));
 }
 

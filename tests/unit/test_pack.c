@@ -105,6 +105,47 @@ static void test_write_packed(void)
     sn_pack_nil(&b);
     CHECK(packed(b.data, b.size, why, sizeof why) == SN_E_INVALID && strstr(why, "deep"), "too deep: %s", why);
     CHECK(packed(NULL, 0, why, sizeof why) == SN_E_INVALID, "nothing is not a value: %s", why);
+
+    /* Checked values are remembered by place and hash: bytes changed in place are checked again,
+    ** and a value that fitted at the top is refused where it would nest too deep. */
+    sn_host h;
+    memset(&h, 0, sizeof h);
+    sn_host_writer_fill(&h);
+    sn_writer w;
+    sn_writer_init(&w, NULL);
+    sn_pack_clear(&b);
+    for (int k = 0; k < 20; k++)
+        sn_pack_array(&b, 1);
+    sn_pack_map(&b, 1), sn_pack_cstr(&b, "k"), sn_pack_uint(&b, 1);
+    sn_writer_reset(&w);
+    h.write_key(&w, "v");
+    CHECK(h.write_packed(&w, b.data, b.size) == SN_OK && h.write_packed(&w, b.data, b.size) != SN_OK,
+          "20 arrays deep at the top; a second value without a key is refused");
+    for (int round = 0; round < 2; round++) {
+        sn_writer_reset(&w);
+        h.write_key(&w, "v");
+        CHECK(h.write_packed(&w, b.data, b.size) == SN_OK, "the same bytes again (round %d): %s", round, w.why);
+    }
+    b.data[b.size - 3] = 0x01; /* the key "k" becomes an integer key, in place */
+    sn_writer_reset(&w);
+    h.write_key(&w, "v");
+    CHECK(h.write_packed(&w, b.data, b.size) == SN_E_INVALID && strstr(w.why, "key"),
+          "bytes changed in place are checked again: %s", w.why);
+    b.data[b.size - 3] = 0xa1;
+    sn_writer_reset(&w);
+    h.write_key(&w, "v");
+    for (int k = 0; k < 15; k++)
+        h.write_array(&w, 1);
+    CHECK(h.write_packed(&w, b.data, b.size) == SN_E_INVALID && strstr(w.why, "deep"),
+          "the known value under 15 more arrays nests too deep: %s", w.why);
+    /* nesting counts every open container, one-item arrays too (msgpack-c reads 32 levels) */
+    sn_writer_reset(&w);
+    h.write_key(&w, "v");
+    sn_status st = SN_OK;
+    for (int k = 0; k < 40 && !st; k++)
+        st = h.write_array(&w, 1);
+    CHECK(st == SN_E_INVALID && strstr(w.why, "deep"), "40 nested one-item arrays are refused: %s", w.why);
+    sn_writer_free(&w);
     sn_pack_free(&b);
 }
 
