@@ -10,6 +10,8 @@ void sn_v2x_radio_init(sn_v2x_radio *r)
     double f = r->f_ghz * 1e9;
     r->lambda = SN_V2X_C / f;
     r->fspl_d0 = 20.0 * log10(r->d_ref) + 20.0 * log10(f) + 20.0 * log10(4.0 * PI / SN_V2X_C);
+    r->log10_f = log10(r->f_ghz);
+    r->fs_term = 20.0 * log10(4.0 * PI / r->lambda);
 }
 
 double sn_v2x_knife_edge(double h, double d1, double d2, double lambda)
@@ -42,15 +44,15 @@ double sn_v2x_path_loss(const sn_v2x_radio *rx, sn_v2x_los los, double d, double
 {
     if (rx->model == SN_V2X_WINNER) {
         if (los == SN_V2X_NLOSB)
-            return 36.85 + 30.0 * log10(d) + 18.9 * log10(rx->f_ghz);
-        double pl = rx->scenario == SN_V2X_HIGHWAY ? 32.4 + 20.0 * log10(d) + 20.0 * log10(rx->f_ghz)
-                                                   : 38.77 + 16.7 * log10(d) + 18.2 * log10(rx->f_ghz);
+            return 36.85 + 30.0 * log10(d) + 18.9 * rx->log10_f;
+        double pl = rx->scenario == SN_V2X_HIGHWAY ? 32.4 + 20.0 * log10(d) + 20.0 * rx->log10_f
+                                                   : 38.77 + 16.7 * log10(d) + 18.2 * rx->log10_f;
         return los == SN_V2X_NLOSV ? pl + ke : pl;
     }
     switch (los) {
     case SN_V2X_LOS: return two_ray(d, ht, hr, rx->lambda);
     case SN_V2X_NLOSB: return rx->fspl_d0 + 10.0 * rx->exponent * log10(d / rx->d_ref);
-    default: return 20.0 * log10(d) + 20.0 * log10(4.0 * PI / rx->lambda) + ke;
+    default: return 20.0 * log10(d) + rx->fs_term + ke;
     }
 }
 

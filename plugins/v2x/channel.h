@@ -29,13 +29,15 @@ typedef struct sn_v2x_radio {
     double exponent;     /* path loss exponent (geometric NLOSb) */
     double filter;       /* m: nothing at or beyond */
     double fspl_d0;      /* dB: free-space loss at d_ref, computed once */
+    double log10_f;      /* log10(f_ghz), and the free-space term 20 log10(4 pi / lambda): once, */
+    double fs_term;      /* not per pair (the same operations, so the same bits) */
     sn_v2x_scenario scenario;
     sn_v2x_model model;
     bool etsi_fading;
     double custom_sigma; /* dB */
 } sn_v2x_radio;
 
-/* Fills the derived members (lambda, fspl_d0) from f_ghz and d_ref. */
+/* Fills the derived members (lambda, fspl_d0, log10_f, fs_term) from f_ghz and d_ref. */
 void sn_v2x_radio_init(sn_v2x_radio *r);
 
 /* Knife-edge loss of one vehicle: h its top above the lower antenna's ground, d1 and d2 the

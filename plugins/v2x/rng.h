@@ -37,10 +37,13 @@ static inline uint64_t sn_v2x_rng_u64(sn_v2x_rng *r)
 static inline double sn_v2x_rng_open(sn_v2x_rng *r) { return ((sn_v2x_rng_u64(r) >> 11) + 1) * 0x1.0p-53; }
 
 /* One N(mean, sd) draw (Box-Muller, one output per two uniforms: no cached half, so the stream
-** position depends only on the number of draws). Always draws, also for sd = 0. */
+** position depends only on the number of draws). Always draws, also for sd = 0, where the
+** logarithm and cosine are skipped: sd times a finite value is 0 and adds nothing. */
 static inline double sn_v2x_rng_normal(sn_v2x_rng *r, double mean, double sd)
 {
     double u1 = sn_v2x_rng_open(r), u2 = sn_v2x_rng_open(r);
+    if (sd == 0)
+        return mean;
     return mean + sd * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
