@@ -19,7 +19,8 @@ double sn_v2x_knife_edge(double h, double d1, double d2, double lambda)
     /* An obstacle exactly over an antenna would divide by zero: a millimetre keeps V finite. */
     d1 = d1 < 1e-3 ? 1e-3 : d1;
     d2 = d2 < 1e-3 ? 1e-3 : d2;
-    double v = h * sqrt(2.0 * (d1 + d2) / (lambda * d1 * d2));
+    /* d1 * d2 first: the same bits either way round (a pair and its reverse share one ray) */
+    double v = h * sqrt(2.0 * (d1 + d2) / (lambda * (d1 * d2)));
     if (v < -0.78)
         return 0.0;
     return 6.9 + 20.0 * log10(sqrt((v - 0.1) * (v - 0.1) + 1.0) + v - 0.1);

@@ -125,24 +125,94 @@ static sn_status carla_classify(sn_v2x_medium *m)
 }
 #endif
 
+static sn_status trace(sn_v2x_medium *m, uint32_t n);
+
+/* Pairs of the same two antennas both ways (both sent this frame) share one ray: the line of
+** sight is the same segment and the knife-edge loss is symmetric in d1, d2, so with equal
+** wavelengths the later pair copies the earlier one's class and loss. mirror[i] = that earlier
+** pair, or UINT32_MAX. Pairs come in transmitter order, so the one from the lower station
+** index is traced. */
+static bool find_mirrors(sn_v2x_medium *m)
+{
+    uint32_t n = m->n_pairs, cap = m->cap_mirror, n_keys = 0;
+    if (!sn_v2x_grow((void **)&m->mirror, &cap, n, sizeof *m->mirror))
+        return false;
+    m->cap_mirror = cap;
+    for (uint32_t i = 0; i < n; i++) {
+        const sn_v2x_pair *p = &m->pairs[i];
+        m->mirror[i] = UINT32_MAX;
+        n_keys += p->t < p->r && m->order[p->r]->tx_count; /* its reverse may come later */
+    }
+    if (!n_keys)
+        return true;
+    uint32_t size = 16;
+    while (size < 2 * n_keys)
+        size *= 2;
+    if (size > m->cap_keys) {
+        uint64_t *k = realloc(m->pair_keys, (size_t)size * sizeof *k);
+        if (k)
+            m->pair_keys = k;
+        uint32_t *v = realloc(m->pair_vals, (size_t)size * sizeof *v);
+        if (v)
+            m->pair_vals = v;
+        if (!k || !v)
+            return false;
+        m->cap_keys = size;
+    }
+    memset(m->pair_keys, 0, (size_t)size * sizeof *m->pair_keys);
+    uint32_t mask = size - 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const sn_v2x_pair *p = &m->pairs[i];
+        bool insert = p->t < p->r && m->order[p->r]->tx_count, look = p->t > p->r && m->order[p->r]->tx_count;
+        if (!insert && !look)
+            continue;
+        uint64_t key = insert ? ((uint64_t)p->t << 32 | p->r) + 1 : ((uint64_t)p->r << 32 | p->t) + 1;
+        uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+        while (m->pair_keys[h] && m->pair_keys[h] != key)
+            h = (h + 1) & mask;
+        if (insert) {
+            m->pair_keys[h] = key, m->pair_vals[h] = i;
+        } else if (m->pair_keys[h] == key) {
+            const sn_v2x_pair *q = &m->pairs[m->pair_vals[h]];
+            if (m->order[q->r]->radio.lambda == m->order[p->r]->radio.lambda)
+                m->mirror[i] = m->pair_vals[h];
+        }
+    }
+    return true;
+}
+
 sn_status sn_v2x_los_classify(sn_v2x_medium *m)
 {
 #ifdef SN_V2X_CARLA_METHOD
     return carla_classify(m);
 #endif
-    const sn_host *h = m->host;
     uint32_t n = m->n_pairs;
     if (!n)
         return SN_OK;
-    if (!buffers(m, n, n * MAX_VEHICLE_HITS))
+    if (!buffers(m, n, n * MAX_VEHICLE_HITS) || !find_mirrors(m))
         return SN_E_NOMEM;
+    uint32_t traced = 0;
     for (uint32_t i = 0; i < n; i++) {
         sn_v2x_pair *p = &m->pairs[i];
-        m->rays[i] = ray_of(m->order[p->t], m->order[p->r], p->d);
-        memset(&m->res[i], 0, sizeof m->res[i]);
-        m->res[i].hit.struct_size = sizeof(sn_ray_hit);
         p->los = SN_V2X_LOS, p->ke = 0;
+        if (m->mirror[i] != UINT32_MAX)
+            continue;
+        m->ray_pair[traced] = i;
+        m->rays[traced] = ray_of(m->order[p->t], m->order[p->r], p->d);
+        memset(&m->res[traced], 0, sizeof m->res[traced]);
+        m->res[traced++].hit.struct_size = sizeof(sn_ray_hit);
     }
+    sn_status st = trace(m, traced);
+    for (uint32_t i = 0; i < n && !st; i++)
+        if (m->mirror[i] != UINT32_MAX)
+            m->pairs[i].los = m->pairs[m->mirror[i]].los, m->pairs[i].ke = m->pairs[m->mirror[i]].ke;
+    return st;
+}
+
+/* Classifies the pairs of rays [0, n): ray k is pair ray_pair[k]'s. */
+static sn_status trace(sn_v2x_medium *m, uint32_t n)
+{
+    const sn_host *h = m->host;
     /* Batch 1: any building, prop, ground or walker between the antennas (the search stops at
     ** the first one it finds). */
     sn_ray_query q = SN_RAY_QUERY_INIT;
@@ -153,16 +223,16 @@ sn_status sn_v2x_los_classify(sn_v2x_medium *m)
         return st;
     m->rays_cast += n;
     uint32_t clear = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        sn_v2x_pair *p = &m->pairs[i];
-        bool blocked = m->res[i].n_hits > 0;
-        if (blocked && endpoint(m->order[p->t], m->order[p->r], m->res[i].hit.actor_id) &&
-            (st = retrace_blocked(m, p, &m->rays[i], &blocked)))
+    for (uint32_t k = 0; k < n; k++) {
+        sn_v2x_pair *p = &m->pairs[m->ray_pair[k]];
+        bool blocked = m->res[k].n_hits > 0;
+        if (blocked && endpoint(m->order[p->t], m->order[p->r], m->res[k].hit.actor_id) &&
+            (st = retrace_blocked(m, p, &m->rays[k], &blocked)))
             return st;
         if (blocked)
             p->los = SN_V2X_NLOSB;
         else
-            m->ray_pair[clear] = i, m->rays[clear++] = m->rays[i];
+            m->ray_pair[clear] = m->ray_pair[k], m->rays[clear++] = m->rays[k];
     }
     if (!clear)
         return SN_OK;

@@ -54,6 +54,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         free(m->names[i]);
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->pairs), free(m->rx), free(m->tx);
     free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
+    free(m->mirror), free(m->pair_keys), free(m->pair_vals);
     sn_pack_free(&m->packed), sn_pack_free(&m->scratch);
     sn_v2x_grid_free(&m->grid);
     free(m);

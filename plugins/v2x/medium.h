@@ -89,6 +89,10 @@ typedef struct sn_v2x_medium {
     sn_ray_result *res;
     uint32_t *ray_pair;
     uint32_t cap_rays;
+    uint32_t *mirror;        /* per pair: the pair of the same two antennas the other way, traced for both */
+    uint32_t cap_mirror;
+    uint64_t *pair_keys;     /* (t << 32 | r) + 1 of pairs whose reverse may come; 0 = empty slot */
+    uint32_t *pair_vals, cap_keys;
     sn_ray_hit *hits;
     uint32_t cap_hits;
     /* counters, for the benchmark and tests */

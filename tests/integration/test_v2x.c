@@ -201,11 +201,13 @@ static void test_nlos(void)
                  "  - {name: tx, blueprint: sensor.other.v2x_custom, transform: {location: [0, 0, 1.5]},\n"
                  "     attributes: {" QUIET "}, calls: [{at: 0.1, method: send, args: [ping]}]}\n"
                  "  - {name: rx, blueprint: sensor.other.v2x_custom, transform: {location: [50, 0, 1.5]},\n"
-                 "     attributes: {" QUIET ", scenario: urban, path_loss_model: %s}}\n",
+                 "     attributes: {" QUIET ", scenario: urban, path_loss_model: %s},\n"
+                 "     calls: [{at: 0.1, method: send, args: [pong]}]}\n",
                  truck, model ? "geometric" : "winner");
         sn_engine *e = load(scene);
-        inbox b;
+        inbox b, back;
         listen_to(e, "rx", &b);
+        listen_to(e, "tx", &back);
         step(e, 2);
         sn_actor_info t = tu_actor(e, "truck");
         CHECK(b.n == 1 && strcmp(b.m[0].los, "NLOSv") == 0, "a truck: %d %s", b.n, b.n ? b.m[0].los : "");
@@ -217,6 +219,9 @@ static void test_nlos(void)
         double pl = model ? 20 * log10(50) + 20 * log10(4 * PI / (C_LIGHT / (f_of(5.9) * 1e9))) + ke
                           : winner(2, "urban", 50, 5.9, ke);
         CHECK_NEAR(b.n ? b.m[0].power : NAN, 31.5 - pl, 0.01, model ? "free space + knife edge" : "winner NLOSv");
+        /* the same frame the other way (one ray serves both): tx's own model, the same roof */
+        CHECK(back.n == 1 && strcmp(back.m[0].los, "NLOSv") == 0, "the reply: %d %s", back.n, back.n ? back.m[0].los : "");
+        CHECK_NEAR(back.n ? back.m[0].power : NAN, 31.5 - winner(2, "highway", 50, 5.9, ke), 0.01, "the reply's NLOSv");
         sn_engine_destroy(e);
     }
 }
