@@ -39,6 +39,17 @@ static bool is_drivable(uint8_t tag)
 void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
 {
     sn_world *w = data;
+    const dGeomID statics = (dGeomID)w->static_space;
+    if (g1 == statics || g2 == statics) {
+        /* A geom against the static space: the statics its box touches, from the static
+        ** broadphase in the order and argument order ODE's scan would give (sbp.h). Statics
+        ** have no body, so a geom without a dynamic one makes no contact with any of them. */
+        dGeomID g = g1 == statics ? g2 : g1;
+        dBodyID b = dGeomGetBody(g);
+        if (w->sbp.ode_only || (b && !dBodyIsKinematic(b)))
+            sn_sbp_collide(w, g, g1 == statics, data, sn_near_callback);
+        return;
+    }
     if (dGeomIsSpace(g1) || dGeomIsSpace(g2)) {
         dSpaceCollide2(g1, g2, data, sn_near_callback);
         return;
