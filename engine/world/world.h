@@ -125,6 +125,7 @@ typedef struct sn_contact_rec {
     dJointFeedback fb;
     sn_vec3 pos, normal; /* normal as ODE gives it: pushes a away from b */
     bool a_dynamic, b_dynamic;
+    bool flipped; /* a has no body: ODE put b's body first, so fb.f1 acts on b */
 } sn_contact_rec;
 
 /* The accumulated collision of ordered pair (self, other) over one frame. */
