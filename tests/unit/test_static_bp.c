@@ -307,10 +307,11 @@ static void both_spawn_box(sn_engine *e[2], const char *name, sn_vec3 at, const 
     }
 }
 
+/* Something pushed against static `id` this frame (a collision with an impulse). */
 static bool touches(const sn_world *w, uint32_t id)
 {
     for (size_t i = 0; i < w->n_pairs; i++)
-        if (w->pairs[i].other == id)
+        if (w->pairs[i].other == id && sn_v3_len(w->pairs[i].impulse) > 1)
             return true;
     return false;
 }
@@ -370,9 +371,9 @@ static void test_stepping(const char *dir)
         }
         for (size_t i = 0; i < a->n_pairs; i++) {
             const sn_actor *o = sn_world_find(a, a->pairs[i].other);
-            static_pairs += o && o->kind == SN_ACTOR_STATIC && o->id != a->actors[0]->id;
-            if (o && o->name && strncmp(o->name, "new", 3) == 0)
-                new_hit = true;
+            bool pushed = sn_v3_len(a->pairs[i].impulse) > 1;
+            static_pairs += pushed && o && o->kind == SN_ACTOR_STATIC && o->id != a->actors[0]->id;
+            new_hit |= pushed && o && o->name && strncmp(o->name, "new", 3) == 0;
         }
         moved_hit |= frame > 20 && touches(a, moved);
         if (frame == 10) /* before any car reaches an obstacle: every one stands on its wheels on the slab */
