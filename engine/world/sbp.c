@@ -227,14 +227,13 @@ size_t sn_sbp_query(sn_world *w, const dReal q[6], unsigned long cat, unsigned l
     for (int64_t ix = qx0; ix <= qx1; ix++) {
         for (int64_t iy = qy0; iy <= qy1; iy++) {
             size_t slot = slot_of(b, key_of(ix, iy));
-            const uint32_t *it = b->items + b->start[slot];
-            for (uint32_t j = 0, nj = b->count[slot]; j < nj; j++) {
-                const sn_sbp_geom *s = &b->g[it[j]];
+            for (uint32_t j = b->start[slot], end = j + b->count[slot]; j < end; j++) {
+                const sn_sbp_geom *s = &b->g[b->items[j]];
                 /* A static spanning several of these cells counts in the first one only. */
                 if (ix != (s->ix0 > qx0 ? s->ix0 : qx0) || iy != (s->iy0 > qy0 ? s->iy0 : qy0))
                     continue;
                 if (((s->cat & col) || (cat & s->col)) && sn_sbp_boxes_meet(s->box, q))
-                    b->hits[k++] = it[j];
+                    b->hits[k++] = b->items[j];
             }
         }
     }

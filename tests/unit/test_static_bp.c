@@ -227,6 +227,29 @@ static void test_queries(void)
     sn_world_free(&w);
 }
 
+/* Statics too far out for any cell (10^16 m) all go to the big list: no cell at all. */
+static void test_far_statics(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    add_static(&w, SN_SHAPE_BOX, sn_v3(1e16, 0, 0), (sn_rotation){0, 0, 0}, sn_v3(1, 1, 1), 0);
+    add_static(&w, SN_SHAPE_SPHERE, sn_v3(-1e16, 5, 0), (sn_rotation){0, 0, 0}, sn_v3(1, 1, 1), 0);
+    dGeomID q = dCreateSphere(0, 4);
+    const double at[3] = {1e16, -1e16, 0};
+    for (int i = 0; i < 3; i++) {
+        static calls bp, ode;
+        bp.n = ode.n = 0;
+        dGeomSetPosition(q, at[i], 0, 0);
+        sn_sbp_collide(&w, q, false, &bp, record);
+        dSpaceCollide2(q, (dGeomID)w.static_space, &ode, record);
+        CHECK(same_calls(&bp, &ode) && bp.n == (i < 2), "far query %d: %zu calls, ODE %zu", i, bp.n, ode.n);
+    }
+    CHECK(w.sbp.n_big == 2 && w.sbp.n_items == 0, "both in the big list, no cell: %zu, %zu", w.sbp.n_big, w.sbp.n_items);
+    dGeomDestroy(q);
+    sn_world_free(&w);
+}
+
 /* ---- stepping: the same contacts as ODE's scan ----------------------------------------- */
 
 #define LANES 24
@@ -405,6 +428,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         return 2;
     test_queries();
+    test_far_statics();
     test_stepping(argv[1]);
     return CHECK_DONE();
 }
