@@ -39,6 +39,17 @@ static bool is_drivable(uint8_t tag)
 void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
 {
     sn_world *w = data;
+    const dGeomID statics = (dGeomID)w->static_space;
+    if (g1 == statics || g2 == statics) {
+        /* A geom against the static space: the statics its box touches, from the static
+        ** broadphase in the order and argument order ODE's scan would give (sbp.h). Statics
+        ** have no body, so a geom without a dynamic one makes no contact with any of them. */
+        dGeomID g = g1 == statics ? g2 : g1;
+        dBodyID b = dGeomGetBody(g);
+        if (w->sbp.ode_only || (b && !dBodyIsKinematic(b)))
+            sn_sbp_collide(w, g, g1 == statics, data, sn_near_callback);
+        return;
+    }
     if (dGeomIsSpace(g1) || dGeomIsSpace(g2)) {
         dSpaceCollide2(g1, g2, data, sn_near_callback);
         return;
@@ -92,6 +103,7 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
         rec->b = a2;
         rec->a_dynamic = dyn1;
         rec->b_dynamic = dyn2;
+        rec->flipped = !b1;
         rec->pos = sn_v3(cg[i].pos[0], cg[i].pos[1], cg[i].pos[2]);
         rec->normal = sn_v3(cg[i].normal[0], cg[i].normal[1], cg[i].normal[2]);
         if (feet) /* support, not a collision: no feedback to read */
@@ -159,9 +171,16 @@ void sn_gather_contacts(sn_world *w, double h)
         sn_contact_rec *r = &w->blocks[i / CONTACT_BLOCK][i % CONTACT_BLOCK];
         if (!r->a)
             continue;
-        /* f1 acts on body 1 (a), f2 on body 2 (b); a static side feels the reaction. */
+        /* f1 acts on body 1 (a), f2 on body 2 (b); a static side feels the reaction. ODE
+        ** attaches a joint whose first body is none the other way round (dJOINT_REVERSE) and
+        ** reports that body's force in f1: with a static a (the static space sorted first in
+        ** sweep and prune), reading f1 as a's lost the whole impulse and the event. */
         sn_vec3 f1 = sn_v3(r->fb.f1[0], r->fb.f1[1], r->fb.f1[2]);
         sn_vec3 f2 = sn_v3(r->fb.f2[0], r->fb.f2[1], r->fb.f2[2]);
+        if (r->flipped) {
+            sn_vec3 t = f1;
+            f1 = f2, f2 = t;
+        }
         sn_vec3 on_a = r->a_dynamic ? f1 : sn_v3_scale(f2, -1);
         sn_vec3 on_b = r->b_dynamic ? f2 : sn_v3_scale(f1, -1);
         pair_add(w, r->a, r->b, sn_v3_scale(on_a, h), r->pos, r->normal);

@@ -79,6 +79,7 @@ const char *sn_ode_message(void) { return ode_message; }
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
 {
     memset(w, 0, sizeof *w);
+    sn_sbp_init(&w->sbp);
     pthread_once(&ode_once, ode_init_once);
     if (!ode_ok)
         return sn_fail(err, SN_E_PHYSICS, "physics: ODE failed to initialise");
@@ -88,7 +89,9 @@ sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
     /* Sweep and prune for the moving bodies: ODE 0.16's hash space clears an n^2/8-byte table
     ** and allocates a node per cell on every collide, and its cell hash collides on large
     ** grids (measured: 1.4x the engine's frame at 200 cars, 1.5x at 5000). Static geometry
-    ** stays in its own nested hash space, collided against as one geom. */
+    ** stays in its own nested space, met as one geom; which statics a geom meets comes from
+    ** the static broadphase (sbp.h): the hash space's own collide2 tests every static, and
+    ** only the benchmarks' old path still calls it. */
     w->space = dSweepAndPruneSpaceCreate(0, dSAP_AXES_XYZ);
     w->static_space = dHashSpaceCreate(w->space);
     /* Vehicles' crash boxes meet only each other: let ODE skip them against the statics. */
@@ -123,6 +126,7 @@ void sn_world_free(sn_world *w)
     free(w->pair_hash);
     sn_strmap_free(&w->names);
     sn_ogrid_free(&w->ogrid);
+    sn_sbp_free(&w->sbp);
     if (!w->poisoned) {
         /* After an ODE error its spaces may still be locked, and destroying a geom then
         ** makes ODE end the process: leak them instead (the run is over anyway). */
@@ -220,6 +224,9 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
                           rel.m[6], rel.m[7], rel.m[8], 0};
             dGeomSetOffsetRotation(a->geom, r);
         } else {
+            /* The space's bits on each static too, so every query skips crash boxes itself. */
+            dGeomSetCategoryBits(a->geom, 1);
+            dGeomSetCollideBits(a->geom, ~(unsigned long)SN_CAT_CRASH);
             dGeomSetPosition(a->geom, tf->location.x, tf->location.y, tf->location.z);
             set_rotation(NULL, a->geom, &rot);
         }
@@ -302,6 +309,19 @@ void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
     else if (!a->parent)
         a->rel = (sn_transform){pos, sn_quat_to_rotation(a->st.rot)};
     sn_world_update_attached(w);
+    if (a->kind != SN_ACTOR_STATIC)
+        return;
+    /* ODE's static geoms follow the moved static and the statics riding on it (rays already
+    ** do through static_gen; the static broadphase rebuilds on it). */
+    for (size_t i = 0; i < w->n_actors; i++) {
+        sn_actor *s = w->actors[i];
+        if (s->kind == SN_ACTOR_STATIC && s->geom && dGeomGetSpace(s->geom) == w->static_space &&
+            sn_actor_is_descendant(w, s->id, a->id)) {
+            sn_mat3 m = sn_mat3_from_quat(s->st.rot);
+            dGeomSetPosition(s->geom, s->st.pos.x, s->st.pos.y, s->st.pos.z);
+            set_rotation(NULL, s->geom, &m);
+        }
+    }
 }
 
 void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang)
@@ -343,8 +363,8 @@ typedef struct ray_query {
 static void ray_callback(void *data, dGeomID g1, dGeomID g2)
 {
     ray_query *q = data;
-    if (dGeomIsSpace(g2)) {
-        dSpaceCollide2(g1, g2, data, ray_callback);
+    if (g2 == (dGeomID)q->w->static_space) {
+        sn_sbp_collide(q->w, g1, false, data, ray_callback);
         return;
     }
     sn_actor *a = dGeomGetData(g2);
@@ -437,10 +457,10 @@ static sn_actor *overlap_at(sn_world *w, dGeomID box, const sn_actor *self, sn_v
 {
     dGeomSetPosition(box, centre.x, centre.y, centre.z);
     overlap_query q = {.self = self, .tol = tol};
-    /* Static geometry through its hash space; planes and bodies directly, with an AABB test
-    ** first: ODE's sweep-and-prune collide2 scans every geom per query, which made loading
-    ** thousands of vehicles quadratic. (Props riding on a body are not checked.) */
-    dSpaceCollide2(box, (dGeomID)w->static_space, &q, overlap_callback);
+    /* Static geometry through the static broadphase (sbp.h); planes and bodies directly, with
+    ** an AABB test first: ODE's sweep-and-prune collide2 scans every geom per query, which
+    ** made loading thousands of vehicles quadratic. (Props riding on a body are not checked.) */
+    sn_sbp_collide(w, box, false, &q, overlap_callback);
     for (size_t i = 0; i < w->n_planes; i++)
         overlap_callback(&q, box, w->planes[i]->geom);
     /* Bodies near the box, from the overlap grid (ogrid.h), then bounding spheres. */

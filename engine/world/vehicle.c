@@ -56,15 +56,26 @@ static void wheel_callback(void *data, dGeomID ray, dGeomID g)
     }
 }
 
-/* The nearest static prop or building (ODE ray against the static space) along dir (unit)
-** from o within len, if nearer than what *hit and *dist already hold. */
-static void static_ray(sn_world *w, sn_vec3 o, sn_vec3 dir, double len, bool *hit, double *dist, sn_vec3 *normal)
+/* The nearest static prop or building along dir (unit) from o within len, if nearer than what
+** *hit and *dist already hold: the ODE ray against those of the n statics cand (from the
+** static broadphase, in its order) whose boxes meet the ray's, as dSpaceCollide2 on the static
+** space would call it; against that space itself when n is SN_SBP_NONE. */
+static void static_ray(sn_world *w, const uint32_t *cand, size_t n, sn_vec3 o, sn_vec3 dir, double len, bool *hit,
+                       double *dist, sn_vec3 *normal)
 {
     wheel_query q = {0};
     dGeomRaySet(w->ray, o.x, o.y, o.z, dir.x, dir.y, dir.z);
     dGeomRaySetLength(w->ray, len);
     dGeomRaySetClosestHit(w->ray, 1);
-    dSpaceCollide2(w->ray, (dGeomID)w->static_space, &q, wheel_callback);
+    if (n == SN_SBP_NONE) {
+        dSpaceCollide2(w->ray, (dGeomID)w->static_space, &q, wheel_callback);
+    } else {
+        dReal rb[6];
+        dGeomGetAABB(w->ray, rb);
+        for (size_t k = 0; k < n; k++)
+            if (sn_sbp_boxes_meet(w->sbp.g[cand[k]].box, rb))
+                wheel_callback(&q, w->ray, w->sbp.g[cand[k]].geom);
+    }
     if (q.hit && (!*hit || q.depth < *dist)) {
         *hit = true;
         *dist = q.depth;
@@ -150,20 +161,42 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             }
         }
     }
-    /* Static props: the ODE ray runs only for a wheel whose ray box meets the static space's box. */
+    /* Static props: for a wheel whose ray box meets the static space's box, the ODE ray
+    ** against the statics near it. One broadphase query serves the four wheels: a box
+    ** around their rays, a little wider than ODE's boxes of them (rounding), and each ray
+    ** then meets only the statics whose boxes meet its own; with none near, no ray is set. */
     if (dSpaceGetNumGeoms(w->static_space) > 0) {
-        dReal box[6];
+        dReal box[6], near[6] = {INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY};
         dGeomGetAABB((dGeomID)w->static_space, box);
+        sn_vec3 o[4];
+        bool in[4], any = false;
         for (int i = 0; i < 4; i++) {
-            sn_vec3 o = sn_v3_add(base, sn_v3_add(sn_v3_scale(hwb, wheel_sx[i]), sn_v3_scale(htr, wheel_sy[i])));
-            sn_vec3 e = sn_v3_add(o, sn_v3_scale(down, len));
-            if (minv(o.x, e.x) <= box[1] && maxv(o.x, e.x) >= box[0] && minv(o.y, e.y) <= box[3] &&
-                maxv(o.y, e.y) >= box[2] && minv(o.z, e.z) <= box[5] && maxv(o.z, e.z) >= box[4]) {
-                double d0 = dist[i];
-                static_ray(w, o, down, len, &touch[i], &dist[i], &nrm[i]);
-                if (dist[i] != d0)
-                    src[i] = -1;
+            o[i] = sn_v3_add(base, sn_v3_add(sn_v3_scale(hwb, wheel_sx[i]), sn_v3_scale(htr, wheel_sy[i])));
+            sn_vec3 e = sn_v3_add(o[i], sn_v3_scale(down, len));
+            const double lo[3] = {minv(o[i].x, e.x), minv(o[i].y, e.y), minv(o[i].z, e.z)};
+            const double hi[3] = {maxv(o[i].x, e.x), maxv(o[i].y, e.y), maxv(o[i].z, e.z)};
+            in[i] = lo[0] <= box[1] && hi[0] >= box[0] && lo[1] <= box[3] && hi[1] >= box[2] && lo[2] <= box[5] &&
+                    hi[2] >= box[4];
+            any |= in[i];
+            for (int k = 0; in[i] && k < 3; k++) {
+                near[2 * k] = minv(near[2 * k], lo[k]);
+                near[2 * k + 1] = maxv(near[2 * k + 1], hi[k]);
             }
+        }
+        const uint32_t *cand = NULL;
+        size_t n = 0;
+        if (any) {
+            for (int k = 0; k < 6; k++)
+                near[k] += (k & 1 ? 1 : -1) * (1e-6 + 1e-9 * fabs(near[k]));
+            n = sn_sbp_query(w, near, dGeomGetCategoryBits(w->ray), dGeomGetCollideBits(w->ray), &cand);
+        }
+        for (int i = 0; i < 4 && n; i++) {
+            if (!in[i])
+                continue;
+            double d0 = dist[i];
+            static_ray(w, cand, n, o[i], down, len, &touch[i], &dist[i], &nrm[i]);
+            if (dist[i] != d0)
+                src[i] = -1;
         }
     }
     for (int i = 0; i < 4; i++)

@@ -13,6 +13,7 @@
 #include "../core/mathx.h"
 #include "../core/strmap.h"
 #include "ogrid.h"
+#include "sbp.h"
 
 #include <ode/ode.h>
 #include <sensim/attr.h>
@@ -124,6 +125,7 @@ typedef struct sn_contact_rec {
     dJointFeedback fb;
     sn_vec3 pos, normal; /* normal as ODE gives it: pushes a away from b */
     bool a_dynamic, b_dynamic;
+    bool flipped; /* a has no body: ODE put b's body first, so fb.f1 acts on b */
 } sn_contact_rec;
 
 /* The accumulated collision of ordered pair (self, other) over one frame. */
@@ -137,7 +139,9 @@ typedef struct sn_pair {
 typedef struct sn_world {
     dWorldID world;
     dSpaceID space;        /* top: dynamic geoms, planes and statics */
-    dSpaceID static_space; /* static box/sphere/cylinder geoms (nested in space) */
+    /* Static box/sphere/cylinder geoms, nested in space as one geom: sweep and prune meets
+    ** it as before, and the near callback asks sbp for the statics a geom may touch. */
+    dSpaceID static_space;
     dJointGroupID contact_group;
     dGeomID ray;           /* a scratch ray for queries */
 
@@ -166,6 +170,7 @@ typedef struct sn_world {
     bool poisoned;          /* ODE failed mid-step: its spaces may be locked, so teardown leaks them */
     uint64_t motion_gen;    /* bumped when bodies move or go (advance, teleport, remove): ogrid */
     sn_ogrid ogrid;         /* bodies' bounding spheres for the spawn-overlap check */
+    sn_sbp sbp;             /* static geoms' boxes for every query against static_space (sbp.h) */
     /* Bumped by every change of geometry or pose (spawn, remove, teleport, advance), and
     ** static_gen by changes of static actors: the ray index rebuilds only when they move. */
     uint64_t gen, static_gen;

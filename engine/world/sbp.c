@@ -1,0 +1,282 @@
+/* sbp.c — see sbp.h. */
+#include "sbp.h"
+
+#include "world.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Cell coordinates stay far inside int64 (and away from float rounding of the products). */
+#define COORD_MAX 1e12
+
+void sn_sbp_init(sn_sbp *b)
+{
+    memset(b, 0, sizeof *b);
+    b->ode_only = getenv("SENSIM_BENCH_ODE_STATICS") != NULL;
+}
+
+void sn_sbp_free(sn_sbp *b)
+{
+    free(b->g);
+    free(b->keys);
+    free(b->start);
+    free(b->count);
+    free(b->items);
+    free(b->big);
+    free(b->hits);
+    memset(b, 0, sizeof *b);
+}
+
+static uint64_t key_of(int64_t ix, int64_t iy) { return (uint64_t)(uint32_t)ix << 32 | (uint32_t)iy; }
+
+/* The slot of key, or the empty slot where it would go. */
+static size_t slot_of(const sn_sbp *b, uint64_t key)
+{
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (b->cap_cells - 1);
+    while (b->count[i] && b->keys[i] != key)
+        i = (i + 1) & (b->cap_cells - 1);
+    return i;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, c = *(const double *)y;
+    return a < c ? -1 : a > c;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, c = *(const uint32_t *)y;
+    return a < c ? -1 : a > c;
+}
+
+/* The cell range of a box (inv: 1 / the cell edge); false when it is not finite or too far
+** out. Build and queries map coordinates alike, and monotonically, so boxes that meet share
+** a cell. */
+static inline bool range_of(const dReal *box, double inv, double r[4])
+{
+    r[0] = floor(box[0] * inv), r[1] = floor(box[1] * inv);
+    r[2] = floor(box[2] * inv), r[3] = floor(box[3] * inv);
+    for (int k = 0; k < 4; k++)
+        if (!(fabs(r[k]) <= COORD_MAX)) /* NaN and infinities too */
+            return false;
+    return true;
+}
+
+/* Cells a static covers at this size, 0 when it belongs in the big list. */
+static double cells_of(const sn_sbp_geom *s, double cell)
+{
+    double r[4];
+    if (!range_of(s->box, 1 / cell, r))
+        return 0;
+    double c = (r[1] - r[0] + 1) * (r[3] - r[2] + 1);
+    return c > SN_SBP_BIG_CELLS ? 0 : c;
+}
+
+/* The cell edge: the median footprint (a building or a prop per cell), at least a
+** sixth of the 95th percentile so that few statics are big, and coarser while the grid
+** would hold more than 4 entries per static. Sets b->cell and b->n_items. */
+static bool choose_cell(sn_sbp *b)
+{
+    double *size = malloc((b->n ? b->n : 1) * sizeof *size);
+    if (!size)
+        return false;
+    size_t m = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const dReal *x = b->g[i].box;
+        double s = fmax(x[1] - x[0], x[3] - x[2]);
+        if (isfinite(s))
+            size[m++] = s;
+    }
+    double cell = 1.0;
+    if (m) {
+        qsort(size, m, sizeof *size, cmp_double);
+        cell = fmax(cell, fmax(size[m / 2], size[m * 95 / 100] / 6));
+    }
+    free(size);
+    for (int tries = 0;; tries++, cell *= 2) {
+        double items = 0;
+        for (size_t i = 0; i < b->n; i++)
+            items += cells_of(&b->g[i], cell);
+        if (items <= 4.0 * (double)b->n + 1024 || tries > 80) {
+            b->cell = cell;
+            b->inv_cell = 1 / cell;
+            b->n_items = (size_t)items;
+            return true;
+        }
+    }
+}
+
+static bool grow_u32(uint32_t **p, size_t n)
+{
+    uint32_t *q = realloc(*p, (n ? n : 1) * sizeof *q);
+    if (!q)
+        return false;
+    *p = q;
+    return true;
+}
+
+bool sn_sbp_sync(sn_world *w)
+{
+    sn_sbp *b = &w->sbp;
+    if (b->built && b->gen == w->static_gen)
+        return true;
+    b->built = false;
+    int count = dSpaceGetNumGeoms(w->static_space);
+    size_t n = count > 0 ? (size_t)count : 0;
+    if (n >= UINT32_MAX)
+        return false;
+    if (n > b->cap) {
+        sn_sbp_geom *g = realloc(b->g, n * sizeof *g);
+        if (!g)
+            return false;
+        b->g = g;
+        if (!grow_u32(&b->hits, n) || !grow_u32(&b->big, n))
+            return false;
+        b->cap = n;
+    }
+    /* ODE's list order, which its scan follows: dSpaceGetGeom walks the list in O(1) per step. */
+    b->n = n;
+    for (size_t i = 0; i < n; i++) {
+        sn_sbp_geom *s = &b->g[i];
+        s->geom = dSpaceGetGeom(w->static_space, (int)i);
+        dGeomGetAABB(s->geom, s->box);
+        s->cat = dGeomGetCategoryBits(s->geom);
+        s->col = dGeomGetCollideBits(s->geom);
+    }
+    if (!choose_cell(b))
+        return false;
+    size_t cells = 16;
+    while (cells < 2 * b->n_items)
+        cells *= 2;
+    if (cells > b->cap_cells) {
+        uint64_t *k = realloc(b->keys, cells * sizeof *k);
+        if (!k)
+            return false;
+        b->keys = k;
+        if (!grow_u32(&b->start, cells) || !grow_u32(&b->count, cells))
+            return false;
+    }
+    if (b->n_items > b->cap_items) {
+        if (!grow_u32(&b->items, b->n_items))
+            return false;
+        b->cap_items = b->n_items;
+    }
+    b->cap_cells = cells;
+    memset(b->count, 0, cells * sizeof *b->count);
+    /* Count per cell; each cell's run ends at start; then fill from the back with the statics
+    ** in descending order, which leaves start at the run's beginning and every run ascending. */
+    b->n_big = 0;
+    for (size_t i = 0; i < n; i++) {
+        sn_sbp_geom *s = &b->g[i];
+        double r[4];
+        s->big = !cells_of(s, b->cell) || !range_of(s->box, b->inv_cell, r);
+        if (s->big) {
+            b->big[b->n_big++] = (uint32_t)i;
+            continue;
+        }
+        s->ix0 = (int64_t)r[0], s->iy0 = (int64_t)r[2];
+        s->ix1 = (int64_t)r[1], s->iy1 = (int64_t)r[3];
+        for (int64_t ix = s->ix0; ix <= s->ix1; ix++) {
+            for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
+                uint64_t key = key_of(ix, iy);
+                size_t slot = slot_of(b, key);
+                b->keys[slot] = key;
+                b->count[slot]++;
+            }
+        }
+    }
+    uint32_t end = 0;
+    for (size_t c = 0; c < cells; c++)
+        b->start[c] = end += b->count[c];
+    for (size_t i = n; i-- > 0;) {
+        const sn_sbp_geom *s = &b->g[i];
+        if (s->big)
+            continue;
+        for (int64_t ix = s->ix0; ix <= s->ix1; ix++)
+            for (int64_t iy = s->iy0; iy <= s->iy1; iy++)
+                b->items[--b->start[slot_of(b, key_of(ix, iy))]] = (uint32_t)i;
+    }
+    b->gen = w->static_gen;
+    b->built = true;
+    return true;
+}
+
+size_t sn_sbp_query(sn_world *w, const dReal q[6], unsigned long cat, unsigned long col, const uint32_t **out)
+{
+    sn_sbp *b = &w->sbp;
+    *out = NULL;
+    if (b->ode_only || !sn_sbp_sync(w))
+        return SN_SBP_NONE;
+    *out = b->hits; /* after the sync: it may move them */
+    if (!b->n)
+        return 0;
+    size_t k = 0;
+    double r[4];
+    if (!range_of(q, b->inv_cell, r) || (r[1] - r[0] + 1) * (r[3] - r[2] + 1) > (double)b->n + 16) {
+        /* A query wider than the statics are many (a long ray, a huge box): scan them all. */
+        for (size_t i = 0; i < b->n; i++) {
+            const sn_sbp_geom *s = &b->g[i];
+            if (((s->cat & col) || (cat & s->col)) && sn_sbp_boxes_meet(s->box, q))
+                b->hits[k++] = (uint32_t)i;
+        }
+        return k;
+    }
+    const int64_t qx0 = (int64_t)r[0], qx1 = (int64_t)r[1], qy0 = (int64_t)r[2], qy1 = (int64_t)r[3];
+    for (int64_t ix = qx0; ix <= qx1; ix++) {
+        for (int64_t iy = qy0; iy <= qy1; iy++) {
+            size_t slot = slot_of(b, key_of(ix, iy));
+            for (uint32_t j = b->start[slot], end = j + b->count[slot]; j < end; j++) {
+                const sn_sbp_geom *s = &b->g[b->items[j]];
+                /* A static spanning several of these cells counts in the first one only. */
+                if (ix != (s->ix0 > qx0 ? s->ix0 : qx0) || iy != (s->iy0 > qy0 ? s->iy0 : qy0))
+                    continue;
+                if (((s->cat & col) || (cat & s->col)) && sn_sbp_boxes_meet(s->box, q))
+                    b->hits[k++] = b->items[j];
+            }
+        }
+    }
+    for (size_t j = 0; j < b->n_big; j++) {
+        const sn_sbp_geom *s = &b->g[b->big[j]];
+        if (((s->cat & col) || (cat & s->col)) && sn_sbp_boxes_meet(s->box, q))
+            b->hits[k++] = b->big[j];
+    }
+    /* One cell's run is ascending already; from several cells, restore the list order. */
+    if ((qx0 == qx1 && qy0 == qy1 && !b->n_big) || k < 2)
+        return k;
+    if (k > 32) {
+        qsort(b->hits, k, sizeof *b->hits, cmp_u32);
+        return k;
+    }
+    for (size_t i = 1; i < k; i++) {
+        uint32_t v = b->hits[i];
+        size_t j = i;
+        for (; j > 0 && b->hits[j - 1] > v; j--)
+            b->hits[j] = b->hits[j - 1];
+        b->hits[j] = v;
+    }
+    return k;
+}
+
+void sn_sbp_collide(sn_world *w, dGeomID g, bool static_first, void *data, dNearCallback *cb)
+{
+    dReal q[6];
+    dGeomGetAABB(g, q);
+    const uint32_t *hit;
+    size_t k = sn_sbp_query(w, q, dGeomGetCategoryBits(g), dGeomGetCollideBits(g), &hit);
+    if (k == SN_SBP_NONE) {
+        if (static_first)
+            dSpaceCollide2((dGeomID)w->static_space, g, data, cb);
+        else
+            dSpaceCollide2(g, (dGeomID)w->static_space, data, cb);
+        return;
+    }
+    for (size_t i = 0; i < k; i++) {
+        dGeomID s = w->sbp.g[hit[i]].geom;
+        if (static_first)
+            cb(data, s, g);
+        else
+            cb(data, g, s);
+    }
+}
