@@ -194,6 +194,18 @@ static void filter(const struct RTCFilterFunctionNArguments *args)
     }
 }
 
+/* Embree's single-precision ray for o + t d, t in [0, maxd]. */
+static struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
+{
+    struct RTCRay r;
+    r.org_x = (float)o.x, r.org_y = (float)o.y, r.org_z = (float)o.z;
+    r.dir_x = (float)d.x, r.dir_y = (float)d.y, r.dir_z = (float)d.z;
+    r.tnear = 0, r.time = 0;
+    r.tfar = maxd < 1e30 ? (float)maxd : 1e30f;
+    r.mask = ~0u, r.id = 0, r.flags = 0;
+    return r;
+}
+
 static sn_ray_hit make_hit(sn_vec3 o, sn_vec3 d, double t, sn_vec3 n, uint32_t id, uint8_t tag)
 {
     return rs_hit(t, t > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : o, n, id, tag);
@@ -237,11 +249,7 @@ static void trace_closest(const rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_r
     double maxd;
     if (rs_ray_prepare(r, &d, &maxd)) {
         struct RTCRayHit rh;
-        rh.ray.org_x = (float)o.x, rh.ray.org_y = (float)o.y, rh.ray.org_z = (float)o.z;
-        rh.ray.dir_x = (float)d.x, rh.ray.dir_y = (float)d.y, rh.ray.dir_z = (float)d.z;
-        rh.ray.tnear = 0, rh.ray.time = 0;
-        rh.ray.tfar = maxd < 1e30 ? (float)maxd : 1e30f;
-        rh.ray.mask = ~0u, rh.ray.id = 0, rh.ray.flags = 0;
+        rh.ray = embree_ray(o, d, maxd);
         rh.hit.geomID = rh.hit.primID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
         rtcIntersect1(rs->top, (struct RTCIntersectContext *)&c->ec, &rh);
         bool found = false;
@@ -270,14 +278,8 @@ static void trace_closest(const rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_r
                 continue;
             found = true, best_t = t, best_id = p->id, best_tag = p->tag, best_n = nn;
         }
-        if (found) {
-            res.n_hits = res.n_found = 1;
-            res.hit.distance = best_t;
-            res.hit.point = best_t > 0 ? sn_v3_add(o, sn_v3_scale(d, best_t)) : o;
-            res.hit.normal = best_n;
-            res.hit.actor_id = best_id;
-            res.hit.semantic_tag = best_tag;
-        }
+        if (found)
+            res.n_hits = res.n_found = 1, res.hit = make_hit(o, d, best_t, best_n, best_id, best_tag);
     }
     memcpy((char *)out + (size_t)i * c->q->result_size, &res, sizeof res);
 }
@@ -293,12 +295,7 @@ static void trace_any(rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_result *out
     sn_vec3 o = r->origin, d;
     double maxd;
     if (rs_ray_prepare(r, &d, &maxd)) {
-        struct RTCRay ray;
-        ray.org_x = (float)o.x, ray.org_y = (float)o.y, ray.org_z = (float)o.z;
-        ray.dir_x = (float)d.x, ray.dir_y = (float)d.y, ray.dir_z = (float)d.z;
-        ray.tnear = 0, ray.time = 0;
-        ray.tfar = maxd < 1e30 ? (float)maxd : 1e30f;
-        ray.mask = ~0u, ray.id = 0, ray.flags = 0;
+        struct RTCRay ray = embree_ray(o, d, maxd);
         c->any_ref = UINT32_MAX;
         rtcOccluded1(rs->top, (struct RTCIntersectContext *)&c->ec, &ray);
         bool found = false;
@@ -321,14 +318,8 @@ static void trace_any(rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_result *out
             if (plane_hit(p, o, d, maxd, &t, &nn) && !(c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind)))
                 found = true, id = p->id, tag = p->tag;
         }
-        if (found) {
-            res.n_hits = res.n_found = 1;
-            res.hit.distance = t;
-            res.hit.point = t > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : o;
-            res.hit.normal = nn;
-            res.hit.actor_id = id;
-            res.hit.semantic_tag = tag;
-        }
+        if (found)
+            res.n_hits = res.n_found = 1, res.hit = make_hit(o, d, t, nn, id, tag);
     }
     memcpy((char *)out + (size_t)i * c->q->result_size, &res, sizeof res);
 }
@@ -346,11 +337,7 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_
         return;
     }
     struct RTCRayHit rh;
-    rh.ray.org_x = (float)o.x, rh.ray.org_y = (float)o.y, rh.ray.org_z = (float)o.z;
-    rh.ray.dir_x = (float)d.x, rh.ray.dir_y = (float)d.y, rh.ray.dir_z = (float)d.z;
-    rh.ray.tnear = 0, rh.ray.time = 0;
-    rh.ray.tfar = maxd < 1e30 ? (float)maxd : 1e30f;
-    rh.ray.mask = ~0u, rh.ray.id = 0, rh.ray.flags = 0;
+    rh.ray = embree_ray(o, d, maxd);
     rh.hit.geomID = rh.hit.primID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
     s->n = 0;
     rtcIntersect1(rs->top, &c->ec, &rh);
