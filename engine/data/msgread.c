@@ -37,11 +37,12 @@ sn_scan_result sn_msgpack_scan(const uint8_t *buf, size_t len, size_t *used, con
         uint8_t t = buf[at];
         size_t head = 1;
         uint64_t payload = 0, children = 0;
+        bool container = false;
         if (t <= 0x7f || t >= 0xe0 || t == 0xc0 || t == 0xc2 || t == 0xc3) {
         } else if (t >= 0x80 && t <= 0x8f) {
-            children = 2u * (t & 0x0f);
+            children = 2u * (t & 0x0f), container = true;
         } else if (t >= 0x90 && t <= 0x9f) {
-            children = t & 0x0f;
+            children = t & 0x0f, container = true;
         } else if (t >= 0xa0 && t <= 0xbf) {
             payload = t & 0x1f;
         } else {
@@ -70,7 +71,7 @@ sn_scan_result sn_msgpack_scan(const uint8_t *buf, size_t len, size_t *used, con
             else if (tab[k].kind == 1)
                 payload = n + tab[k].fixed; /* ext: the type byte */
             else
-                children = tab[k].kind == 2 ? n : 2 * n;
+                children = tab[k].kind == 2 ? n : 2 * n, container = true;
         }
         if (payload > SN_MSG_MAX_BYTES) {
             *why = "a value larger than the limit of 1 GiB";
@@ -79,14 +80,15 @@ sn_scan_result sn_msgpack_scan(const uint8_t *buf, size_t len, size_t *used, con
         if (at + head + payload > len)
             return SN_SCAN_SHORT;
         at += head + (size_t)payload;
+        /* msgpack-c's reader holds SN_MSG_MAX_DEPTH open containers, empty ones counted */
+        if (container && depth == SN_MSG_MAX_DEPTH) {
+            *why = "nested deeper than 32 levels";
+            return SN_SCAN_BAD;
+        }
         if (children) {
             /* every entry takes at least one byte: a count beyond the limit can never be whole */
             if (children > SN_MSG_MAX_OBJECTS) {
                 *why = "a container claims more entries than the limit of 2^24 objects";
-                return SN_SCAN_BAD;
-            }
-            if (depth == SN_MSG_MAX_DEPTH) {
-                *why = "nested deeper than 64 levels";
                 return SN_SCAN_BAD;
             }
             left[++depth] = children;

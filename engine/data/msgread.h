@@ -12,7 +12,7 @@
 
 #define SN_MSG_MAX_BYTES (1ULL << 30)   /* one message; an 8192 x 8192 image is 256 MiB */
 #define SN_MSG_MAX_OBJECTS (1u << 24)   /* objects in one message (msgpack-c allocates per object) */
-#define SN_MSG_MAX_DEPTH 64             /* nesting of arrays and maps */
+#define SN_MSG_MAX_DEPTH 32             /* nesting of arrays and maps: msgpack-c's reader stack */
 
 typedef enum { SN_SCAN_OK, SN_SCAN_SHORT, SN_SCAN_BAD } sn_scan_result;
 

@@ -239,7 +239,8 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
 ** afresh every DYN_REFITS frames so that its boxes do not loosen as actors drift apart. An SAH
 ** build costs about 1.8x Embree's Morton build but rays walk it in 0.56x (bench_rays), and a
 ** refit costs a small part of either: at 1 000 moving cars a rebuild each frame took 4-5 ms,
-** most of a V2X frame's ray work. The hits do not depend on the tree, only the time does. */
+** most of a V2X frame's ray work. Closest and all hits do not depend on the tree, only the
+** time does (SN_RAY_ANY reports no hit for that reason). The count is of queried frames. */
 #define DYN_QUALITY RTC_BUILD_QUALITY_REFIT
 #define DYN_REFITS 16
 

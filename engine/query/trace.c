@@ -19,9 +19,10 @@ typedef struct rs_ctx {
     const sn_ray_query *q;
     bool filtered;
     rs_scratch *all; /* SN_RAY_ALL: where every hit goes */
-    bool any;        /* SN_RAY_ANY: the hit that stopped the search goes to any_* */
-    uint32_t any_ref;
-    float any_t, any_ng[3];
+    bool any;        /* SN_RAY_ANY: whether a hit stopped the search */
+    bool any_hit;
+    sn_vec3 any_o, any_d; /* the ray, for a hit at the very end of its reach */
+    double any_maxd;
 } rs_ctx;
 
 typedef struct batch {
@@ -163,7 +164,6 @@ static void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_
 #define HITN_PRIM(h, N, i) (((const unsigned *)(h))[5 * (N) + (i)])
 #define HITN_GEOM(h, N, i) (((const unsigned *)(h))[6 * (N) + (i)])
 #define RAYN_TFAR(r, N, i) (((const float *)(r))[8 * (N) + (i)])
-#define HITN_NG(h, N, i, k) (((const float *)(h))[(k) * (N) + (i)])
 
 static void filter(const struct RTCFilterFunctionNArguments *args)
 {
@@ -186,10 +186,20 @@ static void filter(const struct RTCFilterFunctionNArguments *args)
             else
                 s->oom = true;
             args->valid[i] = 0;
-        } else if (c->any) { /* accepted: Embree stops the occlusion search here */
-            c->any_ref = ref, c->any_t = RAYN_TFAR(args->ray, N, i);
-            for (int k = 0; k < 3; k++)
-                c->any_ng[k] = HITN_NG(args->hit, N, i, k);
+        } else if (c->any) {
+            /* Embree's reach is maxd in single precision, which may round up: a hit that close
+            ** to the end is measured in double precision as the closest hit is, and one beyond
+            ** maxd does not count. Otherwise accepted: the occlusion search stops here. */
+            float tf = RAYN_TFAR(args->ray, N, i);
+            if ((double)tf > c->any_maxd * (1 - 1e-5) - 1e-5) {
+                sn_vec3 nn;
+                bool back;
+                if (refine(a, tri, c->any_o, c->any_d, tf, &nn, &back) > c->any_maxd) {
+                    args->valid[i] = 0;
+                    continue;
+                }
+            }
+            c->any_hit = true;
         }
     }
 }
@@ -285,8 +295,9 @@ static void trace_closest(const rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_r
 }
 
 /* Whether anything lies along the ray (SN_RAY_ANY): Embree's occlusion search, which stops at
-** the first accepted hit. That hit is reported as Embree found it, in single precision (any
-** surface of the actor: the far side of a box counts; no inside-is-distance-0 rule). */
+** the first accepted hit. Which hit that is depends on the index's tree (its rebuilds follow
+** the queries made), so only the answer is reported, never the hit: results stay a function of
+** the world alone. */
 static void trace_any(rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_result *out)
 {
     const sn_rayscene *rs = c->rs;
@@ -296,30 +307,16 @@ static void trace_any(rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_result *out
     double maxd;
     if (rs_ray_prepare(r, &d, &maxd)) {
         struct RTCRay ray = embree_ray(o, d, maxd);
-        c->any_ref = UINT32_MAX;
+        c->any_hit = false, c->any_o = o, c->any_d = d, c->any_maxd = maxd;
         rtcOccluded1(rs->top, (struct RTCIntersectContext *)&c->ec, &ray);
-        bool found = false;
-        double t = 0;
-        uint32_t id = 0;
-        uint8_t tag = 0;
-        sn_vec3 nn = {0, 0, 0};
-        if (ray.tfar < 0 && c->any_ref != UINT32_MAX) {
-            /* Not refined in double precision: a visibility test needs the answer, not the point. */
-            const rs_actor *a = rs_ref_actor(rs, c->any_ref);
-            nn = sn_v3_norm(sn_v3(c->any_ng[0], c->any_ng[1], c->any_ng[2]));
-            if (sn_v3_dot(nn, d) > 0)
-                nn = sn_v3_scale(nn, -1);
-            t = c->any_t;
-            found = true, id = a->id, tag = a->tag;
-            t = t > maxd ? maxd : t; /* found within reach in single precision */
-        }
+        bool found = ray.tfar < 0 && c->any_hit;
         for (size_t k = 0; k < rs->n_planes && !found; k++) {
             const rs_plane *p = &rs->planes[k];
-            if (plane_hit(p, o, d, maxd, &t, &nn) && !(c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind)))
-                found = true, id = p->id, tag = p->tag;
+            double t;
+            sn_vec3 nn;
+            found = plane_hit(p, o, d, maxd, &t, &nn) && !(c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind));
         }
-        if (found)
-            res.n_hits = res.n_found = 1, res.hit = make_hit(o, d, t, nn, id, tag);
+        res.n_hits = res.n_found = found;
     }
     memcpy((char *)out + (size_t)i * c->q->result_size, &res, sizeof res);
 }

@@ -16,7 +16,8 @@
 #include <sensim/testworld.h>
 #include <stdio.h>
 
-#define SN_WRITER_MAX_DEPTH 32
+/* Containers a plugin may nest: with the message's own map, the 32 msgpack-c's reader holds. */
+#define SN_WRITER_MAX_DEPTH 31
 #define SN_WRITER_KNOWN 1024 /* write_packed values remembered as checked (a power of two) */
 
 /* A write_packed value found well-formed: the same bytes at the same place are not checked

@@ -45,8 +45,8 @@ static sn_status refuse(sn_writer *w, const char *why)
     return SN_E_INVALID;
 }
 
-/* Accounts for one item about to be written; `children` > 0 opens a container. */
-static sn_status item(sn_writer *w, uint32_t children)
+/* Accounts for one item about to be written: a container (of `children` items) or a scalar. */
+static sn_status item(sn_writer *w, bool container, uint32_t children)
 {
     if (w->why[0])
         return SN_E_INVALID;
@@ -58,9 +58,9 @@ static sn_status item(sn_writer *w, uint32_t children)
     } else {
         w->stack[w->depth - 1]--;
     }
+    if (container && w->depth == SN_WRITER_MAX_DEPTH) /* empty ones too: readers count them */
+        return refuse(w, "containers nested too deeply");
     if (children) { /* open until its last item is complete: depth is the true nesting */
-        if (w->depth == SN_WRITER_MAX_DEPTH)
-            return refuse(w, "containers nested too deeply");
         w->stack[w->depth++] = children;
         return SN_OK;
     }
@@ -77,7 +77,7 @@ static sn_status w_key(sn_writer *w, const char *key)
         if (w->expect_value)
             return refuse(w, "write_key twice without a value between");
         w->expect_value = true;
-    } else if (item(w, 0)) {
+    } else if (item(w, false, 0)) {
         return SN_E_INVALID;
     }
     return sn_pack_str(&w->body, key, strlen(key)) ? SN_OK : refuse(w, "out of memory");
@@ -85,7 +85,7 @@ static sn_status w_key(sn_writer *w, const char *key)
 
 #define SCALAR(call) \
     do { \
-        if (item(w, 0)) \
+        if (item(w, false, 0)) \
             return SN_E_INVALID; \
         return (call) ? SN_OK : refuse(w, "out of memory"); \
     } while (0)
@@ -194,14 +194,17 @@ static bool packed_ok(const unsigned char *p, size_t n, int depth, int *deepest,
             return false;
         }
         i += (size_t)len;
-        if (container && items) {
-            if (d + 1 > depth) {
+        if (container) {
+            /* open containers above this one: levels 1..d hold items still to come, and the
+            ** ones whose last item this is are open too; count what encloses it exactly */
+            int open = d + 1;
+            if (open > depth) {
                 *why = "write_packed: containers nested too deeply";
                 return false;
             }
-            d++;
-            *deepest = d > *deepest ? d : *deepest;
-            st[d].left = map ? 2 * items : items, st[d].map = map;
+            *deepest = open > *deepest ? open : *deepest;
+            if (items)
+                d++, st[d].left = map ? 2 * items : items, st[d].map = map;
         }
     }
     if (i != n) {
@@ -247,7 +250,7 @@ static sn_status w_packed(sn_writer *w, const void *bytes, size_t n)
 
 static sn_status w_array(sn_writer *w, uint32_t n)
 {
-    if (item(w, n))
+    if (item(w, true, n))
         return SN_E_INVALID;
     return sn_pack_array(&w->body, n) ? SN_OK : refuse(w, "out of memory");
 }
@@ -256,7 +259,7 @@ static sn_status w_map(sn_writer *w, uint32_t n)
 {
     if (n > UINT32_MAX / 2)
         return refuse(w, "map too large");
-    if (item(w, 2 * n))
+    if (item(w, true, 2 * n))
         return SN_E_INVALID;
     return sn_pack_map(&w->body, n) ? SN_OK : refuse(w, "out of memory");
 }

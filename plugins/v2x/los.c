@@ -7,8 +7,8 @@
 ** between, else NLOSv iff a vehicle does. So batch 1 asks each ray whether any non-vehicle lies
 ** on it (SN_RAY_ANY: an occlusion search, stopping at the first found); batch 2 asks only the
 ** rays still clear for every vehicle along them. A batch has one ignore list, so the endpoints'
-** own actors are filtered here: a ray whose hit is its endpoint's own pole or walker is traced
-** again alone, ignoring both endpoints.
+** own actors are filtered here: a blocked ray from or to a station on a pole, prop or walker is
+** traced again alone, ignoring both endpoints (SN_RAY_ANY does not say what it met).
 */
 #include "medium.h"
 
@@ -20,6 +20,12 @@
 static bool endpoint(const sn_v2x_station *a, const sn_v2x_station *b, uint32_t id)
 {
     return id && (id == a->parent_id || id == b->parent_id);
+}
+
+/* A station riding on a prop, pole or walker: batch 1 may be stopped by its own actor. */
+static bool seen_by_batch1(const sn_v2x_station *s)
+{
+    return s->parent_id && (s->parent_kind == SN_ACTOR_STATIC || s->parent_kind == SN_ACTOR_WALKER);
 }
 
 static sn_ray ray_of(const sn_v2x_station *t, const sn_v2x_station *r, double d)
@@ -226,7 +232,7 @@ static sn_status trace(sn_v2x_medium *m, uint32_t n)
     for (uint32_t k = 0; k < n; k++) {
         sn_v2x_pair *p = &m->pairs[m->ray_pair[k]];
         bool blocked = m->res[k].n_hits > 0;
-        if (blocked && endpoint(m->order[p->t], m->order[p->r], m->res[k].hit.actor_id) &&
+        if (blocked && (seen_by_batch1(m->order[p->t]) || seen_by_batch1(m->order[p->r])) &&
             (st = retrace_blocked(m, p, &m->rays[k], &blocked)))
             return st;
         if (blocked)

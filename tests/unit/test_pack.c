@@ -138,13 +138,45 @@ static void test_write_packed(void)
         h.write_array(&w, 1);
     CHECK(h.write_packed(&w, b.data, b.size) == SN_E_INVALID && strstr(w.why, "deep"),
           "the known value under 15 more arrays nests too deep: %s", w.why);
-    /* nesting counts every open container, one-item arrays too (msgpack-c reads 32 levels) */
-    sn_writer_reset(&w);
-    h.write_key(&w, "v");
-    sn_status st = SN_OK;
-    for (int k = 0; k < 40 && !st; k++)
-        st = h.write_array(&w, 1);
-    CHECK(st == SN_E_INVALID && strstr(w.why, "deep"), "40 nested one-item arrays are refused: %s", w.why);
+    /* Nesting counts every open container, one-item and empty ones too: with the message's own
+    ** map, msgpack-c reads 32 levels. 31 one-item arrays under the map are taken and read back;
+    ** a 32nd is refused, whether it holds an item, is empty, or comes packed. */
+    for (int last = 0; last < 3; last++) {
+        sn_writer_reset(&w);
+        h.write_key(&w, "v");
+        sn_status st = SN_OK;
+        for (int k = 0; k < 31 && !st; k++)
+            st = h.write_array(&w, 1);
+        sn_status st31 = st;
+        if (!st) {
+            /* the message as the engine frames it: map {"v": ...}; msgpack-c must read it */
+            sn_pack_buf msg = {0};
+            sn_pack_map(&msg, 1);
+            h.write_nil(&w);
+            sn_pack_raw(&msg, w.body.data + 1024, w.body.size - 1024); /* after the writer's header room */
+            msgpack_unpacked u;
+            msgpack_unpacked_init(&u);
+            size_t off = 0;
+            CHECK(msgpack_unpack_next(&u, (const char *)msg.data, msg.size, &off) == MSGPACK_UNPACK_SUCCESS && off == msg.size,
+                  "31 levels under the message map: msgpack-c reads it (%zu of %zu bytes)", off, msg.size);
+            msgpack_unpacked_destroy(&u);
+            sn_pack_free(&msg);
+            /* once more, a 32nd level */
+            sn_writer_reset(&w);
+            h.write_key(&w, "v");
+            for (int k = 0; k < 31; k++)
+                h.write_array(&w, 1);
+        }
+        unsigned char one[] = {0x91, 0xc0};
+        if (last == 0)
+            st = h.write_array(&w, 1);
+        else if (last == 1)
+            st = h.write_array(&w, 0);
+        else
+            st = h.write_packed(&w, one, sizeof one);
+        CHECK(st31 == SN_OK && st == SN_E_INVALID && strstr(w.why, "deep"), "a 32nd level (%s) is refused: %s",
+              last == 0 ? "one item" : last == 1 ? "empty" : "packed", w.why);
+    }
     sn_writer_free(&w);
     sn_pack_free(&b);
 }

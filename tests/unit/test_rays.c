@@ -295,8 +295,8 @@ static void test_random(void)
     sn_world_free(&w);
 }
 
-/* SN_RAY_ANY finds something exactly when the closest hit does (with and without filters), and
-** what it reports is an actor the ray truly meets, at a distance on that actor's box. */
+/* SN_RAY_ANY finds something exactly when the closest hit does (with and without filters, and at
+** the very end of a ray's reach), and reports no hit beyond the answer. */
 static void test_any(void)
 {
     sn_world w;
@@ -332,19 +332,36 @@ static void test_any(void)
                 bad++;
                 continue;
             }
-            if (!any[i].n_hits)
-                continue;
-            const sn_actor *a = sn_world_find(&w, any[i].hit.actor_id);
-            double entry = a ? obb_entry(a, rays[i].origin, rays[i].direction, 400) : -1;
-            if (!a || entry < 0 || (filtered && a->kind != SN_ACTOR_STATIC) ||
-                any[i].hit.distance < entry * (1 - 1e-5) - 1e-5 ||
-                any[i].hit.distance < closest[i].hit.distance * (1 - 1e-5) - 1e-5)
+            sn_ray_hit zero;
+            memset(&zero, 0, sizeof zero);
+            if (memcmp(&any[i].hit, &zero, sizeof zero) != 0)
                 bad++;
         }
         CHECK(blocked > N / 10 && blocked < N, "a fair share of rays blocked: %d of %d", blocked, N);
         CHECK(bad == 0, "%s: %d rays where SN_RAY_ANY disagrees with the closest hit or the boxes", filtered ? "statics only" : "all kinds", bad);
     }
+    /* Reach ending a hair before or after a face (single precision cannot tell): as the closest hit. */
     sn_ray_query q = SN_RAY_QUERY_INIT;
+    sn_actor *wall = add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(1000, 500, 5), 0, sn_v3(1, 50, 5), 1, 0);
+    /* the face is at x = 999, clear of the field; floats there are 6e-5 apart: within that both
+    ** may miss a hit the reach just includes, but they agree; 1 mm off they are exact */
+    int disagree = 0, wrong = 0;
+    for (int j = 0; j < 400; j++) {
+        double x0 = j * 0.01234567, face = 999 - x0;
+        for (int k = -3; k <= 3; k++) {
+            double reach = face + (j % 2 ? k * 1e-3 : k * 1e-5);
+            sn_ray r = ray(sn_v3(x0, 500, 5), sn_v3(1, 0, 0), reach);
+            q.mode = SN_RAY_CLOSEST;
+            sn_ray_result rc = cast(rs, &w, &q, r);
+            q.mode = SN_RAY_ANY;
+            sn_ray_result ra = cast(rs, &w, &q, r);
+            disagree += ra.n_hits != rc.n_hits;
+            wrong += j % 2 && k && rc.n_hits != (uint32_t)(k > 0);
+        }
+    }
+    CHECK(disagree == 0, "%d reaches ending at a face where SN_RAY_ANY and the closest hit disagree", disagree);
+    CHECK(wrong == 0, "%d reaches 1-3 mm short of or past a face answered wrongly", wrong);
+    (void)wall;
     q.mode = (sn_ray_mode)3;
     CHECK(sn_rays_trace(rs, &w, &q, rays, 1, any, &err) == SN_E_INVALID && strstr(err.msg, "SN_RAY_ANY"),
           "an unknown mode is refused: %s", err.msg);

@@ -20,10 +20,10 @@
 typedef enum sn_ray_mode {
     SN_RAY_CLOSEST = 0, /* the nearest hit of each ray */
     SN_RAY_ALL = 1,     /* every actor the ray meets, nearest first (one hit per actor) */
-    /* Since ABI 1.3: whether anything lies along the ray. The search stops at the first hit
-    ** found, which is reported (n_hits 1) but need not be the nearest actor nor its nearest
-    ** surface, and its distance, point and normal are single precision (1e-4 relative): for
-    ** visibility tests (line of sight, shadow rays), cheaper than SN_RAY_CLOSEST on blocked
+    /* Since ABI 1.3: whether anything lies along the ray (n_hits and n_found 1, else 0), with
+    ** the same filters and reach as SN_RAY_CLOSEST. The search stops at the first hit it
+    ** finds, so `hit` is left zero (which one is met first is no property of the world). For
+    ** visibility tests (line of sight, shadow rays): cheaper than SN_RAY_CLOSEST on blocked
     ** rays. Sweeps answer it as SN_RAY_CLOSEST. */
     SN_RAY_ANY = 2
 } sn_ray_mode;
