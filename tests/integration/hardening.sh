@@ -147,6 +147,18 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$F" 2>/dev/null; then
   expect 1 "a full disk" "No space left on device" "$SENSIM" run "$big" --out "$F" --quiet
   [ "$(cat "$F/keep.txt")" = old ] && [ "$(ls -A "$F" | grep -v '^sensim-partial-' | tr '\n' ' ')" = "keep.txt " ] && ok \
     || bad "a full disk changed --out: $(ls -A "$F")"
+  # convert onto the full disk: exit 2 naming the image, the images before it whole, no torn one
+  rm -rf "$F"/sensim-partial-*
+  timeout 60 "$SENSIM" run "$big" --out "$TMP/conv_src" --quiet 2>"$TMP/err.txt" || bad "convert source: $(cat "$TMP/err.txt")"
+  expect 2 "convert onto a full disk" "cannot write .*/pngs/0000[0-9][0-9].png: No space left on device" \
+    "$SENSIM" convert "$TMP/conv_src/cam2.msgpack" --out "$F/pngs"
+  n=$(ls "$F/pngs" | wc -l)
+  [ "$n" -ge 1 ] && [ "$n" -lt 40 ] && [ "$(cat "$F/keep.txt")" = old ] && python3 -c '
+import sys
+for p in sys.argv[1:]:
+    b = open(p, "rb").read()
+    assert b[:8] == b"\x89PNG\r\n\x1a\n" and b[-12:-8] == b"\0\0\0\0" and b[-8:-4] == b"IEND", p
+' "$F"/pngs/*.png && ok || bad "convert onto a full disk: $n images, or a torn one: $(ls -la "$F/pngs" | tail -3)"
   umount "$F"
 fi
 
