@@ -285,9 +285,10 @@ static int cmd_run(int argc, char **argv)
         return EXIT_RUN;
     }
     if (!c.quiet)
-        printf("sensim: %llu frames (%.3f s simulated) in %.3f s CPU, %llu messages from %u sensors in %s\n",
-               (unsigned long long)stats.frames, stats.sim_time, wall, (unsigned long long)stats.messages,
-               stats.sensors, c.out);
+        printf("sensim: %llu frames (%.3f s simulated) in %.3f s CPU (wall time in the world %.3f s, sensors %.3f s, output %.3f s), "
+               "%llu messages from %u sensors in %s\n",
+               (unsigned long long)stats.frames, stats.sim_time, wall, stats.time_world, stats.time_sensors,
+               stats.time_output, (unsigned long long)stats.messages, stats.sensors, c.out);
     sn_engine_destroy(e);
     return 0;
 }
