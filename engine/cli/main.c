@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <time.h>
 
 #define EXIT_RUN 1
 #define EXIT_INPUT 2
@@ -42,7 +43,8 @@ static int fail(int code, const char *fmt, const char *a)
 }
 
 static const char USAGE[] =
-    "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
+    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]]\n"
     "                  [--record FILE [--additional-data]]\n"
     "       sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume] [--dry-run]\n"
     "       sensim replay FILE --out DIR [--start S] [--duration D] [--scene SCENE] ...\n"
@@ -58,7 +60,8 @@ static const char USAGE[] =
 
 /* What `sensim COMMAND --help` prints on stdout. */
 static const char HELP_RUN[] =
-    "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
+    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]]\n"
     "Runs a scene headless; each sensor writes DIR/<sensor name>.msgpack.\n"
     "  --out DIR         output folder (created on demand); required\n"
     "  --set PATH=VALUE  overrides one scene value, checked like the file (repeatable), e.g.\n"
@@ -262,20 +265,29 @@ static int cmd_run(int argc, char **argv)
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
     }
-    clock_t t0 = clock();
+    /* the stats file is opened before the run: one that cannot be written is bad input */
+    FILE *sf = c.stats ? fopen(c.stats, "w") : NULL;
+    if (c.stats && !sf) {
+        int e2 = errno;
+        sn_engine_destroy(e);
+        fprintf(stderr, "sensim: error: run: --stats %s: %s\n", c.stats, strerror(e2));
+        return EXIT_INPUT;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     sn_status st = sn_engine_run(e, 0, &err);
-    double wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     sn_run_stats stats = {.struct_size = sizeof stats};
     sn_engine_stats(e, &stats, NULL); /* cannot fail with an engine and a sized struct */
-    if (c.stats) {
-        FILE *sf = fopen(c.stats, "w");
-        if (sf) {
-            fprintf(sf, "{\"frames\":%llu,\"sim_time\":%.9g,\"messages\":%llu,\"sensors\":%u,"
-                        "\"time_world\":%.6f,\"time_sensors\":%.6f,\"time_output\":%.6f}\n",
-                    (unsigned long long)stats.frames, stats.sim_time, (unsigned long long)stats.messages, stats.sensors,
-                    stats.time_world, stats.time_sensors, stats.time_output);
-            fclose(sf);
-        }
+    int stats_failed = 0;
+    if (sf) {
+        int w = fprintf(sf, "{\"frames\":%llu,\"sim_time\":%.9g,\"messages\":%llu,\"sensors\":%u,"
+                            "\"time_world\":%.6f,\"time_sensors\":%.6f,\"time_output\":%.6f}\n",
+                        (unsigned long long)stats.frames, stats.sim_time, (unsigned long long)stats.messages,
+                        stats.sensors, stats.time_world, stats.time_sensors, stats.time_output);
+        bool closed = fclose(sf) == 0;
+        stats_failed = (!closed || w < 0) ? (errno ? errno : EIO) : 0;
     }
     if (st != SN_OK) {
         fprintf(stderr, "sensim: error: %s\n", err.msg);
@@ -284,11 +296,17 @@ static int cmd_run(int argc, char **argv)
         sn_engine_destroy(e);
         return EXIT_RUN;
     }
+    if (stats_failed) {
+        sn_engine_destroy(e);
+        fprintf(stderr, "sensim: error: run: --stats %s: cannot write: %s\n", c.stats, strerror(stats_failed));
+        return EXIT_RUN;
+    }
     if (!c.quiet)
-        printf("sensim: %llu frames (%.3f s simulated) in %.3f s CPU (wall time in the world %.3f s, sensors %.3f s, output %.3f s), "
-               "%llu messages from %u sensors in %s\n",
+        printf("sensim: %llu frames (%.3f s simulated) in %.3f s (world %.3f s, sensors %.3f s, output %.3f s), "
+               "%llu messages from %u sensor%s in %s\n",
                (unsigned long long)stats.frames, stats.sim_time, wall, stats.time_world, stats.time_sensors,
-               stats.time_output, (unsigned long long)stats.messages, stats.sensors, c.out);
+               stats.time_output, (unsigned long long)stats.messages, stats.sensors, stats.sensors == 1 ? "" : "s",
+               c.out);
     sn_engine_destroy(e);
     return 0;
 }

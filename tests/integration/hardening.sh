@@ -182,7 +182,12 @@ assert o == {"1": 2, "$array": 3, "\ufffd\ufffd": {"$bin_bytes": 2}}, o
 printf '\x81\xa1a\x01' >"$TMP/one.msgpack"
 if [ -w /dev/full ]; then
   expect 2 "dump > /dev/full" "dump: cannot write the output" sh -c "exec \"\$0\" dump \"\$1\" >/dev/full" "$SENSIM" "$TMP/one.msgpack"
+  # --stats that cannot be written: refused before the run, or failing after it, never silent
+  expect 1 "--stats /dev/full" "run: --stats /dev/full: cannot write: No space left on device" \
+    "$SENSIM" run "$(scene st1 '')" --out "$TMP/o_st1" --quiet --stats /dev/full
 fi
+expect 2 "--stats in a missing folder" "run: --stats $TMP/no/such/s.json: No such file or directory" \
+  "$SENSIM" run "$(scene st2 '')" --out "$TMP/o_st2" --quiet --stats "$TMP/no/such/s.json"
 
 ## 8. the plugin loader: descriptors it must refuse, and a crash in sn_plugin_entry
 H=$4
