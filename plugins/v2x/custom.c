@@ -15,7 +15,7 @@ sn_status sn_v2x_custom_send(sn_v2x_outbox *o, const sn_host *h, sn_ctx *ctx, ui
     size_t n = strlen(argv[0]);
     /* CARLA's message holds 100 bytes (REL overflowed a char[100] past 99): refuse, never cut. */
     if (n > SN_V2X_TEXT_MAX) {
-        h->set_error(ctx, "send: the text is %zu bytes; a custom V2X message carries at most %d", n,
+        h->set_error(ctx, "the text is %zu bytes; a custom V2X message carries at most %d", n,
                      SN_V2X_TEXT_MAX);
         return SN_E_RANGE;
     }
