@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- growable output buffer (reused across frames) ---- */
 typedef struct rec_buf {
@@ -17,14 +18,60 @@ typedef struct rec_buf {
 } rec_buf;
 
 void rb_reserve(rec_buf *b, size_t extra);
-void rb_bytes(rec_buf *b, const void *d, size_t n);
-void rb_u8(rec_buf *b, uint8_t v);
-void rb_u32(rec_buf *b, uint32_t v);
-void rb_u64(rec_buf *b, uint64_t v);
-void rb_f32(rec_buf *b, float v);
-void rb_f64(rec_buf *b, double v);
-void rb_varint(rec_buf *b, uint64_t v);
-void rb_svarint(rec_buf *b, int64_t v); /* zigzag */
+
+/* The writers every frame calls thousands of times: inline, so a 4-byte copy is a store. */
+static inline void rb_bytes(rec_buf *b, const void *d, size_t n)
+{
+    if (b->cap - b->n < n)
+        rb_reserve(b, n);
+    if (b->oom || !n)
+        return;
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+
+static inline void rb_u8(rec_buf *b, uint8_t v) { rb_bytes(b, &v, 1); }
+
+static inline void rb_u32(rec_buf *b, uint32_t v)
+{
+    uint8_t t[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    rb_bytes(b, t, 4);
+}
+
+static inline void rb_u64(rec_buf *b, uint64_t v)
+{
+    rb_u32(b, (uint32_t)v);
+    rb_u32(b, (uint32_t)(v >> 32));
+}
+
+static inline void rb_f32(rec_buf *b, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    rb_u32(b, u);
+}
+
+static inline void rb_f64(rec_buf *b, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    rb_u64(b, u);
+}
+
+static inline void rb_varint(rec_buf *b, uint64_t v)
+{
+    uint8_t t[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        t[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    t[n++] = (uint8_t)v;
+    rb_bytes(b, t, n);
+}
+
+static inline void rb_svarint(rec_buf *b, int64_t v) { rb_varint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
 void rb_str(rec_buf *b, const char *s);  /* varint length + bytes, no NUL */
 void rb_free(rec_buf *b);
 

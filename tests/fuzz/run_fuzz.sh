@@ -12,7 +12,7 @@ E=$SRC/engine
 case $TARGET in
   reader) # the recording reader (plugins/recorder)
     R=$SRC/plugins/recorder CORPUS=$SRC/tests/fuzz/corpus
-    FILES=("$SRC/tests/fuzz/fuzz_reader.c" "$R/reader.c" "$R/decode.c" "$R/codec.c") LIBS=(-lm) ;;
+    FILES=("$SRC/tests/fuzz/fuzz_reader.c" "$R/reader.c" "$R/decode.c" "$R/codec.c") LIBS=(-ldeflate -lm) ;;
   scene) # the scene loader (engine/scene), overrides included
     CORPUS=$SRC/tests/fuzz/corpus_scene
     FILES=("$SRC/tests/fuzz/fuzz_scene.c" "$E/scene/scene.c" "$E/scene/yamldoc.c" "$E/scene/override.c"
