@@ -30,10 +30,12 @@ void sn_sbp_free(sn_sbp *b)
 
 static uint64_t key_of(int64_t ix, int64_t iy) { return (uint64_t)(uint32_t)ix << 32 | (uint32_t)iy; }
 
-/* The slot of key, or the empty slot where it would go. */
+/* The slot of key, or the empty slot where it would go. The product's top bits: its low ones
+** do not depend on ix (key's high half), so a row of cells would probe from one slot. */
 static size_t slot_of(const sn_sbp *b, uint64_t key)
 {
-    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (b->cap_cells - 1);
+    unsigned bits = (unsigned)__builtin_ctzll((unsigned long long)b->cap_cells); /* a power of two */
+    size_t i = bits ? (size_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - bits)) : 0;
     while (b->count[i] && b->keys[i] != key)
         i = (i + 1) & (b->cap_cells - 1);
     return i;
