@@ -25,6 +25,7 @@ void sn_dbp_free(sn_dbp *b)
     free(b->start);
     free(b->count);
     free(b->items);
+    free(b->slots);
     free(b->big);
     free(b->hits);
     free(b->sizes);
@@ -94,10 +95,11 @@ void sn_dbp_add(sn_dbp *b, dGeomID g)
 
 static uint64_t key_of(int64_t ix, int64_t iy) { return (uint64_t)(uint32_t)ix << 32 | (uint32_t)iy; }
 
-/* The slot of key, or the empty slot where it would go. */
+/* The slot of key, or the empty slot where it would go. The product's top bits: its low
+** ones do not depend on ix (key's high half), so a row of cells would share one slot. */
 static size_t slot_of(const sn_dbp *b, uint64_t key)
 {
-    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (b->n_cells - 1);
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> b->shift);
     while (b->count[i] && b->keys[i] != key)
         i = (i + 1) & (b->n_cells - 1);
     return i;
@@ -197,8 +199,9 @@ static bool build(sn_dbp *b)
     if (items >= (double)UINT32_MAX / 2)
         return false;
     size_t n_items = (size_t)items, cells = 16;
+    unsigned shift = 60;
     while (cells < 2 * n_items)
-        cells *= 2;
+        cells *= 2, shift--;
     if (cells > b->cap_cells) {
         if (!grow((void **)&b->keys, cells, sizeof *b->keys) || !grow((void **)&b->start, cells, sizeof *b->start) ||
             !grow((void **)&b->count, cells, sizeof *b->count))
@@ -206,23 +209,30 @@ static bool build(sn_dbp *b)
         b->cap_cells = cells;
     }
     if (n_items > b->cap_items) {
-        if (!grow((void **)&b->items, n_items, sizeof *b->items))
+        size_t cap = n_items + n_items / 2 + 64;
+        if (!grow((void **)&b->items, cap, sizeof *b->items) || !grow((void **)&b->slots, cap, sizeof *b->slots))
             return false;
-        b->cap_items = n_items;
+        b->cap_items = cap;
     }
     /* Only `cells` slots of what is allocated: a small grid stays quick to clear. */
     b->n_cells = cells;
+    b->shift = shift;
     memset(b->count, 0, cells * sizeof *b->count);
+    /* Each geom's cells are hashed once: their slots, in its run of b->slots, serve the
+    ** fill and the pair search. */
+    uint32_t e = 0;
     for (size_t i = 0; i < b->n; i++) {
-        const sn_dbp_geom *s = &b->g[i];
+        sn_dbp_geom *s = &b->g[i];
         if (s->big)
             continue;
+        s->entry = e;
         for (int64_t ix = s->ix0; ix <= s->ix1; ix++)
             for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
                 uint64_t key = key_of(ix, iy);
                 size_t slot = slot_of(b, key);
                 b->keys[slot] = key;
                 b->count[slot]++;
+                b->slots[e++] = (uint32_t)slot;
             }
     }
     /* Each cell's run ends at start; filling from the back in descending order leaves start
@@ -234,9 +244,8 @@ static bool build(sn_dbp *b)
         const sn_dbp_geom *s = &b->g[i];
         if (s->big)
             continue;
-        for (int64_t ix = s->ix0; ix <= s->ix1; ix++)
-            for (int64_t iy = s->iy0; iy <= s->iy1; iy++)
-                b->items[--b->start[slot_of(b, key_of(ix, iy))]] = (uint32_t)i;
+        for (uint32_t t = s->entry, end = t + (uint32_t)((s->ix1 - s->ix0 + 1) * (s->iy1 - s->iy0 + 1)); t < end; t++)
+            b->items[--b->start[b->slots[t]]] = (uint32_t)i;
     }
     return true;
 }
@@ -270,9 +279,10 @@ bool sn_dbp_pairs(sn_dbp *b, void *data, dNearCallback *cb)
                     b->hits[k++] = (uint32_t)j;
         } else {
             bool sorted = s->ix0 == s->ix1 && s->iy0 == s->iy1; /* one cell: its run ascends */
+            const uint32_t *slot_at = b->slots + s->entry; /* in the order build hashed them */
             for (int64_t ix = s->ix0; ix <= s->ix1; ix++) {
                 for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
-                    size_t slot = slot_of(b, key_of(ix, iy));
+                    uint32_t slot = *slot_at++;
                     for (uint32_t t = b->start[slot], end = t + b->count[slot]; t < end; t++) {
                         uint32_t j = b->items[t];
                         if (j <= i)

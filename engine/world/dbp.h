@@ -35,6 +35,7 @@ typedef struct sn_dbp_geom {
     dReal box[6];           /* AABB, ODE's layout: min x, max x, min y, max y, min z, max z */
     unsigned long cat, col; /* category and collide bits */
     int64_t ix0, iy0, ix1, iy1; /* its cells; a pair is reported from the first cell both share */
+    uint32_t entry;         /* its first cell's place in slots */
     bool big;               /* in no cell: tested against every geom */
 } sn_dbp_geom;
 
@@ -44,8 +45,10 @@ typedef struct sn_dbp {
     uint64_t *keys;          /* cell keys, open addressing */
     uint32_t *start, *count; /* each cell's run in items; count 0 = empty slot */
     size_t cap_cells, n_cells; /* allocated; in use (a power of two) */
+    unsigned shift;          /* 64 - log2(n_cells): a key's slot is its hash's top bits */
     uint32_t *items;         /* indices into g, ascending within a cell */
-    size_t cap_items;
+    uint32_t *slots;         /* each geom's cells' slots, geom after geom (g[i].entry on) */
+    size_t cap_items;        /* of items and slots */
     uint32_t *big;           /* indices into g of the geoms no cell holds, ascending */
     size_t n_big;
     uint32_t *hits;          /* scratch: one geom's partners (room for n) */
