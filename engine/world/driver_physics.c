@@ -114,7 +114,7 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
     w->n_contacts = 0;
     for (size_t i = 0; i < w->n_bodies; i++)
         w->bodies[i]->crushing = false;
-    dSpaceCollide(w->space, w, sn_near_callback);
+    sn_dbp_collide_world(w, w, sn_near_callback);
     dWorldQuickStep(w->world, h);
     absorb_crush(w);
     sn_gather_contacts(w, h);

@@ -80,15 +80,17 @@ sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
 {
     memset(w, 0, sizeof *w);
     sn_sbp_init(&w->sbp);
+    sn_dbp_init(&w->dbp);
     pthread_once(&ode_once, ode_init_once);
     if (!ode_ok)
         return sn_fail(err, SN_E_PHYSICS, "physics: ODE failed to initialise");
     dAllocateODEDataForThread(dAllocateMaskAll);
     w->ode_seed = (unsigned long)(seed ^ 0x5eedu);
     w->world = dWorldCreate();
-    /* Sweep and prune for the moving bodies: ODE 0.16's hash space clears an n^2/8-byte table
-    ** and allocates a node per cell on every collide, and its cell hash collides on large
-    ** grids (measured: 1.4x the engine's frame at 200 cars, 1.5x at 5000). Static geometry
+    /* The top space's pairs come from our grid (dbp.h); the space is sweep and prune for
+    ** ray queries and the benchmarks' old path: ODE 0.16's hash space clears an n^2/8-byte
+    ** table and allocates a node per cell on every collide, and its cell hash collides on
+    ** large grids (measured: 1.4x the engine's frame at 200 cars, 1.5x at 5000). Static geometry
     ** stays in its own nested space, met as one geom; which statics a geom meets comes from
     ** the static broadphase (sbp.h): the hash space's own collide2 tests every static, and
     ** only the benchmarks' old path still calls it. */
@@ -127,6 +129,7 @@ void sn_world_free(sn_world *w)
     sn_strmap_free(&w->names);
     sn_ogrid_free(&w->ogrid);
     sn_sbp_free(&w->sbp);
+    sn_dbp_free(&w->dbp);
     if (!w->poisoned) {
         /* After an ODE error its spaces may still be locked, and destroying a geom then
         ** makes ODE end the process: leak them instead (the run is over anyway). */

@@ -13,6 +13,7 @@
 #include "../core/mathx.h"
 #include "../core/strmap.h"
 #include "ogrid.h"
+#include "dbp.h"
 #include "sbp.h"
 
 #include <ode/ode.h>
@@ -138,9 +139,9 @@ typedef struct sn_pair {
 
 typedef struct sn_world {
     dWorldID world;
-    dSpaceID space;        /* top: dynamic geoms, planes and statics */
-    /* Static box/sphere/cylinder geoms, nested in space as one geom: sweep and prune meets
-    ** it as before, and the near callback asks sbp for the statics a geom may touch. */
+    dSpaceID space;        /* top: dynamic geoms, planes and statics; pairs from dbp (dbp.h) */
+    /* Static box/sphere/cylinder geoms, nested in space as one geom: the top broadphase meets
+    ** it as one, and the near callback asks sbp for the statics a geom may touch. */
     dSpaceID static_space;
     dJointGroupID contact_group;
     dGeomID ray;           /* a scratch ray for queries */
@@ -171,6 +172,7 @@ typedef struct sn_world {
     uint64_t motion_gen;    /* bumped when bodies move or go (advance, teleport, remove): ogrid */
     sn_ogrid ogrid;         /* bodies' bounding spheres for the spawn-overlap check */
     sn_sbp sbp;             /* static geoms' boxes for every query against static_space (sbp.h) */
+    sn_dbp dbp;             /* the top space's pairs each substep (dbp.h) */
     /* Bumped by every change of geometry or pose (spawn, remove, teleport, advance), and
     ** static_gen by changes of static actors: the ray index rebuilds only when they move. */
     uint64_t gen, static_gen;

@@ -1,0 +1,357 @@
+/* dbp.c — see dbp.h. */
+#include "dbp.h"
+
+#include "world.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Cell coordinates stay far inside int64 (and away from float rounding of the products). */
+#define COORD_MAX 1e12
+/* Collides between two choices of the cell edge (it changes speed only, never the pairs). */
+#define CELL_MAX_AGE 64
+
+void sn_dbp_init(sn_dbp *b)
+{
+    memset(b, 0, sizeof *b);
+    b->ode_sap = getenv("SENSIM_BENCH_ODE_SAP") != NULL;
+}
+
+void sn_dbp_free(sn_dbp *b)
+{
+    free(b->g);
+    free(b->keys);
+    free(b->start);
+    free(b->count);
+    free(b->items);
+    free(b->slots);
+    free(b->big);
+    free(b->hits);
+    free(b->sizes);
+    memset(b, 0, sizeof *b);
+}
+
+static bool grow(void **p, size_t n, size_t size)
+{
+    void *q = realloc(*p, (n ? n : 1) * size);
+    if (!q)
+        return false;
+    *p = q;
+    return true;
+}
+
+bool sn_dbp_reset(sn_dbp *b, size_t n)
+{
+    b->n = 0;
+    if (n >= UINT32_MAX)
+        return false;
+    if (n > b->cap) {
+        size_t cap = n + n / 2 + 16;
+        if (!grow((void **)&b->g, cap, sizeof *b->g) || !grow((void **)&b->big, cap, sizeof *b->big) ||
+            !grow((void **)&b->hits, cap, sizeof *b->hits) || !grow((void **)&b->sizes, cap, sizeof *b->sizes))
+            return false;
+        b->cap = cap;
+    }
+    return true;
+}
+
+/* ODE's collide skips zero-sized geoms as it skips disabled ones (GEOM_ZERO_SIZED). */
+static bool zero_sized(dGeomID g)
+{
+    switch (dGeomGetClass(g)) {
+    case dBoxClass: {
+        dVector3 l;
+        dGeomBoxGetLengths(g, l);
+        return !l[0] || !l[1] || !l[2];
+    }
+    case dSphereClass:
+        return !dGeomSphereGetRadius(g);
+    case dCylinderClass:
+    case dCapsuleClass: {
+        dReal r, len;
+        if (dGeomGetClass(g) == dCylinderClass)
+            dGeomCylinderGetParams(g, &r, &len);
+        else
+            dGeomCapsuleGetParams(g, &r, &len);
+        return !r || !len;
+    }
+    default:
+        return false;
+    }
+}
+
+void sn_dbp_add(sn_dbp *b, dGeomID g)
+{
+    if (b->n >= b->cap || !dGeomIsEnabled(g) || zero_sized(g))
+        return;
+    sn_dbp_geom *s = &b->g[b->n++];
+    s->geom = g;
+    s->body = dGeomGetBody(g);
+    dGeomGetAABB(g, s->box);
+    s->cat = dGeomGetCategoryBits(g);
+    s->col = dGeomGetCollideBits(g);
+}
+
+static uint64_t key_of(int64_t ix, int64_t iy) { return (uint64_t)(uint32_t)ix << 32 | (uint32_t)iy; }
+
+/* The slot of key, or the empty slot where it would go. The product's top bits: its low
+** ones do not depend on ix (key's high half), so a row of cells would share one slot. */
+static size_t slot_of(const sn_dbp *b, uint64_t key)
+{
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> b->shift);
+    while (b->count[i] && b->keys[i] != key)
+        i = (i + 1) & (b->n_cells - 1);
+    return i;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, c = *(const double *)y;
+    return a < c ? -1 : a > c;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, c = *(const uint32_t *)y;
+    return a < c ? -1 : a > c;
+}
+
+/* The cell range of a box; false when it is not finite or too far out. Boxes that meet
+** share a cell: the mapping is monotonic and the same for all. */
+static inline bool range_of(const dReal *box, double inv, double r[4])
+{
+    r[0] = floor(box[0] * inv), r[1] = floor(box[1] * inv);
+    r[2] = floor(box[2] * inv), r[3] = floor(box[3] * inv);
+    for (int k = 0; k < 4; k++)
+        if (!(fabs(r[k]) <= COORD_MAX)) /* NaN and infinities too */
+            return false;
+    return true;
+}
+
+/* Marks each geom big or sets its cells at the current edge; the grid entries needed. */
+static double place(sn_dbp *b)
+{
+    double items = 0;
+    b->n_big = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        sn_dbp_geom *s = &b->g[i];
+        double r[4];
+        double c = range_of(s->box, b->inv_cell, r) ? (r[1] - r[0] + 1) * (r[3] - r[2] + 1) : 0;
+        s->big = !c || c > SN_DBP_BIG_CELLS;
+        if (s->big) {
+            b->big[b->n_big++] = (uint32_t)i;
+            continue;
+        }
+        s->ix0 = (int64_t)r[0], s->ix1 = (int64_t)r[1];
+        s->iy0 = (int64_t)r[2], s->iy1 = (int64_t)r[3];
+        items += c;
+    }
+    return items;
+}
+
+/* The cell edge: the median footprint (a car or a walker per cell), at least a sixth of
+** the 95th percentile so that few geoms are big. Chosen again when the number of geoms has
+** halved or doubled, or every CELL_MAX_AGE collides, as they move and change. */
+static void choose_cell(sn_dbp *b)
+{
+    if (b->cell && b->cell_age++ < CELL_MAX_AGE && b->n <= 2 * b->cell_n && 2 * b->n >= b->cell_n)
+        return;
+    size_t m = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const dReal *x = b->g[i].box;
+        double s = fmax(x[1] - x[0], x[3] - x[2]);
+        if (isfinite(s))
+            b->sizes[m++] = s;
+    }
+    double cell = 1.0;
+    if (m) {
+        qsort(b->sizes, m, sizeof *b->sizes, cmp_double);
+        cell = fmax(cell, fmax(b->sizes[m / 2], b->sizes[m * 95 / 100] / 6));
+    }
+    b->cell = cell;
+    b->inv_cell = 1 / cell;
+    b->cell_n = b->n;
+    b->cell_age = 0;
+}
+
+/* ODE's test before a near call (collideAABBs): not one body, bits, boxes meet (touching). */
+static inline bool meet(const sn_dbp_geom *s, const sn_dbp_geom *o)
+{
+    if (s->body && s->body == o->body)
+        return false;
+    if (!((s->cat & o->col) || (o->cat & s->col)))
+        return false;
+    const dReal *a = s->box, *c = o->box;
+    return !(a[0] > c[1] || a[1] < c[0] || a[2] > c[3] || a[3] < c[2] || a[4] > c[5] || a[5] < c[4]);
+}
+
+/* Fills the grid; false when out of memory. */
+static bool build(sn_dbp *b)
+{
+    choose_cell(b);
+    double items;
+    /* Coarser while the grid would hold more than 4 entries per geom (long, thin boxes). */
+    for (int tries = 0; (items = place(b)) > 4.0 * (double)b->n + 1024 && tries < 80; tries++) {
+        b->cell *= 2;
+        b->inv_cell = 1 / b->cell;
+    }
+    if (items >= (double)UINT32_MAX / 2)
+        return false;
+    size_t n_items = (size_t)items, cells = 16;
+    unsigned shift = 60;
+    while (cells < 2 * n_items)
+        cells *= 2, shift--;
+    if (cells > b->cap_cells) {
+        if (!grow((void **)&b->keys, cells, sizeof *b->keys) || !grow((void **)&b->start, cells, sizeof *b->start) ||
+            !grow((void **)&b->count, cells, sizeof *b->count))
+            return false;
+        b->cap_cells = cells;
+    }
+    if (n_items > b->cap_items) {
+        size_t cap = n_items + n_items / 2 + 64;
+        if (!grow((void **)&b->items, cap, sizeof *b->items) || !grow((void **)&b->slots, cap, sizeof *b->slots))
+            return false;
+        b->cap_items = cap;
+    }
+    /* Only `cells` slots of what is allocated: a small grid stays quick to clear. */
+    b->n_cells = cells;
+    b->shift = shift;
+    memset(b->count, 0, cells * sizeof *b->count);
+    /* Each geom's cells are hashed once: their slots, in its run of b->slots, serve the
+    ** fill and the pair search. */
+    uint32_t e = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        sn_dbp_geom *s = &b->g[i];
+        if (s->big)
+            continue;
+        s->entry = e;
+        for (int64_t ix = s->ix0; ix <= s->ix1; ix++)
+            for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
+                uint64_t key = key_of(ix, iy);
+                size_t slot = slot_of(b, key);
+                b->keys[slot] = key;
+                b->count[slot]++;
+                b->slots[e++] = (uint32_t)slot;
+            }
+    }
+    /* Each cell's run ends at start; filling from the back in descending order leaves start
+    ** at the run's beginning and every run ascending. */
+    uint32_t end = 0;
+    for (size_t c = 0; c < cells; c++)
+        b->start[c] = end += b->count[c];
+    for (size_t i = b->n; i-- > 0;) {
+        const sn_dbp_geom *s = &b->g[i];
+        if (s->big)
+            continue;
+        for (uint32_t t = s->entry, end = t + (uint32_t)((s->ix1 - s->ix0 + 1) * (s->iy1 - s->iy0 + 1)); t < end; t++)
+            b->items[--b->start[b->slots[t]]] = (uint32_t)i;
+    }
+    return true;
+}
+
+static void sort_hits(uint32_t *h, size_t k)
+{
+    if (k > 32) {
+        qsort(h, k, sizeof *h, cmp_u32);
+        return;
+    }
+    for (size_t i = 1; i < k; i++) {
+        uint32_t v = h[i];
+        size_t j = i;
+        for (; j > 0 && h[j - 1] > v; j--)
+            h[j] = h[j - 1];
+        h[j] = v;
+    }
+}
+
+bool sn_dbp_pairs(sn_dbp *b, void *data, dNearCallback *cb)
+{
+    /* Allocations happen here, before any call: a failure leaves nothing half done. */
+    if (!b->n || !build(b))
+        return !b->n;
+    for (size_t i = 0; i < b->n; i++) {
+        const sn_dbp_geom *s = &b->g[i];
+        size_t k = 0;
+        if (s->big) {
+            for (size_t j = i + 1; j < b->n; j++)
+                if (meet(s, &b->g[j]))
+                    b->hits[k++] = (uint32_t)j;
+        } else {
+            bool sorted = s->ix0 == s->ix1 && s->iy0 == s->iy1; /* one cell: its run ascends */
+            const uint32_t *slot_at = b->slots + s->entry; /* in the order build hashed them */
+            for (int64_t ix = s->ix0; ix <= s->ix1; ix++) {
+                for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
+                    uint32_t slot = *slot_at++;
+                    for (uint32_t t = b->start[slot], end = t + b->count[slot]; t < end; t++) {
+                        uint32_t j = b->items[t];
+                        if (j <= i)
+                            continue;
+                        const sn_dbp_geom *o = &b->g[j];
+                        /* Geoms sharing several cells pair in the first one only. */
+                        if (ix != (s->ix0 > o->ix0 ? s->ix0 : o->ix0) || iy != (s->iy0 > o->iy0 ? s->iy0 : o->iy0))
+                            continue;
+                        if (meet(s, o))
+                            b->hits[k++] = j;
+                    }
+                }
+            }
+            size_t before = k;
+            for (size_t t = 0; t < b->n_big; t++)
+                if (b->big[t] > i && meet(s, &b->g[b->big[t]]))
+                    b->hits[k++] = b->big[t];
+            if (!sorted || (before && k > before))
+                sort_hits(b->hits, k);
+        }
+        for (size_t t = 0; t < k; t++)
+            cb(data, s->geom, b->g[b->hits[t]].geom);
+    }
+    return true;
+}
+
+bool sn_dbp_collide_space(sn_dbp *b, dSpaceID space, void *data, dNearCallback *cb)
+{
+    dSpaceClean(space); /* AABBs up to date, as dSpaceCollide makes them */
+    int count = dSpaceGetNumGeoms(space);
+    if (!sn_dbp_reset(b, count > 0 ? (size_t)count : 0))
+        return false;
+    for (int i = 0; i < count; i++)
+        sn_dbp_add(b, dSpaceGetGeom(space, i));
+    return sn_dbp_pairs(b, data, cb);
+}
+
+void sn_dbp_collide_world(sn_world *w, void *data, dNearCallback *cb)
+{
+    sn_dbp *b = &w->dbp;
+    int count = dSpaceGetNumGeoms(w->space);
+    if (b->ode_sap || count < 0 || !sn_dbp_reset(b, (size_t)count)) {
+        dSpaceCollide(w->space, data, cb);
+        return;
+    }
+    /* Recomputes the moved geoms' AABBs and clears their dirty marks, as dSpaceCollide did:
+    ** ODE's dGeomMoved relies on them being cleared. */
+    dSpaceClean(w->space);
+    /* The fixed order: the space's list order depends on which geoms moved when. */
+    size_t seen = 1;
+    sn_dbp_add(b, (dGeomID)w->static_space);
+    for (size_t i = 0; i < w->n_planes; i++, seen++)
+        sn_dbp_add(b, w->planes[i]->geom);
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        if (!w->bodies[i]->body)
+            continue;
+        for (dGeomID g = dBodyGetFirstGeom(w->bodies[i]->body); g; g = dBodyGetNextGeom(g))
+            if (dGeomGetSpace(g) == w->space) {
+                seen++;
+                sn_dbp_add(b, g);
+            }
+    }
+    if (seen != (size_t)count) {
+        /* A geom this loop does not know of: every one, in the space's order (deterministic
+        ** still, only not independent of the history of moves). */
+        sn_dbp_reset(b, (size_t)count);
+        for (int i = 0; i < count; i++)
+            sn_dbp_add(b, dSpaceGetGeom(w->space, i));
+    }
+    if (!sn_dbp_pairs(b, data, cb))
+        dSpaceCollide(w->space, data, cb);
+}
