@@ -16,6 +16,7 @@ void sn_dbp_init(sn_dbp *b)
 {
     memset(b, 0, sizeof *b);
     b->ode_sap = getenv("SENSIM_BENCH_ODE_SAP") != NULL;
+    b->min_geoms = getenv("SENSIM_BENCH_DBP_ALWAYS") ? 0 : SN_DBP_MIN_GEOMS;
 }
 
 void sn_dbp_free(sn_dbp *b)
@@ -324,7 +325,7 @@ void sn_dbp_collide_world(sn_world *w, void *data, dNearCallback *cb)
 {
     sn_dbp *b = &w->dbp;
     int count = dSpaceGetNumGeoms(w->space);
-    if (b->ode_sap || count < 0 || !sn_dbp_reset(b, (size_t)count)) {
+    if (b->ode_sap || count < 0 || (size_t)count < b->min_geoms || !sn_dbp_reset(b, (size_t)count)) {
         dSpaceCollide(w->space, data, cb);
         return;
     }

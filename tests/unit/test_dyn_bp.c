@@ -313,8 +313,11 @@ static sn_engine *load(const char *scene, bool ode_sap)
         return NULL;
     if (ode_sap)
         setenv("SENSIM_BENCH_ODE_SAP", "1", 1);
+    else /* the grid at this small size too (worlds use it from SN_DBP_MIN_GEOMS geoms) */
+        setenv("SENSIM_BENCH_DBP_ALWAYS", "1", 1);
     sn_status st = sn_engine_load_scene(e, scene, &err);
     unsetenv("SENSIM_BENCH_ODE_SAP");
+    unsetenv("SENSIM_BENCH_DBP_ALWAYS");
     CHECK(st == SN_OK, "load: %s", err.msg);
     CHECK(e->world.dbp.ode_sap == ode_sap, "the switch took");
     return st == SN_OK ? e : (sn_engine_destroy(e), NULL);
