@@ -229,7 +229,7 @@ static void test_packed_vs_reader(void)
     sn_rng g;
     sn_rng_seed(&g, 23);
     sn_pack_buf b = {0};
-    int disagree = 0, taken = 0, shown = 0;
+    int disagree = 0, taken = 0, shown = 0, skipped = 0;
     for (int round = 0; round < 200000; round++) {
         /* a random value: maps of string keys, arrays, scalars, nested a few levels */
         sn_pack_clear(&b);
@@ -253,6 +253,12 @@ static void test_packed_vs_reader(void)
             n = (size_t)(r >> 8) % n;
         else if (r % 3 == 1 && n)
             b.data[(r >> 8) % n] = (unsigned char)(r >> 40);
+        /* msgpack-c allocates what a 32-bit array or map count claims before it reads on (16 GB
+        ** for a damaged one): such strings are left out of the comparison */
+        if (memchr(b.data, 0xdd, n) || memchr(b.data, 0xdf, n)) {
+            skipped++;
+            continue;
+        }
         sn_writer_reset(&w);
         h.write_key(&w, "v");
         int ours = h.write_packed(&w, b.data, n) == SN_OK;
@@ -263,6 +269,7 @@ static void test_packed_vs_reader(void)
         disagree += ours != theirs;
     }
     CHECK(taken > 10000 && taken < 190000, "a fair share of strings are well-formed: %d", taken);
+    CHECK(skipped < 10000, "%d strings with 32-bit counts left out", skipped);
     CHECK(disagree == 0, "%d of 200000 byte strings judged differently from msgpack-c", disagree);
     sn_pack_free(&b);
     sn_writer_free(&w);
