@@ -1,14 +1,13 @@
 /* dbp.c — see dbp.h. */
 #include "dbp.h"
 
+#include "cellgrid.h"
 #include "world.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Cell coordinates stay far inside int64 (and away from float rounding of the products). */
-#define COORD_MAX 1e12
 /* Collides between two choices of the cell edge (it changes speed only, never the pairs). */
 #define CELL_MAX_AGE 64
 
@@ -94,41 +93,8 @@ void sn_dbp_add(sn_dbp *b, dGeomID g)
     s->col = dGeomGetCollideBits(g);
 }
 
-static uint64_t key_of(int64_t ix, int64_t iy) { return (uint64_t)(uint32_t)ix << 32 | (uint32_t)iy; }
-
-/* The slot of key, or the empty slot where it would go. The product's top bits: its low
-** ones do not depend on ix (key's high half), so a row of cells would share one slot. */
-static size_t slot_of(const sn_dbp *b, uint64_t key)
-{
-    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> b->shift);
-    while (b->count[i] && b->keys[i] != key)
-        i = (i + 1) & (b->n_cells - 1);
-    return i;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, c = *(const double *)y;
-    return a < c ? -1 : a > c;
-}
-
-static int cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, c = *(const uint32_t *)y;
-    return a < c ? -1 : a > c;
-}
-
-/* The cell range of a box; false when it is not finite or too far out. Boxes that meet
-** share a cell: the mapping is monotonic and the same for all. */
-static inline bool range_of(const dReal *box, double inv, double r[4])
-{
-    r[0] = floor(box[0] * inv), r[1] = floor(box[1] * inv);
-    r[2] = floor(box[2] * inv), r[3] = floor(box[3] * inv);
-    for (int k = 0; k < 4; k++)
-        if (!(fabs(r[k]) <= COORD_MAX)) /* NaN and infinities too */
-            return false;
-    return true;
-}
+/* Slots are a power of two; cellgrid.h does the probing. */
+static size_t slot_of(const sn_dbp *b, uint64_t key) { return sn_cell_slot(b->keys, b->count, 64 - b->shift, key); }
 
 /* Marks each geom big or sets its cells at the current edge; the grid entries needed. */
 static double place(sn_dbp *b)
@@ -138,7 +104,7 @@ static double place(sn_dbp *b)
     for (size_t i = 0; i < b->n; i++) {
         sn_dbp_geom *s = &b->g[i];
         double r[4];
-        double c = range_of(s->box, b->inv_cell, r) ? (r[1] - r[0] + 1) * (r[3] - r[2] + 1) : 0;
+        double c = sn_cell_range(s->box, b->inv_cell, r) ? (r[1] - r[0] + 1) * (r[3] - r[2] + 1) : 0;
         s->big = !c || c > SN_DBP_BIG_CELLS;
         if (s->big) {
             b->big[b->n_big++] = (uint32_t)i;
@@ -167,7 +133,7 @@ static void choose_cell(sn_dbp *b)
     }
     double cell = 1.0;
     if (m) {
-        qsort(b->sizes, m, sizeof *b->sizes, cmp_double);
+        qsort(b->sizes, m, sizeof *b->sizes, sn_cmp_double);
         cell = fmax(cell, fmax(b->sizes[m / 2], b->sizes[m * 95 / 100] / 6));
     }
     b->cell = cell;
@@ -229,7 +195,7 @@ static bool build(sn_dbp *b)
         s->entry = e;
         for (int64_t ix = s->ix0; ix <= s->ix1; ix++)
             for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
-                uint64_t key = key_of(ix, iy);
+                uint64_t key = sn_cell_key(ix, iy);
                 size_t slot = slot_of(b, key);
                 b->keys[slot] = key;
                 b->count[slot]++;
@@ -254,7 +220,7 @@ static bool build(sn_dbp *b)
 static void sort_hits(uint32_t *h, size_t k)
 {
     if (k > 32) {
-        qsort(h, k, sizeof *h, cmp_u32);
+        qsort(h, k, sizeof *h, sn_cmp_u32);
         return;
     }
     for (size_t i = 1; i < k; i++) {

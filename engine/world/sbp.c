@@ -1,14 +1,13 @@
 /* sbp.c — see sbp.h. */
 #include "sbp.h"
 
+#include "cellgrid.h"
 #include "world.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Cell coordinates stay far inside int64 (and away from float rounding of the products). */
-#define COORD_MAX 1e12
 
 void sn_sbp_init(sn_sbp *b)
 {
@@ -28,49 +27,17 @@ void sn_sbp_free(sn_sbp *b)
     memset(b, 0, sizeof *b);
 }
 
-static uint64_t key_of(int64_t ix, int64_t iy) { return (uint64_t)(uint32_t)ix << 32 | (uint32_t)iy; }
-
-/* The slot of key, or the empty slot where it would go. The product's top bits: its low ones
-** do not depend on ix (key's high half), so a row of cells would probe from one slot. */
+/* Slots are a power of two; cellgrid.h does the probing. */
 static size_t slot_of(const sn_sbp *b, uint64_t key)
 {
-    unsigned bits = (unsigned)__builtin_ctzll((unsigned long long)b->cap_cells); /* a power of two */
-    size_t i = bits ? (size_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - bits)) : 0;
-    while (b->count[i] && b->keys[i] != key)
-        i = (i + 1) & (b->cap_cells - 1);
-    return i;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, c = *(const double *)y;
-    return a < c ? -1 : a > c;
-}
-
-static int cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, c = *(const uint32_t *)y;
-    return a < c ? -1 : a > c;
-}
-
-/* The cell range of a box (inv: 1 / the cell edge); false when it is not finite or too far
-** out. Build and queries map coordinates alike, and monotonically, so boxes that meet share
-** a cell. */
-static inline bool range_of(const dReal *box, double inv, double r[4])
-{
-    r[0] = floor(box[0] * inv), r[1] = floor(box[1] * inv);
-    r[2] = floor(box[2] * inv), r[3] = floor(box[3] * inv);
-    for (int k = 0; k < 4; k++)
-        if (!(fabs(r[k]) <= COORD_MAX)) /* NaN and infinities too */
-            return false;
-    return true;
+    return sn_cell_slot(b->keys, b->count, (unsigned)__builtin_ctzll((unsigned long long)b->cap_cells), key);
 }
 
 /* Cells a static covers at this size, 0 when it belongs in the big list. */
 static double cells_of(const sn_sbp_geom *s, double cell)
 {
     double r[4];
-    if (!range_of(s->box, 1 / cell, r))
+    if (!sn_cell_range(s->box, 1 / cell, r))
         return 0;
     double c = (r[1] - r[0] + 1) * (r[3] - r[2] + 1);
     return c > SN_SBP_BIG_CELLS ? 0 : c;
@@ -93,7 +60,7 @@ static bool choose_cell(sn_sbp *b)
     }
     double cell = 1.0;
     if (m) {
-        qsort(size, m, sizeof *size, cmp_double);
+        qsort(size, m, sizeof *size, sn_cmp_double);
         cell = fmax(cell, fmax(size[m / 2], size[m * 95 / 100] / 6));
     }
     free(size);
@@ -173,7 +140,7 @@ bool sn_sbp_sync(sn_world *w)
     for (size_t i = 0; i < n; i++) {
         sn_sbp_geom *s = &b->g[i];
         double r[4];
-        s->big = !cells_of(s, b->cell) || !range_of(s->box, b->inv_cell, r);
+        s->big = !cells_of(s, b->cell) || !sn_cell_range(s->box, b->inv_cell, r);
         if (s->big) {
             b->big[b->n_big++] = (uint32_t)i;
             continue;
@@ -182,7 +149,7 @@ bool sn_sbp_sync(sn_world *w)
         s->ix1 = (int64_t)r[1], s->iy1 = (int64_t)r[3];
         for (int64_t ix = s->ix0; ix <= s->ix1; ix++) {
             for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
-                uint64_t key = key_of(ix, iy);
+                uint64_t key = sn_cell_key(ix, iy);
                 size_t slot = slot_of(b, key);
                 b->keys[slot] = key;
                 b->count[slot]++;
@@ -198,7 +165,7 @@ bool sn_sbp_sync(sn_world *w)
             continue;
         for (int64_t ix = s->ix0; ix <= s->ix1; ix++)
             for (int64_t iy = s->iy0; iy <= s->iy1; iy++)
-                b->items[--b->start[slot_of(b, key_of(ix, iy))]] = (uint32_t)i;
+                b->items[--b->start[slot_of(b, sn_cell_key(ix, iy))]] = (uint32_t)i;
     }
     b->gen = w->static_gen;
     b->built = true;
@@ -216,7 +183,7 @@ size_t sn_sbp_query(sn_world *w, const dReal q[6], unsigned long cat, unsigned l
         return 0;
     size_t k = 0;
     double r[4];
-    if (!range_of(q, b->inv_cell, r) || (r[1] - r[0] + 1) * (r[3] - r[2] + 1) > (double)b->n + 16) {
+    if (!sn_cell_range(q, b->inv_cell, r) || (r[1] - r[0] + 1) * (r[3] - r[2] + 1) > (double)b->n + 16) {
         /* A query wider than the statics are many (a long ray, a huge box): scan them all. */
         for (size_t i = 0; i < b->n; i++) {
             const sn_sbp_geom *s = &b->g[i];
@@ -228,7 +195,7 @@ size_t sn_sbp_query(sn_world *w, const dReal q[6], unsigned long cat, unsigned l
     const int64_t qx0 = (int64_t)r[0], qx1 = (int64_t)r[1], qy0 = (int64_t)r[2], qy1 = (int64_t)r[3];
     for (int64_t ix = qx0; ix <= qx1; ix++) {
         for (int64_t iy = qy0; iy <= qy1; iy++) {
-            size_t slot = slot_of(b, key_of(ix, iy));
+            size_t slot = slot_of(b, sn_cell_key(ix, iy));
             for (uint32_t j = b->start[slot], end = j + b->count[slot]; j < end; j++) {
                 const sn_sbp_geom *s = &b->g[b->items[j]];
                 /* A static spanning several of these cells counts in the first one only. */
@@ -248,7 +215,7 @@ size_t sn_sbp_query(sn_world *w, const dReal q[6], unsigned long cat, unsigned l
     if ((qx0 == qx1 && qy0 == qy1 && !b->n_big) || k < 2)
         return k;
     if (k > 32) {
-        qsort(b->hits, k, sizeof *b->hits, cmp_u32);
+        qsort(b->hits, k, sizeof *b->hits, sn_cmp_u32);
         return k;
     }
     for (size_t i = 1; i < k; i++) {
