@@ -2,7 +2,7 @@
 # Installs sensim's build dependencies from Debian (as root, or with sudo).
 set -euo pipefail
 PKGS=(gcc libc6-dev meson ninja-build pkg-config libode-dev libmsgpack-dev libstb-dev libyaml-dev
-      libdeflate-dev libembree-dev python3 parallel clang libclang-rt-14-dev
+      libdeflate-dev libembree-dev libxml2-dev python3 parallel clang libclang-rt-14-dev
       python3-msgpack python3-numpy python3-pytest slurm-wlm munge)
 missing=()
 for p in "${PKGS[@]}"; do

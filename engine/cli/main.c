@@ -8,6 +8,7 @@
 #include <sensim/sensim.h>
 
 #include "batch_cmd.h"
+#include "map_cmd.h"
 #include "record_cmd.h"
 #include "scaffold.h"
 
@@ -54,6 +55,7 @@ static const char USAGE[] =
     "       sensim dump FILE [--json]\n"
     "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
     "       sensim new-sensor NAME [DIR]\n"
+    "       sensim map FILE [--json] [--waypoints D | --topology | --spawn-points | --at X,Y,Z]\n"
     "       sensim help [COMMAND]\n"
     "       sensim --version\n"
     "Every command answers --help (or sensim help COMMAND).\n";
@@ -580,6 +582,7 @@ static const command COMMANDS[] = {
     {"run", cmd_run},           {"batch", sn_cli_batch},       {"blueprints", cmd_blueprints},
     {"plugins", cmd_plugins},   {"dump", cmd_dump},            {"recorder", sn_cmd_recorder},
     {"replay", sn_cmd_replay},  {"convert", cmd_convert},      {"new-sensor", cmd_new_sensor},
+    {"map", sn_cmd_map},
 };
 
 static const command *find_command(const char *name)

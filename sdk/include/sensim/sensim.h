@@ -24,6 +24,7 @@
 
 #include <sensim/abi.h>
 #include <sensim/attr.h>
+#include <sensim/map.h>
 #include <sensim/reader.h>
 #include <sensim/types.h>
 

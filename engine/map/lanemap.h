@@ -1,0 +1,74 @@
+/* lanemap.h — the map as the engine holds it: the parsed network (odr.h), its spatial index
+** and the lane graph behind sensim/map.h's queries.
+**
+** World frame: CARLA's. A point (x, y, z) of the OpenDRIVE frame is (x, -y, z) in the world;
+** a heading h is a yaw of -h. sn_map_world / sn_map_odr convert; nothing else flips axes. */
+#ifndef SN_MAP_LANEMAP_H
+#define SN_MAP_LANEMAP_H
+
+#include "odr.h"
+
+#include <sensim/map.h>
+
+/* One lane of one section of one road. */
+typedef struct sn_lanekey {
+    int32_t road;    /* index into odr->roads */
+    uint32_t section;
+    int32_t lane;    /* OpenDRIVE lane id, never 0 */
+} sn_lanekey;
+
+/* An item of the spatial index: a stretch [s0, s1] of one section of one road. */
+typedef struct sn_map_item {
+    int32_t road;
+    uint32_t section;
+    double s0, s1;
+} sn_map_item;
+
+typedef struct sn_map_cell {
+    uint64_t key;  /* packed cell coordinates */
+    uint32_t item;
+} sn_map_cell;
+
+struct sn_map {
+    sn_odr *odr;
+    char *xml;              /* the file's text (to_opendrive), NUL-terminated */
+    size_t xml_size;
+    sn_map_item *items;
+    uint32_t n_items;
+    sn_map_cell *cells;     /* sorted by key: the items over each cell */
+    size_t n_cells;
+    double cell;            /* m, side of a cell */
+    sn_vec3 lo, hi;         /* bounds of every lane, world frame */
+    double driving_m;       /* length of the driving lanes */
+};
+
+/* Builds the index of an opened network; takes `odr` and `xml` (freed with the map on success
+** and on failure). */
+sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn_error *err);
+
+/* Direction of travel of a lane along s: +1 or -1 (right-hand traffic: negative ids go with s). */
+int sn_map_lane_dir(const sn_odr_road *r, int lane_id);
+/* OpenDRIVE point -> world, and heading (rad) -> yaw (degrees). */
+sn_vec3 sn_map_world(const double p[3]);
+double sn_map_yaw(double hdg);
+
+/* Where a world point lies on a road: the road and section whose reference line it projects
+** onto nearest (3-D distance to the road's surface), s, t, and the lane holding t
+** (+-(n+1) beyond the outer lanes). With lane_types 0 the lane is whichever holds t, of any
+** type; otherwise the nearest lane of those types. false when no road is within `radius` m. */
+typedef struct sn_map_place {
+    int32_t road;
+    uint32_t section;
+    double s, t;
+    int lane;
+    double outside;   /* horizontal metres outside the lane (0 inside) */
+    double dz;        /* height of the point above the road surface there */
+} sn_map_place;
+bool sn_map_locate(const sn_map *m, sn_vec3 world, double radius, uint32_t lane_types, sn_map_place *out);
+
+/* The waypoint of a lane at s (clamped into the section). */
+void sn_map_make_waypoint(const sn_map *m, sn_lanekey k, double s, sn_waypoint *out);
+/* The lanes that follow (dir of travel) lane k past its end: up to cap keys and their entry s. */
+size_t sn_map_successors(const sn_map *m, sn_lanekey k, bool forward, sn_lanekey *out, double *s_out, size_t cap);
+
+#endif

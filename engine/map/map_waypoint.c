@@ -1,0 +1,565 @@
+/* map_waypoint.c — waypoints and the lane graph: CARLA's carla.Waypoint and its next/previous
+** walk through sections, road links and junction connections. */
+#include "lanemap.h"
+
+#include "../core/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEG (180.0 / M_PI)
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+/* The marking on a lane's side, as seen by a vehicle travelling it (OpenDRIVE puts a lane's
+** road mark on its outer border: the right side for either direction of travel). */
+static sn_lane_marking marking_of(const sn_odr_section *sec, const sn_odr_lane *l, double s, int dir)
+{
+    sn_lane_marking out = {SN_MARK_NONE, SN_MARK_WHITE, SN_LANE_CHANGE_BOTH, 0};
+    const sn_odr_mark *mk = sn_odr_mark_at(sec, l, s);
+    if (!mk)
+        return out;
+    out.type = mk->type, out.color = mk->color, out.width = mk->width;
+    /* OpenDRIVE's laneChange "increase"/"decrease" name ids (parsed as LEFT/RIGHT for the +s
+    ** direction); against s (dir < 0) the sides swap. */
+    uint8_t c = mk->lane_change;
+    if (dir < 0 && (c == SN_LANE_CHANGE_LEFT || c == SN_LANE_CHANGE_RIGHT))
+        c = c == SN_LANE_CHANGE_LEFT ? SN_LANE_CHANGE_RIGHT : SN_LANE_CHANGE_LEFT;
+    out.lane_change = c;
+    return out;
+}
+
+void sn_map_make_waypoint(const sn_map *m, sn_lanekey k, double s, sn_waypoint *out)
+{
+    const sn_odr_road *r = &m->odr->roads[k.road];
+    const sn_odr_section *sec = &r->sections[k.section];
+    if (s < sec->s)
+        s = sec->s;
+    if (s > sec->s_end)
+        s = sec->s_end;
+    const int dir = sn_map_lane_dir(r, k.lane);
+    double a, b;
+    sn_odr_lane_span(r, sec, k.lane, s, &a, &b);
+    double tc = 0.5 * (a + b);
+    double p[3];
+    sn_odr_point(r, s, tc, 0, p);
+    /* The lane's own tangent: its centre moves sideways where widths or the offset change. */
+    double h = 0.01, sa = fmax(sec->s, s - h), sb = fmin(sec->s_end, s + h), ta, tb, x0, x1;
+    sn_odr_lane_span(r, sec, k.lane, sa, &ta, &x0);
+    sn_odr_lane_span(r, sec, k.lane, sb, &tb, &x1);
+    double dt = sb > sa ? (0.5 * (tb + x1) - 0.5 * (ta + x0)) / (sb - sa) : 0;
+    sn_odr_pose ref = sn_odr_ref_line(r, s);
+    double kappa = sn_odr_ref_curvature(r, s), den = 1 - kappa * tc;
+    double hdg = ref.hdg + atan2(dt, den > 1e-3 ? den : 1e-3);
+    double slope = sn_odr_poly_slope(r->elevation, r->n_elevation, s);
+    double se = r->n_superelevation ? sn_odr_superelevation(r, s) : 0;
+
+    memset(out, 0, sizeof *out);
+    out->road_id = r->id, out->section_id = (int32_t)k.section, out->lane_id = k.lane, out->s = s;
+    out->transform.location = sn_map_world(p);
+    double yaw = sn_map_yaw(hdg) + (dir < 0 ? 180.0 : 0.0);
+    yaw = fmod(yaw, 360.0);
+    if (yaw > 180)
+        yaw -= 360;
+    if (yaw <= -180)
+        yaw += 360;
+    out->transform.rotation = (sn_rotation){dir * atan(slope) * DEG, yaw, dir * se * DEG};
+    out->lane_width = fabs(b - a);
+    const sn_odr_lane *l = sn_odr_lane_of(sec, k.lane);
+    out->lane_type = l ? l->type : SN_LANE_NONE;
+    out->junction_id = r->junction;
+    out->is_junction = r->junction >= 0;
+    /* Right of travel: the lane's own outer mark; left: the inner neighbour's (the centre
+    ** lane's for lanes +-1). */
+    const sn_odr_lane *inner = sn_odr_lane_of(sec, k.lane > 0 ? k.lane - 1 : k.lane + 1);
+    out->right_marking = marking_of(sec, l, s, dir);
+    out->left_marking = marking_of(sec, inner, s, dir);
+    uint8_t lc = 0;
+    if (out->left_marking.lane_change & SN_LANE_CHANGE_LEFT)
+        lc |= SN_LANE_CHANGE_LEFT;
+    if (out->right_marking.lane_change & SN_LANE_CHANGE_RIGHT)
+        lc |= SN_LANE_CHANGE_RIGHT;
+    out->lane_change = lc;
+    uint64_t id = mix(mix(mix(0xcbf29ce484222325ull, (uint64_t)(uint32_t)r->id), k.section),
+                      (uint64_t)(uint32_t)k.lane);
+    out->id = mix(id, (uint64_t)llround(s * 1e4)); /* s to 0.1 mm: equal waypoints, equal ids */
+}
+
+/* Enters road ri through its end `contact` in lane `lane`, if that lane travels into the road
+** from there. */
+static size_t enter(const sn_map *m, int32_t ri, sn_odr_contact contact, int lane, sn_lanekey *out, double *s_out,
+                    size_t n, size_t cap)
+{
+    if (ri < 0 || lane == 0)
+        return n;
+    const sn_odr_road *r = &m->odr->roads[ri];
+    int dir = sn_map_lane_dir(r, lane);
+    bool at_start = contact != SN_ODR_CONTACT_END;
+    if ((at_start && dir < 0) || (!at_start && dir > 0))
+        return n; /* that lane leads out of the road there */
+    uint32_t si = at_start ? 0 : r->n_sections - 1;
+    if (!sn_odr_lane_of(&r->sections[si], lane))
+        return n;
+    for (size_t i = 0; i < n && i < cap; i++) /* the same lane by two paths: once */
+        if (out[i].road == ri && out[i].section == si && out[i].lane == lane)
+            return n;
+    if (n < cap) {
+        out[n] = (sn_lanekey){ri, si, lane};
+        s_out[n] = at_start ? 0 : r->length;
+    }
+    return n + 1;
+}
+
+size_t sn_map_successors(const sn_map *m, sn_lanekey k, bool forward, sn_lanekey *out, double *s_out, size_t cap)
+{
+    const sn_odr *o = m->odr;
+    const sn_odr_road *r = &o->roads[k.road];
+    const sn_odr_section *sec = &r->sections[k.section];
+    const sn_odr_lane *l = sn_odr_lane_of(sec, k.lane);
+    if (!l)
+        return 0;
+    /* Along s or against it: travel direction, flipped for previous(). */
+    int dir = sn_map_lane_dir(r, k.lane) * (forward ? 1 : -1);
+    size_t n = 0;
+    bool has_link = dir > 0 ? l->has_succ : l->has_pred;
+    int link_lane = dir > 0 ? l->succ : l->pred;
+    /* Inside the road: the next section (a lane without a link keeps its id, as CARLA does). */
+    if (dir > 0 ? k.section + 1 < r->n_sections : k.section > 0) {
+        uint32_t ns = dir > 0 ? k.section + 1 : k.section - 1;
+        int lane = has_link ? link_lane : k.lane;
+        if (lane != 0 && sn_odr_lane_of(&r->sections[ns], lane) && sn_map_lane_dir(r, lane) == sn_map_lane_dir(r, k.lane)) {
+            if (cap) {
+                out[0] = (sn_lanekey){k.road, ns, lane};
+                s_out[0] = dir > 0 ? r->sections[ns].s : r->sections[ns].s_end;
+            }
+            return 1;
+        }
+        return 0;
+    }
+    const sn_odr_link *link = dir > 0 ? &r->succ : &r->pred;
+    if (link->elem == SN_ODR_ELEM_ROAD) {
+        if (has_link)
+            n = enter(m, link->index, link->contact, link_lane, out, s_out, n, cap);
+    } else if (link->elem == SN_ODR_ELEM_JUNCTION) {
+        const sn_odr_junction *j = &o->junctions[link->index];
+        for (uint32_t c = 0; c < j->n_connections; c++) {
+            const sn_odr_connection *cn = &j->connections[c];
+            if (cn->incoming_index != k.road || cn->connecting_index < 0)
+                continue;
+            for (uint32_t i = 0; i < cn->n_links; i++)
+                if (cn->links[i].from == k.lane)
+                    n = enter(m, cn->connecting_index, cn->contact, cn->links[i].to, out, s_out, n, cap);
+        }
+    }
+    /* previous() into a junction: the connecting roads that lead to this lane name it in
+    ** their own lane links (junction connections list only the incoming side). */
+    if (link->elem == SN_ODR_ELEM_JUNCTION && !forward) {
+        const sn_odr_junction *j = &o->junctions[link->index];
+        for (uint32_t c = 0; c < j->n_connections; c++) {
+            const sn_odr_connection *cn = &j->connections[c];
+            if (cn->connecting_index < 0)
+                continue;
+            const sn_odr_road *cr = &o->roads[cn->connecting_index];
+            const sn_odr_link *ends[2] = {&cr->pred, &cr->succ};
+            for (int e = 0; e < 2; e++) {
+                if (ends[e]->elem != SN_ODR_ELEM_ROAD || ends[e]->index != k.road)
+                    continue;
+                /* Our end the connecting road touches must be the one we leave through. */
+                bool ours_start = ends[e]->contact == SN_ODR_CONTACT_START;
+                if (ours_start != (dir < 0))
+                    continue;
+                const sn_odr_section *cs = &cr->sections[e == 0 ? 0 : cr->n_sections - 1];
+                for (uint32_t li = 0; li < cs->n_lanes; li++) {
+                    const sn_odr_lane *cl = &cs->lanes[li];
+                    if (cl->id == 0 || !(e == 0 ? cl->has_pred : cl->has_succ) || (e == 0 ? cl->pred : cl->succ) != k.lane)
+                        continue;
+                    /* Entering backwards: at the end that touches us, travelling away from us backwards. */
+                    int cdir = sn_map_lane_dir(cr, cl->id);
+                    if ((e == 0 && cdir > 0) || (e == 1 && cdir < 0)) {
+                        bool dup = false;
+                        for (size_t q = 0; q < n && q < cap; q++)
+                            dup |= out[q].road == cn->connecting_index && out[q].lane == cl->id;
+                        if (!dup) {
+                            if (n < cap) {
+                                out[n] = (sn_lanekey){cn->connecting_index, e == 0 ? 0 : cr->n_sections - 1, cl->id};
+                                s_out[n] = e == 0 ? 0 : cr->length;
+                            }
+                            n++;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return n;
+}
+
+/* ---- walking ---- */
+
+#define MAX_BRANCH 64   /* successors of one lane end considered */
+#define MAX_HOPS 4096   /* lane ends crossed by one walk: zero-length loops end here */
+
+typedef struct walk {
+    const sn_map *m;
+    sn_waypoint *out;
+    size_t cap, n;
+    unsigned hops;
+} walk;
+
+static void walk_from(walk *w, sn_lanekey k, double s, double left, bool forward)
+{
+    const sn_odr_road *r = &w->m->odr->roads[k.road];
+    for (;;) {
+        const sn_odr_section *sec = &r->sections[k.section];
+        int dir = sn_map_lane_dir(r, k.lane) * (forward ? 1 : -1);
+        double end = dir > 0 ? sec->s_end : sec->s, avail = fabs(end - s);
+        if (left <= avail + 1e-9) {
+            double at = s + dir * left;
+            if (w->n < w->cap)
+                sn_map_make_waypoint(w->m, k, at, &w->out[w->n]);
+            w->n++;
+            return;
+        }
+        left -= avail;
+        if (++w->hops > MAX_HOPS)
+            return;
+        sn_lanekey nk[MAX_BRANCH];
+        double ns[MAX_BRANCH];
+        size_t n = sn_map_successors(w->m, k, forward, nk, ns, MAX_BRANCH);
+        if (n > MAX_BRANCH)
+            n = MAX_BRANCH;
+        if (n == 0)
+            return; /* the lane ends here */
+        for (size_t i = 1; i < n; i++)
+            walk_from(w, nk[i], ns[i], left, forward);
+        k = nk[0], s = ns[0];
+        r = &w->m->odr->roads[k.road];
+    }
+}
+
+static int cmp_wp(const void *a, const void *b)
+{
+    const sn_waypoint *x = a, *y = b;
+    if (x->road_id != y->road_id)
+        return x->road_id < y->road_id ? -1 : 1;
+    if (x->lane_id != y->lane_id)
+        return x->lane_id < y->lane_id ? -1 : 1;
+    if (x->section_id != y->section_id)
+        return x->section_id < y->section_id ? -1 : 1;
+    return (x->s > y->s) - (x->s < y->s);
+}
+
+static sn_status key_of(const sn_map *m, const sn_waypoint *wp, sn_lanekey *k, sn_error *err)
+{
+    if (!m || !wp)
+        return sn_fail(err, SN_E_INVALID, "map: NULL argument");
+    int32_t ri = sn_odr_road_index(m->odr, wp->road_id);
+    if (ri < 0)
+        return sn_fail(err, SN_E_NOT_FOUND, "map: waypoint of road %d, which the map does not have", (int)wp->road_id);
+    const sn_odr_road *r = &m->odr->roads[ri];
+    if (wp->section_id < 0 || (uint32_t)wp->section_id >= r->n_sections)
+        return sn_fail(err, SN_E_NOT_FOUND, "map: road %d has no lane section %d", (int)wp->road_id, (int)wp->section_id);
+    if (wp->lane_id == 0 || !sn_odr_lane_of(&r->sections[wp->section_id], wp->lane_id))
+        return sn_fail(err, SN_E_NOT_FOUND, "map: road %d section %d has no lane %d", (int)wp->road_id,
+                       (int)wp->section_id, (int)wp->lane_id);
+    if (!isfinite(wp->s))
+        return sn_fail(err, SN_E_INVALID, "map: waypoint s is not finite");
+    *k = (sn_lanekey){ri, (uint32_t)wp->section_id, wp->lane_id};
+    return SN_OK;
+}
+
+static sn_status walk_api(const sn_map *m, const sn_waypoint *wp, double d, bool forward, sn_waypoint *out, size_t cap,
+                          size_t *n, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (n)
+        *n = 0;
+    sn_lanekey k;
+    sn_status st = key_of(m, wp, &k, err);
+    if (st)
+        return st;
+    if (!(d > 0) || d > 1e6)
+        return sn_fail(err, SN_E_RANGE, "map: %s(%g): the distance must be within (0, 1e6] m",
+                       forward ? "next" : "previous", d);
+    if (cap && !out)
+        return sn_fail(err, SN_E_INVALID, "map: NULL output with a capacity of %zu", cap);
+    const sn_odr_section *sec = &m->odr->roads[k.road].sections[k.section];
+    double s = fmin(sec->s_end, fmax(sec->s, wp->s));
+    walk w = {m, out, cap, 0, 0};
+    walk_from(&w, k, s, d, forward);
+    size_t got = w.n < cap ? w.n : cap;
+    qsort(out, got, sizeof *out, cmp_wp);
+    if (n)
+        *n = w.n;
+    return SN_OK;
+}
+
+sn_status sn_map_next(const sn_map *m, const sn_waypoint *wp, double d, sn_waypoint *out, size_t cap, size_t *n,
+                      sn_error *err)
+{
+    return walk_api(m, wp, d, true, out, cap, n, err);
+}
+
+sn_status sn_map_previous(const sn_map *m, const sn_waypoint *wp, double d, sn_waypoint *out, size_t cap, size_t *n,
+                          sn_error *err)
+{
+    return walk_api(m, wp, d, false, out, cap, n, err);
+}
+
+sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, double d, sn_waypoint *out, size_t cap,
+                                     size_t *n, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (n)
+        *n = 0;
+    sn_lanekey k;
+    sn_status st = key_of(m, wp, &k, err);
+    if (st)
+        return st;
+    if (!(d > 0) || d > 1e6)
+        return sn_fail(err, SN_E_RANGE, "map: next_until_lane_end(%g): the distance must be within (0, 1e6] m", d);
+    const sn_odr_road *r = &m->odr->roads[k.road];
+    int dir = sn_map_lane_dir(r, k.lane);
+    double s = wp->s, end = dir > 0 ? r->length : 0;
+    size_t count = 0;
+    for (;;) {
+        s += dir * d;
+        bool last = dir > 0 ? s >= end - 1e-9 : s <= end + 1e-9;
+        if (last)
+            s = end;
+        uint32_t si = sn_odr_section_at(r, s, dir > 0);
+        /* the lane keeps its id through sections unless linked otherwise */
+        sn_lanekey kk = {k.road, si, k.lane};
+        if (!sn_odr_lane_of(&r->sections[si], k.lane))
+            break;
+        if (count < cap && out)
+            sn_map_make_waypoint(m, kk, s, &out[count]);
+        count++;
+        if (last || count > 10000000)
+            break;
+    }
+    if (n)
+        *n = count;
+    return SN_OK;
+}
+
+static sn_status side_lane(const sn_map *m, const sn_waypoint *wp, bool left, sn_waypoint *out, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_lanekey k;
+    sn_status st = key_of(m, wp, &k, err);
+    if (st)
+        return st;
+    if (!out)
+        return sn_fail(err, SN_E_INVALID, "map: NULL output");
+    const sn_odr_road *r = &m->odr->roads[k.road];
+    int dir = sn_map_lane_dir(r, k.lane);
+    /* Travelling +s, left is +t (higher ids); against s it is the other way. Across the
+    ** centre line ids jump over 0 (CARLA's get_left_lane gives the opposite lane there). */
+    int step = (left ? 1 : -1) * dir;
+    int id = k.lane + step;
+    if (id == 0)
+        id += step;
+    if (!sn_odr_lane_of(&r->sections[k.section], id))
+        return sn_fail(err, SN_E_NOT_FOUND, "map: lane %d of road %d has no lane on its %s", (int)k.lane, (int)r->id,
+                       left ? "left" : "right");
+    sn_map_make_waypoint(m, (sn_lanekey){k.road, k.section, id}, wp->s, out);
+    return SN_OK;
+}
+
+sn_status sn_map_left_lane(const sn_map *m, const sn_waypoint *wp, sn_waypoint *out, sn_error *err)
+{
+    return side_lane(m, wp, true, out, err);
+}
+
+sn_status sn_map_right_lane(const sn_map *m, const sn_waypoint *wp, sn_waypoint *out, sn_error *err)
+{
+    return side_lane(m, wp, false, out, err);
+}
+
+sn_status sn_map_waypoint(const sn_map *m, sn_vec3 loc, bool project, uint32_t types, sn_waypoint *out, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!m || !out)
+        return sn_fail(err, SN_E_INVALID, "map: NULL argument");
+    if (!isfinite(loc.x) || !isfinite(loc.y) || !isfinite(loc.z))
+        return sn_fail(err, SN_E_INVALID, "map: get_waypoint: the location is not finite");
+    if (!types)
+        return sn_fail(err, SN_E_INVALID, "map: get_waypoint: no lane type asked for");
+    sn_map_place pl;
+    if (!sn_map_locate(m, loc, 50.0, types, &pl))
+        return sn_fail(err, SN_E_NOT_FOUND, "map: no lane%s within 50 m of (%g, %g, %g)",
+                       types == SN_LANE_ANY ? "" : " of the asked types", loc.x, loc.y, loc.z);
+    if (!project && pl.outside > 1e-9)
+        return sn_fail(err, SN_E_NOT_FOUND, "map: (%g, %g, %g) is on no lane%s", loc.x, loc.y, loc.z,
+                       types == SN_LANE_ANY ? "" : " of the asked types");
+    sn_map_make_waypoint(m, (sn_lanekey){pl.road, pl.section, pl.lane}, pl.s, out);
+    return SN_OK;
+}
+
+sn_status sn_map_waypoint_xodr(const sn_map *m, int32_t road_id, int32_t lane_id, double s, sn_waypoint *out,
+                               sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!m || !out)
+        return sn_fail(err, SN_E_INVALID, "map: NULL argument");
+    int32_t ri = sn_odr_road_index(m->odr, road_id);
+    if (ri < 0)
+        return sn_fail(err, SN_E_NOT_FOUND, "map: no road %d", (int)road_id);
+    const sn_odr_road *r = &m->odr->roads[ri];
+    if (!isfinite(s) || s < -1e-6 || s > r->length + 1e-6)
+        return sn_fail(err, SN_E_RANGE, "map: s=%g is outside road %d [0, %g]", s, (int)road_id, r->length);
+    uint32_t si = sn_odr_section_at(r, s, false);
+    if (lane_id == 0 || !sn_odr_lane_of(&r->sections[si], lane_id))
+        return sn_fail(err, SN_E_NOT_FOUND, "map: road %d has no lane %d at s=%g", (int)road_id, (int)lane_id, s);
+    sn_map_make_waypoint(m, (sn_lanekey){ri, si, lane_id}, s, out);
+    return SN_OK;
+}
+
+/* ---- whole-map lists ---- */
+
+static sn_status check_list(const sn_waypoint *out, size_t cap, size_t *n, sn_error *err)
+{
+    if (n)
+        *n = 0;
+    if (cap && !out)
+        return sn_fail(err, SN_E_INVALID, "map: NULL output with a capacity of %zu", cap);
+    return SN_OK;
+}
+
+sn_status sn_map_generate_waypoints(const sn_map *m, double d, sn_waypoint *out, size_t cap, size_t *n, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!m)
+        return sn_fail(err, SN_E_INVALID, "map: NULL map");
+    sn_status st = check_list(out, cap, n, err);
+    if (st)
+        return st;
+    if (!(d >= 0.01) || d > 1e6)
+        return sn_fail(err, SN_E_RANGE, "map: generate_waypoints(%g): the distance must be within [0.01, 1e6] m", d);
+    size_t count = 0;
+    const sn_odr *o = m->odr;
+    for (uint32_t ri = 0; ri < o->n_roads; ri++) {
+        const sn_odr_road *r = &o->roads[ri];
+        for (uint32_t si = 0; si < r->n_sections; si++) {
+            const sn_odr_section *sec = &r->sections[si];
+            double len = sec->s_end - sec->s;
+            for (uint32_t li = 0; li < sec->n_lanes; li++) {
+                const sn_odr_lane *l = &sec->lanes[li];
+                if (l->id == 0 || l->type != SN_LANE_DRIVING || len <= 0)
+                    continue;
+                int dir = sn_map_lane_dir(r, l->id);
+                for (double off = 0; off <= len + 1e-9; off += d) {
+                    double s = dir > 0 ? sec->s + off : sec->s_end - off;
+                    if (count < cap)
+                        sn_map_make_waypoint(m, (sn_lanekey){(int32_t)ri, si, l->id}, s, &out[count]);
+                    count++;
+                }
+            }
+        }
+    }
+    if (n)
+        *n = count;
+    return SN_OK;
+}
+
+sn_status sn_map_topology(const sn_map *m, sn_waypoint *out, size_t cap, size_t *n, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!m)
+        return sn_fail(err, SN_E_INVALID, "map: NULL map");
+    sn_status st = check_list(out, cap, n, err);
+    if (st)
+        return st;
+    size_t count = 0;
+    const sn_odr *o = m->odr;
+    for (uint32_t ri = 0; ri < o->n_roads; ri++) {
+        const sn_odr_road *r = &o->roads[ri];
+        for (uint32_t si = 0; si < r->n_sections; si++) {
+            const sn_odr_section *sec = &r->sections[si];
+            for (uint32_t li = 0; li < sec->n_lanes; li++) {
+                const sn_odr_lane *l = &sec->lanes[li];
+                if (l->id == 0 || l->type != SN_LANE_DRIVING)
+                    continue;
+                sn_lanekey k = {(int32_t)ri, si, l->id};
+                int dir = sn_map_lane_dir(r, l->id);
+                double s0 = dir > 0 ? sec->s : sec->s_end, s1 = dir > 0 ? sec->s_end : sec->s;
+                sn_lanekey nk[MAX_BRANCH];
+                double ns[MAX_BRANCH];
+                size_t nn = sn_map_successors(m, k, true, nk, ns, MAX_BRANCH);
+                if (nn > MAX_BRANCH)
+                    nn = MAX_BRANCH;
+                size_t pairs = nn ? nn : 1;
+                for (size_t i = 0; i < pairs; i++) {
+                    if (count + 1 < cap) {
+                        sn_map_make_waypoint(m, k, s0, &out[count]);
+                        if (nn)
+                            sn_map_make_waypoint(m, nk[i], ns[i], &out[count + 1]);
+                        else
+                            sn_map_make_waypoint(m, k, s1, &out[count + 1]);
+                    }
+                    count += 2;
+                }
+            }
+        }
+    }
+    if (n)
+        *n = count;
+    return SN_OK;
+}
+
+#define SPAWN_SPACING 20.0 /* m between spawn points along a lane */
+#define SPAWN_MARGIN 10.0  /* m from either end of a road: clear of junctions */
+#define SPAWN_LIFT 0.5     /* m above the road: a vehicle's box clears the surface */
+
+sn_status sn_map_spawn_points(const sn_map *m, sn_transform *out, size_t cap, size_t *n, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (n)
+        *n = 0;
+    if (!m)
+        return sn_fail(err, SN_E_INVALID, "map: NULL map");
+    if (cap && !out)
+        return sn_fail(err, SN_E_INVALID, "map: NULL output with a capacity of %zu", cap);
+    size_t count = 0;
+    const sn_odr *o = m->odr;
+    for (uint32_t ri = 0; ri < o->n_roads; ri++) {
+        const sn_odr_road *r = &o->roads[ri];
+        if (r->junction >= 0 || r->length < 2 * SPAWN_MARGIN)
+            continue;
+        /* Lanes are walked by their ids in the first section; a lane must be driving wherever
+        ** a point falls. */
+        const sn_odr_section *first = &r->sections[0];
+        for (uint32_t li = 0; li < first->n_lanes; li++) {
+            int id = first->lanes[li].id;
+            if (id == 0)
+                continue;
+            int dir = sn_map_lane_dir(r, id);
+            for (double off = SPAWN_MARGIN; off <= r->length - SPAWN_MARGIN + 1e-9; off += SPAWN_SPACING) {
+                double s = dir > 0 ? off : r->length - off;
+                uint32_t si = sn_odr_section_at(r, s, false);
+                const sn_odr_lane *l = sn_odr_lane_of(&r->sections[si], id);
+                if (!l || l->type != SN_LANE_DRIVING)
+                    continue;
+                sn_waypoint wp;
+                sn_map_make_waypoint(m, (sn_lanekey){(int32_t)ri, si, id}, s, &wp);
+                if (wp.lane_width < 2.0)
+                    continue; /* a lane opening or closing: too narrow for a car */
+                if (count < cap) {
+                    out[count] = wp.transform;
+                    out[count].location.z += SPAWN_LIFT;
+                    out[count].rotation.pitch = out[count].rotation.roll = 0;
+                }
+                count++;
+            }
+        }
+    }
+    if (n)
+        *n = count;
+    return SN_OK;
+}
