@@ -557,8 +557,11 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
     }
     if ((v = sn_ynode_get(n, "lighting")) && (st = parse_lighting(c, v, s)))
         return st;
-    if ((v = sn_ynode_get(n, "georeference")) && (st = parse_georeference(c, v, &s->georeference)))
-        return st;
+    if ((v = sn_ynode_get(n, "georeference"))) {
+        if ((st = parse_georeference(c, v, &s->georeference)))
+            return st;
+        s->has_georeference = true;
+    }
     if ((v = sn_ynode_get(n, "max_substeps"))) {
         uint64_t m;
         if ((st = get_uint(c, v, "max_substeps", &m)))
@@ -626,6 +629,34 @@ static sn_status parse_recorder(ctx *c, const sn_ynode *n, sn_scene *s)
         return st;
     if ((v = sn_ynode_get(n, "date")) && (st = get_uint(c, v, "date", &s->recorder_date)))
         return st;
+    return SN_OK;
+}
+
+/* map: FILE.xodr, relative to the scene's folder (CARLA's standalone mode loads any OpenDRIVE
+** file); the empty string means no map. The file is read when the scene is built. */
+static sn_status parse_map(ctx *c, const sn_ynode *n, sn_scene *s)
+{
+    char *text = NULL;
+    sn_status st = get_string(c, n, "map", &text);
+    if (st)
+        return st;
+    s->map_pos = pos_of(n);
+    if (!text[0] || text[0] == '/' || !strchr(c->path, '/')) {
+        if (text[0])
+            s->map_path = text;
+        else
+            free(text);
+        return SN_OK;
+    }
+    size_t dir = (size_t)(strrchr(c->path, '/') - c->path);
+    size_t len = dir + 1 + strlen(text) + 1;
+    s->map_path = malloc(len);
+    if (!s->map_path) {
+        free(text);
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    }
+    snprintf(s->map_path, len, "%.*s/%s", (int)dir, c->path, text);
+    free(text);
     return SN_OK;
 }
 
@@ -705,7 +736,7 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
     for (size_t i = 0; i < s->n_sets && !st; i++)
         st = sn_ydoc_override(&doc, path, s->sets[i], err);
     ctx c = {path, err};
-    static const char *const keys[] = {"settings", "actors", "sensors", "recorder", NULL};
+    static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!st && !root)
         st = sn_fail(err, SN_E_INVALID, "%s:1:1: the scene is empty (expected a mapping with settings, actors, sensors)", path);
@@ -715,6 +746,8 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         st = check_keys(&c, root, keys, "the scene");
     if (!st)
         st = parse_settings(&c, (v = sn_ynode_get(root, "settings")) ? v : &(sn_ynode){.kind = SN_Y_MAP, .line = 1, .col = 1}, &s->settings);
+    if (!st && (v = sn_ynode_get(root, "map")))
+        st = parse_map(&c, v, s);
     if (!st && (v = sn_ynode_get(root, "actors")))
         st = parse_list(&c, v, false, &s->actors, &s->n_actors);
     if (!st && (v = sn_ynode_get(root, "sensors")))
@@ -769,5 +802,6 @@ void sn_scene_free(sn_scene *s)
         free(s->sets[i]);
     free(s->sets);
     free(s->recorder_file);
+    free(s->map_path);
     memset(s, 0, sizeof *s);
 }

@@ -75,6 +75,7 @@ typedef struct sn_scene_settings {
     double sun_azimuth, sun_altitude, sun_intensity, ambient;
     sn_vec3 sky_color; /* 0..255 each */
     sn_geo_location georeference; /* of the world origin; 0, 0, 0 when not given */
+    bool has_georeference;        /* given in the scene (else the map's, when it has one) */
     sn_srcpos dt_pos;
 } sn_scene_settings;
 
@@ -87,6 +88,8 @@ typedef struct sn_scene {
     uint32_t n_actors;
     sn_scene_entity *sensors;
     uint32_t n_sensors;
+    char *map_path;            /* map: an OpenDRIVE file, resolved against the scene's folder; NULL = none */
+    sn_srcpos map_pos;
     char *recorder_file;       /* recorder: {file, additional_data, date}; NULL when absent */
     bool recorder_additional;
     uint64_t recorder_date;

@@ -97,6 +97,8 @@ static void unload(sn_engine *e)
     e->cap_sensors = 0;
     e->n_routes = e->cap_routes = e->n_events = e->cap_events = 0;
     sn_world_free(&e->world);
+    sn_map_close(e->map);
+    e->map = NULL;
     sn_scene_free(&e->scene);
     free(e->out_dir);
     e->out_dir = NULL;
@@ -249,11 +251,38 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     return SN_OK;
 }
 
+/* The scene's map: read, indexed, and its geo-reference made the scene's when the scene
+** gives none (GNSS and V2X positions follow it). */
+static sn_status load_map(sn_engine *e, sn_error *err)
+{
+    sn_scene *sc = &e->scene;
+    if (!sc->map_path)
+        return SN_OK;
+    sn_error merr = {0};
+    e->map = sn_map_open(sc->map_path, &merr);
+    if (!e->map)
+        return sn_fail(err, merr.status ? merr.status : SN_E_INVALID, "%s:%d:%d: map: %s", sc->path, sc->map_pos.line,
+                       sc->map_pos.col, merr.msg);
+    for (size_t i = 0; sn_map_warning(e->map, i); i++) {
+        if (e->opts.log)
+            e->opts.log(SN_LOG_WARN, sn_map_warning(e->map, i), e->opts.log_user);
+        else if (!e->opts.quiet_plugins)
+            fprintf(stderr, "sensim: warning: %s\n", sn_map_warning(e->map, i));
+    }
+    sn_map_info info = {.struct_size = sizeof info};
+    sn_map_info_get(e->map, &info, NULL);
+    if (!sc->settings.has_georeference && info.has_geo_reference)
+        sc->settings.georeference = info.geo_reference;
+    return SN_OK;
+}
+
 static sn_status build_scene(sn_engine *e, sn_error *err)
 {
     sn_scene *sc = &e->scene;
     sn_status st = sn_world_init(&e->world, e->seed, err);
     if (st)
+        return st;
+    if ((st = load_map(e, err)))
         return st;
     e->clock = (sn_clock){0, 0, sc->settings.fixed_delta_seconds, 0, llround(sc->settings.fixed_delta_seconds * 1e9)};
     e->time_world = e->time_sensors = e->time_output = 0; /* the timers count from this load */
@@ -893,3 +922,5 @@ sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *ou
 }
 
 const char *sn_engine_partial_dir(const sn_engine *e) { return e ? e->partial_dir : NULL; }
+
+const sn_map *sn_engine_map(const sn_engine *e) { return e ? e->map : NULL; }

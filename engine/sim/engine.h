@@ -136,6 +136,7 @@ struct sn_engine {
     sn_renderer *renderer; /* created at the first render, with opts.threads workers */
     sn_rayscene *rays;     /* the ray index, created at the first ray query, likewise */
     sn_lighting lighting;  /* from the scene's settings.lighting */
+    sn_map *map;           /* the scene's map (map:), NULL without one; owned */
 
     sn_writer writer;
     sn_pack_buf msg;       /* the header, or a whole message when the header outgrew its room */
