@@ -488,8 +488,10 @@ def town_connector(m, jid, arm_in, arm_out, turn):
 
 
 def crosswalk(m, road, s):
-    """A zebra crossing across the carriageway (driving lanes only) at s, 4 m deep."""
-    half = TOWN_LANE if road.sections[0].lanes[1].type == "driving" else 0
+    """A zebra crossing 4 m deep at s across the carriageway: the driving lanes next to the
+    centre lane (the streets and arms here have one each way, between the sidewalks)."""
+    sec = road.sections[section_index(road, s, False)]
+    half = max(abs(lane_span(road, sec, i, s)[1]) for i in (-1, 1))
     corners = [(-2.0, -half), (2.0, -half), (2.0, half), (-2.0, half)]
     road.objects.append(dict(id=m.next_id("object", 4000), type="crosswalk", name="crosswalk", s=s, t=0.0,
                              zOffset=0.0, hdg=0.0, orientation="none", length=4.0, width=2 * half,
@@ -587,12 +589,12 @@ def hw_side(sign, driving_marks):
     return lanes
 
 
-def hw_section(s, right_extra, left_extra=True):
-    """Median, three lanes each way, shoulders. right_extra: lanes beyond lane -4."""
+def hw_section(s, right_extra):
+    """Median, three lanes each way and the left shoulder (lane 5); right_extra: the lanes
+    beyond lane -4 (shoulder, acceleration lane), which differ between sections and roads."""
     marks = [BROKEN_WHITE, BROKEN_WHITE, SOLID_WHITE]
     lanes = hw_side(1, marks) + [centre(NO_MARK)] + hw_side(-1, marks)
-    if left_extra:
-        lanes.append(lane(5, "shoulder", HW_SHOULDER, NO_MARK))
+    lanes.append(lane(5, "shoulder", HW_SHOULDER, NO_MARK))
     lanes += right_extra
     return Section(s, lanes)
 
@@ -733,8 +735,10 @@ def rb_fillet():
 
 
 def rb_lanes(kind, walk):
-    lanes = [centre(NO_MARK if kind == "conn" else SOLID_WHITE), lane(-1, "driving", RB_LANE,
-                                                                      NO_MARK if kind == "conn" else SOLID_WHITE)]
+    """Lanes of a ring road ('ring': marked) or of a connecting road ('conn': unmarked): lane -1
+    driving, and lane -2 sidewalk when walk."""
+    mk = SOLID_WHITE if kind == "ring" else NO_MARK
+    lanes = [centre(mk), lane(-1, "driving", RB_LANE, mk)]
     if walk:
         lanes.append(lane(-2, "sidewalk", RB_WALK, WALK_MARK, height=(KERB, KERB)))
     return lanes
@@ -843,7 +847,7 @@ def bounds(m):
     return max(ys), min(ys), max(xs), min(xs)
 
 
-def A(**kw):
+def attrs(**kw):
     return " ".join('%s="%s"' % (k, fmt(v) if isinstance(v, float) else v) for k, v in kw.items())
 
 
@@ -856,7 +860,7 @@ def rec_xml(tag, recs, names=("a", "b", "c", "d")):
 
 
 def geom_xml(g):
-    head = "<geometry %s>" % A(s=float(g.s), x=float(g.x), y=float(g.y), hdg=float(g.hdg), length=float(g.length))
+    head = "<geometry %s>" % attrs(s=float(g.s), x=float(g.x), y=float(g.y), hdg=float(g.hdg), length=float(g.length))
     p = g.p
     if g.kind == "line":
         body = "<line/>"
@@ -885,7 +889,7 @@ def lane_xml(l, ind):
         for w in l.widths:
             out.append('%s  <width sOffset="%s" a="%s" b="%s" c="%s" d="%s"/>' % ((ind,) + tuple(fmt(v) for v in w)))
     for mk in l.marks:
-        out.append("%s  <roadMark %s/>" % (ind, A(**mk)))
+        out.append("%s  <roadMark %s/>" % (ind, attrs(**mk)))
     if l.height:
         out.append('%s  <height sOffset="0" inner="%s" outer="%s"/>' % (ind, fmt(l.height[0]), fmt(l.height[1])))
     out.append("%s</lane>" % ind)
@@ -937,7 +941,7 @@ def road_xml(r):
     if r.objects:
         out.append("    <objects>")
         for o in r.objects:
-            out.append("      <object %s>" % A(id=o["id"], type=o["type"], name=o["name"], s=float(o["s"]),
+            out.append("      <object %s>" % attrs(id=o["id"], type=o["type"], name=o["name"], s=float(o["s"]),
                                                t=float(o["t"]), zOffset=float(o["zOffset"]), hdg=float(o["hdg"]),
                                                orientation=o["orientation"], length=float(o["length"]),
                                                width=float(o["width"])))
@@ -952,7 +956,7 @@ def road_xml(r):
     if r.signals:
         out.append("    <signals>")
         for g in r.signals:
-            out.append("      <signal %s>" % A(s=float(g["s"]), t=float(g["t"]), id=g["id"], name=g["name"],
+            out.append("      <signal %s>" % attrs(s=float(g["s"]), t=float(g["t"]), id=g["id"], name=g["name"],
                                                dynamic=g["dynamic"], orientation=g["orientation"],
                                                zOffset=float(g["zOffset"]), hOffset=float(g["hOffset"]),
                                                country=g["country"], type=g["type"], subtype=g["subtype"],
@@ -1299,6 +1303,26 @@ def check(m, stats=None):
 # ----------------------------------------------------------------------------------------------
 # Summary
 
+def lane_length(road, i, lane_id):
+    """Plan-view length of a lane's centre over section i: the integral of
+    |d(centre)/ds| = hypot(1 - curvature * t, dt/ds), piecewise between geometry pieces and
+    lane-offset records (where curvature or t' may jump), by Simpson's rule."""
+    sec = road.sections[i]
+    s0, s1 = sec.s, section_end(road, i)
+    cuts = {s0, s1} | {g.s for g in road.geoms if s0 < g.s < s1} | {r[0] for r in road.lane_offsets if s0 < r[0] < s1}
+    cuts = sorted(cuts)
+    total = 0.0
+    for a, b in zip(cuts, cuts[1:]):
+        g = geom_at(road, 0.5 * (a + b))
+
+        def speed(s):
+            ti, to, dti, dto = lane_span(road, sec, lane_id, s)
+            t, dt = 0.5 * (ti + to), 0.5 * (dti + dto)
+            return math.hypot(1 - g.curvature(s - g.s) * t, dt)
+        total += simpson(speed, a, b, 64)
+    return total
+
+
 def summary(m):
     lanes = driving = 0
     km = 0.0
@@ -1308,21 +1332,12 @@ def summary(m):
             lanes += len(ids)
             drive = [x for x in ids if sec.lanes[x].type in DRIVING]
             driving += len(drive)
-            prev = {}
-            s0, s1 = sec.s, section_end(r, i)
-            n = max(1, int(math.ceil((s1 - s0) / 2.0)))
-            for kk in range(n + 1):
-                s = s0 + (s1 - s0) * kk / n
-                for x in drive:
-                    p = lane_point(r, sec, x, s)
-                    if x in prev:
-                        km += math.dist(p[:2], prev[x][:2]) / 1000.0
-                    prev[x] = p
+            km += sum(lane_length(r, i, x) for x in drive) / 1000.0
     conn = sum(1 for r in m.roads if r.junction >= 0)
     sig = sum(len(r.signals) for r in m.roads)
     obj = sum(len(r.objects) for r in m.roads)
     return ("%s: %d roads (%d connecting), %d junctions, %d lanes (%d driving) in %d lane sections, "
-            "%.3f km of driving lane, %d signals, %d controllers, %d objects"
+            "%.3f km of driving lane (driving and ramp lanes, along their centres), %d signals, %d controllers, %d objects"
             % (m.header.get("name", m.name), len(m.roads), conn, len(m.junctions), lanes, driving,
                sum(len(r.sections) for r in m.roads), km, sig, len(m.controllers), obj))
 
