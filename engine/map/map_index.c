@@ -62,6 +62,30 @@ static void stretch_box(const sn_odr_road *r, const sn_odr_section *sec, double 
     }
 }
 
+/* Length of the lane centres of a stretch's drivable lanes (driving, ramps, entries, exits):
+** a lane on the outside of a curve is longer than the reference line. */
+static double drivable_length(const sn_odr_road *r, const sn_odr_section *sec, double s0, double s1)
+{
+    const uint32_t drivable = SN_LANE_DRIVING | SN_LANE_ENTRY | SN_LANE_EXIT | SN_LANE_ONRAMP | SN_LANE_OFFRAMP;
+    double total = 0;
+    for (uint32_t li = 0; li < sec->n_lanes; li++) {
+        const sn_odr_lane *l = &sec->lanes[li];
+        if (l->id == 0 || !(l->type & drivable))
+            continue;
+        double prev[3];
+        for (int i = 0; i <= 8; i++) {
+            double s = s0 + (s1 - s0) * i / 8, a, b, q[3];
+            sn_odr_lane_span(r, sec, l->id, s, &a, &b);
+            sn_odr_point(r, s, 0.5 * (a + b), 0, q);
+            if (i)
+                total += sqrt((q[0] - prev[0]) * (q[0] - prev[0]) + (q[1] - prev[1]) * (q[1] - prev[1]) +
+                              (q[2] - prev[2]) * (q[2] - prev[2]));
+            memcpy(prev, q, sizeof prev);
+        }
+    }
+    return total;
+}
+
 static void map_free_parts(sn_map *m)
 {
     if (!m)
@@ -97,9 +121,6 @@ sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn
             double len = sec->s_end - sec->s;
             if (len <= 0)
                 continue;
-            for (uint32_t li = 0; li < sec->n_lanes; li++)
-                if (sec->lanes[li].type == SN_LANE_DRIVING)
-                    m->driving_m += len; /* along the reference line: lane lengths differ on curves */
             int pieces = (int)ceil(len / STRETCH);
             for (int k = 0; k < pieces; k++) {
                 double s0 = sec->s + len * k / pieces, s1 = sec->s + len * (k + 1) / pieces;
@@ -111,6 +132,7 @@ sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn
                     m->items = ni;
                 }
                 m->items[n_items] = (sn_map_item){(int32_t)ri, si, s0, s1};
+                m->driving_m += drivable_length(r, sec, s0, s1);
                 double lo[3], hi[3];
                 stretch_box(r, sec, s0, s1, lo, hi);
                 m->lo = (sn_vec3){fmin(m->lo.x, lo[0]), fmin(m->lo.y, lo[1]), fmin(m->lo.z, lo[2])};

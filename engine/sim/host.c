@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 void sn_host_writer_fill(sn_host *h);
+void sn_host_map_fill(sn_host *h);
 
 static void h_log(sn_ctx *c, sn_log_level level, const char *fmt, ...)
 {
@@ -287,4 +288,5 @@ void sn_host_init(sn_host *h)
     h->world_to_geo = h_world_to_geo;
     sn_host_writer_fill(h);
     sn_host_query_fill(h);
+    sn_host_map_fill(h);
 }

@@ -163,7 +163,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 352, 8);
+    S(sn_host, 400, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -208,6 +208,37 @@ int main(void)
     F(sn_host, sweep_sphere, 328);
     F(sn_host, overlap_sphere, 336);
     F(sn_host, write_packed, 344);
+    F(sn_host, has_map, 352);
+    F(sn_host, map_waypoint, 360);
+    F(sn_host, map_next, 368);
+    F(sn_host, map_previous, 376);
+    F(sn_host, map_side_lane, 384);
+    F(sn_host, map_marks_crossed, 392);
+    /* map.h (ABI 1.4): plain values, frozen */
+    S(sn_lane_marking, 16, 8);
+    F(sn_lane_marking, type, 0);
+    F(sn_lane_marking, color, 1);
+    F(sn_lane_marking, lane_change, 2);
+    F(sn_lane_marking, width, 8);
+    S(sn_waypoint, 136, 8);
+    F(sn_waypoint, id, 0);
+    F(sn_waypoint, road_id, 8);
+    F(sn_waypoint, section_id, 12);
+    F(sn_waypoint, lane_id, 16);
+    F(sn_waypoint, s, 24);
+    F(sn_waypoint, transform, 32);
+    F(sn_waypoint, lane_width, 80);
+    F(sn_waypoint, lane_type, 88);
+    F(sn_waypoint, junction_id, 92);
+    F(sn_waypoint, is_junction, 96);
+    F(sn_waypoint, lane_change, 97);
+    F(sn_waypoint, left_marking, 104);
+    F(sn_waypoint, right_marking, 120);
+    S(sn_mark_crossing, 48, 8);
+    F(sn_mark_crossing, marking, 0);
+    F(sn_mark_crossing, location, 16);
+    F(sn_mark_crossing, road_id, 40);
+    F(sn_mark_crossing, lane_id, 44);
     S(sn_ray, 56, 8);
     F(sn_ray, origin, 0);
     F(sn_ray, direction, 24);

@@ -16,6 +16,7 @@
 #include <sensim/attr.h>
 #include <sensim/types.h>
 #include <sensim/query.h>
+#include <sensim/map.h>
 
 /* Opaque: one per sensor instance, owned by the host. */
 typedef struct sn_ctx sn_ctx;
@@ -242,6 +243,29 @@ typedef struct sn_host {
     ** than the writer allows.
     */
     sn_status (*write_packed)(sn_writer *w, const void *bytes, size_t n);
+
+    /* ---- the road map (ABI 1.4): check host->hdr.abi_minor >= 4 before calling ---- */
+    /*
+    ** The scene's OpenDRIVE map through sensim/map.h's queries (CARLA's carla.Map), for
+    ** sensors that need lanes (lane invasion, RSS). Without a map every call but has_map
+    ** returns SN_E_NOT_FOUND. Failures set this sensor's error text (set_error) so a callback
+    ** may return the status as it is. Lists go to the caller's buffers: the first min(cap, *n)
+    ** items, *n counting all.
+    */
+    bool (*has_map)(sn_ctx *ctx);
+    /* CARLA's get_waypoint(location, project_to_road, lane_type): lane_types a mask of sn_lane_type. */
+    sn_status (*map_waypoint)(sn_ctx *ctx, sn_vec3 location, bool project_to_road, uint32_t lane_types,
+                              sn_waypoint *out);
+    /* CARLA's next(d) / previous(d): every branch `distance` m along the lane's direction of travel. */
+    sn_status (*map_next)(sn_ctx *ctx, const sn_waypoint *wp, double distance, sn_waypoint *out, size_t cap,
+                          size_t *n);
+    sn_status (*map_previous)(sn_ctx *ctx, const sn_waypoint *wp, double distance, sn_waypoint *out, size_t cap,
+                              size_t *n);
+    /* CARLA's get_left_lane() (left true) / get_right_lane(). */
+    sn_status (*map_side_lane)(sn_ctx *ctx, const sn_waypoint *wp, bool left, sn_waypoint *out);
+    /* The lane markings the segment a -> b crosses, in order from a (a lane invasion sensor's question). */
+    sn_status (*map_marks_crossed)(sn_ctx *ctx, sn_vec3 a, sn_vec3 b, sn_mark_crossing *out, size_t cap,
+                                   size_t *n);
 } sn_host;
 
 #endif

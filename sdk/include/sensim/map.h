@@ -53,9 +53,9 @@ typedef enum sn_lane_type {
     SN_LANE_ENTRY = 1u << 17,
     SN_LANE_EXIT = 1u << 18,
     SN_LANE_OFFRAMP = 1u << 19,
-    SN_LANE_ONRAMP = 1u << 20,
-    SN_LANE_ANY = 0xFFFFFFFEu /* CARLA's Any: every type but NONE */
+    SN_LANE_ONRAMP = 1u << 20
 } sn_lane_type;
+#define SN_LANE_ANY 0xFFFFFFFEu /* CARLA's Any: every type but NONE (a mask, beyond an enum's int) */
 
 /* CARLA's carla.LaneMarkingType. */
 typedef enum sn_lane_marking_type {
@@ -122,7 +122,7 @@ typedef struct sn_map_info {
     const char *path;
     uint32_t rev_major, rev_minor;
     uint32_t roads, junction_roads, junctions, lanes; /* lanes: per lane section, centre lanes excluded */
-    double driving_km;       /* length of the driving lanes */
+    double driving_km;       /* length of the drivable lanes' centres (driving, ramps, entries, exits) */
     uint32_t signals, traffic_lights, objects, crosswalks;
     bool has_geo_reference;
     sn_geo_location geo_reference; /* of the world origin, from the header's +lat_0 +lon_0 */
