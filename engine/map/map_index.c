@@ -241,6 +241,7 @@ static int nearest_typed_lane(const sn_odr_road *r, const sn_odr_section *sec, d
                               double *dist)
 {
     int best = 0;
+    double best_c = INFINITY;
     *dist = INFINITY;
     for (uint32_t i = 0; i < sec->n_lanes; i++) {
         const sn_odr_lane *l = &sec->lanes[i];
@@ -252,9 +253,9 @@ static int nearest_typed_lane(const sn_odr_road *r, const sn_odr_section *sec, d
         if (hi - lo < 1e-6)
             continue; /* a lane of width 0 here holds nothing */
         double d = t < lo ? lo - t : t > hi ? t - hi : 0;
-        double c = fabs(t - 0.5 * (lo + hi)) * 1e-6; /* ties: the lane whose centre is nearer */
-        if (d + c < *dist)
-            *dist = d + c, best = l->id;
+        double c = fabs(t - 0.5 * (lo + hi)); /* ties (a point on a border): the nearer centre */
+        if (d < *dist - 1e-12 || (fabs(d - *dist) <= 1e-12 && c < best_c))
+            *dist = d, best_c = c, best = l->id;
     }
     return best;
 }

@@ -1,0 +1,248 @@
+/* The map through the public API (sensim/map.h, linked against libsensim as a user's program
+** would), on the shipped town: a 3 x 3 grid of streets 100 m apart (junction centres at world
+** x in {0, 100, 200}, y in {0, -100, -200}), one 3.5 m driving lane each way with a solid
+** yellow centre line and solid white edges, 3 m sidewalks, a signal on every arm.
+** argv[1]: maps/, argv[2]: a temp folder.
+**
+** What is derived by hand from the generator's layout: the lane at a point, its heading and
+** markings; three branches through a junction; lanes to the left and right; the marks a
+** segment across the street crosses, in order; spawn points on driving lanes outside
+** junctions; a scene's `map:` reaching the engine; errors for bad input. */
+#include "../check.h"
+
+#include <sensim/sensim.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *maps, *tmp;
+
+static double yaw_diff(double a, double b)
+{
+    double d = fmod(a - b, 360.0);
+    if (d > 180)
+        d -= 360;
+    if (d < -180)
+        d += 360;
+    return fabs(d);
+}
+
+static void test_info(const sn_map *m)
+{
+    sn_map_info i = {.struct_size = sizeof i};
+    CHECK(sn_map_info_get(m, &i, NULL) == SN_OK, "info");
+    CHECK(i.junctions == 9, "junctions %u", i.junctions);
+    CHECK(i.traffic_lights == 36, "4 lights at each of 9 junctions: %u", i.traffic_lights);
+    CHECK(i.crosswalks == 36, "crosswalks %u", i.crosswalks);
+    CHECK(i.has_geo_reference && fabs(i.geo_reference.latitude - 49.0) < 1e-9, "geo %g", i.geo_reference.latitude);
+    CHECK(i.rev_major == 1 && i.rev_minor == 6, "OpenDRIVE %u.%u", i.rev_major, i.rev_minor);
+    CHECK_NEAR(i.bounds_min.x, -50, 0.5, "west edge");
+    CHECK_NEAR(i.bounds_max.x, 250, 0.5, "east edge");
+    CHECK(sn_map_warning(m, 0) == NULL, "no warnings: %s", sn_map_warning(m, 0));
+}
+
+static void test_waypoint(const sn_map *m)
+{
+    sn_error err = {0};
+    sn_waypoint w;
+    /* East-west street between the junctions at x 0 and 100: travelling +x on world y > 0
+    ** (CARLA's y is to the right of +x). */
+    CHECK(sn_map_waypoint(m, (sn_vec3){50, 1.2, 0}, false, SN_LANE_DRIVING, &w, &err) == SN_OK, "%s", err.msg);
+    CHECK_NEAR(w.transform.location.y, 1.75, 1e-6, "snapped to the lane centre");
+    CHECK_NEAR(w.transform.location.x, 50, 1e-6, "at the same x");
+    CHECK(yaw_diff(w.transform.rotation.yaw, 0) < 1e-6, "yaw %g", w.transform.rotation.yaw);
+    CHECK_NEAR(w.lane_width, 3.5, 1e-9, "lane width");
+    CHECK(w.lane_type == SN_LANE_DRIVING && !w.is_junction && w.junction_id == -1, "driving, not in a junction");
+    CHECK(w.left_marking.type == SN_MARK_SOLID && w.left_marking.color == SN_MARK_YELLOW, "centre line %d %d",
+          w.left_marking.type, w.left_marking.color);
+    CHECK(w.right_marking.type == SN_MARK_SOLID && w.right_marking.color == SN_MARK_WHITE, "edge line %d %d",
+          w.right_marking.type, w.right_marking.color);
+    sn_waypoint o;
+    CHECK(sn_map_waypoint(m, (sn_vec3){50, -1.0, 0}, false, SN_LANE_DRIVING, &o, &err) == SN_OK, "%s", err.msg);
+    CHECK(o.lane_id == -w.lane_id && yaw_diff(o.transform.rotation.yaw, 180) < 1e-6, "opposite lane yaw %g",
+          o.transform.rotation.yaw);
+    sn_waypoint again;
+    sn_map_waypoint(m, (sn_vec3){50, 1.75, 0}, false, SN_LANE_DRIVING, &again, NULL);
+    CHECK(again.id == w.id, "the same waypoint, the same id");
+
+    /* On the sidewalk: no driving lane holds it; projected, the nearest driving lane. */
+    CHECK(sn_map_waypoint(m, (sn_vec3){50, 5.0, 0}, false, SN_LANE_DRIVING, &o, &err) == SN_E_NOT_FOUND, "on the sidewalk");
+    CHECK(sn_map_waypoint(m, (sn_vec3){50, 5.0, 0}, true, SN_LANE_DRIVING, &o, &err) == SN_OK &&
+              fabs(o.transform.location.y - 1.75) < 1e-6, "projected to the driving lane: y %g", o.transform.location.y);
+    CHECK(sn_map_waypoint(m, (sn_vec3){50, 5.0, 0}, false, SN_LANE_SIDEWALK, &o, &err) == SN_OK &&
+              o.lane_type == SN_LANE_SIDEWALK, "a sidewalk lane");
+    CHECK(sn_map_waypoint(m, (sn_vec3){1000, 1000, 0}, true, SN_LANE_DRIVING, &o, &err) == SN_E_NOT_FOUND,
+          "far from every road");
+    CHECK(strstr(err.msg, "50 m") != NULL, "says how far it looked: %s", err.msg);
+    CHECK(sn_map_waypoint(m, (sn_vec3){NAN, 0, 0}, true, SN_LANE_DRIVING, &o, &err) == SN_E_INVALID, "NaN refused");
+
+    /* Left and right of the eastbound lane: the westbound lane across the centre line on the
+    ** left, the sidewalk on the right. */
+    CHECK(sn_map_left_lane(m, &w, &o, &err) == SN_OK && fabs(o.transform.location.y + 1.75) < 1e-6,
+          "left lane y %g", o.transform.location.y);
+    CHECK(sn_map_right_lane(m, &w, &o, &err) == SN_OK && o.lane_type == SN_LANE_SIDEWALK, "right is the sidewalk");
+    CHECK(sn_map_right_lane(m, &o, &again, &err) == SN_E_NOT_FOUND, "nothing right of the sidewalk");
+
+    /* xodr addressing gives the same place. */
+    sn_waypoint x;
+    CHECK(sn_map_waypoint_xodr(m, w.road_id, w.lane_id, w.s, &x, &err) == SN_OK && x.id == w.id, "xodr");
+    CHECK(sn_map_waypoint_xodr(m, 999999, -1, 0, &x, &err) == SN_E_NOT_FOUND, "no road 999999");
+    CHECK(sn_map_waypoint_xodr(m, w.road_id, -7, w.s, &x, &err) == SN_E_NOT_FOUND, "no lane -7");
+    CHECK(sn_map_waypoint_xodr(m, w.road_id, -1, -5, &x, &err) == SN_E_RANGE, "s < 0");
+}
+
+static void test_next(const sn_map *m)
+{
+    sn_error err = {0};
+    sn_waypoint w, out[16];
+    size_t n = 0;
+    /* 10 m before the junction at x = 100: 20 m ahead is inside or past it, one waypoint per
+    ** way through: straight, left and right. */
+    sn_map_waypoint(m, (sn_vec3){85, 1.75, 0}, false, SN_LANE_DRIVING, &w, NULL);
+    CHECK(sn_map_next(m, &w, 30.0, out, 16, &n, &err) == SN_OK, "%s", err.msg);
+    CHECK(n == 3, "three ways through the junction: %zu", n);
+    int east = 0, north = 0, south = 0;
+    for (size_t i = 0; i < n && i < 16; i++) {
+        double yaw = out[i].transform.rotation.yaw;
+        east += yaw_diff(yaw, 0) < 1;
+        north += yaw_diff(yaw, -90) < 1; /* world -y is north: a left turn */
+        south += yaw_diff(yaw, 90) < 1;
+        CHECK(out[i].lane_type == SN_LANE_DRIVING, "branch %zu on a driving lane", i);
+    }
+    CHECK(east == 1 && north == 1 && south == 1, "straight %d, left %d, right %d", east, north, south);
+
+    /* Straight along the street: 2 m apart, and previous() walks back. */
+    sn_map_waypoint(m, (sn_vec3){30, 1.75, 0}, false, SN_LANE_DRIVING, &w, NULL);
+    CHECK(sn_map_next(m, &w, 2.0, out, 16, &n, &err) == SN_OK && n == 1, "one way ahead");
+    CHECK_NEAR(out[0].transform.location.x, 32, 1e-6, "2 m east");
+    sn_waypoint back[4];
+    CHECK(sn_map_previous(m, &out[0], 2.0, back, 4, &n, &err) == SN_OK && n == 1, "one way back");
+    CHECK_NEAR(back[0].transform.location.x, 30, 1e-6, "back where it started");
+    CHECK(sn_map_next(m, &w, 0, out, 16, &n, &err) == SN_E_RANGE, "distance 0 refused");
+    CHECK(sn_map_next(m, &w, -2, out, 16, &n, &err) == SN_E_RANGE, "negative distance refused");
+    /* The count is given even when the buffer is smaller. */
+    sn_map_waypoint(m, (sn_vec3){85, 1.75, 0}, false, SN_LANE_DRIVING, &w, NULL);
+    CHECK(sn_map_next(m, &w, 30.0, out, 1, &n, &err) == SN_OK && n == 3, "counted past the buffer: %zu", n);
+    sn_waypoint bogus = w;
+    bogus.road_id = 123456;
+    CHECK(sn_map_next(m, &bogus, 2, out, 16, &n, &err) == SN_E_NOT_FOUND, "a waypoint of no road");
+}
+
+static void test_lists(const sn_map *m)
+{
+    sn_error err = {0};
+    size_t n = 0;
+    CHECK(sn_map_spawn_points(m, NULL, 0, &n, &err) == SN_OK && n > 50, "spawn points: %zu", n);
+    sn_transform *sp = calloc(n, sizeof *sp);
+    size_t got = 0;
+    sn_map_spawn_points(m, sp, n, &got, NULL);
+    int bad = 0;
+    for (size_t i = 0; i < got; i++) {
+        sn_waypoint w;
+        sn_vec3 p = sp[i].location;
+        p.z -= 0.5;
+        if (sn_map_waypoint(m, p, false, SN_LANE_DRIVING, &w, NULL) || w.is_junction ||
+            yaw_diff(w.transform.rotation.yaw, sp[i].rotation.yaw) > 1 || fabs(sp[i].location.z - 0.5) > 1e-6)
+            bad++;
+    }
+    CHECK(bad == 0, "%d of %zu spawn points not 0.5 m above a driving lane outside junctions, along it", bad, got);
+    free(sp);
+
+    CHECK(sn_map_topology(m, NULL, 0, &n, &err) == SN_OK && n > 0 && n % 2 == 0, "topology: %zu", n);
+    CHECK(sn_map_generate_waypoints(m, 2.0, NULL, 0, &n, &err) == SN_OK && n > 2000, "every 2 m: %zu", n);
+    CHECK(sn_map_generate_waypoints(m, 0, NULL, 0, &n, &err) == SN_E_RANGE, "distance 0 refused");
+    size_t size;
+    const char *xml = sn_map_to_opendrive(m, &size);
+    CHECK(xml && size > 1000 && strstr(xml, "<OpenDRIVE") && strlen(xml) == size, "to_opendrive");
+}
+
+static void test_marks(const sn_map *m)
+{
+    sn_error err = {0};
+    sn_mark_crossing c[8];
+    size_t n = 0;
+    /* Across the street at x = 50 from the north sidewalk (world y -5) to the south one (+5):
+    ** the northern edge (white), the centre (yellow), the southern edge (white). */
+    CHECK(sn_map_marks_crossed(m, (sn_vec3){50, -5, 0}, (sn_vec3){50, 5, 0}, c, 8, &n, &err) == SN_OK, "%s", err.msg);
+    CHECK(n == 3, "three marks crossed: %zu", n);
+    if (n == 3) {
+        CHECK(c[0].marking.color == SN_MARK_WHITE && c[1].marking.color == SN_MARK_YELLOW &&
+                  c[2].marking.color == SN_MARK_WHITE, "white, yellow, white");
+        CHECK_NEAR(c[0].location.y, -3.5, 0.02, "north edge");
+        CHECK_NEAR(c[1].location.y, 0, 0.02, "centre");
+        CHECK_NEAR(c[2].location.y, 3.5, 0.02, "south edge");
+    }
+    CHECK(sn_map_marks_crossed(m, (sn_vec3){40, 1.75, 0}, (sn_vec3){60, 1.75, 0}, c, 8, &n, &err) == SN_OK && n == 0,
+          "along the lane: nothing crossed (%zu)", n);
+    CHECK(sn_map_marks_crossed(m, (sn_vec3){0, 0, 0}, (sn_vec3){5000, 0, 0}, c, 8, &n, &err) == SN_E_RANGE,
+          "5 km segment refused");
+}
+
+static void test_engine(void)
+{
+    /* A scene naming the map: the engine holds it, the query API works on it. */
+    char scene[4096], mapfile[4096];
+    snprintf(scene, sizeof scene, "%s/map_scene.yaml", tmp);
+    snprintf(mapfile, sizeof mapfile, "%s/town.xodr", maps);
+    FILE *f = fopen(scene, "w");
+    if (!f) {
+        CHECK(0, "cannot write %s", scene);
+        return;
+    }
+    fprintf(f, "map: %s\nsettings: {frames: 3}\nactors: []\n", mapfile);
+    fclose(f);
+    sn_error err = {0};
+    sn_engine *e = sn_engine_create(&(sn_engine_options){.quiet_plugins = true}, &err);
+    CHECK(e && sn_engine_map(e) == NULL, "no map before a scene");
+    CHECK(sn_engine_load_scene(e, scene, &err) == SN_OK, "%s", err.msg);
+    const sn_map *m = sn_engine_map(e);
+    sn_waypoint w;
+    CHECK(m && sn_map_waypoint(m, (sn_vec3){50, 1.75, 0}, false, SN_LANE_DRIVING, &w, NULL) == SN_OK, "engine's map");
+    CHECK(sn_engine_run(e, 0, &err) == SN_OK, "%s", err.msg);
+    sn_engine_destroy(e);
+
+    /* A broken map: the scene's error names the scene's line and column, then the map's line. */
+    char bad[4096];
+    snprintf(bad, sizeof bad, "%s/bad.xodr", tmp);
+    f = fopen(bad, "w");
+    fputs("<?xml version=\"1.0\"?>\n<OpenDRIVE>\n<header revMajor=\"1\" revMinor=\"6\"/>\n"
+          "<road id=\"1\" length=\"nan\" junction=\"-1\"/>\n</OpenDRIVE>\n", f);
+    fclose(f);
+    f = fopen(scene, "w");
+    fprintf(f, "settings: {frames: 3}\nmap: bad.xodr\n");
+    fclose(f);
+    e = sn_engine_create(&(sn_engine_options){.quiet_plugins = true}, &err);
+    CHECK(sn_engine_load_scene(e, scene, &err) == SN_E_INVALID, "broken map refused");
+    CHECK(strstr(err.msg, "map_scene.yaml:2:6: map: ") && strstr(err.msg, "bad.xodr:4: <road>: ") &&
+              strstr(err.msg, "length"),
+          "names both files, lines and the attribute: %s", err.msg);
+    sn_engine_destroy(e);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_map_api MAPS_DIR TMP\n");
+        return 2;
+    }
+    maps = argv[1], tmp = argv[2];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/town.xodr", maps);
+    sn_error err = {0};
+    sn_map *m = sn_map_open(path, &err);
+    CHECK(m != NULL, "%s", err.msg);
+    if (!m)
+        return CHECK_DONE();
+    test_info(m);
+    test_waypoint(m);
+    test_next(m);
+    test_lists(m);
+    test_marks(m);
+    sn_map_close(m);
+    test_engine();
+    CHECK(sn_map_open("/nonexistent/x.xodr", &err) == NULL && err.status == SN_E_IO, "missing file is I/O");
+    CHECK(sn_map_open_memory("<x", 2, "mem.xodr", &err) == NULL && strstr(err.msg, "mem.xodr:1: XML: "),
+          "not XML: %s", err.msg);
+    return CHECK_DONE();
+}
