@@ -91,17 +91,18 @@ void sn_map_make_waypoint(const sn_map *m, sn_lanekey k, double s, sn_waypoint *
 }
 
 /* Enters road ri through its end `contact` in lane `lane`, if that lane travels into the road
-** from there. */
-static size_t enter(const sn_map *m, int32_t ri, sn_odr_contact contact, int lane, sn_lanekey *out, double *s_out,
-                    size_t n, size_t cap)
+** from there (forward), or out of the road there (backward: previous() walks against travel). */
+static size_t enter(const sn_map *m, int32_t ri, sn_odr_contact contact, int lane, bool forward, sn_lanekey *out,
+                    double *s_out, size_t n, size_t cap)
 {
     if (ri < 0 || lane == 0)
         return n;
     const sn_odr_road *r = &m->odr->roads[ri];
     int dir = sn_map_lane_dir(r, lane);
     bool at_start = contact != SN_ODR_CONTACT_END;
-    if ((at_start && dir < 0) || (!at_start && dir > 0))
-        return n; /* that lane leads out of the road there */
+    bool into = at_start ? dir > 0 : dir < 0;
+    if (into != forward)
+        return n; /* that lane goes the other way there */
     uint32_t si = at_start ? 0 : r->n_sections - 1;
     if (!sn_odr_lane_of(&r->sections[si], lane))
         return n;
@@ -132,7 +133,11 @@ size_t sn_map_successors(const sn_map *m, sn_lanekey k, bool forward, sn_lanekey
     if (dir > 0 ? k.section + 1 < r->n_sections : k.section > 0) {
         uint32_t ns = dir > 0 ? k.section + 1 : k.section - 1;
         int lane = has_link ? link_lane : k.lane;
-        if (lane != 0 && sn_odr_lane_of(&r->sections[ns], lane) && sn_map_lane_dir(r, lane) == sn_map_lane_dir(r, k.lane)) {
+        const sn_odr_lane *nl = lane != 0 ? sn_odr_lane_of(&r->sections[ns], lane) : NULL;
+        /* ... unless that lane names another one as its own link back (a lane that ends) */
+        if (nl && !has_link && (dir > 0 ? nl->has_pred && nl->pred != k.lane : nl->has_succ && nl->succ != k.lane))
+            nl = NULL;
+        if (nl && sn_map_lane_dir(r, lane) == sn_map_lane_dir(r, k.lane)) {
             if (cap) {
                 out[0] = (sn_lanekey){k.road, ns, lane};
                 s_out[0] = dir > 0 ? r->sections[ns].s : r->sections[ns].s_end;
@@ -144,7 +149,7 @@ size_t sn_map_successors(const sn_map *m, sn_lanekey k, bool forward, sn_lanekey
     const sn_odr_link *link = dir > 0 ? &r->succ : &r->pred;
     if (link->elem == SN_ODR_ELEM_ROAD) {
         if (has_link)
-            n = enter(m, link->index, link->contact, link_lane, out, s_out, n, cap);
+            n = enter(m, link->index, link->contact, link_lane, forward, out, s_out, n, cap);
     } else if (link->elem == SN_ODR_ELEM_JUNCTION) {
         const sn_odr_junction *j = &o->junctions[link->index];
         for (uint32_t c = 0; c < j->n_connections; c++) {
@@ -153,7 +158,7 @@ size_t sn_map_successors(const sn_map *m, sn_lanekey k, bool forward, sn_lanekey
                 continue;
             for (uint32_t i = 0; i < cn->n_links; i++)
                 if (cn->links[i].from == k.lane)
-                    n = enter(m, cn->connecting_index, cn->contact, cn->links[i].to, out, s_out, n, cap);
+                    n = enter(m, cn->connecting_index, cn->contact, cn->links[i].to, forward, out, s_out, n, cap);
         }
     }
     /* previous() into a junction: the connecting roads that lead to this lane name it in
@@ -178,9 +183,10 @@ size_t sn_map_successors(const sn_map *m, sn_lanekey k, bool forward, sn_lanekey
                     const sn_odr_lane *cl = &cs->lanes[li];
                     if (cl->id == 0 || !(e == 0 ? cl->has_pred : cl->has_succ) || (e == 0 ? cl->pred : cl->succ) != k.lane)
                         continue;
-                    /* Entering backwards: at the end that touches us, travelling away from us backwards. */
+                    /* Entering backwards at the end that touches us: the lane must travel towards
+                    ** that end (it feeds ours), to be walked back away from us. */
                     int cdir = sn_map_lane_dir(cr, cl->id);
-                    if ((e == 0 && cdir > 0) || (e == 1 && cdir < 0)) {
+                    if ((e == 0 && cdir < 0) || (e == 1 && cdir > 0)) {
                         bool dup = false;
                         for (size_t q = 0; q < n && q < cap; q++)
                             dup |= out[q].road == cn->connecting_index && out[q].lane == cl->id;

@@ -51,9 +51,25 @@ double sn_odr_lane_width(const sn_odr_section *sec, const sn_odr_lane *l, double
     return w > 0 ? w : 0; /* rounding leaves widths of -5e-6 in real maps */
 }
 
+/* The lane offset inside a section: a record that starts where the section ends belongs to the
+** next one, even at that end (CARLA's towns jump the offset there by up to 14 m, and the next
+** section's filler lanes cancel the jump: the old section's lanes must not see it). */
+static double section_offset(const sn_odr_road *r, const sn_odr_section *sec, double s)
+{
+    uint32_t lo = 0, hi = r->n_lane_offset; /* the records that start before the section's end */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->lane_offset[mid].s < sec->s_end - 1e-9)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return sn_odr_poly_eval(r->lane_offset, lo ? lo : 1, s);
+}
+
 double sn_odr_lane_border(const sn_odr_road *r, const sn_odr_section *sec, int id, double s)
 {
-    double off = r->n_lane_offset ? sn_odr_lane_offset(r, s) : 0, t = off;
+    double off = r->n_lane_offset ? section_offset(r, sec, s) : 0, t = off;
     int sign = id > 0 ? 1 : -1, n = id > 0 ? id : -id;
     for (int k = 1; k <= n; k++) {
         const sn_odr_lane *l = sn_odr_lane_of(sec, sign * k);
