@@ -3,7 +3,7 @@
 # exercises and fuzzes it for a bounded time (FUZZ_SECONDS, default 20) from its seed corpus in
 # the repository; without clang it runs the corpus once through the same entry point. Any
 # finding (crash, leak, sanitizer report, hang over 10 s, more than 1 GiB) fails the test.
-# args: source root, work dir, [target: reader (default) | scene | stream]
+# args: source root, work dir, [target: reader (default) | scene | stream | map]
 set -u
 SRC=$1 TARGET=${3:-reader}
 WORK=$2/fuzz_$TARGET
@@ -23,11 +23,15 @@ case $TARGET in
     FILES=("$SRC/tests/fuzz/fuzz_stream.c" "$E/data/dump.c" "$E/data/image.c" "$E/data/png.c" "$E/data/msgread.c"
            "$E/core/error.c" "$E/core/util.c")
     LIBS=(-lmsgpackc -ldeflate -lm -lpthread) ;;
+  map) # the OpenDRIVE map loader and its queries (engine/map, libxml2)
+    CORPUS=$SRC/tests/fuzz/corpus_map
+    FILES=("$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/core/error.c" "$E/core/util.c")
+    LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   *) echo "run_fuzz.sh: unknown target '$TARGET'" >&2; exit 2 ;;
 esac
 rm -rf "$WORK"; mkdir -p "$WORK/corpus"
 cp "$CORPUS"/* "$WORK/corpus/"
-FLAGS=(-std=c11 -O1 -g -I"$SRC/sdk/include" $(pkg-config --cflags stb 2>/dev/null) -D_POSIX_C_SOURCE=200809L
+FLAGS=(-std=c11 -O1 -g -I"$SRC/sdk/include" $(pkg-config --cflags stb 2>/dev/null) $(pkg-config --cflags libxml-2.0 2>/dev/null) -D_POSIX_C_SOURCE=200809L
        -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64)
 BIN=$WORK/fuzz_$TARGET
 if command -v clang >/dev/null && clang -fsanitize=fuzzer "${FLAGS[@]}" -fsanitize=address,undefined \
