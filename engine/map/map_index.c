@@ -17,6 +17,7 @@
 #define STRETCH 4.0   /* m of s per index item */
 #define CELL 16.0     /* m, side of a grid cell */
 #define MARGIN 1.0    /* m added around an item's box */
+#define MAX_SPAN 2000.0 /* m: the most a 4 m stretch of road may cover across (lanes, height) */
 
 int sn_map_lane_dir(const sn_odr_road *r, int lane_id)
 {
@@ -135,6 +136,15 @@ sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn
                 m->driving_m += drivable_length(r, sec, s0, s1);
                 double lo[3], hi[3];
                 stretch_box(r, sec, s0, s1, lo, hi);
+                /* Widths are cubics: a file can make a lane kilometres wide, which no road is
+                ** and which would fill the grid. */
+                if (!(hi[0] - lo[0] <= MAX_SPAN && hi[1] - lo[1] <= MAX_SPAN && hi[2] - lo[2] <= MAX_SPAN)) {
+                    sn_fail(err, SN_E_INVALID, "%s:%d: <road>: road %d: its lanes span %g m across at s=%g "
+                            "(at most %g: a width, offset or elevation polynomial runs away)",
+                            odr->path, r->line, (int)r->id, fmax(hi[0] - lo[0], hi[1] - lo[1]), s0, MAX_SPAN);
+                    map_free_parts(m);
+                    return SN_E_INVALID;
+                }
                 m->lo = (sn_vec3){fmin(m->lo.x, lo[0]), fmin(m->lo.y, lo[1]), fmin(m->lo.z, lo[2])};
                 m->hi = (sn_vec3){fmax(m->hi.x, hi[0]), fmax(m->hi.y, hi[1]), fmax(m->hi.z, hi[2])};
                 int64_t cx0 = (int64_t)floor((lo[0] - MARGIN) / CELL), cx1 = (int64_t)floor((hi[0] + MARGIN) / CELL);

@@ -3,6 +3,7 @@
 #include "lanemap.h"
 
 #include "../core/error.h"
+#include "../core/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -210,41 +211,74 @@ size_t sn_map_successors(const sn_map *m, sn_lanekey k, bool forward, sn_lanekey
 #define MAX_BRANCH 64   /* successors of one lane end considered */
 #define MAX_HOPS 4096   /* lane ends crossed by one walk: zero-length loops end here */
 
+/* A branch still to walk: where it starts and how far it has to go. */
+typedef struct branch {
+    sn_lanekey k;
+    double s, left;
+} branch;
+
 typedef struct walk {
     const sn_map *m;
     sn_waypoint *out;
     size_t cap, n;
     unsigned hops;
+    /* Branches not yet walked: iterative, so no map deepens the C stack. A few fit in `small`;
+    ** more (junctions within junctions) go to the heap. */
+    branch *stack, small[16];
+    unsigned depth, cap_stack;
+    bool oom;
 } walk;
+
+static bool push(walk *w, branch b)
+{
+    if (w->depth == w->cap_stack) {
+        unsigned nc = w->cap_stack * 2;
+        branch *ns = w->stack == w->small ? malloc(nc * sizeof *ns) : realloc(w->stack, nc * sizeof *ns);
+        if (!ns) {
+            w->oom = true;
+            return false;
+        }
+        if (w->stack == w->small)
+            memcpy(ns, w->small, sizeof w->small);
+        w->stack = ns, w->cap_stack = nc;
+    }
+    w->stack[w->depth++] = b;
+    return true;
+}
 
 static void walk_from(walk *w, sn_lanekey k, double s, double left, bool forward)
 {
-    const sn_odr_road *r = &w->m->odr->roads[k.road];
-    for (;;) {
-        const sn_odr_section *sec = &r->sections[k.section];
-        int dir = sn_map_lane_dir(r, k.lane) * (forward ? 1 : -1);
-        double end = dir > 0 ? sec->s_end : sec->s, avail = fabs(end - s);
-        if (left <= avail + 1e-9) {
-            double at = s + dir * left;
-            if (w->n < w->cap)
-                sn_map_make_waypoint(w->m, k, at, &w->out[w->n]);
-            w->n++;
-            return;
+    w->stack = w->small, w->cap_stack = SN_COUNT(w->small), w->depth = 0, w->oom = false;
+    push(w, (branch){k, s, left});
+    while (w->depth) {
+        branch b = w->stack[--w->depth];
+        for (;;) {
+            const sn_odr_road *r = &w->m->odr->roads[b.k.road];
+            const sn_odr_section *sec = &r->sections[b.k.section];
+            int dir = sn_map_lane_dir(r, b.k.lane) * (forward ? 1 : -1);
+            double end = dir > 0 ? sec->s_end : sec->s, avail = fabs(end - b.s);
+            if (b.left <= avail + 1e-9) {
+                if (w->n < w->cap)
+                    sn_map_make_waypoint(w->m, b.k, b.s + dir * b.left, &w->out[w->n]);
+                w->n++;
+                break;
+            }
+            b.left -= avail;
+            if (++w->hops > MAX_HOPS)
+                return; /* loops of zero-length roads end here */
+            sn_lanekey nk[MAX_BRANCH];
+            double ns[MAX_BRANCH];
+            size_t n = sn_map_successors(w->m, b.k, forward, nk, ns, MAX_BRANCH);
+            if (n > MAX_BRANCH)
+                n = MAX_BRANCH;
+            if (n == 0)
+                break; /* the lane ends here */
+            /* The other branches wait on the stack, last first, so they come out in order. */
+            for (size_t i = n - 1; i >= 1; i--)
+                if (!push(w, (branch){nk[i], ns[i], b.left}))
+                    return;
+            b.k = nk[0], b.s = ns[0];
         }
-        left -= avail;
-        if (++w->hops > MAX_HOPS)
-            return;
-        sn_lanekey nk[MAX_BRANCH];
-        double ns[MAX_BRANCH];
-        size_t n = sn_map_successors(w->m, k, forward, nk, ns, MAX_BRANCH);
-        if (n > MAX_BRANCH)
-            n = MAX_BRANCH;
-        if (n == 0)
-            return; /* the lane ends here */
-        for (size_t i = 1; i < n; i++)
-            walk_from(w, nk[i], ns[i], left, forward);
-        k = nk[0], s = ns[0];
-        r = &w->m->odr->roads[k.road];
     }
 }
 
@@ -296,8 +330,12 @@ static sn_status walk_api(const sn_map *m, const sn_waypoint *wp, double d, bool
         return sn_fail(err, SN_E_INVALID, "map: NULL output with a capacity of %zu", cap);
     const sn_odr_section *sec = &m->odr->roads[k.road].sections[k.section];
     double s = fmin(sec->s_end, fmax(sec->s, wp->s));
-    walk w = {m, out, cap, 0, 0};
+    walk w = {.m = m, .out = out, .cap = cap};
     walk_from(&w, k, s, d, forward);
+    if (w.stack != w.small)
+        free(w.stack);
+    if (w.oom)
+        return sn_fail(err, SN_E_NOMEM, "map: out of memory walking the lanes");
     size_t got = w.n < cap ? w.n : cap;
     qsort(out, got, sizeof *out, cmp_wp);
     if (n)
