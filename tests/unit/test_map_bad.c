@@ -263,7 +263,7 @@ int main(int argc, char **argv)
             n_del++;
         }
     /* each numeric attribute replaced */
-    static const char *const vals[] = {"nan", "1e308", "-1", "abc", "", "0"};
+    static const char *const vals[] = {"nan", "1e308", "-1", "abc"};
     for (size_t a = 1; a + 1 < len; a++) {
         if (xml[a] != '"' || xml[a - 1] != '=')
             continue;
