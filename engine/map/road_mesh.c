@@ -303,7 +303,8 @@ static bool sample_piece(builder *B, const sn_odr_road *r, const sn_odr_section 
             add_break(B, sec->s + sec->lanes[l].widths[i].s, pa, pb);
     if (B->oom)
         return false;
-    qsort(B->breaks, B->n_breaks, sizeof *B->breaks, cmp_double);
+    if (B->n_breaks > 1)
+        qsort(B->breaks, B->n_breaks, sizeof *B->breaks, cmp_double);
     if (!add_break(B, pb, pa - 1, pb + 1)) /* the end, last */
         return false;
     if (!push_sample(B, r, sec, pa))
