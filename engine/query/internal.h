@@ -19,6 +19,7 @@ typedef struct rs_actor {
     sn_mat3 R;
     sn_vec3 centre, ext;
     double lo[3], hi[3]; /* world bounding box */
+    bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
 } rs_actor;
 
 /* A ground plane n . x = d, a half-space (below it is inside). */
@@ -63,6 +64,8 @@ struct sn_rayscene {
     size_t cap_stat_prim, cap_stat_first;
     rs_plane *planes;
     size_t n_planes, cap_planes;
+    sn_mesh *road_meshes;  /* one per chunk of the map's roads: static actors of id 0 */
+    size_t cap_road_meshes;
 
     const sn_world *world; /* what the index was built from, at these generations */
     uint64_t gen, static_gen, bounds_gen;

@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include "../core/util.h"
+#include "../map/road_mesh.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -114,6 +115,7 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     free(rs->dyn_prim);
     free(rs->dyn_first);
     free(rs->planes);
+    free(rs->road_meshes);
     free(rs->stamp);
     free(rs);
 }
@@ -149,6 +151,7 @@ static void fill_actor(const sn_world *w, const sn_actor *a, rs_actor *r)
     r->R = sn_mat3_from_quat(q);
     r->centre = sn_v3_add(pos, sn_mat3_apply(&r->R, a->bbox.location));
     r->ext = a->bbox.extent;
+    r->open = false;
     /* box of the oriented box (it holds every unit mesh), a hair wider for float rounding */
     const double *m = r->R.m;
     double e[3] = {r->ext.x, r->ext.y, r->ext.z}, c[3] = {r->centre.x, r->centre.y, r->centre.z};
@@ -205,6 +208,40 @@ static RTCGeometry mesh_geometry(sn_rayscene *rs, const rs_actor *actors, size_t
     return g;
 }
 
+/* The map's roads after the static actors, one static "actor" of id 0 per chunk: its
+** triangles in world coordinates under an identity pose, its tag, its box. Returns true when
+** out of memory. */
+static bool add_roads(sn_rayscene *rs, const sn_world *w)
+{
+    const sn_road_mesh *m = w->roads;
+    if (!m || !m->n_chunks)
+        return false;
+    if (!sn_grow((void **)&rs->road_meshes, &rs->cap_road_meshes, m->n_chunks, sizeof *rs->road_meshes) ||
+        !sn_grow((void **)&rs->sact, &rs->cap_sact, rs->n_sact + m->n_chunks, sizeof *rs->sact))
+        return true;
+    for (uint32_t i = 0; i < m->n_chunks; i++) {
+        const sn_road_chunk *k = &m->chunks[i];
+        sn_mesh *mesh = &rs->road_meshes[i];
+        mesh->v = (const float(*)[3])m->vf + k->v_first;
+        mesh->t = (const uint32_t(*)[3])m->t + k->first;
+        mesh->n_v = k->v_count;
+        mesh->n_t = k->count;
+        rs_actor *r = &rs->sact[rs->n_sact++];
+        memset(r, 0, sizeof *r);
+        r->tag = k->tag;
+        r->kind = SN_ACTOR_STATIC;
+        r->mesh = mesh;
+        r->R = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
+        r->ext = sn_v3(1, 1, 1);
+        r->open = true;
+        for (int d = 0; d < 3; d++) { /* a hair wider: the vertices are the box's, rounded to float */
+            r->lo[d] = k->lo[d] - 1e-5 * (1 + fabs(k->lo[d]));
+            r->hi[d] = k->hi[d] + 1e-5 * (1 + fabs(k->hi[d]));
+        }
+    }
+    return false;
+}
+
 static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
 {
     rs->n_sact = 0;
@@ -216,6 +253,8 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
             return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static actors", rs->n_sact + 1);
         fill_actor(w, a, &rs->sact[rs->n_sact++]);
     }
+    if (add_roads(rs, w))
+        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the map's roads");
     if (rs->has_stat)
         rtcDetachGeometry(rs->top, 0);
     rs->has_stat = false;

@@ -38,6 +38,8 @@ static sn_vec3 closest_on_tri(sn_vec3 p, sn_vec3 a, sn_vec3 b, sn_vec3 c)
 /* Every unit mesh is convex: a point is inside when it is behind every face. */
 static bool inside(const rs_actor *a, sn_vec3 p)
 {
+    if (a->open)
+        return false; /* a piece of road: a surface, not a solid */
     for (uint32_t t = 0; t < a->mesh->n_t; t++) {
         sn_vec3 p0 = rs_vertex(a, t, 0), p1 = rs_vertex(a, t, 1), p2 = rs_vertex(a, t, 2);
         if (sn_v3_dot(sn_v3_cross(sn_v3_sub(p1, p0), sn_v3_sub(p2, p0)), sn_v3_sub(p, p0)) > 0)
@@ -279,6 +281,7 @@ sn_status sn_overlap_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_que
     if (s->oom || !rs_reserve_hits(s, s->n + rs->n_planes))
         return sn_fail(err, SN_E_NOMEM, "overlap_sphere: out of memory");
     uint32_t n = 0, *found = (uint32_t *)s->hits; /* sn_ray_hit is larger than an id */
+    bool seen_map = false;
     for (size_t k = 0; k < s->n; k++) {
         const rs_actor *a = rs_ref_actor(rs, s->recs[k].ref);
         if (rs_excluded(w, q, a->id, a->parent, a->tag, a->kind) || box_dist2(a, centre) > radius * radius)
@@ -289,8 +292,9 @@ sn_status sn_overlap_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_que
                                                          rs_vertex(a, t, 2)));
             hit = sn_v3_dot(g, g) <= radius * radius;
         }
-        if (hit)
-            found[n++] = a->id;
+        /* the map (id 0) is many chunks: listed once */
+        if (hit && !(a->id == 0 && a->open && seen_map))
+            found[n++] = a->id, seen_map |= a->id == 0 && a->open;
     }
     for (size_t k = 0; k < rs->n_planes; k++) {
         const rs_plane *p = &rs->planes[k];

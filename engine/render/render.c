@@ -4,6 +4,7 @@
 
 #include "../core/mathx.h"
 #include "../core/util.h"
+#include "../map/road_mesh.h"
 #include "mesh.h"
 
 #include <math.h>
@@ -355,6 +356,43 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
     return true;
 }
 
+/* The map's roads (road_mesh.h): world-frame chunks, each one primitive of instance 0 with
+** its category's tag and colour, culled by its bounding sphere like an actor. */
+static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
+{
+    const double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
+    for (uint32_t i = 0; i < m->n_chunks; i++) {
+        const sn_road_chunk *k = &m->chunks[i];
+        sn_vec3 lo = sn_v3(k->lo[0], k->lo[1], k->lo[2]), hi = sn_v3(k->hi[0], k->hi[1], k->hi[2]);
+        sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3_scale(sn_v3_add(lo, hi), 0.5), r->eye));
+        double rad = 0.5 * sn_v3_len(sn_v3_sub(hi, lo)) + 1e-6;
+        if (cc.x + rad < r->cam->near_clip || cc.x - rad > r->cam->far_clip ||
+            (cc.y - r->tanh_ * cc.x) * sh > rad || (-cc.y - r->tanh_ * cc.x) * sh > rad ||
+            (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad)
+            continue;
+        if (!sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims) ||
+            !sn_grow((void **)&r->verts, &r->cap_verts, k->v_count, sizeof *r->verts))
+            return false;
+        prim *p = &r->prims[r->n_prims++];
+        memset(p, 0, sizeof *p);
+        p->tag = k->tag;
+        memcpy(p->color, k->rgb, 3);
+        p->checker_size = 1.0;
+        p->rot = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
+        uint32_t pi = (uint32_t)r->n_prims - 1;
+        for (uint32_t j = 0; j < k->v_count; j++) {
+            const double *v = m->v[k->v_first + j];
+            r->verts[j] = sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(v[0], v[1], v[2]), r->eye));
+        }
+        for (uint32_t j = 0; j < k->count; j++) {
+            const uint32_t *t = m->t[k->first + j];
+            if (!add_triangle(r, r->verts[t[0]], r->verts[t[1]], r->verts[t[2]], pi))
+                return false;
+        }
+    }
+    return true;
+}
+
 /* ---- rasterise and resolve one band ---- */
 
 static void draw_band(void *arg, uint32_t bi)
@@ -550,6 +588,8 @@ sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_li
         if (!ok)
             return sn_fail(err, SN_E_NOMEM, "out of memory while setting up %zu triangles", r->n_tris);
     }
+    if (w->roads && !add_roads(r, w->roads))
+        return sn_fail(err, SN_E_NOMEM, "out of memory while setting up %zu triangles", r->n_tris);
     r->last_tris = (uint32_t)r->n_tris;
     sn_pool_run(r->pool, draw_band, r, (uint32_t)n_bands);
     return SN_OK;

@@ -6,6 +6,7 @@
 #include "outdir.h"
 
 #include "../data/image.h"
+#include "../map/road_mesh.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -269,6 +270,11 @@ static sn_status load_map(sn_engine *e, sn_error *err)
         else if (!e->opts.quiet_plugins)
             fprintf(stderr, "sensim: warning: %s\n", sn_map_warning(e->map, i));
     }
+    /* Its surfaces are static geometry of the world, built once (map/road_mesh.h). */
+    sn_road_mesh *roads;
+    sn_status st = sn_road_mesh_build(e->map, &roads, err);
+    if (st || (st = sn_world_set_roads(&e->world, roads, err)))
+        return st;
     sn_map_info info = {.struct_size = sizeof info};
     sn_map_info_get(e->map, &info, NULL);
     if (!sc->settings.has_georeference && info.has_geo_reference)

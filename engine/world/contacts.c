@@ -82,6 +82,9 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     bool feet = (a1->kind == SN_ACTOR_WALKER && is_drivable(a2->tag) && a2->kind == SN_ACTOR_STATIC) ||
                 (a2->kind == SN_ACTOR_WALKER && is_drivable(a1->tag) && a1->kind == SN_ACTOR_STATIC);
     bool fallen = a1->fallen || a2->fallen;
+    /* The map's surfaces are the ground, as a ground plane is: what rests or scrapes on them
+    ** is held up, not in a collision (roads.c). Their kerb faces are obstacles. */
+    bool support = feet || a1->ground || a2->ground;
     for (int i = 0; i < n; i++) {
         sn_contact_rec *rec = next_contact(w);
         if (!rec) { /* out of memory: the step reports it; a dropped contact would change the output */
@@ -106,7 +109,7 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
         rec->flipped = !b1;
         rec->pos = sn_v3(cg[i].pos[0], cg[i].pos[1], cg[i].pos[2]);
         rec->normal = sn_v3(cg[i].normal[0], cg[i].normal[1], cg[i].normal[2]);
-        if (feet) /* support, not a collision: no feedback to read */
+        if (support) /* support, not a collision: no feedback to read */
             rec->a = rec->b = NULL;
     }
 }
@@ -183,8 +186,11 @@ void sn_gather_contacts(sn_world *w, double h)
         }
         sn_vec3 on_a = r->a_dynamic ? f1 : sn_v3_scale(f2, -1);
         sn_vec3 on_b = r->b_dynamic ? f2 : sn_v3_scale(f1, -1);
-        pair_add(w, r->a, r->b, sn_v3_scale(on_a, h), r->pos, r->normal);
-        pair_add(w, r->b, r->a, sn_v3_scale(on_b, h), r->pos, sn_v3_scale(r->normal, -1));
+        /* Actor 0 is the map (a kerb, roads.c): collisions are reported to the actor that hit it. */
+        if (r->a->id)
+            pair_add(w, r->a, r->b, sn_v3_scale(on_a, h), r->pos, r->normal);
+        if (r->b->id)
+            pair_add(w, r->b, r->a, sn_v3_scale(on_b, h), r->pos, sn_v3_scale(r->normal, -1));
     }
 }
 

@@ -130,6 +130,7 @@ void sn_world_free(sn_world *w)
     sn_ogrid_free(&w->ogrid);
     sn_sbp_free(&w->sbp);
     sn_dbp_free(&w->dbp);
+    sn_world_free_roads(w); /* its geoms before the spaces that hold them */
     if (!w->poisoned) {
         /* After an ODE error its spaces may still be locked, and destroying a geom then
         ** makes ODE end the process: leak them instead (the run is over anyway). */

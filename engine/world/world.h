@@ -102,6 +102,7 @@ struct sn_actor {
     bool fallen;        /* a walker struck hard: a passive body from then on */
     bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
     bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
+    bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
 
     void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
 
@@ -173,6 +174,15 @@ typedef struct sn_world {
     sn_ogrid ogrid;         /* bodies' bounding spheres for the spawn-overlap check */
     sn_sbp sbp;             /* static geoms' boxes for every query against static_space (sbp.h) */
     sn_dbp dbp;             /* the top space's pairs each substep (dbp.h) */
+    /* The map's surfaces (map/road_mesh.h), world frame, owned; NULL without a map. Not
+    ** actors: physics meets them as ODE trimeshes in static_space (one per chunk, marks
+    ** excepted), whose geom data are stand-ins (road_as, one per category, id 0, kind static)
+    ** that carry the tag; rays and the renderer read the chunks. Set once (roads.c). */
+    struct sn_road_mesh *roads;
+    sn_actor *road_as;
+    dTriMeshDataID *road_data;
+    dGeomID *road_geoms;
+    size_t n_road_geoms;
     /* Bumped by every change of geometry or pose (spawn, remove, teleport, advance), and
     ** static_gen by changes of static actors: the ray index rebuilds only when they move. */
     uint64_t gen, static_gen;
@@ -186,6 +196,13 @@ typedef struct sn_world {
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err);
 void sn_world_free(sn_world *w);
+
+/* The map's surfaces into the world (roads.c): takes `roads` (freed with the world, and on
+** failure); the static geometry it adds is there for physics, rays and the renderer. */
+struct sn_road_mesh;
+sn_status sn_world_set_roads(sn_world *w, struct sn_road_mesh *roads, sn_error *err);
+/* Releases them (sn_world_free calls it). */
+void sn_world_free_roads(sn_world *w);
 
 /* Registry. */
 /* A new zeroed actor with id `id` (0 = the next one). NULL when out of memory or when `id`

@@ -1,0 +1,89 @@
+/* roads.c — the map's surfaces as static physics geometry.
+**
+** Each chunk of the road mesh but paint becomes an ODE trimesh (OPCODE) in the static space,
+** so the static broadphase (sbp.c), the wheels' rays (vehicle.c), contacts (contacts.c), ray
+** casts and the spawn check meet it like any static prop; a chunk covers at most
+** SN_ROAD_PIECE m of one road, so its box is local. The geoms' data are stand-in actors, one
+** per category, never in the registry: id 0, kind static, the category's tag, `ground` for
+** surfaces. Contacts with ground are support (no collision pair); kerb faces are obstacles
+** and a hit on one is a collision with actor 0. Paint is left out: 1.5 cm steps under the
+** wheels at every line are not worth having. */
+#include "world.h"
+
+#include "../map/road_mesh.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(dTriIndex) == sizeof(uint32_t), "the road mesh hands ODE 32-bit indices");
+
+static const char *const stand_in_type[SN_ROAD_N_CATEGORIES] = {
+    "map.road", "map.sidewalk", "map.terrain", "map.rail_track", "map.kerb",
+    "map.road_line", "map.road_line", "map.road_line", "map.road_line", "map.road_line",
+};
+static char no_name[1]; /* stand-ins have no name; never written */
+
+void sn_world_free_roads(sn_world *w)
+{
+    if (!w->poisoned) {
+        for (size_t i = 0; i < w->n_road_geoms; i++)
+            dGeomDestroy(w->road_geoms[i]);
+        for (size_t i = 0; i < w->n_road_geoms; i++)
+            dGeomTriMeshDataDestroy(w->road_data[i]);
+    }
+    free(w->road_geoms);
+    free(w->road_data);
+    free(w->road_as);
+    sn_road_mesh_free(w->roads);
+    w->road_geoms = NULL;
+    w->road_data = NULL;
+    w->road_as = NULL;
+    w->roads = NULL;
+    w->n_road_geoms = 0;
+}
+
+sn_status sn_world_set_roads(sn_world *w, sn_road_mesh *m, sn_error *err)
+{
+    sn_world_free_roads(w);
+    w->roads = m;
+    if (!m)
+        return SN_OK;
+    w->road_as = calloc(SN_ROAD_N_CATEGORIES, sizeof *w->road_as);
+    w->road_geoms = calloc(m->n_chunks ? m->n_chunks : 1, sizeof *w->road_geoms);
+    w->road_data = calloc(m->n_chunks ? m->n_chunks : 1, sizeof *w->road_data);
+    if (!w->road_as || !w->road_geoms || !w->road_data) {
+        sn_world_free_roads(w);
+        return sn_fail(err, SN_E_NOMEM, "map: out of memory for the roads' physics");
+    }
+    for (int c = 0; c < SN_ROAD_N_CATEGORIES; c++) {
+        sn_actor *a = &w->road_as[c];
+        const sn_road_category *k = &sn_road_categories[c];
+        a->id = 0;
+        a->kind = SN_ACTOR_STATIC;
+        a->type_id = stand_in_type[c];
+        a->name = a->role_name = no_name;
+        a->tag = k->tag;
+        memcpy(a->color, k->rgb, 3);
+        a->ground = k->part == SN_ROAD_SURFACE;
+        a->st.rot = a->st.prev_rot = (sn_quat){1, 0, 0, 0};
+    }
+    dAllocateODEDataForThread(dAllocateMaskAll);
+    for (uint32_t i = 0; i < m->n_chunks; i++) {
+        const sn_road_chunk *k = &m->chunks[i];
+        if (k->part == SN_ROAD_MARK)
+            continue;
+        dTriMeshDataID d = dGeomTriMeshDataCreate();
+        dGeomTriMeshDataBuildDouble(d, m->v[k->v_first], 3 * sizeof(double), (int)k->v_count, m->t[k->first],
+                                    (int)(3 * k->count), 3 * sizeof(uint32_t));
+        dGeomID g = dCreateTriMesh(w->static_space, d, NULL, NULL, NULL);
+        dGeomSetData(g, &w->road_as[k->category]);
+        /* the static space's bits, as every static: queries skip crash boxes themselves */
+        dGeomSetCategoryBits(g, 1);
+        dGeomSetCollideBits(g, ~(unsigned long)SN_CAT_CRASH);
+        w->road_data[w->n_road_geoms] = d;
+        w->road_geoms[w->n_road_geoms++] = g;
+    }
+    w->gen++;
+    w->static_gen++;
+    return SN_OK;
+}
