@@ -62,6 +62,19 @@ static const sn_attr_def walker_attrs[] = {
     {"speed", SN_ATTR_FLOAT, "1.4", NULL, NULL, true, 0, 10, "m/s", "default walking speed for control.direction and routes"},
 };
 
+/* CARLA's carla.TrafficLightState names, in its order (Red = 0 ... Unknown = 4). */
+static const char *const tl_states[] = {"Red", "Yellow", "Green", "Off", "Unknown", NULL};
+static const sn_attr_def traffic_light_attrs[] = {
+    ATTR_ROLE, ATTR_TAG("TrafficLight"), ATTR_TEXTURE("none"), ATTR_EXTENT("0.15,0.25,0.5", "head (its colour is the state)"),
+    {"state", SN_ATTR_ENUM, "Red", NULL, tl_states, false, 0, 0, NULL,
+     "the state now (CARLA's TrafficLightState); the light's group changes it as it cycles"},
+    {"green_time", SN_ATTR_FLOAT, "10", NULL, NULL, true, 0.001, 1e6, "s", "green stage (CARLA's default 10 s)"},
+    {"yellow_time", SN_ATTR_FLOAT, "3", NULL, NULL, true, 0.001, 1e6, "s", "yellow stage (CARLA's default 3 s)"},
+    {"red_time", SN_ATTR_FLOAT, "2", NULL, NULL, true, 0.001, 1e6, "s",
+     "all-red stage after yellow before the group's next light turns green (CARLA's default 2 s)"},
+    {"opendrive_id", SN_ATTR_STRING, "", NULL, NULL, false, 0, 0, NULL, "the map signal's id (\"\" when not from a map)"},
+};
+
 #define BP(id_, kind_, shape_, attrs_, doc_) \
     {id_, kind_, doc_, attrs_, (uint32_t)SN_COUNT(attrs_), sizeof(sn_attr_def), shape_, NULL, NULL}
 
@@ -77,6 +90,8 @@ static const sn_blueprint builtins[] = {
        "a passenger car on four ray-cast wheels, rear-wheel drive"),
     BP("vehicle.truck", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, truck_attrs,
        "a box truck on four ray-cast wheels, rear-wheel drive"),
+    BP("traffic.traffic_light", SN_ACTOR_STATIC, SN_SHAPE_BOX, traffic_light_attrs,
+       "a traffic light's head, coloured by its state; the map spawns one per signal, with a pole"),
     BP("walker.pedestrian", SN_ACTOR_WALKER, SN_SHAPE_BOX, walker_attrs,
        "a pedestrian that walks at a set speed and stays upright until struck hard"),
 };

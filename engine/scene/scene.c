@@ -265,27 +265,66 @@ static sn_status parse_control(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     return st;
 }
 
+/* A CARLA Traffic Manager knob in [lo, hi] (autopilot: and traffic: share them). */
+static sn_status get_knob(ctx *c, const sn_ynode *n, const char *what, double lo, double hi, double *out)
+{
+    sn_status st = get_number(c, n, what, out);
+    if (!st && !(*out >= lo && *out <= hi)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s must be within [%g, %g]", what, lo, hi);
+        st = at(c, n, "%s%s", msg, NULL);
+    }
+    return st;
+}
+
+/* The knobs of CARLA's Traffic Manager that map autopilots take (NAN: CARLA's default). */
+static sn_status parse_tm_knobs(ctx *c, const sn_ynode *n, const char *in, sn_tm_knobs *k)
+{
+    static const char *const names[] = {"distance_to_leading_vehicle", "vehicle_percentage_speed_difference",
+                                        "ignore_lights_percentage"};
+    static const double lo[] = {0, -100, 0}, hi[] = {100, 100, 100};
+    double *dst[] = {&k->distance_to_leading_vehicle, &k->speed_difference, &k->ignore_lights};
+    for (int i = 0; i < 3; i++) {
+        *dst[i] = NAN;
+        const sn_ynode *v = sn_ynode_get(n, names[i]);
+        char what[96];
+        snprintf(what, sizeof what, "%s.%s", in, names[i]);
+        sn_status st = v ? get_knob(c, v, what, lo[i], hi[i], dst[i]) : SN_OK;
+        if (st)
+            return st;
+    }
+    return SN_OK;
+}
+
+/* autopilot: {route: [...], target_speed, loop} follows a route; without a route, on a map,
+** the vehicle follows lanes (or the walker sidewalks) with CARLA Traffic Manager's knobs. */
 static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 {
-    static const char *const keys[] = {"route", "target_speed", "loop", NULL};
+    static const char *const keys[] = {"route", "target_speed", "loop", "distance_to_leading_vehicle",
+                                       "vehicle_percentage_speed_difference", "ignore_lights_percentage", NULL};
     sn_status st = expect(c, n, SN_Y_MAP, "autopilot");
     if (!st)
         st = check_keys(c, n, keys, "autopilot");
+    if (!st)
+        st = parse_tm_knobs(c, n, "autopilot", &e->knobs);
     if (st)
         return st;
+    e->autopilot_pos = pos_of(n);
     const sn_ynode *r = sn_ynode_get(n, "route");
-    if (!r)
-        return at(c, n, "autopilot needs a route: [[x, y, z], ...]", NULL, NULL);
-    if ((st = expect(c, r, SN_Y_SEQ, "autopilot.route")))
-        return st;
-    if (r->n < 1)
-        return at(c, r, "autopilot.route needs at least one point", NULL, NULL);
-    e->route = calloc(r->n, sizeof *e->route);
-    if (!e->route)
-        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < r->n; i++)
-        if ((st = get_point(c, r->items[i], "a route point", &e->route[e->n_route++])))
+    if (r) {
+        if ((st = expect(c, r, SN_Y_SEQ, "autopilot.route")))
             return st;
+        if (r->n < 1)
+            return at(c, r, "autopilot.route needs at least one point", NULL, NULL);
+        e->route = calloc(r->n, sizeof *e->route);
+        if (!e->route)
+            return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+        for (size_t i = 0; i < r->n; i++)
+            if ((st = get_point(c, r->items[i], "a route point", &e->route[e->n_route++])))
+                return st;
+    } else {
+        e->map_autopilot = true; /* the engine checks that the scene has a map */
+    }
     e->target_speed = -1; /* the engine picks per kind */
     const sn_ynode *v;
     if ((v = sn_ynode_get(n, "target_speed"))) {
@@ -660,6 +699,50 @@ static sn_status parse_map(ctx *c, const sn_ynode *n, sn_scene *s)
     return SN_OK;
 }
 
+/* traffic: {vehicles, walkers, seed, blueprint, knobs}: CARLA's generate_traffic.py as a key. */
+static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
+{
+    static const char *const keys[] = {"vehicles", "walkers", "seed", "blueprint", "distance_to_leading_vehicle",
+                                       "vehicle_percentage_speed_difference", "ignore_lights_percentage", NULL};
+    sn_status st = expect(c, n, SN_Y_MAP, "traffic");
+    if (!st)
+        st = check_keys(c, n, keys, "traffic");
+    if (!st)
+        st = parse_tm_knobs(c, n, "traffic", &s->traffic.knobs);
+    if (st)
+        return st;
+    sn_scene_traffic *t = &s->traffic;
+    t->present = true;
+    t->pos = pos_of(n);
+    const sn_ynode *v;
+    uint64_t u;
+    if ((v = sn_ynode_get(n, "vehicles"))) {
+        if ((st = get_uint(c, v, "traffic.vehicles", &u)))
+            return st;
+        if (u > 10000)
+            return at(c, v, "traffic.vehicles must be at most 10000", NULL, NULL);
+        t->vehicles = (uint32_t)u;
+    }
+    if ((v = sn_ynode_get(n, "walkers"))) {
+        if ((st = get_uint(c, v, "traffic.walkers", &u)))
+            return st;
+        if (u > 10000)
+            return at(c, v, "traffic.walkers must be at most 10000", NULL, NULL);
+        t->walkers = (uint32_t)u;
+    }
+    if ((v = sn_ynode_get(n, "seed"))) {
+        if ((st = get_uint(c, v, "traffic.seed", &t->seed)))
+            return st;
+        t->has_seed = true;
+    }
+    if ((v = sn_ynode_get(n, "blueprint"))) {
+        if ((st = get_string(c, v, "traffic.blueprint", &t->blueprint)))
+            return st;
+        t->blueprint_pos = pos_of(v);
+    }
+    return SN_OK;
+}
+
 static sn_scene_entity *entity_at(sn_scene *s, uint32_t i)
 {
     return i < s->n_actors ? &s->actors[i] : &s->sensors[i - s->n_actors];
@@ -736,7 +819,7 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
     for (size_t i = 0; i < s->n_sets && !st; i++)
         st = sn_ydoc_override(&doc, path, s->sets[i], err);
     ctx c = {path, err};
-    static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", NULL};
+    static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", "traffic", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!st && !root)
         st = sn_fail(err, SN_E_INVALID, "%s:1:1: the scene is empty (expected a mapping with settings, actors, sensors)", path);
@@ -754,6 +837,8 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         st = parse_list(&c, v, true, &s->sensors, &s->n_sensors);
     if (!st && (v = sn_ynode_get(root, "recorder")))
         st = parse_recorder(&c, v, s);
+    if (!st && (v = sn_ynode_get(root, "traffic")))
+        st = parse_traffic(&c, v, s);
     if (!st)
         st = check_names(&c, s);
     if (!st && (uint64_t)s->n_actors + s->n_sensors > SN_LIMIT_ACTORS)
@@ -803,5 +888,6 @@ void sn_scene_free(sn_scene *s)
     free(s->sets);
     free(s->recorder_file);
     free(s->map_path);
+    free(s->traffic.blueprint);
     memset(s, 0, sizeof *s);
 }

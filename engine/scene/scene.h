@@ -33,6 +33,13 @@ typedef struct sn_scene_call {
     sn_srcpos pos;
 } sn_scene_call;
 
+/* CARLA Traffic Manager's per-vehicle knobs; NAN = CARLA's default (docs/traffic.md). */
+typedef struct sn_tm_knobs {
+    double distance_to_leading_vehicle;  /* m */
+    double speed_difference;             /* vehicle_percentage_speed_difference, % below the limit */
+    double ignore_lights;                /* ignore_lights_percentage, % */
+} sn_tm_knobs;
+
 typedef struct sn_scene_entity {
     char *name;
     char *blueprint;
@@ -55,6 +62,9 @@ typedef struct sn_scene_entity {
     uint32_t n_route;
     double target_speed;
     bool loop_route;
+    bool map_autopilot;   /* autopilot without a route: follow the map's lanes */
+    sn_tm_knobs knobs;
+    sn_srcpos autopilot_pos;
 
     /* sensors only */
     sn_scene_call *calls;
@@ -79,6 +89,17 @@ typedef struct sn_scene_settings {
     sn_srcpos dt_pos;
 } sn_scene_settings;
 
+/* traffic: what CARLA's generate_traffic.py spawns, on the scene's map. */
+typedef struct sn_scene_traffic {
+    bool present;
+    uint32_t vehicles, walkers;
+    bool has_seed;
+    uint64_t seed;          /* the spawn shuffle's and the autopilots' seed; else the scene's */
+    char *blueprint;        /* vehicles' blueprint, NULL = vehicle.sedan */
+    sn_tm_knobs knobs;
+    sn_srcpos pos, blueprint_pos;
+} sn_scene_traffic;
+
 typedef struct sn_scene {
     char *path;
     char **sets; /* the overrides applied, "PATH=VALUE" (positions point into them) */
@@ -94,6 +115,7 @@ typedef struct sn_scene {
     bool recorder_additional;
     uint64_t recorder_date;
     sn_srcpos recorder_pos;
+    sn_scene_traffic traffic;
 } sn_scene;
 
 /* The settings of a scene that sets none (a file's defaults; a test world's scene). */

@@ -11,6 +11,8 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../plugin/attr.h"
+#include "../traffic/lights.h"
+#include "../traffic/traffic.h"
 
 #include <errno.h>
 #include <math.h>
@@ -100,6 +102,10 @@ static void unload(sn_engine *e)
     sn_world_free(&e->world);
     sn_map_close(e->map);
     e->map = NULL;
+    sn_lights_free(e->lights);
+    e->lights = NULL;
+    sn_traffic_free(e->traffic);
+    e->traffic = NULL;
     sn_scene_free(&e->scene);
     free(e->out_dir);
     e->out_dir = NULL;
@@ -290,6 +296,11 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         return st;
     if ((st = load_map(e, err)))
         return st;
+    /* The map's traffic lights exist before anything the scene spawns, as in CARLA's towns. */
+    if (!e->replay && (st = sn_lights_build(e, err))) {
+        sn_error_prefix(err, sc->path);
+        return st;
+    }
     e->clock = (sn_clock){0, 0, sc->settings.fixed_delta_seconds, 0, llround(sc->settings.fixed_delta_seconds * 1e9)};
     e->time_world = e->time_sensors = e->time_output = 0; /* the timers count from this load */
     e->n_sub = (int)ceil(sc->settings.fixed_delta_seconds / sc->settings.max_substep_delta_time - 1e-9);
@@ -326,6 +337,8 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         if (spawnable(e, &sc->actors[i], 0) && (st = sn_spawn_scene_actor(e, &e->actors[i], err)))
             return st;
     }
+    if (!e->replay && (st = sn_traffic_spawn(e, err)))
+        return st;
     for (uint32_t i = 0; i < sc->n_sensors; i++)
         if (spawnable(e, &sc->sensors[i], 0) && (st = sn_spawn_scene_sensor(e, e->sensors[i], err)))
             return st;
@@ -806,14 +819,14 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
     st = e->replay ? sn_replay_before_step(e, err) : SN_OK;
     if (!st)
         st = schedule(e, err);
+    if (!st)
+        sn_lights_step(e); /* step 1: traffic-light groups cycle on the simulation clock */
     double t0 = mono(), t1 = t0;
     if (!st)
         st = run_phase(e, SN_PHASE_PRE, err);
     if (!st) {
         t1 = mono();
-        for (size_t i = 0; i < e->world.n_actors; i++)
-            if (e->world.actors[i]->has_autopilot)
-                sn_autopilot_update(&e->world, e->world.actors[i], c->dt);
+        sn_traffic_controllers(e, c->dt); /* step 3: route followers and map autopilots */
         st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
         e->time_world += mono() - t1;
         if (!st)

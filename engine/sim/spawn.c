@@ -5,6 +5,8 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../plugin/attr.h"
+#include "../traffic/lights.h"
+#include "../traffic/traffic.h"
 
 #include <errno.h>
 #include <math.h>
@@ -249,6 +251,8 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         goto fail;
     }
     sn_actor_update_attached(&e->world, a);
+    if (strcmp(bp->id, "traffic.traffic_light") == 0 && (st = sn_lights_register(e, a, err)))
+        goto fail;
     if (sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, a->parent)) {
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
         goto fail;
@@ -301,7 +305,15 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
                 a->walk_speed = ent->walk_speed;
         }
     }
-    if (ent->has_autopilot) {
+    if (ent->has_autopilot && ent->map_autopilot) {
+        st = sn_mapdrive_start(e, a, &ent->knobs, ent->target_speed, e->seed ^ sn_hash_str(ent->name ? ent->name : ""),
+                               err);
+        if (st) {
+            sn_error_prefix(err, sn_scene_where(path, ent->autopilot_pos).s);
+            sn_destroy_actor(e, a->id);
+            return st;
+        }
+    } else if (ent->has_autopilot) {
         a->ap.route = malloc(ent->n_route * sizeof *a->ap.route);
         if (!a->ap.route) {
             sn_destroy_actor(e, a->id);
@@ -410,6 +422,7 @@ sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id)
     for (uint32_t i = 0; i < e->n_actors; i++)
         if (e->actors[i].actor_id == id)
             e->actors[i].destroyed = true;
+    sn_lights_forget(e, id);
     /* The actor goes either way; a lost DESTROYED event is reported, never silent. */
     if (sn_queue_event(e, SN_EVENT_ACTOR_DESTROYED, id, a->parent))
         st = SN_E_NOMEM;

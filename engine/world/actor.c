@@ -138,6 +138,7 @@ void sn_world_remove(sn_world *w, uint32_t id)
     free(a->name);
     free(a->role_name);
     free(a->ap.route);
+    free(a->ap.map);
     free(a->values);
     free(a);
     memmove(&w->actors[i], &w->actors[i + 1], (w->n_actors - i - 1) * sizeof *w->actors);

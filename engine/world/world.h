@@ -43,6 +43,7 @@ typedef struct sn_autopilot {
     double target_speed;
     bool loop, done;
     double speed_integral;
+    struct sn_mapdrive *map; /* owned: a map autopilot (traffic/traffic.h) instead of the route */
 } sn_autopilot;
 
 /* How an actor moves (CARLA's set_simulate_physics): physics-driven bodies are stepped by ODE;

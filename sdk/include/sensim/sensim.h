@@ -479,6 +479,67 @@ SN_API sn_status sn_engine_load_replay(sn_engine *e, const char *recording, cons
 ** when possible. */
 SN_API uint32_t sn_engine_replay_actor(const sn_engine *e, uint32_t recorded_id);
 
+/* ---- Traffic lights (CARLA's carla.TrafficLight) ----
+**
+** A scene with a map gets a traffic.traffic_light actor for every dynamic 3-light signal of the
+** map (docs/traffic.md), grouped per junction: one controller of a group at a time runs green,
+** yellow, red (CARLA's defaults 10 s, 3 s, 2 s) while the others are red. Groups advance at the
+** start of every step from the simulation clock. A light is named by its actor id.
+*/
+
+/* CARLA's carla.TrafficLightState, the same values. */
+typedef enum sn_traffic_light_state {
+    SN_TL_RED = 0,
+    SN_TL_YELLOW = 1,
+    SN_TL_GREEN = 2,
+    SN_TL_OFF = 3,
+    SN_TL_UNKNOWN = 4
+} sn_traffic_light_state;
+
+/* What a light is. Set struct_size = sizeof(sn_traffic_light_info). */
+typedef struct sn_traffic_light_info {
+    uint32_t struct_size;
+    uint32_t id;                  /* the actor */
+    int32_t opendrive_id;         /* the map signal's id; -1 when not from the map */
+    int32_t road_id;              /* the signal's road; -1 when not from the map */
+    int32_t junction_id;          /* its group's junction; -1 for a light of its own */
+    uint32_t pole_index;          /* CARLA's get_pole_index: its controller's place in the group */
+    sn_traffic_light_state state;
+    bool frozen;                  /* its group is frozen */
+    double green_time, yellow_time, red_time; /* s, of its controller */
+    double elapsed_time;          /* s in the current stage of its group (CARLA's get_elapsed_time) */
+    uint32_t n_stops;             /* its stop waypoints (sn_engine_traffic_light_stops) */
+} sn_traffic_light_info;
+
+/* The lights, in ascending actor id: count, and the id of the index-th (0 past the end). */
+SN_API uint32_t sn_engine_traffic_light_count(const sn_engine *e);
+SN_API uint32_t sn_engine_traffic_light_at(const sn_engine *e, uint32_t index);
+SN_API sn_status sn_engine_traffic_light_info(const sn_engine *e, uint32_t id, sn_traffic_light_info *out,
+                                              sn_error *err);
+SN_API sn_status sn_engine_traffic_light_get_state(const sn_engine *e, uint32_t id, sn_traffic_light_state *out,
+                                                   sn_error *err);
+/* CARLA's set_state: the light shows `state` now; its group overrides it at its next stage
+** unless frozen. */
+SN_API sn_status sn_engine_traffic_light_set_state(sn_engine *e, uint32_t id, sn_traffic_light_state state,
+                                                   sn_error *err);
+/* CARLA's freeze: stops (or restarts) the cycle of the light's group; id 0 = every group
+** (CARLA's world.freeze_all_traffic_lights). */
+SN_API sn_status sn_engine_traffic_light_freeze(sn_engine *e, uint32_t id, bool freeze, sn_error *err);
+/* CARLA's set_green_time / set_yellow_time / set_red_time for the light's controller (seconds,
+** within (0, 1e6]); they apply from the next stage. */
+SN_API sn_status sn_engine_traffic_light_set_times(sn_engine *e, uint32_t id, double green, double yellow, double red,
+                                                   sn_error *err);
+/* CARLA's reset_group: the light's group starts again (its first controller green). */
+SN_API sn_status sn_engine_traffic_light_reset_group(sn_engine *e, uint32_t id, sn_error *err);
+/* CARLA's get_group_traffic_lights: the lights of its group (*n counts all; the first
+** min(cap, *n) go to out). */
+SN_API sn_status sn_engine_traffic_light_group(const sn_engine *e, uint32_t id, uint32_t *out, size_t cap, size_t *n,
+                                               sn_error *err);
+/* CARLA's get_stop_waypoints: where the traffic the light controls stops, one waypoint per
+** lane, on its stop line (sensim/map.h's sn_waypoint). */
+SN_API sn_status sn_engine_traffic_light_stops(const sn_engine *e, uint32_t id, sn_waypoint *out, size_t cap,
+                                               size_t *n, sn_error *err);
+
 /* ---- Crash reports ---- */
 
 /*

@@ -1,0 +1,453 @@
+/* lights.c — traffic-light actors from the map's signals, their groups and their cycle.
+**
+** CARLA's cycle (Unreal/CarlaUE4/Plugins/Carla/Source/Carla/Traffic/TrafficLightGroup.cpp and
+** TrafficLightController.h): a group holds the controllers of one junction; at reset every
+** controller is red and the first turns green; the running controller's stages are green 10 s,
+** yellow 3 s, red 2 s (LightStates), and when its red stage ends the next controller (in
+** order, wrapping) turns green. A stage's timer does not carry its overshoot into the next
+** stage (Timer = NextState()), nor does it here. Timers are integer nanoseconds of the
+** simulation clock, so the cycle is exact at any dt that divides the stage times. */
+#include "lights.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "../map/lanemap.h"
+#include "../plugin/attr.h"
+#include "../sim/engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The head's colour per state (Red, Yellow, Green, Off, Unknown): what a camera sees. */
+static const uint8_t state_rgb[5][3] = {{230, 20, 20}, {240, 190, 0}, {20, 210, 60}, {35, 35, 35}, {35, 35, 35}};
+static const char *const state_names[5] = {"Red", "Yellow", "Green", "Off", "Unknown"};
+
+#define POLE_HEIGHT 3.0 /* m from the road to the head's bottom, CARLA's 3-light posts' size */
+#define POLE_RADIUS 0.08
+
+static sn_lights *lights_of(sn_engine *e)
+{
+    if (!e->lights)
+        e->lights = calloc(1, sizeof *e->lights);
+    return e->lights;
+}
+
+sn_tlight *sn_lights_find(const sn_lights *ls, uint32_t actor)
+{
+    for (uint32_t i = 0; ls && actor && i < ls->n; i++)
+        if (ls->l[i].actor == actor)
+            return &ls->l[i];
+    return NULL;
+}
+
+void sn_lights_set(sn_engine *e, sn_tlight *t, uint8_t state)
+{
+    if (state > SN_TL_UNKNOWN)
+        state = SN_TL_UNKNOWN;
+    t->state = state;
+    sn_actor *a = sn_world_find(&e->world, t->actor);
+    if (!a)
+        return;
+    memcpy(a->color, state_rgb[state], 3);
+    /* The `state` attribute follows, so plugins (host actor_attribute) and the API read it. */
+    int i = a->bp ? sn_attr_find(a->bp->attrs, a->bp->n_attrs, a->bp->stride, "state") : -1;
+    if (i >= 0 && a->values) {
+        a->values[i].i = state;
+        a->values[i].s = state_names[state];
+    }
+}
+
+static double attr_f(const sn_actor *a, const char *name, double def)
+{
+    int i = a->bp ? sn_attr_find(a->bp->attrs, a->bp->n_attrs, a->bp->stride, name) : -1;
+    return i >= 0 && a->values ? a->values[i].f : def;
+}
+
+static int64_t to_ns(double s) { return llround(s * 1e9); }
+
+/* Sets every light of the group from its cycle: the running controller's stage, red elsewhere. */
+static void apply_group(sn_engine *e, uint32_t gi)
+{
+    sn_lights *ls = e->lights;
+    const sn_tl_group *g = &ls->g[gi];
+    static const uint8_t stage_state[3] = {SN_TL_GREEN, SN_TL_YELLOW, SN_TL_RED};
+    for (uint32_t i = 0; i < ls->n; i++)
+        if (ls->l[i].group == gi && ls->l[i].actor)
+            sn_lights_set(e, &ls->l[i], ls->l[i].ctl == g->cur ? stage_state[g->stage] : SN_TL_RED);
+}
+
+static void start_stage(sn_lights *ls, sn_tl_group *g)
+{
+    g->stage_ns = g->timer_ns = ls->ctl[g->first_ctl + g->cur].ns[g->stage];
+}
+
+void sn_lights_reset_group(sn_engine *e, uint32_t gi)
+{
+    sn_tl_group *g = &e->lights->g[gi];
+    g->cur = 0;
+    g->stage = 0;
+    start_stage(e->lights, g);
+    apply_group(e, gi);
+}
+
+void sn_lights_step(sn_engine *e)
+{
+    sn_lights *ls = e->lights;
+    if (!ls || e->replay)
+        return; /* a replay's lights take their recorded states (CARLA's groups stop while replaying) */
+    for (uint32_t gi = 0; gi < ls->n_g; gi++) {
+        sn_tl_group *g = &ls->g[gi];
+        if (g->frozen || !g->n_ctl)
+            continue;
+        g->timer_ns -= e->clock.dt_ns;
+        if (g->timer_ns > 0)
+            continue;
+        if (++g->stage == 3) { /* the controller's cycle is over: the next one turns green */
+            g->stage = 0;
+            g->cur = (g->cur + 1) % g->n_ctl;
+        }
+        start_stage(ls, g);
+        apply_group(e, gi);
+    }
+}
+
+/* Grows a uint32_t-capacity array (sn_grow takes a size_t capacity). */
+static bool grow32(void **p, uint32_t *cap, size_t need, size_t size)
+{
+    size_t c = *cap;
+    if (!sn_grow(p, &c, need, size))
+        return false;
+    *cap = (uint32_t)c;
+    return true;
+}
+
+/* A light of its own group with one controller (its own green, yellow and red times). */
+static sn_status own_group(sn_lights *ls, const sn_actor *a, int32_t junction, uint32_t *gi, sn_error *err)
+{
+    if (!grow32((void **)&ls->g, &ls->cap_g, ls->n_g + 1, sizeof *ls->g) ||
+        !grow32((void **)&ls->ctl, &ls->cap_ctl, ls->n_ctl + 1, sizeof *ls->ctl))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    ls->ctl[ls->n_ctl] = (sn_tl_ctl){{to_ns(attr_f(a, "green_time", 10)), to_ns(attr_f(a, "yellow_time", 3)),
+                                      to_ns(attr_f(a, "red_time", 2))}};
+    ls->g[ls->n_g] = (sn_tl_group){.junction_id = junction, .first_ctl = ls->n_ctl++, .n_ctl = 1};
+    *gi = ls->n_g++;
+    return SN_OK;
+}
+
+static sn_status add_light(sn_lights *ls, sn_tlight t, sn_error *err)
+{
+    if (!grow32((void **)&ls->l, &ls->cap, ls->n + 1, sizeof *ls->l))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    ls->l[ls->n++] = t;
+    return SN_OK;
+}
+
+sn_status sn_lights_register(sn_engine *e, sn_actor *a, sn_error *err)
+{
+    sn_lights *ls = lights_of(e);
+    if (!ls)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    if (ls->building)
+        return SN_OK; /* the map's own: sn_lights_build records them with their signal */
+    uint32_t gi;
+    sn_status st = own_group(ls, a, -1, &gi, err);
+    if (st)
+        return st;
+    int si = sn_attr_find(a->bp->attrs, a->bp->n_attrs, a->bp->stride, "state");
+    uint8_t state = si >= 0 && a->values ? (uint8_t)a->values[si].i : SN_TL_RED;
+    if ((st = add_light(ls, (sn_tlight){a->id, -1, -1, gi, 0, state}, err)))
+        return st;
+    /* A light spawned on its own starts its cycle at its `state` attribute's stage (red runs
+    ** the red stage, then green again), so a scene or a replay gets the state it asked for. */
+    sn_tl_group *g = &ls->g[gi];
+    g->stage = state == SN_TL_GREEN ? 0 : state == SN_TL_YELLOW ? 1 : 2;
+    start_stage(ls, g);
+    g->frozen = state > SN_TL_GREEN; /* Off and Unknown stay as they are */
+    sn_lights_set(e, &ls->l[ls->n - 1], state);
+    return SN_OK;
+}
+
+void sn_lights_forget(sn_engine *e, uint32_t actor)
+{
+    sn_tlight *t = sn_lights_find(e->lights, actor);
+    if (t)
+        t->actor = 0;
+}
+
+void sn_lights_free(sn_lights *ls)
+{
+    if (!ls)
+        return;
+    free(ls->l);
+    free(ls->ctl);
+    free(ls->g);
+    free(ls->stops);
+    free(ls);
+}
+
+/* ---- From the map ---- */
+
+/* CARLA spawns a traffic light for each dynamic signal of type 1000001 (the 3-light head),
+** and its towns name them Signal_3Light_*. */
+static bool is_light(const sn_odr_signal *sg)
+{
+    if (sg->is_reference || !sg->dynamic)
+        return false;
+    return (sg->type && strcmp(sg->type, "1000001") == 0) || (sg->name && strstr(sg->name, "Signal_3Light"));
+}
+
+/* The junction a signal of road r controls: the road's own when it is a connecting road, else
+** the one its controlled traffic drives into ('+' along s: the successor; '-': the predecessor). */
+static int32_t junction_ahead(const sn_odr_road *r, char orientation)
+{
+    if (r->junction >= 0)
+        return r->junction;
+    if (orientation != '-' && r->succ.elem == SN_ODR_ELEM_JUNCTION)
+        return r->succ.id;
+    if (orientation != '+' && r->pred.elem == SN_ODR_ELEM_JUNCTION)
+        return r->pred.id;
+    return -1;
+}
+
+/* The junction whose controllers list a signal, and the signal's place in that listing
+** (controllers in the junction's order, signals in each controller's), if any. */
+static bool listed_in(const sn_odr *o, int32_t signal_id, int32_t *junction_id, uint32_t *rank)
+{
+    for (uint32_t j = 0; j < o->n_junctions; j++) {
+        uint32_t r = 0;
+        for (uint32_t k = 0; k < o->junctions[j].n_controllers; k++)
+            for (uint32_t c = 0; c < o->n_controllers; c++) {
+                const sn_odr_controller *ct = &o->controllers[c];
+                if (ct->id != o->junctions[j].controllers[k])
+                    continue;
+                for (uint32_t i = 0; i < ct->n_signals; i++, r++)
+                    if (ct->signals[i] == signal_id) {
+                        *junction_id = o->junctions[j].id;
+                        *rank = r;
+                        return true;
+                    }
+            }
+    }
+    return false;
+}
+
+static bool in_validity(const sn_odr_signal *sg, int lane)
+{
+    if (!sg->n_validity)
+        return true;
+    for (uint32_t v = 0; v < sg->n_validity; v++) {
+        int lo = sg->validity[v].from < sg->validity[v].to ? sg->validity[v].from : sg->validity[v].to;
+        int hi = sg->validity[v].from < sg->validity[v].to ? sg->validity[v].to : sg->validity[v].from;
+        if (lane >= lo && lane <= hi)
+            return true;
+    }
+    return false;
+}
+
+/* The stop lines of a signal: each driving lane of its road that travels the way the signal
+** faces and lies in its validity. On an ordinary road the line is at the signal's s; on a
+** connecting road (a signal inside its junction) at the lane's entry into the junction. */
+static sn_status add_stops(sn_lights *ls, const sn_odr_road *r, const sn_odr_signal *sg, uint32_t light,
+                           sn_error *err)
+{
+    double s = fmin(fmax(sg->s, 0), r->length);
+    const sn_odr_section *sec = &r->sections[sn_odr_section_at(r, s, false)];
+    for (uint32_t i = 0; i < sec->n_lanes; i++) {
+        const sn_odr_lane *l = &sec->lanes[i];
+        if (l->id == 0 || l->type != SN_LANE_DRIVING || !in_validity(sg, l->id))
+            continue;
+        int dir = sn_map_lane_dir(r, l->id);
+        if ((sg->orientation == '+' && dir < 0) || (sg->orientation == '-' && dir > 0))
+            continue;
+        double at = r->junction >= 0 ? (dir > 0 ? 0 : r->length) : s;
+        if (!grow32((void **)&ls->stops, &ls->cap_stops, ls->n_stops + 1, sizeof *ls->stops))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+        ls->stops[ls->n_stops++] = (sn_tl_stop){r->id, l->id, at, light};
+    }
+    return SN_OK;
+}
+
+static int stop_cmp(const void *x, const void *y)
+{
+    const sn_tl_stop *a = x, *b = y;
+    if (a->road_id != b->road_id)
+        return a->road_id < b->road_id ? -1 : 1;
+    if (a->lane_id != b->lane_id)
+        return a->lane_id < b->lane_id ? -1 : 1;
+    if (a->s != b->s)
+        return a->s < b->s ? -1 : 1;
+    return a->light < b->light ? -1 : a->light > b->light;
+}
+
+const sn_tl_stop *sn_lights_stops_of(const sn_lights *ls, int32_t road_id, int32_t lane_id, uint32_t *n)
+{
+    *n = 0;
+    if (!ls || !ls->n_stops)
+        return NULL;
+    uint32_t lo = 0, hi = ls->n_stops;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        const sn_tl_stop *s = &ls->stops[mid];
+        if (s->road_id < road_id || (s->road_id == road_id && s->lane_id < lane_id))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t k = lo;
+    while (k < ls->n_stops && ls->stops[k].road_id == road_id && ls->stops[k].lane_id == lane_id)
+        k++;
+    *n = k - lo;
+    return &ls->stops[lo];
+}
+
+/* Spawns one built-in actor with attributes given as text. */
+static sn_status spawn_builtin(sn_engine *e, const char *bp_id, const char *const (*kv)[2], uint32_t n,
+                               sn_transform tf, uint32_t parent, sn_actor **out, sn_error *err)
+{
+    const sn_blueprint *bp = sn_library_find(&e->lib, bp_id);
+    if (!bp)
+        return sn_fail(err, SN_E_INVALID, "map: the built-in blueprint '%s' is missing", bp_id);
+    sn_scene_attr attrs[8];
+    sn_scene_entity ent;
+    memset(&ent, 0, sizeof ent);
+    memset(attrs, 0, sizeof attrs);
+    ent.blueprint = (char *)bp->id;
+    for (uint32_t i = 0; i < n && i < 8; i++)
+        attrs[i].key = (char *)kv[i][0], attrs[i].value = (char *)kv[i][1];
+    ent.attrs = attrs;
+    ent.n_attrs = n;
+    sn_spawn_desc d = {.bp = bp, .transform = tf, .parent = parent};
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, NULL, &d.values, err);
+    return st ? st : sn_spawn_actor(e, &d, out, err);
+}
+
+/* The head and its pole for signal sg of road r: the head over the signal's (s, t), zOffset
+** plus the pole above the road, its +x axis facing the traffic it controls (CARLA's
+** orientation: '+' controls traffic along s, so it faces -s). */
+static sn_status spawn_light(sn_engine *e, const sn_odr_road *r, const sn_odr_signal *sg, sn_actor **out,
+                             sn_error *err)
+{
+    double s = fmin(fmax(sg->s, 0), r->length), p[3];
+    const double half_h = 0.5; /* the head's half height (the blueprint's extent) */
+    double lift = fmax(sg->z_offset, 0) + POLE_HEIGHT + half_h;
+    sn_odr_point(r, s, sg->t, lift, p);
+    double hdg = sn_odr_ref_line(r, s).hdg + sg->h_offset + (sg->orientation == '-' ? 0 : M_PI);
+    sn_transform tf = {sn_map_world(p), {0, sn_map_yaw(hdg), 0}};
+    char id[24];
+    snprintf(id, sizeof id, "%d", (int)sg->id);
+    const char *const kv[][2] = {{"opendrive_id", id}};
+    sn_status st = spawn_builtin(e, "traffic.traffic_light", kv, 1, tf, 0, out, err);
+    if (st)
+        return st;
+    /* The pole: a cylinder attached under the head, down to the road. */
+    double height = lift - half_h;
+    char hs[32];
+    snprintf(hs, sizeof hs, "%.6g", height);
+    const char *const pole[][2] = {{"semantic_tag", "TrafficLight"}, {"radius", "0.08"}, {"height", hs},
+                                   {"color", "60,60,60"}};
+    sn_actor *pa;
+    return spawn_builtin(e, "static.prop.cylinder", pole, 4, (sn_transform){{0, 0, -half_h - height / 2}, {0, 0, 0}},
+                         (*out)->id, &pa, err);
+}
+
+typedef struct pending {
+    int32_t junction;
+    uint32_t rank; /* its place in the junction's controllers, else after them in map order */
+    uint32_t light;
+} pending;
+
+static int pending_cmp(const void *x, const void *y)
+{
+    const pending *a = x, *b = y;
+    if (a->junction != b->junction)
+        return a->junction < b->junction ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->light < b->light ? -1 : a->light > b->light;
+}
+
+/* Groups: one per junction (in junction id order) whose lights take turns, one at a time, in
+** the order the junction's controllers list them (CARLA's towns give each light a controller of
+** its own; a map that lists several signals in one controller still gets one green at a time,
+** so crossing streams never share a green). A light outside every junction is a group alone. */
+static sn_status make_groups(sn_engine *e, pending *pd, size_t n_pd, sn_error *err)
+{
+    sn_lights *ls = e->lights;
+    if (n_pd > 1)
+        qsort(pd, n_pd, sizeof *pd, pending_cmp);
+    for (size_t i = 0; i < n_pd;) {
+        size_t j = i + 1;
+        while (pd[i].junction >= 0 && j < n_pd && pd[j].junction == pd[i].junction)
+            j++;
+        uint32_t gi;
+        const sn_actor *first = sn_world_find(&e->world, ls->l[pd[i].light].actor);
+        sn_status st = own_group(ls, first, pd[i].junction, &gi, err); /* its first controller */
+        if (st)
+            return st;
+        for (size_t k = i; k < j; k++) {
+            if (k > i) {
+                const sn_actor *a = sn_world_find(&e->world, ls->l[pd[k].light].actor);
+                if (!grow32((void **)&ls->ctl, &ls->cap_ctl, ls->n_ctl + 1, sizeof *ls->ctl))
+                    return sn_fail(err, SN_E_NOMEM, "out of memory");
+                ls->ctl[ls->n_ctl++] = (sn_tl_ctl){{to_ns(attr_f(a, "green_time", 10)),
+                                                    to_ns(attr_f(a, "yellow_time", 3)), to_ns(attr_f(a, "red_time", 2))}};
+            }
+            ls->l[pd[k].light].group = gi;
+            ls->l[pd[k].light].ctl = (uint32_t)(k - i);
+        }
+        ls->g[gi].n_ctl = (uint32_t)(j - i);
+        i = j;
+    }
+    return SN_OK;
+}
+
+sn_status sn_lights_build(sn_engine *e, sn_error *err)
+{
+    if (!e->map)
+        return SN_OK;
+    const sn_odr *o = e->map->odr;
+    sn_lights *ls = lights_of(e);
+    if (!ls)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    pending *pd = NULL;
+    size_t n_pd = 0, cap_pd = 0;
+    sn_status st = SN_OK;
+    ls->building = true;
+    for (uint32_t ri = 0; ri < o->n_roads && !st; ri++) {
+        const sn_odr_road *r = &o->roads[ri];
+        for (uint32_t k = 0; k < r->n_signals && !st; k++) {
+            const sn_odr_signal *sg = &r->signals[k];
+            if (!is_light(sg))
+                continue;
+            sn_actor *a;
+            if ((st = spawn_light(e, r, sg, &a, err)))
+                break;
+            int32_t junction = -1;
+            uint32_t rank = 0, li = ls->n;
+            if (!listed_in(o, sg->id, &junction, &rank)) {
+                junction = junction_ahead(r, sg->orientation);
+                rank = UINT32_MAX;
+            }
+            if ((st = add_light(ls, (sn_tlight){a->id, sg->id, r->id, 0, 0, SN_TL_RED}, err)) ||
+                (st = add_stops(ls, r, sg, li, err)))
+                break;
+            if (!sn_grow((void **)&pd, &cap_pd, n_pd + 1, sizeof *pd)) {
+                st = sn_fail(err, SN_E_NOMEM, "out of memory");
+                break;
+            }
+            pd[n_pd++] = (pending){junction, rank, li};
+        }
+    }
+    ls->building = false;
+    if (!st)
+        st = make_groups(e, pd, n_pd, err);
+    free(pd);
+    if (st)
+        return st;
+    if (ls->n_stops > 1)
+        qsort(ls->stops, ls->n_stops, sizeof *ls->stops, stop_cmp);
+    for (uint32_t gi = 0; gi < ls->n_g; gi++)
+        sn_lights_reset_group(e, gi);
+    return SN_OK;
+}

@@ -1,0 +1,79 @@
+/* lights.h — traffic lights: actors made from the map's signals, grouped per junction and
+** cycled as CARLA's ATrafficLightGroup cycles them (docs/traffic.md).
+**
+** Every actor of blueprint traffic.traffic_light is registered here when it spawns, whatever
+** spawned it (the map, a scene, the API, a replay): a light without a map signal is a group
+** of its own with no stop lines. Groups advance in step 1 of the frame from the simulation
+** clock (integer nanoseconds), never during a replay (the recording sets the states). */
+#ifndef SN_TRAFFIC_LIGHTS_H
+#define SN_TRAFFIC_LIGHTS_H
+
+#include "../world/world.h"
+
+#include <sensim/sensim.h>
+
+struct sn_engine;
+
+/* A stop line: where traffic on one lane of one road waits for its light. */
+typedef struct sn_tl_stop {
+    int32_t road_id, lane_id; /* OpenDRIVE ids */
+    double s;                 /* along the road's reference line */
+    uint32_t light;           /* index into sn_lights.l */
+} sn_tl_stop;
+
+typedef struct sn_tlight {
+    uint32_t actor;           /* the head's actor id; 0 once destroyed */
+    int32_t signal_id;        /* OpenDRIVE signal id; -1 when not from the map */
+    int32_t road_id;          /* the signal's road, -1 when not from the map */
+    uint32_t group, ctl;      /* its group and controller within it */
+    uint8_t state;            /* sn_traffic_light_state */
+} sn_tlight;
+
+/* CARLA's UTrafficLightController: its lights share a state; stages green, yellow, red. */
+typedef struct sn_tl_ctl {
+    int64_t ns[3];            /* green, yellow, red, nanoseconds */
+} sn_tl_ctl;
+
+/* CARLA's ATrafficLightGroup: one controller at a time runs its stages, the others are red. */
+typedef struct sn_tl_group {
+    int32_t junction_id;      /* -1 for a light of its own */
+    uint32_t first_ctl, n_ctl; /* into sn_lights.ctl */
+    uint32_t cur;             /* current controller (0-based within the group) */
+    uint32_t stage;           /* 0 green, 1 yellow, 2 red */
+    int64_t timer_ns, stage_ns; /* left in the stage, and its length */
+    bool frozen;
+} sn_tl_group;
+
+typedef struct sn_lights {
+    sn_tlight *l;
+    uint32_t n, cap;
+    sn_tl_ctl *ctl;
+    uint32_t n_ctl, cap_ctl;
+    sn_tl_group *g;
+    uint32_t n_g, cap_g;
+    sn_tl_stop *stops;        /* sorted by road, lane, s: the autopilots' lookup */
+    uint32_t n_stops, cap_stops;
+    bool building;            /* the map's lights are being spawned: they register themselves as below */
+} sn_lights;
+
+/* Spawns a light head (and its pole) for every dynamic 3-light signal of the map, groups them
+** per junction and starts every group (controller 0 green). */
+sn_status sn_lights_build(struct sn_engine *e, sn_error *err);
+/* Registers a traffic.traffic_light actor that was spawned outside the map (its own group). */
+sn_status sn_lights_register(struct sn_engine *e, sn_actor *a, sn_error *err);
+/* Step 1 of the frame: every unfrozen group's timer runs down by dt; states follow. */
+void sn_lights_step(struct sn_engine *e);
+/* Forgets a destroyed actor. */
+void sn_lights_forget(struct sn_engine *e, uint32_t actor);
+void sn_lights_free(sn_lights *ls);
+
+/* The light record of a head actor, or NULL. */
+sn_tlight *sn_lights_find(const sn_lights *ls, uint32_t actor);
+/* Sets a light's state now (colour and `state` attribute); the group overrides it at its next stage. */
+void sn_lights_set(struct sn_engine *e, sn_tlight *t, uint8_t state);
+/* CARLA's ResetGroup: controller 0 green, the others red, its stage from the start. */
+void sn_lights_reset_group(struct sn_engine *e, uint32_t group);
+/* The stop lines of lane (road_id, lane_id): *n of them from the returned pointer. */
+const sn_tl_stop *sn_lights_stops_of(const sn_lights *ls, int32_t road_id, int32_t lane_id, uint32_t *n);
+
+#endif

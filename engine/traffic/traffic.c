@@ -1,0 +1,545 @@
+/* traffic.c — the map autopilot: path keeping, pure pursuit, speed, gap and lights. */
+#include "traffic.h"
+#include "lights.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "../map/lanemap.h"
+#include "../sim/engine.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Comfort and physics limits of the speed planner (m/s^2). */
+#define A_LAT 2.5      /* lateral acceleration in curves */
+#define A_COMFORT 3.0  /* braking for curves, leaders and stop lines */
+#define A_YELLOW 4.0   /* the most a driver brakes to stop for a yellow light */
+#define A_HARD 7.0     /* the most it brakes to stop for a red one (mu g is about 9.8) */
+#define STOP_MARGIN 1.0 /* m between the front bumper and the stop line when stopped */
+#define HEADWAY 1.0    /* s: the time gap kept to a moving leader, beyond the distance */
+#define CELL 16.0      /* m, side of the grid cells the leader search uses */
+
+/* ---- The frame's grid of bodies (vehicles and walkers) ---- */
+
+typedef struct body {
+    uint64_t key;
+    const sn_actor *a;
+    sn_vec3 pos, vel, fwd, right;
+} body;
+
+struct sn_traffic {
+    body *b;
+    size_t n, cap;
+};
+
+void sn_traffic_free(struct sn_traffic *t)
+{
+    if (!t)
+        return;
+    free(t->b);
+    free(t);
+}
+
+static int64_t cell_of(double v) { return (int64_t)floor(v / CELL); }
+static uint64_t key_of(int64_t cx, int64_t cy) { return ((uint64_t)(cx + (1 << 30)) << 32) | (uint64_t)(cy + (1 << 30)); }
+
+static int body_cmp(const void *x, const void *y)
+{
+    const body *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->a->id < b->a->id ? -1 : a->a->id > b->a->id;
+}
+
+/* The bodies as the last frame left them, sorted by cell then id. */
+static bool build_grid(sn_engine *e)
+{
+    if (!e->traffic && !(e->traffic = calloc(1, sizeof *e->traffic)))
+        return false;
+    struct sn_traffic *t = e->traffic;
+    const sn_world *w = &e->world;
+    if (!sn_grow((void **)&t->b, &t->cap, w->n_bodies + 1, sizeof *t->b))
+        return false;
+    t->n = 0;
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        const sn_actor *a = w->bodies[i];
+        body *b = &t->b[t->n++];
+        b->a = a;
+        b->pos = a->st.pos;
+        b->vel = a->st.vel;
+        sn_mat3 m = sn_mat3_from_quat(a->st.rot);
+        b->fwd = sn_mat3_col(&m, 0);
+        b->right = sn_mat3_col(&m, 1);
+        b->key = key_of(cell_of(b->pos.x), cell_of(b->pos.y));
+    }
+    qsort(t->b, t->n, sizeof *t->b, body_cmp);
+    return true;
+}
+
+/* ---- The path ---- */
+
+static double dist2d(sn_vec3 a, sn_vec3 b) { return hypot(b.x - a.x, b.y - a.y); }
+
+static uint32_t lane_types(const sn_mapdrive *md) { return md->walker ? SN_LANE_SIDEWALK : SN_LANE_DRIVING; }
+
+/* Puts the path back on the lane nearest the actor. */
+static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
+{
+    md->n = 0;
+    md->ended = false;
+    if (sn_map_waypoint(m, pos, true, lane_types(md), &md->path[0], NULL) != SN_OK)
+        return false;
+    md->n = 1;
+    return true;
+}
+
+/* Appends a turn-round loop from the path's last waypoint onto the lane on its left when that
+** lane runs the other way (at a dead end, the map's edge), then that lane's waypoint. The loop is
+** a keyhole beyond the lane's end that a car can drive: a right arc of radius RHO, a left circle
+** of radius BIG around a centre ahead, a right arc onto the other lane, tangent throughout.
+** Its points copy the last waypoint (road, lane, s) at the loop's positions and headings.
+** 1 when done, 0 when the path has no room for it yet, -1 when there is no such lane. */
+static int u_turn(const sn_map *m, sn_mapdrive *md)
+{
+    enum { MAXP = 40 };
+    const double RHO = 3.0, BIG = 4.5, SPACING = 1.0;
+    const sn_waypoint last = md->path[md->n - 1];
+    sn_waypoint q;
+    if (sn_map_left_lane(m, &last, &q, NULL) != SN_OK || q.lane_type != SN_LANE_DRIVING)
+        return -1;
+    double dyaw = fabs(fmod(fabs(q.transform.rotation.yaw - last.transform.rotation.yaw), 360.0) - 180.0);
+    sn_vec3 p = last.transform.location, mid = sn_v3_scale(sn_v3_add(p, q.transform.location), 0.5);
+    double h = dist2d(p, q.transform.location) / 2;
+    if (dyaw > 30 || h < 0.5 || h > 10)
+        return -1; /* not a lane the other way beside this one */
+    /* Local frame: x ahead, y towards the last waypoint's side; P = (0, h), Q = (0, -h). */
+    double yaw = last.transform.rotation.yaw * SN_DEG;
+    sn_vec3 f = sn_v3(cos(yaw), sin(yaw), 0), u = sn_v3((p.x - mid.x) / h, (p.y - mid.y) / h, 0);
+    double ax = sqrt((BIG + RHO) * (BIG + RHO) - (h + RHO) * (h + RHO));
+    double a1 = atan2(-(h + RHO), ax), b1 = atan2(h + RHO, -ax);
+    double lx[MAXP + 2], ly[MAXP + 2];
+    int n = 0;
+    /* the three arcs: centre, radius, start and end angle */
+    const double arcs[3][5] = {{0, h + RHO, RHO, -M_PI / 2, a1}, {ax, 0, BIG, b1, -b1}, {0, -(h + RHO), RHO, -a1, M_PI / 2}};
+    for (int k = 0; k < 3; k++) {
+        double sweep = arcs[k][4] - arcs[k][3];
+        int steps = (int)ceil(fabs(sweep) * arcs[k][2] / SPACING);
+        for (int i = 1; i <= steps && n < MAXP; i++) {
+            double th = arcs[k][3] + sweep * i / steps;
+            lx[n] = arcs[k][0] + arcs[k][2] * cos(th), ly[n] = arcs[k][1] + arcs[k][2] * sin(th);
+            n++;
+        }
+    }
+    n--; /* the last point is Q itself */
+    if (n <= 0 || n >= MAXP)
+        return -1;
+    if (md->n + (uint32_t)n + 1 > SN_MD_PATH)
+        return 0;
+    double px = 0, py = h;
+    for (int i = 0; i < n; i++) {
+        sn_waypoint w = last;
+        w.transform.location = sn_v3(mid.x + f.x * lx[i] + u.x * ly[i], mid.y + f.y * lx[i] + u.y * ly[i], p.z);
+        double nx = i + 1 < n ? lx[i + 1] : 0, ny = i + 1 < n ? ly[i + 1] : -h;
+        double dx = nx - px, dy = ny - py; /* the chord through the neighbours, local frame */
+        sn_vec3 t = sn_v3(f.x * dx + u.x * dy, f.y * dx + u.y * dy, 0);
+        w.transform.rotation.yaw = atan2(t.y, t.x) / SN_DEG;
+        md->path[md->n++] = w;
+        px = lx[i], py = ly[i];
+    }
+    md->path[md->n++] = q;
+    return 1;
+}
+
+/* Extends the path to `horizon` metres of waypoints (or the array's end). Where the lane
+** branches (junctions), a branch is drawn from the autopilot's own generator. */
+static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
+{
+    sn_waypoint next[16];
+    for (int flips = 0; md->n > 0 && md->n < SN_MD_PATH && !md->ended;) {
+        size_t k = 0;
+        const sn_waypoint *last = &md->path[md->n - 1];
+        if (md->backwards)
+            sn_map_previous(m, last, SN_MD_STEP, next, 16, &k, NULL);
+        else
+            sn_map_next(m, last, SN_MD_STEP, next, 16, &k, NULL);
+        if (k > 16)
+            k = 16;
+        if (k == 0) {
+            /* A walker turns round at a sidewalk's end; a vehicle turns round at a dead end
+            ** (the map's edge) onto the lane beside it that runs the other way, else stops. */
+            if (md->walker && flips++ < 1) {
+                md->backwards = !md->backwards;
+                continue;
+            }
+            int u = md->walker ? -1 : u_turn(m, md);
+            if (u > 0)
+                continue;
+            md->ended = u < 0;
+            break;
+        }
+        size_t pick = k > 1 ? (size_t)(sn_rng_u64(&md->rng) % k) : 0;
+        md->path[md->n++] = next[pick];
+        ahead += SN_MD_STEP;
+        (void)ahead;
+    }
+}
+
+/* Drops the waypoints the actor has passed; false when it is far off its path. */
+static bool advance_path(sn_mapdrive *md, sn_vec3 pos, double *along0)
+{
+    while (md->n >= 2) {
+        sn_vec3 a = md->path[0].transform.location, b = md->path[1].transform.location;
+        double dx = b.x - a.x, dy = b.y - a.y, l2 = dx * dx + dy * dy;
+        double u = l2 > 1e-12 ? ((pos.x - a.x) * dx + (pos.y - a.y) * dy) / l2 : 2;
+        if (u <= 1)
+            break;
+        memmove(md->path, md->path + 1, (md->n - 1) * sizeof *md->path);
+        md->n--;
+    }
+    if (md->n < 2)
+        return md->n == 1 && dist2d(pos, md->path[0].transform.location) < 6;
+    sn_vec3 a = md->path[0].transform.location, b = md->path[1].transform.location;
+    double dx = b.x - a.x, dy = b.y - a.y, l = hypot(dx, dy);
+    double u = l > 1e-9 ? ((pos.x - a.x) * dx + (pos.y - a.y) * dy) / l : 0;
+    double lat = l > 1e-9 ? fabs((pos.x - a.x) * dy - (pos.y - a.y) * dx) / l : dist2d(pos, a);
+    *along0 = -u; /* path[0] lies u metres behind the actor's projection */
+    return lat < 6;
+}
+
+/* ---- Vehicles ---- */
+
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* The speed from which a vehicle still stops within `d` metres at comfort, and reaches a
+** leader moving at v_lead after `d` metres of closing. */
+static double approach(double d, double v_lead)
+{
+    if (d <= 0)
+        return 0;
+    v_lead = fmax(v_lead, 0);
+    return fmin(sqrt(v_lead * v_lead + 2 * A_COMFORT * d), v_lead + d / HEADWAY);
+}
+
+static double wrap_deg(double d)
+{
+    d = fmod(d, 360.0);
+    if (d > 180)
+        d -= 360;
+    if (d < -180)
+        d += 360;
+    return d;
+}
+
+/* The lane's speed limit at a waypoint, CARLA's 30 km/h where the map gives none. */
+static double limit_at(const sn_map *m, const sn_waypoint *wp)
+{
+    int32_t ri = sn_odr_road_index(m->odr, wp->road_id);
+    if (ri < 0)
+        return SN_TM_DEFAULT_LIMIT;
+    const sn_odr_road *r = &m->odr->roads[ri];
+    if (wp->section_id < 0 || (uint32_t)wp->section_id >= r->n_sections)
+        return SN_TM_DEFAULT_LIMIT;
+    const sn_odr_section *sec = &r->sections[wp->section_id];
+    double v = sn_odr_speed_limit(r, sec, sn_odr_lane_of(sec, wp->lane_id), wp->s);
+    return v > 0 ? v : SN_TM_DEFAULT_LIMIT;
+}
+
+/* The vehicle or walker ahead in the path: its gap to our front bumper along the path and
+** its speed along it. Path points pts[0..np) with their distances along[] from our centre. */
+static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts, const double *along, size_t np,
+                   double half_width, double *gap, double *v_lead)
+{
+    const struct sn_traffic *t = e->traffic;
+    if (!t || np < 2)
+        return false;
+    double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
+    for (size_t i = 0; i < np; i++) {
+        lo_x = fmin(lo_x, pts[i].x), hi_x = fmax(hi_x, pts[i].x);
+        lo_y = fmin(lo_y, pts[i].y), hi_y = fmax(hi_y, pts[i].y);
+    }
+    const double reach = half_width + 3.0; /* a truck's half length beside the path */
+    int64_t cx0 = cell_of(lo_x - reach), cx1 = cell_of(hi_x + reach), cy0 = cell_of(lo_y - reach), cy1 = cell_of(hi_y + reach);
+    bool found = false;
+    const double front = self->bbox.extent.x;
+    for (int64_t cx = cx0; cx <= cx1; cx++) {
+        /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
+        uint64_t k0 = key_of(cx, cy0), k1 = key_of(cx, cy1);
+        size_t lo = 0, hi = t->n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (t->b[mid].key < k0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
+            const body *b = &t->b[j];
+            if (b->a == self || b->a->down)
+                continue;
+            /* The nearest point of the path polyline to its centre. */
+            double best = INFINITY, s_at = 0;
+            sn_vec3 tan = {1, 0, 0};
+            for (size_t i = 0; i + 1 < np; i++) {
+                double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
+                if (l2 < 1e-12)
+                    continue;
+                double u = clampd(((b->pos.x - pts[i].x) * dx + (b->pos.y - pts[i].y) * dy) / l2, 0, 1);
+                double px = pts[i].x + u * dx - b->pos.x, py = pts[i].y + u * dy - b->pos.y, d = px * px + py * py;
+                if (d < best) {
+                    double l = sqrt(l2);
+                    best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
+                }
+            }
+            if (!isfinite(best) || s_at <= 0)
+                continue; /* beside or behind us */
+            sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
+            const sn_vec3 ex = b->a->bbox.extent;
+            double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
+            double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
+            if (sqrt(best) - ext_lat > half_width)
+                continue; /* clear of our corridor */
+            double g = s_at - ext_along - front;
+            if (!found || g < *gap) {
+                found = true;
+                *gap = g;
+                *v_lead = sn_v3_dot(b->vel, tan);
+            }
+        }
+    }
+    return found;
+}
+
+/* Driving road r's lane: its direction of travel along s. */
+static int lane_dir(const sn_map *m, int32_t road_id, int32_t lane_id)
+{
+    int32_t ri = sn_odr_road_index(m->odr, road_id);
+    return ri < 0 ? (lane_id < 0 ? 1 : -1) : sn_map_lane_dir(&m->odr->roads[ri], lane_id);
+}
+
+static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
+{
+    const sn_map *m = e->map;
+    sn_transform tf = sn_actor_world_transform(&e->world, a);
+    sn_mat3 rm = sn_mat3_from_rotation(tf.rotation);
+    const sn_vec3 pos = tf.location, fwd = sn_mat3_col(&rm, 0);
+    const double v = sn_v3_dot(sn_actor_velocity(a), fwd);
+    double along0 = 0;
+    if (!advance_path(md, pos, &along0)) {
+        if (!relocate(m, md, pos)) {
+            a->control = (sn_vehicle_control){.brake = 1.0};
+            return;
+        }
+        along0 = 0;
+    }
+    refill(m, md, 0);
+    /* Distances along the path from the vehicle's centre, and the points themselves. */
+    double along[SN_MD_PATH];
+    sn_vec3 pts[SN_MD_PATH];
+    along[0] = along0;
+    pts[0] = md->path[0].transform.location;
+    for (uint32_t i = 1; i < md->n; i++) {
+        pts[i] = md->path[i].transform.location;
+        along[i] = along[i - 1] + dist2d(pts[i - 1], pts[i]);
+    }
+    const double front = a->bbox.extent.x;
+
+    /* Steering: pure pursuit from the rear axle to the point `look` metres ahead. */
+    double look = clampd(3.0 + 0.5 * fabs(v), 4.0, 12.0);
+    sn_vec3 target = pts[md->n - 1];
+    for (uint32_t i = 1; i < md->n; i++)
+        if (along[i] >= look) {
+            double f = (look - along[i - 1]) / fmax(along[i] - along[i - 1], 1e-9);
+            target = sn_v3_add(pts[i - 1], sn_v3_scale(sn_v3_sub(pts[i], pts[i - 1]), clampd(f, 0, 1)));
+            break;
+        }
+    sn_vec3 rear = sn_v3_sub(pos, sn_v3_scale(fwd, a->vp.wheelbase / 2));
+    sn_vec3 local = sn_mat3_apply_t(&rm, sn_v3_sub(target, rear));
+    double ld = fmax(hypot(local.x, local.y), 1.0);
+    double delta = atan(2.0 * a->vp.wheelbase * sin(atan2(local.y, local.x)) / ld);
+
+    /* Speed: the least of the limit, the curves, the stop line and the leader. */
+    double vt = md->desired >= 0 ? md->desired : limit_at(m, &md->path[0]) * (1 - md->speed_diff / 100);
+    for (uint32_t i = 1; i < md->n; i++) {
+        double seg = along[i] - along[i - 1];
+        if (seg < 0.5)
+            continue;
+        double kappa = fabs(wrap_deg(md->path[i].transform.rotation.yaw - md->path[i - 1].transform.rotation.yaw)) *
+                       SN_DEG / seg;
+        if (kappa > 1e-3)
+            vt = fmin(vt, sqrt(A_LAT / kappa + 2 * A_COMFORT * fmax(along[i - 1] - front, 0)));
+    }
+    if (md->ended)
+        vt = fmin(vt, approach(along[md->n - 1] - front - STOP_MARGIN, 0));
+    /* The first stop line ahead on the path whose light is not green. */
+    const sn_lights *ls = e->lights;
+    for (uint32_t i = 0; ls && ls->n_stops && i < md->n; i++) {
+        uint32_t ns;
+        const sn_tl_stop *st = sn_lights_stops_of(ls, md->path[i].road_id, md->path[i].lane_id, &ns);
+        int dir = ns ? lane_dir(m, md->path[i].road_id, md->path[i].lane_id) : 0;
+        const sn_tl_stop *hit = NULL;
+        double d_line = 0;
+        for (uint32_t k = 0; k < ns; k++) {
+            double ds = (st[k].s - md->path[i].s) * dir;
+            if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6) {
+                hit = &st[k];
+                d_line = along[i] + ds - front;
+                break;
+            }
+        }
+        if (!hit)
+            continue;
+        if (d_line < -0.5)
+            continue; /* behind our front bumper: passed */
+        const sn_tlight *l = &ls->l[hit->light];
+        if (md->light_seen != hit->light + 1) {
+            md->light_seen = hit->light + 1;
+            md->light_ignored = md->ignore_lights > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_lights;
+            md->light_go = false;
+        }
+        if (md->light_ignored || !l->actor)
+            break;
+        double room = d_line - STOP_MARGIN;
+        if (l->state == SN_TL_RED) {
+            if (room > v * v / (2 * A_HARD) - 0.5)
+                vt = fmin(vt, approach(room, 0));
+        } else if (l->state == SN_TL_YELLOW) {
+            if (!md->light_go && room > v * v / (2 * A_YELLOW))
+                vt = fmin(vt, approach(room, 0));
+            else
+                md->light_go = true;
+        } else {
+            md->light_go = false;
+        }
+        break;
+    }
+    /* The leader: in the corridor of our path within the distance we need to stop, and more. */
+    double horizon = fmin(along[md->n - 1], fmax(25.0, v * v / (2 * A_COMFORT) + md->gap + 15.0));
+    size_t np = 0;
+    while (np < md->n && (np == 0 || along[np - 1] < horizon))
+        np++;
+    double gap = 0, v_lead = 0;
+    if (leader(e, a, pts, along, np, a->bbox.extent.y + 0.35, &gap, &v_lead)) {
+        double free = gap - md->gap;
+        vt = fmin(vt, approach(free, v_lead));
+        /* Junctions: do not enter one whose exit the leader blocks (CARLA TM's junction check). */
+        if (v_lead < 1.0 && !md->path[0].is_junction) {
+            double entry = -1, exit = -1;
+            for (uint32_t i = 1; i < md->n; i++) {
+                if (entry < 0 && md->path[i].is_junction)
+                    entry = along[i - 1];
+                else if (entry >= 0 && !md->path[i].is_junction) {
+                    exit = along[i];
+                    break;
+                }
+            }
+            double lead_at = gap + front; /* the leader's rear, from our centre */
+            if (entry >= 0 && exit >= 0 && lead_at < exit + 2 * front + md->gap + 1.0) {
+                double room = entry - front - STOP_MARGIN;
+                if (room > v * v / (2 * A_HARD) - 0.5)
+                    vt = fmin(vt, approach(room, 0));
+            }
+        }
+    }
+
+    /* A PI loop on speed; the brakes hold a vehicle that should stand still. */
+    double err = vt - v;
+    sn_vehicle_control c = {0};
+    c.steer = clampd(delta / sn_vehicle_steer_limit(a, v), -1, 1);
+    if (vt < 0.05 && v < 1.5) {
+        c.brake = 1.0;
+        md->speed_integral = 0;
+    } else if (err < -0.3) {
+        c.brake = clampd(-0.4 * err, 0, 1);
+        md->speed_integral = fmax(md->speed_integral - 2 * dt, 0);
+    } else {
+        md->speed_integral = clampd(md->speed_integral + err * dt, -5, 5);
+        c.throttle = clampd(0.5 * err + 0.1 * md->speed_integral + 0.05, 0, 1);
+    }
+    a->control = c;
+}
+
+static void walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md)
+{
+    const sn_map *m = e->map;
+    sn_vec3 pos = a->st.pos;
+    double along0 = 0;
+    if (!advance_path(md, pos, &along0) && !relocate(m, md, pos)) {
+        a->walk_speed = 0;
+        return;
+    }
+    refill(m, md, 0);
+    /* Walk towards the path point 1.5 m ahead of the projection. */
+    sn_vec3 target = md->path[md->n - 1].transform.location;
+    double acc = along0;
+    for (uint32_t i = 1; i < md->n; i++) {
+        acc += dist2d(md->path[i - 1].transform.location, md->path[i].transform.location);
+        if (acc >= 1.5) {
+            target = md->path[i].transform.location;
+            break;
+        }
+    }
+    double dx = target.x - pos.x, dy = target.y - pos.y, d = hypot(dx, dy);
+    if (d < 0.05 || (md->ended && md->n < 2)) {
+        a->walk_speed = 0;
+        return;
+    }
+    a->walk_dir = sn_v3(dx / d, dy / d, 0);
+    a->walk_speed = md->desired;
+}
+
+void sn_traffic_controllers(sn_engine *e, double dt)
+{
+    sn_world *w = &e->world;
+    bool any_map = false;
+    for (size_t i = 0; i < w->n_actors && !any_map; i++)
+        any_map = w->actors[i]->has_autopilot && w->actors[i]->ap.map;
+    /* Without the grid (out of memory) vehicles still drive, blind to leaders. */
+    if (any_map && !build_grid(e) && e->traffic)
+        e->traffic->n = 0;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        sn_actor *a = w->actors[i];
+        if (!a->has_autopilot)
+            continue;
+        if (!a->ap.map)
+            sn_autopilot_update(w, a, dt);
+        else if (a->ap.map->walker)
+            walker_update(e, a, a->ap.map);
+        else
+            vehicle_update(e, a, a->ap.map, dt);
+    }
+}
+
+static double knob(double v, double def) { return isnan(v) ? def : v; }
+
+sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, double target_speed, uint64_t seed,
+                            sn_error *err)
+{
+    if (!e->map)
+        return sn_fail(err, SN_E_INVALID, "an autopilot without a route follows the map's lanes, and the scene has "
+                       "no map (map: FILE.xodr)");
+    if (a->kind != SN_ACTOR_VEHICLE && a->kind != SN_ACTOR_WALKER)
+        return sn_fail(err, SN_E_INVALID, "'%s' is no vehicle or walker: it cannot drive", a->type_id);
+    sn_mapdrive *md = calloc(1, sizeof *md);
+    if (!md)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    md->walker = a->kind == SN_ACTOR_WALKER;
+    sn_rng_seed(&md->rng, seed);
+    md->gap = knob(k ? k->distance_to_leading_vehicle : NAN, SN_TM_DISTANCE_TO_LEADING);
+    md->speed_diff = knob(k ? k->speed_difference : NAN, SN_TM_SPEED_DIFFERENCE);
+    md->ignore_lights = knob(k ? k->ignore_lights : NAN, SN_TM_IGNORE_LIGHTS);
+    md->desired = target_speed >= 0 ? target_speed : md->walker ? a->walk_speed : -1;
+    if (!relocate(e->map, md, a->st.pos)) {
+        const char *kind = md->walker ? "sidewalk" : "driving";
+        free(md);
+        return sn_fail(err, SN_E_INVALID, "no %s lane within 50 m of (%.2f, %.2f, %.2f) to follow", kind,
+                       a->st.pos.x, a->st.pos.y, a->st.pos.z);
+    }
+    refill(e->map, md, 0);
+    free(a->ap.map);
+    free(a->ap.route);
+    a->ap = (sn_autopilot){0};
+    a->ap.map = md;
+    a->has_autopilot = true;
+    return SN_OK;
+}
