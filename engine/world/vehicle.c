@@ -40,30 +40,80 @@ static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > 
 static double sgn(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
 
 typedef struct wheel_query {
-    bool hit;
+    bool hit, skip_ground;
     double depth;
     sn_vec3 normal;
+    dGeomID geom; /* what was hit, and its triangle for a trimesh (-1 otherwise) */
+    int tri;
 } wheel_query;
+
+static bool is_ground(dGeomID g)
+{
+    const sn_actor *a = dGeomGetData(g);
+    return a && a->ground;
+}
 
 static void wheel_callback(void *data, dGeomID ray, dGeomID g)
 {
     wheel_query *q = data;
+    if (q->skip_ground && is_ground(g))
+        return;
     dContactGeom c;
     if (dCollide(ray, g, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->depth)) {
         q->hit = true;
         q->depth = c.depth;
         q->normal = sn_v3(c.normal[0], c.normal[1], c.normal[2]);
+        q->geom = g;
+        q->tri = dGeomGetClass(g) == dTriMeshClass ? c.side2 : -1; /* the trimesh is the second geom */
     }
+}
+
+/* The ray o + t dir (dir unit), 0 <= t <= len, against a cached triangle (Moller-Trumbore). */
+static bool tri_ray(const struct sn_wheel_tri *c, sn_vec3 o, sn_vec3 dir, double len, double *t_out)
+{
+    const sn_vec3 p = sn_v3_cross(dir, c->e2);
+    const double det = sn_v3_dot(c->e1, p);
+    if (fabs(det) < 1e-12)
+        return false;
+    const double inv = 1.0 / det;
+    const sn_vec3 s = sn_v3_sub(o, c->v0);
+    const double u = sn_v3_dot(s, p) * inv;
+    if (u < 0 || u > 1)
+        return false;
+    const sn_vec3 q = sn_v3_cross(s, c->e1);
+    const double v = sn_v3_dot(dir, q) * inv;
+    if (v < 0 || u + v > 1)
+        return false;
+    const double t = sn_v3_dot(c->e2, q) * inv;
+    if (t < 0 || t > len)
+        return false;
+    *t_out = t;
+    return true;
+}
+
+/* Remembers the map-surface triangle a wheel's ray met. */
+static void cache_tri(struct sn_wheel_tri *c, dGeomID g, int tri)
+{
+    dVector3 a, b, d;
+    dGeomTriMeshGetTriangle(g, tri, &a, &b, &d);
+    c->v0 = sn_v3(a[0], a[1], a[2]);
+    c->e1 = sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+    c->e2 = sn_v3(d[0] - a[0], d[1] - a[1], d[2] - a[2]);
+    sn_vec3 n = sn_v3_cross(c->e1, c->e2);
+    double l = sqrt(sn_v3_dot(n, n));
+    c->valid = l > 1e-12;
+    c->n = c->valid ? sn_v3_scale(n, (n.z < 0 ? -1 : 1) / l) : n;
 }
 
 /* The nearest static prop or building along dir (unit) from o within len, if nearer than what
 ** *hit and *dist already hold: the ODE ray against those of the n statics cand (from the
 ** static broadphase, in its order) whose boxes meet the ray's, as dSpaceCollide2 on the static
 ** space would call it; against that space itself when n is SN_SBP_NONE. */
-static void static_ray(sn_world *w, const uint32_t *cand, size_t n, sn_vec3 o, sn_vec3 dir, double len, bool *hit,
-                       double *dist, sn_vec3 *normal)
+static void static_ray(sn_world *w, const uint32_t *cand, size_t n, sn_vec3 o, sn_vec3 dir, double len, bool skip_ground,
+                       bool *hit, double *dist, sn_vec3 *normal, wheel_query *got)
 {
     wheel_query q = {0};
+    q.skip_ground = skip_ground;
     dGeomRaySet(w->ray, o.x, o.y, o.z, dir.x, dir.y, dir.z);
     dGeomRaySetLength(w->ray, len);
     dGeomRaySetClosestHit(w->ray, 1);
@@ -81,6 +131,7 @@ static void static_ray(sn_world *w, const uint32_t *cand, size_t n, sn_vec3 o, s
         *dist = q.depth;
         *normal = sn_v3_dot(q.normal, dir) > 0 ? sn_v3_scale(q.normal, -1) : q.normal;
     }
+    *got = q;
 }
 
 /* fmin/fmax without the libm call; operands are never NaN here. */
@@ -194,8 +245,24 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             if (!in[i])
                 continue;
             double d0 = dist[i];
-            static_ray(w, cand, n, o[i], down, len, &touch[i], &dist[i], &nrm[i]);
-            if (dist[i] != d0)
+            bool d0_touch = touch[i];
+            /* The map surface the wheel stood on, while its ray still meets that triangle (map
+            ** surfaces never overlap along a wheel's short ray); props and kerbs are traced. */
+            struct sn_wheel_tri *c = &a->wheel_tri[i];
+            double t;
+            bool cached = c->valid && tri_ray(c, o[i], down, len, &t);
+            if (cached && (!touch[i] || t < dist[i])) {
+                touch[i] = true;
+                dist[i] = t;
+                nrm[i] = sn_v3_dot(c->n, down) > 0 ? sn_v3_scale(c->n, -1) : c->n; /* facing the ray, as ODE's */
+            }
+            wheel_query q;
+            static_ray(w, cand, n, o[i], down, len, cached, &touch[i], &dist[i], &nrm[i], &q);
+            if (!cached)
+                c->valid = false;
+            if (!cached && q.hit && q.tri >= 0 && is_ground(q.geom))
+                cache_tri(c, q.geom, q.tri);
+            if (dist[i] != d0 || touch[i] != d0_touch)
                 src[i] = -1;
         }
     }

@@ -104,6 +104,13 @@ struct sn_actor {
     bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
     bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
     bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
+    /* Vehicles: the map-surface triangle each wheel's ray last met (vehicle.c). While the ray
+    ** still meets it, the road meshes are not traced again: a wheel stays on one triangle for
+    ** many substeps, and tracing trimeshes was half of a frame of traffic. */
+    struct sn_wheel_tri {
+        bool valid;
+        sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
+    } wheel_tri[4];
 
     void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
 
