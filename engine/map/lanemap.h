@@ -22,6 +22,7 @@ typedef struct sn_map_item {
     int32_t road;
     uint32_t section;
     double s0, s1;
+    double x0, x1, y0, y1; /* world box of all its lanes, a margin wider: a lower bound on distance */
 } sn_map_item;
 
 typedef struct sn_map_cell {

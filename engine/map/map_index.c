@@ -9,6 +9,7 @@
 #include "lanemap.h"
 
 #include "../core/error.h"
+#include "../core/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -132,10 +133,11 @@ sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn
                         goto nomem;
                     m->items = ni;
                 }
-                m->items[n_items] = (sn_map_item){(int32_t)ri, si, s0, s1};
                 m->driving_m += drivable_length(r, sec, s0, s1);
                 double lo[3], hi[3];
                 stretch_box(r, sec, s0, s1, lo, hi);
+                m->items[n_items] = (sn_map_item){(int32_t)ri, si, s0, s1, lo[0] - MARGIN, hi[0] + MARGIN,
+                                                  lo[1] - MARGIN, hi[1] + MARGIN};
                 /* Widths are cubics: a file can make a lane kilometres wide, which no road is
                 ** and which would fill the grid. */
                 if (!(hi[0] - lo[0] <= MAX_SPAN && hi[1] - lo[1] <= MAX_SPAN && hi[2] - lo[2] <= MAX_SPAN)) {
@@ -279,10 +281,16 @@ bool sn_map_locate(const sn_map *m, sn_vec3 world, double radius, uint32_t lane_
     double best = INFINITY;
     bool found = false;
     int64_t cx = (int64_t)floor(world.x / m->cell), cy = (int64_t)floor(world.y / m->cell);
+    /* How far the point is from the edges of its own cell: ring r of cells lies at least
+    ** edge + (r - 1) * cell away. */
+    const double fx = world.x - cx * m->cell, fy = world.y - cy * m->cell;
+    const double edge = fmin(fmin(fx, m->cell - fx), fmin(fy, m->cell - fy));
     int rings = (int)ceil(radius / m->cell) + 1;
+    /* An item lies in every cell its box touches: each is looked at once per query. */
+    uint32_t seen[64];
+    unsigned n_seen = 0;
     for (int ring = 0; ring <= rings; ring++) {
-        /* Cells of this ring are at least (ring - 1) cells away: stop when the best beats that. */
-        if (found && best < (ring - 1) * m->cell)
+        if (found && ring > 0 && best <= edge + (ring - 1) * m->cell)
             break;
         for (int64_t i = -ring; i <= ring; i++)
             for (int64_t j = -ring; j <= ring; j++) {
@@ -290,7 +298,21 @@ bool sn_map_locate(const sn_map *m, sn_vec3 world, double radius, uint32_t lane_
                     continue;
                 uint64_t key = cell_key(cx + i, cy + j);
                 for (size_t c = cell_first(m, key); c < m->n_cells && m->cells[c].key == key; c++) {
-                    const sn_map_item *it = &m->items[m->cells[c].item];
+                    const uint32_t id = m->cells[c].item;
+                    const sn_map_item *it = &m->items[id];
+                    /* Nothing in the item's box can beat the best so far (or lie within radius). */
+                    double bx = fmax(fmax(it->x0 - world.x, world.x - it->x1), 0);
+                    double by = fmax(fmax(it->y0 - world.y, world.y - it->y1), 0);
+                    double lower = hypot(bx, by);
+                    if (lower > radius || (found && lower > best))
+                        continue;
+                    bool dup = false;
+                    for (unsigned k = 0; k < n_seen && !dup; k++)
+                        dup = seen[k] == id;
+                    if (dup)
+                        continue;
+                    if (n_seen < SN_COUNT(seen))
+                        seen[n_seen++] = id;
                     const sn_odr_road *r = &o->roads[it->road];
                     const sn_odr_section *sec = &r->sections[it->section];
                     double s = project(r, it->s0, it->s1, x, y);
