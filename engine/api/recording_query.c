@@ -93,6 +93,20 @@ static void text_tail(FILE *o, const sn_log_info *in, uint64_t last_frame, doubl
 
 /* ---- info ---- */
 
+/* The lights of a frame from a reader built for ABI 1.4 or later (older ones have none). */
+static uint32_t frame_lights(const sn_log_frame *f, const sn_log_light **out)
+{
+    bool has = f->struct_size >= offsetof(sn_log_frame, n_lights) + sizeof f->n_lights;
+    *out = has ? f->lights : NULL;
+    return has && f->lights ? f->n_lights : 0;
+}
+
+static const char *light_name(uint8_t s)
+{
+    static const char *const n[] = {"Red", "Yellow", "Green", "Off", "Unknown"};
+    return s < 5 ? n[s] : "Unknown";
+}
+
 static void frame_line(FILE *o, const sn_log_frame *f, bool *printed)
 {
     if (!*printed)
@@ -163,6 +177,13 @@ static void text_frame(FILE *o, const sn_log_frame *f, bool all)
             fprintf(o, "  Id: %u origin: (%g, %g, %g) extension: (%g, %g, %g)\n", f->bboxes[i].id, b->location.x,
                     b->location.y, b->location.z, b->extent.x, b->extent.y, b->extent.z);
         }
+    }
+    const sn_log_light *lights;
+    uint32_t n_lights = frame_lights(f, &lights);
+    if (n_lights) {
+        fprintf(o, " State traffic lights: %u\n", n_lights); /* CARLA's heading */
+        for (uint32_t i = 0; i < n_lights; i++)
+            fprintf(o, "  Id: %u state: %u (%s)\n", lights[i].id, lights[i].state, light_name(lights[i].state));
     }
     if (f->n_sensor_poses) {
         fprintf(o, " Sensor positions: %u\n", f->n_sensor_poses);
@@ -250,6 +271,11 @@ static bool json_frame(FILE *o, const sn_log_frame *f, bool all, bool first)
             json_vec(o, f->kinematics[i].angular_velocity);
             fputc('}', o);
         }
+        fputs("],\"traffic_lights\":[", o);
+        const sn_log_light *lights;
+        uint32_t n_lights = frame_lights(f, &lights);
+        for (uint32_t i = 0; i < n_lights; i++)
+            fprintf(o, "%s{\"id\":%u,\"state\":\"%s\"}", i ? "," : "", lights[i].id, light_name(lights[i].state));
         fputc(']', o);
     }
     fputc('}', o);

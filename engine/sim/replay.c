@@ -206,6 +206,16 @@ static sn_status apply_events(sn_engine *e, sn_replay *rp, const sn_log_frame *f
         if (m && sn_world_find(&e->world, m->live) && (st = sn_engine_destroy_actor(e, m->live, err)))
             return st;
     }
+    /* Traffic lights show their recorded states (a reader built before ABI 1.4 has none). */
+    if (f->struct_size >= offsetof(sn_log_frame, n_lights) + sizeof f->n_lights && f->lights)
+        for (uint32_t i = 0; i < f->n_lights; i++) {
+            id_map *m = map_find(rp, f->lights[i].id);
+            sn_traffic_light_state cur;
+            if (m && sn_engine_traffic_light_get_state(e, m->live, &cur, NULL) == SN_OK &&
+                cur != (sn_traffic_light_state)f->lights[i].state &&
+                (st = sn_engine_traffic_light_set_state(e, m->live, (sn_traffic_light_state)f->lights[i].state, err)))
+                return st;
+        }
     return SN_OK;
 }
 

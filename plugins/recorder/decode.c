@@ -326,6 +326,18 @@ static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec
                 x->has_box = true, x->box = b;
         }
         break;
+    case REC_P_LIGHT:
+        n = rc_count(c, 2);
+        for (uint32_t i = 0; i < n && !c->bad; i++) {
+            uint64_t a = rc_varint(c);
+            uint8_t s = rc_u8(c);
+            if (s > 4)
+                c->bad = true; /* CARLA's five states */
+            rd_actor *x = c->bad || a > UINT32_MAX ? NULL : live_get(r, (uint32_t)a);
+            if (x)
+                x->has_light = true, x->light = s;
+        }
+        break;
     default:
         return SN_OK; /* a packet of a newer minor version: skipped by its length */
     }
@@ -336,6 +348,7 @@ sn_status rd_decode(rd_reader *r, const rd_entry *e, bool events_only)
 {
     r->n_added = r->n_destroyed = r->n_reparented = r->n_collisions = 0;
     r->n_poses = r->n_sensor_poses = r->n_controls = r->n_walkers = r->n_kinematics = r->n_bboxes = 0;
+    r->n_lights = 0;
     rec_cur c = {r->payload, r->payload + r->payload_len, false};
     uint64_t pid = rc_varint(&c), plen = rc_varint(&c);
     if (c.bad || pid != REC_P_FRAME_START || plen > (uint64_t)(c.end - c.p))
@@ -380,6 +393,8 @@ sn_status rd_decode(rd_reader *r, const rd_entry *e, bool events_only)
             return nomem(r);
         if (a->has_box && !PUSH(r, bboxes, ((sn_log_bbox){a->add.id, a->box})))
             return nomem(r);
+        if (a->has_light && !PUSH(r, lights, ((sn_log_light){a->add.id, a->light})))
+            return nomem(r);
     }
     sn_log_frame *f = &r->fr;
     memset(f, 0, sizeof *f);
@@ -397,5 +412,6 @@ sn_status rd_decode(rd_reader *r, const rd_entry *e, bool events_only)
     f->walkers = r->walkers, f->n_walkers = r->n_walkers;
     f->kinematics = r->kinematics, f->n_kinematics = r->n_kinematics;
     f->bboxes = r->bboxes, f->n_bboxes = r->n_bboxes;
+    f->lights = r->lights, f->n_lights = r->n_lights;
     return SN_OK;
 }

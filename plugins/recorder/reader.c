@@ -254,6 +254,7 @@ static void close_reader(void *self)
     ch_free(&r->pos), ch_free(&r->spos), ch_free(&r->kin);
     free(r->added), free(r->destroyed), free(r->reparented), free(r->collisions), free(r->poses);
     free(r->sensor_poses), free(r->controls), free(r->walkers), free(r->kinematics), free(r->bboxes);
+    free(r->lights);
     free(r);
 }
 

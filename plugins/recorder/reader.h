@@ -13,7 +13,8 @@ extern const sn_log_reader rec_log_reader;
 typedef struct rd_actor {
     sn_log_add add;
     char *block;
-    bool has_ctl, has_walk, has_box;
+    bool has_ctl, has_walk, has_box, has_light;
+    uint8_t light; /* a traffic light's state */
     sn_vehicle_control ctl;
     double walk;
     sn_bbox box;
@@ -67,6 +68,7 @@ typedef struct rd_reader {
     RD_ARRAY(sn_log_walker, walkers);
     RD_ARRAY(sn_log_kinematics, kinematics);
     RD_ARRAY(sn_log_bbox, bboxes);
+    RD_ARRAY(sn_log_light, lights);
     char err[512];
 } rd_reader;
 

@@ -20,7 +20,8 @@
 typedef struct known {
     uint32_t id, parent;
     sn_actor_kind kind;
-    bool has_ctl, has_walk, has_box;
+    bool has_ctl, has_walk, has_box, has_light;
+    uint8_t light; /* a traffic light's state (sn_traffic_light_state) */
     sn_vehicle_control ctl;
     float walk;
     sn_bbox box;
@@ -332,6 +333,20 @@ static float walk_speed(const sn_actor_info *a)
     return (float)sqrt(a->velocity.x * a->velocity.x + a->velocity.y * a->velocity.y);
 }
 
+/* A traffic light's state (its `state` attribute: Red 0, Yellow 1, Green 2, Off 3, Unknown 4,
+** CARLA's carla.TrafficLightState); false for any other actor. */
+static bool light_state(const recorder *r, const sn_actor_info *a, uint8_t *out)
+{
+    if (a->kind != SN_ACTOR_STATIC || !a->type_id || strcmp(a->type_id, "traffic.traffic_light") != 0)
+        return false;
+    sn_value v;
+    if (r->host->hdr.abi_minor < 2 || r->host->actor_attribute(r->ctx, a->id, "state", &v) != SN_OK ||
+        v.type != SN_ATTR_ENUM || v.i < 0 || v.i > 4)
+        return false;
+    *out = (uint8_t)v.i;
+    return true;
+}
+
 /* Gathers the live actors, ascending by id (the host enumerates them so). */
 static sn_status gather(recorder *r)
 {
@@ -485,6 +500,28 @@ static sn_status write_frame(recorder *r)
             kn->walk = walk_speed(a);
         }
         packet(r, REC_P_WALKER);
+    }
+    /* Traffic lights: their state as the `state` attribute shows it, when it changed. */
+    n = 0;
+    for (size_t i = 0; i < m; i++) {
+        const sn_actor_info *a = info_of(r, r->known2[i].id);
+        uint8_t ls;
+        n += light_state(r, a, &ls) && (key || !r->known2[i].has_light || r->known2[i].light != ls);
+    }
+    if (n) {
+        rb_varint(&r->pkt, n);
+        for (size_t i = 0; i < m; i++) {
+            const sn_actor_info *a = info_of(r, r->known2[i].id);
+            known *kn = &r->known2[i];
+            uint8_t ls;
+            if (!light_state(r, a, &ls) || !(key || !kn->has_light || kn->light != ls))
+                continue;
+            rb_varint(&r->pkt, a->id);
+            rb_u8(&r->pkt, ls);
+            kn->has_light = true;
+            kn->light = ls;
+        }
+        packet(r, REC_P_LIGHT);
     }
     if (r->additional) {
         if (!channel_packet(r, &r->kin, key, moving, kin_values))

@@ -121,6 +121,13 @@ typedef struct sn_log_bbox {
     sn_bbox box;
 } sn_log_bbox;
 
+/* A traffic light's state (sn_traffic_light_state: CARLA's Red 0, Yellow 1, Green 2, Off 3,
+** Unknown 4). Since ABI 1.4. */
+typedef struct sn_log_light {
+    uint32_t id;
+    uint8_t state;
+} sn_log_light;
+
 /* One frame. Lists of state are sorted by id. */
 typedef struct sn_log_frame {
     uint32_t struct_size;
@@ -138,6 +145,8 @@ typedef struct sn_log_frame {
     const sn_log_walker *walkers;       uint32_t n_walkers;
     const sn_log_kinematics *kinematics; uint32_t n_kinematics;   /* with additional_data */
     const sn_log_bbox *bboxes;          uint32_t n_bboxes;        /* with additional_data */
+    /* ---- ABI 1.4: read only when struct_size reaches them ---- */
+    const sn_log_light *lights;         uint32_t n_lights;        /* every traffic light's state */
 } sn_log_frame;
 
 typedef struct sn_log_reader {
