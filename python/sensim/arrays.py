@@ -8,6 +8,9 @@ import numpy as np
 # sensor.camera.dvs `events`: 13 packed bytes, CARLA's layout; `labels`: 5 packed bytes.
 EVENT_DTYPE = np.dtype([("x", "<u2"), ("y", "<u2"), ("t", "<i8"), ("pol", "u1")])
 LABEL_DTYPE = np.dtype([("tag", "u1"), ("id", "<u4")])
+# sensor.other.radar `raw_data`: CARLA's RadarDetection, 4 little-endian float32 per detection
+# (velocity m/s, negative when closing; azimuth and altitude rad; depth m).
+RADAR_DTYPE = np.dtype([("velocity", "<f4"), ("azimuth", "<f4"), ("altitude", "<f4"), ("depth", "<f4")])
 # The 24-bit depth encoding is always over 1000 m, whatever the camera's max_depth.
 DEPTH_FAR = 1000.0
 
@@ -80,3 +83,17 @@ def events(msg):
 def labels(msg):
     """sensor.camera.dvs with event_labels: (tag, id) of each event, in the events' order."""
     return _records(msg, "labels", LABEL_DTYPE)
+
+
+def radar_detections(msg):
+    """sensor.other.radar: the `raw_data` bin as a structured view (velocity, azimuth, altitude,
+    depth), one record per hit in ray order; CARLA's np.frombuffer(raw_data, "f4").reshape(-1, 4)."""
+    return _records(msg, "raw_data", RADAR_DTYPE)
+
+
+def radar_points(msg):
+    """sensor.other.radar: each detection's hit point in the sensor frame (x forward, y right,
+    z up), N x 3 float64, from depth, azimuth and altitude."""
+    d = radar_detections(msg)
+    depth, az, alt = (d[k].astype(np.float64) for k in ("depth", "azimuth", "altitude"))
+    return np.stack([depth * np.cos(alt) * np.cos(az), depth * np.cos(alt) * np.sin(az), depth * np.sin(alt)], axis=1)

@@ -22,7 +22,7 @@ for scene in "$SCENES"/*.yaml; do
 done
 
 # 2. determinism: same scene and seed, any thread count, byte-identical streams
-for scene in crash intersection pileup; do
+for scene in crash intersection pileup sensors; do
   [ -f "$SCENES/$scene.yaml" ] || { bad "missing scene $scene"; continue; }
   "$SENSIM" run "$SCENES/$scene.yaml" --out "$TMP/det_a" --threads 1 --quiet 2>/dev/null
   "$SENSIM" run "$SCENES/$scene.yaml" --out "$TMP/det_b" --threads 2 --quiet 2>/dev/null
