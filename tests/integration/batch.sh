@@ -84,7 +84,7 @@ rc=$?
 # an interrupted batch (SIGINT) stops its runs, exits 130, and --resume finishes it
 cat >"$TMP/slow.yaml" <<'YAML'
 runs:
-  - {id: slow, scene: scene.yaml, seeds: {from: 0, count: 6}, frames: 400}
+  - {id: slow, scene: scene.yaml, seeds: {from: 0, count: 6}, frames: 100000} # ~0.4 s each: the interrupt lands mid-batch
 YAML
 "$SENSIM" batch "$TMP/slow.yaml" --out "$TMP/int" -j 1 --plugin-dir "$PLUGINS" >/dev/null 2>&1 &
 bpid=$!
