@@ -212,6 +212,30 @@ static void rotation_slices(void)
     release(&c);
 }
 
+static void sensor_tick_interval(void)
+{
+    /* sensor_tick 0.1 at 20 FPS: ticks at frames 1, 3, 5. The first covers one frame (half a
+    ** turn at 10 Hz, 360 points), the others the 0.1 s since the previous tick (a full turn from
+    ** 180 degrees, 720 points: tick_interval_ns), so horizontal_angle reads pi every time. */
+    capture c;
+    if (run(WALL(10.5, "") "sensors:\n  - {name: l, blueprint: sensor.lidar.ray_cast_semantic, attributes: {"
+            "channels: 1, upper_fov: 0, rotation_frequency: 10, points_per_second: 7200, range: 100, sensor_tick: 0.1}}\n",
+            "l", 5, 1, NULL, 0, &c, NULL))
+        return;
+    CHECK(c.n == 3 && c.m[0].frame == 1 && c.m[1].frame == 3 && c.m[2].frame == 5, "%zu ticks", c.n);
+    for (size_t f = 0; f < c.n; f++) {
+        CHECK_NEAR(c.m[f].hangle, M_PI, 1e-6, "horizontal_angle");
+        size_t want = 0;
+        int P = f ? 720 : 360;
+        for (int j = 0; j < P; j++) {
+            double a = azim(f ? 180 : 0, f ? 360 : 180, j, P, 360) * M_PI / 180;
+            want += cos(a) > 1e-9 && 10 / cos(a) <= 100;
+        }
+        CHECK(c.m[f].counts[0] == want, "tick %zu: %u points, %zu azimuths reach the wall", f, c.m[f].counts[0], want);
+    }
+    release(&c);
+}
+
 static void dropoff_statistics(void)
 {
     /* A wall at 100 m (intensity exp(-0.4) = 0.670, under the 0.8 limit): a point survives the
@@ -428,6 +452,7 @@ int main(int argc, char **argv)
     dir = argv[1], plugins = argv[2];
     wall_points();
     rotation_slices();
+    sensor_tick_interval();
     dropoff_statistics();
     semantic_incidence();
     motion_skew();
