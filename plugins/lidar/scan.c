@@ -50,15 +50,7 @@ sn_status lidar_scan_init(lidar_scan *s, const sn_host *h, sn_ctx *ctx, const li
 void lidar_scan_free(lidar_scan *s)
 {
     free(s->laser_deg), free(s->counts), free(s->rays), free(s->res), free(s->ray_time), free(s->ray_slot);
-    free(s->pose), free(s->points), free(s->point_time);
-}
-
-/* The unit direction of a laser at elevation v and azimuth a (degrees) in the sensor's frame:
-** Unreal's forward vector of the rotator (pitch v, yaw a), CARLA's ShootLaser. */
-static sn_vec3 laser_dir(double v, double a)
-{
-    double cv = cos(v * SN_DEG);
-    return sn_v3(cv * cos(a * SN_DEG), cv * sin(a * SN_DEG), sin(v * SN_DEG));
+    free(s->pose), free(s->points), free(s->point_time), free(s->col);
 }
 
 /* Column j of P fires at the end of its share of the interval ending now (the last one now):
@@ -139,27 +131,35 @@ sn_status lidar_scan_tick(lidar_scan *s)
     /* The rays, channel-major as CARLA records them; the general drop-off draws one uniform per
     ** (channel, point) before tracing, in that order (RayCastLidar::PreprocessRays). */
     bool gen_drop = !c->semantic && c->dropoff_general_rate > FLT_EPSILON;
+    if (!grow((void **)&s->col, &s->cap_col, P, sizeof *s->col))
+        goto oom;
+    for (uint32_t j = 0; j < P; j++) { /* each column's azimuth once, not once per channel */
+        double az = (fmod(start + step * j, c->horizontal_fov) - c->horizontal_fov / 2) * SN_DEG;
+        s->col[j] = sn_v3(cos(az), sin(az), 0);
+    }
     size_t n = 0;
     sn_mat3 R_j = R_now;
-    for (uint32_t ch = 0; ch < c->channels; ch++)
+    for (uint32_t ch = 0; ch < c->channels; ch++) {
+        double cv = cos(s->laser_deg[ch] * SN_DEG), sv = sin(s->laser_deg[ch] * SN_DEG);
         for (uint32_t j = 0; j < P; j++) {
             if (gen_drop && h->random_uniform(s->ctx) < c->dropoff_general_rate)
                 continue;
-            double az = fmod(start + step * j, c->horizontal_fov) - c->horizontal_fov / 2;
+            /* Unreal's forward vector of the rotator (pitch elevation, yaw azimuth), ShootLaser */
+            sn_vec3 local = sn_v3(cv * s->col[j].x, cv * s->col[j].y, sv);
             const sn_transform *tf = motion ? &s->pose[j] : &now;
             if (motion)
                 R_j = sn_mat3_from_rotation(tf->rotation);
-            s->rays[n] = (sn_ray){tf->location, sn_mat3_apply(&R_j, laser_dir(s->laser_deg[ch], az)), c->range};
+            s->rays[n] = (sn_ray){tf->location, sn_mat3_apply(&R_j, local), c->range};
             s->ray_slot[n] = ch * P + j;
             if (motion)
                 s->ray_time[n] = column_time(clk, interval, j, P);
             n++;
         }
+    }
 
+    /* CARLA's trace ignores the lidar actor itself; sensors have no geometry here, and a query
+    ** without filters lets Embree run without a callback on every candidate hit */
     sn_ray_query q = SN_RAY_QUERY_INIT;
-    uint32_t self = h->sensor_id(s->ctx);
-    q.ignore_ids = &self;
-    q.n_ignore = 1;
     sn_status st = n == 0 ? SN_OK
                    : motion ? h->ray_batch_at(s->ctx, s->ray_time, (uint32_t)n, &q, s->rays, (uint32_t)n, s->res)
                             : h->ray_batch(s->ctx, &q, s->rays, (uint32_t)n, s->res);

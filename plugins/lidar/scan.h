@@ -32,6 +32,8 @@ typedef struct lidar_scan {
     int64_t *ray_time;         /* motion distortion: each ray's time */
     uint32_t *ray_slot;        /* ray k is channel-major slot ray_slot[k] = ch * per_channel + j */
     sn_transform *pose;        /* motion distortion: the sensor's pose at column j */
+    sn_vec3 *col;              /* column j's azimuth: cos, sin */
+    size_t cap_col;
     size_t cap_rays, cap_res, cap_slot, cap_time, cap_pose;
     /* the measurement */
     uint8_t *points;           /* records of sn_point_xyzi or sn_semantic_point */
