@@ -9,10 +9,12 @@ Needs only msgpack and numpy (Debian's python3-msgpack and python3-numpy).
 """
 from .stream import StreamError, read, read_all
 from .arrays import (EVENT_DTYPE, LABEL_DTYPE, DEPTH_FAR, depth, depth_metres, events, image,
-                     instance_ids, labels, rgb, semantic_tags)
+                     instance_ids, labels, rgb, semantic_tags, SEMANTIC_POINT_DTYPE, RADAR_DETECTION_DTYPE,
+                     lidar_points, semantic_lidar_points, point_channels, point_times, radar_detections)
 from .collision import COLLISION_DTYPE, collisions
 from .batch import manifest, run_outputs
 
 __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEPTH_FAR", "depth",
            "depth_metres", "events", "image", "instance_ids", "labels", "rgb", "semantic_tags",
-           "COLLISION_DTYPE", "collisions", "manifest", "run_outputs"]
+           "COLLISION_DTYPE", "collisions", "manifest", "run_outputs", "SEMANTIC_POINT_DTYPE", "RADAR_DETECTION_DTYPE", "lidar_points", "semantic_lidar_points",
+           "point_channels", "point_times", "radar_detections"]

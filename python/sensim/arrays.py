@@ -8,6 +8,10 @@ import numpy as np
 # sensor.camera.dvs `events`: 13 packed bytes, CARLA's layout; `labels`: 5 packed bytes.
 EVENT_DTYPE = np.dtype([("x", "<u2"), ("y", "<u2"), ("t", "<i8"), ("pol", "u1")])
 LABEL_DTYPE = np.dtype([("tag", "u1"), ("id", "<u4")])
+# sensim/records.h: the semantic lidar point (24 bytes) and the radar detection (16 bytes).
+SEMANTIC_POINT_DTYPE = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("cos_inc_angle", "<f4"),
+                                 ("object_idx", "<u4"), ("object_tag", "<u4")])
+RADAR_DETECTION_DTYPE = np.dtype([("velocity", "<f4"), ("azimuth", "<f4"), ("altitude", "<f4"), ("depth", "<f4")])
 # The 24-bit depth encoding is always over 1000 m, whatever the camera's max_depth.
 DEPTH_FAR = 1000.0
 
@@ -80,3 +84,35 @@ def events(msg):
 def labels(msg):
     """sensor.camera.dvs with event_labels: (tag, id) of each event, in the events' order."""
     return _records(msg, "labels", LABEL_DTYPE)
+
+
+def lidar_points(msg):
+    """sensor.lidar.ray_cast: `raw_data` (sn_point_xyzi) as an (N, 4) float32 view of x, y, z,
+    intensity in the sensor's frame (CARLA's axes: x forward, y right, z up), channel by channel."""
+    b = _bin(msg, "raw_data")
+    if len(b) % 16:
+        raise ValueError(f"'raw_data' holds {len(b)} bytes, not a whole number of 16-byte points")
+    return np.frombuffer(b, "<f4").reshape(-1, 4)
+
+
+def semantic_lidar_points(msg):
+    """sensor.lidar.ray_cast_semantic: `raw_data` (sn_semantic_point) as a structured view of x, y,
+    z, cos_inc_angle, object_idx, object_tag."""
+    return _records(msg, "raw_data", SEMANTIC_POINT_DTYPE)
+
+
+def point_channels(msg):
+    """The channel of each point of a lidar message, from its `point_count` (points are written
+    channel by channel): an int array as long as the points."""
+    return np.repeat(np.arange(int(msg["channels"])), np.asarray(msg["point_count"], dtype=np.int64))
+
+
+def point_times(msg):
+    """A lidar with motion_distortion: `point_time_ns`, each point's time (int64 ns), a view."""
+    return _records(msg, "point_time_ns", np.dtype("<i8"))
+
+
+def radar_detections(msg):
+    """A radar's `raw_data` (sn_radar_detection) as a structured view of velocity, azimuth,
+    altitude, depth."""
+    return _records(msg, "raw_data", RADAR_DETECTION_DTYPE)
