@@ -137,6 +137,59 @@ static void put_object(FILE *out, const msgpack_object *o, bool full)
     }
 }
 
+/* The record layout (sensim/records.h) of a message's raw_data, by its type; NULL if none. */
+static const char *records_of(const msgpack_object *map, unsigned *size)
+{
+    static const struct {
+        const char *type, *rec;
+        unsigned size;
+    } known[] = {{"sensor.lidar.ray_cast", "sn_point_xyzi", 16},
+                 {"sensor.lidar.ray_cast_semantic", "sn_semantic_point", 24},
+                 {"sensor.other.radar", "sn_radar_detection", 16}};
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object_kv *kv = &map->via.map.ptr[i];
+        if (kv->key.type != MSGPACK_OBJECT_STR || kv->key.via.str.size != 4 || memcmp(kv->key.via.str.ptr, "type", 4) ||
+            kv->val.type != MSGPACK_OBJECT_STR)
+            continue;
+        for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+            if (kv->val.via.str.size == strlen(known[k].type) &&
+                memcmp(kv->val.via.str.ptr, known[k].type, kv->val.via.str.size) == 0) {
+                *size = known[k].size;
+                return known[k].rec;
+            }
+    }
+    return NULL;
+}
+
+/* A message whose raw_data has a standard record layout: raw_data summarised as
+** {"$bin_bytes": N, "$records": name, "count": records}, the rest as put_object writes it. */
+static void put_message(FILE *out, const msgpack_object *map, bool full)
+{
+    unsigned size = 0;
+    const char *rec = full ? NULL : records_of(map, &size);
+    for (uint32_t i = 0; rec && i < map->via.map.size; i++)
+        if (map->via.map.ptr[i].key.type != MSGPACK_OBJECT_STR)
+            rec = NULL; /* only plain string keys are written here */
+    if (!rec) {
+        put_object(out, map, full);
+        return;
+    }
+    fputc('{', out);
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object_kv *kv = &map->via.map.ptr[i];
+        if (i)
+            fputc(',', out);
+        put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
+        fputc(':', out);
+        if (kv->val.type == MSGPACK_OBJECT_BIN && kv->key.via.str.size == 8 && memcmp(kv->key.via.str.ptr, "raw_data", 8) == 0)
+            fprintf(out, "{\"$bin_bytes\":%u,\"$records\":\"%s\",\"count\":%u}", kv->val.via.bin.size, rec,
+                    kv->val.via.bin.size / size);
+        else
+            put_object(out, &kv->val, full);
+    }
+    fputc('}', out);
+}
+
 sn_status sn_dump_file(const char *path, FILE *out, bool full, sn_error *err)
 {
     sn_msgreader r;
@@ -156,7 +209,7 @@ sn_status sn_dump_file(const char *path, FILE *out, bool full, sn_error *err)
                          path, (unsigned long long)r.count, (unsigned long long)(r.offset - len));
             break;
         }
-        put_object(out, &res.data, full);
+        put_message(out, &res.data, full);
         fputc('\n', out);
         if (ferror(out))
             break;

@@ -247,3 +247,15 @@ sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, co
     *out = vals;
     return SN_OK;
 }
+
+bool *sn_attr_given(const sn_attr_def *defs, uint32_t n, size_t stride, const sn_scene_entity *e)
+{
+    bool *g = calloc(n ? n : 1, sizeof *g);
+    if (!g)
+        return NULL;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; e && k < e->n_attrs; k++)
+            if (e->attrs[k].key && strcmp(e->attrs[k].key, sn_attr_at(defs, stride, i)->name) == 0)
+                g[i] = true;
+    return g;
+}

@@ -36,6 +36,10 @@ sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, co
                           const sn_scene_entity *e, const char *scene_path,
                           const char *const *extra_keys, sn_value **out, sn_error *err);
 
+/* For each of the n attributes, whether the entity gives it (host->attribute_given): a calloc'd
+** array of n bools the caller frees, NULL when out of memory. */
+bool *sn_attr_given(const sn_attr_def *defs, uint32_t n, size_t stride, const sn_scene_entity *e);
+
 /* Index of the attribute named `name`, or -1. */
 int sn_attr_find(const sn_attr_def *defs, uint32_t n, size_t stride, const char *name);
 

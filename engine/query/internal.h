@@ -20,6 +20,7 @@ typedef struct rs_actor {
     sn_vec3 centre, ext;
     double lo[3], hi[3]; /* world bounding box */
     bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
+    sn_vec3 origin, vel, omega; /* the actor's origin, velocity (m/s), angular velocity (rad/s) */
 } rs_actor;
 
 /* A ground plane n . x = d, a half-space (below it is inside). */
@@ -28,6 +29,7 @@ typedef struct rs_plane {
     uint8_t tag, kind;
     sn_vec3 n;
     double d;
+    sn_vec3 origin, vel, omega; /* as rs_actor's: hit points' velocities */
 } rs_plane;
 
 /* Per-task scratch for SN_RAY_ALL: every raw hit of one ray, then one per actor. */
@@ -69,6 +71,7 @@ struct sn_rayscene {
 
     const sn_world *world; /* what the index was built from, at these generations */
     uint64_t gen, static_gen, bounds_gen;
+    double alpha;          /* the moving actors are posed at this fraction of the last frame */
     bool built, bounds_built;
 
     sn_pool *pool;
@@ -79,6 +82,7 @@ struct sn_rayscene {
     size_t cap_stamp;
 
     char emb_err[200]; /* Embree's last error, "" if none */
+    bool one_by_one;   /* closest hits with rtcIntersect1, not streams (tests, benchmarks) */
 };
 
 /* An actor reference: static actors first, then dynamic ones. */
@@ -88,20 +92,32 @@ static inline const rs_actor *rs_ref_actor(const sn_rayscene *rs, uint32_t ref)
 }
 static inline uint32_t rs_n_refs(const sn_rayscene *rs) { return (uint32_t)(rs->n_sact + rs->n_dact); }
 
-static inline sn_ray_hit rs_hit(double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag)
+/* A hit; its point's velocity from the actor's motion, v + w x (p - origin). struct_size says
+** the velocity is there (see sensim/types.h). */
+static inline sn_ray_hit rs_hit(double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag, sn_vec3 origin,
+                                sn_vec3 vel, sn_vec3 omega)
 {
     sn_ray_hit h;
     memset(&h, 0, sizeof h);
+    h.struct_size = sizeof h;
     h.distance = t;
     h.point = point;
     h.normal = normal;
     h.actor_id = id;
     h.semantic_tag = tag;
+    h.velocity = sn_v3_add(vel, sn_v3_cross(omega, sn_v3_sub(point, origin)));
     return h;
 }
+#define RS_HIT_OF(t, point, normal, a) rs_hit(t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega)
 
-/* scene.c: brings the index up to date with w; the bounds scene too when `bounds`. */
+/* The bytes of a result or hit the caller's stride holds (plugins built before sn_ray_hit grew
+** pass the 1.2 sizes). */
+static inline size_t rs_min_size(size_t stride, size_t ours) { return stride < ours ? stride : ours; }
+
+/* scene.c: brings the index up to date with w, its moving actors as now; the bounds scene too
+** when `bounds`. rs_sync_at poses them at fraction alpha of the last frame instead. */
 sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err);
+sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool bounds, sn_error *err);
 /* World vertex j (0..2) of triangle `tri` of an actor. */
 sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j);
 

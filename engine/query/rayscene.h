@@ -40,6 +40,19 @@ int sn_rayscene_threads(const sn_rayscene *rs);
 ** which simply hits nothing. */
 sn_status sn_rays_trace(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, const sn_ray *rays,
                         uint32_t n, sn_ray_result *out, sn_error *err);
+/* As sn_rays_trace with the moving actors posed at fraction alpha of the last frame, in [0, 1]
+** (sn_actor_pose_at; 1 is now). */
+sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, const sn_ray_query *q,
+                           const sn_ray *rays, uint32_t n, sn_ray_result *out, sn_error *err);
+/* Ray i at alpha[i] (n_alpha == n) or all at alpha[0] (n_alpha == 1): rays grouped by alpha,
+** the moving actors re-posed once per distinct value, or once for all when nothing moved
+** during the frame. Results as sn_rays_trace's. */
+sn_status sn_rays_trace_times(sn_rayscene *rs, const sn_world *w, const double *alpha, uint32_t n_alpha,
+                              const sn_ray_query *q, const sn_ray *rays, uint32_t n, sn_ray_result *out,
+                              sn_error *err);
+/* Closest hits one rtcIntersect1 at a time instead of Embree's streams (the reference in tests
+** and benchmarks; results are the same). */
+void sn_rayscene_set_one_by_one(sn_rayscene *rs, bool on);
 /* A sphere of `radius` moved along the ray: the first contact (or every actor touched, in
 ** SN_RAY_ALL), distance = how far the centre travelled. */
 sn_status sn_sweep_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, const sn_ray *ray,

@@ -66,6 +66,7 @@ sn_rayscene *sn_rayscene_create(int threads, sn_error *err)
         return NULL;
     }
     rs->threads = threads < 1 ? 1 : threads > RS_MAX_TASKS ? RS_MAX_TASKS : threads;
+    rs->alpha = 1.0;
     /* Embree builds on one thread: tracing runs on our own pool, which its build threads
     ** would otherwise compete with (and one builder keeps every BVH the same run to run). */
     rs->dev = rtcNewDevice("threads=1,verbose=0");
@@ -121,6 +122,7 @@ void sn_rayscene_destroy(sn_rayscene *rs)
 }
 
 int sn_rayscene_threads(const sn_rayscene *rs) { return rs->threads; }
+void sn_rayscene_set_one_by_one(sn_rayscene *rs, bool on) { rs->one_by_one = on; }
 
 sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j)
 {
@@ -138,11 +140,14 @@ static bool has_mesh(const sn_actor *a)
 /* Free-standing statics never move: they go into the static scene, built once. */
 static bool is_static(const sn_actor *a) { return a->kind == SN_ACTOR_STATIC && !a->parent && !a->body; }
 
-static void fill_actor(const sn_world *w, const sn_actor *a, rs_actor *r)
+static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_actor *r)
 {
     sn_vec3 pos;
     sn_quat q;
-    sn_actor_pose_at(w, a, 1.0, &pos, &q);
+    sn_actor_pose_at(w, a, alpha, &pos, &q);
+    r->origin = pos;
+    r->vel = a->st.vel;
+    r->omega = a->st.ang_vel;
     r->id = a->id;
     r->parent = a->parent;
     r->tag = a->tag;
@@ -251,7 +256,7 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
             continue;
         if (!sn_grow((void **)&rs->sact, &rs->cap_sact, rs->n_sact + 1, sizeof *rs->sact))
             return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static actors", rs->n_sact + 1);
-        fill_actor(w, a, &rs->sact[rs->n_sact++]);
+        fill_actor(w, a, 1.0, &rs->sact[rs->n_sact++]);
     }
     if (add_roads(rs, w))
         return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the map's roads");
@@ -283,7 +288,7 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
 #define DYN_QUALITY RTC_BUILD_QUALITY_REFIT
 #define DYN_REFITS 16
 
-static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, sn_error *err)
+static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha, sn_error *err)
 {
     rs->n_dact = rs->n_planes = 0;
     bool same = true; /* the same shapes in the same order: keep the buffers */
@@ -296,7 +301,8 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, sn_error *err
             if (!sn_grow((void **)&rs->planes, &rs->cap_planes, rs->n_planes + 1, sizeof *rs->planes))
                 return sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
             rs->planes[rs->n_planes++] = (rs_plane){a->id, a->parent, a->tag, (uint8_t)a->kind,
-                                                    sn_v3_scale(a->plane_normal, 1 / l), a->plane_offset / l};
+                                                    sn_v3_scale(a->plane_normal, 1 / l), a->plane_offset / l,
+                                                    a->st.pos, a->st.vel, a->st.ang_vel};
             continue;
         }
         if (!has_mesh(a) || is_static(a))
@@ -304,7 +310,7 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, sn_error *err
         if (!sn_grow((void **)&rs->dact, &rs->cap_dact, rs->n_dact + 1, sizeof *rs->dact))
             return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu actors", rs->n_dact + 1);
         same = same && rs->n_dact < rs->n_dyn_shapes && rs->dyn_shapes[rs->n_dact] == (uint8_t)a->shape;
-        fill_actor(w, a, &rs->dact[rs->n_dact++]);
+        fill_actor(w, a, alpha, &rs->dact[rs->n_dact++]);
     }
     same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes && rs->dyn_refits < DYN_REFITS;
     if (same) {
@@ -389,15 +395,21 @@ static sn_status build_bounds(sn_rayscene *rs, sn_error *err)
 
 sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err)
 {
+    return rs_sync_at(rs, w, 1.0, bounds, err);
+}
+
+sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool bounds, sn_error *err)
+{
     sn_status st = SN_OK;
-    if (rs->world != w || !rs->built || rs->gen != w->gen) {
+    if (rs->world != w || !rs->built || rs->gen != w->gen || rs->alpha != alpha) {
         rs->built = rs->bounds_built = false;
         if ((rs->world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
             return st;
-        if ((st = build_dynamic(rs, w, err)))
+        if ((st = build_dynamic(rs, w, alpha, err)))
             return st;
         rs->world = w;
         rs->gen = w->gen;
+        rs->alpha = alpha;
         rs->built = true;
     }
     if (bounds && (!rs->bounds_built || rs->bounds_gen != rs->gen))
@@ -418,7 +430,7 @@ float *sn_rayscene_world_triangles(const sn_world *w, size_t *n_tris)
         if (!has_mesh(w->actors[i]))
             continue;
         rs_actor a;
-        fill_actor(w, w->actors[i], &a);
+        fill_actor(w, w->actors[i], 1.0, &a);
         for (uint32_t t = 0; t < a.mesh->n_t; t++, k++)
             for (int j = 0; j < 3; j++) {
                 sn_vec3 p = rs_vertex(&a, t, j);

@@ -106,7 +106,7 @@ sn_status sn_engine_actor_attribute_at(const sn_engine *e, uint32_t id, uint32_t
 
 /* The desc's attributes as a scene entity's, so one resolver serves scenes and the API. */
 static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const char *const *extra, sn_value **out,
-                         sn_error *err)
+                         bool **given, sn_error *err)
 {
     sn_scene_entity ent;
     memset(&ent, 0, sizeof ent);
@@ -125,6 +125,8 @@ static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const c
     ent.attrs = attrs;
     ent.n_attrs = d->n_attributes;
     sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, extra, out, err);
+    if (!st && given && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, &ent)))
+        st = sn_fail(err, SN_E_NOMEM, "out of memory");
     free(attrs);
     return st;
 }
@@ -137,6 +139,7 @@ static void free_sensor(sn_sensor *s)
         remove(s->part_path);
     }
     free(s->values);
+    free(s->given);
     free(s->name);
     free(s->out_path);
     free(s->part_path);
@@ -159,7 +162,7 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
     s->engine = e;
     s->bp = bp;
     s->cls = bp->cls;
-    sn_status st = resolve(bp, d, host_keys, &s->values, err);
+    sn_status st = resolve(bp, d, host_keys, &s->values, &s->given, err);
     char name[32];
     snprintf(name, sizeof name, "sensor_%u", sd->id ? sd->id : e->world.next_id + 1);
     if (!st && !(s->name = sn_strdup(d->name && d->name[0] ? d->name : name)))
@@ -242,7 +245,7 @@ sn_status sn_engine_spawn(sn_engine *e, const sn_actor_desc *d, uint32_t *out_id
                         .id = desc.id};
     if (bp->kind == SN_ACTOR_SENSOR)
         return spawn_sensor(e, bp, &desc, &sd, out_id, err);
-    if ((st = resolve(bp, &desc, NULL, &sd.values, err)))
+    if ((st = resolve(bp, &desc, NULL, &sd.values, NULL, err)))
         return st;
     sn_actor *a;
     if ((st = sn_spawn_actor(e, &sd, &a, err)))

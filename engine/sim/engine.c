@@ -72,6 +72,7 @@ static void unload(sn_engine *e)
             remove(s->part_path);
         }
         free(s->values);
+        free(s->given);
         free(s->name);
         free(s->out_path);
         free(s->part_path);
@@ -233,6 +234,8 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
                                    &s->values, err);
     if (st)
         return st;
+    if (!(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
     if (ent->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0)
         return sn_fail(err, SN_E_INVALID, "%s: 'save' writes camera images; %s is not a camera", sn_scene_where(path, ent->save_pos).s, s->bp->id);
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
@@ -646,6 +649,7 @@ static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
             bool due = s->tick_ns == 0 || !s->ever_ticked || e->clock.time_ns - s->last_tick_ns >= s->tick_ns;
             if (!due)
                 continue;
+            s->interval_ns = s->ever_ticked ? e->clock.time_ns - s->last_tick_ns : e->clock.dt_ns;
             s->ever_ticked = true;
             s->last_tick_ns = e->clock.time_ns;
             s->ticked_post = true;

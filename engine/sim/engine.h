@@ -59,6 +59,8 @@ struct sn_ctx {
     sn_value *values;  /* resolved attributes, owned */
     bool spawned, destroyed;
     int64_t tick_ns, last_tick_ns;
+    int64_t interval_ns; /* since the previous POST tick (tick_interval_ns), dt_ns at the first */
+    bool *given;         /* per blueprint attribute: set by the scene, --set or the API; owned */
     bool ever_ticked, ticked_post;
     uint32_t next_call;
     sn_rng rng;

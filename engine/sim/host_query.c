@@ -3,7 +3,9 @@
 #include "engine.h"
 
 #include "../core/util.h"
+#include "../plugin/attr.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -66,6 +68,54 @@ static sn_status h_ray_batch(sn_ctx *c, const sn_ray_query *q, const sn_ray *ray
     return SN_OK;
 }
 
+/* Times as fractions of the last frame, checked as render_at checks its time. */
+static sn_status h_ray_batch_at(sn_ctx *c, const int64_t *t_ns, uint32_t n_times, const sn_ray_query *q,
+                                const sn_ray *rays, uint32_t n, sn_ray_result *out)
+{
+    const sn_clock *k = &c->engine->clock;
+    int64_t from = k->time_ns - k->dt_ns;
+    if (k->frame == 0 || c->engine->advanced_frame != k->frame) {
+        sn_format(c->error, sizeof c->error, "ray_batch_at: the world has not advanced to frame %llu yet; call it "
+                  "from tick(SN_PHASE_POST) or later", (unsigned long long)k->frame);
+        return SN_E_STATE;
+    }
+    if (!t_ns || (n_times != 1 && n_times != n)) {
+        sn_format(c->error, sizeof c->error, "ray_batch_at: %u times for %u rays: give 1 (every ray) or one per ray",
+                  n_times, n);
+        return SN_E_INVALID;
+    }
+    double *alpha = calloc(n_times ? n_times : 1, sizeof *alpha);
+    if (!alpha) {
+        sn_format(c->error, sizeof c->error, "ray_batch_at: out of memory for %u times", n_times);
+        return SN_E_NOMEM;
+    }
+    for (uint32_t i = 0; i < n_times; i++) {
+        if (t_ns[i] <= from || t_ns[i] > k->time_ns) {
+            sn_format(c->error, sizeof c->error, "ray_batch_at: time %u, %lld ns, is outside the last frame (%lld, "
+                      "%lld] ns", i, (long long)t_ns[i], (long long)from, (long long)k->time_ns);
+            free(alpha);
+            return SN_E_RANGE;
+        }
+        alpha[i] = t_ns[i] == k->time_ns ? 1.0 : (double)(t_ns[i] - from) / (double)k->dt_ns;
+    }
+    sn_error err = {0};
+    sn_rayscene *rs = sn_engine_rays(c->engine, &err);
+    sn_status st = !rs ? SN_E_NOMEM : n ? sn_rays_trace_times(rs, &c->engine->world, alpha, n_times, q, rays, n, out, &err)
+                                      : SN_OK;
+    free(alpha);
+    return st ? failed(c, "ray_batch_at", &err) : SN_OK;
+}
+
+static int64_t h_tick_interval_ns(sn_ctx *c) { return c->is_class ? 0 : c->interval_ns; }
+
+static bool h_attribute_given(sn_ctx *c, const char *name)
+{
+    if (c->is_class || !c->given || !name)
+        return false;
+    int i = sn_attr_find(c->bp->attrs, c->bp->n_attrs, c->bp->stride, name);
+    return i >= 0 && c->given[i];
+}
+
 static sn_status h_sweep_sphere(sn_ctx *c, const sn_ray_query *q, const sn_ray *ray, double radius,
                                 sn_ray_result *out)
 {
@@ -92,4 +142,7 @@ void sn_host_query_fill(sn_host *h)
     h->ray_batch = h_ray_batch;
     h->sweep_sphere = h_sweep_sphere;
     h->overlap_sphere = h_overlap_sphere;
+    h->ray_batch_at = h_ray_batch_at;
+    h->tick_interval_ns = h_tick_interval_ns;
+    h->attribute_given = h_attribute_given;
 }

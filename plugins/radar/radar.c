@@ -28,6 +28,7 @@
 */
 #include <sensim/math.h>
 #include <sensim/plugin.h>
+#include <sensim/records.h>
 
 #include <float.h>
 #include <math.h>
@@ -35,13 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CARLA's carla::sensor::s11n::RadarDetection: 4 float32, little-endian on the wire. */
-typedef struct sn_radar_detection {
-    float velocity; /* m/s, negative when closing */
-    float azimuth;  /* rad */
-    float altitude; /* rad */
-    float depth;    /* m */
-} sn_radar_detection;
+/* CARLA's carla::sensor::s11n::RadarDetection, the SDK's record (sensim/records.h): velocity
+** m/s (negative when closing), azimuth and altitude rad, depth m; little-endian on the wire. */
 _Static_assert(sizeof(sn_radar_detection) == 16, "the radar record is 4 packed float32");
 
 #define MAX_POINTS 1000000 /* points_per_second's ceiling: rays of one tick stay in memory */

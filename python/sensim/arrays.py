@@ -11,6 +11,10 @@ LABEL_DTYPE = np.dtype([("tag", "u1"), ("id", "<u4")])
 # sensor.other.radar `raw_data`: CARLA's RadarDetection, 4 little-endian float32 per detection
 # (velocity m/s, negative when closing; azimuth and altitude rad; depth m).
 RADAR_DTYPE = np.dtype([("velocity", "<f4"), ("azimuth", "<f4"), ("altitude", "<f4"), ("depth", "<f4")])
+# sensim/records.h: the semantic lidar point (24 bytes) and the radar detection (16 bytes).
+SEMANTIC_POINT_DTYPE = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("cos_inc_angle", "<f4"),
+                                 ("object_idx", "<u4"), ("object_tag", "<u4")])
+RADAR_DETECTION_DTYPE = RADAR_DTYPE  # the same record under its sensim/records.h name
 # The 24-bit depth encoding is always over 1000 m, whatever the camera's max_depth.
 DEPTH_FAR = 1000.0
 
@@ -97,3 +101,29 @@ def radar_points(msg):
     d = radar_detections(msg)
     depth, az, alt = (d[k].astype(np.float64) for k in ("depth", "azimuth", "altitude"))
     return np.stack([depth * np.cos(alt) * np.cos(az), depth * np.cos(alt) * np.sin(az), depth * np.sin(alt)], axis=1)
+
+
+def lidar_points(msg):
+    """sensor.lidar.ray_cast: `raw_data` (sn_point_xyzi) as an (N, 4) float32 view of x, y, z,
+    intensity in the sensor's frame (CARLA's axes: x forward, y right, z up), channel by channel."""
+    b = _bin(msg, "raw_data")
+    if len(b) % 16:
+        raise ValueError(f"'raw_data' holds {len(b)} bytes, not a whole number of 16-byte points")
+    return np.frombuffer(b, "<f4").reshape(-1, 4)
+
+
+def semantic_lidar_points(msg):
+    """sensor.lidar.ray_cast_semantic: `raw_data` (sn_semantic_point) as a structured view of x, y,
+    z, cos_inc_angle, object_idx, object_tag."""
+    return _records(msg, "raw_data", SEMANTIC_POINT_DTYPE)
+
+
+def point_channels(msg):
+    """The channel of each point of a lidar message, from its `point_count` (points are written
+    channel by channel): an int array as long as the points."""
+    return np.repeat(np.arange(int(msg["channels"])), np.asarray(msg["point_count"], dtype=np.int64))
+
+
+def point_times(msg):
+    """A lidar with motion_distortion: `point_time_ns`, each point's time (int64 ns), a view."""
+    return _records(msg, "point_time_ns", np.dtype("<i8"))

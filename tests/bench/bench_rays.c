@@ -212,6 +212,13 @@ int main(int argc, char **argv)
                 per_ray_ns[si][th - 1] += s / N_RAYS * 1e9 / 2;
                 if (n_obj == 1000 && th == 2)
                     mrays_1000_2t += mr / 2;
+                if (th == 1) { /* Embree's coherent streams against one rtcIntersect1 a ray, same index */
+                    sn_rayscene_set_one_by_one(rs[th], true);
+                    double s1 = BEST_S(sn_rays_trace(rs[th], &w, &q, rays, N_RAYS, res, &err), 3);
+                    sn_rayscene_set_one_by_one(rs[th], false);
+                    printf("ratio rays %s %5d objects streams: %6.2f Mrays/s, one rtcIntersect1 a ray %6.2f Mrays/s "
+                           "(streams x%.2f faster)\n", pname, n_obj, mr, N_RAYS / s1 / 1e6, s1 / s);
+                }
                 if (th == 1) { /* filters: one actor ignored, walkers left out by the kind mask */
                     uint32_t ignore = w.actors[1]->id;
                     q.ignore_ids = &ignore, q.n_ignore = 1;

@@ -7,6 +7,7 @@
 #include <sensim/math.h>
 #include <sensim/plugin.h>
 #include <sensim/query.h>
+#include <sensim/records.h>
 #include <sensim/sensim.h>
 #include <sensim/testworld.h>
 
@@ -101,13 +102,16 @@ int main(void)
     F(sn_actor_info, acceleration, 192);
     F(sn_actor_info, control, 216);
     /* types.h */
-    S(sn_ray_hit, 72, 8);
+    S(sn_ray_hit, 96, 8); /* 72 up to ABI 1.4's first revision: the host accepts both */
     F(sn_ray_hit, struct_size, 0);
     F(sn_ray_hit, distance, 8);
     F(sn_ray_hit, point, 16);
     F(sn_ray_hit, normal, 40);
     F(sn_ray_hit, actor_id, 64);
     F(sn_ray_hit, semantic_tag, 68);
+    F(sn_ray_hit, velocity, 72);
+    pin("SN_RAY_HIT_SIZE_1_2", SN_RAY_HIT_SIZE_1_2, offsetof(sn_ray_hit, velocity));
+    pin("SN_RAY_HIT_SIZE_VELOCITY", SN_RAY_HIT_SIZE_VELOCITY, sizeof(sn_ray_hit));
     /* types.h */
     S(sn_geo_location, 24, 8);
     F(sn_geo_location, latitude, 0);
@@ -163,7 +167,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 400, 8);
+    S(sn_host, 424, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -214,6 +218,9 @@ int main(void)
     F(sn_host, map_previous, 376);
     F(sn_host, map_side_lane, 384);
     F(sn_host, map_marks_crossed, 392);
+    F(sn_host, ray_batch_at, 400);
+    F(sn_host, tick_interval_ns, 408);
+    F(sn_host, attribute_given, 416);
     /* map.h (ABI 1.4): plain values, frozen */
     S(sn_lane_marking, 16, 8);
     F(sn_lane_marking, type, 0);
@@ -255,7 +262,19 @@ int main(void)
     F(sn_ray_query, kind_mask, 40);
     F(sn_ray_query, hits, 48);
     F(sn_ray_query, max_hits, 56);
-    S(sn_ray_result, 80, 8);
+    S(sn_ray_result, 104, 8);
+    pin("SN_RAY_RESULT_SIZE_1_2", SN_RAY_RESULT_SIZE_1_2, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_1_2);
+    /* records.h */
+    S(sn_point_xyzi, 16, 4);
+    F(sn_point_xyzi, intensity, 12);
+    S(sn_semantic_point, 24, 4);
+    F(sn_semantic_point, cos_inc_angle, 12);
+    F(sn_semantic_point, object_idx, 16);
+    F(sn_semantic_point, object_tag, 20);
+    S(sn_radar_detection, 16, 4);
+    F(sn_radar_detection, azimuth, 4);
+    F(sn_radar_detection, altitude, 8);
+    F(sn_radar_detection, depth, 12);
     F(sn_ray_result, n_hits, 0);
     F(sn_ray_result, n_found, 4);
     F(sn_ray_result, hit, 8);

@@ -398,8 +398,121 @@ static void test_moving(void)
     sn_world_free(&w);
 }
 
+/* Embree's streams (rtcIntersect1M, the closest-hit path) against one rtcIntersect1 a ray, on a
+** lidar's coherent rays and random ones over 1 000 boxes: the same bytes, every result. */
+static void test_stream(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_rng g;
+    sn_rng_seed(&g, 5);
+    add(&w, SN_ACTOR_STATIC, SN_SHAPE_PLANE, sn_v3(0, 0, 0), 0, sn_v3(0, 0, 0), 1, 0);
+    for (int i = 0; i < 1000; i++) {
+        sn_vec3 p = sn_v3(sn_rng_uniform(&g) * 600 - 300, sn_rng_uniform(&g) * 600 - 300, 1.5);
+        sn_vec3 e = sn_v3(0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2);
+        add(&w, i % 4 ? SN_ACTOR_STATIC : SN_ACTOR_WALKER, i % 7 ? SN_SHAPE_BOX : SN_SHAPE_CYLINDER, p,
+            sn_rng_uniform(&g) * 360, e, (uint8_t)(i % 20), 0);
+    }
+    enum { N = 40000 };
+    sn_ray *rays = malloc(N * sizeof *rays);
+    sn_ray_result *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);
+    for (int i = 0; i < N; i++) {
+        if (i < N / 2) { /* 64 channels from -25 to 5 degrees, column by column */
+            int ch = i % 64, az = i / 64;
+            double el = (-25 + 30.0 * ch / 63) * SN_DEG, t = 2 * SN_PI * az / (N / 2 / 64.0);
+            rays[i] = ray(sn_v3(0.3, 0.2, 1.8), sn_v3(cos(el) * cos(t), cos(el) * sin(t), sin(el)), 120);
+        } else {
+            double z = 2 * sn_rng_uniform(&g) - 1, t = 2 * SN_PI * sn_rng_uniform(&g), r = sqrt(1 - z * z);
+            rays[i] = ray(sn_v3(sn_rng_uniform(&g) * 600 - 300, sn_rng_uniform(&g) * 600 - 300, 1 + 3 * sn_rng_uniform(&g)),
+                          sn_v3(r * cos(t), r * sin(t), z), 120);
+        }
+    }
+    rays[7].direction = sn_v3(0, 0, 0); /* rays that hit nothing ride in the same stream */
+    rays[N - 3].max_distance = -1;
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    sn_rayscene *rs = sn_rayscene_create(2, &err);
+    CHECK(sn_rays_trace(rs, &w, &q, rays, N, a, &err) == SN_OK, "stream: %s", err.msg);
+    sn_rayscene_set_one_by_one(rs, true);
+    CHECK(sn_rays_trace(rs, &w, &q, rays, N, b, &err) == SN_OK, "one by one: %s", err.msg);
+    int diff = 0, hits = 0;
+    for (int i = 0; i < N; i++)
+        diff += memcmp(&a[i], &b[i], sizeof a[i]) != 0, hits += a[i].n_hits;
+    CHECK(diff == 0, "%d of %d results differ between Embree's streams and rtcIntersect1", diff, N);
+    CHECK(hits > N / 2 && a[7].n_hits == 0 && a[N - 3].n_hits == 0, "%d hits; bad rays hit nothing", hits);
+    sn_rayscene_destroy(rs);
+    free(rays), free(a), free(b);
+    sn_world_free(&w);
+}
+
+/* The hit point's velocity, v + w x (p - origin); a plugin's 1.2-sized results (no velocity)
+** still accepted and written no further than their size; rays at a time inside the frame see
+** a moving box where it was then. */
+static void test_velocity_and_time(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_actor *box = add(&w, SN_ACTOR_WALKER, SN_SHAPE_BOX, sn_v3(10, 0, 1), 0, sn_v3(1, 1, 1), 12, 0);
+    sn_actor *wall = add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(0, 30, 1), 0, sn_v3(5, 1, 5), 4, 0);
+    box->st.vel = sn_v3(3, -1, 0);
+    box->st.ang_vel = sn_v3(0, 0, 2); /* rad/s about z */
+    w.gen++;
+    sn_rayscene *rs = sn_rayscene_create(1, &err);
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    sn_ray_result r = cast(rs, &w, &q, ray(sn_v3(0, 0.5, 1.2), sn_v3(1, 0, 0), 50));
+    /* hit at (9, 0.5, 1.2): w x (p - o) = 2 z x (-1, 0.5, 0.2) = (-1, -2, 0) */
+    CHECK(r.n_hits == 1 && r.hit.struct_size == sizeof(sn_ray_hit), "hit, struct_size %u", r.hit.struct_size);
+    CHECK_NEAR(r.hit.velocity.x, 2, 1e-9, "velocity x");
+    CHECK_NEAR(r.hit.velocity.y, -3, 1e-9, "velocity y");
+    CHECK_NEAR(r.hit.velocity.z, 0, 1e-9, "velocity z");
+    r = cast(rs, &w, &q, ray(sn_v3(0, 20, 1), sn_v3(0, 1, 0), 50));
+    CHECK(r.n_hits == 1 && r.hit.actor_id == wall->id && sn_v3_len(r.hit.velocity) == 0, "static geometry is still");
+
+    /* an ABI 1.2 plugin's strides: 80-byte results, not a byte more written */
+    q.result_size = SN_RAY_RESULT_SIZE_1_2;
+    unsigned char buf[2 * SN_RAY_RESULT_SIZE_1_2 + 16];
+    memset(buf, 0xAB, sizeof buf);
+    sn_ray two[2] = {ray(sn_v3(0, 0.5, 1.2), sn_v3(1, 0, 0), 50), ray(sn_v3(0, 0, 1), sn_v3(-1, 0, 0), 50)};
+    CHECK(sn_rays_trace(rs, &w, &q, two, 2, (sn_ray_result *)(void *)buf, &err) == SN_OK, "1.2 sizes: %s", err.msg);
+    sn_ray_result first;
+    memcpy(&first, buf, SN_RAY_RESULT_SIZE_1_2);
+    CHECK(first.n_hits == 1 && fabs(first.hit.distance - 9) < 1e-9, "1.2-sized result read");
+    CHECK(buf[2 * SN_RAY_RESULT_SIZE_1_2] == 0xAB, "nothing written past the caller's results");
+    q.result_size = SN_RAY_RESULT_SIZE_1_2 - 8;
+    CHECK(sn_rays_trace(rs, &w, &q, two, 2, (sn_ray_result *)(void *)buf, &err) == SN_E_INVALID, "smaller refused");
+    q.result_size = sizeof(sn_ray_result);
+
+    /* at a time: the box moved from x = 4 to x = 10 over the frame; at alpha it is at 4 + 6 alpha */
+    box->st.prev_pos = sn_v3(4, 0, 1);
+    box->st.prev_rot = box->st.rot;
+    w.gen++;
+    enum { N = 5 };
+    sn_ray rays[N];
+    double alpha[N] = {1, 0, 0.5, 0.25, 0.5};
+    for (int i = 0; i < N; i++)
+        rays[i] = ray(sn_v3(0, 0, 1), sn_v3(1, 0, 0), 50);
+    sn_ray_result res[N];
+    CHECK(sn_rays_trace_times(rs, &w, alpha, N, &q, rays, N, res, &err) == SN_OK, "times: %s", err.msg);
+    for (int i = 0; i < N; i++)
+        CHECK(res[i].n_hits == 1 && fabs(res[i].hit.distance - (3 + 6 * alpha[i])) < 1e-9,
+              "ray at alpha %g: distance %g, want %g", alpha[i], res[i].hit.distance, 3 + 6 * alpha[i]);
+    double one = 0.5;
+    CHECK(sn_rays_trace_times(rs, &w, &one, 1, &q, rays, N, res, &err) == SN_OK && fabs(res[4].hit.distance - 6) < 1e-9,
+          "one time for every ray");
+    r = cast(rs, &w, &q, rays[0]); /* and now again */
+    CHECK(fabs(r.hit.distance - 9) < 1e-9, "the index back at the end of the frame: %g", r.hit.distance);
+    double bad = 1.5;
+    CHECK(sn_rays_trace_times(rs, &w, &bad, 1, &q, rays, N, res, &err) == SN_E_RANGE, "time outside the frame refused");
+    CHECK(sn_rays_trace_times(rs, &w, alpha, 2, &q, rays, N, res, &err) == SN_E_INVALID, "2 times for 5 rays refused");
+    sn_rayscene_destroy(rs);
+    sn_world_free(&w);
+}
+
 int main(void)
 {
+    test_stream();
+    test_velocity_and_time();
     test_any();
     test_moving();
     test_all_hits_and_filters(1);

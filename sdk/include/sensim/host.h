@@ -266,6 +266,39 @@ typedef struct sn_host {
     /* The lane markings the segment a -> b crosses, in order from a (a lane invasion sensor's question). */
     sn_status (*map_marks_crossed)(sn_ctx *ctx, sn_vec3 a, sn_vec3 b, sn_mark_crossing *out, size_t cap,
                                    size_t *n);
+
+    /* ---- ABI 1.4, second revision (lidar): a 1.4 host built before these has a smaller
+    ** table, so check host->hdr.struct_size >= offsetof(sn_host, member) + sizeof(void *)
+    ** (SN_HOST_HAS(host, member)) before calling one ---- */
+    /*
+    ** ray_batch() at times inside the last frame interval (clock->time_ns - clock->dt_ns,
+    ** clock->time_ns], as render_at() renders: every actor's pose interpolated between the end
+    ** of the previous frame and now (position linearly, rotation spherical-linearly; attached
+    ** actors ride on their parent). n_times is 1 (every ray at time_ns[0]) or n (ray i at
+    ** time_ns[i]). Rays are grouped by time and the moving geometry is re-posed once per
+    ** distinct time (a refit): a spinning lidar's column of rays shares one time. When nothing
+    ** moved during the frame every time sees the same world and the batch is traced at once.
+    ** SN_E_RANGE (with a message) for a time outside the interval, SN_E_STATE before the world
+    ** has advanced to this frame (call it from tick(POST)). Same results at any thread count.
+    */
+    sn_status (*ray_batch_at)(sn_ctx *ctx, const int64_t *time_ns, uint32_t n_times, const sn_ray_query *q,
+                              const sn_ray *rays, uint32_t n, sn_ray_result *out);
+    /*
+    ** The simulated time since this sensor's previous POST tick, in integer nanoseconds: the
+    ** frame's dt_ns when it ticks every frame, a multiple of it with sensor_tick, dt_ns at its
+    ** first tick (CARLA passes Unreal's DeltaTime, the same quantity). 0 from a class context.
+    */
+    int64_t (*tick_interval_ns)(sn_ctx *ctx);
+    /*
+    ** Whether attribute `name` was given for this sensor (in the scene, by --set or by the API)
+    ** rather than left at its blueprint default: for CARLA's "seed only when given" rules.
+    ** false for a name the blueprint does not have.
+    */
+    bool (*attribute_given)(sn_ctx *ctx, const char *name);
 } sn_host;
+
+/* Whether `host` has member `m` (a member added after the table's first release). */
+#define SN_HOST_HAS(host, m) \
+    ((host)->hdr.struct_size >= offsetof(sn_host, m) + sizeof(void *) && (host)->m != NULL)
 
 #endif

@@ -89,6 +89,10 @@ typedef struct sn_actor_info {
 ** sizeof(sn_ray_hit) before the call (the host fills what both sides know; with 0 it fills
 ** the 1.2 members). A plugin built for ABI 1.1 keeps its old layout (no struct_size): the
 ** host knows the plugin's minor and writes the layout it was built with.
+**
+** `velocity` came later in ABI 1.4 (a 1.4 host built before it writes 72-byte hits): hits the
+** host writes into ray_batch results carry struct_size = the host's sizeof(sn_ray_hit), so a
+** plugin knows velocity is filled when hit.struct_size >= SN_RAY_HIT_SIZE_VELOCITY.
 */
 typedef struct sn_ray_hit {
     uint32_t struct_size;
@@ -97,7 +101,16 @@ typedef struct sn_ray_hit {
     sn_vec3 normal;  /* world frame, unit, facing the ray */
     uint32_t actor_id;
     uint8_t semantic_tag;
+    /* ---- ABI 1.4, second revision ---- */
+    /* World velocity of the hit point, m/s: the hit actor's linear velocity plus its angular
+    ** velocity x (point - actor origin), both as at the end of the frame (also for ray_batch_at
+    ** at an earlier time); zero on static geometry. */
+    sn_vec3 velocity;
 } sn_ray_hit;
+
+/* sizeof(sn_ray_hit) before `velocity` (ABI 1.2 to 1.4's first revision), and with it. */
+#define SN_RAY_HIT_SIZE_1_2 72u
+#define SN_RAY_HIT_SIZE_VELOCITY 96u
 
 /* A geodetic position: degrees north and east (WGS84 numbers, CARLA's projection), metres. */
 typedef struct sn_geo_location {

@@ -1,0 +1,217 @@
+/* scan.c — one tick of the spinning lidar (CARLA's RayCastSemanticLidar::SimulateLidar and
+** RayCastLidar's pre- and post-processing), every ray of the tick in one host->ray_batch. */
+#include "scan.h"
+
+#include <sensim/math.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* More rays in one tick than this is a configuration mistake (points_per_second x interval):
+** refused rather than allocated (16.8 M rays are about 2.5 GB of queries and results). */
+#define LIDAR_MAX_RAYS (1u << 24)
+
+static bool grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 1024;
+    while (c < n)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+sn_status lidar_scan_init(lidar_scan *s, const sn_host *h, sn_ctx *ctx, const lidar_cfg *cfg)
+{
+    memset(s, 0, sizeof *s);
+    s->h = h;
+    s->ctx = ctx;
+    s->cfg = *cfg;
+    s->laser_deg = malloc(cfg->channels * sizeof *s->laser_deg);
+    s->counts = calloc(cfg->channels, sizeof *s->counts);
+    if (!s->laser_deg || !s->counts) {
+        h->set_error(ctx, "out of memory for %u channels", cfg->channels);
+        return SN_E_NOMEM;
+    }
+    /* CARLA's CreateLasers: channel 0 is the top laser, the others evenly below it */
+    double step = cfg->channels == 1 ? 0 : (cfg->upper_fov - cfg->lower_fov) / (double)(cfg->channels - 1);
+    for (uint32_t i = 0; i < cfg->channels; i++)
+        s->laser_deg[i] = cfg->upper_fov - (double)i * step;
+    return SN_OK;
+}
+
+void lidar_scan_free(lidar_scan *s)
+{
+    free(s->laser_deg), free(s->counts), free(s->rays), free(s->res), free(s->ray_time), free(s->ray_slot);
+    free(s->pose), free(s->points), free(s->point_time), free(s->col);
+}
+
+/* Column j of P fires at the end of its share of the interval ending now (the last one now):
+** integer nanoseconds, (j + 1) * interval fits in 64 bits (interval <= a frame, P < 2^24). */
+static int64_t column_time(const sn_clock *clk, int64_t interval, uint32_t j, uint32_t P)
+{
+    return clk->time_ns - interval + (int64_t)(j + 1) * interval / (int64_t)P;
+}
+
+/* Rounds half away from zero, as Unreal's FMath::RoundHalfFromZero (x >= 0 here). */
+static double round_half_up(double x) { return floor(x + 0.5); }
+
+sn_status lidar_scan_tick(lidar_scan *s)
+{
+    const sn_host *h = s->h;
+    const lidar_cfg *c = &s->cfg;
+    const sn_clock *clk = h->clock(s->ctx);
+    int64_t interval = SN_HOST_HAS(h, tick_interval_ns) ? h->tick_interval_ns(s->ctx) : clk->dt_ns;
+    if (interval <= 0)
+        interval = clk->dt_ns;
+    double dt = (double)interval * 1e-9;
+    memset(s->counts, 0, c->channels * sizeof *s->counts);
+    s->n_points = 0;
+
+    /* CARLA: points_per_channel_each_step = round(points_per_second * DeltaTime / channels);
+    ** the rotation covers rotation_frequency * horizontal_fov * DeltaTime degrees */
+    double per = round_half_up(c->points_per_second * dt / (double)c->channels);
+    double tick_deg = c->rotation_frequency * c->horizontal_fov * dt;
+    double start = s->angle_deg;
+    s->angle_deg = fmod(start + tick_deg, c->horizontal_fov);
+    s->horizontal_angle = (float)(s->angle_deg * SN_DEG);
+    if (per < 1) {
+        if (!s->warned_empty)
+            h->log(s->ctx, SN_LOG_WARN, "no points this tick: points_per_second x %g s / %u channels rounds to 0; "
+                   "raise points_per_second", dt, c->channels);
+        s->warned_empty = true;
+        return SN_OK;
+    }
+    if (per * c->channels > LIDAR_MAX_RAYS) {
+        h->set_error(s->ctx, "%.0f rays in one tick (points_per_second %g over %g s) exceed the %u a lidar may cast "
+                     "at once", per * c->channels, c->points_per_second, dt, LIDAR_MAX_RAYS);
+        return SN_E_RANGE;
+    }
+    uint32_t P = (uint32_t)per;
+    size_t total = (size_t)P * c->channels;
+    double step = tick_deg / P;
+
+    /* The sensor's pose: now, or with motion distortion at each column's own time, column j
+    ** firing at the end of its share of the interval (the last one now). */
+    sn_transform now;
+    h->sensor_transform(s->ctx, &now);
+    sn_mat3 R_now = sn_mat3_from_rotation(now.rotation);
+    bool motion = c->motion_distortion;
+    if (motion) {
+        if (!SN_HOST_HAS(h, ray_batch_at)) {
+            h->set_error(s->ctx, "motion_distortion needs a host with ray_batch_at (ABI 1.4, second revision)");
+            return SN_E_UNSUPPORTED;
+        }
+        if (interval > clk->dt_ns) {
+            h->set_error(s->ctx, "motion_distortion: %lld ns since the last tick is longer than a frame; the "
+                         "world's motion is known over the last frame only", (long long)interval);
+            return SN_E_STATE;
+        }
+        if (!grow((void **)&s->pose, &s->cap_pose, P, sizeof *s->pose))
+            goto oom;
+        for (uint32_t j = 0; j < P; j++) {
+            sn_status st = h->sensor_transform_at(s->ctx, column_time(clk, interval, j, P), &s->pose[j]);
+            if (st)
+                return st;
+        }
+    }
+    if (!grow((void **)&s->rays, &s->cap_rays, total, sizeof *s->rays) ||
+        !grow((void **)&s->res, &s->cap_res, total, sizeof *s->res) ||
+        !grow((void **)&s->ray_slot, &s->cap_slot, total, sizeof *s->ray_slot) ||
+        (motion && !grow((void **)&s->ray_time, &s->cap_time, total, sizeof *s->ray_time)))
+        goto oom;
+
+    /* The rays, channel-major as CARLA records them; the general drop-off draws one uniform per
+    ** (channel, point) before tracing, in that order (RayCastLidar::PreprocessRays). */
+    bool gen_drop = !c->semantic && c->dropoff_general_rate > FLT_EPSILON;
+    if (!grow((void **)&s->col, &s->cap_col, P, sizeof *s->col))
+        goto oom;
+    for (uint32_t j = 0; j < P; j++) { /* each column's azimuth once, not once per channel */
+        double az = (fmod(start + step * j, c->horizontal_fov) - c->horizontal_fov / 2) * SN_DEG;
+        s->col[j] = sn_v3(cos(az), sin(az), 0);
+    }
+    size_t n = 0;
+    sn_mat3 R_j = R_now;
+    for (uint32_t ch = 0; ch < c->channels; ch++) {
+        double cv = cos(s->laser_deg[ch] * SN_DEG), sv = sin(s->laser_deg[ch] * SN_DEG);
+        for (uint32_t j = 0; j < P; j++) {
+            if (gen_drop && h->random_uniform(s->ctx) < c->dropoff_general_rate)
+                continue;
+            /* Unreal's forward vector of the rotator (pitch elevation, yaw azimuth), ShootLaser */
+            sn_vec3 local = sn_v3(cv * s->col[j].x, cv * s->col[j].y, sv);
+            const sn_transform *tf = motion ? &s->pose[j] : &now;
+            if (motion)
+                R_j = sn_mat3_from_rotation(tf->rotation);
+            s->rays[n] = (sn_ray){tf->location, sn_mat3_apply(&R_j, local), c->range};
+            s->ray_slot[n] = ch * P + j;
+            if (motion)
+                s->ray_time[n] = column_time(clk, interval, j, P);
+            n++;
+        }
+    }
+
+    /* CARLA's trace ignores the lidar actor itself; sensors have no geometry here, and a query
+    ** without filters lets Embree run without a callback on every candidate hit */
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    sn_status st = n == 0 ? SN_OK
+                   : motion ? h->ray_batch_at(s->ctx, s->ray_time, (uint32_t)n, &q, s->rays, (uint32_t)n, s->res)
+                            : h->ray_batch(s->ctx, &q, s->rays, (uint32_t)n, s->res);
+    if (st)
+        return st;
+
+    size_t rec = c->semantic ? sizeof(sn_semantic_point) : sizeof(sn_point_xyzi);
+    if (!grow((void **)&s->points, &s->cap_points, n ? n * rec : 1, 1) ||
+        (motion && !grow((void **)&s->point_time, &s->cap_point_time, n ? n : 1, sizeof *s->point_time)))
+        goto oom;
+    /* CARLA's drop-off by intensity: kept when above the limit, else with probability
+    ** alpha * intensity + beta, alpha = zero_intensity / limit, beta = 1 - zero_intensity */
+    double beta = 1 - c->dropoff_zero_intensity;
+    double alpha = c->dropoff_intensity_limit > 0 ? c->dropoff_zero_intensity / c->dropoff_intensity_limit : 0;
+    bool noise = !c->semantic && c->noise_stddev > FLT_EPSILON;
+    for (size_t k = 0; k < n; k++) {
+        const sn_ray_hit *hit = &s->res[k].hit;
+        /* a ray starting inside a shape (distance 0) gives no point: Unreal's complex traces do
+        ** not hit a mesh from inside */
+        if (!s->res[k].n_hits || !(hit->distance > 0))
+            continue;
+        uint32_t ch = s->ray_slot[k] / P, j = s->ray_slot[k] % P;
+        const sn_transform *tf = motion ? &s->pose[j] : &now;
+        if (motion)
+            R_j = sn_mat3_from_rotation(tf->rotation);
+        sn_vec3 rel = sn_v3_sub(hit->point, tf->location);
+        sn_vec3 p = sn_mat3_apply_t(&R_j, rel); /* the sensor's frame at the ray's time */
+        uint8_t *dst = s->points + s->n_points * rec;
+        if (c->semantic) {
+            sn_semantic_point sp;
+            sp.x = (float)p.x, sp.y = (float)p.y, sp.z = (float)p.z;
+            sp.cos_inc_angle = (float)sn_v3_dot(sn_v3_scale(sn_v3_norm(rel), -1), hit->normal);
+            sp.object_idx = hit->actor_id;
+            sp.object_tag = hit->semantic_tag;
+            memcpy(dst, &sp, sizeof sp);
+        } else {
+            double d = sn_v3_len(p);
+            double intensity = exp(-c->atmosphere_attenuation_rate * d);
+            if (noise) /* along the ray: exact angles, noisy range (PostprocessDetection) */
+                p = sn_v3_add(p, sn_v3_scale(sn_v3_norm(p), h->random_normal(s->ctx, 0, c->noise_stddev)));
+            if (!(intensity > c->dropoff_intensity_limit) && !(h->random_uniform(s->ctx) < alpha * intensity + beta))
+                continue;
+            sn_point_xyzi xp = {(float)p.x, (float)p.y, (float)p.z, (float)intensity};
+            memcpy(dst, &xp, sizeof xp);
+        }
+        if (motion)
+            s->point_time[s->n_points] = s->ray_time[k];
+        s->counts[ch]++;
+        s->n_points++;
+    }
+    return SN_OK;
+oom:
+    h->set_error(s->ctx, "out of memory for %zu rays", total);
+    return SN_E_NOMEM;
+}
