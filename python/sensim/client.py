@@ -321,6 +321,7 @@ class World:
         self._spawned_api = False
         self._recorder: str | None = None
         self._spectator = _Spectator()
+        self._gen = 0  # counts resets and rebuilds: handles into the old world go stale
         self.id = engine  # unique while it lives, as CARLA's world id
 
     # -- lifetime
@@ -380,6 +381,7 @@ class World:
             check(st, err)
         self.close()
         self._e, self._overrides, self._bplib, self._map = fresh, overrides, None, None
+        self._gen += 1
 
     def tick(self, seconds: float = 10.0) -> int:
         """Steps the world one frame (fixed_delta_seconds), runs the listeners of this frame's
@@ -419,6 +421,8 @@ class World:
             self._e = None  # a failed reset leaves no scene: the engine is freed with the World
             check(st, err)
         self._actors.clear()
+        self._map = None  # the map is parsed again with the scene: old Map handles go stale
+        self._gen += 1
         self._spawned_api = False
         self._recorder = None
         old, self._listeners = self._listeners, {}

@@ -187,6 +187,7 @@ class Map:
     def _borrowed(cls, h: int, world) -> "Map":
         m = cls.__new__(cls)
         m._h, m._owner, m._owned = h, world, False
+        m._gen = world._gen
         return m
 
     def __del__(self):
@@ -195,8 +196,8 @@ class Map:
             self._h = None
 
     def _handle(self) -> int:
-        if self._owner is not None and self._owner._e is None:
-            raise SensimError("this map's world was closed", -4)
+        if self._owner is not None and (self._owner._e is None or self._owner._gen != self._gen):
+            raise SensimError("this map's world was closed or reset: call world.get_map() again", -4)
         return self._h
 
     def _info(self) -> _lib.MapInfo:
