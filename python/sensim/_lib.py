@@ -161,13 +161,14 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
 # ---- finding the library ----
 
 def _candidates() -> list[str]:
-    """Where libsensim may be, in the order tried: $SENSIM_LIBRARY, the prefix this package is
-    installed under, the build folders of the source tree it sits in, the linker's cache."""
+    """Where libsensim may be, in the order tried: $SENSIM_LIBRARY (alone when set), the prefix
+    this package is installed under, the build folders of the source tree it sits in, the
+    linker's cache."""
     here = os.path.dirname(os.path.abspath(__file__))
     out = []
     env = os.environ.get("SENSIM_LIBRARY")
-    if env:
-        out.append(env)
+    if env:  # asked for by name: that file or an error, never another library silently
+        return [env]
     # <prefix>/lib/python3/dist-packages/sensim or <prefix>/lib/python3.X/site-packages/sensim
     parts = here.split(os.sep)
     if "lib" in parts or "lib64" in parts:
