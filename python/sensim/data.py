@@ -281,6 +281,12 @@ def _sensor_data(world, m: _lib.Message) -> SensorData:
     """The data object for one listener message (a view on the engine's buffer)."""
     buf = memoryview((ctypes.c_ubyte * m.size).from_address(m.data)).cast("B")
     msg = unpack(buf)
+    d = _make(world, msg)
+    d._buffer = (m.data, m.size)  # where the views point (the tests check they do)
+    return d
+
+
+def _make(world, msg: dict) -> SensorData:
     t = msg.get("type", "")
     if "raw_data" in msg and "width" in msg and t.startswith("sensor.camera"):
         return Image(world, msg)
