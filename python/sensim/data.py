@@ -215,7 +215,6 @@ class DVSEventArray(SensorData):
         `sensim convert` draws event frames)."""
         img = np.zeros((self.height, self.width, 3), np.uint8)
         e = self.events
-        img[e["y"], e["x"]] = 0
         img[e["y"][e["pol"] != 0], e["x"][e["pol"] != 0], 2] = 255
         img[e["y"][e["pol"] == 0], e["x"][e["pol"] == 0], 0] = 255
         return img
