@@ -1,11 +1,23 @@
-"""Reading sensim's outputs: streams of msgpack messages and batch manifests.
+"""sensim from Python: drive the engine in closed loop in CARLA's shape, and read its outputs.
 
-    import sensim
+Closed loop (ctypes over libsensim; `import sensim as carla` runs CARLA scripts' calls):
+
+    import sensim as carla
+    client = carla.Client()
+    world = client.load_world("maps/town.xodr")       # or client.load_scene("scenes/crash.yaml")
+    car = world.spawn_actor(world.get_blueprint_library().find("vehicle.sedan"),
+                            world.get_map().get_spawn_points()[0])
+    car.apply_control(carla.VehicleControl(throttle=0.6))
+    world.tick()
+
+Reading outputs (needs only msgpack and numpy):
+
     for m in sensim.read("out/front.msgpack"):
         img = sensim.image(m)          # H x W x 4 uint8 (B, G, R, A), a view of the message
-        metres = sensim.depth_metres(m)
 
-Needs only msgpack and numpy (Debian's python3-msgpack and python3-numpy).
+An RL environment with Gymnasium's interface: sensim.env.SensimEnv. docs/python.md has it all.
+The library is found from $SENSIM_LIBRARY, the installed prefix, or a build folder of the
+source tree (loaded at the first Client, so the reader works without it).
 """
 from .stream import StreamError, read, read_all
 from .arrays import (EVENT_DTYPE, LABEL_DTYPE, DEPTH_FAR, RADAR_DTYPE, RADAR_DETECTION_DTYPE, SEMANTIC_POINT_DTYPE,
@@ -13,9 +25,26 @@ from .arrays import (EVENT_DTYPE, LABEL_DTYPE, DEPTH_FAR, RADAR_DTYPE, RADAR_DET
                      point_times, radar_detections, radar_points, rgb, semantic_lidar_points, semantic_tags)
 from .collision import COLLISION_DTYPE, collisions
 from .batch import manifest, run_outputs
+from ._lib import SensimError
+from .geom import (BoundingBox, Location, Rotation, Transform, Vector2D, Vector3D, VehicleControl,
+                   WalkerControl)
+from .client import (Actor, ActorAttribute, ActorAttributeType, ActorBlueprint, ActorList, AttachmentType,
+                     BlueprintLibrary, Client, Sensor, Timestamp, Vehicle, Walker, World, WorldSettings,
+                     WorldSnapshot)
+from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Image, LaneInvasionEvent,
+                   SensorData, V2XData, V2XEvent)
+from .map import LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
+
+__version__ = "0.1.0"
 
 __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEPTH_FAR", "depth",
            "depth_metres", "events", "image", "instance_ids", "labels", "rgb", "semantic_tags", "RADAR_DTYPE",
            "RADAR_DETECTION_DTYPE", "SEMANTIC_POINT_DTYPE", "radar_detections", "radar_points", "lidar_points",
            "semantic_lidar_points", "point_channels", "point_times",
-           "COLLISION_DTYPE", "collisions", "manifest", "run_outputs"]
+           "COLLISION_DTYPE", "collisions", "manifest", "run_outputs",
+           "SensimError", "BoundingBox", "Location", "Rotation", "Transform", "Vector2D", "Vector3D",
+           "VehicleControl", "WalkerControl", "Actor", "ActorAttribute", "ActorAttributeType", "ActorBlueprint",
+           "ActorList", "AttachmentType", "BlueprintLibrary", "Client", "Sensor", "Timestamp", "Vehicle",
+           "Walker", "World", "WorldSettings", "WorldSnapshot", "CollisionEvent", "ColorConverter", "DVSEvent",
+           "DVSEventArray", "Image", "LaneInvasionEvent", "SensorData", "V2XData", "V2XEvent", "LaneChange",
+           "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint"]

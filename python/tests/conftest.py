@@ -88,3 +88,68 @@ def batch_dir(out):
     p = run("batch", spec, "--out", d, "-j", "2", check=False)
     assert p.returncode == 1, p.stderr  # one run is made to fail
     return d
+
+
+# ---- the closed-loop API (libsensim through ctypes): SENSIM_LIBRARY, SENSIM_PLUGIN_DIR ----
+
+def scene_file(out, name, text):
+    """Writes a scene into the scratch folder; returns its path."""
+    path = os.path.join(out, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+@pytest.fixture
+def client():
+    import sensim
+    c = sensim.Client(quiet=True, threads=2)
+    yield c
+    if c._world is not None:
+        c._world.close()
+
+
+def read_png(path):
+    """The pixels of an 8-bit RGB PNG (any filter), H x W x 3 — to compare images written by the
+    engine (stb + libdeflate) and by Python (zlib) by content, not by bytes."""
+    import struct
+    import zlib
+
+    import numpy as np
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    i, idat, w, h = 8, b"", None, None
+    while i < len(data):
+        n, tag = struct.unpack(">I4s", data[i:i + 8])
+        body = data[i + 8:i + 8 + n]
+        if tag == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert (depth, ctype) == (8, 2), "not 8-bit RGB"
+        elif tag == b"IDAT":
+            idat += body
+        i += 12 + n
+    raw = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(h, 1 + 3 * w)
+    out = np.zeros((h, 3 * w), np.int32)
+    prev = np.zeros(3 * w, np.int32)
+    for y in range(h):
+        f, line = raw[y, 0], raw[y, 1:].astype(np.int32)
+        cur = np.zeros(3 * w, np.int32)
+        for x in range(3 * w):
+            a = cur[x - 3] if x >= 3 else 0
+            b = prev[x]
+            c = prev[x - 3] if x >= 3 else 0
+            if f == 0:
+                p = 0
+            elif f == 1:
+                p = a
+            elif f == 2:
+                p = b
+            elif f == 3:
+                p = (a + b) // 2
+            else:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                p = a if pa <= pb and pa <= pc else b if pb <= pc else c
+            cur[x] = (line[x] + p) & 255
+        out[y] = cur
+        prev = cur
+    return out.reshape(h, w, 3).astype(np.uint8)

@@ -551,6 +551,22 @@ SN_API sn_status sn_engine_traffic_light_stops(const sn_engine *e, uint32_t id, 
 */
 SN_API void sn_install_crash_reporter(void);
 
+/* ---- Reset (an RL environment's reset; api_reset.c) ---- */
+
+/*
+** Restores the loaded scene to its state before its first step, in place: the world, every
+** actor and sensor (those spawned through the API are gone), the clock, the class state. The
+** scene is not read again and no plugin is loaded again. `seed` (may be NULL: the seed of the
+** run being reset) seeds the new run; a run after a reset is byte-identical to a fresh load
+** of the scene with that seed. Listeners are dropped with their sensors (register them again);
+** a recording the run made is closed, the scene's `recorder:` starts again. SN_E_STATE with
+** outputs open (sn_engine_finish first), inside a step, or while replaying. On failure the
+** engine holds no scene.
+*/
+SN_API sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err);
+/* The seed of the run (the scene's, --seed's, or the last reset's); 0 for NULL. */
+SN_API uint64_t sn_engine_seed(const sn_engine *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,321 @@
+"""libsensim through ctypes: finding the library, the C structs, the function prototypes.
+
+The structs mirror sdk/include/sensim/*.h member for member; their layouts are frozen and
+pinned by tests/unit/test_layout.c, and python/tests/test_layout.py compares these against a
+C program compiled from the same headers. Nothing here is public: the CARLA-shaped classes
+in client.py, data.py and map.py are.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import glob
+import os
+import sysconfig
+from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int, c_int32,
+                    c_int64, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
+
+__all__ = ["SensimError", "lib", "library_path", "plugin_dir"]
+
+
+class SensimError(RuntimeError):
+    """An engine call failed. str() is the engine's sentence (sn_error.msg); `status` its code
+    (sensim.h's sn_status: -1 invalid, -2 range, -4 state, -5 io, -7 not found, -8 plugin...)."""
+
+    def __init__(self, msg: str, status: int = -1):
+        super().__init__(msg)
+        self.status = status
+
+
+# ---- structs (sensim/types.h, attr.h, sensim.h, map.h) ----
+
+class Vec3(Structure):
+    _fields_ = [("x", c_double), ("y", c_double), ("z", c_double)]
+
+
+class Rot(Structure):
+    _fields_ = [("pitch", c_double), ("yaw", c_double), ("roll", c_double)]
+
+
+class Xform(Structure):
+    _fields_ = [("location", Vec3), ("rotation", Rot)]
+
+
+class BBox(Structure):
+    _fields_ = [("location", Vec3), ("extent", Vec3)]
+
+
+class VehControl(Structure):
+    _fields_ = [("throttle", c_double), ("steer", c_double), ("brake", c_double), ("hand_brake", c_bool),
+                ("reverse", c_bool)]
+
+
+class WalkControl(Structure):
+    _fields_ = [("direction", Vec3), ("speed", c_double)]
+
+
+class ActorInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("id", c_uint32), ("parent_id", c_uint32), ("kind", c_int),
+                ("type_id", c_char_p), ("name", c_char_p), ("role_name", c_char_p), ("semantic_tag", c_uint8),
+                ("bounding_box", BBox), ("transform", Xform), ("velocity", Vec3), ("angular_velocity", Vec3),
+                ("acceleration", Vec3), ("control", VehControl)]
+
+
+class Clock(Structure):
+    _fields_ = [("frame", c_uint64), ("timestamp", c_double), ("dt", c_double), ("time_ns", c_int64),
+                ("dt_ns", c_int64)]
+
+
+class Error(Structure):
+    _fields_ = [("status", c_int), ("msg", c_char * 1024)]
+
+
+LOG_FN = CFUNCTYPE(None, c_int, c_char_p, c_void_p)
+
+
+class EngineOptions(Structure):
+    _fields_ = [("plugin_dir", c_char_p), ("threads", c_int), ("seed_set", c_bool), ("seed", c_uint64),
+                ("quiet_plugins", c_bool), ("log", LOG_FN), ("log_user", c_void_p)]
+
+
+class Message(Structure):
+    _fields_ = [("sensor", c_char_p), ("type_id", c_char_p), ("sensor_id", c_uint32), ("frame", c_uint64),
+                ("timestamp", c_double), ("data", c_void_p), ("size", c_size_t)]
+
+
+LISTEN_FN = CFUNCTYPE(None, POINTER(Message), c_void_p)
+
+
+class Attribute(Structure):
+    _fields_ = [("key", c_char_p), ("value", c_char_p)]
+
+
+class ActorDesc(Structure):
+    _fields_ = [("struct_size", c_uint32), ("blueprint", c_char_p), ("name", c_char_p), ("transform", Xform),
+                ("parent_id", c_uint32), ("id", c_uint32), ("attributes", POINTER(Attribute)),
+                ("n_attributes", c_uint32)]
+
+
+class Value(Structure):
+    _fields_ = [("type", c_int), ("b", c_bool), ("i", c_int64), ("f", c_double), ("s", c_char_p),
+                ("rgb", c_uint8 * 3)]
+
+
+class AttrDef(Structure):
+    _fields_ = [("name", c_char_p), ("type", c_int), ("default", c_char_p), ("recommended", POINTER(c_char_p)),
+                ("choices", POINTER(c_char_p)), ("has_range", c_bool), ("min", c_double), ("max", c_double),
+                ("unit", c_char_p), ("doc", c_char_p)]
+
+
+class BlueprintInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("id", c_char_p), ("kind", c_int), ("doc", c_char_p),
+                ("plugin", c_char_p), ("n_attrs", c_uint32), ("attrs", POINTER(POINTER(AttrDef)))]
+
+
+class RunStats(Structure):
+    _fields_ = [("struct_size", c_uint32), ("frames", c_uint64), ("sim_time", c_double), ("messages", c_uint64),
+                ("sensors", c_uint32), ("live_actors", c_uint32), ("live_sensors", c_uint32),
+                ("time_world", c_double), ("time_sensors", c_double), ("time_output", c_double)]
+
+
+class RecordOptions(Structure):
+    _fields_ = [("struct_size", c_uint32), ("file", c_char_p), ("additional_data", c_bool), ("date", c_int64)]
+
+
+class ReplayOptions(Structure):
+    _fields_ = [("struct_size", c_uint32), ("start", c_double), ("duration", c_double), ("time_factor", c_double),
+                ("follow_id", c_uint32), ("ignore_hero", c_bool), ("replay_sensors", c_bool),
+                ("branch_hero", c_bool), ("scene", c_char_p)]
+
+
+class LaneMarkingC(Structure):
+    _fields_ = [("type", c_uint8), ("color", c_uint8), ("lane_change", c_uint8), ("width", c_double)]
+
+
+class WaypointC(Structure):
+    _fields_ = [("id", c_uint64), ("road_id", c_int32), ("section_id", c_int32), ("lane_id", c_int32),
+                ("s", c_double), ("transform", Xform), ("lane_width", c_double), ("lane_type", c_uint32),
+                ("junction_id", c_int32), ("is_junction", c_bool), ("lane_change", c_uint8),
+                ("left_marking", LaneMarkingC), ("right_marking", LaneMarkingC)]
+
+
+class MapInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("name", c_char_p), ("path", c_char_p), ("rev_major", c_uint32),
+                ("rev_minor", c_uint32), ("roads", c_uint32), ("junction_roads", c_uint32),
+                ("junctions", c_uint32), ("lanes", c_uint32), ("driving_km", c_double), ("signals", c_uint32),
+                ("traffic_lights", c_uint32), ("objects", c_uint32), ("crosswalks", c_uint32),
+                ("has_geo_reference", c_bool), ("geo_reference", Vec3), ("bounds_min", Vec3),
+                ("bounds_max", Vec3), ("warnings", c_uint32)]
+
+
+# Every struct the layout test compares, by its C name.
+STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox": BBox,
+           "sn_vehicle_control": VehControl, "sn_walker_control": WalkControl, "sn_actor_info": ActorInfo,
+           "sn_clock": Clock, "sn_error": Error, "sn_engine_options": EngineOptions, "sn_message": Message,
+           "sn_attribute": Attribute, "sn_actor_desc": ActorDesc, "sn_value": Value, "sn_attr_def": AttrDef,
+           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats, "sn_record_options": RecordOptions,
+           "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
+           "sn_map_info": MapInfo}
+
+
+# ---- finding the library ----
+
+def _candidates() -> list[str]:
+    """Where libsensim may be, in the order tried: $SENSIM_LIBRARY (alone when set), the prefix
+    this package is installed under, the build folders of the source tree it sits in, the
+    linker's cache."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    env = os.environ.get("SENSIM_LIBRARY")
+    if env:  # asked for by name: that file or an error, never another library silently
+        return [env]
+    # <prefix>/lib/python3/dist-packages/sensim or <prefix>/lib/python3.X/site-packages/sensim
+    parts = here.split(os.sep)
+    if "lib" in parts or "lib64" in parts:
+        i = max(k for k, p in enumerate(parts) if p in ("lib", "lib64"))
+        prefix = os.sep.join(parts[:i]) or os.sep
+        arch = sysconfig.get_config_var("MULTIARCH") or ""
+        for libdir in ([os.path.join("lib", arch)] if arch else []) + ["lib64", "lib"]:
+            out.append(os.path.join(prefix, libdir, "libsensim.so.0"))
+    # python/sensim in a source tree: <tree>/build*/engine/libsensim.so, "build" first
+    tree = os.path.dirname(os.path.dirname(here))
+    builds = sorted(glob.glob(os.path.join(tree, "build*", "engine", "libsensim.so")),
+                    key=lambda p: (os.path.basename(os.path.dirname(os.path.dirname(p))) != "build", p))
+    out += builds
+    found = ctypes.util.find_library("sensim")
+    if found:
+        out.append(found)
+    return out
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(f"{path} (missing)")
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+    raise SensimError("libsensim not found; tried: " + ("; ".join(tried) or "nothing") +
+                      ". Set SENSIM_LIBRARY to the file (e.g. build/engine/libsensim.so), "
+                      "or `meson install` sensim", -5)
+
+
+def _plugin_dir(path: str) -> str | None:
+    """The plugins that go with the library: a build tree's <build>/plugins, an install's
+    <libdir>/sensim/plugins. The engine's own guess is made from the running program, which is
+    python3 here, so it is passed explicitly."""
+    d = os.path.dirname(os.path.realpath(path))
+    for cand in (os.path.join(os.path.dirname(d), "plugins"), os.path.join(d, "sensim", "plugins")):
+        if os.path.isdir(cand):
+            return cand
+    return None
+
+
+_lib = None
+_path = None
+
+
+def lib():
+    """The loaded libsensim with its prototypes declared (loaded on first use, so that the
+    stream reader works without it)."""
+    global _lib, _path
+    if _lib is None:
+        L, path = _load()
+        _declare(L)
+        _lib, _path = L, path
+    return _lib
+
+
+def library_path() -> str:
+    lib()
+    return _path
+
+
+def plugin_dir() -> str | None:
+    """$SENSIM_PLUGIN_DIR, else the plugin folder next to the library found."""
+    return os.environ.get("SENSIM_PLUGIN_DIR") or _plugin_dir(library_path())
+
+
+def _declare(L):
+    E = POINTER(Error)
+    P = c_void_p
+    st = c_int
+
+    def f(name, res, *args):
+        fn = getattr(L, name)
+        fn.restype, fn.argtypes = res, list(args)
+
+    f("sn_engine_create", P, POINTER(EngineOptions), E)
+    f("sn_engine_destroy", None, P)
+    f("sn_engine_load_scene", st, P, c_char_p, E)
+    f("sn_engine_load_scene_with_overrides", st, P, c_char_p, POINTER(c_char_p), c_size_t, E)
+    f("sn_engine_set_frames", None, P, c_uint64)
+    f("sn_engine_open_outputs", st, P, c_char_p, E)
+    f("sn_engine_listen", st, P, c_char_p, LISTEN_FN, P, E)
+    f("sn_engine_step", st, P, E)
+    f("sn_engine_run", st, P, c_uint64, E)
+    f("sn_engine_finish", st, P, c_bool, E)
+    f("sn_engine_clock", POINTER(Clock), P)
+    f("sn_engine_find_actor", c_uint32, P, c_char_p)
+    f("sn_engine_actor_get", st, P, c_uint32, POINTER(ActorInfo))
+    f("sn_engine_actor_count", c_uint32, P)
+    f("sn_engine_actor_id_at", c_uint32, P, c_uint32)
+    f("sn_engine_actor_attribute", st, P, c_uint32, c_char_p, POINTER(Value), E)
+    f("sn_engine_actor_attribute_at", st, P, c_uint32, c_uint32, POINTER(c_char_p), POINTER(Value), E)
+    f("sn_engine_spawn", st, P, POINTER(ActorDesc), POINTER(c_uint32), E)
+    f("sn_engine_destroy_actor", st, P, c_uint32, E)
+    f("sn_engine_apply_control", st, P, c_uint32, POINTER(VehControl), E)
+    f("sn_engine_apply_walker_control", st, P, c_uint32, POINTER(WalkControl), E)
+    f("sn_engine_set_transform", st, P, c_uint32, POINTER(Xform), E)
+    f("sn_engine_set_velocity", st, P, c_uint32, Vec3, Vec3, E)
+    f("sn_engine_set_simulate_physics", st, P, c_uint32, c_bool, E)
+    f("sn_engine_set_target_transform", st, P, c_uint32, POINTER(Xform), E)
+    f("sn_engine_call", st, P, c_char_p, c_char_p, c_uint32, POINTER(c_char_p), E)
+    f("sn_engine_stats", st, P, POINTER(RunStats), E)
+    f("sn_engine_blueprints", P, P, E)
+    f("sn_blueprints_open", P, POINTER(EngineOptions), E)
+    f("sn_blueprints_close", None, P)
+    f("sn_blueprints_count", c_size_t, P)
+    f("sn_blueprints_get", st, P, c_size_t, POINTER(BlueprintInfo), E)
+    f("sn_attr_type_name", c_char_p, c_int)
+    f("sn_engine_record", st, P, POINTER(RecordOptions), E)
+    f("sn_recording_open", P, c_char_p, POINTER(EngineOptions), E)
+    f("sn_recording_close", None, P)
+    f("sn_recording_print_info", st, P, P, c_bool, c_bool, E)
+    f("sn_recording_print_collisions", st, P, P, c_char, c_char, c_bool, E)
+    f("sn_recording_print_blocked", st, P, P, c_double, c_double, c_bool, E)
+    f("sn_engine_load_replay", st, P, c_char_p, POINTER(ReplayOptions), E)
+    f("sn_engine_replay_actor", c_uint32, P, c_uint32)
+    f("sn_engine_map", P, P)
+    f("sn_map_open", P, c_char_p, E)
+    f("sn_map_close", None, P)
+    f("sn_map_info_get", st, P, POINTER(MapInfo), E)
+    f("sn_map_waypoint", st, P, Vec3, c_bool, c_uint32, POINTER(WaypointC), E)
+    f("sn_map_waypoint_xodr", st, P, c_int32, c_int32, c_double, POINTER(WaypointC), E)
+    for name in ("sn_map_next", "sn_map_previous", "sn_map_next_until_lane_end"):
+        f(name, st, P, POINTER(WaypointC), c_double, POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)
+    f("sn_map_left_lane", st, P, POINTER(WaypointC), POINTER(WaypointC), E)
+    f("sn_map_right_lane", st, P, POINTER(WaypointC), POINTER(WaypointC), E)
+    f("sn_map_generate_waypoints", st, P, c_double, POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)
+    f("sn_map_topology", st, P, POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)
+    f("sn_map_spawn_points", st, P, POINTER(Xform), c_size_t, POINTER(c_size_t), E)
+    f("sn_map_to_opendrive", c_char_p, P, POINTER(c_size_t))
+    # Added with the Python API (api_reset.c); an older library lacks them.
+    if hasattr(L, "sn_engine_reset"):
+        f("sn_engine_reset", st, P, POINTER(c_uint64), E)
+        f("sn_engine_seed", c_uint64, P)
+
+
+def check(status: int, err: Error) -> None:
+    """Raises the engine's error for a failed call."""
+    if status != 0:
+        raise SensimError(err.msg.decode("utf-8", "replace") or f"status {status}", status)
+
+
+def cstr(s) -> bytes | None:
+    return None if s is None else os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode()
+
+

@@ -1,0 +1,300 @@
+"""CARLA's sensor data classes, built on the engine's message during a listener's call.
+
+Bulk data (a camera's pixels, a DVS's events) are numpy views on the engine's message buffer:
+no copy is made, and they are valid only while the callback runs — the engine reuses the buffer
+for the next message. Copy what you keep: `np.array(image.raw_data)`, `events.copy()`.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+import zlib
+from typing import Iterator
+
+import numpy as np
+
+from . import _lib
+from ._msg import unpack
+from .arrays import EVENT_DTYPE
+from .geom import Location, Transform, Vector3D
+
+__all__ = ["ColorConverter", "SensorData", "Image", "CollisionEvent", "DVSEvent", "DVSEventArray",
+           "V2XData", "V2XEvent", "LaneInvasionEvent", "LaneMarkingCrossing", "write_png"]
+
+
+class ColorConverter:
+    """CARLA's carla.ColorConverter: how save_to_disk and convert turn a camera image to colours."""
+    Raw = "raw"
+    Depth = "depth"
+    LogarithmicDepth = "logarithmic_depth"
+    CityScapesPalette = "cityscapes"
+
+
+# Seed 003's table, CARLA's CityScapes palette (engine/data/image.c has the same).
+_PALETTE = np.array([
+    (0, 0, 0), (128, 64, 128), (244, 35, 232), (70, 70, 70), (102, 102, 156), (100, 40, 40),
+    (153, 153, 153), (250, 170, 30), (220, 220, 0), (107, 142, 35), (145, 170, 100), (70, 130, 180),
+    (220, 20, 60), (255, 0, 0), (0, 0, 142), (0, 0, 70), (0, 60, 100), (0, 80, 100),
+    (0, 0, 230), (119, 11, 32), (110, 190, 160), (170, 120, 50), (55, 90, 80), (45, 60, 150),
+    (157, 234, 50), (81, 0, 81), (150, 100, 100), (230, 150, 140), (180, 165, 180)], np.uint8)
+
+
+def convert_bgra(bgra: np.ndarray, converter: str) -> np.ndarray:
+    """H x W x 4 BGRA to H x W x 3 RGB by a converter, with the engine's arithmetic (float32, as
+    engine/data/image.c), so saved files match the scene's `save:` images pixel for pixel."""
+    if converter in (None, ColorConverter.Raw):
+        return np.ascontiguousarray(bgra[:, :, 2::-1])
+    if converter == ColorConverter.CityScapesPalette:
+        tag = bgra[:, :, 2]
+        return _PALETTE[np.where(tag < len(_PALETTE), tag, 0)]
+    if converter in (ColorConverter.Depth, ColorConverter.LogarithmicDepth):
+        d = bgra[:, :, 2].astype(np.uint32) + 256 * bgra[:, :, 1].astype(np.uint32) + \
+            65536 * bgra[:, :, 0].astype(np.uint32)
+        n = d.astype(np.float32) / np.float32(16777215.0)
+        if converter == ColorConverter.Depth:
+            g = (n * np.float32(255.0) + np.float32(0.5)).astype(np.uint8)
+        else:
+            with np.errstate(divide="ignore"):
+                v = np.float32(1.0) + np.log(n) / np.float32(5.70378)
+            v = np.clip(v, np.float32(0.005), np.float32(1.0))
+            g = (v * np.float32(255) + np.float32(0.5)).astype(np.uint8)
+        return np.repeat(g[:, :, None], 3, axis=2)
+    raise ValueError(f"unknown color converter {converter!r} (raw, depth, logarithmic_depth, cityscapes)")
+
+
+def write_png(path: str, rgb: np.ndarray) -> None:
+    """An 8-bit RGB PNG with the standard library (zlib), creating folders as needed."""
+    h, w, _ = rgb.shape
+    rows = np.empty((h, 1 + 3 * w), np.uint8)
+    rows[:, 0] = 0  # filter type None on every row
+    rows[:, 1:] = rgb.reshape(h, 3 * w)
+
+    def chunk(tag: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)
+
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + \
+        chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b"")
+    d = os.path.dirname(path)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(png)
+
+
+class SensorData:
+    """CARLA's carla.SensorData: frame, timestamp (simulated seconds), transform (the sensor's,
+    world frame) and, sensim's, the decoded message as `data` (bins as memoryviews)."""
+
+    def __init__(self, world, msg: dict):
+        self._world = world
+        self.data = msg
+        self.frame: int = msg["frame"]
+        self.frame_number = self.frame
+        self.timestamp: float = msg["timestamp"]
+        self.transform = Transform._from_msg(msg["transform"])
+        self.sensor: str = msg["sensor"]
+        self.type_id: str = msg["type"]
+        self.sensor_id: int = msg["sensor_id"]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(frame={self.frame}, timestamp={self.timestamp:.6f}, sensor={self.sensor})"
+
+    def __getitem__(self, key: str):
+        return self.data[key]
+
+
+class Image(SensorData):
+    """CARLA's carla.Image: raw_data is width x height x 4 bytes, B G R A (CARLA's order), a
+    view on the engine's buffer valid during the callback. `array` is the same as H x W x 4."""
+
+    def __init__(self, world, msg: dict, key: str = "raw_data"):
+        super().__init__(world, msg)
+        self.width: int = msg["width"]
+        self.height: int = msg["height"]
+        self.fov: float = float(msg.get("fov", 0.0))
+        self.raw_data = np.frombuffer(msg[key], np.uint8)
+        if self.raw_data.size != self.width * self.height * 4:
+            raise ValueError(f"{self.sensor}: raw_data holds {self.raw_data.size} bytes, not {self.width}x{self.height}x4")
+
+    @property
+    def array(self) -> np.ndarray:
+        return self.raw_data.reshape(self.height, self.width, 4)
+
+    def __len__(self) -> int:
+        return self.width * self.height
+
+    def convert(self, color_converter: str) -> np.ndarray:
+        """The image as H x W x 3 RGB through a converter (a new array)."""
+        return convert_bgra(self.array, color_converter)
+
+    def save_to_disk(self, path: str, color_converter: str = ColorConverter.Raw) -> str:
+        """Writes a PNG (".png" added when the path has no extension; a "%d"-style pattern gets
+        the frame). Returns the path written."""
+        if "%" in path:
+            path = path % self.frame
+        if not os.path.splitext(path)[1]:
+            path += ".png"
+        write_png(path, self.convert(color_converter))
+        return path
+
+
+class CollisionEvent(SensorData):
+    """CARLA's carla.CollisionEvent: actor (the sensor's parent), other_actor (None when it is
+    no longer alive; `other_actor_id` and `other_type_id` say what it was), normal_impulse (N s)."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        a, o = msg.get("actor") or {}, msg.get("other_actor") or {}
+        self.actor = world._wrap(a["id"]) if a.get("id") else None
+        self.other_actor_id: int = o.get("id", 0)
+        self.other_type_id: str = o.get("type_id", "")
+        self.other_actor = world._wrap(self.other_actor_id) if self.other_actor_id else None
+        self.normal_impulse = Vector3D(*msg["normal_impulse"])
+        self.location = Location(*msg["location"]) if "location" in msg else None
+
+
+class DVSEvent:
+    """CARLA's carla.DVSEvent: x, y (pixels), t (ns), pol (True: brighter)."""
+    __slots__ = ("x", "y", "t", "pol")
+
+    def __init__(self, x: int, y: int, t: int, pol: bool):
+        self.x, self.y, self.t, self.pol = x, y, t, pol
+
+    def __repr__(self) -> str:
+        return f"Event(x={self.x}, y={self.y}, t={self.t}, pol={self.pol})"
+
+
+class DVSEventArray(SensorData):
+    """CARLA's carla.DVSEventArray. `events` is a numpy structured view (x, y, t ns, pol) on the
+    engine's buffer, valid during the callback; to_array() and friends make new arrays."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        self.width: int = msg["width"]
+        self.height: int = msg["height"]
+        self.fov: float = float(msg.get("fov", 0.0))
+        b = msg["events"]
+        if len(b) % EVENT_DTYPE.itemsize:
+            raise ValueError(f"{self.sensor}: events hold {len(b)} bytes, not whole 13-byte records")
+        self.events = np.frombuffer(b, EVENT_DTYPE)
+        self.raw_data = np.frombuffer(b, np.uint8)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __iter__(self) -> Iterator[DVSEvent]:
+        for x, y, t, p in self.events.tolist():
+            yield DVSEvent(x, y, t, bool(p))
+
+    def __getitem__(self, i):
+        if isinstance(i, str):
+            return self.data[i]
+        x, y, t, p = self.events[i].tolist()
+        return DVSEvent(x, y, t, bool(p))
+
+    def to_array(self) -> np.ndarray:
+        """N x 4 int64: x, y, t, pol (CARLA's to_array)."""
+        e = self.events
+        return np.stack([e["x"].astype(np.int64), e["y"].astype(np.int64), e["t"], e["pol"].astype(np.int64)], 1)
+
+    def to_array_x(self) -> np.ndarray:
+        return self.events["x"].copy()
+
+    def to_array_y(self) -> np.ndarray:
+        return self.events["y"].copy()
+
+    def to_array_t(self) -> np.ndarray:
+        return self.events["t"].copy()
+
+    def to_array_pol(self) -> np.ndarray:
+        return self.events["pol"].astype(bool)
+
+    def to_image(self) -> np.ndarray:
+        """H x W x 3 RGB: blue where the last event brightened, red where it darkened (as
+        `sensim convert` draws event frames)."""
+        img = np.zeros((self.height, self.width, 3), np.uint8)
+        e = self.events
+        img[e["y"][e["pol"] != 0], e["x"][e["pol"] != 0], 2] = 255
+        img[e["y"][e["pol"] == 0], e["x"][e["pol"] == 0], 0] = 255
+        return img
+
+
+class V2XData:
+    """One message received (CARLA's CAMData / CustomV2XData): power (dBm), and get() the
+    message (a CAM as nested dicts; a custom message's header and data)."""
+
+    def __init__(self, m: dict):
+        self.power: float = m.get("power", 0.0)
+        self.los: str = m.get("los", "")
+        self.sender: str = m.get("sender", "")
+        self._m = m
+
+    def get(self) -> dict:
+        return self._m.get("cam", self._m)
+
+    def __repr__(self) -> str:
+        return f"V2XData(sender={self.sender}, power={self.power:.2f})"
+
+
+class V2XEvent(SensorData):
+    """CARLA's CAMEvent / CustomV2XEvent: the messages received this frame, iterable."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        self._msgs = [V2XData(m) for m in msg.get("messages", [])]
+
+    def get_message_count(self) -> int:
+        return len(self._msgs)
+
+    def __len__(self) -> int:
+        return len(self._msgs)
+
+    def __iter__(self) -> Iterator[V2XData]:
+        return iter(self._msgs)
+
+
+class LaneMarkingCrossing:
+    """One marking a lane invasion crossed: type, color, lane_change (CARLA's names), width."""
+
+    def __init__(self, m: dict):
+        self.type, self.color, self.lane_change = m.get("type"), m.get("color"), m.get("lane_change")
+        self.width = m.get("width", 0.0)
+        self.location = Location(*m["location"]) if "location" in m else None
+
+    def __repr__(self) -> str:
+        return f"LaneMarking(type={self.type}, color={self.color})"
+
+
+class LaneInvasionEvent(SensorData):
+    """CARLA's carla.LaneInvasionEvent: actor and crossed_lane_markings."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        a = msg.get("actor") or {}
+        self.actor = world._wrap(a["id"]) if isinstance(a, dict) and a.get("id") else None
+        self.crossed_lane_markings = [LaneMarkingCrossing(m) for m in msg.get("crossed_lane_markings", [])]
+
+
+def _sensor_data(world, m: _lib.Message) -> SensorData:
+    """The data object for one listener message (a view on the engine's buffer)."""
+    buf = memoryview((ctypes.c_ubyte * m.size).from_address(m.data)).cast("B")
+    msg = unpack(buf)
+    d = _make(world, msg)
+    d._buffer = (m.data, m.size)  # where the views point (the tests check they do)
+    return d
+
+
+def _make(world, msg: dict) -> SensorData:
+    t = msg.get("type", "")
+    if "raw_data" in msg and "width" in msg and t.startswith("sensor.camera"):
+        return Image(world, msg)
+    if t.startswith("sensor.camera.dvs"):
+        return DVSEventArray(world, msg)
+    if t == "sensor.other.collision":
+        return CollisionEvent(world, msg)
+    if t.startswith("sensor.other.v2x"):
+        return V2XEvent(world, msg)
+    if t == "sensor.other.lane_invasion":
+        return LaneInvasionEvent(world, msg)
+    return SensorData(world, msg)

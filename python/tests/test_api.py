@@ -1,0 +1,160 @@
+"""The closed-loop API: the library, the C layouts, worlds, blueprints, actors, errors."""
+import os
+import pydoc
+import subprocess
+import sys
+
+import pytest
+
+import sensim
+from sensim import _lib
+
+from conftest import SCENES, scene_file
+
+
+def test_layouts_match_the_headers():
+    """Every ctypes struct has the C size and member offsets (tests/python/layout_probe.c)."""
+    probe = os.environ.get("SENSIM_LAYOUT_PROBE")
+    if not probe:
+        pytest.skip("SENSIM_LAYOUT_PROBE not set (meson test sets it)")
+    c = dict(line.rsplit(" ", 1) for line in subprocess.run([probe], capture_output=True, text=True,
+                                                            check=True).stdout.splitlines())
+    renamed = {("sn_attr_def", "default"): "def"}  # `def` is a Python keyword
+    checked = 0
+    for cname, py in _lib.STRUCTS.items():
+        assert int(c[cname]) == _lib.ctypes.sizeof(py), f"sizeof({cname})"
+        for field, _ in py._fields_:
+            member = renamed.get((cname, field), field)
+            assert int(c[f"{cname}.{member}"]) == getattr(py, field).offset, f"{cname}.{member}"
+            checked += 1
+        members = [k for k in c if k.startswith(cname + ".")]
+        assert len(members) == len(py._fields_), f"{cname}: the probe lists {members}"
+    assert checked > 100
+
+
+def test_library_not_found_names_the_paths_tried(tmp_path):
+    env = dict(os.environ, SENSIM_LIBRARY=str(tmp_path / "nowhere.so"))
+    code = "import sensim\ntry:\n    sensim.Client()\nexcept sensim.SensimError as e:\n    print(e)\n"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert "libsensim not found; tried:" in p.stdout
+    assert str(tmp_path / "nowhere.so") + " (missing)" in p.stdout
+    assert "SENSIM_LIBRARY" in p.stdout
+
+
+def test_reader_imports_without_the_library():
+    env = dict(os.environ, SENSIM_LIBRARY="/nonexistent/libsensim.so")
+    p = subprocess.run([sys.executable, "-c", "import sensim; print(sensim.read, sensim.World)"],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr
+
+
+def test_errors_carry_the_engine_message(client, out):
+    with pytest.raises(sensim.SensimError) as e:
+        client.load_scene(os.path.join(out, "missing.yaml"))
+    assert "missing.yaml" in str(e.value) and e.value.status == -5
+    bad = scene_file(out, "bad_attr.yaml", "actors:\n  - {name: c, blueprint: vehicle.sedan, attributes: {mass: -3}}\n")
+    with pytest.raises(sensim.SensimError) as e:
+        client.load_scene(bad)
+    assert "bad_attr.yaml:2:" in str(e.value) and "mass" in str(e.value)
+    world = client.load_world()
+    lib = world.get_blueprint_library()
+    cam = lib.find("sensor.camera.rgb")
+    cam.set_attribute("fov", "400")
+    with pytest.raises(sensim.SensimError) as e:
+        world.spawn_actor(cam, sensim.Transform())
+    assert "fov" in str(e.value)
+    with pytest.raises(IndexError):
+        cam.set_attribute("no_such_attribute", 1)
+    with pytest.raises(IndexError):
+        lib.find("vehicle.nope")
+    car = world.spawn_actor(lib.find("vehicle.sedan"), sensim.Transform(sensim.Location(0, 0, 0.1)))
+    # a second car in the same place: refused, naming what it overlaps
+    with pytest.raises(sensim.SensimError) as e:
+        world.spawn_actor(lib.find("vehicle.sedan"), sensim.Transform(sensim.Location(0, 0, 0.1)))
+    assert "overlaps" in str(e.value)
+    assert world.try_spawn_actor(lib.find("vehicle.sedan"), sensim.Transform(sensim.Location(0, 0, 0.1))) is None
+    with pytest.raises(sensim.SensimError) as e:
+        car.apply_control(sensim.VehicleControl(throttle=2.0))
+    assert "throttle" in str(e.value)
+    with pytest.raises(NotImplementedError, match="traffic"):
+        car.set_autopilot(True)
+
+
+def test_blueprint_library_filter_and_attributes(client):
+    lib = client.load_world().get_blueprint_library()
+    ids = [b.id for b in lib]
+    assert "vehicle.sedan" in ids and "sensor.camera.rgb" in ids and "sensor.other.collision" in ids
+    assert sorted(b.id for b in lib.filter("vehicle.*")) == sorted(i for i in ids if i.startswith("vehicle."))
+    assert all(b.id.startswith("sensor.camera.") for b in lib.filter("sensor.camera.*"))
+    fov = lib.find("sensor.camera.rgb").get_attribute("fov")
+    assert fov.type == "float" and fov.as_float() == 90.0 and fov.unit == "deg"
+    a = lib.find("sensor.camera.rgb")
+    a.set_attribute("fov", 110)
+    assert a.get_attribute("fov").value == "110"
+    assert lib.find("sensor.camera.rgb").get_attribute("fov").as_float() == 90.0  # find hands out copies
+
+
+def test_kinematic_actor_moves_by_velocity_times_dt(client):
+    """A vehicle without physics, given a velocity, moves exactly v * dt a tick."""
+    world = client.load_world()
+    assert world.get_settings().fixed_delta_seconds == pytest.approx(0.05)
+    car = world.spawn_actor(world.get_blueprint_library().find("vehicle.sedan"),
+                            sensim.Transform(sensim.Location(5, -3, 2), sensim.Rotation(yaw=30)))
+    car.set_simulate_physics(False)
+    car.set_target_velocity(sensim.Vector3D(4, 2, 0))
+    for i in range(1, 21):
+        assert world.tick() == i
+    loc = car.get_location()
+    assert (loc.x, loc.y, loc.z) == pytest.approx((5 + 4 * 20 * 0.05, -3 + 2 * 20 * 0.05, 2), abs=1e-9)
+    assert car.get_transform().rotation.yaw == pytest.approx(30)
+    car.set_transform(sensim.Transform(sensim.Location(-7, 1, 3), sensim.Rotation(yaw=-90)))
+    t = car.get_transform()
+    assert (t.location.x, t.location.y, t.location.z, t.rotation.yaw) == pytest.approx((-7, 1, 3, -90))
+    assert world.get_actors().filter("vehicle.*") == [car]
+    assert car.destroy() and not car.is_alive and not car.destroy()
+    assert world.get_actors().filter("vehicle.*") == []
+
+
+def test_apply_settings_changes_the_step_before_the_first_tick(client):
+    world = client.load_world()
+    s = world.get_settings()
+    s.fixed_delta_seconds = 0.02
+    world.apply_settings(s)
+    assert world.get_settings().fixed_delta_seconds == pytest.approx(0.02)
+    world.tick()
+    assert world.get_snapshot().timestamp.elapsed_seconds == pytest.approx(0.02)
+    s.fixed_delta_seconds = 0.1
+    with pytest.raises(sensim.SensimError, match="before the first tick"):
+        world.apply_settings(s)
+
+
+def test_scene_actors_and_geometry(client):
+    world = client.load_scene(os.path.join(SCENES, "crash.yaml"))
+    hero = world.get_actors().filter("vehicle.*")[0]
+    assert hero.role_name == "hero" and hero.attributes["color"] == "200,30,30"
+    assert hero.bounding_box.extent.x == pytest.approx(2.3)
+    # CARLA's axes: yaw 90 points +y; forward x right = -up... (right-handed in CARLA's left-handed sense)
+    r = sensim.Rotation(yaw=90)
+    f = r.get_forward_vector()
+    assert (f.x, f.y, f.z) == pytest.approx((0, 1, 0), abs=1e-12)
+    t = sensim.Transform(sensim.Location(1, 2, 3), sensim.Rotation(yaw=90))
+    p = t.transform(sensim.Location(1, 0, 0))
+    assert (p.x, p.y, p.z) == pytest.approx((1, 3, 3))
+    q = t.inverse_transform(p)
+    assert (q.x, q.y, q.z) == pytest.approx((1, 0, 0))
+
+
+def test_listener_exception_is_raised_by_tick(client):
+    world = client.load_scene(os.path.join(SCENES, "crash.yaml"))
+    world.find_actor("crash").listen(lambda ev: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        for _ in range(100):
+            world.tick()
+    assert world.frame == 36  # the collision's frame (tests/integration: 10 m/s into the wall)
+
+
+def test_help_reads_well():
+    text = pydoc.render_doc(sensim.World, renderer=pydoc.plaintext)
+    for name in ("tick", "spawn_actor", "get_blueprint_library", "get_map", "reset", "Steps the world"):
+        assert name in text
+    assert "listen" in pydoc.render_doc(sensim.Sensor, renderer=pydoc.plaintext)

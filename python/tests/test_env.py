@@ -1,0 +1,135 @@
+"""World.reset and the RL environment: a reset episode is byte-identical to a fresh one, several
+environments in one process step as they do alone, Gymnasium's interface."""
+import hashlib
+import os
+
+import numpy as np
+import pytest
+
+import sensim
+from sensim.env import SensimEnv
+
+from conftest import SCENES, scene_file
+
+# A hero driving toward a wall, a camera on it, a collision sensor: every observation kind.
+ENV_SCENE = """
+settings: {fixed_delta_seconds: 0.05, seed: 3}
+actors:
+  - {name: ground, blueprint: static.ground, attributes: {semantic_tag: Roads, texture: checker}}
+  - {name: hero, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, velocity: [6, 0, 0]}
+  - {name: wall, blueprint: static.prop.box, transform: {location: [20, 0, 1.5]}, attributes: {extent: "0.5,5,1.5"}}
+sensors:
+  - {name: cam, blueprint: sensor.camera.rgb, attach_to: hero, transform: {location: [1.5, 0, 2.4]},
+     attributes: {image_size_x: 48, image_size_y: 32}}
+  - {name: crash, blueprint: sensor.other.collision, attach_to: hero}
+"""
+
+
+def _episode(env, seed, actions):
+    h = hashlib.sha256()
+    obs, info = env.reset(seed=seed)
+    for k in sorted(obs):
+        h.update(obs[k].tobytes())
+    rewards = []
+    for a in actions:
+        obs, r, term, trunc, info = env.step(a)
+        for k in sorted(obs):
+            h.update(obs[k].tobytes())
+        rewards.append(r)
+        if term or trunc:
+            break
+    return h.hexdigest(), rewards, term, trunc
+
+
+def _actions(n, seed=1):
+    rng = np.random.default_rng(seed)
+    return [np.array([rng.uniform(0, 1), rng.uniform(-0.2, 0.2), 0.0]) for _ in range(n)]
+
+
+@pytest.fixture(scope="module")
+def env_scene(out):
+    return scene_file(out, "env.yaml", ENV_SCENE)
+
+
+def test_world_reset_restores_the_first_frame(client):
+    world = client.load_scene(os.path.join(SCENES, "crash.yaml"))
+    events = []
+    world.find_actor("crash").listen(lambda ev: events.append((ev.frame, tuple(ev.normal_impulse))))
+    for _ in range(60):
+        world.tick()
+    world.spawn_actor(world.get_blueprint_library().find("vehicle.sedan"), sensim.Transform(sensim.Location(300, 0, 1)))
+    world.tick()
+    first = list(events)
+    events.clear()
+    world.reset()
+    assert world.frame == 0 and len(world.get_actors().filter("vehicle.*")) == 1
+    for _ in range(60):  # the listener was registered again by name
+        world.tick()
+    assert events == first and len(first) == 1
+
+
+def test_env_episode_after_reset_equals_a_fresh_env(env_scene):
+    acts = _actions(60)
+    a = SensimEnv(env_scene, observe=["cam", "crash"], max_steps=60)
+    first = _episode(a, 7, acts)
+    again = _episode(a, 7, acts)  # after a reset in place
+    b = SensimEnv(env_scene, observe=["cam", "crash"], max_steps=60)
+    fresh = _episode(b, 7, acts)
+    assert first == again == fresh
+    assert first[2] is True  # it hit the wall: terminated
+    assert min(first[1]) < -9 and first[1][-1] < -9  # the collision step carries the -10 penalty
+    a.close()
+    b.close()
+
+
+def test_envs_in_one_process_step_as_they_do_alone(env_scene):
+    acts = [_actions(40, s) for s in range(4)]
+    alone = []
+    for s in range(4):
+        e = SensimEnv(env_scene, observe=["cam", "crash"], max_steps=40)
+        alone.append(_episode(e, 100 + s, acts[s]))
+        e.close()
+    envs = [SensimEnv(env_scene, observe=["cam", "crash"], max_steps=40) for _ in range(4)]
+    hashes = [hashlib.sha256() for _ in envs]
+    for e, h, s in zip(envs, hashes, range(4)):
+        obs, _ = e.reset(seed=100 + s)
+        for k in sorted(obs):
+            h.update(obs[k].tobytes())
+    done = [False] * 4
+    rewards = [[] for _ in envs]
+    for t in range(40):  # interleaved: one step of each in turn
+        for i, e in enumerate(envs):
+            if done[i]:
+                continue
+            obs, r, term, trunc, _ = e.step(acts[i][t])
+            for k in sorted(obs):
+                hashes[i].update(obs[k].tobytes())
+            rewards[i].append(r)
+            done[i] = term or trunc
+    for i in range(4):
+        assert (hashes[i].hexdigest(), rewards[i]) == alone[i][:2]
+
+
+def test_env_interface(env_scene):
+    env = SensimEnv(env_scene, observe=["cam", "crash"], max_steps=5)
+    assert set(env.observation_space.spaces) == {"state", "cam", "crash"}
+    assert env.observation_space["cam"].shape == (32, 48, 4)
+    assert env.action_space.shape == (3,)
+    obs, info = env.reset()
+    assert info["frame"] == 0 and info["seed"] == 3  # never seeded: the scene's seed
+    assert env.observation_space.contains(obs)
+    assert obs["state"][6] == pytest.approx(6.0)  # the scene's initial velocity
+    for i in range(5):
+        obs, r, term, trunc, info = env.step(env.action_space.sample())
+        assert obs["cam"].flags.owndata or obs["cam"].base is not None
+    assert trunc and not term and info["frame"] == 5
+    env.reset(seed=11)
+    assert env.world.get_seed() == 11
+    env.reset()
+    s2 = env.world.get_seed()
+    env.reset(seed=11)
+    env.reset()
+    assert env.world.get_seed() == s2  # later seeds come from a generator seeded by reset(seed=)
+    with pytest.raises(ValueError, match="no sensor 'nope'"):
+        SensimEnv(env_scene, observe=["nope"])
+    env.close()
