@@ -54,6 +54,11 @@ class WalkControl(Structure):
     _fields_ = [("direction", Vec3), ("speed", c_double)]
 
 
+class AutopilotOptions(Structure):
+    _fields_ = [("struct_size", c_uint32), ("target_speed", c_double), ("distance_to_leading_vehicle", c_double),
+                ("vehicle_percentage_speed_difference", c_double), ("ignore_lights_percentage", c_double)]
+
+
 class ActorInfo(Structure):
     _fields_ = [("struct_size", c_uint32), ("id", c_uint32), ("parent_id", c_uint32), ("kind", c_int),
                 ("type_id", c_char_p), ("name", c_char_p), ("role_name", c_char_p), ("semantic_tag", c_uint8),
@@ -269,6 +274,7 @@ def _declare(L):
     f("sn_engine_destroy_actor", st, P, c_uint32, E)
     f("sn_engine_apply_control", st, P, c_uint32, POINTER(VehControl), E)
     f("sn_engine_apply_walker_control", st, P, c_uint32, POINTER(WalkControl), E)
+    f("sn_engine_set_autopilot", st, P, c_uint32, c_bool, POINTER(AutopilotOptions), E)
     f("sn_engine_set_transform", st, P, c_uint32, POINTER(Xform), E)
     f("sn_engine_set_velocity", st, P, c_uint32, Vec3, Vec3, E)
     f("sn_engine_set_simulate_physics", st, P, c_uint32, c_bool, E)

@@ -152,8 +152,8 @@ class Client:
                     "actors:\n  - {name: ground, blueprint: static.ground, attributes: {semantic_tag: Ground}}\n")
         else:
             path = self._find_map(map_name)
-            # A terrain plane 2 cm under the roads carries vehicles wherever the map builds no
-            # road surface of its own (off the road, or a map loader without road meshes).
+            # A terrain plane 2 cm under the roads carries what leaves them (the map's road mesh
+            # covers its lanes only), as the ground around CARLA's roads does.
             text = (f"# Client.load_world({map_name!r})\nsettings: {{fixed_delta_seconds: 0.05}}\nmap: {path!r}\n"
                     "actors:\n  - {name: ground, blueprint: static.ground, transform: {location: [0, 0, -0.02]},"
                     " attributes: {semantic_tag: Terrain}}\n")
@@ -723,10 +723,19 @@ class Vehicle(Actor):
         c = self._info().control
         return VehicleControl(c.throttle, c.steer, c.brake, c.hand_brake, c.reverse)
 
-    def set_autopilot(self, enabled: bool = True, tm_port: int = 8000) -> None:
-        raise NotImplementedError("set_autopilot: the C API has no autopilot call yet (it comes with the traffic "
-                                  "branch: traffic lights and the route-following autopilot); use a scene's "
-                                  "`autopilot:` key meanwhile")
+    def set_autopilot(self, enabled: bool = True, tm_port: int = 8000, *, target_speed: float = -1.0,
+                      distance_to_leading_vehicle: float = float("nan"),
+                      vehicle_percentage_speed_difference: float = float("nan"),
+                      ignore_lights_percentage: float = float("nan")) -> None:
+        """CARLA's set_autopilot: on a map, follow the lanes through junctions on a seeded random
+        route, keep a gap, stop at red lights; off, keep the last control. tm_port is accepted for
+        CARLA scripts and ignored (the traffic manager is in-process). The keyword knobs are
+        the Traffic Manager's per-vehicle settings (NaN: its default); target_speed < 0 drives
+        at the lane's limit."""
+        del tm_port
+        o = _lib.AutopilotOptions(ctypes.sizeof(_lib.AutopilotOptions), target_speed, distance_to_leading_vehicle,
+                                  vehicle_percentage_speed_difference, ignore_lights_percentage)
+        self._call("sn_engine_set_autopilot", bool(enabled), ctypes.byref(o))
 
     def get_speed_limit(self) -> float:
         return 0.0

@@ -76,8 +76,29 @@ def test_errors_carry_the_engine_message(client, out):
     with pytest.raises(sensim.SensimError) as e:
         car.apply_control(sensim.VehicleControl(throttle=2.0))
     assert "throttle" in str(e.value)
-    with pytest.raises(NotImplementedError, match="traffic"):
-        car.set_autopilot(True)
+    with pytest.raises(sensim.SensimError, match="no map"):
+        car.set_autopilot(True)  # an empty world has no lanes to follow
+
+
+def test_set_autopilot_follows_the_lanes(client):
+    world = client.load_world("town")
+    m = world.get_map()
+    car = world.spawn_actor(world.get_blueprint_library().find("vehicle.sedan"), m.get_spawn_points()[0])
+    car.set_autopilot(True)
+    start = car.get_transform().location
+    far = 0.0
+    for _ in range(1400):  # 70 s: a junction's four lights take 60 s to come round
+        world.tick()
+        loc = car.get_transform().location
+        far = max(far, loc.distance(start))
+        # On a driving lane, or turning round beyond a dead end (the town's outer stubs end at
+        # its edge: x -50 and 250, y 50 and -250; docs/traffic.md "dead ends").
+        beyond = loc.x < -42 or loc.x > 242 or loc.y > 42 or loc.y < -242  # within 8 m of an end
+        assert beyond or m.get_waypoint(loc, project_to_road=False) is not None, f"left the lanes at {loc}"
+    assert far > 30.0
+    car.set_autopilot(False)
+    with pytest.raises(sensim.SensimError, match="ignore_lights_percentage"):
+        car.set_autopilot(True, ignore_lights_percentage=150)
 
 
 def test_blueprint_library_filter_and_attributes(client):

@@ -197,9 +197,48 @@ static void test_engine(void)
     CHECK(e && sn_engine_map(e) == NULL, "no map before a scene");
     CHECK(sn_engine_load_scene(e, scene, &err) == SN_OK, "%s", err.msg);
     const sn_map *m = sn_engine_map(e);
+    CHECK(m != NULL, "the engine holds the scene's map");
+    if (!m) {
+        sn_engine_destroy(e);
+        return;
+    }
     sn_waypoint w;
     CHECK(m && sn_map_waypoint(m, (sn_vec3){50, 1.75, 0}, false, SN_LANE_DRIVING, &w, NULL) == SN_OK, "engine's map");
     CHECK(sn_engine_run(e, 0, &err) == SN_OK, "%s", err.msg);
+
+    /* CARLA's set_autopilot: a car spawned at a spawn point follows the lanes. */
+    sn_transform sp[4];
+    size_t nsp = 0;
+    sn_map_spawn_points(m, sp, 4, &nsp, NULL);
+    uint32_t car = 0, cam = 0;
+    sn_actor_desc d = {sizeof d, "vehicle.sedan", "auto", sp[0], 0, 0, NULL, 0};
+    CHECK(nsp >= 4 && sn_engine_spawn(e, &d, &car, &err) == SN_OK, "%s", err.msg);
+    sn_autopilot_options ao = {sizeof ao, -1, NAN, NAN, NAN};
+    CHECK(sn_engine_set_autopilot(e, car, true, &ao, &err) == SN_OK, "%s", err.msg);
+    double travelled = 0;
+    int off_lane = 0;
+    sn_vec3 last = sp[0].location;
+    for (int f = 0; f < 1400; f++) { /* 70 s: a junction's four lights take 60 s to come round */
+        CHECK(sn_engine_step(e, &err) == SN_OK, "%s", err.msg);
+        sn_actor_info a = {.struct_size = sizeof a};
+        sn_engine_actor_get(e, car, &a);
+        travelled += hypot(a.transform.location.x - last.x, a.transform.location.y - last.y);
+        last = a.transform.location;
+        sn_waypoint lw;
+        /* On a driving lane, or turning round beyond a dead end (the outer stubs end at the
+        ** town's edge: x -50 and 250, y 50 and -250; docs/traffic.md). */
+        sn_vec3 p = a.transform.location;
+        bool beyond = p.x < -42 || p.x > 242 || p.y > 42 || p.y < -242; /* within 8 m of an end */
+        off_lane += !beyond && sn_map_waypoint(m, p, false, SN_LANE_DRIVING, &lw, NULL) != SN_OK;
+    }
+    CHECK(travelled > 60, "on autopilot it drove %g m in 70 s", travelled);
+    CHECK(off_lane == 0, "%d frames off the driving lanes", off_lane);
+    CHECK(sn_engine_set_autopilot(e, car, false, NULL, &err) == SN_OK, "%s", err.msg);
+    sn_actor_desc cd = {sizeof cd, "sensor.other.collision", "auto_crash", {{0, 0, 0}, {0, 0, 0}}, car, 0, NULL, 0};
+    if (sn_engine_spawn(e, &cd, &cam, NULL) == SN_OK)
+        CHECK(sn_engine_set_autopilot(e, cam, true, NULL, &err) == SN_E_INVALID, "a sensor cannot drive");
+    ao.ignore_lights_percentage = 150;
+    CHECK(sn_engine_set_autopilot(e, car, true, &ao, &err) == SN_E_RANGE, "150 %% refused: %s", err.msg);
     sn_engine_destroy(e);
 
     /* A broken map: the scene's error names the scene's line and column, then the map's line. */

@@ -567,6 +567,27 @@ SN_API sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *e
 /* The seed of the run (the scene's, --seed's, or the last reset's); 0 for NULL. */
 SN_API uint64_t sn_engine_seed(const sn_engine *e);
 
+/* CARLA Traffic Manager's per-vehicle knobs for sn_engine_set_autopilot (docs/traffic.md): a
+** knob set to NAN keeps TM's default. Set struct_size = sizeof(sn_autopilot_options). */
+typedef struct sn_autopilot_options {
+    uint32_t struct_size;
+    double target_speed;                        /* m/s; < 0: the lane's speed limit */
+    double distance_to_leading_vehicle;         /* m; NAN: 2 (TM's default) */
+    double vehicle_percentage_speed_difference; /* % below the limit (negative: faster); NAN: 0 */
+    double ignore_lights_percentage;            /* % of red lights run; NAN: 0 */
+} sn_autopilot_options;
+
+/*
+** CARLA's vehicle.set_autopilot(enabled): on, the vehicle (or walker) follows the map's lanes
+** through junctions on a seeded random route, keeps its gap, stops at red lights (the map
+** autopilot of the `autopilot: {}` scene key; o may be NULL for TM's defaults); off, it keeps
+** its last control. SN_E_STATE without a map; SN_E_INVALID for a sensor or prop, or with no
+** driving (sidewalk) lane within 50 m. The route's random stream is seeded from the run's seed
+** and the actor id: deterministic.
+*/
+SN_API sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const sn_autopilot_options *o,
+                                         sn_error *err);
+
 #ifdef __cplusplus
 }
 #endif
