@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Sets everything up, builds sensim and runs the demo scene; streams go to out/demo/.
+# Sets everything up, builds sensim and runs the demo scene (scenes/town.yaml: the project's own
+# town map with traffic on autopilot, cycling lights and pedestrians; the hero's cameras save
+# PNGs); streams and images go to out/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 [ -d build ] || meson setup build >/dev/null
 meson compile -C build >/dev/null
-./build/engine/sensim run scenes/intersection.yaml --out out/demo
+./build/engine/sensim run scenes/town.yaml --out out/demo
 echo
 echo "Streams written:"
 ls -l out/demo
 echo
-echo "First collision of the demo (sensim dump out/demo/jaywalker_collision.msgpack):"
-./build/engine/sensim dump out/demo/jaywalker_collision.msgpack > out/demo/jaywalker_collision.jsonl  # not `| head`: under pipefail, head closing the pipe makes dump exit 141
-head -1 out/demo/jaywalker_collision.jsonl
+echo "The hero's camera: $(ls out/demo/hero_rgb | wc -l) RGB, depth and semantic PNGs each in out/demo/hero_*/"
+echo "The map it drove on (sensim map maps/town.xodr):"
+./build/engine/sensim map maps/town.xodr

@@ -5,6 +5,8 @@
 ** walker_000, ... in spawn order. */
 #include "traffic.h"
 
+#include "../map/road_mesh.h"
+
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../map/lanemap.h"
@@ -28,7 +30,8 @@ static void shuffle(sn_rng *r, sn_transform *p, size_t n)
     }
 }
 
-/* Every 10 m (from 5 m) along each sidewalk lane outside junctions, 0.9 m up: a walker's centre. */
+/* Every 10 m (from 5 m) along each sidewalk lane outside junctions, a walker's centre 0.92 m
+** above the sidewalk's surface (raised SN_ROAD_KERB above the road by the road mesh). */
 static sn_status sidewalk_points(const sn_map *m, sn_transform **out, size_t *n, sn_error *err)
 {
     size_t cap = 0;
@@ -51,7 +54,7 @@ static sn_status sidewalk_points(const sn_map *m, sn_transform **out, size_t *n,
                         continue; /* too narrow to stand on */
                     if (!sn_grow((void **)out, &cap, *n + 1, sizeof **out))
                         return sn_fail(err, SN_E_NOMEM, "out of memory");
-                    wp.transform.location.z += 0.92;
+                    wp.transform.location.z += SN_ROAD_KERB + 0.92;
                     (*out)[(*n)++] = wp.transform;
                 }
             }
