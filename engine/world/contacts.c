@@ -67,6 +67,11 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     bool crash1 = g1 == a1->crash, crash2 = g2 == a2->crash;
     if (crash1 != crash2 || (!crash1 && a1->kind == SN_ACTOR_VEHICLE && a2->kind == SN_ACTOR_VEHICLE))
         return;
+    /* A walking pedestrian steps over the map's kerbs (15 cm): its box is not stopped by a kerb
+    ** face but lifted by the sidewalk's surface it enters (roads.c stand-ins: id 0, not ground). */
+    if ((a1->kind == SN_ACTOR_WALKER && !a1->fallen && a2->id == 0 && !a2->ground && a2->kind == SN_ACTOR_STATIC) ||
+        (a2->kind == SN_ACTOR_WALKER && !a2->fallen && a1->id == 0 && !a1->ground && a1->kind == SN_ACTOR_STATIC))
+        return;
     /* A fallen walker apart from the vehicles lies below their floors (driver_physics.c). */
     if ((a1->down && a2->kind == SN_ACTOR_VEHICLE) || (a2->down && a1->kind == SN_ACTOR_VEHICLE))
         return;

@@ -297,6 +297,8 @@ static void drive(const char *path, int threads, double seconds, bool with_hero,
         step(e);
         if (with_hero && r->hero)
             watch_red(e, r, &w);
+        if (f + 1 == frames && w.light && !w.stopped)
+            r->approaches--; /* still rolling towards a red when the run ends: not yet either outcome */
         if (f % 20 == 0)
             for (uint32_t i = 0; i < r->n_ids; i++) {
                 sn_actor_info a = {.struct_size = sizeof a};
