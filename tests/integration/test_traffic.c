@@ -65,6 +65,63 @@ static void step(sn_engine *e)
 
 /* ---- 1. lights ---- */
 
+/* 4. Walkers cross streets at crosswalks only. The town's crosswalks lie across every arm of a
+** junction, 3 m outside it; junction centres are at x in {0, 100, 200}, y in {0, -100, -200}
+** and a junction reaches 10 m from its centre. So a walker on a driving lane stands within 16 m
+** (Chebyshev) of a junction centre, never mid-block; over two minutes some do cross. */
+static void test_crosswalks(void)
+{
+    const char *path = scene("walkers.yaml", "traffic: {vehicles: 20, walkers: 30, seed: 3}\n");
+    sn_engine *e = load(path, 1);
+    const sn_map *m = sn_engine_map(e);
+    int on_road = 0, jaywalk = 0, crossings = 0;
+    uint32_t ids[64];
+    int sides[64];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < sn_engine_actor_count(e) && n < 64; i++) {
+        sn_actor_info a = {.struct_size = sizeof a};
+        if (sn_engine_actor_get(e, sn_engine_actor_id_at(e, i), &a) == SN_OK && a.kind == SN_ACTOR_WALKER)
+            ids[n] = a.id, sides[n++] = 0;
+    }
+    CHECK(n == 30, "30 walkers spawned: %u", n);
+    for (int f = 0; f < 2400; f++) {
+        step(e);
+        if (f % 5)
+            continue;
+        for (uint32_t k = 0; k < n; k++) {
+            sn_actor_info a = {.struct_size = sizeof a};
+            if (sn_engine_actor_get(e, ids[k], &a) != SN_OK)
+                continue;
+            sn_vec3 p = a.transform.location;
+            sn_waypoint w;
+            if (sn_map_waypoint(m, p, false, SN_LANE_DRIVING, &w, NULL) != SN_OK) {
+                sides[k] = 0;
+                continue;
+            }
+            on_road++;
+            double best = 1e9;
+            for (int cx = 0; cx <= 200; cx += 100)
+                for (int cy = 0; cy >= -200; cy -= 100)
+                    best = fmin(best, fmax(fabs(p.x - cx), fabs(p.y - cy)));
+            if (best > 16) {
+                jaywalk++;
+                fprintf(stderr, "  walker %u on the road mid-block at (%.1f, %.1f)\n", ids[k], p.x, p.y);
+            }
+            /* a crossing: on lanes of both directions in one visit to the road */
+            int side = w.lane_id < 0 ? -1 : 1;
+            if (sides[k] && sides[k] != side && sides[k] != 2)
+                crossings++, side = 2;
+            if (sides[k] != 2)
+                sides[k] = side;
+        }
+    }
+    fprintf(stderr, "crosswalks: %d walker samples on driving lanes, %d crossings, %d mid-block\n", on_road, crossings,
+            jaywalk);
+    CHECK(crossings >= 3, "walkers crossed streets (%d)", crossings);
+    CHECK(jaywalk == 0, "%d samples of walkers on the road mid-block", jaywalk);
+    sn_engine_destroy(e);
+}
+
 static void test_lights(void)
 {
     sn_engine *e = load(scene("lights.yaml", ""), 1);
@@ -338,6 +395,7 @@ int main(int argc, char **argv)
     tmp = argv[1], plugins = argv[2], data = argv[3];
     const double secs = sim_seconds();
     test_lights();
+    test_crosswalks();
 
     /* 2. The hero among 40 autopilot vehicles and 20 walkers. */
     const char *hero_scene = scene("hero.yaml",
