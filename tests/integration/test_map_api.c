@@ -10,6 +10,7 @@
 ** junctions; a scene's `map:` reaching the engine; errors for bad input. */
 #include "../check.h"
 
+#include <msgpack.h>
 #include <sensim/sensim.h>
 
 #include <stdio.h>
@@ -179,6 +180,54 @@ static void test_marks(const sn_map *m)
           "5 km segment refused");
 }
 
+/* The latitude and longitude of a GNSS message. */
+static void on_gnss(const sn_message *msg, void *user)
+{
+    double *ll = user;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    if (msgpack_unpack_next(&u, msg->data, msg->size, NULL) == MSGPACK_UNPACK_SUCCESS && u.data.type == MSGPACK_OBJECT_MAP)
+        for (uint32_t i = 0; i < u.data.via.map.size; i++) {
+            const msgpack_object_kv *kv = &u.data.via.map.ptr[i];
+            if (kv->key.type != MSGPACK_OBJECT_STR || kv->val.type != MSGPACK_OBJECT_FLOAT64)
+                continue;
+            if (kv->key.via.str.size == 8 && !memcmp(kv->key.via.str.ptr, "latitude", 8))
+                ll[0] = kv->val.via.f64;
+            if (kv->key.via.str.size == 9 && !memcmp(kv->key.via.str.ptr, "longitude", 9))
+                ll[1] = kv->val.via.f64;
+        }
+    msgpack_unpacked_destroy(&u);
+}
+
+/* A scene without a geo-reference takes the map's (+lat_0=49 +lon_0=8.4 in the town's
+** header): a GNSS sensor at the world origin reads that; a scene's own wins over it. */
+static void gnss_at_origin(const char *plugins, const char *settings, double *ll)
+{
+    char scene[4096];
+    snprintf(scene, sizeof scene, "%s/map_geo.yaml", tmp);
+    FILE *f = fopen(scene, "w");
+    if (!f)
+        return;
+    fprintf(f, "map: %s/town.xodr\nsettings: %s\nsensors:\n  - {name: fix, blueprint: sensor.other.gnss}\n", maps,
+            settings);
+    fclose(f);
+    sn_error err = {0};
+    sn_engine *e = sn_engine_create(&(sn_engine_options){.plugin_dir = plugins, .quiet_plugins = true}, &err);
+    CHECK(e && sn_engine_load_scene(e, scene, &err) == SN_OK, "%s", err.msg);
+    CHECK(sn_engine_listen(e, "fix", on_gnss, ll, &err) == SN_OK, "%s", err.msg);
+    CHECK(sn_engine_run(e, 0, &err) == SN_OK, "%s", err.msg);
+    sn_engine_destroy(e);
+}
+
+static void test_georeference(const char *plugins)
+{
+    double ll[2] = {0, 0};
+    gnss_at_origin(plugins, "{frames: 2}", ll);
+    CHECK(fabs(ll[0] - 49.0) < 1e-9 && fabs(ll[1] - 8.4) < 1e-9, "the map's geo-reference: %.12f, %.12f", ll[0], ll[1]);
+    gnss_at_origin(plugins, "{frames: 2, georeference: {latitude: 10, longitude: 20}}", ll);
+    CHECK(fabs(ll[0] - 10.0) < 1e-9 && fabs(ll[1] - 20.0) < 1e-9, "the scene's geo-reference: %.12f, %.12f", ll[0], ll[1]);
+}
+
 static void test_engine(void)
 {
     /* A scene naming the map: the engine holds it, the query API works on it. */
@@ -280,6 +329,8 @@ int main(int argc, char **argv)
     test_marks(m);
     sn_map_close(m);
     test_engine();
+    if (argc > 3)
+        test_georeference(argv[3]);
     CHECK(sn_map_open("/nonexistent/x.xodr", &err) == NULL && err.status == SN_E_IO, "missing file is I/O");
     CHECK(sn_map_open_memory("<x", 2, "mem.xodr", &err) == NULL && strstr(err.msg, "mem.xodr:1: XML: "),
           "not XML: %s", err.msg);
