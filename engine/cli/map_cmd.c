@@ -175,6 +175,12 @@ static int print_list(const sn_map *m, list_fn fn, double d, size_t elem, int ki
     size_t n = 0;
     if (fn(m, d, NULL, 0, &n, &err))
         return fail2(err.msg, NULL);
+    /* One list in memory at a time: refuse what no terminal or file wants (1 GiB of records). */
+    if (n > ((size_t)1 << 30) / elem) {
+        char why[160];
+        snprintf(why, sizeof why, "%zu items would take more than 1 GiB; ask for a longer distance", n);
+        return fail2(why, NULL);
+    }
     void *buf = malloc(n ? n * elem : 1);
     if (!buf)
         return fail2("out of memory", NULL);

@@ -18,7 +18,8 @@
 #define STRETCH 4.0   /* m of s per index item */
 #define CELL 16.0     /* m, side of a grid cell */
 #define MARGIN 1.0    /* m added around an item's box */
-#define MAX_SPAN 2000.0 /* m: the most a 4 m stretch of road may cover across (lanes, height) */
+#define MAX_SPAN 300.0 /* m: the most a 4 m stretch of road may cover across (64 lanes a side, height) */
+#define MAX_CELLS 50000000u /* index entries (800 MB): a map asking for more is refused */
 
 int sn_map_lane_dir(const sn_odr_road *r, int lane_id)
 {
@@ -65,24 +66,39 @@ static void stretch_box(const sn_odr_road *r, const sn_odr_section *sec, double 
 }
 
 /* Length of the lane centres of a stretch's drivable lanes (driving, ramps, entries, exits):
-** a lane on the outside of a curve is longer than the reference line. */
+** a lane on the outside of a curve is longer than the reference line. Each sample's borders
+** come from one pass over the lanes (lane_border per lane would cost lanes squared). */
 static double drivable_length(const sn_odr_road *r, const sn_odr_section *sec, double s0, double s1)
 {
     const uint32_t drivable = SN_LANE_DRIVING | SN_LANE_ENTRY | SN_LANE_EXIT | SN_LANE_ONRAMP | SN_LANE_OFFRAMP;
-    double total = 0;
-    for (uint32_t li = 0; li < sec->n_lanes; li++) {
-        const sn_odr_lane *l = &sec->lanes[li];
-        if (l->id == 0 || !(l->type & drivable))
-            continue;
-        double prev[3];
-        for (int i = 0; i <= 8; i++) {
-            double s = s0 + (s1 - s0) * i / 8, a, b, q[3];
-            sn_odr_lane_span(r, sec, l->id, s, &a, &b);
-            sn_odr_point(r, s, 0.5 * (a + b), 0, q);
+    bool any = false;
+    for (uint32_t li = 0; li < sec->n_lanes && !any; li++)
+        any = sec->lanes[li].id != 0 && (sec->lanes[li].type & drivable);
+    if (!any)
+        return 0;
+    double total = 0, prev[2 * SN_ODR_MAX_LANES + 1][3];
+    for (int i = 0; i <= 8; i++) {
+        double s = s0 + (s1 - s0) * i / 8, border[2 * SN_ODR_MAX_LANES + 1];
+        /* border[li] is the outer border of lanes[li]; lanes run from the rightmost up */
+        uint32_t c = sec->n_right;
+        border[c] = sn_odr_lane_border(r, sec, 0, s);
+        /* widths accumulate outwards as sn_odr_lane_border sums them (<border> lanes: its own rule) */
+        for (uint32_t k = c + 1; k < sec->n_lanes; k++)
+            border[k] = sec->lanes[k].use_border ? sn_odr_lane_border(r, sec, sec->lanes[k].id, s)
+                                                 : border[k - 1] + sn_odr_lane_width(sec, &sec->lanes[k], s);
+        for (uint32_t k = c; k-- > 0;)
+            border[k] = sec->lanes[k].use_border ? sn_odr_lane_border(r, sec, sec->lanes[k].id, s)
+                                                 : border[k + 1] - sn_odr_lane_width(sec, &sec->lanes[k], s);
+        for (uint32_t li = 0; li < sec->n_lanes; li++) {
+            const sn_odr_lane *l = &sec->lanes[li];
+            if (l->id == 0 || !(l->type & drivable))
+                continue;
+            double inner = l->id > 0 ? border[li - 1] : border[li + 1], q[3];
+            sn_odr_point(r, s, 0.5 * (inner + border[li]), 0, q);
             if (i)
-                total += sqrt((q[0] - prev[0]) * (q[0] - prev[0]) + (q[1] - prev[1]) * (q[1] - prev[1]) +
-                              (q[2] - prev[2]) * (q[2] - prev[2]));
-            memcpy(prev, q, sizeof prev);
+                total += sqrt((q[0] - prev[li][0]) * (q[0] - prev[li][0]) + (q[1] - prev[li][1]) * (q[1] - prev[li][1]) +
+                              (q[2] - prev[li][2]) * (q[2] - prev[li][2]));
+            memcpy(prev[li], q, sizeof q);
         }
     }
     return total;
@@ -151,6 +167,13 @@ sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn
                 m->hi = (sn_vec3){fmax(m->hi.x, hi[0]), fmax(m->hi.y, hi[1]), fmax(m->hi.z, hi[2])};
                 int64_t cx0 = (int64_t)floor((lo[0] - MARGIN) / CELL), cx1 = (int64_t)floor((hi[0] + MARGIN) / CELL);
                 int64_t cy0 = (int64_t)floor((lo[1] - MARGIN) / CELL), cy1 = (int64_t)floor((hi[1] + MARGIN) / CELL);
+                if ((uint64_t)n_cells + (uint64_t)((cx1 - cx0 + 1) * (cy1 - cy0 + 1)) > MAX_CELLS) {
+                    sn_fail(err, SN_E_RANGE, "%s:%d: <road>: road %d: the lane index would need more than %u "
+                            "entries (the map's roads cover too much ground for one index)", odr->path, r->line,
+                            (int)r->id, MAX_CELLS);
+                    map_free_parts(m);
+                    return SN_E_RANGE;
+                }
                 for (int64_t cx = cx0; cx <= cx1; cx++)
                     for (int64_t cy = cy0; cy <= cy1; cy++) {
                         if (n_cells == cap_cells) {
@@ -277,6 +300,9 @@ bool sn_map_locate(const sn_map *m, sn_vec3 world, double radius, uint32_t lane_
     if (!m->n_cells || !isfinite(world.x) || !isfinite(world.y) || !isfinite(world.z))
         return false;
     const sn_odr *o = m->odr;
+    /* Beyond every road (and beyond what a cell index holds): nothing within reach. */
+    if (fabs(world.x) > SN_ODR_MAX_COORD + MAX_SPAN + radius || fabs(world.y) > SN_ODR_MAX_COORD + MAX_SPAN + radius)
+        return false;
     const double x = world.x, y = -world.y; /* OpenDRIVE frame */
     double best = INFINITY;
     bool found = false;

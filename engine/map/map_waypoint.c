@@ -75,11 +75,13 @@ void sn_map_make_waypoint(const sn_map *m, sn_lanekey k, double s, sn_waypoint *
     out->lane_type = l ? l->type : SN_LANE_NONE;
     out->junction_id = r->junction;
     out->is_junction = r->junction >= 0;
-    /* Right of travel: the lane's own outer mark; left: the inner neighbour's (the centre
-    ** lane's for lanes +-1). */
+    /* A lane's own road mark is on its outer border, its inner neighbour's (the centre lane's
+    ** for lanes +-1) on its inner one. In right-hand traffic the outer border is on the right
+    ** of travel; in left-hand traffic (rule="LHT") on the left. */
     const sn_odr_lane *inner = sn_odr_lane_of(sec, k.lane > 0 ? k.lane - 1 : k.lane + 1);
-    out->right_marking = marking_of(sec, l, s, dir);
-    out->left_marking = marking_of(sec, inner, s, dir);
+    const bool outer_right = (k.lane < 0) == (dir > 0);
+    out->right_marking = marking_of(sec, outer_right ? l : inner, s, dir);
+    out->left_marking = marking_of(sec, outer_right ? inner : l, s, dir);
     uint8_t lc = 0;
     if (out->left_marking.lane_change & SN_LANE_CHANGE_LEFT)
         lc |= SN_LANE_CHANGE_LEFT;
@@ -226,7 +228,7 @@ typedef struct walk {
     ** more (junctions within junctions) go to the heap. */
     branch *stack, small[16];
     unsigned depth, cap_stack;
-    bool oom;
+    bool oom, cut; /* cut: the hop limit ended the walk before every branch was walked */
 } walk;
 
 static bool push(walk *w, branch b)
@@ -264,8 +266,10 @@ static void walk_from(walk *w, sn_lanekey k, double s, double left, bool forward
                 break;
             }
             b.left -= avail;
-            if (++w->hops > MAX_HOPS)
-                return; /* loops of zero-length roads end here */
+            if (++w->hops > MAX_HOPS) {
+                w->cut = true; /* loops of zero-length roads end here */
+                return;
+            }
             sn_lanekey nk[MAX_BRANCH];
             double ns[MAX_BRANCH];
             size_t n = sn_map_successors(w->m, b.k, forward, nk, ns, MAX_BRANCH);
@@ -336,6 +340,10 @@ static sn_status walk_api(const sn_map *m, const sn_waypoint *wp, double d, bool
         free(w.stack);
     if (w.oom)
         return sn_fail(err, SN_E_NOMEM, "map: out of memory walking the lanes");
+    if (w.cut)
+        return sn_fail(err, SN_E_RANGE, "map: %s(%g) crosses more than %d lane ends (branches multiply through "
+                       "junctions, or the lanes loop without length): ask for a shorter distance",
+                       forward ? "next" : "previous", d, MAX_HOPS);
     size_t got = w.n < cap ? w.n : cap;
     qsort(out, got, sizeof *out, cmp_wp);
     if (n)
@@ -367,25 +375,38 @@ sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, dou
         return st;
     if (!(d > 0) || d > 1e6)
         return sn_fail(err, SN_E_RANGE, "map: next_until_lane_end(%g): the distance must be within (0, 1e6] m", d);
+    if (cap && !out)
+        return sn_fail(err, SN_E_INVALID, "map: NULL output with a capacity of %zu", cap);
+    /* CARLA's GetNextUntilLaneEnd: every d metres while the lane stays on this road (through
+    ** its sections by their lane links), then the lane's end on the road. */
     const sn_odr_road *r = &m->odr->roads[k.road];
-    int dir = sn_map_lane_dir(r, k.lane);
-    double s = wp->s, end = dir > 0 ? r->length : 0;
+    double s = fmin(r->sections[k.section].s_end, fmax(r->sections[k.section].s, wp->s)), rem = d;
     size_t count = 0;
-    for (;;) {
-        s += dir * d;
-        bool last = dir > 0 ? s >= end - 1e-9 : s <= end + 1e-9;
-        if (last)
-            s = end;
-        uint32_t si = sn_odr_section_at(r, s, dir > 0);
-        /* the lane keeps its id through sections unless linked otherwise */
-        sn_lanekey kk = {k.road, si, k.lane};
-        if (!sn_odr_lane_of(&r->sections[si], k.lane))
+    for (unsigned hops = 0; hops <= MAX_HOPS && count <= 10000000;) {
+        const sn_odr_section *sec = &r->sections[k.section];
+        int dir = sn_map_lane_dir(r, k.lane);
+        double end = dir > 0 ? sec->s_end : sec->s, avail = fabs(end - s);
+        if (rem < avail - 1e-9) { /* the next waypoint lies inside this section */
+            s += dir * rem;
+            if (count < cap)
+                sn_map_make_waypoint(m, k, s, &out[count]);
+            count++;
+            rem = d;
+            continue;
+        }
+        rem -= avail;
+        sn_lanekey nk[MAX_BRANCH];
+        double ns[MAX_BRANCH];
+        bool inside = dir > 0 ? k.section + 1 < r->n_sections : k.section > 0;
+        size_t nn = inside ? sn_map_successors(m, k, true, nk, ns, MAX_BRANCH) : 0;
+        if (nn == 0 || nk[0].road != k.road) { /* the lane's end on this road */
+            if (count < cap)
+                sn_map_make_waypoint(m, k, end, &out[count]);
+            count++;
             break;
-        if (count < cap && out)
-            sn_map_make_waypoint(m, kk, s, &out[count]);
-        count++;
-        if (last || count > 10000000)
-            break;
+        }
+        k = nk[0], s = ns[0];
+        hops++;
     }
     if (n)
         *n = count;
@@ -498,12 +519,13 @@ sn_status sn_map_generate_waypoints(const sn_map *m, double d, sn_waypoint *out,
                 if (l->id == 0 || l->type != SN_LANE_DRIVING || len <= 0)
                     continue;
                 int dir = sn_map_lane_dir(r, l->id);
-                for (double off = 0; off <= len + 1e-9; off += d) {
-                    double s = dir > 0 ? sec->s + off : sec->s_end - off;
-                    if (count < cap)
-                        sn_map_make_waypoint(m, (sn_lanekey){(int32_t)ri, si, l->id}, s, &out[count]);
-                    count++;
+                /* Counted, not walked, past the buffer: a caller sizing it asks with cap 0. */
+                size_t here = (size_t)floor((len + 1e-9) / d) + 1;
+                for (size_t k = 0; k < here && count + k < cap; k++) {
+                    double off = k * d, s = dir > 0 ? sec->s + off : sec->s_end - off;
+                    sn_map_make_waypoint(m, (sn_lanekey){(int32_t)ri, si, l->id}, s, &out[count + k]);
                 }
+                count += here;
             }
         }
     }
@@ -526,6 +548,8 @@ sn_status sn_map_topology(const sn_map *m, sn_waypoint *out, size_t cap, size_t 
         const sn_odr_road *r = &o->roads[ri];
         for (uint32_t si = 0; si < r->n_sections; si++) {
             const sn_odr_section *sec = &r->sections[si];
+            if (sec->s_end - sec->s <= 1e-9)
+                continue; /* a section without length has no segment */
             for (uint32_t li = 0; li < sec->n_lanes; li++) {
                 const sn_odr_lane *l = &sec->lanes[li];
                 if (l->id == 0 || l->type != SN_LANE_DRIVING)

@@ -19,9 +19,9 @@ static const double gl_w[5] = {0.2955242247147529, 0.2692667193099963, 0.2190863
 static void clothoid(double k0, double c, double L, double *x, double *y)
 {
     double turn = fabs(k0) * L + 0.5 * fabs(c) * L * L;
-    int pieces = 1 + (int)(turn / 0.5);
-    if (pieces > 100000)
-        pieces = 100000;
+    /* clamped as a double: a cast of an out-of-range double is undefined */
+    double pd = turn / 0.5;
+    int pieces = !(pd < 1e5) ? 100000 : 1 + (int)pd;
     double h = L / pieces, sx = 0, sy = 0;
     for (int i = 0; i < pieces; i++) {
         double mid = (i + 0.5) * h, half = 0.5 * h;
@@ -40,9 +40,8 @@ static void clothoid(double k0, double c, double L, double *x, double *y)
 static double poly3_arclen(const sn_odr_geom *g, double u)
 {
     double du1 = fabs(g->b) + 2 * fabs(g->c) * fabs(u) + 3 * fabs(g->d) * u * u;
-    int pieces = 1 + (int)(fabs(u) * (1 + du1) / 20.0);
-    if (pieces > 100000)
-        pieces = 100000;
+    double pd = fabs(u) * (1 + du1) / 20.0;
+    int pieces = !(pd < 1e5) ? 100000 : 1 + (int)pd;
     double h = u / pieces, len = 0;
     for (int i = 0; i < pieces; i++) {
         double mid = (i + 0.5) * h, half = 0.5 * h;

@@ -696,6 +696,34 @@ static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
     r->n_geoms = ng;
     if (r->geoms[0].s > 1e-3)
         return fail(p, pv, "road %d: the first geometry starts at s=%g, not 0", (int)r->id, r->geoms[0].s);
+    for (uint32_t k = 0; k < ng; k++) {
+        const sn_odr_geom *g = &r->geoms[k];
+        if (g->s > r->length + 1e-3)
+            return fail(p, pv, "road %d: a geometry (line %d) starts at s=%g, past the road's length %g", (int)r->id,
+                        g->line, g->s, r->length);
+        /* Pieces must follow on in s: real maps miss by a few mm (kept), not by metres. */
+        double end = g->s + g->length, next = k + 1 < ng ? r->geoms[k + 1].s : r->length;
+        if (fabs(end - next) > 0.01)
+            warn(p, W_GEOM_GAP, pv, "road %d: the geometry at line %d ends at s=%g but the next piece (or the road) "
+                 "starts (ends) at s=%g", (int)r->id, g->line, end, next);
+        /* A reference line that turns more than 50 rad in one piece, or curves tighter than
+        ** 0.1 m, is no road; it would also cost the integrations without end. */
+        double k0 = fabs(g->curv), k1 = g->kind == SN_ODR_SPIRAL ? fabs(g->curv_end) : k0;
+        if ((g->kind == SN_ODR_ARC || g->kind == SN_ODR_SPIRAL) &&
+            (fmax(k0, k1) > 10 || 0.5 * (k0 + k1) * g->length > 50))
+            return fail(p, pv, "road %d: the %s at line %d curves %g 1/m over %g m (at most 10 1/m and 50 rad)",
+                        (int)r->id, g->kind == SN_ODR_ARC ? "arc" : "spiral", g->line, fmax(k0, k1), g->length);
+        if (g->kind == SN_ODR_POLY3) {
+            /* |v'(u)| at the ends and at the quadratic's extremum, over u in [0, length] */
+            double us[3] = {0, g->length, g->d != 0 ? -g->c / (3 * g->d) : 0}, worst = 0;
+            for (int q = 0; q < 3; q++)
+                if (us[q] >= 0 && us[q] <= g->length)
+                    worst = fmax(worst, fabs(g->b + us[q] * (2 * g->c + 3 * g->d * us[q])));
+            if (!(worst <= 100))
+                return fail(p, pv, "road %d: the poly3 at line %d reaches a slope of %g (at most 100) within its %g m",
+                            (int)r->id, g->line, worst, g->length);
+        }
+    }
 
     if (!polys(p, child(n, "elevationProfile"), "elevation", "s", r->length + 1.0, &r->elevation, &r->n_elevation))
         return false;
@@ -719,6 +747,11 @@ static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
         if (i && r->sections[i].s < r->sections[i - 1].s)
             return fail(p, c, "lane section s=%g comes before the previous one's s=%g", r->sections[i].s,
                         r->sections[i - 1].s);
+        if (r->sections[i].s > r->length) { /* parse_section allowed 1 m of rounding past the end */
+            warn(p, W_SECTION, c, "road %d: a lane section starts at s=%g, past the road's length %g: read at its end",
+                 (int)r->id, r->sections[i].s, r->length);
+            r->sections[i].s = r->length;
+        }
         i++;
     }
     r->n_sections = ns;

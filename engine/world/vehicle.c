@@ -40,7 +40,7 @@ static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > 
 static double sgn(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
 
 typedef struct wheel_query {
-    bool hit, skip_ground;
+    bool hit, skip_ground; /* skip_ground: the map's surfaces are passed over (a cached triangle holds) */
     double depth;
     sn_vec3 normal;
     dGeomID geom; /* what was hit, and its triangle for a trimesh (-1 otherwise) */
@@ -246,11 +246,15 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
                 continue;
             double d0 = dist[i];
             bool d0_touch = touch[i];
-            /* The map surface the wheel stood on, while its ray still meets that triangle (map
-            ** surfaces never overlap along a wheel's short ray); props and kerbs are traced. */
+            /* The map surface the wheel stood on, while its ray still meets that triangle; props
+            ** and kerbs are always traced. The one approximation: where two map surfaces overlap
+            ** within a wheel's ray (0.5 m: junction roads at slightly different heights, a ramp
+            ** merging over a road) the wheel keeps to the one it stood on until it leaves that
+            ** triangle (tracing every overlap each substep cost as much again: bench_traffic).
+            ** Rays that point up (a car on its roof) trace everything. */
             struct sn_wheel_tri *c = &a->wheel_tri[i];
             double t;
-            bool cached = c->valid && tri_ray(c, o[i], down, len, &t);
+            bool cached = down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t);
             if (cached && (!touch[i] || t < dist[i])) {
                 touch[i] = true;
                 dist[i] = t;

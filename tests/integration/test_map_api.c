@@ -113,6 +113,23 @@ static void test_next(const sn_map *m)
     }
     CHECK(east == 1 && north == 1 && south == 1, "straight %d, left %d, right %d", east, north, south);
 
+    /* next_until_lane_end(10) from x = 20 eastbound: every 10 m on the same road, then its end,
+    ** from where the next step is inside the junction at x = 100. */
+    sn_waypoint le[32];
+    sn_map_waypoint(m, (sn_vec3){20, 1.75, 0}, false, SN_LANE_DRIVING, &w, NULL);
+    CHECK(sn_map_next_until_lane_end(m, &w, 10.0, le, 32, &n, &err) == SN_OK && n >= 2 && n < 32, "%zu: %s", n, err.msg);
+    for (size_t i = 0; i < n && i < 32; i++) {
+        CHECK(le[i].road_id == w.road_id, "waypoint %zu on the same road", i);
+        double step = le[i].transform.location.x - (i ? le[i - 1].transform.location.x : 20);
+        CHECK(i + 1 == n ? step > 0 && step <= 10 + 1e-9 : fabs(step - 10) < 1e-9, "step %zu is %g m", i, step);
+    }
+    if (n >= 1 && n < 32) {
+        sn_waypoint after[4];
+        size_t na = 0;
+        sn_map_next(m, &le[n - 1], 0.5, after, 4, &na, NULL);
+        CHECK(na >= 1 && after[0].is_junction, "the last one is the lane's end: half a metre on is the junction");
+    }
+
     /* Straight along the street: 2 m apart, and previous() walks back. */
     sn_map_waypoint(m, (sn_vec3){30, 1.75, 0}, false, SN_LANE_DRIVING, &w, NULL);
     CHECK(sn_map_next(m, &w, 2.0, out, 16, &n, &err) == SN_OK && n == 1, "one way ahead");
