@@ -349,6 +349,23 @@ int main(int argc, char **argv)
     if (argc > 3)
         test_georeference(argv[3]);
     CHECK(sn_map_open("/nonexistent/x.xodr", &err) == NULL && err.status == SN_E_IO, "missing file is I/O");
+    /* Left-hand traffic: lane -1 drives against s, so its own (outer, solid) mark is on its left
+    ** and the centre line (no mark) on its right. */
+    static const char lht[] =
+        "<OpenDRIVE><header revMajor=\"1\" revMinor=\"4\"/><road id=\"1\" length=\"100\" junction=\"-1\" "
+        "rule=\"LHT\"><planView><geometry s=\"0\" x=\"0\" y=\"0\" hdg=\"0\" length=\"100\"><line/></geometry>"
+        "</planView><lanes><laneSection s=\"0\"><center><lane id=\"0\" type=\"none\"/></center><right><lane "
+        "id=\"-1\" type=\"driving\"><width sOffset=\"0\" a=\"3.5\"/><roadMark sOffset=\"0\" type=\"solid\"/>"
+        "</lane></right></laneSection></lanes></road></OpenDRIVE>";
+    sn_map *l = sn_map_open_memory(lht, sizeof lht - 1, "lht.xodr", &err);
+    sn_waypoint lw;
+    CHECK(l && sn_map_waypoint(l, (sn_vec3){50, 1.75, 0}, false, SN_LANE_DRIVING, &lw, &err) == SN_OK, "%s", err.msg);
+    if (l) {
+        CHECK(yaw_diff(lw.transform.rotation.yaw, 180) < 1e-6, "LHT lane -1 drives west: yaw %g", lw.transform.rotation.yaw);
+        CHECK(lw.left_marking.type == SN_MARK_SOLID && lw.right_marking.type == SN_MARK_NONE,
+              "LHT markings: left %d right %d", lw.left_marking.type, lw.right_marking.type);
+        sn_map_close(l);
+    }
     CHECK(sn_map_open_memory("<x", 2, "mem.xodr", &err) == NULL && strstr(err.msg, "mem.xodr:1: XML: "),
           "not XML: %s", err.msg);
     return CHECK_DONE();
