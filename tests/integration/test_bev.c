@@ -3,7 +3,7 @@
 ** pixel but the sensor's mark lies on the face's row and inside its columns, and the face is
 ** drawn along most of its length. Also: the optical flow stream converts (one PNG per frame),
 ** a truncated point record is refused.
-** argv[1]: temp folder, argv[2]: lidar plugin folder */
+** argv[1]: temp folder, argv[2]: lidar plugin folder, argv[3]: optical flow plugin folder */
 #include "../check.h"
 #include "../testutil.h"
 
@@ -11,7 +11,7 @@
 
 #include <libdeflate.h>
 
-static const char *dir, *plugins;
+static const char *dir, *plugins, *flow_plugins;
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
@@ -141,14 +141,76 @@ static void lidar_wall(void)
     }
 }
 
+static void flow_png(void)
+{
+    /* A box sliding right past a still camera: the PNG's pixels are sn_flow_color of the
+    ** stream's values (CARLA's code), and the box is not black while the sky is. */
+    const char *scene =
+        "actors:\n"
+        "  - {name: car, blueprint: vehicle.sedan, transform: {location: [8, -1, 0]}}\n"
+        "sensors:\n"
+        "  - {name: flow, blueprint: sensor.camera.optical_flow, transform: {location: [0, 0, 1]},\n"
+        "     attributes: {image_size_x: 64, image_size_y: 48}}\n";
+    sn_error err = {0};
+    char out[512], png_dir[512], png[600], stream[600];
+    snprintf(out, sizeof out, "%s/flow_run", dir);
+    snprintf(png_dir, sizeof png_dir, "%s/flow_png", dir);
+    sn_engine *e = tu_load(flow_plugins, tu_write(dir, "flowpng.yaml", scene));
+    uint32_t car = sn_engine_find_actor(e, "car");
+    CHECK(sn_engine_set_simulate_physics(e, car, false, &err) == SN_OK, "%s", err.msg);
+    sn_transform to = {{8, -0.5, 0}, {0, 0, 0}};
+    CHECK(sn_engine_set_target_transform(e, car, &to, &err) == SN_OK, "%s", err.msg);
+    CHECK(sn_engine_open_outputs(e, out, &err) == SN_OK, "%s", err.msg);
+    CHECK(sn_engine_run(e, 1, &err) == SN_OK, "%s", err.msg);
+    CHECK(sn_engine_finish(e, true, &err) == SN_OK, "%s", err.msg);
+    sn_engine_destroy(e);
+    snprintf(stream, sizeof stream, "%s/flow.msgpack", out);
+    size_t written = 0;
+    CHECK(sn_stream_save_images(stream, png_dir, SN_COLOR_DEPTH, &written, &err) == SN_OK && written == 1,
+          "convert: %zu images: %s", written, err.msg);
+    /* the stream's values, from its one message */
+    FILE *f = fopen(stream, "rb");
+    static char buf[1 << 16];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f)
+        fclose(f);
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    const msgpack_object *raw = NULL;
+    if (msgpack_unpack_next(&u, buf, n, &off) == MSGPACK_UNPACK_SUCCESS)
+        raw = tu_get(&u.data, "raw_data");
+    snprintf(png, sizeof png, "%s/000001.png", png_dir);
+    int w = 0, h = 0;
+    uint8_t *rgb = read_png(png, &w, &h);
+    CHECK(rgb && w == 64 && h == 48 && raw && raw->via.bin.size == 64 * 48 * 8, "a 64x48 PNG of a 64x48 flow");
+    if (rgb && raw && w == 64 && h == 48 && raw->via.bin.size == 64 * 48 * 8) {
+        int same = 0, moving = 0;
+        for (int i = 0; i < 64 * 48; i++) {
+            float v[2];
+            memcpy(v, raw->via.bin.ptr + 8 * i, 8);
+            uint8_t want[3];
+            sn_flow_color(v[0], v[1], want);
+            same += !memcmp(want, rgb + 3 * i, 3);
+            moving += v[0] > 0; /* sliding right: positive x */
+        }
+        CHECK(same == 64 * 48, "%d of %d pixels in CARLA's colours", same, 64 * 48);
+        CHECK(moving > 50, "the box's pixels move right: %d", moving);
+    }
+    free(rgb);
+    msgpack_unpacked_destroy(&u);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: test_bev TMPDIR LIDARDIR\n");
+    if (argc < 4) {
+        fprintf(stderr, "usage: test_bev TMPDIR LIDARDIR FLOWDIR\n");
         return 2;
     }
     dir = argv[1];
     plugins = argv[2];
+    flow_plugins = argv[3];
     lidar_wall();
+    flow_png();
     return CHECK_DONE();
 }
