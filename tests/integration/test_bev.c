@@ -2,7 +2,7 @@
 ** a full circle in a frame, 15 m from a wall (face at x = 14.5 m, y in [-10, 10] m): every lit
 ** pixel but the sensor's mark lies on the face's row and inside its columns, and the face is
 ** drawn along most of its length. Also: the optical flow stream converts (one PNG per frame),
-** a truncated point record is refused.
+** a truncated point record is refused; a scene's save: writes the same PNG as convert.
 ** argv[1]: temp folder, argv[2]: lidar plugin folder, argv[3]: optical flow plugin folder */
 #include "../check.h"
 #include "../testutil.h"
@@ -81,7 +81,8 @@ static void lidar_wall(void)
         "sensors:\n"
         "  - {name: lidar, blueprint: sensor.lidar.ray_cast, transform: {location: [0, 0, 1]},\n"
         "     attributes: {channels: 16, upper_fov: 10, lower_fov: -10, rotation_frequency: 20,\n"
-        "                  points_per_second: 200000, range: 40, dropoff_general_rate: 0, dropoff_intensity_limit: 0}}\n";
+        "                  points_per_second: 200000, range: 40, dropoff_general_rate: 0, dropoff_intensity_limit: 0},\n"
+        "     save: {path: \"bev/%06d.png\"}}\n";
     sn_error err = {0};
     char out[512], png_dir[512], png[600];
     snprintf(out, sizeof out, "%s/bev_run", dir);
@@ -97,6 +98,18 @@ static void lidar_wall(void)
     CHECK(sn_stream_save_images(stream, png_dir, SN_COLOR_RAW, &written, &err) == SN_OK && written == 1,
           "convert: %zu images: %s", written, err.msg);
     snprintf(png, sizeof png, "%s/000001.png", png_dir);
+    /* the scene's save: wrote the same bytes as convert */
+    char saved[600];
+    snprintf(saved, sizeof saved, "%s/bev/000001.png", out);
+    FILE *fa = fopen(png, "rb"), *fb = fopen(saved, "rb");
+    bool same = fa && fb;
+    for (int ca = 0, cb = 0; same && (ca != EOF || cb != EOF);)
+        ca = fgetc(fa), cb = fgetc(fb), same = ca == cb;
+    CHECK(same, "save: and convert give the same PNG (%s)", saved);
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
     int w = 0, h = 0;
     uint8_t *rgb = read_png(png, &w, &h);
     CHECK(rgb && w == SN_BEV_SIZE && h == SN_BEV_SIZE, "a %dx%d PNG", w, h);
