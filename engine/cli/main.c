@@ -89,7 +89,9 @@ static const char HELP_DUMP[] =
     "Prints a stream as JSON lines, one per message; --json gives bins in full (base64).\n";
 static const char HELP_CONVERT[] =
     "usage: sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
-    "Saves every image of a camera stream as DIR/<frame>.png (CARLA's ColorConverter; default raw).\n";
+    "Saves every image of a camera stream as DIR/<frame>.png (CARLA's ColorConverter; default raw).\n"
+    "Optical flow streams get CARLA's get_color_coded_flow colours; lidar, semantic lidar and radar\n"
+    "streams a 500x500 bird's-eye view, 0.2 m per pixel, the sensor at the centre, forward up.\n";
 static const char HELP_NEW_SENSOR[] =
     "usage: sensim new-sensor NAME [DIR]\n"
     "Writes a plugin folder (sensor, unit test, meson.build, scene, README) that builds as written.\n"

@@ -5,6 +5,7 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "png.h"
+#include "views.h"
 
 #include <errno.h>
 #include <math.h>
@@ -253,9 +254,60 @@ static const msgpack_object *get(const msgpack_object *map, const char *key)
     return NULL;
 }
 
+/* dir/pattern(frame) as a PNG of W x H RGB pixels. */
+static sn_status write_png(const char *dir, const char *pattern, uint64_t frame, uint64_t W, uint64_t H,
+                           const uint8_t *rgb, sn_error *err)
+{
+    char name[2048], path[4096];
+    /* the pattern was checked: at most one integer conversion */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(name, sizeof name, pattern, (int)frame);
+#pragma GCC diagnostic pop
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return sn_fail(err, SN_E_INVALID, "image path too long");
+    sn_status st = make_parents(path, err);
+    if (st)
+        return st;
+    if (!sn_png_write_rgb(path, (int)W, (int)H, rgb))
+        return sn_fail(err, SN_E_IO, "cannot write %s: %s", path, strerror(errno));
+    return SN_OK;
+}
+
+static bool type_is(const msgpack_object *t, const char *name)
+{
+    size_t n = strlen(name);
+    return t && t->type == MSGPACK_OBJECT_STR && t->via.str.size == n && !memcmp(t->via.str.ptr, name, n);
+}
+
+/* A lidar or radar message: its bird's-eye view (views.h). */
+static sn_status save_bev(const msgpack_object *msg, sn_bev_kind k, const char *dir, const char *pattern,
+                          uint8_t **scratch, size_t *cap, sn_error *err)
+{
+    const msgpack_object *raw = get(msg, "raw_data"), *frame = get(msg, "frame");
+    size_t rs = sn_bev_record_size(k);
+    if (!raw || !frame || raw->type != MSGPACK_OBJECT_BIN || frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return sn_fail(err, SN_E_INVALID, "not a point stream: a message needs frame and raw_data");
+    if (raw->via.bin.size % rs)
+        return sn_fail(err, SN_E_INVALID, "corrupt points: raw_data has %u bytes, not a multiple of the %zu-byte record",
+                       raw->via.bin.size, rs);
+    if (!sn_grow((void **)scratch, cap, (size_t)SN_BEV_SIZE * SN_BEV_SIZE * 3, 1))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for a bird's-eye view");
+    sn_bev_image(k, (const uint8_t *)raw->via.bin.ptr, raw->via.bin.size / rs, *scratch);
+    return write_png(dir, pattern, frame->via.u64, SN_BEV_SIZE, SN_BEV_SIZE, *scratch, err);
+}
+
 sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
                                 uint8_t **scratch, size_t *cap, sn_error *err)
 {
+    const msgpack_object *type = msg->type == MSGPACK_OBJECT_MAP ? get(msg, "type") : NULL;
+    if (type_is(type, "sensor.lidar.ray_cast"))
+        return save_bev(msg, SN_BEV_LIDAR, dir, pattern, scratch, cap, err);
+    if (type_is(type, "sensor.lidar.ray_cast_semantic"))
+        return save_bev(msg, SN_BEV_SEMANTIC_LIDAR, dir, pattern, scratch, cap, err);
+    if (type_is(type, "sensor.other.radar"))
+        return save_bev(msg, SN_BEV_RADAR, dir, pattern, scratch, cap, err);
+    const bool flow = type_is(type, "sensor.camera.optical_flow");
     const msgpack_object *w = msg->type == MSGPACK_OBJECT_MAP ? get(msg, "width") : NULL;
     const msgpack_object *h = w ? get(msg, "height") : NULL;
     const msgpack_object *raw = h ? get(msg, "raw_data") : NULL;
@@ -266,7 +318,8 @@ sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, cons
         raw->type != MSGPACK_OBJECT_BIN || frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
         return sn_fail(err, SN_E_INVALID, "not a camera image: a message needs frame, width, height and raw_data (or events)");
     uint64_t W = w->via.u64, H = h->via.u64;
-    if (!W || !H || W > 16384 || H > 16384 || (events ? raw->via.bin.size % 13 : (uint64_t)raw->via.bin.size != W * H * 4))
+    if (!W || !H || W > 16384 || H > 16384 ||
+        (events ? raw->via.bin.size % 13 : (uint64_t)raw->via.bin.size != W * H * (flow ? 8 : 4)))
         return sn_fail(err, SN_E_INVALID, "corrupt camera image: %s has %u bytes for %llux%llu pixels",
                        events ? "events" : "raw_data", raw->via.bin.size, (unsigned long long)W, (unsigned long long)H);
     size_t px = (size_t)(W * H);
@@ -280,21 +333,11 @@ sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, cons
                            (unsigned long long)W, (unsigned long long)H);
         bgra = *scratch + px * 3;
     }
-    sn_convert_bgra(c, bgra, px, *scratch);
-    char name[2048], path[4096];
-    /* the pattern was checked: at most one integer conversion */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(name, sizeof name, pattern, (int)frame->via.u64);
-#pragma GCC diagnostic pop
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
-        return sn_fail(err, SN_E_INVALID, "image path too long");
-    sn_status st = make_parents(path, err);
-    if (st)
-        return st;
-    if (!sn_png_write_rgb(path, (int)W, (int)H, *scratch))
-        return sn_fail(err, SN_E_IO, "cannot write %s: %s", path, strerror(errno));
-    return SN_OK;
+    if (flow) /* CARLA's colour code; converters apply to colour images only */
+        sn_flow_image(bgra, px, *scratch);
+    else
+        sn_convert_bgra(c, bgra, px, *scratch);
+    return write_png(dir, pattern, frame->via.u64, W, H, *scratch, err);
 }
 
 sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, size_t *written, sn_error *err)

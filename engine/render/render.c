@@ -26,6 +26,11 @@ typedef struct prim {
     double checker_size;
     sn_mat3 rot; /* actor frame, for the checker in actor coordinates */
     sn_vec3 pos;
+    /* motion to the previous frame (sn_render_motion): a point p now was at
+    ** p + dm (p - pos) + dpos, dm = R_prev R_now^T - I, dpos = pos_prev - pos_now */
+    bool moves;
+    sn_mat3 dm;
+    sn_vec3 dpos;
 } prim;
 
 typedef struct tri {
@@ -65,6 +70,8 @@ struct sn_renderer {
     /* the frame being rendered */
     const sn_camera *cam;
     const sn_image *out;
+    float *motion; /* sn_render_motion's output, NULL otherwise */
+    const sn_world *world;
     uint32_t W, H;
     double f, cx, cy, tanh_, tanv;
     float inv_far, inv_near, far;
@@ -298,6 +305,25 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
     p->is_plane = a->shape == SN_SHAPE_PLANE;
     p->rot = t->rot;
     p->pos = t->pos;
+    p->moves = false;
+    if (r->motion) {
+        sn_vec3 pp;
+        sn_quat pq;
+        sn_actor_pose_at(r->world, a, 0.0, &pp, &pq);
+        sn_mat3 rp = sn_mat3_from_quat(pq);
+        p->dpos = sn_v3_sub(pp, t->pos);
+        /* R_prev R_now^T - I, entry by entry: exactly 0 when the actor did not turn */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double v = 0;
+                for (int k = 0; k < 3; k++)
+                    v += rp.m[3 * i + k] * t->rot.m[3 * j + k];
+                p->dm.m[3 * i + j] = v - (i == j);
+            }
+        for (int k = 0; k < 9; k++)
+            p->moves |= p->dm.m[k] != 0;
+        p->moves |= p->dpos.x != 0 || p->dpos.y != 0 || p->dpos.z != 0;
+    }
     return p;
 }
 
@@ -374,7 +400,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
             !sn_grow((void **)&r->verts, &r->cap_verts, k->v_count, sizeof *r->verts))
             return false;
         prim *p = &r->prims[r->n_prims++];
-        memset(p, 0, sizeof *p);
+        memset(p, 0, sizeof *p); /* roads never move: p->moves stays false */
         p->tag = k->tag;
         memcpy(p->color, k->rgb, 3);
         p->checker_size = 1.0;
@@ -478,6 +504,7 @@ static void draw_band(void *arg, uint32_t bi)
                 if (o->depth) o->depth[i] = r->far;
                 if (o->tag) o->tag[i] = SN_TAG_SKY;
                 if (o->instance) o->instance[i] = 0;
+                if (r->motion) r->motion[3 * i] = r->motion[3 * i + 1] = r->motion[3 * i + 2] = 0;
                 if (o->bgra) {
                     uint8_t *c = o->bgra + 4 * i;
                     c[0] = r->sky[2], c[1] = r->sky[1], c[2] = r->sky[0], c[3] = 255;
@@ -498,6 +525,18 @@ static void draw_band(void *arg, uint32_t bi)
             if (o->depth) o->depth[i] = depth;
             if (o->tag) o->tag[i] = p->tag;
             if (o->instance) o->instance[i] = p->id;
+            if (r->motion) {
+                float *mo = r->motion + 3 * i;
+                mo[0] = mo[1] = mo[2] = 0;
+                if (p->moves) {
+                    /* the seen point now, from the pixel centre's ray and its depth */
+                    double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
+                    sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
+                    sn_vec3 rel = sn_v3_sub(sn_v3_add(r->eye, sn_v3_scale(ray, depth)), p->pos);
+                    sn_vec3 d = sn_v3_add(sn_mat3_apply(&p->dm, rel), p->dpos);
+                    mo[0] = (float)d.x, mo[1] = (float)d.y, mo[2] = (float)d.z;
+                }
+            }
             if (!o->bgra)
                 continue;
             double lambert = n[0] * r->sun[0] + n[1] * r->sun[1] + n[2] * r->sun[2];
@@ -523,8 +562,8 @@ static void draw_band(void *arg, uint32_t bi)
         }
 }
 
-sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
-                    const sn_camera *cam, const sn_image *out, sn_error *err)
+static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
+                        const sn_camera *cam, const sn_image *out, float *motion, sn_error *err)
 {
     sn_status st = sn_camera_check(cam, err);
     if (st)
@@ -543,6 +582,8 @@ sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_li
     }
     r->cam = cam;
     r->out = out;
+    r->motion = motion;
+    r->world = w;
     r->W = cam->width;
     r->H = cam->height;
     r->tanh_ = tan(cam->fov * SN_DEG / 2);
@@ -593,4 +634,18 @@ sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_li
     r->last_tris = (uint32_t)r->n_tris;
     sn_pool_run(r->pool, draw_band, r, (uint32_t)n_bands);
     return SN_OK;
+}
+
+sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
+                    const sn_camera *cam, const sn_image *out, sn_error *err)
+{
+    return render(r, w, alpha, light, cam, out, NULL, err);
+}
+
+sn_status sn_render_motion(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
+                           const sn_image *out, float *motion, sn_error *err)
+{
+    if (!motion)
+        return sn_fail(err, SN_E_INVALID, "NULL motion buffer");
+    return render(r, w, 1.0, light, cam, out, motion, err);
 }

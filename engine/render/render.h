@@ -47,6 +47,12 @@ sn_status sn_camera_check(const sn_camera *cam, sn_error *err);
 sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
                     const sn_camera *cam, const sn_image *out, sn_error *err);
 
+/* sn_render at alpha 1 (now), plus motion[3 i ..]: where pixel i's surface point was at the
+** previous frame end (its actor at alpha 0, moved rigidly) minus where it is now, world
+** metres; 0 for static actors, roads and sky (sensim/host.h render_motion). */
+sn_status sn_render_motion(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
+                           const sn_image *out, float *motion, sn_error *err);
+
 /* Triangles drawn (after culling and clipping) by the last render: for benchmarks. */
 uint32_t sn_renderer_last_triangles(const sn_renderer *r);
 

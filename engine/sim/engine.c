@@ -236,8 +236,11 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
         return st;
     if (!(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    if (ent->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0)
-        return sn_fail(err, SN_E_INVALID, "%s: 'save' writes camera images; %s is not a camera", sn_scene_where(path, ent->save_pos).s, s->bp->id);
+    /* what sn_image_save_message draws: camera images, and lidar and radar bird's-eye views */
+    if (ent->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0 && strcmp(s->bp->id, "sensor.lidar.ray_cast") != 0 &&
+        strcmp(s->bp->id, "sensor.lidar.ray_cast_semantic") != 0 && strcmp(s->bp->id, "sensor.other.radar") != 0)
+        return sn_fail(err, SN_E_INVALID, "%s: 'save' writes camera images and lidar or radar views; %s is none of them",
+                       sn_scene_where(path, ent->save_pos).s, s->bp->id);
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;

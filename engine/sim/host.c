@@ -139,6 +139,56 @@ static sn_status h_render_at(sn_ctx *c, int64_t t_ns, const sn_camera *cam, cons
     return render_alpha(c, alpha, t_ns, cam, out);
 }
 
+static sn_status h_render_motion(sn_ctx *c, const sn_camera *cam, const sn_image *out, float *motion)
+{
+    sn_engine *e = c->engine;
+    double alpha;
+    sn_status st = frame_alpha(c, "render_motion", e->clock.time_ns, &alpha);
+    if (st)
+        return st;
+    if (!cam || !out || !motion) {
+        sn_format(c->error, sizeof c->error, "render_motion: NULL camera, image or motion buffer");
+        return SN_E_INVALID;
+    }
+    if (e->render_hook) { /* a test world paints pixels, not surfaces that move */
+        sn_format(c->error, sizeof c->error, "render_motion: this test world's painter draws no motion");
+        return SN_E_UNSUPPORTED;
+    }
+    sn_error err = {0};
+    if (!e->renderer) {
+        int n = e->opts.threads > 0 ? e->opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        if (!(e->renderer = sn_renderer_create(n < 1 ? 1 : n > 64 ? 64 : n))) {
+            sn_format(c->error, sizeof c->error, "render_motion: out of memory");
+            return SN_E_NOMEM;
+        }
+    }
+    st = sn_render_motion(e->renderer, &e->world, &e->lighting, cam, out, motion, &err);
+    if (st)
+        sn_format(c->error, sizeof c->error, "render_motion: %s", err.msg);
+    return st;
+}
+
+static void h_sensor_transform_prev(sn_ctx *c, sn_transform *out)
+{
+    if (!out)
+        return;
+    const sn_actor *a = sn_world_find(&c->engine->world, c->actor_id);
+    if (!a) { /* a class context has no sensor: its own pose is nothing; say the origin */
+        *out = (sn_transform){{0, 0, 0}, {0, 0, 0}};
+        return;
+    }
+    sn_vec3 p, pn;
+    sn_quat q, qn;
+    sn_actor_pose_at(&c->engine->world, a, 0.0, &p, &q);
+    sn_actor_pose_at(&c->engine->world, a, 1.0, &pn, &qn);
+    /* still during the frame: sensor_transform()'s value bit for bit, so that a plugin can tell
+    ** a camera that did not move by comparing (a quaternion round trip would differ by 1e-16) */
+    if (p.x == pn.x && p.y == pn.y && p.z == pn.z && q.w == qn.w && q.x == qn.x && q.y == qn.y && q.z == qn.z)
+        *out = sn_actor_world_transform(&c->engine->world, a);
+    else
+        *out = (sn_transform){p, sn_quat_to_rotation(q)};
+}
+
 static sn_status h_sensor_transform_at(sn_ctx *c, int64_t t_ns, sn_transform *out)
 {
     double alpha;
@@ -286,6 +336,8 @@ void sn_host_init(sn_host *h)
     h->random_seed = h_random_seed;
     h->geo_reference = h_geo_reference;
     h->world_to_geo = h_world_to_geo;
+    h->render_motion = h_render_motion;
+    h->sensor_transform_prev = h_sensor_transform_prev;
     sn_host_writer_fill(h);
     sn_host_query_fill(h);
     sn_host_map_fill(h);

@@ -21,7 +21,8 @@ source tree (loaded at the first Client, so the reader works without it).
 """
 from .stream import StreamError, read, read_all
 from .arrays import (EVENT_DTYPE, LABEL_DTYPE, DEPTH_FAR, RADAR_DTYPE, RADAR_DETECTION_DTYPE, SEMANTIC_POINT_DTYPE,
-                     depth, depth_metres, events, image, instance_ids, labels, lidar_points, point_channels,
+                     depth, depth_metres, events, image, instance_ids, labels, lidar_points, optical_flow,
+                     optical_flow_pixels, point_channels,
                      point_times, radar_detections, radar_points, rgb, semantic_lidar_points, semantic_tags)
 from .collision import COLLISION_DTYPE, collisions
 from .batch import manifest, run_outputs
@@ -40,7 +41,7 @@ __version__ = "0.1.0"
 __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEPTH_FAR", "depth",
            "depth_metres", "events", "image", "instance_ids", "labels", "rgb", "semantic_tags", "RADAR_DTYPE",
            "RADAR_DETECTION_DTYPE", "SEMANTIC_POINT_DTYPE", "radar_detections", "radar_points", "lidar_points",
-           "semantic_lidar_points", "point_channels", "point_times",
+           "semantic_lidar_points", "point_channels", "point_times", "optical_flow", "optical_flow_pixels",
            "COLLISION_DTYPE", "collisions", "manifest", "run_outputs",
            "SensimError", "BoundingBox", "Location", "Rotation", "Transform", "Vector2D", "Vector3D",
            "VehicleControl", "WalkerControl", "Actor", "ActorAttribute", "ActorAttributeType", "ActorBlueprint",

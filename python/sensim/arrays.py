@@ -47,6 +47,20 @@ def rgb(msg):
     return image(msg)[:, :, 2::-1]
 
 
+def optical_flow(msg):
+    """sensor.camera.optical_flow: `raw_data` as an H x W x 2 float32 view in CARLA's units
+    (normalised device coordinates, now minus previous frame, x right, y UP; docs/optical-flow.md)."""
+    b, h, w = _size(msg, "raw_data", 8)
+    return np.frombuffer(b, "<f4").reshape(h, w, 2)
+
+
+def optical_flow_pixels(msg):
+    """The same flow in pixels, image axes (x right, y down): (x * W / 2, -y * H / 2), float64."""
+    f = optical_flow(msg)
+    h, w = f.shape[:2]
+    return np.stack([f[:, :, 0] * (w / 2.0), f[:, :, 1] * (-h / 2.0)], axis=-1)
+
+
 def depth(msg):
     """A depth camera's `depth` bin (with depth_float: true): H x W float32 metres, a view."""
     b, h, w = _size(msg, "depth", 4)

@@ -295,6 +295,25 @@ typedef struct sn_host {
     ** false for a name the blueprint does not have.
     */
     bool (*attribute_given)(sn_ctx *ctx, const char *name);
+
+    /* ---- ABI 1.4, third revision (optical flow): check SN_HOST_HAS(host, member) ---- */
+    /*
+    ** render() of the world now, plus the motion of what each pixel sees: motion[3 i .. 3 i + 2]
+    ** (the caller's buffer, width*height*3 floats) gets where the material point pixel i sees
+    ** was at the end of the previous frame (clock->time_ns - clock->dt_ns) minus where it is
+    ** now, in world metres (x, y, z). The point rides on the actor it belongs to (rigidly:
+    ** translation and rotation between the two poses; attached actors ride on their parent);
+    ** static actors and the map's roads never move, so theirs is 0, and so is a pixel where
+    ** nothing is hit (tag Sky). The camera's own motion is not in it: with
+    ** sensor_transform_prev() a plugin projects each point through its previous pose (optical
+    ** flow). Same statuses as render(); SN_E_STATE before the world has advanced to this
+    ** frame (call it from tick(POST)). Byte-identical at any thread count.
+    */
+    sn_status (*render_motion)(sn_ctx *ctx, const sn_camera *camera, const sn_image *out, float *motion);
+    /* This sensor's world transform at the end of the previous frame: the start of the interval
+    ** render_motion() measures (the spawn pose in the frame it was spawned). When the sensor did
+    ** not move during the frame it is sensor_transform()'s value, bit for bit. */
+    void (*sensor_transform_prev)(sn_ctx *ctx, sn_transform *out);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */

@@ -351,7 +351,10 @@ SN_API bool sn_color_converter_parse(const char *name, sn_color_converter *out);
 /*
 ** Saves every image of a camera stream file as DIR/<frame %06d>.png (8-bit RGB), creating
 ** folders as needed. *written (may be NULL) counts the images written, also on failure.
-** A stream that is not a camera's is SN_E_INVALID.
+** Optical flow streams get CARLA's get_color_coded_flow colours (`conv` does not apply); lidar,
+** semantic lidar and radar streams a 500 x 500 bird's-eye view at 0.2 m per pixel centred on
+** the sensor, forward up (docs/optical-flow.md, "Pictures"). Any other stream that is not a
+** camera's is SN_E_INVALID.
 */
 SN_API sn_status sn_stream_save_images(const char *path, const char *dir, sn_color_converter conv,
                                        size_t *written, sn_error *err);

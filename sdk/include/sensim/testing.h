@@ -44,7 +44,8 @@ typedef struct sn_fake sn_fake;
 /* A sensor spawned in the fake (a handle of the test; the plugin gets the engine's own ctx). */
 typedef struct sn_fake_sensor sn_fake_sensor;
 
-/* Paints for host->render and render_at instead of the renderer (see sn_testworld_set_render). */
+/* Paints for host->render and render_at instead of the renderer (see sn_testworld_set_render);
+** render_motion refuses (SN_E_UNSUPPORTED) while a painter is set: pixels have no surfaces that move. */
 typedef sn_status (*sn_fake_render_fn)(void *user, const sn_camera *camera, const sn_image *out);
 
 /* A new world at frame 0, dt 0.05 s, scene seed `seed`. NULL with a message on stderr if it

@@ -1,0 +1,208 @@
+/*
+** sensor.camera.optical_flow — CARLA's optical flow camera (docs/optical-flow.md) on the
+** engine's renderer: per pixel, how far what it sees moved across the image since the previous
+** frame, exactly, from both frames' poses.
+**
+** Every tick: host->render_motion renders depth and tags now and, per pixel, the world
+** displacement of the seen material point back to the end of the previous frame (its actor's
+** rigid motion; 0 for static geometry and roads). The point now is on the pixel centre's ray
+** at its depth; its previous position goes through the camera's previous pose
+** (host->sensor_transform_prev) and the pinhole, which gives where it was in the image.
+**
+** Output: CARLA's units and signs, which are Unreal's velocity buffer as CARLA decodes it: the
+** screen position now minus the one at the previous frame in normalised device coordinates
+** (x right, y UP, each spanning 2 across the image), two little-endian float32 per pixel,
+** row-major: raw_data[2 i] = 2 (u_now - u_prev) / W, raw_data[2 i + 1] = -2 (v_now - v_prev) / H
+** with (u, v) pixel coordinates (v down). So motion in pixels is (x W / 2, -y H / 2).
+** Sky pixels, and points that were behind the camera at the previous frame (no previous image
+** position), read 0. The lens attributes (plugins/common) gather the pinhole flow as the depth
+** camera gathers depth: nearest pixel, 0 where the distortion has no source.
+*/
+#include "camera_common.h"
+
+#include <sensim/math.h>
+#include <sensim/plugin.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEAR_CLIP 0.01  /* metres, as the other cameras */
+#define FAR_CLIP 1000.0 /* metres: CARLA's depth range; beyond it is sky */
+
+static const sn_attr_def attrs[] = {CAM_COMMON_ATTRS};
+
+typedef struct flowcam {
+    const sn_host *host;
+    sn_ctx *ctx;
+    uint32_t w, h;
+    double fov;
+    int32_t *map;  /* lens pixel map, NULL for a pinhole */
+    float *depth;
+    uint8_t *tag;
+    float *motion; /* 3 per pixel, world metres */
+    float *flow;   /* 2 per pixel, before the lens */
+    float *out;    /* 2 per pixel: what raw_data carries */
+} flowcam;
+
+static sn_status create(const sn_host *host, sn_ctx *ctx, void **out)
+{
+    if (!SN_HOST_HAS(host, render_motion) || !SN_HOST_HAS(host, sensor_transform_prev)) {
+        host->set_error(ctx, "this host cannot render motion (ABI %u.%u without render_motion); the optical flow "
+                        "camera needs a sensim host of 1.4 with it", (unsigned)host->hdr.abi_major,
+                        (unsigned)host->hdr.abi_minor);
+        return SN_E_UNSUPPORTED;
+    }
+    flowcam *c = calloc(1, sizeof *c);
+    if (!c)
+        return SN_E_NOMEM;
+    c->host = host;
+    c->ctx = ctx;
+    *out = c;
+    return SN_OK;
+}
+
+static void destroy(void *self)
+{
+    flowcam *c = self;
+    if (c) {
+        free(c->map), free(c->depth), free(c->tag), free(c->motion), free(c->flow);
+        if (c->out != c->flow)
+            free(c->out);
+    }
+    free(c);
+}
+
+static sn_status set(void *self, const sn_value *v, uint32_t n)
+{
+    flowcam *c = self;
+    (void)n;
+    c->w = (uint32_t)v[CAM_A_W].i;
+    c->h = (uint32_t)v[CAM_A_H].i;
+    c->fov = v[CAM_A_FOV].f;
+    if (!(c->fov > 0 && c->fov < 180)) {
+        c->host->set_error(c->ctx, "fov %g: must be inside (0, 180) degrees", c->fov);
+        return SN_E_RANGE;
+    }
+    lens l = cam_lens(v);
+    if (v[CAM_A_MULT].f != 0)
+        c->host->log(c->ctx, SN_LOG_WARN, "attribute 'lens_circle_multiplier' = %g has no effect: the vignette darkens "
+                     "colour images only, so the flow stays exact", v[CAM_A_MULT].f);
+    size_t px = (size_t)c->w * c->h;
+    bool oom = false;
+    c->map = lens_map(&l, c->w, c->h, &oom);
+    bool ok = !oom && (c->depth = malloc(px * sizeof *c->depth)) && (c->tag = malloc(px)) &&
+              (c->motion = malloc(px * 3 * sizeof *c->motion)) && (c->flow = malloc(px * 2 * sizeof *c->flow));
+    if (ok)
+        ok = !c->map ? (c->out = c->flow) != NULL : (c->out = malloc(px * 2 * sizeof *c->out)) != NULL;
+    if (!ok) {
+        c->host->set_error(c->ctx, "out of memory for a %ux%u image", c->w, c->h);
+        return SN_E_NOMEM;
+    }
+    return SN_OK;
+}
+
+static sn_status tick(void *self, sn_phase phase)
+{
+    flowcam *c = self;
+    const sn_host *h = c->host;
+    (void)phase;
+    sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, FAR_CLIP};
+    h->sensor_transform(c->ctx, &cam.transform);
+    sn_image img = {sizeof img, c->depth, NULL, c->tag, NULL};
+    sn_status st = h->render_motion(c->ctx, &cam, &img, c->motion);
+    if (st)
+        return st;
+    sn_transform prev;
+    h->sensor_transform_prev(c->ctx, &prev);
+
+    /* the pinhole as the renderer has it: f from the horizontal fov, centre at (W/2, H/2) */
+    const double W = c->w, H = c->h, f = W / (2 * tan(c->fov * M_PI / 360)), cx = W / 2, cy = H / 2;
+    const sn_mat3 rn = sn_mat3_from_rotation(cam.transform.rotation), rp = sn_mat3_from_rotation(prev.rotation);
+    const sn_vec3 fwd = sn_mat3_col(&rn, 0), right = sn_mat3_col(&rn, 1), up = sn_mat3_col(&rn, 2);
+    const sn_vec3 eye = cam.transform.location, eye_prev = prev.location;
+    /* a still camera and a still point: exactly 0, not the 1e-14 px of a round trip */
+    const bool cam_still = eye.x == eye_prev.x && eye.y == eye_prev.y && eye.z == eye_prev.z &&
+                           cam.transform.rotation.pitch == prev.rotation.pitch &&
+                           cam.transform.rotation.yaw == prev.rotation.yaw &&
+                           cam.transform.rotation.roll == prev.rotation.roll;
+    for (uint32_t y = 0; y < c->h; y++)
+        for (uint32_t x = 0; x < c->w; x++) {
+            size_t i = (size_t)y * c->w + x;
+            float *fl = c->flow + 2 * i;
+            fl[0] = fl[1] = 0;
+            if (c->tag[i] == SN_TAG_SKY)
+                continue;
+            const float *m = c->motion + 3 * i;
+            if (cam_still && m[0] == 0 && m[1] == 0 && m[2] == 0)
+                continue;
+            double u = x + 0.5, v = y + 0.5, a = (u - cx) / f, b = (v - cy) / f;
+            sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
+            sn_vec3 p = sn_v3_add(eye, sn_v3_scale(ray, c->depth[i]));
+            p = sn_v3_add(p, sn_v3((double)m[0], (double)m[1], (double)m[2]));
+            sn_vec3 q = sn_mat3_apply_t(&rp, sn_v3_sub(p, eye_prev));
+            if (!(q.x > 1e-9))
+                continue; /* behind the previous camera: it had no image position */
+            double up_ = cx + f * q.y / q.x, vp = cy - f * q.z / q.x;
+            fl[0] = (float)(2 * (u - up_) / W);
+            fl[1] = (float)(-2 * (v - vp) / H);
+        }
+    if (c->map) {
+        size_t px = (size_t)c->w * c->h;
+        for (size_t i = 0; i < px; i++) {
+            int32_t s = c->map[i];
+            c->out[2 * i] = s >= 0 ? c->flow[2 * (size_t)s] : 0.0f;
+            c->out[2 * i + 1] = s >= 0 ? c->flow[2 * (size_t)s + 1] : 0.0f;
+        }
+    }
+    return SN_OK;
+}
+
+static sn_status serialize(void *self, uint32_t index, sn_writer *w)
+{
+    flowcam *c = self;
+    const sn_host *h = c->host;
+    (void)index;
+    size_t px = (size_t)c->w * c->h;
+    h->write_key(w, "width");
+    h->write_uint(w, c->w);
+    h->write_key(w, "height");
+    h->write_uint(w, c->h);
+    h->write_key(w, "fov");
+    h->write_float(w, (float)c->fov);
+    h->write_key(w, "raw_data");
+    /* float32 in memory order: little-endian on every platform sensim builds for */
+    return h->write_bin(w, c->out, px * 2 * sizeof(float));
+}
+
+static const sn_sensor_class flow_class = {
+    .hdr = SN_ABI_HEADER(sn_sensor_class),
+    .blueprint = "sensor.camera.optical_flow",
+    .doc = "per-pixel image motion since the previous frame: float32 x, y in CARLA's units (2 = the image's width, "
+           "height; y up)",
+    .phases = SN_PHASE_POST,
+    .attrs = attrs,
+    .n_attrs = sizeof attrs / sizeof attrs[0],
+    .attr_def_size = sizeof(sn_attr_def),
+    .create = create,
+    .destroy = destroy,
+    .set = set,
+    .tick = tick,
+    .serialize = serialize,
+};
+
+static const sn_sensor_class *const classes[] = {&flow_class};
+
+static const sn_plugin_lib library = {
+    .hdr = SN_ABI_HEADER(sn_plugin_lib),
+    .name = "optical_flow",
+    .version = "1.0.0",
+    .n_classes = 1,
+    .classes = classes,
+};
+
+SN_PLUGIN_ENTRY
+{
+    (void)host_abi_minor;
+    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
+}
