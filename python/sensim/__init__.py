@@ -33,7 +33,7 @@ from .client import (Actor, ActorAttribute, ActorAttributeType, ActorBlueprint, 
                      BlueprintLibrary, Client, Sensor, Timestamp, Vehicle, Walker, World, WorldSettings,
                      WorldSnapshot)
 from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Image, LaneInvasionEvent,
-                   SensorData, V2XData, V2XEvent)
+                   RssResponse, SensorData, V2XData, V2XEvent)
 from .map import LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
 
 __version__ = "0.1.0"
@@ -47,5 +47,5 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "VehicleControl", "WalkerControl", "Actor", "ActorAttribute", "ActorAttributeType", "ActorBlueprint",
            "ActorList", "AttachmentType", "BlueprintLibrary", "Client", "Sensor", "Timestamp", "Vehicle",
            "Walker", "World", "WorldSettings", "WorldSnapshot", "CollisionEvent", "ColorConverter", "DVSEvent",
-           "DVSEventArray", "Image", "LaneInvasionEvent", "SensorData", "V2XData", "V2XEvent", "LaneChange",
+           "DVSEventArray", "Image", "LaneInvasionEvent", "RssResponse", "SensorData", "V2XData", "V2XEvent", "LaneChange",
            "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint"]

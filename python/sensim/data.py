@@ -20,7 +20,7 @@ from .arrays import EVENT_DTYPE
 from .geom import Location, Transform, Vector3D
 
 __all__ = ["ColorConverter", "SensorData", "Image", "CollisionEvent", "DVSEvent", "DVSEventArray",
-           "V2XData", "V2XEvent", "LaneInvasionEvent", "LaneMarkingCrossing", "write_png"]
+           "V2XData", "V2XEvent", "LaneInvasionEvent", "LaneMarkingCrossing", "RssResponse", "write_png"]
 
 
 class ColorConverter:
@@ -276,6 +276,22 @@ class LaneInvasionEvent(SensorData):
         self.crossed_lane_markings = [LaneMarkingCrossing(m) for m in msg.get("crossed_lane_markings", [])]
 
 
+class RssResponse(SensorData):
+    """CARLA's carla.RssResponse (sensor.other.rss): the fields as plain dicts and lists
+    (docs/rss.md): response_valid, proper_response, rss_state_snapshot, situation_snapshot,
+    world_model, ego_dynamics_on_route; invalid_reason says why a response is not valid."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        self.response_valid = bool(msg.get("response_valid", False))
+        self.invalid_reason = msg.get("invalid_reason")
+        self.proper_response = msg.get("proper_response")
+        self.rss_state_snapshot = msg.get("rss_state_snapshot", [])
+        self.situation_snapshot = msg.get("situation_snapshot", [])
+        self.world_model = msg.get("world_model")
+        self.ego_dynamics_on_route = msg.get("ego_dynamics_on_route")
+
+
 def _sensor_data(world, m: _lib.Message) -> SensorData:
     """The data object for one listener message (a view on the engine's buffer)."""
     buf = memoryview((ctypes.c_ubyte * m.size).from_address(m.data)).cast("B")
@@ -297,4 +313,6 @@ def _make(world, msg: dict) -> SensorData:
         return V2XEvent(world, msg)
     if t == "sensor.other.lane_invasion":
         return LaneInvasionEvent(world, msg)
+    if t == "sensor.other.rss":
+        return RssResponse(world, msg)
     return SensorData(world, msg)
