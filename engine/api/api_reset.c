@@ -3,8 +3,9 @@
 ** A reset tears down what the scene built (world, sensors, class state, streams' listeners)
 ** and builds it again from the parsed scene the engine keeps, with the plugin library left
 ** loaded: no scene file is read and no plugin is opened again, so an RL environment can reset
-** every episode at the cost of building the world. The scene's map is parsed again (the
-** loader owns it with the world). What a build does is exactly what a load does after parsing,
+** every episode at the cost of building the world. The scene's map, read-only once parsed,
+** is kept too (its road mesh is built again with the world). What a build does is exactly
+** what a load does after parsing,
 ** so a run after a reset is byte-identical to a fresh load's with the same seed. */
 #include "../sim/engine.h"
 
@@ -31,9 +32,12 @@ sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err)
     ** again with the same value. */
     sn_scene keep = e->scene;
     memset(&e->scene, 0, sizeof e->scene);
+    sn_map *map = e->map;
+    e->map = NULL;
     const uint64_t use = seed ? *seed : e->seed;
     sn_engine_unload(e);
     e->scene = keep;
+    e->reuse_map = map;
     /* What a fresh engine starts with and unload leaves as it was: a failed step's stop (the
     ** world it failed in is gone) and the frame the world last advanced to. */
     e->broken = false;
@@ -44,6 +48,8 @@ sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err)
     e->opts.seed_set = true, e->opts.seed = use;
     sn_status st = sn_engine_build_loaded(e, err); /* on failure it unloads, the scene with it */
     e->opts.seed_set = had_set, e->opts.seed = had;
+    sn_map_close(e->reuse_map); /* not taken when the build failed before the map */
+    e->reuse_map = NULL;
     return st ? sn_error_prefix(err, "reset") : SN_OK;
 }
 

@@ -271,16 +271,21 @@ static sn_status load_map(sn_engine *e, sn_error *err)
     sn_scene *sc = &e->scene;
     if (!sc->map_path)
         return SN_OK;
-    sn_error merr = {0};
-    e->map = sn_map_open(sc->map_path, &merr);
-    if (!e->map)
-        return sn_fail(err, merr.status ? merr.status : SN_E_INVALID, "%s:%d:%d: map: %s", sc->path, sc->map_pos.line,
-                       sc->map_pos.col, merr.msg);
-    for (size_t i = 0; sn_map_warning(e->map, i); i++) {
-        if (e->opts.log)
-            e->opts.log(SN_LOG_WARN, sn_map_warning(e->map, i), e->opts.log_user);
-        else if (!e->opts.quiet_plugins)
-            fprintf(stderr, "sensim: warning: %s\n", sn_map_warning(e->map, i));
+    if (e->reuse_map) { /* a reset: the same file, parsed already (a map is read-only) */
+        e->map = e->reuse_map;
+        e->reuse_map = NULL;
+    } else {
+        sn_error merr = {0};
+        e->map = sn_map_open(sc->map_path, &merr);
+        if (!e->map)
+            return sn_fail(err, merr.status ? merr.status : SN_E_INVALID, "%s:%d:%d: map: %s", sc->path,
+                           sc->map_pos.line, sc->map_pos.col, merr.msg);
+        for (size_t i = 0; sn_map_warning(e->map, i); i++) {
+            if (e->opts.log)
+                e->opts.log(SN_LOG_WARN, sn_map_warning(e->map, i), e->opts.log_user);
+            else if (!e->opts.quiet_plugins)
+                fprintf(stderr, "sensim: warning: %s\n", sn_map_warning(e->map, i));
+        }
     }
     /* Its surfaces are static geometry of the world, built once (map/road_mesh.h). */
     sn_road_mesh *roads;

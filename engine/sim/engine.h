@@ -139,6 +139,7 @@ struct sn_engine {
     sn_rayscene *rays;     /* the ray index, created at the first ray query, likewise */
     sn_lighting lighting;  /* from the scene's settings.lighting */
     sn_map *map;           /* the scene's map (map:), NULL without one; owned */
+    sn_map *reuse_map;     /* a reset's: the map already parsed, taken by the next build (owned) */
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
     struct sn_traffic *traffic; /* the map autopilots' per-frame scratch (traffic/traffic.h) */
 

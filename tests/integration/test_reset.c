@@ -151,5 +151,32 @@ int main(int argc, char **argv)
     CHECK(sn_engine_step(e, &err) == SN_OK, "step after reset: %s", err.msg);
     sn_engine_destroy(e);
     CHECK(sn_engine_reset(NULL, NULL, &err) == SN_E_INVALID, "NULL engine");
+
+    /* No file is read again: a scene whose map file is gone after the load resets and runs. */
+    char map_src[4096], map_copy[4096], map_scene[4096];
+    snprintf(map_src, sizeof map_src, "%s/../maps/town.xodr", scenes);
+    snprintf(map_copy, sizeof map_copy, "%s/reset_town.xodr", tmp);
+    snprintf(map_scene, sizeof map_scene, "%s/reset_map.yaml", tmp);
+    FILE *in = fopen(map_src, "rb"), *out_map = fopen(map_copy, "wb"), *sc = fopen(map_scene, "w");
+    if (in && out_map && sc) {
+        char buf[65536];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+            fwrite(buf, 1, got, out_map);
+        fprintf(sc, "map: reset_town.xodr\nsettings: {frames: 5}\nactors:\n"
+                    "  - {name: car, blueprint: vehicle.sedan, transform: {location: [20, 1.75, 0.5]}}\n");
+    }
+    if (in)
+        fclose(in);
+    if (out_map)
+        fclose(out_map);
+    if (sc)
+        fclose(sc);
+    e = sn_engine_create(&(sn_engine_options){.plugin_dir = plugins, .quiet_plugins = true}, &err);
+    CHECK(sn_engine_load_scene(e, map_scene, &err) == SN_OK, "load with a map: %s", err.msg);
+    remove(map_copy);
+    CHECK(sn_engine_reset(e, NULL, &err) == SN_OK, "reset with the map file gone: %s", err.msg);
+    CHECK(sn_engine_map(e) != NULL && sn_engine_step(e, &err) == SN_OK, "the map kept: %s", err.msg);
+    sn_engine_destroy(e);
     return CHECK_DONE();
 }
