@@ -32,6 +32,8 @@ from .geom import (BoundingBox, Location, Rotation, Transform, Vector2D, Vector3
 from .client import (Actor, ActorAttribute, ActorAttributeType, ActorBlueprint, ActorList, AttachmentType,
                      BlueprintLibrary, Client, Sensor, Timestamp, Vehicle, Walker, World, WorldSettings,
                      WorldSnapshot)
+from .data import (GnssMeasurement, IMUMeasurement, LidarDetection, LidarMeasurement, ObstacleDetectionEvent,
+                   OpticalFlowImage, RadarDetection, RadarMeasurement, SemanticLidarMeasurement)
 from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Image, LaneInvasionEvent,
                    RssResponse, SensorData, V2XData, V2XEvent)
 from .map import LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
@@ -48,4 +50,6 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "ActorList", "AttachmentType", "BlueprintLibrary", "Client", "Sensor", "Timestamp", "Vehicle",
            "Walker", "World", "WorldSettings", "WorldSnapshot", "CollisionEvent", "ColorConverter", "DVSEvent",
            "DVSEventArray", "Image", "LaneInvasionEvent", "RssResponse", "SensorData", "V2XData", "V2XEvent", "LaneChange",
-           "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint"]
+           "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint",
+           "GnssMeasurement", "IMUMeasurement", "LidarDetection", "LidarMeasurement", "ObstacleDetectionEvent",
+           "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement"]

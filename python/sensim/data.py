@@ -292,6 +292,132 @@ class RssResponse(SensorData):
         self.ego_dynamics_on_route = msg.get("ego_dynamics_on_route")
 
 
+class OpticalFlowImage(SensorData):
+    """CARLA's carla.OpticalFlowImage (sensor.camera.optical_flow): raw_data is width x height
+    pairs of float32 (x, y), CARLA's units (docs/optical-flow.md), as an H x W x 2 view on the
+    engine's buffer valid during the callback."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        self.width: int = msg["width"]
+        self.height: int = msg["height"]
+        self.fov: float = float(msg.get("fov", 0.0))
+        self.raw_data = np.frombuffer(msg["raw_data"], "<f4").reshape(self.height, self.width, 2)
+
+    def __len__(self) -> int:
+        return self.width * self.height
+
+
+class LidarDetection:
+    """CARLA's carla.LidarDetection: point (sensor frame) and intensity."""
+    __slots__ = ("point", "intensity")
+
+    def __init__(self, x: float, y: float, z: float, intensity: float):
+        self.point = Location(float(x), float(y), float(z))
+        self.intensity = float(intensity)
+
+
+class LidarMeasurement(SensorData):
+    """CARLA's carla.LidarMeasurement: channels, horizontal_angle, raw_data (x, y, z, intensity
+    float32 per point, sensor frame) as an N x 4 view valid during the callback,
+    get_point_count(channel); iterating gives LidarDetection objects."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        self.channels: int = int(msg.get("channels", 0))
+        self.horizontal_angle: float = float(msg.get("horizontal_angle", 0.0))
+        self._counts = list(msg.get("point_count", []))
+        self.raw_data = np.frombuffer(msg["raw_data"], "<f4").reshape(-1, 4)
+
+    def get_point_count(self, channel: int) -> int:
+        return int(self._counts[channel])
+
+    def __len__(self) -> int:
+        return len(self.raw_data)
+
+    def __iter__(self):
+        return (LidarDetection(*p) for p in self.raw_data)
+
+
+class SemanticLidarMeasurement(SensorData):
+    """CARLA's carla.SemanticLidarMeasurement: raw_data as a structured view (x, y, z,
+    cos_inc_angle, object_idx, object_tag), valid during the callback."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        from .arrays import SEMANTIC_POINT_DTYPE
+        self.channels: int = int(msg.get("channels", 0))
+        self.horizontal_angle: float = float(msg.get("horizontal_angle", 0.0))
+        self._counts = list(msg.get("point_count", []))
+        self.raw_data = np.frombuffer(msg["raw_data"], SEMANTIC_POINT_DTYPE)
+
+    def get_point_count(self, channel: int) -> int:
+        return int(self._counts[channel])
+
+    def __len__(self) -> int:
+        return len(self.raw_data)
+
+
+class RadarDetection:
+    """CARLA's carla.RadarDetection: velocity (m/s, negative closing), azimuth, altitude (rad),
+    depth (m)."""
+    __slots__ = ("velocity", "azimuth", "altitude", "depth")
+
+    def __init__(self, velocity: float, azimuth: float, altitude: float, depth: float):
+        self.velocity, self.azimuth, self.altitude, self.depth = float(velocity), float(azimuth), float(altitude), float(depth)
+
+
+class RadarMeasurement(SensorData):
+    """CARLA's carla.RadarMeasurement: raw_data as a structured view of the detections,
+    get_detection_count(); iterating gives RadarDetection objects."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        from .arrays import RADAR_DTYPE
+        self.raw_data = np.frombuffer(msg["raw_data"], RADAR_DTYPE)
+
+    def get_detection_count(self) -> int:
+        return len(self.raw_data)
+
+    def __len__(self) -> int:
+        return len(self.raw_data)
+
+    def __iter__(self):
+        return (RadarDetection(*d) for d in self.raw_data)
+
+
+class IMUMeasurement(SensorData):
+    """CARLA's carla.IMUMeasurement: accelerometer (m/s^2), gyroscope (rad/s), compass (rad,
+    north 0)."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        self.accelerometer = Vector3D(*msg["accelerometer"])
+        self.gyroscope = Vector3D(*msg["gyroscope"])
+        self.compass: float = float(msg["compass"])
+
+
+class GnssMeasurement(SensorData):
+    """CARLA's carla.GnssMeasurement: latitude, longitude (degrees), altitude (m)."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        self.latitude: float = float(msg["latitude"])
+        self.longitude: float = float(msg["longitude"])
+        self.altitude: float = float(msg["altitude"])
+
+
+class ObstacleDetectionEvent(SensorData):
+    """CARLA's carla.ObstacleDetectionEvent: actor, other_actor (None when gone), distance (m)."""
+
+    def __init__(self, world, msg: dict):
+        super().__init__(world, msg)
+        a, o = msg.get("actor") or {}, msg.get("other_actor") or {}
+        self.actor = world._wrap(a["id"]) if isinstance(a, dict) and a.get("id") else None
+        self.other_actor = world._wrap(o["id"]) if isinstance(o, dict) and o.get("id") else None
+        self.distance: float = float(msg["distance"])
+
+
 def _sensor_data(world, m: _lib.Message) -> SensorData:
     """The data object for one listener message (a view on the engine's buffer)."""
     buf = memoryview((ctypes.c_ubyte * m.size).from_address(m.data)).cast("B")
@@ -303,6 +429,20 @@ def _sensor_data(world, m: _lib.Message) -> SensorData:
 
 def _make(world, msg: dict) -> SensorData:
     t = msg.get("type", "")
+    if t == "sensor.camera.optical_flow":
+        return OpticalFlowImage(world, msg)
+    if t == "sensor.lidar.ray_cast":
+        return LidarMeasurement(world, msg)
+    if t == "sensor.lidar.ray_cast_semantic":
+        return SemanticLidarMeasurement(world, msg)
+    if t == "sensor.other.radar":
+        return RadarMeasurement(world, msg)
+    if t == "sensor.other.imu":
+        return IMUMeasurement(world, msg)
+    if t == "sensor.other.gnss":
+        return GnssMeasurement(world, msg)
+    if t == "sensor.other.obstacle":
+        return ObstacleDetectionEvent(world, msg)
     if "raw_data" in msg and "width" in msg and t.startswith("sensor.camera"):
         return Image(world, msg)
     if t.startswith("sensor.camera.dvs"):

@@ -559,7 +559,8 @@ SN_API void sn_install_crash_reporter(void);
 /*
 ** Restores the loaded scene to its state before its first step, in place: the world, every
 ** actor and sensor (those spawned through the API are gone), the clock, the class state. The
-** scene and its map are not read again (the parsed map is kept) and no plugin is loaded again. `seed` (may be NULL: the seed of the
+** scene and its map are not read again (the parsed map is kept) and no plugin is loaded again.
+** `seed` (may be NULL: the seed of the
 ** run being reset) seeds the new run; a run after a reset is byte-identical to a fresh load
 ** of the scene with that seed. Listeners are dropped with their sensors (register them again);
 ** a recording the run made is closed, the scene's `recorder:` starts again. SN_E_STATE with
