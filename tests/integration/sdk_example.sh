@@ -26,4 +26,22 @@ lines=$(printf '%s\n' "$out" | wc -l)
 bad=$(printf '%s\n' "$out" | grep -vc '"vehicles":\[4,5\]')
 [ "$bad" -eq 0 ] || fail "expected vehicles [4,5] (ahead, beside) in every message: $(printf '%s\n' "$out" | head -1)"
 SENSIM_PLUGIN_PATH=$TMP "$sensim" blueprints | grep -q "safe_distance_front" || fail "blueprint listed"
+# A program embedding the engine, built with a plain cc and pkg-config alone, runs without
+# LD_LIBRARY_PATH: the .pc carries an rpath to the installed libsensim.
+cat >"$TMP/embed.c" <<'C'
+#include <sensim/sensim.h>
+#include <stdio.h>
+int main(void)
+{
+    sn_error err;
+    sn_map *m = sn_map_open("/nonexistent.xodr", &err);
+    sn_engine *e = sn_engine_create(&(sn_engine_options){.quiet_plugins = true}, &err);
+    printf("%s %s\n", e ? "engine" : "none", m ? "map" : "nomap");
+    sn_engine_destroy(e);
+    return e ? 0 : 1;
+}
+C
+cc -std=c11 "$TMP/embed.c" $(pkg-config --cflags --libs sensim-sdk) -o "$TMP/embed" >"$TMP/cc.log" 2>&1 ||
+  fail "plain cc of an embedding program: $(cat "$TMP/cc.log")"
+[ "$(env -u LD_LIBRARY_PATH "$TMP/embed")" = "engine nomap" ] || fail "the embedding program does not find libsensim by itself"
 echo "example built from the installed SDK and checked" >&2
