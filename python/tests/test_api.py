@@ -179,3 +179,33 @@ def test_help_reads_well():
     for name in ("tick", "spawn_actor", "get_blueprint_library", "get_map", "reset", "Steps the world"):
         assert name in text
     assert "listen" in pydoc.render_doc(sensim.Sensor, renderer=pydoc.plaintext)
+
+
+def test_other_threads_run_while_the_engine_steps(client):
+    """ctypes releases the GIL around the engine's calls: a Python thread keeps running while
+    world.tick() steps and renders (intersection.yaml's three cameras render every 10th frame).
+    The thread stamps the time as it spins; stamps that fall inside a tick can only exist if
+    the tick let go of the GIL."""
+    import threading
+    import time
+    world = client.load_scene(os.path.join(SCENES, "intersection.yaml"))
+    stamps = []
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set() and len(stamps) < 2_000_000:
+            stamps.append(time.perf_counter())
+
+    t = threading.Thread(target=spin)
+    t.start()
+    ticks = []
+    try:
+        for _ in range(20):
+            t0 = time.perf_counter()
+            world.tick()
+            ticks.append((t0, time.perf_counter()))
+    finally:
+        stop.set()
+        t.join()
+    inside = sum(1 for s in stamps for a, b in ticks if a < s < b)
+    assert inside > 100, f"{inside} of {len(stamps)} stamps inside {len(ticks)} ticks"
