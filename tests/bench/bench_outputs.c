@@ -142,7 +142,10 @@ int main(int argc, char **argv)
     char demo[4300], nosave[4300];
     snprintf(demo, sizeof demo, "%s/intersection.yaml", argv[2]);
     snprintf(nosave, sizeof nosave, "%s/nosave.yaml", out);
-    sh("grep -v '^ *save:' '%s' > '%s'", demo, nosave);
+    /* the copy lives elsewhere: its map path, relative to scenes/, made absolute */
+    char cmd[13000];
+    snprintf(cmd, sizeof cmd, "grep -v '^ *save:' '%s' | sed 's|^map: |map: %s/|' > '%s'", demo, argv[2], nosave);
+    (void)!system(cmd);
     snprintf(path, sizeof path, "%s/demo", out);
     const uint64_t frames = 400; /* the scene's 20 s */
     double t_plain = 1e30, t_streams = 1e30, t_png = 1e30;
