@@ -416,7 +416,7 @@ sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, dou
 static sn_status side_lane(const sn_map *m, const sn_waypoint *wp, bool left, sn_waypoint *out, sn_error *err)
 {
     SN_ERR_LOCAL(err);
-    sn_lanekey k;
+    sn_lanekey k = {0}; /* set by key_of on success; zeroed for -O3 -Werror=maybe-uninitialized */
     sn_status st = key_of(m, wp, &k, err);
     if (st)
         return st;

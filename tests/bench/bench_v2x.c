@@ -178,7 +178,7 @@ int main(int argc, char **argv)
     double medium_1000 = 0, reports_1000 = 0, carla_1000 = 0;
     for (int k = 0; k < n_sizes; k++) {
         int n = sizes[k], frames = n >= 5000 ? 6 : 18, reps = n >= 5000 ? 1 : 3;
-        double world = run(ours, n, false, etsi, frames, NULL), reports, creports;
+        double world = run(ours, n, false, etsi, frames, NULL), reports = NAN, creports = NAN;
         double medium = best(reps, ours, n, etsi, frames, &reports);
         double cmedium = best(reps, carla, n, etsi, n >= 5000 ? 2 : frames, &creports);
         double worst_reports, worst = n <= 1000 ? best(1, ours, n, every, 4, &worst_reports) : NAN;
