@@ -109,6 +109,24 @@ static void warn(parser *p, int kind, xmlNodePtr n, const char *fmt, ...)
 
 static bool oom(parser *p) { return fail(p, NULL, "out of memory"); }
 
+static bool is(xmlNodePtr n, const char *name);
+static uint32_t count(xmlNodePtr n, const char *name);
+
+/* A zeroed array from the arena for the `name` children of `parent`, *n their count: NULL
+** with *n 0 when there are none, NULL with the parse failed when out of memory. */
+static void *children(parser *p, xmlNodePtr parent, const char *name, size_t elem, uint32_t *n)
+{
+    *n = count(parent, name);
+    if (!*n)
+        return NULL;
+    void *a = arena_alloc(p->m->arena, *n * elem);
+    if (!a) {
+        *n = 0;
+        oom(p);
+    }
+    return a;
+}
+
 static bool is(xmlNodePtr n, const char *name)
 {
     return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
@@ -427,20 +445,15 @@ static bool parse_lane(parser *p, xmlNodePtr n, double sec_len, sn_odr_lane *l)
         }
         l->n_marks = nm;
     }
-    uint32_t ns = count(n, "speed");
+    l->speeds = children(p, n, "speed", sizeof *l->speeds, &l->n_speeds);
     i = 0;
-    if (ns) {
-        l->speeds = arena_alloc(p->m->arena, ns * sizeof *l->speeds);
-        if (!l->speeds)
-            return oom(p);
-        EACH(c, n, "speed") {
-            if (!num(p, c, "sOffset", false, 0, lim, &l->speeds[i].s_offset) || !speed_max(p, c, &l->speeds[i].max))
-                return false;
-            i++;
-        }
-        l->n_speeds = ns;
+    EACH(c, n, "speed") {
+        if (p->failed || !num(p, c, "sOffset", false, 0, lim, &l->speeds[i].s_offset) ||
+            !speed_max(p, c, &l->speeds[i].max))
+            return false;
+        i++;
     }
-    return true;
+    return !p->failed;
 }
 
 static int cmp_lane(const void *a, const void *b)
@@ -564,19 +577,15 @@ static bool parse_signal(parser *p, xmlNodePtr n, double road_len, int32_t fallb
     } else if (!(sg->name = dup(p, "")) || !(sg->type = dup(p, "")) || !(sg->subtype = dup(p, "")) ||
                !(sg->country = dup(p, "")))
         return false;
-    uint32_t nv = count(n, "validity"), i = 0;
-    if (nv) {
-        sg->validity = arena_alloc(p->m->arena, nv * sizeof *sg->validity);
-        if (!sg->validity)
-            return oom(p);
-        EACH(c, n, "validity") {
-            if (!lane_id(p, c, "fromLane", &sg->validity[i].from) || !lane_id(p, c, "toLane", &sg->validity[i].to))
-                return false;
-            i++;
-        }
-        sg->n_validity = nv;
+    uint32_t i = 0;
+    sg->validity = children(p, n, "validity", sizeof *sg->validity, &sg->n_validity);
+    EACH(c, n, "validity") {
+        if (p->failed || !lane_id(p, c, "fromLane", &sg->validity[i].from) ||
+            !lane_id(p, c, "toLane", &sg->validity[i].to))
+            return false;
+        i++;
     }
-    return true;
+    return !p->failed;
 }
 
 static bool parse_object(parser *p, xmlNodePtr n, double road_len, int32_t fallback_id, sn_odr_object *ob)
@@ -661,21 +670,18 @@ static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
         return false;
 
     /* Types and their speeds. */
-    uint32_t nt = count(n, "type"), i = 0;
-    if (nt) {
-        r->types = arena_alloc(p->m->arena, nt * sizeof *r->types);
-        if (!r->types)
-            return oom(p);
-        EACH(c, n, "type") {
-            sn_odr_roadtype *t = &r->types[i++];
-            if (!num(p, c, "s", true, 0, r->length + 1.0, &t->s))
-                return false;
-            snprintf(t->type, sizeof t->type, "%s", attr(c, "type") ? attr(c, "type") : "");
-            xmlNodePtr sp = child(c, "speed");
-            if (sp && !speed_max(p, sp, &t->speed))
-                return false;
-        }
-        r->n_types = nt;
+    uint32_t i = 0;
+    r->types = children(p, n, "type", sizeof *r->types, &r->n_types);
+    EACH(c, n, "type") {
+        if (p->failed)
+            return false;
+        sn_odr_roadtype *t = &r->types[i++];
+        if (!num(p, c, "s", true, 0, r->length + 1.0, &t->s))
+            return false;
+        snprintf(t->type, sizeof t->type, "%s", attr(c, "type") ? attr(c, "type") : "");
+        xmlNodePtr sp = child(c, "speed");
+        if (sp && !speed_max(p, sp, &t->speed))
+            return false;
     }
 
     xmlNodePtr pv = child(n, "planView");
@@ -779,20 +785,14 @@ static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
         r->n_signals = nsig;
     }
     xmlNodePtr objs = child(n, "objects");
-    uint32_t nob = count(objs, "object");
-    if (nob) {
-        r->objects = arena_alloc(p->m->arena, nob * sizeof *r->objects);
-        if (!r->objects)
-            return oom(p);
-        i = 0;
-        EACH(c, objs, "object") {
-            if (!parse_object(p, c, r->length, -1, &r->objects[i]))
-                return false;
-            i++;
-        }
-        r->n_objects = nob;
+    r->objects = children(p, objs, "object", sizeof *r->objects, &r->n_objects);
+    i = 0;
+    EACH(c, objs, "object") {
+        if (p->failed || !parse_object(p, c, r->length, -1, &r->objects[i]))
+            return false;
+        i++;
     }
-    return true;
+    return !p->failed;
 }
 
 /* ---- junctions and controllers ---- */
@@ -814,55 +814,39 @@ static bool parse_junction(parser *p, xmlNodePtr n, uint32_t index, sn_odr_junct
             const char *cp = attr(c, "contactPoint");
             cn->contact = cp && !strcmp(cp, "end") ? SN_ODR_CONTACT_END : SN_ODR_CONTACT_START;
             cn->incoming_index = cn->connecting_index = -1;
-            uint32_t nl = count(c, "laneLink"), k = 0;
-            if (nl) {
-                cn->links = arena_alloc(p->m->arena, nl * sizeof *cn->links);
-                if (!cn->links)
-                    return oom(p);
-                EACH(l, c, "laneLink") {
-                    if (!lane_id(p, l, "from", &cn->links[k].from) || !lane_id(p, l, "to", &cn->links[k].to))
-                        return false;
-                    k++;
-                }
-                cn->n_links = nl;
+            uint32_t k = 0;
+            cn->links = children(p, c, "laneLink", sizeof *cn->links, &cn->n_links);
+            EACH(l, c, "laneLink") {
+                if (p->failed || !lane_id(p, l, "from", &cn->links[k].from) || !lane_id(p, l, "to", &cn->links[k].to))
+                    return false;
+                k++;
             }
             i++;
         }
         j->n_connections = nc;
     }
-    uint32_t nk = count(n, "controller");
+    j->controllers = children(p, n, "controller", sizeof *j->controllers, &j->n_controllers);
     i = 0;
-    if (nk) {
-        j->controllers = arena_alloc(p->m->arena, nk * sizeof *j->controllers);
-        if (!j->controllers)
-            return oom(p);
-        EACH(c, n, "controller") {
-            if (!int_id(p, c, "id", true, -1, &j->controllers[i]))
-                return false;
-            i++;
-        }
-        j->n_controllers = nk;
+    EACH(c, n, "controller") {
+        if (p->failed || !int_id(p, c, "id", true, -1, &j->controllers[i]))
+            return false;
+        i++;
     }
-    return true;
+    return !p->failed;
 }
 
 static bool parse_controller(parser *p, xmlNodePtr n, uint32_t index, sn_odr_controller *k)
 {
     if (!int_id(p, n, "id", true, (int32_t)index, &k->id) || !(k->name = dup(p, attr(n, "name"))))
         return false;
-    uint32_t nc = count(n, "control"), i = 0;
-    if (nc) {
-        k->signals = arena_alloc(p->m->arena, nc * sizeof *k->signals);
-        if (!k->signals)
-            return oom(p);
-        EACH(c, n, "control") {
-            if (!int_id(p, c, "signalId", true, -1, &k->signals[i]))
-                return false;
-            i++;
-        }
-        k->n_signals = nc;
+    uint32_t i = 0;
+    k->signals = children(p, n, "control", sizeof *k->signals, &k->n_signals);
+    EACH(c, n, "control") {
+        if (p->failed || !int_id(p, c, "signalId", true, -1, &k->signals[i]))
+            return false;
+        i++;
     }
-    return true;
+    return !p->failed;
 }
 
 /* ---- the header ---- */
