@@ -267,9 +267,8 @@ typedef struct sn_host {
     sn_status (*map_marks_crossed)(sn_ctx *ctx, sn_vec3 a, sn_vec3 b, sn_mark_crossing *out, size_t cap,
                                    size_t *n);
 
-    /* ---- ABI 1.4, second revision (lidar): a 1.4 host built before these has a smaller
-    ** table, so check host->hdr.struct_size >= offsetof(sn_host, member) + sizeof(void *)
-    ** (SN_HOST_HAS(host, member)) before calling one ---- */
+    /* ---- also ABI 1.4 (ray sensors): check host->hdr.abi_minor >= 4, or SN_HOST_HAS(host,
+    ** member) (the table's size covers the member and it is set) before calling one ---- */
     /*
     ** ray_batch() at times inside the last frame interval (clock->time_ns - clock->dt_ns,
     ** clock->time_ns], as render_at() renders: every actor's pose interpolated between the end
@@ -296,7 +295,7 @@ typedef struct sn_host {
     */
     bool (*attribute_given)(sn_ctx *ctx, const char *name);
 
-    /* ---- ABI 1.4, third revision (optical flow): check SN_HOST_HAS(host, member) ---- */
+    /* ---- also ABI 1.4 (optical flow): check abi_minor >= 4 or SN_HOST_HAS(host, member) ---- */
     /*
     ** render() of the world now, plus the motion of what each pixel sees: motion[3 i .. 3 i + 2]
     ** (the caller's buffer, width*height*3 floats) gets where the material point pixel i sees
