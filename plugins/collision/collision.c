@@ -17,6 +17,8 @@
 */
 #include <sensim/plugin.h>
 
+#include "attr_text.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,21 +110,6 @@ static size_t keep(collision *c, const char *str)
     return c->pool_len - n;
 }
 
-/* An attribute value as CARLA's actor.attributes has it: a string. */
-static void value_text(const sn_value *v, char *buf, size_t size)
-{
-    switch (v->type) {
-    case SN_ATTR_BOOL: snprintf(buf, size, "%s", v->b ? "true" : "false"); break;
-    case SN_ATTR_INT: snprintf(buf, size, "%lld", (long long)v->i); break;
-    case SN_ATTR_FLOAT: /* the shortest text that reads back as the same double */
-        snprintf(buf, size, "%.15g", v->f);
-        if (strtod(buf, NULL) != v->f)
-            snprintf(buf, size, "%.17g", v->f);
-        break;
-    case SN_ATTR_RGB: snprintf(buf, size, "%u,%u,%u", v->rgb[0], v->rgb[1], v->rgb[2]); break;
-    default: snprintf(buf, size, "%s", v->s ? v->s : ""); break;
-    }
-}
 
 static void ref_of(collision *c, uint32_t id, actor_ref *r)
 {
@@ -151,7 +138,7 @@ static void ref_of(collision *c, uint32_t id, actor_ref *r)
     sn_value v;
     for (uint32_t k = 0; live && k < MAX_ATTRS && h->actor_attribute_at(c->ctx, id, k, &name, &v) == SN_OK; k++) {
         char text[256];
-        value_text(&v, text, sizeof text);
+        sn_attr_text(&v, text, sizeof text);
         r->attr_name[r->n_attrs] = keep(c, name);
         r->attr_value[r->n_attrs++] = keep(c, text);
     }

@@ -20,6 +20,8 @@
 #include <sensim/math.h>
 #include <sensim/plugin.h>
 
+#include "attr_text.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,21 +120,6 @@ static uint32_t pending(void *self)
     return o->hit && o->frame == o->h->clock(o->ctx)->frame ? 1 : 0;
 }
 
-/* An attribute value as CARLA's actor.attributes has it: a string. */
-static void value_text(const sn_value *v, char *buf, size_t size)
-{
-    switch (v->type) {
-    case SN_ATTR_BOOL: snprintf(buf, size, "%s", v->b ? "true" : "false"); break;
-    case SN_ATTR_INT: snprintf(buf, size, "%lld", (long long)v->i); break;
-    case SN_ATTR_FLOAT: /* the shortest text that reads back as the same double */
-        snprintf(buf, size, "%.15g", v->f);
-        if (strtod(buf, NULL) != v->f)
-            snprintf(buf, size, "%.17g", v->f);
-        break;
-    case SN_ATTR_RGB: snprintf(buf, size, "%u,%u,%u", v->rgb[0], v->rgb[1], v->rgb[2]); break;
-    default: snprintf(buf, size, "%s", v->s ? v->s : ""); break;
-    }
-}
 
 /* CARLA's carla.Actor as the collision sensor writes it. Both actors are alive: serialize runs
 ** in the frame of the tick, and actors are destroyed only at the start of a frame. */
@@ -170,7 +157,7 @@ static sn_status write_actor(obstacle *o, sn_writer *w, uint32_t id)
     for (uint32_t k = 0; k < n; k++) {
         char text[256];
         h->actor_attribute_at(o->ctx, id, k, &name, &v);
-        value_text(&v, text, sizeof text);
+        sn_attr_text(&v, text, sizeof text);
         h->write_key(w, name);
         h->write_str(w, text);
     }
