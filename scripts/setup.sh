@@ -4,6 +4,8 @@ set -euo pipefail
 PKGS=(gcc libc6-dev meson ninja-build pkg-config libode-dev libmsgpack-dev libstb-dev libyaml-dev
       libdeflate-dev libembree-dev libxml2-dev python3 parallel clang libclang-rt-14-dev
       python3-msgpack python3-numpy python3-pytest slurm-wlm munge)
+# pip install ./python into a venv, offline (python/tests/test_examples.py, docs/python.md)
+PKGS+=(python3-venv python3-setuptools python3-wheel)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
