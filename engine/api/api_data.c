@@ -5,14 +5,21 @@
 
 #include "../core/error.h"
 
-sn_status sn_stream_dump(const char *path, FILE *out, bool full, sn_error *err)
+sn_status sn_stream_dump_bins(const char *path, FILE *out, unsigned flags, sn_error *err)
 {
     sn_error local;
     if (!err)
         err = &local; /* the data code reads back err->status */
     if (!path || !out)
         return sn_fail(err, SN_E_INVALID, "dump: %s is NULL", !path ? "the stream path" : "the output");
-    return sn_dump_file(path, out, full, err);
+    if (flags & ~(unsigned)(SN_DUMP_BASE64 | SN_DUMP_DECODE))
+        return sn_fail(err, SN_E_INVALID, "dump: unknown flags 0x%x", flags);
+    return sn_dump_file(path, out, flags, err);
+}
+
+sn_status sn_stream_dump(const char *path, FILE *out, bool full, sn_error *err)
+{
+    return sn_stream_dump_bins(path, out, full ? SN_DUMP_BASE64 : 0, err);
 }
 
 /* The public enum is its own type so that engine/data may change without changing the API. */

@@ -52,7 +52,7 @@ static const char USAGE[] =
     "       sensim recorder info|collisions|blocked FILE [--json] ...\n"
     "       sensim blueprints [--json] [--plugin-dir DIR]\n"
     "       sensim plugins [--json] [--plugin-dir DIR]\n"
-    "       sensim dump FILE [--json]\n"
+    "       sensim dump FILE [--json] [--decode]\n"
     "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
     "       sensim new-sensor NAME [DIR]\n"
     "       sensim map FILE [--json] [--waypoints D | --topology | --spawn-points | --at X,Y,Z]\n"
@@ -85,8 +85,11 @@ static const char HELP_PLUGINS[] =
     "usage: sensim plugins [--json] [--plugin-dir DIR]\n"
     "Lists every plugin file found, its ABI and blueprints, or why it was refused.\n";
 static const char HELP_DUMP[] =
-    "usage: sensim dump FILE [--json]\n"
-    "Prints a stream as JSON lines, one per message; --json gives bins in full (base64).\n";
+    "usage: sensim dump FILE [--json] [--decode]\n"
+    "Prints a stream as JSON lines, one per message. Every bin is {\"$bin_bytes\": N}, with\n"
+    "\"$records\" and \"count\" when its layout is known (points, detections, events, pixels).\n"
+    "--decode adds \"records\": each record as an object (not for pixels); --json adds \"$bin\":\n"
+    "the bytes in base64.\n";
 static const char HELP_CONVERT[] =
     "usage: sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
     "Saves every image of a camera stream as DIR/<frame>.png (CARLA's ColorConverter; default raw).\n"
@@ -127,12 +130,12 @@ typedef struct cli {
     const char *out, *plugin_dir, *converter, *stats;
     const char *record;
     uint64_t frames, seed, threads;
-    bool has_frames, has_seed, json, quiet, additional;
+    bool has_frames, has_seed, json, quiet, additional, decode;
 } cli;
 
 /* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
 enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
-       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER };
+       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE };
 static const struct option ALL_OPTIONS[] = {
     {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
     {"frames", required_argument, NULL, OPT_FRAMES},     {"seed", required_argument, NULL, OPT_SEED},
@@ -140,6 +143,7 @@ static const struct option ALL_OPTIONS[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},             {"stats", required_argument, NULL, OPT_STATS},
     {"record", required_argument, NULL, OPT_RECORD},     {"additional-data", no_argument, NULL, OPT_ADDITIONAL},
     {"json", no_argument, NULL, OPT_JSON},               {"converter", required_argument, NULL, OPT_CONVERTER},
+    {"decode", no_argument, NULL, OPT_DECODE},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 
@@ -192,6 +196,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case '?':
             return fail(EXIT_INPUT, "unknown option '%s' (see sensim --help)", offending(args));
         case OPT_JSON: c->json = true; break;
+        case OPT_DECODE: c->decode = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case OPT_ADDITIONAL: c->additional = true; break;
         case OPT_OUT: c->out = val; break;
@@ -503,13 +508,14 @@ static int cmd_plugins(int argc, char **argv)
 static int cmd_dump(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " json ", HELP_DUMP);
+    int rc = parse_args(argc, argv, &c, " json decode ", HELP_DUMP);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
         return fail(EXIT_INPUT, "dump: no stream file given%s", "");
     sn_error err = {0};
-    if (sn_stream_dump(c.positional, stdout, c.json, &err) != SN_OK) {
+    if (sn_stream_dump_bins(c.positional, stdout, (c.json ? SN_DUMP_BASE64 : 0) | (c.decode ? SN_DUMP_DECODE : 0),
+                            &err) != SN_OK) {
         fflush(stdout);
         return fail(EXIT_INPUT, "%s", err.msg);
     }

@@ -331,10 +331,19 @@ SN_API const char *sn_sdk_doc_dir(void);
 /* ---- Stream files (what sn_engine_open_outputs writes) ---- */
 
 /*
-** Prints a stream file as JSON lines, one object per message. With `full`, bins come out in
-** base64 ({"$bin": "..."}); otherwise as their size ({"$bin_bytes": N}). A truncated or
-** corrupt file is SN_E_INVALID naming the byte offset, after the whole messages before it.
+** Prints a stream file as JSON lines, one object per message (`sensim dump`). Every bin is one
+** object, {"$bin_bytes": N, ...}: a bin of a layout sensim knows (docs/cli.md, "dump": lidar and
+** semantic lidar points, radar detections, DVS events and labels, camera pixels, float depth,
+** optical flow) adds "$records" (the layout's name) and "count"; flags add to it:
+**   SN_DUMP_DECODE  "records": [{field: value, ...}, ...] for every non-pixel layout;
+**   SN_DUMP_BASE64  "$bin": the bytes in base64.
+** A truncated or corrupt file is SN_E_INVALID naming the byte offset, after the whole
+** messages before it; an unknown flag SN_E_INVALID.
 */
+#define SN_DUMP_BASE64 1u
+#define SN_DUMP_DECODE 2u
+SN_API sn_status sn_stream_dump_bins(const char *path, FILE *out, unsigned flags, sn_error *err);
+/* sn_stream_dump_bins with SN_DUMP_BASE64 when `full`, else no flag. */
 SN_API sn_status sn_stream_dump(const char *path, FILE *out, bool full, sn_error *err);
 
 /* CARLA's ColorConverter, for camera images saved as PNG. */
