@@ -108,6 +108,26 @@ SN_API sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *
 */
 SN_API sn_status sn_engine_load_scene_with_overrides(sn_engine *e, const char *path, const char *const *overrides,
                                                      size_t n_overrides, sn_error *err);
+/* A world without a scene file (CARLA's client.load_world): the settings a scene's `settings:`
+** would give, an optional map and a ground. Zero members take the scene defaults. Set
+** struct_size = sizeof(sn_world_options). */
+typedef struct sn_world_options {
+    uint32_t struct_size;
+    double fixed_delta_seconds;    /* s; 0 = 0.05 */
+    double max_substep_delta_time; /* s; 0 = 0.01 */
+    uint32_t max_substeps;         /* 1..16; 0 = 10 */
+    uint64_t seed;                 /* the run's seed (sn_engine_options.seed_set overrides it) */
+    uint64_t frames;               /* what sn_engine_run(e, 0) runs; 0 = 5 s worth */
+    const char *map;               /* an OpenDRIVE file (as a scene's `map:`); NULL = none */
+    bool no_ground;                /* true: no ground plane. Else a static.ground named "ground" at
+                                      z = 0 (tag Ground), or with a map 2 cm under the roads (Terrain) */
+} sn_world_options;
+/*
+** Loads that world instead of a scene file; then spawn into it (sn_engine_spawn) and step. The
+** ranges are a scene's (an error names the setting); sn_engine_reset restores it, ground
+** included. `o` may be NULL for every default. SN_E_STATE when a scene is loaded already.
+*/
+SN_API sn_status sn_engine_load_world(sn_engine *e, const sn_world_options *o, sn_error *err);
 /* Overrides the scene's frame count (settings.frames / duration). */
 SN_API void sn_engine_set_frames(sn_engine *e, uint64_t frames);
 /* Writes each sensor's stream to DIR/<name>.msgpack (created on demand; see sn_engine_finish).
@@ -116,6 +136,13 @@ SN_API sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error 
 /* Registers a callback for every message of one sensor (CARLA's listen). */
 SN_API sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn fn, void *user,
                            sn_error *err);
+/*
+** Removes a listener (CARLA's sensor.stop()): the one registered with this fn and user, or, with
+** fn NULL, every listener of the sensor. May be called from inside a listener, which then gets
+** no further message; the others of the same message still get theirs. SN_E_NOT_FOUND for an
+** unknown sensor, or a fn/user pair that is not registered (fn NULL with none registered is OK).
+*/
+SN_API sn_status sn_engine_unlisten(sn_engine *e, const char *sensor, sn_listen_fn fn, void *user, sn_error *err);
 /* Runs one frame. */
 SN_API sn_status sn_engine_step(sn_engine *e, sn_error *err);
 /* Runs `frames` frames, or the scene's count when 0, then finishes the outputs. */
@@ -132,6 +159,14 @@ SN_API const sn_clock *sn_engine_clock(const sn_engine *e);
 SN_API uint32_t sn_engine_find_actor(const sn_engine *e, const char *name);
 /* Fills *out for a live actor (set out->struct_size). */
 SN_API sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *out);
+/*
+** CARLA's world.get_actors().filter(pattern): the ids of the live actors (sensors included)
+** whose blueprint id matches the shell-style `pattern` (fnmatch(3) without flags, as CARLA:
+** "vehicle.*", "*walker*", "sensor.camera.?gb"; NULL matches all), in ascending id order. *n
+** counts every match; the first min(cap, *n) go to out (out may be NULL when cap is 0).
+*/
+SN_API sn_status sn_engine_actors_filter(const sn_engine *e, const char *pattern, uint32_t *out, size_t cap, size_t *n,
+                                         sn_error *err);
 /* Live actors (sensors included), and the id of the index-th in ascending id order (0 past the end). */
 SN_API uint32_t sn_engine_actor_count(const sn_engine *e);
 SN_API uint32_t sn_engine_actor_id_at(const sn_engine *e, uint32_t index);
