@@ -232,7 +232,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
     return 0;
 }
 
-/* Limits of run options the scene does not check (README "Limits"). */
+/* Limits of run options the scene does not check (docs/scene.md, "Limits and ranges"). */
 static int check_run_limits(const cli *c)
 {
     if (c->has_frames && c->frames > SN_LIMIT_FRAMES) {

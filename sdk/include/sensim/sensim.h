@@ -37,7 +37,7 @@ extern "C" {
 #define SN_ERROR_MAX 1024
 
 /*
-** Limits (README "Limits"): what no machine can run is refused at load, naming the limit.
+** Limits (docs/scene.md, "Limits and ranges"): what no machine can run is refused at load, naming the limit.
 ** Numbers from scenes and the API are range-checked against these before they reach ODE,
 ** the renderer or an integer cast.
 */
@@ -397,7 +397,7 @@ SN_API bool sn_color_converter_parse(const char *name, sn_color_converter *out);
 ** folders as needed. *written (may be NULL) counts the images written, also on failure.
 ** Optical flow streams get CARLA's get_color_coded_flow colours (`conv` does not apply); lidar,
 ** semantic lidar and radar streams a 500 x 500 bird's-eye view at 0.2 m per pixel centred on
-** the sensor, forward up (docs/optical-flow.md, "Pictures"). Any other stream that is not a
+** the sensor, forward up (docs/sensors/optical-flow.md, "Pictures"). Any other stream that is not a
 ** camera's is SN_E_INVALID.
 */
 SN_API sn_status sn_stream_save_images(const char *path, const char *dir, sn_color_converter conv,
