@@ -5,9 +5,11 @@
 
 #include "../core/error.h"
 #include "../data/layouts.h"
+#include "../data/msgread.h"
 #include "../data/msgview.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static sn_status bad(sn_error *err, const char *what, const char *key)
@@ -293,4 +295,50 @@ sn_radar_detection sn_data_radar_detection_at(const sn_data_points *p, size_t i)
     words(p, SN_POINTS_RADAR, i, w, 4);
     memcpy(&r, w, sizeof r);
     return r;
+}
+
+struct sn_stream_file {
+    sn_msgreader r;
+    char path[]; /* the reader names it in its errors */
+};
+
+sn_stream_file *sn_stream_file_open(const char *path, sn_error *err)
+{
+    if (!path) {
+        sn_fail(err, SN_E_INVALID, "stream: NULL path");
+        return NULL;
+    }
+    sn_stream_file *f = malloc(sizeof *f + strlen(path) + 1);
+    if (!f) {
+        sn_fail(err, SN_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    strcpy(f->path, path);
+    if (sn_msgreader_open(&f->r, f->path, err) != SN_OK) {
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+sn_status sn_stream_file_next(sn_stream_file *f, const void **data, size_t *size, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!f || !data || !size)
+        return sn_fail(err, SN_E_INVALID, "stream: NULL argument");
+    const uint8_t *m;
+    sn_status st = sn_msgreader_next(&f->r, &m, size, err);
+    if (st == SN_E_NOT_FOUND)
+        return sn_fail(err, SN_E_NOT_FOUND, "%s: the end of the stream (%llu messages)", f->path,
+                       (unsigned long long)f->r.count);
+    *data = st ? NULL : m;
+    return st;
+}
+
+void sn_stream_file_close(sn_stream_file *f)
+{
+    if (!f)
+        return;
+    sn_msgreader_close(&f->r);
+    free(f);
 }

@@ -1,12 +1,13 @@
 /* The C user's paths of sensim.h and sensim/data.h, as an embedding program uses them (links
 ** libsensim; msgpack-c only as the independent reference the accessors are checked against).
-** argv[1]: the built plugins' folder, argv[2]: scenes/, argv[3]: maps/.
+** argv[1]: the built plugins' folder, argv[2]: scenes/, argv[3]: maps/, argv[4]: a temp folder.
 **
 ** 1. A world without a scene file (sn_engine_load_world): defaults, ranges, ground, a map, reset.
 ** 2. Actors filtered by type (CARLA's get_actors().filter): globs against a known population.
 ** 3. Images: a depth camera 11.5 m from a wall's face reads 11.5 m at every pixel (float and
 **    24-bit), a semantic camera the wall's tag, with headers equal to msgpack-c's reading.
-** 4. Collisions of scenes/crash.yaml: both actors, the wall's face, the impulse against m*v.
+** 4. Collisions of scenes/crash.yaml: both actors, the wall's face, the impulse against m*v; the
+**    stream file read back through sn_stream_file_*, whole and cut.
 ** 5. DVS events of scenes/dvs.yaml: every event and label equal to the bytes msgpack-c finds.
 ** 6. Lidar points on a wall at x = 10 m; semantic points naming it.
 ** 7. Un-listen: from inside the listener, one of two, all; unknown pairs refused.
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *plugins, *scenes, *maps;
+static const char *plugins, *scenes, *maps, *tmp;
 
 static sn_engine *engine(void)
 {
@@ -299,8 +300,43 @@ static void test_collision(void)
     CHECK(sn_engine_load_scene(e, path, &err) == SN_OK, "crash.yaml: %s", err.msg);
     crash_seen s = {0, sn_engine_find_actor(e, "hero"), sn_engine_find_actor(e, "wall"), 0};
     CHECK(sn_engine_listen(e, "crash", on_crash, &s, &err) == SN_OK, "listen: %s", err.msg);
+    char out[4096];
+    snprintf(out, sizeof out, "%s/c_data_crash", tmp);
+    CHECK(sn_engine_open_outputs(e, out, &err) == SN_OK, "outputs: %s", err.msg);
     CHECK(sn_engine_run(e, 0, &err) == SN_OK, "run: %s", err.msg);
     CHECK(s.events > 0, "no collision");
+    /* the stream file holds what the listener got: the same events through sn_stream_file_* */
+    snprintf(out, sizeof out, "%s/c_data_crash/crash.msgpack", tmp);
+    sn_stream_file *f = sn_stream_file_open(out, &err);
+    CHECK(f, "open: %s", err.msg);
+    const void *m;
+    size_t n;
+    int from_file = 0;
+    double impulse = 0;
+    while (f && sn_stream_file_next(f, &m, &n, &err) == SN_OK) {
+        sn_data_collision c = {.struct_size = sizeof c};
+        CHECK(sn_data_collision_read(m, n, &c, &err) == SN_OK && c.other_actor.id == s.wall, "from the file: %s", err.msg);
+        impulse += c.normal_impulse.x;
+        from_file++;
+    }
+    CHECK(err.status == SN_E_NOT_FOUND && from_file == s.events && impulse == s.impulse_x, "file: %d events of %d (%s)",
+          from_file, s.events, err.msg);
+    sn_stream_file_close(f);
+    /* a cut file: its whole messages, then the error naming where */
+    FILE *w = fopen(out, "ab");
+    if (w) {
+        fputc(0x85, w); /* a map of five entries that never come */
+        fclose(w);
+    }
+    f = sn_stream_file_open(out, &err);
+    from_file = 0;
+    sn_status st = SN_OK;
+    while (f && (st = sn_stream_file_next(f, &m, &n, &err)) == SN_OK)
+        from_file++;
+    CHECK(st == SN_E_INVALID && from_file == s.events, "cut file: %d messages, then %s", from_file, err.msg);
+    CHECK_CONTAINS(err.msg, "truncated stream");
+    sn_stream_file_close(f);
+    CHECK(!sn_stream_file_open("/nonexistent/x.msgpack", &err) && err.status == SN_E_IO, "a missing file");
     /* the wall stops a 1500 kg car coming at about 10 m/s: the summed impulse is about m * v
     ** (the test of the collision sensor pins it to 0.1 %; here: the accessor reads it whole) */
     CHECK(s.impulse_x < -0.8 * 1500 * 10 && s.impulse_x > -1.2 * 1500 * 10, "impulse %g", s.impulse_x);
@@ -478,10 +514,11 @@ static void test_unlisten(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: test_c_data PLUGIN_DIR SCENES MAPS\n");
+    if (argc < 5) {
+        fprintf(stderr, "usage: test_c_data PLUGIN_DIR SCENES MAPS TMP\n");
         return 2;
     }
+    tmp = argv[4];
     plugins = argv[1];
     scenes = argv[2];
     maps = argv[3];

@@ -18,6 +18,7 @@
 ** which copy one record into an aligned struct. Every call checks the bytes (bounds, types, sizes
 ** agreeing with width and height) and returns SN_E_INVALID naming what is wrong, never reading
 ** outside [data, data + size). The layouts are docs/c-api.md's and `sensim dump --decode`'s.
+** Stream files hold the same messages: sn_stream_file_* (below) hands them out one by one.
 */
 #ifndef SENSIM_DATA_H
 #define SENSIM_DATA_H
@@ -126,6 +127,23 @@ SN_API sn_status sn_data_points_read(const void *data, size_t size, sn_data_poin
 SN_API sn_point_xyzi sn_data_lidar_point_at(const sn_data_points *p, size_t i);
 SN_API sn_semantic_point sn_data_semantic_point_at(const sn_data_points *p, size_t i);
 SN_API sn_radar_detection sn_data_radar_detection_at(const sn_data_points *p, size_t i);
+
+/*
+** A stream file (OUT/<sensor>.msgpack) message by message, for the readers above:
+**
+**   sn_stream_file *f = sn_stream_file_open("out/crash.msgpack", &err);
+**   const void *m; size_t n;
+**   while (sn_stream_file_next(f, &m, &n, &err) == SN_OK) { ... sn_data_collision_read(m, n, ...) ... }
+**   sn_stream_file_close(f);    // the loop ends with SN_E_NOT_FOUND at the end of the file
+**
+** A message is valid until the next call on f. The file is read in chunks and each message is
+** checked before it is handed out (the limits `sensim dump` applies): a truncated or corrupt
+** file is SN_E_INVALID naming the message and byte, after the whole messages before it.
+*/
+typedef struct sn_stream_file sn_stream_file;
+SN_API sn_stream_file *sn_stream_file_open(const char *path, sn_error *err);
+SN_API sn_status sn_stream_file_next(sn_stream_file *f, const void **data, size_t *size, sn_error *err);
+SN_API void sn_stream_file_close(sn_stream_file *f); /* NULL-safe */
 
 #ifdef __cplusplus
 }
