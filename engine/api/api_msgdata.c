@@ -270,32 +270,21 @@ static void words(const sn_data_points *p, sn_points_kind kind, size_t i, uint32
             w[k] = sn_le_u32(p->records + i * p->record_size + 4 * k);
 }
 
-sn_point_xyzi sn_data_lidar_point_at(const sn_data_points *p, size_t i)
-{
-    uint32_t w[4];
-    sn_point_xyzi r;
-    words(p, SN_POINTS_LIDAR, i, w, 4);
-    memcpy(&r, w, sizeof r);
-    return r;
-}
+/* Record i of type T (every field 4 bytes) as the caller's aligned struct. */
+#define RECORD_AT(T, kind)                                    \
+    {                                                         \
+        uint32_t w[sizeof(T) / 4];                            \
+        T r;                                                  \
+        words(p, kind, i, w, sizeof(T) / 4);                  \
+        memcpy(&r, w, sizeof r);                              \
+        return r;                                             \
+    }
 
+sn_point_xyzi sn_data_lidar_point_at(const sn_data_points *p, size_t i) RECORD_AT(sn_point_xyzi, SN_POINTS_LIDAR)
 sn_semantic_point sn_data_semantic_point_at(const sn_data_points *p, size_t i)
-{
-    uint32_t w[6];
-    sn_semantic_point r;
-    words(p, SN_POINTS_SEMANTIC_LIDAR, i, w, 6);
-    memcpy(&r, w, sizeof r);
-    return r;
-}
-
+    RECORD_AT(sn_semantic_point, SN_POINTS_SEMANTIC_LIDAR)
 sn_radar_detection sn_data_radar_detection_at(const sn_data_points *p, size_t i)
-{
-    uint32_t w[4];
-    sn_radar_detection r;
-    words(p, SN_POINTS_RADAR, i, w, 4);
-    memcpy(&r, w, sizeof r);
-    return r;
-}
+    RECORD_AT(sn_radar_detection, SN_POINTS_RADAR)
 
 struct sn_stream_file {
     sn_msgreader r;
