@@ -38,6 +38,15 @@ static void base64(FILE *f, const uint8_t *p, size_t n)
 static const char *const COLOURS[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
+/* A moving actor's colour: the next of the ten, in the order of the moving actors. */
+static const char *colour_of(const run_data *d, size_t i)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < i; j++)
+        k += !d->paths[j].is_static;
+    return d->paths[i].is_static ? "#bbb" : COLOURS[k % 10];
+}
+
 /* 1, 2 or 5 times a power of ten, about span / 8. */
 static double nice_step(double span)
 {
@@ -81,8 +90,11 @@ static void summary(FILE *f, const run_data *d)
 static void paths_plot(FILE *f, const run_data *d)
 {
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    bool moving = false; /* the plot frames what moves; marks of static actors outside it are left out */
     for (size_t i = 0; i < d->n_paths; i++)
-        for (size_t k = 0; k < d->paths[i].n; k++) {
+        moving |= !d->paths[i].is_static && d->paths[i].n;
+    for (size_t i = 0; i < d->n_paths; i++)
+        for (size_t k = 0; k < d->paths[i].n && (!moving || !d->paths[i].is_static); k++) {
             rd_pt p = d->paths[i].pts[k];
             x0 = fmin(x0, p.x), x1 = fmax(x1, p.x), y0 = fmin(y0, p.y), y1 = fmax(y1, p.y);
         }
@@ -119,7 +131,7 @@ static void paths_plot(FILE *f, const run_data *d)
         const rd_path *p = &d->paths[i];
         if (!p->n)
             continue;
-        const char *col = p->is_static ? "#888" : COLOURS[i % 10];
+        const char *col = colour_of(d, i);
         fputs("<g class=\"actor\"><title>", f);
         esc(f, p->name);
         fputs(" (", f);
@@ -132,8 +144,12 @@ static void paths_plot(FILE *f, const run_data *d)
             fputs("\"/>", f);
         }
         double sx = (p->pts[0].x - x0) * s, sy = (p->pts[0].y - y0) * s;
+        if (p->is_static && (sx < 0 || sy < 0 || sx > W || sy > H)) {
+            fputs("</g>\n", f);
+            continue;
+        }
         if (p->is_static)
-            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" fill=\"%s\"/>", sx - 4, sy - 4, col);
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"%s\"/>", sx - 3, sy - 3, col);
         else
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", sx, sy, col);
         fputs("</g>\n", f);
@@ -149,18 +165,22 @@ static void paths_plot(FILE *f, const run_data *d)
     }
     fputs("</svg>\n<ul class=\"legend\">", f);
     for (size_t i = 0; i < d->n_paths; i++) {
-        if (!d->paths[i].n)
+        if (!d->paths[i].n || d->paths[i].is_static)
             continue;
-        fprintf(f, "<li><span style=\"background:%s\"></span>", d->paths[i].is_static ? "#888" : COLOURS[i % 10]);
+        fprintf(f, "<li><span style=\"background:%s\"></span>", colour_of(d, i));
         esc(f, d->paths[i].name);
         fputs("</li>", f);
     }
     fputs("</ul>\n", f);
     if (d->n_events) {
-        fputs("<ol class=\"events\">", f);
+        fputs("<h3>Collisions</h3><ol class=\"events\">", f);
         for (size_t i = 0; i < d->n_events; i++) {
-            fprintf(f, "<li>%.3f s: ", d->events[i].t);
-            esc(f, d->events[i].what);
+            const rd_event *e = &d->events[i];
+            fprintf(f, "<li>%.3f s, frame %llu", e->t, (unsigned long long)e->frame);
+            if (e->last_frame > e->frame)
+                fprintf(f, " to %llu", (unsigned long long)e->last_frame);
+            fputs(": ", f);
+            esc(f, e->what);
             fputs("</li>", f);
         }
         fputs("</ol>\n", f);
@@ -170,8 +190,16 @@ static void paths_plot(FILE *f, const run_data *d)
 
 static void counts_plot(FILE *f, const run_data *d)
 {
-    const double label_w = 220, bars_w = 600, row_h = 26;
-    double t0 = d->t_min, span = d->t_max - d->t_min, bin = span > 0 ? span / BINS : 1;
+    const double label_w = 180, bars_w = 600, row_h = 26;
+    /* bins of a round width (1, 2 or 5 times a power of ten), at most BINS of them */
+    double t0 = d->t_min, span = d->t_max - d->t_min, bin = 1;
+    if (span > 0) {
+        double p = pow(10, floor(log10(span / BINS))), m = span / BINS / p;
+        bin = p * (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10);
+        t0 = floor(t0 / bin) * bin;
+    }
+    int nbins = span > 0 ? (int)ceil((d->t_max - t0) / bin + 1e-9) : 1;
+    nbins = nbins < 1 ? 1 : nbins > BINS ? BINS : nbins;
     double H = row_h * (double)d->n_streams + 24;
     fputs("<section><h2>Messages over time</h2>\n", f);
     fprintf(f, "<p class=\"note\">Messages of each sensor per %.3g s of simulated time (each row scaled to its own "
@@ -183,28 +211,32 @@ static void counts_plot(FILE *f, const run_data *d)
         unsigned bins[BINS] = {0}, top = 0;
         for (size_t k = 0; k < s->count; k++) {
             int b = span > 0 ? (int)((s->t[k] - t0) / bin) : 0;
-            b = b < 0 ? 0 : b >= BINS ? BINS - 1 : b;
+            b = b < 0 ? 0 : b >= nbins ? nbins - 1 : b;
             bins[b]++;
             top = bins[b] > top ? bins[b] : top;
         }
         double y = row_h * (double)i;
-        fprintf(f, "<g class=\"sensor\"><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", label_w - 8, y + 17);
-        esc(f, s->sensor[0] ? s->sensor : s->file);
-        fputs(" <tspan class=\"type\">", f);
-        esc(f, s->type);
-        fputs("</tspan></text>", f);
-        for (int b = 0; b < BINS; b++)
+        /* the sensor's name (a stream without messages has only its file's), its type on hover */
+        fprintf(f, "<g class=\"sensor\"><title>%s</title><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">",
+                s->type[0] ? s->type : "no messages", label_w - 8, y + 17);
+        if (s->sensor[0])
+            esc(f, s->sensor);
+        else
+            fprintf(f, "%.*s", (int)(strlen(s->file) - strlen(".msgpack")), s->file);
+        fputs("</text>", f);
+        double bw = bars_w / nbins;
+        for (int b = 0; b < nbins; b++)
             if (bins[b]) {
                 double h = (row_h - 6) * bins[b] / top;
                 fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>%u</title></rect>",
-                        label_w + b * bars_w / BINS, y + row_h - 3 - h, bars_w / BINS - 1, h, bins[b]);
+                        label_w + b * bw, y + row_h - 3 - h, bw > 2 ? bw - 1 : bw, h, bins[b]);
             }
         fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">%zu</text></g>\n", label_w + bars_w + 8, y + 17, s->count);
     }
     double ya = row_h * (double)d->n_streams + 14;
     for (int k = 0; k <= 4; k++)
-        fprintf(f, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.3g s</text>",
-                label_w + k * bars_w / 4, ya, t0 + k * (span > 0 ? span : 0) / 4);
+        fprintf(f, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.4g s</text>",
+                label_w + k * bars_w / 4, ya, t0 + k * bin * nbins / 4);
     fputs("\n</svg></section>\n", f);
 }
 

@@ -59,6 +59,14 @@ static rd_path *new_path(run_data *d, size_t *cap)
 
 static bool add_event(run_data *d, size_t *cap, rd_event ev)
 {
+    ev.last_frame = ev.frame;
+    for (size_t i = d->n_events; i-- > 0;) {
+        rd_event *e = &d->events[i];
+        if (e->key_a == ev.key_a && e->key_b == ev.key_b && e->last_frame + 1 >= ev.frame) {
+            e->last_frame = ev.frame; /* the same contact going on */
+            return true;
+        }
+    }
     if (!grow((void **)&d->events, cap, d->n_events, sizeof *d->events))
         return false;
     d->events[d->n_events++] = ev;
@@ -211,14 +219,15 @@ static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream 
             break;
         }
         if (!d->paths_from_recording && !strcmp(m.type_id, "sensor.other.collision")) {
-            rd_event ev = {.at = at, .t = m.timestamp, .frame = m.frame};
+            rd_event ev = {.at = at, .t = m.timestamp, .frame = m.frame, .key_a = (uint64_t)(s - d->streams) + 1};
             xy(key(&u.data, "location"), &ev.at); /* the contact point when the sensor gives it */
             char other[128];
             double oid = 0;
             str_of(key(key(&u.data, "other_actor"), "type_id"), other, sizeof other);
             num(key(key(&u.data, "other_actor"), "id"), &oid);
-            snprintf(ev.what, sizeof ev.what, "%.80s: collision with %.100s (id %.0f) at frame %llu", m.sensor,
-                     other[0] ? other : "an actor", oid, (unsigned long long)m.frame);
+            ev.key_b = (uint64_t)oid;
+            snprintf(ev.what, sizeof ev.what, "%.80s: collision with %.100s (id %.0f)", m.sensor,
+                     other[0] ? other : "an actor", oid);
             if (!add_event(d, &cp->events, ev)) {
                 st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
                 break;
@@ -270,7 +279,7 @@ static sn_status read_recording(run_data *d, caps *cp, sn_recording *rec, sn_err
             else
                 snprintf(p->name, sizeof p->name, "%s %u", a->blueprint, a->id);
             snprintf(p->kind, sizeof p->kind, "%s", a->blueprint);
-            p->is_static = strncmp(a->blueprint, "static.", 7) == 0;
+            p->is_static = a->type != SN_LOG_VEHICLE && a->type != SN_LOG_WALKER;
             if (!add_point(p, a->transform.location.x, a->transform.location.y))
                 return sn_cli_fail(err, SN_E_NOMEM, "out of memory");
         }
@@ -282,9 +291,10 @@ static sn_status read_recording(run_data *d, caps *cp, sn_recording *rec, sn_err
         for (uint32_t i = 0; i < f->n_collisions; i++) {
             const sn_log_collision *c = &f->collisions[i];
             rd_path *a = find_path(d, c->actor1), *b = find_path(d, c->actor2);
-            rd_event ev = {.at = a && a->n ? a->pts[a->n - 1] : (rd_pt){NAN, NAN}, .t = f->elapsed, .frame = f->frame};
-            snprintf(ev.what, sizeof ev.what, "%.100s hit %.100s at frame %llu", a ? a->name : "an actor",
-                     b ? b->name : "an actor", (unsigned long long)f->frame);
+            rd_event ev = {.at = a && a->n ? a->pts[a->n - 1] : (rd_pt){NAN, NAN}, .t = f->elapsed, .frame = f->frame,
+                           .key_a = c->actor1 < c->actor2 ? c->actor1 : c->actor2,
+                           .key_b = c->actor1 < c->actor2 ? c->actor2 : c->actor1};
+            snprintf(ev.what, sizeof ev.what, "%.100s and %.100s", a ? a->name : "an actor", b ? b->name : "an actor");
             if (!add_event(d, &cp->events, ev))
                 return sn_cli_fail(err, SN_E_NOMEM, "out of memory");
         }

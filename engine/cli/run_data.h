@@ -25,16 +25,18 @@ typedef struct rd_pt { double x, y; } rd_pt;
 typedef struct rd_path {
     char name[160];    /* an actor's scene name (or blueprint and id), or "sensor NAME" */
     char kind[64];     /* blueprint id */
-    bool is_static;    /* drawn as a mark, not a line */
+    bool is_static;    /* not a vehicle or walker: drawn as a small mark, not in the legend */
     rd_pt *pts;
     size_t n, cap;
     uint32_t id;       /* recording actor id (0 for a stream's path) */
 } rd_path;
 
+/* A collision: contacts of one pair in consecutive frames are one event (first..last frame). */
 typedef struct rd_event {
-    rd_pt at;
+    rd_pt at;          /* where it began */
     double t;
-    uint64_t frame;
+    uint64_t frame, last_frame;
+    uint64_t key_a, key_b; /* the pair (actor ids, or a stream and the other actor's id) */
     char what[240];
 } rd_event;
 
