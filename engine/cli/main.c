@@ -78,7 +78,8 @@ static const char HELP_RUN[] =
     "  --plugin-dir DIR  searched for plugins before SENSIM_PLUGIN_PATH and the engine's own\n"
     "  --quiet           no summary line, no refused-plugin warnings\n"
     "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N,\"time_world\":S,\n"
-    "                    \"time_sensors\":S,\"time_output\":S} there at the end (wall seconds by part)\n"
+    "                    \"time_sensors\":S,\"time_output\":S,\"seed\":N,\"scene\":PATH} there at the end (wall\n"
+    "                    seconds by part); as DIR/stats.json it is what `sensim report DIR` summarises\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
     "Exit status: 0 success, 1 a failure while running (partial outputs kept in DIR/sensim-partial-*), 2 bad input.\n";
@@ -250,6 +251,22 @@ static int check_run_limits(const cli *c)
     return 0;
 }
 
+static void json_str_to(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_str(const char *s) { json_str_to(stdout, s); }
+
 static int cmd_run(int argc, char **argv)
 {
     cli c;
@@ -299,9 +316,12 @@ static int cmd_run(int argc, char **argv)
     int stats_failed = 0;
     if (sf) {
         int w = fprintf(sf, "{\"frames\":%llu,\"sim_time\":%.9g,\"messages\":%llu,\"sensors\":%u,"
-                            "\"time_world\":%.6f,\"time_sensors\":%.6f,\"time_output\":%.6f}\n",
+                            "\"time_world\":%.6f,\"time_sensors\":%.6f,\"time_output\":%.6f,\"seed\":%llu,\"scene\":",
                         (unsigned long long)stats.frames, stats.sim_time, (unsigned long long)stats.messages,
-                        stats.sensors, stats.time_world, stats.time_sensors, stats.time_output);
+                        stats.sensors, stats.time_world, stats.time_sensors, stats.time_output,
+                        (unsigned long long)sn_engine_seed(e));
+        json_str_to(sf, c.positional); /* what `sensim report` shows as the run's scene */
+        w = w < 0 ? w : fputs("}\n", sf);
         bool closed = fclose(sf) == 0;
         stats_failed = (!closed || w < 0) ? (errno ? errno : EIO) : 0;
     }
@@ -327,19 +347,6 @@ static int cmd_run(int argc, char **argv)
     return 0;
 }
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
 
 static const char *kind_name(sn_actor_kind k)
 {
