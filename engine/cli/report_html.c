@@ -275,7 +275,7 @@ static const char STYLE[] =
     "#counts rect{fill:#4e79a7}.type{color:#888;fill:#888;font-size:11px}.note{color:#666;font-size:12px}"
     ".legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px}"
     ".legend span{display:inline-block;width:10px;height:10px;margin-right:4px}"
-    ".strip{display:flex;gap:6px;overflow-x:auto}figure{margin:0}figcaption{font-size:11px;color:#666}"
+    ".strip{display:flex;flex-wrap:wrap;gap:6px}figure{margin:0}figcaption{font-size:11px;color:#666}"
     "img{display:block;image-rendering:auto}";
 
 void sn_report_html(FILE *f, const run_data *d)
