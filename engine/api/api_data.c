@@ -159,17 +159,20 @@ sn_status sn_stream_reader_next(sn_stream_reader *r, sn_message *out, sn_error *
     if (st)
         return st;
     size_t off = 0;
-    double frame = 0, stamp = 0, id = 0;
+    double stamp = 0, id = 0;
+    const msgpack_object *frame = NULL;
     if (msgpack_unpack_next(&r->msg, (const char *)data, len, &off) != MSGPACK_UNPACK_SUCCESS ||
-        r->msg.data.type != MSGPACK_OBJECT_MAP || !header_num(&r->msg.data, "frame", &frame) ||
+        r->msg.data.type != MSGPACK_OBJECT_MAP || !(frame = key(&r->msg.data, "frame")) ||
+        frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
         !header_num(&r->msg.data, "timestamp", &stamp) || !header_str(&r->msg.data, "sensor", r->sensor, sizeof r->sensor) ||
         !header_str(&r->msg.data, "type", r->type, sizeof r->type))
         return sn_fail(err, SN_E_INVALID, "%s: corrupt stream: message %llu at byte %llu is not a map with frame, "
                        "timestamp, sensor and type", r->in.path, (unsigned long long)r->in.count,
                        (unsigned long long)at);
     header_num(&r->msg.data, "sensor_id", &id); /* optional: 0 when absent */
+    id = id >= 0 && id <= UINT32_MAX ? id : 0;
     *out = (sn_message){.sensor = r->sensor, .type_id = r->type, .sensor_id = (uint32_t)id,
-                        .frame = (uint64_t)frame, .timestamp = stamp, .data = data, .size = len};
+                        .frame = frame->via.u64, .timestamp = stamp, .data = data, .size = len};
     r->have = true;
     return SN_OK;
 }

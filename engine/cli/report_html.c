@@ -82,6 +82,12 @@ static void summary(FILE *f, const run_data *d)
                 d->time_world, d->time_sensors, d->time_output);
     else
         fputs("<tr><th>timers (wall clock)</th><td>not recorded (sensim run --stats RUN/stats.json)</td></tr>\n", f);
+    for (size_t i = 0; i < d->n_streams; i++)
+        if (d->streams[i].note[0]) {
+            fputs("<tr><th>stream cut short</th><td>", f);
+            esc(f, d->streams[i].note + 2);
+            fputs("</td></tr>\n", f);
+        }
     fputs("<tr><th>recording</th><td>", f);
     esc(f, d->recording[0] ? d->recording : "none (sensim run --record RUN/run.sensimrec gives every actor's path)");
     fputs("</td></tr>\n</table></section>\n", f);
@@ -217,8 +223,11 @@ static void counts_plot(FILE *f, const run_data *d)
         }
         double y = row_h * (double)i;
         /* the sensor's name (a stream without messages has only its file's), its type on hover */
-        fprintf(f, "<g class=\"sensor\"><title>%s</title><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">",
-                s->type[0] ? s->type : "no messages", label_w - 8, y + 17);
+        fputs("<g class=\"sensor\"><title>", f);
+        esc(f, s->type[0] ? s->type : "no messages");
+        esc(f, s->note);
+        fprintf(f, "</title><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\"%s>", label_w - 8, y + 17,
+                s->note[0] ? " class=\"cut\"" : "");
         if (s->sensor[0])
             esc(f, s->sensor);
         else
@@ -254,8 +263,9 @@ static void thumbnails(FILE *f, const run_data *d)
             continue;
         fputs("<h3>", f);
         esc(f, s->sensor);
-        fprintf(f, " <span class=\"type\">%s, %ux%u, %zu pictures</span></h3>\n<div class=\"strip\">", s->type, s->w,
-                s->h, s->count);
+        fputs(" <span class=\"type\">", f);
+        esc(f, s->type);
+        fprintf(f, ", %ux%u, %zu pictures</span></h3>\n<div class=\"strip\">", s->w, s->h, s->count);
         for (int k = 0; k < s->n_thumbs; k++) {
             fputs("<figure><img alt=\"frame\" src=\"data:image/png;base64,", f);
             base64(f, s->png[k], s->png_len[k]);
@@ -272,7 +282,7 @@ static const char STYLE[] =
     "table{border-collapse:collapse}th{text-align:left;padding:2px 16px 2px 0;color:#555;font-weight:600}"
     "svg{background:#fff;border:1px solid #ddd}svg text{font-size:11px;fill:#444}"
     ".area{fill:#fff}.grid line{stroke:#eee}.collision path{stroke:#d00;stroke-width:3}"
-    "#counts rect{fill:#4e79a7}.type{color:#888;fill:#888;font-size:11px}.note{color:#666;font-size:12px}"
+    "#counts rect{fill:#4e79a7}#counts .cut{fill:#d00}.type{color:#888;fill:#888;font-size:11px}.note{color:#666;font-size:12px}"
     ".legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px}"
     ".legend span{display:inline-block;width:10px;height:10px;margin-right:4px}"
     ".strip{display:flex;flex-wrap:wrap;gap:6px}figure{margin:0}figcaption{font-size:11px;color:#666}"

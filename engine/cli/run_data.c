@@ -166,7 +166,8 @@ static sn_status thumbnails(const char *path, rd_stream *s, sn_error *err)
         if (i == thumb_index((size_t)s->n_thumbs, s->count, want) && (st = thumb(r, s, err)))
             break;
     sn_stream_reader_close(r);
-    return st == SN_E_NOT_FOUND ? SN_OK : st;
+    /* a stream cut short: the thumbnails of what is there (read_stream made the note) */
+    return st == SN_E_NOT_FOUND || (st == SN_E_INVALID && s->note[0]) ? SN_OK : st;
 }
 
 typedef struct caps { size_t paths, events; } caps;
@@ -236,6 +237,10 @@ static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream 
     }
     msgpack_unpacked_destroy(&u);
     sn_stream_reader_close(r);
+    if (st == SN_E_INVALID && s->count) { /* a run killed mid-way: what came before the cut is shown */
+        snprintf(s->note, sizeof s->note, "; %s", err->msg);
+        st = SN_E_NOT_FOUND;
+    }
     if (st == SN_E_NOT_FOUND)
         st = s->w && s->count ? thumbnails(path, s, err) : SN_OK;
     return st;

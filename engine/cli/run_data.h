@@ -6,6 +6,7 @@
 **     flow) SN_THUMBS evenly spaced thumbnails as PNG;
 **   - a recording in DIR (any file a loaded recorder plugin opens, e.g. `--record
 **     DIR/run.sensimrec`): the scene, the seed and every actor's path and collisions;
+**   A stream cut short (a run killed mid-way) is shown up to its last whole message, with a note.
 **   - DIR/stats.json (`sensim run --stats DIR/stats.json`): frames, simulated time, messages,
 **     the wall-clock timers, scene and seed. */
 #ifndef SN_CLI_RUN_DATA_H
@@ -45,6 +46,7 @@ typedef struct rd_stream {
     size_t count;
     double *t;         /* every message's timestamp */
     uint32_t w, h;     /* picture size, 0 when the stream has no pictures */
+    char note[SN_ERROR_MAX + 4]; /* "; " and why the stream ends early (a cut or corrupt message), else "" */
     int n_thumbs;
     uint8_t *png[SN_THUMBS];
     size_t png_len[SN_THUMBS];

@@ -80,7 +80,7 @@ static sn_status survey(const sn_video_job *job, plan *p, sn_error *err)
             }
             p->t = nt, p->cap = nc;
         }
-        if (p->n && !(m.timestamp > p->t[p->n - 1])) {
+        if (!isfinite(m.timestamp) || (p->n && !(m.timestamp > p->t[p->n - 1]))) {
             st = sn_cli_fail(err, SN_E_INVALID, "%s: the timestamp of frame %llu (%.9g s) does not follow the last (%.9g s)",
                              job->stream, (unsigned long long)m.frame, m.timestamp, p->t[p->n - 1]);
             break;

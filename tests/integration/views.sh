@@ -170,5 +170,10 @@ f = json.load(open(sys.argv[1]))
 assert f['problems'] == [] and f['polylines'] >= 1 and f['collisions'] >= 1 and f['strips'] == 6, f
 EOF
 
+# a run killed mid-way leaves a stream cut inside a message: the page shows what came before, and says so
+mkdir -p "$TMP/cut" && cp "$R"/*.msgpack "$TMP/cut/" && head -c 100000 "$R/depth.msgpack" >"$TMP/cut/depth.msgpack"
+"$SENSIM" report "$TMP/cut" --out "$TMP/cut.html" >/dev/null && grep -q "stream cut short</th><td>.*depth.msgpack: truncated stream" "$TMP/cut.html" \
+  && ok || bad "a cut stream: no page, or no note on it"
+
 echo "$checks checks, $fails failed"
 [ $fails -eq 0 ]
