@@ -11,11 +11,12 @@
 #include <unistd.h>
 
 static const char HELP_REPORT[] =
-    "usage: sensim report RUN_DIR --out REPORT.html\n"
+    "usage: sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]\n"
     "Writes one self-contained HTML page of a run's output folder (no server, nothing fetched):\n"
     "its summary (scene, seed, frames, timers from RUN_DIR/stats.json), the paths of every actor\n"
     "seen from above with collisions marked (from a recording in RUN_DIR, else each sensor's\n"
-    "mount from its stream), messages per sensor over time, and a thumbnail strip per camera.\n"
+    "mount from its stream) over the driving lanes of the scene's map (or --map FILE.xodr),\n"
+    "messages per sensor over time, and a thumbnail strip per camera.\n"
     "For all of it: sensim run SCENE --out RUN --stats RUN/stats.json --record RUN/run.sensimrec\n"
     "An existing REPORT.html is never replaced (docs/views.md).\n";
 
@@ -32,8 +33,9 @@ int sn_cmd_report(int argc, char **argv)
             fputs(HELP_REPORT, stdout);
             return 0;
         }
-    static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {0}};
-    const char *dir = NULL, *out = NULL;
+    static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {"map", required_argument, NULL, 'm'},
+                                         {0}};
+    const char *dir = NULL, *out = NULL, *map = NULL;
     int opt;
     optind = 0;
     opterr = 0;
@@ -42,17 +44,19 @@ int sn_cmd_report(int argc, char **argv)
             dir = optarg;
         else if (opt == 'o')
             out = optarg;
+        else if (opt == 'm')
+            map = optarg;
         else
-            return fail(2, "usage: sensim report RUN_DIR --out REPORT.html");
+            return fail(2, "usage: sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]");
     }
     if (!dir || !out)
-        return fail(2, "usage: sensim report RUN_DIR --out REPORT.html");
+        return fail(2, "usage: sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]");
     sn_error err = {0};
     sn_outfile of;
     if (sn_outfile_open(&of, out, &err) != SN_OK)
         return fail(2, err.msg);
     run_data d;
-    if (sn_run_data_read(dir, &d, &err) != SN_OK) {
+    if (sn_run_data_read(dir, &d, &err) != SN_OK || sn_run_data_map(&d, map, &err) != SN_OK) {
         sn_outfile_drop(&of);
         sn_run_data_free(&d);
         return fail(2, err.msg);

@@ -93,6 +93,27 @@ static void summary(FILE *f, const run_data *d)
     fputs("</td></tr>\n</table></section>\n", f);
 }
 
+/* The map's driving lanes inside the frame, each as wide as the lane, under everything else. */
+static void map_lanes(FILE *f, const run_data *d, double x0, double y0, double x1, double y1, double s)
+{
+    if (!d->n_lanes)
+        return;
+    fputs("<g class=\"map\" clip-path=\"url(#frame)\">", f);
+    for (size_t i = 0; i < d->n_lanes; i++) {
+        const rd_lane *l = &d->lanes[i];
+        bool inside = false;
+        for (size_t k = 0; k < l->n && !inside; k++)
+            inside = l->pts[k].x > x0 - 5 && l->pts[k].x < x1 + 5 && l->pts[k].y > y0 - 5 && l->pts[k].y < y1 + 5;
+        if (!inside || l->n < 2)
+            continue;
+        fprintf(f, "<polyline stroke-width=\"%.1f\" points=\"", fmax(l->width * s, 1));
+        for (size_t k = 0; k < l->n; k++)
+            fprintf(f, "%s%.1f,%.1f", k ? " " : "", (l->pts[k].x - x0) * s, (l->pts[k].y - y0) * s);
+        fputs("\"/>", f);
+    }
+    fputs("</g>\n", f);
+}
+
 static void paths_plot(FILE *f, const run_data *d)
 {
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
@@ -119,10 +140,17 @@ static void paths_plot(FILE *f, const run_data *d)
     fprintf(f, "<p class=\"note\">World x to the right, y down (CARLA's axes seen from above); %s. "
                "Red crosses: collisions.</p>\n",
             d->paths_from_recording ? "every actor from the recording" : "each sensor's mount from its stream");
+    if (d->map[0]) {
+        fputs("<p class=\"note\">Grey: the driving lanes of ", f);
+        esc(f, d->map);
+        fputs(".</p>\n", f);
+    }
     fprintf(f, "<svg id=\"paths\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                "viewBox=\"-50 -10 %.0f %.0f\">\n",
             W + 70, H + 40, W + 70, H + 40);
     fprintf(f, "<rect class=\"area\" x=\"0\" y=\"0\" width=\"%.1f\" height=\"%.1f\"/>\n", W, H);
+    fprintf(f, "<clipPath id=\"frame\"><rect x=\"0\" y=\"0\" width=\"%.1f\" height=\"%.1f\"/></clipPath>\n", W, H);
+    map_lanes(f, d, x0, y0, x1, y1, s);
     double step = nice_step(fmax(x1 - x0, y1 - y0));
     fputs("<g class=\"grid\">", f);
     for (double gx = ceil(x0 / step) * step; gx <= x1; gx += step)
@@ -281,7 +309,7 @@ static const char STYLE[] =
     "h1{font-size:22px}h2{font-size:17px;margin-top:28px}h3{font-size:14px;margin:14px 0 4px}"
     "table{border-collapse:collapse}th{text-align:left;padding:2px 16px 2px 0;color:#555;font-weight:600}"
     "svg{background:#fff;border:1px solid #ddd}svg text{font-size:11px;fill:#444}"
-    ".area{fill:#fff}.grid line{stroke:#eee}.collision path{stroke:#d00;stroke-width:3}"
+    ".area{fill:#fff}.map polyline{fill:none;stroke:#e6e6e6;stroke-linejoin:round}.grid line{stroke:#eee}.collision path{stroke:#d00;stroke-width:3}"
     "#counts rect{fill:#4e79a7}#counts .cut{fill:#d00}.type{color:#888;fill:#888;font-size:11px}.note{color:#666;font-size:12px}"
     ".legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px}"
     ".legend span{display:inline-block;width:10px;height:10px;margin-right:4px}"

@@ -427,6 +427,9 @@ void sn_run_data_free(run_data *d)
     }
     for (size_t i = 0; i < d->n_paths; i++)
         free(d->paths[i].pts);
+    if (d->n_lanes)
+        free(d->lanes[0].pts); /* one block for every lane (run_map.c) */
+    free(d->lanes);
     free(d->streams);
     free(d->paths);
     free(d->events);

@@ -7,6 +7,7 @@
 **   - a recording in DIR (any file a loaded recorder plugin opens, e.g. `--record
 **     DIR/run.sensimrec`): the scene, the seed and every actor's path and collisions;
 **   A stream cut short (a run killed mid-way) is shown up to its last whole message, with a note.
+**   - the scene's OpenDRIVE map, if any: its driving lanes under the paths (sn_run_data_map);
 **   - DIR/stats.json (`sensim run --stats DIR/stats.json`): frames, simulated time, messages,
 **     the wall-clock timers, scene and seed. */
 #ifndef SN_CLI_RUN_DATA_H
@@ -41,6 +42,13 @@ typedef struct rd_event {
     char what[240];
 } rd_event;
 
+/* A stretch of a driving lane's centre (waypoints 2 m apart), drawn as wide as the lane. */
+typedef struct rd_lane {
+    rd_pt *pts;
+    size_t n;
+    double width;
+} rd_lane;
+
 typedef struct rd_stream {
     char file[256], sensor[160], type[128];
     size_t count;
@@ -70,11 +78,20 @@ typedef struct run_data {
     bool has_stats;
     double frames, sim_time, messages, sensors, time_world, time_sensors, time_output;
     double t_min, t_max;    /* the messages' time span */
+    char map[4096];         /* the OpenDRIVE file drawn under the paths, "" if none */
+    rd_lane *lanes;
+    size_t n_lanes;
     uint64_t frame_min, frame_max;
 } run_data;
 
 /* Reads the run folder; SN_E_INVALID (with a sentence) when it is not one (no streams). */
 sn_status sn_run_data_read(const char *dir, run_data *d, sn_error *err);
+/*
+** The map under the paths (run_map.c): `map` (an OpenDRIVE file) when given, else the scene's
+** own when the scene file is found (the `map:` line of the YAML, relative to the scene's
+** folder). A map that cannot be read is SN_E_INVALID when given, silently absent when guessed.
+*/
+sn_status sn_run_data_map(run_data *d, const char *map, sn_error *err);
 void sn_run_data_free(run_data *d);
 
 #endif

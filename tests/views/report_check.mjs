@@ -34,6 +34,7 @@ try {
       summary_rows: document.querySelectorAll('#summary tr').length,
       paths_box: box(paths),
       polylines: lines.length,
+      map_lanes: paths ? paths.querySelectorAll('g.map polyline').length : 0,
       polyline_points: lines.map((l) => l.points.numberOfItems),
       starts: paths ? paths.querySelectorAll('g.actor circle').length : 0,
       collisions: paths ? paths.querySelectorAll('g.collision path').length : 0,
