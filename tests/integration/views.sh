@@ -44,6 +44,7 @@ sensors:
   - {name: dvs, blueprint: sensor.camera.dvs, transform: {location: [-4, 3, 3]},
      attributes: {image_size_x: 128, image_size_y: 96}}
 YAML
+echo "map: $(cd "$VIEWS/../../maps" && pwd)/town.xodr" >>"$TMP/scene.yaml" # its lanes go under the report's paths
 R=$TMP/run
 "$SENSIM" run "$TMP/scene.yaml" --out "$R" --quiet --threads 2 --stats "$R/stats.json" --record "$R/run.sensimrec" \
   || { echo "FAIL: the run failed"; exit 1; }
@@ -151,6 +152,7 @@ cams = [c for n, c in zip(streams, counts) if n[:-8] in ('rgb', 'depth', 'semant
 assert f['problems'] == [], f['problems']
 assert f['paths_box'][0] > 100 and f['paths_box'][1] > 100, 'empty path plot'
 assert f['polylines'] >= 1 and min(f['polyline_points']) >= 2, 'no path of the moving hero'
+assert f['map_lanes'] >= 2, 'the lanes of the scene\'s map are not drawn'
 assert 'hero' in f['legend'], f['legend']
 assert f['collisions'] >= 1, 'the hero hits the wall: no collision marked'
 assert f['count_rows'] == len(streams) and f['totals'] == counts, (f['totals'], counts)
