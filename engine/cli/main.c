@@ -57,7 +57,7 @@ static const char USAGE[] =
     "       sensim dump FILE [--json]\n"
     "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
     "       sensim convert STREAM --video OUT.mp4 [--gif OUT.gif] [--converter C]\n"
-    "       sensim report RUN_DIR --out REPORT.html\n"
+    "       sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]\n"
     "       sensim new-sensor NAME [DIR]\n"
     "       sensim map FILE [--json] [--waypoints D | --topology | --spawn-points | --at X,Y,Z]\n"
     "       sensim help [COMMAND]\n"
@@ -251,21 +251,7 @@ static int check_run_limits(const cli *c)
     return 0;
 }
 
-static void json_str_to(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void json_str(const char *s) { json_str_to(stdout, s); }
+static void json_str_to(FILE *f, const char *s);
 
 static int cmd_run(int argc, char **argv)
 {
@@ -347,6 +333,21 @@ static int cmd_run(int argc, char **argv)
     return 0;
 }
 
+static void json_str_to(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_str(const char *s) { json_str_to(stdout, s); }
 
 static const char *kind_name(sn_actor_kind k)
 {
