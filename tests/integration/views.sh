@@ -162,6 +162,8 @@ assert len(f['images']) == sum(min(8, c) for c in cams), len(f['images'])
 assert all(done and w > 0 and h > 0 for done, w, h in f['images']), 'an image did not load'
 assert f['summary_rows'] >= 8
 EOF
+"$SENSIM" report "$R" --out "$TMP/report2.html" >/dev/null && cmp -s "$TMP/report.html" "$TMP/report2.html" && ok \
+  || bad "two reports of one run folder differ"
 grep -q "<td>3</td>" "$TMP/report.html" && grep -q "scene.yaml" "$TMP/report.html" && ok || bad "the summary lacks the seed or scene"
 # without the recording: the sensors' mounts from their streams, collisions from the collision sensor
 mkdir -p "$TMP/streams_only" && cp "$R"/*.msgpack "$TMP/streams_only/"
