@@ -90,6 +90,11 @@ static void summary(FILE *f, const run_data *d)
         }
     fputs("<tr><th>recording</th><td>", f);
     esc(f, d->recording[0] ? d->recording : "none (sensim run --record RUN/run.sensimrec gives every actor's path)");
+    if (d->rec_note[0]) {
+        fputs(" (cut short: ", f);
+        esc(f, d->rec_note);
+        fputs(")", f);
+    }
     fputs("</td></tr>\n</table></section>\n", f);
 }
 

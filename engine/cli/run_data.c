@@ -237,7 +237,7 @@ static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream 
     }
     msgpack_unpacked_destroy(&u);
     sn_stream_reader_close(r);
-    if (st == SN_E_INVALID && s->count) { /* a run killed mid-way: what came before the cut is shown */
+    if (st == SN_E_INVALID) { /* a run killed mid-way, a damaged file: what came before is shown */
         snprintf(s->note, sizeof s->note, "; %s", err->msg);
         st = SN_E_NOT_FOUND;
     }
@@ -267,6 +267,8 @@ static sn_status read_recording(run_data *d, caps *cp, sn_recording *rec, sn_err
         d->has_seed = true, d->seed = info.seed;
     if (d->dt == 0)
         d->dt = info.fixed_delta_seconds;
+    if (info.end != SN_LOG_END_COMPLETE)
+        snprintf(d->rec_note, sizeof d->rec_note, "%s", info.end_reason);
     d->paths_from_recording = true;
     const sn_log_frame *f;
     sn_status st;
@@ -303,6 +305,10 @@ static sn_status read_recording(run_data *d, caps *cp, sn_recording *rec, sn_err
             if (!add_event(d, &cp->events, ev))
                 return sn_cli_fail(err, SN_E_NOMEM, "out of memory");
         }
+    }
+    if (st == SN_E_INVALID) { /* a damaged frame: the frames before it are shown */
+        snprintf(d->rec_note, sizeof d->rec_note, "%s", err->msg);
+        st = SN_E_NOT_FOUND;
     }
     return st == SN_E_NOT_FOUND ? SN_OK : st;
 }
@@ -393,6 +399,8 @@ sn_status sn_run_data_read(const char *dir, run_data *d, sn_error *err)
         snprintf(d->recording, sizeof d->recording, "%s", names[i]);
         st = read_recording(d, &cp, rec, err);
         sn_recording_close(rec);
+        /* a recording cut before any actor moved: the sensors' paths from the streams instead */
+        d->paths_from_recording = d->n_paths > 0;
     }
     size_t scap = 0;
     for (size_t i = 0; !st && i < n; i++) {

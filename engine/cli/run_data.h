@@ -6,7 +6,8 @@
 **     flow) SN_THUMBS evenly spaced thumbnails as PNG;
 **   - a recording in DIR (any file a loaded recorder plugin opens, e.g. `--record
 **     DIR/run.sensimrec`): the scene, the seed and every actor's path and collisions;
-**   A stream cut short (a run killed mid-way) is shown up to its last whole message, with a note.
+**   A stream or recording cut short or damaged (a run killed mid-way) is shown up to its last
+**   good message or frame, with a note.
 **   - the scene's OpenDRIVE map, if any: its driving lanes under the paths (sn_run_data_map);
 **   - DIR/stats.json (`sensim run --stats DIR/stats.json`): frames, simulated time, messages,
 **     the wall-clock timers, scene and seed. */
@@ -71,6 +72,7 @@ typedef struct run_data {
     size_t n_events;
     bool paths_from_recording;
     char recording[4096];   /* its file name, "" if none */
+    char rec_note[SN_ERROR_MAX]; /* why the recording ends early (a damaged frame), else "" */
     char scene[1024];       /* "" when unknown */
     bool has_seed;
     uint64_t seed;

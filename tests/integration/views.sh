@@ -174,10 +174,17 @@ f = json.load(open(sys.argv[1]))
 assert f['problems'] == [] and f['polylines'] >= 1 and f['collisions'] >= 1 and f['strips'] == 6, f
 EOF
 
-# a run killed mid-way leaves a stream cut inside a message: the page shows what came before, and says so
+# a run killed mid-way leaves streams and a recording cut short (or damaged): the page shows what
+# came before, and says so
 mkdir -p "$TMP/cut" && cp "$R"/*.msgpack "$TMP/cut/" && head -c 100000 "$R/depth.msgpack" >"$TMP/cut/depth.msgpack"
-"$SENSIM" report "$TMP/cut" --out "$TMP/cut.html" >/dev/null && grep -q "stream cut short</th><td>.*depth.msgpack: truncated stream" "$TMP/cut.html" \
-  && ok || bad "a cut stream: no page, or no note on it"
+printf 'not msgpack \xc1' >"$TMP/cut/garbage.msgpack"
+head -c $(($(stat -c %s "$R/run.sensimrec") / 2)) "$R/run.sensimrec" >"$TMP/cut/run.sensimrec"
+page_check "$TMP/cut" "$TMP/cut.html" >"$TMP/cut.json"
+grep -q "stream cut short</th><td>.*depth.msgpack: truncated stream" "$TMP/cut.html" &&
+  grep -q "stream cut short</th><td>.*garbage.msgpack: corrupt stream" "$TMP/cut.html" &&
+  grep -q "run.sensimrec (cut short: " "$TMP/cut.html" &&
+  $PY -c 'import json, sys; f = json.load(open(sys.argv[1])); assert f["problems"] == [] and f["polylines"] >= 1, f' \
+    "$TMP/cut.json" && ok || bad "cut files: no page, no note, or no paths: $(cat "$TMP/cut.json")"
 
 echo "$checks checks, $fails failed"
 [ $fails -eq 0 ]
