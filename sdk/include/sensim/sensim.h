@@ -403,6 +403,45 @@ SN_API bool sn_color_converter_parse(const char *name, sn_color_converter *out);
 SN_API sn_status sn_stream_save_images(const char *path, const char *dir, sn_color_converter conv,
                                        size_t *written, sn_error *err);
 
+/*
+** Reading a stream file message by message (what `sensim convert --video` and `sensim report`
+** are built on). The reader owns everything it hands out: a message's strings and data and a
+** picture's pixels stay valid until the next call on the reader or its close.
+**
+**   sn_stream_reader *r = sn_stream_reader_open("out/front.msgpack", &err);
+**   sn_message m;
+**   while (sn_stream_reader_next(r, &m, &err) == SN_OK) { ...m.frame, m.timestamp, m.data... }
+**   // err.status is SN_E_NOT_FOUND at the end, anything else a truncated or corrupt file
+**   sn_stream_reader_close(r);
+*/
+typedef struct sn_stream_reader sn_stream_reader;
+
+/* A picture: 8-bit RGB, rows packed (width * 3 bytes each), top row first. */
+typedef struct sn_picture {
+    uint32_t width, height;
+    uint64_t frame;
+    const uint8_t *rgb;
+} sn_picture;
+
+/* Opens a stream file. Free with sn_stream_reader_close. */
+SN_API sn_stream_reader *sn_stream_reader_open(const char *path, sn_error *err);
+/* NULL-safe. */
+SN_API void sn_stream_reader_close(sn_stream_reader *r);
+/*
+** The next message into *msg (its header: sensor, type_id, sensor_id, frame, timestamp; data
+** and size: the whole msgpack map). SN_E_NOT_FOUND after the last message; SN_E_INVALID for a
+** truncated or corrupt file or a message without the header keys, naming the byte offset.
+*/
+SN_API sn_status sn_stream_reader_next(sn_stream_reader *r, sn_message *msg, sn_error *err);
+/*
+** The picture of the message last returned, exactly as sn_stream_save_images saves it: a
+** camera image through `conv`, a DVS message's event frame, optical flow's colours; with
+** `points`, also the bird's-eye view of a lidar, semantic lidar or radar message. SN_E_INVALID
+** when the message holds no picture. *out->rgb belongs to the reader.
+*/
+SN_API sn_status sn_stream_reader_picture(sn_stream_reader *r, sn_color_converter conv, bool points, sn_picture *out,
+                                          sn_error *err);
+
 /* ---- Batch specs (what `sensim batch` runs) ---- */
 
 /*
