@@ -491,7 +491,7 @@ static int cmd_plugins(int argc, char **argv)
     if (!c.json) {
         /* where the files above were looked for (an unknown blueprint's error says it too) */
         size_t n_dirs = sn_blueprints_search_count(lib);
-        printf("searched:%s", n_dirs ? "" : " no folder (none given and none next to the program)");
+        printf("searched:%s", n_dirs ? "" : " no folder (none given and none beside libsensim or the program)");
         for (size_t i = 0; i < n_dirs; i++)
             printf("%s %s", i ? "," : "", sn_blueprints_search_dir(lib, i));
         putchar('\n');

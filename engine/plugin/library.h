@@ -53,7 +53,7 @@ void sn_library_free(sn_library *lib);
 sn_status sn_library_load_dir(sn_library *lib, const char *dir, sn_error *err);
 /* The DESIGN search path: plugin_dir, SENSIM_PLUGIN_PATH, the engine's own plugin folder. */
 sn_status sn_library_load_search_path(sn_library *lib, const char *plugin_dir, sn_error *err);
-/* The engine's own plugin folder (from the executable's location); per-thread static storage. */
+/* The engine's own plugin folder (from libsensim's location, else the program's); per-thread static storage. */
 const char *sn_library_default_dir(void);
 
 /* A test world's plugins (sensim/testworld.h), through the same checks as a folder's: an entry
@@ -73,5 +73,8 @@ size_t sn_library_refused(const sn_library *lib);
 /* "searched: DIR (--plugin-dir), DIR (SENSIM_PLUGIN_PATH, missing), ..." for an unknown
 ** blueprint's error, so the user sees where the plugin was looked for. */
 const char *sn_library_searched_text(const sn_library *lib, char *buf, size_t n);
+/* What an unknown blueprint's error adds: the refused plugin files if any, then the searched
+** folders ("2 plugin files were refused, see `sensim plugins`; searched: ..."). Returns buf. */
+const char *sn_library_unknown_hint(const sn_library *lib, char *buf, size_t n);
 
 #endif

@@ -239,8 +239,11 @@ sn_status sn_engine_spawn(sn_engine *e, const sn_actor_desc *d, uint32_t *out_id
     if (desc.n_attributes && !desc.attributes)
         return sn_fail(err, SN_E_INVALID, "spawn: n_attributes is %u but attributes is NULL", desc.n_attributes);
     const sn_blueprint *bp = sn_library_find(&e->lib, desc.blueprint);
-    if (!bp)
-        return sn_fail(err, SN_E_NOT_FOUND, "spawn: unknown blueprint '%s' (see `sensim blueprints`)", desc.blueprint);
+    if (!bp) {
+        char hint[800];
+        return sn_fail(err, SN_E_NOT_FOUND, "spawn: unknown blueprint '%s' (see `sensim blueprints`; %s)",
+                       desc.blueprint, sn_library_unknown_hint(&e->lib, hint, sizeof hint));
+    }
     sn_spawn_desc sd = {.bp = bp, .name = desc.name, .transform = desc.transform, .parent = desc.parent_id,
                         .id = desc.id};
     if (bp->kind == SN_ACTOR_SENSOR)

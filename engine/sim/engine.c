@@ -219,14 +219,10 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     s->bp = sn_library_find(&e->lib, ent->blueprint);
     if (!s->bp || s->bp->kind != SN_ACTOR_SENSOR) {
-        size_t refused = sn_library_refused(&e->lib);
-        char hint[160] = "", searched[640];
-        if (refused)
-            snprintf(hint, sizeof hint, "; %zu plugin file%s refused, see `sensim plugins`", refused,
-                     refused == 1 ? " was" : "s were");
-        return sn_fail(err, SN_E_INVALID, "%s: unknown sensor blueprint '%s' (see `sensim blueprints`%s; %s)",
-                       sn_scene_where(path, ent->blueprint_pos).s, ent->blueprint, hint,
-                       sn_library_searched_text(&e->lib, searched, sizeof searched));
+        char hint[800];
+        return sn_fail(err, SN_E_INVALID, "%s: unknown sensor blueprint '%s' (see `sensim blueprints`; %s)",
+                       sn_scene_where(path, ent->blueprint_pos).s, ent->blueprint,
+                       sn_library_unknown_hint(&e->lib, hint, sizeof hint));
     }
     s->cls = s->bp->cls;
     static const char *const host_keys[] = {"role_name", NULL};
