@@ -174,7 +174,7 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
     int ti = st ? -1 : sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "sensor_tick");
     if (ti >= 0) {
         double tick = s->values[ti].type == SN_ATTR_INT ? (double)s->values[ti].i : s->values[ti].f;
-        if (!(tick >= 0 && tick <= 1e9))
+        if (!(tick >= 0 && tick <= SN_SENSOR_TICK_MAX))
             st = sn_fail(err, SN_E_INVALID, "spawn '%s': sensor_tick must be within [0, 1e9] seconds", bp->id);
         else
             s->tick_ns = llround(tick * 1e9);

@@ -240,7 +240,7 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
-        if (!(tick >= 0 && tick <= 1e9)) /* before the cast to nanoseconds */
+        if (!(tick >= 0 && tick <= SN_SENSOR_TICK_MAX)) /* before the cast to nanoseconds */
             return sn_fail(err, SN_E_INVALID, "%s: sensor_tick must be within [0, 1e9] seconds",
                            sn_scene_where(path, ent->pos).s);
         s->tick_ns = llround(tick * 1e9);

@@ -40,7 +40,7 @@ static const char *const models[] = {"winner", "geometric", NULL};
      "shadow fading standard deviation when use_etsi_fading is false"},                                        \
     {"noise_seed", SN_ATTR_INT, "0", NULL, NULL, true, 0, 4294967295.0, NULL,                                   \
      "seed of fading and noise; 0 keeps the sensor's own stream (scene seed and name)"},                       \
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"}
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)")
 #define N_COMMON 13
 
 #define NOISE(name, doc) {name, SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 1e6, NULL, doc}
