@@ -84,6 +84,38 @@ const sn_method_def *sn_class_method(const sn_sensor_class *c, uint32_t i)
     return (const sn_method_def *)(const void *)((const char *)c->methods + (size_t)i * stride);
 }
 
+sn_status sn_class_check_call(const sn_sensor_class *c, const char *method, uint32_t argc, const char *const *argv,
+                              char *why, size_t n)
+{
+    uint32_t m = 0;
+    while (c->call && m < c->n_methods && strcmp(sn_class_method(c, m)->name, method) != 0)
+        m++;
+    if (!c->call || m == c->n_methods) {
+        snprintf(why, n, "'%s' has no method '%s'", c->blueprint, method);
+        return SN_E_NOT_FOUND;
+    }
+    if (!c->method_args)
+        return SN_OK;
+    const sn_method_args *a = &c->method_args[m];
+    if (argc < a->min_args || argc > a->max_args) {
+        if (a->min_args == a->max_args)
+            snprintf(why, n, "%s takes %u argument%s, not %u", method, a->min_args, a->min_args == 1 ? "" : "s",
+                     argc);
+        else
+            snprintf(why, n, "%s takes %u to %u arguments, not %u", method, a->min_args, a->max_args, argc);
+        return SN_E_INVALID;
+    }
+    for (uint32_t i = 0; a->max_arg_bytes && i < argc; i++) {
+        size_t len = strlen(argv[i]);
+        if (len > a->max_arg_bytes) {
+            snprintf(why, n, "%s: argument %u is %zu bytes; it takes at most %u", method, i + 1, len,
+                     a->max_arg_bytes);
+            return SN_E_RANGE;
+        }
+    }
+    return SN_OK;
+}
+
 size_t sn_class_value_size(const sn_sensor_class *c) { return c->value_size ? c->value_size : sizeof(sn_value); }
 
 bool sn_class_is_pre_1_2(const sn_sensor_class *c) { return c->hdr.abi_minor < 2; }

@@ -65,6 +65,12 @@ sn_status sn_library_add_file(sn_library *lib, const char *path, sn_plugin_entry
 const sn_blueprint *sn_library_find(const sn_library *lib, const char *id);
 /* Method i of a class, read with its stride (method_def_size, or the size in its ABI minor). */
 const sn_method_def *sn_class_method(const sn_sensor_class *c, uint32_t i);
+/* SN_OK when the class has call() and a method `method` whose declared arguments (method_args,
+** ABI 1.4; none declared: any) accept argc/argv; else SN_E_NOT_FOUND (no such method),
+** SN_E_INVALID (argument count) or SN_E_RANGE (an argument too long), and `why` says which
+** ("'sensor.x' has no method 'y'", "send takes 1 argument, not 2", ...). */
+sn_status sn_class_check_call(const sn_sensor_class *c, const char *method, uint32_t argc, const char *const *argv,
+                              char *why, size_t n);
 /* sizeof(sn_value) as the class was built: the stride of set()'s values. */
 size_t sn_class_value_size(const sn_sensor_class *c);
 /* True when the class was built against ABI 1.1 or older (sn_ray_hit without struct_size). */

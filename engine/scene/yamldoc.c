@@ -96,6 +96,11 @@ static sn_status build_node(builder *b, yaml_event_t *ev, int depth, sn_ynode **
     }
     switch (ev->type) {
     case YAML_SCALAR_EVENT: {
+        /* Every scene value reaches its reader as a C string: an escaped NUL ("a\0b") would cut
+        ** it silently (a V2X text sent half), so it is refused here for all of them. */
+        if (memchr(ev->data.scalar.value, 0, ev->data.scalar.length))
+            return sn_fail(b->err, SN_E_INVALID, "%s:%d:%d: the value holds a NUL character (\\0); no scene value "
+                           "may contain one", b->path, (int)ev->start_mark.line + 1, (int)ev->start_mark.column + 1);
         sn_ynode *n = node_new(b, SN_Y_SCALAR, &ev->start_mark);
         if (!n)
             return sn_fail(b->err, SN_E_NOMEM, "%s: out of memory", b->path);

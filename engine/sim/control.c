@@ -397,11 +397,9 @@ sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, u
     sn_sensor *s = sn_strmap_get(&e->sensor_names, sensor);
     if (!s || !s->spawned || s->destroyed || !s->self)
         return sn_fail(err, SN_E_NOT_FOUND, "call: no live sensor named '%s'", sensor);
-    bool found = false;
-    for (uint32_t m = 0; m < s->cls->n_methods; m++)
-        found |= strcmp(sn_class_method(s->cls, m)->name, method) == 0;
-    if (!found || !s->cls->call)
-        return sn_fail(err, SN_E_NOT_FOUND, "call: '%s' (%s) has no method '%s'", sensor, s->bp->id, method);
+    char why[256];
+    if ((st = sn_class_check_call(s->cls, method, argc, argv, why, sizeof why)))
+        return sn_fail(err, st, "call: '%s': %s", sensor, why);
     s->error[0] = 0;
     sn_guard_enter(s, "call");
     st = s->cls->call(s->self, method, argc, argv);

@@ -248,11 +248,10 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     if ((st = sn_sensor_budget(e, s, sn_scene_where(path, ent->pos).s, err)))
         return st;
     for (uint32_t c = 0; c < ent->n_calls; c++) {
-        bool found = false;
-        for (uint32_t m = 0; m < s->cls->n_methods; m++)
-            found |= strcmp(sn_class_method(s->cls, m)->name, ent->calls[c].method) == 0;
-        if (!found || !s->cls->call)
-            return sn_fail(err, SN_E_INVALID, "%s: '%s' has no method '%s'", sn_scene_where(path, ent->calls[c].pos).s, s->bp->id, ent->calls[c].method);
+        const sn_scene_call *call = &ent->calls[c];
+        char why[256];
+        if (sn_class_check_call(s->cls, call->method, call->n_args, (const char *const *)call->args, why, sizeof why))
+            return sn_fail(err, SN_E_INVALID, "%s: %s", sn_scene_where(path, call->pos).s, why);
         if (c && ent->calls[c].at < ent->calls[c - 1].at)
             return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, ent->calls[c].pos).s);
     }

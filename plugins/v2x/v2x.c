@@ -72,6 +72,7 @@ static const sn_attr_def custom_attrs[] = {
 static const sn_method_def custom_methods[] = {
     {"send", "send(text): transmit a text of at most 100 bytes once, at the sensor's next tick"},
 };
+static const sn_method_args custom_method_args[] = {{1, 1, SN_V2X_TEXT_MAX}}; /* found at scene load */
 
 typedef struct v2x {
     const sn_host *h;
@@ -300,6 +301,7 @@ static const sn_sensor_class custom_class = {
     .attrs = custom_attrs, .n_attrs = sizeof custom_attrs / sizeof custom_attrs[0],
     .attr_def_size = sizeof(sn_attr_def), .value_size = sizeof(sn_value),
     .methods = custom_methods, .n_methods = 1, .method_def_size = sizeof(sn_method_def),
+    .method_args = custom_method_args,
     .create = create_custom, .destroy = destroy, .set = set, .attach = attach, .tick = tick,
     .pending = pending, .serialize = serialize, .call = call,
     .class_create = class_create_custom, .class_destroy = class_destroy, .class_tick = class_tick,
