@@ -1,5 +1,7 @@
 #include "yamldoc.h"
 
+#include "../core/infile.h"
+
 #include "../core/error.h"
 #include "../core/util.h"
 
@@ -221,15 +223,9 @@ static sn_status parse_document(builder *b, sn_ynode **root)
 sn_status sn_ydoc_load(sn_ydoc *doc, const char *path, sn_error *err)
 {
     memset(doc, 0, sizeof *doc);
-    FILE *f = fopen(path, "rb");
+    FILE *f = sn_open_input(path, "scene file", err); /* a folder read as YAML said "input error"; a FIFO hung */
     if (!f)
-        return sn_fail(err, SN_E_IO, "%s: cannot open scene file: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) { /* a folder read as YAML said "input error" */
-        fclose(f);
-        return sn_fail(err, SN_E_IO, "%s: not a scene file: it is %s", path,
-                       S_ISDIR(sb.st_mode) ? "a folder" : "not a regular file");
-    }
+        return SN_E_IO;
     doc->path = sn_strdup(path);
     builder b = {.path = path, .err = err};
     if (!yaml_parser_initialize(&b.parser)) {
