@@ -28,5 +28,36 @@ expect 2 "not a manifest file: it is a FIFO" "batch merge FIFO" "$SENSIM" batch 
 expect 2 "not a scene file: it is a FIFO" "run FIFO" "$SENSIM" run "$TMP/fifo" --out "$TMP/o/run"
 expect 2 "not a map: it is a FIFO" "map FIFO" "$SENSIM" map "$TMP/fifo"
 
+# Output that cannot be written is a failure, exit 1 with one line, as `sensim dump` reports it:
+# a full device, and a closed pipe with SIGPIPE ignored (as Python's subprocess leaves it).
+printf 'settings: {frames: 2}\nactors:\n  - {blueprint: static.ground}\n' >"$TMP/tiny.yaml"
+full() { # full DESCRIPTION COMMAND...
+  local what=$1; shift
+  timeout 60 "$@" >/dev/full 2>"$TMP/err" </dev/null
+  local rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "^sensim: error: .*No space left on device" "$TMP/err" ||
+    bad "$what > /dev/full: exit $rc, stderr: $(cat "$TMP/err")"
+}
+full "blueprints" "$SENSIM" blueprints
+full "blueprints --json" "$SENSIM" blueprints --json
+full "plugins" "$SENSIM" plugins
+full "--version" "$SENSIM" --version
+full "--help" "$SENSIM" --help
+full "run --help" "$SENSIM" run --help
+full "run (its summary)" "$SENSIM" run "$TMP/tiny.yaml" --out "$TMP/o/tiny"
+(trap '' PIPE; "$SENSIM" blueprints 2>"$TMP/err" | true; echo "${PIPESTATUS[0]}" >"$TMP/rc")
+[ "$(cat "$TMP/rc")" -eq 1 ] && grep -q "Broken pipe" "$TMP/err" ||
+  bad "blueprints into a closed pipe: exit $(cat "$TMP/rc"), stderr: $(cat "$TMP/err")"
+
+# Extra arguments are refused, not ignored.
+expect 2 "blueprints: unexpected argument 'extra'" "blueprints extra" "$SENSIM" blueprints extra
+expect 2 "plugins: unexpected argument 'extra'" "plugins extra" "$SENSIM" plugins --json extra
+expect 2 "--version: unexpected argument 'extra'" "--version extra" "$SENSIM" --version extra
+
+# The usage text names each option once.
+"$SENSIM" --help >"$TMP/usage"
+n=$(grep -c -- "--record FILE \[--additional-data\]" "$TMP/usage")
+[ "$n" -eq 1 ] || bad "the usage text repeats [--record FILE [--additional-data]]: $n times"
+
 [ $fails -eq 0 ] || exit 1
 echo "bad input: clear errors, no hang" >&2
