@@ -234,6 +234,10 @@ typedef struct sn_spawn_overlap {
     double depth, clear_z;
 } sn_spawn_overlap;
 bool sn_world_spawn_overlap(sn_world *w, const sn_actor *a, const sn_transform *tf, sn_spawn_overlap *out);
+/* The same check the other way round, for a static actor just materialized: the vehicle or
+** walker whose box it overlaps deepest (more than 1 cm), so the order of a scene's entries
+** does not decide whether an overlap is refused (clear_z NAN: lifting a prop means nothing). */
+bool sn_world_static_overlap(sn_world *w, const sn_actor *s, sn_spawn_overlap *out);
 /* Teleports an actor that is not attached: pose now and as the previous pose, velocities kept. */
 void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot);
 /* Sets linear (m/s) and angular (rad/s) velocity, world frame. */

@@ -213,6 +213,46 @@ static void overlapping_spawn_refused(void)
     sn_engine_destroy(e);
 }
 
+/* Loads `text`; returns the status and the error. */
+static sn_status load_status(const char *text, sn_error *err)
+{
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true};
+    sn_engine *e = sn_engine_create(&o, err);
+    sn_status st = e ? sn_engine_load_scene(e, tu_write(dir, "order.yaml", text), err) : SN_E_NOMEM;
+    sn_engine_destroy(e);
+    return st;
+}
+
+/* Issue 24 item 9: the spawn-overlap check holds whatever the order of the entries: a prop
+** listed after the vehicle it overlaps is refused as the vehicle listed after the prop is, with
+** the same depth; a ground plane under vehicles resting on it, or a prop beside them, is no
+** overlap; and a walker listed before a wall it stands in. */
+static void overlap_any_order(void)
+{
+    const char *ground = "actors:\n  - {blueprint: static.ground}\n";
+    const char *car = "  - {name: car, blueprint: vehicle.sedan}\n";
+    const char *box = "  - {name: box, blueprint: static.prop.box, transform: {location: [2.0, 0, 0.5]}}\n";
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s%s%s", ground, car, box); /* the prop second: accepted before */
+    snprintf(b, sizeof b, "%s%s%s", ground, box, car);
+    sn_error ea = {0}, eb = {0};
+    CHECK(load_status(a, &ea) == SN_E_INVALID && strstr(ea.msg, "'box' (static.prop.box) overlaps 'car'"),
+          "a prop listed after the car it overlaps is refused: %s", ea.msg);
+    CHECK(load_status(b, &eb) == SN_E_INVALID && strstr(eb.msg, "'car' (vehicle.sedan) overlaps 'box'"),
+          "the car listed after the prop: %s", eb.msg);
+    const char *da = strstr(ea.msg, " by "), *db = strstr(eb.msg, " by ");
+    CHECK(da && db && strtod(da + 4, NULL) == strtod(db + 4, NULL), "the same overlap either way: %s / %s",
+          da ? da : "-", db ? db : "-");
+    snprintf(a, sizeof a, "actors:\n%s  - {blueprint: static.ground}\n"
+             "  - {name: box, blueprint: static.prop.box, transform: {location: [3.0, 0, 0.5]}}\n", car);
+    CHECK(load_status(a, &ea) == SN_OK, "the ground after a car resting on it, a box beside it: %s", ea.msg);
+    snprintf(a, sizeof a, "%s  - {name: p, blueprint: walker.pedestrian, transform: {location: [10, 0, 0.9]}}\n"
+             "  - {name: wall, blueprint: static.prop.box, transform: {location: [10, 0.3, 1]},"
+             " attributes: {extent: \"0.2,2,1\"}}\n", ground);
+    CHECK(load_status(a, &ea) == SN_E_INVALID && strstr(ea.msg, "'wall'") && strstr(ea.msg, "'p'"),
+          "a wall listed after the walker standing in it: %s", ea.msg);
+}
+
 /* Issue 9 item 3: a pedestrian hit at 10 m/s falls, ends lying on the ground apart from the
 ** car (which brakes once it hits), and the events stop once they are apart. */
 static void pedestrian_falls(void)
@@ -493,6 +533,7 @@ int main(int argc, char **argv)
     sensor_tick_and_schedule();
     truck_lands_on_its_wheels();
     overlapping_spawn_refused();
+    overlap_any_order();
     pedestrian_falls();
     pedestrian_struck(0.6, 0, 15, 5);
     pedestrian_struck(0.9, 0, 15, 5);
