@@ -54,23 +54,34 @@ static void knock_down_walkers(sn_world *w)
     }
 }
 
-/* Vehicles' impulse on the walker this frame, and whether one touched it. */
-static bool vehicle_impulse(const sn_world *w, const sn_actor *a, double *sum)
+/* A vehicle slower than this (m/s) does not push: a pedestrian walking into a stopped car
+** stands against it instead of being knocked down after half a second of leaning on it. */
+#define SN_WALKER_PUSH_SPEED 0.3
+
+/* Vehicles' impulse on the walker this frame, and whether one touched it; *pushing when one of
+** them moves. */
+static bool vehicle_impulse(const sn_world *w, const sn_actor *a, double *sum, bool *pushing)
 {
     bool touching = false;
     *sum = 0;
+    *pushing = false;
     for (size_t k = 0; k < w->n_pairs; k++) {
         const sn_pair *p = &w->pairs[k];
-        if (p->self == a->id && is_vehicle(w, p->other)) {
-            touching = true;
-            *sum += sn_v3_len(p->impulse);
+        const sn_actor *o = sn_world_find(w, p->other);
+        if (p->self != a->id || !o || o->kind != SN_ACTOR_VEHICLE)
+            continue;
+        touching = true;
+        *sum += sn_v3_len(p->impulse);
+        if (o->body) {
+            const dReal *v = dBodyGetLinearVel(o->body);
+            *pushing |= v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > SN_WALKER_PUSH_SPEED * SN_WALKER_PUSH_SPEED;
         }
     }
     return touching;
 }
 
-/* At the end of a frame: a standing walker keeps the impulse of an unbroken contact with
-** vehicles (a push that stops is forgotten). A fallen walker that touched no vehicle this frame,
+/* At the end of a frame: a standing walker keeps the impulse of an unbroken push by moving
+** vehicles (a push that stops, or a stopped vehicle, is forgotten). A fallen walker that touched no vehicle this frame,
 ** that lies (tilted more than 60 degrees), or that has been knocked for
 ** SN_WALKER_KNOCKDOWN_TIME is down: from now on it lies below the vehicles' floors (a person
 ** lying on the road is lower than a car's ground clearance, and wheels are rays that see only
@@ -85,9 +96,9 @@ static void mark_fallen_apart(sn_world *w, double dt)
         if (a->kind != SN_ACTOR_WALKER || a->drive != SN_DRIVE_PHYSICS || a->down)
             continue;
         double sum;
-        bool touching = vehicle_impulse(w, a, &sum);
+        bool pushing, touching = vehicle_impulse(w, a, &sum, &pushing);
         if (!a->fallen) {
-            a->pushed = touching ? a->pushed + sum : 0;
+            a->pushed = pushing ? a->pushed + sum : 0;
             continue;
         }
         a->fallen_for += dt;

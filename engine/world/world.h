@@ -274,8 +274,8 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
 
 /* A walker struck by vehicles with more than this impulse (N*s: an 80 kg pedestrian knocked
 ** to about 2 m/s, a car at walking pace) falls: it stops walking and becomes a passive body.
-** The impulse is summed over the consecutive frames it touches vehicles, so a car that pushes
-** it slowly knocks it down too (driver_physics.c). */
+** The impulse is summed over the consecutive frames a moving vehicle pushes it, so a car that
+** pushes it slowly knocks it down too (driver_physics.c). */
 #define SN_WALKER_FALL_IMPULSE 150.0
 /* A fallen walker meets vehicles for at most this long (s), then lies below their floors: a
 ** real impact, bumper to the head's strike, is over in 0.1-0.2 s, and a rigid box held by a

@@ -331,6 +331,27 @@ static void pedestrian_struck(double throttle, double v0, double ped_x, int boun
     sn_engine_destroy(e);
 }
 
+/* A pedestrian walking into a braked car leans on it and stays up: only a moving vehicle's
+** push adds up over frames (SN_WALKER_PUSH_SPEED), else half a second of leaning would fell it. */
+static void walker_leans_on_parked_car(void)
+{
+    sn_engine *e = scene_c("actors:\n  - {blueprint: static.ground}\n"
+                           "  - {name: car, blueprint: vehicle.sedan, control: {brake: 1, hand_brake: true}}\n"
+                           "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [0, 2, 0.9]},\n"
+                           "     control: {direction: [0, -1, 0], speed: 1.4}}\n"
+                           "sensors:\n  - {name: c, blueprint: sensor.other.collision, attach_to: ped}\n");
+    sn_error err;
+    n_events = 0;
+    CHECK(sn_engine_listen(e, "c", on_event, NULL, &err) == SN_OK, "%s", err.msg);
+    step(e, 100);
+    sn_actor_info p = tu_actor(e, "ped");
+    CHECK(n_events > 20, "it walked into the car and leans on it: %d events", n_events);
+    CHECK(fabs(p.transform.location.z - 0.9) < 0.05 && fabs(p.transform.rotation.pitch) < 5 &&
+              fabs(p.transform.rotation.roll) < 5, "still upright after 5 s: z %.2f, pitch %.1f, roll %.1f",
+          p.transform.location.z, p.transform.rotation.pitch, p.transform.rotation.roll);
+    sn_engine_destroy(e);
+}
+
 /* Steady circle at steer `steer` and speed `v` (a throttle loop); returns roll (deg), lateral
 ** acceleration (g) and radius (m) at the end. */
 static void circle(const char *bp, double steer, double v, double *roll, double *ay, double *radius)
@@ -539,6 +560,7 @@ int main(int argc, char **argv)
     pedestrian_struck(0.9, 0, 15, 5);
     pedestrian_struck(0.9, 30, 15, 5);
     pedestrian_struck(0.6, 0, 2.8, 14); /* creeps into it: 1.3 m/s at contact */
+    walker_leans_on_parked_car();
     roll_and_understeer();
     truck_rolls_over();
     pileup_stays_on_the_road();
