@@ -454,7 +454,8 @@ static bool to_folder(char *file)
 const char *sn_library_default_dir(void)
 {
     static _Thread_local char dir[PATH_MAX]; /* per thread: engines may be created on several at once */
-    static const char *const from_lib[] = {"../plugins", SN_PLUGIN_LIBRELDIR};
+    /* the install's own folder first: <libdir>/../plugins may be anything on a system */
+    static const char *const from_lib[] = {SN_PLUGIN_LIBRELDIR, "../plugins"};
     static const char *const from_exe[] = {"../plugins", SN_PLUGIN_RELDIR};
     Dl_info info;
     char self[PATH_MAX];
