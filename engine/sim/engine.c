@@ -39,6 +39,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     }
     if (opts)
         e->opts = *opts;
+    e->out_lock = -1;
     if (sn_library_init(&e->lib, err) != SN_OK) {
         free(e);
         return NULL;
@@ -460,6 +461,13 @@ static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err
     return st;
 }
 
+static void release_lock(sn_engine *e)
+{
+    if (e->out_lock >= 0)
+        close(e->out_lock);
+    e->out_lock = -1;
+}
+
 sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
 {
     if (!e || !dir)
@@ -469,6 +477,8 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
     if (e->outputs_open)
         return sn_fail(err, SN_E_STATE, "outputs: already open");
     sn_status st = make_dirs(dir, err);
+    if (!st && e->out_lock < 0) /* before anything is checked or written: a second run stops here */
+        st = sn_outdir_lock(dir, &e->out_lock, err);
     if (!st)
         st = check_destinations(e, dir, err);
     char *stage = NULL;
@@ -488,6 +498,7 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
         if (stage)
             rmdir(stage); /* empty again: a run that fails while loading writes nothing */
         free(stage);
+        release_lock(e);
         return st;
     }
     free(e->final_dir);
@@ -909,6 +920,7 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
         e->partial_dir = sn_strdup(e->out_dir);
     }
     e->outputs_open = false;
+    release_lock(e);
     return st;
 }
 

@@ -153,6 +153,7 @@ struct sn_engine {
     char *partial_dir;     /* the staging folder a failed run left, NULL if none */
     uint64_t sensor_bytes; /* the sum of live sensors' budget_bytes */
     bool outputs_open, broken;
+    int out_lock;          /* flock on final_dir while outputs are open (outdir.c), -1 when none */
     struct sn_replay *replay; /* set while replaying a recording (replay.c) */
 
     /* ---- test world (api_testworld.c, sensim/testworld.h) ---- */
