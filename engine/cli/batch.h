@@ -38,6 +38,9 @@ int batch_exec(const batch_opts *o, const sn_batch *b, const size_t *todo, size_
 
 /* The manifest: one JSON object per line. */
 void manifest_write(FILE *f, const sn_batch_run *run, const batch_result *r, const char *run_dir);
+/* Drops a cut last line (a record without its newline: the batch was killed while writing
+** it), so --resume appends after the last whole record. false with a message in err. */
+bool manifest_trim(const char *path, char *err, size_t errn);
 /* Marks done[i] for every run of b recorded as "ok" in the manifest at path (missing: none). */
 void manifest_completed(const char *path, const sn_batch *b, bool *done);
 /*

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -35,6 +36,7 @@ typedef struct job {
 typedef struct argv_buf {
     char *v[64 + 2 * 1024];
     char seed[32], frames[32], threads[32];
+    char nomem[300]; /* what the child says when exec fails under memory_mb */
 } argv_buf;
 
 static bool build_argv(const batch_opts *o, job *j, argv_buf *a)
@@ -81,14 +83,28 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
     argv_buf a;
     if (!batch_rmtree(j->dir) || !build_argv(o, j, &a))
         return false;
-    remove(j->stats);
+    /* A link planted at either name goes (remove() takes the link, not its target); the child
+    ** then creates its log exclusively, never through a link, as `sensim run` opens outputs. */
+    if ((remove(j->stats) != 0 && errno != ENOENT) || (remove(j->errlog) != 0 && errno != ENOENT))
+        return false;
+    snprintf(a.nomem, sizeof a.nomem,
+             "sensim: error: batch: run '%s' cannot start within memory_mb %llu (its address-space limit, "
+             "RLIMIT_AS %llu MiB, is below what the sensim program needs to load)\n",
+             j->info.id, (unsigned long long)j->info.memory_mb, (unsigned long long)j->info.memory_mb);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0)
         return false;
     if (pid == 0) {
         setpgid(0, 0); /* its own group: a timeout kills the run and anything it started */
+        /* The batch killed (even by SIGKILL, which it cannot catch) takes its runs with it; a
+        ** parent that died before this line is seen by getppid(). Kept across execv. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(128 + SIGKILL);
         sigprocmask(SIG_SETMASK, child_mask, NULL);
-        int in = open("/dev/null", O_RDONLY), err = open(j->errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int in = open("/dev/null", O_RDONLY),
+            err = open(j->errlog, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (in >= 0)
             dup2(in, 0);
         if (err >= 0) {
@@ -101,8 +117,12 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
             setrlimit(RLIMIT_AS, &rl);
         }
         execv(o->self, a.v);
-        static const char msg[] = "sensim: error: batch: cannot start the sensim program\n";
-        (void)!write(2, msg, sizeof msg - 1);
+        if (errno == ENOMEM && j->info.memory_mb) {
+            (void)!write(2, a.nomem, strlen(a.nomem));
+        } else {
+            static const char msg[] = "sensim: error: batch: cannot start the sensim program\n";
+            (void)!write(2, msg, sizeof msg - 1);
+        }
         _exit(127);
     }
     setpgid(pid, pid); /* also here, so a kill right away finds the group */
@@ -133,6 +153,38 @@ static void last_error(const char *path, char *out, size_t n)
     fclose(f);
 }
 
+/* The first line of the run's stderr (what the dynamic loader says when it cannot map a library), or "". */
+static void first_line(const char *path, char *out, size_t n)
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f && fgets(out, (int)n, f))
+        out[strcspn(out, "\n")] = 0;
+    if (f)
+        fclose(f);
+}
+
+/* A run that died before saying why, under memory_mb: the limit is the likely cause (the
+** loader exits 127 when it cannot map a library; an allocation that fails outside sensim's
+** checks ends in a signal). Named, with what the run said, instead of a bare status. */
+static void blame_memory(const job *j, batch_result *r)
+{
+    if (r->error[0] || !j->info.memory_mb || j->timed_out || (r->exit_code != 127 && !r->signal))
+        return;
+    char said[300];
+    first_line(j->errlog, said, sizeof said);
+    char how[64];
+    if (r->signal)
+        snprintf(how, sizeof how, "was killed by signal %d (%s)", r->signal, strsignal(r->signal));
+    else
+        snprintf(how, sizeof how, "exited with status %d", r->exit_code);
+    snprintf(r->error, sizeof r->error,
+             "%s under memory_mb %llu (its address-space limit, RLIMIT_AS %llu MiB): most likely too little memory "
+             "for the program and its libraries; raise memory_mb%s%s", how,
+             (unsigned long long)j->info.memory_mb, (unsigned long long)j->info.memory_mb, said[0] ? "; it said: " : "",
+             said);
+}
+
 static uint64_t read_frames(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -152,6 +204,11 @@ static void finish(job *j, int wstatus, batch_result *r)
     r->frames = read_frames(j->stats);
     remove(j->stats);
     last_error(j->errlog, r->error, sizeof r->error);
+    if (WIFEXITED(wstatus))
+        r->exit_code = WEXITSTATUS(wstatus);
+    else
+        r->signal = WTERMSIG(wstatus);
+    blame_memory(j, r);
     if (WIFEXITED(wstatus)) {
         r->exit_code = WEXITSTATUS(wstatus);
         r->status = r->exit_code == 0 ? "ok" : r->exit_code == 2 ? "bad_input" : "failed";
