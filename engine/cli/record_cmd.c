@@ -39,14 +39,16 @@ static const char HELP_REPLAY[] =
     "interpolated between them) with their velocities and controls, while the sensors of SCENE\n"
     "(and with --replay-sensors the recorded ones) write DIR/<sensor>.msgpack as in a live run.\n"
     "  --start S         seconds into the recording; negative counts from the end (default 0)\n"
-    "  --duration D      seconds to replay (default: to the end)\n"
+    "  --duration D      seconds to replay: D / (dt * F) frames (default: to the end)\n"
     "  --time-factor F   recording seconds per replayed second (default 1)\n"
-    "  --follow ID       free-standing sensors of SCENE ride on recorded actor ID at their transform\n"
+    "  --follow ID       free-standing sensors of SCENE ride on recorded vehicle or walker ID\n"
     "  --ignore-hero     do not replay heroes (role_name hero)\n"
     "  --branch-hero     hand heroes to physics at --start, with their recorded velocity and control\n"
     "  --replay-sensors  re-create the recorded sensors\n"
     "  --scene SCENE     a scene whose sensors (attach_to may name recorded actors) and actors ride along\n"
-    "Exit status: 0 success, 1 a failure while running, 2 bad input.\n";
+    "Replayed messages carry the recorded frame numbers and timestamps.\n"
+    "Exit status: 0 success, 1 a failure while running, 2 bad input (also: --follow of an id the\n"
+    "recording does not move, a time factor giving over 10^9 frames).\n";
 
 static int fail(int code, const char *msg)
 {

@@ -314,6 +314,7 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         return st;
     }
     e->clock = (sn_clock){0, 0, sc->settings.fixed_delta_seconds, 0, llround(sc->settings.fixed_delta_seconds * 1e9)};
+    e->frame0 = 0;
     e->time_world = e->time_sensors = e->time_output = 0; /* the timers count from this load */
     e->n_sub = (int)ceil(sc->settings.fixed_delta_seconds / sc->settings.max_substep_delta_time - 1e-9);
     if (e->n_sub < 1)

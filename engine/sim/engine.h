@@ -110,6 +110,7 @@ struct sn_engine {
     sn_world world;
     sn_clock clock;
     uint64_t frames_target;
+    uint64_t frame0;       /* the clock's frame before the first step: 0, a replay's recorded frame - 1 */
     uint64_t advanced_frame; /* the last frame the world was advanced to (render_at needs it) */
     int n_sub;
     uint64_t seed;

@@ -53,4 +53,38 @@ printf 'settings: {frames: 2}\nrecorder: {file: /nonexistent/dir/x.rec}\n' >"$TM
 expect2 "unwritable recorder: key" "$SENSIM" run "$TMP/rec.yaml" --out "$TMP/o5" "${P[@]}"
 printf 'settings: {frames: 3}\nactors: [{name: g, blueprint: static.ground}]\nrecorder: {file: %s/key.rec, additional_data: true}\n' "$TMP" >"$TMP/rec2.yaml"
 "$SENSIM" run "$TMP/rec2.yaml" --out "$TMP/o6" --quiet "${P[@]}" && "$SENSIM" recorder info "$TMP/key.rec" "${P[@]}" | grep -q '^Frames: 3$' || bad "scene key recorder:"
+
+# Replay (issue 24 item 3). The recording holds 80 frames of 0.05 s: it spans 4 s. A duration
+# D replays D / dt frames and --start -S the last S seconds, as many as CARLA's replayer ticks.
+frames_of() { sed -n 's/^sensim: replayed \([0-9]*\) frames.*/\1/p' "$1"; }
+for c in "80:" "40:--duration 2" "20:--start -1" "10:--start 1 --duration 0.5" "1:--start -0.01"; do
+  want=${c%%:*} args=${c#*:}
+  rm -rf "$TMP/rf"
+  "$SENSIM" replay "$REC" --out "$TMP/rf" $args "${P[@]}" >"$TMP/rf.out" 2>&1 || bad "replay $args: $(cat "$TMP/rf.out")"
+  [ "$(frames_of "$TMP/rf.out")" = "$want" ] || bad "replay $args: $(cat "$TMP/rf.out"), want $want frames"
+done
+expect2 "--follow an id the recording lacks" "$SENSIM" replay "$REC" --out "$TMP/r5" --follow 99 "${P[@]}"
+expect2 "--follow a static actor" "$SENSIM" replay "$REC" --out "$TMP/r5" --follow 3 "${P[@]}"
+expect2 "--follow a sensor" "$SENSIM" replay "$REC" --out "$TMP/r5" --follow 4 "${P[@]}"
+expect2 "--follow an ignored hero" "$SENSIM" replay "$REC" --out "$TMP/r5" --follow 2 --ignore-hero "${P[@]}"
+grep -q "has no actor 99" <("$SENSIM" replay "$REC" --out "$TMP/r5" --follow 99 "${P[@]}" 2>&1) || bad "--follow 99: no reason given"
+"$SENSIM" replay "$REC" --out "$TMP/r6" --follow 2 --quiet "${P[@]}" || bad "--follow the hero"
+expect2 "--time-factor 1e-300" "$SENSIM" replay "$REC" --out "$TMP/r7" --time-factor 1e-300 "${P[@]}"
+expect2 "--time-factor 1e-9" "$SENSIM" replay "$REC" --out "$TMP/r7" --time-factor 1e-9 "${P[@]}"
+[ -e "$TMP/r5" ] || [ -e "$TMP/r7" ] && bad "a refused replay created its --out folder"
+# Replayed messages carry the recorded frame numbers and timestamps: a camera replayed from
+# 0.5 s starts at recorded frame 11 (elapsed 0.5 s), as the live run's camera did.
+cat >"$TMP/cam.yaml" <<'YAML'
+settings: {fixed_delta_seconds: 0.05, frames: 20}
+actors:
+  - {name: ground, blueprint: static.ground}
+  - {name: hero, blueprint: vehicle.sedan, attributes: {role_name: hero}, velocity: [10, 0, 0]}
+sensors:
+  - {name: cam, blueprint: sensor.camera.depth, attach_to: hero, attributes: {image_size_x: 8, image_size_y: 6}}
+YAML
+"$SENSIM" run "$TMP/cam.yaml" --out "$TMP/camlive" --record "$TMP/cam.rec" --quiet "${P[@]}" || bad "camera run"
+"$SENSIM" replay "$TMP/cam.rec" --out "$TMP/camrep" --scene "$TMP/cam.yaml" --start 0.5 --duration 0.2 --quiet "${P[@]}" || bad "camera replay"
+got=$("$SENSIM" dump "$TMP/camrep/cam.msgpack" | sed 's/^{"frame":\([0-9]*\),"timestamp":\([0-9.]*\),.*/\1 \2/' | tr '\n' ' ')
+want=$("$SENSIM" dump "$TMP/camlive/cam.msgpack" | sed -n 11,14p | sed 's/^{"frame":\([0-9]*\),"timestamp":\([0-9.]*\),.*/\1 \2/' | tr '\n' ' ')
+[ -n "$got" ] && [ "$got" = "$want" ] || bad "replayed frame numbers: '$got', want '$want'"
 [ $fails -eq 0 ] && echo "recorder cli: all good" || exit 1
