@@ -232,9 +232,9 @@ class Client:
         return self._query(filename, "sn_recording_print_collisions", category1.encode()[:1],
                            category2.encode()[:1], False)
 
-    def show_recorder_actors_blocked(self, filename: str, min_time: float = 30.0, min_distance: float = 10.0) -> str:
-        """Actors that moved less than min_distance metres in min_time seconds."""
-        return self._query(filename, "sn_recording_print_blocked", float(min_time), float(min_distance), False)
+    def show_recorder_actors_blocked(self, filename: str, min_time: float = 30.0, min_distance: float = 100.0) -> str:
+        """Actors that moved less than min_distance centimetres (CARLA's unit) in min_time seconds."""
+        return self._query(filename, "sn_recording_print_blocked", float(min_time), float(min_distance) / 100.0, False)
 
     def apply_batch_sync(self, commands, do_tick: bool = False):
         raise NotImplementedError("apply_batch_sync: sensim has no command batches; call the actor methods "

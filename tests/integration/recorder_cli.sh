@@ -27,7 +27,7 @@ grep -q '^Version: 1.1$' "$TMP/info" && grep -q '^ Create 2: vehicle.sedan (1) a
   grep -q '^Frames: 80$' "$TMP/info" && grep -q '^ Collision id 0 between 2 (hero)  with 3$' "$TMP/info" || bad "info text: $(head -20 "$TMP/info")"
 "$SENSIM" recorder collisions "$REC" --type1 h --type2 o "${P[@]}" >"$TMP/coll" || bad "collisions"
 grep -q '^       2   v o       2 vehicle.sedan  ' "$TMP/coll" || bad "collisions text: $(cat "$TMP/coll")"
-"$SENSIM" recorder blocked "$REC" --min-time 1 --min-distance 2 --json "${P[@]}" >"$TMP/blocked" || bad "blocked"
+"$SENSIM" recorder blocked "$REC" --min-time 1 --min-distance 200 --json "${P[@]}" >"$TMP/blocked" || bad "blocked"
 grep -q '"blocked":\[{"time":' "$TMP/blocked" || bad "blocked json: $(cat "$TMP/blocked")"
 
 # A recording cut by a crash still answers, with a note on where it ends.
@@ -87,4 +87,21 @@ YAML
 got=$("$SENSIM" dump "$TMP/camrep/cam.msgpack" | sed 's/^{"frame":\([0-9]*\),"timestamp":\([0-9.]*\),.*/\1 \2/' | tr '\n' ' ')
 want=$("$SENSIM" dump "$TMP/camlive/cam.msgpack" | sed -n 11,14p | sed 's/^{"frame":\([0-9]*\),"timestamp":\([0-9.]*\),.*/\1 \2/' | tr '\n' ' ')
 [ -n "$got" ] && [ "$got" = "$want" ] || bad "replayed frame numbers: '$got', want '$want'"
+
+# Queries (issue 24 item 4): CARLA's header with its Date: line and one duration in every query;
+# Parenting for an actor spawned attached; CARLA's collision rule by default (actor 1 carries a
+# collision sensor), every recorded contact with --all-contacts; blocked in CARLA's centimetres.
+"$SENSIM" recorder info "$REC" "${P[@]}" >"$TMP/q_info"
+"$SENSIM" recorder collisions "$REC" "${P[@]}" >"$TMP/q_coll"
+"$SENSIM" recorder collisions "$REC" --all-contacts "${P[@]}" >"$TMP/q_all"
+"$SENSIM" recorder blocked "$REC" --min-time 1 "${P[@]}" >"$TMP/q_blocked"
+for q in q_info q_coll q_blocked; do
+  grep -q '^Date: none$' "$TMP/$q" || bad "$q: no Date: line"
+  [ "$(grep '^Duration:' "$TMP/$q")" = "Duration: 3.95 seconds" ] || bad "$q: $(grep '^Duration:' "$TMP/$q"), want 3.95 (the last frame's elapsed)"
+done
+grep -q '^ Parenting 4 with 2 (parent)$' "$TMP/q_info" || bad "info: no Parenting line for the sensor spawned on the hero"
+grep -q '^       2   v o       2 vehicle.sedan ' "$TMP/q_coll" && ! grep -q '   o v ' "$TMP/q_coll" || bad "collisions (CARLA's rule): $(cat "$TMP/q_coll")"
+grep -q '^       2   o v       3 static.prop.box ' "$TMP/q_all" || bad "collisions --all-contacts: $(cat "$TMP/q_all")"
+[ "$(grep -c 'Collision id' "$TMP/q_info")" -eq 1 ] || bad "info shows contacts CARLA would not record"
+grep -q '^       2      2 vehicle.sedan  *2$' "$TMP/q_blocked" || bad "blocked, 100 cm default: $(cat "$TMP/q_blocked")"
 [ $fails -eq 0 ] && echo "recorder cli: all good" || exit 1

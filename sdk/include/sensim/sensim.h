@@ -451,6 +451,10 @@ SN_API sn_status sn_recording_next(sn_recording *r, const sn_log_frame **out, sn
 SN_API sn_status sn_recording_print_info(sn_recording *r, FILE *out, bool all, bool json, sn_error *err);
 SN_API sn_status sn_recording_print_collisions(sn_recording *r, FILE *out, char type1, char type2, bool json,
                                                sn_error *err);
+/* The info and collisions queries show what CARLA's recorder would hold: collisions reported by
+** a collision sensor, actor 1 its parent (the default). With `all` true they show every contact
+** pair the recording holds, in both orders (sensim records them all). */
+SN_API void sn_recording_show_all_contacts(sn_recording *r, bool all);
 SN_API sn_status sn_recording_print_blocked(sn_recording *r, FILE *out, double min_time, double min_distance,
                                             bool json, sn_error *err);
 
