@@ -20,6 +20,10 @@ sn_status sn_engine_stats(const sn_engine *e, sn_run_stats *out, sn_error *err)
                       .time_world = e->time_world, .time_sensors = e->time_sensors, .time_output = e->time_output};
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         const sn_sensor *x = e->sensors[i];
+        if (x->internal) { /* the recorder of sn_engine_record is no sensor of the scene */
+            s.sensors--;
+            continue;
+        }
         s.messages += x->messages;
         s.live_sensors += x->spawned && !x->destroyed && x->self; /* engine.c's live() */
     }

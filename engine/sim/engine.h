@@ -74,6 +74,7 @@ struct sn_ctx {
     uint64_t budget_bytes; /* its images' share of SN_LIMIT_SENSOR_MEMORY (sn_sensor_budget) */
     struct sn_ctx *klass; /* the class's own context (classes.c), NULL when it has no class state */
     bool is_class;        /* this is a class context: `self` is the class state, no actor */
+    bool internal;        /* the engine's own (the recorder of sn_engine_record): no stream, no name, not counted */
 };
 typedef struct sn_ctx sn_sensor;
 
@@ -155,6 +156,10 @@ struct sn_engine {
     uint64_t sensor_bytes; /* the sum of live sensors' budget_bytes */
     bool outputs_open, broken;
     int out_lock;          /* flock on final_dir while outputs are open (outdir.c), -1 when none */
+    bool spawning_internal; /* sn_engine_record's spawn in progress */
+    bool run_failed;       /* a step failed or the outputs were finished incomplete */
+    char *rec_stage, *rec_final; /* the recording being written and where it goes (api_recording.c) */
+    uint64_t rec_frame0;   /* the clock's frame when recording started */
     struct sn_replay *replay; /* set while replaying a recording (replay.c) */
 
     /* ---- test world (api_testworld.c, sensim/testworld.h) ---- */
@@ -225,5 +230,10 @@ sn_status sn_classes_tick(struct sn_engine *e, sn_phase phase, bool after, sn_er
 void sn_classes_destroy(struct sn_engine *e);
 /* Error text for a failed plugin callback: "sensor 'n' (bp, plugin path): cb: msg". */
 sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_error *err);
+
+/* Moves a finished recording (sn_engine_record) from its staging file to its name, when the
+** run recorded frames and did not fail; a failed run's stays staged (named on stderr) and the
+** file it would replace stays as it was. Called once the recorder's instance is destroyed. */
+void sn_recording_commit(struct sn_engine *e);
 
 #endif

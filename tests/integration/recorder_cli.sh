@@ -104,4 +104,21 @@ grep -q '^       2   v o       2 vehicle.sedan ' "$TMP/q_coll" && ! grep -q '   
 grep -q '^       2   o v       3 static.prop.box ' "$TMP/q_all" || bad "collisions --all-contacts: $(cat "$TMP/q_all")"
 [ "$(grep -c 'Collision id' "$TMP/q_info")" -eq 1 ] || bad "info shows contacts CARLA would not record"
 grep -q '^       2      2 vehicle.sedan  *2$' "$TMP/q_blocked" || bad "blocked, 100 cm default: $(cat "$TMP/q_blocked")"
+
+# --record (issue 24 item 4): no stream for the recorder, the name `recorder` free for a sensor
+# of the scene, the summary counts the scene's sensors only; the recording is staged beside its
+# name, so a run killed mid-way leaves an existing recording as it was.
+rm -rf "$TMP/g" && mkdir -p "$TMP/g"
+"$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g" --record "$TMP/g/crash.rec" "${P[@]}" >"$TMP/g.out" || bad "run --record into --out"
+[ "$(ls -A "$TMP/g" | tr '\n' ' ')" = "crash.msgpack crash.rec " ] || bad "--out after --record holds: $(ls -A "$TMP/g")"
+grep -q "from 1 sensor in" "$TMP/g.out" || bad "the recorder counted as a sensor: $(cat "$TMP/g.out")"
+"$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g2" --record "$TMP/g2.rec" --set sensors.crash.name=recorder --quiet "${P[@]}" &&
+  [ -f "$TMP/g2/recorder.msgpack" ] || bad "a scene sensor named recorder beside --record"
+cp "$REC" "$TMP/keep.rec"
+"$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g3" --record "$TMP/keep.rec" --frames 100000000 --quiet "${P[@]}" &
+pid=$!
+for _ in $(seq 1 200); do [ "$(stat -c %s "$TMP"/.keep.rec.sensim-partial-* 2>/dev/null | head -1)" -gt 100000 ] 2>/dev/null && break; sleep 0.05; done
+kill -9 $pid; wait $pid 2>/dev/null
+cmp -s "$REC" "$TMP/keep.rec" || bad "a run killed mid-way replaced the existing recording"
+compgen -G "$TMP/.keep.rec.sensim-partial-*" >/dev/null || bad "the killed run's partial recording is gone"
 [ $fails -eq 0 ] && echo "recorder cli: all good" || exit 1
