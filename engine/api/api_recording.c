@@ -159,7 +159,7 @@ sn_status sn_engine_record(sn_engine *e, const sn_record_options *o, sn_error *e
                             {"date", date}, {"scene", e->scene.path ? e->scene.path : ""}, {"seed", seed}};
     sn_actor_desc d = {sizeof d, "sensor.other.recorder", "recorder", {{0, 0, 0}, {0, 0, 0}}, 0, 0, attrs, 5};
     e->spawning_internal = true; /* no stream, no name taken, not counted as the scene's sensor */
-    st = sn_engine_spawn(e, &d, NULL, err);
+    st = sn_engine_spawn(e, &d, &e->rec_actor, err);
     e->spawning_internal = false;
     if (st) {
         remove(stage);
@@ -172,8 +172,19 @@ sn_status sn_engine_record(sn_engine *e, const sn_record_options *o, sn_error *e
     return SN_OK;
 }
 
+sn_status sn_engine_stop_recording(sn_engine *e, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "stop_recording: NULL engine");
+    if (!e->rec_actor || !e->rec_stage)
+        return sn_fail(err, SN_E_STATE, "stop_recording: nothing is being recorded");
+    return sn_engine_destroy_actor(e, e->rec_actor, err); /* commits (spawn.c) */
+}
+
 void sn_recording_commit(sn_engine *e)
 {
+    e->rec_actor = 0;
     if (!e->rec_stage)
         return;
     if (e->clock.frame == e->rec_frame0) { /* nothing recorded: the run never started */

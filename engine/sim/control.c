@@ -180,6 +180,9 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
         else
             s->tick_ns = llround(tick * 1e9);
     }
+    for (uint32_t i = 0; !st && i < d->n_attributes; i++) /* role_name, a host key: kept on the actor */
+        if (strcmp(d->attributes[i].key, "role_name") == 0)
+            sd->role = d->attributes[i].value;
     if (!st) {
         sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(s->name));
         sd->name = s->internal ? NULL : s->name; /* the engine's own sensor takes no actor name */

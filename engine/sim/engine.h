@@ -95,6 +95,7 @@ typedef struct sn_spawn_desc {
     uint32_t parent;         /* 0 = free-standing */
     uint32_t id;             /* requested id; 0 = the next one */
     const sn_scene_entity *src; /* the scene entry (for file:line:col in errors), or NULL */
+    const char *role;        /* a sensor's role_name when its blueprint has none (the host keeps it), or NULL */
 } sn_spawn_desc;
 
 typedef struct sn_collision_route {
@@ -160,6 +161,7 @@ struct sn_engine {
     bool run_failed;       /* a step failed or the outputs were finished incomplete */
     char *rec_stage, *rec_final; /* the recording being written and where it goes (api_recording.c) */
     uint64_t rec_frame0;   /* the clock's frame when recording started */
+    uint32_t rec_actor;    /* the recorder's actor id while it records, else 0 */
     struct sn_replay *replay; /* set while replaying a recording (replay.c) */
 
     /* ---- test world (api_testworld.c, sensim/testworld.h) ---- */

@@ -288,6 +288,7 @@ def _declare(L):
     f("sn_blueprints_get", st, P, c_size_t, POINTER(BlueprintInfo), E)
     f("sn_attr_type_name", c_char_p, c_int)
     f("sn_engine_record", st, P, POINTER(RecordOptions), E)
+    f("sn_engine_stop_recording", st, P, E)
     f("sn_recording_open", P, c_char_p, POINTER(EngineOptions), E)
     f("sn_recording_close", None, P)
     f("sn_recording_print_info", st, P, P, c_bool, c_bool, E)

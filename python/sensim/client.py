@@ -549,11 +549,8 @@ class World:
     def _stop_recorder(self) -> None:
         if self._recorder is None or self._e is None:
             return
-        aid = _lib.lib().sn_engine_find_actor(self._e, b"recorder")
-        if aid:
-            err = _err()
-            check(_lib.lib().sn_engine_destroy_actor(self._e, aid, ctypes.byref(err)), err)
-            self._actors.pop(aid, None)
+        err = _err()
+        check(_lib.lib().sn_engine_stop_recording(self._e, ctypes.byref(err)), err)
         self._recorder = None
 
 

@@ -121,4 +121,21 @@ for _ in $(seq 1 200); do [ "$(stat -c %s "$TMP"/.keep.rec.sensim-partial-* 2>/d
 kill -9 $pid; wait $pid 2>/dev/null
 cmp -s "$REC" "$TMP/keep.rec" || bad "a run killed mid-way replaced the existing recording"
 compgen -G "$TMP/.keep.rec.sensim-partial-*" >/dev/null || bad "the killed run's partial recording is gone"
+
+# "Create" gives the spawn pose (not the pose at the end of the spawn frame: the sedan starts
+# at 10 m/s) and lists a sensor's attributes, role_name included; an actor spawned later too.
+grep -q '^ Create 2: vehicle.sedan (1) at (0, 0, 0)$' "$TMP/q_info" || bad "Create of the hero: $(grep 'Create 2' "$TMP/q_info")"
+grep -A1 '^ Create 4: sensor.other.collision (5) at (0, 0, 0)$' "$TMP/q_info" | grep -q '^  role_name = $' || bad "Create of the sensor: $(grep -A1 'Create 4' "$TMP/q_info")"
+cat >"$TMP/late.yaml" <<'YAML'
+settings: {fixed_delta_seconds: 0.05, frames: 20}
+actors:
+  - {name: ground, blueprint: static.ground}
+  - {name: van, blueprint: vehicle.sedan, transform: {location: [5, 3, 0], rotation: [0, 90, 0]}, velocity: [0, 10, 0], spawn_at: 0.5}
+sensors:
+  - {name: bump, blueprint: sensor.other.collision, attach_to: van, attributes: {role_name: bumper}}
+YAML
+"$SENSIM" run "$TMP/late.yaml" --out "$TMP/late" --record "$TMP/late.rec" --quiet "${P[@]}" || bad "late spawn run"
+"$SENSIM" recorder info "$TMP/late.rec" "${P[@]}" >"$TMP/late.info"
+grep -q '^ Create [0-9]*: vehicle.sedan (1) at (5, 3, 0)$' "$TMP/late.info" && grep -q '^  role_name = bumper$' "$TMP/late.info" &&
+  grep -q '^ Parenting [0-9]* with [0-9]* (parent)$' "$TMP/late.info" || bad "late spawn: $(cat "$TMP/late.info")"
 [ $fails -eq 0 ] && echo "recorder cli: all good" || exit 1

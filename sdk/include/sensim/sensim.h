@@ -422,8 +422,15 @@ typedef struct sn_record_options {
 } sn_record_options;
 
 /* Records the loaded scene's run from its next step on (the scene key `recorder:` does the same
-** at load). Call after sn_engine_load_scene and before sn_engine_open_outputs. */
+** at load). Call after sn_engine_load_scene and before sn_engine_open_outputs. The recorder is
+** the engine's own: no stream, no sensor name taken, not counted in sn_run_stats.sensors. The
+** recording is staged in a fresh file beside o->file and moved over it when recording stops
+** (sn_engine_stop_recording, or the engine destroyed) after frames were recorded and the run did
+** not fail: a killed or failed run leaves an existing file as it was (docs/recorder.md). */
 SN_API sn_status sn_engine_record(sn_engine *e, const sn_record_options *o, sn_error *err);
+/* Stops recording (CARLA's stop_recorder): the file is closed and in place on return.
+** SN_E_STATE when nothing is being recorded. */
+SN_API sn_status sn_engine_stop_recording(sn_engine *e, sn_error *err);
 
 /* Opaque: a recording opened through a plugin's reader. */
 typedef struct sn_recording sn_recording;
