@@ -203,7 +203,10 @@ static void on_done(const sn_batch_run *run, const batch_result *r, void *user)
     progress_done(&s->prog, run, r);
 }
 
-static void on_tick(unsigned running, void *user) { progress_tick(&((state *)user)->prog, running); }
+static void on_tick(unsigned running, uint64_t frames_running, double partial, void *user)
+{
+    progress_tick(&((state *)user)->prog, running, frames_running, partial);
+}
 
 /* Prints the summary table of the manifest's records (this batch's and earlier ones). */
 static void summary(const state *s, size_t total, size_t skipped, double wall, const char *manifest)

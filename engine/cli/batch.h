@@ -24,9 +24,10 @@ typedef struct batch_opts {
     unsigned jobs, threads; /* runs at once; renderer threads per run */
 } batch_opts;
 
-/* Called when a run ends; and about ten times a second with the number running. */
+/* Called when a run ends; and about ten times a second with the number running, the frames
+** they have stepped and the sum of their fractions done (frames stepped / planned). */
 typedef void (*batch_done_fn)(const sn_batch_run *run, const batch_result *r, void *user);
-typedef void (*batch_tick_fn)(unsigned running, void *user);
+typedef void (*batch_tick_fn)(unsigned running, uint64_t frames_running, double partial, void *user);
 
 /*
 ** Runs the runs `todo[0..n)` of b, at most o->jobs at once, each `sensim run` in its own
@@ -53,11 +54,12 @@ bool manifest_join(const char *const *inputs, size_t n, const char *out, char *e
 typedef struct progress {
     bool tty;
     size_t total, done, failed;
-    uint64_t frames;
+    uint64_t frames, frames_running; /* of the runs ended; stepped so far by those running */
+    double partial;                  /* the running runs' fractions done, summed */
     double start, last_draw;
 } progress;
 void progress_start(progress *p, size_t total);
-void progress_tick(progress *p, unsigned running);
+void progress_tick(progress *p, unsigned running, uint64_t frames_running, double partial);
 void progress_done(progress *p, const sn_batch_run *run, const batch_result *r);
 void progress_finish(progress *p);
 double batch_now(void); /* monotonic seconds */

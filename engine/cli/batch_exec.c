@@ -29,6 +29,10 @@ typedef struct job {
     sn_batch_run info;
     double start, deadline; /* deadline 0: none */
     bool timed_out;
+    int progress_fd;        /* read end of the run's progress pipe (SENSIM_PROGRESS_FD), -1 none */
+    uint64_t frames_done, frames_planned;
+    char pbuf[128];
+    size_t pn;
     char stats[4200], errlog[4200], dir[4200];
 } job;
 
@@ -92,9 +96,17 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
              "RLIMIT_AS %llu MiB, is below what the sensim program needs to load)\n",
              j->info.id, (unsigned long long)j->info.memory_mb, (unsigned long long)j->info.memory_mb);
     pid_t parent = getpid();
+    int pp[2] = {-1, -1};
+    if (pipe(pp) != 0)
+        pp[0] = pp[1] = -1; /* no progress from this run: the bar estimates without it */
+    for (int k = 0; k < 2 && pp[k] >= 0; k++)
+        fcntl(pp[k], F_SETFD, FD_CLOEXEC); /* the other runs must not hold this one's pipe */
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        if (pp[0] >= 0)
+            close(pp[0]), close(pp[1]);
         return false;
+    }
     if (pid == 0) {
         setpgid(0, 0); /* its own group: a timeout kills the run and anything it started */
         /* The batch killed (even by SIGKILL, which it cannot catch) takes its runs with it; a
@@ -111,6 +123,13 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
             dup2(err, 2);
             dup2(err, 1); /* --quiet: only warnings and errors come out */
         }
+        if (pp[1] >= 0) { /* the run reports "frames planned" lines on fd 3 (progress.c) */
+            if (pp[1] == 3)
+                fcntl(3, F_SETFD, 0);
+            else
+                dup2(pp[1], 3);
+            setenv("SENSIM_PROGRESS_FD", "3", 1);
+        }
         if (j->info.memory_mb) {
             rlim_t lim = (rlim_t)j->info.memory_mb << 20;
             struct rlimit rl = {lim, lim};
@@ -126,6 +145,13 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
         _exit(127);
     }
     setpgid(pid, pid); /* also here, so a kill right away finds the group */
+    if (pp[1] >= 0) {
+        close(pp[1]);
+        fcntl(pp[0], F_SETFL, O_NONBLOCK);
+    }
+    j->progress_fd = pp[0];
+    j->frames_done = j->frames_planned = 0;
+    j->pn = 0;
     j->pid = pid;
     j->start = batch_now();
     j->deadline = j->info.timeout > 0 ? j->start + j->info.timeout : 0;
@@ -197,8 +223,39 @@ static uint64_t read_frames(const char *path)
     return frames;
 }
 
+/* Reads what the run reported since the last call; keeps its last whole line. */
+static void read_progress(job *j)
+{
+    if (j->progress_fd < 0)
+        return;
+    ssize_t got;
+    while ((got = read(j->progress_fd, j->pbuf + j->pn, sizeof j->pbuf - 1 - j->pn)) > 0) {
+        j->pn += (size_t)got;
+        j->pbuf[j->pn] = 0;
+        char *nl;
+        while ((nl = strchr(j->pbuf, '\n'))) {
+            unsigned long long d, p;
+            if (sscanf(j->pbuf, "%llu %llu", &d, &p) == 2 && p && d <= p)
+                j->frames_done = d, j->frames_planned = p;
+            size_t used = (size_t)(nl + 1 - j->pbuf);
+            memmove(j->pbuf, nl + 1, j->pn - used + 1);
+            j->pn -= used;
+        }
+        if (j->pn >= sizeof j->pbuf - 1)
+            j->pn = 0; /* not a line of ours: dropped */
+    }
+}
+
+static void close_progress(job *j)
+{
+    if (j->progress_fd >= 0)
+        close(j->progress_fd);
+    j->progress_fd = -1;
+}
+
 static void finish(job *j, int wstatus, batch_result *r)
 {
+    close_progress(j);
     memset(r, 0, sizeof *r);
     r->wall = batch_now() - j->start;
     r->frames = read_frames(j->stats);
@@ -301,13 +358,24 @@ int batch_exec(const batch_opts *o, const sn_batch *b, const size_t *todo, size_
                 jobs[s].timed_out = true;
                 kill(-jobs[s].pid, SIGKILL);
             }
-        if (tick)
-            tick(running, user);
+        if (tick) {
+            uint64_t frames = 0;
+            double partial = 0;
+            for (unsigned s = 0; s < slots; s++)
+                if (jobs[s].pid) {
+                    read_progress(&jobs[s]);
+                    frames += jobs[s].frames_done;
+                    if (jobs[s].frames_planned)
+                        partial += (double)jobs[s].frames_done / (double)jobs[s].frames_planned;
+                }
+            tick(running, frames, partial, user);
+        }
     }
     for (unsigned s = 0; s < slots; s++) /* interrupted: nothing keeps running behind our back */
         if (jobs[s].pid) {
             kill(-jobs[s].pid, SIGKILL);
             waitpid(jobs[s].pid, NULL, 0);
+            close_progress(&jobs[s]);
         }
     struct timespec zero = {0, 0};
     while (sigtimedwait(&wait_set, NULL, &zero) > 0) /* consumed: they were handled above */

@@ -120,7 +120,8 @@ class BlueprintInfo(Structure):
 class RunStats(Structure):
     _fields_ = [("struct_size", c_uint32), ("frames", c_uint64), ("sim_time", c_double), ("messages", c_uint64),
                 ("sensors", c_uint32), ("live_actors", c_uint32), ("live_sensors", c_uint32),
-                ("time_world", c_double), ("time_sensors", c_double), ("time_output", c_double)]
+                ("time_world", c_double), ("time_sensors", c_double), ("time_output", c_double),
+                ("frames_planned", c_uint64)]
 
 
 class RecordOptions(Structure):

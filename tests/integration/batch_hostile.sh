@@ -96,4 +96,16 @@ printf 'memory_mb: 1\nruns:\n  - {id: m, scene: scene.yaml}\n' >"$TMP/mem.yaml"
 "$SENSIM" batch "$TMP/mem.yaml" --out "$TMP/mem" "${P[@]}" >/dev/null 2>&1
 grep -q '"error":"[^"]*under memory_mb 1 (its address-space limit' "$TMP/mem/manifest.jsonl" ||
   bad "memory_mb 1: $(cat "$TMP/mem/manifest.jsonl")"
+
+# 7. the progress bar (on a terminal: script(1) gives it one) estimates from the frames a run
+#    has stepped, not "0 frames/s, --:-- left" until the first run ends
+if command -v script >/dev/null; then
+  printf 'runs:\n  - {id: p, scene: scene.yaml, frames: 60000}\n' >"$TMP/prog.yaml"
+  script -qc "'$SENSIM' batch '$TMP/prog.yaml' --out '$TMP/prog' -j 1 --plugin-dir '$PLUGINS'" /dev/null >"$TMP/prog.tty" 2>&1
+  tr '\r' '\n' <"$TMP/prog.tty" | grep -a ' 0/1 done' >"$TMP/prog.lines"
+  grep -aq ' 0/1 done, 0 failed, 1 running | [1-9][0-9]* frames/s | [0-9:]* left' "$TMP/prog.lines" ||
+    bad "no estimate while the only run runs: $(head -3 "$TMP/prog.lines")"
+else
+  echo "note: script(1) not found, progress bar not checked"
+fi
 [ $fails -eq 0 ] && echo "batch hostile: all good" || exit 1

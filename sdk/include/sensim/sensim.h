@@ -252,6 +252,7 @@ typedef struct sn_run_stats {
     ** every phase, class ticks and the ray queries they make included; serializing and writing
     ** their messages. For profiling only: they differ from run to run, outputs never do. */
     double time_world, time_sensors, time_output;
+    uint64_t frames_planned; /* frames sn_engine_run(e, 0) steps in all: the scene's count, --frames, a replay's span */
 } sn_run_stats;
 
 /* Fills *out (caller-owned; members beyond out->struct_size are left alone). Works before
