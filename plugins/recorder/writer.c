@@ -140,20 +140,14 @@ static void note_spawn(recorder *r, uint32_t id)
 static int spawn_cmp(const void *x, const void *y)
 {
     const spawn_pose *a = x, *b = y;
-    return a->id < b->id ? -1 : a->id > b->id; /* equal ids: qsort may order them either way, both are the spawn pose */
+    return a->id < b->id ? -1 : a->id > b->id; /* a repeated id (noted at start, then at its spawn event) has one pose */
 }
 
 static const sn_transform *spawn_of(const recorder *r, uint32_t id)
 {
-    size_t lo = 0, hi = r->n_spawns;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (r->spawns[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < r->n_spawns && r->spawns[lo].id == id ? &r->spawns[lo].transform : NULL;
+    spawn_pose key = {.id = id};
+    const spawn_pose *p = r->n_spawns ? bsearch(&key, r->spawns, r->n_spawns, sizeof *r->spawns, spawn_cmp) : NULL;
+    return p ? &p->transform : NULL;
 }
 
 static sn_status set(void *self, const sn_value *v, uint32_t n)
