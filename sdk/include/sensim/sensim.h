@@ -469,10 +469,11 @@ SN_API sn_status sn_recording_print_blocked(sn_recording *r, FILE *out, double m
 /* How sn_engine_load_replay replays. Set struct_size = sizeof(sn_replay_options); zero = defaults. */
 typedef struct sn_replay_options {
     uint32_t struct_size;
-    double start;          /* seconds; negative counts from the end (CARLA) */
-    double duration;       /* seconds; <= 0 = to the end */
-    double time_factor;    /* recording seconds per replayed second; 0 = 1 */
-    uint32_t follow_id;    /* recorded actor id whose pose free-standing scene sensors follow; 0 none */
+    double start;          /* seconds; negative counts from the end of the recording (its N frames span N dt) */
+    double duration;       /* seconds, D / (dt time_factor) frames, as CARLA's replayer ticks; <= 0 = to the end */
+    double time_factor;    /* recording seconds per replayed second; 0 = 1; over 10^9 frames is refused */
+    uint32_t follow_id;    /* recorded vehicle or walker whose pose free-standing scene sensors follow; 0 none;
+                              an id the recording does not move is refused (SN_E_INVALID) */
     bool ignore_hero;      /* heroes (role_name hero) are not replayed at all */
     bool replay_sensors;   /* re-create the recorded sensors (their streams are written again) */
     bool branch_hero;      /* at `start`, heroes are handed back to physics with their recorded
@@ -486,7 +487,9 @@ typedef struct sn_replay_options {
 ** poses, exact at recorded frames and interpolated between them, with their recorded
 ** velocities and controls, and spawns, destroys and re-parents actors as recorded. The run's
 ** length is the replayed span; fixed_delta_seconds is the recording's. The sensors of
-** o->scene produce their data as in a live run.
+** o->scene produce their data as in a live run. The clock carries the recorded frame numbers
+** and timestamps (the first replayed frame is the recorded frame at `start`), so the scene's
+** times (spawn_at, calls) are on the recording's clock (docs/recorder.md).
 */
 SN_API sn_status sn_engine_load_replay(sn_engine *e, const char *recording, const sn_replay_options *o,
                                        sn_error *err);
