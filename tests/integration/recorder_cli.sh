@@ -2,9 +2,9 @@
 # sensim run --record, sensim recorder, sensim replay from the command line: what they print,
 # and bad input (missing file, not a recording, unknown option, unwritable path) -> one
 # "sensim: error:" line and exit 2, before any run starts.
-# args: sensim, scenes dir, tmp dir, plugin dir
+# args: sensim, scenes dir, tmp dir, plugin dir[, the test plugins' dir (sensor.test.faulty)]
 set -u
-SENSIM=$1 SCENES=$2 TMP=$3/recorder_cli PLUG=$4
+SENSIM=$1 SCENES=$2 TMP=$3/recorder_cli PLUG=$4 TESTPLUG=${5:-}
 rm -rf "$TMP"; mkdir -p "$TMP"
 fails=0
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -138,4 +138,16 @@ YAML
 "$SENSIM" recorder info "$TMP/late.rec" "${P[@]}" >"$TMP/late.info"
 grep -q '^ Create [0-9]*: vehicle.sedan (1) at (5, 3, 0)$' "$TMP/late.info" && grep -q '^  role_name = bumper$' "$TMP/late.info" &&
   grep -q '^ Parenting [0-9]* with [0-9]* (parent)$' "$TMP/late.info" || bad "late spawn: $(cat "$TMP/late.info")"
+
+# A run that fails at frame 5 leaves the existing recording as it was, its own partial one
+# staged beside it (readable: 4 frames) and named on stderr.
+if [ -n "$TESTPLUG" ]; then
+  printf 'settings: {fixed_delta_seconds: 0.05, frames: 10}\nactors: [{name: ground, blueprint: static.ground}]\nsensors:\n  - {name: probe, blueprint: sensor.test.faulty, attributes: {mode: fail_tick, at_frame: 5}}\n' >"$TMP/fail.yaml"
+  cp "$REC" "$TMP/keep2.rec"
+  "$SENSIM" run "$TMP/fail.yaml" --out "$TMP/fo" --record "$TMP/keep2.rec" --quiet --plugin-dir "$TESTPLUG" 2>"$TMP/fail.err"
+  rc=$?
+  [ $rc -eq 1 ] && cmp -s "$REC" "$TMP/keep2.rec" || bad "a failed run: exit $rc, existing recording changed or gone"
+  part=$(sed -n 's/^sensim: note: recording of the failed run left in \([^;]*\);.*/\1/p' "$TMP/fail.err")
+  [ -n "$part" ] && "$SENSIM" recorder info "$part" "${P[@]}" | grep -q '^Frames: 4$' || bad "the failed run's partial recording: '$part' $(cat "$TMP/fail.err" | tail -2)"
+fi
 [ $fails -eq 0 ] && echo "recorder cli: all good" || exit 1
