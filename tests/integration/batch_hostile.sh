@@ -22,7 +22,13 @@ printf 'runs:\n  - {id: long, scene: scene.yaml, frames: 100000000}\n' >"$TMP/lo
 printf 'runs:\n  - {id: a, scene: scene.yaml, seeds: [1, 2, 3]}\n' >"$TMP/three.yaml"
 wait_for() { for _ in $(seq 1 200); do compgen -G "$1" >/dev/null && return 0; sleep 0.05; done; return 1; }
 # The pids of the `sensim run` processes writing under $1 (their command lines name it).
-runs_in() { pgrep -f -- "run .* --out $1/" || true; }
+runs_in() { # from /proc, so no procps is needed
+  local p cmd
+  for p in /proc/[0-9]*; do
+    cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+    case "$cmd" in *" run "*" --out $1/"*) echo "${p#/proc/}" ;; esac
+  done
+}
 
 # 1. kill -9 of the batch: its run dies with it (PR_SET_PDEATHSIG), and the lock goes too.
 D=$TMP/k
