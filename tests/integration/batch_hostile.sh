@@ -25,7 +25,7 @@ wait_for() { for _ in $(seq 1 200); do compgen -G "$1" >/dev/null && return 0; s
 runs_in() { # from /proc, so no procps is needed
   local p cmd
   for p in /proc/[0-9]*; do
-    cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+    cmd=$( { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null) || continue
     case "$cmd" in *" run "*" --out $1/"*) echo "${p#/proc/}" ;; esac
   done
 }
