@@ -22,11 +22,11 @@ printf 'runs:\n  - {id: long, scene: scene.yaml, frames: 100000000}\n' >"$TMP/lo
 printf 'runs:\n  - {id: a, scene: scene.yaml, seeds: [1, 2, 3]}\n' >"$TMP/three.yaml"
 wait_for() { for _ in $(seq 1 200); do compgen -G "$1" >/dev/null && return 0; sleep 0.05; done; return 1; }
 # The pids of the `sensim run` processes writing under $1 (their command lines name it).
-runs_in() { # from /proc, so no procps is needed
-  local p cmd
+runs_in() { # from /proc with bash builtins only (no procps, no process per entry)
+  local p args
   for p in /proc/[0-9]*; do
-    cmd=$( { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null) || continue
-    case "$cmd" in *" run "*" --out $1/"*) echo "${p#/proc/}" ;; esac
+    { mapfile -d '' args <"$p/cmdline"; } 2>/dev/null || continue
+    case " ${args[*]} " in *" run "*" --out $1/"*) echo "${p#/proc/}" ;; esac
   done
 }
 
@@ -43,7 +43,7 @@ rc=$?
   bad "second batch into a folder in use: exit $rc, $(cat "$TMP/second.err")"
 kill -9 $batch
 wait $batch 2>/dev/null
-for _ in $(seq 1 100); do [ -z "$(runs_in "$D")" ] && break; sleep 0.05; done
+for _ in $(seq 1 40); do [ -z "$(runs_in "$D")" ] && break; sleep 0.05; done
 left=$(runs_in "$D")
 [ -z "$left" ] || { bad "kill -9 of the batch left its run running: $left"; kill -9 $left; }
 printf 'runs:\n  - {id: long, scene: scene.yaml, frames: 3}\n' >"$TMP/short.yaml"
