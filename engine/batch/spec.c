@@ -124,8 +124,13 @@ static sn_status get_limits(ctx *c, const sn_ynode *map, limits *l)
     sn_status st;
     if ((v = sn_ynode_get(map, "memory_mb")) && (st = get_uint(c, v, "memory_mb", (uint64_t)1 << 40, &l->memory_mb)))
         return st;
+    /* 0 frames is a value, not "unset" (leave the key out for the scene's own count): refused
+    ** as settings.frames: 0 and --frames 0 are, so a run is never silently the scene's length. */
     if ((v = sn_ynode_get(map, "frames")) && (st = get_uint(c, v, "frames", UINT64_MAX, &l->frames)))
         return st;
+    if (v && (l->frames == 0 || l->frames > SN_LIMIT_FRAMES))
+        return at(c, v, "frames must be within 1 ... 1000000000 (SN_LIMIT_FRAMES); leave it out for the scene's "
+                  "own count", NULL);
     return SN_OK;
 }
 

@@ -302,7 +302,7 @@ static int cmd_run(int argc, char **argv)
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    sn_status st = sn_engine_run(e, 0, &err);
+    sn_status st = sn_cli_run_frames(e, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     sn_run_stats stats = {.struct_size = sizeof stats};

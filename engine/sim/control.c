@@ -163,11 +163,12 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
     s->bp = bp;
     s->cls = bp->cls;
     sn_status st = resolve(bp, d, host_keys, &s->values, &s->given, err);
+    s->internal = e->spawning_internal;
     char name[32];
     snprintf(name, sizeof name, "sensor_%u", sd->id ? sd->id : e->world.next_id + 1);
     if (!st && !(s->name = sn_strdup(d->name && d->name[0] ? d->name : name)))
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
-    if (!st && (strchr(s->name, '/') || sn_strmap_get(&e->sensor_names, s->name)))
+    if (!st && !s->internal && (strchr(s->name, '/') || sn_strmap_get(&e->sensor_names, s->name)))
         st = sn_fail(err, SN_E_INVALID, "spawn '%s': the sensor name '%s' %s", bp->id, s->name,
                      strchr(s->name, '/') ? "may not contain '/' (it names the output file)"
                                           : "is taken by another sensor of this run");
@@ -179,9 +180,12 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
         else
             s->tick_ns = llround(tick * 1e9);
     }
+    for (uint32_t i = 0; !st && i < d->n_attributes; i++) /* role_name, a host key: kept on the actor */
+        if (strcmp(d->attributes[i].key, "role_name") == 0)
+            sd->role = d->attributes[i].value;
     if (!st) {
         sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(s->name));
-        sd->name = s->name;
+        sd->name = s->internal ? NULL : s->name; /* the engine's own sensor takes no actor name */
         st = sn_spawn_check(e, sd, err);
     }
     if (!st) {
@@ -189,9 +193,9 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
         snprintf(where, sizeof where, "spawn '%s'", bp->id);
         st = sn_sensor_budget(e, s, where, err);
     }
-    if (!st && e->outputs_open)
+    if (!st && e->outputs_open && !s->internal)
         st = sn_stream_open(s, e->out_dir, err);
-    if (!st && !sn_strmap_put(&e->sensor_names, s->name, s))
+    if (!st && !s->internal && !sn_strmap_put(&e->sensor_names, s->name, s))
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
     if (st) {
         free_sensor(s);
@@ -206,7 +210,8 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
         }
         if (s->actor_id)
             sn_world_remove(&e->world, s->actor_id);
-        sn_strmap_del(&e->sensor_names, s->name);
+        if (!s->internal)
+            sn_strmap_del(&e->sensor_names, s->name);
         e->n_sensors--;
         e->routes_dirty = true;
         free_sensor(s);

@@ -39,6 +39,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     }
     if (opts)
         e->opts = *opts;
+    e->out_lock = -1;
     if (sn_library_init(&e->lib, err) != SN_OK) {
         free(e);
         return NULL;
@@ -80,6 +81,7 @@ static void unload(sn_engine *e)
         free(s);
     }
     free(e->sensors);
+    sn_recording_commit(e); /* the recorder's instance is gone: its file is closed */
     sn_classes_destroy(e); /* after every instance */
     sn_strmap_free(&e->scene_names);
     sn_strmap_free(&e->sensor_names);
@@ -308,6 +310,8 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         return st;
     }
     e->clock = (sn_clock){0, 0, sc->settings.fixed_delta_seconds, 0, llround(sc->settings.fixed_delta_seconds * 1e9)};
+    e->frame0 = 0;
+    e->run_failed = false;
     e->time_world = e->time_sensors = e->time_output = 0; /* the timers count from this load */
     e->n_sub = (int)ceil(sc->settings.fixed_delta_seconds / sc->settings.max_substep_delta_time - 1e-9);
     if (e->n_sub < 1)
@@ -442,6 +446,8 @@ static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err
     sn_status st = SN_OK;
     for (uint32_t i = 0; !st && i < e->n_sensors; i++) {
         const sn_sensor *s = e->sensors[i];
+        if (s->internal)
+            continue;
         if (snprintf(p, sizeof p, "%s/%s.msgpack", dir, s->name) >= (int)sizeof p)
             return sn_fail(err, SN_E_INVALID, "%s: output path too long", dir);
         st = sn_outdir_check_dest(p, false, err);
@@ -455,6 +461,13 @@ static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err
     return st;
 }
 
+static void release_lock(sn_engine *e)
+{
+    if (e->out_lock >= 0)
+        close(e->out_lock);
+    e->out_lock = -1;
+}
+
 sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
 {
     if (!e || !dir)
@@ -464,13 +477,16 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
     if (e->outputs_open)
         return sn_fail(err, SN_E_STATE, "outputs: already open");
     sn_status st = make_dirs(dir, err);
+    if (!st && e->out_lock < 0) /* before anything is checked or written: a second run stops here */
+        st = sn_outdir_lock(dir, &e->out_lock, err);
     if (!st)
         st = check_destinations(e, dir, err);
     char *stage = NULL;
     if (!st)
         st = sn_outdir_stage(dir, &stage, err);
     for (uint32_t i = 0; !st && i < e->n_sensors; i++)
-        st = sn_stream_open(e->sensors[i], stage, err);
+        if (!e->sensors[i]->internal) /* the recorder's output is its recording: no stream */
+            st = sn_stream_open(e->sensors[i], stage, err);
     if (st) {
         for (uint32_t i = 0; i < e->n_sensors; i++) {
             sn_sensor *s = e->sensors[i];
@@ -483,6 +499,7 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
         if (stage)
             rmdir(stage); /* empty again: a run that fails while loading writes nothing */
         free(stage);
+        release_lock(e);
         return st;
     }
     free(e->final_dir);
@@ -790,6 +807,7 @@ static sn_status step_ready(sn_engine *e, const char *what, sn_error *err)
 static sn_status step_failed(sn_engine *e, sn_status st, sn_error *err)
 {
     e->broken = true;
+    e->run_failed = true;
     e->in_step = false;
     char where[64];
     snprintf(where, sizeof where, "frame %llu", (unsigned long long)e->clock.frame);
@@ -885,6 +903,8 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     if (!e)
         return sn_fail(err, SN_E_INVALID, "finish: NULL engine");
     /* the images first: one that failed fails the run, and its streams stay .part */
+    if (!complete)
+        e->run_failed = true;
     if (!e->outputs_open)
         return SN_OK;
     st = sn_saver_wait(e->saver, err);
@@ -904,6 +924,7 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
         e->partial_dir = sn_strdup(e->out_dir);
     }
     e->outputs_open = false;
+    release_lock(e);
     return st;
 }
 

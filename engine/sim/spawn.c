@@ -361,7 +361,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     a->type_id = s->bp->id;
     a->parent = d->parent;
     int ri = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "role_name");
-    a->role_name = sn_strdup(ri >= 0 ? s->values[ri].s : "");
+    a->role_name = sn_strdup(ri >= 0 ? s->values[ri].s : d->role ? d->role : "");
     a->rel = d->transform;
     sn_transform world_tf = world_pose(e, d);
     a->st.pos = a->st.prev_pos = world_tf.location;
@@ -401,6 +401,9 @@ sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err
 {
     const sn_scene_entity *ent = s->entity;
     sn_spawn_desc d = {.bp = s->bp, .name = ent->name, .transform = ent->transform, .src = ent};
+    for (uint32_t i = 0; i < ent->n_attrs; i++) /* role_name, a host key: kept on the actor */
+        if (strcmp(ent->attrs[i].key, "role_name") == 0)
+            d.role = ent->attrs[i].value;
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
@@ -433,6 +436,8 @@ sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id)
         sn_sensor_unbudget(e, s);
         s->actor_id = 0;
         e->routes_dirty = true;
+        if (s->internal && id == e->rec_actor)
+            sn_recording_commit(e); /* the recorder closed its file: the recording goes in place */
     }
     for (uint32_t i = 0; i < e->n_actors; i++)
         if (e->actors[i].actor_id == id)

@@ -120,7 +120,8 @@ class BlueprintInfo(Structure):
 class RunStats(Structure):
     _fields_ = [("struct_size", c_uint32), ("frames", c_uint64), ("sim_time", c_double), ("messages", c_uint64),
                 ("sensors", c_uint32), ("live_actors", c_uint32), ("live_sensors", c_uint32),
-                ("time_world", c_double), ("time_sensors", c_double), ("time_output", c_double)]
+                ("time_world", c_double), ("time_sensors", c_double), ("time_output", c_double),
+                ("frames_planned", c_uint64)]
 
 
 class RecordOptions(Structure):
@@ -289,6 +290,7 @@ def _declare(L):
     f("sn_blueprints_get", st, P, c_size_t, POINTER(BlueprintInfo), E)
     f("sn_attr_type_name", c_char_p, c_int)
     f("sn_engine_record", st, P, POINTER(RecordOptions), E)
+    f("sn_engine_stop_recording", st, P, E)
     f("sn_recording_open", P, c_char_p, POINTER(EngineOptions), E)
     f("sn_recording_close", None, P)
     f("sn_recording_print_info", st, P, P, c_bool, c_bool, E)

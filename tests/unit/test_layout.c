@@ -391,7 +391,7 @@ int main(void)
     F(sn_testworld_options, log, 40);
     F(sn_testworld_options, log_user, 48);
     F(sn_testworld_options, georeference, 56);
-    S(sn_run_stats, 72, 8);
+    S(sn_run_stats, 80, 8);
     F(sn_run_stats, struct_size, 0);
     F(sn_run_stats, frames, 8);
     F(sn_run_stats, sim_time, 16);
@@ -402,6 +402,7 @@ int main(void)
     F(sn_run_stats, time_world, 48);
     F(sn_run_stats, time_sensors, 56);
     F(sn_run_stats, time_output, 64);
+    F(sn_run_stats, frames_planned, 72); /* appended (issue 24): struct_size-versioned, as the timers were */
     /* sensim.h */
     S(sn_blueprint_info, 56, 8);
     F(sn_blueprint_info, struct_size, 0);
