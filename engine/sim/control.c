@@ -180,7 +180,7 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
             s->tick_ns = llround(tick * 1e9);
     }
     if (!st) {
-        sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(s->name));
+        sn_rng_seed(&s->rng, sn_noise_sensor_seed(e->seed, s->name));
         sd->name = s->name;
         st = sn_spawn_check(e, sd, err);
     }

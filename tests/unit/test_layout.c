@@ -102,7 +102,7 @@ int main(void)
     F(sn_actor_info, acceleration, 192);
     F(sn_actor_info, control, 216);
     /* types.h */
-    S(sn_ray_hit, 96, 8); /* 72 up to ABI 1.4's first revision: the host accepts both */
+    S(sn_ray_hit, 104, 8); /* 72 up to ABI 1.4's first revision, 96 in 1.4: the host accepts all three */
     F(sn_ray_hit, struct_size, 0);
     F(sn_ray_hit, distance, 8);
     F(sn_ray_hit, point, 16);
@@ -110,8 +110,10 @@ int main(void)
     F(sn_ray_hit, actor_id, 64);
     F(sn_ray_hit, semantic_tag, 68);
     F(sn_ray_hit, velocity, 72);
+    F(sn_ray_hit, reflectivity, 96);
     pin("SN_RAY_HIT_SIZE_1_2", SN_RAY_HIT_SIZE_1_2, offsetof(sn_ray_hit, velocity));
-    pin("SN_RAY_HIT_SIZE_VELOCITY", SN_RAY_HIT_SIZE_VELOCITY, sizeof(sn_ray_hit));
+    pin("SN_RAY_HIT_SIZE_VELOCITY", SN_RAY_HIT_SIZE_VELOCITY, offsetof(sn_ray_hit, reflectivity));
+    pin("SN_RAY_HIT_SIZE_REFLECTIVITY", SN_RAY_HIT_SIZE_REFLECTIVITY, sizeof(sn_ray_hit));
     /* types.h */
     S(sn_geo_location, 24, 8);
     F(sn_geo_location, latitude, 0);
@@ -264,8 +266,9 @@ int main(void)
     F(sn_ray_query, kind_mask, 40);
     F(sn_ray_query, hits, 48);
     F(sn_ray_query, max_hits, 56);
-    S(sn_ray_result, 104, 8);
+    S(sn_ray_result, 112, 8);
     pin("SN_RAY_RESULT_SIZE_1_2", SN_RAY_RESULT_SIZE_1_2, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_1_2);
+    pin("SN_RAY_RESULT_SIZE_1_4", SN_RAY_RESULT_SIZE_1_4, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_VELOCITY);
     /* records.h */
     S(sn_point_xyzi, 16, 4);
     F(sn_point_xyzi, intensity, 12);
