@@ -132,7 +132,7 @@ sn_status lidar_scan_tick(lidar_scan *s)
     /* The rays, channel-major as CARLA records them; the general drop-off draws one uniform per
     ** (channel, point) before tracing, in that order (RayCastLidar::PreprocessRays). */
     bool gen_drop = !c->semantic && c->dropoff_general_rate > FLT_EPSILON;
-    const sn_noise noise = sn_noise_host(h, s->ctx); /* the draws: sensim/noise.h, docs/lidar.md */
+    const sn_noise noise = sn_noise_host(h, s->ctx); /* the draws: sensim/noise.h, docs/sensors/lidar.md */
     if (!grow((void **)&s->col, &s->cap_col, P, sizeof *s->col))
         goto oom;
     for (uint32_t j = 0; j < P; j++) { /* each column's azimuth once, not once per channel */

@@ -18,8 +18,8 @@
 ** - normal(mean, stddev): two uniforms u1 then u2, always (also for stddev 0):
 **       mean + stddev * sqrt(-2 ln(1 - u1)) * cos(2 pi u2)     (Box-Muller, no cached half);
 ** - normal3(mean, stddev): normal of x, then y, then z (six uniforms).
-** The sensim plugins' draws per tick, in these terms, are in their docs pages (docs/imu-gnss.md,
-** docs/lidar.md, docs/radar.md).
+** The sensim plugins' draws per tick, in these terms, are in their docs pages
+** (docs/sensors/imu-gnss.md, docs/sensors/lidar.md, docs/sensors/radar.md).
 */
 #ifndef SENSIM_NOISE_H
 #define SENSIM_NOISE_H

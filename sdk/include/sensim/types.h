@@ -122,7 +122,7 @@ typedef struct sn_ray_hit {
 
 /*
 ** The reflectivity an actor of semantic tag `tag` gets when its `reflectivity` attribute is
-** left at its default (docs/lidar.md has the table and where the numbers come from): typical
+** left at its default (docs/sensors/lidar.md has the table and where the numbers come from): typical
 ** diffuse reflectances near 905 nm, retro-reflective signs and lane paint high, water and
 ** dark asphalt low. CARLA has no such property; its lidar intensity ignores the surface.
 */
