@@ -122,6 +122,7 @@ void sn_renderer_destroy(sn_renderer *r)
 }
 
 int sn_renderer_threads(const sn_renderer *r) { return sn_pool_threads(r->pool); }
+sn_pool *sn_renderer_pool(sn_renderer *r) { return r->pool; }
 uint32_t sn_renderer_last_triangles(const sn_renderer *r) { return r->last_tris; }
 
 sn_status sn_camera_check(const sn_camera *c, sn_error *err)

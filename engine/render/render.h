@@ -38,6 +38,8 @@ typedef struct sn_renderer sn_renderer;
 sn_renderer *sn_renderer_create(int threads);
 void sn_renderer_destroy(sn_renderer *r);
 int sn_renderer_threads(const sn_renderer *r);
+/* The renderer's worker pool, for other work split the same way (host->parallel_for). */
+sn_pool *sn_renderer_pool(sn_renderer *r);
 
 /* Checks a camera: a sentence in err when it cannot be rendered. */
 sn_status sn_camera_check(const sn_camera *cam, sn_error *err);

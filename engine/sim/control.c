@@ -184,7 +184,7 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
         if (strcmp(d->attributes[i].key, "role_name") == 0)
             sd->role = d->attributes[i].value;
     if (!st) {
-        sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(s->name));
+        sn_rng_seed(&s->rng, sn_noise_sensor_seed(e->seed, s->name));
         sd->name = s->internal ? NULL : s->name; /* the engine's own sensor takes no actor name */
         st = sn_spawn_check(e, sd, err);
     }

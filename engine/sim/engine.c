@@ -257,7 +257,7 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
         if (c && ent->calls[c].at < ent->calls[c - 1].at)
             return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, ent->calls[c].pos).s);
     }
-    sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(ent->name));
+    sn_rng_seed(&s->rng, sn_noise_sensor_seed(e->seed, ent->name));
     return SN_OK;
 }
 

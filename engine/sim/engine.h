@@ -139,6 +139,7 @@ struct sn_engine {
     size_t n_event_listeners, cap_event_listeners;
 
     sn_renderer *renderer; /* created at the first render, with opts.threads workers */
+    bool in_parallel;      /* a plugin's host->parallel_for is running its tasks */
     sn_rayscene *rays;     /* the ray index, created at the first ray query, likewise */
     sn_lighting lighting;  /* from the scene's settings.lighting */
     sn_map *map;           /* the scene's map (map:), NULL without one; owned */

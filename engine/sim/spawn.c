@@ -191,6 +191,12 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
                      "table (Roads, Building, Wall, Car, ...) nor a number 0-28", where, tag);
         goto fail;
     }
+    /* Reflectivity: a negative value (the default) takes the tag's; the resolved value is what
+    ** the actor keeps, so actor_attribute and a recording's spawn say what rays report. */
+    int ri = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "reflectivity");
+    a->reflectivity = ri >= 0 && values[ri].f >= 0 ? values[ri].f : sn_tag_reflectivity(a->tag);
+    if (ri >= 0)
+        values[ri].f = a->reflectivity;
     if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->bbox.extent, err)))
         goto fail;
     if (bp->shape == SN_SHAPE_SPHERE) {

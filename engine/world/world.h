@@ -78,6 +78,7 @@ struct sn_actor {
     uint8_t color[3];
     bool checker;        /* render a checker texture (attribute texture: checker) */
     double checker_size; /* metres per checker cell */
+    double reflectivity; /* 0..1, what ray hits report (attribute reflectivity); < 0: the tag's */
     sn_bbox bbox;      /* location: box centre from the origin, actor frame (vehicles (0,0,extent.z)) */
     sn_vec3 com;       /* the ODE body (centre of mass) from the origin, actor frame */
     sn_shape shape;

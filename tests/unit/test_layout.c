@@ -103,7 +103,7 @@ int main(void)
     F(sn_actor_info, acceleration, 192);
     F(sn_actor_info, control, 216);
     /* types.h */
-    S(sn_ray_hit, 96, 8); /* 72 up to ABI 1.4's first revision: the host accepts both */
+    S(sn_ray_hit, 104, 8); /* 72 up to ABI 1.4's first revision, 96 in 1.4: the host accepts all three */
     F(sn_ray_hit, struct_size, 0);
     F(sn_ray_hit, distance, 8);
     F(sn_ray_hit, point, 16);
@@ -111,8 +111,10 @@ int main(void)
     F(sn_ray_hit, actor_id, 64);
     F(sn_ray_hit, semantic_tag, 68);
     F(sn_ray_hit, velocity, 72);
+    F(sn_ray_hit, reflectivity, 96);
     pin("SN_RAY_HIT_SIZE_1_2", SN_RAY_HIT_SIZE_1_2, offsetof(sn_ray_hit, velocity));
-    pin("SN_RAY_HIT_SIZE_VELOCITY", SN_RAY_HIT_SIZE_VELOCITY, sizeof(sn_ray_hit));
+    pin("SN_RAY_HIT_SIZE_VELOCITY", SN_RAY_HIT_SIZE_VELOCITY, offsetof(sn_ray_hit, reflectivity));
+    pin("SN_RAY_HIT_SIZE_REFLECTIVITY", SN_RAY_HIT_SIZE_REFLECTIVITY, sizeof(sn_ray_hit));
     /* types.h */
     S(sn_geo_location, 24, 8);
     F(sn_geo_location, latitude, 0);
@@ -168,7 +170,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 440, 8);
+    S(sn_host, 448, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -224,6 +226,7 @@ int main(void)
     F(sn_host, attribute_given, 416);
     F(sn_host, render_motion, 424);
     F(sn_host, sensor_transform_prev, 432);
+    F(sn_host, parallel_for, 440);
     /* map.h (ABI 1.4): plain values, frozen */
     S(sn_lane_marking, 16, 8);
     F(sn_lane_marking, type, 0);
@@ -265,8 +268,9 @@ int main(void)
     F(sn_ray_query, kind_mask, 40);
     F(sn_ray_query, hits, 48);
     F(sn_ray_query, max_hits, 56);
-    S(sn_ray_result, 104, 8);
+    S(sn_ray_result, 112, 8);
     pin("SN_RAY_RESULT_SIZE_1_2", SN_RAY_RESULT_SIZE_1_2, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_1_2);
+    pin("SN_RAY_RESULT_SIZE_1_4", SN_RAY_RESULT_SIZE_1_4, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_VELOCITY);
     /* records.h */
     S(sn_point_xyzi, 16, 4);
     F(sn_point_xyzi, intensity, 12);

@@ -85,5 +85,7 @@ typedef struct sn_ray_result {
 /* sizeof(sn_ray_result) with a 1.2 sn_ray_hit (no velocity): the smallest result_size the
 ** host accepts, so plugins built before sn_ray_hit grew keep working (they get no velocity). */
 #define SN_RAY_RESULT_SIZE_1_2 80u
+/* sizeof(sn_ray_result) with a 1.4 sn_ray_hit (velocity, no reflectivity). */
+#define SN_RAY_RESULT_SIZE_1_4 104u
 
 #endif
