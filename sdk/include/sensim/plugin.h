@@ -77,7 +77,7 @@ typedef struct sn_method_def {
     const char *doc;
 } sn_method_def;
 
-/* The arguments one method takes (ABI 1.4, sn_sensor_class.method_args): checked by the host
+/* The arguments one method takes (ABI 1.5, sn_sensor_class.method_args): checked by the host
 ** when a scene loads and by sn_engine_call, so a call that could never succeed is an input error
 ** before the run rather than a failure at its frame. A fixed layout: a later ABI adds a new
 ** array rather than growing this one. */
@@ -150,7 +150,7 @@ typedef struct sn_sensor_class {
     */
     const sn_log_reader *log_reader;
     /* ---- end recorder ---- */
-    /* ---- ABI 1.4: NULL, or n_methods entries in the order of `methods` (see sn_method_args);
+    /* ---- ABI 1.5: NULL, or n_methods entries in the order of `methods` (see sn_method_args);
     ** a class without them gets whatever arguments a scene gives, and call() decides. ---- */
     const sn_method_args *method_args;
 } sn_sensor_class;
