@@ -6,6 +6,8 @@
 #include "../core/util.h"
 #include "../map/road_mesh.h"
 #include "mesh.h"
+#include "shade.h"
+#include "shadow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,8 +79,10 @@ struct sn_renderer {
     float inv_far, inv_near, far;
     sn_mat3 R; /* camera frame: columns forward, right, up */
     sn_vec3 eye;
-    double sun[3], ambient, intensity;
-    uint8_t sky[3];
+    sn_shade_env env;  /* sun, sky, fog, wetness of this frame (shade.h) */
+    sn_shadow *shadow; /* the sun's shadow map, created at the first colour render */
+    bool shadows;      /* this frame's colour pixels look it up */
+    bool textures;     /* procedural textures of roads and sidewalks */
     uint32_t last_tris;
 };
 
@@ -89,6 +93,8 @@ void sn_lighting_default(sn_lighting *l)
     l->sun_intensity = 0.75;
     l->ambient = 0.35;
     l->sky[0] = 150, l->sky[1] = 190, l->sky[2] = 235;
+    sn_weather_default(&l->weather, l->sun_azimuth, l->sun_altitude);
+    l->shadows = l->textures = true;
 }
 
 sn_renderer *sn_renderer_create(int threads)
@@ -109,6 +115,7 @@ void sn_renderer_destroy(sn_renderer *r)
     if (!r)
         return;
     sn_pool_destroy(r->pool);
+    sn_shadow_destroy(r->shadow);
     for (size_t i = 0; i < r->cap_bands; i++)
         free(r->bands[i].list);
     free(r->bands);
@@ -421,6 +428,14 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
 
 /* ---- rasterise and resolve one band ---- */
 
+/* The ray through the centre of pixel (x, y), scaled so that its forward component is 1:
+** eye + ray * depth is the point at planar depth `depth`. */
+static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fwd, sn_vec3 right, sn_vec3 up)
+{
+    double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
+    return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
+}
+
 static void draw_band(void *arg, uint32_t bi)
 {
     sn_renderer *r = arg;
@@ -506,8 +521,9 @@ static void draw_band(void *arg, uint32_t bi)
                 if (o->instance) o->instance[i] = 0;
                 if (r->motion) r->motion[3 * i] = r->motion[3 * i + 1] = r->motion[3 * i + 2] = 0;
                 if (o->bgra) {
-                    uint8_t *c = o->bgra + 4 * i;
-                    c[0] = r->sky[2], c[1] = r->sky[1], c[2] = r->sky[0], c[3] = 255;
+                    uint8_t *c = o->bgra + 4 * i, rgb[3];
+                    sn_shade_sky(&r->env, r->eye, sn_v3_norm(pixel_ray(r, x, y, fwd, right, up)), rgb);
+                    c[0] = rgb[2], c[1] = rgb[1], c[2] = rgb[0], c[3] = 255;
                 }
                 continue;
             }
@@ -530,8 +546,7 @@ static void draw_band(void *arg, uint32_t bi)
                 mo[0] = mo[1] = mo[2] = 0;
                 if (p->moves) {
                     /* the seen point now, from the pixel centre's ray and its depth */
-                    double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
-                    sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
+                    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
                     sn_vec3 rel = sn_v3_sub(sn_v3_add(r->eye, sn_v3_scale(ray, depth)), p->pos);
                     sn_vec3 d = sn_v3_add(sn_mat3_apply(&p->dm, rel), p->dpos);
                     mo[0] = (float)d.x, mo[1] = (float)d.y, mo[2] = (float)d.z;
@@ -539,27 +554,66 @@ static void draw_band(void *arg, uint32_t bi)
             }
             if (!o->bgra)
                 continue;
-            double lambert = n[0] * r->sun[0] + n[1] * r->sun[1] + n[2] * r->sun[2];
-            double shade = r->ambient + r->intensity * (lambert > 0 ? lambert : 0);
+            sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+            sn_surface s = {.p = sn_v3_add(r->eye, sn_v3_scale(ray, depth)), .view = sn_v3_norm(ray), .n = n,
+                            .color = p->color, .albedo = 1, .sun_vis = 1, .tag = p->tag};
             if (p->checker) {
                 /* the surface point, pushed a hair inside so faces on cell borders do not flicker */
-                double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
-                sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
-                sn_vec3 pt = sn_v3_add(r->eye, sn_v3_scale(ray, depth));
-                pt = sn_v3_sub(pt, sn_v3_scale(sn_v3(n[0], n[1], n[2]), 1e-3 * p->checker_size));
+                sn_vec3 pt = sn_v3_sub(s.p, sn_v3_scale(sn_v3(n[0], n[1], n[2]), 1e-3 * p->checker_size));
                 sn_vec3 l = sn_mat3_apply_t(&p->rot, sn_v3_sub(pt, p->pos));
-                double s = p->checker_size;
-                int cell = parity(l.x / s) + parity(l.y / s) + (p->is_plane ? 0 : parity(l.z / s));
+                double cs = p->checker_size;
+                int cell = parity(l.x / cs) + parity(l.y / cs) + (p->is_plane ? 0 : parity(l.z / cs));
                 if (cell & 1)
-                    shade *= 0.7;
+                    s.albedo = 0.7;
             }
-            uint8_t *c = o->bgra + 4 * i;
-            for (int k = 0; k < 3; k++) {
-                double v = p->color[k] * shade + 0.5;
-                c[2 - k] = (uint8_t)(v > 255 ? 255 : v);
-            }
-            c[3] = 255;
+            if (r->textures)
+                s.albedo *= sn_shade_texture(p->tag, s.p);
+            if (r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0)
+                s.sun_vis = sn_shadow_visibility(r->shadow, s.p, n);
+            uint8_t *c = o->bgra + 4 * i, rgb[3];
+            sn_shade_surface(&r->env, r->eye, &s, rgb);
+            c[0] = rgb[2], c[1] = rgb[1], c[2] = rgb[0], c[3] = 255;
         }
+}
+
+/* The sun's shadow map for this frame: every actor's mesh within reach of the view's first
+** SN_SHADOW_DISTANCE metres, as the sun sees it. false without memory. */
+static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
+{
+    if (!r->shadow && !(r->shadow = sn_shadow_create()))
+        return false;
+    double nd = r->cam->near_clip, fd = r->cam->far_clip < SN_SHADOW_DISTANCE ? r->cam->far_clip : SN_SHADOW_DISTANCE;
+    sn_vec3 corners[8];
+    for (int k = 0; k < 8; k++) {
+        double d = k & 4 ? fd : nd;
+        sn_vec3 v = sn_v3(d, (k & 1 ? 1 : -1) * r->tanh_ * d, (k & 2 ? 1 : -1) * r->tanv * d);
+        corners[k] = sn_v3_add(r->eye, sn_mat3_apply(&r->R, v));
+    }
+    sn_shadow_begin(r->shadow, r->env.sun, corners, 8);
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        const sn_mesh *m = a->kind == SN_ACTOR_SENSOR ? NULL : sn_mesh_get(a->shape);
+        if (!m)
+            continue;
+        sn_vec3 pos;
+        sn_quat q;
+        sn_actor_pose_at(w, a, alpha, &pos, &q);
+        sn_mat3 ra = sn_mat3_from_quat(q);
+        sn_vec3 centre = sn_v3_add(pos, sn_mat3_apply(&ra, a->bbox.location)), ext = a->bbox.extent;
+        if (!sn_shadow_wants(r->shadow, centre, sn_v3_len(ext)))
+            continue;
+        if (!sn_grow((void **)&r->verts, &r->cap_verts, m->n_v, sizeof *r->verts))
+            return false;
+        for (uint32_t k = 0; k < m->n_v; k++) {
+            const float *v = m->v[k];
+            r->verts[k] = sn_v3_add(centre, sn_mat3_apply(&ra, sn_v3(ext.x * v[0], ext.y * v[1], ext.z * v[2])));
+        }
+        for (uint32_t k = 0; k < m->n_t; k++)
+            if (!sn_shadow_add(r->shadow, r->verts[m->t[k][0]], r->verts[m->t[k][1]], r->verts[m->t[k][2]]))
+                return false;
+    }
+    sn_shadow_draw(r->shadow, r->pool);
+    return true;
 }
 
 static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
@@ -596,11 +650,8 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     r->inv_near = (float)(1 / cam->near_clip);
     r->R = sn_mat3_from_rotation(cam->transform.rotation);
     r->eye = cam->transform.location;
-    double az = light->sun_azimuth * SN_DEG, alt = light->sun_altitude * SN_DEG;
-    r->sun[0] = cos(alt) * cos(az), r->sun[1] = cos(alt) * sin(az), r->sun[2] = sin(alt);
-    r->ambient = light->ambient;
-    r->intensity = light->sun_intensity;
-    memcpy(r->sky, light->sky, 3);
+    sn_shade_env_init(&r->env, light);
+    r->textures = light->textures;
 
     size_t n_bands = (r->H + BAND - 1) / BAND;
     if (n_bands > r->cap_bands) {
@@ -632,6 +683,10 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     if (w->roads && !add_roads(r, w->roads))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up %zu triangles", r->n_tris);
     r->last_tris = (uint32_t)r->n_tris;
+    /* shadows only where colour is drawn, and only while the sun is up */
+    r->shadows = out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
+    if (r->shadows && !build_shadows(r, w, alpha))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
     sn_pool_run(r->pool, draw_band, r, (uint32_t)n_bands);
     return SN_OK;
 }

@@ -17,6 +17,7 @@
 
 #include "../core/error.h"
 #include "../world/world.h"
+#include "../world/weather.h"
 #include "pool.h"
 
 #include <sensim/host.h>
@@ -28,6 +29,11 @@ typedef struct sn_lighting {
     double sun_intensity; /* scale of the Lambert term */
     double ambient;       /* the light every surface gets, 0..1 */
     uint8_t sky[3];       /* r, g, b */
+    /* the world's weather: its sun angles are the sun the renderer draws (the two above only
+    ** give the default weather's); docs/weather.md says what each field does */
+    sn_weather weather;
+    bool shadows;  /* the sun casts shadows (sn_lighting_default: true) */
+    bool textures; /* asphalt and sidewalk textures (sn_lighting_default: true) */
 } sn_lighting;
 
 void sn_lighting_default(sn_lighting *l);

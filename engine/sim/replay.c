@@ -391,7 +391,8 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
         e->scene.path = sn_strdup(path);
         e->scene.settings = (sn_scene_settings){.max_substep_delta_time = 0.01, .max_substeps = 10, .sun_azimuth = 135,
                                                 .sun_altitude = 50, .sun_intensity = 0.75, .ambient = 0.35,
-                                                .sky_color = {150, 190, 235}};
+                                                .sky_color = {150, 190, 235}, .shadows = true,
+                                                .textures = true};
     }
     sn_scene_settings *ss = &e->scene.settings;
     ss->fixed_delta_seconds = rp->dt;

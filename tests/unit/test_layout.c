@@ -167,7 +167,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 440, 8);
+    S(sn_host, 448, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -223,6 +223,7 @@ int main(void)
     F(sn_host, attribute_given, 416);
     F(sn_host, render_motion, 424);
     F(sn_host, sensor_transform_prev, 432);
+    F(sn_host, weather, 440);
     /* map.h (ABI 1.4): plain values, frozen */
     S(sn_lane_marking, 16, 8);
     F(sn_lane_marking, type, 0);

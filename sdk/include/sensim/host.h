@@ -313,6 +313,12 @@ typedef struct sn_host {
     ** render_motion() measures (the spawn pose in the frame it was spawned). When the sensor did
     ** not move during the frame it is sensor_transform()'s value, bit for bit. */
     void (*sensor_transform_prev)(sn_ctx *ctx, sn_transform *out);
+
+    /* ---- also ABI 1.4 (weather): check SN_HOST_HAS(host, weather) before calling ---- */
+    /* The world's weather now (CARLA's get_weather; sensim/types.h), and a count that grows
+    ** every time it is set (scene load, set_weather, replay): a recorder writes it when the
+    ** count moves. */
+    void (*weather)(sn_ctx *ctx, sn_weather *out, uint64_t *serial);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */

@@ -1,0 +1,171 @@
+/* shadow.c — the sun's shadow map (shadow.h). */
+#include "shadow.h"
+
+#include "../core/util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define SBAND 64 /* texel rows per task */
+
+typedef struct stri {
+    float u[3], v[3], d[3]; /* texel coordinates and depth along the light */
+    int32_t x0, x1, y0, y1;
+} stri;
+
+struct sn_shadow {
+    float *depth; /* SIZE x SIZE: nearest caster to the sun, metres along the light */
+    sn_vec3 su, sv, sd; /* light frame: map axes and the light's direction of travel (-sun) */
+    double u0, v0, scale; /* texel = (dot(p, su) - u0) * scale */
+    double texel;         /* metres per texel */
+    stri *tris;
+    size_t n_tris, cap_tris;
+    bool empty; /* no caster: everything is lit */
+};
+
+sn_shadow *sn_shadow_create(void)
+{
+    sn_shadow *s = calloc(1, sizeof *s);
+    if (s && !(s->depth = malloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE * sizeof *s->depth))) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void sn_shadow_destroy(sn_shadow *s)
+{
+    if (!s)
+        return;
+    free(s->depth);
+    free(s->tris);
+    free(s);
+}
+
+bool sn_shadow_begin(sn_shadow *s, const double sun[3], const sn_vec3 *corners, int n_corners)
+{
+    s->sd = sn_v3(-sun[0], -sun[1], -sun[2]);
+    /* map axes: any frame perpendicular to the light, chosen from the light alone (stable) */
+    sn_vec3 ref = fabs(s->sd.z) < 0.9 ? sn_v3(0, 0, 1) : sn_v3(1, 0, 0);
+    s->su = sn_v3_norm(sn_v3_cross(ref, s->sd));
+    s->sv = sn_v3_cross(s->sd, s->su);
+    double u0 = DBL_MAX, u1 = -DBL_MAX, v0 = DBL_MAX, v1 = -DBL_MAX;
+    for (int i = 0; i < n_corners; i++) {
+        double u = sn_v3_dot(corners[i], s->su), v = sn_v3_dot(corners[i], s->sv);
+        u0 = u < u0 ? u : u0, u1 = u > u1 ? u : u1;
+        v0 = v < v0 ? v : v0, v1 = v > v1 ? v : v1;
+    }
+    double side = (u1 - u0 > v1 - v0 ? u1 - u0 : v1 - v0) + 1e-3;
+    s->u0 = u0 - 0.01 * side, s->v0 = v0 - 0.01 * side; /* a margin for the filter's reach */
+    s->scale = SN_SHADOW_SIZE / (1.02 * side);
+    s->texel = 1 / s->scale;
+    s->n_tris = 0;
+    s->empty = true;
+    return true;
+}
+
+bool sn_shadow_wants(const sn_shadow *s, sn_vec3 c, double r)
+{
+    double u = (sn_v3_dot(c, s->su) - s->u0) * s->scale, v = (sn_v3_dot(c, s->sv) - s->v0) * s->scale;
+    double rt = r * s->scale;
+    return u + rt >= 0 && v + rt >= 0 && u - rt <= SN_SHADOW_SIZE && v - rt <= SN_SHADOW_SIZE;
+}
+
+bool sn_shadow_add(sn_shadow *s, sn_vec3 a, sn_vec3 b, sn_vec3 c)
+{
+    const sn_vec3 p[3] = {a, b, c};
+    stri t;
+    double minu = DBL_MAX, maxu = -DBL_MAX, minv = DBL_MAX, maxv = -DBL_MAX;
+    for (int i = 0; i < 3; i++) {
+        double u = (sn_v3_dot(p[i], s->su) - s->u0) * s->scale, v = (sn_v3_dot(p[i], s->sv) - s->v0) * s->scale;
+        t.u[i] = (float)u, t.v[i] = (float)v, t.d[i] = (float)sn_v3_dot(p[i], s->sd);
+        minu = u < minu ? u : minu, maxu = u > maxu ? u : maxu;
+        minv = v < minv ? v : minv, maxv = v > maxv ? v : maxv;
+    }
+    /* texels whose centres (i + 1/2) may be covered */
+    if (!(maxu >= 0.5 && maxv >= 0.5 && minu <= SN_SHADOW_SIZE - 0.5 && minv <= SN_SHADOW_SIZE - 0.5))
+        return true;
+    double area = (t.u[1] - t.u[0]) * (t.v[2] - t.v[0]) - (t.u[2] - t.u[0]) * (t.v[1] - t.v[0]);
+    if (fabs(area) < 1e-9)
+        return true; /* edge-on to the sun */
+    t.x0 = (int32_t)fmax(0, ceil(minu - 0.5)), t.x1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxu - 0.5));
+    t.y0 = (int32_t)fmax(0, ceil(minv - 0.5)), t.y1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxv - 0.5));
+    if (t.x0 > t.x1 || t.y0 > t.y1)
+        return true;
+    if (!sn_grow((void **)&s->tris, &s->cap_tris, s->n_tris + 1, sizeof *s->tris))
+        return false;
+    s->tris[s->n_tris++] = t;
+    s->empty = false;
+    return true;
+}
+
+static void draw_band(void *arg, uint32_t band)
+{
+    sn_shadow *s = arg;
+    int32_t y0 = (int32_t)band * SBAND, y1 = y0 + SBAND;
+    float *dm = s->depth;
+    for (int32_t y = y0; y < y1; y++)
+        for (int32_t x = 0; x < SN_SHADOW_SIZE; x++)
+            dm[(size_t)y * SN_SHADOW_SIZE + x] = FLT_MAX;
+    for (size_t k = 0; k < s->n_tris; k++) {
+        const stri *t = &s->tris[k];
+        if (t->y1 < y0 || t->y0 >= y1)
+            continue;
+        /* depth is affine in (u, v) for an orthographic view: d = A u + B v + C */
+        double du1 = t->u[1] - t->u[0], dv1 = t->v[1] - t->v[0], du2 = t->u[2] - t->u[0], dv2 = t->v[2] - t->v[0];
+        double det = du1 * dv2 - du2 * dv1, sgn = det > 0 ? 1 : -1;
+        double dd1 = t->d[1] - t->d[0], dd2 = t->d[2] - t->d[0];
+        double A = (dd1 * dv2 - dd2 * dv1) / det, B = (du1 * dd2 - du2 * dd1) / det;
+        double C = t->d[0] - A * t->u[0] - B * t->v[0];
+        int32_t ya = t->y0 > y0 ? t->y0 : y0, yb = t->y1 < y1 - 1 ? t->y1 : y1 - 1;
+        for (int32_t y = ya; y <= yb; y++) {
+            double py = y + 0.5;
+            for (int32_t x = t->x0; x <= t->x1; x++) {
+                double px = x + 0.5, inside = 1;
+                for (int e = 0; e < 3 && inside; e++) {
+                    int n = (e + 1) % 3;
+                    double w = ((t->u[n] - t->u[e]) * (py - t->v[e]) - (t->v[n] - t->v[e]) * (px - t->u[e])) * sgn;
+                    inside = w >= 0;
+                }
+                if (!inside)
+                    continue;
+                float d = (float)(A * px + B * py + C);
+                float *o = &dm[(size_t)y * SN_SHADOW_SIZE + x];
+                if (d < *o)
+                    *o = d;
+            }
+        }
+    }
+}
+
+void sn_shadow_draw(sn_shadow *s, sn_pool *pool)
+{
+    if (!s->empty)
+        sn_pool_run(pool, draw_band, s, SN_SHADOW_SIZE / SBAND);
+}
+
+double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])
+{
+    if (s->empty)
+        return 1;
+    /* pushed off the surface along its normal and towards the sun: no self-shadowing acne */
+    sn_vec3 nn = sn_v3(n[0], n[1], n[2]);
+    p = sn_v3_add(p, sn_v3_add(sn_v3_scale(nn, 1.5 * s->texel), sn_v3_scale(s->sd, -(0.02 + 1.5 * s->texel))));
+    double u = (sn_v3_dot(p, s->su) - s->u0) * s->scale - 0.5, v = (sn_v3_dot(p, s->sv) - s->v0) * s->scale - 0.5;
+    if (!(u >= 1 && v >= 1 && u < SN_SHADOW_SIZE - 3 && v < SN_SHADOW_SIZE - 3))
+        return 1;
+    float d = (float)sn_v3_dot(p, s->sd);
+    int32_t x = (int32_t)floor(u), y = (int32_t)floor(v);
+    double fx = u - x, fy = v - y;
+    /* 4x4 lit/unlit texels around the point, then a tent of 3x3 bilinear taps over them */
+    double lit[4][4];
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++)
+            lit[j][i] = d <= s->depth[(size_t)(y - 1 + j) * SN_SHADOW_SIZE + (x - 1 + i)];
+    double sum = 0;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            sum += (lit[j][i] * (1 - fx) + lit[j][i + 1] * fx) * (1 - fy) + (lit[j + 1][i] * (1 - fx) + lit[j + 1][i + 1] * fx) * fy;
+    return sum / 9;
+}
