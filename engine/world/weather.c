@@ -125,7 +125,7 @@ bool sn_weather_unrendered(const sn_weather *w, char *buf, size_t size)
     size_t n = 0;
     buf[0] = 0;
     for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
-        if (!fields[i].rendered && sn_weather_field_get(w, i) != sn_weather_field_get(&z, i) && n < size)
+        if (!fields[i].rendered && (float)sn_weather_field_get(w, i) != (float)sn_weather_field_get(&z, i) && n < size)
             n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", sn_weather_field_names[i]);
     return n > 0;
 }
