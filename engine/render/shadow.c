@@ -149,9 +149,11 @@ double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])
 {
     if (s->empty)
         return 1;
-    /* pushed off the surface along its normal and towards the sun: no self-shadowing acne */
-    sn_vec3 nn = sn_v3(n[0], n[1], n[2]);
-    p = sn_v3_add(p, sn_v3_add(sn_v3_scale(nn, 1.5 * s->texel), sn_v3_scale(s->sd, -(0.02 + 1.5 * s->texel))));
+    /* pushed towards the sun by a slope-scaled bias, against self-shadowing acne: along the
+    ** light, so the point's place in the map, and with it the shadow's edge, does not move */
+    double cosn = -(n[0] * s->sd.x + n[1] * s->sd.y + n[2] * s->sd.z);
+    double tann = cosn > 0.1 ? sqrt(1 - cosn * cosn) / cosn : 10;
+    p = sn_v3_add(p, sn_v3_scale(s->sd, -(0.02 + 1.5 * s->texel * (1 + tann))));
     double u = (sn_v3_dot(p, s->su) - s->u0) * s->scale - 0.5, v = (sn_v3_dot(p, s->sv) - s->v0) * s->scale - 0.5;
     if (!(u >= 1 && v >= 1 && u < SN_SHADOW_SIZE - 3 && v < SN_SHADOW_SIZE - 3))
         return 1;

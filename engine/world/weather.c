@@ -43,7 +43,7 @@ int sn_weather_field_index(const char *name)
     return -1;
 }
 
-void sn_weather_zero(sn_weather *w) { *w = (sn_weather){.rayleigh_scattering_scale = 0.0331}; }
+void sn_weather_zero(sn_weather *w) { *w = (sn_weather){.rayleigh_scattering_scale = 0.0331f}; }
 
 void sn_weather_default(sn_weather *w, double sun_azimuth, double sun_altitude)
 {

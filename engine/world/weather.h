@@ -16,7 +16,8 @@ double sn_weather_field_get(const sn_weather *w, unsigned i);
 /* Index of a field name, or -1. */
 int sn_weather_field_index(const char *name);
 
-/* CARLA's WeatherParameters() constructor: every field 0 but rayleigh_scattering_scale 0.0331. */
+/* CARLA's WeatherParameters() constructor: every field 0 but rayleigh_scattering_scale 0.0331f
+** (as float32, like every value sensim keeps). */
 void sn_weather_zero(sn_weather *w);
 /* sensim's weather when a scene sets none: a clear day with the sun of settings.lighting. */
 void sn_weather_default(sn_weather *w, double sun_azimuth, double sun_altitude);
