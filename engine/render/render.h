@@ -10,7 +10,9 @@
 ** tie rule, so shared edges have neither cracks nor double hits) and 1/depth interpolated per
 ** pixel; a band's pixels depend only on the triangles, never on which thread drew it, so the
 ** output is byte-identical at any thread count. Shading is deferred: a second pass turns each
-** pixel's winning triangle into its tag, id and Lambert colour.
+** pixel's winning triangle into its tag, id and colour (shade.c: sun, shadow map, sky, fog,
+** materials). Colour may be anti-aliased (sn_image.samples): N x N samples rasterised per
+** pixel, each distinct surface among them shaded once, averaged in linear light.
 */
 #ifndef SN_RENDER_H
 #define SN_RENDER_H

@@ -4,6 +4,7 @@
 #include "shade.h"
 
 #include <math.h>
+#include <pthread.h>
 
 #define FOG_K 0.05 /* extinction per metre at fog_density 100 */
 
@@ -137,24 +138,34 @@ void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, u
     }
 }
 
-/* A hash of an integer lattice point to [0, 1): the seed of the value noise. */
-static double lattice(int64_t x, int64_t y)
+/* Value noise: a 256 x 256 table of hashed lattice values (built once, read-only after), smooth
+** between lattice points, repeating every 256 cells. */
+#define NOISE_N 256
+static float noise_table[NOISE_N * NOISE_N];
+static pthread_once_t noise_once = PTHREAD_ONCE_INIT;
+
+static void noise_build(void)
 {
-    uint64_t h = (uint64_t)x * 0x9E3779B97F4A7C15ull ^ (uint64_t)y * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
-    return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+    for (uint32_t i = 0; i < NOISE_N * NOISE_N; i++) {
+        uint64_t h = (uint64_t)(i + 1) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
+        noise_table[i] = (float)(h >> 40) * (1.0f / 16777216.0f);
+    }
 }
 
-/* Value noise at (x, y) (lattice spacing 1), smooth between lattice points. */
 static double value_noise(double x, double y)
 {
-    if (!(fabs(x) < 1e15 && fabs(y) < 1e15))
+    if (!(fabs(x) < 1e9 && fabs(y) < 1e9))
         return 0.5;
     double fx = floor(x), fy = floor(y), tx = x - fx, ty = y - fy;
-    int64_t ix = (int64_t)fx, iy = (int64_t)fy;
+    uint32_t ix = (uint32_t)(int64_t)fx & (NOISE_N - 1), iy = (uint32_t)(int64_t)fy & (NOISE_N - 1);
+    uint32_t jx = (ix + 1) & (NOISE_N - 1), jy = (iy + 1) & (NOISE_N - 1);
     tx = tx * tx * (3 - 2 * tx), ty = ty * ty * (3 - 2 * ty);
-    return mix(mix(lattice(ix, iy), lattice(ix + 1, iy), tx), mix(lattice(ix, iy + 1), lattice(ix + 1, iy + 1), tx), ty);
+    const float *t = noise_table;
+    return mix(mix(t[iy * NOISE_N + ix], t[iy * NOISE_N + jx], tx), mix(t[jy * NOISE_N + ix], t[jy * NOISE_N + jx], tx), ty);
 }
+
+void sn_shade_init(void) { pthread_once(&noise_once, noise_build); }
 
 double sn_shade_texture(uint8_t tag, sn_vec3 p)
 {

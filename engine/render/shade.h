@@ -47,5 +47,7 @@ void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, u
 /* Procedural textures of the map's surfaces (asphalt grain, sidewalk tiles): the albedo factor
 ** at world point p for tag (1 for tags without one). */
 double sn_shade_texture(uint8_t tag, sn_vec3 p);
+/* Builds the textures' noise table once per process (thread-safe; the renderer calls it). */
+void sn_shade_init(void);
 
 #endif

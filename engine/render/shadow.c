@@ -119,21 +119,28 @@ static void draw_band(void *arg, uint32_t band)
         double A = (dd1 * dv2 - dd2 * dv1) / det, B = (du1 * dd2 - du2 * dd1) / det;
         double C = t->d[0] - A * t->u[0] - B * t->v[0];
         int32_t ya = t->y0 > y0 ? t->y0 : y0, yb = t->y1 < y1 - 1 ? t->y1 : y1 - 1;
+        /* edge functions, stepped along each row: w_e(x + 1) = w_e(x) - dv_e sgn */
+        double eu[3], ev[3];
+        for (int e = 0; e < 3; e++) {
+            int n = (e + 1) % 3;
+            eu[e] = (t->u[n] - t->u[e]) * sgn, ev[e] = (t->v[n] - t->v[e]) * sgn;
+        }
         for (int32_t y = ya; y <= yb; y++) {
-            double py = y + 0.5;
-            for (int32_t x = t->x0; x <= t->x1; x++) {
-                double px = x + 0.5, inside = 1;
-                for (int e = 0; e < 3 && inside; e++) {
-                    int n = (e + 1) % 3;
-                    double w = ((t->u[n] - t->u[e]) * (py - t->v[e]) - (t->v[n] - t->v[e]) * (px - t->u[e])) * sgn;
-                    inside = w >= 0;
+            double py = y + 0.5, px = t->x0 + 0.5;
+            double w0 = eu[0] * (py - t->v[0]) - ev[0] * (px - t->u[0]);
+            double w1 = eu[1] * (py - t->v[1]) - ev[1] * (px - t->u[1]);
+            double w2 = eu[2] * (py - t->v[2]) - ev[2] * (px - t->u[2]);
+            double d = A * px + B * py + C;
+            float *row = dm + (size_t)y * SN_SHADOW_SIZE;
+            bool inside = false;
+            for (int32_t x = t->x0; x <= t->x1; x++, w0 -= ev[0], w1 -= ev[1], w2 -= ev[2], d += A) {
+                if (w0 >= 0 && w1 >= 0 && w2 >= 0) {
+                    inside = true;
+                    if ((float)d < row[x])
+                        row[x] = (float)d;
+                } else if (inside) {
+                    break; /* a triangle's row is one span */
                 }
-                if (!inside)
-                    continue;
-                float d = (float)(A * px + B * py + C);
-                float *o = &dm[(size_t)y * SN_SHADOW_SIZE + x];
-                if (d < *o)
-                    *o = d;
             }
         }
     }
@@ -153,21 +160,22 @@ double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])
     ** light, so the point's place in the map, and with it the shadow's edge, does not move */
     double cosn = -(n[0] * s->sd.x + n[1] * s->sd.y + n[2] * s->sd.z);
     double tann = cosn > 0.1 ? sqrt(1 - cosn * cosn) / cosn : 10;
-    p = sn_v3_add(p, sn_v3_scale(s->sd, -(0.02 + 1.5 * s->texel * (1 + tann))));
     double u = (sn_v3_dot(p, s->su) - s->u0) * s->scale - 0.5, v = (sn_v3_dot(p, s->sv) - s->v0) * s->scale - 0.5;
     if (!(u >= 1 && v >= 1 && u < SN_SHADOW_SIZE - 3 && v < SN_SHADOW_SIZE - 3))
         return 1;
-    float d = (float)sn_v3_dot(p, s->sd);
-    int32_t x = (int32_t)floor(u), y = (int32_t)floor(v);
+    float d = (float)(sn_v3_dot(p, s->sd) - (0.02 + 1.5 * s->texel * (1 + tann)));
+    int32_t x = (int32_t)u, y = (int32_t)v; /* u, v >= 1: truncation is floor */
     double fx = u - x, fy = v - y;
-    /* 4x4 lit/unlit texels around the point, then a tent of 3x3 bilinear taps over them */
-    double lit[4][4];
-    for (int j = 0; j < 4; j++)
-        for (int i = 0; i < 4; i++)
-            lit[j][i] = d <= s->depth[(size_t)(y - 1 + j) * SN_SHADOW_SIZE + (x - 1 + i)];
+    /* a tent of 3 x 3 bilinear comparisons over the 4 x 4 texels around the point; its weights
+    ** separate: (1 - f, 1, 1, f) / 3 along each axis */
+    const double wx[4] = {1 - fx, 1, 1, fx}, wy[4] = {1 - fy, 1, 1, fy};
     double sum = 0;
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++)
-            sum += (lit[j][i] * (1 - fx) + lit[j][i + 1] * fx) * (1 - fy) + (lit[j + 1][i] * (1 - fx) + lit[j + 1][i + 1] * fx) * fy;
+    for (int j = 0; j < 4; j++) {
+        const float *row = s->depth + (size_t)(y - 1 + j) * SN_SHADOW_SIZE + (x - 1);
+        double r = 0;
+        for (int i = 0; i < 4; i++)
+            r += d <= row[i] ? wx[i] : 0;
+        sum += r * wy[j];
+    }
     return sum / 9;
 }

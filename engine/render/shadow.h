@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#define SN_SHADOW_SIZE 2048      /* texels per side */
+#define SN_SHADOW_SIZE 1024      /* texels per side */
 #define SN_SHADOW_DISTANCE 80.0  /* metres of the view that get shadows */
 
 typedef struct sn_shadow sn_shadow;

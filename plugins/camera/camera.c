@@ -47,7 +47,7 @@ enum { A_AA = CAM_A_RGB_END };
 static const sn_attr_def rgb_attrs[] = {
     CAM_COMMON_ATTRS, CAM_RGB_ATTRS,
     {"anti_aliasing", SN_ATTR_INT, "2", NULL, NULL, true, 1, 4, NULL,
-     "supersampling: the image is rendered at N x N samples per pixel and averaged in linear light (1: off)"},
+     "anti-aliasing: N x N colour samples per pixel, averaged in linear light (1: off)"},
 };
 _Static_assert(sizeof rgb_attrs / sizeof rgb_attrs[0] == A_AA + 1, "A_AA ends the RGB table");
 
@@ -61,8 +61,7 @@ typedef struct camera {
     lens lens;
     int32_t *map;   /* lens pixel map (nearest) of depth, tags and ids, NULL for a pinhole or colour */
     cam_rgb rgb;    /* the colour camera's lens, vignette and gamma */
-    uint32_t aa;    /* samples per pixel side (anti_aliasing) */
-    uint8_t *big;   /* the supersampled image, (w aa) x (h aa), when aa > 1 */
+    uint32_t aa;    /* colour samples per pixel side (anti_aliasing: sn_image.samples) */
     float *depth, *depth_out;
     uint8_t *bgra, *tag, *tag_out;
     uint32_t *inst, *inst_out;
@@ -95,7 +94,7 @@ static sn_status create_inst(const sn_host *h, sn_ctx *c, void **o) { return cre
 static void free_buffers(camera *c)
 {
     cam_rgb_free(&c->rgb);
-    free(c->map), free(c->depth), free(c->depth_out), free(c->bgra), free(c->big);
+    free(c->map), free(c->depth), free(c->depth_out), free(c->bgra);
     free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
 }
 
@@ -145,7 +144,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     if (ok && c->kind == CAM_DEPTH)
         ok = (c->depth = malloc(px * sizeof(float))) && (identity || (c->depth_out = malloc(px * sizeof(float))));
     if (ok && c->kind == CAM_RGB)
-        ok = (c->bgra = malloc(px * 4)) && (c->aa == 1 || (c->big = malloc(px * c->aa * c->aa * 4)));
+        ok = (c->bgra = malloc(px * 4)) != NULL;
     if (ok && (c->kind == CAM_SEMANTIC || c->kind == CAM_INSTANCE))
         ok = (c->tag = malloc(px)) && (identity || (c->tag_out = malloc(px)));
     if (ok && c->kind == CAM_INSTANCE)
@@ -170,16 +169,10 @@ static sn_status tick(void *self, sn_phase phase)
     (void)phase;
     sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, c->max_depth};
     c->host->sensor_transform(c->ctx, &cam.transform);
-    sn_image img = {sizeof img, c->depth, c->bgra, c->tag, c->inst};
-    if (c->aa > 1) { /* colour only: the same view at aa x aa the pixels, then averaged */
-        cam.width *= c->aa, cam.height *= c->aa;
-        img.bgra = c->big;
-    }
+    sn_image img = {sizeof img, c->depth, c->bgra, c->tag, c->inst, c->aa};
     sn_status st = c->host->render(c->ctx, &cam, &img);
     if (st)
         return st;
-    if (c->aa > 1)
-        cam_downsample(c->big, c->bgra, c->w, c->h, c->aa);
     size_t px = (size_t)c->w * c->h;
     const float *depth = c->depth;
     const uint8_t *tag = c->tag;

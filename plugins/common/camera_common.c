@@ -91,38 +91,3 @@ void cam_rgb_apply(const cam_rgb *p, const uint8_t *in, uint8_t *out)
         out[4 * i + 3] = 255;
     }
 }
-
-void cam_downsample(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, uint32_t aa)
-{
-    double lin[256], mid[255];
-    for (int i = 0; i < 256; i++)
-        lin[i] = pow(i / 255.0, 2.2);
-    for (int i = 0; i < 255; i++)
-        mid[i] = 0.5 * (lin[i] + lin[i + 1]);
-    const size_t W = (size_t)w * aa;
-    const double inv = 1.0 / (aa * aa);
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            double sum[3] = {0, 0, 0};
-            for (uint32_t j = 0; j < aa; j++) {
-                const uint8_t *row = in + ((size_t)(y * aa + j) * W + (size_t)x * aa) * 4;
-                for (uint32_t i = 0; i < aa; i++)
-                    for (int k = 0; k < 3; k++)
-                        sum[k] += lin[row[4 * i + k]];
-            }
-            uint8_t *o = out + ((size_t)y * w + x) * 4;
-            for (int k = 0; k < 3; k++) {
-                double m = sum[k] * inv;
-                int lo = 0, hi = 255; /* the byte whose linear value is nearest: mid[b-1] <= m < mid[b] */
-                while (lo < hi) {
-                    int b = (lo + hi) / 2;
-                    if (m < mid[b])
-                        hi = b;
-                    else
-                        lo = b + 1;
-                }
-                o[k] = (uint8_t)lo;
-            }
-            o[3] = 255;
-        }
-}

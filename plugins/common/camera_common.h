@@ -98,9 +98,4 @@ bool cam_rgb_identity(const cam_rgb *p);
 /* out = the finished BGRA image of the rendered `in` (w x h; out != in). */
 void cam_rgb_apply(const cam_rgb *p, const uint8_t *in, uint8_t *out);
 
-/* Anti-aliasing: out (w x h BGRA) = each aa x aa block of in ((w aa) x (h aa)) averaged in
-** linear light (the bytes taken as encoded for gamma 2.2), rounded to the nearest byte; a block
-** of one colour stays exactly that colour. */
-void cam_downsample(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, uint32_t aa);
-
 #endif

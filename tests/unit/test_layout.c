@@ -143,12 +143,13 @@ int main(void)
     F(sn_camera, near_clip, 72);
     F(sn_camera, far_clip, 80);
     /* host.h */
-    S(sn_image, 40, 8);
+    S(sn_image, 48, 8);
     F(sn_image, struct_size, 0);
     F(sn_image, depth, 8);
     F(sn_image, bgra, 16);
     F(sn_image, tag, 24);
     F(sn_image, instance, 32);
+    F(sn_image, samples, 40);
     /* host.h */
     S(sn_world_settings, 64, 8);
     F(sn_world_settings, struct_size, 0);

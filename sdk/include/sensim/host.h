@@ -47,6 +47,11 @@ typedef struct sn_image {
     uint8_t *bgra;      /* 4 bytes per pixel: B, G, R, A=255; Lambert-shaded actor colours */
     uint8_t *tag;       /* semantic tag (sn_tag) */
     uint32_t *instance; /* actor id */
+    /* ---- ABI 1.4 (anti-aliasing): read only when struct_size reaches it ---- */
+    /* Colour samples per pixel side, 0 or 1: one at the pixel centre; 2..4: n x n on a regular
+    ** grid inside each pixel, averaged in linear light (gamma 2.2) into bgra. Only for colour:
+    ** with samples > 1, depth, tag and instance must be NULL (tags and ids are never blended). */
+    uint32_t samples;
 } sn_image;
 
 /*
