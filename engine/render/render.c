@@ -445,7 +445,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
 /* ---- rasterise and resolve one band ---- */
 
 /* The byte whose linear value (lin[]) is nearest to m: mid[b - 1] <= m < mid[b]. */
-static uint8_t sn_lin_to_byte(const sn_renderer *r, double m)
+static uint8_t lin_to_byte(const sn_renderer *r, double m)
 {
     int b = r->guess[m < 0 ? 0 : m > 65535 ? 4096 : (int)(m / 16)];
     while (b > 0 && m < r->mid[b - 1])
@@ -661,7 +661,7 @@ static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end)
                     sum[q] += count[m] * r->lin[rgb[q]];
             }
             for (int q = 0; q < 3; q++)
-                c[2 - q] = sn_lin_to_byte(r, sum[q] / (double)n);
+                c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
             c[3] = 255;
         }
 }
