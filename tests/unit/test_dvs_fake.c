@@ -139,8 +139,7 @@ static void against_reference(const char *path, const char *const *attrs, float 
     run r, rgb = {0};
     if (!spawn(&r, path, "sensor.camera.dvs", MOVING, speed, cam_attrs, attrs, 1))
         return;
-    /* the DVS's own `supersample` is its anti-aliasing: the RGB camera's is off to compare */
-    if (cam && !spawn(&rgb, cam, "sensor.camera.rgb", MOVING, speed, cam_attrs, (const char *[]){"anti_aliasing=1", NULL}, 1)) {
+    if (cam && !spawn(&rgb, cam, "sensor.camera.rgb", MOVING, speed, cam_attrs, NULL, 1)) {
         sn_fake_free(r.f);
         return;
     }
