@@ -576,7 +576,7 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
             s.albedo = 0.7;
     }
     if (r->textures)
-        s.albedo *= sn_shade_texture(p->tag, s.p);
+        s.albedo *= sn_shade_texture(p->tag, s.p, n[2]);
     if (r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0)
         s.sun_vis = sn_shadow_visibility(r->shadow, s.p, n);
     sn_shade_surface(&r->env, r->eye, &s, rgb);

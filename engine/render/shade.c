@@ -167,10 +167,14 @@ static double value_noise(double x, double y)
 
 void sn_shade_init(void) { pthread_once(&noise_once, noise_build); }
 
-double sn_shade_texture(uint8_t tag, sn_vec3 p)
+double sn_shade_texture(uint8_t tag, sn_vec3 p, double nz)
 {
     if (tag == SN_TAG_ROADS) /* asphalt: grain at 7 cm and patches at 1.5 m */
         return 0.9 + 0.12 * value_noise(p.x / 0.07, p.y / 0.07) + 0.08 * value_noise(p.x / 1.5, p.y / 1.5);
+    if (tag == SN_TAG_ROAD_LINE) /* paint worn in patches */
+        return 0.9 + 0.1 * value_noise(p.x / 0.3, p.y / 0.3);
+    if (tag == SN_TAG_SIDEWALK && nz < 0.5) /* a kerb's face: concrete grain along it */
+        return 0.92 + 0.12 * value_noise((p.x + p.y) / 0.05, p.z / 0.05);
     if (tag == SN_TAG_SIDEWALK) { /* 0.6 m tiles with darker joints */
         double u = p.x / 0.6 - floor(p.x / 0.6), v = p.y / 0.6 - floor(p.y / 0.6);
         bool joint = u < 0.04 || v < 0.04;

@@ -44,9 +44,10 @@ typedef struct sn_surface {
 /* The colour of a surface point, fog included: r, g, b 0..255. */
 void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, uint8_t rgb[3]);
 
-/* Procedural textures of the map's surfaces (asphalt grain, sidewalk tiles): the albedo factor
-** at world point p for tag (1 for tags without one). */
-double sn_shade_texture(uint8_t tag, sn_vec3 p);
+/* Procedural textures of the map's surfaces: the albedo factor at world point p of a surface of
+** tag `tag` whose normal's z is nz (1 for tags without one): asphalt grain on Roads, tiles on
+** Sidewalks' tops and a concrete grain on their kerb faces, worn paint on RoadLines. */
+double sn_shade_texture(uint8_t tag, sn_vec3 p, double nz);
 /* Builds the textures' noise table once per process (thread-safe; the renderer calls it). */
 void sn_shade_init(void);
 
