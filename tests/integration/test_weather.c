@@ -10,8 +10,10 @@
 **   - anti-aliased edges of a tilted box have intermediate colours while the semantic image of
 **     the same frame holds only exact tags;
 **   - RGB with shadows, fog and anti-aliasing is byte-identical at 1, 2 and 3 threads;
-**   - the recorder records weather changes and replay applies them.
-** argv[1]: temp folder, argv[2]: plugin folder (build/plugins: camera and recorder).
+**   - the recorder records weather changes and replay applies them; a format 1.0 file still
+**     reads and replays.
+** argv[1]: temp folder, argv[2]: plugin folder (build/plugins: camera and recorder), argv[3]: a
+** recording of format 1.0 (tests/fuzz/corpus/small.sensimrec).
 */
 #include "../check.h"
 #include "../testutil.h"
@@ -436,11 +438,39 @@ static void record_replay(void)
     sn_engine_destroy(e);
 }
 
+/* A recording of format 1.0 (before packet 12) still reads and replays: no weather in its
+** frames, and the replay keeps the default weather. */
+static void old_recording(const char *path)
+{
+    sn_error err = {0};
+    sn_recording *r = sn_recording_open(path, &(sn_engine_options){.plugin_dir = plugins, .quiet_plugins = true}, &err);
+    CHECK(r, "%s: %s", path, err.msg);
+    sn_log_info info = {.struct_size = sizeof info};
+    if (r && sn_recording_info(r, &info, &err) == SN_OK)
+        CHECK(info.version_major == 1 && info.version_minor == 0, "a 1.0 file: %u.%u", info.version_major,
+              info.version_minor);
+    const sn_log_frame *fr;
+    int frames = 0, with = 0;
+    while (r && sn_recording_next(r, &fr, &err) == SN_OK)
+        frames++, with += fr->weather != NULL;
+    CHECK(frames > 0 && with == 0, "format 1.0: %d frames, %d with a weather", frames, with);
+    sn_recording_close(r);
+    sn_engine *e = engine(1);
+    sn_replay_options o = {.struct_size = sizeof o};
+    sn_weather w, def;
+    sn_weather_preset_get("Default", &def, NULL);
+    CHECK(e && sn_engine_load_replay(e, path, &o, &err) == SN_OK && sn_engine_step(e, &err) == SN_OK &&
+              sn_engine_get_weather(e, &w, &err) == SN_OK && !memcmp(&w, &def, sizeof w),
+          "a 1.0 recording replays under the default weather: %s", err.msg);
+    sn_engine_destroy(e);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3)
-        return fprintf(stderr, "usage: test_weather TMP PLUGINS\n"), 2;
+    if (argc < 4)
+        return fprintf(stderr, "usage: test_weather TMP PLUGINS OLD_RECORDING\n"), 2;
     dir = argv[1], plugins = argv[2];
+    old_recording(argv[3]);
     presets();
     shadow_edge(45);
     shadow_edge(30);
