@@ -367,8 +367,13 @@ sn_status sn_engine_build_loaded(sn_engine *e, sn_error *err)
 {
     e->seed = e->opts.seed_set ? e->opts.seed : e->scene.settings.seed;
     const sn_scene_settings *ss = &e->scene.settings;
-    e->lighting = (sn_lighting){ss->sun_azimuth, ss->sun_altitude, ss->sun_intensity, ss->ambient,
-                                {(uint8_t)ss->sky_color.x, (uint8_t)ss->sky_color.y, (uint8_t)ss->sky_color.z}};
+    e->lighting = (sn_lighting){.sun_azimuth = ss->sun_azimuth, .sun_altitude = ss->sun_altitude,
+                                .sun_intensity = ss->sun_intensity, .ambient = ss->ambient,
+                                .sky = {(uint8_t)ss->sky_color.x, (uint8_t)ss->sky_color.y, (uint8_t)ss->sky_color.z},
+                                .shadows = ss->shadows, .textures = ss->textures};
+    sn_weather_default(&e->lighting.weather, ss->sun_azimuth, ss->sun_altitude);
+    if (ss->has_weather)
+        sn_engine_apply_weather(e, &ss->weather);
     sn_status st = build_scene(e, err);
     if (st) {
         unload(e);

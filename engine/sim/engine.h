@@ -141,7 +141,9 @@ struct sn_engine {
     sn_renderer *renderer; /* created at the first render, with opts.threads workers */
     bool in_parallel;      /* a plugin's host->parallel_for is running its tasks */
     sn_rayscene *rays;     /* the ray index, created at the first ray query, likewise */
-    sn_lighting lighting;  /* from the scene's settings.lighting */
+    sn_lighting lighting;  /* from the scene's settings.lighting; .weather is the world's weather */
+    bool weather_warned;   /* the one warning about weather fields that are not rendered was given */
+    uint64_t weather_serial; /* counts weather changes: the recorder records a change when it moves */
     sn_map *map;           /* the scene's map (map:), NULL without one; owned */
     sn_map *reuse_map;     /* a reset's: the map already parsed, taken by the next build (owned) */
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
@@ -183,6 +185,9 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
 /* engine.c: builds e->scene (parsed already) into the world; on failure unloads everything. */
 sn_status sn_engine_build_loaded(struct sn_engine *e, sn_error *err);
 void sn_engine_unload(struct sn_engine *e);
+/* Makes *w (validated) the world's weather: the renderer draws it from the next render, the
+** recorder records it; warns once per engine about fields that are set but not rendered. */
+void sn_engine_apply_weather(struct sn_engine *e, const sn_weather *w);
 
 /* host.c */
 void sn_host_init(sn_host *h);

@@ -169,6 +169,14 @@ static sn_status h_render_motion(sn_ctx *c, const sn_camera *cam, const sn_image
     return st;
 }
 
+static void h_weather(sn_ctx *c, sn_weather *out, uint64_t *serial)
+{
+    if (out)
+        *out = c->engine->lighting.weather;
+    if (serial)
+        *serial = c->engine->weather_serial;
+}
+
 static void h_sensor_transform_prev(sn_ctx *c, sn_transform *out)
 {
     if (!out)
@@ -365,6 +373,7 @@ void sn_host_init(sn_host *h)
     h->render_motion = h_render_motion;
     h->sensor_transform_prev = h_sensor_transform_prev;
     h->parallel_for = h_parallel_for;
+    h->weather = h_weather;
     sn_host_writer_fill(h);
     sn_host_query_fill(h);
     sn_host_map_fill(h);

@@ -20,6 +20,7 @@
 #include "../core/error.h"
 #include "../core/mathx.h"
 #include "../core/util.h"
+#include "../world/weather.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -216,6 +217,14 @@ static sn_status apply_events(sn_engine *e, sn_replay *rp, const sn_log_frame *f
                 (st = sn_engine_traffic_light_set_state(e, m->live, (sn_traffic_light_state)f->lights[i].state, err)))
                 return st;
         }
+    /* The recorded weather, when it differs from the world's (recordings before format 1.2 have none). */
+    if (f->struct_size >= offsetof(sn_log_frame, weather) + sizeof f->weather && f->weather &&
+        memcmp(f->weather, &e->lighting.weather, sizeof *f->weather) != 0) {
+        sn_weather w = *f->weather;
+        if ((st = sn_weather_validate(&w, err)))
+            return sn_error_prefix(err, "replay: recorded weather");
+        sn_engine_apply_weather(e, &w);
+    }
     return SN_OK;
 }
 
@@ -438,7 +447,8 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
         e->scene.path = sn_strdup(path);
         e->scene.settings = (sn_scene_settings){.max_substep_delta_time = 0.01, .max_substeps = 10, .sun_azimuth = 135,
                                                 .sun_altitude = 50, .sun_intensity = 0.75, .ambient = 0.35,
-                                                .sky_color = {150, 190, 235}};
+                                                .sky_color = {150, 190, 235}, .shadows = true,
+                                                .textures = true};
     }
     sn_scene_settings *ss = &e->scene.settings;
     ss->fixed_delta_seconds = rp->dt;

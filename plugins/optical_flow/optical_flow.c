@@ -151,7 +151,7 @@ static sn_status tick(void *self, sn_phase phase)
     (void)phase;
     sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, FAR_CLIP};
     h->sensor_transform(c->ctx, &cam.transform);
-    sn_image img = {sizeof img, c->depth, NULL, c->tag, NULL};
+    sn_image img = {sizeof img, c->depth, NULL, c->tag, NULL, 0};
     sn_status st = h->render_motion(c->ctx, &cam, &img, c->motion);
     if (st)
         return st;

@@ -69,6 +69,7 @@ typedef struct recorder {
 
     rec_buf frame, pkt, head;
     rec_channel pos, spos, kin;
+    uint64_t weather_serial; /* the host's weather count last written (0: none yet) */
     index_entry *index;
     size_t n_index, cap_index;
 } recorder;
@@ -571,6 +572,19 @@ static sn_status write_frame(recorder *r)
             kn->light = ls;
         }
         packet(r, REC_P_LIGHT);
+    }
+    /* The weather: when the host's count moved, and on key frames so that a seek finds it. */
+    if (SN_HOST_HAS(r->host, weather)) {
+        sn_weather w;
+        uint64_t serial = 0;
+        r->host->weather(r->ctx, &w, &serial);
+        if (key || serial != r->weather_serial) {
+            const double *f = (const double *)(const void *)&w;
+            for (unsigned i = 0; i < sizeof w / sizeof(double); i++)
+                rb_f32(&r->pkt, (float)f[i]);
+            packet(r, REC_P_WEATHER);
+            r->weather_serial = serial;
+        }
     }
     if (r->additional) {
         if (!channel_packet(r, &r->kin, key, moving, kin_values))

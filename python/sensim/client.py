@@ -432,6 +432,19 @@ class World:
             if lst.callback is not None and L.sn_engine_find_actor(self._e, name.encode()):
                 self._listen(name, lst.callback)
 
+    # -- weather (CARLA's world.set_weather / get_weather)
+    def get_weather(self) -> "WeatherParameters":
+        from .weather import WeatherParameters
+        w, err = _lib.Weather(), _err()
+        check(_lib.lib().sn_engine_get_weather(self._engine(), ctypes.byref(w), ctypes.byref(err)), err)
+        return WeatherParameters._from(w)
+
+    def set_weather(self, weather: "WeatherParameters") -> None:
+        """Changes the weather now: cameras draw it from the next tick, a recording records it.
+        A value outside its range raises SensimError naming the field."""
+        err = _err()
+        check(_lib.lib().sn_engine_set_weather(self._engine(), ctypes.byref(weather._c()), ctypes.byref(err)), err)
+
     def get_seed(self) -> int:
         """The seed of the run (the scene's, or the one given to load or reset)."""
         return int(_lib.lib().sn_engine_seed(self._engine()))

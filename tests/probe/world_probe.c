@@ -183,7 +183,7 @@ static sn_status tick(void *self, sn_phase phase)
         if (st)
             return st;
         sn_camera cam = {sizeof cam, p->at, p->w, p->h, p->fov, 0.01, 1000};
-        sn_image img = {sizeof img, NULL, NULL, NULL, p->image};
+        sn_image img = {sizeof img, NULL, NULL, NULL, p->image, 0};
         if ((st = h->render_at(p->ctx, t, &cam, &img)))
             return st;
         p->rendered = true;

@@ -146,12 +146,13 @@ int main(void)
     F(sn_camera, near_clip, 72);
     F(sn_camera, far_clip, 80);
     /* host.h */
-    S(sn_image, 40, 8);
+    S(sn_image, 48, 8);
     F(sn_image, struct_size, 0);
     F(sn_image, depth, 8);
     F(sn_image, bgra, 16);
     F(sn_image, tag, 24);
     F(sn_image, instance, 32);
+    F(sn_image, samples, 40);
     /* host.h */
     S(sn_world_settings, 64, 8);
     F(sn_world_settings, struct_size, 0);
@@ -170,7 +171,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 448, 8);
+    S(sn_host, 456, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -227,6 +228,7 @@ int main(void)
     F(sn_host, render_motion, 424);
     F(sn_host, sensor_transform_prev, 432);
     F(sn_host, parallel_for, 440);
+    F(sn_host, weather, 448);
     /* map.h (ABI 1.4): plain values, frozen */
     S(sn_lane_marking, 16, 8);
     F(sn_lane_marking, type, 0);

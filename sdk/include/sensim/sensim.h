@@ -267,6 +267,19 @@ SN_API sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool 
 */
 SN_API sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_transform *transform,
                                                 sn_error *err);
+/*
+** CARLA's world.set_weather / get_weather (sensim/types.h sn_weather; docs/weather.md): every
+** field is range-checked (SN_E_RANGE naming the field) and rounded to float32 as CARLA stores
+** it; the weather changes at once, cameras draw it from the next step and a recording records
+** the change. sn_weather_preset_get fills *out with CARLA's preset `name` ("ClearNoon",
+** "WetCloudySunset", ...; "Default" is sensim's default: a clear sky, the sun at azimuth 135, altitude 50);
+** SN_E_NOT_FOUND for an unknown name. sn_weather_preset_at lists them (NULL past the last).
+*/
+SN_API sn_status sn_engine_set_weather(sn_engine *e, const sn_weather *weather, sn_error *err);
+SN_API sn_status sn_engine_get_weather(const sn_engine *e, sn_weather *out, sn_error *err);
+SN_API sn_status sn_weather_preset_get(const char *name, sn_weather *out, sn_error *err);
+SN_API const char *sn_weather_preset_at(unsigned index);
+
 /* Calls a method of a live sensor by its name, e.g. ("v2x", "send", 1, {"hello"}). */
 SN_API sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, uint32_t argc,
                                 const char *const *argv, sn_error *err);

@@ -155,4 +155,27 @@ typedef struct sn_clock {
     int64_t dt_ns;      /* dt as integer nanoseconds */
 } sn_clock;
 
+/*
+** CARLA's carla.WeatherParameters (0.9.15): the same fields, units and meanings, in CARLA's
+** order. Percentages are 0..100; angles degrees (azimuth 0 = the sun towards +x, 90 = +y;
+** altitude above the horizon, negative at night); fog_distance metres where fog starts. What
+** the renderer draws of each is in docs/weather.md; the others are kept and recorded.
+*/
+typedef struct sn_weather {
+    double cloudiness;                /* 0..100: softer, dimmer sun, greyer sky */
+    double precipitation;             /* 0..100 (accepted, not rendered) */
+    double precipitation_deposits;    /* 0..100: puddles: a darker, glossier road */
+    double wind_intensity;            /* 0..100 (accepted, not rendered) */
+    double sun_azimuth_angle;         /* -360..360 */
+    double sun_altitude_angle;        /* -90..90 */
+    double fog_density;               /* 0..100 */
+    double fog_distance;              /* >= 0 m */
+    double fog_falloff;               /* >= 0: how fast fog thins with height */
+    double wetness;                   /* 0..100: a darker, glossier road */
+    double scattering_intensity;      /* >= 0 (accepted, not rendered) */
+    double mie_scattering_scale;      /* >= 0 (accepted, not rendered) */
+    double rayleigh_scattering_scale; /* >= 0 (accepted, not rendered) */
+    double dust_storm;                /* 0..100 (accepted, not rendered) */
+} sn_weather;
+
 #endif
