@@ -6,6 +6,7 @@
 #include "../core/util.h"
 #include "../map/road_mesh.h"
 #include "mesh.h"
+#include "shapes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,6 +64,8 @@ struct sn_renderer {
     size_t n_bands, cap_bands;
     sn_vec3 *verts; /* camera-space vertices of the mesh being set up */
     size_t cap_verts;
+    float (*model_v)[3]; /* a model's posed vertices (shapes.h), actor frame */
+    size_t cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far */
     uint32_t *idbuf;
     size_t cap_px;
@@ -116,6 +119,7 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->tris);
     free(r->planes);
     free(r->verts);
+    free(r->model_v);
     free(r->wbuf);
     free(r->idbuf);
     free(r);
@@ -350,22 +354,27 @@ static bool add_plane(sn_renderer *r, const sn_actor *a, const pose *t)
     return true;
 }
 
-static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_mesh *m)
+/* Whether a sphere (camera-space centre cc) lies wholly outside near, far or a side of the view. */
+static bool sphere_culled(const sn_renderer *r, sn_vec3 cc, double rad)
+{
+    double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
+    return cc.x + rad < r->cam->near_clip || cc.x - rad > r->cam->far_clip ||
+           (cc.y - r->tanh_ * cc.x) * sh > rad || (-cc.y - r->tanh_ * cc.x) * sh > rad ||
+           (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad;
+}
+
+/* An actor's mesh: m's vertices scaled by ext in the actor's frame about its box centre, each
+** part its own primitive (its material's colour) when the mesh has parts. */
+static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_mesh *m, sn_vec3 ext)
 {
     const sn_mat3 ra = t->rot;
     sn_vec3 centre = sn_v3_add(t->pos, sn_mat3_apply(&ra, a->bbox.location));
-    sn_vec3 ext = a->bbox.extent;
     sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(centre, r->eye));
-    /* bounding sphere against near, far and the four sides of the view */
-    double rad = sn_v3_len(ext);
-    double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
-    if (cc.x + rad < r->cam->near_clip || cc.x - rad > r->cam->far_clip ||
-        (cc.y - r->tanh_ * cc.x) * sh > rad || (-cc.y - r->tanh_ * cc.x) * sh > rad ||
-        (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad)
+    /* the box's bounding sphere: every mesh lies inside the box */
+    if (sphere_culled(r, cc, sn_v3_len(a->bbox.extent)))
         return true;
-    if (!new_prim(r, a, t) || !sn_grow((void **)&r->verts, &r->cap_verts, m->n_v, sizeof *r->verts))
+    if (!sn_grow((void **)&r->verts, &r->cap_verts, m->n_v, sizeof *r->verts))
         return false;
-    uint32_t pi = (uint32_t)r->n_prims - 1;
     /* camera-space columns of the scaled actor frame */
     sn_vec3 c0 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 0)), ext.x);
     sn_vec3 c1 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 1)), ext.y);
@@ -374,27 +383,47 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
         const float *v = m->v[i];
         r->verts[i] = sn_v3_add(cc, sn_v3_add(sn_v3_scale(c0, v[0]), sn_v3_add(sn_v3_scale(c1, v[1]), sn_v3_scale(c2, v[2]))));
     }
-    for (uint32_t i = 0; i < m->n_t; i++) {
-        const uint32_t *k = m->t[i];
-        if (!add_triangle(r, r->verts[k[0]], r->verts[k[1]], r->verts[k[2]], pi))
+    const sn_mesh_part whole = {0, m->n_t, 0, m->n_v, SN_MAT_BODY};
+    const sn_mesh_part *parts = m->parts ? m->parts : &whole;
+    for (uint32_t k = 0; k < (m->parts ? m->n_parts : 1); k++) {
+        prim *p = new_prim(r, a, t);
+        if (!p)
             return false;
+        sn_material_rgb(parts[k].material, a->color, p->color);
+        uint32_t pi = (uint32_t)r->n_prims - 1;
+        for (uint32_t i = parts[k].first; i < parts[k].first + parts[k].count; i++) {
+            const uint32_t *q = m->t[i];
+            if (!add_triangle(r, r->verts[q[0]], r->verts[q[1]], r->verts[q[2]], pi))
+                return false;
+        }
     }
     return true;
+}
+
+/* A vehicle or walker as its model (shapes.h), posed at the instant rendered. */
+static bool add_model(sn_renderer *r, const sn_actor *a, const pose *t, double alpha, sn_model model)
+{
+    const sn_mesh *topo = sn_model_mesh(model);
+    if (!sn_grow((void **)&r->model_v, &r->cap_model_v, topo->n_v, sizeof *r->model_v))
+        return false;
+    sn_model_state s;
+    sn_model_state_of(a, alpha, &s);
+    sn_model_pose(model, &s, r->model_v);
+    sn_mesh m = *topo;
+    m.v = (const float(*)[3])r->model_v;
+    return add_mesh(r, a, t, &m, sn_v3(1, 1, 1));
 }
 
 /* The map's roads (road_mesh.h): world-frame chunks, each one primitive of instance 0 with
 ** its category's tag and colour, culled by its bounding sphere like an actor. */
 static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
 {
-    const double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
     for (uint32_t i = 0; i < m->n_chunks; i++) {
         const sn_road_chunk *k = &m->chunks[i];
         sn_vec3 lo = sn_v3(k->lo[0], k->lo[1], k->lo[2]), hi = sn_v3(k->hi[0], k->hi[1], k->hi[2]);
         sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3_scale(sn_v3_add(lo, hi), 0.5), r->eye));
         double rad = 0.5 * sn_v3_len(sn_v3_sub(hi, lo)) + 1e-6;
-        if (cc.x + rad < r->cam->near_clip || cc.x - rad > r->cam->far_clip ||
-            (cc.y - r->tanh_ * cc.x) * sh > rad || (-cc.y - r->tanh_ * cc.x) * sh > rad ||
-            (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad)
+        if (sphere_culled(r, cc, rad))
             continue;
         if (!sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims) ||
             !sn_grow((void **)&r->verts, &r->cap_verts, k->v_count, sizeof *r->verts))
@@ -625,7 +654,11 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
         sn_actor_pose_at(w, a, alpha, &t.pos, &q);
         t.rot = sn_mat3_from_quat(q);
         const sn_mesh *m = sn_mesh_get(a->shape);
-        bool ok = a->shape == SN_SHAPE_PLANE ? add_plane(r, a, &t) : m ? add_mesh(r, a, &t, m) : true;
+        sn_model model = sn_model_of(w, a);
+        bool ok = a->shape == SN_SHAPE_PLANE ? add_plane(r, a, &t)
+                  : model             ? add_model(r, a, &t, alpha, model)
+                  : m                 ? add_mesh(r, a, &t, m, a->bbox.extent)
+                                      : true;
         if (!ok)
             return sn_fail(err, SN_E_NOMEM, "out of memory while setting up %zu triangles", r->n_tris);
     }
