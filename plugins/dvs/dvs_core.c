@@ -88,15 +88,6 @@ static void initialise(dvs_core *d, int64_t t, dvs_normal_fn normal, void *user)
     d->ready = true;
 }
 
-/* When a level crossing happened after the previous sample, ns, interpolated in single precision
-** as CARLA does; never past the sample that reached it (the float product may round a crossing
-** at itdt itself a few ns beyond, outside the tick). */
-static inline uint64_t crossing_ns(float cross, float it, float fdt, float span, uint64_t dt_ns)
-{
-    uint64_t t = (uint64_t)((cross - it) * fdt / span);
-    return t < dt_ns ? t : dt_ns;
-}
-
 /* CARLA's crossing loop for one pixel whose level went from `it` to `itdt` (written per
 ** polarity: cross + 1 * C and cross + -1 * C are cross + C and cross - C exactly). */
 static inline bool pixel(dvs_core *d, size_t i, float it, float itdt, uint64_t dt_ns, dvs_normal_fn normal,
@@ -131,7 +122,7 @@ static inline bool pixel(dvs_core *d, size_t i, float it, float itdt, uint64_t d
             cross = pos ? cross + C : cross - C;
             if (pos ? !(cross > it && cross <= itdt) : !(cross < it && cross >= itdt))
                 break;
-            int64_t t = (int64_t)((uint64_t)t0 + crossing_ns(cross, it, fdt, span, dt_ns));
+            int64_t t = (int64_t)((uint64_t)t0 + (uint64_t)((cross - it) * fdt / span));
             if (t < last_ns)
                 continue;
             if (n == limit) {
@@ -154,7 +145,7 @@ static inline bool pixel(dvs_core *d, size_t i, float it, float itdt, uint64_t d
         cross = pos ? cross + C : cross - C;
         if (pos ? !(cross > it && cross <= itdt) : !(cross < it && cross >= itdt))
             break;
-        uint64_t edt = crossing_ns(cross, it, fdt, span, dt_ns);
+        uint64_t edt = (uint64_t)((cross - it) * fdt / span);
         int64_t t = (int64_t)((uint64_t)t0 + edt);
         if (t < last_ns)
             continue; /* CARLA: neither an event nor a new reference */
