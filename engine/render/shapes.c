@@ -51,13 +51,14 @@ const sn_mesh *sn_model_mesh(sn_model m)
 
 sn_model sn_model_of(const sn_world *w, const sn_actor *a)
 {
-    if ((w && w->box_shapes) || a->shape != SN_SHAPE_BOX)
+    /* by blueprint: an actor made without one (the engine's own unit tests) keeps its shape */
+    const char *id = a->type_id;
+    if ((w && w->box_shapes) || a->shape != SN_SHAPE_BOX || !id)
         return SN_MODEL_NONE;
     if (a->kind == SN_ACTOR_WALKER)
-        return SN_MODEL_WALKER;
-    if (a->kind != SN_ACTOR_VEHICLE)
+        return strncmp(id, "walker.", 7) ? SN_MODEL_NONE : SN_MODEL_WALKER;
+    if (a->kind != SN_ACTOR_VEHICLE || strncmp(id, "vehicle.", 8))
         return SN_MODEL_NONE;
-    const char *id = a->type_id ? a->type_id : "";
     return !strcmp(id, "vehicle.truck") ? SN_MODEL_TRUCK
            : !strcmp(id, "vehicle.van") ? SN_MODEL_VAN
            : !strcmp(id, "vehicle.bus") ? SN_MODEL_BUS

@@ -52,8 +52,8 @@ typedef struct sn_model_state {
 } sn_model_state;
 
 /* The model an actor is drawn with: vehicles by blueprint (vehicle.sedan, .van, .truck, .bus;
-** any other vehicle.* as a sedan), walker.* as a walker; NONE for everything else and for
-** every actor while w->box_shapes is set. */
+** any other vehicle.* as a sedan), walker.* as a walker; NONE for everything else (actors made
+** without a blueprint included) and for every actor while w->box_shapes is set. */
 sn_model sn_model_of(const sn_world *w, const sn_actor *a);
 /* The model's triangles and parts; v is NULL (vertices are per actor, sn_model_pose). Cached
 ** once; thread-safe. NULL for SN_MODEL_NONE. */
