@@ -170,7 +170,7 @@ void sn_build_vehicle(sn_mb *b, sn_model m, const sn_model_state *s)
     const double bump = fmin(zb + 0.18 * H, H);
     slab(b, SN_MAT_TRIM, 0.97 * L, L, 0.95 * W, zb, bump);
     slab(b, SN_MAT_TRIM, -L, -0.97 * L, 0.95 * W, zb, bump);
-    lamps(b, SN_MAT_HEADLAMP, 0.975 * L, 0.995 * L, W, fmax(zn - 0.18 * H, zu), fmax(zn - 0.06 * H, zu));
+    lamps(b, SN_MAT_HEADLAMP, 0.975 * L, 0.995 * L, W, fmax(zn - 0.18 * H, zb), fmax(zn - 0.06 * H, zb));
     lamps(b, SN_MAT_TAILLAMP, -0.995 * L, -0.975 * L, W, fmax(ztail - 0.16 * H, -H), fmax(ztail - 0.04 * H, -H));
     wheels_emit(b, &w, s, H);
 #undef Z
