@@ -1,7 +1,8 @@
 /* render.h — the CPU renderer: the world through a pinhole camera into depth, colour,
 ** semantic tag and instance id.
 **
-** How: every actor with a shape is its cached unit mesh scaled by its half extents; triangles
+** How: every actor with a shape is its cached unit mesh scaled by its half extents, vehicles
+** and walkers their models posed for the instant (shapes.h), a primitive per part; triangles
 ** go to camera space, lose their back faces, are clipped against the near plane (and a guard
 ** band around the view, so that fixed-point coordinates never overflow), projected, and binned
 ** into bands of rows. Ground planes are not triangles: their 1/depth is affine in the image,
