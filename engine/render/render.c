@@ -386,9 +386,15 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
     const sn_mesh_part whole = {0, m->n_t, 0, m->n_v, SN_MAT_BODY};
     const sn_mesh_part *parts = m->parts ? m->parts : &whole;
     for (uint32_t k = 0; k < (m->parts ? m->n_parts : 1); k++) {
-        prim *p = new_prim(r, a, t);
+        /* a part is its actor's primitive in its own colour (the motion terms computed once) */
+        prim *p = k ? (sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims)
+                           ? &r->prims[r->n_prims++]
+                           : NULL)
+                    : new_prim(r, a, t);
         if (!p)
             return false;
+        if (k)
+            *p = p[-1];
         sn_material_rgb(parts[k].material, a->color, p->color);
         uint32_t pi = (uint32_t)r->n_prims - 1;
         for (uint32_t i = parts[k].first; i < parts[k].first + parts[k].count; i++) {

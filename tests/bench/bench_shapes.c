@@ -79,7 +79,7 @@ static void bench_camera(sn_engine *e, const char *label, sn_camera cam)
 }
 
 /* A 64-channel lidar's revolution from the hero's roof: 1800 columns, -25..+5 degrees. */
-static void bench_lidar(sn_engine *e, sn_vec3 at)
+static void bench_lidar(sn_engine *e, sn_vec3 at, uint32_t hero)
 {
     enum { CH = 64, COLS = 1800, N = CH * COLS };
     sn_ray *rays = malloc(N * sizeof *rays);
@@ -89,6 +89,7 @@ static void bench_lidar(sn_engine *e, sn_vec3 at)
         rays[i] = (sn_ray){at, {cos(el) * cos(az), cos(el) * sin(az), sin(el)}, 100};
     }
     sn_ray_query q = SN_RAY_QUERY_INIT;
+    q.ignore_ids = &hero, q.n_ignore = 1; /* as the lidar ignores its parent */
     for (int threads = 1; threads <= 2; threads++) {
         sn_error err = {0};
         sn_rayscene *rs = sn_rayscene_create(threads, &err);
@@ -150,7 +151,24 @@ int main(int argc, char **argv)
     bench_camera(e, "hero", (sn_camera){sizeof(sn_camera), sn_transform_compose(&ht, &mount), 800, 600, 90, 0.1, 1000});
     /* above the first junction, looking down the street the traffic queues on */
     bench_camera(e, "junction", (sn_camera){sizeof(sn_camera), {{75, -25, 25}, {-35, 135, 0}}, 800, 600, 90, 0.1, 1000});
-    bench_lidar(e, sn_v3_add(ht.location, sn_v3(0, 0, 2.4)));
+    bench_lidar(e, sn_v3_add(ht.location, sn_v3(0, 0, 2.4)), hero->id);
+    sn_engine_destroy(e);
+
+    /* a car park in view: 100 vehicles of the four models and 50 walkers between their rows */
+    scene = malloc(1 << 16);
+    int n = snprintf(scene, 1 << 16, "actors:\n  - {name: ground, blueprint: static.ground}\n");
+    static const char *const bps[4] = {"vehicle.sedan", "vehicle.van", "vehicle.sedan", "vehicle.truck"};
+    for (int i = 0; i < 100; i++)
+        n += snprintf(scene + n, (1 << 16) - n, "  - {blueprint: %s, transform: {location: [%d, %d, 0.05]}}\n",
+                      bps[i % 4], 12 + 10 * (i / 10), -27 + 6 * (i % 10));
+    for (int i = 0; i < 50; i++)
+        n += snprintf(scene + n, (1 << 16) - n, "  - {blueprint: walker.pedestrian, transform: {location: [%d, %d, 0.95]}}\n",
+                      17 + 10 * (i / 5), -24 + 12 * (i % 5));
+    e = sn_engine_create(&o, &err);
+    must(sn_engine_load_scene(e, tu_write(argv[1], "carpark.yaml", scene), &err), &err);
+    free(scene);
+    must(sn_engine_step(e, &err), &err);
+    bench_camera(e, "car park", (sn_camera){sizeof(sn_camera), {{0, 0, 6}, {-20, 0, 0}}, 800, 600, 90, 0.1, 1000});
     sn_engine_destroy(e);
     return 0;
 }
