@@ -1,4 +1,4 @@
-/* render.c — setup (cull, clip, project, bin) on the calling thread, then rasterise and
+/* render.c — setup (transform, cull, clip, project, bin) by jobs on the pool, then rasterise and
 ** resolve bands of rows on the pool. See render.h for the method. */
 #include "render.h"
 
@@ -94,6 +94,7 @@ struct sn_renderer {
     size_t n_jobs, cap_jobs;
     setup_out setup[MAX_SETUP];
     uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
+    bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far */
@@ -160,6 +161,7 @@ void sn_renderer_destroy(sn_renderer *r)
 
 int sn_renderer_threads(const sn_renderer *r) { return sn_pool_threads(r->pool); }
 uint32_t sn_renderer_last_triangles(const sn_renderer *r) { return r->last_tris; }
+void sn_renderer_set_serial_setup(sn_renderer *r, bool on) { r->serial_setup = on; }
 
 sn_status sn_camera_check(const sn_camera *c, sn_error *err)
 {
@@ -541,7 +543,7 @@ static void gather_task(void *arg, uint32_t k)
 ** gathered in job order. False when out of memory. */
 static bool setup_jobs(sn_renderer *r)
 {
-    uint32_t want = sn_pool_threads(r->pool) > 1 ? 4 * (uint32_t)sn_pool_threads(r->pool) : 1;
+    uint32_t want = sn_pool_threads(r->pool) > 1 && !r->serial_setup ? 4 * (uint32_t)sn_pool_threads(r->pool) : 1;
     if (want > MAX_SETUP)
         want = MAX_SETUP;
     if (want > r->n_jobs)

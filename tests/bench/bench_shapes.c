@@ -3,7 +3,8 @@
 ** pedestrians of traffic, four buildings) after 2 s of traffic: an RGB frame (colour, depth,
 ** labels) from the hero's camera and from above a junction, on 1 and 2 threads, and a 64-channel
 ** lidar's 115 200 rays from the hero; triangles set up and ms per frame, models / boxes in the
-** same run. argv[1]: temp folder, argv[2]: maps folder. */
+** same run. Then the renderer's triangle setup on the pool against on one thread, at 110 k and
+** 1.2 M triangles. argv[1]: temp folder, argv[2]: maps folder. */
 #include "../../engine/query/rayscene.h"
 #include "../../engine/sim/engine.h"
 #include "../testutil.h"
@@ -116,6 +117,51 @@ static void bench_lidar(sn_engine *e, sn_vec3 at, uint32_t hero)
     free(rays), free(res);
 }
 
+/* Triangle setup on the pool against setup on the calling thread (sn_renderer_set_serial_setup,
+** the renderer before it ran setup in parallel), same frames: spheres of 960 triangles facing the
+** camera, depth and colour at 800x600, and at 160x120 where setup is nearly the whole frame. */
+static void bench_setup(const char *tmp, int spheres)
+{
+    char *scene = malloc((size_t)spheres * 160 + 128);
+    int n = sprintf(scene, "actors:\n  - {name: ground, blueprint: static.ground}\n");
+    int side = (int)ceil(sqrt(spheres / 4.0));
+    for (int i = 0; i < spheres; i++)
+        n += sprintf(scene + n, "  - {blueprint: static.prop.sphere, transform: {location: [%.2f, %.2f, %.2f]}, attributes: {radius: 0.4}}\n",
+                     10 + 1.0 * (i / (side * side)), -side / 2.0 + (i % side), 0.5 + ((i / side) % side));
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = "", .quiet_plugins = true};
+    sn_engine *e = sn_engine_create(&o, &err);
+    if (!e)
+        must(SN_E_NOMEM, &err);
+    must(sn_engine_load_scene(e, tu_write(tmp, "spheres.yaml", scene), &err), &err);
+    free(scene);
+    must(sn_engine_step(e, &err), &err);
+    static const uint32_t sizes[2][2] = {{800, 600}, {160, 120}};
+    for (int z = 0; z < 2; z++) {
+        sn_camera cam = {sizeof cam, {{0, 0, side / 2.0}, {0, 0, 0}}, sizes[z][0], sizes[z][1], 90, 0.1, 1000};
+        size_t px = (size_t)cam.width * cam.height;
+        float *depth = malloc(px * sizeof *depth);
+        uint8_t *bgra = malloc(px * 4);
+        sn_image img = {sizeof img, depth, bgra, NULL, NULL};
+        for (int threads = 1; threads <= 2; threads++) {
+            sn_renderer *r = sn_renderer_create(threads);
+            double ms[2];
+            for (int serial = 1; serial >= 0; serial--) {
+                sn_renderer_set_serial_setup(r, serial);
+                frame(r, e, &cam, &img);
+                ms[serial] = BEST_MS(frame(r, e, &cam, &img), 3);
+            }
+            printf("setup %5d spheres (%8zu triangles in view: %8u set up) %4ux%-4u %d thread%s: on the pool %8.2f ms | "
+                   "serial %8.2f ms | ratio %.2f\n",
+                   spheres, (size_t)spheres * 960, sn_renderer_last_triangles(r), cam.width, cam.height, threads,
+                   threads > 1 ? "s" : " ", ms[0], ms[1], ms[0] / ms[1]);
+            sn_renderer_destroy(r);
+        }
+        free(depth), free(bgra);
+    }
+    sn_engine_destroy(e);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -170,5 +216,7 @@ int main(int argc, char **argv)
     must(sn_engine_step(e, &err), &err);
     bench_camera(e, "car park", (sn_camera){sizeof(sn_camera), {{0, 0, 6}, {-20, 0, 0}}, 800, 600, 90, 0.1, 1000});
     sn_engine_destroy(e);
+    bench_setup(argv[1], 115);  /* 110 k triangles */
+    bench_setup(argv[1], 1250); /* 1.2 M */
     return 0;
 }
