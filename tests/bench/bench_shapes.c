@@ -9,28 +9,7 @@
 #include "../../engine/sim/engine.h"
 #include "../testutil.h"
 
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Best of 5 runs of `reps`, ms each. */
-#define BEST_MS(stmt, reps)                                   \
-    ({                                                        \
-        double best = 1e30;                                   \
-        for (int run = 0; run < 5; run++) {                   \
-            double t0 = now();                                \
-            for (int k = 0; k < (reps); k++)                  \
-                stmt;                                         \
-            double ms = (now() - t0) * 1e3 / (reps);          \
-            best = ms < best ? ms : best;                     \
-        }                                                     \
-        best;                                                 \
-    })
+#include "best_ms.h"
 
 static void must(sn_status st, const sn_error *err)
 {
