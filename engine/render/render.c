@@ -23,6 +23,7 @@
 typedef struct prim {
     uint32_t id;
     uint8_t tag, color[3];
+    uint8_t material; /* shapes.h sn_material (SN_MAT_BODY for props, roads, planes) */
     bool checker, is_plane;
     double checker_size;
     sn_mat3 rot; /* actor frame, for the checker in actor coordinates */
@@ -345,6 +346,7 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
     p->rot = t->rot;
     p->pos = t->pos;
     p->moves = false;
+    p->material = SN_MAT_BODY;
     if (r->motion) {
         sn_vec3 pp;
         sn_quat pq;
@@ -440,7 +442,8 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
             return false;
         if (k)
             *p = p[-1];
-        sn_material_rgb(m->parts ? m->parts[k].material : SN_MAT_BODY, a->color, p->color);
+        p->material = m->parts ? m->parts[k].material : SN_MAT_BODY;
+        sn_material_rgb(p->material, a->color, p->color);
     }
     *out = j;
     return true;
