@@ -305,11 +305,11 @@ static bool add_triangle(const sn_renderer *r, setup_out *s, sn_vec3 a, sn_vec3 
     float nf[3] = {(float)wn.x, (float)wn.y, (float)wn.z};
     sn_vec3 poly[2][MAX_POLY] = {{a, b, c}};
     int n_poly = 3, cur = 0;
+    double da[5], db[5], dc[5];
+    plane_dists(r, a, da);
+    plane_dists(r, b, db);
+    plane_dists(r, c, dc);
     for (int k = 0; k < 5; k++) {
-        double da[5], db[5], dc[5];
-        plane_dists(r, a, da);
-        plane_dists(r, b, db);
-        plane_dists(r, c, dc);
         if (da[k] >= 0 && db[k] >= 0 && dc[k] >= 0)
             continue; /* the common case: wholly inside this plane */
         n_poly = clip_plane(r, poly[cur], n_poly, poly[cur ^ 1], k);
