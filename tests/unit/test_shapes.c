@@ -3,7 +3,7 @@
 ** outwards; front wheels turned by the steer angle and every wheel rolled by travel / radius;
 ** travel integrated from the velocity; lidar, depth, labels and sweeps see the model, not the
 ** box (a ray above the hood, in front of the windscreen, misses); renders and ray batches
-** identical at 1, 2 and 3 threads. */
+** identical at 1, 2 and 3 threads, and with the triangle setup on the pool or on one thread. */
 #include "../../engine/query/rayscene.h"
 #include "../../engine/render/render.h"
 #include "../../engine/render/shapes.h"
@@ -331,6 +331,22 @@ static void test_threads(void)
             CHECK(sn_render(rd, &w, h ? 0.5 : 1, &light, &cam, &img, &err) == SN_OK, "render: %s", err.msg);
         }
         CHECK(sn_rays_trace(rs, &w, &q, rays, NR, res[t], &err) == SN_OK, "trace: %s", err.msg);
+        if (t == 2) {
+            /* setup on the calling thread alone (the serial baseline) gives the same image */
+            uint8_t *one = malloc(WD * HT * 4);
+            sn_image img = {sizeof img, NULL, one, NULL, NULL};
+            sn_renderer_set_serial_setup(rd, true);
+            CHECK(sn_render(rd, &w, 1, &light, &cam, &img, &err) == SN_OK && !memcmp(one, bgra[t], WD * HT * 4),
+                  "serial setup differs from setup on the pool");
+            /* nothing in view: no mesh to set up, only sky */
+            sn_renderer_set_serial_setup(rd, false);
+            sn_camera up = cam;
+            up.transform.rotation = (sn_rotation){80, 180, 0};
+            CHECK(sn_render(rd, &w, 1, &light, &up, &img, &err) == SN_OK && sn_renderer_last_triangles(rd) == 0 &&
+                      one[0] == light.sky[2] && one[WD * HT * 4 - 4] == light.sky[2],
+                  "an empty view: %u triangles", sn_renderer_last_triangles(rd));
+            free(one);
+        }
         sn_rayscene_destroy(rs);
         sn_renderer_destroy(rd);
     }
