@@ -5,9 +5,9 @@
 #include <sensim/sensim.h>
 #include <stdio.h>
 
-/* Prints one JSON object per message. With `full`, bins are base64 ({"$bin": "..."});
-** otherwise summarised ({"$bin_bytes": N}). A truncated or corrupt file is an error naming
-** the byte offset, after the whole messages before it were printed. */
-sn_status sn_dump_file(const char *path, FILE *out, bool full, sn_error *err);
+/* Prints one JSON object per message, bins as sn_stream_dump_bins says (flags: SN_DUMP_*). A
+** truncated or corrupt file is an error naming the byte offset, after the whole messages before
+** it were printed. */
+sn_status sn_dump_file(const char *path, FILE *out, unsigned flags, sn_error *err);
 
 #endif
