@@ -4,6 +4,7 @@
 #include "recording.h"
 
 #include "../core/error.h"
+#include "../core/infile.h"
 #include "../core/util.h"
 #include "../sim/engine.h"
 
@@ -16,9 +17,9 @@ sn_recording *sn_recording_open_with(const sn_library *lib, const char *path, sn
 {
     if (!path)
         return sn_fail(err, SN_E_INVALID, "recording: NULL path"), NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = sn_open_input(path, "recording", err); /* a FIFO would block, and a recording is read with seeks */
     if (!f)
-        return sn_fail(err, SN_E_IO, "%s: cannot open: %s", path, strerror(errno)), NULL;
+        return NULL;
     unsigned char head[64];
     size_t n = fread(head, 1, sizeof head, f);
     fclose(f);

@@ -1,6 +1,7 @@
 /* spec.c — a batch spec (YAML) expanded into runs: scenes, globs, and sweeps of a scene over
 ** seeds and value lists for --set paths (product or zipped). sensim.h documents the format. */
 #include "../core/error.h"
+#include "../core/infile.h"
 #include "../core/strmap.h"
 #include "../core/util.h"
 #include "../scene/yamldoc.h"
@@ -383,11 +384,9 @@ sn_batch *sn_batch_open(const char *spec_path, sn_error *err)
         sn_fail(err, SN_E_INVALID, "batch: the spec path is NULL");
         return NULL;
     }
-    FILE *f = fopen(spec_path, "rb");
-    if (!f) {
-        sn_fail(err, SN_E_IO, "%s: cannot open batch spec: %s", spec_path, strerror(errno));
+    FILE *f = sn_open_input(spec_path, "batch spec", err); /* a FIFO would block */
+    if (!f)
         return NULL;
-    }
     fclose(f);
     sn_ydoc doc;
     if (sn_ydoc_load(&doc, spec_path, err) != SN_OK)

@@ -8,11 +8,37 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* A manifest to read, if it is a regular file. A FIFO opens without waiting for a writer and is
+** refused, as is a folder: NULL with *what saying what it is; NULL with errno otherwise. */
+static FILE *open_manifest(const char *path, const char **what)
+{
+    *what = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+    if (fstat(fd, &st) != 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *what = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a folder" : "not a regular file";
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f)
+        close(fd);
+    return f;
+}
 
 static void json_str(FILE *f, const char *s)
 {
@@ -117,7 +143,8 @@ static bool record_key(const char *line, char *id, size_t n, size_t *index)
 
 void manifest_completed(const char *path, const sn_batch *b, bool *done)
 {
-    FILE *f = fopen(path, "r");
+    const char *what;
+    FILE *f = open_manifest(path, &what); /* not a file: nothing done yet (writing it then fails) */
     if (!f)
         return;
     size_t n = sn_batch_count(b);
@@ -158,9 +185,11 @@ bool manifest_join(const char *const *inputs, size_t n, const char *out, char *e
     size_t count = 0, cap = 0;
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
-        FILE *f = fopen(inputs[i], "r");
+        const char *what;
+        FILE *f = open_manifest(inputs[i], &what);
         if (!f) {
-            snprintf(err, errn, "%s: cannot read manifest: %s", inputs[i], strerror(errno));
+            snprintf(err, errn, "%s: %s%s", inputs[i], what ? "not a manifest file: it is " : "cannot read manifest: ",
+                     what ? what : strerror(errno));
             ok = false;
             break;
         }

@@ -138,6 +138,8 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
 /* Room for n hits in s->hits; false (s->oom set) when out of memory. */
 bool rs_reserve_hits(rs_scratch *s, size_t n);
 /* A ray's unit direction and length limit; false for a ray that can hit nothing. */
+/* Whether an origin or centre is within SN_RAY_MAX_ORIGIN on every axis (NaN is not). */
+bool rs_origin_ok(sn_vec3 o);
 bool rs_ray_prepare(const sn_ray *r, sn_vec3 *dir, double *max_distance);
 
 #endif

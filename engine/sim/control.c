@@ -174,7 +174,7 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
     int ti = st ? -1 : sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "sensor_tick");
     if (ti >= 0) {
         double tick = s->values[ti].type == SN_ATTR_INT ? (double)s->values[ti].i : s->values[ti].f;
-        if (!(tick >= 0 && tick <= 1e9))
+        if (!(tick >= 0 && tick <= SN_SENSOR_TICK_MAX))
             st = sn_fail(err, SN_E_INVALID, "spawn '%s': sensor_tick must be within [0, 1e9] seconds", bp->id);
         else
             s->tick_ns = llround(tick * 1e9);
@@ -239,8 +239,11 @@ sn_status sn_engine_spawn(sn_engine *e, const sn_actor_desc *d, uint32_t *out_id
     if (desc.n_attributes && !desc.attributes)
         return sn_fail(err, SN_E_INVALID, "spawn: n_attributes is %u but attributes is NULL", desc.n_attributes);
     const sn_blueprint *bp = sn_library_find(&e->lib, desc.blueprint);
-    if (!bp)
-        return sn_fail(err, SN_E_NOT_FOUND, "spawn: unknown blueprint '%s' (see `sensim blueprints`)", desc.blueprint);
+    if (!bp) {
+        char hint[800];
+        return sn_fail(err, SN_E_NOT_FOUND, "spawn: unknown blueprint '%s' (see `sensim blueprints`; %s)",
+                       desc.blueprint, sn_library_unknown_hint(&e->lib, hint, sizeof hint));
+    }
     sn_spawn_desc sd = {.bp = bp, .name = desc.name, .transform = desc.transform, .parent = desc.parent_id,
                         .id = desc.id};
     if (bp->kind == SN_ACTOR_SENSOR)
@@ -394,11 +397,9 @@ sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, u
     sn_sensor *s = sn_strmap_get(&e->sensor_names, sensor);
     if (!s || !s->spawned || s->destroyed || !s->self)
         return sn_fail(err, SN_E_NOT_FOUND, "call: no live sensor named '%s'", sensor);
-    bool found = false;
-    for (uint32_t m = 0; m < s->cls->n_methods; m++)
-        found |= strcmp(sn_class_method(s->cls, m)->name, method) == 0;
-    if (!found || !s->cls->call)
-        return sn_fail(err, SN_E_NOT_FOUND, "call: '%s' (%s) has no method '%s'", sensor, s->bp->id, method);
+    char why[256];
+    if ((st = sn_class_check_call(s->cls, method, argc, argv, why, sizeof why)))
+        return sn_fail(err, st, "call: '%s': %s", sensor, why);
     s->error[0] = 0;
     sn_guard_enter(s, "call");
     st = s->cls->call(s->self, method, argc, argv);

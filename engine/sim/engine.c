@@ -219,14 +219,10 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     s->bp = sn_library_find(&e->lib, ent->blueprint);
     if (!s->bp || s->bp->kind != SN_ACTOR_SENSOR) {
-        size_t refused = sn_library_refused(&e->lib);
-        char hint[160] = "", searched[640];
-        if (refused)
-            snprintf(hint, sizeof hint, "; %zu plugin file%s refused, see `sensim plugins`", refused,
-                     refused == 1 ? " was" : "s were");
-        return sn_fail(err, SN_E_INVALID, "%s: unknown sensor blueprint '%s' (see `sensim blueprints`%s; %s)",
-                       sn_scene_where(path, ent->blueprint_pos).s, ent->blueprint, hint,
-                       sn_library_searched_text(&e->lib, searched, sizeof searched));
+        char hint[800];
+        return sn_fail(err, SN_E_INVALID, "%s: unknown sensor blueprint '%s' (see `sensim blueprints`; %s)",
+                       sn_scene_where(path, ent->blueprint_pos).s, ent->blueprint,
+                       sn_library_unknown_hint(&e->lib, hint, sizeof hint));
     }
     s->cls = s->bp->cls;
     static const char *const host_keys[] = {"role_name", NULL};
@@ -244,7 +240,7 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
-        if (!(tick >= 0 && tick <= 1e9)) /* before the cast to nanoseconds */
+        if (!(tick >= 0 && tick <= SN_SENSOR_TICK_MAX)) /* before the cast to nanoseconds */
             return sn_fail(err, SN_E_INVALID, "%s: sensor_tick must be within [0, 1e9] seconds",
                            sn_scene_where(path, ent->pos).s);
         s->tick_ns = llround(tick * 1e9);
@@ -252,11 +248,10 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     if ((st = sn_sensor_budget(e, s, sn_scene_where(path, ent->pos).s, err)))
         return st;
     for (uint32_t c = 0; c < ent->n_calls; c++) {
-        bool found = false;
-        for (uint32_t m = 0; m < s->cls->n_methods; m++)
-            found |= strcmp(sn_class_method(s->cls, m)->name, ent->calls[c].method) == 0;
-        if (!found || !s->cls->call)
-            return sn_fail(err, SN_E_INVALID, "%s: '%s' has no method '%s'", sn_scene_where(path, ent->calls[c].pos).s, s->bp->id, ent->calls[c].method);
+        const sn_scene_call *call = &ent->calls[c];
+        char why[256];
+        if (sn_class_check_call(s->cls, call->method, call->n_args, (const char *const *)call->args, why, sizeof why))
+            return sn_fail(err, SN_E_INVALID, "%s: %s", sn_scene_where(path, call->pos).s, why);
         if (c && ent->calls[c].at < ent->calls[c - 1].at)
             return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, ent->calls[c].pos).s);
     }

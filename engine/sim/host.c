@@ -13,37 +13,35 @@
 void sn_host_writer_fill(sn_host *h);
 void sn_host_map_fill(sn_host *h);
 
+/* A plugin's text (log lines, error messages) is escaped before it reaches a terminal or a
+** message: control characters, DEL and invalid UTF-8 become \xHH (sn_text_escape). */
 static void h_log(sn_ctx *c, sn_log_level level, const char *fmt, ...)
 {
     static const char *const names[] = {"debug", "info", "warning", "error"};
-    if (c->engine->opts.log) { /* the embedder's callback gets every level, as one line */
-        char line[2048];
-        int n = snprintf(line, sizeof line, "sensor '%s': ", c->name);
-        va_list ap;
-        va_start(ap, fmt);
-        if (n > 0 && (size_t)n < sizeof line)
-            vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-        va_end(ap);
-        c->engine->opts.log(level, line, c->engine->opts.log_user);
+    if (!c->engine->opts.log && level < SN_LOG_INFO)
         return;
-    }
-    if (level < SN_LOG_INFO)
-        return;
+    char text[1024], line[2048];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "sensim: %s: sensor '%s': ", names[level > SN_LOG_ERROR ? SN_LOG_ERROR : level],
-            c->name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    int n = snprintf(line, sizeof line, "sensor '%s': ", c->name);
+    if (n > 0 && (size_t)n < sizeof line)
+        sn_text_escape(text, line + n, sizeof line - (size_t)n);
+    if (c->engine->opts.log) /* the embedder's callback gets every level, as one line */
+        c->engine->opts.log(level, line, c->engine->opts.log_user);
+    else
+        fprintf(stderr, "sensim: %s: %s\n", names[level > SN_LOG_ERROR ? SN_LOG_ERROR : level], line);
 }
 
 static void h_set_error(sn_ctx *c, const char *fmt, ...)
 {
+    char text[sizeof c->error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->error, sizeof c->error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    sn_text_escape(text, c->error, sizeof c->error);
 }
 
 static const char *h_sensor_name(sn_ctx *c) { return c->name; }

@@ -30,7 +30,7 @@ static const sn_attr_def gnss_attrs[] = {
     STDDEV("noise_lon_stddev", "deg", "standard deviation of the longitude noise"),
     {"noise_seed", SN_ATTR_INT, "0", NULL, NULL, true, 0, 4294967295.0, NULL,
      "seed of the noise; 0 keeps the sensor's own stream (scene seed and sensor name)"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"},
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),
 };
 
 /*

@@ -44,7 +44,7 @@ static const sn_attr_def imu_attrs[] = {
     STDDEV("noise_gyro_stddev_z", "rad/s", "standard deviation of the gyroscope noise on z"),
     {"noise_seed", SN_ATTR_INT, "0", NULL, NULL, true, 0, 4294967295.0, NULL,
      "seed of the noise; 0 keeps the sensor's own stream (scene seed and sensor name)"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"},
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),
 };
 
 /*

@@ -29,7 +29,7 @@
      "horizontal field of view, centred on the sensor's x axis (0 refused)"}
 
 #define TAIL_ATTRS                                                                                               \
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"}, \
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"), \
     {"motion_distortion", SN_ATTR_BOOL, "false", NULL, NULL, false, 0, 0, NULL,                                   \
      "sensim: each column measured at its own time inside the tick from the sensor's pose then (a spinning lidar "  \
      "on a moving car); false is CARLA's one still picture"}

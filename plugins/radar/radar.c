@@ -48,7 +48,7 @@ static const sn_attr_def radar_attrs[] = {
     {"range", SN_ATTR_FLOAT, "100", NULL, NULL, true, 0.001, 100000, "m", "maximum distance of the rays (along the axis)"},
     {"points_per_second", SN_ATTR_INT, "1500", NULL, NULL, true, 0, MAX_POINTS, NULL,
      "rays per second of simulated time (per tick: this times the frame's dt, truncated)"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"},
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),
 };
 
 typedef struct radar {

@@ -64,7 +64,7 @@ static const sn_attr_def rss_attrs[] = {
      "vehicles whose origin is farther from the ego's are left out"},
     {"road_boundaries_mode", SN_ATTR_ENUM, "Off", NULL, boundary_modes, false, 0, 0, NULL,
      "CARLA's RssRoadBoundariesMode (stay on the road); only Off is implemented"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"},
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),
 };
 _Static_assert(sizeof rss_attrs / sizeof rss_attrs[0] == A_N, "A_N counts the attribute table");
 

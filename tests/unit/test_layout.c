@@ -303,7 +303,7 @@ int main(void)
     F(sn_method_def, name, 0);
     F(sn_method_def, doc, 8);
     /* plugin.h */
-    S(sn_sensor_class, 176, 8);
+    S(sn_sensor_class, 184, 8);
     F(sn_sensor_class, hdr, 0);
     F(sn_sensor_class, blueprint, 8);
     F(sn_sensor_class, doc, 16);
@@ -329,6 +329,11 @@ int main(void)
     F(sn_sensor_class, class_destroy, 152);
     F(sn_sensor_class, class_tick, 160);
     F(sn_sensor_class, log_reader, 168);
+    F(sn_sensor_class, method_args, 176);
+    S(sn_method_args, 12, 4);
+    F(sn_method_args, min_args, 0);
+    F(sn_method_args, max_args, 4);
+    F(sn_method_args, max_arg_bytes, 8);
     /* plugin.h */
     S(sn_plugin_lib, 40, 8);
     F(sn_plugin_lib, hdr, 0);

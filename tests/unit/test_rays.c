@@ -223,6 +223,27 @@ static void test_all_hits_and_filters(int threads)
     CHECK(r.n_hits == 0, "zero direction: no hit");
     r = cast(rs, &w, &q, ray(sn_v3(0, 0, 0), sn_v3(1, 0, 0), -1));
     CHECK(r.n_hits == 0, "negative length: no hit");
+    /* Issue 24 item 9: origins beyond SN_RAY_MAX_ORIGIN (Embree's single-precision limit is
+    ** 1.844e18; past it Embree asserts), infinite or NaN: no hit, in every mode, never an abort */
+    const sn_vec3 far[] = {{2e18, 0, 0}, {0, -1.9e18, 0}, {0, 0, 1e19}, {1e300, 1e300, 1e300}, {INFINITY, 0, 0},
+                           {0, -INFINITY, 0}, {0, 0, NAN}};
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
+        sn_vec3 toward = sn_v3(-far[i].x, -far[i].y, -far[i].z);
+        sn_ray fr = ray(far[i], isfinite(toward.x + toward.y + toward.z) ? toward : sn_v3(1, 0, 0), 1e30);
+        for (int mode = SN_RAY_CLOSEST; mode <= SN_RAY_ANY; mode++) {
+            sn_ray_query fq = q;
+            fq.mode = (sn_ray_mode)mode;
+            r = cast(rs, &w, &fq, fr);
+            CHECK(r.n_hits == 0 && r.n_found == 0, "origin (%g, %g, %g), mode %d: no hit", far[i].x, far[i].y,
+                  far[i].z, mode);
+        }
+        CHECK(sn_sweep_sphere(rs, &w, &q, &fr, 0.5, &r, &err) == SN_OK && r.n_hits == 0, "sweep from (%g, %g, %g)",
+              far[i].x, far[i].y, far[i].z);
+        uint32_t found[4], n_found = 9;
+        sn_status ost = sn_overlap_sphere(rs, &w, &q, far[i], 1, found, 4, &n_found, &err);
+        CHECK((ost == SN_OK && n_found == 0) || (ost == SN_E_INVALID && !isfinite(far[i].x + far[i].y + far[i].z)),
+              "overlap at (%g, %g, %g): %u found", far[i].x, far[i].y, far[i].z, n_found);
+    }
 
     sn_rayscene_destroy(rs);
     sn_world_free(&w);

@@ -355,7 +355,9 @@ SN_API const char *sn_blueprints_search_dir(const sn_blueprints *lib, size_t i);
 /* "bool", "int", "float", "string", "rgb" or "enum" (static strings). */
 SN_API const char *sn_attr_type_name(sn_attr_type type);
 
-/* The engine's own plugin folder (found from the running program's location), or NULL.
+/* The engine's own plugin folder, or NULL: found from libsensim's own location (dladdr), so a
+** program anywhere that links libsensim finds it (<libdir>/sensim/plugins installed,
+** <build>/plugins in a build tree), else from the running program's.
 ** Per-thread static storage, valid until the calling thread calls again. */
 SN_API const char *sn_default_plugin_dir(void);
 /* The installed SDK documentation (the SDK guide README.md and examples/), found from the
