@@ -66,6 +66,24 @@ static const sn_attr_def truck_attrs[] = {
      "centre of mass above the origin (the bottom of the box), below the box's top"},
     ATTR_REFL,
 };
+static const sn_attr_def van_attrs[] = {
+    ATTR_ROLE, ATTR_COLOR("230,230,230"), ATTR_TAG("Car"), ATTR_TEXTURE("none"), ATTR_EXTENT("2.6,1.0,1.05", "body"),
+    {"mass", SN_ATTR_FLOAT, "2500", NULL, NULL, true, 50, 100000, "kg", "vehicle mass"},
+    {"max_power", SN_ATTR_FLOAT, "110000", NULL, NULL, true, 1000, 2000000, "W", "engine power"},
+    {"max_steer_angle", SN_ATTR_FLOAT, "60", NULL, NULL, true, 1, 80, "deg",
+     "front wheel angle at steer 1 and standstill (less at speed by CARLA's steering curve)"},
+    {"center_of_mass_height", SN_ATTR_FLOAT, "0.8", NULL, NULL, true, 0.01, 100, "m",
+     "centre of mass above the origin (the bottom of the box), below the box's top"},
+};
+static const sn_attr_def bus_attrs[] = {
+    ATTR_ROLE, ATTR_COLOR("220,170,30"), ATTR_TAG("Bus"), ATTR_TEXTURE("none"), ATTR_EXTENT("6.0,1.27,1.6", "body"),
+    {"mass", SN_ATTR_FLOAT, "12000", NULL, NULL, true, 50, 100000, "kg", "vehicle mass"},
+    {"max_power", SN_ATTR_FLOAT, "250000", NULL, NULL, true, 1000, 2000000, "W", "engine power"},
+    {"max_steer_angle", SN_ATTR_FLOAT, "45", NULL, NULL, true, 1, 80, "deg",
+     "front wheel angle at steer 1 and standstill (less at speed by CARLA's steering curve)"},
+    {"center_of_mass_height", SN_ATTR_FLOAT, "1.2", NULL, NULL, true, 0.01, 100, "m",
+     "centre of mass above the origin (the bottom of the box), below the box's top"},
+};
 static const sn_attr_def walker_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("220,20,60"), ATTR_TAG("Pedestrian"), ATTR_TEXTURE("none"), ATTR_EXTENT("0.25,0.25,0.9", "body"),
     {"mass", SN_ATTR_FLOAT, "80", NULL, NULL, true, 10, 500, "kg", "walker mass"},
@@ -102,6 +120,10 @@ static const sn_blueprint builtins[] = {
        "a passenger car on four ray-cast wheels, rear-wheel drive"),
     BP("vehicle.truck", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, truck_attrs,
        "a box truck on four ray-cast wheels, rear-wheel drive"),
+    BP("vehicle.van", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, van_attrs,
+       "a delivery van on four ray-cast wheels, rear-wheel drive"),
+    BP("vehicle.bus", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, bus_attrs,
+       "a 12 m city bus on four ray-cast wheels, rear-wheel drive"),
     BP("traffic.traffic_light", SN_ACTOR_STATIC, SN_SHAPE_BOX, traffic_light_attrs,
        "a traffic light's head, coloured by its state; the map spawns one per signal, with a pole"),
     BP("walker.pedestrian", SN_ACTOR_WALKER, SN_SHAPE_BOX, walker_attrs,

@@ -3,6 +3,7 @@
 #define SN_QUERY_INTERNAL_H
 
 #include "../render/mesh.h"
+#include "../render/shapes.h"
 #include "../render/pool.h"
 #include "rayscene.h"
 
@@ -11,10 +12,11 @@
 
 #define RS_MAX_TASKS 64
 
-/* One shaped actor as the index sees it: world = centre + R (ext * v) for a unit-mesh vertex v. */
+/* One shaped actor as the index sees it: world = centre + R (ext * v) for a vertex v of its
+** mesh: a unit mesh scaled by the half extents, or a model posed in metres (ext 1, shapes.h). */
 typedef struct rs_actor {
     uint32_t id, parent; /* parent id, 0 when free */
-    uint8_t tag, kind;
+    uint8_t tag, kind, model;
     const sn_mesh *mesh;
     sn_mat3 R;
     sn_vec3 centre, ext;
@@ -55,7 +57,7 @@ struct sn_rayscene {
     bool has_stat;        /* top holds geometry 0 */
     RTCGeometry dyn;      /* geometry 1, kept while the moving actors' shapes stay the same */
     uint32_t dyn_refits;  /* refits of dyn since its last full build */
-    uint8_t *dyn_shapes;  /* the shape of each moving actor in dyn, in order */
+    uint8_t *dyn_shapes;  /* the shape and model of each moving actor in dyn, in order (dyn_key) */
     size_t n_dyn_shapes, cap_dyn_shapes;
     uint32_t *dyn_prim, *dyn_first; /* as stat_prim, stat_first */
     size_t cap_dyn_prim, cap_dyn_first;
@@ -70,6 +72,10 @@ struct sn_rayscene {
     size_t n_planes, cap_planes;
     sn_mesh *road_meshes;  /* one per chunk of the map's roads: static actors of id 0 */
     size_t cap_road_meshes;
+    sn_mesh *model_meshes; /* the moving actors' posed models: a model's triangles, these vertices */
+    size_t cap_model_meshes;
+    float (*model_v)[3];
+    size_t cap_model_v;
 
     const sn_world *world; /* what the index was built from, at these generations */
     uint64_t gen, static_gen, bounds_gen;

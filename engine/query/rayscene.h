@@ -2,7 +2,8 @@
 ** world change, traced in batches on a worker pool.
 **
 ** Layout of the index: one Embree scene of two triangle geometries in world coordinates, both
-** from the cached unit meshes of render/mesh.h under each actor's pose and half extents: the
+** from the cached unit meshes of render/mesh.h under each actor's pose and half extents (vehicles
+** and walkers: their models posed for the instant, render/shapes.h; sweeps test each convex part): the
 ** free-standing static actors (geometry 0: built once, again only when one appears, moves or
 ** goes) and every other shaped actor (geometry 1: vehicles, walkers, attached props; vertices
 ** rewritten and its BVH rebuilt when the world changed, the buffers kept while the set of

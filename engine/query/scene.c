@@ -117,6 +117,8 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     free(rs->dyn_first);
     free(rs->planes);
     free(rs->road_meshes);
+    free(rs->model_meshes);
+    free(rs->model_v);
     free(rs->stamp);
     free(rs);
 }
@@ -140,6 +142,7 @@ static bool has_mesh(const sn_actor *a)
 /* Free-standing statics never move: they go into the static scene, built once. */
 static bool is_static(const sn_actor *a) { return a->kind == SN_ACTOR_STATIC && !a->parent && !a->body; }
 
+/* Actor a posed at alpha; a model's mesh (r->model) is left for the caller to pose. */
 static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_actor *r)
 {
     sn_vec3 pos;
@@ -153,14 +156,16 @@ static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_ac
     r->tag = a->tag;
     r->refl = rs_refl(a);
     r->kind = (uint8_t)a->kind;
-    r->mesh = sn_mesh_get(a->shape);
+    r->model = (uint8_t)sn_model_of(w, a);
+    r->mesh = r->model ? NULL : sn_mesh_get(a->shape);
     r->R = sn_mat3_from_quat(q);
     r->centre = sn_v3_add(pos, sn_mat3_apply(&r->R, a->bbox.location));
-    r->ext = a->bbox.extent;
+    r->ext = r->model ? sn_v3(1, 1, 1) : a->bbox.extent;
     r->open = false;
-    /* box of the oriented box (it holds every unit mesh), a hair wider for float rounding */
+    /* box of the oriented box (it holds every unit mesh and model), a hair wider for float rounding */
     const double *m = r->R.m;
-    double e[3] = {r->ext.x, r->ext.y, r->ext.z}, c[3] = {r->centre.x, r->centre.y, r->centre.z};
+    const sn_vec3 x = a->bbox.extent;
+    double e[3] = {x.x, x.y, x.z}, c[3] = {r->centre.x, r->centre.y, r->centre.z};
     for (int i = 0; i < 3; i++) {
         double h = fabs(m[3 * i]) * e[0] + fabs(m[3 * i + 1]) * e[1] + fabs(m[3 * i + 2]) * e[2];
         h += 1e-6 * (h + fabs(c[i]));
@@ -228,6 +233,7 @@ static bool add_roads(sn_rayscene *rs, const sn_world *w)
     for (uint32_t i = 0; i < m->n_chunks; i++) {
         const sn_road_chunk *k = &m->chunks[i];
         sn_mesh *mesh = &rs->road_meshes[i];
+        memset(mesh, 0, sizeof *mesh);
         mesh->v = (const float(*)[3])m->vf + k->v_first;
         mesh->t = (const uint32_t(*)[3])m->t + k->first;
         mesh->n_v = k->v_count;
@@ -290,10 +296,47 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
 #define DYN_QUALITY RTC_BUILD_QUALITY_REFIT
 #define DYN_REFITS 16
 
+/* What must stay the same for the moving geometry's triangles to stay the same. */
+static uint8_t dyn_key(const sn_world *w, const sn_actor *a)
+{
+    return (uint8_t)(a->shape | sn_model_of(w, a) << 3);
+}
+
+/* A model's vertices posed for actor a at alpha into rs->model_v from *used on, and r's mesh
+** pointing at them. The caller grew model_v and model_meshes for every model of the world. */
+static void pose_model(sn_rayscene *rs, const sn_actor *a, double alpha, rs_actor *r, size_t *used, size_t k)
+{
+    const sn_mesh *topo = sn_model_mesh((sn_model)r->model);
+    sn_mesh *m = &rs->model_meshes[k];
+    *m = *topo;
+    m->v = (const float(*)[3])(rs->model_v + *used);
+    sn_model_state s;
+    sn_model_state_of(a, alpha, &s);
+    sn_model_pose((sn_model)r->model, &s, rs->model_v + *used);
+    *used += topo->n_v;
+    r->mesh = m;
+}
+
+/* Room for every model of the world's moving actors: false when out of memory. */
+static bool reserve_models(sn_rayscene *rs, const sn_world *w)
+{
+    size_t n = 0, n_v = 0;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        sn_model md = w->actors[i]->kind == SN_ACTOR_SENSOR ? SN_MODEL_NONE : sn_model_of(w, w->actors[i]);
+        if (md)
+            n++, n_v += sn_model_mesh(md)->n_v;
+    }
+    return sn_grow((void **)&rs->model_meshes, &rs->cap_model_meshes, n + 1, sizeof *rs->model_meshes) &&
+           sn_grow((void **)&rs->model_v, &rs->cap_model_v, n_v + 1, sizeof *rs->model_v);
+}
+
 static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha, sn_error *err)
 {
     rs->n_dact = rs->n_planes = 0;
     bool same = true; /* the same shapes in the same order: keep the buffers */
+    size_t used_v = 0, n_models = 0;
+    if (!reserve_models(rs, w))
+        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the vehicles' and walkers' meshes");
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
         if (a->kind != SN_ACTOR_SENSOR && a->shape == SN_SHAPE_PLANE) {
@@ -311,8 +354,11 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
             continue;
         if (!sn_grow((void **)&rs->dact, &rs->cap_dact, rs->n_dact + 1, sizeof *rs->dact))
             return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu actors", rs->n_dact + 1);
-        same = same && rs->n_dact < rs->n_dyn_shapes && rs->dyn_shapes[rs->n_dact] == (uint8_t)a->shape;
-        fill_actor(w, a, alpha, &rs->dact[rs->n_dact++]);
+        same = same && rs->n_dact < rs->n_dyn_shapes && rs->dyn_shapes[rs->n_dact] == dyn_key(w, a);
+        rs_actor *r = &rs->dact[rs->n_dact++];
+        fill_actor(w, a, alpha, r);
+        if (r->model)
+            pose_model(rs, a, alpha, r, &used_v, n_models++);
     }
     same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes && rs->dyn_refits < DYN_REFITS;
     if (same) {
@@ -336,7 +382,7 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
                                rs->emb_err[0] ? ": " : "", rs->emb_err);
             for (size_t i = 0, k = 0; i < w->n_actors; i++)
                 if (has_mesh(w->actors[i]) && !is_static(w->actors[i]))
-                    rs->dyn_shapes[k++] = (uint8_t)w->actors[i]->shape;
+                    rs->dyn_shapes[k++] = dyn_key(w, w->actors[i]);
             rs->n_dyn_shapes = rs->n_dact;
             rtcCommitGeometry(rs->dyn);
             rtcAttachGeometryByID(rs->top, rs->dyn, 1);
@@ -421,24 +467,42 @@ sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool boun
 
 float *sn_rayscene_world_triangles(const sn_world *w, size_t *n_tris)
 {
-    size_t n = 0, k = 0;
-    for (size_t i = 0; i < w->n_actors; i++)
-        if (has_mesh(w->actors[i]))
-            n += sn_mesh_get(w->actors[i]->shape)->n_t;
+    size_t n = 0, k = 0, max_v = 1;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        if (!has_mesh(w->actors[i]))
+            continue;
+        sn_model md = sn_model_of(w, w->actors[i]);
+        const sn_mesh *m = md ? sn_model_mesh(md) : sn_mesh_get(w->actors[i]->shape);
+        n += m->n_t;
+        max_v = m->n_v > max_v ? m->n_v : max_v;
+    }
     float *out = malloc((n ? n : 1) * 9 * sizeof *out);
-    if (!out)
+    float (*mv)[3] = malloc(max_v * sizeof *mv);
+    if (!out || !mv) {
+        free(out), free(mv);
         return NULL;
+    }
     for (size_t i = 0; i < w->n_actors; i++) {
         if (!has_mesh(w->actors[i]))
             continue;
         rs_actor a;
+        sn_mesh posed;
         fill_actor(w, w->actors[i], 1.0, &a);
+        if (a.model) {
+            sn_model_state s;
+            sn_model_state_of(w->actors[i], 1.0, &s);
+            sn_model_pose((sn_model)a.model, &s, mv);
+            posed = *sn_model_mesh((sn_model)a.model);
+            posed.v = (const float(*)[3])mv;
+            a.mesh = &posed;
+        }
         for (uint32_t t = 0; t < a.mesh->n_t; t++, k++)
             for (int j = 0; j < 3; j++) {
                 sn_vec3 p = rs_vertex(&a, t, j);
                 out[9 * k + 3 * j] = (float)p.x, out[9 * k + 3 * j + 1] = (float)p.y, out[9 * k + 3 * j + 2] = (float)p.z;
             }
     }
+    free(mv);
     *n_tris = n;
     return out;
 }

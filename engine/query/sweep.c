@@ -35,17 +35,29 @@ static sn_vec3 closest_on_tri(sn_vec3 p, sn_vec3 a, sn_vec3 b, sn_vec3 c)
     return sn_v3_add(a, sn_v3_add(sn_v3_scale(ab, vb * den), sn_v3_scale(ac, vc * den)));
 }
 
-/* Every unit mesh is convex: a point is inside when it is behind every face. */
-static bool inside(const rs_actor *a, sn_vec3 p)
+/* Triangles [from, to) of a convex piece: is p behind every face? */
+static bool inside_convex(const rs_actor *a, uint32_t from, uint32_t to, sn_vec3 p)
 {
-    if (a->open)
-        return false; /* a piece of road: a surface, not a solid */
-    for (uint32_t t = 0; t < a->mesh->n_t; t++) {
+    for (uint32_t t = from; t < to; t++) {
         sn_vec3 p0 = rs_vertex(a, t, 0), p1 = rs_vertex(a, t, 1), p2 = rs_vertex(a, t, 2);
         if (sn_v3_dot(sn_v3_cross(sn_v3_sub(p1, p0), sn_v3_sub(p2, p0)), sn_v3_sub(p, p0)) > 0)
             return false;
     }
     return true;
+}
+
+/* A unit mesh is convex; a model (shapes.h) is a union of convex parts. */
+static bool inside(const rs_actor *a, sn_vec3 p)
+{
+    if (a->open)
+        return false; /* a piece of road: a surface, not a solid */
+    const sn_mesh *m = a->mesh;
+    if (!m->parts)
+        return inside_convex(a, 0, m->n_t, p);
+    for (uint32_t k = 0; k < m->n_parts; k++)
+        if (m->parts[k].count && inside_convex(a, m->parts[k].first, m->parts[k].first + m->parts[k].count, p))
+            return true;
+    return false;
 }
 
 static double box_dist2(const rs_actor *a, sn_vec3 p)

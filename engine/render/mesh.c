@@ -54,7 +54,7 @@ static void build(void)
         orient(box_v, box_t[2 * f]);
         orient(box_v, box_t[2 * f + 1]);
     }
-    box = (sn_mesh){(const float(*)[3])box_v, (const uint32_t(*)[3])box_t, 8, 12};
+    box = (sn_mesh){(const float(*)[3])box_v, (const uint32_t(*)[3])box_t, 8, 12, NULL, 0};
 
     /* sphere: latitude/longitude grid; the pole rows give one triangle per quad */
     uint32_t nv = 0, nt = 0;
@@ -77,7 +77,7 @@ static void build(void)
             if (orient(sphere_v, t2))
                 memcpy(sphere_t[nt++], t2, sizeof t2);
         }
-    sphere = (sn_mesh){(const float(*)[3])sphere_v, (const uint32_t(*)[3])sphere_t, nv, nt};
+    sphere = (sn_mesh){(const float(*)[3])sphere_v, (const uint32_t(*)[3])sphere_t, nv, nt, NULL, 0};
 
     /* cylinder: side quads and two caps fanned from their centres */
     nv = 0, nt = 0;
@@ -97,7 +97,7 @@ static void build(void)
             if (orient(cyl_v, tris[q]))
                 memcpy(cyl_t[nt++], tris[q], sizeof tris[q]);
     }
-    cylinder = (sn_mesh){(const float(*)[3])cyl_v, (const uint32_t(*)[3])cyl_t, nv, nt};
+    cylinder = (sn_mesh){(const float(*)[3])cyl_v, (const uint32_t(*)[3])cyl_t, nv, nt, NULL, 0};
 }
 
 void sn_mesh_init(void) { pthread_once(&once, build); }

@@ -9,10 +9,19 @@
 
 #include "../world/world.h"
 
+/* A closed convex piece of a mesh: triangles [first, first + count) over vertices
+** [first_v, first_v + n_v), all of one material (shapes.h). Sweeps test "inside" per part. */
+typedef struct sn_mesh_part {
+    uint32_t first, count, first_v, n_v;
+    uint8_t material;
+} sn_mesh_part;
+
 typedef struct sn_mesh {
     const float (*v)[3]; /* vertices */
     const uint32_t (*t)[3];
     uint32_t n_v, n_t;
+    const sn_mesh_part *parts; /* NULL: the whole mesh is one convex part */
+    uint32_t n_parts;
 } sn_mesh;
 
 /* The cached mesh of a shape, or NULL for shapes without one (plane, none). Thread-safe

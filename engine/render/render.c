@@ -1,4 +1,4 @@
-/* render.c — setup (cull, clip, project, bin) on the calling thread, then rasterise and
+/* render.c — setup (transform, cull, clip, project, bin) by jobs on the pool, then rasterise and
 ** resolve bands of rows on the pool. See render.h for the method. */
 #include "render.h"
 
@@ -8,6 +8,7 @@
 #include "mesh.h"
 #include "shade.h"
 #include "shadow.h"
+#include "shapes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 typedef struct prim {
     uint32_t id;
     uint8_t tag, color[3];
+    uint8_t material; /* shapes.h sn_material (SN_MAT_BODY for props, roads, planes) */
     bool checker, is_plane;
     double checker_size;
     sn_mat3 rot; /* actor frame, for the checker in actor coordinates */
@@ -53,6 +55,35 @@ typedef struct band {
     uint32_t *list, n, cap;
 } band;
 
+/* One mesh instance to set up: its triangles [first, first + count) over camera-space vertices
+** cc + c0 v.x + c1 v.y + c2 v.z of local vertices v (actors; a model's from model_v at v_off),
+** or the camera transform of world vertices wv (the map's roads). Each part is the primitive
+** prim + its index. */
+typedef struct job {
+    const float (*v)[3];
+    const double (*wv)[3];
+    size_t v_off;
+    bool model;
+    const uint32_t (*t)[3];
+    uint32_t n_v, count;
+    const sn_mesh_part *parts; /* NULL: one part */
+    uint32_t n_parts, prim;
+    sn_vec3 cc, c0, c1, c2;
+} job;
+
+/* A setup task's output: its triangles and, per band of rows, the ones that touch it, both
+** numbered from 0; merged in task order (which is job order) into the frame's. */
+#define MAX_SETUP 64
+typedef struct setup_out {
+    tri *tris;
+    size_t n, cap, base;
+    band *bands;
+    size_t cap_bands;
+    sn_vec3 *verts; /* camera-space vertices of the job being set up */
+    size_t cap_verts;
+    bool oom;
+} setup_out;
+
 struct sn_renderer {
     sn_pool *pool;
     prim *prims;
@@ -61,10 +92,14 @@ struct sn_renderer {
     size_t n_tris, cap_tris;
     plane *planes;
     size_t n_planes, cap_planes;
-    band *bands;
-    size_t n_bands, cap_bands;
-    sn_vec3 *verts; /* camera-space vertices of the mesh being set up */
-    size_t cap_verts;
+    size_t n_bands;
+    job *jobs;      /* this frame's meshes to set up, in the order they are drawn */
+    size_t n_jobs, cap_jobs;
+    setup_out setup[MAX_SETUP];
+    uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
+    bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
+    float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
+    size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far */
     uint32_t *idbuf;
     size_t cap_px;
@@ -81,6 +116,10 @@ struct sn_renderer {
     sn_vec3 eye;
     sn_shade_env env;  /* sun, sky, fog, wetness of this frame (shade.h) */
     sn_shadow *shadow; /* the sun's shadow map, created at the first colour render */
+    sn_vec3 *shadow_v; /* one caster's world vertices */
+    size_t cap_shadow_v;
+    float (*shadow_mv)[3]; /* one caster's posed model (shapes.h) */
+    size_t cap_shadow_mv;
     bool shadows;      /* this frame's colour pixels look it up */
     bool textures;     /* procedural textures of roads and sidewalks */
     uint32_t ss;       /* colour samples per pixel side (sn_image.samples): W, H count samples */
@@ -132,13 +171,19 @@ void sn_renderer_destroy(sn_renderer *r)
         return;
     sn_pool_destroy(r->pool);
     sn_shadow_destroy(r->shadow);
-    for (size_t i = 0; i < r->cap_bands; i++)
-        free(r->bands[i].list);
-    free(r->bands);
+    free(r->shadow_v);
+    free(r->shadow_mv);
+    for (int k = 0; k < MAX_SETUP; k++) {
+        setup_out *s = &r->setup[k];
+        for (size_t i = 0; i < s->cap_bands; i++)
+            free(s->bands[i].list);
+        free(s->bands), free(s->tris), free(s->verts);
+    }
+    free(r->jobs);
     free(r->prims);
     free(r->tris);
     free(r->planes);
-    free(r->verts);
+    free(r->model_v);
     free(r->wbuf);
     free(r->idbuf);
     free(r);
@@ -147,6 +192,7 @@ void sn_renderer_destroy(sn_renderer *r)
 int sn_renderer_threads(const sn_renderer *r) { return sn_pool_threads(r->pool); }
 sn_pool *sn_renderer_pool(sn_renderer *r) { return r->pool; }
 uint32_t sn_renderer_last_triangles(const sn_renderer *r) { return r->last_tris; }
+void sn_renderer_set_serial_setup(sn_renderer *r, bool on) { r->serial_setup = on; }
 
 sn_status sn_camera_check(const sn_camera *c, sn_error *err)
 {
@@ -214,8 +260,8 @@ static int clip_plane(const sn_renderer *r, const sn_vec3 *in, int n, sn_vec3 *o
     return m;
 }
 
-/* One screen triangle from three camera-space vertices; false only when out of memory. */
-static bool emit(sn_renderer *r, const sn_vec3 *v, const float n[3], uint32_t prim_index)
+/* One screen triangle from three camera-space vertices into s; false only when out of memory. */
+static bool emit(const sn_renderer *r, setup_out *s, const sn_vec3 *v, const float n[3], uint32_t prim_index)
 {
     double sx[3], sy[3];
     int64_t X[3], Y[3];
@@ -254,10 +300,10 @@ static bool emit(sn_renderer *r, const sn_vec3 *v, const float n[3], uint32_t pr
     double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) / det;
     double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) / det;
     double C = w0 - A * sx[0] - B * sy[0];
-    if (!sn_grow((void **)&r->tris, &r->cap_tris, r->n_tris + 1, sizeof *r->tris))
+    if (!sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris))
         return false;
-    uint32_t index = (uint32_t)r->n_tris++;
-    tri *t = &r->tris[index];
+    uint32_t index = (uint32_t)s->n++;
+    tri *t = &s->tris[index];
     memcpy(t->X, X, sizeof X);
     memcpy(t->Y, Y, sizeof Y);
     t->x0 = (int32_t)x0, t->x1 = (int32_t)x1, t->y0 = (int32_t)y0, t->y1 = (int32_t)y1;
@@ -268,13 +314,13 @@ static bool emit(sn_renderer *r, const sn_vec3 *v, const float n[3], uint32_t pr
     memcpy(t->n, n, sizeof t->n);
     t->prim = prim_index;
     for (int64_t b = y0 / r->band; b <= y1 / r->band; b++)
-        if (!push_band(&r->bands[b], index))
+        if (!push_band(&s->bands[b], index))
             return false;
     return true;
 }
 
 /* Culls, clips and emits one camera-space triangle. */
-static bool add_triangle(sn_renderer *r, sn_vec3 a, sn_vec3 b, sn_vec3 c, uint32_t prim_index)
+static bool add_triangle(const sn_renderer *r, setup_out *s, sn_vec3 a, sn_vec3 b, sn_vec3 c, uint32_t prim_index)
 {
     sn_vec3 n = sn_v3_cross(sn_v3_sub(b, a), sn_v3_sub(c, a));
     if (sn_v3_dot(n, a) >= 0)
@@ -289,11 +335,11 @@ static bool add_triangle(sn_renderer *r, sn_vec3 a, sn_vec3 b, sn_vec3 c, uint32
     float nf[3] = {(float)wn.x, (float)wn.y, (float)wn.z};
     sn_vec3 poly[2][MAX_POLY] = {{a, b, c}};
     int n_poly = 3, cur = 0;
+    double da[5], db[5], dc[5];
+    plane_dists(r, a, da);
+    plane_dists(r, b, db);
+    plane_dists(r, c, dc);
     for (int k = 0; k < 5; k++) {
-        double da[5], db[5], dc[5];
-        plane_dists(r, a, da);
-        plane_dists(r, b, db);
-        plane_dists(r, c, dc);
         if (da[k] >= 0 && db[k] >= 0 && dc[k] >= 0)
             continue; /* the common case: wholly inside this plane */
         n_poly = clip_plane(r, poly[cur], n_poly, poly[cur ^ 1], k);
@@ -304,7 +350,7 @@ static bool add_triangle(sn_renderer *r, sn_vec3 a, sn_vec3 b, sn_vec3 c, uint32
     sn_vec3 *p = poly[cur];
     for (int i = 1; i + 1 < n_poly; i++) {
         sn_vec3 t3[3] = {p[0], p[i], p[i + 1]};
-        if (!emit(r, t3, nf, prim_index))
+        if (!emit(r, s, t3, nf, prim_index))
             return false;
     }
     return true;
@@ -330,6 +376,7 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
     p->rot = t->rot;
     p->pos = t->pos;
     p->moves = false;
+    p->material = SN_MAT_BODY;
     if (r->motion) {
         sn_vec3 pp;
         sn_quat pq;
@@ -374,35 +421,80 @@ static bool add_plane(sn_renderer *r, const sn_actor *a, const pose *t)
     return true;
 }
 
-static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_mesh *m)
+/* Whether a sphere (camera-space centre cc) lies wholly outside near, far or a side of the view. */
+static bool sphere_culled(const sn_renderer *r, sn_vec3 cc, double rad)
+{
+    double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
+    return cc.x + rad < r->cam->near_clip || cc.x - rad > r->cam->far_clip ||
+           (cc.y - r->tanh_ * cc.x) * sh > rad || (-cc.y - r->tanh_ * cc.x) * sh > rad ||
+           (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad;
+}
+
+static job *new_job(sn_renderer *r)
+{
+    if (!sn_grow((void **)&r->jobs, &r->cap_jobs, r->n_jobs + 1, sizeof *r->jobs))
+        return NULL;
+    job *j = &r->jobs[r->n_jobs++];
+    memset(j, 0, sizeof *j);
+    return j;
+}
+
+/* An actor's mesh: m's vertices scaled by ext in the actor's frame about its box centre, each
+** part its own primitive (its material's colour) when the mesh has parts. Queued: the
+** triangles are set up by setup_task. */
+static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_mesh *m, sn_vec3 ext, job **out)
 {
     const sn_mat3 ra = t->rot;
     sn_vec3 centre = sn_v3_add(t->pos, sn_mat3_apply(&ra, a->bbox.location));
-    sn_vec3 ext = a->bbox.extent;
     sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(centre, r->eye));
-    /* bounding sphere against near, far and the four sides of the view */
-    double rad = sn_v3_len(ext);
-    double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
-    if (cc.x + rad < r->cam->near_clip || cc.x - rad > r->cam->far_clip ||
-        (cc.y - r->tanh_ * cc.x) * sh > rad || (-cc.y - r->tanh_ * cc.x) * sh > rad ||
-        (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad)
+    *out = NULL;
+    /* the box's bounding sphere: every mesh lies inside the box */
+    if (sphere_culled(r, cc, sn_v3_len(a->bbox.extent)))
         return true;
-    if (!new_prim(r, a, t) || !sn_grow((void **)&r->verts, &r->cap_verts, m->n_v, sizeof *r->verts))
+    job *j = new_job(r);
+    if (!j)
         return false;
-    uint32_t pi = (uint32_t)r->n_prims - 1;
+    j->v = m->v, j->t = m->t, j->n_v = m->n_v, j->count = m->n_t;
+    j->parts = m->parts, j->n_parts = m->parts ? m->n_parts : 1;
+    j->prim = (uint32_t)r->n_prims;
     /* camera-space columns of the scaled actor frame */
-    sn_vec3 c0 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 0)), ext.x);
-    sn_vec3 c1 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 1)), ext.y);
-    sn_vec3 c2 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 2)), ext.z);
-    for (uint32_t i = 0; i < m->n_v; i++) {
-        const float *v = m->v[i];
-        r->verts[i] = sn_v3_add(cc, sn_v3_add(sn_v3_scale(c0, v[0]), sn_v3_add(sn_v3_scale(c1, v[1]), sn_v3_scale(c2, v[2]))));
-    }
-    for (uint32_t i = 0; i < m->n_t; i++) {
-        const uint32_t *k = m->t[i];
-        if (!add_triangle(r, r->verts[k[0]], r->verts[k[1]], r->verts[k[2]], pi))
+    j->cc = cc;
+    j->c0 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 0)), ext.x);
+    j->c1 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 1)), ext.y);
+    j->c2 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 2)), ext.z);
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        /* a part is its actor's primitive in its own colour (the motion terms computed once) */
+        prim *p = k ? (sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims)
+                           ? &r->prims[r->n_prims++]
+                           : NULL)
+                    : new_prim(r, a, t);
+        if (!p)
             return false;
+        if (k)
+            *p = p[-1];
+        p->material = m->parts ? m->parts[k].material : SN_MAT_BODY;
+        sn_material_rgb(p->material, a->color, p->color);
     }
+    *out = j;
+    return true;
+}
+
+/* A vehicle or walker as its model (shapes.h), posed at the instant rendered. */
+static bool add_model(sn_renderer *r, const sn_actor *a, const pose *t, double alpha, sn_model model)
+{
+    const sn_mesh *topo = sn_model_mesh(model);
+    job *j;
+    if (!add_mesh(r, a, t, topo, sn_v3(1, 1, 1), &j))
+        return false;
+    if (!j)
+        return true; /* culled */
+    if (!sn_grow((void **)&r->model_v, &r->cap_model_v, r->n_model_v + topo->n_v, sizeof *r->model_v))
+        return false;
+    sn_model_state s;
+    sn_model_state_of(a, alpha, &s);
+    sn_model_pose(model, &s, r->model_v + r->n_model_v);
+    j->model = true, j->v = NULL, j->v_off = r->n_model_v;
+    r->n_model_v += topo->n_v;
     return true;
 }
 
@@ -410,18 +502,15 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
 ** its category's tag and colour, culled by its bounding sphere like an actor. */
 static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
 {
-    const double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
     for (uint32_t i = 0; i < m->n_chunks; i++) {
         const sn_road_chunk *k = &m->chunks[i];
         sn_vec3 lo = sn_v3(k->lo[0], k->lo[1], k->lo[2]), hi = sn_v3(k->hi[0], k->hi[1], k->hi[2]);
         sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3_scale(sn_v3_add(lo, hi), 0.5), r->eye));
         double rad = 0.5 * sn_v3_len(sn_v3_sub(hi, lo)) + 1e-6;
-        if (cc.x + rad < r->cam->near_clip || cc.x - rad > r->cam->far_clip ||
-            (cc.y - r->tanh_ * cc.x) * sh > rad || (-cc.y - r->tanh_ * cc.x) * sh > rad ||
-            (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad)
+        if (sphere_culled(r, cc, rad))
             continue;
-        if (!sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims) ||
-            !sn_grow((void **)&r->verts, &r->cap_verts, k->v_count, sizeof *r->verts))
+        job *j = new_job(r);
+        if (!j || !sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims))
             return false;
         prim *p = &r->prims[r->n_prims++];
         memset(p, 0, sizeof *p); /* roads never move: p->moves stays false */
@@ -429,17 +518,109 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
         memcpy(p->color, k->rgb, 3);
         p->checker_size = 1.0;
         p->rot = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
-        uint32_t pi = (uint32_t)r->n_prims - 1;
-        for (uint32_t j = 0; j < k->v_count; j++) {
-            const double *v = m->v[k->v_first + j];
-            r->verts[j] = sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(v[0], v[1], v[2]), r->eye));
+        j->wv = (const double(*)[3])m->v + k->v_first, j->t = (const uint32_t(*)[3])m->t + k->first;
+        j->n_v = k->v_count, j->count = k->count, j->n_parts = 1;
+        j->prim = (uint32_t)r->n_prims - 1;
+    }
+    return true;
+}
+
+/* Setup task k: transforms, culls, clips, projects and bins the triangles of its jobs. A job's
+** triangles depend on the job alone, so how the jobs are split never shows in the output. */
+static void setup_task(void *arg, uint32_t k)
+{
+    sn_renderer *r = arg;
+    setup_out *s = &r->setup[k];
+    s->n = 0;
+    s->oom = false;
+    for (size_t b = 0; b < r->n_bands; b++)
+        s->bands[b].n = 0;
+    for (uint32_t ji = r->job_from[k]; ji < r->job_from[k + 1] && !s->oom; ji++) {
+        const job *j = &r->jobs[ji];
+        if (!sn_grow((void **)&s->verts, &s->cap_verts, j->n_v, sizeof *s->verts)) {
+            s->oom = true;
+            break;
         }
-        for (uint32_t j = 0; j < k->count; j++) {
-            const uint32_t *t = m->t[k->first + j];
-            if (!add_triangle(r, r->verts[t[0]], r->verts[t[1]], r->verts[t[2]], pi))
-                return false;
+        if (j->wv) {
+            for (uint32_t i = 0; i < j->n_v; i++)
+                s->verts[i] = sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye));
+        } else {
+            const float(*v)[3] = j->model ? (const float(*)[3])r->model_v + j->v_off : j->v;
+            for (uint32_t i = 0; i < j->n_v; i++)
+                s->verts[i] = sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]),
+                                                         sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]))));
+        }
+        for (uint32_t pk = 0; pk < j->n_parts && !s->oom; pk++) {
+            uint32_t first = j->parts ? j->parts[pk].first : 0, count = j->parts ? j->parts[pk].count : j->count;
+            for (uint32_t i = first; i < first + count; i++) {
+                const uint32_t *q = j->t[i];
+                if (!add_triangle(r, s, s->verts[q[0]], s->verts[q[1]], s->verts[q[2]], j->prim + pk)) {
+                    s->oom = true;
+                    break;
+                }
+            }
         }
     }
+}
+
+/* Setup task k's triangles into the frame's array, at its base. */
+static void gather_task(void *arg, uint32_t k)
+{
+    sn_renderer *r = arg;
+    const setup_out *s = &r->setup[k];
+    if (s->n)
+        memcpy(r->tris + s->base, s->tris, s->n * sizeof *s->tris);
+}
+
+/* The queued jobs set up on the pool: split into tasks of about equal triangle counts, then
+** gathered in job order. False when out of memory. */
+static bool setup_jobs(sn_renderer *r)
+{
+    uint32_t want = sn_pool_threads(r->pool) > 1 && !r->serial_setup ? 4 * (uint32_t)sn_pool_threads(r->pool) : 1;
+    if (want > MAX_SETUP)
+        want = MAX_SETUP;
+    if (want > r->n_jobs)
+        want = r->n_jobs ? (uint32_t)r->n_jobs : 1;
+    size_t total = 0, sum = 0;
+    for (size_t i = 0; i < r->n_jobs; i++)
+        total += r->jobs[i].count;
+    uint32_t n = 0;
+    r->job_from[0] = 0;
+    for (size_t i = 0; i < r->n_jobs; i++) {
+        sum += r->jobs[i].count;
+        if (n + 1 < want && sum * want >= total * (n + 1))
+            r->job_from[++n] = (uint32_t)i + 1;
+    }
+    r->job_from[++n] = (uint32_t)r->n_jobs;
+    r->n_setup = n;
+    for (uint32_t k = 0; k < n; k++) {
+        setup_out *s = &r->setup[k];
+        if (s->cap_bands < r->n_bands) {
+            band *b = realloc(s->bands, r->n_bands * sizeof *b);
+            if (!b)
+                return false;
+            memset(b + s->cap_bands, 0, (r->n_bands - s->cap_bands) * sizeof *b);
+            s->bands = b;
+            s->cap_bands = r->n_bands;
+        }
+    }
+    if (n == 1)
+        setup_task(r, 0);
+    else
+        sn_pool_run(r->pool, setup_task, r, n);
+    r->n_tris = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (r->setup[k].oom)
+            return false;
+        r->setup[k].base = r->n_tris;
+        r->n_tris += r->setup[k].n;
+    }
+    if (r->n_tris >= PLANE_BIT || !sn_grow((void **)&r->tris, &r->cap_tris, r->n_tris + 1, sizeof *r->tris))
+        return false;
+    if (n == 1)
+        gather_task(r, 0);
+    else
+        sn_pool_run(r->pool, gather_task, r, n);
     return true;
 }
 
@@ -465,6 +646,48 @@ static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fw
 {
     double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
     return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
+}
+
+/* Triangle ti into rows [y_begin, y_end) of the depth and id buffers. */
+static void raster(const sn_renderer *r, uint32_t ti, int32_t y_begin, int32_t y_end)
+{
+    const uint32_t W = r->W;
+    float *wb = r->wbuf;
+    uint32_t *ib = r->idbuf;
+    const tri *t = &r->tris[ti];
+    int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
+    int64_t dx[3], dy[3], bias[3];
+    for (int e = 0; e < 3; e++) {
+        int n = (e + 1) % 3;
+        dx[e] = t->X[n] - t->X[e];
+        dy[e] = t->Y[n] - t->Y[e];
+        /* a pixel centre exactly on an edge belongs to one of the two triangles sharing it */
+        bias[e] = (dy[e] < 0 || (dy[e] == 0 && dx[e] > 0)) ? 0 : -1;
+    }
+    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
+    for (int32_t y = ya; y <= yb; y++) {
+        const int64_t py = (int64_t)y * ONE + ONE / 2;
+        int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
+        int64_t e1 = dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
+        int64_t e2 = dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
+        const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
+        const float row = t->wb * (float)y + t->wc;
+        float *wr = wb + (size_t)y * W;
+        uint32_t *ir = ib + (size_t)y * W;
+        bool inside = false;
+        for (int32_t x = t->x0; x <= t->x1; x++, e0 += s0, e1 += s1, e2 += s2) {
+            if ((e0 | e1 | e2) >= 0) {
+                inside = true;
+                float w = row + t->wa * (float)x;
+                if (w > wr[x]) {
+                    wr[x] = w;
+                    ir[x] = ti;
+                }
+            } else if (inside) {
+                break; /* a triangle's row is one span: past it, nothing more */
+            }
+        }
+    }
 }
 
 static void draw_band(void *arg, uint32_t bi)
@@ -499,44 +722,11 @@ static void draw_band(void *arg, uint32_t bi)
         }
     }
 
-    /* triangles, in the order they were set up: ties keep the first */
-    const band *bd = &r->bands[bi];
-    for (uint32_t k = 0; k < bd->n; k++) {
-        uint32_t ti = bd->list[k];
-        const tri *t = &r->tris[ti];
-        int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
-        int64_t dx[3], dy[3], bias[3];
-        for (int e = 0; e < 3; e++) {
-            int n = (e + 1) % 3;
-            dx[e] = t->X[n] - t->X[e];
-            dy[e] = t->Y[n] - t->Y[e];
-            /* a pixel centre exactly on an edge belongs to one of the two triangles sharing it */
-            bias[e] = (dy[e] < 0 || (dy[e] == 0 && dx[e] > 0)) ? 0 : -1;
-        }
-        const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
-        for (int32_t y = ya; y <= yb; y++) {
-            const int64_t py = (int64_t)y * ONE + ONE / 2;
-            int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
-            int64_t e1 = dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
-            int64_t e2 = dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
-            const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
-            const float row = t->wb * (float)y + t->wc;
-            float *wr = wb + (size_t)y * W;
-            uint32_t *ir = ib + (size_t)y * W;
-            bool inside = false;
-            for (int32_t x = t->x0; x <= t->x1; x++, e0 += s0, e1 += s1, e2 += s2) {
-                if ((e0 | e1 | e2) >= 0) {
-                    inside = true;
-                    float w = row + t->wa * (float)x;
-                    if (w > wr[x]) {
-                        wr[x] = w;
-                        ir[x] = ti;
-                    }
-                } else if (inside) {
-                    break; /* a triangle's row is one span: past it, nothing more */
-                }
-            }
-        }
+    /* triangles, in the order they were set up (setup task by task): ties keep the first */
+    for (uint32_t sk = 0; sk < r->n_setup; sk++) {
+        const band *bd = &r->setup[sk].bands[bi];
+        for (uint32_t k = 0; k < bd->n; k++)
+            raster(r, (uint32_t)r->setup[sk].base + bd->list[k], y_begin, y_end);
     }
 
     if (r->ss > 1)
@@ -683,7 +873,12 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
     sn_shadow_begin(r->shadow, r->env.sun, corners, 8);
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
-        const sn_mesh *m = a->kind == SN_ACTOR_SENSOR ? NULL : sn_mesh_get(a->shape);
+        if (a->kind == SN_ACTOR_SENSOR)
+            continue;
+        /* the shape the cameras draw: a posed model (vertices about the box centre), else the
+        ** cached unit mesh scaled by the box */
+        sn_model model = sn_model_of(w, a);
+        const sn_mesh *m = model ? sn_model_mesh(model) : sn_mesh_get(a->shape);
         if (!m)
             continue;
         sn_vec3 pos;
@@ -693,14 +888,24 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         sn_vec3 centre = sn_v3_add(pos, sn_mat3_apply(&ra, a->bbox.location)), ext = a->bbox.extent;
         if (!sn_shadow_wants(r->shadow, centre, sn_v3_len(ext)))
             continue;
-        if (!sn_grow((void **)&r->verts, &r->cap_verts, m->n_v, sizeof *r->verts))
+        if (!sn_grow((void **)&r->shadow_v, &r->cap_shadow_v, m->n_v, sizeof *r->shadow_v))
             return false;
+        const float (*mv)[3] = m->v;
+        if (model) {
+            if (!sn_grow((void **)&r->shadow_mv, &r->cap_shadow_mv, m->n_v, sizeof *r->shadow_mv))
+                return false;
+            sn_model_state st;
+            sn_model_state_of(a, alpha, &st);
+            sn_model_pose(model, &st, r->shadow_mv);
+            mv = (const float(*)[3])r->shadow_mv;
+            ext = sn_v3(1, 1, 1);
+        }
         for (uint32_t k = 0; k < m->n_v; k++) {
-            const float *v = m->v[k];
-            r->verts[k] = sn_v3_add(centre, sn_mat3_apply(&ra, sn_v3(ext.x * v[0], ext.y * v[1], ext.z * v[2])));
+            const float *v = mv[k];
+            r->shadow_v[k] = sn_v3_add(centre, sn_mat3_apply(&ra, sn_v3(ext.x * v[0], ext.y * v[1], ext.z * v[2])));
         }
         for (uint32_t k = 0; k < m->n_t; k++)
-            if (!sn_shadow_add(r->shadow, r->verts[m->t[k][0]], r->verts[m->t[k][1]], r->verts[m->t[k][2]]))
+            if (!sn_shadow_add(r->shadow, r->shadow_v[m->t[k][0]], r->shadow_v[m->t[k][1]], r->shadow_v[m->t[k][2]]))
                 return false;
     }
     sn_shadow_draw(r->shadow, r->pool);
@@ -755,20 +960,10 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     sn_shade_env_init(&r->env, light);
     r->textures = light->textures;
 
-    size_t n_bands = (r->H + r->band - 1) / r->band;
-    if (n_bands > r->cap_bands) {
-        band *b = realloc(r->bands, n_bands * sizeof *b);
-        if (!b)
-            return sn_fail(err, SN_E_NOMEM, "out of memory");
-        memset(b + r->cap_bands, 0, (n_bands - r->cap_bands) * sizeof *b);
-        r->bands = b;
-        r->cap_bands = n_bands;
-    }
-    r->n_bands = n_bands;
-    for (size_t i = 0; i < n_bands; i++)
-        r->bands[i].n = 0;
-    r->n_prims = r->n_tris = r->n_planes = 0;
+    r->n_bands = (r->H + r->band - 1) / r->band;
+    r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
 
+    /* queue every mesh in view (planes are drawn per pixel), then set them up on the pool */
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
         if (a->kind == SN_ACTOR_SENSOR || a->shape == SN_SHAPE_NONE)
@@ -778,18 +973,25 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
         sn_actor_pose_at(w, a, alpha, &t.pos, &q);
         t.rot = sn_mat3_from_quat(q);
         const sn_mesh *m = sn_mesh_get(a->shape);
-        bool ok = a->shape == SN_SHAPE_PLANE ? add_plane(r, a, &t) : m ? add_mesh(r, a, &t, m) : true;
+        sn_model model = sn_model_of(w, a);
+        job *j;
+        bool ok = a->shape == SN_SHAPE_PLANE ? add_plane(r, a, &t)
+                  : model             ? add_model(r, a, &t, alpha, model)
+                  : m                 ? add_mesh(r, a, &t, m, a->bbox.extent, &j)
+                                      : true;
         if (!ok)
-            return sn_fail(err, SN_E_NOMEM, "out of memory while setting up %zu triangles", r->n_tris);
+            return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
     }
     if (w->roads && !add_roads(r, w->roads))
-        return sn_fail(err, SN_E_NOMEM, "out of memory while setting up %zu triangles", r->n_tris);
+        return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
+    if (!setup_jobs(r))
+        return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
     /* shadows only where colour is drawn, and only while the sun is up */
     r->shadows = out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
     if (r->shadows && !build_shadows(r, w, alpha))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
-    sn_pool_run(r->pool, draw_band, r, (uint32_t)n_bands);
+    sn_pool_run(r->pool, draw_band, r, (uint32_t)r->n_bands);
     return SN_OK;
 }
 

@@ -1,11 +1,15 @@
 /* render.h — the CPU renderer: the world through a pinhole camera into depth, colour,
 ** semantic tag and instance id.
 **
-** How: every actor with a shape is its cached unit mesh scaled by its half extents; triangles
-** go to camera space, lose their back faces, are clipped against the near plane (and a guard
-** band around the view, so that fixed-point coordinates never overflow), projected, and binned
-** into bands of rows. Ground planes are not triangles: their 1/depth is affine in the image,
-** so each pixel gets the exact value and the plane ends exactly at the horizon. Bands are
+** How: every actor with a shape is its cached unit mesh scaled by its half extents, vehicles
+** and walkers their models posed for the instant (shapes.h), a primitive per part; meshes in
+** view (a bounding-sphere test per actor and per chunk of road) are queued as jobs and set up
+** on the pool by tasks of about equal triangle counts: triangles go to camera space, lose their
+** back faces, are clipped against the near plane (and a guard band around the view, so that
+** fixed-point coordinates never overflow), projected, and binned into bands of rows; the
+** tasks' triangles are gathered in job order, so the split never shows. Ground planes are not
+** triangles: their 1/depth is affine in the image, so each pixel gets the exact value and the
+** plane ends exactly at the horizon. Bands are
 ** rasterised in parallel with integer edge functions (8 subpixel bits, a top-left style
 ** tie rule, so shared edges have neither cracks nor double hits) and 1/depth interpolated per
 ** pixel; a band's pixels depend only on the triangles, never on which thread drew it, so the
@@ -65,5 +69,8 @@ sn_status sn_render_motion(sn_renderer *r, const sn_world *w, const sn_lighting 
 
 /* Triangles drawn (after culling and clipping) by the last render: for benchmarks. */
 uint32_t sn_renderer_last_triangles(const sn_renderer *r);
+/* Sets triangles up on the calling thread alone, as before the setup ran on the pool: the
+** benchmarks' baseline (the output is the same either way). */
+void sn_renderer_set_serial_setup(sn_renderer *r, bool on);
 
 #endif

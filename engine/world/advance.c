@@ -4,6 +4,7 @@
 
 #include "../core/error.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,22 @@ static sn_status run_drivers(sn_world *w, double dt, int n_sub, sn_error *err)
     return st;
 }
 
+/* st.travel by the trapezoid rule: a vehicle's speed along its forward axis (at the start
+** and end of the frame, each on that instant's axis), a walker's horizontal speed. */
+static void advance_travel(sn_actor *a, double dt)
+{
+    sn_actor_state *s = &a->st;
+    double v0, v1;
+    if (a->kind == SN_ACTOR_VEHICLE) {
+        v0 = sn_v3_dot(s->prev_vel, sn_quat_apply(s->prev_rot, sn_v3(1, 0, 0)));
+        v1 = sn_v3_dot(s->vel, sn_quat_apply(s->rot, sn_v3(1, 0, 0)));
+    } else {
+        v0 = hypot(s->prev_vel.x, s->prev_vel.y);
+        v1 = hypot(s->vel.x, s->vel.y);
+    }
+    s->travel += 0.5 * (v0 + v1) * dt;
+}
+
 sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
 {
     if (w->poisoned)
@@ -43,6 +60,7 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
         s->prev_rot = s->rot;
         s->prev_vel = s->vel;
         s->prev_ang_vel = s->ang_vel;
+        s->prev_travel = s->travel;
     }
     jmp_buf guard;
     if (setjmp(guard)) {
@@ -67,6 +85,7 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
             a->st.acc = sn_v3_scale(sn_v3_sub(a->st.vel, a->st.prev_vel), 1.0 / dt);
             a->st.ang_acc = sn_v3_scale(sn_v3_sub(a->st.ang_vel, a->st.prev_ang_vel), 1.0 / dt);
         }
+        advance_travel(a, dt);
     }
     sn_world_update_attached(w);
     return SN_OK;

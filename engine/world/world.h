@@ -63,6 +63,10 @@ typedef struct sn_actor_state {
     sn_vec3 prev_vel;
     sn_vec3 ang_acc;      /* rad/s^2, (ang_vel - prev_ang_vel) / dt over the last frame */
     sn_vec3 prev_ang_vel;
+    /* Distance rolled along the actor's forward axis (vehicles: signed) or walked (walkers), m,
+    ** integrated from the velocity each frame: it turns the drawn wheels and swings the legs
+    ** (render/shapes.h). prev_travel: at the end of the previous frame. */
+    double travel, prev_travel;
 } sn_actor_state;
 
 struct sn_blueprint;
@@ -197,6 +201,9 @@ typedef struct sn_world {
     /* Bumped by every change of geometry or pose (spawn, remove, teleport, advance), and
     ** static_gen by changes of static actors: the ray index rebuilds only when they move. */
     uint64_t gen, static_gen;
+    /* Draw and trace vehicles and walkers as their boxes, not their models (render/shapes.h):
+    ** for benchmarks against the boxes. Bump gen when it changes. */
+    bool box_shapes;
 } sn_world;
 
 /* ODE category bits. A vehicle's chassis (SN_CAT_CHASSIS) meets everything but vehicles; its

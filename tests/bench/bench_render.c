@@ -6,14 +6,7 @@
 #include "../../engine/sim/engine.h"
 #include "../testutil.h"
 
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "best_ms.h"
 
 static sn_engine *load(const char *path)
 {
@@ -43,20 +36,6 @@ static void depth_frame(sn_renderer *r, sn_engine *e, const sn_camera *cam, floa
         raw[4 * i] = (uint8_t)(d >> 16), raw[4 * i + 1] = (uint8_t)(d >> 8), raw[4 * i + 2] = (uint8_t)d, raw[4 * i + 3] = 255;
     }
 }
-
-/* Best of 5 runs of `reps` frames, ms per frame. */
-#define BEST_MS(stmt, reps)                                   \
-    ({                                                        \
-        double best = 1e30;                                   \
-        for (int run = 0; run < 5; run++) {                   \
-            double t0 = now();                                \
-            for (int k = 0; k < (reps); k++)                  \
-                stmt;                                         \
-            double ms = (now() - t0) * 1e3 / (reps);          \
-            best = ms < best ? ms : best;                     \
-        }                                                     \
-        best;                                                 \
-    })
 
 static double target_ms = -1;
 

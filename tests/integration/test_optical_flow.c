@@ -134,12 +134,15 @@ static sn_transform eye_pose(int k) { return (sn_transform){{0.3 * k, 0.05 * k, 
 
 static void moving_box(void)
 {
-    /* The car (a 2 x 1.6 x 1.4 m box) slides right at 5 m/s and turns 60 deg/s; the camera,
-    ** on a second kinematic car, drives forward, drifts and turns 30 deg/s. */
+    /* The car (a 2 x 1.6 x 1.4 m box: a prop of its box riding on it, around its drawn shape,
+    ** docs/shapes.md) slides right at 5 m/s and turns 60 deg/s; the camera, on a second
+    ** kinematic car, drives forward, drifts and turns 30 deg/s. */
     const char *scene =
         "settings: {fixed_delta_seconds: 0.05}\n"
         "actors:\n"
         "  - {name: car, blueprint: vehicle.sedan, attributes: {extent: \"1,0.8,0.7\"}}\n"
+        "  - {name: shell, blueprint: static.prop.box, attach_to: car, transform: {location: [0, 0, 0.7]},"
+        " attributes: {extent: \"1,0.8,0.7\"}}\n"
         "  - {name: eye, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, attributes: {extent: \"0.2,0.2,0.1\", center_of_mass_height: 0.05}}\n"
         "sensors:\n"
         "  - {name: flow, blueprint: sensor.camera.optical_flow, attach_to: eye,\n"

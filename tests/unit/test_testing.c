@@ -238,16 +238,19 @@ int main(void)
     uint32_t car = sn_fake_add_actor(g, "vehicle.sedan", SN_TAG_CAR, (sn_transform){{20, 0, 0}, {0, 45, 0}}, (sn_vec3){1, 1, 1});
     sn_fake_sensor *r = spawn(g, "mode=rays", NULL);
     CHECK(b1 && car && r && sn_fake_step(g) == SN_OK, "%s", sn_fake_error(g));
+    /* the car is drawn as a sedan inside its box (docs/shapes.md): the ray meets it past the
+    ** box's corner at 20 - sqrt(2) and before the box's centre */
+    double car_at = sn_fake_number(r, 0, "hits.3");
     CHECK(sn_fake_length(r, 0, "hits") == 4 && sn_fake_number(r, 0, "hits.0") == b1 &&
               fabs(sn_fake_number(r, 0, "hits.1") - 9) < 1e-9 && sn_fake_number(r, 0, "hits.2") == car &&
-              fabs(sn_fake_number(r, 0, "hits.3") - (20 - sqrt(2))) < 1e-9,
-          "both boxes in order: %s", sn_fake_json(r, 0));
+              car_at > 20 - sqrt(2) + 1e-3 && car_at < 20,
+          "the box and the car in order: %s", sn_fake_json(r, 0));
     CHECK(sn_fake_number(r, 0, "refused") == 1, "a short ray_size is refused");
     /* kinematic actors go where they are told, and rays follow */
     CHECK(sn_fake_move_to(g, car, (sn_transform){{30, 0, 0}, {0, 45, 0}}) == SN_OK && sn_fake_step(g) == SN_OK,
           "%s", sn_fake_error(g));
-    CHECK(fabs(sn_fake_number(r, 0, "hits.3") - (30 - sqrt(2))) < 1e-9, "moved: %s", sn_fake_json(r, 0));
-    CHECK(sn_fake_step(g) == SN_OK && fabs(sn_fake_number(r, 0, "hits.3") - (30 - sqrt(2))) < 1e-9,
+    CHECK(fabs(sn_fake_number(r, 0, "hits.3") - (car_at + 10)) < 1e-9, "moved 10 m: %s", sn_fake_json(r, 0));
+    CHECK(sn_fake_step(g) == SN_OK && fabs(sn_fake_number(r, 0, "hits.3") - (car_at + 10)) < 1e-9,
           "a kinematic actor stays after its target");
     CHECK(sn_fake_clock(g)->frame == 3 && sn_fake_clock(g)->time_ns == 150000000, "the engine's clock");
     CHECK(sn_fake_end_frame(g) == SN_E_STATE, "end without begin");

@@ -1,0 +1,106 @@
+/* shapes.c — which model an actor is drawn with, the models' cached topology, posing. */
+#include "shapes_build.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#define MAX_V 640
+#define MAX_T 1280
+#define MAX_P 40
+
+static float ref_v[SN_MODEL_COUNT][MAX_V][3];
+static uint32_t ref_t[SN_MODEL_COUNT][MAX_T][3];
+static sn_mesh_part ref_p[SN_MODEL_COUNT][MAX_P];
+static sn_mesh meshes[SN_MODEL_COUNT];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* Each model's blueprint defaults: the extents its topology is built at (any others pose it). */
+static const double ref_ext[SN_MODEL_COUNT][3] = {
+    {0, 0, 0}, {2.3, 0.95, 0.75}, {2.6, 1.0, 1.05}, {4.0, 1.25, 1.6}, {6.0, 1.27, 1.6}, {0.25, 0.25, 0.9},
+};
+
+static void build(sn_mb *b, sn_model m, const sn_model_state *s)
+{
+    if (m == SN_MODEL_WALKER)
+        sn_build_walker(b, s);
+    else
+        sn_build_vehicle(b, m, s);
+    sn_mb_end(b);
+}
+
+static void build_all(void)
+{
+    for (int m = SN_MODEL_NONE + 1; m < SN_MODEL_COUNT; m++) {
+        sn_mb b = {ref_v[m], 0, MAX_V, ref_t[m], 0, MAX_T, ref_p[m], 0, MAX_P, false};
+        sn_model_state s = {sn_v3(ref_ext[m][0], ref_ext[m][1], ref_ext[m][2]), 0, 70 * M_PI / 180, 0, 0};
+        build(&b, (sn_model)m, &s);
+        /* an overflow leaves the model empty: tests/unit/test_shapes.c checks every model */
+        meshes[m] = b.overflow ? (sn_mesh){0}
+                               : (sn_mesh){NULL, (const uint32_t(*)[3])ref_t[m], b.n_v, b.n_t, ref_p[m], b.n_parts};
+    }
+}
+
+const sn_mesh *sn_model_mesh(sn_model m)
+{
+    if (m <= SN_MODEL_NONE || m >= SN_MODEL_COUNT)
+        return NULL;
+    pthread_once(&once, build_all);
+    return &meshes[m];
+}
+
+sn_model sn_model_of(const sn_world *w, const sn_actor *a)
+{
+    /* by blueprint: an actor made without one (the engine's own unit tests) keeps its shape */
+    const char *id = a->type_id;
+    if ((w && w->box_shapes) || a->shape != SN_SHAPE_BOX || !id)
+        return SN_MODEL_NONE;
+    if (a->kind == SN_ACTOR_WALKER)
+        return strncmp(id, "walker.", 7) ? SN_MODEL_NONE : SN_MODEL_WALKER;
+    if (a->kind != SN_ACTOR_VEHICLE || strncmp(id, "vehicle.", 8))
+        return SN_MODEL_NONE;
+    return !strcmp(id, "vehicle.truck") ? SN_MODEL_TRUCK
+           : !strcmp(id, "vehicle.van") ? SN_MODEL_VAN
+           : !strcmp(id, "vehicle.bus") ? SN_MODEL_BUS
+                                          : SN_MODEL_SEDAN;
+}
+
+void sn_model_state_of(const sn_actor *a, double alpha, sn_model_state *s)
+{
+    s->ext = a->bbox.extent;
+    s->steer = a->steer_angle;
+    s->max_steer = a->vp.max_steer;
+    s->travel = alpha >= 1 ? a->st.travel : a->st.prev_travel + (a->st.travel - a->st.prev_travel) * alpha;
+    sn_vec3 v = alpha >= 1 ? a->st.vel : sn_v3_lerp(a->st.prev_vel, a->st.vel, alpha);
+    s->speed = sqrt(v.x * v.x + v.y * v.y);
+}
+
+void sn_model_pose(sn_model m, const sn_model_state *s, float (*v)[3])
+{
+    const sn_mesh *mesh = sn_model_mesh(m);
+    if (!mesh || !mesh->n_v)
+        return;
+    sn_mb b = {v, 0, mesh->n_v, NULL, 0, 0, NULL, 0, 0, false};
+    build(&b, m, s);
+}
+
+void sn_material_rgb(sn_material mat, const uint8_t actor_rgb[3], uint8_t out[3])
+{
+    static const uint8_t rgb[SN_MAT_COUNT][3] = {
+        {0, 0, 0},       {45, 60, 75},   {28, 28, 28},    {165, 165, 170}, {50, 50, 52},
+        {240, 238, 215}, {190, 25, 25},  {225, 225, 215}, {224, 172, 140}, {45, 55, 85},
+    };
+    memcpy(out, mat == SN_MAT_BODY || mat >= SN_MAT_COUNT ? actor_rgb : rgb[mat], 3);
+}
+
+int sn_model_wheel_part(sn_model m, int k)
+{
+    const sn_mesh *mesh = sn_model_mesh(m);
+    if (!mesh || m == SN_MODEL_WALKER || k < 0 || k > 3)
+        return -1;
+    /* tyres are the model's only parts of material SN_MAT_TYRE, in wheel order */
+    for (uint32_t i = 0, n = 0; i < mesh->n_parts; i++)
+        if (mesh->parts[i].material == SN_MAT_TYRE && (int)n++ == k)
+            return (int)i;
+    return -1;
+}

@@ -1,0 +1,75 @@
+/* shapes.h — vehicles and walkers as procedural meshes inside their bounding boxes.
+**
+** Physics keeps the boxes; cameras and ray queries (lidar, radar, depth, sweeps) see these
+** meshes instead (docs/shapes.md). A model is a fixed list of closed convex parts — body,
+** glass cabin, roof, wheels with rims, lamps for vehicles; torso, head, arms and legs for
+** walkers — laid out from the actor's half extents, so every vertex stays inside the box. Its
+** articulation comes from the world's state: the front wheels turn by the vehicle's wheel
+** angle (sn_actor.steer_angle), every wheel rolls by the distance travelled (st.travel) over
+** its radius, a walker's legs and arms swing with the distance walked, wider the faster it
+** goes. Every part carries the actor's semantic tag and instance id, as CARLA tags vehicles
+** (Car, Truck, Bus: every part) and walkers (Pedestrian).
+**
+** Coordinates: metres from the centre of the actor's box, actor axes (x forward, y right, z up).
+*/
+#ifndef SN_SHAPES_H
+#define SN_SHAPES_H
+
+#include "mesh.h"
+
+typedef enum sn_model {
+    SN_MODEL_NONE, /* drawn as its shape (props, buildings, the ground) */
+    SN_MODEL_SEDAN,
+    SN_MODEL_VAN,
+    SN_MODEL_TRUCK,
+    SN_MODEL_BUS,
+    SN_MODEL_WALKER,
+    SN_MODEL_COUNT
+} sn_model;
+
+/* What a part is made of: its colour in camera images (sn_material_rgb). */
+typedef enum sn_material {
+    SN_MAT_BODY,     /* the actor's `color` */
+    SN_MAT_GLASS,
+    SN_MAT_TYRE,
+    SN_MAT_RIM,
+    SN_MAT_TRIM,     /* bumpers, chassis */
+    SN_MAT_HEADLAMP,
+    SN_MAT_TAILLAMP,
+    SN_MAT_CARGO,    /* a truck's load box */
+    SN_MAT_SKIN,
+    SN_MAT_TROUSERS,
+    SN_MAT_COUNT
+} sn_material;
+
+/* An actor's articulation at one instant. */
+typedef struct sn_model_state {
+    sn_vec3 ext;      /* half extents of the box */
+    double steer;     /* front wheel angle, rad, + towards +y (right) */
+    double max_steer; /* the largest |steer| the vehicle reaches (its max_steer_angle), rad */
+    double travel;    /* distance rolled forward (vehicles) or walked (walkers), m */
+    double speed;     /* m/s: a walker's stride widens with it */
+} sn_model_state;
+
+/* The model an actor is drawn with: vehicles by blueprint (vehicle.sedan, .van, .truck, .bus;
+** any other vehicle.* as a sedan), walker.* as a walker; NONE for everything else (actors made
+** without a blueprint included) and for every actor while w->box_shapes is set. */
+sn_model sn_model_of(const sn_world *w, const sn_actor *a);
+/* The model's triangles and parts; v is NULL (vertices are per actor, sn_model_pose). Cached
+** once; thread-safe. NULL for SN_MODEL_NONE. */
+const sn_mesh *sn_model_mesh(sn_model m);
+/* Actor a's articulation at fraction alpha of the last frame (1 = now). */
+void sn_model_state_of(const sn_actor *a, double alpha, sn_model_state *s);
+/* The model posed: v[0 .. sn_model_mesh(m)->n_v), caller's buffer. */
+void sn_model_pose(sn_model m, const sn_model_state *s, float (*v)[3]);
+/* The colour of material mat on an actor whose colour is actor_rgb. */
+void sn_material_rgb(sn_material mat, const uint8_t actor_rgb[3], uint8_t out[3]);
+/* For tests: the part of wheel k (0 front left, 1 front right, 2 rear left, 3 rear right; left
+** is -y) of a vehicle model, -1 for others. Its first two vertices are the centres of its
+** inner and outer faces (the axle). */
+int sn_model_wheel_part(sn_model m, int k);
+
+/* Wheel radius of a vehicle model for half extents ext (m): travel / radius is its spin. */
+double sn_vehicle_wheel_radius(sn_model m, sn_vec3 ext);
+
+#endif

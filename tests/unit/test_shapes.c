@@ -1,0 +1,378 @@
+/* Vehicles and walkers drawn as models (engine/render/shapes.h): every vertex of every model
+** inside its box at any steer, roll, stride and odd extents; closed convex parts wound
+** outwards; front wheels turned by the steer angle and every wheel rolled by travel / radius;
+** travel integrated from the velocity; lidar, depth, labels and sweeps see the model, not the
+** box (a ray above the hood, in front of the windscreen, misses); renders and ray batches
+** identical at 1, 2 and 3 threads, and with the triangle setup on the pool or on one thread. */
+#include "../../engine/query/rayscene.h"
+#include "../../engine/render/render.h"
+#include "../../engine/render/shapes.h"
+#include "../check.h"
+
+#include <stdlib.h>
+
+static const char *const blueprint[SN_MODEL_COUNT] = {
+    NULL, "vehicle.sedan", "vehicle.van", "vehicle.truck", "vehicle.bus", "walker.pedestrian",
+};
+static const double defaults[SN_MODEL_COUNT][3] = {
+    {0, 0, 0}, {2.3, 0.95, 0.75}, {2.6, 1.0, 1.05}, {4.0, 1.25, 1.6}, {6.0, 1.27, 1.6}, {0.25, 0.25, 0.9},
+};
+
+/* A vehicle or walker of blueprint m, not materialized (the renderer and the index read only
+** its state), its origin at pos (a vehicle's at the bottom of its box, CARLA's). */
+static sn_actor *add_model(sn_world *w, sn_model m, sn_vec3 pos, double yaw, sn_vec3 ext)
+{
+    sn_actor *a = sn_world_add(w, m == SN_MODEL_WALKER ? SN_ACTOR_WALKER : SN_ACTOR_VEHICLE, 0);
+    a->type_id = blueprint[m];
+    a->shape = SN_SHAPE_BOX;
+    a->tag = m == SN_MODEL_WALKER ? SN_TAG_PEDESTRIAN : m == SN_MODEL_TRUCK ? SN_TAG_TRUCK : SN_TAG_CAR;
+    a->color[0] = 200, a->color[1] = 30, a->color[2] = 30;
+    a->bbox.extent = ext;
+    a->bbox.location = m == SN_MODEL_WALKER ? sn_v3(0, 0, 0) : sn_v3(0, 0, ext.z);
+    a->vp.max_steer = 70 * SN_DEG;
+    a->st.pos = a->st.prev_pos = pos;
+    a->st.rot = a->st.prev_rot = sn_quat_from_rotation((sn_rotation){0, yaw, 0});
+    w->gen++;
+    return a;
+}
+
+/* Signed volume of part p of a posed model (divergence theorem): > 0 when closed and wound outwards. */
+static double part_volume(const sn_mesh *m, const sn_mesh_part *p, float (*v)[3])
+{
+    double vol = 0;
+    for (uint32_t i = p->first; i < p->first + p->count; i++) {
+        const float *a = v[m->t[i][0]], *b = v[m->t[i][1]], *c = v[m->t[i][2]];
+        vol += (a[0] * ((double)b[1] * c[2] - (double)b[2] * c[1]) - a[1] * ((double)b[0] * c[2] - (double)b[2] * c[0]) +
+                a[2] * ((double)b[0] * c[1] - (double)b[1] * c[0])) / 6;
+    }
+    return vol;
+}
+
+/* Every vertex within the half extents (float rounding aside); every part of the blueprint's
+** size closed, of positive volume, its faces wound away from its centroid. */
+static void check_pose(sn_model m, const sn_model_state *s, const char *what, bool parts_full)
+{
+    const sn_mesh *mesh = sn_model_mesh(m);
+    float(*v)[3] = malloc(mesh->n_v * sizeof *v);
+    sn_model_pose(m, s, v);
+    double e[3] = {s->ext.x, s->ext.y, s->ext.z}, worst = 0;
+    int outside = 0;
+    for (uint32_t i = 0; i < mesh->n_v; i++)
+        for (int k = 0; k < 3; k++)
+            if (fabs(v[i][k]) > e[k] * (1 + 1e-6))
+                outside++, worst = fmax(worst, fabs(v[i][k]) - e[k]);
+    CHECK(outside == 0, "%s: %d vertex coordinates outside the box, by up to %g m", what, outside, worst);
+    for (uint32_t k = 0; k < mesh->n_parts; k++) {
+        const sn_mesh_part *p = &mesh->parts[k];
+        double vol = part_volume(mesh, p, v);
+        CHECK(parts_full ? vol > 1e-6 : vol >= -1e-9, "%s: part %u (material %d) has volume %g", what, k, p->material, vol);
+        if (!parts_full)
+            continue;
+        double c[3] = {0, 0, 0};
+        for (uint32_t i = p->first_v; i < p->first_v + p->n_v; i++)
+            for (int j = 0; j < 3; j++)
+                c[j] += v[i][j] / p->n_v;
+        int inward = 0;
+        for (uint32_t i = p->first; i < p->first + p->count; i++) {
+            const float *a = v[mesh->t[i][0]], *b = v[mesh->t[i][1]], *d = v[mesh->t[i][2]];
+            sn_vec3 n = sn_v3_cross(sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]), sn_v3(d[0] - a[0], d[1] - a[1], d[2] - a[2]));
+            inward += sn_v3_dot(n, sn_v3(a[0] - c[0], a[1] - c[1], a[2] - c[2])) < -1e-12;
+        }
+        CHECK(inward == 0, "%s: part %u: %d triangles face its centroid", what, k, inward);
+    }
+    free(v);
+}
+
+static void test_inside_boxes(void)
+{
+    char what[200];
+    for (int m = SN_MODEL_NONE + 1; m < SN_MODEL_COUNT; m++) {
+        const sn_mesh *mesh = sn_model_mesh((sn_model)m);
+        CHECK(mesh && mesh->n_t > 12 && mesh->n_parts > 5, "model %d: %u triangles, %u parts", m, mesh ? mesh->n_t : 0,
+              mesh ? mesh->n_parts : 0);
+        sn_vec3 def = sn_v3(defaults[m][0], defaults[m][1], defaults[m][2]);
+        /* the blueprint's box, and odd ones: tiny, flat, long and narrow, tall */
+        const sn_vec3 exts[] = {def, {0.1, 0.1, 0.1}, {3, 1.5, 0.2}, {6, 0.3, 0.8}, {0.4, 0.4, 3}, {1, 1, 1}};
+        for (size_t x = 0; x < sizeof exts / sizeof exts[0]; x++)
+            for (int k = -4; k <= 4; k++) {
+                double max_steer = (x % 2 ? 80 : 70) * SN_DEG;
+                sn_model_state s = {exts[x], max_steer * k / 4, max_steer, 0.37 * k * k + 0.11 * k, fabs(0.9 * k)};
+                snprintf(what, sizeof what, "%s, extents %g,%g,%g, steer %g deg, travel %g, speed %g", blueprint[m],
+                         exts[x].x, exts[x].y, exts[x].z, s.steer / SN_DEG, s.travel, s.speed);
+                check_pose((sn_model)m, &s, what, x == 0);
+            }
+        /* steer past max_steer is drawn at max_steer: still inside */
+        sn_model_state s = {def, 3, 30 * SN_DEG, 0, 0};
+        check_pose((sn_model)m, &s, "steer beyond max_steer", true);
+    }
+}
+
+/* The front wheels turn about z by the steer angle; every wheel rolls about its axle by
+** travel / radius, the top moving forward. */
+static void test_wheels(void)
+{
+    const sn_model models[] = {SN_MODEL_SEDAN, SN_MODEL_VAN, SN_MODEL_TRUCK, SN_MODEL_BUS};
+    for (size_t mi = 0; mi < 4; mi++) {
+        sn_model m = models[mi];
+        const sn_mesh *mesh = sn_model_mesh(m);
+        sn_vec3 ext = sn_v3(defaults[m][0], defaults[m][1], defaults[m][2]);
+        double r = sn_vehicle_wheel_radius(m, ext);
+        CHECK(r > 0.2 * ext.z && r <= ext.z, "%s: wheel radius %g", blueprint[m], r);
+        float(*v)[3] = malloc(mesh->n_v * sizeof *v);
+        for (int k = -3; k <= 3; k++) {
+            double steer = 0.3 * k, travel = 1.7 * k;
+            sn_model_state s = {ext, steer, 70 * SN_DEG, travel, 0};
+            sn_model_pose(m, &s, v);
+            for (int wh = 0; wh < 4; wh++) {
+                int p = sn_model_wheel_part(m, wh);
+                CHECK(p >= 0, "%s: wheel %d", blueprint[m], wh);
+                if (p < 0)
+                    continue;
+                uint32_t f = mesh->parts[p].first_v;
+                sn_vec3 c0 = sn_v3(v[f][0], v[f][1], v[f][2]), c1 = sn_v3(v[f + 1][0], v[f + 1][1], v[f + 1][2]);
+                sn_vec3 axle = sn_v3_norm(sn_v3_sub(c1, c0)), centre = sn_v3_scale(sn_v3_add(c0, c1), 0.5);
+                double want = wh < 2 ? steer : 0;
+                CHECK_NEAR(atan2(-axle.x, axle.y), want, 1e-5, "wheel angle follows the steer");
+                CHECK_NEAR(axle.z, 0, 1e-6, "the axle stays level");
+                CHECK((wh % 2 ? 1 : -1) * centre.y > 0, "%s: wheel %d on its side", blueprint[m], wh);
+                CHECK_NEAR(centre.z, -ext.z + r, 1e-5, "the wheel stands on the ground");
+                /* the first rim vertex of the inner face: (r, -hw, 0) turned by the roll, then the steer */
+                sn_vec3 q = sn_v3_sub(sn_v3(v[f + 2][0], v[f + 2][1], v[f + 2][2]), centre);
+                double phi = fmod(travel / r, 2 * M_PI);
+                double along = q.x * cos(want) + q.y * sin(want); /* in the wheel's own forward direction */
+                CHECK_NEAR(along, r * cos(phi), 1e-5, "rolled by travel / radius (x)");
+                CHECK_NEAR(q.z, -r * sin(phi), 1e-5, "rolled by travel / radius (z): the top moves forward");
+            }
+        }
+        free(v);
+    }
+}
+
+/* A walker's legs hang straight at rest and swing apart when it walks, wider the faster. */
+static void test_walker_legs(void)
+{
+    const sn_mesh *mesh = sn_model_mesh(SN_MODEL_WALKER);
+    float(*v)[3] = malloc(mesh->n_v * sizeof *v);
+    sn_vec3 ext = sn_v3(0.25, 0.25, 0.9);
+    double spread[3];
+    const double speeds[3] = {0, 0.7, 1.4};
+    for (int k = 0; k < 3; k++) {
+        /* a quarter stride in: the legs at their widest */
+        sn_model_state s = {ext, 0, 0, 0.25 * 1.8 * 0.47 * 1.8, speeds[k]};
+        sn_model_pose(SN_MODEL_WALKER, &s, v);
+        /* the legs are the last two parts: each box's centre, half a leg below the hip, lies
+        ** (leg / 2) sin(swing) ahead of it */
+        double mid[2] = {0, 0};
+        for (int l = 0; l < 2; l++) {
+            const sn_mesh_part *p = &mesh->parts[mesh->n_parts - 2 + l];
+            for (uint32_t i = p->first_v; i < p->first_v + p->n_v; i++)
+                mid[l] += v[i][0] / p->n_v;
+        }
+        spread[k] = mid[1] - mid[0];
+    }
+    CHECK(fabs(spread[0]) < 1e-6, "standing: the legs side by side (%g m apart)", spread[0]);
+    /* twice the swing at twice the speed: sin 2a / sin a = 2 cos a, a below 0.45 rad */
+    CHECK(fabs(spread[1]) > 0.02 && fabs(spread[2]) > 2 * cos(0.45) * fabs(spread[1]),
+          "walking: legs %g m apart at 0.7 m/s, %g at 1.4", spread[1], spread[2]);
+    free(v);
+}
+
+/* The world integrates travel from the velocity: forward for vehicles (signed), horizontal for walkers. */
+static void test_travel(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_actor *car = sn_world_add(&w, SN_ACTOR_VEHICLE, 0), *ped = sn_world_add(&w, SN_ACTOR_WALKER, 0);
+    car->shape = ped->shape = SN_SHAPE_BOX;
+    car->bbox.extent = sn_v3(2.3, 0.95, 0.75);
+    car->bbox.location = sn_v3(0, 0, 0.75);
+    ped->bbox.extent = sn_v3(0.25, 0.25, 0.9);
+    car->mass = 1500, ped->mass = 80;
+    sn_transform tc = {{0, 0, 0.5}, {0, 90, 0}}, tp = {{5, 5, 1}, {0, 0, 0}};
+    CHECK(sn_world_materialize(&w, car, &tc, &err) == SN_OK && sn_world_materialize(&w, ped, &tp, &err) == SN_OK,
+          "materialize: %s", err.msg);
+    sn_world_set_drive(&w, car, SN_DRIVE_KINEMATIC);
+    sn_world_set_drive(&w, ped, SN_DRIVE_KINEMATIC);
+    /* the car faces +y and backs up along -y at 4 m/s; the walker sidesteps at 3 / 4 m/s */
+    sn_world_set_velocity(&w, car, sn_v3(0, -4, 0), sn_v3(0, 0, 0));
+    sn_world_set_velocity(&w, ped, sn_v3(0.6, -0.45, 0), sn_v3(0, 0, 0));
+    car->kin_scripted = ped->kin_scripted = true; /* they keep those velocities (sim/control.c) */
+    for (int k = 0; k < 10; k++)
+        CHECK(sn_world_advance(&w, 0.05, 1, &err) == SN_OK, "advance: %s", err.msg);
+    CHECK_NEAR(car->st.travel, -4 * 0.5, 1e-9, "the car rolled 2 m backwards");
+    CHECK_NEAR(car->st.travel - car->st.prev_travel, -4 * 0.05, 1e-9, "its last frame");
+    CHECK_NEAR(ped->st.travel, 0.75 * 0.5, 1e-9, "the walker walked 0.375 m");
+    sn_world_free(&w);
+}
+
+static sn_ray_result cast(sn_rayscene *rs, sn_world *w, sn_ray r)
+{
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    sn_ray_result res;
+    sn_error err = {0};
+    CHECK(sn_rays_trace(rs, w, &q, &r, 1, &res, &err) == SN_OK, "trace: %s", err.msg);
+    return res;
+}
+
+/* Rays and the depth camera meet the model: a ray through the box above the hood, in front of
+** the windscreen, misses; drawn as a box (w.box_shapes) the same ray hits its face. */
+static void test_sensors_see_meshes(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    const double L = 2.3, W = 0.95, H = 0.75;
+    sn_actor *car = add_model(&w, SN_MODEL_SEDAN, sn_v3(10, 0, 0), 0, sn_v3(L, W, H));
+    sn_rayscene *rs = sn_rayscene_create(2, &err);
+    /* across the car at 0.7 L ahead of its centre, 0.8 of its height: over the hood (the body
+    ** ends at the belt, 0.56), ahead of the windscreen (from 0.42 L at the belt back to 0.08 L) */
+    sn_ray over_hood = {{10 + 0.7 * L, -5, 0.8 * 2 * H}, {0, 1, 0}, 20};
+    /* across the middle at 0.3 of the height: the body's side, 0.985 W out (docs/shapes.md) */
+    sn_ray side = {{10, -5, 0.3 * 2 * H}, {0, 1, 0}, 20};
+    /* down onto the roof (height 2H) and onto the hood, which is lower than the box's top */
+    sn_ray roof = {{10 - 0.2 * L, 0, 5}, {0, 0, -1}, 20};
+    sn_ray r = over_hood;
+    sn_ray_result a = cast(rs, &w, r);
+    CHECK(a.n_hits == 0, "above the hood: a hit at %g m on actor %u", a.hit.distance, a.hit.actor_id);
+    a = cast(rs, &w, side);
+    CHECK(a.n_hits == 1 && a.hit.actor_id == car->id && a.hit.semantic_tag == SN_TAG_CAR, "the body's side");
+    CHECK_NEAR(a.hit.distance, 5 - 0.985 * W, 1e-6, "the body's side, 0.985 W out");
+    a = cast(rs, &w, roof);
+    CHECK(a.n_hits == 1 && a.hit.actor_id == car->id, "the roof");
+    CHECK_NEAR(a.hit.distance, 5 - 2 * H, 1e-6, "the roof at the box's top");
+    w.box_shapes = true;
+    w.gen++;
+    a = cast(rs, &w, over_hood);
+    CHECK(a.n_hits == 1 && a.hit.actor_id == car->id, "as a box, the same ray hits");
+    CHECK_NEAR(a.hit.distance, 5 - W, 1e-9, "as a box: its face");
+    w.box_shapes = false;
+    w.gen++;
+
+    /* a sweep: a small ball above the hood (inside the box) is not inside the car; a ball in
+    ** the middle of the body is, at distance 0 */
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    sn_ray_result res;
+    sn_ray up = {{10 + 0.7 * L, 0, 0.8 * 2 * H}, {0, 0, 1}, 5};
+    CHECK(sn_sweep_sphere(rs, &w, &q, &up, 0.05, &res, &err) == SN_OK && res.n_hits == 0,
+          "a ball over the hood, moving up, touches nothing (%u hits)", res.n_hits);
+    sn_ray mid = {{10, 0, 0.4 * 2 * H}, {0, 0, 1}, 5};
+    CHECK(sn_sweep_sphere(rs, &w, &q, &mid, 0.05, &res, &err) == SN_OK && res.n_hits == 1 &&
+              res.hit.actor_id == car->id && res.hit.distance == 0,
+          "a ball inside the body touches it at once");
+
+    /* the depth camera: looking along +y across the car from y = -5, at the heights of the rays */
+    sn_renderer *rd = sn_renderer_create(2);
+    enum { WD = 201, HT = 101 };
+    float *depth = malloc(WD * HT * sizeof *depth);
+    uint8_t *tag = malloc(WD * HT);
+    uint32_t *inst = malloc(WD * HT * sizeof *inst);
+    sn_lighting light;
+    sn_lighting_default(&light);
+    /* pixel (100, 50) is the centre ray: aim it through the point over the hood */
+    sn_camera cam = {sizeof cam, {{10 + 0.7 * L, -5, 0.8 * 2 * H}, {0, 90, 0}}, WD, HT, 60, 0.1, 100};
+    sn_image img = {sizeof img, depth, NULL, tag, inst, 0};
+    CHECK(sn_render(rd, &w, 1, &light, &cam, &img, &err) == SN_OK, "render: %s", err.msg);
+    size_t c = 50 * WD + 100;
+    CHECK(inst[c] == 0 && tag[c] == SN_TAG_SKY, "the depth camera sees past the hood: instance %u, tag %u", inst[c], tag[c]);
+    cam.transform.location = side.origin;
+    CHECK(sn_render(rd, &w, 1, &light, &cam, &img, &err) == SN_OK, "render: %s", err.msg);
+    CHECK(inst[c] == car->id && tag[c] == SN_TAG_CAR, "the body: instance %u, tag %u", inst[c], tag[c]);
+    CHECK_NEAR(depth[c], 5 - 0.985 * W, 1e-4, "depth of the body's side");
+    /* every pixel of the car is labelled Car with its id, wheels and glass included */
+    int wrong = 0, on_car = 0;
+    for (size_t i = 0; i < (size_t)WD * HT; i++)
+        if (inst[i])
+            on_car++, wrong += inst[i] != car->id || tag[i] != SN_TAG_CAR;
+    CHECK(on_car > 1000 && wrong == 0, "%d car pixels, %d with another tag or id", on_car, wrong);
+    free(depth), free(tag), free(inst);
+    sn_renderer_destroy(rd);
+    sn_rayscene_destroy(rs);
+    sn_world_free(&w);
+}
+
+/* Cars and walkers, moving, steering, mid-stride: renders and ray batches byte for byte the same
+** at 1, 2 and 3 threads, at the frame's end and halfway through it. */
+static void test_threads(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    for (int i = 0; i < 24; i++) {
+        sn_model m = (sn_model)(1 + i % (SN_MODEL_COUNT - 1));
+        sn_actor *a = add_model(&w, m, sn_v3(8 + 6 * (i % 6), -12 + 5 * (i / 6), m == SN_MODEL_WALKER ? 0.9 : 0), 17 * i,
+                                sn_v3(defaults[m][0], defaults[m][1], defaults[m][2]));
+        a->steer_angle = 0.1 * (i % 7) - 0.3;
+        a->st.prev_travel = 0.3 * i, a->st.travel = 0.3 * i + 0.7;
+        a->st.vel = sn_v3(1.5, 0.2, 0);
+        a->st.prev_pos = sn_v3_sub(a->st.pos, sn_v3(0.07, 0.01, 0));
+    }
+    enum { WD = 320, HT = 200, NR = 4000 };
+    sn_lighting light;
+    sn_lighting_default(&light);
+    sn_camera cam = {sizeof cam, {{0, 0, 2}, {-5, 0, 0}}, WD, HT, 90, 0.1, 200};
+    uint8_t *bgra[3];
+    float *depth[3];
+    sn_ray *rays = malloc(NR * sizeof *rays);
+    sn_ray_result *res[3];
+    for (int i = 0; i < NR; i++) {
+        double az = (i % 200) * 0.0045 - 0.45, el = (i / 200) * 0.01 - 0.15;
+        rays[i] = (sn_ray){{0, 0, 1.6}, {cos(el) * cos(az), cos(el) * sin(az), sin(el)}, 100};
+    }
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    for (int t = 0; t < 3; t++) {
+        sn_renderer *rd = sn_renderer_create(t + 1);
+        sn_rayscene *rs = sn_rayscene_create(t + 1, &err);
+        bgra[t] = malloc(2 * WD * HT * 4);
+        depth[t] = malloc(2 * WD * HT * sizeof(float));
+        res[t] = malloc(NR * sizeof *res[t]);
+        for (int h = 0; h < 2; h++) {
+            sn_image img = {sizeof img, depth[t] + h * WD * HT, bgra[t] + h * WD * HT * 4, NULL, NULL, 0};
+            CHECK(sn_render(rd, &w, h ? 0.5 : 1, &light, &cam, &img, &err) == SN_OK, "render: %s", err.msg);
+        }
+        CHECK(sn_rays_trace(rs, &w, &q, rays, NR, res[t], &err) == SN_OK, "trace: %s", err.msg);
+        if (t == 2) {
+            /* setup on the calling thread alone (the serial baseline) gives the same image */
+            uint8_t *one = malloc(WD * HT * 4);
+            sn_image img = {sizeof img, NULL, one, NULL, NULL, 0};
+            sn_renderer_set_serial_setup(rd, true);
+            CHECK(sn_render(rd, &w, 1, &light, &cam, &img, &err) == SN_OK && !memcmp(one, bgra[t], WD * HT * 4),
+                  "serial setup differs from setup on the pool");
+            /* nothing in view: no mesh to set up, only sky */
+            sn_renderer_set_serial_setup(rd, false);
+            sn_camera up = cam;
+            up.transform.rotation = (sn_rotation){80, 180, 0};
+            CHECK(sn_render(rd, &w, 1, &light, &up, &img, &err) == SN_OK && sn_renderer_last_triangles(rd) == 0 &&
+                      one[0] == light.sky[2] && one[WD * HT * 4 - 4] == light.sky[2],
+                  "an empty view: %u triangles", sn_renderer_last_triangles(rd));
+            free(one);
+        }
+        sn_rayscene_destroy(rs);
+        sn_renderer_destroy(rd);
+    }
+    int hits = 0;
+    for (int i = 0; i < NR; i++)
+        hits += res[0][i].n_hits && res[0][i].hit.actor_id;
+    CHECK(hits > NR / 10, "%d of %d rays meet a car or walker", hits, NR);
+    for (int t = 1; t < 3; t++) {
+        CHECK(!memcmp(bgra[0], bgra[t], 2 * WD * HT * 4) && !memcmp(depth[0], depth[t], 2 * WD * HT * sizeof(float)),
+              "images at %d threads differ from 1 thread", t + 1);
+        CHECK(!memcmp(res[0], res[t], NR * sizeof *res[0]), "ray results at %d threads differ from 1 thread", t + 1);
+    }
+    CHECK(memcmp(bgra[0], bgra[0] + WD * HT * 4, WD * HT * 4) != 0, "halfway through the frame is another image");
+    for (int t = 0; t < 3; t++)
+        free(bgra[t]), free(depth[t]), free(res[t]);
+    free(rays);
+    sn_world_free(&w);
+}
+
+int main(void)
+{
+    test_inside_boxes();
+    test_wheels();
+    test_walker_legs();
+    test_travel();
+    test_sensors_see_meshes();
+    test_threads();
+    return CHECK_DONE();
+}
