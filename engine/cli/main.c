@@ -632,8 +632,18 @@ static const command *find_command(const char *name)
 ** that already failed has said why. */
 static int finish(int rc)
 {
+    /* A write that failed mid-output left only the error flag, and glibc may have dropped the
+    ** buffer with it: once cleared, one more byte (the output is incomplete anyway) fails again
+    ** with errno saying why — a full device, a closed pipe. */
+    bool failed_before = ferror(stdout);
+    clearerr(stdout);
     errno = 0;
-    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+    int flushed = fflush(stdout);
+    if (failed_before && flushed == 0 && rc == 0) {
+        putchar('\n');
+        flushed = fflush(stdout);
+    }
+    if ((flushed != 0 || failed_before) && rc == 0) {
         fprintf(stderr, "sensim: error: writing to standard output: %s\n", errno ? strerror(errno) : "write error");
         return EXIT_FAILURE;
     }
