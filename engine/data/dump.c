@@ -163,7 +163,7 @@ static const char *records_of(const msgpack_object *map, unsigned *size)
 
 /* A message whose raw_data has a standard record layout: raw_data summarised as
 ** {"$bin_bytes": N, "$records": name, "count": records}, the rest as put_object writes it. */
-static void put_message(FILE *out, const msgpack_object *map, bool full)
+void sn_dump_message(FILE *out, const msgpack_object *map, bool full)
 {
     unsigned size = 0;
     const char *rec = full ? NULL : records_of(map, &size);
@@ -209,7 +209,7 @@ sn_status sn_dump_file(const char *path, FILE *out, bool full, sn_error *err)
                          path, (unsigned long long)r.count, (unsigned long long)(r.offset - len));
             break;
         }
-        put_message(out, &res.data, full);
+        sn_dump_message(out, &res.data, full);
         fputc('\n', out);
         if (ferror(out))
             break;

@@ -56,11 +56,13 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
         if (st)
             return st;
     }
-    if (s->n_listeners) {
+    if (s->n_listeners || e->n_all_listeners) {
         sn_message m = {s->name, s->bp->id, s->actor_id, e->clock.frame, e->clock.timestamp,
                         e->out_data, e->out_size};
         for (size_t i = 0; i < s->n_listeners; i++)
             s->listeners[i].fn(&m, s->listeners[i].user);
+        for (size_t i = 0; i < e->n_all_listeners; i++)
+            e->all_listeners[i].fn(&m, e->all_listeners[i].user);
     }
     return SN_OK;
 }

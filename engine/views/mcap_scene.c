@@ -1,0 +1,262 @@
+/* mcap_scene.c — the world of a run in Foxglove's 3-D panel:
+**
+** - the actors stream (sensor.other.actors) as a foxglove.SceneUpdate every frame: one entity
+**   per actor that is not a sensor (id: the actor id), a cube of its bounding box posed in the
+**   world frame, coloured by its semantic tag (CityScapes), with type_id and name as metadata;
+**   a deletion for every actor gone since the previous frame;
+** - the transform tree as foxglove.FrameTransforms on /tf: world -> each free-standing actor,
+**   parent -> each attached actor or sensor (its mount); frames are named by the actor's scene
+**   name, or actor_<id> when it has none;
+** - the map's driving lanes as lines (/map, once): each lane's left and right borders, white or
+**   yellow where the border is painted, thin grey where it is not.
+** Poses go from CARLA's left-handed axes to Foxglove's right-handed ones by negating y (mcap_fox.c). */
+#include "mcap_view.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+
+#include <sensim/math.h>
+#include <sensim/records.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const sn_actor_record *find(const sn_actor_record *r, size_t n, uint32_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (r[mid].id == id)
+            return &r[mid];
+        if (r[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static sn_transform pose_of(const sn_actor_record *r)
+{
+    return (sn_transform){{r->location[0], r->location[1], r->location[2]},
+                          {r->rotation[0], r->rotation[1], r->rotation[2]}};
+}
+
+static void frame_name(const msgpack_object *names, size_t i, uint32_t id, char *buf, size_t n)
+{
+    const msgpack_object *o = names && i < names->via.array.size ? &names->via.array.ptr[i] : NULL;
+    if (!sn_mp_str(o, buf, n) || !buf[0])
+        snprintf(buf, n, "actor_%u", id);
+}
+
+static void kv(sn_buf *b, uint32_t field, const char *key, const msgpack_object *value)
+{
+    size_t m = pb_begin(b);
+    pb_string(b, 1, key);
+    if (value && value->type == MSGPACK_OBJECT_STR)
+        pb_bytes(b, 2, value->via.str.ptr, value->via.str.size);
+    pb_end(b, field, m);
+}
+
+static void color(sn_buf *b, uint32_t field, double r, double g, double bl, double a)
+{
+    size_t m = pb_begin(b);
+    pb_double(b, 1, r);
+    pb_double(b, 2, g);
+    pb_double(b, 3, bl);
+    pb_double(b, 4, a);
+    pb_end(b, field, m);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+sn_status sn_mcap_actors(sn_mcap *m, const msgpack_object *msg, const char *sensor, uint64_t t, sn_error *err)
+{
+    const msgpack_object *bin = sn_mp_get(msg, "actors"), *types = sn_mp_get(msg, "type_ids"),
+                         *names = sn_mp_get(msg, "names");
+    if (!bin || bin->type != MSGPACK_OBJECT_BIN || bin->via.bin.size % sizeof(sn_actor_record) ||
+        !types || types->type != MSGPACK_OBJECT_ARRAY || !names || names->type != MSGPACK_OBJECT_ARRAY)
+        return sn_fail(err, SN_E_INVALID, "%s: an actors message needs actors (112-byte records), type_ids and names",
+                       sensor);
+    size_t n = bin->via.bin.size / sizeof(sn_actor_record);
+    if (types->via.array.size != n || names->via.array.size != n)
+        return sn_fail(err, SN_E_INVALID, "%s: %zu actors but %u type_ids and %u names", sensor, n,
+                       types->via.array.size, names->via.array.size);
+    /* the records, aligned (the bin may sit anywhere in the message) */
+    if (!sn_grow((void **)&m->points, &m->points_cap, n * sizeof(sn_actor_record) + 1, 1))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for %zu actors", n);
+    sn_actor_record *r = (sn_actor_record *)(void *)m->points;
+    memcpy(r, bin->via.bin.ptr, n * sizeof *r);
+    for (size_t i = 1; i < n; i++)
+        if (r[i].id <= r[i - 1].id)
+            return sn_fail(err, SN_E_INVALID, "%s: actor ids are not ascending", sensor);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 12; k++)
+            if (!isfinite(r[i].location[k]))
+                return sn_fail(err, SN_E_INVALID, "%s: actor %u has a non-finite pose or box", sensor, r[i].id);
+
+    /* the boxes */
+    m->out.n = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < m->n_prev; i++) { /* both lists ascend: gone = in prev, not in r */
+        while (j < n && r[j].id < m->prev_ids[i])
+            j++;
+        if (j < n && r[j].id == m->prev_ids[i] && r[j].kind != SN_ACTOR_SENSOR)
+            continue;
+        char id[16];
+        snprintf(id, sizeof id, "%u", m->prev_ids[i]);
+        size_t d = pb_begin(&m->out);
+        pb_time(&m->out, 1, t);
+        pb_string(&m->out, 3, id);
+        pb_end(&m->out, 1, d);
+    }
+    m->n_prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].kind == SN_ACTOR_SENSOR)
+            continue;
+        if (!sn_grow((void **)&m->prev_ids, &m->cap_prev, m->n_prev + 1, sizeof *m->prev_ids))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+        m->prev_ids[m->n_prev++] = r[i].id;
+        char id[16];
+        snprintf(id, sizeof id, "%u", r[i].id);
+        sn_transform pose = pose_of(&r[i]);
+        sn_transform box = pose;
+        box.location = sn_transform_point(&pose, sn_v3(r[i].box_location[0], r[i].box_location[1], r[i].box_location[2]));
+        size_t e = pb_begin(&m->out);
+        pb_time(&m->out, 1, t);
+        pb_string(&m->out, 2, "world");
+        pb_string(&m->out, 3, id);
+        kv(&m->out, 6, "type_id", &types->via.array.ptr[i]);
+        kv(&m->out, 6, "name", &names->via.array.ptr[i]);
+        size_t c = pb_begin(&m->out);
+        sn_fox_pose(&m->out, 1, &box);
+        sn_fox_vec3(&m->out, 2, 2 * r[i].box_extent[0], 2 * r[i].box_extent[1], 2 * r[i].box_extent[2]);
+        const uint8_t *rgb = sn_cityscapes_color(r[i].semantic_tag);
+        color(&m->out, 3, rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0, r[i].kind == SN_ACTOR_STATIC ? 0.4 : 1.0);
+        pb_end(&m->out, 8, c);
+        pb_end(&m->out, 2, e);
+    }
+    qsort(m->prev_ids, m->n_prev, sizeof *m->prev_ids, cmp_u32); /* ascending already; kept so for the merge */
+    char topic[300];
+    snprintf(topic, sizeof topic, "/%s", sensor);
+    sn_status st = sn_mcap_emit(m, topic, "foxglove.SceneUpdate", false, t, err);
+    if (st)
+        return st;
+
+    /* the transform tree */
+    m->out.n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sn_actor_record *p = r[i].parent_id ? find(r, n, r[i].parent_id) : NULL;
+        char parent[260], child[260];
+        if (p)
+            frame_name(names, (size_t)(p - r), p->id, parent, sizeof parent);
+        else
+            snprintf(parent, sizeof parent, "world");
+        frame_name(names, i, r[i].id, child, sizeof child);
+        sn_transform rel = pose_of(&r[i]);
+        if (p) {
+            sn_transform pw = pose_of(p), inv = sn_transform_inverse(&pw);
+            rel = sn_transform_compose(&inv, &rel);
+        }
+        size_t f = pb_begin(&m->out);
+        pb_time(&m->out, 1, t);
+        pb_string(&m->out, 2, parent);
+        pb_string(&m->out, 3, child);
+        sn_fox_vec3(&m->out, 4, rel.location.x, -rel.location.y, rel.location.z);
+        double q[4];
+        sn_fox_quat_of(&rel.rotation, q);
+        size_t qq = pb_begin(&m->out);
+        for (uint32_t k = 0; k < 4; k++)
+            pb_double(&m->out, k + 1, q[k]);
+        pb_end(&m->out, 5, qq);
+        pb_end(&m->out, 1, f);
+    }
+    return sn_mcap_emit(m, "/tf", "foxglove.FrameTransforms", false, t, err);
+}
+
+/* ---- the map ---- */
+
+static void point(sn_buf *b, double x, double y, double z)
+{
+    size_t m = pb_begin(b);
+    pb_double(b, 1, x);
+    pb_double(b, 2, -y);
+    pb_double(b, 3, z);
+    pb_end(b, 5, m);
+}
+
+/* One border of a lane: side +1 right, -1 left (of the direction of travel). */
+static void border(sn_buf *b, const sn_waypoint *wp, size_t n, int side)
+{
+    const sn_lane_marking *mk = side > 0 ? &wp[0].right_marking : &wp[0].left_marking;
+    size_t l = pb_begin(b);
+    /* type LINE_STRIP is 0 (omitted); an identity pose */
+    size_t pose = pb_begin(b);
+    size_t q = pb_begin(b);
+    pb_double(b, 4, 1.0);
+    pb_end(b, 2, q);
+    pb_end(b, 2, pose);
+    bool painted = mk->type != SN_MARK_NONE && mk->type != SN_MARK_OTHER && mk->type != SN_MARK_CURB &&
+                   mk->type != SN_MARK_GRASS;
+    pb_double(b, 3, painted ? (mk->width > 0 ? mk->width : 0.15) : 0.05);
+    for (size_t i = 0; i < n; i++) {
+        double yaw = wp[i].transform.rotation.yaw * M_PI / 180, h = side * wp[i].lane_width / 2;
+        const sn_vec3 *c = &wp[i].transform.location;
+        point(b, c->x - sin(yaw) * h, c->y + cos(yaw) * h, c->z + 0.02);
+    }
+    if (!painted)
+        color(b, 6, 0.6, 0.6, 0.6, 0.6);
+    else if (mk->color == SN_MARK_YELLOW)
+        color(b, 6, 1.0, 0.8, 0.0, 1.0);
+    else
+        color(b, 6, 1.0, 1.0, 1.0, 1.0);
+    pb_end(b, 11, l); /* SceneEntity.lines */
+}
+
+sn_status sn_mcap_map_lines(sn_mcap *m, const sn_map *map, sn_error *err)
+{
+    size_t n = 0;
+    sn_status st = sn_map_topology(map, NULL, 0, &n, err);
+    if (st)
+        return st;
+    sn_waypoint *seg = malloc((n + 1) * sizeof *seg), *lane = NULL;
+    if (!seg)
+        return sn_fail(err, SN_E_NOMEM, "out of memory for the map's %zu lane segments", n / 2);
+    if ((st = sn_map_topology(map, seg, n, &n, err))) {
+        free(seg);
+        return st;
+    }
+    sn_buf *b = &m->map_update;
+    b->n = 0;
+    size_t e = pb_begin(b);
+    pb_string(b, 2, "world");
+    pb_string(b, 3, "map");
+    size_t cap = 0;
+    for (size_t i = 0; !st && i + 1 < n; i += 2) {
+        size_t k = 0;
+        if ((st = sn_map_next_until_lane_end(map, &seg[i], 1.0, NULL, 0, &k, err)))
+            break;
+        if (!sn_grow((void **)&lane, &cap, k + 1, sizeof *lane)) {
+            st = sn_fail(err, SN_E_NOMEM, "out of memory for a lane of %zu points", k);
+            break;
+        }
+        lane[0] = seg[i];
+        if ((st = sn_map_next_until_lane_end(map, &seg[i], 1.0, lane + 1, k, &k, err)))
+            break;
+        border(b, lane, k + 1, +1);
+        border(b, lane, k + 1, -1);
+    }
+    pb_end(b, 2, e); /* SceneUpdate.entities */
+    free(seg);
+    free(lane);
+    if (!st && b->bad)
+        st = sn_fail(err, SN_E_NOMEM, "out of memory for the map's lines");
+    if (st)
+        b->n = 0;
+    return st ? sn_error_prefix(err, "mcap: map") : SN_OK;
+}

@@ -1,0 +1,78 @@
+/* mcap_view.h — inside the MCAP view: the state one export or --mcap run shares between
+** mcap_view.c (frames, channels, commit), mcap_fox.c (sensor messages as Foxglove messages)
+** and mcap_scene.c (actors, transform tree, map lines). */
+#ifndef SN_VIEWS_MCAP_VIEW_H
+#define SN_VIEWS_MCAP_VIEW_H
+
+#include <sensim/mcap.h>
+
+#include "buf.h"
+#include "mcap_write.h"
+
+#include "../data/image.h"
+
+#include <msgpack.h>
+
+typedef struct sn_pending {
+    uint32_t sensor_id, seq;
+    size_t off, len; /* in sn_mcap.frame_bytes */
+} sn_pending;
+
+struct sn_mcap {
+    char *path, *part;
+    FILE *f;
+    sn_mcapw *w;
+    int zstd_level;
+    bool raw_images;
+    sn_converter depth;
+    sn_status failed;     /* the listener's first failure */
+    sn_error fail_err;
+    /* the frame being gathered (live runs) */
+    uint64_t frame;
+    bool have_frame;
+    sn_pending *pend;
+    size_t n_pend, cap_pend;
+    sn_buf frame_bytes;
+    /* per message */
+    msgpack_unpacked unp;
+    sn_buf out;           /* the protobuf or JSON message being built */
+    uint8_t *scratch;
+    size_t scratch_cap;
+    uint8_t *points;      /* converted point records */
+    size_t points_cap;
+    /* scene */
+    bool seen_actors;     /* an actors stream gives the transform tree; else each sensor's message */
+    uint32_t *prev_ids;   /* entities of the previous scene update, ascending */
+    size_t n_prev, cap_prev;
+    sn_buf map_update;    /* the map's SceneUpdate, written with the first frame */
+    bool map_written;
+};
+
+/* The topic's channel, registering schema and channel on first use ("json" encodings carry a
+** JSON schema named `schema`). UINT16_MAX when out of memory. */
+uint16_t sn_mcap_channel_for(sn_mcap *m, const char *topic, const char *schema, bool json);
+/* Writes m->out on `topic` at log_time. */
+sn_status sn_mcap_emit(sn_mcap *m, const char *topic, const char *schema, bool json, uint64_t log_time, sn_error *err);
+
+/* One stream message (parsed) as Foxglove messages. */
+sn_status sn_mcap_convert(sn_mcap *m, const msgpack_object *msg, sn_error *err);
+/* The actors stream's message: SceneUpdate on /<name> and FrameTransforms on /tf. */
+sn_status sn_mcap_actors(sn_mcap *m, const msgpack_object *msg, const char *sensor, uint64_t t, sn_error *err);
+/* A sensor's own pose as a FrameTransform world -> sensor (runs without an actors stream). */
+sn_status sn_mcap_sensor_tf(sn_mcap *m, const char *sensor, const sn_transform *t, uint64_t log_time, sn_error *err);
+/* The map's lines into m->map_update. */
+sn_status sn_mcap_map_lines(sn_mcap *m, const sn_map *map, sn_error *err);
+
+/* msgpack helpers */
+const msgpack_object *sn_mp_get(const msgpack_object *map, const char *key);
+bool sn_mp_str(const msgpack_object *o, char *buf, size_t n);
+bool sn_mp_num(const msgpack_object *o, double *v);
+bool sn_mp_transform(const msgpack_object *o, sn_transform *t);
+
+/* CARLA (left-handed: x forward, y right, z up) to Foxglove (right-handed: y left): positions
+** (x, -y, z); a rotation R becomes S R S with S = diag(1, -1, 1), as a unit quaternion. */
+void sn_fox_pose(sn_buf *b, uint32_t field, const sn_transform *t);
+void sn_fox_vec3(sn_buf *b, uint32_t field, double x, double y, double z); /* already converted */
+void sn_fox_quat_of(const sn_rotation *r, double q[4]);                     /* x, y, z, w */
+
+#endif
