@@ -5,9 +5,11 @@
 **
 ** Exit status: 0 success, 1 a failure while running, 2 bad input (usage, scene, attributes,
 ** plugin). Every error is one line on stderr starting "sensim: error:". */
+#include <sensim/mcap.h>
 #include <sensim/sensim.h>
 
 #include "batch_cmd.h"
+#include "export_cmd.h"
 #include "map_cmd.h"
 #include "record_cmd.h"
 #include "scaffold.h"
@@ -46,7 +48,8 @@ static int fail(int code, const char *fmt, const char *a)
 static const char USAGE[] =
     "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
     "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]]\n"
-    "                  [--record FILE [--additional-data]]\n"
+    "                  [--record FILE [--additional-data]] [--mcap FILE]\n"
+    "       sensim export mcap RUN_DIR --out FILE [--map XODR] [--depth-converter C] [--raw-images]\n"
     "       sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume] [--dry-run]\n"
     "       sensim replay FILE --out DIR [--start S] [--duration D] [--scene SCENE] ...\n"
     "       sensim recorder info|collisions|blocked FILE [--json] ...\n"
@@ -77,6 +80,8 @@ static const char HELP_RUN[] =
     "                    \"time_sensors\":S,\"time_output\":S} there at the end (wall seconds by part)\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
+    "  --mcap FILE       also write the run as MCAP for Foxglove as it goes (docs/mcap.md); adds an\n"
+    "                    actors stream (sensor.other.actors) when the scene has none\n"
     "Exit status: 0 success, 1 a failure while running (partial outputs kept in DIR/sensim-partial-*), 2 bad input.\n";
 static const char HELP_BLUEPRINTS[] =
     "usage: sensim blueprints [--json] [--plugin-dir DIR]\n"
@@ -125,14 +130,14 @@ typedef struct cli {
     const char *sets[MAX_SETS];
     size_t n_sets;
     const char *out, *plugin_dir, *converter, *stats;
-    const char *record;
+    const char *record, *mcap;
     uint64_t frames, seed, threads;
     bool has_frames, has_seed, json, quiet, additional;
 } cli;
 
 /* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
 enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
-       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER };
+       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_MCAP };
 static const struct option ALL_OPTIONS[] = {
     {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
     {"frames", required_argument, NULL, OPT_FRAMES},     {"seed", required_argument, NULL, OPT_SEED},
@@ -140,6 +145,7 @@ static const struct option ALL_OPTIONS[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},             {"stats", required_argument, NULL, OPT_STATS},
     {"record", required_argument, NULL, OPT_RECORD},     {"additional-data", no_argument, NULL, OPT_ADDITIONAL},
     {"json", no_argument, NULL, OPT_JSON},               {"converter", required_argument, NULL, OPT_CONVERTER},
+    {"mcap", required_argument, NULL, OPT_MCAP},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 
@@ -199,6 +205,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case OPT_CONVERTER: c->converter = val; break;
         case OPT_PLUGIN_DIR: c->plugin_dir = val; break;
         case OPT_RECORD: c->record = val; break;
+        case OPT_MCAP: c->mcap = val; break;
         case OPT_SET:
             if (c->n_sets == MAX_SETS)
                 return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
@@ -241,7 +248,7 @@ static int check_run_limits(const cli *c)
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " out set frames seed threads plugin-dir quiet stats record additional-data ", HELP_RUN);
+    int rc = parse_args(argc, argv, &c, " out set frames seed threads plugin-dir quiet stats record additional-data mcap ", HELP_RUN);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
@@ -264,8 +271,11 @@ static int cmd_run(int argc, char **argv)
         return fail(EXIT_INPUT, "run: --additional-data goes with --record FILE%s", "");
     }
     sn_record_options ro = {sizeof ro, c.record, c.additional, 0};
+    sn_mcap *mcap = NULL;
     if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK ||
-        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || sn_engine_open_outputs(e, c.out, &err) != SN_OK) {
+        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || (c.mcap && sn_cli_mcap_actors(e, &err) != SN_OK) ||
+        sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
+        (c.mcap && !(mcap = sn_cli_mcap_start(e, c.mcap, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
     }
@@ -280,6 +290,17 @@ static int cmd_run(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sn_status st = sn_engine_run(e, 0, &err);
+    /* the MCAP becomes its path only when the run and the file are whole */
+    if (mcap && st != SN_OK)
+        fprintf(stderr, "sensim: partial MCAP in %s\n", sn_mcap_partial_path(mcap));
+    sn_error mcap_err = {0};
+    if (mcap && sn_mcap_close(mcap, st == SN_OK, &mcap_err) != SN_OK && st == SN_OK) {
+        sn_engine_destroy(e);
+        if (sf)
+            fclose(sf);
+        fprintf(stderr, "sensim: error: %s\n", mcap_err.msg);
+        return EXIT_RUN;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     sn_run_stats stats = {.struct_size = sizeof stats};
@@ -584,7 +605,7 @@ static const command COMMANDS[] = {
     {"run", cmd_run},           {"batch", sn_cli_batch},       {"blueprints", cmd_blueprints},
     {"plugins", cmd_plugins},   {"dump", cmd_dump},            {"recorder", sn_cmd_recorder},
     {"replay", sn_cmd_replay},  {"convert", cmd_convert},      {"new-sensor", cmd_new_sensor},
-    {"map", sn_cmd_map},
+    {"map", sn_cmd_map},        {"export", sn_cmd_export},
 };
 
 static const command *find_command(const char *name)

@@ -95,10 +95,13 @@ sn_status sn_mcap_actors(sn_mcap *m, const msgpack_object *msg, const char *sens
     for (size_t i = 1; i < n; i++)
         if (r[i].id <= r[i - 1].id)
             return sn_fail(err, SN_E_INVALID, "%s: actor ids are not ascending", sensor);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        double v[12];
+        memcpy(v, r[i].location, sizeof v); /* location, rotation, box: contiguous doubles */
         for (int k = 0; k < 12; k++)
-            if (!isfinite(r[i].location[k]))
+            if (!isfinite(v[k]))
                 return sn_fail(err, SN_E_INVALID, "%s: actor %u has a non-finite pose or box", sensor, r[i].id);
+    }
 
     /* the boxes */
     m->out.n = 0;

@@ -13,6 +13,7 @@
 #include "../sim/outdir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,15 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
         free(m);
         return sn_fail(err, SN_E_NOMEM, "out of memory"), NULL;
     }
-    snprintf(m->part, n, "%s.partial-XXXXXX", path);
-    int fd = mkstemp(m->part); /* exclusive, beside path: the final rename stays on one file system */
+    /* beside path, so the final rename stays on one file system; exclusive, never through a
+    ** link; 0666 less the umask like every output (mkstemp would make it 0600) */
+    int fd = -1;
+    for (unsigned k = 0; fd < 0 && k < 1000; k++) {
+        snprintf(m->part, n, "%s.partial-%ld-%u", path, (long)getpid(), k);
+        fd = open(m->part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0 || !(m->f = fdopen(fd, "wb"))) {
         sn_fail(err, SN_E_IO, "mcap: cannot write %s: %s", m->part, strerror(errno));
         if (fd >= 0)

@@ -15,7 +15,7 @@
 **
 ** Both read the same messages (the streams' bytes), so the run with --mcap and the export of
 ** its folder give the same file byte for byte. Actors' boxes and poses come from a
-** sensor.other.actors stream (`--mcap` adds one). Files are written to PATH.partial-XXXXXX
+** sensor.other.actors stream (`--mcap` adds one). Files are written to PATH.partial-PID-N
 ** beside PATH and renamed to PATH only when whole: a killed run never leaves a half MCAP at PATH.
 */
 #ifndef SENSIM_MCAP_H
@@ -51,9 +51,9 @@ SN_API void sn_mcap_listen(const sn_message *msg, void *user);
 ** path (never over a link or a folder). Without: leaves the partial file (sn_mcap_partial_path)
 ** as it is. Frees m either way (NULL-safe). */
 SN_API sn_status sn_mcap_close(sn_mcap *m, bool commit, sn_error *err);
-/* The file being written (PATH.partial-XXXXXX), valid until sn_mcap_close. */
+/* The file being written (PATH.partial-PID-N), valid until sn_mcap_close. */
 SN_API const char *sn_mcap_partial_path(const sn_mcap *m);
-/* Bytes written so far (the whole file after a successful close is this plus nothing). */
+/* Bytes written to the file so far. */
 SN_API uint64_t sn_mcap_bytes(const sn_mcap *m);
 
 /*
