@@ -1,6 +1,6 @@
 /* mcap_export.c — sn_mcap_export: a run's output folder as one MCAP file. Every stream
 ** DIR/<sensor>.msgpack is read with the engine's stream reader (data/msgread.h) and the
-** messages merged by (frame, sensor id), each stream's own order kept: the order a live run's
+** messages merged by (frame, the actors stream first, sensor id), each stream's own order kept: the order a live run's
 ** frames are written in (mcap_view.c), so --mcap and the export give the same file. */
 #include "mcap_view.h"
 
@@ -21,6 +21,7 @@ typedef struct head {
     const uint8_t *msg; /* the stream's next message, NULL at its end */
     size_t len;
     uint64_t frame;
+    bool later; /* not the actors stream (mcap_view.c's order) */
     uint32_t sensor_id;
 } head;
 
@@ -42,8 +43,10 @@ static sn_status advance(head *h, msgpack_unpacked *u, sn_error *err)
                        (unsigned long long)h->r.count);
     if (f->via.u64 < h->frame)
         return sn_fail(err, SN_E_INVALID, "%s: message %llu goes back in frames", h->path, (unsigned long long)h->r.count);
+    char type[128];
     h->frame = f->via.u64;
     h->sensor_id = (uint32_t)s->via.u64;
+    h->later = !(sn_mp_str(sn_mp_get(&u->data, "type"), type, sizeof type) && sn_mcap_is_actors(type));
     return SN_OK;
 }
 
@@ -128,7 +131,8 @@ sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_p
         head *best = NULL;
         for (size_t i = 0; i < n; i++)
             if (h[i].msg && (!best || h[i].frame < best->frame ||
-                             (h[i].frame == best->frame && h[i].sensor_id < best->sensor_id)))
+                             (h[i].frame == best->frame && (h[i].later < best->later ||
+                                                            (h[i].later == best->later && h[i].sensor_id < best->sensor_id)))))
                 best = &h[i];
         if (!best)
             break;

@@ -131,6 +131,8 @@ sn_status sn_mcap_sensor_tf(sn_mcap *m, const char *sensor, const sn_transform *
     return sn_mcap_emit(m, "/tf", "foxglove.FrameTransforms", false, log_time, err);
 }
 
+bool sn_mcap_is_actors(const char *type_id) { return type_id && strcmp(type_id, "sensor.other.actors") == 0; }
+
 static bool type_is(const char *type, const char *prefix) { return strncmp(type, prefix, strlen(prefix)) == 0; }
 
 static sn_status image(sn_mcap *m, const msgpack_object *msg, const char *type, const char *topic, const char *frame_id,
@@ -298,7 +300,7 @@ sn_status sn_mcap_convert(sn_mcap *m, const msgpack_object *msg, sn_error *err)
             return st;
     }
     snprintf(topic, sizeof topic, "/%s", sensor);
-    if (strcmp(type, "sensor.other.actors") == 0) {
+    if (sn_mcap_is_actors(type)) {
         m->seen_actors = true;
         return sn_mcap_actors(m, msg, sensor, t, err);
     }

@@ -2,8 +2,9 @@
 **
 ** A live run's listener gets a frame's messages in the engine's sensor order; the export reads
 ** streams file by file. Both end in the same order, so the same bytes: a live frame is gathered
-** (copied) and written when the next frame starts, sorted by sensor id (stable, so a sensor's
-** messages keep their order), which is the order the export merges its streams in. */
+** (copied) and written when the next frame starts, the actors stream's message first (the
+** transform tree every sensor's frame hangs in), then by sensor id, each sensor's messages in
+** their order: the order the export merges its streams in. */
 #include "mcap_view.h"
 
 #include "mcap_schemas.h"
@@ -124,6 +125,8 @@ static sn_status convert_bytes(sn_mcap *m, const void *data, size_t len, sn_erro
 static int by_sensor(const void *a, const void *b)
 {
     const sn_pending *x = a, *y = b;
+    if (x->later != y->later)
+        return x->later ? 1 : -1;
     if (x->sensor_id != y->sensor_id)
         return x->sensor_id < y->sensor_id ? -1 : 1;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
@@ -158,7 +161,7 @@ sn_status sn_mcap_add_message(sn_mcap *m, const sn_message *msg, sn_error *err)
         return st;
     if (!sn_grow((void **)&m->pend, &m->cap_pend, m->n_pend + 1, sizeof *m->pend))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    m->pend[m->n_pend] = (sn_pending){msg->sensor_id, (uint32_t)m->n_pend, m->frame_bytes.n, msg->size};
+    m->pend[m->n_pend] = (sn_pending){!sn_mcap_is_actors(msg->type_id), msg->sensor_id, (uint32_t)m->n_pend, m->frame_bytes.n, msg->size};
     m->n_pend++;
     sn_buf_put(&m->frame_bytes, msg->data, msg->size);
     return m->frame_bytes.bad ? sn_fail(err, SN_E_NOMEM, "out of memory for a frame's messages") : SN_OK;

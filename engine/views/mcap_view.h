@@ -14,6 +14,7 @@
 #include <msgpack.h>
 
 typedef struct sn_pending {
+    bool later;      /* not the actors stream: the actors message of a frame goes first (the tree) */
     uint32_t sensor_id, seq;
     size_t off, len; /* in sn_mcap.frame_bytes */
 } sn_pending;
@@ -54,6 +55,8 @@ uint16_t sn_mcap_channel_for(sn_mcap *m, const char *topic, const char *schema, 
 /* Writes m->out on `topic` at log_time. */
 sn_status sn_mcap_emit(sn_mcap *m, const char *topic, const char *schema, bool json, uint64_t log_time, sn_error *err);
 
+/* Whether a blueprint is the actors stream's, whose message goes first in its frame. */
+bool sn_mcap_is_actors(const char *type_id);
 /* One stream message (parsed) as Foxglove messages. */
 sn_status sn_mcap_convert(sn_mcap *m, const msgpack_object *msg, sn_error *err);
 /* The actors stream's message: SceneUpdate on /<name> and FrameTransforms on /tf. */
