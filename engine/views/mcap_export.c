@@ -57,7 +57,8 @@ static sn_status list_streams(const char *dir, char ***out, size_t *n, sn_error 
 {
     DIR *d = opendir(dir);
     if (!d)
-        return sn_fail(err, SN_E_IO, "%s: cannot read the run folder: %s", dir, strerror(errno));
+        return sn_fail(err, errno == ENOENT || errno == ENOTDIR ? SN_E_INVALID : SN_E_IO,
+                       "%s: cannot read the run folder: %s", dir, strerror(errno));
     char **v = NULL;
     size_t cap = 0;
     *n = 0;

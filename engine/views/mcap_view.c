@@ -39,8 +39,10 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
     if (o->zstd_level < 0 || o->zstd_level > 19)
         return sn_fail(err, SN_E_INVALID, "mcap: zstd level %d is not within 1..19", o->zstd_level), NULL;
     /* what stands at path must be something a file may replace: checked before any work */
-    if (sn_outdir_check_dest(path, false, err))
+    if (sn_outdir_check_dest(path, false, err)) { /* bad input, not a failure while writing */
+        err->status = SN_E_INVALID;
         return sn_error_prefix(err, "mcap"), NULL;
+    }
     sn_mcap *m = calloc(1, sizeof *m);
     size_t n = strlen(path) + 32;
     if (!m || !(m->path = sn_strdup(path)) || !(m->part = malloc(n))) {
