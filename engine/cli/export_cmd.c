@@ -11,6 +11,7 @@
 
 static const char HELP[] =
     "usage: sensim export mcap RUN_DIR --out FILE [--map XODR] [--depth-converter C] [--raw-images] [--zstd-level N]\n"
+    "                          [--chunk-size BYTES] [--threads N]\n"
     "Writes a run's output folder (its DIR/<sensor>.msgpack streams) as one MCAP file for Foxglove:\n"
     "cameras as PNG images, lidar and radar as point clouds, GNSS as location fixes, other sensors as\n"
     "JSON, the actors stream (sensor.other.actors; sensim run --mcap adds one) as 3-D boxes and the\n"
@@ -19,7 +20,9 @@ static const char HELP[] =
     "  --map XODR             the OpenDRIVE map the run drove on: its lanes as lines on /map\n"
     "  --depth-converter C    depth cameras: logarithmic_depth (default), depth or raw\n"
     "  --raw-images           cameras as foxglove.RawImage (rgb8) instead of PNG\n"
-    "  --zstd-level N         chunk compression level 1..19 (default 1)\n";
+    "  --zstd-level N         chunk compression level 1..19 (default 1)\n"
+    "  --chunk-size BYTES     close a chunk at this size (default 4194304; smaller seeks finer)\n"
+    "  --threads N            threads making images (default: one per core; the file is the same)\n";
 
 int sn_cmd_export(int argc, char **argv)
 {
@@ -28,12 +31,14 @@ int sn_cmd_export(int argc, char **argv)
             fputs(HELP, stdout);
             return 0;
         }
-    enum { O_OUT = 1000, O_MAP, O_DEPTH, O_RAW, O_LEVEL };
+    enum { O_OUT = 1000, O_MAP, O_DEPTH, O_RAW, O_LEVEL, O_CHUNK, O_THREADS };
     static const struct option opts[] = {{"out", required_argument, NULL, O_OUT},
                                          {"map", required_argument, NULL, O_MAP},
                                          {"depth-converter", required_argument, NULL, O_DEPTH},
                                          {"raw-images", no_argument, NULL, O_RAW},
                                          {"zstd-level", required_argument, NULL, O_LEVEL},
+                                         {"chunk-size", required_argument, NULL, O_CHUNK},
+                                         {"threads", required_argument, NULL, O_THREADS},
                                          {0}};
     const char *pos[2] = {0}, *out = NULL, *map = NULL;
     int n_pos = 0, opt;
@@ -53,14 +58,23 @@ int sn_cmd_export(int argc, char **argv)
         case O_MAP: map = optarg; break;
         case O_DEPTH: o.depth_converter = optarg; break;
         case O_RAW: o.raw_images = true; break;
-        case O_LEVEL: {
+        case O_LEVEL:
+        case O_CHUNK:
+        case O_THREADS: {
             char *end;
             long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 19) {
-                fprintf(stderr, "sensim: error: export: --zstd-level needs 1..19, found '%s'\n", optarg);
+            long lo = opt == O_LEVEL ? 1 : opt == O_CHUNK ? 1024 : 1, hi = opt == O_LEVEL ? 19 : opt == O_CHUNK ? 1L << 30 : 64;
+            if (!*optarg || *end || v < lo || v > hi) {
+                fprintf(stderr, "sensim: error: export: --%s needs %ld..%ld, found '%s'\n",
+                        opt == O_LEVEL ? "zstd-level" : opt == O_CHUNK ? "chunk-size" : "threads", lo, hi, optarg);
                 return 2;
             }
-            o.zstd_level = (int)v;
+            if (opt == O_LEVEL)
+                o.zstd_level = (int)v;
+            else if (opt == O_CHUNK)
+                o.chunk_bytes = (uint32_t)v;
+            else
+                o.threads = (int)v;
             break;
         }
         case ':':
@@ -102,9 +116,10 @@ sn_status sn_cli_mcap_actors(sn_engine *e, sn_error *err)
     return st;
 }
 
-sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, sn_error *err)
+sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, sn_error *err)
 {
-    sn_mcap *m = sn_mcap_create(path, NULL, err);
+    sn_mcap_options o = {.struct_size = sizeof o, .threads = threads};
+    sn_mcap *m = sn_mcap_create(path, &o, err);
     if (m && (sn_mcap_add_map(m, sn_engine_map(e), err) != SN_OK || sn_engine_listen_all(e, sn_mcap_listen, m, err) != SN_OK)) {
         char part[4200];
         snprintf(part, sizeof part, "%s", sn_mcap_partial_path(m));

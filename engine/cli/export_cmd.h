@@ -8,7 +8,8 @@
 int sn_cmd_export(int argc, char **argv);
 /* Adds a sensor.other.actors named "actors" to a loaded scene that has none live. */
 sn_status sn_cli_mcap_actors(sn_engine *e, sn_error *err);
-/* Starts the run's MCAP at path (the scene's map included) and listens to every sensor. */
-sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, sn_error *err);
+/* Starts the run's MCAP at path (the scene's map included) and listens to every sensor;
+** threads as --threads (0: one per core). */
+sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, sn_error *err);
 
 #endif

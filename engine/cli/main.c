@@ -275,7 +275,7 @@ static int cmd_run(int argc, char **argv)
     if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK ||
         (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || (c.mcap && sn_cli_mcap_actors(e, &err) != SN_OK) ||
         sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
-        (c.mcap && !(mcap = sn_cli_mcap_start(e, c.mcap, &err)))) {
+        (c.mcap && !(mcap = sn_cli_mcap_start(e, c.mcap, (int)c.threads, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
     }

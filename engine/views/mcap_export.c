@@ -141,7 +141,7 @@ sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_p
         if (msgpack_unpack_next(&m->unp, (const char *)best->msg, best->len, &off) != MSGPACK_UNPACK_SUCCESS)
             st = sn_fail(err, SN_E_INVALID, "%s: message %llu is not msgpack", best->path,
                          (unsigned long long)best->r.count);
-        else if ((st = sn_mcap_convert(m, &m->unp.data, err)))
+        else if ((st = sn_mcap_convert(m, best->msg, best->len, &m->unp.data, err)))
             sn_error_prefix(err, best->path);
         if (!st)
             st = advance(best, &u, err);

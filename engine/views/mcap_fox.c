@@ -16,7 +16,6 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../data/dump.h"
-#include "../data/png.h"
 
 #include <sensim/math.h>
 #include <sensim/records.h>
@@ -135,38 +134,18 @@ bool sn_mcap_is_actors(const char *type_id) { return type_id && strcmp(type_id, 
 
 static bool type_is(const char *type, const char *prefix) { return strncmp(type, prefix, strlen(prefix)) == 0; }
 
-static sn_status image(sn_mcap *m, const msgpack_object *msg, const char *type, const char *topic, const char *frame_id,
-                       uint64_t t, sn_error *err)
+static sn_status image(sn_mcap *m, const char *type, const char *topic, const char *frame_id, uint64_t t,
+                       sn_error *err)
 {
-    sn_converter c = SN_CONV_RAW;
+    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t};
     if (strcmp(type, "sensor.camera.depth") == 0)
-        c = m->depth;
+        job.conv = m->depth;
     else if (strcmp(type, "sensor.camera.semantic_segmentation") == 0)
-        c = SN_CONV_CITYSCAPES;
-    sn_picture pic;
-    sn_status st = sn_image_message_rgb(msg, c, &m->scratch, &m->scratch_cap, &pic, err);
-    if (st)
-        return st;
-    m->out.n = 0;
-    pb_time(&m->out, 1, t);
-    if (m->raw_images) { /* foxglove.RawImage */
-        pb_string(&m->out, 7, frame_id);
-        pb_fixed32(&m->out, 2, pic.width);
-        pb_fixed32(&m->out, 3, pic.height);
-        pb_string(&m->out, 4, "rgb8");
-        pb_fixed32(&m->out, 5, pic.width * 3);
-        pb_bytes(&m->out, 6, pic.rgb, (size_t)pic.width * pic.height * 3);
-        return sn_mcap_emit(m, topic, "foxglove.RawImage", false, t, err);
-    }
-    size_t n = 0;
-    uint8_t *png = sn_png_encode_rgb((int)pic.width, (int)pic.height, pic.rgb, &n);
-    if (!png)
-        return sn_fail(err, SN_E_NOMEM, "out of memory for a PNG");
-    pb_string(&m->out, 4, frame_id);
-    pb_bytes(&m->out, 2, png, n);
-    pb_string(&m->out, 3, "png");
-    free(png);
-    return sn_mcap_emit(m, topic, "foxglove.CompressedImage", false, t, err);
+        job.conv = SN_CONV_CITYSCAPES;
+    uint16_t ch = sn_mcap_channel_for(m, topic, m->raw_images ? "foxglove.RawImage" : "foxglove.CompressedImage", false);
+    if (ch == UINT16_MAX)
+        return sn_fail(err, SN_E_NOMEM, "mcap: out of memory or channels for %s", topic);
+    return sn_mcap_pool_image(m->pool, ch, &job, err);
 }
 
 /* One PackedElementField {name, offset, type}. */
@@ -281,8 +260,9 @@ static sn_status json(sn_mcap *m, const msgpack_object *msg, const char *type, c
     return sn_mcap_emit(m, topic, type, true, t, err);
 }
 
-sn_status sn_mcap_convert(sn_mcap *m, const msgpack_object *msg, sn_error *err)
+sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack_object *msg, sn_error *err)
 {
+    m->cur = raw, m->cur_len = len;
     char type[256], sensor[256], topic[300];
     double ts;
     sn_transform tf;
@@ -309,7 +289,7 @@ sn_status sn_mcap_convert(sn_mcap *m, const msgpack_object *msg, sn_error *err)
     if (type_is(type, "sensor.lidar.") || strcmp(type, "sensor.other.radar") == 0)
         st = points(m, msg, type, topic, sensor, t, err);
     else if (type_is(type, "sensor.camera.") && (sn_mp_get(msg, "raw_data") || sn_mp_get(msg, "events")))
-        st = image(m, msg, type, topic, sensor, t, err);
+        st = image(m, type, topic, sensor, t, err);
     else if (strcmp(type, "sensor.other.gnss") == 0)
         st = gnss(m, msg, topic, sensor, t, err);
     else

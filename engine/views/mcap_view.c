@@ -29,7 +29,7 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
         return sn_fail(err, SN_E_INVALID, "mcap: no output path"), NULL;
     if (o && o->struct_size < sizeof *o)
         return sn_fail(err, SN_E_INVALID, "mcap: options struct_size below sizeof(sn_mcap_options)"), NULL;
-    sn_mcap_options d = {sizeof d, 0, NULL, false};
+    sn_mcap_options d = {sizeof d, 0, NULL, false, 0, 0};
     if (!o)
         o = &d;
     sn_converter depth = SN_CONV_LOG_DEPTH;
@@ -71,7 +71,10 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
     m->raw_images = o->raw_images;
     m->depth = depth;
     msgpack_unpacked_init(&m->unp);
-    if (!(m->w = sn_mcapw_open(m->f, LIBRARY, m->zstd_level, err))) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int workers = o->threads < 0 ? 0 : o->threads ? o->threads : cores > 0 ? (int)cores : 1;
+    if (!(m->w = sn_mcapw_open(m->f, LIBRARY, m->zstd_level, o->chunk_bytes, err)) ||
+        !(m->pool = sn_mcap_pool_create(m->w, workers, err))) {
         sn_error_prefix(err, m->part);
         sn_mcap_close(m, false, NULL);
         unlink(m->part); /* nothing of a run in it yet */
@@ -104,7 +107,7 @@ sn_status sn_mcap_emit(sn_mcap *m, const char *topic, const char *schema, bool j
     uint16_t ch = sn_mcap_channel_for(m, topic, schema, json);
     if (ch == UINT16_MAX)
         return sn_fail(err, SN_E_NOMEM, "mcap: out of memory or channels for %s", topic);
-    return sn_mcapw_message(m->w, ch, log_time, m->out.p, m->out.n, err);
+    return sn_mcap_pool_put(m->pool, ch, log_time, m->out.p, m->out.n, err);
 }
 
 sn_status sn_mcap_add_map(sn_mcap *m, const sn_map *map, sn_error *err)
@@ -121,7 +124,7 @@ static sn_status convert_bytes(sn_mcap *m, const void *data, size_t len, sn_erro
     size_t off = 0;
     if (msgpack_unpack_next(&m->unp, data, len, &off) != MSGPACK_UNPACK_SUCCESS || m->unp.data.type != MSGPACK_OBJECT_MAP)
         return sn_fail(err, SN_E_INVALID, "mcap: a message is not a msgpack map");
-    return sn_mcap_convert(m, &m->unp.data, err);
+    return sn_mcap_convert(m, data, len, &m->unp.data, err);
 }
 
 static int by_sensor(const void *a, const void *b)
@@ -181,6 +184,7 @@ void sn_mcap_listen(const sn_message *msg, void *user)
 
 static void release(sn_mcap *m)
 {
+    sn_mcap_pool_free(m->pool); /* its workers stop before the file closes */
     if (m->f)
         fclose(m->f);
     sn_mcapw_free(m->w);
@@ -189,7 +193,6 @@ static void release(sn_mcap *m)
     sn_buf_free(&m->frame_bytes);
     sn_buf_free(&m->map_update);
     free(m->pend);
-    free(m->scratch);
     free(m->points);
     free(m->prev_ids);
     free(m->path);
@@ -208,6 +211,8 @@ sn_status sn_mcap_close(sn_mcap *m, bool commit, sn_error *err)
             st = sn_fail(err, m->failed, "%s", m->fail_err.msg);
         if (!st)
             st = flush_frame(m, err);
+        if (!st)
+            st = sn_mcap_pool_drain(m->pool, err);
         if (!st && (st = sn_mcapw_finish(m->w, err)))
             sn_error_prefix(err, m->part);
         bool closed = fclose(m->f) == 0;

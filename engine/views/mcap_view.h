@@ -7,6 +7,7 @@
 #include <sensim/mcap.h>
 
 #include "buf.h"
+#include "mcap_pool.h"
 #include "mcap_write.h"
 
 #include "../data/image.h"
@@ -23,6 +24,9 @@ struct sn_mcap {
     char *path, *part;
     FILE *f;
     sn_mcapw *w;
+    sn_mcap_pool *pool;   /* every message goes out through it, in order */
+    const void *cur;      /* the message being converted, its bytes (images are made from them) */
+    size_t cur_len;
     int zstd_level;
     bool raw_images;
     sn_converter depth;
@@ -37,8 +41,6 @@ struct sn_mcap {
     /* per message */
     msgpack_unpacked unp;
     sn_buf out;           /* the protobuf or JSON message being built */
-    uint8_t *scratch;
-    size_t scratch_cap;
     uint8_t *points;      /* converted point records */
     size_t points_cap;
     /* scene */
@@ -57,8 +59,8 @@ sn_status sn_mcap_emit(sn_mcap *m, const char *topic, const char *schema, bool j
 
 /* Whether a blueprint is the actors stream's, whose message goes first in its frame. */
 bool sn_mcap_is_actors(const char *type_id);
-/* One stream message (parsed) as Foxglove messages. */
-sn_status sn_mcap_convert(sn_mcap *m, const msgpack_object *msg, sn_error *err);
+/* One stream message as Foxglove messages: its bytes, and parsed. */
+sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack_object *msg, sn_error *err);
 /* The actors stream's message: SceneUpdate on /<name> and FrameTransforms on /tf. */
 sn_status sn_mcap_actors(sn_mcap *m, const msgpack_object *msg, const char *sensor, uint64_t t, sn_error *err);
 /* A sensor's own pose as a FrameTransform world -> sensor (runs without an actors stream). */

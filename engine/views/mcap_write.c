@@ -25,11 +25,13 @@ typedef struct schema {
     char *name, *encoding;
     uint8_t *data;
     size_t n;
+    bool written;        /* its record is in the data section */
 } schema;
 
 typedef struct channel {
     char *topic, *encoding;
     uint16_t schema;
+    bool written;        /* its record is in the data section */
     uint64_t count;      /* messages in the file */
     bool in_chunk;       /* has messages in the current chunk */
     sn_buf index;        /* this chunk's (log_time, offset) pairs */
@@ -47,6 +49,7 @@ struct sn_mcapw {
     uint32_t data_crc;   /* of everything before DataEnd */
     bool in_data;
     int level;
+    size_t chunk_bytes;
     ZSTD_CCtx *zc;
     sn_buf chunk;        /* the open chunk's records, uncompressed */
     uint64_t chunk_start, chunk_end, chunk_messages;
@@ -92,7 +95,7 @@ static sn_status write_rec(sn_mcapw *w, sn_error *err)
     return put(w, w->rec.p, w->rec.n, err);
 }
 
-sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, sn_error *err)
+sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, size_t chunk_bytes, sn_error *err)
 {
     sn_mcapw *w = calloc(1, sizeof *w);
     if (!w || !(w->zc = ZSTD_createCCtx())) {
@@ -101,9 +104,9 @@ sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, sn_error *
     }
     w->f = f;
     w->level = zstd_level;
+    w->chunk_bytes = chunk_bytes ? chunk_bytes : SN_MCAP_CHUNK_BYTES;
     w->in_data = true;
     w->first_time = UINT64_MAX;
-    w->rec.n = 0;
     begin_record(&w->rec, OP_HEADER);
     sn_buf_str(&w->rec, "");       /* profile: none (not ROS) */
     sn_buf_str(&w->rec, library);
@@ -146,16 +149,14 @@ uint16_t sn_mcapw_schema(sn_mcapw *w, const char *name, const char *encoding, co
             return (uint16_t)(i + 1);
     if (w->n_schemas >= 65535 || !sn_grow((void **)&w->schemas, &w->cap_schemas, w->n_schemas + 1, sizeof *w->schemas))
         return 0;
-    schema s = {sn_strdup(name), sn_strdup(encoding), malloc(n ? n : 1), n};
+    schema s = {sn_strdup(name), sn_strdup(encoding), malloc(n ? n : 1), n, false};
     if (!s.name || !s.encoding || !s.data) {
         free(s.name), free(s.encoding), free(s.data);
         return 0;
     }
     memcpy(s.data, data, n);
     w->schemas[w->n_schemas++] = s;
-    uint16_t id = (uint16_t)w->n_schemas;
-    schema_record(&w->chunk, id, &s); /* in the data before the channels that use it */
-    return w->chunk.bad ? 0 : id;
+    return (uint16_t)w->n_schemas;
 }
 
 uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, const char *message_encoding)
@@ -165,14 +166,13 @@ uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, co
             return (uint16_t)i; /* channel ids start at 0 */
     if (w->n_channels >= 65535 || !sn_grow((void **)&w->channels, &w->cap_channels, w->n_channels + 1, sizeof *w->channels))
         return UINT16_MAX;
-    channel c = {sn_strdup(topic), sn_strdup(message_encoding), schema_id, 0, false, {0}};
+    channel c = {sn_strdup(topic), sn_strdup(message_encoding), schema_id, false, 0, false, {0}};
     if (!c.topic || !c.encoding) {
         free(c.topic), free(c.encoding);
         return UINT16_MAX;
     }
     w->channels[w->n_channels] = c;
-    channel_record(&w->chunk, (uint16_t)w->n_channels, &c);
-    return w->chunk.bad ? UINT16_MAX : (uint16_t)w->n_channels++;
+    return (uint16_t)w->n_channels++;
 }
 
 /* Compresses and writes the open chunk, then its message indexes. */
@@ -248,6 +248,15 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
     if (id >= w->n_channels)
         return sn_fail(err, SN_E_INVALID, "mcap: no channel %u", id);
     channel *c = &w->channels[id];
+    /* schema and channel records go in just before the channel's first message, so where they
+    ** land depends only on the order of the messages */
+    if (!c->written) {
+        schema *sc = c->schema ? &w->schemas[c->schema - 1] : NULL;
+        if (sc && !sc->written)
+            schema_record(&w->chunk, c->schema, sc), sc->written = true;
+        channel_record(&w->chunk, id, c);
+        c->written = true;
+    }
     if (!c->in_chunk) {
         if (!sn_grow((void **)&w->chunk_channels, &w->cap_chunk_channels, w->n_chunk_channels + 1, sizeof(uint16_t)))
             return nomem(err);
@@ -276,7 +285,7 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
         w->first_time = log_time;
     if (log_time > w->last_time)
         w->last_time = log_time;
-    return w->chunk.n >= SN_MCAP_CHUNK_BYTES ? flush_chunk(w, err) : SN_OK;
+    return w->chunk.n >= w->chunk_bytes ? flush_chunk(w, err) : SN_OK;
 }
 
 sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err)

@@ -8,7 +8,9 @@
 ** offset section (one SummaryOffset per group); Footer (with the summary's CRC-32); magic.
 **
 ** Ownership: the writer writes to a FILE it does not own (the caller opens and closes it).
-** Messages must come in non-decreasing log time per channel (the export's frame order). */
+** Messages must come in non-decreasing log time per channel (the export's frame order).
+** Schema and Channel records are written just before their first message: the file depends
+** only on the order of the messages. */
 #ifndef SN_VIEWS_MCAP_WRITE_H
 #define SN_VIEWS_MCAP_WRITE_H
 
@@ -18,11 +20,12 @@
 
 typedef struct sn_mcapw sn_mcapw;
 
-/* A chunk is compressed and written once its records reach this many bytes. */
+/* A chunk is compressed and written once its records reach chunk_bytes (default 4 MiB: a
+** viewer reads a few frames of images per seek). */
 #define SN_MCAP_CHUNK_BYTES (4u << 20)
 
 /* Starts a file (magic and Header) on `f`; `library` names the writer. NULL on failure. */
-sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, sn_error *err);
+sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, size_t chunk_bytes, sn_error *err);
 /* The id of a schema (registered on first use; the same name gives the same id). 0 when out
 ** of memory (MCAP's "no schema" id is never a valid result here). */
 uint16_t sn_mcapw_schema(sn_mcapw *w, const char *name, const char *encoding, const void *data, size_t n);

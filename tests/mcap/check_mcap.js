@@ -215,6 +215,8 @@ async function main() {
       images++;
     });
   }
+  for (const d of decoded.filter((x) => x.schema === "foxglove.RawImage"))
+    check(d.value.encoding === "rgb8" && d.value.step === d.value.width * 3 && d.value.data.length === d.value.step * d.value.height, `${d.topic}: an rgb8 RawImage of its size`);
   console.log(`ok: ${images} images equal sensim convert's PNGs`);
 
   // ---- boxes and the transform tree against the streams ----

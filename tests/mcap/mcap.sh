@@ -57,6 +57,21 @@ check() { # MCAP RUN_DIR: dumps every stream, converts every camera, runs the re
 "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo.mcap" --map "$MAPS/town.xodr" >/dev/null || bad "export mcap of the demo"
 cmp -s "$TMP/demo_live.mcap" "$TMP/demo.mcap" || bad "--mcap and the export of the run's folder differ"
 check "$TMP/demo.mcap" "$TMP/demo"
+# small chunks: many chunk indexes to follow; and images as RawImage decode too
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_small.mcap" --chunk-size 65536 --zstd-level 9 >/dev/null ||
+  bad "export mcap with small chunks"
+# the file does not depend on how many threads make the images
+for t in 1 3; do
+  "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_t$t.mcap" --map "$MAPS/town.xodr" --threads $t >/dev/null || bad "export --threads $t"
+  cmp -s "$TMP/demo.mcap" "$TMP/demo_t$t.mcap" || bad "export --threads $t differs from the default"
+done
+out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_small.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
+  bad "the reader refused the small-chunk file: $out"
+printf '%s\n' "$out" | head -1
+printf '%s\n' "$out" | grep -q ' in [1-9][0-9][0-9]* chunks' || bad "small chunks gave fewer than 10 chunks: $out"
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_raw.mcap" --raw-images >/dev/null || bad "export --raw-images"
+out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_raw.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
+  bad "the reader refused the RawImage file: $out"
 ls "$TMP"/demo_live.mcap.partial-* >/dev/null 2>&1 && bad "a whole run left a partial MCAP"
 
 # ---- every kind of sensor ----

@@ -35,6 +35,9 @@ typedef struct sn_mcap_options {
     int zstd_level;              /* chunk compression, 1..19; 0 = 1 (fast: images are PNG already) */
     const char *depth_converter; /* depth cameras: "depth", "logarithmic_depth" (NULL, the default) or "raw" */
     bool raw_images;             /* cameras as foxglove.RawImage (rgb8) instead of PNG CompressedImage */
+    uint32_t chunk_bytes;        /* a chunk is closed once its records reach this size; 0 = 4 MiB */
+    int threads;                 /* threads making images (PNG); 0 = one per core; -1 = none (the
+                                    caller's thread). The file is the same whatever the number. */
 } sn_mcap_options;
 
 /* Starts an MCAP file that becomes `path` at sn_mcap_close(m, true). o may be NULL. */
