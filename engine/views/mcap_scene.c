@@ -1,12 +1,17 @@
 /* mcap_scene.c — the world of a run in Foxglove's 3-D panel:
 **
-** - the actors stream (sensor.other.actors) as a foxglove.SceneUpdate every frame: one entity
-**   per actor that is not a sensor (id: the actor id), a cube of its bounding box posed in the
-**   world frame, coloured by its semantic tag (CityScapes), with type_id and name as metadata;
-**   a deletion for every actor gone since the previous frame;
-** - the transform tree as foxglove.FrameTransforms on /tf: world -> each free-standing actor,
-**   parent -> each attached actor or sensor (its mount); frames are named by the actor's scene
-**   name, or actor_<id> when it has none;
+** - the actors stream (sensor.other.actors) as foxglove.SceneUpdate: one entity per actor that
+**   is not a sensor (id: the actor id), a cube of its bounding box posed in the world frame,
+**   coloured by its semantic tag (CityScapes; static actors translucent), with type_id and name
+**   as metadata, and a deletion for every actor gone since the previous update. Moving actors
+**   (vehicles, walkers, what rides on them) go on /<stream> every frame; static ones (static.*,
+**   traffic lights and what hangs on them never move) on /<stream>/static, only when that set
+**   changes, which is what a viewer needs: it shows a topic's last message, and after a seek reads
+**   the last one before the new time;
+** - the transform tree as foxglove.FrameTransforms, /tf for moving frames every frame and
+**   /tf_static for static ones with their update: world -> each free-standing actor, parent ->
+**   each attached actor or sensor (its mount); frames are named by the actor's scene name, or
+**   actor_<id> when it has none;
 ** - the map's driving lanes as lines (/map, once): each lane's left and right borders, white or
 **   yellow where the border is painted, thin grey where it is not.
 ** Poses go from CARLA's left-handed axes to Foxglove's right-handed ones by negating y (mcap_fox.c). */
@@ -69,10 +74,123 @@ static void color(sn_buf *b, uint32_t field, double r, double g, double bl, doub
     pb_end(b, field, m);
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* The deletions of `prev`'s entities that are not among this update's (ids ascending). */
+static void deletions(sn_buf *b, const sn_id_set *prev, const uint32_t *ids, size_t n, uint64_t t)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
+    size_t j = 0;
+    for (size_t i = 0; i < prev->n; i++) {
+        while (j < n && ids[j] < prev->ids[i])
+            j++;
+        if (j < n && ids[j] == prev->ids[i])
+            continue;
+        char id[16];
+        snprintf(id, sizeof id, "%u", prev->ids[i]);
+        size_t d = pb_begin(b);
+        pb_time(b, 1, t);
+        pb_string(b, 3, id); /* type MATCHING_ID is 0 */
+        pb_end(b, 1, d);
+    }
+}
+
+/* One actor's box as a SceneEntity of an update. */
+static void entity(sn_buf *b, const sn_actor_record *r, const msgpack_object *type, const msgpack_object *name, uint64_t t)
+{
+    char id[16];
+    snprintf(id, sizeof id, "%u", r->id);
+    sn_transform pose = pose_of(r), box = pose;
+    box.location = sn_transform_point(&pose, sn_v3(r->box_location[0], r->box_location[1], r->box_location[2]));
+    size_t e = pb_begin(b);
+    pb_time(b, 1, t);
+    pb_string(b, 2, "world");
+    pb_string(b, 3, id);
+    kv(b, 6, "type_id", type);
+    kv(b, 6, "name", name);
+    size_t c = pb_begin(b);
+    sn_fox_pose(b, 1, &box);
+    sn_fox_vec3(b, 2, 2 * r->box_extent[0], 2 * r->box_extent[1], 2 * r->box_extent[2]);
+    const uint8_t *rgb = sn_cityscapes_color(r->semantic_tag);
+    color(b, 3, rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0, r->kind == SN_ACTOR_STATIC ? 0.4 : 1.0);
+    pb_end(b, 8, c);
+    pb_end(b, 2, e);
+}
+
+/* One FrameTransform: the actor's pose relative to its parent (the world when free-standing). */
+static void frame_tf(sn_buf *b, const sn_actor_record *r, size_t n, size_t i, const msgpack_object *names, uint64_t t)
+{
+    const sn_actor_record *p = r[i].parent_id ? find(r, n, r[i].parent_id) : NULL;
+    char parent[260], child[260];
+    if (p)
+        frame_name(names, (size_t)(p - r), p->id, parent, sizeof parent);
+    else
+        snprintf(parent, sizeof parent, "world");
+    frame_name(names, i, r[i].id, child, sizeof child);
+    sn_transform rel = pose_of(&r[i]);
+    if (p) {
+        sn_transform pw = pose_of(p), inv = sn_transform_inverse(&pw);
+        rel = sn_transform_compose(&inv, &rel);
+    }
+    size_t f = pb_begin(b);
+    pb_time(b, 1, t);
+    pb_string(b, 2, parent);
+    pb_string(b, 3, child);
+    sn_fox_vec3(b, 4, rel.location.x, -rel.location.y, rel.location.z);
+    double q[4];
+    sn_fox_quat_of(&rel.rotation, q);
+    size_t qq = pb_begin(b);
+    for (uint32_t k = 0; k < 4; k++)
+        pb_double(b, k + 1, q[k]);
+    pb_end(b, 5, qq);
+    pb_end(b, 1, f);
+}
+
+/* Static actors: static.* and traffic lights never move (DESIGN.md), nor what hangs on them. */
+static void classify(sn_mcap *m, const sn_actor_record *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const sn_actor_record *a = &r[i];
+        bool st = true;
+        for (int depth = 0; st && a && depth < 64; depth++) {
+            st = a->kind == SN_ACTOR_STATIC;
+            a = a->parent_id ? find(r, n, a->parent_id) : NULL;
+        }
+        m->is_static[i] = st;
+    }
+}
+
+/* The scene update of one group (moving 0, static 1) and its transforms, on their topics. */
+static sn_status group(sn_mcap *m, int g, const sn_actor_record *r, size_t n, const msgpack_object *types,
+                       const msgpack_object *names, const char *sensor, uint64_t t, sn_error *err)
+{
+    sn_id_set *prev = &m->boxes[g];
+    /* ids of this update's boxes (sensors have none), ascending as the records */
+    size_t k = 0;
+    uint32_t *ids = NULL;
+    for (size_t i = 0; i < n; i++)
+        k += m->is_static[i] == g && r[i].kind != SN_ACTOR_SENSOR;
+    sn_id_set now = {0};
+    if (!sn_grow((void **)&now.ids, &now.cap, k + 1, sizeof *now.ids))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (m->is_static[i] == g && r[i].kind != SN_ACTOR_SENSOR)
+            now.ids[now.n++] = r[i].id;
+    ids = now.ids;
+    m->out.n = 0;
+    deletions(&m->out, prev, ids, now.n, t);
+    for (size_t i = 0; i < n; i++)
+        if (m->is_static[i] == g && r[i].kind != SN_ACTOR_SENSOR)
+            entity(&m->out, &r[i], &types->via.array.ptr[i], &names->via.array.ptr[i], t);
+    free(prev->ids);
+    *prev = now;
+    char topic[300];
+    snprintf(topic, sizeof topic, g ? "/%s/static" : "/%s", sensor);
+    sn_status st = sn_mcap_emit(m, topic, "foxglove.SceneUpdate", false, t, err);
+    if (st)
+        return st;
+    m->out.n = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m->is_static[i] == g)
+            frame_tf(&m->out, r, n, i, names, t);
+    return sn_mcap_emit(m, g ? "/tf_static" : "/tf", "foxglove.FrameTransforms", false, t, err);
 }
 
 sn_status sn_mcap_actors(sn_mcap *m, const msgpack_object *msg, const char *sensor, uint64_t t, sn_error *err)
@@ -88,98 +206,42 @@ sn_status sn_mcap_actors(sn_mcap *m, const msgpack_object *msg, const char *sens
         return sn_fail(err, SN_E_INVALID, "%s: %zu actors but %u type_ids and %u names", sensor, n,
                        types->via.array.size, names->via.array.size);
     /* the records, aligned (the bin may sit anywhere in the message) */
-    if (!sn_grow((void **)&m->points, &m->points_cap, n * sizeof(sn_actor_record) + 1, 1))
+    if (!sn_grow((void **)&m->points, &m->points_cap, n * sizeof(sn_actor_record) + 1, 1) ||
+        !sn_grow((void **)&m->is_static, &m->static_cap, n + 1, 1))
         return sn_fail(err, SN_E_NOMEM, "out of memory for %zu actors", n);
     sn_actor_record *r = (sn_actor_record *)(void *)m->points;
     memcpy(r, bin->via.bin.ptr, n * sizeof *r);
-    for (size_t i = 1; i < n; i++)
-        if (r[i].id <= r[i - 1].id)
-            return sn_fail(err, SN_E_INVALID, "%s: actor ids are not ascending", sensor);
     for (size_t i = 0; i < n; i++) {
         double v[12];
         memcpy(v, r[i].location, sizeof v); /* location, rotation, box: contiguous doubles */
         for (int k = 0; k < 12; k++)
             if (!isfinite(v[k]))
                 return sn_fail(err, SN_E_INVALID, "%s: actor %u has a non-finite pose or box", sensor, r[i].id);
+        if (i && r[i].id <= r[i - 1].id)
+            return sn_fail(err, SN_E_INVALID, "%s: actor ids are not ascending", sensor);
     }
-
-    /* the boxes */
-    m->out.n = 0;
-    size_t j = 0;
-    for (size_t i = 0; i < m->n_prev; i++) { /* both lists ascend: gone = in prev, not in r */
-        while (j < n && r[j].id < m->prev_ids[i])
-            j++;
-        if (j < n && r[j].id == m->prev_ids[i] && r[j].kind != SN_ACTOR_SENSOR)
-            continue;
-        char id[16];
-        snprintf(id, sizeof id, "%u", m->prev_ids[i]);
-        size_t d = pb_begin(&m->out);
-        pb_time(&m->out, 1, t);
-        pb_string(&m->out, 3, id);
-        pb_end(&m->out, 1, d);
+    classify(m, r, n);
+    /* the static group again only when it changed (a spawn, a destroy): Foxglove shows the last
+    ** message of a topic until the next, and after a seek it reads the last one before it */
+    sn_buf now = {0};
+    for (size_t i = 0; i < n; i++)
+        if (m->is_static[i])
+            sn_buf_put(&now, &r[i], sizeof r[i]);
+    if (now.bad) {
+        sn_buf_free(&now);
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
     }
-    m->n_prev = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (r[i].kind == SN_ACTOR_SENSOR)
-            continue;
-        if (!sn_grow((void **)&m->prev_ids, &m->cap_prev, m->n_prev + 1, sizeof *m->prev_ids))
-            return sn_fail(err, SN_E_NOMEM, "out of memory");
-        m->prev_ids[m->n_prev++] = r[i].id;
-        char id[16];
-        snprintf(id, sizeof id, "%u", r[i].id);
-        sn_transform pose = pose_of(&r[i]);
-        sn_transform box = pose;
-        box.location = sn_transform_point(&pose, sn_v3(r[i].box_location[0], r[i].box_location[1], r[i].box_location[2]));
-        size_t e = pb_begin(&m->out);
-        pb_time(&m->out, 1, t);
-        pb_string(&m->out, 2, "world");
-        pb_string(&m->out, 3, id);
-        kv(&m->out, 6, "type_id", &types->via.array.ptr[i]);
-        kv(&m->out, 6, "name", &names->via.array.ptr[i]);
-        size_t c = pb_begin(&m->out);
-        sn_fox_pose(&m->out, 1, &box);
-        sn_fox_vec3(&m->out, 2, 2 * r[i].box_extent[0], 2 * r[i].box_extent[1], 2 * r[i].box_extent[2]);
-        const uint8_t *rgb = sn_cityscapes_color(r[i].semantic_tag);
-        color(&m->out, 3, rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0, r[i].kind == SN_ACTOR_STATIC ? 0.4 : 1.0);
-        pb_end(&m->out, 8, c);
-        pb_end(&m->out, 2, e);
+    bool changed = !m->have_statics || now.n != m->statics.n || (now.n && memcmp(now.p, m->statics.p, now.n) != 0);
+    sn_status st = SN_OK;
+    if (changed) {
+        sn_buf_free(&m->statics);
+        m->statics = now;
+        m->have_statics = true;
+        st = group(m, 1, r, n, types, names, sensor, t, err);
+    } else {
+        sn_buf_free(&now);
     }
-    qsort(m->prev_ids, m->n_prev, sizeof *m->prev_ids, cmp_u32); /* ascending already; kept so for the merge */
-    char topic[300];
-    snprintf(topic, sizeof topic, "/%s", sensor);
-    sn_status st = sn_mcap_emit(m, topic, "foxglove.SceneUpdate", false, t, err);
-    if (st)
-        return st;
-
-    /* the transform tree */
-    m->out.n = 0;
-    for (size_t i = 0; i < n; i++) {
-        const sn_actor_record *p = r[i].parent_id ? find(r, n, r[i].parent_id) : NULL;
-        char parent[260], child[260];
-        if (p)
-            frame_name(names, (size_t)(p - r), p->id, parent, sizeof parent);
-        else
-            snprintf(parent, sizeof parent, "world");
-        frame_name(names, i, r[i].id, child, sizeof child);
-        sn_transform rel = pose_of(&r[i]);
-        if (p) {
-            sn_transform pw = pose_of(p), inv = sn_transform_inverse(&pw);
-            rel = sn_transform_compose(&inv, &rel);
-        }
-        size_t f = pb_begin(&m->out);
-        pb_time(&m->out, 1, t);
-        pb_string(&m->out, 2, parent);
-        pb_string(&m->out, 3, child);
-        sn_fox_vec3(&m->out, 4, rel.location.x, -rel.location.y, rel.location.z);
-        double q[4];
-        sn_fox_quat_of(&rel.rotation, q);
-        size_t qq = pb_begin(&m->out);
-        for (uint32_t k = 0; k < 4; k++)
-            pb_double(&m->out, k + 1, q[k]);
-        pb_end(&m->out, 5, qq);
-        pb_end(&m->out, 1, f);
-    }
-    return sn_mcap_emit(m, "/tf", "foxglove.FrameTransforms", false, t, err);
+    return st ? st : group(m, 0, r, n, types, names, sensor, t, err);
 }
 
 /* ---- the map ---- */

@@ -194,7 +194,10 @@ static void release(sn_mcap *m)
     sn_buf_free(&m->map_update);
     free(m->pend);
     free(m->points);
-    free(m->prev_ids);
+    for (int k = 0; k < 2; k++)
+        free(m->boxes[k].ids);
+    sn_buf_free(&m->statics);
+    free(m->is_static);
     free(m->path);
     free(m->part);
     free(m);

@@ -20,6 +20,11 @@ typedef struct sn_pending {
     size_t off, len; /* in sn_mcap.frame_bytes */
 } sn_pending;
 
+typedef struct sn_id_set {
+    uint32_t *ids; /* ascending */
+    size_t n, cap;
+} sn_id_set;
+
 struct sn_mcap {
     char *path, *part;
     FILE *f;
@@ -45,8 +50,11 @@ struct sn_mcap {
     size_t points_cap;
     /* scene */
     bool seen_actors;     /* an actors stream gives the transform tree; else each sensor's message */
-    uint32_t *prev_ids;   /* entities of the previous scene update, ascending */
-    size_t n_prev, cap_prev;
+    sn_id_set boxes[2];   /* entities of the previous scene update: moving [0], static [1] */
+    sn_buf statics;       /* the static actors' records last written (written again when they change) */
+    bool have_statics;
+    uint8_t *is_static;   /* per record of the current actors message */
+    size_t static_cap;
     sn_buf map_update;    /* the map's SceneUpdate, written with the first frame */
     bool map_written;
 };

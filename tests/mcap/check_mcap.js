@@ -221,11 +221,23 @@ async function main() {
 
   // ---- boxes and the transform tree against the streams ----
   const actors = loadJsonl("actors");
+  // the tree at a time: the last /tf_static at or before it, and /tf at it (what a viewer holds)
   const tfAt = new Map(); // log time -> Map(child -> {parent, t, R})
-  for (const d of byTopic("/tf")) {
-    const map = tfAt.get(d.logTime) || new Map();
-    for (const tr of d.value.transforms || [])
-      map.set(tr.child_frame_id, { parent: tr.parent_frame_id, t: vecOf(tr.translation), R: quatMatrix(tr.rotation || {}) });
+  const tfMsgs = decoded.filter((d) => d.topic === "/tf" || d.topic === "/tf_static");
+  let statics = new Map();
+  for (const d of tfMsgs) {
+    const put = (map) => {
+      for (const tr of d.value.transforms || [])
+        map.set(tr.child_frame_id, { parent: tr.parent_frame_id, t: vecOf(tr.translation), R: quatMatrix(tr.rotation || {}) });
+    };
+    if (d.topic === "/tf_static") {
+      statics = new Map();
+      put(statics);
+      for (const [t, map] of tfAt) if (t >= d.logTime) for (const [k, v] of statics) if (!map.has(k)) map.set(k, v);
+    }
+    const map = tfAt.get(d.logTime) || new Map(statics);
+    if (d.topic === "/tf") put(map);
+    else for (const [k, v] of statics) map.set(k, v);
     tfAt.set(d.logTime, map);
   }
   const worldPose = (map, frame) => { // compose parent chains up to "world"
@@ -244,19 +256,29 @@ async function main() {
     return { t, R };
   };
   if (actors) {
-    const updates = byTopic("/actors");
+    const updates = byTopic("/actors"), staticUpdates = byTopic("/actors/static");
     check(updates.length === actors.length, `/actors: a scene update per actors message (${updates.length} of ${actors.length})`);
+    check(staticUpdates.length >= 1 && staticUpdates.length < actors.length, `/actors/static: updates only when static actors change (${staticUpdates.length})`);
     let boxes = 0, tfs = 0;
+    let prevDyn = new Set(), prevStatic = new Set();
     actors.forEach((a, k) => {
       const u = updates[k];
       if (!u) return;
       check(u.logTime === ns(a.timestamp), `/actors: update ${k} at the message's time`);
-      const bin = Buffer.from(a.actors.$bin, "base64");
+      const su = staticUpdates.filter((x) => x.logTime <= u.logTime).pop(); // what a viewer shows
       const ents = new Map((u.value.entities || []).map((e) => [e.id, e]));
+      const sents = new Map(((su && su.value.entities) || []).map((e) => [e.id, e]));
       const tf = tfAt.get(ns(a.timestamp)) || new Map();
-      for (let i = 0; i < bin.length / 112; i++) {
-        const o = i * 112, id = bin.readUInt32LE(o), kind = bin[o + 8];
-        const d = [...Array(12)].map((_, j) => bin.readDoubleLE(o + 16 + 8 * j));
+      const bin = Buffer.from(a.actors.$bin, "base64");
+      const recs = [...Array(bin.length / 112)].map((_, i) => {
+        const o = i * 112;
+        return { id: bin.readUInt32LE(o), parent: bin.readUInt32LE(o + 4), kind: bin[o + 8], d: [...Array(12)].map((_, j) => bin.readDoubleLE(o + 16 + 8 * j)) };
+      });
+      const byId = new Map(recs.map((r) => [r.id, r]));
+      const isStatic = (r) => { for (let x = r, n = 0; x && n < 64; n++) { if (x.kind !== 0) return false; x = x.parent ? byId.get(x.parent) : null; } return true; };
+      const dyn = new Set(), stat = new Set();
+      recs.forEach((rec, i) => {
+        const { id, kind, d } = rec;
         const R = carlaMatrix(d.slice(3, 6)), loc = d.slice(0, 3);
         const frame = a.names[i] || `actor_${id}`;
         const w = worldPose(tf, frame);
@@ -264,29 +286,32 @@ async function main() {
           check(near(w.t, flipV(loc), 1e-9) && near(w.R, flipM(R), 1e-9), `/tf: ${frame}'s world pose is the actors stream's (frame ${a.frame})`);
           tfs++;
         }
-        if (kind === 3) { check(!ents.has(String(id)), `a sensor (${id}) has no box`); continue; }
-        const e = ents.get(String(id));
-        if (!check(e && e.frame_id === "world" && e.cubes?.length === 1, `/actors: entity ${id} with one cube in world (frame ${a.frame})`)) continue;
+        if (kind === 3) { check(!ents.has(String(id)) && !sents.has(String(id)), `a sensor (${id}) has no box`); return; }
+        const st = isStatic(rec);
+        (st ? stat : dyn).add(String(id));
+        const e = (st ? sents : ents).get(String(id));
+        if (!check(e && e.frame_id === "world" && e.cubes?.length === 1, `${st ? "/actors/static" : "/actors"}: entity ${id} with one cube in world (frame ${a.frame})`)) return;
         const c = e.cubes[0];
         const centre = mulMV(R, d.slice(6, 9)).map((v, j) => v + loc[j]);
-        check(near(vecOf(c.pose.position), flipV(centre), 1e-9) && near(quatMatrix(c.pose.orientation), flipM(R), 1e-9), `/actors: box ${id}'s pose is the stream's (frame ${a.frame})`);
-        check(near(vecOf(c.size), d.slice(9, 12).map((v) => 2 * v), 0), `/actors: box ${id}'s size is twice its extent`);
-        check((e.metadata || []).some((kv) => kv.key === "type_id" && kv.value === a.type_ids[i]), `/actors: box ${id} carries its type_id`);
+        check(near(vecOf(c.pose.position), flipV(centre), 1e-9) && near(quatMatrix(c.pose.orientation), flipM(R), 1e-9), `box ${id}'s pose is the stream's (frame ${a.frame})`);
+        check(near(vecOf(c.size), d.slice(9, 12).map((v) => 2 * v), 0), `box ${id}'s size is twice its extent`);
+        check((e.metadata || []).some((kv) => kv.key === "type_id" && kv.value === a.type_ids[i]), `box ${id} carries its type_id`);
         boxes++;
-      }
+      });
+      check(dyn.size === ents.size && (!su || stat.size === sents.size), `frame ${a.frame}: no box beyond the stream's actors`);
       // an actor gone since the previous update is deleted
-      if (k > 0) {
-        const before = new Set((updates[k - 1].value.entities || []).map((e) => e.id)), now = new Set((u.value.entities || []).map((e) => e.id));
-        const gone = [...before].filter((id) => !now.has(id)).sort().join(","), dels = (u.value.deletions || []).map((x) => x.id).sort().join(",");
-        check(gone === dels, `/actors: frame ${a.frame} deletes exactly the boxes gone (${gone})`);
-      }
+      const gone = [...prevDyn].filter((id) => !dyn.has(id)).sort().join(","), dels = (u.value.deletions || []).map((x) => x.id).sort().join(",");
+      check(gone === dels, `/actors: frame ${a.frame} deletes exactly the boxes gone (${gone} vs ${dels})`);
+      prevDyn = dyn;
+      prevStatic = stat;
     });
+    check(prevStatic.size > 0, "static actors were seen (the check of /actors/static ran)");
     console.log(`ok: ${boxes} boxes and ${tfs} frames of the transform tree are the actors stream's poses`);
   }
   // every sensor message's transform: its frame's world pose in the tree
   let sensorPoses = 0;
   for (const t of topics) {
-    const name = t.slice(1), dump = name === "actors" || name === "tf" || name === "map" ? null : loadJsonl(name);
+    const name = t.slice(1), dump = ["actors", "actors/static", "tf", "tf_static", "map"].includes(name) ? null : loadJsonl(name);
     if (!dump) continue;
     const msgs = byTopic(t);
     check(msgs.length === dump.length, `${t}: one message per stream message (${msgs.length} of ${dump.length})`);
