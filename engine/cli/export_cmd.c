@@ -98,7 +98,8 @@ int sn_cmd_export(int argc, char **argv)
     return 0;
 }
 
-sn_status sn_cli_mcap_actors(sn_engine *e, sn_error *err)
+/* Adds a sensor.other.actors named "actors" to a loaded scene that has none live. */
+static sn_status add_actors(sn_engine *e, sn_error *err)
 {
     for (uint32_t i = 0; i < sn_engine_actor_count(e); i++) {
         sn_actor_info a = {.struct_size = sizeof a};
@@ -110,14 +111,15 @@ sn_status sn_cli_mcap_actors(sn_engine *e, sn_error *err)
     if (st) {
         char m[sizeof err->msg];
         memcpy(m, err->msg, sizeof m);
-        m[sizeof m - 64] = 0; /* room for the prefix */
-        snprintf(err->msg, sizeof err->msg, "run: --mcap: cannot add the actors stream: %.900s", m);
+        snprintf(err->msg, sizeof err->msg, "--mcap: cannot add the actors stream: %.900s", m);
     }
     return st;
 }
 
 sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, sn_error *err)
 {
+    if (add_actors(e, err) != SN_OK)
+        return NULL;
     sn_mcap_options o = {.struct_size = sizeof o, .threads = threads};
     sn_mcap *m = sn_mcap_create(path, &o, err);
     if (m && (sn_mcap_add_map(m, sn_engine_map(e), err) != SN_OK || sn_engine_listen_all(e, sn_mcap_listen, m, err) != SN_OK)) {
@@ -128,4 +130,18 @@ sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, sn_error
         return NULL;
     }
     return m;
+}
+
+int sn_cli_mcap_end(sn_mcap *m, bool run_ok)
+{
+    if (!m)
+        return 0;
+    if (!run_ok)
+        fprintf(stderr, "sensim: partial MCAP in %s\n", sn_mcap_partial_path(m));
+    sn_error err = {0};
+    if (sn_mcap_close(m, run_ok, &err) != SN_OK && run_ok) {
+        fprintf(stderr, "sensim: error: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
 }

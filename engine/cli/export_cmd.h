@@ -6,10 +6,12 @@
 
 /* sensim export mcap RUN_DIR --out FILE [--map XODR] [--depth-converter C] [--raw-images] */
 int sn_cmd_export(int argc, char **argv);
-/* Adds a sensor.other.actors named "actors" to a loaded scene that has none live. */
-sn_status sn_cli_mcap_actors(sn_engine *e, sn_error *err);
-/* Starts the run's MCAP at path (the scene's map included) and listens to every sensor;
-** threads as --threads (0: one per core). */
+/* After sn_engine_open_outputs: adds an actors stream (sensor.other.actors, "actors") when the
+** scene has none, starts the run's MCAP at path (the scene's map included) and listens to every
+** sensor; threads as --threads (0: one per core). NULL with err on failure. */
 sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, sn_error *err);
+/* After the run: the MCAP into place when run_ok, else left partial (said on stderr). Returns 1
+** (and prints the error) when a whole run's MCAP could not be finished, else 0. */
+int sn_cli_mcap_end(sn_mcap *m, bool run_ok);
 
 #endif

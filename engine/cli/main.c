@@ -273,8 +273,7 @@ static int cmd_run(int argc, char **argv)
     sn_record_options ro = {sizeof ro, c.record, c.additional, 0};
     sn_mcap *mcap = NULL;
     if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK ||
-        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || (c.mcap && sn_cli_mcap_actors(e, &err) != SN_OK) ||
-        sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
+        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
         (c.mcap && !(mcap = sn_cli_mcap_start(e, c.mcap, (int)c.threads, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
@@ -291,14 +290,10 @@ static int cmd_run(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sn_status st = sn_engine_run(e, 0, &err);
     /* the MCAP becomes its path only when the run and the file are whole */
-    if (mcap && st != SN_OK)
-        fprintf(stderr, "sensim: partial MCAP in %s\n", sn_mcap_partial_path(mcap));
-    sn_error mcap_err = {0};
-    if (mcap && sn_mcap_close(mcap, st == SN_OK, &mcap_err) != SN_OK && st == SN_OK) {
+    if (sn_cli_mcap_end(mcap, st == SN_OK)) {
         sn_engine_destroy(e);
         if (sf)
             fclose(sf);
-        fprintf(stderr, "sensim: error: %s\n", mcap_err.msg);
         return EXIT_RUN;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -6,6 +6,7 @@
 #   - a scene with every kind of sensor (cameras of each converter, DVS, optical flow, both
 #     lidars, radar, GNSS, IMU, collision, lane invasion, obstacle, V2X) the same way, and the
 #     same file at 1 and 2 threads;
+#   - a recording replayed with a scene's sensors (replay --mcap) the same way;
 #   - a run killed mid-way leaves no file at the --mcap path (only its .partial-* beside it);
 #   - bad input: a folder without streams, a corrupt stream, a link or a folder where the file
 #     goes: exit 2, one error line, nothing written and nothing left behind.
@@ -73,6 +74,16 @@ printf '%s\n' "$out" | grep -q ' in [1-9][0-9][0-9]* chunks' || bad "small chunk
 out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_raw.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
   bad "the reader refused the RawImage file: $out"
 ls "$TMP"/demo_live.mcap.partial-* >/dev/null 2>&1 && bad "a whole run left a partial MCAP"
+
+# ---- a recording replayed with a scene's sensors re-rendered ----
+"$SENSIM" run "$SCENES/town.yaml" --frames 40 --out "$TMP/rec" --record "$TMP/demo.rec" --quiet || bad "recording the demo"
+cat >"$TMP/ride.yaml" <<'YAML'
+sensors:
+  - {name: chase, blueprint: sensor.camera.rgb, attach_to: hero, transform: {location: [-6, 0, 3], rotation: [-15, 0, 0]}, attributes: {image_size_x: 96, image_size_y: 54, sensor_tick: 0.25}}
+  - {name: top_lidar, blueprint: sensor.lidar.ray_cast, attach_to: hero, transform: {location: [0, 0, 2.4]}, attributes: {channels: 8, points_per_second: 20000}}
+YAML
+"$SENSIM" replay "$TMP/demo.rec" --scene "$TMP/ride.yaml" --out "$TMP/replay" --mcap "$TMP/replay.mcap" --quiet || bad "replay --mcap"
+check "$TMP/replay.mcap" "$TMP/replay"
 
 # ---- every kind of sensor ----
 cat >"$TMP/all.yaml" <<YAML
