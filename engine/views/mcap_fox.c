@@ -78,7 +78,7 @@ bool sn_mp_transform(const msgpack_object *o, sn_transform *t)
     return true;
 }
 
-void sn_fox_quat_of(const sn_rotation *r, double q[4])
+static void quat_of(const sn_rotation *r, double q[4])
 {
     sn_mat3 a = sn_mat3_from_rotation(*r);
     /* S a S: negate the entries with exactly one index equal to y (row 1 or column 1) */
@@ -102,7 +102,7 @@ void sn_fox_vec3(sn_buf *b, uint32_t field, double x, double y, double z)
 static void fox_quat(sn_buf *b, uint32_t field, const sn_rotation *r)
 {
     double q[4];
-    sn_fox_quat_of(r, q);
+    quat_of(r, q);
     size_t m = pb_begin(b);
     for (uint32_t i = 0; i < 4; i++)
         pb_double(b, i + 1, q[i]);
@@ -117,16 +117,21 @@ void sn_fox_pose(sn_buf *b, uint32_t field, const sn_transform *t)
     pb_end(b, field, m);
 }
 
+void sn_fox_frame_transform(sn_buf *b, uint64_t t, const char *parent, const char *child, const sn_transform *rel)
+{
+    size_t tr = pb_begin(b);
+    pb_time(b, 1, t);
+    pb_string(b, 2, parent);
+    pb_string(b, 3, child);
+    sn_fox_vec3(b, 4, rel->location.x, -rel->location.y, rel->location.z);
+    fox_quat(b, 5, &rel->rotation);
+    pb_end(b, 1, tr); /* one of FrameTransforms.transforms */
+}
+
 sn_status sn_mcap_sensor_tf(sn_mcap *m, const char *sensor, const sn_transform *t, uint64_t log_time, sn_error *err)
 {
     m->out.n = 0;
-    size_t tr = pb_begin(&m->out);
-    pb_time(&m->out, 1, log_time);
-    pb_string(&m->out, 2, "world");
-    pb_string(&m->out, 3, sensor);
-    sn_fox_vec3(&m->out, 4, t->location.x, -t->location.y, t->location.z);
-    fox_quat(&m->out, 5, &t->rotation);
-    pb_end(&m->out, 1, tr); /* FrameTransforms.transforms[0] */
+    sn_fox_frame_transform(&m->out, log_time, "world", sensor, t);
     return sn_mcap_emit(m, "/tf", "foxglove.FrameTransforms", false, log_time, err);
 }
 

@@ -129,18 +129,7 @@ static void frame_tf(sn_buf *b, const sn_actor_record *r, size_t n, size_t i, co
         sn_transform pw = pose_of(p), inv = sn_transform_inverse(&pw);
         rel = sn_transform_compose(&inv, &rel);
     }
-    size_t f = pb_begin(b);
-    pb_time(b, 1, t);
-    pb_string(b, 2, parent);
-    pb_string(b, 3, child);
-    sn_fox_vec3(b, 4, rel.location.x, -rel.location.y, rel.location.z);
-    double q[4];
-    sn_fox_quat_of(&rel.rotation, q);
-    size_t qq = pb_begin(b);
-    for (uint32_t k = 0; k < 4; k++)
-        pb_double(b, k + 1, q[k]);
-    pb_end(b, 5, qq);
-    pb_end(b, 1, f);
+    sn_fox_frame_transform(b, t, parent, child, &rel);
 }
 
 /* Static actors: static.* and traffic lights never move (DESIGN.md), nor what hangs on them. */

@@ -86,6 +86,7 @@ bool sn_mp_transform(const msgpack_object *o, sn_transform *t);
 ** (x, -y, z); a rotation R becomes S R S with S = diag(1, -1, 1), as a unit quaternion. */
 void sn_fox_pose(sn_buf *b, uint32_t field, const sn_transform *t);
 void sn_fox_vec3(sn_buf *b, uint32_t field, double x, double y, double z); /* already converted */
-void sn_fox_quat_of(const sn_rotation *r, double q[4]);                     /* x, y, z, w */
+/* One FrameTransforms.transforms entry: child's pose `rel` in parent's frame (CARLA's axes). */
+void sn_fox_frame_transform(sn_buf *b, uint64_t t, const char *parent, const char *child, const sn_transform *rel);
 
 #endif
