@@ -3,11 +3,14 @@
 set -euo pipefail
 PKGS=(gcc libc6-dev meson ninja-build pkg-config libode-dev libmsgpack-dev libstb-dev libyaml-dev
       libdeflate-dev libembree-dev libxml2-dev python3 parallel clang libclang-rt-14-dev
-      python3-msgpack python3-numpy python3-pytest slurm-wlm munge)
+      python3-msgpack python3-numpy python3-pytest slurm-wlm munge
+      libzstd-dev nodejs)  # MCAP: zstd chunks; Node runs the tests' MCAP reader (tests/mcap)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm: Debian's package, unless a Node that carries its own (NodeSource's, which conflicts with it) is there
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
   echo "sensim: installing ${missing[*]}" >&2
