@@ -141,7 +141,8 @@ static sn_status flush_frame(sn_mcap *m, sn_error *err)
 {
     if (m->frame_bytes.bad)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    qsort(m->pend, m->n_pend, sizeof *m->pend, by_sensor);
+    if (m->n_pend) /* an export queues nothing here: pend may be NULL */
+        qsort(m->pend, m->n_pend, sizeof *m->pend, by_sensor);
     sn_status st = SN_OK;
     for (size_t i = 0; !st && i < m->n_pend; i++)
         st = convert_bytes(m, m->frame_bytes.p + m->pend[i].off, m->pend[i].len, err);
