@@ -47,8 +47,7 @@ static int fail(int code, const char *fmt, const char *a)
 
 static const char USAGE[] =
     "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
-    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]]\n"
-    "                  [--record FILE [--additional-data]] [--mcap FILE]\n"
+    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]] [--mcap FILE]\n"
     "       sensim export mcap RUN_DIR --out FILE [--map XODR] [--depth-converter C] [--raw-images]\n"
     "       sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume] [--dry-run]\n"
     "       sensim replay FILE --out DIR [--start S] [--duration D] [--scene SCENE] ...\n"
@@ -66,7 +65,7 @@ static const char USAGE[] =
 /* What `sensim COMMAND --help` prints on stdout. */
 static const char HELP_RUN[] =
     "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
-    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]]\n"
+    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]] [--mcap FILE]\n"
     "Runs a scene headless; each sensor writes DIR/<sensor name>.msgpack.\n"
     "  --out DIR         output folder (created on demand); required\n"
     "  --set PATH=VALUE  overrides one scene value, checked like the file (repeatable), e.g.\n"
