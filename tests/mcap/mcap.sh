@@ -75,6 +75,11 @@ out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_raw
   bad "the reader refused the RawImage file: $out"
 ls "$TMP"/demo_live.mcap.partial-* >/dev/null 2>&1 && bad "a whole run left a partial MCAP"
 
+# ---- a run without an actors stream: every sensor in a frame of its own under world ----
+"$SENSIM" run "$SCENES/town.yaml" --frames 30 --out "$TMP/plain" --quiet || bad "plain demo run"
+"$SENSIM" export mcap "$TMP/plain" --out "$TMP/plain.mcap" >/dev/null || bad "export of a run without an actors stream"
+check "$TMP/plain.mcap" "$TMP/plain"
+
 # ---- a recording replayed with a scene's sensors re-rendered ----
 "$SENSIM" run "$SCENES/town.yaml" --frames 40 --out "$TMP/rec" --record "$TMP/demo.rec" --quiet || bad "recording the demo"
 cat >"$TMP/ride.yaml" <<'YAML'
