@@ -38,6 +38,9 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
                        o->depth_converter), NULL;
     if (o->zstd_level < 0 || o->zstd_level > 19)
         return sn_fail(err, SN_E_INVALID, "mcap: zstd level %d is not within 1..19", o->zstd_level), NULL;
+    size_t len = strlen(path);
+    if (len >= 8 && strcmp(path + len - 8, ".msgpack") == 0) /* it would replace or pass for a stream */
+        return sn_fail(err, SN_E_INVALID, "mcap: %s: an MCAP file may not be named like a stream (*.msgpack)", path), NULL;
     /* what stands at path must be something a file may replace: checked before any work */
     if (sn_outdir_check_dest(path, false, err)) { /* bad input, not a failure while writing */
         err->status = SN_E_INVALID;

@@ -177,6 +177,8 @@ ln -sf "$TMP/target" "$TMP/link.mcap"
 expect2 "run --mcap through a link" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/linked" --mcap "$TMP/link.mcap"
 [ -e "$TMP/target" ] && bad "--mcap wrote through a link"
 ls "$TMP"/link.mcap.partial-* >/dev/null 2>&1 && bad "a refused --mcap left a partial file"
+expect2 "--mcap named like a stream" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/named" --mcap "$TMP/named/hero_rgb.msgpack"
+[ -e "$TMP/named/hero_rgb.msgpack" ] && bad "--mcap named like a stream wrote it"
 expect2 "--mcap without a value" "$SENSIM" run "$SCENES/town.yaml" --out "$TMP/x" --mcap
 
 [ $fails -eq 0 ] && echo "mcap: all checks passed"
