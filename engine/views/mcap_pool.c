@@ -12,13 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RING 64      /* slots: at most this many messages in flight */
+#define RING 4096    /* slots: at most this many messages in flight (a few hundred frames) */
+#define MAX_IMAGES 16 /* images in flight: each holds its message's copy (a camera's raw image) */
 #define MAX_WORKERS 8
 
 enum { S_FREE, S_READY, S_PENDING, S_TAKEN, S_FAILED };
 
 typedef struct slot {
     int state;
+    bool image;          /* an image job (counted in sn_mcap_pool.images) */
     uint16_t ch;
     uint64_t t;
     sn_buf data;         /* the message to write */
@@ -33,6 +35,7 @@ struct sn_mcap_pool {
     slot ring[RING];
     size_t head, tail;   /* head: next to write; tail: next free (both count up forever) */
     size_t next_job;     /* the oldest slot a worker may still find pending */
+    size_t images;       /* image slots queued and not yet written */
     int n_workers;
     pthread_t workers[MAX_WORKERS];
     pthread_mutex_t mu;
@@ -128,15 +131,16 @@ sn_mcap_pool *sn_mcap_pool_create(sn_mcapw *w, int workers, sn_error *err)
     return p;
 }
 
-/* Writes the ready slots at the head; with `wait`, waits until every slot is written. */
-static sn_status flush(sn_mcap_pool *p, bool wait, size_t keep_free, sn_error *err)
+/* Writes the ready slots at the head. It waits for the head only until there is room for
+** `slots` more slots and `images` more images; with `all`, until every slot is written. */
+static sn_status flush(sn_mcap_pool *p, bool all, size_t slots, size_t images, sn_error *err)
 {
     sn_status st = SN_OK;
     pthread_mutex_lock(&p->mu);
     while (!st && p->head < p->tail) {
         slot *s = &p->ring[p->head % RING];
         if (s->state == S_PENDING || s->state == S_TAKEN) {
-            if (!wait && p->tail - p->head + keep_free <= RING)
+            if (!all && p->tail - p->head + slots <= RING && p->images + images <= MAX_IMAGES)
                 break;
             pthread_cond_wait(&p->done, &p->mu);
             continue;
@@ -147,7 +151,15 @@ static sn_status flush(sn_mcap_pool *p, bool wait, size_t keep_free, sn_error *e
         }
         pthread_mutex_unlock(&p->mu); /* a ready slot is the producer's alone */
         st = s->data.bad ? sn_fail(err, SN_E_NOMEM, "out of memory") : sn_mcapw_message(p->w, s->ch, s->t, s->data.p, s->data.n, err);
+        /* big buffers go back: thousands of slots must not each keep an image's worth */
+        if (s->msg.cap)
+            sn_buf_free(&s->msg);
+        if (s->data.cap > (256u << 10))
+            sn_buf_free(&s->data);
         pthread_mutex_lock(&p->mu);
+        if (s->image)
+            p->images--;
+        s->image = false;
         s->state = S_FREE;
         p->head++;
         if (p->next_job < p->head)
@@ -157,10 +169,10 @@ static sn_status flush(sn_mcap_pool *p, bool wait, size_t keep_free, sn_error *e
     return st;
 }
 
-/* A free slot at the tail (writing or waiting for the head as needed). */
-static slot *claim(sn_mcap_pool *p, sn_error *err)
+/* A free slot at the tail (writing or waiting for the head as needed), for an image or not. */
+static slot *claim(sn_mcap_pool *p, bool image, sn_error *err)
 {
-    if (p->tail - p->head >= RING && flush(p, false, 1, err))
+    if (flush(p, false, 1, image, err))
         return NULL;
     slot *s = &p->ring[p->tail % RING];
     s->data.n = 0;
@@ -170,7 +182,7 @@ static slot *claim(sn_mcap_pool *p, sn_error *err)
 
 sn_status sn_mcap_pool_put(sn_mcap_pool *p, uint16_t ch, uint64_t t, const void *data, size_t n, sn_error *err)
 {
-    slot *s = claim(p, err);
+    slot *s = claim(p, false, err);
     if (!s)
         return err->status;
     s->ch = ch, s->t = t;
@@ -179,12 +191,12 @@ sn_status sn_mcap_pool_put(sn_mcap_pool *p, uint16_t ch, uint64_t t, const void 
     s->state = S_READY;
     p->tail++;
     pthread_mutex_unlock(&p->mu);
-    return flush(p, false, 0, err);
+    return flush(p, false, 0, 0, err);
 }
 
 sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *job, sn_error *err)
 {
-    slot *s = claim(p, err);
+    slot *s = claim(p, true, err);
     if (!s)
         return err->status;
     s->ch = ch, s->t = job->t;
@@ -204,17 +216,19 @@ sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *j
         s->state = S_READY;
         p->tail++;
         pthread_mutex_unlock(&p->mu);
-        return flush(p, false, 0, err);
+        return flush(p, false, 0, 0, err);
     }
     pthread_mutex_lock(&p->mu);
     s->state = S_PENDING;
+    s->image = true;
+    p->images++;
     p->tail++;
     pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->mu);
-    return flush(p, false, 0, err);
+    return flush(p, false, 0, 0, err);
 }
 
-sn_status sn_mcap_pool_drain(sn_mcap_pool *p, sn_error *err) { return flush(p, true, 0, err); }
+sn_status sn_mcap_pool_drain(sn_mcap_pool *p, sn_error *err) { return flush(p, true, 0, 0, err); }
 
 void sn_mcap_pool_free(sn_mcap_pool *p)
 {
