@@ -4,7 +4,10 @@ set -euo pipefail
 PKGS=(gcc libc6-dev meson ninja-build pkg-config libode-dev libmsgpack-dev libstb-dev libyaml-dev
       libdeflate-dev libembree-dev libxml2-dev python3 parallel clang libclang-rt-14-dev
       python3-msgpack python3-numpy python3-pytest slurm-wlm munge
-      libzstd-dev nodejs)  # MCAP: zstd chunks; Node runs the tests' MCAP reader (tests/mcap)
+      libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg chromium nodejs
+      libzstd-dev)  # MCAP: zstd chunks (Node also runs the tests' MCAP reader, tests/mcap)
+# pip install ./python into a venv, offline (python/tests/test_examples.py, docs/python.md)
+PKGS+=(python3-venv python3-setuptools python3-wheel)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -16,4 +19,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "sensim: installing ${missing[*]}" >&2
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# the report's browser test drives chromium with puppeteer-core (tests/views/package-lock.json);
+# npm comes with a nodejs from nodesource, else from Debian (whose npm conflicts with the former)
+if ! command -v npm >/dev/null; then
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+if [ ! -d "$(dirname "$0")/../tests/views/node_modules/puppeteer-core" ]; then
+  (cd "$(dirname "$0")/../tests/views" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi

@@ -11,8 +11,10 @@
 #include "batch_cmd.h"
 #include "export_cmd.h"
 #include "map_cmd.h"
+#include "report_cmd.h"
 #include "record_cmd.h"
 #include "scaffold.h"
+#include "video.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -54,8 +56,10 @@ static const char USAGE[] =
     "       sensim recorder info|collisions|blocked FILE [--json] ...\n"
     "       sensim blueprints [--json] [--plugin-dir DIR]\n"
     "       sensim plugins [--json] [--plugin-dir DIR]\n"
-    "       sensim dump FILE [--json]\n"
+    "       sensim dump FILE [--json] [--decode]\n"
     "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
+    "       sensim convert STREAM --video OUT.mp4 [--gif OUT.gif] [--converter C]\n"
+    "       sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]\n"
     "       sensim new-sensor NAME [DIR]\n"
     "       sensim map FILE [--json] [--waypoints D | --topology | --spawn-points | --at X,Y,Z]\n"
     "       sensim help [COMMAND]\n"
@@ -76,7 +80,8 @@ static const char HELP_RUN[] =
     "  --plugin-dir DIR  searched for plugins before SENSIM_PLUGIN_PATH and the engine's own\n"
     "  --quiet           no summary line, no refused-plugin warnings\n"
     "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N,\"time_world\":S,\n"
-    "                    \"time_sensors\":S,\"time_output\":S} there at the end (wall seconds by part)\n"
+    "                    \"time_sensors\":S,\"time_output\":S,\"seed\":N,\"scene\":PATH} there at the end (wall\n"
+    "                    seconds by part); as DIR/stats.json it is what `sensim report DIR` summarises\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
     "  --mcap FILE       also write the run as MCAP for Foxglove as it goes (docs/mcap.md); adds an\n"
@@ -89,13 +94,20 @@ static const char HELP_PLUGINS[] =
     "usage: sensim plugins [--json] [--plugin-dir DIR]\n"
     "Lists every plugin file found, its ABI and blueprints, or why it was refused.\n";
 static const char HELP_DUMP[] =
-    "usage: sensim dump FILE [--json]\n"
-    "Prints a stream as JSON lines, one per message; --json gives bins in full (base64).\n";
+    "usage: sensim dump FILE [--json] [--decode]\n"
+    "Prints a stream as JSON lines, one per message. Every bin is {\"$bin_bytes\": N}, with\n"
+    "\"$records\" and \"count\" when its layout is known (points, detections, events, pixels).\n"
+    "--decode adds \"records\": each record as an object (not for pixels); --json adds \"$bin\":\n"
+    "the bytes in base64.\n";
 static const char HELP_CONVERT[] =
     "usage: sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
+    "       sensim convert STREAM [--video OUT.mp4] [--gif OUT.gif] [--converter C]\n"
     "Saves every image of a camera stream as DIR/<frame>.png (CARLA's ColorConverter; default raw).\n"
     "Optical flow streams get CARLA's get_color_coded_flow colours; lidar, semantic lidar and radar\n"
-    "streams a 500x500 bird's-eye view, 0.2 m per pixel, the sensor at the centre, forward up.\n";
+    "streams a 500x500 bird's-eye view, 0.2 m per pixel, the sensor at the centre, forward up.\n"
+    "  --video OUT.mp4   the same pictures as an H.264 video at the sensor's rate (its timestamps)\n"
+    "  --gif OUT.gif     an animated GIF preview, at most 480 pixels wide\n"
+    "Existing output files are never replaced (docs/views.md).\n";
 static const char HELP_NEW_SENSOR[] =
     "usage: sensim new-sensor NAME [DIR]\n"
     "Writes a plugin folder (sensor, unit test, meson.build, scene, README) that builds as written.\n"
@@ -130,13 +142,14 @@ typedef struct cli {
     size_t n_sets;
     const char *out, *plugin_dir, *converter, *stats;
     const char *record, *mcap;
+    const char *video, *gif;
     uint64_t frames, seed, threads;
-    bool has_frames, has_seed, json, quiet, additional;
+    bool has_frames, has_seed, json, quiet, additional, decode;
 } cli;
 
 /* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
 enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
-       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_MCAP };
+       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP };
 static const struct option ALL_OPTIONS[] = {
     {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
     {"frames", required_argument, NULL, OPT_FRAMES},     {"seed", required_argument, NULL, OPT_SEED},
@@ -144,6 +157,8 @@ static const struct option ALL_OPTIONS[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},             {"stats", required_argument, NULL, OPT_STATS},
     {"record", required_argument, NULL, OPT_RECORD},     {"additional-data", no_argument, NULL, OPT_ADDITIONAL},
     {"json", no_argument, NULL, OPT_JSON},               {"converter", required_argument, NULL, OPT_CONVERTER},
+    {"decode", no_argument, NULL, OPT_DECODE},
+    {"video", required_argument, NULL, OPT_VIDEO},       {"gif", required_argument, NULL, OPT_GIF},
     {"mcap", required_argument, NULL, OPT_MCAP},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
@@ -197,11 +212,14 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case '?':
             return fail(EXIT_INPUT, "unknown option '%s' (see sensim --help)", offending(args));
         case OPT_JSON: c->json = true; break;
+        case OPT_DECODE: c->decode = true; break;
         case OPT_QUIET: c->quiet = true; break;
         case OPT_ADDITIONAL: c->additional = true; break;
         case OPT_OUT: c->out = val; break;
         case OPT_STATS: c->stats = val; break;
         case OPT_CONVERTER: c->converter = val; break;
+        case OPT_VIDEO: c->video = val; break;
+        case OPT_GIF: c->gif = val; break;
         case OPT_PLUGIN_DIR: c->plugin_dir = val; break;
         case OPT_RECORD: c->record = val; break;
         case OPT_MCAP: c->mcap = val; break;
@@ -233,7 +251,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
     return 0;
 }
 
-/* Limits of run options the scene does not check (README "Limits"). */
+/* Limits of run options the scene does not check (docs/scene.md, "Limits and ranges"). */
 static int check_run_limits(const cli *c)
 {
     if (c->has_frames && c->frames > SN_LIMIT_FRAMES) {
@@ -243,6 +261,8 @@ static int check_run_limits(const cli *c)
     }
     return 0;
 }
+
+static void json_str_to(FILE *f, const char *s);
 
 static int cmd_run(int argc, char **argv)
 {
@@ -302,9 +322,12 @@ static int cmd_run(int argc, char **argv)
     int stats_failed = 0;
     if (sf) {
         int w = fprintf(sf, "{\"frames\":%llu,\"sim_time\":%.9g,\"messages\":%llu,\"sensors\":%u,"
-                            "\"time_world\":%.6f,\"time_sensors\":%.6f,\"time_output\":%.6f}\n",
+                            "\"time_world\":%.6f,\"time_sensors\":%.6f,\"time_output\":%.6f,\"seed\":%llu,\"scene\":",
                         (unsigned long long)stats.frames, stats.sim_time, (unsigned long long)stats.messages,
-                        stats.sensors, stats.time_world, stats.time_sensors, stats.time_output);
+                        stats.sensors, stats.time_world, stats.time_sensors, stats.time_output,
+                        (unsigned long long)sn_engine_seed(e));
+        json_str_to(sf, c.positional); /* what `sensim report` shows as the run's scene */
+        w = w < 0 ? w : fputs("}\n", sf);
         bool closed = fclose(sf) == 0;
         stats_failed = (!closed || w < 0) ? (errno ? errno : EIO) : 0;
     }
@@ -330,19 +353,21 @@ static int cmd_run(int argc, char **argv)
     return 0;
 }
 
-static void json_str(const char *s)
+static void json_str_to(FILE *f, const char *s)
 {
-    putchar('"');
+    fputc('"', f);
     for (; s && *s; s++) {
         if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
+            fprintf(f, "\\%c", *s);
         else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
+            fprintf(f, "\\u%04x", *s);
         else
-            putchar(*s);
+            fputc(*s, f);
     }
-    putchar('"');
+    fputc('"', f);
 }
+
+static void json_str(const char *s) { json_str_to(stdout, s); }
 
 static const char *kind_name(sn_actor_kind k)
 {
@@ -518,13 +543,14 @@ static int cmd_plugins(int argc, char **argv)
 static int cmd_dump(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " json ", HELP_DUMP);
+    int rc = parse_args(argc, argv, &c, " json decode ", HELP_DUMP);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
         return fail(EXIT_INPUT, "dump: no stream file given%s", "");
     sn_error err = {0};
-    if (sn_stream_dump(c.positional, stdout, c.json, &err) != SN_OK) {
+    if (sn_stream_dump_bins(c.positional, stdout, (c.json ? SN_DUMP_BASE64 : 0) | (c.decode ? SN_DUMP_DECODE : 0),
+                            &err) != SN_OK) {
         fflush(stdout);
         return fail(EXIT_INPUT, "%s", err.msg);
     }
@@ -535,16 +561,19 @@ static int cmd_dump(int argc, char **argv)
 static int cmd_convert(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " converter out ", HELP_CONVERT);
+    int rc = parse_args(argc, argv, &c, " converter out video gif ", HELP_CONVERT);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
-    if (!c.positional || !c.out)
-        return fail(EXIT_INPUT, "convert: usage: sensim convert STREAM --out DIR [--converter %s]",
-                    "raw|depth|logarithmic_depth|cityscapes");
+    if (!c.positional || (!c.out && !c.video && !c.gif))
+        return fail(EXIT_INPUT, "convert: usage: sensim convert STREAM --out DIR | --video OUT.mp4 | --gif OUT.gif "
+                    "[--converter %s]", "raw|depth|logarithmic_depth|cityscapes");
     sn_color_converter conv = SN_COLOR_RAW;
     if (c.converter && !sn_color_converter_parse(c.converter, &conv))
         return fail(EXIT_INPUT, "convert: unknown converter '%s' (raw, depth, logarithmic_depth or cityscapes)",
                     c.converter);
+    if (c.video || c.gif)
+        return c.out ? fail(EXIT_INPUT, "convert: --out DIR (PNG files) goes alone, without --video or --gif%s", "")
+                     : sn_cli_convert_video(c.positional, c.video, c.gif, conv);
     if (mkdir(c.out, 0777) != 0 && errno != EEXIST)
         return fail(EXIT_INPUT, "convert: cannot create %s", c.out);
     sn_error err = {0};
@@ -599,7 +628,7 @@ static const command COMMANDS[] = {
     {"run", cmd_run},           {"batch", sn_cli_batch},       {"blueprints", cmd_blueprints},
     {"plugins", cmd_plugins},   {"dump", cmd_dump},            {"recorder", sn_cmd_recorder},
     {"replay", sn_cmd_replay},  {"convert", cmd_convert},      {"new-sensor", cmd_new_sensor},
-    {"map", sn_cmd_map},        {"export", sn_cmd_export},
+    {"map", sn_cmd_map},        {"report", sn_cmd_report},   {"export", sn_cmd_export},
 };
 
 static const command *find_command(const char *name)

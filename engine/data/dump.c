@@ -1,6 +1,7 @@
 #include "dump.h"
 
 #include "../core/error.h"
+#include "layouts.h"
 #include "msgread.h"
 
 #include <errno.h>
@@ -74,7 +75,65 @@ static void put_double(FILE *out, double d)
         fprintf(out, "%.17g", d);
 }
 
-static void put_object(FILE *out, const msgpack_object *o, bool full)
+static void put_map(FILE *out, const msgpack_object *o, unsigned flags, const msgpack_object *type);
+
+static void put_float32(FILE *out, float f)
+{
+    if (!isfinite(f))
+        fputs("null", out);
+    else
+        fprintf(out, "%.9g", (double)f); /* 9 digits: the float32 again when read back */
+}
+
+/* One record of a known layout as a JSON object of its fields. */
+static void put_record(FILE *out, const sn_bin_layout *l, const uint8_t *rec)
+{
+    fputc('{', out);
+    for (unsigned i = 0; i < l->n_fields; i++) {
+        const sn_field *f = &l->fields[i];
+        const uint8_t *p = rec + f->offset;
+        fprintf(out, "%s\"%s\":", i ? "," : "", f->name);
+        switch (f->kind) {
+        case SN_FIELD_F32: put_float32(out, sn_le_f32(p)); break;
+        case SN_FIELD_U32: fprintf(out, "%lu", (unsigned long)sn_le_u32(p)); break;
+        case SN_FIELD_U16: fprintf(out, "%u", (unsigned)sn_le_u16(p)); break;
+        case SN_FIELD_I64: fprintf(out, "%lld", (long long)(int64_t)sn_le_u64(p)); break;
+        case SN_FIELD_U8: fprintf(out, "%u", (unsigned)p[0]); break;
+        }
+    }
+    fputc('}', out);
+}
+
+/* Every bin the same way: {"$bin_bytes": N} first; with a known layout its name and record
+** count (and trailing bytes that make no whole record); with SN_DUMP_DECODE its records (not for
+** per-pixel layouts: `sensim convert` draws those); with SN_DUMP_BASE64 the bytes. */
+static void put_bin(FILE *out, const msgpack_object *o, unsigned flags, const sn_bin_layout *l)
+{
+    uint32_t n = o->via.bin.size;
+    const uint8_t *b = (const uint8_t *)o->via.bin.ptr;
+    fprintf(out, "{\"$bin_bytes\":%lu", (unsigned long)n);
+    if (l) {
+        fprintf(out, ",\"$records\":\"%s\",\"count\":%lu", l->records, (unsigned long)(n / l->size));
+        if (n % l->size)
+            fprintf(out, ",\"trailing_bytes\":%lu", (unsigned long)(n % l->size));
+        if ((flags & SN_DUMP_DECODE) && !l->per_pixel) {
+            fputs(",\"records\":[", out);
+            for (uint32_t i = 0; i < n / l->size; i++) {
+                if (i)
+                    fputc(',', out);
+                put_record(out, l, b + (size_t)i * l->size);
+            }
+            fputc(']', out);
+        }
+    }
+    if (flags & SN_DUMP_BASE64) {
+        fputs(",\"$bin\":", out);
+        put_base64(out, b, n);
+    }
+    fputc('}', out);
+}
+
+static void put_object(FILE *out, const msgpack_object *o, unsigned flags)
 {
     switch (o->type) {
     case MSGPACK_OBJECT_NIL: fputs("null", out); break;
@@ -84,113 +143,75 @@ static void put_object(FILE *out, const msgpack_object *o, bool full)
     case MSGPACK_OBJECT_FLOAT32:
     case MSGPACK_OBJECT_FLOAT64: put_double(out, o->via.f64); break;
     case MSGPACK_OBJECT_STR: put_string(out, o->via.str.ptr, o->via.str.size); break;
-    case MSGPACK_OBJECT_BIN:
-        if (full) {
-            fputs("{\"$bin\":", out);
-            put_base64(out, (const unsigned char *)o->via.bin.ptr, o->via.bin.size);
-            fputc('}', out);
-        } else {
-            fprintf(out, "{\"$bin_bytes\":%u}", o->via.bin.size);
-        }
-        break;
+    case MSGPACK_OBJECT_BIN: put_bin(out, o, flags, NULL); break;
     case MSGPACK_OBJECT_ARRAY:
         fputc('[', out);
         for (uint32_t i = 0; i < o->via.array.size; i++) {
             if (i)
                 fputc(',', out);
-            put_object(out, &o->via.array.ptr[i], full);
+            put_object(out, &o->via.array.ptr[i], flags);
         }
         fputc(']', out);
         break;
-    case MSGPACK_OBJECT_MAP:
-        fputc('{', out);
-        for (uint32_t i = 0; i < o->via.map.size; i++) {
-            const msgpack_object_kv *kv = &o->via.map.ptr[i];
-            if (i)
-                fputc(',', out);
-            if (kv->key.type == MSGPACK_OBJECT_STR)
-                put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
-            else if (kv->key.type == MSGPACK_OBJECT_ARRAY || kv->key.type == MSGPACK_OBJECT_MAP ||
-                     kv->key.type == MSGPACK_OBJECT_BIN || kv->key.type == MSGPACK_OBJECT_EXT)
-                /* a container as a key: named, not written out — nested keys would re-escape their
-                ** text at every level, doubling it each time (a fuzzer found 2^64) */
-                fputs(kv->key.type == MSGPACK_OBJECT_ARRAY ? "\"$array\"" : kv->key.type == MSGPACK_OBJECT_MAP
-                      ? "\"$map\"" : kv->key.type == MSGPACK_OBJECT_BIN ? "\"$bin\"" : "\"$ext\"", out);
-            else { /* a scalar key: its JSON text, as a string (a bare `"` + text + `"` was not JSON) */
-                char *text = NULL;
-                size_t len = 0;
-                FILE *m = open_memstream(&text, &len);
-                if (m) {
-                    put_object(m, &kv->key, full);
-                    fclose(m);
-                }
-                put_string(out, text ? text : "", text ? len : 0);
-                free(text);
-            }
-            fputc(':', out);
-            put_object(out, &kv->val, full);
-        }
-        fputc('}', out);
-        break;
+    case MSGPACK_OBJECT_MAP: put_map(out, o, flags, NULL); break;
     default:
         fputs("null", out);
     }
 }
 
-/* The record layout (sensim/records.h) of a message's raw_data, by its type; NULL if none. */
-static const char *records_of(const msgpack_object *map, unsigned *size)
+/* A map; `type` (a message's blueprint id, NULL below the top level) names the layouts of its bins. */
+static void put_map(FILE *out, const msgpack_object *o, unsigned flags, const msgpack_object *type)
 {
-    static const struct {
-        const char *type, *rec;
-        unsigned size;
-    } known[] = {{"sensor.lidar.ray_cast", "sn_point_xyzi", 16},
-                 {"sensor.lidar.ray_cast_semantic", "sn_semantic_point", 24},
-                 {"sensor.other.radar", "sn_radar_detection", 16}};
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object_kv *kv = &map->via.map.ptr[i];
-        if (kv->key.type != MSGPACK_OBJECT_STR || kv->key.via.str.size != 4 || memcmp(kv->key.via.str.ptr, "type", 4) ||
-            kv->val.type != MSGPACK_OBJECT_STR)
-            continue;
-        for (size_t k = 0; k < sizeof known / sizeof *known; k++)
-            if (kv->val.via.str.size == strlen(known[k].type) &&
-                memcmp(kv->val.via.str.ptr, known[k].type, kv->val.via.str.size) == 0) {
-                *size = known[k].size;
-                return known[k].rec;
-            }
-    }
-    return NULL;
-}
-
-/* A message whose raw_data has a standard record layout: raw_data summarised as
-** {"$bin_bytes": N, "$records": name, "count": records}, the rest as put_object writes it. */
-void sn_dump_message(FILE *out, const msgpack_object *map, bool full)
-{
-    unsigned size = 0;
-    const char *rec = full ? NULL : records_of(map, &size);
-    for (uint32_t i = 0; rec && i < map->via.map.size; i++)
-        if (map->via.map.ptr[i].key.type != MSGPACK_OBJECT_STR)
-            rec = NULL; /* only plain string keys are written here */
-    if (!rec) {
-        put_object(out, map, full);
-        return;
-    }
     fputc('{', out);
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object_kv *kv = &map->via.map.ptr[i];
+    for (uint32_t i = 0; i < o->via.map.size; i++) {
+        const msgpack_object_kv *kv = &o->via.map.ptr[i];
         if (i)
             fputc(',', out);
-        put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
+        if (kv->key.type == MSGPACK_OBJECT_STR)
+            put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
+        else if (kv->key.type == MSGPACK_OBJECT_ARRAY || kv->key.type == MSGPACK_OBJECT_MAP ||
+                 kv->key.type == MSGPACK_OBJECT_BIN || kv->key.type == MSGPACK_OBJECT_EXT)
+            /* a container as a key: named, not written out — nested keys would re-escape their
+            ** text at every level, doubling it each time (a fuzzer found 2^64) */
+            fputs(kv->key.type == MSGPACK_OBJECT_ARRAY ? "\"$array\"" : kv->key.type == MSGPACK_OBJECT_MAP
+                  ? "\"$map\"" : kv->key.type == MSGPACK_OBJECT_BIN ? "\"$bin\"" : "\"$ext\"", out);
+        else { /* a scalar key: its JSON text, as a string (a bare `"` + text + `"` was not JSON) */
+            char *text = NULL;
+            size_t len = 0;
+            FILE *m = open_memstream(&text, &len);
+            if (m) {
+                put_object(m, &kv->key, flags);
+                fclose(m);
+            }
+            put_string(out, text ? text : "", text ? len : 0);
+            free(text);
+        }
         fputc(':', out);
-        if (kv->val.type == MSGPACK_OBJECT_BIN && kv->key.via.str.size == 8 && memcmp(kv->key.via.str.ptr, "raw_data", 8) == 0)
-            fprintf(out, "{\"$bin_bytes\":%u,\"$records\":\"%s\",\"count\":%u}", kv->val.via.bin.size, rec,
-                    kv->val.via.bin.size / size);
+        const sn_bin_layout *l = NULL;
+        if (type && kv->key.type == MSGPACK_OBJECT_STR && kv->val.type == MSGPACK_OBJECT_BIN)
+            l = sn_bin_layout_find(type->via.str.ptr, type->via.str.size, kv->key.via.str.ptr, kv->key.via.str.size);
+        if (l)
+            put_bin(out, &kv->val, flags, l);
         else
-            put_object(out, &kv->val, full);
+            put_object(out, &kv->val, flags);
     }
     fputc('}', out);
 }
 
-sn_status sn_dump_file(const char *path, FILE *out, bool full, sn_error *err)
+/* A message: its bins are known by its `type` (a string value of that key). */
+void sn_dump_message(FILE *out, const msgpack_object *map, unsigned flags)
+{
+    const msgpack_object *type = NULL;
+    for (uint32_t i = 0; i < map->via.map.size && !type; i++) {
+        const msgpack_object_kv *kv = &map->via.map.ptr[i];
+        if (kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == 4 && !memcmp(kv->key.via.str.ptr, "type", 4) &&
+            kv->val.type == MSGPACK_OBJECT_STR)
+            type = &kv->val;
+    }
+    put_map(out, map, flags, type);
+}
+
+sn_status sn_dump_file(const char *path, FILE *out, unsigned flags, sn_error *err)
 {
     sn_msgreader r;
     sn_status st = sn_msgreader_open(&r, path, err);
@@ -209,7 +230,7 @@ sn_status sn_dump_file(const char *path, FILE *out, bool full, sn_error *err)
                          path, (unsigned long long)r.count, (unsigned long long)(r.offset - len));
             break;
         }
-        sn_dump_message(out, &res.data, full);
+        sn_dump_message(out, &res.data, flags);
         fputc('\n', out);
         if (ferror(out))
             break;

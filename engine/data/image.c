@@ -280,9 +280,9 @@ static bool type_is(const msgpack_object *t, const char *name)
     return t && t->type == MSGPACK_OBJECT_STR && t->via.str.size == n && !memcmp(t->via.str.ptr, name, n);
 }
 
-/* A lidar or radar message: its bird's-eye view (views.h) into *scratch. */
-static sn_status bev_rgb(const msgpack_object *msg, sn_bev_kind k, uint8_t **scratch, size_t *cap, sn_picture *pic,
-                         sn_error *err)
+/* A lidar or radar message: its bird's-eye view (views.h). */
+static sn_status bev_picture(const msgpack_object *msg, sn_bev_kind k, uint8_t **scratch, size_t *cap,
+                             sn_picture_size *out, sn_error *err)
 {
     const msgpack_object *raw = get(msg, "raw_data"), *frame = get(msg, "frame");
     size_t rs = sn_bev_record_size(k);
@@ -294,20 +294,20 @@ static sn_status bev_rgb(const msgpack_object *msg, sn_bev_kind k, uint8_t **scr
     if (!sn_grow((void **)scratch, cap, (size_t)SN_BEV_SIZE * SN_BEV_SIZE * 3, 1))
         return sn_fail(err, SN_E_NOMEM, "out of memory for a bird's-eye view");
     sn_bev_image(k, (const uint8_t *)raw->via.bin.ptr, raw->via.bin.size / rs, *scratch);
-    *pic = (sn_picture){frame->via.u64, SN_BEV_SIZE, SN_BEV_SIZE, *scratch};
+    *out = (sn_picture_size){SN_BEV_SIZE, SN_BEV_SIZE, frame->via.u64};
     return SN_OK;
 }
 
-sn_status sn_image_message_rgb(const msgpack_object *msg, sn_converter c, uint8_t **scratch, size_t *cap,
-                               sn_picture *pic, sn_error *err)
+sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool points, uint8_t **scratch, size_t *cap,
+                           sn_picture_size *out, sn_error *err)
 {
     const msgpack_object *type = msg->type == MSGPACK_OBJECT_MAP ? get(msg, "type") : NULL;
-    if (type_is(type, "sensor.lidar.ray_cast"))
-        return bev_rgb(msg, SN_BEV_LIDAR, scratch, cap, pic, err);
-    if (type_is(type, "sensor.lidar.ray_cast_semantic"))
-        return bev_rgb(msg, SN_BEV_SEMANTIC_LIDAR, scratch, cap, pic, err);
-    if (type_is(type, "sensor.other.radar"))
-        return bev_rgb(msg, SN_BEV_RADAR, scratch, cap, pic, err);
+    if (points && type_is(type, "sensor.lidar.ray_cast"))
+        return bev_picture(msg, SN_BEV_LIDAR, scratch, cap, out, err);
+    if (points && type_is(type, "sensor.lidar.ray_cast_semantic"))
+        return bev_picture(msg, SN_BEV_SEMANTIC_LIDAR, scratch, cap, out, err);
+    if (points && type_is(type, "sensor.other.radar"))
+        return bev_picture(msg, SN_BEV_RADAR, scratch, cap, out, err);
     const bool flow = type_is(type, "sensor.camera.optical_flow");
     const msgpack_object *w = msg->type == MSGPACK_OBJECT_MAP ? get(msg, "width") : NULL;
     const msgpack_object *h = w ? get(msg, "height") : NULL;
@@ -338,16 +338,16 @@ sn_status sn_image_message_rgb(const msgpack_object *msg, sn_converter c, uint8_
         sn_flow_image(bgra, px, *scratch);
     else
         sn_convert_bgra(c, bgra, px, *scratch);
-    *pic = (sn_picture){frame->via.u64, (uint32_t)W, (uint32_t)H, *scratch};
+    *out = (sn_picture_size){(uint32_t)W, (uint32_t)H, frame->via.u64};
     return SN_OK;
 }
 
 sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
                                 uint8_t **scratch, size_t *cap, sn_error *err)
 {
-    sn_picture pic;
-    sn_status st = sn_image_message_rgb(msg, c, scratch, cap, &pic, err);
-    return st ? st : write_png(dir, pattern, pic.frame, pic.width, pic.height, pic.rgb, err);
+    sn_picture_size ps;
+    sn_status st = sn_image_picture(msg, c, true, scratch, cap, &ps, err);
+    return st ? st : write_png(dir, pattern, ps.frame, ps.width, ps.height, *scratch, err);
 }
 
 sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, size_t *written, sn_error *err)

@@ -44,18 +44,22 @@ bool sn_image_pattern_check(const char *pattern, sn_error *err);
 #define SN_SAVE_PATH_MAX 1024
 /* True when two checked patterns could name the same file for some frame numbers. */
 bool sn_image_patterns_may_collide(const char *a, const char *b);
-/* The picture of one message as `sensim convert` saves it: a camera image through converter c
-** (optical flow's colour code, a DVS's event frame), a lidar or radar stream's bird's-eye view.
-** pic->rgb points into *scratch (grown and reused; caller frees). */
-typedef struct sn_picture {
-    uint64_t frame;
-    uint32_t width, height;
-    const uint8_t *rgb; /* width * height * 3 bytes */
-} sn_picture;
-sn_status sn_image_message_rgb(const msgpack_object *msg, sn_converter c, uint8_t **scratch, size_t *cap,
-                               sn_picture *pic, sn_error *err);
 sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
                                 uint8_t **scratch, size_t *scratch_cap, sn_error *err);
+
+/* The size and frame of a picture made by sn_image_picture. */
+typedef struct sn_picture_size {
+    uint32_t width, height;
+    uint64_t frame;
+} sn_picture_size;
+
+/*
+** The picture of one message as 8-bit RGB (rows packed) in *scratch (grown and reused; caller
+** frees): a camera image through the converter, a DVS event frame, optical flow's colours, and
+** with `points` the bird's-eye view of a lidar or radar message. What sn_image_save_message saves.
+*/
+sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool points, uint8_t **scratch, size_t *cap,
+                           sn_picture_size *out, sn_error *err);
 
 /* sensim convert: every message of a stream file to DIR/%06d.png; *written counts images. */
 sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, size_t *written, sn_error *err);

@@ -1,6 +1,7 @@
 /* views.c — the flow colour code and bird's-eye views (views.h). */
 #include "views.h"
 #include "image.h"
+#include "layouts.h"
 
 #include <math.h>
 #include <string.h>
@@ -43,18 +44,10 @@ void sn_flow_color(float vx, float vy, uint8_t rgb[3])
     rgb[2] = (uint8_t)((b + m) * 255.f);
 }
 
-static float le_f32(const uint8_t *p)
-{
-    uint32_t u = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 void sn_flow_image(const uint8_t *raw, size_t px, uint8_t *rgb)
 {
     for (size_t i = 0; i < px; i++)
-        sn_flow_color(le_f32(raw + 8 * i), le_f32(raw + 8 * i + 4), rgb + 3 * i);
+        sn_flow_color(sn_le_f32(raw + 8 * i), sn_le_f32(raw + 8 * i + 4), rgb + 3 * i);
 }
 
 size_t sn_bev_record_size(sn_bev_kind k) { return k == SN_BEV_SEMANTIC_LIDAR ? 24 : 16; }
@@ -82,7 +75,7 @@ void sn_bev_image(sn_bev_kind k, const uint8_t *rec, size_t n, uint8_t *rgb)
     dot(rgb, 0, 0, 3, grey);
     size_t stride = sn_bev_record_size(k);
     for (size_t i = 0; i < n; i++, rec += stride) {
-        float a = le_f32(rec), b = le_f32(rec + 4), c = le_f32(rec + 8), d = le_f32(rec + 12);
+        float a = sn_le_f32(rec), b = sn_le_f32(rec + 4), c = sn_le_f32(rec + 8), d = sn_le_f32(rec + 12);
         if (!isfinite(a) || !isfinite(b) || !isfinite(c) || !isfinite(d))
             continue;
         uint8_t col[3];

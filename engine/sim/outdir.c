@@ -1,4 +1,4 @@
-/* outdir.c — atomic output commit (README "Outputs").
+/* outdir.c — atomic output commit (docs/cli.md, "Outputs").
 **
 ** A run writes everything (streams and images) into a fresh staging folder inside --out,
 ** OUT/sensim-partial-XXXXXX, made by mkdtemp (mkdir: exclusive, never through a link). Only

@@ -60,7 +60,13 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
         sn_message m = {s->name, s->bp->id, s->actor_id, e->clock.frame, e->clock.timestamp,
                         e->out_data, e->out_size};
         for (size_t i = 0; i < s->n_listeners; i++)
-            s->listeners[i].fn(&m, s->listeners[i].user);
+            if (s->listeners[i].fn) /* NULL: removed by sn_engine_unlisten, perhaps from a listener */
+                s->listeners[i].fn(&m, s->listeners[i].user);
+        size_t k = 0; /* drop the removed ones, now that nothing walks the list */
+        for (size_t i = 0; i < s->n_listeners; i++)
+            if (s->listeners[i].fn)
+                s->listeners[k++] = s->listeners[i];
+        s->n_listeners = k;
         for (size_t i = 0; i < e->n_all_listeners; i++)
             e->all_listeners[i].fn(&m, e->all_listeners[i].user);
     }

@@ -7,8 +7,8 @@
 **       sensor's frame (radar detections placed at depth along azimuth and altitude)
 **   GNSS                                                          foxglove.LocationFix
 **   the actors stream                                             mcap_scene.c
-**   everything else (collision, lane invasion, V2X, IMU, ...)     JSON, as `sensim dump` prints
-**       it (bins as their size)
+**   everything else (collision, lane invasion, V2X, IMU, ...)     JSON, as `sensim dump --decode`
+**       prints it (bins of known layouts as records, others as their size)
 ** Every sensor also gets a FrameTransform world -> sensor unless the run has an actors stream
 ** (which gives the whole tree). */
 #include "mcap_view.h"
@@ -254,7 +254,7 @@ static sn_status json(sn_mcap *m, const msgpack_object *msg, const char *type, c
     FILE *f = open_memstream(&text, &n);
     if (!f)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    sn_dump_message(f, msg, false);
+    sn_dump_message(f, msg, SN_DUMP_DECODE); /* bins of known layouts as records, others as their size */
     bool ok = fclose(f) == 0 && text;
     m->out.n = 0;
     if (ok)

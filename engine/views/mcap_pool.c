@@ -51,14 +51,15 @@ sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **s
     msgpack_unpacked_init(&u);
     size_t off = 0;
     sn_status st = SN_OK;
-    sn_picture pic;
+    sn_picture_size pic;
     if (msgpack_unpack_next(&u, job->msg, job->len, &off) != MSGPACK_UNPACK_SUCCESS)
         st = sn_fail(err, SN_E_INVALID, "an image message is not msgpack");
-    else
-        st = sn_image_message_rgb(&u.data, job->conv, scratch, cap, &pic, err);
+    else /* cameras only: a lidar's bird's-eye view is not an image here, its points are */
+        st = sn_image_picture(&u.data, job->conv, false, scratch, cap, &pic, err);
     msgpack_unpacked_destroy(&u);
     if (st)
         return st;
+    const uint8_t *rgb = *scratch;
     out->n = 0;
     pb_time(out, 1, job->t);
     if (job->raw) { /* foxglove.RawImage */
@@ -67,10 +68,10 @@ sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **s
         pb_fixed32(out, 3, pic.height);
         pb_string(out, 4, "rgb8");
         pb_fixed32(out, 5, pic.width * 3);
-        pb_bytes(out, 6, pic.rgb, (size_t)pic.width * pic.height * 3);
+        pb_bytes(out, 6, rgb, (size_t)pic.width * pic.height * 3);
     } else { /* foxglove.CompressedImage: the PNG `sensim convert` writes */
         size_t n = 0;
-        uint8_t *png = sn_png_encode_rgb((int)pic.width, (int)pic.height, pic.rgb, &n);
+        uint8_t *png = sn_png_encode_rgb((int)pic.width, (int)pic.height, rgb, &n);
         if (!png)
             return sn_fail(err, SN_E_NOMEM, "out of memory for a PNG");
         pb_string(out, 4, job->frame_id);

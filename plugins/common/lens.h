@@ -1,7 +1,7 @@
 /* lens.h — CARLA's lens attributes as a post-process on rendered buffers, shared by every camera
 ** plugin (plugins/camera, plugins/dvs).
 **
-** Model (documented in the README): for an output pixel at normalised image coordinates
+** Model (documented in docs/sensors/cameras.md, "Lens"): for an output pixel at normalised image coordinates
 ** (nx, ny) in [-1, 1], r^2 = (nx * lens_x_size)^2 + (ny * lens_y_size)^2 and
 ** f = 1 + lens_k * r^2 + lens_kcube * r^3; the pixel shows what the pinhole image has at
 ** (nx * f, ny * f), nothing when that falls outside. Depth, tags and ids take the nearest

@@ -10,7 +10,7 @@
 **     altitude  += alt_bias + N(0, alt_stddev)   metres
 ** with the three normals drawn in that order every tick (also with a stddev of 0). CARLA keeps
 ** biases and deviations as float and each error as a float: the same roundings here, so a
-** bias of 0.1 degrees is float's 0.100000001490116 as in CARLA. docs/imu-gnss.md has the rest.
+** bias of 0.1 degrees is float's 0.100000001490116 as in CARLA. docs/sensors/imu-gnss.md has the rest.
 */
 #include <sensim/plugin.h>
 

@@ -2,7 +2,7 @@
 ** sensor.other.imu — CARLA's inertial measurement unit as a sensim plugin.
 **
 ** Follows CARLA's AInertialMeasurementUnit (Unreal/CarlaUE4/Plugins/Carla/Source/Carla/Sensor/
-** InertialMeasurementUnit.cpp), docs/imu-gnss.md says where and why sensim differs:
+** InertialMeasurementUnit.cpp), docs/sensors/imu-gnss.md says where and why sensim differs:
 **
 ** - accelerometer (m/s^2, sensor frame): CARLA's second derivative of the quadratic through the
 **   sensor's world location at this tick (y0) and the two ticks before (y1, y2),

@@ -2,7 +2,7 @@
 ** sensor.lidar.ray_cast and sensor.lidar.ray_cast_semantic — CARLA's spinning lidars on the
 ** engine's batched ray queries (scan.c). Attributes, defaults and the algorithm are CARLA's
 ** (seed 003's tables; RayCastLidar.cpp, RayCastSemanticLidar.cpp and UActorBlueprintFunction-
-** Library::SetLidar for the rules); docs/lidar.md says where and why sensim differs.
+** Library::SetLidar for the rules); docs/sensors/lidar.md says where and why sensim differs.
 **
 ** Message keys after the header: horizontal_angle (float32, radians: where the next tick
 ** starts, CARLA's LidarMeasurement field), channels, point_count (points per channel, CARLA's

@@ -1,5 +1,5 @@
 /* scan.h — one tick of CARLA's spinning lidar: the rays of the partial rotation, traced in one
-** batch, turned into points (docs/lidar.md has the algorithm and where CARLA's source was
+** batch, turned into points (docs/sensors/lidar.md has the algorithm and where CARLA's source was
 ** followed). */
 #ifndef SN_LIDAR_SCAN_H
 #define SN_LIDAR_SCAN_H

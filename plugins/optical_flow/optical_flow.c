@@ -1,5 +1,5 @@
 /*
-** sensor.camera.optical_flow — CARLA's optical flow camera (docs/optical-flow.md) on the
+** sensor.camera.optical_flow — CARLA's optical flow camera (docs/sensors/optical-flow.md) on the
 ** engine's renderer: per pixel, how far what it sees moved across the image since the previous
 ** frame, exactly, from both frames' poses.
 **

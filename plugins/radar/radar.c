@@ -2,7 +2,7 @@
 ** sensor.other.radar — CARLA's radar as a sensim plugin.
 **
 ** Follows CARLA's ARadar (Unreal/CarlaUE4/Plugins/Carla/Source/Carla/Sensor/Radar.cpp) and its
-** record (LibCarla sensor/s11n/RadarData.h); docs/radar.md says where and why sensim differs.
+** record (LibCarla sensor/s11n/RadarData.h); docs/sensors/radar.md says where and why sensim differs.
 **
 ** Each tick casts N = (int)(points_per_second * dt) rays (dt the frame's, as CARLA's
 ** PostPhysTick gets it, also when sensor_tick is longer). Ray i draws, in this order, a radius

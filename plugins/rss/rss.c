@@ -7,7 +7,7 @@
 ** lateral safe distances of the RSS paper and resolves a proper response with acceleration
 ** restrictions. This plugin does the same for the structured, non-intersection cases, on the
 ** scene's OpenDRIVE map through the host (ABI 1.4 map queries); rss_model.c holds the
-** formulas. docs/rss.md says what of ad-rss is and is not reproduced, and why.
+** formulas. docs/sensors/rss.md says what of ad-rss is and is not reproduced, and why.
 **
 ** Lane-based coordinates. The ego's lane gives the route: its direction is the way the ego
 ** faces along the road (so a car overtaking in the opposite lane is not in its correct lane).
@@ -18,7 +18,7 @@
 ** others in range are listed in world_model as not relevant.
 **
 ** Message keys after the header: response_valid, invalid_reason, proper_response,
-** rss_state_snapshot, situation_snapshot, world_model, ego_dynamics_on_route (docs/rss.md).
+** rss_state_snapshot, situation_snapshot, world_model, ego_dynamics_on_route (docs/sensors/rss.md).
 */
 #include "rss_model.h"
 

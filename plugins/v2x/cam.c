@@ -1,7 +1,7 @@
 /*
 ** cam.c — CAM triggers and content. Times are the clock's integer nanoseconds, so "at least
 ** 0.1 s since the last CAM" is exact at any dt. Deliberate differences from CARLA's code
-** (README, V2X): the low-dynamics limit is the standard's 3 (CARLA leaves it uninitialised), the
+** (docs/sensors/v2x.md): the low-dynamics limit is the standard's 3 (CARLA leaves it uninitialised), the
 ** accelerations are the vehicle's own over the last frame (CARLA differentiates its uninitialised
 ** CAM history), vehicle length and width are in the standard's 0.1 m (CARLA writes mm), latitude
 ** and longitude keep the standard's full 0.1 microdegree, and generation_delta_time counts

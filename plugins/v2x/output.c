@@ -1,5 +1,5 @@
 /*
-** output.c — the layout of a V2X report (README, V2X):
+** output.c — the layout of a V2X report (docs/sensors/v2x.md):
 **   messages: [{power, los, sender, header: {protocol_version, message_id, station_id}, data}]  custom
 **   messages: [{power, los, sender, cam: {header, generation_delta_time, basic_container,
 **               high_frequency_container, low_frequency_container}}]                          CAM

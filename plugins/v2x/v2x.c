@@ -3,7 +3,7 @@
 ** CARLA's channel model (carla-sensors.md §4). Each class has one radio medium per engine in
 ** its class state; a sensor transmits at its POST tick, and the medium propagates the frame's
 ** transmissions after every sensor has ticked (medium.h). Attributes and their defaults are
-** CARLA's blueprint's; README.md (V2X) says where and why sensim differs.
+** CARLA's blueprint's; docs/sensors/v2x.md says where and why sensim differs.
 */
 #include "cam.h"
 #include "custom.h"

@@ -260,6 +260,7 @@ def _declare(L):
     f("sn_engine_set_frames", None, P, c_uint64)
     f("sn_engine_open_outputs", st, P, c_char_p, E)
     f("sn_engine_listen", st, P, c_char_p, LISTEN_FN, P, E)
+    f("sn_engine_unlisten", st, P, c_char_p, LISTEN_FN, P, E)
     f("sn_engine_step", st, P, E)
     f("sn_engine_run", st, P, c_uint64, E)
     f("sn_engine_finish", st, P, c_bool, E)

@@ -1,4 +1,4 @@
-"""numpy views of the bins of sensim's messages (layouts in README.md, "Data").
+"""numpy views of the bins of sensim's messages (layouts in sensim/records.h and docs/world.md, "Messages").
 
 Every view shares memory with the message's bytes (read-only); nothing is copied record by
 record. Functions that decode (depth_metres, instance_ids) return new arrays.
@@ -53,7 +53,7 @@ def rgb(msg):
 
 def optical_flow(msg):
     """sensor.camera.optical_flow: `raw_data` as an H x W x 2 float32 view in CARLA's units
-    (normalised device coordinates, now minus previous frame, x right, y UP; docs/optical-flow.md)."""
+    (normalised device coordinates, now minus previous frame, x right, y UP; docs/sensors/optical-flow.md)."""
     b, h, w = _size(msg, "raw_data", 8)
     return np.frombuffer(b, "<f4").reshape(h, w, 2)
 

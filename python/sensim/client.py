@@ -315,6 +315,7 @@ class World:
         self._path, self._overrides, self._seed, self._replay = path, overrides, seed, replay
         self._actors: dict[int, Actor] = {}
         self._listeners: dict[str, "_Listener"] = {}
+        self._retired: list["_Listener"] = []  # stopped listeners' trampolines, alive until close
         self._pending_error: BaseException | None = None
         self._bplib: BlueprintLibrary | None = None
         self._map = None
@@ -331,6 +332,7 @@ class World:
             _lib.lib().sn_engine_destroy(self._e)
             self._e = None
             self._listeners.clear()
+            self._retired.clear()
             self._actors.clear()
 
     def __del__(self):
@@ -531,10 +533,14 @@ class World:
         lst.callback = callback
 
     def _unlisten(self, name: str) -> None:
-        # The engine has no call to remove a listener: the trampoline stays and drops messages.
-        lst = self._listeners.get(name)
+        # The engine drops its listener (no more calls into Python for this stream); the
+        # trampoline is kept until the world closes: stop() may run inside that very callback.
+        lst = self._listeners.pop(name, None)
         if lst is not None:
             lst.callback = None
+            self._retired.append(lst)
+            err = _err()
+            check(_lib.lib().sn_engine_unlisten(self._engine(), name.encode(), lst.c_fn, None, ctypes.byref(err)), err)
 
     # -- the recorder
     def _start_recorder(self, filename: str, additional_data: bool) -> str:

@@ -278,7 +278,7 @@ class LaneInvasionEvent(SensorData):
 
 class RssResponse(SensorData):
     """CARLA's carla.RssResponse (sensor.other.rss): the fields as plain dicts and lists
-    (docs/rss.md): response_valid, proper_response, rss_state_snapshot, situation_snapshot,
+    (docs/sensors/rss.md): response_valid, proper_response, rss_state_snapshot, situation_snapshot,
     world_model, ego_dynamics_on_route; invalid_reason says why a response is not valid."""
 
     def __init__(self, world, msg: dict):
@@ -294,7 +294,7 @@ class RssResponse(SensorData):
 
 class OpticalFlowImage(SensorData):
     """CARLA's carla.OpticalFlowImage (sensor.camera.optical_flow): raw_data is width x height
-    pairs of float32 (x, y), CARLA's units (docs/optical-flow.md), as an H x W x 2 view on the
+    pairs of float32 (x, y), CARLA's units (docs/sensors/optical-flow.md), as an H x W x 2 view on the
     engine's buffer valid during the callback."""
 
     def __init__(self, world, msg: dict):

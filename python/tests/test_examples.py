@@ -79,6 +79,10 @@ def test_pip_install_offline_into_a_venv(tmp_path):
     if p.returncode and "No module named pip" in p.stderr:
         pytest.skip("the venv has no pip (python3-venv without ensurepip)")
     assert p.returncode == 0, p.stderr
+    # the dependencies pip records are the reader's two (a plain venv online fetches them)
+    p = subprocess.run([py, "-m", "pip", "show", "sensim"], capture_output=True, text=True)
+    requires = [ln for ln in p.stdout.splitlines() if ln.startswith("Requires:")]
+    assert requires and sorted(x.strip() for x in requires[0][9:].split(",")) == ["msgpack", "numpy"], p.stdout
     code = ("import sensim, sys; w = sensim.Client(quiet=True).load_world(); print(sensim.__file__); "
             "print(w.tick())")
     p = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=str(tmp_path),

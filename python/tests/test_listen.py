@@ -151,3 +151,26 @@ def test_stop_ends_the_callbacks(client):
     cam.listen(lambda img: frames.append(img.frame))
     world.tick()
     assert frames == [1, 2, 4]
+
+
+def test_stop_from_inside_the_callback(client):
+    """CARLA scripts stop a sensor from its own callback: the engine drops the listener
+    (sn_engine_unlisten) while it is running, and listening again works."""
+    world = client.load_world()
+    bp = world.get_blueprint_library().find("sensor.camera.rgb")
+    bp.set_attribute("image_size_x", 16)
+    bp.set_attribute("image_size_y", 8)
+    cam = world.spawn_actor(bp, sensim.Transform(sensim.Location(0, 0, 2)))
+    frames = []
+
+    def once(img):
+        frames.append(img.frame)
+        cam.stop()
+
+    cam.listen(once)
+    for _ in range(3):
+        world.tick()
+    assert frames == [1] and not cam.is_listening
+    cam.listen(lambda img: frames.append(img.frame))
+    world.tick()
+    assert frames == [1, 4]

@@ -1,4 +1,4 @@
-"""IMU, GNSS, obstacle and radar streams of scenes/sensors.yaml read back (docs/radar.md)."""
+"""IMU, GNSS, obstacle and radar streams of scenes/sensors.yaml read back (docs/sensors/radar.md)."""
 import math
 import os
 import struct

@@ -12,9 +12,9 @@ from conftest import run
 
 
 def same(a, b, where):
-    """`a` from sensim.read, `b` from dump --json (bins as {"$bin": base64})."""
-    if isinstance(b, dict) and set(b) == {"$bin"}:
-        assert a == base64.b64decode(b["$bin"]), where
+    """`a` from sensim.read, `b` from dump --json (bins as {"$bin_bytes": N, ..., "$bin": base64})."""
+    if isinstance(b, dict) and "$bin_bytes" in b:
+        assert a == base64.b64decode(b["$bin"]) and len(a) == b["$bin_bytes"], where
     elif isinstance(b, dict):
         assert isinstance(a, dict) and list(a) == list(b), where
         for k in b:

@@ -1,4 +1,4 @@
-/* Output costs, each beside a baseline measured in the same run (figures in README):
+/* Output costs, each beside a baseline measured in the same run (figures in docs/performance.md):
 ** 1. the engine's stream write path: a camera scene run through the public API with its
 **    outputs open, against the same run without outputs; the difference is what writing the
 **    stream costs, as bytes per second beside dd copying the same bytes to the same folder

@@ -16,6 +16,10 @@ unset PKG_CONFIG_SYSROOT_DIR
 export PKG_CONFIG_PATH=$(dirname "$pc")
 docdir=$(pkg-config --variable=docdir sensim-sdk)
 [ -f "$docdir/README.md" ] || fail "the SDK guide is not installed in '$docdir'"
+# The reference beside it, subfolders included (docs/sensors/), byte for byte.
+(cd "$SRC/docs" && find . -type f) | while read -r f; do
+  cmp -s "$SRC/docs/$f" "$docdir/docs/$f" || { echo "docs/$f"; break; }
+done | grep -q . && fail "the reference (docs/) is not installed whole in '$docdir/docs'"
 cp "$docdir/examples/safe_distance/safe_distance.c" "$docdir/examples/safe_distance/Makefile" "$TMP/" ||
   fail "the example is not installed in '$docdir/examples'"
 make -s -C "$TMP" CFLAGS="-O2 -Wall -Wextra -Werror" >"$TMP/make.log" 2>&1 || fail "example build: $(cat "$TMP/make.log")"

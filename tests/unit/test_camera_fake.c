@@ -34,7 +34,7 @@ static sn_status gradient(void *user, const sn_camera *cam, const sn_image *out)
     return SN_OK;
 }
 
-/* The lens model of the README: where output pixel (x, y) looks, in continuous pixel coordinates. */
+/* The lens model of docs/sensors/cameras.md ("Lens"): where output pixel (x, y) looks, in continuous pixel coordinates. */
 static bool lens_source(double k, double size, uint32_t w, uint32_t h, uint32_t x, uint32_t y, double *sx, double *sy)
 {
     double nx = 2 * (x + 0.5) / w - 1, ny = 2 * (y + 0.5) / h - 1;

@@ -4,6 +4,7 @@
 ** the end of a struct, bump SN_ABI_MINOR in sensim/abi.h (the major for anything else), keep
 ** the host reading older layouts (struct_size, strides, the class's abi_minor), and update
 ** this table from the printed values. */
+#include <sensim/data.h>
 #include <sensim/math.h>
 #include <sensim/plugin.h>
 #include <sensim/query.h>
@@ -417,6 +418,30 @@ int main(void)
     F(sn_plugin_info, abi_minor, 52);
     F(sn_plugin_info, n_blueprints, 56);
     F(sn_plugin_info, blueprints, 64);
+    /* sensim.h: a world without a scene file; data.h: typed readers of messages */
+    S(sn_world_options, 64, 8);
+    F(sn_world_options, fixed_delta_seconds, 8);
+    F(sn_world_options, seed, 32);
+    F(sn_world_options, map, 48);
+    F(sn_world_options, no_ground, 56);
+    S(sn_data_str, 16, 8);
+    S(sn_data_header, 112, 8);
+    F(sn_data_header, frame, 8);
+    F(sn_data_header, transform, 64);
+    S(sn_data_image, 40, 8);
+    F(sn_data_image, pixels, 24);
+    F(sn_data_image, depth, 32);
+    S(sn_data_actor, 48, 8);
+    S(sn_data_collision, 176, 8);
+    F(sn_data_collision, other_actor, 56);
+    F(sn_data_collision, normal, 152);
+    S(sn_dvs_event, 24, 8);
+    S(sn_data_events, 48, 8);
+    F(sn_data_events, events, 32);
+    F(sn_data_events, labels, 40);
+    S(sn_data_points, 48, 8);
+    F(sn_data_points, records, 24);
+    F(sn_data_points, horizontal_angle, 40);
     fprintf(stderr, "%d checks, %d failed\n", checks, fails);
     return fails ? 1 : 0;
 }

@@ -37,7 +37,7 @@ extern "C" {
 #define SN_ERROR_MAX 1024
 
 /*
-** Limits (README "Limits"): what no machine can run is refused at load, naming the limit.
+** Limits (docs/scene.md, "Limits and ranges"): what no machine can run is refused at load, naming the limit.
 ** Numbers from scenes and the API are range-checked against these before they reach ODE,
 ** the renderer or an integer cast.
 */
@@ -108,6 +108,26 @@ SN_API sn_status sn_engine_load_scene(sn_engine *e, const char *path, sn_error *
 */
 SN_API sn_status sn_engine_load_scene_with_overrides(sn_engine *e, const char *path, const char *const *overrides,
                                                      size_t n_overrides, sn_error *err);
+/* A world without a scene file (CARLA's client.load_world): the settings a scene's `settings:`
+** would give, an optional map and a ground. Zero members take the scene defaults. Set
+** struct_size = sizeof(sn_world_options). */
+typedef struct sn_world_options {
+    uint32_t struct_size;
+    double fixed_delta_seconds;    /* s; 0 = 0.05 */
+    double max_substep_delta_time; /* s; 0 = 0.01 */
+    uint32_t max_substeps;         /* 1..16; 0 = 10 */
+    uint64_t seed;                 /* the run's seed (sn_engine_options.seed_set overrides it) */
+    uint64_t frames;               /* what sn_engine_run(e, 0) runs; 0 = 5 s worth */
+    const char *map;               /* an OpenDRIVE file (as a scene's `map:`); NULL = none */
+    bool no_ground;                /* true: no ground plane. Else a static.ground named "ground" at
+                                      z = 0 (tag Ground), or with a map 2 cm under the roads (Terrain) */
+} sn_world_options;
+/*
+** Loads that world instead of a scene file; then spawn into it (sn_engine_spawn) and step. The
+** ranges are a scene's (an error names the setting); sn_engine_reset restores it, ground
+** included. `o` may be NULL for every default. SN_E_STATE when a scene is loaded already.
+*/
+SN_API sn_status sn_engine_load_world(sn_engine *e, const sn_world_options *o, sn_error *err);
 /* Overrides the scene's frame count (settings.frames / duration). */
 SN_API void sn_engine_set_frames(sn_engine *e, uint64_t frames);
 /* Writes each sensor's stream to DIR/<name>.msgpack (created on demand; see sn_engine_finish).
@@ -116,6 +136,13 @@ SN_API sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error 
 /* Registers a callback for every message of one sensor (CARLA's listen). */
 SN_API sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn fn, void *user,
                            sn_error *err);
+/*
+** Removes a listener (CARLA's sensor.stop()): the one registered with this fn and user, or, with
+** fn NULL, every listener of the sensor. May be called from inside a listener, which then gets
+** no further message; the others of the same message still get theirs. SN_E_NOT_FOUND for an
+** unknown sensor, or a fn/user pair that is not registered (fn NULL with none registered is OK).
+*/
+SN_API sn_status sn_engine_unlisten(sn_engine *e, const char *sensor, sn_listen_fn fn, void *user, sn_error *err);
 /* Registers a callback for every message of every sensor, those spawned later included, after
 ** each sensor's own listeners, in the order the streams are written. Dropped by a reset. */
 SN_API sn_status sn_engine_listen_all(sn_engine *e, sn_listen_fn fn, void *user, sn_error *err);
@@ -135,6 +162,14 @@ SN_API const sn_clock *sn_engine_clock(const sn_engine *e);
 SN_API uint32_t sn_engine_find_actor(const sn_engine *e, const char *name);
 /* Fills *out for a live actor (set out->struct_size). */
 SN_API sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *out);
+/*
+** CARLA's world.get_actors().filter(pattern): the ids of the live actors (sensors included)
+** whose blueprint id matches the shell-style `pattern` (fnmatch(3) without flags, as CARLA:
+** "vehicle.*", "*walker*", "sensor.camera.?gb"; NULL matches all), in ascending id order. *n
+** counts every match; the first min(cap, *n) go to out (out may be NULL when cap is 0).
+*/
+SN_API sn_status sn_engine_actors_filter(const sn_engine *e, const char *pattern, uint32_t *out, size_t cap, size_t *n,
+                                         sn_error *err);
 /* Live actors (sensors included), and the id of the index-th in ascending id order (0 past the end). */
 SN_API uint32_t sn_engine_actor_count(const sn_engine *e);
 SN_API uint32_t sn_engine_actor_id_at(const sn_engine *e, uint32_t index);
@@ -334,10 +369,19 @@ SN_API const char *sn_sdk_doc_dir(void);
 /* ---- Stream files (what sn_engine_open_outputs writes) ---- */
 
 /*
-** Prints a stream file as JSON lines, one object per message. With `full`, bins come out in
-** base64 ({"$bin": "..."}); otherwise as their size ({"$bin_bytes": N}). A truncated or
-** corrupt file is SN_E_INVALID naming the byte offset, after the whole messages before it.
+** Prints a stream file as JSON lines, one object per message (`sensim dump`). Every bin is one
+** object, {"$bin_bytes": N, ...}: a bin of a layout sensim knows (docs/cli.md, "dump": lidar and
+** semantic lidar points, radar detections, DVS events and labels, camera pixels, float depth,
+** optical flow) adds "$records" (the layout's name) and "count"; flags add to it:
+**   SN_DUMP_DECODE  "records": [{field: value, ...}, ...] for every non-pixel layout;
+**   SN_DUMP_BASE64  "$bin": the bytes in base64.
+** A truncated or corrupt file is SN_E_INVALID naming the byte offset, after the whole
+** messages before it; an unknown flag SN_E_INVALID.
 */
+#define SN_DUMP_BASE64 1u
+#define SN_DUMP_DECODE 2u
+SN_API sn_status sn_stream_dump_bins(const char *path, FILE *out, unsigned flags, sn_error *err);
+/* sn_stream_dump_bins with SN_DUMP_BASE64 when `full`, else no flag. */
 SN_API sn_status sn_stream_dump(const char *path, FILE *out, bool full, sn_error *err);
 
 /* CARLA's ColorConverter, for camera images saved as PNG. */
@@ -356,11 +400,50 @@ SN_API bool sn_color_converter_parse(const char *name, sn_color_converter *out);
 ** folders as needed. *written (may be NULL) counts the images written, also on failure.
 ** Optical flow streams get CARLA's get_color_coded_flow colours (`conv` does not apply); lidar,
 ** semantic lidar and radar streams a 500 x 500 bird's-eye view at 0.2 m per pixel centred on
-** the sensor, forward up (docs/optical-flow.md, "Pictures"). Any other stream that is not a
+** the sensor, forward up (docs/sensors/optical-flow.md, "Pictures"). Any other stream that is not a
 ** camera's is SN_E_INVALID.
 */
 SN_API sn_status sn_stream_save_images(const char *path, const char *dir, sn_color_converter conv,
                                        size_t *written, sn_error *err);
+
+/*
+** Reading a stream file message by message (what `sensim convert --video` and `sensim report`
+** are built on). The reader owns everything it hands out: a message's strings and data and a
+** picture's pixels stay valid until the next call on the reader or its close.
+**
+**   sn_stream_reader *r = sn_stream_reader_open("out/front.msgpack", &err);
+**   sn_message m;
+**   while (sn_stream_reader_next(r, &m, &err) == SN_OK) { ...m.frame, m.timestamp, m.data... }
+**   // err.status is SN_E_NOT_FOUND at the end, anything else a truncated or corrupt file
+**   sn_stream_reader_close(r);
+*/
+typedef struct sn_stream_reader sn_stream_reader;
+
+/* A picture: 8-bit RGB, rows packed (width * 3 bytes each), top row first. */
+typedef struct sn_picture {
+    uint32_t width, height;
+    uint64_t frame;
+    const uint8_t *rgb;
+} sn_picture;
+
+/* Opens a stream file. Free with sn_stream_reader_close. */
+SN_API sn_stream_reader *sn_stream_reader_open(const char *path, sn_error *err);
+/* NULL-safe. */
+SN_API void sn_stream_reader_close(sn_stream_reader *r);
+/*
+** The next message into *msg (its header: sensor, type_id, sensor_id, frame, timestamp; data
+** and size: the whole msgpack map). SN_E_NOT_FOUND after the last message; SN_E_INVALID for a
+** truncated or corrupt file or a message without the header keys, naming the byte offset.
+*/
+SN_API sn_status sn_stream_reader_next(sn_stream_reader *r, sn_message *msg, sn_error *err);
+/*
+** The picture of the message last returned, exactly as sn_stream_save_images saves it: a
+** camera image through `conv`, a DVS message's event frame, optical flow's colours; with
+** `points`, also the bird's-eye view of a lidar, semantic lidar or radar message. SN_E_INVALID
+** when the message holds no picture. *out->rgb belongs to the reader.
+*/
+SN_API sn_status sn_stream_reader_picture(sn_stream_reader *r, sn_color_converter conv, bool points, sn_picture *out,
+                                          sn_error *err);
 
 /* ---- Batch specs (what `sensim batch` runs) ---- */
 

@@ -1,0 +1,334 @@
+/* report_html.c — the report page: one self-contained HTML file (inline CSS and SVG, images as
+** data: URIs, no script, nothing fetched), so it opens from disk, in a mail or an archive. */
+#include "report_html.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PLOT_W 760.0 /* the path plot's drawing area, pixels */
+#define PLOT_H 520.0
+#define BINS 60      /* time bins of the message counts */
+
+static void esc(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+static void base64(FILE *f, const uint8_t *p, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        fputc(tab[v >> 18 & 63], f);
+        fputc(tab[v >> 12 & 63], f);
+        fputc(i + 1 < n ? tab[v >> 6 & 63] : '=', f);
+        fputc(i + 2 < n ? tab[v & 63] : '=', f);
+    }
+}
+
+/* Distinct colours for paths (Tableau 10). */
+static const char *const COLOURS[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+/* A moving actor's colour: the next of the ten, in the order of the moving actors. */
+static const char *colour_of(const run_data *d, size_t i)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < i; j++)
+        k += !d->paths[j].is_static;
+    return d->paths[i].is_static ? "#bbb" : COLOURS[k % 10];
+}
+
+/* 1, 2 or 5 times a power of ten, about span / 8. */
+static double nice_step(double span)
+{
+    double raw = span / 8, p = pow(10, floor(log10(raw))), m = raw / p;
+    return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
+}
+
+static void summary(FILE *f, const run_data *d)
+{
+    fputs("<section id=\"summary\"><h2>Summary</h2><table>\n", f);
+    fputs("<tr><th>run folder</th><td>", f);
+    esc(f, d->dir);
+    fputs("</td></tr>\n<tr><th>scene</th><td>", f);
+    esc(f, d->scene[0] ? d->scene : "unknown (sensim run --stats RUN/stats.json records it)");
+    fputs("</td></tr>\n<tr><th>seed</th><td>", f);
+    if (d->has_seed)
+        fprintf(f, "%llu", (unsigned long long)d->seed);
+    else
+        fputs("unknown", f);
+    fputs("</td></tr>\n", f);
+    if (d->has_stats)
+        fprintf(f, "<tr><th>frames</th><td>%.0f (%.6g s simulated)</td></tr>\n", d->frames, d->sim_time);
+    fprintf(f, "<tr><th>messages</th><td>frames %llu to %llu, %.6g s to %.6g s</td></tr>\n",
+            (unsigned long long)d->frame_min, (unsigned long long)d->frame_max, d->t_min, d->t_max);
+    if (d->dt > 0)
+        fprintf(f, "<tr><th>fixed_delta_seconds</th><td>%.6g</td></tr>\n", d->dt);
+    size_t total = 0;
+    for (size_t i = 0; i < d->n_streams; i++)
+        total += d->streams[i].count;
+    fprintf(f, "<tr><th>streams</th><td>%zu sensors, %zu messages</td></tr>\n", d->n_streams, total);
+    if (d->has_stats)
+        fprintf(f, "<tr><th>timers (wall clock)</th><td>world %.3f s, sensors %.3f s, output %.3f s</td></tr>\n",
+                d->time_world, d->time_sensors, d->time_output);
+    else
+        fputs("<tr><th>timers (wall clock)</th><td>not recorded (sensim run --stats RUN/stats.json)</td></tr>\n", f);
+    for (size_t i = 0; i < d->n_streams; i++)
+        if (d->streams[i].note[0]) {
+            fputs("<tr><th>stream cut short</th><td>", f);
+            esc(f, d->streams[i].note + 2);
+            fputs("</td></tr>\n", f);
+        }
+    fputs("<tr><th>recording</th><td>", f);
+    esc(f, d->recording[0] ? d->recording : "none (sensim run --record RUN/run.sensimrec gives every actor's path)");
+    if (d->rec_note[0]) {
+        fputs(" (cut short: ", f);
+        esc(f, d->rec_note);
+        fputs(")", f);
+    }
+    fputs("</td></tr>\n</table></section>\n", f);
+}
+
+/* The map's driving lanes inside the frame, each as wide as the lane, under everything else. */
+static void map_lanes(FILE *f, const run_data *d, double x0, double y0, double x1, double y1, double s)
+{
+    if (!d->n_lanes)
+        return;
+    fputs("<g class=\"map\" clip-path=\"url(#frame)\">", f);
+    for (size_t i = 0; i < d->n_lanes; i++) {
+        const rd_lane *l = &d->lanes[i];
+        bool inside = false;
+        for (size_t k = 0; k < l->n && !inside; k++)
+            inside = l->pts[k].x > x0 - 5 && l->pts[k].x < x1 + 5 && l->pts[k].y > y0 - 5 && l->pts[k].y < y1 + 5;
+        if (!inside || l->n < 2)
+            continue;
+        fprintf(f, "<polyline stroke-width=\"%.1f\" points=\"", fmax(l->width * s, 1));
+        for (size_t k = 0; k < l->n; k++)
+            fprintf(f, "%s%.1f,%.1f", k ? " " : "", (l->pts[k].x - x0) * s, (l->pts[k].y - y0) * s);
+        fputs("\"/>", f);
+    }
+    fputs("</g>\n", f);
+}
+
+static void paths_plot(FILE *f, const run_data *d)
+{
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    bool moving = false; /* the plot frames what moves; marks of static actors outside it are left out */
+    for (size_t i = 0; i < d->n_paths; i++)
+        moving |= !d->paths[i].is_static && d->paths[i].n;
+    for (size_t i = 0; i < d->n_paths; i++)
+        for (size_t k = 0; k < d->paths[i].n && (!moving || !d->paths[i].is_static); k++) {
+            rd_pt p = d->paths[i].pts[k];
+            x0 = fmin(x0, p.x), x1 = fmax(x1, p.x), y0 = fmin(y0, p.y), y1 = fmax(y1, p.y);
+        }
+    for (size_t i = 0; i < d->n_events; i++)
+        if (isfinite(d->events[i].at.x) && isfinite(d->events[i].at.y)) {
+            rd_pt p = d->events[i].at;
+            x0 = fmin(x0, p.x), x1 = fmax(x1, p.x), y0 = fmin(y0, p.y), y1 = fmax(y1, p.y);
+        }
+    if (!(x1 >= x0)) /* nothing to place: an empty area around the origin */
+        x0 = y0 = -10, x1 = y1 = 10;
+    /* at least 20 m each way, and a margin of 5 % */
+    double cx = (x0 + x1) / 2, cy = (y0 + y1) / 2, hx = fmax((x1 - x0) * 0.55, 10), hy = fmax((y1 - y0) * 0.55, 10);
+    x0 = cx - hx, x1 = cx + hx, y0 = cy - hy, y1 = cy + hy;
+    double s = fmin(PLOT_W / (x1 - x0), PLOT_H / (y1 - y0)), W = (x1 - x0) * s, H = (y1 - y0) * s;
+    fputs("<section><h2>Paths, seen from above</h2>\n", f);
+    fprintf(f, "<p class=\"note\">World x to the right, y down (CARLA's axes seen from above); %s. "
+               "Red crosses: collisions.</p>\n",
+            d->paths_from_recording ? "every actor from the recording" : "each sensor's mount from its stream");
+    if (d->map[0]) {
+        fputs("<p class=\"note\">Grey: the driving lanes of ", f);
+        esc(f, d->map);
+        fputs(".</p>\n", f);
+    }
+    fprintf(f, "<svg id=\"paths\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+               "viewBox=\"-50 -10 %.0f %.0f\">\n",
+            W + 70, H + 40, W + 70, H + 40);
+    fprintf(f, "<rect class=\"area\" x=\"0\" y=\"0\" width=\"%.1f\" height=\"%.1f\"/>\n", W, H);
+    fprintf(f, "<clipPath id=\"frame\"><rect x=\"0\" y=\"0\" width=\"%.1f\" height=\"%.1f\"/></clipPath>\n", W, H);
+    map_lanes(f, d, x0, y0, x1, y1, s);
+    double step = nice_step(fmax(x1 - x0, y1 - y0));
+    fputs("<g class=\"grid\">", f);
+    for (double gx = ceil(x0 / step) * step; gx <= x1; gx += step)
+        fprintf(f, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\">%g</text>",
+                (gx - x0) * s, (gx - x0) * s, H, (gx - x0) * s, H + 14, gx);
+    for (double gy = ceil(y0 / step) * step; gy <= y1; gy += step)
+        fprintf(f, "<line x1=\"0\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><text x=\"-4\" y=\"%.1f\" "
+                   "text-anchor=\"end\">%g</text>",
+                (gy - y0) * s, W, (gy - y0) * s, (gy - y0) * s + 4, gy);
+    fputs("</g>\n", f);
+    for (size_t i = 0; i < d->n_paths; i++) {
+        const rd_path *p = &d->paths[i];
+        if (!p->n)
+            continue;
+        const char *col = colour_of(d, i);
+        fputs("<g class=\"actor\"><title>", f);
+        esc(f, p->name);
+        fputs(" (", f);
+        esc(f, p->kind);
+        fputs(")</title>", f);
+        if (p->n > 1 && !p->is_static) {
+            fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
+            for (size_t k = 0; k < p->n; k++)
+                fprintf(f, "%s%.1f,%.1f", k ? " " : "", (p->pts[k].x - x0) * s, (p->pts[k].y - y0) * s);
+            fputs("\"/>", f);
+        }
+        double sx = (p->pts[0].x - x0) * s, sy = (p->pts[0].y - y0) * s;
+        if (p->is_static && (sx < 0 || sy < 0 || sx > W || sy > H)) {
+            fputs("</g>\n", f);
+            continue;
+        }
+        if (p->is_static)
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"%s\"/>", sx - 3, sy - 3, col);
+        else
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", sx, sy, col);
+        fputs("</g>\n", f);
+    }
+    for (size_t i = 0; i < d->n_events; i++) {
+        const rd_event *e = &d->events[i];
+        if (!isfinite(e->at.x) || !isfinite(e->at.y))
+            continue;
+        double ex = (e->at.x - x0) * s, ey = (e->at.y - y0) * s;
+        fputs("<g class=\"collision\"><title>", f);
+        esc(f, e->what);
+        fprintf(f, "</title><path d=\"M%.1f %.1fl12 12m0 -12l-12 12\"/></g>\n", ex - 6, ey - 6);
+    }
+    fputs("</svg>\n<ul class=\"legend\">", f);
+    for (size_t i = 0; i < d->n_paths; i++) {
+        if (!d->paths[i].n || d->paths[i].is_static)
+            continue;
+        fprintf(f, "<li><span style=\"background:%s\"></span>", colour_of(d, i));
+        esc(f, d->paths[i].name);
+        fputs("</li>", f);
+    }
+    fputs("</ul>\n", f);
+    if (d->n_events) {
+        fputs("<h3>Collisions</h3><ol class=\"events\">", f);
+        for (size_t i = 0; i < d->n_events; i++) {
+            const rd_event *e = &d->events[i];
+            fprintf(f, "<li>%.3f s, frame %llu", e->t, (unsigned long long)e->frame);
+            if (e->last_frame > e->frame)
+                fprintf(f, " to %llu", (unsigned long long)e->last_frame);
+            fputs(": ", f);
+            esc(f, e->what);
+            fputs("</li>", f);
+        }
+        fputs("</ol>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
+static void counts_plot(FILE *f, const run_data *d)
+{
+    const double label_w = 180, bars_w = 600, row_h = 26;
+    /* bins of a round width (1, 2 or 5 times a power of ten), at most BINS of them */
+    double t0 = d->t_min, span = d->t_max - d->t_min, bin = 1;
+    if (span > 0) {
+        double p = pow(10, floor(log10(span / BINS))), m = span / BINS / p;
+        bin = p * (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10);
+        t0 = floor(t0 / bin) * bin;
+    }
+    int nbins = span > 0 ? (int)ceil((d->t_max - t0) / bin + 1e-9) : 1;
+    nbins = nbins < 1 ? 1 : nbins > BINS ? BINS : nbins;
+    double H = row_h * (double)d->n_streams + 24;
+    fputs("<section><h2>Messages over time</h2>\n", f);
+    fprintf(f, "<p class=\"note\">Messages of each sensor per %.3g s of simulated time (each row scaled to its own "
+               "highest bar; the total on the right).</p>\n", bin);
+    fprintf(f, "<svg id=\"counts\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\">\n",
+            label_w + bars_w + 80, H);
+    for (size_t i = 0; i < d->n_streams; i++) {
+        const rd_stream *s = &d->streams[i];
+        unsigned bins[BINS] = {0}, top = 0;
+        for (size_t k = 0; k < s->count; k++) {
+            int b = span > 0 ? (int)((s->t[k] - t0) / bin) : 0;
+            b = b < 0 ? 0 : b >= nbins ? nbins - 1 : b;
+            bins[b]++;
+            top = bins[b] > top ? bins[b] : top;
+        }
+        double y = row_h * (double)i;
+        /* the sensor's name (a stream without messages has only its file's), its type on hover */
+        fputs("<g class=\"sensor\"><title>", f);
+        esc(f, s->type[0] ? s->type : "no messages");
+        esc(f, s->note);
+        fprintf(f, "</title><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\"%s>", label_w - 8, y + 17,
+                s->note[0] ? " class=\"cut\"" : "");
+        if (s->sensor[0])
+            esc(f, s->sensor);
+        else
+            fprintf(f, "%.*s", (int)(strlen(s->file) - strlen(".msgpack")), s->file);
+        fputs("</text>", f);
+        double bw = bars_w / nbins;
+        for (int b = 0; b < nbins; b++)
+            if (bins[b]) {
+                double h = (row_h - 6) * bins[b] / top;
+                fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>%u</title></rect>",
+                        label_w + b * bw, y + row_h - 3 - h, bw > 2 ? bw - 1 : bw, h, bins[b]);
+            }
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">%zu</text></g>\n", label_w + bars_w + 8, y + 17, s->count);
+    }
+    double ya = row_h * (double)d->n_streams + 14;
+    for (int k = 0; k <= 4; k++)
+        fprintf(f, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.4g s</text>",
+                label_w + k * bars_w / 4, ya, t0 + k * bin * nbins / 4);
+    fputs("\n</svg></section>\n", f);
+}
+
+static void thumbnails(FILE *f, const run_data *d)
+{
+    bool any = false;
+    for (size_t i = 0; i < d->n_streams; i++)
+        any |= d->streams[i].n_thumbs > 0;
+    if (!any)
+        return;
+    fputs("<section><h2>Cameras</h2>\n", f);
+    for (size_t i = 0; i < d->n_streams; i++) {
+        const rd_stream *s = &d->streams[i];
+        if (!s->n_thumbs)
+            continue;
+        fputs("<h3>", f);
+        esc(f, s->sensor);
+        fputs(" <span class=\"type\">", f);
+        esc(f, s->type);
+        fprintf(f, ", %ux%u, %zu pictures</span></h3>\n<div class=\"strip\">", s->w, s->h, s->count);
+        for (int k = 0; k < s->n_thumbs; k++) {
+            fputs("<figure><img alt=\"frame\" src=\"data:image/png;base64,", f);
+            base64(f, s->png[k], s->png_len[k]);
+            fprintf(f, "\"><figcaption>frame %llu</figcaption></figure>", (unsigned long long)s->thumb_frame[k]);
+        }
+        fputs("</div>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
+static const char STYLE[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}"
+    "h1{font-size:22px}h2{font-size:17px;margin-top:28px}h3{font-size:14px;margin:14px 0 4px}"
+    "table{border-collapse:collapse}th{text-align:left;padding:2px 16px 2px 0;color:#555;font-weight:600}"
+    "svg{background:#fff;border:1px solid #ddd}svg text{font-size:11px;fill:#444}"
+    ".area{fill:#fff}.map polyline{fill:none;stroke:#e6e6e6;stroke-linejoin:round}.grid line{stroke:#eee}.collision path{stroke:#d00;stroke-width:3}"
+    "#counts rect{fill:#4e79a7}#counts .cut{fill:#d00}.type{color:#888;fill:#888;font-size:11px}.note{color:#666;font-size:12px}"
+    ".legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px}"
+    ".legend span{display:inline-block;width:10px;height:10px;margin-right:4px}"
+    ".strip{display:flex;flex-wrap:wrap;gap:6px}figure{margin:0}figcaption{font-size:11px;color:#666}"
+    "img{display:block;image-rendering:auto}";
+
+void sn_report_html(FILE *f, const run_data *d)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>sensim report: ", f);
+    esc(f, d->dir);
+    fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>sensim run report</h1>\n", STYLE);
+    summary(f, d);
+    paths_plot(f, d);
+    counts_plot(f, d);
+    thumbnails(f, d);
+    fputs("</body></html>\n", f);
+}

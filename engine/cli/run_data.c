@@ -1,0 +1,445 @@
+/* run_data.c — see run_data.h. */
+#include "run_data.h"
+#include "encoder.h"
+#include "outfile.h"
+
+#include <msgpack.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Grows an array of `elem`-byte items to hold one more; false without memory. */
+static bool grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return true;
+    size_t nc = *cap ? 2 * *cap : 16;
+    void *q = realloc(*p, nc * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+static bool add_point(rd_path *p, double x, double y)
+{
+    if (!isfinite(x) || !isfinite(y))
+        return true;
+    /* a point per 5 cm moved: a car standing still adds nothing */
+    if (p->n && hypot(x - p->pts[p->n - 1].x, y - p->pts[p->n - 1].y) < 0.05)
+        return true;
+    if (!grow((void **)&p->pts, &p->cap, p->n, sizeof *p->pts))
+        return false;
+    p->pts[p->n++] = (rd_pt){x, y};
+    return true;
+}
+
+static rd_path *new_path(run_data *d, size_t *cap)
+{
+    if (!grow((void **)&d->paths, cap, d->n_paths, sizeof *d->paths))
+        return NULL;
+    rd_path *p = &d->paths[d->n_paths++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+static bool add_event(run_data *d, size_t *cap, rd_event ev)
+{
+    ev.last_frame = ev.frame;
+    for (size_t i = d->n_events; i-- > 0;) {
+        rd_event *e = &d->events[i];
+        if (e->key_a == ev.key_a && e->key_b == ev.key_b && e->last_frame + 1 >= ev.frame) {
+            e->last_frame = ev.frame; /* the same contact going on */
+            return true;
+        }
+    }
+    if (!grow((void **)&d->events, cap, d->n_events, sizeof *d->events))
+        return false;
+    d->events[d->n_events++] = ev;
+    return true;
+}
+
+/* ---- the messages' own keys (msgpack-c over the documented layout) ---- */
+
+static const msgpack_object *key(const msgpack_object *map, const char *name)
+{
+    if (!map || map->type != MSGPACK_OBJECT_MAP)
+        return NULL;
+    size_t n = strlen(name);
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key;
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, name, n))
+            return &map->via.map.ptr[i].val;
+    }
+    return NULL;
+}
+
+static bool num(const msgpack_object *o, double *v)
+{
+    if (!o)
+        return false;
+    switch (o->type) {
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: *v = (double)o->via.u64; return true;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: *v = (double)o->via.i64; return true;
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64: *v = o->via.f64; return true;
+    default: return false;
+    }
+}
+
+/* [x, y, z] -> (x, y) */
+static bool xy(const msgpack_object *o, rd_pt *p)
+{
+    return o && o->type == MSGPACK_OBJECT_ARRAY && o->via.array.size >= 2 && num(&o->via.array.ptr[0], &p->x) &&
+           num(&o->via.array.ptr[1], &p->y);
+}
+
+static void str_of(const msgpack_object *o, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (o && o->type == MSGPACK_OBJECT_STR)
+        snprintf(buf, cap, "%.*s", (int)o->via.str.size, o->via.str.ptr);
+}
+
+/* The converter a thumbnail of this type is best seen through. */
+static sn_color_converter thumb_converter(const char *type)
+{
+    if (!strcmp(type, "sensor.camera.depth"))
+        return SN_COLOR_LOGARITHMIC_DEPTH;
+    if (!strcmp(type, "sensor.camera.semantic_segmentation"))
+        return SN_COLOR_CITYSCAPES;
+    return SN_COLOR_RAW;
+}
+
+/* The thumbnail of the picture last read. */
+static sn_status thumb(sn_stream_reader *r, rd_stream *s, sn_error *err)
+{
+    sn_picture pic;
+    sn_status st = sn_stream_reader_picture(r, thumb_converter(s->type), false, &pic, err);
+    if (st)
+        return st;
+    int tw = (int)(pic.width < SN_THUMB_WIDTH ? pic.width : SN_THUMB_WIDTH);
+    int th = (int)lround((double)pic.height * tw / pic.width);
+    th = th < 1 ? 1 : th;
+    uint8_t *small = malloc((size_t)tw * th * 3);
+    if (!small)
+        return sn_cli_fail(err, SN_E_NOMEM, "out of memory for a thumbnail");
+    st = sn_rgb_scale(pic.rgb, (int)pic.width, (int)pic.height, small, tw, th, err);
+    if (!st)
+        st = sn_png_encode(small, tw, th, &s->png[s->n_thumbs], &s->png_len[s->n_thumbs], err);
+    free(small);
+    if (!st)
+        s->thumb_frame[s->n_thumbs++] = pic.frame;
+    return st;
+}
+
+/* The message index of thumbnail k of n messages: evenly spaced, first and last included. */
+static size_t thumb_index(size_t k, size_t n, int want)
+{
+    return want < 2 ? 0 : (size_t)((double)k * (double)(n - 1) / (want - 1) + 0.5);
+}
+
+/* Pass 2 over a picture stream: the thumbnails. */
+static sn_status thumbnails(const char *path, rd_stream *s, sn_error *err)
+{
+    int want = s->count < SN_THUMBS ? (int)s->count : SN_THUMBS;
+    sn_stream_reader *r = sn_stream_reader_open(path, err);
+    if (!r)
+        return err->status;
+    sn_message m;
+    sn_status st = SN_OK;
+    for (size_t i = 0; s->n_thumbs < want && (st = sn_stream_reader_next(r, &m, err)) == SN_OK; i++)
+        if (i == thumb_index((size_t)s->n_thumbs, s->count, want) && (st = thumb(r, s, err)))
+            break;
+    sn_stream_reader_close(r);
+    /* a stream cut short: the thumbnails of what is there (read_stream made the note) */
+    return st == SN_E_NOT_FOUND || (st == SN_E_INVALID && s->note[0]) ? SN_OK : st;
+}
+
+typedef struct caps { size_t paths, events; } caps;
+
+/* One stream: counts, times, its sensor's path, collision events, pictures. */
+static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream *s, bool sensor_paths, sn_error *err)
+{
+    sn_stream_reader *r = sn_stream_reader_open(path, err);
+    if (!r)
+        return err->status;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    rd_path *trace = NULL;
+    size_t tcap = 0, path_index = 0;
+    sn_status st;
+    sn_message m;
+    while ((st = sn_stream_reader_next(r, &m, err)) == SN_OK) {
+        if (s->count == 0) {
+            snprintf(s->sensor, sizeof s->sensor, "%s", m.sensor);
+            snprintf(s->type, sizeof s->type, "%s", m.type_id);
+            sn_picture pic;
+            sn_error ignored;
+            if (sn_stream_reader_picture(r, SN_COLOR_RAW, false, &pic, &ignored) == SN_OK)
+                s->w = pic.width, s->h = pic.height;
+            if (sensor_paths) {
+                if (!(trace = new_path(d, &cp->paths))) {
+                    st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+                    break;
+                }
+                path_index = d->n_paths - 1;
+                snprintf(trace->name, sizeof trace->name, "sensor %s", m.sensor);
+                snprintf(trace->kind, sizeof trace->kind, "%s", m.type_id);
+            }
+        }
+        if (!grow((void **)&s->t, &tcap, s->count, sizeof *s->t)) {
+            st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+            break;
+        }
+        s->t[s->count++] = m.timestamp;
+        d->t_min = fmin(d->t_min, m.timestamp), d->t_max = fmax(d->t_max, m.timestamp);
+        d->frame_min = m.frame < d->frame_min ? m.frame : d->frame_min;
+        d->frame_max = m.frame > d->frame_max ? m.frame : d->frame_max;
+        size_t off = 0;
+        if (msgpack_unpack_next(&u, m.data, m.size, &off) != MSGPACK_UNPACK_SUCCESS)
+            continue; /* the reader checked it: cannot happen */
+        rd_pt at = {NAN, NAN};
+        xy(key(key(&u.data, "transform"), "location"), &at);
+        if (sensor_paths && !add_point(&d->paths[path_index], at.x, at.y)) {
+            st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+            break;
+        }
+        if (!d->paths_from_recording && !strcmp(m.type_id, "sensor.other.collision")) {
+            rd_event ev = {.at = at, .t = m.timestamp, .frame = m.frame, .key_a = (uint64_t)(s - d->streams) + 1};
+            xy(key(&u.data, "location"), &ev.at); /* the contact point when the sensor gives it */
+            char other[128];
+            double oid = 0;
+            str_of(key(key(&u.data, "other_actor"), "type_id"), other, sizeof other);
+            num(key(key(&u.data, "other_actor"), "id"), &oid);
+            ev.key_b = (uint64_t)oid;
+            snprintf(ev.what, sizeof ev.what, "%.80s: collision with %.100s (id %.0f)", m.sensor,
+                     other[0] ? other : "an actor", oid);
+            if (!add_event(d, &cp->events, ev)) {
+                st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+                break;
+            }
+        }
+    }
+    msgpack_unpacked_destroy(&u);
+    sn_stream_reader_close(r);
+    if (st == SN_E_INVALID) { /* a run killed mid-way, a damaged file: what came before is shown */
+        snprintf(s->note, sizeof s->note, "; %s", err->msg);
+        st = SN_E_NOT_FOUND;
+    }
+    if (st == SN_E_NOT_FOUND)
+        st = s->w && s->count ? thumbnails(path, s, err) : SN_OK;
+    return st;
+}
+
+/* ---- the recording ---- */
+
+static rd_path *find_path(run_data *d, uint32_t id)
+{
+    for (size_t i = 0; i < d->n_paths; i++)
+        if (d->paths[i].id == id)
+            return &d->paths[i];
+    return NULL;
+}
+
+static sn_status read_recording(run_data *d, caps *cp, sn_recording *rec, sn_error *err)
+{
+    sn_log_info info = {.struct_size = sizeof info};
+    if (sn_recording_info(rec, &info, err) != SN_OK)
+        return err->status;
+    if (!d->scene[0])
+        snprintf(d->scene, sizeof d->scene, "%s", info.scene);
+    if (!d->has_seed)
+        d->has_seed = true, d->seed = info.seed;
+    if (d->dt == 0)
+        d->dt = info.fixed_delta_seconds;
+    if (info.end != SN_LOG_END_COMPLETE)
+        snprintf(d->rec_note, sizeof d->rec_note, "%s", info.end_reason);
+    d->paths_from_recording = true;
+    const sn_log_frame *f;
+    sn_status st;
+    while ((st = sn_recording_next(rec, &f, err)) == SN_OK) {
+        for (uint32_t i = 0; i < f->n_added; i++) {
+            const sn_log_add *a = &f->added[i];
+            if (a->type == SN_LOG_SENSOR || find_path(d, a->id) || !strcmp(a->blueprint, "static.ground"))
+                continue;
+            rd_path *p = new_path(d, &cp->paths);
+            if (!p)
+                return sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+            p->id = a->id;
+            if (a->name[0])
+                snprintf(p->name, sizeof p->name, "%s", a->name);
+            else
+                snprintf(p->name, sizeof p->name, "%s %u", a->blueprint, a->id);
+            snprintf(p->kind, sizeof p->kind, "%s", a->blueprint);
+            p->is_static = a->type != SN_LOG_VEHICLE && a->type != SN_LOG_WALKER;
+            if (!add_point(p, a->transform.location.x, a->transform.location.y))
+                return sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+        }
+        for (uint32_t i = 0; i < f->n_poses; i++) {
+            rd_path *p = find_path(d, f->poses[i].id);
+            if (p && !add_point(p, f->poses[i].transform.location.x, f->poses[i].transform.location.y))
+                return sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+        }
+        for (uint32_t i = 0; i < f->n_collisions; i++) {
+            const sn_log_collision *c = &f->collisions[i];
+            rd_path *a = find_path(d, c->actor1), *b = find_path(d, c->actor2);
+            rd_event ev = {.at = a && a->n ? a->pts[a->n - 1] : (rd_pt){NAN, NAN}, .t = f->elapsed, .frame = f->frame,
+                           .key_a = c->actor1 < c->actor2 ? c->actor1 : c->actor2,
+                           .key_b = c->actor1 < c->actor2 ? c->actor2 : c->actor1};
+            snprintf(ev.what, sizeof ev.what, "%.100s and %.100s", a ? a->name : "an actor", b ? b->name : "an actor");
+            if (!add_event(d, &cp->events, ev))
+                return sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+        }
+    }
+    if (st == SN_E_INVALID) { /* a damaged frame: the frames before it are shown */
+        snprintf(d->rec_note, sizeof d->rec_note, "%s", err->msg);
+        st = SN_E_NOT_FOUND;
+    }
+    return st == SN_E_NOT_FOUND ? SN_OK : st;
+}
+
+/* ---- stats.json (sensim run --stats) ---- */
+
+static bool json_num(const char *text, const char *name, double *v)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", name);
+    const char *p = strstr(text, pat);
+    if (!p)
+        return false;
+    char *end;
+    *v = strtod(p + strlen(pat), &end);
+    return end != p + strlen(pat);
+}
+
+static void read_stats(run_data *d)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/stats.json", d->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    d->has_stats = json_num(text, "frames", &d->frames) && json_num(text, "sim_time", &d->sim_time);
+    json_num(text, "messages", &d->messages);
+    json_num(text, "sensors", &d->sensors);
+    json_num(text, "time_world", &d->time_world);
+    json_num(text, "time_sensors", &d->time_sensors);
+    json_num(text, "time_output", &d->time_output);
+    double seed;
+    if (json_num(text, "seed", &seed))
+        d->has_seed = true, d->seed = (uint64_t)seed;
+    const char *s = strstr(text, "\"scene\":\"");
+    if (s) { /* the path as written (a JSON string without escapes in practice; escapes are kept) */
+        s += 9;
+        const char *e = s;
+        while (*e && !(*e == '"' && e[-1] != '\\'))
+            e++;
+        snprintf(d->scene, sizeof d->scene, "%.*s", (int)(e - s), s);
+    }
+}
+
+sn_status sn_run_data_read(const char *dir, run_data *d, sn_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->t_min = INFINITY, d->t_max = -INFINITY, d->frame_min = UINT64_MAX;
+    snprintf(d->dir, sizeof d->dir, "%s", dir);
+    DIR *dd = opendir(dir);
+    if (!dd)
+        return sn_cli_fail(err, SN_E_INVALID, "%s: cannot read the run folder: %s", dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0, ncap = 0;
+    struct dirent *de;
+    sn_status st = SN_OK;
+    while ((de = readdir(dd))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char *copy = strdup(de->d_name);
+        if (!copy || !grow((void **)&names, &ncap, n, sizeof *names)) {
+            free(copy);
+            st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+            break;
+        }
+        names[n++] = copy;
+    }
+    closedir(dd);
+    if (n)
+        qsort(names, n, sizeof *names, by_name); /* the page does not depend on the folder's order */
+    read_stats(d);
+    caps cp = {0, 0};
+    /* a recording first: it names every actor, so the streams' sensor paths are not needed */
+    for (size_t i = 0; !st && i < n && !d->recording[0]; i++) {
+        char path[8200];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (ends_with(names[i], ".msgpack") || ends_with(names[i], ".json") || stat(path, &sb) || !S_ISREG(sb.st_mode))
+            continue;
+        sn_engine_options o = {.quiet_plugins = true};
+        sn_recording *rec = sn_recording_open(path, &o, NULL);
+        if (!rec)
+            continue;
+        snprintf(d->recording, sizeof d->recording, "%s", names[i]);
+        st = read_recording(d, &cp, rec, err);
+        sn_recording_close(rec);
+        /* a recording cut before any actor moved: the sensors' paths from the streams instead */
+        d->paths_from_recording = d->n_paths > 0;
+    }
+    size_t scap = 0;
+    for (size_t i = 0; !st && i < n; i++) {
+        char path[8200];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (!ends_with(names[i], ".msgpack") || stat(path, &sb) || !S_ISREG(sb.st_mode))
+            continue;
+        if (!grow((void **)&d->streams, &scap, d->n_streams, sizeof *d->streams)) {
+            st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+            break;
+        }
+        rd_stream *s = &d->streams[d->n_streams++];
+        memset(s, 0, sizeof *s);
+        snprintf(s->file, sizeof s->file, "%s", names[i]);
+        st = read_stream(d, &cp, path, s, !d->paths_from_recording, err);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (!st && d->n_streams == 0)
+        st = sn_cli_fail(err, SN_E_INVALID, "%s holds no stream (<sensor>.msgpack): not a run's output folder", dir);
+    return st;
+}
+
+void sn_run_data_free(run_data *d)
+{
+    for (size_t i = 0; i < d->n_streams; i++) {
+        free(d->streams[i].t);
+        for (int k = 0; k < d->streams[i].n_thumbs; k++)
+            free(d->streams[i].png[k]);
+    }
+    for (size_t i = 0; i < d->n_paths; i++)
+        free(d->paths[i].pts);
+    if (d->n_lanes)
+        free(d->lanes[0].pts); /* one block for every lane (run_map.c) */
+    free(d->lanes);
+    free(d->streams);
+    free(d->paths);
+    free(d->events);
+    memset(d, 0, sizeof *d);
+}
