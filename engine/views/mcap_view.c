@@ -154,40 +154,125 @@ static sn_status flush_frame(sn_mcap *m, sn_error *err)
     return st;
 }
 
-sn_status sn_mcap_add_message(sn_mcap *m, const sn_message *msg, sn_error *err)
+/* One message into the frame being gathered (the frame before it is written first). */
+static sn_status gather(sn_mcap *m, uint64_t frame, uint32_t sensor_id, bool actors, const void *data, size_t size,
+                        sn_error *err)
 {
-    SN_ERR_LOCAL(err);
-    if (!m || !msg || !msg->data)
-        return sn_fail(err, SN_E_INVALID, "mcap: NULL file or message");
-    if (m->failed)
-        return sn_fail(err, m->failed, "%s", m->fail_err.msg);
     sn_status st = SN_OK;
-    if (m->have_frame && msg->frame != m->frame)
+    if (m->have_frame && frame != m->frame)
         st = flush_frame(m, err);
-    m->frame = msg->frame;
+    m->frame = frame;
     m->have_frame = true;
     if (st)
         return st;
     if (!sn_grow((void **)&m->pend, &m->cap_pend, m->n_pend + 1, sizeof *m->pend))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    m->pend[m->n_pend] = (sn_pending){!sn_mcap_is_actors(msg->type_id), msg->sensor_id, (uint32_t)m->n_pend, m->frame_bytes.n, msg->size};
+    m->pend[m->n_pend] = (sn_pending){!actors, sensor_id, (uint32_t)m->n_pend, m->frame_bytes.n, size};
     m->n_pend++;
-    sn_buf_put(&m->frame_bytes, msg->data, msg->size);
+    sn_buf_put(&m->frame_bytes, data, size);
     return m->frame_bytes.bad ? sn_fail(err, SN_E_NOMEM, "out of memory for a frame's messages") : SN_OK;
+}
+
+/* The file's thread: gathers, converts and writes what the listener hands over, in order. */
+static void *mcap_thread(void *arg)
+{
+    sn_mcap *m = arg;
+    pthread_mutex_lock(&m->mu);
+    for (;;) {
+        while (m->in_head == m->in_tail && !m->stop)
+            pthread_cond_wait(&m->more, &m->mu);
+        if (m->in_head == m->in_tail)
+            break; /* stopped and empty */
+        sn_inbox_entry *e = &m->inbox[m->in_head % SN_MCAP_INBOX];
+        bool failed = m->failed != SN_OK;
+        pthread_mutex_unlock(&m->mu);
+        sn_error err = {0};
+        sn_status st = failed || e->bytes.bad ? (e->bytes.bad ? sn_fail(&err, SN_E_NOMEM, "out of memory") : SN_OK)
+                                              : gather(m, e->frame, e->sensor_id, e->actors, e->bytes.p, e->bytes.n, &err);
+        pthread_mutex_lock(&m->mu);
+        if (st && !m->failed)
+            m->failed = st, m->fail_err = err;
+        m->in_head++;
+        pthread_cond_signal(&m->room);
+    }
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+/* Stops the file's thread after it has taken in every message (NULL-safe to call twice). */
+static void stop_thread(sn_mcap *m)
+{
+    if (!m->threaded)
+        return;
+    pthread_mutex_lock(&m->mu);
+    m->stop = true;
+    pthread_cond_signal(&m->more);
+    pthread_mutex_unlock(&m->mu);
+    pthread_join(m->thread, NULL);
+    m->threaded = false;
+    pthread_mutex_destroy(&m->mu);
+    pthread_cond_destroy(&m->more);
+    pthread_cond_destroy(&m->room);
+    for (size_t i = 0; i < SN_MCAP_INBOX; i++)
+        sn_buf_free(&m->inbox[i].bytes);
+}
+
+sn_status sn_mcap_add_message(sn_mcap *m, const sn_message *msg, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!m || !msg || !msg->data)
+        return sn_fail(err, SN_E_INVALID, "mcap: NULL file or message");
+    if (m->threaded)
+        return sn_fail(err, SN_E_STATE, "mcap: the file takes its messages from sn_mcap_listen");
+    if (m->failed)
+        return sn_fail(err, m->failed, "%s", m->fail_err.msg);
+    return gather(m, msg->frame, msg->sensor_id, sn_mcap_is_actors(msg->type_id), msg->data, msg->size, err);
 }
 
 void sn_mcap_listen(const sn_message *msg, void *user)
 {
     sn_mcap *m = user;
-    if (m && !m->failed) {
-        sn_status st = sn_mcap_add_message(m, msg, &m->fail_err);
-        if (st)
-            m->failed = st;
+    if (!m || !msg || !msg->data)
+        return;
+    if (!m->threaded) { /* the first message starts the file's thread */
+        if (m->failed)
+            return;
+        pthread_mutex_init(&m->mu, NULL);
+        pthread_cond_init(&m->more, NULL);
+        pthread_cond_init(&m->room, NULL);
+        m->in_head = m->in_tail = 0;
+        m->stop = false;
+        if (pthread_create(&m->thread, NULL, mcap_thread, m) != 0) {
+            pthread_mutex_destroy(&m->mu);
+            pthread_cond_destroy(&m->more);
+            pthread_cond_destroy(&m->room);
+            sn_status st = sn_mcap_add_message(m, msg, &m->fail_err); /* no thread: here, then */
+            if (st)
+                m->failed = st;
+            return;
+        }
+        m->threaded = true;
     }
+    pthread_mutex_lock(&m->mu);
+    while (m->in_tail - m->in_head >= SN_MCAP_INBOX)
+        pthread_cond_wait(&m->room, &m->mu);
+    bool failed = m->failed != SN_OK;
+    pthread_mutex_unlock(&m->mu);
+    if (failed)
+        return;
+    sn_inbox_entry *e = &m->inbox[m->in_tail % SN_MCAP_INBOX]; /* the tail is the listener's own */
+    e->bytes.n = 0;
+    sn_buf_put(&e->bytes, msg->data, msg->size);
+    e->frame = msg->frame, e->sensor_id = msg->sensor_id, e->actors = sn_mcap_is_actors(msg->type_id);
+    pthread_mutex_lock(&m->mu);
+    m->in_tail++;
+    pthread_cond_signal(&m->more);
+    pthread_mutex_unlock(&m->mu);
 }
 
 static void release(sn_mcap *m)
 {
+    stop_thread(m);
     sn_mcap_pool_free(m->pool); /* its workers stop before the file closes */
     if (m->f)
         fclose(m->f);
@@ -213,6 +298,7 @@ sn_status sn_mcap_close(sn_mcap *m, bool commit, sn_error *err)
     if (!m)
         return SN_OK;
     sn_status st = SN_OK;
+    stop_thread(m); /* every message handed over is taken in first */
     if (commit) {
         if (m->failed)
             st = sn_fail(err, m->failed, "%s", m->fail_err.msg);

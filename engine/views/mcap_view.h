@@ -13,12 +13,22 @@
 #include "../data/image.h"
 
 #include <msgpack.h>
+#include <pthread.h>
 
 typedef struct sn_pending {
     bool later;      /* not the actors stream: the actors message of a frame goes first (the tree) */
     uint32_t sensor_id, seq;
     size_t off, len; /* in sn_mcap.frame_bytes */
 } sn_pending;
+
+/* A message handed over by sn_mcap_listen (a copy: the engine's buffer is reused). */
+typedef struct sn_inbox_entry {
+    sn_buf bytes;
+    uint64_t frame;
+    uint32_t sensor_id;
+    bool actors;
+} sn_inbox_entry;
+#define SN_MCAP_INBOX 16
 
 typedef struct sn_id_set {
     uint32_t *ids; /* ascending */
@@ -35,8 +45,16 @@ struct sn_mcap {
     int zstd_level;
     bool raw_images;
     sn_converter depth;
-    sn_status failed;     /* the listener's first failure */
+    sn_status failed;     /* the listener's first failure (under mu once the thread runs) */
     sn_error fail_err;
+    /* sn_mcap_listen's own thread: the engine's thread only copies each message into the inbox,
+    ** the file's thread orders, converts and writes (started at the first message) */
+    bool threaded, stop;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t more, room;
+    sn_inbox_entry inbox[SN_MCAP_INBOX];
+    size_t in_head, in_tail;
     /* the frame being gathered (live runs) */
     uint64_t frame;
     bool have_frame;

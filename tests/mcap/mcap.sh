@@ -131,24 +131,26 @@ done
 cmp -s "$TMP/all.mcap" "$TMP/all1.mcap" || bad "the MCAP differs between 1 and 2 threads"
 
 # ---- a killed run leaves no half MCAP at its path ----
-"$SENSIM" run "$SCENES/town.yaml" --out "$TMP/killed" --mcap "$TMP/killed.mcap" --quiet &
-pid=$!
-for _ in $(seq 1 200); do # until the run is writing (its partial file has chunks in it)
-  part=$(ls "$TMP"/killed.mcap.partial-* 2>/dev/null | head -1)
-  [ -n "$part" ] && [ "$(stat -c %s "$part")" -gt 100000 ] && break
-  sleep 0.05
-done
-kill -9 $pid 2>/dev/null
-wait $pid 2>/dev/null
+# kill -9 once the run is writing (its partial file holds chunks); the run is made far longer than
+# that wait (20000 frames) so the kill always lands mid-run, however fast the machine
+killed_run() { # MCAP: runs the demo with --mcap MCAP in the background and kills it mid-way
+  "$SENSIM" run "$SCENES/town.yaml" --frames 20000 --out "$TMP/killed_out" --mcap "$1" --quiet &
+  local pid=$! part=
+  for _ in $(seq 1 600); do
+    part=$(ls "$1".partial-* 2>/dev/null | head -1)
+    [ -n "$part" ] && [ "$(stat -c %s "$part")" -gt 100000 ] && break
+    sleep 0.05
+  done
+  kill -0 $pid 2>/dev/null || bad "the run to kill ended by itself"
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+}
+killed_run "$TMP/killed.mcap"
 [ -e "$TMP/killed.mcap" ] && bad "a killed run left $TMP/killed.mcap"
 ls "$TMP"/killed.mcap.partial-* >/dev/null 2>&1 || bad "the killed run's partial MCAP is not where docs/mcap.md says"
 # an existing file at the path survives a killed run
 echo keep >"$TMP/keep.mcap"
-"$SENSIM" run "$SCENES/town.yaml" --out "$TMP/killed2" --mcap "$TMP/keep.mcap" --quiet &
-pid=$!
-sleep 1
-kill -9 $pid 2>/dev/null
-wait $pid 2>/dev/null
+killed_run "$TMP/keep.mcap"
 [ "$(cat "$TMP/keep.mcap")" = keep ] || bad "a killed run replaced an existing file"
 
 # ---- bad input ----
