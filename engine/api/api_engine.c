@@ -14,11 +14,17 @@ sn_status sn_engine_stats(const sn_engine *e, sn_run_stats *out, sn_error *err)
     if (out->struct_size < sizeof out->struct_size)
         return sn_fail(err, SN_E_INVALID, "stats: struct_size is %u; set it to sizeof(sn_run_stats)",
                        out->struct_size);
-    sn_run_stats s = {.struct_size = sizeof s, .frames = e->clock.frame, .sim_time = e->clock.timestamp,
+    sn_run_stats s = {.struct_size = sizeof s, .frames = e->clock.frame - e->frame0,
+                      .sim_time = (double)(e->clock.frame - e->frame0) * e->clock.dt,
                       .sensors = e->n_sensors, .live_actors = (uint32_t)e->world.n_actors,
-                      .time_world = e->time_world, .time_sensors = e->time_sensors, .time_output = e->time_output};
+                      .time_world = e->time_world, .time_sensors = e->time_sensors, .time_output = e->time_output,
+                      .frames_planned = e->frames_target};
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         const sn_sensor *x = e->sensors[i];
+        if (x->internal) { /* the recorder of sn_engine_record is no sensor of the scene */
+            s.sensors--;
+            continue;
+        }
         s.messages += x->messages;
         s.live_sensors += x->spawned && !x->destroyed && x->self; /* engine.c's live() */
     }

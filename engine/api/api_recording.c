@@ -4,21 +4,26 @@
 #include "recording.h"
 
 #include "../core/error.h"
+#include "../core/infile.h"
 #include "../core/util.h"
 #include "../sim/engine.h"
+#include "../sim/outdir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 sn_recording *sn_recording_open_with(const sn_library *lib, const char *path, sn_error *err)
 {
     if (!path)
         return sn_fail(err, SN_E_INVALID, "recording: NULL path"), NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = sn_open_input(path, "recording", err); /* a FIFO would block, and a recording is read with seeks */
     if (!f)
-        return sn_fail(err, SN_E_IO, "%s: cannot open: %s", path, strerror(errno)), NULL;
+        return NULL;
     unsigned char head[64];
     size_t n = fread(head, 1, sizeof head, f);
     fclose(f);
@@ -123,12 +128,74 @@ sn_status sn_engine_record(sn_engine *e, const sn_record_options *o, sn_error *e
     if (!sn_library_find(&e->lib, "sensor.other.recorder"))
         return sn_fail(err, SN_E_NOT_FOUND, "record: the recorder plugin (sensor.other.recorder) is not loaded "
                        "(see `sensim plugins`)");
+    if (e->rec_stage)
+        return sn_fail(err, SN_E_STATE, "record: this run records to %s already", e->rec_final);
+    /* Staged like every output: written to a fresh file beside its name (mkstemp: exclusive,
+    ** never through a link) and renamed over it only when the run ends well, so a killed or
+    ** failed run never replaces an existing recording with a partial one. */
+    sn_status st = sn_outdir_check_dest(o->file, false, err);
+    if (st)
+        return sn_error_prefix(err, "record");
+    const char *slash = strrchr(o->file, '/');
+    size_t dlen = slash ? (size_t)(slash - o->file) + 1 : 0;
+    size_t n = strlen(o->file) + 40;
+    char *stage = malloc(n);
+    if (!stage)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    snprintf(stage, n, "%.*s.%s.sensim-partial-XXXXXX", (int)dlen, o->file, o->file + dlen);
+    int fd = mkstemp(stage);
+    if (fd < 0) {
+        st = sn_fail(err, SN_E_IO, "record: %s: cannot write the recording: %s", o->file, strerror(errno));
+        free(stage);
+        return st;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um); /* as a file fopen would create */
+    close(fd);
     char seed[32], date[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)e->seed);
     snprintf(date, sizeof date, "%lld", (long long)o->date);
-    sn_attribute attrs[] = {{"file", o->file}, {"additional_data", o->additional_data ? "true" : "false"},
+    sn_attribute attrs[] = {{"file", stage}, {"additional_data", o->additional_data ? "true" : "false"},
                             {"date", date}, {"scene", e->scene.path ? e->scene.path : ""}, {"seed", seed}};
     sn_actor_desc d = {sizeof d, "sensor.other.recorder", "recorder", {{0, 0, 0}, {0, 0, 0}}, 0, 0, attrs, 5};
-    sn_status st = sn_engine_spawn(e, &d, NULL, err);
-    return st ? sn_error_prefix(err, "record") : SN_OK;
+    e->spawning_internal = true; /* no stream, no name taken, not counted as the scene's sensor */
+    st = sn_engine_spawn(e, &d, &e->rec_actor, err);
+    e->spawning_internal = false;
+    if (st) {
+        remove(stage);
+        free(stage);
+        return sn_error_prefix(err, "record");
+    }
+    e->rec_stage = stage;
+    e->rec_final = sn_strdup(o->file);
+    e->rec_frame0 = e->clock.frame;
+    return SN_OK;
+}
+
+sn_status sn_engine_stop_recording(sn_engine *e, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "stop_recording: NULL engine");
+    if (!e->rec_actor || !e->rec_stage)
+        return sn_fail(err, SN_E_STATE, "stop_recording: nothing is being recorded");
+    return sn_engine_destroy_actor(e, e->rec_actor, err); /* commits (spawn.c) */
+}
+
+void sn_recording_commit(sn_engine *e)
+{
+    e->rec_actor = 0;
+    if (!e->rec_stage)
+        return;
+    if (e->clock.frame == e->rec_frame0) { /* nothing recorded: the run never started */
+        remove(e->rec_stage);
+    } else if (e->run_failed || !e->rec_final || rename(e->rec_stage, e->rec_final) != 0) {
+        if (!e->opts.quiet_plugins || e->run_failed)
+            fprintf(stderr, "sensim: note: recording of the failed run left in %s; %s left as it was\n", e->rec_stage,
+                    e->rec_final ? e->rec_final : "");
+    }
+    free(e->rec_stage);
+    free(e->rec_final);
+    e->rec_stage = e->rec_final = NULL;
 }

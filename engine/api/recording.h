@@ -11,6 +11,7 @@ struct sn_recording {
     void *self;
     char *path;
     sn_library *own_lib;     /* when opened standalone (sn_recording_open) */
+    bool all_contacts;       /* queries show every recorded contact, not CARLA's subset */
 };
 
 /* Opens `path` with the readers of an already loaded library (a replaying engine's). */

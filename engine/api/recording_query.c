@@ -3,9 +3,11 @@
 ** file info, collisions (new contacts only, by type letters) and blocked actors, in CARLA's
 ** text layout (CarlaRecorderQuery.cpp; reference: carla-sensors.md §5) or as JSON.
 **
-** Departures from CARLA, on purpose: lengths are metres (CARLA prints centimetres), the date is
-** printed in UTC (CARLA: local time) or "none" when the recording has none, and the name of a
-** destroyed actor stays known (CARLA's query forgets the wrong id on EventDel).
+** Departures from CARLA, on purpose: lengths are metres (CARLA prints centimetres; `blocked`
+** takes its minimum distance in metres here, the CLI in CARLA's centimetres), the date is printed
+** in UTC (CARLA: local time) or "none" when the recording has none, the name of a destroyed
+** actor stays known (CARLA's query forgets the wrong id on EventDel), and every query prints
+** the duration alike (docs/recorder.md).
 */
 #include "recording.h"
 
@@ -80,15 +82,88 @@ static void json_head(FILE *o, const sn_log_info *in)
     json_str(o, in->end_reason);
 }
 
-/* CARLA's tail. `fixed0`: CARLA's stream stays in fixed precision 0 once a row was printed. */
-static void text_tail(FILE *o, const sn_log_info *in, uint64_t last_frame, double last_elapsed, bool fixed0)
+/* CARLA's tail: the last frame and its elapsed time, the same in every query. (CARLA's own
+** collisions query prints the duration rounded to whole seconds once a row was printed: its
+** stream keeps the std::fixed, setprecision(0) of the rows. A formatting accident, not kept.) */
+static void text_tail(FILE *o, uint64_t last_frame, double last_elapsed)
 {
-    (void)in;
     fprintf(o, "\nFrames: %llu\n", (unsigned long long)last_frame);
-    if (fixed0)
-        fprintf(o, "Duration: %.0f seconds\n", last_elapsed);
-    else
-        fprintf(o, "Duration: %g seconds\n", last_elapsed);
+    fprintf(o, "Duration: %g seconds\n", last_elapsed);
+}
+
+/* CARLA's header of every query (CheckFileInfo): version, map, date. */
+static void text_head(FILE *o, const sn_log_info *in)
+{
+    char date[64] = "none";
+    time_t t = (time_t)in->date;
+    struct tm tm;
+    if (in->date && gmtime_r(&t, &tm))
+        strftime(date, sizeof date, "%m/%d/%y %H:%M:%S UTC", &tm);
+    fprintf(o, "Version: %u.%u\nMap: %s\nDate: %s\n\n", in->version_major, in->version_minor, in->scene, date);
+}
+
+/* ---- CARLA's rule for collisions ----
+** CARLA records a collision only when a collision sensor reports it (ACollisionSensor calls
+** the recorder's AddCollision(parent, other)): actor 1 is always a collision sensor's parent.
+** sensim records every contact pair, both orders; the queries show CARLA's subset unless the
+** recording is opened for all contacts (sn_recording_show_all_contacts). The live collision
+** sensors are followed through the recording's adds, re-parentings and destroys. */
+typedef struct coll_sensors {
+    sn_log_parent *s; /* child = the sensor, parent = what it is attached to */
+    size_t n, cap;
+    bool oom;
+} coll_sensors;
+
+static void sensors_free(coll_sensors *cs) { free(cs->s); }
+
+/* Adds and re-parentings: before the frame's collisions (a sensor spawned this frame counts). */
+static void sensors_add(coll_sensors *cs, const sn_log_frame *f)
+{
+    for (uint32_t i = 0; i < f->n_added; i++) {
+        const sn_log_add *a = &f->added[i];
+        if (strcmp(a->blueprint, "sensor.other.collision") != 0 || !a->parent_id)
+            continue;
+        bool known = false; /* a snapshot after a seek repeats live actors */
+        for (size_t k = 0; k < cs->n && !known; k++)
+            known = cs->s[k].child == a->id;
+        if (known)
+            continue;
+        if (!sn_grow((void **)&cs->s, &cs->cap, cs->n + 1, sizeof *cs->s)) {
+            cs->oom = true;
+            return;
+        }
+        cs->s[cs->n++] = (sn_log_parent){a->id, a->parent_id};
+    }
+    for (uint32_t i = 0; i < f->n_reparented; i++)
+        for (size_t k = 0; k < cs->n; k++)
+            if (cs->s[k].child == f->reparented[i].child)
+                cs->s[k].parent = f->reparented[i].parent;
+}
+
+/* Destroys: after the frame's collisions (a sensor destroyed this frame reported them). */
+static void sensors_del(coll_sensors *cs, const sn_log_frame *f)
+{
+    for (uint32_t i = 0; i < f->n_destroyed; i++)
+        for (size_t k = 0; k < cs->n; k++)
+            if (cs->s[k].child == f->destroyed[i]) {
+                cs->s[k] = cs->s[--cs->n];
+                break;
+            }
+}
+
+/* Whether CARLA would have recorded collision c: its actor 1 carries a collision sensor. */
+static bool carla_records(const coll_sensors *cs, const sn_log_collision *c)
+{
+    for (size_t k = 0; k < cs->n; k++)
+        if (cs->s[k].parent == c->actor1)
+            return true;
+    return false;
+}
+
+void sn_recording_show_all_contacts(sn_recording *r, bool all)
+{
+    if (r)
+        r->all_contacts = all;
 }
 
 /* ---- info ---- */
@@ -114,7 +189,7 @@ static void frame_line(FILE *o, const sn_log_frame *f, bool *printed)
     *printed = true;
 }
 
-static void text_frame(FILE *o, const sn_log_frame *f, bool all)
+static void text_frame(FILE *o, const sn_log_frame *f, bool all, const coll_sensors *cs)
 {
     bool printed = false;
     if (all)
@@ -129,11 +204,19 @@ static void text_frame(FILE *o, const sn_log_frame *f, bool all)
     }
     for (uint32_t i = 0; i < f->n_destroyed; i++)
         frame_line(o, f, &printed), fprintf(o, " Destroy %u\n", f->destroyed[i]);
+    /* CARLA attaches an actor spawned with a parent right after spawning it (UCarlaEpisode::
+    ** AttachActors), which records a Parenting event in the same frame as its Create. */
+    for (uint32_t i = 0; i < f->n_added; i++)
+        if (f->added[i].parent_id)
+            frame_line(o, f, &printed),
+                fprintf(o, " Parenting %u with %u (parent)\n", f->added[i].id, f->added[i].parent_id);
     for (uint32_t i = 0; i < f->n_reparented; i++)
         frame_line(o, f, &printed),
             fprintf(o, " Parenting %u with %u (parent)\n", f->reparented[i].child, f->reparented[i].parent);
     for (uint32_t i = 0; i < f->n_collisions; i++) {
         const sn_log_collision *c = &f->collisions[i];
+        if (cs && !carla_records(cs, c))
+            continue;
         frame_line(o, f, &printed);
         fprintf(o, " Collision id %u between %u%s with %u%s\n", c->id, c->actor1, c->hero1 ? " (hero) " : "",
                 c->actor2, c->hero2 ? " (hero) " : "");
@@ -204,9 +287,12 @@ static void json_transform(FILE *o, const sn_transform *t)
     fputc('}', o);
 }
 
-static bool json_frame(FILE *o, const sn_log_frame *f, bool all, bool first)
+static bool json_frame(FILE *o, const sn_log_frame *f, bool all, bool first, const coll_sensors *cs)
 {
-    bool events = f->n_added || f->n_destroyed || f->n_reparented || f->n_collisions;
+    uint32_t n_shown = 0;
+    for (uint32_t i = 0; i < f->n_collisions; i++)
+        n_shown += !cs || carla_records(cs, &f->collisions[i]);
+    bool events = f->n_added || f->n_destroyed || f->n_reparented || n_shown;
     if (!all && !events)
         return false;
     fprintf(o, "%s{\"frame\":%llu,\"elapsed\":", first ? "" : ",", (unsigned long long)f->frame);
@@ -235,9 +321,11 @@ static bool json_frame(FILE *o, const sn_log_frame *f, bool all, bool first)
     for (uint32_t i = 0; i < f->n_reparented; i++)
         fprintf(o, "%s[%u,%u]", i ? "," : "", f->reparented[i].child, f->reparented[i].parent);
     fputs("],\"collisions\":[", o);
-    for (uint32_t i = 0; i < f->n_collisions; i++) {
+    for (uint32_t i = 0, shown = 0; i < f->n_collisions; i++) {
         const sn_log_collision *c = &f->collisions[i];
-        fprintf(o, "%s{\"id\":%u,\"actor1\":%u,\"actor2\":%u,\"hero1\":%s,\"hero2\":%s,\"impulse\":", i ? "," : "",
+        if (cs && !carla_records(cs, c))
+            continue;
+        fprintf(o, "%s{\"id\":%u,\"actor1\":%u,\"actor2\":%u,\"hero1\":%s,\"hero2\":%s,\"impulse\":", shown++ ? "," : "",
                 c->id, c->actor1, c->actor2, c->hero1 ? "true" : "false", c->hero2 ? "true" : "false");
         json_vec(o, c->impulse);
         fputc('}', o);
@@ -299,18 +387,22 @@ static sn_status each_frame(sn_recording *r, frame_fn fn, void *user, uint64_t *
 
 typedef struct info_ctx {
     FILE *o;
-    bool all, json, first;
+    bool all, json, first, all_contacts;
+    coll_sensors cs;
 } info_ctx;
 
 static void info_frame(const sn_log_frame *f, void *user)
 {
     info_ctx *c = user;
+    sensors_add(&c->cs, f);
+    const coll_sensors *cs = c->all_contacts ? NULL : &c->cs;
     if (c->json) {
-        if (json_frame(c->o, f, c->all, c->first))
+        if (json_frame(c->o, f, c->all, c->first, cs))
             c->first = false;
     } else {
-        text_frame(c->o, f, c->all);
+        text_frame(c->o, f, c->all, cs);
     }
+    sensors_del(&c->cs, f);
 }
 
 sn_status sn_recording_print_info(sn_recording *r, FILE *o, bool all, bool json, sn_error *err)
@@ -324,21 +416,17 @@ sn_status sn_recording_print_info(sn_recording *r, FILE *o, bool all, bool json,
         json_head(o, &in);
         fputs(",\"events\":[", o);
     } else {
-        char date[64] = "none";
-        time_t t = (time_t)in.date;
-        struct tm tm;
-        if (in.date && gmtime_r(&t, &tm))
-            strftime(date, sizeof date, "%m/%d/%y %H:%M:%S UTC", &tm);
-        fprintf(o, "Version: %u.%u\nMap: %s\nDate: %s\n\n", in.version_major, in.version_minor, in.scene, date);
+        text_head(o, &in);
     }
-    info_ctx c = {o, all, json, true};
+    info_ctx c = {o, all, json, true, r->all_contacts, {0}};
     uint64_t lf;
     double le;
     st = each_frame(r, info_frame, &c, &lf, &le, err);
     if (json)
         fputs("]}\n", o);
     else
-        text_tail(o, &in, lf, le, false);
+        text_tail(o, lf, le);
+    sensors_free(&c.cs);
     return st;
 }
 
@@ -409,6 +497,8 @@ typedef struct coll_ctx {
     names ns;
     pair *prev, *cur; /* passing pairs of the previous and this frame */
     size_t n_prev, n_cur, cap_prev, cap_cur;
+    bool all_contacts;
+    coll_sensors cs;
 } coll_ctx;
 
 static char letter(uint8_t type) { return type < 6 ? "ovwtha"[type] : 'o'; }
@@ -420,9 +510,12 @@ static void coll_frame(const sn_log_frame *f, void *user)
     coll_ctx *c = user;
     for (uint32_t i = 0; i < f->n_added; i++)
         name_add(&c->ns, &f->added[i]);
+    sensors_add(&c->cs, f);
     c->n_cur = 0;
     for (uint32_t i = 0; i < f->n_collisions; i++) {
         const sn_log_collision *k = &f->collisions[i];
+        if (!c->all_contacts && !carla_records(&c->cs, k))
+            continue;
         const actor_name *a = name_get(&c->ns, k->actor1), *b = name_get(&c->ns, k->actor2);
         char l1 = letter(a ? a->type : 0), l2 = letter(b ? b->type : 0);
         if (!passes(c->t1, l1, k->hero1) || !passes(c->t2, l2, k->hero2))
@@ -456,6 +549,7 @@ static void coll_frame(const sn_log_frame *f, void *user)
         }
         c->any_row = true;
     }
+    sensors_del(&c->cs, f);
     pair *t = c->prev;
     size_t tc = c->cap_prev;
     c->prev = c->cur, c->cap_prev = c->cap_cur, c->n_prev = c->n_cur;
@@ -478,20 +572,21 @@ sn_status sn_recording_print_collisions(sn_recording *r, FILE *o, char t1, char 
         json_head(o, &in);
         fputs(",\"collisions\":[", o);
     } else {
-        fprintf(o, "Version: %u.%u\nMap: %s\n\n", in.version_major, in.version_minor, in.scene);
+        text_head(o, &in);
         fprintf(o, "%8s %6s %6s %-35s %6s %-35s\n", "Time", "Types", "Id", "Actor 1", "Id", "Actor 2");
     }
-    coll_ctx c = {.o = o, .json = json, .first = true, .t1 = t1, .t2 = t2};
+    coll_ctx c = {.o = o, .json = json, .first = true, .t1 = t1, .t2 = t2, .all_contacts = r->all_contacts};
     uint64_t lf;
     double le;
     st = each_frame(r, coll_frame, &c, &lf, &le, err);
-    if (!st && c.ns.oom)
+    if (!st && (c.ns.oom || c.cs.oom))
         st = sn_fail(err, SN_E_NOMEM, "collisions: out of memory");
     if (json)
         fputs("]}\n", o);
     else
-        text_tail(o, &in, lf, le, c.any_row);
+        text_tail(o, lf, le);
     names_free(&c.ns);
+    sensors_free(&c.cs);
     free(c.prev), free(c.cur);
     return st;
 }
@@ -603,7 +698,7 @@ sn_status sn_recording_print_blocked(sn_recording *r, FILE *o, double min_time, 
         json_head(o, &in);
         fputs(",\"blocked\":[", o);
     } else {
-        fprintf(o, "Version: %u.%u\nMap: %s\n\n", in.version_major, in.version_minor, in.scene);
+        text_head(o, &in);
         fprintf(o, "%8s %6s %-35s %10s\n", "Time", "Id", "Actor", "Duration");
     }
     for (size_t i = 0; i < c.n_res; i++) {
@@ -624,7 +719,7 @@ sn_status sn_recording_print_blocked(sn_recording *r, FILE *o, double min_time, 
     if (json)
         fputs("]}\n", o);
     else
-        text_tail(o, &in, lf, le, false);
+        text_tail(o, lf, le);
     names_free(&c.ns);
     free(c.s), free(c.res);
     return st;

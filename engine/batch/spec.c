@@ -1,6 +1,7 @@
 /* spec.c — a batch spec (YAML) expanded into runs: scenes, globs, and sweeps of a scene over
 ** seeds and value lists for --set paths (product or zipped). sensim.h documents the format. */
 #include "../core/error.h"
+#include "../core/infile.h"
 #include "../core/strmap.h"
 #include "../core/util.h"
 #include "../scene/yamldoc.h"
@@ -123,8 +124,13 @@ static sn_status get_limits(ctx *c, const sn_ynode *map, limits *l)
     sn_status st;
     if ((v = sn_ynode_get(map, "memory_mb")) && (st = get_uint(c, v, "memory_mb", (uint64_t)1 << 40, &l->memory_mb)))
         return st;
+    /* 0 frames is a value, not "unset" (leave the key out for the scene's own count): refused
+    ** as settings.frames: 0 and --frames 0 are, so a run is never silently the scene's length. */
     if ((v = sn_ynode_get(map, "frames")) && (st = get_uint(c, v, "frames", UINT64_MAX, &l->frames)))
         return st;
+    if (v && (l->frames == 0 || l->frames > SN_LIMIT_FRAMES))
+        return at(c, v, "frames must be within 1 ... 1000000000 (SN_LIMIT_FRAMES); leave it out for the scene's "
+                  "own count", NULL);
     return SN_OK;
 }
 
@@ -383,11 +389,9 @@ sn_batch *sn_batch_open(const char *spec_path, sn_error *err)
         sn_fail(err, SN_E_INVALID, "batch: the spec path is NULL");
         return NULL;
     }
-    FILE *f = fopen(spec_path, "rb");
-    if (!f) {
-        sn_fail(err, SN_E_IO, "%s: cannot open batch spec: %s", spec_path, strerror(errno));
+    FILE *f = sn_open_input(spec_path, "batch spec", err); /* a FIFO would block */
+    if (!f)
         return NULL;
-    }
     fclose(f);
     sn_ydoc doc;
     if (sn_ydoc_load(&doc, spec_path, err) != SN_OK)

@@ -4,11 +4,13 @@
 #include "batch_cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -201,7 +203,10 @@ static void on_done(const sn_batch_run *run, const batch_result *r, void *user)
     progress_done(&s->prog, run, r);
 }
 
-static void on_tick(unsigned running, void *user) { progress_tick(&((state *)user)->prog, running); }
+static void on_tick(unsigned running, uint64_t frames_running, double partial, void *user)
+{
+    progress_tick(&((state *)user)->prog, running, frames_running, partial);
+}
 
 /* Prints the summary table of the manifest's records (this batch's and earlier ones). */
 static void summary(const state *s, size_t total, size_t skipped, double wall, const char *manifest)
@@ -215,6 +220,54 @@ static void summary(const state *s, size_t total, size_t skipped, double wall, c
             printf("  %-10s %8zu %12llu %10.2f\n", STATUSES[k], s->counts[k], (unsigned long long)s->frames[k],
                    s->walls[k]);
     printf("manifest: %s\n", manifest);
+}
+
+/*
+** DIR and DIR/.batch (real folders, not links), then the batch's lock: DIR/.batch/lock, or
+** lock-I-of-N for a shard (shards share DIR and run at once). flock: a second batch or a
+** --resume of the same manifest is refused while this one runs; the kernel drops the lock when
+** the batch dies, however it dies. Then a manifest cut by a killed batch loses its cut line.
+*/
+static int prepare_out(const args *a, const char *manifest, int *lock)
+{
+    char workdir[4200], path[4300], terr[600];
+    snprintf(workdir, sizeof workdir, "%s/.batch", a->out);
+    struct stat st;
+    if ((mkdir(a->out, 0777) != 0 && errno != EEXIST) || (mkdir(workdir, 0777) != 0 && errno != EEXIST))
+        return bad("cannot create output folder '%s'", a->out);
+    if (lstat(workdir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return bad("'%s' is not a folder (a link?); sensim writes nothing through a link", workdir);
+    if (a->shard_n > 1)
+        snprintf(path, sizeof path, "%s/lock-%lu-of-%lu", workdir, a->shard_i, a->shard_n);
+    else
+        snprintf(path, sizeof path, "%s/lock", workdir);
+    *lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (*lock < 0)
+        return bad("cannot create the lock file '%s'", path);
+    if (flock(*lock, LOCK_EX | LOCK_NB) != 0)
+        return bad("'%s' is in use by another sensim batch (or --resume) of the same runs; wait for it to end",
+                   a->out);
+    if (!manifest_trim(manifest, terr, sizeof terr))
+        return bad("%s", terr);
+    return 0;
+}
+
+/* The manifest, appended to (--resume) or new; never through a link, never a FIFO or device. */
+static FILE *open_manifest(const char *path, bool append)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (append ? O_APPEND : 0), 0644);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (!append && ftruncate(fd, 0) != 0)) {
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, append ? "a" : "w");
+    if (!f)
+        close(fd);
+    return f;
 }
 
 int sn_cli_batch(int argc, char **argv)
@@ -247,7 +300,8 @@ int sn_cli_batch(int argc, char **argv)
     size_t n = sn_batch_count(b), n_todo = 0, skipped = 0;
     bool *done = calloc(n + 1, sizeof *done);
     size_t *todo = calloc(n + 1, sizeof *todo);
-    char manifest[4200], workdir[4200];
+    char manifest[4200];
+    int lock = -1;
     if (a.shard_n > 1)
         snprintf(manifest, sizeof manifest, "%s/manifest-%lu-of-%lu.jsonl", a.out ? a.out : ".", a.shard_i, a.shard_n);
     else
@@ -256,6 +310,8 @@ int sn_cli_batch(int argc, char **argv)
         rc = bad("out of memory%s", "");
         goto out;
     }
+    if (!a.dry_run && (rc = prepare_out(&a, manifest, &lock)))
+        goto out;
     if (a.resume)
         manifest_completed(manifest, b, done);
     for (size_t i = 0; i < n; i++) {
@@ -282,14 +338,9 @@ int sn_cli_batch(int argc, char **argv)
         printf("batch: %zu runs to do, %zu skipped as done, %zu in the spec\n", n_todo, skipped, n);
         goto out;
     }
-    snprintf(workdir, sizeof workdir, "%s/.batch", a.out);
-    if ((mkdir(a.out, 0777) != 0 && errno != EEXIST) || (mkdir(workdir, 0777) != 0 && errno != EEXIST)) {
-        rc = bad("cannot create output folder '%s'", a.out);
-        goto out;
-    }
     state s = {.out = a.out};
-    if (!(s.manifest = fopen(manifest, a.resume ? "a" : "w"))) {
-        rc = bad("cannot write the manifest '%s'", manifest);
+    if (!(s.manifest = open_manifest(manifest, a.resume))) {
+        rc = bad("cannot write the manifest '%s' (or it is not a regular file)", manifest);
         goto out;
     }
     progress_start(&s.prog, n_todo);
@@ -310,6 +361,8 @@ int sn_cli_batch(int argc, char **argv)
     else if (s.counts[0] != n_todo)
         rc = 1;
 out:
+    if (lock >= 0)
+        close(lock);
     free(done);
     free(todo);
     sn_batch_close(b);

@@ -24,9 +24,10 @@ typedef struct batch_opts {
     unsigned jobs, threads; /* runs at once; renderer threads per run */
 } batch_opts;
 
-/* Called when a run ends; and about ten times a second with the number running. */
+/* Called when a run ends; and about ten times a second with the number running, the frames
+** they have stepped and the sum of their fractions done (frames stepped / planned). */
 typedef void (*batch_done_fn)(const sn_batch_run *run, const batch_result *r, void *user);
-typedef void (*batch_tick_fn)(unsigned running, void *user);
+typedef void (*batch_tick_fn)(unsigned running, uint64_t frames_running, double partial, void *user);
 
 /*
 ** Runs the runs `todo[0..n)` of b, at most o->jobs at once, each `sensim run` in its own
@@ -38,6 +39,9 @@ int batch_exec(const batch_opts *o, const sn_batch *b, const size_t *todo, size_
 
 /* The manifest: one JSON object per line. */
 void manifest_write(FILE *f, const sn_batch_run *run, const batch_result *r, const char *run_dir);
+/* Drops a cut last line (a record without its newline: the batch was killed while writing
+** it), so --resume appends after the last whole record. false with a message in err. */
+bool manifest_trim(const char *path, char *err, size_t errn);
 /* Marks done[i] for every run of b recorded as "ok" in the manifest at path (missing: none). */
 void manifest_completed(const char *path, const sn_batch *b, bool *done);
 /*
@@ -50,11 +54,12 @@ bool manifest_join(const char *const *inputs, size_t n, const char *out, char *e
 typedef struct progress {
     bool tty;
     size_t total, done, failed;
-    uint64_t frames;
+    uint64_t frames, frames_running; /* of the runs ended; stepped so far by those running */
+    double partial;                  /* the running runs' fractions done, summed */
     double start, last_draw;
 } progress;
 void progress_start(progress *p, size_t total);
-void progress_tick(progress *p, unsigned running);
+void progress_tick(progress *p, unsigned running, uint64_t frames_running, double partial);
 void progress_done(progress *p, const sn_batch_run *run, const batch_result *r);
 void progress_finish(progress *p);
 double batch_now(void); /* monotonic seconds */

@@ -8,4 +8,10 @@ int sn_cli_batch(int argc, char **argv);
 /* sensim batch merge ... */
 int sn_cli_batch_merge(int argc, char **argv);
 
+#include <sensim/sensim.h>
+/* What `sensim run` steps: sn_engine_run(e, 0), and under `sensim batch` (SENSIM_PROGRESS_FD set
+** by it) the same steps reporting "frames_done frames_planned" lines on that descriptor about
+** ten times a second, from which the batch's progress bar estimates (progress.c). */
+sn_status sn_cli_run_frames(sn_engine *e, sn_error *err);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -28,6 +29,10 @@ typedef struct job {
     sn_batch_run info;
     double start, deadline; /* deadline 0: none */
     bool timed_out;
+    int progress_fd;        /* read end of the run's progress pipe (SENSIM_PROGRESS_FD), -1 none */
+    uint64_t frames_done, frames_planned;
+    char pbuf[128];
+    size_t pn;
     char stats[4200], errlog[4200], dir[4200];
 } job;
 
@@ -35,6 +40,7 @@ typedef struct job {
 typedef struct argv_buf {
     char *v[64 + 2 * 1024];
     char seed[32], frames[32], threads[32];
+    char nomem[300]; /* what the child says when exec fails under memory_mb */
 } argv_buf;
 
 static bool build_argv(const batch_opts *o, job *j, argv_buf *a)
@@ -81,19 +87,48 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
     argv_buf a;
     if (!batch_rmtree(j->dir) || !build_argv(o, j, &a))
         return false;
-    remove(j->stats);
-    pid_t pid = fork();
-    if (pid < 0)
+    /* A link planted at either name goes (remove() takes the link, not its target); the child
+    ** then creates its log exclusively, never through a link, as `sensim run` opens outputs. */
+    if ((remove(j->stats) != 0 && errno != ENOENT) || (remove(j->errlog) != 0 && errno != ENOENT))
         return false;
+    snprintf(a.nomem, sizeof a.nomem,
+             "sensim: error: batch: run '%s' cannot start within memory_mb %llu (its address-space limit, "
+             "RLIMIT_AS %llu MiB, is below what the sensim program needs to load)\n",
+             j->info.id, (unsigned long long)j->info.memory_mb, (unsigned long long)j->info.memory_mb);
+    pid_t parent = getpid();
+    int pp[2] = {-1, -1};
+    if (pipe(pp) != 0)
+        pp[0] = pp[1] = -1; /* no progress from this run: the bar estimates without it */
+    for (int k = 0; k < 2 && pp[k] >= 0; k++)
+        fcntl(pp[k], F_SETFD, FD_CLOEXEC); /* the other runs must not hold this one's pipe */
+    pid_t pid = fork();
+    if (pid < 0) {
+        if (pp[0] >= 0)
+            close(pp[0]), close(pp[1]);
+        return false;
+    }
     if (pid == 0) {
         setpgid(0, 0); /* its own group: a timeout kills the run and anything it started */
+        /* The batch killed (even by SIGKILL, which it cannot catch) takes its runs with it; a
+        ** parent that died before this line is seen by getppid(). Kept across execv. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(128 + SIGKILL);
         sigprocmask(SIG_SETMASK, child_mask, NULL);
-        int in = open("/dev/null", O_RDONLY), err = open(j->errlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int in = open("/dev/null", O_RDONLY),
+            err = open(j->errlog, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (in >= 0)
             dup2(in, 0);
         if (err >= 0) {
             dup2(err, 2);
             dup2(err, 1); /* --quiet: only warnings and errors come out */
+        }
+        if (pp[1] >= 0) { /* the run reports "frames planned" lines on fd 3 (progress.c) */
+            if (pp[1] == 3)
+                fcntl(3, F_SETFD, 0);
+            else
+                dup2(pp[1], 3);
+            setenv("SENSIM_PROGRESS_FD", "3", 1);
         }
         if (j->info.memory_mb) {
             rlim_t lim = (rlim_t)j->info.memory_mb << 20;
@@ -101,11 +136,22 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
             setrlimit(RLIMIT_AS, &rl);
         }
         execv(o->self, a.v);
-        static const char msg[] = "sensim: error: batch: cannot start the sensim program\n";
-        (void)!write(2, msg, sizeof msg - 1);
+        if (errno == ENOMEM && j->info.memory_mb) {
+            (void)!write(2, a.nomem, strlen(a.nomem));
+        } else {
+            static const char msg[] = "sensim: error: batch: cannot start the sensim program\n";
+            (void)!write(2, msg, sizeof msg - 1);
+        }
         _exit(127);
     }
     setpgid(pid, pid); /* also here, so a kill right away finds the group */
+    if (pp[1] >= 0) {
+        close(pp[1]);
+        fcntl(pp[0], F_SETFL, O_NONBLOCK);
+    }
+    j->progress_fd = pp[0];
+    j->frames_done = j->frames_planned = 0;
+    j->pn = 0;
     j->pid = pid;
     j->start = batch_now();
     j->deadline = j->info.timeout > 0 ? j->start + j->info.timeout : 0;
@@ -133,6 +179,38 @@ static void last_error(const char *path, char *out, size_t n)
     fclose(f);
 }
 
+/* The first line of the run's stderr (what the dynamic loader says when it cannot map a library), or "". */
+static void first_line(const char *path, char *out, size_t n)
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (f && fgets(out, (int)n, f))
+        out[strcspn(out, "\n")] = 0;
+    if (f)
+        fclose(f);
+}
+
+/* A run that died before saying why, under memory_mb: the limit is the likely cause (the
+** loader exits 127 when it cannot map a library; an allocation that fails outside sensim's
+** checks ends in a signal). Named, with what the run said, instead of a bare status. */
+static void blame_memory(const job *j, batch_result *r)
+{
+    if (r->error[0] || !j->info.memory_mb || j->timed_out || (r->exit_code != 127 && !r->signal))
+        return;
+    char said[300];
+    first_line(j->errlog, said, sizeof said);
+    char how[64];
+    if (r->signal)
+        snprintf(how, sizeof how, "was killed by signal %d (%s)", r->signal, strsignal(r->signal));
+    else
+        snprintf(how, sizeof how, "exited with status %d", r->exit_code);
+    snprintf(r->error, sizeof r->error,
+             "%s under memory_mb %llu (its address-space limit, RLIMIT_AS %llu MiB): most likely too little memory "
+             "for the program and its libraries; raise memory_mb%s%s", how,
+             (unsigned long long)j->info.memory_mb, (unsigned long long)j->info.memory_mb, said[0] ? "; it said: " : "",
+             said);
+}
+
 static uint64_t read_frames(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -145,13 +223,49 @@ static uint64_t read_frames(const char *path)
     return frames;
 }
 
+/* Reads what the run reported since the last call; keeps its last whole line. */
+static void read_progress(job *j)
+{
+    if (j->progress_fd < 0)
+        return;
+    ssize_t got;
+    while ((got = read(j->progress_fd, j->pbuf + j->pn, sizeof j->pbuf - 1 - j->pn)) > 0) {
+        j->pn += (size_t)got;
+        j->pbuf[j->pn] = 0;
+        char *nl;
+        while ((nl = strchr(j->pbuf, '\n'))) {
+            unsigned long long d, p;
+            if (sscanf(j->pbuf, "%llu %llu", &d, &p) == 2 && p && d <= p)
+                j->frames_done = d, j->frames_planned = p;
+            size_t used = (size_t)(nl + 1 - j->pbuf);
+            memmove(j->pbuf, nl + 1, j->pn - used + 1);
+            j->pn -= used;
+        }
+        if (j->pn >= sizeof j->pbuf - 1)
+            j->pn = 0; /* not a line of ours: dropped */
+    }
+}
+
+static void close_progress(job *j)
+{
+    if (j->progress_fd >= 0)
+        close(j->progress_fd);
+    j->progress_fd = -1;
+}
+
 static void finish(job *j, int wstatus, batch_result *r)
 {
+    close_progress(j);
     memset(r, 0, sizeof *r);
     r->wall = batch_now() - j->start;
     r->frames = read_frames(j->stats);
     remove(j->stats);
     last_error(j->errlog, r->error, sizeof r->error);
+    if (WIFEXITED(wstatus))
+        r->exit_code = WEXITSTATUS(wstatus);
+    else
+        r->signal = WTERMSIG(wstatus);
+    blame_memory(j, r);
     if (WIFEXITED(wstatus)) {
         r->exit_code = WEXITSTATUS(wstatus);
         r->status = r->exit_code == 0 ? "ok" : r->exit_code == 2 ? "bad_input" : "failed";
@@ -244,13 +358,24 @@ int batch_exec(const batch_opts *o, const sn_batch *b, const size_t *todo, size_
                 jobs[s].timed_out = true;
                 kill(-jobs[s].pid, SIGKILL);
             }
-        if (tick)
-            tick(running, user);
+        if (tick) {
+            uint64_t frames = 0;
+            double partial = 0;
+            for (unsigned s = 0; s < slots; s++)
+                if (jobs[s].pid) {
+                    read_progress(&jobs[s]);
+                    frames += jobs[s].frames_done;
+                    if (jobs[s].frames_planned)
+                        partial += (double)jobs[s].frames_done / (double)jobs[s].frames_planned;
+                }
+            tick(running, frames, partial, user);
+        }
     }
     for (unsigned s = 0; s < slots; s++) /* interrupted: nothing keeps running behind our back */
         if (jobs[s].pid) {
             kill(-jobs[s].pid, SIGKILL);
             waitpid(jobs[s].pid, NULL, 0);
+            close_progress(&jobs[s]);
         }
     struct timespec zero = {0, 0};
     while (sigtimedwait(&wait_set, NULL, &zero) > 0) /* consumed: they were handled above */

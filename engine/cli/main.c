@@ -174,7 +174,8 @@ static const char *offending(char **argv)
     return argv[optind - 1];
 }
 
-/* Parses a subcommand's options with getopt_long; `allowed` lists its options (" out set ... ").
+/* Parses a subcommand's options with getopt_long; `allowed` lists its options (" out set ... ")
+** and " ARG " when it takes one positional argument (a scene, a stream).
 ** Returns 0, an exit code, or HELP_SHOWN after printing `help` for --help / -h anywhere. */
 static int parse_args(int argc, char **argv, cli *c, const char *allowed, const char *help)
 {
@@ -203,8 +204,11 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         const char *val = optarg;
         switch (opt) {
         case 1:
-            if (c->positional)
-                return fail(EXIT_INPUT, "unexpected argument '%s'", val);
+            if (c->positional || !strstr(allowed, " ARG ")) {
+                char what[600];
+                snprintf(what, sizeof what, "%s: unexpected argument '%s'", argv[1], val);
+                return fail(EXIT_INPUT, "%s", what);
+            }
             c->positional = val;
             break;
         case ':':
@@ -267,7 +271,7 @@ static void json_str_to(FILE *f, const char *s);
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " out set frames seed threads plugin-dir quiet stats record additional-data mcap ", HELP_RUN);
+    int rc = parse_args(argc, argv, &c, " ARG out set frames seed threads plugin-dir quiet stats record additional-data mcap ", HELP_RUN);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
@@ -307,7 +311,7 @@ static int cmd_run(int argc, char **argv)
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    sn_status st = sn_engine_run(e, 0, &err);
+    sn_status st = sn_cli_run_frames(e, &err);
     /* the MCAP becomes its path only when the run and the file are whole */
     if (sn_cli_mcap_end(mcap, st == SN_OK)) {
         sn_engine_destroy(e);
@@ -531,7 +535,7 @@ static int cmd_plugins(int argc, char **argv)
     if (!c.json) {
         /* where the files above were looked for (an unknown blueprint's error says it too) */
         size_t n_dirs = sn_blueprints_search_count(lib);
-        printf("searched:%s", n_dirs ? "" : " no folder (none given and none next to the program)");
+        printf("searched:%s", n_dirs ? "" : " no folder (none given and none beside libsensim or the program)");
         for (size_t i = 0; i < n_dirs; i++)
             printf("%s %s", i ? "," : "", sn_blueprints_search_dir(lib, i));
         putchar('\n');
@@ -543,7 +547,7 @@ static int cmd_plugins(int argc, char **argv)
 static int cmd_dump(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " json decode ", HELP_DUMP);
+    int rc = parse_args(argc, argv, &c, " ARG json decode ", HELP_DUMP);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
@@ -561,7 +565,7 @@ static int cmd_dump(int argc, char **argv)
 static int cmd_convert(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " converter out video gif ", HELP_CONVERT);
+    int rc = parse_args(argc, argv, &c, " ARG converter out video gif ", HELP_CONVERT);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional || (!c.out && !c.video && !c.gif))
@@ -639,7 +643,24 @@ static const command *find_command(const char *name)
     return NULL;
 }
 
-int main(int argc, char **argv)
+/* Whatever a command printed must have reached stdout: a full device or a closed pipe (with
+** SIGPIPE ignored) is a failure, exit 1 with one line, as `sensim dump` reports it. A command
+** that already failed has said why. */
+static int finish(int rc)
+{
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "sensim: error: writing to standard output: %s\n", errno ? strerror(errno) : "write error");
+        return EXIT_FAILURE;
+    }
+    return rc;
+}
+
+static int dispatch(int argc, char **argv);
+
+int main(int argc, char **argv) { return finish(dispatch(argc, argv)); }
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2)
         return usage();
@@ -655,13 +676,16 @@ int main(int argc, char **argv)
         }
         const command *h = find_command(argv[2]);
         if (!h || argc > 3) {
-            fprintf(stderr, "sensim: error: help: unknown command '%s'\n", argv[2]);
+            fprintf(stderr, "sensim: error: help: %s '%s'\n", h ? "unexpected argument" : "unknown command",
+                    argv[h ? 3 : 2]);
             return usage();
         }
         static char help_flag[] = "--help";
         char *help_argv[] = {argv[0], argv[2], help_flag, NULL};
         return h->fn(3, help_argv);
     }
+    if (strcmp(cmd, "--version") == 0 && argc > 2)
+        return fail(EXIT_INPUT, "--version: unexpected argument '%s'", argv[2]);
     if (strcmp(cmd, "--version") == 0) {
         printf("sensim %s (plugin ABI %d.%d)\n", SN_VERSION_STRING, SN_ABI_MAJOR, SN_ABI_MINOR);
         return 0;

@@ -8,11 +8,37 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* A manifest to read, if it is a regular file. A FIFO opens without waiting for a writer and is
+** refused, as is a folder: NULL with *what saying what it is; NULL with errno otherwise. */
+static FILE *open_manifest(const char *path, const char **what)
+{
+    *what = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+    if (fstat(fd, &st) != 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *what = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a folder" : "not a regular file";
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f)
+        close(fd);
+    return f;
+}
 
 static void json_str(FILE *f, const char *s)
 {
@@ -117,14 +143,17 @@ static bool record_key(const char *line, char *id, size_t n, size_t *index)
 
 void manifest_completed(const char *path, const sn_batch *b, bool *done)
 {
-    FILE *f = fopen(path, "r");
+    const char *what;
+    FILE *f = open_manifest(path, &what); /* not a file: nothing done yet (writing it then fails) */
     if (!f)
         return;
     size_t n = sn_batch_count(b);
     char *line = NULL, id[512];
     size_t cap = 0, index;
-    while (getline(&line, &cap, f) > 0) {
-        if (!record_key(line, id, sizeof id, &index) || index >= n)
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        /* a line without its newline was cut (the batch was killed while writing it): not done */
+        if (line[len - 1] != '\n' || !record_key(line, id, sizeof id, &index) || index >= n)
             continue;
         sn_batch_run r = {.struct_size = sizeof r};
         if (sn_batch_get(b, index, &r, NULL) != SN_OK || strcmp(r.id, id) != 0)
@@ -158,9 +187,11 @@ bool manifest_join(const char *const *inputs, size_t n, const char *out, char *e
     size_t count = 0, cap = 0;
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++) {
-        FILE *f = fopen(inputs[i], "r");
+        const char *what;
+        FILE *f = open_manifest(inputs[i], &what);
         if (!f) {
-            snprintf(err, errn, "%s: cannot read manifest: %s", inputs[i], strerror(errno));
+            snprintf(err, errn, "%s: %s%s", inputs[i], what ? "not a manifest file: it is " : "cannot read manifest: ",
+                     what ? what : strerror(errno));
             ok = false;
             break;
         }
@@ -194,11 +225,19 @@ bool manifest_join(const char *const *inputs, size_t n, const char *out, char *e
     }
     if (ok && count)
         qsort(recs, count, sizeof *recs, by_index);
+    /* a fresh temporary (mkstemp: exclusive, never through a link), renamed over `out` */
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", out);
-    FILE *o = ok ? fopen(tmp, "w") : NULL;
+    snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", out);
+    int fd = ok ? mkstemp(tmp) : -1;
+    if (fd >= 0)
+        fchmod(fd, 0644);
+    FILE *o = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (ok && !o) {
         snprintf(err, errn, "%s: cannot write: %s", tmp, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
         ok = false;
     }
     for (size_t i = 0; o && i < count; i++)
@@ -206,11 +245,50 @@ bool manifest_join(const char *const *inputs, size_t n, const char *out, char *e
             fputs(recs[i].line, o); /* the last record of each run */
     if (o && (fclose(o) != 0 || rename(tmp, out) != 0)) {
         snprintf(err, errn, "%s: cannot write: %s", out, strerror(errno));
+        remove(tmp);
         ok = false;
     }
     for (size_t i = 0; i < count; i++)
         free(recs[i].line);
     free(recs);
+    return ok;
+}
+
+bool manifest_trim(const char *path, char *err, size_t errn)
+{
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return true;
+        snprintf(err, errn, "%s: cannot open the manifest: %s", path, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (!ok)
+        snprintf(err, errn, "%s: the manifest is not a regular file", path);
+    off_t end = ok ? st.st_size : 0, keep = 0;
+    /* from the end back to the last newline: what follows it is a cut record */
+    char buf[4096];
+    for (off_t at = end; ok && at > 0 && keep == 0;) {
+        size_t n = at > (off_t)sizeof buf ? sizeof buf : (size_t)at;
+        at -= (off_t)n;
+        if (pread(fd, buf, n, at) != (ssize_t)n) {
+            snprintf(err, errn, "%s: cannot read: %s", path, strerror(errno));
+            ok = false;
+            break;
+        }
+        for (size_t i = n; i-- > 0;)
+            if (buf[i] == '\n') {
+                keep = at + (off_t)i + 1;
+                break;
+            }
+    }
+    if (ok && keep != end && ftruncate(fd, keep) != 0) {
+        snprintf(err, errn, "%s: cannot drop its cut last line: %s", path, strerror(errno));
+        ok = false;
+    }
+    close(fd);
     return ok;
 }
 

@@ -19,16 +19,18 @@
 #define EXIT_INPUT 2
 
 static const char HELP_RECORDER[] =
-    "usage: sensim recorder info FILE [--all] [--json] [--plugin-dir DIR]\n"
-    "       sensim recorder collisions FILE [--type1 a] [--type2 a] [--json] [--plugin-dir DIR]\n"
-    "       sensim recorder blocked FILE [--min-time 30] [--min-distance 10] [--json] [--plugin-dir DIR]\n"
+    "usage: sensim recorder info FILE [--all] [--all-contacts] [--json] [--plugin-dir DIR]\n"
+    "       sensim recorder collisions FILE [--type1 a] [--type2 a] [--all-contacts] [--json] [--plugin-dir DIR]\n"
+    "       sensim recorder blocked FILE [--min-time 30] [--min-distance 100] [--json] [--plugin-dir DIR]\n"
     "Queries a recording in CARLA's text layout (lengths in metres), or as one JSON object with --json.\n"
     "  info        header, then per frame the actors created, destroyed, re-parented and the collisions;\n"
     "              --all adds every pose, control, walker speed, velocity and bounding box\n"
     "  collisions  new contacts between actors of type1 and type2: h hero, v vehicle, w walker,\n"
     "              t traffic light, o other, a any (default a a)\n"
-    "  blocked     actors that moved less than --min-distance metres (default 10) for at least\n"
-    "              --min-time seconds (default 30)\n"
+    "  --all-contacts  every contact pair recorded, both orders; by default only what CARLA records:\n"
+    "              collisions a collision sensor reported, actor 1 its parent\n"
+    "  blocked     actors that moved less than --min-distance centimetres (CARLA's unit; default 100)\n"
+    "              for at least --min-time seconds (default 30)\n"
     "A recording cut off by a crash is read up to its last complete frame (a note says where it ends).\n"
     "Exit status: 0 success, 2 bad input (no such file, not a recording, a damaged frame).\n";
 
@@ -40,15 +42,17 @@ static const char HELP_REPLAY[] =
     "interpolated between them) with their velocities and controls, while the sensors of SCENE\n"
     "(and with --replay-sensors the recorded ones) write DIR/<sensor>.msgpack as in a live run.\n"
     "  --start S         seconds into the recording; negative counts from the end (default 0)\n"
-    "  --duration D      seconds to replay (default: to the end)\n"
+    "  --duration D      seconds to replay: D / (dt * F) frames (default: to the end)\n"
     "  --time-factor F   recording seconds per replayed second (default 1)\n"
-    "  --follow ID       free-standing sensors of SCENE ride on recorded actor ID at their transform\n"
+    "  --follow ID       free-standing sensors of SCENE ride on recorded vehicle or walker ID\n"
     "  --ignore-hero     do not replay heroes (role_name hero)\n"
     "  --branch-hero     hand heroes to physics at --start, with their recorded velocity and control\n"
     "  --replay-sensors  re-create the recorded sensors\n"
     "  --scene SCENE     a scene whose sensors (attach_to may name recorded actors) and actors ride along\n"
     "  --mcap FILE       also write the replay as MCAP for Foxglove (docs/mcap.md), as sensim run --mcap\n"
-    "Exit status: 0 success, 1 a failure while running, 2 bad input.\n";
+    "Replayed messages carry the recorded frame numbers and timestamps.\n"
+    "Exit status: 0 success, 1 a failure while running, 2 bad input (also: --follow of an id the\n"
+    "recording does not move, a time factor giving over 10^9 frames).\n";
 
 static int fail(int code, const char *msg)
 {
@@ -78,7 +82,7 @@ static bool parse_double(const char *s, double *out)
 
 typedef struct opts {
     const char *file, *out, *plugin_dir, *scene, *mcap;
-    bool all, json, quiet, ignore_hero, branch_hero, replay_sensors;
+    bool all, json, quiet, ignore_hero, branch_hero, replay_sensors, all_contacts;
     char type1, type2;
     double min_time, min_distance, start, duration, time_factor;
     unsigned long follow, threads;
@@ -86,6 +90,7 @@ typedef struct opts {
 
 static const struct option ALL_OPTIONS[] = {
     {"all", no_argument, NULL, 0},           {"json", no_argument, NULL, 0},
+    {"all-contacts", no_argument, NULL, 0},
     {"quiet", no_argument, NULL, 0},         {"ignore-hero", no_argument, NULL, 0},
     {"branch-hero", no_argument, NULL, 0},   {"replay-sensors", no_argument, NULL, 0},
     {"out", required_argument, NULL, 0},     {"plugin-dir", required_argument, NULL, 0},
@@ -135,6 +140,8 @@ static int parse(int argc, char **argv, int first, const char *allowed, opts *o)
         const char *name = ALL_OPTIONS[opt - OPT_BASE].name, *v = optarg;
         if (strcmp(name, "all") == 0)
             o->all = true;
+        else if (strcmp(name, "all-contacts") == 0)
+            o->all_contacts = true;
         else if (strcmp(name, "json") == 0)
             o->json = true;
         else if (strcmp(name, "quiet") == 0)
@@ -204,9 +211,11 @@ int sn_cmd_recorder(int argc, char **argv)
     if (argc < 3)
         return fail(EXIT_INPUT, "recorder: which query? info, collisions or blocked (see sensim recorder --help)");
     const char *q = argv[2];
-    opts o = {.type1 = 'a', .type2 = 'a', .min_time = 30, .min_distance = 10};
-    const char *allowed = strcmp(q, "info") == 0         ? " all json plugin-dir "
-                          : strcmp(q, "collisions") == 0 ? " type1 type2 json plugin-dir "
+    /* --min-distance in centimetres, as CARLA's client.show_recorder_actors_blocked takes it
+    ** (default 100 cm, CARLA's documented default and show_recorder_actors_blocked.py's) */
+    opts o = {.type1 = 'a', .type2 = 'a', .min_time = 30, .min_distance = 100};
+    const char *allowed = strcmp(q, "info") == 0         ? " all all-contacts json plugin-dir "
+                          : strcmp(q, "collisions") == 0 ? " type1 type2 all-contacts json plugin-dir "
                           : strcmp(q, "blocked") == 0    ? " min-time min-distance json plugin-dir "
                                                          : NULL;
     if (!allowed)
@@ -221,9 +230,10 @@ int sn_cmd_recorder(int argc, char **argv)
     sn_recording *r = sn_recording_open(o.file, &eo, &err);
     if (!r)
         return fail(EXIT_INPUT, err.msg);
+    sn_recording_show_all_contacts(r, o.all_contacts);
     sn_status st = q[0] == 'i'   ? sn_recording_print_info(r, stdout, o.all, o.json, &err)
                    : q[0] == 'c' ? sn_recording_print_collisions(r, stdout, o.type1, o.type2, o.json, &err)
-                                 : sn_recording_print_blocked(r, stdout, o.min_time, o.min_distance, o.json, &err);
+                                 : sn_recording_print_blocked(r, stdout, o.min_time, o.min_distance / 100, o.json, &err);
     fflush(stdout);
     if (!st)
         end_note(r, o.file);

@@ -22,6 +22,12 @@ uint64_t sn_hash_str(const char *s);
 /* Case-insensitive ASCII comparison. */
 bool sn_streq_nocase(const char *a, const char *b);
 
+/* `in` as one printable line in out[n] (always terminated): valid UTF-8 is kept, and each byte
+** of a control character (below 0x20, DEL, U+0080-U+009F) or of an invalid UTF-8 sequence is
+** written "\xHH", so a plugin's text can neither move the terminal's cursor nor break a line.
+** Cut short only between characters. Returns out. */
+char *sn_text_escape(const char *in, char *out, size_t n);
+
 #define SN_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -14,15 +14,19 @@
 #include <sys/stat.h>
 
 
-/* Seed 003's table; Rider as CARLA's CityScapesPalette has it (255, 0, 0). */
+/* CARLA's CityScapesPalette.h (LibCarla/source/carla/image, 0.9.14 and later: tags 0-28 as
+** seed 003's table numbers them). Fence and Terrain were seed 003's doc table, (100, 40, 40) and
+** (145, 170, 100); CARLA's code, which colours its images, has (190, 153, 153) and (152, 251, 152). */
 static const uint8_t palette[29][3] = {
-    {0, 0, 0},       {128, 64, 128},  {244, 35, 232},  {70, 70, 70},    {102, 102, 156}, {100, 40, 40},
-    {153, 153, 153}, {250, 170, 30},  {220, 220, 0},   {107, 142, 35},  {145, 170, 100}, {70, 130, 180},
+    {0, 0, 0},       {128, 64, 128},  {244, 35, 232},  {70, 70, 70},    {102, 102, 156}, {190, 153, 153},
+    {153, 153, 153}, {250, 170, 30},  {220, 220, 0},   {107, 142, 35},  {152, 251, 152}, {70, 130, 180},
     {220, 20, 60},   {255, 0, 0},     {0, 0, 142},     {0, 0, 70},      {0, 60, 100},    {0, 80, 100},
     {0, 0, 230},     {119, 11, 32},   {110, 190, 160}, {170, 120, 50},  {55, 90, 80},    {45, 60, 150},
     {157, 234, 50},  {81, 0, 81},     {150, 100, 100}, {230, 150, 140}, {180, 165, 180},
 };
 
+/* Black beyond the table. CARLA's GetColor wraps (tag % the table's size), so an unknown tag takes
+** a real class's colour (30 would be Roads'); its own comment warns that it overflows there. */
 const uint8_t *sn_cityscapes_color(uint8_t tag) { return tag < 29 ? palette[tag] : palette[0]; }
 
 bool sn_converter_parse(const char *name, sn_converter *out)

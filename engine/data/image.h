@@ -4,7 +4,7 @@
 **   raw               the colour as it is
 **   depth             d = R + 256 G + 65536 B; n = d / 16777215.0f; gray = (uint8)(n * 255.0f + 0.5f)
 **   logarithmic_depth v = 1 + ln(n) / 5.70378f clamped to [0.005, 1]; gray = (uint8)(v * 255 + 0.5f)
-**   cityscapes        the CityScapes colour of the tag in R (seed 003's table)
+**   cityscapes        the CityScapes colour of the tag in R (CARLA's CityScapesPalette.h)
 ** PNGs are written as 8-bit RGB. */
 #ifndef SN_DATA_IMAGE_H
 #define SN_DATA_IMAGE_H

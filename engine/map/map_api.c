@@ -2,6 +2,7 @@
 #include "lanemap.h"
 
 #include "../core/error.h"
+#include "../core/infile.h"
 #include "../core/util.h"
 
 #include <errno.h>
@@ -40,11 +41,9 @@ sn_map *sn_map_open(const char *path, sn_error *err)
         sn_fail(err, SN_E_INVALID, "map: NULL path");
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        sn_fail(err, SN_E_IO, "%s: cannot open the map: %s", path, strerror(errno));
+    FILE *f = sn_open_input(path, "map", err); /* a FIFO would block */
+    if (!f)
         return NULL;
-    }
     char *buf = NULL;
     size_t n = 0, cap = 0;
     bool bad = false;

@@ -9,6 +9,7 @@
 #include "odr.h"
 
 #include "../core/error.h"
+#include "../core/infile.h"
 #include "../core/util.h"
 
 #include <libxml/parser.h>
@@ -1095,9 +1096,11 @@ sn_status sn_odr_load(const char *path, sn_odr **out, sn_error *err)
 {
     SN_ERR_LOCAL(err);
     *out = NULL;
-    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!path)
+        return sn_fail(err, SN_E_IO, "(null): cannot open the map: no path");
+    FILE *f = sn_open_input(path, "map", err); /* a FIFO would block */
     if (!f)
-        return sn_fail(err, SN_E_IO, "%s: cannot open the map: %s", path ? path : "(null)", strerror(errno));
+        return SN_E_IO;
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {

@@ -16,26 +16,34 @@ static const char *const textures[] = {"none", "checker", NULL};
     {"checker_size", SN_ATTR_FLOAT, "1.0", NULL, NULL, true, 0.01, 1000, "m", "edge of a checker cell"}
 #define ATTR_TAG(d) {"semantic_tag", SN_ATTR_STRING, d, NULL, NULL, false, 0, 0, NULL, \
                      "semantic tag: a name of seed 003's table (case-insensitive) or its number 0-28"}
+/* Negative: the semantic tag's (sn_tag_reflectivity); spawn writes the value it resolved to. */
+#define ATTR_REFL {"reflectivity", SN_ATTR_FLOAT, "-1", NULL, NULL, true, -1, 1, NULL, \
+                   "diffuse reflectivity 0..1 that ray hits report (lidar intensity); -1: the semantic tag's"}
 #define ATTR_EXTENT(d, what) {"extent", SN_ATTR_STRING, d, NULL, NULL, false, 0, 0, "m", \
                               "half extents 'x,y,z' of the " what}
 
 static const sn_attr_def ground_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("110,110,110"), ATTR_TAG("Roads"), ATTR_TEXTURE("checker"),
+    ATTR_REFL,
 };
 static const sn_attr_def box_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("180,180,180"), ATTR_TAG("Static"), ATTR_TEXTURE("none"), ATTR_EXTENT("0.5,0.5,0.5", "box"),
+    ATTR_REFL,
 };
 static const sn_attr_def building_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("150,140,130"), ATTR_TAG("Building"), ATTR_TEXTURE("none"), ATTR_EXTENT("10,10,10", "building"),
+    ATTR_REFL,
 };
 static const sn_attr_def sphere_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("180,180,180"), ATTR_TAG("Static"), ATTR_TEXTURE("none"),
     {"radius", SN_ATTR_FLOAT, "0.5", NULL, NULL, true, 0.01, 1000, "m", "sphere radius"},
+    ATTR_REFL,
 };
 static const sn_attr_def cylinder_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("180,180,180"), ATTR_TAG("Pole"), ATTR_TEXTURE("none"),
     {"radius", SN_ATTR_FLOAT, "0.2", NULL, NULL, true, 0.01, 1000, "m", "cylinder radius"},
     {"height", SN_ATTR_FLOAT, "3.0", NULL, NULL, true, 0.01, 1000, "m", "cylinder height (along z)"},
+    ATTR_REFL,
 };
 static const char *const rec_mass_sedan[] = {"1200", "1500", "1800", NULL};
 static const sn_attr_def sedan_attrs[] = {
@@ -46,6 +54,7 @@ static const sn_attr_def sedan_attrs[] = {
      "front wheel angle at steer 1 and standstill (CARLA's default; less at speed by CARLA's steering curve)"},
     {"center_of_mass_height", SN_ATTR_FLOAT, "0.55", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
+    ATTR_REFL,
 };
 static const sn_attr_def truck_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("60,90,150"), ATTR_TAG("Truck"), ATTR_TEXTURE("none"), ATTR_EXTENT("4.0,1.25,1.6", "body"),
@@ -55,11 +64,13 @@ static const sn_attr_def truck_attrs[] = {
      "front wheel angle at steer 1 and standstill (a truck's lock; less at speed by CARLA's steering curve)"},
     {"center_of_mass_height", SN_ATTR_FLOAT, "1.6", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
+    ATTR_REFL,
 };
 static const sn_attr_def walker_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("220,20,60"), ATTR_TAG("Pedestrian"), ATTR_TEXTURE("none"), ATTR_EXTENT("0.25,0.25,0.9", "body"),
     {"mass", SN_ATTR_FLOAT, "80", NULL, NULL, true, 10, 500, "kg", "walker mass"},
     {"speed", SN_ATTR_FLOAT, "1.4", NULL, NULL, true, 0, 10, "m/s", "default walking speed for control.direction and routes"},
+    ATTR_REFL,
 };
 
 /* CARLA's carla.TrafficLightState names, in its order (Red = 0 ... Unknown = 4). */
@@ -73,6 +84,7 @@ static const sn_attr_def traffic_light_attrs[] = {
     {"red_time", SN_ATTR_FLOAT, "2", NULL, NULL, true, 0.001, 1e6, "s",
      "all-red stage after yellow before the group's next light turns green (CARLA's default 2 s)"},
     {"opendrive_id", SN_ATTR_STRING, "", NULL, NULL, false, 0, 0, NULL, "the map signal's id (\"\" when not from a map)"},
+    ATTR_REFL,
 };
 
 #define BP(id_, kind_, shape_, attrs_, doc_) \

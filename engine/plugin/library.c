@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,38 @@ const sn_method_def *sn_class_method(const sn_sensor_class *c, uint32_t i)
 {
     size_t stride = c->method_def_size ? c->method_def_size : sizeof(sn_method_def);
     return (const sn_method_def *)(const void *)((const char *)c->methods + (size_t)i * stride);
+}
+
+sn_status sn_class_check_call(const sn_sensor_class *c, const char *method, uint32_t argc, const char *const *argv,
+                              char *why, size_t n)
+{
+    uint32_t m = 0;
+    while (c->call && m < c->n_methods && strcmp(sn_class_method(c, m)->name, method) != 0)
+        m++;
+    if (!c->call || m == c->n_methods) {
+        snprintf(why, n, "'%s' has no method '%s'", c->blueprint, method);
+        return SN_E_NOT_FOUND;
+    }
+    if (!c->method_args)
+        return SN_OK;
+    const sn_method_args *a = &c->method_args[m];
+    if (argc < a->min_args || argc > a->max_args) {
+        if (a->min_args == a->max_args)
+            snprintf(why, n, "%s takes %u argument%s, not %u", method, a->min_args, a->min_args == 1 ? "" : "s",
+                     argc);
+        else
+            snprintf(why, n, "%s takes %u to %u arguments, not %u", method, a->min_args, a->max_args, argc);
+        return SN_E_INVALID;
+    }
+    for (uint32_t i = 0; a->max_arg_bytes && i < argc; i++) {
+        size_t len = strlen(argv[i]);
+        if (len > a->max_arg_bytes) {
+            snprintf(why, n, "%s: argument %u is %zu bytes; it takes at most %u", method, i + 1, len,
+                     a->max_arg_bytes);
+            return SN_E_RANGE;
+        }
+    }
+    return SN_OK;
 }
 
 size_t sn_class_value_size(const sn_sensor_class *c) { return c->value_size ? c->value_size : sizeof(sn_value); }
@@ -386,29 +419,54 @@ sn_status sn_library_load_dir(sn_library *lib, const char *dir, sn_error *err)
 #ifndef SN_PLUGIN_RELDIR
 #define SN_PLUGIN_RELDIR "../lib/sensim/plugins"
 #endif
+#ifndef SN_PLUGIN_LIBRELDIR
+#define SN_PLUGIN_LIBRELDIR "sensim/plugins"
+#endif
 
+/* The first of `rel` (relative to `base`) that is a folder, resolved into `dir`. */
+static bool first_dir(const char *base, const char *const *rel, size_t n, char dir[PATH_MAX])
+{
+    for (size_t i = 0; i < n; i++) {
+        char probe[PATH_MAX];
+        sn_format(probe, sizeof probe, "%s/%s", base, rel[i]);
+        struct stat st;
+        if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode) && realpath(probe, dir))
+            return true;
+    }
+    return false;
+}
+
+/* The folder of `file`, in place; false when it has none. */
+static bool to_folder(char *file)
+{
+    char *slash = strrchr(file, '/');
+    if (!slash)
+        return false;
+    *slash = 0;
+    return true;
+}
+
+/* The engine's own plugins are found from the file that holds this code: libsensim in an
+** embedding program (its own program may live anywhere), the program itself when the engine is
+** linked in statically (the tests). A build tree keeps plugins in <build>/plugins/<name>/
+** beside <build>/engine/; an install keeps them in <libdir>/SN_PLUGIN_LIBRELDIR. The program's
+** folder (<bindir>/SN_PLUGIN_RELDIR) is the fallback when the library cannot be located. */
 const char *sn_library_default_dir(void)
 {
     static _Thread_local char dir[PATH_MAX]; /* per thread: engines may be created on several at once */
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    /* the install's own folder first: <libdir>/../plugins may be anything on a system */
+    static const char *const from_lib[] = {SN_PLUGIN_LIBRELDIR, "../plugins"};
+    static const char *const from_exe[] = {"../plugins", SN_PLUGIN_RELDIR};
+    Dl_info info;
+    char self[PATH_MAX];
+    if (dladdr((void *)(uintptr_t)sn_library_default_dir, &info) && info.dli_fname &&
+        realpath(info.dli_fname, self) && to_folder(self) && first_dir(self, from_lib, 2, dir))
+        return dir;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
         return NULL;
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return NULL;
-    *slash = 0;
-    /* A build tree keeps plugins in <build>/plugins/<name>/; an install in SN_PLUGIN_RELDIR. */
-    char probe[PATH_MAX];
-    sn_format(probe, sizeof probe, "%s/../plugins", exe);
-    struct stat st;
-    if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode) && realpath(probe, dir))
-        return dir;
-    sn_format(probe, sizeof probe, "%s/%s", exe, SN_PLUGIN_RELDIR);
-    if (realpath(probe, dir))
-        return dir;
-    return NULL;
+    self[n] = 0;
+    return to_folder(self) && first_dir(self, from_exe, 2, dir) ? dir : NULL;
 }
 
 /* Records one folder of the search path and where it came from, for error messages. */
@@ -455,11 +513,22 @@ sn_status sn_library_load_search_path(sn_library *lib, const char *plugin_dir, s
     return own ? load_noted(lib, own, "the engine's own", err) : SN_OK;
 }
 
+const char *sn_library_unknown_hint(const sn_library *lib, char *buf, size_t n)
+{
+    size_t refused = sn_library_refused(lib), len = 0;
+    if (refused)
+        len = (size_t)snprintf(buf, n, "%zu plugin file%s refused, see `sensim plugins`; ", refused,
+                               refused == 1 ? " was" : "s were");
+    if (len < n)
+        sn_library_searched_text(lib, buf + len, n - len);
+    return buf;
+}
+
 const char *sn_library_searched_text(const sn_library *lib, char *buf, size_t n)
 {
     size_t len = (size_t)snprintf(buf, n, "searched: ");
     if (!lib->n_searched)
-        snprintf(buf, n, "no plugin folder was searched (none given and none found next to the program)");
+        snprintf(buf, n, "no plugin folder was searched (none given and none found beside libsensim or the program)");
     for (size_t i = 0; i < lib->n_searched && len < n; i++)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", lib->searched[i]);
     return buf;

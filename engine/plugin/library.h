@@ -53,7 +53,7 @@ void sn_library_free(sn_library *lib);
 sn_status sn_library_load_dir(sn_library *lib, const char *dir, sn_error *err);
 /* The DESIGN search path: plugin_dir, SENSIM_PLUGIN_PATH, the engine's own plugin folder. */
 sn_status sn_library_load_search_path(sn_library *lib, const char *plugin_dir, sn_error *err);
-/* The engine's own plugin folder (from the executable's location); per-thread static storage. */
+/* The engine's own plugin folder (from libsensim's location, else the program's); per-thread static storage. */
 const char *sn_library_default_dir(void);
 
 /* A test world's plugins (sensim/testworld.h), through the same checks as a folder's: an entry
@@ -65,6 +65,12 @@ sn_status sn_library_add_file(sn_library *lib, const char *path, sn_plugin_entry
 const sn_blueprint *sn_library_find(const sn_library *lib, const char *id);
 /* Method i of a class, read with its stride (method_def_size, or the size in its ABI minor). */
 const sn_method_def *sn_class_method(const sn_sensor_class *c, uint32_t i);
+/* SN_OK when the class has call() and a method `method` whose declared arguments (method_args,
+** ABI 1.4; none declared: any) accept argc/argv; else SN_E_NOT_FOUND (no such method),
+** SN_E_INVALID (argument count) or SN_E_RANGE (an argument too long), and `why` says which
+** ("'sensor.x' has no method 'y'", "send takes 1 argument, not 2", ...). */
+sn_status sn_class_check_call(const sn_sensor_class *c, const char *method, uint32_t argc, const char *const *argv,
+                              char *why, size_t n);
 /* sizeof(sn_value) as the class was built: the stride of set()'s values. */
 size_t sn_class_value_size(const sn_sensor_class *c);
 /* True when the class was built against ABI 1.1 or older (sn_ray_hit without struct_size). */
@@ -73,5 +79,8 @@ size_t sn_library_refused(const sn_library *lib);
 /* "searched: DIR (--plugin-dir), DIR (SENSIM_PLUGIN_PATH, missing), ..." for an unknown
 ** blueprint's error, so the user sees where the plugin was looked for. */
 const char *sn_library_searched_text(const sn_library *lib, char *buf, size_t n);
+/* What an unknown blueprint's error adds: the refused plugin files if any, then the searched
+** folders ("2 plugin files were refused, see `sensim plugins`; searched: ..."). Returns buf. */
+const char *sn_library_unknown_hint(const sn_library *lib, char *buf, size_t n);
 
 #endif

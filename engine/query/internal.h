@@ -21,6 +21,7 @@ typedef struct rs_actor {
     double lo[3], hi[3]; /* world bounding box */
     bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
     sn_vec3 origin, vel, omega; /* the actor's origin, velocity (m/s), angular velocity (rad/s) */
+    double refl;                /* reflectivity 0..1 */
 } rs_actor;
 
 /* A ground plane n . x = d, a half-space (below it is inside). */
@@ -30,6 +31,7 @@ typedef struct rs_plane {
     sn_vec3 n;
     double d;
     sn_vec3 origin, vel, omega; /* as rs_actor's: hit points' velocities */
+    double refl;
 } rs_plane;
 
 /* Per-task scratch for SN_RAY_ALL: every raw hit of one ray, then one per actor. */
@@ -92,10 +94,13 @@ static inline const rs_actor *rs_ref_actor(const sn_rayscene *rs, uint32_t ref)
 }
 static inline uint32_t rs_n_refs(const sn_rayscene *rs) { return (uint32_t)(rs->n_sact + rs->n_dact); }
 
+/* An actor's reflectivity: its own, or its tag's when it has none (< 0). */
+static inline double rs_refl(const sn_actor *a) { return a->reflectivity >= 0 ? a->reflectivity : sn_tag_reflectivity(a->tag); }
+
 /* A hit; its point's velocity from the actor's motion, v + w x (p - origin). struct_size says
 ** the velocity is there (see sensim/types.h). */
 static inline sn_ray_hit rs_hit(double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag, sn_vec3 origin,
-                                sn_vec3 vel, sn_vec3 omega)
+                                sn_vec3 vel, sn_vec3 omega, double refl)
 {
     sn_ray_hit h;
     memset(&h, 0, sizeof h);
@@ -106,9 +111,10 @@ static inline sn_ray_hit rs_hit(double t, sn_vec3 point, sn_vec3 normal, uint32_
     h.actor_id = id;
     h.semantic_tag = tag;
     h.velocity = sn_v3_add(vel, sn_v3_cross(omega, sn_v3_sub(point, origin)));
+    h.reflectivity = refl;
     return h;
 }
-#define RS_HIT_OF(t, point, normal, a) rs_hit(t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega)
+#define RS_HIT_OF(t, point, normal, a) rs_hit(t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega, (a)->refl)
 
 /* The bytes of a result or hit the caller's stride holds (plugins built before sn_ray_hit grew
 ** pass the 1.2 sizes). */
@@ -132,6 +138,8 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
 /* Room for n hits in s->hits; false (s->oom set) when out of memory. */
 bool rs_reserve_hits(rs_scratch *s, size_t n);
 /* A ray's unit direction and length limit; false for a ray that can hit nothing. */
+/* Whether an origin or centre is within SN_RAY_MAX_ORIGIN on every axis (NaN is not). */
+bool rs_origin_ok(sn_vec3 o);
 bool rs_ray_prepare(const sn_ray *r, sn_vec3 *dir, double *max_distance);
 
 #endif

@@ -151,6 +151,7 @@ static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_ac
     r->id = a->id;
     r->parent = a->parent;
     r->tag = a->tag;
+    r->refl = rs_refl(a);
     r->kind = (uint8_t)a->kind;
     r->mesh = sn_mesh_get(a->shape);
     r->R = sn_mat3_from_quat(q);
@@ -234,6 +235,7 @@ static bool add_roads(sn_rayscene *rs, const sn_world *w)
         rs_actor *r = &rs->sact[rs->n_sact++];
         memset(r, 0, sizeof *r);
         r->tag = k->tag;
+        r->refl = sn_tag_reflectivity(k->tag);
         r->kind = SN_ACTOR_STATIC;
         r->mesh = mesh;
         r->R = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
@@ -302,7 +304,7 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
                 return sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
             rs->planes[rs->n_planes++] = (rs_plane){a->id, a->parent, a->tag, (uint8_t)a->kind,
                                                     sn_v3_scale(a->plane_normal, 1 / l), a->plane_offset / l,
-                                                    a->st.pos, a->st.vel, a->st.ang_vel};
+                                                    a->st.pos, a->st.vel, a->st.ang_vel, rs_refl(a)};
             continue;
         }
         if (!has_mesh(a) || is_static(a))

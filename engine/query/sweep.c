@@ -272,6 +272,8 @@ sn_status sn_overlap_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_que
         return sn_fail(err, SN_E_INVALID, "overlap_sphere: centre and radius must be finite, radius >= 0 (got %g)",
                        radius);
     *n_found = 0;
+    if (!rs_origin_ok(centre)) /* a finite centre past what the index can hold: nothing there */
+        return SN_OK;
     if ((st = rs_sync(rs, w, true, err)))
         return st;
     rs_scratch *s = &rs->scratch[0];

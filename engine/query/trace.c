@@ -88,10 +88,16 @@ bool rs_reserve_hits(rs_scratch *s, size_t n)
     return false;
 }
 
+bool rs_origin_ok(sn_vec3 o)
+{
+    return fabs(o.x) < SN_RAY_MAX_ORIGIN && fabs(o.y) < SN_RAY_MAX_ORIGIN && fabs(o.z) < SN_RAY_MAX_ORIGIN;
+}
+
 bool rs_ray_prepare(const sn_ray *r, sn_vec3 *dir, double *max_distance)
 {
     sn_vec3 o = r->origin, d = r->direction;
-    if (!isfinite(o.x + o.y + o.z + d.x + d.y + d.z) || !(r->max_distance > 0) || isnan(r->max_distance))
+    /* checked here, before Embree, which asserts on an origin past its single-precision limit */
+    if (!rs_origin_ok(o) || !isfinite(d.x + d.y + d.z) || !(r->max_distance > 0) || isnan(r->max_distance))
         return false;
     double l = sn_v3_len(d);
     if (!(l > 0) || !isfinite(l))

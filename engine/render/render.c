@@ -6,6 +6,8 @@
 #include "../core/util.h"
 #include "../map/road_mesh.h"
 #include "mesh.h"
+#include "shade.h"
+#include "shadow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +15,7 @@
 
 #define SUB 8                   /* subpixel bits of the fixed-point vertex coordinates */
 #define ONE (1 << SUB)
-#define BAND 16                 /* rows per task */
+#define BAND 16                 /* rows per task (rounded up to a multiple of the colour samples) */
 #define GUARD 8.0               /* guard band: clip planes at 8x the half field of view */
 #define NONE 0xFFFFFFFFu        /* nothing drawn at this pixel */
 #define PLANE_BIT 0x80000000u   /* the pixel's primitive is a ground plane */
@@ -77,8 +79,15 @@ struct sn_renderer {
     float inv_far, inv_near, far;
     sn_mat3 R; /* camera frame: columns forward, right, up */
     sn_vec3 eye;
-    double sun[3], ambient, intensity;
-    uint8_t sky[3];
+    sn_shade_env env;  /* sun, sky, fog, wetness of this frame (shade.h) */
+    sn_shadow *shadow; /* the sun's shadow map, created at the first colour render */
+    bool shadows;      /* this frame's colour pixels look it up */
+    bool textures;     /* procedural textures of roads and sidewalks */
+    uint32_t ss;       /* colour samples per pixel side (sn_image.samples): W, H count samples */
+    uint32_t band;     /* sample rows per task: BAND rounded up to a multiple of ss */
+    uint32_t lin[256]; /* gamma-2.2 bytes in linear light, 2^16 scale (anti-aliasing) */
+    double mid[256];   /* midpoints between consecutive lin[], then a sentinel */
+    uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
     uint32_t last_tris;
 };
 
@@ -89,6 +98,8 @@ void sn_lighting_default(sn_lighting *l)
     l->sun_intensity = 0.75;
     l->ambient = 0.35;
     l->sky[0] = 150, l->sky[1] = 190, l->sky[2] = 235;
+    sn_weather_default(&l->weather, l->sun_azimuth, l->sun_altitude);
+    l->shadows = l->textures = true;
 }
 
 sn_renderer *sn_renderer_create(int threads)
@@ -101,6 +112,17 @@ sn_renderer *sn_renderer_create(int threads)
         return NULL;
     }
     sn_mesh_init();
+    sn_shade_init();
+    for (int i = 0; i < 256; i++)
+        r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
+    for (int i = 0; i < 255; i++)
+        r->mid[i] = 0.5 * ((double)r->lin[i] + r->lin[i + 1]);
+    r->mid[255] = 1e30;
+    for (int k = 0, b = 0; k <= 4096; k++) {
+        while (b < 255 && r->mid[b] <= k * 16.0)
+            b++;
+        r->guess[k] = (uint8_t)b;
+    }
     return r;
 }
 
@@ -109,6 +131,7 @@ void sn_renderer_destroy(sn_renderer *r)
     if (!r)
         return;
     sn_pool_destroy(r->pool);
+    sn_shadow_destroy(r->shadow);
     for (size_t i = 0; i < r->cap_bands; i++)
         free(r->bands[i].list);
     free(r->bands);
@@ -122,6 +145,7 @@ void sn_renderer_destroy(sn_renderer *r)
 }
 
 int sn_renderer_threads(const sn_renderer *r) { return sn_pool_threads(r->pool); }
+sn_pool *sn_renderer_pool(sn_renderer *r) { return r->pool; }
 uint32_t sn_renderer_last_triangles(const sn_renderer *r) { return r->last_tris; }
 
 sn_status sn_camera_check(const sn_camera *c, sn_error *err)
@@ -243,7 +267,7 @@ static bool emit(sn_renderer *r, const sn_vec3 *v, const float n[3], uint32_t pr
     t->wc = (float)(C + 0.5 * A + 0.5 * B);
     memcpy(t->n, n, sizeof t->n);
     t->prim = prim_index;
-    for (int64_t b = y0 / BAND; b <= y1 / BAND; b++)
+    for (int64_t b = y0 / r->band; b <= y1 / r->band; b++)
         if (!push_band(&r->bands[b], index))
             return false;
     return true;
@@ -421,12 +445,34 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
 
 /* ---- rasterise and resolve one band ---- */
 
+/* The byte whose linear value (lin[]) is nearest to m: mid[b - 1] <= m < mid[b]. */
+static uint8_t lin_to_byte(const sn_renderer *r, double m)
+{
+    int b = r->guess[m < 0 ? 0 : m > 65535 ? 4096 : (int)(m / 16)];
+    while (b > 0 && m < r->mid[b - 1])
+        b--;
+    while (m >= r->mid[b])
+        b++;
+    return (uint8_t)b;
+}
+
+static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end);
+static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end);
+
+/* The ray through the centre of pixel (x, y), scaled so that its forward component is 1:
+** eye + ray * depth is the point at planar depth `depth`. */
+static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fwd, sn_vec3 right, sn_vec3 up)
+{
+    double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
+    return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
+}
+
 static void draw_band(void *arg, uint32_t bi)
 {
     sn_renderer *r = arg;
     const uint32_t W = r->W;
-    const int32_t y_begin = (int32_t)bi * BAND;
-    const int32_t y_end = y_begin + BAND < (int32_t)r->H ? y_begin + BAND : (int32_t)r->H;
+    const int32_t rows = (int32_t)r->band, y_begin = (int32_t)bi * rows;
+    const int32_t y_end = y_begin + rows < (int32_t)r->H ? y_begin + rows : (int32_t)r->H;
     float *wb = r->wbuf;
     uint32_t *ib = r->idbuf;
     const float inv_far = r->inv_far, inv_near = r->inv_near;
@@ -493,32 +539,75 @@ static void draw_band(void *arg, uint32_t bi)
         }
     }
 
-    /* resolve: depth, tag, id and colour from each pixel's winner */
+    if (r->ss > 1)
+        resolve_samples(r, y_begin, y_end);
+    else
+        resolve(r, y_begin, y_end);
+}
+
+/* The colour of sample (x, y) whose winner is `id` (NONE: the sky), r, g, b. */
+static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, uint8_t rgb[3])
+{
+    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+    if (id == NONE) {
+        sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rgb);
+        return;
+    }
+    const float *n;
+    const prim *p;
+    if (id & PLANE_BIT) {
+        const plane *pl = &r->planes[id & ~PLANE_BIT];
+        n = pl->n, p = &r->prims[pl->prim];
+    } else {
+        n = r->tris[id].n, p = &r->prims[r->tris[id].prim];
+    }
+    float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
+    if (depth > r->far)
+        depth = r->far;
+    sn_surface s = {.p = sn_v3_add(r->eye, sn_v3_scale(ray, depth)), .view = sn_v3_norm(ray), .n = n,
+                    .color = p->color, .albedo = 1, .sun_vis = 1, .tag = p->tag};
+    if (p->checker) {
+        /* the surface point, pushed a hair inside so faces on cell borders do not flicker */
+        sn_vec3 pt = sn_v3_sub(s.p, sn_v3_scale(sn_v3(n[0], n[1], n[2]), 1e-3 * p->checker_size));
+        sn_vec3 l = sn_mat3_apply_t(&p->rot, sn_v3_sub(pt, p->pos));
+        double cs = p->checker_size;
+        int cell = parity(l.x / cs) + parity(l.y / cs) + (p->is_plane ? 0 : parity(l.z / cs));
+        if (cell & 1)
+            s.albedo = 0.7;
+    }
+    if (r->textures)
+        s.albedo *= sn_shade_texture(p->tag, s.p, n[2]);
+    if (r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0)
+        s.sun_vis = sn_shadow_visibility(r->shadow, s.p, n);
+    sn_shade_surface(&r->env, r->eye, &s, rgb);
+}
+
+/* Depth, tag, id, motion and colour of rows [y_begin, y_end) from each pixel's winner. */
+static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
+{
+    const uint32_t W = r->W;
+    const float *wb = r->wbuf;
+    const uint32_t *ib = r->idbuf;
     const sn_image *o = r->out;
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     for (int32_t y = y_begin; y < y_end; y++)
         for (uint32_t x = 0; x < W; x++) {
             size_t i = (size_t)y * W + x;
             uint32_t id = ib[i];
+            if (o->bgra) {
+                uint8_t *c = o->bgra + 4 * i, rgb[3];
+                shade_sample(r, x, y, id, rgb);
+                c[0] = rgb[2], c[1] = rgb[1], c[2] = rgb[0], c[3] = 255;
+            }
             if (id == NONE) {
                 if (o->depth) o->depth[i] = r->far;
                 if (o->tag) o->tag[i] = SN_TAG_SKY;
                 if (o->instance) o->instance[i] = 0;
                 if (r->motion) r->motion[3 * i] = r->motion[3 * i + 1] = r->motion[3 * i + 2] = 0;
-                if (o->bgra) {
-                    uint8_t *c = o->bgra + 4 * i;
-                    c[0] = r->sky[2], c[1] = r->sky[1], c[2] = r->sky[0], c[3] = 255;
-                }
                 continue;
             }
-            const float *n;
-            const prim *p;
-            if (id & PLANE_BIT) {
-                const plane *pl = &r->planes[id & ~PLANE_BIT];
-                n = pl->n, p = &r->prims[pl->prim];
-            } else {
-                n = r->tris[id].n, p = &r->prims[r->tris[id].prim];
-            }
+            const prim *p = &r->prims[id & PLANE_BIT ? r->planes[id & ~PLANE_BIT].prim : r->tris[id].prim];
             float depth = 1.0f / wb[i];
             if (depth > r->far)
                 depth = r->far;
@@ -530,36 +619,92 @@ static void draw_band(void *arg, uint32_t bi)
                 mo[0] = mo[1] = mo[2] = 0;
                 if (p->moves) {
                     /* the seen point now, from the pixel centre's ray and its depth */
-                    double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
-                    sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
+                    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
                     sn_vec3 rel = sn_v3_sub(sn_v3_add(r->eye, sn_v3_scale(ray, depth)), p->pos);
                     sn_vec3 d = sn_v3_add(sn_mat3_apply(&p->dm, rel), p->dpos);
                     mo[0] = (float)d.x, mo[1] = (float)d.y, mo[2] = (float)d.z;
                 }
             }
-            if (!o->bgra)
+        }
+}
+
+/* Anti-aliased colour (sn_image.samples = ss): rows [y_begin, y_end) of the ss x ss sample grid
+** hold output rows y_begin/ss ..; each output pixel shades every distinct winner among its
+** samples once, at its first sample, and averages them weighted by how many samples each won,
+** in linear light (gamma 2.2), rounded to the nearest byte. A pixel of one winner is that
+** winner's colour exactly. */
+static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end)
+{
+    const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss;
+    const uint32_t *ib = r->idbuf;
+    for (int32_t oy = y_begin / (int32_t)ss; oy < y_end / (int32_t)ss; oy++)
+        for (uint32_t ox = 0; ox < OW; ox++) {
+            uint32_t ids[16], count[16], first[16], k = 0;
+            for (uint32_t j = 0; j < ss; j++)
+                for (uint32_t i = 0; i < ss; i++) {
+                    uint32_t at = ((uint32_t)oy * ss + j) * r->W + ox * ss + i, id = ib[at], m = 0;
+                    while (m < k && ids[m] != id)
+                        m++;
+                    if (m == k)
+                        ids[k] = id, count[k] = 0, first[k] = j * ss + i, k++;
+                    count[m]++;
+                }
+            uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox), rgb[3];
+            if (k == 1) {
+                shade_sample(r, ox * ss + first[0] % ss, oy * (int32_t)ss + (int32_t)(first[0] / ss), ids[0], rgb);
+                c[0] = rgb[2], c[1] = rgb[1], c[2] = rgb[0], c[3] = 255;
                 continue;
-            double lambert = n[0] * r->sun[0] + n[1] * r->sun[1] + n[2] * r->sun[2];
-            double shade = r->ambient + r->intensity * (lambert > 0 ? lambert : 0);
-            if (p->checker) {
-                /* the surface point, pushed a hair inside so faces on cell borders do not flicker */
-                double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
-                sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
-                sn_vec3 pt = sn_v3_add(r->eye, sn_v3_scale(ray, depth));
-                pt = sn_v3_sub(pt, sn_v3_scale(sn_v3(n[0], n[1], n[2]), 1e-3 * p->checker_size));
-                sn_vec3 l = sn_mat3_apply_t(&p->rot, sn_v3_sub(pt, p->pos));
-                double s = p->checker_size;
-                int cell = parity(l.x / s) + parity(l.y / s) + (p->is_plane ? 0 : parity(l.z / s));
-                if (cell & 1)
-                    shade *= 0.7;
             }
-            uint8_t *c = o->bgra + 4 * i;
-            for (int k = 0; k < 3; k++) {
-                double v = p->color[k] * shade + 0.5;
-                c[2 - k] = (uint8_t)(v > 255 ? 255 : v);
+            uint32_t sum[3] = {0, 0, 0};
+            for (uint32_t m = 0; m < k; m++) {
+                shade_sample(r, ox * ss + first[m] % ss, oy * (int32_t)ss + (int32_t)(first[m] / ss), ids[m], rgb);
+                for (int q = 0; q < 3; q++)
+                    sum[q] += count[m] * r->lin[rgb[q]];
             }
+            for (int q = 0; q < 3; q++)
+                c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
             c[3] = 255;
         }
+}
+
+/* The sun's shadow map for this frame: every actor's mesh within reach of the view's first
+** SN_SHADOW_DISTANCE metres, as the sun sees it. false without memory. */
+static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
+{
+    if (!r->shadow && !(r->shadow = sn_shadow_create()))
+        return false;
+    double nd = r->cam->near_clip, fd = r->cam->far_clip < SN_SHADOW_DISTANCE ? r->cam->far_clip : SN_SHADOW_DISTANCE;
+    sn_vec3 corners[8];
+    for (int k = 0; k < 8; k++) {
+        double d = k & 4 ? fd : nd;
+        sn_vec3 v = sn_v3(d, (k & 1 ? 1 : -1) * r->tanh_ * d, (k & 2 ? 1 : -1) * r->tanv * d);
+        corners[k] = sn_v3_add(r->eye, sn_mat3_apply(&r->R, v));
+    }
+    sn_shadow_begin(r->shadow, r->env.sun, corners, 8);
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        const sn_mesh *m = a->kind == SN_ACTOR_SENSOR ? NULL : sn_mesh_get(a->shape);
+        if (!m)
+            continue;
+        sn_vec3 pos;
+        sn_quat q;
+        sn_actor_pose_at(w, a, alpha, &pos, &q);
+        sn_mat3 ra = sn_mat3_from_quat(q);
+        sn_vec3 centre = sn_v3_add(pos, sn_mat3_apply(&ra, a->bbox.location)), ext = a->bbox.extent;
+        if (!sn_shadow_wants(r->shadow, centre, sn_v3_len(ext)))
+            continue;
+        if (!sn_grow((void **)&r->verts, &r->cap_verts, m->n_v, sizeof *r->verts))
+            return false;
+        for (uint32_t k = 0; k < m->n_v; k++) {
+            const float *v = m->v[k];
+            r->verts[k] = sn_v3_add(centre, sn_mat3_apply(&ra, sn_v3(ext.x * v[0], ext.y * v[1], ext.z * v[2])));
+        }
+        for (uint32_t k = 0; k < m->n_t; k++)
+            if (!sn_shadow_add(r->shadow, r->verts[m->t[k][0]], r->verts[m->t[k][1]], r->verts[m->t[k][2]]))
+                return false;
+    }
+    sn_shadow_draw(r->shadow, r->pool);
+    return true;
 }
 
 static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
@@ -568,7 +713,18 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     sn_status st = sn_camera_check(cam, err);
     if (st)
         return st;
-    size_t px = (size_t)cam->width * cam->height;
+    /* anti-aliasing: colour alone, rendered on a grid of ss x ss samples per pixel */
+    uint32_t ss = out->struct_size >= offsetof(sn_image, samples) + sizeof out->samples && out->samples > 1 && out->bgra
+                      ? out->samples : 1;
+    if (ss > 1 && (out->depth || out->tag || out->instance || motion))
+        return sn_fail(err, SN_E_INVALID, "%u samples per pixel: anti-aliasing renders colour only (depth, tags and "
+                       "ids are never blended)", ss * ss);
+    if (ss > 4 || cam->width * ss > 16384 || cam->height * ss > 16384)
+        return sn_fail(err, SN_E_INVALID, "%u samples per pixel side on %ux%u: at most 4, and at most 16384 samples a "
+                       "side", ss, cam->width, cam->height);
+    r->ss = ss;
+    r->band = (BAND + ss - 1) / ss * ss;
+    size_t px = (size_t)cam->width * cam->height * ss * ss;
     if (px > r->cap_px) {
         float *wb = realloc(r->wbuf, px * sizeof *wb);
         if (wb)
@@ -584,8 +740,8 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     r->out = out;
     r->motion = motion;
     r->world = w;
-    r->W = cam->width;
-    r->H = cam->height;
+    r->W = cam->width * ss; /* samples: the view as if ss times the size */
+    r->H = cam->height * ss;
     r->tanh_ = tan(cam->fov * SN_DEG / 2);
     r->tanv = r->tanh_ * r->H / r->W;
     r->f = r->W / (2 * r->tanh_);
@@ -596,13 +752,10 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     r->inv_near = (float)(1 / cam->near_clip);
     r->R = sn_mat3_from_rotation(cam->transform.rotation);
     r->eye = cam->transform.location;
-    double az = light->sun_azimuth * SN_DEG, alt = light->sun_altitude * SN_DEG;
-    r->sun[0] = cos(alt) * cos(az), r->sun[1] = cos(alt) * sin(az), r->sun[2] = sin(alt);
-    r->ambient = light->ambient;
-    r->intensity = light->sun_intensity;
-    memcpy(r->sky, light->sky, 3);
+    sn_shade_env_init(&r->env, light);
+    r->textures = light->textures;
 
-    size_t n_bands = (r->H + BAND - 1) / BAND;
+    size_t n_bands = (r->H + r->band - 1) / r->band;
     if (n_bands > r->cap_bands) {
         band *b = realloc(r->bands, n_bands * sizeof *b);
         if (!b)
@@ -632,6 +785,10 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     if (w->roads && !add_roads(r, w->roads))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up %zu triangles", r->n_tris);
     r->last_tris = (uint32_t)r->n_tris;
+    /* shadows only where colour is drawn, and only while the sun is up */
+    r->shadows = out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
+    if (r->shadows && !build_shadows(r, w, alpha))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
     sn_pool_run(r->pool, draw_band, r, (uint32_t)n_bands);
     return SN_OK;
 }

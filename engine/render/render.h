@@ -10,13 +10,16 @@
 ** tie rule, so shared edges have neither cracks nor double hits) and 1/depth interpolated per
 ** pixel; a band's pixels depend only on the triangles, never on which thread drew it, so the
 ** output is byte-identical at any thread count. Shading is deferred: a second pass turns each
-** pixel's winning triangle into its tag, id and Lambert colour.
+** pixel's winning triangle into its tag, id and colour (shade.c: sun, shadow map, sky, fog,
+** materials). Colour may be anti-aliased (sn_image.samples): N x N samples rasterised per
+** pixel, each distinct surface among them shaded once, averaged in linear light.
 */
 #ifndef SN_RENDER_H
 #define SN_RENDER_H
 
 #include "../core/error.h"
 #include "../world/world.h"
+#include "../world/weather.h"
 #include "pool.h"
 
 #include <sensim/host.h>
@@ -28,6 +31,11 @@ typedef struct sn_lighting {
     double sun_intensity; /* scale of the Lambert term */
     double ambient;       /* the light every surface gets, 0..1 */
     uint8_t sky[3];       /* r, g, b */
+    /* the world's weather: its sun angles are the sun the renderer draws (the two above only
+    ** give the default weather's); docs/weather.md says what each field does */
+    sn_weather weather;
+    bool shadows;  /* the sun casts shadows (sn_lighting_default: true) */
+    bool textures; /* asphalt and sidewalk textures (sn_lighting_default: true) */
 } sn_lighting;
 
 void sn_lighting_default(sn_lighting *l);
@@ -38,6 +46,8 @@ typedef struct sn_renderer sn_renderer;
 sn_renderer *sn_renderer_create(int threads);
 void sn_renderer_destroy(sn_renderer *r);
 int sn_renderer_threads(const sn_renderer *r);
+/* The renderer's worker pool, for other work split the same way (host->parallel_for). */
+sn_pool *sn_renderer_pool(sn_renderer *r);
 
 /* Checks a camera: a sentence in err when it cannot be rendered. */
 sn_status sn_camera_check(const sn_camera *cam, sn_error *err);

@@ -4,6 +4,7 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
+#include "../world/weather.h"
 #include "override.h"
 #include "yamldoc.h"
 
@@ -491,11 +492,11 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     return SN_OK;
 }
 
-/* lighting: {sun_azimuth_angle, sun_altitude_angle, sun_intensity, ambient, sky_color} */
+/* lighting: {sun_azimuth_angle, sun_altitude_angle, sun_intensity, ambient, sky_color, shadows, textures} */
 static sn_status parse_lighting(ctx *c, const sn_ynode *n, sn_scene_settings *s)
 {
     static const char *const keys[] = {"sun_azimuth_angle", "sun_altitude_angle", "sun_intensity", "ambient",
-                                       "sky_color", NULL};
+                                       "sky_color", "shadows", "textures", NULL};
     static const struct { const char *key; double lo, hi; size_t off; } nums[] = {
         {"sun_azimuth_angle", -360, 360, offsetof(sn_scene_settings, sun_azimuth)},
         {"sun_altitude_angle", -90, 90, offsetof(sn_scene_settings, sun_altitude)},
@@ -520,6 +521,10 @@ static sn_status parse_lighting(ctx *c, const sn_ynode *n, sn_scene_settings *s)
             return at(c, v, msg, NULL, NULL);
         }
     }
+    if ((v = sn_ynode_get(n, "shadows")) && (st = get_bool(c, v, "shadows", &s->shadows)))
+        return st;
+    if ((v = sn_ynode_get(n, "textures")) && (st = get_bool(c, v, "textures", &s->textures)))
+        return st;
     if ((v = sn_ynode_get(n, "sky_color"))) {
         if ((st = get_vec3(c, v, "sky_color", &s->sky_color)))
             return st;
@@ -527,6 +532,56 @@ static sn_status parse_lighting(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         if (k.x < 0 || k.x > 255 || k.y < 0 || k.y > 255 || k.z < 0 || k.z > 255)
             return at(c, v, "sky_color must be [r, g, b] with each in [0, 255]", NULL, NULL);
     }
+    return SN_OK;
+}
+
+/* weather: a CARLA preset's name ("WetCloudySunset"), or a map of WeatherParameters fields,
+** optionally on a `preset` base; fields left out keep the base's values (the default weather,
+** with the lighting's sun, when there is no preset). */
+static sn_status parse_weather(ctx *c, const sn_ynode *n, sn_scene_settings *s)
+{
+    sn_weather_default(&s->weather, s->sun_azimuth, s->sun_altitude);
+    const sn_ynode *preset = n->kind == SN_Y_SCALAR ? n : n->kind == SN_Y_MAP ? sn_ynode_get(n, "preset") : NULL;
+    if (n->kind == SN_Y_SEQ)
+        return at(c, n, "expected a preset name or a map of WeatherParameters fields for weather, found a list",
+                  NULL, NULL);
+    if (preset) {
+        sn_status st = expect(c, preset, SN_Y_SCALAR, "weather preset");
+        if (st)
+            return st;
+        if (strcmp(preset->text, "Default") != 0 && !sn_weather_preset(preset->text, &s->weather)) {
+            char list[600] = "";
+            for (unsigned i = 0; sn_weather_preset_name(i); i++)
+                sn_format(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                          sn_weather_preset_name(i));
+            return at(c, preset, "unknown weather preset '%s' (expected one of: %s)", preset->text, list);
+        }
+    }
+    if (n->kind == SN_Y_MAP) {
+        const char *keys[SN_WEATHER_FIELDS + 2];
+        for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
+            keys[i] = sn_weather_field_names[i];
+        keys[SN_WEATHER_FIELDS] = "preset";
+        keys[SN_WEATHER_FIELDS + 1] = NULL;
+        sn_status st = check_keys(c, n, keys, "weather");
+        if (st)
+            return st;
+        for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++) {
+            const sn_ynode *v = sn_ynode_get(n, sn_weather_field_names[i]);
+            if (!v)
+                continue;
+            if ((st = get_number(c, v, sn_weather_field_names[i], sn_weather_field(&s->weather, i))))
+                return st;
+            sn_weather one = s->weather;
+            sn_error e1 = {0};
+            if (sn_weather_validate(&one, &e1))
+                return at(c, v, "%s", e1.msg, NULL);
+        }
+    }
+    sn_error e2 = {0};
+    if (sn_weather_validate(&s->weather, &e2))
+        return at(c, n, "%s", e2.msg, NULL);
+    s->has_weather = true;
     return SN_OK;
 }
 
@@ -560,7 +615,7 @@ static sn_status parse_georeference(ctx *c, const sn_ynode *n, sn_geo_location *
 static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
 {
     static const char *const keys[] = {"fixed_delta_seconds", "frames", "duration", "seed",
-                                       "max_substep_delta_time", "max_substeps", "lighting", "georeference", NULL};
+                                       "max_substep_delta_time", "max_substeps", "lighting", "georeference", "weather", NULL};
     sn_status st = expect(c, n, SN_Y_MAP, "settings");
     if (!st)
         st = check_keys(c, n, keys, "settings");
@@ -595,6 +650,8 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
             return at(c, v, "max_substep_delta_time must be within [1e-06, 1] seconds (SN_LIMIT_DT_MIN)", NULL, NULL);
     }
     if ((v = sn_ynode_get(n, "lighting")) && (st = parse_lighting(c, v, s)))
+        return st;
+    if ((v = sn_ynode_get(n, "weather")) && (st = parse_weather(c, v, s))) /* after lighting: its sun is the default */
         return st;
     if ((v = sn_ynode_get(n, "georeference"))) {
         if ((st = parse_georeference(c, v, &s->georeference)))
@@ -795,6 +852,7 @@ void sn_scene_settings_default(sn_scene_settings *st)
     st->sun_intensity = 0.75;
     st->ambient = 0.35;
     st->sky_color = (sn_vec3){150, 190, 235};
+    st->shadows = st->textures = true;
 }
 
 sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)

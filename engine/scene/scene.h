@@ -84,6 +84,11 @@ typedef struct sn_scene_settings {
     /* lighting: for cameras (see render.h for the defaults) */
     double sun_azimuth, sun_altitude, sun_intensity, ambient;
     sn_vec3 sky_color; /* 0..255 each */
+    /* weather: CARLA's WeatherParameters (engine/world/weather.h); has_weather false = the
+    ** default weather with the lighting's sun */
+    bool has_weather;
+    sn_weather weather;
+    bool shadows, textures; /* lighting: {shadows, textures}, both true by default */
     sn_geo_location georeference; /* of the world origin; 0, 0, 0 when not given */
     bool has_georeference;        /* given in the scene (else the map's, when it has one) */
     sn_srcpos dt_pos;

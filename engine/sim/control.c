@@ -163,25 +163,29 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
     s->bp = bp;
     s->cls = bp->cls;
     sn_status st = resolve(bp, d, host_keys, &s->values, &s->given, err);
+    s->internal = e->spawning_internal;
     char name[32];
     snprintf(name, sizeof name, "sensor_%u", sd->id ? sd->id : e->world.next_id + 1);
     if (!st && !(s->name = sn_strdup(d->name && d->name[0] ? d->name : name)))
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
-    if (!st && (strchr(s->name, '/') || sn_strmap_get(&e->sensor_names, s->name)))
+    if (!st && !s->internal && (strchr(s->name, '/') || sn_strmap_get(&e->sensor_names, s->name)))
         st = sn_fail(err, SN_E_INVALID, "spawn '%s': the sensor name '%s' %s", bp->id, s->name,
                      strchr(s->name, '/') ? "may not contain '/' (it names the output file)"
                                           : "is taken by another sensor of this run");
     int ti = st ? -1 : sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "sensor_tick");
     if (ti >= 0) {
         double tick = s->values[ti].type == SN_ATTR_INT ? (double)s->values[ti].i : s->values[ti].f;
-        if (!(tick >= 0 && tick <= 1e9))
+        if (!(tick >= 0 && tick <= SN_SENSOR_TICK_MAX))
             st = sn_fail(err, SN_E_INVALID, "spawn '%s': sensor_tick must be within [0, 1e9] seconds", bp->id);
         else
             s->tick_ns = llround(tick * 1e9);
     }
+    for (uint32_t i = 0; !st && i < d->n_attributes; i++) /* role_name, a host key: kept on the actor */
+        if (strcmp(d->attributes[i].key, "role_name") == 0)
+            sd->role = d->attributes[i].value;
     if (!st) {
-        sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(s->name));
-        sd->name = s->name;
+        sn_rng_seed(&s->rng, sn_noise_sensor_seed(e->seed, s->name));
+        sd->name = s->internal ? NULL : s->name; /* the engine's own sensor takes no actor name */
         st = sn_spawn_check(e, sd, err);
     }
     if (!st) {
@@ -189,9 +193,9 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
         snprintf(where, sizeof where, "spawn '%s'", bp->id);
         st = sn_sensor_budget(e, s, where, err);
     }
-    if (!st && e->outputs_open)
+    if (!st && e->outputs_open && !s->internal)
         st = sn_stream_open(s, e->out_dir, err);
-    if (!st && !sn_strmap_put(&e->sensor_names, s->name, s))
+    if (!st && !s->internal && !sn_strmap_put(&e->sensor_names, s->name, s))
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
     if (st) {
         free_sensor(s);
@@ -206,7 +210,8 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
         }
         if (s->actor_id)
             sn_world_remove(&e->world, s->actor_id);
-        sn_strmap_del(&e->sensor_names, s->name);
+        if (!s->internal)
+            sn_strmap_del(&e->sensor_names, s->name);
         e->n_sensors--;
         e->routes_dirty = true;
         free_sensor(s);
@@ -239,8 +244,11 @@ sn_status sn_engine_spawn(sn_engine *e, const sn_actor_desc *d, uint32_t *out_id
     if (desc.n_attributes && !desc.attributes)
         return sn_fail(err, SN_E_INVALID, "spawn: n_attributes is %u but attributes is NULL", desc.n_attributes);
     const sn_blueprint *bp = sn_library_find(&e->lib, desc.blueprint);
-    if (!bp)
-        return sn_fail(err, SN_E_NOT_FOUND, "spawn: unknown blueprint '%s' (see `sensim blueprints`)", desc.blueprint);
+    if (!bp) {
+        char hint[800];
+        return sn_fail(err, SN_E_NOT_FOUND, "spawn: unknown blueprint '%s' (see `sensim blueprints`; %s)",
+                       desc.blueprint, sn_library_unknown_hint(&e->lib, hint, sizeof hint));
+    }
     sn_spawn_desc sd = {.bp = bp, .name = desc.name, .transform = desc.transform, .parent = desc.parent_id,
                         .id = desc.id};
     if (bp->kind == SN_ACTOR_SENSOR)
@@ -394,11 +402,9 @@ sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, u
     sn_sensor *s = sn_strmap_get(&e->sensor_names, sensor);
     if (!s || !s->spawned || s->destroyed || !s->self)
         return sn_fail(err, SN_E_NOT_FOUND, "call: no live sensor named '%s'", sensor);
-    bool found = false;
-    for (uint32_t m = 0; m < s->cls->n_methods; m++)
-        found |= strcmp(sn_class_method(s->cls, m)->name, method) == 0;
-    if (!found || !s->cls->call)
-        return sn_fail(err, SN_E_NOT_FOUND, "call: '%s' (%s) has no method '%s'", sensor, s->bp->id, method);
+    char why[256];
+    if ((st = sn_class_check_call(s->cls, method, argc, argv, why, sizeof why)))
+        return sn_fail(err, st, "call: '%s': %s", sensor, why);
     s->error[0] = 0;
     sn_guard_enter(s, "call");
     st = s->cls->call(s->self, method, argc, argv);

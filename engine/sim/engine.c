@@ -39,6 +39,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     }
     if (opts)
         e->opts = *opts;
+    e->out_lock = -1;
     if (sn_library_init(&e->lib, err) != SN_OK) {
         free(e);
         return NULL;
@@ -80,6 +81,7 @@ static void unload(sn_engine *e)
         free(s);
     }
     free(e->sensors);
+    sn_recording_commit(e); /* the recorder's instance is gone: its file is closed */
     sn_classes_destroy(e); /* after every instance */
     sn_strmap_free(&e->scene_names);
     sn_strmap_free(&e->sensor_names);
@@ -222,14 +224,10 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     s->bp = sn_library_find(&e->lib, ent->blueprint);
     if (!s->bp || s->bp->kind != SN_ACTOR_SENSOR) {
-        size_t refused = sn_library_refused(&e->lib);
-        char hint[160] = "", searched[640];
-        if (refused)
-            snprintf(hint, sizeof hint, "; %zu plugin file%s refused, see `sensim plugins`", refused,
-                     refused == 1 ? " was" : "s were");
-        return sn_fail(err, SN_E_INVALID, "%s: unknown sensor blueprint '%s' (see `sensim blueprints`%s; %s)",
-                       sn_scene_where(path, ent->blueprint_pos).s, ent->blueprint, hint,
-                       sn_library_searched_text(&e->lib, searched, sizeof searched));
+        char hint[800];
+        return sn_fail(err, SN_E_INVALID, "%s: unknown sensor blueprint '%s' (see `sensim blueprints`; %s)",
+                       sn_scene_where(path, ent->blueprint_pos).s, ent->blueprint,
+                       sn_library_unknown_hint(&e->lib, hint, sizeof hint));
     }
     s->cls = s->bp->cls;
     static const char *const host_keys[] = {"role_name", NULL};
@@ -247,7 +245,7 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
-        if (!(tick >= 0 && tick <= 1e9)) /* before the cast to nanoseconds */
+        if (!(tick >= 0 && tick <= SN_SENSOR_TICK_MAX)) /* before the cast to nanoseconds */
             return sn_fail(err, SN_E_INVALID, "%s: sensor_tick must be within [0, 1e9] seconds",
                            sn_scene_where(path, ent->pos).s);
         s->tick_ns = llround(tick * 1e9);
@@ -255,15 +253,14 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     if ((st = sn_sensor_budget(e, s, sn_scene_where(path, ent->pos).s, err)))
         return st;
     for (uint32_t c = 0; c < ent->n_calls; c++) {
-        bool found = false;
-        for (uint32_t m = 0; m < s->cls->n_methods; m++)
-            found |= strcmp(sn_class_method(s->cls, m)->name, ent->calls[c].method) == 0;
-        if (!found || !s->cls->call)
-            return sn_fail(err, SN_E_INVALID, "%s: '%s' has no method '%s'", sn_scene_where(path, ent->calls[c].pos).s, s->bp->id, ent->calls[c].method);
+        const sn_scene_call *call = &ent->calls[c];
+        char why[256];
+        if (sn_class_check_call(s->cls, call->method, call->n_args, (const char *const *)call->args, why, sizeof why))
+            return sn_fail(err, SN_E_INVALID, "%s: %s", sn_scene_where(path, call->pos).s, why);
         if (c && ent->calls[c].at < ent->calls[c - 1].at)
             return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, ent->calls[c].pos).s);
     }
-    sn_rng_seed(&s->rng, e->seed ^ sn_hash_str(ent->name));
+    sn_rng_seed(&s->rng, sn_noise_sensor_seed(e->seed, ent->name));
     return SN_OK;
 }
 
@@ -316,6 +313,8 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         return st;
     }
     e->clock = (sn_clock){0, 0, sc->settings.fixed_delta_seconds, 0, llround(sc->settings.fixed_delta_seconds * 1e9)};
+    e->frame0 = 0;
+    e->run_failed = false;
     e->time_world = e->time_sensors = e->time_output = 0; /* the timers count from this load */
     e->n_sub = (int)ceil(sc->settings.fixed_delta_seconds / sc->settings.max_substep_delta_time - 1e-9);
     if (e->n_sub < 1)
@@ -371,8 +370,13 @@ sn_status sn_engine_build_loaded(sn_engine *e, sn_error *err)
 {
     e->seed = e->opts.seed_set ? e->opts.seed : e->scene.settings.seed;
     const sn_scene_settings *ss = &e->scene.settings;
-    e->lighting = (sn_lighting){ss->sun_azimuth, ss->sun_altitude, ss->sun_intensity, ss->ambient,
-                                {(uint8_t)ss->sky_color.x, (uint8_t)ss->sky_color.y, (uint8_t)ss->sky_color.z}};
+    e->lighting = (sn_lighting){.sun_azimuth = ss->sun_azimuth, .sun_altitude = ss->sun_altitude,
+                                .sun_intensity = ss->sun_intensity, .ambient = ss->ambient,
+                                .sky = {(uint8_t)ss->sky_color.x, (uint8_t)ss->sky_color.y, (uint8_t)ss->sky_color.z},
+                                .shadows = ss->shadows, .textures = ss->textures};
+    sn_weather_default(&e->lighting.weather, ss->sun_azimuth, ss->sun_altitude);
+    if (ss->has_weather)
+        sn_engine_apply_weather(e, &ss->weather);
     sn_status st = build_scene(e, err);
     if (st) {
         unload(e);
@@ -450,6 +454,8 @@ static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err
     sn_status st = SN_OK;
     for (uint32_t i = 0; !st && i < e->n_sensors; i++) {
         const sn_sensor *s = e->sensors[i];
+        if (s->internal)
+            continue;
         if (snprintf(p, sizeof p, "%s/%s.msgpack", dir, s->name) >= (int)sizeof p)
             return sn_fail(err, SN_E_INVALID, "%s: output path too long", dir);
         st = sn_outdir_check_dest(p, false, err);
@@ -463,6 +469,13 @@ static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err
     return st;
 }
 
+static void release_lock(sn_engine *e)
+{
+    if (e->out_lock >= 0)
+        close(e->out_lock);
+    e->out_lock = -1;
+}
+
 sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
 {
     if (!e || !dir)
@@ -472,13 +485,16 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
     if (e->outputs_open)
         return sn_fail(err, SN_E_STATE, "outputs: already open");
     sn_status st = make_dirs(dir, err);
+    if (!st && e->out_lock < 0) /* before anything is checked or written: a second run stops here */
+        st = sn_outdir_lock(dir, &e->out_lock, err);
     if (!st)
         st = check_destinations(e, dir, err);
     char *stage = NULL;
     if (!st)
         st = sn_outdir_stage(dir, &stage, err);
     for (uint32_t i = 0; !st && i < e->n_sensors; i++)
-        st = sn_stream_open(e->sensors[i], stage, err);
+        if (!e->sensors[i]->internal) /* the recorder's output is its recording: no stream */
+            st = sn_stream_open(e->sensors[i], stage, err);
     if (st) {
         for (uint32_t i = 0; i < e->n_sensors; i++) {
             sn_sensor *s = e->sensors[i];
@@ -491,6 +507,7 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
         if (stage)
             rmdir(stage); /* empty again: a run that fails while loading writes nothing */
         free(stage);
+        release_lock(e);
         return st;
     }
     free(e->final_dir);
@@ -810,6 +827,7 @@ static sn_status step_ready(sn_engine *e, const char *what, sn_error *err)
 static sn_status step_failed(sn_engine *e, sn_status st, sn_error *err)
 {
     e->broken = true;
+    e->run_failed = true;
     e->in_step = false;
     char where[64];
     snprintf(where, sizeof where, "frame %llu", (unsigned long long)e->clock.frame);
@@ -905,6 +923,8 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     if (!e)
         return sn_fail(err, SN_E_INVALID, "finish: NULL engine");
     /* the images first: one that failed fails the run, and its streams stay .part */
+    if (!complete)
+        e->run_failed = true;
     if (!e->outputs_open)
         return SN_OK;
     st = sn_saver_wait(e->saver, err);
@@ -924,6 +944,7 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
         e->partial_dir = sn_strdup(e->out_dir);
     }
     e->outputs_open = false;
+    release_lock(e);
     return st;
 }
 

@@ -74,6 +74,7 @@ struct sn_ctx {
     uint64_t budget_bytes; /* its images' share of SN_LIMIT_SENSOR_MEMORY (sn_sensor_budget) */
     struct sn_ctx *klass; /* the class's own context (classes.c), NULL when it has no class state */
     bool is_class;        /* this is a class context: `self` is the class state, no actor */
+    bool internal;        /* the engine's own (the recorder of sn_engine_record): no stream, no name, not counted */
 };
 typedef struct sn_ctx sn_sensor;
 
@@ -94,6 +95,7 @@ typedef struct sn_spawn_desc {
     uint32_t parent;         /* 0 = free-standing */
     uint32_t id;             /* requested id; 0 = the next one */
     const sn_scene_entity *src; /* the scene entry (for file:line:col in errors), or NULL */
+    const char *role;        /* a sensor's role_name when its blueprint has none (the host keeps it), or NULL */
 } sn_spawn_desc;
 
 typedef struct sn_collision_route {
@@ -110,6 +112,7 @@ struct sn_engine {
     sn_world world;
     sn_clock clock;
     uint64_t frames_target;
+    uint64_t frame0;       /* the clock's frame before the first step: 0, a replay's recorded frame - 1 */
     uint64_t advanced_frame; /* the last frame the world was advanced to (render_at needs it) */
     int n_sub;
     uint64_t seed;
@@ -138,8 +141,11 @@ struct sn_engine {
     size_t n_all_listeners, cap_all_listeners;
 
     sn_renderer *renderer; /* created at the first render, with opts.threads workers */
+    bool in_parallel;      /* a plugin's host->parallel_for is running its tasks */
     sn_rayscene *rays;     /* the ray index, created at the first ray query, likewise */
-    sn_lighting lighting;  /* from the scene's settings.lighting */
+    sn_lighting lighting;  /* from the scene's settings.lighting; .weather is the world's weather */
+    bool weather_warned;   /* the one warning about weather fields that are not rendered was given */
+    uint64_t weather_serial; /* counts weather changes: the recorder records a change when it moves */
     sn_map *map;           /* the scene's map (map:), NULL without one; owned */
     sn_map *reuse_map;     /* a reset's: the map already parsed, taken by the next build (owned) */
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
@@ -155,6 +161,12 @@ struct sn_engine {
     char *partial_dir;     /* the staging folder a failed run left, NULL if none */
     uint64_t sensor_bytes; /* the sum of live sensors' budget_bytes */
     bool outputs_open, broken;
+    int out_lock;          /* flock on final_dir while outputs are open (outdir.c), -1 when none */
+    bool spawning_internal; /* sn_engine_record's spawn in progress */
+    bool run_failed;       /* a step failed or the outputs were finished incomplete */
+    char *rec_stage, *rec_final; /* the recording being written and where it goes (api_recording.c) */
+    uint64_t rec_frame0;   /* the clock's frame when recording started */
+    uint32_t rec_actor;    /* the recorder's actor id while it records, else 0 */
     struct sn_replay *replay; /* set while replaying a recording (replay.c) */
 
     /* ---- test world (api_testworld.c, sensim/testworld.h) ---- */
@@ -175,6 +187,9 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
 /* engine.c: builds e->scene (parsed already) into the world; on failure unloads everything. */
 sn_status sn_engine_build_loaded(struct sn_engine *e, sn_error *err);
 void sn_engine_unload(struct sn_engine *e);
+/* Makes *w (validated) the world's weather: the renderer draws it from the next render, the
+** recorder records it; warns once per engine about fields that are set but not rendered. */
+void sn_engine_apply_weather(struct sn_engine *e, const sn_weather *w);
 
 /* host.c */
 void sn_host_init(sn_host *h);
@@ -225,5 +240,10 @@ sn_status sn_classes_tick(struct sn_engine *e, sn_phase phase, bool after, sn_er
 void sn_classes_destroy(struct sn_engine *e);
 /* Error text for a failed plugin callback: "sensor 'n' (bp, plugin path): cb: msg". */
 sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_error *err);
+
+/* Moves a finished recording (sn_engine_record) from its staging file to its name, when the
+** run recorded frames and did not fail; a failed run's stays staged (named on stderr) and the
+** file it would replace stays as it was. Called once the recorder's instance is destroyed. */
+void sn_recording_commit(struct sn_engine *e);
 
 #endif

@@ -13,37 +13,35 @@
 void sn_host_writer_fill(sn_host *h);
 void sn_host_map_fill(sn_host *h);
 
+/* A plugin's text (log lines, error messages) is escaped before it reaches a terminal or a
+** message: control characters, DEL and invalid UTF-8 become \xHH (sn_text_escape). */
 static void h_log(sn_ctx *c, sn_log_level level, const char *fmt, ...)
 {
     static const char *const names[] = {"debug", "info", "warning", "error"};
-    if (c->engine->opts.log) { /* the embedder's callback gets every level, as one line */
-        char line[2048];
-        int n = snprintf(line, sizeof line, "sensor '%s': ", c->name);
-        va_list ap;
-        va_start(ap, fmt);
-        if (n > 0 && (size_t)n < sizeof line)
-            vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-        va_end(ap);
-        c->engine->opts.log(level, line, c->engine->opts.log_user);
+    if (!c->engine->opts.log && level < SN_LOG_INFO)
         return;
-    }
-    if (level < SN_LOG_INFO)
-        return;
+    char text[1024], line[2048];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "sensim: %s: sensor '%s': ", names[level > SN_LOG_ERROR ? SN_LOG_ERROR : level],
-            c->name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    int n = snprintf(line, sizeof line, "sensor '%s': ", c->name);
+    if (n > 0 && (size_t)n < sizeof line)
+        sn_text_escape(text, line + n, sizeof line - (size_t)n);
+    if (c->engine->opts.log) /* the embedder's callback gets every level, as one line */
+        c->engine->opts.log(level, line, c->engine->opts.log_user);
+    else
+        fprintf(stderr, "sensim: %s: %s\n", names[level > SN_LOG_ERROR ? SN_LOG_ERROR : level], line);
 }
 
 static void h_set_error(sn_ctx *c, const char *fmt, ...)
 {
+    char text[sizeof c->error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->error, sizeof c->error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    sn_text_escape(text, c->error, sizeof c->error);
 }
 
 static const char *h_sensor_name(sn_ctx *c) { return c->name; }
@@ -96,6 +94,19 @@ static sn_status frame_alpha(sn_ctx *c, const char *what, int64_t t_ns, double *
     return SN_OK;
 }
 
+/* The engine's renderer, created at first use with opts.threads workers; NULL (the sensor's
+** error set, naming `what`) when out of memory. */
+static sn_renderer *engine_renderer(sn_ctx *c, const char *what)
+{
+    sn_engine *e = c->engine;
+    if (!e->renderer) {
+        int n = e->opts.threads > 0 ? e->opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        if (!(e->renderer = sn_renderer_create(n < 1 ? 1 : n > 64 ? 64 : n)))
+            sn_format(c->error, sizeof c->error, "%s: out of memory", what);
+    }
+    return e->renderer;
+}
+
 static sn_status render_alpha(sn_ctx *c, double alpha, int64_t t_ns, const sn_camera *cam, const sn_image *out)
 {
     sn_engine *e = c->engine;
@@ -112,13 +123,8 @@ static sn_status render_alpha(sn_ctx *c, double alpha, int64_t t_ns, const sn_ca
         }
         return e->render_hook(e->render_user, t_ns, cam, out);
     }
-    if (!e->renderer) {
-        int n = e->opts.threads > 0 ? e->opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-        if (!(e->renderer = sn_renderer_create(n < 1 ? 1 : n > 64 ? 64 : n))) {
-            sn_format(c->error, sizeof c->error, "render: out of memory");
-            return SN_E_NOMEM;
-        }
-    }
+    if (!engine_renderer(c, "render"))
+        return SN_E_NOMEM;
     sn_status st = sn_render(e->renderer, &e->world, alpha, &e->lighting, cam, out, &err);
     if (st)
         sn_format(c->error, sizeof c->error, "render: %s", err.msg);
@@ -155,17 +161,20 @@ static sn_status h_render_motion(sn_ctx *c, const sn_camera *cam, const sn_image
         return SN_E_UNSUPPORTED;
     }
     sn_error err = {0};
-    if (!e->renderer) {
-        int n = e->opts.threads > 0 ? e->opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-        if (!(e->renderer = sn_renderer_create(n < 1 ? 1 : n > 64 ? 64 : n))) {
-            sn_format(c->error, sizeof c->error, "render_motion: out of memory");
-            return SN_E_NOMEM;
-        }
-    }
+    if (!engine_renderer(c, "render_motion"))
+        return SN_E_NOMEM;
     st = sn_render_motion(e->renderer, &e->world, &e->lighting, cam, out, motion, &err);
     if (st)
         sn_format(c->error, sizeof c->error, "render_motion: %s", err.msg);
     return st;
+}
+
+static void h_weather(sn_ctx *c, sn_weather *out, uint64_t *serial)
+{
+    if (out)
+        *out = c->engine->lighting.weather;
+    if (serial)
+        *serial = c->engine->weather_serial;
 }
 
 static void h_sensor_transform_prev(sn_ctx *c, sn_transform *out)
@@ -304,6 +313,31 @@ static sn_status h_actor_attribute_at(sn_ctx *c, uint32_t id, uint32_t index, co
     return sn_engine_actor_attribute_at(c->engine, id, index, name, out, NULL);
 }
 
+static sn_status h_parallel_for(sn_ctx *c, void (*fn)(void *, uint32_t), void *arg, uint32_t n_tasks)
+{
+    sn_engine *e = c->engine;
+    if (!fn) {
+        sn_format(c->error, sizeof c->error, "parallel_for: NULL task function");
+        return SN_E_INVALID;
+    }
+    if (e->in_parallel) { /* from a task: the pool is busy with the caller's own tasks */
+        sn_format(c->error, sizeof c->error, "parallel_for: called from inside a task");
+        return SN_E_STATE;
+    }
+    if (!n_tasks)
+        return SN_OK;
+    sn_renderer *r = engine_renderer(c, "parallel_for");
+    if (!r)
+        return SN_E_NOMEM;
+    e->in_parallel = true;
+    if (n_tasks == 1)
+        fn(arg, 0);
+    else
+        sn_pool_run(sn_renderer_pool(r), fn, arg, n_tasks);
+    e->in_parallel = false;
+    return SN_OK;
+}
+
 static uint64_t h_rand_u64(sn_ctx *c) { return sn_rng_u64(&c->rng); }
 static double h_rand_uniform(sn_ctx *c) { return sn_rng_uniform(&c->rng); }
 static double h_rand_normal(sn_ctx *c, double mean, double sd) { return mean + sd * sn_rng_normal(&c->rng); }
@@ -338,6 +372,8 @@ void sn_host_init(sn_host *h)
     h->world_to_geo = h_world_to_geo;
     h->render_motion = h_render_motion;
     h->sensor_transform_prev = h_sensor_transform_prev;
+    h->parallel_for = h_parallel_for;
+    h->weather = h_weather;
     sn_host_writer_fill(h);
     sn_host_query_fill(h);
     sn_host_map_fill(h);

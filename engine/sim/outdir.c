@@ -12,9 +12,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -104,4 +106,20 @@ sn_status sn_outdir_commit(const char *stage, const char *out, sn_error *err)
     if (!st && rmdir(stage) != 0)
         st = sn_fail(err, SN_E_IO, "%s: cannot remove the staging folder: %s", stage, strerror(errno));
     return st;
+}
+
+sn_status sn_outdir_lock(const char *out, int *fd, sn_error *err)
+{
+    *fd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd < 0)
+        return sn_fail(err, SN_E_IO, "%s: cannot open the output folder: %s", out, strerror(errno));
+    if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+        return SN_OK;
+    int e = errno;
+    close(*fd);
+    *fd = -1;
+    if (e == EWOULDBLOCK)
+        return sn_fail(err, SN_E_IO, "%s is in use by another sensim run (two runs into one folder would mix "
+                       "their outputs); wait for it or choose another --out", out);
+    return sn_fail(err, SN_E_IO, "%s: cannot lock the output folder: %s", out, strerror(e));
 }

@@ -20,6 +20,7 @@
 #include "../core/error.h"
 #include "../core/mathx.h"
 #include "../core/util.h"
+#include "../world/weather.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -216,6 +217,14 @@ static sn_status apply_events(sn_engine *e, sn_replay *rp, const sn_log_frame *f
                 (st = sn_engine_traffic_light_set_state(e, m->live, (sn_traffic_light_state)f->lights[i].state, err)))
                 return st;
         }
+    /* The recorded weather, when it differs from the world's (recordings before format 1.2 have none). */
+    if (f->struct_size >= offsetof(sn_log_frame, weather) + sizeof f->weather && f->weather &&
+        memcmp(f->weather, &e->lighting.weather, sizeof *f->weather) != 0) {
+        sn_weather w = *f->weather;
+        if ((st = sn_weather_validate(&w, err)))
+            return sn_error_prefix(err, "replay: recorded weather");
+        sn_engine_apply_weather(e, &w);
+    }
     return SN_OK;
 }
 
@@ -273,7 +282,38 @@ static bool pose_at(const sn_replay *rp, uint32_t id, double tau, sn_transform *
 
 static double tau_of(const sn_engine *e, const sn_replay *rp)
 {
-    return rp->start + (double)(e->clock.frame - 1) * rp->dt * rp->factor;
+    return rp->start + (double)(e->clock.frame - e->frame0 - 1) * rp->dt * rp->factor;
+}
+
+/*
+** --follow ID must name an actor the recording moves: a vehicle or walker it creates (static
+** actors and sensors have no recorded pose to ride on) and that the replay keeps. Read from
+** the whole recording at load, so a wrong id is bad input (exit 2), not a silent no-op as in
+** CARLA's replayer (CarlaReplayer::UpdatePositions skips an id it cannot map).
+*/
+static sn_status check_follow(sn_replay *rp, const char *path, sn_error *err)
+{
+    uint32_t id = rp->o.follow_id;
+    sn_status st = sn_recording_seek(rp->rec, 0, err);
+    const sn_log_frame *f;
+    while (!st && (st = sn_recording_next(rp->rec, &f, err)) == SN_OK)
+        for (uint32_t i = 0; i < f->n_added; i++) {
+            const sn_log_add *a = &f->added[i];
+            if (a->id != id)
+                continue;
+            if (a->type != SN_LOG_VEHICLE && a->type != SN_LOG_WALKER)
+                return sn_fail(err, SN_E_INVALID, "replay: --follow %u: recorded actor %u is a %s, which the recording "
+                               "does not move; follow a vehicle or a walker (see sensim recorder info %s)", id, id,
+                               a->blueprint, path);
+            if (a->hero && rp->o.ignore_hero)
+                return sn_fail(err, SN_E_INVALID, "replay: --follow %u: actor %u is a hero and --ignore-hero leaves it "
+                               "out of the replay", id, id);
+            return SN_OK;
+        }
+    if (st && st != SN_E_NOT_FOUND)
+        return st;
+    return sn_fail(err, SN_E_INVALID, "replay: --follow %u: the recording has no actor %u (see sensim recorder info %s)",
+                   id, id, path);
 }
 
 sn_status sn_replay_before_step(sn_engine *e, sn_error *err)
@@ -367,17 +407,33 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
         sn_replay_free(rp);
         return sn_fail(err, SN_E_INVALID, "%s: the recording holds no complete frame", path);
     }
+    /* The recording spans [0, last_elapsed + dt): recorded frame k stands for [elapsed_k,
+    ** elapsed_k + dt), as CARLA's replayer reads Frame.Elapsed and DurationThis. A replay shows
+    ** the times start, start + dt*f, ... below stop: duration D gives D / (dt*f) frames and
+    ** --start -S the last S seconds, S / dt frames at factor 1, as many as CARLA's replayer
+    ** ticks (it stops once CurrentTime >= TimeToStop); the whole recording is every frame. */
     rp->dt = in.fixed_delta_seconds;
-    rp->total = in.last_elapsed;
+    rp->total = in.last_elapsed + rp->dt;
     rp->start = rp->o.start < 0 ? fmax(0, rp->total + rp->o.start) : rp->o.start;
-    if (!(rp->start <= rp->total + TAU_EPS) || !isfinite(rp->factor) || rp->factor > 1000) {
+    if (!(rp->start < rp->total - TAU_EPS) || !isfinite(rp->factor) || rp->factor > 1000) {
         double s = rp->start;
         sn_replay_free(rp);
         return sn_fail(err, SN_E_RANGE, "replay: start %g s is beyond the recording's %g s (or a bad time factor)", s,
-                       in.last_elapsed);
+                       in.last_elapsed + in.fixed_delta_seconds);
     }
     rp->stop = rp->o.duration > 0 ? fmin(rp->start + rp->o.duration, rp->total) : rp->total;
-    uint64_t frames = (uint64_t)floor((rp->stop - rp->start) / (rp->dt * rp->factor) + 1e-6) + 1;
+    double nf = ceil((rp->stop - rp->start) / (rp->dt * rp->factor) - 1e-6);
+    if (!(nf <= (double)SN_LIMIT_FRAMES)) { /* a tiny time factor: refused before anything is built */
+        double f = rp->factor;
+        sn_replay_free(rp);
+        return sn_fail(err, SN_E_RANGE, "replay: --time-factor %g makes %.3g frames of %g s, over the limit of "
+                       "1000000000 (SN_LIMIT_FRAMES)", f, nf, in.fixed_delta_seconds);
+    }
+    uint64_t frames = nf < 1 ? 1 : (uint64_t)nf;
+    if (rp->o.follow_id && (st = check_follow(rp, path, err))) {
+        sn_replay_free(rp);
+        return st;
+    }
 
     /* The scene: its sensors ride along; its actors are not spawned (the recording has the world). */
     if (rp->o.scene) {
@@ -391,7 +447,8 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
         e->scene.path = sn_strdup(path);
         e->scene.settings = (sn_scene_settings){.max_substep_delta_time = 0.01, .max_substeps = 10, .sun_azimuth = 135,
                                                 .sun_altitude = 50, .sun_intensity = 0.75, .ambient = 0.35,
-                                                .sky_color = {150, 190, 235}};
+                                                .sky_color = {150, 190, 235}, .shadows = true,
+                                                .textures = true};
     }
     sn_scene_settings *ss = &e->scene.settings;
     ss->fixed_delta_seconds = rp->dt;
@@ -415,6 +472,13 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
         return st;
     }
     rp->have_cur = true;
+    /* Replayed frames carry the recorded frame numbers (and timestamps): at factor 1 frame n
+    ** of the replay is recorded frame first + n - 1, so a replayed stream lines up with the
+    ** recorded run's; at another factor they count on from there, one per replayed step. */
+    e->frame0 = f->frame ? f->frame - 1 : 0;
+    e->clock.frame = e->frame0;
+    e->clock.time_ns = (int64_t)e->frame0 * e->clock.dt_ns;
+    e->clock.timestamp = (double)e->frame0 * e->clock.dt;
     for (size_t i = 0; i < rp->n_map; i++) { /* velocities and controls at the start (a branch needs them) */
         const id_map *m = &rp->map[i];
         const sn_log_kinematics *k = kin_of(&rp->cur, m->rec);

@@ -84,6 +84,23 @@ static void desc_where(const struct sn_engine *e, const sn_spawn_desc *d, char *
         snprintf(buf, n, "spawn '%s'", d->bp->id);
 }
 
+/* "WHERE: spawn failed because of collision at spawn position: 'a' (bp) overlaps 'b' (bp) by D m
+** at z = Z; z >= H clears it" (no height for a static: lifting a prop means nothing). */
+static sn_status overlap_fail(const struct sn_engine *e, const sn_spawn_desc *d, const sn_blueprint *bp,
+                              const sn_spawn_overlap *ov, double z, sn_error *err)
+{
+    char where[512], clear[64] = "no height clears it";
+    desc_where(e, d, where, sizeof where);
+    if (bp->kind == SN_ACTOR_STATIC)
+        snprintf(clear, sizeof clear, "move one of them");
+    else if (isfinite(ov->clear_z))
+        snprintf(clear, sizeof clear, "z >= %.2f clears it", ceil(ov->clear_z * 100) / 100 + 0.0);
+    return sn_fail(err, SN_E_INVALID, "%s: spawn failed because of collision at spawn position: '%s' (%s) "
+                   "overlaps '%s' (%s) by %.2f m at z = %.2f; %s", where, d->name && d->name[0] ? d->name : bp->id,
+                   bp->id, ov->other->name && ov->other->name[0] ? ov->other->name : ov->other->type_id,
+                   ov->other->type_id, ov->depth, z, clear);
+}
+
 /* Checks what every spawn shares: the transform is finite, the parent is live, the name and
 ** the id are free. */
 sn_status sn_spawn_check(struct sn_engine *e, const sn_spawn_desc *d, sn_error *err)
@@ -174,6 +191,12 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
                      "table (Roads, Building, Wall, Car, ...) nor a number 0-28", where, tag);
         goto fail;
     }
+    /* Reflectivity: a negative value (the default) takes the tag's; the resolved value is what
+    ** the actor keeps, so actor_attribute and a recording's spawn say what rays report. */
+    int ri = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "reflectivity");
+    a->reflectivity = ri >= 0 && values[ri].f >= 0 ? values[ri].f : sn_tag_reflectivity(a->tag);
+    if (ri >= 0)
+        values[ri].f = a->reflectivity;
     if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->bbox.extent, err)))
         goto fail;
     if (bp->shape == SN_SHAPE_SPHERE) {
@@ -230,24 +253,22 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     a->rel = d->transform;
     sn_transform world_tf = world_pose(e, d);
     sn_spawn_overlap ov;
-    /* A replay puts recorded actors where they were, touching or not: no check there. */
-    if ((bp->kind == SN_ACTOR_VEHICLE || bp->kind == SN_ACTOR_WALKER) && !e->replay &&
-        sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
-        /* CARLA refuses such a spawn ("Spawn failed because of collision at spawn position"):
-        ** physics would push the two apart violently. */
-        desc_where(e, d, where, sizeof where);
-        char clear[64] = "no height clears it";
-        if (isfinite(ov.clear_z))
-            snprintf(clear, sizeof clear, "z >= %.2f clears it", ceil(ov.clear_z * 100) / 100 + 0.0);
-        st = sn_fail(err, SN_E_INVALID, "%s: spawn failed because of collision at spawn position: '%s' (%s) "
-                     "overlaps '%s' (%s) by %.2f m at z = %.2f; %s", where, d->name && d->name[0] ? d->name : bp->id,
-                     bp->id, ov.other->name && ov.other->name[0] ? ov.other->name : ov.other->type_id,
-                     ov.other->type_id, ov.depth, world_tf.location.z, clear);
+    /* A replay puts recorded actors where they were, touching or not: no check there. CARLA
+    ** refuses such a spawn ("Spawn failed because of collision at spawn position"): physics
+    ** would push the two apart violently. Whichever comes second is refused, so a vehicle is
+    ** checked against what stands there and a static against the vehicles and walkers. */
+    bool moving = bp->kind == SN_ACTOR_VEHICLE || bp->kind == SN_ACTOR_WALKER;
+    if (moving && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
+        st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
         goto fail;
     }
     if ((st = sn_world_materialize(&e->world, a, &world_tf, err))) {
         desc_where(e, d, where, sizeof where);
         sn_error_prefix(err, where);
+        goto fail;
+    }
+    if (bp->kind == SN_ACTOR_STATIC && !e->replay && sn_world_static_overlap(&e->world, a, &ov)) {
+        st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
         goto fail;
     }
     sn_actor_update_attached(&e->world, a);
@@ -346,7 +367,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     a->type_id = s->bp->id;
     a->parent = d->parent;
     int ri = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "role_name");
-    a->role_name = sn_strdup(ri >= 0 ? s->values[ri].s : "");
+    a->role_name = sn_strdup(ri >= 0 ? s->values[ri].s : d->role ? d->role : "");
     a->rel = d->transform;
     sn_transform world_tf = world_pose(e, d);
     a->st.pos = a->st.prev_pos = world_tf.location;
@@ -386,6 +407,9 @@ sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err
 {
     const sn_scene_entity *ent = s->entity;
     sn_spawn_desc d = {.bp = s->bp, .name = ent->name, .transform = ent->transform, .src = ent};
+    for (uint32_t i = 0; i < ent->n_attrs; i++) /* role_name, a host key: kept on the actor */
+        if (strcmp(ent->attrs[i].key, "role_name") == 0)
+            d.role = ent->attrs[i].value;
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
@@ -418,6 +442,8 @@ sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id)
         sn_sensor_unbudget(e, s);
         s->actor_id = 0;
         e->routes_dirty = true;
+        if (s->internal && id == e->rec_actor)
+            sn_recording_commit(e); /* the recorder closed its file: the recording goes in place */
     }
     for (uint32_t i = 0; i < e->n_actors; i++)
         if (e->actors[i].actor_id == id)

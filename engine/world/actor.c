@@ -57,6 +57,7 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
         return NULL;
     a->id = w->next_id = id ? id : w->next_id + 1;
     a->kind = kind;
+    a->reflectivity = -1; /* the semantic tag's until spawn sets it */
     a->st.rot = a->st.prev_rot = sn_quat_identity();
     a->target_rot = a->kin_from_rot = a->kin_to_rot = sn_quat_identity();
     w->actors[w->n_actors++] = a;

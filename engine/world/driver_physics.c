@@ -25,43 +25,86 @@ static void keep_walkers_upright(sn_world *w)
 
 static bool is_walker(const sn_actor *a) { return a && a->kind == SN_ACTOR_WALKER && a->drive == SN_DRIVE_PHYSICS; }
 
-/* A walker struck hard by a vehicle this frame falls: no walking force, no uprighting,
-** friction on the ground (contacts.c). Checked after every substep, so it falls at once. */
+static bool is_vehicle(const sn_world *w, uint32_t id)
+{
+    const sn_actor *o = sn_world_find(w, id);
+    return o && o->kind == SN_ACTOR_VEHICLE;
+}
+
+/* A walker struck hard by vehicles falls: no walking force, no uprighting, friction on the
+** ground (contacts.c). The impulse counts this frame's pairs so far and the frames of contact
+** before it (`pushed`), so a car creeping into a pedestrian knocks it down as a fast one does.
+** Checked after every substep, so it falls at once. */
 static void knock_down_walkers(sn_world *w)
 {
     for (size_t i = 0; i < w->n_pairs; i++) {
         const sn_pair *p = &w->pairs[i];
-        if (sn_v3_len(p->impulse) <= SN_WALKER_FALL_IMPULSE)
+        sn_actor *self = sn_world_find(w, p->self);
+        if (!is_walker(self) || self->fallen || !is_vehicle(w, p->other))
             continue;
-        sn_actor *self = sn_world_find(w, p->self), *other = sn_world_find(w, p->other);
-        if (is_walker(self) && !self->fallen && other && other->kind == SN_ACTOR_VEHICLE) {
+        double total = self->pushed;
+        for (size_t k = 0; k < w->n_pairs; k++) /* every vehicle pushing it this frame */
+            if (w->pairs[k].self == self->id && is_vehicle(w, w->pairs[k].other))
+                total += sn_v3_len(w->pairs[k].impulse);
+        if (total > SN_WALKER_FALL_IMPULSE) {
             self->fallen = true;
             self->walk_speed = 0;
+            self->fallen_for = 0;
         }
     }
 }
 
-/* A fallen walker that touched no vehicle this frame, or that lies (tilted more than 60
-** degrees), is down: from now on it lies below the vehicles' floors (a person lying on the
-** road is lower than a car's ground clearance, and wheels are rays that see only the ground
-** and static props), so a car that drives on passes over it instead of pushing it along or
-** riding on it. */
-static void mark_fallen_apart(sn_world *w)
+/* A vehicle slower than this (m/s) does not push: a pedestrian walking into a stopped car
+** stands against it instead of being knocked down after half a second of leaning on it. */
+#define SN_WALKER_PUSH_SPEED 0.3
+
+/* Vehicles' impulse on the walker this frame, and whether one touched it; *pushing when one of
+** them moves. */
+static bool vehicle_impulse(const sn_world *w, const sn_actor *a, double *sum, bool *pushing)
+{
+    bool touching = false;
+    *sum = 0;
+    *pushing = false;
+    for (size_t k = 0; k < w->n_pairs; k++) {
+        const sn_pair *p = &w->pairs[k];
+        const sn_actor *o = sn_world_find(w, p->other);
+        if (p->self != a->id || !o || o->kind != SN_ACTOR_VEHICLE)
+            continue;
+        touching = true;
+        *sum += sn_v3_len(p->impulse);
+        if (o->body) {
+            const dReal *v = dBodyGetLinearVel(o->body);
+            *pushing |= v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > SN_WALKER_PUSH_SPEED * SN_WALKER_PUSH_SPEED;
+        }
+    }
+    return touching;
+}
+
+/* At the end of a frame: a standing walker keeps the impulse of an unbroken push by moving
+** vehicles (a push that stops, or a stopped vehicle, is forgotten). A fallen walker that touched no vehicle this frame,
+** that lies (tilted more than 60 degrees), or that has been knocked for
+** SN_WALKER_KNOCKDOWN_TIME is down: from now on it lies below the vehicles' floors (a person
+** lying on the road is lower than a car's ground clearance, and wheels are rays that see only
+** the ground and static props), so a car that drives on passes over it instead of pushing it
+** along or riding on it. The time limit is what ends an impact with a car that keeps its
+** throttle: its flat front face, 0.3 m to the roof, holds the box upright (its lower edge
+** pushing below the walker's centre of mass rights it) for as long as the car accelerates. */
+static void mark_fallen_apart(sn_world *w, double dt)
 {
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (!a->fallen || a->down)
+        if (a->kind != SN_ACTOR_WALKER || a->drive != SN_DRIVE_PHYSICS || a->down)
             continue;
-        bool touching = false;
-        for (size_t k = 0; k < w->n_pairs && !touching; k++) {
-            const sn_pair *p = &w->pairs[k];
-            if (p->self == a->id) {
-                const sn_actor *o = sn_world_find(w, p->other);
-                touching = o && o->kind == SN_ACTOR_VEHICLE;
-            }
+        double sum;
+        bool pushing, touching = vehicle_impulse(w, a, &sum, &pushing);
+        if (!a->fallen) {
+            a->pushed = pushing ? a->pushed + sum : 0;
+            continue;
         }
+        a->fallen_for += dt;
         const dReal *r = dBodyGetRotation(a->body);
-        a->down = !touching || r[10] < 0.5; /* r[10]: the body's up axis, world z */
+        a->down = !touching || r[10] < 0.5 /* r[10]: the body's up axis, world z */ ||
+                  a->fallen_for >= SN_WALKER_KNOCKDOWN_TIME - 1e-9;
     }
 }
 
@@ -126,8 +169,7 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
 
 static void physics_end(sn_world *w, double dt)
 {
-    (void)dt;
-    mark_fallen_apart(w);
+    mark_fallen_apart(w, dt);
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         if (a->body && a->drive == SN_DRIVE_PHYSICS)

@@ -474,17 +474,60 @@ static sn_actor *overlap_at(sn_world *w, dGeomID box, const sn_actor *self, sn_v
     return q.other;
 }
 
+/* A box of the actor's bounding box at its world pose: the shape the spawn check tests. */
+static dGeomID bbox_geom(const sn_actor *a, const sn_transform *tf, sn_vec3 *centre)
+{
+    sn_mat3 rot = sn_mat3_from_rotation(tf->rotation);
+    *centre = sn_v3_add(tf->location, sn_mat3_apply(&rot, a->bbox.location));
+    const sn_vec3 e = a->bbox.extent;
+    dGeomID box = dCreateBox(0, 2 * e.x, 2 * e.y, 2 * e.z);
+    set_rotation(NULL, box, &rot);
+    dGeomSetPosition(box, centre->x, centre->y, centre->z);
+    return box;
+}
+
+bool sn_world_static_overlap(sn_world *w, const sn_actor *s, sn_spawn_overlap *out)
+{
+    const double tol = 0.01; /* as sn_world_spawn_overlap */
+    memset(out, 0, sizeof *out);
+    out->clear_z = NAN;
+    if (!s->geom || s->parent || dGeomIsSpace(s->geom))
+        return false;
+    dAllocateODEDataForThread(dAllocateMaskAll);
+    bool plane = dGeomGetClass(s->geom) == dPlaneClass;
+    dReal bb[6];
+    dGeomGetAABB(s->geom, bb);
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *b = w->bodies[i];
+        if (b->parent || (b->kind != SN_ACTOR_VEHICLE && b->kind != SN_ACTOR_WALKER))
+            continue;
+        sn_transform tf = sn_actor_world_transform(w, b);
+        sn_vec3 c;
+        double r = sn_v3_len(b->bbox.extent);
+        sn_vec3 bc = sn_v3_add(b->st.pos, sn_quat_apply(b->st.rot, b->bbox.location));
+        if (!plane && (bc.x + r < bb[0] || bc.x - r > bb[1] || bc.y + r < bb[2] || bc.y - r > bb[3] ||
+                       bc.z + r < bb[4] || bc.z - r > bb[5]))
+            continue;
+        dGeomID box = bbox_geom(b, &tf, &c);
+        overlap_query q = {.self = b, .tol = tol};
+        overlap_callback(&q, box, s->geom);
+        dGeomDestroy(box);
+        if (q.other && q.depth > out->depth) {
+            out->other = b;
+            out->depth = q.depth;
+        }
+    }
+    return out->other != NULL;
+}
+
 bool sn_world_spawn_overlap(sn_world *w, const sn_actor *a, const sn_transform *tf, sn_spawn_overlap *out)
 {
     const double tol = 0.01; /* touching, or resting on the ground, is no overlap */
     memset(out, 0, sizeof *out);
     sn_ogrid_sync(w); /* out of memory: sn_ogrid_near scans every body instead */
     dAllocateODEDataForThread(dAllocateMaskAll); /* the API may spawn from any thread */
-    sn_mat3 rot = sn_mat3_from_rotation(tf->rotation);
-    sn_vec3 centre = sn_v3_add(tf->location, sn_mat3_apply(&rot, a->bbox.location));
-    const sn_vec3 e = a->bbox.extent;
-    dGeomID box = dCreateBox(0, 2 * e.x, 2 * e.y, 2 * e.z);
-    set_rotation(NULL, box, &rot);
+    sn_vec3 centre;
+    dGeomID box = bbox_geom(a, tf, &centre);
     out->other = overlap_at(w, box, a, centre, tol, &out->depth);
     if (out->other) {
         /* The least lift that clears everything: double until clear, then bisect to 1 mm. */

@@ -78,6 +78,7 @@ struct sn_actor {
     uint8_t color[3];
     bool checker;        /* render a checker texture (attribute texture: checker) */
     double checker_size; /* metres per checker cell */
+    double reflectivity; /* 0..1, what ray hits report (attribute reflectivity); < 0: the tag's */
     sn_bbox bbox;      /* location: box centre from the origin, actor frame (vehicles (0,0,extent.z)) */
     sn_vec3 com;       /* the ODE body (centre of mass) from the origin, actor frame */
     sn_shape shape;
@@ -101,6 +102,8 @@ struct sn_actor {
     sn_autopilot ap;
     double steer_angle; /* current wheel angle, rad */
     bool fallen;        /* a walker struck hard: a passive body from then on */
+    double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
+    double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
     bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
     bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
     bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
@@ -232,6 +235,10 @@ typedef struct sn_spawn_overlap {
     double depth, clear_z;
 } sn_spawn_overlap;
 bool sn_world_spawn_overlap(sn_world *w, const sn_actor *a, const sn_transform *tf, sn_spawn_overlap *out);
+/* The same check the other way round, for a static actor just materialized: the vehicle or
+** walker whose box it overlaps deepest (more than 1 cm), so the order of a scene's entries
+** does not decide whether an overlap is refused (clear_z NAN: lifting a prop means nothing). */
+bool sn_world_static_overlap(sn_world *w, const sn_actor *s, sn_spawn_overlap *out);
 /* Teleports an actor that is not attached: pose now and as the previous pose, velocities kept. */
 void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot);
 /* Sets linear (m/s) and angular (rad/s) velocity, world frame. */
@@ -266,10 +273,15 @@ double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed);
 /* Controllers, once per frame before physics. */
 void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
 
-/* A walker struck by a vehicle with more than this impulse in one frame (N*s: an 80 kg
-** pedestrian knocked to about 2 m/s, a car at walking pace) falls: it stops walking and
-** becomes a passive body. */
+/* A walker struck by vehicles with more than this impulse (N*s: an 80 kg pedestrian knocked
+** to about 2 m/s, a car at walking pace) falls: it stops walking and becomes a passive body.
+** The impulse is summed over the consecutive frames a moving vehicle pushes it, so a car that
+** pushes it slowly knocks it down too (driver_physics.c). */
 #define SN_WALKER_FALL_IMPULSE 150.0
+/* A fallen walker meets vehicles for at most this long (s), then lies below their floors: a
+** real impact, bumper to the head's strike, is over in 0.1-0.2 s, and a rigid box held by a
+** car's flat front would otherwise ride it for as long as the car drives on. */
+#define SN_WALKER_KNOCKDOWN_TIME 0.2
 
 /* Semantic tags. */
 const char *sn_tag_name(uint8_t tag);

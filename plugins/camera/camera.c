@@ -43,8 +43,13 @@ static const sn_attr_def depth_attrs[] = {
      "also write `depth`, float32 metres per pixel, with no 24-bit step"},
 };
 static const sn_attr_def image_attrs[] = {CAM_COMMON_ATTRS};
-static const sn_attr_def rgb_attrs[] = {CAM_COMMON_ATTRS, CAM_RGB_ATTRS};
-_Static_assert(sizeof rgb_attrs / sizeof rgb_attrs[0] == CAM_A_RGB_END, "CAM_A_RGB_END counts the RGB table");
+enum { A_AA = CAM_A_RGB_END };
+static const sn_attr_def rgb_attrs[] = {
+    CAM_COMMON_ATTRS, CAM_RGB_ATTRS,
+    {"anti_aliasing", SN_ATTR_INT, "2", NULL, NULL, true, 1, 4, NULL,
+     "anti-aliasing: N x N colour samples per pixel, averaged in linear light (1: off)"},
+};
+_Static_assert(sizeof rgb_attrs / sizeof rgb_attrs[0] == A_AA + 1, "A_AA ends the RGB table");
 
 typedef struct camera {
     const sn_host *host;
@@ -56,6 +61,7 @@ typedef struct camera {
     lens lens;
     int32_t *map;   /* lens pixel map (nearest) of depth, tags and ids, NULL for a pinhole or colour */
     cam_rgb rgb;    /* the colour camera's lens, vignette and gamma */
+    uint32_t aa;    /* colour samples per pixel side (anti_aliasing: sn_image.samples) */
     float *depth, *depth_out;
     uint8_t *bgra, *tag, *tag_out;
     uint32_t *inst, *inst_out;
@@ -116,6 +122,12 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         c->max_depth = v[A_MAX_DEPTH].f;
         c->depth_float = v[A_DEPTH_FLOAT].b;
     }
+    c->aa = c->kind == CAM_RGB && n > A_AA ? (uint32_t)v[A_AA].i : 1;
+    if (c->w * c->aa > 16384 || c->h * c->aa > 16384) { /* the renderer's largest image */
+        c->host->set_error(c->ctx, "anti_aliasing %u: a %ux%u image supersampled exceeds 16384 pixels a side; lower it",
+                           c->aa, c->w, c->h);
+        return SN_E_RANGE;
+    }
     if (c->kind == CAM_RGB)
         cam_warn_unrendered(c->host, c->ctx, rgb_attrs, v, CAM_A_UNRENDERED, n < CAM_A_RGB_END ? n : CAM_A_RGB_END);
     else if (v[CAM_A_MULT].f != 0)
@@ -157,7 +169,7 @@ static sn_status tick(void *self, sn_phase phase)
     (void)phase;
     sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, c->max_depth};
     c->host->sensor_transform(c->ctx, &cam.transform);
-    sn_image img = {sizeof img, c->depth, c->bgra, c->tag, c->inst};
+    sn_image img = {sizeof img, c->depth, c->bgra, c->tag, c->inst, c->aa};
     sn_status st = c->host->render(c->ctx, &cam, &img);
     if (st)
         return st;

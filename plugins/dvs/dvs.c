@@ -26,9 +26,9 @@
 static const sn_attr_def attrs[] = {
     CAM_COMMON_ATTRS,
     CAM_RGB_ATTRS,
-    {"positive_threshold", SN_ATTR_FLOAT, "0.3", NULL, NULL, true, 0.01, 1000, NULL,
+    {"positive_threshold", SN_ATTR_FLOAT, "0.3", NULL, NULL, true, DVS_MIN_THRESHOLD, 1000, NULL,
      "contrast threshold C of brightness increases (log units with use_log)"},
-    {"negative_threshold", SN_ATTR_FLOAT, "0.3", NULL, NULL, true, 0.01, 1000, NULL,
+    {"negative_threshold", SN_ATTR_FLOAT, "0.3", NULL, NULL, true, DVS_MIN_THRESHOLD, 1000, NULL,
      "contrast threshold C of brightness decreases"},
     {"sigma_positive_threshold", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 10, NULL,
      "white noise on the positive threshold, drawn per pixel and tick (CARLA)"},

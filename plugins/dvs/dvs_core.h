@@ -18,6 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The smallest contrast threshold a scene may set. CARLA accepts any float (0.005 is common),
+** but its crossing loop never ends at 0 and walks backwards below it; and a step smaller than a
+** float's resolution of the levels (1.5e-5 at 255, the linear range's top; 2e-6 at ln(1e-9), the
+** log range's deepest) would not advance the crossing at all. 1e-4 is above both, for any threshold a
+** real sensor has (0.05-0.5 in log units). Noisy thresholds are still clamped at CARLA's 0.01. */
+#define DVS_MIN_THRESHOLD 1e-4
+
 typedef struct dvs_config {
     float cp, cm;             /* positive and negative thresholds */
     float sigma_p, sigma_m;   /* CARLA's threshold noise, drawn per pixel and sample */

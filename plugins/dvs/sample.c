@@ -39,7 +39,7 @@ static sn_status render(dvs *d, int64_t t)
 {
     const sn_host *h = d->host;
     sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, d->w * d->k, d->h * d->k, d->fov, NEAR_CLIP, FAR_CLIP};
-    sn_image img = {sizeof img, d->r_depth, d->r_bgra, d->r_tag, d->r_id};
+    sn_image img = {sizeof img, d->r_depth, d->r_bgra, d->r_tag, d->r_id, 0};
     if (t == h->clock(d->ctx)->time_ns) {
         h->sensor_transform(d->ctx, &cam.transform);
         return h->render(d->ctx, &cam, &img);

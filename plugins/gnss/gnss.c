@@ -12,6 +12,7 @@
 ** biases and deviations as float and each error as a float: the same roundings here, so a
 ** bias of 0.1 degrees is float's 0.100000001490116 as in CARLA. docs/sensors/imu-gnss.md has the rest.
 */
+#include <sensim/noise.h>
 #include <sensim/plugin.h>
 
 #include <stdlib.h>
@@ -30,19 +31,8 @@ static const sn_attr_def gnss_attrs[] = {
     STDDEV("noise_lon_stddev", "deg", "standard deviation of the longitude noise"),
     {"noise_seed", SN_ATTR_INT, "0", NULL, NULL, true, 0, 4294967295.0, NULL,
      "seed of the noise; 0 keeps the sensor's own stream (scene seed and sensor name)"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"},
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),
 };
-
-/*
-** A double rounded to float, as CARLA holds the value. Through a volatile: GCC 12.2 at -O2
-** merges neighbouring (float) conversions into one vector operation and drops the rounding
-** of all but one (its SLP vectorizer; test_gnss caught it), so a plain cast is not enough.
-*/
-static double f32(double x)
-{
-    volatile float f = (float)x;
-    return f;
-}
 
 typedef struct gnss {
     const sn_host *h;
@@ -73,11 +63,10 @@ static sn_status set(void *self, const sn_value *a, uint32_t n)
 {
     gnss *g = self;
     (void)n;
-    g->bias[2] = f32(a[0].f), g->sd[2] = f32(a[1].f);
-    g->bias[0] = f32(a[2].f), g->sd[0] = f32(a[3].f);
-    g->bias[1] = f32(a[4].f), g->sd[1] = f32(a[5].f);
-    if (a[6].i)
-        g->h->random_seed(g->ctx, (uint64_t)a[6].i);
+    g->bias[2] = sn_noise_f32(a[0].f), g->sd[2] = sn_noise_f32(a[1].f);
+    g->bias[0] = sn_noise_f32(a[2].f), g->sd[0] = sn_noise_f32(a[3].f);
+    g->bias[1] = sn_noise_f32(a[4].f), g->sd[1] = sn_noise_f32(a[5].f);
+    sn_noise_apply_seed(g->h, g->ctx, "noise_seed", a[6].i, SN_NOISE_SEED_NONZERO);
     return SN_OK;
 }
 
@@ -93,10 +82,10 @@ static sn_status tick(void *self, sn_phase phase)
     sn_status st = h->world_to_geo(g->ctx, t.location, &geo);
     if (st)
         return st;
-    /* CARLA: const float LatError, LonError, AltError, drawn in this order. */
-    const double e_lat = f32(h->random_normal(g->ctx, 0, g->sd[0]));
-    const double e_lon = f32(h->random_normal(g->ctx, 0, g->sd[1]));
-    const double e_alt = f32(h->random_normal(g->ctx, 0, g->sd[2]));
+    /* CARLA: const float LatError, LonError, AltError, drawn in this order (sensim/noise.h). */
+    const sn_noise noise = sn_noise_host(h, g->ctx);
+    const sn_vec3 e = sn_noise_normal3(&noise, (sn_vec3){0, 0, 0}, g->sd);
+    const double e_lat = sn_noise_f32(e.x), e_lon = sn_noise_f32(e.y), e_alt = sn_noise_f32(e.z);
     g->fix.latitude = geo.latitude + g->bias[0] + e_lat;
     g->fix.longitude = geo.longitude + g->bias[1] + e_lon;
     g->fix.altitude = geo.altitude + g->bias[2] + e_alt;

@@ -22,6 +22,7 @@
 ** stddev of 0, so switching one axis's noise on never moves the others' draws.
 */
 #include <sensim/math.h>
+#include <sensim/noise.h>
 #include <sensim/plugin.h>
 
 #include <math.h>
@@ -44,23 +45,13 @@ static const sn_attr_def imu_attrs[] = {
     STDDEV("noise_gyro_stddev_z", "rad/s", "standard deviation of the gyroscope noise on z"),
     {"noise_seed", SN_ATTR_INT, "0", NULL, NULL, true, 0, 4294967295.0, NULL,
      "seed of the noise; 0 keeps the sensor's own stream (scene seed and sensor name)"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"},
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),
 };
-
-/*
-** A double rounded to float, as CARLA holds the value. Through a volatile: GCC 12.2 at -O2
-** merges neighbouring (float) conversions into one vector operation and drops the rounding
-** of all but one (its SLP vectorizer; test_gnss caught it), so a plain cast is not enough.
-*/
-static double f32(double x)
-{
-    volatile float f = (float)x;
-    return f;
-}
 
 typedef struct imu {
     const sn_host *h;
     sn_ctx *ctx;
+    sn_noise noise; /* the sensor's host stream */
     /* CARLA holds them as float (FVector): the same numbers here. */
     double acc_sd[3], gyro_bias[3], gyro_sd[3];
     /* the sensor's world location at the last two ticks, and their times */
@@ -83,6 +74,7 @@ static sn_status create(const sn_host *h, sn_ctx *ctx, void **out)
         return SN_E_NOMEM;
     }
     m->h = h, m->ctx = ctx;
+    m->noise = sn_noise_host(h, ctx);
     *out = m;
     return SN_OK;
 }
@@ -94,12 +86,11 @@ static sn_status set(void *self, const sn_value *a, uint32_t n)
     imu *m = self;
     (void)n;
     for (int k = 0; k < 3; k++) {
-        m->acc_sd[k] = f32(a[k].f);
-        m->gyro_bias[k] = f32(a[3 + k].f);
-        m->gyro_sd[k] = f32(a[6 + k].f);
+        m->acc_sd[k] = sn_noise_f32(a[k].f);
+        m->gyro_bias[k] = sn_noise_f32(a[3 + k].f);
+        m->gyro_sd[k] = sn_noise_f32(a[6 + k].f);
     }
-    if (a[9].i)
-        m->h->random_seed(m->ctx, (uint64_t)a[9].i);
+    sn_noise_apply_seed(m->h, m->ctx, "noise_seed", a[9].i, SN_NOISE_SEED_NONZERO);
     return SN_OK;
 }
 
@@ -158,13 +149,15 @@ static sn_status tick(void *self, sn_phase phase)
     const sn_mat3 r = sn_mat3_from_rotation(k.transform.rotation);
     const sn_vec3 acc = sn_mat3_apply_t(&r, sn_v3_sub(a, ws.gravity)); /* specific force: +9.81 z at rest */
     const sn_vec3 gyr = sn_mat3_apply_t(&r, k.angular_velocity);
-    /* CARLA's draw order: accelerometer x, y, z, then gyroscope x, y, z. */
-    m->accel.x = acc.x + h->random_normal(m->ctx, 0, m->acc_sd[0]);
-    m->accel.y = acc.y + h->random_normal(m->ctx, 0, m->acc_sd[1]);
-    m->accel.z = acc.z + h->random_normal(m->ctx, 0, m->acc_sd[2]);
-    m->gyro.x = gyr.x + m->gyro_bias[0] + h->random_normal(m->ctx, 0, m->gyro_sd[0]);
-    m->gyro.y = gyr.y + m->gyro_bias[1] + h->random_normal(m->ctx, 0, m->gyro_sd[1]);
-    m->gyro.z = gyr.z + m->gyro_bias[2] + h->random_normal(m->ctx, 0, m->gyro_sd[2]);
+    /* CARLA's draw order: accelerometer x, y, z, then gyroscope x, y, z (sensim/noise.h). */
+    const sn_vec3 zero = {0, 0, 0};
+    const sn_vec3 na = sn_noise_normal3(&m->noise, zero, m->acc_sd), ng = sn_noise_normal3(&m->noise, zero, m->gyro_sd);
+    m->accel.x = acc.x + na.x;
+    m->accel.y = acc.y + na.y;
+    m->accel.z = acc.z + na.z;
+    m->gyro.x = gyr.x + m->gyro_bias[0] + ng.x;
+    m->gyro.y = gyr.y + m->gyro_bias[1] + ng.y;
+    m->gyro.z = gyr.z + m->gyro_bias[2] + ng.z;
     m->compass = compass_of(&r);
     return SN_OK;
 }

@@ -12,6 +12,8 @@
 */
 #include "scan.h"
 
+#include <sensim/noise.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +31,12 @@
      "horizontal field of view, centred on the sensor's x axis (0 refused)"}
 
 #define TAIL_ATTRS                                                                                               \
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"}, \
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"), \
     {"motion_distortion", SN_ATTR_BOOL, "false", NULL, NULL, false, 0, 0, NULL,                                   \
      "sensim: each column measured at its own time inside the tick from the sensor's pose then (a spinning lidar "  \
      "on a moving car); false is CARLA's one still picture"}
+
+static const char *const intensity_models[] = {"carla", "reflectivity", NULL};
 
 static const sn_attr_def lidar_attrs[] = {
     SCAN_ATTRS,
@@ -48,6 +52,8 @@ static const sn_attr_def lidar_attrs[] = {
      "standard deviation of noise along each ray (range noise; angles exact)"},
     {"noise_seed", SN_ATTR_INT, "0", NULL, NULL, true, 0, 4294967295.0, NULL,
      "seed of the drop-off and noise draws when given; else the sensor's own stream (scene seed and name)"},
+    {"intensity_model", SN_ATTR_ENUM, "carla", NULL, intensity_models, false, 0, 0, NULL,
+     "sensim: carla = exp(-rate x distance); reflectivity = the surface's reflectivity x cos(incidence) x that"},
     TAIL_ATTRS,
 };
 
@@ -132,10 +138,15 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         c.dropoff_intensity_limit = val(l, v, n, "dropoff_intensity_limit")->f;
         c.dropoff_zero_intensity = val(l, v, n, "dropoff_zero_intensity")->f;
         c.noise_stddev = val(l, v, n, "noise_stddev")->f;
+        c.reflectivity = val(l, v, n, "intensity_model")->i == 1;
+        if (c.reflectivity && h->hdr.abi_minor < 5) {
+            h->set_error(l->ctx, "intensity_model reflectivity needs a host of ABI 1.5 (reflectivity in ray hits); "
+                         "this one offers %u.%u", (unsigned)h->hdr.abi_major, (unsigned)h->hdr.abi_minor);
+            return SN_E_UNSUPPORTED;
+        }
         /* CARLA reads noise_seed into the description; sensim restarts the sensor's stream from
         ** it only when it was given, so a scene without it keeps its per-sensor stream */
-        if (SN_HOST_HAS(h, attribute_given) && h->attribute_given(l->ctx, "noise_seed") && h->random_seed)
-            h->random_seed(l->ctx, (uint64_t)val(l, v, n, "noise_seed")->i);
+        sn_noise_apply_seed(h, l->ctx, "noise_seed", val(l, v, n, "noise_seed")->i, SN_NOISE_SEED_GIVEN);
     }
     if (h->world_settings) {
         sn_world_settings ws = {sizeof ws, {0, 0, 0}, 0, 0, 0, 0, 0};

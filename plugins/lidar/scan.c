@@ -3,6 +3,7 @@
 #include "scan.h"
 
 #include <sensim/math.h>
+#include <sensim/noise.h>
 
 #include <float.h>
 #include <math.h>
@@ -131,6 +132,7 @@ sn_status lidar_scan_tick(lidar_scan *s)
     /* The rays, channel-major as CARLA records them; the general drop-off draws one uniform per
     ** (channel, point) before tracing, in that order (RayCastLidar::PreprocessRays). */
     bool gen_drop = !c->semantic && c->dropoff_general_rate > FLT_EPSILON;
+    const sn_noise noise = sn_noise_host(h, s->ctx); /* the draws: sensim/noise.h, docs/sensors/lidar.md */
     if (!grow((void **)&s->col, &s->cap_col, P, sizeof *s->col))
         goto oom;
     for (uint32_t j = 0; j < P; j++) { /* each column's azimuth once, not once per channel */
@@ -142,7 +144,7 @@ sn_status lidar_scan_tick(lidar_scan *s)
     for (uint32_t ch = 0; ch < c->channels; ch++) {
         double cv = cos(s->laser_deg[ch] * SN_DEG), sv = sin(s->laser_deg[ch] * SN_DEG);
         for (uint32_t j = 0; j < P; j++) {
-            if (gen_drop && h->random_uniform(s->ctx) < c->dropoff_general_rate)
+            if (gen_drop && sn_noise_below(&noise, c->dropoff_general_rate))
                 continue;
             /* Unreal's forward vector of the rotator (pitch elevation, yaw azimuth), ShootLaser */
             sn_vec3 local = sn_v3(cv * s->col[j].x, cv * s->col[j].y, sv);
@@ -174,7 +176,7 @@ sn_status lidar_scan_tick(lidar_scan *s)
     ** alpha * intensity + beta, alpha = zero_intensity / limit, beta = 1 - zero_intensity */
     double beta = 1 - c->dropoff_zero_intensity;
     double alpha = c->dropoff_intensity_limit > 0 ? c->dropoff_zero_intensity / c->dropoff_intensity_limit : 0;
-    bool noise = !c->semantic && c->noise_stddev > FLT_EPSILON;
+    bool range_noise = !c->semantic && c->noise_stddev > FLT_EPSILON;
     for (size_t k = 0; k < n; k++) {
         const sn_ray_hit *hit = &s->res[k].hit;
         /* a ray starting inside a shape (distance 0) gives no point: Unreal's complex traces do
@@ -198,9 +200,13 @@ sn_status lidar_scan_tick(lidar_scan *s)
         } else {
             double d = sn_v3_len(p);
             double intensity = exp(-c->atmosphere_attenuation_rate * d);
-            if (noise) /* along the ray: exact angles, noisy range (PostprocessDetection) */
-                p = sn_v3_add(p, sn_v3_scale(sn_v3_norm(p), h->random_normal(s->ctx, 0, c->noise_stddev)));
-            if (!(intensity > c->dropoff_intensity_limit) && !(h->random_uniform(s->ctx) < alpha * intensity + beta))
+            if (c->reflectivity) { /* a Lambertian surface: rho cos(incidence), then the air's loss */
+                double cos_inc = -sn_v3_dot(sn_v3_norm(rel), hit->normal);
+                intensity *= hit->reflectivity * (cos_inc > 0 ? cos_inc : 0);
+            }
+            if (range_noise) /* along the ray: exact angles, noisy range (PostprocessDetection) */
+                p = sn_v3_add(p, sn_v3_scale(sn_v3_norm(p), sn_noise_normal(&noise, 0, c->noise_stddev)));
+            if (!(intensity > c->dropoff_intensity_limit) && !sn_noise_below(&noise, alpha * intensity + beta))
                 continue;
             sn_point_xyzi xp = {(float)p.x, (float)p.y, (float)p.z, (float)intensity};
             memcpy(dst, &xp, sizeof xp);

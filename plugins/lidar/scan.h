@@ -17,6 +17,7 @@ typedef struct lidar_cfg {
     double atmosphere_attenuation_rate;          /* 1/m */
     double dropoff_general_rate, dropoff_intensity_limit, dropoff_zero_intensity;
     double noise_stddev;       /* m */
+    bool reflectivity;         /* intensity_model reflectivity: the surface's reflectivity x cos(incidence) */
     bool motion_distortion;
 } lidar_cfg;
 

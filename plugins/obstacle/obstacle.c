@@ -33,7 +33,7 @@ static const sn_attr_def obstacle_attrs[] = {
      "true: only vehicles and walkers are obstacles"},
     {"debug_linetrace", SN_ATTR_BOOL, "false", NULL, NULL, false, 0, 0, NULL,
      "CARLA draws the sweep in the viewport; accepted and ignored (headless)"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"},
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),
 };
 
 typedef struct obstacle {

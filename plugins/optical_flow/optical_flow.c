@@ -102,31 +102,26 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     return SN_OK;
 }
 
-static sn_status tick(void *self, sn_phase phase)
-{
-    flowcam *c = self;
-    const sn_host *h = c->host;
-    (void)phase;
-    sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, FAR_CLIP};
-    h->sensor_transform(c->ctx, &cam.transform);
-    sn_image img = {sizeof img, c->depth, NULL, c->tag, NULL};
-    sn_status st = h->render_motion(c->ctx, &cam, &img, c->motion);
-    if (st)
-        return st;
-    sn_transform prev;
-    h->sensor_transform_prev(c->ctx, &prev);
+/* Rows per task of the flow projection: a few tens of microseconds of work at 800 px a row. */
+#define BAND_ROWS 16
 
-    /* the pinhole as the renderer has it: f from the horizontal fov, centre at (W/2, H/2) */
-    const double W = c->w, H = c->h, f = W / (2 * tan(c->fov * M_PI / 360)), cx = W / 2, cy = H / 2;
-    const sn_mat3 rn = sn_mat3_from_rotation(cam.transform.rotation), rp = sn_mat3_from_rotation(prev.rotation);
-    const sn_vec3 fwd = sn_mat3_col(&rn, 0), right = sn_mat3_col(&rn, 1), up = sn_mat3_col(&rn, 2);
-    const sn_vec3 eye = cam.transform.location, eye_prev = prev.location;
-    /* a still camera and a still point: exactly 0, not the 1e-14 px of a round trip */
-    const bool cam_still = eye.x == eye_prev.x && eye.y == eye_prev.y && eye.z == eye_prev.z &&
-                           cam.transform.rotation.pitch == prev.rotation.pitch &&
-                           cam.transform.rotation.yaw == prev.rotation.yaw &&
-                           cam.transform.rotation.roll == prev.rotation.roll;
-    for (uint32_t y = 0; y < c->h; y++)
+/* One tick's projection, shared read-only by the tasks. */
+typedef struct flow_job {
+    const flowcam *c;
+    double W, H, f, cx, cy;
+    sn_mat3 rp;
+    sn_vec3 fwd, right, up, eye, eye_prev;
+    bool cam_still;
+} flow_job;
+
+/* Rows [BAND_ROWS band, ...) of the flow: where each pixel's point was in the previous
+** camera's image, minus where it is now, in CARLA's units. */
+static void flow_band(void *arg, uint32_t band)
+{
+    const flow_job *j = arg;
+    const flowcam *c = j->c;
+    const uint32_t y0 = band * BAND_ROWS, y1 = y0 + BAND_ROWS < c->h ? y0 + BAND_ROWS : c->h;
+    for (uint32_t y = y0; y < y1; y++)
         for (uint32_t x = 0; x < c->w; x++) {
             size_t i = (size_t)y * c->w + x;
             float *fl = c->flow + 2 * i;
@@ -134,19 +129,57 @@ static sn_status tick(void *self, sn_phase phase)
             if (c->tag[i] == SN_TAG_SKY)
                 continue;
             const float *m = c->motion + 3 * i;
-            if (cam_still && m[0] == 0 && m[1] == 0 && m[2] == 0)
+            if (j->cam_still && m[0] == 0 && m[1] == 0 && m[2] == 0)
                 continue;
-            double u = x + 0.5, v = y + 0.5, a = (u - cx) / f, b = (v - cy) / f;
-            sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
-            sn_vec3 p = sn_v3_add(eye, sn_v3_scale(ray, c->depth[i]));
+            double u = x + 0.5, v = y + 0.5, a = (u - j->cx) / j->f, b = (v - j->cy) / j->f;
+            sn_vec3 ray = sn_v3_add(j->fwd, sn_v3_sub(sn_v3_scale(j->right, a), sn_v3_scale(j->up, b)));
+            sn_vec3 p = sn_v3_add(j->eye, sn_v3_scale(ray, c->depth[i]));
             p = sn_v3_add(p, sn_v3((double)m[0], (double)m[1], (double)m[2]));
-            sn_vec3 q = sn_mat3_apply_t(&rp, sn_v3_sub(p, eye_prev));
+            sn_vec3 q = sn_mat3_apply_t(&j->rp, sn_v3_sub(p, j->eye_prev));
             if (!(q.x > 1e-9))
                 continue; /* behind the previous camera: it had no image position */
-            double up_ = cx + f * q.y / q.x, vp = cy - f * q.z / q.x;
-            fl[0] = (float)(2 * (u - up_) / W);
-            fl[1] = (float)(-2 * (v - vp) / H);
+            double up_ = j->cx + j->f * q.y / q.x, vp = j->cy - j->f * q.z / q.x;
+            fl[0] = (float)(2 * (u - up_) / j->W);
+            fl[1] = (float)(-2 * (v - vp) / j->H);
         }
+}
+
+static sn_status tick(void *self, sn_phase phase)
+{
+    flowcam *c = self;
+    const sn_host *h = c->host;
+    (void)phase;
+    sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, FAR_CLIP};
+    h->sensor_transform(c->ctx, &cam.transform);
+    sn_image img = {sizeof img, c->depth, NULL, c->tag, NULL, 0};
+    sn_status st = h->render_motion(c->ctx, &cam, &img, c->motion);
+    if (st)
+        return st;
+    sn_transform prev;
+    h->sensor_transform_prev(c->ctx, &prev);
+
+    flow_job j;
+    j.c = c;
+    /* the pinhole as the renderer has it: f from the horizontal fov, centre at (W/2, H/2) */
+    j.W = c->w, j.H = c->h, j.f = j.W / (2 * tan(c->fov * M_PI / 360)), j.cx = j.W / 2, j.cy = j.H / 2;
+    const sn_mat3 rn = sn_mat3_from_rotation(cam.transform.rotation);
+    j.rp = sn_mat3_from_rotation(prev.rotation);
+    j.fwd = sn_mat3_col(&rn, 0), j.right = sn_mat3_col(&rn, 1), j.up = sn_mat3_col(&rn, 2);
+    j.eye = cam.transform.location, j.eye_prev = prev.location;
+    /* a still camera and a still point: exactly 0, not the 1e-14 px of a round trip */
+    j.cam_still = j.eye.x == j.eye_prev.x && j.eye.y == j.eye_prev.y && j.eye.z == j.eye_prev.z &&
+                  cam.transform.rotation.pitch == prev.rotation.pitch &&
+                  cam.transform.rotation.yaw == prev.rotation.yaw && cam.transform.rotation.roll == prev.rotation.roll;
+    /* bands of rows on the engine's workers (ABI 1.5); each pixel's flow is computed alone, so
+    ** the bytes are the same at any thread count and without the pool */
+    const uint32_t bands = (c->h + BAND_ROWS - 1) / BAND_ROWS;
+    if (SN_HOST_HAS(h, parallel_for)) {
+        if ((st = h->parallel_for(c->ctx, flow_band, &j, bands)))
+            return st;
+    } else {
+        for (uint32_t b = 0; b < bands; b++)
+            flow_band(&j, b);
+    }
     if (c->map) {
         size_t px = (size_t)c->w * c->h;
         for (size_t i = 0; i < px; i++) {

@@ -27,6 +27,7 @@
 ** outside its car's collision mesh; a ray starting inside a box here would stop at once).
 */
 #include <sensim/math.h>
+#include <sensim/noise.h>
 #include <sensim/plugin.h>
 #include <sensim/records.h>
 
@@ -48,7 +49,7 @@ static const sn_attr_def radar_attrs[] = {
     {"range", SN_ATTR_FLOAT, "100", NULL, NULL, true, 0.001, 100000, "m", "maximum distance of the rays (along the axis)"},
     {"points_per_second", SN_ATTR_INT, "1500", NULL, NULL, true, 0, MAX_POINTS, NULL,
      "rays per second of simulated time (per tick: this times the frame's dt, truncated)"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"},
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),
 };
 
 typedef struct radar {
@@ -171,10 +172,11 @@ static sn_status tick(void *self, sn_phase phase)
     const double range = r->range;
     const double max_rx = tan(r->hfov * 0.5 * M_PI / 180.0) * range;
     const double max_ry = tan(r->vfov * 0.5 * M_PI / 180.0) * range;
+    const sn_noise noise = sn_noise_host(h, r->ctx);
     for (uint32_t i = 0; i < n; i++) {
         /* CARLA's draws: GetUniformFloat() then GetUniformFloatInRange(0, 2 pi), per ray. */
-        const double radius = h->random_uniform(r->ctx);
-        const double angle = h->random_uniform(r->ctx) * 2 * M_PI;
+        const double radius = sn_noise_uniform(&noise);
+        const double angle = sn_noise_uniform(&noise) * 2 * M_PI;
         const sn_vec3 local = sn_v3(range, max_rx * radius * cos(angle), max_ry * radius * sin(angle));
         const sn_vec3 d = sn_mat3_apply(&m, local);
         r->rays[i] = (sn_ray){k.transform.location, d, sn_v3_len(d)};

@@ -4,6 +4,7 @@
 #include "format.h"
 #include "reader.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ void rd_state_clear(rd_reader *r)
     for (size_t i = 0; i < r->n_live; i++)
         free_actor(r->live[i]);
     r->n_live = 0;
+    r->has_weather = false; /* a seek finds it again in the key frame it starts from */
     ch_reset(&r->pos), ch_reset(&r->spos), ch_reset(&r->kin);
 }
 
@@ -326,6 +328,15 @@ static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec
                 x->has_box = true, x->box = b;
         }
         break;
+    case REC_P_WEATHER: { /* 14 f32 in CARLA's field order: the weather is float32 everywhere */
+        double *f = (double *)(void *)&r->weather;
+        for (unsigned i = 0; i < sizeof r->weather / sizeof(double); i++)
+            f[i] = rc_f32(c);
+        for (unsigned i = 0; i < sizeof r->weather / sizeof(double) && !c->bad; i++)
+            c->bad = !isfinite(f[i]);
+        r->has_weather = !c->bad;
+        break;
+    }
     case REC_P_LIGHT:
         n = rc_count(c, 2);
         for (uint32_t i = 0; i < n && !c->bad; i++) {
@@ -413,5 +424,6 @@ sn_status rd_decode(rd_reader *r, const rd_entry *e, bool events_only)
     f->kinematics = r->kinematics, f->n_kinematics = r->n_kinematics;
     f->bboxes = r->bboxes, f->n_bboxes = r->n_bboxes;
     f->lights = r->lights, f->n_lights = r->n_lights;
+    f->weather = r->has_weather ? &r->weather : NULL;
     return SN_OK;
 }

@@ -295,7 +295,11 @@ static sn_status step(rd_reader *r, size_t i, bool events_only)
     if (k) {
         if (k != 2)
             snprintf(r->err, sizeof r->err, "byte %llu: %s", (unsigned long long)e->offset,
-                     k == 1 ? "the file ends inside this frame" : "no frame starts here");
+                     k != 1 ? "no frame starts here"
+                     /* a closed file's index says where frames end: a frame reaching past it has a
+                     ** damaged length, not a cut file */
+                     : r->end == SN_LOG_END_COMPLETE ? "the frame's length runs past the recording's end: its header is damaged"
+                                                     : "the file ends inside this frame");
         char tmp[sizeof r->err];
         say(tmp, sizeof tmp, "frame %llu: %s", (unsigned long long)e->frame, r->err);
         memcpy(r->err, tmp, sizeof tmp);

@@ -69,6 +69,8 @@ typedef struct rd_reader {
     RD_ARRAY(sn_log_kinematics, kinematics);
     RD_ARRAY(sn_log_bbox, bboxes);
     RD_ARRAY(sn_log_light, lights);
+    bool has_weather;     /* a Weather packet was decoded (version 1.2 files) */
+    sn_weather weather;
     char err[512];
 } rd_reader;
 

@@ -32,6 +32,13 @@ typedef struct coll {
     sn_vec3 impulse;
 } coll;
 
+/* An actor's pose when it was spawned (or when recording began, for one alive then): what its
+** Create record gives, as CARLA's CreateRecorderEventAdd records the spawn transform. */
+typedef struct spawn_pose {
+    uint32_t id;
+    sn_transform transform;
+} spawn_pose;
+
 typedef struct index_entry {
     uint64_t frame, offset;
     double elapsed, duration;
@@ -54,11 +61,15 @@ typedef struct recorder {
     size_t n_infos, cap_infos;
     coll *colls;
     size_t n_colls, cap_colls;
+    spawn_pose *spawns;      /* since the last frame written; sorted by id before use */
+    size_t n_spawns, cap_spawns;
+    bool spawns_oom;
     uint64_t coll_frame;
     uint32_t next_cid;
 
     rec_buf frame, pkt, head;
     rec_channel pos, spos, kin;
+    uint64_t weather_serial; /* the host's weather count last written (0: none yet) */
     index_entry *index;
     size_t n_index, cap_index;
 } recorder;
@@ -113,6 +124,33 @@ static sn_status put(recorder *r, const void *d, size_t n)
     return SN_OK;
 }
 
+/* Notes actor `id`'s pose now: called at its spawn event (world events come before the
+** frame's physics) and, for the actors alive when recording starts, from set(). */
+static void note_spawn(recorder *r, uint32_t id)
+{
+    sn_actor_info a = {.struct_size = sizeof a};
+    if (id == r->host->sensor_id(r->ctx) || r->host->actor_get(r->ctx, id, &a) != SN_OK)
+        return;
+    if (!grow((void **)&r->spawns, &r->cap_spawns, r->n_spawns + 1, sizeof *r->spawns)) {
+        r->spawns_oom = true;
+        return;
+    }
+    r->spawns[r->n_spawns++] = (spawn_pose){id, a.transform};
+}
+
+static int spawn_cmp(const void *x, const void *y)
+{
+    const spawn_pose *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id; /* a repeated id (noted at start, then at its spawn event) has one pose */
+}
+
+static const sn_transform *spawn_of(const recorder *r, uint32_t id)
+{
+    spawn_pose key = {.id = id};
+    const spawn_pose *p = r->n_spawns ? bsearch(&key, r->spawns, r->n_spawns, sizeof *r->spawns, spawn_cmp) : NULL;
+    return p ? &p->transform : NULL;
+}
+
 static sn_status set(void *self, const sn_value *v, uint32_t n)
 {
     recorder *r = self;
@@ -158,12 +196,19 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         r->host->set_error(r->ctx, "%s: cannot write the recording: %s", r->path, strerror(errno));
         st = SN_E_IO;
     }
-    return st;
+    /* The actors alive now are recorded at their pose now (CARLA's AddExistingActors). */
+    for (uint32_t i = 0, n = r->host->actor_count(r->ctx); !st && i < n; i++)
+        note_spawn(r, r->host->actor_id_at(r->ctx, i));
+    return st || !r->spawns_oom ? st : SN_E_NOMEM;
 }
 
 static sn_status on_event(void *self, const sn_event *ev)
 {
     recorder *r = self;
+    if (ev->type == SN_EVENT_ACTOR_SPAWNED) {
+        note_spawn(r, ev->u.actor.actor_id);
+        return r->spawns_oom ? SN_E_NOMEM : SN_OK;
+    }
     if (ev->type != SN_EVENT_COLLISION_ANY)
         return SN_OK;
     if (ev->frame != r->coll_frame) {
@@ -229,7 +274,8 @@ static void put_add(recorder *r, rec_buf *b, const sn_actor_info *a)
     rb_varint(b, a->parent_id);
     rb_str(b, a->type_id);
     rb_str(b, a->name);
-    put_transform(b, &a->transform);
+    const sn_transform *spawned = spawn_of(r, a->id);
+    put_transform(b, spawned ? spawned : &a->transform);
     const sn_actor_info *p = a->parent_id ? info_of(r, a->parent_id) : NULL;
     sn_transform rel = p ? rm_relative(&p->transform, &a->transform) : a->transform;
     put_transform(b, &rel);
@@ -238,8 +284,9 @@ static void put_add(recorder *r, rec_buf *b, const sn_actor_info *a)
     sn_value v;
     while (r->host->actor_attribute_at(r->ctx, a->id, n, &name, &v) == SN_OK)
         n++;
-    /* A sensor's role_name is kept by the host beside its blueprint's attributes. */
-    bool role = a->role_name && a->role_name[0];
+    /* A sensor's role_name is kept by the host beside its blueprint's attributes: listed for
+    ** every sensor ("" when none was given), as CARLA lists every actor's role_name. */
+    bool role = a->kind == SN_ACTOR_SENSOR || (a->role_name && a->role_name[0]);
     for (uint32_t i = 0; i < n && role; i++)
         if (r->host->actor_attribute_at(r->ctx, a->id, i, &name, &v) == SN_OK && strcmp(name, "role_name") == 0)
             role = false;
@@ -255,7 +302,7 @@ static void put_add(recorder *r, rec_buf *b, const sn_actor_info *a)
     if (role) {
         rb_u8(b, SN_ATTR_STRING);
         rb_str(b, "role_name");
-        rb_str(b, a->role_name);
+        rb_str(b, a->role_name ? a->role_name : "");
     }
 }
 
@@ -382,6 +429,8 @@ static sn_status write_frame(recorder *r)
         r->cap_known = cap < cap2 ? cap : cap2;
     }
     /* Diff: known (last frame) against infos (now), both ascending. */
+    if (r->n_spawns > 1)
+        qsort(r->spawns, r->n_spawns, sizeof *r->spawns, spawn_cmp);
     r->frame.n = r->pkt.n = 0;
     rec_buf adds = {0};
     uint32_t n_add = 0, n_del = 0, n_par = 0;
@@ -437,6 +486,7 @@ static sn_status write_frame(recorder *r)
     }
     bool oom = adds.oom || dels.oom || pars.oom;
     rb_free(&adds), rb_free(&dels), rb_free(&pars);
+    r->n_spawns = 0; /* used by this frame's adds */
     if (r->coll_frame == clk->frame && r->n_colls) {
         rb_varint(&r->pkt, r->n_colls);
         for (size_t i = 0; i < r->n_colls; i++) {
@@ -522,6 +572,19 @@ static sn_status write_frame(recorder *r)
             kn->light = ls;
         }
         packet(r, REC_P_LIGHT);
+    }
+    /* The weather: when the host's count moved, and on key frames so that a seek finds it. */
+    if (SN_HOST_HAS(r->host, weather)) {
+        sn_weather w;
+        uint64_t serial = 0;
+        r->host->weather(r->ctx, &w, &serial);
+        if (key || serial != r->weather_serial) {
+            const double *f = (const double *)(const void *)&w;
+            for (unsigned i = 0; i < sizeof w / sizeof(double); i++)
+                rb_f32(&r->pkt, (float)f[i]);
+            packet(r, REC_P_WEATHER);
+            r->weather_serial = serial;
+        }
     }
     if (r->additional) {
         if (!channel_packet(r, &r->kin, key, moving, kin_values))
@@ -627,7 +690,7 @@ static void destroy(void *self)
     finish(r);
     if (r->f)
         fclose(r->f);
-    free(r->known), free(r->known2), free(r->infos), free(r->colls), free(r->index);
+    free(r->known), free(r->known2), free(r->infos), free(r->colls), free(r->index), free(r->spawns);
     rb_free(&r->frame), rb_free(&r->pkt), rb_free(&r->head);
     ch_free(&r->pos), ch_free(&r->spos), ch_free(&r->kin);
     free(r);
@@ -650,7 +713,7 @@ const sn_sensor_class rec_writer_class = {
     .blueprint = "sensor.other.recorder",
     .doc = "records every frame of the world to a file (CARLA's recorder); read back by sensim replay",
     .phases = SN_PHASE_OBSERVE,
-    .events = SN_EVENT_COLLISION_ANY,
+    .events = SN_EVENT_COLLISION_ANY | SN_EVENT_ACTOR_SPAWNED,
     .attrs = attrs,
     .n_attrs = A_COUNT,
     .attr_def_size = sizeof(sn_attr_def),

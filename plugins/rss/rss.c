@@ -10,12 +10,13 @@
 ** formulas. docs/sensors/rss.md says what of ad-rss is and is not reproduced, and why.
 **
 ** Lane-based coordinates. The ego's lane gives the route: its direction is the way the ego
-** faces along the road (so a car overtaking in the opposite lane is not in its correct lane).
-** Along the route a vehicle sits at s (the road's reference line, as OpenDRIVE measures it);
-** across it, at its offset from the ego lane's centre at that s, found by stepping sideways
-** from the vehicle's own lane to the ego's lane (map_side_lane), positive to the right (ad-rss's
-** sign). Boxes are projected on both axes. Only vehicles on the ego's road are in situations;
-** others in range are listed in world_model as not relevant.
+** faces along the road (so a car overtaking in the opposite lane is not in its correct lane),
+** and it is followed both ways through lane sections, roads and junctions (every branch) up to
+** max_distance, with each point's distance from the ego along the lane centres. Along the route
+** a vehicle sits at the route's distance to its place; across it, at its offset from the route
+** lane's centre there, found by stepping sideways from the vehicle's own lane to the route's
+** (map_side_lane), positive to the right (ad-rss's sign). Boxes are projected on both axes.
+** Vehicles off the route are listed in world_model as not relevant.
 **
 ** Message keys after the header: response_valid, invalid_reason, proper_response,
 ** rss_state_snapshot, situation_snapshot, world_model, ego_dynamics_on_route (docs/sensors/rss.md).
@@ -64,7 +65,7 @@ static const sn_attr_def rss_attrs[] = {
      "vehicles whose origin is farther from the ego's are left out"},
     {"road_boundaries_mode", SN_ATTR_ENUM, "Off", NULL, boundary_modes, false, 0, 0, NULL,
      "CARLA's RssRoadBoundariesMode (stay on the road); only Off is implemented"},
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"},
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),
 };
 _Static_assert(sizeof rss_attrs / sizeof rss_attrs[0] == A_N, "A_N counts the attribute table");
 
@@ -79,6 +80,20 @@ typedef struct other_rec {
     rss_situation sit;
     rss_state st;
 } other_rec;
+
+/* A point of the ego's route: a waypoint of the lane it follows and its longitudinal
+** coordinate u from the ego's waypoint (metres along the lane centres, growing the way the ego
+** faces). */
+typedef struct route_pt {
+    sn_waypoint wp;
+    double u;
+} route_pt;
+
+typedef struct route_key {
+    int32_t road;
+    double s;
+    uint32_t i; /* into the route */
+} route_key;
 
 /* CARLA's EgoDynamicsOnRoute, in sensim's units (degrees, CARLA's yaw). */
 typedef struct ego_route {
@@ -111,6 +126,13 @@ typedef struct rss_sensor {
     uint32_t n_mem, cap_mem;
     const rss_memory_entry **prev; /* per other, for rss_resolve */
     rss_state *states;
+    /* the ego's route this tick: its lane followed ahead and behind (every branch at forks),
+    ** points ROUTE_STEP apart with their arc coordinate along the route */
+    route_pt *route;
+    uint32_t n_route, cap_route;
+    route_key *by_road; /* the points sorted by road, then s, then index: route_find's search */
+    uint32_t cap_by_road;
+    bool route_built;
 } rss_sensor;
 
 static sn_status create(const sn_host *h, sn_ctx *ctx, void **out)
@@ -140,6 +162,8 @@ static void destroy(void *self)
     free(r->next_mem);
     free(r->prev);
     free(r->states);
+    free(r->route);
+    free(r->by_road);
     free(r);
 }
 
@@ -334,6 +358,166 @@ static void ego_dynamics(rss_sensor *r, const sn_actor_info *a, const sn_waypoin
     r->have_last = true;
 }
 
+/* Route points are this far apart along the lane; the route reaches max_distance each way
+** and holds at most ROUTE_MAX points (forks multiply branches). */
+#define ROUTE_STEP 2.0
+#define ROUTE_MAX 16384
+#define ROUTE_BRANCHES 8
+
+/* The length of lane centre between two nearby waypoints of one lane: the chord, lengthened by
+** the circular arc through both with their headings (exact on lines and arcs; a 2 m step on a
+** 10 m radius is off by under 1e-4 m where the bare chord is off by 3e-3 m). */
+static double lane_arc(const sn_waypoint *a, const sn_waypoint *b)
+{
+    const sn_vec3 p = a->transform.location, q = b->transform.location;
+    const double chord = hypot(q.x - p.x, q.y - p.y);
+    const double half = 0.5 * fabs(wrap_deg(b->transform.rotation.yaw - a->transform.rotation.yaw)) * DEG;
+    return half > 1e-9 ? chord * half / sin(half) : chord;
+}
+
+static bool route_push(rss_sensor *r, const sn_waypoint *wp, double u)
+{
+    if (r->n_route >= r->cap_route) {
+        uint32_t cap = r->cap_route ? 2 * r->cap_route : 256;
+        route_pt *p = realloc(r->route, cap * sizeof *p);
+        if (!p)
+            return false;
+        r->route = p, r->cap_route = cap;
+    }
+    r->route[r->n_route++] = (route_pt){*wp, u};
+    return true;
+}
+
+/* Follows the ego's lane from ewp (at u0) one way: ahead (sign +1) or behind (-1), with the
+** traffic (map_next) or against it (map_previous), every branch, until max_distance. */
+static bool route_walk(rss_sensor *r, const sn_waypoint *ewp, double u0, int sign, bool with_traffic)
+{
+    const sn_host *h = r->h;
+    uint32_t from = r->n_route;
+    if (!route_push(r, ewp, u0))
+        return false;
+    for (uint32_t i = from; i < r->n_route && r->n_route < ROUTE_MAX; i++) {
+        const route_pt pt = r->route[i];
+        if (fabs(pt.u - u0) >= r->max_distance)
+            continue;
+        sn_waypoint next[ROUTE_BRANCHES];
+        size_t n = 0;
+        sn_status st = with_traffic ? h->map_next(r->ctx, &pt.wp, ROUTE_STEP, next, ROUTE_BRANCHES, &n)
+                                    : h->map_previous(r->ctx, &pt.wp, ROUTE_STEP, next, ROUTE_BRANCHES, &n);
+        if (st)
+            continue; /* the lane ends: no further route this way */
+        for (size_t k = 0; k < n && k < ROUTE_BRANCHES; k++)
+            if (!route_push(r, &next[k], pt.u + sign * lane_arc(&pt.wp, &next[k])))
+                return false;
+    }
+    return true;
+}
+
+static int by_road_cmp(const void *a, const void *b)
+{
+    const route_key *p = a, *q = b;
+    if (p->road != q->road)
+        return p->road < q->road ? -1 : 1;
+    if (p->s != q->s)
+        return p->s < q->s ? -1 : 1;
+    return (p->i > q->i) - (p->i < q->i);
+}
+
+/* The route, built on first use in a tick. */
+static bool route_build(rss_sensor *r, const sn_waypoint *ewp, int route_dir)
+{
+    if (r->route_built)
+        return r->n_route > 0;
+    r->route_built = true;
+    r->n_route = 0;
+    const bool with_traffic = (ewp->lane_id < 0 ? 1 : -1) == route_dir; /* the ego is in its correct lane */
+    if (!route_walk(r, ewp, 0, 1, with_traffic) || !route_walk(r, ewp, 0, -1, !with_traffic)) {
+        r->n_route = 0;
+        return false;
+    }
+    if (r->n_route > r->cap_by_road) {
+        route_key *p = realloc(r->by_road, r->cap_route * sizeof *p);
+        if (!p) {
+            r->n_route = 0;
+            return false;
+        }
+        r->by_road = p, r->cap_by_road = r->cap_route;
+    }
+    for (uint32_t i = 0; i < r->n_route; i++)
+        r->by_road[i] = (route_key){r->route[i].wp.road_id, r->route[i].wp.s, i};
+    qsort(r->by_road, r->n_route, sizeof *r->by_road, by_road_cmp);
+    return true;
+}
+
+/* The route point nearest (in s) to a waypoint on its road, within a step; NULL if the route
+** does not pass there. Ties: the one nearest the ego. */
+static const route_pt *route_find(const rss_sensor *r, const sn_waypoint *wp)
+{
+    uint32_t lo = 0, hi = r->n_route; /* the first point of the road at s - ROUTE_STEP or after */
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) / 2;
+        const route_key *q = &r->by_road[mid];
+        if (q->road < wp->road_id || (q->road == wp->road_id && q->s < wp->s - ROUTE_STEP))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const route_pt *best = NULL;
+    for (uint32_t k = lo; k < r->n_route; k++) {
+        const route_pt *p = &r->route[r->by_road[k].i];
+        if (p->wp.road_id != wp->road_id || p->wp.s > wp->s + ROUTE_STEP)
+            break;
+        const double d = fabs(p->wp.s - wp->s);
+        if (!best || d < fabs(best->wp.s - wp->s) || (d == fabs(best->wp.s - wp->s) && fabs(p->u) < fabs(best->u)))
+            best = p;
+    }
+    return best;
+}
+
+/*
+** Another vehicle's lane-based place along the ego's route, on any road the route passes
+** (through junctions, round curves): its lon range from the arc length along the route's lane
+** centres, its lat range from its offset to the route's lane at its place. *same_way: its own
+** lane runs the route's way. False (with *note) when the route does not pass its place.
+*/
+static bool place_on_route(rss_sensor *r, const sn_actor_info *a, const sn_waypoint *wp, const sn_waypoint *ewp,
+                           int route_dir, rss_range *lon, rss_range *lat, double *speed_fwd, double *speed_right,
+                           double *heading_cos, bool *same_way, const char **note)
+{
+    if (!route_build(r, ewp, route_dir)) {
+        *note = "out of memory for the ego's route";
+        return false;
+    }
+    const route_pt *pt = route_find(r, wp);
+    if (!pt) {
+        *note = "off the ego's route (its lane followed both ways through junctions, up to max_distance)";
+        return false;
+    }
+    sn_waypoint lane_wp;
+    if (!walk_to_lane(r, *wp, pt->wp.lane_id, &lane_wp)) {
+        *note = "the route's lane does not exist at its place";
+        return false;
+    }
+    const bool against = (ewp->lane_id < 0 ? 1 : -1) != route_dir; /* the route runs against the traffic */
+    const double fyaw = wrap_deg(lane_wp.transform.rotation.yaw + (against ? 180.0 : 0.0));
+    const double pyaw = wrap_deg(pt->wp.transform.rotation.yaw + (against ? 180.0 : 0.0));
+    const sn_vec3 f = fwd_of(fyaw), rt = right_of(fyaw), c = box_centre(a);
+    const sn_vec3 dl = {c.x - lane_wp.transform.location.x, c.y - lane_wp.transform.location.y, 0};
+    const sn_vec3 pq = {lane_wp.transform.location.x - pt->wp.transform.location.x,
+                        lane_wp.transform.location.y - pt->wp.transform.location.y, 0};
+    const double arc = lane_arc(&pt->wp, &lane_wp) * (dot2(pq, fwd_of(pyaw)) < 0 ? -1 : 1);
+    double along, across;
+    half_sizes(a, fyaw, &along, &across);
+    const double u = route_dir * ewp->s + pt->u + arc + dot2(dl, f), v = dot2(dl, rt);
+    *lon = (rss_range){u - along, u + along};
+    *lat = (rss_range){v - across, v + across};
+    *speed_fwd = dot2(a->velocity, f);
+    *speed_right = dot2(a->velocity, rt);
+    *heading_cos = cos((a->transform.rotation.yaw - fyaw) * DEG);
+    *same_way = cos((wp->transform.rotation.yaw - fyaw) * DEG) >= 0;
+    return true;
+}
+
 /* One vehicle's lane-based place against the ego's route: fills o->sit's ranges and speeds.
 ** False (with o->note) when it shares no lane frame with the ego. */
 static bool place(rss_sensor *r, const sn_actor_info *a, const sn_waypoint *wp, int32_t ego_lane, int route_dir,
@@ -371,6 +555,7 @@ static sn_status tick(void *self, sn_phase phase)
     r->valid = false;
     r->reason = NULL;
     r->n_others = 0;
+    r->route_built = false;
     if (!r->parent) {
         invalid(r, "the sensor is not attached to a vehicle (attach_to)", &r->warned_parent);
         return SN_OK;
@@ -400,8 +585,8 @@ static sn_status tick(void *self, sn_phase phase)
     const double s_yaw = ewp.transform.rotation.yaw + (ewp.lane_id < 0 ? 0.0 : 180.0);
     const int route_dir = cos((ego.transform.rotation.yaw - s_yaw) * DEG) >= 0 ? 1 : -1;
     const double ryaw = route_yaw(&ewp, route_dir);
-    rss_range elon, elat;
-    double efwd, eright, ecos;
+    rss_range elon = {0, 0}, elat = {0, 0};
+    double efwd = 0, eright = 0, ecos = 0;
     const char *note = NULL;
     place(r, &ego, &ewp, ewp.lane_id, route_dir, &elon, &elat, &efwd, &eright, &ecos, &note);
     const double eoffset = 0.5 * (elat.min + elat.max);
@@ -453,14 +638,11 @@ static sn_status tick(void *self, sn_phase phase)
         const sn_vec3 c = box_centre(&a);
         o->offset = dot2((sn_vec3){c.x - wp.transform.location.x, c.y - wp.transform.location.y, 0},
                          right_of(wp.transform.rotation.yaw));
-        if (wp.road_id != ewp.road_id) {
-            o->note = "on another road (situations across roads and junctions are not built)";
-            continue;
-        }
         rss_situation *s = &o->sit;
         rss_range olon, olat;
         double ofwd, oright, ocos;
-        if (!place(r, &a, &wp, ewp.lane_id, route_dir, &olon, &olat, &ofwd, &oright, &ocos, &o->note))
+        bool on_positive; /* its lane runs the route's way */
+        if (!place_on_route(r, &a, &wp, &ewp, route_dir, &olon, &olat, &ofwd, &oright, &ocos, &on_positive, &o->note))
             continue;
         s->object_id = id;
         s->type = ocos >= 0 ? RSS_SAME_DIRECTION : RSS_OPPOSITE_DIRECTION;
@@ -473,7 +655,6 @@ static sn_status tick(void *self, sn_phase phase)
             s->other.dyn.accel_max = 0;
         s->other.speed_lon = fmax(s->type == RSS_SAME_DIRECTION ? ofwd : -ofwd, 0);
         s->other.speed_lat = oright;
-        const bool on_positive = (wp.lane_id < 0 ? 1 : -1) == route_dir; /* its lane runs the route's way */
         s->other.in_correct_lane = s->type == RSS_SAME_DIRECTION ? on_positive : !on_positive;
         s->lon_position = rss_lon_relation(elon, olon, &s->lon_distance);
         s->lat_position = rss_lat_relation(elat, olat, &s->lat_distance);

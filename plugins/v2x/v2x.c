@@ -40,7 +40,7 @@ static const char *const models[] = {"winner", "geometric", NULL};
      "shadow fading standard deviation when use_etsi_fading is false"},                                        \
     {"noise_seed", SN_ATTR_INT, "0", NULL, NULL, true, 0, 4294967295.0, NULL,                                   \
      "seed of fading and noise; 0 keeps the sensor's own stream (scene seed and name)"},                       \
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between ticks (0: every frame)"}
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)")
 #define N_COMMON 13
 
 #define NOISE(name, doc) {name, SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 1e6, NULL, doc}
@@ -72,6 +72,7 @@ static const sn_attr_def custom_attrs[] = {
 static const sn_method_def custom_methods[] = {
     {"send", "send(text): transmit a text of at most 100 bytes once, at the sensor's next tick"},
 };
+static const sn_method_args custom_method_args[] = {{1, 1, SN_V2X_TEXT_MAX}}; /* found at scene load */
 
 typedef struct v2x {
     const sn_host *h;
@@ -300,6 +301,7 @@ static const sn_sensor_class custom_class = {
     .attrs = custom_attrs, .n_attrs = sizeof custom_attrs / sizeof custom_attrs[0],
     .attr_def_size = sizeof(sn_attr_def), .value_size = sizeof(sn_value),
     .methods = custom_methods, .n_methods = 1, .method_def_size = sizeof(sn_method_def),
+    .method_args = custom_method_args,
     .create = create_custom, .destroy = destroy, .set = set, .attach = attach, .tick = tick,
     .pending = pending, .serialize = serialize, .call = call,
     .class_create = class_create_custom, .class_destroy = class_destroy, .class_tick = class_tick,

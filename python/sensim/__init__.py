@@ -37,6 +37,7 @@ from .data import (GnssMeasurement, IMUMeasurement, LidarDetection, LidarMeasure
 from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Image, LaneInvasionEvent,
                    RssResponse, SensorData, V2XData, V2XEvent)
 from .map import LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
+from .weather import WeatherParameters
 
 __version__ = "0.1.0"
 
@@ -52,4 +53,4 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "DVSEventArray", "Image", "LaneInvasionEvent", "RssResponse", "SensorData", "V2XData", "V2XEvent", "LaneChange",
            "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint",
            "GnssMeasurement", "IMUMeasurement", "LidarDetection", "LidarMeasurement", "ObstacleDetectionEvent",
-           "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement"]
+           "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement", "WeatherParameters"]

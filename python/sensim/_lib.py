@@ -54,6 +54,16 @@ class WalkControl(Structure):
     _fields_ = [("direction", Vec3), ("speed", c_double)]
 
 
+WEATHER_FIELDS = ("cloudiness", "precipitation", "precipitation_deposits", "wind_intensity", "sun_azimuth_angle",
+                  "sun_altitude_angle", "fog_density", "fog_distance", "fog_falloff", "wetness",
+                  "scattering_intensity", "mie_scattering_scale", "rayleigh_scattering_scale", "dust_storm")
+
+
+class Weather(Structure):
+    """sensim/types.h sn_weather: CARLA's WeatherParameters, 14 doubles in CARLA's order."""
+    _fields_ = [(n, c_double) for n in WEATHER_FIELDS]
+
+
 class AutopilotOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("target_speed", c_double), ("distance_to_leading_vehicle", c_double),
                 ("vehicle_percentage_speed_difference", c_double), ("ignore_lights_percentage", c_double)]
@@ -120,7 +130,8 @@ class BlueprintInfo(Structure):
 class RunStats(Structure):
     _fields_ = [("struct_size", c_uint32), ("frames", c_uint64), ("sim_time", c_double), ("messages", c_uint64),
                 ("sensors", c_uint32), ("live_actors", c_uint32), ("live_sensors", c_uint32),
-                ("time_world", c_double), ("time_sensors", c_double), ("time_output", c_double)]
+                ("time_world", c_double), ("time_sensors", c_double), ("time_output", c_double),
+                ("frames_planned", c_uint64)]
 
 
 class RecordOptions(Structure):
@@ -160,7 +171,7 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_attribute": Attribute, "sn_actor_desc": ActorDesc, "sn_value": Value, "sn_attr_def": AttrDef,
            "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats, "sn_record_options": RecordOptions,
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
-           "sn_map_info": MapInfo}
+           "sn_map_info": MapInfo, "sn_weather": Weather}
 
 
 # ---- finding the library ----
@@ -276,6 +287,11 @@ def _declare(L):
     f("sn_engine_apply_control", st, P, c_uint32, POINTER(VehControl), E)
     f("sn_engine_apply_walker_control", st, P, c_uint32, POINTER(WalkControl), E)
     f("sn_engine_set_autopilot", st, P, c_uint32, c_bool, POINTER(AutopilotOptions), E)
+    if hasattr(L, "sn_engine_set_weather"):  # a libsensim before the weather has none
+        f("sn_engine_set_weather", st, P, POINTER(Weather), E)
+        f("sn_engine_get_weather", st, P, POINTER(Weather), E)
+        f("sn_weather_preset_get", st, c_char_p, POINTER(Weather), E)
+        f("sn_weather_preset_at", c_char_p, ctypes.c_uint)
     f("sn_engine_set_transform", st, P, c_uint32, POINTER(Xform), E)
     f("sn_engine_set_velocity", st, P, c_uint32, Vec3, Vec3, E)
     f("sn_engine_set_simulate_physics", st, P, c_uint32, c_bool, E)
@@ -289,6 +305,7 @@ def _declare(L):
     f("sn_blueprints_get", st, P, c_size_t, POINTER(BlueprintInfo), E)
     f("sn_attr_type_name", c_char_p, c_int)
     f("sn_engine_record", st, P, POINTER(RecordOptions), E)
+    f("sn_engine_stop_recording", st, P, E)
     f("sn_recording_open", P, c_char_p, POINTER(EngineOptions), E)
     f("sn_recording_close", None, P)
     f("sn_recording_print_info", st, P, P, c_bool, c_bool, E)

@@ -232,9 +232,9 @@ class Client:
         return self._query(filename, "sn_recording_print_collisions", category1.encode()[:1],
                            category2.encode()[:1], False)
 
-    def show_recorder_actors_blocked(self, filename: str, min_time: float = 30.0, min_distance: float = 10.0) -> str:
-        """Actors that moved less than min_distance metres in min_time seconds."""
-        return self._query(filename, "sn_recording_print_blocked", float(min_time), float(min_distance), False)
+    def show_recorder_actors_blocked(self, filename: str, min_time: float = 30.0, min_distance: float = 100.0) -> str:
+        """Actors that moved less than min_distance centimetres (CARLA's unit) in min_time seconds."""
+        return self._query(filename, "sn_recording_print_blocked", float(min_time), float(min_distance) / 100.0, False)
 
     def apply_batch_sync(self, commands, do_tick: bool = False):
         raise NotImplementedError("apply_batch_sync: sensim has no command batches; call the actor methods "
@@ -432,6 +432,19 @@ class World:
             if lst.callback is not None and L.sn_engine_find_actor(self._e, name.encode()):
                 self._listen(name, lst.callback)
 
+    # -- weather (CARLA's world.set_weather / get_weather)
+    def get_weather(self) -> "WeatherParameters":
+        from .weather import WeatherParameters
+        w, err = _lib.Weather(), _err()
+        check(_lib.lib().sn_engine_get_weather(self._engine(), ctypes.byref(w), ctypes.byref(err)), err)
+        return WeatherParameters._from(w)
+
+    def set_weather(self, weather: "WeatherParameters") -> None:
+        """Changes the weather now: cameras draw it from the next tick, a recording records it.
+        A value outside its range raises SensimError naming the field."""
+        err = _err()
+        check(_lib.lib().sn_engine_set_weather(self._engine(), ctypes.byref(weather._c()), ctypes.byref(err)), err)
+
     def get_seed(self) -> int:
         """The seed of the run (the scene's, or the one given to load or reset)."""
         return int(_lib.lib().sn_engine_seed(self._engine()))
@@ -555,11 +568,8 @@ class World:
     def _stop_recorder(self) -> None:
         if self._recorder is None or self._e is None:
             return
-        aid = _lib.lib().sn_engine_find_actor(self._e, b"recorder")
-        if aid:
-            err = _err()
-            check(_lib.lib().sn_engine_destroy_actor(self._e, aid, ctypes.byref(err)), err)
-            self._actors.pop(aid, None)
+        err = _err()
+        check(_lib.lib().sn_engine_stop_recording(self._e, ctypes.byref(err)), err)
         self._recorder = None
 
 

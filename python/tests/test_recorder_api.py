@@ -27,8 +27,8 @@ def test_record_query_and_replay(client, out):
     coll = client.show_recorder_collisions(rec, "v", "a")
     assert coll == run("recorder", "collisions", rec, "--type1", "v", "--type2", "a").stdout
     assert str(hero.id) in coll and "static.prop.box" in coll
-    blocked = client.show_recorder_actors_blocked(rec, 1.0, 0.5)
-    assert blocked == run("recorder", "blocked", rec, "--min-time", "1", "--min-distance", "0.5").stdout
+    blocked = client.show_recorder_actors_blocked(rec, 1.0, 50)  # centimetres, as CARLA's
+    assert blocked == run("recorder", "blocked", rec, "--min-time", "1", "--min-distance", "50").stdout
 
     replay = client.replay_file(rec)
     car = replay.get_actors().filter("vehicle.*")

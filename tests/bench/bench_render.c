@@ -30,7 +30,7 @@ static sn_engine *load(const char *path)
 /* One depth frame as the camera plugin does it: render, then encode to BGRA. */
 static void depth_frame(sn_renderer *r, sn_engine *e, const sn_camera *cam, float *depth, uint8_t *raw)
 {
-    sn_image img = {sizeof img, depth, NULL, NULL, NULL};
+    sn_image img = {sizeof img, depth, NULL, NULL, NULL, 0};
     sn_error err = {0};
     if (sn_render(r, &e->world, 1.0, &e->lighting, cam, &img, &err)) {
         fprintf(stderr, "bench_render: %s\n", err.msg);

@@ -16,7 +16,8 @@ case $TARGET in
   scene) # the scene loader (engine/scene), overrides included
     CORPUS=$SRC/tests/fuzz/corpus_scene
     FILES=("$SRC/tests/fuzz/fuzz_scene.c" "$E/scene/scene.c" "$E/scene/yamldoc.c" "$E/scene/override.c"
-           "$E/core/error.c" "$E/core/util.c" "$E/data/image.c" "$E/data/views.c" "$E/data/png.c" "$E/data/msgread.c")
+           "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c" "$E/data/image.c" "$E/data/views.c" "$E/data/png.c"
+           "$E/data/msgread.c" "$E/world/weather.c")
     LIBS=(-lyaml -lmsgpackc -ldeflate -lm -lpthread) ;;
   stream) # the stream reader behind dump and convert (engine/data)
     CORPUS=$SRC/tests/fuzz/corpus_stream
@@ -25,7 +26,7 @@ case $TARGET in
     LIBS=(-lmsgpackc -ldeflate -lm -lpthread) ;;
   map) # the OpenDRIVE map loader and its queries (engine/map, libxml2)
     CORPUS=$SRC/tests/fuzz/corpus_map
-    FILES=("$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/core/error.c" "$E/core/util.c")
+    FILES=("$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
     LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   *) echo "run_fuzz.sh: unknown target '$TARGET'" >&2; exit 2 ;;
 esac

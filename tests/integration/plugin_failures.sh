@@ -67,5 +67,13 @@ done
 
 [ "$(md5sum <"$TMP/out/f.msgpack")" = "$good" ] && ok || bad "an earlier run's output was changed by a failing run"
 
+# Issue 24 item 9: a plugin's error and log text reach stderr escaped, one line each: control
+# characters, DEL and invalid UTF-8 as \xHH, valid UTF-8 kept.
+run garbled_set
+want=$'del\\x7F esc\\x1B[31mred nl\\x0Anext csi\\xC2\\x9B bad\\x80\\xC0\\xAF\\xE2\\x82 ok\xc3\xa9'
+if [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 2 ] && grep -qF "sensim: warning: sensor 'f': $want" "$TMP/err" &&
+   grep -qF "set failed: $want" "$TMP/err" && ! LC_ALL=C grep -q $'[\x01-\x1f\x7f]' "$TMP/err"
+then ok; else bad "garbled_set: rc=$rc: $(cat -v "$TMP/err")"; fi
+
 echo "$checks checks, $fails failed" >&2
 [ "$fails" -eq 0 ]

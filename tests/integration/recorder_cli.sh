@@ -2,9 +2,9 @@
 # sensim run --record, sensim recorder, sensim replay from the command line: what they print,
 # and bad input (missing file, not a recording, unknown option, unwritable path) -> one
 # "sensim: error:" line and exit 2, before any run starts.
-# args: sensim, scenes dir, tmp dir, plugin dir
+# args: sensim, scenes dir, tmp dir, plugin dir[, the test plugins' dir (sensor.test.faulty)]
 set -u
-SENSIM=$1 SCENES=$2 TMP=$3/recorder_cli PLUG=$4
+SENSIM=$1 SCENES=$2 TMP=$3/recorder_cli PLUG=$4 TESTPLUG=${5:-}
 rm -rf "$TMP"; mkdir -p "$TMP"
 fails=0
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -23,11 +23,11 @@ REC=$TMP/crash.sensimrec
 cmp -s "$REC" "$TMP/again.sensimrec" || bad "two recordings of one run differ"
 
 "$SENSIM" recorder info "$REC" "${P[@]}" >"$TMP/info" || bad "info"
-grep -q '^Version: 1.1$' "$TMP/info" && grep -q '^ Create 2: vehicle.sedan (1) at (' "$TMP/info" &&
+grep -q '^Version: 1.2$' "$TMP/info" && grep -q '^ Create 2: vehicle.sedan (1) at (' "$TMP/info" &&
   grep -q '^Frames: 80$' "$TMP/info" && grep -q '^ Collision id 0 between 2 (hero)  with 3$' "$TMP/info" || bad "info text: $(head -20 "$TMP/info")"
 "$SENSIM" recorder collisions "$REC" --type1 h --type2 o "${P[@]}" >"$TMP/coll" || bad "collisions"
 grep -q '^       2   v o       2 vehicle.sedan  ' "$TMP/coll" || bad "collisions text: $(cat "$TMP/coll")"
-"$SENSIM" recorder blocked "$REC" --min-time 1 --min-distance 2 --json "${P[@]}" >"$TMP/blocked" || bad "blocked"
+"$SENSIM" recorder blocked "$REC" --min-time 1 --min-distance 200 --json "${P[@]}" >"$TMP/blocked" || bad "blocked"
 grep -q '"blocked":\[{"time":' "$TMP/blocked" || bad "blocked json: $(cat "$TMP/blocked")"
 
 # A recording cut by a crash still answers, with a note on where it ends.
@@ -53,4 +53,101 @@ printf 'settings: {frames: 2}\nrecorder: {file: /nonexistent/dir/x.rec}\n' >"$TM
 expect2 "unwritable recorder: key" "$SENSIM" run "$TMP/rec.yaml" --out "$TMP/o5" "${P[@]}"
 printf 'settings: {frames: 3}\nactors: [{name: g, blueprint: static.ground}]\nrecorder: {file: %s/key.rec, additional_data: true}\n' "$TMP" >"$TMP/rec2.yaml"
 "$SENSIM" run "$TMP/rec2.yaml" --out "$TMP/o6" --quiet "${P[@]}" && "$SENSIM" recorder info "$TMP/key.rec" "${P[@]}" | grep -q '^Frames: 3$' || bad "scene key recorder:"
+
+# Replay (issue 24 item 3). The recording holds 80 frames of 0.05 s: it spans 4 s. A duration
+# D replays D / dt frames and --start -S the last S seconds, as many as CARLA's replayer ticks.
+frames_of() { sed -n 's/^sensim: replayed \([0-9]*\) frames.*/\1/p' "$1"; }
+for c in "80:" "40:--duration 2" "20:--start -1" "10:--start 1 --duration 0.5" "1:--start -0.01"; do
+  want=${c%%:*} args=${c#*:}
+  rm -rf "$TMP/rf"
+  "$SENSIM" replay "$REC" --out "$TMP/rf" $args "${P[@]}" >"$TMP/rf.out" 2>&1 || bad "replay $args: $(cat "$TMP/rf.out")"
+  [ "$(frames_of "$TMP/rf.out")" = "$want" ] || bad "replay $args: $(cat "$TMP/rf.out"), want $want frames"
+done
+expect2 "--follow an id the recording lacks" "$SENSIM" replay "$REC" --out "$TMP/r5" --follow 99 "${P[@]}"
+expect2 "--follow a static actor" "$SENSIM" replay "$REC" --out "$TMP/r5" --follow 3 "${P[@]}"
+expect2 "--follow a sensor" "$SENSIM" replay "$REC" --out "$TMP/r5" --follow 4 "${P[@]}"
+expect2 "--follow an ignored hero" "$SENSIM" replay "$REC" --out "$TMP/r5" --follow 2 --ignore-hero "${P[@]}"
+grep -q "has no actor 99" <("$SENSIM" replay "$REC" --out "$TMP/r5" --follow 99 "${P[@]}" 2>&1) || bad "--follow 99: no reason given"
+"$SENSIM" replay "$REC" --out "$TMP/r6" --follow 2 --quiet "${P[@]}" || bad "--follow the hero"
+expect2 "--time-factor 1e-300" "$SENSIM" replay "$REC" --out "$TMP/r7" --time-factor 1e-300 "${P[@]}"
+expect2 "--time-factor 1e-9" "$SENSIM" replay "$REC" --out "$TMP/r7" --time-factor 1e-9 "${P[@]}"
+[ -e "$TMP/r5" ] || [ -e "$TMP/r7" ] && bad "a refused replay created its --out folder"
+# Replayed messages carry the recorded frame numbers and timestamps: a camera replayed from
+# 0.5 s starts at recorded frame 11 (elapsed 0.5 s), as the live run's camera did.
+cat >"$TMP/cam.yaml" <<'YAML'
+settings: {fixed_delta_seconds: 0.05, frames: 20}
+actors:
+  - {name: ground, blueprint: static.ground}
+  - {name: hero, blueprint: vehicle.sedan, attributes: {role_name: hero}, velocity: [10, 0, 0]}
+sensors:
+  - {name: cam, blueprint: sensor.camera.depth, attach_to: hero, attributes: {image_size_x: 8, image_size_y: 6}}
+YAML
+"$SENSIM" run "$TMP/cam.yaml" --out "$TMP/camlive" --record "$TMP/cam.rec" --quiet "${P[@]}" || bad "camera run"
+"$SENSIM" replay "$TMP/cam.rec" --out "$TMP/camrep" --scene "$TMP/cam.yaml" --start 0.5 --duration 0.2 --quiet "${P[@]}" || bad "camera replay"
+got=$("$SENSIM" dump "$TMP/camrep/cam.msgpack" | sed 's/^{"frame":\([0-9]*\),"timestamp":\([0-9.]*\),.*/\1 \2/' | tr '\n' ' ')
+want=$("$SENSIM" dump "$TMP/camlive/cam.msgpack" | sed -n 11,14p | sed 's/^{"frame":\([0-9]*\),"timestamp":\([0-9.]*\),.*/\1 \2/' | tr '\n' ' ')
+[ -n "$got" ] && [ "$got" = "$want" ] || bad "replayed frame numbers: '$got', want '$want'"
+
+# Queries (issue 24 item 4): CARLA's header with its Date: line and one duration in every query;
+# Parenting for an actor spawned attached; CARLA's collision rule by default (actor 1 carries a
+# collision sensor), every recorded contact with --all-contacts; blocked in CARLA's centimetres.
+"$SENSIM" recorder info "$REC" "${P[@]}" >"$TMP/q_info"
+"$SENSIM" recorder collisions "$REC" "${P[@]}" >"$TMP/q_coll"
+"$SENSIM" recorder collisions "$REC" --all-contacts "${P[@]}" >"$TMP/q_all"
+"$SENSIM" recorder blocked "$REC" --min-time 1 "${P[@]}" >"$TMP/q_blocked"
+for q in q_info q_coll q_blocked; do
+  grep -q '^Date: none$' "$TMP/$q" || bad "$q: no Date: line"
+  [ "$(grep '^Duration:' "$TMP/$q")" = "Duration: 3.95 seconds" ] || bad "$q: $(grep '^Duration:' "$TMP/$q"), want 3.95 (the last frame's elapsed)"
+done
+grep -q '^ Parenting 4 with 2 (parent)$' "$TMP/q_info" || bad "info: no Parenting line for the sensor spawned on the hero"
+grep -q '^       2   v o       2 vehicle.sedan ' "$TMP/q_coll" && ! grep -q '   o v ' "$TMP/q_coll" || bad "collisions (CARLA's rule): $(cat "$TMP/q_coll")"
+grep -q '^       2   o v       3 static.prop.box ' "$TMP/q_all" || bad "collisions --all-contacts: $(cat "$TMP/q_all")"
+[ "$(grep -c 'Collision id' "$TMP/q_info")" -eq 1 ] || bad "info shows contacts CARLA would not record"
+grep -q '^       2      2 vehicle.sedan  *2$' "$TMP/q_blocked" || bad "blocked, 100 cm default: $(cat "$TMP/q_blocked")"
+
+# --record (issue 24 item 4): no stream for the recorder, the name `recorder` free for a sensor
+# of the scene, the summary counts the scene's sensors only; the recording is staged beside its
+# name, so a run killed mid-way leaves an existing recording as it was.
+rm -rf "$TMP/g" && mkdir -p "$TMP/g"
+"$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g" --record "$TMP/g/crash.rec" "${P[@]}" >"$TMP/g.out" || bad "run --record into --out"
+[ "$(ls -A "$TMP/g" | tr '\n' ' ')" = "crash.msgpack crash.rec " ] || bad "--out after --record holds: $(ls -A "$TMP/g")"
+grep -q "from 1 sensor in" "$TMP/g.out" || bad "the recorder counted as a sensor: $(cat "$TMP/g.out")"
+"$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g2" --record "$TMP/g2.rec" --set sensors.crash.name=recorder --quiet "${P[@]}" &&
+  [ -f "$TMP/g2/recorder.msgpack" ] || bad "a scene sensor named recorder beside --record"
+cp "$REC" "$TMP/keep.rec"
+"$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g3" --record "$TMP/keep.rec" --frames 100000000 --quiet "${P[@]}" &
+pid=$!
+for _ in $(seq 1 200); do [ "$(stat -c %s "$TMP"/.keep.rec.sensim-partial-* 2>/dev/null | head -1)" -gt 100000 ] 2>/dev/null && break; sleep 0.05; done
+kill -9 $pid; wait $pid 2>/dev/null
+cmp -s "$REC" "$TMP/keep.rec" || bad "a run killed mid-way replaced the existing recording"
+compgen -G "$TMP/.keep.rec.sensim-partial-*" >/dev/null || bad "the killed run's partial recording is gone"
+
+# "Create" gives the spawn pose (not the pose at the end of the spawn frame: the sedan starts
+# at 10 m/s) and lists a sensor's attributes, role_name included; an actor spawned later too.
+grep -q '^ Create 2: vehicle.sedan (1) at (0, 0, 0)$' "$TMP/q_info" || bad "Create of the hero: $(grep 'Create 2' "$TMP/q_info")"
+grep -A1 '^ Create 4: sensor.other.collision (5) at (0, 0, 0)$' "$TMP/q_info" | grep -q '^  role_name = $' || bad "Create of the sensor: $(grep -A1 'Create 4' "$TMP/q_info")"
+cat >"$TMP/late.yaml" <<'YAML'
+settings: {fixed_delta_seconds: 0.05, frames: 20}
+actors:
+  - {name: ground, blueprint: static.ground}
+  - {name: van, blueprint: vehicle.sedan, transform: {location: [5, 3, 0], rotation: [0, 90, 0]}, velocity: [0, 10, 0], spawn_at: 0.5}
+sensors:
+  - {name: bump, blueprint: sensor.other.collision, attach_to: van, attributes: {role_name: bumper}}
+YAML
+"$SENSIM" run "$TMP/late.yaml" --out "$TMP/late" --record "$TMP/late.rec" --quiet "${P[@]}" || bad "late spawn run"
+"$SENSIM" recorder info "$TMP/late.rec" "${P[@]}" >"$TMP/late.info"
+grep -q '^ Create [0-9]*: vehicle.sedan (1) at (5, 3, 0)$' "$TMP/late.info" && grep -q '^  role_name = bumper$' "$TMP/late.info" &&
+  grep -q '^ Parenting [0-9]* with [0-9]* (parent)$' "$TMP/late.info" || bad "late spawn: $(cat "$TMP/late.info")"
+
+# A run that fails at frame 5 leaves the existing recording as it was, its own partial one
+# staged beside it (readable: 4 frames) and named on stderr.
+if [ -n "$TESTPLUG" ]; then
+  printf 'settings: {fixed_delta_seconds: 0.05, frames: 10}\nactors: [{name: ground, blueprint: static.ground}]\nsensors:\n  - {name: probe, blueprint: sensor.test.faulty, attributes: {mode: fail_tick, at_frame: 5}}\n' >"$TMP/fail.yaml"
+  cp "$REC" "$TMP/keep2.rec"
+  "$SENSIM" run "$TMP/fail.yaml" --out "$TMP/fo" --record "$TMP/keep2.rec" --quiet --plugin-dir "$TESTPLUG" 2>"$TMP/fail.err"
+  rc=$?
+  [ $rc -eq 1 ] && cmp -s "$REC" "$TMP/keep2.rec" || bad "a failed run: exit $rc, existing recording changed or gone"
+  part=$(sed -n 's/^sensim: note: recording of the failed run left in \([^;]*\);.*/\1/p' "$TMP/fail.err")
+  [ -n "$part" ] && "$SENSIM" recorder info "$part" "${P[@]}" | grep -q '^Frames: 4$' || bad "the failed run's partial recording: '$part' $(cat "$TMP/fail.err" | tail -2)"
+fi
 [ $fails -eq 0 ] && echo "recorder cli: all good" || exit 1

@@ -213,6 +213,46 @@ static void overlapping_spawn_refused(void)
     sn_engine_destroy(e);
 }
 
+/* Loads `text`; returns the status and the error. */
+static sn_status load_status(const char *text, sn_error *err)
+{
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true};
+    sn_engine *e = sn_engine_create(&o, err);
+    sn_status st = e ? sn_engine_load_scene(e, tu_write(dir, "order.yaml", text), err) : SN_E_NOMEM;
+    sn_engine_destroy(e);
+    return st;
+}
+
+/* Issue 24 item 9: the spawn-overlap check holds whatever the order of the entries: a prop
+** listed after the vehicle it overlaps is refused as the vehicle listed after the prop is, with
+** the same depth; a ground plane under vehicles resting on it, or a prop beside them, is no
+** overlap; and a walker listed before a wall it stands in. */
+static void overlap_any_order(void)
+{
+    const char *ground = "actors:\n  - {blueprint: static.ground}\n";
+    const char *car = "  - {name: car, blueprint: vehicle.sedan}\n";
+    const char *box = "  - {name: box, blueprint: static.prop.box, transform: {location: [2.0, 0, 0.5]}}\n";
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s%s%s", ground, car, box); /* the prop second: accepted before */
+    snprintf(b, sizeof b, "%s%s%s", ground, box, car);
+    sn_error ea = {0}, eb = {0};
+    CHECK(load_status(a, &ea) == SN_E_INVALID && strstr(ea.msg, "'box' (static.prop.box) overlaps 'car'"),
+          "a prop listed after the car it overlaps is refused: %s", ea.msg);
+    CHECK(load_status(b, &eb) == SN_E_INVALID && strstr(eb.msg, "'car' (vehicle.sedan) overlaps 'box'"),
+          "the car listed after the prop: %s", eb.msg);
+    const char *da = strstr(ea.msg, " by "), *db = strstr(eb.msg, " by ");
+    CHECK(da && db && strtod(da + 4, NULL) == strtod(db + 4, NULL), "the same overlap either way: %s / %s",
+          da ? da : "-", db ? db : "-");
+    snprintf(a, sizeof a, "actors:\n%s  - {blueprint: static.ground}\n"
+             "  - {name: box, blueprint: static.prop.box, transform: {location: [3.0, 0, 0.5]}}\n", car);
+    CHECK(load_status(a, &ea) == SN_OK, "the ground after a car resting on it, a box beside it: %s", ea.msg);
+    snprintf(a, sizeof a, "%s  - {name: p, blueprint: walker.pedestrian, transform: {location: [10, 0, 0.9]}}\n"
+             "  - {name: wall, blueprint: static.prop.box, transform: {location: [10, 0.3, 1]},"
+             " attributes: {extent: \"0.2,2,1\"}}\n", ground);
+    CHECK(load_status(a, &ea) == SN_E_INVALID && strstr(ea.msg, "'wall'") && strstr(ea.msg, "'p'"),
+          "a wall listed after the walker standing in it: %s", ea.msg);
+}
+
 /* Issue 9 item 3: a pedestrian hit at 10 m/s falls, ends lying on the ground apart from the
 ** car (which brakes once it hits), and the events stop once they are apart. */
 static void pedestrian_falls(void)
@@ -242,6 +282,73 @@ static void pedestrian_falls(void)
     CHECK(speed(&p) < 0.05, "and lies still: %.3f m/s", speed(&p));
     double gap = p.transform.location.x - (c.transform.location.x + 2.3);
     CHECK(gap > 0.5, "apart from the car: %.2f m ahead of its bumper", gap);
+    sn_engine_destroy(e);
+}
+
+/* Issue 24 item 1: a pedestrian struck by a car that keeps its throttle (or comes fast, or
+** creeps into it) falls and ends apart from the car, with few events, at every impact speed a
+** car can reach. Before, the car's flat front (0.3 m to the roof) held the box upright (its
+** lower edge pushing below the walker's centre of mass rights it) and pushed it along for as
+** long as the car drove. The bound on events (one per frame with contact): a fallen walker
+** meets vehicles for at most SN_WALKER_KNOCKDOWN_TIME = 0.2 s, the frame it falls and 3 more at
+** 0.05 s; before it falls the vehicles' impulse summed over the frames of contact stays under
+** 150 N*s, and a walker pushed off its wished velocity resists with its 4 m/s^2 * 80 kg = 320 N,
+** i.e. 16 N*s a frame, so at most ceil(150 / 16) = 10 such frames: 14 in all. A car arriving at
+** 5 m/s or more gives 80 kg * 5 m/s > 150 N*s within the first frame of contact (at most one
+** partial frame before): 5. */
+static void pedestrian_struck(double throttle, double v0, double ped_x, int bound)
+{
+    char text[768];
+    snprintf(text, sizeof text, "actors:\n  - {blueprint: static.ground}\n"
+             "  - {name: car, blueprint: vehicle.sedan, velocity: [%g, 0, 0], control: {throttle: %g}}\n"
+             "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [%g, 0, 0.9]}}\n"
+             "sensors:\n  - {name: c, blueprint: sensor.other.collision, attach_to: ped}\n", v0, throttle, ped_x);
+    sn_engine *e = scene_c(text);
+    sn_error err;
+    n_events = 0;
+    CHECK(sn_engine_listen(e, "c", on_event, NULL, &err) == SN_OK, "%s", err.msg);
+    double max_tilt = 0;
+    bool trace = getenv("SN_TRACE_PED") != NULL;
+    for (int f = 1; f <= 200; f++) {
+        step(e, 1);
+        sn_actor_info p = tu_actor(e, "ped"), c = tu_actor(e, "car");
+        double up = cos(p.transform.rotation.pitch * M_PI / 180) * cos(p.transform.rotation.roll * M_PI / 180);
+        max_tilt = fmax(max_tilt, acos(fmin(1, up)) * 180 / M_PI);
+        if (trace)
+            fprintf(stderr, "%3d car x %7.2f v %5.2f | ped x %7.2f z %5.2f v %5.2f tilt %5.1f events %d\n", f,
+                    c.transform.location.x, speed(&c), p.transform.location.x, p.transform.location.z, speed(&p),
+                    acos(fmin(1, up)) * 180 / M_PI, n_events);
+    }
+    sn_actor_info p = tu_actor(e, "ped"), c = tu_actor(e, "car");
+    CHECK(n_events > 0 && n_events <= bound, "throttle %g, %g m/s: the walker was struck, with %d events (bound %d)",
+          throttle, v0, n_events, bound);
+    CHECK(max_tilt > 60, "throttle %g, %g m/s: the walker fell (tilted %.0f deg at most)", throttle, v0, max_tilt);
+    CHECK(p.transform.location.z < 0.4, "throttle %g, %g m/s: it lies on the ground: z %.2f", throttle, v0,
+          p.transform.location.z);
+    double gap = c.transform.location.x - 2.3 - p.transform.location.x; /* car's rear bumper past the walker */
+    CHECK(gap > 1, "throttle %g, %g m/s: the car drove on and is apart from it: rear bumper %.1f m past it",
+          throttle, v0, gap);
+    sn_engine_destroy(e);
+}
+
+/* A pedestrian walking into a braked car leans on it and stays up: only a moving vehicle's
+** push adds up over frames (SN_WALKER_PUSH_SPEED), else half a second of leaning would fell it. */
+static void walker_leans_on_parked_car(void)
+{
+    sn_engine *e = scene_c("actors:\n  - {blueprint: static.ground}\n"
+                           "  - {name: car, blueprint: vehicle.sedan, control: {brake: 1, hand_brake: true}}\n"
+                           "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [0, 2, 0.9]},\n"
+                           "     control: {direction: [0, -1, 0], speed: 1.4}}\n"
+                           "sensors:\n  - {name: c, blueprint: sensor.other.collision, attach_to: ped}\n");
+    sn_error err;
+    n_events = 0;
+    CHECK(sn_engine_listen(e, "c", on_event, NULL, &err) == SN_OK, "%s", err.msg);
+    step(e, 100);
+    sn_actor_info p = tu_actor(e, "ped");
+    CHECK(n_events > 20, "it walked into the car and leans on it: %d events", n_events);
+    CHECK(fabs(p.transform.location.z - 0.9) < 0.05 && fabs(p.transform.rotation.pitch) < 5 &&
+              fabs(p.transform.rotation.roll) < 5, "still upright after 5 s: z %.2f, pitch %.1f, roll %.1f",
+          p.transform.location.z, p.transform.rotation.pitch, p.transform.rotation.roll);
     sn_engine_destroy(e);
 }
 
@@ -447,7 +554,13 @@ int main(int argc, char **argv)
     sensor_tick_and_schedule();
     truck_lands_on_its_wheels();
     overlapping_spawn_refused();
+    overlap_any_order();
     pedestrian_falls();
+    pedestrian_struck(0.6, 0, 15, 5);
+    pedestrian_struck(0.9, 0, 15, 5);
+    pedestrian_struck(0.9, 30, 15, 5);
+    pedestrian_struck(0.6, 0, 2.8, 14); /* creeps into it: 1.3 m/s at contact */
+    walker_leans_on_parked_car();
     roll_and_understeer();
     truck_rolls_over();
     pileup_stays_on_the_road();

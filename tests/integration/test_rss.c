@@ -10,6 +10,7 @@
 ** argv[1]: temp folder, argv[2]: plugin folder (build/plugins/rss) */
 #include "../check.h"
 #include "../testutil.h"
+#include "../map/junction_map.h"
 
 static const char *dir, *plugins;
 
@@ -93,16 +94,22 @@ typedef struct world {
     bool unpacked;
 } world;
 
-static void world_open(world *w, bool with_map, int threads, const char *attrs)
+/* The scene on map `name` (text `xml`; NULL: no map), the hero spawned at (x, y). */
+static void world_open_on(world *w, const char *name, const char *xml, double x, double y, int threads,
+                          const char *attrs)
 {
     memset(w, 0, sizeof *w);
-    tu_write(dir, "straight.xodr", straight_xml);
+    char map_line[128] = "";
+    if (xml) {
+        tu_write(dir, name, xml);
+        snprintf(map_line, sizeof map_line, "map: %s\n", name);
+    }
     char scene[1024];
     snprintf(scene, sizeof scene,
              "%ssettings: {fixed_delta_seconds: 0.05}\n"
-             "actors:\n  - {name: hero, blueprint: vehicle.sedan, transform: {location: [100, 1.75, 0]}}\n"
+             "actors:\n  - {name: hero, blueprint: vehicle.sedan, transform: {location: [%g, %g, 0]}}\n"
              "sensors:\n  - {name: rss, blueprint: sensor.other.rss, attach_to: hero, attributes: {%s}}\n",
-             with_map ? "map: straight.xodr\n" : "", attrs ? attrs : "");
+             map_line, x, y, attrs ? attrs : "");
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads, .log = on_log};
     w->e = sn_engine_create(&o, &err);
@@ -113,6 +120,11 @@ static void world_open(world *w, bool with_map, int threads, const char *attrs)
     w->ego = sn_engine_find_actor(w->e, "hero");
     CHECK(sn_engine_set_simulate_physics(w->e, w->ego, false, &err) == SN_OK, "%s", err.msg);
     CHECK(sn_engine_listen(w->e, "rss", on_msg, &w->cap, &err) == SN_OK, "%s", err.msg);
+}
+
+static void world_open(world *w, bool with_map, int threads, const char *attrs)
+{
+    world_open_on(w, "straight.xodr", with_map ? straight_xml : NULL, 100, 1.75, threads, attrs);
 }
 
 static void world_close(world *w)
@@ -394,6 +406,71 @@ static void lateral(void)
     world_close(&w);
 }
 
+/*
+** Beyond the ego's road (tests/map/junction_map.h: arms of 100 m around a 4-way junction whose
+** square is [-10, 10]^2; a right turn is a quarter circle whose lane centre has radius 8.25).
+** The ego drives east on the west arm's lane -1 (world y = 1.75) toward the junction; the car
+** ahead is either straight on, past the junction on the east arm (the gap along x), or past the
+** right turn on the south arm, driving +y at x = -1.75: the gap along the lane is the straight
+** part to the junction, 8.25 pi / 2 round the curve and the part on the south arm, which is
+** longer than any straight line between them. is_safe flips where the same-direction formula
+** says, at gaps around it.
+*/
+static void beyond_the_road(bool curve)
+{
+    size_t len_xml;
+    char *xml = jm_xml(&len_xml);
+    world w;
+    world_open_on(&w, "junction.xodr", xml, -60, 1.75, 1, NULL);
+    free(xml);
+    uint32_t other = add_car(&w);
+    const double v_ego = 15, v_other = 10, d_min = d_same(v_ego, RHO_EGO, v_other);
+    const double ex = info(&w, w.ego).bounding_box.extent.x, ox = info(&w, other).bounding_box.extent.x;
+    const double r_lane = 10 - 1.75, curve_len = r_lane * M_PI / 2, y_o = 35; /* the other's place on the south arm */
+    const double deltas[] = {5, 2, 0.5, 0.05, -0.05, -0.5, -2, -5};
+    int flips = 0;
+    for (size_t i = 0; i < sizeof deltas / sizeof deltas[0]; i++) {
+        const double gap = d_min + deltas[i];
+        double x_e;
+        if (curve) {
+            x_e = -10 - ex - (gap - curve_len - (y_o - ox - 10));
+            put(&w, other, -1.75, y_o, 90, (sn_vec3){0, v_other, 0});
+        } else {
+            x_e = -40;
+            put(&w, other, x_e + ex + gap + ox, 1.75, 0, (sn_vec3){v_other, 0, 0});
+        }
+        put(&w, w.ego, x_e, 1.75, 0, (sn_vec3){v_ego, 0, 0});
+        const msgpack_object *m = step(&w);
+        if (!m)
+            break;
+        const sn_actor_info e = info(&w, w.ego), o = info(&w, other);
+        const double real_gap =
+            curve ? (-10 - (e.transform.location.x + ex)) + curve_len + (o.transform.location.y - ox - 10)
+                  : (o.transform.location.x - ox) - (e.transform.location.x + ex);
+        CHECK(flag(m, "response_valid") == 1, "response_valid: %s", str_of(m, "invalid_reason"));
+        CHECK(num(m, "rss_state_snapshot.0.id") == other, "%s: the car past the junction has a state (note: %s)",
+              curve ? "curve" : "straight on", str_of(m, "world_model.objects.0.note"));
+        CHECK(str_is(m, "rss_state_snapshot.0.situation_type", "SameDirection"), "same direction: %s",
+              str_of(m, "rss_state_snapshot.0.situation_type"));
+        CHECK(fabs(num(m, "rss_state_snapshot.0.longitudinal.safe_distance") - d_min) < 1e-6, "safe distance %.9f",
+              num(m, "rss_state_snapshot.0.longitudinal.safe_distance"));
+        CHECK(fabs(num(m, "rss_state_snapshot.0.longitudinal.current_distance") - real_gap) < 2e-3,
+              "%s: current distance %.6f, along the lane %.6f", curve ? "curve" : "straight on",
+              num(m, "rss_state_snapshot.0.longitudinal.current_distance"), real_gap);
+        const int safe = real_gap > d_min;
+        flips += !safe;
+        CHECK(flag(m, "rss_state_snapshot.0.longitudinal.is_safe") == safe, "gap %.4f vs d_min %.4f: is_safe %d",
+              real_gap, d_min, flag(m, "rss_state_snapshot.0.longitudinal.is_safe"));
+        CHECK(flag(m, "rss_state_snapshot.0.is_dangerous") == !safe, "dangerous exactly when unsafe");
+        CHECK(str_is(m, "proper_response.longitudinal_response", safe ? "None" : "BrakeMin"), "response %s",
+              str_of(m, "proper_response.longitudinal_response"));
+    }
+    CHECK(flips == 4, "unsafe at the four gaps under d_min, got %d", flips);
+    fprintf(stderr, "beyond the road, %s: d_min %.4f m checked at 8 gaps along the lane\n",
+            curve ? "round the right turn" : "straight through the junction", d_min);
+    world_close(&w);
+}
+
 static void no_map(void)
 {
     world w;
@@ -468,6 +545,8 @@ int main(int argc, char **argv)
     opposite_direction(true);
     opposite_direction(false);
     lateral();
+    beyond_the_road(false);
+    beyond_the_road(true);
     no_map();
     threads();
     refused("ego_brake_min: 9", "ego_brake_max");

@@ -417,16 +417,21 @@ static void test_bad(void)
     expect_load_error(s, "filter_distance");
     snprintf(s, sizeof s, "%ssensor.other.v2x_custom, attributes: {path_loss_model: winor}}\n", head);
     expect_load_error(s, "path_loss_model");
-    /* An oversized text in a scene's calls fails the run with the reason. */
-    char scene[1024], big[160];
+    /* Issue 24 item 9: a scene's send that could never succeed is refused when the scene loads
+    ** (exit 2), naming the call's place, not at its frame: an oversized text, a wrong argument
+    ** count, a text with an embedded NUL (which was sent cut at the NUL). */
+    char big[160];
     memset(big, 'z', 150), big[150] = 0;
-    snprintf(scene, sizeof scene, "settings: {frames: 3}\nsensors:\n  - {name: v, blueprint: sensor.other.v2x_custom,"
-             " calls: [{at: 0.05, method: send, args: [%s]}]}\n", big);
-    sn_engine *e = load(scene);
-    sn_error err = {0};
-    CHECK(sn_engine_run(e, 3, &err) != SN_OK, "a 150-byte send fails the run");
-    CHECK_CONTAINS(err.msg, "150 bytes");
-    sn_engine_destroy(e);
+    const char *call = "sensor.other.v2x_custom, calls: [{at: 0.05, method: send, args: ";
+    snprintf(s, sizeof s, "%s%s[%s]}]}\n", head, call, big);
+    expect_load_error(s, "bad.yaml:3:");
+    expect_load_error(s, "argument 1 is 150 bytes; it takes at most 100");
+    snprintf(s, sizeof s, "%s%s[a, b]}]}\n", head, call);
+    expect_load_error(s, "send takes 1 argument, not 2");
+    snprintf(s, sizeof s, "%s%s[]}]}\n", head, call);
+    expect_load_error(s, "send takes 1 argument, not 0");
+    snprintf(s, sizeof s, "%s%s[\"cut\\0here\"]}]}\n", head, call);
+    expect_load_error(s, "NUL");
 }
 
 /* scenes/v2x_corridor.yaml at 1 and 2 threads: the same bytes; within a report the senders come

@@ -24,6 +24,8 @@ typedef struct capture {
     uint64_t frame[MAX_MSGS];
     uint32_t other[MAX_MSGS];        /* collision: other_actor.id */
     char attr[MAX_MSGS][32];         /* probe: newest_attribute */
+    char parallel[160];              /* probe: host->parallel_for's checks, the last message's */
+    char hits[160];                  /* probe: ray_cast into 1.4- and 1.5-sized hits */
     uint32_t ids[MAX_MSGS][16], n_ids[MAX_MSGS];
     uint32_t *image;                 /* probe: the last instance image */
     size_t image_n;
@@ -50,6 +52,10 @@ static void on_msg(const sn_message *m, void *user)
         c->other[c->n] = (uint32_t)tu_num(tu_get(x, "id"));
     if ((x = tu_get(o, "newest_attribute")) && x->type == MSGPACK_OBJECT_STR)
         snprintf(c->attr[c->n], sizeof c->attr[0], "%.*s", (int)x->via.str.size, x->via.str.ptr);
+    if ((x = tu_get(o, "hits")) && x->type == MSGPACK_OBJECT_STR)
+        snprintf(c->hits, sizeof c->hits, "%.*s", (int)x->via.str.size, x->via.str.ptr);
+    if ((x = tu_get(o, "parallel")) && x->type == MSGPACK_OBJECT_STR)
+        snprintf(c->parallel, sizeof c->parallel, "%.*s", (int)x->via.str.size, x->via.str.ptr);
     if ((x = tu_get(o, "actors")) && x->type == MSGPACK_OBJECT_BIN) {
         uint32_t n = x->via.bin.size / 4;
         c->n_ids[c->n] = n > 16 ? 16 : n;
@@ -126,6 +132,8 @@ static void kinematic_path(void)
         if (!step(e))
             break;
         const sn_transform *got = &probe.tf[probe.n - 1];
+        CHECK(!strcmp(probe.parallel, "ok"), "host->parallel_for: %s", probe.parallel);
+        CHECK(!strcmp(probe.hits, "ok"), "ray hits of ABI 1.4 and 1.5 sizes: %s", probe.hits);
         worst = fmax(worst, dist3(got->location, t.location));
         worst_rot = fmax(worst_rot, fabs(got->rotation.yaw - t.rotation.yaw) + fabs(got->rotation.pitch) +
                                         fabs(got->rotation.roll));
@@ -288,7 +296,7 @@ static void api_spawn(void)
         color_seen |= strcmp(an, "color") == 0 && v.type == SN_ATTR_RGB && v.rgb[2] == 30;
         n_attr++;
     }
-    CHECK(n_attr == 10 && color_seen, "a sedan enumerates its 10 attributes, colour included (%u)", n_attr);
+    CHECK(n_attr == 11 && color_seen, "a sedan enumerates its 11 attributes, colour included (%u)", n_attr);
     sn_actor_desc sd = {sizeof sd, "sensor.other.collision", "late_crash", {{0, 0, 0}, {0, 0, 0}}, car, 0, NULL, 0};
     uint32_t sensor = 0;
     CHECK(sn_engine_spawn(e, &sd, &sensor, &err) == SN_OK, "%s", err.msg);

@@ -50,6 +50,8 @@ R=$TMP/run
   || { echo "FAIL: the run failed"; exit 1; }
 
 # what a stream holds, read without sensim: messages, picture size, the rate of its timestamps
+# (the median gap: a DVS skips frames without events, so compare with ffprobe's r_frame_rate,
+# not its average over the span)
 facts() {
   $PY - "$1" <<'EOF'
 import sys, msgpack
@@ -64,7 +66,7 @@ print(len(ts), w + w % 2, h + h % 2, f"{rate.numerator}/{rate.denominator}")
 EOF
 }
 probe() { # frames width height rate of the first video stream
-  ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames,width,height,avg_frame_rate,codec_name \
+  ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames,width,height,r_frame_rate,codec_name \
     -of default=nw=1 "$1" | sort | tr '\n' ' '
 }
 
@@ -73,7 +75,7 @@ for s in rgb depth semantic instance flow dvs; do
   read -r n w h rate < <(facts "$R/$s.msgpack")
   if "$SENSIM" convert "$R/$s.msgpack" --video "$TMP/$s.mp4" >"$TMP/$s.out" 2>&1; then
     got=$(probe "$TMP/$s.mp4")
-    want="avg_frame_rate=$rate codec_name=h264 height=$h nb_read_frames=$n width=$w "
+    want="codec_name=h264 height=$h nb_read_frames=$n r_frame_rate=$rate width=$w "
     [ "$got" = "$want" ] && ok || bad "$s.mp4: ffprobe says '$got', expected '$want'"
   else
     bad "$s: convert --video failed: $(cat "$TMP/$s.out")"

@@ -6,8 +6,12 @@
 #include <stdlib.h>
 
 static const char *const modes[] = {"none", "fail_set", "fail_tick", "fail_serialize", "crash_tick",
-                                    "crash_serialize", NULL};
-enum { NONE, FAIL_SET, FAIL_TICK, FAIL_SERIALIZE, CRASH_TICK, CRASH_SERIALIZE };
+                                    "crash_serialize", "garbled_set", NULL};
+enum { NONE, FAIL_SET, FAIL_TICK, FAIL_SERIALIZE, CRASH_TICK, CRASH_SERIALIZE, GARBLED_SET };
+
+/* Text no terminal should receive raw: DEL, an escape sequence, a newline, a C1 control (CSI),
+** invalid UTF-8 (a stray continuation byte, an overlong '/', a cut sequence), then valid é. */
+static const char garbled[] = "del\x7f esc\x1b[31mred nl\nnext csi\xc2\x9b bad\x80\xc0\xaf\xe2\x82 ok\xc3\xa9";
 
 static const sn_attr_def attrs[] = {
     {"mode", SN_ATTR_ENUM, "none", NULL, modes, false, 0, 0, NULL, "what goes wrong"},
@@ -40,6 +44,11 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     f->at = v[1].i;
     if (f->mode == FAIL_SET) {
         f->host->set_error(f->ctx, "refusing to be set up (on purpose)");
+        return SN_E_INVALID;
+    }
+    if (f->mode == GARBLED_SET) {
+        f->host->log(f->ctx, SN_LOG_WARN, "%s", garbled);
+        f->host->set_error(f->ctx, "%s", garbled);
         return SN_E_INVALID;
     }
     return SN_OK;

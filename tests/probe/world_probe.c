@@ -19,6 +19,8 @@ typedef struct probe {
     sn_transform at;
     bool rendered;
     char newest_attr[64];
+    char parallel[160]; /* host->parallel_for's checks: "ok" or what failed */
+    char hits[160];     /* ray_cast into 1.4- and 1.5-sized hits: "ok" or what failed */
 } probe;
 
 static const sn_attr_def attrs[] = {
@@ -71,6 +73,79 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     return SN_OK;
 }
 
+/* host->parallel_for (ABI 1.5): every task runs once and writes its own slot; a NULL function
+** and a call from inside a task are refused. */
+enum { PAR_TASKS = 1000 };
+typedef struct par_job {
+    const sn_host *host;
+    sn_ctx *ctx;
+    uint64_t slot[PAR_TASKS];
+    sn_status nested;
+} par_job;
+static void par_square(void *arg, uint32_t t) { ((par_job *)arg)->slot[t] += (uint64_t)t * t + 1; }
+static void par_nested(void *arg, uint32_t t)
+{
+    par_job *j = arg;
+    (void)t;
+    j->nested = j->host->parallel_for(j->ctx, par_square, j, 1);
+}
+
+static void check_parallel(probe *p)
+{
+    const sn_host *h = p->host;
+    if (!SN_HOST_HAS(h, parallel_for)) {
+        snprintf(p->parallel, sizeof p->parallel, "no parallel_for");
+        return;
+    }
+    par_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        snprintf(p->parallel, sizeof p->parallel, "out of memory");
+        return;
+    }
+    j->host = h, j->ctx = p->ctx;
+    snprintf(p->parallel, sizeof p->parallel, "ok");
+    if (h->parallel_for(p->ctx, par_square, j, PAR_TASKS) != SN_OK)
+        snprintf(p->parallel, sizeof p->parallel, "parallel_for failed");
+    for (uint32_t t = 0; t < PAR_TASKS; t++)
+        if (j->slot[t] != (uint64_t)t * t + 1)
+            snprintf(p->parallel, sizeof p->parallel, "task %u ran %s", t, j->slot[t] ? "twice or wrong" : "never");
+    if (h->parallel_for(p->ctx, NULL, j, 3) != SN_E_INVALID)
+        snprintf(p->parallel, sizeof p->parallel, "a NULL task function was accepted");
+    if (h->parallel_for(p->ctx, par_nested, j, 1) != SN_OK || j->nested != SN_E_STATE)
+        snprintf(p->parallel, sizeof p->parallel, "a call from inside a task was not refused (%d)", (int)j->nested);
+    if (h->parallel_for(p->ctx, par_square, j, 0) != SN_OK)
+        snprintf(p->parallel, sizeof p->parallel, "0 tasks refused");
+    free(j);
+}
+
+/* ray_cast into a 1.4 plugin's hit (96 bytes, no reflectivity): nothing written past it; a 1.5
+** hit gets the ground's reflectivity (tag Roads: 0.10). Only where a ground plane lies below. */
+static void check_hit_sizes(probe *p)
+{
+    const sn_host *h = p->host;
+    unsigned char buf[sizeof(sn_ray_hit) + 8];
+    memset(buf, 0xAB, sizeof buf);
+    sn_ray_hit old;
+    memset(&old, 0, sizeof old);
+    old.struct_size = SN_RAY_HIT_SIZE_VELOCITY;
+    memcpy(buf, &old, SN_RAY_HIT_SIZE_VELOCITY);
+    sn_transform t;
+    h->sensor_transform(p->ctx, &t);
+    const sn_vec3 o = {t.location.x, t.location.y, 50}, down = {0, 0, -1};
+    if (!h->ray_cast(p->ctx, o, down, 100, 0, (sn_ray_hit *)(void *)buf))
+        return; /* no ground here */
+    for (size_t k = SN_RAY_HIT_SIZE_VELOCITY; k < sizeof buf; k++)
+        if (buf[k] != 0xAB) {
+            snprintf(p->hits, sizeof p->hits, "byte %zu of a 96-byte hit written", k);
+            return;
+        }
+    sn_ray_hit now;
+    memset(&now, 0, sizeof now);
+    now.struct_size = sizeof now;
+    if (!h->ray_cast(p->ctx, o, down, 100, 0, &now) || now.reflectivity != sn_tag_reflectivity(now.semantic_tag))
+        snprintf(p->hits, sizeof p->hits, "reflectivity %g for tag %u", now.reflectivity, now.semantic_tag);
+}
+
 static sn_status tick(void *self, sn_phase phase)
 {
     probe *p = self;
@@ -97,6 +172,9 @@ static sn_status tick(void *self, sn_phase phase)
         else if (v.type == SN_ATTR_STRING || v.type == SN_ATTR_ENUM)
             snprintf(p->newest_attr, sizeof p->newest_attr, "%s", v.s);
     }
+    check_parallel(p);
+    snprintf(p->hits, sizeof p->hits, "ok");
+    check_hit_sizes(p);
     p->rendered = false;
     if (p->fraction > 0) {
         const sn_clock *c = h->clock(p->ctx);
@@ -105,7 +183,7 @@ static sn_status tick(void *self, sn_phase phase)
         if (st)
             return st;
         sn_camera cam = {sizeof cam, p->at, p->w, p->h, p->fov, 0.01, 1000};
-        sn_image img = {sizeof img, NULL, NULL, NULL, p->image};
+        sn_image img = {sizeof img, NULL, NULL, NULL, p->image, 0};
         if ((st = h->render_at(p->ctx, t, &cam, &img)))
             return st;
         p->rendered = true;
@@ -122,6 +200,10 @@ static sn_status serialize(void *self, uint32_t i, sn_writer *w)
     h->write_bin(w, p->ids, p->n_ids * sizeof *p->ids); /* u32 little-endian: this test runs on x86 */
     h->write_key(w, "newest_attribute");
     h->write_str(w, p->newest_attr);
+    h->write_key(w, "parallel");
+    h->write_str(w, p->parallel);
+    h->write_key(w, "hits");
+    h->write_str(w, p->hits);
     h->write_key(w, "transform_at");
     h->write_array(w, 6);
     h->write_double(w, p->at.location.x);

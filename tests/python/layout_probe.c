@@ -120,6 +120,7 @@ int main(void)
     printf("sn_run_stats.time_world %zu\n", offsetof(sn_run_stats, time_world));
     printf("sn_run_stats.time_sensors %zu\n", offsetof(sn_run_stats, time_sensors));
     printf("sn_run_stats.time_output %zu\n", offsetof(sn_run_stats, time_output));
+    printf("sn_run_stats.frames_planned %zu\n", offsetof(sn_run_stats, frames_planned));
     printf("sn_record_options %zu\n", sizeof(sn_record_options));
     printf("sn_record_options.struct_size %zu\n", offsetof(sn_record_options, struct_size));
     printf("sn_record_options.file %zu\n", offsetof(sn_record_options, file));
@@ -174,5 +175,20 @@ int main(void)
     printf("sn_map_info.bounds_min %zu\n", offsetof(sn_map_info, bounds_min));
     printf("sn_map_info.bounds_max %zu\n", offsetof(sn_map_info, bounds_max));
     printf("sn_map_info.warnings %zu\n", offsetof(sn_map_info, warnings));
+    printf("sn_weather %zu\n", sizeof(sn_weather));
+    printf("sn_weather.cloudiness %zu\n", offsetof(sn_weather, cloudiness));
+    printf("sn_weather.precipitation %zu\n", offsetof(sn_weather, precipitation));
+    printf("sn_weather.precipitation_deposits %zu\n", offsetof(sn_weather, precipitation_deposits));
+    printf("sn_weather.wind_intensity %zu\n", offsetof(sn_weather, wind_intensity));
+    printf("sn_weather.sun_azimuth_angle %zu\n", offsetof(sn_weather, sun_azimuth_angle));
+    printf("sn_weather.sun_altitude_angle %zu\n", offsetof(sn_weather, sun_altitude_angle));
+    printf("sn_weather.fog_density %zu\n", offsetof(sn_weather, fog_density));
+    printf("sn_weather.fog_distance %zu\n", offsetof(sn_weather, fog_distance));
+    printf("sn_weather.fog_falloff %zu\n", offsetof(sn_weather, fog_falloff));
+    printf("sn_weather.wetness %zu\n", offsetof(sn_weather, wetness));
+    printf("sn_weather.scattering_intensity %zu\n", offsetof(sn_weather, scattering_intensity));
+    printf("sn_weather.mie_scattering_scale %zu\n", offsetof(sn_weather, mie_scattering_scale));
+    printf("sn_weather.rayleigh_scattering_scale %zu\n", offsetof(sn_weather, rayleigh_scattering_scale));
+    printf("sn_weather.dust_storm %zu\n", offsetof(sn_weather, dust_storm));
     return 0;
 }

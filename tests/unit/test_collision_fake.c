@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     CHECK_CONTAINS(sn_fake_json(s, 1), "\"other_actor\":{\"id\":3,\"type_id\":\"walker.pedestrian\",\"semantic_tag\":12,"
                                        "\"semantic_tags\":[12],\"parent\":null,\"role_name\":\"bob\",\"attributes\":{\"role_name\":\"bob\","
                                        "\"color\":\"220,20,60\",\"semantic_tag\":\"Pedestrian\",\"texture\":\"none\",\"checker_size\":\"1\","
-                                       "\"extent\":\"0.3,0.3,0.9\",\"mass\":\"80\",\"speed\":\"1.4\"},"
+                                       "\"extent\":\"0.3,0.3,0.9\",\"mass\":\"80\",\"speed\":\"1.4\",\"reflectivity\":\"0.3\"},"
                                        "\"bounding_box\":{\"location\":[0,0,0],\"extent\":[0.29999999999999999,0.29999999999999999,0.90000000000000002]}}");
     CHECK(!strcmp(sn_fake_string(s, 0, "actor.role_name"), "hero"), "actor.role_name");
     CHECK(!strcmp(sn_fake_string(s, 0, "actor.attributes.role_name"), "hero"), "actor.attributes.role_name");

@@ -409,6 +409,8 @@ static void refused(const char *path)
     static const char *const bad[][4] = {
         {"fov=0", NULL},
         {"positive_threshold=0", NULL},
+        {"negative_threshold=-0.3", NULL},
+        {"positive_threshold=0.00005", NULL}, /* below DVS_MIN_THRESHOLD (1e-4) */
         {"adaptive=true", "subframes=8", "adaptive_max_subframes=4", NULL},
         {"supersample=16", "image_size_x=2000", NULL},
         {"log_eps=0", NULL},
@@ -428,6 +430,9 @@ int main(int argc, char **argv)
     against_reference(path, NULL, 0.3f, 0.3f, 0, true, 1, 1.5, "defaults", NULL, NULL);
     against_reference(path, (const char *[]){"positive_threshold=0.2", "negative_threshold=0.45", NULL}, 0.2f, 0.45f, 0,
                       true, 1, 6, "thresholds, 6 px per tick", NULL, NULL);
+    /* Issue 24 item 6: thresholds below 0.01, as CARLA users set them, accepted and CARLA's loop */
+    against_reference(path, (const char *[]){"positive_threshold=0.005", "negative_threshold=0.005", NULL}, 0.005f,
+                      0.005f, 0, true, 1, 1.5, "thresholds 0.005", NULL, NULL);
     against_reference(path, (const char *[]){"refractory_period_ns=20000000", NULL}, 0.3f, 0.3f, 20000000, true, 1, 2,
                       "refractory", NULL, NULL);
     against_reference(path, (const char *[]){"use_log=false", "positive_threshold=9", "negative_threshold=13", NULL}, 9,

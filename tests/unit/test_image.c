@@ -1,6 +1,7 @@
 /* CARLA's converters on known values (carla-sensors.md §3), and the save-path patterns. */
 #include "../../engine/data/image.h"
 #include "../../engine/data/views.h"
+#include "../../engine/world/world.h"
 #include "../check.h"
 
 static uint8_t gray(sn_converter c, uint8_t b, uint8_t g, uint8_t r)
@@ -124,16 +125,35 @@ int main(void)
     CHECK(gray(SN_CONV_LOG_DEPTH, 128, 0, 0) == 224, "n = 0.5 -> 224");
     /* n = 0.1 (100 m, d = 1677722 = 0x19999A): v = 1 - 2.302585 / 5.70378 = 0.596305 -> 152.56 -> 152 */
     CHECK(gray(SN_CONV_LOG_DEPTH, 0x19, 0x99, 0x9A) == 152, "100 m -> 152");
-    /* cityscapes: the palette of the tag in R */
-    uint8_t px[4] = {0, 0, SN_TAG_CAR, 255}, rgb[3];
-    sn_convert_bgra(SN_CONV_CITYSCAPES, px, 1, rgb);
-    CHECK(rgb[0] == 0 && rgb[1] == 0 && rgb[2] == 142, "Car is (0, 0, 142)");
-    px[2] = SN_TAG_ROADS;
-    sn_convert_bgra(SN_CONV_CITYSCAPES, px, 1, rgb);
-    CHECK(rgb[0] == 128 && rgb[1] == 64 && rgb[2] == 128, "Roads is (128, 64, 128)");
-    px[2] = 200;
-    sn_convert_bgra(SN_CONV_CITYSCAPES, px, 1, rgb);
-    CHECK(rgb[0] == 0 && rgb[1] == 0 && rgb[2] == 0, "unknown tags are black");
+    /* cityscapes: the palette of the tag in R, every entry as CARLA's CityScapesPalette.h
+    ** (0.9.14+) has it, by tag name (issue 24 item 5: Fence and Terrain had seed 003's doc colours) */
+    static const struct { const char *name; uint8_t rgb[3]; } carla[SN_TAG_COUNT] = {
+        {"Unlabeled", {0, 0, 0}},         {"Roads", {128, 64, 128}},       {"SideWalk", {244, 35, 232}},
+        {"Building", {70, 70, 70}},       {"Wall", {102, 102, 156}},       {"Fence", {190, 153, 153}},
+        {"Pole", {153, 153, 153}},        {"TrafficLight", {250, 170, 30}}, {"TrafficSign", {220, 220, 0}},
+        {"Vegetation", {107, 142, 35}},   {"Terrain", {152, 251, 152}},    {"Sky", {70, 130, 180}},
+        {"Pedestrian", {220, 20, 60}},    {"Rider", {255, 0, 0}},          {"Car", {0, 0, 142}},
+        {"Truck", {0, 0, 70}},            {"Bus", {0, 60, 100}},           {"Train", {0, 80, 100}},
+        {"Motorcycle", {0, 0, 230}},      {"Bicycle", {119, 11, 32}},      {"Static", {110, 190, 160}},
+        {"Dynamic", {170, 120, 50}},      {"Other", {55, 90, 80}},         {"Water", {45, 60, 150}},
+        {"RoadLine", {157, 234, 50}},     {"Ground", {81, 0, 81}},         {"Bridge", {150, 100, 100}},
+        {"RailTrack", {230, 150, 140}},   {"GuardRail", {180, 165, 180}},
+    };
+    uint8_t px[4] = {0, 0, 0, 255}, rgb[3];
+    for (int t = 0; t < SN_TAG_COUNT; t++) {
+        uint8_t tag;
+        CHECK(sn_tag_parse(carla[t].name, &tag) && tag == t, "tag %d is %s", t, carla[t].name);
+        px[2] = (uint8_t)t;
+        sn_convert_bgra(SN_CONV_CITYSCAPES, px, 1, rgb);
+        CHECK(!memcmp(rgb, carla[t].rgb, 3) && !memcmp(sn_cityscapes_color((uint8_t)t), rgb, 3),
+              "%s (%d) is (%d, %d, %d) as CARLA's: got (%d, %d, %d)", carla[t].name, t, carla[t].rgb[0],
+              carla[t].rgb[1], carla[t].rgb[2], rgb[0], rgb[1], rgb[2]);
+    }
+    for (int t = SN_TAG_COUNT; t < 256; t++) { /* black, not CARLA's wrap onto a real class */
+        px[2] = (uint8_t)t;
+        sn_convert_bgra(SN_CONV_CITYSCAPES, px, 1, rgb);
+        CHECK(rgb[0] == 0 && rgb[1] == 0 && rgb[2] == 0, "unknown tag %d is black", t);
+    }
     /* raw: BGRA to RGB */
     uint8_t c[4] = {1, 2, 3, 255};
     sn_convert_bgra(SN_CONV_RAW, c, 1, rgb);

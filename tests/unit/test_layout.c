@@ -103,7 +103,7 @@ int main(void)
     F(sn_actor_info, acceleration, 192);
     F(sn_actor_info, control, 216);
     /* types.h */
-    S(sn_ray_hit, 96, 8); /* 72 up to ABI 1.4's first revision: the host accepts both */
+    S(sn_ray_hit, 104, 8); /* 72 up to ABI 1.4's first revision, 96 in 1.4: the host accepts all three */
     F(sn_ray_hit, struct_size, 0);
     F(sn_ray_hit, distance, 8);
     F(sn_ray_hit, point, 16);
@@ -111,8 +111,10 @@ int main(void)
     F(sn_ray_hit, actor_id, 64);
     F(sn_ray_hit, semantic_tag, 68);
     F(sn_ray_hit, velocity, 72);
+    F(sn_ray_hit, reflectivity, 96);
     pin("SN_RAY_HIT_SIZE_1_2", SN_RAY_HIT_SIZE_1_2, offsetof(sn_ray_hit, velocity));
-    pin("SN_RAY_HIT_SIZE_VELOCITY", SN_RAY_HIT_SIZE_VELOCITY, sizeof(sn_ray_hit));
+    pin("SN_RAY_HIT_SIZE_VELOCITY", SN_RAY_HIT_SIZE_VELOCITY, offsetof(sn_ray_hit, reflectivity));
+    pin("SN_RAY_HIT_SIZE_REFLECTIVITY", SN_RAY_HIT_SIZE_REFLECTIVITY, sizeof(sn_ray_hit));
     /* types.h */
     S(sn_geo_location, 24, 8);
     F(sn_geo_location, latitude, 0);
@@ -144,12 +146,13 @@ int main(void)
     F(sn_camera, near_clip, 72);
     F(sn_camera, far_clip, 80);
     /* host.h */
-    S(sn_image, 40, 8);
+    S(sn_image, 48, 8);
     F(sn_image, struct_size, 0);
     F(sn_image, depth, 8);
     F(sn_image, bgra, 16);
     F(sn_image, tag, 24);
     F(sn_image, instance, 32);
+    F(sn_image, samples, 40);
     /* host.h */
     S(sn_world_settings, 64, 8);
     F(sn_world_settings, struct_size, 0);
@@ -168,7 +171,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 440, 8);
+    S(sn_host, 456, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -224,6 +227,8 @@ int main(void)
     F(sn_host, attribute_given, 416);
     F(sn_host, render_motion, 424);
     F(sn_host, sensor_transform_prev, 432);
+    F(sn_host, parallel_for, 440);
+    F(sn_host, weather, 448);
     /* map.h (ABI 1.4): plain values, frozen */
     S(sn_lane_marking, 16, 8);
     F(sn_lane_marking, type, 0);
@@ -265,8 +270,9 @@ int main(void)
     F(sn_ray_query, kind_mask, 40);
     F(sn_ray_query, hits, 48);
     F(sn_ray_query, max_hits, 56);
-    S(sn_ray_result, 104, 8);
+    S(sn_ray_result, 112, 8);
     pin("SN_RAY_RESULT_SIZE_1_2", SN_RAY_RESULT_SIZE_1_2, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_1_2);
+    pin("SN_RAY_RESULT_SIZE_1_4", SN_RAY_RESULT_SIZE_1_4, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_VELOCITY);
     /* records.h */
     S(sn_point_xyzi, 16, 4);
     F(sn_point_xyzi, intensity, 12);
@@ -303,7 +309,7 @@ int main(void)
     F(sn_method_def, name, 0);
     F(sn_method_def, doc, 8);
     /* plugin.h */
-    S(sn_sensor_class, 176, 8);
+    S(sn_sensor_class, 184, 8);
     F(sn_sensor_class, hdr, 0);
     F(sn_sensor_class, blueprint, 8);
     F(sn_sensor_class, doc, 16);
@@ -329,6 +335,11 @@ int main(void)
     F(sn_sensor_class, class_destroy, 152);
     F(sn_sensor_class, class_tick, 160);
     F(sn_sensor_class, log_reader, 168);
+    F(sn_sensor_class, method_args, 176);
+    S(sn_method_args, 12, 4);
+    F(sn_method_args, min_args, 0);
+    F(sn_method_args, max_args, 4);
+    F(sn_method_args, max_arg_bytes, 8);
     /* plugin.h */
     S(sn_plugin_lib, 40, 8);
     F(sn_plugin_lib, hdr, 0);
@@ -386,7 +397,7 @@ int main(void)
     F(sn_testworld_options, log, 40);
     F(sn_testworld_options, log_user, 48);
     F(sn_testworld_options, georeference, 56);
-    S(sn_run_stats, 72, 8);
+    S(sn_run_stats, 80, 8);
     F(sn_run_stats, struct_size, 0);
     F(sn_run_stats, frames, 8);
     F(sn_run_stats, sim_time, 16);
@@ -397,6 +408,7 @@ int main(void)
     F(sn_run_stats, time_world, 48);
     F(sn_run_stats, time_sensors, 56);
     F(sn_run_stats, time_output, 64);
+    F(sn_run_stats, frames_planned, 72); /* appended (issue 24): struct_size-versioned, as the timers were */
     /* sensim.h */
     S(sn_blueprint_info, 56, 8);
     F(sn_blueprint_info, struct_size, 0);

@@ -223,6 +223,27 @@ static void test_all_hits_and_filters(int threads)
     CHECK(r.n_hits == 0, "zero direction: no hit");
     r = cast(rs, &w, &q, ray(sn_v3(0, 0, 0), sn_v3(1, 0, 0), -1));
     CHECK(r.n_hits == 0, "negative length: no hit");
+    /* Issue 24 item 9: origins beyond SN_RAY_MAX_ORIGIN (Embree's single-precision limit is
+    ** 1.844e18; past it Embree asserts), infinite or NaN: no hit, in every mode, never an abort */
+    const sn_vec3 far[] = {{2e18, 0, 0}, {0, -1.9e18, 0}, {0, 0, 1e19}, {1e300, 1e300, 1e300}, {INFINITY, 0, 0},
+                           {0, -INFINITY, 0}, {0, 0, NAN}};
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
+        sn_vec3 toward = sn_v3(-far[i].x, -far[i].y, -far[i].z);
+        sn_ray fr = ray(far[i], isfinite(toward.x + toward.y + toward.z) ? toward : sn_v3(1, 0, 0), 1e30);
+        for (int mode = SN_RAY_CLOSEST; mode <= SN_RAY_ANY; mode++) {
+            sn_ray_query fq = q;
+            fq.mode = (sn_ray_mode)mode;
+            r = cast(rs, &w, &fq, fr);
+            CHECK(r.n_hits == 0 && r.n_found == 0, "origin (%g, %g, %g), mode %d: no hit", far[i].x, far[i].y,
+                  far[i].z, mode);
+        }
+        CHECK(sn_sweep_sphere(rs, &w, &q, &fr, 0.5, &r, &err) == SN_OK && r.n_hits == 0, "sweep from (%g, %g, %g)",
+              far[i].x, far[i].y, far[i].z);
+        uint32_t found[4], n_found = 9;
+        sn_status ost = sn_overlap_sphere(rs, &w, &q, far[i], 1, found, 4, &n_found, &err);
+        CHECK((ost == SN_OK && n_found == 0) || (ost == SN_E_INVALID && !isfinite(far[i].x + far[i].y + far[i].z)),
+              "overlap at (%g, %g, %g): %u found", far[i].x, far[i].y, far[i].z, n_found);
+    }
 
     sn_rayscene_destroy(rs);
     sn_world_free(&w);
@@ -509,8 +530,57 @@ static void test_velocity_and_time(void)
     sn_world_free(&w);
 }
 
+/* ABI 1.5: each hit carries its actor's reflectivity (its own, else its tag's); a plugin's 1.4
+** strides (96-byte hits, 104-byte results) get everything up to the velocity and nothing past. */
+static void test_reflectivity(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_actor *grey = add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(10, 0, 1), 0, sn_v3(1, 1, 1), SN_TAG_WALL, 0);
+    sn_actor *white = add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(0, 10, 1), 0, sn_v3(1, 1, 1), SN_TAG_WALL, 0);
+    sn_actor *sign = add(&w, SN_ACTOR_WALKER, SN_SHAPE_BOX, sn_v3(-10, 0, 1), 0, sn_v3(1, 1, 1), SN_TAG_TRAFFIC_SIGN, 0);
+    grey->reflectivity = 0.2, white->reflectivity = 0.8; /* sign keeps the default: its tag's */
+    w.gen++, w.static_gen++;
+    sn_rayscene *rs = sn_rayscene_create(1, &err);
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    sn_ray_result a = cast(rs, &w, &q, ray(sn_v3(0, 0, 1), sn_v3(1, 0, 0), 50));
+    sn_ray_result b = cast(rs, &w, &q, ray(sn_v3(0, 0, 1), sn_v3(0, 1, 0), 50));
+    sn_ray_result c = cast(rs, &w, &q, ray(sn_v3(0, 0, 1), sn_v3(-1, 0, 0), 50));
+    CHECK(a.n_hits && a.hit.actor_id == grey->id && a.hit.reflectivity == 0.2, "grey wall: %g", a.hit.reflectivity);
+    CHECK(b.n_hits && b.hit.actor_id == white->id && b.hit.reflectivity == 0.8, "white wall: %g", b.hit.reflectivity);
+    CHECK(c.n_hits && c.hit.actor_id == sign->id && c.hit.reflectivity == sn_tag_reflectivity(SN_TAG_TRAFFIC_SIGN) &&
+          c.hit.reflectivity == 0.9, "a sign by its tag: %g", c.hit.reflectivity);
+    CHECK(a.hit.struct_size == SN_RAY_HIT_SIZE_REFLECTIVITY, "struct_size %u", a.hit.struct_size);
+
+    /* every hit of SN_RAY_ALL too, and a 1.4 plugin's strides */
+    enum { N = 2, M = 4 };
+    unsigned char res[N * SN_RAY_RESULT_SIZE_1_4 + 8], hits[N * M * SN_RAY_HIT_SIZE_VELOCITY + 8];
+    memset(res, 0xAB, sizeof res), memset(hits, 0xAB, sizeof hits);
+    q.mode = SN_RAY_ALL, q.max_hits = M, q.result_size = SN_RAY_RESULT_SIZE_1_4, q.hit_size = SN_RAY_HIT_SIZE_VELOCITY;
+    q.hits = (sn_ray_hit *)(void *)hits;
+    sn_ray two[N] = {ray(sn_v3(-20, 0, 1), sn_v3(1, 0, 0), 50), ray(sn_v3(0, 0, 1), sn_v3(0, 1, 0), 50)};
+    CHECK(sn_rays_trace(rs, &w, &q, two, N, (sn_ray_result *)(void *)res, &err) == SN_OK, "1.4 sizes: %s", err.msg);
+    sn_ray_hit h0, h1;
+    memset(&h0, 0, sizeof h0), memset(&h1, 0, sizeof h1);
+    memcpy(&h0, hits, SN_RAY_HIT_SIZE_VELOCITY), memcpy(&h1, hits + SN_RAY_HIT_SIZE_VELOCITY, SN_RAY_HIT_SIZE_VELOCITY);
+    CHECK(h0.actor_id == sign->id && h1.actor_id == grey->id && h0.reflectivity == 0 && h1.reflectivity == 0,
+          "1.4-sized hits: the sign then the grey wall, no reflectivity written");
+    CHECK(res[N * SN_RAY_RESULT_SIZE_1_4] == 0xAB && hits[N * M * SN_RAY_HIT_SIZE_VELOCITY] == 0xAB,
+          "nothing written past a 1.4 plugin's buffers");
+    q.result_size = sizeof(sn_ray_result), q.hit_size = sizeof(sn_ray_hit);
+    sn_ray_hit all[N * M];
+    sn_ray_result r2[N];
+    q.hits = all;
+    CHECK(sn_rays_trace(rs, &w, &q, two, N, r2, &err) == SN_OK, "all hits: %s", err.msg);
+    CHECK(r2[0].n_hits == 2 && all[0].reflectivity == 0.9 && all[1].reflectivity == 0.2, "all hits carry theirs");
+    sn_rayscene_destroy(rs);
+    sn_world_free(&w);
+}
+
 int main(void)
 {
+    test_reflectivity();
     test_stream();
     test_velocity_and_time();
     test_any();

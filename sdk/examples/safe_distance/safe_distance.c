@@ -23,8 +23,7 @@ static const sn_attr_def attrs[A_COUNT] = {
                 "distance added behind the parent's bounding box"},
     [A_LATERAL] = {"safe_distance_lateral", SN_ATTR_FLOAT, "0.5", NULL, NULL, true, 0, 1000, "m",
                    "distance added on both sides of the parent's bounding box"},
-    [A_TICK] = {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s",
-                "simulated seconds between ticks (0 = every frame)"},
+    [A_TICK] = SN_ATTR_SENSOR_TICK("simulated seconds between ticks (0 = every frame)"),
 };
 
 typedef struct safe_distance {

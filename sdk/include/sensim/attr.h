@@ -40,6 +40,14 @@ typedef struct sn_attr_def {
 } sn_attr_def;
 
 /*
+** sensor_tick, CARLA's: simulated seconds between a sensor's ticks, 0 = every frame. The host
+** schedules a plugin's POST tick by it (counted in integer nanoseconds) and accepts
+** [0, SN_SENSOR_TICK_MAX]; declare it with SN_ATTR_SENSOR_TICK so the table says the same.
+*/
+#define SN_SENSOR_TICK_MAX 1e9
+#define SN_ATTR_SENSOR_TICK(doc) {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, SN_SENSOR_TICK_MAX, "s", doc}
+
+/*
 ** A validated value. Only the member of the attribute's type is meaningful. `s` is owned by
 ** the host and lives as long as the sensor instance. For ENUM, `i` is the index into
 ** choices[] and `s` the chosen string.

@@ -47,6 +47,11 @@ typedef struct sn_image {
     uint8_t *bgra;      /* 4 bytes per pixel: B, G, R, A=255; Lambert-shaded actor colours */
     uint8_t *tag;       /* semantic tag (sn_tag) */
     uint32_t *instance; /* actor id */
+    /* ---- ABI 1.5 (anti-aliasing): read only when struct_size reaches it ---- */
+    /* Colour samples per pixel side, 0 or 1: one at the pixel centre; 2..4: n x n on a regular
+    ** grid inside each pixel, averaged in linear light (gamma 2.2) into bgra. Only for colour:
+    ** with samples > 1, depth, tag and instance must be NULL (tags and ids are never blended). */
+    uint32_t samples;
 } sn_image;
 
 /*
@@ -313,6 +318,24 @@ typedef struct sn_host {
     ** render_motion() measures (the spawn pose in the frame it was spawned). When the sensor did
     ** not move during the frame it is sensor_transform()'s value, bit for bit. */
     void (*sensor_transform_prev)(sn_ctx *ctx, sn_transform *out);
+
+    /* ---- added in ABI 1.5: check host->hdr.abi_minor >= 5 or SN_HOST_HAS(host, member) ---- */
+    /*
+    ** Runs fn(arg, task) for every task in 0..n_tasks-1 on the engine's worker threads (the
+    ** renderer's; the calling thread works too) and returns when all have finished. Tasks run
+    ** in any order on any thread, several at once: each must write only its own part of the
+    ** output (a band of rows) and call no function of this table, so results are the same at
+    ** any thread count. A task should be worth a few microseconds at least (a row of pixels).
+    ** SN_E_INVALID for a NULL fn; SN_E_STATE when called from inside a task; SN_E_NOMEM when
+    ** the workers cannot be started. With n_tasks 0 it does nothing.
+    */
+    sn_status (*parallel_for)(sn_ctx *ctx, void (*fn)(void *arg, uint32_t task), void *arg, uint32_t n_tasks);
+
+    /* ---- also ABI 1.5 (weather): check SN_HOST_HAS(host, weather) before calling ---- */
+    /* The world's weather now (CARLA's get_weather; sensim/types.h), and a count that grows
+    ** every time it is set (scene load, set_weather, replay): a recorder writes it when the
+    ** count moves. */
+    void (*weather)(sn_ctx *ctx, sn_weather *out, uint64_t *serial);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */

@@ -77,6 +77,15 @@ typedef struct sn_method_def {
     const char *doc;
 } sn_method_def;
 
+/* The arguments one method takes (ABI 1.5, sn_sensor_class.method_args): checked by the host
+** when a scene loads and by sn_engine_call, so a call that could never succeed is an input error
+** before the run rather than a failure at its frame. A fixed layout: a later ABI adds a new
+** array rather than growing this one. */
+typedef struct sn_method_args {
+    uint32_t min_args, max_args; /* how many arguments it accepts */
+    uint32_t max_arg_bytes;      /* the longest argument, bytes before its NUL; 0: any length */
+} sn_method_args;
+
 /* One sensor class: a blueprint and its vtable. */
 typedef struct sn_sensor_class {
     sn_abi_header hdr;
@@ -141,6 +150,9 @@ typedef struct sn_sensor_class {
     */
     const sn_log_reader *log_reader;
     /* ---- end recorder ---- */
+    /* ---- ABI 1.5: NULL, or n_methods entries in the order of `methods` (see sn_method_args);
+    ** a class without them gets whatever arguments a scene gives, and call() decides. ---- */
+    const sn_method_args *method_args;
 } sn_sensor_class;
 
 /* What sn_plugin_entry returns: a static description of the library. */

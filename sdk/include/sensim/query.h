@@ -28,7 +28,10 @@ typedef enum sn_ray_mode {
     SN_RAY_ANY = 2
 } sn_ray_mode;
 
-/* One ray. The direction need not be unit; a zero or non-finite ray hits nothing. */
+/* One ray. The direction need not be unit; a zero or non-finite ray hits nothing, and so does
+** one whose origin lies farther than SN_RAY_MAX_ORIGIN metres along any axis (the trace is in
+** single precision, whose limit for an origin is 1.8e18; nothing in a world is that far). */
+#define SN_RAY_MAX_ORIGIN 1e18
 typedef struct sn_ray {
     sn_vec3 origin;
     sn_vec3 direction;
@@ -82,5 +85,7 @@ typedef struct sn_ray_result {
 /* sizeof(sn_ray_result) with a 1.2 sn_ray_hit (no velocity): the smallest result_size the
 ** host accepts, so plugins built before sn_ray_hit grew keep working (they get no velocity). */
 #define SN_RAY_RESULT_SIZE_1_2 80u
+/* sizeof(sn_ray_result) with a 1.4 sn_ray_hit (velocity, no reflectivity). */
+#define SN_RAY_RESULT_SIZE_1_4 104u
 
 #endif

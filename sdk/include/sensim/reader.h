@@ -147,6 +147,8 @@ typedef struct sn_log_frame {
     const sn_log_bbox *bboxes;          uint32_t n_bboxes;        /* with additional_data */
     /* ---- ABI 1.4: read only when struct_size reaches them ---- */
     const sn_log_light *lights;         uint32_t n_lights;        /* every traffic light's state */
+    /* ---- ABI 1.5 (weather): read only when struct_size reaches it ---- */
+    const sn_weather *weather; /* the world's weather in this frame; NULL when the file has none */
 } sn_log_frame;
 
 typedef struct sn_log_reader {

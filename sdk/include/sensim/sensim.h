@@ -270,6 +270,19 @@ SN_API sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool 
 */
 SN_API sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_transform *transform,
                                                 sn_error *err);
+/*
+** CARLA's world.set_weather / get_weather (sensim/types.h sn_weather; docs/weather.md): every
+** field is range-checked (SN_E_RANGE naming the field) and rounded to float32 as CARLA stores
+** it; the weather changes at once, cameras draw it from the next step and a recording records
+** the change. sn_weather_preset_get fills *out with CARLA's preset `name` ("ClearNoon",
+** "WetCloudySunset", ...; "Default" is sensim's default: a clear sky, the sun at azimuth 135, altitude 50);
+** SN_E_NOT_FOUND for an unknown name. sn_weather_preset_at lists them (NULL past the last).
+*/
+SN_API sn_status sn_engine_set_weather(sn_engine *e, const sn_weather *weather, sn_error *err);
+SN_API sn_status sn_engine_get_weather(const sn_engine *e, sn_weather *out, sn_error *err);
+SN_API sn_status sn_weather_preset_get(const char *name, sn_weather *out, sn_error *err);
+SN_API const char *sn_weather_preset_at(unsigned index);
+
 /* Calls a method of a live sensor by its name, e.g. ("v2x", "send", 1, {"hello"}). */
 SN_API sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, uint32_t argc,
                                 const char *const *argv, sn_error *err);
@@ -290,6 +303,7 @@ typedef struct sn_run_stats {
     ** every phase, class ticks and the ray queries they make included; serializing and writing
     ** their messages. For profiling only: they differ from run to run, outputs never do. */
     double time_world, time_sensors, time_output;
+    uint64_t frames_planned; /* frames sn_engine_run(e, 0) steps in all: the scene's count, --frames, a replay's span */
 } sn_run_stats;
 
 /* Fills *out (caller-owned; members beyond out->struct_size are left alone). Works before
@@ -358,7 +372,9 @@ SN_API const char *sn_blueprints_search_dir(const sn_blueprints *lib, size_t i);
 /* "bool", "int", "float", "string", "rgb" or "enum" (static strings). */
 SN_API const char *sn_attr_type_name(sn_attr_type type);
 
-/* The engine's own plugin folder (found from the running program's location), or NULL.
+/* The engine's own plugin folder, or NULL: found from libsensim's own location (dladdr), so a
+** program anywhere that links libsensim finds it (<libdir>/sensim/plugins installed,
+** <build>/plugins in a build tree), else from the running program's.
 ** Per-thread static storage, valid until the calling thread calls again. */
 SN_API const char *sn_default_plugin_dir(void);
 /* The installed SDK documentation (the SDK guide README.md and examples/), found from the
@@ -508,8 +524,15 @@ typedef struct sn_record_options {
 } sn_record_options;
 
 /* Records the loaded scene's run from its next step on (the scene key `recorder:` does the same
-** at load). Call after sn_engine_load_scene and before sn_engine_open_outputs. */
+** at load). Call after sn_engine_load_scene and before sn_engine_open_outputs. The recorder is
+** the engine's own: no stream, no sensor name taken, not counted in sn_run_stats.sensors. The
+** recording is staged in a fresh file beside o->file and moved over it when recording stops
+** (sn_engine_stop_recording, or the engine destroyed) after frames were recorded and the run did
+** not fail: a killed or failed run leaves an existing file as it was (docs/recorder.md). */
 SN_API sn_status sn_engine_record(sn_engine *e, const sn_record_options *o, sn_error *err);
+/* Stops recording (CARLA's stop_recorder): the file is closed and in place on return.
+** SN_E_STATE when nothing is being recorded. */
+SN_API sn_status sn_engine_stop_recording(sn_engine *e, sn_error *err);
 
 /* Opaque: a recording opened through a plugin's reader. */
 typedef struct sn_recording sn_recording;
@@ -537,16 +560,21 @@ SN_API sn_status sn_recording_next(sn_recording *r, const sn_log_frame **out, sn
 SN_API sn_status sn_recording_print_info(sn_recording *r, FILE *out, bool all, bool json, sn_error *err);
 SN_API sn_status sn_recording_print_collisions(sn_recording *r, FILE *out, char type1, char type2, bool json,
                                                sn_error *err);
+/* The info and collisions queries show what CARLA's recorder would hold: collisions reported by
+** a collision sensor, actor 1 its parent (the default). With `all` true they show every contact
+** pair the recording holds, in both orders (sensim records them all). */
+SN_API void sn_recording_show_all_contacts(sn_recording *r, bool all);
 SN_API sn_status sn_recording_print_blocked(sn_recording *r, FILE *out, double min_time, double min_distance,
                                             bool json, sn_error *err);
 
 /* How sn_engine_load_replay replays. Set struct_size = sizeof(sn_replay_options); zero = defaults. */
 typedef struct sn_replay_options {
     uint32_t struct_size;
-    double start;          /* seconds; negative counts from the end (CARLA) */
-    double duration;       /* seconds; <= 0 = to the end */
-    double time_factor;    /* recording seconds per replayed second; 0 = 1 */
-    uint32_t follow_id;    /* recorded actor id whose pose free-standing scene sensors follow; 0 none */
+    double start;          /* seconds; negative counts from the end of the recording (its N frames span N dt) */
+    double duration;       /* seconds, D / (dt time_factor) frames, as CARLA's replayer ticks; <= 0 = to the end */
+    double time_factor;    /* recording seconds per replayed second; 0 = 1; over 10^9 frames is refused */
+    uint32_t follow_id;    /* recorded vehicle or walker whose pose free-standing scene sensors follow; 0 none;
+                              an id the recording does not move is refused (SN_E_INVALID) */
     bool ignore_hero;      /* heroes (role_name hero) are not replayed at all */
     bool replay_sensors;   /* re-create the recorded sensors (their streams are written again) */
     bool branch_hero;      /* at `start`, heroes are handed back to physics with their recorded
@@ -560,7 +588,9 @@ typedef struct sn_replay_options {
 ** poses, exact at recorded frames and interpolated between them, with their recorded
 ** velocities and controls, and spawns, destroys and re-parents actors as recorded. The run's
 ** length is the replayed span; fixed_delta_seconds is the recording's. The sensors of
-** o->scene produce their data as in a live run.
+** o->scene produce their data as in a live run. The clock carries the recorded frame numbers
+** and timestamps (the first replayed frame is the recorded frame at `start`), so the scene's
+** times (spawn_at, calls) are on the recording's clock (docs/recorder.md).
 */
 SN_API sn_status sn_engine_load_replay(sn_engine *e, const char *recording, const sn_replay_options *o,
                                        sn_error *err);

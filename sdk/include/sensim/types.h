@@ -92,7 +92,8 @@ typedef struct sn_actor_info {
 **
 ** `velocity` came later in ABI 1.4 (a 1.4 host built before it writes 72-byte hits): hits the
 ** host writes into ray_batch results carry struct_size = the host's sizeof(sn_ray_hit), so a
-** plugin knows velocity is filled when hit.struct_size >= SN_RAY_HIT_SIZE_VELOCITY.
+** plugin knows velocity is filled when hit.struct_size >= SN_RAY_HIT_SIZE_VELOCITY, and
+** reflectivity (ABI 1.5) when hit.struct_size >= SN_RAY_HIT_SIZE_REFLECTIVITY.
 */
 typedef struct sn_ray_hit {
     uint32_t struct_size;
@@ -106,11 +107,39 @@ typedef struct sn_ray_hit {
     ** velocity x (point - actor origin), both as at the end of the frame (also for ray_batch_at
     ** at an earlier time); zero on static geometry. */
     sn_vec3 velocity;
+    /* ---- ABI 1.5 ---- */
+    /* Diffuse reflectivity of the surface hit, 0..1 (near infrared, a lidar's wavelength): the
+    ** hit actor's `reflectivity` attribute, which defaults to its semantic tag's value
+    ** (sn_tag_reflectivity); the map's roads and marks take their tag's. */
+    double reflectivity;
 } sn_ray_hit;
 
-/* sizeof(sn_ray_hit) before `velocity` (ABI 1.2 to 1.4's first revision), and with it. */
+/* sizeof(sn_ray_hit) before `velocity` (ABI 1.2 to 1.4's first revision), with it (ABI 1.4),
+** and with `reflectivity` (ABI 1.5). */
 #define SN_RAY_HIT_SIZE_1_2 72u
 #define SN_RAY_HIT_SIZE_VELOCITY 96u
+#define SN_RAY_HIT_SIZE_REFLECTIVITY 104u
+
+/*
+** The reflectivity an actor of semantic tag `tag` gets when its `reflectivity` attribute is
+** left at its default (docs/sensors/lidar.md has the table and where the numbers come from): typical
+** diffuse reflectances near 905 nm, retro-reflective signs and lane paint high, water and
+** dark asphalt low. CARLA has no such property; its lidar intensity ignores the surface.
+*/
+static inline double sn_tag_reflectivity(unsigned tag)
+{
+    static const double table[SN_TAG_COUNT] = {
+        0.10, /* Unlabeled */   0.10, /* Roads */      0.25, /* Sidewalk */     0.35, /* Building */
+        0.35, /* Wall */        0.30, /* Fence */      0.40, /* Pole */         0.40, /* TrafficLight */
+        0.90, /* TrafficSign */ 0.50, /* Vegetation */ 0.30, /* Terrain */      0.00, /* Sky */
+        0.30, /* Pedestrian */  0.30, /* Rider */      0.40, /* Car */          0.40, /* Truck */
+        0.40, /* Bus */         0.40, /* Train */      0.40, /* Motorcycle */   0.30, /* Bicycle */
+        0.30, /* Static */      0.30, /* Dynamic */    0.30, /* Other */        0.05, /* Water */
+        0.60, /* RoadLine */    0.25, /* Ground */     0.30, /* Bridge */       0.20, /* RailTrack */
+        0.50, /* GuardRail */
+    };
+    return tag < SN_TAG_COUNT ? table[tag] : table[0];
+}
 
 /* A geodetic position: degrees north and east (WGS84 numbers, CARLA's projection), metres. */
 typedef struct sn_geo_location {
@@ -125,5 +154,28 @@ typedef struct sn_clock {
     int64_t time_ns;    /* timestamp as integer nanoseconds */
     int64_t dt_ns;      /* dt as integer nanoseconds */
 } sn_clock;
+
+/*
+** CARLA's carla.WeatherParameters (0.9.15): the same fields, units and meanings, in CARLA's
+** order. Percentages are 0..100; angles degrees (azimuth 0 = the sun towards +x, 90 = +y;
+** altitude above the horizon, negative at night); fog_distance metres where fog starts. What
+** the renderer draws of each is in docs/weather.md; the others are kept and recorded.
+*/
+typedef struct sn_weather {
+    double cloudiness;                /* 0..100: softer, dimmer sun, greyer sky */
+    double precipitation;             /* 0..100 (accepted, not rendered) */
+    double precipitation_deposits;    /* 0..100: puddles: a darker, glossier road */
+    double wind_intensity;            /* 0..100 (accepted, not rendered) */
+    double sun_azimuth_angle;         /* -360..360 */
+    double sun_altitude_angle;        /* -90..90 */
+    double fog_density;               /* 0..100 */
+    double fog_distance;              /* >= 0 m */
+    double fog_falloff;               /* >= 0: how fast fog thins with height */
+    double wetness;                   /* 0..100: a darker, glossier road */
+    double scattering_intensity;      /* >= 0 (accepted, not rendered) */
+    double mie_scattering_scale;      /* >= 0 (accepted, not rendered) */
+    double rayleigh_scattering_scale; /* >= 0 (accepted, not rendered) */
+    double dust_storm;                /* 0..100 (accepted, not rendered) */
+} sn_weather;
 
 #endif

@@ -1,0 +1,181 @@
+/* shadow.c — the sun's shadow map (shadow.h). */
+#include "shadow.h"
+
+#include "../core/util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define SBAND 64 /* texel rows per task */
+
+typedef struct stri {
+    float u[3], v[3], d[3]; /* texel coordinates and depth along the light */
+    int32_t x0, x1, y0, y1;
+} stri;
+
+struct sn_shadow {
+    float *depth; /* SIZE x SIZE: nearest caster to the sun, metres along the light */
+    sn_vec3 su, sv, sd; /* light frame: map axes and the light's direction of travel (-sun) */
+    double u0, v0, scale; /* texel = (dot(p, su) - u0) * scale */
+    double texel;         /* metres per texel */
+    stri *tris;
+    size_t n_tris, cap_tris;
+    bool empty; /* no caster: everything is lit */
+};
+
+sn_shadow *sn_shadow_create(void)
+{
+    sn_shadow *s = calloc(1, sizeof *s);
+    if (s && !(s->depth = malloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE * sizeof *s->depth))) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void sn_shadow_destroy(sn_shadow *s)
+{
+    if (!s)
+        return;
+    free(s->depth);
+    free(s->tris);
+    free(s);
+}
+
+bool sn_shadow_begin(sn_shadow *s, const double sun[3], const sn_vec3 *corners, int n_corners)
+{
+    s->sd = sn_v3(-sun[0], -sun[1], -sun[2]);
+    /* map axes: any frame perpendicular to the light, chosen from the light alone (stable) */
+    sn_vec3 ref = fabs(s->sd.z) < 0.9 ? sn_v3(0, 0, 1) : sn_v3(1, 0, 0);
+    s->su = sn_v3_norm(sn_v3_cross(ref, s->sd));
+    s->sv = sn_v3_cross(s->sd, s->su);
+    double u0 = DBL_MAX, u1 = -DBL_MAX, v0 = DBL_MAX, v1 = -DBL_MAX;
+    for (int i = 0; i < n_corners; i++) {
+        double u = sn_v3_dot(corners[i], s->su), v = sn_v3_dot(corners[i], s->sv);
+        u0 = u < u0 ? u : u0, u1 = u > u1 ? u : u1;
+        v0 = v < v0 ? v : v0, v1 = v > v1 ? v : v1;
+    }
+    double side = (u1 - u0 > v1 - v0 ? u1 - u0 : v1 - v0) + 1e-3;
+    s->u0 = u0 - 0.01 * side, s->v0 = v0 - 0.01 * side; /* a margin for the filter's reach */
+    s->scale = SN_SHADOW_SIZE / (1.02 * side);
+    s->texel = 1 / s->scale;
+    s->n_tris = 0;
+    s->empty = true;
+    return true;
+}
+
+bool sn_shadow_wants(const sn_shadow *s, sn_vec3 c, double r)
+{
+    double u = (sn_v3_dot(c, s->su) - s->u0) * s->scale, v = (sn_v3_dot(c, s->sv) - s->v0) * s->scale;
+    double rt = r * s->scale;
+    return u + rt >= 0 && v + rt >= 0 && u - rt <= SN_SHADOW_SIZE && v - rt <= SN_SHADOW_SIZE;
+}
+
+bool sn_shadow_add(sn_shadow *s, sn_vec3 a, sn_vec3 b, sn_vec3 c)
+{
+    const sn_vec3 p[3] = {a, b, c};
+    stri t;
+    double minu = DBL_MAX, maxu = -DBL_MAX, minv = DBL_MAX, maxv = -DBL_MAX;
+    for (int i = 0; i < 3; i++) {
+        double u = (sn_v3_dot(p[i], s->su) - s->u0) * s->scale, v = (sn_v3_dot(p[i], s->sv) - s->v0) * s->scale;
+        t.u[i] = (float)u, t.v[i] = (float)v, t.d[i] = (float)sn_v3_dot(p[i], s->sd);
+        minu = u < minu ? u : minu, maxu = u > maxu ? u : maxu;
+        minv = v < minv ? v : minv, maxv = v > maxv ? v : maxv;
+    }
+    /* texels whose centres (i + 1/2) may be covered */
+    if (!(maxu >= 0.5 && maxv >= 0.5 && minu <= SN_SHADOW_SIZE - 0.5 && minv <= SN_SHADOW_SIZE - 0.5))
+        return true;
+    double area = (t.u[1] - t.u[0]) * (t.v[2] - t.v[0]) - (t.u[2] - t.u[0]) * (t.v[1] - t.v[0]);
+    if (fabs(area) < 1e-9)
+        return true; /* edge-on to the sun */
+    t.x0 = (int32_t)fmax(0, ceil(minu - 0.5)), t.x1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxu - 0.5));
+    t.y0 = (int32_t)fmax(0, ceil(minv - 0.5)), t.y1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxv - 0.5));
+    if (t.x0 > t.x1 || t.y0 > t.y1)
+        return true;
+    if (!sn_grow((void **)&s->tris, &s->cap_tris, s->n_tris + 1, sizeof *s->tris))
+        return false;
+    s->tris[s->n_tris++] = t;
+    s->empty = false;
+    return true;
+}
+
+static void draw_band(void *arg, uint32_t band)
+{
+    sn_shadow *s = arg;
+    int32_t y0 = (int32_t)band * SBAND, y1 = y0 + SBAND;
+    float *dm = s->depth;
+    for (int32_t y = y0; y < y1; y++)
+        for (int32_t x = 0; x < SN_SHADOW_SIZE; x++)
+            dm[(size_t)y * SN_SHADOW_SIZE + x] = FLT_MAX;
+    for (size_t k = 0; k < s->n_tris; k++) {
+        const stri *t = &s->tris[k];
+        if (t->y1 < y0 || t->y0 >= y1)
+            continue;
+        /* depth is affine in (u, v) for an orthographic view: d = A u + B v + C */
+        double du1 = t->u[1] - t->u[0], dv1 = t->v[1] - t->v[0], du2 = t->u[2] - t->u[0], dv2 = t->v[2] - t->v[0];
+        double det = du1 * dv2 - du2 * dv1, sgn = det > 0 ? 1 : -1;
+        double dd1 = t->d[1] - t->d[0], dd2 = t->d[2] - t->d[0];
+        double A = (dd1 * dv2 - dd2 * dv1) / det, B = (du1 * dd2 - du2 * dd1) / det;
+        double C = t->d[0] - A * t->u[0] - B * t->v[0];
+        int32_t ya = t->y0 > y0 ? t->y0 : y0, yb = t->y1 < y1 - 1 ? t->y1 : y1 - 1;
+        /* edge functions, stepped along each row: w_e(x + 1) = w_e(x) - dv_e sgn */
+        double eu[3], ev[3];
+        for (int e = 0; e < 3; e++) {
+            int n = (e + 1) % 3;
+            eu[e] = (t->u[n] - t->u[e]) * sgn, ev[e] = (t->v[n] - t->v[e]) * sgn;
+        }
+        for (int32_t y = ya; y <= yb; y++) {
+            double py = y + 0.5, px = t->x0 + 0.5;
+            double w0 = eu[0] * (py - t->v[0]) - ev[0] * (px - t->u[0]);
+            double w1 = eu[1] * (py - t->v[1]) - ev[1] * (px - t->u[1]);
+            double w2 = eu[2] * (py - t->v[2]) - ev[2] * (px - t->u[2]);
+            double d = A * px + B * py + C;
+            float *row = dm + (size_t)y * SN_SHADOW_SIZE;
+            bool inside = false;
+            for (int32_t x = t->x0; x <= t->x1; x++, w0 -= ev[0], w1 -= ev[1], w2 -= ev[2], d += A) {
+                if (w0 >= 0 && w1 >= 0 && w2 >= 0) {
+                    inside = true;
+                    if ((float)d < row[x])
+                        row[x] = (float)d;
+                } else if (inside) {
+                    break; /* a triangle's row is one span */
+                }
+            }
+        }
+    }
+}
+
+void sn_shadow_draw(sn_shadow *s, sn_pool *pool)
+{
+    if (!s->empty)
+        sn_pool_run(pool, draw_band, s, SN_SHADOW_SIZE / SBAND);
+}
+
+double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])
+{
+    if (s->empty)
+        return 1;
+    /* pushed towards the sun by a slope-scaled bias, against self-shadowing acne: along the
+    ** light, so the point's place in the map, and with it the shadow's edge, does not move */
+    double cosn = -(n[0] * s->sd.x + n[1] * s->sd.y + n[2] * s->sd.z);
+    double tann = cosn > 0.1 ? sqrt(1 - cosn * cosn) / cosn : 10;
+    double u = (sn_v3_dot(p, s->su) - s->u0) * s->scale - 0.5, v = (sn_v3_dot(p, s->sv) - s->v0) * s->scale - 0.5;
+    if (!(u >= 1 && v >= 1 && u < SN_SHADOW_SIZE - 3 && v < SN_SHADOW_SIZE - 3))
+        return 1;
+    float d = (float)(sn_v3_dot(p, s->sd) - (0.02 + 1.5 * s->texel * (1 + tann)));
+    int32_t x = (int32_t)u, y = (int32_t)v; /* u, v >= 1: truncation is floor */
+    double fx = u - x, fy = v - y;
+    /* a tent of 3 x 3 bilinear comparisons over the 4 x 4 texels around the point; its weights
+    ** separate: (1 - f, 1, 1, f) / 3 along each axis */
+    const double wx[4] = {1 - fx, 1, 1, fx}, wy[4] = {1 - fy, 1, 1, fy};
+    double sum = 0;
+    for (int j = 0; j < 4; j++) {
+        const float *row = s->depth + (size_t)(y - 1 + j) * SN_SHADOW_SIZE + (x - 1);
+        double r = 0;
+        for (int i = 0; i < 4; i++)
+            r += d <= row[i] ? wx[i] : 0;
+        sum += r * wy[j];
+    }
+    return sum / 9;
+}

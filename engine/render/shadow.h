@@ -1,0 +1,38 @@
+/* shadow.h — the sun's shadow map: an orthographic depth image seen from the sun, fitted to
+** the part of the camera's view within SN_SHADOW_DISTANCE, that says how much of the sun
+** reaches a world point (percentage-closer filtered over a tent of 3x3 bilinear taps, so
+** edges are soft over about two texels). Casters are the actors' meshes; the map's roads and
+** ground planes receive shadows but cast none (they are the floor). Built once per RGB
+** render, rasterised in bands of rows on the pool: the minimum of depths is independent of
+** order, so the map is the same at any thread count. */
+#ifndef SN_SHADOW_H
+#define SN_SHADOW_H
+
+#include "pool.h"
+
+#include <sensim/math.h>
+
+#include <stdbool.h>
+
+#define SN_SHADOW_SIZE 1024      /* texels per side */
+#define SN_SHADOW_DISTANCE 80.0  /* metres of the view that get shadows */
+
+typedef struct sn_shadow sn_shadow;
+
+/* NULL without memory. */
+sn_shadow *sn_shadow_create(void);
+void sn_shadow_destroy(sn_shadow *s);
+
+/* Starts a map for the sun direction `sun` (unit, towards the sun) covering `corners` (world
+** points: the camera's view volume to be shadowed). false without memory. */
+bool sn_shadow_begin(sn_shadow *s, const double sun[3], const sn_vec3 *corners, int n_corners);
+/* Whether a caster's bounding sphere touches the map's area (cheap culling before its triangles). */
+bool sn_shadow_wants(const sn_shadow *s, sn_vec3 centre, double radius);
+/* One caster triangle, world frame, either winding. false without memory. */
+bool sn_shadow_add(sn_shadow *s, sn_vec3 a, sn_vec3 b, sn_vec3 c);
+/* Rasterises the triangles added since begin. */
+void sn_shadow_draw(sn_shadow *s, sn_pool *pool);
+/* 0..1: the fraction of the sun reaching world point p with unit normal n; 1 outside the map. */
+double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3]);
+
+#endif

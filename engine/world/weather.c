@@ -1,0 +1,131 @@
+/* weather.c — CARLA 0.9.15's WeatherParameters presets (LibCarla/source/carla/rpc/
+** WeatherParameters.cpp), field table and ranges. */
+#include "weather.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const sn_weather_field_names[SN_WEATHER_FIELDS] = {
+    "cloudiness", "precipitation", "precipitation_deposits", "wind_intensity", "sun_azimuth_angle",
+    "sun_altitude_angle", "fog_density", "fog_distance", "fog_falloff", "wetness", "scattering_intensity",
+    "mie_scattering_scale", "rayleigh_scattering_scale", "dust_storm"};
+
+/* Ranges as CARLA documents them (python_api.md); the open ends are bounded so that no value
+** reaches the renderer's exponentials as overflow. */
+static const struct { double lo, hi; bool rendered; } fields[SN_WEATHER_FIELDS] = {
+    {0, 100, true},     /* cloudiness */
+    {0, 100, false},    /* precipitation */
+    {0, 100, true},     /* precipitation_deposits */
+    {0, 100, false},    /* wind_intensity */
+    {-360, 360, true},  /* sun_azimuth_angle */
+    {-90, 90, true},    /* sun_altitude_angle */
+    {0, 100, true},     /* fog_density */
+    {0, 1e6, true},     /* fog_distance */
+    {0, 1000, true},    /* fog_falloff */
+    {0, 100, true},     /* wetness */
+    {0, 1000, false},   /* scattering_intensity */
+    {0, 1000, false},   /* mie_scattering_scale */
+    {0, 1000, false},   /* rayleigh_scattering_scale */
+    {0, 100, false},    /* dust_storm */
+};
+
+_Static_assert(sizeof(sn_weather) == SN_WEATHER_FIELDS * sizeof(double), "sn_weather is 14 doubles");
+
+double *sn_weather_field(sn_weather *w, unsigned i) { return &((double *)(void *)w)[i]; }
+double sn_weather_field_get(const sn_weather *w, unsigned i) { return ((const double *)(const void *)w)[i]; }
+
+int sn_weather_field_index(const char *name)
+{
+    for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
+        if (strcmp(name, sn_weather_field_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+void sn_weather_zero(sn_weather *w) { *w = (sn_weather){.rayleigh_scattering_scale = 0.0331f}; }
+
+void sn_weather_default(sn_weather *w, double sun_azimuth, double sun_altitude)
+{
+    sn_weather_zero(w);
+    w->sun_azimuth_angle = sun_azimuth;
+    w->sun_altitude_angle = sun_altitude;
+}
+
+/* CARLA 0.9.15, in its column order: cloudiness, precipitation, precipitation_deposits,
+** wind_intensity, sun_azimuth_angle, sun_altitude_angle, fog_density, fog_distance,
+** fog_falloff, wetness, scattering_intensity, mie_scattering_scale, rayleigh_scattering_scale,
+** dust_storm. Float literals as CARLA's: every field is a float32 there, and sensim rounds
+** every value it is given to float32 too, so `fog_falloff: 0.1` equals the presets' 0.1f. */
+static const struct { const char *name; float v[SN_WEATHER_FIELDS]; } presets[] = {
+    {"ClearNoon",       {5, 0, 0, 10, -1, 45, 2, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"CloudyNoon",      {60, 0, 0, 10, -1, 45, 3, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"WetNoon",         {5, 0, 50, 10, -1, 45, 3, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"WetCloudyNoon",   {60, 0, 50, 10, -1, 45, 3, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"MidRainyNoon",    {60, 60, 60, 60, -1, 45, 3, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"HardRainNoon",    {100, 100, 90, 100, -1, 45, 7, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"SoftRainNoon",    {20, 30, 50, 30, -1, 45, 3, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"ClearSunset",     {5, 0, 0, 10, -1, 15, 2, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"CloudySunset",    {60, 0, 0, 10, -1, 15, 3, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"WetSunset",       {5, 0, 50, 10, -1, 15, 2, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"WetCloudySunset", {60, 0, 50, 10, -1, 15, 2, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"MidRainSunset",   {60, 60, 60, 60, -1, 15, 3, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"HardRainSunset",  {100, 100, 90, 100, -1, 15, 7, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"SoftRainSunset",  {20, 30, 50, 30, -1, 15, 2, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"ClearNight",      {5, 0, 0, 10, -1, -90, 60, 75, 1, 0, 1, 0.03f, 0.0331f, 0}},
+    {"CloudyNight",     {60, 0, 0, 10, -1, -90, 60, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 0}},
+    {"WetNight",        {5, 0, 50, 10, -1, -90, 60, 75, 1, 60, 1, 0.03f, 0.0331f, 0}},
+    {"WetCloudyNight",  {60, 0, 50, 10, -1, -90, 60, 0.75f, 0.1f, 60, 1, 0.03f, 0.0331f, 0}},
+    {"SoftRainNight",   {60, 30, 50, 30, -1, -90, 60, 0.75f, 0.1f, 60, 1, 0.03f, 0.0331f, 0}},
+    {"MidRainyNight",   {80, 60, 60, 60, -1, -90, 60, 0.75f, 0.1f, 80, 1, 0.03f, 0.0331f, 0}},
+    {"HardRainNight",   {100, 100, 90, 100, -1, -90, 100, 0.75f, 0.1f, 100, 1, 0.03f, 0.0331f, 0}},
+    {"DustStorm",       {100, 0, 0, 100, -1, 45, 2, 0.75f, 0.1f, 0, 1, 0.03f, 0.0331f, 100}},
+};
+#define N_PRESETS (sizeof presets / sizeof presets[0])
+
+bool sn_weather_preset(const char *name, sn_weather *out)
+{
+    if (strcmp(name, "Default") == 0) {
+        sn_weather_default(out, 135, 50);
+        return true;
+    }
+    for (size_t k = 0; k < N_PRESETS; k++)
+        if (strcmp(name, presets[k].name) == 0) {
+            for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
+                *sn_weather_field(out, i) = presets[k].v[i];
+            return true;
+        }
+    return false;
+}
+
+const char *sn_weather_preset_name(unsigned index)
+{
+    return index == 0 ? "Default" : index <= N_PRESETS ? presets[index - 1].name : NULL;
+}
+
+sn_status sn_weather_validate(sn_weather *w, sn_error *err)
+{
+    for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++) {
+        double v = sn_weather_field_get(w, i);
+        if (!(v >= fields[i].lo && v <= fields[i].hi))
+            return sn_fail(err, SN_E_RANGE, "weather %s = %g: must be within [%g, %g]", sn_weather_field_names[i], v,
+                           fields[i].lo, fields[i].hi);
+    }
+    for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
+        *sn_weather_field(w, i) = (float)sn_weather_field_get(w, i);
+    return SN_OK;
+}
+
+bool sn_weather_rendered(unsigned i) { return i < SN_WEATHER_FIELDS && fields[i].rendered; }
+
+bool sn_weather_unrendered(const sn_weather *w, char *buf, size_t size)
+{
+    sn_weather z;
+    sn_weather_zero(&z);
+    size_t n = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
+        if (!fields[i].rendered && (float)sn_weather_field_get(w, i) != (float)sn_weather_field_get(&z, i) && n < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", sn_weather_field_names[i]);
+    return n > 0;
+}
