@@ -19,7 +19,7 @@
 #include <string.h>
 
 static const sn_attr_def actors_attrs[] = {
-    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 3600, "s", "seconds between messages (0: every frame)"},
+    {"sensor_tick", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 1e9, "s", "seconds between messages (0: every frame)"},
 };
 
 typedef struct actors {
