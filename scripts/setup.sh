@@ -4,13 +4,16 @@ set -euo pipefail
 PKGS=(gcc libc6-dev meson ninja-build pkg-config libode-dev libmsgpack-dev libstb-dev libyaml-dev
       libdeflate-dev libembree-dev libxml2-dev python3 parallel clang libclang-rt-14-dev
       python3-msgpack python3-numpy python3-pytest slurm-wlm munge
-      libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg chromium nodejs)
+      libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg chromium nodejs
+      libzstd-dev)  # MCAP: zstd chunks (Node also runs the tests' MCAP reader, tests/mcap)
 # pip install ./python into a venv, offline (python/tests/test_examples.py, docs/python.md)
 PKGS+=(python3-venv python3-setuptools python3-wheel)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm: Debian's package, unless a Node that carries its own (NodeSource's, which conflicts with it) is there
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
   echo "sensim: installing ${missing[*]}" >&2

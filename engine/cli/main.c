@@ -5,9 +5,11 @@
 **
 ** Exit status: 0 success, 1 a failure while running, 2 bad input (usage, scene, attributes,
 ** plugin). Every error is one line on stderr starting "sensim: error:". */
+#include <sensim/mcap.h>
 #include <sensim/sensim.h>
 
 #include "batch_cmd.h"
+#include "export_cmd.h"
 #include "map_cmd.h"
 #include "report_cmd.h"
 #include "record_cmd.h"
@@ -47,7 +49,8 @@ static int fail(int code, const char *fmt, const char *a)
 
 static const char USAGE[] =
     "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
-    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]]\n"
+    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]] [--mcap FILE]\n"
+    "       sensim export mcap RUN_DIR --out FILE [--map XODR] [--depth-converter C] [--raw-images]\n"
     "       sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume] [--dry-run]\n"
     "       sensim replay FILE --out DIR [--start S] [--duration D] [--scene SCENE] ...\n"
     "       sensim recorder info|collisions|blocked FILE [--json] ...\n"
@@ -66,7 +69,7 @@ static const char USAGE[] =
 /* What `sensim COMMAND --help` prints on stdout. */
 static const char HELP_RUN[] =
     "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
-    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]]\n"
+    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]] [--mcap FILE]\n"
     "Runs a scene headless; each sensor writes DIR/<sensor name>.msgpack.\n"
     "  --out DIR         output folder (created on demand); required\n"
     "  --set PATH=VALUE  overrides one scene value, checked like the file (repeatable), e.g.\n"
@@ -81,6 +84,8 @@ static const char HELP_RUN[] =
     "                    seconds by part); as DIR/stats.json it is what `sensim report DIR` summarises\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
+    "  --mcap FILE       also write the run as MCAP for Foxglove as it goes (docs/mcap.md); adds an\n"
+    "                    actors stream (sensor.other.actors) when the scene has none\n"
     "Exit status: 0 success, 1 a failure while running (partial outputs kept in DIR/sensim-partial-*), 2 bad input.\n";
 static const char HELP_BLUEPRINTS[] =
     "usage: sensim blueprints [--json] [--plugin-dir DIR]\n"
@@ -136,7 +141,7 @@ typedef struct cli {
     const char *sets[MAX_SETS];
     size_t n_sets;
     const char *out, *plugin_dir, *converter, *stats;
-    const char *record;
+    const char *record, *mcap;
     const char *video, *gif;
     uint64_t frames, seed, threads;
     bool has_frames, has_seed, json, quiet, additional, decode;
@@ -144,7 +149,7 @@ typedef struct cli {
 
 /* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
 enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
-       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF };
+       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP };
 static const struct option ALL_OPTIONS[] = {
     {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
     {"frames", required_argument, NULL, OPT_FRAMES},     {"seed", required_argument, NULL, OPT_SEED},
@@ -154,6 +159,7 @@ static const struct option ALL_OPTIONS[] = {
     {"json", no_argument, NULL, OPT_JSON},               {"converter", required_argument, NULL, OPT_CONVERTER},
     {"decode", no_argument, NULL, OPT_DECODE},
     {"video", required_argument, NULL, OPT_VIDEO},       {"gif", required_argument, NULL, OPT_GIF},
+    {"mcap", required_argument, NULL, OPT_MCAP},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 
@@ -220,6 +226,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case OPT_GIF: c->gif = val; break;
         case OPT_PLUGIN_DIR: c->plugin_dir = val; break;
         case OPT_RECORD: c->record = val; break;
+        case OPT_MCAP: c->mcap = val; break;
         case OPT_SET:
             if (c->n_sets == MAX_SETS)
                 return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
@@ -264,7 +271,7 @@ static void json_str_to(FILE *f, const char *s);
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " ARG out set frames seed threads plugin-dir quiet stats record additional-data ", HELP_RUN);
+    int rc = parse_args(argc, argv, &c, " ARG out set frames seed threads plugin-dir quiet stats record additional-data mcap ", HELP_RUN);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
@@ -287,8 +294,10 @@ static int cmd_run(int argc, char **argv)
         return fail(EXIT_INPUT, "run: --additional-data goes with --record FILE%s", "");
     }
     sn_record_options ro = {sizeof ro, c.record, c.additional, 0};
+    sn_mcap *mcap = NULL;
     if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK ||
-        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || sn_engine_open_outputs(e, c.out, &err) != SN_OK) {
+        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
+        (c.mcap && !(mcap = sn_cli_mcap_start(e, c.mcap, (int)c.threads, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
     }
@@ -303,6 +312,13 @@ static int cmd_run(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sn_status st = sn_cli_run_frames(e, &err);
+    /* the MCAP becomes its path only when the run and the file are whole */
+    if (sn_cli_mcap_end(mcap, st == SN_OK)) {
+        sn_engine_destroy(e);
+        if (sf)
+            fclose(sf);
+        return EXIT_RUN;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     sn_run_stats stats = {.struct_size = sizeof stats};
@@ -616,7 +632,7 @@ static const command COMMANDS[] = {
     {"run", cmd_run},           {"batch", sn_cli_batch},       {"blueprints", cmd_blueprints},
     {"plugins", cmd_plugins},   {"dump", cmd_dump},            {"recorder", sn_cmd_recorder},
     {"replay", sn_cmd_replay},  {"convert", cmd_convert},      {"new-sensor", cmd_new_sensor},
-    {"map", sn_cmd_map},        {"report", sn_cmd_report},
+    {"map", sn_cmd_map},        {"report", sn_cmd_report},   {"export", sn_cmd_export},
 };
 
 static const command *find_command(const char *name)

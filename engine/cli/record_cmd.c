@@ -5,6 +5,7 @@
 #include <sensim/sensim.h>
 
 #include "record_cmd.h"
+#include "export_cmd.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -36,7 +37,7 @@ static const char HELP_RECORDER[] =
 static const char HELP_REPLAY[] =
     "usage: sensim replay FILE --out DIR [--start S] [--duration D] [--time-factor F] [--follow ID]\n"
     "                     [--ignore-hero] [--branch-hero] [--replay-sensors] [--scene SCENE]\n"
-    "                     [--threads N] [--plugin-dir DIR] [--quiet]\n"
+    "                     [--threads N] [--plugin-dir DIR] [--quiet] [--mcap FILE]\n"
     "Replays a recording: recorded actors move to their recorded poses (exact at recorded frames,\n"
     "interpolated between them) with their velocities and controls, while the sensors of SCENE\n"
     "(and with --replay-sensors the recorded ones) write DIR/<sensor>.msgpack as in a live run.\n"
@@ -48,6 +49,7 @@ static const char HELP_REPLAY[] =
     "  --branch-hero     hand heroes to physics at --start, with their recorded velocity and control\n"
     "  --replay-sensors  re-create the recorded sensors\n"
     "  --scene SCENE     a scene whose sensors (attach_to may name recorded actors) and actors ride along\n"
+    "  --mcap FILE       also write the replay as MCAP for Foxglove (docs/mcap.md), as sensim run --mcap\n"
     "Replayed messages carry the recorded frame numbers and timestamps.\n"
     "Exit status: 0 success, 1 a failure while running, 2 bad input (also: --follow of an id the\n"
     "recording does not move, a time factor giving over 10^9 frames).\n";
@@ -79,7 +81,7 @@ static bool parse_double(const char *s, double *out)
 }
 
 typedef struct opts {
-    const char *file, *out, *plugin_dir, *scene;
+    const char *file, *out, *plugin_dir, *scene, *mcap;
     bool all, json, quiet, ignore_hero, branch_hero, replay_sensors, all_contacts;
     char type1, type2;
     double min_time, min_distance, start, duration, time_factor;
@@ -97,6 +99,7 @@ static const struct option ALL_OPTIONS[] = {
     {"min-distance", required_argument, NULL, 0}, {"start", required_argument, NULL, 0},
     {"duration", required_argument, NULL, 0}, {"time-factor", required_argument, NULL, 0},
     {"follow", required_argument, NULL, 0},  {"threads", required_argument, NULL, 0},
+    {"mcap", required_argument, NULL, 0},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 #define OPT_BASE 256 /* getopt_long returns OPT_BASE + the option's index in ALL_OPTIONS */
@@ -159,6 +162,8 @@ static int parse(int argc, char **argv, int first, const char *allowed, opts *o)
             o->plugin_dir = v;
         else if (strcmp(name, "scene") == 0)
             o->scene = v;
+        else if (strcmp(name, "mcap") == 0)
+            o->mcap = v;
         else if (strcmp(name, "type1") == 0 || strcmp(name, "type2") == 0) {
             ok = strlen(v) == 1 && strchr("hvwtoa", v[0]);
             *(name[4] == '1' ? &o->type1 : &o->type2) = v[0];
@@ -246,7 +251,7 @@ int sn_cmd_replay(int argc, char **argv)
     opts o = {.time_factor = 1};
     int rc = parse(argc, argv, 2,
                    " out start duration time-factor follow ignore-hero branch-hero replay-sensors scene threads "
-                   "plugin-dir quiet ", &o);
+                   "plugin-dir quiet mcap ", &o);
     if (rc)
         return rc;
     if (!o.file)
@@ -261,12 +266,18 @@ int sn_cmd_replay(int argc, char **argv)
         return fail(EXIT_INPUT, err.msg);
     sn_replay_options ro = {sizeof ro, o.start, o.duration, o.time_factor, (uint32_t)o.follow, o.ignore_hero,
                             o.replay_sensors, o.branch_hero, o.scene};
-    if (sn_engine_load_replay(e, o.file, &ro, &err) != SN_OK || sn_engine_open_outputs(e, o.out, &err) != SN_OK) {
+    sn_mcap *mcap = NULL;
+    if (sn_engine_load_replay(e, o.file, &ro, &err) != SN_OK || sn_engine_open_outputs(e, o.out, &err) != SN_OK ||
+        (o.mcap && !(mcap = sn_cli_mcap_start(e, o.mcap, (int)o.threads, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, err.msg);
     }
     clock_t t0 = clock();
     sn_status st = sn_engine_run(e, 0, &err);
+    if (sn_cli_mcap_end(mcap, st == SN_OK)) {
+        sn_engine_destroy(e);
+        return EXIT_RUN;
+    }
     double wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
     sn_run_stats stats = {.struct_size = sizeof stats};
     sn_engine_stats(e, &stats, NULL);

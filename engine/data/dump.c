@@ -199,7 +199,7 @@ static void put_map(FILE *out, const msgpack_object *o, unsigned flags, const ms
 }
 
 /* A message: its bins are known by its `type` (a string value of that key). */
-static void put_message(FILE *out, const msgpack_object *map, unsigned flags)
+void sn_dump_message(FILE *out, const msgpack_object *map, unsigned flags)
 {
     const msgpack_object *type = NULL;
     for (uint32_t i = 0; i < map->via.map.size && !type; i++) {
@@ -230,7 +230,7 @@ sn_status sn_dump_file(const char *path, FILE *out, unsigned flags, sn_error *er
                          path, (unsigned long long)r.count, (unsigned long long)(r.offset - len));
             break;
         }
-        put_message(out, &res.data, flags);
+        sn_dump_message(out, &res.data, flags);
         fputc('\n', out);
         if (ferror(out))
             break;

@@ -62,13 +62,21 @@ static unsigned char *sn_png_zlib(unsigned char *data, int len, int *out_len, in
 static pthread_once_t filter_once = PTHREAD_ONCE_INIT;
 static void force_filter(void) { stbi_write_force_png_filter = 2; }
 
-bool sn_png_write_rgb(const char *path, int width, int height, const uint8_t *rgb)
+uint8_t *sn_png_encode_rgb(int width, int height, const uint8_t *rgb, size_t *size)
 {
     pthread_once(&filter_once, force_filter);
-    /* encoded in memory and written here, not with stbi_write_png, which checks neither its
-    ** writes nor its close: a full disk left a truncated PNG behind a success */
     int len = 0;
     unsigned char *png = stbi_write_png_to_mem(rgb, width * 3, width, height, 3, &len);
+    *size = png ? (size_t)len : 0;
+    return png;
+}
+
+bool sn_png_write_rgb(const char *path, int width, int height, const uint8_t *rgb)
+{
+    /* encoded in memory and written here, not with stbi_write_png, which checks neither its
+    ** writes nor its close: a full disk left a truncated PNG behind a success */
+    size_t len = 0;
+    unsigned char *png = sn_png_encode_rgb(width, height, rgb, &len);
     if (!png) {
         errno = ENOMEM;
         return false;
@@ -76,8 +84,8 @@ bool sn_png_write_rgb(const char *path, int width, int height, const uint8_t *rg
     /* never through a link planted where the image goes */
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
     bool ok = fd >= 0;
-    for (size_t done = 0; ok && done < (size_t)len;) {
-        ssize_t n = write(fd, png + done, (size_t)len - done);
+    for (size_t done = 0; ok && done < len;) {
+        ssize_t n = write(fd, png + done, len - done);
         if (n < 0 && errno == EINTR)
             continue;
         ok = n > 0;

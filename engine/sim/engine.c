@@ -95,6 +95,9 @@ static void unload(sn_engine *e)
     free(e->event_listeners);
     e->event_listeners = NULL;
     e->n_event_listeners = e->cap_event_listeners = 0;
+    free(e->all_listeners);
+    e->all_listeners = NULL;
+    e->n_all_listeners = e->cap_all_listeners = 0;
     e->sensors = NULL;
     e->actors = NULL;
     e->routes = NULL;
@@ -530,6 +533,18 @@ sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn fn, vo
     if (!sn_grow((void **)&s->listeners, &s->cap_listeners, s->n_listeners + 1, sizeof *s->listeners))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     s->listeners[s->n_listeners++] = (sn_listener){fn, user};
+    return SN_OK;
+}
+
+sn_status sn_engine_listen_all(sn_engine *e, sn_listen_fn fn, void *user, sn_error *err)
+{
+    if (!e || !fn)
+        return sn_fail(err, SN_E_INVALID, "listen_all: NULL %s", !e ? "engine" : "callback");
+    if (!e->loaded)
+        return sn_fail(err, SN_E_STATE, "listen_all: no scene loaded");
+    if (!sn_grow((void **)&e->all_listeners, &e->cap_all_listeners, e->n_all_listeners + 1, sizeof *e->all_listeners))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    e->all_listeners[e->n_all_listeners++] = (sn_listener){fn, user};
     return SN_OK;
 }
 

@@ -137,6 +137,8 @@ struct sn_engine {
     size_t n_events, cap_events;
     sn_sensor **event_listeners; /* scratch: the live sensors that listen to world events */
     size_t n_event_listeners, cap_event_listeners;
+    sn_listener *all_listeners;  /* sn_engine_listen_all: every sensor's messages, sensors spawned later too */
+    size_t n_all_listeners, cap_all_listeners;
 
     sn_renderer *renderer; /* created at the first render, with opts.threads workers */
     bool in_parallel;      /* a plugin's host->parallel_for is running its tasks */

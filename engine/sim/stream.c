@@ -56,7 +56,7 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
         if (st)
             return st;
     }
-    if (s->n_listeners) {
+    if (s->n_listeners || e->n_all_listeners) {
         sn_message m = {s->name, s->bp->id, s->actor_id, e->clock.frame, e->clock.timestamp,
                         e->out_data, e->out_size};
         for (size_t i = 0; i < s->n_listeners; i++)
@@ -67,6 +67,8 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
             if (s->listeners[i].fn)
                 s->listeners[k++] = s->listeners[i];
         s->n_listeners = k;
+        for (size_t i = 0; i < e->n_all_listeners; i++)
+            e->all_listeners[i].fn(&m, e->all_listeners[i].user);
     }
     return SN_OK;
 }

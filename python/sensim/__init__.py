@@ -21,7 +21,7 @@ source tree (loaded at the first Client, so the reader works without it).
 """
 from .stream import StreamError, read, read_all
 from .arrays import (EVENT_DTYPE, LABEL_DTYPE, DEPTH_FAR, RADAR_DTYPE, RADAR_DETECTION_DTYPE, SEMANTIC_POINT_DTYPE,
-                     depth, depth_metres, events, image, instance_ids, labels, lidar_points, optical_flow,
+                     ACTOR_DTYPE, actors, depth, depth_metres, events, image, instance_ids, labels, lidar_points, optical_flow,
                      optical_flow_pixels, point_channels,
                      point_times, radar_detections, radar_points, rgb, semantic_lidar_points, semantic_tags)
 from .collision import COLLISION_DTYPE, collisions
@@ -45,7 +45,7 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "depth_metres", "events", "image", "instance_ids", "labels", "rgb", "semantic_tags", "RADAR_DTYPE",
            "RADAR_DETECTION_DTYPE", "SEMANTIC_POINT_DTYPE", "radar_detections", "radar_points", "lidar_points",
            "semantic_lidar_points", "point_channels", "point_times", "optical_flow", "optical_flow_pixels",
-           "COLLISION_DTYPE", "collisions", "manifest", "run_outputs",
+           "COLLISION_DTYPE", "collisions", "manifest", "run_outputs", "ACTOR_DTYPE", "actors",
            "SensimError", "BoundingBox", "Location", "Rotation", "Transform", "Vector2D", "Vector3D",
            "VehicleControl", "WalkerControl", "Actor", "ActorAttribute", "ActorAttributeType", "ActorBlueprint",
            "ActorList", "AttachmentType", "BlueprintLibrary", "Client", "Sensor", "Timestamp", "Vehicle",

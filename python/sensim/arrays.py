@@ -15,6 +15,10 @@ RADAR_DTYPE = np.dtype([("velocity", "<f4"), ("azimuth", "<f4"), ("altitude", "<
 SEMANTIC_POINT_DTYPE = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("cos_inc_angle", "<f4"),
                                  ("object_idx", "<u4"), ("object_tag", "<u4")])
 RADAR_DETECTION_DTYPE = RADAR_DTYPE  # the same record under its sensim/records.h name
+# sensim/records.h: sn_actor_record (112 bytes), the actors stream's record (docs/mcap.md).
+ACTOR_DTYPE = np.dtype([("id", "<u4"), ("parent_id", "<u4"), ("kind", "u1"), ("semantic_tag", "u1"), ("reserved", "V6"),
+                        ("location", "<f8", 3), ("rotation", "<f8", 3), ("box_location", "<f8", 3),
+                        ("box_extent", "<f8", 3)])
 # The 24-bit depth encoding is always over 1000 m, whatever the camera's max_depth.
 DEPTH_FAR = 1000.0
 
@@ -107,6 +111,14 @@ def radar_detections(msg):
     """sensor.other.radar: the `raw_data` bin as a structured view (velocity, azimuth, altitude,
     depth), one record per hit in ray order; CARLA's np.frombuffer(raw_data, "f4").reshape(-1, 4)."""
     return _records(msg, "raw_data", RADAR_DTYPE)
+
+
+def actors(msg):
+    """sensor.other.actors: the `actors` bin as a structured view (ACTOR_DTYPE), one record per live
+    actor in ascending id: id, parent_id, kind, semantic_tag, world location and rotation (pitch,
+    yaw, roll, degrees), bounding box centre and half extents. msg["type_ids"] and msg["names"]
+    hold each record's blueprint id and scene name, in the same order."""
+    return _records(msg, "actors", ACTOR_DTYPE)
 
 
 def radar_points(msg):

@@ -47,3 +47,27 @@ def test_imu_gnss_obstacle(sensors_dir):
     assert obstacle and all(m["other_actor"]["type_id"] == "vehicle.sedan" for m in obstacle)
     assert obstacle[0]["actor"]["type_id"] == "sensor.other.obstacle"
     assert [m["distance"] for m in obstacle] == sorted((m["distance"] for m in obstacle), reverse=True)
+
+
+def test_actors_stream(out):
+    """`--mcap` adds the actors stream: every actor each frame, poses the engine's own (the IMU,
+    mounted 1 m above the hero's origin, is exactly there in every message)."""
+    d = os.path.join(out, "sensors_mcap")
+    run("run", os.path.join(SCENES, "sensors.yaml"), "--out", d, "--mcap", os.path.join(out, "sensors.mcap"), "--quiet")
+    assert os.path.getsize(os.path.join(out, "sensors.mcap")) > 0
+    msgs = sensim.read_all(os.path.join(d, "actors.msgpack"))
+    imu = sensim.read_all(os.path.join(d, "imu.msgpack"))
+    assert len(msgs) == len(imu) == 40
+    for m, s in zip(msgs, imu):
+        a = sensim.actors(m)
+        assert a.dtype == sensim.ACTOR_DTYPE and a.dtype.itemsize == 112 and not a.flags.owndata
+        assert list(a["id"]) == sorted(a["id"]) and len(m["type_ids"]) == len(m["names"]) == len(a)
+        hero = a[m["names"].index("hero")]
+        assert m["type_ids"][m["names"].index("hero")] == "vehicle.sedan" and hero["kind"] == 1
+        imu_rec = a[m["names"].index("imu")]
+        assert imu_rec["parent_id"] == hero["id"] and imu_rec["kind"] == 3
+        assert tuple(imu_rec["location"]) == tuple(s["transform"]["location"])
+        p, y, r = np.radians(hero["rotation"])
+        up = np.array([-(np.cos(r) * np.sin(p) * np.cos(y) + np.sin(r) * np.sin(y)),
+                       np.cos(y) * np.sin(r) - np.cos(r) * np.sin(p) * np.sin(y), np.cos(r) * np.cos(p)])
+        assert np.allclose(hero["location"] + up, s["transform"]["location"], atol=1e-9)

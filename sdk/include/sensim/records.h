@@ -48,6 +48,23 @@ typedef struct sn_radar_detection {
     float depth;
 } sn_radar_detection;
 
+/*
+** One actor of the world at the end of a frame (sensor.other.actors, the stream MCAP exports
+** read actors' boxes and the transform tree from): its id, its parent's (0 when free-standing),
+** sn_actor_kind, semantic tag (sn_tag), world pose in CARLA's axes and units (metres; pitch, yaw,
+** roll in degrees) and bounding box (centre in the actor's frame, half extents). The one layout
+** with doubles, so poses keep every bit the engine has: 112 bytes, 8-aligned; numpy: id, parent
+** <u4, kind, tag u1, 6 pad bytes, then 12 <f8.
+*/
+typedef struct sn_actor_record {
+    uint32_t id, parent_id;
+    uint8_t kind, semantic_tag;
+    uint8_t reserved[6];
+    double location[3], rotation[3]; /* x y z; pitch yaw roll */
+    double box_location[3], box_extent[3];
+} sn_actor_record;
+
+_Static_assert(sizeof(sn_actor_record) == 112, "sn_actor_record is 112 bytes");
 _Static_assert(sizeof(sn_point_xyzi) == 16, "sn_point_xyzi is 16 bytes");
 _Static_assert(sizeof(sn_semantic_point) == 24, "sn_semantic_point is 24 bytes");
 _Static_assert(sizeof(sn_radar_detection) == 16, "sn_radar_detection is 16 bytes");

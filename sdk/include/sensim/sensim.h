@@ -143,6 +143,9 @@ SN_API sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn
 ** unknown sensor, or a fn/user pair that is not registered (fn NULL with none registered is OK).
 */
 SN_API sn_status sn_engine_unlisten(sn_engine *e, const char *sensor, sn_listen_fn fn, void *user, sn_error *err);
+/* Registers a callback for every message of every sensor, those spawned later included, after
+** each sensor's own listeners, in the order the streams are written. Dropped by a reset. */
+SN_API sn_status sn_engine_listen_all(sn_engine *e, sn_listen_fn fn, void *user, sn_error *err);
 /* Runs one frame. */
 SN_API sn_status sn_engine_step(sn_engine *e, sn_error *err);
 /* Runs `frames` frames, or the scene's count when 0, then finishes the outputs. */

@@ -1,0 +1,147 @@
+/* export_cmd.c — `sensim export mcap RUN_DIR --out FILE`: a run's output folder as an MCAP file
+** for Foxglove, and the two steps `sensim run --mcap FILE` adds to a run. Public API only
+** (sensim/mcap.h). */
+#include "export_cmd.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char HELP[] =
+    "usage: sensim export mcap RUN_DIR --out FILE [--map XODR] [--depth-converter C] [--raw-images] [--zstd-level N]\n"
+    "                          [--chunk-size BYTES] [--threads N]\n"
+    "Writes a run's output folder (its DIR/<sensor>.msgpack streams) as one MCAP file for Foxglove:\n"
+    "cameras as PNG images, lidar and radar as point clouds, GNSS as location fixes, other sensors as\n"
+    "JSON, the actors stream (sensor.other.actors; sensim run --mcap adds one) as 3-D boxes and the\n"
+    "transform tree. docs/mcap.md has the topics and axes.\n"
+    "  --out FILE             the MCAP file (written whole or not at all); required\n"
+    "  --map XODR             the OpenDRIVE map the run drove on: its lanes as lines on /map\n"
+    "  --depth-converter C    depth cameras: logarithmic_depth (default), depth or raw\n"
+    "  --raw-images           cameras as foxglove.RawImage (rgb8) instead of PNG\n"
+    "  --zstd-level N         chunk compression level 1..19 (default 1)\n"
+    "  --chunk-size BYTES     close a chunk at this size (default 4194304; smaller seeks finer)\n"
+    "  --threads N            threads making images (default: one per core; the file is the same)\n";
+
+int sn_cmd_export(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(HELP, stdout);
+            return 0;
+        }
+    enum { O_OUT = 1000, O_MAP, O_DEPTH, O_RAW, O_LEVEL, O_CHUNK, O_THREADS };
+    static const struct option opts[] = {{"out", required_argument, NULL, O_OUT},
+                                         {"map", required_argument, NULL, O_MAP},
+                                         {"depth-converter", required_argument, NULL, O_DEPTH},
+                                         {"raw-images", no_argument, NULL, O_RAW},
+                                         {"zstd-level", required_argument, NULL, O_LEVEL},
+                                         {"chunk-size", required_argument, NULL, O_CHUNK},
+                                         {"threads", required_argument, NULL, O_THREADS},
+                                         {0}};
+    const char *pos[2] = {0}, *out = NULL, *map = NULL;
+    int n_pos = 0, opt;
+    sn_mcap_options o = {.struct_size = sizeof o};
+    optind = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc - 1, argv + 1, "-:", opts, NULL)) != -1) {
+        switch (opt) {
+        case 1:
+            if (n_pos == 2) {
+                fprintf(stderr, "sensim: error: export: unexpected argument '%s'\n", optarg);
+                return 2;
+            }
+            pos[n_pos++] = optarg;
+            break;
+        case O_OUT: out = optarg; break;
+        case O_MAP: map = optarg; break;
+        case O_DEPTH: o.depth_converter = optarg; break;
+        case O_RAW: o.raw_images = true; break;
+        case O_LEVEL:
+        case O_CHUNK:
+        case O_THREADS: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            long lo = opt == O_LEVEL ? 1 : opt == O_CHUNK ? 1024 : 1, hi = opt == O_LEVEL ? 19 : opt == O_CHUNK ? 1L << 30 : 64;
+            if (!*optarg || *end || v < lo || v > hi) {
+                fprintf(stderr, "sensim: error: export: --%s needs %ld..%ld, found '%s'\n",
+                        opt == O_LEVEL ? "zstd-level" : opt == O_CHUNK ? "chunk-size" : "threads", lo, hi, optarg);
+                return 2;
+            }
+            if (opt == O_LEVEL)
+                o.zstd_level = (int)v;
+            else if (opt == O_CHUNK)
+                o.chunk_bytes = (uint32_t)v;
+            else
+                o.threads = (int)v;
+            break;
+        }
+        case ':':
+            fprintf(stderr, "sensim: error: export: option '%s' needs a value\n", argv[optind]);
+            return 2;
+        default:
+            fprintf(stderr, "sensim: error: export: unknown option '%s' (see sensim export --help)\n", argv[optind]);
+            return 2;
+        }
+    }
+    if (n_pos != 2 || strcmp(pos[0], "mcap") != 0 || !out) {
+        fprintf(stderr, "sensim: error: export: usage: sensim export mcap RUN_DIR --out FILE (see --help)\n");
+        return 2;
+    }
+    sn_error err = {0};
+    if (sn_mcap_export(pos[1], out, map, &o, &err) != SN_OK) {
+        fprintf(stderr, "sensim: error: %s\n", err.msg);
+        return err.status == SN_E_IO || err.status == SN_E_NOMEM ? 1 : 2;
+    }
+    printf("sensim: %s written from %s\n", out, pos[1]);
+    return 0;
+}
+
+/* Adds a sensor.other.actors named "actors" to a loaded scene that has none live. */
+static sn_status add_actors(sn_engine *e, sn_error *err)
+{
+    for (uint32_t i = 0; i < sn_engine_actor_count(e); i++) {
+        sn_actor_info a = {.struct_size = sizeof a};
+        if (sn_engine_actor_get(e, sn_engine_actor_id_at(e, i), &a) == SN_OK && strcmp(a.type_id, "sensor.other.actors") == 0)
+            return SN_OK;
+    }
+    sn_actor_desc d = {sizeof d, "sensor.other.actors", "actors", {{0, 0, 0}, {0, 0, 0}}, 0, 0, NULL, 0};
+    sn_status st = sn_engine_spawn(e, &d, NULL, err);
+    if (st) {
+        char m[sizeof err->msg];
+        memcpy(m, err->msg, sizeof m);
+        snprintf(err->msg, sizeof err->msg, "--mcap: cannot add the actors stream: %.900s", m);
+    }
+    return st;
+}
+
+sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, sn_error *err)
+{
+    if (add_actors(e, err) != SN_OK)
+        return NULL;
+    sn_mcap_options o = {.struct_size = sizeof o, .threads = threads};
+    sn_mcap *m = sn_mcap_create(path, &o, err);
+    if (m && (sn_mcap_add_map(m, sn_engine_map(e), err) != SN_OK || sn_engine_listen_all(e, sn_mcap_listen, m, err) != SN_OK)) {
+        char part[4200];
+        snprintf(part, sizeof part, "%s", sn_mcap_partial_path(m));
+        sn_mcap_close(m, false, NULL);
+        unlink(part); /* nothing of the run in it yet */
+        return NULL;
+    }
+    return m;
+}
+
+int sn_cli_mcap_end(sn_mcap *m, bool run_ok)
+{
+    if (!m)
+        return 0;
+    if (!run_ok)
+        fprintf(stderr, "sensim: partial MCAP in %s\n", sn_mcap_partial_path(m));
+    sn_error err = {0};
+    if (sn_mcap_close(m, run_ok, &err) != SN_OK && run_ok) {
+        fprintf(stderr, "sensim: error: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,166 @@
+/* mcap_export.c — sn_mcap_export: a run's output folder as one MCAP file. Every stream
+** DIR/<sensor>.msgpack is read with the engine's stream reader (data/msgread.h) and the
+** messages merged by (frame, the actors stream first, sensor id), each stream's own order kept: the order a live run's
+** frames are written in (mcap_view.c), so --mcap and the export give the same file. */
+#include "mcap_view.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "../data/msgread.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct head {
+    sn_msgreader r;
+    char *path;
+    const uint8_t *msg; /* the stream's next message, NULL at its end */
+    size_t len;
+    uint64_t frame;
+    bool later; /* not the actors stream (mcap_view.c's order) */
+    uint32_t sensor_id;
+} head;
+
+static sn_status advance(head *h, msgpack_unpacked *u, sn_error *err)
+{
+    sn_status st = sn_msgreader_next(&h->r, &h->msg, &h->len, err);
+    if (st == SN_E_NOT_FOUND) {
+        h->msg = NULL;
+        return SN_OK;
+    }
+    if (st)
+        return st;
+    size_t off = 0;
+    const msgpack_object *f, *s;
+    if (msgpack_unpack_next(u, (const char *)h->msg, h->len, &off) != MSGPACK_UNPACK_SUCCESS ||
+        !(f = sn_mp_get(&u->data, "frame")) || f->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
+        !(s = sn_mp_get(&u->data, "sensor_id")) || s->type != MSGPACK_OBJECT_POSITIVE_INTEGER || s->via.u64 > UINT32_MAX)
+        return sn_fail(err, SN_E_INVALID, "%s: message %llu has no frame or sensor_id", h->path,
+                       (unsigned long long)h->r.count);
+    if (f->via.u64 < h->frame)
+        return sn_fail(err, SN_E_INVALID, "%s: message %llu goes back in frames", h->path, (unsigned long long)h->r.count);
+    char type[128];
+    h->frame = f->via.u64;
+    h->sensor_id = (uint32_t)s->via.u64;
+    h->later = !(sn_mp_str(sn_mp_get(&u->data, "type"), type, sizeof type) && sn_mcap_is_actors(type));
+    return SN_OK;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The stream files of dir, sorted by name. */
+static sn_status list_streams(const char *dir, char ***out, size_t *n, sn_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return sn_fail(err, errno == ENOENT || errno == ENOTDIR ? SN_E_INVALID : SN_E_IO,
+                       "%s: cannot read the run folder: %s", dir, strerror(errno));
+    char **v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    sn_status st = SN_OK;
+    struct dirent *de;
+    while (!st && (de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len <= 8 || strcmp(de->d_name + len - 8, ".msgpack") != 0)
+            continue;
+        char *p = malloc(strlen(dir) + len + 2);
+        if (!p || !sn_grow((void **)&v, &cap, *n + 1, sizeof *v)) {
+            free(p);
+            st = sn_fail(err, SN_E_NOMEM, "out of memory");
+            break;
+        }
+        sprintf(p, "%s/%s", dir, de->d_name);
+        struct stat sb;
+        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            free(p);
+            continue;
+        }
+        v[(*n)++] = p;
+    }
+    closedir(d);
+    if (!st && !*n)
+        st = sn_fail(err, SN_E_INVALID, "%s: no streams (*.msgpack) in this folder; is it a run's --out?", dir);
+    if (st) {
+        for (size_t i = 0; i < *n; i++)
+            free(v[i]);
+        free(v);
+        return st;
+    }
+    qsort(v, *n, sizeof *v, by_name);
+    *out = v;
+    return SN_OK;
+}
+
+sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_path, const sn_mcap_options *o,
+                         sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!run_dir || !out)
+        return sn_fail(err, SN_E_INVALID, "export: NULL %s", !run_dir ? "run folder" : "output");
+    char **paths = NULL;
+    size_t n = 0;
+    sn_status st = list_streams(run_dir, &paths, &n, err);
+    if (st)
+        return st;
+    head *h = calloc(n, sizeof *h);
+    sn_map *map = NULL;
+    sn_mcap *m = NULL;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t opened = 0;
+    if (!h)
+        st = sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (; !st && opened < n; opened++) {
+        h[opened].path = paths[opened];
+        if (!(st = sn_msgreader_open(&h[opened].r, paths[opened], err)))
+            st = advance(&h[opened], &u, err);
+        else
+            break;
+    }
+    if (!st && map_path && !(map = sn_map_open(map_path, err)))
+        st = err->status ? err->status : SN_E_INVALID;
+    if (!st && !(m = sn_mcap_create(out, o, err)))
+        st = err->status ? err->status : SN_E_IO;
+    if (!st)
+        st = sn_mcap_add_map(m, map, err);
+    while (!st) {
+        head *best = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (h[i].msg && (!best || h[i].frame < best->frame ||
+                             (h[i].frame == best->frame && (h[i].later < best->later ||
+                                                            (h[i].later == best->later && h[i].sensor_id < best->sensor_id)))))
+                best = &h[i];
+        if (!best)
+            break;
+        size_t off = 0;
+        if (msgpack_unpack_next(&m->unp, (const char *)best->msg, best->len, &off) != MSGPACK_UNPACK_SUCCESS)
+            st = sn_fail(err, SN_E_INVALID, "%s: message %llu is not msgpack", best->path,
+                         (unsigned long long)best->r.count);
+        else if ((st = sn_mcap_convert(m, best->msg, best->len, &m->unp.data, err)))
+            sn_error_prefix(err, best->path);
+        if (!st)
+            st = advance(best, &u, err);
+    }
+    /* an export that failed leaves nothing behind (unlike a run, it can simply be repeated) */
+    char *part = m ? sn_strdup(sn_mcap_partial_path(m)) : NULL;
+    sn_status cl = sn_mcap_close(m, !st, st ? NULL : err);
+    if (!st)
+        st = cl;
+    if (st && part)
+        unlink(part);
+    free(part);
+    msgpack_unpacked_destroy(&u);
+    for (size_t i = 0; i < opened && i < n; i++)
+        sn_msgreader_close(&h[i].r);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    free(h);
+    sn_map_close(map);
+    return st ? sn_error_prefix(err, "export") : SN_OK;
+}

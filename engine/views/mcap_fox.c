@@ -1,0 +1,303 @@
+/* mcap_fox.c — one sensor message as Foxglove messages (protobuf, the well-known schemas):
+**
+**   cameras (rgb, depth, semantic, instance, optical flow, DVS)  foxglove.CompressedImage, the
+**       PNG `sensim convert` writes byte for byte (depth through the chosen converter, semantic
+**       through CityScapes, flow colour-coded, DVS as its event frame), or foxglove.RawImage
+**   lidar, semantic lidar, radar                                  foxglove.PointCloud in the
+**       sensor's frame (radar detections placed at depth along azimuth and altitude)
+**   GNSS                                                          foxglove.LocationFix
+**   the actors stream                                             mcap_scene.c
+**   everything else (collision, lane invasion, V2X, IMU, ...)     JSON, as `sensim dump --decode`
+**       prints it (bins of known layouts as records, others as their size)
+** Every sensor also gets a FrameTransform world -> sensor unless the run has an actors stream
+** (which gives the whole tree). */
+#include "mcap_view.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "../data/dump.h"
+
+#include <sensim/math.h>
+#include <sensim/records.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const msgpack_object *sn_mp_get(const msgpack_object *map, const char *key)
+{
+    size_t n = strlen(key);
+    if (map->type != MSGPACK_OBJECT_MAP)
+        return NULL;
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key;
+        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, key, n))
+            return &map->via.map.ptr[i].val;
+    }
+    return NULL;
+}
+
+bool sn_mp_str(const msgpack_object *o, char *buf, size_t n)
+{
+    if (!o || o->type != MSGPACK_OBJECT_STR || o->via.str.size >= n || memchr(o->via.str.ptr, 0, o->via.str.size))
+        return false;
+    memcpy(buf, o->via.str.ptr, o->via.str.size);
+    buf[o->via.str.size] = 0;
+    return true;
+}
+
+bool sn_mp_num(const msgpack_object *o, double *v)
+{
+    if (!o)
+        return false;
+    switch (o->type) {
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64: *v = o->via.f64; return true;
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: *v = (double)o->via.u64; return true;
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: *v = (double)o->via.i64; return true;
+    default: return false;
+    }
+}
+
+static bool vec3(const msgpack_object *o, double v[3])
+{
+    if (!o || o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 3)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (!sn_mp_num(&o->via.array.ptr[i], &v[i]))
+            return false;
+    return true;
+}
+
+bool sn_mp_transform(const msgpack_object *o, sn_transform *t)
+{
+    double l[3], r[3];
+    if (!o || !vec3(sn_mp_get(o, "location"), l) || !vec3(sn_mp_get(o, "rotation"), r))
+        return false;
+    *t = (sn_transform){{l[0], l[1], l[2]}, {r[0], r[1], r[2]}};
+    return true;
+}
+
+static void quat_of(const sn_rotation *r, double q[4])
+{
+    sn_mat3 a = sn_mat3_from_rotation(*r);
+    /* S a S: negate the entries with exactly one index equal to y (row 1 or column 1) */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if ((i == 1) != (j == 1))
+                a.m[3 * i + j] = -a.m[3 * i + j];
+    sn_quat k = sn_quat_from_mat3(&a);
+    q[0] = k.x, q[1] = k.y, q[2] = k.z, q[3] = k.w;
+}
+
+void sn_fox_vec3(sn_buf *b, uint32_t field, double x, double y, double z)
+{
+    size_t m = pb_begin(b);
+    pb_double(b, 1, x);
+    pb_double(b, 2, y);
+    pb_double(b, 3, z);
+    pb_end(b, field, m);
+}
+
+static void fox_quat(sn_buf *b, uint32_t field, const sn_rotation *r)
+{
+    double q[4];
+    quat_of(r, q);
+    size_t m = pb_begin(b);
+    for (uint32_t i = 0; i < 4; i++)
+        pb_double(b, i + 1, q[i]);
+    pb_end(b, field, m);
+}
+
+void sn_fox_pose(sn_buf *b, uint32_t field, const sn_transform *t)
+{
+    size_t m = pb_begin(b);
+    sn_fox_vec3(b, 1, t->location.x, -t->location.y, t->location.z);
+    fox_quat(b, 2, &t->rotation);
+    pb_end(b, field, m);
+}
+
+void sn_fox_frame_transform(sn_buf *b, uint64_t t, const char *parent, const char *child, const sn_transform *rel)
+{
+    size_t tr = pb_begin(b);
+    pb_time(b, 1, t);
+    pb_string(b, 2, parent);
+    pb_string(b, 3, child);
+    sn_fox_vec3(b, 4, rel->location.x, -rel->location.y, rel->location.z);
+    fox_quat(b, 5, &rel->rotation);
+    pb_end(b, 1, tr); /* one of FrameTransforms.transforms */
+}
+
+sn_status sn_mcap_sensor_tf(sn_mcap *m, const char *sensor, const sn_transform *t, uint64_t log_time, sn_error *err)
+{
+    m->out.n = 0;
+    sn_fox_frame_transform(&m->out, log_time, "world", sensor, t);
+    return sn_mcap_emit(m, "/tf", "foxglove.FrameTransforms", false, log_time, err);
+}
+
+bool sn_mcap_is_actors(const char *type_id) { return type_id && strcmp(type_id, "sensor.other.actors") == 0; }
+
+static bool type_is(const char *type, const char *prefix) { return strncmp(type, prefix, strlen(prefix)) == 0; }
+
+static sn_status image(sn_mcap *m, const char *type, const char *topic, const char *frame_id, uint64_t t,
+                       sn_error *err)
+{
+    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t};
+    if (strcmp(type, "sensor.camera.depth") == 0)
+        job.conv = m->depth;
+    else if (strcmp(type, "sensor.camera.semantic_segmentation") == 0)
+        job.conv = SN_CONV_CITYSCAPES;
+    uint16_t ch = sn_mcap_channel_for(m, topic, m->raw_images ? "foxglove.RawImage" : "foxglove.CompressedImage", false);
+    if (ch == UINT16_MAX)
+        return sn_fail(err, SN_E_NOMEM, "mcap: out of memory or channels for %s", topic);
+    return sn_mcap_pool_image(m->pool, ch, &job, err);
+}
+
+/* One PackedElementField {name, offset, type}. */
+static void field(sn_buf *b, const char *name, uint32_t offset, uint32_t type)
+{
+    size_t f = pb_begin(b);
+    pb_string(b, 1, name);
+    pb_fixed32(b, 2, offset);
+    pb_uint(b, 3, type);
+    pb_end(b, 5, f);
+}
+
+enum { F_UINT32 = 5, F_FLOAT32 = 7 };
+
+static float f32_at(const uint8_t *p)
+{
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+}
+
+static void put_f32(uint8_t *p, float f) { memcpy(p, &f, 4); }
+
+/* Lidar, semantic lidar and radar: the records with y negated (radar: placed as points first). */
+static sn_status points(sn_mcap *m, const msgpack_object *msg, const char *type, const char *topic,
+                        const char *frame_id, uint64_t t, sn_error *err)
+{
+    const msgpack_object *raw = sn_mp_get(msg, "raw_data");
+    const bool radar = strcmp(type, "sensor.other.radar") == 0, semantic = type_is(type, "sensor.lidar.ray_cast_semantic");
+    const size_t in = semantic ? 24 : 16, stride = radar ? 20 : in;
+    if (!raw || raw->type != MSGPACK_OBJECT_BIN || raw->via.bin.size % in)
+        return sn_fail(err, SN_E_INVALID, "%s: raw_data is not a whole number of %zu-byte records", type, in);
+    size_t n = raw->via.bin.size / in;
+    if (!sn_grow((void **)&m->points, &m->points_cap, n * stride + 1, 1))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for %zu points", n);
+    const uint8_t *src = (const uint8_t *)raw->via.bin.ptr;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *s = src + i * in;
+        uint8_t *d = m->points + i * stride;
+        if (radar) { /* {velocity, azimuth, altitude, depth} -> {x, y, z, velocity, depth} */
+            float v = f32_at(s), az = f32_at(s + 4), alt = f32_at(s + 8), depth = f32_at(s + 12);
+            double ca = cos(alt);
+            put_f32(d, (float)(depth * ca * cos(az)));
+            put_f32(d + 4, (float)(-depth * ca * sin(az)));
+            put_f32(d + 8, (float)(depth * sin(alt)));
+            put_f32(d + 12, v);
+            put_f32(d + 16, depth);
+        } else {
+            memcpy(d, s, in);
+            put_f32(d + 4, -f32_at(s + 4));
+        }
+    }
+    m->out.n = 0;
+    pb_time(&m->out, 1, t);
+    pb_string(&m->out, 2, frame_id);
+    size_t pose = pb_begin(&m->out); /* identity: the points are in the sensor's frame */
+    sn_fox_vec3(&m->out, 1, 0, 0, 0);
+    size_t q = pb_begin(&m->out);
+    pb_double(&m->out, 4, 1.0);
+    pb_end(&m->out, 2, q);
+    pb_end(&m->out, 3, pose);
+    pb_fixed32(&m->out, 4, (uint32_t)stride);
+    field(&m->out, "x", 0, F_FLOAT32);
+    field(&m->out, "y", 4, F_FLOAT32);
+    field(&m->out, "z", 8, F_FLOAT32);
+    if (radar) {
+        field(&m->out, "velocity", 12, F_FLOAT32);
+        field(&m->out, "depth", 16, F_FLOAT32);
+    } else if (semantic) {
+        field(&m->out, "cos_inc_angle", 12, F_FLOAT32);
+        field(&m->out, "object_idx", 16, F_UINT32);
+        field(&m->out, "object_tag", 20, F_UINT32);
+    } else {
+        field(&m->out, "intensity", 12, F_FLOAT32);
+    }
+    pb_bytes(&m->out, 6, m->points, n * stride);
+    return sn_mcap_emit(m, topic, "foxglove.PointCloud", false, t, err);
+}
+
+static sn_status gnss(sn_mcap *m, const msgpack_object *msg, const char *topic, const char *frame_id, uint64_t t,
+                      sn_error *err)
+{
+    double lat, lon, alt;
+    if (!sn_mp_num(sn_mp_get(msg, "latitude"), &lat) || !sn_mp_num(sn_mp_get(msg, "longitude"), &lon) ||
+        !sn_mp_num(sn_mp_get(msg, "altitude"), &alt))
+        return sn_fail(err, SN_E_INVALID, "sensor.other.gnss: a message needs latitude, longitude and altitude");
+    m->out.n = 0;
+    pb_time(&m->out, 6, t);
+    pb_string(&m->out, 7, frame_id);
+    pb_double(&m->out, 1, lat);
+    pb_double(&m->out, 2, lon);
+    pb_double(&m->out, 3, alt);
+    return sn_mcap_emit(m, topic, "foxglove.LocationFix", false, t, err);
+}
+
+static sn_status json(sn_mcap *m, const msgpack_object *msg, const char *type, const char *topic, uint64_t t,
+                      sn_error *err)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (!f)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    sn_dump_message(f, msg, SN_DUMP_DECODE); /* bins of known layouts as records, others as their size */
+    bool ok = fclose(f) == 0 && text;
+    m->out.n = 0;
+    if (ok)
+        sn_buf_put(&m->out, text, n);
+    free(text);
+    if (!ok)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    return sn_mcap_emit(m, topic, type, true, t, err);
+}
+
+sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack_object *msg, sn_error *err)
+{
+    m->cur = raw, m->cur_len = len;
+    char type[256], sensor[256], topic[300];
+    double ts;
+    sn_transform tf;
+    if (!sn_mp_str(sn_mp_get(msg, "type"), type, sizeof type) || !sn_mp_str(sn_mp_get(msg, "sensor"), sensor, sizeof sensor) ||
+        !sn_mp_num(sn_mp_get(msg, "timestamp"), &ts) || !isfinite(ts) || ts < 0 || ts > 1.8e10 ||
+        !sn_mp_transform(sn_mp_get(msg, "transform"), &tf))
+        return sn_fail(err, SN_E_INVALID, "mcap: a message lacks the header keys type, sensor, timestamp, transform");
+    uint64_t t = (uint64_t)llround(ts * 1e9);
+    sn_status st = SN_OK;
+    if (!m->map_written && m->map_update.n) { /* the map, once, at the first message's time */
+        m->map_written = true;
+        m->out.n = 0;
+        sn_buf_put(&m->out, m->map_update.p, m->map_update.n);
+        if ((st = sn_mcap_emit(m, "/map", "foxglove.SceneUpdate", false, t, err)))
+            return st;
+    }
+    snprintf(topic, sizeof topic, "/%s", sensor);
+    if (sn_mcap_is_actors(type)) {
+        m->seen_actors = true;
+        return sn_mcap_actors(m, msg, sensor, t, err);
+    }
+    if (!m->seen_actors && (st = sn_mcap_sensor_tf(m, sensor, &tf, t, err)))
+        return st;
+    if (type_is(type, "sensor.lidar.") || strcmp(type, "sensor.other.radar") == 0)
+        st = points(m, msg, type, topic, sensor, t, err);
+    else if (type_is(type, "sensor.camera.") && (sn_mp_get(msg, "raw_data") || sn_mp_get(msg, "events")))
+        st = image(m, type, topic, sensor, t, err);
+    else if (strcmp(type, "sensor.other.gnss") == 0)
+        st = gnss(m, msg, topic, sensor, t, err);
+    else
+        st = json(m, msg, type, topic, t, err);
+    return st ? sn_error_prefix(err, sensor) : SN_OK;
+}

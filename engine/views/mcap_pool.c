@@ -1,0 +1,253 @@
+/* mcap_pool.c — the ordered output queue of mcap_pool.h: a ring of slots, each a message ready
+** to write or an image a worker is making; the producer (the view's one thread) writes from the
+** head while it is ready and waits only when the ring is full or at the end. */
+#include "mcap_pool.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "../data/png.h"
+
+#include <msgpack.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RING 4096    /* slots: at most this many messages in flight (a few hundred frames) */
+#define MAX_IMAGES 16 /* images in flight: each holds its message's copy (a camera's raw image) */
+#define MAX_WORKERS 8
+
+enum { S_FREE, S_READY, S_PENDING, S_TAKEN, S_FAILED };
+
+typedef struct slot {
+    int state;
+    bool image;          /* an image job (counted in sn_mcap_pool.images) */
+    uint16_t ch;
+    uint64_t t;
+    sn_buf data;         /* the message to write */
+    sn_buf msg;          /* an image job's message bytes */
+    char frame_id[256];
+    sn_image_job job;
+    sn_error err;
+} slot;
+
+struct sn_mcap_pool {
+    sn_mcapw *w;
+    slot ring[RING];
+    size_t head, tail;   /* head: next to write; tail: next free (both count up forever) */
+    size_t next_job;     /* the oldest slot a worker may still find pending */
+    size_t images;       /* image slots queued and not yet written */
+    int n_workers;
+    pthread_t workers[MAX_WORKERS];
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    bool stop;
+    uint8_t *scratch;    /* the inline path's */
+    size_t scratch_cap;
+};
+
+sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **scratch, size_t *cap, sn_error *err)
+{
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    sn_status st = SN_OK;
+    sn_picture_size pic;
+    if (msgpack_unpack_next(&u, job->msg, job->len, &off) != MSGPACK_UNPACK_SUCCESS)
+        st = sn_fail(err, SN_E_INVALID, "an image message is not msgpack");
+    else /* cameras only: a lidar's bird's-eye view is not an image here, its points are */
+        st = sn_image_picture(&u.data, job->conv, false, scratch, cap, &pic, err);
+    msgpack_unpacked_destroy(&u);
+    if (st)
+        return st;
+    const uint8_t *rgb = *scratch;
+    out->n = 0;
+    pb_time(out, 1, job->t);
+    if (job->raw) { /* foxglove.RawImage */
+        pb_string(out, 7, job->frame_id);
+        pb_fixed32(out, 2, pic.width);
+        pb_fixed32(out, 3, pic.height);
+        pb_string(out, 4, "rgb8");
+        pb_fixed32(out, 5, pic.width * 3);
+        pb_bytes(out, 6, rgb, (size_t)pic.width * pic.height * 3);
+    } else { /* foxglove.CompressedImage: the PNG `sensim convert` writes */
+        size_t n = 0;
+        uint8_t *png = sn_png_encode_rgb((int)pic.width, (int)pic.height, rgb, &n);
+        if (!png)
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a PNG");
+        pb_string(out, 4, job->frame_id);
+        pb_bytes(out, 2, png, n);
+        pb_string(out, 3, "png");
+        free(png);
+    }
+    return out->bad ? sn_fail(err, SN_E_NOMEM, "out of memory for an image message") : SN_OK;
+}
+
+static void *worker(void *arg)
+{
+    sn_mcap_pool *p = arg;
+    uint8_t *scratch = NULL;
+    size_t cap = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        slot *s = NULL;
+        while (!p->stop) {
+            for (size_t i = p->next_job; i < p->tail; i++)
+                if (p->ring[i % RING].state == S_PENDING) {
+                    s = &p->ring[i % RING];
+                    break;
+                }
+            if (s)
+                break;
+            pthread_cond_wait(&p->work, &p->mu);
+        }
+        if (!s)
+            break;
+        s->state = S_TAKEN;
+        pthread_mutex_unlock(&p->mu);
+        sn_status st = sn_mcap_image_encode(&s->job, &s->data, &scratch, &cap, &s->err);
+        pthread_mutex_lock(&p->mu);
+        s->state = st ? S_FAILED : S_READY;
+        pthread_cond_broadcast(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    free(scratch);
+    return NULL;
+}
+
+sn_mcap_pool *sn_mcap_pool_create(sn_mcapw *w, int workers, sn_error *err)
+{
+    sn_mcap_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return sn_fail(err, SN_E_NOMEM, "out of memory"), NULL;
+    p->w = w;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    workers = workers < 0 ? 0 : workers > MAX_WORKERS ? MAX_WORKERS : workers;
+    for (int i = 0; i < workers; i++) {
+        if (pthread_create(&p->workers[i], NULL, worker, p) != 0)
+            break; /* fewer workers (or none) still make every image */
+        p->n_workers++;
+    }
+    return p;
+}
+
+/* Writes the ready slots at the head. It waits for the head only until there is room for
+** `slots` more slots and `images` more images; with `all`, until every slot is written. */
+static sn_status flush(sn_mcap_pool *p, bool all, size_t slots, size_t images, sn_error *err)
+{
+    sn_status st = SN_OK;
+    pthread_mutex_lock(&p->mu);
+    while (!st && p->head < p->tail) {
+        slot *s = &p->ring[p->head % RING];
+        if (s->state == S_PENDING || s->state == S_TAKEN) {
+            if (!all && p->tail - p->head + slots <= RING && p->images + images <= MAX_IMAGES)
+                break;
+            pthread_cond_wait(&p->done, &p->mu);
+            continue;
+        }
+        if (s->state == S_FAILED) {
+            st = sn_fail(err, s->err.status ? s->err.status : SN_E_INVALID, "%s", s->err.msg);
+            break;
+        }
+        pthread_mutex_unlock(&p->mu); /* a ready slot is the producer's alone */
+        st = s->data.bad ? sn_fail(err, SN_E_NOMEM, "out of memory") : sn_mcapw_message(p->w, s->ch, s->t, s->data.p, s->data.n, err);
+        /* big buffers go back: thousands of slots must not each keep an image's worth */
+        if (s->msg.cap)
+            sn_buf_free(&s->msg);
+        if (s->data.cap > (256u << 10))
+            sn_buf_free(&s->data);
+        pthread_mutex_lock(&p->mu);
+        if (s->image)
+            p->images--;
+        s->image = false;
+        s->state = S_FREE;
+        p->head++;
+        if (p->next_job < p->head)
+            p->next_job = p->head;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return st;
+}
+
+/* A free slot at the tail (writing or waiting for the head as needed), for an image or not. */
+static slot *claim(sn_mcap_pool *p, bool image, sn_error *err)
+{
+    if (flush(p, false, 1, image, err))
+        return NULL;
+    slot *s = &p->ring[p->tail % RING];
+    s->data.n = 0;
+    s->err = (sn_error){0};
+    return s;
+}
+
+sn_status sn_mcap_pool_put(sn_mcap_pool *p, uint16_t ch, uint64_t t, const void *data, size_t n, sn_error *err)
+{
+    slot *s = claim(p, false, err);
+    if (!s)
+        return err->status;
+    s->ch = ch, s->t = t;
+    sn_buf_put(&s->data, data, n);
+    pthread_mutex_lock(&p->mu);
+    s->state = S_READY;
+    p->tail++;
+    pthread_mutex_unlock(&p->mu);
+    return flush(p, false, 0, 0, err);
+}
+
+sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *job, sn_error *err)
+{
+    slot *s = claim(p, true, err);
+    if (!s)
+        return err->status;
+    s->ch = ch, s->t = job->t;
+    s->msg.n = 0;
+    sn_buf_put(&s->msg, job->msg, job->len);
+    if (s->msg.bad)
+        return sn_fail(err, SN_E_NOMEM, "out of memory for an image message");
+    snprintf(s->frame_id, sizeof s->frame_id, "%s", job->frame_id);
+    s->job = *job;
+    s->job.msg = s->msg.p;
+    s->job.frame_id = s->frame_id;
+    if (!p->n_workers) { /* inline */
+        sn_status st = sn_mcap_image_encode(&s->job, &s->data, &p->scratch, &p->scratch_cap, err);
+        if (st)
+            return st;
+        pthread_mutex_lock(&p->mu);
+        s->state = S_READY;
+        p->tail++;
+        pthread_mutex_unlock(&p->mu);
+        return flush(p, false, 0, 0, err);
+    }
+    pthread_mutex_lock(&p->mu);
+    s->state = S_PENDING;
+    s->image = true;
+    p->images++;
+    p->tail++;
+    pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    return flush(p, false, 0, 0, err);
+}
+
+sn_status sn_mcap_pool_drain(sn_mcap_pool *p, sn_error *err) { return flush(p, true, 0, 0, err); }
+
+void sn_mcap_pool_free(sn_mcap_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->n_workers; i++)
+        pthread_join(p->workers[i], NULL);
+    for (size_t i = 0; i < RING; i++) {
+        sn_buf_free(&p->ring[i].data);
+        sn_buf_free(&p->ring[i].msg);
+    }
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+    free(p->scratch);
+    free(p);
+}

@@ -1,0 +1,110 @@
+/* mcap_view.h — inside the MCAP view: the state one export or --mcap run shares between
+** mcap_view.c (frames, channels, commit), mcap_fox.c (sensor messages as Foxglove messages)
+** and mcap_scene.c (actors, transform tree, map lines). */
+#ifndef SN_VIEWS_MCAP_VIEW_H
+#define SN_VIEWS_MCAP_VIEW_H
+
+#include <sensim/mcap.h>
+
+#include "buf.h"
+#include "mcap_pool.h"
+#include "mcap_write.h"
+
+#include "../data/image.h"
+
+#include <msgpack.h>
+#include <pthread.h>
+
+typedef struct sn_pending {
+    bool later;      /* not the actors stream: the actors message of a frame goes first (the tree) */
+    uint32_t sensor_id, seq;
+    size_t off, len; /* in sn_mcap.frame_bytes */
+} sn_pending;
+
+/* A message handed over by sn_mcap_listen (a copy: the engine's buffer is reused). */
+typedef struct sn_inbox_entry {
+    sn_buf bytes;
+    uint64_t frame;
+    uint32_t sensor_id;
+    bool actors;
+} sn_inbox_entry;
+#define SN_MCAP_INBOX 16
+
+typedef struct sn_id_set {
+    uint32_t *ids; /* ascending */
+    size_t n, cap;
+} sn_id_set;
+
+struct sn_mcap {
+    char *path, *part;
+    FILE *f;
+    sn_mcapw *w;
+    sn_mcap_pool *pool;   /* every message goes out through it, in order */
+    const void *cur;      /* the message being converted, its bytes (images are made from them) */
+    size_t cur_len;
+    int zstd_level;
+    bool raw_images;
+    sn_converter depth;
+    sn_status failed;     /* the listener's first failure (under mu once the thread runs) */
+    sn_error fail_err;
+    /* sn_mcap_listen's own thread: the engine's thread only copies each message into the inbox,
+    ** the file's thread orders, converts and writes (started at the first message) */
+    bool threaded, stop;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t more, room;
+    sn_inbox_entry inbox[SN_MCAP_INBOX];
+    size_t in_head, in_tail;
+    /* the frame being gathered (live runs) */
+    uint64_t frame;
+    bool have_frame;
+    sn_pending *pend;
+    size_t n_pend, cap_pend;
+    sn_buf frame_bytes;
+    /* per message */
+    msgpack_unpacked unp;
+    sn_buf out;           /* the protobuf or JSON message being built */
+    uint8_t *points;      /* converted point records */
+    size_t points_cap;
+    /* scene */
+    bool seen_actors;     /* an actors stream gives the transform tree; else each sensor's message */
+    sn_id_set boxes[2];   /* entities of the previous scene update: moving [0], static [1] */
+    sn_buf statics;       /* the static actors' records last written (written again when they change) */
+    bool have_statics;
+    uint8_t *is_static;   /* per record of the current actors message */
+    size_t static_cap;
+    sn_buf map_update;    /* the map's SceneUpdate, written with the first frame */
+    bool map_written;
+};
+
+/* The topic's channel, registering schema and channel on first use ("json" encodings carry a
+** JSON schema named `schema`). UINT16_MAX when out of memory. */
+uint16_t sn_mcap_channel_for(sn_mcap *m, const char *topic, const char *schema, bool json);
+/* Writes m->out on `topic` at log_time. */
+sn_status sn_mcap_emit(sn_mcap *m, const char *topic, const char *schema, bool json, uint64_t log_time, sn_error *err);
+
+/* Whether a blueprint is the actors stream's, whose message goes first in its frame. */
+bool sn_mcap_is_actors(const char *type_id);
+/* One stream message as Foxglove messages: its bytes, and parsed. */
+sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack_object *msg, sn_error *err);
+/* The actors stream's message: SceneUpdate on /<name> and FrameTransforms on /tf. */
+sn_status sn_mcap_actors(sn_mcap *m, const msgpack_object *msg, const char *sensor, uint64_t t, sn_error *err);
+/* A sensor's own pose as a FrameTransform world -> sensor (runs without an actors stream). */
+sn_status sn_mcap_sensor_tf(sn_mcap *m, const char *sensor, const sn_transform *t, uint64_t log_time, sn_error *err);
+/* The map's lines into m->map_update. */
+sn_status sn_mcap_map_lines(sn_mcap *m, const sn_map *map, sn_error *err);
+
+/* msgpack helpers */
+const msgpack_object *sn_mp_get(const msgpack_object *map, const char *key);
+bool sn_mp_str(const msgpack_object *o, char *buf, size_t n);
+bool sn_mp_num(const msgpack_object *o, double *v);
+bool sn_mp_transform(const msgpack_object *o, sn_transform *t);
+
+/* CARLA (left-handed: x forward, y right, z up) to Foxglove (right-handed: y left): positions
+** (x, -y, z); a rotation R becomes S R S with S = diag(1, -1, 1), as a unit quaternion. */
+void sn_fox_pose(sn_buf *b, uint32_t field, const sn_transform *t);
+void sn_fox_vec3(sn_buf *b, uint32_t field, double x, double y, double z); /* already converted */
+/* One FrameTransforms.transforms entry: child's pose `rel` in parent's frame (CARLA's axes). */
+void sn_fox_frame_transform(sn_buf *b, uint64_t t, const char *parent, const char *child, const sn_transform *rel);
+
+#endif

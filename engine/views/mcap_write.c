@@ -1,0 +1,415 @@
+/* mcap_write.c — the MCAP writer of mcap_write.h. Records are built in memory (buf.h) and
+** written whole; chunks are compressed with zstd (Debian's libzstd), CRCs are libdeflate's. */
+#include "mcap_write.h"
+
+#include "buf.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+
+#include <errno.h>
+#include <libdeflate.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+enum {
+    OP_HEADER = 0x01, OP_FOOTER = 0x02, OP_SCHEMA = 0x03, OP_CHANNEL = 0x04, OP_MESSAGE = 0x05,
+    OP_CHUNK = 0x06, OP_MESSAGE_INDEX = 0x07, OP_CHUNK_INDEX = 0x08, OP_STATISTICS = 0x0B,
+    OP_SUMMARY_OFFSET = 0x0E, OP_DATA_END = 0x0F
+};
+
+static const uint8_t MAGIC[8] = {0x89, 'M', 'C', 'A', 'P', '0', '\r', '\n'};
+
+typedef struct schema {
+    char *name, *encoding;
+    uint8_t *data;
+    size_t n;
+    bool written;        /* its record is in the data section */
+} schema;
+
+typedef struct channel {
+    char *topic, *encoding;
+    uint16_t schema;
+    bool written;        /* its record is in the data section */
+    uint64_t count;      /* messages in the file */
+    bool in_chunk;       /* has messages in the current chunk */
+    sn_buf index;        /* this chunk's (log_time, offset) pairs */
+} channel;
+
+typedef struct chunk_index {
+    uint64_t start, end, offset, length, index_length, compressed, uncompressed;
+    uint8_t *offsets; /* the message_index_offsets map's entries (channel u16, offset u64) */
+    size_t offsets_n;
+} chunk_index;
+
+struct sn_mcapw {
+    FILE *f;
+    uint64_t off;        /* bytes written */
+    uint32_t data_crc;   /* of everything before DataEnd */
+    bool in_data;
+    int level;
+    size_t chunk_bytes;
+    ZSTD_CCtx *zc;
+    sn_buf chunk;        /* the open chunk's records, uncompressed */
+    uint64_t chunk_start, chunk_end, chunk_messages;
+    uint8_t *z;          /* compressed chunk */
+    size_t z_cap;
+    sn_buf rec;          /* one record being built */
+    schema *schemas;
+    size_t n_schemas, cap_schemas;
+    channel *channels;
+    size_t n_channels, cap_channels;
+    chunk_index *chunks;
+    size_t n_chunks, cap_chunks;
+    uint64_t messages, first_time, last_time;
+    uint16_t *chunk_channels; /* channels written in the open chunk, in first-use order */
+    size_t n_chunk_channels, cap_chunk_channels;
+};
+
+static sn_status put(sn_mcapw *w, const void *p, size_t n, sn_error *err)
+{
+    if (n && fwrite(p, 1, n, w->f) != n)
+        return sn_fail(err, SN_E_IO, "cannot write: %s", strerror(errno ? errno : EIO));
+    if (w->in_data)
+        w->data_crc = libdeflate_crc32(w->data_crc, p, n);
+    w->off += n;
+    return SN_OK;
+}
+
+/* A record header (opcode, u64 length) in front of content already in `b` from `at`. */
+static void begin_record(sn_buf *b, uint8_t op)
+{
+    sn_buf_u8(b, op);
+    sn_buf_u64(b, 0);
+}
+
+static void end_record(sn_buf *b, size_t at) { sn_buf_set_u64(b, at + 1, b->n - at - 9); }
+
+static sn_status nomem(sn_error *err) { return sn_fail(err, SN_E_NOMEM, "out of memory"); }
+
+static sn_status write_rec(sn_mcapw *w, sn_error *err)
+{
+    if (w->rec.bad)
+        return nomem(err);
+    return put(w, w->rec.p, w->rec.n, err);
+}
+
+sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, size_t chunk_bytes, sn_error *err)
+{
+    sn_mcapw *w = calloc(1, sizeof *w);
+    if (!w || !(w->zc = ZSTD_createCCtx())) {
+        free(w);
+        return nomem(err), NULL;
+    }
+    w->f = f;
+    w->level = zstd_level;
+    w->chunk_bytes = chunk_bytes ? chunk_bytes : SN_MCAP_CHUNK_BYTES;
+    w->in_data = true;
+    w->first_time = UINT64_MAX;
+    begin_record(&w->rec, OP_HEADER);
+    sn_buf_str(&w->rec, "");       /* profile: none (not ROS) */
+    sn_buf_str(&w->rec, library);
+    end_record(&w->rec, 0);
+    if (put(w, MAGIC, sizeof MAGIC, err) || write_rec(w, err)) {
+        sn_mcapw_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void schema_record(sn_buf *b, uint16_t id, const schema *s)
+{
+    size_t at = b->n;
+    begin_record(b, OP_SCHEMA);
+    sn_buf_u16(b, id);
+    sn_buf_str(b, s->name);
+    sn_buf_str(b, s->encoding);
+    sn_buf_u32(b, (uint32_t)s->n);
+    sn_buf_put(b, s->data, s->n);
+    end_record(b, at);
+}
+
+static void channel_record(sn_buf *b, uint16_t id, const channel *c)
+{
+    size_t at = b->n;
+    begin_record(b, OP_CHANNEL);
+    sn_buf_u16(b, id);
+    sn_buf_u16(b, c->schema);
+    sn_buf_str(b, c->topic);
+    sn_buf_str(b, c->encoding);
+    sn_buf_u32(b, 0); /* metadata: none */
+    end_record(b, at);
+}
+
+uint16_t sn_mcapw_schema(sn_mcapw *w, const char *name, const char *encoding, const void *data, size_t n)
+{
+    for (size_t i = 0; i < w->n_schemas; i++)
+        if (strcmp(w->schemas[i].name, name) == 0)
+            return (uint16_t)(i + 1);
+    if (w->n_schemas >= 65535 || !sn_grow((void **)&w->schemas, &w->cap_schemas, w->n_schemas + 1, sizeof *w->schemas))
+        return 0;
+    schema s = {sn_strdup(name), sn_strdup(encoding), malloc(n ? n : 1), n, false};
+    if (!s.name || !s.encoding || !s.data) {
+        free(s.name), free(s.encoding), free(s.data);
+        return 0;
+    }
+    memcpy(s.data, data, n);
+    w->schemas[w->n_schemas++] = s;
+    return (uint16_t)w->n_schemas;
+}
+
+uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, const char *message_encoding)
+{
+    for (size_t i = 0; i < w->n_channels; i++)
+        if (strcmp(w->channels[i].topic, topic) == 0)
+            return (uint16_t)i; /* channel ids start at 0 */
+    if (w->n_channels >= 65535 || !sn_grow((void **)&w->channels, &w->cap_channels, w->n_channels + 1, sizeof *w->channels))
+        return UINT16_MAX;
+    channel c = {sn_strdup(topic), sn_strdup(message_encoding), schema_id, false, 0, false, {0}};
+    if (!c.topic || !c.encoding) {
+        free(c.topic), free(c.encoding);
+        return UINT16_MAX;
+    }
+    w->channels[w->n_channels] = c;
+    return (uint16_t)w->n_channels++;
+}
+
+/* Compresses and writes the open chunk, then its message indexes. */
+static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
+{
+    if (!w->chunk.n)
+        return SN_OK;
+    if (w->chunk.bad)
+        return nomem(err);
+    size_t bound = ZSTD_compressBound(w->chunk.n);
+    if (!sn_grow((void **)&w->z, &w->z_cap, bound, 1))
+        return nomem(err);
+    size_t zn = ZSTD_compressCCtx(w->zc, w->z, w->z_cap, w->chunk.p, w->chunk.n, w->level);
+    if (ZSTD_isError(zn))
+        return sn_fail(err, SN_E_IO, "zstd: %s", ZSTD_getErrorName(zn));
+    if (!sn_grow((void **)&w->chunks, &w->cap_chunks, w->n_chunks + 1, sizeof *w->chunks))
+        return nomem(err);
+    chunk_index *ci = &w->chunks[w->n_chunks];
+    *ci = (chunk_index){.start = w->chunk_messages ? w->chunk_start : 0, .end = w->chunk_messages ? w->chunk_end : 0,
+                        .offset = w->off, .compressed = zn, .uncompressed = w->chunk.n};
+    w->rec.n = 0;
+    begin_record(&w->rec, OP_CHUNK);
+    sn_buf_u64(&w->rec, ci->start);
+    sn_buf_u64(&w->rec, ci->end);
+    sn_buf_u64(&w->rec, w->chunk.n);
+    sn_buf_u32(&w->rec, libdeflate_crc32(0, w->chunk.p, w->chunk.n));
+    sn_buf_str(&w->rec, "zstd");
+    sn_buf_u64(&w->rec, zn);
+    sn_buf_set_u64(&w->rec, 1, w->rec.n - 9 + zn); /* the compressed records follow */
+    sn_status st = write_rec(w, err);
+    if (!st)
+        st = put(w, w->z, zn, err);
+    if (st)
+        return st;
+    ci->length = w->off - ci->offset;
+    /* one MessageIndex per channel of the chunk, in channel order */
+    uint64_t index_start = w->off;
+    ci->offsets = malloc(w->n_chunk_channels * 10 + 1);
+    if (!ci->offsets)
+        return nomem(err);
+    w->n_chunks++;
+    for (size_t id = 0; id < w->n_channels; id++) {
+        channel *c = &w->channels[id];
+        if (!c->in_chunk)
+            continue;
+        if (c->index.bad)
+            return nomem(err);
+        uint8_t *e = ci->offsets + ci->offsets_n;
+        e[0] = (uint8_t)id, e[1] = (uint8_t)(id >> 8);
+        for (int k = 0; k < 8; k++)
+            e[2 + k] = (uint8_t)(w->off >> (8 * k));
+        ci->offsets_n += 10;
+        w->rec.n = 0;
+        begin_record(&w->rec, OP_MESSAGE_INDEX);
+        sn_buf_u16(&w->rec, (uint16_t)id);
+        sn_buf_u32(&w->rec, (uint32_t)c->index.n);
+        sn_buf_put(&w->rec, c->index.p, c->index.n);
+        end_record(&w->rec, 0);
+        if ((st = write_rec(w, err)))
+            return st;
+        c->in_chunk = false;
+        c->index.n = 0;
+    }
+    ci->index_length = w->off - index_start;
+    w->chunk.n = 0;
+    w->n_chunk_channels = 0;
+    w->chunk_messages = 0;
+    return SN_OK;
+}
+
+sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void *data, size_t n, sn_error *err)
+{
+    if (id >= w->n_channels)
+        return sn_fail(err, SN_E_INVALID, "mcap: no channel %u", id);
+    channel *c = &w->channels[id];
+    /* schema and channel records go in just before the channel's first message, so where they
+    ** land depends only on the order of the messages */
+    if (!c->written) {
+        schema *sc = c->schema ? &w->schemas[c->schema - 1] : NULL;
+        if (sc && !sc->written)
+            schema_record(&w->chunk, c->schema, sc), sc->written = true;
+        channel_record(&w->chunk, id, c);
+        c->written = true;
+    }
+    if (!c->in_chunk) {
+        if (!sn_grow((void **)&w->chunk_channels, &w->cap_chunk_channels, w->n_chunk_channels + 1, sizeof(uint16_t)))
+            return nomem(err);
+        w->chunk_channels[w->n_chunk_channels++] = id;
+        c->in_chunk = true;
+    }
+    sn_buf_u64(&c->index, log_time);
+    sn_buf_u64(&c->index, w->chunk.n);
+    size_t at = w->chunk.n;
+    begin_record(&w->chunk, OP_MESSAGE);
+    sn_buf_u16(&w->chunk, id);
+    sn_buf_u32(&w->chunk, (uint32_t)c->count); /* sequence: the channel's message number */
+    sn_buf_u64(&w->chunk, log_time);
+    sn_buf_u64(&w->chunk, log_time); /* publish time: the same simulated instant */
+    sn_buf_put(&w->chunk, data, n);
+    end_record(&w->chunk, at);
+    if (w->chunk.bad || c->index.bad)
+        return nomem(err);
+    c->count++;
+    w->messages++;
+    if (!w->chunk_messages++)
+        w->chunk_start = w->chunk_end = log_time;
+    w->chunk_start = log_time < w->chunk_start ? log_time : w->chunk_start;
+    w->chunk_end = log_time > w->chunk_end ? log_time : w->chunk_end;
+    if (log_time < w->first_time)
+        w->first_time = log_time;
+    if (log_time > w->last_time)
+        w->last_time = log_time;
+    return w->chunk.n >= w->chunk_bytes ? flush_chunk(w, err) : SN_OK;
+}
+
+sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err)
+{
+    sn_status st = flush_chunk(w, err);
+    if (st)
+        return st;
+    w->rec.n = 0;
+    begin_record(&w->rec, OP_DATA_END);
+    sn_buf_u32(&w->rec, 0);
+    end_record(&w->rec, 0);
+    sn_buf_set_u32(&w->rec, 9, w->data_crc);
+    if ((st = write_rec(w, err)))
+        return st;
+    w->in_data = false;
+    uint64_t summary_start = w->off;
+    uint32_t crc = 0;
+    /* the summary: groups of records, each group's place noted for the offset section */
+    uint64_t group_start[4], group_len[4];
+    const uint8_t group_op[4] = {OP_SCHEMA, OP_CHANNEL, OP_STATISTICS, OP_CHUNK_INDEX};
+    for (int g = 0; g < 4; g++) {
+        w->rec.n = 0;
+        if (g == 0)
+            for (size_t i = 0; i < w->n_schemas; i++)
+                schema_record(&w->rec, (uint16_t)(i + 1), &w->schemas[i]);
+        if (g == 1)
+            for (size_t i = 0; i < w->n_channels; i++)
+                channel_record(&w->rec, (uint16_t)i, &w->channels[i]);
+        if (g == 2) {
+            begin_record(&w->rec, OP_STATISTICS);
+            sn_buf_u64(&w->rec, w->messages);
+            sn_buf_u16(&w->rec, (uint16_t)w->n_schemas);
+            sn_buf_u32(&w->rec, (uint32_t)w->n_channels);
+            sn_buf_u32(&w->rec, 0); /* attachments */
+            sn_buf_u32(&w->rec, 0); /* metadata */
+            sn_buf_u32(&w->rec, (uint32_t)w->n_chunks);
+            sn_buf_u64(&w->rec, w->messages ? w->first_time : 0);
+            sn_buf_u64(&w->rec, w->messages ? w->last_time : 0);
+            size_t n = 0;
+            for (size_t i = 0; i < w->n_channels; i++)
+                n += w->channels[i].count ? 10 : 0;
+            sn_buf_u32(&w->rec, (uint32_t)n);
+            for (size_t i = 0; i < w->n_channels; i++)
+                if (w->channels[i].count) {
+                    sn_buf_u16(&w->rec, (uint16_t)i);
+                    sn_buf_u64(&w->rec, w->channels[i].count);
+                }
+            end_record(&w->rec, 0);
+        }
+        if (g == 3)
+            for (size_t i = 0; i < w->n_chunks; i++) {
+                const chunk_index *ci = &w->chunks[i];
+                size_t at = w->rec.n;
+                begin_record(&w->rec, OP_CHUNK_INDEX);
+                sn_buf_u64(&w->rec, ci->start);
+                sn_buf_u64(&w->rec, ci->end);
+                sn_buf_u64(&w->rec, ci->offset);
+                sn_buf_u64(&w->rec, ci->length);
+                sn_buf_u32(&w->rec, (uint32_t)ci->offsets_n);
+                sn_buf_put(&w->rec, ci->offsets, ci->offsets_n);
+                sn_buf_u64(&w->rec, ci->index_length);
+                sn_buf_str(&w->rec, "zstd");
+                sn_buf_u64(&w->rec, ci->compressed);
+                sn_buf_u64(&w->rec, ci->uncompressed);
+                end_record(&w->rec, at);
+            }
+        group_start[g] = w->off;
+        group_len[g] = w->rec.n;
+        if (w->rec.bad)
+            return nomem(err);
+        crc = libdeflate_crc32(crc, w->rec.p, w->rec.n);
+        if ((st = write_rec(w, err)))
+            return st;
+    }
+    uint64_t offsets_start = w->off;
+    w->rec.n = 0;
+    for (int g = 0; g < 4; g++) {
+        if (!group_len[g])
+            continue;
+        size_t at = w->rec.n;
+        begin_record(&w->rec, OP_SUMMARY_OFFSET);
+        sn_buf_u8(&w->rec, group_op[g]);
+        sn_buf_u64(&w->rec, group_start[g]);
+        sn_buf_u64(&w->rec, group_len[g]);
+        end_record(&w->rec, at);
+    }
+    /* the footer; its CRC covers the summary through the footer's summary_offset_start */
+    size_t foot = w->rec.n;
+    begin_record(&w->rec, OP_FOOTER);
+    sn_buf_u64(&w->rec, summary_start);
+    sn_buf_u64(&w->rec, offsets_start);
+    end_record(&w->rec, foot);
+    sn_buf_set_u64(&w->rec, foot + 1, 20);
+    if (w->rec.bad)
+        return nomem(err);
+    crc = libdeflate_crc32(crc, w->rec.p, w->rec.n);
+    sn_buf_u32(&w->rec, crc);
+    sn_buf_put(&w->rec, MAGIC, sizeof MAGIC);
+    if ((st = write_rec(w, err)))
+        return st;
+    if (fflush(w->f) != 0)
+        return sn_fail(err, SN_E_IO, "cannot write: %s", strerror(errno));
+    return SN_OK;
+}
+
+uint64_t sn_mcapw_bytes(const sn_mcapw *w) { return w->off; }
+
+void sn_mcapw_free(sn_mcapw *w)
+{
+    if (!w)
+        return;
+    for (size_t i = 0; i < w->n_schemas; i++)
+        free(w->schemas[i].name), free(w->schemas[i].encoding), free(w->schemas[i].data);
+    for (size_t i = 0; i < w->n_channels; i++)
+        free(w->channels[i].topic), free(w->channels[i].encoding), sn_buf_free(&w->channels[i].index);
+    for (size_t i = 0; i < w->n_chunks; i++)
+        free(w->chunks[i].offsets);
+    free(w->schemas);
+    free(w->channels);
+    free(w->chunks);
+    free(w->chunk_channels);
+    free(w->z);
+    sn_buf_free(&w->chunk);
+    sn_buf_free(&w->rec);
+    ZSTD_freeCCtx(w->zc);
+    free(w);
+}

@@ -1,0 +1,45 @@
+/* mcap_write.h — an MCAP file writer (https://mcap.dev/spec, major version 0), small and
+** focused: what a viewer needs to seek without reading the whole file.
+**
+** Layout written: magic, Header; the data section as zstd-compressed Chunks (each holding the
+** Schema and Channel records first used in it and the Messages), every chunk followed by one
+** MessageIndex record per channel in it; DataEnd (with the data section's CRC-32); the summary
+** section: every Schema and Channel again, Statistics, one ChunkIndex per chunk; the summary
+** offset section (one SummaryOffset per group); Footer (with the summary's CRC-32); magic.
+**
+** Ownership: the writer writes to a FILE it does not own (the caller opens and closes it).
+** Messages must come in non-decreasing log time per channel (the export's frame order).
+** Schema and Channel records are written just before their first message: the file depends
+** only on the order of the messages. */
+#ifndef SN_VIEWS_MCAP_WRITE_H
+#define SN_VIEWS_MCAP_WRITE_H
+
+#include <sensim/sensim.h>
+
+#include <stdio.h>
+
+typedef struct sn_mcapw sn_mcapw;
+
+/* A chunk is compressed and written once its records reach chunk_bytes (default 4 MiB: a
+** viewer reads a few frames of images per seek). */
+#define SN_MCAP_CHUNK_BYTES (4u << 20)
+
+/* Starts a file (magic and Header) on `f`; `library` names the writer. NULL on failure. */
+sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, size_t chunk_bytes, sn_error *err);
+/* The id of a schema (registered on first use; the same name gives the same id). 0 when out
+** of memory (MCAP's "no schema" id is never a valid result here). */
+uint16_t sn_mcapw_schema(sn_mcapw *w, const char *name, const char *encoding, const void *data, size_t n);
+/* The id of a channel by topic (registered on first use with schema and encoding); ids start
+** at 0. UINT16_MAX when out of memory or past 65535 channels. */
+uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema, const char *message_encoding);
+/* One message on a channel. */
+sn_status sn_mcapw_message(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *data, size_t n,
+                           sn_error *err);
+/* Writes the last chunk, the summary and the footer. The FILE is flushed, not closed. */
+sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err);
+/* Frees the writer (NULL-safe); an unfinished file is left as written so far. */
+void sn_mcapw_free(sn_mcapw *w);
+/* Bytes written to the file so far. */
+uint64_t sn_mcapw_bytes(const sn_mcapw *w);
+
+#endif

@@ -1,0 +1,178 @@
+/* MCAP for Foxglove (issue 23), two figures:
+**  - `sensim run --mcap` on the demo (scenes/town.yaml, 600 frames) against the same run without
+**    it: the wall time ratio (target <= 1.15), best of 3 each, alternated so both see the same load;
+**  - `sensim export mcap` of that run's folder against `dd` writing the same number of bytes
+**    (target >= 0.5x dd's throughput), best of 3 each; the export's input (the streams read)
+**    and `cat` of those streams are printed beside it, since the file written is mostly PNG and
+**    so a small fraction of what is read;
+**  - the MCAP writer alone (mcap_write.c: chunks, zstd, indexes, CRCs) writing 100 MB of
+**    messages shaped like a run's (PNG-sized incompressible ones among small ones) against dd
+**    writing the same bytes.
+** argv[1]: temp folder, argv[2]: scenes folder, argv[3]: sensim. */
+#include <sensim/mcap.h>
+
+#include "../../engine/views/mcap_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define ROUNDS 3
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double cpu_children(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_CHILDREN, &u);
+    return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_sec +
+           1e-6 * (double)u.ru_stime.tv_usec;
+}
+
+/* Seconds a shell command takes; -1 when it fails. *cpu (may be NULL) gets the CPU seconds its
+** processes used (all threads, user and system): the figure a loaded machine does not inflate. */
+static double timed_cpu(const char *cmd, double *cpu)
+{
+    double t = now(), c = cpu_children();
+    int rc = system(cmd);
+    if (cpu)
+        *cpu = cpu_children() - c;
+    return rc == 0 ? now() - t : -1;
+}
+
+static double timed(const char *cmd) { return timed_cpu(cmd, NULL); }
+
+static double min_of(double a, double b) { return b >= 0 && (a < 0 || b < a) ? b : a; }
+
+int main(int argc, char **argv)
+{
+    if (argc < 4)
+        return 2;
+    const char *tmp = argv[1], *scenes = argv[2], *sensim = argv[3];
+    char dir[2048], cmd[16384];
+    snprintf(dir, sizeof dir, "%s/bench_mcap", tmp);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    if (system(cmd) != 0)
+        return 1;
+
+    /* ---- --mcap overhead on the demo run ---- */
+    double plain = -1, with = -1, plain_cpu = -1, with_cpu = -1, c;
+    for (int r = 0; r < ROUNDS; r++) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/plain' && '%s' run '%s/town.yaml' --out '%s/plain' --quiet", dir, sensim, scenes, dir);
+        plain = min_of(plain, timed_cpu(cmd, &c));
+        plain_cpu = min_of(plain_cpu, c);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/with' '%s/run.mcap' && '%s' run '%s/town.yaml' --out '%s/with' --mcap '%s/run.mcap' --quiet",
+                 dir, dir, sensim, scenes, dir, dir);
+        with = min_of(with, timed_cpu(cmd, &c));
+        with_cpu = min_of(with_cpu, c);
+    }
+    if (plain <= 0 || with <= 0) {
+        fprintf(stderr, "bench_mcap: the demo run failed\n");
+        return 1;
+    }
+    printf("ratio --mcap demo run / without: %.2f (%.2f s vs %.2f s wall, best of %d; target <= 1.15)\n", with / plain, with,
+           plain, ROUNDS);
+    printf("ratio --mcap demo run / without, CPU: %.2f (%.2f s vs %.2f s of CPU, all threads)\n", with_cpu / plain_cpu,
+           with_cpu, plain_cpu);
+
+    /* ---- export throughput against dd writing the same bytes ---- */
+    char out[2200], run[2200];
+    snprintf(out, sizeof out, "%s/export.mcap", dir);
+    snprintf(run, sizeof run, "%s/with", dir);
+    double exp_t = -1;
+    for (int r = 0; r < ROUNDS; r++) {
+        remove(out);
+        sn_error err = {0};
+        double t = now();
+        if (sn_mcap_export(run, out, NULL, NULL, &err) != SN_OK) {
+            fprintf(stderr, "bench_mcap: export: %s\n", err.msg);
+            return 1;
+        }
+        exp_t = min_of(exp_t, now() - t);
+    }
+    struct stat st;
+    if (stat(out, &st) != 0)
+        return 1;
+    double bytes = (double)st.st_size;
+    /* what the export read: the streams of the run */
+    snprintf(cmd, sizeof cmd, "cat '%s'/*.msgpack | wc -c > '%s/in_bytes'", run, dir);
+    double in_bytes = 0;
+    if (system(cmd) == 0) {
+        snprintf(cmd, sizeof cmd, "%s/in_bytes", dir);
+        FILE *f = fopen(cmd, "r");
+        if (f && fscanf(f, "%lf", &in_bytes) != 1)
+            in_bytes = 0;
+        if (f)
+            fclose(f);
+    }
+    double dd_t = -1, cat_t = -1;
+    for (int r = 0; r < ROUNDS; r++) {
+        snprintf(cmd, sizeof cmd, "dd if=/dev/zero of='%s/dd.bin' bs=65536 count=%.0f status=none", dir, bytes / 65536 + 1);
+        dd_t = min_of(dd_t, timed(cmd));
+        snprintf(cmd, sizeof cmd, "cat '%s'/*.msgpack > '%s/cat.bin'", run, dir);
+        cat_t = min_of(cat_t, timed(cmd));
+    }
+    printf("ratio export / dd throughput: %.2f (export writes %.1f MB in %.3f s = %.1f MB/s; dd the same bytes in %.3f s "
+           "= %.1f MB/s; target >= 0.5)\n",
+           dd_t / exp_t, bytes / 1e6, exp_t, bytes / 1e6 / exp_t, dd_t, bytes / 1e6 / dd_t);
+    printf("ratio export / cat of its input: %.2f (the export reads %.1f MB of streams at %.1f MB/s; cat copies them at "
+           "%.1f MB/s)\n",
+           cat_t / exp_t, in_bytes / 1e6, in_bytes / 1e6 / exp_t, in_bytes / 1e6 / cat_t);
+
+    /* ---- the writer alone ---- */
+    enum { BIG = 100000, SMALL = 400, N_BIG = 900, SMALL_PER_BIG = 20 };
+    uint8_t *big = malloc((size_t)BIG * N_BIG), small[SMALL];
+    if (!big)
+        return 1;
+    uint64_t x = 88172645463325252ull; /* xorshift: every image different and incompressible, like PNGs */
+    for (size_t i = 0; i < (size_t)BIG * N_BIG; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        big[i] = (uint8_t)(x >> 32);
+    }
+    for (size_t i = 0; i < SMALL; i++)
+        small[i] = (uint8_t)(i % 7); /* a transform's repetitive bytes */
+    double w_t = -1, w_bytes = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        snprintf(out, sizeof out, "%s/writer.mcap", dir);
+        FILE *f = fopen(out, "wb");
+        sn_error err = {0};
+        double t = now();
+        sn_mcapw *w = f ? sn_mcapw_open(f, "bench", 1, 0, &err) : NULL;
+        if (!w)
+            return 1;
+        uint16_t sid = sn_mcapw_schema(w, "bench", "", "", 0);
+        uint16_t ci = sn_mcapw_channel(w, "/image", sid, "protobuf"), ct = sn_mcapw_channel(w, "/tf", sid, "protobuf");
+        for (int i = 0; i < N_BIG; i++) {
+            if (sn_mcapw_message(w, ci, (uint64_t)i * 50000000u, big + (size_t)i * BIG, BIG, &err))
+                return 1;
+            for (int k = 0; k < SMALL_PER_BIG; k++)
+                if (sn_mcapw_message(w, ct, (uint64_t)i * 50000000u + (uint64_t)k, small, SMALL, &err))
+                    return 1;
+        }
+        if (sn_mcapw_finish(w, &err))
+            return 1;
+        w_bytes = (double)sn_mcapw_bytes(w);
+        sn_mcapw_free(w);
+        fclose(f);
+        w_t = min_of(w_t, now() - t);
+    }
+    free(big);
+    double dd2 = -1;
+    for (int r = 0; r < ROUNDS; r++) {
+        snprintf(cmd, sizeof cmd, "dd if=/dev/zero of='%s/dd.bin' bs=65536 count=%.0f status=none", dir, w_bytes / 65536 + 1);
+        dd2 = min_of(dd2, timed(cmd));
+    }
+    printf("ratio MCAP writer / dd throughput: %.2f (the writer: %.1f MB in %.3f s = %.0f MB/s; dd: %.3f s = %.0f MB/s; "
+           "target >= 0.5)\n",
+           dd2 / w_t, w_bytes / 1e6, w_t, w_bytes / 1e6 / w_t, dd2, w_bytes / 1e6 / dd2);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : 1;
+}

@@ -1,0 +1,358 @@
+// check_mcap.js — reads an MCAP file sensim wrote with Foxglove's own packages (@mcap/core,
+// @foxglove/schemas, protobufjs as Foxglove loads protobuf schemas) and checks it against the run's
+// streams, which it knows only through `sensim dump --json` and `sensim convert`:
+//   - the file parses as an indexed MCAP (footer, summary, chunk indexes, statistics) and as a
+//     stream of records with every CRC checked (chunks, data section, summary);
+//   - every chunk index points at its chunk and message indexes, whose entries point at
+//     messages of their channel with their log times; start/end times bound the chunk's messages;
+//   - statistics count what the file holds; per channel, log times never go back and sequence
+//     numbers count 0, 1, 2, ...;
+//   - every schema is a Foxglove schema whose fields are @foxglove/schemas', and every message
+//     decodes (protobuf through the schema's FileDescriptorSet, JSON parses);
+//   - images are the PNG files `sensim convert` wrote for the stream, byte for byte;
+//   - boxes (SceneUpdate) and the transform tree (FrameTransforms) give the poses of the actors
+//     stream and of every sensor message's transform, with y negated (CARLA -> right-handed);
+//   - point clouds carry the streams' points with y negated; location fixes the GNSS values.
+// usage: node check_mcap.js FILE.mcap DUMPS_DIR PNG_DIR   (DUMPS_DIR/<sensor>.jsonl, PNG_DIR/<sensor>/*.png)
+// Prints "ok: ..." lines and exits 1 after printing every FAIL.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const { McapIndexedReader, McapStreamReader } = require("@mcap/core");
+const { foxgloveMessageSchemas } = require("@foxglove/schemas/internal");
+const protobuf = require("protobufjs");
+const descriptor = require("protobufjs/ext/descriptor");
+const fzstd = require("fzstd");
+
+const [file, dumpsDir, pngDir] = process.argv.slice(2);
+let fails = 0;
+const fail = (what) => {
+  fails++;
+  if (fails <= 40) console.log(`FAIL: ${what}`);
+};
+const check = (cond, what) => {
+  if (!cond) fail(what);
+  return cond;
+};
+const bytes = fs.readFileSync(file);
+const zstd = { zstd: (buf, size) => fzstd.decompress(buf, new Uint8Array(Number(size))) };
+
+// CRC-32 (IEEE), as MCAP uses
+const CRC = new Uint32Array(256).map((_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const crc32 = (b) => {
+  let c = 0xffffffff;
+  for (let i = 0; i < b.length; i++) c = CRC[(c ^ b[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+
+// Every record of a byte range, parsed by @mcap/core's stream reader.
+function records(buf, opts, max = Infinity) {
+  const r = new McapStreamReader({ decompressHandlers: zstd, validateCrcs: true, ...opts });
+  r.append(buf);
+  const out = [];
+  for (let rec; out.length < max && (rec = r.nextRecord()); ) out.push(rec);
+  return out;
+}
+
+// ---- CARLA's rotation (UE's FRotationMatrix) and the change to right-handed axes ----
+const rad = (d) => (d * Math.PI) / 180;
+function carlaMatrix([pitch, yaw, roll]) {
+  const [sp, cp, sy, cy, sr, cr] = [Math.sin(rad(pitch)), Math.cos(rad(pitch)), Math.sin(rad(yaw)), Math.cos(rad(yaw)), Math.sin(rad(roll)), Math.cos(rad(roll))];
+  const X = [cp * cy, cp * sy, sp], Y = [sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, -sr * cp], Z = [-(cr * sp * cy + sr * sy), cy * sr - cr * sp * sy, cr * cp];
+  return [0, 1, 2].map((i) => [X[i], Y[i], Z[i]]); // rows; columns are the body axes
+}
+const flipM = (m) => m.map((row, i) => row.map((v, j) => ((i === 1) !== (j === 1) ? -v : v)));
+const flipV = ([x, y, z]) => [x, -y, z];
+const mulMV = (m, v) => m.map((r) => r[0] * v[0] + r[1] * v[1] + r[2] * v[2]);
+const mulMM = (a, b) => a.map((r) => [0, 1, 2].map((j) => r[0] * b[0][j] + r[1] * b[1][j] + r[2] * b[2][j]));
+function quatMatrix({ x, y, z, w }) {
+  x = x || 0, y = y || 0, z = z || 0, w = w || 0;
+  return [
+    [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+  ];
+}
+const vecOf = (v) => [v?.x || 0, v?.y || 0, v?.z || 0];
+const near = (a, b, eps) => a.flat().every((v, i) => Math.abs(v - b.flat()[i]) <= eps);
+
+function loadJsonl(name) {
+  const p = path.join(dumpsDir, `${name}.jsonl`);
+  return fs.existsSync(p) ? fs.readFileSync(p, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : null;
+}
+const ns = (ts) => BigInt(Math.round(ts * 1e9));
+
+async function main() {
+  // ---- the index: what a viewer reads first ----
+  const reader = await McapIndexedReader.Initialize({
+    readable: { size: async () => BigInt(bytes.length), read: async (o, n) => bytes.subarray(Number(o), Number(o + n)) },
+    decompressHandlers: zstd,
+  });
+  check(reader.chunkIndexes.length > 0, "the summary has chunk indexes");
+  check(reader.statistics, "the summary has statistics");
+  const stats = reader.statistics;
+
+  // ---- every record in file order, every CRC checked ----
+  const all = records(bytes, { includeChunks: true });
+  const dataEnd = all.find((r) => r.type === "DataEnd");
+  check(dataEnd, "a DataEnd record");
+  // the data section: magic, header and every record up to DataEnd
+  const dataEndOffset = Number(reader.dataEndOffset);
+  check(dataEnd && dataEnd.dataSectionCrc === crc32(bytes.subarray(0, dataEndOffset)), "the data section's CRC");
+  const messages = all.filter((r) => r.type === "Message");
+  check(BigInt(messages.length) === stats.messageCount, `statistics count ${stats.messageCount} messages, the file has ${messages.length}`);
+  check(stats.chunkCount === reader.chunkIndexes.length, "statistics count the chunks");
+  check(stats.channelCount === reader.channelsById.size && stats.schemaCount === reader.schemasById.size, "statistics count channels and schemas");
+  const perChannel = new Map();
+  for (const m of messages) {
+    const list = perChannel.get(m.channelId) || [];
+    const last = list[list.length - 1];
+    if (last && m.logTime < last.logTime) fail(`channel ${m.channelId}: log time goes back at message ${list.length}`);
+    if (m.sequence !== list.length) fail(`channel ${m.channelId}: sequence ${m.sequence} at message ${list.length}`);
+    list.push(m);
+    perChannel.set(m.channelId, list);
+  }
+  for (const [id, list] of perChannel) check(stats.channelMessageCounts.get(id) === BigInt(list.length), `statistics count channel ${id}'s messages`);
+  const times = messages.map((m) => m.logTime);
+  check(stats.messageStartTime === times.reduce((a, b) => (b < a ? b : a)) && stats.messageEndTime === times.reduce((a, b) => (b > a ? b : a)), "statistics' start and end times");
+  console.log(`ok: ${messages.length} messages on ${reader.channelsById.size} channels in ${reader.chunkIndexes.length} chunks, CRCs and statistics consistent`);
+
+  // ---- chunk indexes -> chunks -> message indexes -> messages ----
+  let indexed = 0;
+  for (const ci of reader.chunkIndexes) {
+    const start = Number(ci.chunkStartOffset), len = Number(ci.chunkLength);
+    const [chunk] = records(bytes.subarray(start, start + len), { noMagicPrefix: true, includeChunks: true }, 1);
+    if (!check(chunk && chunk.type === "Chunk", `a chunk at ${start}`)) continue;
+    check(chunk.compression === "zstd" && ci.compression === "zstd", "chunks are zstd-compressed");
+    check(BigInt(chunk.records.length) === ci.compressedSize && chunk.uncompressedSize === ci.uncompressedSize, `chunk at ${start}: sizes as indexed`);
+    const inner = fzstd.decompress(chunk.records, new Uint8Array(Number(chunk.uncompressedSize)));
+    // the chunk's records by hand: a chunk alone may use channels defined in earlier chunks
+    const innerMsgs = [];
+    const view = new DataView(inner.buffer, inner.byteOffset, inner.byteLength);
+    for (let off = 0; off < inner.length; ) {
+      const op = inner[off], recLen = 9 + Number(view.getBigUint64(off + 1, true));
+      if (op === 0x05) innerMsgs.push({ offset: BigInt(off), channelId: view.getUint16(off + 9, true), logTime: view.getBigUint64(off + 15, true) });
+      check([0x03, 0x04, 0x05].includes(op), `chunk at ${start}: only schemas, channels and messages (opcode ${op})`);
+      off += recLen;
+    }
+    const lo = innerMsgs.reduce((a, m) => (m.logTime < a ? m.logTime : a), innerMsgs[0].logTime);
+    const hi = innerMsgs.reduce((a, m) => (m.logTime > a ? m.logTime : a), innerMsgs[0].logTime);
+    check(lo === ci.messageStartTime && hi === ci.messageEndTime && lo === chunk.messageStartTime && hi === chunk.messageEndTime, `chunk at ${start}: start/end times`);
+    let entries = 0, idxBytes = 0;
+    for (const [channelId, mio] of ci.messageIndexOffsets) {
+      const at = Number(mio), miLen = 9 + Number(bytes.readBigUInt64LE(at + 1));
+      const [mi] = records(bytes.subarray(at, at + miLen), { noMagicPrefix: true });
+      if (!check(mi && mi.type === "MessageIndex" && mi.channelId === channelId, `a message index for channel ${channelId} at ${mio}`)) continue;
+      idxBytes += 9 + 2 + 4 + 16 * mi.records.length;
+      for (const [t, o] of mi.records) {
+        const m = innerMsgs.find((x) => x.offset === o);
+        check(m && m.channelId === channelId && m.logTime === t, `message index of channel ${channelId}: offset ${o} is its message at ${t}`);
+        entries++;
+      }
+    }
+    check(entries === innerMsgs.length, `chunk at ${start}: every message indexed (${entries} of ${innerMsgs.length})`);
+    check(BigInt(idxBytes) === ci.messageIndexLength, `chunk at ${start}: message index length`);
+    indexed += entries;
+  }
+  check(indexed === messages.length, "the chunks hold every message");
+  let viaIndex = 0, prev = -1n;
+  for await (const m of reader.readMessages()) {
+    check(m.logTime >= prev, "readMessages yields messages in log-time order");
+    prev = m.logTime;
+    viaIndex++;
+  }
+  check(viaIndex === messages.length, `readMessages through the index yields every message (${viaIndex})`);
+  console.log(`ok: chunk and message indexes point at every message`);
+
+  // ---- schemas and decoding ----
+  const types = new Map(); // schema id -> protobuf type
+  for (const [id, s] of reader.schemasById) {
+    if (s.encoding === "jsonschema") {
+      check(JSON.parse(new TextDecoder().decode(s.data)).type === "object", `schema ${s.name}: a JSON schema`);
+      continue;
+    }
+    check(s.encoding === "protobuf" && s.name.startsWith("foxglove."), `schema ${s.name}: a Foxglove protobuf schema`);
+    const root = protobuf.Root.fromDescriptor(descriptor.FileDescriptorSet.decode(s.data));
+    const type = root.lookupType(s.name);
+    const fox = foxgloveMessageSchemas[s.name.slice(9)];
+    if (check(fox, `${s.name} is one of @foxglove/schemas'`)) {
+      const want = fox.fields.map((f) => f.name).sort().join(","), have = Object.keys(type.fields).sort().join(",");
+      check(want === have, `${s.name}: fields ${have} are @foxglove/schemas' ${want}`);
+    }
+    types.set(id, type);
+  }
+  const decoded = []; // {topic, schema, logTime, value}
+  for (const m of messages) {
+    const ch = reader.channelsById.get(m.channelId), s = reader.schemasById.get(ch.schemaId);
+    try {
+      const value = ch.messageEncoding === "json" ? JSON.parse(new TextDecoder().decode(m.data)) : types.get(ch.schemaId).toObject(types.get(ch.schemaId).decode(m.data), { longs: String, defaults: false });
+      decoded.push({ topic: ch.topic, schema: s.name, logTime: m.logTime, value });
+    } catch (e) {
+      fail(`${ch.topic}: a message does not decode as ${s.name}: ${e.message}`);
+    }
+  }
+  check(decoded.length === messages.length, "every message decodes");
+  console.log(`ok: ${reader.schemasById.size} schemas valid, every message decodes`);
+
+  const byTopic = (t) => decoded.filter((d) => d.topic === t);
+  const topics = [...new Set(decoded.map((d) => d.topic))];
+
+  // ---- images: the PNGs of sensim convert ----
+  let images = 0;
+  for (const t of topics) {
+    const imgs = byTopic(t).filter((d) => d.schema === "foxglove.CompressedImage");
+    if (!imgs.length) continue;
+    const dir = path.join(pngDir, t.slice(1));
+    const pngs = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".png")).sort() : [];
+    check(pngs.length === imgs.length, `${t}: ${imgs.length} images, sensim convert wrote ${pngs.length}`);
+    imgs.forEach((d, i) => {
+      check(d.value.format === "png" && d.value.frame_id === t.slice(1), `${t}: png in the sensor's frame`);
+      if (i < pngs.length) check(Buffer.compare(Buffer.from(d.value.data), fs.readFileSync(path.join(dir, pngs[i]))) === 0, `${t}: image ${i} is ${pngs[i]} byte for byte`);
+      images++;
+    });
+  }
+  for (const d of decoded.filter((x) => x.schema === "foxglove.RawImage"))
+    check(d.value.encoding === "rgb8" && d.value.step === d.value.width * 3 && d.value.data.length === d.value.step * d.value.height, `${d.topic}: an rgb8 RawImage of its size`);
+  console.log(`ok: ${images} images equal sensim convert's PNGs`);
+
+  // ---- boxes and the transform tree against the streams ----
+  const actors = loadJsonl("actors");
+  // the tree at a time: the last /tf_static at or before it, and /tf at it (what a viewer holds)
+  const tfAt = new Map(); // log time -> Map(child -> {parent, t, R})
+  const tfMsgs = decoded.filter((d) => d.topic === "/tf" || d.topic === "/tf_static");
+  let statics = new Map();
+  for (const d of tfMsgs) {
+    const put = (map) => {
+      for (const tr of d.value.transforms || [])
+        map.set(tr.child_frame_id, { parent: tr.parent_frame_id, t: vecOf(tr.translation), R: quatMatrix(tr.rotation || {}) });
+    };
+    if (d.topic === "/tf_static") {
+      statics = new Map();
+      put(statics);
+      for (const [t, map] of tfAt) if (t >= d.logTime) for (const [k, v] of statics) if (!map.has(k)) map.set(k, v);
+    }
+    const map = tfAt.get(d.logTime) || new Map(statics);
+    if (d.topic === "/tf") put(map);
+    else for (const [k, v] of statics) map.set(k, v);
+    tfAt.set(d.logTime, map);
+  }
+  const worldPose = (map, frame) => { // compose parent chains up to "world"
+    let t = [0, 0, 0], R = [[1, 0, 0], [0, 1, 0], [0, 0, 1]], f = frame;
+    const chain = [];
+    for (let k = 0; f !== "world" && k < 64; k++) {
+      const e = map.get(f);
+      if (!e) return null;
+      chain.push(e);
+      f = e.parent;
+    }
+    for (const e of chain.reverse()) {
+      t = mulMV(R, e.t).map((v, i) => v + t[i]);
+      R = mulMM(R, e.R);
+    }
+    return { t, R };
+  };
+  if (actors) {
+    const updates = byTopic("/actors"), staticUpdates = byTopic("/actors/static");
+    check(updates.length === actors.length, `/actors: a scene update per actors message (${updates.length} of ${actors.length})`);
+    check(staticUpdates.length >= 1 && staticUpdates.length < actors.length, `/actors/static: updates only when static actors change (${staticUpdates.length})`);
+    let boxes = 0, tfs = 0;
+    let prevDyn = new Set(), prevStatic = new Set();
+    actors.forEach((a, k) => {
+      const u = updates[k];
+      if (!u) return;
+      check(u.logTime === ns(a.timestamp), `/actors: update ${k} at the message's time`);
+      const su = staticUpdates.filter((x) => x.logTime <= u.logTime).pop(); // what a viewer shows
+      const ents = new Map((u.value.entities || []).map((e) => [e.id, e]));
+      const sents = new Map(((su && su.value.entities) || []).map((e) => [e.id, e]));
+      const tf = tfAt.get(ns(a.timestamp)) || new Map();
+      const bin = Buffer.from(a.actors.$bin, "base64");
+      const recs = [...Array(bin.length / 112)].map((_, i) => {
+        const o = i * 112;
+        return { id: bin.readUInt32LE(o), parent: bin.readUInt32LE(o + 4), kind: bin[o + 8], d: [...Array(12)].map((_, j) => bin.readDoubleLE(o + 16 + 8 * j)) };
+      });
+      const byId = new Map(recs.map((r) => [r.id, r]));
+      const isStatic = (r) => { for (let x = r, n = 0; x && n < 64; n++) { if (x.kind !== 0) return false; x = x.parent ? byId.get(x.parent) : null; } return true; };
+      const dyn = new Set(), stat = new Set();
+      recs.forEach((rec, i) => {
+        const { id, kind, d } = rec;
+        const R = carlaMatrix(d.slice(3, 6)), loc = d.slice(0, 3);
+        const frame = a.names[i] || `actor_${id}`;
+        const w = worldPose(tf, frame);
+        if (check(w, `/tf at ${a.timestamp}: a path from world to ${frame}`)) {
+          check(near(w.t, flipV(loc), 1e-9) && near(w.R, flipM(R), 1e-9), `/tf: ${frame}'s world pose is the actors stream's (frame ${a.frame})`);
+          tfs++;
+        }
+        if (kind === 3) { check(!ents.has(String(id)) && !sents.has(String(id)), `a sensor (${id}) has no box`); return; }
+        const st = isStatic(rec);
+        (st ? stat : dyn).add(String(id));
+        const e = (st ? sents : ents).get(String(id));
+        if (!check(e && e.frame_id === "world" && e.cubes?.length === 1, `${st ? "/actors/static" : "/actors"}: entity ${id} with one cube in world (frame ${a.frame})`)) return;
+        const c = e.cubes[0];
+        const centre = mulMV(R, d.slice(6, 9)).map((v, j) => v + loc[j]);
+        check(near(vecOf(c.pose.position), flipV(centre), 1e-9) && near(quatMatrix(c.pose.orientation), flipM(R), 1e-9), `box ${id}'s pose is the stream's (frame ${a.frame})`);
+        check(near(vecOf(c.size), d.slice(9, 12).map((v) => 2 * v), 0), `box ${id}'s size is twice its extent`);
+        check((e.metadata || []).some((kv) => kv.key === "type_id" && kv.value === a.type_ids[i]), `box ${id} carries its type_id`);
+        boxes++;
+      });
+      check(dyn.size === ents.size && (!su || stat.size === sents.size), `frame ${a.frame}: no box beyond the stream's actors`);
+      // an actor gone since the previous update is deleted
+      const gone = [...prevDyn].filter((id) => !dyn.has(id)).sort().join(","), dels = (u.value.deletions || []).map((x) => x.id).sort().join(",");
+      check(gone === dels, `/actors: frame ${a.frame} deletes exactly the boxes gone (${gone} vs ${dels})`);
+      prevDyn = dyn;
+      prevStatic = stat;
+    });
+    check(prevStatic.size > 0, "static actors were seen (the check of /actors/static ran)");
+    console.log(`ok: ${boxes} boxes and ${tfs} frames of the transform tree are the actors stream's poses`);
+  }
+  // every sensor message's transform: its frame's world pose in the tree
+  let sensorPoses = 0;
+  for (const t of topics) {
+    const name = t.slice(1), dump = ["actors", "actors/static", "tf", "tf_static", "map"].includes(name) ? null : loadJsonl(name);
+    if (!dump) continue;
+    const msgs = byTopic(t);
+    check(msgs.length === dump.length, `${t}: one message per stream message (${msgs.length} of ${dump.length})`);
+    dump.forEach((s, i) => {
+      const w = worldPose(tfAt.get(ns(s.timestamp)) || new Map(), name);
+      if (check(w, `/tf: a path from world to sensor ${name} at ${s.timestamp}`)) {
+        check(near(w.t, flipV(s.transform.location), 1e-9) && near(w.R, flipM(carlaMatrix(s.transform.rotation)), 1e-9), `${name}: the tree's pose is the message's transform (frame ${s.frame})`);
+        sensorPoses++;
+      }
+      const m = msgs[i];
+      if (!m) return;
+      check(m.logTime === ns(s.timestamp), `${t}: message ${i} at the stream's time`);
+      if (m.schema === "foxglove.PointCloud" && s.type.startsWith("sensor.lidar")) {
+        const raw = Buffer.from(s.raw_data.$bin, "base64"), data = Buffer.from(m.value.data || []);
+        const rs = s.type.endsWith("semantic") ? 24 : 16;
+        let same = data.length === raw.length && m.value.point_stride === rs;
+        for (let p = 0; same && p < raw.length; p += rs)
+          same = raw.readFloatLE(p) === data.readFloatLE(p) && -raw.readFloatLE(p + 4) === data.readFloatLE(p + 4) && raw.compare(data, p + 8, p + rs, p + 8, p + rs) === 0;
+        check(same, `${t}: points are the stream's with y negated (frame ${s.frame})`);
+      }
+      if (m.schema === "foxglove.PointCloud" && s.type === "sensor.other.radar")
+        check((m.value.data || []).length === (Buffer.from(s.raw_data.$bin, "base64").length / 16) * 20, `${t}: a point per detection`);
+      if (m.schema === "foxglove.LocationFix")
+        check(m.value.latitude === s.latitude && m.value.longitude === s.longitude && m.value.altitude === s.altitude, `${t}: the fix is the stream's`);
+      if (m.schema.startsWith("sensor."))
+        check(m.value.frame === s.frame && m.value.sensor === s.sensor, `${t}: the JSON message is the stream's`);
+    });
+  }
+  console.log(`ok: ${sensorPoses} sensor messages' transforms found in the tree`);
+  const map = byTopic("/map");
+  if (map.length) {
+    const lines = map[0].value.entities[0].lines || [];
+    check(map.length === 1 && lines.length > 0 && lines.every((l) => l.points.length >= 2), "/map: one update of lane lines");
+    console.log(`ok: /map has ${lines.length} lines`);
+  }
+  if (fails) {
+    console.log(`${fails} checks failed`);
+    process.exit(1);
+  }
+}
+main().catch((e) => {
+  console.log(`FAIL: ${e.stack || e}`);
+  process.exit(1);
+});

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# MCAP for Foxglove (docs/mcap.md), checked by an independent reader (check_mcap.js on Foxglove's
+# own npm packages, installed from package-lock.json into the build tree):
+#   - the demo scene (scenes/town.yaml, shortened) run with --mcap, and the export of its folder:
+#     the same bytes; every message read and checked against the streams and convert's PNGs;
+#   - a scene with every kind of sensor (cameras of each converter, DVS, optical flow, both
+#     lidars, radar, GNSS, IMU, collision, lane invasion, obstacle, V2X) the same way, and the
+#     same file at 1 and 2 threads;
+#   - a recording replayed with a scene's sensors (replay --mcap) the same way;
+#   - a run killed mid-way leaves no file at the --mcap path (only its .partial-* beside it);
+#   - bad input: a folder without streams, a corrupt stream, a link or a folder where the file
+#     goes: exit 2, one error line, nothing written and nothing left behind.
+# usage: mcap.sh SENSIM SCENES_DIR MAPS_DIR TMP_DIR THIS_DIR
+set -u
+SENSIM=$1 SCENES=$2 MAPS=$3 TMP=$4/mcap HERE=$5
+NODE_DIR=$4/mcap-node
+rm -rf "$TMP" && mkdir -p "$TMP"
+fails=0
+bad() { fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+
+# ---- the reader: Foxglove's packages at the locked versions (installed once per build tree) ----
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "node and npm not found (Debian nodejs npm: bash scripts/setup.sh)"
+  exit 77
+fi
+if ! cmp -s "$HERE/package-lock.json" "$NODE_DIR/package-lock.json" || [ ! -d "$NODE_DIR/node_modules/@mcap/core" ]; then
+  rm -rf "$NODE_DIR" && mkdir -p "$NODE_DIR"
+  cp "$HERE/package.json" "$HERE/package-lock.json" "$NODE_DIR/"
+  if ! (cd "$NODE_DIR" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >npm.log 2>&1); then
+    cat "$NODE_DIR/npm.log" >&2
+    rm -f "$NODE_DIR/package-lock.json" # try again next time
+    echo "npm could not install the reader's packages (no registry?): skipped"
+    exit 77
+  fi
+fi
+check() { # MCAP RUN_DIR: dumps every stream, converts every camera, runs the reader
+  local mcap=$1 run=$2 out=$1.check
+  rm -rf "$out" && mkdir -p "$out/dumps" "$out/png"
+  for f in "$run"/*.msgpack; do
+    local n conv=raw type
+    n=$(basename "$f" .msgpack)
+    "$SENSIM" dump "$f" --json >"$out/dumps/$n.jsonl" || bad "dump $f"
+    type=$(head -c 400 "$out/dumps/$n.jsonl" | grep -o '"type":"[^"]*"' | head -1)
+    case $type in
+      *sensor.camera.depth*) conv=logarithmic_depth ;;
+      *sensor.camera.semantic_segmentation*) conv=cityscapes ;;
+      *sensor.camera.*) ;;
+      *) continue ;;
+    esac
+    "$SENSIM" convert "$f" --out "$out/png/$n" --converter $conv >/dev/null || bad "convert $f"
+  done
+  NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$mcap" "$out/dumps" "$out/png" || bad "the reader refused $mcap"
+}
+
+# ---- the demo: --mcap as it runs, and the export of its folder ----
+"$SENSIM" run "$SCENES/town.yaml" --frames 60 --out "$TMP/demo" --mcap "$TMP/demo_live.mcap" --quiet || bad "demo run --mcap"
+[ -f "$TMP/demo/actors.msgpack" ] || bad "--mcap adds the actors stream"
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo.mcap" --map "$MAPS/town.xodr" >/dev/null || bad "export mcap of the demo"
+cmp -s "$TMP/demo_live.mcap" "$TMP/demo.mcap" || bad "--mcap and the export of the run's folder differ"
+check "$TMP/demo.mcap" "$TMP/demo"
+# small chunks: many chunk indexes to follow; and images as RawImage decode too
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_small.mcap" --chunk-size 65536 --zstd-level 9 >/dev/null ||
+  bad "export mcap with small chunks"
+# the file does not depend on how many threads make the images
+for t in 1 3; do
+  "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_t$t.mcap" --map "$MAPS/town.xodr" --threads $t >/dev/null || bad "export --threads $t"
+  cmp -s "$TMP/demo.mcap" "$TMP/demo_t$t.mcap" || bad "export --threads $t differs from the default"
+done
+out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_small.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
+  bad "the reader refused the small-chunk file: $out"
+printf '%s\n' "$out" | head -1
+printf '%s\n' "$out" | grep -q ' in [1-9][0-9][0-9]* chunks' || bad "small chunks gave fewer than 10 chunks: $out"
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_raw.mcap" --raw-images >/dev/null || bad "export --raw-images"
+out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_raw.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
+  bad "the reader refused the RawImage file: $out"
+ls "$TMP"/demo_live.mcap.partial-* >/dev/null 2>&1 && bad "a whole run left a partial MCAP"
+
+# ---- a run without an actors stream: every sensor in a frame of its own under world ----
+"$SENSIM" run "$SCENES/town.yaml" --frames 30 --out "$TMP/plain" --quiet || bad "plain demo run"
+"$SENSIM" export mcap "$TMP/plain" --out "$TMP/plain.mcap" >/dev/null || bad "export of a run without an actors stream"
+check "$TMP/plain.mcap" "$TMP/plain"
+
+# ---- a recording replayed with a scene's sensors re-rendered ----
+"$SENSIM" run "$SCENES/town.yaml" --frames 40 --out "$TMP/rec" --record "$TMP/demo.rec" --quiet || bad "recording the demo"
+cat >"$TMP/ride.yaml" <<'YAML'
+sensors:
+  - {name: chase, blueprint: sensor.camera.rgb, attach_to: hero, transform: {location: [-6, 0, 3], rotation: [-15, 0, 0]}, attributes: {image_size_x: 96, image_size_y: 54, sensor_tick: 0.25}}
+  - {name: top_lidar, blueprint: sensor.lidar.ray_cast, attach_to: hero, transform: {location: [0, 0, 2.4]}, attributes: {channels: 8, points_per_second: 20000}}
+YAML
+"$SENSIM" replay "$TMP/demo.rec" --scene "$TMP/ride.yaml" --out "$TMP/replay" --mcap "$TMP/replay.mcap" --quiet || bad "replay --mcap"
+check "$TMP/replay.mcap" "$TMP/replay"
+
+# ---- every kind of sensor ----
+cat >"$TMP/all.yaml" <<YAML
+map: $MAPS/town.xodr
+settings: {fixed_delta_seconds: 0.05, frames: 24, seed: 5, georeference: {latitude: 48.1, longitude: 11.5, altitude: 500}}
+actors:
+  - {name: ground, blueprint: static.ground, transform: {location: [0, 0, -0.02]}}
+  - name: hero
+    blueprint: vehicle.sedan
+    transform: {location: [20, 1.75, 0.45], rotation: [0, 0, -25]}
+    attributes: {role_name: hero}
+    velocity: [11, -5, 0]
+  - {name: box, blueprint: static.prop.box, transform: {location: [27, -2.5, 1]}, attributes: {extent: "0.5,1.5,1"}}
+  - {name: van, blueprint: vehicle.truck, transform: {location: [50, -1.75, 0.3], rotation: [0, 180, 0]}, velocity: [-5, 0, 0], destroy_at: 0.6}
+sensors:
+  - {name: rgb, blueprint: sensor.camera.rgb, attach_to: hero, transform: {location: [1.5, 0, 2.4], rotation: [-5, 0, 0]}, attributes: {image_size_x: 64, image_size_y: 48, sensor_tick: 0.1}}
+  - {name: depth, blueprint: sensor.camera.depth, attach_to: hero, transform: {location: [1.5, 0, 2.4]}, attributes: {image_size_x: 64, image_size_y: 48, sensor_tick: 0.2}}
+  - {name: semantic, blueprint: sensor.camera.semantic_segmentation, attach_to: hero, transform: {location: [1.5, 0, 2.4]}, attributes: {image_size_x: 64, image_size_y: 48, sensor_tick: 0.2}}
+  - {name: instance, blueprint: sensor.camera.instance_segmentation, attach_to: hero, transform: {location: [1.5, 0, 2.4]}, attributes: {image_size_x: 64, image_size_y: 48, sensor_tick: 0.2}}
+  - {name: flow, blueprint: sensor.camera.optical_flow, attach_to: hero, transform: {location: [1.5, 0, 2.4]}, attributes: {image_size_x: 64, image_size_y: 48, sensor_tick: 0.2}}
+  - {name: dvs, blueprint: sensor.camera.dvs, attach_to: hero, transform: {location: [1.5, 0, 2.4]}, attributes: {image_size_x: 64, image_size_y: 48}}
+  - {name: lidar, blueprint: sensor.lidar.ray_cast, attach_to: hero, transform: {location: [0, 0, 2.2], rotation: [0, 30, 2]}, attributes: {channels: 8, points_per_second: 20000, rotation_frequency: 20}}
+  - {name: slidar, blueprint: sensor.lidar.ray_cast_semantic, attach_to: hero, transform: {location: [0, 0.5, 2.2]}, attributes: {channels: 8, points_per_second: 20000, rotation_frequency: 20}}
+  - {name: radar, blueprint: sensor.other.radar, attach_to: hero, transform: {location: [2.5, 0, 1]}, attributes: {points_per_second: 3000}}
+  - {name: gnss, blueprint: sensor.other.gnss, attach_to: hero, transform: {location: [0, 0, 1.6]}}
+  - {name: imu, blueprint: sensor.other.imu, attach_to: hero}
+  - {name: crash, blueprint: sensor.other.collision, attach_to: hero}
+  - {name: lanes, blueprint: sensor.other.lane_invasion, attach_to: hero}
+  - {name: obstacle, blueprint: sensor.other.obstacle, attach_to: hero, transform: {location: [2.5, 0, 1]}, attributes: {distance: 30}}
+  - {name: cam, blueprint: sensor.other.v2x, attach_to: hero, transform: {location: [0, 0, 1.6]}}
+  - {name: cam_van, blueprint: sensor.other.v2x, attach_to: van, transform: {location: [0, 0, 1.6]}}
+  - {name: roadside, blueprint: sensor.camera.rgb, transform: {location: [40, -8, 6], rotation: [-20, 150, 0]}, attributes: {image_size_x: 32, image_size_y: 24, sensor_tick: 0.5}}
+YAML
+"$SENSIM" run "$TMP/all.yaml" --out "$TMP/all" --mcap "$TMP/all.mcap" --threads 2 --quiet || bad "all-sensor run --mcap"
+check "$TMP/all.mcap" "$TMP/all"
+for s in crash lanes imu; do
+  [ -s "$TMP/all/$s.msgpack" ] || bad "the all-sensor scene gave no $s messages (the test would not see JSON channels)"
+done
+"$SENSIM" run "$TMP/all.yaml" --out "$TMP/all1" --mcap "$TMP/all1.mcap" --threads 1 --quiet || bad "all-sensor run at 1 thread"
+cmp -s "$TMP/all.mcap" "$TMP/all1.mcap" || bad "the MCAP differs between 1 and 2 threads"
+
+# ---- a killed run leaves no half MCAP at its path ----
+# kill -9 once the run is writing (its partial file holds chunks); the run is made far longer than
+# that wait (20000 frames) so the kill always lands mid-run, however fast the machine
+killed_run() { # MCAP: runs the demo with --mcap MCAP in the background and kills it mid-way
+  "$SENSIM" run "$SCENES/town.yaml" --frames 20000 --out "$TMP/killed_out" --mcap "$1" --quiet &
+  local pid=$! part=
+  for _ in $(seq 1 600); do
+    part=$(ls "$1".partial-* 2>/dev/null | head -1)
+    [ -n "$part" ] && [ "$(stat -c %s "$part")" -gt 100000 ] && break
+    sleep 0.05
+  done
+  kill -0 $pid 2>/dev/null || bad "the run to kill ended by itself"
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+}
+killed_run "$TMP/killed.mcap"
+[ -e "$TMP/killed.mcap" ] && bad "a killed run left $TMP/killed.mcap"
+ls "$TMP"/killed.mcap.partial-* >/dev/null 2>&1 || bad "the killed run's partial MCAP is not where docs/mcap.md says"
+# an existing file at the path survives a killed run
+echo keep >"$TMP/keep.mcap"
+killed_run "$TMP/keep.mcap"
+[ "$(cat "$TMP/keep.mcap")" = keep ] || bad "a killed run replaced an existing file"
+
+# ---- bad input ----
+expect2() { # what, then the command: exit 2, one "sensim: error:" line
+  local what=$1 err
+  shift
+  err=$("$@" 2>&1 >/dev/null)
+  local rc=$?
+  [ $rc -eq 2 ] || bad "$what: exit $rc, not 2"
+  [ "$(printf '%s\n' "$err" | grep -c '^sensim: error: ')" -eq 1 ] || bad "$what: not one error line: $err"
+}
+mkdir -p "$TMP/empty"
+expect2 "export of a folder without streams" "$SENSIM" export mcap "$TMP/empty" --out "$TMP/x.mcap"
+expect2 "export of a missing folder" "$SENSIM" export mcap "$TMP/nope" --out "$TMP/x.mcap"
+expect2 "export without --out" "$SENSIM" export mcap "$TMP/demo"
+expect2 "export of something else" "$SENSIM" export mp4 "$TMP/demo" --out "$TMP/x.mcap"
+expect2 "a bad depth converter" "$SENSIM" export mcap "$TMP/demo" --out "$TMP/x.mcap" --depth-converter cityscapes
+mkdir -p "$TMP/corrupt" && cp "$TMP/demo"/*.msgpack "$TMP/corrupt/"
+head -c 5000 "$TMP/demo/hero_rgb.msgpack" >"$TMP/corrupt/hero_rgb.msgpack"
+expect2 "export of a truncated stream" "$SENSIM" export mcap "$TMP/corrupt" --out "$TMP/x.mcap"
+[ -e "$TMP/x.mcap" ] && bad "a failed export left its file"
+ls "$TMP"/x.mcap.partial-* >/dev/null 2>&1 && bad "a failed export left a partial file"
+mkdir -p "$TMP/adir"
+expect2 "export over a folder" "$SENSIM" export mcap "$TMP/demo" --out "$TMP/adir"
+ln -sf "$TMP/target" "$TMP/link.mcap"
+expect2 "run --mcap through a link" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/linked" --mcap "$TMP/link.mcap"
+[ -e "$TMP/target" ] && bad "--mcap wrote through a link"
+ls "$TMP"/link.mcap.partial-* >/dev/null 2>&1 && bad "a refused --mcap left a partial file"
+expect2 "--mcap named like a stream" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/named" --mcap "$TMP/named/hero_rgb.msgpack"
+[ -e "$TMP/named/hero_rgb.msgpack" ] && bad "--mcap named like a stream wrote it"
+expect2 "--mcap without a value" "$SENSIM" run "$SCENES/town.yaml" --out "$TMP/x" --mcap
+
+[ $fails -eq 0 ] && echo "mcap: all checks passed"
+exit $((fails > 0))
