@@ -249,13 +249,24 @@ static void test_sensors_see_meshes(void)
     w.box_shapes = false;
     w.gen++;
 
-    /* a sweep: a small ball above the hood (inside the box) is not inside the car; a ball in
-    ** the middle of the body is, at distance 0 */
+    /* a sweep meets the collision box, as physics does (docs/shapes.md): a small ball above the
+    ** hood is inside it at once, before and after a ray query built the models' index; a ball
+    ** coming down onto the hood stops at the box's top, not at the hood */
     sn_ray_query q = SN_RAY_QUERY_INIT;
     sn_ray_result res;
     sn_ray up = {{10 + 0.7 * L, 0, 0.8 * 2 * H}, {0, 0, 1}, 5};
-    CHECK(sn_sweep_sphere(rs, &w, &q, &up, 0.05, &res, &err) == SN_OK && res.n_hits == 0,
-          "a ball over the hood, moving up, touches nothing (%u hits)", res.n_hits);
+    sn_rayscene *rs2 = sn_rayscene_create(1, &err);
+    CHECK(sn_sweep_sphere(rs2, &w, &q, &up, 0.05, &res, &err) == SN_OK && res.n_hits == 1 &&
+              res.hit.actor_id == car->id && res.hit.distance == 0,
+          "a ball over the hood is inside the collision box (%u hits)", res.n_hits);
+    sn_ray down = {{10 + 0.7 * L, 0, 5}, {0, 0, -1}, 10};
+    CHECK(sn_sweep_sphere(rs2, &w, &q, &down, 0.05, &res, &err) == SN_OK && res.n_hits == 1, "down onto the hood");
+    CHECK_NEAR(res.hit.distance, 5 - 2 * H - 0.05, 1e-9, "a ball coming down stops on the box's top");
+    a = cast(rs2, &w, over_hood);
+    CHECK(a.n_hits == 0, "after the sweeps, a ray over the hood still misses (the models' index is built)");
+    CHECK(sn_sweep_sphere(rs2, &w, &q, &up, 0.05, &res, &err) == SN_OK && res.n_hits == 1 && res.hit.distance == 0,
+          "and a sweep after the ray still meets the box");
+    sn_rayscene_destroy(rs2);
     sn_ray mid = {{10, 0, 0.4 * 2 * H}, {0, 0, 1}, 5};
     CHECK(sn_sweep_sphere(rs, &w, &q, &mid, 0.05, &res, &err) == SN_OK && res.n_hits == 1 &&
               res.hit.actor_id == car->id && res.hit.distance == 0,
