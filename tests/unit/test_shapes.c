@@ -13,9 +13,11 @@
 
 static const char *const blueprint[SN_MODEL_COUNT] = {
     NULL, "vehicle.sedan", "vehicle.van", "vehicle.truck", "vehicle.bus", "walker.pedestrian",
+    "vehicle.diamondback.century", "vehicle.yamaha.yzf",
 };
 static const double defaults[SN_MODEL_COUNT][3] = {
     {0, 0, 0}, {2.3, 0.95, 0.75}, {2.6, 1.0, 1.05}, {4.0, 1.25, 1.6}, {6.0, 1.27, 1.6}, {0.25, 0.25, 0.9},
+    {0.82, 0.3, 0.85}, {1.1, 0.43, 0.75},
 };
 
 /* A vehicle or walker of blueprint m, not materialized (the renderer and the index read only
@@ -25,7 +27,10 @@ static sn_actor *add_model(sn_world *w, sn_model m, sn_vec3 pos, double yaw, sn_
     sn_actor *a = sn_world_add(w, m == SN_MODEL_WALKER ? SN_ACTOR_WALKER : SN_ACTOR_VEHICLE, 0);
     a->type_id = blueprint[m];
     a->shape = SN_SHAPE_BOX;
-    a->tag = m == SN_MODEL_WALKER ? SN_TAG_PEDESTRIAN : m == SN_MODEL_TRUCK ? SN_TAG_TRUCK : SN_TAG_CAR;
+    a->tag = m == SN_MODEL_WALKER ? SN_TAG_PEDESTRIAN : m == SN_MODEL_TRUCK ? SN_TAG_TRUCK
+             : m == SN_MODEL_BIKE     ? SN_TAG_BICYCLE
+             : m == SN_MODEL_MOTORBIKE ? SN_TAG_MOTORCYCLE
+                                      : SN_TAG_CAR;
     a->color[0] = 200, a->color[1] = 30, a->color[2] = 30;
     a->bbox.extent = ext;
     a->bbox.location = m == SN_MODEL_WALKER ? sn_v3(0, 0, 0) : sn_v3(0, 0, ext.z);
