@@ -729,6 +729,12 @@ def _value_str(v: _lib.Value) -> str:
     return (v.s or b"").decode()
 
 
+# CARLA's two-wheelers: wheel 1 is their rear wheel (VehicleWheelLocation.Back_Wheel).
+_TWO_WHEELERS = frozenset({"vehicle.bh.crossbike", "vehicle.diamondback.century", "vehicle.gazelle.omafiets",
+                           "vehicle.harley-davidson.low_rider", "vehicle.kawasaki.ninja", "vehicle.yamaha.yzf",
+                           "vehicle.vespa.zx125"})
+
+
 class VehicleLightState(enum.IntFlag):
     """CARLA's carla.VehicleLightState: a vehicle's lights as bits (docs/shapes.md, "Lights")."""
     NONE = 0

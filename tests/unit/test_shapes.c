@@ -389,6 +389,98 @@ static void test_threads(void)
     sn_world_free(&w);
 }
 
+/* Bicycles and motorcycles: the front wheel turns with the steer and the rear does not, both
+** roll; the semantic camera and the rays see the rider as Rider and the machine as Bicycle or
+** Motorcycle, both with the actor's id. */
+static void test_two_wheelers(void)
+{
+    const sn_model models[] = {SN_MODEL_BIKE, SN_MODEL_MOTORBIKE};
+    for (size_t mi = 0; mi < 2; mi++) {
+        sn_model m = models[mi];
+        const sn_mesh *mesh = sn_model_mesh(m);
+        sn_vec3 ext = sn_v3(defaults[m][0], defaults[m][1], defaults[m][2]);
+        double r = sn_vehicle_wheel_radius(m, ext);
+        CHECK(r > 0.25 && r < ext.z, "%s: wheel radius %g m", blueprint[m], r);
+        CHECK(sn_model_wheel_part(m, 2) < 0, "%s: two wheels", blueprint[m]);
+        float(*v)[3] = malloc(mesh->n_v * sizeof *v);
+        for (int k = -2; k <= 2; k++) {
+            double steer = 0.25 * k;
+            sn_model_state s = {ext, steer, 40 * SN_DEG, 1.3 * k, 3};
+            sn_model_pose(m, &s, v);
+            for (int wh = 0; wh < 2; wh++) {
+                int p = sn_model_wheel_part(m, wh);
+                CHECK(p >= 0, "%s: wheel %d", blueprint[m], wh);
+                if (p < 0)
+                    continue;
+                uint32_t f = mesh->parts[p].first_v;
+                sn_vec3 c0 = sn_v3(v[f][0], v[f][1], v[f][2]), c1 = sn_v3(v[f + 1][0], v[f + 1][1], v[f + 1][2]);
+                sn_vec3 axle = sn_v3_norm(sn_v3_sub(c1, c0)), centre = sn_v3_scale(sn_v3_add(c0, c1), 0.5);
+                CHECK_NEAR(atan2(-axle.x, axle.y), wh ? 0 : steer, 1e-5, "the front wheel turns, the rear does not");
+                CHECK_NEAR(centre.y, 0, 1e-6, "a two-wheeler's wheel in the middle");
+                CHECK_NEAR(centre.z, -ext.z + r, 1e-5, "a two-wheeler's wheel stands on the ground");
+                CHECK((wh ? -1 : 1) * centre.x > 0.3 * ext.x, "%s: wheel %d at its end", blueprint[m], wh);
+                sn_vec3 q = sn_v3_sub(sn_v3(v[f + 2][0], v[f + 2][1], v[f + 2][2]), centre);
+                CHECK_NEAR(q.z, -r * sin(fmod(1.3 * k / r, 2 * M_PI)), 1e-5, "a two-wheeler's wheel rolled by travel / radius");
+            }
+        }
+        free(v);
+    }
+
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_vec3 be = sn_v3(defaults[SN_MODEL_BIKE][0], defaults[SN_MODEL_BIKE][1], defaults[SN_MODEL_BIKE][2]);
+    sn_vec3 me = sn_v3(defaults[SN_MODEL_MOTORBIKE][0], defaults[SN_MODEL_MOTORBIKE][1], defaults[SN_MODEL_MOTORBIKE][2]);
+    sn_actor *bike = add_model(&w, SN_MODEL_BIKE, sn_v3(8.5, 0, 0), 0, be);
+    sn_actor *moto = add_model(&w, SN_MODEL_MOTORBIKE, sn_v3(11.5, 0, 0), 0, me);
+    /* from the side at mid height: a camera sees both whole */
+    sn_renderer *rd = sn_renderer_create(2);
+    enum { WD = 160, HT = 120 };
+    uint8_t *tag = malloc(WD * HT);
+    uint32_t *inst = malloc(WD * HT * sizeof *inst);
+    sn_lighting light;
+    sn_lighting_default(&light);
+    sn_camera cam = {sizeof cam, {{10, -8, 0.9}, {0, 90, 0}}, WD, HT, 40, 0.1, 100};
+    sn_image img = {sizeof img, NULL, NULL, tag, inst, 0};
+    CHECK(sn_render(rd, &w, 1, &light, &cam, &img, &err) == SN_OK, "render: %s", err.msg);
+    int n[4] = {0, 0, 0, 0}, wrong = 0; /* bike, bike's rider, motorcycle, its rider */
+    for (size_t i = 0; i < (size_t)WD * HT; i++) {
+        if (!inst[i])
+            continue;
+        bool is_bike = inst[i] == bike->id;
+        if (tag[i] == SN_TAG_RIDER)
+            n[is_bike ? 1 : 3]++;
+        else if (tag[i] == (is_bike ? SN_TAG_BICYCLE : SN_TAG_MOTORCYCLE))
+            n[is_bike ? 0 : 2]++;
+        else
+            wrong++;
+    }
+    CHECK(n[0] > 100 && n[1] > 100 && n[2] > 100 && n[3] > 100 && wrong == 0,
+          "bicycle %d, cyclist %d, motorcycle %d, rider %d pixels; %d with another tag", n[0], n[1], n[2], n[3], wrong);
+    /* rays: across the cyclist's torso (shoulder height) and through the bicycle's wheels */
+    sn_rayscene *rs = sn_rayscene_create(1, &err);
+    sn_ray torso = {{8.5, -8, 0.72 * 2 * be.z}, {0, 1, 0}, 20}, wheels = {{8.5 - 0.7 * be.x, -8, 0.2}, {0, 1, 0}, 20};
+    sn_ray_result a = cast(rs, &w, torso);
+    CHECK(a.n_hits == 1 && a.hit.actor_id == bike->id && a.hit.semantic_tag == SN_TAG_RIDER, "the cyclist's torso: tag %u",
+          a.hit.semantic_tag);
+    a = cast(rs, &w, wheels);
+    CHECK(a.n_hits == 1 && a.hit.actor_id == bike->id && a.hit.semantic_tag == SN_TAG_BICYCLE, "the bicycle's wheel: tag %u",
+          a.hit.semantic_tag);
+    sn_ray_query all = SN_RAY_QUERY_INIT;
+    all.mode = SN_RAY_ALL;
+    sn_ray_result res[1];
+    sn_ray_hit hits[8];
+    all.hits = hits, all.max_hits = 8;
+    CHECK(sn_rays_trace(rs, &w, &all, &torso, 1, res, &err) == SN_OK && res[0].n_hits >= 1 &&
+              hits[0].semantic_tag == SN_TAG_RIDER,
+          "every hit along a ray (SN_RAY_ALL): the rider's tag: %s", err.msg);
+    sn_rayscene_destroy(rs);
+    free(tag), free(inst);
+    sn_renderer_destroy(rd);
+    (void)moto;
+    sn_world_free(&w);
+}
+
 int main(void)
 {
     test_inside_boxes();
@@ -397,5 +489,6 @@ int main(void)
     test_travel();
     test_sensors_see_meshes();
     test_threads();
+    test_two_wheelers();
     return CHECK_DONE();
 }
