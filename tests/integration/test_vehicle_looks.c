@@ -17,30 +17,6 @@
 
 static const char *dir, *plugins;
 
-typedef struct capture {
-    uint32_t w, h;
-    uint8_t *raw;
-    size_t n;
-} capture;
-
-static void on_msg(const sn_message *m, void *user)
-{
-    capture *c = user;
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
-        c->w = (uint32_t)tu_num(tu_get(&u.data, "width"));
-        c->h = (uint32_t)tu_num(tu_get(&u.data, "height"));
-        const msgpack_object *raw = tu_get(&u.data, "raw_data");
-        free(c->raw);
-        c->raw = malloc(raw->via.bin.size);
-        memcpy(c->raw, raw->via.bin.ptr, raw->via.bin.size);
-        c->n++;
-    }
-    msgpack_unpacked_destroy(&u);
-}
-
 static sn_engine *engine(void)
 {
     sn_error err = {0};
@@ -108,7 +84,7 @@ static void light_state_api(void)
 
 /* One RGB frame of a sedan at the origin facing +x with lights `lights` under `weather`, seen
 ** by `camera` (a YAML map): the camera's image. */
-static bool shoot(const char *weather, const char *lights, const char *camera, capture *c)
+static bool shoot(const char *weather, const char *lights, const char *camera, tu_image *c)
 {
     char scene[2048];
     snprintf(scene, sizeof scene,
@@ -122,14 +98,14 @@ static bool shoot(const char *weather, const char *lights, const char *camera, c
     sn_error err = {0};
     sn_engine *e = engine();
     memset(c, 0, sizeof *c);
-    bool ok = e && load(e, scene, &err) == SN_OK && !sn_engine_listen(e, "cam", on_msg, c, &err) &&
+    bool ok = e && load(e, scene, &err) == SN_OK && !sn_engine_listen(e, "cam", tu_on_image, c, &err) &&
               !sn_engine_run(e, 1, &err);
     CHECK(ok, "%s", err.msg);
     sn_engine_destroy(e);
     return ok && c->n == 1;
 }
 
-static double mean_lum(const capture *c)
+static double mean_lum(const tu_image *c)
 {
     double s = 0;
     for (size_t i = 0; i < (size_t)c->w * c->h; i++)
@@ -137,7 +113,7 @@ static double mean_lum(const capture *c)
     return s / ((double)c->w * c->h);
 }
 
-static double max_lum(const capture *c)
+static double max_lum(const tu_image *c)
 {
     double m = 0;
     for (size_t i = 0; i < (size_t)c->w * c->h; i++)
@@ -150,7 +126,7 @@ static void headlights(void)
     /* straight down onto the road 7 to 15 m ahead of the car's nose */
     const char *down = "transform: {location: [11, 0, 8], rotation: [-90, 0, 0]}, "
                        "attributes: {image_size_x: 64, image_size_y: 64, fov: 60}";
-    capture off, on, noon_off, noon_on, high;
+    tu_image off, on, noon_off, noon_on, high;
     if (!shoot("ClearNight", "NONE", down, &off) || !shoot("ClearNight", "[Position, LowBeam]", down, &on) ||
         !shoot("ClearNoon", "NONE", down, &noon_off) || !shoot("ClearNoon", "[Position, LowBeam]", down, &noon_on) ||
         !shoot("ClearNight", "HighBeam", down, &high))
@@ -163,11 +139,11 @@ static void headlights(void)
     /* looking back at the car's nose from 6 m: lit lamps glow */
     const char *front = "transform: {location: [8, 0, 0.6], rotation: [0, 180, 0]}, "
                         "attributes: {image_size_x: 96, image_size_y: 64, fov: 50}";
-    capture dark, lit;
+    tu_image dark, lit;
     if (shoot("ClearNight", "NONE", front, &dark) && shoot("ClearNight", "Position", front, &lit))
         CHECK(max_lum(&lit) > 200 && max_lum(&dark) < 100, "the lamps glow: brightest pixel %g lit, %g dark",
               max_lum(&lit), max_lum(&dark));
-    capture *all[] = {&off, &on, &noon_off, &noon_on, &high, &dark, &lit};
+    tu_image *all[] = {&off, &on, &noon_off, &noon_on, &high, &dark, &lit};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]->raw);
 }

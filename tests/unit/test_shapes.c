@@ -2,8 +2,10 @@
 ** inside its box at any steer, roll, stride and odd extents; closed convex parts wound
 ** outwards; front wheels turned by the steer angle and every wheel rolled by travel / radius;
 ** travel integrated from the velocity; lidar, depth, labels and sweeps see the model, not the
-** box (a ray above the hood, in front of the windscreen, misses); renders and ray batches
-** identical at 1, 2 and 3 threads, and with the triangle setup on the pool or on one thread. */
+** box (a ray above the hood, in front of the windscreen, misses) while sweeps meet the collision
+** box; renders and ray batches identical at 1, 2 and 3 threads, and with the triangle setup on
+** the pool or on one thread; bicycles and motorcycles: their wheels, and their riders tagged
+** Rider in cameras and rays. */
 #include "../../engine/query/rayscene.h"
 #include "../../engine/render/render.h"
 #include "../../engine/render/shapes.h"
@@ -112,6 +114,20 @@ static void test_inside_boxes(void)
     }
 }
 
+/* Wheel wh of a posed model: its part's first vertex, axle direction and centre (the part's
+** first two vertices are the centres of its faces); false when the model has no such wheel. */
+static bool wheel_of(sn_model m, float (*v)[3], int wh, uint32_t *first, sn_vec3 *axle, sn_vec3 *centre)
+{
+    int p = sn_model_wheel_part(m, wh);
+    CHECK(p >= 0, "%s: wheel %d", blueprint[m], wh);
+    if (p < 0)
+        return false;
+    uint32_t f = *first = sn_model_mesh(m)->parts[p].first_v;
+    sn_vec3 c0 = sn_v3(v[f][0], v[f][1], v[f][2]), c1 = sn_v3(v[f + 1][0], v[f + 1][1], v[f + 1][2]);
+    *axle = sn_v3_norm(sn_v3_sub(c1, c0)), *centre = sn_v3_scale(sn_v3_add(c0, c1), 0.5);
+    return true;
+}
+
 /* The front wheels turn about z by the steer angle; every wheel rolls about its axle by
 ** travel / radius, the top moving forward. */
 static void test_wheels(void)
@@ -129,13 +145,10 @@ static void test_wheels(void)
             sn_model_state s = {ext, steer, 70 * SN_DEG, travel, 0};
             sn_model_pose(m, &s, v);
             for (int wh = 0; wh < 4; wh++) {
-                int p = sn_model_wheel_part(m, wh);
-                CHECK(p >= 0, "%s: wheel %d", blueprint[m], wh);
-                if (p < 0)
+                uint32_t f;
+                sn_vec3 axle, centre;
+                if (!wheel_of(m, v, wh, &f, &axle, &centre))
                     continue;
-                uint32_t f = mesh->parts[p].first_v;
-                sn_vec3 c0 = sn_v3(v[f][0], v[f][1], v[f][2]), c1 = sn_v3(v[f + 1][0], v[f + 1][1], v[f + 1][2]);
-                sn_vec3 axle = sn_v3_norm(sn_v3_sub(c1, c0)), centre = sn_v3_scale(sn_v3_add(c0, c1), 0.5);
                 double want = wh < 2 ? steer : 0;
                 CHECK_NEAR(atan2(-axle.x, axle.y), want, 1e-5, "wheel angle follows the steer");
                 CHECK_NEAR(axle.z, 0, 1e-6, "the axle stays level");
@@ -408,13 +421,10 @@ static void test_two_wheelers(void)
             sn_model_state s = {ext, steer, 40 * SN_DEG, 1.3 * k, 3};
             sn_model_pose(m, &s, v);
             for (int wh = 0; wh < 2; wh++) {
-                int p = sn_model_wheel_part(m, wh);
-                CHECK(p >= 0, "%s: wheel %d", blueprint[m], wh);
-                if (p < 0)
+                uint32_t f;
+                sn_vec3 axle, centre;
+                if (!wheel_of(m, v, wh, &f, &axle, &centre))
                     continue;
-                uint32_t f = mesh->parts[p].first_v;
-                sn_vec3 c0 = sn_v3(v[f][0], v[f][1], v[f][2]), c1 = sn_v3(v[f + 1][0], v[f + 1][1], v[f + 1][2]);
-                sn_vec3 axle = sn_v3_norm(sn_v3_sub(c1, c0)), centre = sn_v3_scale(sn_v3_add(c0, c1), 0.5);
                 CHECK_NEAR(atan2(-axle.x, axle.y), wh ? 0 : steer, 1e-5, "the front wheel turns, the rear does not");
                 CHECK_NEAR(centre.y, 0, 1e-6, "a two-wheeler's wheel in the middle");
                 CHECK_NEAR(centre.z, -ext.z + r, 1e-5, "a two-wheeler's wheel stands on the ground");
