@@ -54,8 +54,8 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         free(m->names[i]);
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->pairs), free(m->rx), free(m->tx);
     free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
-    free(m->mirror), free(m->pair_keys), free(m->pair_vals);
-    sn_pack_free(&m->packed), sn_pack_free(&m->scratch);
+    free(m->mirror), free(m->pair_keys), free(m->pair_vals), free(m->by_r), free(m->r_start);
+    sn_pack_free(&m->packed), sn_pack_free(&m->scratch), sn_pack_free(&m->columns);
     sn_v2x_grid_free(&m->grid);
     free(m);
 }
@@ -206,20 +206,68 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
     return SN_OK;
 }
 
-/* The receiver's loss with fading (drawn from its stream, in sender order), the power. */
-static void powers(sn_v2x_medium *m)
+/* Pairs grouped by receiver: by_r[r_start[i] .. r_start[i + 1]) are station i's, in sender
+** order (a stable counting sort of pairs that come in sender order). */
+static bool group_by_receiver(sn_v2x_medium *m)
 {
-    for (uint32_t i = 0; i < m->n_pairs; i++) {
-        sn_v2x_pair *p = &m->pairs[i];
-        sn_v2x_station *ts = m->order[p->t], *rs = m->order[p->r];
-        double ref0 = fmin(ts->ground, rs->ground);
-        double ht = fmax(ts->pos.z - ref0, 0), hr = fmax(rs->pos.z - ref0, 0);
-        double d = fmax(p->d, 1e-3); /* co-located antennas: a millimetre, not log(0) */
-        double pl = sn_v2x_path_loss(&rs->radio, (sn_v2x_los)p->los, d, ht, hr, p->ke);
-        double loss = pl + sn_v2x_rng_normal(&rs->rng, 0.0, sn_v2x_fading_sigma(&rs->radio, (sn_v2x_los)p->los));
-        p->power = ts->radio.tx_power + rs->radio.gain - loss;
-        p->received = p->power >= rs->radio.sensitivity;
+    uint32_t n = m->n_st;
+    if (!sn_v2x_grow((void **)&m->r_start, &m->cap_r_start, n + 1, sizeof *m->r_start) ||
+        !sn_v2x_grow((void **)&m->by_r, &m->cap_by_r, m->n_pairs, sizeof *m->by_r))
+        return false;
+    memset(m->r_start, 0, (n + 1) * sizeof *m->r_start);
+    for (uint32_t i = 0; i < m->n_pairs; i++)
+        m->r_start[m->pairs[i].r + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        m->r_start[i + 1] += m->r_start[i];
+    for (uint32_t i = 0; i < m->n_pairs; i++) /* r_start[r] as a cursor, shifted back below */
+        m->by_r[m->r_start[m->pairs[i].r]++] = i;
+    for (uint32_t i = n; i > 0; i--)
+        m->r_start[i] = m->r_start[i - 1];
+    m->r_start[0] = 0;
+    return true;
+}
+
+/* Receivers [task * per, (task + 1) * per): the loss with fading, drawn from each receiver's own
+** stream in sender order, and the power. No task touches another's receivers. */
+typedef struct powers_job {
+    sn_v2x_medium *m;
+    uint32_t per;
+} powers_job;
+
+static void powers_task(void *arg, uint32_t task)
+{
+    const powers_job *j = arg;
+    sn_v2x_medium *m = j->m;
+    uint32_t r0 = task * j->per, r1 = r0 + j->per < m->n_st ? r0 + j->per : m->n_st;
+    for (uint32_t r = r0; r < r1; r++) {
+        sn_v2x_station *rs = m->order[r];
+        for (uint32_t k = m->r_start[r]; k < m->r_start[r + 1]; k++) {
+            sn_v2x_pair *p = &m->pairs[m->by_r[k]];
+            const sn_v2x_station *ts = m->order[p->t];
+            double ref0 = fmin(ts->ground, rs->ground);
+            double ht = fmax(ts->pos.z - ref0, 0), hr = fmax(rs->pos.z - ref0, 0);
+            double d = fmax(p->d, 1e-3); /* co-located antennas: a millimetre, not log(0) */
+            double pl = sn_v2x_path_loss(&rs->radio, (sn_v2x_los)p->los, d, ht, hr, p->ke);
+            double loss = pl + sn_v2x_rng_normal(&rs->rng, 0.0, sn_v2x_fading_sigma(&rs->radio, (sn_v2x_los)p->los));
+            p->power = ts->radio.tx_power + rs->radio.gain - loss;
+            p->received = p->power >= rs->radio.sensitivity;
+        }
     }
+}
+
+/* Every pair's power, receivers split over the host's workers (the same draws at any count). */
+static sn_status powers(sn_v2x_medium *m)
+{
+    /* tasks of some 4 000 pairs: worth handing out, enough of them to balance two cores */
+    uint32_t tasks = m->n_pairs / 4096 + 1;
+    tasks = tasks > 64 ? 64 : tasks > m->n_st ? m->n_st : tasks;
+    powers_job j = {m, (m->n_st + tasks - 1) / tasks};
+    tasks = (m->n_st + j.per - 1) / j.per;
+    if (tasks > 1 && SN_HOST_HAS(m->host, parallel_for))
+        return m->host->parallel_for(m->ctx, powers_task, &j, tasks);
+    for (uint32_t t = 0; t < tasks; t++)
+        powers_task(&j, t);
+    return SN_OK;
 }
 
 /* Receptions grouped by receiver, each in sender order; carried over for stations not ticking. */
@@ -227,21 +275,21 @@ static sn_status deliver(sn_v2x_medium *m)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->n_pairs; i++)
-        if (m->pairs[i].received)
-            m->order[m->pairs[i].r]->rx_count++, n++;
+        n += m->pairs[i].received;
     if (!sn_v2x_grow((void **)&m->rx, &m->cap_rx, n, sizeof *m->rx))
         return SN_E_NOMEM;
     uint32_t at = 0;
     for (uint32_t i = 0; i < m->n_st; i++) {
         sn_v2x_station *s = m->order[i];
-        s->rx_first = at, at += s->rx_count, s->rx_count = 0;
-    }
-    for (uint32_t i = 0; i < m->n_pairs; i++) {
-        const sn_v2x_pair *p = &m->pairs[i];
-        if (!p->received)
-            continue;
-        sn_v2x_station *ts = m->order[p->t], *rs = m->order[p->r];
-        m->rx[rs->rx_first + rs->rx_count++] = (sn_v2x_rx){p->power, p->los, ts->tx_first, ts->tx_count};
+        s->rx_first = at;
+        for (uint32_t k = m->r_start[i]; k < m->r_start[i + 1]; k++) {
+            const sn_v2x_pair *p = &m->pairs[m->by_r[k]];
+            if (p->received) {
+                const sn_v2x_station *ts = m->order[p->t];
+                m->rx[at++] = (sn_v2x_rx){p->power, p->los, ts->tx_first, ts->tx_count};
+            }
+        }
+        s->rx_count = at - s->rx_first;
     }
     m->n_rx = n;
     /* A station that does not report this frame keeps copies for its next tick. */
@@ -289,10 +337,10 @@ sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
     sn_status st = find_pairs(m, n_tx);
     if (!st)
         st = sn_v2x_los_classify(m);
-    if (!st) {
-        powers(m);
+    if (!st)
+        st = group_by_receiver(m) ? powers(m) : SN_E_NOMEM;
+    if(!st)
         st = deliver(m);
-    }
     if (st == SN_E_NOMEM)
         h->set_error(m->ctx, "out of memory propagating V2X messages");
     return st;

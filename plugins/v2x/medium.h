@@ -41,6 +41,7 @@ typedef struct sn_v2x_station {
     double ground;           /* z of the ground under it: the bottom of its parent's box, 0 when free */
     bool placed;
     bool ticked;             /* its POST tick ran this frame: it reports */
+    bool compact;            /* report_layout compact (compact.h), else CARLA's */
     uint32_t tx_first, tx_count; /* this frame's transmissions in the medium's pool */
     uint32_t rx_first, rx_count; /* this frame's receptions in the medium's list */
     /* receptions of frames in which it did not tick, copied, for its next report */
@@ -75,8 +76,11 @@ typedef struct sn_v2x_medium {
     uint32_t n_msgs, cap_msgs;
     sn_pack_buf packed;      /* this frame's CAMs, encoded (msg.h packed_at) */
     sn_pack_buf scratch;     /* a carried CAM, encoded for one report */
+    sn_pack_buf columns;     /* one compact report's columns (compact.c) */
     sn_v2x_pair *pairs;
     uint32_t n_pairs, cap_pairs;
+    uint32_t *by_r, cap_by_r;       /* pair indices grouped by receiver, each group in sender order */
+    uint32_t *r_start, cap_r_start; /* station i's group: by_r[r_start[i] .. r_start[i + 1]) */
     sn_v2x_rx *rx;           /* this frame's receptions, grouped by receiver */
     uint32_t n_rx, cap_rx;
     uint32_t *tx;            /* sorted indices of the stations that transmit this frame */
