@@ -339,7 +339,7 @@ sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
         st = sn_v2x_los_classify(m);
     if (!st)
         st = group_by_receiver(m) ? powers(m) : SN_E_NOMEM;
-    if(!st)
+    if (!st)
         st = deliver(m);
     if (st == SN_E_NOMEM)
         h->set_error(m->ctx, "out of memory propagating V2X messages");
