@@ -54,7 +54,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         free(m->names[i]);
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->pairs), free(m->rx), free(m->tx);
     free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
-    free(m->mirror), free(m->pair_keys), free(m->pair_vals), free(m->by_r), free(m->r_start);
+    free(m->mirror), free(m->cursor), free(m->r_start), free(m->cand), free(m->cand_d);
     sn_pack_free(&m->packed), sn_pack_free(&m->scratch), sn_pack_free(&m->columns);
     sn_v2x_grid_free(&m->grid);
     free(m);
@@ -157,74 +157,76 @@ static void place(sn_v2x_medium *m)
     }
 }
 
-/* Every (sender, receiver) within the receiver's filter distance, senders in station order. */
+/* Every (sender, receiver) with the sender within the receiver's filter distance, grouped by
+** receiver (station order), each group in sender order: the order in which a receiver draws its
+** fading, and in which every later pass walks the pairs front to back. The grid holds the
+** transmitters; a receiver's candidates are marked in a bitmap over them (one bit per
+** transmitter, so reading it back gives them in sender order) with their distances. */
 static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
 {
+    uint32_t words = (n_tx + 63) / 64;
+    if (!sn_v2x_grow((void **)&m->r_start, &m->cap_r_start, m->n_st + 1, sizeof *m->r_start) ||
+        !sn_v2x_grow((void **)&m->cand, &m->cap_cand, words, sizeof *m->cand) ||
+        !sn_v2x_grow((void **)&m->cand_d, &m->cap_cand_d, n_tx, sizeof *m->cand_d))
+        return SN_E_NOMEM;
     double rmax = 0;
-    for (uint32_t i = 0; i < m->n_st; i++) {
-        const sn_v2x_station *s = m->order[i];
-        m->xy[2 * i] = s->placed ? s->pos.x : 0, m->xy[2 * i + 1] = s->placed ? s->pos.y : 0;
-        rmax = fmax(rmax, s->radio.filter);
+    for (uint32_t k = 0; k < n_tx; k++) {
+        const sn_v2x_station *s = m->order[m->tx[k]];
+        m->xy[2 * k] = s->placed ? s->pos.x : 0, m->xy[2 * k + 1] = s->placed ? s->pos.y : 0;
     }
+    for (uint32_t i = 0; i < m->n_st; i++)
+        rmax = fmax(rmax, m->order[i]->radio.filter);
 #ifdef SN_V2X_CARLA_METHOD
     /* The benchmark's baseline: CARLA's loop over every ordered pair (one cell holds all). */
-    rmax = INFINITY;
-    if (!sn_v2x_grid_build(&m->grid, m->xy, m->n_st, INFINITY))
+    if (!sn_v2x_grid_build(&m->grid, m->xy, n_tx, INFINITY))
         return SN_E_NOMEM;
 #else
-    /* Cells of half the largest range: a sender visits about 5 x 5 of them. */
-    if (!sn_v2x_grid_build(&m->grid, m->xy, m->n_st, rmax / 2))
+    /* Cells of half the largest range: a receiver visits about 5 x 5 of them. */
+    if (!sn_v2x_grid_build(&m->grid, m->xy, n_tx, rmax / 2))
         return SN_E_NOMEM;
 #endif
+    memset(m->cand, 0, words * sizeof *m->cand);
     const sn_v2x_grid *g = &m->grid;
-    for (uint32_t k = 0; k < n_tx; k++) {
-        uint32_t t = m->tx[k];
-        const sn_v2x_station *ts = m->order[t];
-        uint32_t ix0, ix1, iy0, iy1;
-        sn_v2x_grid_range(g, ts->pos.x, ts->pos.y, rmax, &ix0, &ix1, &iy0, &iy1);
+    for (uint32_t r = 0; r < m->n_st; r++) {
+        const sn_v2x_station *rs = m->order[r];
+        m->r_start[r] = m->n_pairs;
+        if (!rs->placed)
+            continue;
+        uint32_t ix0, ix1, iy0, iy1, marked = 0;
+#ifdef SN_V2X_CARLA_METHOD
+        sn_v2x_grid_range(g, rs->pos.x, rs->pos.y, INFINITY, &ix0, &ix1, &iy0, &iy1);
+#else
+        sn_v2x_grid_range(g, rs->pos.x, rs->pos.y, rs->radio.filter, &ix0, &ix1, &iy0, &iy1);
+#endif
         for (uint32_t iy = iy0; iy <= iy1; iy++)
             for (uint32_t ix = ix0; ix <= ix1; ix++) {
                 uint32_t c = iy * g->nx + ix;
                 for (uint32_t q = g->start[c]; q < g->start[c + 1]; q++) {
-                    uint32_t r = g->items[q];
-                    const sn_v2x_station *rs = m->order[r];
+                    uint32_t k = g->items[q];
+                    const sn_v2x_station *ts = m->order[m->tx[k]];
                     /* Not to itself, nor to another sensor of the same station (CARLA skips its own
                     ** owner); custom messages only on the same channel. */
-                    if (!rs->placed || rs->station_id == ts->station_id || rs->channel != ts->channel)
+                    if (!ts->placed || rs->station_id == ts->station_id || rs->channel != ts->channel)
                         continue;
                     sn_vec3 dv = {rs->pos.x - ts->pos.x, rs->pos.y - ts->pos.y, rs->pos.z - ts->pos.z};
                     double d = sqrt(dv.x * dv.x + dv.y * dv.y + dv.z * dv.z);
                     if (!(d < rs->radio.filter))
                         continue;
-                    if (!sn_v2x_grow((void **)&m->pairs, &m->cap_pairs, m->n_pairs + 1, sizeof *m->pairs))
-                        return SN_E_NOMEM;
-                    m->pairs[m->n_pairs++] = (sn_v2x_pair){.t = t, .r = r, .d = d};
+                    m->cand[k >> 6] |= 1ull << (k & 63), m->cand_d[k] = d, marked++;
                 }
             }
+        if (!sn_v2x_grow((void **)&m->pairs, &m->cap_pairs, m->n_pairs + marked, sizeof *m->pairs))
+            return SN_E_NOMEM;
+        for (uint32_t w = 0; marked && w < words; w++)
+            for (uint64_t bits = m->cand[w]; bits; bits &= bits - 1) {
+                uint32_t k = 64 * w + (uint32_t)__builtin_ctzll(bits);
+                m->pairs[m->n_pairs++] = (sn_v2x_pair){.t = m->tx[k], .r = r, .d = m->cand_d[k]};
+                m->cand[w] = 0, marked--;
+            }
     }
+    m->r_start[m->n_st] = m->n_pairs;
     m->pairs_seen += m->n_pairs;
     return SN_OK;
-}
-
-/* Pairs grouped by receiver: by_r[r_start[i] .. r_start[i + 1]) are station i's, in sender
-** order (a stable counting sort of pairs that come in sender order). */
-static bool group_by_receiver(sn_v2x_medium *m)
-{
-    uint32_t n = m->n_st;
-    if (!sn_v2x_grow((void **)&m->r_start, &m->cap_r_start, n + 1, sizeof *m->r_start) ||
-        !sn_v2x_grow((void **)&m->by_r, &m->cap_by_r, m->n_pairs, sizeof *m->by_r))
-        return false;
-    memset(m->r_start, 0, (n + 1) * sizeof *m->r_start);
-    for (uint32_t i = 0; i < m->n_pairs; i++)
-        m->r_start[m->pairs[i].r + 1]++;
-    for (uint32_t i = 0; i < n; i++)
-        m->r_start[i + 1] += m->r_start[i];
-    for (uint32_t i = 0; i < m->n_pairs; i++) /* r_start[r] as a cursor, shifted back below */
-        m->by_r[m->r_start[m->pairs[i].r]++] = i;
-    for (uint32_t i = n; i > 0; i--)
-        m->r_start[i] = m->r_start[i - 1];
-    m->r_start[0] = 0;
-    return true;
 }
 
 /* Receivers [task * per, (task + 1) * per): the loss with fading, drawn from each receiver's own
@@ -242,7 +244,7 @@ static void powers_task(void *arg, uint32_t task)
     for (uint32_t r = r0; r < r1; r++) {
         sn_v2x_station *rs = m->order[r];
         for (uint32_t k = m->r_start[r]; k < m->r_start[r + 1]; k++) {
-            sn_v2x_pair *p = &m->pairs[m->by_r[k]];
+            sn_v2x_pair *p = &m->pairs[k];
             const sn_v2x_station *ts = m->order[p->t];
             double ref0 = fmin(ts->ground, rs->ground);
             double ht = fmax(ts->pos.z - ref0, 0), hr = fmax(rs->pos.z - ref0, 0);
@@ -270,7 +272,8 @@ static sn_status powers(sn_v2x_medium *m)
     return SN_OK;
 }
 
-/* Receptions grouped by receiver, each in sender order; carried over for stations not ticking. */
+/* Receptions, as the pairs: grouped by receiver, each in sender order; copies kept for stations
+** not ticking this frame. */
 static sn_status deliver(sn_v2x_medium *m)
 {
     uint32_t n = 0;
@@ -283,7 +286,7 @@ static sn_status deliver(sn_v2x_medium *m)
         sn_v2x_station *s = m->order[i];
         s->rx_first = at;
         for (uint32_t k = m->r_start[i]; k < m->r_start[i + 1]; k++) {
-            const sn_v2x_pair *p = &m->pairs[m->by_r[k]];
+            const sn_v2x_pair *p = &m->pairs[k];
             if (p->received) {
                 const sn_v2x_station *ts = m->order[p->t];
                 m->rx[at++] = (sn_v2x_rx){p->power, p->los, ts->tx_first, ts->tx_count};
@@ -338,7 +341,7 @@ sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
     if (!st)
         st = sn_v2x_los_classify(m);
     if (!st)
-        st = group_by_receiver(m) ? powers(m) : SN_E_NOMEM;
+        st = powers(m);
     if (!st)
         st = deliver(m);
     if (st == SN_E_NOMEM)

@@ -10,7 +10,8 @@
 **   message is consumed) against the medium's time, in CARLA's layout and in the compact one
 **   (report_layout: compact).
 ** argv[1]: temp folder, argv[2]: the plugin folder. BENCH_V2X_DENSE_N: another station count;
-** BENCH_V2X_DENSE_PROFILE=carla|compact: one run of that layout (for perf).
+** BENCH_V2X_DENSE_PROFILE=carla|compact: one run of that layout (for perf), on
+** BENCH_V2X_DENSE_THREADS threads (2).
 */
 #include <sensim/noise.h>
 #include <sensim/sensim.h>
@@ -178,7 +179,7 @@ int main(int argc, char **argv)
         return 1;
     timing carla, compact, one;
     if (getenv("BENCH_V2X_DENSE_PROFILE")) { /* one run of one layout, for perf */
-        if (!run(getenv("BENCH_V2X_DENSE_PROFILE"), 2, &carla))
+        if (!run(getenv("BENCH_V2X_DENSE_PROFILE"), getenv("BENCH_V2X_DENSE_THREADS") ? atoi(getenv("BENCH_V2X_DENSE_THREADS")) : 2, &carla))
             return 1;
         printf("N=%d: medium %.1f ms/tick, reports %.1f ms/tick, %.1f MB/tick\n", n_cars, carla.medium, carla.reports, carla.mb);
         return 0;
