@@ -64,7 +64,8 @@ static const char *scene(const char *layout)
     fprintf(f, "sensors:\n");
     for (int i = 0; i < n_cars; i++)
         fprintf(f, "  - {name: v%d, blueprint: sensor.other.v2x, attach_to: car%d, transform: {location: [0, 0, %g]}, "
-                   "attributes: {fixed_rate: true, gen_cam_min: 0, report_layout: %s}}\n", i, i, ANTENNA, layout);
+                   "attributes: {fixed_rate: true, gen_cam_min: 0%s%s}}\n", i, i, ANTENNA,
+                strcmp(layout, "carla") ? ", report_layout: " : "", strcmp(layout, "carla") ? layout : "");
     fclose(f);
     return path;
 }
@@ -185,8 +186,11 @@ int main(int argc, char **argv)
         return 0;
     }
     /* The scene first: it fixes the antennas the peer loop uses. */
-    if (!best("carla", 2, 3, &carla) || !best("compact", 2, 3, &compact) || !best("carla", 1, 2, &one))
+    if (!best("carla", 2, 3, &carla) || !best("carla", 1, 2, &one))
         return 1;
+    /* a plugin without report_layout (an older build, for a before/after) refuses it: no figure */
+    if (!best("compact", 2, 3, &compact))
+        compact = (timing){NAN, NAN, NAN};
     long receptions = 0;
     double loop = BEST_MS(receptions = all_pairs(), 1);
     printf("v2x dense: %d parked cars in 1 km^2, a CAM from every station every tick, a listener on every sensor; "
