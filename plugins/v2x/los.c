@@ -151,14 +151,14 @@ static bool find_mirrors(sn_v2x_medium *m)
         bool sends = m->order[x]->tx_count > 0;
         double lambda = m->order[x]->radio.lambda;
         for (uint32_t l = m->r_start[x]; l < m->r_start[x + 1]; l++) {
-            uint32_t t = m->pairs[l].t, c = m->cursor[t], end = m->r_start[t + 1];
+            uint32_t t = m->senders[l], c = m->cursor[t], end = m->r_start[t + 1];
             m->mirror[l] = UINT32_MAX;
             if (!sends || t < x)
                 continue;
-            while (c < end && m->pairs[c].t < x)
+            while (c < end && m->senders[c] < x)
                 c++;
             m->cursor[t] = c;
-            if (c < end && m->pairs[c].t == x && m->order[t]->radio.lambda == lambda)
+            if (c < end && m->senders[c] == x && m->order[t]->radio.lambda == lambda)
                 m->mirror[l] = c;
         }
     }

@@ -54,7 +54,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         free(m->names[i]);
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->pairs), free(m->rx), free(m->tx);
     free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
-    free(m->mirror), free(m->cursor), free(m->r_start), free(m->cand), free(m->cand_d);
+    free(m->mirror), free(m->cursor), free(m->senders), free(m->r_start), free(m->cand), free(m->cand_d);
     sn_pack_free(&m->packed), sn_pack_free(&m->scratch), sn_pack_free(&m->columns);
     sn_v2x_grid_free(&m->grid);
     free(m);
@@ -215,11 +215,14 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
                     m->cand[k >> 6] |= 1ull << (k & 63), m->cand_d[k] = d, marked++;
                 }
             }
-        if (!sn_v2x_grow((void **)&m->pairs, &m->cap_pairs, m->n_pairs + marked, sizeof *m->pairs))
+        uint32_t cap = m->cap_pairs;
+        if (!sn_v2x_grow((void **)&m->pairs, &cap, m->n_pairs + marked, sizeof *m->pairs) ||
+            !sn_v2x_grow((void **)&m->senders, &m->cap_pairs, m->n_pairs + marked, sizeof *m->senders))
             return SN_E_NOMEM;
         for (uint32_t w = 0; marked && w < words; w++)
             for (uint64_t bits = m->cand[w]; bits; bits &= bits - 1) {
                 uint32_t k = 64 * w + (uint32_t)__builtin_ctzll(bits);
+                m->senders[m->n_pairs] = m->tx[k];
                 m->pairs[m->n_pairs++] = (sn_v2x_pair){.t = m->tx[k], .r = r, .d = m->cand_d[k]};
                 m->cand[w] = 0, marked--;
             }

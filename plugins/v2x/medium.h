@@ -79,7 +79,8 @@ typedef struct sn_v2x_medium {
     sn_pack_buf scratch;     /* a carried CAM, encoded for one report */
     sn_pack_buf columns;     /* one compact report's columns (compact.c) */
     sn_v2x_pair *pairs;
-    uint32_t n_pairs, cap_pairs;
+    uint32_t *senders;       /* pairs[i].t again, packed: what find_mirrors scans */
+    uint32_t n_pairs, cap_pairs; /* cap_pairs: of both */
     uint32_t *r_start, cap_r_start; /* the pairs into station i: pairs[r_start[i] .. r_start[i + 1]) */
     uint64_t *cand;          /* find_pairs: one receiver's candidate transmitters, a bit each */
     double *cand_d;          /* ... and their distances */
