@@ -3,6 +3,7 @@
 ** (sensim/mcap.h). */
 #include "export_cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@ static const char HELP[] =
     "JSON, the actors stream (sensor.other.actors; sensim run --mcap adds one) as 3-D boxes and the\n"
     "transform tree. docs/mcap.md has the topics and axes.\n"
     "  --out FILE             the MCAP file (written whole or not at all); required\n"
-    "  --map XODR             the OpenDRIVE map the run drove on: its lanes as lines on /map\n"
+    "  --map XODR             the OpenDRIVE map the run drove on: its lanes as lines on /map (default:\n"
+    "                         the map RUN_DIR/run.json names, which every run writes)\n"
     "  --depth-converter C    depth cameras: logarithmic_depth (default), depth or raw\n"
     "  --raw-images           cameras as foxglove.RawImage (rgb8) instead of PNG\n"
     "  --zstd-level N         chunk compression level 1..19 (default 1)\n"
@@ -90,11 +92,21 @@ int sn_cmd_export(int argc, char **argv)
         return 2;
     }
     sn_error err = {0};
+    char run_map[4096];
+    if (!map && sn_run_map_path(pos[1], run_map, sizeof run_map, NULL) == SN_OK) {
+        /* the run's own map (its run.json): a map moved away since is a warning, not a failure */
+        if (access(run_map, R_OK) == 0)
+            map = run_map;
+        else
+            fprintf(stderr, "sensim: warning: export: the run's map %s (from %s/run.json) cannot be read: %s; "
+                            "exporting without its lanes (--map FILE gives it)\n",
+                    run_map, pos[1], strerror(errno));
+    }
     if (sn_mcap_export(pos[1], out, map, &o, &err) != SN_OK) {
         fprintf(stderr, "sensim: error: %s\n", err.msg);
         return err.status == SN_E_IO || err.status == SN_E_NOMEM ? 1 : 2;
     }
-    printf("sensim: %s written from %s\n", out, pos[1]);
+    printf("sensim: %s written from %s%s%s\n", out, pos[1], map ? " with the map " : "", map ? map : "");
     return 0;
 }
 

@@ -176,6 +176,11 @@ f = json.load(open(sys.argv[1]))
 assert f['problems'] == [] and f['polylines'] >= 1 and f['collisions'] >= 1 and f['strips'] == 6, f
 EOF
 
+# the map from the run's own note (run.json), with neither stats.json nor a recording to name the scene
+mkdir -p "$TMP/noted" && cp "$R"/*.msgpack "$R/run.json" "$TMP/noted/"
+"$SENSIM" report "$TMP/noted" --out "$TMP/noted.html" >/dev/null && grep -q '<g class="map"' "$TMP/noted.html" &&
+  ! grep -q '<g class="map"' "$TMP/streams_only.html" && ok || bad "the report did not find the map run.json names"
+
 # a run killed mid-way leaves streams and a recording cut short (or damaged): the page shows what
 # came before, and says so
 mkdir -p "$TMP/cut" && cp "$R"/*.msgpack "$TMP/cut/" && head -c 100000 "$R/depth.msgpack" >"$TMP/cut/depth.msgpack"

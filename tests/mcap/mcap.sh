@@ -57,6 +57,22 @@ check() { # MCAP RUN_DIR: dumps every stream, converts every camera, runs the re
 [ -f "$TMP/demo/actors.msgpack" ] || bad "--mcap adds the actors stream"
 "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo.mcap" --map "$MAPS/town.xodr" >/dev/null || bad "export mcap of the demo"
 cmp -s "$TMP/demo_live.mcap" "$TMP/demo.mcap" || bad "--mcap and the export of the run's folder differ"
+# the map found by itself: the run noted it in run.json, relative to the run folder
+grep -q '"map":"[^"]*town.xodr"' "$TMP/demo/run.json" || bad "run.json names no map: $(cat "$TMP/demo/run.json")"
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_auto.mcap" >/dev/null || bad "export without --map"
+cmp -s "$TMP/demo_live.mcap" "$TMP/demo_auto.mcap" || bad "the export without --map lacks the run's map"
+# a copy of the scene's tree elsewhere: the noted path, relative, still leads to the map
+mkdir -p "$TMP/moved/scenes" "$TMP/moved/maps" && cp "$SCENES/town.yaml" "$TMP/moved/scenes/" && cp "$MAPS/town.xodr" "$TMP/moved/maps/"
+"$SENSIM" run "$TMP/moved/scenes/town.yaml" --frames 10 --out "$TMP/moved/runs/a" --mcap "$TMP/moved_live.mcap" --quiet || bad "run of the copied tree"
+grep -q '"map":"../../maps/town.xodr"' "$TMP/moved/runs/a/run.json" || bad "run.json's map is not relative: $(cat "$TMP/moved/runs/a/run.json")"
+mv "$TMP/moved" "$TMP/moved2"
+"$SENSIM" export mcap "$TMP/moved2/runs/a" --out "$TMP/moved.mcap" >/dev/null || bad "export of a moved tree"
+cmp -s "$TMP/moved_live.mcap" "$TMP/moved.mcap" || bad "the export of a moved tree lacks the map"
+# the map gone: a warning, the file without lanes (as a run without a map), exit 0
+rm "$TMP/moved2/maps/town.xodr"
+err=$("$SENSIM" export mcap "$TMP/moved2/runs/a" --out "$TMP/nomap.mcap" 2>&1 >/dev/null) || bad "export with the run's map gone: $err"
+printf '%s\n' "$err" | grep -q "^sensim: warning: export: the run's map .* cannot be read" || bad "no warning for a map gone: $err"
+[ -s "$TMP/nomap.mcap" ] && ! cmp -s "$TMP/moved.mcap" "$TMP/nomap.mcap" || bad "the export without its map is missing or still has the map"
 check "$TMP/demo.mcap" "$TMP/demo"
 # small chunks: many chunk indexes to follow; and images as RawImage decode too
 "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_small.mcap" --chunk-size 65536 --zstd-level 9 >/dev/null ||
