@@ -8,6 +8,8 @@
 #     same file at 1 and 2 threads;
 #   - a recording replayed with a scene's sensors (replay --mcap) the same way;
 #   - a run killed mid-way leaves no file at the --mcap path (only its .partial-* beside it);
+#   - an existing file: refused (exit 2, untouched) without --overwrite for export, run and replay,
+#     replaced whole with it, and left as it was by a failed export with it;
 #   - bad input: a folder without streams, a corrupt stream, a link or a folder where the file
 #     goes: exit 2, one error line, nothing written and nothing left behind.
 # usage: mcap.sh SENSIM SCENES_DIR MAPS_DIR TMP_DIR THIS_DIR
@@ -149,8 +151,8 @@ cmp -s "$TMP/all.mcap" "$TMP/all1.mcap" || bad "the MCAP differs between 1 and 2
 # ---- a killed run leaves no half MCAP at its path ----
 # kill -9 once the run is writing (its partial file holds chunks); the run is made far longer than
 # that wait (20000 frames) so the kill always lands mid-run, however fast the machine
-killed_run() { # MCAP: runs the demo with --mcap MCAP in the background and kills it mid-way
-  "$SENSIM" run "$SCENES/town.yaml" --frames 20000 --out "$TMP/killed_out" --mcap "$1" --quiet &
+killed_run() { # MCAP [OPTION]: runs the demo with --mcap MCAP in the background and kills it mid-way
+  "$SENSIM" run "$SCENES/town.yaml" --frames 20000 --out "$TMP/killed_out" --mcap "$1" ${2:+"$2"} --quiet &
   local pid=$! part=
   for _ in $(seq 1 600); do
     part=$(ls "$1".partial-* 2>/dev/null | head -1)
@@ -164,9 +166,9 @@ killed_run() { # MCAP: runs the demo with --mcap MCAP in the background and kill
 killed_run "$TMP/killed.mcap"
 [ -e "$TMP/killed.mcap" ] && bad "a killed run left $TMP/killed.mcap"
 ls "$TMP"/killed.mcap.partial-* >/dev/null 2>&1 || bad "the killed run's partial MCAP is not where docs/mcap.md says"
-# an existing file at the path survives a killed run
+# an existing file at the path survives a killed run, even one allowed to replace it
 echo keep >"$TMP/keep.mcap"
-killed_run "$TMP/keep.mcap"
+killed_run "$TMP/keep.mcap" --overwrite
 [ "$(cat "$TMP/keep.mcap")" = keep ] || bad "a killed run replaced an existing file"
 
 # ---- bad input ----
@@ -198,6 +200,34 @@ ls "$TMP"/link.mcap.partial-* >/dev/null 2>&1 && bad "a refused --mcap left a pa
 expect2 "--mcap named like a stream" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/named" --mcap "$TMP/named/hero_rgb.msgpack"
 [ -e "$TMP/named/hero_rgb.msgpack" ] && bad "--mcap named like a stream wrote it"
 expect2 "--mcap without a value" "$SENSIM" run "$SCENES/town.yaml" --out "$TMP/x" --mcap
+
+# ---- an existing output: refused without --overwrite, replaced whole with it (docs/cli.md) ----
+echo precious >"$TMP/exists.mcap"
+expect2_keep() { # what, then the command: exit 2 naming --overwrite, exists.mcap untouched, no partial left
+  local what=$1 err rc
+  shift
+  err=$("$@" 2>&1 >/dev/null)
+  rc=$?
+  [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -q "^sensim: error: .*exists.mcap exists; sensim does not replace it without --overwrite" ||
+    bad "$what: exit $rc: $err"
+  [ "$(cat "$TMP/exists.mcap")" = precious ] || bad "$what: the existing file was touched"
+  ls "$TMP"/exists.mcap.partial-* >/dev/null 2>&1 && bad "$what: left a partial file"
+}
+expect2_keep "export over a file" "$SENSIM" export mcap "$TMP/demo" --out "$TMP/exists.mcap"
+expect2_keep "run --mcap over a file" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/ex_run" --mcap "$TMP/exists.mcap"
+expect2_keep "replay --mcap over a file" "$SENSIM" replay "$TMP/demo.rec" --scene "$TMP/ride.yaml" --out "$TMP/ex_replay" --mcap "$TMP/exists.mcap"
+[ -e "$TMP/ex_run/actors.msgpack" ] && bad "a run refused for its --mcap wrote streams"
+# a failed export with --overwrite leaves the old file
+expect2 "a failed export with --overwrite" "$SENSIM" export mcap "$TMP/corrupt" --out "$TMP/exists.mcap" --overwrite
+[ "$(cat "$TMP/exists.mcap")" = precious ] || bad "a failed export with --overwrite replaced the file"
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/exists.mcap" --overwrite >/dev/null || bad "export --overwrite"
+cmp -s "$TMP/exists.mcap" "$TMP/demo_auto.mcap" || bad "export --overwrite did not write the export"
+"$SENSIM" run "$SCENES/town.yaml" --frames 60 --out "$TMP/demo_again" --mcap "$TMP/exists.mcap" --overwrite --quiet || bad "run --mcap --overwrite"
+cmp -s "$TMP/exists.mcap" "$TMP/demo_live.mcap" || bad "run --mcap --overwrite did not write the run's file"
+ls "$TMP"/exists.mcap.partial-* >/dev/null 2>&1 && bad "--overwrite left a partial file"
+mkdir -p "$TMP/adir2"
+expect2 "--overwrite of a folder" "$SENSIM" export mcap "$TMP/demo" --out "$TMP/adir2" --overwrite
+expect2 "--overwrite without --mcap" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/x" --overwrite
 
 [ $fails -eq 0 ] && echo "mcap: all checks passed"
 exit $((fails > 0))
