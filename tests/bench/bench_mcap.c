@@ -4,7 +4,8 @@
 **  - `sensim export mcap` of that run's folder against `dd` writing the same number of bytes
 **    (target >= 0.5x dd's throughput), best of 3 each; the export's input (the streams read)
 **    and `cat` of those streams are printed beside it, since the file written is mostly PNG and
-**    so a small fraction of what is read;
+**    so a small fraction of what is read; and the honest peer, `sensim convert` writing the
+**    same cameras' PNG files (the export's images are those bytes), in CPU and wall seconds;
 **  - the MCAP writer alone (mcap_write.c: chunks, zstd, indexes, CRCs) writing 100 MB of
 **    messages shaped like a run's (PNG-sized incompressible ones among small ones) against dd
 **    writing the same bytes.
@@ -27,6 +28,15 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU seconds of this process, every thread (the export's workers included). */
+static double cpu_self(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_sec +
+           1e-6 * (double)u.ru_stime.tv_usec;
 }
 
 static double cpu_children(void)
@@ -87,16 +97,17 @@ int main(int argc, char **argv)
     char out[2200], run[2200];
     snprintf(out, sizeof out, "%s/export.mcap", dir);
     snprintf(run, sizeof run, "%s/with", dir);
-    double exp_t = -1;
+    double exp_t = -1, exp_cpu = -1;
     for (int r = 0; r < ROUNDS; r++) {
         remove(out);
         sn_error err = {0};
-        double t = now();
+        double t = now(), c0 = cpu_self();
         if (sn_mcap_export(run, out, NULL, NULL, &err) != SN_OK) {
             fprintf(stderr, "bench_mcap: export: %s\n", err.msg);
             return 1;
         }
         exp_t = min_of(exp_t, now() - t);
+        exp_cpu = min_of(exp_cpu, cpu_self() - c0);
     }
     struct stat st;
     if (stat(out, &st) != 0)
@@ -113,12 +124,21 @@ int main(int argc, char **argv)
         if (f)
             fclose(f);
     }
-    double dd_t = -1, cat_t = -1;
+    double dd_t = -1, cat_t = -1, png_t = -1, png_cpu = -1;
     for (int r = 0; r < ROUNDS; r++) {
         snprintf(cmd, sizeof cmd, "dd if=/dev/zero of='%s/dd.bin' bs=65536 count=%.0f status=none", dir, bytes / 65536 + 1);
         dd_t = min_of(dd_t, timed(cmd));
         snprintf(cmd, sizeof cmd, "cat '%s'/*.msgpack > '%s/cat.bin'", run, dir);
         cat_t = min_of(cat_t, timed(cmd));
+        /* the peer doing the same work: the demo's cameras as the PNG files whose bytes the
+        ** export's images are (sensim convert, one stream after the other, one thread each) */
+        snprintf(cmd, sizeof cmd,
+                 "rm -rf '%s/png' && '%s' convert '%s/hero_rgb.msgpack' --out '%s/png/rgb' >/dev/null && "
+                 "'%s' convert '%s/hero_depth.msgpack' --converter logarithmic_depth --out '%s/png/depth' >/dev/null && "
+                 "'%s' convert '%s/hero_semantic.msgpack' --converter cityscapes --out '%s/png/semantic' >/dev/null",
+                 dir, sensim, run, dir, sensim, run, dir, sensim, run, dir);
+        png_t = min_of(png_t, timed_cpu(cmd, &c));
+        png_cpu = min_of(png_cpu, c);
     }
     printf("ratio export / dd throughput: %.2f (export writes %.1f MB in %.3f s = %.1f MB/s; dd the same bytes in %.3f s "
            "= %.1f MB/s; target >= 0.5)\n",
@@ -126,6 +146,12 @@ int main(int argc, char **argv)
     printf("ratio export / cat of its input: %.2f (the export reads %.1f MB of streams at %.1f MB/s; cat copies them at "
            "%.1f MB/s)\n",
            cat_t / exp_t, in_bytes / 1e6, in_bytes / 1e6 / exp_t, in_bytes / 1e6 / cat_t);
+    printf("ratio export / convert of its cameras to PNG files, CPU: %.2f (%.3f s vs %.3f s of CPU; the same PNGs: the "
+           "export's own cost is what it adds)\n",
+           exp_cpu / png_cpu, exp_cpu, png_cpu);
+    printf("ratio export / convert of its cameras to PNG files, wall: %.2f (%.3f s vs %.3f s; the export encodes on "
+           "every core)\n",
+           exp_t / png_t, exp_t, png_t);
 
     /* ---- the writer alone ---- */
     enum { BIG = 100000, SMALL = 400, N_BIG = 900, SMALL_PER_BIG = 20 };
