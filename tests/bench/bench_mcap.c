@@ -133,10 +133,11 @@ int main(int argc, char **argv)
         /* the peer doing the same work: the demo's cameras as the PNG files whose bytes the
         ** export's images are (sensim convert, one stream after the other, one thread each) */
         snprintf(cmd, sizeof cmd,
-                 "rm -rf '%s/png' && '%s' convert '%s/hero_rgb.msgpack' --out '%s/png/rgb' >/dev/null && "
-                 "'%s' convert '%s/hero_depth.msgpack' --converter logarithmic_depth --out '%s/png/depth' >/dev/null && "
-                 "'%s' convert '%s/hero_semantic.msgpack' --converter cityscapes --out '%s/png/semantic' >/dev/null",
-                 dir, sensim, run, dir, sensim, run, dir, sensim, run, dir);
+                 "R='%s' P='%s/png' && rm -rf \"$P\" && mkdir -p \"$P\" && "
+                 "'%s' convert \"$R/hero_rgb.msgpack\" --out \"$P/rgb\" >/dev/null && "
+                 "'%s' convert \"$R/hero_depth.msgpack\" --converter logarithmic_depth --out \"$P/depth\" >/dev/null && "
+                 "'%s' convert \"$R/hero_semantic.msgpack\" --converter cityscapes --out \"$P/semantic\" >/dev/null",
+                 run, dir, sensim, sensim, sensim);
         png_t = min_of(png_t, timed_cpu(cmd, &c));
         png_cpu = min_of(png_cpu, c);
     }
