@@ -7,8 +7,10 @@
 //     messages of their channel with their log times; start/end times bound the chunk's messages;
 //   - statistics count what the file holds; per channel, log times never go back and sequence
 //     numbers count 0, 1, 2, ...;
-//   - every schema is a Foxglove schema whose fields are @foxglove/schemas', and every message
-//     decodes (protobuf through the schema's FileDescriptorSet, JSON parses);
+//   - every schema is a Foxglove schema whose message types (and the ones it nests) have
+//     @foxglove/schemas' fields, numbers, types and labels, and enums its values (the package's
+//     own .proto generator parsed by protobufjs), and every message decodes (protobuf through the
+//     schema's FileDescriptorSet, JSON parses);
 //   - images are the PNG files `sensim convert` wrote for the stream, byte for byte;
 //   - boxes (SceneUpdate) and the transform tree (FrameTransforms) give the poses of the actors
 //     stream and of every sensor message's transform, with y negated (CARLA -> right-handed);
@@ -179,6 +181,71 @@ function panelChecks(decoded) {
   if (fails === before) console.log(`ok: Foxglove's panel preconditions hold (${Object.entries(counts).map(([k, n]) => `${n} ${k.replace("foxglove.", "")}`).join(", ")})`);
 }
 
+// ---- each schema against @foxglove/schemas' own protobuf, field by field ----
+// The package's generator (what Foxglove publishes its .proto files from) makes the .proto of the
+// schema and of every schema it nests; protobufjs parses them; every message type the file's
+// FileDescriptorSet holds must have the same fields with the same numbers, types and labels
+// (names alone would let a renumbered or retyped field through, which decodes as garbage).
+const foxInternal = (() => {
+  try {
+    const dir = path.join(path.dirname(require.resolve("@foxglove/schemas/package.json")), "dist/internal");
+    return { ...require(path.join(dir, "schemas.js")), ...require(path.join(dir, "generateProto.js")) };
+  } catch (e) {
+    return null;
+  }
+})();
+function foxgloveRoot(name) {
+  const { foxgloveMessageSchemas: msgs, foxgloveEnumSchemas: enums, generateProto } = foxInternal;
+  const root = new protobuf.Root();
+  for (const f of ["google/protobuf/timestamp.proto", "google/protobuf/duration.proto"]) root.addJSON(protobuf.common.get(f).nested);
+  const seen = new Set();
+  const add = (n) => {
+    const sch = msgs[n];
+    if (!sch || seen.has(n) || sch.protoEquivalent) return;
+    seen.add(n);
+    protobuf.parse(generateProto(sch, Object.values(enums).filter((e) => e.parentSchemaName === n)), root, { keepCase: true });
+    for (const f of sch.fields) if (f.type.type === "nested") add(f.type.schema.name);
+  };
+  add(name);
+  return root.resolveAll();
+}
+const foxCompared = { types: 0, enums: 0 };
+function compareWithFoxglove(fileRoot, fullName) {
+  if (!check(foxInternal, "@foxglove/schemas' generator is there (dist/internal)")) return;
+  const want = foxgloveRoot(fullName.slice(9));
+  const walk = (ns, out = []) => {
+    for (const o of ns.nestedArray || []) {
+      if (o instanceof protobuf.Type) out.push(o);
+      if (o.nestedArray) walk(o, out);
+    }
+    return out;
+  };
+  const wantTypes = walk(want).filter((t) => t.fullName.startsWith(".foxglove."));
+  let compared = 0;
+  for (const w of wantTypes) {
+    const h = fileRoot.lookup(w.fullName);
+    if (!check(h instanceof protobuf.Type, `${fullName}: the file's descriptors hold ${w.fullName}`)) continue;
+    const sig = (t) => Object.values(t.fields).map((f) => `${f.name}=${f.id}:${f.resolvedType ? f.resolvedType.fullName : f.type}${f.repeated ? "[]" : ""}`).sort().join(" ");
+    h.resolveAll();
+    check(sig(h) === sig(w), `${w.fullName}: fields ${sig(h)} are @foxglove/schemas' ${sig(w)}`);
+    compared++;
+    foxCompared.types++;
+  }
+  for (const e of walk2Enums(want)) {
+    const h = fileRoot.lookup(e.fullName);
+    check(h && JSON.stringify(h.values) === JSON.stringify(e.values), `${e.fullName}: the enum's values are @foxglove/schemas'`);
+    foxCompared.enums++;
+  }
+  check(compared > 0, `${fullName}: compared with @foxglove/schemas`);
+}
+function walk2Enums(ns, out = []) {
+  for (const o of ns.nestedArray || []) {
+    if (o instanceof protobuf.Enum && o.fullName.startsWith(".foxglove.")) out.push(o);
+    if (o.nestedArray) walk2Enums(o, out);
+  }
+  return out;
+}
+
 async function main() {
   // ---- the index: what a viewer reads first ----
   const reader = await McapIndexedReader.Initialize({
@@ -276,6 +343,7 @@ async function main() {
       const want = fox.fields.map((f) => f.name).sort().join(","), have = Object.keys(type.fields).sort().join(",");
       check(want === have, `${s.name}: fields ${have} are @foxglove/schemas' ${want}`);
     }
+    if (fox) compareWithFoxglove(root, s.name);
     types.set(id, type);
   }
   const decoded = []; // {topic, schema, logTime, value}
@@ -289,7 +357,7 @@ async function main() {
     }
   }
   check(decoded.length === messages.length, "every message decodes");
-  console.log(`ok: ${reader.schemasById.size} schemas valid, every message decodes`);
+  console.log(`ok: ${reader.schemasById.size} schemas valid (${foxCompared.types} message types and ${foxCompared.enums} enums as @foxglove/schemas' own .proto), every message decodes`);
 
   // ---- what Foxglove's panels need of each message (the app itself cannot be run here) ----
   panelChecks(decoded);
