@@ -136,6 +136,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 }
 
 #define MAX_SETS 256
+enum { OPT_OVERWRITE = 512 }; /* --overwrite (docs/cli.md, "Existing output files") */
 
 typedef struct cli {
     const char *positional;
@@ -151,8 +152,9 @@ typedef struct cli {
 
 /* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
 enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
-       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP, OPT_OVERWRITE };
+       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP };
 static const struct option ALL_OPTIONS[] = {
+    {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
     {"frames", required_argument, NULL, OPT_FRAMES},     {"seed", required_argument, NULL, OPT_SEED},
     {"threads", required_argument, NULL, OPT_THREADS},   {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
@@ -162,7 +164,6 @@ static const struct option ALL_OPTIONS[] = {
     {"decode", no_argument, NULL, OPT_DECODE},
     {"video", required_argument, NULL, OPT_VIDEO},       {"gif", required_argument, NULL, OPT_GIF},
     {"mcap", required_argument, NULL, OPT_MCAP},
-    {"overwrite", no_argument, NULL, OPT_OVERWRITE},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 
@@ -221,6 +222,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case OPT_JSON: c->json = true; break;
         case OPT_DECODE: c->decode = true; break;
         case OPT_QUIET: c->quiet = true; break;
+        case OPT_OVERWRITE: c->overwrite = true; break;
         case OPT_ADDITIONAL: c->additional = true; break;
         case OPT_OUT: c->out = val; break;
         case OPT_STATS: c->stats = val; break;
@@ -230,7 +232,6 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case OPT_PLUGIN_DIR: c->plugin_dir = val; break;
         case OPT_RECORD: c->record = val; break;
         case OPT_MCAP: c->mcap = val; break;
-        case OPT_OVERWRITE: c->overwrite = true; break;
         case OPT_SET:
             if (c->n_sets == MAX_SETS)
                 return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
