@@ -5,7 +5,8 @@
 **    (target >= 0.5x dd's throughput), best of 3 each; the export's input (the streams read)
 **    and `cat` of those streams are printed beside it, since the file written is mostly PNG and
 **    so a small fraction of what is read; and the honest peer, `sensim convert` writing the
-**    same cameras' PNG files (the export's images are those bytes), in CPU and wall seconds;
+**    same cameras' PNG files (the export's images are those bytes), in CPU and wall seconds, and
+**    that convert against FFmpeg's PNG encoder (an independent one) on the same pictures;
 **  - the MCAP writer alone (mcap_write.c: chunks, zstd, indexes, CRCs) writing 100 MB of
 **    messages shaped like a run's (PNG-sized incompressible ones among small ones) against dd
 **    writing the same bytes.
@@ -141,6 +142,42 @@ int main(int argc, char **argv)
         png_t = min_of(png_t, timed_cpu(cmd, &c));
         png_cpu = min_of(png_cpu, c);
     }
+    /* an independent PNG encoder on the same pictures: FFmpeg's (zlib), one thread, the same
+    ** filter (Up) and level (3) as sensim's, against `sensim convert` of the same camera */
+    double ff_t = -1, ff_cpu = -1, cv_t = -1, cv_cpu = -1;
+    uint32_t pw = 0, ph = 0;
+    size_t pictures = 0;
+    {
+        char raw[2300], stream[2300];
+        snprintf(raw, sizeof raw, "%s/rgb.raw", dir);
+        snprintf(stream, sizeof stream, "%s/hero_rgb.msgpack", run);
+        sn_error err = {0};
+        sn_stream_reader *rd = sn_stream_reader_open(stream, &err);
+        FILE *f = rd ? fopen(raw, "wb") : NULL;
+        sn_message msg;
+        sn_picture pic;
+        while (f && sn_stream_reader_next(rd, &msg, &err) == SN_OK &&
+               sn_stream_reader_picture(rd, SN_COLOR_RAW, false, &pic, &err) == SN_OK) {
+            pw = pic.width, ph = pic.height;
+            pictures += fwrite(pic.rgb, (size_t)pic.width * pic.height * 3, 1, f);
+        }
+        if (f)
+            fclose(f);
+        sn_stream_reader_close(rd);
+    }
+    bool have_ffmpeg = system("command -v ffmpeg >/dev/null 2>&1") == 0 && pictures > 0;
+    for (int r = 0; have_ffmpeg && r < ROUNDS; r++) {
+        snprintf(cmd, sizeof cmd,
+                 "rm -rf '%s/ff' && mkdir -p '%s/ff' && ffmpeg -v error -threads 1 -f rawvideo -pix_fmt rgb24 -s %ux%u "
+                 "-i '%s/rgb.raw' -threads 1 -c:v png -pred up -compression_level 3 '%s/ff/%%06d.png'",
+                 dir, dir, pw, ph, dir, dir);
+        ff_t = min_of(ff_t, timed_cpu(cmd, &c));
+        ff_cpu = min_of(ff_cpu, c);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/cv' && mkdir -p '%s/cv' && '%s' convert '%s/hero_rgb.msgpack' --out '%s/cv/rgb' >/dev/null",
+                 dir, dir, sensim, run, dir);
+        cv_t = min_of(cv_t, timed_cpu(cmd, &c));
+        cv_cpu = min_of(cv_cpu, c);
+    }
     printf("ratio export / dd throughput: %.2f (export writes %.1f MB in %.3f s = %.1f MB/s; dd the same bytes in %.3f s "
            "= %.1f MB/s; target >= 0.5)\n",
            dd_t / exp_t, bytes / 1e6, exp_t, bytes / 1e6 / exp_t, dd_t, bytes / 1e6 / dd_t);
@@ -153,6 +190,13 @@ int main(int argc, char **argv)
     printf("ratio export / convert of its cameras to PNG files, wall: %.2f (%.3f s vs %.3f s; the export encodes on "
            "every core)\n",
            exp_t / png_t, exp_t, png_t);
+
+    if (have_ffmpeg && ff_cpu > 0 && cv_cpu > 0)
+        printf("ratio sensim convert / FFmpeg's PNG encoder, CPU: %.2f (%zu pictures %ux%u: %.3f s vs %.3f s of CPU, "
+               "both one thread, filter Up, level 3; < 1 = sensim faster)\n",
+               cv_cpu / ff_cpu, pictures, pw, ph, cv_cpu, ff_cpu);
+    else
+        printf("FFmpeg's PNG encoder: not measured (no ffmpeg)\n");
 
     /* ---- the writer alone ---- */
     enum { BIG = 100000, SMALL = 400, N_BIG = 900, SMALL_PER_BIG = 20 };
