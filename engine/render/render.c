@@ -9,10 +9,12 @@
 #include "shade.h"
 #include "shadow.h"
 #include "shapes.h"
+#include "static_cache.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SUB 8                   /* subpixel bits of the fixed-point vertex coordinates */
 #define ONE (1 << SUB)
@@ -62,6 +64,7 @@ typedef struct band {
 typedef struct job {
     const float (*v)[3];
     const double (*wv)[3];
+    const float (*wn)[3]; /* with wv: each triangle's unit world normal (static_cache.h), else NULL */
     size_t v_off;
     bool model;
     const uint32_t (*t)[3];
@@ -79,7 +82,7 @@ typedef struct setup_out {
     size_t n, cap, base;
     band *bands;
     size_t cap_bands;
-    sn_vec3 *verts; /* camera-space vertices of the job being set up */
+    struct vert *verts; /* the job being set up's vertices, projected */
     size_t cap_verts;
     bool oom;
 } setup_out;
@@ -128,6 +131,8 @@ struct sn_renderer {
     double mid[256];   /* midpoints between consecutive lin[], then a sentinel */
     uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
     uint32_t last_tris;
+    sn_render_profile prof;
+    sn_static_cache statics; /* world-frame meshes of what does not move, and roads' normals */
 };
 
 void sn_lighting_default(sn_lighting *l)
@@ -186,10 +191,19 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->model_v);
     free(r->wbuf);
     free(r->idbuf);
+    sn_static_cache_free(&r->statics);
     free(r);
 }
 
 int sn_renderer_threads(const sn_renderer *r) { return sn_pool_threads(r->pool); }
+void sn_renderer_profile(const sn_renderer *r, sn_render_profile *p) { *p = r->prof; }
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
 sn_pool *sn_renderer_pool(sn_renderer *r) { return r->pool; }
 uint32_t sn_renderer_last_triangles(const sn_renderer *r) { return r->last_tris; }
 void sn_renderer_set_serial_setup(sn_renderer *r, bool on) { r->serial_setup = on; }
@@ -260,17 +274,42 @@ static int clip_plane(const sn_renderer *r, const sn_vec3 *in, int n, sn_vec3 *o
     return m;
 }
 
-/* One screen triangle from three camera-space vertices into s; false only when out of memory. */
-static bool emit(const sn_renderer *r, setup_out *s, const sn_vec3 *v, const float n[3], uint32_t prim_index)
+/* A camera-space vertex with what every triangle using it needs: computed once per vertex of a
+** job (a closed mesh has about half as many vertices as triangles), not three times per triangle.
+** oc: the planes it lies outside (OC_*); sx, sy, X, Y, w: its projection when it needs no clip. */
+enum { OC_NEAR = 1, OC_GUARD = 2 | 4 | 8 | 16, OC_SIDES = 32 | 64 | 128 | 256, OC_FAR = 512 };
+typedef struct vert {
+    sn_vec3 c;
+    uint32_t oc;
+    double sx, sy, w;
+    int64_t X, Y;
+} vert;
+
+static void screen(const sn_renderer *r, vert *v)
 {
-    double sx[3], sy[3];
-    int64_t X[3], Y[3];
-    for (int i = 0; i < 3; i++) {
-        sx[i] = r->cx + r->f * v[i].y / v[i].x;
-        sy[i] = r->cy - r->f * v[i].z / v[i].x;
-        X[i] = llround(sx[i] * ONE);
-        Y[i] = llround(sy[i] * ONE);
-    }
+    v->sx = r->cx + r->f * v->c.y / v->c.x;
+    v->sy = r->cy - r->f * v->c.z / v->c.x;
+    v->X = llround(v->sx * ONE);
+    v->Y = llround(v->sy * ONE);
+    v->w = 1 / v->c.x;
+}
+
+static void project(const sn_renderer *r, sn_vec3 c, vert *v)
+{
+    double d[5], th = r->tanh_, tv = r->tanv;
+    plane_dists(r, c, d);
+    v->c = c;
+    v->oc = (d[0] < 0) | (d[1] < 0) << 1 | (d[2] < 0) << 2 | (d[3] < 0) << 3 | (d[4] < 0) << 4 | (c.y > th * c.x) << 5 |
+            (c.y < -th * c.x) << 6 | (c.z > tv * c.x) << 7 | (c.z < -tv * c.x) << 8 | (c.x > r->cam->far_clip) << 9;
+    if (!(v->oc & (OC_NEAR | OC_GUARD))) /* else clipped first, then projected */
+        screen(r, v);
+}
+
+/* One screen triangle from three projected vertices into s; false only when out of memory. */
+static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], const float n[3], uint32_t prim_index)
+{
+    double sx[3] = {v[0]->sx, v[1]->sx, v[2]->sx}, sy[3] = {v[0]->sy, v[1]->sy, v[2]->sy};
+    int64_t X[3] = {v[0]->X, v[1]->X, v[2]->X}, Y[3] = {v[0]->Y, v[1]->Y, v[2]->Y};
     int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (Y[1] - Y[0]) * (X[2] - X[0]);
     if (area == 0)
         return true;
@@ -296,7 +335,7 @@ static bool emit(const sn_renderer *r, setup_out *s, const sn_vec3 *v, const flo
     double det = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
     if (fabs(det) < 1e-12)
         return true;
-    double w0 = 1 / v[0].x, w1 = 1 / v[1].x, w2 = 1 / v[2].x;
+    double w0 = v[0]->w, w1 = v[1]->w, w2 = v[2]->w;
     double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) / det;
     double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) / det;
     double C = w0 - A * sx[0] - B * sy[0];
@@ -319,38 +358,47 @@ static bool emit(const sn_renderer *r, setup_out *s, const sn_vec3 *v, const flo
     return true;
 }
 
-/* Culls, clips and emits one camera-space triangle. */
-static bool add_triangle(const sn_renderer *r, setup_out *s, sn_vec3 a, sn_vec3 b, sn_vec3 c, uint32_t prim_index)
+/* Culls, clips and emits one triangle of projected vertices. wn: its unit world normal when
+** known (the static cache's), else NULL: computed here when colour needs it. */
+static bool add_triangle(const sn_renderer *r, setup_out *s, const vert *va, const vert *vb, const vert *vc,
+                         const float *wn, uint32_t prim_index)
 {
+    const sn_vec3 a = va->c, b = vb->c, c = vc->c;
     sn_vec3 n = sn_v3_cross(sn_v3_sub(b, a), sn_v3_sub(c, a));
     if (sn_v3_dot(n, a) >= 0)
         return true; /* back face (meshes wind outwards) or edge-on */
-    /* outside one side of the view, or beyond the far plane: nothing to draw */
-    double th = r->tanh_, tv = r->tanv, fc = r->cam->far_clip;
-    if ((a.y > th * a.x && b.y > th * b.x && c.y > th * c.x) || (a.y < -th * a.x && b.y < -th * b.x && c.y < -th * c.x) ||
-        (a.z > tv * a.x && b.z > tv * b.x && c.z > tv * c.x) || (a.z < -tv * a.x && b.z < -tv * b.x && c.z < -tv * c.x) ||
-        (a.x > fc && b.x > fc && c.x > fc))
+    /* outside one plane of the view (a side, far, near or the guard band): nothing to draw */
+    if (va->oc & vb->oc & vc->oc)
         return true;
-    sn_vec3 wn = sn_v3_norm(sn_mat3_apply(&r->R, n));
-    float nf[3] = {(float)wn.x, (float)wn.y, (float)wn.z};
+    float nf[3] = {0, 0, 0}; /* depth, tags and ids need no normal: only shading reads it */
+    if (wn)
+        memcpy(nf, wn, sizeof nf);
+    else if (r->out->bgra) {
+        sn_vec3 w = sn_v3_norm(sn_mat3_apply(&r->R, n));
+        nf[0] = (float)w.x, nf[1] = (float)w.y, nf[2] = (float)w.z;
+    }
+    if (!((va->oc | vb->oc | vc->oc) & (OC_NEAR | OC_GUARD))) {
+        const vert *const v3[3] = {va, vb, vc}; /* the common case: nothing to clip */
+        return emit(r, s, v3, nf, prim_index);
+    }
     sn_vec3 poly[2][MAX_POLY] = {{a, b, c}};
     int n_poly = 3, cur = 0;
-    double da[5], db[5], dc[5];
-    plane_dists(r, a, da);
-    plane_dists(r, b, db);
-    plane_dists(r, c, dc);
     for (int k = 0; k < 5; k++) {
-        if (da[k] >= 0 && db[k] >= 0 && dc[k] >= 0)
-            continue; /* the common case: wholly inside this plane */
+        if (!((va->oc | vb->oc | vc->oc) & (1u << k)))
+            continue; /* wholly inside this plane */
         n_poly = clip_plane(r, poly[cur], n_poly, poly[cur ^ 1], k);
         cur ^= 1;
         if (n_poly < 3)
             return true;
     }
-    sn_vec3 *p = poly[cur];
+    vert pv[MAX_POLY];
+    for (int i = 0; i < n_poly; i++) {
+        pv[i].c = poly[cur][i];
+        screen(r, &pv[i]);
+    }
     for (int i = 1; i + 1 < n_poly; i++) {
-        sn_vec3 t3[3] = {p[0], p[i], p[i + 1]};
-        if (!emit(r, s, t3, nf, prim_index))
+        const vert *const v3[3] = {&pv[0], &pv[i], &pv[i + 1]};
+        if (!emit(r, s, v3, nf, prim_index))
             return false;
     }
     return true;
@@ -439,6 +487,28 @@ static job *new_job(sn_renderer *r)
     return j;
 }
 
+/* Job j draws mesh m of actor a: its triangles, and a primitive per part (its material's colour). */
+static bool add_parts(sn_renderer *r, const sn_actor *a, const pose *t, const sn_mesh *m, job *j)
+{
+    j->t = m->t, j->n_v = m->n_v, j->count = m->n_t;
+    j->parts = m->parts, j->n_parts = m->parts ? m->n_parts : 1;
+    j->prim = (uint32_t)r->n_prims;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        /* a part is its actor's primitive in its own colour (the motion terms computed once) */
+        prim *p = k ? (sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims)
+                           ? &r->prims[r->n_prims++]
+                           : NULL)
+                    : new_prim(r, a, t);
+        if (!p)
+            return false;
+        if (k)
+            *p = p[-1];
+        p->material = m->parts ? m->parts[k].material : SN_MAT_BODY;
+        sn_material_rgb(p->material, a->color, p->color);
+    }
+    return true;
+}
+
 /* An actor's mesh: m's vertices scaled by ext in the actor's frame about its box centre, each
 ** part its own primitive (its material's colour) when the mesh has parts. Queued: the
 ** triangles are set up by setup_task. */
@@ -454,29 +524,31 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
     job *j = new_job(r);
     if (!j)
         return false;
-    j->v = m->v, j->t = m->t, j->n_v = m->n_v, j->count = m->n_t;
-    j->parts = m->parts, j->n_parts = m->parts ? m->n_parts : 1;
-    j->prim = (uint32_t)r->n_prims;
+    j->v = m->v;
     /* camera-space columns of the scaled actor frame */
     j->cc = cc;
     j->c0 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 0)), ext.x);
     j->c1 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 1)), ext.y);
     j->c2 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 2)), ext.z);
-    for (uint32_t k = 0; k < j->n_parts; k++) {
-        /* a part is its actor's primitive in its own colour (the motion terms computed once) */
-        prim *p = k ? (sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims)
-                           ? &r->prims[r->n_prims++]
-                           : NULL)
-                    : new_prim(r, a, t);
-        if (!p)
-            return false;
-        if (k)
-            *p = p[-1];
-        p->material = m->parts ? m->parts[k].material : SN_MAT_BODY;
-        sn_material_rgb(p->material, a->color, p->color);
-    }
     *out = j;
-    return true;
+    return add_parts(r, a, t, m, j);
+}
+
+/* Actor a's static mesh from the cache (world vertices and normals), culled by its sphere. */
+static bool add_static(sn_renderer *r, const sn_actor *a, const sn_static_obj *o)
+{
+    if (sphere_culled(r, sn_mat3_apply_t(&r->R, sn_v3_sub(o->centre, r->eye)), o->radius))
+        return true;
+    job *j = new_job(r);
+    if (!j)
+        return false;
+    j->wv = (const double(*)[3])r->statics.wv + o->wv;
+    j->wn = (const float(*)[3])r->statics.wn + o->wn;
+    pose t;
+    sn_quat q;
+    sn_actor_pose_at(r->world, a, 1.0, &t.pos, &q);
+    t.rot = sn_mat3_from_quat(q);
+    return add_parts(r, a, &t, o->mesh, j);
 }
 
 /* A vehicle or walker as its model (shapes.h), posed at the instant rendered. */
@@ -519,6 +591,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
         p->checker_size = 1.0;
         p->rot = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
         j->wv = (const double(*)[3])m->v + k->v_first, j->t = (const uint32_t(*)[3])m->t + k->first;
+        j->wn = (const float(*)[3])r->statics.road_n + k->first;
         j->n_v = k->v_count, j->count = k->count, j->n_parts = 1;
         j->prim = (uint32_t)r->n_prims - 1;
     }
@@ -543,18 +616,20 @@ static void setup_task(void *arg, uint32_t k)
         }
         if (j->wv) {
             for (uint32_t i = 0; i < j->n_v; i++)
-                s->verts[i] = sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye));
+                project(r, sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye)), &s->verts[i]);
         } else {
             const float(*v)[3] = j->model ? (const float(*)[3])r->model_v + j->v_off : j->v;
             for (uint32_t i = 0; i < j->n_v; i++)
-                s->verts[i] = sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]),
-                                                         sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]))));
+                project(r, sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]), sn_v3_add(sn_v3_scale(j->c1, v[i][1]),
+                                                                                      sn_v3_scale(j->c2, v[i][2])))),
+                        &s->verts[i]);
         }
         for (uint32_t pk = 0; pk < j->n_parts && !s->oom; pk++) {
             uint32_t first = j->parts ? j->parts[pk].first : 0, count = j->parts ? j->parts[pk].count : j->count;
             for (uint32_t i = first; i < first + count; i++) {
                 const uint32_t *q = j->t[i];
-                if (!add_triangle(r, s, s->verts[q[0]], s->verts[q[1]], s->verts[q[2]], j->prim + pk)) {
+                if (!add_triangle(r, s, &s->verts[q[0]], &s->verts[q[1]], &s->verts[q[2]], j->wn ? j->wn[i] : NULL,
+                                  j->prim + pk)) {
                     s->oom = true;
                     break;
                 }
@@ -964,10 +1039,26 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
 
     /* queue every mesh in view (planes are drawn per pixel), then set them up on the pool */
+    double t0 = now_ms();
+    if (!sn_static_cache_update(&r->statics, w))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for the static geometry of %zu actors", w->n_actors);
+    size_t next_static = 0; /* the cache lists static actors in the world's order */
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
         if (a->kind == SN_ACTOR_SENSOR || a->shape == SN_SHAPE_NONE)
             continue;
+        if (sn_static_is(a)) {
+            const sn_static_cache *c = &r->statics;
+            size_t k = next_static < c->n_objs && c->objs[next_static].actor == a ? next_static : 0;
+            while (k < c->n_objs && c->objs[k].actor != a)
+                k++;
+            if (k < c->n_objs) {
+                next_static = k + 1;
+                if (!add_static(r, a, &c->objs[k]))
+                    return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
+                continue;
+            }
+        }
         pose t;
         sn_quat q;
         sn_actor_pose_at(w, a, alpha, &t.pos, &q);
@@ -984,14 +1075,20 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     }
     if (w->roads && !add_roads(r, w->roads))
         return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
+    double t1 = now_ms();
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
+    double t2 = now_ms();
     /* shadows only where colour is drawn, and only while the sun is up */
     r->shadows = out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
     if (r->shadows && !build_shadows(r, w, alpha))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
+    double t3 = now_ms();
     sn_pool_run(r->pool, draw_band, r, (uint32_t)r->n_bands);
+    double t4 = now_ms();
+    r->prof.frames++;
+    r->prof.queue_ms += t1 - t0, r->prof.setup_ms += t2 - t1, r->prof.shadow_ms += t3 - t2, r->prof.draw_ms += t4 - t3;
     return SN_OK;
 }
 

@@ -73,4 +73,15 @@ uint32_t sn_renderer_last_triangles(const sn_renderer *r);
 ** benchmarks' baseline (the output is the same either way). */
 void sn_renderer_set_serial_setup(sn_renderer *r, bool on);
 
+/* Where the renderer's time went, summed over every render since it was created (wall ms on
+** the calling thread, light timers: four clock reads a frame). Benchmarks take differences. */
+typedef struct sn_render_profile {
+    uint64_t frames;
+    double queue_ms;  /* culling objects, posing models, the static cache's upkeep */
+    double setup_ms;  /* triangle setup: transform, cull, clip, project, bin (on the pool) */
+    double shadow_ms; /* the sun's shadow map: its casters' setup and rasterisation */
+    double draw_ms;   /* rasterising and resolving (shading) the bands */
+} sn_render_profile;
+void sn_renderer_profile(const sn_renderer *r, sn_render_profile *p);
+
 #endif

@@ -2,7 +2,10 @@
 ** camera's tick (render, shading, anti-aliasing, encoding) with shadows and anti_aliasing 2 (the
 ** defaults), beside the same camera with shadows off and anti_aliasing 1 (the baseline, in the
 ** same run), and the two in between. 1 and 2 threads. The world's own time is left out: the
-** sensors' share of sn_engine_stats. argv[1]: temp folder, argv[2]: maps folder, argv[3]: plugins. */
+** sensors' share of sn_engine_stats. Each line ends with the renderer's own profile of those frames
+** (render.h sn_render_profile): the shares of queueing, triangle setup, the shadow map and drawing.
+** argv[1]: temp folder, argv[2]: maps folder, argv[3]: plugins. */
+#include "../../engine/sim/engine.h"
 #include "../testutil.h"
 
 #include <time.h>
@@ -18,7 +21,7 @@ static double cpu_now(void)
 
 /* Seconds of sensor time per frame over `frames` frames after 5 warm-up frames; *cpu: the
 ** process's CPU seconds per frame (world included), steadier than wall time on a busy machine. */
-static double sensor_seconds(int threads, bool shadows, int aa, int frames, double *cpu)
+static double sensor_seconds(int threads, bool shadows, int aa, int frames, double *cpu, sn_render_profile *prof)
 {
     char scene[4096];
     snprintf(scene, sizeof scene,
@@ -43,6 +46,8 @@ static double sensor_seconds(int threads, bool shadows, int aa, int frames, doub
     }
     sn_run_stats a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
     sn_engine_stats(e, &a, NULL);
+    sn_render_profile p0;
+    sn_renderer_profile(e->renderer, &p0);
     double c0 = cpu_now();
     for (int i = 0; i < frames; i++)
         if (sn_engine_step(e, &err)) {
@@ -51,9 +56,14 @@ static double sensor_seconds(int threads, bool shadows, int aa, int frames, doub
         }
     *cpu = (cpu_now() - c0) / frames;
     sn_engine_stats(e, &b, NULL);
+    sn_renderer_profile(e->renderer, prof);
+    prof->frames -= p0.frames, prof->queue_ms -= p0.queue_ms, prof->setup_ms -= p0.setup_ms;
+    prof->shadow_ms -= p0.shadow_ms, prof->draw_ms -= p0.draw_ms;
     sn_engine_destroy(e);
     return (b.time_sensors - a.time_sensors) / frames;
 }
+
+static double sum_ms(const sn_render_profile *p) { return p->queue_ms + p->setup_ms + p->shadow_ms + p->draw_ms; }
 
 int main(int argc, char **argv)
 {
@@ -62,16 +72,20 @@ int main(int argc, char **argv)
     tmp = argv[1], maps = argv[2], plugins = argv[3];
     for (int threads = 1; threads <= 2; threads++) {
         double c[4], t[4];
-        t[0] = sensor_seconds(threads, false, 1, 20, &c[0]);
-        t[1] = sensor_seconds(threads, true, 1, 20, &c[1]);
-        t[2] = sensor_seconds(threads, false, 2, 20, &c[2]);
-        t[3] = sensor_seconds(threads, true, 2, 20, &c[3]);
+        sn_render_profile p[4];
+        t[0] = sensor_seconds(threads, false, 1, 20, &c[0], &p[0]);
+        t[1] = sensor_seconds(threads, true, 1, 20, &c[1], &p[1]);
+        t[2] = sensor_seconds(threads, false, 2, 20, &c[2], &p[2]);
+        t[3] = sensor_seconds(threads, true, 2, 20, &c[3], &p[3]);
         static const char *const what[4] = {"plain (no shadows, anti_aliasing 1)", "shadows", "anti_aliasing 2",
                                             "shadows + anti_aliasing 2 (the defaults)"};
         for (int k = 0; k < 4; k++)
             printf("rgb 800x600 town, 100 vehicles, %d thread%s: %-42s %6.1f fps (camera %6.2f ms wall, %6.2f ms CPU a "
-                   "frame with the world)  ratio %.2f x wall, %.2f x CPU the plain camera's\n",
-                   threads, threads > 1 ? "s" : " ", what[k], 1 / t[k], t[k] * 1e3, c[k] * 1e3, t[k] / t[0], c[k] / c[0]);
+                   "frame with the world)  ratio %.2f x wall, %.2f x CPU the plain camera's | render %.2f ms: queue %.0f%% "
+                   "setup %.0f%% shadow map %.0f%% draw %.0f%%\n",
+                   threads, threads > 1 ? "s" : " ", what[k], 1 / t[k], t[k] * 1e3, c[k] * 1e3, t[k] / t[0], c[k] / c[0],
+                   sum_ms(&p[k]) / (double)p[k].frames, 100 * p[k].queue_ms / sum_ms(&p[k]),
+                   100 * p[k].setup_ms / sum_ms(&p[k]), 100 * p[k].shadow_ms / sum_ms(&p[k]), 100 * p[k].draw_ms / sum_ms(&p[k]));
     }
     return 0;
 }
