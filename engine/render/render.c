@@ -39,13 +39,21 @@ typedef struct prim {
     sn_vec3 dpos;
 } prim;
 
+/* What the rasteriser reads of a triangle, kept small (52 bytes): the bands stream through
+** every triangle once more after setup, so its size is memory traffic. */
 typedef struct tri {
-    int64_t X[3], Y[3];     /* fixed point, wound so that the doubled area is positive */
+    /* fixed point, wound so that the doubled area is positive; the guard band keeps them
+    ** within 4.5 image widths of the image (at most 16384 samples, 2^26.2 in fixed point) */
+    int32_t X[3], Y[3];
     int32_t x0, x1, y0, y1; /* pixels whose centres may be covered, inclusive, inside the image */
     float wa, wb, wc;       /* 1/depth = wa*x + wb*y + wc at the centre of pixel (x, y) */
-    float n[3];             /* unit world normal */
-    uint32_t prim;
 } tri;
+
+/* What shading reads of a triangle (by its number in the frame). */
+typedef struct tri_info {
+    float n[3]; /* unit world normal (0 when the frame draws no colour) */
+    uint32_t prim;
+} tri_info;
 
 typedef struct plane {
     float wa, wb, wc;
@@ -79,7 +87,8 @@ typedef struct job {
 #define MAX_SETUP 64
 typedef struct setup_out {
     tri *tris;
-    size_t n, cap, base;
+    tri_info *info;
+    size_t n, cap, cap_info, base;
     band *bands;
     size_t cap_bands;
     struct vert *verts; /* the job being set up's vertices, projected */
@@ -91,7 +100,7 @@ struct sn_renderer {
     sn_pool *pool;
     prim *prims;
     size_t n_prims, cap_prims;
-    tri *tris;
+    tri_info *tris; /* every triangle of the frame, numbered as the id buffer holds them */
     size_t n_tris, cap_tris;
     plane *planes;
     size_t n_planes, cap_planes;
@@ -119,8 +128,12 @@ struct sn_renderer {
     sn_vec3 eye;
     sn_shade_env env;  /* sun, sky, fog, wetness of this frame (shade.h) */
     sn_shadow *shadow; /* the sun's shadow map, created at the first colour render */
-    sn_vec3 *shadow_v; /* one caster's world vertices */
-    size_t cap_shadow_v;
+    sn_shadow_caster *casters; /* this frame's shadow casters */
+    size_t cap_casters;
+    size_t *caster_wv; /* per caster: the offset of its vertices in shadow_wv (moving ones) */
+    size_t cap_caster_wv;
+    double (*shadow_wv)[3]; /* the world vertices of this frame's casters that move */
+    size_t cap_shadow_wv;
     float (*shadow_mv)[3]; /* one caster's posed model (shapes.h) */
     size_t cap_shadow_mv;
     bool shadows;      /* this frame's colour pixels look it up */
@@ -176,13 +189,15 @@ void sn_renderer_destroy(sn_renderer *r)
         return;
     sn_pool_destroy(r->pool);
     sn_shadow_destroy(r->shadow);
-    free(r->shadow_v);
+    free(r->casters);
+    free(r->caster_wv);
+    free(r->shadow_wv);
     free(r->shadow_mv);
     for (int k = 0; k < MAX_SETUP; k++) {
         setup_out *s = &r->setup[k];
         for (size_t i = 0; i < s->cap_bands; i++)
             free(s->bands[i].list);
-        free(s->bands), free(s->tris), free(s->verts);
+        free(s->bands), free(s->tris), free(s->info), free(s->verts);
     }
     free(r->jobs);
     free(r->prims);
@@ -339,19 +354,20 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
     double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) / det;
     double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) / det;
     double C = w0 - A * sx[0] - B * sy[0];
-    if (!sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris))
+    if (!sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris) ||
+        !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info))
         return false;
     uint32_t index = (uint32_t)s->n++;
     tri *t = &s->tris[index];
-    memcpy(t->X, X, sizeof X);
-    memcpy(t->Y, Y, sizeof Y);
+    for (int i = 0; i < 3; i++)
+        t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
     t->x0 = (int32_t)x0, t->x1 = (int32_t)x1, t->y0 = (int32_t)y0, t->y1 = (int32_t)y1;
     /* at the centre of pixel (x, y): screen (x + 1/2, y + 1/2) */
     t->wa = (float)A;
     t->wb = (float)B;
     t->wc = (float)(C + 0.5 * A + 0.5 * B);
-    memcpy(t->n, n, sizeof t->n);
-    t->prim = prim_index;
+    memcpy(s->info[index].n, n, sizeof s->info[index].n);
+    s->info[index].prim = prim_index;
     for (int64_t b = y0 / r->band; b <= y1 / r->band; b++)
         if (!push_band(&s->bands[b], index))
             return false;
@@ -644,7 +660,7 @@ static void gather_task(void *arg, uint32_t k)
     sn_renderer *r = arg;
     const setup_out *s = &r->setup[k];
     if (s->n)
-        memcpy(r->tris + s->base, s->tris, s->n * sizeof *s->tris);
+        memcpy(r->tris + s->base, s->info, s->n * sizeof *s->info);
 }
 
 /* The queued jobs set up on the pool: split into tasks of about equal triangle counts, then
@@ -723,19 +739,18 @@ static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fw
     return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
 }
 
-/* Triangle ti into rows [y_begin, y_end) of the depth and id buffers. */
-static void raster(const sn_renderer *r, uint32_t ti, int32_t y_begin, int32_t y_end)
+/* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the depth and id buffers. */
+static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
 {
     const uint32_t W = r->W;
     float *wb = r->wbuf;
     uint32_t *ib = r->idbuf;
-    const tri *t = &r->tris[ti];
     int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
     int64_t dx[3], dy[3], bias[3];
     for (int e = 0; e < 3; e++) {
         int n = (e + 1) % 3;
-        dx[e] = t->X[n] - t->X[e];
-        dy[e] = t->Y[n] - t->Y[e];
+        dx[e] = (int64_t)t->X[n] - t->X[e];
+        dy[e] = (int64_t)t->Y[n] - t->Y[e];
         /* a pixel centre exactly on an edge belongs to one of the two triangles sharing it */
         bias[e] = (dy[e] < 0 || (dy[e] == 0 && dx[e] > 0)) ? 0 : -1;
     }
@@ -799,9 +814,10 @@ static void draw_band(void *arg, uint32_t bi)
 
     /* triangles, in the order they were set up (setup task by task): ties keep the first */
     for (uint32_t sk = 0; sk < r->n_setup; sk++) {
-        const band *bd = &r->setup[sk].bands[bi];
+        const setup_out *so = &r->setup[sk];
+        const band *bd = &so->bands[bi];
         for (uint32_t k = 0; k < bd->n; k++)
-            raster(r, (uint32_t)r->setup[sk].base + bd->list[k], y_begin, y_end);
+            raster(r, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
     }
 
     if (r->ss > 1)
@@ -933,7 +949,8 @@ static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end)
 }
 
 /* The sun's shadow map for this frame: every actor's mesh within reach of the view's first
-** SN_SHADOW_DISTANCE metres, as the sun sees it. false without memory. */
+** SN_SHADOW_DISTANCE metres, as the sun sees it: static ones from the cache (world frame, posed
+** once), the others posed here; set up and drawn on the pool. false without memory. */
 static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
 {
     if (!r->shadow && !(r->shadow = sn_shadow_create()))
@@ -946,9 +963,19 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         corners[k] = sn_v3_add(r->eye, sn_mat3_apply(&r->R, v));
     }
     sn_shadow_begin(r->shadow, r->env.sun, corners, 8);
+    size_t n = 0, n_wv = 0;
+    for (size_t i = 0; i < r->statics.n_objs; i++) {
+        const sn_static_obj *o = &r->statics.objs[i];
+        if (!sn_shadow_wants(r->shadow, o->centre, o->radius))
+            continue;
+        if (!sn_grow((void **)&r->casters, &r->cap_casters, n + 1, sizeof *r->casters))
+            return false;
+        r->casters[n++] = (sn_shadow_caster){(const double(*)[3])r->statics.wv + o->wv, o->mesh->t, o->mesh->n_v, o->mesh->n_t};
+    }
+    size_t first_dynamic = n;
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
-        if (a->kind == SN_ACTOR_SENSOR)
+        if (a->kind == SN_ACTOR_SENSOR || sn_static_is(a))
             continue;
         /* the shape the cameras draw: a posed model (vertices about the box centre), else the
         ** cached unit mesh scaled by the box */
@@ -963,9 +990,11 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         sn_vec3 centre = sn_v3_add(pos, sn_mat3_apply(&ra, a->bbox.location)), ext = a->bbox.extent;
         if (!sn_shadow_wants(r->shadow, centre, sn_v3_len(ext)))
             continue;
-        if (!sn_grow((void **)&r->shadow_v, &r->cap_shadow_v, m->n_v, sizeof *r->shadow_v))
+        if (!sn_grow((void **)&r->casters, &r->cap_casters, n + 1, sizeof *r->casters) ||
+            !sn_grow((void **)&r->caster_wv, &r->cap_caster_wv, n + 1, sizeof *r->caster_wv) ||
+            !sn_grow((void **)&r->shadow_wv, &r->cap_shadow_wv, n_wv + m->n_v, sizeof *r->shadow_wv))
             return false;
-        const float (*mv)[3] = m->v;
+        const float(*mv)[3] = m->v;
         if (model) {
             if (!sn_grow((void **)&r->shadow_mv, &r->cap_shadow_mv, m->n_v, sizeof *r->shadow_mv))
                 return false;
@@ -977,14 +1006,17 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         }
         for (uint32_t k = 0; k < m->n_v; k++) {
             const float *v = mv[k];
-            r->shadow_v[k] = sn_v3_add(centre, sn_mat3_apply(&ra, sn_v3(ext.x * v[0], ext.y * v[1], ext.z * v[2])));
+            sn_vec3 p = sn_v3_add(centre, sn_mat3_apply(&ra, sn_v3(ext.x * v[0], ext.y * v[1], ext.z * v[2])));
+            r->shadow_wv[n_wv + k][0] = p.x, r->shadow_wv[n_wv + k][1] = p.y, r->shadow_wv[n_wv + k][2] = p.z;
         }
-        for (uint32_t k = 0; k < m->n_t; k++)
-            if (!sn_shadow_add(r->shadow, r->shadow_v[m->t[k][0]], r->shadow_v[m->t[k][1]], r->shadow_v[m->t[k][2]]))
-                return false;
+        /* the vertex buffer may still move as it grows: its offset, made a pointer once all are in */
+        r->caster_wv[n] = n_wv;
+        r->casters[n++] = (sn_shadow_caster){NULL, m->t, m->n_v, m->n_t};
+        n_wv += m->n_v;
     }
-    sn_shadow_draw(r->shadow, r->pool);
-    return true;
+    for (size_t i = first_dynamic; i < n; i++)
+        r->casters[i].v = (const double(*)[3])r->shadow_wv + r->caster_wv[i];
+    return sn_shadow_draw(r->shadow, r->pool, r->casters, n);
 }
 
 static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,

@@ -10,7 +10,10 @@
 ** The camera alternates between two poses 0.01 degrees apart, so neither side reuses a frame.
 ** llvmpipe runs in a child process per thread count (LP_NUM_THREADS is read when its screen is
 ** made) and gets its geometry uploaded once (static VBO, one draw call per pass): its best case.
-** Prints sensim / llvmpipe time with both absolute times, and sensim's phase profile. Also checks
+** Prints sensim / llvmpipe time with both absolute times (best wall time of 5 runs, and the
+** process's CPU time per frame, which a loaded machine disturbs less), and sensim's phase profile (render.h:
+** setup = queueing and triangle setup, shadow = the shadow map's setup and drawing, draw =
+** rasterising and shading). Also checks
 ** that both see the same thing: the share of pixels whose depths agree within 1 %.
 ** argv[1]: temp folder. */
 #include "../../engine/render/mesh.h"
@@ -29,6 +32,22 @@
 #include <unistd.h>
 
 enum { W = 800, H = 600, SHADOW = 1024, REPS = 3 };
+
+static double cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
+/* Best wall ms of stmt (best_ms.h) and, in *cpu, the process's CPU ms per statement over those
+** runs (every thread's, llvmpipe's included): the work done, which a loaded machine disturbs less. */
+#define MEASURE(stmt, cpu)                                              \
+    ({                                                                  \
+        double c0_ = cpu_ms(), ms_ = BEST_MS(stmt, REPS);               \
+        *(cpu) = (cpu_ms() - c0_) / (5 * REPS);                         \
+        ms_;                                                            \
+    })
 
 static void must(sn_status st, const sn_error *err)
 {
@@ -305,8 +324,9 @@ static void gl_rgb_frame(const gl_peer *g, int frame, uint8_t *out)
 }
 
 /* In a child process with LP_NUM_THREADS = threads: llvmpipe's best ms per depth frame and
-** per rgb frame, and its depth image of frame 0 (window depth, bottom row first). */
-static void gl_measure(const geometry *geo, const double sun[3], sn_vec3 lo, sn_vec3 hi, int threads, double ms[2],
+** per rgb frame, then the CPU ms of each, and its depth image of frame 0 (window depth, bottom
+** row first). */
+static void gl_measure(const geometry *geo, const double sun[3], sn_vec3 lo, sn_vec3 hi, int threads, double ms[4],
                        float *depth)
 {
     int fd[2];
@@ -325,7 +345,9 @@ static void gl_measure(const geometry *geo, const double sun[3], sn_vec3 lo, sn_
         uint8_t *rgb = malloc((size_t)W * H * 4);
         int f = 0;
         gl_depth_frame(&g, 0, depth), gl_rgb_frame(&g, 0, rgb); /* warm up: shaders compile at first draw */
-        double res[2] = {BEST_MS(gl_depth_frame(&g, ++f, depth), REPS), BEST_MS(gl_rgb_frame(&g, ++f, rgb), REPS)};
+        double res[4];
+        res[0] = MEASURE(gl_depth_frame(&g, ++f, depth), &res[2]);
+        res[1] = MEASURE(gl_rgb_frame(&g, ++f, rgb), &res[3]);
         gl_depth_frame(&g, 0, depth);
         if (write(fd[1], res, sizeof res) != sizeof res ||
             write(fd[1], depth, (size_t)W * H * sizeof *depth) != (ssize_t)((size_t)W * H * sizeof *depth))
@@ -333,7 +355,7 @@ static void gl_measure(const geometry *geo, const double sun[3], sn_vec3 lo, sn_
         _exit(0);
     }
     close(fd[1]);
-    size_t want = sizeof(double[2]) + (size_t)W * H * sizeof *depth, got = 0;
+    size_t want = sizeof(double[4]) + (size_t)W * H * sizeof *depth, got = 0;
     char *buf = malloc(want);
     for (ssize_t k; got < want && (k = read(fd[0], buf + got, want - got)) > 0;)
         got += (size_t)k;
@@ -344,8 +366,8 @@ static void gl_measure(const geometry *geo, const double sun[3], sn_vec3 lo, sn_
         fprintf(stderr, "bench_llvmpipe: the llvmpipe child failed (status %d)\n", status);
         exit(WIFEXITED(status) && WEXITSTATUS(status) == 3 ? 77 : 1);
     }
-    memcpy(ms, buf, sizeof(double[2]));
-    memcpy(depth, buf + sizeof(double[2]), (size_t)W * H * sizeof *depth);
+    memcpy(ms, buf, sizeof(double[4]));
+    memcpy(depth, buf + sizeof(double[4]), (size_t)W * H * sizeof *depth);
     free(buf);
 }
 
@@ -394,26 +416,34 @@ static void bench_size(const char *tmp, int n_spheres)
     uint8_t *bgra = malloc((size_t)W * H * 4);
     size_t n_tris = geo.n_idx / 3;
     for (int threads = 1; threads <= 2; threads++) {
-        double gl[2], sn[2];
+        double gl[4], sn[2], sn_cpu[2];
         gl_measure(&geo, sun, lo, hi, threads, gl, gl_depth);
         sn_renderer *r = sn_renderer_create(threads);
         int f = 0;
         sn_frame(r, e, &light, 0, depth, NULL);
-        sn_render_profile p0, p1;
-        sn_renderer_profile(r, &p0);
-        sn[0] = BEST_MS(sn_frame(r, e, &light, ++f, depth, NULL), REPS);
-        sn_renderer_profile(r, &p1);
-        double frames = (double)(p1.frames - p0.frames);
+        sn_render_profile p[4];
+        sn_renderer_profile(r, &p[0]);
+        sn[0] = MEASURE(sn_frame(r, e, &light, ++f, depth, NULL), &sn_cpu[0]);
+        sn_renderer_profile(r, &p[1]);
         sn_frame(r, e, &light, 0, depth, NULL);
         double agree = agreement(depth, gl_depth);
         sn_frame(r, e, &light, 0, NULL, bgra);
-        sn[1] = BEST_MS(sn_frame(r, e, &light, ++f, NULL, bgra), REPS);
-        printf("llvmpipe peer %8zu triangles %d thread%s: depth %8.2f ms vs %8.2f ms ratio %.2f x | rgb+shadow %8.2f ms "
-               "vs %8.2f ms ratio %.2f x | sensim depth frame: queue %.0f%% setup %.0f%% draw %.0f%% | depths agree on "
-               "%.1f%% of pixels\n",
-               n_tris, threads, threads > 1 ? "s" : " ", sn[0], gl[0], sn[0] / gl[0], sn[1], gl[1], sn[1] / gl[1],
-               100 * (p1.queue_ms - p0.queue_ms) / frames / sn[0], 100 * (p1.setup_ms - p0.setup_ms) / frames / sn[0],
-               100 * (p1.draw_ms - p0.draw_ms) / frames / sn[0], 100 * agree);
+        sn_renderer_profile(r, &p[2]);
+        sn[1] = MEASURE(sn_frame(r, e, &light, ++f, NULL, bgra), &sn_cpu[1]);
+        sn_renderer_profile(r, &p[3]);
+        char share[2][96];
+        for (int k = 0; k < 2; k++) {
+            const sn_render_profile *a = &p[2 * k], *b = &p[2 * k + 1];
+            double q = b->queue_ms - a->queue_ms, su = b->setup_ms - a->setup_ms, sh = b->shadow_ms - a->shadow_ms;
+            double d = b->draw_ms - a->draw_ms, all = q + su + sh + d;
+            snprintf(share[k], sizeof share[k], "setup %.0f%% shadow %.0f%% draw %.0f%%", 100 * (q + su) / all,
+                     100 * sh / all, 100 * d / all);
+        }
+        printf("llvmpipe peer %8zu triangles %d thread%s: depth %7.2f ms vs %7.2f ms ratio %.2f x (CPU %7.2f vs %7.2f "
+               "ms: %.2f x) | rgb+shadow %7.2f ms vs %7.2f ms ratio %.2f x (CPU %7.2f vs %7.2f ms: %.2f x) | sensim's "
+               "profile: depth %s; rgb %s | depths agree on %.1f%% of pixels\n",
+               n_tris, threads, threads > 1 ? "s" : " ", sn[0], gl[0], sn[0] / gl[0], sn_cpu[0], gl[2], sn_cpu[0] / gl[2],
+               sn[1], gl[1], sn[1] / gl[1], sn_cpu[1], gl[3], sn_cpu[1] / gl[3], share[0], share[1], 100 * agree);
         fflush(stdout);
         sn_renderer_destroy(r);
     }
