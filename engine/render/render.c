@@ -739,6 +739,77 @@ static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fw
     return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
 }
 
+/* Narrows [*xs, *xe] to the pixels x where an edge function e(x) = e + s (x - x0) is >= 0
+** (exactly: a floating estimate, corrected in integers). */
+static void span_edge(int64_t e, int64_t s, int32_t *xs, int32_t *xe, int32_t x0)
+{
+    if (s == 0) {
+        if (e < 0)
+            *xe = *xs - 1;
+        return;
+    }
+    int64_t k = (int64_t)floor((double)-e / (double)s); /* e + s k crosses 0 near here */
+    if (s > 0) { /* rising: from the first k with e + s k >= 0 */
+        while (e + s * k < 0)
+            k++;
+        while (e + s * (k - 1) >= 0)
+            k--;
+        if (x0 + k > *xs)
+            *xs = (int32_t)(x0 + k > INT32_MAX ? INT32_MAX : x0 + k);
+    } else { /* falling: up to the last k with e + s k >= 0 */
+        while (e + s * k < 0)
+            k--;
+        while (e + s * (k + 1) >= 0)
+            k++;
+        if (x0 + k < *xe)
+            *xe = (int32_t)(x0 + k < INT32_MIN + 1 ? INT32_MIN + 1 : x0 + k);
+    }
+}
+
+/* Whether triangle t spans under 64 pixels each way: its edge functions at its pixels then fit
+** in 32 bits (|dx (py - Y)| < 2^14 2^14.1), so raster_small may run them there. */
+static bool small_tri(const tri *t)
+{
+    int32_t minX = t->X[0], maxX = t->X[0], minY = t->Y[0], maxY = t->Y[0];
+    for (int i = 1; i < 3; i++) {
+        minX = t->X[i] < minX ? t->X[i] : minX, maxX = t->X[i] > maxX ? t->X[i] : maxX;
+        minY = t->Y[i] < minY ? t->Y[i] : minY, maxY = t->Y[i] > maxY ? t->Y[i] : maxY;
+    }
+    return maxX - minX < 64 * ONE && maxY - minY < 64 * ONE;
+}
+
+/* raster() for a small triangle: 32-bit edge functions, and every pixel of the box tested
+** without branches (a triangle of a few pixels a row mispredicts its span's ends otherwise).
+** The same values as raster's 64-bit ones, so the same pixels. */
+static void raster_small(const sn_renderer *r, const tri *t, uint32_t ti, int32_t ya, int32_t yb, const int64_t dx[3],
+                         const int64_t dy[3], const int64_t bias[3])
+{
+    const uint32_t W = r->W;
+    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
+    const int32_t s0 = (int32_t)(-dy[0] * ONE), s1 = (int32_t)(-dy[1] * ONE), s2 = (int32_t)(-dy[2] * ONE);
+    const float wa = t->wa;
+    for (int32_t y = ya; y <= yb; y++) {
+        const int64_t py = (int64_t)y * ONE + ONE / 2;
+        int32_t e0 = (int32_t)(dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
+        int32_t e1 = (int32_t)(dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
+        int32_t e2 = (int32_t)(dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
+        const float row = t->wb * (float)y + t->wc;
+        float *wr = r->wbuf + (size_t)y * W;
+        uint32_t *ir = r->idbuf + (size_t)y * W;
+        float fx = (float)t->x0;
+        for (int32_t x = t->x0; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
+            /* masks, not branches: all ones where the triangle covers the pixel and is nearer */
+            float w = row + wa * fx, old = wr[x];
+            uint32_t m = (((uint32_t)(e0 | e1 | e2) >> 31) - 1u) & -(uint32_t)(w > old), wbits, obits;
+            memcpy(&wbits, &w, 4);
+            memcpy(&obits, &old, 4);
+            obits = (wbits & m) | (obits & ~m);
+            memcpy(&wr[x], &obits, 4);
+            ir[x] = (ti & m) | (ir[x] & ~m);
+        }
+    }
+}
+
 /* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the depth and id buffers. */
 static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
 {
@@ -755,20 +826,43 @@ static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_be
         bias[e] = (dy[e] < 0 || (dy[e] == 0 && dx[e] > 0)) ? 0 : -1;
     }
     const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
+    const bool wide = t->x1 - t->x0 >= 24; /* solving spans beats scanning them */
+    if (!wide && small_tri(t)) {
+        raster_small(r, t, ti, ya, yb, dx, dy, bias);
+        return;
+    }
     for (int32_t y = ya; y <= yb; y++) {
         const int64_t py = (int64_t)y * ONE + ONE / 2;
         int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
         int64_t e1 = dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
         int64_t e2 = dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
         const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
-        const float row = t->wb * (float)y + t->wc;
+        const float row = t->wb * (float)y + t->wc, wa = t->wa;
         float *wr = wb + (size_t)y * W;
         uint32_t *ir = ib + (size_t)y * W;
+        if (wide) {
+            /* the row's span, solved: each edge function is linear in x, so where all three are
+            ** >= 0 is an interval, the same pixels the scan below finds */
+            int32_t xs = t->x0, xe = t->x1;
+            span_edge(e0, s0, &xs, &xe, t->x0);
+            span_edge(e1, s1, &xs, &xe, t->x0);
+            span_edge(e2, s2, &xs, &xe, t->x0);
+            float fx = (float)xs;
+            for (int32_t x = xs; x <= xe; x++, fx += 1.0f) {
+                float w = row + wa * fx;
+                if (w > wr[x]) {
+                    wr[x] = w;
+                    ir[x] = ti;
+                }
+            }
+            continue;
+        }
         bool inside = false;
-        for (int32_t x = t->x0; x <= t->x1; x++, e0 += s0, e1 += s1, e2 += s2) {
+        float fx = (float)t->x0; /* integers below 2^24: fx is x exactly */
+        for (int32_t x = t->x0; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
             if ((e0 | e1 | e2) >= 0) {
                 inside = true;
-                float w = row + t->wa * (float)x;
+                float w = row + wa * fx;
                 if (w > wr[x]) {
                     wr[x] = w;
                     ir[x] = ti;
