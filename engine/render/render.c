@@ -248,7 +248,7 @@ static int parity(double v) { return isfinite(v) && fmod(floor(v), 2.0) != 0; }
 
 static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-static bool push_band(band *b, uint32_t t)
+static inline bool push_band(band *b, uint32_t t)
 {
     if (b->n == b->cap) {
         uint32_t cap = b->cap ? b->cap * 2 : 64;
@@ -303,12 +303,21 @@ typedef struct vert {
     int64_t X, Y;
 } vert;
 
+/* llround(v) for |v| < 2^52 (the guard band keeps fixed-point coordinates far below), inline:
+** v - trunc(v) is exact there. */
+static inline int64_t round_half_away(double v)
+{
+    int64_t i = (int64_t)v;
+    double f = v - (double)i;
+    return i + (f >= 0.5) - (f <= -0.5);
+}
+
 static void screen(const sn_renderer *r, vert *v)
 {
     v->sx = r->cx + r->f * v->c.y / v->c.x;
     v->sy = r->cy - r->f * v->c.z / v->c.x;
-    v->X = llround(v->sx * ONE);
-    v->Y = llround(v->sy * ONE);
+    v->X = round_half_away(v->sx * ONE);
+    v->Y = round_half_away(v->sy * ONE);
     v->w = 1 / v->c.x;
 }
 
@@ -323,13 +332,18 @@ static void project(const sn_renderer *r, sn_vec3 c, vert *v)
         screen(r, v);
 }
 
-/* One screen triangle from three projected vertices into s; false only when out of memory. */
-static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], const float n[3], uint32_t prim_index)
+/* One screen triangle from three projected vertices into s; false only when out of memory. cull:
+** the vertices are the triangle's own, all in front of the eye, so the sign of its projected area
+** is the sign of the camera-space facing test (both are the sign of det[a b c]): a back face
+** (area < 0) is dropped here. Else (pieces of a clipped triangle that faces the eye) either
+** winding is drawn. */
+static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], const float n[3], uint32_t prim_index,
+                 bool cull)
 {
     double sx[3] = {v[0]->sx, v[1]->sx, v[2]->sx}, sy[3] = {v[0]->sy, v[1]->sy, v[2]->sy};
     int64_t X[3] = {v[0]->X, v[1]->X, v[2]->X}, Y[3] = {v[0]->Y, v[1]->Y, v[2]->Y};
     int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (Y[1] - Y[0]) * (X[2] - X[0]);
-    if (area == 0)
+    if (area == 0 || (cull && area < 0))
         return true;
     if (area < 0) {
         int64_t t = X[1]; X[1] = X[2]; X[2] = t;
@@ -357,8 +371,8 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
     double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) / det;
     double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) / det;
     double C = w0 - A * sx[0] - B * sy[0];
-    if (!sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris) ||
-        !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info))
+    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
+        (s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
         return false;
     uint32_t index = (uint32_t)s->n++;
     tri *t = &s->tris[index];
@@ -382,23 +396,31 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
 static bool add_triangle(const sn_renderer *r, setup_out *s, const vert *va, const vert *vb, const vert *vc,
                          const float *wn, uint32_t prim_index)
 {
-    const sn_vec3 a = va->c, b = vb->c, c = vc->c;
-    sn_vec3 n = sn_v3_cross(sn_v3_sub(b, a), sn_v3_sub(c, a));
-    if (sn_v3_dot(n, a) >= 0)
-        return true; /* back face (meshes wind outwards) or edge-on */
     /* outside one plane of the view (a side, far, near or the guard band): nothing to draw */
     if (va->oc & vb->oc & vc->oc)
         return true;
+    const sn_vec3 a = va->c, b = vb->c, c = vc->c;
     float nf[3] = {0, 0, 0}; /* depth, tags and ids need no normal: only shading reads it */
+    bool clip = (va->oc | vb->oc | vc->oc) & (OC_NEAR | OC_GUARD);
+    if (!clip && (wn || !r->out->bgra)) {
+        /* the common case: nothing to clip, no normal to find; emit culls back faces */
+        if (wn && r->out->bgra)
+            memcpy(nf, wn, sizeof nf);
+        const vert *const v3[3] = {va, vb, vc};
+        return emit(r, s, v3, nf, prim_index, true);
+    }
+    sn_vec3 n = sn_v3_cross(sn_v3_sub(b, a), sn_v3_sub(c, a));
+    if (sn_v3_dot(n, a) >= 0)
+        return true; /* back face (meshes wind outwards) or edge-on */
     if (wn)
         memcpy(nf, wn, sizeof nf);
     else if (r->out->bgra) {
         sn_vec3 w = sn_v3_norm(sn_mat3_apply(&r->R, n));
         nf[0] = (float)w.x, nf[1] = (float)w.y, nf[2] = (float)w.z;
     }
-    if (!((va->oc | vb->oc | vc->oc) & (OC_NEAR | OC_GUARD))) {
-        const vert *const v3[3] = {va, vb, vc}; /* the common case: nothing to clip */
-        return emit(r, s, v3, nf, prim_index);
+    if (!clip) {
+        const vert *const v3[3] = {va, vb, vc};
+        return emit(r, s, v3, nf, prim_index, true);
     }
     sn_vec3 poly[2][MAX_POLY] = {{a, b, c}};
     int n_poly = 3, cur = 0;
@@ -417,7 +439,7 @@ static bool add_triangle(const sn_renderer *r, setup_out *s, const vert *va, con
     }
     for (int i = 1; i + 1 < n_poly; i++) {
         const vert *const v3[3] = {&pv[0], &pv[i], &pv[i + 1]};
-        if (!emit(r, s, v3, nf, prim_index))
+        if (!emit(r, s, v3, nf, prim_index, false))
             return false;
     }
     return true;
