@@ -147,6 +147,7 @@ struct sn_renderer {
     double mid[256];   /* midpoints between consecutive lin[], then a sentinel */
     uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
     uint32_t last_tris;
+    bool need_info; /* the frame shades, or writes tags, ids or motion: it needs tri_info */
     sn_render_profile prof;
     sn_static_cache statics; /* world-frame meshes of what does not move, and roads' normals */
 };
@@ -368,11 +369,12 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
     if (fabs(det) < 1e-12)
         return true;
     double w0 = v[0]->w, w1 = v[1]->w, w2 = v[2]->w;
-    double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) / det;
-    double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) / det;
+    double inv = 1 / det;
+    double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) * inv;
+    double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) * inv;
     double C = w0 - A * sx[0] - B * sy[0];
     if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
-        (s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
+        (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
         return false;
     uint32_t index = (uint32_t)s->n++;
     tri *t = &s->tris[index];
@@ -383,8 +385,10 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
     t->wa = (float)A;
     t->wb = (float)B;
     t->wc = (float)(C + 0.5 * A + 0.5 * B);
-    memcpy(s->info[index].n, n, sizeof s->info[index].n);
-    s->info[index].prim = prim_index;
+    if (r->need_info) {
+        memcpy(s->info[index].n, n, sizeof s->info[index].n);
+        s->info[index].prim = prim_index;
+    }
     for (int64_t b = y0 / r->band; b <= y1 / r->band; b++)
         if (!push_band(&s->bands[b], index))
             return false;
@@ -731,7 +735,11 @@ static bool setup_jobs(sn_renderer *r)
         r->setup[k].base = r->n_tris;
         r->n_tris += r->setup[k].n;
     }
-    if (r->n_tris >= PLANE_BIT || !sn_grow((void **)&r->tris, &r->cap_tris, r->n_tris + 1, sizeof *r->tris))
+    if (r->n_tris >= PLANE_BIT)
+        return false;
+    if (!r->need_info)
+        return true;
+    if (!sn_grow((void **)&r->tris, &r->cap_tris, r->n_tris + 1, sizeof *r->tris))
         return false;
     if (n == 1)
         gather_task(r, 0);
@@ -1226,6 +1234,7 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     r->textures = light->textures;
 
     r->n_bands = (r->H + r->band - 1) / r->band;
+    r->need_info = out->bgra || out->tag || out->instance || motion;
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
 
     /* queue every mesh in view (planes are drawn per pixel), then set them up on the pool */
