@@ -954,12 +954,10 @@ static void draw_band(void *arg, uint32_t bi)
     uint32_t *ib = r->idbuf;
     const float inv_far = r->inv_far, inv_near = r->inv_near;
 
-    /* clear, then the ground planes: exact per pixel */
-    for (int32_t y = y_begin; y < y_end; y++)
-        for (uint32_t x = 0; x < W; x++) {
-            wb[(size_t)y * W + x] = inv_far;
-            ib[(size_t)y * W + x] = NONE;
-        }
+    /* clear (the band's rows are one block), then the ground planes: exact per pixel */
+    for (size_t i = (size_t)y_begin * W, end = (size_t)y_end * W; i < end; i++)
+        wb[i] = inv_far;
+    memset(ib + (size_t)y_begin * W, 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
     for (size_t k = 0; k < r->n_planes; k++) {
         const plane *p = &r->planes[k];
         for (int32_t y = y_begin; y < y_end; y++) {
@@ -1035,6 +1033,25 @@ static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
     const float *wb = r->wbuf;
     const uint32_t *ib = r->idbuf;
     const sn_image *o = r->out;
+    if (!r->need_info) {
+        /* depth alone: 1/w, no farther than the far plane; the sky (nothing drew: w is still the
+        ** clear value, every surface drawn is strictly nearer) exactly the far plane */
+        size_t i = (size_t)y_begin * W, end = (size_t)y_end * W;
+        const float inv_far = r->inv_far;
+#ifdef __SSE2__
+        const __m128 one = _mm_set1_ps(1.0f), far = _mm_set1_ps(r->far), clear = _mm_set1_ps(inv_far);
+        for (; i + 4 <= end; i += 4) {
+            __m128 w = _mm_loadu_ps(wb + i), sky = _mm_cmple_ps(w, clear);
+            __m128 d = _mm_min_ps(_mm_div_ps(one, w), far);
+            _mm_storeu_ps(o->depth + i, _mm_or_ps(_mm_and_ps(sky, far), _mm_andnot_ps(sky, d)));
+        }
+#endif
+        for (; i < end; i++) {
+            float depth = 1.0f / wb[i];
+            o->depth[i] = wb[i] <= inv_far || depth > r->far ? r->far : depth;
+        }
+        return;
+    }
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     for (int32_t y = y_begin; y < y_end; y++)
         for (uint32_t x = 0; x < W; x++) {

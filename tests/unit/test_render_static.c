@@ -1,7 +1,7 @@
 /* The renderer's cache of what does not move (render/static_cache.h) follows the world: a static
 ** box replaced by another scene's box at the same world address (the cache's key must not take
 ** the new world for the old), moved or removed is drawn where it is now, by depth against the
-** geometry; the shadow map follows too (a box moved out of
+** geometry; a depth-only frame equals a full frame's depth; the shadow map follows too (a box moved out of
 ** the sun's way no longer shades the ground under it); the cached frame equals a fresh
 ** renderer's byte for byte at 1 and 2 threads. argv[1]: temp folder. */
 #include "../../engine/render/render.h"
@@ -43,6 +43,25 @@ static sn_engine *load(sn_engine *e, const char *tmp, double box_x)
     return e;
 }
 
+/* A depth-only frame (its own resolve: no primitives, no shading data) equals the depth of a frame
+** that also writes tags and ids, byte for byte: sky at exactly the far plane, box and ground. */
+static void depth_only_same(sn_renderer *r, sn_engine *e)
+{
+    static float alone[W * H], full[W * H];
+    static uint8_t tag[W * H];
+    static uint32_t id[W * H];
+    sn_camera cam = {sizeof cam, {{0, 0, 1}, {5, 10, 0}}, W, H, 90, 0.1, 100};
+    sn_image a = {sizeof a, alone, NULL, NULL, NULL, 0}, f = {sizeof f, full, NULL, tag, id, 0};
+    sn_error err = {0};
+    CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &a, &err) && !sn_render(r, &e->world, 1.0, &e->lighting, &cam, &f, &err),
+          "render: %s", err.msg);
+    CHECK(!memcmp(alone, full, sizeof full), "depth alone equals the depth of a frame with tags and ids");
+    size_t sky = 0;
+    for (int i = 0; i < W * H; i++)
+        sky += tag[i] == SN_TAG_SKY && alone[i] == 100.0f;
+    CHECK(sky > 0, "the sky's pixels are at exactly the far plane (%zu)", sky);
+}
+
 /* An RGB frame from above the box, the sun high in the south-west: its shadow on the ground. */
 static void rgb(sn_renderer *r, sn_engine *e, uint8_t *bgra)
 {
@@ -74,6 +93,7 @@ int main(int argc, char **argv)
     /* the box's face at x = 9, the camera at x = 0 looking down +x: planar depth 9 */
     CHECK_NEAR(depth_at_centre(r, e), 9, 1e-4, "the box as loaded");
     CHECK_NEAR(depth_at_centre(r, e), 9, 1e-4, "the box again, from the cache");
+    depth_only_same(r, e);
 
     /* another scene in the same engine (the same world address) with as many static changes
     ** behind it: its box, 5 m out, not the freed one */
