@@ -82,6 +82,7 @@ typedef struct job {
     uint32_t n_v, count;
     const sn_mesh_part *parts; /* NULL: one part */
     uint32_t n_parts, prim;
+    bool inside; /* its bounding sphere is wholly inside the view: no vertex needs outcodes */
     sn_vec3 cc, c0, c1, c2;
 } job;
 
@@ -523,6 +524,17 @@ static bool sphere_culled(const sn_renderer *r, sn_vec3 cc, double rad)
            (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad;
 }
 
+/* Whether a sphere lies wholly inside the view, clear of every plane by a margin for rounding:
+** its mesh's vertices then all have outcode 0, and setup skips finding them. */
+static bool sphere_inside(const sn_renderer *r, sn_vec3 cc, double rad)
+{
+    double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
+    rad = rad * (1 + 1e-6) + 1e-6;
+    return cc.x - rad > r->cam->near_clip && cc.x + rad < r->cam->far_clip &&
+           (cc.y - r->tanh_ * cc.x) * sh < -rad && (-cc.y - r->tanh_ * cc.x) * sh < -rad &&
+           (cc.z - r->tanv * cc.x) * sv < -rad && (-cc.z - r->tanv * cc.x) * sv < -rad;
+}
+
 static job *new_job(sn_renderer *r)
 {
     if (!sn_grow((void **)&r->jobs, &r->cap_jobs, r->n_jobs + 1, sizeof *r->jobs))
@@ -569,6 +581,7 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
     job *j = new_job(r);
     if (!j)
         return false;
+    j->inside = sphere_inside(r, cc, sn_v3_len(a->bbox.extent));
     j->v = m->v;
     /* camera-space columns of the scaled actor frame */
     j->cc = cc;
@@ -582,11 +595,13 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
 /* Actor a's static mesh from the cache (world vertices and normals), culled by its sphere. */
 static bool add_static(sn_renderer *r, const sn_actor *a, const sn_static_obj *o)
 {
-    if (sphere_culled(r, sn_mat3_apply_t(&r->R, sn_v3_sub(o->centre, r->eye)), o->radius))
+    sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(o->centre, r->eye));
+    if (sphere_culled(r, cc, o->radius))
         return true;
     job *j = new_job(r);
     if (!j)
         return false;
+    j->inside = sphere_inside(r, cc, o->radius);
     j->wv = (const double(*)[3])r->statics.wv + o->wv;
     j->wn = (const float(*)[3])r->statics.wn + o->wn;
     pose t;
@@ -629,6 +644,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
         job *j = new_job(r);
         if (!j || !sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims))
             return false;
+        j->inside = sphere_inside(r, cc, rad);
         prim *p = &r->prims[r->n_prims++];
         memset(p, 0, sizeof *p); /* roads never move: p->moves stays false */
         p->tag = k->tag;
@@ -659,15 +675,16 @@ static void setup_task(void *arg, uint32_t k)
             s->oom = true;
             break;
         }
-        if (j->wv) {
-            for (uint32_t i = 0; i < j->n_v; i++)
-                project(r, sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye)), &s->verts[i]);
-        } else {
-            const float(*v)[3] = j->model ? (const float(*)[3])r->model_v + j->v_off : j->v;
-            for (uint32_t i = 0; i < j->n_v; i++)
-                project(r, sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]), sn_v3_add(sn_v3_scale(j->c1, v[i][1]),
-                                                                                      sn_v3_scale(j->c2, v[i][2])))),
-                        &s->verts[i]);
+        const float(*v)[3] = j->model ? (const float(*)[3])r->model_v + j->v_off : j->v;
+        for (uint32_t i = 0; i < j->n_v; i++) {
+            vert *out = &s->verts[i];
+            out->c = j->wv ? sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye))
+                           : sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]),
+                                                        sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]))));
+            if (j->inside)
+                out->oc = 0, screen(r, out);
+            else
+                project(r, out->c, out);
         }
         for (uint32_t pk = 0; pk < j->n_parts && !s->oom; pk++) {
             uint32_t first = j->parts ? j->parts[pk].first : 0, count = j->parts ? j->parts[pk].count : j->count;
