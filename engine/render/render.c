@@ -847,11 +847,22 @@ static void raster_small(const sn_renderer *r, const tri *t, uint32_t ti, int32_
     const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
     const int32_t s0 = (int32_t)(-dy[0] * ONE), s1 = (int32_t)(-dy[1] * ONE), s2 = (int32_t)(-dy[2] * ONE);
     const float wa = t->wa;
-    for (int32_t y = ya; y <= yb; y++) {
-        const int64_t py = (int64_t)y * ONE + ONE / 2;
-        int32_t e0 = (int32_t)(dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
-        int32_t e1 = (int32_t)(dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
-        int32_t e2 = (int32_t)(dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
+    /* the edge functions at the first pixel of row ya, then stepped down a row at a time (exact) */
+    const int64_t py0 = (int64_t)ya * ONE + ONE / 2;
+    int32_t f0 = (int32_t)(dx[0] * (py0 - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
+    int32_t f1 = (int32_t)(dx[1] * (py0 - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
+    int32_t f2 = (int32_t)(dx[2] * (py0 - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
+    const int32_t r0 = (int32_t)(dx[0] * ONE), r1 = (int32_t)(dx[1] * ONE), r2 = (int32_t)(dx[2] * ONE);
+#ifdef __SSE2__
+    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
+    const __m128i ds0 = _mm_set1_epi32(4 * s0), ds1 = _mm_set1_epi32(4 * s1), ds2 = _mm_set1_epi32(4 * s2);
+    const __m128i l0 = mullo32(_mm_set1_epi32(s0), lane), l1 = mullo32(_mm_set1_epi32(s1), lane);
+    const __m128i l2 = mullo32(_mm_set1_epi32(s2), lane);
+    const __m128 vwa = _mm_set1_ps(wa), four = _mm_set1_ps(4);
+    const __m128i vti = _mm_set1_epi32((int32_t)ti);
+#endif
+    for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
+        int32_t e0 = f0, e1 = f1, e2 = f2;
         const float row = t->wb * (float)y + t->wc;
         float *wr = r->wbuf + (size_t)y * W;
         uint32_t *ir = r->idbuf + (size_t)y * W;
@@ -860,14 +871,10 @@ static void raster_small(const sn_renderer *r, const tri *t, uint32_t ti, int32_
 #ifdef __SSE2__
         /* four pixels at a time, the same arithmetic as the loop below (IEEE single, exact
         ** integers); lanes past x1 keep their values; never past the row's end */
-        const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
-        const __m128i ds0 = _mm_set1_epi32(4 * s0), ds1 = _mm_set1_epi32(4 * s1), ds2 = _mm_set1_epi32(4 * s2);
-        __m128i v0 = _mm_add_epi32(_mm_set1_epi32(e0), mullo32(_mm_set1_epi32(s0), lane));
-        __m128i v1 = _mm_add_epi32(_mm_set1_epi32(e1), mullo32(_mm_set1_epi32(s1), lane));
-        __m128i v2 = _mm_add_epi32(_mm_set1_epi32(e2), mullo32(_mm_set1_epi32(s2), lane));
+        __m128i v0 = _mm_add_epi32(_mm_set1_epi32(e0), l0), v1 = _mm_add_epi32(_mm_set1_epi32(e1), l1);
+        __m128i v2 = _mm_add_epi32(_mm_set1_epi32(e2), l2);
         __m128 vfx = _mm_add_ps(_mm_set1_ps(fx), _mm_setr_ps(0, 1, 2, 3));
-        const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(wa), four = _mm_set1_ps(4);
-        const __m128i vti = _mm_set1_epi32((int32_t)ti);
+        const __m128 vrow = _mm_set1_ps(row);
         for (; x <= t->x1 && x + 4 <= (int32_t)W; x += 4) {
             __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - x + 1), lane);
             in = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(v0, v1), v2), 31), in);
