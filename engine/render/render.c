@@ -144,6 +144,8 @@ struct sn_renderer {
     bool textures;     /* procedural textures of roads and sidewalks */
     uint32_t ss;       /* colour samples per pixel side (sn_image.samples): W, H count samples */
     uint32_t band;     /* sample rows per task: BAND rounded up to a multiple of ss */
+    uint32_t *row_band; /* the band of each sample row */
+    size_t cap_row_band;
     uint32_t lin[256]; /* gamma-2.2 bytes in linear light, 2^16 scale (anti-aliasing) */
     double mid[256];   /* midpoints between consecutive lin[], then a sentinel */
     uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
@@ -211,6 +213,7 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->model_v);
     free(r->wbuf);
     free(r->idbuf);
+    free(r->row_band);
     sn_static_cache_free(&r->statics);
     free(r);
 }
@@ -390,7 +393,7 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
         memcpy(s->info[index].n, n, sizeof s->info[index].n);
         s->info[index].prim = prim_index;
     }
-    for (int64_t b = y0 / r->band; b <= y1 / r->band; b++)
+    for (uint32_t b = r->row_band[y0], b1 = r->row_band[y1]; b <= b1; b++)
         if (!push_band(&s->bands[b], index))
             return false;
     return true;
@@ -1275,6 +1278,14 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     r->textures = light->textures;
 
     r->n_bands = (r->H + r->band - 1) / r->band;
+    if (r->H > r->cap_row_band) { /* each row's band, so that binning a triangle divides nothing */
+        uint32_t *rb = realloc(r->row_band, r->H * sizeof *rb);
+        if (!rb)
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", cam->width, cam->height);
+        r->row_band = rb, r->cap_row_band = r->H;
+    }
+    for (uint32_t y = 0; y < r->H; y++)
+        r->row_band[y] = y / r->band;
     r->need_info = out->bgra || out->tag || out->instance || motion;
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
 
