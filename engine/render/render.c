@@ -301,11 +301,11 @@ static int clip_plane(const sn_renderer *r, const sn_vec3 *in, int n, sn_vec3 *o
 ** job (a closed mesh has about half as many vertices as triangles), not three times per triangle.
 ** oc: the planes it lies outside (OC_*); sx, sy, X, Y, w: its projection when it needs no clip. */
 enum { OC_NEAR = 1, OC_GUARD = 2 | 4 | 8 | 16, OC_SIDES = 32 | 64 | 128 | 256, OC_FAR = 512 };
-typedef struct vert {
+typedef struct vert { /* 64 bytes: a cache line */
     sn_vec3 c;
     uint32_t oc;
+    int32_t X, Y; /* within the guard band: far inside 32 bits (tri) */
     double sx, sy, w;
-    int64_t X, Y;
 } vert;
 
 /* llround(v) for |v| < 2^52 (the guard band keeps fixed-point coordinates far below), inline:
@@ -321,8 +321,8 @@ static void screen(const sn_renderer *r, vert *v)
 {
     v->sx = r->cx + r->f * v->c.y / v->c.x;
     v->sy = r->cy - r->f * v->c.z / v->c.x;
-    v->X = round_half_away(v->sx * ONE);
-    v->Y = round_half_away(v->sy * ONE);
+    v->X = (int32_t)round_half_away(v->sx * ONE);
+    v->Y = (int32_t)round_half_away(v->sy * ONE);
     v->w = 1 / v->c.x;
 }
 
