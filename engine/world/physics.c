@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 
@@ -78,7 +79,12 @@ const char *sn_ode_message(void) { return ode_message; }
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
 {
+    /* each world's static_gen starts where no earlier world's went: caches keyed on (world,
+    ** static_gen) (the renderer's static meshes, the ray index) never take a new world made at
+    ** an old one's address for the old one */
+    static atomic_uint_fast64_t worlds;
     memset(w, 0, sizeof *w);
+    w->static_gen = (uint64_t)(atomic_fetch_add(&worlds, 1) + 1) << 32;
     sn_sbp_init(&w->sbp);
     sn_dbp_init(&w->dbp);
     pthread_once(&ode_once, ode_init_once);
