@@ -9,6 +9,7 @@
 
 #include "../core/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,21 @@ static bool is_drivable(uint8_t tag)
 {
     return tag == SN_TAG_ROADS || tag == SN_TAG_SIDEWALK || tag == SN_TAG_GROUND ||
            tag == SN_TAG_TERRAIN || tag == SN_TAG_ROAD_LINE || tag == SN_TAG_BRIDGE;
+}
+
+/* Whether geom g's box lies wholly on the open side of ground plane pl, by more than rounding:
+** then ODE's collider would report no contact. Sweep and prune hands every geom to a plane
+** (its box is infinite), and a car's chassis never touches the ground it drives on (it stands
+** on ray-cast wheels), so this test instead of dCollide is most of those calls' cost saved. */
+static bool above_plane(const sn_actor *pl, dGeomID g)
+{
+    dReal b[6];
+    dGeomGetAABB(g, b); /* up to date: the broadphase computed it */
+    const sn_vec3 n = pl->plane_normal;
+    /* The box's corner deepest along -n. */
+    double low = n.x * (n.x > 0 ? b[0] : b[1]) + n.y * (n.y > 0 ? b[2] : b[3]) + n.z * (n.z > 0 ? b[4] : b[5]);
+    double gap = low - pl->plane_offset;
+    return isfinite(gap) && gap > 1e-6 * (1 + fabs(pl->plane_offset) + fabs(low));
 }
 
 void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
@@ -75,12 +91,14 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     /* A fallen walker apart from the vehicles lies below their floors (driver_physics.c). */
     if ((a1->down && a2->kind == SN_ACTOR_VEHICLE) || (a2->down && a1->kind == SN_ACTOR_VEHICLE))
         return;
+    if ((a1->shape == SN_SHAPE_PLANE && above_plane(a1, g2)) || (a2->shape == SN_SHAPE_PLANE && above_plane(a2, g1)))
+        return;
     dContactGeom cg[MAX_CONTACTS_PER_PAIR];
     int n = dCollide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
     if (n <= 0)
         return;
     if (crash1) /* two vehicles crushing each other: driver_physics.c limits their rise and tilt */
-        a1->crushing = a2->crushing = true;
+        a1->crushing = a2->crushing = w->any_crushing = true;
     /* Walkers on drivable ground: support, not a collision. Frictionless under a walking
     ** walker (the walker controller is the locomotion); a fallen one slides and stops with
     ** friction. (Vehicles stand on ray-cast wheels, so their chassis never rests.) */
