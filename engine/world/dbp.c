@@ -169,6 +169,23 @@ static bool build(sn_dbp *b)
     unsigned shift = 60;
     while (cells < 2 * n_items)
         cells *= 2, shift--;
+    /* Where the geoms' cells span a rectangle of no more cells than the table would have
+    ** (a town, a column of cars), cells are indexed directly: no probing, and a table the size
+    ** of the occupied area stays in cache (probing a hashed table was half of the build at
+    ** 5000 cars). The pairs and their order do not depend on where a cell's run is kept. */
+    int64_t x0 = INT64_MAX, x1 = INT64_MIN, y0 = INT64_MAX, y1 = INT64_MIN;
+    for (size_t i = 0; i < b->n; i++) {
+        const sn_dbp_geom *g = &b->g[i];
+        if (g->big)
+            continue;
+        x0 = g->ix0 < x0 ? g->ix0 : x0, x1 = g->ix1 > x1 ? g->ix1 : x1;
+        y0 = g->iy0 < y0 ? g->iy0 : y0, y1 = g->iy1 > y1 ? g->iy1 : y1;
+    }
+    b->dense = x0 <= x1 && (double)(x1 - x0 + 1) * (double)(y1 - y0 + 1) <= (double)cells;
+    if (b->dense) {
+        b->dx0 = x0, b->dy0 = y0, b->dny = y1 - y0 + 1;
+        cells = (size_t)((x1 - x0 + 1) * b->dny);
+    }
     if (cells > b->cap_cells) {
         if (!grow((void **)&b->keys, cells, sizeof *b->keys) || !grow((void **)&b->start, cells, sizeof *b->start) ||
             !grow((void **)&b->count, cells, sizeof *b->count))
@@ -195,9 +212,14 @@ static bool build(sn_dbp *b)
         s->entry = e;
         for (int64_t ix = s->ix0; ix <= s->ix1; ix++)
             for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
-                uint64_t key = sn_cell_key(ix, iy);
-                size_t slot = slot_of(b, key);
-                b->keys[slot] = key;
+                size_t slot;
+                if (b->dense) {
+                    slot = (size_t)((ix - b->dx0) * b->dny + (iy - b->dy0));
+                } else {
+                    uint64_t key = sn_cell_key(ix, iy);
+                    slot = slot_of(b, key);
+                    b->keys[slot] = key;
+                }
                 b->count[slot]++;
                 b->slots[e++] = (uint32_t)slot;
             }

@@ -50,6 +50,8 @@ typedef struct sn_dbp {
     uint32_t *start, *count; /* each cell's run in items; count 0 = empty slot */
     size_t cap_cells, n_cells; /* allocated; in use (a power of two) */
     unsigned shift;          /* 64 - log2(n_cells): a key's slot is its hash's top bits */
+    bool dense;              /* this build indexes cells directly: slot (ix - dx0) * dny + iy - dy0 */
+    int64_t dx0, dy0, dny;
     uint32_t *items;         /* indices into g, ascending within a cell */
     uint32_t *slots;         /* each geom's cells' slots, geom after geom (g[i].entry on) */
     size_t cap_items;        /* of items and slots */

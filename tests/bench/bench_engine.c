@@ -23,7 +23,7 @@
 
 #define SUB 5
 #define DT 0.05
-#define REPS 3
+#define REPS 5
 #define MAX_SIZES 8
 
 static const int default_sizes[] = {100, 200, 1000, 5000};
@@ -31,8 +31,8 @@ static const int default_sizes[] = {100, 200, 1000, 5000};
 /* About the same vehicle-frames at each size, and at least a few frames. */
 static int frames_for(int n)
 {
-    int f = 20000 / n;
-    return f < 8 ? 8 : f > 200 ? 200 : f;
+    int f = 40000 / n;
+    return f < 12 ? 12 : f > 200 ? 200 : f;
 }
 
 static double now(void)
