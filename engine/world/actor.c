@@ -130,6 +130,7 @@ void sn_world_remove(sn_world *w, uint32_t id)
             break;
         }
     }
+    w->n_riders -= a->rides;
     if (a->geom && !w->poisoned)
         dGeomDestroy(a->geom);
     if (a->crash && !w->poisoned)

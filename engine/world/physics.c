@@ -217,6 +217,8 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
             /* A prop attached to a moving actor rides on its body (its mass is ignored). */
             dSpaceAdd(w->space, a->geom);
             dGeomSetBody(a->geom, carrier->body);
+            a->rides = true;
+            w->n_riders++;
             sn_transform ct = sn_actor_world_transform(w, carrier);
             sn_mat3 cr = sn_mat3_from_rotation(ct.rotation);
             /* Offsets are from the carrier's body, its centre of mass, not its origin. */

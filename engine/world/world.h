@@ -114,6 +114,7 @@ struct sn_actor {
     bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
     bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
     bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
+    bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
     /* Vehicles: the map-surface triangle each wheel's ray last met (vehicle.c). While the ray
     ** still meets it, the road meshes are not traced again: a wheel stays on one triangle for
     ** many substeps, and tracing trimeshes was half of a frame of traffic. Four, owned,
@@ -186,6 +187,9 @@ typedef struct sn_world {
 
     double substep_dt;
     bool any_crushing;      /* some vehicle's crushing mark is set this substep */
+    /* Statics whose geoms ride on a body. With none, every body's geoms are its actor's own
+    ** (geom, and crash for vehicles), and the broadphase need not walk ODE's lists (dbp.c). */
+    size_t n_riders;
     sn_vec3 gravity;        /* m/s^2: the one value ODE, the vehicle model and the host use */
     unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
     bool contacts_lost;     /* a contact or collision pair could not be stored this frame */
