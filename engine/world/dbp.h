@@ -28,10 +28,12 @@
 struct sn_world;
 
 #define SN_DBP_BIG_CELLS 64
-/* Below this many geoms in the top space ODE's sweep and prune stays: measured (bench_scale,
-** interleaved) the grid costs 1.26x at 100 cars, breaks even near 1000 and saves 1.31x at
-** 5000 (two geoms a car). Shipped scenes stay on sweep and prune, their outputs as they were. */
-#define SN_DBP_MIN_GEOMS 4096
+/* Below this many geoms in the top space ODE's sweep and prune stays. Since the grid replaced
+** its bookkeeping (no dSpaceClean, vehicles' boxes from their bodies) it costs the same at 200
+** cars and saves 1.3-1.45x at 1000 (CPU time, bench_engine's scene); 1024 geoms is about 500
+** vehicles, well above every shipped scene (the pile-up has 120), which keep sweep and prune
+** and their outputs as they were. */
+#define SN_DBP_MIN_GEOMS 1024
 
 typedef struct sn_dbp_geom {
     dGeomID geom;
