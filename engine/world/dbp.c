@@ -120,6 +120,26 @@ static void add_body_box(sn_dbp *b, dGeomID g, dBodyID body, const double off[3]
     }
 }
 
+/* g as a vehicle's crash box or box chassis (physics.c makes them so), from its body's pose;
+** false for any other geom. */
+static bool add_vehicle_box(sn_dbp *b, const sn_actor *a, dGeomID g)
+{
+    if (a->kind != SN_ACTOR_VEHICLE || !a->crash || (g != a->crash && (g != a->geom || a->shape != SN_SHAPE_BOX)))
+        return false;
+    const sn_vec3 e = a->bbox.extent, o = sn_v3_sub(a->bbox.location, a->com);
+    if (g == a->crash) {
+        add_body_box(b, g, a->body, (double[3]){o.x, o.y, o.z}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z}, SN_CAT_CRASH,
+                     SN_CAT_CRASH);
+        return true;
+    }
+    const double c = a->vp.clearance; /* the chassis starts above it */
+    if (!(2 * e.z - c > 0))
+        return false;
+    add_body_box(b, g, a->body, (double[3]){o.x, o.y, o.z + c / 2}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z - c},
+                 SN_CAT_CHASSIS, ~(unsigned long)(SN_CAT_CHASSIS | SN_CAT_CRASH));
+    return true;
+}
+
 /* Slots are a power of two; cellgrid.h does the probing. */
 static size_t slot_of(const sn_dbp *b, uint64_t key) { return sn_cell_slot(b->keys, b->count, 64 - b->shift, key); }
 
@@ -357,42 +377,21 @@ void sn_dbp_collide_world(sn_world *w, void *data, dNearCallback *cb)
         const sn_actor *a = w->bodies[i];
         if (!a->body)
             continue;
-        /* A vehicle's chassis and crash boxes (physics.c), from the pose its forces were just
-        ** computed from. */
-        const bool boxes = a->kind == SN_ACTOR_VEHICLE && a->shape == SN_SHAPE_BOX && a->crash;
-        const sn_vec3 e = a->bbox.extent, o = sn_v3_sub(a->bbox.location, a->com);
-        const double c = a->vp.clearance;
         if (!w->n_riders && a->geom) { /* both made in w->space (physics.c) */
             /* Its own geoms only, in ODE's list order (each new one goes first: the crash box
             ** was attached after the chassis), without touching them in memory. */
-            if (a->crash) {
-                seen++;
-                add_body_box(b, a->crash, a->body, (double[3]){o.x, o.y, o.z}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z},
-                             SN_CAT_CRASH, SN_CAT_CRASH);
-            }
-            seen++;
-            if (boxes && 2 * e.z - c > 0)
-                add_body_box(b, a->geom, a->body, (double[3]){o.x, o.y, o.z + c / 2},
-                             (double[3]){2 * e.x, 2 * e.y, 2 * e.z - c}, SN_CAT_CHASSIS,
-                             ~(unsigned long)(SN_CAT_CHASSIS | SN_CAT_CRASH));
-            else
-                sn_dbp_add(b, a->geom);
+            const dGeomID own[2] = {a->crash, a->geom};
+            for (int k = 0; k < 2; k++)
+                if (own[k] && (++seen, !add_vehicle_box(b, a, own[k])))
+                    sn_dbp_add(b, own[k]);
             continue;
         }
         for (dGeomID g = dBodyGetFirstGeom(a->body); g; g = dBodyGetNextGeom(g)) {
             if (dGeomGetSpace(g) != w->space)
                 continue;
             seen++;
-            if (boxes && g == a->crash) {
-                add_body_box(b, g, a->body, (double[3]){o.x, o.y, o.z}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z},
-                             SN_CAT_CRASH, SN_CAT_CRASH);
-            } else if (boxes && g == a->geom && 2 * e.z - c > 0) {
-                add_body_box(b, g, a->body, (double[3]){o.x, o.y, o.z + c / 2},
-                             (double[3]){2 * e.x, 2 * e.y, 2 * e.z - c}, SN_CAT_CHASSIS,
-                             ~(unsigned long)(SN_CAT_CHASSIS | SN_CAT_CRASH));
-            } else {
+            if (!add_vehicle_box(b, a, g))
                 sn_dbp_add(b, g);
-            }
         }
     }
     if (seen != (size_t)count) {
