@@ -6,18 +6,18 @@
 ** (same size, mass, start poses) in a bare ODE hash space with the ground plane, the same
 ** substeps, each held up by four analytic spring-dampers written as the straightforward loop
 ** an ODE user would write (the peer of issue 25's targets); the same in ODE's sweep-and-prune
-** space is printed beside it (ODE's fastest space for this scene below ~2000 boxes: its hash
-** space clears an n^2/8-byte table every collide). Per size: the ratio of frame times (best of REPS, interleaved, so
-** both sides see the same machine noise) with the absolute figures; then the growth exponent
-** of the frame time from the smallest to the largest size for both (1.00: linear), and the
-** resident memory per vehicle (with its sensor) against a bare ODE box, each measured in a
-** child process of its own so that neither side reuses the other's freed pages.
+** space is printed beside it (ODE's fastest space for this scene: its hash space clears an
+** n^2/8-byte table every collide). Per size: the ratio of frame times, in process CPU time,
+** best of REPS interleaved so both sides see the same machine, with the absolute figures; then
+** the growth exponent of the frame time from the smallest to the largest size (1.00: linear)
+** for each, and the resident memory per vehicle (with its sensor) against a bare ODE box,
+** each side measured in a fresh process (this program run again) so that neither reuses the
+** other's freed pages.
 ** argv[1]: temp folder, argv[2]: plugin folder, argv[3] (optional): one N only (profiling).
 ** SENSIM_BENCH_ENGINE_SIZES (optional): the sizes, comma-separated, e.g. "200,5000". */
 #include "../testutil.h"
 
 #include <ode/ode.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -35,10 +35,13 @@ static int frames_for(int n)
     return f < 12 ? 12 : f > 200 ? 200 : f;
 }
 
+/* The process's CPU time, all its threads: on a shared machine with more runnable processes
+** than cores, wall time measured mostly the waiting (10x swings); CPU time still moves with
+** the cache others leave, less. */
 static double now(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -274,7 +277,7 @@ int main(int argc, char **argv)
     if (!n_sizes)
         return 2;
     printf("engine vs bare ODE: N sedans with collision sensors against N boxes on four springs, %d substeps/frame, "
-           "best of %d interleaved\n", SUB, REPS);
+           "CPU time, best of %d interleaved\n", SUB, REPS);
     double eng[MAX_SIZES], base[MAX_SIZES], sap[MAX_SIZES];
     for (int k = 0; k < n_sizes; k++) {
         int n = sizes[k], frames = frames_for(n);
