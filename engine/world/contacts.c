@@ -55,6 +55,13 @@ static bool above_plane(const sn_actor *pl, dGeomID g)
 void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
 {
     sn_world *w = data;
+    /* First, before any other lookup: sweep and prune calls the ground plane with every geom
+    ** every substep, and nearly all lie wholly above it. */
+    for (size_t k = 0; k < w->n_planes; k++) {
+        const sn_actor *pl = w->planes[k];
+        if ((g1 == pl->geom && above_plane(pl, g2)) || (g2 == pl->geom && above_plane(pl, g1)))
+            return;
+    }
     const dGeomID statics = (dGeomID)w->static_space;
     if (g1 == statics || g2 == statics) {
         /* A geom against the static space: the statics its box touches, from the static
@@ -90,8 +97,6 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
         return;
     /* A fallen walker apart from the vehicles lies below their floors (driver_physics.c). */
     if ((a1->down && a2->kind == SN_ACTOR_VEHICLE) || (a2->down && a1->kind == SN_ACTOR_VEHICLE))
-        return;
-    if ((a1->shape == SN_SHAPE_PLANE && above_plane(a1, g2)) || (a2->shape == SN_SHAPE_PLANE && above_plane(a2, g1)))
         return;
     dContactGeom cg[MAX_CONTACTS_PER_PAIR];
     int n = dCollide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
