@@ -15,9 +15,6 @@
 #include "../traffic/traffic.h"
 
 #include <errno.h>
-#if defined(__GLIBC__)
-#include <malloc.h> /* malloc_trim */
-#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,12 +383,6 @@ sn_status sn_engine_build_loaded(sn_engine *e, sn_error *err)
         return st;
     }
     e->loaded = true;
-#if defined(__GLIBC__)
-    /* Loading freed the scene document's nodes and the spawns' scratch, scattered between what
-    ** stays: hand those pages back, so a city's resident memory is what it holds (bench_engine:
-    ** about 1 KiB per vehicle of 8.6 at 5000). */
-    malloc_trim(0);
-#endif
     if (e->scene.recorder_file) { /* recorder: {file, ...}: the run records itself from frame 1 */
         sn_record_options ro = {sizeof ro, e->scene.recorder_file, e->scene.recorder_additional,
                                 (int64_t)e->scene.recorder_date};
