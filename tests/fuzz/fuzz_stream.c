@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mkdir(dir, 0777);
     sn_error err = {0};
     size_t n = 0;
-    sn_convert_stream(path, dir, SN_CONV_CITYSCAPES, &n, &err);
+    sn_convert_stream(path, dir, SN_CONV_CITYSCAPES, NULL, &n, &err);
     DIR *d = opendir(dir);
     struct dirent *de;
     while (d && (de = readdir(d))) {
