@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <libdeflate.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -109,7 +110,8 @@ static void subtract(uint8_t *d, const uint8_t *r, const uint8_t *p, size_t n)
 }
 
 /* Each row with a filter byte in front: None (0), Sub (1) or Up (2), whichever leaves the fewest
-** non-zero bytes (ties to the lower number, so the choice is a function of the pixels alone). */
+** non-zero bytes; ties go to Up, then Sub: a smooth gradient leaves no zeros under any filter,
+** but small repeated differences under Up or Sub (the choice depends on the pixels alone). */
 static void filter_rows(const uint8_t *rgb, size_t w, size_t h, uint8_t *out)
 {
     const size_t s = w * 3;
@@ -120,9 +122,12 @@ static void filter_rows(const uint8_t *rgb, size_t w, size_t h, uint8_t *out)
         size_t nz_none = count_nonzero(r, NULL, s);
         size_t nz_sub = count_nonzero(r, NULL, head) + count_nonzero(r + head, r, s - head);
         size_t nz_up = u ? count_nonzero(r, u, s) : SIZE_MAX;
-        int f = nz_sub < nz_none ? 1 : 0;
-        if (nz_up < (f ? nz_sub : nz_none))
-            f = 2;
+        int f = u ? 2 : 1;
+        size_t best = u ? nz_up : nz_sub;
+        if (nz_sub < best)
+            f = 1, best = nz_sub;
+        if (nz_none < best)
+            f = 0;
         *d++ = (uint8_t)f;
         if (f == 0) {
             memcpy(d, r, s);
@@ -145,6 +150,9 @@ static uint8_t *chunk(uint8_t *p, const char type[4], size_t n)
     put32(p + 8 + n, libdeflate_crc32(0, p + 4, n + 4));
     return p + 12 + n;
 }
+
+static atomic_uint_fast64_t encoded;
+uint64_t sn_png_encoded(void) { return (uint64_t)atomic_load(&encoded); }
 
 const uint8_t *sn_png_encode_rgb_tls(int width, int height, const uint8_t *rgb, size_t *size)
 {
@@ -172,6 +180,7 @@ const uint8_t *sn_png_encode_rgb_tls(int width, int height, const uint8_t *rgb, 
     p = chunk(p, "IDAT", z);
     p = chunk(p, "IEND", 0);
     *size = (size_t)(p - t->out);
+    atomic_fetch_add(&encoded, 1);
     return t->out;
 }
 

@@ -11,6 +11,8 @@
 ** buffer: valid until that thread's next sn_png_encode_* call (freed when the thread ends).
 ** NULL when out of memory. Deterministic: the same pixels give the same bytes on any thread. */
 const uint8_t *sn_png_encode_rgb_tls(int width, int height, const uint8_t *rgb, size_t *size);
+/* How many PNGs this process has encoded (what tests count to see one encoding shared). */
+uint64_t sn_png_encoded(void);
 /* The same PNG in memory (*size bytes; the caller frees it with free()); NULL when out of memory. */
 uint8_t *sn_png_encode_rgb(int width, int height, const uint8_t *rgb, size_t *size);
 /* Writes an 8-bit RGB PNG; false (errno set) when it cannot be written. */

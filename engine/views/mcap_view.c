@@ -70,6 +70,7 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
         free(m->path), free(m->part), free(m);
         return NULL;
     }
+    sn_png_share_want(1); /* PNGs a run's `save:` makes are shared with this file until it closes */
     m->zstd_level = o->zstd_level ? o->zstd_level : 1;
     m->raw_images = o->raw_images;
     m->depth = depth;
@@ -216,7 +217,6 @@ static void stop_thread(sn_mcap *m)
     pthread_mutex_unlock(&m->mu);
     pthread_join(m->thread, NULL);
     m->threaded = false;
-    sn_png_share_want(-1);
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->more);
     pthread_cond_destroy(&m->room);
@@ -260,7 +260,6 @@ void sn_mcap_listen(const sn_message *msg, void *user)
             return;
         }
         m->threaded = true;
-        sn_png_share_want(1); /* from now on, PNGs `save:` makes are shared with this file */
     }
     pthread_mutex_lock(&m->mu);
     while (m->in_tail - m->in_head >= SN_MCAP_INBOX)
@@ -284,6 +283,7 @@ static void release(sn_mcap *m)
 {
     stop_thread(m);
     sn_mcap_pool_free(m->pool); /* its workers stop before the file closes */
+    sn_png_share_want(-1);
     if (m->f)
         fclose(m->f);
     sn_mcapw_free(m->w);
