@@ -79,24 +79,38 @@ static inline uint64_t load64(const uint8_t *p)
     return v;
 }
 static inline void store64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-/* How many of v's bytes are not zero. */
-static inline unsigned nonzero_bytes(uint64_t v)
+/* 1 in each byte of v that is not zero, 0 elsewhere. */
+static inline uint64_t nonzero_lanes(uint64_t v) { return ((((v & ~HIGH) + ~HIGH) | v) & HIGH) >> 7; }
+/* The sum of the eight byte lanes of v. */
+static inline size_t lane_sum(uint64_t v)
 {
-    uint64_t t = (((v & ~HIGH) + ~HIGH) | v) & HIGH;
-    return (unsigned)(((t >> 7) * ONES) >> 56);
+    const uint64_t m = 0x00ff00ff00ff00ffull;
+    v = (v & m) + ((v >> 8) & m);
+    return (size_t)((v * 0x0001000100010001ull) >> 48);
 }
 /* a - b in each byte, modulo 256. */
 static inline uint64_t sub_bytes(uint64_t a, uint64_t b) { return ((a | HIGH) - (b & ~HIGH)) ^ ((a ^ ~b) & HIGH); }
 
-/* Non-zero bytes of r - p over n bytes (p NULL: of r itself). */
-static size_t count_nonzero(const uint8_t *r, const uint8_t *p, size_t n)
+/* The non-zero bytes a row r of s bytes leaves unfiltered [0], under Sub [1] and under Up [2]
+** (u: the row above; NULL for the first), in one pass: byte lanes count up to 255 words at a time. */
+static void count_nonzero(const uint8_t *r, const uint8_t *u, size_t s, size_t nz[3])
 {
-    size_t c = 0, x = 0;
-    for (; x + 8 <= n; x += 8)
-        c += nonzero_bytes(p ? load64(r + x) ^ load64(p + x) : load64(r + x));
-    for (; x < n; x++)
-        c += r[x] != (p ? p[x] : 0);
-    return c;
+    nz[0] = nz[1] = nz[2] = 0;
+    size_t x = 0;
+    for (; x < s && x < 3; x++) /* Sub leaves the first pixel as it is */
+        nz[0] += r[x] != 0, nz[1] += r[x] != 0, nz[2] += u ? r[x] != u[x] : r[x] != 0;
+    while (x + 8 <= s) {
+        uint64_t none = 0, sub = 0, up = 0;
+        for (int k = 0; k < 255 && x + 8 <= s; k++, x += 8) {
+            uint64_t a = load64(r + x);
+            none += nonzero_lanes(a);
+            sub += nonzero_lanes(a ^ load64(r + x - 3));
+            up += nonzero_lanes(u ? a ^ load64(u + x) : a);
+        }
+        nz[0] += lane_sum(none), nz[1] += lane_sum(sub), nz[2] += lane_sum(up);
+    }
+    for (; x < s; x++)
+        nz[0] += r[x] != 0, nz[1] += r[x] != r[x - 3], nz[2] += u ? r[x] != u[x] : r[x] != 0;
 }
 
 /* d = r - p bytewise over n bytes. */
@@ -119,14 +133,12 @@ static void filter_rows(const uint8_t *rgb, size_t w, size_t h, uint8_t *out)
         const uint8_t *r = rgb + y * s, *u = y ? r - s : NULL;
         uint8_t *d = out + y * (s + 1);
         size_t head = s < 3 ? s : 3; /* Sub leaves the first pixel as it is */
-        size_t nz_none = count_nonzero(r, NULL, s);
-        size_t nz_sub = count_nonzero(r, NULL, head) + count_nonzero(r + head, r, s - head);
-        size_t nz_up = u ? count_nonzero(r, u, s) : SIZE_MAX;
+        size_t nz[3];
+        count_nonzero(r, u, s, nz);
         int f = u ? 2 : 1;
-        size_t best = u ? nz_up : nz_sub;
-        if (nz_sub < best)
-            f = 1, best = nz_sub;
-        if (nz_none < best)
+        if (nz[1] < nz[f])
+            f = 1;
+        if (nz[0] < nz[f])
             f = 0;
         *d++ = (uint8_t)f;
         if (f == 0) {
