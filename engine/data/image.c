@@ -366,43 +366,53 @@ sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool point
     return SN_OK;
 }
 
-sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
-                                uint64_t share, uint8_t **scratch, size_t *cap, sn_error *err)
+sn_status sn_image_make_file(const msgpack_object *msg, const char *pattern, sn_converter c, uint64_t share,
+                             uint8_t **scratch, size_t *cap, sn_image_file *out, sn_error *err)
 {
     sn_image_format f = SN_FMT_PNG;
     (void)sn_image_format_of(pattern, &f); /* checked with the pattern */
     sn_picture_size ps;
-    size_t pic = 0, len = 0;
-    char head[32];
-    size_t hn = 0;
+    *out = (sn_image_file){0};
     sn_status st;
     if (f == SN_FMT_PGM || f == SN_FMT_PFM) { /* the file from the message's own values */
-        st = sn_netpbm_of_message(f, msg, c, scratch, cap, &len, &ps, err);
-    } else if (!(st = sn_image_picture(msg, c, true, scratch, cap, &ps, err))) {
-        pic = (size_t)ps.width * ps.height * 3;
-        if (f == SN_FMT_PPM) {
-            hn = sn_ppm_header(head, ps.width, ps.height);
-            len = pic;
-        }
+        st = sn_netpbm_of_message(f, msg, c, scratch, cap, &out->len, &ps, err);
+    } else if (!(st = sn_image_picture(msg, c, true, scratch, cap, &ps, err)) && f == SN_FMT_PPM) {
+        out->head_len = sn_ppm_header(out->head, ps.width, ps.height);
+        out->len = (size_t)ps.width * ps.height * 3;
     }
     if (st)
         return st;
-    const uint8_t *data = *scratch;
+    out->frame = ps.frame;
+    out->data = *scratch;
     if (f == SN_FMT_PNG) {
-        if (!(data = sn_png_encode_rgb_tls((int)ps.width, (int)ps.height, *scratch, &len)))
+        if (!(out->data = sn_png_encode_rgb_tls((int)ps.width, (int)ps.height, *scratch, &out->len)))
             return sn_fail(err, SN_E_NOMEM, "out of memory for a PNG");
-        sn_png_share_publish(share, data, len); /* the MCAP view's copy (png_share.h) */
+        sn_png_share_publish(share, out->data, out->len); /* the MCAP view's copy (png_share.h) */
     }
+    return SN_OK;
+}
+
+sn_status sn_image_write_file(const char *dir, const char *pattern, const sn_image_file *file, sn_error *err)
+{
     char path[4096];
-    if ((st = image_path(dir, pattern, ps.frame, path, sizeof path, err)))
+    sn_status st = image_path(dir, pattern, file->frame, path, sizeof path, err);
+    if (st)
         return st;
-    bool ok = sn_write_file(path, head, hn, data, len);
+    bool ok = sn_write_file(path, file->head, file->head_len, file->data, file->len);
     if (!ok && errno == ENOENT) { /* its folders are made once, not tried for every image */
         if ((st = make_parents(path, err)))
             return st;
-        ok = sn_write_file(path, head, hn, data, len);
+        ok = sn_write_file(path, file->head, file->head_len, file->data, file->len);
     }
     return ok ? SN_OK : sn_fail(err, SN_E_IO, "cannot write %s: %s", path, strerror(errno));
+}
+
+sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
+                                uint64_t share, uint8_t **scratch, size_t *cap, sn_error *err)
+{
+    sn_image_file file;
+    sn_status st = sn_image_make_file(msg, pattern, c, share, scratch, cap, &file, err);
+    return st ? st : sn_image_write_file(dir, pattern, &file, err);
 }
 
 sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, const char *ext, size_t *written,

@@ -48,6 +48,16 @@ bool sn_image_patterns_may_collide(const char *a, const char *b);
 */
 sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
                                 uint64_t share, uint8_t **scratch, size_t *scratch_cap, sn_error *err);
+/* sn_image_save_message in two steps: the file's bytes (made), then the file (written). */
+typedef struct sn_image_file {
+    uint64_t frame;
+    char head[32];        /* written before data (a PPM's header) */
+    size_t head_len, len;
+    const uint8_t *data;  /* in *scratch or the thread's PNG buffer (png.h): valid until the next call */
+} sn_image_file;
+sn_status sn_image_make_file(const msgpack_object *msg, const char *pattern, sn_converter c, uint64_t share,
+                             uint8_t **scratch, size_t *cap, sn_image_file *out, sn_error *err);
+sn_status sn_image_write_file(const char *dir, const char *pattern, const sn_image_file *file, sn_error *err);
 /* The value of `key` in a msgpack map (NULL when absent). */
 const msgpack_object *sn_image_field(const msgpack_object *map, const char *key);
 

@@ -4,9 +4,10 @@
 ** once. The frame thread fills a free slot while the writers (one per core) each encode another
 ** image; a full ring makes the frame thread wait, which bounds memory at the ring's messages.
 ** Images are whole units of work, so each file is the same bytes whichever writer makes it and
-** however many there are. Slots retire in queue order, so the error reported is the first
-** failing image's in that order, whatever the timing; after it the writers drop what is queued
-** and the next poll or wait reports it. */
+** however many there are. Files are written in queue order (frame order) as slots retire: the
+** writer that finds the oldest slot made writes it and every made one after it, while the others
+** go on encoding. So the error reported is the first failing image's in that order, whatever the
+** timing; no image after it is written, and the next poll or wait reports it. */
 #include "saver.h"
 
 #include "../core/error.h"
@@ -28,9 +29,13 @@ typedef struct slot {
     sn_converter conv;
     uint64_t frame;
     uint64_t ticket; /* png_share.h: the MCAP view takes this PNG (0: nobody) */
-    bool done;
+    bool done;       /* made (or failed, or skipped): the flushing writer may take it */
+    bool skipped;
     sn_status st;
     sn_error err;
+    sn_image_file file; /* its bytes in `out` */
+    uint8_t *out;
+    size_t out_cap;
 } slot;
 
 typedef struct writer_arg {
@@ -48,27 +53,67 @@ struct sn_saver {
     slot slots[MAX_SLOTS];
     unsigned n_slots;
     uint64_t head, next, tail; /* counting up: oldest unretired, next to take, next free */
+    bool flushing;             /* a writer is writing the made slots at the head */
     bool quit, failed, reported;
     sn_error error;
 };
 
-/* Encodes one message as sn_stream_emit did inline: same unpacking, same save function. */
-static sn_status save(writer_arg *a, const slot *j, sn_error *err)
+/* "frame N: sensor 'S': save: " before a failure's sentence. */
+static sn_status describe(const slot *j, sn_status st, sn_error *err)
 {
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    sn_status st = msgpack_unpack_next(&u, j->buf, j->len, &off) == MSGPACK_UNPACK_SUCCESS
-                       ? sn_image_save_message(&u.data, j->dir, j->pattern, j->conv, j->ticket, &a->scratch,
-                                               &a->scratch_cap, err)
-                       : sn_fail(err, SN_E_INVALID, "cannot read back the message to save");
-    msgpack_unpacked_destroy(&u);
     if (st) {
         char msg[sizeof err->msg];
         sn_format(msg, sizeof msg, "%s", err->msg);
         sn_fail(err, st, "frame %llu: sensor '%s': save: %s", (unsigned long long)j->frame, j->sensor, msg);
     }
     return st;
+}
+
+/* Makes one message's file as sn_stream_emit did inline (same unpacking, same code as
+** `sensim convert`), its bytes copied into the slot for the writer that writes it in order. */
+static sn_status make(writer_arg *a, slot *j, sn_error *err)
+{
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    sn_status st = msgpack_unpack_next(&u, j->buf, j->len, &off) == MSGPACK_UNPACK_SUCCESS
+                       ? sn_image_make_file(&u.data, j->pattern, j->conv, j->ticket, &a->scratch, &a->scratch_cap,
+                                            &j->file, err)
+                       : sn_fail(err, SN_E_INVALID, "cannot read back the message to save");
+    msgpack_unpacked_destroy(&u);
+    if (!st && !sn_grow((void **)&j->out, &j->out_cap, j->file.len ? j->file.len : 1, 1))
+        st = sn_fail(err, SN_E_NOMEM, "out of memory for a file of %zu bytes", j->file.len);
+    if (!st) {
+        memcpy(j->out, j->file.data, j->file.len);
+        j->file.data = j->out;
+    }
+    return describe(j, st, err);
+}
+
+/* Called with the lock held by the writer that found the head made: writes the made slots at
+** the head in order, the lock released while writing, and retires them. */
+static void flush(sn_saver *sv)
+{
+    sv->flushing = true;
+    for (slot *h; sv->head < sv->next && (h = &sv->slots[sv->head % sv->n_slots])->done;) {
+        if (h->st && !sv->failed) {
+            sv->failed = true;
+            sv->error = h->err;
+        }
+        bool write = !h->st && !h->skipped && !sv->failed;
+        pthread_mutex_unlock(&sv->mu);
+        sn_error err = {0};
+        sn_status st = write ? describe(h, sn_image_write_file(h->dir, h->pattern, &h->file, &err), &err) : SN_OK;
+        pthread_mutex_lock(&sv->mu);
+        if (st && !sv->failed) {
+            sv->failed = true;
+            sv->error = err;
+        }
+        h->done = false;
+        sv->head++;
+        pthread_cond_broadcast(&sv->has_space);
+    }
+    sv->flushing = false;
 }
 
 static void *writer(void *arg)
@@ -85,18 +130,12 @@ static void *writer(void *arg)
         bool skip = sv->failed;
         pthread_mutex_unlock(&sv->mu);
         sn_error err = {0};
-        sn_status st = skip ? SN_OK : save(a, j, &err);
+        sn_status st = skip ? SN_OK : make(a, j, &err);
         sn_png_share_publish(j->ticket, NULL, 0); /* not made (a no-op when it was published) */
         pthread_mutex_lock(&sv->mu);
-        j->done = true, j->st = st, j->err = err;
-        for (slot *h; sv->head < sv->next && (h = &sv->slots[sv->head % sv->n_slots])->done; sv->head++) {
-            if (h->st && !sv->failed) {
-                sv->failed = true;
-                sv->error = h->err;
-            }
-            h->done = false;
-        }
-        pthread_cond_broadcast(&sv->has_space);
+        j->done = true, j->skipped = skip, j->st = st, j->err = err;
+        if (!sv->flushing)
+            flush(sv);
     }
     pthread_mutex_unlock(&sv->mu);
     return NULL;
@@ -217,7 +256,7 @@ void sn_saver_destroy(sn_saver *sv)
         return;
     stop(sv);
     for (unsigned i = 0; i < sv->n_slots; i++)
-        free(sv->slots[i].buf);
+        free(sv->slots[i].buf), free(sv->slots[i].out);
     for (int i = 0; i < sv->n_threads; i++)
         free(sv->args[i].scratch);
     pthread_mutex_destroy(&sv->mu);
