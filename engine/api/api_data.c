@@ -57,6 +57,12 @@ bool sn_color_converter_parse(const char *name, sn_color_converter *out)
 sn_status sn_stream_save_images(const char *path, const char *dir, sn_color_converter conv, size_t *written,
                                 sn_error *err)
 {
+    return sn_stream_save_images_as(path, dir, conv, NULL, written, err);
+}
+
+sn_status sn_stream_save_images_as(const char *path, const char *dir, sn_color_converter conv, const char *format,
+                                   size_t *written, sn_error *err)
+{
     sn_error local;
     size_t n_local;
     if (!err)
@@ -69,7 +75,7 @@ sn_status sn_stream_save_images(const char *path, const char *dir, sn_color_conv
         return sn_fail(err, SN_E_INVALID, "convert: %s is NULL", !path ? "the stream path" : "the folder");
     if (!to_internal(conv, &c))
         return sn_fail(err, SN_E_INVALID, "convert: unknown converter %d", (int)conv);
-    return sn_convert_stream(path, dir, c, written, err);
+    return sn_convert_stream(path, dir, c, format, written, err);
 }
 
 /* ---- the reader ---- */

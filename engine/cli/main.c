@@ -57,7 +57,7 @@ static const char USAGE[] =
     "       sensim blueprints [--json] [--plugin-dir DIR]\n"
     "       sensim plugins [--json] [--plugin-dir DIR]\n"
     "       sensim dump FILE [--json] [--decode]\n"
-    "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
+    "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes] [--format F]\n"
     "       sensim convert STREAM --video OUT.mp4 [--gif OUT.gif] [--converter C]\n"
     "       sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]\n"
     "       sensim new-sensor NAME [DIR]\n"
@@ -102,8 +102,11 @@ static const char HELP_DUMP[] =
     "the bytes in base64.\n";
 static const char HELP_CONVERT[] =
     "usage: sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
+    "                      [--format png|ppm|pgm|pfm]\n"
     "       sensim convert STREAM [--video OUT.mp4] [--gif OUT.gif] [--converter C]\n"
     "Saves every image of a camera stream as DIR/<frame>.png (CARLA's ColorConverter; default raw).\n"
+    "  --format F        ppm: the same pictures uncompressed; pgm: depth at 16 bits or segmentation\n"
+    "                    tags at 8; pfm: depth in metres as floats (docs/sensors/cameras.md)\n"
     "Optical flow streams get CARLA's get_color_coded_flow colours; lidar, semantic lidar and radar\n"
     "streams a 500x500 bird's-eye view, 0.2 m per pixel, the sensor at the centre, forward up.\n"
     "  --video OUT.mp4   the same pictures as an H.264 video at the sensor's rate (its timestamps)\n"
@@ -144,6 +147,7 @@ typedef struct cli {
     size_t n_sets;
     const char *out, *plugin_dir, *converter, *stats;
     const char *record, *mcap;
+    const char *format;
     const char *video, *gif;
     uint64_t frames, seed, threads;
     bool has_frames, has_seed, json, quiet, additional, decode;
@@ -152,7 +156,7 @@ typedef struct cli {
 
 /* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
 enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
-       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP };
+       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP, OPT_FORMAT };
 static const struct option ALL_OPTIONS[] = {
     {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
@@ -164,6 +168,7 @@ static const struct option ALL_OPTIONS[] = {
     {"decode", no_argument, NULL, OPT_DECODE},
     {"video", required_argument, NULL, OPT_VIDEO},       {"gif", required_argument, NULL, OPT_GIF},
     {"mcap", required_argument, NULL, OPT_MCAP},
+    {"format", required_argument, NULL, OPT_FORMAT},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 
@@ -232,6 +237,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case OPT_PLUGIN_DIR: c->plugin_dir = val; break;
         case OPT_RECORD: c->record = val; break;
         case OPT_MCAP: c->mcap = val; break;
+        case OPT_FORMAT: c->format = val; break;
         case OPT_SET:
             if (c->n_sets == MAX_SETS)
                 return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
@@ -574,7 +580,7 @@ static int cmd_dump(int argc, char **argv)
 static int cmd_convert(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " ARG converter out video gif overwrite ", HELP_CONVERT);
+    int rc = parse_args(argc, argv, &c, " ARG converter out video gif format overwrite ", HELP_CONVERT);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional || (!c.out && !c.video && !c.gif))
@@ -584,6 +590,8 @@ static int cmd_convert(int argc, char **argv)
     if (c.converter && !sn_color_converter_parse(c.converter, &conv))
         return fail(EXIT_INPUT, "convert: unknown converter '%s' (raw, depth, logarithmic_depth or cityscapes)",
                     c.converter);
+    if ((c.video || c.gif) && c.format)
+        return fail(EXIT_INPUT, "convert: --format is for the files of --out DIR, not --video or --gif%s", "");
     if (c.video || c.gif)
         return c.out ? fail(EXIT_INPUT, "convert: --out DIR (PNG files) goes alone, without --video or --gif%s", "")
                      : sn_cli_convert_video(c.positional, c.video, c.gif, conv, c.overwrite);
@@ -593,7 +601,7 @@ static int cmd_convert(int argc, char **argv)
         return fail(EXIT_INPUT, "convert: cannot create %s", c.out);
     sn_error err = {0};
     size_t n = 0;
-    if (sn_stream_save_images(c.positional, c.out, conv, &n, &err) != SN_OK)
+    if (sn_stream_save_images_as(c.positional, c.out, conv, c.format, &n, &err) != SN_OK)
         return fail(EXIT_INPUT, "%s", err.msg);
     printf("sensim: %zu images written to %s\n", n, c.out);
     return 0;

@@ -1,14 +1,17 @@
-/* image.c — converters and PNG output for camera images. */
+/* image.c — converters and image files (PNG, netpbm.h) of camera messages. */
 #include "image.h"
 #include "msgread.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
+#include "netpbm.h"
 #include "png.h"
+#include "png_share.h"
 #include "views.h"
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,35 +43,57 @@ bool sn_converter_parse(const char *name, sn_converter *out)
     return false;
 }
 
+/* CARLA's logarithmic depth of a 24-bit depth code, exactly as the formula in image.h. */
+static uint8_t log_gray(uint32_t d)
+{
+    float n = (float)d / 16777215.0f;
+    float v = 1.0f + logf(n) / 5.70378f;
+    v = v > 1.0f ? 1.0f : v;
+    v = v < 0.005f ? 0.005f : v; /* also catches ln(0) = -inf */
+    return (uint8_t)(v * 255 + 0.5f);
+}
+
+/* log_gray is monotonic in d, so over a block of 256 codes (d >> 8) it is one value when its two
+** ends agree: then the table gives it (bit 8 set), else the pixel takes the formula. Same bytes
+** as the formula everywhere, without a logf per pixel (the converter's whole cost). */
+static uint16_t log_blocks[1 << 16];
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static void make_log_blocks(void)
+{
+    for (uint32_t b = 0; b < (1u << 16); b++) {
+        uint8_t lo = log_gray(b << 8), hi = log_gray(b << 8 | 255);
+        log_blocks[b] = (uint16_t)(lo | (lo == hi) << 8);
+    }
+}
+
 void sn_convert_bgra(sn_converter c, const uint8_t *bgra, size_t px, uint8_t *rgb)
 {
-    for (size_t i = 0; i < px; i++) {
-        const uint8_t *p = bgra + 4 * i;
-        uint8_t *o = rgb + 3 * i;
-        switch (c) {
-        case SN_CONV_RAW:
-            o[0] = p[2], o[1] = p[1], o[2] = p[0];
-            break;
-        case SN_CONV_DEPTH:
-        case SN_CONV_LOG_DEPTH: {
+    /* one loop per converter, so each is a tight loop (the raw one vectorises) */
+    switch (c) {
+    case SN_CONV_RAW:
+        for (size_t i = 0; i < px; i++)
+            rgb[3 * i] = bgra[4 * i + 2], rgb[3 * i + 1] = bgra[4 * i + 1], rgb[3 * i + 2] = bgra[4 * i];
+        break;
+    case SN_CONV_DEPTH:
+        for (size_t i = 0; i < px; i++) {
+            const uint8_t *p = bgra + 4 * i;
+            float n = (float)(p[2] + 256u * p[1] + 65536u * p[0]) / 16777215.0f;
+            rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = (uint8_t)(n * 255.0f + 0.5f);
+        }
+        break;
+    case SN_CONV_LOG_DEPTH:
+        pthread_once(&log_once, make_log_blocks);
+        for (size_t i = 0; i < px; i++) {
+            const uint8_t *p = bgra + 4 * i;
             uint32_t d = p[2] + 256u * p[1] + 65536u * p[0];
-            float n = (float)d / 16777215.0f;
-            uint8_t g;
-            if (c == SN_CONV_DEPTH) {
-                g = (uint8_t)(n * 255.0f + 0.5f);
-            } else {
-                float v = 1.0f + logf(n) / 5.70378f;
-                v = v > 1.0f ? 1.0f : v;
-                v = v < 0.005f ? 0.005f : v; /* also catches ln(0) = -inf */
-                g = (uint8_t)(v * 255 + 0.5f);
-            }
-            o[0] = o[1] = o[2] = g;
-            break;
+            uint16_t b = log_blocks[d >> 8];
+            rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = b >> 8 ? (uint8_t)b : log_gray(d);
         }
-        case SN_CONV_CITYSCAPES:
-            memcpy(o, sn_cityscapes_color(p[2]), 3);
-            break;
-        }
+        break;
+    case SN_CONV_CITYSCAPES:
+        for (size_t i = 0; i < px; i++)
+            memcpy(rgb + 3 * i, sn_cityscapes_color(bgra[4 * i + 2]), 3);
+        break;
     }
 }
 
@@ -211,8 +236,9 @@ bool sn_image_pattern_check(const char *pattern, sn_error *err)
         sn_fail(err, SN_E_INVALID, "of %zu bytes is longer than the limit of %d", len, SN_SAVE_PATH_MAX);
         return false;
     }
-    if (len < 4 || strcmp(pattern + len - 4, ".png") != 0) {
-        sn_fail(err, SN_E_INVALID, "'%s' must end in .png (the images are PNG)", pattern);
+    sn_image_format f;
+    if (!sn_image_format_of(pattern, &f)) {
+        sn_fail(err, SN_E_INVALID, "'%s' must end in .png, .ppm, .pgm or .pfm (the file's format)", pattern);
         return false;
     }
     /* components: not empty ("a//b", "sub/"), not "." or "..", at most 200 bytes with the
@@ -247,7 +273,7 @@ static sn_status make_parents(char *path, sn_error *err)
     return SN_OK;
 }
 
-static const msgpack_object *get(const msgpack_object *map, const char *key)
+const msgpack_object *sn_image_field(const msgpack_object *map, const char *key)
 {
     size_t n = strlen(key);
     for (uint32_t i = 0; i < map->via.map.size; i++) {
@@ -258,23 +284,17 @@ static const msgpack_object *get(const msgpack_object *map, const char *key)
     return NULL;
 }
 
-/* dir/pattern(frame) as a PNG of W x H RGB pixels. */
-static sn_status write_png(const char *dir, const char *pattern, uint64_t frame, uint64_t W, uint64_t H,
-                           const uint8_t *rgb, sn_error *err)
+/* dir/pattern(frame): the file's path into path. */
+static sn_status image_path(const char *dir, const char *pattern, uint64_t frame, char *path, size_t n, sn_error *err)
 {
-    char name[2048], path[4096];
+    char name[2048];
     /* the pattern was checked: at most one integer conversion */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
     snprintf(name, sizeof name, pattern, (int)frame);
 #pragma GCC diagnostic pop
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+    if (snprintf(path, n, "%s/%s", dir, name) >= (int)n)
         return sn_fail(err, SN_E_INVALID, "image path too long");
-    sn_status st = make_parents(path, err);
-    if (st)
-        return st;
-    if (!sn_png_write_rgb(path, (int)W, (int)H, rgb))
-        return sn_fail(err, SN_E_IO, "cannot write %s: %s", path, strerror(errno));
     return SN_OK;
 }
 
@@ -288,7 +308,7 @@ static bool type_is(const msgpack_object *t, const char *name)
 static sn_status bev_picture(const msgpack_object *msg, sn_bev_kind k, uint8_t **scratch, size_t *cap,
                              sn_picture_size *out, sn_error *err)
 {
-    const msgpack_object *raw = get(msg, "raw_data"), *frame = get(msg, "frame");
+    const msgpack_object *raw = sn_image_field(msg, "raw_data"), *frame = sn_image_field(msg, "frame");
     size_t rs = sn_bev_record_size(k);
     if (!raw || !frame || raw->type != MSGPACK_OBJECT_BIN || frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
         return sn_fail(err, SN_E_INVALID, "not a point stream: a message needs frame and raw_data");
@@ -305,7 +325,7 @@ static sn_status bev_picture(const msgpack_object *msg, sn_bev_kind k, uint8_t *
 sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool points, uint8_t **scratch, size_t *cap,
                            sn_picture_size *out, sn_error *err)
 {
-    const msgpack_object *type = msg->type == MSGPACK_OBJECT_MAP ? get(msg, "type") : NULL;
+    const msgpack_object *type = msg->type == MSGPACK_OBJECT_MAP ? sn_image_field(msg, "type") : NULL;
     if (points && type_is(type, "sensor.lidar.ray_cast"))
         return bev_picture(msg, SN_BEV_LIDAR, scratch, cap, out, err);
     if (points && type_is(type, "sensor.lidar.ray_cast_semantic"))
@@ -313,12 +333,12 @@ sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool point
     if (points && type_is(type, "sensor.other.radar"))
         return bev_picture(msg, SN_BEV_RADAR, scratch, cap, out, err);
     const bool flow = type_is(type, "sensor.camera.optical_flow");
-    const msgpack_object *w = msg->type == MSGPACK_OBJECT_MAP ? get(msg, "width") : NULL;
-    const msgpack_object *h = w ? get(msg, "height") : NULL;
-    const msgpack_object *raw = h ? get(msg, "raw_data") : NULL;
-    const msgpack_object *events = h && !raw ? get(msg, "events") : NULL; /* a DVS: its event frame */
+    const msgpack_object *w = msg->type == MSGPACK_OBJECT_MAP ? sn_image_field(msg, "width") : NULL;
+    const msgpack_object *h = w ? sn_image_field(msg, "height") : NULL;
+    const msgpack_object *raw = h ? sn_image_field(msg, "raw_data") : NULL;
+    const msgpack_object *events = h && !raw ? sn_image_field(msg, "events") : NULL; /* a DVS: its event frame */
     raw = raw ? raw : events;
-    const msgpack_object *frame = raw ? get(msg, "frame") : NULL;
+    const msgpack_object *frame = raw ? sn_image_field(msg, "frame") : NULL;
     if (!frame || w->type != MSGPACK_OBJECT_POSITIVE_INTEGER || h->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
         raw->type != MSGPACK_OBJECT_BIN || frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
         return sn_fail(err, SN_E_INVALID, "not a camera image: a message needs frame, width, height and raw_data (or events)");
@@ -346,17 +366,64 @@ sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool point
     return SN_OK;
 }
 
-sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
-                                uint8_t **scratch, size_t *cap, sn_error *err)
+sn_status sn_image_make_file(const msgpack_object *msg, const char *pattern, sn_converter c, uint64_t share,
+                             uint8_t **scratch, size_t *cap, sn_image_file *out, sn_error *err)
 {
+    sn_image_format f = SN_FMT_PNG;
+    (void)sn_image_format_of(pattern, &f); /* checked with the pattern */
     sn_picture_size ps;
-    sn_status st = sn_image_picture(msg, c, true, scratch, cap, &ps, err);
-    return st ? st : write_png(dir, pattern, ps.frame, ps.width, ps.height, *scratch, err);
+    *out = (sn_image_file){0};
+    sn_status st;
+    if (f == SN_FMT_PGM || f == SN_FMT_PFM) { /* the file from the message's own values */
+        st = sn_netpbm_of_message(f, msg, c, scratch, cap, &out->len, &ps, err);
+    } else if (!(st = sn_image_picture(msg, c, true, scratch, cap, &ps, err)) && f == SN_FMT_PPM) {
+        out->head_len = sn_ppm_header(out->head, ps.width, ps.height);
+        out->len = (size_t)ps.width * ps.height * 3;
+    }
+    if (st)
+        return st;
+    out->frame = ps.frame;
+    out->data = *scratch;
+    if (f == SN_FMT_PNG) {
+        if (!(out->data = sn_png_encode_rgb_tls((int)ps.width, (int)ps.height, *scratch, &out->len)))
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a PNG");
+        sn_png_share_publish(share, out->data, out->len); /* the MCAP view's copy (png_share.h) */
+    }
+    return SN_OK;
 }
 
-sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, size_t *written, sn_error *err)
+sn_status sn_image_write_file(const char *dir, const char *pattern, const sn_image_file *file, sn_error *err)
+{
+    char path[4096];
+    sn_status st = image_path(dir, pattern, file->frame, path, sizeof path, err);
+    if (st)
+        return st;
+    bool ok = sn_write_file(path, file->head, file->head_len, file->data, file->len);
+    if (!ok && errno == ENOENT) { /* its folders are made once, not tried for every image */
+        if ((st = make_parents(path, err)))
+            return st;
+        ok = sn_write_file(path, file->head, file->head_len, file->data, file->len);
+    }
+    return ok ? SN_OK : sn_fail(err, SN_E_IO, "cannot write %s: %s", path, strerror(errno));
+}
+
+sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
+                                uint64_t share, uint8_t **scratch, size_t *cap, sn_error *err)
+{
+    sn_image_file file;
+    sn_status st = sn_image_make_file(msg, pattern, c, share, scratch, cap, &file, err);
+    return st ? st : sn_image_write_file(dir, pattern, &file, err);
+}
+
+sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, const char *ext, size_t *written,
+                            sn_error *err)
 {
     *written = 0;
+    char pattern[32];
+    snprintf(pattern, sizeof pattern, "%%06d.%s", ext ? ext : "png");
+    sn_image_format f;
+    if (!sn_image_format_of(pattern, &f))
+        return sn_fail(err, SN_E_INVALID, "unknown image format '%s' (png, ppm, pgm or pfm)", ext);
     sn_msgreader r;
     sn_status st = sn_msgreader_open(&r, path, err);
     if (st)
@@ -375,7 +442,7 @@ sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, s
                          (unsigned long long)(r.offset - len));
             break;
         }
-        if ((st = sn_image_save_message(&res.data, dir, "%06d.png", c, &scratch, &cap, err))) {
+        if ((st = sn_image_save_message(&res.data, dir, pattern, c, 0, &scratch, &cap, err))) {
             char m[sizeof err->msg];
             sn_format(m, sizeof m, "%s", err->msg);
             sn_fail(err, st, "%s: message %zu: %s", path, *written + 1, m);

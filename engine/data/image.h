@@ -1,11 +1,11 @@
-/* image.h — CARLA's ColorConverter and saving camera images as PNG (stb_image_write).
+/* image.h — CARLA's ColorConverter and saving camera images (PNG, or netpbm.h's formats).
 **
 ** Converters, per pixel of a BGRA image (carla-sensors.md §3):
 **   raw               the colour as it is
 **   depth             d = R + 256 G + 65536 B; n = d / 16777215.0f; gray = (uint8)(n * 255.0f + 0.5f)
 **   logarithmic_depth v = 1 + ln(n) / 5.70378f clamped to [0.005, 1]; gray = (uint8)(v * 255 + 0.5f)
 **   cityscapes        the CityScapes colour of the tag in R (CARLA's CityScapesPalette.h)
-** PNGs are written as 8-bit RGB. */
+** PNGs and PPMs are written as 8-bit RGB. */
 #ifndef SN_DATA_IMAGE_H
 #define SN_DATA_IMAGE_H
 
@@ -35,17 +35,31 @@ bool sn_event_frame(const uint8_t *events, size_t n, uint32_t w, uint32_t h, uin
 */
 bool sn_image_pattern_check(const char *pattern, sn_error *err);
 
-/*
-** Saves the image of one camera message (a map with width, height and raw_data, or a DVS
-** message with width, height and events: its event frame, then the converter) to
-** dir/pattern(frame), creating folders as needed. `scratch` is grown and reused (caller frees).
-*/
 /* The longest `save: path` pattern accepted (the formatted name must fit the writer's buffers). */
 #define SN_SAVE_PATH_MAX 1024
 /* True when two checked patterns could name the same file for some frame numbers. */
 bool sn_image_patterns_may_collide(const char *a, const char *b);
+/*
+** Saves the image of one camera message (a map with width, height and raw_data, or a DVS
+** message with width, height and events: its event frame, then the converter) to
+** dir/pattern(frame), creating folders as needed, in the format of the pattern's extension
+** (netpbm.h). A PNG is also published under ticket `share` (png_share.h; 0: none). `scratch` is
+** grown and reused (caller frees).
+*/
 sn_status sn_image_save_message(const msgpack_object *msg, const char *dir, const char *pattern, sn_converter c,
-                                uint8_t **scratch, size_t *scratch_cap, sn_error *err);
+                                uint64_t share, uint8_t **scratch, size_t *scratch_cap, sn_error *err);
+/* sn_image_save_message in two steps: the file's bytes (made), then the file (written). */
+typedef struct sn_image_file {
+    uint64_t frame;
+    char head[32];        /* written before data (a PPM's header) */
+    size_t head_len, len;
+    const uint8_t *data;  /* in *scratch or the thread's PNG buffer (png.h): valid until the next call */
+} sn_image_file;
+sn_status sn_image_make_file(const msgpack_object *msg, const char *pattern, sn_converter c, uint64_t share,
+                             uint8_t **scratch, size_t *cap, sn_image_file *out, sn_error *err);
+sn_status sn_image_write_file(const char *dir, const char *pattern, const sn_image_file *file, sn_error *err);
+/* The value of `key` in a msgpack map (NULL when absent). */
+const msgpack_object *sn_image_field(const msgpack_object *map, const char *key);
 
 /* The size and frame of a picture made by sn_image_picture. */
 typedef struct sn_picture_size {
@@ -61,7 +75,9 @@ typedef struct sn_picture_size {
 sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool points, uint8_t **scratch, size_t *cap,
                            sn_picture_size *out, sn_error *err);
 
-/* sensim convert: every message of a stream file to DIR/%06d.png; *written counts images. */
-sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, size_t *written, sn_error *err);
+/* sensim convert: every message of a stream file to DIR/%06d.EXT (ext: png, ppm, pgm or pfm;
+** NULL: png); *written counts images. */
+sn_status sn_convert_stream(const char *path, const char *dir, sn_converter c, const char *ext, size_t *written,
+                            sn_error *err);
 
 #endif

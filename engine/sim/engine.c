@@ -7,6 +7,7 @@
 #include "runinfo.h"
 
 #include "../data/image.h"
+#include "../data/netpbm.h"
 #include "../map/road_mesh.h"
 
 #include "../core/error.h"
@@ -243,6 +244,12 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
         strcmp(s->bp->id, "sensor.lidar.ray_cast_semantic") != 0 && strcmp(s->bp->id, "sensor.other.radar") != 0)
         return sn_fail(err, SN_E_INVALID, "%s: 'save' writes camera images and lidar or radar views; %s is none of them",
                        sn_scene_where(path, ent->save_pos).s, s->bp->id);
+    sn_image_format fmt;
+    sn_converter conv = SN_CONV_RAW;
+    char why[320];
+    if (ent->save_path && sn_image_format_of(ent->save_path, &fmt) && sn_converter_parse(ent->save_converter, &conv) &&
+        !sn_image_format_fits(fmt, s->bp->id, conv, why, sizeof why)) /* .pgm and .pfm hold some cameras only */
+        return sn_fail(err, SN_E_INVALID, "%s: save: %s", sn_scene_where(path, ent->save_pos).s, why);
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;

@@ -5,6 +5,7 @@
 #include "engine.h"
 
 #include "../data/image.h"
+#include "../data/png_share.h"
 #include "saver.h"
 
 #include "../core/error.h"
@@ -70,6 +71,7 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
         for (size_t i = 0; i < e->n_all_listeners; i++)
             e->all_listeners[i].fn(&m, e->all_listeners[i].user);
     }
+    sn_png_share_announce(0, NULL, 0, SN_CONV_RAW); /* the saver's announcement held for these listeners only */
     return SN_OK;
 }
 

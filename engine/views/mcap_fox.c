@@ -142,14 +142,20 @@ static bool type_is(const char *type, const char *prefix) { return strncmp(type,
 static sn_status image(sn_mcap *m, const char *type, const char *topic, const char *frame_id, uint64_t t,
                        sn_error *err)
 {
-    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t};
+    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t, 0};
     if (strcmp(type, "sensor.camera.depth") == 0)
         job.conv = m->depth;
     else if (strcmp(type, "sensor.camera.semantic_segmentation") == 0)
         job.conv = SN_CONV_CITYSCAPES;
+    if (m->ticket && !job.raw && m->ticket_conv == job.conv) { /* the PNG `save:` makes of it (png_share.h) */
+        job.ticket = m->ticket;
+        m->ticket = 0;
+    }
     uint16_t ch = sn_mcap_channel_for(m, topic, m->raw_images ? "foxglove.RawImage" : "foxglove.CompressedImage", false);
-    if (ch == UINT16_MAX)
+    if (ch == UINT16_MAX) {
+        sn_png_share_drop(job.ticket);
         return sn_fail(err, SN_E_NOMEM, "mcap: out of memory or channels for %s", topic);
+    }
     return sn_mcap_pool_image(m->pool, ch, &job, err);
 }
 

@@ -6,6 +6,7 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../data/png.h"
+#include "../data/png_share.h"
 
 #include <msgpack.h>
 #include <pthread.h>
@@ -45,8 +46,25 @@ struct sn_mcap_pool {
     size_t scratch_cap;
 };
 
+/* foxglove.CompressedImage of a PNG. */
+static void compressed_image(const sn_image_job *job, sn_buf *out, const uint8_t *png, size_t n)
+{
+    pb_string(out, 4, job->frame_id);
+    pb_bytes(out, 2, png, n);
+    pb_string(out, 3, "png");
+}
+
 sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **scratch, size_t *cap, sn_error *err)
 {
+    uint8_t *shared = NULL;
+    size_t shared_n = 0;
+    if (job->ticket && sn_png_share_take(job->ticket, &shared, &shared_n)) { /* made once, by `save:` */
+        out->n = 0;
+        pb_time(out, 1, job->t);
+        compressed_image(job, out, shared, shared_n);
+        free(shared);
+        return out->bad ? sn_fail(err, SN_E_NOMEM, "out of memory for an image message") : SN_OK;
+    }
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
     size_t off = 0;
@@ -71,13 +89,10 @@ sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **s
         pb_bytes(out, 6, rgb, (size_t)pic.width * pic.height * 3);
     } else { /* foxglove.CompressedImage: the PNG `sensim convert` writes */
         size_t n = 0;
-        uint8_t *png = sn_png_encode_rgb((int)pic.width, (int)pic.height, rgb, &n);
+        const uint8_t *png = sn_png_encode_rgb_tls((int)pic.width, (int)pic.height, rgb, &n);
         if (!png)
             return sn_fail(err, SN_E_NOMEM, "out of memory for a PNG");
-        pb_string(out, 4, job->frame_id);
-        pb_bytes(out, 2, png, n);
-        pb_string(out, 3, "png");
-        free(png);
+        compressed_image(job, out, png, n);
     }
     return out->bad ? sn_fail(err, SN_E_NOMEM, "out of memory for an image message") : SN_OK;
 }

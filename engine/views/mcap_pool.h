@@ -22,6 +22,7 @@ typedef struct sn_image_job {
     bool raw;              /* foxglove.RawImage instead of a PNG CompressedImage */
     const char *frame_id;
     uint64_t t;
+    uint64_t ticket;       /* the PNG `save:` makes of the same picture (png_share.h); 0: none */
 } sn_image_job;
 
 /* workers: 0 makes every image on the calling thread. NULL when out of memory or threads. */

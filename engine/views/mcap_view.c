@@ -74,6 +74,7 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
         free(m->path), free(m->part), free(m);
         return NULL;
     }
+    sn_png_share_want(1); /* PNGs a run's `save:` makes are shared with this file until it closes */
     m->zstd_level = o->zstd_level ? o->zstd_level : 1;
     m->overwrite = o->overwrite;
     m->raw_images = o->raw_images;
@@ -152,8 +153,13 @@ static sn_status flush_frame(sn_mcap *m, sn_error *err)
     if (m->n_pend) /* an export queues nothing here: pend may be NULL */
         qsort(m->pend, m->n_pend, sizeof *m->pend, by_sensor);
     sn_status st = SN_OK;
-    for (size_t i = 0; !st && i < m->n_pend; i++)
-        st = convert_bytes(m, m->frame_bytes.p + m->pend[i].off, m->pend[i].len, err);
+    for (size_t i = 0; i < m->n_pend; i++) {
+        m->ticket = m->pend[i].ticket, m->ticket_conv = m->pend[i].ticket_conv;
+        if (!st)
+            st = convert_bytes(m, m->frame_bytes.p + m->pend[i].off, m->pend[i].len, err);
+        sn_png_share_drop(m->ticket); /* not an image this view makes as `save:` did: not waited for */
+        m->ticket = 0;
+    }
     m->n_pend = 0;
     m->frame_bytes.n = 0;
     return st;
@@ -161,7 +167,7 @@ static sn_status flush_frame(sn_mcap *m, sn_error *err)
 
 /* One message into the frame being gathered (the frame before it is written first). */
 static sn_status gather(sn_mcap *m, uint64_t frame, uint32_t sensor_id, bool actors, const void *data, size_t size,
-                        sn_error *err)
+                        uint64_t ticket, sn_converter ticket_conv, sn_error *err)
 {
     sn_status st = SN_OK;
     if (m->have_frame && frame != m->frame)
@@ -172,7 +178,7 @@ static sn_status gather(sn_mcap *m, uint64_t frame, uint32_t sensor_id, bool act
         return st;
     if (!sn_grow((void **)&m->pend, &m->cap_pend, m->n_pend + 1, sizeof *m->pend))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    m->pend[m->n_pend] = (sn_pending){!actors, sensor_id, (uint32_t)m->n_pend, m->frame_bytes.n, size};
+    m->pend[m->n_pend] = (sn_pending){!actors, sensor_id, (uint32_t)m->n_pend, m->frame_bytes.n, size, ticket, ticket_conv};
     m->n_pend++;
     sn_buf_put(&m->frame_bytes, data, size);
     return m->frame_bytes.bad ? sn_fail(err, SN_E_NOMEM, "out of memory for a frame's messages") : SN_OK;
@@ -193,7 +199,8 @@ static void *mcap_thread(void *arg)
         pthread_mutex_unlock(&m->mu);
         sn_error err = {0};
         sn_status st = failed || e->bytes.bad ? (e->bytes.bad ? sn_fail(&err, SN_E_NOMEM, "out of memory") : SN_OK)
-                                              : gather(m, e->frame, e->sensor_id, e->actors, e->bytes.p, e->bytes.n, &err);
+                                              : gather(m, e->frame, e->sensor_id, e->actors, e->bytes.p, e->bytes.n,
+                                                       e->ticket, e->ticket_conv, &err);
         pthread_mutex_lock(&m->mu);
         if (st && !m->failed)
             m->failed = st, m->fail_err = err;
@@ -231,7 +238,8 @@ sn_status sn_mcap_add_message(sn_mcap *m, const sn_message *msg, sn_error *err)
         return sn_fail(err, SN_E_STATE, "mcap: the file takes its messages from sn_mcap_listen");
     if (m->failed)
         return sn_fail(err, m->failed, "%s", m->fail_err.msg);
-    return gather(m, msg->frame, msg->sensor_id, sn_mcap_is_actors(msg->type_id), msg->data, msg->size, err);
+    return gather(m, msg->frame, msg->sensor_id, sn_mcap_is_actors(msg->type_id), msg->data, msg->size, 0, SN_CONV_RAW,
+                  err);
 }
 
 void sn_mcap_listen(const sn_message *msg, void *user)
@@ -269,6 +277,7 @@ void sn_mcap_listen(const sn_message *msg, void *user)
     e->bytes.n = 0;
     sn_buf_put(&e->bytes, msg->data, msg->size);
     e->frame = msg->frame, e->sensor_id = msg->sensor_id, e->actors = sn_mcap_is_actors(msg->type_id);
+    e->ticket = sn_png_share_current(msg->data, msg->size, &e->ticket_conv);
     pthread_mutex_lock(&m->mu);
     m->in_tail++;
     pthread_cond_signal(&m->more);
@@ -279,6 +288,7 @@ static void release(sn_mcap *m)
 {
     stop_thread(m);
     sn_mcap_pool_free(m->pool); /* its workers stop before the file closes */
+    sn_png_share_want(-1);
     if (m->f)
         fclose(m->f);
     sn_mcapw_free(m->w);

@@ -11,6 +11,7 @@
 #include "mcap_write.h"
 
 #include "../data/image.h"
+#include "../data/png_share.h"
 
 #include <msgpack.h>
 #include <pthread.h>
@@ -19,6 +20,8 @@ typedef struct sn_pending {
     bool later;      /* not the actors stream: the actors message of a frame goes first (the tree) */
     uint32_t sensor_id, seq;
     size_t off, len; /* in sn_mcap.frame_bytes */
+    uint64_t ticket; /* the PNG `save:` makes of it (png_share.h), through ticket_conv; 0: none */
+    sn_converter ticket_conv;
 } sn_pending;
 
 /* A message handed over by sn_mcap_listen (a copy: the engine's buffer is reused). */
@@ -27,6 +30,8 @@ typedef struct sn_inbox_entry {
     uint64_t frame;
     uint32_t sensor_id;
     bool actors;
+    uint64_t ticket; /* as in sn_pending */
+    sn_converter ticket_conv;
 } sn_inbox_entry;
 #define SN_MCAP_INBOX 16
 
@@ -42,6 +47,8 @@ struct sn_mcap {
     sn_mcap_pool *pool;   /* every message goes out through it, in order */
     const void *cur;      /* the message being converted, its bytes (images are made from them) */
     size_t cur_len;
+    uint64_t ticket;      /* its shared PNG's ticket, until an image job takes it (png_share.h) */
+    sn_converter ticket_conv;
     int zstd_level;
     bool raw_images;
     bool overwrite;       /* rename over an existing file at close; else link(2), which refuses one */

@@ -73,7 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mkdir(dir, 0777);
     sn_error err = {0};
     size_t n = 0;
-    sn_convert_stream(path, dir, SN_CONV_CITYSCAPES, &n, &err);
+    sn_convert_stream(path, dir, SN_CONV_CITYSCAPES, NULL, &n, &err);
+    static const char *const formats[] = {"ppm", "pgm", "pfm"}; /* netpbm.c reads the message itself */
+    for (int i = 0; i < 3; i++)
+        sn_convert_stream(path, dir, i ? SN_CONV_RAW : SN_CONV_DEPTH, formats[i], &n, &err);
     DIR *d = opendir(dir);
     struct dirent *de;
     while (d && (de = readdir(d))) {

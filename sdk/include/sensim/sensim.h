@@ -428,6 +428,14 @@ SN_API bool sn_color_converter_parse(const char *name, sn_color_converter *out);
 */
 SN_API sn_status sn_stream_save_images(const char *path, const char *dir, sn_color_converter conv,
                                        size_t *written, sn_error *err);
+/*
+** The same in another file format: "png" (NULL: the same), "ppm" (binary P6, the PNG's picture
+** uncompressed), "pgm" (binary P5: a depth camera's depth at 16 bits, or a segmentation camera's
+** tags at 8 bits with SN_COLOR_RAW) or "pfm" (a depth camera's metres as float32). What each holds
+** is in docs/sensors/cameras.md, "Saving images"; a stream the format cannot hold is SN_E_INVALID.
+*/
+SN_API sn_status sn_stream_save_images_as(const char *path, const char *dir, sn_color_converter conv,
+                                          const char *format, size_t *written, sn_error *err);
 
 /*
 ** Reading a stream file message by message (what `sensim convert --video` and `sensim report`
