@@ -18,18 +18,26 @@
 #include <unistd.h>
 
 #define SPARES 8 /* message buffers kept for reuse; more are freed */
+/* Chunk sizes 64 KiB << class: a file starts small (a thousand V2X streams need not hold a
+** MiB each) and moves up a class each time it fills one, to SN_SPOOL_CHUNK. */
+#define CLASSES 5
+#define CHUNK(c) ((size_t)(64u << 10) << (c))
+_Static_assert(CHUNK(CLASSES - 1) == SN_SPOOL_CHUNK, "the largest chunk class is SN_SPOOL_CHUNK");
+_Static_assert(CHUNK(CLASSES - 1) > SN_SPOOL_DIRECT, "a message written through a chunk fits one");
 
 struct sn_spool_file {
     int fd;
     char *path;
-    unsigned char *chunk; /* the open chunk (SN_SPOOL_CHUNK bytes), NULL until a small message */
+    unsigned char *chunk; /* the open chunk (CHUNK(cls) bytes), NULL until a small message */
     size_t fill;
+    unsigned cls;
 };
 
 typedef struct job {
     sn_spool_file *f;
     unsigned char *data; /* the buffer, returned to its list once written */
-    size_t cap;          /* 0 for a chunk */
+    size_t cap;          /* a message buffer's capacity; 0 for a chunk */
+    unsigned cls;        /* a chunk's class */
     size_t off, len;
 } job;
 
@@ -47,8 +55,8 @@ struct sn_spool {
     bool quit, failed, reported;
     int error_no;
     char *error_path;
-    unsigned char **chunks; /* free chunks */
-    size_t n_chunks, cap_chunks;
+    unsigned char **chunks[CLASSES]; /* free chunks by class */
+    size_t n_chunks[CLASSES], cap_chunks[CLASSES];
     sn_pack_buf spares[SPARES];
     size_t n_spares;
     double busy;
@@ -82,8 +90,9 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 static void recycle(sn_spool *sp, const job *j)
 {
     if (!j->cap) {
-        if (sn_grow((void **)&sp->chunks, &sp->cap_chunks, sp->n_chunks + 1, sizeof *sp->chunks))
-            sp->chunks[sp->n_chunks++] = j->data;
+        unsigned c = j->cls;
+        if (sn_grow((void **)&sp->chunks[c], &sp->cap_chunks[c], sp->n_chunks[c] + 1, sizeof *sp->chunks[c]))
+            sp->chunks[c][sp->n_chunks[c]++] = j->data;
         else
             free(j->data);
     } else if (sp->n_spares < SPARES) {
@@ -156,11 +165,13 @@ void sn_spool_destroy(sn_spool *sp)
     pthread_cond_signal(&sp->has_job);
     pthread_mutex_unlock(&sp->mu);
     pthread_join(sp->thread, NULL); /* the writer empties the queue before it sees quit */
-    for (size_t i = 0; i < sp->n_chunks; i++)
-        free(sp->chunks[i]);
+    for (unsigned c = 0; c < CLASSES; c++) {
+        for (size_t i = 0; i < sp->n_chunks[c]; i++)
+            free(sp->chunks[c][i]);
+        free(sp->chunks[c]);
+    }
     for (size_t i = 0; i < sp->n_spares; i++)
         free(sp->spares[i].data);
-    free(sp->chunks);
     free(sp->jobs);
     free(sp->files);
     free(sp->error_path);
@@ -229,20 +240,20 @@ static sn_status submit_chunk(sn_spool *sp, sn_spool_file *f, sn_error *err)
 {
     if (!f->fill)
         return SN_OK;
-    job j = {f, f->chunk, 0, 0, f->fill};
+    job j = {f, f->chunk, 0, f->cls, 0, f->fill};
     f->chunk = NULL, f->fill = 0;
     return submit(sp, j, err);
 }
 
-/* A free chunk, page-aligned so the kernel copies whole pages from it. */
-static unsigned char *take_chunk(sn_spool *sp)
+/* A free chunk of class `cls`, page-aligned so the kernel copies whole pages from it. */
+static unsigned char *take_chunk(sn_spool *sp, unsigned cls)
 {
     unsigned char *c = NULL;
     pthread_mutex_lock(&sp->mu);
-    if (sp->n_chunks)
-        c = sp->chunks[--sp->n_chunks];
+    if (sp->n_chunks[cls])
+        c = sp->chunks[cls][--sp->n_chunks[cls]];
     pthread_mutex_unlock(&sp->mu);
-    if (!c && posix_memalign((void **)&c, 4096, SN_SPOOL_CHUNK) != 0)
+    if (!c && posix_memalign((void **)&c, 4096, CHUNK(cls)) != 0)
         c = NULL;
     return c;
 }
@@ -254,16 +265,21 @@ sn_status sn_spool_put(sn_spool *sp, sn_spool_file *f, sn_pack_buf *owner, size_
         /* written from its own buffer: what came before it in this file goes first */
         if ((st = submit_chunk(sp, f, err)))
             return st;
-        job j = {f, owner->data, owner->cap, off, len};
+        job j = {f, owner->data, owner->cap, 0, off, len};
         pthread_mutex_lock(&sp->mu);
         *owner = sp->n_spares ? sp->spares[--sp->n_spares] : (sn_pack_buf){0};
         pthread_mutex_unlock(&sp->mu);
         owner->size = 0;
         return submit(sp, j, err);
     }
-    if (f->fill + len > SN_SPOOL_CHUNK && (st = submit_chunk(sp, f, err)))
-        return st;
-    if (!f->chunk && !(f->chunk = take_chunk(sp)))
+    if (f->chunk && f->fill + len > CHUNK(f->cls)) { /* full: written, and the next one larger */
+        if ((st = submit_chunk(sp, f, err)))
+            return st;
+        f->cls += f->cls < CLASSES - 1;
+    }
+    while (CHUNK(f->cls) < len)
+        f->cls++;
+    if (!f->chunk && !(f->chunk = take_chunk(sp, f->cls)))
         return sn_fail(err, SN_E_NOMEM, "%s: out of memory for a write buffer", f->path);
     memcpy(f->chunk + f->fill, owner->data + off, len);
     f->fill += len;

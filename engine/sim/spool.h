@@ -1,8 +1,9 @@
 /* spool.h — stream files written off the frame thread (docs/outputs.md "Writing").
 **
 ** One writer thread per engine takes the streams' bytes from a queue and write(2)s them in the
-** order they came. Messages below SN_SPOOL_DIRECT bytes are copied into the file's 1 MiB
-** chunk (page-aligned), written when full or at the end of the frame; a larger message is not
+** order they came. Messages below SN_SPOOL_DIRECT bytes are copied into the file's chunk
+** (page-aligned, 64 KiB growing to 1 MiB as the file fills them), written when full or at the
+** end of the frame; a larger message is not
 ** copied at all: its buffer is taken from the caller, who gets a spare one back (the buffers
 ** circulate). The frame thread waits only when the writer is more than one frame behind or
 ** holds more than SN_SPOOL_BUDGET bytes: when step(F) returns, frames up to F-1 are in the
@@ -14,7 +15,7 @@
 #include <sensim/pack.h>
 #include <sensim/sensim.h>
 
-#define SN_SPOOL_CHUNK (1u << 20)    /* a chunk of small messages: the size of its writes */
+#define SN_SPOOL_CHUNK (1u << 20)    /* the largest chunk of small messages: the size of their writes */
 #define SN_SPOOL_DIRECT (256u << 10) /* messages this large are written from their own buffer */
 #define SN_SPOOL_BUDGET (256u << 20) /* bytes queued at most before the frame thread waits */
 #define SN_SPOOL_LAG 1               /* frames the writer may be behind when a step returns */
