@@ -53,6 +53,7 @@ struct sn_spool {
     uint64_t marks[SN_SPOOL_LAG]; /* `submitted` at the end of the last SN_SPOOL_LAG frames */
     unsigned n_frames;
     bool quit, failed, reported;
+    bool executing; /* a job is being written (by the writer or by the frame thread helping) */
     int error_no;
     char *error_path;
     unsigned char **chunks[CLASSES]; /* free chunks by class */
@@ -102,38 +103,60 @@ static void recycle(sn_spool *sp, const job *j)
     }
 }
 
+/* With the lock held, no job executing and one queued: executes the oldest, unlocked, and
+** returns with the lock held again. One job at a time, oldest first, whoever runs it: each
+** file's bytes are written in order, with no hole a kill could leave behind. */
+static void run_one(sn_spool *sp)
+{
+    job j = sp->jobs[sp->head];
+    sp->head = (sp->head + 1) % sp->cap_jobs;
+    sp->n_jobs--;
+    sp->executing = true;
+    bool skip = sp->failed;
+    pthread_mutex_unlock(&sp->mu);
+    double t0 = mono();
+    int e = skip ? 0 : write_all(j.f->fd, j.data + j.off, j.len);
+    double t = mono() - t0;
+    pthread_mutex_lock(&sp->mu);
+    sp->busy += t;
+    if (e && !sp->failed) {
+        sp->failed = true;
+        sp->error_no = e;
+        sp->error_path = sn_strdup(j.f->path);
+    }
+    recycle(sp, &j);
+    sp->queued -= j.len;
+    sp->executing = false;
+    atomic_fetch_add(&sp->written, 1);
+    pthread_cond_broadcast(&sp->done);
+    pthread_cond_signal(&sp->has_job); /* the writer may take the next one */
+}
+
 static void *writer(void *arg)
 {
     sn_spool *sp = arg;
     pthread_mutex_lock(&sp->mu);
     for (;;) {
-        while (!sp->n_jobs && !sp->quit)
+        while (!sp->quit && (!sp->n_jobs || sp->executing))
             pthread_cond_wait(&sp->has_job, &sp->mu);
         if (!sp->n_jobs)
-            break;
-        job j = sp->jobs[sp->head];
-        bool skip = sp->failed;
-        pthread_mutex_unlock(&sp->mu);
-        double t0 = mono();
-        int e = skip ? 0 : write_all(j.f->fd, j.data + j.off, j.len);
-        double t = mono() - t0;
-        pthread_mutex_lock(&sp->mu);
-        sp->busy += t;
-        if (e && !sp->failed) {
-            sp->failed = true;
-            sp->error_no = e;
-            sp->error_path = sn_strdup(j.f->path);
-        }
-        recycle(sp, &j);
-        sp->head = (sp->head + 1) % sp->cap_jobs;
-        sp->n_jobs--;
-        sp->queued -= j.len;
-        atomic_fetch_add(&sp->written, 1);
-        pthread_cond_broadcast(&sp->done);
+            break; /* quit, and nothing left */
+        run_one(sp);
     }
     pthread_mutex_unlock(&sp->mu);
     return NULL;
 }
+
+/* With the lock held: waits until `ready` holds, writing queued jobs itself whenever the writer
+** is not in the middle of one, so a frame loop that must wait is never idle while there is
+** writing to do (on a busy machine the writer thread may not get a core in time). */
+#define WAIT_HELPING(sp, ready)                        \
+    while (!(ready)) {                                 \
+        if ((sp)->n_jobs && !(sp)->executing)          \
+            run_one(sp);                               \
+        else                                           \
+            pthread_cond_wait(&(sp)->done, &(sp)->mu); \
+    }
 
 sn_spool *sn_spool_create(sn_error *err)
 {
@@ -219,8 +242,7 @@ static bool ring_room(sn_spool *sp)
 static sn_status submit(sn_spool *sp, job j, sn_error *err)
 {
     pthread_mutex_lock(&sp->mu);
-    while (sp->n_jobs && sp->queued + j.len > SN_SPOOL_BUDGET)
-        pthread_cond_wait(&sp->done, &sp->mu);
+    WAIT_HELPING(sp, !(sp->n_jobs || sp->executing) || sp->queued + j.len <= SN_SPOOL_BUDGET);
     if (!ring_room(sp)) {
         pthread_mutex_unlock(&sp->mu);
         free(j.data);
@@ -310,8 +332,7 @@ static sn_status drain(sn_spool *sp, bool all, sn_error *err)
     uint64_t upto = all ? now : sp->marks[k]; /* the frames up to SN_SPOOL_LAG before this one */
     sp->marks[k] = now;
     pthread_mutex_lock(&sp->mu);
-    while (atomic_load(&sp->written) < upto)
-        pthread_cond_wait(&sp->done, &sp->mu);
+    WAIT_HELPING(sp, atomic_load(&sp->written) >= upto);
     sn_status s2 = take_error(sp, st ? NULL : err);
     if (all && sp->reported) { /* everything is written or dropped: a next run starts clean */
         sp->failed = sp->reported = false;

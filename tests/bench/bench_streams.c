@@ -7,7 +7,8 @@
 ** (run with outputs) - (run without), finishing included (every byte handed to the kernel);
 ** its throughput is bytes / that cost, printed beside dd's and as a ratio. Twice: a disk folder
 ** (argv[1], the build's temp folder) and tmpfs (/dev/shm) when there is one. Best of ROUNDS
-** alternating rounds. The run timers (sn_run_stats) say where the frame loop's time went.
+** alternating rounds, each side after a `sync` (no write-back of the other's pages to pay).
+** The run timers (sn_run_stats) say where the frame loop's time went.
 ** argv[1]: temp folder, argv[2]: camera plugin folder. */
 #include <sensim/sensim.h>
 
@@ -72,11 +73,13 @@ static void measure(const char *scene, const char *dir, const char *label)
     sn_run_stats s_none = {0}, s_out = {0}, s;
     struct stat st = {0};
     for (int r = 0; r < ROUNDS; r++) {
-        snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s/dd.bin'", out, dir);
+        /* each side starts with no dirty pages of the other's to write back */
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s/dd.bin' && sync", out, dir);
         sh(cmd);
         double t = run(scene, NULL, &s);
         if (t < t_none)
             t_none = t, s_none = s;
+        sh("sync");
         t = run(scene, out, &s);
         if (t < t_out)
             t_out = t, s_out = s;
@@ -84,8 +87,10 @@ static void measure(const char *scene, const char *dir, const char *label)
             fprintf(stderr, "bench_streams: no %s\n", path);
             exit(1);
         }
-        snprintf(cmd, sizeof cmd, "rm -rf '%s' && dd if=/dev/zero of='%s/dd.bin' bs=1M count=%lld status=none", out,
-                 dir, (long long)(st.st_size >> 20));
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' && sync", out);
+        sh(cmd);
+        snprintf(cmd, sizeof cmd, "dd if=/dev/zero of='%s/dd.bin' bs=1M count=%lld status=none", dir,
+                 (long long)(st.st_size >> 20));
         double a = now();
         sh(cmd);
         t_dd = min(t_dd, now() - a);
