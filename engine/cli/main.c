@@ -82,7 +82,7 @@ static const char HELP_RUN[] =
     "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N,\"time_world\":S,\n"
     "                    \"time_sensors\":S,\"time_output\":S,\"time_serialize\":S,\"time_write\":S,\"seed\":N,\n"
     "                    \"scene\":PATH} there at the end (wall seconds by part: serialising is part of output;\n"
-    "                    writing, on the stream writer thread, is not); as DIR/stats.json it is what\n"
+    "                    writing the streams is mostly on their own thread); as DIR/stats.json it is what\n"
     "                    `sensim report DIR` summarises\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"

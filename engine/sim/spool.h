@@ -6,8 +6,8 @@
 ** end of the frame; a larger message is not
 ** copied at all: its buffer is taken from the caller, who gets a spare one back (the buffers
 ** circulate). The frame thread waits only when the writer is more than one frame behind or
-** holds more than SN_SPOOL_BUDGET bytes: when step(F) returns, frames up to F-1 are in the
-** kernel's hands. A write error is kept (path and reason) and reported at the next frame end;
+** holds more than SN_SPOOL_BUDGET bytes (and then writes queued jobs itself rather than
+** sleeping): when step(F) returns, frames up to F-1 are in the kernel's hands. A write error is kept (path and reason) and reported at the next frame end;
 ** what follows it is dropped. */
 #ifndef SN_SIM_SPOOL_H
 #define SN_SIM_SPOOL_H
@@ -41,7 +41,7 @@ sn_status sn_spool_flush(sn_spool *sp, sn_error *err);
 /* Flushes, closes and frees f (NULL is fine). The first error of the flush or the close, if
 ** err; with err NULL nothing is reported (a file being thrown away). */
 sn_status sn_spool_close(sn_spool *sp, sn_spool_file *f, sn_error *err);
-/* Seconds the writer thread has spent in write(2) since it started. */
+/* Seconds spent in write(2) since the spool started, by the writer or a helping frame thread. */
 double sn_spool_busy(sn_spool *sp);
 /* From a crash handler (async-signal-safe): waits up to 10 s for the writer to write what was
 ** queued, so a crash loses only the frame in progress. */

@@ -305,8 +305,9 @@ typedef struct sn_run_stats {
     double time_world, time_sensors, time_output;
     uint64_t frames_planned; /* frames sn_engine_run(e, 0) steps in all: the scene's count, --frames, a replay's span */
     /* The part of time_output spent serialising (plugins' serialize and the header): 0 when
-    ** nothing consumed a message, for a message nobody takes is not serialised; and the stream
-    ** writer thread's seconds in write(2), off the frame loop (docs/outputs.md). */
+    ** nothing consumed a message, for a message nobody takes is not serialised; and the
+    ** seconds spent writing the streams, mostly on their writer thread, off the frame loop
+    ** (docs/outputs.md). */
     double time_serialize, time_write;
 } sn_run_stats;
 
