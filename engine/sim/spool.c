@@ -1,7 +1,8 @@
 /* spool.c — the streams' writer thread and its queue (spool.h).
 **
-** Jobs are byte ranges of buffers, written in queue order by one thread, so each file's bytes
-** stay in the order the frame thread put them. Buffers circulate instead of being allocated
+** Jobs are byte ranges of buffers, written one at a time, oldest first — by the writer thread,
+** or by the frame thread when it must wait — so each file's bytes stay in the order the frame
+** thread put them. Buffers circulate instead of being allocated
 ** per message: a written chunk goes back to the chunk list, a written message buffer to the
 ** spare list the next large message's owner draws from. */
 #include "spool.h"
@@ -47,7 +48,7 @@ struct sn_spool {
     pthread_cond_t has_job, done;
     job *jobs; /* a ring */
     size_t cap_jobs, head, n_jobs;
-    size_t queued;              /* bytes in the ring */
+    size_t queued;              /* bytes queued or being written */
     _Atomic uint64_t submitted; /* jobs queued since the start, and written (or dropped) */
     _Atomic uint64_t written;
     uint64_t marks[SN_SPOOL_LAG]; /* `submitted` at the end of the last SN_SPOOL_LAG frames */
