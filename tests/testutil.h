@@ -77,4 +77,33 @@ static inline sn_actor_info tu_actor(sn_engine *e, const char *name)
     return info;
 }
 
+/* The last image a camera listener got (sn_engine_listen(e, name, tu_on_image, &capture, ...)):
+** its size and raw_data bytes (owned: free raw), and how many came. */
+typedef struct tu_image {
+    uint32_t w, h;
+    uint8_t *raw;
+    size_t n;
+} tu_image;
+
+static inline void tu_on_image(const sn_message *m, void *user)
+{
+    tu_image *c = user;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
+        const msgpack_object *raw = tu_get(&u.data, "raw_data");
+        uint8_t *copy = raw && raw->type == MSGPACK_OBJECT_BIN ? malloc(raw->via.bin.size ? raw->via.bin.size : 1) : NULL;
+        if (copy) {
+            memcpy(copy, raw->via.bin.ptr, raw->via.bin.size);
+            free(c->raw);
+            c->raw = copy;
+            c->w = (uint32_t)tu_num(tu_get(&u.data, "width"));
+            c->h = (uint32_t)tu_num(tu_get(&u.data, "height"));
+            c->n++;
+        }
+    }
+    msgpack_unpacked_destroy(&u);
+}
+
 #endif

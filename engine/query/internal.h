@@ -20,6 +20,7 @@ typedef struct rs_actor {
     const sn_mesh *mesh;
     sn_mat3 R;
     sn_vec3 centre, ext;
+    sn_vec3 half;        /* the actor's box's half extents (its collision box) */
     double lo[3], hi[3]; /* world bounding box */
     bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
     sn_vec3 origin, vel, omega; /* the actor's origin, velocity (m/s), angular velocity (rad/s) */
@@ -81,6 +82,10 @@ struct sn_rayscene {
     uint64_t gen, static_gen, bounds_gen;
     double alpha;          /* the moving actors are posed at this fraction of the last frame */
     bool built, bounds_built;
+    /* dact holds every moving actor as its collision box at generation boxes_gen, without the
+    ** models' triangles (rs_sync_boxes); built is false then */
+    bool has_boxes;
+    uint64_t boxes_gen;
 
     sn_pool *pool;
     int threads;
@@ -130,6 +135,15 @@ static inline size_t rs_min_size(size_t stride, size_t ours) { return stride < o
 ** when `bounds`. rs_sync_at poses them at fraction alpha of the last frame instead. */
 sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err);
 sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool bounds, sn_error *err);
+/* What sweeps and overlaps need: every actor's collision shape as now and the bounds scene.
+** Vehicles and walkers are their boxes there, as physics meets them (CARLA's sweeps meet
+** skeletal meshes' physics bodies, not their render meshes): posing every model and refitting
+** the ray index each frame is what made the obstacle sensor 5x dearer. A later ray query
+** builds the full index. */
+sn_status rs_sync_boxes(sn_rayscene *rs, const sn_world *w, sn_error *err);
+/* Actor a as its collision shape: a itself, or for a model its box (written to tmp, which may
+** be a). */
+const rs_actor *rs_collision_box(const rs_actor *a, rs_actor *tmp);
 /* World vertex j (0..2) of triangle `tri` of an actor. */
 sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j);
 

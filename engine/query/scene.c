@@ -161,6 +161,7 @@ static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_ac
     r->R = sn_mat3_from_quat(q);
     r->centre = sn_v3_add(pos, sn_mat3_apply(&r->R, a->bbox.location));
     r->ext = r->model ? sn_v3(1, 1, 1) : a->bbox.extent;
+    r->half = a->bbox.extent;
     r->open = false;
     /* box of the oriented box (it holds every unit mesh and model), a hair wider for float rounding */
     const double *m = r->R.m;
@@ -330,12 +331,14 @@ static bool reserve_models(sn_rayscene *rs, const sn_world *w)
            sn_grow((void **)&rs->model_v, &rs->cap_model_v, n_v + 1, sizeof *rs->model_v);
 }
 
-static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha, sn_error *err)
+/* The moving actors and planes at alpha; with `boxes`, vehicles and walkers as their collision
+** boxes and no Embree geometry (sweeps and overlaps need only that: rs_sync_boxes). */
+static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha, bool boxes, sn_error *err)
 {
     rs->n_dact = rs->n_planes = 0;
     bool same = true; /* the same shapes in the same order: keep the buffers */
     size_t used_v = 0, n_models = 0;
-    if (!reserve_models(rs, w))
+    if (!boxes && !reserve_models(rs, w))
         return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the vehicles' and walkers' meshes");
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
@@ -357,9 +360,13 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
         same = same && rs->n_dact < rs->n_dyn_shapes && rs->dyn_shapes[rs->n_dact] == dyn_key(w, a);
         rs_actor *r = &rs->dact[rs->n_dact++];
         fill_actor(w, a, alpha, r);
-        if (r->model)
+        if (r->model && boxes)
+            rs_collision_box(r, r);
+        else if (r->model)
             pose_model(rs, a, alpha, r, &used_v, n_models++);
     }
+    if (boxes)
+        return SN_OK;
     same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes && rs->dyn_refits < DYN_REFITS;
     if (same) {
         rs->dyn_refits++; /* new vertices, same triangles */
@@ -450,10 +457,10 @@ sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool boun
 {
     sn_status st = SN_OK;
     if (rs->world != w || !rs->built || rs->gen != w->gen || rs->alpha != alpha) {
-        rs->built = rs->bounds_built = false;
+        rs->built = rs->bounds_built = rs->has_boxes = false;
         if ((rs->world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
             return st;
-        if ((st = build_dynamic(rs, w, alpha, err)))
+        if ((st = build_dynamic(rs, w, alpha, false, err)))
             return st;
         rs->world = w;
         rs->gen = w->gen;
@@ -463,6 +470,37 @@ sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool boun
     if (bounds && (!rs->bounds_built || rs->bounds_gen != rs->gen))
         st = build_bounds(rs, err);
     return st;
+}
+
+sn_status rs_sync_boxes(sn_rayscene *rs, const sn_world *w, sn_error *err)
+{
+    if (rs->world == w && rs->built && rs->gen == w->gen && rs->alpha == 1.0)
+        return rs_sync(rs, w, true, err); /* the full index is current: its boxes serve */
+    if (!(rs->world == w && rs->boxes_gen == w->gen && rs->has_boxes)) {
+        rs->built = rs->bounds_built = rs->has_boxes = false;
+        sn_status st;
+        if ((rs->world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
+            return st;
+        if ((st = build_dynamic(rs, w, 1.0, true, err)))
+            return st;
+        rs->world = w;
+        rs->gen = rs->boxes_gen = w->gen;
+        rs->alpha = 1.0;
+        rs->has_boxes = true; /* built stays false: a ray query builds the models' index */
+    }
+    return !rs->bounds_built || rs->bounds_gen != rs->gen ? build_bounds(rs, err) : SN_OK;
+}
+
+const rs_actor *rs_collision_box(const rs_actor *a, rs_actor *tmp)
+{
+    if (!a->model)
+        return a;
+    if (tmp != a)
+        *tmp = *a;
+    tmp->model = 0;
+    tmp->mesh = sn_mesh_get(SN_SHAPE_BOX);
+    tmp->ext = a->half;
+    return tmp;
 }
 
 float *sn_rayscene_world_triangles(const sn_world *w, size_t *n_tris)

@@ -1,5 +1,6 @@
 /* sweep.c — sphere sweeps and overlaps: candidates from a point query over the actors' boxes,
-** then exact tests in double precision against each candidate's triangles and the planes. */
+** then exact tests in double precision against each candidate's collision shape (its triangles;
+** vehicles and walkers: their boxes, internal.h rs_sync_boxes) and the planes. */
 #include "internal.h"
 
 #include "../core/util.h"
@@ -209,7 +210,7 @@ sn_status sn_sweep_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query
         return sn_fail(err, SN_E_INVALID, "sweep_sphere: NULL ray or result");
     if (!(radius >= 0) || !isfinite(radius))
         return sn_fail(err, SN_E_INVALID, "sweep_sphere: radius %g is not a finite number >= 0", radius);
-    if ((st = rs_sync(rs, w, true, err)))
+    if ((st = rs_sync_boxes(rs, w, err)))
         return st;
     sn_ray r;
     memcpy(&r, ray, sizeof r);
@@ -228,7 +229,8 @@ sn_status sn_sweep_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query
         return sn_fail(err, SN_E_NOMEM, "sweep_sphere: out of memory");
     uint32_t n = 0;
     for (size_t k = 0; k < s->n; k++) {
-        const rs_actor *a = rs_ref_actor(rs, s->recs[k].ref);
+        rs_actor box;
+        const rs_actor *a = rs_collision_box(rs_ref_actor(rs, s->recs[k].ref), &box);
         double t;
         sn_vec3 c;
         if (rs_excluded(w, q, a->id, a->parent, a->tag, a->kind) || !segment_near_box(a, o, d, maxd, radius) ||
@@ -286,7 +288,7 @@ sn_status sn_overlap_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_que
     *n_found = 0;
     if (!rs_origin_ok(centre)) /* a finite centre past what the index can hold: nothing there */
         return SN_OK;
-    if ((st = rs_sync(rs, w, true, err)))
+    if ((st = rs_sync_boxes(rs, w, err)))
         return st;
     rs_scratch *s = &rs->scratch[0];
     s->oom = false;
@@ -297,7 +299,8 @@ sn_status sn_overlap_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_que
     uint32_t n = 0, *found = (uint32_t *)s->hits; /* sn_ray_hit is larger than an id */
     bool seen_map = false;
     for (size_t k = 0; k < s->n; k++) {
-        const rs_actor *a = rs_ref_actor(rs, s->recs[k].ref);
+        rs_actor box;
+        const rs_actor *a = rs_collision_box(rs_ref_actor(rs, s->recs[k].ref), &box);
         if (rs_excluded(w, q, a->id, a->parent, a->tag, a->kind) || box_dist2(a, centre) > radius * radius)
             continue;
         bool hit = inside(a, centre);

@@ -225,6 +225,23 @@ static struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
 
 #define MAKE_HIT(o, d, t, n, a) RS_HIT_OF(t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
 
+/* The tag of triangle tri of actor a: a model's rider parts are Rider (shapes.h sn_material_tag). */
+static uint8_t tri_tag(const rs_actor *a, uint32_t tri)
+{
+    const sn_mesh *m = a->mesh;
+    if (!a->model || !m->parts)
+        return a->tag;
+    uint32_t lo = 0, hi = m->n_parts; /* the last part starting at or before tri */
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (m->parts[mid].first <= tri)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return sn_material_tag((sn_material)m->parts[lo].material, a->tag);
+}
+
 /* A ground plane along the ray: below it (inside the half-space) is distance 0. */
 static bool plane_hit(const rs_plane *p, sn_vec3 o, sn_vec3 d, double maxd, double *t, sn_vec3 *n)
 {
@@ -288,6 +305,7 @@ static void finish_closest(const rs_ctx *c, sn_vec3 o, sn_vec3 d, double maxd, b
         const rs_actor *best_a = NULL;
         const rs_plane *best_p = NULL;
         sn_vec3 best_n = {0, 0, 0};
+        uint32_t best_tri = 0;
         if (rh->hit.geomID != RTC_INVALID_GEOMETRY_ID) {
             uint32_t ref, tri;
             bool back;
@@ -298,7 +316,7 @@ static void finish_closest(const rs_ctx *c, sn_vec3 o, sn_vec3 d, double maxd, b
             if (back) /* the first surface is a way out: the origin is inside */
                 t = 0, nn = sn_v3_scale(d, -1);
             if (t <= maxd)
-                found = true, best_t = t, best_id = a->id, best_a = a, best_n = nn;
+                found = true, best_t = t, best_id = a->id, best_a = a, best_n = nn, best_tri = tri;
         }
         for (size_t k = 0; k < rs->n_planes; k++) {
             const rs_plane *p = &rs->planes[k];
@@ -312,6 +330,8 @@ static void finish_closest(const rs_ctx *c, sn_vec3 o, sn_vec3 d, double maxd, b
         if (found) {
             res.n_hits = res.n_found = 1;
             res.hit = best_a ? MAKE_HIT(o, d, best_t, best_n, best_a) : MAKE_HIT(o, d, best_t, best_n, best_p);
+            if (best_a)
+                res.hit.semantic_tag = tri_tag(best_a, best_tri);
         }
     }
     memcpy((char *)out + (size_t)i * c->q->result_size, &res, rs_min_size(c->q->result_size, sizeof res));
@@ -415,8 +435,10 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_
         double t = e->back ? 0 : refine(a, e->tri, o, d, e->t, &nn, &back);
         if (e->back)
             nn = sn_v3_scale(d, -1);
-        if (t <= maxd)
-            s->hits[n++] = MAKE_HIT(o, d, t, nn, a);
+        if (t <= maxd) {
+            s->hits[n] = MAKE_HIT(o, d, t, nn, a);
+            s->hits[n++].semantic_tag = tri_tag(a, e->tri);
+        }
     }
     for (size_t k = 0; k < rs->n_planes; k++) {
         const rs_plane *p = &rs->planes[k];

@@ -5,6 +5,7 @@
 #include "../core/mathx.h"
 #include "../core/util.h"
 #include "../map/road_mesh.h"
+#include "headlights.h"
 #include "mesh.h"
 #include "shade.h"
 #include "shadow.h"
@@ -26,6 +27,7 @@ typedef struct prim {
     uint32_t id;
     uint8_t tag, color[3];
     uint8_t material; /* shapes.h sn_material (SN_MAT_BODY for props, roads, planes) */
+    float glow;       /* a lit lamp's own light (headlights.h sn_lamp_glow) */
     bool checker, is_plane;
     double checker_size;
     sn_mat3 rot; /* actor frame, for the checker in actor coordinates */
@@ -115,6 +117,7 @@ struct sn_renderer {
     sn_mat3 R; /* camera frame: columns forward, right, up */
     sn_vec3 eye;
     sn_shade_env env;  /* sun, sky, fog, wetness of this frame (shade.h) */
+    sn_lamps lamps;    /* vehicles' headlights at night (headlights.h) */
     sn_shadow *shadow; /* the sun's shadow map, created at the first colour render */
     sn_vec3 *shadow_v; /* one caster's world vertices */
     size_t cap_shadow_v;
@@ -171,6 +174,7 @@ void sn_renderer_destroy(sn_renderer *r)
         return;
     sn_pool_destroy(r->pool);
     sn_shadow_destroy(r->shadow);
+    sn_lamps_free(&r->lamps);
     free(r->shadow_v);
     free(r->shadow_mv);
     for (int k = 0; k < MAX_SETUP; k++) {
@@ -377,6 +381,7 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
     p->pos = t->pos;
     p->moves = false;
     p->material = SN_MAT_BODY;
+    p->glow = 0;
     if (r->motion) {
         sn_vec3 pp;
         sn_quat pq;
@@ -474,6 +479,8 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
             *p = p[-1];
         p->material = m->parts ? m->parts[k].material : SN_MAT_BODY;
         sn_material_rgb(p->material, a->color, p->color);
+        p->tag = sn_material_tag(p->material, a->tag);
+        p->glow = (float)sn_lamp_glow(a, p->material);
     }
     *out = j;
     return true;
@@ -756,7 +763,12 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     if (depth > r->far)
         depth = r->far;
     sn_surface s = {.p = sn_v3_add(r->eye, sn_v3_scale(ray, depth)), .view = sn_v3_norm(ray), .n = n,
-                    .color = p->color, .albedo = 1, .sun_vis = 1, .tag = p->tag};
+                    .color = p->color, .albedo = 1, .sun_vis = 1, .tag = p->tag, .glow = p->glow};
+    double lamp[3] = {0, 0, 0};
+    if (r->lamps.n) {
+        sn_lamps_light(&r->lamps, s.p, n, lamp);
+        s.lamp = lamp;
+    }
     if (p->checker) {
         /* the surface point, pushed a hair inside so faces on cell borders do not flicker */
         sn_vec3 pt = sn_v3_sub(s.p, sn_v3_scale(sn_v3(n[0], n[1], n[2]), 1e-3 * p->checker_size));
@@ -987,6 +999,9 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
+    /* headlights only where colour is drawn, and only at night */
+    if (!sn_lamps_build(&r->lamps, w, alpha, out->bgra ? r->env.night : 0, r->eye, cam->far_clip))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for the headlights");
     /* shadows only where colour is drawn, and only while the sun is up */
     r->shadows = out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
     if (r->shadows && !build_shadows(r, w, alpha))

@@ -39,6 +39,7 @@ void sn_shade_env_init(sn_shade_env *e, const sn_lighting *l)
     double wet = w->wetness > w->precipitation_deposits ? w->wetness : w->precipitation_deposits;
     e->wet = wet / 100;
     e->shadow_keep = 0.6 * c;
+    e->night = 1 - day;
 }
 
 /* Optical depth of fog from a to b: the integral of fog_k exp(-falloff z) along the segment. */
@@ -117,7 +118,8 @@ void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, u
     }
     double out[3];
     for (int k = 0; k < 3; k++)
-        out[k] = s->color[k] * ((e->ambient + e->sun_rgb[k] * lit * vis) * albedo);
+        out[k] = s->color[k] * ((e->ambient + e->sun_rgb[k] * lit * vis + (s->lamp ? s->lamp[k] : 0)) * albedo +
+                                s->glow);
     if (gloss > 0) {
         /* view reflected about the normal; Schlick's Fresnel weights the sky it mirrors */
         sn_vec3 v = s->view, nn = sn_v3(n[0], n[1], n[2]);

@@ -19,6 +19,7 @@ typedef struct sn_shade_env {
     double fog_falloff; /* 1/m: extinction k(z) = fog_k exp(-fog_falloff z) */
     double wet;         /* 0..1: wetness of the ground's upward faces */
     double shadow_keep; /* 0..1: how much of the sun a shadow still lets through (clouds) */
+    double night;       /* 1 - day: how much vehicles' headlights show (headlights.h) */
 } sn_shade_env;
 
 void sn_shade_env_init(sn_shade_env *e, const sn_lighting *l);
@@ -39,6 +40,8 @@ typedef struct sn_surface {
     double albedo;     /* a texture's factor on the base colour (checker, asphalt noise), 1 = none */
     double sun_vis;    /* 0..1: how much of the sun reaches p (shadows) */
     uint8_t tag;       /* semantic tag: picks the material */
+    const double *lamp; /* NULL, or the headlights' irradiance r, g, b on p (headlights.h) */
+    double glow;       /* a lit lamp's own light, added to its colour (0: none) */
 } sn_surface;
 
 /* The colour of a surface point, fog included: r, g, b 0..255. */

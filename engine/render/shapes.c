@@ -18,12 +18,20 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 /* Each model's blueprint defaults: the extents its topology is built at (any others pose it). */
 static const double ref_ext[SN_MODEL_COUNT][3] = {
     {0, 0, 0}, {2.3, 0.95, 0.75}, {2.6, 1.0, 1.05}, {4.0, 1.25, 1.6}, {6.0, 1.27, 1.6}, {0.25, 0.25, 0.9},
+    {0.82, 0.3, 0.85}, {1.1, 0.43, 0.75},
 };
+
+/* CARLA 0.9.15's two-wheelers (docs/shapes.md): bicycles, then motorcycles. */
+static const char *const bikes[] = {"vehicle.bh.crossbike", "vehicle.diamondback.century", "vehicle.gazelle.omafiets"};
+static const char *const motorbikes[] = {"vehicle.harley-davidson.low_rider", "vehicle.kawasaki.ninja",
+                                         "vehicle.yamaha.yzf", "vehicle.vespa.zx125"};
 
 static void build(sn_mb *b, sn_model m, const sn_model_state *s)
 {
     if (m == SN_MODEL_WALKER)
         sn_build_walker(b, s);
+    else if (m == SN_MODEL_BIKE || m == SN_MODEL_MOTORBIKE)
+        sn_build_twowheel(b, m, s);
     else
         sn_build_vehicle(b, m, s);
     sn_mb_end(b);
@@ -59,6 +67,12 @@ sn_model sn_model_of(const sn_world *w, const sn_actor *a)
         return strncmp(id, "walker.", 7) ? SN_MODEL_NONE : SN_MODEL_WALKER;
     if (a->kind != SN_ACTOR_VEHICLE || strncmp(id, "vehicle.", 8))
         return SN_MODEL_NONE;
+    for (size_t i = 0; i < sizeof bikes / sizeof bikes[0]; i++)
+        if (!strcmp(id, bikes[i]))
+            return SN_MODEL_BIKE;
+    for (size_t i = 0; i < sizeof motorbikes / sizeof motorbikes[0]; i++)
+        if (!strcmp(id, motorbikes[i]))
+            return SN_MODEL_MOTORBIKE;
     return !strcmp(id, "vehicle.truck") ? SN_MODEL_TRUCK
            : !strcmp(id, "vehicle.van") ? SN_MODEL_VAN
            : !strcmp(id, "vehicle.bus") ? SN_MODEL_BUS
@@ -89,14 +103,23 @@ void sn_material_rgb(sn_material mat, const uint8_t actor_rgb[3], uint8_t out[3]
     static const uint8_t rgb[SN_MAT_COUNT][3] = {
         {0, 0, 0},       {45, 60, 75},   {28, 28, 28},    {165, 165, 170}, {50, 50, 52},
         {240, 238, 215}, {190, 25, 25},  {225, 225, 215}, {224, 172, 140}, {45, 55, 85},
+        {55, 75, 110},   {224, 172, 140}, {40, 40, 48},   {30, 30, 34},
     };
     memcpy(out, mat == SN_MAT_BODY || mat >= SN_MAT_COUNT ? actor_rgb : rgb[mat], 3);
+}
+
+uint8_t sn_material_tag(sn_material mat, uint8_t actor_tag)
+{
+    return mat == SN_MAT_RIDER || mat == SN_MAT_RIDER_SKIN || mat == SN_MAT_RIDER_LEGS || mat == SN_MAT_HELMET
+               ? (uint8_t)SN_TAG_RIDER
+               : actor_tag;
 }
 
 int sn_model_wheel_part(sn_model m, int k)
 {
     const sn_mesh *mesh = sn_model_mesh(m);
-    if (!mesh || m == SN_MODEL_WALKER || k < 0 || k > 3)
+    bool two = m == SN_MODEL_BIKE || m == SN_MODEL_MOTORBIKE;
+    if (!mesh || m == SN_MODEL_WALKER || k < 0 || k > (two ? 1 : 3))
         return -1;
     /* tyres are the model's only parts of material SN_MAT_TYRE, in wheel order */
     for (uint32_t i = 0, n = 0; i < mesh->n_parts; i++)

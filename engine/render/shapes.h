@@ -24,6 +24,8 @@ typedef enum sn_model {
     SN_MODEL_TRUCK,
     SN_MODEL_BUS,
     SN_MODEL_WALKER,
+    SN_MODEL_BIKE,      /* a bicycle and its cyclist */
+    SN_MODEL_MOTORBIKE, /* a motorcycle and its rider */
     SN_MODEL_COUNT
 } sn_model;
 
@@ -39,8 +41,17 @@ typedef enum sn_material {
     SN_MAT_CARGO,    /* a truck's load box */
     SN_MAT_SKIN,
     SN_MAT_TROUSERS,
+    SN_MAT_RIDER,      /* a rider's jacket and arms: tagged Rider, as CARLA tags riders */
+    SN_MAT_RIDER_SKIN, /* a cyclist's head */
+    SN_MAT_RIDER_LEGS,
+    SN_MAT_HELMET,     /* a motorcyclist's head */
     SN_MAT_COUNT
 } sn_material;
+
+/* The semantic tag of a part of material mat on an actor tagged actor_tag: Rider for the rider
+** materials (CARLA 0.9.14+ tags the person on a bicycle or motorcycle Rider and the machine
+** Bicycle or Motorcycle), the actor's tag for every other part. */
+uint8_t sn_material_tag(sn_material mat, uint8_t actor_tag);
 
 /* An actor's articulation at one instant. */
 typedef struct sn_model_state {
@@ -51,9 +62,10 @@ typedef struct sn_model_state {
     double speed;     /* m/s: a walker's stride widens with it */
 } sn_model_state;
 
-/* The model an actor is drawn with: vehicles by blueprint (vehicle.sedan, .van, .truck, .bus;
-** any other vehicle.* as a sedan), walker.* as a walker; NONE for everything else (actors made
-** without a blueprint included) and for every actor while w->box_shapes is set. */
+/* The model an actor is drawn with: vehicles by blueprint (vehicle.sedan, .van, .truck, .bus,
+** CARLA's bicycles and motorcycles; any other vehicle.* as a sedan), walker.* as a walker; NONE
+** for everything else (actors made without a blueprint included) and for every actor while
+** w->box_shapes is set. */
 sn_model sn_model_of(const sn_world *w, const sn_actor *a);
 /* The model's triangles and parts; v is NULL (vertices are per actor, sn_model_pose). Cached
 ** once; thread-safe. NULL for SN_MODEL_NONE. */
@@ -65,8 +77,8 @@ void sn_model_pose(sn_model m, const sn_model_state *s, float (*v)[3]);
 /* The colour of material mat on an actor whose colour is actor_rgb. */
 void sn_material_rgb(sn_material mat, const uint8_t actor_rgb[3], uint8_t out[3]);
 /* For tests: the part of wheel k (0 front left, 1 front right, 2 rear left, 3 rear right; left
-** is -y) of a vehicle model, -1 for others. Its first two vertices are the centres of its
-** inner and outer faces (the axle). */
+** is -y; two-wheelers: 0 front, 1 rear, as CARLA's VehicleWheelLocation) of a vehicle model,
+** -1 for others. Its first two vertices are the centres of its inner and outer faces (the axle). */
 int sn_model_wheel_part(sn_model m, int k);
 
 /* Wheel radius of a vehicle model for half extents ext (m): travel / radius is its spin. */

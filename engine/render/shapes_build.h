@@ -47,8 +47,10 @@ void sn_mb_prism(sn_mb *b, const double (*xz)[2], int n, double hw0, double hw_d
 /* A cylinder of radius r about frame f's y axis from y = y0 to y1, `slices` sides. */
 void sn_mb_cylinder(sn_mb *b, const sn_mb_frame *f, double r, double y0, double y1, int slices);
 
-/* The model builders (shapes_vehicle.c, shapes_walker.c). */
+/* The model builders (shapes_vehicle.c, shapes_walker.c, shapes_twowheel.c). */
 void sn_build_vehicle(sn_mb *b, sn_model m, const sn_model_state *s);
 void sn_build_walker(sn_mb *b, const sn_model_state *s);
+void sn_build_twowheel(sn_mb *b, sn_model m, const sn_model_state *s); /* shapes_twowheel.c */
+double sn_twowheel_wheel_radius(sn_model m, sn_vec3 ext);
 
 #endif

@@ -64,6 +64,8 @@ static wheels wheel_layout(const profile *p, const sn_model_state *s)
 
 double sn_vehicle_wheel_radius(sn_model m, sn_vec3 ext)
 {
+    if (m == SN_MODEL_BIKE || m == SN_MODEL_MOTORBIKE)
+        return sn_twowheel_wheel_radius(m, ext);
     if (m <= SN_MODEL_NONE || m >= SN_MODEL_WALKER)
         return 0;
     sn_model_state s = {ext, 0, 0, 0, 0};

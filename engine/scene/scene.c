@@ -4,6 +4,7 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
+#include "../world/vehicle_lights.h"
 #include "../world/weather.h"
 #include "override.h"
 #include "yamldoc.h"
@@ -413,11 +414,35 @@ static sn_status parse_save(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     return SN_OK;
 }
 
+/* light_state: CARLA's VehicleLightState as a name ("LowBeam", "All", "NONE"), a list of
+** names, or the bits as a number. */
+static sn_status parse_light_state(ctx *c, const sn_ynode *n, sn_scene_entity *e)
+{
+    e->light_state = 0;
+    size_t k = n->kind == SN_Y_SEQ ? n->n : 1;
+    for (size_t i = 0; i < k; i++) {
+        const sn_ynode *v = n->kind == SN_Y_SEQ ? n->items[i] : n;
+        if (v->kind != SN_Y_SCALAR)
+            return at(c, v, "light_state: expected a VehicleLightState name, a list of names or a number", NULL, NULL);
+        uint32_t bits;
+        char *end;
+        unsigned long long num = strtoull(v->text, &end, 0);
+        if (!v->quoted && end != v->text && !*end && v->text[0] != '-' && num <= UINT32_MAX)
+            bits = (uint32_t)num;
+        else if (!sn_vehicle_light_bits(v->text, &bits))
+            return at(c, v, "light_state: unknown light '%s' (CARLA's VehicleLightState: %s, or the bits as a number "
+                      "up to 4294967295)", v->text, sn_vehicle_light_names());
+        e->light_state |= bits;
+    }
+    e->has_light_state = true;
+    return SN_OK;
+}
+
 static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_entity *e)
 {
     static const char *const actor_keys[] = {"name", "blueprint", "transform", "attributes",
                                              "attach_to", "velocity", "control", "autopilot",
-                                             "spawn_at", "destroy_at", NULL};
+                                             "spawn_at", "destroy_at", "light_state", NULL};
     static const char *const sensor_keys[] = {"name", "blueprint", "transform", "attributes",
                                               "attach_to", "calls", "spawn_at", "destroy_at", "save", NULL};
     const char *what = sensor ? "a sensor" : "an actor";
@@ -472,6 +497,8 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     if ((v = sn_ynode_get(n, "control")) && (st = parse_control(c, v, e)))
         return st;
     if ((v = sn_ynode_get(n, "autopilot")) && (st = parse_autopilot(c, v, e)))
+        return st;
+    if ((v = sn_ynode_get(n, "light_state")) && (st = parse_light_state(c, v, e)))
         return st;
     if ((v = sn_ynode_get(n, "save")) && (st = parse_save(c, v, e)))
         return st;

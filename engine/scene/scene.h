@@ -65,6 +65,8 @@ typedef struct sn_scene_entity {
     bool map_autopilot;   /* autopilot without a route: follow the map's lanes */
     sn_tm_knobs knobs;
     sn_srcpos autopilot_pos;
+    bool has_light_state;
+    uint32_t light_state; /* vehicles: sn_vehicle_light bits (CARLA's VehicleLightState) */
 
     /* sensors only */
     sn_scene_call *calls;

@@ -296,6 +296,39 @@ sn_status sn_engine_apply_control(sn_engine *e, uint32_t id, const sn_vehicle_co
     return SN_OK;
 }
 
+/* The vehicle `id` for the light-state calls, or NULL with err set. */
+static sn_actor *light_vehicle(const sn_engine *e, const char *what, uint32_t id, sn_error *err)
+{
+    sn_actor *a = live_actor((sn_engine *)e, what, id, err);
+    if (a && a->kind != SN_ACTOR_VEHICLE) {
+        sn_fail(err, SN_E_INVALID, "%s: actor %u is a %s, not a vehicle", what, id, a->type_id);
+        return NULL;
+    }
+    return a;
+}
+
+sn_status sn_engine_set_vehicle_light_state(sn_engine *e, uint32_t id, uint32_t state, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_actor *a = light_vehicle(e, "set_light_state", id, err);
+    if (!a)
+        return err->status;
+    a->light_state = state;
+    return SN_OK;
+}
+
+sn_status sn_engine_get_vehicle_light_state(const sn_engine *e, uint32_t id, uint32_t *state, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!state)
+        return sn_fail(err, SN_E_INVALID, "get_light_state: NULL output");
+    sn_actor *a = light_vehicle(e, "get_light_state", id, err);
+    if (!a)
+        return err->status;
+    *state = a->light_state;
+    return SN_OK;
+}
+
 sn_status sn_engine_apply_walker_control(sn_engine *e, uint32_t id, const sn_walker_control *c, sn_error *err)
 {
     SN_ERR_LOCAL(err);

@@ -18,12 +18,12 @@
 
 /* Containers a plugin may nest: with the message's own map, the 32 msgpack-c's reader holds. */
 #define SN_WRITER_MAX_DEPTH 31
-#define SN_WRITER_KNOWN 1024 /* write_packed values remembered as checked (a power of two) */
+#define SN_WRITER_KNOWN 4096 /* write_packed values remembered as checked (a power of two) */
+#define SN_WRITER_WAYS 4      /* ... in sets of this many, found by their hash */
 
-/* A write_packed value found well-formed: the same bytes at the same place are not checked
-** again (a CAM goes to hundreds of receivers a frame); a changed byte changes the hash. */
+/* A write_packed value found well-formed: the same bytes are not checked again (a CAM goes to
+** hundreds of receivers a frame). Found by content, not place: a changed byte changes the hash. */
 typedef struct sn_packed_known {
-    const void *bytes;
     size_t n;
     uint64_t hash;
     int depth; /* containers nested in it */

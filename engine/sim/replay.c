@@ -217,6 +217,17 @@ static sn_status apply_events(sn_engine *e, sn_replay *rp, const sn_log_frame *f
                 (st = sn_engine_traffic_light_set_state(e, m->live, (sn_traffic_light_state)f->lights[i].state, err)))
                 return st;
         }
+    /* Vehicles' wheel angles and lights (format 1.3; a reader built before has none): the wheels
+    ** turn as recorded, since a kinematic vehicle does not steer itself. */
+    if (f->struct_size >= offsetof(sn_log_frame, n_vehicles) + sizeof f->n_vehicles && f->vehicles)
+        for (uint32_t i = 0; i < f->n_vehicles; i++) {
+            id_map *m = map_find(rp, f->vehicles[i].id);
+            sn_actor *a = m && !m->physics ? sn_world_find(&e->world, m->live) : NULL;
+            if (a && a->kind == SN_ACTOR_VEHICLE) {
+                a->steer_angle = f->vehicles[i].wheel_steer_angle * SN_DEG;
+                a->light_state = f->vehicles[i].light_state;
+            }
+        }
     /* The recorded weather, when it differs from the world's (recordings before format 1.2 have none). */
     if (f->struct_size >= offsetof(sn_log_frame, weather) + sizeof f->weather && f->weather &&
         memcmp(f->weather, &e->lighting.weather, sizeof *f->weather) != 0) {

@@ -297,6 +297,9 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
         return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`; "
                        "sensors go under 'sensors:')", sn_scene_where(path, ent->blueprint_pos).s,
                        ent->blueprint);
+    if (ent->has_light_state && bp->kind != SN_ACTOR_VEHICLE)
+        return sn_fail(err, SN_E_INVALID, "%s: light_state needs a vehicle.* blueprint, not '%s'",
+                       sn_scene_where(path, ent->pos).s, bp->id);
     if ((ent->has_control || ent->has_velocity || ent->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
         return sn_fail(err, SN_E_INVALID, "%s: '%s' is static: velocity, control and autopilot need a "
                        "vehicle.* or walker.* blueprint", sn_scene_where(path, ent->pos).s, bp->id);
@@ -318,6 +321,7 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
         return st;
     if (ent->has_velocity && a->body)
         sn_world_set_velocity(&e->world, a, ent->velocity, sn_v3(0, 0, 0));
+    a->light_state = ent->light_state;
     if (ent->has_control) {
         a->control = ent->control;
         if (bp->kind == SN_ACTOR_WALKER) {

@@ -214,21 +214,30 @@ static bool packed_ok(const unsigned char *p, size_t n, int depth, int *deepest,
     return true;
 }
 
-/* 64-bit hash of the bytes, 8 at a time (a multiply-xorshift mix per word). */
+/* 64-bit hash of the bytes, 32 at a time in four independent lanes (a multiply-xorshift mix
+** per word; one lane's chain of multiplies would bound it at 8 bytes per multiply latency). */
 static uint64_t packed_hash(const unsigned char *p, size_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    uint64_t h[4] = {0x9e3779b97f4a7c15ull ^ n, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull, 0x27d4eb2f165667c5ull};
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
+    for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 4; k++) {
+            uint64_t v;
+            memcpy(&v, p + i + 8 * k, 8);
+            h[k] = (h[k] ^ v) * 0xff51afd7ed558ccdull;
+            h[k] ^= h[k] >> 32;
+        }
+    for (int k = 0; i + 8 <= n; i += 8, k++) {
         uint64_t v;
         memcpy(&v, p + i, 8);
-        h = (h ^ v) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
+        h[k] = (h[k] ^ v) * 0xff51afd7ed558ccdull;
+        h[k] ^= h[k] >> 32;
     }
     uint64_t v = 0;
     memcpy(&v, p + i, n - i);
-    h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 29);
+    uint64_t x = ((h[0] ^ v) * 0xc4ceb9fe1a85ec53ull) ^ (h[1] * 0xff51afd7ed558ccdull);
+    x = (x ^ (x >> 29)) * 0xc4ceb9fe1a85ec53ull ^ (h[2] * 0x9e3779b97f4a7c15ull) ^ h[3];
+    return x ^ (x >> 29);
 }
 
 static sn_status w_packed(sn_writer *w, const void *bytes, size_t n)
@@ -236,14 +245,24 @@ static sn_status w_packed(sn_writer *w, const void *bytes, size_t n)
     const char *why = NULL;
     if (!bytes)
         return refuse(w, "write_packed(NULL)");
-    /* The same bytes at the same place, checked before and fitting under the current depth? */
+    /* The same bytes checked before (by hash and length), fitting under the current depth? The
+    ** set is in most-recent-first order; a new value takes the first way. */
     uint64_t h = packed_hash(bytes, n);
-    sn_packed_known *k = &w->known[(((uintptr_t)bytes >> 3) ^ n) & (SN_WRITER_KNOWN - 1)];
-    if (!(k->bytes == bytes && k->n == n && k->hash == h && w->depth + k->depth <= SN_WRITER_MAX_DEPTH)) {
+    sn_packed_known *set = &w->known[(h >> 7) % (SN_WRITER_KNOWN / SN_WRITER_WAYS) * SN_WRITER_WAYS];
+    int way = 0;
+    while (way < SN_WRITER_WAYS && !(set[way].hash == h && set[way].n == n && n))
+        way++;
+    if (way == SN_WRITER_WAYS || w->depth + set[way].depth > SN_WRITER_MAX_DEPTH) {
         int deepest;
         if (!packed_ok(bytes, n, SN_WRITER_MAX_DEPTH - w->depth, &deepest, &why))
             return refuse(w, why);
-        *k = (sn_packed_known){bytes, n, h, deepest};
+        way = way == SN_WRITER_WAYS ? SN_WRITER_WAYS - 1 : way;
+        set[way] = (sn_packed_known){n, h, deepest};
+    }
+    if (way) { /* to the front */
+        sn_packed_known k = set[way];
+        memmove(&set[1], &set[0], (size_t)way * sizeof *set);
+        set[0] = k;
     }
     SCALAR(sn_pack_raw(&w->body, bytes, n));
 }

@@ -236,8 +236,11 @@ void sn_actor_fill_info(const sn_world *w, const sn_actor *a, sn_actor_info *out
     info.velocity = a->st.vel;
     info.angular_velocity = sn_v3_scale(a->st.ang_vel, 1.0 / SN_DEG);
     info.acceleration = a->st.acc;
-    if (a->kind == SN_ACTOR_VEHICLE)
+    if (a->kind == SN_ACTOR_VEHICLE) {
         info.control = a->control;
+        info.wheel_steer_angle = a->steer_angle / SN_DEG;
+        info.light_state = a->light_state;
+    }
     size_t n = out->struct_size && out->struct_size < sizeof info ? out->struct_size : sizeof info;
     memcpy(out, &info, n);
 }

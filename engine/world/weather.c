@@ -118,14 +118,38 @@ sn_status sn_weather_validate(sn_weather *w, sn_error *err)
 
 bool sn_weather_rendered(unsigned i) { return i < SN_WEATHER_FIELDS && fields[i].rendered; }
 
+/* How many unrendered fields of w differ from base values v (float32, as stored). */
+static unsigned unrendered_diff(const sn_weather *w, const float *v, char *buf, size_t size)
+{
+    unsigned d = 0;
+    size_t n = 0;
+    for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
+        if (!fields[i].rendered && (float)sn_weather_field_get(w, i) != v[i]) {
+            d++;
+            if (buf && n < size)
+                n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", sn_weather_field_names[i]);
+        }
+    return d;
+}
+
 bool sn_weather_unrendered(const sn_weather *w, char *buf, size_t size)
 {
+    /* the bases: CARLA's constructor defaults, then every preset; the nearest one names the fields */
     sn_weather z;
     sn_weather_zero(&z);
-    size_t n = 0;
-    buf[0] = 0;
+    float zv[SN_WEATHER_FIELDS];
     for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
-        if (!fields[i].rendered && (float)sn_weather_field_get(w, i) != (float)sn_weather_field_get(&z, i) && n < size)
-            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", sn_weather_field_names[i]);
-    return n > 0;
+        zv[i] = (float)sn_weather_field_get(&z, i);
+    const float *best = zv;
+    unsigned best_d = unrendered_diff(w, zv, NULL, 0);
+    for (size_t k = 0; k < N_PRESETS && best_d; k++) {
+        unsigned d = unrendered_diff(w, presets[k].v, NULL, 0);
+        if (d < best_d)
+            best_d = d, best = presets[k].v;
+    }
+    buf[0] = 0;
+    if (!best_d)
+        return false;
+    unrendered_diff(w, best, buf, size);
+    return true;
 }

@@ -35,8 +35,10 @@ sn_status sn_weather_validate(sn_weather *w, sn_error *err);
 
 /* Whether field i changes the rendered image. */
 bool sn_weather_rendered(unsigned i);
-/* Fields set away from CARLA's constructor defaults that are not rendered, as
-** "precipitation, wind_intensity" into buf; false when there are none. */
+/* Unrendered fields set by hand: false when w's unrendered fields all equal CARLA's
+** constructor defaults or all equal one preset's (a preset by name, or a preset with rendered
+** fields changed, says nothing); else the fields that differ from the nearest of those, as
+** "precipitation, wind_intensity", into buf. */
 bool sn_weather_unrendered(const sn_weather *w, char *buf, size_t size);
 
 #endif

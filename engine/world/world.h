@@ -105,6 +105,7 @@ struct sn_actor {
     bool has_autopilot;
     sn_autopilot ap;
     double steer_angle; /* current wheel angle, rad */
+    uint32_t light_state; /* vehicles: sn_vehicle_light bits (CARLA's VehicleLightState) */
     bool fallen;        /* a walker struck hard: a passive body from then on */
     double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
     double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */

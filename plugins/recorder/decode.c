@@ -349,6 +349,19 @@ static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec
                 x->has_light = true, x->light = s;
         }
         break;
+    case REC_P_VEHICLE:
+        n = rc_count(c, 6);
+        for (uint32_t i = 0; i < n && !c->bad; i++) {
+            uint64_t a = rc_varint(c);
+            double wheel = rc_f32(c);
+            uint64_t lamps = rc_varint(c);
+            if (!isfinite(wheel) || fabs(wheel) > 360 || lamps > UINT32_MAX)
+                c->bad = true;
+            rd_actor *x = c->bad || a > UINT32_MAX ? NULL : live_get(r, (uint32_t)a);
+            if (x)
+                x->has_veh = true, x->veh = (sn_log_vehicle){(uint32_t)a, wheel, (uint32_t)lamps};
+        }
+        break;
     default:
         return SN_OK; /* a packet of a newer minor version: skipped by its length */
     }
@@ -359,7 +372,7 @@ sn_status rd_decode(rd_reader *r, const rd_entry *e, bool events_only)
 {
     r->n_added = r->n_destroyed = r->n_reparented = r->n_collisions = 0;
     r->n_poses = r->n_sensor_poses = r->n_controls = r->n_walkers = r->n_kinematics = r->n_bboxes = 0;
-    r->n_lights = 0;
+    r->n_lights = r->n_vehicles = 0;
     rec_cur c = {r->payload, r->payload + r->payload_len, false};
     uint64_t pid = rc_varint(&c), plen = rc_varint(&c);
     if (c.bad || pid != REC_P_FRAME_START || plen > (uint64_t)(c.end - c.p))
@@ -406,6 +419,8 @@ sn_status rd_decode(rd_reader *r, const rd_entry *e, bool events_only)
             return nomem(r);
         if (a->has_light && !PUSH(r, lights, ((sn_log_light){a->add.id, a->light})))
             return nomem(r);
+        if (a->has_veh && !PUSH(r, vehicles, a->veh))
+            return nomem(r);
     }
     sn_log_frame *f = &r->fr;
     memset(f, 0, sizeof *f);
@@ -425,5 +440,6 @@ sn_status rd_decode(rd_reader *r, const rd_entry *e, bool events_only)
     f->bboxes = r->bboxes, f->n_bboxes = r->n_bboxes;
     f->lights = r->lights, f->n_lights = r->n_lights;
     f->weather = r->has_weather ? &r->weather : NULL;
+    f->vehicles = r->vehicles, f->n_vehicles = r->n_vehicles;
     return SN_OK;
 }

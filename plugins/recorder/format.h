@@ -5,7 +5,7 @@
 #define REC_MAGIC "SNREC\0\r\n"      /* 8 bytes at offset 0 */
 #define REC_MAGIC_LEN 8
 #define REC_VERSION_MAJOR 1          /* a reader refuses another major */
-#define REC_VERSION_MINOR 2          /* new packets bump the minor; old readers skip them */
+#define REC_VERSION_MINOR 3          /* new packets bump the minor; old readers skip them */
 #define REC_FRAME_TAG 0x4d524653u    /* "SFRM" little-endian: starts every frame */
 #define REC_INDEX_TAG 0x58444953u    /* "SIDX" */
 #define REC_TRAILER_MAGIC "SNRIDX\0\n" /* last 8 bytes of a closed file */
@@ -28,7 +28,8 @@ enum rec_packet {
     REC_P_KINEMATICS = 9,  /* additional_data: channel of velocity and angular velocity */
     REC_P_BBOX = 10,       /* additional_data: boxes that changed (all on key frames) */
     REC_P_LIGHT = 11,      /* traffic lights whose state changed (all on key frames), version 1.1 */
-    REC_P_WEATHER = 12     /* the world's weather when it changed (and on key frames), version 1.2 */
+    REC_P_WEATHER = 12,    /* the world's weather when it changed (and on key frames), version 1.2 */
+    REC_P_VEHICLE = 13     /* vehicles whose wheel angle or lights changed (all on key frames), version 1.3 */
 };
 
 /* FrameStart flags. */

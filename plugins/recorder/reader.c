@@ -255,6 +255,7 @@ static void close_reader(void *self)
     free(r->added), free(r->destroyed), free(r->reparented), free(r->collisions), free(r->poses);
     free(r->sensor_poses), free(r->controls), free(r->walkers), free(r->kinematics), free(r->bboxes);
     free(r->lights);
+    free(r->vehicles);
     free(r);
 }
 

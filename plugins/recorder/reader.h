@@ -13,8 +13,9 @@ extern const sn_log_reader rec_log_reader;
 typedef struct rd_actor {
     sn_log_add add;
     char *block;
-    bool has_ctl, has_walk, has_box, has_light;
+    bool has_ctl, has_walk, has_box, has_light, has_veh;
     uint8_t light; /* a traffic light's state */
+    sn_log_vehicle veh; /* a vehicle's wheel angle and lights (version 1.3) */
     sn_vehicle_control ctl;
     double walk;
     sn_bbox box;
@@ -69,6 +70,7 @@ typedef struct rd_reader {
     RD_ARRAY(sn_log_kinematics, kinematics);
     RD_ARRAY(sn_log_bbox, bboxes);
     RD_ARRAY(sn_log_light, lights);
+    RD_ARRAY(sn_log_vehicle, vehicles);
     bool has_weather;     /* a Weather packet was decoded (version 1.2 files) */
     sn_weather weather;
     char err[512];

@@ -20,8 +20,10 @@
 typedef struct known {
     uint32_t id, parent;
     sn_actor_kind kind;
-    bool has_ctl, has_walk, has_box, has_light;
+    bool has_ctl, has_walk, has_box, has_light, has_veh;
     uint8_t light; /* a traffic light's state (sn_traffic_light_state) */
+    float wheel;   /* a vehicle's front wheel angle, degrees, as recorded (float32) */
+    uint32_t lamps; /* a vehicle's light state (sn_vehicle_light bits) */
     sn_vehicle_control ctl;
     float walk;
     sn_bbox box;
@@ -572,6 +574,32 @@ static sn_status write_frame(recorder *r)
             kn->light = ls;
         }
         packet(r, REC_P_LIGHT);
+    }
+    /* Vehicles' wheel angles and lights (CARLA's AnimWheels and VehicleLight packets): when
+    ** either changed, everything on key frames. */
+    n = 0;
+    for (size_t i = 0; i < m; i++) {
+        const sn_actor_info *a = info_of(r, r->known2[i].id);
+        const known *kn = &r->known2[i];
+        n += a->kind == SN_ACTOR_VEHICLE && (key || !kn->has_veh || kn->wheel != (float)a->wheel_steer_angle ||
+                                             kn->lamps != a->light_state);
+    }
+    if (n) {
+        rb_varint(&r->pkt, n);
+        for (size_t i = 0; i < m; i++) {
+            const sn_actor_info *a = info_of(r, r->known2[i].id);
+            known *kn = &r->known2[i];
+            if (a->kind != SN_ACTOR_VEHICLE || !(key || !kn->has_veh || kn->wheel != (float)a->wheel_steer_angle ||
+                                                 kn->lamps != a->light_state))
+                continue;
+            rb_varint(&r->pkt, a->id);
+            rb_f32(&r->pkt, (float)a->wheel_steer_angle);
+            rb_varint(&r->pkt, a->light_state);
+            kn->has_veh = true;
+            kn->wheel = (float)a->wheel_steer_angle;
+            kn->lamps = a->light_state;
+        }
+        packet(r, REC_P_VEHICLE);
     }
     /* The weather: when the host's count moved, and on key frames so that a seek finds it. */
     if (SN_HOST_HAS(r->host, weather)) {

@@ -135,53 +135,31 @@ static sn_status trace(sn_v2x_medium *m, uint32_t n);
 
 /* Pairs of the same two antennas both ways (both sent this frame) share one ray: the line of
 ** sight is the same segment and the knife-edge loss is symmetric in d1, d2, so with equal
-** wavelengths the later pair copies the earlier one's class and loss. mirror[i] = that earlier
-** pair, or UINT32_MAX. Pairs come in transmitter order, so the one from the lower station
-** index is traced. */
+** wavelengths one pair copies the other's class and loss. mirror[i] = the pair traced for pair
+** i, or UINT32_MAX: the one sent by the lower station index, as the ray starts at its sender.
+** One pass: pair t -> x (t > x) finds x -> t in t's group, which is in sender order and read
+** by a cursor that only moves forward as x grows. */
 static bool find_mirrors(sn_v2x_medium *m)
 {
-    uint32_t n = m->n_pairs, cap = m->cap_mirror, n_keys = 0;
-    if (!sn_v2x_grow((void **)&m->mirror, &cap, n, sizeof *m->mirror))
+    uint32_t n = m->n_pairs, cap = m->cap_mirror;
+    if (!sn_v2x_grow((void **)&m->mirror, &cap, n, sizeof *m->mirror) ||
+        !sn_v2x_grow((void **)&m->cursor, &m->cap_cursor, m->n_st, sizeof *m->cursor))
         return false;
     m->cap_mirror = cap;
-    for (uint32_t i = 0; i < n; i++) {
-        const sn_v2x_pair *p = &m->pairs[i];
-        m->mirror[i] = UINT32_MAX;
-        n_keys += p->t < p->r && m->order[p->r]->tx_count; /* its reverse may come later */
-    }
-    if (!n_keys)
-        return true;
-    uint32_t size = 16;
-    while (size < 2 * n_keys)
-        size *= 2;
-    if (size > m->cap_keys) {
-        uint64_t *k = realloc(m->pair_keys, (size_t)size * sizeof *k);
-        if (k)
-            m->pair_keys = k;
-        uint32_t *v = realloc(m->pair_vals, (size_t)size * sizeof *v);
-        if (v)
-            m->pair_vals = v;
-        if (!k || !v)
-            return false;
-        m->cap_keys = size;
-    }
-    memset(m->pair_keys, 0, (size_t)size * sizeof *m->pair_keys);
-    uint32_t mask = size - 1;
-    for (uint32_t i = 0; i < n; i++) {
-        const sn_v2x_pair *p = &m->pairs[i];
-        bool insert = p->t < p->r && m->order[p->r]->tx_count, look = p->t > p->r && m->order[p->r]->tx_count;
-        if (!insert && !look)
-            continue;
-        uint64_t key = insert ? ((uint64_t)p->t << 32 | p->r) + 1 : ((uint64_t)p->r << 32 | p->t) + 1;
-        uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-        while (m->pair_keys[h] && m->pair_keys[h] != key)
-            h = (h + 1) & mask;
-        if (insert) {
-            m->pair_keys[h] = key, m->pair_vals[h] = i;
-        } else if (m->pair_keys[h] == key) {
-            const sn_v2x_pair *q = &m->pairs[m->pair_vals[h]];
-            if (m->order[q->r]->radio.lambda == m->order[p->r]->radio.lambda)
-                m->mirror[i] = m->pair_vals[h];
+    memcpy(m->cursor, m->r_start, m->n_st * sizeof *m->cursor);
+    for (uint32_t x = 0; x < m->n_st; x++) {
+        bool sends = m->order[x]->tx_count > 0;
+        double lambda = m->order[x]->radio.lambda;
+        for (uint32_t l = m->r_start[x]; l < m->r_start[x + 1]; l++) {
+            uint32_t t = m->senders[l], c = m->cursor[t], end = m->r_start[t + 1];
+            m->mirror[l] = UINT32_MAX;
+            if (!sends || t < x)
+                continue;
+            while (c < end && m->senders[c] < x)
+                c++;
+            m->cursor[t] = c;
+            if (c < end && m->senders[c] == x && m->order[t]->radio.lambda == lambda)
+                m->mirror[l] = c;
         }
     }
     return true;
@@ -204,9 +182,7 @@ sn_status sn_v2x_los_classify(sn_v2x_medium *m)
         if (m->mirror[i] != UINT32_MAX)
             continue;
         m->ray_pair[traced] = i;
-        m->rays[traced] = ray_of(m->order[p->t], m->order[p->r], p->d);
-        memset(&m->res[traced], 0, sizeof m->res[traced]);
-        m->res[traced++].hit.struct_size = sizeof(sn_ray_hit);
+        m->rays[traced++] = ray_of(m->order[p->t], m->order[p->r], p->d);
     }
     sn_status st = trace(m, traced);
     for (uint32_t i = 0; i < n && !st; i++)
@@ -219,10 +195,30 @@ sn_status sn_v2x_los_classify(sn_v2x_medium *m)
 static sn_status trace(sn_v2x_medium *m, uint32_t n)
 {
     const sn_host *h = m->host;
-    /* Batch 1: any building, prop, ground or walker between the antennas (the search stops at
-    ** the first one it finds). */
     sn_ray_query q = SN_RAY_QUERY_INIT;
     q.mode = SN_RAY_ANY;
+    /* Batch 0, while most links are wholly clear (measured when it last ran; it runs again 8
+    ** frames after it found fewer than half clear): anything at all between the antennas? A
+    ** link with nothing on it is LOS, found by one occlusion search instead of two; the others
+    ** go on to batches 1 and 2. The answers are the same either way (nothing of any kind on the
+    ** segment is nothing static and no vehicle), so this choice moves only time. */
+    if (m->skip_batch0) {
+    } else {
+        sn_status st = h->ray_batch(m->ctx, &q, m->rays, n, m->res);
+        if (st)
+            return st;
+        m->rays_cast += n;
+        uint32_t left = 0;
+        for (uint32_t k = 0; k < n; k++)
+            if (m->res[k].n_hits > 0)
+                m->ray_pair[left] = m->ray_pair[k], m->rays[left++] = m->rays[k];
+        m->skip_batch0 = 2 * (n - left) < n ? 8 : 0;
+        n = left;
+    }
+    if (!n)
+        return SN_OK;
+    /* Batch 1: any building, prop, ground or walker between the antennas (the search stops at
+    ** the first one it finds). */
     q.kind_mask = (1u << SN_ACTOR_STATIC) | (1u << SN_ACTOR_WALKER);
     sn_status st = h->ray_batch(m->ctx, &q, m->rays, n, m->res);
     if (st)
@@ -242,13 +238,8 @@ static sn_status trace(sn_v2x_medium *m, uint32_t n)
     }
     if (!clear)
         return SN_OK;
-    /* Batch 2: every vehicle along the clear rays. */
-    for (uint32_t k = 0; k < clear; k++) {
-        memset(&m->res[k], 0, sizeof m->res[k]);
-        m->res[k].hit.struct_size = sizeof(sn_ray_hit);
-    }
-    for (uint32_t k = 0; k < clear * MAX_VEHICLE_HITS; k++)
-        m->hits[k].struct_size = sizeof(sn_ray_hit);
+    /* Batch 2: every vehicle along the clear rays. The host writes every result and the hits
+    ** it found whole: nothing to clear first (2 M hit slots at 1 000 stations, mostly unused). */
     q.mode = SN_RAY_ALL;
     q.kind_mask = 1u << SN_ACTOR_VEHICLE;
     q.hits = m->hits, q.max_hits = MAX_VEHICLE_HITS;

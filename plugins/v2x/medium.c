@@ -54,8 +54,8 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         free(m->names[i]);
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->pairs), free(m->rx), free(m->tx);
     free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
-    free(m->mirror), free(m->pair_keys), free(m->pair_vals);
-    sn_pack_free(&m->packed), sn_pack_free(&m->scratch);
+    free(m->mirror), free(m->cursor), free(m->senders), free(m->r_start), free(m->cand), free(m->cand_d);
+    sn_pack_free(&m->packed), sn_pack_free(&m->scratch), sn_pack_free(&m->columns);
     sn_v2x_grid_free(&m->grid);
     free(m);
 }
@@ -157,91 +157,145 @@ static void place(sn_v2x_medium *m)
     }
 }
 
-/* Every (sender, receiver) within the receiver's filter distance, senders in station order. */
+/* Every (sender, receiver) with the sender within the receiver's filter distance, grouped by
+** receiver (station order), each group in sender order: the order in which a receiver draws its
+** fading, and in which every later pass walks the pairs front to back. The grid holds the
+** transmitters; a receiver's candidates are marked in a bitmap over them (one bit per
+** transmitter, so reading it back gives them in sender order) with their distances. */
 static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
 {
+    uint32_t words = (n_tx + 63) / 64;
+    if (!sn_v2x_grow((void **)&m->r_start, &m->cap_r_start, m->n_st + 1, sizeof *m->r_start) ||
+        !sn_v2x_grow((void **)&m->cand, &m->cap_cand, words, sizeof *m->cand) ||
+        !sn_v2x_grow((void **)&m->cand_d, &m->cap_cand_d, n_tx, sizeof *m->cand_d))
+        return SN_E_NOMEM;
     double rmax = 0;
-    for (uint32_t i = 0; i < m->n_st; i++) {
-        const sn_v2x_station *s = m->order[i];
-        m->xy[2 * i] = s->placed ? s->pos.x : 0, m->xy[2 * i + 1] = s->placed ? s->pos.y : 0;
-        rmax = fmax(rmax, s->radio.filter);
+    for (uint32_t k = 0; k < n_tx; k++) {
+        const sn_v2x_station *s = m->order[m->tx[k]];
+        m->xy[2 * k] = s->placed ? s->pos.x : 0, m->xy[2 * k + 1] = s->placed ? s->pos.y : 0;
     }
+    for (uint32_t i = 0; i < m->n_st; i++)
+        rmax = fmax(rmax, m->order[i]->radio.filter);
 #ifdef SN_V2X_CARLA_METHOD
     /* The benchmark's baseline: CARLA's loop over every ordered pair (one cell holds all). */
-    rmax = INFINITY;
-    if (!sn_v2x_grid_build(&m->grid, m->xy, m->n_st, INFINITY))
+    if (!sn_v2x_grid_build(&m->grid, m->xy, n_tx, INFINITY))
         return SN_E_NOMEM;
 #else
-    /* Cells of half the largest range: a sender visits about 5 x 5 of them. */
-    if (!sn_v2x_grid_build(&m->grid, m->xy, m->n_st, rmax / 2))
+    /* Cells of half the largest range: a receiver visits about 5 x 5 of them. */
+    if (!sn_v2x_grid_build(&m->grid, m->xy, n_tx, rmax / 2))
         return SN_E_NOMEM;
 #endif
+    memset(m->cand, 0, words * sizeof *m->cand);
     const sn_v2x_grid *g = &m->grid;
-    for (uint32_t k = 0; k < n_tx; k++) {
-        uint32_t t = m->tx[k];
-        const sn_v2x_station *ts = m->order[t];
-        uint32_t ix0, ix1, iy0, iy1;
-        sn_v2x_grid_range(g, ts->pos.x, ts->pos.y, rmax, &ix0, &ix1, &iy0, &iy1);
+    for (uint32_t r = 0; r < m->n_st; r++) {
+        const sn_v2x_station *rs = m->order[r];
+        m->r_start[r] = m->n_pairs;
+        if (!rs->placed)
+            continue;
+        uint32_t ix0, ix1, iy0, iy1, marked = 0;
+#ifdef SN_V2X_CARLA_METHOD
+        sn_v2x_grid_range(g, rs->pos.x, rs->pos.y, INFINITY, &ix0, &ix1, &iy0, &iy1);
+#else
+        sn_v2x_grid_range(g, rs->pos.x, rs->pos.y, rs->radio.filter, &ix0, &ix1, &iy0, &iy1);
+#endif
         for (uint32_t iy = iy0; iy <= iy1; iy++)
             for (uint32_t ix = ix0; ix <= ix1; ix++) {
                 uint32_t c = iy * g->nx + ix;
                 for (uint32_t q = g->start[c]; q < g->start[c + 1]; q++) {
-                    uint32_t r = g->items[q];
-                    const sn_v2x_station *rs = m->order[r];
+                    uint32_t k = g->items[q];
+                    const sn_v2x_station *ts = m->order[m->tx[k]];
                     /* Not to itself, nor to another sensor of the same station (CARLA skips its own
                     ** owner); custom messages only on the same channel. */
-                    if (!rs->placed || rs->station_id == ts->station_id || rs->channel != ts->channel)
+                    if (!ts->placed || rs->station_id == ts->station_id || rs->channel != ts->channel)
                         continue;
                     sn_vec3 dv = {rs->pos.x - ts->pos.x, rs->pos.y - ts->pos.y, rs->pos.z - ts->pos.z};
                     double d = sqrt(dv.x * dv.x + dv.y * dv.y + dv.z * dv.z);
                     if (!(d < rs->radio.filter))
                         continue;
-                    if (!sn_v2x_grow((void **)&m->pairs, &m->cap_pairs, m->n_pairs + 1, sizeof *m->pairs))
-                        return SN_E_NOMEM;
-                    m->pairs[m->n_pairs++] = (sn_v2x_pair){.t = t, .r = r, .d = d};
+                    m->cand[k >> 6] |= 1ull << (k & 63), m->cand_d[k] = d, marked++;
                 }
             }
+        uint32_t cap = m->cap_pairs;
+        if (!sn_v2x_grow((void **)&m->pairs, &cap, m->n_pairs + marked, sizeof *m->pairs) ||
+            !sn_v2x_grow((void **)&m->senders, &m->cap_pairs, m->n_pairs + marked, sizeof *m->senders))
+            return SN_E_NOMEM;
+        for (uint32_t w = 0; marked && w < words; w++)
+            for (uint64_t bits = m->cand[w]; bits; bits &= bits - 1) {
+                uint32_t k = 64 * w + (uint32_t)__builtin_ctzll(bits);
+                m->senders[m->n_pairs] = m->tx[k];
+                m->pairs[m->n_pairs++] = (sn_v2x_pair){.t = m->tx[k], .r = r, .d = m->cand_d[k]};
+                m->cand[w] = 0, marked--;
+            }
     }
+    m->r_start[m->n_st] = m->n_pairs;
     m->pairs_seen += m->n_pairs;
     return SN_OK;
 }
 
-/* The receiver's loss with fading (drawn from its stream, in sender order), the power. */
-static void powers(sn_v2x_medium *m)
+/* Receivers [task * per, (task + 1) * per): the loss with fading, drawn from each receiver's own
+** stream in sender order, and the power. No task touches another's receivers. */
+typedef struct powers_job {
+    sn_v2x_medium *m;
+    uint32_t per;
+} powers_job;
+
+static void powers_task(void *arg, uint32_t task)
 {
-    for (uint32_t i = 0; i < m->n_pairs; i++) {
-        sn_v2x_pair *p = &m->pairs[i];
-        sn_v2x_station *ts = m->order[p->t], *rs = m->order[p->r];
-        double ref0 = fmin(ts->ground, rs->ground);
-        double ht = fmax(ts->pos.z - ref0, 0), hr = fmax(rs->pos.z - ref0, 0);
-        double d = fmax(p->d, 1e-3); /* co-located antennas: a millimetre, not log(0) */
-        double pl = sn_v2x_path_loss(&rs->radio, (sn_v2x_los)p->los, d, ht, hr, p->ke);
-        double loss = pl + sn_v2x_rng_normal(&rs->rng, 0.0, sn_v2x_fading_sigma(&rs->radio, (sn_v2x_los)p->los));
-        p->power = ts->radio.tx_power + rs->radio.gain - loss;
-        p->received = p->power >= rs->radio.sensitivity;
+    const powers_job *j = arg;
+    sn_v2x_medium *m = j->m;
+    uint32_t r0 = task * j->per, r1 = r0 + j->per < m->n_st ? r0 + j->per : m->n_st;
+    for (uint32_t r = r0; r < r1; r++) {
+        sn_v2x_station *rs = m->order[r];
+        for (uint32_t k = m->r_start[r]; k < m->r_start[r + 1]; k++) {
+            sn_v2x_pair *p = &m->pairs[k];
+            const sn_v2x_station *ts = m->order[p->t];
+            double ref0 = fmin(ts->ground, rs->ground);
+            double ht = fmax(ts->pos.z - ref0, 0), hr = fmax(rs->pos.z - ref0, 0);
+            double d = fmax(p->d, 1e-3); /* co-located antennas: a millimetre, not log(0) */
+            double pl = sn_v2x_path_loss(&rs->radio, (sn_v2x_los)p->los, d, ht, hr, p->ke);
+            double loss = pl + sn_v2x_rng_normal(&rs->rng, 0.0, sn_v2x_fading_sigma(&rs->radio, (sn_v2x_los)p->los));
+            p->power = ts->radio.tx_power + rs->radio.gain - loss;
+            p->received = p->power >= rs->radio.sensitivity;
+        }
     }
 }
 
-/* Receptions grouped by receiver, each in sender order; carried over for stations not ticking. */
+/* Every pair's power, receivers split over the host's workers (the same draws at any count). */
+static sn_status powers(sn_v2x_medium *m)
+{
+    /* tasks of some 4 000 pairs: worth handing out, enough of them to balance two cores */
+    uint32_t tasks = m->n_pairs / 4096 + 1;
+    tasks = tasks > 64 ? 64 : tasks > m->n_st ? m->n_st : tasks;
+    powers_job j = {m, (m->n_st + tasks - 1) / tasks};
+    tasks = (m->n_st + j.per - 1) / j.per;
+    if (tasks > 1 && SN_HOST_HAS(m->host, parallel_for))
+        return m->host->parallel_for(m->ctx, powers_task, &j, tasks);
+    for (uint32_t t = 0; t < tasks; t++)
+        powers_task(&j, t);
+    return SN_OK;
+}
+
+/* Receptions, as the pairs: grouped by receiver, each in sender order; copies kept for stations
+** not ticking this frame. */
 static sn_status deliver(sn_v2x_medium *m)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->n_pairs; i++)
-        if (m->pairs[i].received)
-            m->order[m->pairs[i].r]->rx_count++, n++;
+        n += m->pairs[i].received;
     if (!sn_v2x_grow((void **)&m->rx, &m->cap_rx, n, sizeof *m->rx))
         return SN_E_NOMEM;
     uint32_t at = 0;
     for (uint32_t i = 0; i < m->n_st; i++) {
         sn_v2x_station *s = m->order[i];
-        s->rx_first = at, at += s->rx_count, s->rx_count = 0;
-    }
-    for (uint32_t i = 0; i < m->n_pairs; i++) {
-        const sn_v2x_pair *p = &m->pairs[i];
-        if (!p->received)
-            continue;
-        sn_v2x_station *ts = m->order[p->t], *rs = m->order[p->r];
-        m->rx[rs->rx_first + rs->rx_count++] = (sn_v2x_rx){p->power, p->los, ts->tx_first, ts->tx_count};
+        s->rx_first = at;
+        for (uint32_t k = m->r_start[i]; k < m->r_start[i + 1]; k++) {
+            const sn_v2x_pair *p = &m->pairs[k];
+            if (p->received) {
+                const sn_v2x_station *ts = m->order[p->t];
+                m->rx[at++] = (sn_v2x_rx){p->power, p->los, ts->tx_first, ts->tx_count};
+            }
+        }
+        s->rx_count = at - s->rx_first;
     }
     m->n_rx = n;
     /* A station that does not report this frame keeps copies for its next tick. */
@@ -289,10 +343,10 @@ sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
     sn_status st = find_pairs(m, n_tx);
     if (!st)
         st = sn_v2x_los_classify(m);
-    if (!st) {
-        powers(m);
+    if (!st)
+        st = powers(m);
+    if (!st)
         st = deliver(m);
-    }
     if (st == SN_E_NOMEM)
         h->set_error(m->ctx, "out of memory propagating V2X messages");
     return st;

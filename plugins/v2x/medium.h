@@ -41,6 +41,7 @@ typedef struct sn_v2x_station {
     double ground;           /* z of the ground under it: the bottom of its parent's box, 0 when free */
     bool placed;
     bool ticked;             /* its POST tick ran this frame: it reports */
+    bool compact;            /* report_layout compact (compact.h), else CARLA's */
     uint32_t tx_first, tx_count; /* this frame's transmissions in the medium's pool */
     uint32_t rx_first, rx_count; /* this frame's receptions in the medium's list */
     /* receptions of frames in which it did not tick, copied, for its next report */
@@ -50,7 +51,8 @@ typedef struct sn_v2x_station {
     uint32_t n_cmsgs, cap_cmsgs;
 } sn_v2x_station;
 
-/* A sender-receiver pair within the receiver's filter distance. */
+/* A sender-receiver pair within the receiver's filter distance (pairs come grouped by receiver,
+** each group in sender order). */
 typedef struct sn_v2x_pair {
     uint32_t t, r;   /* indices into the medium's sorted stations */
     double d;        /* 3D distance between the antennas, m */
@@ -75,14 +77,22 @@ typedef struct sn_v2x_medium {
     uint32_t n_msgs, cap_msgs;
     sn_pack_buf packed;      /* this frame's CAMs, encoded (msg.h packed_at) */
     sn_pack_buf scratch;     /* a carried CAM, encoded for one report */
+    sn_pack_buf columns;     /* one compact report's columns (compact.c) */
     sn_v2x_pair *pairs;
-    uint32_t n_pairs, cap_pairs;
+    uint32_t *senders;       /* pairs[i].t again, packed: what find_mirrors scans */
+    uint32_t n_pairs, cap_pairs; /* cap_pairs: of both */
+    uint32_t *r_start, cap_r_start; /* the pairs into station i: pairs[r_start[i] .. r_start[i + 1]) */
+    uint64_t *cand;          /* find_pairs: one receiver's candidate transmitters, a bit each */
+    double *cand_d;          /* ... and their distances */
+    uint32_t cap_cand, cap_cand_d;
+    uint32_t *cursor;        /* find_mirrors: per station, how far its group has been read */
+    uint32_t cap_cursor;
     sn_v2x_rx *rx;           /* this frame's receptions, grouped by receiver */
     uint32_t n_rx, cap_rx;
     uint32_t *tx;            /* sorted indices of the stations that transmit this frame */
     uint32_t cap_tx;
-    sn_v2x_grid grid;
-    double *xy;              /* the sorted stations' horizontal positions, for the grid */
+    sn_v2x_grid grid;        /* over the transmitters (tx) */
+    double *xy;              /* the transmitters' horizontal positions, for the grid */
     uint32_t cap_xy;
     /* line-of-sight work buffers (los.c) */
     sn_ray *rays;
@@ -91,10 +101,9 @@ typedef struct sn_v2x_medium {
     uint32_t cap_rays;
     uint32_t *mirror;        /* per pair: the pair of the same two antennas the other way, traced for both */
     uint32_t cap_mirror;
-    uint64_t *pair_keys;     /* (t << 32 | r) + 1 of pairs whose reverse may come; 0 = empty slot */
-    uint32_t *pair_vals, cap_keys;
     sn_ray_hit *hits;
     uint32_t cap_hits;
+    uint32_t skip_batch0;    /* frames with rays left before los.c's batch 0 runs again */
     /* counters, for the benchmark and tests */
     uint64_t rays_cast, pairs_seen;
 } sn_v2x_medium;

@@ -41,6 +41,7 @@ typedef struct sn_v2x_cam {
 typedef struct sn_v2x_msg {
     uint32_t station_id;   /* the ITS header's: the parent actor's id (the sensor's own when free) */
     uint32_t sender;       /* index of the sender's name in the medium's name table */
+    uint32_t sender_id;    /* the sending sensor's id */
     uint8_t message_id;    /* 0 custom, 2 CAM */
     uint8_t len;           /* custom: bytes of text */
     char text[SN_V2X_TEXT_MAX];

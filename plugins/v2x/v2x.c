@@ -6,6 +6,7 @@
 ** CARLA's blueprint's; docs/sensors/v2x.md says where and why sensim differs.
 */
 #include "cam.h"
+#include "compact.h"
 #include "custom.h"
 #include "medium.h"
 #include "output.h"
@@ -15,6 +16,7 @@
 
 static const char *const scenarios[] = {"highway", "rural", "urban", NULL};
 static const char *const models[] = {"winner", "geometric", NULL};
+static const char *const layouts[] = {"carla", "compact", NULL};
 
 /* The channel attributes of both sensors, in this order (set() reads them by index). */
 #define COMMON_ATTRS                                                                                           \
@@ -40,8 +42,10 @@ static const char *const models[] = {"winner", "geometric", NULL};
      "shadow fading standard deviation when use_etsi_fading is false"},                                        \
     {"noise_seed", SN_ATTR_INT, "0", NULL, NULL, true, 0, 4294967295.0, NULL,                                   \
      "seed of fading and noise; 0 keeps the sensor's own stream (scene seed and name)"},                       \
-    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)")
-#define N_COMMON 13
+    SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),                                             \
+    {"report_layout", SN_ATTR_ENUM, "carla", layouts, layouts, false, 0, 0, NULL,                               \
+     "carla: a map per message (CARLA's); compact: columns, each message's content once per report"}
+#define N_COMMON 14
 
 #define NOISE(name, doc) {name, SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 1e6, NULL, doc}
 #define BIAS(name, doc) {name, SN_ATTR_FLOAT, "0.0", NULL, NULL, true, -1e6, 1e6, NULL, doc}
@@ -177,6 +181,7 @@ static sn_status set(void *self, const sn_value *a, uint32_t n)
     if (a[11].i)
         v->h->random_seed(v->ctx, (uint64_t)a[11].i);
     sn_v2x_rng_seed(&s->rng, v->h->random_u64(v->ctx));
+    s->compact = a[13].i == 1;
     if (v->custom) {
         s->channel = sn_v2x_medium_name(v->m, a[N_COMMON].s ? a[N_COMMON].s : "", true);
         if (s->channel == UINT32_MAX) {
@@ -233,7 +238,7 @@ static sn_status tick(void *self, sn_phase phase)
                 v->h->set_error(v->ctx, "out of memory transmitting");
                 return SN_E_NOMEM;
             }
-            msg->station_id = s->station_id, msg->sender = s->name, msg->message_id = 0;
+            msg->station_id = s->station_id, msg->sender = s->name, msg->sender_id = s->sensor_id, msg->message_id = 0;
             msg->len = v->out.q[i].len;
             memcpy(msg->text, v->out.q[i].data, msg->len);
         }
@@ -250,7 +255,7 @@ static sn_status tick(void *self, sn_phase phase)
         v->h->set_error(v->ctx, "out of memory transmitting");
         return SN_E_NOMEM;
     }
-    msg->station_id = s->station_id, msg->sender = s->name, msg->message_id = 2;
+    msg->station_id = s->station_id, msg->sender = s->name, msg->sender_id = s->sensor_id, msg->message_id = 2;
     msg->cam = cam;
     return SN_OK;
 }
@@ -265,9 +270,10 @@ static sn_status serialize(void *self, uint32_t index, sn_writer *w)
 {
     v2x *v = self;
     (void)index;
-    sn_status st = sn_v2x_write_report(v->h, w, v->m, v->s);
+    sn_status st = v->s->compact ? sn_v2x_write_compact(v->h, w, v->m, v->s, &v->m->columns)
+                                 : sn_v2x_write_report(v->h, w, v->m, v->s);
     if (st == SN_E_NOMEM)
-        v->h->set_error(v->ctx, "out of memory encoding a CAM");
+        v->h->set_error(v->ctx, "out of memory encoding a report");
     return st;
 }
 

@@ -30,8 +30,8 @@ from ._lib import SensimError
 from .geom import (BoundingBox, Location, Rotation, Transform, Vector2D, Vector3D, VehicleControl,
                    WalkerControl)
 from .client import (Actor, ActorAttribute, ActorAttributeType, ActorBlueprint, ActorList, AttachmentType,
-                     BlueprintLibrary, Client, Sensor, Timestamp, Vehicle, Walker, World, WorldSettings,
-                     WorldSnapshot)
+                     BlueprintLibrary, Client, Sensor, Timestamp, Vehicle, VehicleLightState, VehicleWheelLocation,
+                     Walker, World, WorldSettings, WorldSnapshot)
 from .data import (GnssMeasurement, IMUMeasurement, LidarDetection, LidarMeasurement, ObstacleDetectionEvent,
                    OpticalFlowImage, RadarDetection, RadarMeasurement, SemanticLidarMeasurement)
 from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Image, LaneInvasionEvent,
@@ -49,6 +49,7 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "SensimError", "BoundingBox", "Location", "Rotation", "Transform", "Vector2D", "Vector3D",
            "VehicleControl", "WalkerControl", "Actor", "ActorAttribute", "ActorAttributeType", "ActorBlueprint",
            "ActorList", "AttachmentType", "BlueprintLibrary", "Client", "Sensor", "Timestamp", "Vehicle",
+           "VehicleLightState", "VehicleWheelLocation",
            "Walker", "World", "WorldSettings", "WorldSnapshot", "CollisionEvent", "ColorConverter", "DVSEvent",
            "DVSEventArray", "Image", "LaneInvasionEvent", "RssResponse", "SensorData", "V2XData", "V2XEvent", "LaneChange",
            "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint",

@@ -73,7 +73,8 @@ class ActorInfo(Structure):
     _fields_ = [("struct_size", c_uint32), ("id", c_uint32), ("parent_id", c_uint32), ("kind", c_int),
                 ("type_id", c_char_p), ("name", c_char_p), ("role_name", c_char_p), ("semantic_tag", c_uint8),
                 ("bounding_box", BBox), ("transform", Xform), ("velocity", Vec3), ("angular_velocity", Vec3),
-                ("acceleration", Vec3), ("control", VehControl)]
+                ("acceleration", Vec3), ("control", VehControl), ("wheel_steer_angle", c_double),
+                ("light_state", c_uint32)]
 
 
 class Clock(Structure):
@@ -285,6 +286,7 @@ def _declare(L):
     f("sn_engine_spawn", st, P, POINTER(ActorDesc), POINTER(c_uint32), E)
     f("sn_engine_destroy_actor", st, P, c_uint32, E)
     f("sn_engine_apply_control", st, P, c_uint32, POINTER(VehControl), E)
+    f("sn_engine_set_vehicle_light_state", st, P, c_uint32, c_uint32, E)
     f("sn_engine_apply_walker_control", st, P, c_uint32, POINTER(WalkControl), E)
     f("sn_engine_set_autopilot", st, P, c_uint32, c_bool, POINTER(AutopilotOptions), E)
     if hasattr(L, "sn_engine_set_weather"):  # a libsensim before the weather has none

@@ -18,6 +18,7 @@ produced data, in the engine's fixed order, before it returns.
 from __future__ import annotations
 
 import ctypes
+import enum
 import fnmatch
 import glob
 import logging
@@ -730,8 +731,53 @@ def _value_str(v: _lib.Value) -> str:
     return (v.s or b"").decode()
 
 
+# CARLA's two-wheelers: wheel 1 is their rear wheel (VehicleWheelLocation.Back_Wheel).
+_TWO_WHEELERS = frozenset({"vehicle.bh.crossbike", "vehicle.diamondback.century", "vehicle.gazelle.omafiets",
+                           "vehicle.harley-davidson.low_rider", "vehicle.kawasaki.ninja", "vehicle.yamaha.yzf",
+                           "vehicle.vespa.zx125"})
+
+
+class VehicleLightState(enum.IntFlag):
+    """CARLA's carla.VehicleLightState: a vehicle's lights as bits (docs/shapes.md, "Lights")."""
+    NONE = 0
+    Position = 0x1
+    LowBeam = 0x1 << 1
+    HighBeam = 0x1 << 2
+    Brake = 0x1 << 3
+    RightBlinker = 0x1 << 4
+    LeftBlinker = 0x1 << 5
+    Reverse = 0x1 << 6
+    Fog = 0x1 << 7
+    Interior = 0x1 << 8
+    Special1 = 0x1 << 9
+    Special2 = 0x1 << 10
+    All = 0xFFFFFFFF
+
+
+class VehicleWheelLocation(enum.IntEnum):
+    """CARLA's carla.VehicleWheelLocation."""
+    FL_Wheel = 0
+    FR_Wheel = 1
+    BL_Wheel = 2
+    BR_Wheel = 3
+    Front_Wheel = 0
+    Back_Wheel = 1
+
+
 class Vehicle(Actor):
     """CARLA's carla.Vehicle."""
+
+    def set_light_state(self, light_state) -> None:
+        """CARLA's set_light_state: a VehicleLightState (or its bits as an int)."""
+        self._call("sn_engine_set_vehicle_light_state", int(light_state) & 0xFFFFFFFF)
+
+    def get_light_state(self) -> VehicleLightState:
+        return VehicleLightState(self._info().light_state)
+
+    def get_wheel_steer_angle(self, wheel_location) -> float:
+        """CARLA's: the wheel's steer angle in degrees (front wheels turn, rear wheels stay at 0)."""
+        front = int(wheel_location) in (0, 1) and not (self.type_id in _TWO_WHEELERS and int(wheel_location) == 1)
+        return float(self._info().wheel_steer_angle) if front else 0.0
 
     def apply_control(self, control: VehicleControl) -> None:
         """Held until changed; values outside their ranges are refused. Turns autopilot off."""

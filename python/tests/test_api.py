@@ -209,3 +209,25 @@ def test_other_threads_run_while_the_engine_steps(client):
         t.join()
     inside = sum(1 for s in stamps for a, b in ticks if a < s < b)
     assert inside > 100, f"{inside} of {len(stamps)} stamps inside {len(ticks)} ticks"
+
+
+def test_vehicle_lights_wheels_and_two_wheelers(client):
+    """CARLA's VehicleLightState, get_wheel_steer_angle and the two-wheelers' blueprints."""
+    world = client.load_world()
+    lib = world.get_blueprint_library()
+    car = world.spawn_actor(lib.find("vehicle.sedan"), sensim.Transform(sensim.Location(0, 0, 0.1)))
+    assert car.get_light_state() == sensim.VehicleLightState.NONE
+    car.set_light_state(sensim.VehicleLightState.LowBeam | sensim.VehicleLightState.Position)
+    assert car.get_light_state() == sensim.VehicleLightState(0x3)
+    car.set_light_state(sensim.VehicleLightState.All)
+    assert int(car.get_light_state()) == 0xFFFFFFFF
+    car.apply_control(sensim.VehicleControl(throttle=0.3, steer=0.5))
+    for _ in range(10):
+        world.tick()
+    fl = car.get_wheel_steer_angle(sensim.VehicleWheelLocation.FL_Wheel)
+    assert fl > 5.0  # degrees, + right as CARLA's
+    assert car.get_wheel_steer_angle(sensim.VehicleWheelLocation.BR_Wheel) == 0.0
+    for bp in ("vehicle.bh.crossbike", "vehicle.kawasaki.ninja", "vehicle.vespa.zx125"):
+        assert lib.find(bp).id == bp
+    bike = world.spawn_actor(lib.find("vehicle.gazelle.omafiets"), sensim.Transform(sensim.Location(0, 10, 0.1)))
+    assert bike.get_wheel_steer_angle(sensim.VehicleWheelLocation.Back_Wheel) == 0.0

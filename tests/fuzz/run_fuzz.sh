@@ -17,7 +17,7 @@ case $TARGET in
     CORPUS=$SRC/tests/fuzz/corpus_scene
     FILES=("$SRC/tests/fuzz/fuzz_scene.c" "$E/scene/scene.c" "$E/scene/yamldoc.c" "$E/scene/override.c"
            "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c" "$E/data/image.c" "$E/data/views.c" "$E/data/png.c"
-           "$E/data/msgread.c" "$E/world/weather.c")
+           "$E/data/msgread.c" "$E/world/weather.c" "$E/world/vehicle_lights.c")
     LIBS=(-lyaml -lmsgpackc -ldeflate -lm -lpthread) ;;
   stream) # the stream reader behind dump and convert (engine/data)
     CORPUS=$SRC/tests/fuzz/corpus_stream

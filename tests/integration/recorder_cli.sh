@@ -23,7 +23,7 @@ REC=$TMP/crash.sensimrec
 cmp -s "$REC" "$TMP/again.sensimrec" || bad "two recordings of one run differ"
 
 "$SENSIM" recorder info "$REC" "${P[@]}" >"$TMP/info" || bad "info"
-grep -q '^Version: 1.2$' "$TMP/info" && grep -q '^ Create 2: vehicle.sedan (1) at (' "$TMP/info" &&
+grep -q '^Version: 1.3$' "$TMP/info" && grep -q '^ Create 2: vehicle.sedan (1) at (' "$TMP/info" &&
   grep -q '^Frames: 80$' "$TMP/info" && grep -q '^ Collision id 0 between 2 (hero)  with 3$' "$TMP/info" || bad "info text: $(head -20 "$TMP/info")"
 "$SENSIM" recorder collisions "$REC" --type1 h --type2 o "${P[@]}" >"$TMP/coll" || bad "collisions"
 grep -q '^       2   v o       2 vehicle.sedan  ' "$TMP/coll" || bad "collisions text: $(cat "$TMP/coll")"

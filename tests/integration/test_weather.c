@@ -162,6 +162,57 @@ static void presets(void)
     sn_engine_destroy(e);
 }
 
+/* ---- the warning about fields that are not rendered ---- */
+
+static void on_log(sn_log_level level, const char *line, void *user)
+{
+    char *out = user;
+    if (level == SN_LOG_WARN && strstr(line, "not rendered"))
+        snprintf(out, 512, "%s", line);
+}
+
+/* The warning `weather` (a scene's value) gives when loaded, then after set_weather(api) if api. */
+static void warned(const char *weather, const sn_weather *api, char out[512])
+{
+    char scene[1024];
+    snprintf(scene, sizeof scene, "settings:\n  weather: %s\nactors: []\n", weather);
+    sn_error err = {0};
+    out[0] = 0;
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1, .log = on_log, .log_user = out};
+    sn_engine *e = sn_engine_create(&o, &err);
+    CHECK(e && sn_engine_load_scene(e, tu_write(dir, "warn.yaml", scene), &err) == SN_OK &&
+              (!api || sn_engine_set_weather(e, api, &err) == SN_OK), "%s: %s", weather, err.msg);
+    sn_engine_destroy(e);
+}
+
+static void unrendered_warning(void)
+{
+    char log[512];
+    /* a preset by name, or over it only rendered fields: its own values are not the user's */
+    for (unsigned i = 0; sn_weather_preset_at(i); i++) {
+        warned(sn_weather_preset_at(i), NULL, log);
+        CHECK(!log[0], "preset %s warns: %s", sn_weather_preset_at(i), log);
+    }
+    warned("{preset: HardRainNoon, fog_density: 30, sun_altitude_angle: -10}", NULL, log);
+    CHECK(!log[0], "a preset with rendered fields changed warns: %s", log);
+    warned("{cloudiness: 30}", NULL, log);
+    CHECK(!log[0], "a rendered field alone warns: %s", log);
+    /* a field set by hand warns, naming only what differs from the nearest preset */
+    warned("{preset: HardRainNoon, wind_intensity: 20}", NULL, log);
+    CHECK_CONTAINS(log, "weather: wind_intensity accepted and recorded but not rendered");
+    warned("{dust_storm: 40, precipitation: 10}", NULL, log);
+    CHECK_CONTAINS(log, "weather: precipitation, dust_storm accepted");
+    /* the API: a preset (as Python's carla.WeatherParameters.DustStorm) is quiet, a changed field is not */
+    sn_weather w;
+    sn_weather_preset_get("DustStorm", &w, NULL);
+    w.sun_altitude_angle = 10;
+    warned("ClearNoon", &w, log);
+    CHECK(!log[0], "set_weather(DustStorm with a lower sun) warns: %s", log);
+    w.dust_storm = 50;
+    warned("ClearNoon", &w, log);
+    CHECK_CONTAINS(log, "weather: dust_storm accepted");
+}
+
 /* ---- shadows ---- */
 
 /* Mean of the B, G, R bytes of pixel (x, y). */
@@ -407,7 +458,7 @@ static void record_replay(void)
     CHECK(r, "%s", err.msg);
     sn_log_info info = {.struct_size = sizeof info};
     if (r && sn_recording_info(r, &info, &err) == SN_OK)
-        CHECK(info.version_major == 1 && info.version_minor == 2, "format 1.2, got %u.%u", info.version_major,
+        CHECK(info.version_major == 1 && info.version_minor == 3, "format 1.3, got %u.%u", info.version_major,
               info.version_minor);
     const sn_log_frame *fr;
     int frames = 0, wrong = 0;
@@ -472,6 +523,7 @@ int main(int argc, char **argv)
     dir = argv[1], plugins = argv[2];
     old_recording(argv[3]);
     presets();
+    unrendered_warning();
     shadow_edge(45);
     shadow_edge(30);
     fog();

@@ -46,6 +46,8 @@ int main(void)
     printf("sn_actor_info.angular_velocity %zu\n", offsetof(sn_actor_info, angular_velocity));
     printf("sn_actor_info.acceleration %zu\n", offsetof(sn_actor_info, acceleration));
     printf("sn_actor_info.control %zu\n", offsetof(sn_actor_info, control));
+    printf("sn_actor_info.wheel_steer_angle %zu\n", offsetof(sn_actor_info, wheel_steer_angle));
+    printf("sn_actor_info.light_state %zu\n", offsetof(sn_actor_info, light_state));
     printf("sn_clock %zu\n", sizeof(sn_clock));
     printf("sn_clock.frame %zu\n", offsetof(sn_clock, frame));
     printf("sn_clock.timestamp %zu\n", offsetof(sn_clock, timestamp));

@@ -86,13 +86,9 @@ static void test_distances(void)
         /* only_dynamics: through the wall to the truck */
         CHECK(sn_fake_message_count(s.dyn) == 1 && sn_fake_number(s.dyn, 0, "other_actor.id") == s.truck,
               "only_dynamics sees the truck: %s", sn_fake_message_count(s.dyn) ? sn_fake_json(s.dyn, 0) : "none");
-        /* The truck is drawn as a sedan (docs/shapes.md): its rear face, at 0.985 L behind the
-        ** box centre (x = 40 - 0.985 * 2.4 = 37.636), reaches up to the tail's top edge at 0.52 of
-        ** the height (z = 0.78); the deck above slopes away. The sphere (centre z 1, radius 0.5)
-        ** meets that edge first, sqrt(0.5^2 - 0.22^2) before its centre reaches it. The model's
-        ** vertices are single precision: 1e-6 m. */
-        CHECK_NEAR(sn_fake_number(s.dyn, 0, "distance"), 37.636 - sqrt(0.25 - 0.22 * 0.22) - 1 - dx, 1e-6,
-                   "the truck's tail edge");
+        /* the sweep meets the truck's collision box (docs/sensors/obstacle.md), not its drawn
+        ** model: its rear face at x = 40 - 2.4 = 37.6 */
+        CHECK_NEAR(sn_fake_number(s.dyn, 0, "distance"), 37.6 - 1 - dx - 0.5, 1e-9, "truck's rear - hit_radius");
         CHECK(!strcmp(sn_fake_string(s.dyn, 0, "other_actor.role_name"), ""), "role name");
         /* reach: the sphere meets the wall after 18 m, beyond a 15 m sweep; after 13 m once the car moved */
         CHECK(sn_fake_message_count(s.short_) == (k ? 1u : 0u), "short sweep, frame %d: %u messages", k,

@@ -87,7 +87,7 @@ int main(void)
     F(sn_vehicle_control, hand_brake, 24);
     F(sn_vehicle_control, reverse, 25);
     /* types.h */
-    S(sn_actor_info, 248, 8);
+    S(sn_actor_info, 264, 8); /* 248 before wheel_steer_angle and light_state (ABI 1.5, second revision) */
     F(sn_actor_info, struct_size, 0);
     F(sn_actor_info, id, 4);
     F(sn_actor_info, parent_id, 8);
@@ -102,6 +102,8 @@ int main(void)
     F(sn_actor_info, angular_velocity, 168);
     F(sn_actor_info, acceleration, 192);
     F(sn_actor_info, control, 216);
+    F(sn_actor_info, wheel_steer_angle, 248);
+    F(sn_actor_info, light_state, 256);
     /* types.h */
     S(sn_ray_hit, 104, 8); /* 72 up to ABI 1.4's first revision, 96 in 1.4: the host accepts all three */
     F(sn_ray_hit, struct_size, 0);

@@ -2,8 +2,10 @@
 ** inside its box at any steer, roll, stride and odd extents; closed convex parts wound
 ** outwards; front wheels turned by the steer angle and every wheel rolled by travel / radius;
 ** travel integrated from the velocity; lidar, depth, labels and sweeps see the model, not the
-** box (a ray above the hood, in front of the windscreen, misses); renders and ray batches
-** identical at 1, 2 and 3 threads, and with the triangle setup on the pool or on one thread. */
+** box (a ray above the hood, in front of the windscreen, misses) while sweeps meet the collision
+** box; renders and ray batches identical at 1, 2 and 3 threads, and with the triangle setup on
+** the pool or on one thread; bicycles and motorcycles: their wheels, and their riders tagged
+** Rider in cameras and rays. */
 #include "../../engine/query/rayscene.h"
 #include "../../engine/render/render.h"
 #include "../../engine/render/shapes.h"
@@ -13,9 +15,11 @@
 
 static const char *const blueprint[SN_MODEL_COUNT] = {
     NULL, "vehicle.sedan", "vehicle.van", "vehicle.truck", "vehicle.bus", "walker.pedestrian",
+    "vehicle.diamondback.century", "vehicle.yamaha.yzf",
 };
 static const double defaults[SN_MODEL_COUNT][3] = {
     {0, 0, 0}, {2.3, 0.95, 0.75}, {2.6, 1.0, 1.05}, {4.0, 1.25, 1.6}, {6.0, 1.27, 1.6}, {0.25, 0.25, 0.9},
+    {0.82, 0.3, 0.85}, {1.1, 0.43, 0.75},
 };
 
 /* A vehicle or walker of blueprint m, not materialized (the renderer and the index read only
@@ -25,7 +29,10 @@ static sn_actor *add_model(sn_world *w, sn_model m, sn_vec3 pos, double yaw, sn_
     sn_actor *a = sn_world_add(w, m == SN_MODEL_WALKER ? SN_ACTOR_WALKER : SN_ACTOR_VEHICLE, 0);
     a->type_id = blueprint[m];
     a->shape = SN_SHAPE_BOX;
-    a->tag = m == SN_MODEL_WALKER ? SN_TAG_PEDESTRIAN : m == SN_MODEL_TRUCK ? SN_TAG_TRUCK : SN_TAG_CAR;
+    a->tag = m == SN_MODEL_WALKER ? SN_TAG_PEDESTRIAN : m == SN_MODEL_TRUCK ? SN_TAG_TRUCK
+             : m == SN_MODEL_BIKE     ? SN_TAG_BICYCLE
+             : m == SN_MODEL_MOTORBIKE ? SN_TAG_MOTORCYCLE
+                                      : SN_TAG_CAR;
     a->color[0] = 200, a->color[1] = 30, a->color[2] = 30;
     a->bbox.extent = ext;
     a->bbox.location = m == SN_MODEL_WALKER ? sn_v3(0, 0, 0) : sn_v3(0, 0, ext.z);
@@ -107,6 +114,20 @@ static void test_inside_boxes(void)
     }
 }
 
+/* Wheel wh of a posed model: its part's first vertex, axle direction and centre (the part's
+** first two vertices are the centres of its faces); false when the model has no such wheel. */
+static bool wheel_of(sn_model m, float (*v)[3], int wh, uint32_t *first, sn_vec3 *axle, sn_vec3 *centre)
+{
+    int p = sn_model_wheel_part(m, wh);
+    CHECK(p >= 0, "%s: wheel %d", blueprint[m], wh);
+    if (p < 0)
+        return false;
+    uint32_t f = *first = sn_model_mesh(m)->parts[p].first_v;
+    sn_vec3 c0 = sn_v3(v[f][0], v[f][1], v[f][2]), c1 = sn_v3(v[f + 1][0], v[f + 1][1], v[f + 1][2]);
+    *axle = sn_v3_norm(sn_v3_sub(c1, c0)), *centre = sn_v3_scale(sn_v3_add(c0, c1), 0.5);
+    return true;
+}
+
 /* The front wheels turn about z by the steer angle; every wheel rolls about its axle by
 ** travel / radius, the top moving forward. */
 static void test_wheels(void)
@@ -124,13 +145,10 @@ static void test_wheels(void)
             sn_model_state s = {ext, steer, 70 * SN_DEG, travel, 0};
             sn_model_pose(m, &s, v);
             for (int wh = 0; wh < 4; wh++) {
-                int p = sn_model_wheel_part(m, wh);
-                CHECK(p >= 0, "%s: wheel %d", blueprint[m], wh);
-                if (p < 0)
+                uint32_t f;
+                sn_vec3 axle, centre;
+                if (!wheel_of(m, v, wh, &f, &axle, &centre))
                     continue;
-                uint32_t f = mesh->parts[p].first_v;
-                sn_vec3 c0 = sn_v3(v[f][0], v[f][1], v[f][2]), c1 = sn_v3(v[f + 1][0], v[f + 1][1], v[f + 1][2]);
-                sn_vec3 axle = sn_v3_norm(sn_v3_sub(c1, c0)), centre = sn_v3_scale(sn_v3_add(c0, c1), 0.5);
                 double want = wh < 2 ? steer : 0;
                 CHECK_NEAR(atan2(-axle.x, axle.y), want, 1e-5, "wheel angle follows the steer");
                 CHECK_NEAR(axle.z, 0, 1e-6, "the axle stays level");
@@ -249,13 +267,24 @@ static void test_sensors_see_meshes(void)
     w.box_shapes = false;
     w.gen++;
 
-    /* a sweep: a small ball above the hood (inside the box) is not inside the car; a ball in
-    ** the middle of the body is, at distance 0 */
+    /* a sweep meets the collision box, as physics does (docs/shapes.md): a small ball above the
+    ** hood is inside it at once, before and after a ray query built the models' index; a ball
+    ** coming down onto the hood stops at the box's top, not at the hood */
     sn_ray_query q = SN_RAY_QUERY_INIT;
     sn_ray_result res;
     sn_ray up = {{10 + 0.7 * L, 0, 0.8 * 2 * H}, {0, 0, 1}, 5};
-    CHECK(sn_sweep_sphere(rs, &w, &q, &up, 0.05, &res, &err) == SN_OK && res.n_hits == 0,
-          "a ball over the hood, moving up, touches nothing (%u hits)", res.n_hits);
+    sn_rayscene *rs2 = sn_rayscene_create(1, &err);
+    CHECK(sn_sweep_sphere(rs2, &w, &q, &up, 0.05, &res, &err) == SN_OK && res.n_hits == 1 &&
+              res.hit.actor_id == car->id && res.hit.distance == 0,
+          "a ball over the hood is inside the collision box (%u hits)", res.n_hits);
+    sn_ray down = {{10 + 0.7 * L, 0, 5}, {0, 0, -1}, 10};
+    CHECK(sn_sweep_sphere(rs2, &w, &q, &down, 0.05, &res, &err) == SN_OK && res.n_hits == 1, "down onto the hood");
+    CHECK_NEAR(res.hit.distance, 5 - 2 * H - 0.05, 1e-9, "a ball coming down stops on the box's top");
+    a = cast(rs2, &w, over_hood);
+    CHECK(a.n_hits == 0, "after the sweeps, a ray over the hood still misses (the models' index is built)");
+    CHECK(sn_sweep_sphere(rs2, &w, &q, &up, 0.05, &res, &err) == SN_OK && res.n_hits == 1 && res.hit.distance == 0,
+          "and a sweep after the ray still meets the box");
+    sn_rayscene_destroy(rs2);
     sn_ray mid = {{10, 0, 0.4 * 2 * H}, {0, 0, 1}, 5};
     CHECK(sn_sweep_sphere(rs, &w, &q, &mid, 0.05, &res, &err) == SN_OK && res.n_hits == 1 &&
               res.hit.actor_id == car->id && res.hit.distance == 0,
@@ -373,6 +402,95 @@ static void test_threads(void)
     sn_world_free(&w);
 }
 
+/* Bicycles and motorcycles: the front wheel turns with the steer and the rear does not, both
+** roll; the semantic camera and the rays see the rider as Rider and the machine as Bicycle or
+** Motorcycle, both with the actor's id. */
+static void test_two_wheelers(void)
+{
+    const sn_model models[] = {SN_MODEL_BIKE, SN_MODEL_MOTORBIKE};
+    for (size_t mi = 0; mi < 2; mi++) {
+        sn_model m = models[mi];
+        const sn_mesh *mesh = sn_model_mesh(m);
+        sn_vec3 ext = sn_v3(defaults[m][0], defaults[m][1], defaults[m][2]);
+        double r = sn_vehicle_wheel_radius(m, ext);
+        CHECK(r > 0.25 && r < ext.z, "%s: wheel radius %g m", blueprint[m], r);
+        CHECK(sn_model_wheel_part(m, 2) < 0, "%s: two wheels", blueprint[m]);
+        float(*v)[3] = malloc(mesh->n_v * sizeof *v);
+        for (int k = -2; k <= 2; k++) {
+            double steer = 0.25 * k;
+            sn_model_state s = {ext, steer, 40 * SN_DEG, 1.3 * k, 3};
+            sn_model_pose(m, &s, v);
+            for (int wh = 0; wh < 2; wh++) {
+                uint32_t f;
+                sn_vec3 axle, centre;
+                if (!wheel_of(m, v, wh, &f, &axle, &centre))
+                    continue;
+                CHECK_NEAR(atan2(-axle.x, axle.y), wh ? 0 : steer, 1e-5, "the front wheel turns, the rear does not");
+                CHECK_NEAR(centre.y, 0, 1e-6, "a two-wheeler's wheel in the middle");
+                CHECK_NEAR(centre.z, -ext.z + r, 1e-5, "a two-wheeler's wheel stands on the ground");
+                CHECK((wh ? -1 : 1) * centre.x > 0.3 * ext.x, "%s: wheel %d at its end", blueprint[m], wh);
+                sn_vec3 q = sn_v3_sub(sn_v3(v[f + 2][0], v[f + 2][1], v[f + 2][2]), centre);
+                CHECK_NEAR(q.z, -r * sin(fmod(1.3 * k / r, 2 * M_PI)), 1e-5, "a two-wheeler's wheel rolled by travel / radius");
+            }
+        }
+        free(v);
+    }
+
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_vec3 be = sn_v3(defaults[SN_MODEL_BIKE][0], defaults[SN_MODEL_BIKE][1], defaults[SN_MODEL_BIKE][2]);
+    sn_vec3 me = sn_v3(defaults[SN_MODEL_MOTORBIKE][0], defaults[SN_MODEL_MOTORBIKE][1], defaults[SN_MODEL_MOTORBIKE][2]);
+    sn_actor *bike = add_model(&w, SN_MODEL_BIKE, sn_v3(8.5, 0, 0), 0, be);
+    sn_actor *moto = add_model(&w, SN_MODEL_MOTORBIKE, sn_v3(11.5, 0, 0), 0, me);
+    /* from the side at mid height: a camera sees both whole */
+    sn_renderer *rd = sn_renderer_create(2);
+    enum { WD = 160, HT = 120 };
+    uint8_t *tag = malloc(WD * HT);
+    uint32_t *inst = malloc(WD * HT * sizeof *inst);
+    sn_lighting light;
+    sn_lighting_default(&light);
+    sn_camera cam = {sizeof cam, {{10, -8, 0.9}, {0, 90, 0}}, WD, HT, 40, 0.1, 100};
+    sn_image img = {sizeof img, NULL, NULL, tag, inst, 0};
+    CHECK(sn_render(rd, &w, 1, &light, &cam, &img, &err) == SN_OK, "render: %s", err.msg);
+    int n[4] = {0, 0, 0, 0}, wrong = 0; /* bike, bike's rider, motorcycle, its rider */
+    for (size_t i = 0; i < (size_t)WD * HT; i++) {
+        if (!inst[i])
+            continue;
+        bool is_bike = inst[i] == bike->id;
+        if (tag[i] == SN_TAG_RIDER)
+            n[is_bike ? 1 : 3]++;
+        else if (tag[i] == (is_bike ? SN_TAG_BICYCLE : SN_TAG_MOTORCYCLE))
+            n[is_bike ? 0 : 2]++;
+        else
+            wrong++;
+    }
+    CHECK(n[0] > 100 && n[1] > 100 && n[2] > 100 && n[3] > 100 && wrong == 0,
+          "bicycle %d, cyclist %d, motorcycle %d, rider %d pixels; %d with another tag", n[0], n[1], n[2], n[3], wrong);
+    /* rays: across the cyclist's torso (shoulder height) and through the bicycle's wheels */
+    sn_rayscene *rs = sn_rayscene_create(1, &err);
+    sn_ray torso = {{8.5, -8, 0.72 * 2 * be.z}, {0, 1, 0}, 20}, wheels = {{8.5 - 0.7 * be.x, -8, 0.2}, {0, 1, 0}, 20};
+    sn_ray_result a = cast(rs, &w, torso);
+    CHECK(a.n_hits == 1 && a.hit.actor_id == bike->id && a.hit.semantic_tag == SN_TAG_RIDER, "the cyclist's torso: tag %u",
+          a.hit.semantic_tag);
+    a = cast(rs, &w, wheels);
+    CHECK(a.n_hits == 1 && a.hit.actor_id == bike->id && a.hit.semantic_tag == SN_TAG_BICYCLE, "the bicycle's wheel: tag %u",
+          a.hit.semantic_tag);
+    sn_ray_query all = SN_RAY_QUERY_INIT;
+    all.mode = SN_RAY_ALL;
+    sn_ray_result res[1];
+    sn_ray_hit hits[8];
+    all.hits = hits, all.max_hits = 8;
+    CHECK(sn_rays_trace(rs, &w, &all, &torso, 1, res, &err) == SN_OK && res[0].n_hits >= 1 &&
+              hits[0].semantic_tag == SN_TAG_RIDER,
+          "every hit along a ray (SN_RAY_ALL): the rider's tag: %s", err.msg);
+    sn_rayscene_destroy(rs);
+    free(tag), free(inst);
+    sn_renderer_destroy(rd);
+    (void)moto;
+    sn_world_free(&w);
+}
+
 int main(void)
 {
     test_inside_boxes();
@@ -381,5 +499,6 @@ int main(void)
     test_travel();
     test_sensors_see_meshes();
     test_threads();
+    test_two_wheelers();
     return CHECK_DONE();
 }

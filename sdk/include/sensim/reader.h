@@ -128,6 +128,14 @@ typedef struct sn_log_light {
     uint8_t state;
 } sn_log_light;
 
+/* A vehicle's front wheel angle and lights (CARLA's AnimWheels and VehicleLight packets).
+** Since ABI 1.5, second revision (recording format 1.3). */
+typedef struct sn_log_vehicle {
+    uint32_t id;
+    double wheel_steer_angle; /* degrees, + right (recorded as float32) */
+    uint32_t light_state;     /* sn_vehicle_light bits */
+} sn_log_vehicle;
+
 /* One frame. Lists of state are sorted by id. */
 typedef struct sn_log_frame {
     uint32_t struct_size;
@@ -149,6 +157,8 @@ typedef struct sn_log_frame {
     const sn_log_light *lights;         uint32_t n_lights;        /* every traffic light's state */
     /* ---- ABI 1.5 (weather): read only when struct_size reaches it ---- */
     const sn_weather *weather; /* the world's weather in this frame; NULL when the file has none */
+    /* ---- ABI 1.5, second revision: read only when struct_size reaches them ---- */
+    const sn_log_vehicle *vehicles;     uint32_t n_vehicles;      /* every vehicle's wheel angle and lights */
 } sn_log_frame;
 
 typedef struct sn_log_reader {

@@ -237,6 +237,13 @@ SN_API sn_status sn_engine_destroy_actor(sn_engine *e, uint32_t id, sn_error *er
 SN_API sn_status sn_engine_apply_control(sn_engine *e, uint32_t vehicle, const sn_vehicle_control *control,
                                          sn_error *err);
 
+/* A vehicle's lights (CARLA's set_light_state / get_light_state): `state` is a set of
+** sn_vehicle_light bits; every 32-bit value is accepted, as CARLA's. Lights on and the sun
+** below the horizon: the headlights light the road (docs/shapes.md, "Lights"). */
+SN_API sn_status sn_engine_set_vehicle_light_state(sn_engine *e, uint32_t vehicle, uint32_t state, sn_error *err);
+SN_API sn_status sn_engine_get_vehicle_light_state(const sn_engine *e, uint32_t vehicle, uint32_t *state,
+                                                   sn_error *err);
+
 /* CARLA's WalkerControl (frozen, as sn_vehicle_control): walk along `direction` (world, horizontal part used) at `speed` m/s. */
 typedef struct sn_walker_control {
     sn_vec3 direction;

@@ -55,6 +55,15 @@ typedef struct sn_vehicle_control {
     bool reverse;
 } sn_vehicle_control;
 
+/* CARLA's carla.VehicleLightState: a vehicle's lights as a bit set (docs/shapes.md, "Lights").
+** Position, LowBeam, HighBeam, Brake, Reverse and Fog are drawn; the rest are kept. */
+typedef enum sn_vehicle_light {
+    SN_LIGHT_NONE = 0, SN_LIGHT_POSITION = 0x1, SN_LIGHT_LOW_BEAM = 0x2, SN_LIGHT_HIGH_BEAM = 0x4,
+    SN_LIGHT_BRAKE = 0x8, SN_LIGHT_RIGHT_BLINKER = 0x10, SN_LIGHT_LEFT_BLINKER = 0x20, SN_LIGHT_REVERSE = 0x40,
+    SN_LIGHT_FOG = 0x80, SN_LIGHT_INTERIOR = 0x100, SN_LIGHT_SPECIAL1 = 0x200, SN_LIGHT_SPECIAL2 = 0x400,
+    SN_LIGHT_ALL = (int)0xFFFFFFFFu
+} sn_vehicle_light;
+
 typedef enum sn_actor_kind {
     SN_ACTOR_STATIC = 0,  /* static.*: geometry without a body, never moves */
     SN_ACTOR_VEHICLE = 1, /* vehicle.* */
@@ -82,6 +91,10 @@ typedef struct sn_actor_info {
     sn_vec3 angular_velocity;   /* deg/s, world frame, as CARLA */
     sn_vec3 acceleration;       /* m/s^2, world frame, over the last frame */
     sn_vehicle_control control; /* vehicles only; zero otherwise */
+    /* ---- ABI 1.5, second revision: filled when struct_size reaches them ---- */
+    double wheel_steer_angle;   /* vehicles: the front wheels' angle now, degrees, + right (CARLA's
+                                ** get_wheel_steer_angle of a front wheel) */
+    uint32_t light_state;       /* vehicles: sn_vehicle_light bits (CARLA's get_light_state) */
 } sn_actor_info;
 
 /*

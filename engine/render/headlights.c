@@ -1,0 +1,168 @@
+/* headlights.c — vehicles' headlight spots and lamp glow (headlights.h; docs/shapes.md, "Lights"). */
+#include "headlights.h"
+
+#include "../core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Beams (docs/shapes.md, "Lights"): intensity at 1 m on the axis per lamp, range, axis dip,
+** spreads. A car's two low beams light the road 10 m ahead about as a low sun would. */
+#define LOW_I 750.0
+#define HIGH_I 1500.0
+#define MOTO_I 800.0  /* a motorcycle's one lamp, low beam */
+#define BIKE_I 150.0  /* a bicycle's lamp */
+#define LOW_RANGE 45.0 /* m */
+#define HIGH_RANGE 110.0
+#define LAMP_Z 0.30    /* lamp height, of the box's height above its bottom (the models' lamps) */
+#define MAX_CELLS 65536
+#define DEG (M_PI / 180)
+
+static const double warm[3] = {1.0, 0.96, 0.86}; /* the beams' colour */
+
+double sn_lamp_glow(const sn_actor *a, sn_material mat)
+{
+    uint32_t s = a->kind == SN_ACTOR_VEHICLE ? a->light_state : 0;
+    const uint32_t on = SN_LIGHT_POSITION | SN_LIGHT_LOW_BEAM | SN_LIGHT_HIGH_BEAM;
+    if (mat == SN_MAT_HEADLAMP)
+        return s & (SN_LIGHT_LOW_BEAM | SN_LIGHT_HIGH_BEAM) ? 2.0 : s & SN_LIGHT_POSITION ? 1.0 : 0;
+    if (mat == SN_MAT_TAILLAMP)
+        return s & SN_LIGHT_BRAKE ? 2.5 : s & on ? 1.0 : 0;
+    return 0;
+}
+
+static bool add_spot(sn_lamps *L, const sn_spot *s)
+{
+    if (!sn_grow((void **)&L->spots, &L->cap, L->n + 1, sizeof *L->spots))
+        return false;
+    L->spots[L->n++] = *s;
+    return true;
+}
+
+/* One vehicle's beams: one per headlamp (two for four wheels, one for two-wheelers). */
+static bool add_vehicle(sn_lamps *L, const sn_world *w, const sn_actor *a, double alpha, double night, sn_vec3 eye,
+                        double far)
+{
+    bool high = a->light_state & SN_LIGHT_HIGH_BEAM;
+    if (!(a->light_state & (SN_LIGHT_LOW_BEAM | SN_LIGHT_HIGH_BEAM)))
+        return true;
+    double range = high ? HIGH_RANGE : LOW_RANGE;
+    sn_vec3 pos;
+    sn_quat q;
+    sn_actor_pose_at(w, a, alpha, &pos, &q);
+    if (sn_v3_len(sn_v3_sub(pos, eye)) > far + range + sn_v3_len(a->bbox.extent))
+        return true; /* lights nothing the camera sees */
+    sn_mat3 R = sn_mat3_from_quat(q);
+    sn_vec3 e = a->bbox.extent, c = sn_v3_add(pos, sn_mat3_apply(&R, a->bbox.location));
+    sn_vec3 fwd = sn_mat3_col(&R, 0);
+    /* low beams dip 1.5 degrees with a sharp cut-off above; high beams dip 0.5 and spread wider */
+    double hl = hypot(fwd.x, fwd.y), el0 = atan2(fwd.z, hl) - (high ? 0.5 : 1.5) * DEG;
+    sn_model md = sn_model_of(w, a);
+    bool two = md == SN_MODEL_BIKE || md == SN_MODEL_MOTORBIKE;
+    double I = night * (md == SN_MODEL_BIKE ? BIKE_I : md == SN_MODEL_MOTORBIKE ? MOTO_I : LOW_I) * (high ? HIGH_I / LOW_I : 1);
+    for (int side = two ? 0 : -1; side <= (two ? 0 : 1); side += 2) {
+        sn_vec3 l = sn_v3(1.001 * e.x, side * 0.7 * e.y, -e.z + (two ? 0.48 : LAMP_Z) * 2 * e.z);
+        sn_spot s = {sn_v3_add(c, sn_mat3_apply(&R, l)), hl > 1e-9 ? fwd.x / hl : 1, hl > 1e-9 ? fwd.y / hl : 0, el0,
+                     (high ? 15 : 20) * DEG, (high ? 6 : 4) * DEG, (high ? 2.5 : 1) * DEG, I, range};
+        if (!add_spot(L, &s))
+            return false;
+    }
+    return true;
+}
+
+/* Bins the spots in a grid over x, y (a spot goes to every cell its range reaches). */
+static bool bin(sn_lamps *L)
+{
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, rmax = 0;
+    for (size_t i = 0; i < L->n; i++) {
+        const sn_spot *s = &L->spots[i];
+        lo[0] = fmin(lo[0], s->pos.x - s->range), hi[0] = fmax(hi[0], s->pos.x + s->range);
+        lo[1] = fmin(lo[1], s->pos.y - s->range), hi[1] = fmax(hi[1], s->pos.y + s->range);
+        rmax = fmax(rmax, s->range);
+    }
+    double cell = rmax / 2;
+    while ((hi[0] - lo[0]) / cell * ((hi[1] - lo[1]) / cell) > MAX_CELLS)
+        cell *= 2;
+    L->x0 = lo[0], L->y0 = lo[1], L->cell = cell;
+    L->nx = (uint32_t)((hi[0] - lo[0]) / cell) + 1, L->ny = (uint32_t)((hi[1] - lo[1]) / cell) + 1;
+    size_t nc = (size_t)L->nx * L->ny;
+    if (!sn_grow((void **)&L->start, &L->cap_start, nc + 1, sizeof *L->start))
+        return false;
+    memset(L->start, 0, (nc + 1) * sizeof *L->start);
+    for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+        for (size_t i = 0; i < L->n; i++) {
+            const sn_spot *s = &L->spots[i];
+            uint32_t i0 = (uint32_t)((s->pos.x - s->range - L->x0) / cell), i1 = (uint32_t)((s->pos.x + s->range - L->x0) / cell);
+            uint32_t j0 = (uint32_t)((s->pos.y - s->range - L->y0) / cell), j1 = (uint32_t)((s->pos.y + s->range - L->y0) / cell);
+            for (uint32_t j = j0; j <= j1 && j < L->ny; j++)
+                for (uint32_t k = i0; k <= i1 && k < L->nx; k++) {
+                    size_t c = (size_t)j * L->nx + k;
+                    if (pass == 0)
+                        L->start[c + 1]++;
+                    else
+                        L->items[L->start[c]++] = (uint32_t)i;
+                }
+        }
+        if (pass == 0) {
+            for (size_t c = 0; c < nc; c++)
+                L->start[c + 1] += L->start[c];
+            if (!sn_grow((void **)&L->items, &L->cap_items, L->start[nc] + 1, sizeof *L->items))
+                return false;
+        }
+    }
+    /* the fill moved each start to the next cell's: shift back */
+    memmove(L->start + 1, L->start, nc * sizeof *L->start);
+    L->start[0] = 0;
+    return true;
+}
+
+bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, sn_vec3 eye, double far)
+{
+    L->n = 0;
+    L->nx = L->ny = 0;
+    if (!(night > 0))
+        return true;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        if (a->kind == SN_ACTOR_VEHICLE && a->light_state && !add_vehicle(L, w, a, alpha, night, eye, far))
+            return false;
+    }
+    return !L->n || bin(L);
+}
+
+void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3])
+{
+    if (!L->nx)
+        return;
+    double fx = (p.x - L->x0) / L->cell, fy = (p.y - L->y0) / L->cell;
+    if (!(fx >= 0 && fy >= 0 && fx < L->nx && fy < L->ny))
+        return;
+    size_t c = (size_t)(uint32_t)fy * L->nx + (uint32_t)fx;
+    double sum = 0;
+    for (uint32_t k = L->start[c]; k < L->start[c + 1]; k++) {
+        const sn_spot *s = &L->spots[L->items[k]];
+        sn_vec3 v = sn_v3_sub(s->pos, p); /* towards the lamp */
+        double d2 = sn_v3_dot(v, v);
+        if (d2 >= s->range * s->range || d2 < 1e-12)
+            continue;
+        double d = sqrt(d2), ndl = (n[0] * v.x + n[1] * v.y + n[2] * v.z) / d;
+        double h = hypot(v.x, v.y); /* the beam's way is -v: its azimuth from the axis and elevation */
+        double az = h > 1e-12 ? atan2(-v.y * s->hx + v.x * s->hy, -v.x * s->hx - v.y * s->hy) : M_PI / 2;
+        double de = atan2(-v.z, h) - s->el0, sv = de > 0 ? s->sig_above : s->sig_below;
+        if (ndl <= 0 || fabs(az) > 3 * s->sig_h || fabs(de) > 3 * sv)
+            continue;
+        double f = d2 / (s->range * s->range), win = (1 - f * f) * (1 - f * f);
+        sum += s->intensity * exp(-0.5 * (az * az / (s->sig_h * s->sig_h) + de * de / (sv * sv))) * ndl * win /
+               (d2 > 1 ? d2 : 1);
+    }
+    sum = 1.5 * sum / (1.5 + sum);
+    for (int k = 0; k < 3; k++)
+        rgb[k] += sum * warm[k];
+}
+
+void sn_lamps_free(sn_lamps *L)
+{
+    free(L->spots), free(L->start), free(L->items);
+    memset(L, 0, sizeof *L);
+}

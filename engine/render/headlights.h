@@ -1,0 +1,50 @@
+/* headlights.h — vehicles' lights at night: spot lights from the headlamps of every vehicle whose
+** light state has a beam on, and the glow of lit lamps (docs/shapes.md, "Lights").
+**
+** The headlights are spots without shadows, added to the sun and the sky light in the shading
+** pass, and only at night: scaled by 1 - day (day as the sky's, docs/rendering.md), since
+** CARLA's auto-exposure hides them by day. Spots are binned once per render in a grid over x, y
+** so a pixel tests only the few near it. Pure functions of the world: the same at any thread
+** count. */
+#ifndef SN_HEADLIGHTS_H
+#define SN_HEADLIGHTS_H
+
+#include "../world/world.h"
+#include "shapes.h"
+
+/* A beam: its intensity falls off as a Gaussian of the angle from its axis, separately across
+** (azimuth, about world z) and up and down (elevation), sharper above the axis than below (a
+** low beam's cut-off). */
+typedef struct sn_spot {
+    sn_vec3 pos;        /* world: the lamp */
+    double hx, hy;      /* the axis's horizontal direction (unit) */
+    double el0;         /* the axis's elevation, rad (a low beam dips) */
+    double sig_h, sig_below, sig_above; /* rad */
+    double intensity;   /* irradiance on a surface facing it 1 m away on the axis (the sun's is sun_intensity) */
+    double range;       /* m: the beam fades to 0 there */
+} sn_spot;
+
+typedef struct sn_lamps {
+    sn_spot *spots;
+    size_t n, cap;
+    double x0, y0, cell;       /* the grid: cell (i, j) covers [x0 + i cell, ...) x [y0 + j cell, ...) */
+    uint32_t nx, ny;
+    uint32_t *start, *items;   /* spots of cell c: items[start[c] .. start[c + 1]) */
+    size_t cap_start, cap_items;
+} sn_lamps;
+
+/* This render's headlights: every vehicle's beams (at its pose at alpha) that could light
+** something within far metres of eye, scaled by `night` (0..1; 0 gives none). False when out
+** of memory. */
+bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, sn_vec3 eye, double far);
+/* The headlights' irradiance at p (unit normal n, towards the eye's side), added to rgb. The
+** sum E is compressed to 1.5 E / (1.5 + E), standing in for a camera's exposure: a wall in a car's
+** beams a few metres ahead stays lit, not white. */
+void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3]);
+void sn_lamps_free(sn_lamps *L);
+
+/* How brightly a part of material mat glows on actor a from its lights (0: not at all): lit
+** headlamps and tail lamps, brighter tail lamps when braking. Added to the part's light. */
+double sn_lamp_glow(const sn_actor *a, sn_material mat);
+
+#endif
