@@ -55,6 +55,7 @@ struct sn_spool {
     unsigned n_frames;
     bool quit, failed, reported;
     bool executing; /* a job is being written (by the writer or by the frame thread helping) */
+    bool idle;      /* the writer sleeps on has_job: only then is it woken (a wake-up is a syscall) */
     int error_no;
     char *error_path;
     unsigned char **chunks[CLASSES]; /* free chunks by class */
@@ -130,7 +131,8 @@ static void run_one(sn_spool *sp)
     sp->executing = false;
     atomic_fetch_add(&sp->written, 1);
     pthread_cond_broadcast(&sp->done);
-    pthread_cond_signal(&sp->has_job); /* the writer may take the next one */
+    if (sp->idle && sp->n_jobs)
+        pthread_cond_signal(&sp->has_job); /* the writer may take the next one */
 }
 
 static void *writer(void *arg)
@@ -138,8 +140,11 @@ static void *writer(void *arg)
     sn_spool *sp = arg;
     pthread_mutex_lock(&sp->mu);
     for (;;) {
-        while (!sp->quit && (!sp->n_jobs || sp->executing))
+        while (!sp->quit && (!sp->n_jobs || sp->executing)) {
+            sp->idle = true;
             pthread_cond_wait(&sp->has_job, &sp->mu);
+            sp->idle = false;
+        }
         if (!sp->n_jobs)
             break; /* quit, and nothing left */
         run_one(sp);
@@ -253,7 +258,8 @@ static sn_status submit(sn_spool *sp, job j, sn_error *err)
     sp->n_jobs++;
     sp->queued += j.len;
     atomic_fetch_add(&sp->submitted, 1);
-    pthread_cond_signal(&sp->has_job);
+    if (sp->idle)
+        pthread_cond_signal(&sp->has_job);
     pthread_mutex_unlock(&sp->mu);
     return SN_OK;
 }

@@ -110,9 +110,9 @@ static void measure(const char *scene, const char *dir, const char *label)
            "with a listener only; writing costs %.3f s = %.0f MB/s; dd bs=1M %.0f MB/s (%.3f s)\n",
            label, mb, FRAMES, dir, t_out, t_none, t_out - t_none, mb / t_write, dd_mb / t_dd, t_dd);
     printf("streams  %-5s timers with the stream: world %.3f s, sensors %.3f s, output %.3f s (serialise %.3f s); "
-           "%.3f s in write(2); listener only: output %.3f s, serialise %.3f s\n",
+           "%.3f s in write(2) (%.0f MB/s); listener only: output %.3f s, serialise %.3f s\n",
            label, s_out.time_world, s_out.time_sensors, s_out.time_output, s_out.time_serialize, s_out.time_write,
-           s_none.time_output, s_none.time_serialize);
+           mb / (s_out.time_write > 1e-6 ? s_out.time_write : 1e-6), s_none.time_output, s_none.time_serialize);
     printf("ratio stream_vs_dd_%s %.2f\n", label, (mb / t_write) / (dd_mb / t_dd));
 }
 
