@@ -6,6 +6,8 @@ PKGS=(gcc libc6-dev meson ninja-build pkg-config libode-dev libmsgpack-dev libst
       python3-msgpack python3-numpy python3-pytest slurm-wlm munge
       libavcodec-dev libavformat-dev libswscale-dev libavutil-dev ffmpeg chromium nodejs
       libzstd-dev)  # MCAP: zstd chunks (Node also runs the tests' MCAP reader, tests/mcap)
+# the llvmpipe peer benchmark only (tests/bench/bench_llvmpipe.c): Mesa's EGL and software GL
+PKGS+=(libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri)
 # pip install ./python into a venv, offline (python/tests/test_examples.py, docs/python.md)
 PKGS+=(python3-venv python3-setuptools python3-wheel)
 missing=()

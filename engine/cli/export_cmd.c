@@ -3,6 +3,7 @@
 ** (sensim/mcap.h). */
 #include "export_cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,14 +11,16 @@
 #include <unistd.h>
 
 static const char HELP[] =
-    "usage: sensim export mcap RUN_DIR --out FILE [--map XODR] [--depth-converter C] [--raw-images] [--zstd-level N]\n"
-    "                          [--chunk-size BYTES] [--threads N]\n"
+    "usage: sensim export mcap RUN_DIR --out FILE [--overwrite] [--map XODR] [--depth-converter C] [--raw-images]\n"
+    "                          [--zstd-level N] [--chunk-size BYTES] [--threads N]\n"
     "Writes a run's output folder (its DIR/<sensor>.msgpack streams) as one MCAP file for Foxglove:\n"
     "cameras as PNG images, lidar and radar as point clouds, GNSS as location fixes, other sensors as\n"
     "JSON, the actors stream (sensor.other.actors; sensim run --mcap adds one) as 3-D boxes and the\n"
     "transform tree. docs/mcap.md has the topics and axes.\n"
     "  --out FILE             the MCAP file (written whole or not at all); required\n"
-    "  --map XODR             the OpenDRIVE map the run drove on: its lanes as lines on /map\n"
+    "  --overwrite            replace an existing FILE (else refused; a failure leaves it as it was)\n"
+    "  --map XODR             the OpenDRIVE map the run drove on: its lanes as lines on /map (default:\n"
+    "                         the map RUN_DIR/run.json names, which every run writes)\n"
     "  --depth-converter C    depth cameras: logarithmic_depth (default), depth or raw\n"
     "  --raw-images           cameras as foxglove.RawImage (rgb8) instead of PNG\n"
     "  --zstd-level N         chunk compression level 1..19 (default 1)\n"
@@ -31,7 +34,7 @@ int sn_cmd_export(int argc, char **argv)
             fputs(HELP, stdout);
             return 0;
         }
-    enum { O_OUT = 1000, O_MAP, O_DEPTH, O_RAW, O_LEVEL, O_CHUNK, O_THREADS };
+    enum { O_OUT = 1000, O_MAP, O_DEPTH, O_RAW, O_LEVEL, O_CHUNK, O_THREADS, O_OVERWRITE };
     static const struct option opts[] = {{"out", required_argument, NULL, O_OUT},
                                          {"map", required_argument, NULL, O_MAP},
                                          {"depth-converter", required_argument, NULL, O_DEPTH},
@@ -39,6 +42,7 @@ int sn_cmd_export(int argc, char **argv)
                                          {"zstd-level", required_argument, NULL, O_LEVEL},
                                          {"chunk-size", required_argument, NULL, O_CHUNK},
                                          {"threads", required_argument, NULL, O_THREADS},
+                                         {"overwrite", no_argument, NULL, O_OVERWRITE},
                                          {0}};
     const char *pos[2] = {0}, *out = NULL, *map = NULL;
     int n_pos = 0, opt;
@@ -58,6 +62,7 @@ int sn_cmd_export(int argc, char **argv)
         case O_MAP: map = optarg; break;
         case O_DEPTH: o.depth_converter = optarg; break;
         case O_RAW: o.raw_images = true; break;
+        case O_OVERWRITE: o.overwrite = true; break;
         case O_LEVEL:
         case O_CHUNK:
         case O_THREADS: {
@@ -90,11 +95,21 @@ int sn_cmd_export(int argc, char **argv)
         return 2;
     }
     sn_error err = {0};
+    char run_map[4096];
+    if (!map && sn_run_map_path(pos[1], run_map, sizeof run_map, NULL) == SN_OK) {
+        /* the run's own map (its run.json): a map moved away since is a warning, not a failure */
+        if (access(run_map, R_OK) == 0)
+            map = run_map;
+        else
+            fprintf(stderr, "sensim: warning: export: the run's map %s (from %s/run.json) cannot be read: %s; "
+                            "exporting without its lanes (--map FILE gives it)\n",
+                    run_map, pos[1], strerror(errno));
+    }
     if (sn_mcap_export(pos[1], out, map, &o, &err) != SN_OK) {
         fprintf(stderr, "sensim: error: %s\n", err.msg);
         return err.status == SN_E_IO || err.status == SN_E_NOMEM ? 1 : 2;
     }
-    printf("sensim: %s written from %s\n", out, pos[1]);
+    printf("sensim: %s written from %s%s%s\n", out, pos[1], map ? " with the map " : "", map ? map : "");
     return 0;
 }
 
@@ -116,11 +131,11 @@ static sn_status add_actors(sn_engine *e, sn_error *err)
     return st;
 }
 
-sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, sn_error *err)
+sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, bool overwrite, sn_error *err)
 {
     if (add_actors(e, err) != SN_OK)
         return NULL;
-    sn_mcap_options o = {.struct_size = sizeof o, .threads = threads};
+    sn_mcap_options o = {.struct_size = sizeof o, .threads = threads, .overwrite = overwrite};
     sn_mcap *m = sn_mcap_create(path, &o, err);
     if (m && (sn_mcap_add_map(m, sn_engine_map(e), err) != SN_OK || sn_engine_listen_all(e, sn_mcap_listen, m, err) != SN_OK)) {
         char part[4200];

@@ -8,8 +8,9 @@
 int sn_cmd_export(int argc, char **argv);
 /* After sn_engine_open_outputs: adds an actors stream (sensor.other.actors, "actors") when the
 ** scene has none, starts the run's MCAP at path (the scene's map included) and listens to every
-** sensor; threads as --threads (0: one per core). NULL with err on failure. */
-sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, sn_error *err);
+** sensor; threads as --threads (0: one per core); overwrite as --overwrite (else an existing
+** file at path is refused). NULL with err on failure. */
+sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, bool overwrite, sn_error *err);
 /* After the run: the MCAP into place when run_ok, else left partial (said on stderr). Returns 1
 ** (and prints the error) when a whole run's MCAP could not be finished, else 0. */
 int sn_cli_mcap_end(sn_mcap *m, bool run_ok);

@@ -69,7 +69,7 @@ static const char USAGE[] =
 /* What `sensim COMMAND --help` prints on stdout. */
 static const char HELP_RUN[] =
     "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
-    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]] [--mcap FILE]\n"
+    "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]] [--mcap FILE [--overwrite]]\n"
     "Runs a scene headless; each sensor writes DIR/<sensor name>.msgpack.\n"
     "  --out DIR         output folder (created on demand); required\n"
     "  --set PATH=VALUE  overrides one scene value, checked like the file (repeatable), e.g.\n"
@@ -87,7 +87,8 @@ static const char HELP_RUN[] =
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
     "  --mcap FILE       also write the run as MCAP for Foxglove as it goes (docs/mcap.md); adds an\n"
-    "                    actors stream (sensor.other.actors) when the scene has none\n"
+    "                    actors stream (sensor.other.actors) when the scene has none; an existing FILE\n"
+    "                    is refused unless --overwrite is given (docs/cli.md)\n"
     "Exit status: 0 success, 1 a failure while running (partial outputs kept in DIR/sensim-partial-*), 2 bad input.\n";
 static const char HELP_BLUEPRINTS[] =
     "usage: sensim blueprints [--json] [--plugin-dir DIR]\n"
@@ -109,7 +110,7 @@ static const char HELP_CONVERT[] =
     "streams a 500x500 bird's-eye view, 0.2 m per pixel, the sensor at the centre, forward up.\n"
     "  --video OUT.mp4   the same pictures as an H.264 video at the sensor's rate (its timestamps)\n"
     "  --gif OUT.gif     an animated GIF preview, at most 480 pixels wide\n"
-    "Existing output files are never replaced (docs/views.md).\n";
+    "  --overwrite       replace existing --video/--gif files (else refused; a failure leaves them as they were)\n";
 static const char HELP_NEW_SENSOR[] =
     "usage: sensim new-sensor NAME [DIR]\n"
     "Writes a plugin folder (sensor, unit test, meson.build, scene, README) that builds as written.\n"
@@ -137,6 +138,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 }
 
 #define MAX_SETS 256
+enum { OPT_OVERWRITE = 512 }; /* --overwrite (docs/cli.md, "Existing output files") */
 
 typedef struct cli {
     const char *positional;
@@ -147,12 +149,14 @@ typedef struct cli {
     const char *video, *gif;
     uint64_t frames, seed, threads;
     bool has_frames, has_seed, json, quiet, additional, decode;
+    bool overwrite; /* --overwrite: replace an existing --mcap / --video / --gif file */
 } cli;
 
 /* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
 enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
        OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP };
 static const struct option ALL_OPTIONS[] = {
+    {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
     {"frames", required_argument, NULL, OPT_FRAMES},     {"seed", required_argument, NULL, OPT_SEED},
     {"threads", required_argument, NULL, OPT_THREADS},   {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
@@ -220,6 +224,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case OPT_JSON: c->json = true; break;
         case OPT_DECODE: c->decode = true; break;
         case OPT_QUIET: c->quiet = true; break;
+        case OPT_OVERWRITE: c->overwrite = true; break;
         case OPT_ADDITIONAL: c->additional = true; break;
         case OPT_OUT: c->out = val; break;
         case OPT_STATS: c->stats = val; break;
@@ -273,7 +278,7 @@ static void json_str_to(FILE *f, const char *s);
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " ARG out set frames seed threads plugin-dir quiet stats record additional-data mcap ", HELP_RUN);
+    int rc = parse_args(argc, argv, &c, " ARG out set frames seed threads plugin-dir quiet stats record additional-data mcap overwrite ", HELP_RUN);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
@@ -295,11 +300,15 @@ static int cmd_run(int argc, char **argv)
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "run: --additional-data goes with --record FILE%s", "");
     }
+    if (c.overwrite && !c.mcap) {
+        sn_engine_destroy(e);
+        return fail(EXIT_INPUT, "run: --overwrite goes with --mcap FILE%s", "");
+    }
     sn_record_options ro = {sizeof ro, c.record, c.additional, 0};
     sn_mcap *mcap = NULL;
     if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK ||
         (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
-        (c.mcap && !(mcap = sn_cli_mcap_start(e, c.mcap, (int)c.threads, &err)))) {
+        (c.mcap && !(mcap = sn_cli_mcap_start(e, c.mcap, (int)c.threads, c.overwrite, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
     }
@@ -569,7 +578,7 @@ static int cmd_dump(int argc, char **argv)
 static int cmd_convert(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " ARG converter out video gif ", HELP_CONVERT);
+    int rc = parse_args(argc, argv, &c, " ARG converter out video gif overwrite ", HELP_CONVERT);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional || (!c.out && !c.video && !c.gif))
@@ -581,7 +590,9 @@ static int cmd_convert(int argc, char **argv)
                     c.converter);
     if (c.video || c.gif)
         return c.out ? fail(EXIT_INPUT, "convert: --out DIR (PNG files) goes alone, without --video or --gif%s", "")
-                     : sn_cli_convert_video(c.positional, c.video, c.gif, conv);
+                     : sn_cli_convert_video(c.positional, c.video, c.gif, conv, c.overwrite);
+    if (c.overwrite) /* PNG files in a folder are the stream's pictures, written as `save:` does */
+        return fail(EXIT_INPUT, "convert: --overwrite goes with --video or --gif%s", "");
     if (mkdir(c.out, 0777) != 0 && errno != EEXIST)
         return fail(EXIT_INPUT, "convert: cannot create %s", c.out);
     sn_error err = {0};

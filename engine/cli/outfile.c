@@ -20,16 +20,29 @@ sn_status sn_cli_fail(sn_error *err, sn_status status, const char *fmt, ...)
     return status;
 }
 
-sn_status sn_outfile_open(sn_outfile *o, const char *path, sn_error *err)
+sn_status sn_outfile_check(const char *path, bool overwrite, sn_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return SN_OK;
+    if (!overwrite)
+        return sn_cli_fail(err, SN_E_INVALID, "%s exists; sensim does not replace it without --overwrite", path);
+    if (!S_ISREG(st.st_mode))
+        return sn_cli_fail(err, SN_E_INVALID, "%s is %s; --overwrite replaces only a regular file", path,
+                           S_ISLNK(st.st_mode) ? "a link" : S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
+    return SN_OK;
+}
+
+sn_status sn_outfile_open(sn_outfile *o, const char *path, bool overwrite, sn_error *err)
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
     if (!*path || strlen(path) >= sizeof o->final)
         return sn_cli_fail(err, SN_E_INVALID, "'%s': not a usable output file name", path);
-    struct stat st;
-    if (lstat(path, &st) == 0)
-        return sn_cli_fail(err, SN_E_INVALID, "%s exists; sensim does not replace it (remove it or pick another name)",
-                           path);
+    sn_status st = sn_outfile_check(path, overwrite, err);
+    if (st)
+        return st;
+    o->overwrite = overwrite;
     strcpy(o->final, path);
     /* the staging file sits in the same folder, so link(2) needs no copy across file systems */
     const char *slash = strrchr(path, '/');
@@ -57,6 +70,16 @@ sn_status sn_outfile_commit(sn_outfile *o, sn_error *err)
         return sn_cli_fail(err, SN_E_IO, "%s: cannot write: %s", o->final, strerror(e));
     }
     o->fd = -1;
+    if (o->overwrite) { /* checked again: what stands there now must still be a plain file */
+        sn_status st = sn_outfile_check(o->final, true, err);
+        if (!st && rename(o->stage, o->final) != 0)
+            st = sn_cli_fail(err, SN_E_IO, "%s: %s", o->final, strerror(errno));
+        if (st)
+            sn_outfile_drop(o);
+        else
+            o->stage[0] = 0; /* renamed: nothing to remove */
+        return st;
+    }
     if (link(o->stage, o->final) != 0) {
         int e = errno;
         sn_outfile_drop(o);

@@ -37,7 +37,7 @@ static const char HELP_RECORDER[] =
 static const char HELP_REPLAY[] =
     "usage: sensim replay FILE --out DIR [--start S] [--duration D] [--time-factor F] [--follow ID]\n"
     "                     [--ignore-hero] [--branch-hero] [--replay-sensors] [--scene SCENE]\n"
-    "                     [--threads N] [--plugin-dir DIR] [--quiet] [--mcap FILE]\n"
+    "                     [--threads N] [--plugin-dir DIR] [--quiet] [--mcap FILE [--overwrite]]\n"
     "Replays a recording: recorded actors move to their recorded poses (exact at recorded frames,\n"
     "interpolated between them) with their velocities and controls, while the sensors of SCENE\n"
     "(and with --replay-sensors the recorded ones) write DIR/<sensor>.msgpack as in a live run.\n"
@@ -50,6 +50,7 @@ static const char HELP_REPLAY[] =
     "  --replay-sensors  re-create the recorded sensors\n"
     "  --scene SCENE     a scene whose sensors (attach_to may name recorded actors) and actors ride along\n"
     "  --mcap FILE       also write the replay as MCAP for Foxglove (docs/mcap.md), as sensim run --mcap\n"
+    "  --overwrite       replace an existing --mcap FILE (else refused)\n"
     "Replayed messages carry the recorded frame numbers and timestamps.\n"
     "Exit status: 0 success, 1 a failure while running, 2 bad input (also: --follow of an id the\n"
     "recording does not move, a time factor giving over 10^9 frames).\n";
@@ -82,7 +83,7 @@ static bool parse_double(const char *s, double *out)
 
 typedef struct opts {
     const char *file, *out, *plugin_dir, *scene, *mcap;
-    bool all, json, quiet, ignore_hero, branch_hero, replay_sensors, all_contacts;
+    bool all, json, quiet, ignore_hero, branch_hero, replay_sensors, all_contacts, overwrite;
     char type1, type2;
     double min_time, min_distance, start, duration, time_factor;
     unsigned long follow, threads;
@@ -99,7 +100,7 @@ static const struct option ALL_OPTIONS[] = {
     {"min-distance", required_argument, NULL, 0}, {"start", required_argument, NULL, 0},
     {"duration", required_argument, NULL, 0}, {"time-factor", required_argument, NULL, 0},
     {"follow", required_argument, NULL, 0},  {"threads", required_argument, NULL, 0},
-    {"mcap", required_argument, NULL, 0},
+    {"mcap", required_argument, NULL, 0},    {"overwrite", no_argument, NULL, 0},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 #define OPT_BASE 256 /* getopt_long returns OPT_BASE + the option's index in ALL_OPTIONS */
@@ -152,6 +153,8 @@ static int parse(int argc, char **argv, int first, const char *allowed, opts *o)
             o->branch_hero = true;
         else if (strcmp(name, "replay-sensors") == 0)
             o->replay_sensors = true;
+        else if (strcmp(name, "overwrite") == 0)
+            o->overwrite = true;
         if (!v)
             continue;
         bool ok = true;
@@ -251,13 +254,15 @@ int sn_cmd_replay(int argc, char **argv)
     opts o = {.time_factor = 1};
     int rc = parse(argc, argv, 2,
                    " out start duration time-factor follow ignore-hero branch-hero replay-sensors scene threads "
-                   "plugin-dir quiet mcap ", &o);
+                   "plugin-dir quiet mcap overwrite ", &o);
     if (rc)
         return rc;
     if (!o.file)
         return fail(EXIT_INPUT, "replay: no recording given (usage: sensim replay FILE --out DIR)");
     if (!o.out)
         return fail(EXIT_INPUT, "replay: --out DIR is required");
+    if (o.overwrite && !o.mcap)
+        return fail(EXIT_INPUT, "replay: --overwrite goes with --mcap FILE");
     sn_install_crash_reporter();
     sn_error err = {0};
     sn_engine_options eo = {.plugin_dir = o.plugin_dir, .threads = (int)o.threads, .quiet_plugins = o.quiet};
@@ -268,7 +273,7 @@ int sn_cmd_replay(int argc, char **argv)
                             o.replay_sensors, o.branch_hero, o.scene};
     sn_mcap *mcap = NULL;
     if (sn_engine_load_replay(e, o.file, &ro, &err) != SN_OK || sn_engine_open_outputs(e, o.out, &err) != SN_OK ||
-        (o.mcap && !(mcap = sn_cli_mcap_start(e, o.mcap, (int)o.threads, &err)))) {
+        (o.mcap && !(mcap = sn_cli_mcap_start(e, o.mcap, (int)o.threads, o.overwrite, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, err.msg);
     }

@@ -11,14 +11,16 @@
 #include <unistd.h>
 
 static const char HELP_REPORT[] =
-    "usage: sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]\n"
+    "usage: sensim report RUN_DIR --out REPORT.html [--map FILE.xodr] [--overwrite]\n"
     "Writes one self-contained HTML page of a run's output folder (no server, nothing fetched):\n"
     "its summary (scene, seed, frames, timers from RUN_DIR/stats.json), the paths of every actor\n"
     "seen from above with collisions marked (from a recording in RUN_DIR, else each sensor's\n"
-    "mount from its stream) over the driving lanes of the scene's map (or --map FILE.xodr),\n"
+    "mount from its stream) over the driving lanes of the run's map (RUN_DIR/run.json names it;\n"
+    "--map FILE.xodr overrides),\n"
     "messages per sensor over time, and a thumbnail strip per camera.\n"
     "For all of it: sensim run SCENE --out RUN --stats RUN/stats.json --record RUN/run.sensimrec\n"
-    "An existing REPORT.html is never replaced (docs/views.md).\n";
+    "An existing REPORT.html is refused unless --overwrite is given; either way a failure leaves\n"
+    "it as it was (docs/cli.md).\n";
 
 static int fail(int code, const char *msg)
 {
@@ -34,8 +36,9 @@ int sn_cmd_report(int argc, char **argv)
             return 0;
         }
     static const struct option opts[] = {{"out", required_argument, NULL, 'o'}, {"map", required_argument, NULL, 'm'},
-                                         {0}};
+                                         {"overwrite", no_argument, NULL, 'w'}, {0}};
     const char *dir = NULL, *out = NULL, *map = NULL;
+    bool overwrite = false;
     int opt;
     optind = 0;
     opterr = 0;
@@ -46,14 +49,16 @@ int sn_cmd_report(int argc, char **argv)
             out = optarg;
         else if (opt == 'm')
             map = optarg;
+        else if (opt == 'w')
+            overwrite = true;
         else
-            return fail(2, "usage: sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]");
+            return fail(2, "usage: sensim report RUN_DIR --out REPORT.html [--map FILE.xodr] [--overwrite]");
     }
     if (!dir || !out)
-        return fail(2, "usage: sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]");
+        return fail(2, "usage: sensim report RUN_DIR --out REPORT.html [--map FILE.xodr] [--overwrite]");
     sn_error err = {0};
     sn_outfile of;
-    if (sn_outfile_open(&of, out, &err) != SN_OK)
+    if (sn_outfile_open(&of, out, overwrite, &err) != SN_OK)
         return fail(2, err.msg);
     run_data d;
     if (sn_run_data_read(dir, &d, &err) != SN_OK || sn_run_data_map(&d, map, &err) != SN_OK) {

@@ -89,9 +89,9 @@ typedef struct run_data {
 /* Reads the run folder; SN_E_INVALID (with a sentence) when it is not one (no streams). */
 sn_status sn_run_data_read(const char *dir, run_data *d, sn_error *err);
 /*
-** The map under the paths (run_map.c): `map` (an OpenDRIVE file) when given, else the scene's
-** own when the scene file is found (the `map:` line of the YAML, relative to the scene's
-** folder). A map that cannot be read is SN_E_INVALID when given, silently absent when guessed.
+** The map under the paths (run_map.c): `map` (an OpenDRIVE file) when given, else the one the
+** run folder's run.json names (sn_run_map_path), else the scene's own when the scene file is
+** found (the `map:` line of the YAML, relative to the scene's folder). A map that cannot be read is SN_E_INVALID when given, silently absent when guessed.
 */
 sn_status sn_run_data_map(run_data *d, const char *map, sn_error *err);
 void sn_run_data_free(run_data *d);

@@ -106,7 +106,9 @@ sn_status sn_run_data_map(run_data *d, const char *map, sn_error *err)
 {
     char guess[4096];
     const char *path = map;
-    if (!path && d->scene[0] && scene_map(d->scene, guess, sizeof guess))
+    /* the map the run noted (run.json), else the one its scene names (older runs) */
+    if (!path && (sn_run_map_path(d->dir, guess, sizeof guess, NULL) == SN_OK ||
+                  (d->scene[0] && scene_map(d->scene, guess, sizeof guess))))
         path = guess;
     if (!path)
         return SN_OK;

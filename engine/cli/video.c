@@ -229,9 +229,9 @@ sn_status sn_cli_video(const sn_video_job *job, sn_video_result *res, sn_error *
         sn_palette_init(p.pal);
     /* the outputs are claimed first: a name that exists is refused before any work */
     if (!st && job->mp4)
-        st = sn_outfile_open(&o.mp4_file, job->mp4, err);
+        st = sn_outfile_open(&o.mp4_file, job->mp4, job->overwrite, err);
     if (!st && job->gif)
-        st = sn_outfile_open(&o.gif_file, job->gif, err);
+        st = sn_outfile_open(&o.gif_file, job->gif, job->overwrite, err);
     if (!st)
         st = survey(job, &p, err);
     if (!st) {
@@ -251,13 +251,13 @@ sn_status sn_cli_video(const sn_video_job *job, sn_video_result *res, sn_error *
     return st;
 }
 
-int sn_cli_convert_video(const char *stream, const char *mp4, const char *gif, sn_color_converter conv)
+int sn_cli_convert_video(const char *stream, const char *mp4, const char *gif, sn_color_converter conv, bool overwrite)
 {
     if (mp4 && gif && strcmp(mp4, gif) == 0) {
         fprintf(stderr, "sensim: error: convert: --video and --gif name the same file %s\n", mp4);
         return 2;
     }
-    sn_video_job job = {stream, mp4, gif, conv};
+    sn_video_job job = {stream, mp4, gif, conv, overwrite};
     sn_video_result res;
     sn_error err = {0};
     if (sn_cli_video(&job, &res, &err) != SN_OK) {

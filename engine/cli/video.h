@@ -16,8 +16,9 @@
 
 typedef struct sn_video_job {
     const char *stream;        /* the stream file */
-    const char *mp4, *gif;     /* outputs (either may be NULL, not both); never replaced if they exist */
+    const char *mp4, *gif;     /* outputs (either may be NULL, not both) */
     sn_color_converter conv;
+    bool overwrite;            /* replace existing files (else an existing one is refused) */
 } sn_video_job;
 
 typedef struct sn_video_result {
@@ -31,6 +32,6 @@ typedef struct sn_video_result {
 sn_status sn_cli_video(const sn_video_job *job, sn_video_result *res, sn_error *err);
 
 /* The command: runs the job, prints what was written or the error line; the exit status. */
-int sn_cli_convert_video(const char *stream, const char *mp4, const char *gif, sn_color_converter conv);
+int sn_cli_convert_video(const char *stream, const char *mp4, const char *gif, sn_color_converter conv, bool overwrite);
 
 #endif

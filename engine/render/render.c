@@ -10,10 +10,15 @@
 #include "shade.h"
 #include "shadow.h"
 #include "shapes.h"
+#include "static_cache.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define SUB 8                   /* subpixel bits of the fixed-point vertex coordinates */
 #define ONE (1 << SUB)
@@ -39,13 +44,21 @@ typedef struct prim {
     sn_vec3 dpos;
 } prim;
 
+/* What the rasteriser reads of a triangle, kept small (52 bytes): the bands stream through
+** every triangle once more after setup, so its size is memory traffic. */
 typedef struct tri {
-    int64_t X[3], Y[3];     /* fixed point, wound so that the doubled area is positive */
+    /* fixed point, wound so that the doubled area is positive; the guard band keeps them
+    ** within 4.5 image widths of the image (at most 16384 samples, 2^26.2 in fixed point) */
+    int32_t X[3], Y[3];
     int32_t x0, x1, y0, y1; /* pixels whose centres may be covered, inclusive, inside the image */
     float wa, wb, wc;       /* 1/depth = wa*x + wb*y + wc at the centre of pixel (x, y) */
-    float n[3];             /* unit world normal */
-    uint32_t prim;
 } tri;
+
+/* What shading reads of a triangle (by its number in the frame). */
+typedef struct tri_info {
+    float n[3]; /* unit world normal (0 when the frame draws no colour) */
+    uint32_t prim;
+} tri_info;
 
 typedef struct plane {
     float wa, wb, wc;
@@ -64,12 +77,14 @@ typedef struct band {
 typedef struct job {
     const float (*v)[3];
     const double (*wv)[3];
+    const float (*wn)[3]; /* with wv: each triangle's unit world normal (static_cache.h), else NULL */
     size_t v_off;
     bool model;
     const uint32_t (*t)[3];
     uint32_t n_v, count;
     const sn_mesh_part *parts; /* NULL: one part */
     uint32_t n_parts, prim;
+    bool inside; /* its bounding sphere is wholly inside the view: no vertex needs outcodes */
     sn_vec3 cc, c0, c1, c2;
 } job;
 
@@ -78,10 +93,11 @@ typedef struct job {
 #define MAX_SETUP 64
 typedef struct setup_out {
     tri *tris;
-    size_t n, cap, base;
+    tri_info *info;
+    size_t n, cap, cap_info, base;
     band *bands;
     size_t cap_bands;
-    sn_vec3 *verts; /* camera-space vertices of the job being set up */
+    struct vert *verts; /* the job being set up's vertices, projected */
     size_t cap_verts;
     bool oom;
 } setup_out;
@@ -90,7 +106,7 @@ struct sn_renderer {
     sn_pool *pool;
     prim *prims;
     size_t n_prims, cap_prims;
-    tri *tris;
+    tri_info *tris; /* every triangle of the frame, numbered as the id buffer holds them */
     size_t n_tris, cap_tris;
     plane *planes;
     size_t n_planes, cap_planes;
@@ -119,18 +135,27 @@ struct sn_renderer {
     sn_shade_env env;  /* sun, sky, fog, wetness of this frame (shade.h) */
     sn_lamps lamps;    /* vehicles' headlights at night (headlights.h) */
     sn_shadow *shadow; /* the sun's shadow map, created at the first colour render */
-    sn_vec3 *shadow_v; /* one caster's world vertices */
-    size_t cap_shadow_v;
+    sn_shadow_caster *casters; /* this frame's shadow casters */
+    size_t cap_casters;
+    size_t *caster_wv; /* per caster: the offset of its vertices in shadow_wv (moving ones) */
+    size_t cap_caster_wv;
+    double (*shadow_wv)[3]; /* the world vertices of this frame's casters that move */
+    size_t cap_shadow_wv;
     float (*shadow_mv)[3]; /* one caster's posed model (shapes.h) */
     size_t cap_shadow_mv;
     bool shadows;      /* this frame's colour pixels look it up */
     bool textures;     /* procedural textures of roads and sidewalks */
     uint32_t ss;       /* colour samples per pixel side (sn_image.samples): W, H count samples */
     uint32_t band;     /* sample rows per task: BAND rounded up to a multiple of ss */
+    uint32_t *row_band; /* the band of each sample row */
+    size_t cap_row_band;
     uint32_t lin[256]; /* gamma-2.2 bytes in linear light, 2^16 scale (anti-aliasing) */
     double mid[256];   /* midpoints between consecutive lin[], then a sentinel */
     uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
     uint32_t last_tris;
+    bool need_info; /* the frame shades, or writes tags, ids or motion: it needs tri_info */
+    sn_render_profile prof;
+    sn_static_cache statics; /* world-frame meshes of what does not move, and roads' normals */
 };
 
 void sn_lighting_default(sn_lighting *l)
@@ -175,13 +200,15 @@ void sn_renderer_destroy(sn_renderer *r)
     sn_pool_destroy(r->pool);
     sn_shadow_destroy(r->shadow);
     sn_lamps_free(&r->lamps);
-    free(r->shadow_v);
+    free(r->casters);
+    free(r->caster_wv);
+    free(r->shadow_wv);
     free(r->shadow_mv);
     for (int k = 0; k < MAX_SETUP; k++) {
         setup_out *s = &r->setup[k];
         for (size_t i = 0; i < s->cap_bands; i++)
             free(s->bands[i].list);
-        free(s->bands), free(s->tris), free(s->verts);
+        free(s->bands), free(s->tris), free(s->info), free(s->verts);
     }
     free(r->jobs);
     free(r->prims);
@@ -190,10 +217,20 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->model_v);
     free(r->wbuf);
     free(r->idbuf);
+    free(r->row_band);
+    sn_static_cache_free(&r->statics);
     free(r);
 }
 
 int sn_renderer_threads(const sn_renderer *r) { return sn_pool_threads(r->pool); }
+void sn_renderer_profile(const sn_renderer *r, sn_render_profile *p) { *p = r->prof; }
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
 sn_pool *sn_renderer_pool(sn_renderer *r) { return r->pool; }
 uint32_t sn_renderer_last_triangles(const sn_renderer *r) { return r->last_tris; }
 void sn_renderer_set_serial_setup(sn_renderer *r, bool on) { r->serial_setup = on; }
@@ -220,7 +257,7 @@ static int parity(double v) { return isfinite(v) && fmod(floor(v), 2.0) != 0; }
 
 static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-static bool push_band(band *b, uint32_t t)
+static inline bool push_band(band *b, uint32_t t)
 {
     if (b->n == b->cap) {
         uint32_t cap = b->cap ? b->cap * 2 : 64;
@@ -264,19 +301,58 @@ static int clip_plane(const sn_renderer *r, const sn_vec3 *in, int n, sn_vec3 *o
     return m;
 }
 
-/* One screen triangle from three camera-space vertices into s; false only when out of memory. */
-static bool emit(const sn_renderer *r, setup_out *s, const sn_vec3 *v, const float n[3], uint32_t prim_index)
+/* A camera-space vertex with what every triangle using it needs: computed once per vertex of a
+** job (a closed mesh has about half as many vertices as triangles), not three times per triangle.
+** oc: the planes it lies outside (OC_*); sx, sy, X, Y, w: its projection when it needs no clip. */
+enum { OC_NEAR = 1, OC_GUARD = 2 | 4 | 8 | 16, OC_SIDES = 32 | 64 | 128 | 256, OC_FAR = 512 };
+typedef struct vert { /* 64 bytes: a cache line */
+    sn_vec3 c;
+    uint32_t oc;
+    int32_t X, Y; /* within the guard band: far inside 32 bits (tri) */
+    double sx, sy, w;
+} vert;
+
+/* llround(v) for |v| < 2^52 (the guard band keeps fixed-point coordinates far below), inline:
+** v - trunc(v) is exact there. */
+static inline int64_t round_half_away(double v)
 {
-    double sx[3], sy[3];
-    int64_t X[3], Y[3];
-    for (int i = 0; i < 3; i++) {
-        sx[i] = r->cx + r->f * v[i].y / v[i].x;
-        sy[i] = r->cy - r->f * v[i].z / v[i].x;
-        X[i] = llround(sx[i] * ONE);
-        Y[i] = llround(sy[i] * ONE);
-    }
+    int64_t i = (int64_t)v;
+    double f = v - (double)i;
+    return i + (f >= 0.5) - (f <= -0.5);
+}
+
+static void screen(const sn_renderer *r, vert *v)
+{
+    v->sx = r->cx + r->f * v->c.y / v->c.x;
+    v->sy = r->cy - r->f * v->c.z / v->c.x;
+    v->X = (int32_t)round_half_away(v->sx * ONE);
+    v->Y = (int32_t)round_half_away(v->sy * ONE);
+    v->w = 1 / v->c.x;
+}
+
+static void project(const sn_renderer *r, sn_vec3 c, vert *v)
+{
+    double d[5], th = r->tanh_, tv = r->tanv;
+    plane_dists(r, c, d);
+    v->c = c;
+    v->oc = (d[0] < 0) | (d[1] < 0) << 1 | (d[2] < 0) << 2 | (d[3] < 0) << 3 | (d[4] < 0) << 4 | (c.y > th * c.x) << 5 |
+            (c.y < -th * c.x) << 6 | (c.z > tv * c.x) << 7 | (c.z < -tv * c.x) << 8 | (c.x > r->cam->far_clip) << 9;
+    if (!(v->oc & (OC_NEAR | OC_GUARD))) /* else clipped first, then projected */
+        screen(r, v);
+}
+
+/* One screen triangle from three projected vertices into s; false only when out of memory. cull:
+** the vertices are the triangle's own, all in front of the eye, so the sign of its projected area
+** is the sign of the camera-space facing test (both are the sign of det[a b c]): a back face
+** (area < 0) is dropped here. Else (pieces of a clipped triangle that faces the eye) either
+** winding is drawn. */
+static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], const float n[3], uint32_t prim_index,
+                 bool cull)
+{
+    double sx[3] = {v[0]->sx, v[1]->sx, v[2]->sx}, sy[3] = {v[0]->sy, v[1]->sy, v[2]->sy};
+    int64_t X[3] = {v[0]->X, v[1]->X, v[2]->X}, Y[3] = {v[0]->Y, v[1]->Y, v[2]->Y};
     int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (Y[1] - Y[0]) * (X[2] - X[0]);
-    if (area == 0)
+    if (area == 0 || (cull && area < 0))
         return true;
     if (area < 0) {
         int64_t t = X[1]; X[1] = X[2]; X[2] = t;
@@ -300,61 +376,82 @@ static bool emit(const sn_renderer *r, setup_out *s, const sn_vec3 *v, const flo
     double det = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
     if (fabs(det) < 1e-12)
         return true;
-    double w0 = 1 / v[0].x, w1 = 1 / v[1].x, w2 = 1 / v[2].x;
-    double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) / det;
-    double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) / det;
+    double w0 = v[0]->w, w1 = v[1]->w, w2 = v[2]->w;
+    double inv = 1 / det;
+    double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) * inv;
+    double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) * inv;
     double C = w0 - A * sx[0] - B * sy[0];
-    if (!sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris))
+    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
+        (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
         return false;
     uint32_t index = (uint32_t)s->n++;
     tri *t = &s->tris[index];
-    memcpy(t->X, X, sizeof X);
-    memcpy(t->Y, Y, sizeof Y);
+    for (int i = 0; i < 3; i++)
+        t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
     t->x0 = (int32_t)x0, t->x1 = (int32_t)x1, t->y0 = (int32_t)y0, t->y1 = (int32_t)y1;
     /* at the centre of pixel (x, y): screen (x + 1/2, y + 1/2) */
     t->wa = (float)A;
     t->wb = (float)B;
     t->wc = (float)(C + 0.5 * A + 0.5 * B);
-    memcpy(t->n, n, sizeof t->n);
-    t->prim = prim_index;
-    for (int64_t b = y0 / r->band; b <= y1 / r->band; b++)
+    if (r->need_info) {
+        memcpy(s->info[index].n, n, sizeof s->info[index].n);
+        s->info[index].prim = prim_index;
+    }
+    for (uint32_t b = r->row_band[y0], b1 = r->row_band[y1]; b <= b1; b++)
         if (!push_band(&s->bands[b], index))
             return false;
     return true;
 }
 
-/* Culls, clips and emits one camera-space triangle. */
-static bool add_triangle(const sn_renderer *r, setup_out *s, sn_vec3 a, sn_vec3 b, sn_vec3 c, uint32_t prim_index)
+/* Culls, clips and emits one triangle of projected vertices. wn: its unit world normal when
+** known (the static cache's), else NULL: computed here when colour needs it. */
+static bool add_triangle(const sn_renderer *r, setup_out *s, const vert *va, const vert *vb, const vert *vc,
+                         const float *wn, uint32_t prim_index)
 {
+    /* outside one plane of the view (a side, far, near or the guard band): nothing to draw */
+    if (va->oc & vb->oc & vc->oc)
+        return true;
+    const sn_vec3 a = va->c, b = vb->c, c = vc->c;
+    float nf[3] = {0, 0, 0}; /* depth, tags and ids need no normal: only shading reads it */
+    bool clip = (va->oc | vb->oc | vc->oc) & (OC_NEAR | OC_GUARD);
+    if (!clip && (wn || !r->out->bgra)) {
+        /* the common case: nothing to clip, no normal to find; emit culls back faces */
+        if (wn && r->out->bgra)
+            memcpy(nf, wn, sizeof nf);
+        const vert *const v3[3] = {va, vb, vc};
+        return emit(r, s, v3, nf, prim_index, true);
+    }
     sn_vec3 n = sn_v3_cross(sn_v3_sub(b, a), sn_v3_sub(c, a));
     if (sn_v3_dot(n, a) >= 0)
         return true; /* back face (meshes wind outwards) or edge-on */
-    /* outside one side of the view, or beyond the far plane: nothing to draw */
-    double th = r->tanh_, tv = r->tanv, fc = r->cam->far_clip;
-    if ((a.y > th * a.x && b.y > th * b.x && c.y > th * c.x) || (a.y < -th * a.x && b.y < -th * b.x && c.y < -th * c.x) ||
-        (a.z > tv * a.x && b.z > tv * b.x && c.z > tv * c.x) || (a.z < -tv * a.x && b.z < -tv * b.x && c.z < -tv * c.x) ||
-        (a.x > fc && b.x > fc && c.x > fc))
-        return true;
-    sn_vec3 wn = sn_v3_norm(sn_mat3_apply(&r->R, n));
-    float nf[3] = {(float)wn.x, (float)wn.y, (float)wn.z};
+    if (wn)
+        memcpy(nf, wn, sizeof nf);
+    else if (r->out->bgra) {
+        sn_vec3 w = sn_v3_norm(sn_mat3_apply(&r->R, n));
+        nf[0] = (float)w.x, nf[1] = (float)w.y, nf[2] = (float)w.z;
+    }
+    if (!clip) {
+        const vert *const v3[3] = {va, vb, vc};
+        return emit(r, s, v3, nf, prim_index, true);
+    }
     sn_vec3 poly[2][MAX_POLY] = {{a, b, c}};
     int n_poly = 3, cur = 0;
-    double da[5], db[5], dc[5];
-    plane_dists(r, a, da);
-    plane_dists(r, b, db);
-    plane_dists(r, c, dc);
     for (int k = 0; k < 5; k++) {
-        if (da[k] >= 0 && db[k] >= 0 && dc[k] >= 0)
-            continue; /* the common case: wholly inside this plane */
+        if (!((va->oc | vb->oc | vc->oc) & (1u << k)))
+            continue; /* wholly inside this plane */
         n_poly = clip_plane(r, poly[cur], n_poly, poly[cur ^ 1], k);
         cur ^= 1;
         if (n_poly < 3)
             return true;
     }
-    sn_vec3 *p = poly[cur];
+    vert pv[MAX_POLY];
+    for (int i = 0; i < n_poly; i++) {
+        pv[i].c = poly[cur][i];
+        screen(r, &pv[i]);
+    }
     for (int i = 1; i + 1 < n_poly; i++) {
-        sn_vec3 t3[3] = {p[0], p[i], p[i + 1]};
-        if (!emit(r, s, t3, nf, prim_index))
+        const vert *const v3[3] = {&pv[0], &pv[i], &pv[i + 1]};
+        if (!emit(r, s, v3, nf, prim_index, false))
             return false;
     }
     return true;
@@ -435,6 +532,17 @@ static bool sphere_culled(const sn_renderer *r, sn_vec3 cc, double rad)
            (cc.z - r->tanv * cc.x) * sv > rad || (-cc.z - r->tanv * cc.x) * sv > rad;
 }
 
+/* Whether a sphere lies wholly inside the view, clear of every plane by a margin for rounding:
+** its mesh's vertices then all have outcode 0, and setup skips finding them. */
+static bool sphere_inside(const sn_renderer *r, sn_vec3 cc, double rad)
+{
+    double sh = 1 / sqrt(1 + r->tanh_ * r->tanh_), sv = 1 / sqrt(1 + r->tanv * r->tanv);
+    rad = rad * (1 + 1e-6) + 1e-6;
+    return cc.x - rad > r->cam->near_clip && cc.x + rad < r->cam->far_clip &&
+           (cc.y - r->tanh_ * cc.x) * sh < -rad && (-cc.y - r->tanh_ * cc.x) * sh < -rad &&
+           (cc.z - r->tanv * cc.x) * sv < -rad && (-cc.z - r->tanv * cc.x) * sv < -rad;
+}
+
 static job *new_job(sn_renderer *r)
 {
     if (!sn_grow((void **)&r->jobs, &r->cap_jobs, r->n_jobs + 1, sizeof *r->jobs))
@@ -442,6 +550,30 @@ static job *new_job(sn_renderer *r)
     job *j = &r->jobs[r->n_jobs++];
     memset(j, 0, sizeof *j);
     return j;
+}
+
+/* Job j draws mesh m of actor a: its triangles, and a primitive per part (its material's colour). */
+static bool add_parts(sn_renderer *r, const sn_actor *a, const pose *t, const sn_mesh *m, job *j)
+{
+    j->t = m->t, j->n_v = m->n_v, j->count = m->n_t;
+    j->parts = m->parts, j->n_parts = m->parts ? m->n_parts : 1;
+    j->prim = (uint32_t)r->n_prims;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        /* a part is its actor's primitive in its own colour (the motion terms computed once) */
+        prim *p = k ? (sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims)
+                           ? &r->prims[r->n_prims++]
+                           : NULL)
+                    : new_prim(r, a, t);
+        if (!p)
+            return false;
+        if (k)
+            *p = p[-1];
+        p->material = m->parts ? m->parts[k].material : SN_MAT_BODY;
+        sn_material_rgb(p->material, a->color, p->color);
+        p->tag = sn_material_tag(p->material, a->tag);
+        p->glow = (float)sn_lamp_glow(a, p->material);
+    }
+    return true;
 }
 
 /* An actor's mesh: m's vertices scaled by ext in the actor's frame about its box centre, each
@@ -459,31 +591,34 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
     job *j = new_job(r);
     if (!j)
         return false;
-    j->v = m->v, j->t = m->t, j->n_v = m->n_v, j->count = m->n_t;
-    j->parts = m->parts, j->n_parts = m->parts ? m->n_parts : 1;
-    j->prim = (uint32_t)r->n_prims;
+    j->inside = sphere_inside(r, cc, sn_v3_len(a->bbox.extent));
+    j->v = m->v;
     /* camera-space columns of the scaled actor frame */
     j->cc = cc;
     j->c0 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 0)), ext.x);
     j->c1 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 1)), ext.y);
     j->c2 = sn_v3_scale(sn_mat3_apply_t(&r->R, sn_mat3_col(&ra, 2)), ext.z);
-    for (uint32_t k = 0; k < j->n_parts; k++) {
-        /* a part is its actor's primitive in its own colour (the motion terms computed once) */
-        prim *p = k ? (sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims)
-                           ? &r->prims[r->n_prims++]
-                           : NULL)
-                    : new_prim(r, a, t);
-        if (!p)
-            return false;
-        if (k)
-            *p = p[-1];
-        p->material = m->parts ? m->parts[k].material : SN_MAT_BODY;
-        sn_material_rgb(p->material, a->color, p->color);
-        p->tag = sn_material_tag(p->material, a->tag);
-        p->glow = (float)sn_lamp_glow(a, p->material);
-    }
     *out = j;
-    return true;
+    return add_parts(r, a, t, m, j);
+}
+
+/* Actor a's static mesh from the cache (world vertices and normals), culled by its sphere. */
+static bool add_static(sn_renderer *r, const sn_actor *a, const sn_static_obj *o)
+{
+    sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(o->centre, r->eye));
+    if (sphere_culled(r, cc, o->radius))
+        return true;
+    job *j = new_job(r);
+    if (!j)
+        return false;
+    j->inside = sphere_inside(r, cc, o->radius);
+    j->wv = (const double(*)[3])r->statics.wv + o->wv;
+    j->wn = (const float(*)[3])r->statics.wn + o->wn;
+    pose t;
+    sn_quat q;
+    sn_actor_pose_at(r->world, a, 1.0, &t.pos, &q);
+    t.rot = sn_mat3_from_quat(q);
+    return add_parts(r, a, &t, o->mesh, j);
 }
 
 /* A vehicle or walker as its model (shapes.h), posed at the instant rendered. */
@@ -519,6 +654,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
         job *j = new_job(r);
         if (!j || !sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims))
             return false;
+        j->inside = sphere_inside(r, cc, rad);
         prim *p = &r->prims[r->n_prims++];
         memset(p, 0, sizeof *p); /* roads never move: p->moves stays false */
         p->tag = k->tag;
@@ -526,6 +662,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
         p->checker_size = 1.0;
         p->rot = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
         j->wv = (const double(*)[3])m->v + k->v_first, j->t = (const uint32_t(*)[3])m->t + k->first;
+        j->wn = (const float(*)[3])r->statics.road_n + k->first;
         j->n_v = k->v_count, j->count = k->count, j->n_parts = 1;
         j->prim = (uint32_t)r->n_prims - 1;
     }
@@ -548,20 +685,23 @@ static void setup_task(void *arg, uint32_t k)
             s->oom = true;
             break;
         }
-        if (j->wv) {
-            for (uint32_t i = 0; i < j->n_v; i++)
-                s->verts[i] = sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye));
-        } else {
-            const float(*v)[3] = j->model ? (const float(*)[3])r->model_v + j->v_off : j->v;
-            for (uint32_t i = 0; i < j->n_v; i++)
-                s->verts[i] = sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]),
-                                                         sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]))));
+        const float(*v)[3] = j->model ? (const float(*)[3])r->model_v + j->v_off : j->v;
+        for (uint32_t i = 0; i < j->n_v; i++) {
+            vert *out = &s->verts[i];
+            out->c = j->wv ? sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye))
+                           : sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]),
+                                                        sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]))));
+            if (j->inside)
+                out->oc = 0, screen(r, out);
+            else
+                project(r, out->c, out);
         }
         for (uint32_t pk = 0; pk < j->n_parts && !s->oom; pk++) {
             uint32_t first = j->parts ? j->parts[pk].first : 0, count = j->parts ? j->parts[pk].count : j->count;
             for (uint32_t i = first; i < first + count; i++) {
                 const uint32_t *q = j->t[i];
-                if (!add_triangle(r, s, s->verts[q[0]], s->verts[q[1]], s->verts[q[2]], j->prim + pk)) {
+                if (!add_triangle(r, s, &s->verts[q[0]], &s->verts[q[1]], &s->verts[q[2]], j->wn ? j->wn[i] : NULL,
+                                  j->prim + pk)) {
                     s->oom = true;
                     break;
                 }
@@ -576,7 +716,7 @@ static void gather_task(void *arg, uint32_t k)
     sn_renderer *r = arg;
     const setup_out *s = &r->setup[k];
     if (s->n)
-        memcpy(r->tris + s->base, s->tris, s->n * sizeof *s->tris);
+        memcpy(r->tris + s->base, s->info, s->n * sizeof *s->info);
 }
 
 /* The queued jobs set up on the pool: split into tasks of about equal triangle counts, then
@@ -622,7 +762,11 @@ static bool setup_jobs(sn_renderer *r)
         r->setup[k].base = r->n_tris;
         r->n_tris += r->setup[k].n;
     }
-    if (r->n_tris >= PLANE_BIT || !sn_grow((void **)&r->tris, &r->cap_tris, r->n_tris + 1, sizeof *r->tris))
+    if (r->n_tris >= PLANE_BIT)
+        return false;
+    if (!r->need_info)
+        return true;
+    if (!sn_grow((void **)&r->tris, &r->cap_tris, r->n_tris + 1, sizeof *r->tris))
         return false;
     if (n == 1)
         gather_task(r, 0);
@@ -655,37 +799,174 @@ static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fw
     return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
 }
 
-/* Triangle ti into rows [y_begin, y_end) of the depth and id buffers. */
-static void raster(const sn_renderer *r, uint32_t ti, int32_t y_begin, int32_t y_end)
+/* Narrows [*xs, *xe] to the pixels x where an edge function e(x) = e + s (x - x0) is >= 0
+** (exactly: a floating estimate, corrected in integers). */
+static void span_edge(int64_t e, int64_t s, int32_t *xs, int32_t *xe, int32_t x0)
+{
+    if (s == 0) {
+        if (e < 0)
+            *xe = *xs - 1;
+        return;
+    }
+    int64_t k = (int64_t)floor((double)-e / (double)s); /* e + s k crosses 0 near here */
+    if (s > 0) { /* rising: from the first k with e + s k >= 0 */
+        while (e + s * k < 0)
+            k++;
+        while (e + s * (k - 1) >= 0)
+            k--;
+        if (x0 + k > *xs)
+            *xs = (int32_t)(x0 + k > INT32_MAX ? INT32_MAX : x0 + k);
+    } else { /* falling: up to the last k with e + s k >= 0 */
+        while (e + s * k < 0)
+            k--;
+        while (e + s * (k + 1) >= 0)
+            k++;
+        if (x0 + k < *xe)
+            *xe = (int32_t)(x0 + k < INT32_MIN + 1 ? INT32_MIN + 1 : x0 + k);
+    }
+}
+
+#ifdef __SSE2__
+/* a * b lane by lane, low 32 bits (SSE4.1's _mm_mullo_epi32 from SSE2's 32 x 32 -> 64 products) */
+static inline __m128i mullo32(__m128i a, __m128i b)
+{
+    __m128i even = _mm_mul_epu32(a, b), odd = _mm_mul_epu32(_mm_srli_epi64(a, 32), _mm_srli_epi64(b, 32));
+    return _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)), _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
+}
+#endif
+
+/* Whether triangle t spans under 64 pixels each way: its edge functions at its pixels then fit
+** in 32 bits (|dx (py - Y)| < 2^14 2^14.1), so raster_small may run them there. */
+static bool small_tri(const tri *t)
+{
+    int32_t minX = t->X[0], maxX = t->X[0], minY = t->Y[0], maxY = t->Y[0];
+    for (int i = 1; i < 3; i++) {
+        minX = t->X[i] < minX ? t->X[i] : minX, maxX = t->X[i] > maxX ? t->X[i] : maxX;
+        minY = t->Y[i] < minY ? t->Y[i] : minY, maxY = t->Y[i] > maxY ? t->Y[i] : maxY;
+    }
+    return maxX - minX < 64 * ONE && maxY - minY < 64 * ONE;
+}
+
+/* raster() for a small triangle: 32-bit edge functions, and every pixel of the box tested
+** without branches (a triangle of a few pixels a row mispredicts its span's ends otherwise).
+** The same values as raster's 64-bit ones, so the same pixels. */
+static void raster_small(const sn_renderer *r, const tri *t, uint32_t ti, int32_t ya, int32_t yb, const int64_t dx[3],
+                         const int64_t dy[3], const int64_t bias[3])
+{
+    const uint32_t W = r->W;
+    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
+    const int32_t s0 = (int32_t)(-dy[0] * ONE), s1 = (int32_t)(-dy[1] * ONE), s2 = (int32_t)(-dy[2] * ONE);
+    const float wa = t->wa;
+    /* the edge functions at the first pixel of row ya, then stepped down a row at a time (exact) */
+    const int64_t py0 = (int64_t)ya * ONE + ONE / 2;
+    int32_t f0 = (int32_t)(dx[0] * (py0 - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
+    int32_t f1 = (int32_t)(dx[1] * (py0 - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
+    int32_t f2 = (int32_t)(dx[2] * (py0 - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
+    const int32_t r0 = (int32_t)(dx[0] * ONE), r1 = (int32_t)(dx[1] * ONE), r2 = (int32_t)(dx[2] * ONE);
+#ifdef __SSE2__
+    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
+    const __m128i ds0 = _mm_set1_epi32(4 * s0), ds1 = _mm_set1_epi32(4 * s1), ds2 = _mm_set1_epi32(4 * s2);
+    const __m128i l0 = mullo32(_mm_set1_epi32(s0), lane), l1 = mullo32(_mm_set1_epi32(s1), lane);
+    const __m128i l2 = mullo32(_mm_set1_epi32(s2), lane);
+    const __m128 vwa = _mm_set1_ps(wa), four = _mm_set1_ps(4);
+    const __m128i vti = _mm_set1_epi32((int32_t)ti);
+#endif
+    for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
+        int32_t e0 = f0, e1 = f1, e2 = f2;
+        const float row = t->wb * (float)y + t->wc;
+        float *wr = r->wbuf + (size_t)y * W;
+        uint32_t *ir = r->idbuf + (size_t)y * W;
+        float fx = (float)t->x0;
+        int32_t x = t->x0;
+#ifdef __SSE2__
+        /* four pixels at a time, the same arithmetic as the loop below (IEEE single, exact
+        ** integers); lanes past x1 keep their values; never past the row's end */
+        __m128i v0 = _mm_add_epi32(_mm_set1_epi32(e0), l0), v1 = _mm_add_epi32(_mm_set1_epi32(e1), l1);
+        __m128i v2 = _mm_add_epi32(_mm_set1_epi32(e2), l2);
+        __m128 vfx = _mm_add_ps(_mm_set1_ps(fx), _mm_setr_ps(0, 1, 2, 3));
+        const __m128 vrow = _mm_set1_ps(row);
+        for (; x <= t->x1 && x + 4 <= (int32_t)W; x += 4) {
+            __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - x + 1), lane);
+            in = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(v0, v1), v2), 31), in);
+            __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, vfx)), old = _mm_loadu_ps(wr + x);
+            __m128i m = _mm_and_si128(in, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
+            _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
+            __m128i ids = _mm_loadu_si128((const __m128i *)(ir + x));
+            _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
+            v0 = _mm_add_epi32(v0, ds0), v1 = _mm_add_epi32(v1, ds1), v2 = _mm_add_epi32(v2, ds2);
+            vfx = _mm_add_ps(vfx, four);
+        }
+        if (x > t->x1)
+            continue;
+        fx = (float)x;
+        e0 += s0 * (x - t->x0), e1 += s1 * (x - t->x0), e2 += s2 * (x - t->x0);
+#endif
+        for (; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
+            /* masks, not branches: all ones where the triangle covers the pixel and is nearer */
+            float w = row + wa * fx, old = wr[x];
+            uint32_t m = (((uint32_t)(e0 | e1 | e2) >> 31) - 1u) & -(uint32_t)(w > old), wbits, obits;
+            memcpy(&wbits, &w, 4);
+            memcpy(&obits, &old, 4);
+            obits = (wbits & m) | (obits & ~m);
+            memcpy(&wr[x], &obits, 4);
+            ir[x] = (ti & m) | (ir[x] & ~m);
+        }
+    }
+}
+
+/* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the depth and id buffers. */
+static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
 {
     const uint32_t W = r->W;
     float *wb = r->wbuf;
     uint32_t *ib = r->idbuf;
-    const tri *t = &r->tris[ti];
     int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
     int64_t dx[3], dy[3], bias[3];
     for (int e = 0; e < 3; e++) {
         int n = (e + 1) % 3;
-        dx[e] = t->X[n] - t->X[e];
-        dy[e] = t->Y[n] - t->Y[e];
+        dx[e] = (int64_t)t->X[n] - t->X[e];
+        dy[e] = (int64_t)t->Y[n] - t->Y[e];
         /* a pixel centre exactly on an edge belongs to one of the two triangles sharing it */
         bias[e] = (dy[e] < 0 || (dy[e] == 0 && dx[e] > 0)) ? 0 : -1;
     }
     const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
+    const bool wide = t->x1 - t->x0 >= 24; /* solving spans beats scanning them */
+    if (!wide && small_tri(t)) {
+        raster_small(r, t, ti, ya, yb, dx, dy, bias);
+        return;
+    }
     for (int32_t y = ya; y <= yb; y++) {
         const int64_t py = (int64_t)y * ONE + ONE / 2;
         int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
         int64_t e1 = dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
         int64_t e2 = dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
         const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
-        const float row = t->wb * (float)y + t->wc;
+        const float row = t->wb * (float)y + t->wc, wa = t->wa;
         float *wr = wb + (size_t)y * W;
         uint32_t *ir = ib + (size_t)y * W;
+        if (wide) {
+            /* the row's span, solved: each edge function is linear in x, so where all three are
+            ** >= 0 is an interval, the same pixels the scan below finds */
+            int32_t xs = t->x0, xe = t->x1;
+            span_edge(e0, s0, &xs, &xe, t->x0);
+            span_edge(e1, s1, &xs, &xe, t->x0);
+            span_edge(e2, s2, &xs, &xe, t->x0);
+            float fx = (float)xs;
+            for (int32_t x = xs; x <= xe; x++, fx += 1.0f) {
+                float w = row + wa * fx;
+                if (w > wr[x]) {
+                    wr[x] = w;
+                    ir[x] = ti;
+                }
+            }
+            continue;
+        }
         bool inside = false;
-        for (int32_t x = t->x0; x <= t->x1; x++, e0 += s0, e1 += s1, e2 += s2) {
+        float fx = (float)t->x0; /* integers below 2^24: fx is x exactly */
+        for (int32_t x = t->x0; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
             if ((e0 | e1 | e2) >= 0) {
                 inside = true;
-                float w = row + t->wa * (float)x;
+                float w = row + wa * fx;
                 if (w > wr[x]) {
                     wr[x] = w;
                     ir[x] = ti;
@@ -707,12 +988,10 @@ static void draw_band(void *arg, uint32_t bi)
     uint32_t *ib = r->idbuf;
     const float inv_far = r->inv_far, inv_near = r->inv_near;
 
-    /* clear, then the ground planes: exact per pixel */
-    for (int32_t y = y_begin; y < y_end; y++)
-        for (uint32_t x = 0; x < W; x++) {
-            wb[(size_t)y * W + x] = inv_far;
-            ib[(size_t)y * W + x] = NONE;
-        }
+    /* clear (the band's rows are one block), then the ground planes: exact per pixel */
+    for (size_t i = (size_t)y_begin * W, end = (size_t)y_end * W; i < end; i++)
+        wb[i] = inv_far;
+    memset(ib + (size_t)y_begin * W, 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
     for (size_t k = 0; k < r->n_planes; k++) {
         const plane *p = &r->planes[k];
         for (int32_t y = y_begin; y < y_end; y++) {
@@ -731,9 +1010,10 @@ static void draw_band(void *arg, uint32_t bi)
 
     /* triangles, in the order they were set up (setup task by task): ties keep the first */
     for (uint32_t sk = 0; sk < r->n_setup; sk++) {
-        const band *bd = &r->setup[sk].bands[bi];
+        const setup_out *so = &r->setup[sk];
+        const band *bd = &so->bands[bi];
         for (uint32_t k = 0; k < bd->n; k++)
-            raster(r, (uint32_t)r->setup[sk].base + bd->list[k], y_begin, y_end);
+            raster(r, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
     }
 
     if (r->ss > 1)
@@ -792,6 +1072,25 @@ static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
     const float *wb = r->wbuf;
     const uint32_t *ib = r->idbuf;
     const sn_image *o = r->out;
+    if (!r->need_info) {
+        /* depth alone: 1/w, no farther than the far plane; the sky (nothing drew: w is still the
+        ** clear value, every surface drawn is strictly nearer) exactly the far plane */
+        size_t i = (size_t)y_begin * W, end = (size_t)y_end * W;
+        const float inv_far = r->inv_far;
+#ifdef __SSE2__
+        const __m128 one = _mm_set1_ps(1.0f), far = _mm_set1_ps(r->far), clear = _mm_set1_ps(inv_far);
+        for (; i + 4 <= end; i += 4) {
+            __m128 w = _mm_loadu_ps(wb + i), sky = _mm_cmple_ps(w, clear);
+            __m128 d = _mm_min_ps(_mm_div_ps(one, w), far);
+            _mm_storeu_ps(o->depth + i, _mm_or_ps(_mm_and_ps(sky, far), _mm_andnot_ps(sky, d)));
+        }
+#endif
+        for (; i < end; i++) {
+            float depth = 1.0f / wb[i];
+            o->depth[i] = wb[i] <= inv_far || depth > r->far ? r->far : depth;
+        }
+        return;
+    }
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     for (int32_t y = y_begin; y < y_end; y++)
         for (uint32_t x = 0; x < W; x++) {
@@ -809,11 +1108,13 @@ static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
                 if (r->motion) r->motion[3 * i] = r->motion[3 * i + 1] = r->motion[3 * i + 2] = 0;
                 continue;
             }
-            const prim *p = &r->prims[id & PLANE_BIT ? r->planes[id & ~PLANE_BIT].prim : r->tris[id].prim];
             float depth = 1.0f / wb[i];
             if (depth > r->far)
                 depth = r->far;
             if (o->depth) o->depth[i] = depth;
+            if (!o->tag && !o->instance && !r->motion)
+                continue; /* a depth image needs no primitive (a random read per pixel) */
+            const prim *p = &r->prims[id & PLANE_BIT ? r->planes[id & ~PLANE_BIT].prim : r->tris[id].prim];
             if (o->tag) o->tag[i] = p->tag;
             if (o->instance) o->instance[i] = p->id;
             if (r->motion) {
@@ -870,7 +1171,8 @@ static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end)
 }
 
 /* The sun's shadow map for this frame: every actor's mesh within reach of the view's first
-** SN_SHADOW_DISTANCE metres, as the sun sees it. false without memory. */
+** SN_SHADOW_DISTANCE metres, as the sun sees it: static ones from the cache (world frame, posed
+** once), the others posed here; set up and drawn on the pool. false without memory. */
 static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
 {
     if (!r->shadow && !(r->shadow = sn_shadow_create()))
@@ -883,9 +1185,19 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         corners[k] = sn_v3_add(r->eye, sn_mat3_apply(&r->R, v));
     }
     sn_shadow_begin(r->shadow, r->env.sun, corners, 8);
+    size_t n = 0, n_wv = 0;
+    for (size_t i = 0; i < r->statics.n_objs; i++) {
+        const sn_static_obj *o = &r->statics.objs[i];
+        if (!sn_shadow_wants(r->shadow, o->centre, o->radius))
+            continue;
+        if (!sn_grow((void **)&r->casters, &r->cap_casters, n + 1, sizeof *r->casters))
+            return false;
+        r->casters[n++] = (sn_shadow_caster){(const double(*)[3])r->statics.wv + o->wv, o->mesh->t, o->mesh->n_v, o->mesh->n_t};
+    }
+    size_t first_dynamic = n;
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
-        if (a->kind == SN_ACTOR_SENSOR)
+        if (a->kind == SN_ACTOR_SENSOR || sn_static_is(a))
             continue;
         /* the shape the cameras draw: a posed model (vertices about the box centre), else the
         ** cached unit mesh scaled by the box */
@@ -900,9 +1212,11 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         sn_vec3 centre = sn_v3_add(pos, sn_mat3_apply(&ra, a->bbox.location)), ext = a->bbox.extent;
         if (!sn_shadow_wants(r->shadow, centre, sn_v3_len(ext)))
             continue;
-        if (!sn_grow((void **)&r->shadow_v, &r->cap_shadow_v, m->n_v, sizeof *r->shadow_v))
+        if (!sn_grow((void **)&r->casters, &r->cap_casters, n + 1, sizeof *r->casters) ||
+            !sn_grow((void **)&r->caster_wv, &r->cap_caster_wv, n + 1, sizeof *r->caster_wv) ||
+            !sn_grow((void **)&r->shadow_wv, &r->cap_shadow_wv, n_wv + m->n_v, sizeof *r->shadow_wv))
             return false;
-        const float (*mv)[3] = m->v;
+        const float(*mv)[3] = m->v;
         if (model) {
             if (!sn_grow((void **)&r->shadow_mv, &r->cap_shadow_mv, m->n_v, sizeof *r->shadow_mv))
                 return false;
@@ -914,14 +1228,17 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         }
         for (uint32_t k = 0; k < m->n_v; k++) {
             const float *v = mv[k];
-            r->shadow_v[k] = sn_v3_add(centre, sn_mat3_apply(&ra, sn_v3(ext.x * v[0], ext.y * v[1], ext.z * v[2])));
+            sn_vec3 p = sn_v3_add(centre, sn_mat3_apply(&ra, sn_v3(ext.x * v[0], ext.y * v[1], ext.z * v[2])));
+            r->shadow_wv[n_wv + k][0] = p.x, r->shadow_wv[n_wv + k][1] = p.y, r->shadow_wv[n_wv + k][2] = p.z;
         }
-        for (uint32_t k = 0; k < m->n_t; k++)
-            if (!sn_shadow_add(r->shadow, r->shadow_v[m->t[k][0]], r->shadow_v[m->t[k][1]], r->shadow_v[m->t[k][2]]))
-                return false;
+        /* the vertex buffer may still move as it grows: its offset, made a pointer once all are in */
+        r->caster_wv[n] = n_wv;
+        r->casters[n++] = (sn_shadow_caster){NULL, m->t, m->n_v, m->n_t};
+        n_wv += m->n_v;
     }
-    sn_shadow_draw(r->shadow, r->pool);
-    return true;
+    for (size_t i = first_dynamic; i < n; i++)
+        r->casters[i].v = (const double(*)[3])r->shadow_wv + r->caster_wv[i];
+    return sn_shadow_draw(r->shadow, r->pool, r->casters, n);
 }
 
 static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
@@ -973,13 +1290,38 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     r->textures = light->textures;
 
     r->n_bands = (r->H + r->band - 1) / r->band;
+    if (r->H > r->cap_row_band) { /* each row's band, so that binning a triangle divides nothing */
+        uint32_t *rb = realloc(r->row_band, r->H * sizeof *rb);
+        if (!rb)
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", cam->width, cam->height);
+        r->row_band = rb, r->cap_row_band = r->H;
+    }
+    for (uint32_t y = 0; y < r->H; y++)
+        r->row_band[y] = y / r->band;
+    r->need_info = out->bgra || out->tag || out->instance || motion;
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
 
     /* queue every mesh in view (planes are drawn per pixel), then set them up on the pool */
+    double t0 = now_ms();
+    if (!sn_static_cache_update(&r->statics, w))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for the static geometry of %zu actors", w->n_actors);
+    size_t next_static = 0; /* the cache lists static actors in the world's order */
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
         if (a->kind == SN_ACTOR_SENSOR || a->shape == SN_SHAPE_NONE)
             continue;
+        if (sn_static_is(a)) {
+            const sn_static_cache *c = &r->statics;
+            size_t k = next_static < c->n_objs && c->objs[next_static].actor == a ? next_static : 0;
+            while (k < c->n_objs && c->objs[k].actor != a)
+                k++;
+            if (k < c->n_objs) {
+                next_static = k + 1;
+                if (!add_static(r, a, &c->objs[k]))
+                    return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
+                continue;
+            }
+        }
         pose t;
         sn_quat q;
         sn_actor_pose_at(w, a, alpha, &t.pos, &q);
@@ -996,17 +1338,23 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     }
     if (w->roads && !add_roads(r, w->roads))
         return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
+    double t1 = now_ms();
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
     /* headlights only where colour is drawn, and only at night */
     if (!sn_lamps_build(&r->lamps, w, alpha, out->bgra ? r->env.night : 0, r->eye, cam->far_clip))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the headlights");
+    double t2 = now_ms();
     /* shadows only where colour is drawn, and only while the sun is up */
     r->shadows = out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
     if (r->shadows && !build_shadows(r, w, alpha))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
+    double t3 = now_ms();
     sn_pool_run(r->pool, draw_band, r, (uint32_t)r->n_bands);
+    double t4 = now_ms();
+    r->prof.frames++;
+    r->prof.queue_ms += t1 - t0, r->prof.setup_ms += t2 - t1, r->prof.shadow_ms += t3 - t2, r->prof.draw_ms += t4 - t3;
     return SN_OK;
 }
 

@@ -2,17 +2,21 @@
 ** semantic tag and instance id.
 **
 ** How: every actor with a shape is its cached unit mesh scaled by its half extents, vehicles
-** and walkers their models posed for the instant (shapes.h), a primitive per part; meshes in
-** view (a bounding-sphere test per actor and per chunk of road) are queued as jobs and set up
-** on the pool by tasks of about equal triangle counts: triangles go to camera space, lose their
-** back faces, are clipped against the near plane (and a guard band around the view, so that
-** fixed-point coordinates never overflow), projected, and binned into bands of rows; the
-** tasks' triangles are gathered in job order, so the split never shows. Ground planes are not
+** and walkers their models posed for the instant (shapes.h), a primitive per part; what does
+** not move (static actors, the map's roads) comes from static_cache.h, in the world frame with
+** its normals, built once. Meshes in view (a bounding-sphere test per actor and per chunk of
+** road, against the view's sides and far plane) are queued as jobs and set up on the pool by
+** tasks of about equal triangle counts: each vertex goes to camera space and is projected once,
+** with the planes it lies outside; triangles wholly outside one plane go, back faces go (by the
+** sign of their projected area), the rest are clipped against the near plane (and a guard band
+** around the view, so that fixed-point coordinates never overflow) and binned into bands of
+** rows; bands read the tasks' triangles in job order, so the split never shows. Ground planes are not
 ** triangles: their 1/depth is affine in the image, so each pixel gets the exact value and the
 ** plane ends exactly at the horizon. Bands are
 ** rasterised in parallel with integer edge functions (8 subpixel bits, a top-left style
 ** tie rule, so shared edges have neither cracks nor double hits) and 1/depth interpolated per
-** pixel; a band's pixels depend only on the triangles, never on which thread drew it, so the
+** pixel (wide triangles: each row's span solved exactly; small ones: every pixel of the box
+** tested without branches, four at a time with SSE2 — the same pixels either way); a band's pixels depend only on the triangles, never on which thread drew it, so the
 ** output is byte-identical at any thread count. Shading is deferred: a second pass turns each
 ** pixel's winning triangle into its tag, id and colour (shade.c: sun, shadow map, sky, fog,
 ** materials). Colour may be anti-aliased (sn_image.samples): N x N samples rasterised per
@@ -72,5 +76,16 @@ uint32_t sn_renderer_last_triangles(const sn_renderer *r);
 /* Sets triangles up on the calling thread alone, as before the setup ran on the pool: the
 ** benchmarks' baseline (the output is the same either way). */
 void sn_renderer_set_serial_setup(sn_renderer *r, bool on);
+
+/* Where the renderer's time went, summed over every render since it was created (wall ms on
+** the calling thread, light timers: four clock reads a frame). Benchmarks take differences. */
+typedef struct sn_render_profile {
+    uint64_t frames;
+    double queue_ms;  /* culling objects, posing models, the static cache's upkeep */
+    double setup_ms;  /* triangle setup: transform, cull, clip, project, bin (on the pool) */
+    double shadow_ms; /* the sun's shadow map: its casters' setup and rasterisation */
+    double draw_ms;   /* rasterising and resolving (shading) the bands */
+} sn_render_profile;
+void sn_renderer_profile(const sn_renderer *r, sn_render_profile *p);
 
 #endif

@@ -8,19 +8,34 @@
 #include <stdlib.h>
 
 #define SBAND 64 /* texel rows per task */
+#define NBANDS (SN_SHADOW_SIZE / SBAND)
+#define MAX_TASKS 64
 
 typedef struct stri {
     float u[3], v[3], d[3]; /* texel coordinates and depth along the light */
     int32_t x0, x1, y0, y1;
 } stri;
 
+/* A setup task's triangles, and per band of texel rows the ones that touch it. */
+typedef struct stask {
+    stri *tris;
+    size_t n, cap;
+    uint32_t *band[NBANDS];
+    size_t n_band[NBANDS], cap_band[NBANDS];
+    double (*uvd)[3]; /* one caster's vertices in the light's frame: texel u, v and depth */
+    size_t cap_uvd;
+    bool oom;
+} stask;
+
 struct sn_shadow {
     float *depth; /* SIZE x SIZE: nearest caster to the sun, metres along the light */
     sn_vec3 su, sv, sd; /* light frame: map axes and the light's direction of travel (-sun) */
     double u0, v0, scale; /* texel = (dot(p, su) - u0) * scale */
     double texel;         /* metres per texel */
-    stri *tris;
-    size_t n_tris, cap_tris;
+    stask tasks[MAX_TASKS];
+    uint32_t n_tasks;
+    size_t from[MAX_TASKS + 1]; /* task k sets up casters [from[k], from[k + 1]) */
+    const sn_shadow_caster *casters;
     bool empty; /* no caster: everything is lit */
 };
 
@@ -39,7 +54,12 @@ void sn_shadow_destroy(sn_shadow *s)
     if (!s)
         return;
     free(s->depth);
-    free(s->tris);
+    for (int k = 0; k < MAX_TASKS; k++) {
+        stask *t = &s->tasks[k];
+        free(t->tris), free(t->uvd);
+        for (int b = 0; b < NBANDS; b++)
+            free(t->band[b]);
+    }
     free(s);
 }
 
@@ -60,7 +80,6 @@ bool sn_shadow_begin(sn_shadow *s, const double sun[3], const sn_vec3 *corners, 
     s->u0 = u0 - 0.01 * side, s->v0 = v0 - 0.01 * side; /* a margin for the filter's reach */
     s->scale = SN_SHADOW_SIZE / (1.02 * side);
     s->texel = 1 / s->scale;
-    s->n_tris = 0;
     s->empty = true;
     return true;
 }
@@ -72,32 +91,98 @@ bool sn_shadow_wants(const sn_shadow *s, sn_vec3 c, double r)
     return u + rt >= 0 && v + rt >= 0 && u - rt <= SN_SHADOW_SIZE && v - rt <= SN_SHADOW_SIZE;
 }
 
-bool sn_shadow_add(sn_shadow *s, sn_vec3 a, sn_vec3 b, sn_vec3 c)
+/* One caster triangle of light-frame vertices into task t; false without memory. */
+static bool add(stask *t, const double *p0, const double *p1, const double *p2)
 {
-    const sn_vec3 p[3] = {a, b, c};
-    stri t;
+    const double *p[3] = {p0, p1, p2};
+    stri tr;
     double minu = DBL_MAX, maxu = -DBL_MAX, minv = DBL_MAX, maxv = -DBL_MAX;
     for (int i = 0; i < 3; i++) {
-        double u = (sn_v3_dot(p[i], s->su) - s->u0) * s->scale, v = (sn_v3_dot(p[i], s->sv) - s->v0) * s->scale;
-        t.u[i] = (float)u, t.v[i] = (float)v, t.d[i] = (float)sn_v3_dot(p[i], s->sd);
+        double u = p[i][0], v = p[i][1];
+        tr.u[i] = (float)u, tr.v[i] = (float)v, tr.d[i] = (float)p[i][2];
         minu = u < minu ? u : minu, maxu = u > maxu ? u : maxu;
         minv = v < minv ? v : minv, maxv = v > maxv ? v : maxv;
     }
     /* texels whose centres (i + 1/2) may be covered */
     if (!(maxu >= 0.5 && maxv >= 0.5 && minu <= SN_SHADOW_SIZE - 0.5 && minv <= SN_SHADOW_SIZE - 0.5))
         return true;
-    double area = (t.u[1] - t.u[0]) * (t.v[2] - t.v[0]) - (t.u[2] - t.u[0]) * (t.v[1] - t.v[0]);
+    double area = (tr.u[1] - tr.u[0]) * (tr.v[2] - tr.v[0]) - (tr.u[2] - tr.u[0]) * (tr.v[1] - tr.v[0]);
     if (fabs(area) < 1e-9)
         return true; /* edge-on to the sun */
-    t.x0 = (int32_t)fmax(0, ceil(minu - 0.5)), t.x1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxu - 0.5));
-    t.y0 = (int32_t)fmax(0, ceil(minv - 0.5)), t.y1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxv - 0.5));
-    if (t.x0 > t.x1 || t.y0 > t.y1)
+    tr.x0 = (int32_t)fmax(0, ceil(minu - 0.5)), tr.x1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxu - 0.5));
+    tr.y0 = (int32_t)fmax(0, ceil(minv - 0.5)), tr.y1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxv - 0.5));
+    if (tr.x0 > tr.x1 || tr.y0 > tr.y1)
         return true;
-    if (!sn_grow((void **)&s->tris, &s->cap_tris, s->n_tris + 1, sizeof *s->tris))
+    if (!sn_grow((void **)&t->tris, &t->cap, t->n + 1, sizeof *t->tris))
         return false;
-    s->tris[s->n_tris++] = t;
-    s->empty = false;
+    for (int32_t b = tr.y0 / SBAND; b <= tr.y1 / SBAND; b++) {
+        if (!sn_grow((void **)&t->band[b], &t->cap_band[b], t->n_band[b] + 1, sizeof *t->band[b]))
+            return false;
+        t->band[b][t->n_band[b]++] = (uint32_t)t->n;
+    }
+    t->tris[t->n++] = tr;
     return true;
+}
+
+/* Setup task k: its casters' vertices into the light's frame, then their triangles. */
+static void setup_task(void *arg, uint32_t k)
+{
+    sn_shadow *s = arg;
+    stask *t = &s->tasks[k];
+    t->n = 0, t->oom = false;
+    for (int b = 0; b < NBANDS; b++)
+        t->n_band[b] = 0;
+    for (size_t ci = s->from[k]; ci < s->from[k + 1] && !t->oom; ci++) {
+        const sn_shadow_caster *c = &s->casters[ci];
+        if (!sn_grow((void **)&t->uvd, &t->cap_uvd, c->n_v, sizeof *t->uvd)) {
+            t->oom = true;
+            break;
+        }
+        for (uint32_t i = 0; i < c->n_v; i++) {
+            sn_vec3 p = sn_v3(c->v[i][0], c->v[i][1], c->v[i][2]);
+            t->uvd[i][0] = (sn_v3_dot(p, s->su) - s->u0) * s->scale;
+            t->uvd[i][1] = (sn_v3_dot(p, s->sv) - s->v0) * s->scale;
+            t->uvd[i][2] = sn_v3_dot(p, s->sd);
+        }
+        for (uint32_t i = 0; i < c->n_t && !t->oom; i++)
+            t->oom = !add(t, t->uvd[c->t[i][0]], t->uvd[c->t[i][1]], t->uvd[c->t[i][2]]);
+    }
+}
+
+/* Caster triangle t into texel rows [y0, y1) of the map: the nearest depth wins. */
+static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1)
+{
+    /* depth is affine in (u, v) for an orthographic view: d = A u + B v + C */
+    double du1 = t->u[1] - t->u[0], dv1 = t->v[1] - t->v[0], du2 = t->u[2] - t->u[0], dv2 = t->v[2] - t->v[0];
+    double det = du1 * dv2 - du2 * dv1, sgn = det > 0 ? 1 : -1;
+    double dd1 = t->d[1] - t->d[0], dd2 = t->d[2] - t->d[0];
+    double A = (dd1 * dv2 - dd2 * dv1) / det, B = (du1 * dd2 - du2 * dd1) / det;
+    double C = t->d[0] - A * t->u[0] - B * t->v[0];
+    int32_t ya = t->y0 > y0 ? t->y0 : y0, yb = t->y1 < y1 - 1 ? t->y1 : y1 - 1;
+    /* edge functions, stepped along each row: w_e(x + 1) = w_e(x) - dv_e sgn */
+    double eu[3], ev[3];
+    for (int e = 0; e < 3; e++) {
+        int n = (e + 1) % 3;
+        eu[e] = (t->u[n] - t->u[e]) * sgn, ev[e] = (t->v[n] - t->v[e]) * sgn;
+    }
+    for (int32_t y = ya; y <= yb; y++) {
+        double py = y + 0.5, px = t->x0 + 0.5;
+        double w0 = eu[0] * (py - t->v[0]) - ev[0] * (px - t->u[0]);
+        double w1 = eu[1] * (py - t->v[1]) - ev[1] * (px - t->u[1]);
+        double w2 = eu[2] * (py - t->v[2]) - ev[2] * (px - t->u[2]);
+        double d = A * px + B * py + C;
+        float *row = dm + (size_t)y * SN_SHADOW_SIZE;
+        bool inside = false;
+        for (int32_t x = t->x0; x <= t->x1; x++, w0 -= ev[0], w1 -= ev[1], w2 -= ev[2], d += A) {
+            if (w0 >= 0 && w1 >= 0 && w2 >= 0) {
+                inside = true;
+                if ((float)d < row[x])
+                    row[x] = (float)d;
+            } else if (inside) {
+                break; /* a triangle's row is one span */
+            }
+        }
+    }
 }
 
 static void draw_band(void *arg, uint32_t band)
@@ -108,48 +193,39 @@ static void draw_band(void *arg, uint32_t band)
     for (int32_t y = y0; y < y1; y++)
         for (int32_t x = 0; x < SN_SHADOW_SIZE; x++)
             dm[(size_t)y * SN_SHADOW_SIZE + x] = FLT_MAX;
-    for (size_t k = 0; k < s->n_tris; k++) {
-        const stri *t = &s->tris[k];
-        if (t->y1 < y0 || t->y0 >= y1)
-            continue;
-        /* depth is affine in (u, v) for an orthographic view: d = A u + B v + C */
-        double du1 = t->u[1] - t->u[0], dv1 = t->v[1] - t->v[0], du2 = t->u[2] - t->u[0], dv2 = t->v[2] - t->v[0];
-        double det = du1 * dv2 - du2 * dv1, sgn = det > 0 ? 1 : -1;
-        double dd1 = t->d[1] - t->d[0], dd2 = t->d[2] - t->d[0];
-        double A = (dd1 * dv2 - dd2 * dv1) / det, B = (du1 * dd2 - du2 * dd1) / det;
-        double C = t->d[0] - A * t->u[0] - B * t->v[0];
-        int32_t ya = t->y0 > y0 ? t->y0 : y0, yb = t->y1 < y1 - 1 ? t->y1 : y1 - 1;
-        /* edge functions, stepped along each row: w_e(x + 1) = w_e(x) - dv_e sgn */
-        double eu[3], ev[3];
-        for (int e = 0; e < 3; e++) {
-            int n = (e + 1) % 3;
-            eu[e] = (t->u[n] - t->u[e]) * sgn, ev[e] = (t->v[n] - t->v[e]) * sgn;
-        }
-        for (int32_t y = ya; y <= yb; y++) {
-            double py = y + 0.5, px = t->x0 + 0.5;
-            double w0 = eu[0] * (py - t->v[0]) - ev[0] * (px - t->u[0]);
-            double w1 = eu[1] * (py - t->v[1]) - ev[1] * (px - t->u[1]);
-            double w2 = eu[2] * (py - t->v[2]) - ev[2] * (px - t->u[2]);
-            double d = A * px + B * py + C;
-            float *row = dm + (size_t)y * SN_SHADOW_SIZE;
-            bool inside = false;
-            for (int32_t x = t->x0; x <= t->x1; x++, w0 -= ev[0], w1 -= ev[1], w2 -= ev[2], d += A) {
-                if (w0 >= 0 && w1 >= 0 && w2 >= 0) {
-                    inside = true;
-                    if ((float)d < row[x])
-                        row[x] = (float)d;
-                } else if (inside) {
-                    break; /* a triangle's row is one span */
-                }
-            }
-        }
-    }
+    for (uint32_t k = 0; k < s->n_tasks; k++)
+        for (size_t i = 0; i < s->tasks[k].n_band[band]; i++)
+            draw_tri(&s->tasks[k].tris[s->tasks[k].band[band][i]], dm, y0, y1);
 }
 
-void sn_shadow_draw(sn_shadow *s, sn_pool *pool)
+bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters, size_t n)
 {
+    /* tasks of about equal triangle counts, a few per thread so that one slow task does not
+    ** leave the others idle */
+    size_t total = 0, sum = 0;
+    for (size_t i = 0; i < n; i++)
+        total += casters[i].n_t;
+    uint32_t want = 4 * (uint32_t)sn_pool_threads(pool), k = 0;
+    want = want > MAX_TASKS ? MAX_TASKS : want;
+    want = n < want ? (n ? (uint32_t)n : 1) : want;
+    s->from[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += casters[i].n_t;
+        if (k + 1 < want && sum * want >= total * (k + 1))
+            s->from[++k] = i + 1;
+    }
+    s->from[++k] = n;
+    s->n_tasks = k;
+    s->casters = casters;
+    sn_pool_run(pool, setup_task, s, k);
+    for (uint32_t i = 0; i < k; i++) {
+        if (s->tasks[i].oom)
+            return false;
+        s->empty &= !s->tasks[i].n;
+    }
     if (!s->empty)
-        sn_pool_run(pool, draw_band, s, SN_SHADOW_SIZE / SBAND);
+        sn_pool_run(pool, draw_band, s, NBANDS);
+    return true;
 }
 
 double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])

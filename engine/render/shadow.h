@@ -3,8 +3,8 @@
 ** reaches a world point (percentage-closer filtered over a tent of 3x3 bilinear taps, so
 ** edges are soft over about two texels). Casters are the actors' meshes; the map's roads and
 ** ground planes receive shadows but cast none (they are the floor). Built once per RGB
-** render, rasterised in bands of rows on the pool: the minimum of depths is independent of
-** order, so the map is the same at any thread count. */
+** render, set up and rasterised in bands of rows on the pool: the minimum of depths is
+** independent of order, so the map is the same at any thread count. */
 #ifndef SN_SHADOW_H
 #define SN_SHADOW_H
 
@@ -28,10 +28,16 @@ void sn_shadow_destroy(sn_shadow *s);
 bool sn_shadow_begin(sn_shadow *s, const double sun[3], const sn_vec3 *corners, int n_corners);
 /* Whether a caster's bounding sphere touches the map's area (cheap culling before its triangles). */
 bool sn_shadow_wants(const sn_shadow *s, sn_vec3 centre, double radius);
-/* One caster triangle, world frame, either winding. false without memory. */
-bool sn_shadow_add(sn_shadow *s, sn_vec3 a, sn_vec3 b, sn_vec3 c);
-/* Rasterises the triangles added since begin. */
-void sn_shadow_draw(sn_shadow *s, sn_pool *pool);
+/* A caster: triangles t[0 .. n_t) over world vertices v[0 .. n_v), either winding. */
+typedef struct sn_shadow_caster {
+    const double (*v)[3];
+    const uint32_t (*t)[3];
+    uint32_t n_v, n_t;
+} sn_shadow_caster;
+/* Sets the casters up on the pool (each vertex into the light's frame once, then each triangle
+** binned into bands of texel rows; tasks of about equal triangle counts), then rasterises them.
+** false without memory. */
+bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters, size_t n);
 /* 0..1: the fraction of the sun reaching world point p with unit normal n; 1 outside the map. */
 double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3]);
 

@@ -5,6 +5,7 @@
 #include "saver.h"
 #include "spool.h"
 #include "outdir.h"
+#include "runinfo.h"
 
 #include "../data/image.h"
 #include "../map/road_mesh.h"
@@ -466,6 +467,9 @@ static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err
             st = sn_outdir_check_dest(p, true, err);
         }
     }
+    /* the run's note (runinfo.h) */
+    if (!st && snprintf(p, sizeof p, "%s/" SN_RUNINFO_FILE, dir) < (int)sizeof p)
+        st = sn_outdir_check_dest(p, false, err);
     return st;
 }
 
@@ -939,7 +943,8 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
             st = s2;
     }
     /* the whole run succeeded: its outputs move into place; else they stay in the staging folder */
-    if (complete && !st && e->final_dir)
+    if (complete && !st && e->final_dir && !(st = sn_runinfo_write(e->out_dir, e->final_dir, e->scene.path,
+                                                                     e->scene.map_path, e->seed, err)))
         st = sn_outdir_commit(e->out_dir, e->final_dir, err);
     if (complete && !st) {
         free(e->partial_dir);

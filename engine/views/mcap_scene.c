@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SN_MCAP_MIN_SIZE 0.001 /* m: the smallest side of a box (docs/mcap.md) */
+
 static const sn_actor_record *find(const sn_actor_record *r, size_t n, uint32_t id)
 {
     size_t lo = 0, hi = n;
@@ -107,7 +109,10 @@ static void entity(sn_buf *b, const sn_actor_record *r, const msgpack_object *ty
     kv(b, 6, "name", name);
     size_t c = pb_begin(b);
     sn_fox_pose(b, 1, &box);
-    sn_fox_vec3(b, 2, 2 * r->box_extent[0], 2 * r->box_extent[1], 2 * r->box_extent[2]);
+    /* at least 1 mm a side: a box flat on one axis (the ground's) has a singular scale, which
+    ** Foxglove's 3D panel cannot light (its normals come from the scale's inverse) */
+    sn_fox_vec3(b, 2, fmax(2 * r->box_extent[0], SN_MCAP_MIN_SIZE), fmax(2 * r->box_extent[1], SN_MCAP_MIN_SIZE),
+                fmax(2 * r->box_extent[2], SN_MCAP_MIN_SIZE));
     const uint8_t *rgb = sn_cityscapes_color(r->semantic_tag);
     color(b, 3, rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0, r->kind == SN_ACTOR_STATIC ? 0.4 : 1.0);
     pb_end(b, 8, c);

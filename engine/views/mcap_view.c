@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
         return sn_fail(err, SN_E_INVALID, "mcap: no output path"), NULL;
     if (o && o->struct_size < sizeof *o)
         return sn_fail(err, SN_E_INVALID, "mcap: options struct_size below sizeof(sn_mcap_options)"), NULL;
-    sn_mcap_options d = {sizeof d, 0, NULL, false, 0, 0};
+    sn_mcap_options d = {sizeof d, 0, NULL, false, 0, 0, false};
     if (!o)
         o = &d;
     sn_converter depth = SN_CONV_LOG_DEPTH;
@@ -42,6 +43,9 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
     if (len >= 8 && strcmp(path + len - 8, ".msgpack") == 0) /* it would replace or pass for a stream */
         return sn_fail(err, SN_E_INVALID, "mcap: %s: an MCAP file may not be named like a stream (*.msgpack)", path), NULL;
     /* what stands at path must be something a file may replace: checked before any work */
+    struct stat sb;
+    if (!o->overwrite && lstat(path, &sb) == 0)
+        return sn_fail(err, SN_E_INVALID, "mcap: %s exists; sensim does not replace it without --overwrite", path), NULL;
     if (sn_outdir_check_dest(path, false, err)) { /* bad input, not a failure while writing */
         err->status = SN_E_INVALID;
         return sn_error_prefix(err, "mcap"), NULL;
@@ -71,6 +75,7 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
         return NULL;
     }
     m->zstd_level = o->zstd_level ? o->zstd_level : 1;
+    m->overwrite = o->overwrite;
     m->raw_images = o->raw_images;
     m->depth = depth;
     msgpack_unpacked_init(&m->unp);
@@ -312,8 +317,15 @@ sn_status sn_mcap_close(sn_mcap *m, bool commit, sn_error *err)
         m->f = NULL;
         if (!st && !closed)
             st = sn_fail(err, SN_E_IO, "%s: cannot finish writing: %s", m->part, strerror(errno));
-        if (!st && !(st = sn_outdir_check_dest(m->path, false, err)) && rename(m->part, m->path) != 0)
+        if (!st && !(st = sn_outdir_check_dest(m->path, false, err)) && m->overwrite && rename(m->part, m->path) != 0)
             st = sn_fail(err, SN_E_IO, "%s: cannot move into place as %s: %s", m->part, m->path, strerror(errno));
+        if (!st && !m->overwrite) { /* link(2) fails, not replaces, when the name was taken meanwhile */
+            if (link(m->part, m->path) != 0)
+                st = sn_fail(err, errno == EEXIST ? SN_E_INVALID : SN_E_IO, "%s: cannot put in place as %s: %s",
+                             m->part, m->path, errno == EEXIST ? "it appeared while the file was written" : strerror(errno));
+            else
+                unlink(m->part);
+        }
         if (st)
             sn_error_prefix(err, "mcap");
     }

@@ -44,6 +44,7 @@ struct sn_mcap {
     size_t cur_len;
     int zstd_level;
     bool raw_images;
+    bool overwrite;       /* rename over an existing file at close; else link(2), which refuses one */
     sn_converter depth;
     sn_status failed;     /* the listener's first failure (under mu once the thread runs) */
     sn_error fail_err;

@@ -130,6 +130,7 @@ void sn_world_remove(sn_world *w, uint32_t id)
             break;
         }
     }
+    w->n_riders -= a->rides;
     if (a->geom && !w->poisoned)
         dGeomDestroy(a->geom);
     if (a->crash && !w->poisoned)
@@ -141,6 +142,7 @@ void sn_world_remove(sn_world *w, uint32_t id)
     free(a->ap.route);
     free(a->ap.map);
     free(a->values);
+    free(a->wheel_tri);
     free(a);
     memmove(&w->actors[i], &w->actors[i + 1], (w->n_actors - i - 1) * sizeof *w->actors);
     w->n_actors--;
@@ -196,6 +198,18 @@ void sn_world_update_attached(sn_world *w)
         sn_actor_update_attached(w, w->actors[i]);
 }
 
+/* The mount's rotation as a quaternion, converted again only when it changed: every attached
+** actor needs it every frame, and the conversion is three sincos. */
+static sn_quat rel_quat(sn_actor *a)
+{
+    if (!a->rel_q_ok || memcmp(&a->rel_q_of, &a->rel.rotation, sizeof a->rel_q_of) != 0) {
+        a->rel_q_of = a->rel.rotation;
+        a->rel_q = sn_quat_from_rotation(a->rel.rotation);
+        a->rel_q_ok = true;
+    }
+    return a->rel_q;
+}
+
 void sn_actor_update_attached(const sn_world *w, sn_actor *a)
 {
     if (!a->parent || a->body)
@@ -203,7 +217,7 @@ void sn_actor_update_attached(const sn_world *w, sn_actor *a)
     const sn_actor *p = sn_world_find(w, a->parent);
     if (!p)
         return;
-    sn_quat rel = sn_quat_from_rotation(a->rel.rotation);
+    sn_quat rel = rel_quat(a);
     sn_vec3 r = sn_quat_apply(p->st.rot, a->rel.location);
     sn_vec3 pr = sn_quat_apply(p->st.prev_rot, a->rel.location);
     a->st.pos = sn_v3_add(p->st.pos, r);

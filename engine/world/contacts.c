@@ -9,6 +9,7 @@
 
 #include "../core/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +37,31 @@ static bool is_drivable(uint8_t tag)
            tag == SN_TAG_TERRAIN || tag == SN_TAG_ROAD_LINE || tag == SN_TAG_BRIDGE;
 }
 
+/* Whether geom g's box lies wholly on the open side of ground plane pl, by more than rounding:
+** then ODE's collider would report no contact. Sweep and prune hands every geom to a plane
+** (its box is infinite), and a car's chassis never touches the ground it drives on (it stands
+** on ray-cast wheels), so this test instead of dCollide is most of those calls' cost saved. */
+static bool above_plane(const sn_actor *pl, dGeomID g)
+{
+    dReal b[6];
+    dGeomGetAABB(g, b); /* up to date: the broadphase computed it */
+    const sn_vec3 n = pl->plane_normal;
+    /* The box's corner deepest along -n. */
+    double low = n.x * (n.x > 0 ? b[0] : b[1]) + n.y * (n.y > 0 ? b[2] : b[3]) + n.z * (n.z > 0 ? b[4] : b[5]);
+    double gap = low - pl->plane_offset;
+    return isfinite(gap) && gap > 1e-6 * (1 + fabs(pl->plane_offset) + fabs(low));
+}
+
 void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
 {
     sn_world *w = data;
+    /* First, before any other lookup: sweep and prune calls the ground plane with every geom
+    ** every substep, and nearly all lie wholly above it. */
+    for (size_t k = 0; k < w->n_planes; k++) {
+        const sn_actor *pl = w->planes[k];
+        if ((g1 == pl->geom && above_plane(pl, g2)) || (g2 == pl->geom && above_plane(pl, g1)))
+            return;
+    }
     const dGeomID statics = (dGeomID)w->static_space;
     if (g1 == statics || g2 == statics) {
         /* A geom against the static space: the statics its box touches, from the static
@@ -80,7 +103,7 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     if (n <= 0)
         return;
     if (crash1) /* two vehicles crushing each other: driver_physics.c limits their rise and tilt */
-        a1->crushing = a2->crushing = true;
+        a1->crushing = a2->crushing = w->any_crushing = true;
     /* Walkers on drivable ground: support, not a collision. Frictionless under a walking
     ** walker (the walker controller is the locomotion); a fallen one slides and stops with
     ** friction. (Vehicles stand on ray-cast wheels, so their chassis never rests.) */

@@ -28,10 +28,12 @@
 struct sn_world;
 
 #define SN_DBP_BIG_CELLS 64
-/* Below this many geoms in the top space ODE's sweep and prune stays: measured (bench_scale,
-** interleaved) the grid costs 1.26x at 100 cars, breaks even near 1000 and saves 1.31x at
-** 5000 (two geoms a car). Shipped scenes stay on sweep and prune, their outputs as they were. */
-#define SN_DBP_MIN_GEOMS 4096
+/* Below this many geoms in the top space ODE's sweep and prune stays. Since the grid replaced
+** its bookkeeping (no dSpaceClean, vehicles' boxes from their bodies) it costs the same at 200
+** cars and saves 1.3-1.45x at 1000 (CPU time, bench_engine's scene); 1024 geoms is about 500
+** vehicles, well above every shipped scene (the pile-up has 120), which keep sweep and prune
+** and their outputs as they were. */
+#define SN_DBP_MIN_GEOMS 1024
 
 typedef struct sn_dbp_geom {
     dGeomID geom;
@@ -50,6 +52,8 @@ typedef struct sn_dbp {
     uint32_t *start, *count; /* each cell's run in items; count 0 = empty slot */
     size_t cap_cells, n_cells; /* allocated; in use (a power of two) */
     unsigned shift;          /* 64 - log2(n_cells): a key's slot is its hash's top bits */
+    bool dense;              /* this build indexes cells directly: slot (ix - dx0) * dny + iy - dy0 */
+    int64_t dx0, dy0, dny;
     uint32_t *items;         /* indices into g, ascending within a cell */
     uint32_t *slots;         /* each geom's cells' slots, geom after geom (g[i].entry on) */
     size_t cap_items;        /* of items and slots */

@@ -145,8 +145,10 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
 {
     (void)index, (void)n_sub, (void)err;
     w->substep_dt = h;
+    /* One pass over the bodies: forces, and this substep's crush marks cleared. */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
+        a->crushing = false;
         if (!a->body || a->drive != SN_DRIVE_PHYSICS)
             continue;
         if (a->kind == SN_ACTOR_VEHICLE)
@@ -155,11 +157,11 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
             sn_walker_apply(w, a, h);
     }
     w->n_contacts = 0;
-    for (size_t i = 0; i < w->n_bodies; i++)
-        w->bodies[i]->crushing = false;
+    w->any_crushing = false;
     sn_dbp_collide_world(w, w, sn_near_callback);
     dWorldQuickStep(w->world, h);
-    absorb_crush(w);
+    if (w->any_crushing)
+        absorb_crush(w);
     sn_gather_contacts(w, h);
     dJointGroupEmpty(w->contact_group);
     knock_down_walkers(w);

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 
@@ -78,7 +79,12 @@ const char *sn_ode_message(void) { return ode_message; }
 
 sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
 {
+    /* each world's static_gen starts where no earlier world's went: caches keyed on (world,
+    ** static_gen) (the renderer's static meshes, the ray index) never take a new world made at
+    ** an old one's address for the old one */
+    static atomic_uint_fast64_t worlds;
     memset(w, 0, sizeof *w);
+    w->static_gen = (uint64_t)(atomic_fetch_add(&worlds, 1) + 1) << 32;
     sn_sbp_init(&w->sbp);
     sn_dbp_init(&w->dbp);
     pthread_once(&ode_once, ode_init_once);
@@ -217,6 +223,8 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
             /* A prop attached to a moving actor rides on its body (its mass is ignored). */
             dSpaceAdd(w->space, a->geom);
             dGeomSetBody(a->geom, carrier->body);
+            a->rides = true;
+            w->n_riders++;
             sn_transform ct = sn_actor_world_transform(w, carrier);
             sn_mat3 cr = sn_mat3_from_rotation(ct.rotation);
             /* Offsets are from the carrier's body, its centre of mass, not its origin. */
@@ -237,7 +245,8 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
         return SN_OK;
     }
     /* Vehicles and walkers: a body with one geom. */
-    if (!sn_grow((void **)&w->bodies, &w->cap_bodies, w->n_bodies + 1, sizeof *w->bodies))
+    if (!sn_grow((void **)&w->bodies, &w->cap_bodies, w->n_bodies + 1, sizeof *w->bodies) ||
+        (a->kind == SN_ACTOR_VEHICLE && !a->wheel_tri && !(a->wheel_tri = calloc(4, sizeof *a->wheel_tri))))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     w->bodies[w->n_bodies++] = a; /* ids only grow: appending keeps id order */
     if (!sn_ogrid_add(w, a))

@@ -177,7 +177,8 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     const sn_vec3 lin = sn_v3(lvp[0], lvp[1], lvp[2]), ang = sn_v3(avp[0], avp[1], avp[2]);
     /* steer 1 is max_steer_angle, less at speed by CARLA's steering curve; the wheels turn
     ** at a bounded rate (half a second lock to lock). */
-    double target = c.steer * sn_vehicle_steer_limit(a, sn_v3_dot(lin, fwd)), rate = 4.0 * p->max_steer * h;
+    double target = c.steer != 0 ? c.steer * sn_vehicle_steer_limit(a, sn_v3_dot(lin, fwd)) : c.steer; /* ±0, as ±0 times the limit */
+    double rate = 4.0 * p->max_steer * h;
     a->steer_angle += clampd(target - a->steer_angle, -rate, rate);
     sn_vec3 steered = fwd; /* straight ahead needs no sincos */
     if (a->steer_angle != 0)
@@ -320,7 +321,9 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         double cs = (front ? p->corner_front : p->corner_rear) * load;
         double flat = -sgn(vs) * minv(cs * atan2(fabs(vs), fabs(vl)), 0.5 * grip * mq_h * fabs(vs));
         double mu = p->mu * clampd(1 - LOAD_SENSITIVITY * (load / p->static_load - 1), 0.5, 1.3);
-        double fmax_ = mu * load, ft = sqrt(flong * flong + flat * flat);
+        /* Within the circle by more than rounding needs no square root (nearly always). */
+        double fmax_ = mu * load, ft2 = flong * flong + flat * flat;
+        double ft = ft2 < fmax_ * fmax_ * (1 - 1e-9) ? 0 : sqrt(ft2);
         if (ft > fmax_) {
             flong *= fmax_ / ft;
             flat *= fmax_ / ft;

@@ -90,6 +90,9 @@ struct sn_actor {
 
     uint32_t parent;    /* 0 = free */
     sn_transform rel;   /* relative to the parent when attached, else the world pose of a static */
+    sn_rotation rel_q_of; /* rel.rotation when rel_q was converted from it (actor.c) */
+    sn_quat rel_q;
+    bool rel_q_ok;
 
     sn_vec3 plane_normal; /* ground planes: n . x = plane_offset */
     double plane_offset;
@@ -112,13 +115,15 @@ struct sn_actor {
     bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
     bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
     bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
+    bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
     /* Vehicles: the map-surface triangle each wheel's ray last met (vehicle.c). While the ray
     ** still meets it, the road meshes are not traced again: a wheel stays on one triangle for
-    ** many substeps, and tracing trimeshes was half of a frame of traffic. */
+    ** many substeps, and tracing trimeshes was half of a frame of traffic. Four, owned,
+    ** allocated with a vehicle's body: the other actors (a sensor per vehicle) do without. */
     struct sn_wheel_tri {
         bool valid;
         sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
-    } wheel_tri[4];
+    } *wheel_tri;
 
     void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
 
@@ -182,6 +187,10 @@ typedef struct sn_world {
     size_t hash_cap;
 
     double substep_dt;
+    bool any_crushing;      /* some vehicle's crushing mark is set this substep */
+    /* Statics whose geoms ride on a body. With none, every body's geoms are its actor's own
+    ** (geom, and crash for vehicles), and the broadphase need not walk ODE's lists (dbp.c). */
+    size_t n_riders;
     sn_vec3 gravity;        /* m/s^2: the one value ODE, the vehicle model and the host use */
     unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
     bool contacts_lost;     /* a contact or collision pair could not be stored this frame */

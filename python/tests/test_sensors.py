@@ -53,7 +53,8 @@ def test_actors_stream(out):
     """`--mcap` adds the actors stream: every actor each frame, poses the engine's own (the IMU,
     mounted 1 m above the hero's origin, is exactly there in every message)."""
     d = os.path.join(out, "sensors_mcap")
-    run("run", os.path.join(SCENES, "sensors.yaml"), "--out", d, "--mcap", os.path.join(out, "sensors.mcap"), "--quiet")
+    run("run", os.path.join(SCENES, "sensors.yaml"), "--out", d, "--mcap", os.path.join(out, "sensors.mcap"), "--overwrite",
+        "--quiet")  # --overwrite: the test folder is kept between runs of the suite
     assert os.path.getsize(os.path.join(out, "sensors.mcap")) > 0
     msgs = sensim.read_all(os.path.join(d, "actors.msgpack"))
     imu = sensim.read_all(os.path.join(d, "imu.msgpack"))

@@ -4,7 +4,9 @@
 **  - `sensim export mcap` of that run's folder against `dd` writing the same number of bytes
 **    (target >= 0.5x dd's throughput), best of 3 each; the export's input (the streams read)
 **    and `cat` of those streams are printed beside it, since the file written is mostly PNG and
-**    so a small fraction of what is read;
+**    so a small fraction of what is read; and the honest peer, `sensim convert` writing the
+**    same cameras' PNG files (the export's images are those bytes), in CPU and wall seconds, and
+**    that convert against FFmpeg's PNG encoder (an independent one) on the same pictures;
 **  - the MCAP writer alone (mcap_write.c: chunks, zstd, indexes, CRCs) writing 100 MB of
 **    messages shaped like a run's (PNG-sized incompressible ones among small ones) against dd
 **    writing the same bytes.
@@ -27,6 +29,15 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU seconds of this process, every thread (the export's workers included). */
+static double cpu_self(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_utime.tv_sec + 1e-6 * (double)u.ru_utime.tv_usec + (double)u.ru_stime.tv_sec +
+           1e-6 * (double)u.ru_stime.tv_usec;
 }
 
 static double cpu_children(void)
@@ -87,16 +98,17 @@ int main(int argc, char **argv)
     char out[2200], run[2200];
     snprintf(out, sizeof out, "%s/export.mcap", dir);
     snprintf(run, sizeof run, "%s/with", dir);
-    double exp_t = -1;
+    double exp_t = -1, exp_cpu = -1;
     for (int r = 0; r < ROUNDS; r++) {
         remove(out);
         sn_error err = {0};
-        double t = now();
+        double t = now(), c0 = cpu_self();
         if (sn_mcap_export(run, out, NULL, NULL, &err) != SN_OK) {
             fprintf(stderr, "bench_mcap: export: %s\n", err.msg);
             return 1;
         }
         exp_t = min_of(exp_t, now() - t);
+        exp_cpu = min_of(exp_cpu, cpu_self() - c0);
     }
     struct stat st;
     if (stat(out, &st) != 0)
@@ -113,12 +125,58 @@ int main(int argc, char **argv)
         if (f)
             fclose(f);
     }
-    double dd_t = -1, cat_t = -1;
+    double dd_t = -1, cat_t = -1, png_t = -1, png_cpu = -1;
     for (int r = 0; r < ROUNDS; r++) {
         snprintf(cmd, sizeof cmd, "dd if=/dev/zero of='%s/dd.bin' bs=65536 count=%.0f status=none", dir, bytes / 65536 + 1);
         dd_t = min_of(dd_t, timed(cmd));
         snprintf(cmd, sizeof cmd, "cat '%s'/*.msgpack > '%s/cat.bin'", run, dir);
         cat_t = min_of(cat_t, timed(cmd));
+        /* the peer doing the same work: the demo's cameras as the PNG files whose bytes the
+        ** export's images are (sensim convert, one stream after the other, one thread each) */
+        snprintf(cmd, sizeof cmd,
+                 "R='%s' P='%s/png' && rm -rf \"$P\" && mkdir -p \"$P\" && "
+                 "'%s' convert \"$R/hero_rgb.msgpack\" --out \"$P/rgb\" >/dev/null && "
+                 "'%s' convert \"$R/hero_depth.msgpack\" --converter logarithmic_depth --out \"$P/depth\" >/dev/null && "
+                 "'%s' convert \"$R/hero_semantic.msgpack\" --converter cityscapes --out \"$P/semantic\" >/dev/null",
+                 run, dir, sensim, sensim, sensim);
+        png_t = min_of(png_t, timed_cpu(cmd, &c));
+        png_cpu = min_of(png_cpu, c);
+    }
+    /* an independent PNG encoder on the same pictures: FFmpeg's (zlib), one thread, the same
+    ** filter (Up) and level (3) as sensim's, against `sensim convert` of the same camera */
+    double ff_t = -1, ff_cpu = -1, cv_t = -1, cv_cpu = -1;
+    uint32_t pw = 0, ph = 0;
+    size_t pictures = 0;
+    {
+        char raw[2300], stream[2300];
+        snprintf(raw, sizeof raw, "%s/rgb.raw", dir);
+        snprintf(stream, sizeof stream, "%s/hero_rgb.msgpack", run);
+        sn_error err = {0};
+        sn_stream_reader *rd = sn_stream_reader_open(stream, &err);
+        FILE *f = rd ? fopen(raw, "wb") : NULL;
+        sn_message msg;
+        sn_picture pic;
+        while (f && sn_stream_reader_next(rd, &msg, &err) == SN_OK &&
+               sn_stream_reader_picture(rd, SN_COLOR_RAW, false, &pic, &err) == SN_OK) {
+            pw = pic.width, ph = pic.height;
+            pictures += fwrite(pic.rgb, (size_t)pic.width * pic.height * 3, 1, f);
+        }
+        if (f)
+            fclose(f);
+        sn_stream_reader_close(rd);
+    }
+    bool have_ffmpeg = system("command -v ffmpeg >/dev/null 2>&1") == 0 && pictures > 0;
+    for (int r = 0; have_ffmpeg && r < ROUNDS; r++) {
+        snprintf(cmd, sizeof cmd,
+                 "rm -rf '%s/ff' && mkdir -p '%s/ff' && ffmpeg -v error -threads 1 -f rawvideo -pix_fmt rgb24 -s %ux%u "
+                 "-i '%s/rgb.raw' -threads 1 -c:v png -pred up -compression_level 3 '%s/ff/%%06d.png'",
+                 dir, dir, pw, ph, dir, dir);
+        ff_t = min_of(ff_t, timed_cpu(cmd, &c));
+        ff_cpu = min_of(ff_cpu, c);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s/cv' && mkdir -p '%s/cv' && '%s' convert '%s/hero_rgb.msgpack' --out '%s/cv/rgb' >/dev/null",
+                 dir, dir, sensim, run, dir);
+        cv_t = min_of(cv_t, timed_cpu(cmd, &c));
+        cv_cpu = min_of(cv_cpu, c);
     }
     printf("ratio export / dd throughput: %.2f (export writes %.1f MB in %.3f s = %.1f MB/s; dd the same bytes in %.3f s "
            "= %.1f MB/s; target >= 0.5)\n",
@@ -126,6 +184,19 @@ int main(int argc, char **argv)
     printf("ratio export / cat of its input: %.2f (the export reads %.1f MB of streams at %.1f MB/s; cat copies them at "
            "%.1f MB/s)\n",
            cat_t / exp_t, in_bytes / 1e6, in_bytes / 1e6 / exp_t, in_bytes / 1e6 / cat_t);
+    printf("ratio export / convert of its cameras to PNG files, CPU: %.2f (%.3f s vs %.3f s of CPU; the same PNGs: the "
+           "export's own cost is what it adds)\n",
+           exp_cpu / png_cpu, exp_cpu, png_cpu);
+    printf("ratio export / convert of its cameras to PNG files, wall: %.2f (%.3f s vs %.3f s; the export encodes on "
+           "every core)\n",
+           exp_t / png_t, exp_t, png_t);
+
+    if (have_ffmpeg && ff_cpu > 0 && cv_cpu > 0)
+        printf("ratio sensim convert / FFmpeg's PNG encoder, CPU: %.2f (%zu pictures %ux%u: %.3f s vs %.3f s of CPU, "
+               "both one thread, filter Up, level 3; < 1 = sensim faster)\n",
+               cv_cpu / ff_cpu, pictures, pw, ph, cv_cpu, ff_cpu);
+    else
+        printf("FFmpeg's PNG encoder: not measured (no ffmpeg)\n");
 
     /* ---- the writer alone ---- */
     enum { BIG = 100000, SMALL = 400, N_BIG = 900, SMALL_PER_BIG = 20 };

@@ -134,6 +134,18 @@ echo precious >"$TMP/bad/keep.mp4"
 expect2 "existing video" "exists; sensim does not replace it" "$SENSIM" convert "$R/rgb.msgpack" --video "$TMP/bad/keep.mp4"
 expect2 "existing report" "exists; sensim does not replace it" "$SENSIM" report "$R" --out "$TMP/bad/keep.mp4"
 [ "$(cat "$TMP/bad/keep.mp4")" = precious ] && [ "$(ls -A "$TMP/bad")" = keep.mp4 ] && ok || bad "an existing output was touched"
+# --overwrite (docs/cli.md): a failure still leaves the file as it was; success replaces it whole
+expect2 "a cut stream with --overwrite" "truncated stream" "$SENSIM" convert "$TMP/cut.msgpack" --video "$TMP/bad/keep.mp4" --overwrite
+expect2 "a report of no run with --overwrite" "not a run's output folder" "$SENSIM" report "$TMP/bad" --out "$TMP/bad/keep.mp4" --overwrite
+[ "$(cat "$TMP/bad/keep.mp4")" = precious ] && [ "$(ls -A "$TMP/bad")" = keep.mp4 ] && ok || bad "a failure with --overwrite touched the file"
+expect2 "--overwrite of PNG files" "goes with --video or --gif" "$SENSIM" convert "$R/rgb.msgpack" --out "$TMP/bad/d" --overwrite
+cp "$TMP/bad/keep.mp4" "$TMP/over.mp4" && cp "$TMP/bad/keep.mp4" "$TMP/over.gif"
+"$SENSIM" convert "$R/rgb.msgpack" --video "$TMP/over.mp4" --gif "$TMP/over.gif" --overwrite >/dev/null &&
+  cmp -s "$TMP/over.mp4" "$TMP/rgb.mp4" && cmp -s "$TMP/over.gif" "$TMP/rgb.gif" && ok || bad "convert --overwrite did not replace"
+cp "$TMP/bad/keep.mp4" "$TMP/over.html"
+"$SENSIM" report "$R" --out "$TMP/over.html" --overwrite >/dev/null && grep -q "<html" "$TMP/over.html" && ok ||
+  bad "report --overwrite did not replace"
+ls -A "$TMP" | grep -q sensim- && bad "--overwrite left staging files: $(ls -A "$TMP" | grep sensim-)"
 expect2 "--out with --video" "goes alone" "$SENSIM" convert "$R/rgb.msgpack" --out "$TMP/bad/d" --video "$TMP/bad/v.mp4"
 mkdir -p "$TMP/empty"
 expect2 "not a run folder" "not a run's output folder" "$SENSIM" report "$TMP/empty" --out "$TMP/bad/r.html"
@@ -175,6 +187,11 @@ import sys, json
 f = json.load(open(sys.argv[1]))
 assert f['problems'] == [] and f['polylines'] >= 1 and f['collisions'] >= 1 and f['strips'] == 6, f
 EOF
+
+# the map from the run's own note (run.json), with neither stats.json nor a recording to name the scene
+mkdir -p "$TMP/noted" && cp "$R"/*.msgpack "$R/run.json" "$TMP/noted/"
+"$SENSIM" report "$TMP/noted" --out "$TMP/noted.html" >/dev/null && grep -q '<g class="map"' "$TMP/noted.html" &&
+  ! grep -q '<g class="map"' "$TMP/streams_only.html" && ok || bad "the report did not find the map run.json names"
 
 # a run killed mid-way leaves streams and a recording cut short (or damaged): the page shows what
 # came before, and says so

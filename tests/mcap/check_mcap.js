@@ -7,12 +7,17 @@
 //     messages of their channel with their log times; start/end times bound the chunk's messages;
 //   - statistics count what the file holds; per channel, log times never go back and sequence
 //     numbers count 0, 1, 2, ...;
-//   - every schema is a Foxglove schema whose fields are @foxglove/schemas', and every message
-//     decodes (protobuf through the schema's FileDescriptorSet, JSON parses);
+//   - every schema is a Foxglove schema whose message types (and the ones it nests) have
+//     @foxglove/schemas' fields, numbers, types and labels, and enums its values (the package's
+//     own .proto generator parsed by protobufjs), and every message decodes (protobuf through the
+//     schema's FileDescriptorSet, JSON parses);
 //   - images are the PNG files `sensim convert` wrote for the stream, byte for byte;
 //   - boxes (SceneUpdate) and the transform tree (FrameTransforms) give the poses of the actors
 //     stream and of every sensor message's transform, with y negated (CARLA -> right-handed);
-//   - point clouds carry the streams' points with y negated; location fixes the GNSS values.
+//   - point clouds carry the streams' points with y negated; location fixes the GNSS values;
+//   - what Foxglove's Image, 3D and Map panels need of each schema (known image formats and
+//     encodings, x/y/z float fields inside the point stride, unique entity ids, visible colours,
+//     unit quaternions, timestamps equal to log times, a transform tree rooted at world).
 // usage: node check_mcap.js FILE.mcap DUMPS_DIR PNG_DIR   (DUMPS_DIR/<sensor>.jsonl, PNG_DIR/<sensor>/*.png)
 // Prints "ok: ..." lines and exits 1 after printing every FAIL.
 "use strict";
@@ -85,6 +90,161 @@ function loadJsonl(name) {
   return fs.existsSync(p) ? fs.readFileSync(p, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : null;
 }
 const ns = (ts) => BigInt(Math.round(ts * 1e9));
+
+// ---- Foxglove's panels: the preconditions its Image, 3D and Map panels have for each schema ----
+// (foxglove.dev/docs/visualization/message-schemas; a failure here is what the app would show as
+// an error, a warning or nothing drawn). Values are protobufjs objects (defaults omitted).
+const num = (v) => Number(v || 0);
+const timeNs = (t) => BigInt(t?.seconds || 0) * 1000000000n + BigInt(t?.nanos || 0);
+const unitQuat = (q) => Math.abs(Math.hypot(num(q?.x), num(q?.y), num(q?.z), num(q?.w)) - 1) < 1e-6;
+const finite = (...v) => v.every((x) => Number.isFinite(num(x)));
+const FIELD_SIZE = { 1: 1, 2: 1, 3: 2, 4: 2, 5: 4, 6: 4, 7: 4, 8: 8 }; // foxglove.PackedElementField.NumericType
+const visible = (c) => c && num(c.a) > 0 && [c.r, c.g, c.b, c.a].every((v) => num(v) >= 0 && num(v) <= 1);
+function poseOk(p) { // a Pose that is absent is the identity; one that is there has a unit quaternion
+  return !p || (finite(p.position?.x, p.position?.y, p.position?.z) && unitQuat(p.orientation || {}));
+}
+function panelChecks(decoded) {
+  const counts = {}, before = fails;
+  const rule = (cond, d, what) => check(cond, `${d.topic} (${d.schema}) at ${d.logTime}: ${what}`);
+  const tree = new Map(); // child -> parent, every transform seen: Foxglove's 3D panel needs a root
+  for (const d of decoded) {
+    const v = d.value;
+    counts[d.schema] = (counts[d.schema] || 0) + 1;
+    switch (d.schema) {
+      case "foxglove.CompressedImage": {
+        rule(["png", "jpeg", "webp", "avif"].includes(v.format), d, `format '${v.format}' is one the Image panel decodes`);
+        const b = Buffer.from(v.data || []);
+        rule(v.format !== "png" || (b.length > 24 && b.readUInt32BE(0) === 0x89504e47 && b.toString("latin1", 12, 16) === "IHDR" && b.readUInt32BE(16) > 0 && b.readUInt32BE(20) > 0), d, "data is a PNG with a size");
+        rule(v.frame_id, d, "a frame_id (the 3D panel places the image by it)");
+        rule(timeNs(v.timestamp) === d.logTime, d, "its timestamp is its log time");
+        break;
+      }
+      case "foxglove.RawImage": {
+        const bpp = { rgb8: 3, bgr8: 3, rgba8: 4, bgra8: 4, mono8: 1, "8UC1": 1, mono16: 2, "16UC1": 2, "32FC1": 4 }[v.encoding];
+        rule(bpp, d, `encoding '${v.encoding}' is one the Image panel knows`);
+        rule(num(v.width) > 0 && num(v.height) > 0 && num(v.step) >= num(v.width) * bpp && (v.data || []).length >= num(v.step) * num(v.height), d, "width, height, step and data agree");
+        rule(timeNs(v.timestamp) === d.logTime && v.frame_id, d, "timestamp is the log time, and a frame_id");
+        break;
+      }
+      case "foxglove.PointCloud": {
+        const stride = num(v.point_stride), fields = v.fields || [];
+        rule(stride > 0 && (v.data || []).length % stride === 0, d, `data is whole points of ${stride} bytes`);
+        rule(["x", "y", "z"].every((n) => fields.some((f) => f.name === n && num(f.type) === 7)), d, "float32 x, y and z fields (the 3D panel draws nothing without them)");
+        for (const f of fields)
+          rule(FIELD_SIZE[num(f.type)] && num(f.offset) + FIELD_SIZE[num(f.type)] <= stride, d, `field ${f.name} of type ${f.type} fits in the point at ${f.offset}`);
+        rule(new Set(fields.map((f) => f.name)).size === fields.length, d, "field names are unique");
+        rule(poseOk(v.pose) && v.frame_id && timeNs(v.timestamp) === d.logTime, d, "a unit pose, a frame_id, the log time");
+        break;
+      }
+      case "foxglove.SceneUpdate": {
+        const ids = new Set();
+        for (const e of v.entities || []) {
+          rule(e.id !== undefined && e.id !== "" && !ids.has(e.id), d, `entity id '${e.id}' is set and unique in the update`);
+          ids.add(e.id);
+          rule(e.frame_id, d, `entity ${e.id} has a frame_id`);
+          rule(timeNs(e.timestamp) === d.logTime || (!e.timestamp && !num(e.lifetime?.seconds) && !num(e.lifetime?.nanos)), d, `entity ${e.id}'s timestamp is the log time (or none, for a permanent entity)`);
+          for (const c of e.cubes || []) {
+            rule(poseOk(c.pose) && num(c.size?.x) > 0 && num(c.size?.y) > 0 && num(c.size?.z) > 0, d, `entity ${e.id}: a cube with a unit pose and a size`);
+            rule(visible(c.color), d, `entity ${e.id}: a cube colour in [0, 1] that is not transparent`);
+          }
+          for (const l of e.lines || []) {
+            rule((l.points || []).length >= 2 && num(l.thickness) > 0 && poseOk(l.pose), d, `entity ${e.id}: a line of 2+ points, a thickness, a unit pose`);
+            rule(visible(l.color) || ((l.colors || []).length === (l.points || []).length && l.colors.every(visible)), d, `entity ${e.id}: a line colour that is not transparent`);
+          }
+        }
+        for (const del of v.deletions || []) rule(timeNs(del.timestamp) === d.logTime && [0, 1].includes(num(del.type)), d, "deletions at the log time, by id or all");
+        break;
+      }
+      case "foxglove.FrameTransforms":
+        for (const t of v.transforms || []) {
+          rule(t.parent_frame_id && t.child_frame_id && t.parent_frame_id !== t.child_frame_id, d, `transform ${t.parent_frame_id} -> ${t.child_frame_id}: two different frames`);
+          rule(unitQuat(t.rotation || {}) && finite(t.translation?.x, t.translation?.y, t.translation?.z), d, `transform -> ${t.child_frame_id}: a unit rotation, a finite translation`);
+          rule(timeNs(t.timestamp) === d.logTime, d, `transform -> ${t.child_frame_id}: its timestamp is the log time`);
+          tree.set(t.child_frame_id, t.parent_frame_id);
+        }
+        break;
+      case "foxglove.LocationFix":
+        rule(Math.abs(num(v.latitude)) <= 90 && Math.abs(num(v.longitude)) <= 180 && finite(v.altitude), d, "a latitude and longitude the Map panel can place");
+        rule([0, 9].includes((v.position_covariance || []).length) && num(v.position_covariance_type) <= 3, d, "a covariance of 9 values (or none) and a known covariance type");
+        rule(v.frame_id && timeNs(v.timestamp) === d.logTime, d, "a frame_id, the log time");
+        break;
+      default:
+        break;
+    }
+  }
+  // the tree has no cycle and one root, "world" (the 3D panel's display frame)
+  for (const child of tree.keys()) {
+    let f = child, n = 0;
+    while (tree.has(f) && n++ < 256) f = tree.get(f);
+    check(f === "world", `the transform tree: ${child} leads to ${n >= 256 ? "a cycle" : `'${f}'`}, not to world`);
+  }
+  if (fails === before) console.log(`ok: Foxglove's panel preconditions hold (${Object.entries(counts).map(([k, n]) => `${n} ${k.replace("foxglove.", "")}`).join(", ")})`);
+}
+
+// ---- each schema against @foxglove/schemas' own protobuf, field by field ----
+// The package's generator (what Foxglove publishes its .proto files from) makes the .proto of the
+// schema and of every schema it nests; protobufjs parses them; every message type the file's
+// FileDescriptorSet holds must have the same fields with the same numbers, types and labels
+// (names alone would let a renumbered or retyped field through, which decodes as garbage).
+const foxInternal = (() => {
+  try {
+    const dir = path.join(path.dirname(require.resolve("@foxglove/schemas/package.json")), "dist/internal");
+    return { ...require(path.join(dir, "schemas.js")), ...require(path.join(dir, "generateProto.js")) };
+  } catch (e) {
+    return null;
+  }
+})();
+function foxgloveRoot(name) {
+  const { foxgloveMessageSchemas: msgs, foxgloveEnumSchemas: enums, generateProto } = foxInternal;
+  const root = new protobuf.Root();
+  for (const f of ["google/protobuf/timestamp.proto", "google/protobuf/duration.proto"]) root.addJSON(protobuf.common.get(f).nested);
+  const seen = new Set();
+  const add = (n) => {
+    const sch = msgs[n];
+    if (!sch || seen.has(n) || sch.protoEquivalent) return;
+    seen.add(n);
+    protobuf.parse(generateProto(sch, Object.values(enums).filter((e) => e.parentSchemaName === n)), root, { keepCase: true });
+    for (const f of sch.fields) if (f.type.type === "nested") add(f.type.schema.name);
+  };
+  add(name);
+  return root.resolveAll();
+}
+const foxCompared = { types: 0, enums: 0 };
+function compareWithFoxglove(fileRoot, fullName) {
+  if (!check(foxInternal, "@foxglove/schemas' generator is there (dist/internal)")) return;
+  const want = foxgloveRoot(fullName.slice(9));
+  const walk = (ns, out = []) => {
+    for (const o of ns.nestedArray || []) {
+      if (o instanceof protobuf.Type) out.push(o);
+      if (o.nestedArray) walk(o, out);
+    }
+    return out;
+  };
+  const wantTypes = walk(want).filter((t) => t.fullName.startsWith(".foxglove."));
+  let compared = 0;
+  for (const w of wantTypes) {
+    const h = fileRoot.lookup(w.fullName);
+    if (!check(h instanceof protobuf.Type, `${fullName}: the file's descriptors hold ${w.fullName}`)) continue;
+    const sig = (t) => Object.values(t.fields).map((f) => `${f.name}=${f.id}:${f.resolvedType ? f.resolvedType.fullName : f.type}${f.repeated ? "[]" : ""}`).sort().join(" ");
+    h.resolveAll();
+    check(sig(h) === sig(w), `${w.fullName}: fields ${sig(h)} are @foxglove/schemas' ${sig(w)}`);
+    compared++;
+    foxCompared.types++;
+  }
+  for (const e of walk2Enums(want)) {
+    const h = fileRoot.lookup(e.fullName);
+    check(h && JSON.stringify(h.values) === JSON.stringify(e.values), `${e.fullName}: the enum's values are @foxglove/schemas'`);
+    foxCompared.enums++;
+  }
+  check(compared > 0, `${fullName}: compared with @foxglove/schemas`);
+}
+function walk2Enums(ns, out = []) {
+  for (const o of ns.nestedArray || []) {
+    if (o instanceof protobuf.Enum && o.fullName.startsWith(".foxglove.")) out.push(o);
+    if (o.nestedArray) walk2Enums(o, out);
+  }
+  return out;
+}
 
 async function main() {
   // ---- the index: what a viewer reads first ----
@@ -183,6 +343,7 @@ async function main() {
       const want = fox.fields.map((f) => f.name).sort().join(","), have = Object.keys(type.fields).sort().join(",");
       check(want === have, `${s.name}: fields ${have} are @foxglove/schemas' ${want}`);
     }
+    if (fox) compareWithFoxglove(root, s.name);
     types.set(id, type);
   }
   const decoded = []; // {topic, schema, logTime, value}
@@ -196,7 +357,10 @@ async function main() {
     }
   }
   check(decoded.length === messages.length, "every message decodes");
-  console.log(`ok: ${reader.schemasById.size} schemas valid, every message decodes`);
+  console.log(`ok: ${reader.schemasById.size} schemas valid (${foxCompared.types} message types and ${foxCompared.enums} enums as @foxglove/schemas' own .proto), every message decodes`);
+
+  // ---- what Foxglove's panels need of each message (the app itself cannot be run here) ----
+  panelChecks(decoded);
 
   const byTopic = (t) => decoded.filter((d) => d.topic === t);
   const topics = [...new Set(decoded.map((d) => d.topic))];
@@ -294,7 +458,7 @@ async function main() {
         const c = e.cubes[0];
         const centre = mulMV(R, d.slice(6, 9)).map((v, j) => v + loc[j]);
         check(near(vecOf(c.pose.position), flipV(centre), 1e-9) && near(quatMatrix(c.pose.orientation), flipM(R), 1e-9), `box ${id}'s pose is the stream's (frame ${a.frame})`);
-        check(near(vecOf(c.size), d.slice(9, 12).map((v) => 2 * v), 0), `box ${id}'s size is twice its extent`);
+        check(near(vecOf(c.size), d.slice(9, 12).map((v) => Math.max(2 * v, 0.001)), 0), `box ${id}'s size is twice its extent (at least 1 mm)`);
         check((e.metadata || []).some((kv) => kv.key === "type_id" && kv.value === a.type_ids[i]), `box ${id} carries its type_id`);
         boxes++;
       });

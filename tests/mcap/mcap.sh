@@ -8,6 +8,8 @@
 #     same file at 1 and 2 threads;
 #   - a recording replayed with a scene's sensors (replay --mcap) the same way;
 #   - a run killed mid-way leaves no file at the --mcap path (only its .partial-* beside it);
+#   - an existing file: refused (exit 2, untouched) without --overwrite for export, run and replay,
+#     replaced whole with it, and left as it was by a failed export with it;
 #   - bad input: a folder without streams, a corrupt stream, a link or a folder where the file
 #     goes: exit 2, one error line, nothing written and nothing left behind.
 # usage: mcap.sh SENSIM SCENES_DIR MAPS_DIR TMP_DIR THIS_DIR
@@ -57,6 +59,22 @@ check() { # MCAP RUN_DIR: dumps every stream, converts every camera, runs the re
 [ -f "$TMP/demo/actors.msgpack" ] || bad "--mcap adds the actors stream"
 "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo.mcap" --map "$MAPS/town.xodr" >/dev/null || bad "export mcap of the demo"
 cmp -s "$TMP/demo_live.mcap" "$TMP/demo.mcap" || bad "--mcap and the export of the run's folder differ"
+# the map found by itself: the run noted it in run.json, relative to the run folder
+grep -q '"map":"[^"]*town.xodr"' "$TMP/demo/run.json" || bad "run.json names no map: $(cat "$TMP/demo/run.json")"
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_auto.mcap" >/dev/null || bad "export without --map"
+cmp -s "$TMP/demo_live.mcap" "$TMP/demo_auto.mcap" || bad "the export without --map lacks the run's map"
+# a copy of the scene's tree elsewhere: the noted path, relative, still leads to the map
+mkdir -p "$TMP/moved/scenes" "$TMP/moved/maps" && cp "$SCENES/town.yaml" "$TMP/moved/scenes/" && cp "$MAPS/town.xodr" "$TMP/moved/maps/"
+"$SENSIM" run "$TMP/moved/scenes/town.yaml" --frames 10 --out "$TMP/moved/runs/a" --mcap "$TMP/moved_live.mcap" --quiet || bad "run of the copied tree"
+grep -q '"map":"../../maps/town.xodr"' "$TMP/moved/runs/a/run.json" || bad "run.json's map is not relative: $(cat "$TMP/moved/runs/a/run.json")"
+mv "$TMP/moved" "$TMP/moved2"
+"$SENSIM" export mcap "$TMP/moved2/runs/a" --out "$TMP/moved.mcap" >/dev/null || bad "export of a moved tree"
+cmp -s "$TMP/moved_live.mcap" "$TMP/moved.mcap" || bad "the export of a moved tree lacks the map"
+# the map gone: a warning, the file without lanes (as a run without a map), exit 0
+rm "$TMP/moved2/maps/town.xodr"
+err=$("$SENSIM" export mcap "$TMP/moved2/runs/a" --out "$TMP/nomap.mcap" 2>&1 >/dev/null) || bad "export with the run's map gone: $err"
+printf '%s\n' "$err" | grep -q "^sensim: warning: export: the run's map .* cannot be read" || bad "no warning for a map gone: $err"
+[ -s "$TMP/nomap.mcap" ] && ! cmp -s "$TMP/moved.mcap" "$TMP/nomap.mcap" || bad "the export without its map is missing or still has the map"
 check "$TMP/demo.mcap" "$TMP/demo"
 # small chunks: many chunk indexes to follow; and images as RawImage decode too
 "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_small.mcap" --chunk-size 65536 --zstd-level 9 >/dev/null ||
@@ -133,8 +151,8 @@ cmp -s "$TMP/all.mcap" "$TMP/all1.mcap" || bad "the MCAP differs between 1 and 2
 # ---- a killed run leaves no half MCAP at its path ----
 # kill -9 once the run is writing (its partial file holds chunks); the run is made far longer than
 # that wait (20000 frames) so the kill always lands mid-run, however fast the machine
-killed_run() { # MCAP: runs the demo with --mcap MCAP in the background and kills it mid-way
-  "$SENSIM" run "$SCENES/town.yaml" --frames 20000 --out "$TMP/killed_out" --mcap "$1" --quiet &
+killed_run() { # MCAP [OPTION]: runs the demo with --mcap MCAP in the background and kills it mid-way
+  "$SENSIM" run "$SCENES/town.yaml" --frames 20000 --out "$TMP/killed_out" --mcap "$1" ${2:+"$2"} --quiet &
   local pid=$! part=
   for _ in $(seq 1 600); do
     part=$(ls "$1".partial-* 2>/dev/null | head -1)
@@ -148,9 +166,9 @@ killed_run() { # MCAP: runs the demo with --mcap MCAP in the background and kill
 killed_run "$TMP/killed.mcap"
 [ -e "$TMP/killed.mcap" ] && bad "a killed run left $TMP/killed.mcap"
 ls "$TMP"/killed.mcap.partial-* >/dev/null 2>&1 || bad "the killed run's partial MCAP is not where docs/mcap.md says"
-# an existing file at the path survives a killed run
+# an existing file at the path survives a killed run, even one allowed to replace it
 echo keep >"$TMP/keep.mcap"
-killed_run "$TMP/keep.mcap"
+killed_run "$TMP/keep.mcap" --overwrite
 [ "$(cat "$TMP/keep.mcap")" = keep ] || bad "a killed run replaced an existing file"
 
 # ---- bad input ----
@@ -182,6 +200,34 @@ ls "$TMP"/link.mcap.partial-* >/dev/null 2>&1 && bad "a refused --mcap left a pa
 expect2 "--mcap named like a stream" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/named" --mcap "$TMP/named/hero_rgb.msgpack"
 [ -e "$TMP/named/hero_rgb.msgpack" ] && bad "--mcap named like a stream wrote it"
 expect2 "--mcap without a value" "$SENSIM" run "$SCENES/town.yaml" --out "$TMP/x" --mcap
+
+# ---- an existing output: refused without --overwrite, replaced whole with it (docs/cli.md) ----
+echo precious >"$TMP/exists.mcap"
+expect2_keep() { # what, then the command: exit 2 naming --overwrite, exists.mcap untouched, no partial left
+  local what=$1 err rc
+  shift
+  err=$("$@" 2>&1 >/dev/null)
+  rc=$?
+  [ $rc -eq 2 ] && printf '%s\n' "$err" | grep -q "^sensim: error: .*exists.mcap exists; sensim does not replace it without --overwrite" ||
+    bad "$what: exit $rc: $err"
+  [ "$(cat "$TMP/exists.mcap")" = precious ] || bad "$what: the existing file was touched"
+  ls "$TMP"/exists.mcap.partial-* >/dev/null 2>&1 && bad "$what: left a partial file"
+}
+expect2_keep "export over a file" "$SENSIM" export mcap "$TMP/demo" --out "$TMP/exists.mcap"
+expect2_keep "run --mcap over a file" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/ex_run" --mcap "$TMP/exists.mcap"
+expect2_keep "replay --mcap over a file" "$SENSIM" replay "$TMP/demo.rec" --scene "$TMP/ride.yaml" --out "$TMP/ex_replay" --mcap "$TMP/exists.mcap"
+[ -e "$TMP/ex_run/actors.msgpack" ] && bad "a run refused for its --mcap wrote streams"
+# a failed export with --overwrite leaves the old file
+expect2 "a failed export with --overwrite" "$SENSIM" export mcap "$TMP/corrupt" --out "$TMP/exists.mcap" --overwrite
+[ "$(cat "$TMP/exists.mcap")" = precious ] || bad "a failed export with --overwrite replaced the file"
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/exists.mcap" --overwrite >/dev/null || bad "export --overwrite"
+cmp -s "$TMP/exists.mcap" "$TMP/demo_auto.mcap" || bad "export --overwrite did not write the export"
+"$SENSIM" run "$SCENES/town.yaml" --frames 60 --out "$TMP/demo_again" --mcap "$TMP/exists.mcap" --overwrite --quiet || bad "run --mcap --overwrite"
+cmp -s "$TMP/exists.mcap" "$TMP/demo_live.mcap" || bad "run --mcap --overwrite did not write the run's file"
+ls "$TMP"/exists.mcap.partial-* >/dev/null 2>&1 && bad "--overwrite left a partial file"
+mkdir -p "$TMP/adir2"
+expect2 "--overwrite of a folder" "$SENSIM" export mcap "$TMP/demo" --out "$TMP/adir2" --overwrite
+expect2 "--overwrite without --mcap" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/x" --overwrite
 
 [ $fails -eq 0 ] && echo "mcap: all checks passed"
 exit $((fails > 0))

@@ -390,11 +390,51 @@ static void test_stepping(const char *dir)
     sn_engine_destroy(e[1]);
 }
 
+/* A prop riding on a car: the grid walks the bodies' geom lists while one exists (the count
+** follows spawn and removal), and its calls are sweep and prune's on the same state either way
+** (vehicles' boxes computed from their bodies included). */
+static void test_riders(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/dyn_bp_riders.yaml", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f)
+        return;
+    fprintf(f, "settings: {fixed_delta_seconds: 0.05}\nactors:\n  - {name: ground, blueprint: static.ground}\n"
+               "  - {name: wall, blueprint: static.prop.box, transform: {location: [7, 0, 1]}, attributes: {extent: \"0.5,6,1\"}}\n");
+    for (int i = 0; i < 3; i++)
+        fprintf(f, "  - {name: car%d, blueprint: vehicle.sedan, transform: {location: [%d, %d, 0]}, control: {throttle: 1}}\n",
+                i, -6 * i, 2 * (i % 2));
+    fprintf(f, "  - {name: shell, blueprint: static.prop.box, attach_to: car0, transform: {location: [0, 0, 1.8]}, "
+               "attributes: {extent: \"0.5,0.5,0.2\"}}\n");
+    fclose(f);
+    sn_engine *e = load(path, false);
+    if (!e)
+        return;
+    CHECK(e->world.n_riders == 1, "one prop rides on a body: %zu", e->world.n_riders);
+    int bad = 0;
+    size_t before = world_calls;
+    for (int frame = 1; frame <= 40; frame++) {
+        sn_error err = {0};
+        CHECK(sn_engine_step(e, &err) == SN_OK, "step %d: %s", frame, err.msg);
+        if (frame == 20) {
+            const sn_actor *shell = sn_world_find_name(&e->world, "shell");
+            CHECK(shell && sn_engine_destroy_actor(e, shell->id, &err) == SN_OK, "destroy the prop: %s", err.msg);
+            CHECK(e->world.n_riders == 0, "no prop rides after its removal: %zu", e->world.n_riders);
+        }
+        bad += !same_world_calls(e);
+    }
+    CHECK(bad == 0 && world_calls > before + 20, "%d frames' near calls differ from sweep and prune's", bad);
+    sn_engine_destroy(e);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
         return 2;
     test_pairs();
     test_stepping(argv[1]);
+    test_riders(argv[1]);
     return CHECK_DONE();
 }

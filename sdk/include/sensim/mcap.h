@@ -16,7 +16,8 @@
 ** Both read the same messages (the streams' bytes), so the run with --mcap and the export of
 ** its folder give the same file byte for byte. Actors' boxes and poses come from a
 ** sensor.other.actors stream (`--mcap` adds one). Files are written to PATH.partial-PID-N
-** beside PATH and renamed to PATH only when whole: a killed run never leaves a half MCAP at PATH.
+** beside PATH and put at PATH only when whole: a killed run never leaves a half MCAP at PATH. An
+** existing PATH is refused unless sn_mcap_options.overwrite (NULL options: refused).
 */
 #ifndef SENSIM_MCAP_H
 #define SENSIM_MCAP_H
@@ -38,6 +39,9 @@ typedef struct sn_mcap_options {
     uint32_t chunk_bytes;        /* a chunk is closed once its records reach this size; 0 = 4 MiB */
     int threads;                 /* threads making images (PNG); 0 = one per core; -1 = none (the
                                     caller's thread). The file is the same whatever the number. */
+    bool overwrite;              /* replace an existing regular file at the path (renamed over it when
+                                    whole); false: an existing path is refused (SN_E_INVALID) at create.
+                                    (It sits in what was padding: sizeof is unchanged.) */
 } sn_mcap_options;
 
 /* Starts an MCAP file that becomes `path` at sn_mcap_close(m, true). o may be NULL. */

@@ -1,0 +1,24 @@
+/* runinfo.h — DIR/run.json, the run folder's own note of where it came from (docs/cli.md,
+** "The run folder"): the scene and the OpenDRIVE map, as paths relative to the folder, and the
+** seed. Written into the staging folder with the streams, so it is committed with them; read
+** back by sn_run_map_path (sensim/map.h) for `sensim export mcap` and `sensim report`. */
+#ifndef SN_SIM_RUNINFO_H
+#define SN_SIM_RUNINFO_H
+
+#include <sensim/sensim.h>
+
+#include <stdint.h>
+
+#define SN_RUNINFO_FILE "run.json"
+
+/* Writes stage/run.json for a run whose folder is run_dir (it exists). scene and map may be
+** NULL (a scene from memory, a scene without a map). */
+sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *scene, const char *map, uint64_t seed,
+                           sn_error *err);
+
+/* `to` relative to the folder `from` (both are made absolute first; symbolic links resolved
+** when they exist) into out[cap], or `to` made absolute when only the root is common to both;
+** false when it does not fit or a path cannot be resolved. */
+bool sn_path_relative(const char *from, const char *to, char *out, size_t cap);
+
+#endif
