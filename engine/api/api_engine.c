@@ -2,6 +2,7 @@
 ** statistics and the opt-in crash reporter. */
 #include "../sim/engine.h"
 #include "../sim/guard.h"
+#include "../sim/spool.h"
 
 #include "../core/error.h"
 
@@ -18,7 +19,8 @@ sn_status sn_engine_stats(const sn_engine *e, sn_run_stats *out, sn_error *err)
                       .sim_time = (double)(e->clock.frame - e->frame0) * e->clock.dt,
                       .sensors = e->n_sensors, .live_actors = (uint32_t)e->world.n_actors,
                       .time_world = e->time_world, .time_sensors = e->time_sensors, .time_output = e->time_output,
-                      .frames_planned = e->frames_target};
+                      .frames_planned = e->frames_target, .time_serialize = e->time_serialize,
+                      .time_write = sn_spool_busy(e->spool) - e->time_write0};
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         const sn_sensor *x = e->sensors[i];
         if (x->internal) { /* the recorder of sn_engine_record is no sensor of the scene */

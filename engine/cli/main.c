@@ -80,8 +80,10 @@ static const char HELP_RUN[] =
     "  --plugin-dir DIR  searched for plugins before SENSIM_PLUGIN_PATH and the engine's own\n"
     "  --quiet           no summary line, no refused-plugin warnings\n"
     "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N,\"time_world\":S,\n"
-    "                    \"time_sensors\":S,\"time_output\":S,\"seed\":N,\"scene\":PATH} there at the end (wall\n"
-    "                    seconds by part); as DIR/stats.json it is what `sensim report DIR` summarises\n"
+    "                    \"time_sensors\":S,\"time_output\":S,\"time_serialize\":S,\"time_write\":S,\"seed\":N,\n"
+    "                    \"scene\":PATH} there at the end (wall seconds by part: serialising is part of output;\n"
+    "                    writing the streams is mostly on their own thread); as DIR/stats.json it is what\n"
+    "                    `sensim report DIR` summarises\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
     "  --mcap FILE       also write the run as MCAP for Foxglove as it goes (docs/mcap.md); adds an\n"
@@ -341,9 +343,11 @@ static int cmd_run(int argc, char **argv)
     int stats_failed = 0;
     if (sf) {
         int w = fprintf(sf, "{\"frames\":%llu,\"sim_time\":%.9g,\"messages\":%llu,\"sensors\":%u,"
-                            "\"time_world\":%.6f,\"time_sensors\":%.6f,\"time_output\":%.6f,\"seed\":%llu,\"scene\":",
+                            "\"time_world\":%.6f,\"time_sensors\":%.6f,\"time_output\":%.6f,\"time_serialize\":%.6f,"
+                            "\"time_write\":%.6f,\"seed\":%llu,\"scene\":",
                         (unsigned long long)stats.frames, stats.sim_time, (unsigned long long)stats.messages,
-                        stats.sensors, stats.time_world, stats.time_sensors, stats.time_output,
+                        stats.sensors, stats.time_world, stats.time_sensors, stats.time_output, stats.time_serialize,
+                        stats.time_write,
                         (unsigned long long)sn_engine_seed(e));
         json_str_to(sf, c.positional); /* what `sensim report` shows as the run's scene */
         w = w < 0 ? w : fputs("}\n", sf);

@@ -134,10 +134,7 @@ static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const c
 static void free_sensor(sn_sensor *s)
 {
     sn_sensor_unbudget(s->engine, s);
-    if (s->out) {
-        fclose(s->out);
-        remove(s->part_path);
-    }
+    sn_stream_discard(s);
     free(s->values);
     free(s->given);
     free(s->name);

@@ -3,6 +3,7 @@
 #include "guard.h"
 #include "replay.h"
 #include "saver.h"
+#include "spool.h"
 #include "outdir.h"
 #include "runinfo.h"
 
@@ -70,10 +71,7 @@ static void unload(sn_engine *e)
             s->cls->destroy(s->self);
             sn_guard_leave();
         }
-        if (s->out) {
-            fclose(s->out);
-            remove(s->part_path);
-        }
+        sn_stream_discard(s); /* a run not finished: its streams are thrown away */
         free(s->values);
         free(s->given);
         free(s->name);
@@ -133,6 +131,7 @@ void sn_engine_destroy(sn_engine *e)
         sn_engine_finish(e, false, NULL);
     unload(e); /* instances go before their plugins are closed */
     sn_saver_destroy(e->saver);
+    sn_spool_destroy(e->spool);
     free(e->final_dir);
     free(e->partial_dir);
     sn_renderer_destroy(e->renderer);
@@ -323,7 +322,8 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     e->clock = (sn_clock){0, 0, sc->settings.fixed_delta_seconds, 0, llround(sc->settings.fixed_delta_seconds * 1e9)};
     e->frame0 = 0;
     e->run_failed = false;
-    e->time_world = e->time_sensors = e->time_output = 0; /* the timers count from this load */
+    e->time_world = e->time_sensors = e->time_output = e->time_serialize = 0; /* the timers count from this load */
+    e->time_write0 = sn_spool_busy(e->spool);
     e->n_sub = (int)ceil(sc->settings.fixed_delta_seconds / sc->settings.max_substep_delta_time - 1e-9);
     if (e->n_sub < 1)
         e->n_sub = 1;
@@ -507,14 +507,8 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
         if (!e->sensors[i]->internal) /* the recorder's output is its recording: no stream */
             st = sn_stream_open(e->sensors[i], stage, err);
     if (st) {
-        for (uint32_t i = 0; i < e->n_sensors; i++) {
-            sn_sensor *s = e->sensors[i];
-            if (s->out) {
-                fclose(s->out);
-                s->out = NULL;
-                remove(s->part_path);
-            }
-        }
+        for (uint32_t i = 0; i < e->n_sensors; i++)
+            sn_stream_discard(e->sensors[i]);
         if (stage)
             rmdir(stage); /* empty again: a run that fails while loading writes nothing */
         free(stage);
@@ -779,6 +773,38 @@ static sn_status schedule(sn_engine *e, sn_error *err)
     return SN_OK;
 }
 
+/* For sn_run_stats' timers. */
+static double mono(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Message k of s: serialised, checked, headed (e->out_data), handed to its consumers. */
+static sn_status serialize_one(sn_engine *e, sn_sensor *s, uint32_t k, sn_error *err)
+{
+    double t0 = mono();
+    sn_writer_reset(&e->writer);
+    s->error[0] = 0;
+    sn_guard_enter(s, "serialize");
+    sn_status st = s->cls->serialize(s->self, k, &e->writer);
+    sn_guard_leave();
+    if (st && !s->error[0] && e->writer.why[0]) /* the writer refused it: say why */
+        sn_format(s->error, sizeof s->error, "%s", e->writer.why);
+    if (st)
+        return sn_plugin_fail(s, "serialize", st, err);
+    if ((st = sn_writer_finish(&e->writer, s, err))) {
+        sn_format(s->error, sizeof s->error, "%s", err->msg);
+        return sn_plugin_fail(s, "serialize", st, err);
+    }
+    e->time_serialize += mono() - t0;
+    return sn_stream_emit(s, err);
+}
+
+/* Step 8: every message of the frame to its consumers. A sensor nobody consumes (no stream,
+** no listener, no save:) still ticked and keeps its state; only the encoding is skipped, so
+** serialize() must not change what later frames depend on (plugin.h). */
 static sn_status serialize_all(sn_engine *e, sn_error *err)
 {
     for (uint32_t i = 0; i < e->n_sensors; i++) {
@@ -795,31 +821,18 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
                 return sn_plugin_fail(s, "pending", SN_E_RANGE, err);
             }
         }
+        s->messages += n;
+        if (!n || !sn_stream_consumed(s))
+            continue;
         for (uint32_t k = 0; k < n; k++) {
-            sn_writer_reset(&e->writer);
-            s->error[0] = 0;
-            sn_guard_enter(s, "serialize");
-            sn_status st = s->cls->serialize(s->self, k, &e->writer);
-            sn_guard_leave();
-            if (st && !s->error[0] && e->writer.why[0]) /* the writer refused it: say why */
-                sn_format(s->error, sizeof s->error, "%s", e->writer.why);
+            sn_status st = serialize_one(e, s, k, err);
             if (st)
-                return sn_plugin_fail(s, "serialize", st, err);
-            if ((st = sn_writer_finish(&e->writer, s, err))) {
-                sn_format(s->error, sizeof s->error, "%s", err->msg);
-                return sn_plugin_fail(s, "serialize", st, err);
-            }
-            if ((st = sn_stream_emit(s, err)))
                 return st;
         }
     }
-    /* Every frame reaches the files: a crash later loses at most the frame in progress. */
-    for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_status st = sn_stream_flush(e->sensors[i], err);
-        if (st)
-            return st;
-    }
-    return SN_OK;
+    /* Every frame reaches the writer thread, which is at most this frame behind: a crash later
+    ** loses at most the frame in progress (stream.c). */
+    return sn_spool_frame_end(e->spool, err);
 }
 
 /* What both halves of a step check first. */
@@ -844,14 +857,6 @@ static sn_status step_failed(sn_engine *e, sn_status st, sn_error *err)
     snprintf(where, sizeof where, "frame %llu", (unsigned long long)e->clock.frame);
     sn_error_prefix(err, where);
     return st;
-}
-
-/* For sn_run_stats' timers. */
-static double mono(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)

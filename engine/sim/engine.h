@@ -65,12 +65,11 @@ struct sn_ctx {
     uint32_t next_call;
     sn_rng rng;
     char error[512];   /* set_error() from the plugin */
-    FILE *out;
+    struct sn_spool_file *out; /* its stream file (stream.c), NULL when it has none */
     char *out_path, *part_path;
     sn_listener *listeners;
     size_t n_listeners, cap_listeners;
-    uint64_t messages;
-    bool dirty; /* written since the last flush */
+    uint64_t messages; /* produced (pending), whether or not anything consumed them */
     uint64_t budget_bytes; /* its images' share of SN_LIMIT_SENSOR_MEMORY (sn_sensor_budget) */
     struct sn_ctx *klass; /* the class's own context (classes.c), NULL when it has no class state */
     bool is_class;        /* this is a class context: `self` is the class state, no actor */
@@ -105,6 +104,8 @@ typedef struct sn_collision_route {
 
 struct sn_engine {
     double time_world, time_sensors, time_output; /* sn_run_stats' timers, seconds */
+    double time_serialize; /* the part of time_output in plugins' serialize and the header */
+    double time_write0;    /* the writer thread's busy seconds when the scene was loaded */
     sn_engine_options opts;
     sn_library lib;
     bool loaded;
@@ -155,6 +156,8 @@ struct sn_engine {
     sn_pack_buf msg;       /* the header, or a whole message when the header outgrew its room */
     const char *out_data;  /* the finished message (sn_writer_finish): in writer.body or msg */
     size_t out_size;
+    sn_pack_buf *out_buf;  /* the buffer holding out_data: &writer.body or &msg */
+    struct sn_spool *spool; /* the streams' writer thread (spool.h), started with the first stream */
     struct sn_saver *saver; /* `save:` images' writer thread, started at the first image */
     char *out_dir;         /* where outputs are written: the staging folder inside final_dir */
     char *final_dir;       /* --out: where a complete run's outputs are moved (outdir.c) */
@@ -206,10 +209,15 @@ void sn_writer_reset(sn_writer *w);
 sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err);
 /* stream.c */
 sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err);
+/* Whether anything takes s's messages now: its stream file, a listener of its own or of every
+** sensor, its `save:` images. A message nobody takes is not serialised (serialize_all). */
+bool sn_stream_consumed(const sn_sensor *s);
+/* The finished message (e->out_data) to s's consumers; a large one's buffer goes to the writer. */
 sn_status sn_stream_emit(sn_sensor *s, sn_error *err);
-/* Hands what the stream buffered to the kernel (end of every frame). */
-sn_status sn_stream_flush(sn_sensor *s, sn_error *err);
+/* Writes what is queued for s, closes its file; the first error if err. */
 sn_status sn_stream_close(sn_sensor *s, sn_error *err);
+/* Closes s's file unchecked and removes it (a run that never started). */
+void sn_stream_discard(sn_sensor *s);
 /* spawn.c */
 /* Checks what every spawn shares (finite transform, live parent, free name and id). */
 sn_status sn_spawn_check(struct sn_engine *e, const sn_spawn_desc *d, sn_error *err);

@@ -1,5 +1,6 @@
 /* guard.c — reporting a crash inside a plugin callback by plugin and callback name. */
 #include "guard.h"
+#include "spool.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -90,6 +91,7 @@ static void on_crash(int sig)
         put(": ");
         put(signal_name(sig));
         put("; the outputs of the frames before it are in the partial-run folder in --out\n");
+        sn_spool_crash_drain(s->engine->spool); /* the frames before it reach their files */
     } else {
         put("sensim: error: engine: crashed with ");
         put(signal_name(sig));

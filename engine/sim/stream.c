@@ -1,12 +1,16 @@
 /* stream.c — a sensor's stream: DIR/<name>.msgpack and in-process listeners.
 **
 ** DIR is the run's staging folder (outdir.c): the file moves into --out only when the whole
-** run succeeded, so an existing output is never replaced by a half-written one. */
+** run succeeded, so an existing output is never replaced by a half-written one. The bytes go
+** through the engine's writer thread (spool.h): when step(F) returns, frames up to F-1 are
+** written (frame F's are queued), and a crash in a plugin waits for the queue, so it loses at
+** most the frame in progress. */
 #include "engine.h"
 
 #include "../data/image.h"
 #include "../data/png_share.h"
 #include "saver.h"
+#include "spool.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -20,6 +24,7 @@
 
 sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err)
 {
+    struct sn_engine *e = s->engine;
     size_t n = strlen(dir) + strlen(s->name) + 32;
     s->out_path = malloc(n);
     s->part_path = malloc(n);
@@ -27,27 +32,32 @@ sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     snprintf(s->out_path, n, "%s/%s.msgpack", dir, s->name);
     snprintf(s->part_path, n, "%s/%s.msgpack", dir, s->name);
+    if (!e->spool && !(e->spool = sn_spool_create(err)))
+        return err->status;
     /* a fresh file in a fresh folder: exclusive, never through a link */
     int fd = open(s->part_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0 || !(s->out = fdopen(fd, "wb"))) {
-        sn_status st = sn_fail(err, SN_E_IO, "%s: cannot write: %s", s->part_path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return st;
-    }
-    return SN_OK;
+    if (fd < 0)
+        return sn_fail(err, SN_E_IO, "%s: cannot write: %s", s->part_path, strerror(errno));
+    return sn_spool_open(e->spool, fd, s->part_path, &s->out, err);
+}
+
+bool sn_stream_consumed(const sn_sensor *s)
+{
+    const struct sn_engine *e = s->engine;
+    if (s->out || e->n_all_listeners || (s->entity && s->entity->save_path && e->out_dir))
+        return true;
+    for (size_t i = 0; i < s->n_listeners; i++)
+        if (s->listeners[i].fn) /* NULL: removed by sn_engine_unlisten */
+            return true;
+    return false;
 }
 
 sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
 {
     struct sn_engine *e = s->engine;
-    s->messages++;
-    s->dirty = s->out != NULL;
-    if (s->out && fwrite(e->out_data, 1, e->out_size, s->out) != e->out_size)
-        return sn_fail(err, SN_E_IO, "%s: write failed: %s", s->part_path, strerror(errno));
     if (s->entity && s->entity->save_path && e->out_dir) {
-        /* save: the message just written, as an image (the same code as `sensim convert`),
-        ** encoded on the engine's writer thread */
+        /* save: the message as an image (the same code as `sensim convert`), encoded on the
+        ** engine's image writer thread */
         if (!e->saver && !(e->saver = sn_saver_create(err)))
             return err->status;
         sn_converter conv = SN_CONV_RAW;
@@ -72,27 +82,27 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
             e->all_listeners[i].fn(&m, e->all_listeners[i].user);
     }
     sn_png_share_announce(0, NULL, 0, SN_CONV_RAW); /* the saver's announcement held for these listeners only */
-    return SN_OK;
-}
-
-sn_status sn_stream_flush(sn_sensor *s, sn_error *err)
-{
-    if (s->out && s->dirty) {
-        s->dirty = false;
-        if (fflush(s->out) != 0)
-            return sn_fail(err, SN_E_IO, "%s: write failed: %s", s->part_path, strerror(errno));
+    /* last: a large message's buffer goes to the writer thread as it is (no copy) */
+    if (s->out) {
+        sn_pack_buf *b = e->out_buf;
+        size_t off = (size_t)((const unsigned char *)e->out_data - b->data);
+        return sn_spool_put(e->spool, s->out, b, off, e->out_size, err);
     }
     return SN_OK;
 }
 
 sn_status sn_stream_close(sn_sensor *s, sn_error *err)
 {
-    sn_status st = SN_OK;
-    if (s->out) {
-        bool bad = ferror(s->out);
-        if (fclose(s->out) != 0 || bad)
-            st = sn_fail(err, SN_E_IO, "%s: cannot finish writing: %s", s->part_path, strerror(errno ? errno : EIO));
-        s->out = NULL;
-    }
+    sn_status st = sn_spool_close(s->engine->spool, s->out, err);
+    s->out = NULL;
     return st;
+}
+
+void sn_stream_discard(sn_sensor *s)
+{
+    if (!s->out)
+        return;
+    sn_spool_close(s->engine->spool, s->out, NULL);
+    s->out = NULL;
+    remove(s->part_path);
 }

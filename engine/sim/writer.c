@@ -335,10 +335,12 @@ sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err)
     if (head <= HEADER_ROOM) {
         memcpy(w->body.data + HEADER_ROOM - head, e->msg.data, head);
         e->out_data = (const char *)w->body.data + HEADER_ROOM - head;
+        e->out_buf = &w->body;
     } else {
         if (!sn_pack_raw(&e->msg, w->body.data + HEADER_ROOM, body))
             return sn_fail(err, SN_E_NOMEM, "out of memory for a message");
         e->out_data = (const char *)e->msg.data;
+        e->out_buf = &e->msg;
     }
     e->out_size = head + body;
     return SN_OK;

@@ -132,7 +132,7 @@ class RunStats(Structure):
     _fields_ = [("struct_size", c_uint32), ("frames", c_uint64), ("sim_time", c_double), ("messages", c_uint64),
                 ("sensors", c_uint32), ("live_actors", c_uint32), ("live_sensors", c_uint32),
                 ("time_world", c_double), ("time_sensors", c_double), ("time_output", c_double),
-                ("frames_planned", c_uint64)]
+                ("frames_planned", c_uint64), ("time_serialize", c_double), ("time_write", c_double)]
 
 
 class RecordOptions(Structure):

@@ -452,7 +452,9 @@ class World:
 
     def get_stats(self) -> dict:
         """sn_engine_stats: frames, sim_time, messages, sensors, live_actors, live_sensors and the
-        wall-clock seconds spent in time_world, time_sensors, time_output."""
+        wall-clock seconds spent in time_world, time_sensors, time_output (of which time_serialize
+        serialising messages: 0 when nothing consumes them) and time_write (the stream writer
+        thread's, off the frame loop)."""
         s = _lib.RunStats(struct_size=ctypes.sizeof(_lib.RunStats))
         err = _err()
         check(_lib.lib().sn_engine_stats(self._engine(), ctypes.byref(s), ctypes.byref(err)), err)

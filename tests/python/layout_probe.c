@@ -123,6 +123,8 @@ int main(void)
     printf("sn_run_stats.time_sensors %zu\n", offsetof(sn_run_stats, time_sensors));
     printf("sn_run_stats.time_output %zu\n", offsetof(sn_run_stats, time_output));
     printf("sn_run_stats.frames_planned %zu\n", offsetof(sn_run_stats, frames_planned));
+    printf("sn_run_stats.time_serialize %zu\n", offsetof(sn_run_stats, time_serialize));
+    printf("sn_run_stats.time_write %zu\n", offsetof(sn_run_stats, time_write));
     printf("sn_record_options %zu\n", sizeof(sn_record_options));
     printf("sn_record_options.struct_size %zu\n", offsetof(sn_record_options, struct_size));
     printf("sn_record_options.file %zu\n", offsetof(sn_record_options, file));

@@ -399,7 +399,7 @@ int main(void)
     F(sn_testworld_options, log, 40);
     F(sn_testworld_options, log_user, 48);
     F(sn_testworld_options, georeference, 56);
-    S(sn_run_stats, 80, 8);
+    S(sn_run_stats, 96, 8);
     F(sn_run_stats, struct_size, 0);
     F(sn_run_stats, frames, 8);
     F(sn_run_stats, sim_time, 16);
@@ -411,6 +411,8 @@ int main(void)
     F(sn_run_stats, time_sensors, 56);
     F(sn_run_stats, time_output, 64);
     F(sn_run_stats, frames_planned, 72); /* appended (issue 24): struct_size-versioned, as the timers were */
+    F(sn_run_stats, time_serialize, 80); /* appended (issue 25): struct_size-versioned, no ABI bump */
+    F(sn_run_stats, time_write, 88);
     /* sensim.h */
     S(sn_blueprint_info, 56, 8);
     F(sn_blueprint_info, struct_size, 0);

@@ -33,6 +33,7 @@ typedef struct safe_distance {
     uint32_t parent;
     uint32_t *found; /* ids inside the box this tick; reused across ticks */
     uint32_t n_found, cap;
+    uint64_t frame; /* of the last tick */
 } safe_distance;
 
 static sn_status create(const sn_host *host, sn_ctx *ctx, void **out)
@@ -119,6 +120,7 @@ static sn_status tick(void *self, sn_phase phase)
     const sn_host *h = s->host;
     (void)phase;
     s->n_found = 0;
+    s->frame = h->clock(s->ctx)->frame;
     sn_actor_info me;
     memset(&me, 0, sizeof me);
     me.struct_size = sizeof me;
@@ -151,8 +153,13 @@ static sn_status tick(void *self, sn_phase phase)
     return SN_OK;
 }
 
-/* A message only on ticks that found something. */
-static uint32_t pending(void *self) { return ((safe_distance *)self)->n_found ? 1 : 0; }
+/* A message only on ticks that found something: state is left to tick(), for serialize() runs
+** only while something consumes the messages. */
+static uint32_t pending(void *self)
+{
+    safe_distance *s = self;
+    return s->n_found && s->frame == s->host->clock(s->ctx)->frame ? 1 : 0;
+}
 
 static sn_status serialize(void *self, uint32_t index, sn_writer *w)
 {
@@ -163,7 +170,6 @@ static sn_status serialize(void *self, uint32_t index, sn_writer *w)
     h->write_array(w, s->n_found);
     for (uint32_t i = 0; i < s->n_found; i++)
         h->write_uint(w, s->found[i]);
-    s->n_found = 0; /* consumed: frames on which the sensor does not tick send nothing */
     return SN_OK;
 }
 

@@ -116,7 +116,12 @@ typedef struct sn_sensor_class {
     ** frame the POST phase ticked (or, without POST, none).
     */
     uint32_t (*pending)(void *self);
-    /* Required. Write message `index` (0 <= index < pending) with the host's writer. */
+    /*
+    ** Required. Write message `index` (0 <= index < pending) with the host's writer. The host
+    ** calls it only while something consumes the sensor's messages (its stream file, a
+    ** listener, save: images): keep what later frames depend on (queues, random draws) out of
+    ** it and in tick, so a sensor nobody listens to behaves the same (docs/outputs.md).
+    */
     sn_status (*serialize)(void *self, uint32_t index, sn_writer *w);
     /* Optional. A named method with string arguments. */
     sn_status (*call)(void *self, const char *method, uint32_t argc, const char *const *argv);

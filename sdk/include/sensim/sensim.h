@@ -311,6 +311,11 @@ typedef struct sn_run_stats {
     ** their messages. For profiling only: they differ from run to run, outputs never do. */
     double time_world, time_sensors, time_output;
     uint64_t frames_planned; /* frames sn_engine_run(e, 0) steps in all: the scene's count, --frames, a replay's span */
+    /* The part of time_output spent serialising (plugins' serialize and the header): 0 when
+    ** nothing consumed a message, for a message nobody takes is not serialised; and the
+    ** seconds spent writing the streams, mostly on their writer thread, off the frame loop
+    ** (docs/outputs.md). */
+    double time_serialize, time_write;
 } sn_run_stats;
 
 /* Fills *out (caller-owned; members beyond out->struct_size are left alone). Works before
