@@ -23,7 +23,7 @@ static const char HELP[] =
     "                         the map RUN_DIR/run.json names, which every run writes)\n"
     "  --depth-converter C    depth cameras: logarithmic_depth (default), depth or raw\n"
     "  --raw-images           cameras as foxglove.RawImage (rgb8) instead of PNG\n"
-    "  --zstd-level N         chunk compression level 1..19 (default 1)\n"
+    "  --zstd-level N         chunk compression level 1..19 (default 1); 0 stores chunks uncompressed\n"
     "  --chunk-size BYTES     close a chunk at this size (default 4194304; smaller seeks finer)\n"
     "  --threads N            threads making images (default: one per core; the file is the same)\n";
 
@@ -68,14 +68,14 @@ int sn_cmd_export(int argc, char **argv)
         case O_THREADS: {
             char *end;
             long v = strtol(optarg, &end, 10);
-            long lo = opt == O_LEVEL ? 1 : opt == O_CHUNK ? 1024 : 1, hi = opt == O_LEVEL ? 19 : opt == O_CHUNK ? 1L << 30 : 64;
+            long lo = opt == O_LEVEL ? 0 : opt == O_CHUNK ? 1024 : 1, hi = opt == O_LEVEL ? 19 : opt == O_CHUNK ? 1L << 30 : 64;
             if (!*optarg || *end || v < lo || v > hi) {
                 fprintf(stderr, "sensim: error: export: --%s needs %ld..%ld, found '%s'\n",
                         opt == O_LEVEL ? "zstd-level" : opt == O_CHUNK ? "chunk-size" : "threads", lo, hi, optarg);
                 return 2;
             }
             if (opt == O_LEVEL)
-                o.zstd_level = (int)v;
+                o.zstd_level = v ? (int)v : -1; /* 0: stored, the API's -1 */
             else if (opt == O_CHUNK)
                 o.chunk_bytes = (uint32_t)v;
             else

@@ -37,8 +37,9 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
     if (o->depth_converter && (!sn_converter_parse(o->depth_converter, &depth) || depth == SN_CONV_CITYSCAPES))
         return sn_fail(err, SN_E_INVALID, "mcap: depth converter '%s' is not depth, logarithmic_depth or raw",
                        o->depth_converter), NULL;
-    if (o->zstd_level < 0 || o->zstd_level > 19)
-        return sn_fail(err, SN_E_INVALID, "mcap: zstd level %d is not within 1..19", o->zstd_level), NULL;
+    if (o->zstd_level < -1 || o->zstd_level > 19)
+        return sn_fail(err, SN_E_INVALID, "mcap: zstd level %d is not within 1..19 (or -1: uncompressed)", o->zstd_level),
+               NULL;
     size_t len = strlen(path);
     if (len >= 8 && strcmp(path + len - 8, ".msgpack") == 0) /* it would replace or pass for a stream */
         return sn_fail(err, SN_E_INVALID, "mcap: %s: an MCAP file may not be named like a stream (*.msgpack)", path), NULL;
@@ -75,7 +76,7 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
         return NULL;
     }
     sn_png_share_want(1); /* PNGs a run's `save:` makes are shared with this file until it closes */
-    m->zstd_level = o->zstd_level ? o->zstd_level : 1;
+    m->zstd_level = o->zstd_level < 0 ? 0 : o->zstd_level ? o->zstd_level : 1; /* the writer's 0: stored */
     m->overwrite = o->overwrite;
     m->raw_images = o->raw_images;
     m->depth = depth;

@@ -182,12 +182,18 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
         return SN_OK;
     if (w->chunk.bad)
         return nomem(err);
-    size_t bound = ZSTD_compressBound(w->chunk.n);
-    if (!sn_grow((void **)&w->z, &w->z_cap, bound, 1))
-        return nomem(err);
-    size_t zn = ZSTD_compressCCtx(w->zc, w->z, w->z_cap, w->chunk.p, w->chunk.n, w->level);
-    if (ZSTD_isError(zn))
-        return sn_fail(err, SN_E_IO, "zstd: %s", ZSTD_getErrorName(zn));
+    /* level 0: chunks stored as they are (MCAP's empty compression), for raw images at disk speed */
+    const void *z = w->chunk.p;
+    size_t zn = w->chunk.n;
+    if (w->level) {
+        size_t bound = ZSTD_compressBound(w->chunk.n);
+        if (!sn_grow((void **)&w->z, &w->z_cap, bound, 1))
+            return nomem(err);
+        zn = ZSTD_compressCCtx(w->zc, w->z, w->z_cap, w->chunk.p, w->chunk.n, w->level);
+        if (ZSTD_isError(zn))
+            return sn_fail(err, SN_E_IO, "zstd: %s", ZSTD_getErrorName(zn));
+        z = w->z;
+    }
     if (!sn_grow((void **)&w->chunks, &w->cap_chunks, w->n_chunks + 1, sizeof *w->chunks))
         return nomem(err);
     chunk_index *ci = &w->chunks[w->n_chunks];
@@ -199,12 +205,12 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
     sn_buf_u64(&w->rec, ci->end);
     sn_buf_u64(&w->rec, w->chunk.n);
     sn_buf_u32(&w->rec, libdeflate_crc32(0, w->chunk.p, w->chunk.n));
-    sn_buf_str(&w->rec, "zstd");
+    sn_buf_str(&w->rec, w->level ? "zstd" : "");
     sn_buf_u64(&w->rec, zn);
     sn_buf_set_u64(&w->rec, 1, w->rec.n - 9 + zn); /* the compressed records follow */
     sn_status st = write_rec(w, err);
     if (!st)
-        st = put(w, w->z, zn, err);
+        st = put(w, z, zn, err);
     if (st)
         return st;
     ci->length = w->off - ci->offset;
@@ -347,7 +353,7 @@ sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err)
                 sn_buf_u32(&w->rec, (uint32_t)ci->offsets_n);
                 sn_buf_put(&w->rec, ci->offsets, ci->offsets_n);
                 sn_buf_u64(&w->rec, ci->index_length);
-                sn_buf_str(&w->rec, "zstd");
+                sn_buf_str(&w->rec, w->level ? "zstd" : "");
                 sn_buf_u64(&w->rec, ci->compressed);
                 sn_buf_u64(&w->rec, ci->uncompressed);
                 end_record(&w->rec, at);

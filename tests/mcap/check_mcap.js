@@ -287,9 +287,10 @@ async function main() {
     const start = Number(ci.chunkStartOffset), len = Number(ci.chunkLength);
     const [chunk] = records(bytes.subarray(start, start + len), { noMagicPrefix: true, includeChunks: true }, 1);
     if (!check(chunk && chunk.type === "Chunk", `a chunk at ${start}`)) continue;
-    check(chunk.compression === "zstd" && ci.compression === "zstd", "chunks are zstd-compressed");
+    // zstd, or MCAP's empty compression (export --zstd-level 0): stored as they are
+    check((chunk.compression === "zstd" || chunk.compression === "") && ci.compression === chunk.compression, "chunks are zstd-compressed or stored");
     check(BigInt(chunk.records.length) === ci.compressedSize && chunk.uncompressedSize === ci.uncompressedSize, `chunk at ${start}: sizes as indexed`);
-    const inner = fzstd.decompress(chunk.records, new Uint8Array(Number(chunk.uncompressedSize)));
+    const inner = chunk.compression === "" ? chunk.records : fzstd.decompress(chunk.records, new Uint8Array(Number(chunk.uncompressedSize)));
     // the chunk's records by hand: a chunk alone may use channels defined in earlier chunks
     const innerMsgs = [];
     const view = new DataView(inner.buffer, inner.byteOffset, inner.byteLength);

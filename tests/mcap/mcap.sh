@@ -88,7 +88,23 @@ out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_sma
   bad "the reader refused the small-chunk file: $out"
 printf '%s\n' "$out" | head -1
 printf '%s\n' "$out" | grep -q ' in [1-9][0-9][0-9]* chunks' || bad "small chunks gave fewer than 10 chunks: $out"
-"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_raw.mcap" --raw-images >/dev/null || bad "export --raw-images"
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_raw.mcap" --raw-images --zstd-level 0 >/dev/null ||
+  bad "export --raw-images --zstd-level 0"
+# --zstd-level 0: every chunk stored with MCAP's empty compression, sizes equal
+python3 - "$TMP/demo_raw.mcap" <<'PY' || bad "--zstd-level 0 left a chunk compressed"
+import struct, sys
+b = open(sys.argv[1], "rb").read(); off, n = 8, 0
+while off + 9 <= len(b):
+    op, ln = b[off], struct.unpack_from("<Q", b, off + 1)[0]
+    if op == 0x06:  # Chunk: start, end, uncompressed size, crc, compression, records
+        usize = struct.unpack_from("<Q", b, off + 9 + 16)[0]
+        clen = struct.unpack_from("<I", b, off + 9 + 28)[0]
+        rec = struct.unpack_from("<Q", b, off + 9 + 32 + clen)[0]
+        assert clen == 0 and rec == usize, (clen, rec, usize); n += 1
+    if op == 0x0F: break  # Footer
+    off += 9 + ln
+assert n > 0, "no chunk"
+PY
 out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_raw.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
   bad "the reader refused the RawImage file: $out"
 ls "$TMP"/demo_live.mcap.partial-* >/dev/null 2>&1 && bad "a whole run left a partial MCAP"

@@ -33,7 +33,7 @@ typedef struct sn_mcap sn_mcap;
 /* Set struct_size = sizeof(sn_mcap_options); zero means the defaults. */
 typedef struct sn_mcap_options {
     uint32_t struct_size;
-    int zstd_level;              /* chunk compression, 1..19; 0 = 1 (fast: images are PNG already) */
+    int zstd_level;              /* chunk compression, 1..19; 0 = 1 (fast: images are PNG already); -1: none */
     const char *depth_converter; /* depth cameras: "depth", "logarithmic_depth" (NULL, the default) or "raw" */
     bool raw_images;             /* cameras as foxglove.RawImage (rgb8) instead of PNG CompressedImage */
     uint32_t chunk_bytes;        /* a chunk is closed once its records reach this size; 0 = 4 MiB */
