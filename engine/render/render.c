@@ -696,8 +696,23 @@ static void setup_task(void *arg, uint32_t k)
             else
                 project(r, out->c, out);
         }
+        /* wholly inside the view with the normal known or not needed: nothing to clip or find, each
+        ** triangle straight to emit (add_triangle's common case, without its tests) */
+        bool direct = j->inside && (j->wn || !r->out->bgra);
+        static const float no_normal[3] = {0, 0, 0};
         for (uint32_t pk = 0; pk < j->n_parts && !s->oom; pk++) {
             uint32_t first = j->parts ? j->parts[pk].first : 0, count = j->parts ? j->parts[pk].count : j->count;
+            if (direct) {
+                for (uint32_t i = first; i < first + count; i++) {
+                    const uint32_t *q = j->t[i];
+                    const vert *const v3[3] = {&s->verts[q[0]], &s->verts[q[1]], &s->verts[q[2]]};
+                    if (!emit(r, s, v3, r->out->bgra ? j->wn[i] : no_normal, j->prim + pk, true)) {
+                        s->oom = true;
+                        break;
+                    }
+                }
+                continue;
+            }
             for (uint32_t i = first; i < first + count; i++) {
                 const uint32_t *q = j->t[i];
                 if (!add_triangle(r, s, &s->verts[q[0]], &s->verts[q[1]], &s->verts[q[2]], j->wn ? j->wn[i] : NULL,
