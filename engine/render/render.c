@@ -26,6 +26,7 @@
 #define GUARD 8.0               /* guard band: clip planes at 8x the half field of view */
 #define NONE 0xFFFFFFFFu        /* nothing drawn at this pixel */
 #define PLANE_BIT 0x80000000u   /* the pixel's primitive is a ground plane */
+#define PREFETCH 8              /* triangles fetched ahead of the one being rasterised */
 #define MAX_POLY 9              /* a triangle clipped by 5 planes has at most 8 vertices */
 
 typedef struct prim {
@@ -1027,8 +1028,13 @@ static void draw_band(void *arg, uint32_t bi)
     for (uint32_t sk = 0; sk < r->n_setup; sk++) {
         const setup_out *so = &r->setup[sk];
         const band *bd = &so->bands[bi];
-        for (uint32_t k = 0; k < bd->n; k++)
+        for (uint32_t k = 0; k < bd->n; k++) {
+            /* a band's triangles are a sparse walk through an array far larger than the cache:
+            ** fetch a few ahead (the raster of one small triangle is shorter than a miss) */
+            if (k + PREFETCH < bd->n)
+                __builtin_prefetch(&so->tris[bd->list[k + PREFETCH]]);
             raster(r, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
+        }
     }
 
     if (r->ss > 1)
