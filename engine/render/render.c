@@ -26,6 +26,7 @@
 #define GUARD 8.0               /* guard band: clip planes at 8x the half field of view */
 #define NONE 0xFFFFFFFFu        /* nothing drawn at this pixel */
 #define PLANE_BIT 0x80000000u   /* the pixel's primitive is a ground plane */
+#define PREFETCH 8              /* triangles fetched ahead of the one being rasterised */
 #define MAX_POLY 9              /* a triangle clipped by 5 planes has at most 8 vertices */
 
 typedef struct prim {
@@ -696,8 +697,23 @@ static void setup_task(void *arg, uint32_t k)
             else
                 project(r, out->c, out);
         }
+        /* wholly inside the view with the normal known or not needed: nothing to clip or find, each
+        ** triangle straight to emit (add_triangle's common case, without its tests) */
+        bool direct = j->inside && (j->wn || !r->out->bgra);
+        static const float no_normal[3] = {0, 0, 0};
         for (uint32_t pk = 0; pk < j->n_parts && !s->oom; pk++) {
             uint32_t first = j->parts ? j->parts[pk].first : 0, count = j->parts ? j->parts[pk].count : j->count;
+            if (direct) {
+                for (uint32_t i = first; i < first + count; i++) {
+                    const uint32_t *q = j->t[i];
+                    const vert *const v3[3] = {&s->verts[q[0]], &s->verts[q[1]], &s->verts[q[2]]};
+                    if (!emit(r, s, v3, r->out->bgra ? j->wn[i] : no_normal, j->prim + pk, true)) {
+                        s->oom = true;
+                        break;
+                    }
+                }
+                continue;
+            }
             for (uint32_t i = first; i < first + count; i++) {
                 const uint32_t *q = j->t[i];
                 if (!add_triangle(r, s, &s->verts[q[0]], &s->verts[q[1]], &s->verts[q[2]], j->wn ? j->wn[i] : NULL,
@@ -1012,8 +1028,13 @@ static void draw_band(void *arg, uint32_t bi)
     for (uint32_t sk = 0; sk < r->n_setup; sk++) {
         const setup_out *so = &r->setup[sk];
         const band *bd = &so->bands[bi];
-        for (uint32_t k = 0; k < bd->n; k++)
+        for (uint32_t k = 0; k < bd->n; k++) {
+            /* a band's triangles are a sparse walk through an array far larger than the cache:
+            ** fetch a few ahead (the raster of one small triangle is shorter than a miss) */
+            if (k + PREFETCH < bd->n)
+                __builtin_prefetch(&so->tris[bd->list[k + PREFETCH]]);
             raster(r, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
+        }
     }
 
     if (r->ss > 1)
