@@ -48,6 +48,7 @@ sn_status sn_class_attach(struct sn_engine *e, sn_sensor *s, sn_error *err)
         sn_guard_leave();
         if (st) {
             st = sn_plugin_fail(k, "class_create", st, err);
+            sn_ctx_error_free(k);
             free(k->name);
             free(k);
             return st;
@@ -65,7 +66,7 @@ sn_status sn_classes_tick(struct sn_engine *e, sn_phase phase, bool after, sn_er
         if (!k->cls->class_tick || !(k->cls->phases & phase))
             continue;
         const char *name = tick_names[after][phase];
-        k->error[0] = 0;
+        sn_ctx_error_clear(k);
         sn_guard_enter(k, name);
         sn_status st = k->cls->class_tick(k->self, phase, after);
         sn_guard_leave();
@@ -84,6 +85,7 @@ void sn_classes_destroy(struct sn_engine *e)
             k->cls->class_destroy(k->self);
             sn_guard_leave();
         }
+        sn_ctx_error_free(k);
         free(k->name);
         free(k);
     }

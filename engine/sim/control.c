@@ -137,6 +137,7 @@ static void free_sensor(sn_sensor *s)
     sn_stream_discard(s);
     free(s->values);
     free(s->given);
+    sn_ctx_error_free(s);
     free(s->name);
     free(s->out_path);
     free(s->part_path);
@@ -435,7 +436,7 @@ sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, u
     char why[256];
     if ((st = sn_class_check_call(s->cls, method, argc, argv, why, sizeof why)))
         return sn_fail(err, st, "call: '%s': %s", sensor, why);
-    s->error[0] = 0;
+    sn_ctx_error_clear(s);
     sn_guard_enter(s, "call");
     st = s->cls->call(s->self, method, argc, argv);
     sn_guard_leave();

@@ -74,6 +74,7 @@ static void unload(sn_engine *e)
         sn_stream_discard(s); /* a run not finished: its streams are thrown away */
         free(s->values);
         free(s->given);
+        sn_ctx_error_free(s);
         free(s->name);
         free(s->out_path);
         free(s->part_path);
@@ -585,7 +586,7 @@ static sn_status rebuild_routes(sn_engine *e, sn_error *err)
 
 static sn_status deliver(sn_sensor *s, const sn_event *ev, sn_error *err)
 {
-    s->error[0] = 0;
+    sn_ctx_error_clear(s);
     sn_guard_enter(s, "on_event");
     sn_status st = s->cls->on_event(s->self, ev);
     sn_guard_leave();
@@ -699,7 +700,7 @@ static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
             s->last_tick_ns = e->clock.time_ns;
             s->ticked_post = true;
         }
-        s->error[0] = 0;
+        sn_ctx_error_clear(s);
         sn_guard_enter(s, names[phase]);
         sn_status st = s->cls->tick(s->self, phase);
         sn_guard_leave();
@@ -737,7 +738,7 @@ static sn_status schedule(sn_engine *e, sn_error *err)
         sn_sensor *s = e->sensors[i];
         while (live(s) && s->entity && s->next_call < s->entity->n_calls && due_now(s->entity->calls[s->next_call].at, t)) {
             const sn_scene_call *c = &s->entity->calls[s->next_call++];
-            s->error[0] = 0;
+            sn_ctx_error_clear(s);
             sn_guard_enter(s, "call");
             st = s->cls->call(s->self, c->method, c->n_args, (const char *const *)c->args);
             sn_guard_leave();
@@ -786,16 +787,16 @@ static sn_status serialize_one(sn_engine *e, sn_sensor *s, uint32_t k, sn_error 
 {
     double t0 = mono();
     sn_writer_reset(&e->writer);
-    s->error[0] = 0;
+    sn_ctx_error_clear(s);
     sn_guard_enter(s, "serialize");
     sn_status st = s->cls->serialize(s->self, k, &e->writer);
     sn_guard_leave();
-    if (st && !s->error[0] && e->writer.why[0]) /* the writer refused it: say why */
-        sn_format(s->error, sizeof s->error, "%s", e->writer.why);
+    if (st && !sn_ctx_error(s)[0] && e->writer.why[0]) /* the writer refused it: say why */
+        sn_format(sn_ctx_error_buf(s), SN_CTX_ERROR_MAX, "%s", e->writer.why);
     if (st)
         return sn_plugin_fail(s, "serialize", st, err);
     if ((st = sn_writer_finish(&e->writer, s, err))) {
-        sn_format(s->error, sizeof s->error, "%s", err->msg);
+        sn_format(sn_ctx_error_buf(s), SN_CTX_ERROR_MAX, "%s", err->msg);
         return sn_plugin_fail(s, "serialize", st, err);
     }
     e->time_serialize += mono() - t0;
@@ -817,7 +818,7 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
             n = s->cls->pending(s->self);
             sn_guard_leave();
             if (n > 65536) { /* 0xFFFFFFFF messages would hang the frame */
-                sn_format(s->error, sizeof s->error, "pending() returned %u, more than 65536 messages in one frame", n);
+                sn_format(sn_ctx_error_buf(s), SN_CTX_ERROR_MAX, "pending() returned %u, more than 65536 messages in one frame", n);
                 return sn_plugin_fail(s, "pending", SN_E_RANGE, err);
             }
         }

@@ -64,7 +64,10 @@ struct sn_ctx {
     bool ever_ticked, ticked_post;
     uint32_t next_call;
     sn_rng rng;
-    char error[512];   /* set_error() from the plugin */
+    /* set_error()'s text from the plugin: SN_CTX_ERROR_MAX bytes allocated at the first error
+    ** (sn_ctx_error_buf), owned; NULL until then. Most sensors never fail, and 512 bytes in each
+    ** of 5 000 was a quarter of a vehicle's memory beyond a bare ODE box. */
+    char *error;
     struct sn_spool_file *out; /* its stream file (stream.c), NULL when it has none */
     char *out_path, *part_path;
     sn_listener *listeners;
@@ -76,6 +79,20 @@ struct sn_ctx {
     bool internal;        /* the engine's own (the recorder of sn_engine_record): no stream, no name, not counted */
 };
 typedef struct sn_ctx sn_sensor;
+
+#define SN_CTX_ERROR_MAX 512
+/* The context's error buffer, allocated at its first use. When that allocation fails, the
+** engine's spare buffer stands in, so the plugin's sentence still reaches the user. */
+char *sn_ctx_error_buf(sn_ctx *c);
+/* The context's error text, "" when none was set. */
+static inline const char *sn_ctx_error(const sn_ctx *c) { return c->error ? c->error : ""; }
+static inline void sn_ctx_error_clear(sn_ctx *c)
+{
+    if (c->error)
+        c->error[0] = 0;
+}
+/* Frees the buffer (not the engine's spare). */
+void sn_ctx_error_free(sn_ctx *c);
 
 /* A scene actor waiting for its spawn_at or destroy_at. */
 typedef struct sn_pending_actor {
@@ -103,6 +120,7 @@ typedef struct sn_collision_route {
 } sn_collision_route;
 
 struct sn_engine {
+    char error_spare[SN_CTX_ERROR_MAX]; /* a context's error text when its own buffer cannot be had */
     double time_world, time_sensors, time_output; /* sn_run_stats' timers, seconds */
     double time_serialize; /* the part of time_output in plugins' serialize and the header */
     double time_write0;    /* the writer thread's busy seconds when the scene was loaded */

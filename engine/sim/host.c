@@ -34,14 +34,28 @@ static void h_log(sn_ctx *c, sn_log_level level, const char *fmt, ...)
         fprintf(stderr, "sensim: %s: %s\n", names[level > SN_LOG_ERROR ? SN_LOG_ERROR : level], line);
 }
 
+char *sn_ctx_error_buf(sn_ctx *c)
+{
+    if (!c->error && !(c->error = malloc(SN_CTX_ERROR_MAX)))
+        c->error = c->engine->error_spare;
+    return c->error;
+}
+
+void sn_ctx_error_free(sn_ctx *c)
+{
+    if (c->error != c->engine->error_spare)
+        free(c->error);
+    c->error = NULL;
+}
+
 static void h_set_error(sn_ctx *c, const char *fmt, ...)
 {
-    char text[sizeof c->error];
+    char text[SN_CTX_ERROR_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    sn_text_escape(text, c->error, sizeof c->error);
+    sn_text_escape(text, sn_ctx_error_buf(c), SN_CTX_ERROR_MAX);
 }
 
 static const char *h_sensor_name(sn_ctx *c) { return c->name; }
@@ -81,12 +95,12 @@ static sn_status frame_alpha(sn_ctx *c, const char *what, int64_t t_ns, double *
     const sn_clock *k = &c->engine->clock;
     int64_t from = k->time_ns - k->dt_ns;
     if (k->frame == 0 || c->engine->advanced_frame != k->frame) {
-        sn_format(c->error, sizeof c->error, "%s: the world has not advanced to frame %llu yet; call it from "
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "%s: the world has not advanced to frame %llu yet; call it from "
                   "tick(SN_PHASE_POST) or later", what, (unsigned long long)k->frame);
         return SN_E_STATE;
     }
     if (t_ns <= from || t_ns > k->time_ns) {
-        sn_format(c->error, sizeof c->error, "%s: time %lld ns is outside the last frame (%lld, %lld] ns", what,
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "%s: time %lld ns is outside the last frame (%lld, %lld] ns", what,
                   (long long)t_ns, (long long)from, (long long)k->time_ns);
         return SN_E_RANGE;
     }
@@ -102,7 +116,7 @@ static sn_renderer *engine_renderer(sn_ctx *c, const char *what)
     if (!e->renderer) {
         int n = e->opts.threads > 0 ? e->opts.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
         if (!(e->renderer = sn_renderer_create(n < 1 ? 1 : n > 64 ? 64 : n)))
-            sn_format(c->error, sizeof c->error, "%s: out of memory", what);
+            sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "%s: out of memory", what);
     }
     return e->renderer;
 }
@@ -112,13 +126,13 @@ static sn_status render_alpha(sn_ctx *c, double alpha, int64_t t_ns, const sn_ca
     sn_engine *e = c->engine;
     sn_error err = {0};
     if (!cam || !out) {
-        sn_format(c->error, sizeof c->error, "render: NULL camera or image");
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "render: NULL camera or image");
         return SN_E_INVALID;
     }
     if (e->render_hook) { /* a test world's painter: the camera is checked as the renderer checks it */
         sn_status st = sn_camera_check(cam, &err);
         if (st) {
-            sn_format(c->error, sizeof c->error, "render: %s", err.msg);
+            sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "render: %s", err.msg);
             return st;
         }
         return e->render_hook(e->render_user, t_ns, cam, out);
@@ -127,7 +141,7 @@ static sn_status render_alpha(sn_ctx *c, double alpha, int64_t t_ns, const sn_ca
         return SN_E_NOMEM;
     sn_status st = sn_render(e->renderer, &e->world, alpha, &e->lighting, cam, out, &err);
     if (st)
-        sn_format(c->error, sizeof c->error, "render: %s", err.msg);
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "render: %s", err.msg);
     return st;
 }
 
@@ -153,11 +167,11 @@ static sn_status h_render_motion(sn_ctx *c, const sn_camera *cam, const sn_image
     if (st)
         return st;
     if (!cam || !out || !motion) {
-        sn_format(c->error, sizeof c->error, "render_motion: NULL camera, image or motion buffer");
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "render_motion: NULL camera, image or motion buffer");
         return SN_E_INVALID;
     }
     if (e->render_hook) { /* a test world paints pixels, not surfaces that move */
-        sn_format(c->error, sizeof c->error, "render_motion: this test world's painter draws no motion");
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "render_motion: this test world's painter draws no motion");
         return SN_E_UNSUPPORTED;
     }
     sn_error err = {0};
@@ -165,7 +179,7 @@ static sn_status h_render_motion(sn_ctx *c, const sn_camera *cam, const sn_image
         return SN_E_NOMEM;
     st = sn_render_motion(e->renderer, &e->world, &e->lighting, cam, out, motion, &err);
     if (st)
-        sn_format(c->error, sizeof c->error, "render_motion: %s", err.msg);
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "render_motion: %s", err.msg);
     return st;
 }
 
@@ -202,7 +216,7 @@ static sn_status h_sensor_transform_at(sn_ctx *c, int64_t t_ns, sn_transform *ou
 {
     double alpha;
     if (!out) {
-        sn_format(c->error, sizeof c->error, "sensor_transform_at: NULL output");
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "sensor_transform_at: NULL output");
         return SN_E_INVALID;
     }
     sn_status st = frame_alpha(c, "sensor_transform_at", t_ns, &alpha);
@@ -267,7 +281,7 @@ static sn_status h_sensor_kinematics(sn_ctx *c, sn_kinematics *out)
     const sn_world *w = &c->engine->world;
     const sn_actor *a = c->is_class ? NULL : sn_world_find(w, c->actor_id);
     if (!out || !a) {
-        sn_format(c->error, sizeof c->error, "sensor_kinematics: %s", !out ? "NULL output" : "no sensor in a class context");
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "sensor_kinematics: %s", !out ? "NULL output" : "no sensor in a class context");
         return !out ? SN_E_INVALID : SN_E_NOT_FOUND;
     }
     /* The rigid body it rides on: up through attached props to the first actor that moves. */
@@ -301,7 +315,7 @@ static void h_geo_reference(sn_ctx *c, sn_geo_location *out)
 static sn_status h_world_to_geo(sn_ctx *c, sn_vec3 loc, sn_geo_location *out)
 {
     if (!out || !isfinite(loc.x + loc.y + loc.z)) {
-        sn_format(c->error, sizeof c->error, "world_to_geo: %s", !out ? "NULL output" : "non-finite location");
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "world_to_geo: %s", !out ? "NULL output" : "non-finite location");
         return SN_E_INVALID;
     }
     *out = sn_geo_from_location(&c->engine->scene.settings.georeference, loc);
@@ -317,11 +331,11 @@ static sn_status h_parallel_for(sn_ctx *c, void (*fn)(void *, uint32_t), void *a
 {
     sn_engine *e = c->engine;
     if (!fn) {
-        sn_format(c->error, sizeof c->error, "parallel_for: NULL task function");
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "parallel_for: NULL task function");
         return SN_E_INVALID;
     }
     if (e->in_parallel) { /* from a task: the pool is busy with the caller's own tasks */
-        sn_format(c->error, sizeof c->error, "parallel_for: called from inside a task");
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "parallel_for: called from inside a task");
         return SN_E_STATE;
     }
     if (!n_tasks)

@@ -9,7 +9,7 @@
 static const sn_map *map_of(sn_ctx *c, const char *what)
 {
     if (!c->engine->map)
-        sn_format(c->error, sizeof c->error, "%s: the scene has no map (map: FILE.xodr)", what);
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "%s: the scene has no map (map: FILE.xodr)", what);
     return c->engine->map;
 }
 
@@ -17,7 +17,7 @@ static const sn_map *map_of(sn_ctx *c, const char *what)
 static sn_status done(sn_ctx *c, sn_status st, const sn_error *err)
 {
     if (st)
-        sn_format(c->error, sizeof c->error, "%s", err->msg);
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "%s", err->msg);
     return st;
 }
 

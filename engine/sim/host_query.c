@@ -21,7 +21,7 @@ sn_rayscene *sn_engine_rays(sn_engine *e, sn_error *err)
 /* Copies a failure into the sensor's error, prefixed with the call's name. */
 static sn_status failed(sn_ctx *c, const char *what, const sn_error *err)
 {
-    sn_format(c->error, sizeof c->error, "%s: %s", what, err->msg);
+    sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "%s: %s", what, err->msg);
     return err->status ? err->status : SN_E_INVALID;
 }
 
@@ -75,23 +75,23 @@ static sn_status h_ray_batch_at(sn_ctx *c, const int64_t *t_ns, uint32_t n_times
     const sn_clock *k = &c->engine->clock;
     int64_t from = k->time_ns - k->dt_ns;
     if (k->frame == 0 || c->engine->advanced_frame != k->frame) {
-        sn_format(c->error, sizeof c->error, "ray_batch_at: the world has not advanced to frame %llu yet; call it "
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "ray_batch_at: the world has not advanced to frame %llu yet; call it "
                   "from tick(SN_PHASE_POST) or later", (unsigned long long)k->frame);
         return SN_E_STATE;
     }
     if (!t_ns || (n_times != 1 && n_times != n)) {
-        sn_format(c->error, sizeof c->error, "ray_batch_at: %u times for %u rays: give 1 (every ray) or one per ray",
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "ray_batch_at: %u times for %u rays: give 1 (every ray) or one per ray",
                   n_times, n);
         return SN_E_INVALID;
     }
     double *alpha = calloc(n_times ? n_times : 1, sizeof *alpha);
     if (!alpha) {
-        sn_format(c->error, sizeof c->error, "ray_batch_at: out of memory for %u times", n_times);
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "ray_batch_at: out of memory for %u times", n_times);
         return SN_E_NOMEM;
     }
     for (uint32_t i = 0; i < n_times; i++) {
         if (t_ns[i] <= from || t_ns[i] > k->time_ns) {
-            sn_format(c->error, sizeof c->error, "ray_batch_at: time %u, %lld ns, is outside the last frame (%lld, "
+            sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "ray_batch_at: time %u, %lld ns, is outside the last frame (%lld, "
                       "%lld] ns", i, (long long)t_ns[i], (long long)from, (long long)k->time_ns);
             free(alpha);
             return SN_E_RANGE;

@@ -31,7 +31,7 @@ sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_er
 {
     return sn_fail(err, st == SN_OK ? SN_E_PLUGIN : st, "sensor '%s' (%s, plugin %s): %s failed: %s",
                    s->name, s->bp->id, s->bp->plugin ? s->bp->plugin->path : "built-in", callback,
-                   s->error[0] ? s->error : "no message given");
+                   sn_ctx_error(s)[0] ? sn_ctx_error(s) : "no message given");
 }
 
 /* Where an error about attribute `key` points: its file:line:col in a scene, else "spawn". */
@@ -382,7 +382,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     s->spawned = true;
     if ((st = sn_class_attach(e, s, err)))
         return st;
-    s->error[0] = 0;
+    sn_ctx_error_clear(s);
     sn_guard_enter(s, "create");
     st = s->cls->create(&e->host, s, &s->self);
     sn_guard_leave();
