@@ -19,21 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-static void json_str(FILE *o, const char *s)
-{
-    fputc('"', o);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
-        else
-            fputc(c, o);
-    }
-    fputc('"', o);
-}
-
 /* JSON has no NaN or infinity: they come out as null. */
 static void json_num(FILE *o, double v)
 {
@@ -66,9 +51,9 @@ static sn_status begin(sn_recording *r, sn_log_info *info, sn_error *err)
 
 static void json_head(FILE *o, const sn_log_info *in)
 {
-    fputs("{\"format\":", o), json_str(o, in->format);
+    fputs("{\"format\":", o), sn_json_str(o, in->format);
     fprintf(o, ",\"version\":\"%u.%u\",\"scene\":", in->version_major, in->version_minor);
-    json_str(o, in->scene);
+    sn_json_str(o, in->scene);
     fprintf(o, ",\"date\":%lld,\"seed\":%llu,\"fixed_delta_seconds\":", (long long)in->date,
             (unsigned long long)in->seed);
     json_num(o, in->fixed_delta_seconds);
@@ -79,7 +64,7 @@ static void json_head(FILE *o, const sn_log_info *in)
     fprintf(o, ",\"file_bytes\":%llu,\"index_rebuilt\":%s,\"end\":\"%s\",\"end_offset\":%llu,\"end_reason\":",
             (unsigned long long)in->file_bytes, in->index_rebuilt ? "true" : "false", end_name(in->end),
             (unsigned long long)in->end_offset);
-    json_str(o, in->end_reason);
+    sn_json_str(o, in->end_reason);
 }
 
 /* CARLA's tail: the last frame and its elapsed time, the same in every query. (CARLA's own
@@ -301,16 +286,16 @@ static bool json_frame(FILE *o, const sn_log_frame *f, bool all, bool first, con
     for (uint32_t i = 0; i < f->n_added; i++) {
         const sn_log_add *a = &f->added[i];
         fprintf(o, "%s{\"id\":%u,\"type_id\":", i ? "," : "", a->id);
-        json_str(o, a->blueprint);
+        sn_json_str(o, a->blueprint);
         fprintf(o, ",\"actor_type\":%u,\"name\":", a->type);
-        json_str(o, a->name);
+        sn_json_str(o, a->name);
         fprintf(o, ",\"parent\":%u,\"hero\":%s,\"transform\":", a->parent_id, a->hero ? "true" : "false");
         json_transform(o, &a->transform);
         fputs(",\"attributes\":{", o);
         for (uint32_t k = 0; k < a->n_attrs; k++) {
             if (k)
                 fputc(',', o);
-            json_str(o, a->attrs[k].id), fputc(':', o), json_str(o, a->attrs[k].value);
+            sn_json_str(o, a->attrs[k].id), fputc(':', o), sn_json_str(o, a->attrs[k].value);
         }
         fputs("}}", o);
     }
@@ -536,10 +521,10 @@ static void coll_frame(const sn_log_frame *f, void *user)
             json_num(c->o, f->elapsed);
             fprintf(c->o, ",\"frame\":%llu,\"id\":%u,\"type1\":\"%c\",\"id1\":%u,\"actor1\":", (unsigned long long)f->frame,
                     k->id, l1, k->actor1);
-            json_str(c->o, n1);
+            sn_json_str(c->o, n1);
             fprintf(c->o, ",\"hero1\":%s,\"type2\":\"%c\",\"id2\":%u,\"actor2\":", k->hero1 ? "true" : "false", l2,
                     k->actor2);
-            json_str(c->o, n2);
+            sn_json_str(c->o, n2);
             fprintf(c->o, ",\"hero2\":%s,\"impulse\":", k->hero2 ? "true" : "false");
             json_vec(c->o, k->impulse);
             fputc('}', c->o);
@@ -708,7 +693,7 @@ sn_status sn_recording_print_blocked(sn_recording *r, FILE *o, double min_time, 
             fprintf(o, "%s{\"time\":", i ? "," : "");
             json_num(o, b->start);
             fprintf(o, ",\"id\":%u,\"actor\":", b->id);
-            json_str(o, a ? a->type_id : "");
+            sn_json_str(o, a ? a->type_id : "");
             fputs(",\"duration\":", o);
             json_num(o, b->duration);
             fputc('}', o);

@@ -101,3 +101,18 @@ char *sn_text_escape(const char *in, char *out, size_t n)
     out[o] = 0;
     return out;
 }
+
+void sn_json_str(FILE *o, const char *s)
+{
+    fputc('"', o);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(o, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(o, "\\u%04x", c);
+        else
+            fputc(c, o);
+    }
+    fputc('"', o);
+}

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Grows *pp (an array of `elem`-byte items with capacity *cap) to hold `need` items.
 ** Returns false on allocation failure (the array is left as it was). */
@@ -27,6 +28,9 @@ bool sn_streq_nocase(const char *a, const char *b);
 ** written "\xHH", so a plugin's text can neither move the terminal's cursor nor break a line.
 ** Cut short only between characters. Returns out. */
 char *sn_text_escape(const char *in, char *out, size_t n);
+
+/* s as a JSON string, quotes included, to o (NULL writes ""). */
+void sn_json_str(FILE *o, const char *s);
 
 #define SN_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -5,6 +5,7 @@
 
 #include "../core/error.h"
 #include "../core/infile.h"
+#include "../core/util.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -58,21 +59,6 @@ bool sn_path_relative(const char *from, const char *to, char *out, size_t cap)
     return true;
 }
 
-static void json_str(FILE *o, const char *s)
-{
-    fputc('"', o);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
-        else
-            fputc(c, o);
-    }
-    fputc('"', o);
-}
-
 sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *scene, const char *map, uint64_t seed,
                            sn_error *err)
 {
@@ -84,9 +70,9 @@ sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *s
     fputs("{\"format\":\"sensim-run 1\"", f);
     /* relative to the run folder: it and the scene's tree can move together */
     if (scene && sn_path_relative(run_dir, scene, rel, sizeof rel))
-        fputs(",\"scene\":", f), json_str(f, rel);
+        fputs(",\"scene\":", f), sn_json_str(f, rel);
     if (map && sn_path_relative(run_dir, map, rel, sizeof rel))
-        fputs(",\"map\":", f), json_str(f, rel);
+        fputs(",\"map\":", f), sn_json_str(f, rel);
     fprintf(f, ",\"seed\":%llu}\n", (unsigned long long)seed);
     bool bad = ferror(f);
     if (fclose(f) != 0 || bad)
