@@ -1,4 +1,4 @@
-/* headlights.c — vehicles' headlight spots and lamp glow (headlights.h; docs/shapes.md, "Lights"). */
+/* headlights.c — vehicles' headlight spots and lamp glow (headlights.h; docs/vehicle-lights.md). */
 #include "headlights.h"
 
 #include "../core/util.h"
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Beams (docs/shapes.md, "Lights"): intensity at 1 m on the axis per lamp, range, axis dip,
+/* Beams (docs/vehicle-lights.md): intensity at 1 m on the axis per lamp, range, axis dip,
 ** spreads. A car's two low beams light the road 10 m ahead about as a low sun would. */
 #define LOW_I 750.0
 #define HIGH_I 1500.0

@@ -1,5 +1,5 @@
 /* headlights.h — vehicles' lights at night: spot lights from the headlamps of every vehicle whose
-** light state has a beam on, and the glow of lit lamps (docs/shapes.md, "Lights").
+** light state has a beam on, and the glow of lit lamps (docs/vehicle-lights.md).
 **
 ** The headlights are spots without shadows, added to the sun and the sky light in the shading
 ** pass, and only at night: scaled by 1 - day (day as the sky's, docs/rendering.md), since

@@ -738,7 +738,7 @@ _TWO_WHEELERS = frozenset({"vehicle.bh.crossbike", "vehicle.diamondback.century"
 
 
 class VehicleLightState(enum.IntFlag):
-    """CARLA's carla.VehicleLightState: a vehicle's lights as bits (docs/shapes.md, "Lights")."""
+    """CARLA's carla.VehicleLightState: a vehicle's lights as bits (docs/vehicle-lights.md)."""
     NONE = 0
     Position = 0x1
     LowBeam = 0x1 << 1

@@ -239,7 +239,7 @@ SN_API sn_status sn_engine_apply_control(sn_engine *e, uint32_t vehicle, const s
 
 /* A vehicle's lights (CARLA's set_light_state / get_light_state): `state` is a set of
 ** sn_vehicle_light bits; every 32-bit value is accepted, as CARLA's. Lights on and the sun
-** below the horizon: the headlights light the road (docs/shapes.md, "Lights"). */
+** below the horizon: the headlights light the road (docs/vehicle-lights.md). */
 SN_API sn_status sn_engine_set_vehicle_light_state(sn_engine *e, uint32_t vehicle, uint32_t state, sn_error *err);
 SN_API sn_status sn_engine_get_vehicle_light_state(const sn_engine *e, uint32_t vehicle, uint32_t *state,
                                                    sn_error *err);

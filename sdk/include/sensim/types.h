@@ -55,7 +55,7 @@ typedef struct sn_vehicle_control {
     bool reverse;
 } sn_vehicle_control;
 
-/* CARLA's carla.VehicleLightState: a vehicle's lights as a bit set (docs/shapes.md, "Lights").
+/* CARLA's carla.VehicleLightState: a vehicle's lights as a bit set (docs/vehicle-lights.md).
 ** Position, LowBeam, HighBeam, Brake, Reverse and Fog are drawn; the rest are kept. */
 typedef enum sn_vehicle_light {
     SN_LIGHT_NONE = 0, SN_LIGHT_POSITION = 0x1, SN_LIGHT_LOW_BEAM = 0x2, SN_LIGHT_HIGH_BEAM = 0x4,
