@@ -9,6 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The whole file at path in a malloc'd buffer the caller frees, *n its length (the bytes read);
+** NULL when it cannot be opened or the buffer not allocated. */
+static inline char *tu_read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    *n = b ? fread(b, 1, (size_t)len, f) : 0;
+    fclose(f);
+    return b;
+}
+
 /* Writes `text` to dir/name and returns the path (static buffer). */
 static inline const char *tu_write(const char *dir, const char *name, const char *text)
 {

@@ -135,21 +135,6 @@ static bool rx_heard(const log_ *l, uint64_t frame, const char *text)
     return false;
 }
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc(*n + 1);
-    if (fread(b, 1, *n, f) != *n)
-        *n = 0;
-    fclose(f);
-    return b;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -228,7 +213,7 @@ int main(int argc, char **argv)
     for (size_t s = 0; s < sizeof names / sizeof names[0]; s++) {
         snprintf(path, sizeof path, "%s/%s.msgpack", out, names[s]);
         size_t n = 0, at = 0, want = 0;
-        char *file = slurp(path, &n);
+        char *file = tu_read_file(path, &n);
         bool ok = file != NULL;
         for (size_t i = 0; ok && i < a.n; i++) {
             if (strcmp(a.m[i].sensor, names[s]) != 0)
