@@ -11,10 +11,9 @@
 #include "batch_cmd.h"
 #include "export_cmd.h"
 #include "map_cmd.h"
-#include "report_cmd.h"
 #include "record_cmd.h"
 #include "scaffold.h"
-#include "video.h"
+#include "views_module.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -581,6 +580,20 @@ static int cmd_dump(int argc, char **argv)
 }
 
 /* sensim convert STREAM --converter C --out DIR: every image of a camera stream as DIR/%06d.png */
+/* The views' commands run from a module loaded on demand (views_module.h). */
+static int convert_video(const char *stream, const char *mp4, const char *gif, sn_color_converter conv,
+                         bool overwrite)
+{
+    const sn_views_api *v = sn_views_load("convert");
+    return v ? v->convert_video(stream, mp4, gif, conv, overwrite) : 1;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    const sn_views_api *v = sn_views_load("report");
+    return v ? v->report(argc, argv) : 1;
+}
+
 static int cmd_convert(int argc, char **argv)
 {
     cli c;
@@ -598,7 +611,7 @@ static int cmd_convert(int argc, char **argv)
         return fail(EXIT_INPUT, "convert: --format is for the files of --out DIR, not --video or --gif%s", "");
     if (c.video || c.gif)
         return c.out ? fail(EXIT_INPUT, "convert: --out DIR (PNG files) goes alone, without --video or --gif%s", "")
-                     : sn_cli_convert_video(c.positional, c.video, c.gif, conv, c.overwrite);
+                     : convert_video(c.positional, c.video, c.gif, conv, c.overwrite);
     if (c.overwrite) /* PNG files in a folder are the stream's pictures, written as `save:` does */
         return fail(EXIT_INPUT, "convert: --overwrite goes with --video or --gif%s", "");
     if (mkdir(c.out, 0777) != 0 && errno != EEXIST)
@@ -655,7 +668,7 @@ static const command COMMANDS[] = {
     {"run", cmd_run},           {"batch", sn_cli_batch},       {"blueprints", cmd_blueprints},
     {"plugins", cmd_plugins},   {"dump", cmd_dump},            {"recorder", sn_cmd_recorder},
     {"replay", sn_cmd_replay},  {"convert", cmd_convert},      {"new-sensor", cmd_new_sensor},
-    {"map", sn_cmd_map},        {"report", sn_cmd_report},   {"export", sn_cmd_export},
+    {"map", sn_cmd_map},        {"report", cmd_report},   {"export", sn_cmd_export},
 };
 
 static const command *find_command(const char *name)

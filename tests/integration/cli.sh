@@ -150,5 +150,14 @@ expect_input_error "--set out of range" "crash.yaml: --set actors.hero.control.t
 expect_input_error "--set no such actor" "no entry named 'zed' in actors" "$SENSIM" run "$CRASH" --out "$OUT" --set actors.zed.velocity=[1,0,0]
 expect_input_error "--set without =" "--set needs PATH=VALUE" "$SENSIM" run "$CRASH" --out "$OUT" --set settings.seed
 
+# FFmpeg is the views module's (engine/cli/views_module.h): a plain run must not load it, and the
+# views' commands still find it (a bad run folder is then the report's own error, exit 2).
+if command -v ldd >/dev/null; then
+  ! ldd "$SENSIM" | grep -q libavcodec && ok || bad "sensim links FFmpeg at start"
+fi
+LD_DEBUG=files "$SENSIM" run "$CRASH" --out "$TMP/noav" --quiet 2>&1 | grep -q "libavcodec" &&
+  bad "a plain run loads FFmpeg" || ok
+expect_input_error "report of nothing" "cannot read the run folder" "$SENSIM" report "$TMP/none" --out "$TMP/none.html"
+
 echo "$checks checks, $fails failed" >&2
 [ "$fails" -eq 0 ]
