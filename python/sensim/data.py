@@ -49,18 +49,36 @@ def convert_bgra(bgra: np.ndarray, converter: str) -> np.ndarray:
         tag = bgra[:, :, 2]
         return _PALETTE[np.where(tag < len(_PALETTE), tag, 0)]
     if converter in (ColorConverter.Depth, ColorConverter.LogarithmicDepth):
-        d = bgra[:, :, 2].astype(np.uint32) + 256 * bgra[:, :, 1].astype(np.uint32) + \
-            65536 * bgra[:, :, 0].astype(np.uint32)
-        n = d.astype(np.float32) / np.float32(16777215.0)
+        n = _depth_n(bgra)
         if converter == ColorConverter.Depth:
             g = (n * np.float32(255.0) + np.float32(0.5)).astype(np.uint8)
         else:
-            with np.errstate(divide="ignore"):
-                v = np.float32(1.0) + np.log(n) / np.float32(5.70378)
+            v = np.float32(1.0) + _logf(n) / np.float32(5.70378)
             v = np.clip(v, np.float32(0.005), np.float32(1.0))
             g = (v * np.float32(255) + np.float32(0.5)).astype(np.uint8)
         return np.repeat(g[:, :, None], 3, axis=2)
     raise ValueError(f"unknown color converter {converter!r} (raw, depth, logarithmic_depth, cityscapes)")
+
+
+def _depth_n(bgra: np.ndarray) -> np.ndarray:
+    """The normalised depth of each pixel's 24-bit code, in float32 as engine/data/image.h."""
+    d = bgra[:, :, 2].astype(np.uint32) + 256 * bgra[:, :, 1].astype(np.uint32) + \
+        65536 * bgra[:, :, 0].astype(np.uint32)
+    return d.astype(np.float32) / np.float32(16777215.0)
+
+
+def _logf(n: np.ndarray) -> np.ndarray:
+    """logf as C computes it, as near as numpy gets: the double logarithm rounded to float32."""
+    with np.errstate(divide="ignore"):
+        return np.log(n.astype(np.float64)).astype(np.float32)
+
+
+def _write_file(path: str, data: bytes) -> None:
+    d = os.path.dirname(path)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
 
 
 def write_png(path: str, rgb: np.ndarray) -> None:
@@ -75,11 +93,7 @@ def write_png(path: str, rgb: np.ndarray) -> None:
 
     png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + \
         chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b"")
-    d = os.path.dirname(path)
-    if d:
-        os.makedirs(d, exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(png)
+    _write_file(path, png)
 
 
 class SensorData:
@@ -129,14 +143,49 @@ class Image(SensorData):
         return convert_bgra(self.array, color_converter)
 
     def save_to_disk(self, path: str, color_converter: str = ColorConverter.Raw) -> str:
-        """Writes a PNG (".png" added when the path has no extension; a "%d"-style pattern gets
-        the frame). Returns the path written."""
+        """Writes the image in the format of the path's extension, as a scene's `save:` does:
+        ".png" (added when the path has none), ".ppm", ".pgm" (a depth camera's depth at 16
+        bits, or a segmentation camera's tags with Raw) or ".pfm" (a depth camera's metres, Raw)
+        — docs/sensors/cameras.md, "Saving images". A "%d"-style pattern gets the frame.
+        Returns the path written."""
         if "%" in path:
             path = path % self.frame
-        if not os.path.splitext(path)[1]:
-            path += ".png"
-        write_png(path, self.convert(color_converter))
+        ext = os.path.splitext(path)[1].lower()
+        if not ext:
+            path, ext = path + ".png", ".png"
+        if ext == ".png":
+            write_png(path, self.convert(color_converter))
+        elif ext in (".ppm", ".pgm", ".pfm"):
+            _write_file(path, self._netpbm(ext, color_converter))
+        else:
+            raise ValueError(f"{path}: unknown image format {ext!r} (.png, .ppm, .pgm or .pfm)")
         return path
+
+    def _netpbm(self, ext: str, converter: str) -> bytes:
+        """The bytes engine/data/netpbm.c writes for this image."""
+        h, w = self.height, self.width
+        depth = self.type_id == "sensor.camera.depth"
+        seg = self.type_id in ("sensor.camera.semantic_segmentation", "sensor.camera.instance_segmentation")
+        raw = converter in (None, ColorConverter.Raw)
+        if ext == ".ppm":
+            return b"P6\n%d %d\n255\n" % (w, h) + self.convert(converter).tobytes()
+        if ext == ".pgm" and depth and converter != ColorConverter.CityScapesPalette:
+            n = _depth_n(self.array)
+            if converter == ColorConverter.LogarithmicDepth:
+                n = np.clip(np.float32(1.0) + _logf(n) / np.float32(5.70378), np.float32(0.005), np.float32(1.0))
+            v = (n * np.float32(65535.0) + np.float32(0.5)).astype(np.uint16)
+            return b"P5\n%d %d\n65535\n" % (w, h) + v.astype(">u2").tobytes()
+        if ext == ".pgm" and seg and raw:
+            return b"P5\n%d %d\n255\n" % (w, h) + np.ascontiguousarray(self.array[:, :, 2]).tobytes()
+        if ext == ".pfm" and depth and raw:
+            metres = self.data.get("depth")
+            if metres is not None and len(metres) == w * h * 4:
+                m = np.frombuffer(metres, "<f4").reshape(h, w)
+            else:
+                m = _depth_n(self.array) * np.float32(1000.0)
+            return b"Pf\n%d %d\n-1.0\n" % (w, h) + np.ascontiguousarray(m[::-1]).astype("<f4").tobytes()
+        raise ValueError(f"a {ext} holds a depth camera's depth or a segmentation camera's tags "
+                         f"(docs/sensors/cameras.md), not {self.type_id} with {converter}")
 
 
 class CollisionEvent(SensorData):

@@ -83,6 +83,53 @@ def test_save_to_disk_matches_the_engines_png(client, out):
         assert len(np.unique(a.reshape(-1, 3), axis=0)) > 1, f"{name}: a flat image tests nothing"
 
 
+# The same cameras saved uncompressed: .ppm, 16-bit .pgm of depth (linear and logarithmic),
+# 8-bit .pgm of tags, .pfm of metres (from the 24-bit code and from depth_float's floats).
+NETPBM_SCENE = SAVE_SCENE.replace('"s_rgb/%06d.png"', '"s_rgb/%06d.ppm"').replace(
+    '"s_depth/%06d.png", converter: depth', '"s_depth/%06d.pgm", converter: depth').replace(
+    '"s_log/%06d.png"', '"s_log/%06d.pgm"').replace(
+    '"s_sem/%06d.png", converter: cityscapes', '"s_sem/%06d.pgm", converter: raw') + """
+  - {name: s_pfm, blueprint: sensor.camera.depth, transform: {location: [0, 0, 1.5], rotation: [-25, 5, 0]},
+     attributes: {image_size_x: 40, image_size_y: 30}, save: {path: "s_pfm/%06d.pfm"}}
+  - {name: s_float, blueprint: sensor.camera.depth, transform: {location: [0, 0, 1.5], rotation: [-25, 5, 0]},
+     attributes: {image_size_x: 40, image_size_y: 30, depth_float: true}, save: {path: "s_float/%06d.pfm"}}
+"""
+
+
+def test_save_to_disk_netpbm_matches_the_engines(client, out):
+    scene = scene_file(out, "netpbm.yaml", NETPBM_SCENE)
+    engine_dir = os.path.join(out, "netpbm_engine")
+    run("run", scene, "--out", engine_dir, "--quiet")
+    world = client.load_scene(scene)
+    mine = os.path.join(out, "netpbm_python")
+    C = sensim.ColorConverter
+    saves = {"s_rgb": (".ppm", C.Raw), "s_depth": (".pgm", C.Depth), "s_log": (".pgm", C.LogarithmicDepth),
+             "s_sem": (".pgm", C.Raw), "s_pfm": (".pfm", C.Raw), "s_float": (".pfm", C.Raw)}
+    written = {}
+    for name, (ext, c) in saves.items():
+        world.find_actor(name).listen(lambda img, name=name, ext=ext, c=c: written.setdefault(
+            name, img.save_to_disk(os.path.join(mine, name, "%06d" + ext), c)))
+    world.tick()
+    for name, (ext, _) in saves.items():
+        with open(written[name], "rb") as f:
+            a = f.read()
+        with open(os.path.join(engine_dir, name, "%06d%s" % (int(written[name][-10:-4]), ext)), "rb") as f:
+            b = f.read()
+        assert len(a) == len(b) and a[:12] == b[:12], name
+        if name == "s_log":  # logf in C and numpy may differ in the last bit: one 16-bit step at most
+            head = len(b"P5\n40 30\n65535\n")
+            d = np.abs(np.frombuffer(a[head:], ">u2").astype(int) - np.frombuffer(b[head:], ">u2").astype(int))
+            assert d.max() <= 1 and a[:head] == b[:head]
+        else:
+            assert a == b, name
+        assert len(set(a[20:])) > 2, f"{name}: a flat image tests nothing"
+    # a format the camera cannot fill is refused, as `save:` refuses it at load
+    world.find_actor("s_rgb").listen(lambda img: img.save_to_disk(os.path.join(mine, "bad.pgm")))
+    with pytest.raises(ValueError, match="holds a depth camera"):
+        world.tick()
+    assert not os.path.exists(os.path.join(mine, "bad.pgm"))
+
+
 def test_collision_events_equal_the_stream(client, crash_dir):
     world = client.load_scene(os.path.join(SCENES, "crash.yaml"))
     got = _collect(world, ["crash"], 60, lambda ev: ev)  # plain Python values: safe to keep
