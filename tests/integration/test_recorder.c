@@ -8,6 +8,7 @@
 */
 #define _GNU_SOURCE
 #include "../check.h"
+#include "../testutil.h"
 
 #include <msgpack.h>
 #include <sensim/sensim.h>
@@ -86,21 +87,6 @@ static double tf_diff(const sn_transform *a, const sn_transform *b)
                fabs(a->location.z - b->location.z);
     return fmax(d, fabs(a->rotation.pitch - b->rotation.pitch) + fabs(a->rotation.yaw - b->rotation.yaw) +
                        fabs(a->rotation.roll - b->rotation.roll));
-}
-
-static char *read_all(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc(*n + 1);
-    if (fread(b, 1, *n, f) != *n)
-        *n = 0;
-    fclose(f);
-    return b;
 }
 
 static void write_all(const char *path, const char *b, size_t n)
@@ -186,7 +172,7 @@ static void check_readback(const char *file, const live *lv)
 static void check_truncation(const char *file)
 {
     size_t n;
-    char *full = read_all(file, &n);
+    char *full = tu_read_file(file, &n);
     char cut[512];
     snprintf(cut, sizeof cut, "%s/cut.sensimrec", tmp);
     sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true};
@@ -221,7 +207,7 @@ static void check_truncation(const char *file)
 static void check_flip(const char *file)
 {
     size_t n;
-    char *b = read_all(file, &n);
+    char *b = tu_read_file(file, &n);
     b[n / 2] ^= 0x5a;
     char bad[512];
     snprintf(bad, sizeof bad, "%s/flipped.sensimrec", tmp);
