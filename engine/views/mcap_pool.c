@@ -44,7 +44,30 @@ struct sn_mcap_pool {
     bool stop;
     uint8_t *scratch;    /* the inline path's */
     size_t scratch_cap;
+    /* Image-sized buffers of written slots, lent to the next images instead of allocating each
+    ** image's copy anew (only the producer touches them). */
+    sn_buf spare[2 * MAX_IMAGES];
+    int n_spare;
 };
+
+/* Gives a written slot's big buffer back to the spares (or frees it when they are full). */
+static void keep_spare(sn_mcap_pool *p, sn_buf *b)
+{
+    if (p->n_spare < 2 * MAX_IMAGES)
+        p->spare[p->n_spare++] = (sn_buf){b->p, 0, b->cap, false};
+    else
+        sn_buf_free(b);
+    *b = (sn_buf){0};
+}
+
+/* A spare into an empty or small buffer of a slot about to hold an image. */
+static void lend_spare(sn_mcap_pool *p, sn_buf *b)
+{
+    if (b->cap > (256u << 10) || !p->n_spare)
+        return;
+    sn_buf_free(b);
+    *b = p->spare[--p->n_spare];
+}
 
 /* foxglove.CompressedImage of a PNG. */
 static void compressed_image(const sn_image_job *job, sn_buf *out, const uint8_t *png, size_t n)
@@ -169,9 +192,9 @@ static sn_status flush(sn_mcap_pool *p, bool all, size_t slots, size_t images, s
         st = s->data.bad ? sn_fail(err, SN_E_NOMEM, "out of memory") : sn_mcapw_message(p->w, s->ch, s->t, s->data.p, s->data.n, err);
         /* big buffers go back: thousands of slots must not each keep an image's worth */
         if (s->msg.cap)
-            sn_buf_free(&s->msg);
+            keep_spare(p, &s->msg);
         if (s->data.cap > (256u << 10))
-            sn_buf_free(&s->data);
+            keep_spare(p, &s->data);
         pthread_mutex_lock(&p->mu);
         if (s->image)
             p->images--;
@@ -216,6 +239,9 @@ sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *j
     if (!s)
         return err->status;
     s->ch = ch, s->t = job->t;
+    lend_spare(p, &s->msg);
+    if (job->raw) /* a raw image's message is as big as its copy */
+        lend_spare(p, &s->data);
     s->msg.n = 0;
     sn_buf_put(&s->msg, job->msg, job->len);
     if (s->msg.bad)
@@ -260,6 +286,8 @@ void sn_mcap_pool_free(sn_mcap_pool *p)
         sn_buf_free(&p->ring[i].data);
         sn_buf_free(&p->ring[i].msg);
     }
+    for (int i = 0; i < p->n_spare; i++)
+        sn_buf_free(&p->spare[i]);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
