@@ -52,6 +52,31 @@ typedef struct rs_scratch {
     bool oom;
 } rs_scratch;
 
+/* cull.c: every shaped actor's box over a grid of cells, each holding the highest widened box
+** top over it, which settles rays that pass above them all without Embree. */
+typedef struct rs_cull {
+    double margin;       /* m: how much the boxes were widened (cull.c says why) */
+    double top;          /* the highest widened top (-inf: no boxes, every ray is clear) */
+    double x0, y0, inv;  /* the grid's corner and 1 / cell side */
+    uint32_t nx, ny;     /* cells; 0 when there are no boxes */
+    double *tops;        /* nx * ny, row by row: the highest widened top over the cell, -inf when none */
+    size_t cap_tops;
+    /* what it was built from, as the index's gen, static_gen, alpha */
+    const sn_world *world;
+    uint64_t gen, static_gen;
+    double alpha;
+    double (*boxes)[6];  /* the boxes, gathered for the build: low corner, high corner */
+    size_t cap_boxes;
+    uint8_t *need;       /* per ray of the batch being traced: the grid could not settle it */
+    size_t cap_need;
+} rs_cull;
+
+/* The grid of n boxes (box[i]: low x y z, high x y z); false when out of memory. */
+bool rs_cull_build(rs_cull *c, const double (*box)[6], size_t n);
+/* Whether the segment o + t d, t in [0, maxd] (d a unit vector), provably meets no box: then
+** Embree would find nothing on it either. */
+bool rs_cull_clear(const rs_cull *c, sn_vec3 o, sn_vec3 d, double maxd);
+
 struct sn_rayscene {
     RTCDevice dev;
     RTCScene top;         /* geometry 0: the static actors' triangles, 1: the other actors' */
@@ -86,6 +111,10 @@ struct sn_rayscene {
     ** models' triangles (rs_sync_boxes); built is false then */
     bool has_boxes;
     uint64_t boxes_gen;
+
+    const sn_world *stat_world; /* what geometry 0 was built from (at static_gen) */
+    rs_cull cull;
+    bool cull_valid;
 
     sn_pool *pool;
     int threads;
@@ -135,6 +164,11 @@ static inline size_t rs_min_size(size_t stride, size_t ours) { return stride < o
 ** when `bounds`. rs_sync_at poses them at fraction alpha of the last frame instead. */
 sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err);
 sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool bounds, sn_error *err);
+/* The planes and the cull grid at alpha, without posing models or touching Embree's moving
+** geometry (the static one is built when it changed). */
+sn_status rs_sync_cull(sn_rayscene *rs, const sn_world *w, double alpha, sn_error *err);
+/* Whether the index is current for w at alpha (rs_sync_at would do nothing). */
+bool rs_index_current(const sn_rayscene *rs, const sn_world *w, double alpha);
 /* What sweeps and overlaps need: every actor's collision shape as now and the bounds scene.
 ** Vehicles and walkers are their boxes there, as physics meets them (CARLA's sweeps meet
 ** skeletal meshes' physics bodies, not their render meshes): posing every model and refitting
