@@ -30,7 +30,6 @@
 ** compiler keeps these inline, where fmax and fmin are calls into libm. */
 static inline double mx(double a, double b) { return a > b ? a : b; }
 static inline double mn(double a, double b) { return a < b ? a : b; }
-static inline double rs_max3(double a, double b, double c) { return mx(a, mx(b, c)); }
 
 static void cell_range(const rs_cull *c, double lo, double hi, double origin, uint32_t n, uint32_t *i0, uint32_t *i1)
 {
@@ -49,8 +48,8 @@ bool rs_cull_build(rs_cull *c, const double (*box)[6], size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(box[i][0] + box[i][1] + box[i][2] + box[i][3] + box[i][4] + box[i][5]))
             return c->margin = 0, c->top = INFINITY, true; /* a box at infinity or NaN: settle nothing */
-        w = fmax(w, rs_max3(fmax(fabs(box[i][0]), fabs(box[i][3])), fmax(fabs(box[i][1]), fabs(box[i][4])),
-                            fmax(fabs(box[i][2]), fabs(box[i][5]))));
+        for (int k = 0; k < 6; k++)
+            w = mx(w, fabs(box[i][k]));
         bx0 = fmin(bx0, box[i][0]), by0 = fmin(by0, box[i][1]);
         bx1 = fmax(bx1, box[i][3]), by1 = fmax(by1, box[i][4]);
     }
@@ -91,16 +90,9 @@ static double tops_over(const rs_cull *c, bool column, uint32_t line, uint32_t i
     return t;
 }
 
-bool rs_cull_clear(const rs_cull *c, sn_vec3 o, sn_vec3 d, double maxd)
+bool rs_cull_walk(const rs_cull *c, const sn_vec3 *op, const sn_vec3 *ep)
 {
-    double bound = 1e-3 + 2e-6 * (rs_max3(fabs(o.x), fabs(o.y), fabs(o.z)) + maxd);
-    if (!(bound <= 0.5 * c->margin) && c->top > -INFINITY)
-        return false; /* rounded further than the boxes were widened */
-    sn_vec3 e = sn_v3_add(o, sn_v3_scale(d, maxd));
-    if (mn(o.z, e.z) > c->top)
-        return true; /* above every box */
-    if (!c->nx)
-        return false;
+    sn_vec3 o = *op, e = *ep;
     /* Walk the lines of cells across the major axis: in each, the part of the segment over it
     ** spans cells [j0, j1] of that line and its lowest point is at one end of that part. */
     bool by_x = fabs(e.x - o.x) >= fabs(e.y - o.y);

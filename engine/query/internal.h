@@ -8,6 +8,7 @@
 #include "rayscene.h"
 
 #include <embree3/rtcore.h>
+#include <math.h>
 #include <string.h>
 
 #define RS_MAX_TASKS 64
@@ -74,8 +75,23 @@ typedef struct rs_cull {
 /* The grid of n boxes (box[i]: low x y z, high x y z); false when out of memory. */
 bool rs_cull_build(rs_cull *c, const double (*box)[6], size_t n);
 /* Whether the segment o + t d, t in [0, maxd] (d a unit vector), provably meets no box: then
-** Embree would find nothing on it either. */
-bool rs_cull_clear(const rs_cull *c, sn_vec3 o, sn_vec3 d, double maxd);
+** Embree would find nothing on it either. The tests of the whole world inline (most rays of a
+** V2X frame end there), the walk over the cells in cull.c. */
+bool rs_cull_walk(const rs_cull *c, const sn_vec3 *o, const sn_vec3 *e);
+static inline bool rs_cull_clear(const rs_cull *c, const sn_vec3 *o, const sn_vec3 *d, double maxd)
+{
+    /* How far Embree's float copy of the ray may stray (cull.c), within what the boxes allow. */
+    double ax = fabs(o->x), ay = fabs(o->y), az = fabs(o->z);
+    double big = ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az);
+    if (c->top == -INFINITY)
+        return true; /* no boxes */
+    if (!(1e-3 + 2e-6 * (big + maxd) <= 0.5 * c->margin))
+        return false;
+    sn_vec3 e = {o->x + d->x * maxd, o->y + d->y * maxd, o->z + d->z * maxd};
+    if ((o->z < e.z ? o->z : e.z) > c->top)
+        return true; /* above every box */
+    return c->nx && rs_cull_walk(c, o, &e);
+}
 
 struct sn_rayscene {
     RTCDevice dev;
@@ -115,6 +131,8 @@ struct sn_rayscene {
     const sn_world *stat_world; /* what geometry 0 was built from (at static_gen) */
     rs_cull cull;
     bool cull_valid;
+    bool no_cull;          /* sn_rayscene_set_cull(rs, false) */
+    uint64_t settled, index_updates; /* sn_rayscene_counts */
 
     sn_pool *pool;
     int threads;
@@ -137,24 +155,25 @@ static inline uint32_t rs_n_refs(const sn_rayscene *rs) { return (uint32_t)(rs->
 /* An actor's reflectivity: its own, or its tag's when it has none (< 0). */
 static inline double rs_refl(const sn_actor *a) { return a->reflectivity >= 0 ? a->reflectivity : sn_tag_reflectivity(a->tag); }
 
-/* A hit; its point's velocity from the actor's motion, v + w x (p - origin). struct_size says
-** the velocity is there (see sensim/types.h). */
-static inline sn_ray_hit rs_hit(double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag, sn_vec3 origin,
-                                sn_vec3 vel, sn_vec3 omega, double refl)
+/* A hit into *h; its point's velocity from the actor's motion, v + w x (p - origin). struct_size
+** says the velocity is there (see sensim/types.h). Written in place after zeroing *h: a hit
+** returned by value and assigned may carry stale padding (the compiler need not copy it), and
+** results are compared byte for byte. */
+static inline void rs_hit(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag,
+                          sn_vec3 origin, sn_vec3 vel, sn_vec3 omega, double refl)
 {
-    sn_ray_hit h;
-    memset(&h, 0, sizeof h);
-    h.struct_size = sizeof h;
-    h.distance = t;
-    h.point = point;
-    h.normal = normal;
-    h.actor_id = id;
-    h.semantic_tag = tag;
-    h.velocity = sn_v3_add(vel, sn_v3_cross(omega, sn_v3_sub(point, origin)));
-    h.reflectivity = refl;
-    return h;
+    memset(h, 0, sizeof *h);
+    h->struct_size = sizeof *h;
+    h->distance = t;
+    h->point = point;
+    h->normal = normal;
+    h->actor_id = id;
+    h->semantic_tag = tag;
+    h->velocity = sn_v3_add(vel, sn_v3_cross(omega, sn_v3_sub(point, origin)));
+    h->reflectivity = refl;
 }
-#define RS_HIT_OF(t, point, normal, a) rs_hit(t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega, (a)->refl)
+#define RS_HIT_OF(h, t, point, normal, a) \
+    rs_hit(h, t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega, (a)->refl)
 
 /* The bytes of a result or hit the caller's stride holds (plugins built before sn_ray_hit grew
 ** pass the 1.2 sizes). */

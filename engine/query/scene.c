@@ -126,6 +126,12 @@ void sn_rayscene_destroy(sn_rayscene *rs)
 
 int sn_rayscene_threads(const sn_rayscene *rs) { return rs->threads; }
 void sn_rayscene_set_one_by_one(sn_rayscene *rs, bool on) { rs->one_by_one = on; }
+void sn_rayscene_set_cull(sn_rayscene *rs, bool on) { rs->no_cull = !on; }
+
+void sn_rayscene_counts(const sn_rayscene *rs, uint64_t *settled, uint64_t *index_updates)
+{
+    *settled = rs->settled, *index_updates = rs->index_updates;
+}
 
 sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j)
 {
@@ -382,6 +388,7 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
     }
     if (boxes)
         return SN_OK;
+    rs->index_updates++;
     same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes && rs->dyn_refits < DYN_REFITS;
     if (same) {
         rs->dyn_refits++; /* new vertices, same triangles */

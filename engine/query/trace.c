@@ -121,6 +121,16 @@ static int hit_cmp(const void *a, const void *b)
     return (x->actor_id > y->actor_id) - (x->actor_id < y->actor_id);
 }
 
+/* Result i of the caller's array, as much of res as its stride holds. A whole result is copied
+** by its constant size: a run-time size became `rep movs`, a third of an any-hit ray's time. */
+static inline void put_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, const sn_ray_result *res)
+{
+    if (q->result_size == sizeof *res)
+        memcpy(&out[i], res, sizeof *res);
+    else
+        memcpy((char *)out + (size_t)i * q->result_size, res, rs_min_size(q->result_size, sizeof *res));
+}
+
 void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_ray_hit *hits, uint32_t n)
 {
     if (n > 1)
@@ -138,7 +148,7 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
     } else {
         res.n_hits = res.n_found = n ? 1 : 0;
     }
-    memcpy((char *)out + (size_t)i * q->result_size, &res, rs_min_size(q->result_size, sizeof res));
+    put_result(q, out, i, &res);
 }
 
 /* ---- one ray ---------------------------------------------------------------------------- */
@@ -229,7 +239,7 @@ static struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
     return r;
 }
 
-#define MAKE_HIT(o, d, t, n, a) RS_HIT_OF(t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
+#define MAKE_HIT(h, o, d, t, n, a) RS_HIT_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
 
 /* The tag of triangle tri of actor a: a model's rider parts are Rider (shapes.h sn_material_tag). */
 static uint8_t tri_tag(const rs_actor *a, uint32_t tri)
@@ -335,12 +345,15 @@ static void finish_closest(const rs_ctx *c, sn_vec3 o, sn_vec3 d, double maxd, b
         }
         if (found) {
             res.n_hits = res.n_found = 1;
-            res.hit = best_a ? MAKE_HIT(o, d, best_t, best_n, best_a) : MAKE_HIT(o, d, best_t, best_n, best_p);
+            if (best_a)
+                MAKE_HIT(&res.hit, o, d, best_t, best_n, best_a);
+            else
+                MAKE_HIT(&res.hit, o, d, best_t, best_n, best_p);
             if (best_a)
                 res.hit.semantic_tag = tri_tag(best_a, best_tri);
         }
     }
-    memcpy((char *)out + (size_t)i * c->q->result_size, &res, rs_min_size(c->q->result_size, sizeof res));
+    put_result(c->q, out, i, &res);
 }
 
 /* Closest hits of rays [from, to): STREAM at a time through Embree, then each finished alone. */
@@ -423,7 +436,7 @@ static void trace_any(rs_ctx *c, const prepared *r, bool embree, uint32_t i, sn_
         }
         res.n_hits = res.n_found = found;
     }
-    memcpy((char *)out + (size_t)i * c->q->result_size, &res, rs_min_size(c->q->result_size, sizeof res));
+    put_result(c->q, out, i, &res);
 }
 
 /* Every actor along the ray (SN_RAY_ALL). */
@@ -466,7 +479,7 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const prepared *r, bool embree, 
         if (e->back)
             nn = sn_v3_scale(d, -1);
         if (t <= maxd) {
-            s->hits[n] = MAKE_HIT(o, d, t, nn, a);
+            MAKE_HIT(&s->hits[n], o, d, t, nn, a);
             s->hits[n++].semantic_tag = tri_tag(a, e->tri);
         }
     }
@@ -476,7 +489,7 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const prepared *r, bool embree, 
         sn_vec3 nn;
         if (rs_excluded(c->w, q, p->id, p->parent, p->tag, p->kind) || !plane_hit(p, o, d, maxd, &t, &nn))
             continue;
-        s->hits[n++] = MAKE_HIT(o, d, t, nn, p);
+        MAKE_HIT(&s->hits[n++], o, d, t, nn, p);
     }
     rs_write_result(q, out, i, s->hits, n);
 }
@@ -508,7 +521,7 @@ static void run_task(void *arg, uint32_t task)
         prepared r = prepare(b, i);
         bool embree = true;
         if (b->pass == PASS_SETTLE) {
-            need[i] = r.ok && !rs_cull_clear(&b->rs->cull, r.o, r.d, r.maxd);
+            need[i] = r.ok && !rs_cull_clear(&b->rs->cull, &r.o, &r.d, r.maxd);
             if (need[i]) { /* left for PASS_NEEDED, once the index is up to date */
                 needed++;
                 continue;
@@ -559,7 +572,7 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
     /* Any-hit and all-hits queries: the rays the cull grid settles first, and the index brought up
     ** to date only for the others, if any. Closest hits go straight to Embree (their rays are
     ** cast to meet things: lidars, cameras). */
-    if (q->mode != SN_RAY_CLOSEST) {
+    if (q->mode != SN_RAY_CLOSEST && !rs->no_cull) {
         if ((st = rs_sync_cull(rs, w, alpha, err)))
             return st;
         if (!sn_grow((void **)&rs->cull.need, &rs->cull.cap_need, n, 1))
@@ -569,6 +582,7 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
         uint32_t needed = 0;
         for (uint32_t t = 0; t < tasks; t++)
             needed += b.needed[t];
+        rs->settled += n - needed;
         b.pass = PASS_NEEDED;
         if (needed && !(st = rs_sync_at(rs, w, alpha, false, err)))
             run_tasks(rs, &b, tasks);
