@@ -142,32 +142,69 @@ static sn_status trace(sn_v2x_medium *m, uint32_t n, bool batch0, uint32_t *clea
 ** sight is the same segment and the knife-edge loss is symmetric in d1, d2, so with equal
 ** wavelengths one pair copies the other's class and loss. mirror[i] = the pair traced for pair
 ** i, or UINT32_MAX: the one sent by the lower station index, as the ray starts at its sender.
-** One pass: pair t -> x (t > x) finds x -> t in t's group, which is in sender order and read
-** by a cursor that only moves forward as x grows. */
-static bool find_mirrors(sn_v2x_medium *m)
+** Pair t -> x (t > x) finds x -> t in t's group, which is in sender order: at the first sender
+** >= x there, read by a cursor that only moves forward as x grows. Receivers are split as
+** find_pairs split them, each task's cursors starting where its first receiver's would be. */
+static void mirrors_task(void *arg, uint32_t task)
 {
-    uint32_t n = m->n_pairs, cap = m->cap_mirror;
-    if (!sn_v2x_grow((void **)&m->mirror, &cap, n, sizeof *m->mirror) ||
-        !sn_v2x_grow((void **)&m->cursor, &m->cap_cursor, m->n_st, sizeof *m->cursor))
-        return false;
-    m->cap_mirror = cap;
-    memcpy(m->cursor, m->r_start, m->n_st * sizeof *m->cursor);
-    for (uint32_t x = 0; x < m->n_st; x++) {
+    sn_v2x_medium *m = arg;
+    sn_v2x_pair_task *pt = &m->pt[task];
+    uint32_t x0 = task * m->pair_per, x1 = x0 + m->pair_per < m->n_st ? x0 + m->pair_per : m->n_st;
+    if ((pt->oom = !sn_v2x_grow((void **)&pt->cursor, &pt->cap_cursor, m->n_st, sizeof *pt->cursor)))
+        return;
+    uint32_t *cursor = pt->cursor;
+    for (uint32_t t = 0; t < m->n_st; t++) { /* the first sender >= x0 in t's group */
+        uint32_t lo = m->r_start[t], hi = m->r_start[t + 1];
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (m->senders[mid] < x0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        cursor[t] = lo;
+    }
+    for (uint32_t x = x0; x < x1; x++) {
         bool sends = m->order[x]->tx_count > 0;
         double lambda = m->order[x]->radio.lambda;
         for (uint32_t l = m->r_start[x]; l < m->r_start[x + 1]; l++) {
-            uint32_t t = m->senders[l], c = m->cursor[t], end = m->r_start[t + 1];
+            uint32_t t = m->senders[l], c = cursor[t], end = m->r_start[t + 1];
             m->mirror[l] = UINT32_MAX;
             if (!sends || t < x)
                 continue;
             while (c < end && m->senders[c] < x)
                 c++;
-            m->cursor[t] = c;
+            cursor[t] = c;
             if (c < end && m->senders[c] == x && m->order[t]->radio.lambda == lambda)
                 m->mirror[l] = c;
         }
     }
+}
+
+static bool find_mirrors(sn_v2x_medium *m)
+{
+    uint32_t cap = m->cap_mirror;
+    if (!sn_v2x_grow((void **)&m->mirror, &cap, m->n_pairs, sizeof *m->mirror))
+        return false;
+    m->cap_mirror = cap;
+    if (sn_v2x_run_tasks(m, mirrors_task, m, m->pair_tasks))
+        return false;
+    for (uint32_t t = 0; t < m->pair_tasks; t++)
+        if (m->pt[t].oom)
+            return false;
     return true;
+}
+
+/* Receivers of one find_pairs task: the mirrored pairs copy their traced twin's class and loss. */
+static void copy_task(void *arg, uint32_t task)
+{
+    sn_v2x_medium *m = arg;
+    uint32_t x0 = task * m->pair_per, x1 = x0 + m->pair_per < m->n_st ? x0 + m->pair_per : m->n_st;
+    for (uint32_t i = m->r_start[x0]; i < m->r_start[x1]; i++) {
+        uint32_t k = m->mirror[i];
+        if (k != UINT32_MAX && (m->los[i] = m->los[k]) == SN_V2X_NLOSV)
+            m->ke[i] = m->ke[k];
+    }
 }
 
 sn_status sn_v2x_los_classify(sn_v2x_medium *m)
@@ -199,12 +236,7 @@ sn_status sn_v2x_los_classify(sn_v2x_medium *m)
         st = trace(m, traced, batch0, &clear0), total += traced;
     if (batch0)
         m->skip_batch0 = 2 * (uint64_t)clear0 < total ? 8 : 0;
-    for (uint32_t i = 0; i < n && !st; i++) {
-        uint32_t k = m->mirror[i];
-        if (k != UINT32_MAX && (m->los[i] = m->los[k]) == SN_V2X_NLOSV)
-            m->ke[i] = m->ke[k];
-    }
-    return st;
+    return st ? st : sn_v2x_run_tasks(m, copy_task, m, m->pair_tasks);
 }
 
 /* Classifies the pairs of rays [0, n): ray k is pair ray_pair[k]'s. With batch0, adds the links

@@ -54,10 +54,10 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         free(m->names[i]);
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->rx), free(m->tx);
     free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
-    free(m->mirror), free(m->cursor), free(m->senders), free(m->dist), free(m->los), free(m->ke), free(m->r_start);
+    free(m->mirror), free(m->senders), free(m->dist), free(m->los), free(m->ke), free(m->r_start);
     for (int i = 0; i < SN_V2X_PAIR_TASKS; i++) {
         sn_v2x_pair_task *t = &m->pt[i];
-        free(t->cand), free(t->cand_d), free(t->senders), free(t->dist);
+        free(t->cand), free(t->cand_d), free(t->senders), free(t->dist), free(t->cursor);
     }
     sn_pack_free(&m->packed), sn_pack_free(&m->scratch), sn_pack_free(&m->columns);
     sn_v2x_grid_free(&m->grid);
@@ -243,8 +243,7 @@ static void pairs_copy(void *arg, uint32_t task)
     memcpy(m->dist + pt->at, pt->dist, pt->n * sizeof *pt->dist);
 }
 
-/* fn(arg, 0..tasks-1) on the host's workers, or here. */
-static sn_status run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void *arg, uint32_t tasks)
+sn_status sn_v2x_run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void *arg, uint32_t tasks)
 {
     if (tasks > 1 && SN_HOST_HAS(m->host, parallel_for))
         return m->host->parallel_for(m->ctx, fn, arg, tasks);
@@ -290,7 +289,8 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
     tasks = tasks > SN_V2X_PAIR_TASKS ? SN_V2X_PAIR_TASKS : tasks ? tasks : 1;
     pairs_job j = {m, n_tx, (m->n_st + tasks - 1) / tasks};
     tasks = m->n_st ? (m->n_st + j.per - 1) / j.per : 0;
-    sn_status st = run_tasks(m, pairs_task, &j, tasks);
+    m->pair_tasks = tasks, m->pair_per = j.per;
+    sn_status st = sn_v2x_run_tasks(m, pairs_task, &j, tasks);
     uint32_t n = 0;
     for (uint32_t t = 0; t < tasks && !st; t++) {
         if (m->pt[t].oom)
@@ -301,7 +301,7 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
         return st;
     if (!grow_pairs(m, n))
         return SN_E_NOMEM;
-    if ((st = run_tasks(m, pairs_copy, &j, tasks)))
+    if ((st = sn_v2x_run_tasks(m, pairs_copy, &j, tasks)))
         return st;
     m->n_pairs = n;
     m->r_start[m->n_st] = n;
@@ -372,7 +372,7 @@ static sn_status powers(sn_v2x_medium *m)
     tasks = tasks > 64 ? 64 : tasks > m->n_st ? m->n_st : tasks;
     powers_job j = {m, (m->n_st + tasks - 1) / tasks};
     tasks = (m->n_st + j.per - 1) / j.per;
-    return run_tasks(m, powers_task, &j, tasks);
+    return sn_v2x_run_tasks(m, powers_task, &j, tasks);
 }
 
 /* A station that does not report this frame keeps copies of its receptions for its next tick. */

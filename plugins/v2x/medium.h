@@ -60,6 +60,8 @@ typedef struct sn_v2x_pair_task {
     double *dist;
     uint32_t n, cap;
     uint32_t at;             /* where they go in the medium's arrays */
+    uint32_t *cursor;        /* los.c find_mirrors: per station, where its group is read */
+    uint32_t cap_cursor;
     bool oom;
 } sn_v2x_pair_task;
 
@@ -91,8 +93,7 @@ typedef struct sn_v2x_medium {
     uint32_t n_pairs, cap_pairs; /* cap_pairs: of each */
     uint32_t *r_start, cap_r_start;
     sn_v2x_pair_task pt[SN_V2X_PAIR_TASKS];
-    uint32_t *cursor;        /* find_mirrors: per station, how far its group has been read */
-    uint32_t cap_cursor;
+    uint32_t pair_tasks, pair_per; /* find_pairs' split: tasks of pair_per receivers (los.c reuses it) */
     sn_v2x_rx *rx;           /* this frame's receptions: station order[i]'s from r_start[i] on */
     uint32_t cap_rx;
     uint32_t *tx;            /* sorted indices of the stations that transmit this frame */
@@ -135,6 +136,9 @@ sn_status sn_v2x_medium_propagate(sn_v2x_medium *m);
 uint32_t sn_v2x_station_pending(const sn_v2x_medium *m, const sn_v2x_station *s);
 const sn_v2x_rx *sn_v2x_station_rx(const sn_v2x_medium *m, const sn_v2x_station *s, uint32_t i,
                                    const sn_v2x_msg **msgs);
+
+/* fn(arg, 0..tasks-1) on the host's workers, or here. */
+sn_status sn_v2x_run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void *arg, uint32_t tasks);
 
 /* The receiver of pair k (a search over r_start). */
 uint32_t sn_v2x_pair_receiver(const sn_v2x_medium *m, uint32_t k);
