@@ -284,8 +284,9 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
     if (!sn_v2x_grid_build(&m->grid, m->xy, n_tx, rmax / 2))
         return SN_E_NOMEM;
 #endif
-    /* a task for some 128 receivers: worth handing out once there are a few hundred */
-    uint32_t tasks = (m->n_st + 127) / 128;
+    /* tasks of 16 receivers or more, at most SN_V2X_PAIR_TASKS (so small scenes, the tests' too,
+    ** split as large ones do) */
+    uint32_t tasks = (m->n_st + 15) / 16;
     tasks = tasks > SN_V2X_PAIR_TASKS ? SN_V2X_PAIR_TASKS : tasks ? tasks : 1;
     pairs_job j = {m, n_tx, (m->n_st + tasks - 1) / tasks};
     tasks = m->n_st ? (m->n_st + j.per - 1) / j.per : 0;
