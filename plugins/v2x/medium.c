@@ -53,7 +53,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
     for (uint32_t i = 0; i < m->n_names; i++)
         free(m->names[i]);
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->rx), free(m->tx);
-    free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
+    free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy), free(m->slots);
     free(m->mirror), free(m->senders), free(m->dist), free(m->los), free(m->ke), free(m->r_start);
     for (int i = 0; i < SN_V2X_PAIR_TASKS; i++) {
         sn_v2x_pair_task *t = &m->pt[i];
@@ -192,6 +192,9 @@ static void pairs_task(void *arg, uint32_t task)
         m->r_start[r] = pt->n; /* within the task, until the copy */
         if (!rs->placed)
             continue;
+        /* Above filter^2 (with room for its rounding) no distance is below filter: no root taken. */
+        double filter = rs->radio.filter, f2 = filter * filter * (1 + 1e-9);
+        sn_vec3 p = rs->pos;
         uint32_t ix0, ix1, iy0, iy1, marked = 0;
 #ifdef SN_V2X_CARLA_METHOD
         sn_v2x_grid_range(g, rs->pos.x, rs->pos.y, INFINITY, &ix0, &ix1, &iy0, &iy1);
@@ -202,16 +205,19 @@ static void pairs_task(void *arg, uint32_t task)
             for (uint32_t ix = ix0; ix <= ix1; ix++) {
                 uint32_t c = iy * g->nx + ix;
                 for (uint32_t q = g->start[c]; q < g->start[c + 1]; q++) {
-                    uint32_t k = g->items[q];
-                    const sn_v2x_station *ts = m->order[m->tx[k]];
+                    const sn_v2x_slot *ts = &m->slots[q];
                     /* Not to itself, nor to another sensor of the same station (CARLA skips its own
-                    ** owner); custom messages only on the same channel. */
-                    if (!ts->placed || rs->station_id == ts->station_id || rs->channel != ts->channel)
+                    ** owner); custom messages only on the same channel; not unplaced (NaN). */
+                    if (rs->station_id == ts->station || rs->channel != ts->channel)
                         continue;
-                    sn_vec3 dv = {rs->pos.x - ts->pos.x, rs->pos.y - ts->pos.y, rs->pos.z - ts->pos.z};
-                    double d = sqrt(dv.x * dv.x + dv.y * dv.y + dv.z * dv.z);
-                    if (!(d < rs->radio.filter))
+                    sn_vec3 dv = {p.x - ts->x, p.y - ts->y, p.z - ts->z};
+                    double d2 = dv.x * dv.x + dv.y * dv.y + dv.z * dv.z;
+                    if (!(d2 < f2))
                         continue;
+                    double d = sqrt(d2);
+                    if (!(d < filter))
+                        continue;
+                    uint32_t k = g->items[q];
                     pt->cand[k >> 6] |= 1ull << (k & 63), pt->cand_d[k] = d, marked++;
                 }
             }
@@ -284,6 +290,12 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
     if (!sn_v2x_grid_build(&m->grid, m->xy, n_tx, rmax / 2))
         return SN_E_NOMEM;
 #endif
+    if (!sn_v2x_grow((void **)&m->slots, &m->cap_slots, n_tx, sizeof *m->slots))
+        return SN_E_NOMEM;
+    for (uint32_t q = 0; q < n_tx; q++) {
+        const sn_v2x_station *s = m->order[m->tx[m->grid.items[q]]];
+        m->slots[q] = (sn_v2x_slot){s->placed ? s->pos.x : NAN, s->pos.y, s->pos.z, s->station_id, s->channel};
+    }
     /* tasks of 16 receivers or more, at most SN_V2X_PAIR_TASKS (so small scenes, the tests' too,
     ** split as large ones do) */
     uint32_t tasks = (m->n_st + 15) / 16;

@@ -51,6 +51,13 @@ typedef struct sn_v2x_station {
     uint32_t n_cmsgs, cap_cmsgs;
 } sn_v2x_station;
 
+/* A transmitter as find_pairs reads it, in the grid's slot order: position (NaN when not placed),
+** station and channel, side by side instead of behind a station pointer. */
+typedef struct sn_v2x_slot {
+    double x, y, z;
+    uint32_t station, channel;
+} sn_v2x_slot;
+
 /* find_pairs' work of one task: its receivers' pairs, before they go to the medium's arrays. */
 typedef struct sn_v2x_pair_task {
     uint64_t *cand;          /* one receiver's candidate transmitters, a bit each */
@@ -101,6 +108,8 @@ typedef struct sn_v2x_medium {
     sn_v2x_grid grid;        /* over the transmitters (tx) */
     double *xy;              /* the transmitters' horizontal positions, for the grid */
     uint32_t cap_xy;
+    sn_v2x_slot *slots;      /* grid.items[q]'s transmitter at slots[q] */
+    uint32_t cap_slots;
     /* line-of-sight work buffers (los.c) */
     sn_ray *rays;
     sn_ray_result *res;
