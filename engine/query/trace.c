@@ -416,12 +416,10 @@ static prepared prepare(const batch *b, uint32_t i)
 static void trace_any(rs_ctx *c, const prepared *r, bool embree, uint32_t i, sn_ray_result *out)
 {
     const sn_rayscene *rs = c->rs;
-    sn_ray_result res;
-    memset(&res, 0, sizeof res); /* padding too: results are compared byte for byte */
     sn_vec3 o = r->o, d = r->d;
     double maxd = r->maxd;
+    bool found = false;
     if (r->ok) {
-        bool found = false;
         if (embree) {
             struct RTCRay ray = embree_ray(o, d, maxd);
             c->any_hit = false, c->any_o = o, c->any_d = d, c->any_maxd = maxd;
@@ -434,9 +432,16 @@ static void trace_any(rs_ctx *c, const prepared *r, bool embree, uint32_t i, sn_
             sn_vec3 nn;
             found = plane_hit(p, o, d, maxd, &t, &nn) && !(c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind));
         }
-        res.n_hits = res.n_found = found;
     }
-    put_result(c->q, out, i, &res);
+    /* Zeroed, padding too (results are compared byte for byte), from a zero result by its
+    ** constant size, in place when the caller's stride is ours: a memset became `rep stos`,
+    ** and the result read back after it stalled, a quarter of a settled ray's time. */
+    static const sn_ray_result zero;
+    sn_ray_result res, *dst = c->q->result_size == sizeof res ? &out[i] : &res;
+    memcpy(dst, &zero, sizeof zero);
+    dst->n_hits = dst->n_found = found;
+    if (dst == &res)
+        put_result(c->q, out, i, &res);
 }
 
 /* Every actor along the ray (SN_RAY_ALL). */
