@@ -132,6 +132,7 @@ struct sn_rayscene {
     rs_cull cull;
     bool cull_valid;
     bool no_cull;          /* sn_rayscene_set_cull(rs, false) */
+    uint32_t cull_skip;    /* batches left that skip the grid (trace.c CULL_SKIP) */
     uint64_t settled, index_updates; /* sn_rayscene_counts */
 
     sn_pool *pool;

@@ -10,6 +10,8 @@
 
 /* Rays per pool task: enough to hide the hand-out cost, few enough to balance threads. */
 #define RAYS_PER_TASK 512
+/* Batches traced without the cull grid after one where it settled under 1 ray in 16. */
+#define CULL_SKIP 8
 
 /* The intersect context Embree hands back to the filter: our state rides behind it. */
 typedef struct rs_ctx {
@@ -577,7 +579,14 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
     /* Any-hit and all-hits queries: the rays the cull grid settles first, and the index brought up
     ** to date only for the others, if any. Closest hits go straight to Embree (their rays are
     ** cast to meet things: lidars, cameras). */
-    if (q->mode != SN_RAY_CLOSEST && !rs->no_cull) {
+    /* Where the grid settles almost nothing (a street grid of buildings: every cell holds a
+    ** roof above the antennas), its test is skipped for the next CULL_SKIP batches. */
+    bool cull = q->mode != SN_RAY_CLOSEST && !rs->no_cull;
+    if (cull && rs->cull_skip) {
+        rs->cull_skip--;
+        cull = false;
+    }
+    if (cull) {
         if ((st = rs_sync_cull(rs, w, alpha, err)))
             return st;
         if (!sn_grow((void **)&rs->cull.need, &rs->cull.cap_need, n, 1))
@@ -588,6 +597,8 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
         for (uint32_t t = 0; t < tasks; t++)
             needed += b.needed[t];
         rs->settled += n - needed;
+        if (n >= 64 && 16 * (uint64_t)(n - needed) < n)
+            rs->cull_skip = CULL_SKIP;
         b.pass = PASS_NEEDED;
         if (needed && !(st = rs_sync_at(rs, w, alpha, false, err)))
             run_tasks(rs, &b, tasks);

@@ -42,19 +42,20 @@ static sn_ray ray_of(const sn_v2x_station *t, const sn_v2x_station *r, double d)
 
 static bool buffers(sn_v2x_medium *m, uint32_t n, uint32_t hits)
 {
-    uint32_t c1 = m->cap_rays, c2 = m->cap_rays, c3 = m->cap_rays;
+    uint32_t c1 = m->cap_rays, c2 = m->cap_rays, c3 = m->cap_rays, c4 = m->cap_rays;
     bool ok = sn_v2x_grow((void **)&m->rays, &c1, n, sizeof *m->rays) &&
               sn_v2x_grow((void **)&m->res, &c2, n, sizeof *m->res) &&
-              sn_v2x_grow((void **)&m->ray_pair, &c3, n, sizeof *m->ray_pair);
+              sn_v2x_grow((void **)&m->ray_pair, &c3, n, sizeof *m->ray_pair) &&
+              sn_v2x_grow((void **)&m->ray_recv, &c4, n, sizeof *m->ray_recv);
     if (ok)
-        m->cap_rays = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+        m->cap_rays = n > m->cap_rays ? n : m->cap_rays; /* each grew to n at least */
     return ok && sn_v2x_grow((void **)&m->hits, &m->cap_hits, hits, sizeof *m->hits);
 }
 
 /* Batch 1's ray of pair k met an endpoint's own static actor or walker: trace it alone without them. */
-static sn_status retrace_blocked(sn_v2x_medium *m, uint32_t k, const sn_ray *ray, bool *blocked)
+static sn_status retrace_blocked(sn_v2x_medium *m, uint32_t k, uint32_t rcv, const sn_ray *ray, bool *blocked)
 {
-    const sn_v2x_station *t = m->order[m->senders[k]], *r = m->order[sn_v2x_pair_receiver(m, k)];
+    const sn_v2x_station *t = m->order[m->senders[k]], *r = m->order[rcv];
     uint32_t ignore[2] = {t->parent_id, r->parent_id};
     sn_ray_query q = SN_RAY_QUERY_INIT;
     q.ignore_ids = ignore, q.n_ignore = 2;
@@ -69,9 +70,9 @@ static sn_status retrace_blocked(sn_v2x_medium *m, uint32_t k, const sn_ray *ray
 }
 
 /* Knife-edge losses of the vehicles on pair k's hit list (endpoints' own vehicles skipped). */
-static sn_status obstacles(sn_v2x_medium *m, uint32_t k, const sn_ray_hit *hits, uint32_t n)
+static sn_status obstacles(sn_v2x_medium *m, uint32_t k, uint32_t rcv, const sn_ray_hit *hits, uint32_t n)
 {
-    const sn_v2x_station *t = m->order[m->senders[k]], *r = m->order[sn_v2x_pair_receiver(m, k)];
+    const sn_v2x_station *t = m->order[m->senders[k]], *r = m->order[rcv];
     double ref0 = fmin(t->ground, r->ground);
     double lambda = r->radio.lambda;
     for (uint32_t i = 0; i < n; i++) {
@@ -125,7 +126,7 @@ static sn_status carla_classify(sn_v2x_medium *m)
             memset(&a, 0, sizeof a);
             a.struct_size = sizeof a;
             if (m->host->actor_get(m->ctx, m->hits[k].actor_id, &a) == SN_OK && a.kind == SN_ACTOR_VEHICLE) {
-                obstacles(m, i, &m->hits[k], 1);
+                obstacles(m, i, rcv, &m->hits[k], 1);
                 continue;
             }
             m->los[i] = SN_V2X_NLOSB;
@@ -227,7 +228,7 @@ sn_status sn_v2x_los_classify(sn_v2x_medium *m)
     for (uint32_t r = 0; r < m->n_st && !st; r++)
         for (uint32_t i = m->r_start[r]; i < m->r_start[r + 1] && !st; i++)
             if (m->mirror[i] == UINT32_MAX) {
-                m->ray_pair[traced] = i;
+                m->ray_pair[traced] = i, m->ray_recv[traced] = r;
                 m->rays[traced++] = ray_of(m->order[m->senders[i]], m->order[r], m->dist[i]);
                 if (traced == CHUNK)
                     st = trace(m, traced, batch0, &clear0), total += traced, traced = 0;
@@ -239,7 +240,7 @@ sn_status sn_v2x_los_classify(sn_v2x_medium *m)
     return st ? st : sn_v2x_run_tasks(m, copy_task, m, m->pair_tasks);
 }
 
-/* Classifies the pairs of rays [0, n): ray k is pair ray_pair[k]'s. With batch0, adds the links
+/* Classifies the pairs of rays [0, n): ray k is pair ray_pair[k]'s, into station ray_recv[k]. With batch0, adds the links
 ** it found wholly clear to *clear0. */
 static sn_status trace(sn_v2x_medium *m, uint32_t n, bool batch0, uint32_t *clear0)
 {
@@ -258,7 +259,7 @@ static sn_status trace(sn_v2x_medium *m, uint32_t n, bool batch0, uint32_t *clea
         uint32_t left = 0;
         for (uint32_t k = 0; k < n; k++)
             if (m->res[k].n_hits > 0)
-                m->ray_pair[left] = m->ray_pair[k], m->rays[left++] = m->rays[k];
+                m->ray_pair[left] = m->ray_pair[k], m->ray_recv[left] = m->ray_recv[k], m->rays[left++] = m->rays[k];
         *clear0 += n - left;
         n = left;
     }
@@ -273,15 +274,15 @@ static sn_status trace(sn_v2x_medium *m, uint32_t n, bool batch0, uint32_t *clea
     m->rays_cast += n;
     uint32_t clear = 0;
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = m->ray_pair[k];
+        uint32_t i = m->ray_pair[k], rcv = m->ray_recv[k];
         bool blocked = m->res[k].n_hits > 0;
-        if (blocked && (seen_by_batch1(m->order[m->senders[i]]) || seen_by_batch1(m->order[sn_v2x_pair_receiver(m, i)])) &&
-            (st = retrace_blocked(m, i, &m->rays[k], &blocked)))
+        if (blocked && (seen_by_batch1(m->order[m->senders[i]]) || seen_by_batch1(m->order[rcv])) &&
+            (st = retrace_blocked(m, i, rcv, &m->rays[k], &blocked)))
             return st;
         if (blocked)
             m->los[i] = SN_V2X_NLOSB;
         else
-            m->ray_pair[clear] = m->ray_pair[k], m->rays[clear++] = m->rays[k];
+            m->ray_pair[clear] = i, m->ray_recv[clear] = rcv, m->rays[clear++] = m->rays[k];
     }
     if (!clear)
         return SN_OK;
@@ -294,10 +295,10 @@ static sn_status trace(sn_v2x_medium *m, uint32_t n, bool batch0, uint32_t *clea
         return st;
     m->rays_cast += clear;
     for (uint32_t k = 0; k < clear; k++) {
-        uint32_t i = m->ray_pair[k];
+        uint32_t i = m->ray_pair[k], rcv = m->ray_recv[k];
         const sn_ray_result *res = &m->res[k];
         if (res->n_found <= res->n_hits) {
-            obstacles(m, i, &m->hits[k * MAX_VEHICLE_HITS], res->n_hits);
+            obstacles(m, i, rcv, &m->hits[k * MAX_VEHICLE_HITS], res->n_hits);
             continue;
         }
         /* More vehicles than the buffer holds: this ray again with room for all of them,
@@ -317,7 +318,7 @@ static sn_status trace(sn_v2x_medium *m, uint32_t n, bool batch0, uint32_t *clea
         if ((st = h->ray_batch(m->ctx, &q1, &ray, 1, &r1)))
             return st;
         m->rays_cast++;
-        obstacles(m, i, extra, r1.n_hits);
+        obstacles(m, i, rcv, extra, r1.n_hits);
     }
     return SN_OK;
 }

@@ -53,7 +53,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
     for (uint32_t i = 0; i < m->n_names; i++)
         free(m->names[i]);
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->rx), free(m->tx);
-    free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy), free(m->slots);
+    free(m->rays), free(m->res), free(m->ray_pair), free(m->ray_recv), free(m->hits), free(m->xy), free(m->slots);
     free(m->mirror), free(m->senders), free(m->dist), free(m->los), free(m->ke), free(m->r_start);
     for (int i = 0; i < SN_V2X_PAIR_TASKS; i++) {
         sn_v2x_pair_task *t = &m->pt[i];
@@ -320,21 +320,6 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
     m->r_start[m->n_st] = n;
     m->pairs_seen += n;
     return SN_OK;
-}
-
-uint32_t sn_v2x_pair_receiver(const sn_v2x_medium *m, uint32_t k)
-{
-    uint32_t lo = 0, hi = m->n_st; /* the last station whose group starts at or before k */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (m->r_start[mid] <= k)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    while (lo + 1 < m->n_st && m->r_start[lo + 1] <= k) /* empty groups share a start */
-        lo++;
-    return lo;
 }
 
 /* Receivers [task * per, (task + 1) * per): the loss with fading, drawn from each receiver's own

@@ -113,7 +113,7 @@ typedef struct sn_v2x_medium {
     /* line-of-sight work buffers (los.c) */
     sn_ray *rays;
     sn_ray_result *res;
-    uint32_t *ray_pair;
+    uint32_t *ray_pair, *ray_recv; /* ray k's pair and its receiver */
     uint32_t cap_rays;
     uint32_t *mirror;        /* per pair: the pair of the same two antennas the other way, traced for both */
     uint32_t cap_mirror;
@@ -148,9 +148,6 @@ const sn_v2x_rx *sn_v2x_station_rx(const sn_v2x_medium *m, const sn_v2x_station 
 
 /* fn(arg, 0..tasks-1) on the host's workers, or here. */
 sn_status sn_v2x_run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void *arg, uint32_t tasks);
-
-/* The receiver of pair k (a search over r_start). */
-uint32_t sn_v2x_pair_receiver(const sn_v2x_medium *m, uint32_t k);
 
 /* Line of sight of pairs [0, n) (los.c): los and ke of each. */
 sn_status sn_v2x_los_classify(sn_v2x_medium *m);
