@@ -245,8 +245,10 @@ static void pairs_copy(void *arg, uint32_t task)
     uint32_t r0 = task * j->per, r1 = r0 + j->per < m->n_st ? r0 + j->per : m->n_st;
     for (uint32_t r = r0; r < r1; r++)
         m->r_start[r] += pt->at;
-    memcpy(m->senders + pt->at, pt->senders, pt->n * sizeof *pt->senders);
-    memcpy(m->dist + pt->at, pt->dist, pt->n * sizeof *pt->dist);
+    if (pt->n) { /* a task with no pairs may have no buffers yet */
+        memcpy(m->senders + pt->at, pt->senders, pt->n * sizeof *pt->senders);
+        memcpy(m->dist + pt->at, pt->dist, pt->n * sizeof *pt->dist);
+    }
 }
 
 sn_status sn_v2x_run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void *arg, uint32_t tasks)
