@@ -347,12 +347,12 @@ static void finish_closest(const rs_ctx *c, sn_vec3 o, sn_vec3 d, double maxd, b
         }
         if (found) {
             res.n_hits = res.n_found = 1;
-            if (best_a)
+            if (best_a) {
                 MAKE_HIT(&res.hit, o, d, best_t, best_n, best_a);
-            else
-                MAKE_HIT(&res.hit, o, d, best_t, best_n, best_p);
-            if (best_a)
                 res.hit.semantic_tag = tri_tag(best_a, best_tri);
+            } else {
+                MAKE_HIT(&res.hit, o, d, best_t, best_n, best_p);
+            }
         }
     }
     put_result(c->q, out, i, &res);
@@ -392,10 +392,6 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
     }
 }
 
-/* Whether anything lies along the ray (SN_RAY_ANY): Embree's occlusion search, which stops at
-** the first accepted hit. Which hit that is depends on the index's tree (its rebuilds follow
-** the queries made), so only the answer is reported, never the hit: results stay a function of
-** the world alone. */
 /* A ray as Embree is given it: its origin, unit direction and reach; ok false for a ray that
 ** can hit nothing (rs_ray_prepare). */
 typedef struct prepared {
@@ -413,8 +409,11 @@ static prepared prepare(const batch *b, uint32_t i)
     return p;
 }
 
-/* With `embree` false the caller knows Embree would find nothing (rs_cull_clear): only the
-** planes are tested. */
+/* Whether anything lies along the ray (SN_RAY_ANY): Embree's occlusion search, which stops at
+** the first accepted hit. Which hit that is depends on the index's tree (its rebuilds follow
+** the queries made), so only the answer is reported, never the hit: results stay a function of
+** the world alone. With `embree` false the caller knows Embree would find nothing
+** (rs_cull_clear): only the planes are tested. */
 static void trace_any(rs_ctx *c, const prepared *r, bool embree, uint32_t i, sn_ray_result *out)
 {
     const sn_rayscene *rs = c->rs;
@@ -578,9 +577,9 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
         rs->scratch[t].oom = false;
     /* Any-hit and all-hits queries: the rays the cull grid settles first, and the index brought up
     ** to date only for the others, if any. Closest hits go straight to Embree (their rays are
-    ** cast to meet things: lidars, cameras). */
-    /* Where the grid settles almost nothing (a street grid of buildings: every cell holds a
-    ** roof above the antennas), its test is skipped for the next CULL_SKIP batches. */
+    ** cast to meet things: lidars, cameras). Where the grid settles almost nothing (a street
+    ** grid of buildings: every cell holds a roof above the antennas), its test is skipped for
+    ** the next CULL_SKIP batches. */
     bool cull = q->mode != SN_RAY_CLOSEST && !rs->no_cull;
     if (cull && rs->cull_skip) {
         rs->cull_skip--;
