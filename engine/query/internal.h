@@ -8,6 +8,7 @@
 #include "rayscene.h"
 
 #include <embree3/rtcore.h>
+#include <math.h>
 #include <string.h>
 
 #define RS_MAX_TASKS 64
@@ -52,6 +53,46 @@ typedef struct rs_scratch {
     bool oom;
 } rs_scratch;
 
+/* cull.c: every shaped actor's box over a grid of cells, each holding the highest widened box
+** top over it, which settles rays that pass above them all without Embree. */
+typedef struct rs_cull {
+    double margin;       /* m: how much the boxes were widened (cull.c says why) */
+    double top;          /* the highest widened top (-inf: no boxes, every ray is clear) */
+    double x0, y0, inv;  /* the grid's corner and 1 / cell side */
+    uint32_t nx, ny;     /* cells; 0 when there are no boxes */
+    double *tops;        /* nx * ny, row by row: the highest widened top over the cell, -inf when none */
+    size_t cap_tops;
+    /* what it was built from, as the index's gen, static_gen, alpha */
+    const sn_world *world;
+    uint64_t gen, static_gen;
+    double alpha;
+    double (*boxes)[6];  /* the boxes, gathered for the build: low corner, high corner */
+    size_t cap_boxes;
+    uint8_t *need;       /* per ray of the batch being traced: the grid could not settle it */
+    size_t cap_need;
+} rs_cull;
+
+/* The grid of n boxes (box[i]: low x y z, high x y z); false when out of memory. */
+bool rs_cull_build(rs_cull *c, const double (*box)[6], size_t n);
+/* Whether the segment o + t d, t in [0, maxd] (d a unit vector), provably meets no box: then
+** Embree would find nothing on it either. The tests of the whole world inline (most rays of a
+** V2X frame end there), the walk over the cells in cull.c. */
+bool rs_cull_walk(const rs_cull *c, const sn_vec3 *o, const sn_vec3 *e);
+static inline bool rs_cull_clear(const rs_cull *c, const sn_vec3 *o, const sn_vec3 *d, double maxd)
+{
+    /* How far Embree's float copy of the ray may stray (cull.c), within what the boxes allow. */
+    double ax = fabs(o->x), ay = fabs(o->y), az = fabs(o->z);
+    double big = ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az);
+    if (c->top == -INFINITY)
+        return true; /* no boxes */
+    if (!(1e-3 + 2e-6 * (big + maxd) <= 0.5 * c->margin))
+        return false;
+    sn_vec3 e = {o->x + d->x * maxd, o->y + d->y * maxd, o->z + d->z * maxd};
+    if ((o->z < e.z ? o->z : e.z) > c->top)
+        return true; /* above every box */
+    return c->nx && rs_cull_walk(c, o, &e);
+}
+
 struct sn_rayscene {
     RTCDevice dev;
     RTCScene top;         /* geometry 0: the static actors' triangles, 1: the other actors' */
@@ -87,6 +128,13 @@ struct sn_rayscene {
     bool has_boxes;
     uint64_t boxes_gen;
 
+    const sn_world *stat_world; /* what geometry 0 was built from (at static_gen) */
+    rs_cull cull;
+    bool cull_valid;
+    bool no_cull;          /* sn_rayscene_set_cull(rs, false) */
+    uint32_t cull_skip;    /* batches left that skip the grid (trace.c CULL_SKIP) */
+    uint64_t settled, index_updates; /* sn_rayscene_counts */
+
     sn_pool *pool;
     int threads;
     rs_scratch scratch[RS_MAX_TASKS];
@@ -108,24 +156,25 @@ static inline uint32_t rs_n_refs(const sn_rayscene *rs) { return (uint32_t)(rs->
 /* An actor's reflectivity: its own, or its tag's when it has none (< 0). */
 static inline double rs_refl(const sn_actor *a) { return a->reflectivity >= 0 ? a->reflectivity : sn_tag_reflectivity(a->tag); }
 
-/* A hit; its point's velocity from the actor's motion, v + w x (p - origin). struct_size says
-** the velocity is there (see sensim/types.h). */
-static inline sn_ray_hit rs_hit(double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag, sn_vec3 origin,
-                                sn_vec3 vel, sn_vec3 omega, double refl)
+/* A hit into *h; its point's velocity from the actor's motion, v + w x (p - origin). struct_size
+** says the velocity is there (see sensim/types.h). Written in place after zeroing *h: a hit
+** returned by value and assigned may carry stale padding (the compiler need not copy it), and
+** results are compared byte for byte. */
+static inline void rs_hit(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag,
+                          sn_vec3 origin, sn_vec3 vel, sn_vec3 omega, double refl)
 {
-    sn_ray_hit h;
-    memset(&h, 0, sizeof h);
-    h.struct_size = sizeof h;
-    h.distance = t;
-    h.point = point;
-    h.normal = normal;
-    h.actor_id = id;
-    h.semantic_tag = tag;
-    h.velocity = sn_v3_add(vel, sn_v3_cross(omega, sn_v3_sub(point, origin)));
-    h.reflectivity = refl;
-    return h;
+    memset(h, 0, sizeof *h);
+    h->struct_size = sizeof *h;
+    h->distance = t;
+    h->point = point;
+    h->normal = normal;
+    h->actor_id = id;
+    h->semantic_tag = tag;
+    h->velocity = sn_v3_add(vel, sn_v3_cross(omega, sn_v3_sub(point, origin)));
+    h->reflectivity = refl;
 }
-#define RS_HIT_OF(t, point, normal, a) rs_hit(t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega, (a)->refl)
+#define RS_HIT_OF(h, t, point, normal, a) \
+    rs_hit(h, t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega, (a)->refl)
 
 /* The bytes of a result or hit the caller's stride holds (plugins built before sn_ray_hit grew
 ** pass the 1.2 sizes). */
@@ -135,6 +184,11 @@ static inline size_t rs_min_size(size_t stride, size_t ours) { return stride < o
 ** when `bounds`. rs_sync_at poses them at fraction alpha of the last frame instead. */
 sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err);
 sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool bounds, sn_error *err);
+/* The planes and the cull grid at alpha, without posing models or touching Embree's moving
+** geometry (the static one is built when it changed). */
+sn_status rs_sync_cull(sn_rayscene *rs, const sn_world *w, double alpha, sn_error *err);
+/* Whether the index is current for w at alpha (rs_sync_at would do nothing). */
+bool rs_index_current(const sn_rayscene *rs, const sn_world *w, double alpha);
 /* What sweeps and overlaps need: every actor's collision shape as now and the bounds scene.
 ** Vehicles and walkers are their boxes there, as physics meets them (CARLA's sweeps meet
 ** skeletal meshes' physics bodies, not their render meshes): posing every model and refitting

@@ -54,6 +54,12 @@ sn_status sn_rays_trace_times(sn_rayscene *rs, const sn_world *w, const double *
 /* Closest hits one rtcIntersect1 at a time instead of Embree's streams (the reference in tests
 ** and benchmarks; results are the same). */
 void sn_rayscene_set_one_by_one(sn_rayscene *rs, bool on);
+/* Any-hit and all-hits rays settled by the cull grid (internal.h rs_cull) without Embree: on
+** (the default) or off (every ray to Embree: the reference in tests; the answers are the same). */
+void sn_rayscene_set_cull(sn_rayscene *rs, bool on);
+/* For tests and benchmarks: rays the cull grid settled, and how often the moving actors' index
+** was brought up to date (models posed, Embree's tree refitted or rebuilt), since creation. */
+void sn_rayscene_counts(const sn_rayscene *rs, uint64_t *settled, uint64_t *index_updates);
 /* A sphere of `radius` moved along the ray: the first contact (or every actor touched, in
 ** SN_RAY_ALL), distance = how far the centre travelled. */
 sn_status sn_sweep_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, const sn_ray *ray,

@@ -21,8 +21,8 @@ static sn_status embree_check(sn_rayscene *rs, const char *what, sn_error *err)
         return SN_OK;
     sn_status st = sn_fail(err, SN_E_NOMEM, "ray index: %s: %s", what, rs->emb_err);
     rs->emb_err[0] = 0;
-    rs->built = rs->bounds_built = false; /* rebuild from scratch next time */
-    rs->world = NULL;
+    rs->built = rs->bounds_built = rs->cull_valid = false; /* rebuild from scratch next time */
+    rs->world = rs->stat_world = NULL;
     return st;
 }
 
@@ -120,11 +120,18 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     free(rs->model_meshes);
     free(rs->model_v);
     free(rs->stamp);
+    free(rs->cull.tops), free(rs->cull.boxes), free(rs->cull.need);
     free(rs);
 }
 
 int sn_rayscene_threads(const sn_rayscene *rs) { return rs->threads; }
 void sn_rayscene_set_one_by_one(sn_rayscene *rs, bool on) { rs->one_by_one = on; }
+void sn_rayscene_set_cull(sn_rayscene *rs, bool on) { rs->no_cull = !on; }
+
+void sn_rayscene_counts(const sn_rayscene *rs, uint64_t *settled, uint64_t *index_updates)
+{
+    *settled = rs->settled, *index_updates = rs->index_updates;
+}
 
 sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j)
 {
@@ -284,6 +291,7 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
         rs->has_stat = true;
     }
     rs->static_gen = w->static_gen;
+    rs->stat_world = w;
     return embree_check(rs, "static geometry", err);
 }
 
@@ -331,28 +339,41 @@ static bool reserve_models(sn_rayscene *rs, const sn_world *w)
            sn_grow((void **)&rs->model_v, &rs->cap_model_v, n_v + 1, sizeof *rs->model_v);
 }
 
+/* The world's ground planes into rs->planes; false when out of memory. */
+static bool collect_planes(sn_rayscene *rs, const sn_world *w)
+{
+    rs->n_planes = 0;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        if (a->kind == SN_ACTOR_SENSOR || a->shape != SN_SHAPE_PLANE)
+            continue;
+        double l = sn_v3_len(a->plane_normal);
+        if (!(l > 0))
+            continue;
+        if (!sn_grow((void **)&rs->planes, &rs->cap_planes, rs->n_planes + 1, sizeof *rs->planes))
+            return false;
+        rs->planes[rs->n_planes++] = (rs_plane){a->id, a->parent, a->tag, (uint8_t)a->kind,
+                                                sn_v3_scale(a->plane_normal, 1 / l), a->plane_offset / l,
+                                                a->st.pos, a->st.vel, a->st.ang_vel, rs_refl(a)};
+    }
+    return true;
+}
+
 /* The moving actors and planes at alpha; with `boxes`, vehicles and walkers as their collision
 ** boxes and no Embree geometry (sweeps and overlaps need only that: rs_sync_boxes). */
 static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha, bool boxes, sn_error *err)
 {
-    rs->n_dact = rs->n_planes = 0;
+    rs->n_dact = 0;
     bool same = true; /* the same shapes in the same order: keep the buffers */
     size_t used_v = 0, n_models = 0;
     if (!boxes && !reserve_models(rs, w))
         return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the vehicles' and walkers' meshes");
+    if (!collect_planes(rs, w))
+        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
-        if (a->kind != SN_ACTOR_SENSOR && a->shape == SN_SHAPE_PLANE) {
-            double l = sn_v3_len(a->plane_normal);
-            if (!(l > 0))
-                continue;
-            if (!sn_grow((void **)&rs->planes, &rs->cap_planes, rs->n_planes + 1, sizeof *rs->planes))
-                return sn_fail(err, SN_E_NOMEM, "ray index: out of memory");
-            rs->planes[rs->n_planes++] = (rs_plane){a->id, a->parent, a->tag, (uint8_t)a->kind,
-                                                    sn_v3_scale(a->plane_normal, 1 / l), a->plane_offset / l,
-                                                    a->st.pos, a->st.vel, a->st.ang_vel, rs_refl(a)};
+        if (a->kind != SN_ACTOR_SENSOR && a->shape == SN_SHAPE_PLANE)
             continue;
-        }
         if (!has_mesh(a) || is_static(a))
             continue;
         if (!sn_grow((void **)&rs->dact, &rs->cap_dact, rs->n_dact + 1, sizeof *rs->dact))
@@ -367,6 +388,7 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
     }
     if (boxes)
         return SN_OK;
+    rs->index_updates++;
     same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes && rs->dyn_refits < DYN_REFITS;
     if (same) {
         rs->dyn_refits++; /* new vertices, same triangles */
@@ -453,12 +475,51 @@ sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err
     return rs_sync_at(rs, w, 1.0, bounds, err);
 }
 
+bool rs_index_current(const sn_rayscene *rs, const sn_world *w, double alpha)
+{
+    return rs->world == w && rs->built && rs->gen == w->gen && rs->alpha == alpha;
+}
+
+sn_status rs_sync_cull(sn_rayscene *rs, const sn_world *w, double alpha, sn_error *err)
+{
+    rs_cull *c = &rs->cull;
+    if (rs->cull_valid && c->world == w && c->gen == w->gen && c->static_gen == w->static_gen && c->alpha == alpha)
+        return SN_OK;
+    rs->cull_valid = false;
+    sn_status st;
+    if ((rs->stat_world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
+        return st;
+    size_t n = 0;
+    for (size_t i = 0; i < w->n_actors; i++)
+        n += has_mesh(w->actors[i]) && !is_static(w->actors[i]);
+    n += rs->n_sact;
+    if (!collect_planes(rs, w) || !sn_grow((void **)&c->boxes, &c->cap_boxes, n + 1, sizeof *c->boxes))
+        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the boxes of %zu actors", n);
+    size_t k = 0;
+    for (size_t i = 0; i < rs->n_sact; i++, k++)
+        memcpy(c->boxes[k], rs->sact[i].lo, 3 * sizeof(double)), memcpy(c->boxes[k] + 3, rs->sact[i].hi, 3 * sizeof(double));
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        if (!has_mesh(a) || is_static(a))
+            continue;
+        rs_actor r; /* its box holds its mesh or model (fill_actor) */
+        fill_actor(w, a, alpha, &r);
+        memcpy(c->boxes[k], r.lo, 3 * sizeof(double)), memcpy(c->boxes[k] + 3, r.hi, 3 * sizeof(double));
+        k++;
+    }
+    if (!rs_cull_build(c, (const double(*)[6])c->boxes, k))
+        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the cull grid of %zu actors", k);
+    c->world = w, c->gen = w->gen, c->static_gen = w->static_gen, c->alpha = alpha;
+    rs->cull_valid = true;
+    return SN_OK;
+}
+
 sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool bounds, sn_error *err)
 {
     sn_status st = SN_OK;
-    if (rs->world != w || !rs->built || rs->gen != w->gen || rs->alpha != alpha) {
+    if (!rs_index_current(rs, w, alpha)) {
         rs->built = rs->bounds_built = rs->has_boxes = false;
-        if ((rs->world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
+        if ((rs->stat_world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
             return st;
         if ((st = build_dynamic(rs, w, alpha, false, err)))
             return st;
@@ -479,7 +540,7 @@ sn_status rs_sync_boxes(sn_rayscene *rs, const sn_world *w, sn_error *err)
     if (!(rs->world == w && rs->boxes_gen == w->gen && rs->has_boxes)) {
         rs->built = rs->bounds_built = rs->has_boxes = false;
         sn_status st;
-        if ((rs->world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
+        if ((rs->stat_world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
             return st;
         if ((st = build_dynamic(rs, w, 1.0, true, err)))
             return st;

@@ -238,7 +238,7 @@ sn_status sn_sweep_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query
             continue;
         sn_vec3 n_ = sn_v3_sub(sn_v3_add(o, sn_v3_scale(d, t)), c);
         n_ = sn_v3_len(n_) > 1e-12 ? sn_v3_norm(n_) : sn_v3_scale(d, -1);
-        s->hits[n++] = RS_HIT_OF(t, c, n_, a);
+        RS_HIT_OF(&s->hits[n++], t, c, n_, a);
     }
     for (size_t k = 0; k < rs->n_planes; k++) {
         const rs_plane *p = &rs->planes[k];
@@ -253,7 +253,7 @@ sn_status sn_sweep_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query
             continue;
         sn_vec3 c = sn_v3_add(o, sn_v3_scale(d, t));
         c = sn_v3_sub(c, sn_v3_scale(p->n, sn_v3_dot(p->n, c) - p->d));
-        s->hits[n++] = RS_HIT_OF(t, c, p->n, p);
+        RS_HIT_OF(&s->hits[n++], t, c, p->n, p);
     }
     if (q->mode != SN_RAY_ALL && n > 1) { /* keep the first (SN_RAY_ANY: the nearest is as good as any) */
         uint32_t b = 0;

@@ -10,6 +10,8 @@
 
 /* Rays per pool task: enough to hide the hand-out cost, few enough to balance threads. */
 #define RAYS_PER_TASK 512
+/* Batches traced without the cull grid after one where it settled under 1 ray in 16. */
+#define CULL_SKIP 8
 
 /* The intersect context Embree hands back to the filter: our state rides behind it. */
 typedef struct rs_ctx {
@@ -25,6 +27,10 @@ typedef struct rs_ctx {
     double any_maxd;
 } rs_ctx;
 
+/* Which rays a task traces: every one; or (queries the cull grid serves, rs_cull) first those
+** the grid settles without Embree, marking the others in need[], then the marked ones. */
+typedef enum pass { PASS_ALL, PASS_SETTLE, PASS_NEEDED } pass;
+
 typedef struct batch {
     sn_rayscene *rs;
     const sn_world *w;
@@ -32,6 +38,8 @@ typedef struct batch {
     const sn_ray *rays;
     sn_ray_result *out;
     uint32_t n, per_task;
+    pass pass;
+    uint32_t needed[RS_MAX_TASKS]; /* PASS_SETTLE: per task, how many rays it left for Embree */
 } batch;
 
 bool rs_excluded(const sn_world *w, const sn_ray_query *q, uint32_t id, uint32_t parent, uint8_t tag,
@@ -115,6 +123,16 @@ static int hit_cmp(const void *a, const void *b)
     return (x->actor_id > y->actor_id) - (x->actor_id < y->actor_id);
 }
 
+/* Result i of the caller's array, as much of res as its stride holds. A whole result is copied
+** by its constant size: a run-time size became `rep movs`, a third of an any-hit ray's time. */
+static inline void put_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, const sn_ray_result *res)
+{
+    if (q->result_size == sizeof *res)
+        memcpy(&out[i], res, sizeof *res);
+    else
+        memcpy((char *)out + (size_t)i * q->result_size, res, rs_min_size(q->result_size, sizeof *res));
+}
+
 void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_ray_hit *hits, uint32_t n)
 {
     if (n > 1)
@@ -132,7 +150,7 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
     } else {
         res.n_hits = res.n_found = n ? 1 : 0;
     }
-    memcpy((char *)out + (size_t)i * q->result_size, &res, rs_min_size(q->result_size, sizeof res));
+    put_result(q, out, i, &res);
 }
 
 /* ---- one ray ---------------------------------------------------------------------------- */
@@ -223,7 +241,7 @@ static struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
     return r;
 }
 
-#define MAKE_HIT(o, d, t, n, a) RS_HIT_OF(t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
+#define MAKE_HIT(h, o, d, t, n, a) RS_HIT_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
 
 /* The tag of triangle tri of actor a: a model's rider parts are Rider (shapes.h sn_material_tag). */
 static uint8_t tri_tag(const rs_actor *a, uint32_t tri)
@@ -329,12 +347,15 @@ static void finish_closest(const rs_ctx *c, sn_vec3 o, sn_vec3 d, double maxd, b
         }
         if (found) {
             res.n_hits = res.n_found = 1;
-            res.hit = best_a ? MAKE_HIT(o, d, best_t, best_n, best_a) : MAKE_HIT(o, d, best_t, best_n, best_p);
-            if (best_a)
+            if (best_a) {
+                MAKE_HIT(&res.hit, o, d, best_t, best_n, best_a);
                 res.hit.semantic_tag = tri_tag(best_a, best_tri);
+            } else {
+                MAKE_HIT(&res.hit, o, d, best_t, best_n, best_p);
+            }
         }
     }
-    memcpy((char *)out + (size_t)i * c->q->result_size, &res, rs_min_size(c->q->result_size, sizeof res));
+    put_result(c->q, out, i, &res);
 }
 
 /* Closest hits of rays [from, to): STREAM at a time through Embree, then each finished alone. */
@@ -371,50 +392,78 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
     }
 }
 
+/* A ray as Embree is given it: its origin, unit direction and reach; ok false for a ray that
+** can hit nothing (rs_ray_prepare). */
+typedef struct prepared {
+    sn_vec3 o, d;
+    double maxd;
+    bool ok;
+} prepared;
+
+static prepared prepare(const batch *b, uint32_t i)
+{
+    sn_ray r;
+    memcpy(&r, (const char *)b->rays + (size_t)i * b->q->ray_size, sizeof r);
+    prepared p = {r.origin, {0, 0, 0}, 0, false};
+    p.ok = rs_ray_prepare(&r, &p.d, &p.maxd);
+    return p;
+}
+
 /* Whether anything lies along the ray (SN_RAY_ANY): Embree's occlusion search, which stops at
 ** the first accepted hit. Which hit that is depends on the index's tree (its rebuilds follow
 ** the queries made), so only the answer is reported, never the hit: results stay a function of
-** the world alone. */
-static void trace_any(rs_ctx *c, const sn_ray *r, uint32_t i, sn_ray_result *out)
+** the world alone. With `embree` false the caller knows Embree would find nothing
+** (rs_cull_clear): only the planes are tested. */
+static void trace_any(rs_ctx *c, const prepared *r, bool embree, uint32_t i, sn_ray_result *out)
 {
     const sn_rayscene *rs = c->rs;
-    sn_ray_result res;
-    memset(&res, 0, sizeof res); /* padding too: results are compared byte for byte */
-    sn_vec3 o = r->origin, d;
-    double maxd;
-    if (rs_ray_prepare(r, &d, &maxd)) {
-        struct RTCRay ray = embree_ray(o, d, maxd);
-        c->any_hit = false, c->any_o = o, c->any_d = d, c->any_maxd = maxd;
-        rtcOccluded1(rs->top, (struct RTCIntersectContext *)&c->ec, &ray);
-        bool found = ray.tfar < 0 && c->any_hit;
+    sn_vec3 o = r->o, d = r->d;
+    double maxd = r->maxd;
+    bool found = false;
+    if (r->ok) {
+        if (embree) {
+            struct RTCRay ray = embree_ray(o, d, maxd);
+            c->any_hit = false, c->any_o = o, c->any_d = d, c->any_maxd = maxd;
+            rtcOccluded1(rs->top, (struct RTCIntersectContext *)&c->ec, &ray);
+            found = ray.tfar < 0 && c->any_hit;
+        }
         for (size_t k = 0; k < rs->n_planes && !found; k++) {
             const rs_plane *p = &rs->planes[k];
             double t;
             sn_vec3 nn;
             found = plane_hit(p, o, d, maxd, &t, &nn) && !(c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind));
         }
-        res.n_hits = res.n_found = found;
     }
-    memcpy((char *)out + (size_t)i * c->q->result_size, &res, rs_min_size(c->q->result_size, sizeof res));
+    /* Zeroed, padding too (results are compared byte for byte), from a zero result by its
+    ** constant size, in place when the caller's stride is ours: a memset became `rep stos`,
+    ** and the result read back after it stalled, a quarter of a settled ray's time. */
+    static const sn_ray_result zero;
+    sn_ray_result res, *dst = c->q->result_size == sizeof res ? &out[i] : &res;
+    memcpy(dst, &zero, sizeof zero);
+    dst->n_hits = dst->n_found = found;
+    if (dst == &res)
+        put_result(c->q, out, i, &res);
 }
 
 /* Every actor along the ray (SN_RAY_ALL). */
-static void trace_all(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_ray_result *out)
+static void trace_all(rs_ctx *c, rs_scratch *s, const prepared *r, bool embree, uint32_t i, sn_ray_result *out)
 {
     const sn_rayscene *rs = c->rs;
     const sn_ray_query *q = c->q;
-    sn_vec3 o = r->origin, d;
-    double maxd;
+    sn_vec3 o = r->o, d = r->d;
+    double maxd = r->maxd;
     uint32_t n = 0;
-    if (!rs_ray_prepare(r, &d, &maxd)) {
+    if (!r->ok) {
         rs_write_result(q, out, i, s->hits, 0);
         return;
     }
-    struct RTCRayHit rh;
-    rh.ray = embree_ray(o, d, maxd);
-    rh.hit.geomID = rh.hit.primID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
     s->n = 0;
-    rtcIntersect1(rs->top, &c->ec, &rh);
+    if (embree) {
+        struct RTCRayHit rh;
+        rh.ray = embree_ray(o, d, maxd);
+        rh.hit.geomID = rh.hit.primID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+        rtcIntersect1(rs->top, &c->ec, &rh);
+    }
 
     if (!rs_reserve_hits(s, s->n + rs->n_planes))
         return;
@@ -436,7 +485,7 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_
         if (e->back)
             nn = sn_v3_scale(d, -1);
         if (t <= maxd) {
-            s->hits[n] = MAKE_HIT(o, d, t, nn, a);
+            MAKE_HIT(&s->hits[n], o, d, t, nn, a);
             s->hits[n++].semantic_tag = tri_tag(a, e->tri);
         }
     }
@@ -446,7 +495,7 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const sn_ray *r, uint32_t i, sn_
         sn_vec3 nn;
         if (rs_excluded(c->w, q, p->id, p->parent, p->tag, p->kind) || !plane_hit(p, o, d, maxd, &t, &nn))
             continue;
-        s->hits[n++] = MAKE_HIT(o, d, t, nn, p);
+        MAKE_HIT(&s->hits[n++], o, d, t, nn, p);
     }
     rs_write_result(q, out, i, s->hits, n);
 }
@@ -470,14 +519,36 @@ static void run_task(void *arg, uint32_t task)
         trace_closest(&c, b, from, to);
         return;
     }
+    uint8_t *need = b->rs->cull.need;
+    uint32_t needed = 0;
     for (uint32_t i = from; i < to && !s->oom; i++) {
-        sn_ray r;
-        memcpy(&r, (const char *)b->rays + (size_t)i * b->q->ray_size, sizeof r);
+        if (b->pass == PASS_NEEDED && !need[i])
+            continue;
+        prepared r = prepare(b, i);
+        bool embree = true;
+        if (b->pass == PASS_SETTLE) {
+            need[i] = r.ok && !rs_cull_clear(&b->rs->cull, &r.o, &r.d, r.maxd);
+            if (need[i]) { /* left for PASS_NEEDED, once the index is up to date */
+                needed++;
+                continue;
+            }
+            embree = false;
+        }
         if (c.all)
-            trace_all(&c, s, &r, i, b->out);
+            trace_all(&c, s, &r, embree, i, b->out);
         else
-            trace_any(&c, &r, i, b->out);
+            trace_any(&c, &r, embree, i, b->out);
     }
+    b->needed[task] = needed;
+}
+
+/* The batch's tasks on the pool (or here when there is one). */
+static void run_tasks(sn_rayscene *rs, batch *b, uint32_t tasks)
+{
+    if (tasks == 1)
+        run_task(b, 0);
+    else
+        sn_pool_run(rs->pool, run_task, b, tasks);
 }
 
 sn_status sn_rays_trace(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, const sn_ray *rays,
@@ -496,9 +567,7 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
         return sn_fail(err, SN_E_INVALID, "NULL rays or results for %u rays", n);
     if (!n)
         return SN_OK;
-    if ((st = rs_sync_at(rs, w, alpha, false, err)))
-        return st;
-    batch b = {rs, w, q, rays, out, n, RAYS_PER_TASK};
+    batch b = {rs, w, q, rays, out, n, RAYS_PER_TASK, PASS_ALL, {0}};
     uint32_t tasks = (n + RAYS_PER_TASK - 1) / RAYS_PER_TASK;
     if (tasks > RS_MAX_TASKS) { /* bigger tasks rather than more scratch */
         tasks = RS_MAX_TASKS;
@@ -506,10 +575,37 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
     }
     for (uint32_t t = 0; t < tasks; t++)
         rs->scratch[t].oom = false;
-    if (tasks == 1)
-        run_task(&b, 0);
-    else
-        sn_pool_run(rs->pool, run_task, &b, tasks);
+    /* Any-hit and all-hits queries: the rays the cull grid settles first, and the index brought up
+    ** to date only for the others, if any. Closest hits go straight to Embree (their rays are
+    ** cast to meet things: lidars, cameras). Where the grid settles almost nothing (a street
+    ** grid of buildings: every cell holds a roof above the antennas), its test is skipped for
+    ** the next CULL_SKIP batches. */
+    bool cull = q->mode != SN_RAY_CLOSEST && !rs->no_cull;
+    if (cull && rs->cull_skip) {
+        rs->cull_skip--;
+        cull = false;
+    }
+    if (cull) {
+        if ((st = rs_sync_cull(rs, w, alpha, err)))
+            return st;
+        if (!sn_grow((void **)&rs->cull.need, &rs->cull.cap_need, n, 1))
+            return sn_fail(err, SN_E_NOMEM, "ray queries: out of memory for %u rays", n);
+        b.pass = PASS_SETTLE;
+        run_tasks(rs, &b, tasks);
+        uint32_t needed = 0;
+        for (uint32_t t = 0; t < tasks; t++)
+            needed += b.needed[t];
+        rs->settled += n - needed;
+        if (n >= 64 && 16 * (uint64_t)(n - needed) < n)
+            rs->cull_skip = CULL_SKIP;
+        b.pass = PASS_NEEDED;
+        if (needed && !(st = rs_sync_at(rs, w, alpha, false, err)))
+            run_tasks(rs, &b, tasks);
+    } else if (!(st = rs_sync_at(rs, w, alpha, false, err))) {
+        run_tasks(rs, &b, tasks);
+    }
+    if (st)
+        return st;
     for (uint32_t t = 0; t < tasks; t++)
         if (rs->scratch[t].oom)
             return sn_fail(err, SN_E_NOMEM, "ray queries: out of memory while collecting hits");

@@ -27,7 +27,7 @@ double sn_v2x_knife_edge(double h, double d1, double d2, double lambda)
 }
 
 /* The exact two-ray ground reflection (LOS of the geometric model). */
-static double two_ray(double d, double ht, double hr, double lambda)
+double sn_v2x_two_ray(double d, double ht, double hr, double lambda)
 {
     double dh = ht - hr;
     double dg2 = d * d - dh * dh;
@@ -39,35 +39,6 @@ static double two_ray(double d, double ht, double hr, double lambda)
     double phi = 2.0 * PI / lambda * (d - dr);
     double re = 1.0 + gamma * cos(phi), im = gamma * sin(phi);
     return 20.0 * log10((4.0 * PI * dg / lambda) / sqrt(re * re + im * im));
-}
-
-double sn_v2x_path_loss(const sn_v2x_radio *rx, sn_v2x_los los, double d, double ht, double hr, double ke)
-{
-    if (rx->model == SN_V2X_WINNER) {
-        if (los == SN_V2X_NLOSB)
-            return 36.85 + 30.0 * log10(d) + 18.9 * rx->log10_f;
-        double pl = rx->scenario == SN_V2X_HIGHWAY ? 32.4 + 20.0 * log10(d) + 20.0 * rx->log10_f
-                                                   : 38.77 + 16.7 * log10(d) + 18.2 * rx->log10_f;
-        return los == SN_V2X_NLOSV ? pl + ke : pl;
-    }
-    switch (los) {
-    case SN_V2X_LOS: return two_ray(d, ht, hr, rx->lambda);
-    case SN_V2X_NLOSB: return rx->fspl_d0 + 10.0 * rx->exponent * log10(d / rx->d_ref);
-    default: return 20.0 * log10(d) + rx->fs_term + ke;
-    }
-}
-
-double sn_v2x_fading_sigma(const sn_v2x_radio *rx, sn_v2x_los los)
-{
-    if (!rx->etsi_fading)
-        return rx->custom_sigma;
-    static const double table[3][3] = {
-        /* highway, rural, urban */
-        {3.3, 4.25, 5.2}, /* LOS */
-        {6.8, 6.8, 6.8},  /* NLOSb */
-        {3.8, 4.55, 5.3}, /* NLOSv */
-    };
-    return table[los][rx->scenario];
 }
 
 const char *sn_v2x_los_name(sn_v2x_los los)

@@ -52,9 +52,13 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         station_free(m->st[i]);
     for (uint32_t i = 0; i < m->n_names; i++)
         free(m->names[i]);
-    free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->pairs), free(m->rx), free(m->tx);
-    free(m->rays), free(m->res), free(m->ray_pair), free(m->hits), free(m->xy);
-    free(m->mirror), free(m->cursor), free(m->senders), free(m->r_start), free(m->cand), free(m->cand_d);
+    free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->rx), free(m->tx);
+    free(m->rays), free(m->res), free(m->ray_pair), free(m->ray_recv), free(m->hits), free(m->xy), free(m->slots);
+    free(m->mirror), free(m->senders), free(m->dist), free(m->los), free(m->ke), free(m->r_start);
+    for (int i = 0; i < SN_V2X_PAIR_TASKS; i++) {
+        sn_v2x_pair_task *t = &m->pt[i];
+        free(t->cand), free(t->cand_d), free(t->senders), free(t->dist), free(t->cursor);
+    }
     sn_pack_free(&m->packed), sn_pack_free(&m->scratch), sn_pack_free(&m->columns);
     sn_v2x_grid_free(&m->grid);
     free(m);
@@ -122,7 +126,7 @@ void sn_v2x_medium_begin(sn_v2x_medium *m)
         s->ticked = false;
         s->tx_count = s->rx_count = 0;
     }
-    m->n_msgs = m->n_rx = m->n_pairs = 0;
+    m->n_msgs = m->n_pairs = 0;
     sn_pack_clear(&m->packed);
 }
 
@@ -161,13 +165,116 @@ static void place(sn_v2x_medium *m)
 ** receiver (station order), each group in sender order: the order in which a receiver draws its
 ** fading, and in which every later pass walks the pairs front to back. The grid holds the
 ** transmitters; a receiver's candidates are marked in a bitmap over them (one bit per
-** transmitter, so reading it back gives them in sender order) with their distances. */
+** transmitter, so reading it back gives them in sender order) with their distances. Receivers
+** are split in ranges over the host's workers, each task gathering its pairs apart; they are
+** then copied into place, so the arrays are the same at any thread count. */
+typedef struct pairs_job {
+    sn_v2x_medium *m;
+    uint32_t n_tx, per;
+} pairs_job;
+
+static void pairs_task(void *arg, uint32_t task)
+{
+    const pairs_job *j = arg;
+    sn_v2x_medium *m = j->m;
+    sn_v2x_pair_task *pt = &m->pt[task];
+    uint32_t words = (j->n_tx + 63) / 64;
+    pt->n = 0;
+    pt->oom = !sn_v2x_grow((void **)&pt->cand, &pt->cap_cand, words, sizeof *pt->cand) ||
+              !sn_v2x_grow((void **)&pt->cand_d, &pt->cap_cand_d, j->n_tx, sizeof *pt->cand_d);
+    if (pt->oom)
+        return;
+    memset(pt->cand, 0, words * sizeof *pt->cand);
+    const sn_v2x_grid *g = &m->grid;
+    uint32_t r0 = task * j->per, r1 = r0 + j->per < m->n_st ? r0 + j->per : m->n_st;
+    for (uint32_t r = r0; r < r1; r++) {
+        const sn_v2x_station *rs = m->order[r];
+        m->r_start[r] = pt->n; /* within the task, until the copy */
+        if (!rs->placed)
+            continue;
+        /* Above filter^2 (with room for its rounding) no distance is below filter: no root taken. */
+        double filter = rs->radio.filter, f2 = filter * filter * (1 + 1e-9);
+        sn_vec3 p = rs->pos;
+        uint32_t ix0, ix1, iy0, iy1, marked = 0;
+#ifdef SN_V2X_CARLA_METHOD
+        sn_v2x_grid_range(g, rs->pos.x, rs->pos.y, INFINITY, &ix0, &ix1, &iy0, &iy1);
+#else
+        sn_v2x_grid_range(g, rs->pos.x, rs->pos.y, rs->radio.filter, &ix0, &ix1, &iy0, &iy1);
+#endif
+        for (uint32_t iy = iy0; iy <= iy1; iy++)
+            for (uint32_t ix = ix0; ix <= ix1; ix++) {
+                uint32_t c = iy * g->nx + ix;
+                for (uint32_t q = g->start[c]; q < g->start[c + 1]; q++) {
+                    const sn_v2x_slot *ts = &m->slots[q];
+                    /* Not to itself, nor to another sensor of the same station (CARLA skips its own
+                    ** owner); custom messages only on the same channel; not unplaced (NaN). */
+                    if (rs->station_id == ts->station || rs->channel != ts->channel)
+                        continue;
+                    sn_vec3 dv = {p.x - ts->x, p.y - ts->y, p.z - ts->z};
+                    double d2 = dv.x * dv.x + dv.y * dv.y + dv.z * dv.z;
+                    if (!(d2 < f2))
+                        continue;
+                    double d = sqrt(d2);
+                    if (!(d < filter))
+                        continue;
+                    uint32_t k = g->items[q];
+                    pt->cand[k >> 6] |= 1ull << (k & 63), pt->cand_d[k] = d, marked++;
+                }
+            }
+        uint32_t cap = pt->cap;
+        if (!sn_v2x_grow((void **)&pt->senders, &cap, pt->n + marked, sizeof *pt->senders) ||
+            !sn_v2x_grow((void **)&pt->dist, &pt->cap, pt->n + marked, sizeof *pt->dist)) {
+            pt->oom = true;
+            return;
+        }
+        for (uint32_t w = 0; marked && w < words; w++)
+            for (uint64_t bits = pt->cand[w]; bits; bits &= bits - 1) {
+                uint32_t k = 64 * w + (uint32_t)__builtin_ctzll(bits);
+                pt->senders[pt->n] = m->tx[k], pt->dist[pt->n++] = pt->cand_d[k];
+                pt->cand[w] = 0, marked--;
+            }
+    }
+}
+
+/* Task `task`'s pairs into place. */
+static void pairs_copy(void *arg, uint32_t task)
+{
+    const pairs_job *j = arg;
+    sn_v2x_medium *m = j->m;
+    const sn_v2x_pair_task *pt = &m->pt[task];
+    uint32_t r0 = task * j->per, r1 = r0 + j->per < m->n_st ? r0 + j->per : m->n_st;
+    for (uint32_t r = r0; r < r1; r++)
+        m->r_start[r] += pt->at;
+    if (pt->n) { /* a task with no pairs may have no buffers yet */
+        memcpy(m->senders + pt->at, pt->senders, pt->n * sizeof *pt->senders);
+        memcpy(m->dist + pt->at, pt->dist, pt->n * sizeof *pt->dist);
+    }
+}
+
+sn_status sn_v2x_run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void *arg, uint32_t tasks)
+{
+    if (tasks > 1 && SN_HOST_HAS(m->host, parallel_for))
+        return m->host->parallel_for(m->ctx, fn, arg, tasks);
+    for (uint32_t t = 0; t < tasks; t++)
+        fn(arg, t);
+    return SN_OK;
+}
+
+/* The pair arrays grown to n pairs: false out of memory. */
+static bool grow_pairs(sn_v2x_medium *m, uint32_t n)
+{
+    uint32_t c1 = m->cap_pairs, c2 = c1, c3 = c1;
+    bool ok = sn_v2x_grow((void **)&m->senders, &c1, n, sizeof *m->senders) &&
+              sn_v2x_grow((void **)&m->dist, &c2, n, sizeof *m->dist) &&
+              sn_v2x_grow((void **)&m->los, &c3, n, sizeof *m->los);
+    if (ok)
+        ok = sn_v2x_grow((void **)&m->ke, &m->cap_pairs, n, sizeof *m->ke);
+    return ok;
+}
+
 static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
 {
-    uint32_t words = (n_tx + 63) / 64;
-    if (!sn_v2x_grow((void **)&m->r_start, &m->cap_r_start, m->n_st + 1, sizeof *m->r_start) ||
-        !sn_v2x_grow((void **)&m->cand, &m->cap_cand, words, sizeof *m->cand) ||
-        !sn_v2x_grow((void **)&m->cand_d, &m->cap_cand_d, n_tx, sizeof *m->cand_d))
+    if (!sn_v2x_grow((void **)&m->r_start, &m->cap_r_start, m->n_st + 1, sizeof *m->r_start))
         return SN_E_NOMEM;
     double rmax = 0;
     for (uint32_t k = 0; k < n_tx; k++) {
@@ -185,55 +292,41 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
     if (!sn_v2x_grid_build(&m->grid, m->xy, n_tx, rmax / 2))
         return SN_E_NOMEM;
 #endif
-    memset(m->cand, 0, words * sizeof *m->cand);
-    const sn_v2x_grid *g = &m->grid;
-    for (uint32_t r = 0; r < m->n_st; r++) {
-        const sn_v2x_station *rs = m->order[r];
-        m->r_start[r] = m->n_pairs;
-        if (!rs->placed)
-            continue;
-        uint32_t ix0, ix1, iy0, iy1, marked = 0;
-#ifdef SN_V2X_CARLA_METHOD
-        sn_v2x_grid_range(g, rs->pos.x, rs->pos.y, INFINITY, &ix0, &ix1, &iy0, &iy1);
-#else
-        sn_v2x_grid_range(g, rs->pos.x, rs->pos.y, rs->radio.filter, &ix0, &ix1, &iy0, &iy1);
-#endif
-        for (uint32_t iy = iy0; iy <= iy1; iy++)
-            for (uint32_t ix = ix0; ix <= ix1; ix++) {
-                uint32_t c = iy * g->nx + ix;
-                for (uint32_t q = g->start[c]; q < g->start[c + 1]; q++) {
-                    uint32_t k = g->items[q];
-                    const sn_v2x_station *ts = m->order[m->tx[k]];
-                    /* Not to itself, nor to another sensor of the same station (CARLA skips its own
-                    ** owner); custom messages only on the same channel. */
-                    if (!ts->placed || rs->station_id == ts->station_id || rs->channel != ts->channel)
-                        continue;
-                    sn_vec3 dv = {rs->pos.x - ts->pos.x, rs->pos.y - ts->pos.y, rs->pos.z - ts->pos.z};
-                    double d = sqrt(dv.x * dv.x + dv.y * dv.y + dv.z * dv.z);
-                    if (!(d < rs->radio.filter))
-                        continue;
-                    m->cand[k >> 6] |= 1ull << (k & 63), m->cand_d[k] = d, marked++;
-                }
-            }
-        uint32_t cap = m->cap_pairs;
-        if (!sn_v2x_grow((void **)&m->pairs, &cap, m->n_pairs + marked, sizeof *m->pairs) ||
-            !sn_v2x_grow((void **)&m->senders, &m->cap_pairs, m->n_pairs + marked, sizeof *m->senders))
-            return SN_E_NOMEM;
-        for (uint32_t w = 0; marked && w < words; w++)
-            for (uint64_t bits = m->cand[w]; bits; bits &= bits - 1) {
-                uint32_t k = 64 * w + (uint32_t)__builtin_ctzll(bits);
-                m->senders[m->n_pairs] = m->tx[k];
-                m->pairs[m->n_pairs++] = (sn_v2x_pair){.t = m->tx[k], .r = r, .d = m->cand_d[k]};
-                m->cand[w] = 0, marked--;
-            }
+    if (!sn_v2x_grow((void **)&m->slots, &m->cap_slots, n_tx, sizeof *m->slots))
+        return SN_E_NOMEM;
+    for (uint32_t q = 0; q < n_tx; q++) {
+        const sn_v2x_station *s = m->order[m->tx[m->grid.items[q]]];
+        m->slots[q] = (sn_v2x_slot){s->placed ? s->pos.x : NAN, s->pos.y, s->pos.z, s->station_id, s->channel};
     }
-    m->r_start[m->n_st] = m->n_pairs;
-    m->pairs_seen += m->n_pairs;
+    /* tasks of 16 receivers or more, at most SN_V2X_PAIR_TASKS (so small scenes, the tests' too,
+    ** split as large ones do) */
+    uint32_t tasks = (m->n_st + 15) / 16;
+    tasks = tasks > SN_V2X_PAIR_TASKS ? SN_V2X_PAIR_TASKS : tasks ? tasks : 1;
+    pairs_job j = {m, n_tx, (m->n_st + tasks - 1) / tasks};
+    tasks = m->n_st ? (m->n_st + j.per - 1) / j.per : 0;
+    m->pair_tasks = tasks, m->pair_per = j.per;
+    sn_status st = sn_v2x_run_tasks(m, pairs_task, &j, tasks);
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < tasks && !st; t++) {
+        if (m->pt[t].oom)
+            return SN_E_NOMEM;
+        m->pt[t].at = n, n += m->pt[t].n;
+    }
+    if (st)
+        return st;
+    if (!grow_pairs(m, n))
+        return SN_E_NOMEM;
+    if ((st = sn_v2x_run_tasks(m, pairs_copy, &j, tasks)))
+        return st;
+    m->n_pairs = n;
+    m->r_start[m->n_st] = n;
+    m->pairs_seen += n;
     return SN_OK;
 }
 
 /* Receivers [task * per, (task + 1) * per): the loss with fading, drawn from each receiver's own
-** stream in sender order, and the power. No task touches another's receivers. */
+** stream in sender order, the power, and the receptions (rx from the receiver's r_start on, in
+** sender order). No task touches another's receivers. */
 typedef struct powers_job {
     sn_v2x_medium *m;
     uint32_t per;
@@ -246,59 +339,45 @@ static void powers_task(void *arg, uint32_t task)
     uint32_t r0 = task * j->per, r1 = r0 + j->per < m->n_st ? r0 + j->per : m->n_st;
     for (uint32_t r = r0; r < r1; r++) {
         sn_v2x_station *rs = m->order[r];
+        uint32_t at = m->r_start[r];
+        rs->rx_first = at;
+        bool heights = rs->radio.model != SN_V2X_WINNER; /* WINNER+ does not use them */
         for (uint32_t k = m->r_start[r]; k < m->r_start[r + 1]; k++) {
-            sn_v2x_pair *p = &m->pairs[k];
-            const sn_v2x_station *ts = m->order[p->t];
-            double ref0 = fmin(ts->ground, rs->ground);
-            double ht = fmax(ts->pos.z - ref0, 0), hr = fmax(rs->pos.z - ref0, 0);
-            double d = fmax(p->d, 1e-3); /* co-located antennas: a millimetre, not log(0) */
-            double pl = sn_v2x_path_loss(&rs->radio, (sn_v2x_los)p->los, d, ht, hr, p->ke);
-            double loss = pl + sn_v2x_rng_normal(&rs->rng, 0.0, sn_v2x_fading_sigma(&rs->radio, (sn_v2x_los)p->los));
-            p->power = ts->radio.tx_power + rs->radio.gain - loss;
-            p->received = p->power >= rs->radio.sensitivity;
+            const sn_v2x_station *ts = m->order[m->senders[k]];
+            double ht = 0, hr = 0;
+            if (heights) {
+                double ref0 = fmin(ts->ground, rs->ground);
+                ht = fmax(ts->pos.z - ref0, 0), hr = fmax(rs->pos.z - ref0, 0);
+            }
+            double d = m->dist[k] < 1e-3 ? 1e-3 : m->dist[k]; /* co-located antennas: a millimetre, not log(0) */
+            sn_v2x_los los = (sn_v2x_los)m->los[k];
+            double pl = sn_v2x_path_loss(&rs->radio, los, d, ht, hr, los == SN_V2X_NLOSV ? m->ke[k] : 0);
+            double loss = pl + sn_v2x_rng_normal(&rs->rng, 0.0, sn_v2x_fading_sigma(&rs->radio, los));
+            double power = ts->radio.tx_power + rs->radio.gain - loss;
+            if (power >= rs->radio.sensitivity)
+                m->rx[at++] = (sn_v2x_rx){power, (uint8_t)los, ts->tx_first, ts->tx_count};
         }
+        rs->rx_count = at - rs->rx_first;
     }
 }
 
-/* Every pair's power, receivers split over the host's workers (the same draws at any count). */
+/* Every pair's power and the receptions, receivers split over the host's workers (the same
+** draws at any count). */
 static sn_status powers(sn_v2x_medium *m)
 {
+    if (!sn_v2x_grow((void **)&m->rx, &m->cap_rx, m->n_pairs, sizeof *m->rx))
+        return SN_E_NOMEM;
     /* tasks of some 4 000 pairs: worth handing out, enough of them to balance two cores */
     uint32_t tasks = m->n_pairs / 4096 + 1;
     tasks = tasks > 64 ? 64 : tasks > m->n_st ? m->n_st : tasks;
     powers_job j = {m, (m->n_st + tasks - 1) / tasks};
     tasks = (m->n_st + j.per - 1) / j.per;
-    if (tasks > 1 && SN_HOST_HAS(m->host, parallel_for))
-        return m->host->parallel_for(m->ctx, powers_task, &j, tasks);
-    for (uint32_t t = 0; t < tasks; t++)
-        powers_task(&j, t);
-    return SN_OK;
+    return sn_v2x_run_tasks(m, powers_task, &j, tasks);
 }
 
-/* Receptions, as the pairs: grouped by receiver, each in sender order; copies kept for stations
-** not ticking this frame. */
-static sn_status deliver(sn_v2x_medium *m)
+/* A station that does not report this frame keeps copies of its receptions for its next tick. */
+static sn_status carry(sn_v2x_medium *m)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < m->n_pairs; i++)
-        n += m->pairs[i].received;
-    if (!sn_v2x_grow((void **)&m->rx, &m->cap_rx, n, sizeof *m->rx))
-        return SN_E_NOMEM;
-    uint32_t at = 0;
-    for (uint32_t i = 0; i < m->n_st; i++) {
-        sn_v2x_station *s = m->order[i];
-        s->rx_first = at;
-        for (uint32_t k = m->r_start[i]; k < m->r_start[i + 1]; k++) {
-            const sn_v2x_pair *p = &m->pairs[k];
-            if (p->received) {
-                const sn_v2x_station *ts = m->order[p->t];
-                m->rx[at++] = (sn_v2x_rx){p->power, p->los, ts->tx_first, ts->tx_count};
-            }
-        }
-        s->rx_count = at - s->rx_first;
-    }
-    m->n_rx = n;
-    /* A station that does not report this frame keeps copies for its next tick. */
     for (uint32_t i = 0; i < m->n_st; i++) {
         sn_v2x_station *s = m->order[i];
         if (s->ticked || !s->rx_count)
@@ -346,7 +425,7 @@ sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
     if (!st)
         st = powers(m);
     if (!st)
-        st = deliver(m);
+        st = carry(m);
     if (st == SN_E_NOMEM)
         h->set_error(m->ctx, "out of memory propagating V2X messages");
     return st;

@@ -51,16 +51,28 @@ typedef struct sn_v2x_station {
     uint32_t n_cmsgs, cap_cmsgs;
 } sn_v2x_station;
 
-/* A sender-receiver pair within the receiver's filter distance (pairs come grouped by receiver,
-** each group in sender order). */
-typedef struct sn_v2x_pair {
-    uint32_t t, r;   /* indices into the medium's sorted stations */
-    double d;        /* 3D distance between the antennas, m */
-    double ke;       /* largest knife-edge loss (NLOSv), dB */
-    double power;    /* received power, dBm */
-    uint8_t los;
-    bool received;
-} sn_v2x_pair;
+/* A transmitter as find_pairs reads it, in the grid's slot order: position (NaN when not placed),
+** station and channel, side by side instead of behind a station pointer. */
+typedef struct sn_v2x_slot {
+    double x, y, z;
+    uint32_t station, channel;
+} sn_v2x_slot;
+
+/* find_pairs' work of one task: its receivers' pairs, before they go to the medium's arrays. */
+typedef struct sn_v2x_pair_task {
+    uint64_t *cand;          /* one receiver's candidate transmitters, a bit each */
+    double *cand_d;          /* ... and their distances */
+    uint32_t cap_cand, cap_cand_d;
+    uint32_t *senders;       /* its pairs, as the medium's */
+    double *dist;
+    uint32_t n, cap;
+    uint32_t at;             /* where they go in the medium's arrays */
+    uint32_t *cursor;        /* los.c find_mirrors: per station, where its group is read */
+    uint32_t cap_cursor;
+    bool oom;
+} sn_v2x_pair_task;
+
+#define SN_V2X_PAIR_TASKS 8
 
 typedef struct sn_v2x_medium {
     const sn_host *host;
@@ -78,26 +90,30 @@ typedef struct sn_v2x_medium {
     sn_pack_buf packed;      /* this frame's CAMs, encoded (msg.h packed_at) */
     sn_pack_buf scratch;     /* a carried CAM, encoded for one report */
     sn_pack_buf columns;     /* one compact report's columns (compact.c) */
-    sn_v2x_pair *pairs;
-    uint32_t *senders;       /* pairs[i].t again, packed: what find_mirrors scans */
-    uint32_t n_pairs, cap_pairs; /* cap_pairs: of both */
-    uint32_t *r_start, cap_r_start; /* the pairs into station i: pairs[r_start[i] .. r_start[i + 1]) */
-    uint64_t *cand;          /* find_pairs: one receiver's candidate transmitters, a bit each */
-    double *cand_d;          /* ... and their distances */
-    uint32_t cap_cand, cap_cand_d;
-    uint32_t *cursor;        /* find_mirrors: per station, how far its group has been read */
-    uint32_t cap_cursor;
-    sn_v2x_rx *rx;           /* this frame's receptions, grouped by receiver */
-    uint32_t n_rx, cap_rx;
+    /* This frame's sender-receiver pairs, the sender within the receiver's filter distance: the
+    ** pairs into station i are [r_start[i], r_start[i + 1]), in sender order. One array per
+    ** field, so that each pass streams only what it reads. */
+    uint32_t *senders;       /* the sender (index into order) */
+    double *dist;            /* 3D distance between the antennas, m */
+    uint8_t *los;            /* sn_v2x_los */
+    double *ke;              /* largest knife-edge loss (dB); written only where los is NLOSv */
+    uint32_t n_pairs, cap_pairs; /* cap_pairs: of each */
+    uint32_t *r_start, cap_r_start;
+    sn_v2x_pair_task pt[SN_V2X_PAIR_TASKS];
+    uint32_t pair_tasks, pair_per; /* find_pairs' split: tasks of pair_per receivers (los.c reuses it) */
+    sn_v2x_rx *rx;           /* this frame's receptions: station order[i]'s from r_start[i] on */
+    uint32_t cap_rx;
     uint32_t *tx;            /* sorted indices of the stations that transmit this frame */
     uint32_t cap_tx;
     sn_v2x_grid grid;        /* over the transmitters (tx) */
     double *xy;              /* the transmitters' horizontal positions, for the grid */
     uint32_t cap_xy;
+    sn_v2x_slot *slots;      /* grid.items[q]'s transmitter at slots[q] */
+    uint32_t cap_slots;
     /* line-of-sight work buffers (los.c) */
     sn_ray *rays;
     sn_ray_result *res;
-    uint32_t *ray_pair;
+    uint32_t *ray_pair, *ray_recv; /* ray k's pair and its receiver */
     uint32_t cap_rays;
     uint32_t *mirror;        /* per pair: the pair of the same two antennas the other way, traced for both */
     uint32_t cap_mirror;
@@ -129,6 +145,9 @@ sn_status sn_v2x_medium_propagate(sn_v2x_medium *m);
 uint32_t sn_v2x_station_pending(const sn_v2x_medium *m, const sn_v2x_station *s);
 const sn_v2x_rx *sn_v2x_station_rx(const sn_v2x_medium *m, const sn_v2x_station *s, uint32_t i,
                                    const sn_v2x_msg **msgs);
+
+/* fn(arg, 0..tasks-1) on the host's workers, or here. */
+sn_status sn_v2x_run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void *arg, uint32_t tasks);
 
 /* Line of sight of pairs [0, n) (los.c): los and ke of each. */
 sn_status sn_v2x_los_classify(sn_v2x_medium *m);

@@ -11,7 +11,7 @@
 **   (report_layout: compact).
 ** argv[1]: temp folder, argv[2]: the plugin folder. BENCH_V2X_DENSE_N: another station count;
 ** BENCH_V2X_DENSE_PROFILE=carla|compact: one run of that layout (for perf), on
-** BENCH_V2X_DENSE_THREADS threads (2).
+** BENCH_V2X_DENSE_THREADS threads (2), over BENCH_V2X_DENSE_FRAMES ticks (4).
 */
 #include <sensim/noise.h>
 #include <sensim/sensim.h>
@@ -26,7 +26,7 @@
 #define DT 0.05
 #define SIDE 1000.0 /* m */
 #define WARMUP 2
-#define FRAMES 4
+static int FRAMES = 4; /* BENCH_V2X_DENSE_FRAMES in the profile mode */
 #define ANTENNA 1.6 /* m above the car's origin */
 
 static const char *dir, *plugins;
@@ -185,6 +185,8 @@ int main(int argc, char **argv)
         return 1;
     timing carla, compact, one;
     if (getenv("BENCH_V2X_DENSE_PROFILE")) { /* one run of one layout, for perf */
+        if (getenv("BENCH_V2X_DENSE_FRAMES") && atoi(getenv("BENCH_V2X_DENSE_FRAMES")) > 0)
+            FRAMES = atoi(getenv("BENCH_V2X_DENSE_FRAMES"));
         if (!run(getenv("BENCH_V2X_DENSE_PROFILE"), getenv("BENCH_V2X_DENSE_THREADS") ? atoi(getenv("BENCH_V2X_DENSE_THREADS")) : 2, &carla))
             return 1;
         printf("N=%d: medium %.1f ms/tick, reports %.1f ms/tick, %.1f MB/tick\n", n_cars, carla.medium, carla.reports, carla.mb);

@@ -3,6 +3,7 @@
 ** a ray from inside; sweeps and overlaps; the index follows the world; bad input. */
 #include "../../engine/core/rng.h"
 #include "../../engine/query/rayscene.h"
+#include "../../engine/render/shapes.h"
 #include "../check.h"
 
 #include <stdlib.h>
@@ -391,6 +392,109 @@ static void test_any(void)
     sn_world_free(&w);
 }
 
+/* The cull grid (any-hit and all-hits rays settled without Embree when they pass above every
+** box) gives the very bytes Embree gives: cars drawn as models, walkers, buildings, a ground
+** plane; rays between antennas 0.5 mm to 1 m above the roofs, grazing, tilted, dipping into
+** the highest roofs, and random; with
+** and without filters, at 1 and 3 threads. It settles most antenna rays, and a batch it settles
+** whole leaves the moving actors' index alone. */
+static void test_cull(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_rng g;
+    sn_rng_seed(&g, 11);
+    add(&w, SN_ACTOR_STATIC, SN_SHAPE_PLANE, sn_v3(0, 0, 0), 0, sn_v3(0, 0, 0), 1, 0);
+    enum { CARS = 300 };
+    sn_vec3 roof[CARS]; /* a point on each car's roof line, its top's height */
+    for (int i = 0; i < CARS; i++) {
+        sn_vec3 p = sn_v3(sn_rng_uniform(&g) * 400 - 200, sn_rng_uniform(&g) * 400 - 200, 0.75);
+        sn_actor *a = sn_world_add(&w, i % 10 == 3 ? SN_ACTOR_WALKER : SN_ACTOR_VEHICLE, 0);
+        a->shape = SN_SHAPE_BOX, a->bbox.extent = i % 10 == 3 ? sn_v3(0.3, 0.3, 0.9) : sn_v3(2.3, 0.95, 0.75);
+        a->type_id = i % 10 == 3 ? "walker.pedestrian.0001" : i % 2 ? "vehicle.sedan" : "vehicle.truck";
+        a->tag = 10, a->mass = 100;
+        if (i % 10 == 3)
+            p.z = 0.9;
+        sn_transform tf = {p, {0, sn_rng_uniform(&g) * 360, 0}};
+        CHECK(sn_world_materialize(&w, a, &tf, &err) == SN_OK, "materialize: %s", err.msg);
+        roof[i] = sn_v3(p.x, p.y, p.z + a->bbox.extent.z);
+    }
+    for (int i = 0; i < 6; i++) /* buildings: statics, in geometry 0 */
+        add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(-150 + 60 * i, 120 - 50 * i, 8), 20 * i, sn_v3(6, 6, 8), 1, 0);
+    CHECK(sn_model_of(&w, sn_world_find(&w, 2)) != SN_MODEL_NONE, "the cars are drawn as models");
+    enum { N = 6000 };
+    static const double above[] = {0.0005, 0.002, 0.01, 0.03, 0.1, 1.0};
+    sn_ray *rays = malloc(N * sizeof *rays);
+    for (int i = 0; i < N; i++) {
+        sn_vec3 a = roof[i % CARS], b = roof[(i * 7 + 1) % CARS];
+        double top = 1.8, dz = above[i % 6]; /* the highest roof: trucks and walkers */
+        if (i % 5 == 0) { /* grazing one roof: from just above it to far away at the same height */
+            a.z += dz, b.z = a.z;
+        } else if (i % 5 == 1) { /* tilted down onto the roofs */
+            a.z = top + 3, b.z += dz;
+        } else if (i % 5 == 3) { /* from beside a building, just above its roof, down 2-5 cm into it */
+            int k = i % 6;
+            b = sn_v3(-150 + 60 * k, 120 - 50 * k, 16 - 0.02 - 0.03 * sn_rng_uniform(&g));
+            a = sn_v3(b.x + 80 * cos(i), b.y + 80 * sin(i), 16 + dz);
+        } else if (i % 5 == 4) { /* anywhere */
+            a = sn_v3(sn_rng_uniform(&g) * 500 - 250, sn_rng_uniform(&g) * 500 - 250, sn_rng_uniform(&g) * 20);
+        } else { /* antenna to antenna above every roof */
+            a.z = b.z = top + dz;
+        }
+        rays[i] = ray(a, sn_v3_sub(b, a), sn_v3_len(sn_v3_sub(b, a)));
+    }
+    enum { MAXH = 6 };
+    sn_ray_result *res[2];
+    sn_ray_hit *hits[2];
+    for (int k = 0; k < 2; k++)
+        res[k] = calloc(N, sizeof *res[k]), hits[k] = calloc((size_t)N * MAXH, sizeof *hits[k]);
+    for (int threads = 1; threads <= 3; threads += 2)
+        for (int mode = 0; mode < 4; mode++) {
+            sn_rayscene *on = sn_rayscene_create(threads, &err), *off = sn_rayscene_create(threads, &err);
+            sn_rayscene_set_cull(off, false);
+            sn_ray_query q = SN_RAY_QUERY_INIT;
+            q.mode = mode < 2 ? SN_RAY_ANY : SN_RAY_ALL;
+            q.kind_mask = mode % 2 ? 1u << SN_ACTOR_VEHICLE : 0;
+            q.hits = NULL, q.max_hits = MAXH;
+            for (int k = 0; k < 2; k++) {
+                memset(res[k], 0xab, N * sizeof *res[k]);
+                memset(hits[k], 0, (size_t)N * MAXH * sizeof *hits[k]);
+                for (int j = 0; j < N * MAXH; j++)
+                    hits[k][j].struct_size = sizeof hits[k][j];
+                q.hits = hits[k];
+                CHECK(sn_rays_trace(k ? off : on, &w, &q, rays, N, res[k], &err) == SN_OK, "trace: %s", err.msg);
+            }
+            int diff = 0, blocked = 0;
+            for (int i = 0; i < N; i++)
+                diff += memcmp(&res[0][i], &res[1][i], sizeof res[0][i]) != 0, blocked += res[1][i].n_hits > 0;
+            diff += memcmp(hits[0], hits[1], (size_t)N * MAXH * sizeof *hits[0]) != 0;
+            uint64_t settled, updates, settled_off, updates_off;
+            sn_rayscene_counts(on, &settled, &updates);
+            sn_rayscene_counts(off, &settled_off, &updates_off);
+            CHECK(diff == 0, "mode %d, %d threads: %d results differ with the cull grid", mode, threads, diff);
+            CHECK(blocked > N / 10 && settled > N / 6 && settled <= (uint64_t)N - blocked && settled_off == 0,
+                  "mode %d: %d of %d rays blocked, %llu settled by the grid", mode, blocked, N, (unsigned long long)settled);
+            /* A new frame, and only a ray above every roof and building: the moving actors' index
+            ** is not touched. */
+            sn_ray_query qa = SN_RAY_QUERY_INIT;
+            qa.mode = SN_RAY_ANY;
+            sn_ray_result r1;
+            sn_ray above_all = ray(sn_v3(roof[0].x, roof[0].y, 16.2), sn_v3(1, 1, 0.001), 300);
+            sn_world_teleport(&w, sn_world_find(&w, 2), sn_world_find(&w, 2)->st.pos, sn_quat_identity());
+            CHECK(sn_rays_trace(on, &w, &qa, &above_all, 1, &r1, &err) == SN_OK && r1.n_hits == 0, "above all: clear");
+            uint64_t updates2;
+            sn_rayscene_counts(on, &settled, &updates2);
+            CHECK(updates2 == updates, "a batch the grid settles whole updates no index (%llu, %llu)",
+                  (unsigned long long)updates, (unsigned long long)updates2);
+            sn_rayscene_destroy(on), sn_rayscene_destroy(off);
+        }
+    for (int k = 0; k < 2; k++)
+        free(res[k]), free(hits[k]);
+    free(rays);
+    sn_world_free(&w);
+}
+
 /* Moving actors' boxes are refitted frame after frame and rebuilt now and then: a car driven
 ** across 40 updates is hit exactly where it is at every one of them. */
 static void test_moving(void)
@@ -584,6 +688,7 @@ int main(void)
     test_stream();
     test_velocity_and_time();
     test_any();
+    test_cull();
     test_moving();
     test_all_hits_and_filters(1);
     test_all_hits_and_filters(3);
