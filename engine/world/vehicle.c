@@ -281,8 +281,10 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     sn_vec3 force = sn_v3(0, 0, 0), s_up = force, s_wb = force, s_tr = force;
     tyre_frame fr = {{0, 0, 0}, {0, 0, 0}};
     int fr_src = -1;
+    const bool straight = a->steer_angle == 0; /* both axles head along fwd */
+#pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
-        if ((i & 1) == 0)
+        if ((i & 1) == 0 && !straight)
             fr_src = -1; /* a new axle, a new heading */
         if (!touch[i])
             continue; /* wheel in the air */
@@ -319,7 +321,9 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         ** speed at most the force that removes half the side slip in one substep, which
         ** keeps a car at rest from jittering sideways. */
         double cs = (front ? p->corner_front : p->corner_rear) * load;
-        double flat = -sgn(vs) * minv(cs * atan2(fabs(vs), fabs(vl)), 0.5 * grip * mq_h * fabs(vs));
+        /* atan2(+0, x) is +0 for every x but NaN: no call without side slip (driving straight). */
+        double slip = vs != 0 || vl != vl ? atan2(fabs(vs), fabs(vl)) : 0;
+        double flat = -sgn(vs) * minv(cs * slip, 0.5 * grip * mq_h * fabs(vs));
         double mu = p->mu * clampd(1 - LOAD_SENSITIVITY * (load / p->static_load - 1), 0.5, 1.3);
         /* Within the circle by more than rounding needs no square root (nearly always). */
         double fmax_ = mu * load, ft2 = flong * flong + flat * flat;
