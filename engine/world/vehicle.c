@@ -342,14 +342,18 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         s_tr = sy > 0 ? sn_v3_add(s_tr, f) : sn_v3_sub(s_tr, f);
     }
     sn_vec3 torque = sn_v3_add(sn_v3_cross(up, s_up), sn_v3_add(sn_v3_cross(hwb, s_wb), sn_v3_cross(htr, s_tr)));
-    /* One call for the four wheels: the sum of forces at points is a force and a torque. */
-    dBodyAddForce(b, force.x, force.y, force.z);
-    dBodyAddTorque(b, torque.x, torque.y, torque.z);
     /* Explicit drag may not reverse the velocity within one step: a light, large body (50 kg,
-    ** 40 m wide) at speed would otherwise oscillate to infinity and fail ODE's checks. */
-    double kdrag = fmin(0.5 * 1.2 * p->drag_area * sn_v3_len(lin), 0.5 * a->mass / h);
+    ** 40 m wide) at speed would otherwise oscillate to infinity and fail ODE's checks. (fmin's
+    ** value without the libm call: the cap is positive, never NaN.) */
+    double kdrag = 0.5 * 1.2 * p->drag_area * sn_v3_len(lin), kcap = 0.5 * a->mass / h;
+    kdrag = kdrag < kcap ? kdrag : kcap;
     sn_vec3 drag = sn_v3_scale(lin, -kdrag);
-    dBodyAddForce(b, drag.x, drag.y, drag.z);
+    /* One call for the four wheels and the drag: forces at points sum to a force and a torque.
+    ** ODE's accumulator is +0 here (each step ends by zeroing it, nothing else adds to a
+    ** vehicle), and +0 + (f + d) equals (+0 + f) + d in every case, signed zeros included:
+    ** the same sum as a call for each. */
+    dBodyAddForce(b, force.x + drag.x, force.y + drag.y, force.z + drag.z);
+    dBodyAddTorque(b, torque.x, torque.y, torque.z);
 }
 
 void sn_walker_apply(sn_world *w, sn_actor *a, double h)
