@@ -80,7 +80,17 @@ bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name)
 
 static size_t find_index(const sn_world *w, uint32_t id, bool *found)
 {
+    /* Ids only grow and are handed out in turn, so id sits at index id - first id or before
+    ** it (removals shift it down): where nothing was removed, no search. */
     size_t lo = 0, hi = w->n_actors;
+    if (hi && id >= w->actors[0]->id) {
+        size_t guess = id - w->actors[0]->id;
+        if (guess < hi && w->actors[guess]->id == id) {
+            *found = true;
+            return guess;
+        }
+        hi = guess < hi ? guess : hi;
+    }
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (w->actors[mid]->id < id)

@@ -10,10 +10,12 @@
 static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
 {
     (void)err;
+    w->n_kinematic = 0; /* the substeps and the end pass over the bodies only when some are */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
+        w->n_kinematic++;
         a->kin_from_pos = a->st.pos;
         a->kin_from_rot = a->st.rot;
         if (a->has_target) {
@@ -37,7 +39,7 @@ static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, 
 {
     (void)h, (void)err;
     double t = (double)index / n_sub;
-    for (size_t i = 0; i < w->n_bodies; i++) {
+    for (size_t i = 0; w->n_kinematic && i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
@@ -52,7 +54,7 @@ static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, 
 static void kinematic_end(sn_world *w, double dt)
 {
     (void)dt;
-    for (size_t i = 0; i < w->n_bodies; i++) {
+    for (size_t i = 0; w->n_kinematic && i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;

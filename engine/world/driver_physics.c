@@ -146,15 +146,18 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
     (void)index, (void)n_sub, (void)err;
     w->substep_dt = h;
     /* One pass over the bodies: forces, and this substep's crush marks cleared. */
+    size_t standing = 0; /* walkers to put upright after the step (none fall in between and get up) */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         a->crushing = false;
         if (!a->body || a->drive != SN_DRIVE_PHYSICS)
             continue;
-        if (a->kind == SN_ACTOR_VEHICLE)
+        if (a->kind == SN_ACTOR_VEHICLE) {
             sn_vehicle_apply(w, a, h);
-        else if (a->kind == SN_ACTOR_WALKER && !a->fallen)
+        } else if (a->kind == SN_ACTOR_WALKER && !a->fallen) {
             sn_walker_apply(w, a, h);
+            standing++;
+        }
     }
     w->n_contacts = 0;
     w->any_crushing = false;
@@ -165,7 +168,8 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
     sn_gather_contacts(w, h);
     dJointGroupEmpty(w->contact_group);
     knock_down_walkers(w);
-    keep_walkers_upright(w);
+    if (standing)
+        keep_walkers_upright(w);
     return SN_OK;
 }
 

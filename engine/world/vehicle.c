@@ -281,8 +281,10 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     sn_vec3 force = sn_v3(0, 0, 0), s_up = force, s_wb = force, s_tr = force;
     tyre_frame fr = {{0, 0, 0}, {0, 0, 0}};
     int fr_src = -1;
+    const bool straight = a->steer_angle == 0; /* both axles head along fwd */
+#pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
-        if ((i & 1) == 0)
+        if ((i & 1) == 0 && !straight)
             fr_src = -1; /* a new axle, a new heading */
         if (!touch[i])
             continue; /* wheel in the air */
@@ -319,7 +321,9 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         ** speed at most the force that removes half the side slip in one substep, which
         ** keeps a car at rest from jittering sideways. */
         double cs = (front ? p->corner_front : p->corner_rear) * load;
-        double flat = -sgn(vs) * minv(cs * atan2(fabs(vs), fabs(vl)), 0.5 * grip * mq_h * fabs(vs));
+        /* atan2(+0, x) is +0 for every x but NaN: no call without side slip (driving straight). */
+        double slip = vs != 0 || vl != vl ? atan2(fabs(vs), fabs(vl)) : 0;
+        double flat = -sgn(vs) * minv(cs * slip, 0.5 * grip * mq_h * fabs(vs));
         double mu = p->mu * clampd(1 - LOAD_SENSITIVITY * (load / p->static_load - 1), 0.5, 1.3);
         /* Within the circle by more than rounding needs no square root (nearly always). */
         double fmax_ = mu * load, ft2 = flong * flong + flat * flat;
@@ -338,14 +342,18 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         s_tr = sy > 0 ? sn_v3_add(s_tr, f) : sn_v3_sub(s_tr, f);
     }
     sn_vec3 torque = sn_v3_add(sn_v3_cross(up, s_up), sn_v3_add(sn_v3_cross(hwb, s_wb), sn_v3_cross(htr, s_tr)));
-    /* One call for the four wheels: the sum of forces at points is a force and a torque. */
-    dBodyAddForce(b, force.x, force.y, force.z);
-    dBodyAddTorque(b, torque.x, torque.y, torque.z);
     /* Explicit drag may not reverse the velocity within one step: a light, large body (50 kg,
-    ** 40 m wide) at speed would otherwise oscillate to infinity and fail ODE's checks. */
-    double kdrag = fmin(0.5 * 1.2 * p->drag_area * sn_v3_len(lin), 0.5 * a->mass / h);
+    ** 40 m wide) at speed would otherwise oscillate to infinity and fail ODE's checks. (fmin's
+    ** value without the libm call: the cap is positive, never NaN.) */
+    double kdrag = 0.5 * 1.2 * p->drag_area * sn_v3_len(lin), kcap = 0.5 * a->mass / h;
+    kdrag = kdrag < kcap ? kdrag : kcap;
     sn_vec3 drag = sn_v3_scale(lin, -kdrag);
-    dBodyAddForce(b, drag.x, drag.y, drag.z);
+    /* One call for the four wheels and the drag: forces at points sum to a force and a torque.
+    ** ODE's accumulator is +0 here (each step ends by zeroing it, nothing else adds to a
+    ** vehicle), and +0 + (f + d) equals (+0 + f) + d in every case, signed zeros included:
+    ** the same sum as a call for each. */
+    dBodyAddForce(b, force.x + drag.x, force.y + drag.y, force.z + drag.z);
+    dBodyAddTorque(b, torque.x, torque.y, torque.z);
 }
 
 void sn_walker_apply(sn_world *w, sn_actor *a, double h)
