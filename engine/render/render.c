@@ -100,6 +100,9 @@ typedef struct setup_out {
     size_t cap_bands;
     struct vert *verts; /* the job being set up's vertices, projected */
     size_t cap_verts;
+    int32_t (*xy)[2]; /* the same, for a job wholly inside the view (emit_inside): fixed point, */
+    double (*sw)[3];  /* and sx, sy, 1/depth */
+    size_t cap_xy, cap_sw;
     bool oom;
 } setup_out;
 
@@ -209,7 +212,7 @@ void sn_renderer_destroy(sn_renderer *r)
         setup_out *s = &r->setup[k];
         for (size_t i = 0; i < s->cap_bands; i++)
             free(s->bands[i].list);
-        free(s->bands), free(s->tris), free(s->info), free(s->verts);
+        free(s->bands), free(s->tris), free(s->info), free(s->verts), free(s->xy), free(s->sw);
     }
     free(r->jobs);
     free(r->prims);
@@ -255,8 +258,6 @@ sn_status sn_camera_check(const sn_camera *c, sn_error *err)
 
 /* 1 when floor(v) is odd: parity without an integer cast, which overflows (UB) for far points */
 static int parity(double v) { return isfinite(v) && fmod(floor(v), 2.0) != 0; }
-
-static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 static inline bool push_band(band *b, uint32_t t)
 {
@@ -342,6 +343,49 @@ static void project(const sn_renderer *r, sn_vec3 c, vert *v)
         screen(r, v);
 }
 
+/* The box of pixels whose centres (i + 1/2) lie inside fixed-point extents [lo, hi]:
+** floor((lo - 1/2) / ONE) rounded up, floor((hi - 1/2) / ONE); shifts are floor divisions. */
+static inline int64_t first_px(int64_t lo) { return (lo - ONE / 2 + ONE - 1) >> SUB; }
+static inline int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SUB; }
+
+/* A triangle past its area and box tests into s: its 1/depth plane through screen points sx, sy
+** of 1/depths w (as projected, before any winding swap), fixed-point corners X, Y wound positive,
+** box [x0, x1] x [y0, y1] inside the image; then binned. False only when out of memory. */
+static inline bool put_tri(const sn_renderer *r, setup_out *s, const int64_t X[3], const int64_t Y[3],
+                           const int32_t box[4], const double sx[3], const double sy[3], const double w[3],
+                           const float n[3], uint32_t prim_index)
+{
+    /* 1/depth is affine in screen space: solve it through the three projected vertices */
+    double det = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
+    if (fabs(det) < 1e-12)
+        return true;
+    double w0 = w[0], w1 = w[1], w2 = w[2];
+    double inv = 1 / det;
+    double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) * inv;
+    double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) * inv;
+    double C = w0 - A * sx[0] - B * sy[0];
+    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
+        (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
+        return false;
+    uint32_t index = (uint32_t)s->n++;
+    tri *t = &s->tris[index];
+    for (int i = 0; i < 3; i++)
+        t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
+    t->x0 = box[0], t->x1 = box[1], t->y0 = box[2], t->y1 = box[3];
+    /* at the centre of pixel (x, y): screen (x + 1/2, y + 1/2) */
+    t->wa = (float)A;
+    t->wb = (float)B;
+    t->wc = (float)(C + 0.5 * A + 0.5 * B);
+    if (r->need_info) {
+        memcpy(s->info[index].n, n, sizeof s->info[index].n);
+        s->info[index].prim = prim_index;
+    }
+    for (uint32_t b = r->row_band[box[2]], b1 = r->row_band[box[3]]; b <= b1; b++)
+        if (!push_band(&s->bands[b], index))
+            return false;
+    return true;
+}
+
 /* One screen triangle from three projected vertices into s; false only when out of memory. cull:
 ** the vertices are the triangle's own, all in front of the eye, so the sign of its projected area
 ** is the sign of the camera-space facing test (both are the sign of det[a b c]): a back face
@@ -351,6 +395,7 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
                  bool cull)
 {
     double sx[3] = {v[0]->sx, v[1]->sx, v[2]->sx}, sy[3] = {v[0]->sy, v[1]->sy, v[2]->sy};
+    double w[3] = {v[0]->w, v[1]->w, v[2]->w};
     int64_t X[3] = {v[0]->X, v[1]->X, v[2]->X}, Y[3] = {v[0]->Y, v[1]->Y, v[2]->Y};
     int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (Y[1] - Y[0]) * (X[2] - X[0]);
     if (area == 0 || (cull && area < 0))
@@ -364,43 +409,60 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
         minX = X[i] < minX ? X[i] : minX, maxX = X[i] > maxX ? X[i] : maxX;
         minY = Y[i] < minY ? Y[i] : minY, maxY = Y[i] > maxY ? Y[i] : maxY;
     }
-    /* pixels whose centres (i + 1/2) lie inside the box */
-    int64_t x0 = floordiv(minX - ONE / 2 + ONE - 1, ONE), x1 = floordiv(maxX - ONE / 2, ONE);
-    int64_t y0 = floordiv(minY - ONE / 2 + ONE - 1, ONE), y1 = floordiv(maxY - ONE / 2, ONE);
+    int64_t x0 = first_px(minX), x1 = last_px(maxX), y0 = first_px(minY), y1 = last_px(maxY);
     if (x0 < 0) x0 = 0;
     if (y0 < 0) y0 = 0;
     if (x1 > (int64_t)r->W - 1) x1 = r->W - 1;
     if (y1 > (int64_t)r->H - 1) y1 = r->H - 1;
     if (x0 > x1 || y0 > y1)
         return true;
-    /* 1/depth is affine in screen space: solve it through the three projected vertices */
-    double det = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
-    if (fabs(det) < 1e-12)
-        return true;
-    double w0 = v[0]->w, w1 = v[1]->w, w2 = v[2]->w;
-    double inv = 1 / det;
-    double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) * inv;
-    double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) * inv;
-    double C = w0 - A * sx[0] - B * sy[0];
-    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
-        (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
-        return false;
-    uint32_t index = (uint32_t)s->n++;
-    tri *t = &s->tris[index];
-    for (int i = 0; i < 3; i++)
-        t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
-    t->x0 = (int32_t)x0, t->x1 = (int32_t)x1, t->y0 = (int32_t)y0, t->y1 = (int32_t)y1;
-    /* at the centre of pixel (x, y): screen (x + 1/2, y + 1/2) */
-    t->wa = (float)A;
-    t->wb = (float)B;
-    t->wc = (float)(C + 0.5 * A + 0.5 * B);
-    if (r->need_info) {
-        memcpy(s->info[index].n, n, sizeof s->info[index].n);
-        s->info[index].prim = prim_index;
+    const int32_t box[4] = {(int32_t)x0, (int32_t)x1, (int32_t)y0, (int32_t)y1};
+    return put_tri(r, s, X, Y, box, sx, sy, w, n, prim_index);
+}
+
+/* emit() for the triangles [first, first + count) of a job wholly inside the view (no clip, back
+** faces culled), the same triangles in the same order: in batches, the area and box tests of a
+** batch first, without branches (on triangles of a pixel or two their outcome is a coin toss, and
+** mispredicting it cost more than the tests), each survivor's index kept; then the survivors set
+** up. xy: the job's vertices in fixed point, sw: their sx, sy, 1/depth. n: per triangle normals
+** (NULL: none). False only when out of memory. */
+#define BATCH 64
+static bool emit_inside(const sn_renderer *r, setup_out *s, const uint32_t (*t)[3], uint32_t first, uint32_t count,
+                        const int32_t (*xy)[2], const double (*sw)[3], const float (*n)[3], uint32_t prim_index)
+{
+    static const float no_normal[3] = {0, 0, 0};
+    const int64_t W1 = (int64_t)r->W - 1, H1 = (int64_t)r->H - 1;
+    uint32_t keep[BATCH];
+    int32_t box[BATCH][4];
+    for (uint32_t b = first, end = first + count; b < end; b += BATCH) {
+        uint32_t e = end - b < BATCH ? end : b + BATCH, m = 0;
+        for (uint32_t i = b; i < e; i++) {
+            const uint32_t *q = t[i];
+            const int64_t X0 = xy[q[0]][0], X1 = xy[q[1]][0], X2 = xy[q[2]][0];
+            const int64_t Y0 = xy[q[0]][1], Y1 = xy[q[1]][1], Y2 = xy[q[2]][1];
+            const int64_t area = (X1 - X0) * (Y2 - Y0) - (Y1 - Y0) * (X2 - X0);
+            if (area <= 0)
+                continue;
+            int64_t minX = X0 < X1 ? X0 : X1, maxX = X0 < X1 ? X1 : X0;
+            int64_t minY = Y0 < Y1 ? Y0 : Y1, maxY = Y0 < Y1 ? Y1 : Y0;
+            minX = X2 < minX ? X2 : minX, maxX = X2 > maxX ? X2 : maxX;
+            minY = Y2 < minY ? Y2 : minY, maxY = Y2 > maxY ? Y2 : maxY;
+            int64_t x0 = first_px(minX), x1 = last_px(maxX), y0 = first_px(minY), y1 = last_px(maxY);
+            x0 = x0 < 0 ? 0 : x0, y0 = y0 < 0 ? 0 : y0;
+            x1 = x1 > W1 ? W1 : x1, y1 = y1 > H1 ? H1 : y1;
+            box[m][0] = (int32_t)x0, box[m][1] = (int32_t)x1, box[m][2] = (int32_t)y0, box[m][3] = (int32_t)y1;
+            keep[m] = i;
+            m += (uint32_t)((x0 <= x1) & (y0 <= y1));
+        }
+        for (uint32_t k = 0; k < m; k++) {
+            const uint32_t *q = t[keep[k]];
+            const int64_t X[3] = {xy[q[0]][0], xy[q[1]][0], xy[q[2]][0]}, Y[3] = {xy[q[0]][1], xy[q[1]][1], xy[q[2]][1]};
+            const double sx[3] = {sw[q[0]][0], sw[q[1]][0], sw[q[2]][0]}, sy[3] = {sw[q[0]][1], sw[q[1]][1], sw[q[2]][1]};
+            const double w[3] = {sw[q[0]][2], sw[q[1]][2], sw[q[2]][2]};
+            if (!put_tri(r, s, X, Y, box[k], sx, sy, w, n ? n[keep[k]] : no_normal, prim_index))
+                return false;
+        }
     }
-    for (uint32_t b = r->row_band[y0], b1 = r->row_band[y1]; b <= b1; b++)
-        if (!push_band(&s->bands[b], index))
-            return false;
     return true;
 }
 
@@ -670,6 +732,73 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
     return true;
 }
 
+/* The camera-space vertex i of job j (v: its local vertices when it has no world ones). */
+static inline sn_vec3 job_vertex(const sn_renderer *r, const job *j, const float (*v)[3], uint32_t i)
+{
+    if (j->wv)
+        return sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye));
+    return sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]), sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]))));
+}
+
+#ifdef __SSE2__
+/* round_half_away of two lanes whose values fit int32 (a job inside the view: within the image) */
+static inline __m128d round_half_away2(__m128d v)
+{
+    const __m128d i = _mm_cvtepi32_pd(_mm_cvttpd_epi32(v)), f = _mm_sub_pd(v, i), one = _mm_set1_pd(1);
+    return _mm_sub_pd(_mm_add_pd(i, _mm_and_pd(_mm_cmpge_pd(f, _mm_set1_pd(0.5)), one)),
+                      _mm_and_pd(_mm_cmple_pd(f, _mm_set1_pd(-0.5)), one));
+}
+#endif
+
+/* screen() of every vertex of job j, wholly inside the view, into xy (fixed point) and sw (sx, sy,
+** 1/depth): two vertices at a time in SSE2 (its divisions are most of a vertex's cost, and
+** divpd does two for the price of one), the same operations in the same order, so the same bits. */
+static void project_inside(const sn_renderer *r, const job *j, const float (*v)[3], int32_t (*xy)[2], double (*sw)[3])
+{
+    uint32_t i = 0;
+#ifdef __SSE2__
+    const double *R = r->R.m;
+    const __m128d ex = _mm_set1_pd(r->eye.x), ey = _mm_set1_pd(r->eye.y), ez = _mm_set1_pd(r->eye.z);
+    const __m128d f = _mm_set1_pd(r->f), cx = _mm_set1_pd(r->cx), cy = _mm_set1_pd(r->cy), one = _mm_set1_pd(1);
+    const __m128d sub = _mm_set1_pd(ONE);
+#define B2(k) _mm_set1_pd(k)
+    for (; i + 2 <= j->n_v; i += 2) {
+        __m128d x, y, z;
+        if (j->wv) {
+            const double *p = j->wv[i], *q = j->wv[i + 1];
+            const __m128d dx = _mm_sub_pd(_mm_set_pd(q[0], p[0]), ex), dy = _mm_sub_pd(_mm_set_pd(q[1], p[1]), ey);
+            const __m128d dz = _mm_sub_pd(_mm_set_pd(q[2], p[2]), ez);
+            x = _mm_add_pd(_mm_add_pd(_mm_mul_pd(B2(R[0]), dx), _mm_mul_pd(B2(R[3]), dy)), _mm_mul_pd(B2(R[6]), dz));
+            y = _mm_add_pd(_mm_add_pd(_mm_mul_pd(B2(R[1]), dx), _mm_mul_pd(B2(R[4]), dy)), _mm_mul_pd(B2(R[7]), dz));
+            z = _mm_add_pd(_mm_add_pd(_mm_mul_pd(B2(R[2]), dx), _mm_mul_pd(B2(R[5]), dy)), _mm_mul_pd(B2(R[8]), dz));
+        } else {
+            const float *p = v[i], *q = v[i + 1];
+            const __m128d lx = _mm_set_pd(q[0], p[0]), ly = _mm_set_pd(q[1], p[1]), lz = _mm_set_pd(q[2], p[2]);
+            /* cc + (c0 lx + (c1 ly + c2 lz)), as job_vertex */
+            x = _mm_add_pd(B2(j->cc.x), _mm_add_pd(_mm_mul_pd(B2(j->c0.x), lx), _mm_add_pd(_mm_mul_pd(B2(j->c1.x), ly), _mm_mul_pd(B2(j->c2.x), lz))));
+            y = _mm_add_pd(B2(j->cc.y), _mm_add_pd(_mm_mul_pd(B2(j->c0.y), lx), _mm_add_pd(_mm_mul_pd(B2(j->c1.y), ly), _mm_mul_pd(B2(j->c2.y), lz))));
+            z = _mm_add_pd(B2(j->cc.z), _mm_add_pd(_mm_mul_pd(B2(j->c0.z), lx), _mm_add_pd(_mm_mul_pd(B2(j->c1.z), ly), _mm_mul_pd(B2(j->c2.z), lz))));
+        }
+        /* screen(): cx + f y / x, cy - f z / x, 1 / x */
+        const __m128d sx = _mm_add_pd(cx, _mm_div_pd(_mm_mul_pd(f, y), x)), sy = _mm_sub_pd(cy, _mm_div_pd(_mm_mul_pd(f, z), x));
+        const __m128d w = _mm_div_pd(one, x);
+        const __m128i X = _mm_cvttpd_epi32(round_half_away2(_mm_mul_pd(sx, sub)));
+        const __m128i Y = _mm_cvttpd_epi32(round_half_away2(_mm_mul_pd(sy, sub)));
+        _mm_storeu_si128((__m128i *)xy[i], _mm_unpacklo_epi32(X, Y)); /* X0 Y0 X1 Y1 */
+        _mm_storel_pd(&sw[i][0], sx), _mm_storel_pd(&sw[i][1], sy), _mm_storel_pd(&sw[i][2], w);
+        _mm_storeh_pd(&sw[i + 1][0], sx), _mm_storeh_pd(&sw[i + 1][1], sy), _mm_storeh_pd(&sw[i + 1][2], w);
+    }
+#undef B2
+#endif
+    for (; i < j->n_v; i++) {
+        vert t;
+        t.c = job_vertex(r, j, v, i);
+        screen(r, &t);
+        xy[i][0] = t.X, xy[i][1] = t.Y;
+        sw[i][0] = t.sx, sw[i][1] = t.sy, sw[i][2] = t.w;
+    }
+}
+
 /* Setup task k: transforms, culls, clips, projects and bins the triangles of its jobs. A job's
 ** triangles depend on the job alone, so how the jobs are split never shows in the output. */
 static void setup_task(void *arg, uint32_t k)
@@ -682,36 +811,33 @@ static void setup_task(void *arg, uint32_t k)
         s->bands[b].n = 0;
     for (uint32_t ji = r->job_from[k]; ji < r->job_from[k + 1] && !s->oom; ji++) {
         const job *j = &r->jobs[ji];
-        if (!sn_grow((void **)&s->verts, &s->cap_verts, j->n_v, sizeof *s->verts)) {
+        /* wholly inside the view with the normal known or not needed: nothing to clip or find,
+        ** every triangle to emit_inside */
+        const bool direct = j->inside && (j->wn || !r->out->bgra);
+        if (direct ? !sn_grow((void **)&s->xy, &s->cap_xy, j->n_v, sizeof *s->xy) ||
+                         !sn_grow((void **)&s->sw, &s->cap_sw, j->n_v, sizeof *s->sw)
+                   : !sn_grow((void **)&s->verts, &s->cap_verts, j->n_v, sizeof *s->verts)) {
             s->oom = true;
             break;
         }
         const float(*v)[3] = j->model ? (const float(*)[3])r->model_v + j->v_off : j->v;
-        for (uint32_t i = 0; i < j->n_v; i++) {
-            vert *out = &s->verts[i];
-            out->c = j->wv ? sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye))
-                           : sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]),
-                                                        sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]))));
-            if (j->inside)
-                out->oc = 0, screen(r, out);
-            else
-                project(r, out->c, out);
-        }
-        /* wholly inside the view with the normal known or not needed: nothing to clip or find, each
-        ** triangle straight to emit (add_triangle's common case, without its tests) */
-        bool direct = j->inside && (j->wn || !r->out->bgra);
-        static const float no_normal[3] = {0, 0, 0};
+        if (direct)
+            project_inside(r, j, v, s->xy, s->sw);
+        else
+            for (uint32_t i = 0; i < j->n_v; i++) {
+                vert *out = &s->verts[i];
+                out->c = job_vertex(r, j, v, i);
+                if (j->inside)
+                    out->oc = 0, screen(r, out);
+                else
+                    project(r, out->c, out);
+            }
         for (uint32_t pk = 0; pk < j->n_parts && !s->oom; pk++) {
             uint32_t first = j->parts ? j->parts[pk].first : 0, count = j->parts ? j->parts[pk].count : j->count;
             if (direct) {
-                for (uint32_t i = first; i < first + count; i++) {
-                    const uint32_t *q = j->t[i];
-                    const vert *const v3[3] = {&s->verts[q[0]], &s->verts[q[1]], &s->verts[q[2]]};
-                    if (!emit(r, s, v3, r->out->bgra ? j->wn[i] : no_normal, j->prim + pk, true)) {
-                        s->oom = true;
-                        break;
-                    }
-                }
+                if (!emit_inside(r, s, j->t, first, count, (const int32_t(*)[2])s->xy, (const double(*)[3])s->sw,
+                                 r->out->bgra ? j->wn : NULL, j->prim + pk))
+                    s->oom = true;
                 continue;
             }
             for (uint32_t i = first; i < first + count; i++) {
