@@ -348,9 +348,33 @@ static void project(const sn_renderer *r, sn_vec3 c, vert *v)
 static inline int64_t first_px(int64_t lo) { return (lo - ONE / 2 + ONE - 1) >> SUB; }
 static inline int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SUB; }
 
-/* A triangle past its area and box tests into s: its 1/depth plane through screen points sx, sy
-** of 1/depths w (as projected, before any winding swap), fixed-point corners X, Y wound positive,
-** box [x0, x1] x [y0, y1] inside the image; then binned. False only when out of memory. */
+/* A triangle past its area and box tests into s and binned: fixed-point corners X, Y wound
+** positive, box [x0, x1] x [y0, y1] inside the image, 1/depth = wa x + wb y + wc at the centre of
+** pixel (x, y). False only when out of memory. */
+static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X[3], const int64_t Y[3],
+                             const int32_t box[4], float wa, float wb, float wc, const float n[3], uint32_t prim_index)
+{
+    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
+        (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
+        return false;
+    uint32_t index = (uint32_t)s->n++;
+    tri *t = &s->tris[index];
+    for (int i = 0; i < 3; i++)
+        t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
+    t->x0 = box[0], t->x1 = box[1], t->y0 = box[2], t->y1 = box[3];
+    t->wa = wa, t->wb = wb, t->wc = wc;
+    if (r->need_info) {
+        memcpy(s->info[index].n, n, sizeof s->info[index].n);
+        s->info[index].prim = prim_index;
+    }
+    for (uint32_t b = r->row_band[box[2]], b1 = r->row_band[box[3]]; b <= b1; b++)
+        if (!push_band(&s->bands[b], index))
+            return false;
+    return true;
+}
+
+/* store_tri with its 1/depth plane solved through screen points sx, sy of 1/depths w (as
+** projected, before any winding swap); dropped when they are collinear. */
 static inline bool put_tri(const sn_renderer *r, setup_out *s, const int64_t X[3], const int64_t Y[3],
                            const int32_t box[4], const double sx[3], const double sy[3], const double w[3],
                            const float n[3], uint32_t prim_index)
@@ -364,26 +388,8 @@ static inline bool put_tri(const sn_renderer *r, setup_out *s, const int64_t X[3
     double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) * inv;
     double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) * inv;
     double C = w0 - A * sx[0] - B * sy[0];
-    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
-        (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
-        return false;
-    uint32_t index = (uint32_t)s->n++;
-    tri *t = &s->tris[index];
-    for (int i = 0; i < 3; i++)
-        t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
-    t->x0 = box[0], t->x1 = box[1], t->y0 = box[2], t->y1 = box[3];
     /* at the centre of pixel (x, y): screen (x + 1/2, y + 1/2) */
-    t->wa = (float)A;
-    t->wb = (float)B;
-    t->wc = (float)(C + 0.5 * A + 0.5 * B);
-    if (r->need_info) {
-        memcpy(s->info[index].n, n, sizeof s->info[index].n);
-        s->info[index].prim = prim_index;
-    }
-    for (uint32_t b = r->row_band[box[2]], b1 = r->row_band[box[3]]; b <= b1; b++)
-        if (!push_band(&s->bands[b], index))
-            return false;
-    return true;
+    return store_tri(r, s, X, Y, box, (float)A, (float)B, (float)(C + 0.5 * A + 0.5 * B), n, prim_index);
 }
 
 /* One screen triangle from three projected vertices into s; false only when out of memory. cull:
@@ -454,7 +460,40 @@ static bool emit_inside(const sn_renderer *r, setup_out *s, const uint32_t (*t)[
             keep[m] = i;
             m += (uint32_t)((x0 <= x1) & (y0 <= y1));
         }
-        for (uint32_t k = 0; k < m; k++) {
+        uint32_t k = 0;
+#ifdef __SSE2__
+        /* two survivors at a time: put_tri's arithmetic lane by lane (the same bits), one divpd */
+        for (; k + 2 <= m; k += 2) {
+            const uint32_t *qa = t[keep[k]], *qb = t[keep[k + 1]];
+#define LANES(c, v) _mm_set_pd(sw[qb[v]][c], sw[qa[v]][c])
+            const __m128d sx0 = LANES(0, 0), sy0 = LANES(1, 0), w0 = LANES(2, 0);
+            const __m128d dx1 = _mm_sub_pd(LANES(0, 1), sx0), dx2 = _mm_sub_pd(LANES(0, 2), sx0);
+            const __m128d dy1 = _mm_sub_pd(LANES(1, 1), sy0), dy2 = _mm_sub_pd(LANES(1, 2), sy0);
+            const __m128d dw1 = _mm_sub_pd(LANES(2, 1), w0), dw2 = _mm_sub_pd(LANES(2, 2), w0);
+#undef LANES
+            const __m128d det = _mm_sub_pd(_mm_mul_pd(dx1, dy2), _mm_mul_pd(dx2, dy1));
+            const __m128d inv = _mm_div_pd(_mm_set1_pd(1), det);
+            const __m128d A = _mm_mul_pd(_mm_sub_pd(_mm_mul_pd(dw1, dy2), _mm_mul_pd(dw2, dy1)), inv);
+            const __m128d B = _mm_mul_pd(_mm_sub_pd(_mm_mul_pd(dw2, dx1), _mm_mul_pd(dw1, dx2)), inv);
+            const __m128d C = _mm_sub_pd(_mm_sub_pd(w0, _mm_mul_pd(A, sx0)), _mm_mul_pd(B, sy0));
+            const __m128d half = _mm_set1_pd(0.5);
+            const __m128d Cc = _mm_add_pd(_mm_add_pd(C, _mm_mul_pd(half, A)), _mm_mul_pd(half, B));
+            float fa[4], fb[4], fc[4];
+            _mm_storeu_ps(fa, _mm_cvtpd_ps(A)), _mm_storeu_ps(fb, _mm_cvtpd_ps(B)), _mm_storeu_ps(fc, _mm_cvtpd_ps(Cc));
+            /* fabs(det) < 1e-12: collinear, dropped */
+            const int flat = _mm_movemask_pd(_mm_cmplt_pd(_mm_andnot_pd(_mm_set1_pd(-0.0), det), _mm_set1_pd(1e-12)));
+#define STORE(l, q)                                                                                                \
+    if (!(flat >> l & 1)) {                                                                                            \
+        const int64_t X[3] = {xy[q[0]][0], xy[q[1]][0], xy[q[2]][0]}, Y[3] = {xy[q[0]][1], xy[q[1]][1], xy[q[2]][1]}; \
+        if (!store_tri(r, s, X, Y, box[k + l], fa[l], fb[l], fc[l], n ? n[keep[k + l]] : no_normal, prim_index))     \
+            return false;                                                                                              \
+    }
+            STORE(0, qa)
+            STORE(1, qb)
+#undef STORE
+        }
+#endif
+        for (; k < m; k++) {
             const uint32_t *q = t[keep[k]];
             const int64_t X[3] = {xy[q[0]][0], xy[q[1]][0], xy[q[2]][0]}, Y[3] = {xy[q[0]][1], xy[q[1]][1], xy[q[2]][1]};
             const double sx[3] = {sw[q[0]][0], sw[q[1]][0], sw[q[2]][0]}, sy[3] = {sw[q[0]][1], sw[q[1]][1], sw[q[2]][1]};
@@ -1056,6 +1095,45 @@ static void raster_small(const sn_renderer *r, const tri *t, uint32_t ti, int32_
     }
 }
 
+#ifdef __SSE2__
+/* raster_small() for a box at most 4 pixels wide, not reaching the row's last 3 pixels: each row
+** one group of four lanes, and whatever does not change from row to row (the lanes' columns, wa x,
+** the lanes inside the box, the edge functions' steps) found once per triangle, not per row. Most
+** triangles of a dense mesh are this size, so the per-triangle work is what costs: the same
+** integers and IEEE single operations as raster_small, so the same pixels and depths. */
+static void raster_tiny(const sn_renderer *r, const tri *t, uint32_t ti, int32_t ya, int32_t yb, const int64_t dx[3],
+                        const int64_t dy[3], const int64_t bias[3])
+{
+    const uint32_t W = r->W;
+    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2, py0 = (int64_t)ya * ONE + ONE / 2;
+    const int32_t s0 = (int32_t)(-dy[0] * ONE), s1 = (int32_t)(-dy[1] * ONE), s2 = (int32_t)(-dy[2] * ONE);
+    const int32_t f0 = (int32_t)(dx[0] * (py0 - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
+    const int32_t f1 = (int32_t)(dx[1] * (py0 - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
+    const int32_t f2 = (int32_t)(dx[2] * (py0 - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
+    __m128i v0 = _mm_setr_epi32(f0, f0 + s0, f0 + 2 * s0, f0 + 3 * s0);
+    __m128i v1 = _mm_setr_epi32(f1, f1 + s1, f1 + 2 * s1, f1 + 3 * s1);
+    __m128i v2 = _mm_setr_epi32(f2, f2 + s2, f2 + 2 * s2, f2 + 3 * s2);
+    const __m128i r0 = _mm_set1_epi32((int32_t)(dx[0] * ONE)), r1 = _mm_set1_epi32((int32_t)(dx[1] * ONE));
+    const __m128i r2 = _mm_set1_epi32((int32_t)(dx[2] * ONE));
+    const __m128i box = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - t->x0 + 1), _mm_setr_epi32(0, 1, 2, 3));
+    const float fx = (float)t->x0;
+    /* wa x per lane: the product raster_small forms per row, the same value */
+    const __m128 wx = _mm_mul_ps(_mm_set1_ps(t->wa), _mm_setr_ps(fx, fx + 1.0f, fx + 2.0f, fx + 3.0f));
+    const __m128i vti = _mm_set1_epi32((int32_t)ti);
+    float *wr = r->wbuf + (size_t)ya * W + t->x0;
+    uint32_t *ir = r->idbuf + (size_t)ya * W + t->x0;
+    for (int32_t y = ya; y <= yb; y++, wr += W, ir += W) {
+        const __m128 w = _mm_add_ps(_mm_set1_ps(t->wb * (float)y + t->wc), wx), old = _mm_loadu_ps(wr);
+        __m128i m = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(v0, v1), v2), 31), box);
+        m = _mm_and_si128(m, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
+        _mm_storeu_ps(wr, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
+        const __m128i ids = _mm_loadu_si128((const __m128i *)ir);
+        _mm_storeu_si128((__m128i *)ir, _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
+        v0 = _mm_add_epi32(v0, r0), v1 = _mm_add_epi32(v1, r1), v2 = _mm_add_epi32(v2, r2);
+    }
+}
+#endif
+
 /* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the depth and id buffers. */
 static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
 {
@@ -1069,11 +1147,19 @@ static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_be
         dx[e] = (int64_t)t->X[n] - t->X[e];
         dy[e] = (int64_t)t->Y[n] - t->Y[e];
         /* a pixel centre exactly on an edge belongs to one of the two triangles sharing it */
-        bias[e] = (dy[e] < 0 || (dy[e] == 0 && dx[e] > 0)) ? 0 : -1;
+        /* (0 when dy < 0, or dy = 0 and dx > 0: the sign of dy 2^28 - dx, as |dx| < 2^28 in the
+        ** guard band; without branches, as it is a coin toss) */
+        bias[e] = ~((dy[e] * ((int64_t)1 << 28) - dx[e]) >> 63);
     }
     const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
     const bool wide = t->x1 - t->x0 >= 24; /* solving spans beats scanning them */
     if (!wide && small_tri(t)) {
+#ifdef __SSE2__
+        if (t->x1 - t->x0 < 4 && t->x0 + 4 <= (int32_t)W) {
+            raster_tiny(r, t, ti, ya, yb, dx, dy, bias);
+            return;
+        }
+#endif
         raster_small(r, t, ti, ya, yb, dx, dy, bias);
         return;
     }
