@@ -1096,13 +1096,14 @@ static void raster_small(const sn_renderer *r, const tri *t, uint32_t ti, int32_
 }
 
 #ifdef __SSE2__
-/* raster_small() for a box at most 4 pixels wide, not reaching the row's last 3 pixels: each row
-** one group of four lanes, and whatever does not change from row to row (the lanes' columns, wa x,
-** the lanes inside the box, the edge functions' steps) found once per triangle, not per row. Most
-** triangles of a dense mesh are this size, so the per-triangle work is what costs: the same
-** integers and IEEE single operations as raster_small, so the same pixels and depths. */
-static void raster_tiny(const sn_renderer *r, const tri *t, uint32_t ti, int32_t ya, int32_t yb, const int64_t dx[3],
-                        const int64_t dy[3], const int64_t bias[3])
+#define MAX_GROUPS 6 /* raster_groups: boxes under 24 pixels wide (wider ones are solved by spans) */
+/* raster_small() for a box of G <= MAX_GROUPS groups of four pixels a row, all inside the row:
+** whatever does not change from row to row (the groups' wa x, which of their lanes are inside the
+** box, the edge functions' steps) found once per triangle, not once per row and group. Most
+** triangles of a dense mesh are a few pixels, so this per-triangle and per-row work is what
+** costs. The same integers and IEEE single operations as raster_small: the same pixels and depths. */
+static inline __attribute__((always_inline)) void raster_groups(const sn_renderer *r, const tri *t, uint32_t ti, int32_t ya, int32_t yb, int32_t G,
+                          const int64_t dx[3], const int64_t dy[3], const int64_t bias[3])
 {
     const uint32_t W = r->W;
     const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2, py0 = (int64_t)ya * ONE + ONE / 2;
@@ -1110,25 +1111,37 @@ static void raster_tiny(const sn_renderer *r, const tri *t, uint32_t ti, int32_t
     const int32_t f0 = (int32_t)(dx[0] * (py0 - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
     const int32_t f1 = (int32_t)(dx[1] * (py0 - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
     const int32_t f2 = (int32_t)(dx[2] * (py0 - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
+    /* the edge functions at the row's first four pixels, stepped a row at a time (r) and a group
+    ** of four at a time (ds) */
     __m128i v0 = _mm_setr_epi32(f0, f0 + s0, f0 + 2 * s0, f0 + 3 * s0);
     __m128i v1 = _mm_setr_epi32(f1, f1 + s1, f1 + 2 * s1, f1 + 3 * s1);
     __m128i v2 = _mm_setr_epi32(f2, f2 + s2, f2 + 2 * s2, f2 + 3 * s2);
     const __m128i r0 = _mm_set1_epi32((int32_t)(dx[0] * ONE)), r1 = _mm_set1_epi32((int32_t)(dx[1] * ONE));
     const __m128i r2 = _mm_set1_epi32((int32_t)(dx[2] * ONE));
-    const __m128i box = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - t->x0 + 1), _mm_setr_epi32(0, 1, 2, 3));
-    const float fx = (float)t->x0;
-    /* wa x per lane: the product raster_small forms per row, the same value */
-    const __m128 wx = _mm_mul_ps(_mm_set1_ps(t->wa), _mm_setr_ps(fx, fx + 1.0f, fx + 2.0f, fx + 3.0f));
-    const __m128i vti = _mm_set1_epi32((int32_t)ti);
+    const __m128i ds0 = _mm_set1_epi32(4 * s0), ds1 = _mm_set1_epi32(4 * s1), ds2 = _mm_set1_epi32(4 * s2);
+    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), vti = _mm_set1_epi32((int32_t)ti);
+    const __m128 wa = _mm_set1_ps(t->wa);
+    __m128 wx[MAX_GROUPS];  /* wa x per lane: the product raster_small forms per row, the same value */
+    __m128i in[MAX_GROUPS]; /* the lanes inside the box */
+    for (int32_t g = 0; g < G; g++) {
+        const float fx = (float)(t->x0 + 4 * g);
+        wx[g] = _mm_mul_ps(wa, _mm_setr_ps(fx, fx + 1.0f, fx + 2.0f, fx + 3.0f));
+        in[g] = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - (t->x0 + 4 * g) + 1), lane);
+    }
     float *wr = r->wbuf + (size_t)ya * W + t->x0;
     uint32_t *ir = r->idbuf + (size_t)ya * W + t->x0;
     for (int32_t y = ya; y <= yb; y++, wr += W, ir += W) {
-        const __m128 w = _mm_add_ps(_mm_set1_ps(t->wb * (float)y + t->wc), wx), old = _mm_loadu_ps(wr);
-        __m128i m = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(v0, v1), v2), 31), box);
-        m = _mm_and_si128(m, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
-        _mm_storeu_ps(wr, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
-        const __m128i ids = _mm_loadu_si128((const __m128i *)ir);
-        _mm_storeu_si128((__m128i *)ir, _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
+        const __m128 row = _mm_set1_ps(t->wb * (float)y + t->wc);
+        __m128i e0 = v0, e1 = v1, e2 = v2;
+        for (int32_t g = 0; g < G; g++) {
+            const __m128 w = _mm_add_ps(row, wx[g]), old = _mm_loadu_ps(wr + 4 * g);
+            __m128i m = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(e0, e1), e2), 31), in[g]);
+            m = _mm_and_si128(m, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
+            _mm_storeu_ps(wr + 4 * g, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
+            const __m128i ids = _mm_loadu_si128((const __m128i *)(ir + 4 * g));
+            _mm_storeu_si128((__m128i *)(ir + 4 * g), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
+            e0 = _mm_add_epi32(e0, ds0), e1 = _mm_add_epi32(e1, ds1), e2 = _mm_add_epi32(e2, ds2);
+        }
         v0 = _mm_add_epi32(v0, r0), v1 = _mm_add_epi32(v1, r1), v2 = _mm_add_epi32(v2, r2);
     }
 }
@@ -1155,8 +1168,12 @@ static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_be
     const bool wide = t->x1 - t->x0 >= 24; /* solving spans beats scanning them */
     if (!wide && small_tri(t)) {
 #ifdef __SSE2__
-        if (t->x1 - t->x0 < 4 && t->x0 + 4 <= (int32_t)W) {
-            raster_tiny(r, t, ti, ya, yb, dx, dy, bias);
+        const int32_t G = (t->x1 - t->x0) / 4 + 1; /* < 24 pixels: at most MAX_GROUPS */
+        if (t->x0 + 4 * G <= (int32_t)W) {
+            if (G == 1) /* the commonest size, its own copy without the group loop */
+                raster_groups(r, t, ti, ya, yb, 1, dx, dy, bias);
+            else
+                raster_groups(r, t, ti, ya, yb, G, dx, dy, bias);
             return;
         }
 #endif
