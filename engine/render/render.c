@@ -120,6 +120,9 @@ struct sn_renderer {
     setup_out setup[MAX_SETUP];
     uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
     bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
+    /* one thread: each triangle drawn as it is set up, into bands cleared before, never stored
+    ** or binned (the same order of drawing, so the same pixels; one pass over them fewer) */
+    bool immediate;
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far */
@@ -348,17 +351,19 @@ static void project(const sn_renderer *r, sn_vec3 c, vert *v)
 static inline int64_t first_px(int64_t lo) { return (lo - ONE / 2 + ONE - 1) >> SUB; }
 static inline int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SUB; }
 
-/* A triangle past its area and box tests into s and binned: fixed-point corners X, Y wound
+static void raster(const sn_renderer *r, const struct tri *t, uint32_t ti, int32_t y_begin, int32_t y_end);
+
+/* A triangle past its area and box tests into s and binned (or, immediate, drawn): fixed-point corners X, Y wound
 ** positive, box [x0, x1] x [y0, y1] inside the image, 1/depth = wa x + wb y + wc at the centre of
 ** pixel (x, y). False only when out of memory. */
 static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X[3], const int64_t Y[3],
                              const int32_t box[4], float wa, float wb, float wc, const float n[3], uint32_t prim_index)
 {
-    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
+    if ((!r->immediate && s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
         (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
         return false;
     uint32_t index = (uint32_t)s->n++;
-    tri *t = &s->tris[index];
+    tri one, *t = r->immediate ? &one : &s->tris[index];
     for (int i = 0; i < 3; i++)
         t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
     t->x0 = box[0], t->x1 = box[1], t->y0 = box[2], t->y1 = box[3];
@@ -366,6 +371,10 @@ static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X
     if (r->need_info) {
         memcpy(s->info[index].n, n, sizeof s->info[index].n);
         s->info[index].prim = prim_index;
+    }
+    if (r->immediate) { /* drawn now, in the order draw_band would draw it: nothing binned */
+        raster(r, t, index, 0, (int32_t)r->H);
+        return true;
     }
     for (uint32_t b = r->row_band[box[2]], b1 = r->row_band[box[3]]; b <= b1; b++)
         if (!push_band(&s->bands[b], index))
@@ -1223,12 +1232,20 @@ static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_be
     }
 }
 
-static void draw_band(void *arg, uint32_t bi)
+/* Band bi's rows [*y_begin, *y_end). */
+static void band_rows(const sn_renderer *r, uint32_t bi, int32_t *y_begin, int32_t *y_end)
 {
-    sn_renderer *r = arg;
+    const int32_t rows = (int32_t)r->band;
+    *y_begin = (int32_t)bi * rows;
+    *y_end = *y_begin + rows < (int32_t)r->H ? *y_begin + rows : (int32_t)r->H;
+}
+
+/* Band bi cleared, then its ground planes drawn: what comes before its triangles. */
+static void clear_band(sn_renderer *r, uint32_t bi)
+{
     const uint32_t W = r->W;
-    const int32_t rows = (int32_t)r->band, y_begin = (int32_t)bi * rows;
-    const int32_t y_end = y_begin + rows < (int32_t)r->H ? y_begin + rows : (int32_t)r->H;
+    int32_t y_begin, y_end;
+    band_rows(r, bi, &y_begin, &y_end);
     float *wb = r->wbuf;
     uint32_t *ib = r->idbuf;
     const float inv_far = r->inv_far, inv_near = r->inv_near;
@@ -1252,9 +1269,18 @@ static void draw_band(void *arg, uint32_t bi)
             }
         }
     }
+}
+
+static void draw_band(void *arg, uint32_t bi)
+{
+    sn_renderer *r = arg;
+    int32_t y_begin, y_end;
+    band_rows(r, bi, &y_begin, &y_end);
+    if (!r->immediate)
+        clear_band(r, bi);
 
     /* triangles, in the order they were set up (setup task by task): ties keep the first */
-    for (uint32_t sk = 0; sk < r->n_setup; sk++) {
+    for (uint32_t sk = 0; sk < r->n_setup && !r->immediate; sk++) {
         const setup_out *so = &r->setup[sk];
         const band *bd = &so->bands[bi];
         for (uint32_t k = 0; k < bd->n; k++) {
@@ -1589,6 +1615,9 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     if (w->roads && !add_roads(r, w->roads))
         return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
     double t1 = now_ms();
+    r->immediate = sn_pool_threads(r->pool) == 1;
+    for (uint32_t bi = 0; bi < r->n_bands && r->immediate; bi++)
+        clear_band(r, bi);
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
