@@ -1111,23 +1111,44 @@ static void raster_small(const sn_renderer *r, const tri *t, uint32_t ti, int32_
 ** box, the edge functions' steps) found once per triangle, not once per row and group. Most
 ** triangles of a dense mesh are a few pixels, so this per-triangle and per-row work is what
 ** costs. The same integers and IEEE single operations as raster_small: the same pixels and depths. */
-static inline __attribute__((always_inline)) void raster_groups(const sn_renderer *r, const tri *t, uint32_t ti, int32_t ya, int32_t yb, int32_t G,
-                          const int64_t dx[3], const int64_t dy[3], const int64_t bias[3])
+static inline __attribute__((always_inline)) bool raster_groups(const sn_renderer *r, const tri *t, uint32_t ti,
+                                                                int32_t ya, int32_t yb, int32_t G)
 {
     const uint32_t W = r->W;
-    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2, py0 = (int64_t)ya * ONE + ONE / 2;
-    const int32_t s0 = (int32_t)(-dy[0] * ONE), s1 = (int32_t)(-dy[1] * ONE), s2 = (int32_t)(-dy[2] * ONE);
-    const int32_t f0 = (int32_t)(dx[0] * (py0 - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
-    const int32_t f1 = (int32_t)(dx[1] * (py0 - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
-    const int32_t f2 = (int32_t)(dx[2] * (py0 - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
-    /* the edge functions at the row's first four pixels, stepped a row at a time (r) and a group
-    ** of four at a time (ds) */
-    __m128i v0 = _mm_setr_epi32(f0, f0 + s0, f0 + 2 * s0, f0 + 3 * s0);
-    __m128i v1 = _mm_setr_epi32(f1, f1 + s1, f1 + 2 * s1, f1 + 3 * s1);
-    __m128i v2 = _mm_setr_epi32(f2, f2 + s2, f2 + 2 * s2, f2 + 3 * s2);
-    const __m128i r0 = _mm_set1_epi32((int32_t)(dx[0] * ONE)), r1 = _mm_set1_epi32((int32_t)(dx[1] * ONE));
-    const __m128i r2 = _mm_set1_epi32((int32_t)(dx[2] * ONE));
-    const __m128i ds0 = _mm_set1_epi32(4 * s0), ds1 = _mm_set1_epi32(4 * s1), ds2 = _mm_set1_epi32(4 * s2);
+    /* lanes: edges 0, 1, 2 (corner k to corner k + 1) and a spare; loaded field by field (a tri
+    ** drawn as it is set up was just stored so, and one wide load of narrow stores would stall) */
+    const __m128i X = _mm_setr_epi32(t->X[0], t->X[1], t->X[2], 0), Y = _mm_setr_epi32(t->Y[0], t->Y[1], t->Y[2], 0);
+    const __m128i dx = _mm_sub_epi32(_mm_shuffle_epi32(X, _MM_SHUFFLE(3, 0, 2, 1)), X);
+    const __m128i dy = _mm_sub_epi32(_mm_shuffle_epi32(Y, _MM_SHUFFLE(3, 0, 2, 1)), Y);
+    /* small_tri(): every edge under 64 pixels each way (all three differences of the corners) */
+    const __m128i lim = _mm_set1_epi32(64 * ONE), nlim = _mm_set1_epi32(-64 * ONE), zero = _mm_setzero_si128();
+    const __m128i small = _mm_and_si128(_mm_and_si128(_mm_cmplt_epi32(dx, lim), _mm_cmpgt_epi32(dx, nlim)),
+                                        _mm_and_si128(_mm_cmplt_epi32(dy, lim), _mm_cmpgt_epi32(dy, nlim)));
+    if ((_mm_movemask_ps(_mm_castsi128_ps(small)) & 7) != 7)
+        return false;
+    /* raster()'s tie bias: 0 on an edge with dy < 0, or dy = 0 and dx > 0; else -1 */
+    const __m128i bias = _mm_xor_si128(_mm_or_si128(_mm_cmplt_epi32(dy, zero),
+                                                    _mm_and_si128(_mm_cmpeq_epi32(dy, zero), _mm_cmpgt_epi32(dx, zero))),
+                                       _mm_set1_epi32(-1));
+    /* the edge functions at the centre of pixel (x0, ya): dx (py - Y) - dy (px - X) + bias, exact
+    ** in 32 bits for a small triangle (raster_small) */
+    const __m128i px0 = _mm_set1_epi32(t->x0 * ONE + ONE / 2), py0 = _mm_set1_epi32(ya * ONE + ONE / 2);
+    const __m128i f = _mm_add_epi32(_mm_sub_epi32(mullo32(dx, _mm_sub_epi32(py0, Y)), mullo32(dy, _mm_sub_epi32(px0, X))), bias);
+    const __m128i s = _mm_sub_epi32(zero, _mm_slli_epi32(dy, SUB)), rs = _mm_slli_epi32(dx, SUB), ds = _mm_slli_epi32(s, 2);
+    /* per edge, its values at the row's first four pixels f + s {0, 1, 2, 3}, its step a row (r)
+    ** and a group of four (ds) */
+    const __m128i odd = _mm_setr_epi32(0, -1, 0, -1), high = _mm_setr_epi32(0, 0, -1, -1);
+#define EDGE(k, v, rk, dk)                                                                                         \
+    __m128i v = _mm_shuffle_epi32(f, _MM_SHUFFLE(k, k, k, k));                                                   \
+    const __m128i rk = _mm_shuffle_epi32(rs, _MM_SHUFFLE(k, k, k, k)), dk = _mm_shuffle_epi32(ds, _MM_SHUFFLE(k, k, k, k)); \
+    {                                                                                                              \
+        const __m128i sk = _mm_shuffle_epi32(s, _MM_SHUFFLE(k, k, k, k));                                         \
+        v = _mm_add_epi32(v, _mm_add_epi32(_mm_and_si128(sk, odd), _mm_and_si128(_mm_add_epi32(sk, sk), high)));  \
+    }
+    EDGE(0, v0, r0, ds0)
+    EDGE(1, v1, r1, ds1)
+    EDGE(2, v2, r2, ds2)
+#undef EDGE
     const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), vti = _mm_set1_epi32((int32_t)ti);
     const __m128 wa = _mm_set1_ps(t->wa);
     __m128 wx[MAX_GROUPS];  /* wa x per lane: the product raster_small forms per row, the same value */
@@ -1153,6 +1174,7 @@ static inline __attribute__((always_inline)) void raster_groups(const sn_rendere
         }
         v0 = _mm_add_epi32(v0, r0), v1 = _mm_add_epi32(v1, r1), v2 = _mm_add_epi32(v2, r2);
     }
+    return true;
 }
 #endif
 
@@ -1163,6 +1185,14 @@ static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_be
     float *wb = r->wbuf;
     uint32_t *ib = r->idbuf;
     int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
+#ifdef __SSE2__
+    if (t->x1 - t->x0 < 4 * MAX_GROUPS) { /* a small triangle's groups of four inside the row */
+        const int32_t G = (t->x1 - t->x0) / 4 + 1;
+        if (t->x0 + 4 * G <= (int32_t)W &&
+            (G == 1 ? raster_groups(r, t, ti, ya, yb, 1) : raster_groups(r, t, ti, ya, yb, G))) /* one: its own copy */
+            return;
+    }
+#endif
     int64_t dx[3], dy[3], bias[3];
     for (int e = 0; e < 3; e++) {
         int n = (e + 1) % 3;
@@ -1176,16 +1206,6 @@ static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_be
     const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
     const bool wide = t->x1 - t->x0 >= 24; /* solving spans beats scanning them */
     if (!wide && small_tri(t)) {
-#ifdef __SSE2__
-        const int32_t G = (t->x1 - t->x0) / 4 + 1; /* < 24 pixels: at most MAX_GROUPS */
-        if (t->x0 + 4 * G <= (int32_t)W) {
-            if (G == 1) /* the commonest size, its own copy without the group loop */
-                raster_groups(r, t, ti, ya, yb, 1, dx, dy, bias);
-            else
-                raster_groups(r, t, ti, ya, yb, G, dx, dy, bias);
-            return;
-        }
-#endif
         raster_small(r, t, ti, ya, yb, dx, dy, bias);
         return;
     }
