@@ -7,6 +7,7 @@
 #include "../map/road_mesh.h"
 #include "headlights.h"
 #include "mesh.h"
+#include "raster.h"
 #include "shade.h"
 #include "shadow.h"
 #include "shapes.h"
@@ -20,7 +21,7 @@
 #include <emmintrin.h>
 #endif
 
-#define SUB 8                   /* subpixel bits of the fixed-point vertex coordinates */
+#define SUB SN_RASTER_SUB       /* subpixel bits of the fixed-point vertex coordinates */
 #define ONE (1 << SUB)
 #define BAND 16                 /* rows per task (rounded up to a multiple of the colour samples) */
 #define GUARD 8.0               /* guard band: clip planes at 8x the half field of view */
@@ -44,16 +45,6 @@ typedef struct prim {
     sn_mat3 dm;
     sn_vec3 dpos;
 } prim;
-
-/* What the rasteriser reads of a triangle, kept small (52 bytes): the bands stream through
-** every triangle once more after setup, so its size is memory traffic. */
-typedef struct tri {
-    /* fixed point, wound so that the doubled area is positive; the guard band keeps them
-    ** within 4.5 image widths of the image (at most 16384 samples, 2^26.2 in fixed point) */
-    int32_t X[3], Y[3];
-    int32_t x0, x1, y0, y1; /* pixels whose centres may be covered, inclusive, inside the image */
-    float wa, wb, wc;       /* 1/depth = wa*x + wb*y + wc at the centre of pixel (x, y) */
-} tri;
 
 /* What shading reads of a triangle (by its number in the frame). */
 typedef struct tri_info {
@@ -93,7 +84,7 @@ typedef struct job {
 ** numbered from 0; merged in task order (which is job order) into the frame's. */
 #define MAX_SETUP 64
 typedef struct setup_out {
-    tri *tris;
+    sn_tri *tris;
     tri_info *info;
     size_t n, cap, cap_info, base;
     band *bands;
@@ -127,6 +118,7 @@ struct sn_renderer {
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far */
     uint32_t *idbuf;
+    sn_raster_target target; /* the two, for raster.h */
     size_t cap_px;
 
     /* the frame being rendered */
@@ -351,8 +343,6 @@ static void project(const sn_renderer *r, sn_vec3 c, vert *v)
 static inline int64_t first_px(int64_t lo) { return (lo - ONE / 2 + ONE - 1) >> SUB; }
 static inline int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SUB; }
 
-static void raster(const sn_renderer *r, const struct tri *t, uint32_t ti, int32_t y_begin, int32_t y_end);
-
 /* A triangle past its area and box tests into s and binned (or, immediate, drawn): fixed-point corners X, Y wound
 ** positive, box [x0, x1] x [y0, y1] inside the image, 1/depth = wa x + wb y + wc at the centre of
 ** pixel (x, y). False only when out of memory. */
@@ -363,7 +353,7 @@ static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X
         (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
         return false;
     uint32_t index = (uint32_t)s->n++;
-    tri one, *t = r->immediate ? &one : &s->tris[index];
+    sn_tri one, *t = r->immediate ? &one : &s->tris[index];
     for (int i = 0; i < 3; i++)
         t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
     t->x0 = box[0], t->x1 = box[1], t->y0 = box[2], t->y1 = box[3];
@@ -373,7 +363,7 @@ static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X
         s->info[index].prim = prim_index;
     }
     if (r->immediate) { /* drawn now, in the order draw_band would draw it: nothing binned */
-        raster(r, t, index, 0, (int32_t)r->H);
+        sn_raster(&r->target, t, index, 0, (int32_t)r->H);
         return true;
     }
     for (uint32_t b = r->row_band[box[2]], b1 = r->row_band[box[3]]; b <= b1; b++)
@@ -989,269 +979,6 @@ static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fw
     return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
 }
 
-/* Narrows [*xs, *xe] to the pixels x where an edge function e(x) = e + s (x - x0) is >= 0
-** (exactly: a floating estimate, corrected in integers). */
-static void span_edge(int64_t e, int64_t s, int32_t *xs, int32_t *xe, int32_t x0)
-{
-    if (s == 0) {
-        if (e < 0)
-            *xe = *xs - 1;
-        return;
-    }
-    int64_t k = (int64_t)floor((double)-e / (double)s); /* e + s k crosses 0 near here */
-    if (s > 0) { /* rising: from the first k with e + s k >= 0 */
-        while (e + s * k < 0)
-            k++;
-        while (e + s * (k - 1) >= 0)
-            k--;
-        if (x0 + k > *xs)
-            *xs = (int32_t)(x0 + k > INT32_MAX ? INT32_MAX : x0 + k);
-    } else { /* falling: up to the last k with e + s k >= 0 */
-        while (e + s * k < 0)
-            k--;
-        while (e + s * (k + 1) >= 0)
-            k++;
-        if (x0 + k < *xe)
-            *xe = (int32_t)(x0 + k < INT32_MIN + 1 ? INT32_MIN + 1 : x0 + k);
-    }
-}
-
-#ifdef __SSE2__
-/* a * b lane by lane, low 32 bits (SSE4.1's _mm_mullo_epi32 from SSE2's 32 x 32 -> 64 products) */
-static inline __m128i mullo32(__m128i a, __m128i b)
-{
-    __m128i even = _mm_mul_epu32(a, b), odd = _mm_mul_epu32(_mm_srli_epi64(a, 32), _mm_srli_epi64(b, 32));
-    return _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)), _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
-}
-#endif
-
-/* Whether triangle t spans under 64 pixels each way: its edge functions at its pixels then fit
-** in 32 bits (|dx (py - Y)| < 2^14 2^14.1), so raster_small may run them there. */
-static bool small_tri(const tri *t)
-{
-    int32_t minX = t->X[0], maxX = t->X[0], minY = t->Y[0], maxY = t->Y[0];
-    for (int i = 1; i < 3; i++) {
-        minX = t->X[i] < minX ? t->X[i] : minX, maxX = t->X[i] > maxX ? t->X[i] : maxX;
-        minY = t->Y[i] < minY ? t->Y[i] : minY, maxY = t->Y[i] > maxY ? t->Y[i] : maxY;
-    }
-    return maxX - minX < 64 * ONE && maxY - minY < 64 * ONE;
-}
-
-/* raster() for a small triangle: 32-bit edge functions, and every pixel of the box tested
-** without branches (a triangle of a few pixels a row mispredicts its span's ends otherwise).
-** The same values as raster's 64-bit ones, so the same pixels. */
-static void raster_small(const sn_renderer *r, const tri *t, uint32_t ti, int32_t ya, int32_t yb, const int64_t dx[3],
-                         const int64_t dy[3], const int64_t bias[3])
-{
-    const uint32_t W = r->W;
-    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
-    const int32_t s0 = (int32_t)(-dy[0] * ONE), s1 = (int32_t)(-dy[1] * ONE), s2 = (int32_t)(-dy[2] * ONE);
-    const float wa = t->wa;
-    /* the edge functions at the first pixel of row ya, then stepped down a row at a time (exact) */
-    const int64_t py0 = (int64_t)ya * ONE + ONE / 2;
-    int32_t f0 = (int32_t)(dx[0] * (py0 - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
-    int32_t f1 = (int32_t)(dx[1] * (py0 - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
-    int32_t f2 = (int32_t)(dx[2] * (py0 - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
-    const int32_t r0 = (int32_t)(dx[0] * ONE), r1 = (int32_t)(dx[1] * ONE), r2 = (int32_t)(dx[2] * ONE);
-#ifdef __SSE2__
-    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
-    const __m128i ds0 = _mm_set1_epi32(4 * s0), ds1 = _mm_set1_epi32(4 * s1), ds2 = _mm_set1_epi32(4 * s2);
-    const __m128i l0 = mullo32(_mm_set1_epi32(s0), lane), l1 = mullo32(_mm_set1_epi32(s1), lane);
-    const __m128i l2 = mullo32(_mm_set1_epi32(s2), lane);
-    const __m128 vwa = _mm_set1_ps(wa), four = _mm_set1_ps(4);
-    const __m128i vti = _mm_set1_epi32((int32_t)ti);
-#endif
-    for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
-        int32_t e0 = f0, e1 = f1, e2 = f2;
-        const float row = t->wb * (float)y + t->wc;
-        float *wr = r->wbuf + (size_t)y * W;
-        uint32_t *ir = r->idbuf + (size_t)y * W;
-        float fx = (float)t->x0;
-        int32_t x = t->x0;
-#ifdef __SSE2__
-        /* four pixels at a time, the same arithmetic as the loop below (IEEE single, exact
-        ** integers); lanes past x1 keep their values; never past the row's end */
-        __m128i v0 = _mm_add_epi32(_mm_set1_epi32(e0), l0), v1 = _mm_add_epi32(_mm_set1_epi32(e1), l1);
-        __m128i v2 = _mm_add_epi32(_mm_set1_epi32(e2), l2);
-        __m128 vfx = _mm_add_ps(_mm_set1_ps(fx), _mm_setr_ps(0, 1, 2, 3));
-        const __m128 vrow = _mm_set1_ps(row);
-        for (; x <= t->x1 && x + 4 <= (int32_t)W; x += 4) {
-            __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - x + 1), lane);
-            in = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(v0, v1), v2), 31), in);
-            __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, vfx)), old = _mm_loadu_ps(wr + x);
-            __m128i m = _mm_and_si128(in, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
-            _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
-            __m128i ids = _mm_loadu_si128((const __m128i *)(ir + x));
-            _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
-            v0 = _mm_add_epi32(v0, ds0), v1 = _mm_add_epi32(v1, ds1), v2 = _mm_add_epi32(v2, ds2);
-            vfx = _mm_add_ps(vfx, four);
-        }
-        if (x > t->x1)
-            continue;
-        fx = (float)x;
-        e0 += s0 * (x - t->x0), e1 += s1 * (x - t->x0), e2 += s2 * (x - t->x0);
-#endif
-        for (; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
-            /* masks, not branches: all ones where the triangle covers the pixel and is nearer */
-            float w = row + wa * fx, old = wr[x];
-            uint32_t m = (((uint32_t)(e0 | e1 | e2) >> 31) - 1u) & -(uint32_t)(w > old), wbits, obits;
-            memcpy(&wbits, &w, 4);
-            memcpy(&obits, &old, 4);
-            obits = (wbits & m) | (obits & ~m);
-            memcpy(&wr[x], &obits, 4);
-            ir[x] = (ti & m) | (ir[x] & ~m);
-        }
-    }
-}
-
-#ifdef __SSE2__
-#define MAX_GROUPS 6 /* raster_groups: boxes under 24 pixels wide (wider ones are solved by spans) */
-/* raster_small() for a box of G <= MAX_GROUPS groups of four pixels a row, all inside the row:
-** whatever does not change from row to row (the groups' wa x, which of their lanes are inside the
-** box, the edge functions' steps) found once per triangle, not once per row and group. Most
-** triangles of a dense mesh are a few pixels, so this per-triangle and per-row work is what
-** costs. The same integers and IEEE single operations as raster_small: the same pixels and depths. */
-static inline __attribute__((always_inline)) bool raster_groups(const sn_renderer *r, const tri *t, uint32_t ti,
-                                                                int32_t ya, int32_t yb, int32_t G)
-{
-    const uint32_t W = r->W;
-    /* lanes: edges 0, 1, 2 (corner k to corner k + 1) and a spare; loaded field by field (a tri
-    ** drawn as it is set up was just stored so, and one wide load of narrow stores would stall) */
-    const __m128i X = _mm_setr_epi32(t->X[0], t->X[1], t->X[2], 0), Y = _mm_setr_epi32(t->Y[0], t->Y[1], t->Y[2], 0);
-    const __m128i dx = _mm_sub_epi32(_mm_shuffle_epi32(X, _MM_SHUFFLE(3, 0, 2, 1)), X);
-    const __m128i dy = _mm_sub_epi32(_mm_shuffle_epi32(Y, _MM_SHUFFLE(3, 0, 2, 1)), Y);
-    /* small_tri(): every edge under 64 pixels each way (all three differences of the corners) */
-    const __m128i lim = _mm_set1_epi32(64 * ONE), nlim = _mm_set1_epi32(-64 * ONE), zero = _mm_setzero_si128();
-    const __m128i small = _mm_and_si128(_mm_and_si128(_mm_cmplt_epi32(dx, lim), _mm_cmpgt_epi32(dx, nlim)),
-                                        _mm_and_si128(_mm_cmplt_epi32(dy, lim), _mm_cmpgt_epi32(dy, nlim)));
-    if ((_mm_movemask_ps(_mm_castsi128_ps(small)) & 7) != 7)
-        return false;
-    /* raster()'s tie bias: 0 on an edge with dy < 0, or dy = 0 and dx > 0; else -1 */
-    const __m128i bias = _mm_xor_si128(_mm_or_si128(_mm_cmplt_epi32(dy, zero),
-                                                    _mm_and_si128(_mm_cmpeq_epi32(dy, zero), _mm_cmpgt_epi32(dx, zero))),
-                                       _mm_set1_epi32(-1));
-    /* the edge functions at the centre of pixel (x0, ya): dx (py - Y) - dy (px - X) + bias, exact
-    ** in 32 bits for a small triangle (raster_small) */
-    const __m128i px0 = _mm_set1_epi32(t->x0 * ONE + ONE / 2), py0 = _mm_set1_epi32(ya * ONE + ONE / 2);
-    const __m128i f = _mm_add_epi32(_mm_sub_epi32(mullo32(dx, _mm_sub_epi32(py0, Y)), mullo32(dy, _mm_sub_epi32(px0, X))), bias);
-    const __m128i s = _mm_sub_epi32(zero, _mm_slli_epi32(dy, SUB)), rs = _mm_slli_epi32(dx, SUB), ds = _mm_slli_epi32(s, 2);
-    /* per edge, its values at the row's first four pixels f + s {0, 1, 2, 3}, its step a row (r)
-    ** and a group of four (ds) */
-    const __m128i odd = _mm_setr_epi32(0, -1, 0, -1), high = _mm_setr_epi32(0, 0, -1, -1);
-#define EDGE(k, v, rk, dk)                                                                                         \
-    __m128i v = _mm_shuffle_epi32(f, _MM_SHUFFLE(k, k, k, k));                                                   \
-    const __m128i rk = _mm_shuffle_epi32(rs, _MM_SHUFFLE(k, k, k, k)), dk = _mm_shuffle_epi32(ds, _MM_SHUFFLE(k, k, k, k)); \
-    {                                                                                                              \
-        const __m128i sk = _mm_shuffle_epi32(s, _MM_SHUFFLE(k, k, k, k));                                         \
-        v = _mm_add_epi32(v, _mm_add_epi32(_mm_and_si128(sk, odd), _mm_and_si128(_mm_add_epi32(sk, sk), high)));  \
-    }
-    EDGE(0, v0, r0, ds0)
-    EDGE(1, v1, r1, ds1)
-    EDGE(2, v2, r2, ds2)
-#undef EDGE
-    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), vti = _mm_set1_epi32((int32_t)ti);
-    const __m128 wa = _mm_set1_ps(t->wa);
-    __m128 wx[MAX_GROUPS];  /* wa x per lane: the product raster_small forms per row, the same value */
-    __m128i in[MAX_GROUPS]; /* the lanes inside the box */
-    for (int32_t g = 0; g < G; g++) {
-        const float fx = (float)(t->x0 + 4 * g);
-        wx[g] = _mm_mul_ps(wa, _mm_setr_ps(fx, fx + 1.0f, fx + 2.0f, fx + 3.0f));
-        in[g] = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - (t->x0 + 4 * g) + 1), lane);
-    }
-    float *wr = r->wbuf + (size_t)ya * W + t->x0;
-    uint32_t *ir = r->idbuf + (size_t)ya * W + t->x0;
-    for (int32_t y = ya; y <= yb; y++, wr += W, ir += W) {
-        const __m128 row = _mm_set1_ps(t->wb * (float)y + t->wc);
-        __m128i e0 = v0, e1 = v1, e2 = v2;
-        for (int32_t g = 0; g < G; g++) {
-            const __m128 w = _mm_add_ps(row, wx[g]), old = _mm_loadu_ps(wr + 4 * g);
-            __m128i m = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(e0, e1), e2), 31), in[g]);
-            m = _mm_and_si128(m, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
-            _mm_storeu_ps(wr + 4 * g, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
-            const __m128i ids = _mm_loadu_si128((const __m128i *)(ir + 4 * g));
-            _mm_storeu_si128((__m128i *)(ir + 4 * g), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
-            e0 = _mm_add_epi32(e0, ds0), e1 = _mm_add_epi32(e1, ds1), e2 = _mm_add_epi32(e2, ds2);
-        }
-        v0 = _mm_add_epi32(v0, r0), v1 = _mm_add_epi32(v1, r1), v2 = _mm_add_epi32(v2, r2);
-    }
-    return true;
-}
-#endif
-
-/* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the depth and id buffers. */
-static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
-{
-    const uint32_t W = r->W;
-    float *wb = r->wbuf;
-    uint32_t *ib = r->idbuf;
-    int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
-#ifdef __SSE2__
-    if (t->x1 - t->x0 < 4 * MAX_GROUPS) { /* a small triangle's groups of four inside the row */
-        const int32_t G = (t->x1 - t->x0) / 4 + 1;
-        if (t->x0 + 4 * G <= (int32_t)W &&
-            (G == 1 ? raster_groups(r, t, ti, ya, yb, 1) : raster_groups(r, t, ti, ya, yb, G))) /* one: its own copy */
-            return;
-    }
-#endif
-    int64_t dx[3], dy[3], bias[3];
-    for (int e = 0; e < 3; e++) {
-        int n = (e + 1) % 3;
-        dx[e] = (int64_t)t->X[n] - t->X[e];
-        dy[e] = (int64_t)t->Y[n] - t->Y[e];
-        /* a pixel centre exactly on an edge belongs to one of the two triangles sharing it */
-        /* (0 when dy < 0, or dy = 0 and dx > 0: the sign of dy 2^28 - dx, as |dx| < 2^28 in the
-        ** guard band; without branches, as it is a coin toss) */
-        bias[e] = ~((dy[e] * ((int64_t)1 << 28) - dx[e]) >> 63);
-    }
-    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
-    const bool wide = t->x1 - t->x0 >= 24; /* solving spans beats scanning them */
-    if (!wide && small_tri(t)) {
-        raster_small(r, t, ti, ya, yb, dx, dy, bias);
-        return;
-    }
-    for (int32_t y = ya; y <= yb; y++) {
-        const int64_t py = (int64_t)y * ONE + ONE / 2;
-        int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
-        int64_t e1 = dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
-        int64_t e2 = dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
-        const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
-        const float row = t->wb * (float)y + t->wc, wa = t->wa;
-        float *wr = wb + (size_t)y * W;
-        uint32_t *ir = ib + (size_t)y * W;
-        if (wide) {
-            /* the row's span, solved: each edge function is linear in x, so where all three are
-            ** >= 0 is an interval, the same pixels the scan below finds */
-            int32_t xs = t->x0, xe = t->x1;
-            span_edge(e0, s0, &xs, &xe, t->x0);
-            span_edge(e1, s1, &xs, &xe, t->x0);
-            span_edge(e2, s2, &xs, &xe, t->x0);
-            float fx = (float)xs;
-            for (int32_t x = xs; x <= xe; x++, fx += 1.0f) {
-                float w = row + wa * fx;
-                if (w > wr[x]) {
-                    wr[x] = w;
-                    ir[x] = ti;
-                }
-            }
-            continue;
-        }
-        bool inside = false;
-        float fx = (float)t->x0; /* integers below 2^24: fx is x exactly */
-        for (int32_t x = t->x0; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
-            if ((e0 | e1 | e2) >= 0) {
-                inside = true;
-                float w = row + wa * fx;
-                if (w > wr[x]) {
-                    wr[x] = w;
-                    ir[x] = ti;
-                }
-            } else if (inside) {
-                break; /* a triangle's row is one span: past it, nothing more */
-            }
-        }
-    }
-}
-
 /* Band bi's rows [*y_begin, *y_end). */
 static void band_rows(const sn_renderer *r, uint32_t bi, int32_t *y_begin, int32_t *y_end)
 {
@@ -1308,7 +1035,7 @@ static void draw_band(void *arg, uint32_t bi)
             ** fetch a few ahead (the raster of one small triangle is shorter than a miss) */
             if (k + PREFETCH < bd->n)
                 __builtin_prefetch(&so->tris[bd->list[k + PREFETCH]]);
-            raster(r, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
+            sn_raster(&r->target, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
         }
     }
 
@@ -1572,6 +1299,7 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     r->world = w;
     r->W = cam->width * ss; /* samples: the view as if ss times the size */
     r->H = cam->height * ss;
+    r->target = (sn_raster_target){r->wbuf, r->idbuf, r->W};
     r->tanh_ = tan(cam->fov * SN_DEG / 2);
     r->tanv = r->tanh_ * r->H / r->W;
     r->f = r->W / (2 * r->tanh_);
