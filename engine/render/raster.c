@@ -86,7 +86,7 @@ static void raster_small(const sn_raster_target *r, const sn_tri *t, uint32_t ti
         int32_t e0 = f0, e1 = f1, e2 = f2;
         const float row = t->wb * (float)y + t->wc;
         float *wr = r->wbuf + (size_t)y * W;
-        uint32_t *ir = r->idbuf + (size_t)y * W;
+        uint32_t *ir = r->idbuf ? r->idbuf + (size_t)y * W : NULL;
         float fx = (float)t->x0;
         int32_t x = t->x0;
 #ifdef __SSE2__
@@ -102,8 +102,10 @@ static void raster_small(const sn_raster_target *r, const sn_tri *t, uint32_t ti
             __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, vfx)), old = _mm_loadu_ps(wr + x);
             __m128i m = _mm_and_si128(in, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
             _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
-            __m128i ids = _mm_loadu_si128((const __m128i *)(ir + x));
-            _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
+            if (ir) {
+                __m128i ids = _mm_loadu_si128((const __m128i *)(ir + x));
+                _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
+            }
             v0 = _mm_add_epi32(v0, ds0), v1 = _mm_add_epi32(v1, ds1), v2 = _mm_add_epi32(v2, ds2);
             vfx = _mm_add_ps(vfx, four);
         }
@@ -120,7 +122,8 @@ static void raster_small(const sn_raster_target *r, const sn_tri *t, uint32_t ti
             memcpy(&obits, &old, 4);
             obits = (wbits & m) | (obits & ~m);
             memcpy(&wr[x], &obits, 4);
-            ir[x] = (ti & m) | (ir[x] & ~m);
+            if (ir)
+                ir[x] = (ti & m) | (ir[x] & ~m);
         }
     }
 }
@@ -133,7 +136,7 @@ static void raster_small(const sn_raster_target *r, const sn_tri *t, uint32_t ti
 ** triangles of a dense mesh are a few pixels, so this per-triangle and per-row work is what
 ** costs. The same integers and IEEE single operations as raster_small: the same pixels and depths. */
 static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_target *r, const sn_tri *t, uint32_t ti,
-                                                                int32_t ya, int32_t yb, int32_t G)
+                                                                int32_t ya, int32_t yb, int32_t G, bool ids)
 {
     const uint32_t W = r->W;
     /* lanes: edges 0, 1, 2 (corner k to corner k + 1) and a spare; loaded field by field (a tri
@@ -180,8 +183,8 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
         in[g] = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - (t->x0 + 4 * g) + 1), lane);
     }
     float *wr = r->wbuf + (size_t)ya * W + t->x0;
-    uint32_t *ir = r->idbuf + (size_t)ya * W + t->x0;
-    for (int32_t y = ya; y <= yb; y++, wr += W, ir += W) {
+    uint32_t *ir = ids ? r->idbuf + (size_t)ya * W + t->x0 : NULL;
+    for (int32_t y = ya; y <= yb; y++, wr += W) {
         const __m128 row = _mm_set1_ps(t->wb * (float)y + t->wc);
         __m128i e0 = v0, e1 = v1, e2 = v2;
         for (int32_t g = 0; g < G; g++) {
@@ -189,11 +192,15 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
             __m128i m = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(e0, e1), e2), 31), in[g]);
             m = _mm_and_si128(m, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
             _mm_storeu_ps(wr + 4 * g, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
-            const __m128i ids = _mm_loadu_si128((const __m128i *)(ir + 4 * g));
-            _mm_storeu_si128((__m128i *)(ir + 4 * g), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
+            if (ids) {
+                const __m128i old_id = _mm_loadu_si128((const __m128i *)(ir + 4 * g));
+                _mm_storeu_si128((__m128i *)(ir + 4 * g), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, old_id)));
+            }
             e0 = _mm_add_epi32(e0, ds0), e1 = _mm_add_epi32(e1, ds1), e2 = _mm_add_epi32(e2, ds2);
         }
         v0 = _mm_add_epi32(v0, r0), v1 = _mm_add_epi32(v1, r1), v2 = _mm_add_epi32(v2, r2);
+        if (ids)
+            ir += W;
     }
     return true;
 }
@@ -206,10 +213,12 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     uint32_t *ib = r->idbuf;
     int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
 #ifdef __SSE2__
-    if (t->x1 - t->x0 < 4 * MAX_GROUPS) { /* a small triangle's groups of four inside the row */
+    if (t->x1 - t->x0 < 4 * MAX_GROUPS) { /* a small triangle's groups of four inside the row (one group,
+                                          ** with or without ids: each its own copy) */
         const int32_t G = (t->x1 - t->x0) / 4 + 1;
         if (t->x0 + 4 * G <= (int32_t)W &&
-            (G == 1 ? raster_groups(r, t, ti, ya, yb, 1) : raster_groups(r, t, ti, ya, yb, G))) /* one: its own copy */
+            (r->idbuf ? (G == 1 ? raster_groups(r, t, ti, ya, yb, 1, true) : raster_groups(r, t, ti, ya, yb, G, true))
+                      : (G == 1 ? raster_groups(r, t, ti, ya, yb, 1, false) : raster_groups(r, t, ti, ya, yb, G, false))))
             return;
     }
 #endif
@@ -237,7 +246,7 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
         const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
         const float row = t->wb * (float)y + t->wc, wa = t->wa;
         float *wr = wb + (size_t)y * W;
-        uint32_t *ir = ib + (size_t)y * W;
+        uint32_t *ir = ib ? ib + (size_t)y * W : NULL;
         if (wide) {
             /* the row's span, solved: each edge function is linear in x, so where all three are
             ** >= 0 is an interval, the same pixels the scan below finds */
@@ -250,7 +259,8 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
                 float w = row + wa * fx;
                 if (w > wr[x]) {
                     wr[x] = w;
-                    ir[x] = ti;
+                    if (ir)
+                        ir[x] = ti;
                 }
             }
             continue;
@@ -263,7 +273,8 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
                 float w = row + wa * fx;
                 if (w > wr[x]) {
                     wr[x] = w;
-                    ir[x] = ti;
+                    if (ir)
+                        ir[x] = ti;
                 }
             } else if (inside) {
                 break; /* a triangle's row is one span: past it, nothing more */

@@ -25,7 +25,7 @@ typedef struct sn_tri {
 /* The buffers drawn into: W x H, row by row (borrowed from the renderer). */
 typedef struct sn_raster_target {
     float *wbuf;     /* 1/depth of the nearest surface so far */
-    uint32_t *idbuf; /* the number of the triangle that drew it */
+    uint32_t *idbuf; /* the number of the triangle that drew it; NULL: not kept (depth alone) */
     uint32_t W;
 } sn_raster_target;
 

@@ -1000,7 +1000,8 @@ static void clear_band(sn_renderer *r, uint32_t bi)
     /* clear (the band's rows are one block), then the ground planes: exact per pixel */
     for (size_t i = (size_t)y_begin * W, end = (size_t)y_end * W; i < end; i++)
         wb[i] = inv_far;
-    memset(ib + (size_t)y_begin * W, 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
+    if (r->need_info) /* depth alone keeps no ids (raster.h) */
+        memset(ib + (size_t)y_begin * W, 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
     for (size_t k = 0; k < r->n_planes; k++) {
         const plane *p = &r->planes[k];
         for (int32_t y = y_begin; y < y_end; y++) {
@@ -1299,7 +1300,6 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     r->world = w;
     r->W = cam->width * ss; /* samples: the view as if ss times the size */
     r->H = cam->height * ss;
-    r->target = (sn_raster_target){r->wbuf, r->idbuf, r->W};
     r->tanh_ = tan(cam->fov * SN_DEG / 2);
     r->tanv = r->tanh_ * r->H / r->W;
     r->f = r->W / (2 * r->tanh_);
@@ -1323,6 +1323,8 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     for (uint32_t y = 0; y < r->H; y++)
         r->row_band[y] = y / r->band;
     r->need_info = out->bgra || out->tag || out->instance || motion;
+    /* depth alone reads no ids: none are written (raster.h) */
+    r->target = (sn_raster_target){r->wbuf, r->need_info ? r->idbuf : NULL, r->W};
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
 
     /* queue every mesh in view (planes are drawn per pixel), then set them up on the pool */
