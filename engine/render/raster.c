@@ -157,22 +157,21 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
     /* the edge functions at the centre of pixel (x0, ya): dx (py - Y) - dy (px - X) + bias, exact
     ** in 32 bits for a small triangle (raster_small) */
     const __m128i px0 = _mm_set1_epi32(t->x0 * ONE + ONE / 2), py0 = _mm_set1_epi32(ya * ONE + ONE / 2);
-    const __m128i f = _mm_add_epi32(_mm_sub_epi32(mullo32(dx, _mm_sub_epi32(py0, Y)), mullo32(dy, _mm_sub_epi32(px0, X))), bias);
-    const __m128i s = _mm_sub_epi32(zero, _mm_slli_epi32(dy, SUB)), rs = _mm_slli_epi32(dx, SUB), ds = _mm_slli_epi32(s, 2);
-    /* per edge, its values at the row's first four pixels f + s {0, 1, 2, 3}, its step a row (r)
-    ** and a group of four (ds) */
+    const __m128i dxy = mullo32(dx, _mm_sub_epi32(py0, Y)), dyx = mullo32(dy, _mm_sub_epi32(px0, X));
+    const __m128i f = _mm_add_epi32(_mm_sub_epi32(dxy, dyx), bias);
+    const __m128i s = _mm_sub_epi32(zero, _mm_slli_epi32(dy, SUB)), rs = _mm_slli_epi32(dx, SUB);
+    const __m128i ds = _mm_slli_epi32(s, 2);
+    /* per edge, its values at the row's first four pixels f + s {0, 1, 2, 3} (s on the odd lanes,
+    ** 2 s on the upper two), its step a row (r) and a group of four (ds) */
     const __m128i odd = _mm_setr_epi32(0, -1, 0, -1), high = _mm_setr_epi32(0, 0, -1, -1);
-#define EDGE(k, v, rk, dk)                                                                                         \
-    __m128i v = _mm_shuffle_epi32(f, _MM_SHUFFLE(k, k, k, k));                                                   \
-    const __m128i rk = _mm_shuffle_epi32(rs, _MM_SHUFFLE(k, k, k, k)), dk = _mm_shuffle_epi32(ds, _MM_SHUFFLE(k, k, k, k)); \
-    {                                                                                                              \
-        const __m128i sk = _mm_shuffle_epi32(s, _MM_SHUFFLE(k, k, k, k));                                         \
-        v = _mm_add_epi32(v, _mm_add_epi32(_mm_and_si128(sk, odd), _mm_and_si128(_mm_add_epi32(sk, sk), high)));  \
-    }
-    EDGE(0, v0, r0, ds0)
-    EDGE(1, v1, r1, ds1)
-    EDGE(2, v2, r2, ds2)
-#undef EDGE
+    const __m128i s2 = _mm_add_epi32(s, s);
+#define BCAST(v, k) _mm_shuffle_epi32(v, _MM_SHUFFLE(k, k, k, k))
+#define RAMP(k) _mm_add_epi32(BCAST(f, k), _mm_add_epi32(_mm_and_si128(BCAST(s, k), odd), _mm_and_si128(BCAST(s2, k), high)))
+    __m128i v0 = RAMP(0), v1 = RAMP(1), v2 = RAMP(2);
+    const __m128i r0 = BCAST(rs, 0), r1 = BCAST(rs, 1), r2 = BCAST(rs, 2);
+    const __m128i ds0 = BCAST(ds, 0), ds1 = BCAST(ds, 1), ds2 = BCAST(ds, 2);
+#undef RAMP
+#undef BCAST
     const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), vti = _mm_set1_epi32((int32_t)ti);
     const __m128 wa = _mm_set1_ps(t->wa);
     __m128 wx[MAX_GROUPS];  /* wa x per lane: the product raster_small forms per row, the same value */
@@ -191,10 +190,11 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
             const __m128 w = _mm_add_ps(row, wx[g]), old = _mm_loadu_ps(wr + 4 * g);
             __m128i m = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(e0, e1), e2), 31), in[g]);
             m = _mm_and_si128(m, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
-            _mm_storeu_ps(wr + 4 * g, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
+            const __m128 mf = _mm_castsi128_ps(m);
+            _mm_storeu_ps(wr + 4 * g, _mm_or_ps(_mm_and_ps(mf, w), _mm_andnot_ps(mf, old)));
             if (ids) {
-                const __m128i old_id = _mm_loadu_si128((const __m128i *)(ir + 4 * g));
-                _mm_storeu_si128((__m128i *)(ir + 4 * g), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, old_id)));
+                const __m128i was = _mm_loadu_si128((const __m128i *)(ir + 4 * g));
+                _mm_storeu_si128((__m128i *)(ir + 4 * g), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, was)));
             }
             e0 = _mm_add_epi32(e0, ds0), e1 = _mm_add_epi32(e1, ds1), e2 = _mm_add_epi32(e2, ds2);
         }

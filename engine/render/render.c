@@ -343,9 +343,9 @@ static void project(const sn_renderer *r, sn_vec3 c, vert *v)
 static inline int64_t first_px(int64_t lo) { return (lo - ONE / 2 + ONE - 1) >> SUB; }
 static inline int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SUB; }
 
-/* A triangle past its area and box tests into s and binned (or, immediate, drawn): fixed-point corners X, Y wound
-** positive, box [x0, x1] x [y0, y1] inside the image, 1/depth = wa x + wb y + wc at the centre of
-** pixel (x, y). False only when out of memory. */
+/* A triangle past its area and box tests into s and binned (or, immediate, drawn): fixed-point
+** corners X, Y wound positive, box [x0, x1] x [y0, y1] inside the image, 1/depth = wa x + wb y +
+** wc at the centre of pixel (x, y). False only when out of memory. */
 static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X[3], const int64_t Y[3],
                              const int32_t box[4], float wa, float wb, float wc, const float n[3], uint32_t prim_index)
 {
@@ -426,11 +426,11 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
 }
 
 /* emit() for the triangles [first, first + count) of a job wholly inside the view (no clip, back
-** faces culled), the same triangles in the same order: in batches, the area and box tests of a
-** batch first, without branches (on triangles of a pixel or two their outcome is a coin toss, and
-** mispredicting it cost more than the tests), each survivor's index kept; then the survivors set
-** up. xy: the job's vertices in fixed point, sw: their sx, sy, 1/depth. n: per triangle normals
-** (NULL: none). False only when out of memory. */
+** faces culled), the same triangles in the same order, in batches: first the batch's area tests
+** (a branch: neighbouring triangles of a mesh face the same way) and box tests (without one:
+** whether a triangle of a pixel or two covers a pixel centre is a coin toss), each survivor's
+** index kept; then the survivors set up, two at a time. xy: the job's vertices in fixed point,
+** sw: their sx, sy, 1/depth. n: per triangle normals (NULL: none). False only when out of memory. */
 #define BATCH 64
 static bool emit_inside(const sn_renderer *r, setup_out *s, const uint32_t (*t)[3], uint32_t first, uint32_t count,
                         const int32_t (*xy)[2], const double (*sw)[3], const float (*n)[3], uint32_t prim_index)
@@ -775,10 +775,25 @@ static inline sn_vec3 job_vertex(const sn_renderer *r, const job *j, const float
 {
     if (j->wv)
         return sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye));
-    return sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]), sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]))));
+    sn_vec3 yz = sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]));
+    return sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]), yz));
 }
 
 #ifdef __SSE2__
+/* a x + b y + c z in two lanes, in sn_mat3_apply_t's order (the same bits) */
+static inline __m128d dot2(double a, double b, double c, __m128d x, __m128d y, __m128d z)
+{
+    const __m128d xy = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(a), x), _mm_mul_pd(_mm_set1_pd(b), y));
+    return _mm_add_pd(xy, _mm_mul_pd(_mm_set1_pd(c), z));
+}
+
+/* o + (a x + (b y + c z)) in two lanes, in job_vertex's order */
+static inline __m128d affine2(double o, double a, double b, double c, __m128d x, __m128d y, __m128d z)
+{
+    const __m128d yz = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(b), y), _mm_mul_pd(_mm_set1_pd(c), z));
+    return _mm_add_pd(_mm_set1_pd(o), _mm_add_pd(_mm_mul_pd(_mm_set1_pd(a), x), yz));
+}
+
 /* round_half_away of two lanes whose values fit int32 (a job inside the view: within the image) */
 static inline __m128d round_half_away2(__m128d v)
 {
@@ -799,26 +814,25 @@ static void project_inside(const sn_renderer *r, const job *j, const float (*v)[
     const __m128d ex = _mm_set1_pd(r->eye.x), ey = _mm_set1_pd(r->eye.y), ez = _mm_set1_pd(r->eye.z);
     const __m128d f = _mm_set1_pd(r->f), cx = _mm_set1_pd(r->cx), cy = _mm_set1_pd(r->cy), one = _mm_set1_pd(1);
     const __m128d sub = _mm_set1_pd(ONE);
-#define B2(k) _mm_set1_pd(k)
     for (; i + 2 <= j->n_v; i += 2) {
         __m128d x, y, z;
         if (j->wv) {
             const double *p = j->wv[i], *q = j->wv[i + 1];
             const __m128d dx = _mm_sub_pd(_mm_set_pd(q[0], p[0]), ex), dy = _mm_sub_pd(_mm_set_pd(q[1], p[1]), ey);
             const __m128d dz = _mm_sub_pd(_mm_set_pd(q[2], p[2]), ez);
-            x = _mm_add_pd(_mm_add_pd(_mm_mul_pd(B2(R[0]), dx), _mm_mul_pd(B2(R[3]), dy)), _mm_mul_pd(B2(R[6]), dz));
-            y = _mm_add_pd(_mm_add_pd(_mm_mul_pd(B2(R[1]), dx), _mm_mul_pd(B2(R[4]), dy)), _mm_mul_pd(B2(R[7]), dz));
-            z = _mm_add_pd(_mm_add_pd(_mm_mul_pd(B2(R[2]), dx), _mm_mul_pd(B2(R[5]), dy)), _mm_mul_pd(B2(R[8]), dz));
+            x = dot2(R[0], R[3], R[6], dx, dy, dz);
+            y = dot2(R[1], R[4], R[7], dx, dy, dz);
+            z = dot2(R[2], R[5], R[8], dx, dy, dz);
         } else {
             const float *p = v[i], *q = v[i + 1];
             const __m128d lx = _mm_set_pd(q[0], p[0]), ly = _mm_set_pd(q[1], p[1]), lz = _mm_set_pd(q[2], p[2]);
-            /* cc + (c0 lx + (c1 ly + c2 lz)), as job_vertex */
-            x = _mm_add_pd(B2(j->cc.x), _mm_add_pd(_mm_mul_pd(B2(j->c0.x), lx), _mm_add_pd(_mm_mul_pd(B2(j->c1.x), ly), _mm_mul_pd(B2(j->c2.x), lz))));
-            y = _mm_add_pd(B2(j->cc.y), _mm_add_pd(_mm_mul_pd(B2(j->c0.y), lx), _mm_add_pd(_mm_mul_pd(B2(j->c1.y), ly), _mm_mul_pd(B2(j->c2.y), lz))));
-            z = _mm_add_pd(B2(j->cc.z), _mm_add_pd(_mm_mul_pd(B2(j->c0.z), lx), _mm_add_pd(_mm_mul_pd(B2(j->c1.z), ly), _mm_mul_pd(B2(j->c2.z), lz))));
+            x = affine2(j->cc.x, j->c0.x, j->c1.x, j->c2.x, lx, ly, lz);
+            y = affine2(j->cc.y, j->c0.y, j->c1.y, j->c2.y, lx, ly, lz);
+            z = affine2(j->cc.z, j->c0.z, j->c1.z, j->c2.z, lx, ly, lz);
         }
         /* screen(): cx + f y / x, cy - f z / x, 1 / x */
-        const __m128d sx = _mm_add_pd(cx, _mm_div_pd(_mm_mul_pd(f, y), x)), sy = _mm_sub_pd(cy, _mm_div_pd(_mm_mul_pd(f, z), x));
+        const __m128d sx = _mm_add_pd(cx, _mm_div_pd(_mm_mul_pd(f, y), x));
+        const __m128d sy = _mm_sub_pd(cy, _mm_div_pd(_mm_mul_pd(f, z), x));
         const __m128d w = _mm_div_pd(one, x);
         const __m128i X = _mm_cvttpd_epi32(round_half_away2(_mm_mul_pd(sx, sub)));
         const __m128i Y = _mm_cvttpd_epi32(round_half_away2(_mm_mul_pd(sy, sub)));
@@ -826,7 +840,6 @@ static void project_inside(const sn_renderer *r, const job *j, const float (*v)[
         _mm_storel_pd(&sw[i][0], sx), _mm_storel_pd(&sw[i][1], sy), _mm_storel_pd(&sw[i][2], w);
         _mm_storeh_pd(&sw[i + 1][0], sx), _mm_storeh_pd(&sw[i + 1][1], sy), _mm_storeh_pd(&sw[i + 1][2], w);
     }
-#undef B2
 #endif
     for (; i < j->n_v; i++) {
         vert t;
