@@ -7,6 +7,7 @@
 #include "../map/road_mesh.h"
 #include "headlights.h"
 #include "mesh.h"
+#include "raster.h"
 #include "shade.h"
 #include "shadow.h"
 #include "shapes.h"
@@ -20,7 +21,7 @@
 #include <emmintrin.h>
 #endif
 
-#define SUB 8                   /* subpixel bits of the fixed-point vertex coordinates */
+#define SUB SN_RASTER_SUB       /* subpixel bits of the fixed-point vertex coordinates */
 #define ONE (1 << SUB)
 #define BAND 16                 /* rows per task (rounded up to a multiple of the colour samples) */
 #define GUARD 8.0               /* guard band: clip planes at 8x the half field of view */
@@ -44,16 +45,6 @@ typedef struct prim {
     sn_mat3 dm;
     sn_vec3 dpos;
 } prim;
-
-/* What the rasteriser reads of a triangle, kept small (52 bytes): the bands stream through
-** every triangle once more after setup, so its size is memory traffic. */
-typedef struct tri {
-    /* fixed point, wound so that the doubled area is positive; the guard band keeps them
-    ** within 4.5 image widths of the image (at most 16384 samples, 2^26.2 in fixed point) */
-    int32_t X[3], Y[3];
-    int32_t x0, x1, y0, y1; /* pixels whose centres may be covered, inclusive, inside the image */
-    float wa, wb, wc;       /* 1/depth = wa*x + wb*y + wc at the centre of pixel (x, y) */
-} tri;
 
 /* What shading reads of a triangle (by its number in the frame). */
 typedef struct tri_info {
@@ -93,13 +84,16 @@ typedef struct job {
 ** numbered from 0; merged in task order (which is job order) into the frame's. */
 #define MAX_SETUP 64
 typedef struct setup_out {
-    tri *tris;
+    sn_tri *tris;
     tri_info *info;
     size_t n, cap, cap_info, base;
     band *bands;
     size_t cap_bands;
     struct vert *verts; /* the job being set up's vertices, projected */
     size_t cap_verts;
+    int32_t (*xy)[2]; /* the same, for a job wholly inside the view (emit_inside): fixed point, */
+    double (*sw)[3];  /* and sx, sy, 1/depth */
+    size_t cap_xy, cap_sw;
     bool oom;
 } setup_out;
 
@@ -117,10 +111,14 @@ struct sn_renderer {
     setup_out setup[MAX_SETUP];
     uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
     bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
+    /* one thread: each triangle drawn as it is set up, into bands cleared before, never stored
+    ** or binned (the same order of drawing, so the same pixels; one pass over them fewer) */
+    bool immediate;
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far */
     uint32_t *idbuf;
+    sn_raster_target target; /* the two, for raster.h */
     size_t cap_px;
 
     /* the frame being rendered */
@@ -209,7 +207,7 @@ void sn_renderer_destroy(sn_renderer *r)
         setup_out *s = &r->setup[k];
         for (size_t i = 0; i < s->cap_bands; i++)
             free(s->bands[i].list);
-        free(s->bands), free(s->tris), free(s->info), free(s->verts);
+        free(s->bands), free(s->tris), free(s->info), free(s->verts), free(s->xy), free(s->sw);
     }
     free(r->jobs);
     free(r->prims);
@@ -255,8 +253,6 @@ sn_status sn_camera_check(const sn_camera *c, sn_error *err)
 
 /* 1 when floor(v) is odd: parity without an integer cast, which overflows (UB) for far points */
 static int parity(double v) { return isfinite(v) && fmod(floor(v), 2.0) != 0; }
-
-static int64_t floordiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 static inline bool push_band(band *b, uint32_t t)
 {
@@ -342,6 +338,59 @@ static void project(const sn_renderer *r, sn_vec3 c, vert *v)
         screen(r, v);
 }
 
+/* The box of pixels whose centres (i + 1/2) lie inside fixed-point extents [lo, hi]:
+** floor((lo - 1/2) / ONE) rounded up, floor((hi - 1/2) / ONE); shifts are floor divisions. */
+static inline int64_t first_px(int64_t lo) { return (lo - ONE / 2 + ONE - 1) >> SUB; }
+static inline int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SUB; }
+
+/* A triangle past its area and box tests into s and binned (or, immediate, drawn): fixed-point
+** corners X, Y wound positive, box [x0, x1] x [y0, y1] inside the image, 1/depth = wa x + wb y +
+** wc at the centre of pixel (x, y). False only when out of memory. */
+static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X[3], const int64_t Y[3],
+                             const int32_t box[4], float wa, float wb, float wc, const float n[3], uint32_t prim_index)
+{
+    if ((!r->immediate && s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
+        (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
+        return false;
+    uint32_t index = (uint32_t)s->n++;
+    sn_tri one, *t = r->immediate ? &one : &s->tris[index];
+    for (int i = 0; i < 3; i++)
+        t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
+    t->x0 = box[0], t->x1 = box[1], t->y0 = box[2], t->y1 = box[3];
+    t->wa = wa, t->wb = wb, t->wc = wc;
+    if (r->need_info) {
+        memcpy(s->info[index].n, n, sizeof s->info[index].n);
+        s->info[index].prim = prim_index;
+    }
+    if (r->immediate) { /* drawn now, in the order draw_band would draw it: nothing binned */
+        sn_raster(&r->target, t, index, 0, (int32_t)r->H);
+        return true;
+    }
+    for (uint32_t b = r->row_band[box[2]], b1 = r->row_band[box[3]]; b <= b1; b++)
+        if (!push_band(&s->bands[b], index))
+            return false;
+    return true;
+}
+
+/* store_tri with its 1/depth plane solved through screen points sx, sy of 1/depths w (as
+** projected, before any winding swap); dropped when they are collinear. */
+static inline bool put_tri(const sn_renderer *r, setup_out *s, const int64_t X[3], const int64_t Y[3],
+                           const int32_t box[4], const double sx[3], const double sy[3], const double w[3],
+                           const float n[3], uint32_t prim_index)
+{
+    /* 1/depth is affine in screen space: solve it through the three projected vertices */
+    double det = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
+    if (fabs(det) < 1e-12)
+        return true;
+    double w0 = w[0], w1 = w[1], w2 = w[2];
+    double inv = 1 / det;
+    double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) * inv;
+    double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) * inv;
+    double C = w0 - A * sx[0] - B * sy[0];
+    /* at the centre of pixel (x, y): screen (x + 1/2, y + 1/2) */
+    return store_tri(r, s, X, Y, box, (float)A, (float)B, (float)(C + 0.5 * A + 0.5 * B), n, prim_index);
+}
+
 /* One screen triangle from three projected vertices into s; false only when out of memory. cull:
 ** the vertices are the triangle's own, all in front of the eye, so the sign of its projected area
 ** is the sign of the camera-space facing test (both are the sign of det[a b c]): a back face
@@ -351,6 +400,7 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
                  bool cull)
 {
     double sx[3] = {v[0]->sx, v[1]->sx, v[2]->sx}, sy[3] = {v[0]->sy, v[1]->sy, v[2]->sy};
+    double w[3] = {v[0]->w, v[1]->w, v[2]->w};
     int64_t X[3] = {v[0]->X, v[1]->X, v[2]->X}, Y[3] = {v[0]->Y, v[1]->Y, v[2]->Y};
     int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (Y[1] - Y[0]) * (X[2] - X[0]);
     if (area == 0 || (cull && area < 0))
@@ -364,43 +414,93 @@ static bool emit(const sn_renderer *r, setup_out *s, const vert *const v[3], con
         minX = X[i] < minX ? X[i] : minX, maxX = X[i] > maxX ? X[i] : maxX;
         minY = Y[i] < minY ? Y[i] : minY, maxY = Y[i] > maxY ? Y[i] : maxY;
     }
-    /* pixels whose centres (i + 1/2) lie inside the box */
-    int64_t x0 = floordiv(minX - ONE / 2 + ONE - 1, ONE), x1 = floordiv(maxX - ONE / 2, ONE);
-    int64_t y0 = floordiv(minY - ONE / 2 + ONE - 1, ONE), y1 = floordiv(maxY - ONE / 2, ONE);
+    int64_t x0 = first_px(minX), x1 = last_px(maxX), y0 = first_px(minY), y1 = last_px(maxY);
     if (x0 < 0) x0 = 0;
     if (y0 < 0) y0 = 0;
     if (x1 > (int64_t)r->W - 1) x1 = r->W - 1;
     if (y1 > (int64_t)r->H - 1) y1 = r->H - 1;
     if (x0 > x1 || y0 > y1)
         return true;
-    /* 1/depth is affine in screen space: solve it through the three projected vertices */
-    double det = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
-    if (fabs(det) < 1e-12)
-        return true;
-    double w0 = v[0]->w, w1 = v[1]->w, w2 = v[2]->w;
-    double inv = 1 / det;
-    double A = ((w1 - w0) * (sy[2] - sy[0]) - (w2 - w0) * (sy[1] - sy[0])) * inv;
-    double B = ((w2 - w0) * (sx[1] - sx[0]) - (w1 - w0) * (sx[2] - sx[0])) * inv;
-    double C = w0 - A * sx[0] - B * sy[0];
-    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
-        (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
-        return false;
-    uint32_t index = (uint32_t)s->n++;
-    tri *t = &s->tris[index];
-    for (int i = 0; i < 3; i++)
-        t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
-    t->x0 = (int32_t)x0, t->x1 = (int32_t)x1, t->y0 = (int32_t)y0, t->y1 = (int32_t)y1;
-    /* at the centre of pixel (x, y): screen (x + 1/2, y + 1/2) */
-    t->wa = (float)A;
-    t->wb = (float)B;
-    t->wc = (float)(C + 0.5 * A + 0.5 * B);
-    if (r->need_info) {
-        memcpy(s->info[index].n, n, sizeof s->info[index].n);
-        s->info[index].prim = prim_index;
+    const int32_t box[4] = {(int32_t)x0, (int32_t)x1, (int32_t)y0, (int32_t)y1};
+    return put_tri(r, s, X, Y, box, sx, sy, w, n, prim_index);
+}
+
+/* emit() for the triangles [first, first + count) of a job wholly inside the view (no clip, back
+** faces culled), the same triangles in the same order, in batches: first the batch's area tests
+** (a branch: neighbouring triangles of a mesh face the same way) and box tests (without one:
+** whether a triangle of a pixel or two covers a pixel centre is a coin toss), each survivor's
+** index kept; then the survivors set up, two at a time. xy: the job's vertices in fixed point,
+** sw: their sx, sy, 1/depth. n: per triangle normals (NULL: none). False only when out of memory. */
+#define BATCH 64
+static bool emit_inside(const sn_renderer *r, setup_out *s, const uint32_t (*t)[3], uint32_t first, uint32_t count,
+                        const int32_t (*xy)[2], const double (*sw)[3], const float (*n)[3], uint32_t prim_index)
+{
+    static const float no_normal[3] = {0, 0, 0};
+    const int64_t W1 = (int64_t)r->W - 1, H1 = (int64_t)r->H - 1;
+    uint32_t keep[BATCH];
+    int32_t box[BATCH][4];
+    for (uint32_t b = first, end = first + count; b < end; b += BATCH) {
+        uint32_t e = end - b < BATCH ? end : b + BATCH, m = 0;
+        for (uint32_t i = b; i < e; i++) {
+            const uint32_t *q = t[i];
+            const int64_t X0 = xy[q[0]][0], X1 = xy[q[1]][0], X2 = xy[q[2]][0];
+            const int64_t Y0 = xy[q[0]][1], Y1 = xy[q[1]][1], Y2 = xy[q[2]][1];
+            const int64_t area = (X1 - X0) * (Y2 - Y0) - (Y1 - Y0) * (X2 - X0);
+            if (area <= 0)
+                continue;
+            int64_t minX = X0 < X1 ? X0 : X1, maxX = X0 < X1 ? X1 : X0;
+            int64_t minY = Y0 < Y1 ? Y0 : Y1, maxY = Y0 < Y1 ? Y1 : Y0;
+            minX = X2 < minX ? X2 : minX, maxX = X2 > maxX ? X2 : maxX;
+            minY = Y2 < minY ? Y2 : minY, maxY = Y2 > maxY ? Y2 : maxY;
+            int64_t x0 = first_px(minX), x1 = last_px(maxX), y0 = first_px(minY), y1 = last_px(maxY);
+            x0 = x0 < 0 ? 0 : x0, y0 = y0 < 0 ? 0 : y0;
+            x1 = x1 > W1 ? W1 : x1, y1 = y1 > H1 ? H1 : y1;
+            box[m][0] = (int32_t)x0, box[m][1] = (int32_t)x1, box[m][2] = (int32_t)y0, box[m][3] = (int32_t)y1;
+            keep[m] = i;
+            m += (uint32_t)((x0 <= x1) & (y0 <= y1));
+        }
+        uint32_t k = 0;
+#ifdef __SSE2__
+        /* two survivors at a time: put_tri's arithmetic lane by lane (the same bits), one divpd */
+        for (; k + 2 <= m; k += 2) {
+            const uint32_t *qa = t[keep[k]], *qb = t[keep[k + 1]];
+#define LANES(c, v) _mm_set_pd(sw[qb[v]][c], sw[qa[v]][c])
+            const __m128d sx0 = LANES(0, 0), sy0 = LANES(1, 0), w0 = LANES(2, 0);
+            const __m128d dx1 = _mm_sub_pd(LANES(0, 1), sx0), dx2 = _mm_sub_pd(LANES(0, 2), sx0);
+            const __m128d dy1 = _mm_sub_pd(LANES(1, 1), sy0), dy2 = _mm_sub_pd(LANES(1, 2), sy0);
+            const __m128d dw1 = _mm_sub_pd(LANES(2, 1), w0), dw2 = _mm_sub_pd(LANES(2, 2), w0);
+#undef LANES
+            const __m128d det = _mm_sub_pd(_mm_mul_pd(dx1, dy2), _mm_mul_pd(dx2, dy1));
+            const __m128d inv = _mm_div_pd(_mm_set1_pd(1), det);
+            const __m128d A = _mm_mul_pd(_mm_sub_pd(_mm_mul_pd(dw1, dy2), _mm_mul_pd(dw2, dy1)), inv);
+            const __m128d B = _mm_mul_pd(_mm_sub_pd(_mm_mul_pd(dw2, dx1), _mm_mul_pd(dw1, dx2)), inv);
+            const __m128d C = _mm_sub_pd(_mm_sub_pd(w0, _mm_mul_pd(A, sx0)), _mm_mul_pd(B, sy0));
+            const __m128d half = _mm_set1_pd(0.5);
+            const __m128d Cc = _mm_add_pd(_mm_add_pd(C, _mm_mul_pd(half, A)), _mm_mul_pd(half, B));
+            float fa[4], fb[4], fc[4];
+            _mm_storeu_ps(fa, _mm_cvtpd_ps(A)), _mm_storeu_ps(fb, _mm_cvtpd_ps(B)), _mm_storeu_ps(fc, _mm_cvtpd_ps(Cc));
+            /* fabs(det) < 1e-12: collinear, dropped */
+            const int flat = _mm_movemask_pd(_mm_cmplt_pd(_mm_andnot_pd(_mm_set1_pd(-0.0), det), _mm_set1_pd(1e-12)));
+#define STORE(l, q)                                                                                                \
+    if (!(flat >> l & 1)) {                                                                                            \
+        const int64_t X[3] = {xy[q[0]][0], xy[q[1]][0], xy[q[2]][0]}, Y[3] = {xy[q[0]][1], xy[q[1]][1], xy[q[2]][1]}; \
+        if (!store_tri(r, s, X, Y, box[k + l], fa[l], fb[l], fc[l], n ? n[keep[k + l]] : no_normal, prim_index))     \
+            return false;                                                                                              \
     }
-    for (uint32_t b = r->row_band[y0], b1 = r->row_band[y1]; b <= b1; b++)
-        if (!push_band(&s->bands[b], index))
-            return false;
+            STORE(0, qa)
+            STORE(1, qb)
+#undef STORE
+        }
+#endif
+        for (; k < m; k++) {
+            const uint32_t *q = t[keep[k]];
+            const int64_t X[3] = {xy[q[0]][0], xy[q[1]][0], xy[q[2]][0]}, Y[3] = {xy[q[0]][1], xy[q[1]][1], xy[q[2]][1]};
+            const double sx[3] = {sw[q[0]][0], sw[q[1]][0], sw[q[2]][0]}, sy[3] = {sw[q[0]][1], sw[q[1]][1], sw[q[2]][1]};
+            const double w[3] = {sw[q[0]][2], sw[q[1]][2], sw[q[2]][2]};
+            if (!put_tri(r, s, X, Y, box[k], sx, sy, w, n ? n[keep[k]] : no_normal, prim_index))
+                return false;
+        }
+    }
     return true;
 }
 
@@ -670,6 +770,86 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
     return true;
 }
 
+/* The camera-space vertex i of job j (v: its local vertices when it has no world ones). */
+static inline sn_vec3 job_vertex(const sn_renderer *r, const job *j, const float (*v)[3], uint32_t i)
+{
+    if (j->wv)
+        return sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye));
+    sn_vec3 yz = sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]));
+    return sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]), yz));
+}
+
+#ifdef __SSE2__
+/* a x + b y + c z in two lanes, in sn_mat3_apply_t's order (the same bits) */
+static inline __m128d dot2(double a, double b, double c, __m128d x, __m128d y, __m128d z)
+{
+    const __m128d xy = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(a), x), _mm_mul_pd(_mm_set1_pd(b), y));
+    return _mm_add_pd(xy, _mm_mul_pd(_mm_set1_pd(c), z));
+}
+
+/* o + (a x + (b y + c z)) in two lanes, in job_vertex's order */
+static inline __m128d affine2(double o, double a, double b, double c, __m128d x, __m128d y, __m128d z)
+{
+    const __m128d yz = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(b), y), _mm_mul_pd(_mm_set1_pd(c), z));
+    return _mm_add_pd(_mm_set1_pd(o), _mm_add_pd(_mm_mul_pd(_mm_set1_pd(a), x), yz));
+}
+
+/* round_half_away of two lanes whose values fit int32 (a job inside the view: within the image) */
+static inline __m128d round_half_away2(__m128d v)
+{
+    const __m128d i = _mm_cvtepi32_pd(_mm_cvttpd_epi32(v)), f = _mm_sub_pd(v, i), one = _mm_set1_pd(1);
+    return _mm_sub_pd(_mm_add_pd(i, _mm_and_pd(_mm_cmpge_pd(f, _mm_set1_pd(0.5)), one)),
+                      _mm_and_pd(_mm_cmple_pd(f, _mm_set1_pd(-0.5)), one));
+}
+#endif
+
+/* screen() of every vertex of job j, wholly inside the view, into xy (fixed point) and sw (sx, sy,
+** 1/depth): two vertices at a time in SSE2 (its divisions are most of a vertex's cost, and
+** divpd does two for the price of one), the same operations in the same order, so the same bits. */
+static void project_inside(const sn_renderer *r, const job *j, const float (*v)[3], int32_t (*xy)[2], double (*sw)[3])
+{
+    uint32_t i = 0;
+#ifdef __SSE2__
+    const double *R = r->R.m;
+    const __m128d ex = _mm_set1_pd(r->eye.x), ey = _mm_set1_pd(r->eye.y), ez = _mm_set1_pd(r->eye.z);
+    const __m128d f = _mm_set1_pd(r->f), cx = _mm_set1_pd(r->cx), cy = _mm_set1_pd(r->cy), one = _mm_set1_pd(1);
+    const __m128d sub = _mm_set1_pd(ONE);
+    for (; i + 2 <= j->n_v; i += 2) {
+        __m128d x, y, z;
+        if (j->wv) {
+            const double *p = j->wv[i], *q = j->wv[i + 1];
+            const __m128d dx = _mm_sub_pd(_mm_set_pd(q[0], p[0]), ex), dy = _mm_sub_pd(_mm_set_pd(q[1], p[1]), ey);
+            const __m128d dz = _mm_sub_pd(_mm_set_pd(q[2], p[2]), ez);
+            x = dot2(R[0], R[3], R[6], dx, dy, dz);
+            y = dot2(R[1], R[4], R[7], dx, dy, dz);
+            z = dot2(R[2], R[5], R[8], dx, dy, dz);
+        } else {
+            const float *p = v[i], *q = v[i + 1];
+            const __m128d lx = _mm_set_pd(q[0], p[0]), ly = _mm_set_pd(q[1], p[1]), lz = _mm_set_pd(q[2], p[2]);
+            x = affine2(j->cc.x, j->c0.x, j->c1.x, j->c2.x, lx, ly, lz);
+            y = affine2(j->cc.y, j->c0.y, j->c1.y, j->c2.y, lx, ly, lz);
+            z = affine2(j->cc.z, j->c0.z, j->c1.z, j->c2.z, lx, ly, lz);
+        }
+        /* screen(): cx + f y / x, cy - f z / x, 1 / x */
+        const __m128d sx = _mm_add_pd(cx, _mm_div_pd(_mm_mul_pd(f, y), x));
+        const __m128d sy = _mm_sub_pd(cy, _mm_div_pd(_mm_mul_pd(f, z), x));
+        const __m128d w = _mm_div_pd(one, x);
+        const __m128i X = _mm_cvttpd_epi32(round_half_away2(_mm_mul_pd(sx, sub)));
+        const __m128i Y = _mm_cvttpd_epi32(round_half_away2(_mm_mul_pd(sy, sub)));
+        _mm_storeu_si128((__m128i *)xy[i], _mm_unpacklo_epi32(X, Y)); /* X0 Y0 X1 Y1 */
+        _mm_storel_pd(&sw[i][0], sx), _mm_storel_pd(&sw[i][1], sy), _mm_storel_pd(&sw[i][2], w);
+        _mm_storeh_pd(&sw[i + 1][0], sx), _mm_storeh_pd(&sw[i + 1][1], sy), _mm_storeh_pd(&sw[i + 1][2], w);
+    }
+#endif
+    for (; i < j->n_v; i++) {
+        vert t;
+        t.c = job_vertex(r, j, v, i);
+        screen(r, &t);
+        xy[i][0] = t.X, xy[i][1] = t.Y;
+        sw[i][0] = t.sx, sw[i][1] = t.sy, sw[i][2] = t.w;
+    }
+}
+
 /* Setup task k: transforms, culls, clips, projects and bins the triangles of its jobs. A job's
 ** triangles depend on the job alone, so how the jobs are split never shows in the output. */
 static void setup_task(void *arg, uint32_t k)
@@ -682,36 +862,33 @@ static void setup_task(void *arg, uint32_t k)
         s->bands[b].n = 0;
     for (uint32_t ji = r->job_from[k]; ji < r->job_from[k + 1] && !s->oom; ji++) {
         const job *j = &r->jobs[ji];
-        if (!sn_grow((void **)&s->verts, &s->cap_verts, j->n_v, sizeof *s->verts)) {
+        /* wholly inside the view with the normal known or not needed: nothing to clip or find,
+        ** every triangle to emit_inside */
+        const bool direct = j->inside && (j->wn || !r->out->bgra);
+        if (direct ? !sn_grow((void **)&s->xy, &s->cap_xy, j->n_v, sizeof *s->xy) ||
+                         !sn_grow((void **)&s->sw, &s->cap_sw, j->n_v, sizeof *s->sw)
+                   : !sn_grow((void **)&s->verts, &s->cap_verts, j->n_v, sizeof *s->verts)) {
             s->oom = true;
             break;
         }
         const float(*v)[3] = j->model ? (const float(*)[3])r->model_v + j->v_off : j->v;
-        for (uint32_t i = 0; i < j->n_v; i++) {
-            vert *out = &s->verts[i];
-            out->c = j->wv ? sn_mat3_apply_t(&r->R, sn_v3_sub(sn_v3(j->wv[i][0], j->wv[i][1], j->wv[i][2]), r->eye))
-                           : sn_v3_add(j->cc, sn_v3_add(sn_v3_scale(j->c0, v[i][0]),
-                                                        sn_v3_add(sn_v3_scale(j->c1, v[i][1]), sn_v3_scale(j->c2, v[i][2]))));
-            if (j->inside)
-                out->oc = 0, screen(r, out);
-            else
-                project(r, out->c, out);
-        }
-        /* wholly inside the view with the normal known or not needed: nothing to clip or find, each
-        ** triangle straight to emit (add_triangle's common case, without its tests) */
-        bool direct = j->inside && (j->wn || !r->out->bgra);
-        static const float no_normal[3] = {0, 0, 0};
+        if (direct)
+            project_inside(r, j, v, s->xy, s->sw);
+        else
+            for (uint32_t i = 0; i < j->n_v; i++) {
+                vert *out = &s->verts[i];
+                out->c = job_vertex(r, j, v, i);
+                if (j->inside)
+                    out->oc = 0, screen(r, out);
+                else
+                    project(r, out->c, out);
+            }
         for (uint32_t pk = 0; pk < j->n_parts && !s->oom; pk++) {
             uint32_t first = j->parts ? j->parts[pk].first : 0, count = j->parts ? j->parts[pk].count : j->count;
             if (direct) {
-                for (uint32_t i = first; i < first + count; i++) {
-                    const uint32_t *q = j->t[i];
-                    const vert *const v3[3] = {&s->verts[q[0]], &s->verts[q[1]], &s->verts[q[2]]};
-                    if (!emit(r, s, v3, r->out->bgra ? j->wn[i] : no_normal, j->prim + pk, true)) {
-                        s->oom = true;
-                        break;
-                    }
-                }
+                if (!emit_inside(r, s, j->t, first, count, (const int32_t(*)[2])s->xy, (const double(*)[3])s->sw,
+                                 r->out->bgra ? j->wn : NULL, j->prim + pk))
+                    s->oom = true;
                 continue;
             }
             for (uint32_t i = first; i < first + count; i++) {
@@ -815,191 +992,20 @@ static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fw
     return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
 }
 
-/* Narrows [*xs, *xe] to the pixels x where an edge function e(x) = e + s (x - x0) is >= 0
-** (exactly: a floating estimate, corrected in integers). */
-static void span_edge(int64_t e, int64_t s, int32_t *xs, int32_t *xe, int32_t x0)
+/* Band bi's rows [*y_begin, *y_end). */
+static void band_rows(const sn_renderer *r, uint32_t bi, int32_t *y_begin, int32_t *y_end)
 {
-    if (s == 0) {
-        if (e < 0)
-            *xe = *xs - 1;
-        return;
-    }
-    int64_t k = (int64_t)floor((double)-e / (double)s); /* e + s k crosses 0 near here */
-    if (s > 0) { /* rising: from the first k with e + s k >= 0 */
-        while (e + s * k < 0)
-            k++;
-        while (e + s * (k - 1) >= 0)
-            k--;
-        if (x0 + k > *xs)
-            *xs = (int32_t)(x0 + k > INT32_MAX ? INT32_MAX : x0 + k);
-    } else { /* falling: up to the last k with e + s k >= 0 */
-        while (e + s * k < 0)
-            k--;
-        while (e + s * (k + 1) >= 0)
-            k++;
-        if (x0 + k < *xe)
-            *xe = (int32_t)(x0 + k < INT32_MIN + 1 ? INT32_MIN + 1 : x0 + k);
-    }
+    const int32_t rows = (int32_t)r->band;
+    *y_begin = (int32_t)bi * rows;
+    *y_end = *y_begin + rows < (int32_t)r->H ? *y_begin + rows : (int32_t)r->H;
 }
 
-#ifdef __SSE2__
-/* a * b lane by lane, low 32 bits (SSE4.1's _mm_mullo_epi32 from SSE2's 32 x 32 -> 64 products) */
-static inline __m128i mullo32(__m128i a, __m128i b)
-{
-    __m128i even = _mm_mul_epu32(a, b), odd = _mm_mul_epu32(_mm_srli_epi64(a, 32), _mm_srli_epi64(b, 32));
-    return _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)), _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
-}
-#endif
-
-/* Whether triangle t spans under 64 pixels each way: its edge functions at its pixels then fit
-** in 32 bits (|dx (py - Y)| < 2^14 2^14.1), so raster_small may run them there. */
-static bool small_tri(const tri *t)
-{
-    int32_t minX = t->X[0], maxX = t->X[0], minY = t->Y[0], maxY = t->Y[0];
-    for (int i = 1; i < 3; i++) {
-        minX = t->X[i] < minX ? t->X[i] : minX, maxX = t->X[i] > maxX ? t->X[i] : maxX;
-        minY = t->Y[i] < minY ? t->Y[i] : minY, maxY = t->Y[i] > maxY ? t->Y[i] : maxY;
-    }
-    return maxX - minX < 64 * ONE && maxY - minY < 64 * ONE;
-}
-
-/* raster() for a small triangle: 32-bit edge functions, and every pixel of the box tested
-** without branches (a triangle of a few pixels a row mispredicts its span's ends otherwise).
-** The same values as raster's 64-bit ones, so the same pixels. */
-static void raster_small(const sn_renderer *r, const tri *t, uint32_t ti, int32_t ya, int32_t yb, const int64_t dx[3],
-                         const int64_t dy[3], const int64_t bias[3])
+/* Band bi cleared, then its ground planes drawn: what comes before its triangles. */
+static void clear_band(sn_renderer *r, uint32_t bi)
 {
     const uint32_t W = r->W;
-    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
-    const int32_t s0 = (int32_t)(-dy[0] * ONE), s1 = (int32_t)(-dy[1] * ONE), s2 = (int32_t)(-dy[2] * ONE);
-    const float wa = t->wa;
-    /* the edge functions at the first pixel of row ya, then stepped down a row at a time (exact) */
-    const int64_t py0 = (int64_t)ya * ONE + ONE / 2;
-    int32_t f0 = (int32_t)(dx[0] * (py0 - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
-    int32_t f1 = (int32_t)(dx[1] * (py0 - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
-    int32_t f2 = (int32_t)(dx[2] * (py0 - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
-    const int32_t r0 = (int32_t)(dx[0] * ONE), r1 = (int32_t)(dx[1] * ONE), r2 = (int32_t)(dx[2] * ONE);
-#ifdef __SSE2__
-    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
-    const __m128i ds0 = _mm_set1_epi32(4 * s0), ds1 = _mm_set1_epi32(4 * s1), ds2 = _mm_set1_epi32(4 * s2);
-    const __m128i l0 = mullo32(_mm_set1_epi32(s0), lane), l1 = mullo32(_mm_set1_epi32(s1), lane);
-    const __m128i l2 = mullo32(_mm_set1_epi32(s2), lane);
-    const __m128 vwa = _mm_set1_ps(wa), four = _mm_set1_ps(4);
-    const __m128i vti = _mm_set1_epi32((int32_t)ti);
-#endif
-    for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
-        int32_t e0 = f0, e1 = f1, e2 = f2;
-        const float row = t->wb * (float)y + t->wc;
-        float *wr = r->wbuf + (size_t)y * W;
-        uint32_t *ir = r->idbuf + (size_t)y * W;
-        float fx = (float)t->x0;
-        int32_t x = t->x0;
-#ifdef __SSE2__
-        /* four pixels at a time, the same arithmetic as the loop below (IEEE single, exact
-        ** integers); lanes past x1 keep their values; never past the row's end */
-        __m128i v0 = _mm_add_epi32(_mm_set1_epi32(e0), l0), v1 = _mm_add_epi32(_mm_set1_epi32(e1), l1);
-        __m128i v2 = _mm_add_epi32(_mm_set1_epi32(e2), l2);
-        __m128 vfx = _mm_add_ps(_mm_set1_ps(fx), _mm_setr_ps(0, 1, 2, 3));
-        const __m128 vrow = _mm_set1_ps(row);
-        for (; x <= t->x1 && x + 4 <= (int32_t)W; x += 4) {
-            __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - x + 1), lane);
-            in = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(v0, v1), v2), 31), in);
-            __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, vfx)), old = _mm_loadu_ps(wr + x);
-            __m128i m = _mm_and_si128(in, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
-            _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
-            __m128i ids = _mm_loadu_si128((const __m128i *)(ir + x));
-            _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
-            v0 = _mm_add_epi32(v0, ds0), v1 = _mm_add_epi32(v1, ds1), v2 = _mm_add_epi32(v2, ds2);
-            vfx = _mm_add_ps(vfx, four);
-        }
-        if (x > t->x1)
-            continue;
-        fx = (float)x;
-        e0 += s0 * (x - t->x0), e1 += s1 * (x - t->x0), e2 += s2 * (x - t->x0);
-#endif
-        for (; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
-            /* masks, not branches: all ones where the triangle covers the pixel and is nearer */
-            float w = row + wa * fx, old = wr[x];
-            uint32_t m = (((uint32_t)(e0 | e1 | e2) >> 31) - 1u) & -(uint32_t)(w > old), wbits, obits;
-            memcpy(&wbits, &w, 4);
-            memcpy(&obits, &old, 4);
-            obits = (wbits & m) | (obits & ~m);
-            memcpy(&wr[x], &obits, 4);
-            ir[x] = (ti & m) | (ir[x] & ~m);
-        }
-    }
-}
-
-/* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the depth and id buffers. */
-static void raster(const sn_renderer *r, const tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
-{
-    const uint32_t W = r->W;
-    float *wb = r->wbuf;
-    uint32_t *ib = r->idbuf;
-    int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
-    int64_t dx[3], dy[3], bias[3];
-    for (int e = 0; e < 3; e++) {
-        int n = (e + 1) % 3;
-        dx[e] = (int64_t)t->X[n] - t->X[e];
-        dy[e] = (int64_t)t->Y[n] - t->Y[e];
-        /* a pixel centre exactly on an edge belongs to one of the two triangles sharing it */
-        bias[e] = (dy[e] < 0 || (dy[e] == 0 && dx[e] > 0)) ? 0 : -1;
-    }
-    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
-    const bool wide = t->x1 - t->x0 >= 24; /* solving spans beats scanning them */
-    if (!wide && small_tri(t)) {
-        raster_small(r, t, ti, ya, yb, dx, dy, bias);
-        return;
-    }
-    for (int32_t y = ya; y <= yb; y++) {
-        const int64_t py = (int64_t)y * ONE + ONE / 2;
-        int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
-        int64_t e1 = dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
-        int64_t e2 = dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
-        const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
-        const float row = t->wb * (float)y + t->wc, wa = t->wa;
-        float *wr = wb + (size_t)y * W;
-        uint32_t *ir = ib + (size_t)y * W;
-        if (wide) {
-            /* the row's span, solved: each edge function is linear in x, so where all three are
-            ** >= 0 is an interval, the same pixels the scan below finds */
-            int32_t xs = t->x0, xe = t->x1;
-            span_edge(e0, s0, &xs, &xe, t->x0);
-            span_edge(e1, s1, &xs, &xe, t->x0);
-            span_edge(e2, s2, &xs, &xe, t->x0);
-            float fx = (float)xs;
-            for (int32_t x = xs; x <= xe; x++, fx += 1.0f) {
-                float w = row + wa * fx;
-                if (w > wr[x]) {
-                    wr[x] = w;
-                    ir[x] = ti;
-                }
-            }
-            continue;
-        }
-        bool inside = false;
-        float fx = (float)t->x0; /* integers below 2^24: fx is x exactly */
-        for (int32_t x = t->x0; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
-            if ((e0 | e1 | e2) >= 0) {
-                inside = true;
-                float w = row + wa * fx;
-                if (w > wr[x]) {
-                    wr[x] = w;
-                    ir[x] = ti;
-                }
-            } else if (inside) {
-                break; /* a triangle's row is one span: past it, nothing more */
-            }
-        }
-    }
-}
-
-static void draw_band(void *arg, uint32_t bi)
-{
-    sn_renderer *r = arg;
-    const uint32_t W = r->W;
-    const int32_t rows = (int32_t)r->band, y_begin = (int32_t)bi * rows;
-    const int32_t y_end = y_begin + rows < (int32_t)r->H ? y_begin + rows : (int32_t)r->H;
+    int32_t y_begin, y_end;
+    band_rows(r, bi, &y_begin, &y_end);
     float *wb = r->wbuf;
     uint32_t *ib = r->idbuf;
     const float inv_far = r->inv_far, inv_near = r->inv_near;
@@ -1007,7 +1013,8 @@ static void draw_band(void *arg, uint32_t bi)
     /* clear (the band's rows are one block), then the ground planes: exact per pixel */
     for (size_t i = (size_t)y_begin * W, end = (size_t)y_end * W; i < end; i++)
         wb[i] = inv_far;
-    memset(ib + (size_t)y_begin * W, 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
+    if (r->need_info) /* depth alone keeps no ids (raster.h) */
+        memset(ib + (size_t)y_begin * W, 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
     for (size_t k = 0; k < r->n_planes; k++) {
         const plane *p = &r->planes[k];
         for (int32_t y = y_begin; y < y_end; y++) {
@@ -1023,9 +1030,18 @@ static void draw_band(void *arg, uint32_t bi)
             }
         }
     }
+}
+
+static void draw_band(void *arg, uint32_t bi)
+{
+    sn_renderer *r = arg;
+    int32_t y_begin, y_end;
+    band_rows(r, bi, &y_begin, &y_end);
+    if (!r->immediate)
+        clear_band(r, bi);
 
     /* triangles, in the order they were set up (setup task by task): ties keep the first */
-    for (uint32_t sk = 0; sk < r->n_setup; sk++) {
+    for (uint32_t sk = 0; sk < r->n_setup && !r->immediate; sk++) {
         const setup_out *so = &r->setup[sk];
         const band *bd = &so->bands[bi];
         for (uint32_t k = 0; k < bd->n; k++) {
@@ -1033,7 +1049,7 @@ static void draw_band(void *arg, uint32_t bi)
             ** fetch a few ahead (the raster of one small triangle is shorter than a miss) */
             if (k + PREFETCH < bd->n)
                 __builtin_prefetch(&so->tris[bd->list[k + PREFETCH]]);
-            raster(r, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
+            sn_raster(&r->target, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
         }
     }
 
@@ -1320,6 +1336,8 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     for (uint32_t y = 0; y < r->H; y++)
         r->row_band[y] = y / r->band;
     r->need_info = out->bgra || out->tag || out->instance || motion;
+    /* depth alone reads no ids: none are written (raster.h) */
+    r->target = (sn_raster_target){r->wbuf, r->need_info ? r->idbuf : NULL, r->W};
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
 
     /* queue every mesh in view (planes are drawn per pixel), then set them up on the pool */
@@ -1360,6 +1378,9 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     if (w->roads && !add_roads(r, w->roads))
         return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
     double t1 = now_ms();
+    r->immediate = sn_pool_threads(r->pool) == 1;
+    for (uint32_t bi = 0; bi < r->n_bands && r->immediate; bi++)
+        clear_band(r, bi);
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;

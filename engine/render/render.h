@@ -10,13 +10,14 @@
 ** with the planes it lies outside; triangles wholly outside one plane go, back faces go (by the
 ** sign of their projected area), the rest are clipped against the near plane (and a guard band
 ** around the view, so that fixed-point coordinates never overflow) and binned into bands of
-** rows; bands read the tasks' triangles in job order, so the split never shows. Ground planes are not
-** triangles: their 1/depth is affine in the image, so each pixel gets the exact value and the
-** plane ends exactly at the horizon. Bands are
-** rasterised in parallel with integer edge functions (8 subpixel bits, a top-left style
-** tie rule, so shared edges have neither cracks nor double hits) and 1/depth interpolated per
-** pixel (wide triangles: each row's span solved exactly; small ones: every pixel of the box
-** tested without branches, four at a time with SSE2 — the same pixels either way); a band's pixels depend only on the triangles, never on which thread drew it, so the
+** rows; bands read the tasks' triangles in job order, so the split never shows. A mesh wholly
+** inside the view needs neither outcodes nor clipping: its vertices are projected two at a time
+** (SSE2), and its triangles' area and box tests run a batch at a time before the survivors are
+** set up. On one thread nothing is binned: each triangle is drawn as soon as it is set up, in the
+** same order as the bands would draw it. Ground planes are not triangles: their 1/depth is affine
+** in the image, so each pixel gets the exact value and the plane ends exactly at the horizon.
+** Bands are rasterised in parallel (raster.h: integer edge functions, 1/depth interpolated per
+** pixel); a band's pixels depend only on the triangles, never on which thread drew it, so the
 ** output is byte-identical at any thread count. Shading is deferred: a second pass turns each
 ** pixel's winning triangle into its tag, id and colour (shade.c: sun, shadow map, sky, fog,
 ** materials). Colour may be anti-aliased (sn_image.samples): N x N samples rasterised per
@@ -82,9 +83,10 @@ void sn_renderer_set_serial_setup(sn_renderer *r, bool on);
 typedef struct sn_render_profile {
     uint64_t frames;
     double queue_ms;  /* culling objects, posing models, the static cache's upkeep */
-    double setup_ms;  /* triangle setup: transform, cull, clip, project, bin (on the pool) */
+    double setup_ms;  /* triangle setup: transform, cull, clip, project, bin (on the pool); on one
+                      ** thread each triangle is drawn as it is set up, and this holds its raster */
     double shadow_ms; /* the sun's shadow map: its casters' setup and rasterisation */
-    double draw_ms;   /* rasterising and resolving (shading) the bands */
+    double draw_ms;   /* rasterising (more than one thread) and resolving (shading) the bands */
 } sn_render_profile;
 void sn_renderer_profile(const sn_renderer *r, sn_render_profile *p);
 

@@ -1,0 +1,284 @@
+/* raster.c — one screen triangle into the depth and id buffers (raster.h). */
+#include "raster.h"
+
+#include <math.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define SUB SN_RASTER_SUB
+#define ONE (1 << SUB)
+
+/* Narrows [*xs, *xe] to the pixels x where an edge function e(x) = e + s (x - x0) is >= 0
+** (exactly: a floating estimate, corrected in integers). */
+static void span_edge(int64_t e, int64_t s, int32_t *xs, int32_t *xe, int32_t x0)
+{
+    if (s == 0) {
+        if (e < 0)
+            *xe = *xs - 1;
+        return;
+    }
+    int64_t k = (int64_t)floor((double)-e / (double)s); /* e + s k crosses 0 near here */
+    if (s > 0) { /* rising: from the first k with e + s k >= 0 */
+        while (e + s * k < 0)
+            k++;
+        while (e + s * (k - 1) >= 0)
+            k--;
+        if (x0 + k > *xs)
+            *xs = (int32_t)(x0 + k > INT32_MAX ? INT32_MAX : x0 + k);
+    } else { /* falling: up to the last k with e + s k >= 0 */
+        while (e + s * k < 0)
+            k--;
+        while (e + s * (k + 1) >= 0)
+            k++;
+        if (x0 + k < *xe)
+            *xe = (int32_t)(x0 + k < INT32_MIN + 1 ? INT32_MIN + 1 : x0 + k);
+    }
+}
+
+#ifdef __SSE2__
+/* a * b lane by lane, low 32 bits (SSE4.1's _mm_mullo_epi32 from SSE2's 32 x 32 -> 64 products) */
+static inline __m128i mullo32(__m128i a, __m128i b)
+{
+    __m128i even = _mm_mul_epu32(a, b), odd = _mm_mul_epu32(_mm_srli_epi64(a, 32), _mm_srli_epi64(b, 32));
+    return _mm_unpacklo_epi32(_mm_shuffle_epi32(even, _MM_SHUFFLE(0, 0, 2, 0)), _mm_shuffle_epi32(odd, _MM_SHUFFLE(0, 0, 2, 0)));
+}
+#endif
+
+/* Whether triangle t spans under 64 pixels each way: its edge functions at its pixels then fit
+** in 32 bits (|dx (py - Y)| < 2^14 2^14.1), so raster_small may run them there. */
+static bool small_tri(const sn_tri *t)
+{
+    int32_t minX = t->X[0], maxX = t->X[0], minY = t->Y[0], maxY = t->Y[0];
+    for (int i = 1; i < 3; i++) {
+        minX = t->X[i] < minX ? t->X[i] : minX, maxX = t->X[i] > maxX ? t->X[i] : maxX;
+        minY = t->Y[i] < minY ? t->Y[i] : minY, maxY = t->Y[i] > maxY ? t->Y[i] : maxY;
+    }
+    return maxX - minX < 64 * ONE && maxY - minY < 64 * ONE;
+}
+
+/* raster() for a small triangle: 32-bit edge functions, and every pixel of the box tested
+** without branches (a triangle of a few pixels a row mispredicts its span's ends otherwise).
+** The same values as raster's 64-bit ones, so the same pixels. */
+static void raster_small(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t ya, int32_t yb, const int64_t dx[3],
+                         const int64_t dy[3], const int64_t bias[3])
+{
+    const uint32_t W = r->W;
+    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
+    const int32_t s0 = (int32_t)(-dy[0] * ONE), s1 = (int32_t)(-dy[1] * ONE), s2 = (int32_t)(-dy[2] * ONE);
+    const float wa = t->wa;
+    /* the edge functions at the first pixel of row ya, then stepped down a row at a time (exact) */
+    const int64_t py0 = (int64_t)ya * ONE + ONE / 2;
+    int32_t f0 = (int32_t)(dx[0] * (py0 - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0]);
+    int32_t f1 = (int32_t)(dx[1] * (py0 - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1]);
+    int32_t f2 = (int32_t)(dx[2] * (py0 - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2]);
+    const int32_t r0 = (int32_t)(dx[0] * ONE), r1 = (int32_t)(dx[1] * ONE), r2 = (int32_t)(dx[2] * ONE);
+#ifdef __SSE2__
+    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
+    const __m128i ds0 = _mm_set1_epi32(4 * s0), ds1 = _mm_set1_epi32(4 * s1), ds2 = _mm_set1_epi32(4 * s2);
+    const __m128i l0 = mullo32(_mm_set1_epi32(s0), lane), l1 = mullo32(_mm_set1_epi32(s1), lane);
+    const __m128i l2 = mullo32(_mm_set1_epi32(s2), lane);
+    const __m128 vwa = _mm_set1_ps(wa), four = _mm_set1_ps(4);
+    const __m128i vti = _mm_set1_epi32((int32_t)ti);
+#endif
+    for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
+        int32_t e0 = f0, e1 = f1, e2 = f2;
+        const float row = t->wb * (float)y + t->wc;
+        float *wr = r->wbuf + (size_t)y * W;
+        uint32_t *ir = r->idbuf ? r->idbuf + (size_t)y * W : NULL;
+        float fx = (float)t->x0;
+        int32_t x = t->x0;
+#ifdef __SSE2__
+        /* four pixels at a time, the same arithmetic as the loop below (IEEE single, exact
+        ** integers); lanes past x1 keep their values; never past the row's end */
+        __m128i v0 = _mm_add_epi32(_mm_set1_epi32(e0), l0), v1 = _mm_add_epi32(_mm_set1_epi32(e1), l1);
+        __m128i v2 = _mm_add_epi32(_mm_set1_epi32(e2), l2);
+        __m128 vfx = _mm_add_ps(_mm_set1_ps(fx), _mm_setr_ps(0, 1, 2, 3));
+        const __m128 vrow = _mm_set1_ps(row);
+        for (; x <= t->x1 && x + 4 <= (int32_t)W; x += 4) {
+            __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - x + 1), lane);
+            in = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(v0, v1), v2), 31), in);
+            __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, vfx)), old = _mm_loadu_ps(wr + x);
+            __m128i m = _mm_and_si128(in, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
+            _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(m), w), _mm_andnot_ps(_mm_castsi128_ps(m), old)));
+            if (ir) {
+                __m128i ids = _mm_loadu_si128((const __m128i *)(ir + x));
+                _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, ids)));
+            }
+            v0 = _mm_add_epi32(v0, ds0), v1 = _mm_add_epi32(v1, ds1), v2 = _mm_add_epi32(v2, ds2);
+            vfx = _mm_add_ps(vfx, four);
+        }
+        if (x > t->x1)
+            continue;
+        fx = (float)x;
+        e0 += s0 * (x - t->x0), e1 += s1 * (x - t->x0), e2 += s2 * (x - t->x0);
+#endif
+        for (; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
+            /* masks, not branches: all ones where the triangle covers the pixel and is nearer */
+            float w = row + wa * fx, old = wr[x];
+            uint32_t m = (((uint32_t)(e0 | e1 | e2) >> 31) - 1u) & -(uint32_t)(w > old), wbits, obits;
+            memcpy(&wbits, &w, 4);
+            memcpy(&obits, &old, 4);
+            obits = (wbits & m) | (obits & ~m);
+            memcpy(&wr[x], &obits, 4);
+            if (ir)
+                ir[x] = (ti & m) | (ir[x] & ~m);
+        }
+    }
+}
+
+#ifdef __SSE2__
+#define MAX_GROUPS 6 /* raster_groups: boxes under 24 pixels wide (wider ones are solved by spans) */
+/* raster_small() for a box of G <= MAX_GROUPS groups of four pixels a row, all inside the row:
+** whatever does not change from row to row (the groups' wa x, which of their lanes are inside the
+** box, the edge functions' steps) found once per triangle, not once per row and group. Most
+** triangles of a dense mesh are a few pixels, so this per-triangle and per-row work is what
+** costs. The same integers and IEEE single operations as raster_small: the same pixels and depths. */
+static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_target *r, const sn_tri *t, uint32_t ti,
+                                                                int32_t ya, int32_t yb, int32_t G, bool ids)
+{
+    const uint32_t W = r->W;
+    /* lanes: edges 0, 1, 2 (corner k to corner k + 1) and a spare; loaded field by field (a tri
+    ** drawn as it is set up was just stored so, and one wide load of narrow stores would stall) */
+    const __m128i X = _mm_setr_epi32(t->X[0], t->X[1], t->X[2], 0), Y = _mm_setr_epi32(t->Y[0], t->Y[1], t->Y[2], 0);
+    const __m128i dx = _mm_sub_epi32(_mm_shuffle_epi32(X, _MM_SHUFFLE(3, 0, 2, 1)), X);
+    const __m128i dy = _mm_sub_epi32(_mm_shuffle_epi32(Y, _MM_SHUFFLE(3, 0, 2, 1)), Y);
+    /* small_tri(): every edge under 64 pixels each way (all three differences of the corners) */
+    const __m128i lim = _mm_set1_epi32(64 * ONE), nlim = _mm_set1_epi32(-64 * ONE), zero = _mm_setzero_si128();
+    const __m128i small = _mm_and_si128(_mm_and_si128(_mm_cmplt_epi32(dx, lim), _mm_cmpgt_epi32(dx, nlim)),
+                                        _mm_and_si128(_mm_cmplt_epi32(dy, lim), _mm_cmpgt_epi32(dy, nlim)));
+    if ((_mm_movemask_ps(_mm_castsi128_ps(small)) & 7) != 7)
+        return false;
+    /* raster()'s tie bias: 0 on an edge with dy < 0, or dy = 0 and dx > 0; else -1 */
+    const __m128i bias = _mm_xor_si128(_mm_or_si128(_mm_cmplt_epi32(dy, zero),
+                                                    _mm_and_si128(_mm_cmpeq_epi32(dy, zero), _mm_cmpgt_epi32(dx, zero))),
+                                       _mm_set1_epi32(-1));
+    /* the edge functions at the centre of pixel (x0, ya): dx (py - Y) - dy (px - X) + bias, exact
+    ** in 32 bits for a small triangle (raster_small) */
+    const __m128i px0 = _mm_set1_epi32(t->x0 * ONE + ONE / 2), py0 = _mm_set1_epi32(ya * ONE + ONE / 2);
+    const __m128i dxy = mullo32(dx, _mm_sub_epi32(py0, Y)), dyx = mullo32(dy, _mm_sub_epi32(px0, X));
+    const __m128i f = _mm_add_epi32(_mm_sub_epi32(dxy, dyx), bias);
+    const __m128i s = _mm_sub_epi32(zero, _mm_slli_epi32(dy, SUB)), rs = _mm_slli_epi32(dx, SUB);
+    const __m128i ds = _mm_slli_epi32(s, 2);
+    /* per edge, its values at the row's first four pixels f + s {0, 1, 2, 3} (s on the odd lanes,
+    ** 2 s on the upper two), its step a row (r) and a group of four (ds) */
+    const __m128i odd = _mm_setr_epi32(0, -1, 0, -1), high = _mm_setr_epi32(0, 0, -1, -1);
+    const __m128i s2 = _mm_add_epi32(s, s);
+#define BCAST(v, k) _mm_shuffle_epi32(v, _MM_SHUFFLE(k, k, k, k))
+#define RAMP(k) _mm_add_epi32(BCAST(f, k), _mm_add_epi32(_mm_and_si128(BCAST(s, k), odd), _mm_and_si128(BCAST(s2, k), high)))
+    __m128i v0 = RAMP(0), v1 = RAMP(1), v2 = RAMP(2);
+    const __m128i r0 = BCAST(rs, 0), r1 = BCAST(rs, 1), r2 = BCAST(rs, 2);
+    const __m128i ds0 = BCAST(ds, 0), ds1 = BCAST(ds, 1), ds2 = BCAST(ds, 2);
+#undef RAMP
+#undef BCAST
+    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), vti = _mm_set1_epi32((int32_t)ti);
+    const __m128 wa = _mm_set1_ps(t->wa);
+    __m128 wx[MAX_GROUPS];  /* wa x per lane: the product raster_small forms per row, the same value */
+    __m128i in[MAX_GROUPS]; /* the lanes inside the box */
+    for (int32_t g = 0; g < G; g++) {
+        const float fx = (float)(t->x0 + 4 * g);
+        wx[g] = _mm_mul_ps(wa, _mm_setr_ps(fx, fx + 1.0f, fx + 2.0f, fx + 3.0f));
+        in[g] = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - (t->x0 + 4 * g) + 1), lane);
+    }
+    float *wr = r->wbuf + (size_t)ya * W + t->x0;
+    uint32_t *ir = ids ? r->idbuf + (size_t)ya * W + t->x0 : NULL;
+    for (int32_t y = ya; y <= yb; y++, wr += W) {
+        const __m128 row = _mm_set1_ps(t->wb * (float)y + t->wc);
+        __m128i e0 = v0, e1 = v1, e2 = v2;
+        for (int32_t g = 0; g < G; g++) {
+            const __m128 w = _mm_add_ps(row, wx[g]), old = _mm_loadu_ps(wr + 4 * g);
+            __m128i m = _mm_andnot_si128(_mm_srai_epi32(_mm_or_si128(_mm_or_si128(e0, e1), e2), 31), in[g]);
+            m = _mm_and_si128(m, _mm_castps_si128(_mm_cmpgt_ps(w, old)));
+            const __m128 mf = _mm_castsi128_ps(m);
+            _mm_storeu_ps(wr + 4 * g, _mm_or_ps(_mm_and_ps(mf, w), _mm_andnot_ps(mf, old)));
+            if (ids) {
+                const __m128i was = _mm_loadu_si128((const __m128i *)(ir + 4 * g));
+                _mm_storeu_si128((__m128i *)(ir + 4 * g), _mm_or_si128(_mm_and_si128(m, vti), _mm_andnot_si128(m, was)));
+            }
+            e0 = _mm_add_epi32(e0, ds0), e1 = _mm_add_epi32(e1, ds1), e2 = _mm_add_epi32(e2, ds2);
+        }
+        v0 = _mm_add_epi32(v0, r0), v1 = _mm_add_epi32(v1, r1), v2 = _mm_add_epi32(v2, r2);
+        if (ids)
+            ir += W;
+    }
+    return true;
+}
+#endif
+
+void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
+{
+    const uint32_t W = r->W;
+    float *wb = r->wbuf;
+    uint32_t *ib = r->idbuf;
+    int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
+#ifdef __SSE2__
+    if (t->x1 - t->x0 < 4 * MAX_GROUPS) { /* a small triangle's groups of four inside the row (one group,
+                                          ** with or without ids: each its own copy) */
+        const int32_t G = (t->x1 - t->x0) / 4 + 1;
+        if (t->x0 + 4 * G <= (int32_t)W &&
+            (r->idbuf ? (G == 1 ? raster_groups(r, t, ti, ya, yb, 1, true) : raster_groups(r, t, ti, ya, yb, G, true))
+                      : (G == 1 ? raster_groups(r, t, ti, ya, yb, 1, false) : raster_groups(r, t, ti, ya, yb, G, false))))
+            return;
+    }
+#endif
+    int64_t dx[3], dy[3], bias[3];
+    for (int e = 0; e < 3; e++) {
+        int n = (e + 1) % 3;
+        dx[e] = (int64_t)t->X[n] - t->X[e];
+        dy[e] = (int64_t)t->Y[n] - t->Y[e];
+        /* a pixel centre exactly on an edge belongs to one of the two triangles sharing it */
+        /* (0 when dy < 0, or dy = 0 and dx > 0: the sign of dy 2^28 - dx, as |dx| < 2^28 in the
+        ** guard band; without branches, as it is a coin toss) */
+        bias[e] = ~((dy[e] * ((int64_t)1 << 28) - dx[e]) >> 63);
+    }
+    const int64_t px0 = (int64_t)t->x0 * ONE + ONE / 2;
+    const bool wide = t->x1 - t->x0 >= 24; /* solving spans beats scanning them */
+    if (!wide && small_tri(t)) {
+        raster_small(r, t, ti, ya, yb, dx, dy, bias);
+        return;
+    }
+    for (int32_t y = ya; y <= yb; y++) {
+        const int64_t py = (int64_t)y * ONE + ONE / 2;
+        int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
+        int64_t e1 = dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
+        int64_t e2 = dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
+        const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
+        const float row = t->wb * (float)y + t->wc, wa = t->wa;
+        float *wr = wb + (size_t)y * W;
+        uint32_t *ir = ib ? ib + (size_t)y * W : NULL;
+        if (wide) {
+            /* the row's span, solved: each edge function is linear in x, so where all three are
+            ** >= 0 is an interval, the same pixels the scan below finds */
+            int32_t xs = t->x0, xe = t->x1;
+            span_edge(e0, s0, &xs, &xe, t->x0);
+            span_edge(e1, s1, &xs, &xe, t->x0);
+            span_edge(e2, s2, &xs, &xe, t->x0);
+            float fx = (float)xs;
+            for (int32_t x = xs; x <= xe; x++, fx += 1.0f) {
+                float w = row + wa * fx;
+                if (w > wr[x]) {
+                    wr[x] = w;
+                    if (ir)
+                        ir[x] = ti;
+                }
+            }
+            continue;
+        }
+        bool inside = false;
+        float fx = (float)t->x0; /* integers below 2^24: fx is x exactly */
+        for (int32_t x = t->x0; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
+            if ((e0 | e1 | e2) >= 0) {
+                inside = true;
+                float w = row + wa * fx;
+                if (w > wr[x]) {
+                    wr[x] = w;
+                    if (ir)
+                        ir[x] = ti;
+                }
+            } else if (inside) {
+                break; /* a triangle's row is one span: past it, nothing more */
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+/* One thread draws each triangle as it is set up; more threads bin triangles into bands first
+** (render.h). Both must give the same bytes. A dense field of spheres (triangles from under a
+** pixel to tens of pixels: render/raster.h's groups of four, its general small path at the
+** image's right edge, its span path), spheres cut by the image's sides and by the near plane
+** (the clipping path), a building and the ground plane, seen by one camera, rendered at 1, 2 and
+** 3 threads: depth alone (no ids kept), depth with tags and ids, colour, colour anti-aliased.
+** Each output must be identical across thread counts, and the depth must see the spheres where
+** they are (ground truth: the nearest sphere's centre straight ahead). argv[1]: temp folder. */
+#include "../../engine/render/render.h"
+#include "../../engine/sim/engine.h"
+#include "../check.h"
+#include "../testutil.h"
+
+enum { W = 203, H = 151, N_SIDE = 24 }; /* odd sizes: groups of four overrun the row's end */
+
+static sn_engine *scene(const char *tmp)
+{
+    static char text[N_SIDE * N_SIDE * 2 * 200 + 1024];
+    int len = sprintf(text, "actors:\n  - {name: ground, blueprint: static.ground, transform: {location: [0, 0, -4]}}\n"
+                            "  - {name: wall, blueprint: static.building, transform: {location: [30, 0, 0]}, "
+                            "attributes: {extent: \"1,40,20\"}}\n"
+                            /* straight ahead, nearest: the depth at the centre pixel is 3 - 0.5 */
+                            "  - {name: probe, blueprint: static.prop.sphere, transform: {location: [3, 0, 0]}, "
+                            "attributes: {radius: 0.5}}\n"
+                            /* through the near plane, and across the image's left side */
+                            "  - {name: near, blueprint: static.prop.sphere, transform: {location: [0.2, 0.6, -0.4]}, "
+                            "attributes: {radius: 0.3}}\n"
+                            "  - {name: side, blueprint: static.prop.sphere, transform: {location: [4, -4.2, 0]}, "
+                            "attributes: {radius: 0.6}}\n");
+    /* two layers of small spheres filling the view: far ones of sub-pixel triangles */
+    for (int layer = 0; layer < 2; layer++)
+        for (int i = 0; i < N_SIDE * N_SIDE; i++) {
+            double d = layer ? 24 : 8, s = 2.0 * d / N_SIDE;
+            len += sprintf(text + len,
+                           "  - {blueprint: static.prop.sphere, transform: {location: [%.3f, %.3f, %.3f]}, "
+                           "attributes: {radius: %.3f}}\n",
+                           d + 0.37 * (i % 3), -d + s * (0.5 + i % N_SIDE), -0.75 * d + 0.75 * s * (0.5 + i / N_SIDE),
+                           0.45 * s);
+        }
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = "", .quiet_plugins = true};
+    sn_engine *e = sn_engine_create(&o, &err);
+    if (!e || sn_engine_load_scene(e, tu_write(tmp, "render_threads.yaml", text), &err) || sn_engine_step(e, &err)) {
+        fprintf(stderr, "FAIL: %s\n", err.msg);
+        exit(1);
+    }
+    return e;
+}
+
+/* The outputs of one frame at `threads` threads: depth, tag, id, colour, colour anti-aliased. */
+typedef struct frame {
+    float depth_alone[W * H], depth[W * H];
+    uint8_t tag[W * H], bgra[W * H * 4], aa[W * H * 4];
+    uint32_t id[W * H];
+} frame;
+
+static void render_all(sn_engine *e, int threads, frame *f)
+{
+    sn_renderer *r = sn_renderer_create(threads);
+    CHECK(r != NULL, "a renderer of %d threads", threads);
+    sn_camera cam = {sizeof cam, {{0, 0, 0}, {1.5, 0.7, 0}}, W, H, 90, 0.1, 100};
+    sn_image alone = {sizeof alone, f->depth_alone, NULL, NULL, NULL, 0};
+    sn_image full = {sizeof full, f->depth, NULL, f->tag, f->id, 0};
+    sn_image rgb = {sizeof rgb, NULL, f->bgra, NULL, NULL, 0}, aa = {sizeof aa, NULL, f->aa, NULL, NULL, 2};
+    sn_error err = {0};
+    CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &alone, &err), "depth alone: %s", err.msg);
+    CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &full, &err), "depth, tags, ids: %s", err.msg);
+    CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &rgb, &err), "colour: %s", err.msg);
+    CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &aa, &err), "colour, 2x2 samples: %s", err.msg);
+    CHECK(sn_renderer_last_triangles(r) > 20000, "a dense frame: %u triangles drawn", sn_renderer_last_triangles(r));
+    sn_renderer_destroy(r);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return fprintf(stderr, "usage: test_render_threads TMP\n"), 2;
+    sn_engine *e = scene(argv[1]);
+    static frame one, more;
+    render_all(e, 1, &one);
+    /* the camera is pitched 1.5 degrees and yawed 0.7: the centre ray meets the probe's near
+    ** side at a planar depth a little beyond 2.5 */
+    float centre = one.depth[(H / 2) * W + W / 2];
+    CHECK(centre > 2.5f && centre < 2.6f, "the probe sphere straight ahead, at %g m", centre);
+    CHECK(!memcmp(one.depth_alone, one.depth, sizeof one.depth), "depth alone equals depth with tags and ids");
+    for (int threads = 2; threads <= 3; threads++) {
+        render_all(e, threads, &more);
+        CHECK(!memcmp(one.depth_alone, more.depth_alone, sizeof one.depth_alone), "depth alone: 1 and %d threads", threads);
+        CHECK(!memcmp(one.depth, more.depth, sizeof one.depth), "depth: 1 and %d threads", threads);
+        CHECK(!memcmp(one.tag, more.tag, sizeof one.tag), "tags: 1 and %d threads", threads);
+        CHECK(!memcmp(one.id, more.id, sizeof one.id), "ids: 1 and %d threads", threads);
+        CHECK(!memcmp(one.bgra, more.bgra, sizeof one.bgra), "colour: 1 and %d threads", threads);
+        CHECK(!memcmp(one.aa, more.aa, sizeof one.aa), "colour anti-aliased: 1 and %d threads", threads);
+    }
+    sn_engine_destroy(e);
+    return CHECK_DONE();
+}
