@@ -197,6 +197,11 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     a->reflectivity = ri >= 0 && values[ri].f >= 0 ? values[ri].f : sn_tag_reflectivity(a->tag);
     if (ri >= 0)
         values[ri].f = a->reflectivity;
+    /* The values are final: share them with actors of equal ones, but for traffic lights,
+    ** whose `state` follows the light (lights.c). */
+    a->n_values = bp->n_attrs;
+    if (strcmp(bp->id, "traffic.traffic_light") != 0)
+        a->values = d->values = values = sn_vshare_take(&e->world.vshare, values, bp->n_attrs, &a->values_shared);
     if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->bbox.extent, err)))
         goto fail;
     if (bp->shape == SN_SHAPE_SPHERE) {

@@ -141,7 +141,10 @@ void sn_world_remove(sn_world *w, uint32_t id)
     free(a->role_name);
     free(a->ap.route);
     free(a->ap.map);
-    free(a->values);
+    if (a->values_shared)
+        sn_vshare_drop(&w->vshare, a->values, a->n_values);
+    else
+        free(a->values);
     free(a->wheel_tri);
     free(a);
     memmove(&w->actors[i], &w->actors[i + 1], (w->n_actors - i - 1) * sizeof *w->actors);

@@ -133,6 +133,7 @@ void sn_world_free(sn_world *w)
     free(w->pairs);
     free(w->pair_hash);
     sn_strmap_free(&w->names);
+    sn_vshare_free(&w->vshare);
     sn_ogrid_free(&w->ogrid);
     sn_sbp_free(&w->sbp);
     sn_dbp_free(&w->dbp);
@@ -246,7 +247,7 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
     }
     /* Vehicles and walkers: a body with one geom. */
     if (!sn_grow((void **)&w->bodies, &w->cap_bodies, w->n_bodies + 1, sizeof *w->bodies) ||
-        (a->kind == SN_ACTOR_VEHICLE && !a->wheel_tri && !(a->wheel_tri = calloc(4, sizeof *a->wheel_tri))))
+        !sn_wheel_cache_alloc(w, a))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     w->bodies[w->n_bodies++] = a; /* ids only grow: appending keeps id order */
     if (!sn_ogrid_add(w, a))

@@ -253,9 +253,9 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             ** merging over a road) the wheel keeps to the one it stood on until it leaves that
             ** triangle (tracing every overlap each substep cost as much again: bench_traffic).
             ** Rays that point up (a car on its roof) trace everything. */
-            struct sn_wheel_tri *c = &a->wheel_tri[i];
+            struct sn_wheel_tri *c = a->wheel_tri ? &a->wheel_tri[i] : NULL; /* NULL: no map to keep */
             double t;
-            bool cached = down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t);
+            bool cached = c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t);
             if (cached && (!touch[i] || t < dist[i])) {
                 touch[i] = true;
                 dist[i] = t;
@@ -263,9 +263,9 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             }
             wheel_query q;
             static_ray(w, cand, n, o[i], down, len, cached, &touch[i], &dist[i], &nrm[i], &q);
-            if (!cached)
+            if (c && !cached)
                 c->valid = false;
-            if (!cached && q.hit && q.tri >= 0 && is_ground(q.geom))
+            if (c && !cached && q.hit && q.tri >= 0 && is_ground(q.geom))
                 cache_tri(c, q.geom, q.tri);
             if (dist[i] != d0 || touch[i] != d0_touch)
                 src[i] = -1;

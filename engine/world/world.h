@@ -15,6 +15,7 @@
 #include "ogrid.h"
 #include "dbp.h"
 #include "sbp.h"
+#include "vshare.h"
 
 #include <ode/ode.h>
 #include <sensim/attr.h>
@@ -81,11 +82,13 @@ struct sn_actor {
     uint8_t tag;
     uint8_t color[3];
     bool checker;        /* render a checker texture (attribute texture: checker) */
+    bool values_shared;  /* `values` is a block of w->vshare (vshare.h), not the actor's own */
     double checker_size; /* metres per checker cell */
     double reflectivity; /* 0..1, what ray hits report (attribute reflectivity); < 0: the tag's */
     sn_bbox bbox;      /* location: box centre from the origin, actor frame (vehicles (0,0,extent.z)) */
     sn_vec3 com;       /* the ODE body (centre of mass) from the origin, actor frame */
     sn_shape shape;
+    uint32_t n_values;  /* the blueprint's attributes: `values` holds n_values (+1) */
     double mass;
 
     uint32_t parent;    /* 0 = free */
@@ -119,7 +122,9 @@ struct sn_actor {
     /* Vehicles: the map-surface triangle each wheel's ray last met (vehicle.c). While the ray
     ** still meets it, the road meshes are not traced again: a wheel stays on one triangle for
     ** many substeps, and tracing trimeshes was half of a frame of traffic. Four, owned,
-    ** allocated with a vehicle's body: the other actors (a sensor per vehicle) do without. */
+    ** allocated with a vehicle's body in a world with a map (sn_wheel_cache_alloc), NULL
+    ** otherwise: only the map's surfaces are cached, and 0.4 KiB a vehicle was a tenth of
+    ** its memory without one. */
     struct sn_wheel_tri {
         bool valid;
         sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
@@ -129,7 +134,8 @@ struct sn_actor {
 
     /* What it was spawned from, kept for life so any part can describe it. */
     const struct sn_blueprint *bp;
-    sn_value *values; /* resolved attributes in the blueprint's order; owned (one block) */
+    sn_value *values; /* resolved attributes in the blueprint's order; owned (one block), or shared
+                      ** read-only with actors of equal values (values_shared) */
 
     sn_actor_state st;
     sn_drive drive;
@@ -199,6 +205,7 @@ typedef struct sn_world {
     sn_ogrid ogrid;         /* bodies' bounding spheres for the spawn-overlap check */
     sn_sbp sbp;             /* static geoms' boxes for every query against static_space (sbp.h) */
     sn_dbp dbp;             /* the top space's pairs each substep (dbp.h) */
+    sn_vshare vshare;       /* actors' attribute blocks shared by content (vshare.h) */
     /* The map's surfaces (map/road_mesh.h), world frame, owned; NULL without a map. Not
     ** actors: physics meets them as ODE trimeshes in static_space (one per chunk, marks
     ** excepted), whose geom data are stand-ins (road_as, one per category, id 0, kind static)
@@ -231,6 +238,9 @@ struct sn_road_mesh;
 sn_status sn_world_set_roads(sn_world *w, struct sn_road_mesh *roads, sn_error *err);
 /* Releases them (sn_world_free calls it). */
 void sn_world_free_roads(sn_world *w);
+/* Gives a vehicle its wheels' triangle cache when the world has roads (else nothing to cache);
+** false when out of memory. */
+bool sn_wheel_cache_alloc(sn_world *w, sn_actor *a);
 
 /* Registry. */
 /* A new zeroed actor with id `id` (0 = the next one). NULL when out of memory or when `id`
