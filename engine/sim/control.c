@@ -344,8 +344,8 @@ sn_status sn_engine_apply_walker_control(sn_engine *e, uint32_t id, const sn_wal
     double big = fmax(fabs(c->direction.x), fabs(c->direction.y));
     if (c->speed > 0 && !(big > 0))
         return sn_fail(err, SN_E_INVALID, "apply_walker_control: direction has no horizontal part");
-    a->walk_dir = big > 0 ? sn_v3(c->direction.x / big, c->direction.y / big, 0) : sn_v3(0, 0, 0);
-    a->walk_speed = c->speed;
+    a->mv->walk_dir = big > 0 ? sn_v3(c->direction.x / big, c->direction.y / big, 0) : sn_v3(0, 0, 0);
+    a->mv->walk_speed = c->speed;
     a->has_autopilot = false;
     return SN_OK;
 }
@@ -381,7 +381,7 @@ sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 v, sn_vec3 w
         return sn_fail(err, SN_E_RANGE, "set_velocity: speeds must be finite, at most %g m/s and %g deg/s", MAX_SPEED,
                        MAX_SPIN);
     sn_world_set_velocity(&e->world, a, v, sn_v3_scale(w, SN_DEG));
-    a->kin_scripted = true; /* a kinematic actor keeps moving at it */
+    a->mv->kin_scripted = true; /* a kinematic actor keeps moving at it */
     return SN_OK;
 }
 
@@ -411,10 +411,10 @@ sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_tra
     if (!(speed <= MAX_SPEED))
         return sn_fail(err, SN_E_RANGE, "set_target_transform: reaching it in one step of %g s means %g m/s (at most "
                        "%g); use sn_engine_set_transform to teleport", e->clock.dt, speed, MAX_SPEED);
-    a->has_target = true;
-    a->kin_scripted = false;
-    a->target_pos = t->location;
-    a->target_rot = sn_quat_from_rotation(t->rotation);
+    a->mv->has_target = true;
+    a->mv->kin_scripted = false;
+    a->mv->target_pos = t->location;
+    a->mv->target_rot = sn_quat_from_rotation(t->rotation);
     return SN_OK;
 }
 

@@ -178,7 +178,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     a->shape = bp->shape;
     a->parent = d->parent;
     const sn_value *v;
-    a->role_name = sn_strdup((v = val(d, "role_name")) ? v->s : "");
+    a->role_name = sn_actor_strdup((v = val(d, "role_name")) ? v->s : "");
     if ((v = val(d, "color")))
         memcpy(a->color, v->rgb, 3);
     a->checker = (v = val(d, "texture")) && v->i == 1;
@@ -216,7 +216,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     if ((v = val(d, "mass")))
         a->mass = v->f;
     if (bp->kind == SN_ACTOR_VEHICLE) {
-        sn_vehicle_params *p = &a->vp;
+        sn_vehicle_params *p = &a->mv->vp;
         const sn_vec3 ex = a->bbox.extent;
         /* CARLA's vehicle origin: the centre of the bottom face of the box. */
         a->bbox.location = sn_v3(0, 0, ex.z);
@@ -252,7 +252,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         p->mu = 1.0;
     }
     if (bp->kind == SN_ACTOR_WALKER)
-        a->walk_speed = val(d, "speed")->f;
+        a->mv->walk_speed = val(d, "speed")->f;
     d->values = NULL;
 
     a->rel = d->transform;
@@ -330,9 +330,9 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
     if (ent->has_control) {
         a->control = ent->control;
         if (bp->kind == SN_ACTOR_WALKER) {
-            a->walk_dir = ent->walk_direction;
+            a->mv->walk_dir = ent->walk_direction;
             if (ent->walk_speed >= 0) /* else the blueprint's speed */
-                a->walk_speed = ent->walk_speed;
+                a->mv->walk_speed = ent->walk_speed;
         }
     }
     if (ent->has_autopilot && ent->map_autopilot) {
@@ -344,17 +344,17 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
             return st;
         }
     } else if (ent->has_autopilot) {
-        a->ap.route = malloc(ent->n_route * sizeof *a->ap.route);
-        if (!a->ap.route) {
+        a->mv->ap.route = malloc(ent->n_route * sizeof *a->mv->ap.route);
+        if (!a->mv->ap.route) {
             sn_destroy_actor(e, a->id);
             return sn_fail(err, SN_E_NOMEM, "out of memory");
         }
         a->has_autopilot = true;
-        memcpy(a->ap.route, ent->route, ent->n_route * sizeof *a->ap.route);
-        a->ap.n_route = ent->n_route;
-        a->ap.target_speed = ent->target_speed >= 0 ? ent->target_speed
-                             : bp->kind == SN_ACTOR_WALKER ? a->walk_speed : 8.0;
-        a->ap.loop = ent->loop_route;
+        memcpy(a->mv->ap.route, ent->route, ent->n_route * sizeof *a->mv->ap.route);
+        a->mv->ap.n_route = ent->n_route;
+        a->mv->ap.target_speed = ent->target_speed >= 0 ? ent->target_speed
+                             : bp->kind == SN_ACTOR_WALKER ? a->mv->walk_speed : 8.0;
+        a->mv->ap.loop = ent->loop_route;
     }
     pa->actor_id = a->id;
     pa->spawned = true;
@@ -376,7 +376,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     a->type_id = s->bp->id;
     a->parent = d->parent;
     int ri = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "role_name");
-    a->role_name = sn_strdup(ri >= 0 ? s->values[ri].s : d->role ? d->role : "");
+    a->role_name = sn_actor_strdup(ri >= 0 ? s->values[ri].s : d->role ? d->role : "");
     a->rel = d->transform;
     sn_transform world_tf = world_pose(e, d);
     a->st.pos = a->st.prev_pos = world_tf.location;

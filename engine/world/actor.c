@@ -52,28 +52,48 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
         return NULL;
     if (!sn_grow((void **)&w->actors, &w->cap_actors, w->n_actors + 1, sizeof *w->actors))
         return NULL;
-    sn_actor *a = calloc(1, sizeof *a);
+    /* Vehicles and walkers have their motion part right after the record, in one block. */
+    const bool moves = kind == SN_ACTOR_VEHICLE || kind == SN_ACTOR_WALKER;
+    sn_actor *a = calloc(1, sizeof *a + (moves ? sizeof *a->mv : 0));
     if (!a)
         return NULL;
+    if (moves) {
+        a->mv = (sn_actor_motion *)(void *)(a + 1);
+        a->mv->target_rot = a->mv->kin_from_rot = a->mv->kin_to_rot = sn_quat_identity();
+    }
     a->id = w->next_id = id ? id : w->next_id + 1;
     a->kind = kind;
     a->reflectivity = -1; /* the semantic tag's until spawn sets it */
     a->st.rot = a->st.prev_rot = sn_quat_identity();
-    a->target_rot = a->kin_from_rot = a->kin_to_rot = sn_quat_identity();
     w->actors[w->n_actors++] = a;
     w->gen++;
     w->static_gen += kind == SN_ACTOR_STATIC;
     return a;
 }
 
+/* Every actor's empty name and role name: most actors have no role name and many no name,
+** and a copy of "" is a 32-byte allocation. Never written, never freed. */
+static char empty[1];
+
+char *sn_actor_strdup(const char *s)
+{
+    return !s || !s[0] ? empty : sn_strdup(s);
+}
+
+void sn_actor_strfree(char *s)
+{
+    if (s != empty)
+        free(s);
+}
+
 bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name)
 {
-    char *copy = sn_strdup(name ? name : "");
+    char *copy = sn_actor_strdup(name);
     if (!copy)
         return false;
     if (a->name && a->name[0] && sn_strmap_get(&w->names, a->name) == a)
         sn_strmap_del(&w->names, a->name);
-    free(a->name);
+    sn_actor_strfree(a->name);
     a->name = copy;
     return !copy[0] || sn_strmap_put(&w->names, copy, a);
 }
@@ -137,15 +157,17 @@ void sn_world_remove(sn_world *w, uint32_t id)
         dGeomDestroy(a->crash);
     if (a->body && !w->poisoned)
         dBodyDestroy(a->body);
-    free(a->name);
-    free(a->role_name);
-    free(a->ap.route);
-    free(a->ap.map);
+    sn_actor_strfree(a->name);
+    sn_actor_strfree(a->role_name);
+    if (a->mv) {
+        free(a->mv->ap.route);
+        free(a->mv->ap.map);
+        free(a->mv->wheel_tri);
+    }
     if (a->values_shared)
         sn_vshare_drop(&w->vshare, a->values, a->n_values);
     else
         free(a->values);
-    free(a->wheel_tri);
     free(a);
     memmove(&w->actors[i], &w->actors[i + 1], (w->n_actors - i - 1) * sizeof *w->actors);
     w->n_actors--;

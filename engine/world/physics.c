@@ -171,7 +171,7 @@ static dGeomID make_geom(sn_actor *a, dSpaceID space, sn_vec3 *offset)
     case SN_SHAPE_BOX:
         if (a->kind == SN_ACTOR_VEHICLE) {
             /* The chassis box starts above the ground clearance: wheels are rays. */
-            double c = a->vp.clearance;
+            double c = a->mv->vp.clearance;
             offset->z += c / 2;
             return dCreateBox(space, 2 * e.x, 2 * e.y, 2 * e.z - c);
         }
@@ -317,7 +317,8 @@ void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
     w->static_gen += a->kind == SN_ACTOR_STATIC;
     a->st.pos = a->st.prev_pos = pos;
     a->st.rot = a->st.prev_rot = sn_quat_norm(rot);
-    a->has_target = false;
+    if (a->mv)
+        a->mv->has_target = false;
     if (a->body)
         sn_body_from_state(a->body, &a->st, a->com);
     else if (!a->parent)
@@ -353,7 +354,7 @@ void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
     if (!a->body || a->drive == d)
         return;
     a->drive = d;
-    a->has_target = a->kin_scripted = false;
+    a->mv->has_target = a->mv->kin_scripted = false;
     if (d == SN_DRIVE_KINEMATIC) {
         /* CARLA: an actor that stops simulating physics stays where it is. */
         a->st.vel = a->st.ang_vel = sn_v3(0, 0, 0);

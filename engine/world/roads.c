@@ -93,7 +93,7 @@ sn_status sn_world_set_roads(sn_world *w, sn_road_mesh *m, sn_error *err)
 
 bool sn_wheel_cache_alloc(sn_world *w, sn_actor *a)
 {
-    if (a->kind != SN_ACTOR_VEHICLE || !w->roads || a->wheel_tri)
+    if (a->kind != SN_ACTOR_VEHICLE || !w->roads || a->mv->wheel_tri)
         return true;
-    return (a->wheel_tri = calloc(4, sizeof *a->wheel_tri)) != NULL;
+    return (a->mv->wheel_tri = calloc(4, sizeof *a->mv->wheel_tri)) != NULL;
 }

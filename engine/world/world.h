@@ -70,6 +70,34 @@ typedef struct sn_actor_state {
     double travel, prev_travel;
 } sn_actor_state;
 
+/* What only vehicles and walkers have (sn_actor.mv): 0.4 KiB that the other actors, a
+** collision sensor per vehicle or a city's props, do without. */
+typedef struct sn_actor_motion {
+    sn_vehicle_params vp;
+    sn_vec3 walk_dir;
+    double walk_speed;
+    sn_autopilot ap;
+    double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
+    double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
+    /* Vehicles: the map-surface triangle each wheel's ray last met (vehicle.c). While the ray
+    ** still meets it, the road meshes are not traced again: a wheel stays on one triangle for
+    ** many substeps, and tracing trimeshes was half of a frame of traffic. Four, owned,
+    ** allocated with a vehicle's body in a world with a map (sn_wheel_cache_alloc), NULL
+    ** otherwise: only the map's surfaces are cached, and 0.4 KiB a vehicle was a tenth of
+    ** its memory without one. */
+    struct sn_wheel_tri {
+        bool valid;
+        sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
+    } *wheel_tri;
+    /* Kinematic: the pose to reach at the end of the next frame; without one it holds still,
+    ** or moves at st.vel when that was set from outside (kin_scripted). */
+    bool has_target, kin_scripted;
+    sn_vec3 target_pos;
+    sn_quat target_rot;
+    sn_vec3 kin_from_pos, kin_to_pos; /* this frame's motion, set by the kinematic driver */
+    sn_quat kin_from_rot, kin_to_rot;
+} sn_actor_motion;
+
 struct sn_blueprint;
 
 typedef struct sn_actor sn_actor;
@@ -77,8 +105,8 @@ struct sn_actor {
     uint32_t id;
     sn_actor_kind kind;
     const char *type_id; /* blueprint id, owned by the blueprint library */
-    char *name;          /* owned, "" if unnamed */
-    char *role_name;     /* owned */
+    char *name;          /* owned (sn_actor_strdup), "" if unnamed */
+    char *role_name;     /* owned (sn_actor_strdup) */
     uint8_t tag;
     uint8_t color[3];
     bool checker;        /* render a checker texture (attribute texture: checker) */
@@ -105,30 +133,17 @@ struct sn_actor {
 
     /* controllers */
     sn_vehicle_control control;
-    sn_vehicle_params vp;
-    sn_vec3 walk_dir;
-    double walk_speed;
     bool has_autopilot;
-    sn_autopilot ap;
     double steer_angle; /* current wheel angle, rad */
     uint32_t light_state; /* vehicles: sn_vehicle_light bits (CARLA's VehicleLightState) */
     bool fallen;        /* a walker struck hard: a passive body from then on */
-    double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
-    double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
     bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
     bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
     bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
     bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
-    /* Vehicles: the map-surface triangle each wheel's ray last met (vehicle.c). While the ray
-    ** still meets it, the road meshes are not traced again: a wheel stays on one triangle for
-    ** many substeps, and tracing trimeshes was half of a frame of traffic. Four, owned,
-    ** allocated with a vehicle's body in a world with a map (sn_wheel_cache_alloc), NULL
-    ** otherwise: only the map's surfaces are cached, and 0.4 KiB a vehicle was a tenth of
-    ** its memory without one. */
-    struct sn_wheel_tri {
-        bool valid;
-        sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
-    } *wheel_tri;
+    /* Vehicles and walkers: their model, controllers and kinematic motion, in the actor's own
+    ** allocation after it; NULL for every other kind (sn_world_add). */
+    struct sn_actor_motion *mv;
 
     void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
 
@@ -139,13 +154,6 @@ struct sn_actor {
 
     sn_actor_state st;
     sn_drive drive;
-    /* Kinematic: the pose to reach at the end of the next frame; without one it holds still,
-    ** or moves at st.vel when that was set from outside (kin_scripted). */
-    bool has_target, kin_scripted;
-    sn_vec3 target_pos;
-    sn_quat target_rot;
-    sn_vec3 kin_from_pos, kin_to_pos; /* this frame's motion, set by the kinematic driver */
-    sn_quat kin_from_rot, kin_to_rot;
 };
 
 /* One contact of one substep, kept so joint feedback can be read after the step. */
@@ -246,6 +254,10 @@ bool sn_wheel_cache_alloc(sn_world *w, sn_actor *a);
 /* A new zeroed actor with id `id` (0 = the next one). NULL when out of memory or when `id`
 ** is not above every id used so far (ids are never reused). */
 sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id);
+/* An actor's copy of a name or role name, freed with sn_actor_strfree: "" (or NULL) is one
+** shared empty string, not an allocation. NULL when out of memory. */
+char *sn_actor_strdup(const char *s);
+void sn_actor_strfree(char *s);
 /* Gives a registered actor its name (copied) and indexes it; false when out of memory. */
 bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name);
 void sn_world_remove(sn_world *w, uint32_t id);             /* frees the actor and its ODE objects */
