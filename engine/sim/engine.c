@@ -165,7 +165,7 @@ static sn_status check_save_paths(sn_engine *e, sn_error *err)
 {
     const sn_scene *sc = &e->scene;
     for (uint32_t i = 0; i < sc->n_sensors; i++) {
-        const sn_scene_entity *a = &sc->sensors[i];
+        const sn_scene_more *a = sn_scene_more_of(&sc->sensors[i]);
         if (!a->save_path)
             continue;
         const char *slash = strchr(a->save_path, '/');
@@ -178,11 +178,11 @@ static sn_status check_save_paths(sn_engine *e, sn_error *err)
                                "'%s'", sn_scene_where(sc->path, a->save_pos).s, a->save_path, name, name);
         }
         for (uint32_t j = 0; j < i; j++) {
-            const sn_scene_entity *b = &sc->sensors[j];
+            const sn_scene_more *b = sn_scene_more_of(&sc->sensors[j]);
             if (b->save_path && sn_image_patterns_may_collide(a->save_path, b->save_path))
                 return sn_fail(err, SN_E_INVALID, "%s: save path '%s' may name the same files as sensor '%s' ('%s'); "
                                "give each camera its own folder or name", sn_scene_where(sc->path, a->save_pos).s,
-                               a->save_path, b->name, b->save_path);
+                               a->save_path, sc->sensors[j].name, b->save_path);
         }
     }
     return SN_OK;
@@ -221,6 +221,7 @@ static sn_status check_attachments(sn_engine *e, sn_error *err)
 static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entity *ent, sn_error *err)
 {
     const char *path = e->scene.path;
+    const sn_scene_more *x = sn_scene_more_of(ent);
     s->engine = e;
     s->entity = ent;
     if (!(s->name = sn_strdup(ent->name)) || !sn_strmap_put(&e->sensor_names, s->name, s))
@@ -241,16 +242,16 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     if (!(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     /* what sn_image_save_message draws: camera images, and lidar and radar bird's-eye views */
-    if (ent->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0 && strcmp(s->bp->id, "sensor.lidar.ray_cast") != 0 &&
+    if (x->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0 && strcmp(s->bp->id, "sensor.lidar.ray_cast") != 0 &&
         strcmp(s->bp->id, "sensor.lidar.ray_cast_semantic") != 0 && strcmp(s->bp->id, "sensor.other.radar") != 0)
         return sn_fail(err, SN_E_INVALID, "%s: 'save' writes camera images and lidar or radar views; %s is none of them",
-                       sn_scene_where(path, ent->save_pos).s, s->bp->id);
+                       sn_scene_where(path, x->save_pos).s, s->bp->id);
     sn_image_format fmt;
     sn_converter conv = SN_CONV_RAW;
     char why[320];
-    if (ent->save_path && sn_image_format_of(ent->save_path, &fmt) && sn_converter_parse(ent->save_converter, &conv) &&
+    if (x->save_path && sn_image_format_of(x->save_path, &fmt) && sn_converter_parse(x->save_converter, &conv) &&
         !sn_image_format_fits(fmt, s->bp->id, conv, why, sizeof why)) /* .pgm and .pfm hold some cameras only */
-        return sn_fail(err, SN_E_INVALID, "%s: save: %s", sn_scene_where(path, ent->save_pos).s, why);
+        return sn_fail(err, SN_E_INVALID, "%s: save: %s", sn_scene_where(path, x->save_pos).s, why);
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
@@ -261,13 +262,13 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     }
     if ((st = sn_sensor_budget(e, s, sn_scene_where(path, ent->pos).s, err)))
         return st;
-    for (uint32_t c = 0; c < ent->n_calls; c++) {
-        const sn_scene_call *call = &ent->calls[c];
+    for (uint32_t c = 0; c < x->n_calls; c++) {
+        const sn_scene_call *call = &x->calls[c];
         char why[256];
         if (sn_class_check_call(s->cls, call->method, call->n_args, (const char *const *)call->args, why, sizeof why))
             return sn_fail(err, SN_E_INVALID, "%s: %s", sn_scene_where(path, call->pos).s, why);
-        if (c && ent->calls[c].at < ent->calls[c - 1].at)
-            return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, ent->calls[c].pos).s);
+        if (c && x->calls[c].at < x->calls[c - 1].at)
+            return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, x->calls[c].pos).s);
     }
     sn_rng_seed(&s->rng, sn_noise_sensor_seed(e->seed, ent->name));
     return SN_OK;
@@ -469,7 +470,7 @@ static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err
         if (snprintf(p, sizeof p, "%s/%s.msgpack", dir, s->name) >= (int)sizeof p)
             return sn_fail(err, SN_E_INVALID, "%s: output path too long", dir);
         st = sn_outdir_check_dest(p, false, err);
-        const char *pat = s->entity ? s->entity->save_path : NULL;
+        const char *pat = s->entity ? sn_scene_more_of(s->entity)->save_path : NULL;
         for (const char *q = pat ? strchr(pat, '/') : NULL; !st && q; q = strchr(q + 1, '/')) {
             if (snprintf(p, sizeof p, "%s/%.*s", dir, (int)(q - pat), pat) >= (int)sizeof p)
                 return sn_fail(err, SN_E_INVALID, "%s: output path too long", dir);
@@ -737,8 +738,9 @@ static sn_status schedule(sn_engine *e, sn_error *err)
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = e->sensors[i];
-        while (live(s) && s->entity && s->next_call < s->entity->n_calls && due_now(s->entity->calls[s->next_call].at, t)) {
-            const sn_scene_call *c = &s->entity->calls[s->next_call++];
+        const sn_scene_more *x = s->entity ? sn_scene_more_of(s->entity) : NULL;
+        while (live(s) && x && s->next_call < x->n_calls && due_now(x->calls[s->next_call].at, t)) {
+            const sn_scene_call *c = &x->calls[s->next_call++];
             sn_ctx_error_clear(s);
             sn_guard_enter(s, "call");
             st = s->cls->call(s->self, c->method, c->n_args, (const char *const *)c->args);

@@ -296,16 +296,17 @@ fail:
 sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err)
 {
     const sn_scene_entity *ent = pa->entity;
+    const sn_scene_more *x = sn_scene_more_of(ent);
     const char *path = e->scene.path;
     const sn_blueprint *bp = sn_library_find(&e->lib, ent->blueprint);
     if (!bp || bp->kind == SN_ACTOR_SENSOR)
         return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`; "
                        "sensors go under 'sensors:')", sn_scene_where(path, ent->blueprint_pos).s,
                        ent->blueprint);
-    if (ent->has_light_state && bp->kind != SN_ACTOR_VEHICLE)
+    if (x->has_light_state && bp->kind != SN_ACTOR_VEHICLE)
         return sn_fail(err, SN_E_INVALID, "%s: light_state needs a vehicle.* blueprint, not '%s'",
                        sn_scene_where(path, ent->pos).s, bp->id);
-    if ((ent->has_control || ent->has_velocity || ent->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
+    if ((ent->has_control || x->has_velocity || x->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
         return sn_fail(err, SN_E_INVALID, "%s: '%s' is static: velocity, control and autopilot need a "
                        "vehicle.* or walker.* blueprint", sn_scene_where(path, ent->pos).s, bp->id);
     sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent};
@@ -324,37 +325,37 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
     sn_actor *a;
     if ((st = sn_spawn_actor(e, &d, &a, err)))
         return st;
-    if (ent->has_velocity && a->body)
-        sn_world_set_velocity(&e->world, a, ent->velocity, sn_v3(0, 0, 0));
-    a->light_state = ent->light_state;
+    if (x->has_velocity && a->body)
+        sn_world_set_velocity(&e->world, a, x->velocity, sn_v3(0, 0, 0));
+    a->light_state = x->light_state;
     if (ent->has_control) {
         a->control = ent->control;
         if (bp->kind == SN_ACTOR_WALKER) {
-            a->mv->walk_dir = ent->walk_direction;
-            if (ent->walk_speed >= 0) /* else the blueprint's speed */
-                a->mv->walk_speed = ent->walk_speed;
+            a->mv->walk_dir = x->walk_direction;
+            if (x->walk_speed >= 0) /* else the blueprint's speed */
+                a->mv->walk_speed = x->walk_speed;
         }
     }
-    if (ent->has_autopilot && ent->map_autopilot) {
-        st = sn_mapdrive_start(e, a, &ent->knobs, ent->target_speed, e->seed ^ sn_hash_str(ent->name ? ent->name : ""),
+    if (x->has_autopilot && x->map_autopilot) {
+        st = sn_mapdrive_start(e, a, &x->knobs, x->target_speed, e->seed ^ sn_hash_str(ent->name ? ent->name : ""),
                                err);
         if (st) {
-            sn_error_prefix(err, sn_scene_where(path, ent->autopilot_pos).s);
+            sn_error_prefix(err, sn_scene_where(path, x->autopilot_pos).s);
             sn_destroy_actor(e, a->id);
             return st;
         }
-    } else if (ent->has_autopilot) {
-        a->mv->ap.route = malloc(ent->n_route * sizeof *a->mv->ap.route);
+    } else if (x->has_autopilot) {
+        a->mv->ap.route = malloc(x->n_route * sizeof *a->mv->ap.route);
         if (!a->mv->ap.route) {
             sn_destroy_actor(e, a->id);
             return sn_fail(err, SN_E_NOMEM, "out of memory");
         }
         a->has_autopilot = true;
-        memcpy(a->mv->ap.route, ent->route, ent->n_route * sizeof *a->mv->ap.route);
-        a->mv->ap.n_route = ent->n_route;
-        a->mv->ap.target_speed = ent->target_speed >= 0 ? ent->target_speed
+        memcpy(a->mv->ap.route, x->route, x->n_route * sizeof *a->mv->ap.route);
+        a->mv->ap.n_route = x->n_route;
+        a->mv->ap.target_speed = x->target_speed >= 0 ? x->target_speed
                              : bp->kind == SN_ACTOR_WALKER ? a->mv->walk_speed : 8.0;
-        a->mv->ap.loop = ent->loop_route;
+        a->mv->ap.loop = x->loop_route;
     }
     pa->actor_id = a->id;
     pa->spawned = true;
