@@ -22,6 +22,7 @@
 typedef struct ctx {
     const char *path;
     sn_error *err;
+    sn_strpool *pool; /* the scene's: entries' names, blueprints and attach_to */
 } ctx;
 
 sn_where sn_scene_where(const char *path, sn_srcpos pos)
@@ -169,6 +170,16 @@ static sn_scene_more *more_of(sn_scene_entity *e)
     if (!e->more && (e->more = malloc(sizeof *e->more)))
         *e->more = no_more;
     return e->more;
+}
+
+/* A string kept in the scene's pool (read-only, freed with the scene). */
+static sn_status get_pooled(ctx *c, const sn_ynode *n, const char *what, char **out)
+{
+    sn_status st = expect(c, n, SN_Y_SCALAR, what);
+    if (st)
+        return st;
+    *out = sn_strpool_add(c->pool, n->text);
+    return *out ? SN_OK : sn_fail(c->err, SN_E_NOMEM, "out of memory");
 }
 
 static sn_status parse_transform(ctx *c, const sn_ynode *n, sn_transform *t)
@@ -484,12 +495,12 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     if (!(v = sn_ynode_get(n, "blueprint")))
         return at(c, n, "%s needs a 'blueprint'", what, NULL);
     e->blueprint_pos = pos_of(v);
-    if ((st = get_string(c, v, "blueprint", &e->blueprint)))
+    if ((st = get_pooled(c, v, "blueprint", &e->blueprint)))
         return st;
     e->name_pos = e->pos;
     if ((v = sn_ynode_get(n, "name"))) {
         e->name_pos = pos_of(v);
-        if ((st = get_string(c, v, "name", &e->name)))
+        if ((st = get_pooled(c, v, "name", &e->name)))
             return st;
         if (!e->name[0])
             return at(c, v, "name must not be empty", NULL, NULL);
@@ -507,7 +518,7 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         return st;
     if ((v = sn_ynode_get(n, "attach_to"))) {
         e->attach_pos = pos_of(v);
-        if ((st = get_string(c, v, "attach_to", &e->attach_to)))
+        if ((st = get_pooled(c, v, "attach_to", &e->attach_to)))
             return st;
     }
     if ((v = sn_ynode_get(n, "velocity"))) {
@@ -932,7 +943,7 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         return st;
     for (size_t i = 0; i < s->n_sets && !st; i++)
         st = sn_ydoc_override(&doc, path, s->sets[i], err);
-    ctx c = {path, err};
+    ctx c = {path, err, &s->strings};
     static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", "traffic", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!st && !root)
@@ -963,14 +974,12 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         s->settings.frames = (uint64_t)ceil(d / s->settings.fixed_delta_seconds - 1e-9);
     }
     sn_ydoc_free(&doc);
+    sn_strpool_index_drop(&s->strings);
     return st;
 }
 
 static void entity_free(sn_scene_entity *e)
 {
-    free(e->name);
-    free(e->blueprint);
-    free(e->attach_to);
     for (uint32_t i = 0; i < e->n_attrs; i++) {
         free(e->attrs[i].key);
         free(e->attrs[i].value);
@@ -1000,6 +1009,7 @@ void sn_scene_free(sn_scene *s)
         entity_free(&s->sensors[i]);
     free(s->actors);
     free(s->sensors);
+    sn_strpool_free(&s->strings);
     free(s->path);
     for (size_t i = 0; i < s->n_sets; i++)
         free(s->sets[i]);

@@ -5,6 +5,8 @@
 #ifndef SN_SCENE_SCENE_H
 #define SN_SCENE_SCENE_H
 
+#include "../core/strpool.h"
+
 #include <sensim/sensim.h>
 
 /* Where something was written, for messages. */
@@ -70,7 +72,7 @@ typedef struct sn_scene_more {
 } sn_scene_more;
 
 typedef struct sn_scene_entity {
-    char *name;
+    char *name;      /* name, blueprint and attach_to: in the scene's string pool, read-only */
     char *blueprint;
     sn_srcpos pos, name_pos, blueprint_pos, attach_pos;
     sn_transform transform;
@@ -118,6 +120,7 @@ typedef struct sn_scene_traffic {
 } sn_scene_traffic;
 
 typedef struct sn_scene {
+    sn_strpool strings; /* the entries' name, blueprint and attach_to (sn_strpool_add) */
     char *path;
     char **sets; /* the overrides applied, "PATH=VALUE" (positions point into them) */
     size_t n_sets;

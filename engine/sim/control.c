@@ -381,7 +381,8 @@ sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 v, sn_vec3 w
         return sn_fail(err, SN_E_RANGE, "set_velocity: speeds must be finite, at most %g m/s and %g deg/s", MAX_SPEED,
                        MAX_SPIN);
     sn_world_set_velocity(&e->world, a, v, sn_v3_scale(w, SN_DEG));
-    a->mv->kin_scripted = true; /* a kinematic actor keeps moving at it */
+    if (a->mv->kin) /* a kinematic actor keeps moving at it (a switch to kinematic clears it) */
+        a->mv->kin->kin_scripted = true;
     return SN_OK;
 }
 
@@ -394,7 +395,8 @@ sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool on, sn_
     if (!a->body)
         return sn_fail(err, SN_E_INVALID, "set_simulate_physics: '%s' (%s) has no body: only vehicles and walkers "
                        "simulate physics", a->name, a->type_id);
-    sn_world_set_drive(&e->world, a, on ? SN_DRIVE_PHYSICS : SN_DRIVE_KINEMATIC);
+    if (!sn_world_set_drive(&e->world, a, on ? SN_DRIVE_PHYSICS : SN_DRIVE_KINEMATIC))
+        return sn_fail(err, SN_E_NOMEM, "set_simulate_physics: out of memory");
     return SN_OK;
 }
 
@@ -411,10 +413,10 @@ sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_tra
     if (!(speed <= MAX_SPEED))
         return sn_fail(err, SN_E_RANGE, "set_target_transform: reaching it in one step of %g s means %g m/s (at most "
                        "%g); use sn_engine_set_transform to teleport", e->clock.dt, speed, MAX_SPEED);
-    a->mv->has_target = true;
-    a->mv->kin_scripted = false;
-    a->mv->target_pos = t->location;
-    a->mv->target_rot = sn_quat_from_rotation(t->rotation);
+    a->mv->kin->has_target = true; /* kinematic: kin was allocated by the switch */
+    a->mv->kin->kin_scripted = false;
+    a->mv->kin->target_pos = t->location;
+    a->mv->kin->target_rot = sn_quat_from_rotation(t->rotation);
     return SN_OK;
 }
 

@@ -57,10 +57,8 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
     sn_actor *a = calloc(1, sizeof *a + (moves ? sizeof *a->mv : 0));
     if (!a)
         return NULL;
-    if (moves) {
+    if (moves)
         a->mv = (sn_actor_motion *)(void *)(a + 1);
-        a->mv->target_rot = a->mv->kin_from_rot = a->mv->kin_to_rot = sn_quat_identity();
-    }
     a->id = w->next_id = id ? id : w->next_id + 1;
     a->kind = kind;
     a->reflectivity = -1; /* the semantic tag's until spawn sets it */
@@ -163,6 +161,7 @@ void sn_world_remove(sn_world *w, uint32_t id)
         free(a->mv->ap.route);
         free(a->mv->ap.map);
         free(a->mv->wheel_tri);
+        free(a->mv->kin);
     }
     if (a->values_shared)
         sn_vshare_drop(&w->vshare, a->values, a->n_values);

@@ -317,8 +317,8 @@ void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
     w->static_gen += a->kind == SN_ACTOR_STATIC;
     a->st.pos = a->st.prev_pos = pos;
     a->st.rot = a->st.prev_rot = sn_quat_norm(rot);
-    if (a->mv)
-        a->mv->has_target = false;
+    if (a->mv && a->mv->kin)
+        a->mv->kin->has_target = false;
     if (a->body)
         sn_body_from_state(a->body, &a->st, a->com);
     else if (!a->parent)
@@ -348,13 +348,19 @@ void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang)
         sn_body_from_state(a->body, &a->st, a->com);
 }
 
-void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
+bool sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
 {
     (void)w;
     if (!a->body || a->drive == d)
-        return;
+        return true;
+    if (d == SN_DRIVE_KINEMATIC && !a->mv->kin) {
+        if (!(a->mv->kin = calloc(1, sizeof *a->mv->kin)))
+            return false;
+        a->mv->kin->target_rot = a->mv->kin->kin_from_rot = a->mv->kin->kin_to_rot = sn_quat_identity();
+    }
     a->drive = d;
-    a->mv->has_target = a->mv->kin_scripted = false;
+    if (a->mv->kin)
+        a->mv->kin->has_target = a->mv->kin->kin_scripted = false;
     if (d == SN_DRIVE_KINEMATIC) {
         /* CARLA: an actor that stops simulating physics stays where it is. */
         a->st.vel = a->st.ang_vel = sn_v3(0, 0, 0);
@@ -363,6 +369,7 @@ void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
         dBodySetDynamic(a->body);
     }
     sn_body_from_state(a->body, &a->st, a->com);
+    return true;
 }
 
 /* ---- ray casts ------------------------------------------------------------------------- */

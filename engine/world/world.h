@@ -70,6 +70,17 @@ typedef struct sn_actor_state {
     double travel, prev_travel;
 } sn_actor_state;
 
+/* A kinematic actor's motion (sn_actor_motion.kin). */
+typedef struct sn_kinematic {
+    /* The pose to reach at the end of the next frame; without one it holds still, or moves at
+    ** st.vel when that was set from outside (kin_scripted). */
+    bool has_target, kin_scripted;
+    sn_vec3 target_pos;
+    sn_quat target_rot;
+    sn_vec3 kin_from_pos, kin_to_pos; /* this frame's motion, set by the kinematic driver */
+    sn_quat kin_from_rot, kin_to_rot;
+} sn_kinematic;
+
 /* What only vehicles and walkers have (sn_actor.mv): 0.4 KiB that the other actors, a
 ** collision sensor per vehicle or a city's props, do without. */
 typedef struct sn_actor_motion {
@@ -89,13 +100,9 @@ typedef struct sn_actor_motion {
         bool valid;
         sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
     } *wheel_tri;
-    /* Kinematic: the pose to reach at the end of the next frame; without one it holds still,
-    ** or moves at st.vel when that was set from outside (kin_scripted). */
-    bool has_target, kin_scripted;
-    sn_vec3 target_pos;
-    sn_quat target_rot;
-    sn_vec3 kin_from_pos, kin_to_pos; /* this frame's motion, set by the kinematic driver */
-    sn_quat kin_from_rot, kin_to_rot;
+    /* Kinematic driving's state, allocated at the first switch to it (sn_world_set_drive), owned;
+    ** NULL before: most vehicles are never kinematic. */
+    struct sn_kinematic *kin;
 } sn_actor_motion;
 
 struct sn_blueprint;
@@ -282,8 +289,9 @@ bool sn_world_static_overlap(sn_world *w, const sn_actor *s, sn_spawn_overlap *o
 void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot);
 /* Sets linear (m/s) and angular (rad/s) velocity, world frame. */
 void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang);
-/* Switches between physics and kinematic driving (CARLA's set_simulate_physics). */
-void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d);
+/* Switches between physics and kinematic driving (CARLA's set_simulate_physics); false (nothing
+** changed) when out of memory. */
+bool sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d);
 /* Re-derives the state of attached actors from their parents (after any pose change). */
 void sn_world_update_attached(sn_world *w);
 /* The same for one actor whose parent is up to date (a new one). */

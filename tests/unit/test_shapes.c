@@ -215,7 +215,7 @@ static void test_travel(void)
     /* the car faces +y and backs up along -y at 4 m/s; the walker sidesteps at 3 / 4 m/s */
     sn_world_set_velocity(&w, car, sn_v3(0, -4, 0), sn_v3(0, 0, 0));
     sn_world_set_velocity(&w, ped, sn_v3(0.6, -0.45, 0), sn_v3(0, 0, 0));
-    car->mv->kin_scripted = ped->mv->kin_scripted = true; /* they keep those velocities (sim/control.c) */
+    car->mv->kin->kin_scripted = ped->mv->kin->kin_scripted = true; /* they keep those velocities (sim/control.c) */
     for (int k = 0; k < 10; k++)
         CHECK(sn_world_advance(&w, 0.05, 1, &err) == SN_OK, "advance: %s", err.msg);
     CHECK_NEAR(car->st.travel, -4 * 0.5, 1e-9, "the car rolled 2 m backwards");
