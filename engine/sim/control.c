@@ -125,7 +125,7 @@ static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const c
     ent.attrs = attrs;
     ent.n_attrs = d->n_attributes;
     sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, extra, out, err);
-    if (!st && given && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, &ent)))
+    if (!st && given && ent.n_attrs && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, &ent)))
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
     free(attrs);
     return st;

@@ -76,7 +76,8 @@ static void unload(sn_engine *e)
         free(s->values);
         free(s->given);
         sn_ctx_error_free(s);
-        free(s->name);
+        if (!s->entity) /* a scene sensor's name is its entry's */
+            free(s->name);
         free(s->out_path);
         free(s->part_path);
         free(s->listeners);
@@ -224,7 +225,8 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     const sn_scene_more *x = sn_scene_more_of(ent);
     s->engine = e;
     s->entity = ent;
-    if (!(s->name = sn_strdup(ent->name)) || !sn_strmap_put(&e->sensor_names, s->name, s))
+    s->name = ent->name; /* the scene's pool keeps it */
+    if (!sn_strmap_put(&e->sensor_names, s->name, s))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     s->bp = sn_library_find(&e->lib, ent->blueprint);
     if (!s->bp || s->bp->kind != SN_ACTOR_SENSOR) {
@@ -239,7 +241,8 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
                                    &s->values, err);
     if (st)
         return st;
-    if (!(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
+    /* none given: NULL, which attribute_given reads as false for all */
+    if (ent->n_attrs && !(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     /* what sn_image_save_message draws: camera images, and lidar and radar bird's-eye views */
     if (x->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0 && strcmp(s->bp->id, "sensor.lidar.ray_cast") != 0 &&

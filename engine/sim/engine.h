@@ -51,7 +51,7 @@ typedef struct sn_listener {
 struct sn_ctx {
     struct sn_engine *engine;
     const sn_scene_entity *entity; /* NULL when spawned through the API */
-    char *name;                    /* owned: the scene name, or "sensor_<id>" */
+    char *name;                    /* the scene entry's name (its pool's), or "sensor_<id>" owned when entity is NULL */
     const sn_blueprint *bp;
     const sn_sensor_class *cls;
     uint32_t actor_id; /* 0 until spawned and after destruction */
@@ -111,6 +111,7 @@ typedef struct sn_spawn_desc {
     uint32_t parent;         /* 0 = free-standing */
     uint32_t id;             /* requested id; 0 = the next one */
     const sn_scene_entity *src; /* the scene entry (for file:line:col in errors), or NULL */
+    bool name_kept;          /* name outlives the actor (a scene entry's): the actor keeps it, no copy */
     const char *role;        /* a sensor's role_name when its blueprint has none (the host keeps it), or NULL */
 } sn_spawn_desc;
 

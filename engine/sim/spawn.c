@@ -164,7 +164,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     }
     uint32_t next_id = e->world.next_id; /* restored if the spawn fails: nobody saw the id */
     sn_actor *a = sn_world_add(&e->world, bp->kind, d->id);
-    if (!a || !sn_world_set_name(&e->world, a, d->name)) {
+    if (!a || !sn_world_set_name_kept(&e->world, a, d->name, d->name_kept)) {
         e->world.next_id = next_id;
         free(values);
         if (a)
@@ -216,7 +216,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     if ((v = val(d, "mass")))
         a->mass = v->f;
     if (bp->kind == SN_ACTOR_VEHICLE) {
-        sn_vehicle_params *p = &a->mv->vp;
+        sn_vehicle_params vp = {0}, *p = &vp; /* zeroed: compared byte by byte (sn_blobs_intern) */
         const sn_vec3 ex = a->bbox.extent;
         /* CARLA's vehicle origin: the centre of the bottom face of the box. */
         a->bbox.location = sn_v3(0, 0, ex.z);
@@ -250,6 +250,10 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         p->corner_front = 10;
         p->corner_rear = 13;
         p->mu = 1.0;
+        if (!(a->mv->vp = sn_blobs_intern(&e->world.blobs, &vp, sizeof vp))) {
+            st = sn_fail(err, SN_E_NOMEM, "out of memory");
+            goto fail;
+        }
     }
     if (bp->kind == SN_ACTOR_WALKER)
         a->mv->walk_speed = val(d, "speed")->f;
@@ -309,7 +313,7 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
     if ((ent->has_control || x->has_velocity || x->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
         return sn_fail(err, SN_E_INVALID, "%s: '%s' is static: velocity, control and autopilot need a "
                        "vehicle.* or walker.* blueprint", sn_scene_where(path, ent->pos).s, bp->id);
-    sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent};
+    sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent, .name_kept = true};
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
@@ -368,7 +372,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     if (st)
         return st;
     sn_actor *a = sn_world_add(&e->world, SN_ACTOR_SENSOR, d->id);
-    if (!a || !sn_world_set_name(&e->world, a, d->name)) {
+    if (!a || !sn_world_set_name_kept(&e->world, a, d->name, d->name_kept)) {
         if (a)
             sn_world_remove(&e->world, a->id);
         return sn_fail(err, SN_E_NOMEM, "out of memory");
@@ -416,7 +420,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
 sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err)
 {
     const sn_scene_entity *ent = s->entity;
-    sn_spawn_desc d = {.bp = s->bp, .name = ent->name, .transform = ent->transform, .src = ent};
+    sn_spawn_desc d = {.bp = s->bp, .name = ent->name, .transform = ent->transform, .src = ent, .name_kept = true};
     for (uint32_t i = 0; i < ent->n_attrs; i++) /* role_name, a host key: kept on the actor */
         if (strcmp(ent->attrs[i].key, "role_name") == 0)
             d.role = ent->attrs[i].value;

@@ -363,10 +363,10 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
             target = sn_v3_add(pts[i - 1], sn_v3_scale(sn_v3_sub(pts[i], pts[i - 1]), clampd(f, 0, 1)));
             break;
         }
-    sn_vec3 rear = sn_v3_sub(pos, sn_v3_scale(fwd, a->mv->vp.wheelbase / 2));
+    sn_vec3 rear = sn_v3_sub(pos, sn_v3_scale(fwd, a->mv->vp->wheelbase / 2));
     sn_vec3 local = sn_mat3_apply_t(&rm, sn_v3_sub(target, rear));
     double ld = fmax(hypot(local.x, local.y), 1.0);
-    double delta = atan(2.0 * a->mv->vp.wheelbase * sin(atan2(local.y, local.x)) / ld);
+    double delta = atan(2.0 * a->mv->vp->wheelbase * sin(atan2(local.y, local.x)) / ld);
 
     /* Speed: the least of the limit, the curves, the stop line and the leader. */
     double vt = md->desired >= 0 ? md->desired : limit_at(m, &md->path[0]) * (1 - md->speed_diff / 100);

@@ -57,8 +57,11 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
     sn_actor *a = calloc(1, sizeof *a + (moves ? sizeof *a->mv : 0));
     if (!a)
         return NULL;
-    if (moves)
+    static const sn_vehicle_params no_params; /* a vehicle's until spawn sets its own */
+    if (moves) {
         a->mv = (sn_actor_motion *)(void *)(a + 1);
+        a->mv->vp = &no_params;
+    }
     a->id = w->next_id = id ? id : w->next_id + 1;
     a->kind = kind;
     a->reflectivity = -1; /* the semantic tag's until spawn sets it */
@@ -84,15 +87,19 @@ void sn_actor_strfree(char *s)
         free(s);
 }
 
-bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name)
+bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name) { return sn_world_set_name_kept(w, a, name, false); }
+
+bool sn_world_set_name_kept(sn_world *w, sn_actor *a, const char *name, bool kept)
 {
-    char *copy = sn_actor_strdup(name);
+    char *copy = kept && name ? (char *)name : sn_actor_strdup(name);
     if (!copy)
         return false;
     if (a->name && a->name[0] && sn_strmap_get(&w->names, a->name) == a)
         sn_strmap_del(&w->names, a->name);
-    sn_actor_strfree(a->name);
+    if (!a->name_kept)
+        sn_actor_strfree(a->name);
     a->name = copy;
+    a->name_kept = kept && name;
     return !copy[0] || sn_strmap_put(&w->names, copy, a);
 }
 
@@ -155,7 +162,8 @@ void sn_world_remove(sn_world *w, uint32_t id)
         dGeomDestroy(a->crash);
     if (a->body && !w->poisoned)
         dBodyDestroy(a->body);
-    sn_actor_strfree(a->name);
+    if (!a->name_kept)
+        sn_actor_strfree(a->name);
     sn_actor_strfree(a->role_name);
     if (a->mv) {
         free(a->mv->ap.route);

@@ -132,7 +132,7 @@ static bool add_vehicle_box(sn_dbp *b, const sn_actor *a, dGeomID g)
                      SN_CAT_CRASH);
         return true;
     }
-    const double c = a->mv->vp.clearance; /* the chassis starts above it */
+    const double c = a->mv->vp->clearance; /* the chassis starts above it */
     if (!(2 * e.z - c > 0))
         return false;
     add_body_box(b, g, a->body, (double[3]){o.x, o.y, o.z + c / 2}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z - c},

@@ -115,6 +115,10 @@ sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
     dWorldSetCFM(w->world, 1e-6);
     dWorldSetContactSurfaceLayer(w->world, 0.001);
     dWorldSetContactMaxCorrectingVel(w->world, 5.0);
+    /* Every body has auto-disable off (sn_world_materialize), so ODE never reads the velocity
+    ** averages it would keep for it: without samples, dBodyCreate allocates no buffers
+    ** (2 x 48 bytes a body). */
+    dWorldSetAutoDisableAverageSamplesCount(w->world, 0);
     return SN_OK;
 }
 
@@ -134,6 +138,7 @@ void sn_world_free(sn_world *w)
     free(w->pair_hash);
     sn_strmap_free(&w->names);
     sn_vshare_free(&w->vshare);
+    sn_blobs_free(&w->blobs);
     sn_ogrid_free(&w->ogrid);
     sn_sbp_free(&w->sbp);
     sn_dbp_free(&w->dbp);
@@ -171,7 +176,7 @@ static dGeomID make_geom(sn_actor *a, dSpaceID space, sn_vec3 *offset)
     case SN_SHAPE_BOX:
         if (a->kind == SN_ACTOR_VEHICLE) {
             /* The chassis box starts above the ground clearance: wheels are rays. */
-            double c = a->mv->vp.clearance;
+            double c = a->mv->vp->clearance;
             offset->z += c / 2;
             return dCreateBox(space, 2 * e.x, 2 * e.y, 2 * e.z - c);
         }

@@ -33,7 +33,7 @@ double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed)
             break;
         }
     }
-    return a->mv->vp.max_steer * f;
+    return a->mv->vp->max_steer * f;
 }
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -162,7 +162,7 @@ static const double wheel_sx[4] = {1, 1, -1, -1}, wheel_sy[4] = {-1, 1, -1, 1};
 ** instead of two per wheel. */
 void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
 {
-    const sn_vehicle_params *p = &a->mv->vp;
+    const sn_vehicle_params *p = a->mv->vp;
     dBodyID b = a->body;
     const dReal *R = dBodyGetRotation(b), *P = dBodyGetPosition(b);
     /* The chassis axes are the columns of R (ODE's rows are 4 wide). */
@@ -412,7 +412,7 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
     sn_vec3 local = sn_mat3_apply_t(&m, d);
     double alpha = atan2(local.y, local.x);
     double ld = fmax(dist, 4.0);
-    double delta = atan(2.0 * a->mv->vp.wheelbase * sin(alpha) / ld);
+    double delta = atan(2.0 * a->mv->vp->wheelbase * sin(alpha) / ld);
     double v = sn_v3_dot(sn_actor_velocity(a), sn_mat3_col(&m, 0));
     double vt = ap->target_speed * fmax(0.3, cos(alpha));
     if (!ap->loop && ap->next + 1 == ap->n_route)

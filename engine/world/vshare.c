@@ -1,6 +1,7 @@
 /* vshare.c — see vshare.h. */
 #include "vshare.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,60 @@ static bool same(const sn_value *a, const sn_value *b, uint32_t n)
             return false;
     }
     return true;
+}
+
+typedef struct sn_blob {
+    uint64_t hash;
+    size_t size;
+    _Alignas(max_align_t) unsigned char data[];
+} sn_blob;
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = mix(h, p[i]);
+    return h;
+}
+
+const void *sn_blobs_intern(sn_blobs *b, const void *data, size_t size)
+{
+    if ((b->n + 1) * 2 > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 16;
+        sn_blob **slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return NULL;
+        for (size_t i = 0; i < b->cap; i++) {
+            size_t k = b->slots[i] ? (size_t)b->slots[i]->hash & (cap - 1) : 0;
+            while (b->slots[i] && slots[k])
+                k = (k + 1) & (cap - 1);
+            if (b->slots[i])
+                slots[k] = b->slots[i];
+        }
+        free(b->slots);
+        b->slots = slots, b->cap = cap;
+    }
+    const uint64_t h = hash_bytes(data, size);
+    size_t k = (size_t)h & (b->cap - 1);
+    for (; b->slots[k]; k = (k + 1) & (b->cap - 1))
+        if (b->slots[k]->hash == h && b->slots[k]->size == size && !memcmp(b->slots[k]->data, data, size))
+            return b->slots[k]->data;
+    sn_blob *blob = malloc(sizeof *blob + size);
+    if (!blob)
+        return NULL;
+    blob->hash = h, blob->size = size;
+    memcpy(blob->data, data, size);
+    b->slots[k] = blob;
+    b->n++;
+    return blob->data;
+}
+
+void sn_blobs_free(sn_blobs *b)
+{
+    for (size_t i = 0; i < b->cap; i++)
+        free(b->slots[i]);
+    free(b->slots);
+    memset(b, 0, sizeof *b);
 }
 
 void sn_vshare_free(sn_vshare *t)

@@ -84,7 +84,9 @@ typedef struct sn_kinematic {
 /* What only vehicles and walkers have (sn_actor.mv): 0.4 KiB that the other actors, a
 ** collision sensor per vehicle or a city's props, do without. */
 typedef struct sn_actor_motion {
-    sn_vehicle_params vp;
+    /* Vehicles: the model's parameters, shared read-only by the cars of one model (w->blobs,
+    ** vshare.h); all zero until spawn sets them. */
+    const sn_vehicle_params *vp;
     sn_vec3 walk_dir;
     double walk_speed;
     sn_autopilot ap;
@@ -112,12 +114,13 @@ struct sn_actor {
     uint32_t id;
     sn_actor_kind kind;
     const char *type_id; /* blueprint id, owned by the blueprint library */
-    char *name;          /* owned (sn_actor_strdup), "" if unnamed */
+    char *name;          /* owned (sn_actor_strdup) unless name_kept, "" if unnamed */
     char *role_name;     /* owned (sn_actor_strdup) */
     uint8_t tag;
     uint8_t color[3];
     bool checker;        /* render a checker texture (attribute texture: checker) */
     bool values_shared;  /* `values` is a block of w->vshare (vshare.h), not the actor's own */
+    bool name_kept;      /* `name` is the caller's and outlives the actor (a scene entry's), not a copy */
     double checker_size; /* metres per checker cell */
     double reflectivity; /* 0..1, what ray hits report (attribute reflectivity); < 0: the tag's */
     sn_bbox bbox;      /* location: box centre from the origin, actor frame (vehicles (0,0,extent.z)) */
@@ -221,6 +224,7 @@ typedef struct sn_world {
     sn_sbp sbp;             /* static geoms' boxes for every query against static_space (sbp.h) */
     sn_dbp dbp;             /* the top space's pairs each substep (dbp.h) */
     sn_vshare vshare;       /* actors' attribute blocks shared by content (vshare.h) */
+    sn_blobs blobs;         /* vehicle models' parameters shared by content (vshare.h) */
     /* The map's surfaces (map/road_mesh.h), world frame, owned; NULL without a map. Not
     ** actors: physics meets them as ODE trimeshes in static_space (one per chunk, marks
     ** excepted), whose geom data are stand-ins (road_as, one per category, id 0, kind static)
@@ -267,6 +271,9 @@ char *sn_actor_strdup(const char *s);
 void sn_actor_strfree(char *s);
 /* Gives a registered actor its name (copied) and indexes it; false when out of memory. */
 bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name);
+/* The same without a copy when `kept`: the caller's name outlives the actor (a scene entry's
+** name lives in the scene's pool until the scene, after its world, is freed). */
+bool sn_world_set_name_kept(sn_world *w, sn_actor *a, const char *name, bool kept);
 void sn_world_remove(sn_world *w, uint32_t id);             /* frees the actor and its ODE objects */
 sn_actor *sn_world_find(const sn_world *w, uint32_t id);
 sn_actor *sn_world_find_name(const sn_world *w, const char *name);
