@@ -135,7 +135,7 @@ static void free_sensor(sn_sensor *s)
 {
     sn_sensor_unbudget(s->engine, s);
     sn_stream_discard(s);
-    free(s->values);
+    sn_sensor_values_free(s->engine, s);
     free(s->given);
     sn_ctx_error_free(s);
     free(s->name);
@@ -161,6 +161,8 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
     s->bp = bp;
     s->cls = bp->cls;
     sn_status st = resolve(bp, d, host_keys, &s->values, &s->given, err);
+    if (!st)
+        sn_sensor_values_share(e, s);
     s->internal = e->spawning_internal;
     char name[32];
     snprintf(name, sizeof name, "sensor_%u", sd->id ? sd->id : e->world.next_id + 1);
@@ -360,7 +362,7 @@ sn_status sn_engine_set_transform(sn_engine *e, uint32_t id, const sn_transform 
         return sn_fail(err, SN_E_INVALID, "set_transform: '%s' (%s) is static: static props never move",
                        a->name, a->type_id);
     if (a->parent) {
-        a->rel = *t;
+        sn_actor_set_rel(a, t);
         sn_world_update_attached(&e->world);
         return SN_OK;
     }

@@ -73,7 +73,7 @@ static void unload(sn_engine *e)
             sn_guard_leave();
         }
         sn_stream_discard(s); /* a run not finished: its streams are thrown away */
-        free(s->values);
+        sn_sensor_values_free(e, s);
         free(s->given);
         sn_ctx_error_free(s);
         if (!s->entity) /* a scene sensor's name is its entry's */
@@ -125,6 +125,21 @@ static void unload(sn_engine *e)
 }
 
 void sn_engine_unload(sn_engine *e) { unload(e); }
+
+void sn_sensor_values_share(sn_engine *e, sn_sensor *s)
+{
+    s->values = sn_vshare_take(&e->world.vshare, s->values, s->bp->n_attrs, &s->values_shared);
+}
+
+void sn_sensor_values_free(sn_engine *e, sn_sensor *s)
+{
+    if (s->values_shared)
+        sn_vshare_drop(&e->world.vshare, s->values, s->bp->n_attrs);
+    else
+        free(s->values);
+    s->values = NULL;
+    s->values_shared = false;
+}
 
 void sn_engine_destroy(sn_engine *e)
 {
@@ -241,6 +256,7 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
                                    &s->values, err);
     if (st)
         return st;
+    sn_sensor_values_share(e, s);
     /* none given: NULL, which attribute_given reads as false for all */
     if (ent->n_attrs && !(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
@@ -784,6 +800,9 @@ static sn_status schedule(sn_engine *e, sn_error *err)
         free(e->events);
         e->events = NULL;
         e->cap_events = 0;
+        free(e->event_listeners); /* a pointer to every listening sensor: as many */
+        e->event_listeners = NULL;
+        e->cap_event_listeners = 0;
     }
     return SN_OK;
 }

@@ -259,7 +259,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         a->mv->walk_speed = val(d, "speed")->f;
     d->values = NULL;
 
-    a->rel = d->transform;
+    sn_actor_set_rel(a, &d->transform);
     sn_transform world_tf = world_pose(e, d);
     sn_spawn_overlap ov;
     /* A replay puts recorded actors where they were, touching or not: no check there. CARLA
@@ -331,7 +331,8 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
         return st;
     if (x->has_velocity && a->body)
         sn_world_set_velocity(&e->world, a, x->velocity, sn_v3(0, 0, 0));
-    a->light_state = x->light_state;
+    if (bp->kind == SN_ACTOR_VEHICLE) /* the controls share their room with a plane's equation */
+        a->light_state = x->light_state;
     if (ent->has_control) {
         a->control = ent->control;
         if (bp->kind == SN_ACTOR_WALKER) {
@@ -349,17 +350,17 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
             return st;
         }
     } else if (x->has_autopilot) {
-        a->mv->ap.route = malloc(x->n_route * sizeof *a->mv->ap.route);
-        if (!a->mv->ap.route) {
+        sn_autopilot *ap = sn_actor_autopilot(a);
+        if (!ap || !(ap->route = malloc(x->n_route * sizeof *ap->route))) {
             sn_destroy_actor(e, a->id);
             return sn_fail(err, SN_E_NOMEM, "out of memory");
         }
         a->has_autopilot = true;
-        memcpy(a->mv->ap.route, x->route, x->n_route * sizeof *a->mv->ap.route);
-        a->mv->ap.n_route = x->n_route;
-        a->mv->ap.target_speed = x->target_speed >= 0 ? x->target_speed
+        memcpy(ap->route, x->route, x->n_route * sizeof *ap->route);
+        ap->n_route = x->n_route;
+        ap->target_speed = x->target_speed >= 0 ? x->target_speed
                              : bp->kind == SN_ACTOR_WALKER ? a->mv->walk_speed : 8.0;
-        a->mv->ap.loop = x->loop_route;
+        ap->loop = x->loop_route;
     }
     pa->actor_id = a->id;
     pa->spawned = true;
@@ -382,7 +383,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     a->parent = d->parent;
     int ri = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "role_name");
     a->role_name = sn_actor_strdup(ri >= 0 ? s->values[ri].s : d->role ? d->role : "");
-    a->rel = d->transform;
+    sn_actor_set_rel(a, &d->transform);
     sn_transform world_tf = world_pose(e, d);
     a->st.pos = a->st.prev_pos = world_tf.location;
     a->st.rot = a->st.prev_rot = sn_quat_from_rotation(world_tf.rotation);

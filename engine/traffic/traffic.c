@@ -579,7 +579,7 @@ void sn_traffic_controllers(sn_engine *e, double dt)
     sn_world *w = &e->world;
     bool any_map = false;
     for (size_t i = 0; i < w->n_actors && !any_map; i++)
-        any_map = w->actors[i]->has_autopilot && w->actors[i]->mv->ap.map;
+        any_map = w->actors[i]->has_autopilot && w->actors[i]->mv->ap->map;
     /* Without the grid (out of memory) vehicles still drive, blind to leaders. */
     if (any_map && !build_grid(e) && e->traffic)
         e->traffic->n = 0;
@@ -587,12 +587,12 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         sn_actor *a = w->actors[i];
         if (!a->has_autopilot)
             continue;
-        if (!a->mv->ap.map)
+        if (!a->mv->ap->map)
             sn_autopilot_update(w, a, dt);
-        else if (a->mv->ap.map->walker)
-            walker_update(e, a, a->mv->ap.map);
+        else if (a->mv->ap->map->walker)
+            walker_update(e, a, a->mv->ap->map);
         else
-            vehicle_update(e, a, a->mv->ap.map, dt);
+            vehicle_update(e, a, a->mv->ap->map, dt);
     }
 }
 
@@ -622,10 +622,15 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
                        a->st.pos.x, a->st.pos.y, a->st.pos.z);
     }
     refill(e->map, md, 0);
-    free(a->mv->ap.map);
-    free(a->mv->ap.route);
-    a->mv->ap = (sn_autopilot){0};
-    a->mv->ap.map = md;
+    sn_autopilot *ap = sn_actor_autopilot(a);
+    if (!ap) {
+        free(md);
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    }
+    free(ap->map);
+    free(ap->route);
+    *ap = (sn_autopilot){0};
+    ap->map = md;
     a->has_autopilot = true;
     return SN_OK;
 }

@@ -87,6 +87,13 @@ void sn_actor_strfree(char *s)
         free(s);
 }
 
+sn_autopilot *sn_actor_autopilot(sn_actor *a)
+{
+    if (!a->mv->ap)
+        a->mv->ap = calloc(1, sizeof *a->mv->ap);
+    return a->mv->ap;
+}
+
 bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name) { return sn_world_set_name_kept(w, a, name, false); }
 
 bool sn_world_set_name_kept(sn_world *w, sn_actor *a, const char *name, bool kept)
@@ -166,8 +173,11 @@ void sn_world_remove(sn_world *w, uint32_t id)
         sn_actor_strfree(a->name);
     sn_actor_strfree(a->role_name);
     if (a->mv) {
-        free(a->mv->ap.route);
-        free(a->mv->ap.map);
+        if (a->mv->ap) {
+            free(a->mv->ap->route);
+            free(a->mv->ap->map);
+            free(a->mv->ap);
+        }
         free(a->mv->wheel_tri);
         free(a->mv->kin);
     }
@@ -232,10 +242,15 @@ void sn_world_update_attached(sn_world *w)
 
 /* The mount's rotation as a quaternion, converted again only when it changed: every attached
 ** actor needs it every frame, and the conversion is three sincos. */
+void sn_actor_set_rel(sn_actor *a, const sn_transform *rel)
+{
+    a->rel = *rel;
+    a->rel_q_ok = false;
+}
+
 static sn_quat rel_quat(sn_actor *a)
 {
-    if (!a->rel_q_ok || memcmp(&a->rel_q_of, &a->rel.rotation, sizeof a->rel_q_of) != 0) {
-        a->rel_q_of = a->rel.rotation;
+    if (!a->rel_q_ok) {
         a->rel_q = sn_quat_from_rotation(a->rel.rotation);
         a->rel_q_ok = true;
     }

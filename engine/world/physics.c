@@ -327,7 +327,7 @@ void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
     if (a->body)
         sn_body_from_state(a->body, &a->st, a->com);
     else if (!a->parent)
-        a->rel = (sn_transform){pos, sn_quat_to_rotation(a->st.rot)};
+        sn_actor_set_rel(a, &(sn_transform){pos, sn_quat_to_rotation(a->st.rot)});
     sn_world_update_attached(w);
     if (a->kind != SN_ACTOR_STATIC)
         return;

@@ -371,7 +371,7 @@ void sn_walker_apply(sn_world *w, sn_actor *a, double h)
 void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
 {
     (void)dt;
-    sn_autopilot *ap = &a->mv->ap;
+    sn_autopilot *ap = a->mv->ap;
     sn_transform t = sn_actor_world_transform(w, a);
     bool vehicle = a->kind == SN_ACTOR_VEHICLE;
     double reach = vehicle ? 3.0 : 0.6;

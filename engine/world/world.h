@@ -89,7 +89,7 @@ typedef struct sn_actor_motion {
     const sn_vehicle_params *vp;
     sn_vec3 walk_dir;
     double walk_speed;
-    sn_autopilot ap;
+    sn_autopilot *ap;   /* owned, from the first autopilot (sn_actor_autopilot); has_autopilot says if it drives */
     double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
     double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
     /* Vehicles: the map-surface triangle each wheel's ray last met (vehicle.c). While the ray
@@ -110,47 +110,40 @@ typedef struct sn_actor_motion {
 struct sn_blueprint;
 
 typedef struct sn_actor sn_actor;
+/* Laid out without holes (small members together): a city has one per vehicle and one per
+** sensor, and 5 000 of each were the largest part of the engine's memory beyond ODE's. */
 struct sn_actor {
     uint32_t id;
     sn_actor_kind kind;
     const char *type_id; /* blueprint id, owned by the blueprint library */
     char *name;          /* owned (sn_actor_strdup) unless name_kept, "" if unnamed */
     char *role_name;     /* owned (sn_actor_strdup) */
-    uint8_t tag;
-    uint8_t color[3];
-    bool checker;        /* render a checker texture (attribute texture: checker) */
-    bool values_shared;  /* `values` is a block of w->vshare (vshare.h), not the actor's own */
-    bool name_kept;      /* `name` is the caller's and outlives the actor (a scene entry's), not a copy */
     double checker_size; /* metres per checker cell */
     double reflectivity; /* 0..1, what ray hits report (attribute reflectivity); < 0: the tag's */
     sn_bbox bbox;      /* location: box centre from the origin, actor frame (vehicles (0,0,extent.z)) */
     sn_vec3 com;       /* the ODE body (centre of mass) from the origin, actor frame */
-    sn_shape shape;
-    uint32_t n_values;  /* the blueprint's attributes: `values` holds n_values (+1) */
     double mass;
 
-    uint32_t parent;    /* 0 = free */
-    sn_transform rel;   /* relative to the parent when attached, else the world pose of a static */
-    sn_rotation rel_q_of; /* rel.rotation when rel_q was converted from it (actor.c) */
-    sn_quat rel_q;
-    bool rel_q_ok;
+    sn_transform rel;   /* relative to the parent when attached, else the world pose of a static;
+                        ** written through sn_actor_set_rel only */
+    sn_quat rel_q;      /* rel.rotation converted, when rel_q_ok (actor.c) */
 
-    sn_vec3 plane_normal; /* ground planes: n . x = plane_offset */
-    double plane_offset;
     dBodyID body;       /* vehicles and walkers */
     dGeomID geom;       /* NULL for sensors; a vehicle's chassis box (above the clearance) */
     dGeomID crash;      /* vehicles: the box other vehicles meet, wheel contact height to roof */
 
-    /* controllers */
-    sn_vehicle_control control;
-    bool has_autopilot;
-    double steer_angle; /* current wheel angle, rad */
-    uint32_t light_state; /* vehicles: sn_vehicle_light bits (CARLA's VehicleLightState) */
-    bool fallen;        /* a walker struck hard: a passive body from then on */
-    bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
-    bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
-    bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
-    bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
+    /* A ground plane's equation, or the controls of an actor that moves: never both. */
+    union {
+        struct {
+            sn_vec3 plane_normal; /* ground planes: n . x = plane_offset */
+            double plane_offset;
+        };
+        struct {
+            sn_vehicle_control control; /* vehicles (walkers: zero) */
+            double steer_angle;         /* vehicles: current wheel angle, rad */
+            uint32_t light_state;       /* vehicles: sn_vehicle_light bits (CARLA's VehicleLightState) */
+        };
+    };
     /* Vehicles and walkers: their model, controllers and kinematic motion, in the actor's own
     ** allocation after it; NULL for every other kind (sn_world_add). */
     struct sn_actor_motion *mv;
@@ -163,7 +156,23 @@ struct sn_actor {
                       ** read-only with actors of equal values (values_shared) */
 
     sn_actor_state st;
+
+    uint32_t parent;    /* 0 = free */
+    sn_shape shape;
+    uint32_t n_values;  /* the blueprint's attributes: `values` holds n_values (+1) */
     sn_drive drive;
+    uint8_t tag;
+    uint8_t color[3];
+    bool checker;        /* render a checker texture (attribute texture: checker) */
+    bool values_shared;  /* `values` is a block of w->vshare (vshare.h), not the actor's own */
+    bool name_kept;      /* `name` is the caller's and outlives the actor (a scene entry's), not a copy */
+    bool rel_q_ok;
+    bool has_autopilot;
+    bool fallen;        /* a walker struck hard: a passive body from then on */
+    bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
+    bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
+    bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
+    bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
 };
 
 /* One contact of one substep, kept so joint feedback can be read after the step. */
@@ -269,6 +278,11 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id);
 ** shared empty string, not an allocation. NULL when out of memory. */
 char *sn_actor_strdup(const char *s);
 void sn_actor_strfree(char *s);
+/* Sets an actor's relative transform (sn_actor.rel) and forgets its converted rotation. */
+void sn_actor_set_rel(sn_actor *a, const sn_transform *rel);
+/* A vehicle's or walker's autopilot state, allocated zeroed at the first call; NULL when out of
+** memory. */
+sn_autopilot *sn_actor_autopilot(sn_actor *a);
 /* Gives a registered actor its name (copied) and indexes it; false when out of memory. */
 bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name);
 /* The same without a copy when `kept`: the caller's name outlives the actor (a scene entry's
