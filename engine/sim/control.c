@@ -139,7 +139,6 @@ static void free_sensor(sn_sensor *s)
     free(s->given);
     sn_ctx_error_free(s);
     free(s->name);
-    free(s->out_path);
     free(s->part_path);
     free(s->listeners);
     free(s);

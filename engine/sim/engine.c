@@ -78,7 +78,6 @@ static void unload(sn_engine *e)
         sn_ctx_error_free(s);
         if (!s->entity) /* a scene sensor's name is its entry's */
             free(s->name);
-        free(s->out_path);
         free(s->part_path);
         free(s->listeners);
         free(s);
@@ -557,8 +556,10 @@ sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn fn, vo
         return sn_fail(err, SN_E_NOT_FOUND, "listen: sensor '%s' was destroyed; it sends nothing more", sensor);
     if (!fn)
         return sn_fail(err, SN_E_INVALID, "listen: NULL callback");
-    if (!sn_grow((void **)&s->listeners, &s->cap_listeners, s->n_listeners + 1, sizeof *s->listeners))
+    size_t cap = s->cap_listeners;
+    if (s->n_listeners == UINT32_MAX || !sn_grow((void **)&s->listeners, &cap, s->n_listeners + 1, sizeof *s->listeners))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
+    s->cap_listeners = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
     s->listeners[s->n_listeners++] = (sn_listener){fn, user};
     return SN_OK;
 }

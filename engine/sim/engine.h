@@ -67,9 +67,9 @@ struct sn_ctx {
     ** of 5 000 was a quarter of a vehicle's memory beyond a bare ODE box. */
     char *error;
     struct sn_spool_file *out; /* its stream file (stream.c), NULL when it has none */
-    char *out_path, *part_path;
+    char *part_path; /* its stream's file, while written (stream.c) */
     sn_listener *listeners;
-    size_t n_listeners, cap_listeners;
+    uint32_t n_listeners, cap_listeners;
     uint64_t messages; /* produced (pending), whether or not anything consumed them */
     uint64_t budget_bytes; /* its images' share of SN_LIMIT_SENSOR_MEMORY (sn_sensor_budget) */
     struct sn_ctx *klass; /* the class's own context (classes.c), NULL when it has no class state */

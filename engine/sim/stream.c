@@ -26,11 +26,9 @@ sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err)
 {
     struct sn_engine *e = s->engine;
     size_t n = strlen(dir) + strlen(s->name) + 32;
-    s->out_path = malloc(n);
     s->part_path = malloc(n);
-    if (!s->out_path || !s->part_path)
+    if (!s->part_path)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    snprintf(s->out_path, n, "%s/%s.msgpack", dir, s->name);
     snprintf(s->part_path, n, "%s/%s.msgpack", dir, s->name);
     if (!e->spool && !(e->spool = sn_spool_create(err)))
         return err->status;

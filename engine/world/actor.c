@@ -60,7 +60,8 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
     static const sn_vehicle_params no_params; /* a vehicle's until spawn sets its own */
     if (moves) {
         a->mv = (sn_actor_motion *)(void *)(a + 1);
-        a->mv->vp = &no_params;
+        if (kind == SN_ACTOR_VEHICLE) /* walkers have their control in its room */
+            a->mv->vp = &no_params;
     }
     a->id = w->next_id = id ? id : w->next_id + 1;
     a->kind = kind;
@@ -178,7 +179,8 @@ void sn_world_remove(sn_world *w, uint32_t id)
             free(a->mv->ap->map);
             free(a->mv->ap);
         }
-        free(a->mv->wheel_tri);
+        if (a->kind == SN_ACTOR_VEHICLE)
+            free(a->mv->wheel_tri);
         free(a->mv->kin);
     }
     if (a->values_shared)

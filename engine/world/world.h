@@ -81,30 +81,37 @@ typedef struct sn_kinematic {
     sn_quat kin_from_rot, kin_to_rot;
 } sn_kinematic;
 
-/* What only vehicles and walkers have (sn_actor.mv): 0.4 KiB that the other actors, a
-** collision sensor per vehicle or a city's props, do without. */
+/* What only vehicles and walkers have (sn_actor.mv), a walker's control in the room of a
+** vehicle's model: 0.4 KiB once, that the other actors (a collision sensor per vehicle, a
+** city's props) do without. */
 typedef struct sn_actor_motion {
-    /* Vehicles: the model's parameters, shared read-only by the cars of one model (w->blobs,
-    ** vshare.h); all zero until spawn sets them. */
-    const sn_vehicle_params *vp;
-    sn_vec3 walk_dir;
-    double walk_speed;
     sn_autopilot *ap;   /* owned, from the first autopilot (sn_actor_autopilot); has_autopilot says if it drives */
-    double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
-    double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
-    /* Vehicles: the map-surface triangle each wheel's ray last met (vehicle.c). While the ray
-    ** still meets it, the road meshes are not traced again: a wheel stays on one triangle for
-    ** many substeps, and tracing trimeshes was half of a frame of traffic. Four, owned,
-    ** allocated with a vehicle's body in a world with a map (sn_wheel_cache_alloc), NULL
-    ** otherwise: only the map's surfaces are cached, and 0.4 KiB a vehicle was a tenth of
-    ** its memory without one. */
-    struct sn_wheel_tri {
-        bool valid;
-        sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
-    } *wheel_tri;
     /* Kinematic driving's state, allocated at the first switch to it (sn_world_set_drive), owned;
     ** NULL before: most vehicles are never kinematic. */
     struct sn_kinematic *kin;
+    union {
+        struct { /* walkers */
+            sn_vec3 walk_dir;
+            double walk_speed;
+            double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
+            double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
+        };
+        struct { /* vehicles */
+            /* The model's parameters, shared read-only by the cars of one model (w->blobs,
+            ** vshare.h); all zero until spawn sets them. */
+            const sn_vehicle_params *vp;
+            /* The map-surface triangle each wheel's ray last met (vehicle.c). While the ray
+            ** still meets it, the road meshes are not traced again: a wheel stays on one
+            ** triangle for many substeps, and tracing trimeshes was half of a frame of traffic.
+            ** Four, owned, allocated with a vehicle's body in a world with a map
+            ** (sn_wheel_cache_alloc), NULL otherwise: only the map's surfaces are cached, and
+            ** 0.4 KiB a vehicle was a tenth of its memory without one. */
+            struct sn_wheel_tri {
+                bool valid;
+                sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
+            } *wheel_tri;
+        };
+    };
 } sn_actor_motion;
 
 struct sn_blueprint;

@@ -37,7 +37,8 @@ static sn_actor *add_model(sn_world *w, sn_model m, sn_vec3 pos, double yaw, sn_
     a->bbox.extent = ext;
     a->bbox.location = m == SN_MODEL_WALKER ? sn_v3(0, 0, 0) : sn_v3(0, 0, ext.z);
     static const sn_vehicle_params vp = {.max_steer = 70 * SN_DEG};
-    a->mv->vp = &vp;
+    if (m != SN_MODEL_WALKER) /* a walker's control has that room */
+        a->mv->vp = &vp;
     a->st.pos = a->st.prev_pos = pos;
     a->st.rot = a->st.prev_rot = sn_quat_from_rotation((sn_rotation){0, yaw, 0});
     w->gen++;
