@@ -55,7 +55,6 @@ static sn_status add_ground(sn_scene *sc, bool on_map, sn_error *err)
         free(g);
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     }
-    g->spawn_at = g->destroy_at = -1;
     /* on a map: 2 cm under the roads, which cover their lanes only (as around CARLA's roads) */
     g->transform.location.z = on_map ? -0.02 : 0;
     g->attrs = a;

@@ -160,7 +160,7 @@ static sn_status get_string(ctx *c, const sn_ynode *n, const char *what, char **
     return *out ? SN_OK : sn_fail(c->err, SN_E_NOMEM, "out of memory");
 }
 
-static const sn_scene_more no_more = {.walk_speed = -1, .target_speed = -1};
+static const sn_scene_more no_more = {.spawn_at = -1, .destroy_at = -1, .walk_speed = -1, .target_speed = -1};
 
 const sn_scene_more *sn_scene_more_of(const sn_scene_entity *e) { return e->more ? e->more : &no_more; }
 
@@ -490,7 +490,6 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     if (st)
         return st;
     e->pos = pos_of(n);
-    e->spawn_at = e->destroy_at = -1;
     const sn_ynode *v;
     if (!(v = sn_ynode_get(n, "blueprint")))
         return at(c, n, "%s needs a 'blueprint'", what, NULL);
@@ -544,16 +543,19 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         return st;
     if ((v = sn_ynode_get(n, "calls")) && (st = parse_calls(c, v, e)))
         return st;
+    sn_scene_more *x = NULL;
+    if ((sn_ynode_get(n, "spawn_at") || sn_ynode_get(n, "destroy_at")) && !(x = more_of(e)))
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     if ((v = sn_ynode_get(n, "spawn_at"))) {
-        if ((st = get_number(c, v, "spawn_at", &e->spawn_at)))
+        if ((st = get_number(c, v, "spawn_at", &x->spawn_at)))
             return st;
-        if (e->spawn_at < 0 || e->spawn_at > 1e12)
+        if (x->spawn_at < 0 || x->spawn_at > 1e12)
             return at(c, v, "spawn_at must be within [0, 1e12] seconds", NULL, NULL);
     }
     if ((v = sn_ynode_get(n, "destroy_at"))) {
-        if ((st = get_number(c, v, "destroy_at", &e->destroy_at)))
+        if ((st = get_number(c, v, "destroy_at", &x->destroy_at)))
             return st;
-        if (e->destroy_at < 0 || e->destroy_at > 1e12 || (e->spawn_at >= 0 && e->destroy_at <= e->spawn_at))
+        if (x->destroy_at < 0 || x->destroy_at > 1e12 || (x->spawn_at >= 0 && x->destroy_at <= x->spawn_at))
             return at(c, v, "destroy_at must be within [0, 1e12] seconds and after spawn_at", NULL, NULL);
     }
     return SN_OK;

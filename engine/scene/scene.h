@@ -42,11 +42,13 @@ typedef struct sn_tm_knobs {
     double ignore_lights;                /* ignore_lights_percentage, % */
 } sn_tm_knobs;
 
-/* The parts of an entry that few entries write: velocity, a walker's control, autopilot and
-** lights (actors), calls and save (sensors). Allocated at the first of them (parse), NULL in
+/* The parts of an entry that few entries write: spawn and destroy times, velocity, a walker's
+** control, autopilot and lights (actors), calls and save (sensors). Allocated at the first of them (parse), NULL in
 ** sn_scene_entity.more before: a scene keeps its entries for resets and scheduled spawns, and
 ** 0.2 KiB in each of 10 000 plain vehicles and sensors was a twentieth of a vehicle's memory. */
 typedef struct sn_scene_more {
+    double spawn_at, destroy_at; /* seconds; < 0 = at start / never */
+
     /* actors only */
     bool has_velocity;
     sn_vec3 velocity;
@@ -80,7 +82,6 @@ typedef struct sn_scene_entity {
     sn_scene_attr *attrs;
     uint32_t n_attrs;
     bool has_control;            /* actors */
-    double spawn_at, destroy_at; /* seconds; < 0 = at start / never */
     sn_vehicle_control control;  /* vehicles */
     sn_scene_more *more;         /* owned; NULL when the entry writes none of it (sn_scene_more_of) */
 } sn_scene_entity;

@@ -170,7 +170,7 @@ static const sn_scene_entity *scene_actor(const sn_engine *e, const char *name)
 ** children of a late actor spawn with it. */
 static bool spawnable(const sn_engine *e, const sn_scene_entity *ent, double t)
 {
-    if (ent->spawn_at > t + TIME_EPS)
+    if (sn_scene_more_of(ent)->spawn_at > t + TIME_EPS)
         return false;
     return !ent->attach_to || sn_world_find_name(&e->world, ent->attach_to) != NULL;
 }
@@ -748,12 +748,12 @@ static sn_status schedule(sn_engine *e, sn_error *err)
     }
     for (uint32_t i = 0; i < e->n_actors; i++) {
         sn_pending_actor *pa = &e->actors[i];
-        if (pa->spawned && !pa->destroyed && due_now(pa->entity->destroy_at, t) && sn_destroy_actor(e, pa->actor_id))
+        if (pa->spawned && !pa->destroyed && due_now(sn_scene_more_of(pa->entity)->destroy_at, t) && sn_destroy_actor(e, pa->actor_id))
             return sn_fail(err, SN_E_NOMEM, "out of memory for a destroyed event");
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = e->sensors[i];
-        if (live(s) && s->entity && due_now(s->entity->destroy_at, t) && sn_destroy_actor(e, s->actor_id))
+        if (live(s) && s->entity && due_now(sn_scene_more_of(s->entity)->destroy_at, t) && sn_destroy_actor(e, s->actor_id))
             return sn_fail(err, SN_E_NOMEM, "out of memory for a destroyed event");
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {

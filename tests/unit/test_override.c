@@ -93,7 +93,7 @@ int main(int argc, char **argv)
               "a list replaced, then one item by index");
         CHECK(bob->more && bob->more->route[1].x == 11 && bob->more->loop_route, "a nested list by index; an actor by index");
         CHECK(hero->more && hero->more->has_velocity && hero->more->velocity.x == 3, "a key added");
-        CHECK(s.sensors[0].spawn_at == 0.5, "a sensor by name");
+        CHECK(sn_scene_more_of(&s.sensors[0])->spawn_at == 0.5, "a sensor by name");
         CHECK(s.settings.ambient == 0.5 && s.settings.sun_intensity == 0.75, "a mapping value");
     }
     sn_scene_free(&s);
