@@ -11,6 +11,7 @@
 #include <sensim/sensim.h>
 
 #include "../check.h"
+#include "../testutil.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -103,13 +104,7 @@ static void hash_actors(sn_engine *e, digest *d)
 ** equal actors, and a vehicle made kinematic and driven by the API before the reset. */
 static void kept_apart(const char *plugins, const char *tmp)
 {
-    char scene[4096];
-    snprintf(scene, sizeof scene, "%s/reset_kept.yaml", tmp);
-    FILE *f = fopen(scene, "w");
-    CHECK(f != NULL, "cannot write %s", scene);
-    if (!f)
-        return;
-    fprintf(f, "settings: {frames: 40}\nactors:\n  - {name: ground, blueprint: static.ground}\n"
+    const char *scene = tu_write(tmp, "reset_kept.yaml", "settings: {frames: 40}\nactors:\n  - {name: ground, blueprint: static.ground}\n"
                "  - {name: red1, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, attributes: {color: '200,0,0'},"
                " control: {throttle: 0.4}}\n"
                "  - {name: red2, blueprint: vehicle.sedan, transform: {location: [0, 10, 0]}, attributes: {color: '200,0,0'},"
@@ -122,8 +117,8 @@ static void kept_apart(const char *plugins, const char *tmp)
                "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [-10, 0, 1]},"
                " control: {direction: [0, 1, 0], speed: 1.2}}\n"
                "sensors:\n  - {name: crash, blueprint: sensor.other.collision, attach_to: red1}\n");
-    fclose(f);
-    sn_engine *e = fresh(plugins, scene, false, 0);
+    CHECK(scene != NULL, "cannot write %s/reset_kept.yaml", tmp);
+    sn_engine *e = scene ? fresh(plugins, scene, false, 0) : NULL;
     if (!e)
         return;
     sn_error err;
