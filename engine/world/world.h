@@ -81,9 +81,9 @@ typedef struct sn_kinematic {
     sn_quat kin_from_rot, kin_to_rot;
 } sn_kinematic;
 
-/* What only vehicles and walkers have (sn_actor.mv), a walker's control in the room of a
-** vehicle's model: 0.4 KiB once, that the other actors (a collision sensor per vehicle, a
-** city's props) do without. */
+/* What only vehicles and walkers have (sn_actor.mv): the other actors (a collision sensor per
+** vehicle, a city's props) do without it. A walker's control takes the room of a vehicle's
+** model; the autopilot and kinematic state are allocated when first used. */
 typedef struct sn_actor_motion {
     sn_autopilot *ap;   /* owned, from the first autopilot (sn_actor_autopilot); has_autopilot says if it drives */
     /* Kinematic driving's state, allocated at the first switch to it (sn_world_set_drive), owned;
