@@ -22,9 +22,11 @@ sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const
     if (a->kind != SN_ACTOR_VEHICLE && a->kind != SN_ACTOR_WALKER)
         return sn_fail(err, SN_E_INVALID, "set_autopilot: '%s' (%s) is no vehicle or walker", a->name, a->type_id);
     if (!enabled) { /* CARLA: the vehicle keeps its last control */
-        free(a->ap.map);
-        free(a->ap.route);
-        a->ap = (sn_autopilot){0};
+        if (a->mv->ap) {
+            free(a->mv->ap->map);
+            free(a->mv->ap->route);
+            *a->mv->ap = (sn_autopilot){0};
+        }
         a->has_autopilot = false;
         return SN_OK;
     }

@@ -46,18 +46,15 @@ static sn_status add_ground(sn_scene *sc, bool on_map, sn_error *err)
 {
     sn_scene_entity *g = calloc(1, sizeof *g);
     sn_scene_attr *a = calloc(1, sizeof *a);
-    if (!g || !a || !(g->name = sn_strdup("ground")) || !(g->blueprint = sn_strdup("static.ground")) ||
-        !(a->key = sn_strdup("semantic_tag")) || !(a->value = sn_strdup(on_map ? "Terrain" : "Ground"))) {
+    if (!g || !a || !(g->name = sn_strpool_add(&sc->strings, "ground")) ||
+        !(g->blueprint = sn_strpool_add(&sc->strings, "static.ground")) || !(a->key = sn_strdup("semantic_tag")) ||
+        !(a->value = sn_strdup(on_map ? "Terrain" : "Ground"))) {
         if (a)
             free(a->key);
         free(a);
-        if (g)
-            free(g->name);
         free(g);
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     }
-    g->spawn_at = g->destroy_at = -1;
-    g->walk_speed = -1;
     /* on a map: 2 cm under the roads, which cover their lanes only (as around CARLA's roads) */
     g->transform.location.z = on_map ? -0.02 : 0;
     g->attrs = a;

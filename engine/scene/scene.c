@@ -22,6 +22,7 @@
 typedef struct ctx {
     const char *path;
     sn_error *err;
+    sn_strpool *pool; /* the scene's: entries' names, blueprints and attach_to */
 } ctx;
 
 sn_where sn_scene_where(const char *path, sn_srcpos pos)
@@ -159,6 +160,28 @@ static sn_status get_string(ctx *c, const sn_ynode *n, const char *what, char **
     return *out ? SN_OK : sn_fail(c->err, SN_E_NOMEM, "out of memory");
 }
 
+static const sn_scene_more no_more = {.spawn_at = -1, .destroy_at = -1, .walk_speed = -1, .target_speed = -1};
+
+const sn_scene_more *sn_scene_more_of(const sn_scene_entity *e) { return e->more ? e->more : &no_more; }
+
+/* e's rarely written parts, allocated at the first; NULL when out of memory. */
+static sn_scene_more *more_of(sn_scene_entity *e)
+{
+    if (!e->more && (e->more = malloc(sizeof *e->more)))
+        *e->more = no_more;
+    return e->more;
+}
+
+/* A string kept in the scene's pool (read-only, freed with the scene). */
+static sn_status get_pooled(ctx *c, const sn_ynode *n, const char *what, char **out)
+{
+    sn_status st = expect(c, n, SN_Y_SCALAR, what);
+    if (st)
+        return st;
+    *out = sn_strpool_add(c->pool, n->text);
+    return *out ? SN_OK : sn_fail(c->err, SN_E_NOMEM, "out of memory");
+}
+
 static sn_status parse_transform(ctx *c, const sn_ynode *n, sn_transform *t)
 {
     static const char *const keys[] = {"location", "rotation", NULL};
@@ -251,16 +274,19 @@ static sn_status parse_control(ctx *c, const sn_ynode *n, sn_scene_entity *e)
         st = get_bool(c, v, "control.hand_brake", &e->control.hand_brake);
     if (!st && (v = sn_ynode_get(n, "reverse")))
         st = get_bool(c, v, "control.reverse", &e->control.reverse);
+    sn_scene_more *x = NULL;
+    if (!st && (sn_ynode_get(n, "direction") || sn_ynode_get(n, "speed")) && !(x = more_of(e)))
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     if (!st && (v = sn_ynode_get(n, "direction")))
-        st = get_vec3(c, v, "control.direction", &e->walk_direction);
+        st = get_vec3(c, v, "control.direction", &x->walk_direction);
     if (!st && v) { /* scaled to its largest component: huge values cannot overflow to a zero direction */
-        sn_vec3 *d = &e->walk_direction;
+        sn_vec3 *d = &x->walk_direction;
         double big = fmax(fabs(d->x), fabs(d->y));
         *d = big > 0 ? sn_v3(d->x / big, d->y / big, 0) : sn_v3(0, 0, 0);
     }
     if (!st && (v = sn_ynode_get(n, "speed"))) {
-        st = get_number(c, v, "control.speed", &e->walk_speed);
-        if (!st && !(e->walk_speed >= 0 && e->walk_speed <= 10)) /* as sn_engine_apply_walker_control */
+        st = get_number(c, v, "control.speed", &x->walk_speed);
+        if (!st && !(x->walk_speed >= 0 && x->walk_speed <= 10)) /* as sn_engine_apply_walker_control */
             st = at(c, v, "control.speed must be within [0, 10] m/s", NULL, NULL);
     }
     e->has_control = true;
@@ -305,39 +331,42 @@ static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     static const char *const keys[] = {"route", "target_speed", "loop", "distance_to_leading_vehicle",
                                        "vehicle_percentage_speed_difference", "ignore_lights_percentage", NULL};
     sn_status st = expect(c, n, SN_Y_MAP, "autopilot");
+    sn_scene_more *x = st ? NULL : more_of(e);
+    if (!st && !x)
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     if (!st)
         st = check_keys(c, n, keys, "autopilot");
     if (!st)
-        st = parse_tm_knobs(c, n, "autopilot", &e->knobs);
+        st = parse_tm_knobs(c, n, "autopilot", &x->knobs);
     if (st)
         return st;
-    e->autopilot_pos = pos_of(n);
+    x->autopilot_pos = pos_of(n);
     const sn_ynode *r = sn_ynode_get(n, "route");
     if (r) {
         if ((st = expect(c, r, SN_Y_SEQ, "autopilot.route")))
             return st;
         if (r->n < 1)
             return at(c, r, "autopilot.route needs at least one point", NULL, NULL);
-        e->route = calloc(r->n, sizeof *e->route);
-        if (!e->route)
+        x->route = calloc(r->n, sizeof *x->route);
+        if (!x->route)
             return sn_fail(c->err, SN_E_NOMEM, "out of memory");
         for (size_t i = 0; i < r->n; i++)
-            if ((st = get_point(c, r->items[i], "a route point", &e->route[e->n_route++])))
+            if ((st = get_point(c, r->items[i], "a route point", &x->route[x->n_route++])))
                 return st;
     } else {
-        e->map_autopilot = true; /* the engine checks that the scene has a map */
+        x->map_autopilot = true; /* the engine checks that the scene has a map */
     }
-    e->target_speed = -1; /* the engine picks per kind */
+    x->target_speed = -1; /* the engine picks per kind */
     const sn_ynode *v;
     if ((v = sn_ynode_get(n, "target_speed"))) {
-        if ((st = get_number(c, v, "autopilot.target_speed", &e->target_speed)))
+        if ((st = get_number(c, v, "autopilot.target_speed", &x->target_speed)))
             return st;
-        if (e->target_speed < 0 || e->target_speed > 100)
+        if (x->target_speed < 0 || x->target_speed > 100)
             return at(c, v, "autopilot.target_speed must be within [0, 100] m/s", NULL, NULL);
     }
-    if ((v = sn_ynode_get(n, "loop")) && (st = get_bool(c, v, "autopilot.loop", &e->loop_route)))
+    if ((v = sn_ynode_get(n, "loop")) && (st = get_bool(c, v, "autopilot.loop", &x->loop_route)))
         return st;
-    e->has_autopilot = true;
+    x->has_autopilot = true;
     return SN_OK;
 }
 
@@ -345,14 +374,17 @@ static sn_status parse_calls(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 {
     static const char *const keys[] = {"at", "method", "args", NULL};
     sn_status st = expect(c, n, SN_Y_SEQ, "calls");
+    sn_scene_more *x = st ? NULL : more_of(e);
     if (st)
         return st;
-    e->calls = calloc(n->n + 1, sizeof *e->calls);
-    if (!e->calls)
+    if (!x)
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    x->calls = calloc(n->n + 1, sizeof *x->calls);
+    if (!x->calls)
         return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     for (size_t i = 0; i < n->n; i++) {
         const sn_ynode *m = n->items[i];
-        sn_scene_call *call = &e->calls[e->n_calls++];
+        sn_scene_call *call = &x->calls[x->n_calls++];
         call->pos = pos_of(m);
         if ((st = expect(c, m, SN_Y_MAP, "a call")) || (st = check_keys(c, m, keys, "call")))
             return st;
@@ -390,25 +422,28 @@ static sn_status parse_save(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     sn_status st = expect(c, n, SN_Y_MAP, "save");
     if (!st)
         st = check_keys(c, n, keys, "save");
+    sn_scene_more *x = st ? NULL : more_of(e);
     if (st)
         return st;
-    e->save_pos = pos_of(n);
+    if (!x)
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    x->save_pos = pos_of(n);
     const sn_ynode *v = sn_ynode_get(n, "path");
     if (!v)
         return at(c, n, "save needs a 'path', e.g. \"front/%%06d.png\"", NULL, NULL);
-    if ((st = get_string(c, v, "path", &e->save_path)))
+    if ((st = get_string(c, v, "path", &x->save_path)))
         return st;
     sn_error perr = {0};
-    if (!sn_image_pattern_check(e->save_path, &perr) || e->save_path[0] == '/' || strstr(e->save_path, ".."))
+    if (!sn_image_pattern_check(x->save_path, &perr) || x->save_path[0] == '/' || strstr(x->save_path, ".."))
         return at(c, v, "save path %s (a relative path inside --out, with at most one %%06d for the frame)",
-                  perr.msg[0] ? perr.msg : e->save_path, NULL);
+                  perr.msg[0] ? perr.msg : x->save_path, NULL);
     if ((v = sn_ynode_get(n, "converter"))) {
-        if ((st = get_string(c, v, "converter", &e->save_converter)))
+        if ((st = get_string(c, v, "converter", &x->save_converter)))
             return st;
         sn_converter conv;
-        if (!sn_converter_parse(e->save_converter, &conv))
-            return at(c, v, "unknown converter '%s' (raw, depth, logarithmic_depth or cityscapes)", e->save_converter, NULL);
-    } else if (!(e->save_converter = sn_strdup("raw"))) {
+        if (!sn_converter_parse(x->save_converter, &conv))
+            return at(c, v, "unknown converter '%s' (raw, depth, logarithmic_depth or cityscapes)", x->save_converter, NULL);
+    } else if (!(x->save_converter = sn_strdup("raw"))) {
         return SN_E_NOMEM;
     }
     return SN_OK;
@@ -418,7 +453,10 @@ static sn_status parse_save(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 ** names, or the bits as a number. */
 static sn_status parse_light_state(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 {
-    e->light_state = 0;
+    sn_scene_more *x = more_of(e);
+    if (!x)
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    x->light_state = 0;
     size_t k = n->kind == SN_Y_SEQ ? n->n : 1;
     for (size_t i = 0; i < k; i++) {
         const sn_ynode *v = n->kind == SN_Y_SEQ ? n->items[i] : n;
@@ -432,9 +470,9 @@ static sn_status parse_light_state(ctx *c, const sn_ynode *n, sn_scene_entity *e
         else if (!sn_vehicle_light_bits(v->text, &bits))
             return at(c, v, "light_state: unknown light '%s' (CARLA's VehicleLightState: %s, or the bits as a number "
                       "up to 4294967295)", v->text, sn_vehicle_light_names());
-        e->light_state |= bits;
+        x->light_state |= bits;
     }
-    e->has_light_state = true;
+    x->has_light_state = true;
     return SN_OK;
 }
 
@@ -452,18 +490,16 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     if (st)
         return st;
     e->pos = pos_of(n);
-    e->spawn_at = e->destroy_at = -1;
-    e->walk_speed = -1;
     const sn_ynode *v;
     if (!(v = sn_ynode_get(n, "blueprint")))
         return at(c, n, "%s needs a 'blueprint'", what, NULL);
     e->blueprint_pos = pos_of(v);
-    if ((st = get_string(c, v, "blueprint", &e->blueprint)))
+    if ((st = get_pooled(c, v, "blueprint", &e->blueprint)))
         return st;
     e->name_pos = e->pos;
     if ((v = sn_ynode_get(n, "name"))) {
         e->name_pos = pos_of(v);
-        if ((st = get_string(c, v, "name", &e->name)))
+        if ((st = get_pooled(c, v, "name", &e->name)))
             return st;
         if (!e->name[0])
             return at(c, v, "name must not be empty", NULL, NULL);
@@ -481,18 +517,21 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         return st;
     if ((v = sn_ynode_get(n, "attach_to"))) {
         e->attach_pos = pos_of(v);
-        if ((st = get_string(c, v, "attach_to", &e->attach_to)))
+        if ((st = get_pooled(c, v, "attach_to", &e->attach_to)))
             return st;
     }
     if ((v = sn_ynode_get(n, "velocity"))) {
-        if ((st = get_vec3(c, v, "velocity", &e->velocity)))
+        sn_scene_more *x = more_of(e);
+        if (!x)
+            return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+        if ((st = get_vec3(c, v, "velocity", &x->velocity)))
             return st;
-        if (sn_v3_len(e->velocity) > SN_LIMIT_SPEED) {
+        if (sn_v3_len(x->velocity) > SN_LIMIT_SPEED) {
             char buf[120];
             snprintf(buf, sizeof buf, "velocity must be at most %g m/s (SN_LIMIT_SPEED)", SN_LIMIT_SPEED);
             return at(c, v, "%s%s", buf, NULL);
         }
-        e->has_velocity = true;
+        x->has_velocity = true;
     }
     if ((v = sn_ynode_get(n, "control")) && (st = parse_control(c, v, e)))
         return st;
@@ -504,16 +543,19 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         return st;
     if ((v = sn_ynode_get(n, "calls")) && (st = parse_calls(c, v, e)))
         return st;
+    sn_scene_more *x = NULL;
+    if ((sn_ynode_get(n, "spawn_at") || sn_ynode_get(n, "destroy_at")) && !(x = more_of(e)))
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     if ((v = sn_ynode_get(n, "spawn_at"))) {
-        if ((st = get_number(c, v, "spawn_at", &e->spawn_at)))
+        if ((st = get_number(c, v, "spawn_at", &x->spawn_at)))
             return st;
-        if (e->spawn_at < 0 || e->spawn_at > 1e12)
+        if (x->spawn_at < 0 || x->spawn_at > 1e12)
             return at(c, v, "spawn_at must be within [0, 1e12] seconds", NULL, NULL);
     }
     if ((v = sn_ynode_get(n, "destroy_at"))) {
-        if ((st = get_number(c, v, "destroy_at", &e->destroy_at)))
+        if ((st = get_number(c, v, "destroy_at", &x->destroy_at)))
             return st;
-        if (e->destroy_at < 0 || e->destroy_at > 1e12 || (e->spawn_at >= 0 && e->destroy_at <= e->spawn_at))
+        if (x->destroy_at < 0 || x->destroy_at > 1e12 || (x->spawn_at >= 0 && x->destroy_at <= x->spawn_at))
             return at(c, v, "destroy_at must be within [0, 1e12] seconds and after spawn_at", NULL, NULL);
     }
     return SN_OK;
@@ -903,7 +945,7 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         return st;
     for (size_t i = 0; i < s->n_sets && !st; i++)
         st = sn_ydoc_override(&doc, path, s->sets[i], err);
-    ctx c = {path, err};
+    ctx c = {path, err, &s->strings};
     static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", "traffic", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!st && !root)
@@ -934,29 +976,31 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         s->settings.frames = (uint64_t)ceil(d / s->settings.fixed_delta_seconds - 1e-9);
     }
     sn_ydoc_free(&doc);
+    sn_strpool_index_drop(&s->strings);
     return st;
 }
 
 static void entity_free(sn_scene_entity *e)
 {
-    free(e->name);
-    free(e->blueprint);
-    free(e->attach_to);
     for (uint32_t i = 0; i < e->n_attrs; i++) {
         free(e->attrs[i].key);
         free(e->attrs[i].value);
     }
     free(e->attrs);
-    free(e->route);
-    for (uint32_t i = 0; i < e->n_calls; i++) {
-        free(e->calls[i].method);
-        for (uint32_t j = 0; j < e->calls[i].n_args; j++)
-            free(e->calls[i].args[j]);
-        free(e->calls[i].args);
+    sn_scene_more *x = e->more;
+    if (!x)
+        return;
+    free(x->route);
+    for (uint32_t i = 0; i < x->n_calls; i++) {
+        free(x->calls[i].method);
+        for (uint32_t j = 0; j < x->calls[i].n_args; j++)
+            free(x->calls[i].args[j]);
+        free(x->calls[i].args);
     }
-    free(e->calls);
-    free(e->save_path);
-    free(e->save_converter);
+    free(x->calls);
+    free(x->save_path);
+    free(x->save_converter);
+    free(x);
 }
 
 void sn_scene_free(sn_scene *s)
@@ -967,6 +1011,7 @@ void sn_scene_free(sn_scene *s)
         entity_free(&s->sensors[i]);
     free(s->actors);
     free(s->sensors);
+    sn_strpool_free(&s->strings);
     free(s->path);
     for (size_t i = 0; i < s->n_sets; i++)
         free(s->sets[i]);

@@ -5,6 +5,8 @@
 #ifndef SN_SCENE_SCENE_H
 #define SN_SCENE_SCENE_H
 
+#include "../core/strpool.h"
+
 #include <sensim/sensim.h>
 
 /* Where something was written, for messages. */
@@ -40,21 +42,16 @@ typedef struct sn_tm_knobs {
     double ignore_lights;                /* ignore_lights_percentage, % */
 } sn_tm_knobs;
 
-typedef struct sn_scene_entity {
-    char *name;
-    char *blueprint;
-    sn_srcpos pos, name_pos, blueprint_pos, attach_pos;
-    sn_transform transform;
-    char *attach_to; /* NULL when free-standing */
-    sn_scene_attr *attrs;
-    uint32_t n_attrs;
+/* The parts of an entry that few entries write: spawn and destroy times, velocity, a walker's
+** control, autopilot and lights (actors), calls and save (sensors). Allocated at the first of them (parse), NULL in
+** sn_scene_entity.more before: a scene keeps its entries for resets and scheduled spawns, and
+** 0.2 KiB in each of 10 000 plain vehicles and sensors was a twentieth of a vehicle's memory. */
+typedef struct sn_scene_more {
     double spawn_at, destroy_at; /* seconds; < 0 = at start / never */
 
     /* actors only */
     bool has_velocity;
     sn_vec3 velocity;
-    bool has_control;
-    sn_vehicle_control control; /* vehicles */
     sn_vec3 walk_direction;     /* walkers: control {direction, speed} */
     double walk_speed;          /* < 0: not given */
     bool has_autopilot;
@@ -74,7 +71,23 @@ typedef struct sn_scene_entity {
     char *save_path;      /* cameras: save {path, converter}; NULL when not saving */
     char *save_converter; /* "raw" when not given */
     sn_srcpos save_pos;
+} sn_scene_more;
+
+typedef struct sn_scene_entity {
+    char *name;      /* name, blueprint and attach_to: in the scene's string pool, read-only */
+    char *blueprint;
+    sn_srcpos pos, name_pos, blueprint_pos, attach_pos;
+    sn_transform transform;
+    char *attach_to; /* NULL when free-standing */
+    sn_scene_attr *attrs;
+    uint32_t n_attrs;
+    bool has_control;            /* actors */
+    sn_vehicle_control control;  /* vehicles */
+    sn_scene_more *more;         /* owned; NULL when the entry writes none of it (sn_scene_more_of) */
 } sn_scene_entity;
+
+/* e->more, or the values of an entry that writes none of it (nothing given, speeds < 0). */
+const sn_scene_more *sn_scene_more_of(const sn_scene_entity *e);
 
 typedef struct sn_scene_settings {
     double fixed_delta_seconds;    /* default 0.05 */
@@ -108,6 +121,7 @@ typedef struct sn_scene_traffic {
 } sn_scene_traffic;
 
 typedef struct sn_scene {
+    sn_strpool strings; /* the entries' name, blueprint and attach_to (sn_strpool_add) */
     char *path;
     char **sets; /* the overrides applied, "PATH=VALUE" (positions point into them) */
     size_t n_sets;

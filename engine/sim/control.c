@@ -125,7 +125,7 @@ static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const c
     ent.attrs = attrs;
     ent.n_attrs = d->n_attributes;
     sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, extra, out, err);
-    if (!st && given && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, &ent)))
+    if (!st && given && ent.n_attrs && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, &ent)))
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
     free(attrs);
     return st;
@@ -135,11 +135,10 @@ static void free_sensor(sn_sensor *s)
 {
     sn_sensor_unbudget(s->engine, s);
     sn_stream_discard(s);
-    free(s->values);
+    sn_sensor_values_free(s->engine, s);
     free(s->given);
     sn_ctx_error_free(s);
     free(s->name);
-    free(s->out_path);
     free(s->part_path);
     free(s->listeners);
     free(s);
@@ -161,6 +160,8 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
     s->bp = bp;
     s->cls = bp->cls;
     sn_status st = resolve(bp, d, host_keys, &s->values, &s->given, err);
+    if (!st)
+        sn_sensor_values_share(e, s);
     s->internal = e->spawning_internal;
     char name[32];
     snprintf(name, sizeof name, "sensor_%u", sd->id ? sd->id : e->world.next_id + 1);
@@ -344,8 +345,8 @@ sn_status sn_engine_apply_walker_control(sn_engine *e, uint32_t id, const sn_wal
     double big = fmax(fabs(c->direction.x), fabs(c->direction.y));
     if (c->speed > 0 && !(big > 0))
         return sn_fail(err, SN_E_INVALID, "apply_walker_control: direction has no horizontal part");
-    a->walk_dir = big > 0 ? sn_v3(c->direction.x / big, c->direction.y / big, 0) : sn_v3(0, 0, 0);
-    a->walk_speed = c->speed;
+    a->mv->walk_dir = big > 0 ? sn_v3(c->direction.x / big, c->direction.y / big, 0) : sn_v3(0, 0, 0);
+    a->mv->walk_speed = c->speed;
     a->has_autopilot = false;
     return SN_OK;
 }
@@ -360,7 +361,7 @@ sn_status sn_engine_set_transform(sn_engine *e, uint32_t id, const sn_transform 
         return sn_fail(err, SN_E_INVALID, "set_transform: '%s' (%s) is static: static props never move",
                        a->name, a->type_id);
     if (a->parent) {
-        a->rel = *t;
+        sn_actor_set_rel(a, t);
         sn_world_update_attached(&e->world);
         return SN_OK;
     }
@@ -381,7 +382,8 @@ sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 v, sn_vec3 w
         return sn_fail(err, SN_E_RANGE, "set_velocity: speeds must be finite, at most %g m/s and %g deg/s", MAX_SPEED,
                        MAX_SPIN);
     sn_world_set_velocity(&e->world, a, v, sn_v3_scale(w, SN_DEG));
-    a->kin_scripted = true; /* a kinematic actor keeps moving at it */
+    if (a->mv->kin) /* a kinematic actor keeps moving at it (a switch to kinematic clears it) */
+        a->mv->kin->kin_scripted = true;
     return SN_OK;
 }
 
@@ -394,7 +396,8 @@ sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool on, sn_
     if (!a->body)
         return sn_fail(err, SN_E_INVALID, "set_simulate_physics: '%s' (%s) has no body: only vehicles and walkers "
                        "simulate physics", a->name, a->type_id);
-    sn_world_set_drive(&e->world, a, on ? SN_DRIVE_PHYSICS : SN_DRIVE_KINEMATIC);
+    if (!sn_world_set_drive(&e->world, a, on ? SN_DRIVE_PHYSICS : SN_DRIVE_KINEMATIC))
+        return sn_fail(err, SN_E_NOMEM, "set_simulate_physics: out of memory");
     return SN_OK;
 }
 
@@ -411,10 +414,10 @@ sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_tra
     if (!(speed <= MAX_SPEED))
         return sn_fail(err, SN_E_RANGE, "set_target_transform: reaching it in one step of %g s means %g m/s (at most "
                        "%g); use sn_engine_set_transform to teleport", e->clock.dt, speed, MAX_SPEED);
-    a->has_target = true;
-    a->kin_scripted = false;
-    a->target_pos = t->location;
-    a->target_rot = sn_quat_from_rotation(t->rotation);
+    a->mv->kin->has_target = true; /* kinematic: kin was allocated by the switch */
+    a->mv->kin->kin_scripted = false;
+    a->mv->kin->target_pos = t->location;
+    a->mv->kin->target_rot = sn_quat_from_rotation(t->rotation);
     return SN_OK;
 }
 

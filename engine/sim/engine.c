@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #define TIME_EPS 1e-9
+#define SN_EVENTS_KEPT 1024 /* queued events whose room is kept across frames */
 
 sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err)
 {
@@ -72,11 +73,11 @@ static void unload(sn_engine *e)
             sn_guard_leave();
         }
         sn_stream_discard(s); /* a run not finished: its streams are thrown away */
-        free(s->values);
+        sn_sensor_values_free(e, s);
         free(s->given);
         sn_ctx_error_free(s);
-        free(s->name);
-        free(s->out_path);
+        if (!s->entity) /* a scene sensor's name is its entry's */
+            free(s->name);
         free(s->part_path);
         free(s->listeners);
         free(s);
@@ -124,6 +125,21 @@ static void unload(sn_engine *e)
 
 void sn_engine_unload(sn_engine *e) { unload(e); }
 
+void sn_sensor_values_share(sn_engine *e, sn_sensor *s)
+{
+    s->values = sn_vshare_take(&e->world.vshare, s->values, s->bp->n_attrs, &s->values_shared);
+}
+
+void sn_sensor_values_free(sn_engine *e, sn_sensor *s)
+{
+    if (s->values_shared)
+        sn_vshare_drop(&e->world.vshare, s->values, s->bp->n_attrs);
+    else
+        free(s->values);
+    s->values = NULL;
+    s->values_shared = false;
+}
+
 void sn_engine_destroy(sn_engine *e)
 {
     if (!e)
@@ -154,7 +170,7 @@ static const sn_scene_entity *scene_actor(const sn_engine *e, const char *name)
 ** children of a late actor spawn with it. */
 static bool spawnable(const sn_engine *e, const sn_scene_entity *ent, double t)
 {
-    if (ent->spawn_at > t + TIME_EPS)
+    if (sn_scene_more_of(ent)->spawn_at > t + TIME_EPS)
         return false;
     return !ent->attach_to || sn_world_find_name(&e->world, ent->attach_to) != NULL;
 }
@@ -164,7 +180,7 @@ static sn_status check_save_paths(sn_engine *e, sn_error *err)
 {
     const sn_scene *sc = &e->scene;
     for (uint32_t i = 0; i < sc->n_sensors; i++) {
-        const sn_scene_entity *a = &sc->sensors[i];
+        const sn_scene_more *a = sn_scene_more_of(&sc->sensors[i]);
         if (!a->save_path)
             continue;
         const char *slash = strchr(a->save_path, '/');
@@ -177,11 +193,11 @@ static sn_status check_save_paths(sn_engine *e, sn_error *err)
                                "'%s'", sn_scene_where(sc->path, a->save_pos).s, a->save_path, name, name);
         }
         for (uint32_t j = 0; j < i; j++) {
-            const sn_scene_entity *b = &sc->sensors[j];
+            const sn_scene_more *b = sn_scene_more_of(&sc->sensors[j]);
             if (b->save_path && sn_image_patterns_may_collide(a->save_path, b->save_path))
                 return sn_fail(err, SN_E_INVALID, "%s: save path '%s' may name the same files as sensor '%s' ('%s'); "
                                "give each camera its own folder or name", sn_scene_where(sc->path, a->save_pos).s,
-                               a->save_path, b->name, b->save_path);
+                               a->save_path, sc->sensors[j].name, b->save_path);
         }
     }
     return SN_OK;
@@ -220,9 +236,11 @@ static sn_status check_attachments(sn_engine *e, sn_error *err)
 static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entity *ent, sn_error *err)
 {
     const char *path = e->scene.path;
+    const sn_scene_more *x = sn_scene_more_of(ent);
     s->engine = e;
     s->entity = ent;
-    if (!(s->name = sn_strdup(ent->name)) || !sn_strmap_put(&e->sensor_names, s->name, s))
+    s->name = ent->name; /* the scene's pool keeps it */
+    if (!sn_strmap_put(&e->sensor_names, s->name, s))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     s->bp = sn_library_find(&e->lib, ent->blueprint);
     if (!s->bp || s->bp->kind != SN_ACTOR_SENSOR) {
@@ -237,19 +255,21 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
                                    &s->values, err);
     if (st)
         return st;
-    if (!(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
+    sn_sensor_values_share(e, s);
+    /* none given: NULL, which attribute_given reads as false for all */
+    if (ent->n_attrs && !(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     /* what sn_image_save_message draws: camera images, and lidar and radar bird's-eye views */
-    if (ent->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0 && strcmp(s->bp->id, "sensor.lidar.ray_cast") != 0 &&
+    if (x->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0 && strcmp(s->bp->id, "sensor.lidar.ray_cast") != 0 &&
         strcmp(s->bp->id, "sensor.lidar.ray_cast_semantic") != 0 && strcmp(s->bp->id, "sensor.other.radar") != 0)
         return sn_fail(err, SN_E_INVALID, "%s: 'save' writes camera images and lidar or radar views; %s is none of them",
-                       sn_scene_where(path, ent->save_pos).s, s->bp->id);
+                       sn_scene_where(path, x->save_pos).s, s->bp->id);
     sn_image_format fmt;
     sn_converter conv = SN_CONV_RAW;
     char why[320];
-    if (ent->save_path && sn_image_format_of(ent->save_path, &fmt) && sn_converter_parse(ent->save_converter, &conv) &&
+    if (x->save_path && sn_image_format_of(x->save_path, &fmt) && sn_converter_parse(x->save_converter, &conv) &&
         !sn_image_format_fits(fmt, s->bp->id, conv, why, sizeof why)) /* .pgm and .pfm hold some cameras only */
-        return sn_fail(err, SN_E_INVALID, "%s: save: %s", sn_scene_where(path, ent->save_pos).s, why);
+        return sn_fail(err, SN_E_INVALID, "%s: save: %s", sn_scene_where(path, x->save_pos).s, why);
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
@@ -260,13 +280,13 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     }
     if ((st = sn_sensor_budget(e, s, sn_scene_where(path, ent->pos).s, err)))
         return st;
-    for (uint32_t c = 0; c < ent->n_calls; c++) {
-        const sn_scene_call *call = &ent->calls[c];
+    for (uint32_t c = 0; c < x->n_calls; c++) {
+        const sn_scene_call *call = &x->calls[c];
         char why[256];
         if (sn_class_check_call(s->cls, call->method, call->n_args, (const char *const *)call->args, why, sizeof why))
             return sn_fail(err, SN_E_INVALID, "%s: %s", sn_scene_where(path, call->pos).s, why);
-        if (c && ent->calls[c].at < ent->calls[c - 1].at)
-            return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, ent->calls[c].pos).s);
+        if (c && x->calls[c].at < x->calls[c - 1].at)
+            return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, x->calls[c].pos).s);
     }
     sn_rng_seed(&s->rng, sn_noise_sensor_seed(e->seed, ent->name));
     return SN_OK;
@@ -468,7 +488,7 @@ static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err
         if (snprintf(p, sizeof p, "%s/%s.msgpack", dir, s->name) >= (int)sizeof p)
             return sn_fail(err, SN_E_INVALID, "%s: output path too long", dir);
         st = sn_outdir_check_dest(p, false, err);
-        const char *pat = s->entity ? s->entity->save_path : NULL;
+        const char *pat = s->entity ? sn_scene_more_of(s->entity)->save_path : NULL;
         for (const char *q = pat ? strchr(pat, '/') : NULL; !st && q; q = strchr(q + 1, '/')) {
             if (snprintf(p, sizeof p, "%s/%.*s", dir, (int)(q - pat), pat) >= (int)sizeof p)
                 return sn_fail(err, SN_E_INVALID, "%s: output path too long", dir);
@@ -536,8 +556,10 @@ sn_status sn_engine_listen(sn_engine *e, const char *sensor, sn_listen_fn fn, vo
         return sn_fail(err, SN_E_NOT_FOUND, "listen: sensor '%s' was destroyed; it sends nothing more", sensor);
     if (!fn)
         return sn_fail(err, SN_E_INVALID, "listen: NULL callback");
-    if (!sn_grow((void **)&s->listeners, &s->cap_listeners, s->n_listeners + 1, sizeof *s->listeners))
+    size_t cap = s->cap_listeners;
+    if (s->n_listeners == UINT32_MAX || !sn_grow((void **)&s->listeners, &cap, s->n_listeners + 1, sizeof *s->listeners))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
+    s->cap_listeners = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
     s->listeners[s->n_listeners++] = (sn_listener){fn, user};
     return SN_OK;
 }
@@ -726,18 +748,19 @@ static sn_status schedule(sn_engine *e, sn_error *err)
     }
     for (uint32_t i = 0; i < e->n_actors; i++) {
         sn_pending_actor *pa = &e->actors[i];
-        if (pa->spawned && !pa->destroyed && due_now(pa->entity->destroy_at, t) && sn_destroy_actor(e, pa->actor_id))
+        if (pa->spawned && !pa->destroyed && due_now(sn_scene_more_of(pa->entity)->destroy_at, t) && sn_destroy_actor(e, pa->actor_id))
             return sn_fail(err, SN_E_NOMEM, "out of memory for a destroyed event");
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = e->sensors[i];
-        if (live(s) && s->entity && due_now(s->entity->destroy_at, t) && sn_destroy_actor(e, s->actor_id))
+        if (live(s) && s->entity && due_now(sn_scene_more_of(s->entity)->destroy_at, t) && sn_destroy_actor(e, s->actor_id))
             return sn_fail(err, SN_E_NOMEM, "out of memory for a destroyed event");
     }
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = e->sensors[i];
-        while (live(s) && s->entity && s->next_call < s->entity->n_calls && due_now(s->entity->calls[s->next_call].at, t)) {
-            const sn_scene_call *c = &s->entity->calls[s->next_call++];
+        const sn_scene_more *x = s->entity ? sn_scene_more_of(s->entity) : NULL;
+        while (live(s) && x && s->next_call < x->n_calls && due_now(x->calls[s->next_call].at, t)) {
+            const sn_scene_call *c = &x->calls[s->next_call++];
             sn_ctx_error_clear(s);
             sn_guard_enter(s, "call");
             st = s->cls->call(s->self, c->method, c->n_args, (const char *const *)c->args);
@@ -771,6 +794,17 @@ static sn_status schedule(sn_engine *e, sn_error *err)
         }
     }
     e->n_events = 0;
+    /* A scene's first frame queues a spawn event per actor and sensor: 1.5 MiB kept for the
+    ** run at 5 000 vehicles with their sensors, a third of a vehicle's memory beyond a box.
+    ** Frames after it queue a few. */
+    if (e->cap_events > SN_EVENTS_KEPT) {
+        free(e->events);
+        e->events = NULL;
+        e->cap_events = 0;
+        free(e->event_listeners); /* a pointer to every listening sensor: as many */
+        e->event_listeners = NULL;
+        e->cap_event_listeners = 0;
+    }
     return SN_OK;
 }
 

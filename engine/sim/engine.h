@@ -51,30 +51,31 @@ typedef struct sn_listener {
 struct sn_ctx {
     struct sn_engine *engine;
     const sn_scene_entity *entity; /* NULL when spawned through the API */
-    char *name;                    /* owned: the scene name, or "sensor_<id>" */
+    char *name;                    /* the scene entry's name (its pool's), or "sensor_<id>" owned when entity is NULL */
     const sn_blueprint *bp;
     const sn_sensor_class *cls;
     uint32_t actor_id; /* 0 until spawned and after destruction */
+    uint32_t next_call;
     void *self;        /* plugin instance */
-    sn_value *values;  /* resolved attributes, owned */
-    bool spawned, destroyed;
+    sn_value *values;  /* resolved attributes, owned, or shared read-only (values_shared: world.vshare) */
     int64_t tick_ns, last_tick_ns;
     int64_t interval_ns; /* since the previous POST tick (tick_interval_ns), dt_ns at the first */
-    bool *given;         /* per blueprint attribute: set by the scene, --set or the API; owned */
-    bool ever_ticked, ticked_post;
-    uint32_t next_call;
+    bool *given;         /* per blueprint attribute: set by the scene, --set or the API; owned; NULL: none */
     sn_rng rng;
     /* set_error()'s text from the plugin: SN_CTX_ERROR_MAX bytes allocated at the first error
     ** (sn_ctx_error_buf), owned; NULL until then. Most sensors never fail, and 512 bytes in each
     ** of 5 000 was a quarter of a vehicle's memory beyond a bare ODE box. */
     char *error;
     struct sn_spool_file *out; /* its stream file (stream.c), NULL when it has none */
-    char *out_path, *part_path;
+    char *part_path; /* its stream's file, while written (stream.c) */
     sn_listener *listeners;
-    size_t n_listeners, cap_listeners;
+    uint32_t n_listeners, cap_listeners;
     uint64_t messages; /* produced (pending), whether or not anything consumed them */
     uint64_t budget_bytes; /* its images' share of SN_LIMIT_SENSOR_MEMORY (sn_sensor_budget) */
     struct sn_ctx *klass; /* the class's own context (classes.c), NULL when it has no class state */
+    bool spawned, destroyed;
+    bool values_shared;
+    bool ever_ticked, ticked_post;
     bool is_class;        /* this is a class context: `self` is the class state, no actor */
     bool internal;        /* the engine's own (the recorder of sn_engine_record): no stream, no name, not counted */
 };
@@ -93,6 +94,10 @@ static inline void sn_ctx_error_clear(sn_ctx *c)
 }
 /* Frees the buffer (not the engine's spare). */
 void sn_ctx_error_free(sn_ctx *c);
+/* Shares a sensor's resolved values with equal ones (world.vshare; plugins read them const),
+** and gives them back. The world must be live. */
+void sn_sensor_values_share(struct sn_engine *e, sn_sensor *s);
+void sn_sensor_values_free(struct sn_engine *e, sn_sensor *s);
 
 /* A scene actor waiting for its spawn_at or destroy_at. */
 typedef struct sn_pending_actor {
@@ -111,6 +116,7 @@ typedef struct sn_spawn_desc {
     uint32_t parent;         /* 0 = free-standing */
     uint32_t id;             /* requested id; 0 = the next one */
     const sn_scene_entity *src; /* the scene entry (for file:line:col in errors), or NULL */
+    bool name_kept;          /* name outlives the actor (a scene entry's): the actor keeps it, no copy */
     const char *role;        /* a sensor's role_name when its blueprint has none (the host keeps it), or NULL */
 } sn_spawn_desc;
 

@@ -164,7 +164,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     }
     uint32_t next_id = e->world.next_id; /* restored if the spawn fails: nobody saw the id */
     sn_actor *a = sn_world_add(&e->world, bp->kind, d->id);
-    if (!a || !sn_world_set_name(&e->world, a, d->name)) {
+    if (!a || !sn_world_set_name_kept(&e->world, a, d->name, d->name_kept)) {
         e->world.next_id = next_id;
         free(values);
         if (a)
@@ -178,7 +178,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     a->shape = bp->shape;
     a->parent = d->parent;
     const sn_value *v;
-    a->role_name = sn_strdup((v = val(d, "role_name")) ? v->s : "");
+    a->role_name = sn_actor_strdup((v = val(d, "role_name")) ? v->s : "");
     if ((v = val(d, "color")))
         memcpy(a->color, v->rgb, 3);
     a->checker = (v = val(d, "texture")) && v->i == 1;
@@ -197,6 +197,11 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     a->reflectivity = ri >= 0 && values[ri].f >= 0 ? values[ri].f : sn_tag_reflectivity(a->tag);
     if (ri >= 0)
         values[ri].f = a->reflectivity;
+    /* The values are final: share them with actors of equal ones, but for traffic lights,
+    ** whose `state` follows the light (lights.c). */
+    a->n_values = bp->n_attrs;
+    if (strcmp(bp->id, "traffic.traffic_light") != 0)
+        a->values = d->values = values = sn_vshare_take(&e->world.vshare, values, bp->n_attrs, &a->values_shared);
     if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->bbox.extent, err)))
         goto fail;
     if (bp->shape == SN_SHAPE_SPHERE) {
@@ -211,7 +216,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     if ((v = val(d, "mass")))
         a->mass = v->f;
     if (bp->kind == SN_ACTOR_VEHICLE) {
-        sn_vehicle_params *p = &a->vp;
+        sn_vehicle_params vp = {0}, *p = &vp; /* zeroed: compared byte by byte (sn_blobs_intern) */
         const sn_vec3 ex = a->bbox.extent;
         /* CARLA's vehicle origin: the centre of the bottom face of the box. */
         a->bbox.location = sn_v3(0, 0, ex.z);
@@ -245,12 +250,16 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         p->corner_front = 10;
         p->corner_rear = 13;
         p->mu = 1.0;
+        if (!(a->mv->vp = sn_blobs_intern(&e->world.blobs, &vp, sizeof vp))) {
+            st = sn_fail(err, SN_E_NOMEM, "out of memory");
+            goto fail;
+        }
     }
     if (bp->kind == SN_ACTOR_WALKER)
-        a->walk_speed = val(d, "speed")->f;
+        a->mv->walk_speed = val(d, "speed")->f;
     d->values = NULL;
 
-    a->rel = d->transform;
+    sn_actor_set_rel(a, &d->transform);
     sn_transform world_tf = world_pose(e, d);
     sn_spawn_overlap ov;
     /* A replay puts recorded actors where they were, touching or not: no check there. CARLA
@@ -291,19 +300,20 @@ fail:
 sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err)
 {
     const sn_scene_entity *ent = pa->entity;
+    const sn_scene_more *x = sn_scene_more_of(ent);
     const char *path = e->scene.path;
     const sn_blueprint *bp = sn_library_find(&e->lib, ent->blueprint);
     if (!bp || bp->kind == SN_ACTOR_SENSOR)
         return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`; "
                        "sensors go under 'sensors:')", sn_scene_where(path, ent->blueprint_pos).s,
                        ent->blueprint);
-    if (ent->has_light_state && bp->kind != SN_ACTOR_VEHICLE)
+    if (x->has_light_state && bp->kind != SN_ACTOR_VEHICLE)
         return sn_fail(err, SN_E_INVALID, "%s: light_state needs a vehicle.* blueprint, not '%s'",
                        sn_scene_where(path, ent->pos).s, bp->id);
-    if ((ent->has_control || ent->has_velocity || ent->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
+    if ((ent->has_control || x->has_velocity || x->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
         return sn_fail(err, SN_E_INVALID, "%s: '%s' is static: velocity, control and autopilot need a "
                        "vehicle.* or walker.* blueprint", sn_scene_where(path, ent->pos).s, bp->id);
-    sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent};
+    sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent, .name_kept = true};
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
@@ -319,37 +329,38 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
     sn_actor *a;
     if ((st = sn_spawn_actor(e, &d, &a, err)))
         return st;
-    if (ent->has_velocity && a->body)
-        sn_world_set_velocity(&e->world, a, ent->velocity, sn_v3(0, 0, 0));
-    a->light_state = ent->light_state;
+    if (x->has_velocity && a->body)
+        sn_world_set_velocity(&e->world, a, x->velocity, sn_v3(0, 0, 0));
+    if (bp->kind == SN_ACTOR_VEHICLE) /* the controls share their room with a plane's equation */
+        a->light_state = x->light_state;
     if (ent->has_control) {
         a->control = ent->control;
         if (bp->kind == SN_ACTOR_WALKER) {
-            a->walk_dir = ent->walk_direction;
-            if (ent->walk_speed >= 0) /* else the blueprint's speed */
-                a->walk_speed = ent->walk_speed;
+            a->mv->walk_dir = x->walk_direction;
+            if (x->walk_speed >= 0) /* else the blueprint's speed */
+                a->mv->walk_speed = x->walk_speed;
         }
     }
-    if (ent->has_autopilot && ent->map_autopilot) {
-        st = sn_mapdrive_start(e, a, &ent->knobs, ent->target_speed, e->seed ^ sn_hash_str(ent->name ? ent->name : ""),
+    if (x->has_autopilot && x->map_autopilot) {
+        st = sn_mapdrive_start(e, a, &x->knobs, x->target_speed, e->seed ^ sn_hash_str(ent->name ? ent->name : ""),
                                err);
         if (st) {
-            sn_error_prefix(err, sn_scene_where(path, ent->autopilot_pos).s);
+            sn_error_prefix(err, sn_scene_where(path, x->autopilot_pos).s);
             sn_destroy_actor(e, a->id);
             return st;
         }
-    } else if (ent->has_autopilot) {
-        a->ap.route = malloc(ent->n_route * sizeof *a->ap.route);
-        if (!a->ap.route) {
+    } else if (x->has_autopilot) {
+        sn_autopilot *ap = sn_actor_autopilot(a);
+        if (!ap || !(ap->route = malloc(x->n_route * sizeof *ap->route))) {
             sn_destroy_actor(e, a->id);
             return sn_fail(err, SN_E_NOMEM, "out of memory");
         }
         a->has_autopilot = true;
-        memcpy(a->ap.route, ent->route, ent->n_route * sizeof *a->ap.route);
-        a->ap.n_route = ent->n_route;
-        a->ap.target_speed = ent->target_speed >= 0 ? ent->target_speed
-                             : bp->kind == SN_ACTOR_WALKER ? a->walk_speed : 8.0;
-        a->ap.loop = ent->loop_route;
+        memcpy(ap->route, x->route, x->n_route * sizeof *ap->route);
+        ap->n_route = x->n_route;
+        ap->target_speed = x->target_speed >= 0 ? x->target_speed
+                             : bp->kind == SN_ACTOR_WALKER ? a->mv->walk_speed : 8.0;
+        ap->loop = x->loop_route;
     }
     pa->actor_id = a->id;
     pa->spawned = true;
@@ -362,7 +373,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     if (st)
         return st;
     sn_actor *a = sn_world_add(&e->world, SN_ACTOR_SENSOR, d->id);
-    if (!a || !sn_world_set_name(&e->world, a, d->name)) {
+    if (!a || !sn_world_set_name_kept(&e->world, a, d->name, d->name_kept)) {
         if (a)
             sn_world_remove(&e->world, a->id);
         return sn_fail(err, SN_E_NOMEM, "out of memory");
@@ -371,8 +382,8 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     a->type_id = s->bp->id;
     a->parent = d->parent;
     int ri = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "role_name");
-    a->role_name = sn_strdup(ri >= 0 ? s->values[ri].s : d->role ? d->role : "");
-    a->rel = d->transform;
+    a->role_name = sn_actor_strdup(ri >= 0 ? s->values[ri].s : d->role ? d->role : "");
+    sn_actor_set_rel(a, &d->transform);
     sn_transform world_tf = world_pose(e, d);
     a->st.pos = a->st.prev_pos = world_tf.location;
     a->st.rot = a->st.prev_rot = sn_quat_from_rotation(world_tf.rotation);
@@ -410,7 +421,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
 sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err)
 {
     const sn_scene_entity *ent = s->entity;
-    sn_spawn_desc d = {.bp = s->bp, .name = ent->name, .transform = ent->transform, .src = ent};
+    sn_spawn_desc d = {.bp = s->bp, .name = ent->name, .transform = ent->transform, .src = ent, .name_kept = true};
     for (uint32_t i = 0; i < ent->n_attrs; i++) /* role_name, a host key: kept on the actor */
         if (strcmp(ent->attrs[i].key, "role_name") == 0)
             d.role = ent->attrs[i].value;

@@ -26,11 +26,9 @@ sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err)
 {
     struct sn_engine *e = s->engine;
     size_t n = strlen(dir) + strlen(s->name) + 32;
-    s->out_path = malloc(n);
     s->part_path = malloc(n);
-    if (!s->out_path || !s->part_path)
+    if (!s->part_path)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    snprintf(s->out_path, n, "%s/%s.msgpack", dir, s->name);
     snprintf(s->part_path, n, "%s/%s.msgpack", dir, s->name);
     if (!e->spool && !(e->spool = sn_spool_create(err)))
         return err->status;
@@ -41,10 +39,16 @@ sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err)
     return sn_spool_open(e->spool, fd, s->part_path, &s->out, err);
 }
 
+/* s's save: {path, converter}, or NULL when it saves no images. */
+static const sn_scene_more *saving(const sn_sensor *s)
+{
+    return s->entity && sn_scene_more_of(s->entity)->save_path ? sn_scene_more_of(s->entity) : NULL;
+}
+
 bool sn_stream_consumed(const sn_sensor *s)
 {
     const struct sn_engine *e = s->engine;
-    if (s->out || e->n_all_listeners || (s->entity && s->entity->save_path && e->out_dir))
+    if (s->out || e->n_all_listeners || (saving(s) && e->out_dir))
         return true;
     for (size_t i = 0; i < s->n_listeners; i++)
         if (s->listeners[i].fn) /* NULL: removed by sn_engine_unlisten */
@@ -55,14 +59,15 @@ bool sn_stream_consumed(const sn_sensor *s)
 sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
 {
     struct sn_engine *e = s->engine;
-    if (s->entity && s->entity->save_path && e->out_dir) {
+    const sn_scene_more *save = saving(s);
+    if (save && e->out_dir) {
         /* save: the message as an image (the same code as `sensim convert`), encoded on the
         ** engine's image writer thread */
         if (!e->saver && !(e->saver = sn_saver_create(err)))
             return err->status;
         sn_converter conv = SN_CONV_RAW;
-        sn_converter_parse(s->entity->save_converter, &conv);
-        sn_status st = sn_saver_submit(e->saver, s->name, e->out_dir, s->entity->save_path, conv, e->clock.frame,
+        sn_converter_parse(save->save_converter, &conv);
+        sn_status st = sn_saver_submit(e->saver, s->name, e->out_dir, save->save_path, conv, e->clock.frame,
                                        e->out_data, e->out_size, err);
         if (st)
             return st;

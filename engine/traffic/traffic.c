@@ -363,10 +363,10 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
             target = sn_v3_add(pts[i - 1], sn_v3_scale(sn_v3_sub(pts[i], pts[i - 1]), clampd(f, 0, 1)));
             break;
         }
-    sn_vec3 rear = sn_v3_sub(pos, sn_v3_scale(fwd, a->vp.wheelbase / 2));
+    sn_vec3 rear = sn_v3_sub(pos, sn_v3_scale(fwd, a->mv->vp->wheelbase / 2));
     sn_vec3 local = sn_mat3_apply_t(&rm, sn_v3_sub(target, rear));
     double ld = fmax(hypot(local.x, local.y), 1.0);
-    double delta = atan(2.0 * a->vp.wheelbase * sin(atan2(local.y, local.x)) / ld);
+    double delta = atan(2.0 * a->mv->vp->wheelbase * sin(atan2(local.y, local.x)) / ld);
 
     /* Speed: the least of the limit, the curves, the stop line and the leader. */
     double vt = md->desired >= 0 ? md->desired : limit_at(m, &md->path[0]) * (1 - md->speed_diff / 100);
@@ -504,8 +504,8 @@ static bool walker_crosswalk(sn_engine *e, sn_actor *a, sn_mapdrive *md)
     if (md->crossing) {
         double dx = md->cross_to.x - pos.x, dy = md->cross_to.y - pos.y, d = hypot(dx, dy);
         if (d > 0.3) {
-            a->walk_dir = sn_v3(dx / d, dy / d, 0);
-            a->walk_speed = md->desired;
+            a->mv->walk_dir = sn_v3(dx / d, dy / d, 0);
+            a->mv->walk_speed = md->desired;
             return true;
         }
         md->crossing = false; /* across: back onto the sidewalk here, either way along it */
@@ -533,7 +533,7 @@ static bool walker_crosswalk(sn_engine *e, sn_actor *a, sn_mapdrive *md)
         return false;
     const sn_crosswalk *cw = &t->cw[(md->cw_seen - 1) / 2];
     if (crosswalk_busy(e, cw)) {
-        a->walk_speed = 0; /* waits at the kerb */
+        a->mv->walk_speed = 0; /* waits at the kerb */
         return true;
     }
     md->crossing = true;
@@ -551,7 +551,7 @@ static void walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md)
     if (walker_crosswalk(e, a, md))
         return;
     if (!advance_path(md, pos, &along0) && !relocate(m, md, pos)) {
-        a->walk_speed = 0;
+        a->mv->walk_speed = 0;
         return;
     }
     refill(m, md, 0);
@@ -567,11 +567,11 @@ static void walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md)
     }
     double dx = target.x - pos.x, dy = target.y - pos.y, d = hypot(dx, dy);
     if (d < 0.05 || (md->ended && md->n < 2)) {
-        a->walk_speed = 0;
+        a->mv->walk_speed = 0;
         return;
     }
-    a->walk_dir = sn_v3(dx / d, dy / d, 0);
-    a->walk_speed = md->desired;
+    a->mv->walk_dir = sn_v3(dx / d, dy / d, 0);
+    a->mv->walk_speed = md->desired;
 }
 
 void sn_traffic_controllers(sn_engine *e, double dt)
@@ -579,7 +579,7 @@ void sn_traffic_controllers(sn_engine *e, double dt)
     sn_world *w = &e->world;
     bool any_map = false;
     for (size_t i = 0; i < w->n_actors && !any_map; i++)
-        any_map = w->actors[i]->has_autopilot && w->actors[i]->ap.map;
+        any_map = w->actors[i]->has_autopilot && w->actors[i]->mv->ap->map;
     /* Without the grid (out of memory) vehicles still drive, blind to leaders. */
     if (any_map && !build_grid(e) && e->traffic)
         e->traffic->n = 0;
@@ -587,12 +587,12 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         sn_actor *a = w->actors[i];
         if (!a->has_autopilot)
             continue;
-        if (!a->ap.map)
+        if (!a->mv->ap->map)
             sn_autopilot_update(w, a, dt);
-        else if (a->ap.map->walker)
-            walker_update(e, a, a->ap.map);
+        else if (a->mv->ap->map->walker)
+            walker_update(e, a, a->mv->ap->map);
         else
-            vehicle_update(e, a, a->ap.map, dt);
+            vehicle_update(e, a, a->mv->ap->map, dt);
     }
 }
 
@@ -614,7 +614,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     md->gap = knob(k ? k->distance_to_leading_vehicle : NAN, SN_TM_DISTANCE_TO_LEADING);
     md->speed_diff = knob(k ? k->speed_difference : NAN, SN_TM_SPEED_DIFFERENCE);
     md->ignore_lights = knob(k ? k->ignore_lights : NAN, SN_TM_IGNORE_LIGHTS);
-    md->desired = target_speed >= 0 ? target_speed : md->walker ? a->walk_speed : -1;
+    md->desired = target_speed >= 0 ? target_speed : md->walker ? a->mv->walk_speed : -1;
     if (!relocate(e->map, md, a->st.pos)) {
         const char *kind = md->walker ? "sidewalk" : "driving";
         free(md);
@@ -622,10 +622,15 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
                        a->st.pos.x, a->st.pos.y, a->st.pos.z);
     }
     refill(e->map, md, 0);
-    free(a->ap.map);
-    free(a->ap.route);
-    a->ap = (sn_autopilot){0};
-    a->ap.map = md;
+    sn_autopilot *ap = sn_actor_autopilot(a);
+    if (!ap) {
+        free(md);
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    }
+    free(ap->map);
+    free(ap->route);
+    *ap = (sn_autopilot){0};
+    ap->map = md;
     a->has_autopilot = true;
     return SN_OK;
 }

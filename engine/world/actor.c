@@ -52,29 +52,62 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
         return NULL;
     if (!sn_grow((void **)&w->actors, &w->cap_actors, w->n_actors + 1, sizeof *w->actors))
         return NULL;
-    sn_actor *a = calloc(1, sizeof *a);
+    /* Vehicles and walkers have their motion part right after the record, in one block. */
+    const bool moves = kind == SN_ACTOR_VEHICLE || kind == SN_ACTOR_WALKER;
+    sn_actor *a = calloc(1, sizeof *a + (moves ? sizeof *a->mv : 0));
     if (!a)
         return NULL;
+    static const sn_vehicle_params no_params; /* a vehicle's until spawn sets its own */
+    if (moves) {
+        a->mv = (sn_actor_motion *)(void *)(a + 1);
+        if (kind == SN_ACTOR_VEHICLE) /* walkers have their control in its room */
+            a->mv->vp = &no_params;
+    }
     a->id = w->next_id = id ? id : w->next_id + 1;
     a->kind = kind;
     a->reflectivity = -1; /* the semantic tag's until spawn sets it */
     a->st.rot = a->st.prev_rot = sn_quat_identity();
-    a->target_rot = a->kin_from_rot = a->kin_to_rot = sn_quat_identity();
     w->actors[w->n_actors++] = a;
     w->gen++;
     w->static_gen += kind == SN_ACTOR_STATIC;
     return a;
 }
 
-bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name)
+/* Every actor's empty name and role name: most actors have no role name and many no name,
+** and a copy of "" is a 32-byte allocation. Never written, never freed. */
+static char empty[1];
+
+char *sn_actor_strdup(const char *s)
 {
-    char *copy = sn_strdup(name ? name : "");
+    return !s || !s[0] ? empty : sn_strdup(s);
+}
+
+void sn_actor_strfree(char *s)
+{
+    if (s != empty)
+        free(s);
+}
+
+sn_autopilot *sn_actor_autopilot(sn_actor *a)
+{
+    if (!a->mv->ap)
+        a->mv->ap = calloc(1, sizeof *a->mv->ap);
+    return a->mv->ap;
+}
+
+bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name) { return sn_world_set_name_kept(w, a, name, false); }
+
+bool sn_world_set_name_kept(sn_world *w, sn_actor *a, const char *name, bool kept)
+{
+    char *copy = kept && name ? (char *)name : sn_actor_strdup(name);
     if (!copy)
         return false;
     if (a->name && a->name[0] && sn_strmap_get(&w->names, a->name) == a)
         sn_strmap_del(&w->names, a->name);
-    free(a->name);
+    if (!a->name_kept)
+        sn_actor_strfree(a->name);
     a->name = copy;
+    a->name_kept = kept && name;
     return !copy[0] || sn_strmap_put(&w->names, copy, a);
 }
 
@@ -147,12 +180,23 @@ void sn_world_remove(sn_world *w, uint32_t id)
         dGeomDestroy(a->crash);
     if (a->body && !w->poisoned)
         dBodyDestroy(a->body);
-    free(a->name);
-    free(a->role_name);
-    free(a->ap.route);
-    free(a->ap.map);
-    free(a->values);
-    free(a->wheel_tri);
+    if (!a->name_kept)
+        sn_actor_strfree(a->name);
+    sn_actor_strfree(a->role_name);
+    if (a->mv) {
+        if (a->mv->ap) {
+            free(a->mv->ap->route);
+            free(a->mv->ap->map);
+            free(a->mv->ap);
+        }
+        if (a->kind == SN_ACTOR_VEHICLE)
+            free(a->mv->wheel_tri);
+        free(a->mv->kin);
+    }
+    if (a->values_shared)
+        sn_vshare_drop(&w->vshare, a->values, a->n_values);
+    else
+        free(a->values);
     free(a);
     memmove(&w->actors[i], &w->actors[i + 1], (w->n_actors - i - 1) * sizeof *w->actors);
     w->n_actors--;
@@ -210,10 +254,15 @@ void sn_world_update_attached(sn_world *w)
 
 /* The mount's rotation as a quaternion, converted again only when it changed: every attached
 ** actor needs it every frame, and the conversion is three sincos. */
+void sn_actor_set_rel(sn_actor *a, const sn_transform *rel)
+{
+    a->rel = *rel;
+    a->rel_q_ok = false;
+}
+
 static sn_quat rel_quat(sn_actor *a)
 {
-    if (!a->rel_q_ok || memcmp(&a->rel_q_of, &a->rel.rotation, sizeof a->rel_q_of) != 0) {
-        a->rel_q_of = a->rel.rotation;
+    if (!a->rel_q_ok) {
         a->rel_q = sn_quat_from_rotation(a->rel.rotation);
         a->rel_q_ok = true;
     }

@@ -48,6 +48,7 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
         return sn_fail(err, SN_E_STATE, "physics: the world stopped after an ODE error");
     w->gen++; /* poses change: the ray index must follow */
     w->motion_gen++;
+    sn_ogrid_release(&w->ogrid);
     w->n_pairs = 0;
     w->contacts_lost = false;
     if (w->hash_cap)

@@ -132,7 +132,7 @@ static bool add_vehicle_box(sn_dbp *b, const sn_actor *a, dGeomID g)
                      SN_CAT_CRASH);
         return true;
     }
-    const double c = a->vp.clearance; /* the chassis starts above it */
+    const double c = a->mv->vp->clearance; /* the chassis starts above it */
     if (!(2 * e.z - c > 0))
         return false;
     add_body_box(b, g, a->body, (double[3]){o.x, o.y, o.z + c / 2}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z - c},
@@ -152,13 +152,14 @@ static double place(sn_dbp *b)
         sn_dbp_geom *s = &b->g[i];
         double r[4];
         double c = sn_cell_range(s->box, b->inv_cell, r) ? (r[1] - r[0] + 1) * (r[3] - r[2] + 1) : 0;
-        s->big = !c || c > SN_DBP_BIG_CELLS;
+        s->big = !c || c > SN_DBP_BIG_CELLS || !(fmax(fabs(r[0]), fabs(r[1])) <= INT32_MAX) ||
+                 !(fmax(fabs(r[2]), fabs(r[3])) <= INT32_MAX);
         if (s->big) {
             b->big[b->n_big++] = (uint32_t)i;
             continue;
         }
-        s->ix0 = (int64_t)r[0], s->ix1 = (int64_t)r[1];
-        s->iy0 = (int64_t)r[2], s->iy1 = (int64_t)r[3];
+        s->ix0 = (int32_t)r[0], s->ix1 = (int32_t)r[1];
+        s->iy0 = (int32_t)r[2], s->iy1 = (int32_t)r[3];
         items += c;
     }
     return items;

@@ -16,20 +16,20 @@ static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
         if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         w->n_kinematic++;
-        a->kin_from_pos = a->st.pos;
-        a->kin_from_rot = a->st.rot;
-        if (a->has_target) {
-            a->kin_to_pos = a->target_pos;
-            a->kin_to_rot = a->target_rot;
-            a->st.vel = sn_v3_scale(sn_v3_sub(a->target_pos, a->st.pos), 1.0 / dt);
-            a->st.ang_vel = sn_quat_angular_velocity(a->st.rot, a->target_rot, dt);
-        } else if (a->kin_scripted) {
-            a->kin_to_pos = sn_v3_add(a->st.pos, sn_v3_scale(a->st.vel, dt));
-            a->kin_to_rot = sn_quat_integrate(a->st.rot, a->st.ang_vel, dt);
+        a->mv->kin->kin_from_pos = a->st.pos;
+        a->mv->kin->kin_from_rot = a->st.rot;
+        if (a->mv->kin->has_target) {
+            a->mv->kin->kin_to_pos = a->mv->kin->target_pos;
+            a->mv->kin->kin_to_rot = a->mv->kin->target_rot;
+            a->st.vel = sn_v3_scale(sn_v3_sub(a->mv->kin->target_pos, a->st.pos), 1.0 / dt);
+            a->st.ang_vel = sn_quat_angular_velocity(a->st.rot, a->mv->kin->target_rot, dt);
+        } else if (a->mv->kin->kin_scripted) {
+            a->mv->kin->kin_to_pos = sn_v3_add(a->st.pos, sn_v3_scale(a->st.vel, dt));
+            a->mv->kin->kin_to_rot = sn_quat_integrate(a->st.rot, a->st.ang_vel, dt);
         } else { /* no target, no velocity of its own: a replayed actor between samples stays put */
             a->st.vel = a->st.ang_vel = sn_v3(0, 0, 0);
-            a->kin_to_pos = a->st.pos;
-            a->kin_to_rot = a->st.rot;
+            a->mv->kin->kin_to_pos = a->st.pos;
+            a->mv->kin->kin_to_rot = a->st.rot;
         }
     }
     return SN_OK;
@@ -44,8 +44,8 @@ static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, 
         if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         sn_actor_state s = a->st;
-        s.pos = sn_v3_lerp(a->kin_from_pos, a->kin_to_pos, t);
-        s.rot = sn_quat_slerp(a->kin_from_rot, a->kin_to_rot, t);
+        s.pos = sn_v3_lerp(a->mv->kin->kin_from_pos, a->mv->kin->kin_to_pos, t);
+        s.rot = sn_quat_slerp(a->mv->kin->kin_from_rot, a->mv->kin->kin_to_rot, t);
         sn_body_from_state(a->body, &s, a->com);
     }
     return SN_OK;
@@ -59,9 +59,9 @@ static void kinematic_end(sn_world *w, double dt)
         if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         /* Exactly the target: no drift from ODE integrating the body's velocity. */
-        a->st.pos = a->kin_to_pos;
-        a->st.rot = a->kin_to_rot;
-        a->has_target = false;
+        a->st.pos = a->mv->kin->kin_to_pos;
+        a->st.rot = a->mv->kin->kin_to_rot;
+        a->mv->kin->has_target = false;
         sn_body_from_state(a->body, &a->st, a->com);
     }
 }

@@ -42,14 +42,14 @@ static void knock_down_walkers(sn_world *w)
         sn_actor *self = sn_world_find(w, p->self);
         if (!is_walker(self) || self->fallen || !is_vehicle(w, p->other))
             continue;
-        double total = self->pushed;
+        double total = self->mv->pushed;
         for (size_t k = 0; k < w->n_pairs; k++) /* every vehicle pushing it this frame */
             if (w->pairs[k].self == self->id && is_vehicle(w, w->pairs[k].other))
                 total += sn_v3_len(w->pairs[k].impulse);
         if (total > SN_WALKER_FALL_IMPULSE) {
             self->fallen = true;
-            self->walk_speed = 0;
-            self->fallen_for = 0;
+            self->mv->walk_speed = 0;
+            self->mv->fallen_for = 0;
         }
     }
 }
@@ -98,13 +98,13 @@ static void mark_fallen_apart(sn_world *w, double dt)
         double sum;
         bool pushing, touching = vehicle_impulse(w, a, &sum, &pushing);
         if (!a->fallen) {
-            a->pushed = pushing ? a->pushed + sum : 0;
+            a->mv->pushed = pushing ? a->mv->pushed + sum : 0;
             continue;
         }
-        a->fallen_for += dt;
+        a->mv->fallen_for += dt;
         const dReal *r = dBodyGetRotation(a->body);
         a->down = !touching || r[10] < 0.5 /* r[10]: the body's up axis, world z */ ||
-                  a->fallen_for >= SN_WALKER_KNOCKDOWN_TIME - 1e-9;
+                  a->mv->fallen_for >= SN_WALKER_KNOCKDOWN_TIME - 1e-9;
     }
 }
 

@@ -86,6 +86,12 @@ void sn_ogrid_free(sn_ogrid *g)
     memset(g, 0, sizeof *g);
 }
 
+void sn_ogrid_release(sn_ogrid *g)
+{
+    if (g->built)
+        sn_ogrid_free(g);
+}
+
 bool sn_ogrid_sync(sn_world *w)
 {
     sn_ogrid *g = &w->ogrid;

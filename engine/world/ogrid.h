@@ -26,6 +26,9 @@ typedef struct sn_ogrid {
 } sn_ogrid;
 
 void sn_ogrid_free(sn_ogrid *g);
+/* Frees a built grid's storage: once bodies move it is stale, and the next spawn builds it
+** again (60 bytes a body kept for nothing between a scene's spawns). */
+void sn_ogrid_release(sn_ogrid *g);
 /* Brings the grid up to date with the world's bodies; false when out of memory. */
 bool sn_ogrid_sync(struct sn_world *w);
 /* Adds one new body (when the grid is up to date); false when out of memory. */

@@ -115,6 +115,10 @@ sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
     dWorldSetCFM(w->world, 1e-6);
     dWorldSetContactSurfaceLayer(w->world, 0.001);
     dWorldSetContactMaxCorrectingVel(w->world, 5.0);
+    /* Every body has auto-disable off (sn_world_materialize), so ODE never reads the velocity
+    ** averages it would keep for it: without samples, dBodyCreate allocates no buffers
+    ** (2 x 48 bytes a body). */
+    dWorldSetAutoDisableAverageSamplesCount(w->world, 0);
     return SN_OK;
 }
 
@@ -133,6 +137,8 @@ void sn_world_free(sn_world *w)
     free(w->pairs);
     free(w->pair_hash);
     sn_strmap_free(&w->names);
+    sn_vshare_free(&w->vshare);
+    sn_blobs_free(&w->blobs);
     sn_ogrid_free(&w->ogrid);
     sn_sbp_free(&w->sbp);
     sn_dbp_free(&w->dbp);
@@ -170,7 +176,7 @@ static dGeomID make_geom(sn_actor *a, dSpaceID space, sn_vec3 *offset)
     case SN_SHAPE_BOX:
         if (a->kind == SN_ACTOR_VEHICLE) {
             /* The chassis box starts above the ground clearance: wheels are rays. */
-            double c = a->vp.clearance;
+            double c = a->mv->vp->clearance;
             offset->z += c / 2;
             return dCreateBox(space, 2 * e.x, 2 * e.y, 2 * e.z - c);
         }
@@ -246,7 +252,7 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
     }
     /* Vehicles and walkers: a body with one geom. */
     if (!sn_grow((void **)&w->bodies, &w->cap_bodies, w->n_bodies + 1, sizeof *w->bodies) ||
-        (a->kind == SN_ACTOR_VEHICLE && !a->wheel_tri && !(a->wheel_tri = calloc(4, sizeof *a->wheel_tri))))
+        !sn_wheel_cache_alloc(w, a))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     w->bodies[w->n_bodies++] = a; /* ids only grow: appending keeps id order */
     if (!sn_ogrid_add(w, a))
@@ -316,11 +322,12 @@ void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
     w->static_gen += a->kind == SN_ACTOR_STATIC;
     a->st.pos = a->st.prev_pos = pos;
     a->st.rot = a->st.prev_rot = sn_quat_norm(rot);
-    a->has_target = false;
+    if (a->mv && a->mv->kin)
+        a->mv->kin->has_target = false;
     if (a->body)
         sn_body_from_state(a->body, &a->st, a->com);
     else if (!a->parent)
-        a->rel = (sn_transform){pos, sn_quat_to_rotation(a->st.rot)};
+        sn_actor_set_rel(a, &(sn_transform){pos, sn_quat_to_rotation(a->st.rot)});
     sn_world_update_attached(w);
     if (a->kind != SN_ACTOR_STATIC)
         return;
@@ -346,13 +353,19 @@ void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang)
         sn_body_from_state(a->body, &a->st, a->com);
 }
 
-void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
+bool sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
 {
     (void)w;
     if (!a->body || a->drive == d)
-        return;
+        return true;
+    if (d == SN_DRIVE_KINEMATIC && !a->mv->kin) {
+        if (!(a->mv->kin = calloc(1, sizeof *a->mv->kin)))
+            return false;
+        a->mv->kin->target_rot = a->mv->kin->kin_from_rot = a->mv->kin->kin_to_rot = sn_quat_identity();
+    }
     a->drive = d;
-    a->has_target = a->kin_scripted = false;
+    if (a->mv->kin)
+        a->mv->kin->has_target = a->mv->kin->kin_scripted = false;
     if (d == SN_DRIVE_KINEMATIC) {
         /* CARLA: an actor that stops simulating physics stays where it is. */
         a->st.vel = a->st.ang_vel = sn_v3(0, 0, 0);
@@ -361,6 +374,7 @@ void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
         dBodySetDynamic(a->body);
     }
     sn_body_from_state(a->body, &a->st, a->com);
+    return true;
 }
 
 /* ---- ray casts ------------------------------------------------------------------------- */

@@ -83,7 +83,17 @@ sn_status sn_world_set_roads(sn_world *w, sn_road_mesh *m, sn_error *err)
         w->road_data[w->n_road_geoms] = d;
         w->road_geoms[w->n_road_geoms++] = g;
     }
+    for (size_t i = 0; i < w->n_bodies; i++)
+        if (!sn_wheel_cache_alloc(w, w->bodies[i]))
+            return sn_fail(err, SN_E_NOMEM, "map: out of memory for the wheels' road cache");
     w->gen++;
     w->static_gen++;
     return SN_OK;
+}
+
+bool sn_wheel_cache_alloc(sn_world *w, sn_actor *a)
+{
+    if (a->kind != SN_ACTOR_VEHICLE || !w->roads || a->mv->wheel_tri)
+        return true;
+    return (a->mv->wheel_tri = calloc(4, sizeof *a->mv->wheel_tri)) != NULL;
 }

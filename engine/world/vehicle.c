@@ -33,7 +33,7 @@ double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed)
             break;
         }
     }
-    return a->vp.max_steer * f;
+    return a->mv->vp->max_steer * f;
 }
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -162,7 +162,7 @@ static const double wheel_sx[4] = {1, 1, -1, -1}, wheel_sy[4] = {-1, 1, -1, 1};
 ** instead of two per wheel. */
 void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
 {
-    const sn_vehicle_params *p = &a->vp;
+    const sn_vehicle_params *p = a->mv->vp;
     dBodyID b = a->body;
     const dReal *R = dBodyGetRotation(b), *P = dBodyGetPosition(b);
     /* The chassis axes are the columns of R (ODE's rows are 4 wide). */
@@ -253,9 +253,9 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             ** merging over a road) the wheel keeps to the one it stood on until it leaves that
             ** triangle (tracing every overlap each substep cost as much again: bench_traffic).
             ** Rays that point up (a car on its roof) trace everything. */
-            struct sn_wheel_tri *c = &a->wheel_tri[i];
+            struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
             double t;
-            bool cached = down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t);
+            bool cached = c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t);
             if (cached && (!touch[i] || t < dist[i])) {
                 touch[i] = true;
                 dist[i] = t;
@@ -263,9 +263,9 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             }
             wheel_query q;
             static_ray(w, cand, n, o[i], down, len, cached, &touch[i], &dist[i], &nrm[i], &q);
-            if (!cached)
+            if (c && !cached)
                 c->valid = false;
-            if (!cached && q.hit && q.tri >= 0 && is_ground(q.geom))
+            if (c && !cached && q.hit && q.tri >= 0 && is_ground(q.geom))
                 cache_tri(c, q.geom, q.tri);
             if (dist[i] != d0 || touch[i] != d0_touch)
                 src[i] = -1;
@@ -360,15 +360,15 @@ void sn_walker_apply(sn_world *w, sn_actor *a, double h)
 {
     (void)w;
     const dReal *lv = dBodyGetLinearVel(a->body);
-    sn_vec3 dir = sn_v3_norm(sn_v3(a->walk_dir.x, a->walk_dir.y, 0));
-    sn_vec3 want = sn_v3_scale(dir, a->walk_speed);
+    sn_vec3 dir = sn_v3_norm(sn_v3(a->mv->walk_dir.x, a->mv->walk_dir.y, 0));
+    sn_vec3 want = sn_v3_scale(dir, a->mv->walk_speed);
     sn_vec3 dv = sn_v3(want.x - lv[0], want.y - lv[1], 0);
     sn_vec3 f = sn_v3_scale(dv, 0.5 * a->mass / h);
     double fmax_ = a->mass * 4.0, fl = sn_v3_len(f); /* a brisk human acceleration */
     if (fl > fmax_)
         f = sn_v3_scale(f, fmax_ / fl);
     dBodyAddForce(a->body, f.x, f.y, 0);
-    if (a->walk_speed > 0.05 && sn_v3_len(dir) > 0) {
+    if (a->mv->walk_speed > 0.05 && sn_v3_len(dir) > 0) {
         /* Face where you walk: the uprighting step keeps this yaw. */
         dMatrix3 r;
         dRFromAxisAndAngle(r, 0, 0, 1, atan2(dir.y, dir.x));
@@ -379,7 +379,7 @@ void sn_walker_apply(sn_world *w, sn_actor *a, double h)
 void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
 {
     (void)dt;
-    sn_autopilot *ap = &a->ap;
+    sn_autopilot *ap = a->mv->ap;
     sn_transform t = sn_actor_world_transform(w, a);
     bool vehicle = a->kind == SN_ACTOR_VEHICLE;
     double reach = vehicle ? 3.0 : 0.6;
@@ -400,7 +400,7 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
         if (vehicle)
             a->control = (sn_vehicle_control){.brake = 1.0};
         else
-            a->walk_speed = 0;
+            a->mv->walk_speed = 0;
         return;
     }
     sn_vec3 target = ap->route[ap->next];
@@ -408,11 +408,11 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
     double dist = hypot(d.x, d.y);
     if (!vehicle) {
         if (dist < 1e-6) { /* standing on the target (a looped route within reach): no direction */
-            a->walk_speed = 0;
+            a->mv->walk_speed = 0;
             return;
         }
-        a->walk_dir = sn_v3(d.x / dist, d.y / dist, 0);
-        a->walk_speed = ap->target_speed;
+        a->mv->walk_dir = sn_v3(d.x / dist, d.y / dist, 0);
+        a->mv->walk_speed = ap->target_speed;
         return;
     }
     /* Pure pursuit toward the next point; speed by a PI loop, slower in sharp turns. */
@@ -420,7 +420,7 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
     sn_vec3 local = sn_mat3_apply_t(&m, d);
     double alpha = atan2(local.y, local.x);
     double ld = fmax(dist, 4.0);
-    double delta = atan(2.0 * a->vp.wheelbase * sin(alpha) / ld);
+    double delta = atan(2.0 * a->mv->vp->wheelbase * sin(alpha) / ld);
     double v = sn_v3_dot(sn_actor_velocity(a), sn_mat3_col(&m, 0));
     double vt = ap->target_speed * fmax(0.3, cos(alpha));
     if (!ap->loop && ap->next + 1 == ap->n_route)

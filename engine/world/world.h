@@ -15,6 +15,7 @@
 #include "ogrid.h"
 #include "dbp.h"
 #include "sbp.h"
+#include "vshare.h"
 
 #include <ode/ode.h>
 #include <sensim/attr.h>
@@ -69,77 +70,116 @@ typedef struct sn_actor_state {
     double travel, prev_travel;
 } sn_actor_state;
 
-struct sn_blueprint;
-
-typedef struct sn_actor sn_actor;
-struct sn_actor {
-    uint32_t id;
-    sn_actor_kind kind;
-    const char *type_id; /* blueprint id, owned by the blueprint library */
-    char *name;          /* owned, "" if unnamed */
-    char *role_name;     /* owned */
-    uint8_t tag;
-    uint8_t color[3];
-    bool checker;        /* render a checker texture (attribute texture: checker) */
-    double checker_size; /* metres per checker cell */
-    double reflectivity; /* 0..1, what ray hits report (attribute reflectivity); < 0: the tag's */
-    sn_bbox bbox;      /* location: box centre from the origin, actor frame (vehicles (0,0,extent.z)) */
-    sn_vec3 com;       /* the ODE body (centre of mass) from the origin, actor frame */
-    sn_shape shape;
-    double mass;
-
-    uint32_t parent;    /* 0 = free */
-    sn_transform rel;   /* relative to the parent when attached, else the world pose of a static */
-    sn_rotation rel_q_of; /* rel.rotation when rel_q was converted from it (actor.c) */
-    sn_quat rel_q;
-    bool rel_q_ok;
-
-    sn_vec3 plane_normal; /* ground planes: n . x = plane_offset */
-    double plane_offset;
-    dBodyID body;       /* vehicles and walkers */
-    dGeomID geom;       /* NULL for sensors; a vehicle's chassis box (above the clearance) */
-    dGeomID crash;      /* vehicles: the box other vehicles meet, wheel contact height to roof */
-
-    /* controllers */
-    sn_vehicle_control control;
-    sn_vehicle_params vp;
-    sn_vec3 walk_dir;
-    double walk_speed;
-    bool has_autopilot;
-    sn_autopilot ap;
-    double steer_angle; /* current wheel angle, rad */
-    uint32_t light_state; /* vehicles: sn_vehicle_light bits (CARLA's VehicleLightState) */
-    bool fallen;        /* a walker struck hard: a passive body from then on */
-    double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
-    double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
-    bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
-    bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
-    bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
-    bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
-    /* Vehicles: the map-surface triangle each wheel's ray last met (vehicle.c). While the ray
-    ** still meets it, the road meshes are not traced again: a wheel stays on one triangle for
-    ** many substeps, and tracing trimeshes was half of a frame of traffic. Four, owned,
-    ** allocated with a vehicle's body: the other actors (a sensor per vehicle) do without. */
-    struct sn_wheel_tri {
-        bool valid;
-        sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
-    } *wheel_tri;
-
-    void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
-
-    /* What it was spawned from, kept for life so any part can describe it. */
-    const struct sn_blueprint *bp;
-    sn_value *values; /* resolved attributes in the blueprint's order; owned (one block) */
-
-    sn_actor_state st;
-    sn_drive drive;
-    /* Kinematic: the pose to reach at the end of the next frame; without one it holds still,
-    ** or moves at st.vel when that was set from outside (kin_scripted). */
+/* A kinematic actor's motion (sn_actor_motion.kin). */
+typedef struct sn_kinematic {
+    /* The pose to reach at the end of the next frame; without one it holds still, or moves at
+    ** st.vel when that was set from outside (kin_scripted). */
     bool has_target, kin_scripted;
     sn_vec3 target_pos;
     sn_quat target_rot;
     sn_vec3 kin_from_pos, kin_to_pos; /* this frame's motion, set by the kinematic driver */
     sn_quat kin_from_rot, kin_to_rot;
+} sn_kinematic;
+
+/* What only vehicles and walkers have (sn_actor.mv): the other actors (a collision sensor per
+** vehicle, a city's props) do without it. A walker's control takes the room of a vehicle's
+** model; the autopilot and kinematic state are allocated when first used. */
+typedef struct sn_actor_motion {
+    sn_autopilot *ap;   /* owned, from the first autopilot (sn_actor_autopilot); has_autopilot says if it drives */
+    /* Kinematic driving's state, allocated at the first switch to it (sn_world_set_drive), owned;
+    ** NULL before: most vehicles are never kinematic. */
+    struct sn_kinematic *kin;
+    union {
+        struct { /* walkers */
+            sn_vec3 walk_dir;
+            double walk_speed;
+            double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
+            double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
+        };
+        struct { /* vehicles */
+            /* The model's parameters, shared read-only by the cars of one model (w->blobs,
+            ** vshare.h); all zero until spawn sets them. */
+            const sn_vehicle_params *vp;
+            /* The map-surface triangle each wheel's ray last met (vehicle.c). While the ray
+            ** still meets it, the road meshes are not traced again: a wheel stays on one
+            ** triangle for many substeps, and tracing trimeshes was half of a frame of traffic.
+            ** Four, owned, allocated with a vehicle's body in a world with a map
+            ** (sn_wheel_cache_alloc), NULL otherwise: only the map's surfaces are cached, and
+            ** 0.4 KiB a vehicle was a tenth of its memory without one. */
+            struct sn_wheel_tri {
+                bool valid;
+                sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
+            } *wheel_tri;
+        };
+    };
+} sn_actor_motion;
+
+struct sn_blueprint;
+
+typedef struct sn_actor sn_actor;
+/* Laid out without holes (small members together): a city has one per vehicle and one per
+** sensor, and 5 000 of each were the largest part of the engine's memory beyond ODE's. */
+struct sn_actor {
+    uint32_t id;
+    sn_actor_kind kind;
+    const char *type_id; /* blueprint id, owned by the blueprint library */
+    char *name;          /* owned (sn_actor_strdup) unless name_kept, "" if unnamed */
+    char *role_name;     /* owned (sn_actor_strdup) */
+    double checker_size; /* metres per checker cell */
+    double reflectivity; /* 0..1, what ray hits report (attribute reflectivity); < 0: the tag's */
+    sn_bbox bbox;      /* location: box centre from the origin, actor frame (vehicles (0,0,extent.z)) */
+    sn_vec3 com;       /* the ODE body (centre of mass) from the origin, actor frame */
+    double mass;
+
+    sn_transform rel;   /* relative to the parent when attached, else the world pose of a static;
+                        ** written through sn_actor_set_rel only */
+    sn_quat rel_q;      /* rel.rotation converted, when rel_q_ok (actor.c) */
+
+    dBodyID body;       /* vehicles and walkers */
+    dGeomID geom;       /* NULL for sensors; a vehicle's chassis box (above the clearance) */
+    dGeomID crash;      /* vehicles: the box other vehicles meet, wheel contact height to roof */
+
+    /* A ground plane's equation, or the controls of an actor that moves: never both. */
+    union {
+        struct {
+            sn_vec3 plane_normal; /* ground planes: n . x = plane_offset */
+            double plane_offset;
+        };
+        struct {
+            sn_vehicle_control control; /* vehicles (walkers: zero) */
+            double steer_angle;         /* vehicles: current wheel angle, rad */
+            uint32_t light_state;       /* vehicles: sn_vehicle_light bits (CARLA's VehicleLightState) */
+        };
+    };
+    /* Vehicles and walkers: their model, controllers and kinematic motion, in the actor's own
+    ** allocation after it; NULL for every other kind (sn_world_add). */
+    struct sn_actor_motion *mv;
+
+    void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
+
+    /* What it was spawned from, kept for life so any part can describe it. */
+    const struct sn_blueprint *bp;
+    sn_value *values; /* resolved attributes in the blueprint's order; owned (one block), or shared
+                      ** read-only with actors of equal values (values_shared) */
+
+    sn_actor_state st;
+
+    uint32_t parent;    /* 0 = free */
+    sn_shape shape;
+    uint32_t n_values;  /* the blueprint's attributes: `values` holds n_values (+1) */
+    sn_drive drive;
+    uint8_t tag;
+    uint8_t color[3];
+    bool checker;        /* render a checker texture (attribute texture: checker) */
+    bool values_shared;  /* `values` is a block of w->vshare (vshare.h), not the actor's own */
+    bool name_kept;      /* `name` is the caller's and outlives the actor (a scene entry's), not a copy */
+    bool rel_q_ok;
+    bool has_autopilot;
+    bool fallen;        /* a walker struck hard: a passive body from then on */
+    bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
+    bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
+    bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
+    bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
 };
 
 /* One contact of one substep, kept so joint feedback can be read after the step. */
@@ -200,6 +240,8 @@ typedef struct sn_world {
     sn_ogrid ogrid;         /* bodies' bounding spheres for the spawn-overlap check */
     sn_sbp sbp;             /* static geoms' boxes for every query against static_space (sbp.h) */
     sn_dbp dbp;             /* the top space's pairs each substep (dbp.h) */
+    sn_vshare vshare;       /* actors' attribute blocks shared by content (vshare.h) */
+    sn_blobs blobs;         /* vehicle models' parameters shared by content (vshare.h) */
     /* The map's surfaces (map/road_mesh.h), world frame, owned; NULL without a map. Not
     ** actors: physics meets them as ODE trimeshes in static_space (one per chunk, marks
     ** excepted), whose geom data are stand-ins (road_as, one per category, id 0, kind static)
@@ -232,13 +274,28 @@ struct sn_road_mesh;
 sn_status sn_world_set_roads(sn_world *w, struct sn_road_mesh *roads, sn_error *err);
 /* Releases them (sn_world_free calls it). */
 void sn_world_free_roads(sn_world *w);
+/* Gives a vehicle its wheels' triangle cache when the world has roads (else nothing to cache);
+** false when out of memory. */
+bool sn_wheel_cache_alloc(sn_world *w, sn_actor *a);
 
 /* Registry. */
 /* A new zeroed actor with id `id` (0 = the next one). NULL when out of memory or when `id`
 ** is not above every id used so far (ids are never reused). */
 sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id);
+/* An actor's copy of a name or role name, freed with sn_actor_strfree: "" (or NULL) is one
+** shared empty string, not an allocation. NULL when out of memory. */
+char *sn_actor_strdup(const char *s);
+void sn_actor_strfree(char *s);
+/* Sets an actor's relative transform (sn_actor.rel) and forgets its converted rotation. */
+void sn_actor_set_rel(sn_actor *a, const sn_transform *rel);
+/* A vehicle's or walker's autopilot state, allocated zeroed at the first call; NULL when out of
+** memory. */
+sn_autopilot *sn_actor_autopilot(sn_actor *a);
 /* Gives a registered actor its name (copied) and indexes it; false when out of memory. */
 bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name);
+/* The same without a copy when `kept`: the caller's name outlives the actor (a scene entry's
+** name lives in the scene's pool until the scene, after its world, is freed). */
+bool sn_world_set_name_kept(sn_world *w, sn_actor *a, const char *name, bool kept);
 void sn_world_remove(sn_world *w, uint32_t id);             /* frees the actor and its ODE objects */
 sn_actor *sn_world_find(const sn_world *w, uint32_t id);
 sn_actor *sn_world_find_name(const sn_world *w, const char *name);
@@ -261,8 +318,9 @@ bool sn_world_static_overlap(sn_world *w, const sn_actor *s, sn_spawn_overlap *o
 void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot);
 /* Sets linear (m/s) and angular (rad/s) velocity, world frame. */
 void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang);
-/* Switches between physics and kinematic driving (CARLA's set_simulate_physics). */
-void sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d);
+/* Switches between physics and kinematic driving (CARLA's set_simulate_physics); false (nothing
+** changed) when out of memory. */
+bool sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d);
 /* Re-derives the state of attached actors from their parents (after any pose change). */
 void sn_world_update_attached(sn_world *w);
 /* The same for one actor whose parent is up to date (a new one). */

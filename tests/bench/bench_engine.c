@@ -12,7 +12,7 @@
 ** the growth exponent of the frame time from the smallest to the largest size (1.00: linear)
 ** for each, and the resident memory per vehicle (with its sensor) against a bare ODE box,
 ** each side measured in a fresh process (this program run again) so that neither reuses the
-** other's freed pages.
+** other's freed pages (memory() below).
 ** argv[1]: temp folder, argv[2]: plugin folder, argv[3] (optional): one N only (profiling).
 ** SENSIM_BENCH_ENGINE_SIZES (optional): the sizes, comma-separated, e.g. "200,5000". */
 #include "../testutil.h"
@@ -209,8 +209,9 @@ static double engine_time(const char *dir, const char *plugins, int n, int frame
     return t;
 }
 
-/* Resident growth (KiB) over making one side and stepping it 4 frames, in this process. */
-static long memory_here(const char *dir, const char *plugins, int n, bool engine)
+/* Resident growth (KiB) over making one side and stepping it 4 frames, in this process: the
+** engine, or bare ODE in its hash space or (sap) in sweep and prune. */
+static long memory_here(const char *dir, const char *plugins, int n, bool engine, bool sap)
 {
     long r0, grown;
     if (engine) {
@@ -226,7 +227,7 @@ static long memory_here(const char *dir, const char *plugins, int n, bool engine
     } else {
         r0 = rss_kb();
         bare o;
-        bare_make(&o, n, false);
+        bare_make(&o, n, sap);
         for (int f = 0; f < 4; f++)
             bare_frame(&o);
         grown = rss_kb() - r0;
@@ -237,14 +238,14 @@ static long memory_here(const char *dir, const char *plugins, int n, bool engine
 
 /* The same in a fresh process (this program run again): a child of fork would reuse the pages
 ** this process has freed and show no growth. -1 when it cannot be run. */
-static long memory_fresh(const char *dir, const char *plugins, int n, bool engine)
+static long memory_fresh(const char *dir, const char *plugins, int n, const char *side)
 {
     char self[1024], cmd[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0)
         return -1;
     self[len] = 0;
-    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %s %d", self, dir, plugins, engine ? "memory-engine" : "memory-ode", n);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' memory-%s %d", self, dir, plugins, side, n);
     FILE *p = popen(cmd, "r");
     long kb = -1;
     if (!p)
@@ -254,6 +255,30 @@ static long memory_fresh(const char *dir, const char *plugins, int n, bool engin
     return pclose(p) == 0 ? kb : -1;
 }
 
+/* Memory per vehicle (with its collision sensor) against a bare box at n: resident growth over
+** n, each side in a fresh process, against ODE's hash space (the issue's peer, whose collide
+** keeps a table growing with n) and its sweep and prune. Then the cost of the vehicles added
+** from n/10 to n, which leaves out what a side spends once (the engine: its library, plugin
+** and world, about 1.3 MiB more than bare ODE's). */
+static void memory(const char *dir, const char *plugins, int n)
+{
+    const int n0 = n / 10 > 0 ? n / 10 : 1;
+    long me = memory_fresh(dir, plugins, n, "engine"), mb = memory_fresh(dir, plugins, n, "ode");
+    long ms = memory_fresh(dir, plugins, n, "ode-sap");
+    if (me > 0 && mb > 0)
+        printf("ratio memory_per_vehicle engine/bare_ode N=%d = %.2f (target <= 2; %.2f vs %.2f KiB per vehicle, "
+               "resident growth %ld vs %ld KiB; a vehicle with its collision sensor against a box)\n",
+               n, (double)me / mb, (double)me / n, (double)mb / n, me, mb);
+    if (me > 0 && ms > 0)
+        printf("ratio memory_per_vehicle engine/bare_ode_sap N=%d = %.2f (%.2f vs %.2f KiB per vehicle)\n", n,
+               (double)me / ms, (double)me / n, (double)ms / n);
+    long me0 = memory_fresh(dir, plugins, n0, "engine"), mb0 = memory_fresh(dir, plugins, n0, "ode");
+    if (n > n0 && me > 0 && mb > 0 && me0 > 0 && mb0 > 0 && mb > mb0)
+        printf("ratio memory_per_added_vehicle engine/bare_ode N=%d..%d = %.2f (%.2f vs %.2f KiB per added vehicle; "
+               "resident growth %ld and %ld vs %ld and %ld KiB)\n", n0, n, (double)(me - me0) / (mb - mb0),
+               (double)(me - me0) / (n - n0), (double)(mb - mb0) / (n - n0), me0, me, mb0, mb);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -261,7 +286,8 @@ int main(int argc, char **argv)
     int sizes[MAX_SIZES], n_sizes = 0;
     const char *env = getenv("SENSIM_BENCH_ENGINE_SIZES");
     if (argc > 4 && strncmp(argv[3], "memory-", 7) == 0) {
-        printf("%ld\n", memory_here(argv[1], argv[2], atoi(argv[4]), strcmp(argv[3], "memory-engine") == 0));
+        printf("%ld\n", memory_here(argv[1], argv[2], atoi(argv[4]), strcmp(argv[3], "memory-engine") == 0,
+                                     strcmp(argv[3], "memory-ode-sap") == 0));
         return 0;
     }
     if (argc > 3) {
@@ -303,11 +329,6 @@ int main(int argc, char **argv)
                "(target engine <= 1.12; 1.00 is linear)\n", sizes[a], sizes[z], log(eng[z] / eng[a]) / span,
                log(base[z] / base[a]) / span, log(sap[z] / sap[a]) / span);
     }
-    int n = sizes[n_sizes - 1];
-    long me = memory_fresh(argv[1], argv[2], n, true), mb = memory_fresh(argv[1], argv[2], n, false);
-    if (me > 0 && mb > 0)
-        printf("ratio memory_per_vehicle engine/bare_ode N=%d = %.2f (target <= 2; %.2f vs %.2f KiB per vehicle, "
-               "resident growth %ld vs %ld KiB; a vehicle with its collision sensor against a box)\n",
-               n, (double)me / mb, (double)me / n, (double)mb / n, me, mb);
+    memory(argv[1], argv[2], sizes[n_sizes - 1]);
     return 0;
 }

@@ -16,7 +16,7 @@ case $TARGET in
   scene) # the scene loader (engine/scene), overrides included
     CORPUS=$SRC/tests/fuzz/corpus_scene
     FILES=("$SRC/tests/fuzz/fuzz_scene.c" "$E/scene/scene.c" "$E/scene/yamldoc.c" "$E/scene/override.c"
-           "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c" "$E/data/image.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c"
+           "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c" "$E/core/strmap.c" "$E/core/strpool.c" "$E/data/image.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c"
            "$E/data/msgread.c" "$E/world/weather.c" "$E/world/vehicle_lights.c")
     LIBS=(-lyaml -lmsgpackc -ldeflate -lm -lpthread) ;;
   stream) # the stream reader behind dump and convert (engine/data)

@@ -4,12 +4,14 @@
 ** fresh engine, then reset on the same engine (after perturbing it: an extra vehicle, extra
 ** frames) and run again must give the same digest and count. A reset with another seed must
 ** equal a fresh engine created with that seed. The scenes cover cameras, DVS, collisions,
-** V2X class state, scheduled spawns and autopilots.
+** V2X class state, scheduled spawns and autopilots; a scene of its own, every actor's state
+** frame by frame (kept_apart).
 **
 ** Usage: test_reset PLUGIN_DIR SCENES_DIR TMP */
 #include <sensim/sensim.h>
 
 #include "../check.h"
+#include "../testutil.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -73,6 +75,72 @@ static sn_engine *fresh(const char *plugins, const char *scene, bool seed_set, u
     return e;
 }
 
+/* Every live actor's state, controls and colour into d (the world itself, not only messages). */
+static void hash_actors(sn_engine *e, digest *d)
+{
+    for (uint32_t i = 0; i < sn_engine_actor_count(e); i++) {
+        sn_actor_info a = {.struct_size = sizeof a};
+        if (sn_engine_actor_get(e, sn_engine_actor_id_at(e, i), &a) != SN_OK)
+            continue;
+        fnv(&d->h, &a.id, sizeof a.id);
+        fnv(&d->h, a.name, strlen(a.name) + 1);
+        fnv(&d->h, a.role_name, strlen(a.role_name) + 1);
+        fnv(&d->h, &a.transform, sizeof a.transform);
+        fnv(&d->h, &a.velocity, sizeof a.velocity);
+        fnv(&d->h, &a.control.throttle, 3 * sizeof(double)); /* throttle, steer, brake */
+        fnv(&d->h, &a.wheel_steer_angle, sizeof a.wheel_steer_angle);
+        fnv(&d->h, &a.light_state, sizeof a.light_state);
+        sn_value v;
+        sn_error err;
+        if (sn_engine_actor_attribute(e, a.id, "color", &v, &err) == SN_OK)
+            fnv(&d->h, v.rgb, 3);
+        d->n++;
+    }
+}
+
+/* What a scene keeps apart or shares to save memory comes back whole after a reset: the
+** entries' rarer parts (velocity, light state, autopilot route, a walker's control,
+** destroy_at; engine/scene/scene.h), names from the scene's pool, attribute blocks shared by
+** equal actors, and a vehicle made kinematic and driven by the API before the reset. */
+static void kept_apart(const char *plugins, const char *tmp)
+{
+    const char *scene = tu_write(tmp, "reset_kept.yaml", "settings: {frames: 40}\nactors:\n  - {name: ground, blueprint: static.ground}\n"
+               "  - {name: red1, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, attributes: {color: '200,0,0'},"
+               " control: {throttle: 0.4}}\n"
+               "  - {name: red2, blueprint: vehicle.sedan, transform: {location: [0, 10, 0]}, attributes: {color: '200,0,0'},"
+               " velocity: [3, 0, 0], light_state: [LowBeam, Position]}\n"
+               "  - {name: blue, blueprint: vehicle.sedan, transform: {location: [0, 20, 0]}, attributes: {color: '0,0,200'},"
+               " autopilot: {route: [[30, 20, 0], [60, 25, 0]], target_speed: 6}}\n"
+               "  - {name: kin, blueprint: vehicle.sedan, transform: {location: [0, 30, 0]}}\n"
+               "  - {name: gone, blueprint: vehicle.sedan, transform: {location: [0, 40, 0]}, destroy_at: 1.0}\n"
+               "  - {name: late, blueprint: vehicle.sedan, transform: {location: [0, 50, 0]}, spawn_at: 0.5}\n"
+               "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [-10, 0, 1]},"
+               " control: {direction: [0, 1, 0], speed: 1.2}}\n"
+               "sensors:\n  - {name: crash, blueprint: sensor.other.collision, attach_to: red1}\n");
+    CHECK(scene != NULL, "cannot write %s/reset_kept.yaml", tmp);
+    sn_engine *e = scene ? fresh(plugins, scene, false, 0) : NULL;
+    if (!e)
+        return;
+    sn_error err;
+    digest a = {1469598103934665603ull, 0}, b = a;
+    for (int k = 0; k < 40 && sn_engine_step(e, &err) == SN_OK; k++)
+        hash_actors(e, &a);
+    uint32_t kin = sn_engine_find_actor(e, "kin");
+    CHECK(sn_engine_set_simulate_physics(e, kin, false, &err) == SN_OK, "kinematic: %s", err.msg);
+    sn_transform to = {{1, 30, 0}, {0, 10, 0}};
+    CHECK(sn_engine_set_target_transform(e, kin, &to, &err) == SN_OK, "target: %s", err.msg);
+    sn_engine_step(e, &err);
+    CHECK(sn_engine_reset(e, NULL, &err) == SN_OK, "reset: %s", err.msg);
+    for (int k = 0; k < 40 && sn_engine_step(e, &err) == SN_OK; k++)
+        hash_actors(e, &b);
+    CHECK(a.n > 300 && a.h == b.h && a.n == b.n, "actors after reset: %llu states hash %016llx, fresh %llu %016llx",
+          (unsigned long long)b.n, (unsigned long long)b.h, (unsigned long long)a.n, (unsigned long long)a.h);
+    sn_value v;
+    CHECK(sn_engine_actor_attribute(e, sn_engine_find_actor(e, "blue"), "color", &v, &err) == SN_OK &&
+              v.rgb[2] == 200 && v.rgb[0] == 0, "blue's own colour after reset");
+    sn_engine_destroy(e);
+}
+
 static void one_scene(const char *plugins, const char *scenes, const char *file, uint64_t frames)
 {
     char scene[4096];
@@ -132,6 +200,7 @@ int main(int argc, char **argv)
     one_scene(plugins, scenes, "v2x_corridor.yaml", 30);
     one_scene(plugins, scenes, "pileup.yaml", 40);
     one_scene(plugins, scenes, "dvs.yaml", 3);
+    kept_apart(plugins, tmp);
 
     /* Refusals, each with a sentence. */
     sn_error err;

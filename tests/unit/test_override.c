@@ -91,9 +91,9 @@ int main(int argc, char **argv)
               "a new attribute, a list joined");
         CHECK(hero->transform.location.x == 1 && hero->transform.location.y == 2 && hero->transform.location.z == 0.9,
               "a list replaced, then one item by index");
-        CHECK(bob->route[1].x == 11 && bob->loop_route, "a nested list by index; an actor by index");
-        CHECK(hero->has_velocity && hero->velocity.x == 3, "a key added");
-        CHECK(s.sensors[0].spawn_at == 0.5, "a sensor by name");
+        CHECK(bob->more && bob->more->route[1].x == 11 && bob->more->loop_route, "a nested list by index; an actor by index");
+        CHECK(hero->more && hero->more->has_velocity && hero->more->velocity.x == 3, "a key added");
+        CHECK(sn_scene_more_of(&s.sensors[0])->spawn_at == 0.5, "a sensor by name");
         CHECK(s.settings.ambient == 0.5 && s.settings.sun_intensity == 0.75, "a mapping value");
     }
     sn_scene_free(&s);

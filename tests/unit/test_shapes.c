@@ -36,7 +36,9 @@ static sn_actor *add_model(sn_world *w, sn_model m, sn_vec3 pos, double yaw, sn_
     a->color[0] = 200, a->color[1] = 30, a->color[2] = 30;
     a->bbox.extent = ext;
     a->bbox.location = m == SN_MODEL_WALKER ? sn_v3(0, 0, 0) : sn_v3(0, 0, ext.z);
-    a->vp.max_steer = 70 * SN_DEG;
+    static const sn_vehicle_params vp = {.max_steer = 70 * SN_DEG};
+    if (m != SN_MODEL_WALKER) /* a walker's control has that room */
+        a->mv->vp = &vp;
     a->st.pos = a->st.prev_pos = pos;
     a->st.rot = a->st.prev_rot = sn_quat_from_rotation((sn_rotation){0, yaw, 0});
     w->gen++;
@@ -215,7 +217,7 @@ static void test_travel(void)
     /* the car faces +y and backs up along -y at 4 m/s; the walker sidesteps at 3 / 4 m/s */
     sn_world_set_velocity(&w, car, sn_v3(0, -4, 0), sn_v3(0, 0, 0));
     sn_world_set_velocity(&w, ped, sn_v3(0.6, -0.45, 0), sn_v3(0, 0, 0));
-    car->kin_scripted = ped->kin_scripted = true; /* they keep those velocities (sim/control.c) */
+    car->mv->kin->kin_scripted = ped->mv->kin->kin_scripted = true; /* they keep those velocities (sim/control.c) */
     for (int k = 0; k < 10; k++)
         CHECK(sn_world_advance(&w, 0.05, 1, &err) == SN_OK, "advance: %s", err.msg);
     CHECK_NEAR(car->st.travel, -4 * 0.5, 1e-9, "the car rolled 2 m backwards");
