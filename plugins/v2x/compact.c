@@ -43,6 +43,22 @@ static void cam_record(unsigned char *d, const sn_v2x_msg *msg)
     memcpy(d, b, 8);
 }
 
+/* This frame's CAMs as records, each encoded once for its hundreds of receivers (NULL: no
+** memory, then each reception encodes its own). */
+static const unsigned char *frame_records(sn_v2x_medium *m)
+{
+    if (m->n_cam_records < m->n_msgs) {
+        sn_pack_clear(&m->cam_records);
+        unsigned char *d = sn_pack_room(&m->cam_records, (size_t)m->n_msgs * SN_V2X_CAM_RECORD);
+        if (!d)
+            return NULL;
+        for (uint32_t k = 0; k < m->n_msgs; k++)
+            cam_record(d + (size_t)k * SN_V2X_CAM_RECORD, &m->msgs[k]);
+        m->n_cam_records = m->n_msgs;
+    }
+    return m->cam_records.data;
+}
+
 /* Reception i's message k, across the station's carried and this frame's receptions. */
 #define EACH_MESSAGE(body)                                                                                \
     for (uint32_t i = 0; i < n_rx; i++) {                                                                 \
@@ -55,7 +71,7 @@ static void cam_record(unsigned char *d, const sn_v2x_msg *msg)
         }                                                                                                 \
     }
 
-sn_status sn_v2x_write_compact(const sn_host *h, sn_writer *w, const sn_v2x_medium *m, const sn_v2x_station *s,
+sn_status sn_v2x_write_compact(const sn_host *h, sn_writer *w, sn_v2x_medium *m, const sn_v2x_station *s,
                                sn_pack_buf *buf)
 {
     uint32_t n_rx = sn_v2x_station_pending(m, s), n = 0, at = 0;
@@ -64,6 +80,7 @@ sn_status sn_v2x_write_compact(const sn_host *h, sn_writer *w, const sn_v2x_medi
         n += sn_v2x_station_rx(m, s, i, &msgs)->count;
     }
     size_t rec = m->custom ? 4 : SN_V2X_CAM_RECORD; /* station ids, or CAM records */
+    const unsigned char *records = m->custom || !n ? NULL : frame_records(m);
     sn_pack_clear(buf);
     unsigned char *d = sn_pack_room(buf, (size_t)n * (8 + 1 + 4 + rec));
     if (!d && n)
@@ -75,7 +92,9 @@ sn_status sn_v2x_write_compact(const sn_host *h, sn_writer *w, const sn_v2x_medi
         put_u32(sender + 4 * (size_t)at, msg->sender_id);
         if (m->custom)
             put_u32(body + 4 * (size_t)at, msg->station_id);
-        else
+        else if (records && msgs == m->msgs)
+            memcpy(body + rec * at, records + rec * (size_t)(msg - msgs), rec);
+        else /* carried from an earlier frame */
             cam_record(body + rec * at, msg);
     });
     sn_status st = h->write_key(w, "receptions");

@@ -12,8 +12,9 @@
 /* Bytes of one CAM record in the `cam` column: thirteen int32 then eight bytes (the page's table). */
 #define SN_V2X_CAM_RECORD 60
 
-/* Writes station s's report in the compact layout; `buf` is the caller's scratch, reused. */
-sn_status sn_v2x_write_compact(const sn_host *h, sn_writer *w, const sn_v2x_medium *m, const sn_v2x_station *s,
+/* Writes station s's report in the compact layout; `buf` is the caller's scratch, reused. The
+** frame's CAM records are encoded at the first report and kept in m for the others. */
+sn_status sn_v2x_write_compact(const sn_host *h, sn_writer *w, sn_v2x_medium *m, const sn_v2x_station *s,
                                sn_pack_buf *buf);
 
 #endif

@@ -60,6 +60,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         free(t->cand), free(t->cand_d), free(t->senders), free(t->dist), free(t->cursor);
     }
     sn_pack_free(&m->packed), sn_pack_free(&m->scratch), sn_pack_free(&m->columns);
+    sn_pack_free(&m->cam_records);
     sn_v2x_grid_free(&m->grid);
     free(m);
 }
@@ -126,7 +127,7 @@ void sn_v2x_medium_begin(sn_v2x_medium *m)
         s->ticked = false;
         s->tx_count = s->rx_count = 0;
     }
-    m->n_msgs = m->n_pairs = 0;
+    m->n_msgs = m->n_pairs = m->n_cam_records = 0;
     sn_pack_clear(&m->packed);
 }
 

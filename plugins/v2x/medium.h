@@ -90,6 +90,8 @@ typedef struct sn_v2x_medium {
     sn_pack_buf packed;      /* this frame's CAMs, encoded (msg.h packed_at) */
     sn_pack_buf scratch;     /* a carried CAM, encoded for one report */
     sn_pack_buf columns;     /* one compact report's columns (compact.c) */
+    sn_pack_buf cam_records; /* this frame's CAMs as compact records, msgs' order (compact.c) */
+    uint32_t n_cam_records;  /* how many of msgs are encoded there (0 at each frame's start) */
     /* This frame's sender-receiver pairs, the sender within the receiver's filter distance: the
     ** pairs into station i are [r_start[i], r_start[i + 1]), in sender order. One array per
     ** field, so that each pass streams only what it reads. */
