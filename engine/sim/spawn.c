@@ -158,6 +158,8 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     sn_value *values = d->values;
     d->values = NULL;
     sn_status st = sn_spawn_check(e, d, err);
+    if (!st && bp->kind == SN_ACTOR_SENSOR) /* sensors have no shape part to write (sn_spawn_sensor) */
+        st = sn_fail(err, SN_E_INVALID, "'%s' is a sensor blueprint: spawn it as a sensor", bp->id);
     if (st) {
         free(values);
         return st;
@@ -182,7 +184,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     if ((v = val(d, "color")))
         memcpy(a->color, v->rgb, 3);
     a->checker = (v = val(d, "texture")) && v->i == 1;
-    a->checker_size = (v = val(d, "checker_size")) ? v->f : 1.0;
+    a->ph->checker_size = (v = val(d, "checker_size")) ? v->f : 1.0;
     const char *tag = (v = val(d, "semantic_tag")) ? v->s : "0";
     char where[600];
     if (!sn_tag_parse(tag, &a->tag)) {
@@ -194,32 +196,32 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     /* Reflectivity: a negative value (the default) takes the tag's; the resolved value is what
     ** the actor keeps, so actor_attribute and a recording's spawn say what rays report. */
     int ri = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "reflectivity");
-    a->reflectivity = ri >= 0 && values[ri].f >= 0 ? values[ri].f : sn_tag_reflectivity(a->tag);
+    a->ph->reflectivity = ri >= 0 && values[ri].f >= 0 ? values[ri].f : sn_tag_reflectivity(a->tag);
     if (ri >= 0)
-        values[ri].f = a->reflectivity;
+        values[ri].f = a->ph->reflectivity;
     /* The values are final: share them with actors of equal ones, but for traffic lights,
     ** whose `state` follows the light (lights.c). */
     a->n_values = bp->n_attrs;
     if (strcmp(bp->id, "traffic.traffic_light") != 0)
         a->values = d->values = values = sn_vshare_take(&e->world.vshare, values, bp->n_attrs, &a->values_shared);
-    if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->bbox.extent, err)))
+    if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->ph->bbox.extent, err)))
         goto fail;
     if (bp->shape == SN_SHAPE_SPHERE) {
         double r = val(d, "radius")->f;
-        a->bbox.extent = sn_v3(r, r, r);
+        a->ph->bbox.extent = sn_v3(r, r, r);
     } else if (bp->shape == SN_SHAPE_CYLINDER) {
         double r = val(d, "radius")->f;
-        a->bbox.extent = sn_v3(r, r, val(d, "height")->f / 2);
+        a->ph->bbox.extent = sn_v3(r, r, val(d, "height")->f / 2);
     } else if (bp->shape == SN_SHAPE_PLANE) {
-        a->bbox.extent = sn_v3(1000, 1000, 0);
+        a->ph->bbox.extent = sn_v3(1000, 1000, 0);
     }
     if ((v = val(d, "mass")))
-        a->mass = v->f;
+        a->ph->mass = v->f;
     if (bp->kind == SN_ACTOR_VEHICLE) {
         sn_vehicle_params vp = {0}, *p = &vp; /* zeroed: compared byte by byte (sn_blobs_intern) */
-        const sn_vec3 ex = a->bbox.extent;
+        const sn_vec3 ex = a->ph->bbox.extent;
         /* CARLA's vehicle origin: the centre of the bottom face of the box. */
-        a->bbox.location = sn_v3(0, 0, ex.z);
+        a->ph->bbox.location = sn_v3(0, 0, ex.z);
         double cg = val(d, "center_of_mass_height")->f;
         if (cg >= 2 * ex.z) {
             attr_where(e, d->src, "center_of_mass_height", where, sizeof where);
@@ -227,19 +229,19 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
                          "top of the box (%g m)", where, bp->id, cg, 2 * ex.z);
             goto fail;
         }
-        a->com = sn_v3(0, 0, cg);
+        a->ph->com = sn_v3(0, 0, cg);
         p->max_power = val(d, "max_power")->f;
         p->max_steer = val(d, "max_steer_angle")->f * SN_DEG;
-        p->max_force = a->mass * 4.0; /* about 0.4 g off the line */
+        p->max_force = a->ph->mass * 4.0; /* about 0.4 g off the line */
         p->drag_area = 0.35 * (2 * ex.y) * (2 * ex.z);
         p->wheelbase = 1.2 * ex.x;
         p->track = 1.7 * ex.y;
         p->clearance = fmin(0.3, 0.4 * ex.z);
         p->rest_compression = 0.1; /* static sag: 1.6 Hz ride */
         p->ray_length = p->clearance + p->rest_compression;
-        p->static_load = a->mass * -e->world.gravity.z / 4;
+        p->static_load = a->ph->mass * -e->world.gravity.z / 4;
         p->spring_k = p->static_load / p->rest_compression;
-        p->damper_c = 2 * 0.5 * sqrt(p->spring_k * a->mass / 4);
+        p->damper_c = 2 * 0.5 * sqrt(p->spring_k * a->ph->mass / 4);
         /* Roll: springs plus a front anti-roll bar of 0.2 spring rates, tyre forces 5 cm
         ** above the contact: a sedan rolls about 4 deg/g, a truck tips near t / 2h. */
         p->arb_front = 0.2 * p->spring_k;
@@ -329,12 +331,12 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
     sn_actor *a;
     if ((st = sn_spawn_actor(e, &d, &a, err)))
         return st;
-    if (x->has_velocity && a->body)
+    if (x->has_velocity && a->ph->body)
         sn_world_set_velocity(&e->world, a, x->velocity, sn_v3(0, 0, 0));
     if (bp->kind == SN_ACTOR_VEHICLE) /* the controls share their room with a plane's equation */
-        a->light_state = x->light_state;
+        a->ph->light_state = x->light_state;
     if (ent->has_control) {
-        a->control = ent->control;
+        a->ph->control = ent->control;
         if (bp->kind == SN_ACTOR_WALKER) {
             a->mv->walk_dir = x->walk_direction;
             if (x->walk_speed >= 0) /* else the blueprint's speed */
