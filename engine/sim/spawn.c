@@ -45,7 +45,7 @@ static void attr_where(const struct sn_engine *e, const sn_scene_entity *ent, co
     for (uint32_t i = 0; i < ent->n_attrs; i++)
         if (strcmp(ent->attrs[i].key, key) == 0)
             pos = ent->attrs[i].value_pos;
-    sn_format(buf, n, "%s", sn_scene_where(e->scene.path, pos).s);
+    sn_format(buf, n, "%s", sn_scene_where(&e->scene, pos).s);
 }
 
 static sn_status parse_extent(const struct sn_engine *e, const sn_spawn_desc *d, const char *text, sn_vec3 *out,
@@ -79,7 +79,7 @@ bad:;
 static void desc_where(const struct sn_engine *e, const sn_spawn_desc *d, char *buf, size_t n)
 {
     if (d->src)
-        sn_format(buf, n, "%s", sn_scene_where(e->scene.path, d->src->pos).s);
+        sn_format(buf, n, "%s", sn_scene_where(&e->scene, d->src->pos).s);
     else
         snprintf(buf, n, "spawn '%s'", d->bp->id);
 }
@@ -303,29 +303,28 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
 {
     const sn_scene_entity *ent = pa->entity;
     const sn_scene_more *x = sn_scene_more_of(ent);
-    const char *path = e->scene.path;
     const sn_blueprint *bp = sn_library_find(&e->lib, ent->blueprint);
     if (!bp || bp->kind == SN_ACTOR_SENSOR)
         return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`; "
-                       "sensors go under 'sensors:')", sn_scene_where(path, ent->blueprint_pos).s,
+                       "sensors go under 'sensors:')", sn_scene_where(&e->scene, ent->blueprint_pos).s,
                        ent->blueprint);
     if (x->has_light_state && bp->kind != SN_ACTOR_VEHICLE)
         return sn_fail(err, SN_E_INVALID, "%s: light_state needs a vehicle.* blueprint, not '%s'",
-                       sn_scene_where(path, ent->pos).s, bp->id);
+                       sn_scene_where(&e->scene, ent->pos).s, bp->id);
     if ((ent->has_control || x->has_velocity || x->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
         return sn_fail(err, SN_E_INVALID, "%s: '%s' is static: velocity, control and autopilot need a "
-                       "vehicle.* or walker.* blueprint", sn_scene_where(path, ent->pos).s, bp->id);
+                       "vehicle.* or walker.* blueprint", sn_scene_where(&e->scene, ent->pos).s, bp->id);
     sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent, .name_kept = true};
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
-            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(path, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
+            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(&e->scene, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
         d.parent = p->id;
         if (bp->kind != SN_ACTOR_STATIC)
             return sn_fail(err, SN_E_INVALID, "%s: only static props and sensors can be attached; '%s' is a %s",
-                           sn_scene_where(path, ent->attach_pos).s, ent->name ? ent->name : bp->id, bp->id);
+                           sn_scene_where(&e->scene, ent->attach_pos).s, ent->name ? ent->name : bp->id, bp->id);
     }
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, ent, path, NULL, &d.values, err);
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, ent, &e->scene, NULL, &d.values, err);
     if (st)
         return st;
     sn_actor *a;
@@ -347,7 +346,7 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
         st = sn_mapdrive_start(e, a, &x->knobs, x->target_speed, e->seed ^ sn_hash_str(ent->name ? ent->name : ""),
                                err);
         if (st) {
-            sn_error_prefix(err, sn_scene_where(path, x->autopilot_pos).s);
+            sn_error_prefix(err, sn_scene_where(&e->scene, x->autopilot_pos).s);
             sn_destroy_actor(e, a->id);
             return st;
         }
@@ -430,7 +429,7 @@ sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
-            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(e->scene.path, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
+            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(&e->scene, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
         d.parent = p->id;
     }
     return sn_spawn_sensor(e, s, &d, err);
