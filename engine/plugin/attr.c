@@ -188,16 +188,16 @@ int sn_attr_find(const sn_attr_def *defs, uint32_t n, size_t stride, const char 
 }
 
 /* "file:line:col" for a scene, "spawn" for the API (no file). */
-static void at_pos(char *buf, size_t n, const char *scene_path, sn_srcpos pos)
+static void at_pos(char *buf, size_t n, const sn_scene *scene, sn_srcpos pos)
 {
-    if (scene_path)
-        sn_format(buf, n, "%s", sn_scene_where(scene_path, pos).s);
+    if (scene)
+        sn_format(buf, n, "%s", sn_scene_where(scene, pos).s);
     else
         snprintf(buf, n, "spawn");
 }
 
 sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, const char *blueprint,
-                          const sn_scene_entity *e, const char *scene_path,
+                          const sn_scene_entity *e, const sn_scene *scene,
                           const char *const *extra_keys, sn_value **out, sn_error *err)
 {
     *out = NULL;
@@ -228,7 +228,7 @@ sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, co
                 append_name(list, sizeof list, *x);
             free(block);
             char where[600];
-            at_pos(where, sizeof where, scene_path, a->key_pos);
+            at_pos(where, sizeof where, scene, a->key_pos);
             return sn_fail(err, SN_E_INVALID, "%s: unknown attribute '%s' for blueprint '%s' (it has: %s)",
                            where, a->key, blueprint, list[0] ? list : "no attributes");
         }
@@ -240,7 +240,7 @@ sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, co
         if (st != SN_OK) {
             free(block);
             char where[600];
-            at_pos(where, sizeof where, scene_path, a->value_pos);
+            at_pos(where, sizeof where, scene, a->value_pos);
             return sn_fail(err, st, "%s: attribute '%s' of '%s': %s", where, a->key, blueprint, why);
         }
     }

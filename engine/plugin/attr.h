@@ -28,12 +28,12 @@ sn_status sn_attr_table_check(const sn_attr_def *defs, uint32_t n, size_t stride
 /*
 ** Resolves scene attributes against a table into one heap block: an array of n values (in
 ** table order) followed by the strings they point to. *out is freed by the caller with free().
-** `blueprint` and `scene_path` name things in errors (scene_path NULL: values from the API,
+** `blueprint` and `scene` name things in errors (scene NULL: values from the API,
 ** errors then start "spawn:"). Keys listed in `extra_keys`
 ** (NULL-terminated, may be NULL) are accepted but skipped: the host handles them.
 */
 sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, const char *blueprint,
-                          const sn_scene_entity *e, const char *scene_path,
+                          const sn_scene_entity *e, const struct sn_scene *scene,
                           const char *const *extra_keys, sn_value **out, sn_error *err);
 
 /* For each of the n attributes, whether the entity gives it (host->attribute_given): a calloc'd

@@ -154,7 +154,7 @@ static inline const rs_actor *rs_ref_actor(const sn_rayscene *rs, uint32_t ref)
 static inline uint32_t rs_n_refs(const sn_rayscene *rs) { return (uint32_t)(rs->n_sact + rs->n_dact); }
 
 /* An actor's reflectivity: its own, or its tag's when it has none (< 0). */
-static inline double rs_refl(const sn_actor *a) { return a->reflectivity >= 0 ? a->reflectivity : sn_tag_reflectivity(a->tag); }
+static inline double rs_refl(const sn_actor *a) { return a->ph->reflectivity >= 0 ? a->ph->reflectivity : sn_tag_reflectivity(a->tag); }
 
 /* A hit into *h; its point's velocity from the actor's motion, v + w x (p - origin). struct_size
 ** says the velocity is there (see sensim/types.h). Written in place after zeroing *h: a hit

@@ -147,7 +147,7 @@ static bool has_mesh(const sn_actor *a)
 }
 
 /* Free-standing statics never move: they go into the static scene, built once. */
-static bool is_static(const sn_actor *a) { return a->kind == SN_ACTOR_STATIC && !a->parent && !a->body; }
+static bool is_static(const sn_actor *a) { return a->kind == SN_ACTOR_STATIC && !a->parent && !a->ph->body; }
 
 /* Actor a posed at alpha; a model's mesh (r->model) is left for the caller to pose. */
 static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_actor *r)
@@ -166,13 +166,13 @@ static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_ac
     r->model = (uint8_t)sn_model_of(w, a);
     r->mesh = r->model ? NULL : sn_mesh_get(a->shape);
     r->R = sn_mat3_from_quat(q);
-    r->centre = sn_v3_add(pos, sn_mat3_apply(&r->R, a->bbox.location));
-    r->ext = r->model ? sn_v3(1, 1, 1) : a->bbox.extent;
-    r->half = a->bbox.extent;
+    r->centre = sn_v3_add(pos, sn_mat3_apply(&r->R, a->ph->bbox.location));
+    r->ext = r->model ? sn_v3(1, 1, 1) : a->ph->bbox.extent;
+    r->half = a->ph->bbox.extent;
     r->open = false;
     /* box of the oriented box (it holds every unit mesh and model), a hair wider for float rounding */
     const double *m = r->R.m;
-    const sn_vec3 x = a->bbox.extent;
+    const sn_vec3 x = a->ph->bbox.extent;
     double e[3] = {x.x, x.y, x.z}, c[3] = {r->centre.x, r->centre.y, r->centre.z};
     for (int i = 0; i < 3; i++) {
         double h = fabs(m[3 * i]) * e[0] + fabs(m[3 * i + 1]) * e[1] + fabs(m[3 * i + 2]) * e[2];
@@ -347,13 +347,13 @@ static bool collect_planes(sn_rayscene *rs, const sn_world *w)
         const sn_actor *a = w->actors[i];
         if (a->kind == SN_ACTOR_SENSOR || a->shape != SN_SHAPE_PLANE)
             continue;
-        double l = sn_v3_len(a->plane_normal);
+        double l = sn_v3_len(a->ph->plane_normal);
         if (!(l > 0))
             continue;
         if (!sn_grow((void **)&rs->planes, &rs->cap_planes, rs->n_planes + 1, sizeof *rs->planes))
             return false;
         rs->planes[rs->n_planes++] = (rs_plane){a->id, a->parent, a->tag, (uint8_t)a->kind,
-                                                sn_v3_scale(a->plane_normal, 1 / l), a->plane_offset / l,
+                                                sn_v3_scale(a->ph->plane_normal, 1 / l), a->ph->plane_offset / l,
                                                 a->st.pos, a->st.vel, a->st.ang_vel, rs_refl(a)};
     }
     return true;

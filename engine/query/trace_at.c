@@ -13,7 +13,7 @@ static bool world_moved(const sn_world *w)
 {
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
-        if (a->kind == SN_ACTOR_SENSOR || a->shape == SN_SHAPE_NONE || (a->kind == SN_ACTOR_STATIC && !a->parent && !a->body))
+        if (a->kind == SN_ACTOR_SENSOR || a->shape == SN_SHAPE_NONE || (a->kind == SN_ACTOR_STATIC && !a->parent && !a->ph->body))
             continue;
         sn_vec3 p0, p1;
         sn_quat q0, q1;

@@ -23,7 +23,7 @@ static const double warm[3] = {1.0, 0.96, 0.86}; /* the beams' colour */
 
 double sn_lamp_glow(const sn_actor *a, sn_material mat)
 {
-    uint32_t s = a->kind == SN_ACTOR_VEHICLE ? a->light_state : 0;
+    uint32_t s = a->kind == SN_ACTOR_VEHICLE ? a->ph->light_state : 0;
     const uint32_t on = SN_LIGHT_POSITION | SN_LIGHT_LOW_BEAM | SN_LIGHT_HIGH_BEAM;
     if (mat == SN_MAT_HEADLAMP)
         return s & (SN_LIGHT_LOW_BEAM | SN_LIGHT_HIGH_BEAM) ? 2.0 : s & SN_LIGHT_POSITION ? 1.0 : 0;
@@ -44,17 +44,17 @@ static bool add_spot(sn_lamps *L, const sn_spot *s)
 static bool add_vehicle(sn_lamps *L, const sn_world *w, const sn_actor *a, double alpha, double night, sn_vec3 eye,
                         double far)
 {
-    bool high = a->light_state & SN_LIGHT_HIGH_BEAM;
-    if (!(a->light_state & (SN_LIGHT_LOW_BEAM | SN_LIGHT_HIGH_BEAM)))
+    bool high = a->ph->light_state & SN_LIGHT_HIGH_BEAM;
+    if (!(a->ph->light_state & (SN_LIGHT_LOW_BEAM | SN_LIGHT_HIGH_BEAM)))
         return true;
     double range = high ? HIGH_RANGE : LOW_RANGE;
     sn_vec3 pos;
     sn_quat q;
     sn_actor_pose_at(w, a, alpha, &pos, &q);
-    if (sn_v3_len(sn_v3_sub(pos, eye)) > far + range + sn_v3_len(a->bbox.extent))
+    if (sn_v3_len(sn_v3_sub(pos, eye)) > far + range + sn_v3_len(a->ph->bbox.extent))
         return true; /* lights nothing the camera sees */
     sn_mat3 R = sn_mat3_from_quat(q);
-    sn_vec3 e = a->bbox.extent, c = sn_v3_add(pos, sn_mat3_apply(&R, a->bbox.location));
+    sn_vec3 e = a->ph->bbox.extent, c = sn_v3_add(pos, sn_mat3_apply(&R, a->ph->bbox.location));
     sn_vec3 fwd = sn_mat3_col(&R, 0);
     /* low beams dip 1.5 degrees with a sharp cut-off above; high beams dip 0.5 and spread wider */
     double hl = hypot(fwd.x, fwd.y), el0 = atan2(fwd.z, hl) - (high ? 0.5 : 1.5) * DEG;
@@ -125,7 +125,7 @@ bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, 
         return true;
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
-        if (a->kind == SN_ACTOR_VEHICLE && a->light_state && !add_vehicle(L, w, a, alpha, night, eye, far))
+        if (a->kind == SN_ACTOR_VEHICLE && a->ph->light_state && !add_vehicle(L, w, a, alpha, night, eye, far))
             return false;
     }
     return !L->n || bin(L);

@@ -573,7 +573,7 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
     p->tag = a->tag;
     memcpy(p->color, a->color, 3);
     p->checker = a->checker;
-    p->checker_size = a->checker_size > 0 ? a->checker_size : 1.0;
+    p->checker_size = a->ph->checker_size > 0 ? a->ph->checker_size : 1.0;
     p->is_plane = a->shape == SN_SHAPE_PLANE;
     p->rot = t->rot;
     p->pos = t->pos;
@@ -604,8 +604,8 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
 /* A ground plane n.x = d: 1/depth along each pixel's ray is affine in the pixel. */
 static bool add_plane(sn_renderer *r, const sn_actor *a, const pose *t)
 {
-    sn_vec3 n = a->plane_normal;
-    double num = a->plane_offset - sn_v3_dot(n, r->eye);
+    sn_vec3 n = a->ph->plane_normal;
+    double num = a->ph->plane_offset - sn_v3_dot(n, r->eye);
     if (fabs(num) < 1e-9)
         return true; /* the eye lies in the plane: it is seen edge-on */
     sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
@@ -683,16 +683,16 @@ static bool add_parts(sn_renderer *r, const sn_actor *a, const pose *t, const sn
 static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_mesh *m, sn_vec3 ext, job **out)
 {
     const sn_mat3 ra = t->rot;
-    sn_vec3 centre = sn_v3_add(t->pos, sn_mat3_apply(&ra, a->bbox.location));
+    sn_vec3 centre = sn_v3_add(t->pos, sn_mat3_apply(&ra, a->ph->bbox.location));
     sn_vec3 cc = sn_mat3_apply_t(&r->R, sn_v3_sub(centre, r->eye));
     *out = NULL;
     /* the box's bounding sphere: every mesh lies inside the box */
-    if (sphere_culled(r, cc, sn_v3_len(a->bbox.extent)))
+    if (sphere_culled(r, cc, sn_v3_len(a->ph->bbox.extent)))
         return true;
     job *j = new_job(r);
     if (!j)
         return false;
-    j->inside = sphere_inside(r, cc, sn_v3_len(a->bbox.extent));
+    j->inside = sphere_inside(r, cc, sn_v3_len(a->ph->bbox.extent));
     j->v = m->v;
     /* camera-space columns of the scaled actor frame */
     j->cc = cc;
@@ -1246,7 +1246,7 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         sn_quat q;
         sn_actor_pose_at(w, a, alpha, &pos, &q);
         sn_mat3 ra = sn_mat3_from_quat(q);
-        sn_vec3 centre = sn_v3_add(pos, sn_mat3_apply(&ra, a->bbox.location)), ext = a->bbox.extent;
+        sn_vec3 centre = sn_v3_add(pos, sn_mat3_apply(&ra, a->ph->bbox.location)), ext = a->ph->bbox.extent;
         if (!sn_shadow_wants(r->shadow, centre, sn_v3_len(ext)))
             continue;
         if (!sn_grow((void **)&r->casters, &r->cap_casters, n + 1, sizeof *r->casters) ||
@@ -1370,7 +1370,7 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
         job *j;
         bool ok = a->shape == SN_SHAPE_PLANE ? add_plane(r, a, &t)
                   : model             ? add_model(r, a, &t, alpha, model)
-                  : m                 ? add_mesh(r, a, &t, m, a->bbox.extent, &j)
+                  : m                 ? add_mesh(r, a, &t, m, a->ph->bbox.extent, &j)
                                       : true;
         if (!ok)
             return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);

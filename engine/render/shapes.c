@@ -81,8 +81,8 @@ sn_model sn_model_of(const sn_world *w, const sn_actor *a)
 
 void sn_model_state_of(const sn_actor *a, double alpha, sn_model_state *s)
 {
-    s->ext = a->bbox.extent;
-    s->steer = a->steer_angle;
+    s->ext = a->ph->bbox.extent;
+    s->steer = a->ph->steer_angle;
     s->max_steer = a->kind == SN_ACTOR_VEHICLE ? a->mv->vp->max_steer : 0;
     s->travel = alpha >= 1 ? a->st.travel : a->st.prev_travel + (a->st.travel - a->st.prev_travel) * alpha;
     sn_vec3 v = alpha >= 1 ? a->st.vel : sn_v3_lerp(a->st.prev_vel, a->st.vel, alpha);

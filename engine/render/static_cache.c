@@ -9,7 +9,7 @@
 
 bool sn_static_is(const sn_actor *a)
 {
-    return a->kind == SN_ACTOR_STATIC && !a->parent && !a->body &&
+    return a->kind == SN_ACTOR_STATIC && !a->parent && !a->ph->body &&
            (a->shape == SN_SHAPE_BOX || a->shape == SN_SHAPE_SPHERE || a->shape == SN_SHAPE_CYLINDER);
 }
 
@@ -34,7 +34,7 @@ static bool add_actor(sn_static_cache *c, const sn_world *w, const sn_actor *a)
     sn_quat q;
     sn_actor_pose_at(w, a, 1.0, &pos, &q);
     sn_mat3 R = sn_mat3_from_quat(q);
-    sn_vec3 centre = sn_v3_add(pos, sn_mat3_apply(&R, a->bbox.location)), x = a->bbox.extent;
+    sn_vec3 centre = sn_v3_add(pos, sn_mat3_apply(&R, a->ph->bbox.location)), x = a->ph->bbox.extent;
     sn_static_obj *o = &c->objs[c->n_objs++];
     *o = (sn_static_obj){a, m, c->n_wv, c->n_wn, centre, sn_v3_len(x)};
     for (uint32_t k = 0; k < m->n_v; k++) {

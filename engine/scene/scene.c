@@ -23,25 +23,42 @@ typedef struct ctx {
     const char *path;
     sn_error *err;
     sn_strpool *pool; /* the scene's: entries' names, blueprints and attach_to */
+    const sn_scene *scene; /* its overrides, for positions in them */
 } ctx;
 
-sn_where sn_scene_where(const char *path, sn_srcpos pos)
+const char *sn_scene_set_of(const sn_scene *s, sn_srcpos pos)
+{
+    return pos.line == 0 && pos.col > 0 && (size_t)pos.col <= s->n_sets ? s->sets[pos.col - 1] : NULL;
+}
+
+sn_where sn_scene_where(const sn_scene *s, sn_srcpos pos)
 {
     sn_where w;
-    if (pos.set)
-        snprintf(w.s, sizeof w.s, "%s: --set %s", path, pos.set);
+    const char *set = sn_scene_set_of(s, pos), *path = s->path ? s->path : "";
+    if (set)
+        snprintf(w.s, sizeof w.s, "%s: --set %s", path, set);
     else
         snprintf(w.s, sizeof w.s, "%s:%d:%d", path, pos.line, pos.col);
     return w;
 }
 
-static sn_srcpos pos_of(const sn_ynode *n) { return (sn_srcpos){n->line, n->col, n->set}; }
+/* A node's position; a node of an override names it by its number (its `set` is one of the
+** scene's sets). */
+static sn_srcpos pos_of(const ctx *c, const sn_ynode *n)
+{
+    if (!n->set)
+        return (sn_srcpos){n->line, n->col};
+    for (size_t i = 0; i < c->scene->n_sets; i++)
+        if (c->scene->sets[i] == n->set)
+            return (sn_srcpos){0, (int)i + 1};
+    return (sn_srcpos){0, 0};
+}
 
 static sn_status at(ctx *c, const sn_ynode *n, const char *fmt, const char *a, const char *b)
 {
     char what[512];
     sn_format(what, sizeof what, fmt, a ? a : "", b ? b : "");
-    return sn_fail(c->err, SN_E_INVALID, "%s: %s", sn_scene_where(c->path, n ? pos_of(n) : (sn_srcpos){1, 1, NULL}).s,
+    return sn_fail(c->err, SN_E_INVALID, "%s: %s", sn_scene_where(c->scene, n ? pos_of(c, n) : (sn_srcpos){1, 1}).s,
                    what);
 }
 
@@ -216,8 +233,8 @@ static sn_status parse_attrs(ctx *c, const sn_ynode *n, sn_scene_entity *e)
         const sn_ynode *k = n->items[i], *v = n->items[i + 1];
         sn_scene_attr *a = &e->attrs[e->n_attrs++];
         a->key = sn_strdup(k->text);
-        a->key_pos = pos_of(k);
-        a->value_pos = pos_of(v);
+        a->key_pos = pos_of(c, k);
+        a->value_pos = pos_of(c, v);
         if (v->kind == SN_Y_SCALAR) {
             a->value = sn_strdup(v->text);
         } else if (v->kind == SN_Y_SEQ) {
@@ -340,7 +357,7 @@ static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
         st = parse_tm_knobs(c, n, "autopilot", &x->knobs);
     if (st)
         return st;
-    x->autopilot_pos = pos_of(n);
+    x->autopilot_pos = pos_of(c, n);
     const sn_ynode *r = sn_ynode_get(n, "route");
     if (r) {
         if ((st = expect(c, r, SN_Y_SEQ, "autopilot.route")))
@@ -385,7 +402,7 @@ static sn_status parse_calls(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     for (size_t i = 0; i < n->n; i++) {
         const sn_ynode *m = n->items[i];
         sn_scene_call *call = &x->calls[x->n_calls++];
-        call->pos = pos_of(m);
+        call->pos = pos_of(c, m);
         if ((st = expect(c, m, SN_Y_MAP, "a call")) || (st = check_keys(c, m, keys, "call")))
             return st;
         const sn_ynode *v = sn_ynode_get(m, "method");
@@ -427,7 +444,7 @@ static sn_status parse_save(ctx *c, const sn_ynode *n, sn_scene_entity *e)
         return st;
     if (!x)
         return sn_fail(c->err, SN_E_NOMEM, "out of memory");
-    x->save_pos = pos_of(n);
+    x->save_pos = pos_of(c, n);
     const sn_ynode *v = sn_ynode_get(n, "path");
     if (!v)
         return at(c, n, "save needs a 'path', e.g. \"front/%%06d.png\"", NULL, NULL);
@@ -489,16 +506,16 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         st = check_keys(c, n, sensor ? sensor_keys : actor_keys, what);
     if (st)
         return st;
-    e->pos = pos_of(n);
+    e->pos = pos_of(c, n);
     const sn_ynode *v;
     if (!(v = sn_ynode_get(n, "blueprint")))
         return at(c, n, "%s needs a 'blueprint'", what, NULL);
-    e->blueprint_pos = pos_of(v);
+    e->blueprint_pos = pos_of(c, v);
     if ((st = get_pooled(c, v, "blueprint", &e->blueprint)))
         return st;
     e->name_pos = e->pos;
     if ((v = sn_ynode_get(n, "name"))) {
-        e->name_pos = pos_of(v);
+        e->name_pos = pos_of(c, v);
         if ((st = get_pooled(c, v, "name", &e->name)))
             return st;
         if (!e->name[0])
@@ -516,7 +533,7 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     if ((v = sn_ynode_get(n, "attributes")) && (st = parse_attrs(c, v, e)))
         return st;
     if ((v = sn_ynode_get(n, "attach_to"))) {
-        e->attach_pos = pos_of(v);
+        e->attach_pos = pos_of(c, v);
         if ((st = get_pooled(c, v, "attach_to", &e->attach_to)))
             return st;
     }
@@ -692,7 +709,7 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         return st;
     const sn_ynode *v;
     if ((v = sn_ynode_get(n, "fixed_delta_seconds"))) {
-        s->dt_pos = pos_of(v);
+        s->dt_pos = pos_of(c, v);
         if ((st = get_number(c, v, "fixed_delta_seconds", &s->fixed_delta_seconds)))
             return st;
         if (!(s->fixed_delta_seconds >= SN_LIMIT_DT_MIN && s->fixed_delta_seconds <= 1))
@@ -785,7 +802,7 @@ static sn_status parse_recorder(ctx *c, const sn_ynode *n, sn_scene *s)
     const sn_ynode *v = sn_ynode_get(n, "file");
     if (!v)
         return at(c, n, "recorder needs a file: recorder: {file: run.sensimrec}", NULL, NULL);
-    s->recorder_pos = pos_of(n);
+    s->recorder_pos = pos_of(c, n);
     if ((st = get_string(c, v, "recorder.file", &s->recorder_file)))
         return st;
     if (!s->recorder_file[0])
@@ -805,7 +822,7 @@ static sn_status parse_map(ctx *c, const sn_ynode *n, sn_scene *s)
     sn_status st = get_string(c, n, "map", &text);
     if (st)
         return st;
-    s->map_pos = pos_of(n);
+    s->map_pos = pos_of(c, n);
     if (!text[0] || text[0] == '/' || !strchr(c->path, '/')) {
         if (text[0])
             s->map_path = text;
@@ -839,7 +856,7 @@ static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
         return st;
     sn_scene_traffic *t = &s->traffic;
     t->present = true;
-    t->pos = pos_of(n);
+    t->pos = pos_of(c, n);
     const sn_ynode *v;
     uint64_t u;
     if ((v = sn_ynode_get(n, "vehicles"))) {
@@ -864,7 +881,7 @@ static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
     if ((v = sn_ynode_get(n, "blueprint"))) {
         if ((st = get_string(c, v, "traffic.blueprint", &t->blueprint)))
             return st;
-        t->blueprint_pos = pos_of(v);
+        t->blueprint_pos = pos_of(c, v);
     }
     return SN_OK;
 }
@@ -895,12 +912,12 @@ static sn_status check_names(ctx *c, sn_scene *s)
             sn_scene_entity *b = entity_at(s, set[h] - 1);
             if (strcmp(a->name, b->name) == 0) {
                 char first[SN_ERROR_MAX];
-                if (b->name_pos.set)
-                    snprintf(first, sizeof first, "--set %s", b->name_pos.set);
+                if (sn_scene_set_of(c->scene, b->name_pos))
+                    snprintf(first, sizeof first, "--set %s", sn_scene_set_of(c->scene, b->name_pos));
                 else
                     snprintf(first, sizeof first, "line %d", b->name_pos.line);
                 st = sn_fail(c->err, SN_E_INVALID, "%s: name '%s' is already used at %s; names must be unique",
-                             sn_scene_where(c->path, a->name_pos).s, a->name, first);
+                             sn_scene_where(c->scene, a->name_pos).s, a->name, first);
                 break;
             }
         }
@@ -945,7 +962,7 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         return st;
     for (size_t i = 0; i < s->n_sets && !st; i++)
         st = sn_ydoc_override(&doc, path, s->sets[i], err);
-    ctx c = {path, err, &s->strings};
+    ctx c = {path, err, &s->strings, s};
     static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", "traffic", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!st && !root)

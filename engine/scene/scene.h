@@ -9,17 +9,21 @@
 
 #include <sensim/sensim.h>
 
-/* Where something was written, for messages. */
+/* Where something was written, for messages: a line and column of the scene file, or, with
+** line 0, the override numbered col (from 1) in sn_scene.sets that it came from. 8 bytes, not
+** 16 with a pointer to the override: a scene entry keeps four, and a city has 10 000 entries. */
 typedef struct sn_srcpos {
     int line, col;
-    const char *set; /* NULL: in the file; else the "PATH=VALUE" of the --set it came from */
 } sn_srcpos;
 
 /* "file:line:col", or "file: --set PATH=VALUE" for a value that came from an override. */
 typedef struct sn_where {
     char s[SN_ERROR_MAX];
 } sn_where;
-sn_where sn_scene_where(const char *path, sn_srcpos pos);
+struct sn_scene;
+sn_where sn_scene_where(const struct sn_scene *s, sn_srcpos pos);
+/* The "PATH=VALUE" of the override a position is in, NULL for a position in the file. */
+const char *sn_scene_set_of(const struct sn_scene *s, sn_srcpos pos);
 
 typedef struct sn_scene_attr {
     char *key;

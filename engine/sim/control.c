@@ -293,7 +293,7 @@ sn_status sn_engine_apply_control(sn_engine *e, uint32_t id, const sn_vehicle_co
     }
     if (!ok)
         return sn_fail(err, SN_E_RANGE, "apply_control: throttle and brake must be in [0, 1], steer in [-1, 1]");
-    a->control = *c;
+    a->ph->control = *c;
     a->has_autopilot = false;
     return SN_OK;
 }
@@ -315,7 +315,7 @@ sn_status sn_engine_set_vehicle_light_state(sn_engine *e, uint32_t id, uint32_t 
     sn_actor *a = light_vehicle(e, "set_light_state", id, err);
     if (!a)
         return err->status;
-    a->light_state = state;
+    a->ph->light_state = state;
     return SN_OK;
 }
 
@@ -327,7 +327,7 @@ sn_status sn_engine_get_vehicle_light_state(const sn_engine *e, uint32_t id, uin
     sn_actor *a = light_vehicle(e, "get_light_state", id, err);
     if (!a)
         return err->status;
-    *state = a->light_state;
+    *state = a->ph->light_state;
     return SN_OK;
 }
 
@@ -357,7 +357,7 @@ sn_status sn_engine_set_transform(sn_engine *e, uint32_t id, const sn_transform 
     sn_actor *a = live_actor(e, "set_transform", id, err);
     if (!a || check_transform("set_transform", t, err))
         return err->status;
-    if (a->kind == SN_ACTOR_STATIC && !(a->parent && !a->geom))
+    if (a->kind == SN_ACTOR_STATIC && !(a->parent && !a->ph->geom))
         return sn_fail(err, SN_E_INVALID, "set_transform: '%s' (%s) is static: static props never move",
                        a->name, a->type_id);
     if (a->parent) {
@@ -375,7 +375,7 @@ sn_status sn_engine_set_velocity(sn_engine *e, uint32_t id, sn_vec3 v, sn_vec3 w
     sn_actor *a = live_actor(e, "set_velocity", id, err);
     if (!a)
         return err->status;
-    if (!a->body)
+    if (!a->ph->body)
         return sn_fail(err, SN_E_INVALID, "set_velocity: '%s' (%s) has no body: only vehicles and walkers move",
                        a->name, a->type_id);
     if (!finite3(v) || !finite3(w) || sn_v3_len(v) > MAX_SPEED || sn_v3_len(w) > MAX_SPIN)
@@ -393,7 +393,7 @@ sn_status sn_engine_set_simulate_physics(sn_engine *e, uint32_t id, bool on, sn_
     sn_actor *a = live_actor(e, "set_simulate_physics", id, err);
     if (!a)
         return err->status;
-    if (!a->body)
+    if (!a->ph->body)
         return sn_fail(err, SN_E_INVALID, "set_simulate_physics: '%s' (%s) has no body: only vehicles and walkers "
                        "simulate physics", a->name, a->type_id);
     if (!sn_world_set_drive(&e->world, a, on ? SN_DRIVE_PHYSICS : SN_DRIVE_KINEMATIC))
@@ -407,7 +407,7 @@ sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const sn_tra
     sn_actor *a = live_actor(e, "set_target_transform", id, err);
     if (!a || check_transform("set_target_transform", t, err))
         return err->status;
-    if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
+    if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC)
         return sn_fail(err, SN_E_STATE, "set_target_transform: '%s' (%s) is not kinematic; call "
                        "sn_engine_set_simulate_physics(e, %u, false) first", a->name, a->type_id, id);
     double speed = sn_v3_len(sn_v3_sub(t->location, a->st.pos)) / e->clock.dt;

@@ -190,13 +190,13 @@ static sn_status check_save_paths(sn_engine *e, sn_error *err)
             snprintf(name, sizeof name, "%.*s", (int)(n - 8), a->save_path);
             if (sn_strmap_get(&e->sensor_names, name))
                 return sn_fail(err, SN_E_INVALID, "%s: save path '%s' goes inside '%s.msgpack', the stream of sensor "
-                               "'%s'", sn_scene_where(sc->path, a->save_pos).s, a->save_path, name, name);
+                               "'%s'", sn_scene_where(sc, a->save_pos).s, a->save_path, name, name);
         }
         for (uint32_t j = 0; j < i; j++) {
             const sn_scene_more *b = sn_scene_more_of(&sc->sensors[j]);
             if (b->save_path && sn_image_patterns_may_collide(a->save_path, b->save_path))
                 return sn_fail(err, SN_E_INVALID, "%s: save path '%s' may name the same files as sensor '%s' ('%s'); "
-                               "give each camera its own folder or name", sn_scene_where(sc->path, a->save_pos).s,
+                               "give each camera its own folder or name", sn_scene_where(sc, a->save_pos).s,
                                a->save_path, sc->sensors[j].name, b->save_path);
         }
     }
@@ -219,13 +219,13 @@ static sn_status check_attachments(sn_engine *e, sn_error *err)
             for (uint32_t k = 0; k < depth; k++)
                 if (chain[k] == p)
                     return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' forms a cycle (an actor ends up attached to "
-                                   "itself)", sn_scene_where(sc->path, ent->attach_pos).s, ent->attach_to);
+                                   "itself)", sn_scene_where(sc, ent->attach_pos).s, ent->attach_to);
             if (p == ent)
                 return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' forms a cycle (an actor ends up attached to "
-                               "itself)", sn_scene_where(sc->path, ent->attach_pos).s, ent->attach_to);
+                               "itself)", sn_scene_where(sc, ent->attach_pos).s, ent->attach_to);
             if (depth == SN_LIMIT_ATTACH_DEPTH)
                 return sn_fail(err, SN_E_RANGE, "%s: attachment chain deeper than the limit of %u parents "
-                               "(SN_LIMIT_ATTACH_DEPTH)", sn_scene_where(sc->path, ent->attach_pos).s,
+                               "(SN_LIMIT_ATTACH_DEPTH)", sn_scene_where(sc, ent->attach_pos).s,
                                SN_LIMIT_ATTACH_DEPTH);
             chain[depth] = p;
         }
@@ -235,7 +235,6 @@ static sn_status check_attachments(sn_engine *e, sn_error *err)
 
 static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entity *ent, sn_error *err)
 {
-    const char *path = e->scene.path;
     const sn_scene_more *x = sn_scene_more_of(ent);
     s->engine = e;
     s->entity = ent;
@@ -246,12 +245,12 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     if (!s->bp || s->bp->kind != SN_ACTOR_SENSOR) {
         char hint[800];
         return sn_fail(err, SN_E_INVALID, "%s: unknown sensor blueprint '%s' (see `sensim blueprints`; %s)",
-                       sn_scene_where(path, ent->blueprint_pos).s, ent->blueprint,
+                       sn_scene_where(&e->scene, ent->blueprint_pos).s, ent->blueprint,
                        sn_library_unknown_hint(&e->lib, hint, sizeof hint));
     }
     s->cls = s->bp->cls;
     static const char *const host_keys[] = {"role_name", NULL};
-    sn_status st = sn_attr_resolve(s->bp->attrs, s->bp->n_attrs, s->bp->stride, s->bp->id, ent, path, host_keys,
+    sn_status st = sn_attr_resolve(s->bp->attrs, s->bp->n_attrs, s->bp->stride, s->bp->id, ent, &e->scene, host_keys,
                                    &s->values, err);
     if (st)
         return st;
@@ -263,30 +262,30 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     if (x->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0 && strcmp(s->bp->id, "sensor.lidar.ray_cast") != 0 &&
         strcmp(s->bp->id, "sensor.lidar.ray_cast_semantic") != 0 && strcmp(s->bp->id, "sensor.other.radar") != 0)
         return sn_fail(err, SN_E_INVALID, "%s: 'save' writes camera images and lidar or radar views; %s is none of them",
-                       sn_scene_where(path, x->save_pos).s, s->bp->id);
+                       sn_scene_where(&e->scene, x->save_pos).s, s->bp->id);
     sn_image_format fmt;
     sn_converter conv = SN_CONV_RAW;
     char why[320];
     if (x->save_path && sn_image_format_of(x->save_path, &fmt) && sn_converter_parse(x->save_converter, &conv) &&
         !sn_image_format_fits(fmt, s->bp->id, conv, why, sizeof why)) /* .pgm and .pfm hold some cameras only */
-        return sn_fail(err, SN_E_INVALID, "%s: save: %s", sn_scene_where(path, x->save_pos).s, why);
+        return sn_fail(err, SN_E_INVALID, "%s: save: %s", sn_scene_where(&e->scene, x->save_pos).s, why);
     int i = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "sensor_tick");
     if (i >= 0) {
         double tick = s->values[i].type == SN_ATTR_INT ? (double)s->values[i].i : s->values[i].f;
         if (!(tick >= 0 && tick <= SN_SENSOR_TICK_MAX)) /* before the cast to nanoseconds */
             return sn_fail(err, SN_E_INVALID, "%s: sensor_tick must be within [0, 1e9] seconds",
-                           sn_scene_where(path, ent->pos).s);
+                           sn_scene_where(&e->scene, ent->pos).s);
         s->tick_ns = llround(tick * 1e9);
     }
-    if ((st = sn_sensor_budget(e, s, sn_scene_where(path, ent->pos).s, err)))
+    if ((st = sn_sensor_budget(e, s, sn_scene_where(&e->scene, ent->pos).s, err)))
         return st;
     for (uint32_t c = 0; c < x->n_calls; c++) {
         const sn_scene_call *call = &x->calls[c];
         char why[256];
         if (sn_class_check_call(s->cls, call->method, call->n_args, (const char *const *)call->args, why, sizeof why))
-            return sn_fail(err, SN_E_INVALID, "%s: %s", sn_scene_where(path, call->pos).s, why);
+            return sn_fail(err, SN_E_INVALID, "%s: %s", sn_scene_where(&e->scene, call->pos).s, why);
         if (c && x->calls[c].at < x->calls[c - 1].at)
-            return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(path, x->calls[c].pos).s);
+            return sn_fail(err, SN_E_INVALID, "%s: calls must be listed in time order", sn_scene_where(&e->scene, x->calls[c].pos).s);
     }
     sn_rng_seed(&s->rng, sn_noise_sensor_seed(e->seed, ent->name));
     return SN_OK;
@@ -306,8 +305,8 @@ static sn_status load_map(sn_engine *e, sn_error *err)
         sn_error merr = {0};
         e->map = sn_map_open(sc->map_path, &merr);
         if (!e->map)
-            return sn_fail(err, merr.status ? merr.status : SN_E_INVALID, "%s:%d:%d: map: %s", sc->path,
-                           sc->map_pos.line, sc->map_pos.col, merr.msg);
+            return sn_fail(err, merr.status ? merr.status : SN_E_INVALID, "%s: map: %s",
+                           sn_scene_where(sc, sc->map_pos).s, merr.msg);
         for (size_t i = 0; sn_map_warning(e->map, i); i++) {
             if (e->opts.log)
                 e->opts.log(SN_LOG_WARN, sn_map_warning(e->map, i), e->opts.log_user);
@@ -368,7 +367,7 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         const sn_scene_entity *ent = i < sc->n_actors ? &sc->actors[i] : &sc->sensors[i - sc->n_actors];
         if (ent->attach_to && !scene_actor(e, ent->attach_to) && !e->replay) /* replay: recorded names */
             return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no actor of this scene",
-                           sn_scene_where(sc->path, ent->attach_pos).s, ent->attach_to);
+                           sn_scene_where(sc, ent->attach_pos).s, ent->attach_to);
     }
     if (!e->replay && (st = check_attachments(e, err)))
         return st;
@@ -389,7 +388,7 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         const sn_blueprint *bp = sn_library_find(&e->lib, sc->actors[i].blueprint);
         if (!e->actors[i].spawned && (!bp || bp->kind == SN_ACTOR_SENSOR))
             return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`)",
-                           sn_scene_where(sc->path, sc->actors[i].blueprint_pos).s,
+                           sn_scene_where(sc, sc->actors[i].blueprint_pos).s,
                            sc->actors[i].blueprint);
     }
     return SN_OK;

@@ -286,7 +286,7 @@ static sn_status h_sensor_kinematics(sn_ctx *c, sn_kinematics *out)
     }
     /* The rigid body it rides on: up through attached props to the first actor that moves. */
     const sn_actor *p = a;
-    while (p->parent && !p->body) {
+    while (p->parent && !p->ph->body) {
         const sn_actor *q = sn_world_find(w, p->parent);
         if (!q)
             break;

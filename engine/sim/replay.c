@@ -191,7 +191,7 @@ static sn_status spawn_one(sn_engine *e, sn_replay *rp, const sn_log_add *a, con
     if (!map_put(rp, a->id, live, physics))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     sn_actor *act = sn_world_find(&e->world, live);
-    if (act && act->body && !physics && (st = sn_engine_set_simulate_physics(e, live, false, err)))
+    if (act && act->ph->body && !physics && (st = sn_engine_set_simulate_physics(e, live, false, err)))
         return st;
     return SN_OK;
 }
@@ -224,8 +224,8 @@ static sn_status apply_events(sn_engine *e, sn_replay *rp, const sn_log_frame *f
             id_map *m = map_find(rp, f->vehicles[i].id);
             sn_actor *a = m && !m->physics ? sn_world_find(&e->world, m->live) : NULL;
             if (a && a->kind == SN_ACTOR_VEHICLE) {
-                a->steer_angle = f->vehicles[i].wheel_steer_angle * SN_DEG;
-                a->light_state = f->vehicles[i].light_state;
+                a->ph->steer_angle = f->vehicles[i].wheel_steer_angle * SN_DEG;
+                a->ph->light_state = f->vehicles[i].light_state;
             }
         }
     /* The recorded weather, when it differs from the world's (recordings before format 1.2 have none). */
@@ -338,7 +338,7 @@ sn_status sn_replay_before_step(sn_engine *e, sn_error *err)
     for (size_t i = 0; i < rp->n_map; i++) {
         const id_map *m = &rp->map[i];
         sn_actor *a = m->physics ? NULL : sn_world_find(&e->world, m->live);
-        if (!a || !a->body || a->drive != SN_DRIVE_KINEMATIC)
+        if (!a || !a->ph->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         sn_transform tf;
         if (!pose_at(rp, m->rec, tau, &tf))
@@ -363,7 +363,7 @@ sn_status sn_replay_before_step(sn_engine *e, sn_error *err)
         id_map *m = map_find(rp, rp->cur.ctl[i].id);
         sn_actor *a = m && !m->physics ? sn_world_find(&e->world, m->live) : NULL;
         if (a && a->kind == SN_ACTOR_VEHICLE)
-            a->control = rp->cur.ctl[i].control; /* shown to sensors; a kinematic vehicle ignores it */
+            a->ph->control = rp->cur.ctl[i].control; /* shown to sensors; a kinematic vehicle ignores it */
     }
     return SN_OK;
 }
@@ -378,7 +378,7 @@ void sn_replay_after_advance(sn_engine *e)
     for (size_t i = 0; i < rp->n_map; i++) {
         const id_map *m = &rp->map[i];
         sn_actor *a = m->physics ? NULL : sn_world_find(&e->world, m->live);
-        const sn_log_kinematics *k = a && a->body ? kin_of(&rp->cur, m->rec) : NULL;
+        const sn_log_kinematics *k = a && a->ph->body ? kin_of(&rp->cur, m->rec) : NULL;
         if (!k)
             continue;
         sn_vec3 v = k->velocity, w = k->angular_velocity;
@@ -494,11 +494,11 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
         const id_map *m = &rp->map[i];
         const sn_log_kinematics *k = kin_of(&rp->cur, m->rec);
         sn_actor *a = sn_world_find(&e->world, m->live);
-        if (k && a && a->body)
+        if (k && a && a->ph->body)
             sn_world_set_velocity(&e->world, a, k->velocity, sn_v3_scale(k->angular_velocity, SN_DEG));
         for (uint32_t c = 0; c < rp->cur.n_ctl && a && a->kind == SN_ACTOR_VEHICLE; c++)
             if (rp->cur.ctl[c].id == m->rec)
-                a->control = rp->cur.ctl[c].control;
+                a->ph->control = rp->cur.ctl[c].control;
     }
     return SN_OK;
 }

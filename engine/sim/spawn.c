@@ -45,7 +45,7 @@ static void attr_where(const struct sn_engine *e, const sn_scene_entity *ent, co
     for (uint32_t i = 0; i < ent->n_attrs; i++)
         if (strcmp(ent->attrs[i].key, key) == 0)
             pos = ent->attrs[i].value_pos;
-    sn_format(buf, n, "%s", sn_scene_where(e->scene.path, pos).s);
+    sn_format(buf, n, "%s", sn_scene_where(&e->scene, pos).s);
 }
 
 static sn_status parse_extent(const struct sn_engine *e, const sn_spawn_desc *d, const char *text, sn_vec3 *out,
@@ -79,7 +79,7 @@ bad:;
 static void desc_where(const struct sn_engine *e, const sn_spawn_desc *d, char *buf, size_t n)
 {
     if (d->src)
-        sn_format(buf, n, "%s", sn_scene_where(e->scene.path, d->src->pos).s);
+        sn_format(buf, n, "%s", sn_scene_where(&e->scene, d->src->pos).s);
     else
         snprintf(buf, n, "spawn '%s'", d->bp->id);
 }
@@ -158,6 +158,8 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     sn_value *values = d->values;
     d->values = NULL;
     sn_status st = sn_spawn_check(e, d, err);
+    if (!st && bp->kind == SN_ACTOR_SENSOR) /* sensors have no shape part to write (sn_spawn_sensor) */
+        st = sn_fail(err, SN_E_INVALID, "'%s' is a sensor blueprint: spawn it as a sensor", bp->id);
     if (st) {
         free(values);
         return st;
@@ -182,7 +184,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     if ((v = val(d, "color")))
         memcpy(a->color, v->rgb, 3);
     a->checker = (v = val(d, "texture")) && v->i == 1;
-    a->checker_size = (v = val(d, "checker_size")) ? v->f : 1.0;
+    a->ph->checker_size = (v = val(d, "checker_size")) ? v->f : 1.0;
     const char *tag = (v = val(d, "semantic_tag")) ? v->s : "0";
     char where[600];
     if (!sn_tag_parse(tag, &a->tag)) {
@@ -194,32 +196,32 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     /* Reflectivity: a negative value (the default) takes the tag's; the resolved value is what
     ** the actor keeps, so actor_attribute and a recording's spawn say what rays report. */
     int ri = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "reflectivity");
-    a->reflectivity = ri >= 0 && values[ri].f >= 0 ? values[ri].f : sn_tag_reflectivity(a->tag);
+    a->ph->reflectivity = ri >= 0 && values[ri].f >= 0 ? values[ri].f : sn_tag_reflectivity(a->tag);
     if (ri >= 0)
-        values[ri].f = a->reflectivity;
+        values[ri].f = a->ph->reflectivity;
     /* The values are final: share them with actors of equal ones, but for traffic lights,
     ** whose `state` follows the light (lights.c). */
     a->n_values = bp->n_attrs;
     if (strcmp(bp->id, "traffic.traffic_light") != 0)
         a->values = d->values = values = sn_vshare_take(&e->world.vshare, values, bp->n_attrs, &a->values_shared);
-    if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->bbox.extent, err)))
+    if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->ph->bbox.extent, err)))
         goto fail;
     if (bp->shape == SN_SHAPE_SPHERE) {
         double r = val(d, "radius")->f;
-        a->bbox.extent = sn_v3(r, r, r);
+        a->ph->bbox.extent = sn_v3(r, r, r);
     } else if (bp->shape == SN_SHAPE_CYLINDER) {
         double r = val(d, "radius")->f;
-        a->bbox.extent = sn_v3(r, r, val(d, "height")->f / 2);
+        a->ph->bbox.extent = sn_v3(r, r, val(d, "height")->f / 2);
     } else if (bp->shape == SN_SHAPE_PLANE) {
-        a->bbox.extent = sn_v3(1000, 1000, 0);
+        a->ph->bbox.extent = sn_v3(1000, 1000, 0);
     }
     if ((v = val(d, "mass")))
-        a->mass = v->f;
+        a->ph->mass = v->f;
     if (bp->kind == SN_ACTOR_VEHICLE) {
         sn_vehicle_params vp = {0}, *p = &vp; /* zeroed: compared byte by byte (sn_blobs_intern) */
-        const sn_vec3 ex = a->bbox.extent;
+        const sn_vec3 ex = a->ph->bbox.extent;
         /* CARLA's vehicle origin: the centre of the bottom face of the box. */
-        a->bbox.location = sn_v3(0, 0, ex.z);
+        a->ph->bbox.location = sn_v3(0, 0, ex.z);
         double cg = val(d, "center_of_mass_height")->f;
         if (cg >= 2 * ex.z) {
             attr_where(e, d->src, "center_of_mass_height", where, sizeof where);
@@ -227,19 +229,19 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
                          "top of the box (%g m)", where, bp->id, cg, 2 * ex.z);
             goto fail;
         }
-        a->com = sn_v3(0, 0, cg);
+        a->ph->com = sn_v3(0, 0, cg);
         p->max_power = val(d, "max_power")->f;
         p->max_steer = val(d, "max_steer_angle")->f * SN_DEG;
-        p->max_force = a->mass * 4.0; /* about 0.4 g off the line */
+        p->max_force = a->ph->mass * 4.0; /* about 0.4 g off the line */
         p->drag_area = 0.35 * (2 * ex.y) * (2 * ex.z);
         p->wheelbase = 1.2 * ex.x;
         p->track = 1.7 * ex.y;
         p->clearance = fmin(0.3, 0.4 * ex.z);
         p->rest_compression = 0.1; /* static sag: 1.6 Hz ride */
         p->ray_length = p->clearance + p->rest_compression;
-        p->static_load = a->mass * -e->world.gravity.z / 4;
+        p->static_load = a->ph->mass * -e->world.gravity.z / 4;
         p->spring_k = p->static_load / p->rest_compression;
-        p->damper_c = 2 * 0.5 * sqrt(p->spring_k * a->mass / 4);
+        p->damper_c = 2 * 0.5 * sqrt(p->spring_k * a->ph->mass / 4);
         /* Roll: springs plus a front anti-roll bar of 0.2 spring rates, tyre forces 5 cm
         ** above the contact: a sedan rolls about 4 deg/g, a truck tips near t / 2h. */
         p->arb_front = 0.2 * p->spring_k;
@@ -301,40 +303,39 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
 {
     const sn_scene_entity *ent = pa->entity;
     const sn_scene_more *x = sn_scene_more_of(ent);
-    const char *path = e->scene.path;
     const sn_blueprint *bp = sn_library_find(&e->lib, ent->blueprint);
     if (!bp || bp->kind == SN_ACTOR_SENSOR)
         return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`; "
-                       "sensors go under 'sensors:')", sn_scene_where(path, ent->blueprint_pos).s,
+                       "sensors go under 'sensors:')", sn_scene_where(&e->scene, ent->blueprint_pos).s,
                        ent->blueprint);
     if (x->has_light_state && bp->kind != SN_ACTOR_VEHICLE)
         return sn_fail(err, SN_E_INVALID, "%s: light_state needs a vehicle.* blueprint, not '%s'",
-                       sn_scene_where(path, ent->pos).s, bp->id);
+                       sn_scene_where(&e->scene, ent->pos).s, bp->id);
     if ((ent->has_control || x->has_velocity || x->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
         return sn_fail(err, SN_E_INVALID, "%s: '%s' is static: velocity, control and autopilot need a "
-                       "vehicle.* or walker.* blueprint", sn_scene_where(path, ent->pos).s, bp->id);
+                       "vehicle.* or walker.* blueprint", sn_scene_where(&e->scene, ent->pos).s, bp->id);
     sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent, .name_kept = true};
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
-            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(path, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
+            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(&e->scene, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
         d.parent = p->id;
         if (bp->kind != SN_ACTOR_STATIC)
             return sn_fail(err, SN_E_INVALID, "%s: only static props and sensors can be attached; '%s' is a %s",
-                           sn_scene_where(path, ent->attach_pos).s, ent->name ? ent->name : bp->id, bp->id);
+                           sn_scene_where(&e->scene, ent->attach_pos).s, ent->name ? ent->name : bp->id, bp->id);
     }
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, ent, path, NULL, &d.values, err);
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, ent, &e->scene, NULL, &d.values, err);
     if (st)
         return st;
     sn_actor *a;
     if ((st = sn_spawn_actor(e, &d, &a, err)))
         return st;
-    if (x->has_velocity && a->body)
+    if (x->has_velocity && a->ph->body)
         sn_world_set_velocity(&e->world, a, x->velocity, sn_v3(0, 0, 0));
     if (bp->kind == SN_ACTOR_VEHICLE) /* the controls share their room with a plane's equation */
-        a->light_state = x->light_state;
+        a->ph->light_state = x->light_state;
     if (ent->has_control) {
-        a->control = ent->control;
+        a->ph->control = ent->control;
         if (bp->kind == SN_ACTOR_WALKER) {
             a->mv->walk_dir = x->walk_direction;
             if (x->walk_speed >= 0) /* else the blueprint's speed */
@@ -345,7 +346,7 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
         st = sn_mapdrive_start(e, a, &x->knobs, x->target_speed, e->seed ^ sn_hash_str(ent->name ? ent->name : ""),
                                err);
         if (st) {
-            sn_error_prefix(err, sn_scene_where(path, x->autopilot_pos).s);
+            sn_error_prefix(err, sn_scene_where(&e->scene, x->autopilot_pos).s);
             sn_destroy_actor(e, a->id);
             return st;
         }
@@ -428,7 +429,7 @@ sn_status sn_spawn_scene_sensor(struct sn_engine *e, sn_sensor *s, sn_error *err
     if (ent->attach_to) {
         const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
         if (!p || p->kind == SN_ACTOR_SENSOR)
-            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(e->scene.path, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
+            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(&e->scene, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
         d.parent = p->id;
     }
     return sn_spawn_sensor(e, s, &d, err);

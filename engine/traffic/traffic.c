@@ -271,7 +271,7 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
     const double reach = half_width + 3.0; /* a truck's half length beside the path */
     int64_t cx0 = cell_of(lo_x - reach), cx1 = cell_of(hi_x + reach), cy0 = cell_of(lo_y - reach), cy1 = cell_of(hi_y + reach);
     bool found = false;
-    const double front = self->bbox.extent.x;
+    const double front = self->ph->bbox.extent.x;
     for (int64_t cx = cx0; cx <= cx1; cx++) {
         /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
         uint64_t k0 = key_of(cx, cy0), k1 = key_of(cx, cy1);
@@ -304,7 +304,7 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
             if (!isfinite(best) || s_at <= 0)
                 continue; /* beside or behind us */
             sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
-            const sn_vec3 ex = b->a->bbox.extent;
+            const sn_vec3 ex = b->a->ph->bbox.extent;
             double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
             double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
             if (sqrt(best) - ext_lat > half_width)
@@ -337,7 +337,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     double along0 = 0;
     if (!advance_path(md, pos, &along0)) {
         if (!relocate(m, md, pos)) {
-            a->control = (sn_vehicle_control){.brake = 1.0};
+            a->ph->control = (sn_vehicle_control){.brake = 1.0};
             return;
         }
         along0 = 0;
@@ -352,7 +352,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         pts[i] = md->path[i].transform.location;
         along[i] = along[i - 1] + dist2d(pts[i - 1], pts[i]);
     }
-    const double front = a->bbox.extent.x;
+    const double front = a->ph->bbox.extent.x;
 
     /* Steering: pure pursuit from the rear axle to the point `look` metres ahead. */
     double look = clampd(3.0 + 0.5 * fabs(v), 4.0, 12.0);
@@ -429,7 +429,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     while (np < md->n && (np == 0 || along[np - 1] < horizon))
         np++;
     double gap = 0, v_lead = 0;
-    if (leader(e, a, pts, along, np, a->bbox.extent.y + 0.35, &gap, &v_lead)) {
+    if (leader(e, a, pts, along, np, a->ph->bbox.extent.y + 0.35, &gap, &v_lead)) {
         double free = gap - md->gap;
         vt = fmin(vt, approach(free, v_lead));
         /* Junctions: do not enter one whose exit the leader blocks (CARLA TM's junction check). */
@@ -466,7 +466,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         md->speed_integral = clampd(md->speed_integral + err * dt, -5, 5);
         c.throttle = clampd(0.5 * err + 0.1 * md->speed_integral + 0.05, 0, 1);
     }
-    a->control = c;
+    a->ph->control = c;
 }
 
 #define CW_REACH 1.5     /* m: a walker this near a crosswalk's end decides whether to cross */

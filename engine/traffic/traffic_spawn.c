@@ -99,7 +99,7 @@ static sn_status spawn_at(sn_engine *e, const sn_blueprint *bp, const sn_transfo
             *err = (sn_error){0};
             continue;
         }
-        snprintf(where, sizeof where, "%s: traffic", sn_scene_where(e->scene.path, t->pos).s);
+        snprintf(where, sizeof where, "%s: traffic", sn_scene_where(&e->scene, t->pos).s);
         if (!st)
             st = sn_mapdrive_start(e, a, &t->knobs, -1, seed ^ (0x9e3779b97f4a7c15ull * (a->id + 1)), err);
         if (st) {
@@ -124,7 +124,7 @@ sn_status sn_traffic_spawn(sn_engine *e, sn_error *err)
     const sn_scene_traffic *t = &e->scene.traffic;
     if (!t->present || (!t->vehicles && !t->walkers))
         return SN_OK;
-    const sn_where wh = sn_scene_where(e->scene.path, t->pos);
+    const sn_where wh = sn_scene_where(&e->scene, t->pos);
     const char *where = wh.s;
     if (!e->map)
         return sn_fail(err, SN_E_INVALID, "%s: traffic drives on a map, and the scene has none (map: FILE.xodr)", where);
@@ -132,7 +132,7 @@ sn_status sn_traffic_spawn(sn_engine *e, sn_error *err)
     const sn_blueprint *vbp = sn_library_find(&e->lib, vid), *wbp = sn_library_find(&e->lib, "walker.pedestrian");
     if (!vbp || vbp->kind != SN_ACTOR_VEHICLE)
         return sn_fail(err, SN_E_INVALID, "%s: traffic.blueprint '%s' is no vehicle blueprint (see `sensim blueprints`)",
-                       sn_scene_where(e->scene.path, t->blueprint ? t->blueprint_pos : t->pos).s, vid);
+                       sn_scene_where(&e->scene, t->blueprint ? t->blueprint_pos : t->pos).s, vid);
     uint64_t seed = t->has_seed ? t->seed : e->seed;
     sn_rng rng;
     sn_rng_seed(&rng, seed ^ 0x7472616666696300ull); /* "traffic": its own stream, apart from the sensors' */

@@ -44,6 +44,8 @@ bool sn_tag_parse(const char *text, uint8_t *out)
     return false;
 }
 
+const sn_actor_phys sn_actor_no_phys = {.reflectivity = -1};
+
 sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
 {
     if (id && id <= w->next_id)
@@ -52,20 +54,26 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
         return NULL;
     if (!sn_grow((void **)&w->actors, &w->cap_actors, w->n_actors + 1, sizeof *w->actors))
         return NULL;
-    /* Vehicles and walkers have their motion part right after the record, in one block. */
-    const bool moves = kind == SN_ACTOR_VEHICLE || kind == SN_ACTOR_WALKER;
-    sn_actor *a = calloc(1, sizeof *a + (moves ? sizeof *a->mv : 0));
+    /* Every kind but sensors has its shape part right after the record, and vehicles and
+    ** walkers their motion part after that, in one block. */
+    const bool moves = kind == SN_ACTOR_VEHICLE || kind == SN_ACTOR_WALKER, sensor = kind == SN_ACTOR_SENSOR;
+    sn_actor *a = calloc(1, sizeof *a + (sensor ? 0 : sizeof *a->ph) + (moves ? sizeof *a->mv : 0));
     if (!a)
         return NULL;
     static const sn_vehicle_params no_params; /* a vehicle's until spawn sets its own */
+    if (sensor) {
+        a->ph = (sn_actor_phys *)&sn_actor_no_phys; /* read-only: written, it faults */
+    } else {
+        a->ph = (sn_actor_phys *)(void *)(a + 1);
+        a->ph->reflectivity = -1; /* the semantic tag's until spawn sets it */
+    }
     if (moves) {
-        a->mv = (sn_actor_motion *)(void *)(a + 1);
+        a->mv = (sn_actor_motion *)(void *)(a->ph + 1);
         if (kind == SN_ACTOR_VEHICLE) /* walkers have their control in its room */
             a->mv->vp = &no_params;
     }
     a->id = w->next_id = id ? id : w->next_id + 1;
     a->kind = kind;
-    a->reflectivity = -1; /* the semantic tag's until spawn sets it */
     a->st.rot = a->st.prev_rot = sn_quat_identity();
     w->actors[w->n_actors++] = a;
     w->gen++;
@@ -166,7 +174,7 @@ void sn_world_remove(sn_world *w, uint32_t id)
     }
     if (a->name && a->name[0] && sn_strmap_get(&w->names, a->name) == a)
         sn_strmap_del(&w->names, a->name);
-    for (size_t k = 0; a->body && k < w->n_bodies; k++) {
+    for (size_t k = 0; a->ph->body && k < w->n_bodies; k++) {
         if (w->bodies[k] == a) {
             memmove(&w->bodies[k], &w->bodies[k + 1], (w->n_bodies - k - 1) * sizeof *w->bodies);
             w->n_bodies--;
@@ -174,12 +182,12 @@ void sn_world_remove(sn_world *w, uint32_t id)
         }
     }
     w->n_riders -= a->rides;
-    if (a->geom && !w->poisoned)
-        dGeomDestroy(a->geom);
-    if (a->crash && !w->poisoned)
-        dGeomDestroy(a->crash);
-    if (a->body && !w->poisoned)
-        dBodyDestroy(a->body);
+    if (a->ph->geom && !w->poisoned)
+        dGeomDestroy(a->ph->geom);
+    if (a->ph->crash && !w->poisoned)
+        dGeomDestroy(a->ph->crash);
+    if (a->ph->body && !w->poisoned)
+        dBodyDestroy(a->ph->body);
     if (!a->name_kept)
         sn_actor_strfree(a->name);
     sn_actor_strfree(a->role_name);
@@ -224,7 +232,7 @@ sn_vec3 sn_actor_velocity(const sn_actor *a) { return a->st.vel; }
 void sn_actor_pose_at(const sn_world *w, const sn_actor *a, double alpha, sn_vec3 *pos, sn_quat *rot)
 {
     const sn_actor *p = a->parent ? sn_world_find(w, a->parent) : NULL;
-    if (p && !a->body) {
+    if (p && !a->ph->body) {
         /* Rigidly mounted: the parent's interpolated pose composed with the mount. */
         sn_vec3 pp;
         sn_quat pr;
@@ -271,7 +279,7 @@ static sn_quat rel_quat(sn_actor *a)
 
 void sn_actor_update_attached(const sn_world *w, sn_actor *a)
 {
-    if (!a->parent || a->body)
+    if (!a->parent || a->ph->body)
         return;
     const sn_actor *p = sn_world_find(w, a->parent);
     if (!p)
@@ -304,15 +312,15 @@ void sn_actor_fill_info(const sn_world *w, const sn_actor *a, sn_actor_info *out
     info.name = a->name;
     info.role_name = a->role_name;
     info.semantic_tag = a->tag;
-    info.bounding_box = a->bbox;
+    info.bounding_box = a->ph->bbox;
     info.transform = sn_actor_world_transform(w, a);
     info.velocity = a->st.vel;
     info.angular_velocity = sn_v3_scale(a->st.ang_vel, 1.0 / SN_DEG);
     info.acceleration = a->st.acc;
     if (a->kind == SN_ACTOR_VEHICLE) {
-        info.control = a->control;
-        info.wheel_steer_angle = a->steer_angle / SN_DEG;
-        info.light_state = a->light_state;
+        info.control = a->ph->control;
+        info.wheel_steer_angle = a->ph->steer_angle / SN_DEG;
+        info.light_state = a->ph->light_state;
     }
     size_t n = out->struct_size && out->struct_size < sizeof info ? out->struct_size : sizeof info;
     memcpy(out, &info, n);

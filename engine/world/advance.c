@@ -82,7 +82,7 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
     /* Accelerations first: attached actors copy their parent's of this frame. */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (a->body) {
+        if (a->ph->body) {
             a->st.acc = sn_v3_scale(sn_v3_sub(a->st.vel, a->st.prev_vel), 1.0 / dt);
             a->st.ang_acc = sn_v3_scale(sn_v3_sub(a->st.ang_vel, a->st.prev_ang_vel), 1.0 / dt);
         }

@@ -45,11 +45,11 @@ static bool above_plane(const sn_actor *pl, dGeomID g)
 {
     dReal b[6];
     dGeomGetAABB(g, b); /* up to date: the broadphase computed it */
-    const sn_vec3 n = pl->plane_normal;
+    const sn_vec3 n = pl->ph->plane_normal;
     /* The box's corner deepest along -n. */
     double low = n.x * (n.x > 0 ? b[0] : b[1]) + n.y * (n.y > 0 ? b[2] : b[3]) + n.z * (n.z > 0 ? b[4] : b[5]);
-    double gap = low - pl->plane_offset;
-    return isfinite(gap) && gap > 1e-6 * (1 + fabs(pl->plane_offset) + fabs(low));
+    double gap = low - pl->ph->plane_offset;
+    return isfinite(gap) && gap > 1e-6 * (1 + fabs(pl->ph->plane_offset) + fabs(low));
 }
 
 void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
@@ -59,7 +59,7 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     ** every substep, and nearly all lie wholly above it. */
     for (size_t k = 0; k < w->n_planes; k++) {
         const sn_actor *pl = w->planes[k];
-        if ((g1 == pl->geom && above_plane(pl, g2)) || (g2 == pl->geom && above_plane(pl, g1)))
+        if ((g1 == pl->ph->geom && above_plane(pl, g2)) || (g2 == pl->ph->geom && above_plane(pl, g1)))
             return;
     }
     const dGeomID statics = (dGeomID)w->static_space;
@@ -87,7 +87,7 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     ** bumpers meet bumpers, no car drives under another one's chassis), everything else only
     ** with their chassis (above the clearance). Both geoms carry the same actor, so events
     ** name the same two actors whichever geom touched. */
-    bool crash1 = g1 == a1->crash, crash2 = g2 == a2->crash;
+    bool crash1 = g1 == a1->ph->crash, crash2 = g2 == a2->ph->crash;
     if (crash1 != crash2 || (!crash1 && a1->kind == SN_ACTOR_VEHICLE && a2->kind == SN_ACTOR_VEHICLE))
         return;
     /* A walking pedestrian steps over the map's kerbs (15 cm): its box is not stopped by a kerb

@@ -124,18 +124,18 @@ static void add_body_box(sn_dbp *b, dGeomID g, dBodyID body, const double off[3]
 ** false for any other geom. */
 static bool add_vehicle_box(sn_dbp *b, const sn_actor *a, dGeomID g)
 {
-    if (a->kind != SN_ACTOR_VEHICLE || !a->crash || (g != a->crash && (g != a->geom || a->shape != SN_SHAPE_BOX)))
+    if (a->kind != SN_ACTOR_VEHICLE || !a->ph->crash || (g != a->ph->crash && (g != a->ph->geom || a->shape != SN_SHAPE_BOX)))
         return false;
-    const sn_vec3 e = a->bbox.extent, o = sn_v3_sub(a->bbox.location, a->com);
-    if (g == a->crash) {
-        add_body_box(b, g, a->body, (double[3]){o.x, o.y, o.z}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z}, SN_CAT_CRASH,
+    const sn_vec3 e = a->ph->bbox.extent, o = sn_v3_sub(a->ph->bbox.location, a->ph->com);
+    if (g == a->ph->crash) {
+        add_body_box(b, g, a->ph->body, (double[3]){o.x, o.y, o.z}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z}, SN_CAT_CRASH,
                      SN_CAT_CRASH);
         return true;
     }
     const double c = a->mv->vp->clearance; /* the chassis starts above it */
     if (!(2 * e.z - c > 0))
         return false;
-    add_body_box(b, g, a->body, (double[3]){o.x, o.y, o.z + c / 2}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z - c},
+    add_body_box(b, g, a->ph->body, (double[3]){o.x, o.y, o.z + c / 2}, (double[3]){2 * e.x, 2 * e.y, 2 * e.z - c},
                  SN_CAT_CHASSIS, ~(unsigned long)(SN_CAT_CHASSIS | SN_CAT_CRASH));
     return true;
 }
@@ -373,21 +373,21 @@ void sn_dbp_collide_world(sn_world *w, void *data, dNearCallback *cb)
     size_t seen = 1;
     sn_dbp_add(b, (dGeomID)w->static_space);
     for (size_t i = 0; i < w->n_planes; i++, seen++)
-        sn_dbp_add(b, w->planes[i]->geom);
+        sn_dbp_add(b, w->planes[i]->ph->geom);
     for (size_t i = 0; i < w->n_bodies; i++) {
         const sn_actor *a = w->bodies[i];
-        if (!a->body)
+        if (!a->ph->body)
             continue;
-        if (!w->n_riders && a->geom) { /* both made in w->space (physics.c) */
+        if (!w->n_riders && a->ph->geom) { /* both made in w->space (physics.c) */
             /* Its own geoms only, in ODE's list order (each new one goes first: the crash box
             ** was attached after the chassis), without touching them in memory. */
-            const dGeomID own[2] = {a->crash, a->geom};
+            const dGeomID own[2] = {a->ph->crash, a->ph->geom};
             for (int k = 0; k < 2; k++)
                 if (own[k] && (++seen, !add_vehicle_box(b, a, own[k])))
                     sn_dbp_add(b, own[k]);
             continue;
         }
-        for (dGeomID g = dBodyGetFirstGeom(a->body); g; g = dBodyGetNextGeom(g)) {
+        for (dGeomID g = dBodyGetFirstGeom(a->ph->body); g; g = dBodyGetNextGeom(g)) {
             if (dGeomGetSpace(g) != w->space)
                 continue;
             seen++;

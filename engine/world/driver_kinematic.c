@@ -13,7 +13,7 @@ static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
     w->n_kinematic = 0; /* the substeps and the end pass over the bodies only when some are */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
+        if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         w->n_kinematic++;
         a->mv->kin->kin_from_pos = a->st.pos;
@@ -41,12 +41,12 @@ static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, 
     double t = (double)index / n_sub;
     for (size_t i = 0; w->n_kinematic && i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
+        if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         sn_actor_state s = a->st;
         s.pos = sn_v3_lerp(a->mv->kin->kin_from_pos, a->mv->kin->kin_to_pos, t);
         s.rot = sn_quat_slerp(a->mv->kin->kin_from_rot, a->mv->kin->kin_to_rot, t);
-        sn_body_from_state(a->body, &s, a->com);
+        sn_body_from_state(a->ph->body, &s, a->ph->com);
     }
     return SN_OK;
 }
@@ -56,13 +56,13 @@ static void kinematic_end(sn_world *w, double dt)
     (void)dt;
     for (size_t i = 0; w->n_kinematic && i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (!a->body || a->drive != SN_DRIVE_KINEMATIC)
+        if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
         /* Exactly the target: no drift from ODE integrating the body's velocity. */
         a->st.pos = a->mv->kin->kin_to_pos;
         a->st.rot = a->mv->kin->kin_to_rot;
         a->mv->kin->has_target = false;
-        sn_body_from_state(a->body, &a->st, a->com);
+        sn_body_from_state(a->ph->body, &a->st, a->ph->com);
     }
 }
 

@@ -11,15 +11,15 @@ static void keep_walkers_upright(sn_world *w)
 {
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (a->kind != SN_ACTOR_WALKER || !a->body || a->drive != SN_DRIVE_PHYSICS || a->fallen)
+        if (a->kind != SN_ACTOR_WALKER || !a->ph->body || a->drive != SN_DRIVE_PHYSICS || a->fallen)
             continue;
-        const dReal *r = dBodyGetRotation(a->body);
+        const dReal *r = dBodyGetRotation(a->ph->body);
         double yaw = atan2(r[4], r[0]);
         dMatrix3 m;
         dRFromAxisAndAngle(m, 0, 0, 1, yaw);
-        dBodySetRotation(a->body, m);
-        const dReal *av = dBodyGetAngularVel(a->body);
-        dBodySetAngularVel(a->body, 0, 0, av[2]);
+        dBodySetRotation(a->ph->body, m);
+        const dReal *av = dBodyGetAngularVel(a->ph->body);
+        dBodySetAngularVel(a->ph->body, 0, 0, av[2]);
     }
 }
 
@@ -72,8 +72,8 @@ static bool vehicle_impulse(const sn_world *w, const sn_actor *a, double *sum, b
             continue;
         touching = true;
         *sum += sn_v3_len(p->impulse);
-        if (o->body) {
-            const dReal *v = dBodyGetLinearVel(o->body);
+        if (o->ph->body) {
+            const dReal *v = dBodyGetLinearVel(o->ph->body);
             *pushing |= v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > SN_WALKER_PUSH_SPEED * SN_WALKER_PUSH_SPEED;
         }
     }
@@ -102,7 +102,7 @@ static void mark_fallen_apart(sn_world *w, double dt)
             continue;
         }
         a->mv->fallen_for += dt;
-        const dReal *r = dBodyGetRotation(a->body);
+        const dReal *r = dBodyGetRotation(a->ph->body);
         a->down = !touching || r[10] < 0.5 /* r[10]: the body's up axis, world z */ ||
                   a->mv->fallen_for >= SN_WALKER_KNOCKDOWN_TIME - 1e-9;
     }
@@ -124,13 +124,13 @@ static void absorb_crush(sn_world *w)
         sn_actor *a = w->bodies[i];
         if (!a->crushing || a->drive != SN_DRIVE_PHYSICS)
             continue;
-        const dReal *v = dBodyGetLinearVel(a->body), *av = dBodyGetAngularVel(a->body);
+        const dReal *v = dBodyGetLinearVel(a->ph->body), *av = dBodyGetAngularVel(a->ph->body);
         if (v[2] > SN_CRUSH_MAX_RISE)
-            dBodySetLinearVel(a->body, v[0], v[1], SN_CRUSH_MAX_RISE);
+            dBodySetLinearVel(a->ph->body, v[0], v[1], SN_CRUSH_MAX_RISE);
         double tilt = sqrt(av[0] * av[0] + av[1] * av[1]);
         if (tilt > SN_CRUSH_MAX_TILT_RATE) {
             double k = SN_CRUSH_MAX_TILT_RATE / tilt;
-            dBodySetAngularVel(a->body, av[0] * k, av[1] * k, av[2]);
+            dBodySetAngularVel(a->ph->body, av[0] * k, av[1] * k, av[2]);
         }
     }
 }
@@ -150,7 +150,7 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         a->crushing = false;
-        if (!a->body || a->drive != SN_DRIVE_PHYSICS)
+        if (!a->ph->body || a->drive != SN_DRIVE_PHYSICS)
             continue;
         if (a->kind == SN_ACTOR_VEHICLE) {
             sn_vehicle_apply(w, a, h);
@@ -178,8 +178,8 @@ static void physics_end(sn_world *w, double dt)
     mark_fallen_apart(w, dt);
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (a->body && a->drive == SN_DRIVE_PHYSICS)
-            sn_state_from_body(&a->st, a->body, a->com);
+        if (a->ph->body && a->drive == SN_DRIVE_PHYSICS)
+            sn_state_from_body(&a->st, a->ph->body, a->ph->com);
     }
 }
 

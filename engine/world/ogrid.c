@@ -9,9 +9,9 @@
 
 #define CELL 8.0 /* metres: about two car lengths */
 
-static double radius(const sn_actor *a) { return sn_v3_len(a->bbox.extent); }
+static double radius(const sn_actor *a) { return sn_v3_len(a->ph->bbox.extent); }
 
-static sn_vec3 centre(const sn_actor *a) { return sn_v3_add(a->st.pos, sn_quat_apply(a->st.rot, a->bbox.location)); }
+static sn_vec3 centre(const sn_actor *a) { return sn_v3_add(a->st.pos, sn_quat_apply(a->st.rot, a->ph->bbox.location)); }
 
 static uint64_t key_of(int64_t ix, int64_t iy) { return (uint64_t)(uint32_t)ix << 32 | (uint32_t)iy; }
 

@@ -170,8 +170,8 @@ static void set_rotation(dBodyID b, dGeomID g, const sn_mat3 *m)
 ** body frame, for actors with a body. */
 static dGeomID make_geom(sn_actor *a, dSpaceID space, sn_vec3 *offset)
 {
-    const sn_vec3 e = a->bbox.extent;
-    *offset = sn_v3_sub(a->bbox.location, a->com);
+    const sn_vec3 e = a->ph->bbox.extent;
+    *offset = sn_v3_sub(a->ph->bbox.location, a->ph->com);
     switch (a->shape) {
     case SN_SHAPE_BOX:
         if (a->kind == SN_ACTOR_VEHICLE) {
@@ -204,49 +204,49 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
         sn_vec3 n = sn_mat3_col(&rot, 2);
         if (!sn_grow((void **)&w->planes, &w->cap_planes, w->n_planes + 1, sizeof *w->planes))
             return sn_fail(err, SN_E_NOMEM, "out of memory");
-        a->plane_normal = n;
-        a->plane_offset = sn_v3_dot(n, tf->location);
-        a->geom = dCreatePlane(w->space, n.x, n.y, n.z, a->plane_offset);
-        dGeomSetData(a->geom, a);
-        dGeomSetCategoryBits(a->geom, 1);
-        dGeomSetCollideBits(a->geom, ~(unsigned long)SN_CAT_CRASH);
+        a->ph->plane_normal = n;
+        a->ph->plane_offset = sn_v3_dot(n, tf->location);
+        a->ph->geom = dCreatePlane(w->space, n.x, n.y, n.z, a->ph->plane_offset);
+        dGeomSetData(a->ph->geom, a);
+        dGeomSetCategoryBits(a->ph->geom, 1);
+        dGeomSetCollideBits(a->ph->geom, ~(unsigned long)SN_CAT_CRASH);
         w->planes[w->n_planes++] = a;
         return SN_OK;
     }
     if (a->kind == SN_ACTOR_SENSOR || a->shape == SN_SHAPE_NONE)
         return SN_OK;
     const sn_actor *carrier = a->parent ? sn_world_find(w, a->parent) : NULL;
-    while (carrier && !carrier->body && carrier->parent)
+    while (carrier && !carrier->ph->body && carrier->parent)
         carrier = sn_world_find(w, carrier->parent);
     sn_vec3 goff;
     if (a->kind == SN_ACTOR_STATIC) {
-        bool on_body = carrier && carrier->body;
-        a->geom = make_geom(a, on_body ? 0 : w->static_space, &goff);
-        if (!a->geom)
+        bool on_body = carrier && carrier->ph->body;
+        a->ph->geom = make_geom(a, on_body ? 0 : w->static_space, &goff);
+        if (!a->ph->geom)
             return sn_fail(err, SN_E_INVALID, "'%s': unsupported shape", a->name);
-        dGeomSetData(a->geom, a);
+        dGeomSetData(a->ph->geom, a);
         if (on_body) {
             /* A prop attached to a moving actor rides on its body (its mass is ignored). */
-            dSpaceAdd(w->space, a->geom);
-            dGeomSetBody(a->geom, carrier->body);
+            dSpaceAdd(w->space, a->ph->geom);
+            dGeomSetBody(a->ph->geom, carrier->ph->body);
             a->rides = true;
             w->n_riders++;
             sn_transform ct = sn_actor_world_transform(w, carrier);
             sn_mat3 cr = sn_mat3_from_rotation(ct.rotation);
             /* Offsets are from the carrier's body, its centre of mass, not its origin. */
-            sn_vec3 off = sn_v3_sub(sn_mat3_apply_t(&cr, sn_v3_sub(tf->location, ct.location)), carrier->com);
+            sn_vec3 off = sn_v3_sub(sn_mat3_apply_t(&cr, sn_v3_sub(tf->location, ct.location)), carrier->ph->com);
             sn_mat3 rel = sn_mat3_mul(&(sn_mat3){{cr.m[0], cr.m[3], cr.m[6], cr.m[1], cr.m[4], cr.m[7],
                                                    cr.m[2], cr.m[5], cr.m[8]}}, &rot);
-            dGeomSetOffsetPosition(a->geom, off.x, off.y, off.z);
+            dGeomSetOffsetPosition(a->ph->geom, off.x, off.y, off.z);
             dMatrix3 r = {rel.m[0], rel.m[1], rel.m[2], 0, rel.m[3], rel.m[4], rel.m[5], 0,
                           rel.m[6], rel.m[7], rel.m[8], 0};
-            dGeomSetOffsetRotation(a->geom, r);
+            dGeomSetOffsetRotation(a->ph->geom, r);
         } else {
             /* The space's bits on each static too, so every query skips crash boxes itself. */
-            dGeomSetCategoryBits(a->geom, 1);
-            dGeomSetCollideBits(a->geom, ~(unsigned long)SN_CAT_CRASH);
-            dGeomSetPosition(a->geom, tf->location.x, tf->location.y, tf->location.z);
-            set_rotation(NULL, a->geom, &rot);
+            dGeomSetCategoryBits(a->ph->geom, 1);
+            dGeomSetCollideBits(a->ph->geom, ~(unsigned long)SN_CAT_CRASH);
+            dGeomSetPosition(a->ph->geom, tf->location.x, tf->location.y, tf->location.z);
+            set_rotation(NULL, a->ph->geom, &rot);
         }
         return SN_OK;
     }
@@ -257,32 +257,32 @@ sn_status sn_world_materialize(sn_world *w, sn_actor *a, const sn_transform *tf,
     w->bodies[w->n_bodies++] = a; /* ids only grow: appending keeps id order */
     if (!sn_ogrid_add(w, a))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    a->body = dBodyCreate(w->world);
-    dBodySetData(a->body, a);
+    a->ph->body = dBodyCreate(w->world);
+    dBodySetData(a->ph->body, a);
     dMass m;
-    const sn_vec3 e = a->bbox.extent;
-    dMassSetBoxTotal(&m, a->mass, 2 * e.x, 2 * e.y, 2 * e.z);
-    dBodySetMass(a->body, &m);
-    sn_body_from_state(a->body, &a->st, a->com);
-    dBodySetAutoDisableFlag(a->body, 0);
-    a->geom = make_geom(a, w->space, &goff);
-    dGeomSetData(a->geom, a);
-    dGeomSetBody(a->geom, a->body);
+    const sn_vec3 e = a->ph->bbox.extent;
+    dMassSetBoxTotal(&m, a->ph->mass, 2 * e.x, 2 * e.y, 2 * e.z);
+    dBodySetMass(a->ph->body, &m);
+    sn_body_from_state(a->ph->body, &a->st, a->ph->com);
+    dBodySetAutoDisableFlag(a->ph->body, 0);
+    a->ph->geom = make_geom(a, w->space, &goff);
+    dGeomSetData(a->ph->geom, a);
+    dGeomSetBody(a->ph->geom, a->ph->body);
     if (goff.x != 0 || goff.y != 0 || goff.z != 0)
-        dGeomSetOffsetPosition(a->geom, goff.x, goff.y, goff.z);
+        dGeomSetOffsetPosition(a->ph->geom, goff.x, goff.y, goff.z);
     if (a->kind == SN_ACTOR_VEHICLE) {
         /* Bumpers meet bumpers: between vehicles the box reaches down to the wheels' contact
         ** height, so a car cannot drive under another one's chassis (see contacts.c). */
-        dGeomSetCategoryBits(a->geom, SN_CAT_CHASSIS);
-        dGeomSetCollideBits(a->geom, ~(unsigned long)(SN_CAT_CHASSIS | SN_CAT_CRASH));
-        a->crash = dCreateBox(w->space, 2 * e.x, 2 * e.y, 2 * e.z);
-        dGeomSetData(a->crash, a);
-        dGeomSetBody(a->crash, a->body);
-        dGeomSetCategoryBits(a->crash, SN_CAT_CRASH);
-        dGeomSetCollideBits(a->crash, SN_CAT_CRASH);
-        sn_vec3 off = sn_v3_sub(a->bbox.location, a->com);
+        dGeomSetCategoryBits(a->ph->geom, SN_CAT_CHASSIS);
+        dGeomSetCollideBits(a->ph->geom, ~(unsigned long)(SN_CAT_CHASSIS | SN_CAT_CRASH));
+        a->ph->crash = dCreateBox(w->space, 2 * e.x, 2 * e.y, 2 * e.z);
+        dGeomSetData(a->ph->crash, a);
+        dGeomSetBody(a->ph->crash, a->ph->body);
+        dGeomSetCategoryBits(a->ph->crash, SN_CAT_CRASH);
+        dGeomSetCollideBits(a->ph->crash, SN_CAT_CRASH);
+        sn_vec3 off = sn_v3_sub(a->ph->bbox.location, a->ph->com);
         if (off.x != 0 || off.y != 0 || off.z != 0)
-            dGeomSetOffsetPosition(a->crash, off.x, off.y, off.z);
+            dGeomSetOffsetPosition(a->ph->crash, off.x, off.y, off.z);
     }
     return SN_OK;
 }
@@ -324,8 +324,8 @@ void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
     a->st.rot = a->st.prev_rot = sn_quat_norm(rot);
     if (a->mv && a->mv->kin)
         a->mv->kin->has_target = false;
-    if (a->body)
-        sn_body_from_state(a->body, &a->st, a->com);
+    if (a->ph->body)
+        sn_body_from_state(a->ph->body, &a->st, a->ph->com);
     else if (!a->parent)
         sn_actor_set_rel(a, &(sn_transform){pos, sn_quat_to_rotation(a->st.rot)});
     sn_world_update_attached(w);
@@ -335,11 +335,11 @@ void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
     ** do through static_gen; the static broadphase rebuilds on it). */
     for (size_t i = 0; i < w->n_actors; i++) {
         sn_actor *s = w->actors[i];
-        if (s->kind == SN_ACTOR_STATIC && s->geom && dGeomGetSpace(s->geom) == w->static_space &&
+        if (s->kind == SN_ACTOR_STATIC && s->ph->geom && dGeomGetSpace(s->ph->geom) == w->static_space &&
             sn_actor_is_descendant(w, s->id, a->id)) {
             sn_mat3 m = sn_mat3_from_quat(s->st.rot);
-            dGeomSetPosition(s->geom, s->st.pos.x, s->st.pos.y, s->st.pos.z);
-            set_rotation(NULL, s->geom, &m);
+            dGeomSetPosition(s->ph->geom, s->st.pos.x, s->st.pos.y, s->st.pos.z);
+            set_rotation(NULL, s->ph->geom, &m);
         }
     }
 }
@@ -349,14 +349,14 @@ void sn_world_set_velocity(sn_world *w, sn_actor *a, sn_vec3 v, sn_vec3 ang)
     (void)w;
     a->st.vel = v;
     a->st.ang_vel = ang;
-    if (a->body)
-        sn_body_from_state(a->body, &a->st, a->com);
+    if (a->ph->body)
+        sn_body_from_state(a->ph->body, &a->st, a->ph->com);
 }
 
 bool sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
 {
     (void)w;
-    if (!a->body || a->drive == d)
+    if (!a->ph->body || a->drive == d)
         return true;
     if (d == SN_DRIVE_KINEMATIC && !a->mv->kin) {
         if (!(a->mv->kin = calloc(1, sizeof *a->mv->kin)))
@@ -369,11 +369,11 @@ bool sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
     if (d == SN_DRIVE_KINEMATIC) {
         /* CARLA: an actor that stops simulating physics stays where it is. */
         a->st.vel = a->st.ang_vel = sn_v3(0, 0, 0);
-        dBodySetKinematic(a->body);
+        dBodySetKinematic(a->ph->body);
     } else {
-        dBodySetDynamic(a->body);
+        dBodySetDynamic(a->ph->body);
     }
-    sn_body_from_state(a->body, &a->st, a->com);
+    sn_body_from_state(a->ph->body, &a->st, a->ph->com);
     return true;
 }
 
@@ -395,7 +395,7 @@ static void ray_callback(void *data, dGeomID g1, dGeomID g2)
         return;
     }
     sn_actor *a = dGeomGetData(g2);
-    if (!a || g2 == a->crash || (q->ignore && sn_actor_is_descendant(q->w, a->id, q->ignore)))
+    if (!a || g2 == a->ph->crash || (q->ignore && sn_actor_is_descendant(q->w, a->id, q->ignore)))
         return; /* rays see the chassis, not the collision-only crash box */
     dContactGeom c;
     if (dCollide(g1, g2, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->best.depth)) {
@@ -449,7 +449,7 @@ static void overlap_callback(void *data, dGeomID g1, dGeomID g2)
         return;
     }
     sn_actor *a = dGeomGetData(g2);
-    if (!a || a == q->self || g2 == a->crash)
+    if (!a || a == q->self || g2 == a->ph->crash)
         return;
     dContactGeom c[8];
     int n = dCollide(g1, g2, 8, c, sizeof c[0]);
@@ -471,13 +471,13 @@ typedef struct near_query {
 static void near_body(void *user, sn_actor *b)
 {
     near_query *n = user;
-    if (!b->geom || b == n->q->self)
+    if (!b->ph->geom || b == n->q->self)
         return;
-    sn_vec3 bc = sn_v3_add(b->st.pos, sn_quat_apply(b->st.rot, b->bbox.location));
-    double r = n->radius + sn_v3_len(b->bbox.extent);
+    sn_vec3 bc = sn_v3_add(b->st.pos, sn_quat_apply(b->st.rot, b->ph->bbox.location));
+    double r = n->radius + sn_v3_len(b->ph->bbox.extent);
     sn_vec3 d = sn_v3_sub(bc, n->centre);
     if (sn_v3_dot(d, d) <= r * r)
-        overlap_callback(n->q, n->box, b->geom);
+        overlap_callback(n->q, n->box, b->ph->geom);
 }
 
 static sn_actor *overlap_at(sn_world *w, dGeomID box, const sn_actor *self, sn_vec3 centre, double tol, double *depth)
@@ -489,9 +489,9 @@ static sn_actor *overlap_at(sn_world *w, dGeomID box, const sn_actor *self, sn_v
     ** made loading thousands of vehicles quadratic. (Props riding on a body are not checked.) */
     sn_sbp_collide(w, box, false, &q, overlap_callback);
     for (size_t i = 0; i < w->n_planes; i++)
-        overlap_callback(&q, box, w->planes[i]->geom);
+        overlap_callback(&q, box, w->planes[i]->ph->geom);
     /* Bodies near the box, from the overlap grid (ogrid.h), then bounding spheres. */
-    near_query nq = {&q, box, centre, sn_v3_len(self->bbox.extent) + tol};
+    near_query nq = {&q, box, centre, sn_v3_len(self->ph->bbox.extent) + tol};
     sn_ogrid_near(w, centre.x, centre.y, nq.radius, near_body, &nq);
     *depth = q.depth;
     return q.other;
@@ -501,8 +501,8 @@ static sn_actor *overlap_at(sn_world *w, dGeomID box, const sn_actor *self, sn_v
 static dGeomID bbox_geom(const sn_actor *a, const sn_transform *tf, sn_vec3 *centre)
 {
     sn_mat3 rot = sn_mat3_from_rotation(tf->rotation);
-    *centre = sn_v3_add(tf->location, sn_mat3_apply(&rot, a->bbox.location));
-    const sn_vec3 e = a->bbox.extent;
+    *centre = sn_v3_add(tf->location, sn_mat3_apply(&rot, a->ph->bbox.location));
+    const sn_vec3 e = a->ph->bbox.extent;
     dGeomID box = dCreateBox(0, 2 * e.x, 2 * e.y, 2 * e.z);
     set_rotation(NULL, box, &rot);
     dGeomSetPosition(box, centre->x, centre->y, centre->z);
@@ -514,26 +514,26 @@ bool sn_world_static_overlap(sn_world *w, const sn_actor *s, sn_spawn_overlap *o
     const double tol = 0.01; /* as sn_world_spawn_overlap */
     memset(out, 0, sizeof *out);
     out->clear_z = NAN;
-    if (!s->geom || s->parent || dGeomIsSpace(s->geom))
+    if (!s->ph->geom || s->parent || dGeomIsSpace(s->ph->geom))
         return false;
     dAllocateODEDataForThread(dAllocateMaskAll);
-    bool plane = dGeomGetClass(s->geom) == dPlaneClass;
+    bool plane = dGeomGetClass(s->ph->geom) == dPlaneClass;
     dReal bb[6];
-    dGeomGetAABB(s->geom, bb);
+    dGeomGetAABB(s->ph->geom, bb);
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *b = w->bodies[i];
         if (b->parent || (b->kind != SN_ACTOR_VEHICLE && b->kind != SN_ACTOR_WALKER))
             continue;
         sn_transform tf = sn_actor_world_transform(w, b);
         sn_vec3 c;
-        double r = sn_v3_len(b->bbox.extent);
-        sn_vec3 bc = sn_v3_add(b->st.pos, sn_quat_apply(b->st.rot, b->bbox.location));
+        double r = sn_v3_len(b->ph->bbox.extent);
+        sn_vec3 bc = sn_v3_add(b->st.pos, sn_quat_apply(b->st.rot, b->ph->bbox.location));
         if (!plane && (bc.x + r < bb[0] || bc.x - r > bb[1] || bc.y + r < bb[2] || bc.y - r > bb[3] ||
                        bc.z + r < bb[4] || bc.z - r > bb[5]))
             continue;
         dGeomID box = bbox_geom(b, &tf, &c);
         overlap_query q = {.self = b, .tol = tol};
-        overlap_callback(&q, box, s->geom);
+        overlap_callback(&q, box, s->ph->geom);
         dGeomDestroy(box);
         if (q.other && q.depth > out->depth) {
             out->other = b;

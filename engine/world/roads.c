@@ -48,7 +48,8 @@ sn_status sn_world_set_roads(sn_world *w, sn_road_mesh *m, sn_error *err)
     w->roads = m;
     if (!m)
         return SN_OK;
-    w->road_as = calloc(SN_ROAD_N_CATEGORIES, sizeof *w->road_as);
+    /* The stand-ins, then their shape parts (zeros: reflectivity 0, no body), in one block. */
+    w->road_as = calloc(SN_ROAD_N_CATEGORIES, sizeof *w->road_as + sizeof *w->road_as->ph);
     w->road_geoms = calloc(m->n_chunks ? m->n_chunks : 1, sizeof *w->road_geoms);
     w->road_data = calloc(m->n_chunks ? m->n_chunks : 1, sizeof *w->road_data);
     if (!w->road_as || !w->road_geoms || !w->road_data) {
@@ -58,6 +59,7 @@ sn_status sn_world_set_roads(sn_world *w, sn_road_mesh *m, sn_error *err)
     for (int c = 0; c < SN_ROAD_N_CATEGORIES; c++) {
         sn_actor *a = &w->road_as[c];
         const sn_road_category *k = &sn_road_categories[c];
+        a->ph = (sn_actor_phys *)(void *)(w->road_as + SN_ROAD_N_CATEGORIES) + c;
         a->id = 0;
         a->kind = SN_ACTOR_STATIC;
         a->type_id = stand_in_type[c];

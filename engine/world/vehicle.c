@@ -163,12 +163,12 @@ static const double wheel_sx[4] = {1, 1, -1, -1}, wheel_sy[4] = {-1, 1, -1, 1};
 void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
 {
     const sn_vehicle_params *p = a->mv->vp;
-    dBodyID b = a->body;
+    dBodyID b = a->ph->body;
     const dReal *R = dBodyGetRotation(b), *P = dBodyGetPosition(b);
     /* The chassis axes are the columns of R (ODE's rows are 4 wide). */
     const sn_vec3 fwd = sn_v3(R[0], R[4], R[8]), right = sn_v3(R[1], R[5], R[9]), up = sn_v3(R[2], R[6], R[10]);
     const sn_vec3 pos = sn_v3(P[0], P[1], P[2]), down = sn_v3_scale(up, -1);
-    sn_vehicle_control c = a->control;
+    sn_vehicle_control c = a->ph->control;
     c.throttle = clampd(c.throttle, 0, 1);
     c.brake = clampd(c.brake, 0, 1);
     c.steer = clampd(c.steer, -1, 1);
@@ -179,12 +179,12 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     ** at a bounded rate (half a second lock to lock). */
     double target = c.steer != 0 ? c.steer * sn_vehicle_steer_limit(a, sn_v3_dot(lin, fwd)) : c.steer; /* ±0, as ±0 times the limit */
     double rate = 4.0 * p->max_steer * h;
-    a->steer_angle += clampd(target - a->steer_angle, -rate, rate);
+    a->ph->steer_angle += clampd(target - a->ph->steer_angle, -rate, rate);
     sn_vec3 steered = fwd; /* straight ahead needs no sincos */
-    if (a->steer_angle != 0)
-        steered = sn_v3_add(sn_v3_scale(fwd, cos(a->steer_angle)), sn_v3_scale(right, sin(a->steer_angle)));
+    if (a->ph->steer_angle != 0)
+        steered = sn_v3_add(sn_v3_scale(fwd, cos(a->ph->steer_angle)), sn_v3_scale(right, sin(a->ph->steer_angle)));
 
-    const double len = p->ray_length, mount_z = -a->com.z + p->clearance; /* from the centre of mass */
+    const double len = p->ray_length, mount_z = -a->ph->com.z + p->clearance; /* from the centre of mass */
     const sn_vec3 hwb = sn_v3_scale(fwd, p->wheelbase / 2), htr = sn_v3_scale(right, p->track / 2);
     const sn_vec3 base = sn_v3_add(pos, sn_v3_scale(up, mount_z)); /* the mounts' centre */
 
@@ -197,11 +197,11 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     sn_vec3 nrm[4];
     for (size_t k = 0; k < w->n_planes; k++) {
         const sn_actor *pl = w->planes[k];
-        const sn_vec3 n = pl->plane_normal;
+        const sn_vec3 n = pl->ph->plane_normal;
         double denom = sn_v3_dot(n, down);
         if (denom >= -1e-9)
             continue; /* the wheels run parallel to the plane or away from it */
-        double inv = 1.0 / denom, nb = pl->plane_offset - sn_v3_dot(n, base);
+        double inv = 1.0 / denom, nb = pl->ph->plane_offset - sn_v3_dot(n, base);
         double na = sn_v3_dot(n, hwb), nt = sn_v3_dot(n, htr);
         for (int i = 0; i < 4; i++) {
             double t = (nb - (wheel_sx[i] * na + wheel_sy[i] * nt)) * inv;
@@ -276,12 +276,12 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
 
     /* Pass 2: spring, damper and anti-roll bar loads; tyre forces within the friction circle. */
     const sn_vec3 w_up = sn_v3_cross(ang, up), w_wb = sn_v3_cross(ang, hwb), w_tr = sn_v3_cross(ang, htr);
-    const double mq_h = a->mass / 4 / h; /* a wheel's share of the mass, per substep */
+    const double mq_h = a->ph->mass / 4 / h; /* a wheel's share of the mass, per substep */
     /* Sums for the torque: sum r x f = up x s_up + hwb x s_wb + htr x s_tr. */
     sn_vec3 force = sn_v3(0, 0, 0), s_up = force, s_wb = force, s_tr = force;
     tyre_frame fr = {{0, 0, 0}, {0, 0, 0}};
     int fr_src = -1;
-    const bool straight = a->steer_angle == 0; /* both axles head along fwd */
+    const bool straight = a->ph->steer_angle == 0; /* both axles head along fwd */
 #pragma GCC unroll 4
     for (int i = 0; i < 4; i++) {
         if ((i & 1) == 0 && !straight)
@@ -345,7 +345,7 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     /* Explicit drag may not reverse the velocity within one step: a light, large body (50 kg,
     ** 40 m wide) at speed would otherwise oscillate to infinity and fail ODE's checks. (fmin's
     ** value without the libm call: the cap is positive, never NaN.) */
-    double kdrag = 0.5 * 1.2 * p->drag_area * sn_v3_len(lin), kcap = 0.5 * a->mass / h;
+    double kdrag = 0.5 * 1.2 * p->drag_area * sn_v3_len(lin), kcap = 0.5 * a->ph->mass / h;
     kdrag = kdrag < kcap ? kdrag : kcap;
     sn_vec3 drag = sn_v3_scale(lin, -kdrag);
     /* One call for the four wheels and the drag: forces at points sum to a force and a torque.
@@ -359,20 +359,20 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
 void sn_walker_apply(sn_world *w, sn_actor *a, double h)
 {
     (void)w;
-    const dReal *lv = dBodyGetLinearVel(a->body);
+    const dReal *lv = dBodyGetLinearVel(a->ph->body);
     sn_vec3 dir = sn_v3_norm(sn_v3(a->mv->walk_dir.x, a->mv->walk_dir.y, 0));
     sn_vec3 want = sn_v3_scale(dir, a->mv->walk_speed);
     sn_vec3 dv = sn_v3(want.x - lv[0], want.y - lv[1], 0);
-    sn_vec3 f = sn_v3_scale(dv, 0.5 * a->mass / h);
-    double fmax_ = a->mass * 4.0, fl = sn_v3_len(f); /* a brisk human acceleration */
+    sn_vec3 f = sn_v3_scale(dv, 0.5 * a->ph->mass / h);
+    double fmax_ = a->ph->mass * 4.0, fl = sn_v3_len(f); /* a brisk human acceleration */
     if (fl > fmax_)
         f = sn_v3_scale(f, fmax_ / fl);
-    dBodyAddForce(a->body, f.x, f.y, 0);
+    dBodyAddForce(a->ph->body, f.x, f.y, 0);
     if (a->mv->walk_speed > 0.05 && sn_v3_len(dir) > 0) {
         /* Face where you walk: the uprighting step keeps this yaw. */
         dMatrix3 r;
         dRFromAxisAndAngle(r, 0, 0, 1, atan2(dir.y, dir.x));
-        dBodySetRotation(a->body, r);
+        dBodySetRotation(a->ph->body, r);
     }
 }
 
@@ -398,7 +398,7 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
     }
     if (ap->done) {
         if (vehicle)
-            a->control = (sn_vehicle_control){.brake = 1.0};
+            a->ph->control = (sn_vehicle_control){.brake = 1.0};
         else
             a->mv->walk_speed = 0;
         return;
@@ -427,9 +427,9 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt)
         vt = fmin(vt, sqrt(2.0 * 2.5 * fmax(dist - reach, 0)) + 0.5);
     double err = vt - v;
     ap->speed_integral = clampd(ap->speed_integral + err * dt, -5, 5);
-    a->control.steer = clampd(delta / sn_vehicle_steer_limit(a, v), -1, 1);
-    a->control.throttle = clampd(0.6 * err + 0.1 * ap->speed_integral, 0, 1);
-    a->control.brake = err < -1.0 ? clampd(-0.3 * err, 0, 1) : 0;
-    a->control.hand_brake = false;
-    a->control.reverse = false;
+    a->ph->control.steer = clampd(delta / sn_vehicle_steer_limit(a, v), -1, 1);
+    a->ph->control.throttle = clampd(0.6 * err + 0.1 * ap->speed_integral, 0, 1);
+    a->ph->control.brake = err < -1.0 ? clampd(-0.3 * err, 0, 1) : 0;
+    a->ph->control.hand_brake = false;
+    a->ph->control.reverse = false;
 }

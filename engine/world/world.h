@@ -117,26 +117,21 @@ typedef struct sn_actor_motion {
 struct sn_blueprint;
 
 typedef struct sn_actor sn_actor;
-/* Laid out without holes (small members together): a city has one per vehicle and one per
-** sensor, and 5 000 of each were the largest part of the engine's memory beyond ODE's. */
-struct sn_actor {
-    uint32_t id;
-    sn_actor_kind kind;
-    const char *type_id; /* blueprint id, owned by the blueprint library */
-    char *name;          /* owned (sn_actor_strdup) unless name_kept, "" if unnamed */
-    char *role_name;     /* owned (sn_actor_strdup) */
+
+/* What a sensor never has: render attributes, shape, ODE objects and controls (sn_actor.ph).
+** Every other actor has its own, in the actor's allocation after the record; every sensor
+** points at one shared read-only part (sn_actor_no_phys: zeros, reflectivity -1), so a read
+** for any actor gives what it gave when the fields were the sensor's own, and a write for a
+** sensor faults instead of changing every sensor's. 5 000 sensors spent 0.9 MiB on them. */
+typedef struct sn_actor_phys {
     double checker_size; /* metres per checker cell */
     double reflectivity; /* 0..1, what ray hits report (attribute reflectivity); < 0: the tag's */
     sn_bbox bbox;      /* location: box centre from the origin, actor frame (vehicles (0,0,extent.z)) */
     sn_vec3 com;       /* the ODE body (centre of mass) from the origin, actor frame */
     double mass;
 
-    sn_transform rel;   /* relative to the parent when attached, else the world pose of a static;
-                        ** written through sn_actor_set_rel only */
-    sn_quat rel_q;      /* rel.rotation converted, when rel_q_ok (actor.c) */
-
     dBodyID body;       /* vehicles and walkers */
-    dGeomID geom;       /* NULL for sensors; a vehicle's chassis box (above the clearance) */
+    dGeomID geom;       /* a vehicle's chassis box (above the clearance) */
     dGeomID crash;      /* vehicles: the box other vehicles meet, wheel contact height to roof */
 
     /* A ground plane's equation, or the controls of an actor that moves: never both. */
@@ -151,8 +146,29 @@ struct sn_actor {
             uint32_t light_state;       /* vehicles: sn_vehicle_light bits (CARLA's VehicleLightState) */
         };
     };
+} sn_actor_phys;
+
+/* Every sensor's sn_actor.ph. */
+extern const sn_actor_phys sn_actor_no_phys;
+
+/* Laid out without holes (small members together): a city has one per vehicle and one per
+** sensor, and 5 000 of each were the largest part of the engine's memory beyond ODE's. */
+struct sn_actor {
+    uint32_t id;
+    sn_actor_kind kind;
+    const char *type_id; /* blueprint id, owned by the blueprint library */
+    char *name;          /* owned (sn_actor_strdup) unless name_kept, "" if unnamed */
+    char *role_name;     /* owned (sn_actor_strdup) */
+
+    sn_transform rel;   /* relative to the parent when attached, else the world pose of a static;
+                        ** written through sn_actor_set_rel only */
+    sn_quat rel_q;      /* rel.rotation converted, when rel_q_ok (actor.c) */
+
+    /* Shape, body and controls: the actor's own after the record, or for a sensor the shared
+    ** read-only sn_actor_no_phys (sn_world_add). Never NULL. */
+    sn_actor_phys *ph;
     /* Vehicles and walkers: their model, controllers and kinematic motion, in the actor's own
-    ** allocation after it; NULL for every other kind (sn_world_add). */
+    ** allocation after ph; NULL for every other kind (sn_world_add). */
     struct sn_actor_motion *mv;
 
     void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */

@@ -105,7 +105,7 @@ static geometry gather(const sn_engine *e)
         sn_quat q;
         sn_actor_pose_at(&e->world, a, 1.0, &pos, &q);
         sn_mat3 R = sn_mat3_from_quat(q);
-        sn_vec3 c = sn_v3_add(pos, sn_mat3_apply(&R, a->bbox.location)), x = a->bbox.extent;
+        sn_vec3 c = sn_v3_add(pos, sn_mat3_apply(&R, a->ph->bbox.location)), x = a->ph->bbox.extent;
         for (uint32_t k = 0; k < m->n_t; k++)
             for (int j = 0; j < 3; j++)
                 g.idx[g.n_idx++] = (uint32_t)g.n_v + m->t[k][j];

@@ -48,9 +48,9 @@ static double build_world(sn_world *w, int n_obj)
         bool moving = i % 4 == 0;
         sn_actor *a = sn_world_add(w, moving ? SN_ACTOR_WALKER : SN_ACTOR_STATIC, 0);
         a->shape = SN_SHAPE_BOX;
-        a->bbox.extent = sn_v3(0.5 + 2 * sn_rng_uniform(&g), 0.5 + 2 * sn_rng_uniform(&g), 0.5 + 2 * sn_rng_uniform(&g));
-        a->mass = 80;
-        sn_transform t = {{(2 * sn_rng_uniform(&g) - 1) * half, (2 * sn_rng_uniform(&g) - 1) * half, a->bbox.extent.z},
+        a->ph->bbox.extent = sn_v3(0.5 + 2 * sn_rng_uniform(&g), 0.5 + 2 * sn_rng_uniform(&g), 0.5 + 2 * sn_rng_uniform(&g));
+        a->ph->mass = 80;
+        sn_transform t = {{(2 * sn_rng_uniform(&g) - 1) * half, (2 * sn_rng_uniform(&g) - 1) * half, a->ph->bbox.extent.z},
                           {0, 360 * sn_rng_uniform(&g), 0}};
         if (sn_world_materialize(w, a, &t, &err))
             die("actor", &err);

@@ -63,18 +63,19 @@ int main(void)
     CHECK(sn_attr_table_check(bad, 1, sizeof bad[0], &err) != SN_OK, "no default");
 
     /* Scene values resolve in table order, with defaults for what is absent. */
-    sn_scene_attr sa[2] = {{"fov", "60", {3, 5, NULL}, {3, 10, NULL}}, {"tint", "1,2,3", {4, 5, NULL}, {4, 11, NULL}}};
+    sn_scene_attr sa[2] = {{"fov", "60", {3, 5}, {3, 10}}, {"tint", "1,2,3", {4, 5}, {4, 11}}};
     sn_scene_entity ent = {.attrs = sa, .n_attrs = 2};
+    const sn_scene scene = {.path = "s.yaml"};
     sn_value *vals;
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, "s.yaml", NULL, &vals, &err) == SN_OK, "%s", err.msg);
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, &scene, NULL, &vals, &err) == SN_OK, "%s", err.msg);
     CHECK(vals[0].f == 60 && vals[1].i == 800 && vals[3].rgb[2] == 3 && strcmp(vals[4].s, "slow") == 0, "resolved");
     free(vals);
     sa[1].key = "tilt";
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, "s.yaml", NULL, &vals, &err) != SN_OK, "unknown");
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, &scene, NULL, &vals, &err) != SN_OK, "unknown");
     CHECK_CONTAINS(err.msg, "s.yaml:4:5: unknown attribute 'tilt' for blueprint 'sensor.x'");
     sa[1].key = "size";
     sa[1].value = "big";
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, "s.yaml", NULL, &vals, &err) != SN_OK, "type");
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, &scene, NULL, &vals, &err) != SN_OK, "type");
     CHECK_CONTAINS(err.msg, "s.yaml:4:11: attribute 'size' of 'sensor.x': expected an int");
     return CHECK_DONE();
 }

@@ -85,8 +85,10 @@ int main(int argc, char **argv)
         const sn_scene_entity *hero = &s.actors[1], *bob = &s.actors[2];
         CHECK(hero->control.throttle == 0.7 && hero->control.hand_brake, "control: number and bool");
         CHECK(s.settings.seed == 4 && s.settings.frames == 3, "settings");
-        CHECK(strcmp(hero->attrs[0].value, "0,0,255") == 0 && hero->attrs[0].value_pos.set != NULL,
-              "attribute string, positioned at its --set");
+        CHECK(strcmp(hero->attrs[0].value, "0,0,255") == 0 && sn_scene_set_of(&s, hero->attrs[0].value_pos) &&
+                  strcmp(sn_scene_set_of(&s, hero->attrs[0].value_pos), "actors.hero.attributes.color=0,0,255") == 0 &&
+                  !sn_scene_set_of(&s, hero->attrs[0].key_pos) && !sn_scene_set_of(&s, bob->pos),
+              "attribute string, positioned at its --set (its key and another actor in the file)");
         CHECK(hero->n_attrs == 2 && strcmp(hero->attrs[1].key, "mass") == 0 && strcmp(hero->attrs[1].value, "1200") == 0,
               "a new attribute, a list joined");
         CHECK(hero->transform.location.x == 1 && hero->transform.location.y == 2 && hero->transform.location.z == 0.9,

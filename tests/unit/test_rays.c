@@ -14,9 +14,9 @@ static sn_actor *add(sn_world *w, sn_actor_kind kind, sn_shape shape, sn_vec3 po
     sn_error err = {0};
     sn_actor *a = sn_world_add(w, kind, 0);
     a->shape = shape;
-    a->bbox.extent = ext;
+    a->ph->bbox.extent = ext;
     a->tag = tag;
-    a->mass = 100;
+    a->ph->mass = 100;
     a->parent = parent;
     sn_transform tf = {pos, {0, yaw, 0}};
     if (parent) { /* pos is relative to the parent */
@@ -44,8 +44,8 @@ static double obb_entry(const sn_actor *a, sn_vec3 o, sn_vec3 d, double maxd)
 {
     sn_mat3 R = sn_mat3_from_quat(a->st.rot);
     sn_vec3 lo = sn_mat3_apply_t(&R, sn_v3_sub(o, a->st.pos)), ld = sn_mat3_apply_t(&R, sn_v3_norm(d));
-    double oo[3] = {lo.x, lo.y, lo.z}, dd[3] = {ld.x, ld.y, ld.z}, e[3] = {a->bbox.extent.x, a->bbox.extent.y,
-                                                                         a->bbox.extent.z};
+    double oo[3] = {lo.x, lo.y, lo.z}, dd[3] = {ld.x, ld.y, ld.z}, e[3] = {a->ph->bbox.extent.x, a->ph->bbox.extent.y,
+                                                                         a->ph->bbox.extent.z};
     double t0 = 0, t1 = maxd;
     for (int i = 0; i < 3; i++) {
         if (dd[i] == 0) {
@@ -411,14 +411,14 @@ static void test_cull(void)
     for (int i = 0; i < CARS; i++) {
         sn_vec3 p = sn_v3(sn_rng_uniform(&g) * 400 - 200, sn_rng_uniform(&g) * 400 - 200, 0.75);
         sn_actor *a = sn_world_add(&w, i % 10 == 3 ? SN_ACTOR_WALKER : SN_ACTOR_VEHICLE, 0);
-        a->shape = SN_SHAPE_BOX, a->bbox.extent = i % 10 == 3 ? sn_v3(0.3, 0.3, 0.9) : sn_v3(2.3, 0.95, 0.75);
+        a->shape = SN_SHAPE_BOX, a->ph->bbox.extent = i % 10 == 3 ? sn_v3(0.3, 0.3, 0.9) : sn_v3(2.3, 0.95, 0.75);
         a->type_id = i % 10 == 3 ? "walker.pedestrian.0001" : i % 2 ? "vehicle.sedan" : "vehicle.truck";
-        a->tag = 10, a->mass = 100;
+        a->tag = 10, a->ph->mass = 100;
         if (i % 10 == 3)
             p.z = 0.9;
         sn_transform tf = {p, {0, sn_rng_uniform(&g) * 360, 0}};
         CHECK(sn_world_materialize(&w, a, &tf, &err) == SN_OK, "materialize: %s", err.msg);
-        roof[i] = sn_v3(p.x, p.y, p.z + a->bbox.extent.z);
+        roof[i] = sn_v3(p.x, p.y, p.z + a->ph->bbox.extent.z);
     }
     for (int i = 0; i < 6; i++) /* buildings: statics, in geometry 0 */
         add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(-150 + 60 * i, 120 - 50 * i, 8), 20 * i, sn_v3(6, 6, 8), 1, 0);
@@ -644,7 +644,7 @@ static void test_reflectivity(void)
     sn_actor *grey = add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(10, 0, 1), 0, sn_v3(1, 1, 1), SN_TAG_WALL, 0);
     sn_actor *white = add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(0, 10, 1), 0, sn_v3(1, 1, 1), SN_TAG_WALL, 0);
     sn_actor *sign = add(&w, SN_ACTOR_WALKER, SN_SHAPE_BOX, sn_v3(-10, 0, 1), 0, sn_v3(1, 1, 1), SN_TAG_TRAFFIC_SIGN, 0);
-    grey->reflectivity = 0.2, white->reflectivity = 0.8; /* sign keeps the default: its tag's */
+    grey->ph->reflectivity = 0.2, white->ph->reflectivity = 0.8; /* sign keeps the default: its tag's */
     w.gen++, w.static_gen++;
     sn_rayscene *rs = sn_rayscene_create(1, &err);
     sn_ray_query q = SN_RAY_QUERY_INIT;

@@ -34,8 +34,8 @@ static sn_actor *add_model(sn_world *w, sn_model m, sn_vec3 pos, double yaw, sn_
              : m == SN_MODEL_MOTORBIKE ? SN_TAG_MOTORCYCLE
                                       : SN_TAG_CAR;
     a->color[0] = 200, a->color[1] = 30, a->color[2] = 30;
-    a->bbox.extent = ext;
-    a->bbox.location = m == SN_MODEL_WALKER ? sn_v3(0, 0, 0) : sn_v3(0, 0, ext.z);
+    a->ph->bbox.extent = ext;
+    a->ph->bbox.location = m == SN_MODEL_WALKER ? sn_v3(0, 0, 0) : sn_v3(0, 0, ext.z);
     static const sn_vehicle_params vp = {.max_steer = 70 * SN_DEG};
     if (m != SN_MODEL_WALKER) /* a walker's control has that room */
         a->mv->vp = &vp;
@@ -205,10 +205,10 @@ static void test_travel(void)
     CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
     sn_actor *car = sn_world_add(&w, SN_ACTOR_VEHICLE, 0), *ped = sn_world_add(&w, SN_ACTOR_WALKER, 0);
     car->shape = ped->shape = SN_SHAPE_BOX;
-    car->bbox.extent = sn_v3(2.3, 0.95, 0.75);
-    car->bbox.location = sn_v3(0, 0, 0.75);
-    ped->bbox.extent = sn_v3(0.25, 0.25, 0.9);
-    car->mass = 1500, ped->mass = 80;
+    car->ph->bbox.extent = sn_v3(2.3, 0.95, 0.75);
+    car->ph->bbox.location = sn_v3(0, 0, 0.75);
+    ped->ph->bbox.extent = sn_v3(0.25, 0.25, 0.9);
+    car->ph->mass = 1500, ped->ph->mass = 80;
     sn_transform tc = {{0, 0, 0.5}, {0, 90, 0}}, tp = {{5, 5, 1}, {0, 0, 0}};
     CHECK(sn_world_materialize(&w, car, &tc, &err) == SN_OK && sn_world_materialize(&w, ped, &tp, &err) == SN_OK,
           "materialize: %s", err.msg);
@@ -333,7 +333,7 @@ static void test_threads(void)
         sn_model m = (sn_model)(1 + i % (SN_MODEL_COUNT - 1));
         sn_actor *a = add_model(&w, m, sn_v3(8 + 6 * (i % 6), -12 + 5 * (i / 6), m == SN_MODEL_WALKER ? 0.9 : 0), 17 * i,
                                 sn_v3(defaults[m][0], defaults[m][1], defaults[m][2]));
-        a->steer_angle = 0.1 * (i % 7) - 0.3;
+        a->ph->steer_angle = 0.1 * (i % 7) - 0.3;
         a->st.prev_travel = 0.3 * i, a->st.travel = 0.3 * i + 0.7;
         a->st.vel = sn_v3(1.5, 0.2, 0);
         a->st.prev_pos = sn_v3_sub(a->st.pos, sn_v3(0.07, 0.01, 0));

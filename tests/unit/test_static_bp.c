@@ -19,7 +19,7 @@ static sn_actor *add_static(sn_world *w, sn_shape shape, sn_vec3 pos, sn_rotatio
     sn_error err = {0};
     sn_actor *a = sn_world_add(w, SN_ACTOR_STATIC, 0);
     a->shape = shape;
-    a->bbox.extent = ext;
+    a->ph->bbox.extent = ext;
     a->parent = parent;
     sn_transform tf = {pos, rot};
     if (parent) { /* pos is relative to the parent, which is not rotated here */
@@ -155,9 +155,10 @@ static void query_round(sn_world *w, sn_rng *g, const sn_actor *slab, const char
 /* Spawn checks give the same answers through the broadphase and through ODE's scan. */
 static void overlap_round(sn_world *w, sn_rng *g, const sn_actor *slab)
 {
-    sn_actor car = {.kind = SN_ACTOR_VEHICLE, .shape = SN_SHAPE_BOX};
-    car.bbox.extent = sn_v3(2.3, 1.0, 0.75);
-    car.bbox.location = sn_v3(0, 0, 0.75);
+    sn_actor_phys car_ph = {.reflectivity = -1};
+    sn_actor car = {.kind = SN_ACTOR_VEHICLE, .shape = SN_SHAPE_BOX, .ph = &car_ph};
+    car.ph->bbox.extent = sn_v3(2.3, 1.0, 0.75);
+    car.ph->bbox.location = sn_v3(0, 0, 0.75);
     int bad = 0, overlaps = 0;
     for (int i = 0; i < 300; i++) {
         const sn_actor *near = w->actors[sn_rng_u64(g) % w->n_actors];
@@ -213,8 +214,8 @@ static void test_queries(void)
     }
     sn_world_teleport(&w, shed, sn_v3(400, 410, 2), sn_quat_identity());
     dReal sb[6], ab[6];
-    dGeomGetAABB(shed->geom, sb);
-    dGeomGetAABB(aerial->geom, ab);
+    dGeomGetAABB(shed->ph->geom, sb);
+    dGeomGetAABB(aerial->ph->geom, ab);
     CHECK_NEAR((sb[0] + sb[1]) / 2, 400, 1e-9, "the shed's geom moved with it (x)");
     CHECK_NEAR((ab[2] + ab[3]) / 2, 410, 1e-9, "the aerial's geom rode along (y)");
     CHECK_NEAR((ab[4] + ab[5]) / 2, 5, 1e-9, "the aerial's geom rode along (z)");
