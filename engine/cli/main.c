@@ -10,6 +10,7 @@
 
 #include "batch_cmd.h"
 #include "export_cmd.h"
+#include "json_out.h"
 #include "map_cmd.h"
 #include "record_cmd.h"
 #include "scaffold.h"
@@ -278,7 +279,6 @@ static int check_run_limits(const cli *c)
     return 0;
 }
 
-static void json_str_to(FILE *f, const char *s);
 
 static int cmd_run(int argc, char **argv)
 {
@@ -348,7 +348,7 @@ static int cmd_run(int argc, char **argv)
                         stats.sensors, stats.time_world, stats.time_sensors, stats.time_output, stats.time_serialize,
                         stats.time_write,
                         (unsigned long long)sn_engine_seed(e));
-        json_str_to(sf, c.positional); /* what `sensim report` shows as the run's scene */
+        sn_cli_json_str(sf, c.positional); /* what `sensim report` shows as the run's scene */
         w = w < 0 ? w : fputs("}\n", sf);
         bool closed = fclose(sf) == 0;
         stats_failed = (!closed || w < 0) ? (errno ? errno : EIO) : 0;
@@ -375,21 +375,7 @@ static int cmd_run(int argc, char **argv)
     return 0;
 }
 
-static void json_str_to(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void json_str(const char *s) { json_str_to(stdout, s); }
+static void json_str(const char *s) { sn_cli_json_str(stdout, s); }
 
 static const char *kind_name(sn_actor_kind k)
 {

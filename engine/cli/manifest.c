@@ -4,6 +4,7 @@
 ** in run order) so a finished batch, or shards merged, read the same whatever the timing. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "batch.h"
+#include "json_out.h"
 #include "sha256.h"
 
 #include <dirent.h>
@@ -40,21 +41,6 @@ static FILE *open_manifest(const char *path, const char **what)
     return f;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 /* Every file under dir/rel, sorted by name at each level, as {"path","bytes","sha256"}; not a
 ** failed run's sensim-partial-* folder. */
 static void outputs(FILE *f, const char *dir, const char *rel, bool *first)
@@ -81,7 +67,7 @@ static void outputs(FILE *f, const char *dir, const char *rel, bool *first)
                 if (!sn_cli_sha256_file(full, hex, &size))
                     snprintf(hex, sizeof hex, "unreadable");
                 fprintf(f, "%s{\"path\":", *first ? "" : ",");
-                json_str(f, sub);
+                sn_cli_json_str(f, sub);
                 fprintf(f, ",\"bytes\":%llu,\"sha256\":\"%s\"}", (unsigned long long)size, hex);
                 *first = false;
             }
@@ -95,9 +81,9 @@ static void outputs(FILE *f, const char *dir, const char *rel, bool *first)
 void manifest_write(FILE *f, const sn_batch_run *run, const batch_result *r, const char *run_dir)
 {
     fprintf(f, "{\"id\":");
-    json_str(f, run->id);
+    sn_cli_json_str(f, run->id);
     fprintf(f, ",\"index\":%zu,\"scene\":", run->index);
-    json_str(f, run->scene);
+    sn_cli_json_str(f, run->scene);
     if (run->seed_set)
         fprintf(f, ",\"seed\":%llu", (unsigned long long)run->seed);
     else
@@ -106,7 +92,7 @@ void manifest_write(FILE *f, const sn_batch_run *run, const batch_result *r, con
     for (size_t i = 0; i < run->n_overrides; i++) {
         if (i)
             fputc(',', f);
-        json_str(f, run->overrides[i]);
+        sn_cli_json_str(f, run->overrides[i]);
     }
     fprintf(f, "],\"status\":\"%s\",\"exit\":%d,\"signal\":", r->status, r->exit_code);
     if (r->signal)
@@ -115,7 +101,7 @@ void manifest_write(FILE *f, const sn_batch_run *run, const batch_result *r, con
         fprintf(f, "null");
     fprintf(f, ",\"error\":");
     if (r->error[0])
-        json_str(f, r->error);
+        sn_cli_json_str(f, r->error);
     else
         fprintf(f, "null");
     fprintf(f, ",\"frames\":%llu,\"outputs\":[", (unsigned long long)r->frames);

@@ -1,6 +1,7 @@
 /* map_cmd.c — `sensim map FILE`: an OpenDRIVE map's summary, waypoints, topology and spawn
 ** points, as text or JSON (public API only: sensim/map.h). */
 #include "map_cmd.h"
+#include "json_out.h"
 
 #include <sensim/sensim.h>
 
@@ -100,28 +101,13 @@ static void print_waypoint(FILE *f, const sn_waypoint *w)
     fputc('}', f);
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void print_summary(const sn_map_info *i, bool json)
 {
     if (json) {
         printf("{\"name\":");
-        json_str(stdout, i->name);
+        sn_cli_json_str(stdout, i->name);
         printf(",\"path\":");
-        json_str(stdout, i->path);
+        sn_cli_json_str(stdout, i->path);
         printf(",\"opendrive\":\"%u.%u\",\"roads\":%u,\"junction_roads\":%u,\"junctions\":%u,\"lanes\":%u,"
                "\"driving_km\":%.3f,\"signals\":%u,\"traffic_lights\":%u,\"objects\":%u,\"crosswalks\":%u,",
                i->rev_major, i->rev_minor, i->roads, i->junction_roads, i->junctions, i->lanes, i->driving_km,
