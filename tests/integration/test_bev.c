@@ -5,72 +5,21 @@
 ** a truncated point record is refused; a scene's save: writes the same PNG as convert.
 ** argv[1]: temp folder, argv[2]: lidar plugin folder, argv[3]: optical flow plugin folder */
 #include "../check.h"
+#include "../png_decode.h"
 #include "../testutil.h"
 
 #include "../../engine/data/views.h"
 
-#include <libdeflate.h>
-
 static const char *dir, *plugins, *flow_plugins;
-
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
 /* An 8-bit RGB, non-interlaced PNG (what sn_png_write_rgb writes) into a malloc'd buffer. */
 static uint8_t *read_png(const char *path, int *w, int *h)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *file = malloc((size_t)n), *z = malloc((size_t)n), *out = NULL, *img = NULL;
-    size_t zn = 0;
-    if (!file || !z || fread(file, 1, (size_t)n, f) != (size_t)n || n < 33 || memcmp(file + 1, "PNG", 3))
-        goto done;
-    *w = (int)be32(file + 16), *h = (int)be32(file + 20);
-    if (file[24] != 8 || file[25] != 2 || file[28] != 0)
-        goto done;
-    for (long at = 8; at + 12 <= n;) {
-        uint32_t len = be32(file + at);
-        if (at + 12 + (long)len > n)
-            goto done;
-        if (!memcmp(file + at + 4, "IDAT", 4))
-            memcpy(z + zn, file + at + 8, len), zn += len;
-        at += 12 + len;
-    }
-    size_t stride = (size_t)*w * 3, raw_n = (stride + 1) * (size_t)*h;
-    uint8_t *raw = malloc(raw_n);
-    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-    size_t got = 0;
-    bool ok = raw && d && libdeflate_zlib_decompress(d, z, zn, raw, raw_n, &got) == LIBDEFLATE_SUCCESS && got == raw_n;
-    libdeflate_free_decompressor(d);
-    if (ok && (img = malloc(stride * (size_t)*h))) {
-        for (int y = 0; y < *h; y++) { /* undo the row filters */
-            const uint8_t *in = raw + (size_t)y * (stride + 1) + 1;
-            uint8_t *row = img + (size_t)y * stride, *up = y ? row - stride : NULL;
-            for (size_t i = 0; i < stride; i++) {
-                int a = i >= 3 ? row[i - 3] : 0, b = up ? up[i] : 0, c = up && i >= 3 ? up[i - 3] : 0, v = 0;
-                switch (in[-1]) {
-                case 0: v = 0; break;
-                case 1: v = a; break;
-                case 2: v = b; break;
-                case 3: v = (a + b) / 2; break;
-                default: {
-                    int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
-                    v = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-                }
-                }
-                row[i] = (uint8_t)(in[i] + v);
-            }
-        }
-        out = img;
-    }
-    free(raw);
-done:
-    fclose(f);
-    free(file), free(z);
-    return out;
+    size_t n = 0;
+    uint8_t *file = (uint8_t *)tu_read_file(path, &n);
+    uint8_t *img = file ? tu_png_decode(file, n, w, h, NULL) : NULL;
+    free(file);
+    return img;
 }
 
 static void lidar_wall(void)
