@@ -614,6 +614,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     md->gap = knob(k ? k->distance_to_leading_vehicle : NAN, SN_TM_DISTANCE_TO_LEADING);
     md->speed_diff = knob(k ? k->speed_difference : NAN, SN_TM_SPEED_DIFFERENCE);
     md->ignore_lights = knob(k ? k->ignore_lights : NAN, SN_TM_IGNORE_LIGHTS);
+    md->auto_lane_change = true;
     md->desired = target_speed >= 0 ? target_speed : md->walker ? a->mv->walk_speed : -1;
     if (!relocate(e->map, md, a->st.pos)) {
         const char *kind = md->walker ? "sidewalk" : "driving";

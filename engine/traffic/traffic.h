@@ -38,6 +38,13 @@ typedef struct sn_mapdrive {
     double gap;          /* distance_to_leading_vehicle, m */
     double speed_diff;   /* vehicle_percentage_speed_difference, % */
     double ignore_lights; /* ignore_lights_percentage, % */
+    /* CARLA TM's further per-vehicle knobs (docs/traffic.md): the TM API sets them, the
+    ** autopilot reads them. Percentages are 0..100. */
+    bool auto_lane_change;       /* auto_lane_change; default true */
+    int8_t force_lane_change;    /* a pending force_lane_change: -1 left, +1 right, 0 none; the autopilot clears it */
+    double lc_left_pct, lc_right_pct; /* random_left/right_lanechange_percentage */
+    double keep_right_pct;       /* keep_right_rule_percentage */
+    double ignore_signs, ignore_vehicles, ignore_walkers; /* ignore_*_percentage */
     double desired;      /* target_speed, m/s; < 0: the lane's limit */
     double speed_integral;
     uint32_t light_seen; /* the light last approached, index + 1 */
