@@ -349,6 +349,8 @@ static int cmd_run(int argc, char **argv)
                         stats.time_write,
                         (unsigned long long)sn_engine_seed(e));
         sn_cli_json_str(sf, c.positional); /* what `sensim report` shows as the run's scene */
+        if (w >= 0 && fputs(",\"traffic_health\":", sf) >= 0 && sn_engine_traffic_health_json(e, sf, NULL) != SN_OK)
+            w = -1;
         w = w < 0 ? w : fputs("}\n", sf);
         bool closed = fclose(sf) == 0;
         stats_failed = (!closed || w < 0) ? (errno ? errno : EIO) : 0;

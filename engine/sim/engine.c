@@ -114,6 +114,7 @@ static void unload(sn_engine *e)
     e->lights = NULL;
     sn_traffic_free(e->traffic);
     e->traffic = NULL;
+    sn_health_free(&e->health);
     sn_scene_free(&e->scene);
     free(e->out_dir);
     e->out_dir = NULL;
@@ -923,6 +924,8 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
         t1 = mono();
         sn_traffic_controllers(e, c->dt); /* step 3: route followers and map autopilots */
         st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
+        if (!st && !e->replay)
+            st = sn_health_observe(e, err); /* the finished frame's traffic health */
         e->time_world += mono() - t1;
         if (!st)
             e->advanced_frame = c->frame;
@@ -985,7 +988,7 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     }
     /* the whole run succeeded: its outputs move into place; else they stay in the staging folder */
     if (complete && !st && e->final_dir && !(st = sn_runinfo_write(e->out_dir, e->final_dir, e->scene.path,
-                                                                     e->scene.map_path, e->seed, err)))
+                                                                     e->scene.map_path, e->seed, &e->health, err)))
         st = sn_outdir_commit(e->out_dir, e->final_dir, err);
     if (complete && !st) {
         free(e->partial_dir);

@@ -7,6 +7,7 @@
 #include "../scene/scene.h"
 #include "../world/world.h"
 #include "../render/render.h"
+#include "../traffic/health.h"
 #include "../query/rayscene.h"
 
 #include <msgpack.h>
@@ -175,6 +176,7 @@ struct sn_engine {
     sn_map *reuse_map;     /* a reset's: the map already parsed, taken by the next build (owned) */
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
     struct sn_traffic *traffic; /* the map autopilots' per-frame scratch (traffic/traffic.h) */
+    sn_health health;      /* traffic health, observed after each frame's advance (traffic/health.h) */
 
     sn_writer writer;
     sn_pack_buf msg;       /* the header, or a whole message when the header outgrew its room */

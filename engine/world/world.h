@@ -36,6 +36,17 @@ typedef struct sn_vehicle_params {
     double corner_front, corner_rear; /* cornering stiffness per unit load, 1/rad */
     double static_load;   /* N per wheel at rest (load sensitivity's reference) */
     double mu;            /* tyre friction coefficient */
+    /* Brakes grip at most brake_mu of a wheel's load: min(mu, 0.8 l_f / h), so braking cannot
+    ** lift the rear wheels (l_f: centre of mass to front axle, h: its height). Four-wheelers: mu. */
+    double brake_mu;
+    /* Roll stability control: the front wheels turn at most as far as gives max_lat m/s^2 of
+    ** steady lateral acceleration at the current speed (0: no limit; vehicles that would tip
+    ** before they slide, t/2h < 0.8). */
+    double max_lat;
+    /* Two-wheelers (number_of_wheels 2): lateral tyre forces act at the centre of mass (the
+    ** rider's lean, not drawn, takes their roll moment) and a roll stabiliser of stab_k N m/rad
+    ** and stab_c N m s/rad holds the body upright. 0 for four-wheelers. */
+    double stab_k, stab_c, lat_height;
 } sn_vehicle_params;
 
 typedef struct sn_autopilot {
