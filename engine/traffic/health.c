@@ -130,7 +130,7 @@ static void count_vehicles(const sn_health *h, sn_traffic_health *w, uint64_t al
 static sn_status close_window(sn_health *h, sn_error *err)
 {
     count_vehicles(h, &h->cur, h->last_frame);
-    h->cur.duration = (double)(h->last_ns - h->window_start_ns) * 1e-9;
+    h->cur.duration = (double)(h->last_ns - h->window_start_ns) / 1e9;
     if (!grow((void **)&h->done, &h->cap_done, h->n_done + 1, sizeof *h->done))
         return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
     h->done[h->n_done++] = h->cur;
@@ -155,17 +155,21 @@ static bool flipped(sn_quat q)
     return fabs(r.pitch) > SN_HEALTH_FLIPPED || fabs(r.roll) > SN_HEALTH_FLIPPED;
 }
 
-static bool touching(const sn_health *h, uint64_t key)
+static bool push_touch(sn_health *h, uint64_t key, int64_t last_ns)
 {
-    uint32_t a = 0, b = h->n_touching;
-    while (a < b) {
-        uint32_t m = a + (b - a) / 2;
-        if (h->touching[m] < key)
-            a = m + 1;
-        else
-            b = m;
+    if (h->n_touching_next == h->cap_touching) {
+        uint32_t c = h->cap_touching ? 2 * h->cap_touching : 16;
+        sn_health_touch *t1 = realloc(h->touching, c * sizeof *t1);
+        if (t1)
+            h->touching = t1;
+        sn_health_touch *t2 = t1 ? realloc(h->touching_next, c * sizeof *t2) : NULL;
+        if (!t2)
+            return false;
+        h->touching_next = t2;
+        h->cap_touching = c;
     }
-    return a < h->n_touching && h->touching[a] == key;
+    h->touching_next[h->n_touching_next++] = (sn_health_touch){key, last_ns};
+    return true;
 }
 
 sn_status sn_health_observe(struct sn_engine *e, sn_error *err)
@@ -186,7 +190,7 @@ sn_status sn_health_observe(struct sn_engine *e, sn_error *err)
         h->window_start_ns = start_ns;
         memset(&h->cur, 0, sizeof h->cur);
         h->cur.struct_size = sizeof h->cur;
-        h->cur.start = (double)(window * SN_HEALTH_WINDOW_NS) * 1e-9;
+        h->cur.start = (double)(window * SN_HEALTH_WINDOW_NS) / 1e9;
     }
     h->last_ns = e->clock.time_ns;
     h->last_frame = frame;
@@ -240,6 +244,8 @@ sn_status sn_health_observe(struct sn_engine *e, sn_error *err)
     /* Collisions between autopilot vehicles: a pair that touches (with force, as a collision
     ** sensor counts it) and did not in the frame before. Pairs come sorted by (self, other). */
     h->n_touching_next = 0;
+    uint32_t k = 0; /* merge: the pairs touching now with those that touched within the rebound time */
+    const int64_t now = e->clock.time_ns;
     for (size_t i = 0; i < w->n_pairs; i++) {
         const sn_pair *p = &w->pairs[i];
         if (p->self >= p->other || sn_v3_len(p->impulse) < 1e-9)
@@ -249,24 +255,22 @@ sn_status sn_health_observe(struct sn_engine *e, sn_error *err)
             !b->has_autopilot)
             continue;
         uint64_t key = (uint64_t)p->self << 32 | p->other;
-        if (h->n_touching_next == h->cap_touching) {
-            uint32_t c = h->cap_touching ? 2 * h->cap_touching : 16;
-            uint64_t *t1 = realloc(h->touching, c * sizeof *t1);
-            if (t1)
-                h->touching = t1;
-            uint64_t *t2 = t1 ? realloc(h->touching_next, c * sizeof *t2) : NULL;
-            if (!t2)
+        for (; k < h->n_touching && h->touching[k].key < key; k++)
+            if (now - h->touching[k].last_ns <= SN_HEALTH_REBOUND_NS && !push_touch(h, h->touching[k].key, h->touching[k].last_ns))
                 return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
-            h->touching_next = t2;
-            h->cap_touching = c;
-        }
-        h->touching_next[h->n_touching_next++] = key;
-        if (!touching(h, key)) {
+        bool recent = k < h->n_touching && h->touching[k].key == key;
+        k += recent;
+        if (!push_touch(h, key, now))
+            return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
+        if (!recent) {
             h->cur.autopilot_collisions++;
             add_event(h, SN_HEALTH_EV_COLLISION, frame, p->self, p->other, &nomem);
         }
     }
-    uint64_t *t = h->touching;
+    for (; k < h->n_touching; k++)
+        if (now - h->touching[k].last_ns <= SN_HEALTH_REBOUND_NS && !push_touch(h, h->touching[k].key, h->touching[k].last_ns))
+            return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
+    sn_health_touch *t = h->touching;
     h->touching = h->touching_next;
     h->touching_next = t;
     h->n_touching = h->n_touching_next;
@@ -286,7 +290,7 @@ bool sn_health_window(const sn_health *h, uint32_t index, sn_traffic_health *out
     } else if (index == h->n_done && h->started) {
         *out = h->cur;
         count_vehicles(h, out, h->last_frame);
-        out->duration = (double)(h->last_ns - h->window_start_ns) * 1e-9;
+        out->duration = (double)(h->last_ns - h->window_start_ns) / 1e9;
     } else {
         return false;
     }
@@ -326,7 +330,7 @@ void sn_health_json(const sn_health *h, FILE *f)
     sn_health_totals(h, &t);
     fprintf(f, "{\"window_s\":%.9g,\"standing_m\":%.9g,\"crawling_m\":%.9g,\"flipped_deg\":%.9g,\"observed_s\":%.9g,"
                "\"totals\":{",
-            (double)SN_HEALTH_WINDOW_NS * 1e-9, SN_HEALTH_STANDING, SN_HEALTH_CRAWLING, SN_HEALTH_FLIPPED, t.duration);
+            (double)SN_HEALTH_WINDOW_NS / 1e9, SN_HEALTH_STANDING, SN_HEALTH_CRAWLING, SN_HEALTH_FLIPPED, t.duration);
     counts_json(f, &t);
     fputs("},\"windows\":[", f);
     for (uint32_t i = 0; i < sn_health_windows(h); i++) {

@@ -43,6 +43,15 @@ typedef struct sn_health_stop {
     uint32_t light;         /* the light's actor id */
 } sn_health_stop;
 
+/* Two vehicles that touch again within this long after their last contact (a rebound, a
+** push) are still in the same collision. */
+#define SN_HEALTH_REBOUND_NS 1000000000LL
+
+typedef struct sn_health_touch {
+    uint64_t key;
+    int64_t last_ns;
+} sn_health_touch;
+
 /* Something that happened, kept for run.json (the first SN_HEALTH_EVENTS of each kind). */
 typedef struct sn_health_event {
     uint64_t frame;
@@ -70,7 +79,9 @@ typedef struct sn_health {
     uint32_t n_stops, cap_stops, stops_lights; /* stops_lights: the light count they were built for */
     double stops_reach;         /* the largest half width: the x margin of the search */
 
-    uint64_t *touching, *touching_next; /* autopilot pairs (lo << 32 | hi) in contact last frame, sorted; owned */
+    /* Autopilot pairs that touched within the last SN_HEALTH_REBOUND_NS, sorted by key
+    ** (lo << 32 | hi), with the end of the frame they last touched in; two arrays, swapped. */
+    sn_health_touch *touching, *touching_next; /* owned */
     uint32_t n_touching, n_touching_next, cap_touching;
 
     sn_health_event *events[3]; /* red-light crossings, autopilot collisions, flips; owned */
