@@ -272,6 +272,11 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
             p->stab_k = inertia * omega * omega + a->ph->mass * -e->world.gravity.z * cg;
             p->stab_c = 2 * sqrt(p->stab_k * inertia);
             p->lat_height = cg;
+            /* The rider also keeps the nose within SN_PITCH_GUARD (a wheel thrown up a kerb, a
+            ** wheelie): the same rule about the box's pitch inertia. */
+            double pitch_inertia = a->ph->mass * (ex.x * ex.x + ex.z * ex.z) / 3;
+            p->pitch_k = pitch_inertia * omega * omega + a->ph->mass * -e->world.gravity.z * cg;
+            p->pitch_c = 2 * sqrt(p->pitch_k * pitch_inertia);
         } else if (p->track / (2 * cg) < 0.8) {
             /* Roll stability control (trucks' RSC, mandatory on EU heavy vehicles): a vehicle
             ** that would tip before its tyres slide keeps below 0.8 of its tipping threshold. */

@@ -21,6 +21,9 @@ static const double steer_curve[][2] = {{0, 1.0}, {20, 0.9}, {60, 0.8}, {120, 0.
 ** front axle loses more grip in a turn and saturates first: the car pushes, it does not spin. */
 #define LOAD_SENSITIVITY 0.2
 
+/* Two-wheelers: the pitch (rad) beyond which the rider's guard pushes the nose back. */
+#define SN_PITCH_GUARD (15 * SN_DEG)
+
 double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed)
 {
     double kmh = fabs(forward_speed) * 3.6;
@@ -352,7 +355,7 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         if (p->lat_height > 0) /* a two-wheeler: the lateral force at the centre of mass */
             s_up = sn_v3_add(s_up, sn_v3_add(sn_v3_scale(f, above),
                                              sn_v3_add(sn_v3_scale(fr.wf, flong * p->roll_centre),
-                                                       sn_v3_scale(fr.ws, flat * (p->lat_height - above)))));
+                                                       sn_v3_scale(fr.ws, flat * p->lat_height))));
         else
             s_up = sn_v3_add(s_up, sn_v3_add(sn_v3_scale(f, above), sn_v3_scale(ftv, p->roll_centre)));
         s_wb = sx > 0 ? sn_v3_add(s_wb, f) : sn_v3_sub(s_wb, f);
@@ -366,6 +369,12 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         double roll = asin(clampd(sn_v3_dot(right, gup), -1, 1));
         double roll_rate = sn_v3_dot(ang, fwd);
         torque = sn_v3_add(torque, sn_v3_scale(fwd, -(p->stab_k * roll + p->stab_c * roll_rate)));
+        /* Beyond SN_PITCH_GUARD of pitch the rider pushes the nose back (a turn about +right
+        ** lowers it); roads are less steep, so within it pitch is the suspension's alone. */
+        double pitch = asin(clampd(sn_v3_dot(fwd, gup), -1, 1));
+        double excess = pitch - clampd(pitch, -SN_PITCH_GUARD, SN_PITCH_GUARD);
+        if (excess != 0)
+            torque = sn_v3_add(torque, sn_v3_scale(right, p->pitch_k * excess - p->pitch_c * sn_v3_dot(ang, right)));
     }
     /* Explicit drag may not reverse the velocity within one step: a light, large body (50 kg,
     ** 40 m wide) at speed would otherwise oscillate to infinity and fail ODE's checks. (fmin's

@@ -46,7 +46,9 @@ typedef struct sn_vehicle_params {
     /* Two-wheelers (number_of_wheels 2): lateral tyre forces act at the centre of mass (the
     ** rider's lean, not drawn, takes their roll moment) and a roll stabiliser of stab_k N m/rad
     ** and stab_c N m s/rad holds the body upright. 0 for four-wheelers. */
-    double stab_k, stab_c, lat_height;
+    double stab_k, stab_c;
+    double pitch_k, pitch_c; /* two-wheelers: the rider's guard beyond SN_PITCH_GUARD of pitch (N m/rad, N m s/rad) */
+    double lat_height; /* m above the contact patch where two-wheelers' lateral forces act (the centre of mass) */
 } sn_vehicle_params;
 
 typedef struct sn_autopilot {

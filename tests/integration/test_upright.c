@@ -96,6 +96,8 @@ int main(int argc, char **argv)
         check(b.id, "full steer at 15", drive(b.id, 15, 0, 1, 15, 0, 120));
         check(b.id, "full steer at top", drive(b.id, TOP_SPEED, 0, 1, TOP_SPEED, 0, 120));
         check(b.id, "brake, steer from 15", drive(b.id, 15, 1, 1, 0, 0, 100));
+        check(b.id, "kerb 65 deg at 2", drive(b.id, 2, 0, 0, 2, 65, 400));
+        check(b.id, "kerb 20 deg at 2", drive(b.id, 2, 0, 0, 2, 20, 400));
         check(b.id, "kerb 65 deg at 8", drive(b.id, 8, 0, 0, 8, 65, 160));
         check(b.id, "kerb 20 deg at 8", drive(b.id, 8, 0, 0, 8, 20, 200));
         check(b.id, "kerb 20 deg at 15", drive(b.id, 15, 0, 0, 15, 20, 120));
