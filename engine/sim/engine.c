@@ -44,6 +44,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     if (opts)
         e->opts = *opts;
     e->out_lock = -1;
+    e->no_health = getenv("SENSIM_BENCH_NO_HEALTH") != NULL; /* bench_health's baseline only */
     if (sn_library_init(&e->lib, err) != SN_OK) {
         free(e);
         return NULL;
@@ -924,7 +925,7 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
         t1 = mono();
         sn_traffic_controllers(e, c->dt); /* step 3: route followers and map autopilots */
         st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
-        if (!st && !e->replay)
+        if (!st && !e->replay && !e->no_health)
             st = sn_health_observe(e, err); /* the finished frame's traffic health */
         e->time_world += mono() - t1;
         if (!st)

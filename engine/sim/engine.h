@@ -177,6 +177,7 @@ struct sn_engine {
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
     struct sn_traffic *traffic; /* the map autopilots' per-frame scratch (traffic/traffic.h) */
     sn_health health;      /* traffic health, observed after each frame's advance (traffic/health.h) */
+    bool no_health;        /* SENSIM_BENCH_NO_HEALTH: not observed (bench_health's baseline) */
 
     sn_writer writer;
     sn_pack_buf msg;       /* the header, or a whole message when the header outgrew its room */
