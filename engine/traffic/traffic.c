@@ -391,7 +391,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         double d_line = 0;
         for (uint32_t k = 0; k < ns; k++) {
             double ds = (st[k].s - md->path[i].s) * dir;
-            if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6) {
+            if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6 &&
+                sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i)) {
                 hit = &st[k];
                 d_line = along[i] + ds - front;
                 break;
