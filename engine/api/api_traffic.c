@@ -1,6 +1,7 @@
 /* api_traffic.c — the traffic-light calls of sensim.h (CARLA's carla.TrafficLight). */
 #include "../sim/engine.h"
 #include "../traffic/lights.h"
+#include "../traffic/signs.h"
 
 #include "../core/error.h"
 #include "../map/lanemap.h"
@@ -227,5 +228,17 @@ sn_status sn_engine_traffic_light_trigger_volumes(const sn_engine *e, uint32_t i
     }
     if (n)
         *n = k;
+    return SN_OK;
+}
+
+sn_status sn_engine_vehicle_speed_limit(const sn_engine *e, uint32_t id, double *kmh, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!e || !kmh)
+        return sn_fail(err, SN_E_INVALID, "vehicle_speed_limit: NULL engine or output");
+    const sn_actor *a = sn_world_find(&e->world, id);
+    if (!a || a->kind != SN_ACTOR_VEHICLE)
+        return sn_fail(err, SN_E_NOT_FOUND, "vehicle_speed_limit: actor %u is no live vehicle", id);
+    *kmh = sn_signs_vehicle_limit_kmh(e, a);
     return SN_OK;
 }
