@@ -242,9 +242,13 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
         if (!nl)
             continue;
         int dir = lane_dir_of(m, wp->road_id, wp->lane_id);
+        /* The first waypoint on a lane also owns the stretch of it back to the lane's entry. */
+        double lo = i > 0 && (md->path[i - 1].road_id != wp->road_id || md->path[i - 1].lane_id != wp->lane_id)
+                        ? -(along[i] - along[i - 1])
+                        : 0;
         for (uint32_t k = 0; k < nl; k++) {
             double ds = (ln[k].b.s - wp->s) * dir;
-            if (ds < -1e-6 || ds >= SN_MD_STEP + 1e-6)
+            if (ds < lo - 1e-6 || ds >= SN_MD_STEP + 1e-6)
                 continue;
             const sn_sign *sg = &ss->s[ln[k].sign];
             double d_centre = along[i] + ds;
