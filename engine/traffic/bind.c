@@ -123,10 +123,10 @@ static bool bind_lane(const sn_map *m, sn_lanekey k, double s, sn_bind_kind kind
     const sn_odr *od = m->odr;
     const sn_odr_road *r = &od->roads[k.road];
     int32_t via_road = -1, via_lane = 0;
-    /* TrafficLightComponent / YieldSignComponent: "Prevent adding the bounding box inside the
-    ** intersection": a reference on a connecting road whose lane has one predecessor, outside
+    /* TrafficLightComponent, StopSignComponent, YieldSignComponent (CARLA 0.9.15+): "Prevent
+    ** adding the bounding box inside the intersection": a reference on a connecting road whose lane has one predecessor, outside
     ** any junction, acts at that predecessor's end. */
-    if (r->junction >= 0 && (kind == SN_BIND_LIGHT || kind == SN_BIND_YIELD)) {
+    if (r->junction >= 0 && kind != SN_BIND_SPEED) {
         sn_lanekey pk[4];
         double ps[4];
         size_t np = sn_map_successors(m, k, false, pk, ps, 4);
@@ -151,11 +151,10 @@ static bool bind_lane(const sn_map *m, sn_lanekey k, double s, sn_bind_kind kind
     double w = fmax(sn_odr_lane_width(sec, l, fmin(fmax(s, sec->s), sec->s_end)), 0);
     /* Box sizes and distances upstream of the line, CARLA's (its Unreal units / 100). */
     double up, ex, ey, ez;
-    switch (kind) {
-    case SN_BIND_STOP: up = ex = ey = ez = fmax(0.01, 0.9 * w / 2); break;   /* StopSignComponent */
-    case SN_BIND_SPEED: up = ex = ey = ez = fmax(0.01, 0.7 * w * 0.5); break; /* SpeedLimitComponent */
-    default: up = 1.5 + 1.5, ex = 1.5, ey = fmax(0.01, 0.5 * w * 0.5), ez = 1.0; break; /* BoxLength + AdditionalDistance */
-    }
+    if (kind == SN_BIND_SPEED) /* SpeedLimitComponent: a cube, 0.7 x half the lane's width */
+        up = ex = ey = ez = fmax(0.01, 0.7 * w * 0.5);
+    else /* lights, stop and yield: BoxLength 1.5, AdditionalDistance 1.5, BoxWidth a quarter lane, BoxHeight 1 */
+        up = 1.5 + 1.5, ex = 1.5, ey = fmax(0.01, 0.5 * w * 0.5), ez = 1.0;
     /* CARLA moves the box against the reference lane's sign (lane < 0: s - d); sensim against
     ** the travel direction of the lane the box is on (the same when both lanes run alike). */
     int dir = sn_map_lane_dir(r, k.lane);

@@ -7,7 +7,7 @@
 ** fromLane="0" toLane="0" is dropped (RemoveZeroLaneValiditySignalReferences); one without
 ** validity gets every lane on the side its orientation names (GenerateDefaultValidities...).
 ** Each remaining lane of each reference is an affected lane (get_affected_lane_waypoints); on
-** driving lanes the signal acts: for lights and yield signs a reference on a junction's
+** driving lanes the signal acts: for lights, stop and yield signs a reference on a junction's
 ** connecting road whose lane has exactly one predecessor outside the junction acts on that
 ** predecessor's end, and the trigger box stands upstream of the line, clamped into the lane. */
 #ifndef SN_TRAFFIC_BIND_H

@@ -9,7 +9,8 @@
 **    trigger box 3 m upstream of the line, 1.5 x lane/4 x 1 m.
 ** 2. A frozen red light holds an autopilot before its line on signals.xodr.
 ** 3. The north arm's stop sign: the vehicle comes to rest with its front within 1 m before the
-**    line (0.5 m into the connecting road), then goes on.
+**    line (the end of the arm's lane at the junction: its references on the connecting roads
+**    move back onto it, as CARLA's StopSignComponent does), then goes on.
 ** 4. Speed limits: the autopilot's limit becomes each speed sign's value as it passes it, and it
 **    does not drive faster; a parked vehicle reads the sign upstream on its lane, else the road's
 **    <speed> record.
@@ -177,7 +178,7 @@ static void test_red_and_stop(void)
         sn_engine_traffic_light_set_state(e, sn_engine_traffic_light_at(e, i), SN_TL_RED, NULL);
     sn_engine_traffic_light_freeze(e, 0, true, NULL);
     uint32_t red = actor_named(e, "red"), stop = actor_named(e, "stop");
-    sn_vec3 red_line = {-10, 1.75, 0}, stop_line = {98.25, -9.5, 0};
+    sn_vec3 red_line = {-10, 1.75, 0}, stop_line = {98.25, -10, 0};
     double worst_red = -1e9, rest_red = 1e9, stop_rest = 1e9, stop_after = -1e9;
     bool stop_rested = false;
     for (int f = 0; f < 600; f++) { /* 30 s */
