@@ -14,8 +14,9 @@
 ** 4. Speed limits: the autopilot's limit becomes each speed sign's value as it passes it, and it
 **    does not drive faster; a parked vehicle reads the sign upstream on its lane, else the road's
 **    <speed> record.
-** 5. Bad input: a reference to a missing signal and a validity naming a missing lane give one
-**    warning each and load. */
+** 5. Bad input: a reference to a missing signal, a validity naming a missing lane, a light that
+**    names no lane and a junction without connections: one warning each (the light named), the
+**    map loads and runs. */
 #include "../check.h"
 #include "../testutil.h"
 
@@ -273,7 +274,8 @@ static void test_speed(void)
 /* ---- 5 ---- */
 
 typedef struct warns {
-    int missing_signal, missing_lane, other;
+    int missing_signal, missing_lane, unplaced, other;
+    char unplaced_line[512];
 } warns;
 
 static void on_log(sn_log_level level, const char *line, void *user)
@@ -285,6 +287,10 @@ static void on_log(sn_log_level level, const char *line, void *user)
         w->missing_signal++;
     else if (strstr(line, "does not have"))
         w->missing_lane++;
+    else if (strstr(line, "control no driving lane")) {
+        w->unplaced++;
+        snprintf(w->unplaced_line, sizeof w->unplaced_line, "%s", line);
+    }
     else
         w->other++;
 }
@@ -313,12 +319,19 @@ static void test_bad_input(void)
         memcpy(v + 10, "-3", 2), memcpy(v + 22, "-3", 2);
         redirected++;
     }
-    char *bad = malloc(size + 256);
-    char *end = strstr(xml, "</OpenDRIVE>");
-    if (!bad || !end)
+    /* ... a light whose only record names lane 0 (it controls nothing) joins the first road's
+    ** signals, and a junction without connections ends the map. */
+    char *bad = malloc(size + 512);
+    char *end = strstr(xml, "</OpenDRIVE>"), *sigs = strstr(xml, "<signals>");
+    if (!bad || !end || !sigs)
         return;
     *end = 0;
-    snprintf(bad, size + 256, "%s  <junction id=\"7777\" name=\"empty\">\n  </junction>\n</OpenDRIVE>\n", xml);
+    sigs += strlen("<signals>");
+    snprintf(bad, size + 512,
+             "%.*s\n      <signal s=\"1\" t=\"-4\" id=\"8888\" name=\"Signal_3Light_Post01\" dynamic=\"yes\" "
+             "orientation=\"+\" type=\"1000001\" subtype=\"-1\"><validity fromLane=\"0\" toLane=\"0\"/></signal>%s"
+             "  <junction id=\"7777\" name=\"empty\">\n  </junction>\n</OpenDRIVE>\n",
+             (int)(sigs - xml), xml, sigs);
     tu_write(tmp, "bad_signals.xodr", bad);
     char map[1200], text[1400];
     snprintf(map, sizeof map, "%s/bad_signals.xodr", tmp);
@@ -328,10 +341,14 @@ static void test_bad_input(void)
     sn_engine *e = load_text("bad_signals.yaml", text, on_log, &w);
     for (int f = 0; f < 40; f++)
         step(e);
-    fprintf(stderr, "bad input: %d redirected references; warnings: %d missing signal, %d missing lane, %d other\n",
-            redirected, w.missing_signal, w.missing_lane, w.other);
+    fprintf(stderr, "bad input: %d redirected references; warnings: %d missing signal, %d missing lane, %d unplaced "
+            "light, %d other\n", redirected, w.missing_signal, w.missing_lane, w.unplaced, w.other);
     CHECK(redirected == 2 && w.missing_signal == 1 && w.missing_lane == 1,
           "one warning each for a missing signal and a missing lane (%d, %d)", w.missing_signal, w.missing_lane);
+    CHECK(w.unplaced == 1 && strstr(w.unplaced_line, "1 of 5 traffic lights") && strstr(w.unplaced_line, "8888"),
+          "one warning names the light that controls nothing: %s", w.unplaced_line);
+    CHECK(sn_engine_traffic_light_count(e) == 5, "the unplaced light still exists (%u lights)",
+          sn_engine_traffic_light_count(e));
     sn_engine_destroy(e);
     free(bad);
     free(xml);
