@@ -37,8 +37,8 @@ static bool is_kind(const sn_odr_signal *sg, const char *type, const char *name)
 /* The sign a signal is, if any; speed signs get their limit (m/s). */
 static bool sign_of(const sn_odr_signal *sg, uint8_t *kind, double *limit)
 {
-    if (sg->is_reference || sg->dynamic)
-        return false;
+    if (sg->is_reference || sg->dynamic || (sg->name && strstr(sg->name, "Stencil")))
+        return false; /* CARLA's SpawnSignals: "We do not spawn stops painted in the ground" */
     if (is_kind(sg, "206", "Sign_Stop")) {
         *kind = SN_BIND_STOP;
         return true;
