@@ -39,6 +39,12 @@ double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed)
     return a->mv->vp->max_steer * f;
 }
 
+double sn_vehicle_brake_decel(const sn_actor *a, double gravity)
+{
+    const sn_vehicle_params *p = a->mv->vp;
+    return p->brake_mu < p->mu ? 0.65 * p->brake_mu * gravity : 0.9 * p->mu * gravity;
+}
+
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 static double sgn(double v) { return v > 0 ? 1 : v < 0 ? -1 : 0; }
 

@@ -375,6 +375,11 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h);
 void sn_walker_apply(sn_world *w, sn_actor *a, double h);
 /* The wheel angle (rad) that steer 1 gives at this forward speed (CARLA's steering curve). */
 double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed);
+/* The deceleration (m/s^2, positive) that full brake gives a vehicle on flat ground, as far as
+** its brakes allow: 0.9 mu g, and for a two-wheeler (brakes capped so it cannot pitch over,
+** docs/world.md) 0.65 of brake_mu g (a bicycle 2.8, a sport motorcycle 5.2). A planner that
+** brakes harder than this overshoots its stop line. */
+double sn_vehicle_brake_decel(const sn_actor *a, double gravity);
 /* Controllers, once per frame before physics. */
 void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
 

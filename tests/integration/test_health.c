@@ -9,6 +9,8 @@
 **   - collisions between autopilot vehicles: two route autopilots driven into each other are one
 **     collision however many frames they touch; an autopilot into a parked car is none;
 **   - the autopilot's notes (sn_health_note_deadlock / _lane_change) land in the frame's window;
+**   - sn_vehicle_brake_decel (what the autopilot may plan with): every vehicle blueprint braking
+**     fully from 10 m/s stops within v^2 / (2 decel);
 **   - bad calls: NULL, a window past the end, a too small struct_size.
 ** argv[1]: temp folder, argv[2]: tests/data. Linked with the engine's core for the notes. */
 #include "../check.h"
@@ -203,6 +205,32 @@ static void flipped_and_collisions(void)
     sn_engine_destroy(e);
 }
 
+/* sn_vehicle_brake_decel, what a planner may count on: every vehicle blueprint braking fully from
+** 10 m/s stops within v^2 / (2 decel). */
+static void brake_decel(void)
+{
+    sn_error err = {0};
+    sn_blueprints *lib = sn_blueprints_open(&(sn_engine_options){.quiet_plugins = true, .plugin_dir = tmp}, &err);
+    for (size_t i = 0; lib && i < sn_blueprints_count(lib); i++) {
+        sn_blueprint_info b = {.struct_size = sizeof b};
+        if (sn_blueprints_get(lib, i, &b, &err) != SN_OK || b.kind != SN_ACTOR_VEHICLE)
+            continue;
+        char text[512];
+        snprintf(text, sizeof text, "actors:\n  - {blueprint: static.ground}\n"
+                 "  - {name: v, blueprint: %s, velocity: [10, 0, 0], control: {brake: 1}}\n", b.id);
+        sn_engine *e = load_text("brake.yaml", text);
+        const sn_actor *a = sn_world_find(&e->world, sn_engine_find_actor(e, "v"));
+        double decel = sn_vehicle_brake_decel(a, 9.81);
+        steps(e, 200);
+        sn_actor_info v = tu_actor(e, "v");
+        double d = v.transform.location.x;
+        CHECK(hypot(v.velocity.x, v.velocity.y) < 0.1 && d <= 100 / (2 * decel),
+              "%s stops within %.1f m (10 m/s at %.2f m/s^2): %.1f m", b.id, 100 / (2 * decel), decel, d);
+        sn_engine_destroy(e);
+    }
+    sn_blueprints_close(lib);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -214,5 +242,6 @@ int main(int argc, char **argv)
     red_light(0, 0);
     standing_and_notes();
     flipped_and_collisions();
+    brake_decel();
     return CHECK_DONE();
 }
