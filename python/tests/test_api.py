@@ -117,6 +117,10 @@ def test_blueprint_library_filter_and_attributes(client):
     a.set_attribute("fov", 110)
     assert a.get_attribute("fov").value == "110"
     assert lib.find("sensor.camera.rgb").get_attribute("fov").as_float() == 90.0  # find hands out copies
+    # CARLA's generate_traffic.py keeps the cars with int(bp.get_attribute('number_of_wheels')) == 4
+    cars = {b.id for b in lib.filter("vehicle.*") if int(b.get_attribute("number_of_wheels")) == 4}
+    assert cars == {"vehicle.sedan", "vehicle.van", "vehicle.truck", "vehicle.bus"}
+    assert float(lib.find("vehicle.kawasaki.ninja").get_attribute("number_of_wheels")) == 2.0
 
 
 def test_kinematic_actor_moves_by_velocity_times_dt(client):
