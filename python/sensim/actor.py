@@ -217,18 +217,23 @@ class Walker(Actor):
 
 class Sensor(Actor):
     """CARLA's carla.Sensor: listen(callback) gets one data object per measurement, during
-    world.tick(), on the thread that ticks. Pixel and event arrays are views on the engine's
-    buffer, valid only during the callback: copy what you keep (np.array(image.raw_data))."""
+    world.tick(), on the thread that steps (the world's own thread in asynchronous mode). The
+    data objects own their bytes, as CARLA's (listen(cb, zero_copy=True) is the opt-out)."""
 
     @property
     def is_listening(self) -> bool:
         lst = self._world._listeners.get(self.name)
         return lst is not None and lst.callback is not None
 
-    def listen(self, callback: Callable) -> None:
+    def listen(self, callback: Callable, *, zero_copy: bool = False) -> None:
+        """callback(data) for each measurement. The data object owns its bytes (keep it as long
+        as you like); zero_copy=True (sensim's opt-in) skips that copy: its arrays are views on
+        the engine's buffer, valid only during the callback (reading them later raises)."""
         if not self.is_alive:
             raise SensimError(f"listen: sensor {self.id} is not alive", -7)
-        self._world._listen(self.name, callback)
+        if not callable(callback):
+            raise TypeError(f"listen: callback must be callable, not {type(callback).__name__}")
+        self._world._listen(self.name, callback, zero_copy)
 
     def stop(self) -> None:
         self._world._unlisten(self.name)

@@ -136,7 +136,7 @@ def test_kinematic_actor_moves_by_velocity_times_dt(client):
     assert world.get_actors().filter("vehicle.*") == []
 
 
-def test_apply_settings_changes_the_step_before_the_first_tick(client):
+def test_apply_settings_changes_the_step_at_any_time(client):
     world = client.load_world()
     s = world.get_settings()
     s.fixed_delta_seconds = 0.02
@@ -144,9 +144,11 @@ def test_apply_settings_changes_the_step_before_the_first_tick(client):
     assert world.get_settings().fixed_delta_seconds == pytest.approx(0.02)
     world.tick()
     assert world.get_snapshot().timestamp.elapsed_seconds == pytest.approx(0.02)
+    # CARLA's rule: at any time, from the next frame; the clock keeps its time
     s.fixed_delta_seconds = 0.1
-    with pytest.raises(sensim.SensimError, match="before the first tick"):
-        world.apply_settings(s)
+    assert world.apply_settings(s) == 2
+    world.tick()
+    assert world.get_snapshot().timestamp.elapsed_seconds == pytest.approx(0.12)
 
 
 def test_scene_actors_and_geometry(client):
