@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import atexit
+import math
 import os
 import threading
 import time
@@ -16,7 +17,8 @@ from .actor import Actor, ActorList, Sensor, Vehicle, Walker
 from .blueprints import ActorBlueprint, BlueprintLibrary
 from . import _interrupt
 from .data import _sensor_data, expire
-from .geom import Location, Transform
+from .debug import DebugHelper
+from .geom import Location, Transform, Vector3D, VehicleControl
 from .snapshot import ActorSnapshot, Timestamp, WorldSettings, WorldSnapshot  # noqa: F401
 
 if TYPE_CHECKING:
@@ -60,6 +62,9 @@ class World:
         self._async: threading.Thread | None = None
         self._async_stop = threading.Event()
         self._async_error: BaseException | None = None
+        self._constant: dict[int, Vector3D] = {}  # enable_constant_velocity, held before each step
+        self._ackermann: dict[int, object] = {}   # apply_ackermann_control targets
+        self.debug = DebugHelper(self)
 
     # -- lifetime
     def close(self) -> None:
@@ -145,6 +150,8 @@ class World:
         callbacks get the frame's snapshot. Errors of listeners and callbacks are raised here."""
         err = _err()
         with _interrupt.sigint_guard():
+            if self._constant or self._ackermann:
+                self._before_step()
             st = _lib.lib().sn_engine_step(self._engine(), ctypes.byref(err))
             if self._pending_error is not None:
                 e, self._pending_error = self._pending_error, None
@@ -158,6 +165,29 @@ class World:
                 with _interrupt.listener_scope():
                     cb(snap)
         return snap.frame if snap is not None else self._clock().frame
+
+    def _before_step(self) -> None:
+        """Constant velocities and Ackermann targets, applied before each step."""
+        for aid, v in list(self._constant.items()):
+            a = self.get_actor(aid)
+            if a is None:
+                del self._constant[aid]
+                continue
+            a.set_target_velocity(a.get_transform().transform_vector(v))
+        for aid, c in list(self._ackermann.items()):
+            a = self.get_actor(aid)
+            if a is None:
+                del self._ackermann[aid]
+                continue
+            fwd = a.get_transform().get_forward_vector()
+            speed = a.get_velocity().dot(fwd)
+            err = c.speed - speed
+            lock = math.radians(float(a.attributes.get("max_steer_angle", 70)))
+            steer = max(-1.0, min(1.0, c.steer / lock)) if lock > 0 else 0.0
+            throttle = max(0.0, min(1.0, 0.5 * err)) if c.speed >= 0 else 0.0
+            brake = max(0.0, min(1.0, -0.5 * err)) if err < -0.1 else 0.0
+            a.apply_control(VehicleControl(throttle=throttle, steer=steer, brake=brake))
+            self._ackermann[aid] = c  # apply_control clears nothing here: the target holds
 
     def _snapshot(self) -> WorldSnapshot:
         return WorldSnapshot._read(self._engine())
@@ -304,6 +334,33 @@ class World:
                                   "client.load_world('maps/town.xodr'))", -7)
             self._map = Map._borrowed(h, self)
         return self._map
+
+    def load_map_layer(self, map_layers) -> None:
+        """Accepted (carla.MapLayer): sensim's map has no separable layers."""
+
+    def unload_map_layer(self, map_layers) -> None:
+        """Accepted (carla.MapLayer): sensim's map has no separable layers."""
+
+    def get_level_bbs(self, actor_type=None) -> list:
+        """CARLA's level bounding boxes: sensim has no level meshes beyond actors; [] (documented)."""
+        return []
+
+    def get_environment_objects(self, object_type=None) -> list:
+        """CARLA's environment objects: [] (sensim's scenery is actors or map geometry)."""
+        return []
+
+    def enable_environment_objects(self, env_objects_ids, enable: bool) -> None:
+        """Accepted; nothing to toggle."""
+
+    def cast_ray(self, initial_location, final_location) -> list:
+        raise SensimError("cast_ray: not available from Python yet (rays are the plugins' host API; "
+                          "docs/python.md)", -6)
+
+    def project_point(self, location, direction, search_distance: float = 10000.0):
+        raise SensimError("project_point: not available from Python yet (docs/python.md)", -6)
+
+    def ground_projection(self, location, search_distance: float = 10000.0):
+        raise SensimError("ground_projection: not available from Python yet (docs/python.md)", -6)
 
     def get_spectator(self) -> "Actor":
         """A stand-in for CARLA's spectator: it keeps the transform it is given (no view here)."""
