@@ -119,7 +119,16 @@ class ActorBlueprint:
             raise IndexError(f"blueprint '{self.id}' has no attribute '{id}' (it has: {', '.join(self._defs)})")
         if isinstance(value, bool):
             value = "true" if value else "false"
-        self._values[id] = str(value)
+        value = str(value)
+        if self._defs[id].type == "int":
+            # CARLA's strings: '64.0' is the int 64 (CARLA's attribute parser takes a whole float)
+            try:
+                f = float(value)
+                if f.is_integer() and not value.strip().lstrip("+-").isdigit():
+                    value = str(int(f))
+            except ValueError:
+                pass  # the engine refuses it at spawn, with its sentence
+        self._values[id] = value
 
     def _copy(self) -> "ActorBlueprint":
         b = ActorBlueprint(self.id, self.kind, self.doc, self._defs)
