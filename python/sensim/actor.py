@@ -8,7 +8,7 @@ import fnmatch
 from typing import TYPE_CHECKING, Callable
 
 from . import _lib
-from ._common import _err
+from ._common import _err, _log
 from ._lib import SensimError, check
 from .geom import BoundingBox, Location, Transform, Vector3D, VehicleControl, WalkerControl
 
@@ -261,7 +261,14 @@ class Vehicle(Actor):
         del tm_port
         o = _lib.AutopilotOptions(ctypes.sizeof(_lib.AutopilotOptions), target_speed, distance_to_leading_vehicle,
                                   vehicle_percentage_speed_difference, ignore_lights_percentage)
-        self._call("sn_engine_set_autopilot", bool(enabled), ctypes.byref(o))
+        try:
+            self._call("sn_engine_set_autopilot", bool(enabled), ctypes.byref(o))
+        except SensimError as e:
+            if not enabled or "no driving lane" not in str(e):
+                raise
+            # CARLA's Traffic Manager takes any vehicle and lets it be where no lane is near;
+            # sensim's autopilot needs a lane: the vehicle keeps its control, and says why once.
+            _log.warning("set_autopilot(%s): %s; the vehicle keeps its control", self.id, e)
 
     def get_speed_limit(self) -> float:
         return 0.0
