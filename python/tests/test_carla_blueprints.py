@@ -148,3 +148,21 @@ def test_forces_ackermann_and_physics_control(client):
     w.unload_map_layer(sensim.MapLayer.All)
     with pytest.raises(RuntimeError, match="not available"):
         w.cast_ray(sensim.Location(), sensim.Location(0, 0, -10))
+
+
+def test_normals_camera_sees_the_grounds_normal(client):
+    """sensor.camera.normals (manual_control.py's sensor list has it): the ground seen 45 degrees
+    down has the normal (0, sin 45, cos 45) in the image frame (right, up, toward the camera)."""
+    w = client.load_world()
+    bp = w.get_blueprint_library().find("sensor.camera.normals")
+    bp.set_attribute("image_size_x", "32")
+    bp.set_attribute("image_size_y", "24")
+    got = []
+    cam = w.spawn_actor(bp, sensim.Transform(sensim.Location(0, 0, 3), sensim.Rotation(pitch=-45)))
+    cam.listen(got.append)
+    w.tick()
+    a = got[0].array.astype(int)  # B G R A
+    c = a[12, 16]
+    want = (round((0 + 1) / 2 * 255), round((math.sqrt(0.5) + 1) / 2 * 255), round((math.sqrt(0.5) + 1) / 2 * 255))
+    assert (c[2], c[1], c[0]) == pytest.approx(want, abs=2)
+    assert (a[20:, :, 1] == want[1]).mean() > 0.9  # the whole lower half sees the plane
