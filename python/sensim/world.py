@@ -157,11 +157,12 @@ class World:
                 e, self._pending_error = self._pending_error, None
                 raise e
             check(st, err)
-            snap = self._snapshot() if self._on_tick else None
+            cbs = list(self._on_tick.values())  # once: another thread may add one meanwhile
+            snap = self._snapshot() if cbs else None
             with self._ticked:
                 self._last_snapshot = snap
                 self._ticked.notify_all()
-            for cb in list(self._on_tick.values()):
+            for cb in cbs:
                 with _interrupt.listener_scope():
                     cb(snap)
         return snap.frame if snap is not None else self._clock().frame
