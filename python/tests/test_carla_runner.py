@@ -32,8 +32,8 @@ def test_script_exception_is_the_scripts(tmp_path):
 
 
 def test_runner_refuses_a_missing_script(tmp_path):
-    r = run_carla(tmp_path, "pass")
-    import subprocess, sys
+    import subprocess
+    import sys
     r = subprocess.run([sys.executable, "-m", "sensim.carla", str(tmp_path / "nope.py")], capture_output=True, text=True)
     assert r.returncode == 2 and "no such script" in r.stderr
 
