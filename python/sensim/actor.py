@@ -89,7 +89,9 @@ class Actor:
 
     def _call(self, fn: str, *args) -> None:
         err = _err()
-        check(getattr(_lib.lib(), fn)(self._world._engine(), self.id, *args, ctypes.byref(err)), err)
+        with _lib.engine_lock:  # the engine read and used under one hold: no close() in between
+            st = getattr(_lib.lib(), fn)(self._world._engine(), self.id, *args, ctypes.byref(err))
+        check(st, err)
 
     def set_transform(self, transform: Transform) -> None:
         """Teleports (velocities kept); for an attached actor, its new mount."""

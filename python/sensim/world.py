@@ -70,6 +70,10 @@ class World:
     def close(self) -> None:
         """Destroys the engine; every actor handle of this world goes dead."""
         self._stop_async()
+        with _lib.engine_lock:  # waits for a step on another thread to end
+            self._close_locked()
+
+    def _close_locked(self) -> None:
         if self._e is not None:
             _lib.lib().sn_engine_destroy(self._e)
             self._e = None
@@ -152,7 +156,8 @@ class World:
         with _interrupt.sigint_guard():
             if self._constant or self._ackermann:
                 self._before_step()
-            st = _lib.lib().sn_engine_step(self._engine(), ctypes.byref(err))
+            with _lib.engine_lock:  # the engine read and stepped under one hold: no close() in between
+                st = _lib.lib().sn_engine_step(self._engine(), ctypes.byref(err))
             if self._pending_error is not None:
                 e, self._pending_error = self._pending_error, None
                 raise e
@@ -406,7 +411,9 @@ class World:
                            transform._c(), attach_to.id if attach_to is not None else 0, 0, arr, len(attrs))
         out = ctypes.c_uint32()
         err = _err()
-        check(_lib.lib().sn_engine_spawn(self._engine(), ctypes.byref(d), ctypes.byref(out), ctypes.byref(err)), err)
+        with _lib.engine_lock:
+            st = _lib.lib().sn_engine_spawn(self._engine(), ctypes.byref(d), ctypes.byref(out), ctypes.byref(err))
+        check(st, err)
         self._spawned_api = True
         return self._wrap(out.value)
 

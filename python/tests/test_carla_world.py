@@ -220,3 +220,27 @@ def test_recorder_in_carlas_signatures(client, tmp_path):
     assert not rw.get_actors().filter("vehicle.*")
     with pytest.raises(TypeError):
         client.start_recorder(5)
+
+
+def test_closing_while_another_thread_ticks(client):
+    """Issue 33 item 16: close() from a second thread waits for the step; the ticking thread then
+    gets an error, never a freed engine."""
+    for _ in range(5):
+        w = _town(client)
+        w.spawn_actor(w.get_blueprint_library().find("vehicle.audi.a2"), w.get_map().get_spawn_points()[0])
+        errors, started = [], threading.Event()
+
+        def ticker():
+            try:
+                while True:
+                    w.tick()
+                    started.set()
+            except sensim.SensimError as e:
+                errors.append(e)
+
+        t = threading.Thread(target=ticker)
+        t.start()
+        started.wait(10)
+        w.close()
+        t.join(10)
+        assert not t.is_alive() and errors and "closed" in str(errors[0])
