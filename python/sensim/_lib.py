@@ -251,16 +251,28 @@ class _Locked:
         self.raw = raw
 
     def __getattr__(self, name):
-        fn = getattr(self.raw, name)
-        lock = engine_lock
-
-        def locked(*args):
-            with lock:
-                return fn(*args)
-
-        locked.__name__ = name
+        locked = _LockedFn(getattr(self.raw, name))
         self.__dict__[name] = locked
         return locked
+
+
+class _LockedFn:
+    """One library function called under engine_lock. Its restype and argtypes are the ctypes
+    function's own: setting them here sets them there (callers declare late functions so)."""
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn):
+        object.__setattr__(self, "_fn", fn)
+
+    def __call__(self, *args):
+        with engine_lock:
+            return self._fn(*args)
+
+    def __getattr__(self, name):
+        return getattr(self._fn, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._fn, name, value)
 
 
 def lib():

@@ -1,5 +1,6 @@
 """Issue 32, items 3-6 and 10: settings at any time, asynchronous mode, carla.command batches, on_tick and
 snapshots, the recorder's signatures."""
+import ctypes
 import threading
 import time
 
@@ -244,3 +245,13 @@ def test_closing_while_another_thread_ticks(client):
         w.close()
         t.join(10)
         assert not t.is_alive() and errors and "closed" in str(errors[0])
+
+
+def test_late_declarations_reach_the_library_function():
+    """Modules declare a function's restype through sensim._lib.lib() (map.py's sn_map_open_memory):
+    the locked wrapper must pass it to the ctypes function, or a pointer is cut to an int."""
+    from sensim import _lib
+    L = _lib.lib()
+    f = L.sn_map_open_memory
+    f.restype = ctypes.c_void_p
+    assert L.raw.sn_map_open_memory.restype is ctypes.c_void_p and f.restype is ctypes.c_void_p
