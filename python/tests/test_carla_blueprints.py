@@ -166,3 +166,12 @@ def test_normals_camera_sees_the_grounds_normal(client):
     want = (round((0 + 1) / 2 * 255), round((math.sqrt(0.5) + 1) / 2 * 255), round((math.sqrt(0.5) + 1) / 2 * 255))
     assert (c[2], c[1], c[0]) == pytest.approx(want, abs=2)
     assert (a[20:, :, 1] == want[1]).mean() > 0.9  # the whole lower half sees the plane
+
+
+def test_lidar_dropoff_recommended_values(client):
+    """visualize_multiple_sensors.py sets each drop-off attribute to its first recommended value."""
+    bp = client.load_world().get_blueprint_library().find("sensor.lidar.ray_cast")
+    rec = {k: bp.get_attribute(k).recommended_values for k in
+           ("dropoff_general_rate", "dropoff_intensity_limit", "dropoff_zero_intensity")}
+    assert rec == {"dropoff_general_rate": ["0.45"], "dropoff_intensity_limit": ["0.8"],
+                   "dropoff_zero_intensity": ["0.4"]}
