@@ -273,7 +273,11 @@ class Vehicle(Actor):
             _log.warning("set_autopilot(%s): %s; the vehicle keeps its control", self.id, e)
 
     def get_speed_limit(self) -> float:
-        return 0.0
+        """CARLA's get_speed_limit (km/h): the last speed-limit sign the vehicle passed, else its
+        lane's or road's <speed> record, else 30 (docs/traffic.md "Speed limits")."""
+        kmh = ctypes.c_double(0.0)
+        self._call("sn_engine_vehicle_speed_limit", ctypes.byref(kmh))
+        return kmh.value
 
     def apply_ackermann_control(self, control) -> None:
         """CARLA's Ackermann control: a target front-wheel angle (rad) and speed (m/s), held; each
