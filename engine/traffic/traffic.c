@@ -31,6 +31,7 @@ void sn_traffic_free(struct sn_traffic *t)
         return;
     free(t->b);
     free(t->cw);
+    sn_walkers_free(t->walkers);
     free(t);
 }
 
@@ -478,7 +479,7 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         if (!a->mv->ap->map)
             sn_autopilot_update(w, a, dt);
         else if (a->mv->ap->map->walker)
-            sn_walker_update(e, a, a->mv->ap->map);
+            sn_walker_update(e, a, a->mv->ap->map, dt);
         else
             vehicle_update(e, a, a->mv->ap->map, dt);
     }
@@ -521,5 +522,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     *ap = (sn_autopilot){0};
     ap->map = md;
     a->has_autopilot = true;
+    if (md->walker)
+        sn_walker_attach(e, a, md); /* wanders: random goals on the navigation graph */
     return SN_OK;
 }

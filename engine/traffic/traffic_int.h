@@ -6,6 +6,8 @@
 #include "crosswalk.h"
 #include "traffic.h"
 
+#include <math.h>
+
 /* One body (vehicle or walker) as the last frame left it; the grid sorts them by cell, then id. */
 typedef struct body {
     uint64_t key;
@@ -19,7 +21,16 @@ struct sn_traffic {
     sn_crosswalk *cw; /* the map's crosswalks, built with the first grid */
     size_t n_cw;
     bool cw_built;
+    struct sn_walkers *walkers; /* walkers.c: the navigation graph and the walkers' agents */
 };
+
+/* traffic.c's grid: cells of SN_TRAFFIC_CELL m (its CELL), keys sorted by x cell then y cell. */
+#define SN_TRAFFIC_CELL 16.0
+static inline int64_t sn_traffic_cell(double v) { return (int64_t)floor(v / SN_TRAFFIC_CELL); }
+static inline uint64_t sn_traffic_key(int64_t cx, int64_t cy)
+{
+    return ((uint64_t)(cx + (1 << 30)) << 32) | (uint64_t)(cy + (1 << 30));
+}
 
 /* Puts md's path back on the lane nearest pos; false when there is none within 50 m. */
 bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos);
