@@ -31,10 +31,13 @@
 
 #define CW_CLEAR 15.0 /* m: it waits while a moving vehicle is this near the crossing's middle */
 #define CW_ON 4.0     /* m: ... or any vehicle this near (on it, or about to be) */
+#define CW_LOOK 3.0   /* s: ... or one coming that would be within CW_CLEAR this soon */
 
 /* Local avoidance (sampled reciprocal velocity obstacles, van den Berg et al. 2008). */
-#define AV_RANGE 4.0     /* m: neighbours considered */
-#define AV_MAXN 16
+#define AV_RANGE 4.0     /* m: walkers considered */
+#define AV_CAR_RANGE 30.0 /* m: vehicles considered (one at 10 m/s closes this in 3 s) */
+#define AV_W_CAR 4.0     /* vehicles weigh this many times more: a walker yields rather than be struck */
+#define AV_MAXN 24
 #define AV_RADIUS 0.36   /* m: a walker's disc (its 0.25 m half box's corners) */
 #define AV_MARGIN 0.12   /* m kept between discs */
 #define AV_HORIZON 4.0   /* s: collisions later than this cost nothing */
@@ -174,8 +177,9 @@ static bool plan(struct sn_walkers *w, agent *g, sn_vec3 pos, const sn_vec3 *to)
     return true;
 }
 
-/* True while a vehicle moving faster than a walk is within CW_CLEAR of the crossing's middle,
-** or any vehicle within CW_ON of it (the bodies' grid). Cars waiting at the stop line beside it
+/* True while a vehicle is within CW_ON of the crossing's middle (on it, or about to be), a
+** vehicle moving faster than a walk within CW_CLEAR, or one coming towards it that would reach
+** CW_CLEAR within CW_LOOK seconds (the bodies' grid). Cars waiting at the stop line beside it
 ** do not hold a walker for the whole red phase; their leader check sees the walker in their
 ** path when the light turns green. */
 static bool crossing_busy(const sn_engine *e, const sn_nav_crossing *c)
@@ -187,7 +191,8 @@ static bool crossing_busy(const sn_engine *e, const sn_nav_crossing *c)
         if (b->a->kind != SN_ACTOR_VEHICLE)
             continue;
         double d = d2(b->pos, mid), v = hypot(b->vel.x, b->vel.y);
-        if (d < CW_ON || (d < CW_CLEAR && v > 1.0))
+        bool coming = b->vel.x * (mid.x - b->pos.x) + b->vel.y * (mid.y - b->pos.y) > 0;
+        if (d < CW_ON || (v > 1.0 && (d < CW_CLEAR || (coming && d < CW_CLEAR + CW_LOOK * v))))
             return true;
     }
     return false;
@@ -211,10 +216,30 @@ static double time_to_collision(sn_vec3 d, sn_vec3 u, double R)
 
 typedef struct nb {
     sn_vec3 p, v;
-    bool reciprocal;
+    double r;        /* disc radius */
+    bool reciprocal; /* a navigating walker that avoids us too */
+    bool vehicle;
 } nb;
 
-/* The walkers near pos (the last frame's grid), nearest first, up to AV_MAXN. */
+/* Keeps the AV_MAXN nearest in out[] (by d; ties: grid order, deterministic). */
+static void keep_nearest(nb *out, double *dist, size_t *k, nb x, double d)
+{
+    size_t at = *k;
+    while (at > 0 && dist[at - 1] > d)
+        at--;
+    if (at >= AV_MAXN)
+        return;
+    size_t last = *k < AV_MAXN ? *k : AV_MAXN - 1;
+    for (size_t q = last; q > at; q--)
+        out[q] = out[q - 1], dist[q] = dist[q - 1];
+    out[at] = x;
+    dist[at] = d;
+    if (*k < AV_MAXN)
+        (*k)++;
+}
+
+/* The walkers within AV_RANGE and the vehicles within AV_CAR_RANGE of pos (the last frame's
+** grid), nearest first. A vehicle is three discs along its length. */
 static size_t neighbours(const sn_engine *e, const sn_actor *self, sn_vec3 pos, nb *out)
 {
     const struct sn_traffic *t = e->traffic;
@@ -222,8 +247,9 @@ static size_t neighbours(const sn_engine *e, const sn_actor *self, sn_vec3 pos, 
     size_t k = 0;
     if (!t)
         return 0;
-    int64_t cx0 = sn_traffic_cell(pos.x - AV_RANGE), cx1 = sn_traffic_cell(pos.x + AV_RANGE);
-    int64_t cy0 = sn_traffic_cell(pos.y - AV_RANGE), cy1 = sn_traffic_cell(pos.y + AV_RANGE);
+    const double R = AV_CAR_RANGE;
+    int64_t cx0 = sn_traffic_cell(pos.x - R), cx1 = sn_traffic_cell(pos.x + R);
+    int64_t cy0 = sn_traffic_cell(pos.y - R), cy1 = sn_traffic_cell(pos.y + R);
     for (int64_t cx = cx0; cx <= cx1; cx++) {
         uint64_t k0 = sn_traffic_key(cx, cy0), k1 = sn_traffic_key(cx, cy1);
         size_t lo = 0, hi = t->n;
@@ -236,26 +262,22 @@ static size_t neighbours(const sn_engine *e, const sn_actor *self, sn_vec3 pos, 
         }
         for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
             const body *b = &t->b[j];
-            if (b->a == self || b->a->down || b->a->kind != SN_ACTOR_WALKER)
+            if (b->a == self || b->a->down || fabs(b->pos.z - pos.z) > 3.0)
                 continue;
             double d = d2(pos, b->pos);
-            if (d > AV_RANGE || fabs(b->pos.z - pos.z) > 2.0)
-                continue;
-            /* insertion by distance (ties: grid order, which is deterministic) */
-            size_t at = k;
-            while (at > 0 && dist[at - 1] > d)
-                at--;
-            if (at >= AV_MAXN)
-                continue;
-            size_t last = k < AV_MAXN ? k : AV_MAXN - 1;
-            for (size_t q = last; q > at; q--)
-                out[q] = out[q - 1], dist[q] = dist[q - 1];
             sn_vec3 v = sn_v3(b->vel.x, b->vel.y, 0);
-            out[at] = (nb){sn_v3(b->pos.x, b->pos.y, 0), v,
-                           b->a->has_autopilot && b->a->mv && b->a->mv->ap && b->a->mv->ap->map && sn_v3_len(v) > 0.2};
-            dist[at] = d;
-            if (k < AV_MAXN)
-                k++;
+            if (b->a->kind == SN_ACTOR_WALKER && d <= AV_RANGE) {
+                bool nav = b->a->has_autopilot && b->a->mv && b->a->mv->ap && b->a->mv->ap->map;
+                keep_nearest(out, dist, &k, (nb){sn_v3(b->pos.x, b->pos.y, 0), v, AV_RADIUS, nav && sn_v3_len(v) > 0.2, false}, d);
+            } else if (b->a->kind == SN_ACTOR_VEHICLE && d <= R) {
+                const sn_vec3 ex = b->a->ph->bbox.extent;
+                double r = ex.y, off = fmax(ex.x - ex.y, 0);
+                sn_vec3 f = sn_v3(b->fwd.x, b->fwd.y, 0);
+                for (int q = -1; q <= 1; q++) {
+                    sn_vec3 c = sn_v3(b->pos.x + q * off * f.x, b->pos.y + q * off * f.y, 0);
+                    keep_nearest(out, dist, &k, (nb){c, v, r, false, true}, fmax(d2(pos, c) - r, 0));
+                }
+            }
         }
     }
     return k;
@@ -277,7 +299,6 @@ static sn_vec3 avoid(const sn_engine *e, const sn_actor *self, sn_vec3 pos, sn_v
         return wish;
     sn_vec3 vcur = sn_v3(self->st.vel.x, self->st.vel.y, 0);
     double ax = b.x - a.x, ay = b.y - a.y, al = hypot(ax, ay);
-    const double R = 2 * AV_RADIUS + AV_MARGIN;
     sn_vec3 best = sn_v3(0, 0, 0);
     double best_cost = INFINITY;
     for (size_t si = 0; si <= SN_COUNT(scale); si++) {
@@ -292,11 +313,12 @@ static sn_vec3 avoid(const sn_engine *e, const sn_actor *self, sn_vec3 pos, sn_v
             for (size_t j = 0; j < k && cost < best_cost; j++) {
                 sn_vec3 d = sn_v3_sub(n[j].p, pos);
                 sn_vec3 u = n[j].reciprocal ? sn_v3_sub(sn_v3_sub(sn_v3_scale(v, 2), vcur), n[j].v) : sn_v3_sub(v, n[j].v);
-                double tc = time_to_collision(d, u, R);
+                double tc = time_to_collision(d, u, AV_RADIUS + n[j].r + AV_MARGIN);
+                double w = n[j].vehicle ? AV_W * AV_W_CAR : AV_W;
                 if (tc <= 1e-6)
                     cost += 100;
                 else if (tc < AV_HORIZON)
-                    cost += AV_W / tc;
+                    cost += w / tc;
             }
             if (al > 1e-6) { /* the corridor, one second ahead */
                 double qx = pos.x + v.x - a.x, qy = pos.y + v.y - a.y;
