@@ -396,7 +396,8 @@ static bool finish(build *b)
     double cum = 0;
     for (uint32_t i = 0; i < n->n_nodes; i++)
         for (uint32_t e = n->nodes[i].e0; e < n->nodes[i + 1].e0; e++)
-            if (n->edges[e].kind == SN_NAV_SIDEWALK && n->edges[e].to > i && n->edges[e].len > 0) {
+            if (n->edges[e].kind == SN_NAV_SIDEWALK && n->edges[e].to > i && n->edges[e].len > 0 &&
+                b->lane_of[i] == b->lane_of[n->edges[e].to]) { /* along a lane: on the sidewalk throughout */
                 cum += n->edges[e].len;
                 n->walk_edge[n->n_walk] = e;
                 n->walk_cum[n->n_walk++] = cum;

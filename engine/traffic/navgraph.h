@@ -53,7 +53,7 @@ typedef struct sn_nav {
     uint32_t n_comps;
     uint32_t n_lanes; /* sidewalk lanes (per section) that have nodes */
     uint32_t *lane_comp; /* each such lane's component */
-    /* sidewalk edges (one way) with their cumulative lengths, for random locations */
+    /* edges along sidewalk lanes (one way) with their cumulative lengths, for random locations */
     uint32_t *walk_edge;
     double *walk_cum;
     uint32_t n_walk;
