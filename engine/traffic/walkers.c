@@ -16,7 +16,6 @@
 #include "../sim/engine.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,12 +174,6 @@ static bool plan(struct sn_walkers *w, agent *g, sn_vec3 pos, const sn_vec3 *to)
     g->goal = d2(goal, tn->p) <= 0.5 * tn->width + 0.5 ? goal : tn->p;
     g->check_t = 0;
     g->check_pos = pos;
-    if (getenv("SN_WALK_DEBUG") && (uint32_t)atoi(getenv("SN_WALK_DEBUG")) == g->actor)
-        for (size_t i = 0; i + 1 < g->n; i++) {
-            const sn_nav_edge *ed = sn_nav_edge_between(nav, g->route[i], g->route[i + 1]);
-            fprintf(stderr, "  route %zu: (%.1f %.1f %.2f) w %.1f kind %d len %.1f\n", i, nav->nodes[g->route[i]].p.x, nav->nodes[g->route[i]].p.y,
-                    nav->nodes[g->route[i]].p.z, nav->nodes[g->route[i]].width, ed ? ed->kind : -1, ed ? ed->len : -1);
-        }
     return true;
 }
 
@@ -355,10 +348,6 @@ void sn_walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         agent_reset(w, g, a, md, false);
     const sn_nav *nav = w->nav;
     sn_vec3 pos = a->st.pos;
-    if (getenv("SN_WALK_DEBUG") && (uint32_t)atoi(getenv("SN_WALK_DEBUG")) == a->id && e->advanced_frame % 20 == 0)
-        fprintf(stderr, "dbg %u f%llu pos %.2f %.2f %.2f down %d fallen %d n %zu cur %zu wait %d %.1f goal %.1f %.1f spd %.2f vel %.2f %.2f\n", a->id,
-                (unsigned long long)e->advanced_frame, pos.x, pos.y, pos.z, a->down, a->fallen, g->n, g->cur, g->waiting, g->wait_t, g->goal.x,
-                g->goal.y, a->mv->walk_speed, a->st.vel.x, a->st.vel.y);
     if (g->idle) {
         stand(a);
         return;
