@@ -38,6 +38,7 @@ from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Imag
                    RssResponse, SensorData, V2XData, V2XEvent)
 from .map import LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
 from .weather import WeatherParameters
+from .walkers import WalkerAIController
 
 __version__ = "0.1.0"
 
@@ -55,3 +56,4 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint",
            "GnssMeasurement", "IMUMeasurement", "LidarDetection", "LidarMeasurement", "ObstacleDetectionEvent",
            "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement", "WeatherParameters"]
+__all__ += ["WalkerAIController"]
