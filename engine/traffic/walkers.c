@@ -400,8 +400,8 @@ void sn_walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         on = sn_nav_edge_between(nav, g->route[g->cur - 1], g->route[g->cur]);
     bool last = g->cur + 1 >= g->n;
     sn_vec3 target = last ? g->goal : nav->nodes[g->route[g->cur]].p;
-    double dt_ = d2(pos, target);
-    if (last && dt_ < ARRIVE) { /* arrived: CARLA's walker manager routes it to a random goal */
+    double dist = d2(pos, target);
+    if (last && dist < ARRIVE) { /* arrived: CARLA's walker manager routes it to a random goal */
         if (!plan(w, g, pos, NULL))
             g->retry_t = 1.0;
         stand(a);
@@ -419,10 +419,10 @@ void sn_walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     }
     double speed = g->max_speed;
     if (last)
-        speed = fmin(speed, 0.3 + dt_);
+        speed = fmin(speed, 0.3 + dist);
     if (g->waiting)
-        speed = dt_ > 0.3 ? fmin(speed, dt_) : 0;
-    sn_vec3 wish = dt_ > 1e-6 ? sn_v3((target.x - pos.x) / dt_ * speed, (target.y - pos.y) / dt_ * speed, 0) : sn_v3(0, 0, 0);
+        speed = dist > 0.3 ? fmin(speed, dist) : 0;
+    sn_vec3 wish = dist > 1e-6 ? sn_v3((target.x - pos.x) / dist * speed, (target.y - pos.y) / dist * speed, 0) : sn_v3(0, 0, 0);
     /* The corridor: the edge walked (or to the first node), half its width less a walker. */
     sn_vec3 ca = g->cur ? nav->nodes[g->route[g->cur - 1]].p : pos;
     double hw = 1.0;
