@@ -32,6 +32,8 @@
 #define CW_CLEAR 15.0 /* m: it waits while a moving vehicle is this near the crossing's middle */
 #define CW_ON 4.0     /* m: ... or any vehicle this near (on it, or about to be) */
 #define CW_LOOK 3.0   /* s: ... or one coming that would be within CW_CLEAR this soon */
+#define CW_ON_SLACK 0.5 /* m: a vehicle this near the crossing's line, beyond its half length, stands on it */
+#define CROSS_HALF 2.0  /* m: half the corridor of a crossing (a crosswalk is 3-4 m wide): room to pass */
 
 /* Local avoidance (sampled reciprocal velocity obstacles, van den Berg et al. 2008). */
 #define AV_RANGE 4.0     /* m: walkers considered */
@@ -177,11 +179,20 @@ static bool plan(struct sn_walkers *w, agent *g, sn_vec3 pos, const sn_vec3 *to)
     return true;
 }
 
-/* True while a vehicle is within CW_ON of the crossing's middle (on it, or about to be), a
-** vehicle moving faster than a walk within CW_CLEAR, or one coming towards it that would reach
-** CW_CLEAR within CW_LOOK seconds (the bodies' grid). Cars waiting at the stop line beside it
-** do not hold a walker for the whole red phase; their leader check sees the walker in their
-** path when the light turns green. */
+/* Horizontal distance from p to the segment a-b. */
+static double seg_dist(sn_vec3 p, sn_vec3 a, sn_vec3 b)
+{
+    double dx = b.x - a.x, dy = b.y - a.y, l2 = dx * dx + dy * dy;
+    double u = l2 > 1e-12 ? ((p.x - a.x) * dx + (p.y - a.y) * dy) / l2 : 0;
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    return hypot(a.x + u * dx - p.x, a.y + u * dy - p.y);
+}
+
+/* True while a vehicle stands on the crossing (its centre within its half length + CW_ON_SLACK
+** of the crossing's line), is within CW_ON of its middle, a vehicle faster than a walk is within
+** CW_CLEAR, or one coming towards it would be within CW_CLEAR in CW_LOOK seconds (the bodies'
+** grid). Cars waiting at the stop line beside a crosswalk do not hold a walker for the whole red
+** phase; their leader check sees the walker in their path when the light turns green. */
 static bool crossing_busy(const sn_engine *e, const sn_nav_crossing *c)
 {
     const struct sn_traffic *t = e->traffic;
@@ -192,7 +203,8 @@ static bool crossing_busy(const sn_engine *e, const sn_nav_crossing *c)
             continue;
         double d = d2(b->pos, mid), v = hypot(b->vel.x, b->vel.y);
         bool coming = b->vel.x * (mid.x - b->pos.x) + b->vel.y * (mid.y - b->pos.y) > 0;
-        if (d < CW_ON || (v > 1.0 && (d < CW_CLEAR || (coming && d < CW_CLEAR + CW_LOOK * v))))
+        if (d < CW_ON || seg_dist(b->pos, c->end[0], c->end[1]) < b->a->ph->bbox.extent.x + CW_ON_SLACK ||
+            (v > 1.0 && (d < CW_CLEAR || (coming && d < CW_CLEAR + CW_LOOK * v))))
             return true;
     }
     return false;
@@ -425,7 +437,7 @@ void sn_walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     sn_vec3 wish = dist > 1e-6 ? sn_v3((target.x - pos.x) / dist * speed, (target.y - pos.y) / dist * speed, 0) : sn_v3(0, 0, 0);
     /* The corridor: the edge walked (or to the first node), half its width less a walker. */
     sn_vec3 ca = g->cur ? nav->nodes[g->route[g->cur - 1]].p : pos;
-    double hw = 1.0;
+    double hw = on && on->kind != SN_NAV_SIDEWALK ? CROSS_HALF : 1.0;
     if (on && on->kind == SN_NAV_SIDEWALK && g->cur)
         hw = fmax(0.5 * fmin(nav->nodes[g->route[g->cur - 1]].width, nav->nodes[g->route[g->cur]].width) - AV_RADIUS,
                   0.25);
