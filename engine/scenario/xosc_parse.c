@@ -1245,6 +1245,9 @@ static bool parse_story(P *p, N n, int parent)
 
 static bool parse_init(P *p, N n)
 {
+    EACH(c, n)
+        if (!is(c, "Actions"))
+            return unknown(p, c, n);
     N actions = child(n, "Actions");
     if (!actions)
         return true;
@@ -1607,6 +1610,30 @@ void sn_xosc_free(sn_xosc *x)
     free(x);
 }
 
+/* Every top-level parameter resolved once: a loop or an undefined reference is an error even in
+** a parameter nothing uses. */
+static bool resolve_all(P *p, N root)
+{
+    N d = root ? child(root, "ParameterDeclarations") : NULL;
+    for (uint32_t i = 0; i < p->x->params.n; i++) {
+        char out[VAL], why[300];
+        if (sn_xparam_subst(&p->x->params, p->x->params.v[i].value, out, sizeof out, why, sizeof why))
+            continue;
+        N at = d;
+        EACH(c, d) {
+            xmlChar *nmv = xmlGetProp(c, (const xmlChar *)"name");
+            bool hit = nmv && !strcmp((const char *)nmv, p->x->params.v[i].name);
+            xmlFree(nmv);
+            if (hit) {
+                at = c;
+                break;
+            }
+        }
+        return fail(p, at, "parameter '%s': %s", p->x->params.v[i].name, why);
+    }
+    return true;
+}
+
 /* Declarations at the top of the file, before anything reads them: --set replaces their values. */
 static bool top_params(P *p, N root)
 {
@@ -1656,7 +1683,7 @@ sn_status sn_xosc_load_memory(const char *xml, size_t size, const char *path, co
     P p = {.x = x, .file = path, .err = err};
     N root = xmlDocGetRootElement(doc);
     bool ok = top_params(&p, root && is(root, "OpenSCENARIO") ? root : NULL) &&
-              apply_sets(&p, sets, n_sets, x->params.n);
+              apply_sets(&p, sets, n_sets, x->params.n) && resolve_all(&p, root);
     if (ok) {
         /* the top-level declarations are read: parse_root must not declare them twice */
         N d = child(root, "ParameterDeclarations");
