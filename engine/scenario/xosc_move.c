@@ -10,6 +10,7 @@
 #include "xosc_run.h"
 
 #include "../map/lanemap.h"
+#include "../map/road_mesh.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -236,6 +237,20 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
     return true;
 }
 
+/* The height of the map's surface under (x, y): the road's, a sidewalk's kerb above it; z
+** itself where no lane is. */
+static double ground_z(const sn_xrun *r, double x, double y, double z)
+{
+    sn_map_place pl;
+    if (!r->map || !sn_map_locate(r->map, (sn_vec3){x, -y, z}, 2.0, 0, &pl) || pl.outside > 0)
+        return z;
+    const sn_odr_road *rd = road_at(r, pl.road);
+    double p[3];
+    sn_odr_point(rd, pl.s, pl.t, 0, p);
+    const sn_odr_lane *l = sn_odr_lane_of(&rd->sections[pl.section], pl.lane);
+    return p[2] + (l && l->type == SN_LANE_SIDEWALK ? SN_ROAD_KERB : 0);
+}
+
 /* Puts entity e on the lane under (x, y) when it stands on a driving lane and heads its way. */
 static void snap_to_lane(sn_xrun *r, sn_xent *e, sn_xent_kind kind)
 {
@@ -280,6 +295,8 @@ bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
         return true;
     }
     snap_to_lane(r, e, kind);
+    if (e->mode == SN_XM_FREE)
+        e->z = ground_z(r, e->x, e->y, e->z);
     return true;
 }
 
@@ -661,6 +678,8 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
         } else {
             e->x += dist * cos(e->h);
             e->y += dist * sin(e->h);
+            if (dist != 0)
+                e->z = ground_z(r, e->x, e->y, e->z);
             e->odo += fabs(dist);
         }
         if (r->map) {

@@ -833,6 +833,7 @@ static bool rdt_attrs(P *p, N n, sn_xcond *c, bool required_rdt)
 
 static bool duration_attr(P *p, N n, sn_xcond *c)
 {
+    c->rule = SN_XR_GE; /* held for at least the duration */
     if (!num(p, n, "duration", true, 0, -1e9, 1e9, &c->value))
         return false;
     if (c->value < 0)

@@ -881,14 +881,14 @@ static sn_status parse_parameters(ctx *c, const sn_ynode *n, sn_scene *s)
         return st;
     if (!(s->scenario_sets = calloc(n->n + 1, sizeof *s->scenario_sets)))
         return sn_fail(c->err, SN_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < n->n; i++) {
-        const sn_ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
+    for (size_t i = 0; i + 1 < n->n; i += 2) { /* key, value, key, value ... */
+        const sn_ynode *k = n->items[i], *v = n->items[i + 1];
         if ((st = expect(c, k, SN_Y_SCALAR, "a parameter name")) || (st = expect(c, v, SN_Y_SCALAR, "a parameter value")))
             return st;
         size_t len = strlen(k->text) + strlen(v->text) + 2;
-        if (!(s->scenario_sets[i] = malloc(len)))
+        if (!(s->scenario_sets[s->n_scenario_sets] = malloc(len)))
             return sn_fail(c->err, SN_E_NOMEM, "out of memory");
-        snprintf(s->scenario_sets[i], len, "%s=%s", k->text, v->text);
+        snprintf(s->scenario_sets[s->n_scenario_sets], len, "%s=%s", k->text, v->text);
         s->n_scenario_sets++;
     }
     return SN_OK;
