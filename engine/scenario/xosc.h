@@ -140,6 +140,7 @@ typedef struct sn_xcond {
     sn_xpos pos;         /* Reach/Distance/TTC to a position */
     bool freespace;
     sn_xrdt rdt;
+    bool road_cs;        /* coordinateSystem road or lane: longitudinal is along the road (s) */
     char *elem_name;     /* StoryboardElementState */
     int elem_kind;       /* sn_xelem_kind wanted */
     int elem;            /* resolved element index */

@@ -327,6 +327,42 @@ static void fmt_number(double v, char *out, size_t cap)
         snprintf(out, cap, "%.17g", v);
 }
 
+static bool subst_depth(sn_xparams *p, const char *text, int depth, char *out, size_t cap, char *why, size_t wcap);
+
+/* esmini's string expressions: "${Brake_ + $T}" joins words and parameter values with '+' into
+** "Brake_0.7" (an expression with a bare word that is no function is taken as one). */
+static bool concat(sn_xparams *p, const char *expr, int depth, char *out, size_t cap, char *why, size_t wcap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (const char *t = expr; *t;) {
+        while (isspace((unsigned char)*t))
+            t++;
+        const char *e = strchr(t, '+');
+        size_t len = e ? (size_t)(e - t) : strlen(t);
+        while (len && isspace((unsigned char)t[len - 1]))
+            len--;
+        char tok[256], val[1024];
+        if (!len || len >= sizeof tok)
+            return whyf(why, wcap, "bad expression '%s'", expr);
+        snprintf(tok, sizeof tok, "%.*s", (int)len, t);
+        if (tok[0] == '$') {
+            if (!subst_depth(p, tok, depth + 1, val, sizeof val, why, wcap))
+                return false;
+        } else {
+            snprintf(val, sizeof val, "%s", tok);
+        }
+        if (n + strlen(val) >= cap)
+            return whyf(why, wcap, "expression '%s' is too long", expr);
+        memcpy(out + n, val, strlen(val) + 1);
+        n += strlen(val);
+        if (!e)
+            break;
+        t = e + 1;
+    }
+    return true;
+}
+
 static bool subst_depth(sn_xparams *p, const char *text, int depth, char *out, size_t cap, char *why, size_t wcap)
 {
     if (depth > MAX_DEPTH)
@@ -341,9 +377,11 @@ static bool subst_depth(sn_xparams *p, const char *text, int depth, char *out, s
         snprintf(inner, n, "%.*s", (int)(n - 3), text + 2);
         double v;
         bool ok = eval_depth(p, inner, depth, &v, why, wcap);
-        free(inner);
         if (ok)
             fmt_number(v, out, cap);
+        else if (strstr(why, "unknown name"))
+            ok = concat(p, inner, depth, out, cap, why, wcap);
+        free(inner);
         return ok;
     }
     if (text[0] == '$') {

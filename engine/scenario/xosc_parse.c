@@ -14,6 +14,7 @@
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -25,6 +26,12 @@
 #define MAX_ITEMS 100000u     /* elements of any one kind */
 #define VAL 1024              /* longest attribute value after substitution */
 
+/* A catalog file read for CatalogReferences (kept until the scenario is parsed). */
+typedef struct cat_doc {
+    xmlDocPtr doc;
+    char *path;
+} cat_doc;
+
 typedef struct P {
     sn_xosc *x;
     const char *file;
@@ -32,6 +39,12 @@ typedef struct P {
     bool failed;
     char warned[64][40]; /* element names warned about (each once) */
     int n_warned;
+    char **cat_dirs;     /* CatalogLocations' directories, resolved */
+    uint32_t n_cat_dirs;
+    cat_doc *cats;       /* their .xosc files, read at the first CatalogReference */
+    uint32_t n_cats;
+    bool cats_read;
+    xmlNodePtr declared; /* a catalog entry's ParameterDeclarations, declared already */
 } P;
 
 typedef xmlNodePtr N;
@@ -255,6 +268,8 @@ static int entity_index(P *p, N n, const char *a)
 
 static bool parse_params(P *p, N n)
 {
+    if (n == p->declared) /* a catalog entry's: declared with its reference's assignments */
+        return true;
     EACH(c, n) {
         if (!is(c, "ParameterDeclaration"))
             return unknown(p, c, n);
@@ -284,6 +299,161 @@ static bool parse_params(P *p, N n)
             return fail(p, c, "out of memory");
     }
     return true;
+}
+
+/* ---- catalogs ---- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Every .xosc file of every catalog directory, in sorted order per directory. */
+static bool read_catalogs(P *p, N at)
+{
+    p->cats_read = true;
+    for (uint32_t d = 0; d < p->n_cat_dirs; d++) {
+        DIR *dir = opendir(p->cat_dirs[d]);
+        if (!dir)
+            return fail(p, at, "catalog directory '%s': %s", p->cat_dirs[d], strerror(errno));
+        char **names = NULL;
+        size_t n = 0;
+        for (struct dirent *de; (de = readdir(dir));) {
+            size_t l = strlen(de->d_name);
+            if (l < 6 || strcmp(de->d_name + l - 5, ".xosc") || n >= 10000)
+                continue;
+            char **nw = realloc(names, (n + 1) * sizeof *nw);
+            if (!nw || !(nw[n] = sn_strdup(de->d_name))) {
+                free(nw ? nw : names);
+                closedir(dir);
+                return fail(p, at, "out of memory");
+            }
+            names = nw, n++;
+        }
+        closedir(dir);
+        qsort(names, n, sizeof *names, cmp_str);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++) {
+            char path[2 * VAL + 16];
+            snprintf(path, sizeof path, "%s/%s", p->cat_dirs[d], names[i]);
+            free(names[i]);
+            if (!ok)
+                continue;
+            xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                                                        XML_PARSE_BIG_LINES | XML_PARSE_NOCDATA);
+            if (!doc) {
+                ok = fail(p, at, "catalog file '%s' is not well-formed XML", path);
+                continue;
+            }
+            cat_doc *nw = realloc(p->cats, (p->n_cats + 1) * sizeof *nw);
+            if (!nw || !(path[0] && (nw[p->n_cats].path = sn_strdup(path)))) {
+                xmlFreeDoc(doc);
+                if (nw)
+                    p->cats = nw;
+                ok = fail(p, at, "out of memory");
+                continue;
+            }
+            p->cats = nw;
+            p->cats[p->n_cats++].doc = doc;
+        }
+        free(names);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static void params_truncate(sn_xparams *ps, uint32_t n)
+{
+    while (ps->n > n) {
+        sn_xparam *q = &ps->v[--ps->n];
+        free(q->name);
+        free(q->value);
+        free(q->resolved);
+    }
+}
+
+/* The entry a CatalogReference names, its parameters declared (defaults, then the reference's
+** ParameterAssignments) above *mark; *file is the catalog file's path. Errors name the reference. */
+static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
+{
+    char cat[VAL], entry[VAL];
+    if (!attr(p, ref, "catalogName", true, cat) || !attr(p, ref, "entryName", true, entry))
+        return NULL;
+    if (!p->cats_read && !read_catalogs(p, ref))
+        return NULL;
+    N found = NULL;
+    for (uint32_t i = 0; i < p->n_cats && !found; i++) {
+        N root = xmlDocGetRootElement(p->cats[i].doc);
+        N c = root ? child(root, "Catalog") : NULL;
+        xmlChar *name = c ? xmlGetProp(c, (const xmlChar *)"name") : NULL;
+        bool hit = name && !strcmp((const char *)name, cat);
+        xmlFree(name);
+        if (!hit)
+            continue;
+        EACH(e, c) {
+            xmlChar *en = xmlGetProp(e, (const xmlChar *)"name");
+            bool h = en && !strcmp((const char *)en, entry);
+            xmlFree(en);
+            if (h) {
+                found = e;
+                *file = p->cats[i].path;
+                break;
+            }
+        }
+    }
+    if (!found)
+        return fail(p, ref, "no entry '%s' in a catalog named '%s' (CatalogLocations lists %u director%s)", entry, cat,
+                    p->n_cat_dirs, p->n_cat_dirs == 1 ? "y" : "ies"), NULL;
+    /* the assignments' values in the referencing scope, before the entry's defaults shadow it */
+    N pa = child(ref, "ParameterAssignments");
+    char (*vals)[VAL] = NULL;
+    char **names = NULL;
+    uint32_t nv = 0;
+    if (pa) {
+        EACH(a, pa) nv++;
+        vals = calloc(nv + 1, sizeof *vals);
+        names = calloc(nv + 1, sizeof *names);
+        if (!vals || !names) {
+            free(vals);
+            free(names);
+            return fail(p, ref, "out of memory"), NULL;
+        }
+        uint32_t k = 0;
+        EACH(a, pa) {
+            if (!is(a, "ParameterAssignment") || !attr(p, a, "value", true, vals[k]) ||
+                !(names[k] = dup_attr(p, a, "parameterRef", true))) {
+                if (!p->failed)
+                    unknown(p, a, pa);
+                for (uint32_t j = 0; j < nv; j++)
+                    free(names[j]);
+                free(vals);
+                free(names);
+                return NULL;
+            }
+            k++;
+        }
+    }
+    *mark = p->x->params.n;
+    const char *outer = p->file;
+    p->file = *file;
+    N decl = child(found, "ParameterDeclarations");
+    bool ok = !decl || parse_params(p, decl);
+    p->file = outer;
+    for (uint32_t k = 0; ok && k < nv; k++) {
+        bool declared = false;
+        for (uint32_t i = *mark; i < p->x->params.n; i++)
+            declared |= !strcmp(p->x->params.v[i].name, names[k]);
+        if (!declared)
+            ok = fail(p, ref, "ParameterAssignment '%s': the entry '%s' declares no such parameter", names[k], entry);
+        else if (!sn_xparam_set(&p->x->params, names[k], vals[k], line_of(ref), true))
+            ok = fail(p, ref, "out of memory");
+    }
+    for (uint32_t j = 0; j < nv; j++)
+        free(names[j]);
+    free(vals);
+    free(names);
+    if (!ok)
+        return NULL;
+    p->declared = decl;
+    return found;
 }
 
 /* ---- positions ---- */
@@ -374,8 +544,14 @@ static bool parse_dynamics(P *p, N n, sn_xdyn *d)
         return false;
     d->shape = (sn_xshape)s;
     d->dim = (sn_xdim)dim;
+    if (d->value < 0 && d->dim == SN_XD_RATE) { /* esmini writes braking as a negative rate */
+        warn(p, n, "a negative rate (%g) is taken as its magnitude: the target says which way", d->value);
+        d->value = -d->value;
+    }
     if (d->value < 0)
-        return fail(p, n, "value %g is negative: a duration, distance or rate is >= 0", d->value);
+        return fail(p, n, "value %g is negative: a duration or distance is >= 0", d->value);
+    if (d->dim == SN_XD_RATE && d->value == 0 && d->shape != SN_XS_STEP)
+        return fail(p, n, "a rate of 0 never reaches the target");
     if (d->shape != SN_XS_STEP && d->value == 0)
         d->shape = SN_XS_STEP; /* a transition of no length is a step */
     return true;
@@ -548,11 +724,26 @@ static int parse_follow_trajectory(P *p, N n)
     N ref = child(n, "TrajectoryRef");
     if (ref)
         traj = child(ref, "Trajectory");
+    int timed;
     if (!traj) {
         N c = ref ? child(ref, "CatalogReference") : child(n, "CatalogReference");
-        return c ? (unsupported(p, c), -1) : (fail(p, n, "needs a Trajectory"), -1);
+        if (!c)
+            return fail(p, n, "needs a Trajectory"), -1;
+        uint32_t mark;
+        const char *file, *outer = p->file;
+        N entry = catalog_entry(p, c, &mark, &file);
+        if (!entry)
+            return -1;
+        if (!is(entry, "Trajectory"))
+            return fail(p, c, "the catalog entry is a <%s>, not a Trajectory", nm(entry)), -1;
+        p->file = file;
+        timed = parse_trajectory(p, n, entry, i);
+        p->file = outer;
+        p->declared = NULL;
+        params_truncate(&p->x->params, mark);
+    } else {
+        timed = parse_trajectory(p, n, traj, i);
     }
-    int timed = parse_trajectory(p, n, traj, i);
     if (timed < 0)
         return -1;
     sn_xaction *a = &p->x->actions[i];
@@ -589,12 +780,32 @@ static int parse_follow_trajectory(P *p, N n)
     return i;
 }
 
+static int parse_environment_body(P *p, N n, N env);
+
 static int parse_environment(P *p, N n)
 {
     N env = child(n, "Environment");
+    uint32_t mark = p->x->params.n;
+    const char *outer = p->file;
+    if (!env && child(n, "CatalogReference")) {
+        const char *file;
+        if (!(env = catalog_entry(p, child(n, "CatalogReference"), &mark, &file)))
+            return -1;
+        if (!is(env, "Environment"))
+            return fail(p, child(n, "CatalogReference"), "the catalog entry is a <%s>, not an Environment", nm(env)), -1;
+        p->file = file;
+    }
     if (!env)
-        return (child(n, "CatalogReference") ? unsupported(p, child(n, "CatalogReference"))
-                                              : fail(p, n, "needs an Environment")), -1;
+        return fail(p, n, "needs an Environment"), -1;
+    int r = parse_environment_body(p, n, env);
+    p->file = outer;
+    p->declared = NULL;
+    params_truncate(&p->x->params, mark);
+    return r;
+}
+
+static int parse_environment_body(P *p, N n, N env)
+{
     int i = new_action(p, n, SN_XA_ENVIRONMENT);
     if (i < 0)
         return -1;
@@ -813,9 +1024,10 @@ static bool rdt_attrs(P *p, N n, sn_xcond *c, bool required_rdt)
     c->rdt = r <= 2 ? SN_XRD_EUCLIDEAN : r == 3 ? SN_XRD_LONGITUDINAL : SN_XRD_LATERAL;
     if (s == 3)
         return fail(p, n, "coordinateSystem 'trajectory' is not supported (entity, lane and road are)");
-    if (s == 1 || s == 2)
-        warn(p, n, "coordinateSystem '%s' is measured in the entity's frame (straight-line, not along the lane)",
-             cs[s]);
+    c->road_cs = s == 1 || s == 2;
+    if (c->road_cs && c->rdt != SN_XRD_LONGITUDINAL)
+        warn(p, n, "coordinateSystem '%s' with relativeDistanceType '%s' is measured in the entity's frame", cs[s],
+             rdt[r]);
     if (has_attr(n, "routingAlgorithm")) {
         char v[VAL];
         if (!attr(p, n, "routingAlgorithm", true, v))
@@ -1200,7 +1412,20 @@ static bool parse_mgroup(P *p, N n, int parent)
             if (!parse_maneuver(p, c, g))
                 return false;
         } else if (is(c, "CatalogReference")) {
-            return unsupported(p, c);
+            uint32_t mark;
+            const char *file, *outer = p->file;
+            N entry = catalog_entry(p, c, &mark, &file);
+            if (!entry)
+                return false;
+            if (!is(entry, "Maneuver"))
+                return fail(p, c, "the catalog entry is a <%s>, not a Maneuver", nm(entry));
+            p->file = file;
+            bool ok = parse_maneuver(p, entry, g);
+            p->file = outer;
+            p->declared = NULL;
+            params_truncate(&p->x->params, mark);
+            if (!ok)
+                return false;
         } else {
             return unknown(p, c, n);
         }
@@ -1347,6 +1572,52 @@ static const char *vehicle_blueprint(const char *cat, double len)
     return len > 5.5 ? "vehicle.van" : "vehicle.sedan";
 }
 
+/* A Vehicle, Pedestrian or MiscObject (inline or a catalog's entry) into e. */
+static bool parse_entity_body(P *p, N body, sn_xentity *e)
+{
+    if (!is(body, "Vehicle") && !is(body, "Pedestrian") && !is(body, "MiscObject"))
+        return fail(p, body, "a ScenarioObject's catalog entry must be a Vehicle, Pedestrian or MiscObject");
+    if (child(body, "ParameterDeclarations") && !parse_params(p, child(body, "ParameterDeclarations")))
+        return false;
+    if (!parse_bbox(p, body, e))
+        return false;
+    if (is(body, "Vehicle")) {
+        static const char *const cats[] = {"car", "van", "truck", "trailer", "semitrailer", "bus", "motorbike",
+                                           "bicycle", "train", "tram", NULL};
+        int k;
+        if (!enumer(p, body, "vehicleCategory", true, 0, cats, &k))
+            return false;
+        e->kind = SN_XEN_VEHICLE;
+        e->category = sn_strdup(cats[k]);
+        e->blueprint = vehicle_blueprint(cats[k], e->len);
+        N perf = child(body, "Performance");
+        if (!perf)
+            return fail(p, body, "needs a Performance");
+        if (!num(p, perf, "maxSpeed", true, 0, 0, 1000, &e->max_speed) ||
+            !num(p, perf, "maxAcceleration", true, 0, 0, 1e6, &e->max_acc) ||
+            !num(p, perf, "maxDeceleration", true, 0, 0, 1e6, &e->max_dec))
+            return false;
+    } else if (is(body, "Pedestrian")) {
+        e->kind = SN_XEN_PEDESTRIAN;
+        char cat[VAL];
+        if (!attr(p, body, "pedestrianCategory", true, cat))
+            return false;
+        if (strcmp(cat, "pedestrian") != 0)
+            return fail(p, body, "pedestrianCategory '%s' is not supported (pedestrian is; wheelchair and "
+                                 "animal are not)", cat);
+        e->category = sn_strdup(cat);
+        e->blueprint = "walker.pedestrian";
+    } else {
+        e->kind = SN_XEN_MISC;
+        char cat[VAL];
+        if (!attr(p, body, "miscObjectCategory", true, cat))
+            return false;
+        e->category = sn_strdup(cat);
+        e->blueprint = "static.prop.box";
+    }
+    return e->category || fail(p, body, "out of memory");
+}
+
 static bool parse_entities(P *p, N n)
 {
     EACH(o, n) {
@@ -1377,9 +1648,7 @@ static bool parse_entities(P *p, N n)
             if (is(c, "ObjectController")) {
                 warn(p, c, "ignored: entities are driven by the storyboard (ActivateControllerAction hands one "
                            "to sensim's autopilot)");
-            } else if (is(c, "CatalogReference")) {
-                return unsupported(p, c);
-            } else if (is(c, "Vehicle") || is(c, "Pedestrian") || is(c, "MiscObject")) {
+            } else if (is(c, "Vehicle") || is(c, "Pedestrian") || is(c, "MiscObject") || is(c, "CatalogReference")) {
                 if (body)
                     return fail(p, c, "a second object in one ScenarioObject");
                 body = c;
@@ -1391,46 +1660,23 @@ static bool parse_entities(P *p, N n)
         }
         if (!body)
             return fail(p, o, "needs a Vehicle, Pedestrian or MiscObject");
-        if (child(body, "ParameterDeclarations") && !parse_params(p, child(body, "ParameterDeclarations")))
-            return false;
-        if (!parse_bbox(p, body, e))
-            return false;
-        if (is(body, "Vehicle")) {
-            static const char *const cats[] = {"car", "van", "truck", "trailer", "semitrailer", "bus", "motorbike",
-                                               "bicycle", "train", "tram", NULL};
-            int k;
-            if (!enumer(p, body, "vehicleCategory", true, 0, cats, &k))
+        bool ok;
+        if (is(body, "CatalogReference")) {
+            uint32_t mark;
+            const char *file, *outer = p->file;
+            N entry = catalog_entry(p, body, &mark, &file);
+            if (!entry)
                 return false;
-            e->kind = SN_XEN_VEHICLE;
-            e->category = sn_strdup(cats[k]);
-            e->blueprint = vehicle_blueprint(cats[k], e->len);
-            N perf = child(body, "Performance");
-            if (!perf)
-                return fail(p, body, "needs a Performance");
-            if (!num(p, perf, "maxSpeed", true, 0, 0, 1000, &e->max_speed) ||
-                !num(p, perf, "maxAcceleration", true, 0, 0, 1e6, &e->max_acc) ||
-                !num(p, perf, "maxDeceleration", true, 0, 0, 1e6, &e->max_dec))
-                return false;
-        } else if (is(body, "Pedestrian")) {
-            e->kind = SN_XEN_PEDESTRIAN;
-            char cat[VAL];
-            if (!attr(p, body, "pedestrianCategory", true, cat))
-                return false;
-            if (strcmp(cat, "pedestrian") != 0)
-                return fail(p, body, "pedestrianCategory '%s' is not supported (pedestrian is; wheelchair and "
-                                     "animal are not)", cat);
-            e->category = sn_strdup(cat);
-            e->blueprint = "walker.pedestrian";
+            p->file = file;
+            ok = parse_entity_body(p, entry, e);
+            p->file = outer;
+            p->declared = NULL;
+            params_truncate(&p->x->params, mark);
         } else {
-            e->kind = SN_XEN_MISC;
-            char cat[VAL];
-            if (!attr(p, body, "miscObjectCategory", true, cat))
-                return false;
-            e->category = sn_strdup(cat);
-            e->blueprint = "static.prop.box";
+            ok = parse_entity_body(p, body, e);
         }
-        if (!e->category)
-            return fail(p, o, "out of memory");
+        if (!ok)
+            return false;
     }
     return true;
 }
@@ -1471,8 +1717,24 @@ static bool parse_root(P *p, N root)
                     return fail(p, v, "out of memory");
             }
         } else if (is(c, "CatalogLocations")) {
-            if (next_el(c->children))
-                warn(p, c, "catalogs are not read: a CatalogReference is an error (docs/openscenario.md)");
+            EACH(k, c) {
+                N dir = child(k, "Directory");
+                char d[VAL];
+                if (!dir)
+                    return fail(p, k, "needs a Directory");
+                if (!attr(p, dir, "path", true, d))
+                    return false;
+                char path[2 * VAL + 8];
+                snprintf(path, sizeof path, "%s/%s", d[0] == '/' ? "" : p->x->dir, d);
+                char **nw = realloc(p->cat_dirs, (p->n_cat_dirs + 1) * sizeof *nw);
+                if (!nw || !(nw[p->n_cat_dirs] = sn_strdup(d[0] == '/' ? d : path))) {
+                    if (nw)
+                        p->cat_dirs = nw;
+                    return fail(p, dir, "out of memory");
+                }
+                p->cat_dirs = nw;
+                p->n_cat_dirs++;
+            }
         } else if (is(c, "RoadNetwork")) {
             EACH(d, c) {
                 if (is(d, "LogicFile")) {
@@ -1696,6 +1958,14 @@ sn_status sn_xosc_load_memory(const char *xml, size_t size, const char *path, co
     }
     xmlFreeDoc(doc);
     xmlFreeParserCtxt(ctx);
+    for (uint32_t i = 0; i < p.n_cats; i++) {
+        xmlFreeDoc(p.cats[i].doc);
+        free(p.cats[i].path);
+    }
+    free(p.cats);
+    for (uint32_t i = 0; i < p.n_cat_dirs; i++)
+        free(p.cat_dirs[i]);
+    free(p.cat_dirs);
     if (!ok) {
         sn_xosc_free(x);
         return err->status ? err->status : SN_E_INVALID;

@@ -151,6 +151,26 @@ static bool start_elem(sn_xrun *r, int el)
 
 /* ---- conditions ---- */
 
+/* The longitudinal distance from a to b, positive when b is ahead: along the road (difference
+** of s, in a's direction of travel) when road_cs and both are on one road, else in a's frame;
+** freespace: between the boxes (0 when they overlap lengthwise). */
+static double ent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs)
+{
+    const sn_xent *ea = &r->ents[a], *eb = &r->ents[b];
+    const sn_xentity *da = &r->x->ents[a], *db = &r->x->ents[b];
+    double rel = eb->h - ea->h, lon;
+    if (road_cs && r->map && ea->mode == SN_XM_LANE && eb->mode == SN_XM_LANE && ea->ri == eb->ri)
+        lon = (eb->s - ea->s) * sn_map_lane_dir(&r->map->odr->roads[ea->ri], ea->lane);
+    else
+        lon = cos(ea->h) * (eb->x - ea->x) + sin(ea->h) * (eb->y - ea->y);
+    if (!freespace)
+        return lon;
+    double c = lon + cos(rel) * db->cx - sin(rel) * db->cy - da->cx; /* box centre to box centre */
+    double ext = da->len / 2 + fabs(cos(rel)) * db->len / 2 + fabs(sin(rel)) * db->wid / 2;
+    double gap = fmax(0, fabs(c) - ext);
+    return c < 0 ? -gap : gap;
+}
+
 static double ent_dist(sn_xrun *r, int a, int b, bool freespace, sn_xrdt rdt)
 {
     const sn_xent *ea = &r->ents[a], *eb = &r->ents[b];
@@ -236,13 +256,15 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
     case SN_XC_TRAVELED: *m = e->odo; break;
     case SN_XC_REACH: *m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, &ok); break;
     case SN_XC_DISTANCE: *m = pos_dist(r, i, &c->pos, c->freespace, c->rdt, &ok); break;
-    case SN_XC_REL_DISTANCE: *m = ent_dist(r, i, c->ref, c->freespace, c->rdt); break;
+    case SN_XC_REL_DISTANCE:
+        *m = c->rdt == SN_XRD_LONGITUDINAL ? fabs(ent_long(r, i, c->ref, c->freespace, c->road_cs))
+                                           : ent_dist(r, i, c->ref, c->freespace, c->rdt);
+        break;
     case SN_XC_HEADWAY: {
-        /* the gap ahead to the entity, over the triggering entity's speed; behind it: infinite */
-        const sn_xent *f = &r->ents[c->ref];
-        double ahead = cos(e->h) * (f->x - e->x) + sin(e->h) * (f->y - e->y);
-        double d = ent_dist(r, i, c->ref, c->freespace, SN_XRD_LONGITUDINAL);
-        *m = ahead > 0 && e->v > 1e-9 ? d / e->v : INFINITY;
+        /* the gap to the entity over the triggering entity's speed: negative when it is behind
+        ** (as esmini measures it); standing still, infinitely far either way */
+        double d = ent_long(r, i, c->ref, c->freespace, c->road_cs);
+        *m = e->v > 1e-9 ? d / e->v : d >= 0 ? INFINITY : -INFINITY;
         break;
     }
     case SN_XC_TTC: {
