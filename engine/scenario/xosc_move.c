@@ -83,7 +83,7 @@ static void lane_pose(sn_xrun *r, sn_xent *e)
     const sn_odr_section *sec = &rd->sections[e->sec];
     double a, b;
     sn_odr_lane_span(rd, sec, e->lane, e->s, &a, &b);
-    int dir = sn_map_lane_dir(rd, e->lane);
+    int dir = e->sdir;
     double t = 0.5 * (a + b) + dir * e->off, p[3];
     sn_odr_point(rd, e->s, t, 0, p);
     sn_odr_pose ref = sn_odr_ref_line(rd, e->s);
@@ -113,11 +113,11 @@ bool sn_xmove_locate(const sn_xrun *r, int i, int32_t *road, int *lane, double *
     return true;
 }
 
-/* The lane `n` lanes to the left (n < 0: right) of `lane` in its direction of travel, skipping 0. */
-static int lane_shift(const sn_odr_road *rd, int lane, int n)
+/* The lane `n` lanes to the left (n < 0: right) of `lane` for an entity moving along s (sdir
+** +1) or against it (-1), skipping 0: lane ids grow toward +t. */
+static int lane_shift(int sdir, int lane, int n)
 {
-    int dir = sn_map_lane_dir(rd, lane); /* +1: travel along s, left is +t (lane ids grow) */
-    int step = (n > 0 ? 1 : -1) * dir;
+    int step = (n > 0 ? 1 : -1) * sdir;
     for (int k = 0; k < abs(n); k++) {
         lane += step;
         if (lane == 0)
@@ -137,7 +137,8 @@ static bool entity_road(sn_xrun *r, int i, int32_t *ri, int *lane, double *s, do
         double tc;
         if (!lane_centre(r, e->ri, e->lane, e->s, NULL, &tc))
             return false;
-        *ri = e->ri, *lane = e->lane, *s = e->s, *t = tc + sn_map_lane_dir(rd, e->lane) * e->off;
+        (void)rd;
+        *ri = e->ri, *lane = e->lane, *s = e->s, *t = tc + e->sdir * e->off;
         return true;
     }
     sn_map_place pl;
@@ -223,7 +224,7 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
         }
         tt = tc + p->offset;
         int dir = sn_map_lane_dir(rd, ln);
-        *road = ri, *lane = ln, *s = ss, *off = dir * p->offset, *on_lane = true;
+        *road = ri, *lane = ln, *s = ss, *off = p->offset, *on_lane = true; /* off: road t, for now */
         hdg_extra = dir < 0 ? M_PI : 0;
     }
     double q[3];
@@ -259,16 +260,16 @@ static void snap_to_lane(sn_xrun *r, sn_xent *e, sn_xent_kind kind)
     if (kind != SN_XEN_VEHICLE || !locate(r, e->x, e->y, e->z, SN_LANE_DRIVING, &pl))
         return;
     const sn_odr_road *rd = road_at(r, pl.road);
-    int dir = sn_map_lane_dir(rd, pl.lane);
-    double lh = sn_odr_ref_line(rd, pl.s).hdg + (dir < 0 ? M_PI : 0);
-    if (cos(lh - e->h) < 0.7) /* more than 45 degrees off the lane: it drives its own way */
+    double c = cos(sn_odr_ref_line(rd, pl.s).hdg - e->h);
+    if (fabs(c) < 0.7) /* more than 45 degrees off the road's direction: it drives its own way */
         return;
+    int dir = c > 0 ? 1 : -1; /* along s or against it, whichever way the lane runs */
     double tc;
     uint32_t sec;
     if (!lane_centre(r, pl.road, pl.lane, pl.s, &sec, &tc))
         return;
     e->mode = SN_XM_LANE;
-    e->ri = pl.road, e->sec = sec, e->lane = pl.lane, e->s = pl.s, e->off = dir * (pl.t - tc);
+    e->ri = pl.road, e->sec = sec, e->lane = pl.lane, e->s = pl.s, e->off = dir * (pl.t - tc), e->sdir = dir;
 }
 
 bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
@@ -289,7 +290,9 @@ bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
     sn_xent_kind kind = r->x->ents[i].kind;
     if (on_lane && kind == SN_XEN_VEHICLE) {
         e->mode = SN_XM_LANE;
-        e->ri = ri, e->lane = lane, e->s = s, e->off = off;
+        /* it moves the way it heads: along s or against it */
+        e->sdir = cos(q[3] - sn_odr_ref_line(road_at(r, ri), s).hdg) >= 0 ? 1 : -1;
+        e->ri = ri, e->lane = lane, e->s = s, e->off = e->sdir * off;
         double tc;
         lane_centre(r, ri, lane, s, &e->sec, &tc);
         return true;
@@ -333,7 +336,7 @@ static bool lateral_target(sn_xrun *r, int i, const sn_xaction *a, double *o1)
 {
     sn_xent *e = &r->ents[i];
     const sn_odr_road *rd = road_at(r, e->ri);
-    int dir = sn_map_lane_dir(rd, e->lane);
+    int dir = e->sdir;
     if (a->kind == SN_XA_LANE_OFFSET) {
         if (!a->relative) {
             *o1 = dir * a->value;
@@ -352,7 +355,7 @@ static bool lateral_target(sn_xrun *r, int i, const sn_xaction *a, double *o1)
         if (f->mode != SN_XM_LANE || f->ri != e->ri)
             return fail(r, "LaneChangeAction: RelativeTargetLane: entity '%s' is not on the actor's road",
                         r->x->ents[a->ref].name, a->line);
-        target = lane_shift(rd, f->lane, (int)a->value);
+        target = lane_shift(e->sdir, f->lane, (int)a->value);
     } else {
         target = (int)a->value;
     }
@@ -362,11 +365,6 @@ static bool lateral_target(sn_xrun *r, int i, const sn_xaction *a, double *o1)
         char v[64];
         snprintf(v, sizeof v, "%d at s %.2f of road %d", target, e->s, rd->id);
         return fail(r, "LaneChangeAction: no lane %s", v, a->line);
-    }
-    if (sn_map_lane_dir(rd, target) != dir) {
-        char v[64];
-        snprintf(v, sizeof v, "%d of road %d", target, rd->id);
-        return fail(r, "LaneChangeAction: lane %s runs the other way", v, a->line);
     }
     e->off += dir * (tc0 - tc1);
     e->lat_o0 = e->off;
@@ -527,7 +525,7 @@ static void lane_travel(sn_xrun *r, sn_xent *e, double d)
     for (int guard = 0; guard < 64; guard++) {
         const sn_odr_road *rd = road_at(r, e->ri);
         const sn_odr_section *sec = &rd->sections[e->sec];
-        int dir = sn_map_lane_dir(rd, e->lane);
+        int dir = e->sdir, ldir = sn_map_lane_dir(rd, e->lane);
         double a, b;
         sn_odr_lane_span(rd, sec, e->lane, e->s, &a, &b);
         double t = 0.5 * (a + b) + dir * e->off;
@@ -544,7 +542,8 @@ static void lane_travel(sn_xrun *r, sn_xent *e, double d)
         double used = fabs(edge - e->s) * scale;
         sn_lanekey key = {e->ri, e->sec, e->lane}, next[8];
         double ns[8];
-        size_t n = sn_map_successors(r->map, key, (ds > 0) == (dir > 0), next, ns, 8);
+        bool forward = (ds > 0) == (ldir > 0); /* with the lane's own direction */
+        size_t n = sn_map_successors(r->map, key, forward, next, ns, 8);
         if (n == 0) {
             e->s = edge;
             e->end_of_road = true;
@@ -554,6 +553,8 @@ static void lane_travel(sn_xrun *r, sn_xent *e, double d)
         double tc_old = 0.5 * (a + b);
         (void)tc_old;
         e->ri = next[0].road, e->sec = next[0].section, e->lane = next[0].lane, e->s = ns[0];
+        /* moving with (or against) the new lane as with the old one; d keeps its sign */
+        e->sdir = sn_map_lane_dir(road_at(r, e->ri), e->lane) * (forward ? 1 : -1) * (d > 0 ? 1 : -1);
         (void)nr;
         d = (d > 0 ? 1 : -1) * (fabs(d) - used);
         if (fabs(d) < 1e-12)
@@ -658,13 +659,19 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 e->off = o1;
         }
         e->lat_rate = r->dt > 0 ? (e->off - off_prev) / r->dt : 0;
+        if (e->mode == SN_XM_LANE && e->off != off_prev) {
+            /* the speed is along the heading: moving sideways takes from the progress along the
+            ** lane (as esmini moves entities), the path's length per step stays v dt */
+            double lat = e->off - off_prev;
+            dist = (dist < 0 ? -1 : 1) * sqrt(fmax(0, dist * dist - lat * lat));
+        }
         if (e->mode == SN_XM_LANE) {
             if (!e->end_of_road)
                 lane_travel(r, e, dist);
             if (e->end_of_road)
                 e->v = 0, dist = 0;
             lane_pose(r, e);
-            e->odo += fabs(dist);
+            e->odo += hypot(dist, e->off - off_prev);
         } else if (e->mode == SN_XM_TRAJ) {
             bool done = false;
             trajectory_step(r, e, &done);

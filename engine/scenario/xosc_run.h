@@ -18,6 +18,7 @@ typedef struct sn_xent {
     uint32_t sec;          /* s, and the offset from the lane's centre toward the left of its */
     int lane;              /* direction of travel */
     double s, off;
+    int sdir;              /* lane mode: +1 moving along s, -1 against it (whatever the lane's own direction) */
     double x, y, z, h;     /* position and heading (rad) */
     double v, a;           /* speed along the heading (m/s), its rate of change */
     double odo;            /* distance travelled since the start (m) */
