@@ -314,7 +314,12 @@ static double duration(const sn_xdyn *d, double a, double b, bool lateral, doubl
         return 0;
     switch (d->dim) {
     case SN_XD_TIME: return d->value;
-    case SN_XD_RATE: return d->value > 0 ? fabs(b - a) / d->value : 0;
+    case SN_XD_RATE: {
+        /* the rate is the shape's peak rate (esmini's reading): linear's is its mean, cubic's 1.5
+        ** times, sinusoidal's pi/2 times */
+        double k = d->shape == SN_XS_CUBIC ? 1.5 : d->shape == SN_XS_SINUSOIDAL ? M_PI / 2 : 1;
+        return d->value > 0 ? k * fabs(b - a) / d->value : 0;
+    }
     case SN_XD_DISTANCE:
         if (lateral) /* the longitudinal distance over which the lane is changed */
             return v > 1e-9 ? d->value / v : 0;
@@ -444,7 +449,7 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         if (e->lon_T <= 0) {
             e->v = v1;
             e->a = 0;
-            if (!a->continuous) {
+            if (!(a->continuous && a->relative)) { /* an absolute target has nothing to follow */
                 end_lon(e);
                 *instant = true;
             } else {
@@ -476,10 +481,14 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         } else {
             e->lat_T = duration(&a->dyn, e->off, o1, true, e->v);
         }
+        e->lat_by_dist = a->kind == SN_XA_LANE_CHANGE && a->dyn.dim == SN_XD_DISTANCE && a->dyn.shape != SN_XS_STEP &&
+                         a->dyn.value > 0;
+        e->lat_D = a->dyn.value;
+        e->lat_prog = 0;
         if (e->lat_T <= 0) {
             e->off = o1;
             lane_pose(r, e);
-            if (!a->continuous) {
+            if (!(a->continuous && a->relative)) {
                 end_lat(e);
                 *instant = true;
             } else {
@@ -621,7 +630,7 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
             if (t >= te - 1e-9) {
                 dist = lon_disp(e, te) - lon_disp(e, fmax(t0, e->lon_t0)) + e->lon_v1 * (t - te);
                 e->v = e->lon_v1;
-                if (e->lon->continuous) {
+                if (e->lon->continuous && e->lon->relative) {
                     e->lon_tracking = true;
                 } else {
                     if (*n_ended < cap)
@@ -640,12 +649,19 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
         e->a = r->dt > 0 ? (e->v - v_prev) / r->dt : 0;
         /* lateral */
         double off_prev = e->off;
+        bool lat_over = false;
+        const sn_xaction *lat_act = e->lat; /* this step's, though it may end in it */
         if (e->lat && !e->lat_tracking) {
             double te = e->lat_t0 + e->lat_T, tau = e->lat_T > 0 ? (t - e->lat_t0) / e->lat_T : 1;
+            if (e->lat_by_dist) { /* by the distance along the lane, this step's estimated from the last one's sideways motion */
+                double side = e->lat_rate * r->dt;
+                tau = (e->lat_prog + sqrt(fmax(0, dist * dist - side * side))) / e->lat_D;
+            }
             e->off = e->lat_o0 + (e->lat_o1 - e->lat_o0) * sn_xshape_f(e->lat->dyn.shape, tau);
-            if (t >= te - 1e-9) {
+            if (e->lat_by_dist ? tau >= 1 - 1e-9 : t >= te - 1e-9) {
                 e->off = e->lat_o1;
-                if (e->lat->continuous) {
+                lat_over = true;
+                if (e->lat->continuous && e->lat->relative) {
                     e->lat_tracking = true;
                 } else {
                     if (*n_ended < cap)
@@ -659,12 +675,18 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 e->off = o1;
         }
         e->lat_rate = r->dt > 0 ? (e->off - off_prev) / r->dt : 0;
-        if (e->mode == SN_XM_LANE && e->off != off_prev) {
-            /* the speed is along the heading: moving sideways takes from the progress along the
-            ** lane (as esmini moves entities), the path's length per step stays v dt */
+        if (e->mode == SN_XM_LANE && e->off != off_prev && lat_act && lat_act->kind == SN_XA_LANE_CHANGE) {
+            /* a lane change's speed is along the heading: moving sideways takes from the progress
+            ** along the lane, the path's length per step stays v dt (esmini moves so; its lane
+            ** offsets, not: the progress along the lane stays v dt) */
             double lat = e->off - off_prev;
             dist = (dist < 0 ? -1 : 1) * sqrt(fmax(0, dist * dist - lat * lat));
         }
+        if (e->lat && e->lat_by_dist)
+            e->lat_prog += fabs(dist);
+        double lat_rate = e->lat_rate;
+        if (lat_over) /* the lane reached: the entity heads along it (esmini's) */
+            e->lat_rate = 0;
         if (e->mode == SN_XM_LANE) {
             if (!e->end_of_road)
                 lane_travel(r, e, dist);
@@ -672,6 +694,7 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 e->v = 0, dist = 0;
             lane_pose(r, e);
             e->odo += hypot(dist, e->off - off_prev);
+            e->lat_rate = lat_over ? 0 : lat_rate;
         } else if (e->mode == SN_XM_TRAJ) {
             bool done = false;
             trajectory_step(r, e, &done);

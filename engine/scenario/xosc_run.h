@@ -34,6 +34,8 @@ typedef struct sn_xent {
     int lat_elem;
     const sn_xaction *lat;
     double lat_t0, lat_T, lat_o0, lat_o1;
+    bool lat_by_dist;      /* dynamicsDimension distance: the profile runs over the distance along the lane */
+    double lat_D, lat_prog;
     bool lat_tracking;
     /* a FollowTrajectoryAction */
     int traj_elem;

@@ -125,7 +125,9 @@ static void test_speed_shapes(void)
     for (int si = 0; si < 4; si++)
         for (int di = 0; di < 3; di++) {
             const char *val = di == 0 ? "4" : di == 1 ? "60" : "2.5";
-            double T = di == 0 ? 4 : di == 1 ? 2 * 60 / (v0 + v1) : (v1 - v0) / 2.5;
+            /* rate: the shape's peak rate (linear 1, cubic 1.5, sinusoidal pi/2 times the mean) */
+            double k = si == 2 ? 1.5 : si == 3 ? M_PI / 2 : 1;
+            double T = di == 0 ? 4 : di == 1 ? 2 * 60 / (v0 + v1) : k * (v1 - v0) / 2.5;
             char init[2048];
             snprintf(init, sizeof init, SPEED_INIT("Ego", "step", "time", "0", "10")
                      "<Private entityRef='Ego'><PrivateAction><LongitudinalAction><SpeedAction><SpeedActionDynamics "
