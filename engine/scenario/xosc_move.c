@@ -712,7 +712,7 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 e->z = ground_z(r, e->x, e->y, e->z);
             e->odo += fabs(dist);
         }
-        if (r->map) {
+        if (r->map && r->need_offroad && e->mode != SN_XM_LANE) { /* on a lane, never off the road */
             sn_map_place pl;
             e->offroad = !(sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, SN_LANE_ANY & ~SN_LANE_NONE, &pl) &&
                            pl.outside <= 0);

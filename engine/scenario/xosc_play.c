@@ -738,6 +738,8 @@ static bool storyboard(sn_xrun *r)
 static void update_collisions(sn_xrun *r)
 {
     uint32_t n = r->x->n_ents;
+    if (!r->need_collide)
+        return;
     double (*box)[4][2] = malloc(n * sizeof *box);
     if (!box)
         return;
@@ -767,6 +769,10 @@ bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt)
     }
     for (uint32_t i = 0; i < x->n_ents; i++)
         r->ents[i].lon_elem = r->ents[i].lat_elem = r->ents[i].traj_elem = -2;
+    for (uint32_t i = 0; i < x->n_conds; i++) {
+        r->need_collide |= x->conds[i].kind == SN_XC_COLLISION;
+        r->need_offroad |= x->conds[i].kind == SN_XC_OFFROAD;
+    }
     /* Init: teleports first (positions relative to other entities need theirs), then the rest */
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t k = 0; k < x->n_inits; k++) {

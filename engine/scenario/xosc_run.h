@@ -62,6 +62,7 @@ typedef struct sn_xrun {
     bool weather_set;      /* an EnvironmentAction ran: weather holds it */
     sn_weather weather;
     bool *collide;         /* n_ents * n_ents: boxes overlapping at t (symmetric), owned */
+    bool need_collide, need_offroad; /* a CollisionCondition, an OffroadCondition exists: measured each step */
     char why[512];         /* a runtime failure's message (sn_xrun_step false) */
     bool failed;
     void (*warn)(void *user, const char *line);
