@@ -1061,6 +1061,8 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
     const double V = 1e9;
     if (is(e, "SimulationTimeCondition") || is(e, "ParameterCondition"))
         return unknown(p, e, n);
+    if ((is(e, "SpeedCondition") || is(e, "AccelerationCondition")) && has_attr(e, "direction"))
+        return fail(p, e, "direction is not supported (the speed and acceleration along the heading are)");
     if (is(e, "SpeedCondition")) {
         c->kind = SN_XC_SPEED;
         return num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
