@@ -75,7 +75,7 @@ const char *sn_xrule_name(sn_xrule r);
 
 typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
-    SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP
+    SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE
 } sn_xact_kind;
 
 typedef struct sn_xaction {
@@ -90,8 +90,8 @@ typedef struct sn_xaction {
     bool has_lane_offset;
     double lane_offset;  /* LaneChange targetLaneOffset */
     double max_lat_acc;  /* LaneOffsetActionDynamics maxLateralAcc, 0 none */
-    sn_xpos pos;         /* Teleport */
-    /* FollowTrajectory (polyline) */
+    sn_xpos pos;         /* Teleport, AcquirePosition */
+    /* FollowTrajectory (polyline); AssignRoute: the waypoints in verts */
     sn_xpos *verts;
     double *times;       /* per vertex, when timed */
     uint32_t n_verts;

@@ -499,6 +499,22 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
     }
     case SN_XA_TRAJECTORY:
         return start_trajectory(r, i, elem, a);
+    case SN_XA_ROUTE:
+        *instant = true;
+        return sn_xroute_plan(r, i, a->verts, a->n_verts, a->line);
+    case SN_XA_ACQUIRE: {
+        double q[4], s, off;
+        int32_t ri;
+        int lane;
+        bool on;
+        sn_map_place pl;
+        if (!sn_xroute_plan(r, i, &a->pos, 1, a->line) || !sn_xmove_resolve(r, &a->pos, q, &ri, &lane, &s, &off, &on))
+            return false;
+        if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, 0, &pl))
+            return fail(r, "AcquirePositionAction: %s", "the position is on no road", a->line);
+        e->acq_elem = elem, e->acq_ri = pl.road, e->acq_s = pl.s;
+        return true;
+    }
     default:
         *instant = true;
         return true;
@@ -512,6 +528,8 @@ void sn_xmove_stop(sn_xrun *r, int i, int elem)
         end_lon(e);
     if (e->lat_elem == elem)
         end_lat(e);
+    if (e->acq_elem == elem)
+        e->acq_elem = -2;
     if (e->traj_elem == elem) {
         e->traj = NULL;
         e->traj_elem = -2;
@@ -558,13 +576,10 @@ static void lane_travel(sn_xrun *r, sn_xent *e, double d)
             e->end_of_road = true;
             return;
         }
-        const sn_odr_road *nr = road_at(r, next[0].road);
-        double tc_old = 0.5 * (a + b);
-        (void)tc_old;
-        e->ri = next[0].road, e->sec = next[0].section, e->lane = next[0].lane, e->s = ns[0];
+        size_t pick = sn_xroute_pick(e, next, n < 8 ? n : 8);
+        e->ri = next[pick].road, e->sec = next[pick].section, e->lane = next[pick].lane, e->s = ns[pick];
         /* moving with (or against) the new lane as with the old one; d keeps its sign */
         e->sdir = sn_map_lane_dir(road_at(r, e->ri), e->lane) * (forward ? 1 : -1) * (d > 0 ? 1 : -1);
-        (void)nr;
         d = (d > 0 ? 1 : -1) * (fabs(d) - used);
         if (fabs(d) < 1e-12)
             return;
@@ -694,6 +709,11 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 e->v = 0, dist = 0;
             lane_pose(r, e);
             e->odo += hypot(dist, e->off - off_prev);
+            if (e->acq_elem != -2 && e->ri == e->acq_ri && (e->s - e->acq_s) * e->sdir >= 0) { /* the position reached */
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->acq_elem;
+                e->acq_elem = -2;
+            }
             e->lat_rate = lat_over ? 0 : lat_rate;
         } else if (e->mode == SN_XM_TRAJ) {
             bool done = false;

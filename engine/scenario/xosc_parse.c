@@ -780,6 +780,70 @@ static int parse_follow_trajectory(P *p, N n)
     return i;
 }
 
+/* A Route's Waypoints into action i's verts. */
+static bool parse_route(P *p, N route, int i)
+{
+    uint32_t n = 0;
+    EACH(w, route) {
+        if (is(w, "ParameterDeclarations")) {
+            if (!parse_params(p, w))
+                return false;
+        } else if (!is(w, "Waypoint")) {
+            return unknown(p, w, route);
+        } else {
+            n++;
+        }
+    }
+    if (n < 1 || n > MAX_ITEMS)
+        return fail(p, route, "a Route needs at least one Waypoint");
+    sn_xaction *a = &p->x->actions[i];
+    if (!(a->verts = calloc(n, sizeof *a->verts)))
+        return fail(p, route, "out of memory");
+    EACH(w, route) {
+        if (!is(w, "Waypoint"))
+            continue;
+        static const char *const strat[] = {"shortest", "fastest", "leastIntersections", "random", NULL};
+        int st;
+        N pos = child(w, "Position");
+        if (!enumer(p, w, "routeStrategy", true, 0, strat, &st))
+            return false;
+        if (!pos)
+            return fail(p, w, "needs a Position");
+        if (st != 0)
+            warn(p, w, "routeStrategy '%s' is planned as shortest (by lane length)", strat[st]);
+        if (!parse_position(p, pos, &a->verts[a->n_verts]))
+            return false;
+        a->n_verts++;
+    }
+    return true;
+}
+
+static int parse_assign_route(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_ROUTE);
+    if (i < 0)
+        return -1;
+    N route = child(n, "Route");
+    if (route)
+        return parse_route(p, route, i) ? i : -1;
+    N c = child(n, "CatalogReference");
+    if (!c)
+        return fail(p, n, "needs a Route"), -1;
+    uint32_t mark;
+    const char *file, *outer = p->file;
+    N entry = catalog_entry(p, c, &mark, &file);
+    if (!entry)
+        return -1;
+    if (!is(entry, "Route"))
+        return fail(p, c, "the catalog entry is a <%s>, not a Route", nm(entry)), -1;
+    p->file = file;
+    bool ok = parse_route(p, entry, i);
+    p->file = outer;
+    p->declared = NULL;
+    params_truncate(&p->x->params, mark);
+    return ok ? i : -1;
+}
+
 static int parse_environment_body(P *p, N n, N env);
 
 static int parse_environment(P *p, N n)
@@ -969,6 +1033,15 @@ static int parse_action_body(P *p, N n)
             return -1;
         if (is(d, "FollowTrajectoryAction"))
             return parse_follow_trajectory(p, d);
+        if (is(d, "AssignRouteAction"))
+            return parse_assign_route(p, d);
+        if (is(d, "AcquirePositionAction")) {
+            N pos = child(d, "Position");
+            if (!pos)
+                return fail(p, d, "needs a Position"), -1;
+            int i = new_action(p, d, SN_XA_ACQUIRE);
+            return i >= 0 && parse_position(p, pos, &p->x->actions[i].pos) ? i : -1;
+        }
         return unsupported(p, d), -1;
     }
     if (is(c, "ActivateControllerAction"))

@@ -483,6 +483,8 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
         old = e->lat_elem;
     else if (a->kind == SN_XA_TRAJECTORY && e->traj)
         old = e->traj_elem;
+    else if (a->kind == SN_XA_ACQUIRE && e->acq_elem != -2)
+        old = e->acq_elem;
     if (old != -2 && old != el) {
         sn_xmove_stop(r, i, old);
         if (old >= 0 && r->x->elems[old].running && --r->x->elems[old].running == 0 &&
@@ -768,7 +770,7 @@ bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt)
         return false;
     }
     for (uint32_t i = 0; i < x->n_ents; i++)
-        r->ents[i].lon_elem = r->ents[i].lat_elem = r->ents[i].traj_elem = -2;
+        r->ents[i].lon_elem = r->ents[i].lat_elem = r->ents[i].traj_elem = r->ents[i].acq_elem = -2;
     for (uint32_t i = 0; i < x->n_conds; i++) {
         r->need_collide |= x->conds[i].kind == SN_XC_COLLISION;
         r->need_offroad |= x->conds[i].kind == SN_XC_OFFROAD;
@@ -830,6 +832,7 @@ void sn_xrun_free(sn_xrun *r)
         for (uint32_t i = 0; i < r->x->n_ents; i++) {
             free(r->ents[i].tv);
             free(r->ents[i].tcum);
+            free(r->ents[i].route);
         }
     free(r->ents);
     free(r->collide);

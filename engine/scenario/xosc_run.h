@@ -44,6 +44,12 @@ typedef struct sn_xent {
     double *tv;            /* vertices x, y, z (3 per vertex) and cumulative length, owned */
     double *tcum;
     uint32_t tn;
+    /* a route (AssignRouteAction, AcquirePositionAction): the roads it passes, owned */
+    int32_t *route;
+    uint32_t n_route, route_i;
+    int acq_elem;          /* an AcquirePositionAction running: its element, the road and s it ends at */
+    int32_t acq_ri;
+    double acq_s;
 } sn_xent;
 
 typedef struct sn_xrun {
@@ -97,6 +103,11 @@ void sn_xmove_stop(sn_xrun *r, int i, int elem);
 void sn_xmove_box(const sn_xrun *r, int i, double c[4][2]);
 /* The distance between two boxes (0 when they overlap). */
 double sn_xbox_distance(const double a[4][2], const double b[4][2]);
+/* xosc_route.c: plans entity i's route through the waypoints (lanes only, the shortest by length). */
+bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int line);
+/* Which of n successors a routed entity takes (0 without a route). */
+struct sn_lanekey;
+size_t sn_xroute_pick(sn_xent *e, const struct sn_lanekey *next, size_t n);
 /* Where entity i lies in the lanes: road, lane, s, t; false when on no road within 2 m. */
 bool sn_xmove_locate(const sn_xrun *r, int i, int32_t *road, int *lane, double *s, double *t, double *outside);
 

@@ -11,6 +11,7 @@
 **   (e) element states in the standard's order; priorities override and skip;
 **       maximumExecutionCount;
 **   (f) bad input: one error naming FILE:LINE and the element. */
+#include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
 
@@ -442,6 +443,64 @@ static void test_states_and_priorities(void)
     free(xml);
 }
 
+/* ---- routes (town: road 2 runs east to the junction at (100, 0); road 18 leaves it north,
+** road 17 arrives from the south) ---- */
+
+static void test_routes(void)
+{
+    static const char *acts[] = {
+        "<AssignRouteAction><Route name='r' closed='false'><Waypoint routeStrategy='shortest'><Position>"
+        "<LanePosition roadId='18' laneId='-1' s='30' offset='0'/></Position></Waypoint></Route></AssignRouteAction>",
+        "<AcquirePositionAction><Position><LanePosition roadId='17' laneId='1' s='20' offset='0'/></Position>"
+        "</AcquirePositionAction>",
+    };
+    for (int k = 0; k < 2; k++) {
+        char xml[8192];
+        snprintf(xml, sizeof xml,
+                 "<OpenSCENARIO><FileHeader revMajor='1' revMinor='1' date='' description='' author=''/><RoadNetwork>"
+                 "<LogicFile filepath='town.xodr'/></RoadNetwork><Entities><ScenarioObject name='Ego'><Vehicle name='v' "
+                 "vehicleCategory='car'><BoundingBox><Center x='1.4' y='0' z='0.75'/><Dimensions width='1.9' length='4.6' "
+                 "height='1.5'/></BoundingBox><Performance maxSpeed='70' maxAcceleration='10' maxDeceleration='10'/>"
+                 "</Vehicle></ScenarioObject></Entities><Storyboard><Init><Actions><Private entityRef='Ego'><PrivateAction>"
+                 "<TeleportAction><Position><LanePosition roadId='2' laneId='-1' s='40' offset='0'/></Position>"
+                 "</TeleportAction></PrivateAction><PrivateAction><LongitudinalAction><SpeedAction><SpeedActionDynamics "
+                 "dynamicsShape='step' value='0' dynamicsDimension='time'/><SpeedActionTarget><AbsoluteTargetSpeed "
+                 "value='10'/></SpeedActionTarget></SpeedAction></LongitudinalAction></PrivateAction></Private></Actions></Init>"
+                 "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+                 "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'><Event name='E' "
+                 "priority='override'><Action name='R'><PrivateAction><RoutingAction>%s</RoutingAction></PrivateAction>"
+                 "</Action></Event></Maneuver></ManeuverGroup></Act></Story><StopTrigger/></Storyboard></OpenSCENARIO>",
+                 acts[k]);
+        sn_error err = {0};
+        sn_xosc *x = load(xml, &err);
+        CHECK(x, "route %d: %s", k, err.msg);
+        sn_xrun r;
+        if (x && sn_xrun_init(&r, x, town, DT)) {
+            double reached = -1;
+            int el = find_elem(x, "R");
+            for (int f = 0; f < 1200 && !r.failed; f++) {
+                sn_xrun_step(&r);
+                if (reached < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                    reached = r.t;
+            }
+            CHECK(!r.failed, "route %d: %s", k, r.why);
+            int32_t want = k == 0 ? 18 : 17;
+            CHECK(r.map->odr->roads[r.ents[0].ri].id == want || (k == 1 && reached > 0),
+                  "route %d: after 12 s on road %d, not %d", k, r.map->odr->roads[r.ents[0].ri].id, want);
+            if (k == 0) /* north on road 18, lane -1: x = 101.75 */
+                CHECK(fabs(r.ents[0].x - 101.75) < 1e-3 && fabs(r.ents[0].h - M_PI / 2) < 1e-6,
+                      "route: (%.3f, %.3f, h %.3f)", r.ents[0].x, r.ents[0].y, r.ents[0].h);
+            else /* 40 m to the junction, a right turn of radius ~6.75 (10.6 m), 20 m south on road 17 */
+                CHECK(reached > 6.5 && reached < 7.5 && fabs(r.ents[0].x - 98.25) < 1e-3,
+                      "acquire: reached at %.2f, x %.3f", reached, r.ents[0].x);
+            sn_xrun_free(&r);
+        } else if (x) {
+            CHECK(0, "route %d init: %s", k, r.why);
+        }
+        sn_xosc_free(x);
+    }
+}
+
 /* ---- (f) ---- */
 
 static void test_bad_input(void)
@@ -461,7 +520,10 @@ static void test_bad_input(void)
         {"a catalog", "<Init>", "<Init><Actions><Private entityRef='Ego'><PrivateAction><RoutingAction><AssignRouteAction>"
                                 "<CatalogReference catalogName='r' entryName='x'/></AssignRouteAction></RoutingAction>"
                                 "</PrivateAction></Private></Actions>",
-         "not supported"},
+         "no entry 'x' in a catalog named 'r'"},
+        {"an unsupported action", "<Init>", "<Init><Actions><Private entityRef='Ego'><PrivateAction><SynchronizeAction "
+                                            "masterEntityRef='Ego'/></PrivateAction></Private></Actions>",
+         "<SynchronizeAction> is not supported"},
         {"bad state ref", "<StopTrigger>", "<StopTrigger><ConditionGroup><Condition name='c' delay='0' conditionEdge='none'>"
                                           "<ByValueCondition><StoryboardElementStateCondition storyboardElementType='event' "
                                           "storyboardElementRef='NoSuch' state='endTransition'/></ByValueCondition></Condition>"
@@ -517,6 +579,7 @@ int main(int argc, char **argv)
     test_positions();
     test_conditions();
     test_states_and_priorities();
+    test_routes();
     test_bad_input();
     sn_map_close(highway);
     sn_map_close(town);
