@@ -75,7 +75,7 @@ const char *sn_xrule_name(sn_xrule r);
 
 typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
-    SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE
+    SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST
 } sn_xact_kind;
 
 typedef struct sn_xaction {
@@ -107,6 +107,9 @@ typedef struct sn_xaction {
     char *svalue;
     bool multiply;       /* ModifyAction: MultiplyByValue (else AddValue) */
     const char *noop_what; /* NOOP: the element it stands for, named in a warning */
+    /* LongitudinalDistanceAction: value is the distance or (time_gap) the time gap */
+    bool time_gap, freespace, leading, has_limits;
+    double lim_acc, lim_dec, lim_speed;
 } sn_xaction;
 
 /* ---- conditions and triggers ---- */
@@ -150,7 +153,8 @@ typedef struct sn_xcond {
     /* runtime */
     bool prev, fired_once;
     uint64_t seen_seq;   /* transitions newer than this are seen by a StoryboardElementStateCondition */
-    double *pend;        /* delayed edges: the times at which they fire (ring, oldest first) */
+    double *pend;        /* delayed edges: the times at which they fire (oldest first), owned */
+    double *pend_m;      /* ... and the value measured at each edge, owned */
     uint32_t n_pend, cap_pend;
     double measured;     /* last measured value (for the log) */
     double *since;       /* StandStill/EndOfRoad/Offroad: per triggering entity, the time the state began (-1 not) */

@@ -307,6 +307,16 @@ bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
 
 static double ent_speed(const sn_xrun *r, int i) { return r->ents[i].v; }
 
+/* LongitudinalDistanceAction: how far entity i is from where the action wants it (positive: too
+** far back), and the gap it wants. */
+static double gap_error(const sn_xrun *r, int i, const sn_xaction *a)
+{
+    const sn_xent *e = &r->ents[i];
+    double want = a->time_gap ? a->value * fmax(e->v, 0) : a->value;
+    double have = sn_xent_long(r, i, a->ref, a->freespace, true); /* positive: the reference ahead */
+    return a->leading ? -(want + have) : have - want;
+}
+
 /* The duration of a transition from a to b (speeds, or offsets when lateral at speed v). */
 static double duration(const sn_xdyn *d, double a, double b, bool lateral, double v)
 {
@@ -435,6 +445,14 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
     case SN_XA_TELEPORT:
         *instant = true;
         return sn_xmove_place(r, i, &a->pos);
+    case SN_XA_LONG_DIST:
+        if (e->mode != SN_XM_LANE)
+            return fail(r, "LongitudinalDistanceAction on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
+        e->lon = a;
+        e->lon_elem = elem;
+        e->lon_t0 = r->t;
+        e->lon_tracking = true;
+        return true;
     case SN_XA_SPEED: {
         double v1 = speed_target(r, a);
         if (!isfinite(v1))
@@ -655,6 +673,27 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
             } else {
                 dist = lon_disp(e, t) - lon_disp(e, fmax(t0, e->lon_t0));
                 e->v = e->lon_v0 + (e->lon_v1 - e->lon_v0) * sn_xshape_f(e->lon->dyn.shape, (t - e->lon_t0) / e->lon_T);
+            }
+        } else if (e->lon && e->lon->kind == SN_XA_LONG_DIST) {
+            /* the gap: without DynamicConstraints kept exactly (the entity moves with its
+            ** reference, the error closed at once); with them, approached at a speed that closes
+            ** the error in about a second, within the accelerations and the speed limit */
+            const sn_xaction *la = e->lon;
+            double err = gap_error(r, (int)i, la), vref = r->ents[la->ref].v;
+            bool ref_moved = la->ref < (int)i; /* entities advance in order: it has, this step */
+            if (!la->has_limits) {
+                e->v = vref;
+                dist = (ref_moved ? 0 : vref * r->dt) + err;
+            } else {
+                double want = fmin(la->lim_speed, fmax(0, vref + err));
+                double dv = fmax(-la->lim_dec * r->dt, fmin(la->lim_acc * r->dt, want - e->v));
+                e->v += dv;
+                dist = e->v * r->dt;
+            }
+            if (!la->continuous && fabs(err) < 0.01 + 1e-9 && fabs(e->v - vref) < 0.01) {
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lon_elem;
+                end_lon(e);
             }
         } else {
             if (e->lon && e->lon_tracking) /* a continuous relative target follows its entity */

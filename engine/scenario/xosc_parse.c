@@ -599,6 +599,44 @@ static int parse_speed(P *p, N n)
     return i;
 }
 
+static int parse_long_dist(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_LONG_DIST);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    bool dist = has_attr(n, "distance"), gap = has_attr(n, "timeGap");
+    if (dist == gap)
+        return fail(p, n, "give one of distance and timeGap"), -1;
+    a->time_gap = gap;
+    static const char *const disp[] = {"trailingReferencedEntity", "leadingReferencedEntity", "any", NULL};
+    int d = 0;
+    if ((a->ref = entity_index(p, n, "entityRef")) < 0 || !num(p, n, gap ? "timeGap" : "distance", true, 0, 0, 1e6, &a->value) ||
+        !boolean(p, n, "freespace", true, &a->freespace) || !boolean(p, n, "continuous", true, &a->continuous) ||
+        !enumer(p, n, "displacement", false, 0, disp, &d))
+        return -1;
+    a->leading = d == 1;
+    if (has_attr(n, "coordinateSystem")) {
+        static const char *const cs[] = {"entity", "lane", "road", "trajectory", NULL};
+        int c;
+        if (!enumer(p, n, "coordinateSystem", true, 0, cs, &c))
+            return -1;
+        if (c == 3)
+            return fail(p, n, "coordinateSystem 'trajectory' is not supported"), -1;
+    }
+    N dc = child(n, "DynamicConstraints");
+    if (dc) {
+        a->has_limits = true;
+        if (!num(p, dc, "maxAcceleration", true, 0, 0, 1e6, &a->lim_acc) ||
+            !num(p, dc, "maxDeceleration", true, 0, 0, 1e6, &a->lim_dec) ||
+            !num(p, dc, "maxSpeed", false, 1000, 0, 1e6, &a->lim_speed))
+            return -1;
+        if (a->lim_acc <= 0 || a->lim_dec <= 0)
+            return fail(p, dc, "maxAcceleration and maxDeceleration must be > 0"), -1;
+    }
+    return i;
+}
+
 static int parse_lane_change(P *p, N n)
 {
     N dyn = child(n, "LaneChangeActionDynamics"), tgt = child(n, "LaneChangeTarget");
@@ -1008,6 +1046,8 @@ static int parse_action_body(P *p, N n)
             return -1;
         if (is(d, "SpeedAction"))
             return parse_speed(p, d);
+        if (is(d, "LongitudinalDistanceAction"))
+            return parse_long_dist(p, d);
         return unsupported(p, d), -1;
     }
     if (is(c, "LateralAction")) {
@@ -1934,6 +1974,7 @@ void sn_xosc_free(sn_xosc *x)
         free(x->conds[i].param);
         free(x->conds[i].svalue);
         free(x->conds[i].pend);
+        free(x->conds[i].pend_m);
     }
     free(x->conds);
     for (uint32_t i = 0; i < x->n_trigs; i++) {

@@ -154,7 +154,7 @@ static bool start_elem(sn_xrun *r, int el)
 /* The longitudinal distance from a to b, positive when b is ahead: along the road (difference
 ** of s, in a's direction of travel) when road_cs and both are on one road, else in a's frame;
 ** freespace: between the boxes (0 when they overlap lengthwise). */
-static double ent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs)
+double sn_xent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs)
 {
     const sn_xent *ea = &r->ents[a], *eb = &r->ents[b];
     const sn_xentity *da = &r->x->ents[a], *db = &r->x->ents[b];
@@ -257,13 +257,13 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
     case SN_XC_REACH: *m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, &ok); break;
     case SN_XC_DISTANCE: *m = pos_dist(r, i, &c->pos, c->freespace, c->rdt, &ok); break;
     case SN_XC_REL_DISTANCE:
-        *m = c->rdt == SN_XRD_LONGITUDINAL ? fabs(ent_long(r, i, c->ref, c->freespace, c->road_cs))
+        *m = c->rdt == SN_XRD_LONGITUDINAL ? fabs(sn_xent_long(r, i, c->ref, c->freespace, c->road_cs))
                                            : ent_dist(r, i, c->ref, c->freespace, c->rdt);
         break;
     case SN_XC_HEADWAY: {
         /* the gap to the entity over the triggering entity's speed: negative when it is behind
         ** (as esmini measures it); standing still, infinitely far either way */
-        double d = ent_long(r, i, c->ref, c->freespace, c->road_cs);
+        double d = sn_xent_long(r, i, c->ref, c->freespace, c->road_cs);
         *m = e->v > 1e-9 ? d / e->v : d >= 0 ? INFINITY : -INFINITY;
         break;
     }
@@ -392,17 +392,23 @@ static bool cond_eval(sn_xrun *r, int ci, int owner)
         if (v) {
             if (c->n_pend >= c->cap_pend) {
                 uint32_t nc = c->cap_pend ? c->cap_pend * 2 : 8;
-                double *np = realloc(c->pend, nc * sizeof *np);
+                double *np = realloc(c->pend, nc * sizeof *np), *nm = np ? realloc(c->pend_m, nc * sizeof *nm) : NULL;
                 if (np)
-                    c->pend = np, c->cap_pend = nc;
+                    c->pend = np;
+                if (nm)
+                    c->pend_m = nm, c->cap_pend = nc;
             }
-            if (c->n_pend < c->cap_pend)
+            if (c->n_pend < c->cap_pend) {
+                c->pend_m[c->n_pend] = c->measured;
                 c->pend[c->n_pend++] = r->t + c->delay;
+            }
         }
         v = false;
         if (c->n_pend && c->pend[0] <= r->t + EPS) {
             v = true;
+            c->measured = c->pend_m[0]; /* the log says what held at the edge */
             memmove(c->pend, c->pend + 1, (c->n_pend - 1) * sizeof *c->pend);
+            memmove(c->pend_m, c->pend_m + 1, (c->n_pend - 1) * sizeof *c->pend_m);
             c->n_pend--;
         }
     }
@@ -477,7 +483,7 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
     sn_xent *e = &r->ents[i];
     /* a new action of the same domain overrides the running one on this entity */
     int old = -2;
-    if (a->kind == SN_XA_SPEED && e->lon)
+    if ((a->kind == SN_XA_SPEED || a->kind == SN_XA_LONG_DIST) && e->lon)
         old = e->lon_elem;
     else if ((a->kind == SN_XA_LANE_CHANGE || a->kind == SN_XA_LANE_OFFSET) && e->lat)
         old = e->lat_elem;

@@ -108,6 +108,9 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
 /* Which of n successors a routed entity takes (0 without a route). */
 struct sn_lanekey;
 size_t sn_xroute_pick(sn_xent *e, const struct sn_lanekey *next, size_t n);
+/* xosc_play.c: the longitudinal distance from a to b, positive when b is ahead (along the road
+** when road_cs and both are on one road, else in a's frame; freespace: between the boxes). */
+double sn_xent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs);
 /* Where entity i lies in the lanes: road, lane, s, t; false when on no road within 2 m. */
 bool sn_xmove_locate(const sn_xrun *r, int i, int32_t *road, int *lane, double *s, double *t, double *outside);
 

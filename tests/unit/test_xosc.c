@@ -501,6 +501,55 @@ static void test_routes(void)
     }
 }
 
+/* ---- LongitudinalDistanceAction: Ego keeps 30 m (reference points) behind Lead, exactly without
+** DynamicConstraints, converging within the limits with them ---- */
+
+static void test_long_distance(void)
+{
+    for (int lim = 0; lim < 2; lim++) {
+        char story[2048];
+        snprintf(story, sizeof story,
+                 "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+                 "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'><Event name='E' "
+                 "priority='override'><Action name='LD'><PrivateAction><LongitudinalAction><LongitudinalDistanceAction "
+                 "entityRef='Lead' distance='30' freespace='false' continuous='true'>%s</LongitudinalDistanceAction>"
+                 "</LongitudinalAction></PrivateAction></Action><StartTrigger><ConditionGroup><Condition name='c' delay='0' "
+                 "conditionEdge='rising'><ByValueCondition><SimulationTimeCondition value='1' rule='greaterThan'/>"
+                 "</ByValueCondition></Condition></ConditionGroup></StartTrigger></Event></Maneuver></ManeuverGroup></Act>"
+                 "</Story>",
+                 lim ? "<DynamicConstraints maxAcceleration='2' maxDeceleration='4' maxSpeed='40'/>" : "");
+        char *xml = doc("", "Lead",
+                        SPEED_INIT("Ego", "step", "time", "0", "20") SPEED_INIT("Lead", "step", "time", "0", "20")
+                        "<Private entityRef='Lead'><PrivateAction><TeleportAction><Position><LanePosition roadId='1' "
+                        "laneId='-3' s='60' offset='0'/></Position></TeleportAction></PrivateAction></Private>",
+                        story, "");
+        sn_error err = {0};
+        sn_xosc *x = load(xml, &err);
+        CHECK(x, "%s", err.msg);
+        sn_xrun r;
+        if (x && sn_xrun_init(&r, x, highway, DT)) {
+            double worst_acc = 0;
+            for (int k = 0; k < 1200 && !r.failed; k++) {
+                double v0 = r.ents[0].v;
+                sn_xrun_step(&r);
+                if (r.t > 1.015)
+                    worst_acc = fmax(worst_acc, (r.ents[0].v - v0) / DT > 0 ? (r.ents[0].v - v0) / DT / 2 : (v0 - r.ents[0].v) / DT / 4);
+                if (!lim && r.t > 1.025)
+                    CHECK(fabs(r.ents[1].s - r.ents[0].s - 30) < 1e-9, "t %.2f: gap %.9f, not 30", r.t, r.ents[1].s - r.ents[0].s);
+            }
+            CHECK(!r.failed, "%s", r.why);
+            CHECK(fabs(r.ents[1].s - r.ents[0].s - 30) < 0.05 && fabs(r.ents[0].v - 20) < 0.05,
+                  "%s: after 12 s the gap is %.3f at %.3f m/s", lim ? "limited" : "exact", r.ents[1].s - r.ents[0].s,
+                  r.ents[0].v);
+            if (lim)
+                CHECK(worst_acc <= 1 + 1e-9, "the limits were exceeded by %.3g", worst_acc);
+            sn_xrun_free(&r);
+        }
+        sn_xosc_free(x);
+        free(xml);
+    }
+}
+
 /* ---- (f) ---- */
 
 static void test_bad_input(void)
@@ -580,6 +629,7 @@ int main(int argc, char **argv)
     test_conditions();
     test_states_and_priorities();
     test_routes();
+    test_long_distance();
     test_bad_input();
     sn_map_close(highway);
     sn_map_close(town);
