@@ -210,6 +210,7 @@ typedef struct sn_xentity {
     double cx, cy, cz, len, wid, hgt; /* BoundingBox Center and Dimensions */
     double max_speed, max_acc, max_dec; /* Performance, 0 = not given */
     const char *blueprint;              /* chosen (docs/openscenario.md, "Entities") */
+    bool external;                      /* its ObjectController is an external one: the user drives it once activated */
 } sn_xentity;
 
 /* An Init private action of one entity. */

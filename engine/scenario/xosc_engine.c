@@ -104,8 +104,16 @@ static void activate(void *user, int i)
     sn_actor *a = sn_world_find(&e->world, s->actor[i]);
     if (!a || !a->ph->body)
         return;
-    sn_world_set_drive(&e->world, a, SN_DRIVE_PHYSICS);
     double v = s->run.ents[i].v, h = s->run.ents[i].h;
+    if (s->x->ents[i].external) {
+        /* the user's: it goes on at its speed (kinematic) until the user sets its target, or
+        ** switches it to physics and drives it (sn_engine_set_simulate_physics, apply_control) */
+        sn_world_set_velocity(&e->world, a, sn_v3(v * cos(h), -v * sin(h), 0), sn_v3(0, 0, 0));
+        if (a->mv->kin)
+            a->mv->kin->kin_scripted = true;
+        return;
+    }
+    sn_world_set_drive(&e->world, a, SN_DRIVE_PHYSICS);
     sn_world_set_velocity(&e->world, a, sn_v3(v * cos(h), -v * sin(h), 0), sn_v3(0, 0, 0));
     sn_tm_knobs k = {NAN, NAN, NAN};
     sn_error err = {0};

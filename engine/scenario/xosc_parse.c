@@ -1687,6 +1687,48 @@ static const char *vehicle_blueprint(const char *cat, double len)
     return len > 5.5 ? "vehicle.van" : "vehicle.sedan";
 }
 
+/* An ObjectController: 1 when its Controller (inline or a catalog's) is an external one (a
+** Property esminiController or sensimController of value ExternalController or external), 0 for any
+** other (a warning: not played), -1 on error. */
+static int object_controller(P *p, N oc)
+{
+    N c = choice(p, oc);
+    if (!c)
+        return -1;
+    uint32_t mark = p->x->params.n;
+    const char *outer = p->file;
+    if (is(c, "CatalogReference")) {
+        const char *file;
+        if (!(c = catalog_entry(p, c, &mark, &file)))
+            return -1;
+        p->file = file;
+    } else if (!is(c, "Controller")) {
+        return unknown(p, c, oc), -1;
+    }
+    int ext = 0;
+    N props = is(c, "Controller") ? child(c, "Properties") : NULL;
+    if (props)
+        EACH(q, props) {
+            char name[VAL], value[VAL];
+            if (!is(q, "Property"))
+                continue;
+            if (!attr(p, q, "name", true, name) || !attr(p, q, "value", true, value)) {
+                ext = -1;
+                break;
+            }
+            if ((!strcmp(name, "esminiController") || !strcmp(name, "sensimController")) &&
+                (!strcmp(value, "ExternalController") || !strcmp(value, "external")))
+                ext = 1;
+        }
+    if (ext == 0)
+        warn(p, oc, "this controller is not played: the storyboard drives the entity (ActivateControllerAction hands "
+                    "it to sensim's autopilot; an external controller, to the user)");
+    p->file = outer;
+    p->declared = NULL;
+    params_truncate(&p->x->params, mark);
+    return ext;
+}
+
 /* A Vehicle, Pedestrian or MiscObject (inline or a catalog's entry) into e. */
 static bool parse_entity_body(P *p, N body, sn_xentity *e)
 {
@@ -1761,8 +1803,11 @@ static bool parse_entities(P *p, N n)
         N body = NULL;
         EACH(c, o) {
             if (is(c, "ObjectController")) {
-                warn(p, c, "ignored: entities are driven by the storyboard (ActivateControllerAction hands one "
-                           "to sensim's autopilot)");
+                int ext = object_controller(p, c);
+                if (ext < 0)
+                    return false;
+                e = &p->x->ents[p->x->n_ents - 1];
+                e->external = ext == 1;
             } else if (is(c, "Vehicle") || is(c, "Pedestrian") || is(c, "MiscObject") || is(c, "CatalogReference")) {
                 if (body)
                     return fail(p, c, "a second object in one ScenarioObject");
