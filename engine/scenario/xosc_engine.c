@@ -188,12 +188,20 @@ sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
         if (!a)
             continue;
         sn_transform t = sn_actor_world_transform(&e->world, a);
+        double v = sn_v3_len(a->st.vel);
+        if (a->mv && a->mv->kin && a->drive == SN_DRIVE_KINEMATIC && a->mv->kin->has_target) {
+            /* the user set where it will be at the end of this frame: the storyboard sees that */
+            v = sn_v3_len(sn_v3_sub(a->mv->kin->target_pos, a->st.pos)) / e->clock.dt;
+            t.location = a->mv->kin->target_pos;
+            t.rotation = sn_quat_to_rotation(a->mv->kin->target_rot);
+        }
         double h = -t.rotation.yaw * M_PI / 180;
         const sn_xentity *d = &s->x->ents[i];
         r->ents[i].h = h;
         r->ents[i].x = t.location.x - cos(h) * d->cx + sin(h) * d->cy;
         r->ents[i].y = -t.location.y - sin(h) * d->cx - cos(h) * d->cy;
-        r->ents[i].v = sn_v3_len(a->st.vel);
+        r->ents[i].z = t.location.z - d->cz + (d->kind == SN_XEN_VEHICLE ? d->hgt / 2 : 0);
+        r->ents[i].v = v;
     }
     if (!r->ended && !sn_xrun_step(r))
         return sn_fail(err, SN_E_INVALID, "%s", r->why);
