@@ -37,7 +37,7 @@ typedef struct P {
     const char *file;
     sn_error *err;
     bool failed;
-    char warned[64][40]; /* element names warned about (each once) */
+    char warned[128][64]; /* element names (and element:attribute pairs) warned about, each once */
     int n_warned;
     char **cat_dirs;     /* CatalogLocations' directories, resolved */
     uint32_t n_cat_dirs;
@@ -73,7 +73,7 @@ static void warn(P *p, N n, const char *fmt, ...)
     for (int i = 0; i < p->n_warned; i++)
         if (strcmp(p->warned[i], nm(n)) == 0)
             return;
-    if (p->n_warned < 64)
+    if (p->n_warned < 128)
         snprintf(p->warned[p->n_warned++], sizeof p->warned[0], "%s", nm(n));
     char what[600], line[900];
     va_list ap;
@@ -121,8 +121,19 @@ static N choice(P *p, N n)
 
 /* Attribute `a` of n after parameter substitution into out[VAL]; false when absent (required:
 ** an error) or when its parameters cannot be resolved (an error). */
+/* Marks attribute a of n as read (libxml2's _private, the application's): what is never read is
+** named in a warning at the end (unread_attributes). */
+static void seen(N n, const char *a)
+{
+    xmlAttrPtr at = xmlHasProp(n, (const xmlChar *)a);
+    n->_private = (void *)1;
+    if (at)
+        at->_private = (void *)1;
+}
+
 static bool attr(P *p, N n, const char *a, bool required, char *out)
 {
+    seen(n, a);
     xmlChar *v = xmlGetProp(n, (const xmlChar *)a);
     if (!v) {
         if (required)
@@ -137,7 +148,11 @@ static bool attr(P *p, N n, const char *a, bool required, char *out)
     return true;
 }
 
-static bool has_attr(N n, const char *a) { return xmlHasProp(n, (const xmlChar *)a) != NULL; }
+static bool has_attr(N n, const char *a)
+{
+    seen(n, a);
+    return xmlHasProp(n, (const xmlChar *)a) != NULL;
+}
 
 /* A number attribute: finite, within [lo, hi]. Absent and not required: *out = def. */
 static bool num(P *p, N n, const char *a, bool required, double def, double lo, double hi, double *out)
@@ -273,6 +288,7 @@ static bool parse_params(P *p, N n)
     EACH(c, n) {
         if (!is(c, "ParameterDeclaration"))
             return unknown(p, c, n);
+        seen(c, "name"), seen(c, "value"), seen(c, "parameterType");
         xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
         xmlChar *value = xmlGetProp(c, (const xmlChar *)"value");
         if (!name || !value || !name[0]) {
@@ -1956,6 +1972,49 @@ static bool parse_root(P *p, N root)
     return true;
 }
 
+/* Attributes the standard defines that change nothing sensim plays: read past without a word. */
+static const char *const DESCRIPTIVE[] = {
+    "Vehicle:name", "Vehicle:mass", "Vehicle:model3d", "Vehicle:role", "Pedestrian:name", "Pedestrian:model",
+    "Pedestrian:model3d", "Pedestrian:mass", "Pedestrian:role", "MiscObject:name", "MiscObject:mass", "MiscObject:model3d",
+    "Performance:maxAccelerationRate", "Performance:maxDecelerationRate", "Performance:mass", "Trajectory:name",
+    "Route:name", "Route:closed", "ScenarioObject:name", "ParameterDeclaration:parameterType",
+    "VariableDeclaration:variableType", "Controller:name", "Environment:name", "ActivateControllerAction:animation",
+    "ActivateControllerAction:lighting", "Trajectory:closed", "Event:name", "Action:name", NULL};
+
+/* Every attribute of an element the parser read that it never looked at: a warning each (per
+** element and attribute), so nothing of the file is skipped without a word. */
+static void unread_attributes(P *p, N n)
+{
+    for (N c = n; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        for (xmlAttrPtr a = c->_private ? c->properties : NULL; a; a = a->next) {
+            if (a->_private)
+                continue;
+            char key[64];
+            snprintf(key, sizeof key, "%s:%s", nm(c), (const char *)a->name);
+            bool known = false;
+            for (int i = 0; DESCRIPTIVE[i] && !known; i++)
+                known = !strcmp(DESCRIPTIVE[i], key);
+            for (int i = 0; i < p->n_warned && !known; i++)
+                known = !strcmp(p->warned[i], key);
+            if (known)
+                continue;
+            if (p->n_warned < 128)
+                snprintf(p->warned[p->n_warned++], sizeof p->warned[0], "%s", key);
+            char line[600];
+            snprintf(line, sizeof line, "%s:%d: %s: attribute '%s' is not read by sensim (docs/openscenario.md)", p->file,
+                     line_of(c), nm(c), (const char *)a->name);
+            char **w = realloc(p->x->warnings, (p->x->n_warnings + 1) * sizeof *w);
+            if (w && (w[p->x->n_warnings] = sn_strdup(line)))
+                p->x->warnings = w, p->x->n_warnings++;
+            else if (w)
+                p->x->warnings = w;
+        }
+        unread_attributes(p, c->children);
+    }
+}
+
 /* --set parameters.NAME=VALUE: the top-level declarations are replaced before anything reads them. */
 static bool apply_sets(P *p, const char *const *sets, size_t n_sets, uint32_t n_top)
 {
@@ -2116,6 +2175,8 @@ sn_status sn_xosc_load_memory(const char *xml, size_t size, const char *path, co
             xmlFreeNode(d);
         }
         ok = parse_root(&p, root);
+        if (ok)
+            unread_attributes(&p, root);
     }
     xmlFreeDoc(doc);
     xmlFreeParserCtxt(ctx);
