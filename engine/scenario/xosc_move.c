@@ -462,7 +462,20 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         e->lon_t0 = r->t;
         e->lon_v0 = e->v;
         e->lon_v1 = v1;
+        /* the entity's Performance: the target within maxSpeed, a transition's peak acceleration
+        ** within maxAcceleration or maxDeceleration (the transition lengthened, its shape kept;
+        ** esmini clamps likewise). A step is a jump and keeps to nothing. */
+        const sn_xentity *d = &r->x->ents[i];
+        if (d->max_speed > 0 && v1 > d->max_speed)
+            v1 = e->lon_v1 = d->max_speed;
         e->lon_T = duration(&a->dyn, e->v, v1, false, e->v);
+        double lim = v1 > e->v ? d->max_acc : d->max_dec;
+        if (a->dyn.shape != SN_XS_STEP && e->lon_T > 0 && lim > 0) {
+            double k = a->dyn.shape == SN_XS_CUBIC ? 1.5 : a->dyn.shape == SN_XS_SINUSOIDAL ? M_PI / 2 : 1;
+            double peak = k * fabs(v1 - e->v) / e->lon_T;
+            if (peak > lim)
+                e->lon_T = k * fabs(v1 - e->v) / lim;
+        }
         e->lon_tracking = false;
         if (e->lon_T <= 0) {
             e->v = v1;

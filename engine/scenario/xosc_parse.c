@@ -1480,6 +1480,8 @@ static bool parse_event(P *p, N n, int parent)
         } else if (is(c, "StartTrigger")) {
             if ((p->x->elems[ev].start = parse_trigger(p, c)) < 0)
                 return false;
+            if (!p->x->trigs[p->x->elems[ev].start].n) /* an empty StartTrigger: none (start at once, as esmini) */
+                p->x->elems[ev].start = -1;
         } else {
             return unknown(p, c, n);
         }
@@ -1586,7 +1588,7 @@ static bool parse_story(P *p, N n, int parent)
                     if (t < 0)
                         return false;
                     if (is(d, "StartTrigger"))
-                        p->x->elems[a].start = t;
+                        p->x->elems[a].start = p->x->trigs[t].n ? t : -1; /* empty: start at once */
                     else
                         p->x->elems[a].stop = t;
                 } else {
