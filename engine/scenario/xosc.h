@@ -152,6 +152,7 @@ typedef struct sn_xcond {
     char *svalue;
     /* runtime */
     bool prev, fired_once;
+    bool evaluated;      /* evaluated before: an edge needs a previous value */
     uint64_t seen_seq;   /* transitions newer than this are seen by a StoryboardElementStateCondition */
     double *pend;        /* delayed edges: the times at which they fire (oldest first), owned */
     double *pend_m;      /* ... and the value measured at each edge, owned */
@@ -211,6 +212,7 @@ typedef struct sn_xentity {
     double max_speed, max_acc, max_dec; /* Performance, 0 = not given */
     const char *blueprint;              /* chosen (docs/openscenario.md, "Entities") */
     bool external;                      /* its ObjectController is an external one: the user drives it once activated */
+    bool unplayed_controller;           /* it has an ObjectController sensim does not play: activation changes nothing */
 } sn_xentity;
 
 /* An Init private action of one entity. */

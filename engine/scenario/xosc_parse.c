@@ -1739,8 +1739,8 @@ static int object_controller(P *p, N oc)
                 ext = 1;
         }
     if (ext == 0)
-        warn(p, oc, "this controller is not played: the storyboard drives the entity (ActivateControllerAction hands "
-                    "it to sensim's autopilot; an external controller, to the user)");
+        warn(p, oc, "this controller is not played: the storyboard keeps driving the entity when it is activated "
+                    "(esmini's --disable_controllers)");
     p->file = outer;
     p->declared = NULL;
     params_truncate(&p->x->params, mark);
@@ -1826,6 +1826,7 @@ static bool parse_entities(P *p, N n)
                     return false;
                 e = &p->x->ents[p->x->n_ents - 1];
                 e->external = ext == 1;
+                e->unplayed_controller = ext == 0;
             } else if (is(c, "Vehicle") || is(c, "Pedestrian") || is(c, "MiscObject") || is(c, "CatalogReference")) {
                 if (body)
                     return fail(p, c, "a second object in one ScenarioObject");

@@ -381,6 +381,9 @@ static bool cond_eval(sn_xrun *r, int ci, int owner)
 {
     sn_xcond *c = &r->x->conds[ci];
     bool raw = cond_raw(r, c), v;
+    if (!c->evaluated) /* no edge at the first evaluation: there is no value before it (esmini's reading) */
+        c->prev = raw;
+    c->evaluated = true;
     switch (c->edge) {
     case SN_XE_RISING: v = raw && !c->prev; break;
     case SN_XE_FALLING: v = !raw && c->prev; break;
@@ -499,6 +502,8 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
     }
     if (a->kind == SN_XA_CONTROLLER) {
         *done = true;
+        if (r->x->ents[i].unplayed_controller) /* warned at load: the storyboard keeps it */
+            return true;
         if (a->lon && e->mode != SN_XM_EXTERNAL) {
             sn_xmove_stop(r, i, e->lon_elem);
             sn_xmove_stop(r, i, e->lat_elem);
