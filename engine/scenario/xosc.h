@@ -159,6 +159,7 @@ typedef struct sn_xcond {
     uint32_t n_pend, cap_pend;
     double measured;     /* last measured value (for the log) */
     double *since;       /* StandStill/EndOfRoad/Offroad: per triggering entity, the time the state began (-1 not) */
+    bool *held;          /* per triggering entity: its rule held at the last evaluation */
 } sn_xcond;
 
 typedef struct sn_xgroup {
@@ -189,8 +190,9 @@ typedef struct sn_xelem {
     uint32_t max_exec;     /* ManeuverGroup, Event: maximumExecutionCount */
     uint32_t exec;         /* executions begun */
     sn_xprio prio;
-    int *actors;           /* ManeuverGroup: entity indices */
+    int *actors;           /* ManeuverGroup: entity indices (selectTriggeringEntities: set when its Act starts) */
     uint32_t n_actors;
+    bool select_trig;      /* ManeuverGroup: actors are the entities that triggered its Act's StartTrigger */
     int action;            /* Action: index into actions; -1 */
     bool global;           /* Action: a GlobalAction (no actors) */
     /* runtime */

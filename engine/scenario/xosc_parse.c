@@ -1376,7 +1376,8 @@ static int parse_condition(P *p, N n)
         return fail(p, te, "needs at least one EntityRef"), -1;
     if (nt > MAX_ITEMS)
         return fail(p, te, "too many entities"), -1;
-    if (!(c->trig = calloc(nt, sizeof *c->trig)) || !(c->since = calloc(nt, sizeof *c->since)))
+    if (!(c->trig = calloc(nt, sizeof *c->trig)) || !(c->since = calloc(nt, sizeof *c->since)) ||
+        !(c->held = calloc(nt, sizeof *c->held)))
         return fail(p, te, "out of memory"), -1;
     EACH(r, te) {
         int e = entity_index(p, r, "entityRef");
@@ -1508,6 +1509,13 @@ static bool parse_maneuver(P *p, N n, int parent)
     return true;
 }
 
+/* Whether the Act above an Actors element has a StartTrigger (parsed after its groups). */
+static bool has_start_trigger(N actors)
+{
+    N act = actors->parent ? actors->parent->parent : NULL;
+    return act && child(act, "StartTrigger") && next_el(child(act, "StartTrigger")->children);
+}
+
 static bool parse_mgroup(P *p, N n, int parent)
 {
     int g = new_elem(p, n, SN_XK_MGROUP, parent);
@@ -1523,8 +1531,9 @@ static bool parse_mgroup(P *p, N n, int parent)
     bool sel;
     if (!boolean(p, actors, "selectTriggeringEntities", false, &sel))
         return false;
-    if (sel)
-        return fail(p, actors, "selectTriggeringEntities=\"true\" is not supported: name the actors");
+    p->x->elems[g].select_trig = sel;
+    if (sel && p->x->elems[parent].start < 0 && !has_start_trigger(actors))
+        return fail(p, actors, "selectTriggeringEntities=\"true\" needs its Act's StartTrigger with an entity condition");
     EACH(c, actors) {
         if (!is(c, "EntityRef"))
             return unknown(p, c, actors);
@@ -2077,6 +2086,7 @@ void sn_xosc_free(sn_xosc *x)
         free(x->conds[i].name);
         free(x->conds[i].trig);
         free(x->conds[i].since);
+        free(x->conds[i].held);
         free(x->conds[i].elem_name);
         free(x->conds[i].param);
         free(x->conds[i].svalue);

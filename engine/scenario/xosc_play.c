@@ -365,6 +365,7 @@ static bool cond_raw(sn_xrun *r, sn_xcond *c)
         for (uint32_t k = 0; k < c->n_trig; k++) {
             double m = NAN;
             bool v = entity_rule(r, c, k, &m);
+            c->held[k] = v;
             if (k == 0 || (v && !any))
                 first = m;
             any |= v;
@@ -434,6 +435,41 @@ static bool trigger_fires(sn_xrun *r, int t, int owner)
         fires |= all && tr->groups[g].n;
     }
     return fires;
+}
+
+/* selectTriggeringEntities: the entities whose rules held in the groups of trigger t that hold
+** now (in document order, each once) become the actors of the act's groups that ask for them. */
+static bool select_actors(sn_xrun *r, int act, int t)
+{
+    const sn_xtrigger *tr = &r->x->trigs[t];
+    bool *pick = calloc(r->x->n_ents + 1, sizeof *pick);
+    if (!pick)
+        return false;
+    for (uint32_t g = 0; g < tr->n; g++) {
+        bool all = true;
+        for (uint32_t k = 0; k < tr->groups[g].n; k++)
+            all &= r->x->conds[tr->groups[g].conds[k]].fired_once;
+        for (uint32_t k = 0; all && k < tr->groups[g].n; k++) {
+            const sn_xcond *c = &r->x->conds[tr->groups[g].conds[k]];
+            for (uint32_t j = 0; j < c->n_trig; j++)
+                if (c->held[j])
+                    pick[c->trig[j]] = true;
+        }
+    }
+    const sn_xelem *a = &r->x->elems[act];
+    for (uint32_t m = 0; m < a->n_children; m++) {
+        sn_xelem *g = &r->x->elems[a->children[m]];
+        if (!g->select_trig)
+            continue;
+        free(g->actors);
+        g->actors = calloc(r->x->n_ents + 1, sizeof *g->actors);
+        g->n_actors = 0;
+        for (uint32_t i = 0; g->actors && i < r->x->n_ents; i++)
+            if (pick[i])
+                g->actors[g->n_actors++] = (int)i;
+    }
+    free(pick);
+    return true;
 }
 
 /* ---- actions ---- */
@@ -715,7 +751,8 @@ static bool storyboard(sn_xrun *r)
             int act = story->children[a];
             sn_xelem *ae = &r->x->elems[act];
             if (ae->state == SN_XST_STANDBY) {
-                if (ae->start >= 0 && trigger_fires(r, ae->start, act) && !start_elem(r, act))
+                if (ae->start >= 0 && trigger_fires(r, ae->start, act) &&
+                    (!select_actors(r, act, ae->start) || !start_elem(r, act)))
                     return false;
             } else if (ae->state == SN_XST_RUNNING && ae->stop >= 0 && trigger_fires(r, ae->stop, act)) {
                 stop_tree(r, act);

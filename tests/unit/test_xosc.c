@@ -550,6 +550,41 @@ static void test_long_distance(void)
     }
 }
 
+/* ---- selectTriggeringEntities: the Act starts when any of Ego, Fast goes over 15 m/s (Fast
+** does, at 20); its group's actors are the entities that did: Fast brakes, Ego does not ---- */
+
+static void test_select_triggering(void)
+{
+    const char *story =
+        "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+        "selectTriggeringEntities='true'/><Maneuver name='M'><Event name='E' priority='override'><Action name='Stop'>"
+        "<PrivateAction><LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='step' value='0' "
+        "dynamicsDimension='time'/><SpeedActionTarget><AbsoluteTargetSpeed value='0'/></SpeedActionTarget></SpeedAction>"
+        "</LongitudinalAction></PrivateAction></Action></Event></Maneuver></ManeuverGroup><StartTrigger><ConditionGroup>"
+        "<Condition name='fast' delay='0' conditionEdge='none'><ByEntityCondition><TriggeringEntities "
+        "triggeringEntitiesRule='any'><EntityRef entityRef='Ego'/><EntityRef entityRef='Fast'/></TriggeringEntities>"
+        "<EntityCondition><SpeedCondition value='15' rule='greaterThan'/></EntityCondition></ByEntityCondition>"
+        "</Condition></ConditionGroup></StartTrigger></Act></Story>";
+    char *xml = doc("", "Fast",
+                    SPEED_INIT("Ego", "step", "time", "0", "10") SPEED_INIT("Fast", "step", "time", "0", "20")
+                    "<Private entityRef='Fast'><PrivateAction><TeleportAction><Position><LanePosition roadId='1' laneId='-2' "
+                    "s='10' offset='0'/></Position></TeleportAction></PrivateAction></Private>",
+                    story, "");
+    sn_error err = {0};
+    sn_xosc *x = load(xml, &err);
+    CHECK(x, "%s", err.msg);
+    sn_xrun r;
+    if (x && sn_xrun_init(&r, x, highway, DT)) {
+        for (int k = 0; k < 10; k++)
+            sn_xrun_step(&r);
+        CHECK(r.ents[1].v == 0 && r.ents[0].v == 10, "selectTriggeringEntities: Ego %g m/s (10), Fast %g (0)", r.ents[0].v,
+              r.ents[1].v);
+        sn_xrun_free(&r);
+    }
+    sn_xosc_free(x);
+    free(xml);
+}
+
 /* ---- (f) ---- */
 
 static void test_bad_input(void)
@@ -630,6 +665,7 @@ int main(int argc, char **argv)
     test_states_and_priorities();
     test_routes();
     test_long_distance();
+    test_select_triggering();
     test_bad_input();
     sn_map_close(highway);
     sn_map_close(town);
