@@ -205,7 +205,11 @@ class Vehicle(Actor):
         self._call("sn_engine_set_autopilot", bool(enabled), ctypes.byref(o))
 
     def get_speed_limit(self) -> float:
-        return 0.0
+        """CARLA's get_speed_limit (km/h): the last speed-limit sign the vehicle passed, else its
+        lane's or road's <speed> record, else 30 (docs/traffic.md "Speed limits")."""
+        kmh = ctypes.c_double(0.0)
+        self._call("sn_engine_vehicle_speed_limit", ctypes.byref(kmh))
+        return kmh.value
 
 
 class Walker(Actor):
