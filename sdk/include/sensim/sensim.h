@@ -334,6 +334,25 @@ typedef struct sn_run_stats {
 ** a scene is loaded too (all zero). */
 SN_API sn_status sn_engine_stats(const sn_engine *e, sn_run_stats *out, sn_error *err);
 
+/*
+** An OpenSCENARIO scenario's storyboard (docs/openscenario.md): a scene loads one with
+** `scenario: FILE.xosc` (parameters with `parameters: {NAME: VALUE}` or --set parameters.NAME=VALUE),
+** or sn_engine_load_scene is given the .xosc itself. sn_engine_run stops at the frame in which
+** the storyboard ends. Strings belong to the engine and live until the scene is unloaded.
+** Set struct_size = sizeof(sn_scenario_info).
+*/
+typedef struct sn_scenario_info {
+    uint32_t struct_size;
+    bool loaded;                /* the scene plays a scenario */
+    bool ended;                 /* its storyboard ended: its StopTrigger fired or every story completed */
+    bool completed;             /* it ended by its own rules (not because the frames ran out) */
+    double time;                /* s: when it ended, else the simulation time now */
+    const char *ended_by;       /* "StopTrigger", "all stories complete", "" while running */
+    const char *stop_condition; /* the StopTrigger's condition that fired, "" otherwise */
+    uint64_t log_messages;      /* messages of storyboard.msgpack so far */
+} sn_scenario_info;
+SN_API sn_status sn_engine_scenario(const sn_engine *e, sn_scenario_info *out, sn_error *err);
+
 /* ---- The blueprint library (CARLA's world.get_blueprint_library()) ---- */
 
 /* Opaque: a read-only list of blueprints and of the plugin files found. */
