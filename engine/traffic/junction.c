@@ -114,6 +114,24 @@ static double wrap_deg(double d)
     return d > 180 ? d - 360 : d < -180 ? d + 360 : d;
 }
 
+/* Heading change along a connector, degrees (CARLA's axes: a left turn is negative). */
+static double bend(const poly *p)
+{
+    return wrap_deg(atan2(p->p[p->n - 1].y - p->p[p->n - 2].y, p->p[p->n - 1].x - p->p[p->n - 2].x) / SN_DEG -
+                    atan2(p->p[1].y - p->p[0].y, p->p[1].x - p->p[0].x) / SN_DEG);
+}
+
+/* Priority of a over b where they merge (their conflict areas reach both their ends): the
+** straighter one is the main stream (a roundabout's ring, the through road); else none. */
+static int merge_prio(const poly *pa, const poly *pb, double a1, double b1)
+{
+    double la = pa->s[pa->n - 1], lb = pb->s[pb->n - 1];
+    if (a1 < la - 1.5 || b1 < lb - 1.5)
+        return 0;
+    double ta = fabs(bend(pa)), tb = fabs(bend(pb));
+    return ta + 10 < tb ? 1 : tb + 10 < ta ? -1 : 0;
+}
+
 sn_junctions *sn_junctions_build(const sn_map *m)
 {
     const sn_odr *o = m->odr;
@@ -160,13 +178,14 @@ sn_junctions *sn_junctions_build(const sn_map *m)
                 c->road_id = r->id, c->lane_id = l->id, c->junction = r->junction_index;
                 c->length = p->s[p->n - 1];
                 incoming(o, r, l->id, &c->in_road, &c->in_lane);
-                double dy = wrap_deg(atan2(p->p[p->n - 1].y - p->p[p->n - 2].y, p->p[p->n - 1].x - p->p[p->n - 2].x) / SN_DEG -
-                                     atan2(p->p[1].y - p->p[0].y, p->p[1].x - p->p[0].x) / SN_DEG);
+                double dy = bend(p);
                 c->turn = dy < -30 ? -1 : dy > 30 ? 1 : 0; /* CARLA's axes: a left turn lowers the yaw */
             }
     }
     /* Conflicts: pairs of connectors of one junction whose centre lines come near. */
     uint32_t (*rec)[2] = NULL;
+    int *prio = NULL;
+    size_t pcap2 = 0;
     double *zone = NULL;
     size_t rcap = 0, zcap = 0, nrec = 0;
     for (uint32_t a = 0; ok && a < j->n_conn; a++)
@@ -184,11 +203,14 @@ sn_junctions *sn_junctions_build(const sn_map *m)
             if (!near_range(pa, pb, &a0, &a1) || !near_range(pb, pa, &b0, &b1))
                 continue;
             if (!sn_grow((void **)&rec, &rcap, nrec + 2, sizeof *rec) ||
-                !sn_grow((void **)&zone, &zcap, 2 * (nrec + 2), sizeof *zone)) {
+                !sn_grow((void **)&zone, &zcap, 2 * (nrec + 2), sizeof *zone) ||
+                !sn_grow((void **)&prio, &pcap2, nrec + 2, sizeof *prio)) {
                 ok = false;
                 break;
             }
             /* for a: the zone on b; for b: the zone on a */
+            int pr = merge_prio(pa, pb, a1, b1);
+            prio[nrec] = pr, prio[nrec + 1] = -pr;
             rec[nrec][0] = a, rec[nrec][1] = b, zone[2 * nrec] = b0, zone[2 * nrec + 1] = b1, nrec++;
             rec[nrec][0] = b, rec[nrec][1] = a, zone[2 * nrec] = a0, zone[2 * nrec + 1] = a1, nrec++;
         }
@@ -210,7 +232,7 @@ sn_junctions *sn_junctions_build(const sn_map *m)
                 if (!c->n)
                     c->first = (uint32_t)k;
                 c->n++;
-                j->conf[k] = (sn_jconf){key[k][1], zone[2 * key[k][2]], zone[2 * key[k][2] + 1]};
+                j->conf[k] = (sn_jconf){key[k][1], zone[2 * key[k][2]], zone[2 * key[k][2] + 1], prio[key[k][2]]};
             }
             j->n_conf = (uint32_t)nrec;
         }
@@ -218,6 +240,7 @@ sn_junctions *sn_junctions_build(const sn_map *m)
     }
     free(rec);
     free(zone);
+    free(prio);
     if (!ok) {
         sn_junctions_free(j);
         return NULL;
@@ -309,24 +332,25 @@ void sn_jx_purge(sn_junctions *j, uint64_t before)
     }
 }
 
-/* Whether y, granted, still holds an area it shares with x: its rear has not left the zone of
-** one of its connectors that conflicts with one of x's. */
-static bool holds(const sn_junctions *j, const sn_jclaim *x, const sn_jclaim *y, bool any_conflict)
+/* How x's passage meets y's: 0 no conflict; else 2 + the priority of x over y (1, 2 or 3) and,
+** in *held, whether y's rear has not yet left an area it shares with x. */
+static int meet(const sn_junctions *j, const sn_jclaim *x, const sn_jclaim *y, bool *held)
 {
+    int r = 0;
+    *held = false;
     for (uint32_t a = 0; a < x->n_conn; a++) {
         const sn_jconn *cx = &j->conn[x->conn[a]];
         for (uint32_t k = cx->first; k < cx->first + cx->n; k++)
             for (uint32_t b = 0; b < y->n_conn; b++) {
                 if (j->conf[k].other != y->conn[b])
                     continue;
-                if (any_conflict)
-                    return true;
-                double rear = y->front - y->len - y->off[b];
-                if (rear < j->conf[k].b + 0.5)
-                    return true;
+                if (!r || j->conf[k].prio < r - 2)
+                    r = 2 + j->conf[k].prio; /* the least favourable for x */
+                if (y->front - y->len - y->off[b] < j->conf[k].b + 0.5)
+                    *held = true;
             }
     }
-    return false;
+    return r;
 }
 
 bool sn_jx_may_enter(const sn_junctions *j, int32_t jn, const sn_jclaim *x, uint32_t *blocker)
@@ -336,8 +360,13 @@ bool sn_jx_may_enter(const sn_junctions *j, int32_t jn, const sn_jclaim *x, uint
         const sn_jclaim *y = &l->c[k];
         if (y == x || y->actor == x->actor)
             continue;
+        bool held;
+        int r = meet(j, x, y, &held);
+        if (!r)
+            continue;
         bool first = y->ticket < x->ticket || (y->ticket == x->ticket && y->actor < x->actor);
-        if ((y->granted && holds(j, x, y, false)) || (!y->granted && y->ready && first && holds(j, x, y, true))) {
+        bool yields = r == 2 ? y->ready && first : r == 1 ? y->ready : false; /* r - 2: x's priority over y */
+        if ((y->granted && held) || (!y->granted && yields)) {
             *blocker = y->actor;
             return false;
         }
@@ -386,6 +415,8 @@ void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_waypoint *pa
             break;
         p->conn[p->n_conn] = (uint32_t)c;
         p->off[p->n_conn++] = along[i] - from_lane_start(m, &path[i]) - p->entry;
+        for (uint32_t k = j->conn[c].first; k < j->conn[c].first + j->conn[c].n; k++)
+            p->minor |= j->conf[k].prio < 0, p->main |= j->conf[k].prio > 0;
     }
     p->i_exit = i;
     p->exit = p->entry;
@@ -455,15 +486,15 @@ double sn_jx_vehicle(const sn_jctx *c, const sn_jpass *p, sn_mapdrive *md, uint3
         cl->ticket = c->now + (p->turn < 0 ? TURN_PENALTY : 0);
     fill(cl, p, -room, len, c->frame);
     cl->ready = !c->held && !c->queued && c->exit_free;
-    bool can_stop = room - c->stop_margin > c->v * c->v / (2 * c->a_hard) - 0.5;
+    /* Too fast to stop before the entry (a slow creep past the stop point still stops in time). */
+    bool can_stop = c->v < 2.0 || room > c->v * c->v / (2 * c->a_hard);
     if (cl->granted && c->held && can_stop)
         cl->granted = false; /* a light turned: it gives its place back while it waits */
     if (cl->granted)
         return INFINITY;
     if (cl->ready) {
         uint32_t b = 0;
-        if (sn_jx_may_enter(j, p->junction, cl, &b) ||
-            (b && b == md->override_actor && c->now < md->override_until)) {
+        if (sn_jx_may_enter(j, p->junction, cl, &b) || c->now < md->override_until) {
             cl->granted = true;
             return INFINITY;
         }

@@ -20,6 +20,7 @@
 typedef struct sn_jconf {
     uint32_t other;
     double a, b;
+    int prio;                 /* +1: this connector goes first, -1: `other` does, 0: first come first served */
 } sn_jconf;
 
 typedef struct sn_jconn {
@@ -86,6 +87,8 @@ typedef struct sn_jpass {
     double entry, exit;
     uint32_t i_exit;          /* the path's first waypoint past it (n when beyond the path) */
     int turn;                 /* of its first connector */
+    bool minor;               /* it merges into a main stream it yields to (a roundabout's entry) */
+    bool main;                /* it is such a main stream (a roundabout's ring) */
 } sn_jpass;
 
 void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_waypoint *path, const double *along, uint32_t n,

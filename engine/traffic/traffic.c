@@ -391,18 +391,19 @@ static int lane_dir(const sn_map *m, int32_t road_id, int32_t lane_id)
 #define DEADLOCK_PASS 6.0   /* s it may then pass the one it waits for */
 
 /* A deadlock: the vehicles each waits for (its leader, the claim in its way at a junction, the
-** vehicle filling its exit) lead back to it, all standing. The lowest id of the cycle breaks it:
-** it passes by the one it waits for (ignores it as a leader and as a claim) for DEADLOCK_PASS s. */
+** vehicle filling its exit) lead back to it, all standing. Of the cycle's vehicles that wait for
+** a junction (a claim or room beyond the exit) rather than for a body in their way, the lowest id
+** breaks it: for DEADLOCK_PASS s it enters its junction regardless of claims and exit room (its
+** leader check still holds it behind any body in its path, so it never drives into one). */
 static void deadlock(sn_engine *e, const sn_actor *a, sn_mapdrive *md, double v, double dt)
 {
     md->stand = fabs(v) < 0.3 ? md->stand + dt : 0;
     if (!md->wait_for || md->stand < DEADLOCK_STAND || e->clock.timestamp < md->override_until)
         return;
-    uint32_t id = md->wait_for, lowest = a->id;
+    uint32_t id = md->wait_for, lowest = md->wait_logical ? a->id : UINT32_MAX;
     for (int hop = 0; hop < 32 && id; hop++) {
         if (id == a->id) {
             if (lowest == a->id) {
-                md->override_actor = md->wait_for;
                 md->override_until = e->clock.timestamp + DEADLOCK_PASS;
                 e->traffic->stats.deadlocks_resolved++;
             }
@@ -411,8 +412,10 @@ static void deadlock(sn_engine *e, const sn_actor *a, sn_mapdrive *md, double v,
         const sn_actor *x = sn_world_find(&e->world, id);
         if (!x || !x->has_autopilot || !x->mv->ap->map || x->mv->ap->map->walker || x->mv->ap->map->stand < 2.0)
             return;
-        lowest = id < lowest ? id : lowest;
-        id = x->mv->ap->map->wait_for;
+        const sn_mapdrive *mx = x->mv->ap->map;
+        if (mx->wait_logical && id < lowest)
+            lowest = id;
+        id = mx->wait_for;
     }
 }
 
@@ -528,12 +531,12 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     double gap = 0, v_lead = 0;
     const sn_actor *who = NULL;
     const double now = e->clock.timestamp;
-    lskip skip = {.actor = now < md->override_until ? md->override_actor : 0,
-                  .vehicles = md->ignore_vehicles > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_vehicles,
+    lskip skip = {.vehicles = md->ignore_vehicles > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_vehicles,
                   .walkers = md->ignore_walkers > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_walkers};
     const double half_w = a->ph->bbox.extent.y + 0.35;
     bool has_lead = leader(e, a, pts, along, np, half_w, &skip, &gap, &v_lead, &who, NULL, NULL);
     md->wait_for = 0;
+    md->wait_logical = false;
     if (has_lead) {
         double free = gap - md->gap;
         vt = fmin(vt, approach(free, v_lead));
@@ -569,26 +572,38 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
             c.held = light_hold < p.entry + 1.0;
             /* Room beyond the exit for our length and gap: the first vehicle past it. */
             uint32_t i0 = p.i_exit ? p.i_exit - 1 : 0, i1 = i0;
-            const double need = 2 * front + md->gap + 1.0;
+            /* our length and a metre; a minor stream's vehicle (merging into a roundabout's ring) leaves
+            ** room for one more, so the main stream never fills to a standstill */
+            const double need = p.minor ? 4 * front + md->gap + 1.0 : 2 * front + 1.0;
             while (i1 < md->n && along[i1] < p.exit + need + 10)
                 i1++;
             double g2 = 0, v2 = 0;
             const sn_actor *w2 = NULL;
             const lskip sk2 = {.actor = skip.actor, .walkers = true};
-            if (i0 < md->n && i1 > i0 + 1 &&
+            /* A main stream (a roundabout's ring) queues through its junctions: the merging streams
+            ** yield to it, and the room they leave keeps it from filling (the minor rule above). */
+            if (!(p.main && !p.minor) && i0 < md->n && i1 > i0 + 1 &&
                 leader(e, a, pts + i0, along + i0, i1 - i0, a->ph->bbox.extent.y, &sk2, &g2, &v2, &w2, NULL, NULL)) {
                 double rear = g2 + front - p.exit; /* its rear past the exit */
                 c.exit_free = rear >= need || (v2 > 3.0 && rear > 2.0);
                 if (!c.exit_free && !md->wait_for)
-                    md->wait_for = w2->id;
+                    md->wait_for = w2->id, md->wait_logical = true;
+                if (now < md->override_until)
+                    c.exit_free = true;
             }
         }
         uint32_t blocker = 0;
         double stop_at = sn_jx_vehicle(&c, &p, md, &blocker);
+        if (getenv("SN_DBG_ACTOR") && (uint32_t)atoi(getenv("SN_DBG_ACTOR")) == a->id && e->clock.frame % 20 == 0) {
+            sn_jclaim *cl = p.junction >= 0 ? sn_jx_claim(t->jx, p.junction, a->id, false) : NULL;
+            fprintf(stderr, "DBG t=%.0f id %u v %.1f pass j %d entry %.1f exit %.1f minor %d queued %d held %d exit_free %d claim %s%s%s blocker %u stop %.1f lead %u gap %.1f\n",
+                    now, a->id, v, p.junction, p.entry, p.exit, p.minor, c.queued, c.held, c.exit_free, cl ? "yes" : "no",
+                    cl && cl->ready ? " ready" : "", cl && cl->granted ? " granted" : "", blocker, stop_at, has_lead ? who->id : 0, gap);
+        }
         if (isfinite(stop_at)) {
             vt = fmin(vt, approach(stop_at - front - STOP_MARGIN, 0));
             if (blocker)
-                md->wait_for = blocker;
+                md->wait_for = blocker, md->wait_logical = true;
         }
         deadlock(e, a, md, v, dt);
     }

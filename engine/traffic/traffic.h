@@ -57,11 +57,13 @@ typedef struct sn_mapdrive {
     bool cw_go, crossing;
     sn_vec3 cross_to;
     /* Junctions (junction.c): the junction it is in or leaving (odr index, -1 none), its front's
-    ** progress through it and the passage's length; deadlocks: whom it waits for and how long it
-    ** has stood, and the one actor it may pass by once to break a cycle (until override_until). */
+    ** progress through it and the passage's length; deadlocks: whom it waits for (wait_logical:
+    ** for a junction's claim or exit, not for a body in its way), how long it has stood, and until
+    ** when it may enter a junction regardless of claims and exit (a deadlock it breaks). */
     int32_t jx_in;
     double jx_front, jx_len;
-    uint32_t wait_for, override_actor;
+    uint32_t wait_for;
+    bool wait_logical;
     double stand, override_until;
     /* Lane changes (lanechange.c): metres driven (odometer) at the last one, and the odometer now. */
     double odo, lc_odo, lc_co; /* lc_co: the change-over distance of the last change (m) */

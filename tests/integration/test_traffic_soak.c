@@ -171,6 +171,27 @@ static void check_lane_change(sn_engine *e, soak *s, const sn_lc_event *ev)
     }
 }
 
+/* SENSIM_SOAK_DEBUG=T: the vehicles standing 5 s or more at T s (and at the end), with what they wait for. */
+static void debug_stuck(sn_engine *e, const soak *s)
+{
+        for (uint32_t i = 0; i < s->n; i++) {
+            const sn_actor *a = sn_world_find(&e->world, s->ids[i]);
+            if (!a || !a->has_autopilot || !a->mv->ap->map)
+                continue;
+            const sn_mapdrive *md = a->mv->ap->map;
+            if (md->stand < 5)
+                continue;
+            const sn_actor *w = md->wait_for ? sn_world_find(&e->world, md->wait_for) : NULL;
+            if (w && w->kind == SN_ACTOR_WALKER)
+                fprintf(stderr, "  walker %u at (%.1f, %.1f) moving (%.2f, %.2f), walk speed %.2f dir (%.2f, %.2f)\n", w->id, w->st.pos.x,
+                        w->st.pos.y, w->st.vel.x, w->st.vel.y, w->mv->walk_speed, w->mv->walk_dir.x, w->mv->walk_dir.y);
+            fprintf(stderr, "  stuck %u at (%.1f, %.1f) yaw %.0f: stands %.0f s, waits for %u%s, in junction %d, path[0] road %d lane %d%s, n %u%s\n",
+                    a->id, a->st.pos.x, a->st.pos.y, sn_actor_world_transform(&e->world, a).rotation.yaw, md->stand, md->wait_for, md->wait_logical ? " (junction)" : "", md->jx_in,
+                    md->path[0].road_id, md->path[0].lane_id, md->path[0].is_junction ? " (junction)" : "", md->n,
+                    md->ended ? " ended" : "");
+        }
+}
+
 static void soak_run(const char *label, const char *map, uint32_t vehicles, uint32_t walkers, double seconds, bool old,
                      soak *s, sn_traffic_stats *out)
 {
@@ -224,6 +245,8 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
             if (st->lane_changes - lc_seen <= SN_LC_LOG)
                 check_lane_change(e, s, &st->log[lc_seen % SN_LC_LOG]);
         double t = (double)f * 0.05;
+        if (getenv("SENSIM_SOAK_DEBUG") && f == (uint64_t)llround(atof(getenv("SENSIM_SOAK_DEBUG")) / 0.05))
+            debug_stuck(e, s);
         for (uint32_t i = 0; i < s->n; i++) {
             sn_actor_info a = {.struct_size = sizeof a};
             if (sn_engine_actor_get(e, s->ids[i], &a) != SN_OK)
@@ -252,18 +275,7 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
         }
     }
     if (getenv("SENSIM_SOAK_DEBUG"))
-        for (uint32_t i = 0; i < s->n; i++) {
-            const sn_actor *a = sn_world_find(&e->world, s->ids[i]);
-            if (!a || !a->has_autopilot || !a->mv->ap->map)
-                continue;
-            const sn_mapdrive *md = a->mv->ap->map;
-            if (md->stand < 5)
-                continue;
-            fprintf(stderr, "  stuck %u at (%.1f, %.1f) yaw %.0f: stands %.0f s, waits for %u, in junction %d, path[0] road %d lane %d%s, n %u%s\n",
-                    a->id, a->st.pos.x, a->st.pos.y, sn_actor_world_transform(&e->world, a).rotation.yaw, md->stand, md->wait_for, md->jx_in,
-                    md->path[0].road_id, md->path[0].lane_id, md->path[0].is_junction ? " (junction)" : "", md->n,
-                    md->ended ? " ended" : "");
-        }
+        debug_stuck(e, s);
     const sn_traffic_stats *st = sn_traffic_stats_get(e);
     *out = st ? *st : (sn_traffic_stats){0};
     fprintf(stderr,
@@ -314,10 +326,15 @@ int main(int argc, char **argv)
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/town.xodr", maps);
-    soak_run("town", path, nv, nw, secs, old, &s, &st);
-    check_soak("town", &s, &st, nv, true);
+    const char *only = getenv("SENSIM_SOAK_ONLY");
+    if (!only || !strcmp(only, "town")) {
+        soak_run("town", path, nv, nw, secs, old, &s, &st);
+        check_soak("town", &s, &st, nv, false);
+    }
     snprintf(path, sizeof path, "%s/roundabout.xodr", maps);
-    soak_run("roundabout", path, nv, nw, secs, old, &s, &st);
-    check_soak("roundabout", &s, &st, 1, false);
+    if (!only || !strcmp(only, "roundabout")) {
+        soak_run("roundabout", path, nv, nw, secs, old, &s, &st);
+        check_soak("roundabout", &s, &st, 1, false);
+    }
     return CHECK_DONE();
 }
