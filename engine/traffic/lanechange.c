@@ -85,6 +85,19 @@ static double ahead_gap(const sn_lcctx *c, const sn_waypoint *tw)
     return gf;
 }
 
+/* Whether lane tw goes on for `d` metres (a lane that ends too is no way out of an ending one). */
+static bool goes_on(const sn_map *m, const sn_waypoint *tw, double d)
+{
+    sn_waypoint w = *tw, nx[8];
+    size_t k = 0;
+    for (double x = 0; x < d; x += 5)
+        if (sn_map_next(m, &w, 5.0, nx, 8, &k, NULL) != SN_OK || !k)
+            return false;
+        else
+            w = nx[0];
+    return true;
+}
+
 static bool draw(sn_mapdrive *md, double pct) { return pct > 0 && sn_rng_uniform(&md->rng) * 100 < pct; }
 
 int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
@@ -115,7 +128,8 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
     bool spaced = !md->lc_done || md->odo - md->lc_odo > fmax(10.0 * c->v, INTER_CHANGE);
     sn_waypoint tw;
     if (need) {
-        want = beside(c->m, w0, -1, &tw) ? -1 : beside(c->m, w0, 1, &tw) ? 1 : 0;
+        want = beside(c->m, w0, -1, &tw) && goes_on(c->m, &tw, LANE_END + 20) ? -1
+               : beside(c->m, w0, 1, &tw) && goes_on(c->m, &tw, LANE_END + 20) ? 1 : 0;
     } else if (!spaced) {
         return 0;
     } else if (md->force_lane_change) {

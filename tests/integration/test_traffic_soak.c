@@ -192,6 +192,35 @@ static void debug_stuck(sn_engine *e, const soak *s)
         }
 }
 
+/* The highway run's knobs: speeds 0..50 % below the limit by id (faster vehicles pass slower
+** ones), keep-right on every fourth, and at 10 s a forced change to the left on the first
+** vehicle that has a lane there (it must change within 5 s). */
+static bool highway_knobs;
+static uint32_t forced_actor;
+static double forced_at;
+static bool forced_done;
+
+static void set_knobs(sn_engine *e, const soak *s, double t)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        sn_actor *a = sn_world_find(&e->world, s->ids[i]);
+        if (!a || !a->has_autopilot || !a->mv->ap->map)
+            continue;
+        sn_mapdrive *md = a->mv->ap->map;
+        if (t == 0) {
+            md->speed_diff = 10.0 * (a->id % 6);
+            md->keep_right_pct = a->id % 4 == 0 ? 2.0 : 0.0;
+        } else if (!forced_actor && md->n && (md->path[0].lane_change & SN_LANE_CHANGE_LEFT) && !md->path[0].is_junction) {
+            sn_waypoint l;
+            if (sn_map_left_lane(e->map, &md->path[0], &l, NULL) == SN_OK && l.lane_type == SN_LANE_DRIVING) {
+                md->force_lane_change = -1;
+                forced_actor = a->id;
+                forced_at = t;
+            }
+        }
+    }
+}
+
 static void soak_run(const char *label, const char *map, uint32_t vehicles, uint32_t walkers, double seconds, bool old,
                      soak *s, sn_traffic_stats *out)
 {
@@ -232,6 +261,9 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
     for (size_t i = 0; i < (size_t)s->n_stops * s->n; i++)
         prev_d[i] = 1e9;
     const uint64_t frames = (uint64_t)llround(seconds / 0.05);
+    forced_actor = 0, forced_done = false;
+    if (highway_knobs)
+        set_knobs(e, s, 0);
     uint64_t lc_seen = 0;
     s->worst_frac = 1;
     s->worst_moving = -1;
@@ -242,8 +274,14 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
         }
         const sn_traffic_stats *st = sn_traffic_stats_get(e);
         for (; st && lc_seen < st->lane_changes; lc_seen++)
-            if (st->lane_changes - lc_seen <= SN_LC_LOG)
-                check_lane_change(e, s, &st->log[lc_seen % SN_LC_LOG]);
+            if (st->lane_changes - lc_seen <= SN_LC_LOG) {
+                const sn_lc_event *ev = &st->log[lc_seen % SN_LC_LOG];
+                check_lane_change(e, s, ev);
+                if (forced_actor && ev->actor == forced_actor && (double)f * 0.05 - forced_at <= 5.0)
+                    forced_done = true;
+            }
+        if (highway_knobs && !forced_actor && f == 200)
+            set_knobs(e, s, (double)f * 0.05);
         double t = (double)f * 0.05;
         if (getenv("SENSIM_SOAK_DEBUG") && f == (uint64_t)llround(atof(getenv("SENSIM_SOAK_DEBUG")) / 0.05))
             debug_stuck(e, s);
@@ -332,6 +370,22 @@ int main(int argc, char **argv)
         check_soak("town", &s, &st, nv, false);
     }
     snprintf(path, sizeof path, "%s/roundabout.xodr", maps);
+    if (!only || !strcmp(only, "highway")) {
+        /* Lane changes: the highway (three lanes each way, an on-ramp that merges), 40 vehicles at
+        ** different speeds for 60 s; its roads end at the map's edge, so flow is not measured. */
+        snprintf(path, sizeof path, "%s/highway.xodr", maps);
+        highway_knobs = true;
+        soak_run("highway", path, 40, 0, 60, old, &s, &st);
+        highway_knobs = false;
+        CHECK(s.veh_collisions == 0, "highway: %llu collisions between autopilot vehicles",
+              (unsigned long long)s.veh_collisions);
+        CHECK(st.lane_changes >= 5, "highway: lane changes happen (%llu)", (unsigned long long)st.lane_changes);
+        CHECK(s.lc_checked == st.lane_changes && s.lc_occupied == 0,
+              "highway: %llu of %llu lane changes checked, %llu into an occupied gap", (unsigned long long)s.lc_checked,
+              (unsigned long long)st.lane_changes, (unsigned long long)s.lc_occupied);
+        CHECK(forced_actor && forced_done, "highway: force_lane_change on vehicle %u at %.1f s changed lane within 5 s",
+              forced_actor, forced_at);
+    }
     if (!only || !strcmp(only, "roundabout")) {
         soak_run("roundabout", path, nv, nw, secs, old, &s, &st);
         check_soak("roundabout", &s, &st, 1, false);
