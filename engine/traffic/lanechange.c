@@ -144,7 +144,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         want = -1;
     } else if (draw(md, md->lc_right_pct) && beside(c->m, w0, 1, &tw)) {
         want = 1;
-    } else if (md->auto_lane_change && c->has_leader && c->lead_gap >= OBSTACLE_MIN && c->lead_gap <= OBSTACLE_MAX &&
+    } else if (md->auto_lane_change && (c->frame + c->actor) % 10 == 0 && c->has_leader && c->lead_gap >= OBSTACLE_MIN && c->lead_gap <= OBSTACLE_MAX &&
                c->lead_v < 0.8 * c->desired && c->lead_v < c->v + 0.5) {
         /* passing a slower leader: CARLA's order, right first, then left, where the lane ahead is freer */
         for (int side = 1; side >= -1 && !want; side -= 2)

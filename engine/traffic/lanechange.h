@@ -15,6 +15,7 @@ typedef void (*sn_lc_gaps_fn)(void *user, const sn_vec3 *pts, const double *alon
 typedef struct sn_lcctx {
     const sn_map *m;
     uint32_t actor;
+    uint64_t frame;           /* the clock's: passing is weighed every tenth frame (its cost) */
     double v, desired;        /* m/s: its speed, the speed it wants */
     double half_len, half_width;
     bool has_leader;          /* a vehicle ahead in its lane */

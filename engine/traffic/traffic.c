@@ -585,7 +585,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
             if (!(p.main && !p.minor) && i0 < md->n && i1 > i0 + 1 &&
                 leader(e, a, pts + i0, along + i0, i1 - i0, a->ph->bbox.extent.y, &sk2, &g2, &v2, &w2, NULL, NULL)) {
                 double rear = g2 + front - p.exit; /* its rear past the exit */
-                c.exit_free = rear >= need || (v2 > 3.0 && rear > 2.0);
+                c.exit_free = rear >= need || (v2 > 1.0 && rear > 0.5); /* or it drives away: we follow */
                 if (!c.exit_free && !md->wait_for)
                     md->wait_for = w2->id, md->wait_logical = true;
                 if (now < md->override_until)
@@ -627,7 +627,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         /* Lane changes (lanechange.c) take effect on the next frame's path. */
         gapq q = {e, a};
         const double desired = md->desired >= 0 ? md->desired : limit_at(m, &md->path[0]) * (1 - md->speed_diff / 100);
-        sn_lcctx lc = {.m = m, .actor = a->id, .v = v, .desired = desired, .half_len = front,
+        sn_lcctx lc = {.m = m, .actor = a->id, .frame = e->clock.frame, .v = v, .desired = desired, .half_len = front,
                        .half_width = a->ph->bbox.extent.y + 0.2, .has_leader = has_lead && who->kind == SN_ACTOR_VEHICLE,
                        .lead_gap = gap, .lead_v = v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
         if (sn_lc_update(&lc, md))

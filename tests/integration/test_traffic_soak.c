@@ -369,7 +369,6 @@ int main(int argc, char **argv)
         soak_run("town", path, nv, nw, secs, old, &s, &st);
         check_soak("town", &s, &st, nv, false);
     }
-    snprintf(path, sizeof path, "%s/roundabout.xodr", maps);
     if (!only || !strcmp(only, "highway")) {
         /* Lane changes: the highway (three lanes each way, an on-ramp that merges), 40 vehicles at
         ** different speeds for 60 s; its roads end at the map's edge, so flow is not measured. */
@@ -387,6 +386,7 @@ int main(int argc, char **argv)
               forced_actor, forced_at);
     }
     if (!only || !strcmp(only, "roundabout")) {
+        snprintf(path, sizeof path, "%s/roundabout.xodr", maps);
         soak_run("roundabout", path, nv, nw, secs, old, &s, &st);
         check_soak("roundabout", &s, &st, 1, false);
     }
