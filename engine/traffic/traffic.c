@@ -594,12 +594,6 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         }
         uint32_t blocker = 0;
         double stop_at = sn_jx_vehicle(&c, &p, md, &blocker);
-        if (getenv("SN_DBG_ACTOR") && (uint32_t)atoi(getenv("SN_DBG_ACTOR")) == a->id && e->clock.frame % 20 == 0) {
-            sn_jclaim *cl = p.junction >= 0 ? sn_jx_claim(t->jx, p.junction, a->id, false) : NULL;
-            fprintf(stderr, "DBG t=%.0f id %u v %.1f pass j %d entry %.1f exit %.1f minor %d queued %d held %d exit_free %d claim %s%s%s blocker %u stop %.1f lead %u gap %.1f\n",
-                    now, a->id, v, p.junction, p.entry, p.exit, p.minor, c.queued, c.held, c.exit_free, cl ? "yes" : "no",
-                    cl && cl->ready ? " ready" : "", cl && cl->granted ? " granted" : "", blocker, stop_at, has_lead ? who->id : 0, gap);
-        }
         if (isfinite(stop_at)) {
             vt = fmin(vt, approach(stop_at - front - STOP_MARGIN, 0));
             if (blocker)
