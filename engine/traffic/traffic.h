@@ -56,6 +56,13 @@ typedef struct sn_mapdrive {
     uint32_t cw_seen;
     bool cw_go, crossing;
     sn_vec3 cross_to;
+    /* Signs (signs.c): the limit of the last speed sign passed (m/s, 0 none), the stop or yield
+    ** line approached (index + 1), its ignore draw, whether the vehicle may pass it, and the
+    ** time it has stood at it. */
+    double sign_limit;
+    uint32_t sign_seen;
+    bool sign_ignored, sign_go;
+    double sign_wait;
     /* Junctions (junction.c): the junction it is in or leaving (odr index, -1 none), its front's
     ** progress through it and the passage's length; deadlocks: whom it waits for (wait_logical:
     ** for a junction's claim or exit, not for a body in its way), how long it has stood, and until
