@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLE 1.0 /* m between the points of a connector's centre line */
+#define SAMPLE 1.0     /* m between the points of a connector's centre line */
+#define MAIN_NEAR 12.0 /* m: a main-stream vehicle nearer its merge area than this is not cut in front of */
 
 typedef struct poly {
     sn_vec3 *p;
@@ -333,11 +334,13 @@ void sn_jx_purge(sn_junctions *j, uint64_t before)
 }
 
 /* How x's passage meets y's: 0 no conflict; else 2 + the priority of x over y (1, 2 or 3) and,
-** in *held, whether y's rear has not yet left an area it shares with x. */
-static int meet(const sn_junctions *j, const sn_jclaim *x, const sn_jclaim *y, bool *held)
+** in *held, whether y's rear has not yet left an area it shares with x; *ahead: how far y's front
+** still is from the nearest such area (< 0 once in it). */
+static int meet(const sn_junctions *j, const sn_jclaim *x, const sn_jclaim *y, bool *held, double *ahead)
 {
     int r = 0;
     *held = false;
+    *ahead = INFINITY;
     for (uint32_t a = 0; a < x->n_conn; a++) {
         const sn_jconn *cx = &j->conn[x->conn[a]];
         for (uint32_t k = cx->first; k < cx->first + cx->n; k++)
@@ -346,8 +349,10 @@ static int meet(const sn_junctions *j, const sn_jclaim *x, const sn_jclaim *y, b
                     continue;
                 if (!r || j->conf[k].prio < r - 2)
                     r = 2 + j->conf[k].prio; /* the least favourable for x */
-                if (y->front - y->len - y->off[b] < j->conf[k].b + 0.5)
+                double at = y->front - y->off[b]; /* y's front along that connector */
+                if (at - y->len < j->conf[k].b + 0.5)
                     *held = true;
+                *ahead = fmin(*ahead, j->conf[k].a - at);
             }
     }
     return r;
@@ -361,11 +366,14 @@ bool sn_jx_may_enter(const sn_junctions *j, int32_t jn, const sn_jclaim *x, uint
         if (y == x || y->actor == x->actor)
             continue;
         bool held;
-        int r = meet(j, x, y, &held);
+        double ahead;
+        int r = meet(j, x, y, &held, &ahead);
         if (!r)
             continue;
         bool first = y->ticket < x->ticket || (y->ticket == x->ticket && y->actor < x->actor);
-        bool yields = r == 2 ? y->ready && first : r == 1 ? y->ready : false; /* r - 2: x's priority over y */
+        /* r - 2: x's priority over y. The main stream is yielded to once it is within MAIN_NEAR of
+        ** the area they share (a gap in it farther than that is taken). */
+        bool yields = r == 2 ? y->ready && first : r == 1 ? y->ready && ahead < MAIN_NEAR : false;
         if ((y->granted && held) || (!y->granted && yields)) {
             *blocker = y->actor;
             return false;
@@ -500,6 +508,8 @@ double sn_jx_vehicle(const sn_jctx *c, const sn_jpass *p, sn_mapdrive *md, uint3
         }
         *blocker = b;
     }
+    if (c->held && can_stop)
+        return INFINITY; /* the light or sign holds it at its own line */
     if (!can_stop && !c->held) {
         cl->granted = true; /* too late to stop: the others see it and wait */
         return INFINITY;
