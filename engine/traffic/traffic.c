@@ -1,6 +1,7 @@
 /* traffic.c — the map autopilot: path keeping, pure pursuit, speed, gap and lights. */
 #include "traffic.h"
 #include "crosswalk.h"
+#include "health.h"
 #include "junction.h"
 #include "lanechange.h"
 #include "lights.h"
@@ -397,6 +398,7 @@ static void deadlock(sn_engine *e, const sn_actor *a, sn_mapdrive *md, double v,
             if (lowest == a->id) {
                 md->override_until = e->clock.timestamp + DEADLOCK_PASS;
                 e->traffic->stats.deadlocks_resolved++;
+                sn_health_note_deadlock(e); /* the run's traffic health, per minute */
             }
             return;
         }
@@ -621,8 +623,10 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         sn_lcctx lc = {.m = m, .actor = a->id, .frame = e->clock.frame, .v = v, .desired = desired, .half_len = front,
                        .half_width = a->ph->bbox.extent.y + 0.2, .has_leader = has_lead && who->kind == SN_ACTOR_VEHICLE,
                        .lead_gap = gap, .lead_v = v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
-        if (sn_lc_update(&lc, md))
+        if (sn_lc_update(&lc, md)) {
             refill(m, md, 0);
+            sn_health_note_lane_change(e);
+        }
     }
 }
 
