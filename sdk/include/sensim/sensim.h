@@ -49,6 +49,8 @@ extern "C" {
 #define SN_LIMIT_SPEED 1000.0                  /* m/s: an initial velocity; walker speeds: 10 */
 #define SN_LIMIT_COORD 1e7                     /* m from the origin: locations, route points */
 #define SN_LIMIT_DT_MIN 1e-6                   /* s: the smallest fixed_delta_seconds, substep */
+#define SN_LIMIT_STEP 10.0                     /* s: the largest step sn_engine_set_step takes */
+#define SN_LIMIT_SUBSTEPS 1000                 /* physics substeps of one step (sn_engine_set_step) */
 
 /* An error: filled by every function that can fail. Caller-owned, no cleanup needed. */
 typedef struct sn_error {
@@ -158,6 +160,16 @@ SN_API const char *sn_engine_partial_dir(const sn_engine *e);
 
 /* The current clock. */
 SN_API const sn_clock *sn_engine_clock(const sn_engine *e);
+/*
+** CARLA's world.apply_settings: the step from the next frame on (between frames; not in a
+** replay). fixed_delta_seconds within [SN_LIMIT_DT_MIN, SN_LIMIT_STEP]; max_substep_delta_time
+** within [SN_LIMIT_DT_MIN, 1] (0 keeps the current); max_substeps within [1, 16] (0 keeps).
+** A step longer than max_substep_delta_time * max_substeps is run, as CARLA runs it, in
+** ceil(dt / max_substep_delta_time) substeps up to SN_LIMIT_SUBSTEPS (longer substeps beyond),
+** with one warning to the log. The clock's time keeps counting from where it was.
+*/
+SN_API sn_status sn_engine_set_step(sn_engine *e, double fixed_delta_seconds, double max_substep_delta_time,
+                                    uint32_t max_substeps, sn_error *err);
 /* Looks up a live actor by its scene name; 0 if none. */
 SN_API uint32_t sn_engine_find_actor(const sn_engine *e, const char *name);
 /* Fills *out for a live actor (set out->struct_size). */
@@ -785,6 +797,46 @@ typedef struct sn_autopilot_options {
 */
 SN_API sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const sn_autopilot_options *o,
                                          sn_error *err);
+
+/* ---- Walkers that navigate (api_walkers.c; docs/walkers.md) ----
+** CARLA's navigation (world.get_random_location_from_navigation, set_pedestrians_cross_factor,
+** set_pedestrians_seed) and its AI walker controller (controller.ai.walker: start, stop,
+** go_to_location, set_max_speed), on a graph of the map's sidewalks and crossings. */
+
+/* A point drawn uniformly along the map's sidewalks (on their surface), from the pedestrians'
+** generator (seeded from the run's seed, or sn_engine_set_pedestrians_seed). SN_E_STATE
+** without a map; SN_E_NOT_FOUND when the map has no sidewalks. */
+SN_API sn_status sn_engine_random_navigation_location(sn_engine *e, sn_vec3 *loc, sn_error *err);
+/* CARLA's set_pedestrians_cross_factor: the share (0..1) of walkers that start navigating
+** from now on that may also cross roads away from crosswalks and junction corners. */
+SN_API sn_status sn_engine_set_pedestrians_cross_factor(sn_engine *e, double percentage, sn_error *err);
+/* CARLA's set_pedestrians_seed: reseeds the pedestrians' generator (random locations, and the
+** goals and crossing draws of walkers that start navigating from now on). */
+SN_API sn_status sn_engine_set_pedestrians_seed(sn_engine *e, uint64_t seed, sn_error *err);
+/* controller.ai.walker's start: walker `walker` joins the navigation and stands until
+** go_to_location; after reaching a goal it walks on to random ones (CARLA's walker manager).
+** stop: it leaves the navigation and stands (its autopilot off). SN_E_INVALID for no walker
+** or no sidewalk within 50 m; SN_E_STATE without a map. */
+SN_API sn_status sn_engine_walker_ai_start(sn_engine *e, uint32_t walker, sn_error *err);
+SN_API sn_status sn_engine_walker_ai_stop(sn_engine *e, uint32_t walker, sn_error *err);
+/* go_to_location: a route along sidewalks and crossings to the sidewalk point nearest dest.
+** SN_E_STATE before start; SN_E_INVALID when no route reaches it. set_max_speed: m/s, (0, 10]. */
+SN_API sn_status sn_engine_walker_ai_go_to_location(sn_engine *e, uint32_t walker, sn_vec3 dest, sn_error *err);
+SN_API sn_status sn_engine_walker_ai_set_max_speed(sn_engine *e, uint32_t walker, double speed, sn_error *err);
+
+/* The navigation graph's figures (sn_engine_navigation_info). Set struct_size. */
+typedef struct sn_navigation_info {
+    uint32_t struct_size;
+    uint32_t nodes, edges;          /* edges: directed */
+    uint32_t crosswalks;            /* crossings on the map's crosswalk objects */
+    uint32_t corner_crossings;      /* across junction arms without a crosswalk */
+    uint32_t road_crossings;        /* mid-block, for walkers the cross factor allows */
+    uint32_t components;            /* connected parts of the graph */
+    uint32_t sidewalk_lanes;        /* sidewalk lanes (per lane section) */
+    uint32_t largest_lanes;         /* of them, in the largest component */
+    double sidewalk_km;             /* length of the sidewalk edges */
+} sn_navigation_info;
+SN_API sn_status sn_engine_navigation_info(sn_engine *e, sn_navigation_info *out, sn_error *err);
 
 #ifdef __cplusplus
 }
