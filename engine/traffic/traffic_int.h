@@ -18,6 +18,9 @@ struct sn_traffic {
     body *b;
     size_t n, cap;
     struct sn_walkers *walkers; /* walkers.c: the navigation graph and the walkers' agents */
+    sn_traffic_stats stats;  /* the health counters (traffic.h) */
+    bool legacy;             /* the autopilot before issue 31: no junction or lane-change rules */
+    struct sn_junctions *jx; /* the map's junction conflicts and claims (junction.h), built on first use */
 };
 
 /* traffic.c's grid: cells of SN_TRAFFIC_CELL m (its CELL), keys sorted by x cell then y cell. */
