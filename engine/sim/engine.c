@@ -15,6 +15,7 @@
 #include "../core/util.h"
 #include "../plugin/attr.h"
 #include "../traffic/lights.h"
+#include "../traffic/tm.h"
 #include "../traffic/traffic.h"
 
 #include <errno.h>
@@ -114,6 +115,8 @@ static void unload(sn_engine *e)
     e->lights = NULL;
     sn_traffic_free(e->traffic);
     e->traffic = NULL;
+    sn_tms_free(e->tms); /* after the world: the autopilots pointed into it */
+    e->tms = NULL;
     sn_scene_free(&e->scene);
     free(e->out_dir);
     e->out_dir = NULL;

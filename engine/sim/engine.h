@@ -175,6 +175,7 @@ struct sn_engine {
     sn_map *reuse_map;     /* a reset's: the map already parsed, taken by the next build (owned) */
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
     struct sn_traffic *traffic; /* the map autopilots' per-frame scratch (traffic/traffic.h) */
+    struct sn_tms *tms;         /* the Traffic Managers' settings (traffic/tm.h), NULL until used */
 
     sn_writer writer;
     sn_pack_buf msg;       /* the header, or a whole message when the header outgrew its room */

@@ -2,6 +2,7 @@
 #include "traffic.h"
 #include "crosswalk.h"
 #include "lights.h"
+#include "tm.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -93,13 +94,22 @@ static double dist2d(sn_vec3 a, sn_vec3 b) { return hypot(b.x - a.x, b.y - a.y);
 
 static uint32_t lane_types(const sn_mapdrive *md) { return md->walker ? SN_LANE_SIDEWALK : SN_LANE_DRIVING; }
 
-/* Puts the path back on the lane nearest the actor. */
+/* Puts the path back on the lane nearest the actor; a vehicle off the road looks beyond 50 m (as
+** far as the map reaches) and drives there. */
 static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
 {
     md->n = 0;
     md->ended = false;
-    if (sn_map_waypoint(m, pos, true, lane_types(md), &md->path[0], NULL) != SN_OK)
-        return false;
+    md->far = false;
+    if (sn_map_waypoint(m, pos, true, lane_types(md), &md->path[0], NULL) != SN_OK) {
+        sn_map_place pl;
+        double reach = hypot(fmax(fabs(pos.x - m->lo.x), fabs(pos.x - m->hi.x)),
+                             fmax(fabs(pos.y - m->lo.y), fabs(pos.y - m->hi.y)));
+        if (md->walker || !sn_map_locate(m, pos, reach + 1, lane_types(md), &pl))
+            return false;
+        sn_map_make_waypoint(m, (sn_lanekey){pl.road, pl.section, pl.lane}, pl.s, &md->path[0]);
+        md->far = true;
+    }
     md->n = 1;
     return true;
 }
@@ -188,8 +198,9 @@ static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
             md->ended = u < 0;
             break;
         }
-        size_t pick = k > 1 ? (size_t)(sn_rng_u64(&md->rng) % k) : 0;
+        size_t pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
         md->path[md->n++] = next[pick];
+        sn_tm_plan_reached(md, &next[pick]);
         ahead += SN_MD_STEP;
         (void)ahead;
     }
@@ -616,13 +627,30 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     md->ignore_lights = knob(k ? k->ignore_lights : NAN, SN_TM_IGNORE_LIGHTS);
     md->auto_lane_change = true;
     md->desired = target_speed >= 0 ? target_speed : md->walker ? a->mv->walk_speed : -1;
-    if (!relocate(e->map, md, a->st.pos)) {
-        const char *kind = md->walker ? "sidewalk" : "driving";
+    bool placed = relocate(e->map, md, a->st.pos);
+    if (!placed && md->walker) {
         free(md);
-        return sn_fail(err, SN_E_INVALID, "no %s lane within 50 m of (%.2f, %.2f, %.2f) to follow", kind,
+        return sn_fail(err, SN_E_INVALID, "no sidewalk lane within 50 m of (%.2f, %.2f, %.2f) to follow",
                        a->st.pos.x, a->st.pos.y, a->st.pos.z);
     }
-    refill(e->map, md, 0);
+    if (placed)
+        refill(e->map, md, 0);
+    if ((!placed || md->far) && !(e->tms && e->tms->warned_offroad)) {
+        /* Not an error (CARLA's TM drives it there): said once a run, naming the first. */
+        sn_tms *tms = e->tms ? e->tms : (e->tms = calloc(1, sizeof *e->tms));
+        if (tms)
+            tms->warned_offroad = true;
+        char line[300];
+        if (placed)
+            snprintf(line, sizeof line, "autopilot: '%s' (actor %u) at (%.1f, %.1f, %.1f) is %.0f m from the nearest "
+                     "driving lane: it drives there (further vehicles off the road are not reported)",
+                     a->name ? a->name : a->type_id, a->id, a->st.pos.x, a->st.pos.y, a->st.pos.z,
+                     dist2d(a->st.pos, md->path[0].transform.location));
+        else
+            snprintf(line, sizeof line, "autopilot: '%s' (actor %u) finds no driving lane on the map: it waits, "
+                     "braking", a->name ? a->name : a->type_id, a->id);
+        sn_tm_warn(e, line);
+    }
     sn_autopilot *ap = sn_actor_autopilot(a);
     if (!ap) {
         free(md);
@@ -633,5 +661,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     *ap = (sn_autopilot){0};
     ap->map = md;
     a->has_autopilot = true;
-    return SN_OK;
+    const double k3[3] = {k ? k->distance_to_leading_vehicle : NAN, k ? k->speed_difference : NAN,
+                          k ? k->ignore_lights : NAN};
+    return md->walker ? SN_OK : sn_tm_adopt(e, a, 0, k3, target_speed, err);
 }
