@@ -147,6 +147,30 @@ static bool self_path(char *buf, size_t n)
     return true;
 }
 
+/* One POSIX shell word: inside single quotes nothing is special but the quote itself, which
+** becomes '\'' (close, an escaped quote, reopen). The script and its merge hint use it for
+** every path, so a folder named `o'$(touch X)'` stays a name (issue 33 item 20). */
+static void sh_word(const char *s)
+{
+    putchar('\'');
+    for (; *s; s++)
+        if (*s == '\'')
+            fputs("'\\''", stdout);
+        else
+            putchar(*s);
+    putchar('\'');
+}
+
+/* A control character (a newline above all) would end the comment or the #SBATCH line the path
+** is written on, and a quote cannot fix that: such paths are refused. */
+static bool has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return true;
+    return false;
+}
+
 static int sbatch_script(const args *a, const char *self)
 {
     char spec[PATH_MAX], out[PATH_MAX];
@@ -156,6 +180,19 @@ static int sbatch_script(const args *a, const char *self)
         return bad("cannot create output folder '%s'", a->out);
     if (!realpath(a->out, out))
         return bad("cannot resolve '%s'", a->out);
+    const char *paths[4] = {self, spec, out, a->plugin_dir ? a->plugin_dir : ""};
+    for (int i = 0; i < 4; i++)
+        if (has_control(paths[i]))
+            return bad("--sbatch: the path '%s' holds a control character (a newline?), which a job "
+                       "script cannot carry",
+                       paths[i]);
+    /* sbatch reads #SBATCH lines itself: `"` quotes, `\` escapes, `#` starts a comment, and
+    ** --output expands `%` patterns (a `\` turns them all off). Inside "..." with `"` escaped,
+    ** spaces, quotes and `#` are safe; `\` and `%` would change the file name: refused. */
+    if (strpbrk(out, "\\%"))
+        return bad("--sbatch: the output folder '%s' holds '\\' or '%%', which Slurm's --output "
+                   "would read as a pattern",
+                   out);
     /* Slurm opens each task's --output file before the task runs: its folder must exist */
     char logs[PATH_MAX + 16];
     snprintf(logs, sizeof logs, "%s/.batch", out);
@@ -163,16 +200,38 @@ static int sbatch_script(const args *a, const char *self)
         return bad("cannot create the folder '%s'", logs);
     printf("#!/bin/bash\n"
            "# sensim batch as a Slurm job array: each task runs one shard; all write to one shared folder.\n"
-           "# Submit: sbatch THIS_SCRIPT   Then, when every task has ended: %s batch merge --out '%s' '%s'\n"
-           "#SBATCH --job-name=sensim-batch\n"
+           "# Submit: sbatch THIS_SCRIPT   Then, when every task has ended: ");
+    sh_word(self);
+    fputs(" batch merge --out ", stdout);
+    sh_word(out);
+    putchar(' ');
+    sh_word(out);
+    printf("\n#SBATCH --job-name=sensim-batch\n"
            "#SBATCH --array=0-%lu\n"
            "#SBATCH --ntasks=1\n"
-           "#SBATCH --output=%s/.batch/slurm-%%A_%%a.out\n"
+           "#SBATCH --output=\"",
+           a->sbatch - 1);
+    for (const char *c = out; *c; c++) {
+        if (*c == '"')
+            putchar('\\');
+        putchar(*c);
+    }
+    printf("/.batch/slurm-%%A_%%a.out\"\n"
            "set -eu\n"
-           "exec '%s' batch '%s' --out '%s' --shard \"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT\" "
-           "-j \"${SLURM_CPUS_PER_TASK:-1}\" --threads %lu%s%s%s --resume\n",
-           self, out, out, a->sbatch - 1, out, self, spec, out, a->threads, a->plugin_dir ? " --plugin-dir '" : "",
-           a->plugin_dir ? a->plugin_dir : "", a->plugin_dir ? "'" : "");
+           "exec ");
+    sh_word(self);
+    fputs(" batch ", stdout);
+    sh_word(spec);
+    fputs(" --out ", stdout);
+    sh_word(out);
+    printf(" --shard \"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT\" "
+           "-j \"${SLURM_CPUS_PER_TASK:-1}\" --threads %lu",
+           a->threads);
+    if (a->plugin_dir) {
+        fputs(" --plugin-dir ", stdout);
+        sh_word(a->plugin_dir);
+    }
+    fputs(" --resume\n", stdout);
     return 0;
 }
 

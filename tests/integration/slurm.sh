@@ -6,7 +6,7 @@
 # Debian's slurmctld, slurmd, slurm-client and munge, or when not root (slurmd must be).
 # usage: slurm.sh SENSIM PLUGIN_DIR SCENES_DIR TMP_DIR
 set -u
-SENSIM=$1 PLUGINS=$2 SCENES=$3 TMP=$4/slurm
+SENSIM=$(realpath "$1") PLUGINS=$2 SCENES=$3 TMP=$(realpath "$4")/slurm
 for p in munged slurmctld slurmd sbatch sinfo; do
   command -v "$p" >/dev/null || { echo "SKIP: $p not installed (bash scripts/setup.sh installs slurm-wlm and munge)"; exit 77; }
 done
@@ -85,14 +85,18 @@ runs:
       actors.hero.attributes.mass: [1200, 1800]
 YAML
 "$SENSIM" batch "$TMP/spec.yaml" --out "$TMP/local" -j 2 --plugin-dir "$PLUGINS" >/dev/null 2>&1 || bad "local batch"
-"$SENSIM" batch "$TMP/spec.yaml" --out "$TMP/cluster_out" --sbatch 4 --plugin-dir "$PLUGINS" >"$TMP/job.sh" || bad "--sbatch"
+# the shared folder has a hostile name: sbatch must read its #SBATCH line and bash its quoting
+# (issue 33 item 20), and nothing may run from it
+CO="$TMP/cluster out's \$(touch PWNED)"
+"$SENSIM" batch "$TMP/spec.yaml" --out "$CO" --sbatch 4 --plugin-dir "$PLUGINS" >"$TMP/job.sh" || bad "--sbatch"
+cd "$TMP" || exit 1
 if timeout 180 sbatch --wait --quiet "$TMP/job.sh" >"$TMP/sbatch.out" 2>&1; then ok
-else bad "sbatch --wait: $(cat "$TMP/sbatch.out") $(cat "$TMP/cluster_out/.batch"/slurm-*.out 2>/dev/null | tail -n 5)"; fi
-n=$(ls "$TMP/cluster_out"/manifest-*-of-4.jsonl 2>/dev/null | wc -l)
+else bad "sbatch --wait: $(cat "$TMP/sbatch.out") $(cat "$CO/.batch"/slurm-*.out 2>/dev/null | tail -n 5)"; fi
+n=$(ls "$CO"/manifest-*-of-4.jsonl 2>/dev/null | wc -l)
 [ "$n" -eq 4 ] && ok || bad "4 shard manifests from the array's 4 tasks, found $n"
 merge=$(grep -o "batch merge --out .*" "$TMP/job.sh")
 eval "\"$SENSIM\" $merge" >/dev/null 2>&1 || bad "merge"
-python3 - "$TMP/local/manifest.jsonl" "$TMP/cluster_out/manifest.jsonl" <<'PY' && ok || bad "merged manifest differs from the local batch's"
+python3 - "$TMP/local/manifest.jsonl" "$CO/manifest.jsonl" <<'PY' && ok || bad "merged manifest differs from the local batch's"
 import json, sys
 def load(p):
     recs = [json.loads(l) for l in open(p)]
@@ -101,7 +105,10 @@ def load(p):
 a, b = load(sys.argv[1]), load(sys.argv[2])
 sys.exit(0 if a == b and len(a) == 8 and all(r["status"] == "ok" for r in a) else 1)
 PY
-diff -r -x .batch -x 'manifest*.jsonl' "$TMP/local" "$TMP/cluster_out" >/dev/null && ok || bad "outputs differ from the local batch's"
+[ -z "$(find "$TMP" -name PWNED)" ] && ok || bad "a task ran a command from the folder name"
+n=$(ls "$CO/.batch"/slurm-*.out 2>/dev/null | wc -l)
+[ "$n" -eq 4 ] && ok || bad "the #SBATCH --output line: 4 task logs in the folder named, found $n"
+diff -r -x .batch -x 'manifest*.jsonl' "$TMP/local" "$CO" >/dev/null && ok || bad "outputs differ from the local batch's"
 
 echo "$checks checks, $fails failed"
 [ "$fails" -eq 0 ]
