@@ -316,3 +316,22 @@ sn_status sn_engine_traffic_lights_from_waypoint(const sn_engine *e, const sn_wa
         *n = found;
     return SN_OK;
 }
+
+sn_status sn_map_lane_speed_limit(const sn_map *m, const sn_waypoint *wp, double *mps, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!m || !wp || !mps)
+        return sn_fail(err, SN_E_INVALID, "map: lane_speed_limit: NULL argument");
+    *mps = 0;
+    int32_t ri = sn_odr_road_index(m->odr, wp->road_id);
+    if (ri < 0)
+        return sn_fail(err, SN_E_NOT_FOUND, "map: lane_speed_limit: no road %d", (int)wp->road_id);
+    const sn_odr_road *r = &m->odr->roads[ri];
+    if (wp->section_id < 0 || (uint32_t)wp->section_id >= r->n_sections)
+        return sn_fail(err, SN_E_NOT_FOUND, "map: lane_speed_limit: road %d has no section %d", (int)wp->road_id,
+                       (int)wp->section_id);
+    const sn_odr_section *sec = &r->sections[wp->section_id];
+    double v = sn_odr_speed_limit(r, sec, sn_odr_lane_of(sec, wp->lane_id), wp->s);
+    *mps = v > 0 && isfinite(v) ? v : 0;
+    return SN_OK;
+}

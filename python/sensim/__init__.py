@@ -38,6 +38,7 @@ from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Imag
                    RssResponse, SensorData, V2XData, V2XEvent)
 from .map import LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
 from .weather import WeatherParameters
+from .traffic import Landmark, LandmarkType, TrafficLight, TrafficLightState, TrafficManager, TrafficSign
 
 __version__ = "0.1.0"
 
@@ -54,4 +55,5 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "DVSEventArray", "Image", "LaneInvasionEvent", "RssResponse", "SensorData", "V2XData", "V2XEvent", "LaneChange",
            "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint",
            "GnssMeasurement", "IMUMeasurement", "LidarDetection", "LidarMeasurement", "ObstacleDetectionEvent",
-           "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement", "WeatherParameters"]
+           "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement", "WeatherParameters",
+           "Landmark", "LandmarkType", "TrafficLight", "TrafficLightState", "TrafficManager", "TrafficSign"]

@@ -151,6 +151,11 @@ class Client:
         w = self.get_world()
         return self.load_scene(w._path, w._overrides, w._seed)
 
+    def get_trafficmanager(self, client_connection: int = 8000) -> "TrafficManager":
+        """CARLA's Traffic Manager of a port, in process (sensim/traffic.py, docs/traffic.md)."""
+        from .traffic import TrafficManager
+        return TrafficManager(self, client_connection)
+
     def get_world(self) -> "World":
         """The current world; an empty one when nothing was loaded yet."""
         if self._world is None or self._world._e is None:

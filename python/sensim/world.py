@@ -13,6 +13,7 @@ from .actor import Actor, ActorList, Sensor, Vehicle, Walker
 from .blueprints import ActorBlueprint, BlueprintLibrary
 from .data import _sensor_data
 from .geom import Location, Transform
+from .traffic import WorldTraffic, actor_class
 
 if TYPE_CHECKING:
     from .client import Client
@@ -69,7 +70,7 @@ class WorldSnapshot:
         self.timestamp = timestamp
 
 
-class World:
+class World(WorldTraffic):
     """CARLA's carla.World: one engine with its scene. Made by Client's load calls."""
 
     def __init__(self, client: Client, engine: int, path: str | None, overrides: list, seed: int | None,
@@ -257,6 +258,8 @@ class World:
         if _lib.lib().sn_engine_actor_get(self._engine(), aid, ctypes.byref(info)) != 0:
             return None
         cls = {_KIND_VEHICLE: Vehicle, _KIND_WALKER: Walker, _KIND_SENSOR: Sensor}.get(info.kind, Actor)
+        if info.type_id.startswith(b"traffic."):  # CARLA's TrafficLight / TrafficSign (traffic.py)
+            cls = actor_class(info.type_id.decode())
         a = cls(self, info)
         self._actors[aid] = a
         return a
