@@ -110,6 +110,11 @@ def _L():
 
 # ---- traffic lights ----
 
+class _TriggerVolume(ctypes.Structure):
+    """sensim.h's sn_trigger_volume (a world-frame box)."""
+    _fields_ = [("location", _lib.Vec3), ("extent", _lib.Vec3), ("rotation", _lib.Rot)]
+
+
 class TrafficSign(Actor):
     """CARLA's carla.TrafficSign: an actor with a trigger_volume."""
 
@@ -226,9 +231,24 @@ class TrafficLight(TrafficSign):
 
     @property
     def trigger_volume(self) -> BoundingBox:
-        """CARLA's: a box in the light's own frame where vehicles are at the light. Until the
-        engine's own volume lands: CARLA's box for its first stop line, 1.5 to 4.5 m before it,
-        as wide as 90 % of the lane (TrafficLightComponent.cpp), 1 m high."""
+        """CARLA's: a box in the light's own frame where vehicles are at the light: the engine's
+        first trigger volume (sn_engine_traffic_light_trigger_volumes), else CARLA's box for its
+        first stop line, 1.5 to 4.5 m before it (TrafficLightComponent.cpp), 1 m high."""
+        L = _lib.lib()
+        if hasattr(L, "sn_engine_traffic_light_trigger_volumes"):
+            f = L.sn_engine_traffic_light_trigger_volumes
+            f.restype = ctypes.c_int
+            f.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(_TriggerVolume), ctypes.c_size_t,
+                          ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(_lib.Error)]
+            box, n, err = _TriggerVolume(), ctypes.c_size_t(), _err()
+            check(f(self._world._engine(), self.id, ctypes.byref(box), 1, ctypes.byref(n), ctypes.byref(err)), err)
+            if n.value == 0:
+                return BoundingBox(Location(), Vector3D())
+            t = self.get_transform()
+            out = BoundingBox(t.inverse_transform(Location._from(box.location)), Vector3D._from(box.extent))
+            out.rotation = Rotation(box.rotation.pitch - t.rotation.pitch, box.rotation.yaw - t.rotation.yaw,
+                                    box.rotation.roll - t.rotation.roll)
+            return out
         stops = self.get_stop_waypoints()
         if not stops:
             return BoundingBox(Location(), Vector3D())
