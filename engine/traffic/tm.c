@@ -206,6 +206,71 @@ void sn_tm_warn(sn_engine *e, const char *line)
         fprintf(stderr, "sensim: warning: %s\n", line);
 }
 
+/* ---- vehicle lights (CARLA's VehicleLightStage.cpp, Constants.h VehicleLight) ---- */
+
+#define SUN_BEFORE_DAWN 15.0
+#define SUN_AFTER_SUNSET 165.0
+#define SUN_JUST_AFTER_DAWN 35.0
+#define SUN_JUST_BEFORE_SUNSET 145.0
+#define HEAVY_PRECIPITATION 80.0
+#define FOG_DENSITY 20.0
+
+/* The blinker for the turn at the first junction of the path: CARLA compares the vehicle's
+** heading with the lane's direction where the junction's lane ends. */
+static uint32_t blinker(const sn_map *m, const sn_mapdrive *md, sn_vec3 fwd)
+{
+    for (uint32_t i = 0; i < md->n; i++) {
+        if (!md->path[i].is_junction)
+            continue;
+        sn_waypoint w[64];
+        size_t k = 0;
+        if (sn_map_next_until_lane_end(m, &md->path[i], 2.0, w, 64, &k, NULL) != SN_OK || k == 0)
+            return 0;
+        const sn_waypoint *end = &w[(k < 64 ? k : 64) - 1];
+        double yaw = end->transform.rotation.yaw * M_PI / 180;
+        sn_vec3 nx = sn_v3(cos(yaw), sin(yaw), 0);
+        double dot = fwd.x * nx.x + fwd.y * nx.y, left = fwd.y * nx.x - fwd.x * nx.y;
+        if (dot < 0.5 && left > 0.5)
+            return SN_LIGHT_LEFT_BLINKER;
+        if (dot < 0.5 && left < -0.5)
+            return SN_LIGHT_RIGHT_BLINKER;
+        return 0;
+    }
+    return 0;
+}
+
+void sn_tm_lights(sn_engine *e)
+{
+    if (!e->tms || !e->map)
+        return;
+    const sn_weather *wx = &e->lighting.weather;
+    uint32_t weather = 0;
+    if (wx->sun_altitude_angle < SUN_BEFORE_DAWN || wx->sun_altitude_angle > SUN_AFTER_SUNSET)
+        weather |= SN_LIGHT_POSITION | SN_LIGHT_LOW_BEAM;
+    else if (wx->sun_altitude_angle < SUN_JUST_AFTER_DAWN || wx->sun_altitude_angle > SUN_JUST_BEFORE_SUNSET)
+        weather |= SN_LIGHT_POSITION;
+    if (wx->precipitation > HEAVY_PRECIPITATION)
+        weather |= SN_LIGHT_POSITION | SN_LIGHT_LOW_BEAM;
+    if (wx->fog_density > FOG_DENSITY)
+        weather |= SN_LIGHT_POSITION | SN_LIGHT_LOW_BEAM | SN_LIGHT_FOG;
+    const uint32_t driven = SN_LIGHT_BRAKE | SN_LIGHT_LEFT_BLINKER | SN_LIGHT_RIGHT_BLINKER | SN_LIGHT_POSITION |
+                            SN_LIGHT_LOW_BEAM | SN_LIGHT_HIGH_BEAM | SN_LIGHT_FOG;
+    for (size_t i = 0; i < e->tms->n_veh; i++) {
+        const sn_tm_vehicle *v = &e->tms->veh[i];
+        if (!v->port || sn_tm_value(e, v, SN_TM_UPDATE_VEHICLE_LIGHTS) == 0)
+            continue;
+        sn_actor *a = sn_world_find(&e->world, v->actor);
+        sn_mapdrive *md = drive_of(a);
+        if (!md)
+            continue;
+        sn_mat3 r = sn_mat3_from_quat(a->st.rot);
+        uint32_t bits = weather | blinker(e->map, md, sn_mat3_col(&r, 0));
+        if (a->ph->control.brake > 0.5) /* hard braking only: no flicker from the speed loop */
+            bits |= SN_LIGHT_BRAKE;
+        a->ph->light_state = (a->ph->light_state & ~driven) | bits;
+    }
+}
+
 /* ---- forks ---- */
 
 static double d2(sn_vec3 a, sn_vec3 b) { return hypot(a.x - b.x, a.y - b.y); }

@@ -81,6 +81,9 @@ void sn_tms_free(sn_tms *t);
 /* A warning line to the engine's log (stderr without one). */
 void sn_tm_warn(struct sn_engine *e, const char *line);
 
+/* After the controllers (step 3): the lights of vehicles whose update_vehicle_lights is on, as
+** CARLA's VehicleLightStage sets them (weather, blinkers before a turn, brake). */
+void sn_tm_lights(struct sn_engine *e);
 /* The autopilot's choice among k branches at a fork: the plan's, else a seeded draw. */
 size_t sn_tm_pick(const sn_map *m, struct sn_mapdrive *md, const sn_waypoint *next, size_t k);
 /* Advances a path plan past the points the autopilot's path has reached (its waypoint `w`). */

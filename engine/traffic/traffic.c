@@ -493,6 +493,7 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         else
             vehicle_update(e, a, a->mv->ap->map, dt);
     }
+    sn_tm_lights(e); /* update_vehicle_lights: after the controls are set */
 }
 
 static double knob(double v, double def) { return isnan(v) ? def : v; }

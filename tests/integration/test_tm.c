@@ -314,6 +314,7 @@ static void test_frozen_red(void)
     CHECK(sn_engine_traffic_light_freeze(e, 0, true, &err) == SN_OK, "freeze all");
     uint32_t car = spawn_at(e, before.transform);
     CHECK(autopilot(e, car, 0) == SN_OK, "autopilot");
+    CHECK(set(e, 0, car, SN_TM_UPDATE_VEHICLE_LIGHTS, 1, &err) == SN_OK, "%s", err.msg);
     uint32_t seen = 0;
     CHECK(sn_engine_vehicle_traffic_light(e, car, &seen, &err) == SN_OK && seen == 0, "40 m away: at no light (%u)", seen);
     double min_gap = INFINITY, max_v_late = 0;
@@ -336,6 +337,9 @@ static void test_frozen_red(void)
     CHECK(min_gap < 6, "it drove up to the line (%.2f m)", min_gap);
     CHECK(max_v_late < 0.3, "it stood still from 20 s on (%.2f m/s)", max_v_late);
     CHECK(at_light, "get_traffic_light names the red light it waits at (%u, want %u)", seen, light);
+    uint32_t ls = 0;
+    sn_engine_get_vehicle_light_state(e, car, &ls, NULL);
+    CHECK(ls & SN_LIGHT_BRAKE, "update_vehicle_lights: brake lights on while it waits (0x%x)", ls);
     /* Green: through. */
     sn_engine_traffic_light_set_state(e, light, SN_TL_GREEN, NULL);
     step(e, 200);
@@ -361,11 +365,17 @@ static double turned_after(sn_tm_turn turn)
     double yaw0 = before.transform.rotation.yaw;
     CHECK(light && autopilot(e, car, 0) == SN_OK, "autopilot");
     CHECK(sn_engine_tm_set_route(e, car, &turn, 1, &err) == SN_OK, "%s", err.msg);
-    /* Its heading 1 s after it leaves the junction (within 30 s). */
+    CHECK(set(e, 0, car, SN_TM_UPDATE_VEHICLE_LIGHTS, 1, &err) == SN_OK, "%s", err.msg);
+    /* Its heading 1 s after it leaves the junction (within 30 s); its blinkers before it. */
     bool inside = false;
     int after = -1;
+    uint32_t lights_seen = 0;
     for (int f = 0; f < 600 && after < 20; f++) {
         step(e, 1);
+        uint32_t ls = 0;
+        sn_engine_get_vehicle_light_state(e, car, &ls, NULL);
+        if (!inside)
+            lights_seen |= ls;
         bool j = lane_of(e, car).is_junction;
         if (j)
             inside = true;
@@ -375,6 +385,9 @@ static double turned_after(sn_tm_turn turn)
             after++;
     }
     CHECK(after >= 20, "through the junction within 30 s");
+    uint32_t want = turn == SN_TM_LEFT ? SN_LIGHT_LEFT_BLINKER : turn == SN_TM_RIGHT ? SN_LIGHT_RIGHT_BLINKER : 0;
+    CHECK((lights_seen & (SN_LIGHT_LEFT_BLINKER | SN_LIGHT_RIGHT_BLINKER)) == want,
+          "update_vehicle_lights: blinkers 0x%x before turn %d (want 0x%x)", lights_seen, (int)turn, want);
     double d = fmod(info_of(e, car).transform.rotation.yaw - yaw0 + 540.0, 360.0) - 180.0;
     sn_engine_destroy(e);
     return d;
