@@ -253,6 +253,8 @@ def test_force_lane_change_and_route(client):
 def test_carlas_basic_agent_drives(client):
     """CARLA's own agents (not shipped: point SENSIM_CARLA_AGENTS at PythonAPI/carla) import and
     BasicAgent drives a route, stopping for red lights."""
+    pytest.importorskip("shapely")   # CARLA's agents need them (their requirements.txt)
+    pytest.importorskip("networkx")
     sys.path.insert(0, os.environ["SENSIM_CARLA_AGENTS"])
     sys.modules.setdefault("carla", carla)
     from agents.navigation.basic_agent import BasicAgent  # noqa: E402
