@@ -10,7 +10,8 @@
 ** 3. A 50 % speed difference halves the cruising speed (highway, two lanes, no leader).
 ** 4. A frozen red light holds an autopilot before its stop line for 60 s, and the vehicle reports
 **    that light (get_traffic_light) while it waits; green lets it through.
-** 5. set_route: a vehicle told LEFT, then one told RIGHT, leave the junction turned -90 / +90.
+** 5. set_route: vehicles told LEFT, RIGHT, STRAIGHT leave the junction turned -90 / +90 / 0; set_path
+**    with a point on the left, right or straight exit does the same; their blinkers before it.
 ** 6. An off-road vehicle: set_autopilot succeeds, one warning for the run, and it reaches a lane.
 ** 7. force_lane_change: the request reaches the autopilot (a lane change within 5 s once the
 **    autopilot changes lanes; see the note at the test).
@@ -350,7 +351,11 @@ static void test_frozen_red(void)
 
 /* ---- 5 ---- */
 
-static double turned_after(sn_tm_turn turn)
+static double turned_after_plan(sn_tm_turn turn, bool by_path);
+
+static double turned_after(sn_tm_turn turn) { return turned_after_plan(turn, false); }
+
+static double turned_after_plan(sn_tm_turn turn, bool by_path)
 {
     char map[1024];
     snprintf(map, sizeof map, "%s/town.xodr", data);
@@ -364,7 +369,23 @@ static double turned_after(sn_tm_turn turn)
     uint32_t car = spawn_at(e, before.transform);
     double yaw0 = before.transform.rotation.yaw;
     CHECK(light && autopilot(e, car, 0) == SN_OK, "autopilot");
-    CHECK(sn_engine_tm_set_route(e, car, &turn, 1, &err) == SN_OK, "%s", err.msg);
+    if (by_path) {
+        /* set_path: a point 25 m past the stop line on the branch that turns as asked. */
+        sn_waypoint nx[16];
+        size_t k = 0;
+        sn_map_next(sn_engine_map(e), &stop, 40, nx, 16, &k, NULL);
+        double want = turn == SN_TM_LEFT ? -90 : turn == SN_TM_RIGHT ? 90 : 0;
+        size_t best = 0;
+        for (size_t i = 1; i < k && i < 16; i++) {
+            double di = fabs(fmod(nx[i].transform.rotation.yaw - yaw0 - want + 540.0, 360.0) - 180.0);
+            double db = fabs(fmod(nx[best].transform.rotation.yaw - yaw0 - want + 540.0, 360.0) - 180.0);
+            if (di < db)
+                best = i;
+        }
+        CHECK(k >= 2, "a fork after the stop line (%zu branches)", k);
+        CHECK(sn_engine_tm_set_path(e, car, &nx[best].transform.location, 1, &err) == SN_OK, "%s", err.msg);
+    } else
+        CHECK(sn_engine_tm_set_route(e, car, &turn, 1, &err) == SN_OK, "%s", err.msg);
     CHECK(set(e, 0, car, SN_TM_UPDATE_VEHICLE_LIGHTS, 1, &err) == SN_OK, "%s", err.msg);
     /* Its heading 1 s after it leaves the junction (within 30 s); its blinkers before it. */
     bool inside = false;
@@ -400,6 +421,10 @@ static void test_route(void)
     CHECK(fabs(l + 90) < 20, "LEFT turns -90: %.1f", l);
     CHECK(fabs(r - 90) < 20, "RIGHT turns +90: %.1f", r);
     CHECK(fabs(s) < 20, "STRAIGHT keeps its heading: %.1f", s);
+    double pl = turned_after_plan(SN_TM_LEFT, true), pr = turned_after_plan(SN_TM_RIGHT, true),
+           ps = turned_after_plan(SN_TM_STRAIGHT, true);
+    fprintf(stderr, "  set_path through the left / right / straight exit: heading change %.1f, %.1f, %.1f\n", pl, pr, ps);
+    CHECK(fabs(pl + 90) < 20 && fabs(pr - 90) < 20 && fabs(ps) < 20, "set_path takes the branch of its point");
 }
 
 /* ---- 6 ---- */
