@@ -2,6 +2,7 @@
 #include "../sim/engine.h"
 #include "../traffic/lights.h"
 #include "../traffic/traffic.h"
+#include "../traffic/signs.h"
 
 #include "../core/error.h"
 #include "../map/lanemap.h"
@@ -49,14 +50,17 @@ sn_status sn_engine_traffic_light_info(const sn_engine *e, uint32_t id, sn_traff
     const sn_lights *ls = e->lights;
     const sn_tl_group *g = &ls->g[t->group];
     const sn_tl_ctl *c = &ls->ctl[g->first_ctl + t->ctl];
-    uint32_t n_stops = 0;
+    uint32_t n_stops = 0, n_lanes = 0;
     for (uint32_t i = 0; i < ls->n_stops; i++)
         n_stops += &ls->l[ls->stops[i].light] == t;
+    for (uint32_t i = 0; i < ls->n_lanes; i++)
+        n_lanes += &ls->l[ls->lanes[i].light] == t;
     *out = (sn_traffic_light_info){
         .struct_size = sizeof *out, .id = id, .opendrive_id = t->signal_id, .road_id = t->road_id,
         .junction_id = g->junction_id, .pole_index = t->ctl, .state = (sn_traffic_light_state)t->state,
         .frozen = g->frozen, .green_time = c->ns[0] * 1e-9, .yellow_time = c->ns[1] * 1e-9, .red_time = c->ns[2] * 1e-9,
-        .elapsed_time = (g->stage_ns - g->timer_ns) * 1e-9, .n_stops = n_stops};
+        .elapsed_time = (g->stage_ns - g->timer_ns) * 1e-9, .n_stops = n_stops,
+        .n_affected_lanes = n_lanes};
     return SN_OK;
 }
 
@@ -209,6 +213,20 @@ static bool on_path(const sn_actor *a, const sn_waypoint *w)
     return false;
 }
 
+/* Two boxes on the ground (centre, yaw in radians, half extents x and y) overlap. */
+static bool obb_overlap(sn_vec3 c1, double yaw1, sn_vec3 e1, sn_vec3 c2, double yaw2, sn_vec3 e2)
+{
+    const double ax[4][2] = {{cos(yaw1), sin(yaw1)}, {-sin(yaw1), cos(yaw1)}, {cos(yaw2), sin(yaw2)}, {-sin(yaw2), cos(yaw2)}};
+    const double dx = c2.x - c1.x, dy = c2.y - c1.y;
+    for (int k = 0; k < 4; k++) {
+        double r1 = e1.x * fabs(ax[0][0] * ax[k][0] + ax[0][1] * ax[k][1]) + e1.y * fabs(ax[1][0] * ax[k][0] + ax[1][1] * ax[k][1]);
+        double r2 = e2.x * fabs(ax[2][0] * ax[k][0] + ax[2][1] * ax[k][1]) + e2.y * fabs(ax[3][0] * ax[k][0] + ax[3][1] * ax[k][1]);
+        if (fabs(dx * ax[k][0] + dy * ax[k][1]) > r1 + r2)
+            return false;
+    }
+    return true;
+}
+
 sn_status sn_engine_vehicle_traffic_light(const sn_engine *e, uint32_t vehicle, uint32_t *light, sn_error *err)
 {
     SN_ERR_LOCAL(err);
@@ -230,7 +248,22 @@ sn_status sn_engine_vehicle_traffic_light(const sn_engine *e, uint32_t vehicle, 
     double off = hypot(tf.location.x - w.transform.location.x, tf.location.y - w.transform.location.y);
     if (off > w.lane_width || fabs(wrap180(tf.rotation.yaw - w.transform.rotation.yaw)) > 90)
         return SN_OK;
-    const double ex = a->ph->bbox.extent.x, lo = TL_BOX_NEAR - ex, hi = TL_BOX_FAR + ex;
+    /* In a trigger box (bind.c's, CARLA's): the boxes overlap on the ground (separating axes). */
+    const sn_vec3 ve = a->ph->bbox.extent;
+    const double vyaw = tf.rotation.yaw * SN_DEG;
+    for (uint32_t i = 0; i < ls->n_stops; i++) {
+        const sn_tl_stop *st = &ls->stops[i];
+        if (!ls->l[st->light].actor || fabs(st->box_location.z - (tf.location.z + ve.z)) > st->box_extent.z + ve.z + 1.0)
+            continue;
+        if (obb_overlap(tf.location, vyaw, ve, st->box_location, st->box_rotation.yaw * SN_DEG, st->box_extent)) {
+            *light = ls->l[st->light].actor;
+            return SN_OK;
+        }
+    }
+    /* An autopilot: the light of the stop line its path meets within the box's reach. */
+    if (!a->has_autopilot || !a->mv->ap || !a->mv->ap->map)
+        return SN_OK;
+    const double ex = ve.x, lo = TL_BOX_NEAR - ex, hi = TL_BOX_FAR + ex;
     double base = 0;
     for (int step = 0; step < 16 && base + lo <= hi + TL_STEP; step++) {
         uint32_t ns;
@@ -317,21 +350,65 @@ sn_status sn_engine_traffic_lights_from_waypoint(const sn_engine *e, const sn_wa
     return SN_OK;
 }
 
-sn_status sn_map_lane_speed_limit(const sn_map *m, const sn_waypoint *wp, double *mps, sn_error *err)
+sn_status sn_engine_traffic_light_affected_lanes(const sn_engine *e, uint32_t id, sn_waypoint *out, size_t cap,
+                                                 size_t *n, sn_error *err)
 {
     SN_ERR_LOCAL(err);
-    if (!m || !wp || !mps)
-        return sn_fail(err, SN_E_INVALID, "map: lane_speed_limit: NULL argument");
-    *mps = 0;
-    int32_t ri = sn_odr_road_index(m->odr, wp->road_id);
-    if (ri < 0)
-        return sn_fail(err, SN_E_NOT_FOUND, "map: lane_speed_limit: no road %d", (int)wp->road_id);
-    const sn_odr_road *r = &m->odr->roads[ri];
-    if (wp->section_id < 0 || (uint32_t)wp->section_id >= r->n_sections)
-        return sn_fail(err, SN_E_NOT_FOUND, "map: lane_speed_limit: road %d has no section %d", (int)wp->road_id,
-                       (int)wp->section_id);
-    const sn_odr_section *sec = &r->sections[wp->section_id];
-    double v = sn_odr_speed_limit(r, sec, sn_odr_lane_of(sec, wp->lane_id), wp->s);
-    *mps = v > 0 && isfinite(v) ? v : 0;
+    sn_tlight *t = light_of(e, "traffic_light_affected_lanes", id, err);
+    if (!t)
+        return err->status;
+    if (cap && !out)
+        return sn_fail(err, SN_E_INVALID, "traffic_light_affected_lanes: NULL output with a capacity of %zu", cap);
+    const sn_lights *ls = e->lights;
+    size_t k = 0;
+    for (uint32_t i = 0; i < ls->n_lanes; i++) {
+        const sn_tl_lane *l = &ls->lanes[i];
+        if (&ls->l[l->light] != t)
+            continue;
+        if (k < cap && e->map) {
+            sn_error e2 = {0};
+            if (sn_map_waypoint_xodr(e->map, l->road_id, l->lane_id, l->s, &out[k], &e2) != SN_OK)
+                memset(&out[k], 0, sizeof out[k]);
+        }
+        k++;
+    }
+    if (n)
+        *n = k;
+    return SN_OK;
+}
+
+sn_status sn_engine_traffic_light_trigger_volumes(const sn_engine *e, uint32_t id, sn_trigger_volume *out, size_t cap,
+                                                  size_t *n, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_tlight *t = light_of(e, "traffic_light_trigger_volumes", id, err);
+    if (!t)
+        return err->status;
+    if (cap && !out)
+        return sn_fail(err, SN_E_INVALID, "traffic_light_trigger_volumes: NULL output with a capacity of %zu", cap);
+    const sn_lights *ls = e->lights;
+    size_t k = 0;
+    for (uint32_t i = 0; i < ls->n_stops; i++) {
+        const sn_tl_stop *s = &ls->stops[i];
+        if (&ls->l[s->light] != t)
+            continue;
+        if (k < cap)
+            out[k] = (sn_trigger_volume){s->box_location, s->box_extent, s->box_rotation};
+        k++;
+    }
+    if (n)
+        *n = k;
+    return SN_OK;
+}
+
+sn_status sn_engine_vehicle_speed_limit(const sn_engine *e, uint32_t id, double *kmh, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!e || !kmh)
+        return sn_fail(err, SN_E_INVALID, "vehicle_speed_limit: NULL engine or output");
+    const sn_actor *a = sn_world_find(&e->world, id);
+    if (!a || a->kind != SN_ACTOR_VEHICLE)
+        return sn_fail(err, SN_E_NOT_FOUND, "vehicle_speed_limit: actor %u is no live vehicle", id);
+    *kmh = sn_signs_vehicle_limit_kmh(e, a);
     return SN_OK;
 }

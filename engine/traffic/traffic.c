@@ -2,6 +2,7 @@
 #include "traffic.h"
 #include "crosswalk.h"
 #include "lights.h"
+#include "signs.h"
 #include "tm.h"
 #include "traffic_int.h"
 #include "walkers.h"
@@ -373,7 +374,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     double delta = atan(2.0 * a->mv->vp->wheelbase * sin(atan2(local.y, local.x)) / ld);
 
     /* Speed: the least of the limit, the curves, the stop line and the leader. */
-    double vt = md->desired >= 0 ? md->desired : limit_at(m, &md->path[0]) * (1 - md->speed_diff / 100);
+    double vt = md->desired >= 0 ? md->desired : sn_signs_limit(md, limit_at(m, &md->path[0])) * (1 - md->speed_diff / 100);
     for (uint32_t i = 1; i < md->n; i++) {
         double seg = along[i] - along[i - 1];
         if (seg < 0.5)
@@ -395,7 +396,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         double d_line = 0;
         for (uint32_t k = 0; k < ns; k++) {
             double ds = (st[k].s - md->path[i].s) * dir;
-            if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6) {
+            if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6 &&
+                sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i)) {
                 hit = &st[k];
                 d_line = along[i] + ds - front;
                 break;
@@ -427,6 +429,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         }
         break;
     }
+    /* Stop and yield signs; speed signs passed (signs.c). */
+    vt = sn_signs_speed(e, a, md, along, front, v, vt, dt);
     /* The leader: in the corridor of our path within the distance we need to stop, and more. */
     double horizon = fmin(along[md->n - 1], fmax(25.0, v * v / (2 * A_COMFORT) + md->gap + 15.0));
     size_t np = 0;

@@ -170,7 +170,7 @@ class TrafficLightInfo(Structure):
     _fields_ = [("struct_size", c_uint32), ("id", c_uint32), ("opendrive_id", c_int32), ("road_id", c_int32),
                 ("junction_id", c_int32), ("pole_index", c_uint32), ("state", c_int), ("frozen", c_bool),
                 ("green_time", c_double), ("yellow_time", c_double), ("red_time", c_double),
-                ("elapsed_time", c_double), ("n_stops", c_uint32)]
+                ("elapsed_time", c_double), ("n_stops", c_uint32), ("n_affected_lanes", c_uint32)]
 
 
 # Every struct the layout test compares, by its C name.
@@ -298,6 +298,8 @@ def _declare(L):
     f("sn_engine_set_vehicle_light_state", st, P, c_uint32, c_uint32, E)
     f("sn_engine_apply_walker_control", st, P, c_uint32, POINTER(WalkControl), E)
     f("sn_engine_set_autopilot", st, P, c_uint32, c_bool, POINTER(AutopilotOptions), E)
+    if hasattr(L, "sn_engine_vehicle_speed_limit"):  # a libsensim before signs has none
+        f("sn_engine_vehicle_speed_limit", st, P, c_uint32, POINTER(ctypes.c_double), E)
     if hasattr(L, "sn_engine_set_weather"):  # a libsensim before the weather has none
         f("sn_engine_set_weather", st, P, POINTER(Weather), E)
         f("sn_engine_get_weather", st, P, POINTER(Weather), E)
@@ -351,7 +353,6 @@ def _declare(L):
         f("sn_engine_vehicle_traffic_light", st, P, c_uint32, POINTER(c_uint32), E)
         f("sn_engine_traffic_lights_from_waypoint", st, P, POINTER(WaypointC), c_double, POINTER(c_uint32), c_size_t,
           POINTER(c_size_t), E)
-        f("sn_map_lane_speed_limit", st, P, POINTER(WaypointC), POINTER(c_double), E)
     f("sn_engine_traffic_light_count", c_uint32, P)
     f("sn_engine_traffic_light_at", c_uint32, P, c_uint32)
     f("sn_engine_traffic_light_info", st, P, c_uint32, POINTER(TrafficLightInfo), E)

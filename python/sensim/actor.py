@@ -204,9 +204,11 @@ class Vehicle(Actor):
                               vehicle_percentage_speed_difference, ignore_lights_percentage)
 
     def get_speed_limit(self) -> float:
-        """km/h, of the lane the vehicle is on (CARLA's)."""
-        from . import traffic
-        return traffic.speed_limit(self)
+        """CARLA's get_speed_limit (km/h): the last speed-limit sign the vehicle passed, else its
+        lane's or road's <speed> record, else 30 (docs/traffic.md "Speed limits")."""
+        kmh = ctypes.c_double(0.0)
+        self._call("sn_engine_vehicle_speed_limit", ctypes.byref(kmh))
+        return kmh.value
 
     def get_traffic_light(self):
         """The TrafficLight whose trigger volume the vehicle is in, or None (CARLA's)."""

@@ -456,29 +456,6 @@ def set_autopilot(vehicle: "Vehicle", enabled: bool, port: int, target_speed: fl
     vehicle._call("sn_engine_set_autopilot", bool(enabled), ctypes.byref(o))
 
 
-def speed_limit(vehicle: "Vehicle") -> float:
-    """km/h: the engine's own when it has one, else the limit of the lane the vehicle is on
-    (the map's <speed> records), else CARLA's town default of 30."""
-    L, e = _lib.lib(), vehicle._world._engine()
-    if hasattr(L, "sn_engine_vehicle_speed_limit"):
-        f = L.sn_engine_vehicle_speed_limit
-        f.restype, f.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_double),
-                                               ctypes.POINTER(_lib.Error)]
-        v, err = ctypes.c_double(), _err()
-        check(f(e, vehicle.id, ctypes.byref(v), ctypes.byref(err)), err)
-        return v.value
-    h = L.sn_engine_map(e)
-    if not h or not hasattr(L, "sn_map_lane_speed_limit"):
-        return 30.0
-    w, err = _lib.WaypointC(), _err()
-    if L.sn_map_waypoint(h, vehicle._info().transform.location, True, 1 << 1, ctypes.byref(w), ctypes.byref(err)):
-        return 30.0
-    v = ctypes.c_double()
-    if L.sn_map_lane_speed_limit(h, ctypes.byref(w), ctypes.byref(v), ctypes.byref(err)) or v.value <= 0:
-        return 30.0
-    return v.value * 3.6
-
-
 def vehicle_traffic_light(vehicle: "Vehicle") -> "TrafficLight | None":
     light, err = ctypes.c_uint32(), _err()
     check(_L().sn_engine_vehicle_traffic_light(vehicle._world._engine(), vehicle.id, ctypes.byref(light),

@@ -208,6 +208,7 @@ int main(void)
     printf("sn_traffic_light_info.red_time %zu\n", offsetof(sn_traffic_light_info, red_time));
     printf("sn_traffic_light_info.elapsed_time %zu\n", offsetof(sn_traffic_light_info, elapsed_time));
     printf("sn_traffic_light_info.n_stops %zu\n", offsetof(sn_traffic_light_info, n_stops));
+    printf("sn_traffic_light_info.n_affected_lanes %zu\n", offsetof(sn_traffic_light_info, n_affected_lanes));
     printf("sn_autopilot_options %zu\n", sizeof(sn_autopilot_options));
     printf("sn_autopilot_options.struct_size %zu\n", offsetof(sn_autopilot_options, struct_size));
     printf("sn_autopilot_options.target_speed %zu\n", offsetof(sn_autopilot_options, target_speed));

@@ -168,9 +168,6 @@ SN_API sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *
                                             sn_waypoint *out, size_t cap, size_t *n, struct sn_error *err);
 /* CARLA's get_left_lane() / get_right_lane(), relative to the direction of travel, of any
 ** type: SN_E_NOT_FOUND when there is none. */
-/* The lane's speed limit at a waypoint from the map's <speed> records (lane, else road type), in
-** m/s; 0 when the map gives none. */
-SN_API sn_status sn_map_lane_speed_limit(const sn_map *m, const sn_waypoint *wp, double *mps, struct sn_error *err);
 SN_API sn_status sn_map_left_lane(const sn_map *m, const sn_waypoint *wp, sn_waypoint *out, struct sn_error *err);
 SN_API sn_status sn_map_right_lane(const sn_map *m, const sn_waypoint *wp, sn_waypoint *out, struct sn_error *err);
 
