@@ -27,7 +27,6 @@ from .geom import BoundingBox, Location, Rotation, Transform, Vector3D
 if TYPE_CHECKING:
     from .actor import Vehicle
     from .map import Waypoint
-    from .world import World
 
 __all__ = ["TrafficManager", "TrafficLight", "TrafficLightState", "TrafficSign", "Landmark", "LandmarkType"]
 
