@@ -19,6 +19,9 @@ static const char *const textures[] = {"none", "checker", NULL};
 /* Negative: the semantic tag's (sn_tag_reflectivity); spawn writes the value it resolved to. */
 #define ATTR_REFL {"reflectivity", SN_ATTR_FLOAT, "-1", NULL, NULL, true, -1, 1, NULL, \
                    "diffuse reflectivity 0..1 that ray hits report (lidar intensity); -1: the semantic tag's"}
+/* CARLA's number_of_wheels: 2 gives a two-wheeler's physics (docs/world.md, "Two-wheelers"). */
+#define ATTR_WHEELS(d) {"number_of_wheels", SN_ATTR_INT, d, NULL, NULL, true, 2, 4, NULL, \
+                        "CARLA's number_of_wheels: 4, or 2 for a two-wheeler's physics (held upright, brakes that cannot pitch it over)"}
 #define ATTR_EXTENT(d, what) {"extent", SN_ATTR_STRING, d, NULL, NULL, false, 0, 0, "m", \
                               "half extents 'x,y,z' of the " what}
 
@@ -55,6 +58,7 @@ static const sn_attr_def sedan_attrs[] = {
     {"center_of_mass_height", SN_ATTR_FLOAT, "0.55", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
     ATTR_REFL,
+    ATTR_WHEELS("4"),
 };
 static const sn_attr_def truck_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("60,90,150"), ATTR_TAG("Truck"), ATTR_TEXTURE("none"), ATTR_EXTENT("4.0,1.25,1.6", "body"),
@@ -65,6 +69,7 @@ static const sn_attr_def truck_attrs[] = {
     {"center_of_mass_height", SN_ATTR_FLOAT, "1.6", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
     ATTR_REFL,
+    ATTR_WHEELS("4"),
 };
 static const sn_attr_def van_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("230,230,230"), ATTR_TAG("Car"), ATTR_TEXTURE("none"), ATTR_EXTENT("2.6,1.0,1.05", "body"),
@@ -74,6 +79,7 @@ static const sn_attr_def van_attrs[] = {
      "front wheel angle at steer 1 and standstill (less at speed by CARLA's steering curve)"},
     {"center_of_mass_height", SN_ATTR_FLOAT, "0.8", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
+    ATTR_WHEELS("4"),
 };
 static const sn_attr_def bus_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("220,170,30"), ATTR_TAG("Bus"), ATTR_TEXTURE("none"), ATTR_EXTENT("6.0,1.27,1.6", "body"),
@@ -83,9 +89,11 @@ static const sn_attr_def bus_attrs[] = {
      "front wheel angle at steer 1 and standstill (less at speed by CARLA's steering curve)"},
     {"center_of_mass_height", SN_ATTR_FLOAT, "1.2", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
+    ATTR_WHEELS("4"),
 };
 /* CARLA 0.9.15's bicycles and motorcycles (docs/shapes.md, "Two-wheelers"): the box holds the
-** machine and its rider; physics is the four-wheel model's (a two-wheeler that never falls). */
+** machine and its rider; physics is the four-wheel model's on a narrow track with a two-wheeler's
+** roll and brakes (number_of_wheels 2; docs/world.md, "Two-wheelers"). */
 #define TWO_WHEELER(name, color, tag, ext, mass, power, steer, cg) \
     static const sn_attr_def name[] = { \
         ATTR_ROLE, ATTR_COLOR(color), ATTR_TAG(tag), ATTR_TEXTURE("none"), ATTR_EXTENT(ext, "machine and rider"), \
@@ -95,7 +103,7 @@ static const sn_attr_def bus_attrs[] = {
          "front wheel angle at steer 1 and standstill (less at speed by CARLA's steering curve)"}, \
         {"center_of_mass_height", SN_ATTR_FLOAT, cg, NULL, NULL, true, 0.01, 100, "m", \
          "centre of mass above the origin (the bottom of the box), below the box's top"}, \
-        ATTR_REFL, \
+        ATTR_REFL, ATTR_WHEELS("2"), \
     }
 TWO_WHEELER(crossbike_attrs, "30,110,60", "Bicycle", "0.74,0.3,0.82", "90", "400", "40", "0.8");
 TWO_WHEELER(century_attrs, "180,40,40", "Bicycle", "0.82,0.3,0.85", "90", "400", "40", "0.8");

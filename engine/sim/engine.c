@@ -46,6 +46,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     if (opts)
         e->opts = *opts;
     e->out_lock = -1;
+    e->no_health = getenv("SENSIM_BENCH_NO_HEALTH") != NULL; /* bench_health's baseline only */
     if (sn_library_init(&e->lib, err) != SN_OK) {
         free(e);
         return NULL;
@@ -120,6 +121,7 @@ static void unload(sn_engine *e)
     e->traffic = NULL;
     sn_tms_free(e->tms); /* after the world: the autopilots pointed into it */
     e->tms = NULL;
+    sn_health_free(&e->health);
     sn_scene_free(&e->scene);
     free(e->out_dir);
     e->out_dir = NULL;
@@ -929,6 +931,8 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
         t1 = mono();
         sn_traffic_controllers(e, c->dt); /* step 3: route followers and map autopilots */
         st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
+        if (!st && !e->replay && !e->no_health)
+            st = sn_health_observe(e, err); /* the finished frame's traffic health */
         e->time_world += mono() - t1;
         if (!st)
             e->advanced_frame = c->frame;
@@ -991,7 +995,7 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     }
     /* the whole run succeeded: its outputs move into place; else they stay in the staging folder */
     if (complete && !st && e->final_dir && !(st = sn_runinfo_write(e->out_dir, e->final_dir, e->scene.path,
-                                                                     e->scene.map_path, e->seed, err)))
+                                                                     e->scene.map_path, e->seed, &e->health, err)))
         st = sn_outdir_commit(e->out_dir, e->final_dir, err);
     if (complete && !st) {
         free(e->partial_dir);

@@ -7,6 +7,7 @@
 #include "../scene/scene.h"
 #include "../world/world.h"
 #include "../render/render.h"
+#include "../traffic/health.h"
 #include "../query/rayscene.h"
 
 #include <msgpack.h>
@@ -177,6 +178,8 @@ struct sn_engine {
     struct sn_signs *signs;     /* stop, yield and speed signs of the map (traffic/signs.h), or NULL */
     struct sn_traffic *traffic; /* the map autopilots' per-frame scratch (traffic/traffic.h) */
     struct sn_tms *tms;         /* the Traffic Managers' settings (traffic/tm.h), NULL until used */
+    sn_health health;      /* traffic health, observed after each frame's advance (traffic/health.h) */
+    bool no_health;        /* SENSIM_BENCH_NO_HEALTH: not observed (bench_health's baseline) */
 
     sn_writer writer;
     sn_pack_buf msg;       /* the header, or a whole message when the header outgrew its room */

@@ -136,6 +136,13 @@ class RunStats(Structure):
                 ("frames_planned", c_uint64), ("time_serialize", c_double), ("time_write", c_double)]
 
 
+class TrafficHealth(Structure):
+    _fields_ = [("struct_size", c_uint32), ("start", c_double), ("duration", c_double), ("vehicles", c_uint32),
+                ("standing", c_uint32), ("crawling", c_uint32), ("flipped", c_uint32),
+                ("red_light_crossings", c_uint32), ("autopilot_collisions", c_uint32),
+                ("deadlocks_resolved", c_uint32), ("lane_changes", c_uint32)]
+
+
 class RecordOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("file", c_char_p), ("additional_data", c_bool), ("date", c_int64)]
 
@@ -178,7 +185,8 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_vehicle_control": VehControl, "sn_walker_control": WalkControl, "sn_actor_info": ActorInfo,
            "sn_clock": Clock, "sn_error": Error, "sn_engine_options": EngineOptions, "sn_message": Message,
            "sn_attribute": Attribute, "sn_actor_desc": ActorDesc, "sn_value": Value, "sn_attr_def": AttrDef,
-           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats, "sn_record_options": RecordOptions,
+           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats,
+           "sn_traffic_health": TrafficHealth, "sn_record_options": RecordOptions,
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
            "sn_map_info": MapInfo, "sn_weather": Weather,
            "sn_traffic_light_info": TrafficLightInfo, "sn_autopilot_options": AutopilotOptions}
@@ -311,6 +319,10 @@ def _declare(L):
     f("sn_engine_set_target_transform", st, P, c_uint32, POINTER(Xform), E)
     f("sn_engine_call", st, P, c_char_p, c_char_p, c_uint32, POINTER(c_char_p), E)
     f("sn_engine_stats", st, P, POINTER(RunStats), E)
+    if hasattr(L, "sn_engine_traffic_health"):  # a libsensim before traffic health has none
+        f("sn_engine_traffic_health", st, P, POINTER(TrafficHealth), E)
+        f("sn_engine_traffic_health_windows", c_uint32, P)
+        f("sn_engine_traffic_health_window", st, P, c_uint32, POINTER(TrafficHealth), E)
     f("sn_engine_blueprints", P, P, E)
     f("sn_blueprints_open", P, POINTER(EngineOptions), E)
     f("sn_blueprints_close", None, P)

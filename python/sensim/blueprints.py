@@ -51,6 +51,12 @@ class ActorAttribute:
     def __str__(self) -> str:
         return self.value
 
+    def __int__(self) -> int:  # CARLA's: int(bp.get_attribute('number_of_wheels')) == 4
+        return int(self.value)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
     def as_bool(self) -> bool:
         return self.value.lower() in ("true", "1")
 

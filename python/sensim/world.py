@@ -224,6 +224,24 @@ class World(WorldTraffic):
         check(_lib.lib().sn_engine_stats(self._engine(), ctypes.byref(s), ctypes.byref(err)), err)
         return {k: getattr(s, k) for k, _ in _lib.RunStats._fields_ if k != "struct_size"}
 
+    def get_traffic_health(self) -> dict:
+        """sn_engine_traffic_health (docs/traffic.md, "Traffic health"): {"totals": {...},
+        "windows": [{...}, ...]}, a window per simulated minute (the last one so far), each with
+        start, duration, vehicles, standing, crawling, flipped, red_light_crossings,
+        autopilot_collisions, deadlocks_resolved and lane_changes."""
+        L, err = _lib.lib(), _err()
+
+        def as_dict(h):
+            return {k: getattr(h, k) for k, _ in _lib.TrafficHealth._fields_ if k != "struct_size"}
+        t = _lib.TrafficHealth(struct_size=ctypes.sizeof(_lib.TrafficHealth))
+        check(L.sn_engine_traffic_health(self._engine(), ctypes.byref(t), ctypes.byref(err)), err)
+        windows = []
+        for i in range(L.sn_engine_traffic_health_windows(self._engine())):
+            w = _lib.TrafficHealth(struct_size=ctypes.sizeof(_lib.TrafficHealth))
+            check(L.sn_engine_traffic_health_window(self._engine(), i, ctypes.byref(w), ctypes.byref(err)), err)
+            windows.append(as_dict(w))
+        return {"totals": as_dict(t), "windows": windows}
+
     # -- blueprints and the map
     def get_blueprint_library(self) -> "BlueprintLibrary":
         if self._bplib is None:

@@ -97,6 +97,9 @@ def test_set_autopilot_follows_the_lanes(client):
         beyond = loc.x < -42 or loc.x > 242 or loc.y > 42 or loc.y < -242  # within 8 m of an end
         assert beyond or m.get_waypoint(loc, project_to_road=False) is not None, f"left the lanes at {loc}"
     assert far > 30.0
+    health = world.get_traffic_health()  # 70 s: a whole minute and 10 s of the next
+    assert [(w["start"], round(w["duration"], 6), w["vehicles"]) for w in health["windows"]] == [(0, 60, 1), (60, 10, 1)]
+    assert health["totals"]["red_light_crossings"] == 0 and health["totals"]["flipped"] == 0
     car.set_autopilot(False)
     with pytest.raises(sensim.SensimError, match="ignore_lights_percentage"):
         car.set_autopilot(True, ignore_lights_percentage=150)
@@ -114,6 +117,10 @@ def test_blueprint_library_filter_and_attributes(client):
     a.set_attribute("fov", 110)
     assert a.get_attribute("fov").value == "110"
     assert lib.find("sensor.camera.rgb").get_attribute("fov").as_float() == 90.0  # find hands out copies
+    # CARLA's generate_traffic.py keeps the cars with int(bp.get_attribute('number_of_wheels')) == 4
+    cars = {b.id for b in lib.filter("vehicle.*") if int(b.get_attribute("number_of_wheels")) == 4}
+    assert cars == {"vehicle.sedan", "vehicle.van", "vehicle.truck", "vehicle.bus"}
+    assert float(lib.find("vehicle.kawasaki.ninja").get_attribute("number_of_wheels")) == 2.0
 
 
 def test_kinematic_actor_moves_by_velocity_times_dt(client):

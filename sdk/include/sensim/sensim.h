@@ -705,6 +705,38 @@ SN_API sn_status sn_engine_traffic_light_trigger_volumes(const sn_engine *e, uin
 ** lane keeps the last limit it had (30 km/h at first). */
 SN_API sn_status sn_engine_vehicle_speed_limit(const sn_engine *e, uint32_t id, double *kmh, sn_error *err);
 
+/* ---- Traffic health (docs/traffic.md, "Traffic health") ----
+**
+** What an observer of the world counts after every frame, per simulated minute (a window:
+** frames whose interval starts in [60 k, 60 (k + 1)) s), from poses, contacts and the lights'
+** stop lines alone. run.json and `sensim run --stats` write the same as `traffic_health`.
+*/
+
+/* One window's counts, or the totals. Set struct_size = sizeof(sn_traffic_health). */
+typedef struct sn_traffic_health {
+    uint32_t struct_size;
+    double start, duration;         /* s: the window's (the totals: 0 and the time observed) */
+    uint32_t vehicles;              /* autopilot vehicles present through the window */
+    uint32_t standing;              /* of them, those that moved less than 1 m in it */
+    uint32_t crawling;              /* of them, those that moved less than 50 m */
+    uint32_t flipped;               /* vehicles with |pitch| or |roll| over 30 deg at some frame of it
+                                       (the totals: distinct vehicles over the run) */
+    uint32_t red_light_crossings;   /* a vehicle's front crossed a red light's stop line, along its lane */
+    uint32_t autopilot_collisions;  /* two autopilot vehicles began to touch (with force) */
+    uint32_t deadlocks_resolved;    /* reported by the autopilot */
+    uint32_t lane_changes;          /* reported by the autopilot */
+} sn_traffic_health;
+
+/* The totals so far: every count summed over the windows (vehicles, standing and crawling as
+** vehicle-windows), flipped as distinct vehicles. All zero before the first frame. */
+SN_API sn_status sn_engine_traffic_health(const sn_engine *e, sn_traffic_health *out, sn_error *err);
+/* The windows so far: the finished ones and the current one (its counts up to the last frame). */
+SN_API uint32_t sn_engine_traffic_health_windows(const sn_engine *e);
+SN_API sn_status sn_engine_traffic_health_window(const sn_engine *e, uint32_t index, sn_traffic_health *out,
+                                                 sn_error *err);
+/* Writes the `traffic_health` JSON object of run.json (one line, no newline) to out. */
+SN_API sn_status sn_engine_traffic_health_json(const sn_engine *e, FILE *out, sn_error *err);
+
 /* ---- Crash reports ---- */
 
 /*
