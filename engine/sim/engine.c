@@ -349,6 +349,7 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     }
     e->clock = (sn_clock){0, 0, sc->settings.fixed_delta_seconds, 0, llround(sc->settings.fixed_delta_seconds * 1e9)};
     e->frame0 = 0;
+    e->clock_base_frame = 0, e->clock_base_ns = 0, e->clock_base_ts = 0;
     e->run_failed = false;
     e->time_world = e->time_sensors = e->time_output = e->time_serialize = 0; /* the timers count from this load */
     e->time_write0 = sn_spool_busy(e->spool);
@@ -916,8 +917,9 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
     }
     sn_clock *c = &e->clock;
     c->frame++;
-    c->time_ns = (int64_t)c->frame * c->dt_ns;
-    c->timestamp = (double)c->frame * c->dt;
+    /* frame * dt while the step never changed (bases 0): the same bits as ever */
+    c->time_ns = e->clock_base_ns + (int64_t)(c->frame - e->clock_base_frame) * c->dt_ns;
+    c->timestamp = e->clock_base_ts + (double)(c->frame - e->clock_base_frame) * c->dt;
     e->in_step = true;
     st = e->replay ? sn_replay_before_step(e, err) : SN_OK;
     if (!st)

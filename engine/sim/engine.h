@@ -141,6 +141,11 @@ struct sn_engine {
     uint64_t frame0;       /* the clock's frame before the first step: 0, a replay's recorded frame - 1 */
     uint64_t advanced_frame; /* the last frame the world was advanced to (render_at needs it) */
     int n_sub;
+    /* sn_engine_set_step: the clock counts from this frame and time (0 until the step changes) */
+    uint64_t clock_base_frame;
+    int64_t clock_base_ns;
+    double clock_base_ts;
+    bool step_warned;      /* the one warning about a step beyond max_substeps was given */
     uint64_t seed;
     sn_host host;
 

@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
+import threading
 import sysconfig
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int, c_int32,
                     c_int64, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
@@ -252,14 +253,53 @@ _lib = None
 _path = None
 
 
+# One lock around every call into libsensim: a World belongs to one thread at a time, and a
+# call from a second thread while a step runs (world.tick() on another thread, the asynchronous
+# mode's thread) waits for the step to end instead of reaching ODE's locked space mid-step
+# (issue 33, item 16). Re-entrant: listeners run inside the step, on the stepping thread, and call in.
+engine_lock = threading.RLock()
+
+
+class _Locked:
+    """The library with each function wrapped to hold engine_lock while it runs (the GIL is
+    released inside, the lock is not). The raw CDLL is `raw`."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def __getattr__(self, name):
+        locked = _LockedFn(getattr(self.raw, name))
+        self.__dict__[name] = locked
+        return locked
+
+
+class _LockedFn:
+    """One library function called under engine_lock. Its restype and argtypes are the ctypes
+    function's own: setting them here sets them there (callers declare late functions so)."""
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn):
+        object.__setattr__(self, "_fn", fn)
+
+    def __call__(self, *args):
+        with engine_lock:
+            return self._fn(*args)
+
+    def __getattr__(self, name):
+        return getattr(self._fn, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._fn, name, value)
+
+
 def lib():
     """The loaded libsensim with its prototypes declared (loaded on first use, so that the
-    stream reader works without it)."""
+    stream reader works without it); every call holds engine_lock."""
     global _lib, _path
     if _lib is None:
         L, path = _load()
         _declare(L)
-        _lib, _path = L, path
+        _lib, _path = _Locked(L), path
     return _lib
 
 
@@ -294,6 +334,7 @@ def _declare(L):
     f("sn_engine_run", st, P, c_uint64, E)
     f("sn_engine_finish", st, P, c_bool, E)
     f("sn_engine_clock", POINTER(Clock), P)
+    f("sn_engine_set_step", st, P, c_double, c_double, c_uint32, E)
     f("sn_engine_find_actor", c_uint32, P, c_char_p)
     f("sn_engine_actor_get", st, P, c_uint32, POINTER(ActorInfo))
     f("sn_engine_actor_count", c_uint32, P)

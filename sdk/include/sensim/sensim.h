@@ -49,6 +49,8 @@ extern "C" {
 #define SN_LIMIT_SPEED 1000.0                  /* m/s: an initial velocity; walker speeds: 10 */
 #define SN_LIMIT_COORD 1e7                     /* m from the origin: locations, route points */
 #define SN_LIMIT_DT_MIN 1e-6                   /* s: the smallest fixed_delta_seconds, substep */
+#define SN_LIMIT_STEP 10.0                     /* s: the largest step sn_engine_set_step takes */
+#define SN_LIMIT_SUBSTEPS 1000                 /* physics substeps of one step (sn_engine_set_step) */
 
 /* An error: filled by every function that can fail. Caller-owned, no cleanup needed. */
 typedef struct sn_error {
@@ -158,6 +160,16 @@ SN_API const char *sn_engine_partial_dir(const sn_engine *e);
 
 /* The current clock. */
 SN_API const sn_clock *sn_engine_clock(const sn_engine *e);
+/*
+** CARLA's world.apply_settings: the step from the next frame on (between frames; not in a
+** replay). fixed_delta_seconds within [SN_LIMIT_DT_MIN, SN_LIMIT_STEP]; max_substep_delta_time
+** within [SN_LIMIT_DT_MIN, 1] (0 keeps the current); max_substeps within [1, 16] (0 keeps).
+** A step longer than max_substep_delta_time * max_substeps is run, as CARLA runs it, in
+** ceil(dt / max_substep_delta_time) substeps up to SN_LIMIT_SUBSTEPS (longer substeps beyond),
+** with one warning to the log. The clock's time keeps counting from where it was.
+*/
+SN_API sn_status sn_engine_set_step(sn_engine *e, double fixed_delta_seconds, double max_substep_delta_time,
+                                    uint32_t max_substeps, sn_error *err);
 /* Looks up a live actor by its scene name; 0 if none. */
 SN_API uint32_t sn_engine_find_actor(const sn_engine *e, const char *name);
 /* Fills *out for a live actor (set out->struct_size). */
