@@ -17,6 +17,7 @@
 #include "../plugin/attr.h"
 #include "../traffic/lights.h"
 #include "../traffic/signs.h"
+#include "../traffic/tm.h"
 #include "../traffic/traffic.h"
 
 #include <errno.h>
@@ -119,6 +120,8 @@ static void unload(sn_engine *e)
     e->signs = NULL;
     sn_traffic_free(e->traffic);
     e->traffic = NULL;
+    sn_tms_free(e->tms); /* after the world: the autopilots pointed into it */
+    e->tms = NULL;
     sn_health_free(&e->health);
     sn_scene_free(&e->scene);
     free(e->out_dir);

@@ -182,6 +182,7 @@ struct sn_engine {
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
     struct sn_signs *signs;     /* stop, yield and speed signs of the map (traffic/signs.h), or NULL */
     struct sn_traffic *traffic; /* the map autopilots' per-frame scratch (traffic/traffic.h) */
+    struct sn_tms *tms;         /* the Traffic Managers' settings (traffic/tm.h), NULL until used */
     sn_health health;      /* traffic health, observed after each frame's advance (traffic/health.h) */
     bool no_health;        /* SENSIM_BENCH_NO_HEALTH: not observed (bench_health's baseline) */
 

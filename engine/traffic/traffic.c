@@ -5,6 +5,7 @@
 #include "lanechange.h"
 #include "lights.h"
 #include "signs.h"
+#include "tm.h"
 #include "traffic_int.h"
 #include "walkers.h"
 
@@ -96,13 +97,22 @@ static double dist2d(sn_vec3 a, sn_vec3 b) { return hypot(b.x - a.x, b.y - a.y);
 
 static uint32_t lane_types(const sn_mapdrive *md) { return md->walker ? SN_LANE_SIDEWALK : SN_LANE_DRIVING; }
 
-/* Puts the path back on the lane nearest the actor. */
+/* Puts the path back on the lane nearest the actor; a vehicle off the road looks beyond 50 m (as
+** far as the map reaches) and drives there. */
 static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
 {
     md->n = 0;
     md->ended = false;
-    if (sn_map_waypoint(m, pos, true, lane_types(md), &md->path[0], NULL) != SN_OK)
-        return false;
+    md->far = false;
+    if (sn_map_waypoint(m, pos, true, lane_types(md), &md->path[0], NULL) != SN_OK) {
+        sn_map_place pl;
+        double reach = hypot(fmax(fabs(pos.x - m->lo.x), fabs(pos.x - m->hi.x)),
+                             fmax(fabs(pos.y - m->lo.y), fabs(pos.y - m->hi.y)));
+        if (md->walker || !sn_map_locate(m, pos, reach + 1, lane_types(md), &pl))
+            return false;
+        sn_map_make_waypoint(m, (sn_lanekey){pl.road, pl.section, pl.lane}, pl.s, &md->path[0]);
+        md->far = true;
+    }
     md->n = 1;
     return true;
 }
@@ -191,8 +201,9 @@ static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
             md->ended = u < 0;
             break;
         }
-        size_t pick = k > 1 ? (size_t)(sn_rng_u64(&md->rng) % k) : 0;
+        size_t pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
         md->path[md->n++] = next[pick];
+        sn_tm_plan_reached(md, &next[pick]);
         ahead += SN_MD_STEP;
         (void)ahead;
     }
@@ -641,6 +652,7 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         else
             vehicle_update(e, a, a->mv->ap->map, dt);
     }
+    sn_tm_lights(e); /* update_vehicle_lights: after the controls are set */
 }
 
 static double knob(double v, double def) { return isnan(v) ? def : v; }
@@ -664,13 +676,30 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     md->auto_lane_change = true;
     md->jx_in = -1;
     md->desired = target_speed >= 0 ? target_speed : md->walker ? a->mv->walk_speed : -1;
-    if (!relocate(e->map, md, a->st.pos)) {
-        const char *kind = md->walker ? "sidewalk" : "driving";
+    bool placed = relocate(e->map, md, a->st.pos);
+    if (!placed && md->walker) {
         free(md);
-        return sn_fail(err, SN_E_INVALID, "no %s lane within 50 m of (%.2f, %.2f, %.2f) to follow", kind,
+        return sn_fail(err, SN_E_INVALID, "no sidewalk lane within 50 m of (%.2f, %.2f, %.2f) to follow",
                        a->st.pos.x, a->st.pos.y, a->st.pos.z);
     }
-    refill(e->map, md, 0);
+    if (placed)
+        refill(e->map, md, 0);
+    if ((!placed || md->far) && !(e->tms && e->tms->warned_offroad)) {
+        /* Not an error (CARLA's TM drives it there): said once a run, naming the first. */
+        sn_tms *tms = e->tms ? e->tms : (e->tms = calloc(1, sizeof *e->tms));
+        if (tms)
+            tms->warned_offroad = true;
+        char line[300];
+        if (placed)
+            snprintf(line, sizeof line, "autopilot: '%s' (actor %u) at (%.1f, %.1f, %.1f) is %.0f m from the nearest "
+                     "driving lane: it drives there (further vehicles off the road are not reported)",
+                     a->name ? a->name : a->type_id, a->id, a->st.pos.x, a->st.pos.y, a->st.pos.z,
+                     dist2d(a->st.pos, md->path[0].transform.location));
+        else
+            snprintf(line, sizeof line, "autopilot: '%s' (actor %u) finds no driving lane on the map: it waits, "
+                     "braking", a->name ? a->name : a->type_id, a->id);
+        sn_tm_warn(e, line);
+    }
     sn_autopilot *ap = sn_actor_autopilot(a);
     if (!ap) {
         free(md);
@@ -681,7 +710,11 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     *ap = (sn_autopilot){0};
     ap->map = md;
     a->has_autopilot = true;
-    if (md->walker)
+    if (md->walker) {
         sn_walker_attach(e, a, md); /* wanders: random goals on the navigation graph */
-    return SN_OK;
+        return SN_OK;
+    }
+    const double k3[3] = {k ? k->distance_to_leading_vehicle : NAN, k ? k->speed_difference : NAN,
+                          k ? k->ignore_lights : NAN};
+    return sn_tm_adopt(e, a, 0, k3, target_speed, err);
 }

@@ -47,6 +47,8 @@ typedef struct sn_mapdrive {
     double keep_right_pct;       /* keep_right_rule_percentage */
     double ignore_signs, ignore_vehicles, ignore_walkers; /* ignore_*_percentage */
     double desired;      /* target_speed, m/s; < 0: the lane's limit */
+    struct sn_tm_plan *plan; /* set_path / set_route (traffic/tm.h), the Traffic Managers'; NULL: roam */
+    bool far;            /* vehicles: no driving lane within 50 m; it drives to the nearest one */
     double speed_integral;
     uint32_t light_seen; /* the light last approached, index + 1 */
     bool light_ignored;  /* drawn once per approach (ignore_lights_percentage) */
@@ -95,8 +97,10 @@ const sn_traffic_stats *sn_traffic_stats_get(const struct sn_engine *e);
 ** for comparisons in the soak test and the benchmark. */
 void sn_traffic_set_legacy(struct sn_engine *e, bool legacy);
 
-/* Gives actor a (a vehicle or walker) a map autopilot. SN_E_INVALID without a map or when no
-** lane of the right type is within 50 m. */
+/* Gives actor a (a vehicle or walker) a map autopilot, on Traffic Manager 8000 unless it has one
+** (traffic/tm.h; the knobs and target_speed become its own settings). SN_E_INVALID without a map,
+** or for a walker with no sidewalk within 50 m; a vehicle off the road drives to the nearest
+** driving lane at any distance (the first one of a run is named in a warning). */
 sn_status sn_mapdrive_start(struct sn_engine *e, sn_actor *a, const sn_tm_knobs *k, double target_speed,
                             uint64_t seed, sn_error *err);
 /* Step 3: every autopilot's control for this frame (route followers and map autopilots). */

@@ -30,5 +30,13 @@ static inline uint64_t sn_traffic_key(int64_t cx, int64_t cy)
 {
     return ((uint64_t)(cx + (1 << 30)) << 32) | (uint64_t)(cy + (1 << 30));
 }
+/* Puts md's path back on the lane nearest pos; false when there is none within 50 m (a vehicle looks
+** as far as the map reaches). */
+bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos);
+/* Extends md's path to its full length along the lanes (branches drawn from md's generator). */
+void sn_md_refill(const sn_map *m, sn_mapdrive *md);
+/* Drops the waypoints behind pos; *along0 is path[0]'s distance along the path from pos
+** (negative: behind). false when pos is far off the path. */
+bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0);
 
 #endif

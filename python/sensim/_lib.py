@@ -67,7 +67,8 @@ class Weather(Structure):
 
 class AutopilotOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("target_speed", c_double), ("distance_to_leading_vehicle", c_double),
-                ("vehicle_percentage_speed_difference", c_double), ("ignore_lights_percentage", c_double)]
+                ("vehicle_percentage_speed_difference", c_double), ("ignore_lights_percentage", c_double),
+                ("tm_port", c_uint32)]
 
 
 class ActorInfo(Structure):
@@ -173,6 +174,13 @@ class MapInfo(Structure):
                 ("bounds_max", Vec3), ("warnings", c_uint32)]
 
 
+class TrafficLightInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("id", c_uint32), ("opendrive_id", c_int32), ("road_id", c_int32),
+                ("junction_id", c_int32), ("pole_index", c_uint32), ("state", c_int), ("frozen", c_bool),
+                ("green_time", c_double), ("yellow_time", c_double), ("red_time", c_double),
+                ("elapsed_time", c_double), ("n_stops", c_uint32), ("n_affected_lanes", c_uint32)]
+
+
 # Every struct the layout test compares, by its C name.
 STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox": BBox,
            "sn_vehicle_control": VehControl, "sn_walker_control": WalkControl, "sn_actor_info": ActorInfo,
@@ -181,7 +189,8 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats,
            "sn_traffic_health": TrafficHealth, "sn_record_options": RecordOptions,
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
-           "sn_map_info": MapInfo, "sn_weather": Weather}
+           "sn_map_info": MapInfo, "sn_weather": Weather,
+           "sn_traffic_light_info": TrafficLightInfo, "sn_autopilot_options": AutopilotOptions}
 
 
 # ---- finding the library ----
@@ -384,6 +393,29 @@ def _declare(L):
     f("sn_map_topology", st, P, POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)
     f("sn_map_spawn_points", st, P, POINTER(Xform), c_size_t, POINTER(c_size_t), E)
     f("sn_map_to_opendrive", c_char_p, P, POINTER(c_size_t))
+    # The Traffic Manager and the traffic lights (api_tm.c, api_traffic.c); an older library lacks them.
+    if hasattr(L, "sn_engine_tm_set"):
+        f("sn_engine_tm_set", st, P, c_uint32, c_uint32, c_int, c_double, E)
+        f("sn_engine_tm_get", st, P, c_uint32, c_uint32, c_int, POINTER(c_double), E)
+        f("sn_engine_tm_force_lane_change", st, P, c_uint32, c_bool, E)
+        f("sn_engine_tm_set_path", st, P, c_uint32, POINTER(Vec3), c_size_t, E)
+        f("sn_engine_tm_set_route", st, P, c_uint32, POINTER(c_int), c_size_t, E)
+        f("sn_engine_tm_set_random_device_seed", st, P, c_uint32, c_uint64, E)
+        f("sn_engine_tm_shut_down", st, P, c_uint32, E)
+        f("sn_engine_tm_port_of", c_uint32, P, c_uint32)
+        f("sn_engine_vehicle_traffic_light", st, P, c_uint32, POINTER(c_uint32), E)
+        f("sn_engine_traffic_lights_from_waypoint", st, P, POINTER(WaypointC), c_double, POINTER(c_uint32), c_size_t,
+          POINTER(c_size_t), E)
+    f("sn_engine_traffic_light_count", c_uint32, P)
+    f("sn_engine_traffic_light_at", c_uint32, P, c_uint32)
+    f("sn_engine_traffic_light_info", st, P, c_uint32, POINTER(TrafficLightInfo), E)
+    f("sn_engine_traffic_light_get_state", st, P, c_uint32, POINTER(c_int), E)
+    f("sn_engine_traffic_light_set_state", st, P, c_uint32, c_int, E)
+    f("sn_engine_traffic_light_freeze", st, P, c_uint32, c_bool, E)
+    f("sn_engine_traffic_light_set_times", st, P, c_uint32, c_double, c_double, c_double, E)
+    f("sn_engine_traffic_light_reset_group", st, P, c_uint32, E)
+    f("sn_engine_traffic_light_group", st, P, c_uint32, POINTER(c_uint32), c_size_t, POINTER(c_size_t), E)
+    f("sn_engine_traffic_light_stops", st, P, c_uint32, POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)
     # Added with the Python API (api_reset.c); an older library lacks them.
     if hasattr(L, "sn_engine_reset"):
         f("sn_engine_reset", st, P, POINTER(c_uint64), E)

@@ -8,7 +8,7 @@ import fnmatch
 from typing import TYPE_CHECKING, Callable
 
 from . import _lib
-from ._common import _err, _log
+from ._common import _err
 from ._lib import SensimError, check
 from .geom import BoundingBox, Location, Transform, Vector3D, VehicleControl, WalkerControl
 
@@ -255,22 +255,14 @@ class Vehicle(Actor):
                       distance_to_leading_vehicle: float = float("nan"),
                       vehicle_percentage_speed_difference: float = float("nan"),
                       ignore_lights_percentage: float = float("nan")) -> None:
-        """CARLA's set_autopilot: on a map, follow the lanes through junctions on a seeded random
-        route, keep a gap, stop at red lights; off, keep the last control. tm_port is accepted for
-        CARLA scripts and ignored (the traffic manager is in-process). The keyword knobs are
-        the Traffic Manager's per-vehicle settings (NaN: its default); target_speed < 0 drives
-        at the lane's limit."""
-        del tm_port
-        o = _lib.AutopilotOptions(ctypes.sizeof(_lib.AutopilotOptions), target_speed, distance_to_leading_vehicle,
-                                  vehicle_percentage_speed_difference, ignore_lights_percentage)
-        try:
-            self._call("sn_engine_set_autopilot", bool(enabled), ctypes.byref(o))
-        except SensimError as e:
-            if not enabled or "no driving lane" not in str(e):
-                raise
-            # CARLA's Traffic Manager takes any vehicle and lets it be where no lane is near;
-            # sensim's autopilot needs a lane: the vehicle keeps its control, and says why once.
-            _log.warning("set_autopilot(%s): %s; the vehicle keeps its control", self.id, e)
+        """CARLA's set_autopilot(enabled, tm_port): on a map, follow the lanes through junctions
+        on a seeded random route with the Traffic Manager of tm_port (client.get_trafficmanager);
+        off, keep the last control. A vehicle off the road drives to the nearest lane (one
+        warning). The keyword knobs (sensim's) are its own Traffic Manager settings (NaN: not
+        set); target_speed (m/s) >= 0 is its desired speed. sensim/traffic.py."""
+        from . import traffic
+        traffic.set_autopilot(self, enabled, tm_port, target_speed, distance_to_leading_vehicle,
+                              vehicle_percentage_speed_difference, ignore_lights_percentage)
 
     def get_speed_limit(self) -> float:
         """CARLA's get_speed_limit (km/h): the last speed-limit sign the vehicle passed, else its
@@ -278,6 +270,20 @@ class Vehicle(Actor):
         kmh = ctypes.c_double(0.0)
         self._call("sn_engine_vehicle_speed_limit", ctypes.byref(kmh))
         return kmh.value
+
+    def get_traffic_light(self):
+        """The TrafficLight whose trigger volume the vehicle is in, or None (CARLA's)."""
+        from . import traffic
+        return traffic.vehicle_traffic_light(self)
+
+    def get_traffic_light_state(self):
+        """Its light's state; Green when it is at none (CARLA's default)."""
+        from .traffic import TrafficLightState
+        light = self.get_traffic_light()
+        return light.get_state() if light is not None else TrafficLightState.Green
+
+    def is_at_traffic_light(self) -> bool:
+        return self.get_traffic_light() is not None
 
     def apply_ackermann_control(self, control) -> None:
         """CARLA's Ackermann control: a target front-wheel angle (rad) and speed (m/s), held; each

@@ -183,6 +183,11 @@ class Client:
         w = self.get_world()
         return self.load_scene(w._path, w._overrides, w._seed)
 
+    def get_trafficmanager(self, client_connection: int = 8000) -> "TrafficManager":
+        """CARLA's Traffic Manager of a port, in process (sensim/traffic.py, docs/traffic.md)."""
+        from .traffic import TrafficManager
+        return TrafficManager(self, client_connection)
+
     def get_world(self) -> "World":
         """The current world. Before any load, as a CARLA server always has a town: the town
         named by $SENSIM_TOWN, else the project's own town (installed with the package).

@@ -20,6 +20,7 @@ from .data import _sensor_data, expire
 from .debug import DebugHelper
 from .geom import Location, Transform, Vector3D, VehicleControl
 from .snapshot import ActorSnapshot, Timestamp, WorldSettings, WorldSnapshot  # noqa: F401
+from .traffic import WorldTraffic, actor_class
 
 if TYPE_CHECKING:
     from .client import Client
@@ -35,7 +36,7 @@ class AttachmentType:
     SpringArmGhost = 2
 
 
-class World:
+class World(WorldTraffic):
     """CARLA's carla.World: one engine with its scene. Made by Client's load calls."""
 
     def __init__(self, client: Client, engine: int, path: str | None, overrides: list, seed: int | None,
@@ -414,6 +415,8 @@ class World:
         if _lib.lib().sn_engine_actor_get(self._engine(), aid, ctypes.byref(info)) != 0:
             return None
         cls = {_KIND_VEHICLE: Vehicle, _KIND_WALKER: Walker, _KIND_SENSOR: Sensor}.get(info.kind, Actor)
+        if info.type_id.startswith(b"traffic."):  # CARLA's TrafficLight / TrafficSign (traffic.py)
+            cls = actor_class(info.type_id.decode())
         a = cls(self, info)
         self._actors[aid] = a
         return a

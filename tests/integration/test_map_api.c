@@ -279,7 +279,7 @@ static void test_engine(void)
     uint32_t car = 0, cam = 0;
     sn_actor_desc d = {sizeof d, "vehicle.sedan", "auto", sp[0], 0, 0, NULL, 0};
     CHECK(nsp >= 4 && sn_engine_spawn(e, &d, &car, &err) == SN_OK, "%s", err.msg);
-    sn_autopilot_options ao = {sizeof ao, -1, NAN, NAN, NAN};
+    sn_autopilot_options ao = {sizeof ao, -1, NAN, NAN, NAN, 0};
     CHECK(sn_engine_set_autopilot(e, car, true, &ao, &err) == SN_OK, "%s", err.msg);
     double travelled = 0;
     int off_lane = 0;

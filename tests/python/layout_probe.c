@@ -206,5 +206,27 @@ int main(void)
     printf("sn_weather.mie_scattering_scale %zu\n", offsetof(sn_weather, mie_scattering_scale));
     printf("sn_weather.rayleigh_scattering_scale %zu\n", offsetof(sn_weather, rayleigh_scattering_scale));
     printf("sn_weather.dust_storm %zu\n", offsetof(sn_weather, dust_storm));
+    printf("sn_traffic_light_info %zu\n", sizeof(sn_traffic_light_info));
+    printf("sn_traffic_light_info.struct_size %zu\n", offsetof(sn_traffic_light_info, struct_size));
+    printf("sn_traffic_light_info.id %zu\n", offsetof(sn_traffic_light_info, id));
+    printf("sn_traffic_light_info.opendrive_id %zu\n", offsetof(sn_traffic_light_info, opendrive_id));
+    printf("sn_traffic_light_info.road_id %zu\n", offsetof(sn_traffic_light_info, road_id));
+    printf("sn_traffic_light_info.junction_id %zu\n", offsetof(sn_traffic_light_info, junction_id));
+    printf("sn_traffic_light_info.pole_index %zu\n", offsetof(sn_traffic_light_info, pole_index));
+    printf("sn_traffic_light_info.state %zu\n", offsetof(sn_traffic_light_info, state));
+    printf("sn_traffic_light_info.frozen %zu\n", offsetof(sn_traffic_light_info, frozen));
+    printf("sn_traffic_light_info.green_time %zu\n", offsetof(sn_traffic_light_info, green_time));
+    printf("sn_traffic_light_info.yellow_time %zu\n", offsetof(sn_traffic_light_info, yellow_time));
+    printf("sn_traffic_light_info.red_time %zu\n", offsetof(sn_traffic_light_info, red_time));
+    printf("sn_traffic_light_info.elapsed_time %zu\n", offsetof(sn_traffic_light_info, elapsed_time));
+    printf("sn_traffic_light_info.n_stops %zu\n", offsetof(sn_traffic_light_info, n_stops));
+    printf("sn_traffic_light_info.n_affected_lanes %zu\n", offsetof(sn_traffic_light_info, n_affected_lanes));
+    printf("sn_autopilot_options %zu\n", sizeof(sn_autopilot_options));
+    printf("sn_autopilot_options.struct_size %zu\n", offsetof(sn_autopilot_options, struct_size));
+    printf("sn_autopilot_options.target_speed %zu\n", offsetof(sn_autopilot_options, target_speed));
+    printf("sn_autopilot_options.distance_to_leading_vehicle %zu\n", offsetof(sn_autopilot_options, distance_to_leading_vehicle));
+    printf("sn_autopilot_options.vehicle_percentage_speed_difference %zu\n", offsetof(sn_autopilot_options, vehicle_percentage_speed_difference));
+    printf("sn_autopilot_options.ignore_lights_percentage %zu\n", offsetof(sn_autopilot_options, ignore_lights_percentage));
+    printf("sn_autopilot_options.tm_port %zu\n", offsetof(sn_autopilot_options, tm_port));
     return 0;
 }

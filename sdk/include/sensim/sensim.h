@@ -804,15 +804,19 @@ typedef struct sn_autopilot_options {
     double distance_to_leading_vehicle;         /* m; NAN: 2 (TM's default) */
     double vehicle_percentage_speed_difference; /* % below the limit (negative: faster); NAN: 0 */
     double ignore_lights_percentage;            /* % of red lights run; NAN: 0 */
+    uint32_t tm_port;                           /* the Traffic Manager it joins (CARLA's tm_port); 0: 8000 */
 } sn_autopilot_options;
 
 /*
 ** CARLA's vehicle.set_autopilot(enabled): on, the vehicle (or walker) follows the map's lanes
 ** through junctions on a seeded random route, keeps its gap, stops at red lights (the map
 ** autopilot of the `autopilot: {}` scene key; o may be NULL for TM's defaults); off, it keeps
-** its last control. SN_E_STATE without a map; SN_E_INVALID for a sensor or prop, or with no
-** driving (sidewalk) lane within 50 m. The route's random stream is seeded from the run's seed
-** and the actor id: deterministic.
+** its last control. SN_E_STATE without a map; SN_E_INVALID for a sensor or prop, or a walker
+** with no sidewalk within 50 m. A vehicle off the road is not refused: it drives to the nearest
+** driving lane, at any distance (or waits, brakes on, while the map has none), and the first such
+** vehicle of a run is named in a warning. The route's random stream is seeded from the run's seed
+** and the actor id (or the Traffic Manager's set_random_device_seed): deterministic. The knobs
+** of `o` are the vehicle's own Traffic Manager settings (sn_engine_tm_set with its id).
 */
 SN_API sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const sn_autopilot_options *o,
                                          sn_error *err);
@@ -856,6 +860,85 @@ typedef struct sn_navigation_info {
     double sidewalk_km;             /* length of the sidewalk edges */
 } sn_navigation_info;
 SN_API sn_status sn_engine_navigation_info(sn_engine *e, sn_navigation_info *out, sn_error *err);
+
+/* ---- Traffic Manager (CARLA's carla.TrafficManager; api_tm.c, docs/traffic.md) ----
+**
+** There is no server: a Traffic Manager is a set of settings of the engine named by its port
+** (CARLA's 8000 by default; 1024..65535), made at its first use. A vehicle joins one through
+** sn_engine_set_autopilot (o->tm_port); vehicles the scene drives (`autopilot:`, `traffic:`)
+** are on 8000. Every setting has a value per Traffic Manager (vehicle 0: CARLA's global_* and
+** set_global_* calls; sensim takes vehicle 0 for every per-vehicle knob) and a value per vehicle
+** that, once set, wins (CARLA's Parameters.cpp): a global change reaches the vehicles that have
+** no value of their own, registered before or after it. Per-vehicle values belong to the
+** vehicle, whichever port set them, and outlive set_autopilot(false). Values outside their
+** range are refused (SN_E_RANGE naming it), never clamped; NaN too.
+*/
+typedef enum sn_tm_param {
+    SN_TM_DISTANCE_TO_LEADING_VEHICLE = 0, /* m, [0, 100]; default 2 */
+    SN_TM_PERCENTAGE_SPEED_DIFFERENCE = 1, /* % below the lane's limit, [-100, 100] (negative: faster) */
+    SN_TM_DESIRED_SPEED = 2,               /* km/h, [0, 720], per vehicle only (CARLA's set_desired_speed);
+                                              it and a per-vehicle percentage replace each other */
+    SN_TM_IGNORE_LIGHTS_PERCENTAGE = 3,    /* %, [0, 100]: red lights run; default 0 */
+    SN_TM_IGNORE_SIGNS_PERCENTAGE = 4,     /* %, [0, 100]: stop and yield signs run; default 0 */
+    SN_TM_IGNORE_VEHICLES_PERCENTAGE = 5,  /* %, [0, 100]: vehicles ahead not braked for; default 0 */
+    SN_TM_IGNORE_WALKERS_PERCENTAGE = 6,   /* %, [0, 100]: walkers ahead not braked for; default 0 */
+    SN_TM_AUTO_LANE_CHANGE = 7,            /* 0 or 1; default 1 */
+    SN_TM_RANDOM_LEFT_LANECHANGE_PERCENTAGE = 8,  /* %, [0, 100]; default 0 */
+    SN_TM_RANDOM_RIGHT_LANECHANGE_PERCENTAGE = 9, /* %, [0, 100]; default 0 */
+    SN_TM_KEEP_RIGHT_RULE_PERCENTAGE = 10, /* %, [0, 100]; default 0 */
+    SN_TM_UPDATE_VEHICLE_LIGHTS = 11,      /* 0 or 1: the autopilot drives the vehicle's lights; default 0 */
+    /* Settings of the Traffic Manager itself (vehicle 0 only); accepted and reported, with no effect
+    ** in process (docs/traffic.md says why): */
+    SN_TM_SYNCHRONOUS_MODE = 12,           /* 0 or 1: the autopilots always run inside sn_engine_step */
+    SN_TM_HYBRID_PHYSICS_MODE = 13,        /* 0 or 1: every vehicle keeps its physics */
+    SN_TM_HYBRID_PHYSICS_RADIUS = 14,      /* m, [0, 1e6]; default 70 */
+    SN_TM_RESPAWN_DORMANT_VEHICLES = 15,   /* 0 or 1: no vehicle goes dormant */
+    SN_TM_OSM_MODE = 16,                   /* 0 or 1; default 1 */
+    SN_TM_PARAM_COUNT = 17
+} sn_tm_param;
+
+/* Sets a setting of Traffic Manager `port` (vehicle 0) or of a vehicle (port is then ignored).
+** SN_E_RANGE for a value outside its range or NaN, SN_E_NOT_FOUND for a dead actor, SN_E_INVALID
+** for an actor that is no vehicle, a bad port, or a setting of the wrong scope. */
+SN_API sn_status sn_engine_tm_set(sn_engine *e, uint32_t port, uint32_t vehicle, sn_tm_param param, double value,
+                                  sn_error *err);
+/* The value in force: the vehicle's own, else its Traffic Manager's, else CARLA's default.
+** Desired speed without one: -1. */
+SN_API sn_status sn_engine_tm_get(const sn_engine *e, uint32_t port, uint32_t vehicle, sn_tm_param param,
+                                  double *value, sn_error *err);
+/* CARLA's force_lane_change(actor, direction): one lane change to the right (CARLA's True) or
+** left, made by the autopilot when the lane beside exists, the marks allow it and the gap is
+** safe; the request is dropped once acted upon (CARLA's GetForceLaneChange). */
+SN_API sn_status sn_engine_tm_force_lane_change(sn_engine *e, uint32_t vehicle, bool right, sn_error *err);
+/* CARLA's set_path: at each fork the autopilot takes the branch that leads nearest the next of
+** these points (world frame; up to 4096), then roams as before. n 0 clears the path. */
+SN_API sn_status sn_engine_tm_set_path(sn_engine *e, uint32_t vehicle, const sn_vec3 *points, size_t n,
+                                       sn_error *err);
+/* CARLA's set_route: the turns to take at the next junctions, in order. */
+typedef enum sn_tm_turn { SN_TM_STRAIGHT = 0, SN_TM_LEFT = 1, SN_TM_RIGHT = 2 } sn_tm_turn;
+SN_API sn_status sn_engine_tm_set_route(sn_engine *e, uint32_t vehicle, const sn_tm_turn *turns, size_t n,
+                                        sn_error *err);
+/* CARLA's set_random_device_seed: the random draws of the Traffic Manager's vehicles (routes at
+** forks, ignore percentages, lane changes) restart from this seed, now and for vehicles that
+** join later (each mixes in its actor id). */
+SN_API sn_status sn_engine_tm_set_random_device_seed(sn_engine *e, uint32_t port, uint64_t seed, sn_error *err);
+/* CARLA's shut_down: the Traffic Manager's vehicles stop driving (autopilot off, their last
+** control held) and its settings are forgotten; using the port again makes a new one. */
+SN_API sn_status sn_engine_tm_shut_down(sn_engine *e, uint32_t port, sn_error *err);
+/* The port of the Traffic Manager a vehicle drives with; 0 when its autopilot is off. */
+SN_API uint32_t sn_engine_tm_port_of(const sn_engine *e, uint32_t vehicle);
+
+/* ---- Traffic lights and vehicles ---- */
+
+/* CARLA's vehicle.get_traffic_light(): the light whose trigger volume (above) the vehicle's box
+** overlaps on the ground, or, for an autopilot, the light of the stop line its path meets within
+** that reach (4.5 m to 1.5 m before the line, on its lane); 0 when none. */
+SN_API sn_status sn_engine_vehicle_traffic_light(const sn_engine *e, uint32_t vehicle, uint32_t *light,
+                                                 sn_error *err);
+/* CARLA's world.get_traffic_lights_from_waypoint(wp, distance): the lights whose stop lines lie
+** on the lanes ahead of wp within `distance` m (every branch), in the order met, no repeats. */
+SN_API sn_status sn_engine_traffic_lights_from_waypoint(const sn_engine *e, const sn_waypoint *wp, double distance,
+                                                        uint32_t *out, size_t cap, size_t *n, sn_error *err);
 
 #ifdef __cplusplus
 }
