@@ -14,7 +14,8 @@
 **  - 1 000 km of road with 64 lanes a side (loaded in 17 s, then export built 8 GB of lines):
 **    refused at load, naming lanes x length;
 **  - a road at (1e7, -1e7) (loaded, then traffic refused its lanes), a signal 10 km above its
-**    road (loaded, then the scene refused the light's pole): refused at load. */
+**    road (loaded, then the scene refused the light's pole): refused at load;
+**  - next_until_lane_end(1e-300) (10 million waypoints at one place, item 18): refused. */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/map/road_mesh.h"
 #include "../check.h"
@@ -97,6 +98,19 @@ int main(void)
             }
             sn_map_info_get(m, &info, &err);
             CHECK_NEAR(info.driving_km, 600, 1e-3, "driving km of 2 lanes");
+            /* 18: next_until_lane_end(1e-300) stood still 10 million times; 0.01 on 300 km asks
+            ** for 30 million waypoints */
+            sn_waypoint w;
+            size_t n = 0;
+            CHECK(sn_map_waypoint(m, (sn_vec3){10, 1.8, 0}, true, SN_LANE_DRIVING, &w, &err) == SN_OK, "%s", err.msg);
+            current = "next_until_lane_end(1e-300)";
+            alarm(120);
+            CHECK(sn_map_next_until_lane_end(m, &w, 1e-300, NULL, 0, &n, &err) == SN_E_RANGE &&
+                      strstr(err.msg, "[0.01, 1e6]"), "next_until_lane_end(1e-300): %s", err.msg);
+            CHECK(sn_map_next_until_lane_end(m, &w, 0.01, NULL, 0, &n, &err) == SN_E_RANGE &&
+                      strstr(err.msg, "more than 10000000 waypoints"), "next_until_lane_end(0.01) on 300 km: %s", err.msg);
+            CHECK(sn_map_next_until_lane_end(m, &w, 1000, NULL, 0, &n, &err) == SN_OK && n == 300, "every km: %zu", n);
+            alarm(0);
         }
         sn_map_close(m);
         free(x);
