@@ -206,7 +206,8 @@ SN_API const sn_map *sn_engine_map(const struct sn_engine *e);
 
 /* The map a run folder's run.json names (every run with outputs writes one: docs/cli.md, "The
 ** run folder"), resolved against the folder, into path[cap]. SN_E_NOT_FOUND when the folder has
-** no run.json or the run had no map. The file itself is not opened. */
+** no run.json or it names no map (absent, null or ""); SN_E_INVALID when run.json is not a JSON
+** object (it is read as JSON, any spacing). The map file itself is not opened. */
 SN_API sn_status sn_run_map_path(const char *run_dir, char *path, size_t cap, struct sn_error *err);
 
 #ifdef __cplusplus
