@@ -144,6 +144,12 @@ void sn_engine_destroy(sn_engine *e)
 {
     if (!e)
         return;
+    /* inside a step or a listener: the step's own frames still use the engine; it goes when
+    ** the step ends (sn_engine_step and sn_engine_step_end then return SN_E_STATE) */
+    if (e->in_step || e->in_emit) {
+        e->destroy_pending = true;
+        return;
+    }
     if (e->outputs_open)
         sn_engine_finish(e, false, NULL);
     unload(e); /* instances go before their plugins are closed */
@@ -893,9 +899,43 @@ static sn_status step_failed(sn_engine *e, sn_status st, sn_error *err)
     return st;
 }
 
+/* The end of a step in which a listener destroyed the engine: now it goes. */
+static sn_status destroyed_in_step(sn_engine *e, sn_error *err)
+{
+    e->in_step = false;
+    e->in_emit = 0;
+    sn_engine_destroy(e);
+    return sn_fail(err, SN_E_STATE, "step: the engine was destroyed during the step (by a listener): it is gone");
+}
+
+static sn_status step_begin(sn_engine *e, sn_error *err);
+static sn_status step_end(sn_engine *e, sn_error *err);
+
 sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
 {
     SN_ERR_LOCAL(err);
+    sn_status st = step_begin(e, err);
+    return e->destroy_pending ? destroyed_in_step(e, err) : st;
+}
+
+sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = step_end(e, err);
+    return e->destroy_pending ? destroyed_in_step(e, err) : st;
+}
+
+sn_status sn_engine_step(sn_engine *e, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = step_begin(e, err);
+    if (!st && !e->destroy_pending)
+        st = step_end(e, err);
+    return e->destroy_pending ? destroyed_in_step(e, err) : st;
+}
+
+static sn_status step_begin(sn_engine *e, sn_error *err)
+{
     sn_status st = step_ready(e, "step", err);
     if (st)
         return st;
@@ -933,9 +973,8 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
     return st ? step_failed(e, st, err) : SN_OK;
 }
 
-sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
+static sn_status step_end(sn_engine *e, sn_error *err)
 {
-    SN_ERR_LOCAL(err);
     sn_status st = step_ready(e, "step", err);
     if (st)
         return st;
@@ -960,12 +999,6 @@ sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
     return st ? step_failed(e, st, err) : SN_OK;
 }
 
-sn_status sn_engine_step(sn_engine *e, sn_error *err)
-{
-    SN_ERR_LOCAL(err);
-    sn_status st = sn_engine_step_begin(e, err);
-    return st ? st : sn_engine_step_end(e, err);
-}
 
 sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
 {

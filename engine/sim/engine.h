@@ -202,6 +202,11 @@ struct sn_engine {
     size_t n_injected, cap_injected;
     sn_testworld_render_fn render_hook; /* replaces the renderer's pixels when set */
     void *render_user;
+
+    /* sn_engine_destroy called inside a step (a listener closing its own world): the engine
+    ** stays until the step ends, no further listener is called (issue 33 item 15) */
+    bool destroy_pending;
+    unsigned in_emit;         /* listeners being called (sn_stream_emit), outside a step too */
 };
 
 /* engine.c: the two halves of sn_engine_step (a test world injects collisions between them):

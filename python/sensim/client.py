@@ -110,6 +110,10 @@ class Client:
             raise SensimError(err.msg.decode(), err.status)
         return e
 
+    def _not_in_step(self, what: str) -> None:
+        if self._world is not None:
+            self._world._not_in_step(what)
+
     def _replace(self, world: "World") -> "World":
         if self._world is not None:
             self._world.close()
@@ -128,6 +132,7 @@ class Client:
                    seed: int | None = None) -> "World":
         """A scene file as the world (sensim's; CARLA has none). overrides are
         `sensim run --set` paths: ["actors.hero.control.throttle=0.7"] or {path: value}."""
+        self._not_in_step("load_scene")
         if isinstance(overrides, dict):
             overrides = [f"{k}={v}" for k, v in overrides.items()]
         sets = [_lib.cstr(s) for s in (overrides or [])]
@@ -146,6 +151,7 @@ class Client:
         """A world on a map: an OpenDRIVE file (a path, or a name found in $SENSIM_MAPS or
         maps/: "town" or "town.xodr"), or, with no name, an empty world on a flat ground. A
         .yaml name loads that scene (as load_scene)."""
+        self._not_in_step("load_world")
         if map_name and map_name.endswith((".yaml", ".yml", ".json")):
             return self.load_scene(map_name, seed=seed)
         if not map_name:
@@ -178,6 +184,7 @@ class Client:
 
     def reload_world(self, reset_settings: bool = True) -> "World":
         """The current world loaded again from its file (as CARLA, a new world)."""
+        self._not_in_step("reload_world")
         w = self.get_world()
         return self.load_scene(w._path, w._overrides, w._seed)
 
@@ -202,6 +209,7 @@ class Client:
         """Loads a recording to replay as the world: each world.tick() then moves the recorded
         actors to their recorded poses (CARLA replays on the server's clock; here you tick).
         start < 0 counts from the end; duration 0 plays to the end. Returns the new world."""
+        self._not_in_step("replay_file")
         e = self._new_engine()
         o = _lib.ReplayOptions(ctypes.sizeof(_lib.ReplayOptions), start, duration, time_factor, follow_id,
                                ignore_hero, replay_sensors, False, _lib.cstr(scene))
@@ -318,6 +326,7 @@ class World:
         self._listeners: dict[str, "_Listener"] = {}
         self._retired: list["_Listener"] = []  # stopped listeners' trampolines, alive until close
         self._pending_error: BaseException | None = None
+        self._ticking = False  # inside sn_engine_step: close() and load_world() are refused
         self._bplib: BlueprintLibrary | None = None
         self._map = None
         self._spawned_api = False
@@ -327,8 +336,17 @@ class World:
         self.id = engine  # unique while it lives, as CARLA's world id
 
     # -- lifetime
+    def _not_in_step(self, what: str) -> None:
+        # The engine would be freed under the tick that called this listener (issue 33 item
+        # 15): refused, as reset() is; the error is raised again by tick().
+        if self._ticking:
+            raise SensimError(f"{what}: called inside a listener of this world, during its tick: close or "
+                              "replace the world after tick() returns", -4)
+
     def close(self) -> None:
-        """Destroys the engine; every actor handle of this world goes dead."""
+        """Destroys the engine; every actor handle of this world goes dead. Refused inside a
+        listener of this world (during its tick)."""
+        self._not_in_step("close")
         if self._e is not None:
             _lib.lib().sn_engine_destroy(self._e)
             self._e = None
@@ -373,6 +391,7 @@ class World:
 
     def _rebuild(self, overrides: list[str]) -> None:
         """The same scene built again in this World object, with other overrides."""
+        self._not_in_step("apply_settings")
         fresh = self._client._new_engine(self._seed)
         err = _err()
         sets = [_lib.cstr(s) for s in overrides]
@@ -390,7 +409,12 @@ class World:
         """Steps the world one frame (fixed_delta_seconds), runs the listeners of this frame's
         data, returns the new frame number. An exception raised in a listener is raised here."""
         err = _err()
-        st = _lib.lib().sn_engine_step(self._engine(), ctypes.byref(err))
+        e = self._engine()
+        self._ticking = True
+        try:
+            st = _lib.lib().sn_engine_step(e, ctypes.byref(err))
+        finally:
+            self._ticking = False
         if self._pending_error is not None:
             e, self._pending_error = self._pending_error, None
             raise e

@@ -93,7 +93,9 @@ typedef void (*sn_listen_fn)(const sn_message *msg, void *user);
 
 /* Creates an engine and loads the plugins of the search path. Free with sn_engine_destroy. */
 SN_API sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err);
-/* NULL-safe. */
+/* NULL-safe. Called inside a step (from a listener of this engine) it is deferred: no further
+** listener is called, and the engine goes when the step ends; that sn_engine_step returns
+** SN_E_STATE ("destroyed during the step") and the pointer is dead from then on. */
 SN_API void sn_engine_destroy(sn_engine *e);
 
 /* Parses, validates and builds a scene. On failure nothing of the scene is left behind. */
