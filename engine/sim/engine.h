@@ -205,6 +205,8 @@ struct sn_engine {
 
     /* sn_engine_destroy called inside a step (a listener closing its own world): the engine
     ** stays until the step ends, no further listener is called (issue 33 item 15) */
+    bool scene_rec_pending;   /* the scene's recorder: {file: relative}: starts at open_outputs (inside
+                                 the run folder) or, without outputs, at the first step (issue 33 item 5) */
     bool destroy_pending;
     unsigned in_emit;         /* listeners being called (sn_stream_emit), outside a step too */
 };

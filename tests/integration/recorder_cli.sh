@@ -150,4 +150,17 @@ if [ -n "$TESTPLUG" ]; then
   part=$(sed -n 's/^sensim: note: recording of the failed run left in \([^;]*\);.*/\1/p' "$TMP/fail.err")
   [ -n "$part" ] && "$SENSIM" recorder info "$part" "${P[@]}" | grep -q '^Frames: 4$' || bad "the failed run's partial recording: '$part' $(cat "$TMP/fail.err" | tail -2)"
 fi
+# A relative recorder: {file} goes inside --out (issue 33 item 5: every run of a batch wrote the
+# same ./run.sensimrec, and the manifest did not list it); an absolute one stays where it says.
+mkdir -p "$TMP/cwd5"
+SENSIM_ABS=$(realpath "$SENSIM")
+printf 'settings: {frames: 3}\nactors: [{name: g, blueprint: static.ground}]\nrecorder: {file: rec/run.sensimrec}\n' >"$TMP/relrec.yaml"
+mkdir -p "$TMP/o7/rec"
+(cd "$TMP/cwd5" && "$SENSIM_ABS" run "$TMP/relrec.yaml" --out "$TMP/o7" --quiet "${P[@]}") || bad "run with a relative recorder file"
+[ -f "$TMP/o7/rec/run.sensimrec" ] && [ -z "$(ls -A "$TMP/cwd5")" ] && "$SENSIM" recorder info "$TMP/o7/rec/run.sensimrec" "${P[@]}" | grep -q '^Frames: 3$' ||
+  bad "the relative recording is not in --out: $(cd "$TMP" && find o7 cwd5)"
+printf 'runs:\n  - id: r\n    scene: %s\n    seeds: [1, 2]\n' "$TMP/relrec.yaml" >"$TMP/relrec_batch.yaml"
+(cd "$TMP/cwd5" && "$SENSIM_ABS" batch "$TMP/relrec_batch.yaml" --out "$TMP/b7" -j 2 "${P[@]}" >/dev/null 2>&1) || bad "batch with a relative recorder file"
+n=$(grep -c '"path":"rec/run.sensimrec"' "$TMP/b7/manifest.jsonl" 2>/dev/null)
+[ "$n" = 2 ] && [ -z "$(ls -A "$TMP/cwd5")" ] || bad "each batch run's recording in its folder and in the manifest: $n listed, cwd has '$(ls -A "$TMP/cwd5")'"
 [ $fails -eq 0 ] && echo "recorder cli: all good" || exit 1
