@@ -270,14 +270,23 @@ static void on_tick(unsigned running, uint64_t frames_running, double partial, v
 /* Prints the summary table of the manifest's records (this batch's and earlier ones). */
 static void summary(const state *s, size_t total, size_t skipped, double wall, const char *manifest)
 {
-    size_t failed = total - skipped - s->counts[0];
-    printf("batch: %zu runs (%zu skipped as done) in %.1f s: %zu ok, %zu failed\n", total, skipped, wall,
-           s->counts[0], failed);
+    /* runs an interrupt kept from starting failed at nothing: "not run", not "failed" */
+    size_t failed = 0;
+    for (int k = 1; k < 5; k++)
+        failed += s->counts[k];
+    size_t not_run = total - skipped - s->counts[0] - failed;
+    printf("batch: %zu runs (%zu skipped as done) in %.1f s: %zu ok, %zu failed", total, skipped, wall, s->counts[0],
+           failed);
+    if (not_run)
+        printf(", %zu not run (--resume runs them)", not_run);
+    putchar('\n');
     printf("  %-10s %8s %12s %10s\n", "status", "runs", "frames", "wall s");
     for (int k = 0; k < 5; k++)
         if (s->counts[k])
             printf("  %-10s %8zu %12llu %10.2f\n", STATUSES[k], s->counts[k], (unsigned long long)s->frames[k],
                    s->walls[k]);
+    if (not_run)
+        printf("  %-10s %8zu %12s %10s\n", "not run", not_run, "-", "-");
     printf("manifest: %s\n", manifest);
 }
 
