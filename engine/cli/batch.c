@@ -2,6 +2,7 @@
 ** runs (shard, resume), the summary table and the Slurm array script. */
 #include "batch.h"
 #include "batch_cmd.h"
+#include "../core/numtext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,16 +40,13 @@ static int bad(const char *fmt, const char *a)
     return 2;
 }
 
+/* A whole number by the scene's rules (numtext.h). */
 static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 {
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-')
+    uint64_t v;
+    if (!sn_text_uint(s, max, &v))
         return false;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || errno || v > max)
-        return false;
-    *out = v;
+    *out = (unsigned long)v;
     return true;
 }
 

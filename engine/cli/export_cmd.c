@@ -3,6 +3,7 @@
 ** (sensim/mcap.h). */
 #include "export_cmd.h"
 #include "cli_input.h"
+#include "../core/numtext.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -91,10 +92,9 @@ int sn_cmd_export(int argc, char **argv)
         case O_LEVEL:
         case O_CHUNK:
         case O_THREADS: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
+            long long v = -1;
             long lo = opt == O_LEVEL ? 0 : opt == O_CHUNK ? 1024 : 1, hi = opt == O_LEVEL ? 19 : opt == O_CHUNK ? 1L << 30 : 64;
-            if (!*optarg || *end || v < lo || v > hi) {
+            if (!sn_text_int(optarg, &v) || v < lo || v > hi) { /* numtext.h */
                 fprintf(stderr, "sensim: error: export: --%s needs %ld..%ld, found '%s'\n",
                         opt == O_LEVEL ? "zstd-level" : opt == O_CHUNK ? "chunk-size" : "threads", lo, hi, optarg);
                 return 2;

@@ -9,6 +9,7 @@
 #include <sensim/sensim.h>
 
 #include "batch_cmd.h"
+#include "../core/numtext.h"
 #include "export_cmd.h"
 #include "json_out.h"
 #include "map_cmd.h"
@@ -127,18 +128,8 @@ static int usage(void)
 
 static bool is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-')
-        return false;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno)
-        return false;
-    *out = v;
-    return true;
-}
+/* A whole number by the scene's rules (numtext.h): "+3" and " 3" are refused here too. */
+static bool parse_u64(const char *s, uint64_t *out) { return sn_text_uint(s, UINT64_MAX, out); }
 
 #define MAX_SETS 256
 enum { OPT_OVERWRITE = 512 }; /* --overwrite (docs/cli.md, "Existing output files") */

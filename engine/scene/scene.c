@@ -4,6 +4,7 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
+#include "../core/numtext.h"
 #include "../world/vehicle_lights.h"
 #include "../world/weather.h"
 #include "override.h"
@@ -102,10 +103,8 @@ static sn_status get_number(ctx *c, const sn_ynode *n, const char *what, double 
     sn_status st = expect(c, n, SN_Y_SCALAR, what);
     if (st)
         return st;
-    char *end;
-    errno = 0;
-    double v = strtod(n->text, &end);
-    if (end == n->text || *end || errno == ERANGE || !isfinite(v))
+    double v;
+    if (!sn_text_number(n->text, &v)) /* numtext.h: the rules of specs, attributes and options too */
         return at(c, n, "expected a number for %s, found '%s'", what, n->text);
     *out = v;
     return SN_OK;
@@ -116,11 +115,9 @@ static sn_status get_uint(ctx *c, const sn_ynode *n, const char *what, uint64_t 
     sn_status st = expect(c, n, SN_Y_SCALAR, what);
     if (st)
         return st;
-    char *end;
-    errno = 0;
-    /* digits only: strtoull alone would take ' 5', '+3' and '-1' (as 2^64 - 1) */
-    unsigned long long v = strtoull(n->text, &end, 10);
-    if (end == n->text || *end || errno == ERANGE || n->text[0] < '0' || n->text[0] > '9')
+    /* digits only (numtext.h): strtoull alone would take ' 5', '+3' and '-1' (as 2^64 - 1) */
+    uint64_t v;
+    if (!sn_text_uint(n->text, UINT64_MAX, &v))
         return at(c, n, "expected a whole number >= 0 for %s, found '%s'", what, n->text);
     *out = v;
     return SN_OK;
