@@ -71,6 +71,7 @@ static const char USAGE[] =
 static const char HELP_RUN[] =
     "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
     "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]] [--mcap FILE [--overwrite]]\n"
+    "                  [--no-streams]\n"
     "Runs a scene headless; each sensor writes DIR/<sensor name>.msgpack.\n"
     "  --out DIR         output folder (created on demand); required\n"
     "  --set PATH=VALUE  overrides one scene value, checked like the file (repeatable), e.g.\n"
@@ -87,6 +88,8 @@ static const char HELP_RUN[] =
     "                    `sensim report DIR` summarises\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
+    "  --no-streams      no sensor writes DIR/<sensor>.msgpack (settings.streams: false; a sensor's own\n"
+    "                    stream: false does it for one); save: images, --record, --mcap, listeners as before\n"
     "  --mcap FILE       also write the run as MCAP for Foxglove as it goes (docs/mcap.md); adds an\n"
     "                    actors stream (sensor.other.actors) when the scene has none; an existing FILE\n"
     "                    is refused unless --overwrite is given (docs/cli.md)\n"
@@ -149,7 +152,7 @@ typedef struct cli {
 
 /* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
 enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
-       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP, OPT_FORMAT };
+       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP, OPT_FORMAT, OPT_NO_STREAMS };
 static const struct option ALL_OPTIONS[] = {
     {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
@@ -162,6 +165,7 @@ static const struct option ALL_OPTIONS[] = {
     {"video", required_argument, NULL, OPT_VIDEO},       {"gif", required_argument, NULL, OPT_GIF},
     {"mcap", required_argument, NULL, OPT_MCAP},
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"no-streams", no_argument, NULL, OPT_NO_STREAMS},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 
@@ -231,6 +235,9 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case OPT_RECORD: c->record = val; break;
         case OPT_MCAP: c->mcap = val; break;
         case OPT_FORMAT: c->format = val; break;
+        case OPT_NO_STREAMS: /* the scene's settings.streams: false, as a --set would give it */
+            val = "settings.streams=false";
+            /* fall through */
         case OPT_SET:
             if (c->n_sets == MAX_SETS)
                 return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
@@ -274,7 +281,7 @@ static int check_run_limits(const cli *c)
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " ARG out set frames seed threads plugin-dir quiet stats record additional-data mcap overwrite ", HELP_RUN);
+    int rc = parse_args(argc, argv, &c, " ARG out set frames seed threads plugin-dir quiet stats record additional-data mcap overwrite no-streams ", HELP_RUN);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)

@@ -496,7 +496,7 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
                                              "attach_to", "velocity", "control", "autopilot",
                                              "spawn_at", "destroy_at", "light_state", NULL};
     static const char *const sensor_keys[] = {"name", "blueprint", "transform", "attributes",
-                                              "attach_to", "calls", "spawn_at", "destroy_at", "save", NULL};
+                                              "attach_to", "calls", "spawn_at", "destroy_at", "save", "stream", NULL};
     const char *what = sensor ? "a sensor" : "an actor";
     sn_status st = expect(c, n, SN_Y_MAP, what);
     if (!st)
@@ -555,6 +555,15 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         return st;
     if ((v = sn_ynode_get(n, "save")) && (st = parse_save(c, v, e)))
         return st;
+    if ((v = sn_ynode_get(n, "stream"))) { /* stream: false: this sensor writes no stream file */
+        bool on = true;
+        if ((st = get_bool(c, v, "stream", &on)))
+            return st;
+        sn_scene_more *m = more_of(e);
+        if (!m)
+            return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+        m->no_stream = !on;
+    }
     if ((v = sn_ynode_get(n, "calls")) && (st = parse_calls(c, v, e)))
         return st;
     sn_scene_more *x = NULL;
@@ -698,7 +707,8 @@ static sn_status parse_georeference(ctx *c, const sn_ynode *n, sn_geo_location *
 static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
 {
     static const char *const keys[] = {"fixed_delta_seconds", "frames", "duration", "seed",
-                                       "max_substep_delta_time", "max_substeps", "lighting", "georeference", "weather", NULL};
+                                       "max_substep_delta_time", "max_substeps", "lighting", "georeference", "weather",
+                                       "streams", NULL};
     sn_status st = expect(c, n, SN_Y_MAP, "settings");
     if (!st)
         st = check_keys(c, n, keys, "settings");
@@ -712,6 +722,8 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         if (!(s->fixed_delta_seconds >= SN_LIMIT_DT_MIN && s->fixed_delta_seconds <= 1))
             return at(c, v, "fixed_delta_seconds must be within [1e-06, 1] seconds (SN_LIMIT_DT_MIN)", NULL, NULL);
     }
+    if ((v = sn_ynode_get(n, "streams")) && (st = get_bool(c, v, "streams", &s->streams)))
+        return st;
     if ((v = sn_ynode_get(n, "frames"))) {
         if ((st = get_uint(c, v, "frames", &s->frames)))
             return st;
@@ -936,6 +948,7 @@ void sn_scene_settings_default(sn_scene_settings *st)
     st->ambient = 0.35;
     st->sky_color = (sn_vec3){150, 190, 235};
     st->shadows = st->textures = true;
+    st->streams = true;
 }
 
 sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)

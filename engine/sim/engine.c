@@ -561,7 +561,7 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
     if (!st)
         st = sn_outdir_stage(dir, &stage, err);
     for (uint32_t i = 0; !st && i < e->n_sensors; i++)
-        if (!e->sensors[i]->internal) /* the recorder's output is its recording: no stream */
+        if (sn_stream_wanted(e->sensors[i])) /* not the recorder, not stream: false */
             st = sn_stream_open(e->sensors[i], stage, err);
     if (st) {
         for (uint32_t i = 0; i < e->n_sensors; i++)

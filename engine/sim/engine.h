@@ -240,6 +240,10 @@ void sn_writer_reset(sn_writer *w);
 sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err);
 /* stream.c */
 sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err);
+/* Whether s writes a stream file when outputs are open: not the recorder (its file is its
+** recording), not with the scene's settings.streams false (--no-streams), not a scene sensor
+** with stream: false (issue 33 item 6). */
+bool sn_stream_wanted(const sn_sensor *s);
 /* Whether anything takes s's messages now: its stream file, a listener of its own or of every
 ** sensor, its `save:` images. A message nobody takes is not serialised (serialize_all). */
 bool sn_stream_consumed(const sn_sensor *s);

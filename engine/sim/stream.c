@@ -56,6 +56,13 @@ bool sn_stream_consumed(const sn_sensor *s)
     return false;
 }
 
+bool sn_stream_wanted(const sn_sensor *s)
+{
+    if (s->internal || !s->engine->scene.settings.streams)
+        return false;
+    return !(s->entity && sn_scene_more_of(s->entity)->no_stream);
+}
+
 sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
 {
     struct sn_engine *e = s->engine;
