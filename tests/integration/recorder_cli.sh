@@ -23,7 +23,7 @@ REC=$TMP/crash.sensimrec
 cmp -s "$REC" "$TMP/again.sensimrec" || bad "two recordings of one run differ"
 
 "$SENSIM" recorder info "$REC" "${P[@]}" >"$TMP/info" || bad "info"
-grep -q '^Version: 1.3$' "$TMP/info" && grep -q '^ Create 2: vehicle.sedan (1) at (' "$TMP/info" &&
+grep -q '^Version: 1.4$' "$TMP/info" && grep -q '^ Create 2: vehicle.sedan (1) at (' "$TMP/info" &&
   grep -q '^Frames: 80$' "$TMP/info" && grep -q '^ Collision id 0 between 2 (hero)  with 3$' "$TMP/info" || bad "info text: $(head -20 "$TMP/info")"
 "$SENSIM" recorder collisions "$REC" --type1 h --type2 o "${P[@]}" >"$TMP/coll" || bad "collisions"
 grep -q '^       2   v o       2 vehicle.sedan  ' "$TMP/coll" || bad "collisions text: $(cat "$TMP/coll")"
@@ -163,4 +163,23 @@ printf 'runs:\n  - id: r\n    scene: %s\n    seeds: [1, 2]\n' "$TMP/relrec.yaml"
 (cd "$TMP/cwd5" && "$SENSIM_ABS" batch "$TMP/relrec_batch.yaml" --out "$TMP/b7" -j 2 "${P[@]}" >/dev/null 2>&1) || bad "batch with a relative recorder file"
 n=$(grep -c '"path":"rec/run.sensimrec"' "$TMP/b7/manifest.jsonl" 2>/dev/null)
 [ "$n" = 2 ] && [ -z "$(ls -A "$TMP/cwd5")" ] || bad "each batch run's recording in its folder and in the manifest: $n listed, cwd has '$(ls -A "$TMP/cwd5")'"
+# A recording names its map (issue 33 item 4): the Map: line and the JSON give the map's path
+# and SHA-256; a replay without --scene loads it (its lanes on /map in the replay's MCAP file),
+# says so when the file changed since, and goes on without roads when it is gone.
+mkdir -p "$TMP/m8/maps" "$TMP/m8/scenes"
+cp "$SCENES/../maps/town.xodr" "$TMP/m8/maps/" && cp "$SCENES/town.yaml" "$TMP/m8/scenes/"
+"$SENSIM" run "$TMP/m8/scenes/town.yaml" --frames 6 --out "$TMP/m8/run" --record "$TMP/m8/town.rec" --quiet "${P[@]}" ||
+  bad "run town --record"
+map_abs=$(realpath "$TMP/m8/maps/town.xodr")
+"$SENSIM" recorder info "$TMP/m8/town.rec" "${P[@]}" | grep -qx "Map: $map_abs" || bad "Map: line: $("$SENSIM" recorder info "$TMP/m8/town.rec" "${P[@]}" | head -3)"
+sha=$(sha256sum "$map_abs" | cut -c1-64)
+"$SENSIM" recorder info "$TMP/m8/town.rec" --json "${P[@]}" | head -1 | grep -q "\"map_sha256\":\"$sha\"" || bad "the recording's map hash is not the file's"
+"$SENSIM" replay "$TMP/m8/town.rec" --out "$TMP/m8/rp1" --mcap "$TMP/m8/rp1.mcap" --quiet "${P[@]}" 2>"$TMP/m8/rp1.err" || bad "replay: $(cat "$TMP/m8/rp1.err")"
+grep -aq "/map" "$TMP/m8/rp1.mcap" && [ ! -s "$TMP/m8/rp1.err" ] || bad "the replay has no map lanes or says something: $(cat "$TMP/m8/rp1.err")"
+echo "<!-- changed -->" >>"$TMP/m8/maps/town.xodr"
+"$SENSIM" replay "$TMP/m8/town.rec" --out "$TMP/m8/rp2" --quiet "${P[@]}" 2>"$TMP/m8/rp2.err" || bad "replay of a changed map"
+grep -q "^sensim: warning: replay: the map .*town.xodr changed since the recording" "$TMP/m8/rp2.err" || bad "no word of the changed map: $(cat "$TMP/m8/rp2.err")"
+rm "$TMP/m8/maps/town.xodr"
+"$SENSIM" replay "$TMP/m8/town.rec" --out "$TMP/m8/rp3" --mcap "$TMP/m8/rp3.mcap" --quiet "${P[@]}" 2>"$TMP/m8/rp3.err" || bad "replay with the map gone"
+grep -q "^sensim: warning: replay: the recording's map .* is gone" "$TMP/m8/rp3.err" && ! grep -aq "/map" "$TMP/m8/rp3.mcap" || bad "map gone: $(cat "$TMP/m8/rp3.err")"
 [ $fails -eq 0 ] && echo "recorder cli: all good" || exit 1
