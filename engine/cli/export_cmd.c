@@ -138,7 +138,7 @@ int sn_cmd_export(int argc, char **argv)
 }
 
 /* Adds a sensor.other.actors named "actors" to a loaded scene that has none live. */
-static sn_status add_actors(sn_engine *e, sn_error *err)
+sn_status sn_cli_add_actors(sn_engine *e, sn_error *err)
 {
     for (uint32_t i = 0; i < sn_engine_actor_count(e); i++) {
         sn_actor_info a = {.struct_size = sizeof a};
@@ -157,7 +157,7 @@ static sn_status add_actors(sn_engine *e, sn_error *err)
 
 sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, bool overwrite, sn_error *err)
 {
-    if (add_actors(e, err) != SN_OK)
+    if (sn_cli_add_actors(e, err) != SN_OK)
         return NULL;
     sn_mcap_options o = {.struct_size = sizeof o, .threads = threads, .overwrite = overwrite};
     sn_mcap *m = sn_mcap_create(path, &o, err);

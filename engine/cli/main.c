@@ -134,6 +134,16 @@ static bool is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a
 /* A whole number by the scene's rules (numtext.h): "+3" and " 3" are refused here too. */
 static bool parse_u64(const char *s, uint64_t *out) { return sn_text_uint(s, UINT64_MAX, out); }
 
+/* Every run keeps an actors stream (sensor.other.actors), so `sensim export mcap` of its folder
+** draws the actors' boxes and transform tree (issue 33 item 2). Without the actors plugin, or
+** with a sensor of another kind holding the name, the run goes on without it. Always true. */
+static bool keep_actors(sn_engine *e)
+{
+    sn_error ignored = {0};
+    sn_cli_add_actors(e, &ignored);
+    return true;
+}
+
 #define MAX_SETS 256
 enum { OPT_OVERWRITE = 512 }; /* --overwrite (docs/cli.md, "Existing output files") */
 
@@ -310,7 +320,8 @@ static int cmd_run(int argc, char **argv)
     sn_record_options ro = {sizeof ro, c.record, c.additional, 0};
     sn_mcap *mcap = NULL;
     if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK ||
-        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
+        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || !keep_actors(e) ||
+        sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
         (c.mcap && !(mcap = sn_cli_mcap_start(e, c.mcap, (int)c.threads, c.overwrite, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);
