@@ -4,7 +4,7 @@
 #include "../core/infile.h"
 #include "../core/strmap.h"
 #include "../core/util.h"
-#include "../core/numtext.h"
+#include <sensim/numtext.h>
 #include "../scene/yamldoc.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
 ** runs (shard, resume), the summary table and the Slurm array script. */
 #include "batch.h"
 #include "batch_cmd.h"
-#include "../core/numtext.h"
+#include <sensim/numtext.h>
 
 #include <errno.h>
 #include <fcntl.h>

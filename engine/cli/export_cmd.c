@@ -3,7 +3,7 @@
 ** (sensim/mcap.h). */
 #include "export_cmd.h"
 #include "cli_input.h"
-#include "../core/numtext.h"
+#include <sensim/numtext.h>
 
 #include <errno.h>
 #include <getopt.h>

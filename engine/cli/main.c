@@ -9,7 +9,7 @@
 #include <sensim/sensim.h>
 
 #include "batch_cmd.h"
-#include "../core/numtext.h"
+#include <sensim/numtext.h>
 #include "export_cmd.h"
 #include "json_out.h"
 #include "map_cmd.h"

@@ -1,7 +1,7 @@
 /* map_cmd.c — `sensim map FILE`: an OpenDRIVE map's summary, waypoints, topology and spawn
 ** points, as text or JSON (public API only: sensim/map.h). */
 #include "map_cmd.h"
-#include "../core/numtext.h"
+#include <sensim/numtext.h>
 #include "json_out.h"
 
 #include <sensim/sensim.h>

@@ -5,7 +5,7 @@
 #include <sensim/sensim.h>
 
 #include "record_cmd.h"
-#include "../core/numtext.h"
+#include <sensim/numtext.h>
 #include "export_cmd.h"
 
 #include <errno.h>

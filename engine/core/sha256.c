@@ -1,6 +1,10 @@
 /* sha256.c — see sha256.h. */
 #include "sha256.h"
 
+#include "infile.h"
+
+#include <sensim/sensim.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -90,4 +94,24 @@ void sn_sha256_of(const void *p, size_t n, char hex[65])
     sn_sha256_init(&s);
     sn_sha256_update(&s, p, n);
     sn_sha256_hex(&s, hex);
+}
+
+bool sn_sha256_file(const char *path, char hex[65], uint64_t *size)
+{
+    sn_error err = {0};
+    FILE *f = path ? sn_open_input(path, "file", &err) : NULL; /* a FIFO would block */
+    if (!f)
+        return false;
+    sn_sha256 s;
+    sn_sha256_init(&s);
+    static _Thread_local unsigned char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sn_sha256_update(&s, buf, n);
+    bool ok = !ferror(f);
+    fclose(f);
+    if (size)
+        *size = s.len;
+    sn_sha256_hex(&s, hex);
+    return ok;
 }

@@ -1,7 +1,7 @@
 #include "attr.h"
 
 #include "../core/error.h"
-#include "../core/numtext.h"
+#include <sensim/numtext.h>
 #include "../core/util.h"
 
 #include <errno.h>

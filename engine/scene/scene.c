@@ -4,7 +4,7 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
-#include "../core/numtext.h"
+#include <sensim/numtext.h>
 #include "../world/vehicle_lights.h"
 #include "../world/weather.h"
 #include "override.h"

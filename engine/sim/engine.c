@@ -950,14 +950,14 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
 {
     SN_ERR_LOCAL(err);
     sn_status st = step_begin(e, err);
-    return e->destroy_pending ? destroyed_in_step(e, err) : st;
+    return e && e->destroy_pending ? destroyed_in_step(e, err) : st;
 }
 
 sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
 {
     SN_ERR_LOCAL(err);
     sn_status st = step_end(e, err);
-    return e->destroy_pending ? destroyed_in_step(e, err) : st;
+    return e && e->destroy_pending ? destroyed_in_step(e, err) : st;
 }
 
 sn_status sn_engine_step(sn_engine *e, sn_error *err)
@@ -966,7 +966,7 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
     sn_status st = step_begin(e, err);
     if (!st && !e->destroy_pending)
         st = step_end(e, err);
-    return e->destroy_pending ? destroyed_in_step(e, err) : st;
+    return e && e->destroy_pending ? destroyed_in_step(e, err) : st;
 }
 
 static sn_status step_begin(sn_engine *e, sn_error *err)

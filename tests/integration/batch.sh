@@ -59,7 +59,7 @@ s = st["sweep-7"]
 assert s["seed"] == 4 and s["overrides"] == ["actors.hero.velocity=[12, 0, 0]", "sensors.probe.attributes.mode=none"], s
 assert s["frames"] == 10 and s["exit"] == 0 and s["error"] is None and s["wall_s"] >= 0
 names = [o["path"] for o in s["outputs"]]
-assert names == ["crash.msgpack", "probe.msgpack", "run.json"], names  # run.json: the note of the run (docs/cli.md)
+assert names == ["actors.msgpack", "crash.msgpack", "probe.msgpack", "run.json"], names  # run.json: the note of the run (docs/cli.md); actors: every run keeps it
 import hashlib, os
 for o in s["outputs"]:
     b = open(os.path.join(os.path.dirname(sys.argv[1]), "sweep-7", o["path"]), "rb").read()

@@ -110,8 +110,8 @@ grep -q '^       2      2 vehicle.sedan  *2$' "$TMP/q_blocked" || bad "blocked, 
 # name, so a run killed mid-way leaves an existing recording as it was.
 rm -rf "$TMP/g" && mkdir -p "$TMP/g"
 "$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g" --record "$TMP/g/crash.rec" "${P[@]}" >"$TMP/g.out" || bad "run --record into --out"
-[ "$(ls -A "$TMP/g" | tr '\n' ' ')" = "crash.msgpack crash.rec run.json " ] || bad "--out after --record holds: $(ls -A "$TMP/g")"
-grep -q "from 1 sensor in" "$TMP/g.out" || bad "the recorder counted as a sensor: $(cat "$TMP/g.out")"
+[ "$(ls -A "$TMP/g" | tr '\n' ' ')" = "actors.msgpack crash.msgpack crash.rec run.json " ] || bad "--out after --record holds: $(ls -A "$TMP/g")"
+grep -q "from 2 sensors in" "$TMP/g.out" || bad "the recorder counted as a sensor: $(cat "$TMP/g.out")"
 "$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g2" --record "$TMP/g2.rec" --set sensors.crash.name=recorder --quiet "${P[@]}" &&
   [ -f "$TMP/g2/recorder.msgpack" ] || bad "a scene sensor named recorder beside --record"
 cp "$REC" "$TMP/keep.rec"

@@ -730,6 +730,11 @@ typedef struct sn_autopilot_options {
 SN_API sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const sn_autopilot_options *o,
                                          sn_error *err);
 
+/* The SHA-256 of a regular file (a FIFO or device is refused without blocking) as 64 lower-case
+** hex digits and a NUL, and its size; false when it cannot be read. A recording names its map by
+** it; the batch manifest its outputs. */
+SN_API bool sn_sha256_file(const char *path, char hex[65], uint64_t *size);
+
 #ifdef __cplusplus
 }
 #endif

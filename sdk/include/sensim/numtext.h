@@ -1,4 +1,4 @@
-/* numtext.h — what a number is, written as text: one set of rules for scenes, --set values,
+/* sensim/numtext.h — what a number is, written as text: one set of rules for scenes, --set values,
 ** batch specs, blueprint attributes and command-line options (issue 33 item 10: a spec and
 ** `--frames` took "+3" that a scene refused). Header-only (static inline) so the program,
 ** which links the public API alone, applies the same rules as the engine.
@@ -9,8 +9,8 @@
 **  - a number: an optional '-', digits with an optional '.' and fraction, an optional
 **    exponent ("2", "-0.5", ".5", "5.", "1e3", "2.5E-3"); finite. No '+', space, hex, inf, nan.
 ** (A vehicle's light_state bits alone also take C's "0x41", as documented in docs/scene.md.) */
-#ifndef SN_CORE_NUMTEXT_H
-#define SN_CORE_NUMTEXT_H
+#ifndef SENSIM_NUMTEXT_H
+#define SENSIM_NUMTEXT_H
 
 #include <errno.h>
 #include <limits.h>
