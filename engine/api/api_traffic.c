@@ -1,6 +1,7 @@
 /* api_traffic.c — the traffic-light calls of sensim.h (CARLA's carla.TrafficLight). */
 #include "../sim/engine.h"
 #include "../traffic/lights.h"
+#include "../traffic/signs.h"
 
 #include "../core/error.h"
 #include "../map/lanemap.h"
@@ -47,14 +48,17 @@ sn_status sn_engine_traffic_light_info(const sn_engine *e, uint32_t id, sn_traff
     const sn_lights *ls = e->lights;
     const sn_tl_group *g = &ls->g[t->group];
     const sn_tl_ctl *c = &ls->ctl[g->first_ctl + t->ctl];
-    uint32_t n_stops = 0;
+    uint32_t n_stops = 0, n_lanes = 0;
     for (uint32_t i = 0; i < ls->n_stops; i++)
         n_stops += &ls->l[ls->stops[i].light] == t;
+    for (uint32_t i = 0; i < ls->n_lanes; i++)
+        n_lanes += &ls->l[ls->lanes[i].light] == t;
     *out = (sn_traffic_light_info){
         .struct_size = sizeof *out, .id = id, .opendrive_id = t->signal_id, .road_id = t->road_id,
         .junction_id = g->junction_id, .pole_index = t->ctl, .state = (sn_traffic_light_state)t->state,
         .frozen = g->frozen, .green_time = c->ns[0] * 1e-9, .yellow_time = c->ns[1] * 1e-9, .red_time = c->ns[2] * 1e-9,
-        .elapsed_time = (g->stage_ns - g->timer_ns) * 1e-9, .n_stops = n_stops};
+        .elapsed_time = (g->stage_ns - g->timer_ns) * 1e-9, .n_stops = n_stops,
+        .n_affected_lanes = n_lanes};
     return SN_OK;
 }
 
@@ -173,5 +177,68 @@ sn_status sn_engine_traffic_light_stops(const sn_engine *e, uint32_t id, sn_wayp
     }
     if (n)
         *n = k;
+    return SN_OK;
+}
+
+sn_status sn_engine_traffic_light_affected_lanes(const sn_engine *e, uint32_t id, sn_waypoint *out, size_t cap,
+                                                 size_t *n, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_tlight *t = light_of(e, "traffic_light_affected_lanes", id, err);
+    if (!t)
+        return err->status;
+    if (cap && !out)
+        return sn_fail(err, SN_E_INVALID, "traffic_light_affected_lanes: NULL output with a capacity of %zu", cap);
+    const sn_lights *ls = e->lights;
+    size_t k = 0;
+    for (uint32_t i = 0; i < ls->n_lanes; i++) {
+        const sn_tl_lane *l = &ls->lanes[i];
+        if (&ls->l[l->light] != t)
+            continue;
+        if (k < cap && e->map) {
+            sn_error e2 = {0};
+            if (sn_map_waypoint_xodr(e->map, l->road_id, l->lane_id, l->s, &out[k], &e2) != SN_OK)
+                memset(&out[k], 0, sizeof out[k]);
+        }
+        k++;
+    }
+    if (n)
+        *n = k;
+    return SN_OK;
+}
+
+sn_status sn_engine_traffic_light_trigger_volumes(const sn_engine *e, uint32_t id, sn_trigger_volume *out, size_t cap,
+                                                  size_t *n, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_tlight *t = light_of(e, "traffic_light_trigger_volumes", id, err);
+    if (!t)
+        return err->status;
+    if (cap && !out)
+        return sn_fail(err, SN_E_INVALID, "traffic_light_trigger_volumes: NULL output with a capacity of %zu", cap);
+    const sn_lights *ls = e->lights;
+    size_t k = 0;
+    for (uint32_t i = 0; i < ls->n_stops; i++) {
+        const sn_tl_stop *s = &ls->stops[i];
+        if (&ls->l[s->light] != t)
+            continue;
+        if (k < cap)
+            out[k] = (sn_trigger_volume){s->box_location, s->box_extent, s->box_rotation};
+        k++;
+    }
+    if (n)
+        *n = k;
+    return SN_OK;
+}
+
+sn_status sn_engine_vehicle_speed_limit(const sn_engine *e, uint32_t id, double *kmh, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!e || !kmh)
+        return sn_fail(err, SN_E_INVALID, "vehicle_speed_limit: NULL engine or output");
+    const sn_actor *a = sn_world_find(&e->world, id);
+    if (!a || a->kind != SN_ACTOR_VEHICLE)
+        return sn_fail(err, SN_E_NOT_FOUND, "vehicle_speed_limit: actor %u is no live vehicle", id);
+    *kmh = sn_signs_vehicle_limit_kmh(e, a);
     return SN_OK;
 }

@@ -111,10 +111,13 @@ typedef struct sn_odr_signal {
     char orientation;                 /* '+', '-' or ' ' (both) */
     char *type, *subtype, *country;
     double value;
+    char *unit;                       /* of value ("km/h", "mph", "m/s", ...; "" when not given) */
     sn_odr_validity *validity;
     uint32_t n_validity;
     bool is_reference;                /* a <signalReference> to a signal of another road */
     int line;
+    int32_t *deps;                    /* <dependency id="..."> signal ids (non-numeric ones dropped) */
+    uint32_t n_deps;
 } sn_odr_signal;
 
 typedef struct sn_odr_corner {

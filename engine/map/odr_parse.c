@@ -573,10 +573,24 @@ static bool parse_signal(parser *p, xmlNodePtr n, double road_len, int32_t fallb
         if (!isfinite(sg->value))
             sg->value = 0;
         if (!(sg->name = dup(p, attr(n, "name"))) || !(sg->type = dup(p, attr(n, "type"))) ||
-            !(sg->subtype = dup(p, attr(n, "subtype"))) || !(sg->country = dup(p, attr(n, "country"))))
+            !(sg->subtype = dup(p, attr(n, "subtype"))) || !(sg->country = dup(p, attr(n, "country"))) ||
+            !(sg->unit = dup(p, attr(n, "unit"))))
             return false;
+        /* <dependency id type>: CARLA keeps them (Signal::_dependencies); ids that are not
+        ** integers cannot name a signal here and are dropped. */
+        uint32_t nd = count(n, "dependency"), k = 0;
+        if (nd && !(sg->deps = arena_alloc(p->m->arena, nd * sizeof *sg->deps)))
+            return oom(p);
+        EACH(c, n, "dependency") {
+            const char *ds = attr(c, "id");
+            char *end;
+            long long v = ds ? strtoll(ds, &end, 10) : 0;
+            if (ds && end != ds && !*end && v >= INT32_MIN && v <= INT32_MAX)
+                sg->deps[k++] = (int32_t)v;
+        }
+        sg->n_deps = k;
     } else if (!(sg->name = dup(p, "")) || !(sg->type = dup(p, "")) || !(sg->subtype = dup(p, "")) ||
-               !(sg->country = dup(p, "")))
+               !(sg->country = dup(p, "")) || !(sg->unit = dup(p, "")))
         return false;
     uint32_t i = 0;
     sg->validity = children(p, n, "validity", sizeof *sg->validity, &sg->n_validity);

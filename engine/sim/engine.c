@@ -15,6 +15,7 @@
 #include "../core/util.h"
 #include "../plugin/attr.h"
 #include "../traffic/lights.h"
+#include "../traffic/signs.h"
 #include "../traffic/traffic.h"
 
 #include <errno.h>
@@ -113,6 +114,8 @@ static void unload(sn_engine *e)
     e->map = NULL;
     sn_lights_free(e->lights);
     e->lights = NULL;
+    sn_signs_free(e->signs);
+    e->signs = NULL;
     sn_traffic_free(e->traffic);
     e->traffic = NULL;
     sn_scene_free(&e->scene);
@@ -371,7 +374,7 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     if ((st = load_map(e, err)))
         return st;
     /* The map's traffic lights exist before anything the scene spawns, as in CARLA's towns. */
-    if (!e->replay && (st = sn_lights_build(e, err))) {
+    if (!e->replay && ((st = sn_lights_build(e, err)) || (st = sn_signs_build(e, err)))) {
         sn_error_prefix(err, sc->path);
         return st;
     }

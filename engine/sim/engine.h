@@ -174,6 +174,7 @@ struct sn_engine {
     sn_map *map;           /* the scene's map (map:), NULL without one; owned */
     sn_map *reuse_map;     /* a reset's: the map already parsed, taken by the next build (owned) */
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
+    struct sn_signs *signs;     /* stop, yield and speed signs of the map (traffic/signs.h), or NULL */
     struct sn_traffic *traffic; /* the map autopilots' per-frame scratch (traffic/traffic.h) */
 
     sn_writer writer;

@@ -8,6 +8,7 @@
 ** stage (Timer = NextState()), nor does it here. Timers are integer nanoseconds of the
 ** simulation clock, so the cycle is exact at any dt that divides the stage times. */
 #include "lights.h"
+#include "bind.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -183,6 +184,7 @@ void sn_lights_free(sn_lights *ls)
     free(ls->ctl);
     free(ls->g);
     free(ls->stops);
+    free(ls->lanes);
     free(ls);
 }
 
@@ -230,42 +232,6 @@ static bool listed_in(const sn_odr *o, int32_t signal_id, int32_t *junction_id, 
             }
     }
     return false;
-}
-
-static bool in_validity(const sn_odr_signal *sg, int lane)
-{
-    if (!sg->n_validity)
-        return true;
-    for (uint32_t v = 0; v < sg->n_validity; v++) {
-        int lo = sg->validity[v].from < sg->validity[v].to ? sg->validity[v].from : sg->validity[v].to;
-        int hi = sg->validity[v].from < sg->validity[v].to ? sg->validity[v].to : sg->validity[v].from;
-        if (lane >= lo && lane <= hi)
-            return true;
-    }
-    return false;
-}
-
-/* The stop lines of a signal: each driving lane of its road that travels the way the signal
-** faces and lies in its validity. On an ordinary road the line is at the signal's s; on a
-** connecting road (a signal inside its junction) at the lane's entry into the junction. */
-static sn_status add_stops(sn_lights *ls, const sn_odr_road *r, const sn_odr_signal *sg, uint32_t light,
-                           sn_error *err)
-{
-    double s = fmin(fmax(sg->s, 0), r->length);
-    const sn_odr_section *sec = &r->sections[sn_odr_section_at(r, s, false)];
-    for (uint32_t i = 0; i < sec->n_lanes; i++) {
-        const sn_odr_lane *l = &sec->lanes[i];
-        if (l->id == 0 || l->type != SN_LANE_DRIVING || !in_validity(sg, l->id))
-            continue;
-        int dir = sn_map_lane_dir(r, l->id);
-        if ((sg->orientation == '+' && dir < 0) || (sg->orientation == '-' && dir > 0))
-            continue;
-        double at = r->junction >= 0 ? (dir > 0 ? 0 : r->length) : s;
-        if (!grow32((void **)&ls->stops, &ls->cap_stops, ls->n_stops + 1, sizeof *ls->stops))
-            return sn_fail(err, SN_E_NOMEM, "out of memory");
-        ls->stops[ls->n_stops++] = (sn_tl_stop){r->id, l->id, at, light};
-    }
-    return SN_OK;
 }
 
 static int stop_cmp(const void *x, const void *y)
@@ -402,6 +368,84 @@ static sn_status make_groups(sn_engine *e, pending *pd, size_t n_pd, sn_error *e
     return SN_OK;
 }
 
+void sn_tl_warn(sn_engine *e, const char *line)
+{
+    if (e->opts.log)
+        e->opts.log(SN_LOG_WARN, line, e->opts.log_user);
+    else if (!e->opts.quiet_plugins)
+        fprintf(stderr, "sensim: warning: %s\n", line);
+}
+
+bool sn_tl_stop_applies(int32_t via_road, int32_t via_lane, const sn_waypoint *path, uint32_t n)
+{
+    if (via_road < 0)
+        return true;
+    for (uint32_t i = 0; i < n && i < 20; i++) /* 40 m of path */
+        if (path[i].road_id == via_road && path[i].lane_id == via_lane)
+            return true;
+    return false;
+}
+
+/* Binds light li (signal sg) to its lanes: its affected lanes and stop lines (bind.h). */
+static sn_status bind_light(const sn_map *m, sn_lights *ls, const sn_sigindex *ix, int32_t signal_id, uint32_t li,
+                            sn_bind_out *bo, sn_bind_issues *iss, sn_error *err)
+{
+    bo->n_lanes = bo->n_b = 0;
+    if (!sn_bind_signal(m, ix, signal_id, SN_BIND_LIGHT, bo, iss) ||
+        !grow32((void **)&ls->lanes, &ls->cap_lanes, ls->n_lanes + bo->n_lanes, sizeof *ls->lanes) ||
+        !grow32((void **)&ls->stops, &ls->cap_stops, ls->n_stops + bo->n_b, sizeof *ls->stops))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < bo->n_lanes; i++)
+        ls->lanes[ls->n_lanes++] = (sn_tl_lane){bo->lanes[i].road_id, bo->lanes[i].lane_id, bo->lanes[i].s, li};
+    for (size_t i = 0; i < bo->n_b; i++) {
+        const sn_bound *b = &bo->b[i];
+        ls->stops[ls->n_stops++] = (sn_tl_stop){b->road_id, b->lane_id, b->s, li, b->via_road, b->via_lane,
+                                                b->box_location, b->box_extent, b->box_rotation};
+    }
+    return SN_OK;
+}
+
+/* The one-time warnings of a map's lights: those the rule gives no stop line, and the map's
+** broken references. */
+static void warn_lights(sn_engine *e, const sn_bind_issues *iss)
+{
+    const sn_lights *ls = e->lights;
+    const char *file = e->map->odr->path;
+    char ids[200] = "";
+    uint32_t none = 0;
+    size_t len = 0;
+    for (uint32_t i = 0; i < ls->n; i++) {
+        bool has = false;
+        for (uint32_t k = 0; k < ls->n_stops && !has; k++)
+            has = ls->stops[k].light == i;
+        if (has || ls->l[i].signal_id < 0)
+            continue;
+        if (none++ < 12 && len + 16 < sizeof ids)
+            len += (size_t)snprintf(ids + len, sizeof ids - len, "%s%d", none > 1 ? ", " : "", (int)ls->l[i].signal_id);
+    }
+    char line[512];
+    if (none) {
+        snprintf(line, sizeof line,
+                 "%s: %u of %u traffic lights control no driving lane (no <validity> lane or <signalReference> names "
+                 "one): signal%s %s%s; they cycle but stop no traffic (docs/traffic.md)",
+                 file, none, ls->n, none > 1 ? "s" : "", ids, none > 12 ? ", ..." : "");
+        sn_tl_warn(e, line);
+    }
+    if (iss->missing_lane) {
+        snprintf(line, sizeof line,
+                 "%s: %u signal validities name lanes their road does not have (signal %d: road %d has no lane %d "
+                 "there): those lanes skipped",
+                 file, iss->missing_lane, (int)iss->ml_signal, (int)iss->ml_road, (int)iss->ml_lane);
+        sn_tl_warn(e, line);
+    }
+    if (iss->orphan_refs) {
+        snprintf(line, sizeof line,
+                 "%s: %u <signalReference> ids name no <signal> (signal %d, referenced on road %d): ignored", file,
+                 iss->orphan_refs, (int)iss->or_signal, (int)iss->or_road);
+        sn_tl_warn(e, line);
+    }
+}
+
 sn_status sn_lights_build(sn_engine *e, sn_error *err)
 {
     if (!e->map)
@@ -410,6 +454,12 @@ sn_status sn_lights_build(sn_engine *e, sn_error *err)
     sn_lights *ls = lights_of(e);
     if (!ls)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
+    sn_sigindex ix;
+    if (!sn_sigindex_build(o, &ix))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    sn_bind_out bo = {0};
+    sn_bind_issues iss = {0};
+    sn_sigindex_orphans(o, &ix, &iss);
     pending *pd = NULL;
     size_t n_pd = 0, cap_pd = 0;
     sn_status st = SN_OK;
@@ -430,7 +480,7 @@ sn_status sn_lights_build(sn_engine *e, sn_error *err)
                 rank = UINT32_MAX;
             }
             if ((st = add_light(ls, (sn_tlight){a->id, sg->id, r->id, 0, 0, SN_TL_RED}, err)) ||
-                (st = add_stops(ls, r, sg, li, err)))
+                (st = bind_light(e->map, ls, &ix, sg->id, li, &bo, &iss, err)))
                 break;
             if (!sn_grow((void **)&pd, &cap_pd, n_pd + 1, sizeof *pd)) {
                 st = sn_fail(err, SN_E_NOMEM, "out of memory");
@@ -440,6 +490,8 @@ sn_status sn_lights_build(sn_engine *e, sn_error *err)
         }
     }
     ls->building = false;
+    sn_bind_out_free(&bo);
+    sn_sigindex_free(&ix);
     if (!st)
         st = make_groups(e, pd, n_pd, err);
     free(pd);
@@ -447,6 +499,7 @@ sn_status sn_lights_build(sn_engine *e, sn_error *err)
         return st;
     if (ls->n_stops > 1)
         qsort(ls->stops, ls->n_stops, sizeof *ls->stops, stop_cmp);
+    warn_lights(e, &iss);
     for (uint32_t gi = 0; gi < ls->n_g; gi++)
         sn_lights_reset_group(e, gi);
     return SN_OK;

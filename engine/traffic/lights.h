@@ -14,12 +14,25 @@
 
 struct sn_engine;
 
-/* A stop line: where traffic on one lane of one road waits for its light. */
+/* A stop line: where traffic on one lane of one road waits for its light (bind.h's rule). */
 typedef struct sn_tl_stop {
     int32_t road_id, lane_id; /* OpenDRIVE ids */
     double s;                 /* along the road's reference line */
     uint32_t light;           /* index into sn_lights.l */
+    /* The connecting lane whose reference put the line here (the light governs that branch
+    ** only), or -1, 0: every branch. */
+    int32_t via_road, via_lane;
+    /* CARLA's trigger box of this lane (world frame, half extents; rotation along the lane). */
+    sn_vec3 box_location, box_extent;
+    sn_rotation box_rotation;
 } sn_tl_stop;
+
+/* A lane a light names (CARLA's get_affected_lane_waypoints), in light order. */
+typedef struct sn_tl_lane {
+    int32_t road_id, lane_id;
+    double s;
+    uint32_t light;
+} sn_tl_lane;
 
 typedef struct sn_tlight {
     uint32_t actor;           /* the head's actor id; 0 once destroyed */
@@ -53,6 +66,8 @@ typedef struct sn_lights {
     uint32_t n_g, cap_g;
     sn_tl_stop *stops;        /* sorted by road, lane, s: the autopilots' lookup */
     uint32_t n_stops, cap_stops;
+    sn_tl_lane *lanes;        /* affected lanes, in light order */
+    uint32_t n_lanes, cap_lanes;
     bool building;            /* the map's lights are being spawned: they register themselves as below */
 } sn_lights;
 
@@ -75,5 +90,10 @@ void sn_lights_set(struct sn_engine *e, sn_tlight *t, uint8_t state);
 void sn_lights_reset_group(struct sn_engine *e, uint32_t group);
 /* The stop lines of lane (road_id, lane_id): *n of them from the returned pointer. */
 const sn_tl_stop *sn_lights_stops_of(const sn_lights *ls, int32_t road_id, int32_t lane_id, uint32_t *n);
+/* Whether a stop line applies to a vehicle whose path ahead is path[0..n): a line bound through
+** one connecting lane applies only when the path takes that lane within its next 40 m. */
+bool sn_tl_stop_applies(int32_t via_road, int32_t via_lane, const sn_waypoint *path, uint32_t n);
+/* One warning line to the engine's log (or stderr), as the engine gives its other warnings. */
+void sn_tl_warn(struct sn_engine *e, const char *line);
 
 #endif

@@ -2,6 +2,9 @@
 #include "traffic.h"
 #include "crosswalk.h"
 #include "lights.h"
+#include "signs.h"
+#include "traffic_int.h"
+#include "walkers.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -22,20 +25,6 @@
 #define CELL 16.0      /* m, side of the grid cells the leader search uses */
 
 /* ---- The frame's grid of bodies (vehicles and walkers) ---- */
-
-typedef struct body {
-    uint64_t key;
-    const sn_actor *a;
-    sn_vec3 pos, vel, fwd, right;
-} body;
-
-struct sn_traffic {
-    body *b;
-    size_t n, cap;
-    sn_crosswalk *cw; /* the map's crosswalks, built with the first grid */
-    size_t n_cw;
-    bool cw_built;
-};
 
 void sn_traffic_free(struct sn_traffic *t)
 {
@@ -217,6 +206,11 @@ static bool advance_path(sn_mapdrive *md, sn_vec3 pos, double *along0)
     return lat < 6;
 }
 
+/* The path keeping above, for walkers.c (traffic_int.h). */
+bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos) { return relocate(m, md, pos); }
+void sn_md_refill(const sn_map *m, sn_mapdrive *md) { refill(m, md, 0); }
+bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0) { return advance_path(md, pos, along0); }
+
 /* ---- Vehicles ---- */
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -369,7 +363,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     double delta = atan(2.0 * a->mv->vp->wheelbase * sin(atan2(local.y, local.x)) / ld);
 
     /* Speed: the least of the limit, the curves, the stop line and the leader. */
-    double vt = md->desired >= 0 ? md->desired : limit_at(m, &md->path[0]) * (1 - md->speed_diff / 100);
+    double vt = md->desired >= 0 ? md->desired : sn_signs_limit(md, limit_at(m, &md->path[0])) * (1 - md->speed_diff / 100);
     for (uint32_t i = 1; i < md->n; i++) {
         double seg = along[i] - along[i - 1];
         if (seg < 0.5)
@@ -391,7 +385,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         double d_line = 0;
         for (uint32_t k = 0; k < ns; k++) {
             double ds = (st[k].s - md->path[i].s) * dir;
-            if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6) {
+            if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6 &&
+                sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i)) {
                 hit = &st[k];
                 d_line = along[i] + ds - front;
                 break;
@@ -423,6 +418,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         }
         break;
     }
+    /* Stop and yield signs; speed signs passed (signs.c). */
+    vt = sn_signs_speed(e, a, md, along, front, v, vt, dt);
     /* The leader: in the corridor of our path within the distance we need to stop, and more. */
     double horizon = fmin(along[md->n - 1], fmax(25.0, v * v / (2 * A_COMFORT) + md->gap + 15.0));
     size_t np = 0;
@@ -469,111 +466,6 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     a->ph->control = c;
 }
 
-#define CW_REACH 1.5     /* m: a walker this near a crosswalk's end decides whether to cross */
-#define CW_FORGET 5.0    /* m: ... and decides again only after walking this far away */
-#define CW_CHANCE 0.5    /* of crossing when it reaches an end */
-#define CW_CLEAR 15.0    /* m: it waits while a moving vehicle is this near the crosswalk */
-#define CW_ON 4.0        /* m: ... or any vehicle this near (on it, or about to be) */
-
-/* True while a vehicle moving faster than a walk is within CW_CLEAR of the crosswalk's middle,
-** or any vehicle within CW_ON of it (the bodies' grid). Cars waiting at the stop line beside it
-** do not hold a walker for the whole red phase; their leader check sees the walker in their
-** path when the light turns green. */
-static bool crosswalk_busy(const sn_engine *e, const sn_crosswalk *cw)
-{
-    const struct sn_traffic *t = e->traffic;
-    sn_vec3 mid = sn_v3_scale(sn_v3_add(cw->end[0], cw->end[1]), 0.5);
-    for (size_t i = 0; t && i < t->n; i++) {
-        const body *b = &t->b[i];
-        if (b->a->kind != SN_ACTOR_VEHICLE)
-            continue;
-        double d = dist2d(b->pos, mid), v = hypot(b->vel.x, b->vel.y);
-        if (d < CW_ON || (d < CW_CLEAR && v > 1.0))
-            return true;
-    }
-    return false;
-}
-
-/* A walker at a crosswalk's end may cross the street (a seeded draw, once per visit), when no
-** vehicle is near; it walks straight to the far end, then back onto the sidewalk's lanes.
-** true while this takes over the walker. */
-static bool walker_crosswalk(sn_engine *e, sn_actor *a, sn_mapdrive *md)
-{
-    const struct sn_traffic *t = e->traffic;
-    sn_vec3 pos = a->st.pos;
-    if (md->crossing) {
-        double dx = md->cross_to.x - pos.x, dy = md->cross_to.y - pos.y, d = hypot(dx, dy);
-        if (d > 0.3) {
-            a->mv->walk_dir = sn_v3(dx / d, dy / d, 0);
-            a->mv->walk_speed = md->desired;
-            return true;
-        }
-        md->crossing = false; /* across: back onto the sidewalk here, either way along it */
-        md->backwards = sn_rng_u64(&md->rng) & 1;
-        if (!relocate(e->map, md, pos))
-            return false;
-        refill(e->map, md, 0);
-        return false;
-    }
-    if (!t || !t->n_cw)
-        return false;
-    if (md->cw_seen) {
-        const sn_crosswalk *cw = &t->cw[(md->cw_seen - 1) / 2];
-        if (dist2d(pos, cw->end[(md->cw_seen - 1) % 2]) > CW_FORGET)
-            md->cw_seen = 0, md->cw_go = false;
-    }
-    for (size_t i = 0; i < t->n_cw && !md->cw_seen; i++)
-        for (uint32_t k = 0; k < 2; k++)
-            if (dist2d(pos, t->cw[i].end[k]) < CW_REACH) {
-                md->cw_seen = (uint32_t)(2 * i + k + 1);
-                md->cw_go = sn_rng_uniform(&md->rng) < CW_CHANCE;
-                break;
-            }
-    if (!md->cw_seen || !md->cw_go)
-        return false;
-    const sn_crosswalk *cw = &t->cw[(md->cw_seen - 1) / 2];
-    if (crosswalk_busy(e, cw)) {
-        a->mv->walk_speed = 0; /* waits at the kerb */
-        return true;
-    }
-    md->crossing = true;
-    md->cw_go = false; /* at the far end it decides anew after walking away from it */
-    md->cross_to = cw->end[1 - (md->cw_seen - 1) % 2];
-    md->cw_seen = (uint32_t)(md->cw_seen % 2 ? md->cw_seen + 1 : md->cw_seen - 1); /* the far end */
-    return walker_crosswalk(e, a, md);
-}
-
-static void walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md)
-{
-    const sn_map *m = e->map;
-    sn_vec3 pos = a->st.pos;
-    double along0 = 0;
-    if (walker_crosswalk(e, a, md))
-        return;
-    if (!advance_path(md, pos, &along0) && !relocate(m, md, pos)) {
-        a->mv->walk_speed = 0;
-        return;
-    }
-    refill(m, md, 0);
-    /* Walk towards the path point 1.5 m ahead of the projection. */
-    sn_vec3 target = md->path[md->n - 1].transform.location;
-    double acc = along0;
-    for (uint32_t i = 1; i < md->n; i++) {
-        acc += dist2d(md->path[i - 1].transform.location, md->path[i].transform.location);
-        if (acc >= 1.5) {
-            target = md->path[i].transform.location;
-            break;
-        }
-    }
-    double dx = target.x - pos.x, dy = target.y - pos.y, d = hypot(dx, dy);
-    if (d < 0.05 || (md->ended && md->n < 2)) {
-        a->mv->walk_speed = 0;
-        return;
-    }
-    a->mv->walk_dir = sn_v3(dx / d, dy / d, 0);
-    a->mv->walk_speed = md->desired;
-}
-
 void sn_traffic_controllers(sn_engine *e, double dt)
 {
     sn_world *w = &e->world;
@@ -590,7 +482,7 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         if (!a->mv->ap->map)
             sn_autopilot_update(w, a, dt);
         else if (a->mv->ap->map->walker)
-            walker_update(e, a, a->mv->ap->map);
+            sn_walker_update(e, a, a->mv->ap->map);
         else
             vehicle_update(e, a, a->mv->ap->map, dt);
     }

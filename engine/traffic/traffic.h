@@ -55,6 +55,13 @@ typedef struct sn_mapdrive {
     uint32_t cw_seen;
     bool cw_go, crossing;
     sn_vec3 cross_to;
+    /* Signs (signs.c): the limit of the last speed sign passed (m/s, 0 none), the stop or yield
+    ** line approached (index + 1), its ignore draw, whether the vehicle may pass it, and the
+    ** time it has stood at it. */
+    double sign_limit;
+    uint32_t sign_seen;
+    bool sign_ignored, sign_go;
+    double sign_wait;
     uint32_t n;
     sn_waypoint path[SN_MD_PATH];
 } sn_mapdrive;

@@ -289,6 +289,8 @@ def _declare(L):
     f("sn_engine_set_vehicle_light_state", st, P, c_uint32, c_uint32, E)
     f("sn_engine_apply_walker_control", st, P, c_uint32, POINTER(WalkControl), E)
     f("sn_engine_set_autopilot", st, P, c_uint32, c_bool, POINTER(AutopilotOptions), E)
+    if hasattr(L, "sn_engine_vehicle_speed_limit"):  # a libsensim before signs has none
+        f("sn_engine_vehicle_speed_limit", st, P, c_uint32, POINTER(ctypes.c_double), E)
     if hasattr(L, "sn_engine_set_weather"):  # a libsensim before the weather has none
         f("sn_engine_set_weather", st, P, POINTER(Weather), E)
         f("sn_engine_get_weather", st, P, POINTER(Weather), E)

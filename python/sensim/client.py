@@ -18,54 +18,24 @@ produced data, in the engine's fixed order, before it returns.
 from __future__ import annotations
 
 import ctypes
-import enum
-import fnmatch
 import glob
-import logging
 import os
 import tempfile
-import weakref
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 from . import _lib
+from ._common import _err, _log, _maps_dirs, _on_log  # noqa: F401 (kept importable from here)
 from ._lib import SensimError, check
-from .data import _sensor_data
-from .geom import BoundingBox, Location, Rotation, Transform, Vector3D, VehicleControl, WalkerControl
+# Every name this module had before it was split stays importable from it.
+from .actor import (Actor, ActorList, Sensor, Vehicle, VehicleLightState, VehicleWheelLocation,  # noqa: F401
+                     Walker, _TWO_WHEELERS, _value_str)
+from .blueprints import (ActorAttribute, ActorAttributeType, ActorBlueprint, BlueprintLibrary,  # noqa: F401
+                         _AttrSpec, _strings)
+from .world import AttachmentType, Timestamp, World, WorldSettings, WorldSnapshot, _Listener, _Spectator  # noqa: F401
 
 __all__ = ["Client", "World", "WorldSettings", "WorldSnapshot", "Timestamp", "BlueprintLibrary",
            "ActorBlueprint", "ActorAttribute", "ActorAttributeType", "Actor", "Vehicle", "Walker", "Sensor",
            "ActorList", "AttachmentType"]
-
-_log = logging.getLogger("sensim")
-_KIND_STATIC, _KIND_VEHICLE, _KIND_WALKER, _KIND_SENSOR = 0, 1, 2, 3
-
-
-def _err() -> _lib.Error:
-    return _lib.Error()
-
-
-@_lib.LOG_FN
-def _on_log(level, line, user):
-    # The engine's warnings (a refused plugin, a map's warnings) go to Python's logging.
-    _log.log({0: logging.DEBUG, 1: logging.INFO, 2: logging.WARNING}.get(level, logging.ERROR),
-             "%s", line.decode("utf-8", "replace"))
-
-
-def _maps_dirs() -> list[str]:
-    """Where load_world looks for a map given by name: $SENSIM_MAPS (colon-separated), the
-    current folder's maps/, and the source tree's maps/ when the package runs from it."""
-    dirs = [d for d in os.environ.get("SENSIM_MAPS", "").split(":") if d]
-    dirs.append(os.path.join(os.getcwd(), "maps"))
-    tree = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    dirs.append(os.path.join(tree, "maps"))
-    return dirs
-
-
-class AttachmentType:
-    """CARLA's carla.AttachmentType; sensim mounts are rigid (SpringArm is accepted as Rigid)."""
-    Rigid = 0
-    SpringArm = 1
-    SpringArmGhost = 2
 
 
 class Client:
@@ -271,6 +241,7 @@ def _memstream(write: Callable, err: _lib.Error) -> str:
         libc.free(buf)
     check(st, err)
     return text
+<<<<<<< HEAD
 
 
 class WorldSettings:
@@ -1042,3 +1013,5 @@ class BlueprintLibrary:
     def filter_by_attribute(self, name: str, value: str) -> "BlueprintLibrary":
         return BlueprintLibrary([b for b in self._bps if b.has_attribute(name)
                                  and b.get_attribute(name).value == value])
+=======
+>>>>>>> main

@@ -85,6 +85,7 @@ def test_set_autopilot_follows_the_lanes(client):
     m = world.get_map()
     car = world.spawn_actor(world.get_blueprint_library().find("vehicle.sedan"), m.get_spawn_points()[0])
     car.set_autopilot(True)
+    assert car.get_speed_limit() == pytest.approx(50.0)  # the town's road records, no speed sign
     start = car.get_transform().location
     far = 0.0
     for _ in range(1400):  # 70 s: a junction's four lights take 60 s to come round

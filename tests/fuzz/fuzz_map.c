@@ -10,6 +10,7 @@
 */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/map/road_mesh.h"
+#include "../../engine/traffic/bind.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +33,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     sn_map_info info = {.struct_size = sizeof info};
     sn_map_info_get(m, &info, &err);
+    /* Signals bound to lanes as the engine binds lights and signs (engine/traffic/bind.c). */
+    sn_sigindex ix;
+    if (sn_sigindex_build(m->odr, &ix)) {
+        sn_bind_out bo = {0};
+        sn_bind_issues iss = {0};
+        sn_sigindex_orphans(m->odr, &ix, &iss);
+        for (uint32_t ri = 0; ri < m->odr->n_roads; ri++)
+            for (uint32_t k = 0; k < m->odr->roads[ri].n_signals; k++) {
+                const sn_odr_signal *sg = &m->odr->roads[ri].signals[k];
+                if (sg->is_reference || !sn_sigindex_signal(m->odr, &ix, sg->id, NULL))
+                    continue;
+                bo.n_lanes = bo.n_b = 0;
+                if (!sn_bind_signal(m, &ix, sg->id, (sn_bind_kind)(k % 4), &bo, &iss))
+                    break;
+            }
+        sn_bind_out_free(&bo);
+        sn_sigindex_free(&ix);
+    }
     sn_waypoint wp[8], w;
     size_t n = 0;
     bool have = false;

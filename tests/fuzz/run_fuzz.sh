@@ -24,13 +24,13 @@ case $TARGET in
     FILES=("$SRC/tests/fuzz/fuzz_stream.c" "$E/data/dump.c" "$E/data/image.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c" "$E/data/msgread.c"
            "$E/data/layouts.c" "$E/data/msgview.c" "$E/api/api_msgdata.c" "$E/core/error.c" "$E/core/util.c")
     LIBS=(-lmsgpackc -ldeflate -lm -lpthread) ;;
-  map) # the OpenDRIVE map loader and its queries (engine/map, libxml2)
+  map) # the OpenDRIVE map loader, its queries and signal binding (engine/map, traffic/bind.c, libxml2)
     CORPUS=$SRC/tests/fuzz/corpus_map
-    FILES=("$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
+    FILES=("$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
     LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   map_mesh) # the same, and the road mesh built from every map that loads
     CORPUS=$SRC/tests/fuzz/corpus_map
-    FILES=(-DSN_FUZZ_MESH "$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
+    FILES=(-DSN_FUZZ_MESH "$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
     LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   *) echo "run_fuzz.sh: unknown target '$TARGET'" >&2; exit 2 ;;
 esac

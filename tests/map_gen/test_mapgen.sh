@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$py" "$gen" --check --summary --out "$tmp/a"
 
 fail=0
-for m in town highway roundabout; do
+for m in town highway roundabout signals; do
     cmp "$tmp/a/$m.xodr" "$tmp/b/$m.xodr" || { echo "FAIL: $m.xodr differs between two runs"; fail=1; }
     cmp "$tmp/a/$m.xodr" "$root/maps/$m.xodr" ||
         { echo "FAIL: maps/$m.xodr is not what mapgen.py makes (rerun tools/mapgen/mapgen.py)"; fail=1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mapgen.py — writes the ASAM OpenDRIVE 1.6 maps sensim ships (maps/*.xodr) and checks them.
 
-    mapgen.py [--out DIR]                 write town.xodr, highway.xodr, roundabout.xodr into DIR
+    mapgen.py [--out DIR]                 write town.xodr, highway.xodr, roundabout.xodr, signals.xodr into DIR
                                           (default: the repository's maps/)
     mapgen.py --check [FILE.xodr ...]     re-read each file and verify its links (exit 1 on failure)
     mapgen.py --summary [FILE.xodr ...]   roads, junctions, lanes, driving-lane km per file
@@ -207,6 +207,7 @@ class Road:
         self.lane_offsets = []
         self.sections = []
         self.signals = []  # dicts
+        self.refs = []     # dicts: <signalReference>s
         self.objects = []  # dicts
 
     def set_plan(self, plan):
@@ -567,6 +568,96 @@ def build_town():
                 else:
                     a["road"].pred = Link("junction", jid)
             town_junction(m, jid, "Junction_%d_%d" % (i, j), arms)
+    return m
+
+
+# ----------------------------------------------------------------------------------------------
+# Signals: two junctions bound as CARLA's towns bind their signals
+
+def sign(m, name, type, s, t, orientation, validity, dynamic="no", subtype="-1", **kw):
+    g = dict(id=m.next_id("signal", 3000), name=name, s=s, t=t, zOffset=0.0, hOffset=0.0, dynamic=dynamic,
+             orientation=orientation, country="OpenDRIVE", type=type, subtype=subtype, height=1.0, width=0.9,
+             validity=validity)
+    g.update(kw)
+    return g
+
+
+def signals_junction(m, jid, name, arms):
+    """A four-way junction whose arms are controlled as CARLA's towns control theirs (Town01..
+    Town10HD): each arm's <signal> (a 3-light head, a stop or a yield sign; arm["control"])
+    stands with validity 0..0 (it names no lane itself: CARLA drops such references), and every
+    connecting road leaving that arm carries a <signalReference> to it on its lane -1, 0.5 m
+    into the junction. Lights get one controller each, listed by the junction."""
+    j = Junction(jid, name)
+    cid = 0
+    for a in arms:
+        conns = []
+        for b in arms:
+            if b is a:
+                continue
+            turn = wrap(b["psi"] - (a["psi"] + math.pi))
+            kind = "straight" if abs(turn) < 0.1 else ("left" if turn > 0 else "right")
+            r, links = town_connector(m, j.id, a, b, kind)
+            j.connections.append(Connection(cid, a["road"].id, r.id, "start", links))
+            conns.append((kind, r))
+            cid += 1
+        ctl = a.get("control")
+        if not ctl:
+            continue
+        road, at_end = a["road"], a["end"] == "end"
+        s_sig = road.length - 2.0 if at_end else 2.0
+        t_sig = -(TOWN_LANE + 0.5) if at_end else TOWN_LANE + 0.5
+        if ctl == "light":
+            g = sign(m, "Signal_3Light_Post01", "1000001", 5.0, -(TOWN_LANE + 0.5), "+", (0, 0), dynamic="yes")
+            straight = [r for k, r in conns if k == "straight"][0]
+            straight.signals.append(g)  # CARLA's towns put the head on a connecting road
+            c = Controller(m.next_id("controller", 2000), "ctrl_%d" % g["id"], [g["id"]])
+            m.controllers.append(c)
+            j.controllers.append(c.id)
+        else:
+            g = sign(m, "Sign_Stop" if ctl == "stop" else "Sign_Yield", "206" if ctl == "stop" else "205",
+                     s_sig, t_sig, "+" if at_end else "-", (0, 0))
+            road.signals.append(g)
+        for k, r in conns:
+            r.refs.append(dict(id=g["id"], s=0.5, orientation="-", validity=(-1, -1)))
+    m.junctions.append(j)
+
+
+def build_signals():
+    """An east-west street through a signalised junction (x = 0) and a junction with a stop sign
+    on its north arm and a yield sign on its south arm (x = 100; the street has priority), with
+    north-south arms 40 m long; speed-limit signs (type 274, km/h) on the street's lanes."""
+    m = Map("signals", 49.01, 8.41)
+    L = 40.0
+    w = straight_street(m, "Street_W", -90.0, 0.0, 0.0, 80.0, SOLID_YELLOW)
+    mid = straight_street(m, "Street_M", TOWN_D, 0.0, 0.0, 100.0 - 2 * TOWN_D, SOLID_YELLOW)
+    e = straight_street(m, "Street_E", 100.0 + TOWN_D, 0.0, 0.0, 80.0, SOLID_YELLOW)
+    arms_ns = {}
+    for x in (0.0, 100.0):
+        arms_ns[x, "s"] = straight_street(m, "Arm_S_%d" % x, x, -TOWN_D - L, 0.5 * math.pi, L, SOLID_YELLOW)
+        arms_ns[x, "n"] = straight_street(m, "Arm_N_%d" % x, x, TOWN_D, 0.5 * math.pi, L, SOLID_YELLOW)
+    # Speed limits: 40 on the west street's eastbound lane, 30 on the middle street both ways,
+    # 50 on the east street's eastbound lane. validity names the lane each applies to.
+    w.signals.append(sign(m, "Speed_40", "274", 10.0, -(TOWN_LANE + 0.5), "+", (-1, -1), subtype="40",
+                          value=40.0, unit="km/h"))
+    mid.signals.append(sign(m, "Speed_30", "274", 5.0, -(TOWN_LANE + 0.5), "+", (-1, -1), subtype="30",
+                            value=30.0, unit="km/h"))
+    mid.signals.append(sign(m, "Speed_30", "274", mid.length - 5.0, TOWN_LANE + 0.5, "-", (1, 1), subtype="30",
+                            value=30.0, unit="km/h"))
+    e.signals.append(sign(m, "Speed_50", "274", 5.0, -(TOWN_LANE + 0.5), "+", (-1, -1), subtype="50",
+                          value=50.0, unit="km/h"))
+    for x, road_w, road_e, ctl in ((0.0, w, mid, ("light",) * 4), (100.0, mid, e, (None, "yield", None, "stop"))):
+        arms = [dict(psi=0.0, road=road_e, end="start", control=ctl[0]),
+                dict(psi=-0.5 * math.pi, road=arms_ns[x, "s"], end="end", control=ctl[1]),
+                dict(psi=math.pi, road=road_w, end="end", control=ctl[2]),
+                dict(psi=0.5 * math.pi, road=arms_ns[x, "n"], end="start", control=ctl[3])]
+        jid = m.next_id("junction", 1000)
+        for a in arms:
+            if a["end"] == "end":
+                a["road"].succ = Link("junction", jid)
+            else:
+                a["road"].pred = Link("junction", jid)
+        signals_junction(m, jid, "Junction_%d" % x, arms)
     return m
 
 
@@ -953,16 +1044,22 @@ def road_xml(r):
         out.append("    </objects>")
     else:
         out.append("    <objects/>")
-    if r.signals:
+    if r.signals or r.refs:
         out.append("    <signals>")
         for g in r.signals:
-            out.append("      <signal %s>" % attrs(s=float(g["s"]), t=float(g["t"]), id=g["id"], name=g["name"],
-                                               dynamic=g["dynamic"], orientation=g["orientation"],
-                                               zOffset=float(g["zOffset"]), hOffset=float(g["hOffset"]),
-                                               country=g["country"], type=g["type"], subtype=g["subtype"],
-                                               height=float(g["height"]), width=float(g["width"])))
+            extra = ' value="%s" unit="%s"' % (fmt(g["value"]), g["unit"]) if "value" in g else ""
+            out.append("      <signal %s%s>" % (attrs(s=float(g["s"]), t=float(g["t"]), id=g["id"], name=g["name"],
+                                                  dynamic=g["dynamic"], orientation=g["orientation"],
+                                                  zOffset=float(g["zOffset"]), hOffset=float(g["hOffset"]),
+                                                  country=g["country"], type=g["type"], subtype=g["subtype"],
+                                                  height=float(g["height"]), width=float(g["width"])), extra))
             out.append('        <validity fromLane="%d" toLane="%d"/>' % g["validity"])
             out.append("      </signal>")
+        for g in r.refs:
+            out.append("      <signalReference %s>" % attrs(id=g["id"], s=float(g["s"]), t=0.0,
+                                                        orientation=g["orientation"]))
+            out.append('        <validity fromLane="%d" toLane="%d"/>' % g["validity"])
+            out.append("      </signalReference>")
         out.append("    </signals>")
     else:
         out.append("    <signals/>")
@@ -1344,7 +1441,8 @@ def summary(m):
 
 # ----------------------------------------------------------------------------------------------
 
-BUILDERS = (("town", build_town), ("highway", build_highway), ("roundabout", build_roundabout))
+BUILDERS = (("town", build_town), ("highway", build_highway), ("roundabout", build_roundabout),
+            ("signals", build_signals))
 
 
 def main(argv=None):

@@ -650,6 +650,7 @@ typedef struct sn_traffic_light_info {
     double green_time, yellow_time, red_time; /* s, of its controller */
     double elapsed_time;          /* s in the current stage of its group (CARLA's get_elapsed_time) */
     uint32_t n_stops;             /* its stop waypoints (sn_engine_traffic_light_stops) */
+    uint32_t n_affected_lanes;    /* its affected lane waypoints (sn_engine_traffic_light_affected_lanes) */
 } sn_traffic_light_info;
 
 /* The lights, in ascending actor id: count, and the id of the index-th (0 past the end). */
@@ -680,6 +681,31 @@ SN_API sn_status sn_engine_traffic_light_group(const sn_engine *e, uint32_t id, 
 ** lane, on its stop line (sensim/map.h's sn_waypoint). */
 SN_API sn_status sn_engine_traffic_light_stops(const sn_engine *e, uint32_t id, sn_waypoint *out, size_t cap,
                                                size_t *n, sn_error *err);
+/* CARLA's get_affected_lane_waypoints: one waypoint per lane that the light's signal and its
+** <signalReference>s name, at the reference's s (any lane type, as CARLA's), in map order. */
+SN_API sn_status sn_engine_traffic_light_affected_lanes(const sn_engine *e, uint32_t id, sn_waypoint *out,
+                                                        size_t cap, size_t *n, sn_error *err);
+
+/* A box in the world frame: centre, half extents (m) and rotation (CARLA's carla.BoundingBox). */
+typedef struct sn_trigger_volume {
+    sn_vec3 location;
+    sn_vec3 extent;
+    sn_rotation rotation;
+} sn_trigger_volume;
+
+/* CARLA's trigger volumes of a light (UTrafficLightComponent::InitializeSign): one box per stop
+** waypoint, in the order of sn_engine_traffic_light_stops, world frame: 1.5 m long along the
+** lane (half extent), a quarter of the lane's width across, 1 m up, centred on the lane 3 m
+** upstream of the stop line (clamped into the lane). CARLA's `trigger_volume` property is the
+** first box expressed in the light actor's frame (transform it by the actor's inverse). */
+SN_API sn_status sn_engine_traffic_light_trigger_volumes(const sn_engine *e, uint32_t id, sn_trigger_volume *out,
+                                                         size_t cap, size_t *n, sn_error *err);
+
+/* CARLA's vehicle.get_speed_limit(): the speed limit (km/h) the vehicle drives under now — the
+** value of the last speed-limit sign (OpenDRIVE type 274) it passed, else its lane's or road's
+** <speed> record, else 30 km/h (docs/traffic.md). For any live vehicle; a vehicle not on a map's
+** lane keeps the last limit it had (30 km/h at first). */
+SN_API sn_status sn_engine_vehicle_speed_limit(const sn_engine *e, uint32_t id, double *kmh, sn_error *err);
 
 /* ---- Crash reports ---- */
 

@@ -1,0 +1,178 @@
+"""CARLA's blueprint library: BlueprintLibrary, ActorBlueprint, ActorAttribute (copied out of the engine)."""
+from __future__ import annotations
+
+import ctypes
+import fnmatch
+from typing import Iterator
+
+from . import _lib
+from ._common import _KIND_SENSOR, _err
+from ._lib import check
+
+__all__ = ["BlueprintLibrary", "ActorBlueprint", "ActorAttribute", "ActorAttributeType"]
+
+
+class ActorAttributeType:
+    Bool, Int, Float, String, RGBColor, Enum = "bool", "int", "float", "string", "rgb", "enum"
+
+
+class _AttrSpec:
+    """An attribute definition copied out of the engine (its tables live only as long as it)."""
+    __slots__ = ("type", "default", "recommended", "choices", "min", "max", "unit", "doc")
+
+    def __init__(self, d: _lib.AttrDef | None):
+        self.type = _lib.lib().sn_attr_type_name(d.type).decode() if d else "string"
+        self.default = (d.default or b"").decode() if d else ""
+        self.recommended = _strings(d.recommended) if d else []
+        self.choices = _strings(d.choices) if d else []
+        self.min = d.min if d and d.has_range else None
+        self.max = d.max if d and d.has_range else None
+        self.unit = (d.unit or b"").decode() if d else ""
+        self.doc = (d.doc or b"").decode() if d else "the sensor's name in streams and listen (host's)"
+
+
+class ActorAttribute:
+    """One attribute of a blueprint: id, type, value (a string, CARLA's), recommended_values,
+    and, sensim's, choices, min, max, unit, doc."""
+
+    def __init__(self, spec: _AttrSpec, name: str, value: str):
+        self.id = name
+        self.type = spec.type
+        self.recommended_values = list(spec.recommended)
+        self.choices = list(spec.choices)
+        self.min, self.max = spec.min, spec.max
+        self.unit, self.doc = spec.unit, spec.doc
+        self.is_modifiable = True
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"ActorAttribute(id={self.id}, type={self.type}, value={self.value})"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def as_bool(self) -> bool:
+        return self.value.lower() in ("true", "1")
+
+    def as_int(self) -> int:
+        return int(self.value)
+
+    def as_float(self) -> float:
+        return float(self.value)
+
+    def as_str(self) -> str:
+        return self.value
+
+    def as_color(self) -> tuple[int, int, int]:
+        return tuple(int(x) for x in self.value.split(","))
+
+
+def _strings(p) -> list[str]:
+    out = []
+    if p:
+        i = 0
+        while p[i]:
+            out.append(p[i].decode())
+            i += 1
+    return out
+
+
+class ActorBlueprint:
+    """CARLA's carla.ActorBlueprint. set_attribute values are checked by the engine at spawn,
+    with its message; unknown attribute names are refused here (IndexError, as CARLA)."""
+
+    def __init__(self, bp_id: str, kind: int, doc: str, defs: dict[str, _AttrSpec]):
+        self.id = bp_id
+        self.kind = kind
+        self.doc = doc
+        self.tags = bp_id.split(".")
+        self._defs = defs
+        self._values: dict[str, str] = {}
+
+    def __repr__(self) -> str:
+        return f"ActorBlueprint(id={self.id}, tags={self.tags})"
+
+    def __iter__(self) -> Iterator[ActorAttribute]:
+        return iter(self.get_attribute(k) for k in self._defs)
+
+    def __len__(self) -> int:
+        return len(self._defs)
+
+    def has_tag(self, tag: str) -> bool:
+        return tag in self.tags
+
+    def match_tags(self, wildcard_pattern: str) -> bool:
+        return fnmatch.fnmatchcase(self.id, wildcard_pattern) or \
+            any(fnmatch.fnmatchcase(t, wildcard_pattern) for t in self.tags)
+
+    def has_attribute(self, id: str) -> bool:
+        return id in self._defs
+
+    def get_attribute(self, id: str) -> ActorAttribute:
+        if id not in self._defs:
+            raise IndexError(f"blueprint '{self.id}' has no attribute '{id}'")
+        spec = self._defs[id]
+        return ActorAttribute(spec, id, self._values.get(id, spec.default))
+
+    def set_attribute(self, id: str, value) -> None:
+        if id not in self._defs:
+            raise IndexError(f"blueprint '{self.id}' has no attribute '{id}' (it has: {', '.join(self._defs)})")
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        self._values[id] = str(value)
+
+    def _copy(self) -> "ActorBlueprint":
+        b = ActorBlueprint(self.id, self.kind, self.doc, self._defs)
+        b._values = dict(self._values)
+        return b
+
+
+class BlueprintLibrary:
+    """CARLA's carla.BlueprintLibrary: find(id), filter(wildcard), iteration. find and indexing
+    hand out copies, so attributes set on one blueprint do not leak into the next find."""
+
+    def __init__(self, bps: list[ActorBlueprint]):
+        self._bps = bps
+
+    @classmethod
+    def _from_handle(cls, h: int) -> "BlueprintLibrary":
+        """Copies every blueprint out of an sn_blueprints list, then closes it."""
+        L = _lib.lib()
+        bps = []
+        err = _err()
+        try:
+            for i in range(L.sn_blueprints_count(h)):
+                b = _lib.BlueprintInfo(struct_size=ctypes.sizeof(_lib.BlueprintInfo))
+                check(L.sn_blueprints_get(h, i, ctypes.byref(b), ctypes.byref(err)), err)
+                defs = {b.attrs[k].contents.name.decode(): _AttrSpec(b.attrs[k].contents) for k in range(b.n_attrs)}
+                if b.kind == _KIND_SENSOR:
+                    defs.setdefault("role_name", _AttrSpec(None))  # handled by the host, not listed
+                bps.append(ActorBlueprint(b.id.decode(), b.kind, (b.doc or b"").decode(), defs))
+        finally:
+            L.sn_blueprints_close(h)
+        return cls(bps)
+
+    def __len__(self) -> int:
+        return len(self._bps)
+
+    def __iter__(self) -> Iterator[ActorBlueprint]:
+        return iter([b._copy() for b in self._bps])
+
+    def __getitem__(self, i: int) -> ActorBlueprint:
+        return self._bps[i]._copy()
+
+    def __repr__(self) -> str:
+        return f"BlueprintLibrary({[b.id for b in self._bps]})"
+
+    def find(self, id: str) -> ActorBlueprint:
+        for b in self._bps:
+            if b.id == id:
+                return b._copy()
+        raise IndexError(f"no blueprint '{id}' (see `sensim blueprints`)")
+
+    def filter(self, wildcard_pattern: str) -> "BlueprintLibrary":
+        return BlueprintLibrary([b for b in self._bps if b.match_tags(wildcard_pattern)])
+
+    def filter_by_attribute(self, name: str, value: str) -> "BlueprintLibrary":
+        return BlueprintLibrary([b for b in self._bps if b.has_attribute(name)
+                                 and b.get_attribute(name).value == value])
