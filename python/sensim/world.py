@@ -81,6 +81,7 @@ class World:
         self._listeners: dict[str, "_Listener"] = {}
         self._retired: list["_Listener"] = []  # stopped listeners' trampolines, alive until close
         self._pending_error: BaseException | None = None
+        self._ticking = False  # inside sn_engine_step: close() and load_world() are refused
         self._bplib: BlueprintLibrary | None = None
         self._map = None
         self._spawned_api = False
@@ -90,8 +91,17 @@ class World:
         self.id = engine  # unique while it lives, as CARLA's world id
 
     # -- lifetime
+    def _not_in_step(self, what: str) -> None:
+        # The engine would be freed under the tick that called this listener (issue 33 item
+        # 15): refused, as reset() is; the error is raised again by tick().
+        if getattr(self, "_ticking", False):
+            raise SensimError(f"{what}: called inside a listener of this world, during its tick: close or "
+                              "replace the world after tick() returns", -4)
+
     def close(self) -> None:
-        """Destroys the engine; every actor handle of this world goes dead."""
+        """Destroys the engine; every actor handle of this world goes dead. Refused inside a
+        listener of this world (during its tick)."""
+        self._not_in_step("close")
         if self._e is not None:
             _lib.lib().sn_engine_destroy(self._e)
             self._e = None
@@ -136,6 +146,7 @@ class World:
 
     def _rebuild(self, overrides: list[str]) -> None:
         """The same scene built again in this World object, with other overrides."""
+        self._not_in_step("apply_settings")
         fresh = self._client._new_engine(self._seed)
         err = _err()
         sets = [_lib.cstr(s) for s in overrides]
@@ -153,7 +164,12 @@ class World:
         """Steps the world one frame (fixed_delta_seconds), runs the listeners of this frame's
         data, returns the new frame number. An exception raised in a listener is raised here."""
         err = _err()
-        st = _lib.lib().sn_engine_step(self._engine(), ctypes.byref(err))
+        e = self._engine()
+        self._ticking = True
+        try:
+            st = _lib.lib().sn_engine_step(e, ctypes.byref(err))
+        finally:
+            self._ticking = False
         if self._pending_error is not None:
             e, self._pending_error = self._pending_error, None
             raise e
