@@ -1,6 +1,8 @@
 /* traffic.c — the map autopilot: path keeping, pure pursuit, speed, gap and lights. */
 #include "traffic.h"
-#include "crosswalk.h"
+#include "health.h"
+#include "junction.h"
+#include "lanechange.h"
 #include "lights.h"
 #include "signs.h"
 #include "traffic_int.h"
@@ -26,12 +28,29 @@
 
 /* ---- The frame's grid of bodies (vehicles and walkers) ---- */
 
+static struct sn_traffic *traffic_of(sn_engine *e)
+{
+    if (!e->traffic)
+        e->traffic = calloc(1, sizeof *e->traffic);
+    return e->traffic;
+}
+
+const sn_traffic_stats *sn_traffic_stats_get(const sn_engine *e) { return e->traffic ? &e->traffic->stats : NULL; }
+
+void sn_traffic_set_legacy(sn_engine *e, bool legacy)
+{
+    struct sn_traffic *t = traffic_of(e);
+    if (t)
+        t->legacy = legacy;
+}
+
 void sn_traffic_free(struct sn_traffic *t)
 {
     if (!t)
         return;
     free(t->b);
-    free(t->cw);
+    sn_walkers_free(t->walkers);
+    sn_junctions_free(t->jx);
     free(t);
 }
 
@@ -49,15 +68,10 @@ static int body_cmp(const void *x, const void *y)
 /* The bodies as the last frame left them, sorted by cell then id. */
 static bool build_grid(sn_engine *e)
 {
-    if (!e->traffic && !(e->traffic = calloc(1, sizeof *e->traffic)))
+    struct sn_traffic *t = traffic_of(e);
+    if (!t)
         return false;
-    struct sn_traffic *t = e->traffic;
     const sn_world *w = &e->world;
-    if (!t->cw_built && e->map) {
-        t->cw_built = true;
-        if (!sn_crosswalks_build(e->map, &t->cw, &t->n_cw))
-            t->n_cw = 0; /* out of memory: walkers keep to their sidewalks */
-    }
     if (!sn_grow((void **)&t->b, &t->cap, w->n_bodies + 1, sizeof *t->b))
         return false;
     t->n = 0;
@@ -206,11 +220,6 @@ static bool advance_path(sn_mapdrive *md, sn_vec3 pos, double *along0)
     return lat < 6;
 }
 
-/* The path keeping above, for walkers.c (traffic_int.h). */
-bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos) { return relocate(m, md, pos); }
-void sn_md_refill(const sn_map *m, sn_mapdrive *md) { refill(m, md, 0); }
-bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0) { return advance_path(md, pos, along0); }
-
 /* ---- Vehicles ---- */
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -251,8 +260,16 @@ static double limit_at(const sn_map *m, const sn_waypoint *wp)
 
 /* The vehicle or walker ahead in the path: its gap to our front bumper along the path and
 ** its speed along it. Path points pts[0..np) with their distances along[] from our centre. */
+/* What the leader search skips: one actor (a deadlock's override), and vehicles or walkers
+** (CARLA's ignore_vehicles / ignore_walkers percentages, drawn per frame). */
+typedef struct lskip {
+    uint32_t actor;
+    bool vehicles, walkers;
+} lskip;
+
 static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts, const double *along, size_t np,
-                   double half_width, double *gap, double *v_lead)
+                   double half_width, const lskip *skip, double *gap, double *v_lead, const sn_actor **who,
+                   double *gap_b, double *v_b)
 {
     const struct sn_traffic *t = e->traffic;
     if (!t || np < 2)
@@ -281,6 +298,9 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
             const body *b = &t->b[j];
             if (b->a == self || b->a->down)
                 continue;
+            if (skip && (b->a->id == skip->actor || (skip->vehicles && b->a->kind == SN_ACTOR_VEHICLE) ||
+                         (skip->walkers && b->a->kind == SN_ACTOR_WALKER)))
+                continue;
             /* The nearest point of the path polyline to its centre. */
             double best = INFINITY, s_at = 0;
             sn_vec3 tan = {1, 0, 0};
@@ -295,7 +315,7 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
                     best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
                 }
             }
-            if (!isfinite(best) || s_at <= 0)
+            if (!isfinite(best) || (s_at <= 0 && !gap_b))
                 continue; /* beside or behind us */
             sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
             const sn_vec3 ex = b->a->ph->bbox.extent;
@@ -303,15 +323,42 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
             double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
             if (sqrt(best) - ext_lat > half_width)
                 continue; /* clear of our corridor */
+            if (gap_b && s_at <= 0) {
+                double g = -s_at - ext_along - front; /* its front to our rear (our box is symmetric) */
+                if (g < *gap_b)
+                    *gap_b = g, *v_b = sn_v3_dot(b->vel, tan);
+                continue;
+            }
             double g = s_at - ext_along - front;
+            if (g < -0.3 && b->a->kind == SN_ACTOR_WALKER && skip)
+                continue; /* a walker beside us, not ahead of the front bumper: driving on moves away from it */
             if (!found || g < *gap) {
                 found = true;
                 *gap = g;
                 *v_lead = sn_v3_dot(b->vel, tan);
+                if (who)
+                    *who = b->a;
             }
         }
     }
     return found;
+}
+
+/* The lane-change gap check's view (lanechange.h): vehicles on a stretch of the target lane. */
+typedef struct gapq {
+    const sn_engine *e;
+    const sn_actor *self;
+} gapq;
+
+static void lane_gaps(void *user, const sn_vec3 *pts, const double *along, size_t np, double half_width, double *gap_f,
+                      double *v_f, double *gap_b, double *v_b)
+{
+    const gapq *q = user;
+    const lskip skip = {.walkers = true};
+    *gap_f = *gap_b = INFINITY;
+    *v_f = *v_b = 0;
+    if (!leader(q->e, q->self, pts, along, np, half_width, &skip, gap_f, v_f, NULL, gap_b, v_b))
+        *gap_f = INFINITY, *v_f = 0;
 }
 
 /* Driving road r's lane: its direction of travel along s. */
@@ -319,6 +366,39 @@ static int lane_dir(const sn_map *m, int32_t road_id, int32_t lane_id)
 {
     int32_t ri = sn_odr_road_index(m->odr, road_id);
     return ri < 0 ? (lane_id < 0 ? 1 : -1) : sn_map_lane_dir(&m->odr->roads[ri], lane_id);
+}
+
+#define DEADLOCK_STAND 8.0  /* s a vehicle stands, waiting for another, before it looks for a cycle */
+#define DEADLOCK_PASS 6.0   /* s it may then pass the one it waits for */
+
+/* A deadlock: the vehicles each waits for (its leader, the claim in its way at a junction, the
+** vehicle filling its exit) lead back to it, all standing. Of the cycle's vehicles that wait for
+** a junction (a claim or room beyond the exit) rather than for a body in their way, the lowest id
+** breaks it: for DEADLOCK_PASS s it enters its junction regardless of claims and exit room (its
+** leader check still holds it behind any body in its path, so it never drives into one). */
+static void deadlock(sn_engine *e, const sn_actor *a, sn_mapdrive *md, double v, double dt)
+{
+    md->stand = fabs(v) < 0.3 ? md->stand + dt : 0;
+    if (!md->wait_for || md->stand < DEADLOCK_STAND || e->clock.timestamp < md->override_until)
+        return;
+    uint32_t id = md->wait_for, lowest = md->wait_logical ? a->id : UINT32_MAX;
+    for (int hop = 0; hop < 32 && id; hop++) {
+        if (id == a->id) {
+            if (lowest == a->id) {
+                md->override_until = e->clock.timestamp + DEADLOCK_PASS;
+                e->traffic->stats.deadlocks_resolved++;
+                sn_health_note_deadlock(e); /* the run's traffic health, per minute */
+            }
+            return;
+        }
+        const sn_actor *x = sn_world_find(&e->world, id);
+        if (!x || !x->has_autopilot || !x->mv->ap->map || x->mv->ap->map->walker || x->mv->ap->map->stand < 2.0)
+            return;
+        const sn_mapdrive *mx = x->mv->ap->map;
+        if (mx->wait_logical && id < lowest)
+            lowest = id;
+        id = mx->wait_for;
+    }
 }
 
 static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
@@ -348,8 +428,15 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     }
     const double front = a->ph->bbox.extent.x;
 
-    /* Steering: pure pursuit from the rear axle to the point `look` metres ahead. */
+    struct sn_traffic *t = e->traffic;
+    const bool rules = t && !t->legacy;
+    md->odo += fabs(v) * dt;
+
+    /* Steering: pure pursuit from the rear axle to the point `look` metres ahead (while a lane
+    ** change lasts, to its change-over point). */
     double look = clampd(3.0 + 0.5 * fabs(v), 4.0, 12.0);
+    if (md->lc_done && md->odo - md->lc_odo < md->lc_co)
+        look = fmax(look, md->lc_co - (md->odo - md->lc_odo));
     sn_vec3 target = pts[md->n - 1];
     for (uint32_t i = 1; i < md->n; i++)
         if (along[i] >= look) {
@@ -376,6 +463,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     if (md->ended)
         vt = fmin(vt, approach(along[md->n - 1] - front - STOP_MARGIN, 0));
     /* The first stop line ahead on the path whose light is not green. */
+    double light_hold = INFINITY; /* from our centre, the stop line a light holds us at */
     const sn_lights *ls = e->lights;
     for (uint32_t i = 0; ls && ls->n_stops && i < md->n; i++) {
         uint32_t ns;
@@ -407,10 +495,10 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         double room = d_line - STOP_MARGIN;
         if (l->state == SN_TL_RED) {
             if (room > v * v / (2 * A_HARD) - 0.5)
-                vt = fmin(vt, approach(room, 0));
+                vt = fmin(vt, approach(room, 0)), light_hold = d_line + front;
         } else if (l->state == SN_TL_YELLOW) {
             if (!md->light_go && room > v * v / (2 * A_YELLOW))
-                vt = fmin(vt, approach(room, 0));
+                vt = fmin(vt, approach(room, 0)), light_hold = d_line + front;
             else
                 md->light_go = true;
         } else {
@@ -419,18 +507,30 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         break;
     }
     /* Stop and yield signs; speed signs passed (signs.c). */
+    const double vt_signs = vt;
     vt = sn_signs_speed(e, a, md, along, front, v, vt, dt);
+    const bool sign_hold = vt < vt_signs - 1e-9; /* a stop or yield line holds it (its junction claim waits) */
     /* The leader: in the corridor of our path within the distance we need to stop, and more. */
     double horizon = fmin(along[md->n - 1], fmax(25.0, v * v / (2 * A_COMFORT) + md->gap + 15.0));
     size_t np = 0;
     while (np < md->n && (np == 0 || along[np - 1] < horizon))
         np++;
     double gap = 0, v_lead = 0;
-    if (leader(e, a, pts, along, np, a->ph->bbox.extent.y + 0.35, &gap, &v_lead)) {
+    const sn_actor *who = NULL;
+    const double now = e->clock.timestamp;
+    lskip skip = {.vehicles = md->ignore_vehicles > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_vehicles,
+                  .walkers = md->ignore_walkers > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_walkers};
+    const double half_w = a->ph->bbox.extent.y + 0.35;
+    bool has_lead = leader(e, a, pts, along, np, half_w, &skip, &gap, &v_lead, &who, NULL, NULL);
+    md->wait_for = 0;
+    md->wait_logical = false;
+    if (has_lead) {
         double free = gap - md->gap;
         vt = fmin(vt, approach(free, v_lead));
+        if (free < 3.0)
+            md->wait_for = who->id;
         /* Junctions: do not enter one whose exit the leader blocks (CARLA TM's junction check). */
-        if (v_lead < 1.0 && !md->path[0].is_junction) {
+        if (!rules && v_lead < 1.0 && !md->path[0].is_junction) {
             double entry = -1, exit = -1;
             for (uint32_t i = 1; i < md->n; i++) {
                 if (entry < 0 && md->path[i].is_junction)
@@ -448,6 +548,46 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
             }
         }
     }
+    if (rules && (t->jx || (t->jx = sn_junctions_build(m)))) {
+        /* Junctions (junction.c): claim the passage ahead, enter it only when granted. */
+        sn_jpass p;
+        sn_jx_passage(t->jx, m, md->path, along, md->n, &p);
+        sn_jctx c = {.j = t->jx, .actor = a->id, .now = now, .v = v, .dt = dt, .frame = e->clock.frame,
+                     .half_len = front, .exit_free = true, .stop_margin = STOP_MARGIN, .a_hard = A_HARD};
+        if (p.junction >= 0 && p.entry > front) {
+            c.queued = has_lead && who->kind == SN_ACTOR_VEHICLE && gap + front < p.entry;
+            c.held = light_hold < p.entry + 1.0 || sign_hold;
+            /* Room beyond the exit for our length and gap: the first vehicle past it. */
+            uint32_t i0 = p.i_exit ? p.i_exit - 1 : 0, i1 = i0;
+            /* our length and a metre; a minor stream's vehicle (merging into a roundabout's ring) leaves
+            ** room for one more, so the main stream never fills to a standstill */
+            const double need = p.minor ? 4 * front + md->gap + 1.0 : 2 * front + 1.0;
+            while (i1 < md->n && along[i1] < p.exit + need + 10)
+                i1++;
+            double g2 = 0, v2 = 0;
+            const sn_actor *w2 = NULL;
+            const lskip sk2 = {.actor = skip.actor, .walkers = true};
+            /* A main stream (a roundabout's ring) queues through its junctions: the merging streams
+            ** yield to it, and the room they leave keeps it from filling (the minor rule above). */
+            if (!(p.main && !p.minor) && i0 < md->n && i1 > i0 + 1 &&
+                leader(e, a, pts + i0, along + i0, i1 - i0, a->ph->bbox.extent.y, &sk2, &g2, &v2, &w2, NULL, NULL)) {
+                double rear = g2 + front - p.exit; /* its rear past the exit */
+                c.exit_free = rear >= need || (v2 > 1.0 && rear > 0.5); /* or it drives away: we follow */
+                if (!c.exit_free && !md->wait_for)
+                    md->wait_for = w2->id, md->wait_logical = true;
+                if (now < md->override_until)
+                    c.exit_free = true;
+            }
+        }
+        uint32_t blocker = 0;
+        double stop_at = sn_jx_vehicle(&c, &p, md, &blocker);
+        if (isfinite(stop_at)) {
+            vt = fmin(vt, approach(stop_at - front - STOP_MARGIN, 0));
+            if (blocker)
+                md->wait_for = blocker, md->wait_logical = true;
+        }
+        deadlock(e, a, md, v, dt);
+    }
 
     /* A PI loop on speed; the brakes hold a vehicle that should stand still. */
     double err = vt - v;
@@ -464,6 +604,19 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         c.throttle = clampd(0.5 * err + 0.1 * md->speed_integral + 0.05, 0, 1);
     }
     a->ph->control = c;
+    if (rules) {
+        /* Lane changes (lanechange.c) take effect on the next frame's path. */
+        gapq q = {e, a};
+        const double desired =
+            md->desired >= 0 ? md->desired : sn_signs_limit(md, limit_at(m, &md->path[0])) * (1 - md->speed_diff / 100);
+        sn_lcctx lc = {.m = m, .actor = a->id, .frame = e->clock.frame, .v = v, .desired = desired, .half_len = front,
+                       .half_width = a->ph->bbox.extent.y + 0.2, .has_leader = has_lead && who->kind == SN_ACTOR_VEHICLE,
+                       .lead_gap = gap, .lead_v = v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
+        if (sn_lc_update(&lc, md)) {
+            refill(m, md, 0);
+            sn_health_note_lane_change(e);
+        }
+    }
 }
 
 void sn_traffic_controllers(sn_engine *e, double dt)
@@ -475,6 +628,8 @@ void sn_traffic_controllers(sn_engine *e, double dt)
     /* Without the grid (out of memory) vehicles still drive, blind to leaders. */
     if (any_map && !build_grid(e) && e->traffic)
         e->traffic->n = 0;
+    if (e->traffic && e->traffic->jx && e->clock.frame > 1)
+        sn_jx_purge(e->traffic->jx, e->clock.frame - 1); /* claims of vehicles gone or off their paths */
     for (size_t i = 0; i < w->n_actors; i++) {
         sn_actor *a = w->actors[i];
         if (!a->has_autopilot)
@@ -482,7 +637,7 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         if (!a->mv->ap->map)
             sn_autopilot_update(w, a, dt);
         else if (a->mv->ap->map->walker)
-            sn_walker_update(e, a, a->mv->ap->map);
+            sn_walker_update(e, a, a->mv->ap->map, dt);
         else
             vehicle_update(e, a, a->mv->ap->map, dt);
     }
@@ -507,6 +662,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     md->speed_diff = knob(k ? k->speed_difference : NAN, SN_TM_SPEED_DIFFERENCE);
     md->ignore_lights = knob(k ? k->ignore_lights : NAN, SN_TM_IGNORE_LIGHTS);
     md->auto_lane_change = true;
+    md->jx_in = -1;
     md->desired = target_speed >= 0 ? target_speed : md->walker ? a->mv->walk_speed : -1;
     if (!relocate(e->map, md, a->st.pos)) {
         const char *kind = md->walker ? "sidewalk" : "driving";
@@ -525,5 +681,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     *ap = (sn_autopilot){0};
     ap->map = md;
     a->has_autopilot = true;
+    if (md->walker)
+        sn_walker_attach(e, a, md); /* wanders: random goals on the navigation graph */
     return SN_OK;
 }

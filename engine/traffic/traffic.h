@@ -23,10 +23,11 @@ struct sn_traffic;
 #define SN_MD_STEP 2.0  /* m between them */
 
 /* CARLA Traffic Manager's defaults (LibCarla/source/carla/trafficmanager: Parameters.h
-** distance_margin {2.0}; Constants.h INITIAL_PERCENTAGE_SPEED_DIFFERENCE = 0; a vehicle runs
-** no light unless set). */
+** distance_margin {2.0}; Constants.h SpeedThreshold::INITIAL_PERCENTAGE_SPEED_DIFFERENCE = 30,
+** the global percentage every vehicle drives below its limit unless set; a vehicle runs no
+** light unless set). */
 #define SN_TM_DISTANCE_TO_LEADING 2.0
-#define SN_TM_SPEED_DIFFERENCE 0.0
+#define SN_TM_SPEED_DIFFERENCE 30.0
 #define SN_TM_IGNORE_LIGHTS 0.0
 #define SN_TM_DEFAULT_LIMIT (30.0 / 3.6) /* m/s where a lane gives no speed (CARLA's town default) */
 
@@ -50,11 +51,6 @@ typedef struct sn_mapdrive {
     uint32_t light_seen; /* the light last approached, index + 1 */
     bool light_ignored;  /* drawn once per approach (ignore_lights_percentage) */
     bool light_go;       /* decided to pass this light on yellow */
-    /* Walkers at crosswalks: the crosswalk end last decided at (index + 1; decided again only
-    ** after walking 5 m away from it), whether to cross it, and the crossing under way. */
-    uint32_t cw_seen;
-    bool cw_go, crossing;
-    sn_vec3 cross_to;
     /* Signs (signs.c): the limit of the last speed sign passed (m/s, 0 none), the stop or yield
     ** line approached (index + 1), its ignore draw, whether the vehicle may pass it, and the
     ** time it has stood at it. */
@@ -62,9 +58,42 @@ typedef struct sn_mapdrive {
     uint32_t sign_seen;
     bool sign_ignored, sign_go;
     double sign_wait;
+    /* Junctions (junction.c): the junction it is in or leaving (odr index, -1 none), its front's
+    ** progress through it and the passage's length; deadlocks: whom it waits for (wait_logical:
+    ** for a junction's claim or exit, not for a body in its way), how long it has stood, and until
+    ** when it may enter a junction regardless of claims and exit (a deadlock it breaks). */
+    int32_t jx_in;
+    double jx_front, jx_len;
+    uint32_t wait_for;
+    bool wait_logical;
+    double stand, override_until;
+    /* Lane changes (lanechange.c): metres driven (odometer) at the last one, and the odometer now. */
+    double odo, lc_odo, lc_co; /* lc_co: the change-over distance of the last change (m) */
+    bool lc_done;        /* at least one made (the spacing rule applies) */
     uint32_t n;
     sn_waypoint path[SN_MD_PATH];
 } sn_mapdrive;
+
+/* Traffic counters since the scene loaded, for the run's health report and the tests. A lane
+** change is logged (the last SN_LC_LOG of them, log[k % SN_LC_LOG] for the k-th) with the lane
+** the vehicle moves into at the point beside it when it decided. */
+#define SN_LC_LOG 64
+typedef struct sn_lc_event {
+    uint32_t actor;
+    int32_t road_id, lane_id;
+    double s;
+} sn_lc_event;
+typedef struct sn_traffic_stats {
+    uint64_t lane_changes;       /* lane changes begun by map autopilots */
+    uint64_t deadlocks_resolved; /* junction deadlocks detected and broken (docs/traffic.md) */
+    uint64_t junction_waits;     /* times a vehicle held at a junction's entry for a conflict */
+    sn_lc_event log[SN_LC_LOG];
+} sn_traffic_stats;
+/* The counters, or NULL before the first autopilot ran. */
+const sn_traffic_stats *sn_traffic_stats_get(const struct sn_engine *e);
+/* Runs the autopilots without the junction and lane-change rules (the rules before issue 31),
+** for comparisons in the soak test and the benchmark. */
+void sn_traffic_set_legacy(struct sn_engine *e, bool legacy);
 
 /* Gives actor a (a vehicle or walker) a map autopilot. SN_E_INVALID without a map or when no
 ** lane of the right type is within 50 m. */

@@ -1,28 +1,35 @@
-/* The cost of traffic: 100 autopilot vehicles, each with a collision sensor, on the town map
-** (tests/data/town.xodr, 36 traffic lights) at dt 0.05 on one thread, through the public API.
+/* The cost of traffic on the town map (tests/data/town.xodr, 36 traffic lights) at dt 0.05 on
+** one thread. Times are CPU time of this process (the machine may be shared), best of REPS;
+** never asserted.
 **
-** Traffic: the scene's `traffic: {vehicles: 100}` driving for SIM seconds after WARM seconds.
-** Fixed: the same scene and vehicles, each given a constant control through
-** sn_engine_apply_control (which turns its autopilot off): parked, brake 1, so physics still
-** steps every body and its four wheels but no controller runs. Best of REPS; the `ratio` line
-** divides the traffic step by the fixed step (the controllers' and lights' share), the `target`
-** line compares the real-time factor with the 50x aimed at. Times are never asserted.
+** 1. traffic vs fixed: 100 autopilot vehicles, each with a collision sensor, driving for SIM s
+**    after WARM s, against the same vehicles parked under constant control through
+**    sn_engine_apply_control (physics steps every body, no controller runs).
+** 2. The issue-31 scene: 100 vehicles and 50 walkers; its real-time factor (target 50x).
+** 3. rules vs legacy: the same scene with the junction, deadlock and lane-change rules against
+**    the autopilot without them (sn_traffic_set_legacy): the rules' cost.
+** 4. Growth: the traffic step of N = 25, 50, 100, 200 vehicles (as many as the town's spawn
+**    points take), and the exponent k of time ~ N^k fitted over them (target <= 1.1).
+** 5. 500 vehicles on a town-sized map: SENSIM_BENCH_BIGMAP=FILE.xodr (e.g. CARLA's Town04,
+**    which must not be committed); skipped without it.
 ** argv[1]: temp folder, argv[2]: plugin folder, argv[3]: tests/data. */
-#include <sensim/sensim.h>
+#include "../../engine/sim/engine.h"
+#include "../../engine/traffic/traffic.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define WARM 10.0
-#define SIM 60.0
-#define REPS 3
+#define SIM 40.0
+#define REPS 2
 
-static double now(void)
+static double cpu(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -32,43 +39,81 @@ static void die(const char *what, const sn_error *err)
     exit(1);
 }
 
-/* Seconds of wall time per simulated second. */
-static double measure(const char *scene, const char *plugins, bool fixed)
+typedef struct cfg {
+    bool fixed, sensors, legacy;
+} cfg;
+
+/* CPU seconds per simulated second; *n_veh: the vehicles spawned. */
+static double measure(const char *scene, const char *plugins, cfg c, uint32_t *n_veh)
 {
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1};
     sn_engine *e = sn_engine_create(&o, &err);
     if (!e || sn_engine_load_scene(e, scene, &err))
         die("load", &err);
-    uint32_t n = sn_engine_actor_count(e), cars[256], nc = 0;
-    for (uint32_t i = 0; i < n && nc < 256; i++) {
+    if (c.legacy)
+        sn_traffic_set_legacy(e, true);
+    uint32_t n = sn_engine_actor_count(e), nc = 0;
+    uint32_t *cars = malloc((n + 1) * sizeof *cars);
+    for (uint32_t i = 0; i < n; i++) {
         sn_actor_info a = {.struct_size = sizeof a};
         sn_engine_actor_get(e, sn_engine_actor_id_at(e, i), &a);
         if (a.kind == SN_ACTOR_VEHICLE)
             cars[nc++] = a.id;
     }
     for (uint32_t i = 0; i < nc; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "crash_%u", cars[i]);
-        sn_actor_desc d = {sizeof d, "sensor.other.collision", name, {{0, 0, 0}, {0, 0, 0}}, cars[i], 0, NULL, 0};
-        if (sn_engine_spawn(e, &d, NULL, &err))
-            die("collision sensor", &err);
-        if (fixed) {
-            sn_vehicle_control c = {.brake = 1.0};
-            if (sn_engine_apply_control(e, cars[i], &c, &err))
+        if (c.sensors) {
+            char name[32];
+            snprintf(name, sizeof name, "crash_%u", cars[i]);
+            sn_actor_desc d = {sizeof d, "sensor.other.collision", name, {{0, 0, 0}, {0, 0, 0}}, cars[i], 0, NULL, 0};
+            if (sn_engine_spawn(e, &d, NULL, &err))
+                die("collision sensor", &err);
+        }
+        if (c.fixed) {
+            sn_vehicle_control ctl = {.brake = 1.0};
+            if (sn_engine_apply_control(e, cars[i], &ctl, &err))
                 die("apply_control", &err);
         }
     }
+    free(cars);
+    if (n_veh)
+        *n_veh = nc;
     for (int f = 0; f < (int)(WARM / 0.05); f++)
         if (sn_engine_step(e, &err))
             die("step", &err);
-    double t0 = now();
+    double t0 = cpu();
     for (int f = 0; f < (int)(SIM / 0.05); f++)
         if (sn_engine_step(e, &err))
             die("step", &err);
-    double t = now() - t0;
+    double t = cpu() - t0;
     sn_engine_destroy(e);
     return t / SIM;
+}
+
+static double best(const char *scene, const char *plugins, cfg c, uint32_t *n_veh)
+{
+    double b = 1e9;
+    for (int r = 0; r < REPS; r++) {
+        double t = measure(scene, plugins, c, n_veh);
+        b = t < b ? t : b;
+    }
+    return b;
+}
+
+static const char *write_scene(const char *tmp, const char *name, const char *map, uint32_t vehicles, uint32_t walkers)
+{
+    static char path[8][1024];
+    static int k;
+    char *p = path[k++ % 8], text[2048];
+    snprintf(p, 1024, "%s/%s", tmp, name);
+    snprintf(text, sizeof text,
+             "settings: {fixed_delta_seconds: 0.05, duration: 100, seed: 1}\nmap: %s\n"
+             "traffic: {vehicles: %u, walkers: %u, seed: 2}\nactors:\n  - {name: ground, blueprint: static.ground}\n",
+             map, vehicles, walkers);
+    FILE *f = fopen(p, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f))
+        exit(1);
+    return p;
 }
 
 int main(int argc, char **argv)
@@ -77,26 +122,62 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_traffic TMP PLUGINS DATA\n");
         return 2;
     }
-    char path[1024], text[1024];
-    snprintf(path, sizeof path, "%s/bench_traffic.yaml", argv[1]);
-    snprintf(text, sizeof text,
-             "settings: {fixed_delta_seconds: 0.05, duration: 100, seed: 1}\nmap: %s/town.xodr\n"
-             "traffic: {vehicles: 100, seed: 2}\nactors:\n  - {name: ground, blueprint: static.ground}\n",
-             argv[3]);
-    FILE *f = fopen(path, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f))
-        return 1;
-    double best_t = 1e9, best_f = 1e9;
-    for (int r = 0; r < REPS; r++) {
-        double t = measure(path, argv[2], false), x = measure(path, argv[2], true);
-        best_t = t < best_t ? t : best_t;
-        best_f = x < best_f ? x : best_f;
-    }
-    printf("traffic: 100 autopilot vehicles + collision sensors, town map, 1 thread: %.2f ms per frame, "
-           "real-time factor %.1fx\n", best_t * 0.05 * 1e3, 1 / best_t);
+    const char *tmp = argv[1], *plugins = argv[2];
+    char town[1024];
+    snprintf(town, sizeof town, "%s/town.xodr", argv[3]);
+
+    /* 1. */
+    const char *s100 = write_scene(tmp, "bench_traffic.yaml", town, 100, 0);
+    double t_traffic = best(s100, plugins, (cfg){.sensors = true}, NULL);
+    double t_fixed = best(s100, plugins, (cfg){.sensors = true, .fixed = true}, NULL);
+    printf("traffic: 100 autopilot vehicles + collision sensors, town map, 1 thread: %.2f ms CPU per frame, "
+           "real-time factor %.1fx\n", t_traffic * 0.05 * 1e3, 1 / t_traffic);
     printf("fixed:   the same vehicles parked under constant control: %.2f ms per frame, real-time factor %.1fx\n",
-           best_f * 0.05 * 1e3, 1 / best_f);
-    printf("ratio traffic/fixed step time: %.2f\n", best_t / best_f);
-    printf("target real-time factor >= 50x: %.1fx (%s)\n", 1 / best_t, 1 / best_t >= 50 ? "met" : "not met");
+           t_fixed * 0.05 * 1e3, 1 / t_fixed);
+    printf("ratio traffic/fixed step time: %.2f\n", t_traffic / t_fixed);
+
+    /* 2, 3. */
+    const char *s150 = write_scene(tmp, "bench_traffic_walkers.yaml", town, 100, 50);
+    double t_rules = best(s150, plugins, (cfg){0}, NULL);
+    double t_legacy = best(s150, plugins, (cfg){.legacy = true}, NULL);
+    printf("engine: 100 vehicles + 50 walkers, town, 1 thread: %.2f ms CPU per frame, real-time factor %.1fx; "
+           "without the junction and lane-change rules %.2f ms (%.1fx)\n",
+           t_rules * 0.05 * 1e3, 1 / t_rules, t_legacy * 0.05 * 1e3, 1 / t_legacy);
+    printf("ratio rules/legacy step time (100 vehicles + 50 walkers): %.3f\n", t_rules / t_legacy);
+    printf("target real-time factor >= 50x: %.1fx (%s)\n", 1 / t_rules, 1 / t_rules >= 50 ? "met" : "not met");
+
+    /* 4. Growth: the traffic step time minus nothing (the whole frame), fitted in log-log. */
+    const uint32_t want[] = {25, 50, 100, 200};
+    double lx[4], ly[4];
+    int np = 0;
+    for (int i = 0; i < 4; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "bench_traffic_n%u.yaml", want[i]);
+        uint32_t got = 0;
+        double t = best(write_scene(tmp, name, town, want[i], 0), plugins, (cfg){0}, &got);
+        printf("  %u vehicles (of %u asked): %.3f ms CPU per frame\n", got, want[i], t * 0.05 * 1e3);
+        if (np && got <= (uint32_t)exp(lx[np - 1]))
+            continue; /* the town took no more */
+        lx[np] = log((double)got), ly[np] = log(t), np++;
+    }
+    double mx = 0, my = 0, sxy = 0, sxx = 0;
+    for (int i = 0; i < np; i++)
+        mx += lx[i] / np, my += ly[i] / np;
+    for (int i = 0; i < np; i++)
+        sxy += (lx[i] - mx) * (ly[i] - my), sxx += (lx[i] - mx) * (lx[i] - mx);
+    double k = sxx > 0 ? sxy / sxx : 0;
+    printf("ratio growth exponent of the frame's cost in the number of vehicles: %.2f (target <= 1.1: %s)\n", k,
+           k <= 1.1 ? "met" : "not met");
+
+    /* 5. */
+    const char *big = getenv("SENSIM_BENCH_BIGMAP");
+    if (big) {
+        uint32_t got = 0;
+        double t = best(write_scene(tmp, "bench_traffic_big.yaml", big, 500, 0), plugins, (cfg){0}, &got);
+        printf("engine: %u vehicles on %s, 1 thread: %.2f ms CPU per frame, real-time factor %.1fx\n", got, big,
+               t * 0.05 * 1e3, 1 / t);
+    } else {
+        printf("500 vehicles on a town-sized map: skipped (set SENSIM_BENCH_BIGMAP=FILE.xodr)\n");
+    }
     return 0;
 }
