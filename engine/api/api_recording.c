@@ -6,10 +6,13 @@
 #include "../core/error.h"
 #include "../core/infile.h"
 #include "../core/util.h"
+#include "../core/sha256.h"
+#include "../map/lanemap.h"
 #include "../sim/engine.h"
 #include "../sim/outdir.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,9 +159,18 @@ sn_status sn_engine_record(sn_engine *e, const sn_record_options *o, sn_error *e
     char seed[32], date[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)e->seed);
     snprintf(date, sizeof date, "%lld", (long long)o->date);
+    /* the map, by absolute path and by the SHA-256 of the text loaded, so a replay can load it
+    ** again and tell when the file changed since (issue 33 item 4) */
+    char map_abs[PATH_MAX] = "", map_sha[65] = "";
+    if (e->map && e->scene.map_path) {
+        if (!realpath(e->scene.map_path, map_abs))
+            snprintf(map_abs, sizeof map_abs, "%s", e->scene.map_path);
+        sn_sha256_of(e->map->xml, e->map->xml_size, map_sha);
+    }
     sn_attribute attrs[] = {{"file", stage}, {"additional_data", o->additional_data ? "true" : "false"},
-                            {"date", date}, {"scene", e->scene.path ? e->scene.path : ""}, {"seed", seed}};
-    sn_actor_desc d = {sizeof d, "sensor.other.recorder", "recorder", {{0, 0, 0}, {0, 0, 0}}, 0, 0, attrs, 5};
+                            {"date", date}, {"scene", e->scene.path ? e->scene.path : ""}, {"seed", seed},
+                            {"map", map_abs}, {"map_sha256", map_sha}};
+    sn_actor_desc d = {sizeof d, "sensor.other.recorder", "recorder", {{0, 0, 0}, {0, 0, 0}}, 0, 0, attrs, 7};
     e->spawning_internal = true; /* no stream, no name taken, not counted as the scene's sensor */
     st = sn_engine_spawn(e, &d, &e->rec_actor, err);
     e->spawning_internal = false;

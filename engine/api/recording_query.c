@@ -15,6 +15,7 @@
 #include "../core/util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,6 +55,10 @@ static void json_head(FILE *o, const sn_log_info *in)
     fputs("{\"format\":", o), sn_json_str(o, in->format);
     fprintf(o, ",\"version\":\"%u.%u\",\"scene\":", in->version_major, in->version_minor);
     sn_json_str(o, in->scene);
+    if (in->struct_size >= offsetof(sn_log_info, map_sha256) + sizeof in->map_sha256 && in->map && in->map[0]) {
+        fputs(",\"map\":", o), sn_json_str(o, in->map);
+        fputs(",\"map_sha256\":", o), sn_json_str(o, in->map_sha256);
+    }
     fprintf(o, ",\"date\":%lld,\"seed\":%llu,\"fixed_delta_seconds\":", (long long)in->date,
             (unsigned long long)in->seed);
     json_num(o, in->fixed_delta_seconds);
@@ -84,7 +89,12 @@ static void text_head(FILE *o, const sn_log_info *in)
     struct tm tm;
     if (in->date && gmtime_r(&t, &tm))
         strftime(date, sizeof date, "%m/%d/%y %H:%M:%S UTC", &tm);
-    fprintf(o, "Version: %u.%u\nMap: %s\nDate: %s\n\n", in->version_major, in->version_minor, in->scene, date);
+    /* CARLA's Map: line names the map; a recording before 1.4, or of a scene without one, has
+    ** only its scene to name */
+    bool has_map = in->struct_size >= offsetof(sn_log_info, map_sha256) + sizeof in->map_sha256 && in->map &&
+                   in->map[0];
+    fprintf(o, "Version: %u.%u\nMap: %s\nDate: %s\n\n", in->version_major, in->version_minor,
+            has_map ? in->map : in->scene, date);
 }
 
 /* ---- CARLA's rule for collisions ----

@@ -4,6 +4,7 @@
 #include "../core/infile.h"
 #include "../core/strmap.h"
 #include "../core/util.h"
+#include <sensim/numtext.h>
 #include "../scene/yamldoc.h"
 
 #include <errno.h>
@@ -101,12 +102,10 @@ static void emit(sbuf *b, const sn_ynode *n, bool nested)
 
 static sn_status get_uint(ctx *c, const sn_ynode *n, const char *what, uint64_t max, uint64_t *out)
 {
-    char *end;
-    errno = 0;
     if (n->kind != SN_Y_SCALAR)
         return at(c, n, "expected a whole number for %s", what);
-    unsigned long long v = strtoull(n->text, &end, 10);
-    if (end == n->text || *end || errno || n->text[0] == '-' || v > max)
+    uint64_t v; /* a scene's rules (numtext.h): "+3" and " 3" are no whole numbers here either */
+    if (!sn_text_uint(n->text, max, &v))
         return at(c, n, "expected a whole number >= 0 for %s", what);
     *out = v;
     return SN_OK;
@@ -116,9 +115,9 @@ static sn_status get_limits(ctx *c, const sn_ynode *map, limits *l)
 {
     const sn_ynode *v;
     if ((v = sn_ynode_get(map, "timeout"))) {
-        char *end;
-        l->timeout = v->kind == SN_Y_SCALAR ? strtod(v->text, &end) : -1;
-        if (v->kind != SN_Y_SCALAR || end == v->text || *end || !(l->timeout >= 0 && l->timeout <= 1e7))
+        if (v->kind != SN_Y_SCALAR || !sn_text_number(v->text, &l->timeout))
+            l->timeout = -1;
+        if (!(l->timeout >= 0 && l->timeout <= 1e7))
             return at(c, v, "expected seconds >= 0 for timeout (0: none)", NULL);
     }
     sn_status st;

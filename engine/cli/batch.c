@@ -2,6 +2,7 @@
 ** runs (shard, resume), the summary table and the Slurm array script. */
 #include "batch.h"
 #include "batch_cmd.h"
+#include <sensim/numtext.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,16 +40,13 @@ static int bad(const char *fmt, const char *a)
     return 2;
 }
 
+/* A whole number by the scene's rules (numtext.h). */
 static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 {
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-')
+    uint64_t v;
+    if (!sn_text_uint(s, max, &v))
         return false;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || errno || v > max)
-        return false;
-    *out = v;
+    *out = (unsigned long)v;
     return true;
 }
 
@@ -270,14 +268,23 @@ static void on_tick(unsigned running, uint64_t frames_running, double partial, v
 /* Prints the summary table of the manifest's records (this batch's and earlier ones). */
 static void summary(const state *s, size_t total, size_t skipped, double wall, const char *manifest)
 {
-    size_t failed = total - skipped - s->counts[0];
-    printf("batch: %zu runs (%zu skipped as done) in %.1f s: %zu ok, %zu failed\n", total, skipped, wall,
-           s->counts[0], failed);
+    /* runs an interrupt kept from starting failed at nothing: "not run", not "failed" */
+    size_t failed = 0;
+    for (int k = 1; k < 5; k++)
+        failed += s->counts[k];
+    size_t not_run = total - skipped - s->counts[0] - failed;
+    printf("batch: %zu runs (%zu skipped as done) in %.1f s: %zu ok, %zu failed", total, skipped, wall, s->counts[0],
+           failed);
+    if (not_run)
+        printf(", %zu not run (--resume runs them)", not_run);
+    putchar('\n');
     printf("  %-10s %8s %12s %10s\n", "status", "runs", "frames", "wall s");
     for (int k = 0; k < 5; k++)
         if (s->counts[k])
             printf("  %-10s %8zu %12llu %10.2f\n", STATUSES[k], s->counts[k], (unsigned long long)s->frames[k],
                    s->walls[k]);
+    if (not_run)
+        printf("  %-10s %8zu %12s %10s\n", "not run", not_run, "-", "-");
     printf("manifest: %s\n", manifest);
 }
 

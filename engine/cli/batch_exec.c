@@ -2,6 +2,7 @@
 ** a run that crashes, hangs or exhausts memory never takes the others down. The parent
 ** blocks SIGCHLD/SIGINT/SIGTERM and waits for them with sigtimedwait: no polling, no races. */
 #include "batch.h"
+#include "cli_input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -163,7 +164,7 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
 static void last_error(const char *path, char *out, size_t n)
 {
     out[0] = 0;
-    FILE *f = fopen(path, "r");
+    FILE *f = sn_cli_open_input(path, NULL);
     if (!f)
         return;
     char line[2048];
@@ -183,7 +184,7 @@ static void last_error(const char *path, char *out, size_t n)
 static void first_line(const char *path, char *out, size_t n)
 {
     out[0] = 0;
-    FILE *f = fopen(path, "r");
+    FILE *f = sn_cli_open_input(path, NULL);
     if (f && fgets(out, (int)n, f))
         out[strcspn(out, "\n")] = 0;
     if (f)
@@ -213,7 +214,7 @@ static void blame_memory(const job *j, batch_result *r)
 
 static uint64_t read_frames(const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = sn_cli_open_input(path, NULL);
     unsigned long long frames = 0;
     if (f) {
         if (fscanf(f, "{\"frames\":%llu", &frames) != 1)

@@ -2,12 +2,15 @@
 ** for Foxglove, and the two steps `sensim run --mcap FILE` adds to a run. Public API only
 ** (sensim/mcap.h). */
 #include "export_cmd.h"
+#include "cli_input.h"
+#include <sensim/numtext.h>
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char HELP[] =
@@ -26,6 +29,29 @@ static const char HELP[] =
     "  --zstd-level N         chunk compression level 1..19 (default 1); 0 stores chunks uncompressed\n"
     "  --chunk-size BYTES     close a chunk at this size (default 4194304; smaller seeks finer)\n"
     "  --threads N            threads making images (default: one per core; the file is the same)\n";
+
+/* The output's folder exists and may be written (the file itself is checked at create). */
+static bool output_ok(const char *out, const char **why)
+{
+    char dir[4096];
+    const char *slash = strrchr(out, '/');
+    if (!*out)
+        return *why = "an empty path", false;
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return *why = strerror(errno), false;
+    if (!S_ISDIR(st.st_mode))
+        return *why = "its folder is not a folder", false;
+    if (access(dir, W_OK | X_OK) != 0)
+        return *why = strerror(errno), false;
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+        return *why = "it is a folder", false;
+    return true;
+}
 
 int sn_cmd_export(int argc, char **argv)
 {
@@ -66,10 +92,9 @@ int sn_cmd_export(int argc, char **argv)
         case O_LEVEL:
         case O_CHUNK:
         case O_THREADS: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
+            long long v = -1;
             long lo = opt == O_LEVEL ? 0 : opt == O_CHUNK ? 1024 : 1, hi = opt == O_LEVEL ? 19 : opt == O_CHUNK ? 1L << 30 : 64;
-            if (!*optarg || *end || v < lo || v > hi) {
+            if (!sn_text_int(optarg, &v) || v < lo || v > hi) { /* numtext.h */
                 fprintf(stderr, "sensim: error: export: --%s needs %ld..%ld, found '%s'\n",
                         opt == O_LEVEL ? "zstd-level" : opt == O_CHUNK ? "chunk-size" : "threads", lo, hi, optarg);
                 return 2;
@@ -96,14 +121,13 @@ int sn_cmd_export(int argc, char **argv)
     }
     sn_error err = {0};
     char run_map[4096];
-    if (!map && sn_run_map_path(pos[1], run_map, sizeof run_map, NULL) == SN_OK) {
-        /* the run's own map (its run.json): a map moved away since is a warning, not a failure */
-        if (access(run_map, R_OK) == 0)
-            map = run_map;
-        else
-            fprintf(stderr, "sensim: warning: export: the run's map %s (from %s/run.json) cannot be read: %s; "
-                            "exporting without its lanes (--map FILE gives it)\n",
-                    run_map, pos[1], strerror(errno));
+    map = sn_cli_run_map("export", pos[1], map, run_map, sizeof run_map);
+    /* an output that cannot be made is a bad argument (exit 2), as in report and convert,
+    ** found before any work (issue 33 item 22) */
+    const char *why = NULL;
+    if (!output_ok(out, &why)) {
+        fprintf(stderr, "sensim: error: export: cannot write %s: %s\n", out, why);
+        return 2;
     }
     if (sn_mcap_export(pos[1], out, map, &o, &err) != SN_OK) {
         fprintf(stderr, "sensim: error: %s\n", err.msg);
@@ -114,7 +138,7 @@ int sn_cmd_export(int argc, char **argv)
 }
 
 /* Adds a sensor.other.actors named "actors" to a loaded scene that has none live. */
-static sn_status add_actors(sn_engine *e, sn_error *err)
+sn_status sn_cli_add_actors(sn_engine *e, sn_error *err)
 {
     for (uint32_t i = 0; i < sn_engine_actor_count(e); i++) {
         sn_actor_info a = {.struct_size = sizeof a};
@@ -133,7 +157,7 @@ static sn_status add_actors(sn_engine *e, sn_error *err)
 
 sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, bool overwrite, sn_error *err)
 {
-    if (add_actors(e, err) != SN_OK)
+    if (sn_cli_add_actors(e, err) != SN_OK)
         return NULL;
     sn_mcap_options o = {.struct_size = sizeof o, .threads = threads, .overwrite = overwrite};
     sn_mcap *m = sn_mcap_create(path, &o, err);

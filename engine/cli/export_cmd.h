@@ -11,6 +11,10 @@ int sn_cmd_export(int argc, char **argv);
 ** sensor; threads as --threads (0: one per core); overwrite as --overwrite (else an existing
 ** file at path is refused). NULL with err on failure. */
 sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, bool overwrite, sn_error *err);
+/* Adds an actors stream (sensor.other.actors, "actors") when the loaded scene has none live:
+** every run keeps the little it takes to view it later (sensim export mcap draws its boxes and
+** transform tree from it, issue 33 item 2). */
+sn_status sn_cli_add_actors(sn_engine *e, sn_error *err);
 /* After the run: the MCAP into place when run_ok, else left partial (said on stderr). Returns 1
 ** (and prints the error) when a whole run's MCAP could not be finished, else 0. */
 int sn_cli_mcap_end(sn_mcap *m, bool run_ok);

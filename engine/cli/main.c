@@ -9,6 +9,7 @@
 #include <sensim/sensim.h>
 
 #include "batch_cmd.h"
+#include <sensim/numtext.h>
 #include "export_cmd.h"
 #include "json_out.h"
 #include "map_cmd.h"
@@ -70,6 +71,7 @@ static const char USAGE[] =
 static const char HELP_RUN[] =
     "usage: sensim run SCENE --out DIR [--set PATH=VALUE ...] [--frames N] [--seed N] [--threads N] [--plugin-dir DIR]\n"
     "                  [--quiet] [--stats FILE] [--record FILE [--additional-data]] [--mcap FILE [--overwrite]]\n"
+    "                  [--no-streams]\n"
     "Runs a scene headless; each sensor writes DIR/<sensor name>.msgpack.\n"
     "  --out DIR         output folder (created on demand); required\n"
     "  --set PATH=VALUE  overrides one scene value, checked like the file (repeatable), e.g.\n"
@@ -87,6 +89,8 @@ static const char HELP_RUN[] =
     "                    `sensim report DIR` summarises\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
     "  --additional-data with --record: also velocities and bounding boxes\n"
+    "  --no-streams      no sensor writes DIR/<sensor>.msgpack (settings.streams: false; a sensor's own\n"
+    "                    stream: false does it for one); save: images, --record, --mcap, listeners as before\n"
     "  --mcap FILE       also write the run as MCAP for Foxglove as it goes (docs/mcap.md); adds an\n"
     "                    actors stream (sensor.other.actors) when the scene has none; an existing FILE\n"
     "                    is refused unless --overwrite is given (docs/cli.md)\n"
@@ -128,16 +132,16 @@ static int usage(void)
 
 static bool is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
-static bool parse_u64(const char *s, uint64_t *out)
+/* A whole number by the scene's rules (numtext.h): "+3" and " 3" are refused here too. */
+static bool parse_u64(const char *s, uint64_t *out) { return sn_text_uint(s, UINT64_MAX, out); }
+
+/* Every run keeps an actors stream (sensor.other.actors), so `sensim export mcap` of its folder
+** draws the actors' boxes and transform tree (issue 33 item 2). Without the actors plugin, or
+** with a sensor of another kind holding the name, the run goes on without it. Always true. */
+static bool keep_actors(sn_engine *e)
 {
-    char *end;
-    errno = 0;
-    if (!s || !*s || *s == '-')
-        return false;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno)
-        return false;
-    *out = v;
+    sn_error ignored = {0};
+    sn_cli_add_actors(e, &ignored);
     return true;
 }
 
@@ -159,7 +163,7 @@ typedef struct cli {
 
 /* Every option of the subcommands parsed here; each subcommand allows a subset (`allowed`). */
 enum { OPT_OUT = 256, OPT_SET, OPT_FRAMES, OPT_SEED, OPT_THREADS, OPT_PLUGIN_DIR, OPT_QUIET, OPT_STATS, OPT_RECORD,
-       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP, OPT_FORMAT };
+       OPT_ADDITIONAL, OPT_JSON, OPT_CONVERTER, OPT_DECODE, OPT_VIDEO, OPT_GIF, OPT_MCAP, OPT_FORMAT, OPT_NO_STREAMS };
 static const struct option ALL_OPTIONS[] = {
     {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"out", required_argument, NULL, OPT_OUT},           {"set", required_argument, NULL, OPT_SET},
@@ -172,6 +176,7 @@ static const struct option ALL_OPTIONS[] = {
     {"video", required_argument, NULL, OPT_VIDEO},       {"gif", required_argument, NULL, OPT_GIF},
     {"mcap", required_argument, NULL, OPT_MCAP},
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"no-streams", no_argument, NULL, OPT_NO_STREAMS},
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 
@@ -241,6 +246,9 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
         case OPT_RECORD: c->record = val; break;
         case OPT_MCAP: c->mcap = val; break;
         case OPT_FORMAT: c->format = val; break;
+        case OPT_NO_STREAMS: /* the scene's settings.streams: false, as a --set would give it */
+            val = "settings.streams=false";
+            /* fall through */
         case OPT_SET:
             if (c->n_sets == MAX_SETS)
                 return fail(EXIT_INPUT, "at most 256 --set options, found more at '%s'", val);
@@ -284,7 +292,7 @@ static int check_run_limits(const cli *c)
 static int cmd_run(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " ARG out set frames seed threads plugin-dir quiet stats record additional-data mcap overwrite ", HELP_RUN);
+    int rc = parse_args(argc, argv, &c, " ARG out set frames seed threads plugin-dir quiet stats record additional-data mcap overwrite no-streams ", HELP_RUN);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
@@ -313,7 +321,8 @@ static int cmd_run(int argc, char **argv)
     sn_record_options ro = {sizeof ro, c.record, c.additional, 0};
     sn_mcap *mcap = NULL;
     if (sn_engine_load_scene_with_overrides(e, c.positional, c.sets, c.n_sets, &err) != SN_OK ||
-        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
+        (c.record && sn_engine_record(e, &ro, &err) != SN_OK) || !keep_actors(e) ||
+        sn_engine_open_outputs(e, c.out, &err) != SN_OK ||
         (c.mcap && !(mcap = sn_cli_mcap_start(e, c.mcap, (int)c.threads, c.overwrite, &err)))) {
         sn_engine_destroy(e);
         return fail(EXIT_INPUT, "%s", err.msg);

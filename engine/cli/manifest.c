@@ -6,6 +6,7 @@
 #include "batch.h"
 #include "json_out.h"
 #include "sha256.h"
+#include "cli_input.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,30 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A manifest to read, if it is a regular file. A FIFO opens without waiting for a writer and is
-** refused, as is a folder: NULL with *what saying what it is; NULL with errno otherwise. */
-static FILE *open_manifest(const char *path, const char **what)
-{
-    *what = NULL;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    int fl = fcntl(fd, F_GETFL);
-    if (fstat(fd, &st) != 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-        close(fd);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        *what = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a folder" : "not a regular file";
-        close(fd);
-        return NULL;
-    }
-    FILE *f = fdopen(fd, "r");
-    if (!f)
-        close(fd);
-    return f;
-}
+/* A manifest to read, if it is a regular file (cli_input.h): NULL with *what saying what it is
+** for a FIFO or folder; NULL with errno otherwise. */
+static FILE *open_manifest(const char *path, const char **what) { return sn_cli_open_input(path, what); }
 
 /* Every file under dir/rel, sorted by name at each level, as {"path","bytes","sha256"}; not a
 ** failed run's sensim-partial-* folder. */

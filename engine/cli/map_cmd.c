@@ -1,6 +1,7 @@
 /* map_cmd.c — `sensim map FILE`: an OpenDRIVE map's summary, waypoints, topology and spawn
 ** points, as text or JSON (public API only: sensim/map.h). */
 #include "map_cmd.h"
+#include <sensim/numtext.h>
 #include "json_out.h"
 
 #include <sensim/sensim.h>
@@ -230,10 +231,9 @@ int sn_cmd_map(int argc, char **argv)
             break;
         case O_JSON: json = true; break;
         case O_WP: {
-            char *end;
-            errno = 0;
-            wp = strtod(optarg, &end);
-            if (*end || errno || !(wp >= 0.01) || wp > 1e6)
+            if (!sn_text_number(optarg, &wp)) /* numtext.h */
+                wp = -1;
+            if (!(wp >= 0.01) || wp > 1e6)
                 return fail2("--waypoints wants a distance in metres within [0.01, 1e6], not ", optarg);
             lists++;
             break;

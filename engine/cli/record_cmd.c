@@ -5,6 +5,7 @@
 #include <sensim/sensim.h>
 
 #include "record_cmd.h"
+#include <sensim/numtext.h>
 #include "export_cmd.h"
 
 #include <errno.h>
@@ -70,16 +71,8 @@ static int failf(int code, const char *fmt, const char *a)
 
 static bool is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
-static bool parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = s ? strtod(s, &end) : 0;
-    if (!s || !*s || *end || errno || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
+/* A number by the scene's rules (numtext.h). */
+static bool parse_double(const char *s, double *out) { return sn_text_number(s, out); }
 
 typedef struct opts {
     const char *file, *out, *plugin_dir, *scene, *mcap;
@@ -158,7 +151,6 @@ static int parse(int argc, char **argv, int first, const char *allowed, opts *o)
         if (!v)
             continue;
         bool ok = true;
-        char *end;
         if (strcmp(name, "out") == 0)
             o->out = v;
         else if (strcmp(name, "plugin-dir") == 0)
@@ -181,10 +173,9 @@ static int parse(int argc, char **argv, int first, const char *allowed, opts *o)
         else if (strcmp(name, "time-factor") == 0)
             ok = parse_double(v, &o->time_factor) && o->time_factor > 0 && o->time_factor <= 1000;
         else if (strcmp(name, "follow") == 0 || strcmp(name, "threads") == 0) {
-            errno = 0;
-            unsigned long n = strtoul(v, &end, 10);
-            ok = *v && *v != '-' && !*end && !errno && n <= (name[0] == 'f' ? 0xffffffffUL : 1024UL);
-            *(name[0] == 'f' ? &o->follow : &o->threads) = n;
+            uint64_t n = 0;
+            ok = sn_text_uint(v, name[0] == 'f' ? 0xffffffffUL : 1024UL, &n);
+            *(name[0] == 'f' ? &o->follow : &o->threads) = (unsigned long)n;
         }
         if (!ok) {
             char m[300];

@@ -1,5 +1,6 @@
 /* run_data.c — see run_data.h. */
 #include "run_data.h"
+#include "cli_input.h"
 #include "encoder.h"
 #include "outfile.h"
 
@@ -346,9 +347,14 @@ static void read_stats(run_data *d)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/stats.json", d->dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    const char *what = NULL;
+    FILE *f = sn_cli_open_input(path, &what); /* a FIFO blocked the report for ever (issue 33 item 19) */
+    if (!f) {
+        if (what)
+            fprintf(stderr, "sensim: warning: report: %s is %s, not a file: the run's timers are left out\n", path,
+                    what);
         return;
+    }
     char text[8192];
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);

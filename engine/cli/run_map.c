@@ -1,6 +1,7 @@
 /* run_map.c — the driving lanes of a run's map for the report (run_data.h, sn_run_data_map),
 ** through the public map API: CARLA's generate_waypoints every 2 m, strung into one line per
 ** lane section in the order of s. */
+#include "cli_input.h"
 #include "outfile.h"
 #include "run_data.h"
 
@@ -17,7 +18,7 @@
 ** scene's folder; false when there is none or the file cannot be read. */
 static bool scene_map(const char *scene, char *out, size_t cap)
 {
-    FILE *f = fopen(scene, "r");
+    FILE *f = sn_cli_open_input(scene, NULL); /* a FIFO would block */
     if (!f)
         return false;
     char line[4096];
@@ -102,13 +103,21 @@ static sn_status lanes_of(run_data *d, const sn_map *m, sn_error *err)
     return SN_OK;
 }
 
+/* run.json names a map (usable or not): then the scene's is not a fallback. */
+static bool has_run_note_map(const char *dir)
+{
+    char p[4096];
+    sn_status st = sn_run_map_path(dir, p, sizeof p, NULL);
+    return st != SN_E_NOT_FOUND;
+}
+
 sn_status sn_run_data_map(run_data *d, const char *map, sn_error *err)
 {
-    char guess[4096];
-    const char *path = map;
-    /* the map the run noted (run.json), else the one its scene names (older runs) */
-    if (!path && (sn_run_map_path(d->dir, guess, sizeof guess, NULL) == SN_OK ||
-                  (d->scene[0] && scene_map(d->scene, guess, sizeof guess))))
+    char guess[4096], noted[4096];
+    /* the map the run noted (run.json) by export's rule (cli_input.h), else the one its scene
+    ** names (older runs without run.json) */
+    const char *path = sn_cli_run_map("report", d->dir, map, noted, sizeof noted);
+    if (!path && !map && !has_run_note_map(d->dir) && d->scene[0] && scene_map(d->scene, guess, sizeof guess))
         path = guess;
     if (!path)
         return SN_OK;
@@ -119,6 +128,8 @@ sn_status sn_run_data_map(run_data *d, const char *map, sn_error *err)
     if (st) {
         if (map) /* asked for: its error is the command's */
             return sn_cli_fail(err, st, "--map %s", e2.msg);
+        fprintf(stderr, "sensim: warning: report: the map %s cannot be drawn: %s; the report has no lanes\n", path,
+                e2.msg);
         return SN_OK;
     }
     snprintf(d->map, sizeof d->map, "%s", path);

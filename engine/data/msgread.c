@@ -2,6 +2,7 @@
 #include "msgread.h"
 
 #include "../core/error.h"
+#include "../core/infile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -102,8 +103,9 @@ sn_status sn_msgreader_open(sn_msgreader *r, const char *path, sn_error *err)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
-    if (!(r->f = fopen(path, "rb")))
-        return sn_fail(err, SN_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    /* a FIFO, folder or device named as a stream is refused without blocking */
+    if (!(r->f = sn_open_input(path, "stream", err)))
+        return SN_E_IO;
     return SN_OK;
 }
 

@@ -41,6 +41,7 @@ struct sn_map {
     double cell;            /* m, side of a cell */
     sn_vec3 lo, hi;         /* bounds of every lane, world frame */
     double driving_m;       /* length of the driving lanes */
+    double lane_m;          /* lanes x length of every section (at most SN_ODR_MAX_LANE_M) */
 };
 
 /* Builds the index of an opened network; takes `odr` and `xml` (freed with the map on success

@@ -130,6 +130,23 @@ sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn
     m->lo = (sn_vec3){INFINITY, INFINITY, INFINITY};
     m->hi = (sn_vec3){-INFINITY, -INFINITY, -INFINITY};
 
+    /* Lanes x length, bounded before any index, mesh or line is built for them: a 12 KB file
+    ** can ask for 1 000 km of road with 64 lanes a side (issue 33 item 21). */
+    for (uint32_t ri = 0; ri < odr->n_roads; ri++) {
+        const sn_odr_road *r = &odr->roads[ri];
+        for (uint32_t si = 0; si < r->n_sections; si++) {
+            const sn_odr_section *sec = &r->sections[si];
+            m->lane_m += fmax(0, sec->s_end - sec->s) * (sec->n_left + sec->n_right);
+        }
+        if (m->lane_m > SN_ODR_MAX_LANE_M) {
+            sn_fail(err, SN_E_RANGE, "%s:%d: <road>: road %d: the map's lanes add up to more than %g km (lanes "
+                    "times length; at most %g km)", odr->path, r->line, (int)r->id, m->lane_m / 1000,
+                    SN_ODR_MAX_LANE_M / 1000);
+            map_free_parts(m);
+            return SN_E_RANGE;
+        }
+    }
+
     /* Items: every section cut into stretches. */
     size_t n_items = 0, cap_items = 0, n_cells = 0, cap_cells = 0;
     for (uint32_t ri = 0; ri < odr->n_roads; ri++) {
@@ -188,6 +205,16 @@ sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn
                 n_items++;
             }
         }
+    }
+    /* Every lane within the scene's reach (SN_LIMIT_COORD on each axis, as spawns and routes):
+    ** a road at (1e7, -1e7) loaded, then traffic refused its lanes (issue 33 item 21). */
+    if (n_items && !(fmax(fmax(fabs(m->lo.x), fabs(m->hi.x)), fmax(fabs(m->lo.y), fabs(m->hi.y))) <= SN_LIMIT_COORD &&
+                     fmax(fabs(m->lo.z), fabs(m->hi.z)) <= SN_LIMIT_COORD)) {
+        sn_fail(err, SN_E_RANGE, "%s:%d: <road>: the lanes reach (%g..%g, %g..%g, %g..%g) m: farther than %g km from "
+                "the origin, where a scene cannot place anything", odr->path, odr->n_roads ? odr->roads[0].line : 1,
+                m->lo.x, m->hi.x, m->lo.y, m->hi.y, m->lo.z, m->hi.z, SN_LIMIT_COORD / 1000);
+        map_free_parts(m);
+        return SN_E_RANGE;
     }
     m->n_items = (uint32_t)n_items, m->n_cells = n_cells;
     if (n_cells)

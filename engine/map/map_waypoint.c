@@ -363,6 +363,8 @@ sn_status sn_map_previous(const sn_map *m, const sn_waypoint *wp, double d, sn_w
     return walk_api(m, wp, d, false, out, cap, n, err);
 }
 
+#define SN_MAP_MAX_WAYPOINTS 10000000u /* of one next_until_lane_end (some 2 GB of waypoints) */
+
 sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, double d, sn_waypoint *out, size_t cap,
                                      size_t *n, sn_error *err)
 {
@@ -373,8 +375,10 @@ sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, dou
     sn_status st = key_of(m, wp, &k, err);
     if (st)
         return st;
-    if (!(d > 0) || d > 1e6)
-        return sn_fail(err, SN_E_RANGE, "map: next_until_lane_end(%g): the distance must be within (0, 1e6] m", d);
+    /* generate_waypoints' lower bound: a step below the resolution of s made no progress and
+    ** filled the cap of 10 million waypoints at one place (issue 33 item 18) */
+    if (!(d >= 0.01) || d > 1e6)
+        return sn_fail(err, SN_E_RANGE, "map: next_until_lane_end(%g): the distance must be within [0.01, 1e6] m", d);
     if (cap && !out)
         return sn_fail(err, SN_E_INVALID, "map: NULL output with a capacity of %zu", cap);
     /* CARLA's GetNextUntilLaneEnd: every d metres while the lane stays on this road (through
@@ -382,7 +386,10 @@ sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, dou
     const sn_odr_road *r = &m->odr->roads[k.road];
     double s = fmin(r->sections[k.section].s_end, fmax(r->sections[k.section].s, wp->s)), rem = d;
     size_t count = 0;
-    for (unsigned hops = 0; hops <= MAX_HOPS && count <= 10000000;) {
+    for (unsigned hops = 0; hops <= MAX_HOPS;) {
+        if (count >= SN_MAP_MAX_WAYPOINTS)
+            return sn_fail(err, SN_E_RANGE, "map: next_until_lane_end(%g) gives more than %u waypoints: ask for a "
+                           "longer distance", d, SN_MAP_MAX_WAYPOINTS);
         const sn_odr_section *sec = &r->sections[k.section];
         int dir = sn_map_lane_dir(r, k.lane);
         double end = dir > 0 ? sec->s_end : sec->s, avail = fabs(end - s);

@@ -39,6 +39,11 @@ typedef struct sn_odr_geom {
     double au, bu, cu, du, av, bv, cv, dv; /* paramPoly3 */
     bool normalized;                  /* paramPoly3 pRange="normalized": p in [0, 1] */
     int line;                         /* XML line, for messages */
+    /* Tabulated at load (sn_odr_geom_tabulate) so an evaluation costs one piece, not an
+    ** integral from 0: poly3, the arc length at u = i*tab_h; spiral, the local (x, y) at
+    ** s = i*tab_h (pairs). NULL for the other kinds (closed forms). In the network's arena. */
+    double *tab, tab_h;
+    uint32_t n_tab;
 } sn_odr_geom;
 
 typedef struct sn_odr_mark {
@@ -211,12 +216,23 @@ typedef struct sn_odr {
 #define SN_ODR_MAX_LENGTH 1e6        /* m, one road */
 #define SN_ODR_MAX_COORD 1e7         /* m from the origin */
 #define SN_ODR_MAX_LANES 64          /* per side of one section */
+#define SN_ODR_MAX_FILE ((size_t)256 << 20) /* bytes of one file */
+#define SN_ODR_MAX_ATTRS 256         /* attributes of one element */
+#define SN_ODR_MAX_DEPTH 64          /* elements nested (OpenDRIVE itself needs 8; userData more) */
+#define SN_ODR_MAX_LANE_M 1e7        /* m: lanes x length of the whole network (10 000 km of lanes) */
+/* m: a signal's zOffset. A traffic light stands on a pole of zOffset + 3 m, a cylinder of at
+** most 1 000 m: a file must not load what the scene then refuses (issue 33 item 21). */
+#define SN_ODR_MAX_SIGNAL_Z 100.0
+#define SN_ODR_MIN_PIECE 1e-9        /* m: a geometry shorter than this is a point (its curvature rate 0) */
 
 /* Parses an OpenDRIVE file. On failure *out is NULL and err says "FILE:LINE: <element>: what". */
 sn_status sn_odr_load(const char *path, sn_odr **out, sn_error *err);
 /* The same from memory; `name` stands for the file in messages. */
 sn_status sn_odr_load_memory(const char *xml, size_t size, const char *name, sn_odr **out, sn_error *err);
 void sn_odr_free(sn_odr *m); /* NULL-safe */
+/* The XML's size, attributes per element and nesting, on the bytes before they are parsed
+** (odr_limits.c): "NAME:LINE: XML: what" past SN_ODR_MAX_FILE, _ATTRS or _DEPTH. */
+sn_status sn_odr_check_shape(const char *xml, size_t size, const char *name, sn_error *err);
 
 /* ---- Evaluation (odr_geom.c, odr_lane.c): pure functions of the data ---- */
 
@@ -228,6 +244,9 @@ typedef struct sn_odr_pose {
 /* The piece of `r` that holds s (the last one whose start is <= s + 1e-9). */
 uint32_t sn_odr_geom_at(const sn_odr_road *r, double s);
 sn_odr_pose sn_odr_geom_eval(const sn_odr_geom *g, double ds);
+/* The doubles g's table needs (0: none), and its filling; the parser allocates it. */
+size_t sn_odr_geom_tab_size(const sn_odr_geom *g);
+void sn_odr_geom_tabulate(sn_odr_geom *g, double *tab);
 sn_odr_pose sn_odr_ref_line(const sn_odr_road *r, double s);
 /* Curvature (1/m) of the reference line at s. */
 double sn_odr_ref_curvature(const sn_odr_road *r, double s);

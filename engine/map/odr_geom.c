@@ -5,7 +5,10 @@
 ** length of a poly3 are integrals without one: both use 10-point Gauss-Legendre on pieces over
 ** which the heading turns at most half a radian, which is exact to well under a micrometre on
 ** any length a road has (the integrand is an entire function of s; the error of 10 points
-** falls like (turn)^20 / 20!). */
+** falls like (turn)^20 / 20!). Both are tabulated once at load (sn_odr_geom_tabulate: the
+** running integral at knots), so an evaluation integrates from the knot below only: a map
+** loads in time linear in its length (an integral from 0 at every evaluation made a long poly3
+** road quadratic: hours for 1 000 km, issue 33 item 13). */
 #include "odr.h"
 
 #include <math.h>
@@ -15,16 +18,17 @@ static const double gl_x[5] = {0.1488743389816312, 0.4333953941292472, 0.6794095
 static const double gl_w[5] = {0.2955242247147529, 0.2692667193099963, 0.2190863625159820, 0.1494513491505806,
                                0.0666713443086881};
 
-/* The clothoid from the origin at heading 0, curvature k0 + c*u: its point at arc length L. */
-static void clothoid(double k0, double c, double L, double *x, double *y)
+/* The clothoid from the origin at heading 0, curvature k0 + c*u: the integral of its unit
+** tangent from u = a to u = b (pieces over which it turns at most half a radian). */
+static void clothoid_seg(double k0, double c, double a, double b, double *x, double *y)
 {
-    double turn = fabs(k0) * L + 0.5 * fabs(c) * L * L;
+    double turn = fmax(fabs(k0 + c * a), fabs(k0 + c * b)) * fabs(b - a);
     /* clamped as a double: a cast of an out-of-range double is undefined */
     double pd = turn / 0.5;
     int pieces = !(pd < 1e5) ? 100000 : 1 + (int)pd;
-    double h = L / pieces, sx = 0, sy = 0;
+    double h = (b - a) / pieces, sx = 0, sy = 0;
     for (int i = 0; i < pieces; i++) {
-        double mid = (i + 0.5) * h, half = 0.5 * h;
+        double mid = a + (i + 0.5) * h, half = 0.5 * h;
         for (int k = 0; k < 5; k++)
             for (int sgn = -1; sgn <= 1; sgn += 2) {
                 double u = mid + sgn * gl_x[k] * half;
@@ -36,15 +40,23 @@ static void clothoid(double k0, double c, double L, double *x, double *y)
     *x = sx, *y = sy;
 }
 
-/* poly3: arc length from u = 0 to u of the curve (u, a + b u + c u^2 + d u^3). */
-static double poly3_arclen(const sn_odr_geom *g, double u)
+/* A spiral's rate of curvature; 0 for a piece shorter than a nanometre (CARLA's towns have
+** pieces of 1e-14 m; a subnormal length would make it infinite and every point NaN). */
+static double spiral_rate(const sn_odr_geom *g)
 {
-    double du1 = fabs(g->b) + 2 * fabs(g->c) * fabs(u) + 3 * fabs(g->d) * u * u;
-    double pd = fabs(u) * (1 + du1) / 20.0;
+    return g->length >= SN_ODR_MIN_PIECE ? (g->curv_end - g->curv) / g->length : 0;
+}
+
+/* poly3: arc length from u = a to u = b of the curve (u, a + b u + c u^2 + d u^3). */
+static double poly3_seg(const sn_odr_geom *g, double a, double b)
+{
+    double um = fmax(fabs(a), fabs(b));
+    double du1 = fabs(g->b) + 2 * fabs(g->c) * um + 3 * fabs(g->d) * um * um;
+    double pd = fabs(b - a) * (1 + du1) / 20.0;
     int pieces = !(pd < 1e5) ? 100000 : 1 + (int)pd;
-    double h = u / pieces, len = 0;
+    double h = (b - a) / pieces, len = 0;
     for (int i = 0; i < pieces; i++) {
-        double mid = (i + 0.5) * h, half = 0.5 * h;
+        double mid = a + (i + 0.5) * h, half = 0.5 * h;
         for (int k = 0; k < 5; k++)
             for (int sgn = -1; sgn <= 1; sgn += 2) {
                 double t = mid + sgn * gl_x[k] * half;
@@ -55,18 +67,101 @@ static double poly3_arclen(const sn_odr_geom *g, double u)
     return len;
 }
 
-/* poly3: the u whose arc length is ds (Newton from u = ds; the length grows with u). */
+/* The largest |v'(u)| of a poly3 over u in [0, length]: at the ends or the quadratic's extremum. */
+static double poly3_max_slope(const sn_odr_geom *g)
+{
+    double us[3] = {0, g->length, g->d != 0 ? -g->c / (3 * g->d) : 0}, worst = 0;
+    for (int q = 0; q < 3; q++)
+        if (us[q] >= 0 && us[q] <= g->length)
+            worst = fmax(worst, fabs(g->b + us[q] * (2 * g->c + 3 * g->d * us[q])));
+    return worst;
+}
+
+#define TAB_MAX 65536u /* knots of one piece's table (512 KB at most) */
+
+size_t sn_odr_geom_tab_size(const sn_odr_geom *g)
+{
+    if (g->kind == SN_ODR_SPIRAL) {
+        double turn = fmax(fabs(g->curv), fabs(g->curv_end)) * g->length, n = ceil(turn / 0.5);
+        return 2 * (size_t)((n < TAB_MAX - 1 ? (n < 1 ? 1 : n) : TAB_MAX - 1) + 1);
+    }
+    if (g->kind == SN_ODR_POLY3) /* the arc length is at least u: u stays within [0, length] */
+        return TAB_MAX + 1;
+    return 0;
+}
+
+void sn_odr_geom_tabulate(sn_odr_geom *g, double *tab)
+{
+    size_t cap = sn_odr_geom_tab_size(g);
+    if (!cap)
+        return;
+    if (g->kind == SN_ODR_SPIRAL) {
+        uint32_t n = (uint32_t)(cap / 2 - 1);
+        double c = spiral_rate(g), h = g->length / n;
+        tab[0] = tab[1] = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            double dx, dy;
+            clothoid_seg(g->curv, c, i * h, (i + 1) * h, &dx, &dy);
+            tab[2 * i + 2] = tab[2 * i] + dx, tab[2 * i + 3] = tab[2 * i + 1] + dy;
+        }
+        g->tab = tab, g->tab_h = h, g->n_tab = n + 1;
+        return;
+    }
+    /* poly3: knots as far apart as the integration's own pieces, at most TAB_MAX of them */
+    double h = fmax(20.0 / (1 + poly3_max_slope(g)), g->length / (TAB_MAX - 1));
+    uint32_t i = 0;
+    tab[0] = 0;
+    while (tab[i] < g->length && i + 1 < cap) {
+        tab[i + 1] = tab[i] + poly3_seg(g, i * h, (i + 1) * h);
+        i++;
+    }
+    g->tab = tab, g->tab_h = h, g->n_tab = i + 1;
+}
+
+/* The knot at or below x in a table of n increasing values (stride apart). */
+static uint32_t knot_below(const double *tab, uint32_t n, size_t stride, double x)
+{
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (tab[mid * stride] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* poly3: the u whose arc length is ds (Newton from the knot below; the length grows with u). */
 static double poly3_u(const sn_odr_geom *g, double ds)
 {
-    double u = ds;
+    double u0 = 0, base = 0;
+    if (g->tab) {
+        uint32_t i = knot_below(g->tab, g->n_tab, 1, ds);
+        u0 = i * g->tab_h, base = g->tab[i];
+    }
+    double dv0 = g->b + 2 * g->c * u0 + 3 * g->d * u0 * u0;
+    double u = u0 + (ds - base) / sqrt(1 + dv0 * dv0);
     for (int it = 0; it < 30; it++) {
         double dv = g->b + 2 * g->c * u + 3 * g->d * u * u;
-        double f = poly3_arclen(g, u) - ds, step = f / sqrt(1 + dv * dv);
+        double f = base + poly3_seg(g, u0, u) - ds, step = f / sqrt(1 + dv * dv);
         u -= step;
         if (fabs(step) < 1e-12 * (1 + fabs(u)))
             break;
     }
     return u;
+}
+
+/* A spiral's local point at ds in [0, length]: the knot below plus one short integral. */
+static void spiral_xy(const sn_odr_geom *g, double ds, double *x, double *y)
+{
+    double c = spiral_rate(g), a = 0, bx = 0, by = 0, dx, dy;
+    if (g->tab && g->tab_h > 0) {
+        uint32_t i = (uint32_t)fmin(ds / g->tab_h, (double)(g->n_tab - 1));
+        a = i * g->tab_h, bx = g->tab[2 * i], by = g->tab[2 * i + 1];
+    }
+    clothoid_seg(g->curv, c, a, ds, &dx, &dy);
+    *x = bx + dx, *y = by + dy;
 }
 
 sn_odr_pose sn_odr_geom_eval(const sn_odr_geom *g, double ds)
@@ -90,17 +185,21 @@ sn_odr_pose sn_odr_geom_eval(const sn_odr_geom *g, double ds)
         }
         break;
     }
-    case SN_ODR_SPIRAL: {
-        double c = g->length > 0 ? (g->curv_end - g->curv) / g->length : 0;
-        clothoid(g->curv, c, ds, &lx, &ly);
-        lh = g->curv * ds + 0.5 * c * ds * ds;
-        break;
-    }
+    case SN_ODR_SPIRAL:
     case SN_ODR_POLY3: {
-        double u = poly3_u(g, ds);
-        lx = u;
-        ly = g->a + u * (g->b + u * (g->c + u * g->d));
-        lh = atan(g->b + u * (2 * g->c + 3 * g->d * u));
+        /* Past its end a curved piece goes on straight along its end tangent (CARLA clamps at
+        ** the end): its formula there would turn without bound (and cost without bound). */
+        double d = ds > g->length ? g->length : ds, beyond = ds - d;
+        if (g->kind == SN_ODR_SPIRAL) {
+            spiral_xy(g, d, &lx, &ly);
+            lh = g->curv * d + 0.5 * spiral_rate(g) * d * d;
+        } else {
+            double u = poly3_u(g, d);
+            lx = u;
+            ly = g->a + u * (g->b + u * (g->c + u * g->d));
+            lh = atan(g->b + u * (2 * g->c + 3 * g->d * u));
+        }
+        lx += beyond * cos(lh), ly += beyond * sin(lh);
         break;
     }
     case SN_ODR_PARAMPOLY3: {
@@ -148,7 +247,7 @@ double sn_odr_ref_curvature(const sn_odr_road *r, double s)
     switch (g->kind) {
     case SN_ODR_LINE: return 0;
     case SN_ODR_ARC: return g->curv;
-    case SN_ODR_SPIRAL: return g->length > 0 ? g->curv + (g->curv_end - g->curv) * ds / g->length : g->curv;
+    case SN_ODR_SPIRAL: return ds > g->length ? 0 : g->curv + spiral_rate(g) * ds;
     default: {
         double h = 1e-3, a = sn_odr_geom_eval(g, ds > h ? ds - h : 0).hdg, b = sn_odr_geom_eval(g, ds + h).hdg;
         return (b - a) / (ds > h ? 2 * h : ds + h);

@@ -565,7 +565,7 @@ static bool parse_signal(parser *p, xmlNodePtr n, double road_len, int32_t fallb
     if (!sg->is_reference) {
         const char *d = attr(n, "dynamic");
         sg->dynamic = d && (!strcmp(d, "yes") || !strcmp(d, "true"));
-        if (!num(p, n, "zOffset", false, 0, 1e4, &sg->z_offset) || !num(p, n, "hOffset", false, 0, 1e4, &sg->h_offset) ||
+        if (!num(p, n, "zOffset", false, 0, SN_ODR_MAX_SIGNAL_Z, &sg->z_offset) || !num(p, n, "hOffset", false, 0, 1e4, &sg->h_offset) ||
             !num(p, n, "height", false, 0, 1e4, &sg->height) || !num(p, n, "width", false, 0, 1e4, &sg->width))
             return false;
         const char *v = attr(n, "value");
@@ -744,6 +744,19 @@ static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
                 return fail(p, pv, "road %d: the poly3 at line %d reaches a slope of %g (at most 100) within its %g m",
                             (int)r->id, g->line, worst, g->length);
         }
+        size_t nt = sn_odr_geom_tab_size(g);
+        if (nt) {
+            double *tab = arena_alloc(p->m->arena, nt * sizeof *tab);
+            if (!tab)
+                return oom(p);
+            sn_odr_geom_tabulate(&r->geoms[k], tab);
+        }
+        /* Whatever the numbers, the piece's end must be a finite pose (issue 33 item 13b) */
+        sn_odr_pose e = sn_odr_geom_eval(g, g->length);
+        if (!isfinite(e.x) || !isfinite(e.y) || !isfinite(e.hdg) || fabs(e.x) > 2 * SN_ODR_MAX_COORD ||
+            fabs(e.y) > 2 * SN_ODR_MAX_COORD)
+            return fail(p, pv, "road %d: the geometry at line %d ends at (%g, %g), heading %g: not a place on a map",
+                        (int)r->id, g->line, e.x, e.y, e.hdg);
     }
 
     if (!polys(p, child(n, "elevationProfile"), "elevation", "s", r->length + 1.0, &r->elevation, &r->n_elevation))
@@ -1064,8 +1077,8 @@ sn_status sn_odr_load_memory(const char *xml, size_t size, const char *name, sn_
     *out = NULL;
     if (!xml || !name)
         return sn_fail(err, SN_E_INVALID, "map: NULL argument");
-    if (size > (size_t)INT32_MAX)
-        return sn_fail(err, SN_E_RANGE, "%s: %zu bytes is larger than a map may be (2 GiB)", name, size);
+    if (sn_odr_check_shape(xml, size, name, err))
+        return err->status;
     sn_odr *m = calloc(1, sizeof *m);
     if (!m || !(m->arena = calloc(1, sizeof *m->arena)) || !(m->path = sn_strdup(name))) {
         sn_odr_free(m);
@@ -1132,6 +1145,12 @@ sn_status sn_odr_load(const char *path, sn_odr **out, sn_error *err)
         n += got;
         if (got == 0)
             break;
+        if (n > SN_ODR_MAX_FILE) { /* a device or a growing file: stop reading, not memory */
+            free(buf);
+            fclose(f);
+            return sn_fail(err, SN_E_RANGE, "%s:1: XML: the file has more than %u MiB, more than a map may have",
+                           path, (unsigned)(SN_ODR_MAX_FILE >> 20));
+        }
     }
     bool bad = ferror(f);
     fclose(f);

@@ -1,6 +1,7 @@
 #include "attr.h"
 
 #include "../core/error.h"
+#include <sensim/numtext.h>
 #include "../core/util.h"
 
 #include <errno.h>
@@ -22,16 +23,8 @@ const char *sn_attr_type_name(sn_attr_type t)
     return "?";
 }
 
-static bool parse_ll(const char *s, long long *v)
-{
-    char *end;
-    errno = 0;
-    /* an optional '-' then digits: strtoll alone takes ' 5' and '+3' */
-    if (!((*s >= '0' && *s <= '9') || (*s == '-' && s[1] >= '0' && s[1] <= '9')))
-        return false;
-    *v = strtoll(s, &end, 10);
-    return end != s && !*end && errno != ERANGE;
-}
+/* an optional '-' then digits (numtext.h): strtoll alone takes ' 5' and '+3' */
+static bool parse_ll(const char *s, long long *v) { return sn_text_int(s, v); }
 
 sn_status sn_attr_parse(const sn_attr_def *def, const char *text, sn_value *out, char *why, size_t why_n)
 {
@@ -64,10 +57,8 @@ sn_status sn_attr_parse(const sn_attr_def *def, const char *text, sn_value *out,
         return SN_OK;
     }
     case SN_ATTR_FLOAT: {
-        char *end;
-        errno = 0;
-        double v = strtod(text, &end);
-        if (end == text || *end || errno == ERANGE || !isfinite(v)) {
+        double v;
+        if (!sn_text_number(text, &v)) { /* numtext.h: a scene's number rules */
             snprintf(why, why_n, "expected a float, found '%s'", text);
             return SN_E_INVALID;
         }

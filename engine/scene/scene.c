@@ -4,6 +4,7 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
+#include <sensim/numtext.h>
 #include "../world/vehicle_lights.h"
 #include "../world/weather.h"
 #include "override.h"
@@ -102,10 +103,8 @@ static sn_status get_number(ctx *c, const sn_ynode *n, const char *what, double 
     sn_status st = expect(c, n, SN_Y_SCALAR, what);
     if (st)
         return st;
-    char *end;
-    errno = 0;
-    double v = strtod(n->text, &end);
-    if (end == n->text || *end || errno == ERANGE || !isfinite(v))
+    double v;
+    if (!sn_text_number(n->text, &v)) /* numtext.h: the rules of specs, attributes and options too */
         return at(c, n, "expected a number for %s, found '%s'", what, n->text);
     *out = v;
     return SN_OK;
@@ -116,11 +115,9 @@ static sn_status get_uint(ctx *c, const sn_ynode *n, const char *what, uint64_t 
     sn_status st = expect(c, n, SN_Y_SCALAR, what);
     if (st)
         return st;
-    char *end;
-    errno = 0;
-    /* digits only: strtoull alone would take ' 5', '+3' and '-1' (as 2^64 - 1) */
-    unsigned long long v = strtoull(n->text, &end, 10);
-    if (end == n->text || *end || errno == ERANGE || n->text[0] < '0' || n->text[0] > '9')
+    /* digits only (numtext.h): strtoull alone would take ' 5', '+3' and '-1' (as 2^64 - 1) */
+    uint64_t v;
+    if (!sn_text_uint(n->text, UINT64_MAX, &v))
         return at(c, n, "expected a whole number >= 0 for %s, found '%s'", what, n->text);
     *out = v;
     return SN_OK;
@@ -499,7 +496,7 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
                                              "attach_to", "velocity", "control", "autopilot",
                                              "spawn_at", "destroy_at", "light_state", NULL};
     static const char *const sensor_keys[] = {"name", "blueprint", "transform", "attributes",
-                                              "attach_to", "calls", "spawn_at", "destroy_at", "save", NULL};
+                                              "attach_to", "calls", "spawn_at", "destroy_at", "save", "stream", NULL};
     const char *what = sensor ? "a sensor" : "an actor";
     sn_status st = expect(c, n, SN_Y_MAP, what);
     if (!st)
@@ -558,6 +555,15 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         return st;
     if ((v = sn_ynode_get(n, "save")) && (st = parse_save(c, v, e)))
         return st;
+    if ((v = sn_ynode_get(n, "stream"))) { /* stream: false: this sensor writes no stream file */
+        bool on = true;
+        if ((st = get_bool(c, v, "stream", &on)))
+            return st;
+        sn_scene_more *m = more_of(e);
+        if (!m)
+            return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+        m->no_stream = !on;
+    }
     if ((v = sn_ynode_get(n, "calls")) && (st = parse_calls(c, v, e)))
         return st;
     sn_scene_more *x = NULL;
@@ -701,7 +707,8 @@ static sn_status parse_georeference(ctx *c, const sn_ynode *n, sn_geo_location *
 static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
 {
     static const char *const keys[] = {"fixed_delta_seconds", "frames", "duration", "seed",
-                                       "max_substep_delta_time", "max_substeps", "lighting", "georeference", "weather", NULL};
+                                       "max_substep_delta_time", "max_substeps", "lighting", "georeference", "weather",
+                                       "streams", NULL};
     sn_status st = expect(c, n, SN_Y_MAP, "settings");
     if (!st)
         st = check_keys(c, n, keys, "settings");
@@ -715,6 +722,8 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         if (!(s->fixed_delta_seconds >= SN_LIMIT_DT_MIN && s->fixed_delta_seconds <= 1))
             return at(c, v, "fixed_delta_seconds must be within [1e-06, 1] seconds (SN_LIMIT_DT_MIN)", NULL, NULL);
     }
+    if ((v = sn_ynode_get(n, "streams")) && (st = get_bool(c, v, "streams", &s->streams)))
+        return st;
     if ((v = sn_ynode_get(n, "frames"))) {
         if ((st = get_uint(c, v, "frames", &s->frames)))
             return st;
@@ -991,6 +1000,7 @@ void sn_scene_settings_default(sn_scene_settings *st)
     st->ambient = 0.35;
     st->sky_color = (sn_vec3){150, 190, 235};
     st->shadows = st->textures = true;
+    st->streams = true;
 }
 
 sn_status sn_scene_load(sn_scene *s, const char *path, sn_error *err)

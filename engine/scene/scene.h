@@ -75,6 +75,7 @@ typedef struct sn_scene_more {
     char *save_path;      /* cameras: save {path, converter}; NULL when not saving */
     char *save_converter; /* "raw" when not given */
     sn_srcpos save_pos;
+    bool no_stream;       /* stream: false: no DIR/<name>.msgpack (save: files, listeners as before) */
 } sn_scene_more;
 
 typedef struct sn_scene_entity {
@@ -111,6 +112,8 @@ typedef struct sn_scene_settings {
     sn_geo_location georeference; /* of the world origin; 0, 0, 0 when not given */
     bool has_georeference;        /* given in the scene (else the map's, when it has one) */
     sn_srcpos dt_pos;
+    bool streams;                 /* streams: false (or sensim run --no-streams): no sensor writes its
+                                     stream file; true by default */
 } sn_scene_settings;
 
 /* traffic: what CARLA's generate_traffic.py spawns, on the scene's map. */

@@ -192,7 +192,7 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
         snprintf(where, sizeof where, "spawn '%s'", bp->id);
         st = sn_sensor_budget(e, s, where, err);
     }
-    if (!st && e->outputs_open && !s->internal)
+    if (!st && e->outputs_open && sn_stream_wanted(s))
         st = sn_stream_open(s, e->out_dir, err);
     if (!st && !s->internal && !sn_strmap_put(&e->sensor_names, s->name, s))
         st = sn_fail(err, SN_E_NOMEM, "out of memory");

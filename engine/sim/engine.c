@@ -98,6 +98,7 @@ static void unload(sn_engine *e)
     e->injected = NULL;
     e->n_injected = e->cap_injected = 0;
     e->in_step = false;
+    e->scene_rec_pending = false;
     free(e->event_listeners);
     e->event_listeners = NULL;
     e->n_event_listeners = e->cap_event_listeners = 0;
@@ -151,10 +152,45 @@ void sn_sensor_values_free(sn_engine *e, sn_sensor *s)
     s->values_shared = false;
 }
 
+static sn_status make_dirs(const char *dir, sn_error *err);
+
+/* The scene's own recorder (recorder: {file}) started: its file inside `dir` when the path is
+** relative and dir is given (the run folder, as every output), else as written. */
+static sn_status scene_record(sn_engine *e, const char *dir, sn_error *err)
+{
+    const char *f = e->scene.recorder_file;
+    char *joined = NULL;
+    if (dir && f[0] != '/') {
+        size_t n = strlen(dir) + strlen(f) + 2;
+        if (!(joined = malloc(n)))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+        snprintf(joined, n, "%s/%s", dir, f);
+        char *slash = strrchr(joined, '/'); /* its folders inside the run folder, as save: paths' */
+        *slash = 0;
+        sn_status st = make_dirs(joined, err);
+        *slash = '/';
+        if (st) {
+            free(joined);
+            return st;
+        }
+    }
+    e->scene_rec_pending = false;
+    sn_record_options ro = {sizeof ro, joined ? joined : f, e->scene.recorder_additional, (int64_t)e->scene.recorder_date};
+    sn_status st = sn_engine_record(e, &ro, err);
+    free(joined);
+    return st ? sn_error_prefix(err, e->scene.path ? e->scene.path : "scene") : SN_OK;
+}
+
 void sn_engine_destroy(sn_engine *e)
 {
     if (!e)
         return;
+    /* inside a step or a listener: the step's own frames still use the engine; it goes when
+    ** the step ends (sn_engine_step and sn_engine_step_end then return SN_E_STATE) */
+    if (e->in_step || e->in_emit) {
+        e->destroy_pending = true;
+        return;
+    }
     if (e->outputs_open)
         sn_engine_finish(e, false, NULL);
     unload(e); /* instances go before their plugins are closed */
@@ -430,10 +466,11 @@ sn_status sn_engine_build_loaded(sn_engine *e, sn_error *err)
     }
     e->loaded = true;
     if (e->scene.recorder_file) { /* recorder: {file, ...}: the run records itself from frame 1 */
-        sn_record_options ro = {sizeof ro, e->scene.recorder_file, e->scene.recorder_additional,
-                                (int64_t)e->scene.recorder_date};
-        if ((st = sn_engine_record(e, &ro, err))) {
-            sn_error_prefix(err, e->scene.path ? e->scene.path : "scene");
+        if (e->scene.recorder_file[0] != '/') {
+            e->scene_rec_pending = true; /* relative: inside the run folder, once it is known */
+            return SN_OK;
+        }
+        if ((st = scene_record(e, NULL, err))) {
             unload(e);
             return st;
         }
@@ -542,7 +579,7 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
     if (!st)
         st = sn_outdir_stage(dir, &stage, err);
     for (uint32_t i = 0; !st && i < e->n_sensors; i++)
-        if (!e->sensors[i]->internal) /* the recorder's output is its recording: no stream */
+        if (sn_stream_wanted(e->sensors[i])) /* not the recorder, not stream: false */
             st = sn_stream_open(e->sensors[i], stage, err);
     if (st) {
         for (uint32_t i = 0; i < e->n_sensors; i++)
@@ -559,6 +596,10 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
     e->out_dir = stage; /* streams and images go to the staging folder */
     e->final_dir = sn_strdup(dir);
     e->outputs_open = true;
+    /* the scene's recording, relative: in the run folder beside the streams (a batch's runs all
+    ** wrote one ./run.sensimrec), staged and committed as every recording */
+    if (e->scene_rec_pending && (st = scene_record(e, dir, err)))
+        return st;
     return SN_OK;
 }
 
@@ -911,11 +952,48 @@ static sn_status step_failed(sn_engine *e, sn_status st, sn_error *err)
     return st;
 }
 
+/* The end of a step in which a listener destroyed the engine: now it goes. */
+static sn_status destroyed_in_step(sn_engine *e, sn_error *err)
+{
+    e->in_step = false;
+    e->in_emit = 0;
+    sn_engine_destroy(e);
+    return sn_fail(err, SN_E_STATE, "step: the engine was destroyed during the step (by a listener): it is gone");
+}
+
+static sn_status step_begin(sn_engine *e, sn_error *err);
+static sn_status step_end(sn_engine *e, sn_error *err);
+
 sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
 {
     SN_ERR_LOCAL(err);
+    sn_status st = step_begin(e, err);
+    return e && e->destroy_pending ? destroyed_in_step(e, err) : st;
+}
+
+sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = step_end(e, err);
+    return e && e->destroy_pending ? destroyed_in_step(e, err) : st;
+}
+
+sn_status sn_engine_step(sn_engine *e, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = step_begin(e, err);
+    if (!st && !e->destroy_pending)
+        st = step_end(e, err);
+    return e && e->destroy_pending ? destroyed_in_step(e, err) : st;
+}
+
+static sn_status step_begin(sn_engine *e, sn_error *err)
+{
     sn_status st = step_ready(e, "step", err);
     if (st)
+        return st;
+    /* a scene recording with no run folder: relative to the working folder, from frame 1 */
+    if (e->scene_rec_pending && !e->in_step && (st = scene_record(e, NULL, err)))
         return st;
     if (e->in_step)
         return sn_fail(err, SN_E_STATE, "step: frame %llu was begun and not ended", (unsigned long long)e->clock.frame);
@@ -957,9 +1035,8 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
     return st ? step_failed(e, st, err) : SN_OK;
 }
 
-sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
+static sn_status step_end(sn_engine *e, sn_error *err)
 {
-    SN_ERR_LOCAL(err);
     sn_status st = step_ready(e, "step", err);
     if (st)
         return st;
@@ -984,12 +1061,6 @@ sn_status sn_engine_step_end(sn_engine *e, sn_error *err)
     return st ? step_failed(e, st, err) : SN_OK;
 }
 
-sn_status sn_engine_step(sn_engine *e, sn_error *err)
-{
-    SN_ERR_LOCAL(err);
-    sn_status st = sn_engine_step_begin(e, err);
-    return st ? st : sn_engine_step_end(e, err);
-}
 
 sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
 {

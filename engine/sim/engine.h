@@ -213,6 +213,13 @@ struct sn_engine {
     size_t n_injected, cap_injected;
     sn_testworld_render_fn render_hook; /* replaces the renderer's pixels when set */
     void *render_user;
+
+    /* sn_engine_destroy called inside a step (a listener closing its own world): the engine
+    ** stays until the step ends, no further listener is called (issue 33 item 15) */
+    bool scene_rec_pending;   /* the scene's recorder: {file: relative}: starts at open_outputs (inside
+                                 the run folder) or, without outputs, at the first step (issue 33 item 5) */
+    bool destroy_pending;
+    unsigned in_emit;         /* listeners being called (sn_stream_emit), outside a step too */
 };
 
 /* engine.c: the two halves of sn_engine_step (a test world injects collisions between them):
@@ -244,6 +251,10 @@ void sn_writer_reset(sn_writer *w);
 sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err);
 /* stream.c */
 sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err);
+/* Whether s writes a stream file when outputs are open: not the recorder (its file is its
+** recording), not with the scene's settings.streams false (--no-streams), not a scene sensor
+** with stream: false (issue 33 item 6). */
+bool sn_stream_wanted(const sn_sensor *s);
 /* Whether anything takes s's messages now: its stream file, a listener of its own or of every
 ** sensor, its `save:` images. A message nobody takes is not serialised (serialize_all). */
 bool sn_stream_consumed(const sn_sensor *s);

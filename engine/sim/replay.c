@@ -21,8 +21,13 @@
 #include "../core/mathx.h"
 #include "../core/util.h"
 #include "../world/weather.h"
+#include "../map/lanemap.h"
+#include "../core/sha256.h"
 
 #include <math.h>
+#include <sys/stat.h>
+#include <stddef.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,6 +397,21 @@ void sn_replay_after_advance(sn_engine *e)
     }
 }
 
+/* A warning of the replay, where the engine's log lines go. */
+static void replay_warn(sn_engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void replay_warn(sn_engine *e, const char *fmt, ...)
+{
+    char line[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (e->opts.log)
+        e->opts.log(SN_LOG_WARN, line, e->opts.log_user);
+    else
+        fprintf(stderr, "sensim: warning: %s\n", line);
+}
+
 sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_options *o, sn_error *err)
 {
     SN_ERR_LOCAL(err);
@@ -459,7 +479,18 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
         e->scene.settings = (sn_scene_settings){.max_substep_delta_time = 0.01, .max_substeps = 10, .sun_azimuth = 135,
                                                 .sun_altitude = 50, .sun_intensity = 0.75, .ambient = 0.35,
                                                 .sky_color = {150, 190, 235}, .shadows = true,
-                                                .textures = true};
+                                                .textures = true, .streams = true};
+        /* The recording's map (format 1.4), loaded again: its roads under the replayed cars. A
+        ** map gone is said and left out; a scene given instead (--scene) brings its own. */
+        const char *map = in.struct_size >= offsetof(sn_log_info, map_sha256) + sizeof in.map_sha256 ? in.map : NULL;
+        if (map && map[0]) {
+            struct stat sb;
+            if (stat(map, &sb) == 0 && S_ISREG(sb.st_mode))
+                e->scene.map_path = sn_strdup(map);
+            else
+                replay_warn(e, "replay: the recording's map %s is gone: replaying without its roads (--scene "
+                            "FILE with map: gives them)", map);
+        }
     }
     sn_scene_settings *ss = &e->scene.settings;
     ss->fixed_delta_seconds = rp->dt;
@@ -473,6 +504,16 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
     e->replay = rp;
     if ((st = sn_engine_build_loaded(e, err)))
         return st; /* it freed the replay */
+    /* the map's text against the hash the recording took of it */
+    const char *want = !rp->o.scene && in.struct_size >= offsetof(sn_log_info, map_sha256) + sizeof in.map_sha256
+                           ? in.map_sha256 : NULL;
+    if (want && want[0] && e->map) {
+        char now[65];
+        sn_sha256_of(e->map->xml, e->map->xml_size, now);
+        if (strcmp(now, want) != 0)
+            replay_warn(e, "replay: the map %s changed since the recording (SHA-256 %.12s..., recorded %.12s...): "
+                        "the roads may not be the ones driven", e->scene.map_path, now, want);
+    }
     /* The world as it is at `start`: every actor alive then, at its pose then. */
     const sn_log_frame *f;
     if ((st = sn_recording_seek(rp->rec, rp->start, err)) || (st = sn_recording_next(rp->rec, &f, err)) ||

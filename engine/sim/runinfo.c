@@ -6,6 +6,7 @@
 #include "../core/error.h"
 #include "../core/infile.h"
 #include "../core/util.h"
+#include "../scene/yamldoc.h"
 #include "../traffic/health.h"
 
 #include <errno.h>
@@ -94,52 +95,42 @@ sn_status sn_runinfo_write_with(const char *stage, const char *run_dir, const ch
     return SN_OK;
 }
 
-/* The string value of "key" in a JSON object's text (escapes undone); false when absent. */
-static bool json_get(const char *text, const char *key, char *out, size_t cap)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":\"", key);
-    const char *p = strstr(text, pat);
-    if (!p)
-        return false;
-    size_t n = 0;
-    for (p += strlen(pat); *p && *p != '"'; p++) {
-        char c = *p;
-        if (c == '\\') {
-            p++;
-            if (*p == 'u' && strlen(p) >= 5) {
-                c = (char)strtol((char[]){p[3], p[4], 0}, NULL, 16);
-                p += 4;
-            } else if (*p == '"' || *p == '\\' || *p == '/') {
-                c = *p;
-            } else {
-                return false;
-            }
-        }
-        if (n + 1 >= cap)
-            return false;
-        out[n++] = c;
-    }
-    out[n] = 0;
-    return *p == '"';
-}
-
 sn_status sn_run_map_path(const char *run_dir, char *path, size_t cap, sn_error *err)
 {
     if (!run_dir || !path || !cap)
         return sn_fail(err, SN_E_INVALID, "run map: NULL folder or buffer");
     path[0] = 0;
-    char file[PATH_MAX + 16], text[3 * PATH_MAX], rel[PATH_MAX];
+    char file[PATH_MAX + 16], text[4 * PATH_MAX], rel[PATH_MAX];
     snprintf(file, sizeof file, "%s/%s", run_dir, SN_RUNINFO_FILE);
     sn_error ferr = {0};
     FILE *f = sn_open_input(file, "run note", &ferr);
     if (!f)
         return sn_fail(err, SN_E_NOT_FOUND, "%s", ferr.msg);
     size_t n = fread(text, 1, sizeof text - 1, f);
+    bool more = fgetc(f) != EOF;
     fclose(f);
     text[n] = 0;
-    if (!json_get(text, "map", rel, sizeof rel))
+    if (more || memchr(text, 0, n))
+        return sn_fail(err, SN_E_INVALID, "%s: not a run note: larger than %zu bytes, or not text", file, sizeof text - 1);
+    /* A real JSON read (JSON is YAML's flow style: the scene reader's parser), so `"map": "x"`
+    ** as json.dump and jq write it is read as `"map":"x"` is (issue 33 item 22). */
+    sn_ynode *root = NULL;
+    sn_error perr = {0};
+    if (sn_ydoc_parse_value(text, NULL, file, &root, &perr) || !root || root->kind != SN_Y_MAP) {
+        sn_ynode_free(root);
+        return sn_fail(err, SN_E_INVALID, "%s: not a run note (a JSON object)%s%s", file, perr.msg[0] ? ": " : "",
+                       perr.msg);
+    }
+    const sn_ynode *v = sn_ynode_get(root, "map");
+    bool named = v && v->kind == SN_Y_SCALAR && v->quoted && v->text[0];
+    if (named)
+        snprintf(rel, sizeof rel, "%s", v->text);
+    bool too_long = named && strlen(v->text) >= sizeof rel;
+    sn_ynode_free(root);
+    if (!named) /* absent, null, or "": no map (an empty path once resolved to the run folder) */
         return sn_fail(err, SN_E_NOT_FOUND, "%s names no map", file);
+    if (too_long)
+        return sn_fail(err, SN_E_RANGE, "%s: the map's path is longer than %zu bytes", file, sizeof rel - 1);
     int w = rel[0] == '/' ? snprintf(path, cap, "%s", rel) : snprintf(path, cap, "%s/%s", run_dir, rel);
     if (w < 0 || (size_t)w >= cap) {
         path[0] = 0;

@@ -56,6 +56,13 @@ bool sn_stream_consumed(const sn_sensor *s)
     return false;
 }
 
+bool sn_stream_wanted(const sn_sensor *s)
+{
+    if (s->internal || !s->engine->scene.settings.streams)
+        return false;
+    return !(s->entity && sn_scene_more_of(s->entity)->no_stream);
+}
+
 sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
 {
     struct sn_engine *e = s->engine;
@@ -75,7 +82,9 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
     if (s->n_listeners || e->n_all_listeners) {
         sn_message m = {s->name, s->bp->id, s->actor_id, e->clock.frame, e->clock.timestamp,
                         e->out_data, e->out_size};
-        for (size_t i = 0; i < s->n_listeners; i++)
+        /* a listener that destroyed the engine ends the calls: the rest may be gone with it */
+        e->in_emit++;
+        for (size_t i = 0; i < s->n_listeners && !e->destroy_pending; i++)
             if (s->listeners[i].fn) /* NULL: removed by sn_engine_unlisten, perhaps from a listener */
                 s->listeners[i].fn(&m, s->listeners[i].user);
         size_t k = 0; /* drop the removed ones, now that nothing walks the list */
@@ -83,8 +92,9 @@ sn_status sn_stream_emit(sn_sensor *s, sn_error *err)
             if (s->listeners[i].fn)
                 s->listeners[k++] = s->listeners[i];
         s->n_listeners = k;
-        for (size_t i = 0; i < e->n_all_listeners; i++)
+        for (size_t i = 0; i < e->n_all_listeners && !e->destroy_pending; i++)
             e->all_listeners[i].fn(&m, e->all_listeners[i].user);
+        e->in_emit--;
     }
     sn_png_share_announce(0, NULL, 0, SN_CONV_RAW); /* the saver's announcement held for these listeners only */
     /* last: a large message's buffer goes to the writer thread as it is (no copy) */

@@ -240,6 +240,8 @@ sn_status sn_mcap_actors(sn_mcap *m, const msgpack_object *msg, const char *sens
 
 /* ---- the map ---- */
 
+#define SN_MCAP_MAP_POINTS 2e6
+
 static void point(sn_buf *b, double x, double y, double z)
 {
     size_t m = pb_begin(b);
@@ -295,17 +297,23 @@ sn_status sn_mcap_map_lines(sn_mcap *m, const sn_map *map, sn_error *err)
     size_t e = pb_begin(b);
     pb_string(b, 2, "world");
     pb_string(b, 3, "map");
+    /* A point a metre, up to SN_MCAP_MAP_POINTS points per border in all: the lines of a map
+    ** with thousands of km of lanes stay some 100 MB, not gigabytes (issue 33 item 21). */
+    sn_map_info info = {.struct_size = sizeof info};
+    double step = 1.0;
+    if (sn_map_info_get(map, &info, NULL) == SN_OK && info.driving_km * 1000 / SN_MCAP_MAP_POINTS > step)
+        step = info.driving_km * 1000 / SN_MCAP_MAP_POINTS;
     size_t cap = 0;
     for (size_t i = 0; !st && i + 1 < n; i += 2) {
         size_t k = 0;
-        if ((st = sn_map_next_until_lane_end(map, &seg[i], 1.0, NULL, 0, &k, err)))
+        if ((st = sn_map_next_until_lane_end(map, &seg[i], step, NULL, 0, &k, err)))
             break;
         if (!sn_grow((void **)&lane, &cap, k + 1, sizeof *lane)) {
             st = sn_fail(err, SN_E_NOMEM, "out of memory for a lane of %zu points", k);
             break;
         }
         lane[0] = seg[i];
-        if ((st = sn_map_next_until_lane_end(map, &seg[i], 1.0, lane + 1, k, &k, err)))
+        if ((st = sn_map_next_until_lane_end(map, &seg[i], step, lane + 1, k, &k, err)))
             break;
         border(b, lane, k + 1, +1);
         border(b, lane, k + 1, -1);

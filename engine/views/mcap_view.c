@@ -6,6 +6,7 @@
 ** transform tree every sensor's frame hangs in), then by sensor id, each sensor's messages in
 ** their order: the order the export merges its streams in. */
 #include "mcap_view.h"
+#include "json_schema.h"
 
 #include "mcap_schemas.h"
 
@@ -100,8 +101,17 @@ uint16_t sn_mcap_channel_for(sn_mcap *m, const char *topic, const char *schema, 
 {
     uint16_t sid = 0;
     if (json) {
-        static const char any[] = "{\"type\":\"object\"}";
-        sid = sn_mcapw_schema(m->w, schema, "jsonschema", any, sizeof any - 1);
+        /* the schema of the type's first message (m->out, being emitted): its fields for
+        ** Foxglove's panels; registered once per type, later messages find it by name */
+        sid = sn_mcapw_schema_find(m->w, schema);
+        if (!sid) {
+            sn_buf js = {0};
+            static const char any[] = "{\"type\":\"object\"}";
+            bool ok = sn_json_schema_of((const char *)m->out.p, m->out.n, &js);
+            sid = ok ? sn_mcapw_schema(m->w, schema, "jsonschema", js.p, js.n)
+                     : sn_mcapw_schema(m->w, schema, "jsonschema", any, sizeof any - 1);
+            sn_buf_free(&js);
+        }
     } else {
         for (const sn_fox_schema *s = sn_fox_schemas; s->name; s++)
             if (strcmp(s->name, schema) == 0)

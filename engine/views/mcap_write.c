@@ -142,6 +142,14 @@ static void channel_record(sn_buf *b, uint16_t id, const channel *c)
     end_record(b, at);
 }
 
+uint16_t sn_mcapw_schema_find(const sn_mcapw *w, const char *name)
+{
+    for (size_t i = 0; i < w->n_schemas; i++)
+        if (strcmp(w->schemas[i].name, name) == 0)
+            return (uint16_t)(i + 1);
+    return 0;
+}
+
 uint16_t sn_mcapw_schema(sn_mcapw *w, const char *name, const char *encoding, const void *data, size_t n)
 {
     for (size_t i = 0; i < w->n_schemas; i++)

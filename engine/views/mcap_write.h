@@ -29,6 +29,8 @@ sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, size_t chu
 /* The id of a schema (registered on first use; the same name gives the same id). 0 when out
 ** of memory (MCAP's "no schema" id is never a valid result here). */
 uint16_t sn_mcapw_schema(sn_mcapw *w, const char *name, const char *encoding, const void *data, size_t n);
+/* The id of the schema named `name`, or 0 when none is. */
+uint16_t sn_mcapw_schema_find(const sn_mcapw *w, const char *name);
 /* The id of a channel by topic (registered on first use with schema and encoding); ids start
 ** at 0. UINT16_MAX when out of memory or past 65535 channels. */
 uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema, const char *message_encoding);

@@ -5,19 +5,23 @@
 ** corners of the parent's bounding box (at the box's height, rotated by yaw only) are compared
 ** with their places at the previous tick, and the lane markings each corner's move crossed
 ** are reported together as one carla.LaneInvasionEvent. The first tick only records the
-** corners; a parent that did not move reports nothing. This plugin does the same through the
-** host's map (host->map_marks_crossed), with two documented differences from CARLA's
-** LaneCrossingCalculator, which reports at most one marking per corner and tick, only when
-** the nearest driving lane changes inside one section of a road outside junctions: here every
-** painted border a corner crosses is reported, in the order it meets them (two lanes crossed
-** in one tick are two markings), and borders without paint (type NONE) are not markings.
+** corners; a parent that did not move reports nothing. This plugin does the same. Each
+** corner's move gives what CARLA's LaneCrossingCalculator gives (crossing_rule carla, the
+** default): the closest driving, bidirectional, biking or parking lane of each end; nothing
+** unless both are in one section of one road outside junctions, nothing when both ends are off
+** those lanes or both in the same lane; else ONE marking: the origin lane's own (outer) or
+** inner marking, or, when the origin was off the road, the destination lane's, by the side the
+** corner moved to. So leaving the road reports the lane's own marking, type NONE included
+** (Town01's unpainted edges), and never a kerb (a sidewalk is off those lanes).
+** crossing_rule painted keeps sensim's earlier rule: every painted border a corner crosses
+** (host->map_marks_crossed), in the order it meets them, NONE never (issue 33 item 12).
 **
 ** Message keys after the header: actor (the parent, as host->write_actor) and
 ** crossed_lane_markings: a list of {type, color, lane_change, width} with CARLA's enum names
 ** (carla.LaneMarkingType, LaneMarkingColor, LaneChange), plus, beyond CARLA, where each
 ** was crossed (location) and whose outer border it is (road_id, lane_id).
 **
-** No attributes (CARLA's has none); it ticks every frame after physics.
+** One attribute beyond CARLA's (which has none): crossing_rule. It ticks every frame after physics.
 */
 #include <sensim/plugin.h>
 
@@ -31,6 +35,7 @@ typedef struct invasion {
     const sn_host *host;
     sn_ctx *ctx;
     uint32_t parent;
+    bool painted; /* crossing_rule painted: every painted border crossed (sensim's earlier rule) */
     bool have_prev, warned;
     sn_vec3 prev[4];
     uint64_t frame;                 /* frame of the marks below */
@@ -55,6 +60,24 @@ static sn_status create(const sn_host *host, sn_ctx *ctx, void **out)
 
 static void destroy(void *self) { free(self); }
 
+static const char *const rules[] = {"carla", "painted", NULL};
+static const sn_attr_def attrs[] = {
+    {"crossing_rule", SN_ATTR_ENUM, "carla", NULL, rules, false, 0, 0, NULL,
+     "sensim: carla = one marking per corner as CARLA's LaneCrossingCalculator (NONE included, never kerbs); "
+     "painted = every painted border a corner crosses"},
+};
+
+static sn_status set(void *self, const sn_value *v, uint32_t n)
+{
+    invasion *iv = self;
+    if (n != 1) {
+        iv->host->set_error(iv->ctx, "expected 1 attribute value, got %u", n);
+        return SN_E_INVALID;
+    }
+    iv->painted = v[0].s && strcmp(v[0].s, "painted") == 0;
+    return SN_OK;
+}
+
 static sn_status attach(void *self, uint32_t parent)
 {
     invasion *v = self;
@@ -78,6 +101,43 @@ static void corners(const sn_actor_info *a, sn_vec3 out[4])
         double x = sx[i] * b->extent.x, y = sy[i] * b->extent.y;
         out[i] = (sn_vec3){o.x + c * x - s * y, o.y + s * x + c * y, o.z};
     }
+}
+
+/* The lane types CARLA's LaneCrossingCalculator searches (its FLAGS). */
+#define CARLA_FLAGS (SN_LANE_DRIVING | SN_LANE_BIDIRECTIONAL | SN_LANE_BIKING | SN_LANE_PARKING)
+
+/* CARLA's LaneCrossingCalculator::Calculate for one corner's move a -> b: 0 or 1 marking. A
+** waypoint's own marking (CARLA's GetMarkRecord first) is its outer border, on the right of
+** its direction of travel in right-hand traffic; the inner one (second) on the left. */
+static sn_status carla_crossing(invasion *v, sn_vec3 a, sn_vec3 b, sn_mark_crossing *out, size_t *n)
+{
+    const sn_host *h = v->host;
+    *n = 0;
+    sn_waypoint w0, w1, probe;
+    if (h->map_waypoint(v->ctx, a, true, CARLA_FLAGS, &w0) != SN_OK ||
+        h->map_waypoint(v->ctx, b, true, CARLA_FLAGS, &w1) != SN_OK)
+        return SN_OK;
+    if (w0.road_id != w1.road_id || w0.section_id != w1.section_id || w0.is_junction || w1.is_junction)
+        return SN_OK;
+    bool off0 = h->map_waypoint(v->ctx, a, false, CARLA_FLAGS, &probe) != SN_OK;
+    bool off1 = h->map_waypoint(v->ctx, b, false, CARLA_FLAGS, &probe) != SN_OK;
+    if ((off0 && off1) || (w0.lane_id == w1.lane_id && !off0 && !off1))
+        return SN_OK;
+    /* the side of w0's direction the move goes to: CARLA's cross product, in its frame (y to
+    ** the right), which is sensim's world frame */
+    double yaw = w0.transform.rotation.yaw * (M_PI / 180.0), fx = cos(yaw), fy = sin(yaw);
+    double dx = b.x - a.x, dy = b.y - a.y, len = hypot(dx, dy);
+    if (len > 0)
+        dx /= len, dy /= len;
+    bool right = (-fx * dy + fy * dx) < 0;
+    const sn_waypoint *w = off0 ? &w1 : &w0;
+    bool own = right != off0; /* right: w0's own, or w1's inner when off; left: w0's inner, or w1's own */
+    out->marking = own ? w->right_marking : w->left_marking;
+    out->location = b; /* CARLA's rule says which marking, not where: the corner's new place */
+    out->road_id = w->road_id;
+    out->lane_id = own ? w->lane_id : w->lane_id < 0 ? w->lane_id + 1 : w->lane_id - 1; /* whose outer border */
+    *n = 1;
+    return SN_OK;
 }
 
 static sn_status tick(void *self, sn_phase phase)
@@ -107,7 +167,9 @@ static sn_status tick(void *self, sn_phase phase)
     if (v->have_prev && moved) {
         for (int i = 0; i < 4; i++) {
             size_t n = 0;
-            sn_status st = h->map_marks_crossed(v->ctx, v->prev[i], now[i], v->marks + v->n_marks, MAX_MARKS, &n);
+            sn_status st = v->painted ? h->map_marks_crossed(v->ctx, v->prev[i], now[i], v->marks + v->n_marks,
+                                                             MAX_MARKS, &n)
+                                      : carla_crossing(v, v->prev[i], now[i], v->marks + v->n_marks, &n);
             if (st == SN_E_RANGE) /* a teleport of more than 1 km: no lanes were driven across */
                 continue;
             if (st)
@@ -184,6 +246,9 @@ static const sn_sensor_class lane_invasion_class = {
     .doc = "the lane markings the parent's bounding box crossed this tick (CARLA's lane invasion detector)",
     .phases = SN_PHASE_POST,
     .attr_def_size = sizeof(sn_attr_def),
+    .attrs = attrs,
+    .n_attrs = 1,
+    .set = set,
     .create = create,
     .destroy = destroy,
     .attach = attach,

@@ -24,7 +24,7 @@
     {"points_per_second", SN_ATTR_INT, "56000", NULL, NULL, true, 0, 1e9, NULL,                                   \
      "points all lasers cast per second (before drop-off)"},                                                     \
     {"rotation_frequency", SN_ATTR_FLOAT, "10.0", NULL, NULL, true, 0, 1e4, "Hz",                                 \
-     "turns per second: each tick covers rotation_frequency x horizontal_fov x interval degrees"},               \
+     "turns per second: each tick covers rotation_frequency x horizontal_fov x the frame step degrees"},               \
     {"upper_fov", SN_ATTR_FLOAT, "10.0", NULL, NULL, true, -90, 90, "deg", "elevation of the highest laser"},      \
     {"lower_fov", SN_ATTR_FLOAT, "-30.0", NULL, NULL, true, -90, 90, "deg", "elevation of the lowest laser"},      \
     {"horizontal_fov", SN_ATTR_FLOAT, "360.0", NULL, NULL, true, 0, 360, "deg",                                   \
@@ -155,7 +155,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     if (h->world_settings) {
         sn_world_settings ws = {sizeof ws, {0, 0, 0}, 0, 0, 0, 0, 0};
         h->world_settings(l->ctx, &ws);
-        double dt = ws.fixed_delta_seconds, longest = sensor_tick > dt ? sensor_tick + dt : dt;
+        double dt = ws.fixed_delta_seconds, longest = dt; /* a tick casts one frame's rays (CARLA's) */
         if (c.motion_distortion && sensor_tick > dt) {
             h->set_error(l->ctx, "motion_distortion needs a tick every frame: sensor_tick %g s is longer than the "
                          "frame (%g s), and the world's motion is known over the last frame only", sensor_tick, dt);
@@ -163,7 +163,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         }
         double per_tick = c.points_per_second * longest;
         if (per_tick > (double)(1u << 24) + c.channels) {
-            h->set_error(l->ctx, "points_per_second %.0f x up to %g s between ticks is %.0f rays a tick, above the "
+            h->set_error(l->ctx, "points_per_second %.0f x the frame's %g s is %.0f rays a tick, above the "
                          "16777216 a lidar may cast at once", c.points_per_second, longest, per_tick);
             return SN_E_RANGE;
         }

@@ -69,9 +69,11 @@ sn_status lidar_scan_tick(lidar_scan *s)
     const sn_host *h = s->h;
     const lidar_cfg *c = &s->cfg;
     const sn_clock *clk = h->clock(s->ctx);
-    int64_t interval = SN_HOST_HAS(h, tick_interval_ns) ? h->tick_interval_ns(s->ctx) : clk->dt_ns;
-    if (interval <= 0)
-        interval = clk->dt_ns;
+    /* CARLA hands every sensor the frame's step, whatever its sensor_tick (ASensor::
+    ** PostPhysTickInternal passes the world's DeltaSeconds; SensorManager.cpp): a lidar with
+    ** sensor_tick 0.1 at 20 FPS casts half a turn a tick, not the 0.1 s since its last one
+    ** (issue 33 item 11). The radar does the same. */
+    int64_t interval = clk->dt_ns;
     double dt = (double)interval * 1e-9;
     memset(s->counts, 0, c->channels * sizeof *s->counts);
     s->n_points = 0;

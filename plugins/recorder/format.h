@@ -5,7 +5,7 @@
 #define REC_MAGIC "SNREC\0\r\n"      /* 8 bytes at offset 0 */
 #define REC_MAGIC_LEN 8
 #define REC_VERSION_MAJOR 1          /* a reader refuses another major */
-#define REC_VERSION_MINOR 3          /* new packets bump the minor; old readers skip them */
+#define REC_VERSION_MINOR 4          /* new packets bump the minor; old readers skip them */
 #define REC_FRAME_TAG 0x4d524653u    /* "SFRM" little-endian: starts every frame */
 #define REC_INDEX_TAG 0x58444953u    /* "SIDX" */
 #define REC_TRAILER_MAGIC "SNRIDX\0\n" /* last 8 bytes of a closed file */

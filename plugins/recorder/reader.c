@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -218,12 +219,25 @@ static sn_status open_reader(const char *path, void **out, char *why, size_t why
     r->dt = rc_f64(&c);
     r->hflags = rc_u8(&c);
     rc_varint(&c);
+    size_t mlen = 0, hlen2 = 0;
+    const uint8_t *ms = NULL, *hs = NULL;
+    if (r->vminor >= 4) { /* the map and its hash */
+        ms = rc_str(&c, &mlen);
+        hs = rc_str(&c, &hlen2);
+    }
     if (!c.bad && (r->scene = malloc(slen + 1))) {
         memcpy(r->scene, s, slen);
         r->scene[slen] = 0;
     }
+    if (!c.bad && (r->map = malloc(mlen + 1)) && (r->map_sha = malloc(hlen2 + 1))) {
+        if (mlen)
+            memcpy(r->map, ms, mlen);
+        if (hlen2)
+            memcpy(r->map_sha, hs, hlen2);
+        r->map[mlen] = 0, r->map_sha[hlen2] = 0;
+    }
     free(body);
-    if (c.bad || !r->scene || !(r->dt > 0 && r->dt < 1e6)) {
+    if (c.bad || !r->scene || !r->map || !r->map_sha || !(r->dt > 0 && r->dt < 1e6)) {
         st = fail(why, why_n, SN_E_INVALID, "the recording's header is malformed");
         goto out;
     }
@@ -250,7 +264,7 @@ static void close_reader(void *self)
     rd_state_clear(r);
     if (r->f)
         fclose(r->f);
-    free(r->scene), free(r->idx), free(r->payload), free(r->live), free(r->dead);
+    free(r->scene), free(r->map), free(r->map_sha), free(r->idx), free(r->payload), free(r->live), free(r->dead);
     ch_free(&r->pos), ch_free(&r->spos), ch_free(&r->kin);
     free(r->added), free(r->destroyed), free(r->reparented), free(r->collisions), free(r->poses);
     free(r->sensor_poses), free(r->controls), free(r->walkers), free(r->kinematics), free(r->bboxes);
@@ -262,10 +276,12 @@ static void close_reader(void *self)
 static sn_status describe(void *self, sn_log_info *out)
 {
     rd_reader *r = self;
-    if (!out || out->struct_size < sizeof *out)
+    /* a host built before 1.4's fields passes a shorter struct: filled up to its size */
+    if (!out || out->struct_size < offsetof(sn_log_info, map))
         return SN_E_INVALID;
-    memset(out, 0, sizeof *out);
-    out->struct_size = sizeof *out;
+    uint32_t size = out->struct_size < sizeof *out ? out->struct_size : (uint32_t)sizeof *out;
+    memset(out, 0, size);
+    out->struct_size = size;
     out->format = "sensim recording";
     out->version_major = r->vmajor, out->version_minor = r->vminor;
     out->scene = r->scene;
@@ -285,6 +301,8 @@ static sn_status describe(void *self, sn_log_info *out)
     out->end = r->end;
     out->end_offset = r->end_offset;
     out->end_reason = r->end_reason;
+    if (size >= offsetof(sn_log_info, map_sha256) + sizeof out->map_sha256)
+        out->map = r->map, out->map_sha256 = r->map_sha;
     return SN_OK;
 }
 

@@ -34,6 +34,7 @@ typedef struct rd_reader {
     uint64_t size, data_start;
     uint32_t vmajor, vminor;
     char *scene;
+    char *map, *map_sha; /* 1.4 header fields; "" before */
     int64_t date;
     uint64_t seed;
     double dt;

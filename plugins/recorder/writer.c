@@ -50,7 +50,7 @@ typedef struct index_entry {
 typedef struct recorder {
     const sn_host *host;
     sn_ctx *ctx;
-    const char *path, *scene, *seed;
+    const char *path, *scene, *seed, *map, *map_sha;
     bool additional;
     int64_t date;
     FILE *f;
@@ -84,8 +84,10 @@ static const sn_attr_def attrs[] = {
      .doc = "Unix time written in the header; 0 writes none, so recordings stay byte-identical"},
     {.name = "scene", .type = SN_ATTR_STRING, .def = "", .doc = "scene name written in the header"},
     {.name = "seed", .type = SN_ATTR_STRING, .def = "0", .doc = "the run's seed, written in the header"},
+    {.name = "map", .type = SN_ATTR_STRING, .def = "", .doc = "the run's OpenDRIVE map (a path), written in the header"},
+    {.name = "map_sha256", .type = SN_ATTR_STRING, .def = "", .doc = "the map file's SHA-256, written in the header"},
 };
-enum { A_FILE, A_ADDITIONAL, A_DATE, A_SCENE, A_SEED, A_COUNT };
+enum { A_FILE, A_ADDITIONAL, A_DATE, A_SCENE, A_SEED, A_MAP, A_MAP_SHA, A_COUNT };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size)
 {
@@ -163,6 +165,8 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     r->date = v[A_DATE].i;
     r->scene = v[A_SCENE].s;
     r->seed = v[A_SEED].s;
+    r->map = v[A_MAP].s ? v[A_MAP].s : "";
+    r->map_sha = v[A_MAP_SHA].s ? v[A_MAP_SHA].s : "";
     if (!r->path || !r->path[0]) {
         r->host->set_error(r->ctx, "the recorder needs a file (recorder: {file: run.sensimrec})");
         return SN_E_INVALID;
@@ -186,6 +190,8 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     rb_f64(h, r->host->clock(r->ctx)->dt);
     rb_u8(h, r->additional ? REC_H_ADDITIONAL : 0);
     rb_varint(h, REC_KEY_INTERVAL);
+    rb_str(h, r->map); /* 1.4: the map a replay loads again, and its hash to tell it changed */
+    rb_str(h, r->map_sha);
     rec_buf out = {0};
     rb_bytes(&out, REC_MAGIC, REC_MAGIC_LEN);
     rb_u32(&out, REC_VERSION_MAJOR | (uint32_t)REC_VERSION_MINOR << 16);

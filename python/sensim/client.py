@@ -90,6 +90,10 @@ class Client:
             raise SensimError(err.msg.decode(), err.status)
         return e
 
+    def _not_in_step(self, what: str) -> None:
+        if self._world is not None:
+            self._world._not_in_step(what)
+
     def _replace(self, world: "World") -> "World":
         if self._world is not None:
             self._world.close()
@@ -113,6 +117,7 @@ class Client:
                    seed: int | None = None) -> "World":
         """A scene file as the world (sensim's; CARLA has none). overrides are
         `sensim run --set` paths: ["actors.hero.control.throttle=0.7"] or {path: value}."""
+        self._not_in_step("load_scene")
         if isinstance(overrides, dict):
             overrides = [f"{k}={v}" for k, v in overrides.items()]
         sets = [_lib.cstr(s) for s in (overrides or [])]
@@ -131,6 +136,7 @@ class Client:
         """A world on a map: an OpenDRIVE file (a path, or a name found in $SENSIM_MAPS or
         maps/: "town" or "town.xodr"), or, with no name, an empty world on a flat ground. A
         .yaml name loads that scene (as load_scene)."""
+        self._not_in_step("load_world")
         if map_name and map_name.endswith((".yaml", ".yml", ".json")):
             return self.load_scene(map_name, seed=seed)
         if not map_name:
@@ -180,6 +186,7 @@ class Client:
 
     def reload_world(self, reset_settings: bool = True) -> "World":
         """The current world loaded again from its file (as CARLA, a new world)."""
+        self._not_in_step("reload_world")
         w = self.get_world()
         return self.load_scene(w._path, w._overrides, w._seed)
 
@@ -219,6 +226,7 @@ class Client:
         end. replay_weather is always on (the weather is recorded); offset must be the identity
         and map_override empty (sensim replays on the recording's map). The time factor and
         ignore-hero flag set with set_replayer_* apply. Returns CARLA's info text."""
+        self._not_in_step("replay_file")
         if offset is not None and (offset.location.length() > 0 or (offset.rotation.pitch, offset.rotation.yaw,
                                                                     offset.rotation.roll) != (0, 0, 0)):
             raise SensimError("replay_file: offset is not supported (sensim replays where it was recorded)", -1)

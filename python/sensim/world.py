@@ -48,6 +48,7 @@ class World(WorldTraffic):
         self._listeners: dict[str, "_Listener"] = {}
         self._retired: list["_Listener"] = []  # stopped listeners' trampolines, alive until close
         self._pending_error: BaseException | None = None
+        self._ticking = False  # inside sn_engine_step: close() and load_world() are refused
         self._bplib: BlueprintLibrary | None = None
         self._map = None
         self._spawned_api = False
@@ -68,8 +69,18 @@ class World(WorldTraffic):
         self.debug = DebugHelper(self)
 
     # -- lifetime
+    def _not_in_step(self, what: str) -> None:
+        # The engine would be freed under the step that called this listener (issue 33 item
+        # 15; engine_lock is re-entrant on the stepping thread): refused, as reset() is; the
+        # error is raised again by tick().
+        if getattr(self, "_ticking", False) and threading.current_thread() is getattr(self, "_ticking_thread", None):
+            raise SensimError(f"{what}: called inside a listener of this world, during its tick: close or "
+                              "replace the world after tick() returns", -4)
+
     def close(self) -> None:
-        """Destroys the engine; every actor handle of this world goes dead."""
+        """Destroys the engine; every actor handle of this world goes dead. Refused inside a
+        listener of this world (during its tick)."""
+        self._not_in_step("close")
         self._stop_async()
         with _lib.engine_lock:  # waits for a step on another thread to end
             self._close_locked()
@@ -136,6 +147,7 @@ class World(WorldTraffic):
 
     def _rebuild(self, overrides: list[str]) -> None:
         """The same scene built again in this World object, with other overrides."""
+        self._not_in_step("apply_settings")
         fresh = self._client._new_engine(self._seed)
         err = _err()
         sets = [_lib.cstr(s) for s in overrides]
@@ -158,7 +170,12 @@ class World(WorldTraffic):
             if self._constant or self._ackermann:
                 self._before_step()
             with _lib.engine_lock:  # the engine read and stepped under one hold: no close() in between
-                st = _lib.lib().sn_engine_step(self._engine(), ctypes.byref(err))
+                e = self._engine()
+                self._ticking, self._ticking_thread = True, threading.current_thread()
+                try:
+                    st = _lib.lib().sn_engine_step(e, ctypes.byref(err))
+                finally:
+                    self._ticking = False
             if self._pending_error is not None:
                 e, self._pending_error = self._pending_error, None
                 raise e

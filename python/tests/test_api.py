@@ -185,6 +185,25 @@ def test_listener_exception_is_raised_by_tick(client):
     assert world.frame == 36  # the collision's frame (tests/integration: 10 m/s into the wall)
 
 
+@pytest.mark.parametrize("how", ["close", "load_world", "load_scene", "reload_world"])
+def test_closing_a_world_inside_its_listener_is_refused(client, how):
+    """Issue 33 item 15: world.close(), load_world(), load_scene(), reload_world() inside a
+    listener freed the engine under its own sn_engine_step (ASan: heap-use-after-free in
+    sn_stream_emit). Refused like reset(): tick() raises, and the world goes on."""
+    world = client.load_scene(os.path.join(SCENES, "crash.yaml"))
+    act = {"close": world.close, "load_world": client.load_world, "reload_world": client.reload_world,
+           "load_scene": lambda: client.load_scene(os.path.join(SCENES, "crash.yaml"))}[how]
+    world.find_actor("crash").listen(lambda ev: act())
+    with pytest.raises(sensim.SensimError, match="inside a listener of this world"):
+        for _ in range(100):
+            world.tick()
+    assert world.frame == 36
+    assert client.get_world() is world
+    world.tick()  # still alive and stepping
+    assert world.frame == 37
+    world.close()
+
+
 def test_help_reads_well():
     text = pydoc.render_doc(sensim.World, renderer=pydoc.plaintext)
     for name in ("tick", "spawn_actor", "get_blueprint_library", "get_map", "reset", "Steps the world"):

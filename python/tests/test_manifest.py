@@ -14,12 +14,13 @@ def test_manifest(batch_dir):
     assert "throttle" in runs[2]["error"] and runs[2]["exit"] == 2
     for r in runs[:2]:
         paths = sensim.run_outputs(batch_dir, r)
-        # the collision stream and the run's note (run.json: its scene, map and seed)
-        assert len(paths) == 2 and paths[0].endswith(".msgpack") and paths[1].endswith("run.json")
+        # the actors stream every run keeps, the collision stream and the run's note (run.json:
+        # its scene, map and seed)
+        assert len(paths) == 3 and paths[0].endswith("actors.msgpack") and paths[2].endswith("run.json")
         for p, o in zip(paths, r["outputs"]):
             data = open(p, "rb").read()
             assert len(data) == o["bytes"] and hashlib.sha256(data).hexdigest() == o["sha256"]
-        assert len(sensim.collisions(paths[0])) >= 1
+        assert len(sensim.collisions(paths[1])) >= 1
     assert sensim.manifest(os.path.join(batch_dir, "manifest.jsonl")) == runs
 
 

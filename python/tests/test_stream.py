@@ -37,7 +37,7 @@ def streams(*dirs):
 def test_every_stream_equals_the_c_dump(crash_dir, camera_dir, dvs_dir):
     paths = streams(crash_dir, camera_dir, dvs_dir)
     assert {os.path.basename(p) for p in paths} == {"crash.msgpack", "depth.msgpack", "rgb.msgpack", "inst.msgpack",
-                                                     "dvs.msgpack", "dvs_sub.msgpack"}
+                                                     "dvs.msgpack", "dvs_sub.msgpack", "actors.msgpack"}
     for path in paths:
         lines = run("dump", "--json", path).stdout.splitlines()
         msgs = sensim.read_all(path)

@@ -3,12 +3,16 @@
 ** the lane index) and the queries behind sensim/map.h: the bytes are an OpenDRIVE file opened
 ** with sn_map_open_memory; a refusal must be one line starting "fuzz.xodr:"; a map that loads is
 ** queried (waypoints at points, next/previous walks, left/right lanes, topology, spawn points,
-** marks crossed). Any crash, hang, leak or sanitizer report is a bug. tests/fuzz/run_fuzz.sh
+** marks crossed). Built with -DSN_FUZZ_MESH (target map_mesh) it also tessellates the roads
+** (sn_road_mesh_build: a NaN reference line made its chord rule halve for ever, issue 33 item
+** 13b). Any crash, hang, leak or sanitizer report is a bug. tests/fuzz/run_fuzz.sh
 ** builds it with clang; without clang, -DSN_FUZZ_STANDALONE runs the corpus once.
 */
 #include "../../engine/map/lanemap.h"
+#include "../../engine/map/road_mesh.h"
 #include "../../engine/traffic/bind.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +81,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sn_map_topology(m, topo, 32, &n, &err);
     sn_transform sp[32];
     sn_map_spawn_points(m, sp, 32, &n, &err);
+#ifdef SN_FUZZ_MESH
+    sn_road_mesh *rm = NULL;
+    if (sn_road_mesh_build(m, &rm, &err) == SN_OK)
+        for (uint32_t i = 0; i < rm->n_v; i++)
+            if (!isfinite(rm->v[i][0]) || !isfinite(rm->v[i][1]) || !isfinite(rm->v[i][2]))
+                abort(); /* a vertex that is not a place */
+    sn_road_mesh_free(rm);
+#endif
     sn_map_close(m);
     return 0;
 }

@@ -3,7 +3,7 @@
 # exercises and fuzzes it for a bounded time (FUZZ_SECONDS, default 20) from its seed corpus in
 # the repository; without clang it runs the corpus once through the same entry point. Any
 # finding (crash, leak, sanitizer report, hang over 10 s, more than 1 GiB) fails the test.
-# args: source root, work dir, [target: reader (default) | scene | stream | map | xosc]
+# args: source root, work dir, [target: reader (default) | scene | stream | map | map_mesh | xosc]
 set -u
 SRC=$1 TARGET=${3:-reader}
 WORK=$2/fuzz_$TARGET
@@ -22,12 +22,15 @@ case $TARGET in
   stream) # the stream reader behind dump and convert (engine/data)
     CORPUS=$SRC/tests/fuzz/corpus_stream
     FILES=("$SRC/tests/fuzz/fuzz_stream.c" "$E/data/dump.c" "$E/data/image.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c" "$E/data/msgread.c"
-           "$E/data/layouts.c" "$E/data/msgview.c" "$E/api/api_msgdata.c" "$E/core/error.c" "$E/core/util.c")
+           "$E/data/layouts.c" "$E/data/msgview.c" "$E/api/api_msgdata.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
     LIBS=(-lmsgpackc -ldeflate -lm -lpthread) ;;
   map) # the OpenDRIVE map loader, its queries and signal binding (engine/map, traffic/bind.c, libxml2)
     CORPUS=$SRC/tests/fuzz/corpus_map
     FILES=("$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
     LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
+  map_mesh) # the same, and the road mesh built from every map that loads
+    CORPUS=$SRC/tests/fuzz/corpus_map
+    FILES=(-DSN_FUZZ_MESH "$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
   xosc) # the OpenSCENARIO loader and the storyboard player (engine/scenario, libxml2) on a small map
     CORPUS=$SRC/tests/fuzz/corpus_xosc
     FILES=("$SRC/tests/fuzz/fuzz_xosc.c" "$E/scenario/xosc_expr.c" "$E/scenario/xosc_parse.c" "$E/scenario/xosc_move.c"

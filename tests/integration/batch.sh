@@ -59,7 +59,7 @@ s = st["sweep-7"]
 assert s["seed"] == 4 and s["overrides"] == ["actors.hero.velocity=[12, 0, 0]", "sensors.probe.attributes.mode=none"], s
 assert s["frames"] == 10 and s["exit"] == 0 and s["error"] is None and s["wall_s"] >= 0
 names = [o["path"] for o in s["outputs"]]
-assert names == ["crash.msgpack", "probe.msgpack", "run.json"], names  # run.json: the note of the run (docs/cli.md)
+assert names == ["actors.msgpack", "crash.msgpack", "probe.msgpack", "run.json"], names  # run.json: the note of the run (docs/cli.md); actors: every run keeps it
 import hashlib, os
 for o in s["outputs"]:
     b = open(os.path.join(os.path.dirname(sys.argv[1]), "sweep-7", o["path"]), "rb").read()
@@ -86,7 +86,7 @@ cat >"$TMP/slow.yaml" <<'YAML'
 runs:
   - {id: slow, scene: scene.yaml, seeds: {from: 0, count: 6}, frames: 100000} # ~0.4 s each: the interrupt lands mid-batch
 YAML
-"$SENSIM" batch "$TMP/slow.yaml" --out "$TMP/int" -j 1 --plugin-dir "$PLUGINS" >/dev/null 2>&1 &
+"$SENSIM" batch "$TMP/slow.yaml" --out "$TMP/int" -j 1 --plugin-dir "$PLUGINS" >"$TMP/int.out" 2>&1 &
 bpid=$!
 for _ in $(seq 600); do [ -s "$TMP/int/manifest.jsonl" ] && break; sleep 0.05; done # one run done
 kill -INT $bpid
@@ -94,6 +94,11 @@ wait $bpid
 rc=$?
 done_n=$(wc -l <"$TMP/int/manifest.jsonl" 2>/dev/null || echo 0)
 [ "$rc" -eq 130 ] && [ "$done_n" -lt 6 ] && ok || bad "interrupt: rc=$rc, $done_n of 6 recorded"
+# the summary counts what never started as "not run", not "failed" (issue 33 item 8)
+n_fail=$(grep -vc '"status":"ok"' "$TMP/int/manifest.jsonl")
+n_ok=$((done_n - n_fail))
+grep -q "runs (0 skipped as done) in .* s: $n_ok ok, $n_fail failed, $((6 - done_n)) not run (--resume runs them)$" "$TMP/int.out" &&
+  grep -q "^  not run  *$((6 - done_n)) " "$TMP/int.out" && ok || bad "interrupted summary: $(cat "$TMP/int.out")"
 "$SENSIM" batch "$TMP/slow.yaml" --out "$TMP/int" -j 2 --plugin-dir "$PLUGINS" --resume >"$TMP/stdout" 2>&1
 [ $? -eq 0 ] && [ "$(wc -l <"$TMP/int/manifest.jsonl")" -eq 6 ] && ok || bad "resume after interrupt: $(cat "$TMP/stdout")"
 pgrep -f "$TMP/int" >/dev/null && bad "runs left behind after the interrupt" || ok

@@ -96,6 +96,20 @@ printf "settings: {frames: ' 5'}\n" >"$TMP/fsp.yaml"
 run2 frames_space "expected a whole number >= 0 for frames, found ' 5'" "$TMP/fsp.yaml"
 printf "settings: {frames: +3}\n" >"$TMP/fplus.yaml"
 run2 frames_plus "expected a whole number >= 0 for frames, found '+3'" "$TMP/fplus.yaml"
+# one set of number rules (issue 33 item 10): what a scene refuses, a spec, --set, an option
+# and an attribute refuse too; what it takes, they take
+expect 2 "--frames +3" "--frames" "$SENSIM" run "$(scene fr4 '')" --out "$TMP/o_fr4" --frames +3
+expect 2 "--set frames=+3" "expected a whole number >= 0 for frames, found '+3'" "$SENSIM" run "$(scene fr5 '')" --out "$TMP/o_fr5" --set settings.frames=+3
+printf 'runs:\n  - {id: a, scene: %s, frames: "+3"}\n' "$(scene fr6 '')" >"$TMP/spec_plus.yaml"
+expect 2 "spec frames: +3" "expected a whole number >= 0 for frames" "$SENSIM" batch "$TMP/spec_plus.yaml" --out "$TMP/o_spec_plus"
+printf 'timeout: "+5"\nruns:\n  - {id: a, scene: %s}\n' "$(scene fr7 '')" >"$TMP/spec_tplus.yaml"
+expect 2 "spec timeout: +5" "timeout" "$SENSIM" batch "$TMP/spec_tplus.yaml" --out "$TMP/o_spec_tplus"
+expect 2 "--jobs +2" "" "$SENSIM" batch "$TMP/spec_tplus.yaml" --out "$TMP/o_spec_j" -j +2
+run2 attr_plus "expected a float, found '+1200'" "$(scene aplus '  - {name: a, blueprint: vehicle.sedan, transform: {location: [5, 0, 0.8]}, attributes: {mass: "+1200"}}')"
+run2 attr_hex "expected a float, found '0x10'" "$(scene ahex '  - {name: a, blueprint: vehicle.sedan, transform: {location: [5, 0, 0.8]}, attributes: {mass: "0x10"}}')"
+run2 number_plus "expected a number" "$(scene nplus '  - {name: a, blueprint: vehicle.sedan, transform: {location: [+5, 0, 0.8]}}')"
+runok attr_exp "$(scene aexp '  - {name: a, blueprint: vehicle.sedan, transform: {location: [5, 0, 0.8]}, attributes: {mass: "1.2e3"}}')"
+timeout 60 "$SENSIM" run "$(scene fr8 '')" --out "$TMP/o_fr8" --frames 3 --set settings.frames=4 --quiet && ok || bad "--frames 3 and --set frames=4 refused"
 run2 color_trailing "color" "$(scene col '  - {name: a, blueprint: vehicle.sedan, attributes: {color: "1,2,3,"}}')"
 run2 scene_dir "is a folder" "$TMP"
 
@@ -171,7 +185,8 @@ for f in arr map; do
 done
 printf '\x81\xa1k\x91\x91\x91' >"$TMP/trunc.msgpack"
 expect 2 "dump truncated" "truncated stream: the message is incomplete (message 1 at byte 0)" "$SENSIM" dump "$TMP/trunc.msgpack"
-expect 2 "dump /dev/zero" "the message is not a map (message 1 at byte 0)" "$SENSIM" dump /dev/zero
+# a device is no stream: refused before a read (issue 33 item 19: every input through the checked opener)
+expect 2 "dump /dev/zero" "/dev/zero: not a stream: it is not a regular file" "$SENSIM" dump /dev/zero
 # non-string keys and bytes that are not UTF-8 still give JSON, one object per line
 printf '\x83\x01\x02\x92\xa1a\x01\x03\xa2\xff\xfe\xc4\x02ab' >"$TMP/keys.msgpack"
 "$SENSIM" dump "$TMP/keys.msgpack" >"$TMP/keys.json" 2>"$TMP/err.txt" && python3 -c '

@@ -23,7 +23,7 @@ REC=$TMP/crash.sensimrec
 cmp -s "$REC" "$TMP/again.sensimrec" || bad "two recordings of one run differ"
 
 "$SENSIM" recorder info "$REC" "${P[@]}" >"$TMP/info" || bad "info"
-grep -q '^Version: 1.3$' "$TMP/info" && grep -q '^ Create 2: vehicle.sedan (1) at (' "$TMP/info" &&
+grep -q '^Version: 1.4$' "$TMP/info" && grep -q '^ Create 2: vehicle.sedan (1) at (' "$TMP/info" &&
   grep -q '^Frames: 80$' "$TMP/info" && grep -q '^ Collision id 0 between 2 (hero)  with 3$' "$TMP/info" || bad "info text: $(head -20 "$TMP/info")"
 "$SENSIM" recorder collisions "$REC" --type1 h --type2 o "${P[@]}" >"$TMP/coll" || bad "collisions"
 grep -q '^       2   v o       2 vehicle.sedan  ' "$TMP/coll" || bad "collisions text: $(cat "$TMP/coll")"
@@ -110,8 +110,8 @@ grep -q '^       2      2 vehicle.sedan  *2$' "$TMP/q_blocked" || bad "blocked, 
 # name, so a run killed mid-way leaves an existing recording as it was.
 rm -rf "$TMP/g" && mkdir -p "$TMP/g"
 "$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g" --record "$TMP/g/crash.rec" "${P[@]}" >"$TMP/g.out" || bad "run --record into --out"
-[ "$(ls -A "$TMP/g" | tr '\n' ' ')" = "crash.msgpack crash.rec run.json " ] || bad "--out after --record holds: $(ls -A "$TMP/g")"
-grep -q "from 1 sensor in" "$TMP/g.out" || bad "the recorder counted as a sensor: $(cat "$TMP/g.out")"
+[ "$(ls -A "$TMP/g" | tr '\n' ' ')" = "actors.msgpack crash.msgpack crash.rec run.json " ] || bad "--out after --record holds: $(ls -A "$TMP/g")"
+grep -q "from 2 sensors in" "$TMP/g.out" || bad "the recorder counted as a sensor: $(cat "$TMP/g.out")"
 "$SENSIM" run "$SCENES/crash.yaml" --out "$TMP/g2" --record "$TMP/g2.rec" --set sensors.crash.name=recorder --quiet "${P[@]}" &&
   [ -f "$TMP/g2/recorder.msgpack" ] || bad "a scene sensor named recorder beside --record"
 cp "$REC" "$TMP/keep.rec"
@@ -150,4 +150,36 @@ if [ -n "$TESTPLUG" ]; then
   part=$(sed -n 's/^sensim: note: recording of the failed run left in \([^;]*\);.*/\1/p' "$TMP/fail.err")
   [ -n "$part" ] && "$SENSIM" recorder info "$part" "${P[@]}" | grep -q '^Frames: 4$' || bad "the failed run's partial recording: '$part' $(cat "$TMP/fail.err" | tail -2)"
 fi
+# A relative recorder: {file} goes inside --out (issue 33 item 5: every run of a batch wrote the
+# same ./run.sensimrec, and the manifest did not list it); an absolute one stays where it says.
+mkdir -p "$TMP/cwd5"
+SENSIM_ABS=$(realpath "$SENSIM")
+printf 'settings: {frames: 3}\nactors: [{name: g, blueprint: static.ground}]\nrecorder: {file: rec/run.sensimrec}\n' >"$TMP/relrec.yaml"
+mkdir -p "$TMP/o7/rec"
+(cd "$TMP/cwd5" && "$SENSIM_ABS" run "$TMP/relrec.yaml" --out "$TMP/o7" --quiet "${P[@]}") || bad "run with a relative recorder file"
+[ -f "$TMP/o7/rec/run.sensimrec" ] && [ -z "$(ls -A "$TMP/cwd5")" ] && "$SENSIM" recorder info "$TMP/o7/rec/run.sensimrec" "${P[@]}" | grep -q '^Frames: 3$' ||
+  bad "the relative recording is not in --out: $(cd "$TMP" && find o7 cwd5)"
+printf 'runs:\n  - id: r\n    scene: %s\n    seeds: [1, 2]\n' "$TMP/relrec.yaml" >"$TMP/relrec_batch.yaml"
+(cd "$TMP/cwd5" && "$SENSIM_ABS" batch "$TMP/relrec_batch.yaml" --out "$TMP/b7" -j 2 "${P[@]}" >/dev/null 2>&1) || bad "batch with a relative recorder file"
+n=$(grep -c '"path":"rec/run.sensimrec"' "$TMP/b7/manifest.jsonl" 2>/dev/null)
+[ "$n" = 2 ] && [ -z "$(ls -A "$TMP/cwd5")" ] || bad "each batch run's recording in its folder and in the manifest: $n listed, cwd has '$(ls -A "$TMP/cwd5")'"
+# A recording names its map (issue 33 item 4): the Map: line and the JSON give the map's path
+# and SHA-256; a replay without --scene loads it (its lanes on /map in the replay's MCAP file),
+# says so when the file changed since, and goes on without roads when it is gone.
+mkdir -p "$TMP/m8/maps" "$TMP/m8/scenes"
+cp "$SCENES/../maps/town.xodr" "$TMP/m8/maps/" && cp "$SCENES/town.yaml" "$TMP/m8/scenes/"
+"$SENSIM" run "$TMP/m8/scenes/town.yaml" --frames 6 --out "$TMP/m8/run" --record "$TMP/m8/town.rec" --quiet "${P[@]}" ||
+  bad "run town --record"
+map_abs=$(realpath "$TMP/m8/maps/town.xodr")
+"$SENSIM" recorder info "$TMP/m8/town.rec" "${P[@]}" | grep -qx "Map: $map_abs" || bad "Map: line: $("$SENSIM" recorder info "$TMP/m8/town.rec" "${P[@]}" | head -3)"
+sha=$(sha256sum "$map_abs" | cut -c1-64)
+"$SENSIM" recorder info "$TMP/m8/town.rec" --json "${P[@]}" | head -1 | grep -q "\"map_sha256\":\"$sha\"" || bad "the recording's map hash is not the file's"
+"$SENSIM" replay "$TMP/m8/town.rec" --out "$TMP/m8/rp1" --mcap "$TMP/m8/rp1.mcap" --quiet "${P[@]}" 2>"$TMP/m8/rp1.err" || bad "replay: $(cat "$TMP/m8/rp1.err")"
+grep -aq "/map" "$TMP/m8/rp1.mcap" && [ ! -s "$TMP/m8/rp1.err" ] || bad "the replay has no map lanes or says something: $(cat "$TMP/m8/rp1.err")"
+echo "<!-- changed -->" >>"$TMP/m8/maps/town.xodr"
+"$SENSIM" replay "$TMP/m8/town.rec" --out "$TMP/m8/rp2" --quiet "${P[@]}" 2>"$TMP/m8/rp2.err" || bad "replay of a changed map"
+grep -q "^sensim: warning: replay: the map .*town.xodr changed since the recording" "$TMP/m8/rp2.err" || bad "no word of the changed map: $(cat "$TMP/m8/rp2.err")"
+rm "$TMP/m8/maps/town.xodr"
+"$SENSIM" replay "$TMP/m8/town.rec" --out "$TMP/m8/rp3" --mcap "$TMP/m8/rp3.mcap" --quiet "${P[@]}" 2>"$TMP/m8/rp3.err" || bad "replay with the map gone"
+grep -q "^sensim: warning: replay: the recording's map .* is gone" "$TMP/m8/rp3.err" && ! grep -aq "/map" "$TMP/m8/rp3.mcap" || bad "map gone: $(cat "$TMP/m8/rp3.err")"
 [ $fails -eq 0 ] && echo "recorder cli: all good" || exit 1

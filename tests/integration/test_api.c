@@ -11,6 +11,7 @@
 #include "../check.h"
 
 #include <sensim/sensim.h>
+#include <sensim/testworld.h>
 
 #include <limits.h>
 #include <stddef.h>
@@ -316,6 +317,58 @@ static void converters(void)
     CHECK(install != NULL, "crash reporter exported");
 }
 
+/* Issue 33 item 15: a listener that destroys its own engine (Python's world.close() or
+** load_world() inside a callback) freed it in the middle of sn_engine_step (ASan: a heap-use-
+** after-free in sn_stream_emit). The engine now goes when the step ends: no listener after the
+** closing one is called, the step returns SN_E_STATE saying so, nothing is used after free. */
+static sn_engine *closing_engine;
+static int n_after_close;
+static void close_in_listener(const sn_message *m, void *user)
+{
+    (void)m, (void)user;
+    sn_engine_destroy(closing_engine);
+    sn_engine_destroy(closing_engine); /* twice: still deferred, still one free */
+}
+static void after_close(const sn_message *m, void *user)
+{
+    (void)m, (void)user;
+    n_after_close++;
+}
+
+static void destroy_in_listener(void)
+{
+    sn_error err = {0};
+    char scene[PATH_MAX];
+    snprintf(scene, sizeof scene, "%s/crash.yaml", scenes);
+    for (int split = 0; split < 2; split++) { /* sn_engine_step, and the test world's begin + end */
+        sn_engine *e = sn_engine_create(&(sn_engine_options){.plugin_dir = collision_dir, .quiet_plugins = true}, &err);
+        CHECK(e && sn_engine_load_scene(e, scene, &err) == SN_OK, "%s", err.msg);
+        if (!e)
+            return;
+        closing_engine = e;
+        n_after_close = 0;
+        CHECK(sn_engine_listen(e, "crash", close_in_listener, NULL, &err) == SN_OK, "%s", err.msg);
+        CHECK(sn_engine_listen(e, "crash", after_close, NULL, &err) == SN_OK, "%s", err.msg);
+        sn_status st = SN_OK;
+        int frames = 0;
+        for (; frames < 100 && st == SN_OK; frames++) {
+            if (split) {
+                st = sn_testworld_begin_frame(e, &err);
+                if (st == SN_OK)
+                    st = sn_testworld_end_frame(e, &err);
+            } else {
+                st = sn_engine_step(e, &err);
+            }
+        }
+        /* the sedan reaches the wall at frame 36, whose collision message closes the engine */
+        CHECK(st == SN_E_STATE && frames == 36 && strstr(err.msg, "destroyed during the step"),
+              "split %d: status %d after %d frames: %s", split, st, frames, err.msg);
+        CHECK(n_after_close == 0, "split %d: %d listeners called after the engine was destroyed", split, n_after_close);
+        if (st == SN_OK)
+            sn_engine_destroy(e);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 5) {
@@ -329,6 +382,7 @@ int main(int argc, char **argv)
     blueprint_library();
     log_callback();
     run_stats();
+    destroy_in_listener();
     converters();
     return CHECK_DONE();
 }

@@ -212,27 +212,50 @@ static void rotation_slices(void)
     release(&c);
 }
 
+/* CARLA's loop (RayCastSemanticLidar.cpp, SimulateLidar), ported: every tick gets the frame's
+** DeltaTime whatever the sensor_tick (Sensor.cpp, ASensor::PostPhysTickInternal); the points of
+** a channel and the azimuth of each, and the angle carried to the next tick. */
+typedef struct carla_lidar {
+    double current_deg; /* SemanticLidarData's horizontal angle, in degrees */
+} carla_lidar;
+static int carla_tick(carla_lidar *l, double pps, int channels, double rot, double fov, double delta, double *azims,
+                      int cap)
+{
+    int points = (int)floor(pps * delta / channels + 0.5); /* FMath::RoundHalfFromZero */
+    double tick = rot * fov * delta, step = tick / points;
+    for (int j = 0; j < points && j < cap; j++)
+        azims[j] = fmod(l->current_deg + step * j, fov) - fov / 2;
+    l->current_deg = fmod(l->current_deg + tick, fov);
+    return points;
+}
+
 static void sensor_tick_interval(void)
 {
-    /* sensor_tick 0.1 at 20 FPS: ticks at frames 1, 3, 5. The first covers one frame (half a
-    ** turn at 10 Hz, 360 points), the others the 0.1 s since the previous tick (a full turn from
-    ** 180 degrees, 720 points: tick_interval_ns), so horizontal_angle reads pi every time. */
+    /* sensor_tick 0.1 at 20 FPS: ticks at frames 1, 3, 5, each of one frame's DeltaTime as
+    ** CARLA's: half a turn at 10 Hz, 360 points, angles alternating pi and 0 (issue 33 item 11:
+    ** it cast a full turn of 720 points, the angle stuck at pi). */
     capture c;
     if (run(WALL(10.5, "") "sensors:\n  - {name: l, blueprint: sensor.lidar.ray_cast_semantic, attributes: {"
             "channels: 1, upper_fov: 0, rotation_frequency: 10, points_per_second: 7200, range: 100, sensor_tick: 0.1}}\n",
             "l", 5, 1, NULL, 0, &c, NULL))
         return;
     CHECK(c.n == 3 && c.m[0].frame == 1 && c.m[1].frame == 3 && c.m[2].frame == 5, "%zu ticks", c.n);
+    carla_lidar port = {0};
     for (size_t f = 0; f < c.n; f++) {
-        CHECK_NEAR(c.m[f].hangle, M_PI, 1e-6, "horizontal_angle");
+        static double az[1024];
+        int P = carla_tick(&port, 7200, 1, 10, 360, 0.05, az, 1024);
+        CHECK(P == 360, "CARLA's loop: %d points a tick", P);
+        CHECK_NEAR(c.m[f].hangle, port.current_deg * M_PI / 180, 1e-6, "horizontal_angle as CARLA's loop");
         size_t want = 0;
-        int P = f ? 720 : 360;
         for (int j = 0; j < P; j++) {
-            double a = azim(f ? 180 : 0, f ? 360 : 180, j, P, 360) * M_PI / 180;
+            double a = az[j] * M_PI / 180;
             want += cos(a) > 1e-9 && 10 / cos(a) <= 100;
         }
-        CHECK(c.m[f].counts[0] == want, "tick %zu: %u points, %zu azimuths reach the wall", f, c.m[f].counts[0], want);
+        CHECK(c.m[f].counts[0] == want && want > 100, "tick %zu: %u points, CARLA's loop has %zu azimuths reach the wall",
+              f, c.m[f].counts[0], want);
     }
+    CHECK(c.n == 3 && fabs(c.m[0].hangle - M_PI) < 1e-6 && fabs(c.m[1].hangle) < 1e-6 && fabs(c.m[2].hangle - M_PI) < 1e-6,
+          "angles alternate pi, 0, pi");
     release(&c);
 }
 

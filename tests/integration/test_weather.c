@@ -458,7 +458,7 @@ static void record_replay(void)
     CHECK(r, "%s", err.msg);
     sn_log_info info = {.struct_size = sizeof info};
     if (r && sn_recording_info(r, &info, &err) == SN_OK)
-        CHECK(info.version_major == 1 && info.version_minor == 3, "format 1.3, got %u.%u", info.version_major,
+        CHECK(info.version_major == 1 && info.version_minor == 4, "format 1.4, got %u.%u", info.version_major,
               info.version_minor);
     const sn_log_frame *fr;
     int frames = 0, wrong = 0;

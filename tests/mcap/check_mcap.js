@@ -331,9 +331,36 @@ async function main() {
 
   // ---- schemas and decoding ----
   const types = new Map(); // schema id -> protobuf type
+  const jsonSchemas = new Map(); // schema id -> JSON schema
+  // A value against its schema: types of objects, arrays, numbers, strings, booleans; every
+  // property the message has is in the schema ({} takes anything: a null when the schema was made).
+  const conforms = (v, sc, where) => {
+    if (!sc || sc.type === undefined || v === null) return null;
+    const t = Array.isArray(v) ? "array" : typeof v === "number" ? "number" : typeof v === "string" ? "string" :
+              typeof v === "boolean" ? "boolean" : "object";
+    if (t !== sc.type) return `${where}: ${t}, the schema says ${sc.type}`;
+    if (t === "object") {
+      for (const k of Object.keys(v)) {
+        if (!sc.properties || !(k in sc.properties)) return `${where}.${k}: not in the schema`;
+        const e = conforms(v[k], sc.properties[k], `${where}.${k}`);
+        if (e) return e;
+      }
+    }
+    if (t === "array" && sc.items)
+      for (let i = 0; i < v.length; i++) {
+        const e = conforms(v[i], sc.items, `${where}[${i}]`);
+        if (e) return e;
+      }
+    return null;
+  };
   for (const [id, s] of reader.schemasById) {
     if (s.encoding === "jsonschema") {
-      check(JSON.parse(new TextDecoder().decode(s.data)).type === "object", `schema ${s.name}: a JSON schema`);
+      // a real schema of the message (issue 33 item 3): an object with its properties, which
+      // Foxglove's panels list (with {"type":"object"} alone its Raw Messages panel waited)
+      const js = JSON.parse(new TextDecoder().decode(s.data));
+      check(js.type === "object" && js.properties && Object.keys(js.properties).length > 0,
+            `schema ${s.name}: a JSON schema with the message's properties`);
+      jsonSchemas.set(id, js);
       continue;
     }
     check(s.encoding === "protobuf" && s.name.startsWith("foxglove."), `schema ${s.name}: a Foxglove protobuf schema`);
@@ -353,6 +380,10 @@ async function main() {
     try {
       const value = ch.messageEncoding === "json" ? JSON.parse(new TextDecoder().decode(m.data)) : types.get(ch.schemaId).toObject(types.get(ch.schemaId).decode(m.data), { longs: String, defaults: false });
       decoded.push({ topic: ch.topic, schema: s.name, logTime: m.logTime, value });
+      if (ch.messageEncoding === "json") {
+        const e = conforms(value, jsonSchemas.get(ch.schemaId), ch.topic);
+        check(!e, `${ch.topic}: a message that does not fit its channel's JSON schema: ${e}`);
+      }
     } catch (e) {
       fail(`${ch.topic}: a message does not decode as ${s.name}: ${e.message}`);
     }

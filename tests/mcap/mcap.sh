@@ -59,6 +59,12 @@ check() { # MCAP RUN_DIR: dumps every stream, converts every camera, runs the re
 [ -f "$TMP/demo/actors.msgpack" ] || bad "--mcap adds the actors stream"
 "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo.mcap" --map "$MAPS/town.xodr" >/dev/null || bad "export mcap of the demo"
 cmp -s "$TMP/demo_live.mcap" "$TMP/demo.mcap" || bad "--mcap and the export of the run's folder differ"
+# a plain run (no --mcap) keeps its actors stream: its export draws the same boxes and transform
+# tree, byte for byte the file of the run made with --mcap (issue 33 item 2)
+"$SENSIM" run "$SCENES/town.yaml" --frames 60 --out "$TMP/plain60" --quiet || bad "plain run"
+[ -f "$TMP/plain60/actors.msgpack" ] || bad "a plain run has no actors stream"
+"$SENSIM" export mcap "$TMP/plain60" --out "$TMP/plain60.mcap" --map "$MAPS/town.xodr" >/dev/null || bad "export mcap of a plain run"
+cmp -s "$TMP/demo.mcap" "$TMP/plain60.mcap" || bad "the export of a plain run differs from the --mcap run's (no actors?)"
 # the map found by itself: the run noted it in run.json, relative to the run folder
 grep -q '"map":"[^"]*town.xodr"' "$TMP/demo/run.json" || bad "run.json names no map: $(cat "$TMP/demo/run.json")"
 "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_auto.mcap" >/dev/null || bad "export without --map"
@@ -109,8 +115,10 @@ out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_raw
   bad "the reader refused the RawImage file: $out"
 ls "$TMP"/demo_live.mcap.partial-* >/dev/null 2>&1 && bad "a whole run left a partial MCAP"
 
-# ---- a run without an actors stream: every sensor in a frame of its own under world ----
+# ---- a run without an actors stream (a folder from before every run kept one): every sensor in
+# a frame of its own under world ----
 "$SENSIM" run "$SCENES/town.yaml" --frames 30 --out "$TMP/plain" --quiet || bad "plain demo run"
+rm -f "$TMP/plain/actors.msgpack"
 "$SENSIM" export mcap "$TMP/plain" --out "$TMP/plain.mcap" >/dev/null || bad "export of a run without an actors stream"
 check "$TMP/plain.mcap" "$TMP/plain"
 

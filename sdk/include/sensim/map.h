@@ -162,8 +162,8 @@ SN_API sn_status sn_map_next(const sn_map *m, const sn_waypoint *wp, double dist
                              size_t *n, struct sn_error *err);
 SN_API sn_status sn_map_previous(const sn_map *m, const sn_waypoint *wp, double distance, sn_waypoint *out,
                                  size_t cap, size_t *n, struct sn_error *err);
-/* CARLA's next_until_lane_end(d): waypoints every `distance` m to the end of wp's lane (its
-** road's end, before any junction). */
+/* CARLA's next_until_lane_end(d): waypoints every `distance` m (0.01 .. 1e6) to the end of wp's lane (its
+** road's end, before any junction); more than 10 million waypoints is SN_E_RANGE. */
 SN_API sn_status sn_map_next_until_lane_end(const sn_map *m, const sn_waypoint *wp, double distance,
                                             sn_waypoint *out, size_t cap, size_t *n, struct sn_error *err);
 /* CARLA's get_left_lane() / get_right_lane(), relative to the direction of travel, of any
@@ -206,7 +206,8 @@ SN_API const sn_map *sn_engine_map(const struct sn_engine *e);
 
 /* The map a run folder's run.json names (every run with outputs writes one: docs/cli.md, "The
 ** run folder"), resolved against the folder, into path[cap]. SN_E_NOT_FOUND when the folder has
-** no run.json or the run had no map. The file itself is not opened. */
+** no run.json or it names no map (absent, null or ""); SN_E_INVALID when run.json is not a JSON
+** object (it is read as JSON, any spacing). The map file itself is not opened. */
 SN_API sn_status sn_run_map_path(const char *run_dir, char *path, size_t cap, struct sn_error *err);
 
 #ifdef __cplusplus

@@ -56,6 +56,9 @@ typedef struct sn_log_info {
     sn_log_end end;
     uint64_t end_offset;    /* byte where usable data ends */
     const char *end_reason; /* one sentence; "" when complete */
+    /* since format 1.4 (fields at the end: a reader fills them when struct_size covers them) */
+    const char *map;        /* the run's OpenDRIVE map, an absolute path as recorded; "" if none */
+    const char *map_sha256; /* the map file's SHA-256 then (64 hex digits); "" if none */
 } sn_log_info;
 
 /* CARLA's actor types (FCarlaActor::ActorType), used by the collision query's letters. */

@@ -95,7 +95,9 @@ typedef void (*sn_listen_fn)(const sn_message *msg, void *user);
 
 /* Creates an engine and loads the plugins of the search path. Free with sn_engine_destroy. */
 SN_API sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err);
-/* NULL-safe. */
+/* NULL-safe. Called inside a step (from a listener of this engine) it is deferred: no further
+** listener is called, and the engine goes when the step ends; that sn_engine_step returns
+** SN_E_STATE ("destroyed during the step") and the pointer is dead from then on. */
 SN_API void sn_engine_destroy(sn_engine *e);
 
 /* Parses, validates and builds a scene. On failure nothing of the scene is left behind. */
@@ -820,6 +822,11 @@ typedef struct sn_autopilot_options {
 */
 SN_API sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const sn_autopilot_options *o,
                                          sn_error *err);
+
+/* The SHA-256 of a regular file (a FIFO or device is refused without blocking) as 64 lower-case
+** hex digits and a NUL, and its size; false when it cannot be read. A recording names its map by
+** it; the batch manifest its outputs. */
+SN_API bool sn_sha256_file(const char *path, char hex[65], uint64_t *size);
 
 /* ---- Walkers that navigate (api_walkers.c; docs/walkers.md) ----
 ** CARLA's navigation (world.get_random_location_from_navigation, set_pedestrians_cross_factor,
