@@ -31,6 +31,7 @@ case $TARGET in
   map_mesh) # the same, and the road mesh built from every map that loads
     CORPUS=$SRC/tests/fuzz/corpus_map
     FILES=(-DSN_FUZZ_MESH "$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
+    LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   xosc) # the OpenSCENARIO loader and the storyboard player (engine/scenario, libxml2) on a small map
     CORPUS=$SRC/tests/fuzz/corpus_xosc
     FILES=("$SRC/tests/fuzz/fuzz_xosc.c" "$E/scenario/xosc_expr.c" "$E/scenario/xosc_parse.c" "$E/scenario/xosc_move.c"
