@@ -2,7 +2,7 @@
 **
 ** Passes in a fixed order, each over the roads in file order: the map's own objects, signs from
 ** signals, pillars under elevated roads, guard rails on motorways, street lights, buildings,
-** then trees and bushes in what is left. A solid is placed only where its whole footprint,
+** buildings filling the blocks, then trees and bushes in what is left. A solid is placed only where its whole footprint,
 ** widened by SN_SCENERY_MARGIN, lies off every blocked lane (sn_scenery_blocked_types) and
 ** off every footprint placed before it (and the scene's static boxes). Paint (stop lines,
 ** zebras) lies on the lanes by definition. Random draws come from one stream per road and
@@ -57,7 +57,7 @@ const sn_road_category *sn_chunk_category(uint32_t c)
 #define LIGHT_HEIGHT 7.5
 #define TREE_STEP 11.0       /* m between tree slots */
 #define TREE_OFFSET 2.6      /* m beyond the edge, plus up to 1.5 */
-#define BUILD_SETBACK 7.0    /* m beyond the edge, plus up to 5 */
+#define BUILD_SETBACK 4.5    /* m beyond the edge, plus up to 4 */
 #define PILLAR_STEP 30.0     /* m between pillars under an elevated road */
 #define PILLAR_MIN_Z 4.5     /* m: a road this high above the ground gets pillars */
 #define RAIL_PIECE 40.0      /* m of guard rail per piece */
@@ -324,7 +324,7 @@ static void pass_buildings(placer *P)
             double s = uni(P, 0, 4);
             while (s < r->length - 4 && !P->oom) {
                 double len = uni(P, 8, 24), gap = uni(P, 1, 4) / P->o->density, depth = uni(P, 8, 18);
-                double setback = BUILD_SETBACK + uni(P, 0, 5);
+                double setback = BUILD_SETBACK + uni(P, 0, 4);
                 double h = uni(P, 0, 1) < 0.12 ? uni(P, 30, 60) : uni(P, 6, 26);
                 const uint8_t *rgb = facade[(size_t)uni(P, 0, (double)SN_COUNT(facade))];
                 for (int tries = 0; tries < 2; tries++, len *= 0.5) {
@@ -343,6 +343,37 @@ static void pass_buildings(placer *P)
             }
         }
     }
+}
+
+/* The blocks' insides: a grid of FILL_STEP m over the map's box, each point (jittered) within
+** FILL_REACH m of a lane tries a building turned to that lane's road. */
+#define FILL_STEP 22.0
+#define FILL_REACH 70.0
+static void pass_fill(placer *P)
+{
+    const sn_map *m = P->m;
+    const double step = FILL_STEP / sqrt(P->o->density);
+    if (!(m->hi.x >= m->lo.x) || (m->hi.x - m->lo.x) * (m->hi.y - m->lo.y) > 1e8)
+        return; /* no lanes, or more than 10 km x 10 km: the roads' own rows are enough */
+    seed_stream(P, 4, 0);
+    for (double y = m->lo.y - FILL_REACH / 2; y <= m->hi.y + FILL_REACH / 2 && !P->oom; y += step)
+        for (double x = m->lo.x - FILL_REACH / 2; x <= m->hi.x + FILL_REACH / 2 && !P->oom; x += step) {
+            double px = x + uni(P, -0.3, 0.3) * step, py = y + uni(P, -0.3, 0.3) * step;
+            double len = uni(P, 10, 24), depth = uni(P, 10, 20);
+            double h = uni(P, 0, 1) < 0.12 ? uni(P, 30, 60) : uni(P, 6, 26);
+            const uint8_t *rgb = facade[(size_t)uni(P, 0, (double)SN_COUNT(facade))];
+            sn_map_place pl;
+            if (!sn_map_locate(m, sn_v3(px, py, 0), FILL_REACH, P->blocked, &pl) || pl.outside < 6)
+                continue;
+            const sn_odr_road *r = &m->odr->roads[pl.road];
+            double w[3], yaw;
+            at(r, pl.s, pl.t, 0, w, &yaw);
+            for (int tries = 0; tries < 3; tries++, len *= 0.7, depth *= 0.7) /* smaller where it does not fit */
+                if (claim(P, px, py, yaw, len / 2, depth / 2, w[2], 1.5)) { /* at its road's height */
+                    building(P, px, py, yaw, len / 2, depth / 2, w[2], h, rgb);
+                    break;
+                }
+        }
 }
 
 /* Trees (70 %) and bushes in the verges, where nothing else stands. */
@@ -710,6 +741,8 @@ sn_status sn_scenery_build(const sn_map *m, const sn_scenery_opts *o, const sn_s
         pass_lights(&P);
     if (!P.oom)
         pass_buildings(&P);
+    if (!P.oom)
+        pass_fill(&P);
     if (!P.oom)
         pass_trees(&P);
     free(P.boxes);

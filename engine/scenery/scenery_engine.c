@@ -8,6 +8,7 @@
 #include "../traffic/signs.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 sn_status sn_scenery_add(sn_engine *e, sn_error *err)
@@ -37,13 +38,13 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
     size_t n_avoid = 0;
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
-        if (a->kind != SN_ACTOR_STATIC || a->parent || a->ph->body)
+        if (a->kind != SN_ACTOR_STATIC || a->parent || a->ph->body || a->shape == SN_SHAPE_PLANE || a->shape == SN_SHAPE_NONE)
             continue;
         sn_vec3 pos;
         sn_quat q;
         sn_actor_pose_at(w, a, 1.0, &pos, &q);
         sn_vec3 x = a->ph->bbox.extent;
-        if (!(x.x > 0 && x.y > 0) || x.x > 1e4 || x.y > 1e4) /* planes and the endless ground */
+        if (!(x.x > 0 && x.y > 0) || x.x > 1e4 || x.y > 1e4) /* absurd boxes */
             continue;
         double yaw = atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z));
         sn_mat3 R = sn_mat3_from_quat(q);
@@ -63,5 +64,6 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
     }
     sn_scenery_free(&e->scenery);
     e->scenery = sc;
+    if (getenv("SN_SCENERY_DEBUG")) fprintf(stderr, "scenery: %u pieces, %u chunks\n", sc.n_objs, m->n_chunks - sc.first_chunk);
     return sn_world_set_roads(w, m, err);
 }
