@@ -289,6 +289,33 @@ static void building(placer *P, double cx, double cy, double yaw, double hx, dou
 
 /* ---- passes ---- */
 
+/* Dead ends: a road end that leads nowhere keeps DEAD_END_RUN m in front of it clear, as wide
+** as the road and 2 m more: a vehicle at the end of its lane runs on over the ground there. */
+#define DEAD_END_RUN 40.0
+static void keep_dead_ends_clear(placer *P)
+{
+    const sn_odr *od = P->m->odr;
+    for (uint32_t ri = 0; ri < od->n_roads && !P->oom; ri++) {
+        const sn_odr_road *r = &od->roads[ri];
+        for (int end = 0; end < 2; end++) {
+            const sn_odr_link *l = end ? &r->succ : &r->pred;
+            if (l->elem != SN_ODR_ELEM_NONE && l->index >= 0)
+                continue;
+            double s = end ? r->length : 0;
+            const sn_odr_section *sec = &r->sections[sn_odr_section_at(r, s, end == 1)];
+            double tl = edge_t(r, sec, 1, s, NULL), tr = edge_t(r, sec, -1, s, NULL), w[3], yaw;
+            at(r, s, (tl + tr) / 2, 0, w, &yaw);
+            double dir = end ? 1 : -1; /* outward along the road */
+            double cx = w[0] + dir * cos(yaw) * DEAD_END_RUN / 2, cy = w[1] + dir * sin(yaw) * DEAD_END_RUN / 2;
+            if (!sn_grow((void **)&P->boxes, &P->cap_boxes, P->n_boxes + 1, sizeof *P->boxes)) {
+                P->oom = true;
+                return;
+            }
+            P->boxes[P->n_boxes++] = obb_of(cx, cy, yaw, DEAD_END_RUN / 2, (tl - tr) / 2 + 1.0);
+        }
+    }
+}
+
 /* Street lights along both sides of every road outside junctions, alternating sides. */
 static void pass_lights(placer *P)
 {
@@ -477,7 +504,7 @@ static void pass_pillars(placer *P)
 }
 
 /* Signs from the map's signals (stop 206, yield 205, speed limit 274, CARLA's SignalType.cpp):
-** a pole at the signal's (s, t), moved outward off any lane, and a plate facing the traffic
+** a pole at the signal's (s, t), moved outward (up to 12 m) off any lane, and a plate facing the traffic
 ** its orientation names. */
 static void pass_signs(placer *P)
 {
@@ -496,7 +523,7 @@ static void pass_signs(placer *P)
                 continue;
             double out = sg->t >= 0 ? 1 : -1, w[3], yaw;
             bool placed = false;
-            for (double d = 0; d <= 4.0 && !placed; d += 0.5) {
+            for (double d = 0; d <= 12.0 && !placed; d += 0.5) {
                 at(r, sg->s, sg->t + out * d, 0, w, &yaw);
                 /* the pole's own footprint, ignoring other scenery (signs come before it) */
                 placed = claim(P, w[0], w[1], 0, 0.06, 0.06, w[2], 0.0);
@@ -725,6 +752,8 @@ sn_status sn_scenery_build(const sn_map *m, const sn_scenery_opts *o, const sn_s
         else
             P.boxes[P.n_boxes++] = obb_of(avoid[i].cx, avoid[i].cy, avoid[i].yaw, avoid[i].hx, avoid[i].hy);
     }
+    if (!P.oom)
+        keep_dead_ends_clear(&P);
     if (!P.oom)
         pass_map_objects(&P);
     if (!P.oom)
