@@ -90,7 +90,16 @@ bool sn_scenery_on_lane(const sn_map *m, double x, double y, double z, double ma
 
 typedef struct obb {
     double cx, cy, c, s, hx, hy; /* centre, cos/sin of yaw, half extents */
+    double r;                    /* radius of its bounding circle */
 } obb;
+
+/* The placed footprints in a hashed grid of GRID_CELL m cells (chained entries; a box is in
+** every cell its bounding circle touches), so a candidate meets only its neighbours. */
+#define GRID_CELL 32.0
+#define GRID_BUCKETS 8192u
+typedef struct gent {
+    uint32_t box, next; /* next entry of the bucket, UINT32_MAX at the end */
+} gent;
 
 typedef struct placer {
     const sn_map *m;
@@ -100,6 +109,9 @@ typedef struct placer {
     size_t cap_objs;
     obb *boxes; /* every solid footprint placed, and the boxes to avoid */
     size_t n_boxes, cap_boxes;
+    uint32_t head[GRID_BUCKETS];
+    gent *ents;
+    size_t n_ents, cap_ents;
     uint32_t blocked;
     bool oom;
     sn_rng rng;
@@ -107,7 +119,36 @@ typedef struct placer {
 
 static obb obb_of(double cx, double cy, double yaw, double hx, double hy)
 {
-    return (obb){cx, cy, cos(yaw), sin(yaw), hx, hy};
+    return (obb){cx, cy, cos(yaw), sin(yaw), hx, hy, hypot(hx, hy)};
+}
+
+static uint32_t bucket(int64_t i, int64_t j)
+{
+    return (uint32_t)(((uint64_t)i * 0x9E3779B97F4A7C15ull ^ (uint64_t)j * 0xC2B2AE3D27D4EB4Full) >> 51) & (GRID_BUCKETS - 1);
+}
+
+/* Records box b (a placed footprint or one to avoid); false without memory. */
+static bool add_box(placer *P, obb b)
+{
+    if (!sn_grow((void **)&P->boxes, &P->cap_boxes, P->n_boxes + 1, sizeof *P->boxes)) {
+        P->oom = true;
+        return false;
+    }
+    uint32_t id = (uint32_t)P->n_boxes;
+    P->boxes[P->n_boxes++] = b;
+    int64_t i0 = (int64_t)floor((b.cx - b.r) / GRID_CELL), i1 = (int64_t)floor((b.cx + b.r) / GRID_CELL);
+    int64_t j0 = (int64_t)floor((b.cy - b.r) / GRID_CELL), j1 = (int64_t)floor((b.cy + b.r) / GRID_CELL);
+    for (int64_t i = i0; i <= i1; i++)
+        for (int64_t j = j0; j <= j1; j++) {
+            if (!sn_grow((void **)&P->ents, &P->cap_ents, P->n_ents + 1, sizeof *P->ents)) {
+                P->oom = true;
+                return false;
+            }
+            uint32_t k = bucket(i, j);
+            P->ents[P->n_ents] = (gent){id, P->head[k]};
+            P->head[k] = (uint32_t)P->n_ents++;
+        }
+    return true;
 }
 
 /* Separating axes of two boxes in the plane: do they overlap with `gap` between them? */
@@ -128,23 +169,34 @@ static bool obb_overlap(const obb *a, const obb *b, double gap)
 
 static bool hits_placed(const placer *P, const obb *b, double gap)
 {
-    for (size_t i = 0; i < P->n_boxes; i++) {
-        const obb *q = &P->boxes[i];
-        double r = hypot(q->hx, q->hy) + hypot(b->hx, b->hy) + gap;
-        if (fabs(q->cx - b->cx) < r && fabs(q->cy - b->cy) < r && obb_overlap(q, b, gap))
-            return true;
-    }
+    const double reach = b->r + gap;
+    int64_t i0 = (int64_t)floor((b->cx - reach) / GRID_CELL), i1 = (int64_t)floor((b->cx + reach) / GRID_CELL);
+    int64_t j0 = (int64_t)floor((b->cy - reach) / GRID_CELL), j1 = (int64_t)floor((b->cy + reach) / GRID_CELL);
+    for (int64_t i = i0; i <= i1; i++)
+        for (int64_t j = j0; j <= j1; j++)
+            for (uint32_t e = P->head[bucket(i, j)]; e != UINT32_MAX; e = P->ents[e].next) {
+                const obb *q = &P->boxes[P->ents[e].box];
+                double r = q->r + reach;
+                if (fabs(q->cx - b->cx) < r && fabs(q->cy - b->cy) < r && obb_overlap(q, b, gap))
+                    return true;
+            }
     return false;
 }
 
 /* Whether a footprint (widened by the margin) stays off every blocked lane near height z:
-** sampled on a grid at most 1 m apart over the widened box, edges included. */
+** its centre and its outline sampled at most 1 m apart. A lane is a strip at least 1 m wide
+** (narrower ones are not blocked: sn_map_locate finds no lane there either), so one that
+** reaches into the box crosses the sampled outline (or holds the centre). */
 static bool footprint_free(const placer *P, const obb *b, double z)
 {
     const double mg = SN_SCENERY_MARGIN, hx = b->hx + mg, hy = b->hy + mg;
+    if (sn_scenery_on_lane(P->m, b->cx, b->cy, z, 0.05))
+        return false;
     int nx = (int)ceil(2 * hx / 1.0), ny = (int)ceil(2 * hy / 1.0);
     for (int i = 0; i <= nx; i++)
         for (int j = 0; j <= ny; j++) {
+            if (i != 0 && i != nx && j != 0 && j != ny)
+                continue; /* inside: the outline decides */
             double lx = -hx + 2 * hx * i / nx, ly = -hy + 2 * hy * j / ny;
             double x = b->cx + lx * b->c - ly * b->s, y = b->cy + lx * b->s + ly * b->c;
             if (sn_scenery_on_lane(P->m, x, y, z, 0.05))
@@ -159,12 +211,7 @@ static bool claim(placer *P, double cx, double cy, double yaw, double hx, double
     obb b = obb_of(cx, cy, yaw, hx, hy);
     if (hits_placed(P, &b, gap) || !footprint_free(P, &b, z))
         return false;
-    if (!sn_grow((void **)&P->boxes, &P->cap_boxes, P->n_boxes + 1, sizeof *P->boxes)) {
-        P->oom = true;
-        return false;
-    }
-    P->boxes[P->n_boxes++] = b;
-    return true;
+    return add_box(P, b);
 }
 
 /* A new object record; its instance id is the next one. NULL when out of memory. */
@@ -307,11 +354,8 @@ static void keep_dead_ends_clear(placer *P)
             at(r, s, (tl + tr) / 2, 0, w, &yaw);
             double dir = end ? 1 : -1; /* outward along the road */
             double cx = w[0] + dir * cos(yaw) * DEAD_END_RUN / 2, cy = w[1] + dir * sin(yaw) * DEAD_END_RUN / 2;
-            if (!sn_grow((void **)&P->boxes, &P->cap_boxes, P->n_boxes + 1, sizeof *P->boxes)) {
-                P->oom = true;
+            if (!add_box(P, obb_of(cx, cy, yaw, DEAD_END_RUN / 2, (tl - tr) / 2 + 1.0)))
                 return;
-            }
-            P->boxes[P->n_boxes++] = obb_of(cx, cy, yaw, DEAD_END_RUN / 2, (tl - tr) / 2 + 1.0);
         }
     }
 }
@@ -582,12 +626,8 @@ static void pass_map_objects(placer *P)
                 hx = hy = sc == SN_SC_BUILDING ? 5 : sc == SN_SC_TRUNK ? 0.2 : 0.12;
             if (!(h > 0 && h < 1000))
                 h = sc == SN_SC_BUILDING ? 10 : sc == SN_SC_TRUNK ? 6 : sc == SN_SC_POLE ? 6 : 1;
-            obb b = obb_of(w[0], w[1], yaw, hx, hy);
-            if (!sn_grow((void **)&P->boxes, &P->cap_boxes, P->n_boxes + 1, sizeof *P->boxes)) {
-                P->oom = true;
+            if (!add_box(P, obb_of(w[0], w[1], yaw, hx, hy)))
                 return;
-            }
-            P->boxes[P->n_boxes++] = b;
             uint8_t tag = sn_scenery_categories[sc].tag;
             sn_scenery_obj *o = new_obj(P, SN_SK_MAP_OBJECT, tag, w[0], w[1], yaw, hx, hy, w[2], w[2] + h);
             if (!o)
@@ -746,12 +786,9 @@ sn_status sn_scenery_build(const sn_map *m, const sn_scenery_opts *o, const sn_s
     P.blocked = sn_scenery_blocked_types();
     sn_sgeom_init(&P.g, mesh);
     P.out.first_chunk = mesh->n_chunks;
-    for (size_t i = 0; i < n_avoid && !P.oom; i++) {
-        if (!sn_grow((void **)&P.boxes, &P.cap_boxes, P.n_boxes + 1, sizeof *P.boxes))
-            P.oom = true;
-        else
-            P.boxes[P.n_boxes++] = obb_of(avoid[i].cx, avoid[i].cy, avoid[i].yaw, avoid[i].hx, avoid[i].hy);
-    }
+    memset(P.head, 0xFF, sizeof P.head);
+    for (size_t i = 0; i < n_avoid && !P.oom; i++)
+        add_box(&P, obb_of(avoid[i].cx, avoid[i].cy, avoid[i].yaw, avoid[i].hx, avoid[i].hy));
     if (!P.oom)
         keep_dead_ends_clear(&P);
     if (!P.oom)
@@ -775,6 +812,7 @@ sn_status sn_scenery_build(const sn_map *m, const sn_scenery_opts *o, const sn_s
     if (!P.oom)
         pass_trees(&P);
     free(P.boxes);
+    free(P.ents);
     if (P.oom) {
         P.g.oom = true;
         sn_sgeom_finish(&P.g);
