@@ -81,7 +81,8 @@ static const char HELP_RUN[] =
     "  --quiet           no summary line, no refused-plugin warnings\n"
     "  --stats FILE      write {\"frames\":N,\"sim_time\":S,\"messages\":N,\"sensors\":N,\"time_world\":S,\n"
     "                    \"time_sensors\":S,\"time_output\":S,\"time_serialize\":S,\"time_write\":S,\"seed\":N,\n"
-    "                    \"scene\":PATH} there at the end (wall seconds by part: serialising is part of output;\n"
+    "                    \"scene\":PATH,\"traffic_health\":{...}} there at the end (wall seconds by part: serialising\n"
+    "                    is part of output; traffic health per simulated minute as in DIR/run.json, docs/traffic.md;\n"
     "                    writing the streams is mostly on their own thread); as DIR/stats.json it is what\n"
     "                    `sensim report DIR` summarises\n"
     "  --record FILE     record the run (CARLA's recorder; see sensim recorder, sensim replay)\n"
@@ -349,6 +350,8 @@ static int cmd_run(int argc, char **argv)
                         stats.time_write,
                         (unsigned long long)sn_engine_seed(e));
         sn_cli_json_str(sf, c.positional); /* what `sensim report` shows as the run's scene */
+        if (w >= 0 && fputs(",\"traffic_health\":", sf) >= 0 && sn_engine_traffic_health_json(e, sf, NULL) != SN_OK)
+            w = -1;
         w = w < 0 ? w : fputs("}\n", sf);
         bool closed = fclose(sf) == 0;
         stats_failed = (!closed || w < 0) ? (errno ? errno : EIO) : 0;

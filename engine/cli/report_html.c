@@ -119,6 +119,103 @@ static void map_lanes(FILE *f, const run_data *d, double x0, double y0, double x
     fputs("</g>\n", f);
 }
 
+/* Collisions: a count per pair of kinds (walker-walker contacts are many and alike), then the
+** ones with a vehicle one by one, at most MAX_LISTED, with a count of those left out. */
+#define MAX_LISTED 100
+static void collisions(FILE *f, const run_data *d)
+{
+    if (!d->n_events)
+        return;
+    typedef struct pair_count {
+        char a[12], b[12];
+        size_t events;
+        uint64_t frames;
+    } pair_count;
+    pair_count pc[16];
+    size_t n_pc = 0, vehicle = 0;
+    for (size_t i = 0; i < d->n_events; i++) {
+        const rd_event *e = &d->events[i];
+        const char *a = e->kind_a[0] ? e->kind_a : "unknown", *b = e->kind_b[0] ? e->kind_b : "unknown";
+        if (strcmp(a, b) > 0) { /* one order per pair */
+            const char *t = a;
+            a = b, b = t;
+        }
+        vehicle += !strcmp(a, "vehicle") || !strcmp(b, "vehicle");
+        size_t k = 0;
+        while (k < n_pc && (strcmp(pc[k].a, a) || strcmp(pc[k].b, b)))
+            k++;
+        if (k == n_pc) {
+            if (n_pc == 16)
+                continue; /* cannot happen: four kinds make ten pairs */
+            snprintf(pc[k].a, sizeof pc[k].a, "%s", a);
+            snprintf(pc[k].b, sizeof pc[k].b, "%s", b);
+            pc[k].events = 0, pc[k].frames = 0;
+            n_pc++;
+        }
+        pc[k].events++;
+        pc[k].frames += e->last_frame - e->frame + 1;
+    }
+    fputs("<h3>Collisions</h3><table id=\"collision-kinds\"><tr><th>between</th><th>collisions</th>"
+          "<th>frames in contact</th></tr>\n", f);
+    for (size_t k = 0; k < n_pc; k++)
+        fprintf(f, "<tr><td>%s and %s</td><td>%zu</td><td>%llu</td></tr>\n", pc[k].a, pc[k].b, pc[k].events,
+                (unsigned long long)pc[k].frames);
+    fputs("</table>\n", f);
+    if (!vehicle)
+        return;
+    fputs("<h3>Collisions of vehicles</h3><ol class=\"events\">", f);
+    size_t listed = 0;
+    for (size_t i = 0; i < d->n_events && listed < MAX_LISTED; i++) {
+        const rd_event *e = &d->events[i];
+        if (strcmp(e->kind_a, "vehicle") && strcmp(e->kind_b, "vehicle"))
+            continue;
+        listed++;
+        fprintf(f, "<li>%.3f s, frame %llu", e->t, (unsigned long long)e->frame);
+        if (e->last_frame > e->frame)
+            fprintf(f, " to %llu", (unsigned long long)e->last_frame);
+        fputs(": ", f);
+        esc(f, e->what);
+        fputs("</li>", f);
+    }
+    fputs("</ol>\n", f);
+    if (vehicle > listed)
+        fprintf(f, "<p class=\"note\" id=\"collisions-left-out\">%zu more collisions of vehicles not listed.</p>\n",
+                vehicle - listed);
+}
+
+/* run.json's traffic health: a row per simulated minute (at most MAX_WINDOWS) and the totals. */
+#define MAX_WINDOWS 120
+static void health_row(FILE *f, const char *label, const rd_health *h)
+{
+    fprintf(f, "<tr><th>%s</th>", label);
+    for (int k = 2; k < RD_HEALTH_FIELDS; k++)
+        fprintf(f, "<td>%.0f</td>", h->v[k]);
+    fputs("</tr>\n", f);
+}
+
+static void traffic_health(FILE *f, const run_data *d)
+{
+    if (!d->has_health)
+        return;
+    fputs("<section id=\"traffic-health\"><h2>Traffic health</h2>\n<p class=\"note\">Per simulated minute "
+          "(docs/traffic.md): autopilot vehicles present through it, those that moved less than 1 m (standing) "
+          "and less than 50 m (crawling); vehicles with |pitch| or |roll| over 30&deg;; a vehicle's front crossing "
+          "a red light's stop line; autopilot vehicles that began to touch; the autopilot's deadlocks resolved "
+          "and lane changes. The totals sum the minutes (vehicles as vehicle-minutes; flipped: distinct vehicles)."
+          "</p>\n<table><tr><th>minute</th><th>vehicles</th><th>standing</th><th>crawling</th><th>flipped</th>"
+          "<th>red-light crossings</th><th>autopilot collisions</th><th>deadlocks resolved</th>"
+          "<th>lane changes</th></tr>\n", f);
+    for (size_t i = 0; i < d->n_health && i < MAX_WINDOWS; i++) {
+        char label[64];
+        snprintf(label, sizeof label, "%.6g&ndash;%.6g s", d->health[i].v[0], d->health[i].v[0] + d->health[i].v[1]);
+        health_row(f, label, &d->health[i]);
+    }
+    if (d->n_health > MAX_WINDOWS)
+        fprintf(f, "<tr><th colspan=\"9\">%zu more minutes left out</th></tr>\n", d->n_health - MAX_WINDOWS);
+    health_row(f, "all", &d->health_totals);
+    fputs("</table></section>\n", f);
+}
+
 static void paths_plot(FILE *f, const run_data *d)
 {
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
@@ -211,19 +308,7 @@ static void paths_plot(FILE *f, const run_data *d)
         fputs("</li>", f);
     }
     fputs("</ul>\n", f);
-    if (d->n_events) {
-        fputs("<h3>Collisions</h3><ol class=\"events\">", f);
-        for (size_t i = 0; i < d->n_events; i++) {
-            const rd_event *e = &d->events[i];
-            fprintf(f, "<li>%.3f s, frame %llu", e->t, (unsigned long long)e->frame);
-            if (e->last_frame > e->frame)
-                fprintf(f, " to %llu", (unsigned long long)e->last_frame);
-            fputs(": ", f);
-            esc(f, e->what);
-            fputs("</li>", f);
-        }
-        fputs("</ol>\n", f);
-    }
+    collisions(f, d);
     fputs("</section>\n", f);
 }
 
@@ -327,6 +412,7 @@ void sn_report_html(FILE *f, const run_data *d)
     esc(f, d->dir);
     fprintf(f, "</title>\n<style>%s</style></head>\n<body>\n<h1>sensim run report</h1>\n", STYLE);
     summary(f, d);
+    traffic_health(f, d);
     paths_plot(f, d);
     counts_plot(f, d);
     thumbnails(f, d);

@@ -1,5 +1,6 @@
-/* report_html.h — writes the report page of a run (docs/views.md): summary, paths seen from
-** above with collisions, messages over time per sensor, a thumbnail strip per camera. */
+/* report_html.h — writes the report page of a run (docs/views.md): summary, traffic health per
+** minute, paths seen from above with collisions (counted per pair of kinds, the vehicles' listed),
+** messages over time per sensor, a thumbnail strip per camera. */
 #ifndef SN_CLI_REPORT_HTML_H
 #define SN_CLI_REPORT_HTML_H
 

@@ -73,6 +73,14 @@ static bool add_event(run_data *d, size_t *cap, rd_event ev)
     return true;
 }
 
+/* An actor's kind for the collision summary, from its blueprint id. */
+static const char *kind_of(const char *blueprint)
+{
+    if (!blueprint[0])
+        return "unknown";
+    return !strncmp(blueprint, "vehicle.", 8) ? "vehicle" : !strncmp(blueprint, "walker.", 7) ? "walker" : "static";
+}
+
 /* ---- the messages' own keys (msgpack-c over the documented layout) ---- */
 
 static const msgpack_object *key(const msgpack_object *map, const char *name)
@@ -229,6 +237,10 @@ static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream 
             ev.key_b = (uint64_t)oid;
             snprintf(ev.what, sizeof ev.what, "%.80s: collision with %.100s (id %.0f)", m.sensor,
                      other[0] ? other : "an actor", oid);
+            char self[128];
+            str_of(key(key(&u.data, "actor"), "type_id"), self, sizeof self);
+            snprintf(ev.kind_a, sizeof ev.kind_a, "%s", kind_of(self));
+            snprintf(ev.kind_b, sizeof ev.kind_b, "%s", kind_of(other));
             if (!add_event(d, &cp->events, ev)) {
                 st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
                 break;
@@ -302,6 +314,9 @@ static sn_status read_recording(run_data *d, caps *cp, sn_recording *rec, sn_err
                            .key_a = c->actor1 < c->actor2 ? c->actor1 : c->actor2,
                            .key_b = c->actor1 < c->actor2 ? c->actor2 : c->actor1};
             snprintf(ev.what, sizeof ev.what, "%.100s and %.100s", a ? a->name : "an actor", b ? b->name : "an actor");
+            /* the one actor without a path is the ground (static.ground) */
+            snprintf(ev.kind_a, sizeof ev.kind_a, "%s", a ? kind_of(a->kind) : "static");
+            snprintf(ev.kind_b, sizeof ev.kind_b, "%s", b ? kind_of(b->kind) : "static");
             if (!add_event(d, &cp->events, ev))
                 return sn_cli_fail(err, SN_E_NOMEM, "out of memory");
         }
@@ -357,6 +372,70 @@ static void read_stats(run_data *d)
     }
 }
 
+/* ---- run.json's traffic_health (sn_engine_traffic_health_json's layout) ---- */
+
+const char *const sn_rd_health_keys[RD_HEALTH_FIELDS] = {
+    "start", "duration", "vehicles", "standing", "crawling", "flipped", "red_light_crossings", "autopilot_collisions",
+    "deadlocks_resolved", "lane_changes"};
+
+/* The object starting at p ('{') into *h; the end of the object, NULL when it has none. */
+static const char *health_object(const char *p, rd_health *h)
+{
+    const char *end = strchr(p, '}');
+    if (!end)
+        return NULL;
+    for (int k = 0; k < RD_HEALTH_FIELDS; k++) {
+        char pat[48];
+        int n = snprintf(pat, sizeof pat, "\"%s\":", sn_rd_health_keys[k]);
+        const char *q = strstr(p, pat);
+        h->v[k] = q && q < end ? strtod(q + n, NULL) : 0;
+    }
+    return end + 1;
+}
+
+/* Fails quietly: a run without run.json (or an older one) has no health section on the page. */
+static bool read_health(run_data *d)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.json", d->dir);
+    struct stat sb;
+    if (stat(path, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > (64 << 20))
+        return true;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    char *text = malloc((size_t)sb.st_size + 1);
+    size_t n = text ? fread(text, 1, (size_t)sb.st_size, f) : 0;
+    fclose(f);
+    if (!text)
+        return false;
+    text[n] = 0;
+    const char *th = strstr(text, "\"traffic_health\":{"), *t = th ? strstr(th, "\"totals\":{") : NULL;
+    const char *w = t ? strstr(t, "\"windows\":[") : NULL;
+    if (!w || !health_object(t + 9, &d->health_totals)) {
+        free(text);
+        return true;
+    }
+    d->has_health = true;
+    size_t cap = 0;
+    for (const char *p = w + 11; *p == '{' || *p == ',';) {
+        if (*p == ',')
+            p++;
+        rd_health h;
+        const char *next = *p == '{' ? health_object(p, &h) : NULL;
+        if (!next)
+            break;
+        if (!grow((void **)&d->health, &cap, d->n_health, sizeof *d->health)) {
+            free(text);
+            return false;
+        }
+        d->health[d->n_health++] = h;
+        p = next;
+    }
+    free(text);
+    return true;
+}
+
 sn_status sn_run_data_read(const char *dir, run_data *d, sn_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -384,6 +463,8 @@ sn_status sn_run_data_read(const char *dir, run_data *d, sn_error *err)
     if (n)
         qsort(names, n, sizeof *names, by_name); /* the page does not depend on the folder's order */
     read_stats(d);
+    if (!read_health(d))
+        st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
     caps cp = {0, 0};
     /* a recording first: it names every actor, so the streams' sensor paths are not needed */
     for (size_t i = 0; !st && i < n && !d->recording[0]; i++) {
@@ -441,5 +522,6 @@ void sn_run_data_free(run_data *d)
     free(d->streams);
     free(d->paths);
     free(d->events);
+    free(d->health);
     memset(d, 0, sizeof *d);
 }

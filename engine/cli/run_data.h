@@ -10,7 +10,8 @@
 **   good message or frame, with a note.
 **   - the scene's OpenDRIVE map, if any: its driving lanes under the paths (sn_run_data_map);
 **   - DIR/stats.json (`sensim run --stats DIR/stats.json`): frames, simulated time, messages,
-**     the wall-clock timers, scene and seed. */
+**     the wall-clock timers, scene and seed;
+**   - DIR/run.json: the run's traffic health per simulated minute (docs/traffic.md). */
 #ifndef SN_CLI_RUN_DATA_H
 #define SN_CLI_RUN_DATA_H
 
@@ -41,7 +42,16 @@ typedef struct rd_event {
     uint64_t frame, last_frame;
     uint64_t key_a, key_b; /* the pair (actor ids, or a stream and the other actor's id) */
     char what[240];
+    char kind_a[12], kind_b[12]; /* "vehicle", "walker", "static" or "unknown": the report's summary */
 } rd_event;
+
+/* Traffic health of one window, or the totals (run.json's traffic_health; docs/traffic.md):
+** the RD_HEALTH_FIELDS values in the order of sn_rd_health_keys. */
+#define RD_HEALTH_FIELDS 10
+extern const char *const sn_rd_health_keys[RD_HEALTH_FIELDS];
+typedef struct rd_health {
+    double v[RD_HEALTH_FIELDS];
+} rd_health;
 
 /* A stretch of a driving lane's centre (waypoints 2 m apart), drawn as wide as the lane. */
 typedef struct rd_lane {
@@ -84,6 +94,10 @@ typedef struct run_data {
     rd_lane *lanes;
     size_t n_lanes;
     uint64_t frame_min, frame_max;
+    bool has_health;        /* run.json holds traffic_health */
+    rd_health health_totals;
+    rd_health *health;      /* its windows, n_health of them */
+    size_t n_health;
 } run_data;
 
 /* Reads the run folder; SN_E_INVALID (with a sentence) when it is not one (no streams). */

@@ -45,6 +45,13 @@ static const sn_attr_def cylinder_attrs[] = {
     {"height", SN_ATTR_FLOAT, "3.0", NULL, NULL, true, 0.01, 1000, "m", "cylinder height (along z)"},
     ATTR_REFL,
 };
+/* CARLA's vehicle attributes, so CARLA scripts' filters (number_of_wheels, base_type, generation) see sensim's own ids */
+#define ATTR_CARLA(base) \
+    {"base_type", SN_ATTR_STRING, base, NULL, NULL, false, 0, 0, NULL, "CARLA's base_type"}, \
+    {"special_type", SN_ATTR_STRING, "", NULL, NULL, false, 0, 0, NULL, "CARLA's special_type"}, \
+    {"generation", SN_ATTR_INT, "2", NULL, NULL, true, 1, 2, NULL, "CARLA's generation"}, \
+    {"number_of_wheels", SN_ATTR_INT, "4", NULL, NULL, true, 2, 4, NULL, "CARLA's number_of_wheels"}, \
+    {"has_lights", SN_ATTR_BOOL, "true", NULL, NULL, false, 0, 0, NULL, "CARLA's has_lights"}
 static const char *const rec_mass_sedan[] = {"1200", "1500", "1800", NULL};
 static const sn_attr_def sedan_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("200,200,200"), ATTR_TAG("Car"), ATTR_TEXTURE("none"), ATTR_EXTENT("2.3,0.95,0.75", "body"),
@@ -55,6 +62,7 @@ static const sn_attr_def sedan_attrs[] = {
     {"center_of_mass_height", SN_ATTR_FLOAT, "0.55", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
     ATTR_REFL,
+    ATTR_CARLA("car"),
 };
 static const sn_attr_def truck_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("60,90,150"), ATTR_TAG("Truck"), ATTR_TEXTURE("none"), ATTR_EXTENT("4.0,1.25,1.6", "body"),
@@ -65,6 +73,7 @@ static const sn_attr_def truck_attrs[] = {
     {"center_of_mass_height", SN_ATTR_FLOAT, "1.6", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
     ATTR_REFL,
+    ATTR_CARLA("truck"),
 };
 static const sn_attr_def van_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("230,230,230"), ATTR_TAG("Car"), ATTR_TEXTURE("none"), ATTR_EXTENT("2.6,1.0,1.05", "body"),
@@ -74,6 +83,7 @@ static const sn_attr_def van_attrs[] = {
      "front wheel angle at steer 1 and standstill (less at speed by CARLA's steering curve)"},
     {"center_of_mass_height", SN_ATTR_FLOAT, "0.8", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
+    ATTR_CARLA("van"),
 };
 static const sn_attr_def bus_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("220,170,30"), ATTR_TAG("Bus"), ATTR_TEXTURE("none"), ATTR_EXTENT("6.0,1.27,1.6", "body"),
@@ -83,28 +93,8 @@ static const sn_attr_def bus_attrs[] = {
      "front wheel angle at steer 1 and standstill (less at speed by CARLA's steering curve)"},
     {"center_of_mass_height", SN_ATTR_FLOAT, "1.2", NULL, NULL, true, 0.01, 100, "m",
      "centre of mass above the origin (the bottom of the box), below the box's top"},
+    ATTR_CARLA("bus"),
 };
-/* CARLA 0.9.15's bicycles and motorcycles (docs/shapes.md, "Two-wheelers"): the box holds the
-** machine and its rider; physics is the four-wheel model's (a two-wheeler that never falls). */
-#define TWO_WHEELER(name, color, tag, ext, mass, power, steer, cg) \
-    static const sn_attr_def name[] = { \
-        ATTR_ROLE, ATTR_COLOR(color), ATTR_TAG(tag), ATTR_TEXTURE("none"), ATTR_EXTENT(ext, "machine and rider"), \
-        {"mass", SN_ATTR_FLOAT, mass, NULL, NULL, true, 20, 100000, "kg", "mass with the rider"}, \
-        {"max_power", SN_ATTR_FLOAT, power, NULL, NULL, true, 50, 2000000, "W", "power at the wheel"}, \
-        {"max_steer_angle", SN_ATTR_FLOAT, steer, NULL, NULL, true, 1, 80, "deg", \
-         "front wheel angle at steer 1 and standstill (less at speed by CARLA's steering curve)"}, \
-        {"center_of_mass_height", SN_ATTR_FLOAT, cg, NULL, NULL, true, 0.01, 100, "m", \
-         "centre of mass above the origin (the bottom of the box), below the box's top"}, \
-        ATTR_REFL, \
-    }
-TWO_WHEELER(crossbike_attrs, "30,110,60", "Bicycle", "0.74,0.3,0.82", "90", "400", "40", "0.8");
-TWO_WHEELER(century_attrs, "180,40,40", "Bicycle", "0.82,0.3,0.85", "90", "400", "40", "0.8");
-TWO_WHEELER(omafiets_attrs, "20,20,20", "Bicycle", "0.92,0.32,0.88", "95", "300", "40", "0.8");
-TWO_WHEELER(low_rider_attrs, "60,60,70", "Motorcycle", "1.18,0.45,0.72", "380", "60000", "35", "0.6");
-TWO_WHEELER(ninja_attrs, "40,160,40", "Motorcycle", "1.02,0.4,0.72", "280", "90000", "35", "0.6");
-TWO_WHEELER(yzf_attrs, "30,60,170", "Motorcycle", "1.1,0.43,0.75", "270", "90000", "35", "0.6");
-TWO_WHEELER(zx125_attrs, "200,200,190", "Motorcycle", "0.93,0.4,0.75", "200", "9000", "40", "0.6");
-
 static const sn_attr_def walker_attrs[] = {
     ATTR_ROLE, ATTR_COLOR("220,20,60"), ATTR_TAG("Pedestrian"), ATTR_TEXTURE("none"), ATTR_EXTENT("0.25,0.25,0.9", "body"),
     {"mass", SN_ATTR_FLOAT, "80", NULL, NULL, true, 10, 500, "kg", "walker mass"},
@@ -145,14 +135,6 @@ static const sn_blueprint builtins[] = {
        "a delivery van on four ray-cast wheels, rear-wheel drive"),
     BP("vehicle.bus", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, bus_attrs,
        "a 12 m city bus on four ray-cast wheels, rear-wheel drive"),
-    BP("vehicle.bh.crossbike", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, crossbike_attrs, "a bicycle and its cyclist"),
-    BP("vehicle.diamondback.century", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, century_attrs, "a road bicycle and its cyclist"),
-    BP("vehicle.gazelle.omafiets", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, omafiets_attrs, "a Dutch bicycle and its cyclist"),
-    BP("vehicle.harley-davidson.low_rider", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, low_rider_attrs,
-       "a cruiser motorcycle and its rider"),
-    BP("vehicle.kawasaki.ninja", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, ninja_attrs, "a sport motorcycle and its rider"),
-    BP("vehicle.yamaha.yzf", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, yzf_attrs, "a sport motorcycle and its rider"),
-    BP("vehicle.vespa.zx125", SN_ACTOR_VEHICLE, SN_SHAPE_BOX, zx125_attrs, "a scooter and its rider"),
     BP("traffic.traffic_light", SN_ACTOR_STATIC, SN_SHAPE_BOX, traffic_light_attrs,
        "a traffic light's head, coloured by its state; the map spawns one per signal, with a pole"),
     BP("walker.pedestrian", SN_ACTOR_WALKER, SN_SHAPE_BOX, walker_attrs,

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 const sn_blueprint *sn_builtin_blueprints(size_t *n);
+const sn_blueprint *sn_carla_blueprints(size_t *n);
 
 static bool add_bp(sn_library *lib, const sn_blueprint *bp)
 {
@@ -35,14 +36,17 @@ static bool add_bp(sn_library *lib, const sn_blueprint *bp)
 sn_status sn_library_init(sn_library *lib, sn_error *err)
 {
     memset(lib, 0, sizeof *lib);
-    size_t n;
-    const sn_blueprint *b = sn_builtin_blueprints(&n);
-    for (size_t i = 0; i < n; i++) {
-        sn_status st = sn_attr_table_check(b[i].attrs, b[i].n_attrs, b[i].stride, err);
-        if (st)
-            return sn_error_prefix(err, b[i].id);
-        if (!add_bp(lib, &b[i]))
-            return sn_fail(err, SN_E_NOMEM, "out of memory");
+    /* sensim's own blueprints, then CARLA 0.9.15's vehicle and walker ids (carla_vehicles.c) */
+    for (int k = 0; k < 2; k++) {
+        size_t n;
+        const sn_blueprint *b = k ? sn_carla_blueprints(&n) : sn_builtin_blueprints(&n);
+        for (size_t i = 0; i < n; i++) {
+            sn_status st = sn_attr_table_check(b[i].attrs, b[i].n_attrs, b[i].stride, err);
+            if (st)
+                return sn_error_prefix(err, b[i].id);
+            if (!add_bp(lib, &b[i]))
+                return sn_fail(err, SN_E_NOMEM, "out of memory");
+        }
     }
     return SN_OK;
 }

@@ -22,6 +22,8 @@ static const double ref_ext[SN_MODEL_COUNT][3] = {
 };
 
 /* CARLA 0.9.15's two-wheelers (docs/shapes.md): bicycles, then motorcycles. */
+const char *sn_carla_base_type(const char *id); /* engine/plugin/carla_vehicles.c */
+
 static const char *const bikes[] = {"vehicle.bh.crossbike", "vehicle.diamondback.century", "vehicle.gazelle.omafiets"};
 static const char *const motorbikes[] = {"vehicle.harley-davidson.low_rider", "vehicle.kawasaki.ninja",
                                          "vehicle.yamaha.yzf", "vehicle.vespa.zx125"};
@@ -73,6 +75,11 @@ sn_model sn_model_of(const sn_world *w, const sn_actor *a)
     for (size_t i = 0; i < sizeof motorbikes / sizeof motorbikes[0]; i++)
         if (!strcmp(id, motorbikes[i]))
             return SN_MODEL_MOTORBIKE;
+    /* CARLA's ids: the model of their base type, posed at their own extents */
+    const char *base = sn_carla_base_type(id);
+    if (base)
+        return !strcmp(base, "truck") ? SN_MODEL_TRUCK : !strcmp(base, "van") ? SN_MODEL_VAN
+               : !strcmp(base, "bus")  ? SN_MODEL_BUS : SN_MODEL_SEDAN;
     return !strcmp(id, "vehicle.truck") ? SN_MODEL_TRUCK
            : !strcmp(id, "vehicle.van") ? SN_MODEL_VAN
            : !strcmp(id, "vehicle.bus") ? SN_MODEL_BUS

@@ -45,6 +45,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     if (opts)
         e->opts = *opts;
     e->out_lock = -1;
+    e->no_health = getenv("SENSIM_BENCH_NO_HEALTH") != NULL; /* bench_health's baseline only */
     if (sn_library_init(&e->lib, err) != SN_OK) {
         free(e);
         return NULL;
@@ -118,6 +119,7 @@ static void unload(sn_engine *e)
     e->signs = NULL;
     sn_traffic_free(e->traffic);
     e->traffic = NULL;
+    sn_health_free(&e->health);
     sn_scene_free(&e->scene);
     free(e->out_dir);
     e->out_dir = NULL;
@@ -345,6 +347,7 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     }
     e->clock = (sn_clock){0, 0, sc->settings.fixed_delta_seconds, 0, llround(sc->settings.fixed_delta_seconds * 1e9)};
     e->frame0 = 0;
+    e->clock_base_frame = 0, e->clock_base_ns = 0, e->clock_base_ts = 0;
     e->run_failed = false;
     e->time_world = e->time_sensors = e->time_output = e->time_serialize = 0; /* the timers count from this load */
     e->time_write0 = sn_spool_busy(e->spool);
@@ -915,8 +918,9 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
     }
     sn_clock *c = &e->clock;
     c->frame++;
-    c->time_ns = (int64_t)c->frame * c->dt_ns;
-    c->timestamp = (double)c->frame * c->dt;
+    /* frame * dt while the step never changed (bases 0): the same bits as ever */
+    c->time_ns = e->clock_base_ns + (int64_t)(c->frame - e->clock_base_frame) * c->dt_ns;
+    c->timestamp = e->clock_base_ts + (double)(c->frame - e->clock_base_frame) * c->dt;
     e->in_step = true;
     st = e->replay ? sn_replay_before_step(e, err) : SN_OK;
     if (!st)
@@ -930,6 +934,8 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
         t1 = mono();
         sn_traffic_controllers(e, c->dt); /* step 3: route followers and map autopilots */
         st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
+        if (!st && !e->replay && !e->no_health)
+            st = sn_health_observe(e, err); /* the finished frame's traffic health */
         e->time_world += mono() - t1;
         if (!st)
             e->advanced_frame = c->frame;
@@ -992,7 +998,7 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     }
     /* the whole run succeeded: its outputs move into place; else they stay in the staging folder */
     if (complete && !st && e->final_dir && !(st = sn_runinfo_write(e->out_dir, e->final_dir, e->scene.path,
-                                                                     e->scene.map_path, e->seed, err)))
+                                                                     e->scene.map_path, e->seed, &e->health, err)))
         st = sn_outdir_commit(e->out_dir, e->final_dir, err);
     if (complete && !st) {
         free(e->partial_dir);

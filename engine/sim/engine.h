@@ -7,6 +7,7 @@
 #include "../scene/scene.h"
 #include "../world/world.h"
 #include "../render/render.h"
+#include "../traffic/health.h"
 #include "../query/rayscene.h"
 #include "../scenery/scenery.h"
 
@@ -141,6 +142,11 @@ struct sn_engine {
     uint64_t frame0;       /* the clock's frame before the first step: 0, a replay's recorded frame - 1 */
     uint64_t advanced_frame; /* the last frame the world was advanced to (render_at needs it) */
     int n_sub;
+    /* sn_engine_set_step: the clock counts from this frame and time (0 until the step changes) */
+    uint64_t clock_base_frame;
+    int64_t clock_base_ns;
+    double clock_base_ts;
+    bool step_warned;      /* the one warning about a step beyond max_substeps was given */
     uint64_t seed;
     sn_host host;
 
@@ -178,6 +184,8 @@ struct sn_engine {
     struct sn_signs *signs;     /* stop, yield and speed signs of the map (traffic/signs.h), or NULL */
     sn_scenery scenery;         /* the scenery's placed pieces (scenery/scenery.h); its chunks are in world.roads */
     struct sn_traffic *traffic; /* the map autopilots' per-frame scratch (traffic/traffic.h) */
+    sn_health health;      /* traffic health, observed after each frame's advance (traffic/health.h) */
+    bool no_health;        /* SENSIM_BENCH_NO_HEALTH: not observed (bench_health's baseline) */
 
     sn_writer writer;
     sn_pack_buf msg;       /* the header, or a whole message when the header outgrew its room */

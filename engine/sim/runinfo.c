@@ -6,6 +6,7 @@
 #include "../core/error.h"
 #include "../core/infile.h"
 #include "../core/util.h"
+#include "../traffic/health.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -60,7 +61,7 @@ bool sn_path_relative(const char *from, const char *to, char *out, size_t cap)
 }
 
 sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *scene, const char *map, uint64_t seed,
-                           sn_error *err)
+                           const struct sn_health *health, sn_error *err)
 {
     char path[PATH_MAX + 16], rel[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", stage, SN_RUNINFO_FILE);
@@ -73,7 +74,12 @@ sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *s
         fputs(",\"scene\":", f), sn_json_str(f, rel);
     if (map && sn_path_relative(run_dir, map, rel, sizeof rel))
         fputs(",\"map\":", f), sn_json_str(f, rel);
-    fprintf(f, ",\"seed\":%llu}\n", (unsigned long long)seed);
+    fprintf(f, ",\"seed\":%llu", (unsigned long long)seed);
+    if (health) {
+        fputs(",\"traffic_health\":", f);
+        sn_health_json(health, f);
+    }
+    fputs("}\n", f);
     bool bad = ferror(f);
     if (fclose(f) != 0 || bad)
         return sn_fail(err, SN_E_IO, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));

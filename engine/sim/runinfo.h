@@ -1,6 +1,6 @@
 /* runinfo.h — DIR/run.json, the run folder's own note of where it came from (docs/cli.md,
-** "The run folder"): the scene and the OpenDRIVE map, as paths relative to the folder, and the
-** seed. Written into the staging folder with the streams, so it is committed with them; read
+** "The run folder"): the scene and the OpenDRIVE map, as paths relative to the folder, the
+** seed and the run's traffic health (docs/traffic.md). Written into the staging folder with the streams, so it is committed with them; read
 ** back by sn_run_map_path (sensim/map.h) for `sensim export mcap` and `sensim report`. */
 #ifndef SN_SIM_RUNINFO_H
 #define SN_SIM_RUNINFO_H
@@ -11,10 +11,13 @@
 
 #define SN_RUNINFO_FILE "run.json"
 
+struct sn_health;
+
 /* Writes stage/run.json for a run whose folder is run_dir (it exists). scene and map may be
-** NULL (a scene from memory, a scene without a map). */
+** NULL (a scene from memory, a scene without a map); health, the run's traffic health
+** (traffic/health.h), NULL for none. */
 sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *scene, const char *map, uint64_t seed,
-                           sn_error *err);
+                           const struct sn_health *health, sn_error *err);
 
 /* `to` relative to the folder `from` (both are made absolute first; symbolic links resolved
 ** when they exist) into out[cap], or `to` made absolute when only the root is common to both;

@@ -252,6 +252,36 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         p->corner_front = 10;
         p->corner_rear = 13;
         p->mu = 1.0;
+        /* Brakes that cannot lift the rear: at most 0.8 of the deceleration at which the load on
+        ** the rear wheels reaches 0 (g l_f / h); above mu for every four-wheeler shipped. */
+        p->brake_mu = fmin(p->mu, 0.8 * (p->wheelbase / 2) / cg);
+        int wheels = (v = val(d, "number_of_wheels")) ? (int)v->i : 4;
+        if (wheels != 2 && wheels != 4) {
+            attr_where(e, d->src, "number_of_wheels", where, sizeof where);
+            st = sn_fail(err, SN_E_RANGE, "%s: attribute 'number_of_wheels' of '%s': %d; sensim models 2 (a "
+                         "two-wheeler) or 4", where, bp->id, wheels);
+            goto fail;
+        }
+        if (wheels == 2) {
+            /* A two-wheeler leans into a turn until the tyre force points through its centre of
+            ** mass: no roll moment. The body stays upright (the lean is not drawn), the lateral
+            ** forces act at the centre of mass, and a stabiliser (the rider's balance) holds it
+            ** up against gravity, kerbs and knocks: 2 Hz, critically damped, about the box's
+            ** roll inertia, plus what cancels gravity's m g h toppling moment. */
+            double inertia = a->ph->mass * (ex.y * ex.y + ex.z * ex.z) / 3, omega = 2 * SN_PI * 2.0;
+            p->stab_k = inertia * omega * omega + a->ph->mass * -e->world.gravity.z * cg;
+            p->stab_c = 2 * sqrt(p->stab_k * inertia);
+            p->lat_height = cg;
+            /* The rider also keeps the nose within SN_PITCH_GUARD (a wheel thrown up a kerb, a
+            ** wheelie): the same rule about the box's pitch inertia. */
+            double pitch_inertia = a->ph->mass * (ex.x * ex.x + ex.z * ex.z) / 3;
+            p->pitch_k = pitch_inertia * omega * omega + a->ph->mass * -e->world.gravity.z * cg;
+            p->pitch_c = 2 * sqrt(p->pitch_k * pitch_inertia);
+        } else if (p->track / (2 * cg) < 0.8) {
+            /* Roll stability control (trucks' RSC, mandatory on EU heavy vehicles): a vehicle
+            ** that would tip before its tyres slide keeps below 0.8 of its tipping threshold. */
+            p->max_lat = 0.6 * p->track / (2 * cg) * -e->world.gravity.z;
+        }
         if (!(a->mv->vp = sn_blobs_intern(&e->world.blobs, &vp, sizeof vp))) {
             st = sn_fail(err, SN_E_NOMEM, "out of memory");
             goto fail;

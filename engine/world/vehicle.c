@@ -21,6 +21,9 @@ static const double steer_curve[][2] = {{0, 1.0}, {20, 0.9}, {60, 0.8}, {120, 0.
 ** front axle loses more grip in a turn and saturates first: the car pushes, it does not spin. */
 #define LOAD_SENSITIVITY 0.2
 
+/* Two-wheelers: the pitch (rad) beyond which the rider's guard pushes the nose back. */
+#define SN_PITCH_GUARD (15 * SN_DEG)
+
 double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed)
 {
     double kmh = fabs(forward_speed) * 3.6;
@@ -34,6 +37,12 @@ double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed)
         }
     }
     return a->mv->vp->max_steer * f;
+}
+
+double sn_vehicle_brake_decel(const sn_actor *a, double gravity)
+{
+    const sn_vehicle_params *p = a->mv->vp;
+    return p->brake_mu < p->mu ? 0.65 * p->brake_mu * gravity : 0.9 * p->mu * gravity;
 }
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -178,6 +187,13 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     /* steer 1 is max_steer_angle, less at speed by CARLA's steering curve; the wheels turn
     ** at a bounded rate (half a second lock to lock). */
     double target = c.steer != 0 ? c.steer * sn_vehicle_steer_limit(a, sn_v3_dot(lin, fwd)) : c.steer; /* ±0, as ±0 times the limit */
+    /* Roll stability control clamps the angle (steer keeps its meaning below the clamp): the
+    ** steady lateral acceleration v^2 tan(delta) / L stays within max_lat (understeer keeps
+    ** the real one lower still). */
+    if (p->max_lat > 0) {
+        double v = sn_v3_dot(lin, fwd), rsc = v * v > 1e-6 ? atan(p->max_lat * p->wheelbase / (v * v)) : target;
+        target = clampd(target, -rsc, rsc);
+    }
     double rate = 4.0 * p->max_steer * h;
     a->ph->steer_angle += clampd(target - a->ph->steer_angle, -rate, rate);
     sn_vec3 steered = fwd; /* straight ahead needs no sincos */
@@ -310,8 +326,13 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             double engine = minv(p->max_force, p->max_power / maxv(fabs(vl), 1.0));
             flong += (c.reverse ? -1 : 1) * c.throttle * engine / 2;
         }
-        if (c.brake > 0)
-            flong -= sgn(vl) * minv(c.brake * p->mu * load, stop);
+        if (c.brake > 0) {
+            /* Where braking could lift the rear (brake_mu < mu: two-wheelers), a wheel brakes on
+            ** at most its static load, so a load spike (a landing, the dive itself) cannot
+            ** pitch the body over the front wheel (what a motorcycle's ABS does). */
+            double bl = p->brake_mu < p->mu ? minv(load, p->static_load) : load;
+            flong -= sgn(vl) * minv(c.brake * p->brake_mu * bl, stop);
+        }
         if (c.hand_brake && !front) {
             flong -= sgn(vl) * minv(p->mu * load, stop);
             grip = 0.5;
@@ -337,11 +358,30 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         sn_vec3 ftv = sn_v3_add(sn_v3_scale(fr.wf, flong), sn_v3_scale(fr.ws, flat));
         sn_vec3 f = sn_v3_add(sn_v3_scale(n, load), ftv);
         force = sn_v3_add(force, f);
-        s_up = sn_v3_add(s_up, sn_v3_add(sn_v3_scale(f, above), sn_v3_scale(ftv, p->roll_centre)));
+        if (p->lat_height > 0) /* a two-wheeler: the lateral force at the centre of mass */
+            s_up = sn_v3_add(s_up, sn_v3_add(sn_v3_scale(f, above),
+                                             sn_v3_add(sn_v3_scale(fr.wf, flong * p->roll_centre),
+                                                       sn_v3_scale(fr.ws, flat * p->lat_height))));
+        else
+            s_up = sn_v3_add(s_up, sn_v3_add(sn_v3_scale(f, above), sn_v3_scale(ftv, p->roll_centre)));
         s_wb = sx > 0 ? sn_v3_add(s_wb, f) : sn_v3_sub(s_wb, f);
         s_tr = sy > 0 ? sn_v3_add(s_tr, f) : sn_v3_sub(s_tr, f);
     }
     sn_vec3 torque = sn_v3_add(sn_v3_cross(up, s_up), sn_v3_add(sn_v3_cross(hwb, s_wb), sn_v3_cross(htr, s_tr)));
+    if (p->stab_k > 0) {
+        /* A two-wheeler's balance: a torque about its forward axis toward upright against
+        ** gravity (a turn about +fwd lifts the right side: right . g_up is the roll's sine). */
+        sn_vec3 gup = sn_v3_norm(sn_v3_scale(w->gravity, -1));
+        double roll = asin(clampd(sn_v3_dot(right, gup), -1, 1));
+        double roll_rate = sn_v3_dot(ang, fwd);
+        torque = sn_v3_add(torque, sn_v3_scale(fwd, -(p->stab_k * roll + p->stab_c * roll_rate)));
+        /* Beyond SN_PITCH_GUARD of pitch the rider pushes the nose back (a turn about +right
+        ** lowers it); roads are less steep, so within it pitch is the suspension's alone. */
+        double pitch = asin(clampd(sn_v3_dot(fwd, gup), -1, 1));
+        double excess = pitch - clampd(pitch, -SN_PITCH_GUARD, SN_PITCH_GUARD);
+        if (excess != 0)
+            torque = sn_v3_add(torque, sn_v3_scale(right, p->pitch_k * excess - p->pitch_c * sn_v3_dot(ang, right)));
+    }
     /* Explicit drag may not reverse the velocity within one step: a light, large body (50 kg,
     ** 40 m wide) at speed would otherwise oscillate to infinity and fail ODE's checks. (fmin's
     ** value without the libm call: the cap is positive, never NaN.) */

@@ -36,6 +36,19 @@ typedef struct sn_vehicle_params {
     double corner_front, corner_rear; /* cornering stiffness per unit load, 1/rad */
     double static_load;   /* N per wheel at rest (load sensitivity's reference) */
     double mu;            /* tyre friction coefficient */
+    /* Brakes grip at most brake_mu of a wheel's load: min(mu, 0.8 l_f / h), so braking cannot
+    ** lift the rear wheels (l_f: centre of mass to front axle, h: its height). Four-wheelers: mu. */
+    double brake_mu;
+    /* Roll stability control: the front wheels turn at most as far as gives max_lat m/s^2 of
+    ** steady lateral acceleration at the current speed (0: no limit; vehicles that would tip
+    ** before they slide, t/2h < 0.8). */
+    double max_lat;
+    /* Two-wheelers (number_of_wheels 2): lateral tyre forces act at the centre of mass (the
+    ** rider's lean, not drawn, takes their roll moment) and a roll stabiliser of stab_k N m/rad
+    ** and stab_c N m s/rad holds the body upright. 0 for four-wheelers. */
+    double stab_k, stab_c;
+    double pitch_k, pitch_c; /* two-wheelers: the rider's guard beyond SN_PITCH_GUARD of pitch (N m/rad, N m s/rad) */
+    double lat_height; /* m above the contact patch where two-wheelers' lateral forces act (the centre of mass) */
 } sn_vehicle_params;
 
 typedef struct sn_autopilot {
@@ -362,6 +375,11 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h);
 void sn_walker_apply(sn_world *w, sn_actor *a, double h);
 /* The wheel angle (rad) that steer 1 gives at this forward speed (CARLA's steering curve). */
 double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed);
+/* The deceleration (m/s^2, positive) that full brake gives a vehicle on flat ground, as far as
+** its brakes allow: 0.9 mu g, and for a two-wheeler (brakes capped so it cannot pitch over,
+** docs/world.md) 0.65 of brake_mu g (a bicycle 2.8, a sport motorcycle 5.2). A planner that
+** brakes harder than this overshoots its stop line. */
+double sn_vehicle_brake_decel(const sn_actor *a, double gravity);
 /* Controllers, once per frame before physics. */
 void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
 

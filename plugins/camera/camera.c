@@ -1,5 +1,5 @@
 /*
-** sensor.camera.depth, .rgb, .semantic_segmentation, .instance_segmentation — CARLA's
+** sensor.camera.depth, .rgb, .semantic_segmentation, .instance_segmentation, .normals — CARLA's
 ** cameras on the engine's CPU renderer (host->render, ABI 1.1).
 **
 ** Every tick the camera renders the world from its pose, applies the lens post-process
@@ -11,6 +11,10 @@
 **             for the camera's `gamma` (the renderer's bytes are taken as encoded for 2.2)
 **   semantic  R = semantic tag, G = B = 0
 **   instance  R = semantic tag, G = actor id & 255, B = (actor id >> 8) & 255
+**   normals   the surface normal in the camera's image frame (R right, G up, B toward the
+**             camera), each component c as round((c + 1) / 2 * 255), A = 255; black where
+**             nothing is hit. Derived from the depth image (the neighbour pixels of smaller depth
+**             step), so a surface's normal is exact and its silhouette edge is the nearer side's.
 ** Message keys after the header: width, height, fov, raw_data; the depth camera with
 ** depth_float also writes `depth`, W*H little-endian float32 metres (no 24-bit step).
 ** Buffers are allocated in set() for the image size and reused every frame.
@@ -29,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { CAM_DEPTH, CAM_RGB, CAM_SEMANTIC, CAM_INSTANCE } cam_kind;
+typedef enum { CAM_DEPTH, CAM_RGB, CAM_SEMANTIC, CAM_INSTANCE, CAM_NORMALS } cam_kind;
 
 #define NEAR_CLIP 0.01 /* metres: nearer surfaces are cut away */
 
@@ -90,6 +94,7 @@ static sn_status create_depth(const sn_host *h, sn_ctx *c, void **o) { return cr
 static sn_status create_rgb(const sn_host *h, sn_ctx *c, void **o) { return create_kind(h, c, o, CAM_RGB); }
 static sn_status create_sem(const sn_host *h, sn_ctx *c, void **o) { return create_kind(h, c, o, CAM_SEMANTIC); }
 static sn_status create_inst(const sn_host *h, sn_ctx *c, void **o) { return create_kind(h, c, o, CAM_INSTANCE); }
+static sn_status create_normals(const sn_host *h, sn_ctx *c, void **o) { return create_kind(h, c, o, CAM_NORMALS); }
 
 static void free_buffers(camera *c)
 {
@@ -141,7 +146,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         c->map = lens_map(&c->lens, c->w, c->h, &oom);
     bool ok = !oom && (c->raw = malloc(px * 4));
     /* what each kind renders; a second buffer receives the lens gather */
-    if (ok && c->kind == CAM_DEPTH)
+    if (ok && (c->kind == CAM_DEPTH || c->kind == CAM_NORMALS))
         ok = (c->depth = malloc(px * sizeof(float))) && (identity || (c->depth_out = malloc(px * sizeof(float))));
     if (ok && c->kind == CAM_RGB)
         ok = (c->bgra = malloc(px * 4)) != NULL;
@@ -162,6 +167,54 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         for (size_t i = 0; i < px; i++)                                 \
             (out)[i] = c->map[i] >= 0 ? (in)[c->map[i]] : (T)(none);    \
     } while (0)
+
+/* A pixel's point in the camera frame (x forward, y right, z up) from its planar depth. */
+static void pixel_point(const camera *c, double f, uint32_t u, uint32_t v, float d, double p[3])
+{
+    p[0] = d;
+    p[1] = d * ((u + 0.5) - c->w / 2.0) / f;
+    p[2] = -d * ((v + 0.5) - c->h / 2.0) / f;
+}
+
+/* The normals camera: each pixel's normal from its neighbours' points, the side of the smaller
+** depth step on each axis (so an edge takes the nearer surface's normal), facing the camera. */
+static void encode_normals(const camera *c, const float *depth, uint8_t *raw)
+{
+    const double f = c->w / (2.0 * tan(c->fov * M_PI / 360.0));
+    for (uint32_t v = 0; v < c->h; v++)
+        for (uint32_t u = 0; u < c->w; u++) {
+            size_t i = (size_t)v * c->w + u;
+            uint8_t *o = raw + 4 * i;
+            float d = depth[i];
+            if (!(d > 0) || d >= c->max_depth || c->w < 2 || c->h < 2) {
+                o[0] = o[1] = o[2] = 0, o[3] = 255;
+                continue;
+            }
+            uint32_t ul = u > 0 ? u - 1 : u + 1, ur = u + 1 < c->w ? u + 1 : u - 1;
+            uint32_t vu = v > 0 ? v - 1 : v + 1, vd = v + 1 < c->h ? v + 1 : v - 1;
+            uint32_t un = fabsf(depth[v * (size_t)c->w + ul] - d) <= fabsf(depth[v * (size_t)c->w + ur] - d) ? ul : ur;
+            uint32_t vn = fabsf(depth[vu * (size_t)c->w + u] - d) <= fabsf(depth[vd * (size_t)c->w + u] - d) ? vu : vd;
+            double p[3], a[3], b[3];
+            pixel_point(c, f, u, v, d, p);
+            pixel_point(c, f, un, v, depth[v * (size_t)c->w + un], a);
+            pixel_point(c, f, u, vn, depth[vn * (size_t)c->w + u], b);
+            double e1[3] = {a[0] - p[0], a[1] - p[1], a[2] - p[2]}, e2[3] = {b[0] - p[0], b[1] - p[1], b[2] - p[2]};
+            double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+            double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            if (!(len > 0)) {
+                o[0] = o[1] = o[2] = 0, o[3] = 255;
+                continue;
+            }
+            if (n[0] * p[0] + n[1] * p[1] + n[2] * p[2] > 0) /* face the camera */
+                len = -len;
+            /* image frame: right = +y, up = +z, toward the camera = -x */
+            double img[3] = {n[1] / len, n[2] / len, -n[0] / len};
+            uint8_t rgb[3];
+            for (int k = 0; k < 3; k++)
+                rgb[k] = (uint8_t)lround((img[k] + 1.0) * 0.5 * 255.0);
+            o[0] = rgb[2], o[1] = rgb[1], o[2] = rgb[0], o[3] = 255; /* BGRA */
+        }
+}
 
 static sn_status tick(void *self, sn_phase phase)
 {
@@ -217,6 +270,9 @@ static sn_status tick(void *self, sn_phase phase)
             raw[4 * i + 2] = tag[i], raw[4 * i + 3] = 255;
         }
         break;
+    case CAM_NORMALS:
+        encode_normals(c, depth, raw);
+        break;
     }
     c->depth_ready = depth;
     return SN_OK;
@@ -267,14 +323,17 @@ CLASS(sem_class, "sensor.camera.semantic_segmentation", "semantic tag of each pi
       create_sem);
 CLASS(inst_class, "sensor.camera.instance_segmentation", "tag in red, actor id in green (low) and blue (high)",
       image_attrs, create_inst);
+CLASS(normals_class, "sensor.camera.normals",
+      "surface normals in the image frame (R right, G up, B toward the camera), from the depth image", image_attrs,
+      create_normals);
 
-static const sn_sensor_class *const classes[] = {&depth_class, &rgb_class, &sem_class, &inst_class};
+static const sn_sensor_class *const classes[] = {&depth_class, &rgb_class, &sem_class, &inst_class, &normals_class};
 
 static const sn_plugin_lib library = {
     .hdr = SN_ABI_HEADER(sn_plugin_lib),
     .name = "camera",
     .version = "1.0.0",
-    .n_classes = 4,
+    .n_classes = 5,
     .classes = classes,
 };
 

@@ -37,16 +37,20 @@
      "on a moving car); false is CARLA's one still picture"}
 
 static const char *const intensity_models[] = {"carla", "reflectivity", NULL};
+/* CARLA's recommended values (ActorBlueprintFunctionLibrary's lidar definition); its scripts read them */
+static const char *const rec_gen_rate[] = {"0.45", NULL};
+static const char *const rec_int_limit[] = {"0.8", NULL};
+static const char *const rec_zero_int[] = {"0.4", NULL};
 
 static const sn_attr_def lidar_attrs[] = {
     SCAN_ATTRS,
     {"atmosphere_attenuation_rate", SN_ATTR_FLOAT, "0.004", NULL, NULL, true, 0, 1e3, "1/m",
      "intensity = exp(-rate x distance)"},
-    {"dropoff_general_rate", SN_ATTR_FLOAT, "0.45", NULL, NULL, true, 0, 1, NULL,
+    {"dropoff_general_rate", SN_ATTR_FLOAT, "0.45", rec_gen_rate, NULL, true, 0, 1, NULL,
      "share of rays dropped at random before tracing"},
-    {"dropoff_intensity_limit", SN_ATTR_FLOAT, "0.8", NULL, NULL, true, 0, 1, NULL,
+    {"dropoff_intensity_limit", SN_ATTR_FLOAT, "0.8", rec_int_limit, NULL, true, 0, 1, NULL,
      "points with a higher intensity are never dropped"},
-    {"dropoff_zero_intensity", SN_ATTR_FLOAT, "0.4", NULL, NULL, true, 0, 1, NULL,
+    {"dropoff_zero_intensity", SN_ATTR_FLOAT, "0.4", rec_zero_int, NULL, true, 0, 1, NULL,
      "probability that a point of intensity 0 is dropped (linear up to the limit)"},
     {"noise_stddev", SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 1e3, "m",
      "standard deviation of noise along each ray (range noise; angles exact)"},

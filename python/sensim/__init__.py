@@ -27,8 +27,12 @@ from .arrays import (EVENT_DTYPE, LABEL_DTYPE, DEPTH_FAR, RADAR_DTYPE, RADAR_DET
 from .collision import COLLISION_DTYPE, collisions
 from .batch import manifest, run_outputs
 from ._lib import SensimError
-from .geom import (BoundingBox, Location, Rotation, Transform, Vector2D, Vector3D, VehicleControl,
-                   WalkerControl)
+from .geom import (BoundingBox, GeoLocation, Location, Rotation, Transform, Vector2D, Vector3D,
+                   VehicleAckermannControl, VehicleControl, WalkerControl)
+from .debug import CityObjectLabel, Color, DebugHelper, LabelledPoint, MapLayer
+from .physics import GearPhysicsControl, VehiclePhysicsControl, WheelPhysicsControl
+from .snapshot import ActorSnapshot
+from . import command
 from .client import (Actor, ActorAttribute, ActorAttributeType, ActorBlueprint, ActorList, AttachmentType,
                      BlueprintLibrary, Client, Sensor, Timestamp, Vehicle, VehicleLightState, VehicleWheelLocation,
                      Walker, World, WorldSettings, WorldSnapshot)
@@ -54,4 +58,16 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "DVSEventArray", "Image", "LaneInvasionEvent", "RssResponse", "SensorData", "V2XData", "V2XEvent", "LaneChange",
            "LaneMarking", "LaneMarkingColor", "LaneMarkingType", "LaneType", "Map", "Waypoint",
            "GnssMeasurement", "IMUMeasurement", "LidarDetection", "LidarMeasurement", "ObstacleDetectionEvent",
-           "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement", "WeatherParameters"]
+           "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement", "WeatherParameters",
+           "GeoLocation", "VehicleAckermannControl", "CityObjectLabel", "Color", "DebugHelper", "LabelledPoint",
+           "MapLayer", "GearPhysicsControl", "VehiclePhysicsControl", "WheelPhysicsControl", "ActorSnapshot",
+           "command", "VehicleDoor", "VehicleFailureState"]
+
+
+class VehicleDoor:
+    """CARLA's carla.VehicleDoor (open_door/close_door are accepted; sensim's vehicles have none)."""
+    FL, FR, RL, RR, Hood, Trunk, All = 0, 1, 2, 3, 4, 5, 6
+
+
+class VehicleFailureState:
+    NONE, Rollover, Engine, TirePuncture = 0, 1, 2, 3

@@ -28,4 +28,16 @@ def _maps_dirs() -> list[str]:
     dirs.append(os.path.join(os.getcwd(), "maps"))
     tree = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     dirs.append(os.path.join(tree, "maps"))
+    dirs.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "maps"))  # installed with the package
     return dirs
+
+
+def _town_dirs() -> list[str]:
+    """Where the project's own town is: next to the package (installed), the source tree's maps/."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [os.path.join(here, "maps"), os.path.join(os.path.dirname(os.path.dirname(here)), "maps")]
+
+
+# `python3 -m sensim.carla` / sensim.carla.install(): CARLA's defaults where they differ from
+# sensim's (a new world runs asynchronously, as a CARLA server's does).
+CARLA_MODE = {"asynchronous": False}

@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
+import threading
 import sysconfig
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int, c_int32,
                     c_int64, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
@@ -135,6 +136,13 @@ class RunStats(Structure):
                 ("frames_planned", c_uint64), ("time_serialize", c_double), ("time_write", c_double)]
 
 
+class TrafficHealth(Structure):
+    _fields_ = [("struct_size", c_uint32), ("start", c_double), ("duration", c_double), ("vehicles", c_uint32),
+                ("standing", c_uint32), ("crawling", c_uint32), ("flipped", c_uint32),
+                ("red_light_crossings", c_uint32), ("autopilot_collisions", c_uint32),
+                ("deadlocks_resolved", c_uint32), ("lane_changes", c_uint32)]
+
+
 class RecordOptions(Structure):
     _fields_ = [("struct_size", c_uint32), ("file", c_char_p), ("additional_data", c_bool), ("date", c_int64)]
 
@@ -170,7 +178,8 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_vehicle_control": VehControl, "sn_walker_control": WalkControl, "sn_actor_info": ActorInfo,
            "sn_clock": Clock, "sn_error": Error, "sn_engine_options": EngineOptions, "sn_message": Message,
            "sn_attribute": Attribute, "sn_actor_desc": ActorDesc, "sn_value": Value, "sn_attr_def": AttrDef,
-           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats, "sn_record_options": RecordOptions,
+           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats,
+           "sn_traffic_health": TrafficHealth, "sn_record_options": RecordOptions,
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
            "sn_map_info": MapInfo, "sn_weather": Weather}
 
@@ -235,14 +244,53 @@ _lib = None
 _path = None
 
 
+# One lock around every call into libsensim: a World belongs to one thread at a time, and a
+# call from a second thread while a step runs (world.tick() on another thread, the asynchronous
+# mode's thread) waits for the step to end instead of reaching ODE's locked space mid-step
+# (issue 33, item 16). Re-entrant: listeners run inside the step, on the stepping thread, and call in.
+engine_lock = threading.RLock()
+
+
+class _Locked:
+    """The library with each function wrapped to hold engine_lock while it runs (the GIL is
+    released inside, the lock is not). The raw CDLL is `raw`."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def __getattr__(self, name):
+        locked = _LockedFn(getattr(self.raw, name))
+        self.__dict__[name] = locked
+        return locked
+
+
+class _LockedFn:
+    """One library function called under engine_lock. Its restype and argtypes are the ctypes
+    function's own: setting them here sets them there (callers declare late functions so)."""
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn):
+        object.__setattr__(self, "_fn", fn)
+
+    def __call__(self, *args):
+        with engine_lock:
+            return self._fn(*args)
+
+    def __getattr__(self, name):
+        return getattr(self._fn, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._fn, name, value)
+
+
 def lib():
     """The loaded libsensim with its prototypes declared (loaded on first use, so that the
-    stream reader works without it)."""
+    stream reader works without it); every call holds engine_lock."""
     global _lib, _path
     if _lib is None:
         L, path = _load()
         _declare(L)
-        _lib, _path = L, path
+        _lib, _path = _Locked(L), path
     return _lib
 
 
@@ -277,6 +325,7 @@ def _declare(L):
     f("sn_engine_run", st, P, c_uint64, E)
     f("sn_engine_finish", st, P, c_bool, E)
     f("sn_engine_clock", POINTER(Clock), P)
+    f("sn_engine_set_step", st, P, c_double, c_double, c_uint32, E)
     f("sn_engine_find_actor", c_uint32, P, c_char_p)
     f("sn_engine_actor_get", st, P, c_uint32, POINTER(ActorInfo))
     f("sn_engine_actor_count", c_uint32, P)
@@ -302,6 +351,10 @@ def _declare(L):
     f("sn_engine_set_target_transform", st, P, c_uint32, POINTER(Xform), E)
     f("sn_engine_call", st, P, c_char_p, c_char_p, c_uint32, POINTER(c_char_p), E)
     f("sn_engine_stats", st, P, POINTER(RunStats), E)
+    if hasattr(L, "sn_engine_traffic_health"):  # a libsensim before traffic health has none
+        f("sn_engine_traffic_health", st, P, POINTER(TrafficHealth), E)
+        f("sn_engine_traffic_health_windows", c_uint32, P)
+        f("sn_engine_traffic_health_window", st, P, c_uint32, POINTER(TrafficHealth), E)
     f("sn_engine_blueprints", P, P, E)
     f("sn_blueprints_open", P, POINTER(EngineOptions), E)
     f("sn_blueprints_close", None, P)

@@ -8,7 +8,7 @@ import fnmatch
 from typing import TYPE_CHECKING, Callable
 
 from . import _lib
-from ._common import _err
+from ._common import _err, _log
 from ._lib import SensimError, check
 from .geom import BoundingBox, Location, Transform, Vector3D, VehicleControl, WalkerControl
 
@@ -89,7 +89,9 @@ class Actor:
 
     def _call(self, fn: str, *args) -> None:
         err = _err()
-        check(getattr(_lib.lib(), fn)(self._world._engine(), self.id, *args, ctypes.byref(err)), err)
+        with _lib.engine_lock:  # the engine read and used under one hold: no close() in between
+            st = getattr(_lib.lib(), fn)(self._world._engine(), self.id, *args, ctypes.byref(err))
+        check(st, err)
 
     def set_transform(self, transform: Transform) -> None:
         """Teleports (velocities kept); for an attached actor, its new mount."""
@@ -111,6 +113,64 @@ class Actor:
     def set_target_transform(self, transform: Transform) -> None:
         """A kinematic actor's pose at the end of the next tick (sensim's)."""
         self._call("sn_engine_set_target_transform", ctypes.byref(transform._c()))
+
+    # -- forces, as CARLA's: each changes the velocity now by what it would give over one step
+    def _mass(self) -> float:
+        try:
+            return float(self.attributes.get("mass", 0)) or 1.0
+        except ValueError:
+            return 1.0
+
+    def add_impulse(self, impulse: Vector3D) -> None:
+        """An impulse (N s) at the centre of mass: the velocity changes by impulse / mass now."""
+        info = self._info()
+        v = Vector3D._from(info.velocity) + Vector3D(impulse) * (1.0 / self._mass())
+        self._call("sn_engine_set_velocity", v._c(), info.angular_velocity)
+
+    def add_force(self, force: Vector3D) -> None:
+        """A force (N) over the next step: the velocity changes by force x dt / mass now."""
+        dt = self._world._clock().dt
+        self.add_impulse(Vector3D(force) * dt)
+
+    def _inertia(self) -> float:
+        e = self.bounding_box.extent
+        return self._mass() * (4 * (e.x * e.x + e.y * e.y)) / 12.0 or 1.0  # a box about z, (2a)^2+(2b)^2
+
+    def add_angular_impulse(self, angular_impulse: Vector3D) -> None:
+        """An angular impulse (N m s, degrees as CARLA's angular velocities): the angular velocity
+        changes by it over the box's moment of inertia about z (a solid box)."""
+        info = self._info()
+        w = Vector3D._from(info.angular_velocity) + Vector3D(angular_impulse) * (1.0 / self._inertia())
+        self._call("sn_engine_set_velocity", info.velocity, w._c())
+
+    def add_torque(self, torque: Vector3D) -> None:
+        self.add_angular_impulse(Vector3D(torque) * self._world._clock().dt)
+
+    def enable_constant_velocity(self, velocity: Vector3D) -> None:
+        """Holds this velocity (the actor's own frame, as CARLA's) before every step until disabled."""
+        self._world._constant[self.id] = Vector3D(velocity)
+
+    def disable_constant_velocity(self) -> None:
+        self._world._constant.pop(self.id, None)
+
+    def set_enable_gravity(self, enabled: bool) -> None:
+        """Accepted; gravity applies to every physics body in sensim (docs/python.md)."""
+        self._gravity = bool(enabled)
+
+    @property
+    def is_active(self) -> bool:
+        return self.is_alive
+
+    @property
+    def is_dormant(self) -> bool:
+        return False
+
+    @property
+    def actor_state(self) -> str:
+        return "Active" if self.is_alive else "Invalid"
+
+    def get_component_names(self) -> list[str]:
+        return []
 
     def destroy(self) -> bool:
         """Destroys the actor and everything attached to it; False if it was already gone."""
@@ -184,6 +244,7 @@ class Vehicle(Actor):
 
     def apply_control(self, control: VehicleControl) -> None:
         """Held until changed; values outside their ranges are refused. Turns autopilot off."""
+        self._world._ackermann.pop(self.id, None)
         self._call("sn_engine_apply_control", ctypes.byref(control._c()))
 
     def get_control(self) -> VehicleControl:
@@ -202,7 +263,14 @@ class Vehicle(Actor):
         del tm_port
         o = _lib.AutopilotOptions(ctypes.sizeof(_lib.AutopilotOptions), target_speed, distance_to_leading_vehicle,
                                   vehicle_percentage_speed_difference, ignore_lights_percentage)
-        self._call("sn_engine_set_autopilot", bool(enabled), ctypes.byref(o))
+        try:
+            self._call("sn_engine_set_autopilot", bool(enabled), ctypes.byref(o))
+        except SensimError as e:
+            if not enabled or "no driving lane" not in str(e):
+                raise
+            # CARLA's Traffic Manager takes any vehicle and lets it be where no lane is near;
+            # sensim's autopilot needs a lane: the vehicle keeps its control, and says why once.
+            _log.warning("set_autopilot(%s): %s; the vehicle keeps its control", self.id, e)
 
     def get_speed_limit(self) -> float:
         """CARLA's get_speed_limit (km/h): the last speed-limit sign the vehicle passed, else its
@@ -210,6 +278,44 @@ class Vehicle(Actor):
         kmh = ctypes.c_double(0.0)
         self._call("sn_engine_vehicle_speed_limit", ctypes.byref(kmh))
         return kmh.value
+
+    def apply_ackermann_control(self, control) -> None:
+        """CARLA's Ackermann control: a target front-wheel angle (rad) and speed (m/s), held; each
+        step a proportional controller turns it into throttle, brake and steer (sensim's
+        controller, in the spirit of CARLA's AckermannController: not its PID constants)."""
+        self._world._ackermann[self.id] = control
+
+    def get_ackermann_controller_settings(self):
+        return None
+
+    def apply_physics_control(self, physics_control) -> None:
+        """Kept (get_physics_control returns it); the running model keeps its blueprint's
+        mass, power and steering (docs/python.md, "Physics control")."""
+        self._physics = physics_control
+
+    def get_physics_control(self):
+        from .physics import VehiclePhysicsControl, WheelPhysicsControl
+        pc = getattr(self, "_physics", None)
+        if pc is not None:
+            return pc
+        a = self.attributes
+        steer = float(a.get("max_steer_angle", 70))
+        e = self.bounding_box.extent
+        wheels = [WheelPhysicsControl(max_steer_angle=steer if i < 2 else 0.0) for i in range(4)]
+        return VehiclePhysicsControl(mass=float(a.get("mass", 1500)), wheels=wheels,
+                                     center_of_mass=Vector3D(0, 0, float(a.get("center_of_mass_height", e.z)) - e.z))
+
+    def open_door(self, door_idx) -> None:
+        """Accepted: sensim's vehicles have no doors (docs/python.md)."""
+
+    def close_door(self, door_idx) -> None:
+        """Accepted: sensim's vehicles have no doors."""
+
+    def show_debug_telemetry(self, enabled: bool = True) -> None:
+        """Accepted: nothing is drawn on a screen here."""
+
+    def get_failure_state(self) -> int:
+        return 0  # CARLA's VehicleFailureState.NONE
 
 
 class Walker(Actor):
@@ -221,18 +327,23 @@ class Walker(Actor):
 
 class Sensor(Actor):
     """CARLA's carla.Sensor: listen(callback) gets one data object per measurement, during
-    world.tick(), on the thread that ticks. Pixel and event arrays are views on the engine's
-    buffer, valid only during the callback: copy what you keep (np.array(image.raw_data))."""
+    world.tick(), on the thread that steps (the world's own thread in asynchronous mode). The
+    data objects own their bytes, as CARLA's (listen(cb, zero_copy=True) is the opt-out)."""
 
     @property
     def is_listening(self) -> bool:
         lst = self._world._listeners.get(self.name)
         return lst is not None and lst.callback is not None
 
-    def listen(self, callback: Callable) -> None:
+    def listen(self, callback: Callable, *, zero_copy: bool = False) -> None:
+        """callback(data) for each measurement. The data object owns its bytes (keep it as long
+        as you like); zero_copy=True (sensim's opt-in) skips that copy: its arrays are views on
+        the engine's buffer, valid only during the callback (reading them later raises)."""
         if not self.is_alive:
             raise SensimError(f"listen: sensor {self.id} is not alive", -7)
-        self._world._listen(self.name, callback)
+        if not callable(callback):
+            raise TypeError(f"listen: callback must be callable, not {type(callback).__name__}")
+        self._world._listen(self.name, callback, zero_copy)
 
     def stop(self) -> None:
         self._world._unlisten(self.name)

@@ -51,11 +51,36 @@ class ActorAttribute:
     def __str__(self) -> str:
         return self.value
 
+    # CARLA's conversions: int(attr), float(attr), bool(attr), attr == "value"
+    def __int__(self) -> int:
+        return self.as_int()
+
+    def __float__(self) -> float:
+        return self.as_float()
+
+    def __bool__(self) -> bool:
+        return self.as_bool() if self.type == "bool" else bool(self.value)
+
+    def __eq__(self, o) -> bool:
+        if isinstance(o, ActorAttribute):
+            return o.id == self.id and o.value == self.value
+        if isinstance(o, bool):
+            return self.as_bool() == o
+        if isinstance(o, (int, float)):
+            return self.as_float() == float(o)
+        return self.value == str(o)
+
+    def __ne__(self, o) -> bool:
+        return not self.__eq__(o)
+
+    __hash__ = None
+
     def as_bool(self) -> bool:
         return self.value.lower() in ("true", "1")
 
     def as_int(self) -> int:
-        return int(self.value)
+        f = float(self.value)
+        return int(f)
 
     def as_float(self) -> float:
         return float(self.value)
@@ -119,7 +144,16 @@ class ActorBlueprint:
             raise IndexError(f"blueprint '{self.id}' has no attribute '{id}' (it has: {', '.join(self._defs)})")
         if isinstance(value, bool):
             value = "true" if value else "false"
-        self._values[id] = str(value)
+        value = str(value)
+        if self._defs[id].type == "int":
+            # CARLA's strings: '64.0' is the int 64 (CARLA's attribute parser takes a whole float)
+            try:
+                f = float(value)
+                if f.is_integer() and not value.strip().lstrip("+-").isdigit():
+                    value = str(int(f))
+            except ValueError:
+                pass  # the engine refuses it at spawn, with its sentence
+        self._values[id] = value
 
     def _copy(self) -> "ActorBlueprint":
         b = ActorBlueprint(self.id, self.kind, self.doc, self._defs)

@@ -24,7 +24,9 @@ import tempfile
 from typing import Callable, Iterable
 
 from . import _lib
+from . import _common
 from ._common import _err, _log, _maps_dirs, _on_log  # noqa: F401 (kept importable from here)
+from .command import run_batch
 from ._lib import SensimError, check
 # Every name this module had before it was split stays importable from it.
 from .actor import (Actor, ActorList, Sensor, Vehicle, VehicleLightState, VehicleWheelLocation,  # noqa: F401
@@ -47,16 +49,24 @@ class Client:
 
     def __init__(self, host: str = "localhost", port: int = 2000, worker_threads: int = 0, *,
                  plugin_dir: str | None = None, threads: int = 0, quiet: bool = False):
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+            raise TypeError(f"Client: port must be an int within [0, 65535], not {port!r}")
+        if not isinstance(worker_threads, int) or worker_threads < 0:
+            raise TypeError(f"Client: worker_threads must be an int >= 0, not {worker_threads!r}")
+        self.host, self.port = str(host), port
+        self._timeout = 5.0
         _lib.lib()  # fail here, naming the paths tried, rather than at the first load
         self._plugin_dir = plugin_dir if plugin_dir is not None else _lib.plugin_dir()
         self._threads = threads
         self._quiet = quiet
         self._world: World | None = None
+        self._replayer = {"time_factor": 1.0, "ignore_hero": False, "ignore_spectator": True}
         self._tmp: tempfile.TemporaryDirectory | None = None
 
     # -- CARLA's connection calls: no server, nothing to wait for
     def set_timeout(self, seconds: float) -> None:
-        """Accepted for CARLA scripts; nothing here waits on a network."""
+        """Accepted for CARLA scripts; nothing here waits on a network (wait_for_tick has its own)."""
+        self._timeout = float(seconds)
 
     def get_client_version(self) -> str:
         return "0.1.0"
@@ -84,6 +94,11 @@ class Client:
         if self._world is not None:
             self._world.close()
         self._world = world
+        if _common.CARLA_MODE["asynchronous"] and not world._replay:
+            # `python3 -m sensim.carla`: a new world runs by itself, as a CARLA server's does
+            s = world.get_settings()
+            s.synchronous_mode = False
+            world.apply_settings(s)
         return world
 
     def _scratch(self, name: str, text: str) -> str:
@@ -133,6 +148,10 @@ class Client:
     def _find_map(self, name: str) -> str:
         if os.path.isfile(name):
             return os.path.abspath(name)
+        # CARLA's names: '/Game/Carla/Maps/Town01', 'Town10HD_Opt', 'Carla/Maps/Town01'
+        name = os.path.basename(name.rstrip("/"))
+        if name.endswith("_Opt"):
+            name = name[:-4]
         tried = []
         for d in _maps_dirs():
             for cand in (name, name + ".xodr", name.lower() + ".xodr"):
@@ -143,8 +162,21 @@ class Client:
         raise SensimError(f"load_world: no map '{name}'; tried: {', '.join(dict.fromkeys(tried))}", -7)
 
     def get_available_maps(self) -> list[str]:
-        """The OpenDRIVE files load_world finds by name."""
-        return sorted({p for d in _maps_dirs() for p in glob.glob(os.path.join(d, "*.xodr"))})
+        """The OpenDRIVE files load_world finds by name (paths: load_world takes them, or their
+        base names, as CARLA's take '/Game/Carla/Maps/Town01' or 'Town01')."""
+        return sorted({os.path.abspath(p) for d in _maps_dirs() for p in glob.glob(os.path.join(d, "*.xodr"))})
+
+    def _default_town(self) -> str:
+        """$SENSIM_TOWN (a name found on $SENSIM_MAPS, or a path), else the project's own town."""
+        town = os.environ.get("SENSIM_TOWN")
+        if town:
+            return self._find_map(town)
+        for d in _common._town_dirs():
+            p = os.path.join(d, "town.xodr")
+            if os.path.isfile(p):
+                return os.path.abspath(p)
+        raise SensimError("get_world: no town: set SENSIM_TOWN, or install sensim (its town is installed "
+                          "with the package)", -7)
 
     def reload_world(self, reset_settings: bool = True) -> "World":
         """The current world loaded again from its file (as CARLA, a new world)."""
@@ -152,35 +184,85 @@ class Client:
         return self.load_scene(w._path, w._overrides, w._seed)
 
     def get_world(self) -> "World":
-        """The current world; an empty one when nothing was loaded yet."""
+        """The current world. Before any load, as a CARLA server always has a town: the town
+        named by $SENSIM_TOWN, else the project's own town (installed with the package).
+        load_world() without a name still gives an empty world on a flat ground."""
         if self._world is None or self._world._e is None:
-            return self.load_world()
+            return self.load_world(self._default_town())
         return self._world
 
     # -- the recorder (sensim/sensim.h's recording calls; the recorder plugin writes the files)
-    def start_recorder(self, filename: str, additional_data: bool = False) -> str:
-        """Records the current world from its next tick (CARLA's start_recorder)."""
-        return self.get_world()._start_recorder(filename, additional_data)
+    def start_recorder(self, name: str, additional_data: bool = False) -> str:
+        """Records the current world from its next tick (CARLA's start_recorder(name,
+        additional_data)): a relative name is written under the current folder."""
+        if not isinstance(name, (str, os.PathLike)) or not os.fspath(name):
+            raise TypeError(f"start_recorder: name must be a file name, not {name!r}")
+        return self.get_world()._start_recorder(name, bool(additional_data))
 
     def stop_recorder(self) -> None:
         if self._world is not None:
             self._world._stop_recorder()
 
     def replay_file(self, name: str, start: float = 0.0, duration: float = 0.0, follow_id: int = 0,
-                    replay_sensors: bool = False, *, time_factor: float = 1.0, ignore_hero: bool = False,
-                    scene: str | None = None) -> "World":
-        """Loads a recording to replay as the world: each world.tick() then moves the recorded
-        actors to their recorded poses (CARLA replays on the server's clock; here you tick).
-        start < 0 counts from the end; duration 0 plays to the end. Returns the new world."""
+                    replay_sensors: bool = False, replay_weather: bool = False, offset=None,
+                    map_override: str = "", *, time_factor: float | None = None, ignore_hero: bool | None = None,
+                    scene: str | None = None) -> str:
+        """CARLA 0.9.16's replay_file(name, start, duration, follow_id, replay_sensors,
+        replay_weather, offset, map_override): loads the recording as the world; each frame of
+        the world (world.tick(), or its own thread in asynchronous mode) then moves the recorded
+        actors to their recorded poses. start < 0 counts from the end; duration 0 plays to the
+        end. replay_weather is always on (the weather is recorded); offset must be the identity
+        and map_override empty (sensim replays on the recording's map). The time factor and
+        ignore-hero flag set with set_replayer_* apply. Returns CARLA's info text."""
+        if offset is not None and (offset.location.length() > 0 or (offset.rotation.pitch, offset.rotation.yaw,
+                                                                    offset.rotation.roll) != (0, 0, 0)):
+            raise SensimError("replay_file: offset is not supported (sensim replays where it was recorded)", -1)
+        if map_override:
+            raise SensimError("replay_file: map_override is not supported (the recording names its map)", -1)
+        tf = self._replayer["time_factor"] if time_factor is None else float(time_factor)
+        hero = self._replayer["ignore_hero"] if ignore_hero is None else bool(ignore_hero)
         e = self._new_engine()
-        o = _lib.ReplayOptions(ctypes.sizeof(_lib.ReplayOptions), start, duration, time_factor, follow_id,
-                               ignore_hero, replay_sensors, False, _lib.cstr(scene))
+        o = _lib.ReplayOptions(ctypes.sizeof(_lib.ReplayOptions), float(start), float(duration), tf, int(follow_id),
+                               hero, bool(replay_sensors), False, _lib.cstr(scene))
         err = _err()
-        st = _lib.lib().sn_engine_load_replay(e, _lib.cstr(name), ctypes.byref(o), ctypes.byref(err))
+        st = _lib.lib().sn_engine_load_replay(e, _lib.cstr(os.fspath(name)), ctypes.byref(o), ctypes.byref(err))
         if st:
             _lib.lib().sn_engine_destroy(e)
             check(st, err)
-        return self._replace(World(self, e, None, [], None, replay=name))
+        w = self._replace(World(self, e, None, [], None, replay=os.fspath(name)))
+        if _common.CARLA_MODE["asynchronous"]:
+            s = w.get_settings()
+            s.synchronous_mode = False
+            w.apply_settings(s)  # a replay started from a CARLA script plays by itself
+        return f"Replaying file '{name}' from {start} s (duration {duration or 'all'})"
+
+    def set_replayer_time_factor(self, time_factor: float = 1.0) -> None:
+        """The speed of the next replay_file (CARLA's; 1 = recorded speed)."""
+        if not float(time_factor) > 0:
+            raise SensimError(f"set_replayer_time_factor: {time_factor} must be > 0", -2)
+        self._replayer["time_factor"] = float(time_factor)
+
+    def set_replayer_ignore_hero(self, ignore_hero: bool) -> None:
+        self._replayer["ignore_hero"] = bool(ignore_hero)
+
+    def set_replayer_ignore_spectator(self, ignore_spectator: bool) -> None:
+        """Accepted: sensim records no spectator."""
+        self._replayer["ignore_spectator"] = bool(ignore_spectator)
+
+    def stop_replayer(self, keep_actors: bool = False) -> None:
+        """Ends the replay: the world stops moving the recorded actors (keep_actors: they stay,
+        as CARLA's; otherwise they are destroyed)."""
+        w = self._world
+        if w is None or not w._replay:
+            return
+        w._stop_async()
+        if not keep_actors:
+            for a in w.get_actors():
+                if not a.type_id.startswith(("sensor.", "static.", "traffic.")):
+                    try:
+                        a.destroy()
+                    except SensimError:
+                        pass
 
     def _query(self, filename: str, fn: str, *args) -> str:
         L = _lib.lib()
@@ -207,11 +289,21 @@ class Client:
         """Actors that moved less than min_distance centimetres (CARLA's unit) in min_time seconds."""
         return self._query(filename, "sn_recording_print_blocked", float(min_time), float(min_distance) / 100.0, False)
 
-    def apply_batch_sync(self, commands, do_tick: bool = False):
-        raise NotImplementedError("apply_batch_sync: sensim has no command batches; call the actor methods "
-                                  "(they cost no round trip in process)")
+    def apply_batch(self, commands, do_tick: bool = False) -> None:
+        """CARLA's apply_batch: the carla.command list run in order (errors are dropped, as CARLA's)."""
+        run_batch(self, commands, do_tick, False)
 
-    apply_batch = apply_batch_sync
+    def apply_batch_sync(self, commands, do_tick: bool = False) -> list:
+        """CARLA's apply_batch_sync: the commands run in order, one Response each (error, actor_id),
+        then one tick when do_tick."""
+        return run_batch(self, commands, do_tick, True)
+
+    def generate_opendrive_world(self, opendrive: str, parameters=None, reset_settings: bool = True) -> "World":
+        """CARLA's: a world on an OpenDRIVE text (written to a scratch file, then load_world)."""
+        return self.load_world(self._scratch("opendrive.xodr", opendrive))
+
+    def get_required_files(self, folder: str = "", download: bool = True) -> list:
+        return []  # everything is local
 
 
 def _memstream(write: Callable, err: _lib.Error) -> str:

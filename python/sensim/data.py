@@ -1,8 +1,11 @@
-"""CARLA's sensor data classes, built on the engine's message during a listener's call.
+"""CARLA's sensor data classes, built from the engine's message during a listener's call.
 
-Bulk data (a camera's pixels, a DVS's events) are numpy views on the engine's message buffer:
-no copy is made, and they are valid only while the callback runs — the engine reuses the buffer
-for the next message. Copy what you keep: `np.array(image.raw_data)`, `events.copy()`.
+As CARLA's, every data object owns its bytes: the message is copied once out of the engine's
+buffer (one memcpy of its size) and the arrays (a camera's pixels, a lidar's points, a DVS's
+events) are numpy views on that copy, so an object kept after its callback (queue.put(image))
+stays valid and writable. `sensor.listen(cb, zero_copy=True)` is the opt-in that skips the copy:
+its arrays are views on the engine's buffer, valid only during the callback, and reading them
+through the object afterwards raises SensimError (docs/python.md, "Sensor data").
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from typing import Iterator
 import numpy as np
 
 from . import _lib
+from ._lib import SensimError
 from ._msg import unpack
 from .arrays import EVENT_DTYPE
 from .geom import Location, Transform, Vector3D
@@ -117,6 +121,14 @@ class SensorData:
     def __getitem__(self, key: str):
         return self.data[key]
 
+    def __getattr__(self, name: str):
+        # reached only for attributes the object lacks: those expire() removed
+        if self.__dict__.get("_expired"):
+            raise SensimError(f"{type(self).__name__}.{name}: a zero-copy data object (listen(..., "
+                              "zero_copy=True)) is valid only during its callback; listen without "
+                              "zero_copy to keep data", -4)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
 
 class Image(SensorData):
     """CARLA's carla.Image: raw_data is width x height x 4 bytes, B G R A (CARLA's order), a
@@ -139,7 +151,17 @@ class Image(SensorData):
         return self.width * self.height
 
     def convert(self, color_converter: str) -> np.ndarray:
-        """The image as H x W x 3 RGB through a converter (a new array)."""
+        """CARLA's convert: the image's own pixels become the converter's colours, in place
+        (B, G, R, A with A 255). Returns the converted image as H x W x 3 RGB (sensim's)."""
+        rgb = convert_bgra(self.array, color_converter)
+        if color_converter not in (None, ColorConverter.Raw):
+            if not self.raw_data.flags.writeable:  # a zero-copy view: the engine's buffer stays as it is
+                self.raw_data = self.raw_data.copy()
+            a = self.array
+            a[:, :, 0], a[:, :, 1], a[:, :, 2], a[:, :, 3] = rgb[:, :, 2], rgb[:, :, 1], rgb[:, :, 0], 255
+        return rgb
+
+    def _rgb(self, color_converter: str) -> np.ndarray:
         return convert_bgra(self.array, color_converter)
 
     def save_to_disk(self, path: str, color_converter: str = ColorConverter.Raw) -> str:
@@ -154,7 +176,7 @@ class Image(SensorData):
         if not ext:
             path, ext = path + ".png", ".png"
         if ext == ".png":
-            write_png(path, self.convert(color_converter))
+            write_png(path, self._rgb(color_converter))
         elif ext in (".ppm", ".pgm", ".pfm"):
             _write_file(path, self._netpbm(ext, color_converter))
         else:
@@ -168,7 +190,7 @@ class Image(SensorData):
         seg = self.type_id in ("sensor.camera.semantic_segmentation", "sensor.camera.instance_segmentation")
         raw = converter in (None, ColorConverter.Raw)
         if ext == ".ppm":
-            return b"P6\n%d %d\n255\n" % (w, h) + self.convert(converter).tobytes()
+            return b"P6\n%d %d\n255\n" % (w, h) + self._rgb(converter).tobytes()
         if ext == ".pgm" and depth and converter != ColorConverter.CityScapesPalette:
             n = _depth_n(self.array)
             if converter == ColorConverter.LogarithmicDepth:
@@ -467,13 +489,38 @@ class ObstacleDetectionEvent(SensorData):
         self.distance: float = float(msg["distance"])
 
 
-def _sensor_data(world, m: _lib.Message) -> SensorData:
-    """The data object for one listener message (a view on the engine's buffer)."""
-    buf = memoryview((ctypes.c_ubyte * m.size).from_address(m.data)).cast("B")
+def _sensor_data(world, m: _lib.Message, zero_copy: bool = False) -> SensorData:
+    """The data object for one listener message: on its own copy of the message (a bytearray,
+    so views on it are writable), or, zero_copy, on the engine's buffer (expire() it after the
+    callback)."""
+    if zero_copy:
+        buf = memoryview((ctypes.c_ubyte * m.size).from_address(m.data)).cast("B")
+        where = m.data
+    else:
+        own = bytearray(m.size)
+        cbuf = (ctypes.c_ubyte * m.size).from_buffer(own)
+        ctypes.memmove(cbuf, m.data, m.size)
+        where = ctypes.addressof(cbuf)
+        del cbuf  # the bytearray stays resizable-locked only by the views below
+        buf = memoryview(own)
     msg = unpack(buf)
     d = _make(world, msg)
-    d._buffer = (m.data, m.size)  # where the views point (the tests check they do)
+    d._buffer = (where, m.size)  # where the views point (the tests check they do)
     return d
+
+
+class _Expired:
+    """What a zero-copy data object's arrays read after its callback: an error, never the
+    engine's reused (or freed) buffer."""
+
+
+def expire(d: SensorData) -> None:
+    """Cuts a zero-copy data object from the engine's buffer once its callback returned: each
+    attribute that views the buffer is removed, and reading it raises (SensorData.__getattr__)."""
+    for k, v in list(vars(d).items()):
+        if isinstance(v, (np.ndarray, memoryview, dict, list)) and k != "_buffer":
+            delattr(d, k)
+    d._expired = True
 
 
 def _make(world, msg: dict) -> SensorData:

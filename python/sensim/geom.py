@@ -9,14 +9,16 @@ import math
 from . import _lib
 
 __all__ = ["Vector3D", "Location", "Rotation", "Transform", "BoundingBox", "VehicleControl",
-           "WalkerControl", "Vector2D"]
+           "WalkerControl", "Vector2D", "GeoLocation", "VehicleAckermannControl"]
 
 
 class Vector3D:
     """A vector in metres (or m/s, m/s^2); arithmetic as CARLA's."""
     __slots__ = ("x", "y", "z")
 
-    def __init__(self, x: float = 0.0, y: float = 0.0, z: float = 0.0):
+    def __init__(self, x=0.0, y: float = 0.0, z: float = 0.0):
+        if isinstance(x, Vector3D):  # CARLA's Location(vector3d), Vector3D(location)
+            x, y, z = x.x, x.y, x.z
         self.x, self.y, self.z = float(x), float(y), float(z)
 
     def __repr__(self) -> str:
@@ -34,13 +36,48 @@ class Vector3D:
     def __sub__(self, o):
         return type(self)(self.x - o.x, self.y - o.y, self.z - o.z)
 
-    def __mul__(self, k: float):
+    def __ne__(self, o) -> bool:
+        return not self.__eq__(o)
+
+    __hash__ = None  # mutable, as CARLA's
+
+    def __mul__(self, k):
+        if isinstance(k, Vector3D):  # component-wise, as CARLA's
+            return type(self)(self.x * k.x, self.y * k.y, self.z * k.z)
         return type(self)(self.x * k, self.y * k, self.z * k)
 
     __rmul__ = __mul__
 
-    def __truediv__(self, k: float):
+    def __truediv__(self, k):
+        if isinstance(k, Vector3D):
+            return type(self)(self.x / k.x, self.y / k.y, self.z / k.z)
         return type(self)(self.x / k, self.y / k, self.z / k)
+
+    def __neg__(self):
+        return type(self)(-self.x, -self.y, -self.z)
+
+    def __abs__(self):
+        return type(self)(abs(self.x), abs(self.y), abs(self.z))
+
+    def get_vector_angle(self, o) -> float:
+        """The angle to another vector, radians (CARLA's)."""
+        n = self.length() * o.length()
+        return math.acos(max(-1.0, min(1.0, self.dot(o) / n))) if n > 0 else 0.0
+
+    def dot_2d(self, o) -> float:
+        return self.x * o.x + self.y * o.y
+
+    def length_2d(self) -> float:
+        return math.hypot(self.x, self.y)
+
+    def squared_length_2d(self) -> float:
+        return self.x * self.x + self.y * self.y
+
+    def distance_squared(self, o) -> float:
+        return (self - o).squared_length()
+
+    def distance_squared_2d(self, o) -> float:
+        return (self.x - o.x) ** 2 + (self.y - o.y) ** 2
 
     def length(self) -> float:
         return math.sqrt(self.x * self.x + self.y * self.y + self.z * self.z)
@@ -78,6 +115,7 @@ class Location(Vector3D):
 
 
 class Vector2D:
+    """CARLA's carla.Vector2D with its operators."""
     __slots__ = ("x", "y")
 
     def __init__(self, x: float = 0.0, y: float = 0.0):
@@ -85,6 +123,69 @@ class Vector2D:
 
     def __repr__(self) -> str:
         return f"Vector2D(x={self.x:.6f}, y={self.y:.6f})"
+
+    def __eq__(self, o) -> bool:
+        return isinstance(o, Vector2D) and (self.x, self.y) == (o.x, o.y)
+
+    def __ne__(self, o) -> bool:
+        return not self.__eq__(o)
+
+    __hash__ = None
+
+    def __add__(self, o):
+        return Vector2D(self.x + o.x, self.y + o.y)
+
+    def __sub__(self, o):
+        return Vector2D(self.x - o.x, self.y - o.y)
+
+    def __mul__(self, k):
+        return Vector2D(self.x * k.x, self.y * k.y) if isinstance(k, Vector2D) else Vector2D(self.x * k, self.y * k)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, k):
+        return Vector2D(self.x / k.x, self.y / k.y) if isinstance(k, Vector2D) else Vector2D(self.x / k, self.y / k)
+
+    def __abs__(self):
+        return Vector2D(abs(self.x), abs(self.y))
+
+    def length(self) -> float:
+        return math.hypot(self.x, self.y)
+
+    def squared_length(self) -> float:
+        return self.x * self.x + self.y * self.y
+
+    def make_unit_vector(self) -> "Vector2D":
+        n = self.length()
+        return Vector2D(self.x / n, self.y / n) if n > 0 else Vector2D()
+
+    def dot(self, o) -> float:
+        return self.x * o.x + self.y * o.y
+
+    def distance(self, o) -> float:
+        return math.hypot(self.x - o.x, self.y - o.y)
+
+    def distance_squared(self, o) -> float:
+        return (self.x - o.x) ** 2 + (self.y - o.y) ** 2
+
+    def get_vector_angle(self, o) -> float:
+        n = self.length() * o.length()
+        return math.acos(max(-1.0, min(1.0, self.dot(o) / n))) if n > 0 else 0.0
+
+
+class GeoLocation:
+    """CARLA's carla.GeoLocation: latitude, longitude (degrees), altitude (m)."""
+    __slots__ = ("latitude", "longitude", "altitude")
+
+    def __init__(self, latitude: float = 0.0, longitude: float = 0.0, altitude: float = 0.0):
+        self.latitude, self.longitude, self.altitude = float(latitude), float(longitude), float(altitude)
+
+    def __eq__(self, o) -> bool:
+        return isinstance(o, GeoLocation) and (self.latitude, self.longitude, self.altitude) == \
+            (o.latitude, o.longitude, o.altitude)
+
+    def __repr__(self) -> str:
+        return f"GeoLocation(latitude={self.latitude:.6f}, longitude={self.longitude:.6f}, altitude={self.altitude:.6f})"
 
 
 def _matrix(r: "Rotation"):
@@ -171,6 +272,26 @@ class Transform:
         loc = (self.location.x, self.location.y, self.location.z)
         return [list(m[r]) + [loc[r]] for r in range(3)] + [[0.0, 0.0, 0.0, 1.0]]
 
+    def get_inverse_matrix(self) -> list[list[float]]:
+        """The 4x4 matrix from the world into this pose's frame (get_matrix's inverse)."""
+        m = _matrix(self.rotation)
+        loc = (self.location.x, self.location.y, self.location.z)
+        rt = [[m[c][r] for c in range(3)] for r in range(3)]
+        t = [-sum(rt[r][k] * loc[k] for k in range(3)) for r in range(3)]
+        return [rt[r] + [t[r]] for r in range(3)] + [[0.0, 0.0, 0.0, 1.0]]
+
+    def transform_vector(self, v: Vector3D) -> Vector3D:
+        """A direction of this frame in the world (rotation only; CARLA's)."""
+        m = _matrix(self.rotation)
+        return Vector3D(*(m[k][0] * v.x + m[k][1] * v.y + m[k][2] * v.z for k in range(3)))
+
+    def inverse_transform_vector(self, v: Vector3D) -> Vector3D:
+        m = _matrix(self.rotation)
+        return Vector3D(*(m[0][c] * v.x + m[1][c] * v.y + m[2][c] * v.z for c in range(3)))
+
+    def __ne__(self, o) -> bool:
+        return not self.__eq__(o)
+
     def _c(self) -> _lib.Xform:
         return _lib.Xform(self.location._c(), self.rotation._c())
 
@@ -184,16 +305,44 @@ class Transform:
 
 
 class BoundingBox:
-    """Centre offset from the actor's origin (actor frame) and half extents."""
+    """CARLA's carla.BoundingBox: centre (`location`, in the actor's frame for an actor's box),
+    half `extent`, `rotation` of the box in that frame."""
     __slots__ = ("location", "extent", "rotation")
 
-    def __init__(self, location: Location | None = None, extent: Vector3D | None = None):
-        self.location = location if location is not None else Location()
-        self.extent = extent if extent is not None else Vector3D()
-        self.rotation = Rotation()
+    def __init__(self, location: Location | None = None, extent: Vector3D | None = None,
+                 rotation: Rotation | None = None):
+        self.location = Location(location) if location is not None else Location()
+        self.extent = Vector3D(extent) if extent is not None else Vector3D()
+        self.rotation = rotation if rotation is not None else Rotation()
 
     def __repr__(self) -> str:
         return f"BoundingBox({self.location!r}, {self.extent!r})"
+
+    def __eq__(self, o) -> bool:
+        return isinstance(o, BoundingBox) and self.location == o.location and self.extent == o.extent \
+            and self.rotation == o.rotation
+
+    def __ne__(self, o) -> bool:
+        return not self.__eq__(o)
+
+    def _corners(self):
+        e = self.extent
+        return [Vector3D(sx * e.x, sy * e.y, sz * e.z) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+
+    def get_local_vertices(self) -> list[Location]:
+        """The eight corners in the box's parent frame (CARLA's order: x, then y, then z, - before +)."""
+        box = Transform(self.location, self.rotation)
+        return [box.transform(c) for c in self._corners()]
+
+    def get_world_vertices(self, transform: "Transform") -> list[Location]:
+        """The eight corners in the world, for an actor at `transform`."""
+        return [transform.transform(v) for v in self.get_local_vertices()]
+
+    def contains(self, world_point: Vector3D, transform: "Transform") -> bool:
+        """Whether a world point is inside the box of an actor at `transform`."""
+        local = Transform(self.location, self.rotation).inverse_transform(transform.inverse_transform(world_point))
+        e = self.extent
+        return abs(local.x) <= e.x and abs(local.y) <= e.y and abs(local.z) <= e.z
 
 
 class VehicleControl:
@@ -217,6 +366,25 @@ class VehicleControl:
 
     def _c(self) -> _lib.VehControl:
         return _lib.VehControl(self.throttle, self.steer, self.brake, self.hand_brake, self.reverse)
+
+
+class VehicleAckermannControl:
+    """CARLA's carla.VehicleAckermannControl: steer (front wheel angle, rad), steer_speed (rad/s),
+    speed (m/s), acceleration (m/s^2), jerk (m/s^3). sensim turns it into a VehicleControl each
+    tick by CARLA's Ackermann controller's intent (Vehicle.apply_ackermann_control)."""
+    __slots__ = ("steer", "steer_speed", "speed", "acceleration", "jerk")
+
+    def __init__(self, steer: float = 0.0, steer_speed: float = 0.0, speed: float = 0.0,
+                 acceleration: float = 0.0, jerk: float = 0.0):
+        self.steer, self.steer_speed, self.speed = float(steer), float(steer_speed), float(speed)
+        self.acceleration, self.jerk = float(acceleration), float(jerk)
+
+    def __eq__(self, o) -> bool:
+        return isinstance(o, VehicleAckermannControl) and all(getattr(self, k) == getattr(o, k) for k in self.__slots__)
+
+    def __repr__(self) -> str:
+        return (f"VehicleAckermannControl(steer={self.steer}, steer_speed={self.steer_speed}, speed={self.speed}, "
+                f"acceleration={self.acceleration}, jerk={self.jerk})")
 
 
 class WalkerControl:

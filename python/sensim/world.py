@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 import ctypes
+import atexit
+import math
 import os
+import threading
+import time
 import weakref
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -11,14 +15,17 @@ from ._common import _KIND_SENSOR, _KIND_VEHICLE, _KIND_WALKER, _err, _log
 from ._lib import SensimError, check
 from .actor import Actor, ActorList, Sensor, Vehicle, Walker
 from .blueprints import ActorBlueprint, BlueprintLibrary
-from .data import _sensor_data
-from .geom import Location, Transform
+from . import _interrupt
+from .data import _sensor_data, expire
+from .debug import DebugHelper
+from .geom import Location, Transform, Vector3D, VehicleControl
+from .snapshot import ActorSnapshot, Timestamp, WorldSettings, WorldSnapshot  # noqa: F401
 
 if TYPE_CHECKING:
     from .client import Client
     from .weather import WeatherParameters
 
-__all__ = ["World", "WorldSettings", "WorldSnapshot", "Timestamp", "AttachmentType"]
+__all__ = ["World", "WorldSettings", "WorldSnapshot", "ActorSnapshot", "Timestamp", "AttachmentType"]
 
 
 class AttachmentType:
@@ -26,47 +33,6 @@ class AttachmentType:
     Rigid = 0
     SpringArm = 1
     SpringArmGhost = 2
-
-
-class WorldSettings:
-    """CARLA's carla.WorldSettings. sensim always runs synchronously at fixed_delta_seconds
-    (set by the scene; changeable before the first tick); the other fields are kept for
-    scripts that set them."""
-
-    def __init__(self, synchronous_mode: bool = True, no_rendering_mode: bool = False,
-                 fixed_delta_seconds: float | None = None, substepping: bool = True,
-                 max_substep_delta_time: float = 0.01, max_substeps: int = 10):
-        self.synchronous_mode = synchronous_mode
-        self.no_rendering_mode = no_rendering_mode
-        self.fixed_delta_seconds = fixed_delta_seconds
-        self.substepping = substepping
-        self.max_substep_delta_time = max_substep_delta_time
-        self.max_substeps = max_substeps
-
-    def __repr__(self) -> str:
-        return (f"WorldSettings(synchronous_mode={self.synchronous_mode}, "
-                f"fixed_delta_seconds={self.fixed_delta_seconds})")
-
-
-class Timestamp:
-    """CARLA's carla.Timestamp."""
-
-    def __init__(self, frame: int, elapsed_seconds: float, delta_seconds: float):
-        self.frame, self.frame_count = frame, frame
-        self.elapsed_seconds, self.delta_seconds = elapsed_seconds, delta_seconds
-        self.platform_timestamp = elapsed_seconds  # simulated: no wall clock reaches data
-
-    def __repr__(self) -> str:
-        return f"Timestamp(frame={self.frame}, elapsed_seconds={self.elapsed_seconds:.6f})"
-
-
-class WorldSnapshot:
-    """CARLA's carla.WorldSnapshot: the frame and the time (actor states: world.get_actors())."""
-
-    def __init__(self, frame: int, timestamp: Timestamp):
-        self.id = frame
-        self.frame = frame
-        self.timestamp = timestamp
 
 
 class World:
@@ -88,10 +54,26 @@ class World:
         self._spectator = _Spectator()
         self._gen = 0  # counts resets and rebuilds: handles into the old world go stale
         self.id = engine  # unique while it lives, as CARLA's world id
+        self._settings = WorldSettings(fixed_delta_seconds=self._clock().dt)
+        self._on_tick: dict[int, Callable] = {}
+        self._next_cb = 1
+        self._ticked = threading.Condition(threading.Lock())  # notified after every step
+        self._last_snapshot: WorldSnapshot | None = None
+        self._async: threading.Thread | None = None
+        self._async_stop = threading.Event()
+        self._async_error: BaseException | None = None
+        self._constant: dict[int, Vector3D] = {}  # enable_constant_velocity, held before each step
+        self._ackermann: dict[int, object] = {}   # apply_ackermann_control targets
+        self.debug = DebugHelper(self)
 
     # -- lifetime
     def close(self) -> None:
         """Destroys the engine; every actor handle of this world goes dead."""
+        self._stop_async()
+        with _lib.engine_lock:  # waits for a step on another thread to end
+            self._close_locked()
+
+    def _close_locked(self) -> None:
         if self._e is not None:
             _lib.lib().sn_engine_destroy(self._e)
             self._e = None
@@ -118,21 +100,38 @@ class World:
         return _lib.lib().sn_engine_clock(self._engine()).contents
 
     def get_settings(self) -> WorldSettings:
-        return WorldSettings(True, False, self._clock().dt)
+        s = self._settings._copy()
+        s.fixed_delta_seconds = self._clock().dt
+        return s
 
     def apply_settings(self, settings: WorldSettings) -> int:
-        """fixed_delta_seconds: only before the first tick and before actors are spawned through
-        the API (the scene is built again with the new step). synchronous_mode=False is refused:
-        sensim steps only when told. Returns the frame."""
-        if settings.synchronous_mode is False:
-            _log.warning("sensim always runs synchronously: world.tick() steps the world")
+        """CARLA's apply_settings, at any time: fixed_delta_seconds, max_substep_delta_time and
+        max_substeps take effect from the next frame (sn_engine_set_step; a step longer than
+        max_substep_delta_time x max_substeps runs more substeps, with one warning);
+        synchronous_mode False starts the world's own thread, True stops it. fixed_delta_seconds
+        None keeps the current step (sensim has no variable step). Returns the frame the
+        settings take effect at."""
         dt = settings.fixed_delta_seconds
-        if dt is not None and abs(dt - self._clock().dt) > 1e-12:
-            if self._clock().frame > 0 or self._spawned_api or self._replay:
-                raise SensimError("apply_settings: fixed_delta_seconds changes only before the first tick and "
-                                  "before spawning (the clock's step is fixed for a run)", -4)
-            self._rebuild([*self._overrides, f"settings.fixed_delta_seconds={float(dt)!r}"])
-        return self._clock().frame
+        if dt is not None and not isinstance(dt, (int, float)):
+            raise TypeError(f"apply_settings: fixed_delta_seconds must be a number or None, not {type(dt).__name__}")
+        sync = bool(settings.synchronous_mode)
+        self._stop_async()  # the step changes between frames, never under the world's own thread
+        cur = self._clock()
+        msub = float(settings.max_substep_delta_time or 0)
+        nsub = int(settings.max_substeps or 0)
+        want = float(dt) if dt else cur.dt
+        if self._replay and abs(want - cur.dt) > 1e-12:
+            raise SensimError("apply_settings: a replay runs at its recording's step", -4)
+        if not self._replay:
+            if nsub < 0:
+                raise SensimError(f"apply_settings: max_substeps {nsub} must be within [1, 16] (CARLA's range)", -2)
+            err = _err()
+            check(_lib.lib().sn_engine_set_step(self._engine(), want, msub, nsub, ctypes.byref(err)), err)
+        self._settings = settings._copy()
+        self._settings.fixed_delta_seconds = want
+        if not sync:
+            self._start_async()
+        return self._clock().frame + 1
 
     def _rebuild(self, overrides: list[str]) -> None:
         """The same scene built again in this World object, with other overrides."""
@@ -149,25 +148,123 @@ class World:
         self._e, self._overrides, self._bplib, self._map = fresh, overrides, None, None
         self._gen += 1
 
+    # -- stepping: synchronous (tick) or on the world's own thread (asynchronous mode)
+    def _step(self) -> int:
+        """One frame: the engine steps (listeners run inside, on this thread), then the on_tick
+        callbacks get the frame's snapshot. Errors of listeners and callbacks are raised here."""
+        err = _err()
+        with _interrupt.sigint_guard():
+            if self._constant or self._ackermann:
+                self._before_step()
+            with _lib.engine_lock:  # the engine read and stepped under one hold: no close() in between
+                st = _lib.lib().sn_engine_step(self._engine(), ctypes.byref(err))
+            if self._pending_error is not None:
+                e, self._pending_error = self._pending_error, None
+                raise e
+            check(st, err)
+            cbs = list(self._on_tick.values())  # once: another thread may add one meanwhile
+            snap = self._snapshot() if cbs else None
+            with self._ticked:
+                self._last_snapshot = snap
+                self._ticked.notify_all()
+            for cb in cbs:
+                with _interrupt.listener_scope():
+                    cb(snap)
+        return snap.frame if snap is not None else self._clock().frame
+
+    def _before_step(self) -> None:
+        """Constant velocities and Ackermann targets, applied before each step."""
+        for aid, v in list(self._constant.items()):
+            a = self.get_actor(aid)
+            if a is None:
+                del self._constant[aid]
+                continue
+            a.set_target_velocity(a.get_transform().transform_vector(v))
+        for aid, c in list(self._ackermann.items()):
+            a = self.get_actor(aid)
+            if a is None:
+                del self._ackermann[aid]
+                continue
+            fwd = a.get_transform().get_forward_vector()
+            speed = a.get_velocity().dot(fwd)
+            err = c.speed - speed
+            lock = math.radians(float(a.attributes.get("max_steer_angle", 70)))
+            steer = max(-1.0, min(1.0, c.steer / lock)) if lock > 0 else 0.0
+            throttle = max(0.0, min(1.0, 0.5 * err)) if c.speed >= 0 else 0.0
+            brake = max(0.0, min(1.0, -0.5 * err)) if err < -0.1 else 0.0
+            a.apply_control(VehicleControl(throttle=throttle, steer=steer, brake=brake))
+            self._ackermann[aid] = c  # apply_control clears nothing here: the target holds
+
+    def _snapshot(self) -> WorldSnapshot:
+        return WorldSnapshot._read(self._engine())
+
     def tick(self, seconds: float = 10.0) -> int:
         """Steps the world one frame (fixed_delta_seconds), runs the listeners of this frame's
-        data, returns the new frame number. An exception raised in a listener is raised here."""
-        err = _err()
-        st = _lib.lib().sn_engine_step(self._engine(), ctypes.byref(err))
-        if self._pending_error is not None:
-            e, self._pending_error = self._pending_error, None
-            raise e
-        check(st, err)
-        return self._clock().frame
+        data and the on_tick callbacks, returns the new frame number. An exception raised in a
+        listener is raised here; Ctrl+C during the step raises KeyboardInterrupt. In
+        asynchronous mode it waits for the world's next frame instead (at most `seconds`)."""
+        if self._async is not None:
+            return self.wait_for_tick(seconds).frame
+        return self._step()
 
     def wait_for_tick(self, seconds: float = 10.0) -> WorldSnapshot:
-        """In process there is nobody else to tick: this ticks, then returns the snapshot."""
-        self.tick()
+        """Asynchronous mode: waits (at most `seconds`) for the world's next frame and returns its
+        snapshot. Synchronous mode: nobody else ticks in process, so this ticks, then returns it."""
+        if self._async is None:
+            self.tick()
+            return self.get_snapshot()
+        with self._ticked:
+            frame = self._clock().frame
+            end = time.monotonic() + seconds
+            while self._clock().frame <= frame:
+                self._raise_async_error()
+                left = end - time.monotonic()
+                if left <= 0 or self._async is None:
+                    raise SensimError(f"wait_for_tick: no frame within {seconds} s", -4)
+                self._ticked.wait(min(left, 0.1))
         return self.get_snapshot()
 
     def get_snapshot(self) -> WorldSnapshot:
-        c = self._clock()
-        return WorldSnapshot(c.frame, Timestamp(c.frame, c.timestamp, c.dt))
+        """The current frame's snapshot (every live actor's state)."""
+        self._raise_async_error()
+        return self._snapshot()
+
+    def on_tick(self, callback: Callable) -> int:
+        """CARLA's on_tick: callback(WorldSnapshot) after every frame, on the thread that steps;
+        returns an id for remove_on_tick."""
+        i = self._next_cb
+        self._next_cb += 1
+        self._on_tick[i] = callback
+        return i
+
+    def remove_on_tick(self, callback_id: int) -> None:
+        self._on_tick.pop(int(callback_id), None)
+
+    def _start_async(self) -> None:
+        if self._async is not None:
+            return
+        self._async_stop.clear()
+        self._async_error = None
+        t = threading.Thread(target=_run_async, args=(weakref.ref(self), self._async_stop),
+                             name=f"sensim-world-{self.id}", daemon=True)
+        self._async = t
+        _ASYNC_WORLDS.add(self)
+        t.start()
+
+    def _stop_async(self) -> None:
+        t = getattr(self, "_async", None)
+        if t is None:
+            return
+        self._async_stop.set()
+        if t is not threading.current_thread():
+            t.join()
+        self._async = None
+        _ASYNC_WORLDS.discard(self)
+
+    def _raise_async_error(self) -> None:
+        if self._async_error is not None:
+            e, self._async_error = self._async_error, None
+            raise e
 
     @property
     def frame(self) -> int:
@@ -194,7 +291,7 @@ class World:
         old, self._listeners = self._listeners, {}
         for name, lst in old.items():
             if lst.callback is not None and L.sn_engine_find_actor(self._e, name.encode()):
-                self._listen(name, lst.callback)
+                self._listen(name, lst.callback, lst.zero_copy)
 
     # -- weather (CARLA's world.set_weather / get_weather)
     def get_weather(self) -> "WeatherParameters":
@@ -223,6 +320,24 @@ class World:
         check(_lib.lib().sn_engine_stats(self._engine(), ctypes.byref(s), ctypes.byref(err)), err)
         return {k: getattr(s, k) for k, _ in _lib.RunStats._fields_ if k != "struct_size"}
 
+    def get_traffic_health(self) -> dict:
+        """sn_engine_traffic_health (docs/traffic.md, "Traffic health"): {"totals": {...},
+        "windows": [{...}, ...]}, a window per simulated minute (the last one so far), each with
+        start, duration, vehicles, standing, crawling, flipped, red_light_crossings,
+        autopilot_collisions, deadlocks_resolved and lane_changes."""
+        L, err = _lib.lib(), _err()
+
+        def as_dict(h):
+            return {k: getattr(h, k) for k, _ in _lib.TrafficHealth._fields_ if k != "struct_size"}
+        t = _lib.TrafficHealth(struct_size=ctypes.sizeof(_lib.TrafficHealth))
+        check(L.sn_engine_traffic_health(self._engine(), ctypes.byref(t), ctypes.byref(err)), err)
+        windows = []
+        for i in range(L.sn_engine_traffic_health_windows(self._engine())):
+            w = _lib.TrafficHealth(struct_size=ctypes.sizeof(_lib.TrafficHealth))
+            check(L.sn_engine_traffic_health_window(self._engine(), i, ctypes.byref(w), ctypes.byref(err)), err)
+            windows.append(as_dict(w))
+        return {"totals": as_dict(t), "windows": windows}
+
     # -- blueprints and the map
     def get_blueprint_library(self) -> "BlueprintLibrary":
         if self._bplib is None:
@@ -243,6 +358,33 @@ class World:
                                   "client.load_world('maps/town.xodr'))", -7)
             self._map = Map._borrowed(h, self)
         return self._map
+
+    def load_map_layer(self, map_layers) -> None:
+        """Accepted (carla.MapLayer): sensim's map has no separable layers."""
+
+    def unload_map_layer(self, map_layers) -> None:
+        """Accepted (carla.MapLayer): sensim's map has no separable layers."""
+
+    def get_level_bbs(self, actor_type=None) -> list:
+        """CARLA's level bounding boxes: sensim has no level meshes beyond actors; [] (documented)."""
+        return []
+
+    def get_environment_objects(self, object_type=None) -> list:
+        """CARLA's environment objects: [] (sensim's scenery is actors or map geometry)."""
+        return []
+
+    def enable_environment_objects(self, env_objects_ids, enable: bool) -> None:
+        """Accepted; nothing to toggle."""
+
+    def cast_ray(self, initial_location, final_location) -> list:
+        raise SensimError("cast_ray: not available from Python yet (rays are the plugins' host API; "
+                          "docs/python.md)", -6)
+
+    def project_point(self, location, direction, search_distance: float = 10000.0):
+        raise SensimError("project_point: not available from Python yet (docs/python.md)", -6)
+
+    def ground_projection(self, location, search_distance: float = 10000.0):
+        raise SensimError("ground_projection: not available from Python yet (docs/python.md)", -6)
 
     def get_spectator(self) -> "Actor":
         """A stand-in for CARLA's spectator: it keeps the transform it is given (no view here)."""
@@ -287,7 +429,9 @@ class World:
                            transform._c(), attach_to.id if attach_to is not None else 0, 0, arr, len(attrs))
         out = ctypes.c_uint32()
         err = _err()
-        check(_lib.lib().sn_engine_spawn(self._engine(), ctypes.byref(d), ctypes.byref(out), ctypes.byref(err)), err)
+        with _lib.engine_lock:
+            st = _lib.lib().sn_engine_spawn(self._engine(), ctypes.byref(d), ctypes.byref(out), ctypes.byref(err))
+        check(st, err)
         self._spawned_api = True
         return self._wrap(out.value)
 
@@ -302,7 +446,7 @@ class World:
             return None
 
     # -- listeners: one C trampoline per sensor name, kept alive by the World
-    def _listen(self, name: str, callback: Callable) -> None:
+    def _listen(self, name: str, callback: Callable, zero_copy: bool = False) -> None:
         lst = self._listeners.get(name)
         if lst is None:
             lst = _Listener(self, name)
@@ -310,6 +454,7 @@ class World:
             check(_lib.lib().sn_engine_listen(self._engine(), name.encode(), lst.c_fn, None, ctypes.byref(err)), err)
             self._listeners[name] = lst
         lst.callback = callback
+        lst.zero_copy = bool(zero_copy)
 
     def _unlisten(self, name: str) -> None:
         # The engine drops its listener (no more calls into Python for this stream); the
@@ -340,11 +485,13 @@ class World:
 
 
 class _Listener:
-    """The ctypes callback of one sensor stream: builds the CARLA data object (views on the
-    engine's buffer, valid during the call) and hands it to the Python callback."""
+    """The ctypes callback of one sensor stream: builds the CARLA data object (its own copy of
+    the message; with zero_copy, views on the engine's buffer cut off after the call) and hands
+    it to the Python callback."""
 
     def __init__(self, world: World, name: str):
         self.callback: Callable | None = None
+        self.zero_copy = False
         wref = weakref.ref(world)
 
         def on_message(msgp, user):
@@ -352,7 +499,13 @@ class _Listener:
             if cb is None or w is None or w._pending_error is not None:
                 return
             try:
-                cb(_sensor_data(w, msgp.contents))
+                d = _sensor_data(w, msgp.contents, self.zero_copy)
+                try:
+                    with _interrupt.listener_scope():
+                        cb(d)
+                finally:
+                    if self.zero_copy:
+                        expire(d)
             except BaseException as ex:  # raised again by tick(), on the caller's stack
                 w._pending_error = ex
 
@@ -374,3 +527,50 @@ class _Spectator:
 
     def get_location(self) -> Location:
         return self._t.location
+
+
+# Worlds whose own thread runs: stopped before the interpreter tears down.
+_ASYNC_WORLDS: "weakref.WeakSet[World]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all_async() -> None:
+    for w in list(_ASYNC_WORLDS):
+        w._stop_async()
+
+
+def _async_speed() -> float:
+    """$SENSIM_ASYNC_SPEED: simulated seconds per wall-clock second of the asynchronous mode
+    (1: wall-clock pace, the default; 0: as fast as it steps)."""
+    try:
+        v = float(os.environ.get("SENSIM_ASYNC_SPEED", "1"))
+    except ValueError:
+        v = 1.0
+    return v if v >= 0 else 1.0
+
+
+def _run_async(wref, stop: threading.Event) -> None:
+    """The asynchronous mode's thread: steps the world at wall-clock pace until stopped."""
+    speed = _async_speed()
+    next_t = time.monotonic()
+    while not stop.is_set():
+        w = wref()
+        if w is None or w._e is None:
+            return
+        try:
+            w._step()
+            dt = w._clock().dt
+        except BaseException as ex:  # raised again in the script's thread by its next call
+            w._async_error = ex
+            _log.error("asynchronous mode stopped: %s", ex)
+            w._async = None
+            _ASYNC_WORLDS.discard(w)
+            with w._ticked:
+                w._ticked.notify_all()
+            return
+        del w
+        if speed > 0:
+            next_t += dt / speed
+            stop.wait(max(0.0, next_t - time.monotonic()))
+            if next_t < time.monotonic() - 1.0:  # fell behind: do not race to catch up
+                next_t = time.monotonic()

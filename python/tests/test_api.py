@@ -97,6 +97,9 @@ def test_set_autopilot_follows_the_lanes(client):
         beyond = loc.x < -42 or loc.x > 242 or loc.y > 42 or loc.y < -242  # within 8 m of an end
         assert beyond or m.get_waypoint(loc, project_to_road=False) is not None, f"left the lanes at {loc}"
     assert far > 30.0
+    health = world.get_traffic_health()  # 70 s: a whole minute and 10 s of the next
+    assert [(w["start"], round(w["duration"], 6), w["vehicles"]) for w in health["windows"]] == [(0, 60, 1), (60, 10, 1)]
+    assert health["totals"]["red_light_crossings"] == 0 and health["totals"]["flipped"] == 0
     car.set_autopilot(False)
     with pytest.raises(sensim.SensimError, match="ignore_lights_percentage"):
         car.set_autopilot(True, ignore_lights_percentage=150)
@@ -114,6 +117,11 @@ def test_blueprint_library_filter_and_attributes(client):
     a.set_attribute("fov", 110)
     assert a.get_attribute("fov").value == "110"
     assert lib.find("sensor.camera.rgb").get_attribute("fov").as_float() == 90.0  # find hands out copies
+    # CARLA's generate_traffic.py keeps the cars with int(bp.get_attribute('number_of_wheels')) == 4
+    cars = {b.id for b in lib.filter("vehicle.*") if int(b.get_attribute("number_of_wheels")) == 4}
+    assert {"vehicle.sedan", "vehicle.van", "vehicle.truck", "vehicle.bus", "vehicle.tesla.model3"} <= cars
+    assert not any(lib.find(i).get_attribute("base_type").as_str() in ("bicycle", "motorcycle") for i in cars)
+    assert float(lib.find("vehicle.kawasaki.ninja").get_attribute("number_of_wheels")) == 2.0
 
 
 def test_kinematic_actor_moves_by_velocity_times_dt(client):
@@ -137,7 +145,7 @@ def test_kinematic_actor_moves_by_velocity_times_dt(client):
     assert world.get_actors().filter("vehicle.*") == []
 
 
-def test_apply_settings_changes_the_step_before_the_first_tick(client):
+def test_apply_settings_changes_the_step_at_any_time(client):
     world = client.load_world()
     s = world.get_settings()
     s.fixed_delta_seconds = 0.02
@@ -145,9 +153,11 @@ def test_apply_settings_changes_the_step_before_the_first_tick(client):
     assert world.get_settings().fixed_delta_seconds == pytest.approx(0.02)
     world.tick()
     assert world.get_snapshot().timestamp.elapsed_seconds == pytest.approx(0.02)
+    # CARLA's rule: at any time, from the next frame; the clock keeps its time
     s.fixed_delta_seconds = 0.1
-    with pytest.raises(sensim.SensimError, match="before the first tick"):
-        world.apply_settings(s)
+    assert world.apply_settings(s) == 2
+    world.tick()
+    assert world.get_snapshot().timestamp.elapsed_seconds == pytest.approx(0.12)
 
 
 def test_scene_actors_and_geometry(client):

@@ -30,7 +30,8 @@ def test_record_query_and_replay(client, out):
     blocked = client.show_recorder_actors_blocked(rec, 1.0, 50)  # centimetres, as CARLA's
     assert blocked == run("recorder", "blocked", rec, "--min-time", "1", "--min-distance", "50").stdout
 
-    replay = client.replay_file(rec)
+    client.replay_file(rec)
+    replay = client.get_world()
     car = replay.get_actors().filter("vehicle.*")
     assert len(car) == 1
     for _ in range(50):

@@ -156,7 +156,8 @@ static void crash_into_wall(const char *dir, const char *plugins, double speed, 
     snprintf(want, sizeof want,
              "type_id=vehicle.sedan;semantic_tag=14;semantic_tags=14;parent=nil;role_name=hero;role_name=hero;"
              "color=200,30,30;semantic_tag=Car;texture=none;checker_size=1;extent=%s;mass=1500;max_power=%s;"
-             "max_steer_angle=%s;center_of_mass_height=%s;reflectivity=0.4;extent=%g,%g,%g;",
+             "max_steer_angle=%s;center_of_mass_height=%s;reflectivity=0.4;base_type=car;special_type=;generation=2;"
+             "number_of_wheels=4;has_lights=true;extent=%g,%g,%g;",
              ext, pw, st, com, hero.bounding_box.extent.x, hero.bounding_box.extent.y, hero.bounding_box.extent.z);
     CHECK(!strcmp(first_desc[0], want), "actor:\n  got  %s\n  want %s", first_desc[0], want);
     const char *wall_want = "type_id=static.prop.box;semantic_tag=4;semantic_tags=4;parent=nil;role_name=;role_name=;"

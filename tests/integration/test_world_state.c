@@ -299,7 +299,8 @@ static void api_spawn(void)
         color_seen |= strcmp(an, "color") == 0 && v.type == SN_ATTR_RGB && v.rgb[2] == 30;
         n_attr++;
     }
-    CHECK(n_attr == 11 && color_seen, "a sedan enumerates its 11 attributes, colour included (%u)", n_attr);
+    CHECK(n_attr == 16 && color_seen, "a sedan enumerates its 16 attributes (CARLA's five included), colour included (%u)",
+          n_attr);
     sn_actor_desc sd = {sizeof sd, "sensor.other.collision", "late_crash", {{0, 0, 0}, {0, 0, 0}}, car, 0, NULL, 0};
     uint32_t sensor = 0;
     CHECK(sn_engine_spawn(e, &sd, &sensor, &err) == SN_OK, "%s", err.msg);

@@ -125,6 +125,18 @@ int main(void)
     printf("sn_run_stats.frames_planned %zu\n", offsetof(sn_run_stats, frames_planned));
     printf("sn_run_stats.time_serialize %zu\n", offsetof(sn_run_stats, time_serialize));
     printf("sn_run_stats.time_write %zu\n", offsetof(sn_run_stats, time_write));
+    printf("sn_traffic_health %zu\n", sizeof(sn_traffic_health));
+    printf("sn_traffic_health.struct_size %zu\n", offsetof(sn_traffic_health, struct_size));
+    printf("sn_traffic_health.start %zu\n", offsetof(sn_traffic_health, start));
+    printf("sn_traffic_health.duration %zu\n", offsetof(sn_traffic_health, duration));
+    printf("sn_traffic_health.vehicles %zu\n", offsetof(sn_traffic_health, vehicles));
+    printf("sn_traffic_health.standing %zu\n", offsetof(sn_traffic_health, standing));
+    printf("sn_traffic_health.crawling %zu\n", offsetof(sn_traffic_health, crawling));
+    printf("sn_traffic_health.flipped %zu\n", offsetof(sn_traffic_health, flipped));
+    printf("sn_traffic_health.red_light_crossings %zu\n", offsetof(sn_traffic_health, red_light_crossings));
+    printf("sn_traffic_health.autopilot_collisions %zu\n", offsetof(sn_traffic_health, autopilot_collisions));
+    printf("sn_traffic_health.deadlocks_resolved %zu\n", offsetof(sn_traffic_health, deadlocks_resolved));
+    printf("sn_traffic_health.lane_changes %zu\n", offsetof(sn_traffic_health, lane_changes));
     printf("sn_record_options %zu\n", sizeof(sn_record_options));
     printf("sn_record_options.struct_size %zu\n", offsetof(sn_record_options, struct_size));
     printf("sn_record_options.file %zu\n", offsetof(sn_record_options, file));

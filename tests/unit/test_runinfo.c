@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     FILE *f = fopen(map, "w");
     if (f)
         fclose(f);
-    CHECK(sn_runinfo_write(run, run, NULL, map, 7, &err) == SN_OK, "write: %s", err.msg);
+    CHECK(sn_runinfo_write(run, run, NULL, map, 7, NULL, &err) == SN_OK, "write: %s", err.msg);
     CHECK(sn_run_map_path(run, got, sizeof got, &err) == SN_OK, "read: %s", err.msg);
     char want[2400], real_got[PATH_MAX], real_want[PATH_MAX];
     snprintf(want, sizeof want, "%s/../../maps/to\"wn\\1\t.xodr", run);
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     /* a run without a map */
     snprintf(cmd, sizeof cmd, "%s/run.json", run);
     remove(cmd);
-    CHECK(sn_runinfo_write(run, run, NULL, NULL, 7, &err) == SN_OK, "write without a map");
+    CHECK(sn_runinfo_write(run, run, NULL, NULL, 7, NULL, &err) == SN_OK, "write without a map");
     CHECK(sn_run_map_path(run, got, sizeof got, &err) == SN_E_NOT_FOUND && got[0] == 0, "no map named: not found");
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
     (void)!system(cmd);

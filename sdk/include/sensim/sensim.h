@@ -49,6 +49,8 @@ extern "C" {
 #define SN_LIMIT_SPEED 1000.0                  /* m/s: an initial velocity; walker speeds: 10 */
 #define SN_LIMIT_COORD 1e7                     /* m from the origin: locations, route points */
 #define SN_LIMIT_DT_MIN 1e-6                   /* s: the smallest fixed_delta_seconds, substep */
+#define SN_LIMIT_STEP 10.0                     /* s: the largest step sn_engine_set_step takes */
+#define SN_LIMIT_SUBSTEPS 1000                 /* physics substeps of one step (sn_engine_set_step) */
 
 /* An error: filled by every function that can fail. Caller-owned, no cleanup needed. */
 typedef struct sn_error {
@@ -158,6 +160,16 @@ SN_API const char *sn_engine_partial_dir(const sn_engine *e);
 
 /* The current clock. */
 SN_API const sn_clock *sn_engine_clock(const sn_engine *e);
+/*
+** CARLA's world.apply_settings: the step from the next frame on (between frames; not in a
+** replay). fixed_delta_seconds within [SN_LIMIT_DT_MIN, SN_LIMIT_STEP]; max_substep_delta_time
+** within [SN_LIMIT_DT_MIN, 1] (0 keeps the current); max_substeps within [1, 16] (0 keeps).
+** A step longer than max_substep_delta_time * max_substeps is run, as CARLA runs it, in
+** ceil(dt / max_substep_delta_time) substeps up to SN_LIMIT_SUBSTEPS (longer substeps beyond),
+** with one warning to the log. The clock's time keeps counting from where it was.
+*/
+SN_API sn_status sn_engine_set_step(sn_engine *e, double fixed_delta_seconds, double max_substep_delta_time,
+                                    uint32_t max_substeps, sn_error *err);
 /* Looks up a live actor by its scene name; 0 if none. */
 SN_API uint32_t sn_engine_find_actor(const sn_engine *e, const char *name);
 /* Fills *out for a live actor (set out->struct_size). */
@@ -704,6 +716,38 @@ SN_API sn_status sn_engine_traffic_light_trigger_volumes(const sn_engine *e, uin
 ** <speed> record, else 30 km/h (docs/traffic.md). For any live vehicle; a vehicle not on a map's
 ** lane keeps the last limit it had (30 km/h at first). */
 SN_API sn_status sn_engine_vehicle_speed_limit(const sn_engine *e, uint32_t id, double *kmh, sn_error *err);
+
+/* ---- Traffic health (docs/traffic.md, "Traffic health") ----
+**
+** What an observer of the world counts after every frame, per simulated minute (a window:
+** frames whose interval starts in [60 k, 60 (k + 1)) s), from poses, contacts and the lights'
+** stop lines alone. run.json and `sensim run --stats` write the same as `traffic_health`.
+*/
+
+/* One window's counts, or the totals. Set struct_size = sizeof(sn_traffic_health). */
+typedef struct sn_traffic_health {
+    uint32_t struct_size;
+    double start, duration;         /* s: the window's (the totals: 0 and the time observed) */
+    uint32_t vehicles;              /* autopilot vehicles present through the window */
+    uint32_t standing;              /* of them, those that moved less than 1 m in it */
+    uint32_t crawling;              /* of them, those that moved less than 50 m */
+    uint32_t flipped;               /* vehicles with |pitch| or |roll| over 30 deg at some frame of it
+                                       (the totals: distinct vehicles over the run) */
+    uint32_t red_light_crossings;   /* a vehicle's front crossed a red light's stop line, along its lane */
+    uint32_t autopilot_collisions;  /* two autopilot vehicles began to touch (with force) */
+    uint32_t deadlocks_resolved;    /* reported by the autopilot */
+    uint32_t lane_changes;          /* reported by the autopilot */
+} sn_traffic_health;
+
+/* The totals so far: every count summed over the windows (vehicles, standing and crawling as
+** vehicle-windows), flipped as distinct vehicles. All zero before the first frame. */
+SN_API sn_status sn_engine_traffic_health(const sn_engine *e, sn_traffic_health *out, sn_error *err);
+/* The windows so far: the finished ones and the current one (its counts up to the last frame). */
+SN_API uint32_t sn_engine_traffic_health_windows(const sn_engine *e);
+SN_API sn_status sn_engine_traffic_health_window(const sn_engine *e, uint32_t index, sn_traffic_health *out,
+                                                 sn_error *err);
+/* Writes the `traffic_health` JSON object of run.json (one line, no newline) to out. */
+SN_API sn_status sn_engine_traffic_health_json(const sn_engine *e, FILE *out, sn_error *err);
 
 /* ---- Crash reports ---- */
 

@@ -162,7 +162,7 @@ typedef struct sn_geo_location {
 /* The clock as a plugin sees it during a frame (host-owned: it may grow at its end). */
 typedef struct sn_clock {
     uint64_t frame;     /* starts at 1 */
-    double timestamp;   /* seconds since the start: frame * dt, never accumulated */
+    double timestamp;   /* seconds since the start: frame * dt (from the last step change), never accumulated */
     double dt;          /* fixed_delta_seconds */
     int64_t time_ns;    /* timestamp as integer nanoseconds */
     int64_t dt_ns;      /* dt as integer nanoseconds */

@@ -1,0 +1,121 @@
+"""CARLA's world.debug (carla.DebugHelper) and carla.Color, and the names CARLA scripts use that
+sensim accepts without an effect (carla.MapLayer)."""
+from __future__ import annotations
+
+import enum
+
+__all__ = ["Color", "DebugHelper", "MapLayer", "CityObjectLabel", "LabelledPoint"]
+
+
+class Color:
+    """CARLA's carla.Color (0-255 channels)."""
+    __slots__ = ("r", "g", "b", "a")
+
+    def __init__(self, r: int = 0, g: int = 0, b: int = 0, a: int = 255):
+        self.r, self.g, self.b, self.a = int(r), int(g), int(b), int(a)
+
+    def __eq__(self, o) -> bool:
+        return isinstance(o, Color) and (self.r, self.g, self.b, self.a) == (o.r, o.g, o.b, o.a)
+
+    def __repr__(self) -> str:
+        return f"Color({self.r}, {self.g}, {self.b}, {self.a})"
+
+
+class MapLayer(enum.IntFlag):
+    """CARLA's carla.MapLayer: accepted by load_world and load/unload_map_layer; sensim's map
+    layers are not separable (a load or unload changes nothing, docs/python.md)."""
+    NONE = 0
+    Buildings = 0x1
+    Decals = 0x1 << 1
+    Foliage = 0x1 << 2
+    Ground = 0x1 << 3
+    ParkedVehicles = 0x1 << 4
+    Particles = 0x1 << 5
+    Props = 0x1 << 6
+    StreetLights = 0x1 << 7
+    Walls = 0x1 << 8
+    All = 0xFFFF
+
+
+class CityObjectLabel(enum.IntEnum):
+    """CARLA 0.9.15's semantic tags (the values of sensim's tag table)."""
+    NONE = 0
+    Roads = 1
+    Sidewalks = 2
+    Buildings = 3
+    Walls = 4
+    Fences = 5
+    Poles = 6
+    TrafficLight = 7
+    TrafficSigns = 8
+    Vegetation = 9
+    Terrain = 10
+    Sky = 11
+    Pedestrians = 12
+    Rider = 13
+    Car = 14
+    Truck = 15
+    Bus = 16
+    Train = 17
+    Motorcycle = 18
+    Bicycle = 19
+    Static = 20
+    Dynamic = 21
+    Other = 22
+    Water = 23
+    RoadLines = 24
+    Ground = 25
+    Bridge = 26
+    RailTrack = 27
+    GuardRail = 28
+    Any = 0xFF
+
+
+class LabelledPoint:
+    """CARLA's carla.LabelledPoint: a location and its semantic label."""
+
+    def __init__(self, location, label: int = 0):
+        self.location, self.label = location, label
+
+
+class DebugHelper:
+    """CARLA's world.debug: draw_point/line/arrow/box/string. There is no window to draw in: each
+    call is kept in `shapes` (kind, arguments, the frame it was drawn at, life_time) for the
+    script or a test to read; nothing reaches the outputs (docs/python.md)."""
+
+    def __init__(self, world):
+        self._world = world
+        self.shapes: list[dict] = []
+
+    def _add(self, kind: str, life_time: float, **kw) -> None:
+        try:
+            frame = self._world._clock().frame
+        except Exception:
+            frame = 0
+        self.shapes.append({"kind": kind, "frame": frame, "life_time": float(life_time), **kw})
+        if len(self.shapes) > 100000:  # a script drawing every frame forever: keep the newest
+            del self.shapes[:50000]
+
+    def draw_point(self, location, size: float = 0.1, color: Color = Color(255, 0, 0), life_time: float = -1.0,
+                   persistent_lines: bool = True) -> None:
+        self._add("point", life_time, location=location, size=size, color=color)
+
+    def draw_line(self, begin, end, thickness: float = 0.1, color: Color = Color(255, 0, 0),
+                  life_time: float = -1.0, persistent_lines: bool = True) -> None:
+        self._add("line", life_time, begin=begin, end=end, thickness=thickness, color=color)
+
+    def draw_arrow(self, begin, end, thickness: float = 0.1, arrow_size: float = 0.1,
+                   color: Color = Color(255, 0, 0), life_time: float = -1.0, persistent_lines: bool = True) -> None:
+        self._add("arrow", life_time, begin=begin, end=end, thickness=thickness, arrow_size=arrow_size, color=color)
+
+    def draw_box(self, box, rotation, thickness: float = 0.1, color: Color = Color(255, 0, 0),
+                 life_time: float = -1.0, persistent_lines: bool = True) -> None:
+        self._add("box", life_time, box=box, rotation=rotation, thickness=thickness, color=color)
+
+    def draw_string(self, location, text: str, draw_shadow: bool = False, color: Color = Color(255, 0, 0),
+                    life_time: float = -1.0, persistent_lines: bool = True) -> None:
+        self._add("string", life_time, location=location, text=str(text), color=color)
+
+    def draw_hud_point(self, location, size: float = 0.1, color: Color = Color(255, 0, 0),
+                       life_time: float = -1.0, persistent_lines: bool = True) -> None:
+        self.draw_point(location, size, color, life_time)
