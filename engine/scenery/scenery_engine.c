@@ -8,7 +8,6 @@
 #include "../traffic/signs.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 sn_status sn_scenery_add(sn_engine *e, sn_error *err)
@@ -64,6 +63,5 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
     }
     sn_scenery_free(&e->scenery);
     e->scenery = sc;
-    if (getenv("SN_SCENERY_DEBUG")) fprintf(stderr, "scenery: %u pieces, %u chunks\n", sc.n_objs, m->n_chunks - sc.first_chunk);
     return sn_world_set_roads(w, m, err);
 }
