@@ -92,7 +92,10 @@ sn_status sn_cli_run_frames(sn_engine *e, sn_error *err)
         return sn_engine_run(e, 0, err); /* not under a batch, or sn_engine_run refuses it */
     fcntl((int)fd, F_SETFL, O_NONBLOCK); /* a batch that does not read never blocks the run */
     double last = 0;
+    sn_scenario_info sc = {.struct_size = sizeof sc};
     for (uint64_t f = 1; f <= n; f++) {
+        if (sn_engine_scenario(e, &sc, NULL) == SN_OK && sc.ended) /* the storyboard ended the run */
+            break;
         sn_status st = sn_engine_step(e, err);
         if (st) {
             sn_engine_finish(e, false, NULL);

@@ -842,6 +842,58 @@ static sn_status parse_map(ctx *c, const sn_ynode *n, sn_scene *s)
     return SN_OK;
 }
 
+/* A path given in the scene, resolved against the scene's folder. */
+static sn_status scene_relative(ctx *c, const char *text, char **out)
+{
+    if (text[0] == '/' || !strchr(c->path, '/'))
+        return (*out = sn_strdup(text)) ? SN_OK : sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    size_t dir = (size_t)(strrchr(c->path, '/') - c->path), len = dir + 1 + strlen(text) + 1;
+    if (!(*out = malloc(len)))
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    snprintf(*out, len, "%.*s/%s", (int)dir, c->path, text);
+    return SN_OK;
+}
+
+/* scenario: FILE.xosc (docs/openscenario.md) */
+static sn_status parse_scenario(ctx *c, const sn_ynode *n, sn_scene *s)
+{
+    char *text = NULL;
+    sn_status st = get_string(c, n, "scenario", &text);
+    if (st)
+        return st;
+    s->scenario_pos = pos_of(c, n);
+    if (!text[0]) {
+        free(text);
+        return at(c, n, "scenario: expected the path of an OpenSCENARIO file%s%s", "", "");
+    }
+    free(s->scenario_path);
+    s->scenario_path = NULL;
+    st = scene_relative(c, text, &s->scenario_path);
+    free(text);
+    return st;
+}
+
+/* parameters: {NAME: VALUE}: the scenario's parameter overrides. */
+static sn_status parse_parameters(ctx *c, const sn_ynode *n, sn_scene *s)
+{
+    sn_status st = expect(c, n, SN_Y_MAP, "parameters");
+    if (st)
+        return st;
+    if (!(s->scenario_sets = calloc(n->n + 1, sizeof *s->scenario_sets)))
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; i + 1 < n->n; i += 2) { /* key, value, key, value ... */
+        const sn_ynode *k = n->items[i], *v = n->items[i + 1];
+        if ((st = expect(c, k, SN_Y_SCALAR, "a parameter name")) || (st = expect(c, v, SN_Y_SCALAR, "a parameter value")))
+            return st;
+        size_t len = strlen(k->text) + strlen(v->text) + 2;
+        if (!(s->scenario_sets[s->n_scenario_sets] = malloc(len)))
+            return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+        snprintf(s->scenario_sets[s->n_scenario_sets], len, "%s=%s", k->text, v->text);
+        s->n_scenario_sets++;
+    }
+    return SN_OK;
+}
+
 /* traffic: {vehicles, walkers, seed, blueprint, knobs}: CARLA's generate_traffic.py as a key. */
 static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
 {
@@ -983,14 +1035,26 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         if (!sets[i] || !(s->sets[i] = sn_strdup(sets[i])))
             return sn_fail(err, SN_E_INVALID, "%s: an override is NULL or out of memory", path);
     sn_scene_settings_default(&s->settings);
-    sn_ydoc doc;
-    sn_status st = sn_ydoc_load(&doc, path, err);
-    if (st)
+    sn_ydoc doc = {0};
+    sn_status st = SN_OK;
+    size_t plen = strlen(path);
+    if (plen > 5 && strcmp(path + plen - 5, ".xosc") == 0) {
+        /* an OpenSCENARIO file run as it is: a scene of nothing but that scenario, which
+        ** --set settings.* and parameters.* still reach */
+        if (!(doc.path = sn_strdup(path)) || !(doc.root = sn_ynode_new(SN_Y_MAP, NULL)) ||
+            !(s->scenario_path = sn_strdup(path))) {
+            sn_ydoc_free(&doc);
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+        }
+        doc.root->line = doc.root->col = 1;
+    } else if ((st = sn_ydoc_load(&doc, path, err))) {
         return st;
+    }
     for (size_t i = 0; i < s->n_sets && !st; i++)
         st = sn_ydoc_override(&doc, path, s->sets[i], err);
     ctx c = {path, err, &s->strings, s};
-    static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", "traffic", "scenery", NULL};
+    static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", "traffic", "scenario",
+                                       "parameters", "scenery", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!st && !root)
         st = sn_fail(err, SN_E_INVALID, "%s:1:1: the scene is empty (expected a mapping with settings, actors, sensors)", path);
@@ -1010,6 +1074,12 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         st = parse_recorder(&c, v, s);
     if (!st && (v = sn_ynode_get(root, "traffic")))
         st = parse_traffic(&c, v, s);
+    if (!st && (v = sn_ynode_get(root, "scenario")))
+        st = parse_scenario(&c, v, s);
+    if (!st && (v = sn_ynode_get(root, "parameters")))
+        st = parse_parameters(&c, v, s);
+    if (!st && s->n_scenario_sets && !s->scenario_path)
+        st = sn_fail(err, SN_E_INVALID, "%s: parameters: given without a scenario to take them", path);
     if (!st && (v = sn_ynode_get(root, "scenery")))
         st = parse_scenery(&c, v, s);
     if (!st)
@@ -1018,7 +1088,8 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         st = sn_fail(err, SN_E_RANGE, "%s: %u actors and %u sensors, more than the limit of %u (SN_LIMIT_ACTORS)", path,
                      s->n_actors, s->n_sensors, SN_LIMIT_ACTORS);
     if (!st && s->settings.frames == 0) {
-        double d = s->settings.duration > 0 ? s->settings.duration : 5.0;
+        /* a scenario runs until its storyboard ends; an hour of simulated time at most */
+        double d = s->settings.duration > 0 ? s->settings.duration : s->scenario_path ? 3600.0 : 5.0;
         s->settings.frames = (uint64_t)ceil(d / s->settings.fixed_delta_seconds - 1e-9);
     }
     sn_ydoc_free(&doc);
@@ -1065,5 +1136,9 @@ void sn_scene_free(sn_scene *s)
     free(s->recorder_file);
     free(s->map_path);
     free(s->traffic.blueprint);
+    free(s->scenario_path);
+    for (size_t i = 0; i < s->n_scenario_sets; i++)
+        free(s->scenario_sets[i]);
+    free(s->scenario_sets);
     memset(s, 0, sizeof *s);
 }

@@ -149,6 +149,10 @@ typedef struct sn_scene {
     uint64_t recorder_date;
     sn_srcpos recorder_pos;
     sn_scene_traffic traffic;
+    char *scenario_path;       /* scenario: an OpenSCENARIO file (or the .xosc run itself); NULL = none */
+    sn_srcpos scenario_pos;
+    char **scenario_sets;      /* parameters: {NAME: VALUE} as "NAME=VALUE", for the scenario */
+    size_t n_scenario_sets;
     sn_scene_scenery scenery;
 } sn_scene;
 

@@ -6,6 +6,7 @@
 #include "spool.h"
 #include "outdir.h"
 #include "runinfo.h"
+#include "../scenario/scenario.h"
 
 #include "../data/image.h"
 #include "../data/netpbm.h"
@@ -127,6 +128,8 @@ static void unload(sn_engine *e)
     e->loaded = false;
     sn_replay_free(e->replay);
     e->replay = NULL;
+    sn_scenario_free(e->scenario);
+    e->scenario = NULL;
 }
 
 void sn_engine_unload(sn_engine *e) { unload(e); }
@@ -338,6 +341,8 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     sn_status st = sn_world_init(&e->world, e->seed, err);
     if (st)
         return st;
+    if (sc->scenario_path && !e->replay && (st = sn_scenario_open(e, err))) /* its LogicFile may be the map */
+        return st;
     if ((st = load_map(e, err)))
         return st;
     /* The map's traffic lights exist before anything the scene spawns, as in CARLA's towns. */
@@ -360,6 +365,9 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     /* A replay's world comes from its recording: the scene lends only its sensors. */
     const uint32_t n_actors = e->replay ? 0 : sc->n_actors;
+    /* The scenario's entities first: the scene's sensors may attach to them by name. */
+    if (e->scenario && (st = sn_scenario_spawn(e, err)))
+        return st;
     for (uint32_t i = 0; i < n_actors; i++)
         if (sc->actors[i].name && !sn_strmap_put(&e->scene_names, sc->actors[i].name, &sc->actors[i]))
             return sn_fail(err, SN_E_NOMEM, "out of memory");
@@ -372,7 +380,8 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     }
     for (uint32_t i = 0; i < sc->n_actors + sc->n_sensors; i++) {
         const sn_scene_entity *ent = i < sc->n_actors ? &sc->actors[i] : &sc->sensors[i - sc->n_actors];
-        if (ent->attach_to && !scene_actor(e, ent->attach_to) && !e->replay) /* replay: recorded names */
+        if (ent->attach_to && !scene_actor(e, ent->attach_to) && !e->replay && /* replay: recorded names */
+            !(e->scenario && sn_world_find_name(&e->world, ent->attach_to))) /* a scenario's entity */
             return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no actor of this scene",
                            sn_scene_where(sc, ent->attach_pos).s, ent->attach_to);
     }
@@ -932,8 +941,11 @@ sn_status sn_engine_step_begin(sn_engine *e, sn_error *err)
         st = run_phase(e, SN_PHASE_PRE, err);
     if (!st) {
         t1 = mono();
-        sn_traffic_controllers(e, c->dt); /* step 3: route followers and map autopilots */
-        st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
+        if (e->scenario)
+            st = sn_scenario_step(e, err); /* step 3: the storyboard, */
+        sn_traffic_controllers(e, c->dt); /* route followers and map autopilots */
+        if (!st)
+            st = sn_world_advance(&e->world, c->dt, e->n_sub, err);
         if (!st && !e->replay && !e->no_health)
             st = sn_health_observe(e, err); /* the finished frame's traffic health */
         e->time_world += mono() - t1;
@@ -997,8 +1009,12 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
             st = s2;
     }
     /* the whole run succeeded: its outputs move into place; else they stay in the staging folder */
-    if (complete && !st && e->final_dir && !(st = sn_runinfo_write(e->out_dir, e->final_dir, e->scene.path,
-                                                                     e->scene.map_path, e->seed, &e->health, err)))
+    const char *story = NULL;
+    if (complete && !st && e->scenario)
+        st = sn_scenario_finish(e, e->out_dir, &story, err);
+    if (complete && !st && e->final_dir && !(st = sn_runinfo_write_with(e->out_dir, e->final_dir, e->scene.path,
+                                                                          e->scene.map_path, e->seed, &e->health,
+                                                                          story, err)))
         st = sn_outdir_commit(e->out_dir, e->final_dir, err);
     if (complete && !st) {
         free(e->partial_dir);
@@ -1023,7 +1039,7 @@ sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err)
         return sn_fail(err, SN_E_RANGE, "run: %llu frames is over the limit of %llu (SN_LIMIT_FRAMES)",
                        (unsigned long long)n, (unsigned long long)SN_LIMIT_FRAMES);
     }
-    for (uint64_t f = 0; f < n; f++) {
+    for (uint64_t f = 0; f < n && !sn_scenario_ended(e); f++) { /* a storyboard's end ends the run */
         sn_status st = sn_engine_step(e, err);
         if (st) {
             sn_engine_finish(e, false, NULL);

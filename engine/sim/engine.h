@@ -206,6 +206,7 @@ struct sn_engine {
     uint64_t rec_frame0;   /* the clock's frame when recording started */
     uint32_t rec_actor;    /* the recorder's actor id while it records, else 0 */
     struct sn_replay *replay; /* set while replaying a recording (replay.c) */
+    struct sn_scenario *scenario; /* the scene's OpenSCENARIO storyboard (scenario/scenario.h), NULL without one */
 
     /* ---- test world (api_testworld.c, sensim/testworld.h) ---- */
     bool in_step;             /* between sn_engine_step_begin and sn_engine_step_end */

@@ -63,6 +63,12 @@ bool sn_path_relative(const char *from, const char *to, char *out, size_t cap)
 sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *scene, const char *map, uint64_t seed,
                            const struct sn_health *health, sn_error *err)
 {
+    return sn_runinfo_write_with(stage, run_dir, scene, map, seed, health, NULL, err);
+}
+
+sn_status sn_runinfo_write_with(const char *stage, const char *run_dir, const char *scene, const char *map,
+                                uint64_t seed, const struct sn_health *health, const char *extra, sn_error *err)
+{
     char path[PATH_MAX + 16], rel[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", stage, SN_RUNINFO_FILE);
     FILE *f = fopen(path, "wx");
@@ -79,6 +85,8 @@ sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *s
         fputs(",\"traffic_health\":", f);
         sn_health_json(health, f);
     }
+    if (extra && extra[0])
+        fprintf(f, ",%s", extra);
     fputs("}\n", f);
     bool bad = ferror(f);
     if (fclose(f) != 0 || bad)

@@ -18,6 +18,10 @@ struct sn_health;
 ** (traffic/health.h), NULL for none. */
 sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *scene, const char *map, uint64_t seed,
                            const struct sn_health *health, sn_error *err);
+/* The same with further members (a JSON fragment `"key":value,...`, NULL for none): a scenario's
+** storyboard end. */
+sn_status sn_runinfo_write_with(const char *stage, const char *run_dir, const char *scene, const char *map,
+                                uint64_t seed, const struct sn_health *health, const char *extra, sn_error *err);
 
 /* `to` relative to the folder `from` (both are made absolute first; symbolic links resolved
 ** when they exist) into out[cap], or `to` made absolute when only the root is common to both;

@@ -1,6 +1,5 @@
 /* traffic.c — the map autopilot: path keeping, pure pursuit, speed, gap and lights. */
 #include "traffic.h"
-#include "crosswalk.h"
 #include "lights.h"
 #include "signs.h"
 #include "traffic_int.h"
@@ -31,7 +30,7 @@ void sn_traffic_free(struct sn_traffic *t)
     if (!t)
         return;
     free(t->b);
-    free(t->cw);
+    sn_walkers_free(t->walkers);
     free(t);
 }
 
@@ -53,11 +52,6 @@ static bool build_grid(sn_engine *e)
         return false;
     struct sn_traffic *t = e->traffic;
     const sn_world *w = &e->world;
-    if (!t->cw_built && e->map) {
-        t->cw_built = true;
-        if (!sn_crosswalks_build(e->map, &t->cw, &t->n_cw))
-            t->n_cw = 0; /* out of memory: walkers keep to their sidewalks */
-    }
     if (!sn_grow((void **)&t->b, &t->cap, w->n_bodies + 1, sizeof *t->b))
         return false;
     t->n = 0;
@@ -205,11 +199,6 @@ static bool advance_path(sn_mapdrive *md, sn_vec3 pos, double *along0)
     *along0 = -u; /* path[0] lies u metres behind the actor's projection */
     return lat < 6;
 }
-
-/* The path keeping above, for walkers.c (traffic_int.h). */
-bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos) { return relocate(m, md, pos); }
-void sn_md_refill(const sn_map *m, sn_mapdrive *md) { refill(m, md, 0); }
-bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0) { return advance_path(md, pos, along0); }
 
 /* ---- Vehicles ---- */
 
@@ -482,7 +471,7 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         if (!a->mv->ap->map)
             sn_autopilot_update(w, a, dt);
         else if (a->mv->ap->map->walker)
-            sn_walker_update(e, a, a->mv->ap->map);
+            sn_walker_update(e, a, a->mv->ap->map, dt);
         else
             vehicle_update(e, a, a->mv->ap->map, dt);
     }
@@ -525,5 +514,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     *ap = (sn_autopilot){0};
     ap->map = md;
     a->has_autopilot = true;
+    if (md->walker)
+        sn_walker_attach(e, a, md); /* wanders: random goals on the navigation graph */
     return SN_OK;
 }

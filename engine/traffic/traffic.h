@@ -50,11 +50,6 @@ typedef struct sn_mapdrive {
     uint32_t light_seen; /* the light last approached, index + 1 */
     bool light_ignored;  /* drawn once per approach (ignore_lights_percentage) */
     bool light_go;       /* decided to pass this light on yellow */
-    /* Walkers at crosswalks: the crosswalk end last decided at (index + 1; decided again only
-    ** after walking 5 m away from it), whether to cross it, and the crossing under way. */
-    uint32_t cw_seen;
-    bool cw_go, crossing;
-    sn_vec3 cross_to;
     /* Signs (signs.c): the limit of the last speed sign passed (m/s, 0 none), the stop or yield
     ** line approached (index + 1), its ignore draw, whether the vehicle may pass it, and the
     ** time it has stood at it. */

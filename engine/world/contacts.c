@@ -8,6 +8,7 @@
 #include "driver.h"
 
 #include "../core/util.h"
+#include "../map/road_mesh.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -126,6 +127,17 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
         c.surface.soft_cfm = 1e-5;
         c.surface.soft_erp = 0.3;
         c.geom = cg[i];
+        /* A walking walker that meets a sidewalk's edge head-on: ODE's box-trimesh contact at
+        ** the surface's edge can push it back level, so it would stand at the kerb. A contact
+        ** within a kerb's height of its soles lifts it instead (it steps up). */
+        if (feet && !fallen && fabs(cg[i].normal[2]) < 0.7) {
+            const sn_actor *wk = a1->kind == SN_ACTOR_WALKER ? a1 : a2;
+            const dReal *wp = wk->ph->body ? dBodyGetPosition(wk->ph->body) : NULL;
+            if (wp && cg[i].pos[2] - (wp[2] - wk->ph->bbox.extent.z) < 2 * SN_ROAD_KERB) {
+                c.geom.normal[0] = c.geom.normal[1] = 0;
+                c.geom.normal[2] = wk == a1 ? 1 : -1;
+            }
+        }
         dJointID j = dJointCreateContact(w->world, w->contact_group, &c);
         dJointAttach(j, b1, b2);
         memset(&rec->fb, 0, sizeof rec->fb);

@@ -42,6 +42,7 @@ from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Imag
                    RssResponse, SensorData, V2XData, V2XEvent)
 from .map import LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
 from .weather import WeatherParameters
+from .walkers import WalkerAIController
 
 __version__ = "0.1.0"
 
@@ -61,7 +62,7 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "OpticalFlowImage", "RadarDetection", "RadarMeasurement", "SemanticLidarMeasurement", "WeatherParameters",
            "GeoLocation", "VehicleAckermannControl", "CityObjectLabel", "Color", "DebugHelper", "LabelledPoint",
            "MapLayer", "GearPhysicsControl", "VehiclePhysicsControl", "WheelPhysicsControl", "ActorSnapshot",
-           "command", "VehicleDoor", "VehicleFailureState"]
+           "command", "VehicleDoor", "VehicleFailureState", "WalkerAIController"]
 
 
 class VehicleDoor:

@@ -324,6 +324,20 @@ class Walker(Actor):
     def apply_control(self, control: WalkerControl) -> None:
         self._call("sn_engine_apply_walker_control", ctypes.byref(control._c()))
 
+    def set_autopilot(self, enabled: bool = True, tm_port: int = 8000) -> None:
+        """sensim's walker autopilot: on a map, the walker wanders the sidewalks to random goals
+        (as the scene's traffic: walkers, CARLA's AI controller after its first goal); off, it
+        stands. See docs/walkers.md."""
+        del tm_port
+        if not enabled:
+            from .walkers import _lib_nav
+            err = _err()
+            check(_lib_nav().sn_engine_walker_ai_stop(self._world._engine(), self.id, ctypes.byref(err)), err)
+            return
+        o = _lib.AutopilotOptions(ctypes.sizeof(_lib.AutopilotOptions), -1.0, float("nan"), float("nan"),
+                                  float("nan"))
+        self._call("sn_engine_set_autopilot", True, ctypes.byref(o))
+
 
 class Sensor(Actor):
     """CARLA's carla.Sensor: listen(callback) gets one data object per measurement, during

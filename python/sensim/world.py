@@ -10,7 +10,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from . import _lib
+from . import _lib, walkers
 from ._common import _KIND_SENSOR, _KIND_VEHICLE, _KIND_WALKER, _err, _log
 from ._lib import SensimError, check
 from .actor import Actor, ActorList, Sensor, Vehicle, Walker
@@ -346,6 +346,7 @@ class World:
             if not h:
                 check(err.status or -1, err)
             self._bplib = BlueprintLibrary._from_handle(h)
+            self._bplib._bps.append(walkers.controller_blueprint())  # controller.ai.walker
         return self._bplib
 
     def get_map(self):
@@ -386,12 +387,26 @@ class World:
     def ground_projection(self, location, search_distance: float = 10000.0):
         raise SensimError("ground_projection: not available from Python yet (docs/python.md)", -6)
 
+    # -- walkers' navigation (walkers.py)
+    def get_random_location_from_navigation(self) -> "Location | None":
+        """A point on the map's sidewalks, from the pedestrians' seed; None without sidewalks."""
+        return walkers.random_location(self)
+
+    def set_pedestrians_cross_factor(self, percentage: float) -> None:
+        """The share (0..1) of walkers started from now on that may cross roads anywhere."""
+        walkers.set_cross_factor(self, percentage)
+
+    def set_pedestrians_seed(self, seed: int) -> None:
+        walkers.set_seed(self, seed)
+
     def get_spectator(self) -> "Actor":
         """A stand-in for CARLA's spectator: it keeps the transform it is given (no view here)."""
         return self._spectator
 
     # -- actors
     def _wrap(self, aid: int) -> "Actor | None":
+        if aid >= walkers.CONTROLLER_ID_BASE:  # an AI walker controller (walkers.py)
+            return walkers.find_controller(self, aid)
         a = self._actors.get(aid)
         if a is not None:
             return a
@@ -423,6 +438,8 @@ class World:
         """Spawns now (CARLA's spawn_actor); raises SensimError with the engine's reason (a
         collision at the spawn point names what it overlaps). With attach_to, `transform` is the
         mount relative to the parent's origin. `name` (sensim's) names a sensor's stream."""
+        if blueprint.id == walkers.AI_WALKER:
+            return walkers.spawn_controller(self, attach_to)
         attrs = [(k, v) for k, v in blueprint._values.items()]
         arr = (_lib.Attribute * max(1, len(attrs)))(*[_lib.Attribute(k.encode(), str(v).encode()) for k, v in attrs])
         d = _lib.ActorDesc(ctypes.sizeof(_lib.ActorDesc), blueprint.id.encode(), _lib.cstr(name),

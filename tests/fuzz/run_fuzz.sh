@@ -3,7 +3,7 @@
 # exercises and fuzzes it for a bounded time (FUZZ_SECONDS, default 20) from its seed corpus in
 # the repository; without clang it runs the corpus once through the same entry point. Any
 # finding (crash, leak, sanitizer report, hang over 10 s, more than 1 GiB) fails the test.
-# args: source root, work dir, [target: reader (default) | scene | stream | map]
+# args: source root, work dir, [target: reader (default) | scene | stream | map | xosc]
 set -u
 SRC=$1 TARGET=${3:-reader}
 WORK=$2/fuzz_$TARGET
@@ -27,6 +27,11 @@ case $TARGET in
   map) # the OpenDRIVE map loader, its queries and signal binding (engine/map, traffic/bind.c, libxml2)
     CORPUS=$SRC/tests/fuzz/corpus_map
     FILES=("$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
+    LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
+  xosc) # the OpenSCENARIO loader and the storyboard player (engine/scenario, libxml2) on a small map
+    CORPUS=$SRC/tests/fuzz/corpus_xosc
+    FILES=("$SRC/tests/fuzz/fuzz_xosc.c" "$E/scenario/xosc_expr.c" "$E/scenario/xosc_parse.c" "$E/scenario/xosc_move.c"
+           "$E/scenario/xosc_play.c" "$E/scenario/xosc_route.c" "$E"/map/*.c "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
     LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   *) echo "run_fuzz.sh: unknown target '$TARGET'" >&2; exit 2 ;;
 esac

@@ -334,6 +334,25 @@ typedef struct sn_run_stats {
 ** a scene is loaded too (all zero). */
 SN_API sn_status sn_engine_stats(const sn_engine *e, sn_run_stats *out, sn_error *err);
 
+/*
+** An OpenSCENARIO scenario's storyboard (docs/openscenario.md): a scene loads one with
+** `scenario: FILE.xosc` (parameters with `parameters: {NAME: VALUE}` or --set parameters.NAME=VALUE),
+** or sn_engine_load_scene is given the .xosc itself. sn_engine_run stops at the frame in which
+** the storyboard ends. Strings belong to the engine and live until the scene is unloaded.
+** Set struct_size = sizeof(sn_scenario_info).
+*/
+typedef struct sn_scenario_info {
+    uint32_t struct_size;
+    bool loaded;                /* the scene plays a scenario */
+    bool ended;                 /* its storyboard ended: its StopTrigger fired or every story completed */
+    bool completed;             /* it ended by its own rules (not because the frames ran out) */
+    double time;                /* s: when it ended, else the simulation time now */
+    const char *ended_by;       /* "StopTrigger", "all stories complete", "" while running */
+    const char *stop_condition; /* the StopTrigger's condition that fired, "" otherwise */
+    uint64_t log_messages;      /* messages of storyboard.msgpack so far */
+} sn_scenario_info;
+SN_API sn_status sn_engine_scenario(const sn_engine *e, sn_scenario_info *out, sn_error *err);
+
 /* ---- The blueprint library (CARLA's world.get_blueprint_library()) ---- */
 
 /* Opaque: a read-only list of blueprints and of the plugin files found. */
@@ -797,6 +816,46 @@ typedef struct sn_autopilot_options {
 */
 SN_API sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const sn_autopilot_options *o,
                                          sn_error *err);
+
+/* ---- Walkers that navigate (api_walkers.c; docs/walkers.md) ----
+** CARLA's navigation (world.get_random_location_from_navigation, set_pedestrians_cross_factor,
+** set_pedestrians_seed) and its AI walker controller (controller.ai.walker: start, stop,
+** go_to_location, set_max_speed), on a graph of the map's sidewalks and crossings. */
+
+/* A point drawn uniformly along the map's sidewalks (on their surface), from the pedestrians'
+** generator (seeded from the run's seed, or sn_engine_set_pedestrians_seed). SN_E_STATE
+** without a map; SN_E_NOT_FOUND when the map has no sidewalks. */
+SN_API sn_status sn_engine_random_navigation_location(sn_engine *e, sn_vec3 *loc, sn_error *err);
+/* CARLA's set_pedestrians_cross_factor: the share (0..1) of walkers that start navigating
+** from now on that may also cross roads away from crosswalks and junction corners. */
+SN_API sn_status sn_engine_set_pedestrians_cross_factor(sn_engine *e, double percentage, sn_error *err);
+/* CARLA's set_pedestrians_seed: reseeds the pedestrians' generator (random locations, and the
+** goals and crossing draws of walkers that start navigating from now on). */
+SN_API sn_status sn_engine_set_pedestrians_seed(sn_engine *e, uint64_t seed, sn_error *err);
+/* controller.ai.walker's start: walker `walker` joins the navigation and stands until
+** go_to_location; after reaching a goal it walks on to random ones (CARLA's walker manager).
+** stop: it leaves the navigation and stands (its autopilot off). SN_E_INVALID for no walker
+** or no sidewalk within 50 m; SN_E_STATE without a map. */
+SN_API sn_status sn_engine_walker_ai_start(sn_engine *e, uint32_t walker, sn_error *err);
+SN_API sn_status sn_engine_walker_ai_stop(sn_engine *e, uint32_t walker, sn_error *err);
+/* go_to_location: a route along sidewalks and crossings to the sidewalk point nearest dest.
+** SN_E_STATE before start; SN_E_INVALID when no route reaches it. set_max_speed: m/s, (0, 10]. */
+SN_API sn_status sn_engine_walker_ai_go_to_location(sn_engine *e, uint32_t walker, sn_vec3 dest, sn_error *err);
+SN_API sn_status sn_engine_walker_ai_set_max_speed(sn_engine *e, uint32_t walker, double speed, sn_error *err);
+
+/* The navigation graph's figures (sn_engine_navigation_info). Set struct_size. */
+typedef struct sn_navigation_info {
+    uint32_t struct_size;
+    uint32_t nodes, edges;          /* edges: directed */
+    uint32_t crosswalks;            /* crossings on the map's crosswalk objects */
+    uint32_t corner_crossings;      /* across junction arms without a crosswalk */
+    uint32_t road_crossings;        /* mid-block, for walkers the cross factor allows */
+    uint32_t components;            /* connected parts of the graph */
+    uint32_t sidewalk_lanes;        /* sidewalk lanes (per lane section) */
+    uint32_t largest_lanes;         /* of them, in the largest component */
+    double sidewalk_km;             /* length of the sidewalk edges */
+} sn_navigation_info;
+SN_API sn_status sn_engine_navigation_info(sn_engine *e, sn_navigation_info *out, sn_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,274 @@
+/* xosc_engine.c — a scenario in the engine: its entities become kinematic actors through spawn
+** descriptors, its storyboard runs in step 3 of each frame, its log becomes storyboard.msgpack
+** and its end goes into run.json. docs/openscenario.md. */
+#include "scenario.h"
+#include "xosc_run.h"
+
+#include "../core/error.h"
+#include "../core/util.h"
+#include "../map/lanemap.h"
+#include "../plugin/attr.h"
+#include "../sim/engine.h"
+#include "../traffic/traffic.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sn_scenario {
+    sn_xosc *x;
+    sn_xrun run;
+    bool running;
+    uint32_t *actor;   /* per entity: its actor id */
+    struct sn_engine *e;
+    char json[1024];
+    char **warned;     /* runtime warnings given (each once) */
+    uint32_t n_warned;
+};
+
+static void say(struct sn_engine *e, const char *line)
+{
+    if (e->opts.log)
+        e->opts.log(SN_LOG_WARN, line, e->opts.log_user);
+    else if (!e->opts.quiet_plugins)
+        fprintf(stderr, "sensim: warning: %s\n", line);
+}
+
+static void run_warn(void *user, const char *line)
+{
+    sn_scenario *s = user;
+    for (uint32_t i = 0; i < s->n_warned; i++)
+        if (!strcmp(s->warned[i], line))
+            return;
+    char **nw = realloc(s->warned, (s->n_warned + 1) * sizeof *nw);
+    if (!nw)
+        return;
+    s->warned = nw;
+    if ((nw[s->n_warned] = sn_strdup(line)))
+        s->n_warned++;
+    say(s->e, line);
+}
+
+void sn_scenario_free(sn_scenario *s)
+{
+    if (!s)
+        return;
+    sn_xrun_free(&s->run);
+    sn_xosc_free(s->x);
+    free(s->actor);
+    for (uint32_t i = 0; i < s->n_warned; i++)
+        free(s->warned[i]);
+    free(s->warned);
+    free(s);
+}
+
+sn_status sn_scenario_open(struct sn_engine *e, sn_error *err)
+{
+    sn_scene *sc = &e->scene;
+    sn_scenario *s = calloc(1, sizeof *s);
+    if (!s)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    s->e = e;
+    e->scenario = s;
+    sn_status st = sn_xosc_load(sc->scenario_path, (const char *const *)sc->scenario_sets, sc->n_scenario_sets, &s->x, err);
+    if (st)
+        return st;
+    for (uint32_t i = 0; i < s->x->n_warnings; i++)
+        say(e, s->x->warnings[i]);
+    if (!sc->map_path) {
+        if (!s->x->logic_file)
+            return sn_fail(err, SN_E_INVALID, "%s: RoadNetwork: no LogicFile: sensim plays a scenario on its OpenDRIVE map",
+                           sc->scenario_path);
+        if (!(sc->map_path = sn_strdup(s->x->logic_file)))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+    }
+    return SN_OK;
+}
+
+/* The actor's origin (CARLA's: a vehicle's at the bottom of its box, others' at its centre)
+** from the entity's reference point and box. */
+static sn_transform actor_pose(const sn_xentity *d, const sn_xent *x)
+{
+    double ch = cos(x->h), sh = sin(x->h);
+    double ox = x->x + ch * d->cx - sh * d->cy, oy = x->y + sh * d->cx + ch * d->cy;
+    double oz = x->z + d->cz - (d->kind == SN_XEN_VEHICLE ? d->hgt / 2 : 0);
+    return (sn_transform){{ox, -oy, oz}, {0, -x->h * 180 / M_PI, 0}};
+}
+
+static void activate(void *user, int i)
+{
+    sn_scenario *s = user;
+    struct sn_engine *e = s->e;
+    sn_actor *a = sn_world_find(&e->world, s->actor[i]);
+    if (!a || !a->ph->body)
+        return;
+    double v = s->run.ents[i].v, h = s->run.ents[i].h;
+    if (s->x->ents[i].external) {
+        /* the user's: it goes on at its speed (kinematic) until the user sets its target, or
+        ** switches it to physics and drives it (sn_engine_set_simulate_physics, apply_control) */
+        sn_world_set_velocity(&e->world, a, sn_v3(v * cos(h), -v * sin(h), 0), sn_v3(0, 0, 0));
+        if (a->mv->kin)
+            a->mv->kin->kin_scripted = true;
+        return;
+    }
+    sn_world_set_drive(&e->world, a, SN_DRIVE_PHYSICS);
+    sn_world_set_velocity(&e->world, a, sn_v3(v * cos(h), -v * sin(h), 0), sn_v3(0, 0, 0));
+    sn_tm_knobs k = {NAN, NAN, NAN};
+    sn_error err = {0};
+    if (sn_mapdrive_start(e, a, &k, 0, e->seed ^ sn_hash_str(s->x->ents[i].name), &err)) {
+        char line[1800];
+        snprintf(line, sizeof line, "%s: ActivateControllerAction: '%s': %s", s->x->path, s->x->ents[i].name, err.msg);
+        run_warn(s, line);
+    }
+}
+
+sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
+{
+    sn_scenario *s = e->scenario;
+    sn_xosc *x = s->x;
+    if (!sn_xrun_init(&s->run, x, e->map, e->clock.dt))
+        return sn_fail(err, SN_E_INVALID, "%s", s->run.why);
+    s->run.warn = run_warn;
+    s->run.warn_user = s;
+    s->run.activate = activate;
+    s->run.user = s;
+    if (!(s->actor = calloc(x->n_ents + 1, sizeof *s->actor)))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < x->n_ents; i++) {
+        const sn_xentity *d = &x->ents[i];
+        const sn_blueprint *bp = sn_library_find(&e->lib, d->blueprint);
+        if (!bp)
+            return sn_fail(err, SN_E_INVALID, "%s:%d: ScenarioObject '%s': no blueprint '%s'", x->path, d->line, d->name,
+                           d->blueprint);
+        char extent[96];
+        snprintf(extent, sizeof extent, "%.6g,%.6g,%.6g", d->len / 2, d->wid / 2, d->hgt / 2);
+        sn_scene_attr attrs[2] = {{(char *)"role_name", d->name, {0, 0}, {0, 0}}, {(char *)"extent", extent, {0, 0}, {0, 0}}};
+        uint32_t n = 0;
+        if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "role_name") >= 0)
+            n = 1;
+        if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "extent") >= 0)
+            attrs[n++] = attrs[1];
+        sn_scene_entity ent = {.name = d->name, .blueprint = (char *)bp->id, .attrs = attrs, .n_attrs = n};
+        sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i])};
+        sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, NULL, &desc.values, err);
+        sn_actor *a;
+        if (st || (st = sn_spawn_actor(e, &desc, &a, err))) {
+            char where[600];
+            snprintf(where, sizeof where, "%s:%d: ScenarioObject '%s'", x->path, d->line, d->name);
+            return sn_error_prefix(err, where);
+        }
+        s->actor[i] = a->id;
+        if (a->ph->body && !sn_world_set_drive(&e->world, a, SN_DRIVE_KINEMATIC))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+        double v = s->run.ents[i].v, h = s->run.ents[i].h;
+        if (a->ph->body)
+            sn_world_set_velocity(&e->world, a, sn_v3(v * cos(h), -v * sin(h), 0), sn_v3(0, 0, 0));
+    }
+    if (s->run.weather_set) {
+        sn_engine_apply_weather(e, &s->run.weather);
+        s->run.weather_set = false;
+    }
+    s->running = true;
+    return SN_OK;
+}
+
+sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
+{
+    sn_scenario *s = e->scenario;
+    if (!s || !s->running)
+        return SN_OK;
+    sn_xrun *r = &s->run;
+    /* entities an autopilot drives: the storyboard reads their poses */
+    for (uint32_t i = 0; i < s->x->n_ents; i++) {
+        if (r->ents[i].mode != SN_XM_EXTERNAL)
+            continue;
+        sn_actor *a = sn_world_find(&e->world, s->actor[i]);
+        if (!a)
+            continue;
+        sn_transform t = sn_actor_world_transform(&e->world, a);
+        double v = sn_v3_len(a->st.vel);
+        if (a->mv && a->mv->kin && a->drive == SN_DRIVE_KINEMATIC && a->mv->kin->has_target) {
+            /* the user set where it will be at the end of this frame: the storyboard sees that */
+            v = sn_v3_len(sn_v3_sub(a->mv->kin->target_pos, a->st.pos)) / e->clock.dt;
+            t.location = a->mv->kin->target_pos;
+            t.rotation = sn_quat_to_rotation(a->mv->kin->target_rot);
+        }
+        double h = -t.rotation.yaw * M_PI / 180;
+        const sn_xentity *d = &s->x->ents[i];
+        r->ents[i].h = h;
+        r->ents[i].x = t.location.x - cos(h) * d->cx + sin(h) * d->cy;
+        r->ents[i].y = -t.location.y - sin(h) * d->cx - cos(h) * d->cy;
+        r->ents[i].z = t.location.z - d->cz + (d->kind == SN_XEN_VEHICLE ? d->hgt / 2 : 0);
+        r->ents[i].v = v;
+    }
+    if (!r->ended && !sn_xrun_step(r))
+        return sn_fail(err, SN_E_INVALID, "%s", r->why);
+    for (uint32_t i = 0; i < s->x->n_ents; i++) {
+        sn_actor *a = sn_world_find(&e->world, s->actor[i]);
+        if (!a || !a->ph->body || a->drive != SN_DRIVE_KINEMATIC || r->ents[i].mode == SN_XM_EXTERNAL)
+            continue;
+        sn_transform t = actor_pose(&s->x->ents[i], &r->ents[i]);
+        a->mv->kin->has_target = true;
+        a->mv->kin->kin_scripted = false;
+        a->mv->kin->target_pos = t.location;
+        a->mv->kin->target_rot = sn_quat_from_rotation(t.rotation);
+    }
+    if (r->weather_set) {
+        sn_engine_apply_weather(e, &r->weather);
+        r->weather_set = false;
+    }
+    return SN_OK;
+}
+
+bool sn_scenario_ended(const struct sn_engine *e) { return e->scenario && e->scenario->run.ended; }
+
+sn_status sn_scenario_finish(struct sn_engine *e, const char *dir, const char **json, sn_error *err)
+{
+    sn_scenario *s = e->scenario;
+    *json = NULL;
+    if (!s || !s->running)
+        return SN_OK;
+    const sn_xrun *r = &s->run;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/storyboard.msgpack", dir);
+    FILE *f = fopen(path, "wbx");
+    if (!f)
+        return sn_fail(err, SN_E_IO, "%s: cannot write: %s", path, strerror(errno));
+    bool bad = r->log.size && fwrite(r->log.data, 1, r->log.size, f) != r->log.size;
+    if (fclose(f) != 0 || bad)
+        return sn_fail(err, SN_E_IO, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+    int n = snprintf(s->json, sizeof s->json,
+                     "\"storyboard\":{\"completed\":%s,\"ended_by\":", r->ended ? "true" : "false");
+    FILE *m = fmemopen(s->json + n, sizeof s->json - (size_t)n, "w");
+    if (m) {
+        sn_json_str(m, r->ended ? r->ended_by : "frames ran out");
+        fputs(",\"stop_condition\":", m);
+        sn_json_str(m, r->stop_condition);
+        fprintf(m, ",\"time\":%.9g,\"messages\":%llu}", r->ended ? r->end_time : r->t, (unsigned long long)r->n_log);
+        fclose(m);
+    }
+    *json = s->json;
+    return SN_OK;
+}
+
+SN_API sn_status sn_engine_scenario(const sn_engine *e, sn_scenario_info *out, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!e || !out || out->struct_size < sizeof *out)
+        return sn_fail(err, SN_E_INVALID, "scenario: NULL engine or output, or struct_size too small");
+    sn_scenario_info z = {.struct_size = out->struct_size, .ended_by = "", .stop_condition = ""};
+    *out = z;
+    const sn_scenario *s = e->scenario;
+    if (!s || !s->running)
+        return SN_OK;
+    out->loaded = true;
+    out->ended = s->run.ended;
+    out->completed = s->run.completed;
+    out->time = s->run.ended ? s->run.end_time : s->run.t;
+    out->ended_by = s->run.ended_by;
+    out->stop_condition = s->run.stop_condition;
+    out->log_messages = s->run.n_log;
+    return SN_OK;
+}

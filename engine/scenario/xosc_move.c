@@ -1,0 +1,847 @@
+/* xosc_move.c — entities driven by the storyboard: positions, and the kinematic motion of
+** SpeedAction, LaneChangeAction, LaneOffsetAction and FollowTrajectoryAction.
+**
+** An entity on a lane keeps (road, section, lane, s, offset): each step it moves along the lane's
+** centre by the distance its speed profile covers (the closed-form integral of the dynamics
+** shape, so positions match the shape's formula, not a sum of steps), into the next lane through
+** sections and junctions (the first successor, as the map orders them), and sideways by its
+** lateral profile. Anything else (pedestrians, entities off the lanes) moves straight along its
+** heading. */
+#include "xosc_run.h"
+
+#include "../map/lanemap.h"
+#include "../map/road_mesh.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double sn_xshape_f(sn_xshape s, double tau)
+{
+    if (tau <= 0)
+        return s == SN_XS_STEP ? 1 : 0;
+    if (tau >= 1)
+        return 1;
+    switch (s) {
+    case SN_XS_STEP: return 1;
+    case SN_XS_LINEAR: return tau;
+    case SN_XS_CUBIC: return tau * tau * (3 - 2 * tau);
+    case SN_XS_SINUSOIDAL: return 0.5 * (1 - cos(M_PI * tau));
+    }
+    return 1;
+}
+
+/* The integral of f from 0 to tau (tau in [0, 1]); past 1 it grows by (tau - 1). */
+double sn_xshape_int(sn_xshape s, double tau)
+{
+    if (tau <= 0)
+        return 0;
+    double extra = tau > 1 ? tau - 1 : 0;
+    if (tau > 1)
+        tau = 1;
+    double v = 0;
+    switch (s) {
+    case SN_XS_STEP: v = tau; break;
+    case SN_XS_LINEAR: v = 0.5 * tau * tau; break;
+    case SN_XS_CUBIC: v = tau * tau * tau - 0.5 * tau * tau * tau * tau; break;
+    case SN_XS_SINUSOIDAL: v = 0.5 * (tau - sin(M_PI * tau) / M_PI); break;
+    }
+    return v + extra;
+}
+
+static const sn_odr_road *road_at(const sn_xrun *r, int32_t ri) { return &r->map->odr->roads[ri]; }
+
+static bool fail(sn_xrun *r, const char *fmt, const char *a, int line)
+{
+    snprintf(r->why, sizeof r->why, "%s:%d: ", r->x->path, line);
+    size_t n = strlen(r->why);
+    snprintf(r->why + n, sizeof r->why - n, fmt, a);
+    r->failed = true;
+    return false;
+}
+
+/* Centre t of a lane at s, or false when the lane does not exist there. */
+static bool lane_centre(const sn_xrun *r, int32_t ri, int lane, double s, uint32_t *sec_out, double *tc)
+{
+    const sn_odr_road *rd = road_at(r, ri);
+    uint32_t sec = sn_odr_section_at(rd, s, false);
+    if (!sn_odr_lane_of(&rd->sections[sec], lane))
+        return false;
+    double a, b;
+    sn_odr_lane_span(rd, &rd->sections[sec], lane, s, &a, &b);
+    *tc = 0.5 * (a + b);
+    if (sec_out)
+        *sec_out = sec;
+    return true;
+}
+
+/* x, y, z, h of a lane-mode entity from its (road, lane, s, offset). */
+static void lane_pose(sn_xrun *r, sn_xent *e)
+{
+    const sn_odr_road *rd = road_at(r, e->ri);
+    const sn_odr_section *sec = &rd->sections[e->sec];
+    double a, b;
+    sn_odr_lane_span(rd, sec, e->lane, e->s, &a, &b);
+    int dir = e->sdir;
+    double t = 0.5 * (a + b) + dir * e->off, p[3];
+    sn_odr_point(rd, e->s, t, 0, p);
+    sn_odr_pose ref = sn_odr_ref_line(rd, e->s);
+    e->x = p[0], e->y = p[1], e->z = p[2];
+    double yaw = ref.hdg + (dir < 0 ? M_PI : 0);
+    if (e->v > 1e-6 && e->lat_rate != 0)
+        yaw += atan2(e->lat_rate, e->v);
+    e->h = atan2(sin(yaw), cos(yaw));
+}
+
+static bool locate(const sn_xrun *r, double x, double y, double z, uint32_t types, sn_map_place *pl)
+{
+    return r->map && sn_map_locate(r->map, (sn_vec3){x, -y, z}, 2.0, types, pl) && pl->outside <= 0.0;
+}
+
+bool sn_xmove_locate(const sn_xrun *r, int i, int32_t *road, int *lane, double *s, double *t, double *outside)
+{
+    const sn_xent *e = &r->ents[i];
+    sn_map_place pl;
+    if (!r->map || !sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl))
+        return false;
+    *road = r->map->odr->roads[pl.road].id;
+    *lane = pl.lane;
+    *s = pl.s;
+    *t = pl.t;
+    *outside = pl.outside;
+    return true;
+}
+
+/* The lane `n` lanes to the left (n < 0: right) of `lane` for an entity moving along s (sdir
+** +1) or against it (-1), skipping 0: lane ids grow toward +t. */
+static int lane_shift(int sdir, int lane, int n)
+{
+    int step = (n > 0 ? 1 : -1) * sdir;
+    for (int k = 0; k < abs(n); k++) {
+        lane += step;
+        if (lane == 0)
+            lane += step;
+    }
+    return lane;
+}
+
+/* The road place of an entity: its lane state, or where it stands. */
+static bool entity_road(sn_xrun *r, int i, int32_t *ri, int *lane, double *s, double *t)
+{
+    sn_xent *e = &r->ents[i];
+    if (!r->map)
+        return false;
+    if (e->mode == SN_XM_LANE) {
+        const sn_odr_road *rd = road_at(r, e->ri);
+        double tc;
+        if (!lane_centre(r, e->ri, e->lane, e->s, NULL, &tc))
+            return false;
+        (void)rd;
+        *ri = e->ri, *lane = e->lane, *s = e->s, *t = tc + e->sdir * e->off;
+        return true;
+    }
+    sn_map_place pl;
+    if (!sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl))
+        return false;
+    *ri = pl.road, *lane = pl.lane, *s = pl.s, *t = pl.t;
+    return true;
+}
+
+bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
+                      bool *on_lane)
+{
+    *on_lane = false;
+    const sn_xent *ref = p->entity >= 0 ? &r->ents[p->entity] : NULL;
+    if (ref && !ref->placed)
+        return fail(r, "the position refers to entity '%s', which has no position yet", r->x->ents[p->entity].name,
+                    p->line);
+    switch (p->kind) {
+    case SN_XP_WORLD:
+        out[0] = p->x, out[1] = p->y, out[2] = p->z, out[3] = p->h;
+        return true;
+    case SN_XP_REL_WORLD:
+    case SN_XP_REL_OBJECT: {
+        double dx = p->x, dy = p->y;
+        if (p->kind == SN_XP_REL_OBJECT) {
+            double c = cos(ref->h), sn = sin(ref->h);
+            dx = c * p->x - sn * p->y;
+            dy = sn * p->x + c * p->y;
+        }
+        out[0] = ref->x + dx, out[1] = ref->y + dy, out[2] = ref->z + p->z;
+        out[3] = p->has_h ? (p->h_relative ? ref->h + p->h : p->h) : ref->h;
+        return true;
+    }
+    default:
+        break;
+    }
+    if (!r->map)
+        return fail(r, "%s needs the scenario's map (RoadNetwork/LogicFile)", "a road or lane position", p->line);
+    const sn_odr *o = r->map->odr;
+    int32_t ri = -1;
+    int ln = 0;
+    double ss = 0, tt = 0;
+    if (p->kind == SN_XP_ROAD || p->kind == SN_XP_LANE) {
+        ri = sn_odr_road_index(o, p->road);
+        if (ri < 0) {
+            char id[32];
+            snprintf(id, sizeof id, "%d", p->road);
+            return fail(r, "roadId %s names no road of the map", id, p->line);
+        }
+        ss = p->s;
+        ln = p->lane;
+        tt = p->t;
+    } else { /* relative to an entity's place on the road */
+        double t0;
+        if (!entity_road(r, p->entity, &ri, &ln, &ss, &t0))
+            return fail(r, "entity '%s' is on no road: a relative road or lane position needs one",
+                        r->x->ents[p->entity].name, p->line);
+        ss += p->s;
+        if (p->kind == SN_XP_REL_ROAD)
+            tt = t0 + p->t;
+        else {
+            int l = ln + p->lane; /* dLane: lane ids, skipping the centre lane */
+            if ((ln < 0) != (l < 0) || l == 0)
+                l += p->lane > 0 ? 1 : -1;
+            ln = l;
+        }
+    }
+    const sn_odr_road *rd = &o->roads[ri];
+    if (ss < -1e-9 || ss > rd->length + 1e-9) {
+        char v[64];
+        snprintf(v, sizeof v, "%g (road %d is %g m long)", ss, rd->id, rd->length);
+        return fail(r, "s %s is off the road", v, p->line);
+    }
+    ss = fmin(fmax(ss, 0), rd->length);
+    double hdg_extra = 0;
+    if (p->kind == SN_XP_LANE || p->kind == SN_XP_REL_LANE) {
+        double tc;
+        uint32_t sec;
+        if (!lane_centre(r, ri, ln, ss, &sec, &tc)) {
+            char v[64];
+            snprintf(v, sizeof v, "%d at s %g of road %d", ln, ss, rd->id);
+            return fail(r, "no lane %s", v, p->line);
+        }
+        tt = tc + p->offset;
+        int dir = sn_map_lane_dir(rd, ln);
+        *road = ri, *lane = ln, *s = ss, *off = p->offset, *on_lane = true; /* off: road t, for now */
+        hdg_extra = dir < 0 ? M_PI : 0;
+    }
+    double q[3];
+    sn_odr_point(rd, ss, tt, 0, q);
+    sn_odr_pose ref_line = sn_odr_ref_line(rd, ss);
+    out[0] = q[0], out[1] = q[1], out[2] = q[2];
+    double h = ref_line.hdg + hdg_extra;
+    if (p->has_h)
+        h = p->h_relative ? h + p->h : p->h;
+    out[3] = atan2(sin(h), cos(h));
+    return true;
+}
+
+/* The height of the map's surface under (x, y): the road's, a sidewalk's kerb above it; z
+** itself where no lane is. */
+static double ground_z(const sn_xrun *r, double x, double y, double z)
+{
+    sn_map_place pl;
+    if (!r->map || !sn_map_locate(r->map, (sn_vec3){x, -y, z}, 2.0, 0, &pl) || pl.outside > 0)
+        return z;
+    const sn_odr_road *rd = road_at(r, pl.road);
+    double p[3];
+    sn_odr_point(rd, pl.s, pl.t, 0, p);
+    const sn_odr_lane *l = sn_odr_lane_of(&rd->sections[pl.section], pl.lane);
+    return p[2] + (l && l->type == SN_LANE_SIDEWALK ? SN_ROAD_KERB : 0);
+}
+
+/* Puts entity e on the lane under (x, y) when it stands on a driving lane and heads its way. */
+static void snap_to_lane(sn_xrun *r, sn_xent *e, sn_xent_kind kind)
+{
+    e->mode = SN_XM_FREE;
+    sn_map_place pl;
+    if (kind != SN_XEN_VEHICLE || !locate(r, e->x, e->y, e->z, SN_LANE_DRIVING, &pl))
+        return;
+    const sn_odr_road *rd = road_at(r, pl.road);
+    double c = cos(sn_odr_ref_line(rd, pl.s).hdg - e->h);
+    if (fabs(c) < 0.7) /* more than 45 degrees off the road's direction: it drives its own way */
+        return;
+    int dir = c > 0 ? 1 : -1; /* along s or against it, whichever way the lane runs */
+    double tc;
+    uint32_t sec;
+    if (!lane_centre(r, pl.road, pl.lane, pl.s, &sec, &tc))
+        return;
+    e->mode = SN_XM_LANE;
+    e->ri = pl.road, e->sec = sec, e->lane = pl.lane, e->s = pl.s, e->off = dir * (pl.t - tc), e->sdir = dir;
+}
+
+bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
+{
+    sn_xent *e = &r->ents[i];
+    double q[4], s, off;
+    int32_t ri;
+    int lane;
+    bool on_lane;
+    if (!sn_xmove_resolve(r, p, q, &ri, &lane, &s, &off, &on_lane))
+        return false;
+    e->x = q[0], e->y = q[1], e->z = q[2], e->h = q[3];
+    e->placed = true;
+    e->end_of_road = false;
+    e->lat_rate = 0;
+    if (e->mode == SN_XM_EXTERNAL)
+        return true;
+    sn_xent_kind kind = r->x->ents[i].kind;
+    if (on_lane && kind == SN_XEN_VEHICLE) {
+        e->mode = SN_XM_LANE;
+        /* it moves the way it heads: along s or against it */
+        e->sdir = cos(q[3] - sn_odr_ref_line(road_at(r, ri), s).hdg) >= 0 ? 1 : -1;
+        e->ri = ri, e->lane = lane, e->s = s, e->off = e->sdir * off;
+        double tc;
+        lane_centre(r, ri, lane, s, &e->sec, &tc);
+        return true;
+    }
+    snap_to_lane(r, e, kind);
+    if (e->mode == SN_XM_FREE)
+        e->z = ground_z(r, e->x, e->y, e->z);
+    return true;
+}
+
+/* ---- actions ---- */
+
+static double ent_speed(const sn_xrun *r, int i) { return r->ents[i].v; }
+
+/* LongitudinalDistanceAction: how far entity i is from where the action wants it (positive: too
+** far back), and the gap it wants. */
+static double gap_error(const sn_xrun *r, int i, const sn_xaction *a)
+{
+    const sn_xent *e = &r->ents[i];
+    double want = a->time_gap ? a->value * fmax(e->v, 0) : a->value;
+    double have = sn_xent_long(r, i, a->ref, a->freespace, true); /* positive: the reference ahead */
+    return a->leading ? -(want + have) : have - want;
+}
+
+/* The duration of a transition from a to b (speeds, or offsets when lateral at speed v). */
+static double duration(const sn_xdyn *d, double a, double b, bool lateral, double v)
+{
+    if (d->shape == SN_XS_STEP)
+        return 0;
+    switch (d->dim) {
+    case SN_XD_TIME: return d->value;
+    case SN_XD_RATE: {
+        /* the rate is the shape's peak rate (esmini's reading): linear's is its mean, cubic's 1.5
+        ** times, sinusoidal's pi/2 times */
+        double k = d->shape == SN_XS_CUBIC ? 1.5 : d->shape == SN_XS_SINUSOIDAL ? M_PI / 2 : 1;
+        return d->value > 0 ? k * fabs(b - a) / d->value : 0;
+    }
+    case SN_XD_DISTANCE:
+        if (lateral) /* the longitudinal distance over which the lane is changed */
+            return v > 1e-9 ? d->value / v : 0;
+        return a + b > 1e-9 ? 2 * d->value / (a + b) : 0; /* every shape's mean speed is (a + b) / 2 */
+    }
+    return 0;
+}
+
+static double speed_target(const sn_xrun *r, const sn_xaction *a)
+{
+    if (!a->relative)
+        return a->value;
+    double v = ent_speed(r, a->ref);
+    return a->factor ? v * a->value : v + a->value;
+}
+
+/* A lateral offset target (travel-left of entity i's current lane). */
+static bool lateral_target(sn_xrun *r, int i, const sn_xaction *a, double *o1)
+{
+    sn_xent *e = &r->ents[i];
+    const sn_odr_road *rd = road_at(r, e->ri);
+    int dir = e->sdir;
+    if (a->kind == SN_XA_LANE_OFFSET) {
+        if (!a->relative) {
+            *o1 = dir * a->value;
+            return true;
+        }
+        sn_xent *f = &r->ents[a->ref];
+        if (f->mode != SN_XM_LANE)
+            return fail(r, "LaneOffsetAction: entity '%s' is on no lane", r->x->ents[a->ref].name, a->line);
+        *o1 = f->off + dir * a->value;
+        return true;
+    }
+    /* LaneChangeAction: the target lane becomes the entity's lane; its offset is then measured from it */
+    int target;
+    if (a->relative) {
+        sn_xent *f = &r->ents[a->ref];
+        if (f->mode != SN_XM_LANE || f->ri != e->ri)
+            return fail(r, "LaneChangeAction: RelativeTargetLane: entity '%s' is not on the actor's road",
+                        r->x->ents[a->ref].name, a->line);
+        target = lane_shift(e->sdir, f->lane, (int)a->value);
+    } else {
+        target = (int)a->value;
+    }
+    double tc0, tc1;
+    uint32_t sec;
+    if (!lane_centre(r, e->ri, e->lane, e->s, NULL, &tc0) || !lane_centre(r, e->ri, target, e->s, &sec, &tc1)) {
+        char v[64];
+        snprintf(v, sizeof v, "%d at s %.2f of road %d", target, e->s, rd->id);
+        return fail(r, "LaneChangeAction: no lane %s", v, a->line);
+    }
+    e->off += dir * (tc0 - tc1);
+    e->lat_o0 = e->off;
+    e->lane = target;
+    e->sec = sec;
+    *o1 = a->has_lane_offset ? dir * a->lane_offset : 0;
+    return true;
+}
+
+static void end_lon(sn_xent *e)
+{
+    e->lon = NULL;
+    e->lon_elem = -2;
+    e->lon_tracking = false;
+}
+
+static void end_lat(sn_xent *e)
+{
+    e->lat = NULL;
+    e->lat_elem = -2;
+    e->lat_tracking = false;
+    e->lat_rate = 0;
+}
+
+static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
+{
+    sn_xent *e = &r->ents[i];
+    free(e->tv);
+    free(e->tcum);
+    e->tv = malloc(a->n_verts * 3 * sizeof *e->tv);
+    e->tcum = malloc(a->n_verts * sizeof *e->tcum);
+    if (!e->tv || !e->tcum)
+        return fail(r, "%s", "out of memory", a->line);
+    for (uint32_t k = 0; k < a->n_verts; k++) {
+        double q[4], s, off;
+        int32_t ri;
+        int lane;
+        bool on;
+        if (!sn_xmove_resolve(r, &a->verts[k], q, &ri, &lane, &s, &off, &on))
+            return false;
+        memcpy(&e->tv[3 * k], q, 3 * sizeof *q);
+        e->tcum[k] = k ? e->tcum[k - 1] + hypot(q[0] - e->tv[3 * k - 3], q[1] - e->tv[3 * k - 2]) : 0;
+    }
+    e->tn = a->n_verts;
+    e->traj = a;
+    e->traj_elem = elem;
+    e->traj_t0 = r->t;
+    e->traj_d = 0;
+    e->mode = SN_XM_TRAJ;
+    end_lat(e);
+    return true;
+}
+
+bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *instant)
+{
+    sn_xent *e = &r->ents[i];
+    *instant = false;
+    if (e->mode == SN_XM_EXTERNAL && a->kind != SN_XA_TELEPORT) {
+        *instant = true; /* driven by the autopilot: the storyboard's motion actions pass it by */
+        return true;
+    }
+    switch (a->kind) {
+    case SN_XA_TELEPORT:
+        *instant = true;
+        return sn_xmove_place(r, i, &a->pos);
+    case SN_XA_LONG_DIST:
+        if (e->mode != SN_XM_LANE)
+            return fail(r, "LongitudinalDistanceAction on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
+        e->lon = a;
+        e->lon_elem = elem;
+        e->lon_t0 = r->t;
+        e->lon_tracking = true;
+        return true;
+    case SN_XA_SPEED: {
+        double v1 = speed_target(r, a);
+        if (!isfinite(v1))
+            return fail(r, "SpeedAction: the target speed is %s", "not finite", a->line);
+        e->lon = a;
+        e->lon_elem = elem;
+        e->lon_t0 = r->t;
+        e->lon_v0 = e->v;
+        e->lon_v1 = v1;
+        /* the entity's Performance: the target within maxSpeed, a transition's peak acceleration
+        ** within maxAcceleration or maxDeceleration (the transition lengthened, its shape kept;
+        ** esmini clamps likewise). A step is a jump and keeps to nothing. */
+        const sn_xentity *d = &r->x->ents[i];
+        if (d->max_speed > 0 && v1 > d->max_speed)
+            v1 = e->lon_v1 = d->max_speed;
+        e->lon_T = duration(&a->dyn, e->v, v1, false, e->v);
+        double lim = v1 > e->v ? d->max_acc : d->max_dec;
+        if (a->dyn.shape != SN_XS_STEP && e->lon_T > 0 && lim > 0) {
+            double k = a->dyn.shape == SN_XS_CUBIC ? 1.5 : a->dyn.shape == SN_XS_SINUSOIDAL ? M_PI / 2 : 1;
+            double peak = k * fabs(v1 - e->v) / e->lon_T;
+            if (peak > lim)
+                e->lon_T = k * fabs(v1 - e->v) / lim;
+        }
+        e->lon_tracking = false;
+        if (e->lon_T <= 0) {
+            e->v = v1;
+            e->a = 0;
+            if (!(a->continuous && a->relative)) { /* an absolute target has nothing to follow */
+                end_lon(e);
+                *instant = true;
+            } else {
+                e->lon_tracking = true;
+            }
+        }
+        return true;
+    }
+    case SN_XA_LANE_CHANGE:
+    case SN_XA_LANE_OFFSET: {
+        if (e->mode != SN_XM_LANE)
+            return fail(r, "a lateral action on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
+        double o1;
+        e->lat_o0 = e->off;
+        if (!lateral_target(r, i, a, &o1))
+            return false;
+        e->lat_o0 = e->off;
+        e->lat = a;
+        e->lat_elem = elem;
+        e->lat_t0 = r->t;
+        e->lat_o1 = o1;
+        if (a->kind == SN_XA_LANE_OFFSET) {
+            double acc = a->max_lat_acc > 0 ? a->max_lat_acc : 0.5, d = fabs(o1 - e->off);
+            /* the peak lateral acceleration of each shape over a transition of length T */
+            e->lat_T = a->dyn.shape == SN_XS_STEP ? 0
+                       : a->dyn.shape == SN_XS_CUBIC ? sqrt(6 * d / acc)
+                       : a->dyn.shape == SN_XS_SINUSOIDAL ? M_PI * sqrt(d / (2 * acc))
+                                                          : sqrt(4 * d / acc);
+        } else {
+            e->lat_T = duration(&a->dyn, e->off, o1, true, e->v);
+        }
+        e->lat_by_dist = a->kind == SN_XA_LANE_CHANGE && a->dyn.dim == SN_XD_DISTANCE && a->dyn.shape != SN_XS_STEP &&
+                         a->dyn.value > 0;
+        e->lat_D = a->dyn.value;
+        e->lat_prog = 0;
+        if (e->lat_T <= 0) {
+            e->off = o1;
+            lane_pose(r, e);
+            if (!(a->continuous && a->relative)) {
+                end_lat(e);
+                *instant = true;
+            } else {
+                e->lat_tracking = true;
+            }
+        }
+        return true;
+    }
+    case SN_XA_TRAJECTORY:
+        return start_trajectory(r, i, elem, a);
+    case SN_XA_ROUTE:
+        *instant = true;
+        return sn_xroute_plan(r, i, a->verts, a->n_verts, a->line);
+    case SN_XA_ACQUIRE: {
+        double q[4], s, off;
+        int32_t ri;
+        int lane;
+        bool on;
+        sn_map_place pl;
+        if (!sn_xroute_plan(r, i, &a->pos, 1, a->line) || !sn_xmove_resolve(r, &a->pos, q, &ri, &lane, &s, &off, &on))
+            return false;
+        if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, 0, &pl))
+            return fail(r, "AcquirePositionAction: %s", "the position is on no road", a->line);
+        e->acq_elem = elem, e->acq_ri = pl.road, e->acq_s = pl.s;
+        return true;
+    }
+    default:
+        *instant = true;
+        return true;
+    }
+}
+
+void sn_xmove_stop(sn_xrun *r, int i, int elem)
+{
+    sn_xent *e = &r->ents[i];
+    if (e->lon_elem == elem)
+        end_lon(e);
+    if (e->lat_elem == elem)
+        end_lat(e);
+    if (e->acq_elem == elem)
+        e->acq_elem = -2;
+    if (e->traj_elem == elem) {
+        e->traj = NULL;
+        e->traj_elem = -2;
+        snap_to_lane(r, e, r->x->ents[i].kind);
+    }
+}
+
+/* Distance covered by the longitudinal profile from lon_t0 to t. */
+static double lon_disp(const sn_xent *e, double t)
+{
+    double u = t - e->lon_t0;
+    if (e->lon_T <= 0)
+        return e->lon_v1 * u;
+    return e->lon_v0 * u + (e->lon_v1 - e->lon_v0) * e->lon_T * sn_xshape_int(e->lon->dyn.shape, u / e->lon_T);
+}
+
+/* Moves a lane-mode entity d metres along its lane centre (negative: back), through successors. */
+static void lane_travel(sn_xrun *r, sn_xent *e, double d)
+{
+    for (int guard = 0; guard < 64; guard++) {
+        const sn_odr_road *rd = road_at(r, e->ri);
+        const sn_odr_section *sec = &rd->sections[e->sec];
+        int dir = e->sdir, ldir = sn_map_lane_dir(rd, e->lane);
+        double a, b;
+        sn_odr_lane_span(rd, sec, e->lane, e->s, &a, &b);
+        double t = 0.5 * (a + b) + dir * e->off;
+        double k = sn_odr_ref_curvature(rd, e->s), scale = 1 - k * t;
+        if (scale < 0.1)
+            scale = 0.1;
+        double ds = dir * d / scale, s1 = e->s + ds;
+        if (s1 >= sec->s && s1 <= sec->s_end) {
+            e->s = s1;
+            return;
+        }
+        /* past the section's end: the rest goes on in the lane that follows */
+        double edge = ds > 0 ? sec->s_end : sec->s;
+        double used = fabs(edge - e->s) * scale;
+        sn_lanekey key = {e->ri, e->sec, e->lane}, next[8];
+        double ns[8];
+        bool forward = (ds > 0) == (ldir > 0); /* with the lane's own direction */
+        size_t n = sn_map_successors(r->map, key, forward, next, ns, 8);
+        if (n == 0) {
+            e->s = edge;
+            e->end_of_road = true;
+            return;
+        }
+        size_t pick = sn_xroute_pick(e, next, n < 8 ? n : 8);
+        e->ri = next[pick].road, e->sec = next[pick].section, e->lane = next[pick].lane, e->s = ns[pick];
+        /* moving with (or against) the new lane as with the old one; d keeps its sign */
+        e->sdir = sn_map_lane_dir(road_at(r, e->ri), e->lane) * (forward ? 1 : -1) * (d > 0 ? 1 : -1);
+        d = (d > 0 ? 1 : -1) * (fabs(d) - used);
+        if (fabs(d) < 1e-12)
+            return;
+    }
+}
+
+static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
+{
+    const sn_xaction *a = e->traj;
+    double d;
+    if (a->timed) { /* the time along the path: vertex times, scaled and offset */
+        double tt = (r->t - (a->t_absolute ? 0 : e->traj_t0)) * 1.0;
+        double tv0 = a->times[0] * a->t_scale + a->t_offset;
+        uint32_t k = 0;
+        double tk = tt;
+        if (!a->t_absolute)
+            tk += tv0;
+        while (k + 1 < e->tn && a->times[k + 1] * a->t_scale + a->t_offset <= tk)
+            k++;
+        if (k + 1 >= e->tn) {
+            d = e->tcum[e->tn - 1];
+        } else {
+            double ta = a->times[k] * a->t_scale + a->t_offset, tb = a->times[k + 1] * a->t_scale + a->t_offset;
+            double f = tb > ta ? (tk - ta) / (tb - ta) : 1;
+            d = e->tcum[k] + fmax(0, fmin(1, f)) * (e->tcum[k + 1] - e->tcum[k]);
+        }
+        double dd = d - e->traj_d;
+        e->v = r->dt > 0 ? dd / r->dt : 0;
+    } else {
+        d = e->traj_d + e->v * r->dt;
+    }
+    e->odo += fabs(d - e->traj_d);
+    e->traj_d = d;
+    double total = e->tcum[e->tn - 1];
+    if (d >= total - 1e-9) {
+        d = total;
+        *done = true;
+    }
+    uint32_t k = 0;
+    while (k + 2 < e->tn && e->tcum[k + 1] < d)
+        k++;
+    double seg = e->tcum[k + 1] - e->tcum[k], f = seg > 0 ? (d - e->tcum[k]) / seg : 1;
+    const double *p = &e->tv[3 * k], *q = &e->tv[3 * k + 3];
+    e->x = p[0] + f * (q[0] - p[0]);
+    e->y = p[1] + f * (q[1] - p[1]);
+    e->z = p[2] + f * (q[2] - p[2]);
+    if (seg > 0)
+        e->h = atan2(q[1] - p[1], q[0] - p[0]);
+}
+
+bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
+{
+    *n_ended = 0;
+    const double t = r->t, t0 = t - r->dt;
+    for (uint32_t i = 0; i < r->x->n_ents; i++) {
+        sn_xent *e = &r->ents[i];
+        if (e->mode == SN_XM_EXTERNAL || r->x->ents[i].kind == SN_XEN_MISC)
+            continue;
+        double v_prev = e->v, dist;
+        /* longitudinal */
+        if (e->lon && !e->lon_tracking) {
+            double te = e->lon_t0 + e->lon_T;
+            if (t >= te - 1e-9) {
+                dist = lon_disp(e, te) - lon_disp(e, fmax(t0, e->lon_t0)) + e->lon_v1 * (t - te);
+                e->v = e->lon_v1;
+                if (e->lon->continuous && e->lon->relative) {
+                    e->lon_tracking = true;
+                } else {
+                    if (*n_ended < cap)
+                        ended[(*n_ended)++] = e->lon_elem;
+                    end_lon(e);
+                }
+            } else {
+                dist = lon_disp(e, t) - lon_disp(e, fmax(t0, e->lon_t0));
+                e->v = e->lon_v0 + (e->lon_v1 - e->lon_v0) * sn_xshape_f(e->lon->dyn.shape, (t - e->lon_t0) / e->lon_T);
+            }
+        } else if (e->lon && e->lon->kind == SN_XA_LONG_DIST) {
+            /* the gap: without DynamicConstraints kept exactly (the entity moves with its
+            ** reference, the error closed at once); with them, approached at a speed that closes
+            ** the error in about a second, within the accelerations and the speed limit */
+            const sn_xaction *la = e->lon;
+            double err = gap_error(r, (int)i, la), vref = r->ents[la->ref].v;
+            bool ref_moved = la->ref < (int)i; /* entities advance in order: it has, this step */
+            if (!la->has_limits) {
+                e->v = vref;
+                dist = (ref_moved ? 0 : vref * r->dt) + err;
+            } else {
+                double want = fmin(la->lim_speed, fmax(0, vref + err));
+                double dv = fmax(-la->lim_dec * r->dt, fmin(la->lim_acc * r->dt, want - e->v));
+                e->v += dv;
+                dist = e->v * r->dt;
+            }
+            if (!la->continuous && fabs(err) < 0.01 + 1e-9 && fabs(e->v - vref) < 0.01) {
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lon_elem;
+                end_lon(e);
+            }
+        } else {
+            if (e->lon && e->lon_tracking) /* a continuous relative target follows its entity */
+                e->v = speed_target(r, e->lon);
+            dist = e->v * r->dt;
+        }
+        e->a = r->dt > 0 ? (e->v - v_prev) / r->dt : 0;
+        /* lateral */
+        double off_prev = e->off;
+        bool lat_over = false;
+        const sn_xaction *lat_act = e->lat; /* this step's, though it may end in it */
+        if (e->lat && !e->lat_tracking) {
+            double te = e->lat_t0 + e->lat_T, tau = e->lat_T > 0 ? (t - e->lat_t0) / e->lat_T : 1;
+            if (e->lat_by_dist) { /* by the distance along the lane, this step's estimated from the last one's sideways motion */
+                double side = e->lat_rate * r->dt;
+                tau = (e->lat_prog + sqrt(fmax(0, dist * dist - side * side))) / e->lat_D;
+            }
+            e->off = e->lat_o0 + (e->lat_o1 - e->lat_o0) * sn_xshape_f(e->lat->dyn.shape, tau);
+            if (e->lat_by_dist ? tau >= 1 - 1e-9 : t >= te - 1e-9) {
+                e->off = e->lat_o1;
+                lat_over = true;
+                if (e->lat->continuous && e->lat->relative) {
+                    e->lat_tracking = true;
+                } else {
+                    if (*n_ended < cap)
+                        ended[(*n_ended)++] = e->lat_elem;
+                    end_lat(e);
+                }
+            }
+        } else if (e->lat && e->lat_tracking && e->lat->kind == SN_XA_LANE_OFFSET && e->lat->relative) {
+            double o1;
+            if (lateral_target(r, (int)i, e->lat, &o1))
+                e->off = o1;
+        }
+        e->lat_rate = r->dt > 0 ? (e->off - off_prev) / r->dt : 0;
+        if (e->mode == SN_XM_LANE && e->off != off_prev && lat_act && lat_act->kind == SN_XA_LANE_CHANGE) {
+            /* a lane change's speed is along the heading: moving sideways takes from the progress
+            ** along the lane, the path's length per step stays v dt (esmini moves so; its lane
+            ** offsets, not: the progress along the lane stays v dt) */
+            double lat = e->off - off_prev;
+            dist = (dist < 0 ? -1 : 1) * sqrt(fmax(0, dist * dist - lat * lat));
+        }
+        if (e->lat && e->lat_by_dist)
+            e->lat_prog += fabs(dist);
+        double lat_rate = e->lat_rate;
+        if (lat_over) /* the lane reached: the entity heads along it (esmini's) */
+            e->lat_rate = 0;
+        if (e->mode == SN_XM_LANE) {
+            if (!e->end_of_road)
+                lane_travel(r, e, dist);
+            if (e->end_of_road)
+                e->v = 0, dist = 0;
+            lane_pose(r, e);
+            e->odo += hypot(dist, e->off - off_prev);
+            if (e->acq_elem != -2 && e->ri == e->acq_ri && (e->s - e->acq_s) * e->sdir >= 0) { /* the position reached */
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->acq_elem;
+                e->acq_elem = -2;
+            }
+            e->lat_rate = lat_over ? 0 : lat_rate;
+        } else if (e->mode == SN_XM_TRAJ) {
+            bool done = false;
+            trajectory_step(r, e, &done);
+            if (done) {
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->traj_elem;
+                e->traj = NULL;
+                e->traj_elem = -2;
+                snap_to_lane(r, e, r->x->ents[i].kind);
+            }
+        } else {
+            e->x += dist * cos(e->h);
+            e->y += dist * sin(e->h);
+            if (dist != 0)
+                e->z = ground_z(r, e->x, e->y, e->z);
+            e->odo += fabs(dist);
+        }
+        if (r->map && r->need_offroad && e->mode != SN_XM_LANE) { /* on a lane, never off the road */
+            sn_map_place pl;
+            e->offroad = !(sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, SN_LANE_ANY & ~SN_LANE_NONE, &pl) &&
+                           pl.outside <= 0);
+        }
+    }
+    return !r->failed;
+}
+
+void sn_xmove_box(const sn_xrun *r, int i, double c[4][2])
+{
+    const sn_xent *e = &r->ents[i];
+    const sn_xentity *d = &r->x->ents[i];
+    double ch = cos(e->h), sh = sin(e->h);
+    double cx = e->x + ch * d->cx - sh * d->cy, cy = e->y + sh * d->cx + ch * d->cy;
+    double hl = d->len / 2, hw = d->wid / 2;
+    const double u[4][2] = {{hl, -hw}, {hl, hw}, {-hl, hw}, {-hl, -hw}};
+    for (int k = 0; k < 4; k++) {
+        c[k][0] = cx + ch * u[k][0] - sh * u[k][1];
+        c[k][1] = cy + sh * u[k][0] + ch * u[k][1];
+    }
+}
+
+static double seg_point(const double p[2], const double a[2], const double b[2])
+{
+    double dx = b[0] - a[0], dy = b[1] - a[1], l2 = dx * dx + dy * dy;
+    double f = l2 > 0 ? ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / l2 : 0;
+    f = fmax(0, fmin(1, f));
+    return hypot(p[0] - (a[0] + f * dx), p[1] - (a[1] + f * dy));
+}
+
+/* Separating axes of two convex quadrilaterals: true when they overlap. */
+static bool boxes_overlap(const double a[4][2], const double b[4][2])
+{
+    const double (*q[2])[2] = {a, b};
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 4; k++) {
+            double nx = -(q[s][(k + 1) % 4][1] - q[s][k][1]), ny = q[s][(k + 1) % 4][0] - q[s][k][0];
+            double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+            for (int j = 0; j < 4; j++) {
+                double pa = a[j][0] * nx + a[j][1] * ny, pb = b[j][0] * nx + b[j][1] * ny;
+                amin = fmin(amin, pa), amax = fmax(amax, pa), bmin = fmin(bmin, pb), bmax = fmax(bmax, pb);
+            }
+            if (amax < bmin || bmax < amin)
+                return false;
+        }
+    return true;
+}
+
+double sn_xbox_distance(const double a[4][2], const double b[4][2])
+{
+    if (boxes_overlap(a, b))
+        return 0;
+    double d = INFINITY;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            d = fmin(d, seg_point(a[i], b[j], b[(j + 1) % 4]));
+            d = fmin(d, seg_point(b[j], a[i], a[(i + 1) % 4]));
+        }
+    return d;
+}

@@ -1,0 +1,2253 @@
+/* xosc_parse.c — an OpenSCENARIO XML file into sn_xosc (xosc.h), with libxml2.
+**
+** Every element is checked where it is read: an unknown element, a missing or malformed
+** attribute, a dangling entity or storyboard reference, a negative duration or a speed that is
+** not a finite number is an error naming FILE:LINE and the element. What the standard defines
+** but sensim does not play is an error naming it too, except elements that change nothing sensim
+** simulates (VisibilityAction, CustomCommandAction, ObjectController, ...), which are warnings,
+** given once per element kind. docs/openscenario.md lists both. */
+#include "xosc.h"
+
+#include "../core/error.h"
+#include "../core/infile.h"
+#include "../core/util.h"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FILE (64u << 20)  /* bytes of a scenario file */
+#define MAX_ITEMS 100000u     /* elements of any one kind */
+#define VAL 1024              /* longest attribute value after substitution */
+
+/* A catalog file read for CatalogReferences (kept until the scenario is parsed). */
+typedef struct cat_doc {
+    xmlDocPtr doc;
+    char *path;
+} cat_doc;
+
+typedef struct P {
+    sn_xosc *x;
+    const char *file;
+    sn_error *err;
+    bool failed;
+    char warned[128][64]; /* element names (and element:attribute pairs) warned about, each once */
+    int n_warned;
+    char **cat_dirs;     /* CatalogLocations' directories, resolved */
+    uint32_t n_cat_dirs;
+    cat_doc *cats;       /* their .xosc files, read at the first CatalogReference */
+    uint32_t n_cats;
+    bool cats_read;
+    xmlNodePtr declared; /* a catalog entry's ParameterDeclarations, declared already */
+} P;
+
+typedef xmlNodePtr N;
+
+static int line_of(N n) { return n ? (int)xmlGetLineNo(n) : 0; }
+static const char *nm(N n) { return n ? (const char *)n->name : "OpenSCENARIO"; }
+
+static bool fail(P *p, N n, const char *fmt, ...) SN_PRINTF(3, 4);
+static bool fail(P *p, N n, const char *fmt, ...)
+{
+    if (p->failed)
+        return false;
+    char what[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    sn_fail(p->err, SN_E_INVALID, "%s:%d: %s: %s", p->file, line_of(n), nm(n), what);
+    p->failed = true;
+    return false;
+}
+
+static void warn(P *p, N n, const char *fmt, ...) SN_PRINTF(3, 4);
+static void warn(P *p, N n, const char *fmt, ...)
+{
+    for (int i = 0; i < p->n_warned; i++)
+        if (strcmp(p->warned[i], nm(n)) == 0)
+            return;
+    if (p->n_warned < 128)
+        snprintf(p->warned[p->n_warned++], sizeof p->warned[0], "%s", nm(n));
+    char what[600], line[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(line, sizeof line, "%s:%d: %s: %s", p->file, line_of(n), nm(n), what);
+    char **w = realloc(p->x->warnings, (p->x->n_warnings + 1) * sizeof *w);
+    if (!w)
+        return;
+    p->x->warnings = w;
+    if ((w[p->x->n_warnings] = sn_strdup(line)))
+        p->x->n_warnings++;
+}
+
+static bool is(N n, const char *name) { return n && strcmp((const char *)n->name, name) == 0; }
+
+/* The element children of n, one at a time. */
+static N next_el(N c)
+{
+    while (c && c->type != XML_ELEMENT_NODE)
+        c = c->next;
+    return c;
+}
+#define EACH(c, n) for (N c = next_el((n)->children); c; c = next_el(c->next))
+
+static N child(N n, const char *name)
+{
+    EACH(c, n)
+        if (is(c, name))
+            return c;
+    return NULL;
+}
+
+/* The only element child of n (a choice), or an error. */
+static N choice(P *p, N n)
+{
+    N c = next_el(n->children);
+    if (!c)
+        return fail(p, n, "expected a child element"), NULL;
+    if (next_el(c->next))
+        return fail(p, next_el(c->next), "only one element is allowed here, after <%s>", nm(c)), NULL;
+    return c;
+}
+
+/* Attribute `a` of n after parameter substitution into out[VAL]; false when absent (required:
+** an error) or when its parameters cannot be resolved (an error). */
+/* Marks attribute a of n as read (libxml2's _private, the application's): what is never read is
+** named in a warning at the end (unread_attributes). */
+static void seen(N n, const char *a)
+{
+    xmlAttrPtr at = xmlHasProp(n, (const xmlChar *)a);
+    n->_private = (void *)1;
+    if (at)
+        at->_private = (void *)1;
+}
+
+static bool attr(P *p, N n, const char *a, bool required, char *out)
+{
+    seen(n, a);
+    xmlChar *v = xmlGetProp(n, (const xmlChar *)a);
+    if (!v) {
+        if (required)
+            fail(p, n, "missing attribute '%s'", a);
+        return false;
+    }
+    char why[300];
+    bool ok = sn_xparam_subst(&p->x->params, (const char *)v, out, VAL, why, sizeof why);
+    xmlFree(v);
+    if (!ok)
+        return fail(p, n, "attribute '%s': %s", a, why);
+    return true;
+}
+
+static bool has_attr(N n, const char *a)
+{
+    seen(n, a);
+    return xmlHasProp(n, (const xmlChar *)a) != NULL;
+}
+
+/* A number attribute: finite, within [lo, hi]. Absent and not required: *out = def. */
+static bool num(P *p, N n, const char *a, bool required, double def, double lo, double hi, double *out)
+{
+    char v[VAL];
+    if (!has_attr(n, a)) {
+        if (required)
+            return fail(p, n, "missing attribute '%s'", a);
+        *out = def;
+        return true;
+    }
+    if (!attr(p, n, a, true, v))
+        return false;
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    while (*end == ' ')
+        end++;
+    if (end == v || *end)
+        return fail(p, n, "attribute '%s' is '%s', not a number", a, v);
+    if (!isfinite(d))
+        return fail(p, n, "attribute '%s' is %s, not a finite number", a, v);
+    if (d < lo || d > hi)
+        return fail(p, n, "attribute '%s' is %s, outside [%g, %g]", a, v, lo, hi);
+    *out = d;
+    return true;
+}
+
+static bool integer(P *p, N n, const char *a, bool required, int def, int *out)
+{
+    double d;
+    if (!num(p, n, a, required, def, -2147483647.0, 2147483647.0, &d))
+        return false;
+    if (d != floor(d))
+        return fail(p, n, "attribute '%s' is %g, not a whole number", a, d);
+    *out = (int)d;
+    return true;
+}
+
+static bool boolean(P *p, N n, const char *a, bool def, bool *out)
+{
+    char v[VAL];
+    if (!has_attr(n, a)) {
+        *out = def;
+        return true;
+    }
+    if (!attr(p, n, a, true, v))
+        return false;
+    if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+        *out = true;
+    else if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
+        *out = false;
+    else
+        return fail(p, n, "attribute '%s' is '%s', expected true or false", a, v);
+    return true;
+}
+
+/* An enumeration attribute: the index of its value in names (NULL-terminated). */
+static bool enumer(P *p, N n, const char *a, bool required, int def, const char *const *names, int *out)
+{
+    char v[VAL];
+    if (!has_attr(n, a)) {
+        if (required)
+            return fail(p, n, "missing attribute '%s'", a);
+        *out = def;
+        return true;
+    }
+    if (!attr(p, n, a, true, v))
+        return false;
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], v) == 0) {
+            *out = i;
+            return true;
+        }
+    char list[300] = "";
+    for (int i = 0; names[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+    return fail(p, n, "attribute '%s' is '%s', expected one of %s", a, v, list);
+}
+
+static char *dup_attr(P *p, N n, const char *a, bool required)
+{
+    char v[VAL];
+    if (!attr(p, n, a, required, v))
+        return p->failed ? NULL : sn_strdup("");
+    char *s = sn_strdup(v);
+    if (!s)
+        fail(p, n, "out of memory");
+    return s;
+}
+
+static bool unsupported(P *p, N n)
+{
+    return fail(p, n, "<%s> is not supported by sensim (docs/openscenario.md lists what is)", nm(n));
+}
+
+static bool unknown(P *p, N n, N parent)
+{
+    return fail(p, n, "unknown element <%s> in <%s>", nm(n), nm(parent));
+}
+
+/* ---- tables ---- */
+
+#define GROW(arr, n, what)                                                                     \
+    do {                                                                                       \
+        if ((n) >= MAX_ITEMS)                                                                  \
+            return fail(p, NULL, "more than %u %s", MAX_ITEMS, what), -1;                      \
+        void *nw_ = realloc((arr), ((size_t)(n) + 1) * sizeof *(arr));                          \
+        if (!nw_)                                                                              \
+            return fail(p, NULL, "out of memory"), -1;                                         \
+        (arr) = nw_;                                                                           \
+        memset(&(arr)[(n)], 0, sizeof *(arr));                                                 \
+    } while (0)
+
+static int entity_index(P *p, N n, const char *a)
+{
+    char v[VAL];
+    if (!attr(p, n, a, true, v))
+        return -1;
+    for (uint32_t i = 0; i < p->x->n_ents; i++)
+        if (strcmp(p->x->ents[i].name, v) == 0)
+            return (int)i;
+    fail(p, n, "%s '%s' names no entity of this scenario", a, v);
+    return -1;
+}
+
+/* ---- parameters ---- */
+
+static bool parse_params(P *p, N n)
+{
+    if (n == p->declared) /* a catalog entry's: declared with its reference's assignments */
+        return true;
+    EACH(c, n) {
+        if (!is(c, "ParameterDeclaration"))
+            return unknown(p, c, n);
+        seen(c, "name"), seen(c, "value"), seen(c, "parameterType");
+        xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
+        xmlChar *value = xmlGetProp(c, (const xmlChar *)"value");
+        if (!name || !value || !name[0]) {
+            xmlFree(name);
+            xmlFree(value);
+            return fail(p, c, "needs attributes 'name' and 'value'");
+        }
+        if (has_attr(c, "parameterType")) {
+            static const char *const types[] = {"integer", "double", "string", "unsignedInt", "unsignedShort",
+                                                "boolean", "dateTime", "int", NULL};
+            int t;
+            if (!enumer(p, c, "parameterType", true, 0, types, &t)) {
+                xmlFree(name);
+                xmlFree(value);
+                return false;
+            }
+        }
+        if (child(c, "ConstraintGroup"))
+            warn(p, child(c, "ConstraintGroup"), "value constraints are not checked");
+        bool ok = sn_xparam_set(&p->x->params, (const char *)name, (const char *)value, line_of(c), false);
+        xmlFree(name);
+        xmlFree(value);
+        if (!ok)
+            return fail(p, c, "out of memory");
+    }
+    return true;
+}
+
+/* ---- catalogs ---- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Every .xosc file of every catalog directory, in sorted order per directory. */
+static bool read_catalogs(P *p, N at)
+{
+    p->cats_read = true;
+    for (uint32_t d = 0; d < p->n_cat_dirs; d++) {
+        DIR *dir = opendir(p->cat_dirs[d]);
+        if (!dir)
+            return fail(p, at, "catalog directory '%s': %s", p->cat_dirs[d], strerror(errno));
+        char **names = NULL;
+        size_t n = 0;
+        for (struct dirent *de; (de = readdir(dir));) {
+            size_t l = strlen(de->d_name);
+            if (l < 6 || strcmp(de->d_name + l - 5, ".xosc") || n >= 10000)
+                continue;
+            char **nw = realloc(names, (n + 1) * sizeof *nw);
+            if (!nw || !(nw[n] = sn_strdup(de->d_name))) {
+                free(nw ? nw : names);
+                closedir(dir);
+                return fail(p, at, "out of memory");
+            }
+            names = nw, n++;
+        }
+        closedir(dir);
+        qsort(names, n, sizeof *names, cmp_str);
+        bool ok = true;
+        for (size_t i = 0; i < n; i++) {
+            char path[2 * VAL + 16];
+            snprintf(path, sizeof path, "%s/%s", p->cat_dirs[d], names[i]);
+            free(names[i]);
+            if (!ok)
+                continue;
+            xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                                                        XML_PARSE_BIG_LINES | XML_PARSE_NOCDATA);
+            if (!doc) {
+                ok = fail(p, at, "catalog file '%s' is not well-formed XML", path);
+                continue;
+            }
+            cat_doc *nw = realloc(p->cats, (p->n_cats + 1) * sizeof *nw);
+            if (!nw || !(path[0] && (nw[p->n_cats].path = sn_strdup(path)))) {
+                xmlFreeDoc(doc);
+                if (nw)
+                    p->cats = nw;
+                ok = fail(p, at, "out of memory");
+                continue;
+            }
+            p->cats = nw;
+            p->cats[p->n_cats++].doc = doc;
+        }
+        free(names);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static void params_truncate(sn_xparams *ps, uint32_t n)
+{
+    while (ps->n > n) {
+        sn_xparam *q = &ps->v[--ps->n];
+        free(q->name);
+        free(q->value);
+        free(q->resolved);
+    }
+}
+
+/* The entry a CatalogReference names, its parameters declared (defaults, then the reference's
+** ParameterAssignments) above *mark; *file is the catalog file's path. Errors name the reference. */
+static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
+{
+    char cat[VAL], entry[VAL];
+    if (!attr(p, ref, "catalogName", true, cat) || !attr(p, ref, "entryName", true, entry))
+        return NULL;
+    if (!p->cats_read && !read_catalogs(p, ref))
+        return NULL;
+    N found = NULL;
+    for (uint32_t i = 0; i < p->n_cats && !found; i++) {
+        N root = xmlDocGetRootElement(p->cats[i].doc);
+        N c = root ? child(root, "Catalog") : NULL;
+        xmlChar *name = c ? xmlGetProp(c, (const xmlChar *)"name") : NULL;
+        bool hit = name && !strcmp((const char *)name, cat);
+        xmlFree(name);
+        if (!hit)
+            continue;
+        EACH(e, c) {
+            xmlChar *en = xmlGetProp(e, (const xmlChar *)"name");
+            bool h = en && !strcmp((const char *)en, entry);
+            xmlFree(en);
+            if (h) {
+                found = e;
+                *file = p->cats[i].path;
+                break;
+            }
+        }
+    }
+    if (!found)
+        return fail(p, ref, "no entry '%s' in a catalog named '%s' (CatalogLocations lists %u director%s)", entry, cat,
+                    p->n_cat_dirs, p->n_cat_dirs == 1 ? "y" : "ies"), NULL;
+    /* the assignments' values in the referencing scope, before the entry's defaults shadow it */
+    N pa = child(ref, "ParameterAssignments");
+    char (*vals)[VAL] = NULL;
+    char **names = NULL;
+    uint32_t nv = 0;
+    if (pa) {
+        EACH(a, pa) nv++;
+        vals = calloc(nv + 1, sizeof *vals);
+        names = calloc(nv + 1, sizeof *names);
+        if (!vals || !names) {
+            free(vals);
+            free(names);
+            return fail(p, ref, "out of memory"), NULL;
+        }
+        uint32_t k = 0;
+        EACH(a, pa) {
+            if (!is(a, "ParameterAssignment") || !attr(p, a, "value", true, vals[k]) ||
+                !(names[k] = dup_attr(p, a, "parameterRef", true))) {
+                if (!p->failed)
+                    unknown(p, a, pa);
+                for (uint32_t j = 0; j < nv; j++)
+                    free(names[j]);
+                free(vals);
+                free(names);
+                return NULL;
+            }
+            k++;
+        }
+    }
+    *mark = p->x->params.n;
+    const char *outer = p->file;
+    p->file = *file;
+    N decl = child(found, "ParameterDeclarations");
+    bool ok = !decl || parse_params(p, decl);
+    p->file = outer;
+    for (uint32_t k = 0; ok && k < nv; k++) {
+        bool declared = false;
+        for (uint32_t i = *mark; i < p->x->params.n; i++)
+            declared |= !strcmp(p->x->params.v[i].name, names[k]);
+        if (!declared)
+            ok = fail(p, ref, "ParameterAssignment '%s': the entry '%s' declares no such parameter", names[k], entry);
+        else if (!sn_xparam_set(&p->x->params, names[k], vals[k], line_of(ref), true))
+            ok = fail(p, ref, "out of memory");
+    }
+    for (uint32_t j = 0; j < nv; j++)
+        free(names[j]);
+    free(vals);
+    free(names);
+    if (!ok)
+        return NULL;
+    p->declared = decl;
+    return found;
+}
+
+/* ---- positions ---- */
+
+static bool parse_orientation(P *p, N n, sn_xpos *pos)
+{
+    N o = child(n, "Orientation");
+    if (!o)
+        return true;
+    static const char *const types[] = {"relative", "absolute", NULL};
+    int t;
+    if (!enumer(p, o, "type", false, 0, types, &t) || !num(p, o, "h", false, 0, -1e6, 1e6, &pos->h))
+        return false;
+    double pr, r;
+    if (!num(p, o, "p", false, 0, -1e6, 1e6, &pr) || !num(p, o, "r", false, 0, -1e6, 1e6, &r))
+        return false;
+    if (pr != 0 || r != 0)
+        warn(p, o, "pitch and roll are taken from the road, not from the Orientation");
+    pos->has_h = true;
+    pos->h_relative = t == 0;
+    return true;
+}
+
+static bool parse_position(P *p, N n, sn_xpos *pos)
+{
+    N c = choice(p, n);
+    if (!c)
+        return false;
+    memset(pos, 0, sizeof *pos);
+    pos->line = line_of(c);
+    pos->entity = -1;
+    const double M = 1e7;
+    if (is(c, "WorldPosition")) {
+        pos->kind = SN_XP_WORLD;
+        pos->has_h = has_attr(c, "h");
+        return num(p, c, "x", true, 0, -M, M, &pos->x) && num(p, c, "y", true, 0, -M, M, &pos->y) &&
+               num(p, c, "z", false, 0, -M, M, &pos->z) && num(p, c, "h", false, 0, -1e6, 1e6, &pos->h);
+    }
+    if (is(c, "RelativeWorldPosition") || is(c, "RelativeObjectPosition")) {
+        pos->kind = is(c, "RelativeWorldPosition") ? SN_XP_REL_WORLD : SN_XP_REL_OBJECT;
+        return (pos->entity = entity_index(p, c, "entityRef")) >= 0 && num(p, c, "dx", true, 0, -M, M, &pos->x) &&
+               num(p, c, "dy", true, 0, -M, M, &pos->y) && num(p, c, "dz", false, 0, -M, M, &pos->z) &&
+               parse_orientation(p, c, pos);
+    }
+    if (is(c, "RoadPosition")) {
+        pos->kind = SN_XP_ROAD;
+        return integer(p, c, "roadId", true, 0, &pos->road) && num(p, c, "s", true, 0, -M, M, &pos->s) &&
+               num(p, c, "t", true, 0, -M, M, &pos->t) && parse_orientation(p, c, pos);
+    }
+    if (is(c, "RelativeRoadPosition")) {
+        pos->kind = SN_XP_REL_ROAD;
+        return (pos->entity = entity_index(p, c, "entityRef")) >= 0 && num(p, c, "ds", true, 0, -M, M, &pos->s) &&
+               num(p, c, "dt", true, 0, -M, M, &pos->t) && parse_orientation(p, c, pos);
+    }
+    if (is(c, "LanePosition")) {
+        pos->kind = SN_XP_LANE;
+        if (!integer(p, c, "roadId", true, 0, &pos->road) || !integer(p, c, "laneId", true, 0, &pos->lane) ||
+            !num(p, c, "s", true, 0, -M, M, &pos->s) || !num(p, c, "offset", false, 0, -M, M, &pos->offset))
+            return false;
+        if (pos->lane == 0)
+            return fail(p, c, "laneId 0 is the centre lane, which has no width: give a lane left (>0) or right (<0) of it");
+        return parse_orientation(p, c, pos);
+    }
+    if (is(c, "RelativeLanePosition")) {
+        pos->kind = SN_XP_REL_LANE;
+        if ((pos->entity = entity_index(p, c, "entityRef")) < 0 || !integer(p, c, "dLane", true, 0, &pos->lane) ||
+            !num(p, c, "offset", false, 0, -M, M, &pos->offset))
+            return false;
+        if (has_attr(c, "dsLane"))
+            return fail(p, c, "dsLane is not supported (give ds, along the road's reference line)");
+        return num(p, c, "ds", true, 0, -M, M, &pos->s) && parse_orientation(p, c, pos);
+    }
+    if (is(c, "RoutePosition") || is(c, "TrajectoryPosition") || is(c, "GeoPosition"))
+        return unsupported(p, c);
+    return unknown(p, c, n);
+}
+
+/* ---- actions ---- */
+
+static const char *const SHAPES[] = {"step", "linear", "cubic", "sinusoidal", NULL};
+static const char *const DIMS[] = {"time", "distance", "rate", NULL};
+
+static bool parse_dynamics(P *p, N n, sn_xdyn *d)
+{
+    int s, dim;
+    if (!enumer(p, n, "dynamicsShape", true, 0, SHAPES, &s) || !enumer(p, n, "dynamicsDimension", true, 0, DIMS, &dim) ||
+        !num(p, n, "value", true, 0, -1e9, 1e9, &d->value))
+        return false;
+    d->shape = (sn_xshape)s;
+    d->dim = (sn_xdim)dim;
+    if (d->value < 0 && d->dim == SN_XD_RATE) { /* esmini writes braking as a negative rate */
+        warn(p, n, "a negative rate (%g) is taken as its magnitude: the target says which way", d->value);
+        d->value = -d->value;
+    }
+    if (d->value < 0)
+        return fail(p, n, "value %g is negative: a duration or distance is >= 0", d->value);
+    if (d->dim == SN_XD_RATE && d->value == 0 && d->shape != SN_XS_STEP)
+        return fail(p, n, "a rate of 0 never reaches the target");
+    if (d->shape != SN_XS_STEP && d->value == 0)
+        d->shape = SN_XS_STEP; /* a transition of no length is a step */
+    return true;
+}
+
+static int new_action(P *p, N n, sn_xact_kind k)
+{
+    GROW(p->x->actions, p->x->n_actions, "actions");
+    sn_xaction *a = &p->x->actions[p->x->n_actions];
+    a->kind = k;
+    a->line = line_of(n);
+    a->ref = -1;
+    a->t_scale = 1;
+    return (int)p->x->n_actions++;
+}
+
+static int parse_speed(P *p, N n)
+{
+    N dyn = child(n, "SpeedActionDynamics"), tgt = child(n, "SpeedActionTarget");
+    if (!dyn || !tgt)
+        return fail(p, n, "needs SpeedActionDynamics and SpeedActionTarget"), -1;
+    int i = new_action(p, n, SN_XA_SPEED);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    if (!parse_dynamics(p, dyn, &a->dyn))
+        return -1;
+    N t = choice(p, tgt);
+    if (!t)
+        return -1;
+    if (is(t, "AbsoluteTargetSpeed")) {
+        if (!num(p, t, "value", true, 0, -1000, 1000, &a->value))
+            return -1;
+    } else if (is(t, "RelativeTargetSpeed")) {
+        static const char *const vt[] = {"delta", "factor", NULL};
+        int k;
+        a->relative = true;
+        if ((a->ref = entity_index(p, t, "entityRef")) < 0 || !num(p, t, "value", true, 0, -1000, 1000, &a->value) ||
+            !enumer(p, t, "speedTargetValueType", true, 0, vt, &k) || !boolean(p, t, "continuous", false, &a->continuous))
+            return -1;
+        a->factor = k == 1;
+    } else {
+        return unknown(p, t, tgt), -1;
+    }
+    return i;
+}
+
+static int parse_long_dist(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_LONG_DIST);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    bool dist = has_attr(n, "distance"), gap = has_attr(n, "timeGap");
+    if (dist == gap)
+        return fail(p, n, "give one of distance and timeGap"), -1;
+    a->time_gap = gap;
+    static const char *const disp[] = {"trailingReferencedEntity", "leadingReferencedEntity", "any", NULL};
+    int d = 0;
+    if ((a->ref = entity_index(p, n, "entityRef")) < 0 || !num(p, n, gap ? "timeGap" : "distance", true, 0, 0, 1e6, &a->value) ||
+        !boolean(p, n, "freespace", true, &a->freespace) || !boolean(p, n, "continuous", true, &a->continuous) ||
+        !enumer(p, n, "displacement", false, 0, disp, &d))
+        return -1;
+    a->leading = d == 1;
+    if (has_attr(n, "coordinateSystem")) {
+        static const char *const cs[] = {"entity", "lane", "road", "trajectory", NULL};
+        int c;
+        if (!enumer(p, n, "coordinateSystem", true, 0, cs, &c))
+            return -1;
+        if (c == 3)
+            return fail(p, n, "coordinateSystem 'trajectory' is not supported"), -1;
+    }
+    N dc = child(n, "DynamicConstraints");
+    if (dc) {
+        a->has_limits = true;
+        if (!num(p, dc, "maxAcceleration", true, 0, 0, 1e6, &a->lim_acc) ||
+            !num(p, dc, "maxDeceleration", true, 0, 0, 1e6, &a->lim_dec) ||
+            !num(p, dc, "maxSpeed", false, 1000, 0, 1e6, &a->lim_speed))
+            return -1;
+        if (a->lim_acc <= 0 || a->lim_dec <= 0)
+            return fail(p, dc, "maxAcceleration and maxDeceleration must be > 0"), -1;
+    }
+    return i;
+}
+
+static int parse_lane_change(P *p, N n)
+{
+    N dyn = child(n, "LaneChangeActionDynamics"), tgt = child(n, "LaneChangeTarget");
+    if (!dyn || !tgt)
+        return fail(p, n, "needs LaneChangeActionDynamics and LaneChangeTarget"), -1;
+    int i = new_action(p, n, SN_XA_LANE_CHANGE);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    a->has_lane_offset = has_attr(n, "targetLaneOffset");
+    if (!num(p, n, "targetLaneOffset", false, 0, -100, 100, &a->lane_offset) || !parse_dynamics(p, dyn, &a->dyn))
+        return -1;
+    N t = choice(p, tgt);
+    if (!t)
+        return -1;
+    int v;
+    if (is(t, "RelativeTargetLane")) {
+        a->relative = true;
+        if ((a->ref = entity_index(p, t, "entityRef")) < 0 || !integer(p, t, "value", true, 0, &v))
+            return -1;
+    } else if (is(t, "AbsoluteTargetLane")) {
+        if (!integer(p, t, "value", true, 0, &v))
+            return -1;
+        if (v == 0)
+            return fail(p, t, "value 0 is the centre lane"), -1;
+    } else {
+        return unknown(p, t, tgt), -1;
+    }
+    a->value = v;
+    return i;
+}
+
+static int parse_lane_offset(P *p, N n)
+{
+    N dyn = child(n, "LaneOffsetActionDynamics"), tgt = child(n, "LaneOffsetTarget");
+    if (!dyn || !tgt)
+        return fail(p, n, "needs LaneOffsetActionDynamics and LaneOffsetTarget"), -1;
+    int i = new_action(p, n, SN_XA_LANE_OFFSET);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    int s;
+    if (!boolean(p, n, "continuous", false, &a->continuous) || !enumer(p, dyn, "dynamicsShape", true, 0, SHAPES, &s) ||
+        !num(p, dyn, "maxLateralAcc", false, 0, 0, 1000, &a->max_lat_acc))
+        return -1;
+    a->dyn.shape = (sn_xshape)s;
+    a->dyn.dim = SN_XD_RATE;
+    N t = choice(p, tgt);
+    if (!t)
+        return -1;
+    if (is(t, "AbsoluteTargetLaneOffset")) {
+        if (!num(p, t, "value", true, 0, -100, 100, &a->value))
+            return -1;
+    } else if (is(t, "RelativeTargetLaneOffset")) {
+        a->relative = true;
+        if ((a->ref = entity_index(p, t, "entityRef")) < 0 || !num(p, t, "value", true, 0, -100, 100, &a->value))
+            return -1;
+    } else {
+        return unknown(p, t, tgt), -1;
+    }
+    return i;
+}
+
+static int parse_trajectory(P *p, N n, N traj, int a_i)
+{
+    sn_xaction *a = &p->x->actions[a_i];
+    bool closed;
+    if (!boolean(p, traj, "closed", false, &closed))
+        return -1;
+    if (child(traj, "ParameterDeclarations") && !parse_params(p, child(traj, "ParameterDeclarations")))
+        return -1;
+    N shape = child(traj, "Shape");
+    if (!shape)
+        return fail(p, traj, "needs a Shape"), -1;
+    N poly = choice(p, shape);
+    if (!poly)
+        return -1;
+    if (!is(poly, "Polyline"))
+        return unsupported(p, poly), -1;
+    uint32_t nv = 0;
+    EACH(v, poly) {
+        if (!is(v, "Vertex"))
+            return unknown(p, v, poly), -1;
+        nv++;
+    }
+    if (nv < 2)
+        return fail(p, poly, "a Polyline needs at least two Vertex elements"), -1;
+    if (nv > MAX_ITEMS)
+        return fail(p, poly, "more than %u vertices", MAX_ITEMS), -1;
+    a->verts = calloc(nv, sizeof *a->verts);
+    a->times = calloc(nv, sizeof *a->times);
+    if (!a->verts || !a->times)
+        return fail(p, poly, "out of memory"), -1;
+    a->n_verts = nv;
+    uint32_t k = 0;
+    bool any_time = false;
+    EACH(v, poly) {
+        N pos = child(v, "Position");
+        if (!pos)
+            return fail(p, v, "needs a Position"), -1;
+        if (!parse_position(p, pos, &a->verts[k]))
+            return -1;
+        if (has_attr(v, "time")) {
+            any_time = true;
+            if (!num(p, v, "time", true, 0, -1e9, 1e9, &a->times[k]))
+                return -1;
+            if (k && a->times[k] < a->times[k - 1])
+                return fail(p, v, "time %g is before the previous vertex's %g", a->times[k], a->times[k - 1]), -1;
+        }
+        k++;
+    }
+    (void)n;
+    (void)closed;
+    return any_time ? 1 : 0;
+}
+
+static int parse_follow_trajectory(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_TRAJECTORY);
+    if (i < 0)
+        return -1;
+    N traj = child(n, "Trajectory");
+    N ref = child(n, "TrajectoryRef");
+    if (ref)
+        traj = child(ref, "Trajectory");
+    int timed;
+    if (!traj) {
+        N c = ref ? child(ref, "CatalogReference") : child(n, "CatalogReference");
+        if (!c)
+            return fail(p, n, "needs a Trajectory"), -1;
+        uint32_t mark;
+        const char *file, *outer = p->file;
+        N entry = catalog_entry(p, c, &mark, &file);
+        if (!entry)
+            return -1;
+        if (!is(entry, "Trajectory"))
+            return fail(p, c, "the catalog entry is a <%s>, not a Trajectory", nm(entry)), -1;
+        p->file = file;
+        timed = parse_trajectory(p, n, entry, i);
+        p->file = outer;
+        p->declared = NULL;
+        params_truncate(&p->x->params, mark);
+    } else {
+        timed = parse_trajectory(p, n, traj, i);
+    }
+    if (timed < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    N tr = child(n, "TimeReference");
+    if (!tr)
+        return fail(p, n, "needs a TimeReference"), -1;
+    N tc = choice(p, tr);
+    if (!tc)
+        return -1;
+    if (is(tc, "Timing")) {
+        static const char *const dom[] = {"relative", "absolute", NULL};
+        int d;
+        if (!enumer(p, tc, "domainAbsoluteRelative", true, 0, dom, &d) ||
+            !num(p, tc, "scale", true, 1, 0, 1e6, &a->t_scale) || !num(p, tc, "offset", true, 0, -1e9, 1e9, &a->t_offset))
+            return -1;
+        if (a->t_scale <= 0)
+            return fail(p, tc, "scale must be > 0"), -1;
+        if (!timed)
+            return fail(p, tc, "Timing given but the vertices have no time"), -1;
+        a->timed = true;
+        a->t_absolute = d == 1;
+    } else if (!is(tc, "None")) {
+        return unknown(p, tc, tr), -1;
+    }
+    N fm = child(n, "TrajectoryFollowingMode");
+    if (fm) {
+        static const char *const modes[] = {"position", "follow", NULL};
+        int m;
+        if (!enumer(p, fm, "followingMode", true, 0, modes, &m))
+            return -1;
+        if (m == 1)
+            warn(p, fm, "followingMode 'follow' is played as 'position' (the kinematic driver places the entity on the path)");
+    }
+    return i;
+}
+
+/* A Route's Waypoints into action i's verts. */
+static bool parse_route(P *p, N route, int i)
+{
+    uint32_t n = 0;
+    EACH(w, route) {
+        if (is(w, "ParameterDeclarations")) {
+            if (!parse_params(p, w))
+                return false;
+        } else if (!is(w, "Waypoint")) {
+            return unknown(p, w, route);
+        } else {
+            n++;
+        }
+    }
+    if (n < 1 || n > MAX_ITEMS)
+        return fail(p, route, "a Route needs at least one Waypoint");
+    sn_xaction *a = &p->x->actions[i];
+    if (!(a->verts = calloc(n, sizeof *a->verts)))
+        return fail(p, route, "out of memory");
+    EACH(w, route) {
+        if (!is(w, "Waypoint"))
+            continue;
+        static const char *const strat[] = {"shortest", "fastest", "leastIntersections", "random", NULL};
+        int st;
+        N pos = child(w, "Position");
+        if (!enumer(p, w, "routeStrategy", true, 0, strat, &st))
+            return false;
+        if (!pos)
+            return fail(p, w, "needs a Position");
+        if (st != 0)
+            warn(p, w, "routeStrategy '%s' is planned as shortest (by lane length)", strat[st]);
+        if (!parse_position(p, pos, &a->verts[a->n_verts]))
+            return false;
+        a->n_verts++;
+    }
+    return true;
+}
+
+static int parse_assign_route(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_ROUTE);
+    if (i < 0)
+        return -1;
+    N route = child(n, "Route");
+    if (route)
+        return parse_route(p, route, i) ? i : -1;
+    N c = child(n, "CatalogReference");
+    if (!c)
+        return fail(p, n, "needs a Route"), -1;
+    uint32_t mark;
+    const char *file, *outer = p->file;
+    N entry = catalog_entry(p, c, &mark, &file);
+    if (!entry)
+        return -1;
+    if (!is(entry, "Route"))
+        return fail(p, c, "the catalog entry is a <%s>, not a Route", nm(entry)), -1;
+    p->file = file;
+    bool ok = parse_route(p, entry, i);
+    p->file = outer;
+    p->declared = NULL;
+    params_truncate(&p->x->params, mark);
+    return ok ? i : -1;
+}
+
+static int parse_environment_body(P *p, N n, N env);
+
+static int parse_environment(P *p, N n)
+{
+    N env = child(n, "Environment");
+    uint32_t mark = p->x->params.n;
+    const char *outer = p->file;
+    if (!env && child(n, "CatalogReference")) {
+        const char *file;
+        if (!(env = catalog_entry(p, child(n, "CatalogReference"), &mark, &file)))
+            return -1;
+        if (!is(env, "Environment"))
+            return fail(p, child(n, "CatalogReference"), "the catalog entry is a <%s>, not an Environment", nm(env)), -1;
+        p->file = file;
+    }
+    if (!env)
+        return fail(p, n, "needs an Environment"), -1;
+    int r = parse_environment_body(p, n, env);
+    p->file = outer;
+    p->declared = NULL;
+    params_truncate(&p->x->params, mark);
+    return r;
+}
+
+static int parse_environment_body(P *p, N n, N env)
+{
+    int i = new_action(p, n, SN_XA_ENVIRONMENT);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    sn_weather *w = &a->weather;
+    /* sensim's default weather: a clear sky, the sun at azimuth 135, altitude 50 (docs/weather.md) */
+    *w = (sn_weather){.sun_azimuth_angle = 135, .sun_altitude_angle = 50, .fog_distance = 0, .fog_falloff = 0.2,
+                      .mie_scattering_scale = 0.03, .rayleigh_scattering_scale = 0.0331};
+    a->has_weather = true;
+    EACH(c, env) {
+        if (is(c, "TimeOfDay")) {
+            warn(p, c, "TimeOfDay is not played: the sun comes from Weather/Sun");
+        } else if (is(c, "Weather")) {
+            static const char *const clouds[] = {"skyOff", "free", "cloudy", "overcast", "rainy", NULL};
+            static const double cover[] = {0, 0, 50, 90, 90};
+            int cs;
+            if (has_attr(c, "cloudState")) {
+                if (!enumer(p, c, "cloudState", true, 0, clouds, &cs))
+                    return -1;
+                w->cloudiness = cover[cs];
+            }
+            if (has_attr(c, "fractionalCloudCover")) {
+                static const char *const okta[] = {"zeroOktas", "oneOktas", "twoOktas", "threeOktas", "fourOktas",
+                                                   "fiveOktas", "sixOktas", "sevenOktas", "eightOktas", "nineOktas", NULL};
+                if (!enumer(p, c, "fractionalCloudCover", true, 0, okta, &cs))
+                    return -1;
+                w->cloudiness = cs >= 9 ? 100 : cs * 100.0 / 8;
+            }
+            EACH(d, c) {
+                if (is(d, "Sun")) {
+                    double az, el, in;
+                    if (!num(p, d, "azimuth", false, 2.356, -10, 10, &az) ||
+                        !num(p, d, "elevation", false, 0.873, -2, 2, &el) ||
+                        !num(p, d, has_attr(d, "illuminance") ? "illuminance" : "intensity", false, 0, 0, 1e9, &in))
+                        return -1;
+                    /* OpenSCENARIO: radians, azimuth from north clockwise... CARLA: degrees */
+                    w->sun_azimuth_angle = fmod(az * 180 / M_PI, 360);
+                    w->sun_altitude_angle = fmax(-90, fmin(90, el * 180 / M_PI));
+                } else if (is(d, "Fog")) {
+                    double vr;
+                    if (!num(p, d, "visualRange", true, 0, 0, 1e9, &vr))
+                        return -1;
+                    /* a visual range of 100 m is thick fog; 10 km none */
+                    w->fog_density = vr >= 10000 ? 0 : fmin(100, 100 * (1 - log10(fmax(vr, 10)) / 4) * 1.33);
+                    w->fog_distance = 0;
+                } else if (is(d, "Precipitation")) {
+                    double in;
+                    const char *k = has_attr(d, "precipitationIntensity") ? "precipitationIntensity" : "intensity";
+                    if (!num(p, d, k, false, 0, 0, 1e6, &in))
+                        return -1;
+                    /* mm/h: 10 mm/h and above is CARLA's 100 */
+                    w->precipitation = fmin(100, in * 10);
+                    w->precipitation_deposits = w->precipitation * 0.5;
+                    w->wetness = w->precipitation;
+                } else if (is(d, "Wind") || is(d, "DomeImage")) {
+                    warn(p, d, "ignored: not part of sensim's weather");
+                } else {
+                    return unknown(p, d, c), -1;
+                }
+            }
+        } else if (is(c, "RoadCondition")) {
+            warn(p, c, "RoadCondition is not played: the kinematic driver has no friction");
+        } else if (!is(c, "ParameterDeclarations")) {
+            return unknown(p, c, env), -1;
+        }
+    }
+    return i;
+}
+
+static int parse_param_action(P *p, N n, const char *ref_attr)
+{
+    N c = choice(p, n);
+    if (!c)
+        return -1;
+    int i;
+    if (is(c, "SetAction")) {
+        if ((i = new_action(p, c, SN_XA_PARAM_SET)) < 0)
+            return -1;
+        sn_xaction *a = &p->x->actions[i];
+        if (!(a->param = dup_attr(p, n, ref_attr, true)) || !(a->svalue = dup_attr(p, c, "value", true)))
+            return -1;
+    } else if (is(c, "ModifyAction")) {
+        N r = child(c, "Rule");
+        N op = r ? choice(p, r) : NULL;
+        if (!op)
+            return (r ? 0 : fail(p, c, "needs a Rule")), -1;
+        if (!is(op, "AddValue") && !is(op, "MultiplyByValue"))
+            return unknown(p, op, r), -1;
+        if ((i = new_action(p, c, SN_XA_PARAM_MODIFY)) < 0)
+            return -1;
+        sn_xaction *a = &p->x->actions[i];
+        a->multiply = is(op, "MultiplyByValue");
+        if (!(a->param = dup_attr(p, n, ref_attr, true)) || !num(p, op, "value", true, 0, -1e12, 1e12, &a->value))
+            return -1;
+    } else {
+        return unknown(p, c, n), -1;
+    }
+    if (!sn_xparam_find(&p->x->params, p->x->actions[i].param))
+        return fail(p, n, "%s '%s' names no declared parameter", ref_attr, p->x->actions[i].param), -1;
+    return i;
+}
+
+static int noop(P *p, N n, const char *why)
+{
+    warn(p, n, "%s", why);
+    int i = new_action(p, n, SN_XA_NOOP);
+    if (i >= 0)
+        p->x->actions[i].noop_what = is(n, "CustomCommandAction") ? "CustomCommandAction" : "VisibilityAction";
+    return i;
+}
+
+static int parse_controller_activate(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_CONTROLLER);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    if (!boolean(p, n, "longitudinal", true, &a->lon) || !boolean(p, n, "lateral", true, &a->lat))
+        return -1;
+    if (has_attr(n, "lighting") || has_attr(n, "animation"))
+        warn(p, n, "lighting and animation are ignored");
+    if (a->lon != a->lat)
+        return fail(p, n, "sensim's autopilot drives both ways: lateral and longitudinal must be equal"), -1;
+    return i;
+}
+
+/* A PrivateAction (global false) or a GlobalAction / UserDefinedAction (global true). */
+static int parse_action_body(P *p, N n)
+{
+    N c = choice(p, n);
+    if (!c)
+        return -1;
+    if (is(c, "LongitudinalAction")) {
+        N d = choice(p, c);
+        if (!d)
+            return -1;
+        if (is(d, "SpeedAction"))
+            return parse_speed(p, d);
+        if (is(d, "LongitudinalDistanceAction"))
+            return parse_long_dist(p, d);
+        return unsupported(p, d), -1;
+    }
+    if (is(c, "LateralAction")) {
+        N d = choice(p, c);
+        if (!d)
+            return -1;
+        if (is(d, "LaneChangeAction"))
+            return parse_lane_change(p, d);
+        if (is(d, "LaneOffsetAction"))
+            return parse_lane_offset(p, d);
+        return unsupported(p, d), -1;
+    }
+    if (is(c, "TeleportAction")) {
+        N pos = child(c, "Position");
+        if (!pos)
+            return fail(p, c, "needs a Position"), -1;
+        int i = new_action(p, c, SN_XA_TELEPORT);
+        return i >= 0 && parse_position(p, pos, &p->x->actions[i].pos) ? i : -1;
+    }
+    if (is(c, "RoutingAction")) {
+        N d = choice(p, c);
+        if (!d)
+            return -1;
+        if (is(d, "FollowTrajectoryAction"))
+            return parse_follow_trajectory(p, d);
+        if (is(d, "AssignRouteAction"))
+            return parse_assign_route(p, d);
+        if (is(d, "AcquirePositionAction")) {
+            N pos = child(d, "Position");
+            if (!pos)
+                return fail(p, d, "needs a Position"), -1;
+            int i = new_action(p, d, SN_XA_ACQUIRE);
+            return i >= 0 && parse_position(p, pos, &p->x->actions[i].pos) ? i : -1;
+        }
+        return unsupported(p, d), -1;
+    }
+    if (is(c, "ActivateControllerAction"))
+        return parse_controller_activate(p, c);
+    if (is(c, "ControllerAction")) {
+        N d = choice(p, c);
+        if (!d)
+            return -1;
+        if (is(d, "ActivateControllerAction"))
+            return parse_controller_activate(p, d);
+        return unsupported(p, d), -1;
+    }
+    if (is(c, "VisibilityAction"))
+        return noop(p, c, "VisibilityAction is not played: every entity stays visible to every sensor");
+    if (is(c, "EnvironmentAction"))
+        return parse_environment(p, c);
+    if (is(c, "ParameterAction"))
+        return parse_param_action(p, c, "parameterRef");
+    if (is(c, "VariableAction"))
+        return parse_param_action(p, c, "variableRef");
+    if (is(c, "CustomCommandAction"))
+        return noop(p, c, "CustomCommandAction is not played (no custom commands in sensim)");
+    if (is(c, "SynchronizeAction") || is(c, "AppearanceAction") || is(c, "TrailerAction") ||
+        is(c, "EntityAction") || is(c, "InfrastructureAction") || is(c, "TrafficAction") ||
+        is(c, "SetMonitorAction") || is(c, "AnimationAction") || is(c, "LightStateAction"))
+        return unsupported(p, c), -1;
+    return unknown(p, c, n), -1;
+}
+
+/* ---- conditions ---- */
+
+static const char *const RULES[] = {"greaterThan", "lessThan", "equalTo", "greaterOrEqual", "lessOrEqual",
+                                    "notEqualTo", NULL};
+
+static bool rule_attr(P *p, N n, sn_xcond *c)
+{
+    int r;
+    if (!enumer(p, n, "rule", true, 0, RULES, &r))
+        return false;
+    c->rule = (sn_xrule)r;
+    return true;
+}
+
+static bool rdt_attrs(P *p, N n, sn_xcond *c, bool required_rdt)
+{
+    static const char *const rdt[] = {"cartesianDistance", "euclidianDistance", "euclideanDistance", "longitudinal",
+                                      "lateral", NULL};
+    static const char *const cs[] = {"entity", "lane", "road", "trajectory", NULL};
+    int r = 0, s = 0;
+    if (!enumer(p, n, "relativeDistanceType", required_rdt, 0, rdt, &r) ||
+        !enumer(p, n, "coordinateSystem", false, 0, cs, &s))
+        return false;
+    c->rdt = r <= 2 ? SN_XRD_EUCLIDEAN : r == 3 ? SN_XRD_LONGITUDINAL : SN_XRD_LATERAL;
+    if (s == 3)
+        return fail(p, n, "coordinateSystem 'trajectory' is not supported (entity, lane and road are)");
+    c->road_cs = s == 1 || s == 2;
+    if (c->road_cs && c->rdt != SN_XRD_LONGITUDINAL)
+        warn(p, n, "coordinateSystem '%s' with relativeDistanceType '%s' is measured in the entity's frame", cs[s],
+             rdt[r]);
+    if (has_attr(n, "routingAlgorithm")) {
+        char v[VAL];
+        if (!attr(p, n, "routingAlgorithm", true, v))
+            return false;
+        if (strcmp(v, "undefined") != 0)
+            return fail(p, n, "routingAlgorithm '%s' is not supported (distances are measured, not routed)", v);
+    }
+    bool along;
+    if (!boolean(p, n, "alongRoute", false, &along))
+        return false;
+    if (along)
+        warn(p, n, "alongRoute is measured in the entity's frame, not along the route");
+    return true;
+}
+
+static bool duration_attr(P *p, N n, sn_xcond *c)
+{
+    c->rule = SN_XR_GE; /* held for at least the duration */
+    if (!num(p, n, "duration", true, 0, -1e9, 1e9, &c->value))
+        return false;
+    if (c->value < 0)
+        return fail(p, n, "duration %g is negative", c->value);
+    return true;
+}
+
+static bool parse_entity_cond(P *p, N n, sn_xcond *c)
+{
+    N e = choice(p, n);
+    if (!e)
+        return false;
+    const double V = 1e9;
+    if (is(e, "SimulationTimeCondition") || is(e, "ParameterCondition"))
+        return unknown(p, e, n);
+    if ((is(e, "SpeedCondition") || is(e, "AccelerationCondition")) && has_attr(e, "direction"))
+        return fail(p, e, "direction is not supported (the speed and acceleration along the heading are)");
+    if (is(e, "SpeedCondition")) {
+        c->kind = SN_XC_SPEED;
+        return num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
+    }
+    if (is(e, "RelativeSpeedCondition")) {
+        c->kind = SN_XC_REL_SPEED;
+        return (c->ref = entity_index(p, e, "entityRef")) >= 0 && num(p, e, "value", true, 0, -V, V, &c->value) &&
+               rule_attr(p, e, c);
+    }
+    if (is(e, "AccelerationCondition")) {
+        c->kind = SN_XC_ACCEL;
+        return num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
+    }
+    if (is(e, "StandStillCondition")) {
+        c->kind = SN_XC_STANDSTILL;
+        return duration_attr(p, e, c);
+    }
+    if (is(e, "EndOfRoadCondition")) {
+        c->kind = SN_XC_END_OF_ROAD;
+        return duration_attr(p, e, c);
+    }
+    if (is(e, "OffroadCondition")) {
+        c->kind = SN_XC_OFFROAD;
+        return duration_attr(p, e, c);
+    }
+    if (is(e, "TraveledDistanceCondition")) {
+        c->kind = SN_XC_TRAVELED;
+        c->rule = SN_XR_GE;
+        if (!num(p, e, "value", true, 0, -V, V, &c->value))
+            return false;
+        return c->value >= 0 || fail(p, e, "value %g is negative", c->value);
+    }
+    if (is(e, "ReachPositionCondition")) {
+        c->kind = SN_XC_REACH;
+        c->rule = SN_XR_LT;
+        N pos = child(e, "Position");
+        if (!pos)
+            return fail(p, e, "needs a Position");
+        if (!num(p, e, "tolerance", true, 0, -V, V, &c->value) || !parse_position(p, pos, &c->pos))
+            return false;
+        return c->value >= 0 || fail(p, e, "tolerance %g is negative", c->value);
+    }
+    if (is(e, "DistanceCondition")) {
+        c->kind = SN_XC_DISTANCE;
+        N pos = child(e, "Position");
+        if (!pos)
+            return fail(p, e, "needs a Position");
+        return num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c) &&
+               boolean(p, e, "freespace", false, &c->freespace) && rdt_attrs(p, e, c, false) &&
+               parse_position(p, pos, &c->pos);
+    }
+    if (is(e, "RelativeDistanceCondition")) {
+        c->kind = SN_XC_REL_DISTANCE;
+        return (c->ref = entity_index(p, e, "entityRef")) >= 0 && num(p, e, "value", true, 0, -V, V, &c->value) &&
+               rule_attr(p, e, c) && boolean(p, e, "freespace", true, &c->freespace) && rdt_attrs(p, e, c, true);
+    }
+    if (is(e, "TimeHeadwayCondition")) {
+        c->kind = SN_XC_HEADWAY;
+        c->rdt = SN_XRD_LONGITUDINAL;
+        if ((c->ref = entity_index(p, e, "entityRef")) < 0 || !num(p, e, "value", true, 0, -V, V, &c->value) ||
+            !rule_attr(p, e, c) || !boolean(p, e, "freespace", true, &c->freespace) || !rdt_attrs(p, e, c, false))
+            return false;
+        c->rdt = SN_XRD_LONGITUDINAL; /* a headway is along the way */
+        return true;
+    }
+    if (is(e, "TimeToCollisionCondition")) {
+        c->kind = SN_XC_TTC;
+        N t = child(e, "TimeToCollisionConditionTarget");
+        if (!t)
+            return fail(p, e, "needs a TimeToCollisionConditionTarget");
+        if (!num(p, e, "value", true, 0, -V, V, &c->value) || !rule_attr(p, e, c) ||
+            !boolean(p, e, "freespace", true, &c->freespace) || !rdt_attrs(p, e, c, false))
+            return false;
+        N k = choice(p, t);
+        if (!k)
+            return false;
+        if (is(k, "EntityRef"))
+            return (c->ref = entity_index(p, k, "entityRef")) >= 0;
+        if (is(k, "Position"))
+            return parse_position(p, k, &c->pos);
+        return unknown(p, k, t);
+    }
+    if (is(e, "CollisionCondition")) {
+        c->kind = SN_XC_COLLISION;
+        N k = choice(p, e);
+        if (!k)
+            return false;
+        if (is(k, "EntityRef"))
+            return (c->ref = entity_index(p, k, "entityRef")) >= 0;
+        if (is(k, "ByType")) {
+            static const char *const types[] = {"vehicle", "pedestrian", "miscellaneous", NULL};
+            int t;
+            if (!enumer(p, k, "type", true, 0, types, &t))
+                return false;
+            c->value = t;
+            c->ref = -2 - t; /* by type: -2 vehicle, -3 pedestrian, -4 misc */
+            return true;
+        }
+        return unknown(p, k, e);
+    }
+    return unsupported(p, e);
+}
+
+static const char *const ELEM_KINDS[] = {"storyboard", "story", "act", "maneuverGroup", "maneuver", "event", "action", NULL};
+
+static bool parse_value_cond(P *p, N n, sn_xcond *c)
+{
+    N e = choice(p, n);
+    if (!e)
+        return false;
+    if (is(e, "SimulationTimeCondition")) {
+        c->kind = SN_XC_SIM_TIME;
+        return num(p, e, "value", true, 0, -1e9, 1e9, &c->value) && rule_attr(p, e, c);
+    }
+    if (is(e, "StoryboardElementStateCondition")) {
+        static const char *const states[] = {"standbyState", "runningState", "completeState", "startTransition",
+                                             "endTransition", "stopTransition", "skipTransition", NULL};
+        int k, s;
+        c->kind = SN_XC_STATE;
+        if (!enumer(p, e, "storyboardElementType", true, 0, ELEM_KINDS, &k) ||
+            !(c->elem_name = dup_attr(p, e, "storyboardElementRef", true)) ||
+            !enumer(p, e, "state", true, 0, states, &s))
+            return false;
+        c->elem_kind = k;
+        c->state = (sn_xstate_ref)s;
+        c->elem = -1;
+        return true;
+    }
+    if (is(e, "ParameterCondition") || is(e, "VariableCondition")) {
+        const char *ref = is(e, "ParameterCondition") ? "parameterRef" : "variableRef";
+        c->kind = SN_XC_PARAM;
+        if (!(c->param = dup_attr(p, e, ref, true)) || !(c->svalue = dup_attr(p, e, "value", true)) || !rule_attr(p, e, c))
+            return false;
+        if (!sn_xparam_find(&p->x->params, c->param))
+            return fail(p, e, "%s '%s' names no declared parameter", ref, c->param);
+        return true;
+    }
+    return unsupported(p, e);
+}
+
+static int parse_condition(P *p, N n)
+{
+    if (!is(n, "Condition"))
+        return unknown(p, n, n->parent), -1;
+    GROW(p->x->conds, p->x->n_conds, "conditions");
+    int i = (int)p->x->n_conds++;
+    sn_xcond *c = &p->x->conds[i];
+    c->line = line_of(n);
+    c->ref = -1;
+    c->elem = -1;
+    static const char *const edges[] = {"none", "rising", "falling", "risingOrFalling", NULL};
+    int edge;
+    if (!(c->name = dup_attr(p, n, "name", true)) || !num(p, n, "delay", true, 0, -1e9, 1e9, &c->delay) ||
+        !enumer(p, n, "conditionEdge", true, 0, edges, &edge))
+        return -1;
+    c->edge = (sn_xedge)edge;
+    if (c->delay < 0)
+        return fail(p, n, "delay %g is negative", c->delay), -1;
+    N k = choice(p, n);
+    if (!k)
+        return -1;
+    if (is(k, "ByValueCondition"))
+        return parse_value_cond(p, k, &p->x->conds[i]) ? i : -1;
+    if (!is(k, "ByEntityCondition"))
+        return unknown(p, k, n), -1;
+    N te = child(k, "TriggeringEntities"), ec = child(k, "EntityCondition");
+    if (!te || !ec)
+        return fail(p, k, "needs TriggeringEntities and EntityCondition"), -1;
+    static const char *const tr[] = {"any", "all", NULL};
+    int all;
+    if (!enumer(p, te, "triggeringEntitiesRule", true, 0, tr, &all))
+        return -1;
+    c = &p->x->conds[i];
+    c->trig_all = all == 1;
+    uint32_t nt = 0;
+    EACH(r, te) {
+        if (!is(r, "EntityRef"))
+            return unknown(p, r, te), -1;
+        nt++;
+    }
+    if (!nt)
+        return fail(p, te, "needs at least one EntityRef"), -1;
+    if (nt > MAX_ITEMS)
+        return fail(p, te, "too many entities"), -1;
+    if (!(c->trig = calloc(nt, sizeof *c->trig)) || !(c->since = calloc(nt, sizeof *c->since)) ||
+        !(c->held = calloc(nt, sizeof *c->held)))
+        return fail(p, te, "out of memory"), -1;
+    EACH(r, te) {
+        int e = entity_index(p, r, "entityRef");
+        if (e < 0)
+            return -1;
+        c->since[c->n_trig] = -1;
+        c->trig[c->n_trig++] = e;
+    }
+    return parse_entity_cond(p, ec, c) ? i : -1;
+}
+
+static int parse_trigger(P *p, N n)
+{
+    GROW(p->x->trigs, p->x->n_trigs, "triggers");
+    int t = (int)p->x->n_trigs++;
+    EACH(g, n) {
+        if (!is(g, "ConditionGroup"))
+            return unknown(p, g, n), -1;
+        sn_xtrigger *tr = &p->x->trigs[t];
+        GROW(tr->groups, tr->n, "condition groups");
+        sn_xgroup *gr = &tr->groups[tr->n++];
+        EACH(c, g) {
+            int ci = parse_condition(p, c);
+            if (ci < 0)
+                return -1;
+            gr = &p->x->trigs[t].groups[p->x->trigs[t].n - 1];
+            int *nw = realloc(gr->conds, (gr->n + 1) * sizeof *nw);
+            if (!nw)
+                return fail(p, c, "out of memory"), -1;
+            gr->conds = nw;
+            gr->conds[gr->n++] = ci;
+        }
+        if (!p->x->trigs[t].groups[p->x->trigs[t].n - 1].n)
+            return fail(p, g, "a ConditionGroup needs at least one Condition"), -1;
+    }
+    return t;
+}
+
+/* ---- storyboard ---- */
+
+static int new_elem(P *p, N n, sn_xelem_kind k, int parent)
+{
+    GROW(p->x->elems, p->x->n_elems, "storyboard elements");
+    int i = (int)p->x->n_elems++;
+    sn_xelem *e = &p->x->elems[i];
+    e->kind = k;
+    e->line = line_of(n);
+    e->parent = parent;
+    e->start = e->stop = e->action = -1;
+    e->max_exec = 1;
+    e->prio = SN_XPR_OVERRIDE;
+    if (k != SN_XK_STORYBOARD && !(e->name = dup_attr(p, n, "name", true)))
+        return -1;
+    if (k == SN_XK_STORYBOARD)
+        e->name = sn_strdup("Storyboard");
+    if (parent >= 0) {
+        sn_xelem *pe = &p->x->elems[parent];
+        int *nw = realloc(pe->children, (pe->n_children + 1) * sizeof *nw);
+        if (!nw)
+            return fail(p, n, "out of memory"), -1;
+        pe->children = nw;
+        pe->children[pe->n_children++] = i;
+    }
+    return i;
+}
+
+static bool parse_event(P *p, N n, int parent)
+{
+    int ev = new_elem(p, n, SN_XK_EVENT, parent);
+    if (ev < 0)
+        return false;
+    static const char *const prios[] = {"overwrite", "override", "skip", "parallel", NULL};
+    int pr, mx;
+    if (!enumer(p, n, "priority", true, 0, prios, &pr) || !integer(p, n, "maximumExecutionCount", false, 1, &mx))
+        return false;
+    if (mx < 1)
+        return fail(p, n, "maximumExecutionCount %d is not >= 1", mx);
+    p->x->elems[ev].prio = pr <= 1 ? SN_XPR_OVERRIDE : pr == 2 ? SN_XPR_SKIP : SN_XPR_PARALLEL;
+    p->x->elems[ev].max_exec = (uint32_t)mx;
+    bool any = false;
+    EACH(c, n) {
+        if (is(c, "Action")) {
+            int a = new_elem(p, c, SN_XK_ACTION, ev);
+            if (a < 0)
+                return false;
+            N body = choice(p, c);
+            if (!body)
+                return false;
+            int ai = parse_action_body(p, is(body, "PrivateAction") || is(body, "GlobalAction") ||
+                                                  is(body, "UserDefinedAction") ? body : c);
+            if (ai < 0)
+                return false;
+            p->x->elems[a].action = ai;
+            p->x->elems[a].global = !is(body, "PrivateAction");
+            if (is(body, "PrivateAction") && (p->x->actions[ai].kind == SN_XA_ENVIRONMENT || p->x->actions[ai].kind == SN_XA_PARAM_SET ||
+                                              p->x->actions[ai].kind == SN_XA_PARAM_MODIFY))
+                return fail(p, body, "a global action inside a PrivateAction");
+            if (!is(body, "PrivateAction") && !is(body, "GlobalAction") && !is(body, "UserDefinedAction"))
+                return unknown(p, body, c);
+            any = true;
+        } else if (is(c, "StartTrigger")) {
+            if ((p->x->elems[ev].start = parse_trigger(p, c)) < 0)
+                return false;
+            if (!p->x->trigs[p->x->elems[ev].start].n) /* an empty StartTrigger: none (start at once, as esmini) */
+                p->x->elems[ev].start = -1;
+        } else {
+            return unknown(p, c, n);
+        }
+    }
+    return any || fail(p, n, "an Event needs at least one Action");
+}
+
+static bool parse_maneuver(P *p, N n, int parent)
+{
+    int m = new_elem(p, n, SN_XK_MANEUVER, parent);
+    if (m < 0)
+        return false;
+    EACH(c, n) {
+        if (is(c, "ParameterDeclarations")) {
+            if (!parse_params(p, c))
+                return false;
+        } else if (is(c, "Event")) {
+            if (!parse_event(p, c, m))
+                return false;
+        } else {
+            return unknown(p, c, n);
+        }
+    }
+    return true;
+}
+
+/* Whether the Act above an Actors element has a StartTrigger (parsed after its groups). */
+static bool has_start_trigger(N actors)
+{
+    N act = actors->parent ? actors->parent->parent : NULL;
+    return act && child(act, "StartTrigger") && next_el(child(act, "StartTrigger")->children);
+}
+
+static bool parse_mgroup(P *p, N n, int parent)
+{
+    int g = new_elem(p, n, SN_XK_MGROUP, parent);
+    int mx;
+    if (g < 0 || !integer(p, n, "maximumExecutionCount", true, 1, &mx))
+        return false;
+    if (mx < 1)
+        return fail(p, n, "maximumExecutionCount %d is not >= 1", mx);
+    p->x->elems[g].max_exec = (uint32_t)mx;
+    N actors = child(n, "Actors");
+    if (!actors)
+        return fail(p, n, "needs Actors");
+    bool sel;
+    if (!boolean(p, actors, "selectTriggeringEntities", false, &sel))
+        return false;
+    p->x->elems[g].select_trig = sel;
+    if (sel && p->x->elems[parent].start < 0 && !has_start_trigger(actors))
+        return fail(p, actors, "selectTriggeringEntities=\"true\" needs its Act's StartTrigger with an entity condition");
+    EACH(c, actors) {
+        if (!is(c, "EntityRef"))
+            return unknown(p, c, actors);
+        int e = entity_index(p, c, "entityRef");
+        if (e < 0)
+            return false;
+        sn_xelem *ge = &p->x->elems[g];
+        int *nw = realloc(ge->actors, (ge->n_actors + 1) * sizeof *nw);
+        if (!nw)
+            return fail(p, c, "out of memory");
+        ge->actors = nw;
+        ge->actors[ge->n_actors++] = e;
+    }
+    EACH(c, n) {
+        if (is(c, "Actors"))
+            continue;
+        if (is(c, "Maneuver")) {
+            if (!parse_maneuver(p, c, g))
+                return false;
+        } else if (is(c, "CatalogReference")) {
+            uint32_t mark;
+            const char *file, *outer = p->file;
+            N entry = catalog_entry(p, c, &mark, &file);
+            if (!entry)
+                return false;
+            if (!is(entry, "Maneuver"))
+                return fail(p, c, "the catalog entry is a <%s>, not a Maneuver", nm(entry));
+            p->file = file;
+            bool ok = parse_maneuver(p, entry, g);
+            p->file = outer;
+            p->declared = NULL;
+            params_truncate(&p->x->params, mark);
+            if (!ok)
+                return false;
+        } else {
+            return unknown(p, c, n);
+        }
+    }
+    return true;
+}
+
+static bool parse_story(P *p, N n, int parent)
+{
+    int s = new_elem(p, n, SN_XK_STORY, parent);
+    if (s < 0)
+        return false;
+    EACH(c, n) {
+        if (is(c, "ParameterDeclarations")) {
+            if (!parse_params(p, c))
+                return false;
+        } else if (is(c, "Act")) {
+            int a = new_elem(p, c, SN_XK_ACT, s);
+            if (a < 0)
+                return false;
+            EACH(d, c) {
+                if (is(d, "ManeuverGroup")) {
+                    if (!parse_mgroup(p, d, a))
+                        return false;
+                } else if (is(d, "StartTrigger") || is(d, "StopTrigger")) {
+                    int t = parse_trigger(p, d);
+                    if (t < 0)
+                        return false;
+                    if (is(d, "StartTrigger"))
+                        p->x->elems[a].start = p->x->trigs[t].n ? t : -1; /* empty: start at once */
+                    else
+                        p->x->elems[a].stop = t;
+                } else {
+                    return unknown(p, d, c);
+                }
+            }
+        } else {
+            return unknown(p, c, n);
+        }
+    }
+    return true;
+}
+
+static bool parse_init(P *p, N n)
+{
+    EACH(c, n)
+        if (!is(c, "Actions"))
+            return unknown(p, c, n);
+    N actions = child(n, "Actions");
+    if (!actions)
+        return true;
+    EACH(c, actions) {
+        if (is(c, "GlobalAction") || is(c, "UserDefinedAction")) {
+            int a = parse_action_body(p, c);
+            if (a < 0)
+                return false;
+            int *nw = realloc(p->x->init_globals, (p->x->n_init_globals + 1) * sizeof *nw);
+            if (!nw)
+                return fail(p, c, "out of memory");
+            p->x->init_globals = nw;
+            p->x->init_globals[p->x->n_init_globals++] = a;
+        } else if (is(c, "Private")) {
+            int e = entity_index(p, c, "entityRef");
+            if (e < 0)
+                return false;
+            EACH(pa, c) {
+                if (!is(pa, "PrivateAction"))
+                    return unknown(p, pa, c);
+                int a = parse_action_body(p, pa);
+                if (a < 0)
+                    return false;
+                sn_xinit *nw = realloc(p->x->inits, (p->x->n_inits + 1) * sizeof *nw);
+                if (!nw)
+                    return fail(p, pa, "out of memory");
+                p->x->inits = nw;
+                p->x->inits[p->x->n_inits++] = (sn_xinit){e, a};
+            }
+        } else {
+            return unknown(p, c, actions);
+        }
+    }
+    return true;
+}
+
+static bool parse_storyboard(P *p, N n)
+{
+    int sb = new_elem(p, n, SN_XK_STORYBOARD, -1);
+    if (sb != 0)
+        return false;
+    bool has_stop = false;
+    EACH(c, n) {
+        if (is(c, "Init")) {
+            if (!parse_init(p, c))
+                return false;
+        } else if (is(c, "Story")) {
+            if (!parse_story(p, c, 0))
+                return false;
+        } else if (is(c, "StopTrigger")) {
+            int t = parse_trigger(p, c);
+            if (t < 0)
+                return false;
+            p->x->elems[0].stop = t;
+            has_stop = true;
+        } else {
+            return unknown(p, c, n);
+        }
+    }
+    (void)has_stop;
+    return true;
+}
+
+/* ---- entities ---- */
+
+static bool parse_bbox(P *p, N n, sn_xentity *e)
+{
+    N b = child(n, "BoundingBox");
+    if (!b)
+        return fail(p, n, "needs a BoundingBox");
+    N c = child(b, "Center"), d = child(b, "Dimensions");
+    if (!c || !d)
+        return fail(p, b, "needs Center and Dimensions");
+    if (!num(p, c, "x", true, 0, -100, 100, &e->cx) || !num(p, c, "y", true, 0, -100, 100, &e->cy) ||
+        !num(p, c, "z", true, 0, -100, 100, &e->cz) || !num(p, d, "length", true, 0, 0, 200, &e->len) ||
+        !num(p, d, "width", true, 0, 0, 100, &e->wid) || !num(p, d, "height", true, 0, 0, 100, &e->hgt))
+        return false;
+    if (e->len < 0.05 || e->wid < 0.05 || e->hgt < 0.05)
+        return fail(p, d, "a dimension below 0.05 m (length %g, width %g, height %g)", e->len, e->wid, e->hgt);
+    return true;
+}
+
+/* docs/openscenario.md, "Entities": the blueprint of each category. */
+static const char *vehicle_blueprint(const char *cat, double len)
+{
+    if (!strcmp(cat, "truck") || !strcmp(cat, "semitrailer") || !strcmp(cat, "trailer"))
+        return "vehicle.truck";
+    if (!strcmp(cat, "bus") || !strcmp(cat, "train") || !strcmp(cat, "tram"))
+        return "vehicle.bus";
+    if (!strcmp(cat, "van"))
+        return "vehicle.van";
+    if (!strcmp(cat, "motorbike"))
+        return "vehicle.yamaha.yzf";
+    if (!strcmp(cat, "bicycle"))
+        return "vehicle.diamondback.century";
+    return len > 5.5 ? "vehicle.van" : "vehicle.sedan";
+}
+
+/* An ObjectController: 1 when its Controller (inline or a catalog's) is an external one (a
+** Property esminiController or sensimController of value ExternalController or external), 0 for any
+** other (a warning: not played), -1 on error. */
+static int object_controller(P *p, N oc)
+{
+    N c = choice(p, oc);
+    if (!c)
+        return -1;
+    uint32_t mark = p->x->params.n;
+    const char *outer = p->file;
+    if (is(c, "CatalogReference")) {
+        const char *file;
+        if (!(c = catalog_entry(p, c, &mark, &file)))
+            return -1;
+        p->file = file;
+    } else if (!is(c, "Controller")) {
+        return unknown(p, c, oc), -1;
+    }
+    int ext = 0;
+    N props = is(c, "Controller") ? child(c, "Properties") : NULL;
+    if (props)
+        EACH(q, props) {
+            char name[VAL], value[VAL];
+            if (!is(q, "Property"))
+                continue;
+            if (!attr(p, q, "name", true, name) || !attr(p, q, "value", true, value)) {
+                ext = -1;
+                break;
+            }
+            if ((!strcmp(name, "esminiController") || !strcmp(name, "sensimController")) &&
+                (!strcmp(value, "ExternalController") || !strcmp(value, "external")))
+                ext = 1;
+        }
+    if (ext == 0)
+        warn(p, oc, "this controller is not played: the storyboard keeps driving the entity when it is activated "
+                    "(esmini's --disable_controllers)");
+    p->file = outer;
+    p->declared = NULL;
+    params_truncate(&p->x->params, mark);
+    return ext;
+}
+
+/* A Vehicle, Pedestrian or MiscObject (inline or a catalog's entry) into e. */
+static bool parse_entity_body(P *p, N body, sn_xentity *e)
+{
+    if (!is(body, "Vehicle") && !is(body, "Pedestrian") && !is(body, "MiscObject"))
+        return fail(p, body, "a ScenarioObject's catalog entry must be a Vehicle, Pedestrian or MiscObject");
+    if (child(body, "ParameterDeclarations") && !parse_params(p, child(body, "ParameterDeclarations")))
+        return false;
+    if (!parse_bbox(p, body, e))
+        return false;
+    if (is(body, "Vehicle")) {
+        static const char *const cats[] = {"car", "van", "truck", "trailer", "semitrailer", "bus", "motorbike",
+                                           "bicycle", "train", "tram", NULL};
+        int k;
+        if (!enumer(p, body, "vehicleCategory", true, 0, cats, &k))
+            return false;
+        e->kind = SN_XEN_VEHICLE;
+        e->category = sn_strdup(cats[k]);
+        e->blueprint = vehicle_blueprint(cats[k], e->len);
+        N perf = child(body, "Performance");
+        if (!perf)
+            return fail(p, body, "needs a Performance");
+        if (!num(p, perf, "maxSpeed", true, 0, 0, 1000, &e->max_speed) ||
+            !num(p, perf, "maxAcceleration", true, 0, 0, 1e6, &e->max_acc) ||
+            !num(p, perf, "maxDeceleration", true, 0, 0, 1e6, &e->max_dec))
+            return false;
+    } else if (is(body, "Pedestrian")) {
+        e->kind = SN_XEN_PEDESTRIAN;
+        char cat[VAL];
+        if (!attr(p, body, "pedestrianCategory", true, cat))
+            return false;
+        if (strcmp(cat, "pedestrian") != 0)
+            return fail(p, body, "pedestrianCategory '%s' is not supported (pedestrian is; wheelchair and "
+                                 "animal are not)", cat);
+        e->category = sn_strdup(cat);
+        e->blueprint = "walker.pedestrian";
+    } else {
+        e->kind = SN_XEN_MISC;
+        char cat[VAL];
+        if (!attr(p, body, "miscObjectCategory", true, cat))
+            return false;
+        e->category = sn_strdup(cat);
+        e->blueprint = "static.prop.box";
+    }
+    return e->category || fail(p, body, "out of memory");
+}
+
+static bool parse_entities(P *p, N n)
+{
+    EACH(o, n) {
+        if (is(o, "EntitySelection"))
+            return unsupported(p, o);
+        if (!is(o, "ScenarioObject"))
+            return unknown(p, o, n);
+        char name[VAL];
+        if (!attr(p, o, "name", true, name))
+            return false;
+        for (uint32_t i = 0; i < p->x->n_ents; i++)
+            if (!strcmp(p->x->ents[i].name, name))
+                return fail(p, o, "a second entity named '%s'", name);
+        if (p->x->n_ents >= 10000)
+            return fail(p, o, "more than 10000 entities");
+        sn_xentity *nw = realloc(p->x->ents, (p->x->n_ents + 1) * sizeof *nw);
+        if (!nw)
+            return fail(p, o, "out of memory");
+        p->x->ents = nw;
+        sn_xentity *e = &p->x->ents[p->x->n_ents];
+        memset(e, 0, sizeof *e);
+        e->line = line_of(o);
+        if (!(e->name = sn_strdup(name)))
+            return fail(p, o, "out of memory");
+        p->x->n_ents++;
+        N body = NULL;
+        EACH(c, o) {
+            if (is(c, "ObjectController")) {
+                int ext = object_controller(p, c);
+                if (ext < 0)
+                    return false;
+                e = &p->x->ents[p->x->n_ents - 1];
+                e->external = ext == 1;
+                e->unplayed_controller = ext == 0;
+            } else if (is(c, "Vehicle") || is(c, "Pedestrian") || is(c, "MiscObject") || is(c, "CatalogReference")) {
+                if (body)
+                    return fail(p, c, "a second object in one ScenarioObject");
+                body = c;
+            } else if (is(c, "ExternalObjectReference")) {
+                return unsupported(p, c);
+            } else {
+                return unknown(p, c, o);
+            }
+        }
+        if (!body)
+            return fail(p, o, "needs a Vehicle, Pedestrian or MiscObject");
+        bool ok;
+        if (is(body, "CatalogReference")) {
+            uint32_t mark;
+            const char *file, *outer = p->file;
+            N entry = catalog_entry(p, body, &mark, &file);
+            if (!entry)
+                return false;
+            p->file = file;
+            ok = parse_entity_body(p, entry, e);
+            p->file = outer;
+            p->declared = NULL;
+            params_truncate(&p->x->params, mark);
+        } else {
+            ok = parse_entity_body(p, body, e);
+        }
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* ---- the document ---- */
+
+static bool parse_root(P *p, N root)
+{
+    if (!root || !is(root, "OpenSCENARIO"))
+        return fail(p, root, "the root element is <%s>, not <OpenSCENARIO>", root ? nm(root) : "(none)");
+    N h = child(root, "FileHeader");
+    if (!h)
+        return fail(p, root, "needs a FileHeader");
+    if (!integer(p, h, "revMajor", true, 1, &p->x->rev_major) || !integer(p, h, "revMinor", true, 0, &p->x->rev_minor))
+        return false;
+    if (p->x->rev_major != 1 || p->x->rev_minor > 3)
+        return fail(p, h, "revision %d.%d: sensim plays OpenSCENARIO 1.0 to 1.3", p->x->rev_major, p->x->rev_minor);
+    if (!(p->x->description = dup_attr(p, h, "description", false)) || !(p->x->author = dup_attr(p, h, "author", false)) ||
+        !(p->x->date = dup_attr(p, h, "date", false)))
+        return false;
+    bool storyboard = false;
+    EACH(c, root) {
+        if (is(c, "FileHeader")) {
+            EACH(d, c)
+                if (!is(d, "License") && !is(d, "Properties"))
+                    return unknown(p, d, c);
+        } else if (is(c, "ParameterDeclarations")) {
+            if (!parse_params(p, c))
+                return false;
+        } else if (is(c, "VariableDeclarations")) {
+            EACH(v, c) {
+                if (!is(v, "VariableDeclaration"))
+                    return unknown(p, v, c);
+                char name[VAL], value[VAL];
+                if (!attr(p, v, "name", true, name) || !attr(p, v, "value", true, value))
+                    return false;
+                if (!sn_xparam_set(&p->x->params, name, value, line_of(v), false))
+                    return fail(p, v, "out of memory");
+            }
+        } else if (is(c, "CatalogLocations")) {
+            EACH(k, c) {
+                N dir = child(k, "Directory");
+                char d[VAL];
+                if (!dir)
+                    return fail(p, k, "needs a Directory");
+                if (!attr(p, dir, "path", true, d))
+                    return false;
+                char path[2 * VAL + 8];
+                snprintf(path, sizeof path, "%s/%s", d[0] == '/' ? "" : p->x->dir, d);
+                char **nw = realloc(p->cat_dirs, (p->n_cat_dirs + 1) * sizeof *nw);
+                if (!nw || !(nw[p->n_cat_dirs] = sn_strdup(d[0] == '/' ? d : path))) {
+                    if (nw)
+                        p->cat_dirs = nw;
+                    return fail(p, dir, "out of memory");
+                }
+                p->cat_dirs = nw;
+                p->n_cat_dirs++;
+            }
+        } else if (is(c, "RoadNetwork")) {
+            EACH(d, c) {
+                if (is(d, "LogicFile")) {
+                    char f[VAL];
+                    if (!attr(p, d, "filepath", true, f))
+                        return false;
+                    char path[2 * VAL + 8];
+                    if (f[0] == '/')
+                        snprintf(path, sizeof path, "%s", f);
+                    else
+                        snprintf(path, sizeof path, "%s/%s", p->x->dir, f);
+                    FILE *t = fopen(path, "rb");
+                    if (!t)
+                        return fail(p, d, "filepath '%s': cannot open %s: %s", f, path, strerror(errno));
+                    fclose(t);
+                    free(p->x->logic_file);
+                    if (!(p->x->logic_file = sn_strdup(path)))
+                        return fail(p, d, "out of memory");
+                    p->x->logic_line = line_of(d);
+                } else if (is(d, "SceneGraphFile")) {
+                    warn(p, d, "ignored: sensim builds the scene's geometry from the OpenDRIVE map");
+                } else if (is(d, "TrafficSignals") || is(d, "UsedArea")) {
+                    if (next_el(d->children))
+                        return unsupported(p, d);
+                } else {
+                    return unknown(p, d, c);
+                }
+            }
+        } else if (is(c, "Entities")) {
+            if (!parse_entities(p, c))
+                return false;
+        } else if (is(c, "Storyboard")) {
+            if (!parse_storyboard(p, c))
+                return false;
+            storyboard = true;
+        } else if (is(c, "ParameterValueDistribution") || is(c, "Catalog")) {
+            return fail(p, c, "<%s> is not a scenario: sensim plays ScenarioDefinitions only", nm(c));
+        } else {
+            return unknown(p, c, root);
+        }
+    }
+    if (!storyboard)
+        return fail(p, root, "needs a Storyboard");
+    /* StoryboardElementStateCondition references, now that every element is known */
+    for (uint32_t i = 0; i < p->x->n_conds; i++) {
+        sn_xcond *c = &p->x->conds[i];
+        if (c->kind != SN_XC_STATE)
+            continue;
+        for (uint32_t k = 0; k < p->x->n_elems && c->elem < 0; k++)
+            if ((int)p->x->elems[k].kind == c->elem_kind && !strcmp(p->x->elems[k].name, c->elem_name))
+                c->elem = (int)k;
+        if (c->elem < 0) {
+            sn_fail(p->err, SN_E_INVALID, "%s:%d: StoryboardElementStateCondition: storyboardElementRef '%s' names no %s "
+                    "of this scenario", p->file, c->line, c->elem_name, ELEM_KINDS[c->elem_kind]);
+            p->failed = true;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Attributes the standard defines that change nothing sensim plays: read past without a word. */
+static const char *const DESCRIPTIVE[] = {
+    "Vehicle:name", "Vehicle:mass", "Vehicle:model3d", "Vehicle:role", "Pedestrian:name", "Pedestrian:model",
+    "Pedestrian:model3d", "Pedestrian:mass", "Pedestrian:role", "MiscObject:name", "MiscObject:mass", "MiscObject:model3d",
+    "Performance:maxAccelerationRate", "Performance:maxDecelerationRate", "Performance:mass", "Trajectory:name",
+    "Route:name", "Route:closed", "ScenarioObject:name", "ParameterDeclaration:parameterType",
+    "VariableDeclaration:variableType", "Controller:name", "Environment:name", "ActivateControllerAction:animation",
+    "ActivateControllerAction:lighting", "Trajectory:closed", "Event:name", "Action:name", NULL};
+
+/* Every attribute of an element the parser read that it never looked at: a warning each (per
+** element and attribute), so nothing of the file is skipped without a word. */
+static void unread_attributes(P *p, N n)
+{
+    for (N c = n; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        for (xmlAttrPtr a = c->_private ? c->properties : NULL; a; a = a->next) {
+            if (a->_private)
+                continue;
+            char key[64];
+            snprintf(key, sizeof key, "%s:%s", nm(c), (const char *)a->name);
+            bool known = false;
+            for (int i = 0; DESCRIPTIVE[i] && !known; i++)
+                known = !strcmp(DESCRIPTIVE[i], key);
+            for (int i = 0; i < p->n_warned && !known; i++)
+                known = !strcmp(p->warned[i], key);
+            if (known)
+                continue;
+            if (p->n_warned < 128)
+                snprintf(p->warned[p->n_warned++], sizeof p->warned[0], "%s", key);
+            char line[600];
+            snprintf(line, sizeof line, "%s:%d: %s: attribute '%s' is not read by sensim (docs/openscenario.md)", p->file,
+                     line_of(c), nm(c), (const char *)a->name);
+            char **w = realloc(p->x->warnings, (p->x->n_warnings + 1) * sizeof *w);
+            if (w && (w[p->x->n_warnings] = sn_strdup(line)))
+                p->x->warnings = w, p->x->n_warnings++;
+            else if (w)
+                p->x->warnings = w;
+        }
+        unread_attributes(p, c->children);
+    }
+}
+
+/* --set parameters.NAME=VALUE: the top-level declarations are replaced before anything reads them. */
+static bool apply_sets(P *p, const char *const *sets, size_t n_sets, uint32_t n_top)
+{
+    for (size_t i = 0; i < n_sets; i++) {
+        const char *eq = strchr(sets[i], '=');
+        if (!eq || eq == sets[i])
+            return sn_fail(p->err, SN_E_INVALID, "%s: --set parameters.%s: expected NAME=VALUE", p->file, sets[i]), false;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - sets[i]), sets[i]);
+        bool found = false;
+        for (uint32_t k = 0; k < n_top; k++)
+            if (!strcmp(p->x->params.v[k].name, name)) {
+                free(p->x->params.v[k].value);
+                if (!(p->x->params.v[k].value = sn_strdup(eq + 1)))
+                    return false;
+                found = true;
+            }
+        if (!found)
+            return sn_fail(p->err, SN_E_INVALID, "%s: --set parameters.%s: the scenario declares no parameter '%s' "
+                           "(in its top-level ParameterDeclarations)", p->file, sets[i], name), false;
+    }
+    return true;
+}
+
+void sn_xosc_free(sn_xosc *x)
+{
+    if (!x)
+        return;
+    free(x->path);
+    free(x->dir);
+    free(x->description);
+    free(x->author);
+    free(x->date);
+    free(x->logic_file);
+    sn_xparams_free(&x->params);
+    for (uint32_t i = 0; i < x->n_ents; i++) {
+        free(x->ents[i].name);
+        free(x->ents[i].category);
+    }
+    free(x->ents);
+    for (uint32_t i = 0; i < x->n_actions; i++) {
+        free(x->actions[i].verts);
+        free(x->actions[i].times);
+        free(x->actions[i].param);
+        free(x->actions[i].svalue);
+    }
+    free(x->actions);
+    free(x->inits);
+    free(x->init_globals);
+    for (uint32_t i = 0; i < x->n_elems; i++) {
+        free(x->elems[i].name);
+        free(x->elems[i].children);
+        free(x->elems[i].actors);
+    }
+    free(x->elems);
+    for (uint32_t i = 0; i < x->n_conds; i++) {
+        free(x->conds[i].name);
+        free(x->conds[i].trig);
+        free(x->conds[i].since);
+        free(x->conds[i].held);
+        free(x->conds[i].elem_name);
+        free(x->conds[i].param);
+        free(x->conds[i].svalue);
+        free(x->conds[i].pend);
+        free(x->conds[i].pend_m);
+    }
+    free(x->conds);
+    for (uint32_t i = 0; i < x->n_trigs; i++) {
+        for (uint32_t g = 0; g < x->trigs[i].n; g++)
+            free(x->trigs[i].groups[g].conds);
+        free(x->trigs[i].groups);
+    }
+    free(x->trigs);
+    for (uint32_t i = 0; i < x->n_warnings; i++)
+        free(x->warnings[i]);
+    free(x->warnings);
+    free(x);
+}
+
+/* Every top-level parameter resolved once: a loop or an undefined reference is an error even in
+** a parameter nothing uses. */
+static bool resolve_all(P *p, N root)
+{
+    N d = root ? child(root, "ParameterDeclarations") : NULL;
+    for (uint32_t i = 0; i < p->x->params.n; i++) {
+        char out[VAL], why[300];
+        if (sn_xparam_subst(&p->x->params, p->x->params.v[i].value, out, sizeof out, why, sizeof why))
+            continue;
+        N at = d;
+        EACH(c, d) {
+            xmlChar *nmv = xmlGetProp(c, (const xmlChar *)"name");
+            bool hit = nmv && !strcmp((const char *)nmv, p->x->params.v[i].name);
+            xmlFree(nmv);
+            if (hit) {
+                at = c;
+                break;
+            }
+        }
+        return fail(p, at, "parameter '%s': %s", p->x->params.v[i].name, why);
+    }
+    return true;
+}
+
+/* Declarations at the top of the file, before anything reads them: --set replaces their values. */
+static bool top_params(P *p, N root)
+{
+    N d = root ? child(root, "ParameterDeclarations") : NULL;
+    return !d || parse_params(p, d);
+}
+
+sn_status sn_xosc_load_memory(const char *xml, size_t size, const char *path, const char *const *sets, size_t n_sets,
+                              sn_xosc **out, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    *out = NULL;
+    if (size > MAX_FILE || size > (size_t)INT32_MAX)
+        return sn_fail(err, SN_E_RANGE, "%s: %zu bytes, more than the limit of %u", path, size, MAX_FILE);
+    sn_xosc *x = calloc(1, sizeof *x);
+    if (!x || !(x->path = sn_strdup(path)) || !(x->dir = sn_strdup(path))) {
+        sn_xosc_free(x);
+        return sn_fail(err, SN_E_NOMEM, "%s: out of memory", path);
+    }
+    char *slash = strrchr(x->dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        strcpy(x->dir, ".");
+    xmlParserCtxtPtr ctx = xmlNewParserCtxt();
+    if (!ctx) {
+        sn_xosc_free(x);
+        return sn_fail(err, SN_E_NOMEM, "%s: out of memory", path);
+    }
+    xmlDocPtr doc = xmlCtxtReadMemory(ctx, xml, (int)size, path, NULL,
+                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES |
+                                          XML_PARSE_NOCDATA);
+    if (!doc) {
+        const xmlError *e = xmlCtxtGetLastError(ctx);
+        char msg[256] = "not well-formed XML";
+        if (e && e->message) {
+            snprintf(msg, sizeof msg, "%s", e->message);
+            size_t n = strlen(msg);
+            while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+                msg[--n] = 0;
+        }
+        sn_status st = sn_fail(err, SN_E_INVALID, "%s:%d: XML: %s", path, e ? e->line : 0, msg);
+        xmlFreeParserCtxt(ctx);
+        sn_xosc_free(x);
+        return st;
+    }
+    P p = {.x = x, .file = path, .err = err};
+    N root = xmlDocGetRootElement(doc);
+    bool ok = top_params(&p, root && is(root, "OpenSCENARIO") ? root : NULL) &&
+              apply_sets(&p, sets, n_sets, x->params.n) && resolve_all(&p, root);
+    if (ok) {
+        /* the top-level declarations are read: parse_root must not declare them twice */
+        N d = child(root, "ParameterDeclarations");
+        if (d) {
+            xmlUnlinkNode(d);
+            xmlFreeNode(d);
+        }
+        ok = parse_root(&p, root);
+        if (ok)
+            unread_attributes(&p, root);
+    }
+    xmlFreeDoc(doc);
+    xmlFreeParserCtxt(ctx);
+    for (uint32_t i = 0; i < p.n_cats; i++) {
+        xmlFreeDoc(p.cats[i].doc);
+        free(p.cats[i].path);
+    }
+    free(p.cats);
+    for (uint32_t i = 0; i < p.n_cat_dirs; i++)
+        free(p.cat_dirs[i]);
+    free(p.cat_dirs);
+    if (!ok) {
+        sn_xosc_free(x);
+        return err->status ? err->status : SN_E_INVALID;
+    }
+    *out = x;
+    return SN_OK;
+}
+
+sn_status sn_xosc_load(const char *path, const char *const *sets, size_t n_sets, sn_xosc **out, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    *out = NULL;
+    if (!path)
+        return sn_fail(err, SN_E_IO, "(null): cannot open the scenario: no path");
+    FILE *f = sn_open_input(path, "scenario", err);
+    if (!f)
+        return err->status;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 > cap) {
+            cap = cap ? cap * 2 : 65536 * 2;
+            if (cap > MAX_FILE + 65536u * 2) {
+                free(buf);
+                fclose(f);
+                return sn_fail(err, SN_E_RANGE, "%s: more than the limit of %u bytes", path, MAX_FILE);
+            }
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return sn_fail(err, SN_E_NOMEM, "%s: out of memory", path);
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return sn_fail(err, SN_E_IO, "%s: cannot read the scenario", path);
+    }
+    sn_status st = sn_xosc_load_memory(buf, n, path, sets, n_sets, out, err);
+    free(buf);
+    return st;
+}

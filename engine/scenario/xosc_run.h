@@ -1,0 +1,117 @@
+/* xosc_run.h — a scenario being played: entity motion (xosc_move.c) and the storyboard
+** (xosc_play.c), independent of the engine (xosc_engine.c joins them to it), so tests drive
+** them on a bare map. Time is the simulation time at the end of the frame being computed. */
+#ifndef SN_SCENARIO_XOSC_RUN_H
+#define SN_SCENARIO_XOSC_RUN_H
+
+#include "xosc.h"
+
+#include <sensim/pack.h>
+
+typedef enum sn_xmode { SN_XM_FREE, SN_XM_LANE, SN_XM_TRAJ, SN_XM_EXTERNAL } sn_xmode;
+
+/* One entity's kinematic state, in OpenSCENARIO's frame, of its reference point. */
+typedef struct sn_xent {
+    sn_xmode mode;
+    bool placed;           /* a position was given (Init TeleportAction) */
+    int32_t ri;            /* lane mode: road index (in the map), section index, OpenDRIVE lane id, */
+    uint32_t sec;          /* s, and the offset from the lane's centre toward the left of its */
+    int lane;              /* direction of travel */
+    double s, off;
+    int sdir;              /* lane mode: +1 moving along s, -1 against it (whatever the lane's own direction) */
+    double x, y, z, h;     /* position and heading (rad) */
+    double v, a;           /* speed along the heading (m/s), its rate of change */
+    double odo;            /* distance travelled since the start (m) */
+    double lat_rate;       /* d(off)/dt: turns the heading during a lane change */
+    bool end_of_road;      /* lane mode: stopped at the end of a lane that nothing follows */
+    bool offroad;
+    /* longitudinal: a SpeedAction */
+    int lon_elem;          /* its action element (-1 Init, -2 none) */
+    const sn_xaction *lon;
+    double lon_t0, lon_T, lon_v0, lon_v1;
+    bool lon_tracking;     /* transition over; a continuous relative target is tracked */
+    /* lateral: a LaneChangeAction or LaneOffsetAction */
+    int lat_elem;
+    const sn_xaction *lat;
+    double lat_t0, lat_T, lat_o0, lat_o1;
+    bool lat_by_dist;      /* dynamicsDimension distance: the profile runs over the distance along the lane */
+    double lat_D, lat_prog;
+    bool lat_tracking;
+    /* a FollowTrajectoryAction */
+    int traj_elem;
+    const sn_xaction *traj;
+    double traj_t0, traj_d;
+    double *tv;            /* vertices x, y, z (3 per vertex) and cumulative length, owned */
+    double *tcum;
+    uint32_t tn;
+    /* a route (AssignRouteAction, AcquirePositionAction): the roads it passes, owned */
+    int32_t *route;
+    uint32_t n_route, route_i;
+    int acq_elem;          /* an AcquirePositionAction running: its element, the road and s it ends at */
+    int32_t acq_ri;
+    double acq_s;
+} sn_xent;
+
+typedef struct sn_xrun {
+    sn_xosc *x;
+    const sn_map *map;     /* NULL: entities move in free mode only */
+    double t, dt;
+    uint64_t frame;
+    sn_xent *ents;
+    uint64_t seq;          /* transitions so far */
+    sn_pack_buf log;       /* storyboard.msgpack: messages back to back */
+    uint64_t n_log;
+    bool ended, completed;
+    double end_time;
+    char ended_by[256];    /* "StopTrigger", "all stories complete" */
+    char stop_condition[256]; /* the condition that fired the storyboard's StopTrigger */
+    bool weather_set;      /* an EnvironmentAction ran: weather holds it */
+    sn_weather weather;
+    bool *collide;         /* n_ents * n_ents: boxes overlapping at t (symmetric), owned */
+    bool need_collide, need_offroad; /* a CollisionCondition, an OffroadCondition exists: measured each step */
+    char why[512];         /* a runtime failure's message (sn_xrun_step false) */
+    bool failed;
+    void (*warn)(void *user, const char *line);
+    void *warn_user;
+    /* the entity an ActivateControllerAction hands to the engine's autopilot: the engine starts it */
+    void (*activate)(void *user, int entity);
+    void *user;
+} sn_xrun;
+
+/* Prepares a run of x on map (may be NULL). Init actions are applied at t = 0. false: r->why. */
+bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt);
+/* One step: motion to t + dt, then the storyboard at the new time. false: r->why says what failed. */
+bool sn_xrun_step(sn_xrun *r);
+void sn_xrun_free(sn_xrun *r);
+
+/* ---- xosc_move.c ---- */
+
+/* Resolves a position to (x, y, z, h); lane positions also give road, lane, s and offset (t
+** from the lane centre, travel-left), with *on_lane true. */
+bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
+                      bool *on_lane);
+/* Puts entity i at a resolved position (placing it on a lane when it stands on one). */
+bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p);
+/* Starts a motion action on entity i at time r->t; *instant when it is over already. */
+bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *instant);
+/* Advances every entity by dt to r->t. Sets *ended_elems (action elements whose instance on some
+** entity just ended: the storyboard counts them down), up to cap. */
+bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended);
+/* Stops entity i's motion actions of element elem (an event stopped). */
+void sn_xmove_stop(sn_xrun *r, int i, int elem);
+/* Bounding box corners (x, y) of entity i in OpenSCENARIO's frame, counter-clockwise. */
+void sn_xmove_box(const sn_xrun *r, int i, double c[4][2]);
+/* The distance between two boxes (0 when they overlap). */
+double sn_xbox_distance(const double a[4][2], const double b[4][2]);
+/* xosc_route.c: plans entity i's route through the waypoints (lanes only, the shortest by length). */
+bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int line);
+/* Which of n successors a routed entity takes (0 without a route). */
+struct sn_lanekey;
+size_t sn_xroute_pick(sn_xent *e, const struct sn_lanekey *next, size_t n);
+/* xosc_play.c: the longitudinal distance from a to b, positive when b is ahead (along the road
+** when road_cs and both are on one road, else in a's frame; freespace: between the boxes). */
+double sn_xent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs);
+/* Where entity i lies in the lanes: road, lane, s, t; false when on no road within 2 m. */
+bool sn_xmove_locate(const sn_xrun *r, int i, int32_t *road, int *lane, double *s, double *t, double *outside);
+
+#endif
