@@ -55,6 +55,7 @@ typedef struct sn_road_chunk {
     uint8_t tag, part, rgb[3]; /* the category's, copied */
     int32_t road;              /* index of the road in the network */
     double lo[3], hi[3];       /* box of its vertices, world frame */
+    uint32_t instance;         /* 0 for the roads; a scenery piece's id (scenery/scenery.h) */
 } sn_road_chunk;
 
 typedef struct sn_road_mesh {

@@ -248,13 +248,14 @@ static bool add_roads(sn_rayscene *rs, const sn_world *w)
         mesh->n_t = k->count;
         rs_actor *r = &rs->sact[rs->n_sact++];
         memset(r, 0, sizeof *r);
+        r->id = k->instance; /* 0: the map's roads; scenery's own ids (scenery/scenery.h) */
         r->tag = k->tag;
         r->refl = sn_tag_reflectivity(k->tag);
         r->kind = SN_ACTOR_STATIC;
         r->mesh = mesh;
         r->R = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
         r->ext = sn_v3(1, 1, 1);
-        r->open = true;
+        r->open = true; /* scenery's closed shapes too: their chunks are not all closed (windows, rails) */
         for (int d = 0; d < 3; d++) { /* a hair wider: the vertices are the box's, rounded to float */
             r->lo[d] = k->lo[d] - 1e-5 * (1 + fabs(k->lo[d]));
             r->hi[d] = k->hi[d] + 1e-5 * (1 + fabs(k->hi[d]));

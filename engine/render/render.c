@@ -758,6 +758,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
         j->inside = sphere_inside(r, cc, rad);
         prim *p = &r->prims[r->n_prims++];
         memset(p, 0, sizeof *p); /* roads never move: p->moves stays false */
+        p->id = k->instance;     /* 0 for roads, a scenery piece's id (scenery/scenery.h) */
         p->tag = k->tag;
         memcpy(p->color, k->rgb, 3);
         p->checker_size = 1.0;
@@ -1230,6 +1231,20 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         if (!sn_grow((void **)&r->casters, &r->cap_casters, n + 1, sizeof *r->casters))
             return false;
         r->casters[n++] = (sn_shadow_caster){(const double(*)[3])r->statics.wv + o->wv, o->mesh->t, o->mesh->n_v, o->mesh->n_t};
+    }
+    /* scenery's solids (chunks with an instance id that are obstacles) cast shadows; paint,
+    ** windows and roads do not */
+    for (uint32_t i = 0; w->roads && i < w->roads->n_chunks; i++) {
+        const sn_road_chunk *k = &w->roads->chunks[i];
+        if (!k->instance || k->part == SN_ROAD_MARK)
+            continue;
+        sn_vec3 lo = sn_v3(k->lo[0], k->lo[1], k->lo[2]), hi = sn_v3(k->hi[0], k->hi[1], k->hi[2]);
+        if (!sn_shadow_wants(r->shadow, sn_v3_scale(sn_v3_add(lo, hi), 0.5), 0.5 * sn_v3_len(sn_v3_sub(hi, lo))))
+            continue;
+        if (!sn_grow((void **)&r->casters, &r->cap_casters, n + 1, sizeof *r->casters))
+            return false;
+        r->casters[n++] = (sn_shadow_caster){(const double(*)[3])w->roads->v + k->v_first,
+                                             (const uint32_t(*)[3])w->roads->t + k->first, k->v_count, k->count};
     }
     size_t first_dynamic = n;
     for (size_t i = 0; i < w->n_actors; i++) {

@@ -947,6 +947,33 @@ static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
     return SN_OK;
 }
 
+/* scenery: {enabled, seed, density} (docs/scenery.md). */
+static sn_status parse_scenery(ctx *c, const sn_ynode *n, sn_scene *s)
+{
+    static const char *const keys[] = {"enabled", "seed", "density", NULL};
+    sn_status st = expect(c, n, SN_Y_MAP, "scenery");
+    if (!st)
+        st = check_keys(c, n, keys, "scenery");
+    if (st)
+        return st;
+    sn_scene_scenery *k = &s->scenery;
+    k->pos = pos_of(c, n);
+    const sn_ynode *v;
+    bool on = true;
+    if ((v = sn_ynode_get(n, "enabled")) && (st = get_bool(c, v, "scenery.enabled", &on)))
+        return st;
+    k->disabled = !on;
+    if ((v = sn_ynode_get(n, "seed")) && (st = get_uint(c, v, "scenery.seed", &k->seed)))
+        return st;
+    if ((v = sn_ynode_get(n, "density"))) {
+        if ((st = get_number(c, v, "scenery.density", &k->density)))
+            return st;
+        if (!(k->density > 0 && k->density <= 4))
+            return at(c, v, "scenery.density must be in (0, 4] (1 is the documented spacing)", NULL, NULL);
+    }
+    return SN_OK;
+}
+
 static sn_scene_entity *entity_at(sn_scene *s, uint32_t i)
 {
     return i < s->n_actors ? &s->actors[i] : &s->sensors[i - s->n_actors];
@@ -1037,7 +1064,7 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         st = sn_ydoc_override(&doc, path, s->sets[i], err);
     ctx c = {path, err, &s->strings, s};
     static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", "traffic", "scenario",
-                                       "parameters", NULL};
+                                       "parameters", "scenery", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!st && !root)
         st = sn_fail(err, SN_E_INVALID, "%s:1:1: the scene is empty (expected a mapping with settings, actors, sensors)", path);
@@ -1063,6 +1090,8 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
         st = parse_parameters(&c, v, s);
     if (!st && s->n_scenario_sets && !s->scenario_path)
         st = sn_fail(err, SN_E_INVALID, "%s: parameters: given without a scenario to take them", path);
+    if (!st && (v = sn_ynode_get(root, "scenery")))
+        st = parse_scenery(&c, v, s);
     if (!st)
         st = check_names(&c, s);
     if (!st && (uint64_t)s->n_actors + s->n_sensors > SN_LIMIT_ACTORS)

@@ -127,6 +127,14 @@ typedef struct sn_scene_traffic {
     sn_srcpos pos, blueprint_pos;
 } sn_scene_traffic;
 
+/* scenery: {enabled, seed, density} (docs/scenery.md): on by default when there is a map. */
+typedef struct sn_scene_scenery {
+    bool disabled;          /* enabled: false */
+    uint64_t seed;          /* 0 unless given: the town's look does not follow the run's seed */
+    double density;         /* 0 = not given (1) */
+    sn_srcpos pos;
+} sn_scene_scenery;
+
 typedef struct sn_scene {
     sn_strpool strings; /* the entries' name, blueprint and attach_to (sn_strpool_add) */
     char *path;
@@ -148,6 +156,7 @@ typedef struct sn_scene {
     sn_srcpos scenario_pos;
     char **scenario_sets;      /* parameters: {NAME: VALUE} as "NAME=VALUE", for the scenario */
     size_t n_scenario_sets;
+    sn_scene_scenery scenery;
 } sn_scene;
 
 /* The settings of a scene that sets none (a file's defaults; a test world's scene). */

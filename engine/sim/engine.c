@@ -118,6 +118,7 @@ static void unload(sn_engine *e)
     sn_lights_free(e->lights);
     e->lights = NULL;
     sn_signs_free(e->signs);
+    sn_scenery_free(&e->scenery);
     e->signs = NULL;
     sn_traffic_free(e->traffic);
     e->traffic = NULL;
@@ -432,6 +433,9 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
         if (spawnable(e, &sc->actors[i], 0) && (st = sn_spawn_scene_actor(e, &e->actors[i], err)))
             return st;
     }
+    /* Scenery after the scene's own static actors (it keeps clear of them), before traffic. */
+    if ((st = sn_scenery_add(e, err)))
+        return st;
     if (!e->replay && (st = sn_traffic_spawn(e, err)))
         return st;
     for (uint32_t i = 0; i < sc->n_sensors; i++)

@@ -9,6 +9,7 @@
 #include "../render/render.h"
 #include "../traffic/health.h"
 #include "../query/rayscene.h"
+#include "../scenery/scenery.h"
 
 #include <msgpack.h>
 #include <sensim/pack.h>
@@ -181,6 +182,7 @@ struct sn_engine {
     sn_map *reuse_map;     /* a reset's: the map already parsed, taken by the next build (owned) */
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
     struct sn_signs *signs;     /* stop, yield and speed signs of the map (traffic/signs.h), or NULL */
+    sn_scenery scenery;         /* the scenery's placed pieces (scenery/scenery.h); its chunks are in world.roads */
     struct sn_traffic *traffic; /* the map autopilots' per-frame scratch (traffic/traffic.h) */
     struct sn_tms *tms;         /* the Traffic Managers' settings (traffic/tm.h), NULL until used */
     sn_health health;      /* traffic health, observed after each frame's advance (traffic/health.h) */

@@ -11,13 +11,14 @@
 #include "world.h"
 
 #include "../map/road_mesh.h"
+#include "../scenery/scenery.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 _Static_assert(sizeof(dTriIndex) == sizeof(uint32_t), "the road mesh hands ODE 32-bit indices");
 
-static const char *const stand_in_type[SN_ROAD_N_CATEGORIES] = {
+static const char *const stand_in_type[SN_ROAD_N_CATEGORIES] = { /* scenery's: sn_scenery_type */
     "map.road", "map.sidewalk", "map.terrain", "map.rail_track", "map.kerb",
     "map.road_line", "map.road_line", "map.road_line", "map.road_line", "map.road_line",
 };
@@ -49,20 +50,21 @@ sn_status sn_world_set_roads(sn_world *w, sn_road_mesh *m, sn_error *err)
     if (!m)
         return SN_OK;
     /* The stand-ins, then their shape parts (zeros: reflectivity 0, no body), in one block. */
-    w->road_as = calloc(SN_ROAD_N_CATEGORIES, sizeof *w->road_as + sizeof *w->road_as->ph);
+    /* (scenery's categories follow the roads': scenery/scenery.h) */
+    w->road_as = calloc(SN_CHUNK_N_CATEGORIES, sizeof *w->road_as + sizeof *w->road_as->ph);
     w->road_geoms = calloc(m->n_chunks ? m->n_chunks : 1, sizeof *w->road_geoms);
     w->road_data = calloc(m->n_chunks ? m->n_chunks : 1, sizeof *w->road_data);
     if (!w->road_as || !w->road_geoms || !w->road_data) {
         sn_world_free_roads(w);
         return sn_fail(err, SN_E_NOMEM, "map: out of memory for the roads' physics");
     }
-    for (int c = 0; c < SN_ROAD_N_CATEGORIES; c++) {
+    for (int c = 0; c < SN_CHUNK_N_CATEGORIES; c++) {
         sn_actor *a = &w->road_as[c];
-        const sn_road_category *k = &sn_road_categories[c];
-        a->ph = (sn_actor_phys *)(void *)(w->road_as + SN_ROAD_N_CATEGORIES) + c;
+        const sn_road_category *k = sn_chunk_category((uint32_t)c);
+        a->ph = (sn_actor_phys *)(void *)(w->road_as + SN_CHUNK_N_CATEGORIES) + c;
         a->id = 0;
         a->kind = SN_ACTOR_STATIC;
-        a->type_id = stand_in_type[c];
+        a->type_id = c < SN_ROAD_N_CATEGORIES ? stand_in_type[c] : sn_scenery_type[c - SN_ROAD_N_CATEGORIES];
         a->name = a->role_name = no_name;
         a->tag = k->tag;
         memcpy(a->color, k->rgb, 3);

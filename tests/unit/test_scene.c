@@ -45,7 +45,7 @@ int main(int argc, char **argv)
     EXPECT("settings:\n  frames: ten\n", "scene.yaml:2:11: expected a whole number >= 0 for frames, found 'ten'");
     EXPECT("settings:\n  fixed_delta_seconds: 0.2\n", "scene.yaml:2:24: fixed_delta_seconds 0.2 exceeds max_substep_delta_time * max_substeps");
     EXPECT("settings:\n  fixed_delta_seconds: 0.2\n  max_substeps: 20\n", "scene.yaml:3:17: max_substeps must be within [1, 16]");
-    EXPECT("setings: {}\n", "scene.yaml:1:1: unknown key 'setings' in the scene (expected one of: settings, map, actors, sensors, recorder, traffic, scenario, parameters)");
+    EXPECT("setings: {}\n", "scene.yaml:1:1: unknown key 'setings' in the scene (expected one of: settings, map, actors, sensors, recorder, traffic, scenario, parameters, scenery)");
     EXPECT("actors:\n  - name: a\n    blueprint: vehicle.spaceship\n",
            "scene.yaml:3:16: unknown actor blueprint 'vehicle.spaceship'");
     EXPECT("actors:\n  - name: a\n    blueprint: vehicle.sedan\n    attributes: {mass: heavy}\n",
