@@ -36,6 +36,10 @@ static const uint8_t *gif_picture(plan *p, const sn_picture *pic, sn_error *err)
     return sn_rgb_scale(pic->rgb, (int)pic->width, (int)pic->height, p->small, p->gw, p->gh, err) ? NULL : p->small;
 }
 
+/* H.264's largest level (6.2) holds 8192x4320: a side beyond 8192 no encoder opens. */
+#define SN_VIDEO_MAX_SIDE 8192
+static sn_status check_timing(const sn_video_job *job, const plan *p, sn_error *err);
+
 /* Pass 1: timestamps, size, colours. Every failure here is the input's. */
 static sn_status survey(const sn_video_job *job, plan *p, sn_error *err)
 {
@@ -90,6 +94,11 @@ static sn_status survey(const sn_video_job *job, plan *p, sn_error *err)
     sn_stream_reader_close(r);
     if (st == SN_E_NOT_FOUND)
         st = p->n ? SN_OK : sn_cli_fail(err, SN_E_INVALID, "%s: the stream has no messages", job->stream);
+    if (!st && job->mp4 && (p->w > SN_VIDEO_MAX_SIDE || p->h > SN_VIDEO_MAX_SIDE))
+        st = sn_cli_fail(err, SN_E_INVALID, "%s: the pictures are %ux%u; an H.264 video is at most %d pixels a side",
+                         job->stream, p->w, p->h, SN_VIDEO_MAX_SIDE);
+    if (!st && p->n > 1)
+        st = check_timing(job, p, err);
     return st;
 }
 
@@ -107,6 +116,20 @@ static AVRational frame_rate(const plan *p)
     double med = d[(p->n - 1) / 2];
     free(d);
     return av_d2q(1.0 / med, 100000);
+}
+
+/* The rate and the pts must be representable: a median interval within [1e-5 s, 1e5 s] (the rate
+** is a fraction of at most 100000) and the span at most 1e12 intervals (pts are int64). Absurd
+** timestamps (1e300 s apart) are the input's fault, said as such (issue 33 item 23). */
+static sn_status check_timing(const sn_video_job *job, const plan *p, sn_error *err)
+{
+    AVRational rate = frame_rate(p);
+    double fps = rate.den > 0 ? av_q2d(rate) : 0, span = p->t[p->n - 1] - p->t[0];
+    if (!(fps >= 1e-5 && fps <= 1e5) || !isfinite(span) || !(span * fps <= 1e12))
+        return sn_cli_fail(err, SN_E_INVALID, "%s: the timestamps (%.9g s to %.9g s over %zu pictures) give no "
+                           "video frame rate: the intervals must lie within 1e-5 s and 1e5 s",
+                           job->stream, p->t[0], p->t[p->n - 1], p->n);
+    return SN_OK;
 }
 
 /* Frame i's pts in ticks of 1/`per_s` seconds, at least one after the last. */

@@ -14,6 +14,26 @@ def _err() -> _lib.Error:
     return _lib.Error()
 
 
+# Values are checked here before ctypes sees them: ctypes would truncate a text at its first NUL,
+# print None or b"x" as "None" and "b'x'", and wrap a seed of -1 to 2^64-1 (issue 33 item 24).
+def _check_seed(seed, where: str) -> int:
+    """A seed as the engine takes it: an int in 0..2^64-1 (a bool is refused)."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"{where}: a seed is an int in 0..2^64-1, not {seed!r}")
+    if not 0 <= seed < 2 ** 64:
+        raise ValueError(f"{where}: the seed {seed} is outside 0..2^64-1")
+    return seed
+
+
+def _check_text(text, where: str) -> bytes:
+    """A text argument as UTF-8 bytes: a str without NUL characters."""
+    if not isinstance(text, str):
+        raise TypeError(f"{where}: expected a str, not {type(text).__name__} {text!r}")
+    if "\0" in text:
+        raise ValueError(f"{where}: the text holds a NUL character, which the engine cannot carry")
+    return text.encode()
+
+
 @_lib.LOG_FN
 def _on_log(level, line, user):
     # The engine's warnings (a refused plugin, a map's warnings) go to Python's logging.

@@ -8,7 +8,7 @@ import fnmatch
 from typing import TYPE_CHECKING, Callable
 
 from . import _lib
-from ._common import _err
+from ._common import _check_text, _err
 from ._lib import SensimError, check
 from .geom import BoundingBox, Location, Transform, Vector3D, VehicleControl, WalkerControl
 
@@ -370,9 +370,11 @@ class Sensor(Actor):
 
     def call(self, method: str, *args: str) -> None:
         """Calls a sensor method by name (sensim's; e.g. a custom V2X sensor's "send")."""
-        argv = (ctypes.c_char_p * max(1, len(args)))(*[str(a).encode() for a in args])
+        what = f"{self.name}.{method}"
+        m = _check_text(method, what)
+        argv = (ctypes.c_char_p * max(1, len(args)))(*[_check_text(a, what) for a in args])
         err = _err()
-        check(_lib.lib().sn_engine_call(self._world._engine(), self.name.encode(), method.encode(), len(args),
+        check(_lib.lib().sn_engine_call(self._world._engine(), self.name.encode(), m, len(args),
                                         argv, ctypes.byref(err)), err)
 
     def send(self, data: str) -> None:

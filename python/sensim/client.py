@@ -25,7 +25,7 @@ from typing import Callable, Iterable
 
 from . import _lib
 from . import _common
-from ._common import _err, _log, _maps_dirs, _on_log  # noqa: F401 (kept importable from here)
+from ._common import _check_seed, _err, _log, _maps_dirs, _on_log  # noqa: F401 (kept importable from here)
 from .command import run_batch
 from ._lib import SensimError, check
 # Every name this module had before it was split stays importable from it.
@@ -78,7 +78,7 @@ class Client:
         o.plugin_dir = _lib.cstr(self._plugin_dir)
         o.threads = self._threads
         o.seed_set = seed is not None
-        o.seed = seed or 0
+        o.seed = _check_seed(seed, "seed") if seed is not None else 0
         o.quiet_plugins = self._quiet
         o.log = _on_log
         return o

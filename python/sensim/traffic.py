@@ -19,7 +19,7 @@ import math
 from typing import TYPE_CHECKING, Iterable
 
 from . import _lib
-from ._common import _err, _log
+from ._common import _check_seed, _err, _log
 from ._lib import SensimError, check
 from .actor import Actor
 from .geom import BoundingBox, Location, Rotation, Transform, Vector3D
@@ -398,9 +398,7 @@ class TrafficManager:
         self._set(None, _SYNC, bool(mode))
 
     def set_random_device_seed(self, value: int) -> None:
-        v = int(value)
-        if not 0 <= v < 2 ** 64:
-            raise SensimError(f"set_random_device_seed: {v} is outside 0..2^64-1", -2)
+        v = _check_seed(value, "set_random_device_seed")
         err = _err()
         check(_L().sn_engine_tm_set_random_device_seed(self._e(), self._port, v, ctypes.byref(err)), err)
 

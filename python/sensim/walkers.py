@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 from . import _lib
-from ._common import _err
+from ._common import _check_seed, _err
 from ._lib import SensimError, check
 from .geom import Location, Transform
 
@@ -75,7 +75,7 @@ def set_cross_factor(world: "World", percentage: float) -> None:
 
 def set_seed(world: "World", seed: int) -> None:
     err = _err()
-    check(_lib_nav().sn_engine_set_pedestrians_seed(world._engine(), int(seed) & (2**64 - 1), ctypes.byref(err)),
+    check(_lib_nav().sn_engine_set_pedestrians_seed(world._engine(), _check_seed(seed, "set_pedestrians_seed"), ctypes.byref(err)),
           err)
 
 

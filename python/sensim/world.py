@@ -11,7 +11,7 @@ import weakref
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import _lib, walkers
-from ._common import _KIND_SENSOR, _KIND_VEHICLE, _KIND_WALKER, _err, _log
+from ._common import _KIND_SENSOR, _KIND_VEHICLE, _KIND_WALKER, _check_seed, _err, _log
 from ._lib import SensimError, check
 from .actor import Actor, ActorList, Sensor, Vehicle, Walker
 from .blueprints import ActorBlueprint, BlueprintLibrary
@@ -296,7 +296,7 @@ class World(WorldTraffic):
         L = _lib.lib()
         if not hasattr(L, "sn_engine_reset"):
             raise SensimError(f"reset: {_lib.library_path()} has no sn_engine_reset (an older libsensim)", -6)
-        s = ctypes.c_uint64(seed) if seed is not None else None
+        s = ctypes.c_uint64(_check_seed(seed, "reset")) if seed is not None else None
         st = L.sn_engine_reset(self._engine(), ctypes.byref(s) if s is not None else None, ctypes.byref(err))
         if st:
             self._e = None  # a failed reset leaves no scene: the engine is freed with the World

@@ -87,5 +87,21 @@ T convert "$TMP/run/hero_rgb.msgpack" --video "$TMP/no/such/dir/x.mp4" >/dev/nul
 rc=$?
 [ $rc -eq 2 ] && ok || bad "convert --video to a missing folder: exit $rc, $(cat "$TMP/err")"
 
+# 23: timestamps 1e300 s apart give no frame rate: the input's fault, exit 2, the timestamps named
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import msgpack' 2>/dev/null; then
+  /usr/bin/python3 - "$TMP/run/hero_rgb.msgpack" "$TMP/absurd.msgpack" <<'PY'
+import sys, msgpack
+m = next(iter(msgpack.Unpacker(open(sys.argv[1], "rb"), raw=False)))
+with open(sys.argv[2], "wb") as f:
+    for i in range(3):
+        m["timestamp"], m["frame"] = i * 1e300, i + 1
+        f.write(msgpack.packb(m))
+PY
+  T convert "$TMP/absurd.msgpack" --video "$TMP/absurd.mp4" >/dev/null 2>"$TMP/err"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "timestamps (0 s to 2e+300 s over 3 pictures)" "$TMP/err" && [ ! -e "$TMP/absurd.mp4" ] && ok ||
+    bad "convert --video of timestamps 1e300 s apart: exit $rc, $(cat "$TMP/err")"
+fi
+
 echo "$checks checks, $fails failed" >&2
 [ "$fails" -eq 0 ]
