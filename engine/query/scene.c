@@ -21,7 +21,7 @@ static sn_status embree_check(sn_rayscene *rs, const char *what, sn_error *err)
         return SN_OK;
     sn_status st = sn_fail(err, SN_E_NOMEM, "ray index: %s: %s", what, rs->emb_err);
     rs->emb_err[0] = 0;
-    rs->built = rs->bounds_built = rs->cull_valid = false; /* rebuild from scratch next time */
+    rs->built = rs->bounds_built = rs->cull_boxes.valid = false; /* rebuild from scratch next time */
     rs->world = rs->stat_world = NULL;
     return st;
 }
@@ -120,7 +120,10 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     free(rs->model_meshes);
     free(rs->model_v);
     free(rs->stamp);
-    free(rs->cull.tops), free(rs->cull.boxes), free(rs->cull.need);
+    for (int i = 0; i < RS_CULLS; i++)
+        free(rs->cull[i].tops);
+    free(rs->cull_boxes.box), free(rs->cull_boxes.kind), free(rs->cull_boxes.tag), free(rs->cull_boxes.sel);
+    free(rs->need);
     free(rs);
 }
 
@@ -481,12 +484,11 @@ bool rs_index_current(const sn_rayscene *rs, const sn_world *w, double alpha)
     return rs->world == w && rs->built && rs->gen == w->gen && rs->alpha == alpha;
 }
 
-sn_status rs_sync_cull(sn_rayscene *rs, const sn_world *w, double alpha, sn_error *err)
+/* Every shaped actor's box at alpha, with its kind and tag, into rs->cull_boxes. */
+static sn_status gather_boxes(sn_rayscene *rs, const sn_world *w, double alpha, sn_error *err)
 {
-    rs_cull *c = &rs->cull;
-    if (rs->cull_valid && c->world == w && c->gen == w->gen && c->static_gen == w->static_gen && c->alpha == alpha)
-        return SN_OK;
-    rs->cull_valid = false;
+    rs_cull_boxes *b = &rs->cull_boxes;
+    b->valid = false;
     sn_status st;
     if ((rs->stat_world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
         return st;
@@ -494,24 +496,84 @@ sn_status rs_sync_cull(sn_rayscene *rs, const sn_world *w, double alpha, sn_erro
     for (size_t i = 0; i < w->n_actors; i++)
         n += has_mesh(w->actors[i]) && !is_static(w->actors[i]);
     n += rs->n_sact;
-    if (!collect_planes(rs, w) || !sn_grow((void **)&c->boxes, &c->cap_boxes, n + 1, sizeof *c->boxes))
+    if (!collect_planes(rs, w) || !sn_grow((void **)&b->box, &b->cap, n + 1, sizeof *b->box) ||
+        !sn_grow((void **)&b->kind, &b->cap_kind, n + 1, 1) || !sn_grow((void **)&b->tag, &b->cap_tag, n + 1, 1))
         return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the boxes of %zu actors", n);
     size_t k = 0;
-    for (size_t i = 0; i < rs->n_sact; i++, k++)
-        memcpy(c->boxes[k], rs->sact[i].lo, 3 * sizeof(double)), memcpy(c->boxes[k] + 3, rs->sact[i].hi, 3 * sizeof(double));
+    for (size_t i = 0; i < rs->n_sact; i++, k++) {
+        const rs_actor *a = &rs->sact[i];
+        memcpy(b->box[k], a->lo, 3 * sizeof(double)), memcpy(b->box[k] + 3, a->hi, 3 * sizeof(double));
+        b->kind[k] = a->kind, b->tag[k] = a->tag;
+    }
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
         if (!has_mesh(a) || is_static(a))
             continue;
         rs_actor r; /* its box holds its mesh or model (fill_actor) */
         fill_actor(w, a, alpha, &r);
-        memcpy(c->boxes[k], r.lo, 3 * sizeof(double)), memcpy(c->boxes[k] + 3, r.hi, 3 * sizeof(double));
+        memcpy(b->box[k], r.lo, 3 * sizeof(double)), memcpy(b->box[k] + 3, r.hi, 3 * sizeof(double));
+        b->kind[k] = r.kind, b->tag[k] = r.tag;
         k++;
     }
-    if (!rs_cull_build(c, (const double(*)[6])c->boxes, k))
-        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the cull grid of %zu actors", k);
-    c->world = w, c->gen = w->gen, c->static_gen = w->static_gen, c->alpha = alpha;
-    rs->cull_valid = true;
+    b->n = k;
+    b->cell = rs_cull_cell((const double(*)[6])b->box, k);
+    b->world = w, b->gen = w->gen, b->static_gen = w->static_gen, b->alpha = alpha;
+    b->stamp++;
+    b->valid = true;
+    return SN_OK;
+}
+
+/* Whether a query of these masks can meet an actor of this kind and tag (rs_excluded's masks). */
+static bool admitted(uint32_t kind_mask, uint32_t tag_mask, uint8_t kind, uint8_t tag)
+{
+    return (!kind_mask || (kind < 32 && ((kind_mask >> kind) & 1u))) && (!tag_mask || (tag < 32 && ((tag_mask >> tag) & 1u)));
+}
+
+rs_cull *rs_cull_of(sn_rayscene *rs, const sn_ray_query *q)
+{
+    uint32_t km = q->kind_mask, tm = q->tag_mask;
+    /* the grid of this key, or the one least recently used */
+    rs_cull *c = NULL, *old = &rs->cull[0];
+    for (int i = 0; i < RS_CULLS && !c; i++) {
+        rs_cull *g = &rs->cull[i];
+        if (g->used && g->kind_mask == km && g->tag_mask == tm)
+            c = g;
+        else if (g->used < old->used)
+            old = g;
+    }
+    if (!c) {
+        c = old;
+        c->kind_mask = km, c->tag_mask = tm, c->boxes_stamp = 0, c->skip = 0;
+    }
+    c->used = ++rs->cull_uses;
+    return c;
+}
+
+sn_status rs_sync_cull(sn_rayscene *rs, const sn_world *w, double alpha, rs_cull *c, sn_error *err)
+{
+    rs_cull_boxes *b = &rs->cull_boxes;
+    sn_status st;
+    if (!(b->valid && b->world == w && b->gen == w->gen && b->static_gen == w->static_gen && b->alpha == alpha) &&
+        (st = gather_boxes(rs, w, alpha, err)))
+        return st;
+    uint32_t km = c->kind_mask, tm = c->tag_mask;
+    if (c->boxes_stamp == b->stamp)
+        return SN_OK;
+    c->boxes_stamp = 0;
+    const double(*box)[6] = (const double(*)[6])b->box;
+    size_t n = b->n;
+    if (km || tm) { /* only the boxes of actors the query can meet */
+        if (!sn_grow((void **)&b->sel, &b->cap_sel, n + 1, sizeof *b->sel))
+            return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the boxes of %zu actors", n);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (admitted(km, tm, b->kind[i], b->tag[i]))
+                memcpy(b->sel[k++], b->box[i], sizeof b->sel[0]);
+        box = (const double(*)[6])b->sel, n = k;
+    }
+    if (!rs_cull_build(c, box, n, b->cell))
+        return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for the cull grid of %zu actors", n);
+    c->boxes_stamp = b->stamp;
     return SN_OK;
 }
 

@@ -39,6 +39,7 @@ typedef struct batch {
     sn_ray_result *out;
     uint32_t n, per_task;
     pass pass;
+    const rs_cull *cull; /* PASS_SETTLE: the grid of the query's masks */
     uint32_t needed[RS_MAX_TASKS]; /* PASS_SETTLE: per task, how many rays it left for Embree */
 } batch;
 
@@ -519,7 +520,7 @@ static void run_task(void *arg, uint32_t task)
         trace_closest(&c, b, from, to);
         return;
     }
-    uint8_t *need = b->rs->cull.need;
+    uint8_t *need = b->rs->need;
     uint32_t needed = 0;
     for (uint32_t i = from; i < to && !s->oom; i++) {
         if (b->pass == PASS_NEEDED && !need[i])
@@ -527,7 +528,7 @@ static void run_task(void *arg, uint32_t task)
         prepared r = prepare(b, i);
         bool embree = true;
         if (b->pass == PASS_SETTLE) {
-            need[i] = r.ok && !rs_cull_clear(&b->rs->cull, &r.o, &r.d, r.maxd);
+            need[i] = r.ok && !rs_cull_clear(b->cull, &r.o, &r.d, r.maxd);
             if (need[i]) { /* left for PASS_NEEDED, once the index is up to date */
                 needed++;
                 continue;
@@ -567,7 +568,7 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
         return sn_fail(err, SN_E_INVALID, "NULL rays or results for %u rays", n);
     if (!n)
         return SN_OK;
-    batch b = {rs, w, q, rays, out, n, RAYS_PER_TASK, PASS_ALL, {0}};
+    batch b = {rs, w, q, rays, out, n, RAYS_PER_TASK, PASS_ALL, NULL, {0}};
     uint32_t tasks = (n + RAYS_PER_TASK - 1) / RAYS_PER_TASK;
     if (tasks > RS_MAX_TASKS) { /* bigger tasks rather than more scratch */
         tasks = RS_MAX_TASKS;
@@ -575,29 +576,30 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
     }
     for (uint32_t t = 0; t < tasks; t++)
         rs->scratch[t].oom = false;
-    /* Any-hit and all-hits queries: the rays the cull grid settles first, and the index brought up
-    ** to date only for the others, if any. Closest hits go straight to Embree (their rays are
-    ** cast to meet things: lidars, cameras). Where the grid settles almost nothing (a street
-    ** grid of buildings: every cell holds a roof above the antennas), its test is skipped for
-    ** the next CULL_SKIP batches. */
-    bool cull = q->mode != SN_RAY_CLOSEST && !rs->no_cull;
-    if (cull && rs->cull_skip) {
-        rs->cull_skip--;
-        cull = false;
+    /* Any-hit and all-hits queries: the rays the cull grid of the query's masks settles first,
+    ** and the index brought up to date only for the others, if any. Closest hits go straight to
+    ** Embree (their rays are cast to meet things: lidars, cameras). Where a grid settles almost
+    ** nothing (a street grid of buildings: every cell holds a roof above the antennas), its
+    ** test is skipped for the next CULL_SKIP batches of its masks. */
+    rs_cull *cull = q->mode != SN_RAY_CLOSEST && !rs->no_cull ? rs_cull_of(rs, q) : NULL;
+    if (cull && cull->skip) {
+        cull->skip--;
+        cull = NULL;
     }
     if (cull) {
-        if ((st = rs_sync_cull(rs, w, alpha, err)))
+        if ((st = rs_sync_cull(rs, w, alpha, cull, err)))
             return st;
-        if (!sn_grow((void **)&rs->cull.need, &rs->cull.cap_need, n, 1))
+        if (!sn_grow((void **)&rs->need, &rs->cap_need, n, 1))
             return sn_fail(err, SN_E_NOMEM, "ray queries: out of memory for %u rays", n);
         b.pass = PASS_SETTLE;
+        b.cull = cull;
         run_tasks(rs, &b, tasks);
         uint32_t needed = 0;
         for (uint32_t t = 0; t < tasks; t++)
             needed += b.needed[t];
         rs->settled += n - needed;
         if (n >= 64 && 16 * (uint64_t)(n - needed) < n)
-            rs->cull_skip = CULL_SKIP;
+            cull->skip = CULL_SKIP;
         b.pass = PASS_NEEDED;
         if (needed && !(st = rs_sync_at(rs, w, alpha, false, err)))
             run_tasks(rs, &b, tasks);

@@ -449,13 +449,18 @@ static void test_cull(void)
     sn_ray_hit *hits[2];
     for (int k = 0; k < 2; k++)
         res[k] = calloc(N, sizeof *res[k]), hits[k] = calloc((size_t)N * MAXH, sizeof *hits[k]);
+    /* modes 0-3: any-hit and all-hits, of anything or vehicles only; 4-7: the same of buildings
+    ** and walkers (V2X's second batch), and of tag 10 (the cars and walkers) */
+    uint64_t settled_by[8] = {0};
     for (int threads = 1; threads <= 3; threads += 2)
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 8; mode++) {
             sn_rayscene *on = sn_rayscene_create(threads, &err), *off = sn_rayscene_create(threads, &err);
             sn_rayscene_set_cull(off, false);
             sn_ray_query q = SN_RAY_QUERY_INIT;
-            q.mode = mode < 2 ? SN_RAY_ANY : SN_RAY_ALL;
-            q.kind_mask = mode % 2 ? 1u << SN_ACTOR_VEHICLE : 0;
+            q.mode = mode % 4 < 2 ? SN_RAY_ANY : SN_RAY_ALL;
+            q.kind_mask = mode < 4 ? (mode % 2 ? 1u << SN_ACTOR_VEHICLE : 0)
+                                   : mode % 2 ? 0 : (1u << SN_ACTOR_STATIC) | (1u << SN_ACTOR_WALKER);
+            q.tag_mask = mode >= 4 && mode % 2 ? 1u << 10 : 0;
             q.hits = NULL, q.max_hits = MAXH;
             for (int k = 0; k < 2; k++) {
                 memset(res[k], 0xab, N * sizeof *res[k]);
@@ -475,6 +480,7 @@ static void test_cull(void)
             CHECK(diff == 0, "mode %d, %d threads: %d results differ with the cull grid", mode, threads, diff);
             CHECK(blocked > N / 10 && settled > N / 6 && settled <= (uint64_t)N - blocked && settled_off == 0,
                   "mode %d: %d of %d rays blocked, %llu settled by the grid", mode, blocked, N, (unsigned long long)settled);
+            settled_by[mode] = settled;
             /* A new frame, and only a ray above every roof and building: the moving actors' index
             ** is not touched. */
             sn_ray_query qa = SN_RAY_QUERY_INIT;
@@ -489,6 +495,14 @@ static void test_cull(void)
                   (unsigned long long)updates, (unsigned long long)updates2);
             sn_rayscene_destroy(on), sn_rayscene_destroy(off);
         }
+    /* a grid holds only the boxes its masks can meet: buildings and walkers alone leave the
+    ** rays between the cars' roofs clear, and cars alone those beside the buildings */
+    CHECK(settled_by[4] > settled_by[0] + N / 10 && settled_by[6] > settled_by[2] + N / 10,
+          "buildings and walkers only: %llu / %llu rays settled, anything: %llu / %llu", (unsigned long long)settled_by[4],
+          (unsigned long long)settled_by[6], (unsigned long long)settled_by[0], (unsigned long long)settled_by[2]);
+    CHECK(settled_by[1] > settled_by[0] && settled_by[3] > settled_by[2], "vehicles only: %llu / %llu settled, anything: "
+          "%llu / %llu", (unsigned long long)settled_by[1], (unsigned long long)settled_by[3],
+          (unsigned long long)settled_by[0], (unsigned long long)settled_by[2]);
     for (int k = 0; k < 2; k++)
         free(res[k]), free(hits[k]);
     free(rays);
