@@ -1,0 +1,121 @@
+/* loscache.c — last tick's line of sight, reused while nothing moved (loscache.h says when). */
+#include "loscache.h"
+#include "medium.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How far (m) the models may have moved, at the most, while their answers are kept. */
+#define MAX_DRIFT 1e-6
+
+/* Every actor but the sensors, into c->now; its count, or UINT32_MAX out of memory. The
+** highest speed among them into *speed. */
+static uint32_t snapshot(sn_v2x_medium *m, double *speed)
+{
+    sn_v2x_loscache *c = &m->los_cache;
+    const sn_host *h = m->host;
+    uint32_t n = h->actor_count(m->ctx), k = 0;
+    if (!sn_v2x_grow((void **)&c->now, &c->cap_now, n + 1, sizeof *c->now))
+        return UINT32_MAX;
+    *speed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sn_actor_info a;
+        memset(&a, 0, sizeof a);
+        a.struct_size = sizeof a;
+        if (h->actor_get(m->ctx, h->actor_id_at(m->ctx, i), &a) != SN_OK || a.kind == SN_ACTOR_SENSOR)
+            continue;
+        sn_v2x_pose *p = &c->now[k++];
+        memset(p, 0, sizeof *p);
+        p->id = a.id, p->kind = (uint32_t)a.kind;
+        const sn_vec3 v[7] = {a.transform.location,
+                              {a.transform.rotation.pitch, a.transform.rotation.yaw, a.transform.rotation.roll},
+                              a.bounding_box.location, a.bounding_box.extent, a.velocity, a.angular_velocity,
+                              {a.wheel_steer_angle, 0, 0}};
+        for (int j = 0; j < 7; j++)
+            p->v[3 * j] = v[j].x, p->v[3 * j + 1] = v[j].y, p->v[3 * j + 2] = v[j].z;
+        double s = sqrt(a.velocity.x * a.velocity.x + a.velocity.y * a.velocity.y + a.velocity.z * a.velocity.z);
+        *speed = s > *speed || isnan(s) ? s : *speed;
+    }
+    return k;
+}
+
+/* Whether the stations and pairs are last tick's: the same stations in the same order, each
+** antenna and wavelength the same bits, the same senders heard by the same receivers. */
+static bool same_links(const sn_v2x_medium *m, const sn_v2x_loscache *c)
+{
+    if (c->n_st != m->n_st || c->n_pairs != m->n_pairs || memcmp(c->st, m->order, m->n_st * sizeof *c->st))
+        return false;
+    for (uint32_t i = 0; i < m->n_st; i++) {
+        const sn_v2x_station *s = m->order[i];
+        const double a[4] = {s->pos.x, s->pos.y, s->pos.z, s->radio.lambda};
+        if (memcmp(a, &c->ant[4 * i], sizeof a))
+            return false;
+    }
+    return !memcmp(c->r_start, m->r_start, (m->n_st + 1) * sizeof *c->r_start) &&
+           !memcmp(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
+}
+
+bool sn_v2x_loscache_get(sn_v2x_medium *m)
+{
+    sn_v2x_loscache *c = &m->los_cache;
+    if (!c->valid)
+        return false;
+    double speed;
+    uint32_t n = snapshot(m, &speed);
+    speed = speed > c->speed ? speed : c->speed;
+    double t = m->host->clock(m->ctx)->timestamp;
+    if (n != c->n_poses || memcmp(c->now, c->poses, n * sizeof *c->poses) || !(speed * (t - c->t0) < MAX_DRIFT) ||
+        !same_links(m, c)) {
+        c->valid = false;
+        return false;
+    }
+    c->speed = speed;
+    memcpy(m->los, c->los, m->n_pairs);
+    memcpy(m->ke, c->ke, m->n_pairs * sizeof *m->ke);
+    c->reused++;
+    return true;
+}
+
+void sn_v2x_loscache_put(sn_v2x_medium *m)
+{
+    sn_v2x_loscache *c = &m->los_cache;
+    c->valid = false;
+    double speed;
+    uint32_t n = snapshot(m, &speed), cap = c->cap_pairs, cap_ke = c->cap_pairs;
+    if (n == UINT32_MAX || !sn_v2x_grow((void **)&c->poses, &c->cap_poses, n + 1, sizeof *c->poses) ||
+        !sn_v2x_grow((void **)&c->ant, &c->cap_ant, 4 * m->n_st + 1, sizeof *c->ant) ||
+        !sn_v2x_grow((void **)&c->st, &c->cap_st, m->n_st + 1, sizeof *c->st) ||
+        !sn_v2x_grow((void **)&c->r_start, &c->cap_r_start, m->n_st + 1, sizeof *c->r_start) ||
+        !sn_v2x_grow((void **)&c->senders, &cap, m->n_pairs + 1, sizeof *c->senders) ||
+        !sn_v2x_grow((void **)&c->los, &c->cap_pairs, m->n_pairs + 1, 1) ||
+        !sn_v2x_grow((void **)&c->ke, &cap_ke, m->n_pairs + 1, sizeof *c->ke))
+        return;
+    /* each grew to n_pairs + 1 at least; cap_pairs is the least of them */
+    c->cap_pairs = cap < c->cap_pairs ? cap : c->cap_pairs;
+    c->cap_pairs = cap_ke < c->cap_pairs ? cap_ke : c->cap_pairs;
+    memcpy(c->poses, c->now, n * sizeof *c->poses);
+    c->n_poses = n;
+    c->speed = speed;
+    c->t0 = m->host->clock(m->ctx)->timestamp;
+    c->n_st = m->n_st;
+    memcpy(c->st, m->order, m->n_st * sizeof *c->st);
+    for (uint32_t i = 0; i < m->n_st; i++) {
+        const sn_v2x_station *s = m->order[i];
+        c->ant[4 * i] = s->pos.x, c->ant[4 * i + 1] = s->pos.y, c->ant[4 * i + 2] = s->pos.z;
+        c->ant[4 * i + 3] = s->radio.lambda;
+    }
+    c->n_pairs = m->n_pairs;
+    memcpy(c->r_start, m->r_start, (m->n_st + 1) * sizeof *c->r_start);
+    memcpy(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
+    memcpy(c->los, m->los, m->n_pairs);
+    memcpy(c->ke, m->ke, m->n_pairs * sizeof *c->ke);
+    c->valid = true;
+}
+
+void sn_v2x_loscache_free(sn_v2x_loscache *c)
+{
+    free(c->poses), free(c->now), free(c->ant), free(c->st), free(c->r_start), free(c->senders), free(c->los);
+    free(c->ke);
+    memset(c, 0, sizeof *c);
+}

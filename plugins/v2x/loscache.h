@@ -1,0 +1,59 @@
+/*
+** loscache.h — the line of sight of last tick's links, kept for a tick in which nothing moved.
+**
+** A link's class (LOS, NLOSb, NLOSv) and knife-edge loss follow from the segment between its
+** antennas and the world's shapes alone. When every actor stands where it stood (transform,
+** box, wheel angle, velocities the same bits) and every station's antenna and wavelength are
+** the same, and the same senders are heard by the same receivers, last tick's answers are this
+** tick's: they are copied instead of tracing some 245 000 rays (1 000 parked cars sending,
+** antennas below their roofs). A parked car's model is the same bits but for its wheels' roll,
+** which follows the distance it travels: a body at rest that still carries a velocity of a few
+** 1e-16 m/s rolls its wheels that much each second, so the answers are kept only while every
+** actor's speed since they were traced, times the time since, stays under 1 um (the wheels then
+** turned by less than 1 um at their rim): within that, the answers are those of a world whose
+** models stand where they were. `los_cache: false` on any station of the class traces every tick.
+*/
+#ifndef SN_V2X_LOSCACHE_H
+#define SN_V2X_LOSCACHE_H
+
+#include <sensim/host.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sn_v2x_medium;
+
+/* One actor of the world as the cache compares it. */
+typedef struct sn_v2x_pose {
+    uint32_t id;
+    uint32_t kind;
+    double v[21]; /* transform, box, velocities, wheel angle */
+} sn_v2x_pose;
+
+typedef struct sn_v2x_loscache {
+    bool valid;              /* los and ke below answer pairs and stations below */
+    sn_v2x_pose *poses;      /* the world when they were traced, then last tick's */
+    uint32_t n_poses, cap_poses;
+    sn_v2x_pose *now;
+    uint32_t cap_now;
+    double speed;            /* m/s: the highest actor speed seen since they were traced */
+    double t0;               /* s: when they were traced */
+    double *ant;             /* per station in order: antenna x, y, z and wavelength */
+    uint32_t n_st, cap_ant;
+    const void **st;         /* the stations, in order */
+    uint32_t cap_st;
+    uint32_t n_pairs, cap_pairs;
+    uint32_t *senders, *r_start;
+    uint32_t cap_r_start;
+    uint8_t *los;
+    double *ke;
+    uint64_t reused;         /* ticks answered from the cache (for tests and benchmarks) */
+} sn_v2x_loscache;
+
+/* Whether this tick's pairs have last tick's answers: then m->los and m->ke hold them. */
+bool sn_v2x_loscache_get(struct sn_v2x_medium *m);
+/* Keeps this tick's answers (traced just now) for the next; out of memory simply keeps none. */
+void sn_v2x_loscache_put(struct sn_v2x_medium *m);
+void sn_v2x_loscache_free(sn_v2x_loscache *c);
+
+#endif
