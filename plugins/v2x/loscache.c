@@ -6,6 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A station as its pairs and links see it (zeroed first: compared byte for byte). */
+typedef struct sn_v2x_station_key {
+    double x, y, z;
+    sn_v2x_radio radio;
+    uint32_t station_id, channel;
+    uint8_t placed, sends;
+} sn_v2x_station_key;
+
+static void key_of(const sn_v2x_station *s, sn_v2x_station_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->x = s->pos.x, k->y = s->pos.y, k->z = s->pos.z;
+    k->radio = s->radio;
+    k->station_id = s->station_id, k->channel = s->channel;
+    k->placed = s->placed, k->sends = s->tx_count > 0;
+}
+
 /* How far (m) the models may have moved, at the most, while their answers are kept. */
 #define MAX_DRIFT 1e-6
 
@@ -40,19 +57,34 @@ static uint32_t snapshot(sn_v2x_medium *m, double *speed)
     return k;
 }
 
-/* Whether the stations and pairs are last tick's: the same stations in the same order, each
-** antenna and wavelength the same bits, the same senders heard by the same receivers. */
-static bool same_links(const sn_v2x_medium *m, const sn_v2x_loscache *c)
+/* Whether the stations are those of the cache, each as it was (key_of). */
+static bool same_stations(const sn_v2x_medium *m, const sn_v2x_loscache *c)
 {
-    if (c->n_st != m->n_st || c->n_pairs != m->n_pairs || memcmp(c->st, m->order, m->n_st * sizeof *c->st))
+    if (c->n_st != m->n_st || memcmp(c->st, m->order, m->n_st * sizeof *c->st))
         return false;
     for (uint32_t i = 0; i < m->n_st; i++) {
-        const sn_v2x_station *s = m->order[i];
-        const double a[4] = {s->pos.x, s->pos.y, s->pos.z, s->radio.lambda};
-        if (memcmp(a, &c->ant[4 * i], sizeof a))
+        sn_v2x_station_key k;
+        key_of(m->order[i], &k);
+        if (memcmp(&k, &c->keys[i], sizeof k))
             return false;
     }
-    return !memcmp(c->r_start, m->r_start, (m->n_st + 1) * sizeof *c->r_start) &&
+    return true;
+}
+
+bool sn_v2x_loscache_same_pairs(const sn_v2x_medium *m)
+{
+    const sn_v2x_loscache *c = &m->los_cache;
+    return c->valid && c->pairs_current && same_stations(m, c);
+}
+
+/* Whether the stations and pairs are the cache's: the same stations as they were, the same
+** senders heard by the same receivers. */
+static bool same_links(const sn_v2x_medium *m, const sn_v2x_loscache *c)
+{
+    if (c->pairs_current)
+        return true; /* find_pairs did not run: sn_v2x_loscache_same_pairs said so */
+    return c->n_pairs == m->n_pairs && same_stations(m, c) &&
+           !memcmp(c->r_start, m->r_start, (m->n_st + 1) * sizeof *c->r_start) &&
            !memcmp(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
 }
 
@@ -71,6 +103,7 @@ bool sn_v2x_loscache_get(sn_v2x_medium *m)
         return false;
     }
     c->speed = speed;
+    c->pairs_current = true;
     memcpy(m->los, c->los, m->n_pairs);
     memcpy(m->ke, c->ke, m->n_pairs * sizeof *m->ke);
     c->reused++;
@@ -84,7 +117,7 @@ void sn_v2x_loscache_put(sn_v2x_medium *m)
     double speed;
     uint32_t n = snapshot(m, &speed), cap = c->cap_pairs, cap_ke = c->cap_pairs;
     if (n == UINT32_MAX || !sn_v2x_grow((void **)&c->poses, &c->cap_poses, n + 1, sizeof *c->poses) ||
-        !sn_v2x_grow((void **)&c->ant, &c->cap_ant, 4 * m->n_st + 1, sizeof *c->ant) ||
+        !sn_v2x_grow((void **)&c->keys, &c->cap_keys, m->n_st + 1, sizeof *c->keys) ||
         !sn_v2x_grow((void **)&c->st, &c->cap_st, m->n_st + 1, sizeof *c->st) ||
         !sn_v2x_grow((void **)&c->r_start, &c->cap_r_start, m->n_st + 1, sizeof *c->r_start) ||
         !sn_v2x_grow((void **)&c->senders, &cap, m->n_pairs + 1, sizeof *c->senders) ||
@@ -100,22 +133,19 @@ void sn_v2x_loscache_put(sn_v2x_medium *m)
     c->t0 = m->host->clock(m->ctx)->timestamp;
     c->n_st = m->n_st;
     memcpy(c->st, m->order, m->n_st * sizeof *c->st);
-    for (uint32_t i = 0; i < m->n_st; i++) {
-        const sn_v2x_station *s = m->order[i];
-        c->ant[4 * i] = s->pos.x, c->ant[4 * i + 1] = s->pos.y, c->ant[4 * i + 2] = s->pos.z;
-        c->ant[4 * i + 3] = s->radio.lambda;
-    }
+    for (uint32_t i = 0; i < m->n_st; i++)
+        key_of(m->order[i], &c->keys[i]);
     c->n_pairs = m->n_pairs;
     memcpy(c->r_start, m->r_start, (m->n_st + 1) * sizeof *c->r_start);
     memcpy(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
     memcpy(c->los, m->los, m->n_pairs);
     memcpy(c->ke, m->ke, m->n_pairs * sizeof *c->ke);
-    c->valid = true;
+    c->valid = c->pairs_current = true;
 }
 
 void sn_v2x_loscache_free(sn_v2x_loscache *c)
 {
-    free(c->poses), free(c->now), free(c->ant), free(c->st), free(c->r_start), free(c->senders), free(c->los);
+    free(c->poses), free(c->now), free(c->keys), free(c->st), free(c->r_start), free(c->senders), free(c->los);
     free(c->ke);
     memset(c, 0, sizeof *c);
 }

@@ -38,8 +38,9 @@ typedef struct sn_v2x_loscache {
     uint32_t cap_now;
     double speed;            /* m/s: the highest actor speed seen since they were traced */
     double t0;               /* s: when they were traced */
-    double *ant;             /* per station in order: antenna x, y, z and wavelength */
-    uint32_t n_st, cap_ant;
+    struct sn_v2x_station_key *keys; /* per station in order: what its pairs and links follow from */
+    uint32_t n_st, cap_keys;
+    bool pairs_current;      /* the medium's pairs are still those below (its find_pairs did not run since) */
     const void **st;         /* the stations, in order */
     uint32_t cap_st;
     uint32_t n_pairs, cap_pairs;
@@ -50,6 +51,10 @@ typedef struct sn_v2x_loscache {
     uint64_t reused;         /* ticks answered from the cache (for tests and benchmarks) */
 } sn_v2x_loscache;
 
+/* Whether the stations are last tick's, placed where they were, sending as they did, with the
+** same radios: then last tick's pairs (still in the medium) are this tick's, and find_pairs
+** need not run. */
+bool sn_v2x_loscache_same_pairs(const struct sn_v2x_medium *m);
 /* Whether this tick's pairs have last tick's answers: then m->los and m->ke hold them. */
 bool sn_v2x_loscache_get(struct sn_v2x_medium *m);
 /* Keeps this tick's answers (traced just now) for the next; out of memory simply keeps none. */

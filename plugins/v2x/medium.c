@@ -421,13 +421,17 @@ sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
     if (!n_tx)
         return SN_OK;
     place(m);
-    sn_status st = find_pairs(m, n_tx);
     bool cache = true; /* every station lets its links be answered from the last tick's */
 #ifdef SN_V2X_CARLA_METHOD
     cache = false; /* the benchmark's baseline traces every pair every tick, as CARLA does */
 #endif
     for (uint32_t i = 0; i < m->n_st && cache; i++)
         cache = !m->order[i]->no_los_cache;
+    sn_status st = SN_OK;
+    if (!(cache && sn_v2x_loscache_same_pairs(m))) { /* else last tick's pairs are this tick's */
+        m->los_cache.pairs_current = false;
+        st = find_pairs(m, n_tx);
+    }
     if (!st && !(cache && sn_v2x_loscache_get(m))) {
         st = sn_v2x_los_classify(m);
         if (!st && cache)
