@@ -182,10 +182,9 @@ static inline double rs_refl(const sn_actor *a) { return a->ph->reflectivity >= 
 ** says the velocity is there (see sensim/types.h). Written in place after zeroing *h: a hit
 ** returned by value and assigned may carry stale padding (the compiler need not copy it), and
 ** results are compared byte for byte. */
-static inline void rs_hit(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag,
-                          sn_vec3 origin, sn_vec3 vel, sn_vec3 omega, double refl)
+static inline void rs_hit_zeroed(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag,
+                                 sn_vec3 origin, sn_vec3 vel, sn_vec3 omega, double refl)
 {
-    memset(h, 0, sizeof *h);
     h->struct_size = sizeof *h;
     h->distance = t;
     h->point = point;
@@ -195,6 +194,15 @@ static inline void rs_hit(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal
     h->velocity = sn_v3_add(vel, sn_v3_cross(omega, sn_v3_sub(point, origin)));
     h->reflectivity = refl;
 }
+/* The same into memory not yet zeroed. */
+static inline void rs_hit(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag,
+                          sn_vec3 origin, sn_vec3 vel, sn_vec3 omega, double refl)
+{
+    memset(h, 0, sizeof *h);
+    rs_hit_zeroed(h, t, point, normal, id, tag, origin, vel, omega, refl);
+}
+#define RS_HIT_ZEROED_OF(h, t, point, normal, a) \
+    rs_hit_zeroed(h, t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega, (a)->refl)
 #define RS_HIT_OF(h, t, point, normal, a) \
     rs_hit(h, t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega, (a)->refl)
 
