@@ -74,16 +74,16 @@ static bool same_stations(const sn_v2x_medium *m, const sn_v2x_loscache *c)
 bool sn_v2x_loscache_same_pairs(const sn_v2x_medium *m)
 {
     const sn_v2x_loscache *c = &m->los_cache;
-    return c->valid && c->pairs_current && same_stations(m, c);
+    return c->pairs_stored && c->pairs_current && same_stations(m, c);
 }
 
-/* Whether the stations and pairs are the cache's: the same stations as they were, the same
-** senders heard by the same receivers. */
+/* Whether the medium's stations and pairs are those stored: the same stations as they were,
+** the same senders heard by the same receivers. */
 static bool same_links(const sn_v2x_medium *m, const sn_v2x_loscache *c)
 {
     if (c->pairs_current)
         return true; /* find_pairs did not run: sn_v2x_loscache_same_pairs said so */
-    return c->n_pairs == m->n_pairs && same_stations(m, c) &&
+    return c->pairs_stored && c->n_pairs == m->n_pairs && same_stations(m, c) &&
            !memcmp(c->r_start, m->r_start, (m->n_st + 1) * sizeof *c->r_start) &&
            !memcmp(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
 }
@@ -91,18 +91,29 @@ static bool same_links(const sn_v2x_medium *m, const sn_v2x_loscache *c)
 bool sn_v2x_loscache_get(sn_v2x_medium *m)
 {
     sn_v2x_loscache *c = &m->los_cache;
+    const sn_clock *clk = m->host->clock(m->ctx);
+    uint32_t n = snapshot(m, &c->speed_now);
+    if (n == UINT32_MAX) { /* out of memory: no cache */
+        c->valid = c->still = false, c->n_poses = 0;
+        return false;
+    }
+    c->still = clk->frame == c->frame + 1 && n == c->n_poses && !memcmp(c->now, c->poses, n * sizeof *c->poses);
+    sn_v2x_pose *p = c->poses; /* this tick's world becomes the last */
+    uint32_t cap = c->cap_poses;
+    c->poses = c->now, c->cap_poses = c->cap_now, c->n_poses = n;
+    c->now = p, c->cap_now = cap;
+    c->frame = clk->frame;
+    if (!c->still)
+        c->valid = false;
     if (!c->valid)
         return false;
-    double speed;
-    uint32_t n = snapshot(m, &speed);
-    speed = speed > c->speed ? speed : c->speed;
-    double t = m->host->clock(m->ctx)->timestamp;
-    if (n != c->n_poses || memcmp(c->now, c->poses, n * sizeof *c->poses) || !(speed * (t - c->t0) < MAX_DRIFT) ||
-        !same_links(m, c)) {
+    c->speed = c->speed_now > c->speed || isnan(c->speed_now) ? c->speed_now : c->speed;
+    if (!(c->speed * (clk->timestamp - c->t0) < MAX_DRIFT)) {
         c->valid = false;
         return false;
     }
-    c->speed = speed;
+    if (!same_links(m, c))
+        return false;
     c->pairs_current = true;
     memcpy(m->los, c->los, m->n_pairs);
     memcpy(m->ke, c->ke, m->n_pairs * sizeof *m->ke);
@@ -113,11 +124,11 @@ bool sn_v2x_loscache_get(sn_v2x_medium *m)
 void sn_v2x_loscache_put(sn_v2x_medium *m)
 {
     sn_v2x_loscache *c = &m->los_cache;
-    c->valid = false;
-    double speed;
-    uint32_t n = snapshot(m, &speed), cap = c->cap_pairs, cap_ke = c->cap_pairs;
-    if (n == UINT32_MAX || !sn_v2x_grow((void **)&c->poses, &c->cap_poses, n + 1, sizeof *c->poses) ||
-        !sn_v2x_grow((void **)&c->keys, &c->cap_keys, m->n_st + 1, sizeof *c->keys) ||
+    c->valid = c->pairs_stored = false;
+    if (!c->still)
+        return;
+    uint32_t cap = c->cap_pairs, cap_ke = c->cap_pairs;
+    if (!sn_v2x_grow((void **)&c->keys, &c->cap_keys, m->n_st + 1, sizeof *c->keys) ||
         !sn_v2x_grow((void **)&c->st, &c->cap_st, m->n_st + 1, sizeof *c->st) ||
         !sn_v2x_grow((void **)&c->r_start, &c->cap_r_start, m->n_st + 1, sizeof *c->r_start) ||
         !sn_v2x_grow((void **)&c->senders, &cap, m->n_pairs + 1, sizeof *c->senders) ||
@@ -127,9 +138,7 @@ void sn_v2x_loscache_put(sn_v2x_medium *m)
     /* each grew to n_pairs + 1 at least; cap_pairs is the least of them */
     c->cap_pairs = cap < c->cap_pairs ? cap : c->cap_pairs;
     c->cap_pairs = cap_ke < c->cap_pairs ? cap_ke : c->cap_pairs;
-    memcpy(c->poses, c->now, n * sizeof *c->poses);
-    c->n_poses = n;
-    c->speed = speed;
+    c->speed = c->speed_now;
     c->t0 = m->host->clock(m->ctx)->timestamp;
     c->n_st = m->n_st;
     memcpy(c->st, m->order, m->n_st * sizeof *c->st);
@@ -140,7 +149,7 @@ void sn_v2x_loscache_put(sn_v2x_medium *m)
     memcpy(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
     memcpy(c->los, m->los, m->n_pairs);
     memcpy(c->ke, m->ke, m->n_pairs * sizeof *c->ke);
-    c->valid = c->pairs_current = true;
+    c->valid = c->pairs_stored = c->pairs_current = true;
 }
 
 void sn_v2x_loscache_free(sn_v2x_loscache *c)

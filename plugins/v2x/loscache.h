@@ -31,18 +31,23 @@ typedef struct sn_v2x_pose {
 } sn_v2x_pose;
 
 typedef struct sn_v2x_loscache {
-    bool valid;              /* los and ke below answer pairs and stations below */
-    sn_v2x_pose *poses;      /* the world when they were traced, then last tick's */
+    sn_v2x_pose *poses;      /* last tick's world */
     uint32_t n_poses, cap_poses;
-    sn_v2x_pose *now;
+    sn_v2x_pose *now;        /* this tick's, then swapped into poses */
     uint32_t cap_now;
-    double speed;            /* m/s: the highest actor speed seen since they were traced */
-    double t0;               /* s: when they were traced */
+    uint64_t frame;          /* the frame of poses (a tick without transmissions breaks the chain) */
+    bool still;              /* this tick's world is last tick's */
+    double speed_now;        /* m/s: this tick's highest actor speed */
+    /* The links traced at t0, while they hold: the world unchanged every tick since, its
+    ** highest speed since then `speed`. */
+    bool valid;
+    double speed, t0;
     struct sn_v2x_station_key *keys; /* per station in order: what its pairs and links follow from */
     uint32_t n_st, cap_keys;
-    bool pairs_current;      /* the medium's pairs are still those below (its find_pairs did not run since) */
     const void **st;         /* the stations, in order */
     uint32_t cap_st;
+    bool pairs_stored;       /* keys, st, senders and r_start hold a tick's stations and pairs */
+    bool pairs_current;      /* the medium's pairs are those (its find_pairs did not run since) */
     uint32_t n_pairs, cap_pairs;
     uint32_t *senders, *r_start;
     uint32_t cap_r_start;
@@ -57,7 +62,9 @@ typedef struct sn_v2x_loscache {
 bool sn_v2x_loscache_same_pairs(const struct sn_v2x_medium *m);
 /* Whether this tick's pairs have last tick's answers: then m->los and m->ke hold them. */
 bool sn_v2x_loscache_get(struct sn_v2x_medium *m);
-/* Keeps this tick's answers (traced just now) for the next; out of memory simply keeps none. */
+/* Keeps this tick's answers (traced just now) for the next, when the world stood still since
+** the last tick (a moving world is not copied every tick for nothing); out of memory simply
+** keeps none. */
 void sn_v2x_loscache_put(struct sn_v2x_medium *m);
 void sn_v2x_loscache_free(sn_v2x_loscache *c);
 

@@ -33,7 +33,7 @@
 
 #define DT 0.05
 #define SIDE 1000.0 /* m */
-#define WARMUP 2
+#define WARMUP 8 /* ticks: the parked cars settle on their suspension in the first 4 or 5 */
 static int FRAMES = 4; /* BENCH_V2X_DENSE_FRAMES in the profile mode */
 static double ANTENNA = 1.6; /* m above the car's origin (BENCH_V2X_DENSE_ANTENNA) */
 
