@@ -573,6 +573,15 @@ static void run_tasks(sn_rayscene *rs, batch *b, uint32_t tasks)
         sn_pool_run(rs->pool, run_task, b, tasks);
 }
 
+/* The index brought up to date for q: its static geometry alone when q leaves out every moving
+** actor (rs_moving_excluded), else all of it. */
+static sn_status sync(sn_rayscene *rs, const sn_world *w, double alpha, const sn_ray_query *q, sn_error *err)
+{
+    if (q->mode != SN_RAY_CLOSEST && !rs_index_current(rs, w, alpha) && rs_moving_excluded(rs, w, q))
+        return rs_sync_static(rs, w, err);
+    return rs_sync_at(rs, w, alpha, false, err);
+}
+
 sn_status sn_rays_trace(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, const sn_ray *rays,
                         uint32_t n, sn_ray_result *out, sn_error *err)
 {
@@ -622,10 +631,10 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
         if (n >= 64 && 16 * (uint64_t)(n - needed) < n)
             cull->skip = CULL_SKIP;
         b.pass = PASS_NEEDED;
-        if (needed && !(st = rs_sync_at(rs, w, alpha, false, err)))
-            run_tasks(rs, &b, tasks);
-    } else if (!(st = rs_sync_at(rs, w, alpha, false, err))) {
-        run_tasks(rs, &b, tasks);
+        if (needed && !(st = sync(rs, w, alpha, q, err)))
+            run_tasks(rs, &b, tasks), rs->dyn_rays += needed;
+    } else if (!(st = sync(rs, w, alpha, q, err))) {
+        run_tasks(rs, &b, tasks), rs->dyn_rays += n;
     }
     if (st)
         return st;

@@ -176,6 +176,8 @@ int main(int argc, char **argv)
     /* CAMs on the ETSI triggers; and every station sending at every tick, the worst case. */
     const char *etsi = "", *every = "fixed_rate: true, gen_cam_min: 0";
     if (getenv("BENCH_V2X_PROFILE")) { /* one configuration, for perf: N stations, ETSI triggers */
+        if (getenv("BENCH_V2X_THREADS"))
+            threads = atoi(getenv("BENCH_V2X_THREADS"));
         int n = atoi(getenv("BENCH_V2X_PROFILE"));
         double out, ms = run(getenv("BENCH_V2X_CARLA") ? carla : ours, n, true, etsi,
                              getenv("BENCH_V2X_FRAMES") ? atoi(getenv("BENCH_V2X_FRAMES")) : 40, &out);
