@@ -4,7 +4,10 @@
 ** same rays: Embree tracing the same triangles directly (one flat scene, no filters, no
 ** double-precision refinement: the baseline of the ratio), and the old path, one ODE ray cast
 ** at a time (fewer rays where it is slow). Also the per-frame rebuild of the index.
-** `bench_rays N`: only the scene of N objects, without the ODE path (for callgrind/perf). */
+** `bench_rays N`: only the scene of N objects, without the ODE path (for callgrind/perf);
+** RANDOM_ONLY=1: only the random rays; ODE_ONLY=1: only the ODE path (with N too).
+** Times are the process's CPU time (every thread's): on a shared machine the figure that does
+** not grow with the load; 2 threads show what they cost together. */
 #include "../../engine/core/rng.h"
 #include "../../engine/query/rayscene.h"
 #include "../../engine/render/pool.h"
@@ -187,7 +190,10 @@ int main(int argc, char **argv)
             volatile int sink = 0;
             double ode_s = BEST_S(for (int i = 0; i < n_ode; i++) sink += sn_world_ray_cast(&w, rays[i].origin, rays[i].direction, 100, 0, &h), 1);
             double ode_mrays = n_ode ? n_ode / ode_s / 1e6 : NAN;
-            if (getenv("ODE_ONLY")) { printf("ode %s %d: %.3f Mrays/s\n", pname, n_obj, ode_mrays); continue; }
+            if (getenv("ODE_ONLY")) {
+                printf("ratio rays %s %5d objects ode alone: %.3f Mrays/s\n", pname, n_obj, ode_mrays);
+                continue;
+            }
             for (int th = 1; th <= 2; th++) {
                 direct b = {flat, rays, t, (N_RAYS + 63) / 64};
                 double base_s = BEST_S(sn_pool_run(pools[th], direct_task, &b, 64), 3);
