@@ -9,6 +9,8 @@
 #include "../map/lanemap.h"
 #include "../plugin/attr.h"
 #include "../sim/engine.h"
+#include "../sim/weather_api.h"
+#include "../sim/spawn.h"
 #include "../traffic/traffic.h"
 
 #include <errno.h>

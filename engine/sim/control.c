@@ -3,6 +3,9 @@
 ** Every call checks its input before anything reaches the world or ODE, and leaves the
 ** world unchanged when it fails. */
 #include "engine.h"
+#include "spawn.h"
+#include "ctx.h"
+#include "stream.h"
 #include "guard.h"
 
 #include "../core/error.h"

@@ -15,6 +15,7 @@
 #include "../map/lanemap.h"
 #include "../plugin/attr.h"
 #include "../sim/engine.h"
+#include "../sim/spawn.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -144,7 +145,7 @@ static sn_status add_light(sn_lights *ls, sn_tlight t, sn_error *err)
     return SN_OK;
 }
 
-sn_status sn_lights_register(sn_engine *e, sn_actor *a, sn_error *err)
+static sn_status sn_lights_register(sn_engine *e, sn_actor *a, sn_error *err)
 {
     sn_lights *ls = lights_of(e);
     if (!ls)
@@ -169,12 +170,19 @@ sn_status sn_lights_register(sn_engine *e, sn_actor *a, sn_error *err)
     return SN_OK;
 }
 
-void sn_lights_forget(sn_engine *e, uint32_t actor)
+static void sn_lights_forget(sn_engine *e, uint32_t actor)
 {
     sn_tlight *t = sn_lights_find(e->lights, actor);
     if (t)
         t->actor = 0;
 }
+
+const sn_actor_observer sn_lights_observer = {
+    .blueprint = "traffic.traffic_light",
+    .own_values = true,
+    .spawned = sn_lights_register,
+    .destroyed = sn_lights_forget,
+};
 
 void sn_lights_free(sn_lights *ls)
 {

@@ -12,6 +12,7 @@
 #include "../map/lanemap.h"
 #include "../plugin/attr.h"
 #include "../sim/engine.h"
+#include "../sim/spawn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
