@@ -296,14 +296,10 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     }
     s->cls = s->bp->cls;
     static const char *const host_keys[] = {"role_name", NULL};
-    sn_status st = sn_attr_resolve(s->bp->attrs, s->bp->n_attrs, s->bp->stride, s->bp->id, ent, &e->scene, host_keys,
-                                   &s->values, err);
+    sn_status st = sn_scene_attrs_resolve(e, s->bp, ent, host_keys, &s->values, &s->given, err);
     if (st)
         return st;
     sn_sensor_values_share(e, s);
-    /* none given: NULL, which attribute_given reads as false for all */
-    if (ent->n_attrs && !(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
-        return sn_fail(err, SN_E_NOMEM, "out of memory");
     /* what sn_image_save_message draws: camera images, and lidar and radar bird's-eye views */
     if (x->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0 && strcmp(s->bp->id, "sensor.lidar.ray_cast") != 0 &&
         strcmp(s->bp->id, "sensor.lidar.ray_cast_semantic") != 0 && strcmp(s->bp->id, "sensor.other.radar") != 0)

@@ -23,5 +23,10 @@ void sn_engine_unload(struct sn_engine *e);
 /* scene_spawn.c: spawns a scene actor entry when due (resolving its attributes), with its
 ** velocity, control and autopilot (a map autopilot starts through traffic/). */
 sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err);
+/* A scene entry's attributes resolved against bp (plugin/attr.h's sn_attr_resolve), errors at
+** their file:line:col; with `given` (may be NULL) which of bp's attributes it sets, NULL when
+** none (both owned by the caller, free()). */
+sn_status sn_scene_attrs_resolve(const struct sn_engine *e, const sn_blueprint *bp, const sn_scene_entity *ent,
+                                 const char *const *extra, sn_value **out, bool **given, sn_error *err);
 
 #endif

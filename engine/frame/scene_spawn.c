@@ -12,6 +12,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct scene_attrs {
+    const sn_scene *scene;
+    const sn_scene_entity *ent;
+} scene_attrs;
+
+/* Where a scene entry's k-th attribute was written (plugin/attr.h's sn_attr_where). */
+static void scene_where(const void *user, uint32_t k, bool value, char *buf, size_t n)
+{
+    const scene_attrs *sa = user;
+    const sn_scene_attr *a = &sa->ent->attrs[k];
+    sn_format(buf, n, "%s", sn_scene_where(sa->scene, value ? a->value_pos : a->key_pos).s);
+}
+
+sn_status sn_scene_attrs_resolve(const struct sn_engine *e, const sn_blueprint *bp, const sn_scene_entity *ent,
+                                 const char *const *extra, sn_value **out, bool **given, sn_error *err)
+{
+    sn_attribute small[32], *kv = small; /* a scene entry rarely gives more */
+    if (ent->n_attrs > SN_COUNT(small) && !(kv = malloc(ent->n_attrs * sizeof *kv)))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < ent->n_attrs; k++)
+        kv[k] = (sn_attribute){ent->attrs[k].key, ent->attrs[k].value};
+    const scene_attrs sa = {&e->scene, ent};
+    const sn_attr_where where = {scene_where, &sa};
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, kv, ent->n_attrs, &where, extra, out,
+                                   err);
+    /* none given: NULL, which attribute_given reads as false for all */
+    if (!st && given && ent->n_attrs && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, kv, ent->n_attrs))) {
+        free(*out);
+        *out = NULL;
+        st = sn_fail(err, SN_E_NOMEM, "out of memory");
+    }
+    if (kv != small)
+        free(kv);
+    return st;
+}
+
 sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err)
 {
     const sn_scene_entity *ent = pa->entity;
@@ -37,7 +73,7 @@ sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_err
             return sn_fail(err, SN_E_INVALID, "%s: only static props and sensors can be attached; '%s' is a %s",
                            sn_scene_where(&e->scene, ent->attach_pos).s, ent->name ? ent->name : bp->id, bp->id);
     }
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, ent, &e->scene, NULL, &d.values, err);
+    sn_status st = sn_scene_attrs_resolve(e, bp, ent, NULL, &d.values, NULL, err);
     if (st)
         return st;
     sn_actor *a;

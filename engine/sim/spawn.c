@@ -159,6 +159,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     const sn_blueprint *bp = d->bp;
     sn_value *values = d->values;
     d->values = NULL;
+    d->refused = SN_SPAWN_ACCEPTED;
     sn_status st = sn_spawn_check(e, d, err);
     if (!st && bp->kind == SN_ACTOR_SENSOR) /* sensors have no shape part to write (sn_spawn_sensor) */
         st = sn_fail(err, SN_E_INVALID, "'%s' is a sensor blueprint: spawn it as a sensor", bp->id);
@@ -304,6 +305,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     bool moving = bp->kind == SN_ACTOR_VEHICLE || bp->kind == SN_ACTOR_WALKER;
     if (moving && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
         st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
+        d->refused = SN_SPAWN_OVERLAP;
         goto fail;
     }
     if ((st = sn_world_materialize(&e->world, a, &world_tf, err))) {
@@ -313,6 +315,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     }
     if (bp->kind == SN_ACTOR_STATIC && !e->replay && sn_world_static_overlap(&e->world, a, &ov)) {
         st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
+        d->refused = SN_SPAWN_OVERLAP;
         goto fail;
     }
     sn_actor_update_attached(&e->world, a);

@@ -13,6 +13,13 @@ typedef struct sn_pending_actor {
     bool spawned, destroyed;
 } sn_pending_actor;
 
+/* Why sn_spawn_actor refused an actor, beside its status and sentence: callers decide on this,
+** never on the wording of the message. */
+typedef enum sn_spawn_refusal {
+    SN_SPAWN_ACCEPTED = 0, /* spawned, or failed for another reason (the status says which) */
+    SN_SPAWN_OVERLAP,      /* CARLA's "collision at spawn position": it would touch what stands there */
+} sn_spawn_refusal;
+
 /* What an actor is spawned from, whatever the source: a scene entry, the API, a recording.
 ** The attribute values are typed and resolved against the blueprint already. */
 typedef struct sn_spawn_desc {
@@ -25,6 +32,7 @@ typedef struct sn_spawn_desc {
     const sn_scene_entity *src; /* the scene entry (for file:line:col in errors), or NULL */
     bool name_kept;          /* name outlives the actor (a scene entry's): the actor keeps it, no copy */
     const char *role;        /* a sensor's role_name when its blueprint has none (the host keeps it), or NULL */
+    sn_spawn_refusal refused; /* out: set by sn_spawn_actor */
 } sn_spawn_desc;
 
 /* Checks what every spawn shares (finite transform, live parent, free name and id). */

@@ -282,17 +282,12 @@ static sn_status spawn_builtin(sn_engine *e, const char *bp_id, const char *cons
     const sn_blueprint *bp = sn_library_find(&e->lib, bp_id);
     if (!bp)
         return sn_fail(err, SN_E_INVALID, "map: the built-in blueprint '%s' is missing", bp_id);
-    sn_scene_attr attrs[8];
-    sn_scene_entity ent;
-    memset(&ent, 0, sizeof ent);
-    memset(attrs, 0, sizeof attrs);
-    ent.blueprint = (char *)bp->id;
-    for (uint32_t i = 0; i < n && i < 8; i++)
-        attrs[i].key = (char *)kv[i][0], attrs[i].value = (char *)kv[i][1];
-    ent.attrs = attrs;
-    ent.n_attrs = n;
+    sn_attribute attrs[8];
+    uint32_t na = n < 8 ? n : 8;
+    for (uint32_t i = 0; i < na; i++)
+        attrs[i] = (sn_attribute){kv[i][0], kv[i][1]};
     sn_spawn_desc d = {.bp = bp, .transform = tf, .parent = parent};
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, NULL, &d.values, err);
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, na, NULL, NULL, &d.values, err);
     return st ? st : sn_spawn_actor(e, &d, out, err);
 }
 
