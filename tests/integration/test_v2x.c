@@ -8,6 +8,7 @@
 #include "../../engine/core/geo.h"
 #include "../../engine/query/rayscene.h"
 #include "../../engine/sim/engine.h"
+#include "../../engine/sim/host.h"
 #include "../check.h"
 #include "../testutil.h"
 
