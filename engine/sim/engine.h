@@ -55,6 +55,7 @@ struct sn_engine {
     /* ... and the process's CPU seconds in them (every thread's): the benchmarks' figures on a
     ** shared machine, where wall-clock time grows with the load */
     double cpu_world, cpu_sensors, cpu_output;
+    bool cpu_timers;       /* keep them (benchmarks set it after sn_engine_create) */
     double time_serialize; /* the part of time_output in plugins' serialize and the header */
     double time_write0;    /* the writer thread's busy seconds when the scene was loaded */
     sn_engine_options opts;

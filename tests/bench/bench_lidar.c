@@ -107,6 +107,8 @@ int main(int argc, char **argv)
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = argv[2], .quiet_plugins = true, .threads = 1};
     sn_engine *e = sn_engine_create(&o, &err);
+    if (e)
+        e->cpu_timers = true;
     if (!e || sn_engine_load_scene(e, street(argv[1]), &err) || sn_engine_run(e, 2, &err)) {
         fprintf(stderr, "bench_lidar: %s\n", err.msg);
         return 1;

@@ -104,6 +104,8 @@ static double run(const char *plugins, int n, bool sensors, const char *attrs, i
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
     sn_engine *e = sn_engine_create(&o, &err);
+    if (e)
+        e->cpu_timers = true;
     if (!e || sn_engine_load_scene(e, scene(n, sensors, attrs), &err) != SN_OK ||
         (consume && sn_engine_listen_all(e, ignore, NULL, &err) != SN_OK)) {
         fprintf(stderr, "bench_v2x: %s\n", err.msg);

@@ -101,6 +101,8 @@ static bool run(const char *layout, int threads, timing *out)
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
     sn_engine *e = sn_engine_create(&o, &err);
+    if (e)
+        e->cpu_timers = true;
     consumed c = {0};
     bool ok = e && sn_engine_load_scene(e, scene(layout), &err) == SN_OK &&
               sn_engine_listen_all(e, on_message, &c, &err) == SN_OK;
