@@ -23,6 +23,9 @@ static void key_of(const sn_v2x_station *s, sn_v2x_station_key *k)
     k->placed = s->placed, k->sends = s->tx_count > 0;
 }
 
+/* memcmp of n bytes, n == 0 (and NULL) allowed. */
+static bool same(const void *a, const void *b, size_t n) { return !n || !memcmp(a, b, n); }
+
 /* How far (m) the models may have moved, at the most, while their answers are kept. */
 #define MAX_DRIFT 1e-6
 
@@ -60,12 +63,12 @@ static uint32_t snapshot(sn_v2x_medium *m, double *speed)
 /* Whether the stations are those of the cache, each as it was (key_of). */
 static bool same_stations(const sn_v2x_medium *m, const sn_v2x_loscache *c)
 {
-    if (c->n_st != m->n_st || memcmp(c->st, m->order, m->n_st * sizeof *c->st))
+    if (c->n_st != m->n_st || !same(c->st, m->order, m->n_st * sizeof *c->st))
         return false;
     for (uint32_t i = 0; i < m->n_st; i++) {
         sn_v2x_station_key k;
         key_of(m->order[i], &k);
-        if (memcmp(&k, &c->keys[i], sizeof k))
+        if (!same(&k, &c->keys[i], sizeof k))
             return false;
     }
     return true;
@@ -84,8 +87,8 @@ static bool same_links(const sn_v2x_medium *m, const sn_v2x_loscache *c)
     if (c->pairs_current)
         return true; /* find_pairs did not run: sn_v2x_loscache_same_pairs said so */
     return c->pairs_stored && c->n_pairs == m->n_pairs && same_stations(m, c) &&
-           !memcmp(c->r_start, m->r_start, (m->n_st + 1) * sizeof *c->r_start) &&
-           !memcmp(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
+           same(c->r_start, m->r_start, (m->n_st + 1) * sizeof *c->r_start) &&
+           same(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
 }
 
 bool sn_v2x_loscache_get(sn_v2x_medium *m)
@@ -97,7 +100,7 @@ bool sn_v2x_loscache_get(sn_v2x_medium *m)
         c->valid = c->still = false, c->n_poses = 0;
         return false;
     }
-    c->still = clk->frame == c->frame + 1 && n == c->n_poses && !memcmp(c->now, c->poses, n * sizeof *c->poses);
+    c->still = clk->frame == c->frame + 1 && n == c->n_poses && same(c->now, c->poses, n * sizeof *c->poses);
     sn_v2x_pose *p = c->poses; /* this tick's world becomes the last */
     uint32_t cap = c->cap_poses;
     c->poses = c->now, c->cap_poses = c->cap_now, c->n_poses = n;
@@ -115,8 +118,8 @@ bool sn_v2x_loscache_get(sn_v2x_medium *m)
     if (!same_links(m, c))
         return false;
     c->pairs_current = true;
-    memcpy(m->los, c->los, m->n_pairs);
-    memcpy(m->ke, c->ke, m->n_pairs * sizeof *m->ke);
+    if (m->n_pairs)
+        memcpy(m->los, c->los, m->n_pairs), memcpy(m->ke, c->ke, m->n_pairs * sizeof *m->ke);
     c->reused++;
     return true;
 }
@@ -141,14 +144,17 @@ void sn_v2x_loscache_put(sn_v2x_medium *m)
     c->speed = c->speed_now;
     c->t0 = m->host->clock(m->ctx)->timestamp;
     c->n_st = m->n_st;
-    memcpy(c->st, m->order, m->n_st * sizeof *c->st);
+    if (m->n_st)
+        memcpy(c->st, m->order, m->n_st * sizeof *c->st);
     for (uint32_t i = 0; i < m->n_st; i++)
         key_of(m->order[i], &c->keys[i]);
     c->n_pairs = m->n_pairs;
     memcpy(c->r_start, m->r_start, (m->n_st + 1) * sizeof *c->r_start);
-    memcpy(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
-    memcpy(c->los, m->los, m->n_pairs);
-    memcpy(c->ke, m->ke, m->n_pairs * sizeof *c->ke);
+    if (m->n_pairs) {
+        memcpy(c->senders, m->senders, m->n_pairs * sizeof *c->senders);
+        memcpy(c->los, m->los, m->n_pairs);
+        memcpy(c->ke, m->ke, m->n_pairs * sizeof *c->ke);
+    }
     c->valid = c->pairs_stored = c->pairs_current = true;
 }
 
