@@ -295,21 +295,32 @@ class Vehicle(Actor):
         return None
 
     def apply_physics_control(self, physics_control) -> None:
-        """Kept (get_physics_control returns it); the running model keeps its blueprint's
-        mass, power and steering (docs/python.md, "Physics control")."""
-        self._physics = physics_control
+        """Applied to the running model from the next step (physics.to_engine maps CARLA's fields:
+        mass, torque curve and max_rpm, first gear and final ratio, the wheels' radius, friction and
+        front max_steer_angle, drag_coefficient); the rest is kept. get_physics_control returns
+        what was set."""
+        from . import physics
+        v = physics.to_engine(physics_control)
+        c = _lib.VehiclePhysics(ctypes.sizeof(_lib.VehiclePhysics), v["mass"], v["max_power"], v["max_force"],
+                                v["max_steer_angle"], v["tire_friction"], v["drag_coefficient"])
+        self._call("sn_engine_set_vehicle_physics", ctypes.byref(c))
+        self._physics = physics.kept(physics_control)
+
+    def _engine_physics(self):
+        c = _lib.VehiclePhysics(struct_size=ctypes.sizeof(_lib.VehiclePhysics))
+        self._call("sn_engine_get_vehicle_physics", ctypes.byref(c))
+        return c
 
     def get_physics_control(self):
-        from .physics import VehiclePhysicsControl, WheelPhysicsControl
+        """What apply_physics_control set (a copy), else the running model in CARLA's fields."""
+        from . import physics
         pc = getattr(self, "_physics", None)
         if pc is not None:
-            return pc
+            return physics.kept(pc)
         a = self.attributes
-        steer = float(a.get("max_steer_angle", 70))
         e = self.bounding_box.extent
-        wheels = [WheelPhysicsControl(max_steer_angle=steer if i < 2 else 0.0) for i in range(4)]
-        return VehiclePhysicsControl(mass=float(a.get("mass", 1500)), wheels=wheels,
-                                     center_of_mass=Vector3D(0, 0, float(a.get("center_of_mass_height", e.z)) - e.z))
+        com = Vector3D(0, 0, float(a.get("center_of_mass_height", e.z)) - e.z)
+        return physics.from_engine(self._engine_physics(), int(a.get("number_of_wheels", 4)), com)
 
     def open_door(self, door_idx) -> None:
         """Accepted: sensim's vehicles have no doors (docs/python.md)."""

@@ -10,7 +10,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from . import _lib, walkers
+from . import _lib, rays, walkers
 from ._common import _KIND_SENSOR, _KIND_VEHICLE, _KIND_WALKER, _check_seed, _err, _log
 from ._lib import SensimError, check
 from .actor import Actor, ActorList, Sensor, Vehicle, Walker
@@ -396,14 +396,16 @@ class World(WorldTraffic):
         """Accepted; nothing to toggle."""
 
     def cast_ray(self, initial_location, final_location) -> list:
-        raise SensimError("cast_ray: not available from Python yet (rays are the plugins' host API; "
-                          "docs/python.md)", -6)
+        """CARLA's cast_ray: every surface between the two points, nearest first (rays.py)."""
+        return rays.cast_ray(self, initial_location, final_location)
 
     def project_point(self, location, direction, search_distance: float = 10000.0):
-        raise SensimError("project_point: not available from Python yet (docs/python.md)", -6)
+        """CARLA's project_point: the first surface along direction (LabelledPoint) or None."""
+        return rays.project_point(self, location, direction, search_distance)
 
     def ground_projection(self, location, search_distance: float = 10000.0):
-        raise SensimError("ground_projection: not available from Python yet (docs/python.md)", -6)
+        """CARLA's ground_projection: the first surface straight down (LabelledPoint) or None."""
+        return rays.ground_projection(self, location, search_distance)
 
     # -- walkers' navigation (walkers.py)
     def get_random_location_from_navigation(self) -> "Location | None":
