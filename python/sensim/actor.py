@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import enum
 import fnmatch
+import math
 from typing import TYPE_CHECKING, Callable
 
 from . import _lib
@@ -340,6 +341,39 @@ class Walker(Actor):
 
     def apply_control(self, control: WalkerControl) -> None:
         self._call("sn_engine_apply_walker_control", ctypes.byref(control._c()))
+
+    # -- bones (skeleton.py): a skeleton of CARLA's bone names scaled to the walker
+    def _pose(self):
+        p = getattr(self, "_skeleton", None)
+        if p is None:
+            from .skeleton import WalkerPose
+            e = self.bounding_box.extent
+            p = self._skeleton = WalkerPose(2 * e.z, e.z)
+        return p
+
+    def get_bones(self):
+        """CARLA's get_bones: WalkerBoneControlOut, every bone's world, component and relative transform."""
+        return self._pose().bones(self.get_transform())
+
+    def set_bones(self, control) -> None:
+        """CARLA's set_bones (WalkerBoneControlIn): the custom pose of the named bones, relative to their parents."""
+        self._pose().set_bones(control)
+
+    def blend_pose(self, blend: float) -> None:
+        """0 the animation's (rest) pose, 1 the custom pose of set_bones; between, a mix."""
+        b = float(blend)
+        if not math.isfinite(b):
+            raise ValueError("blend_pose: the blend must be finite")
+        self._pose().blend = min(1.0, max(0.0, b))
+
+    def show_pose(self) -> None:
+        self.blend_pose(1.0)
+
+    def hide_pose(self) -> None:
+        self.blend_pose(0.0)
+
+    def get_pose_from_animation(self) -> None:
+        self._pose().from_animation()
 
     def set_autopilot(self, enabled: bool = True, tm_port: int = 8000) -> None:
         """sensim's walker autopilot: on a map, the walker wanders the sidewalks to random goals

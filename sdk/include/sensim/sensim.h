@@ -302,6 +302,10 @@ SN_API sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const
 */
 SN_API sn_status sn_engine_set_weather(sn_engine *e, const sn_weather *weather, sn_error *err);
 
+SN_API sn_status sn_engine_get_weather(const sn_engine *e, sn_weather *out, sn_error *err);
+SN_API sn_status sn_weather_preset_get(const char *name, sn_weather *out, sn_error *err);
+SN_API const char *sn_weather_preset_at(unsigned index);
+
 /*
 ** Ray queries from outside a plugin (CARLA's world.cast_ray, project_point, ground_projection):
 ** the same index and semantics as host->ray_batch (sensim/query.h), over the world as it is
@@ -329,9 +333,6 @@ SN_API sn_status sn_engine_get_vehicle_physics(const sn_engine *e, uint32_t id, 
                                                sn_error *err);
 SN_API sn_status sn_engine_set_vehicle_physics(sn_engine *e, uint32_t id, const sn_vehicle_physics *physics,
                                                sn_error *err);
-SN_API sn_status sn_engine_get_weather(const sn_engine *e, sn_weather *out, sn_error *err);
-SN_API sn_status sn_weather_preset_get(const char *name, sn_weather *out, sn_error *err);
-SN_API const char *sn_weather_preset_at(unsigned index);
 
 /* Calls a method of a live sensor by its name, e.g. ("v2x", "send", 1, {"hello"}). */
 SN_API sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, uint32_t argc,
