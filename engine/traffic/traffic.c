@@ -63,7 +63,7 @@ static int body_cmp(const void *x, const void *y)
     const body *a = x, *b = y;
     if (a->key != b->key)
         return a->key < b->key ? -1 : 1;
-    return a->a->id < b->a->id ? -1 : a->a->id > b->a->id;
+    return a->id < b->id ? -1 : a->id > b->id;
 }
 
 /* The bodies as the last frame left them, sorted by cell then id. */
@@ -80,6 +80,10 @@ static bool build_grid(sn_engine *e)
         const sn_actor *a = w->bodies[i];
         body *b = &t->b[t->n++];
         b->a = a;
+        b->id = a->id;
+        b->kind = (uint8_t)a->kind;
+        b->down = a->down;
+        b->ext = a->ph->bbox.extent;
         b->pos = a->st.pos;
         b->vel = a->st.vel;
         sn_mat3 m = sn_mat3_from_quat(a->st.rot);
@@ -93,7 +97,9 @@ static bool build_grid(sn_engine *e)
 
 /* ---- The path ---- */
 
-static double dist2d(sn_vec3 a, sn_vec3 b) { return hypot(b.x - a.x, b.y - a.y); }
+/* sqrt of the sum, not hypot: path lengths need no protection from overflow, and hypot's call
+** was a tenth of the autopilot's time */
+static double dist2d(sn_vec3 a, sn_vec3 b) { return sqrt((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)); }
 
 static uint32_t lane_types(const sn_mapdrive *md) { return md->walker ? SN_LANE_SIDEWALK : SN_LANE_DRIVING; }
 
@@ -247,7 +253,13 @@ static double approach(double d, double v_lead)
 
 static double wrap_deg(double d)
 {
-    d = fmod(d, 360.0);
+    /* fmod's result without its call where one subtraction gives it exactly (Sterbenz) */
+    if (d >= 360.0 && d < 720.0)
+        d -= 360.0;
+    else if (d <= -360.0 && d > -720.0)
+        d += 360.0;
+    else if (!(d > -360.0 && d < 360.0))
+        d = fmod(d, 360.0);
     if (d > 180)
         d -= 360;
     if (d < -180)
@@ -294,6 +306,20 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
     int64_t cx0 = cell_of(lo_x - reach), cx1 = cell_of(hi_x + reach), cy0 = cell_of(lo_y - reach), cy1 = cell_of(hi_y + reach);
     bool found = false;
     const double front = self->ph->bbox.extent.x;
+    /* The path's segments in chunks of CHUNK with their boxes: a body far from a chunk's box
+    ** skips its segments (none of them can be its nearest point within the corridor), so a body
+    ** costs a few box tests and one or two chunks, not np segments. */
+    enum { CHUNK = 8, MAXCH = SN_MD_PATH / CHUNK + 2 };
+    double cb[MAXCH][4];
+    const size_t nseg = np - 1, nch = (nseg + CHUNK - 1) / CHUNK;
+    for (size_t c = 0; c < nch && c < MAXCH; c++) {
+        size_t i0 = c * CHUNK, i1 = i0 + CHUNK < nseg ? i0 + CHUNK : nseg; /* segments i0..i1-1: points i0..i1 */
+        cb[c][0] = cb[c][1] = pts[i0].x, cb[c][2] = cb[c][3] = pts[i0].y;
+        for (size_t i = i0 + 1; i <= i1; i++) {
+            cb[c][0] = fmin(cb[c][0], pts[i].x), cb[c][1] = fmax(cb[c][1], pts[i].x);
+            cb[c][2] = fmin(cb[c][2], pts[i].y), cb[c][3] = fmax(cb[c][3], pts[i].y);
+        }
+    }
     for (int64_t cx = cx0; cx <= cx1; cx++) {
         /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
         uint64_t k0 = key_of(cx, cy0), k1 = key_of(cx, cy1);
@@ -307,15 +333,22 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
         }
         for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
             const body *b = &t->b[j];
-            if (b->a == self || b->a->down)
+            if (b->a == self || b->down)
                 continue;
-            if (skip && (b->a->id == skip->actor || (skip->vehicles && b->a->kind == SN_ACTOR_VEHICLE) ||
-                         (skip->walkers && b->a->kind == SN_ACTOR_WALKER)))
+            if (skip && (b->id == skip->actor || (skip->vehicles && b->kind == SN_ACTOR_VEHICLE) ||
+                         (skip->walkers && b->kind == SN_ACTOR_WALKER)))
                 continue;
-            /* The nearest point of the path polyline to its centre. */
+            /* The nearest point of the path polyline to its centre, among the chunks within r of
+            ** it: a body farther than r from every segment is clear of the corridor (below). */
+            const sn_vec3 ex = b->ext;
+            const double r = half_width + ex.x + ex.y + 1e-3;
             double best = INFINITY, s_at = 0;
             sn_vec3 tan = {1, 0, 0};
-            for (size_t i = 0; i + 1 < np; i++) {
+            for (size_t c = 0; c < nch; c++) {
+            if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
+                continue;
+            const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
+            for (size_t i = c * CHUNK; i < i1; i++) {
                 double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
                 if (l2 < 1e-12)
                     continue;
@@ -326,10 +359,10 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
                     best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
                 }
             }
+            }
             if (!isfinite(best) || (s_at <= 0 && !gap_b))
                 continue; /* beside or behind us */
             sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
-            const sn_vec3 ex = b->a->ph->bbox.extent;
             double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
             double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
             if (sqrt(best) - ext_lat > half_width)
@@ -341,7 +374,7 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
                 continue;
             }
             double g = s_at - ext_along - front;
-            if (g < -0.3 && b->a->kind == SN_ACTOR_WALKER && skip)
+            if (g < -0.3 && b->kind == SN_ACTOR_WALKER && skip)
                 continue; /* a walker beside us, not ahead of the front bumper: driving on moves away from it */
             if (!found || g < *gap) {
                 found = true;
@@ -476,10 +509,15 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     /* The first stop line ahead on the path whose light is not green. */
     double light_hold = INFINITY; /* from our centre, the stop line a light holds us at */
     const sn_lights *ls = e->lights;
+    uint32_t ns = 0;
+    const sn_tl_stop *st = NULL;
+    int dir = 0;
     for (uint32_t i = 0; ls && ls->n_stops && i < md->n; i++) {
-        uint32_t ns;
-        const sn_tl_stop *st = sn_lights_stops_of(ls, md->path[i].road_id, md->path[i].lane_id, &ns);
-        int dir = ns ? lane_dir(m, md->path[i].road_id, md->path[i].lane_id) : 0;
+        /* consecutive waypoints mostly share their lane: look its stop lines up once */
+        if (i == 0 || md->path[i].road_id != md->path[i - 1].road_id || md->path[i].lane_id != md->path[i - 1].lane_id) {
+            st = sn_lights_stops_of(ls, md->path[i].road_id, md->path[i].lane_id, &ns);
+            dir = ns ? lane_dir(m, md->path[i].road_id, md->path[i].lane_id) : 0;
+        }
         const sn_tl_stop *hit = NULL;
         double d_line = 0;
         for (uint32_t k = 0; k < ns; k++) {

@@ -11,6 +11,10 @@
 typedef struct body {
     uint64_t key;
     const sn_actor *a;
+    uint32_t id;       /* a's id, kind and down flag and its box's half extents, copied so that the */
+    uint8_t kind;      /* neighbour scans read one array instead of every actor they pass */
+    bool down;
+    sn_vec3 ext;
     sn_vec3 pos, vel, fwd, right;
 } body;
 
