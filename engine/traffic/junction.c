@@ -388,7 +388,7 @@ bool sn_jx_may_enter(const sn_junctions *j, int32_t jn, const sn_jclaim *x, uint
 #define REQUEST 12.0     /* m beyond the comfortable stopping distance where a vehicle claims the junction */
 
 /* Metres from the start of a waypoint's lane (in its direction of travel) to it. */
-static double from_lane_start(const sn_map *m, const sn_waypoint *w)
+static double from_lane_start(const sn_map *m, const sn_pathwp *w)
 {
     int32_t ri = sn_odr_road_index(m->odr, w->road_id);
     if (ri < 0)
@@ -397,7 +397,7 @@ static double from_lane_start(const sn_map *m, const sn_waypoint *w)
     return sn_map_lane_dir(r, w->lane_id) > 0 ? w->s : r->length - w->s;
 }
 
-void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_waypoint *path, const double *along, uint32_t n,
+void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_pathwp *path, const double *along, uint32_t n,
                    sn_jpass *p)
 {
     memset(p, 0, sizeof *p);

@@ -91,7 +91,7 @@ typedef struct sn_jpass {
     bool main;                /* it is such a main stream (a roundabout's ring) */
 } sn_jpass;
 
-void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_waypoint *path, const double *along, uint32_t n,
+void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_pathwp *path, const double *along, uint32_t n,
                    sn_jpass *p);
 
 /* What the vehicle's controller knows this frame. */

@@ -236,7 +236,7 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
         return vt;
     const sn_map *m = e->map;
     for (uint32_t i = 0; i < md->n; i++) {
-        const sn_waypoint *wp = &md->path[i];
+        const sn_pathwp *wp = &md->path[i];
         uint32_t nl;
         const sn_sign_line *ln = sn_signs_lines_of(ss, wp->road_id, wp->lane_id, &nl);
         if (!nl)
@@ -278,8 +278,9 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
             int32_t jid = -1, our_in = ln[k].b.road_id;
             for (uint32_t q = i; q < md->n; q++)
                 if (md->path[q].is_junction) {
-                    jid = md->path[q].junction_id;
-                    int32_t ji = sn_odr_junction_index(m->odr, jid);
+                    int32_t ri = sn_odr_road_index(m->odr, md->path[q].road_id);
+                    int32_t ji = ri >= 0 ? m->odr->roads[ri].junction_index : -1;
+                    jid = ji >= 0 ? m->odr->junctions[ji].id : -1;
                     if (ji >= 0) {
                         int32_t in = incoming_of(&m->odr->junctions[ji], md->path[q].road_id);
                         if (in >= 0)

@@ -110,13 +110,17 @@ static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
     md->n = 0;
     md->ended = false;
     md->far = false;
-    if (sn_map_waypoint(m, pos, true, lane_types(md), &md->path[0], NULL) != SN_OK) {
+    sn_waypoint w0;
+    if (sn_map_waypoint(m, pos, true, lane_types(md), &w0, NULL) == SN_OK) {
+        md->path[0] = sn_md_pack(&w0);
+    } else {
         sn_map_place pl;
         double reach = hypot(fmax(fabs(pos.x - m->lo.x), fabs(pos.x - m->hi.x)),
                              fmax(fabs(pos.y - m->lo.y), fabs(pos.y - m->hi.y)));
         if (md->walker || !sn_map_locate(m, pos, reach + 1, lane_types(md), &pl))
             return false;
-        sn_map_make_waypoint(m, (sn_lanekey){pl.road, pl.section, pl.lane}, pl.s, &md->path[0]);
+        sn_map_make_waypoint(m, (sn_lanekey){pl.road, pl.section, pl.lane}, pl.s, &w0);
+        md->path[0] = sn_md_pack(&w0);
         md->far = true;
     }
     md->n = 1;
@@ -132,8 +136,8 @@ static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
 static int u_turn(const sn_map *m, sn_mapdrive *md)
 {
     enum { MAXP = 40 };
-    const double RHO = 3.0, BIG = 4.5, SPACING = 1.0;
-    const sn_waypoint last = md->path[md->n - 1];
+    const double RHO = 3.0, BIG = 4.5, SPACING = 2.0;
+    const sn_waypoint last = sn_md_expand(&md->path[md->n - 1], md->walker);
     sn_waypoint q;
     if (sn_map_left_lane(m, &last, &q, NULL) != SN_OK || q.lane_type != SN_LANE_DRIVING)
         return -1;
@@ -167,16 +171,16 @@ static int u_turn(const sn_map *m, sn_mapdrive *md)
         return 0;
     double px = 0, py = h;
     for (int i = 0; i < n; i++) {
-        sn_waypoint w = last;
+        sn_pathwp w = sn_md_pack(&last);
         w.transform.location = sn_v3(mid.x + f.x * lx[i] + u.x * ly[i], mid.y + f.y * lx[i] + u.y * ly[i], p.z);
         double nx = i + 1 < n ? lx[i + 1] : 0, ny = i + 1 < n ? ly[i + 1] : -h;
         double dx = nx - px, dy = ny - py; /* the chord through the neighbours, local frame */
         sn_vec3 t = sn_v3(f.x * dx + u.x * dy, f.y * dx + u.y * dy, 0);
-        w.transform.rotation.yaw = atan2(t.y, t.x) / SN_DEG;
+        w.transform.rotation.yaw = (float)(atan2(t.y, t.x) / SN_DEG);
         md->path[md->n++] = w;
         px = lx[i], py = ly[i];
     }
-    md->path[md->n++] = q;
+    md->path[md->n++] = sn_md_pack(&q);
     return 1;
 }
 
@@ -187,11 +191,11 @@ static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
     sn_waypoint next[16];
     for (int flips = 0; md->n > 0 && md->n < SN_MD_PATH && !md->ended;) {
         size_t k = 0;
-        const sn_waypoint *last = &md->path[md->n - 1];
+        const sn_waypoint last = sn_md_expand(&md->path[md->n - 1], md->walker);
         if (md->backwards)
-            sn_map_previous(m, last, SN_MD_STEP, next, 16, &k, NULL);
+            sn_map_previous(m, &last, SN_MD_STEP, next, 16, &k, NULL);
         else
-            sn_map_next(m, last, SN_MD_STEP, next, 16, &k, NULL);
+            sn_map_next(m, &last, SN_MD_STEP, next, 16, &k, NULL);
         if (k > 16)
             k = 16;
         if (k == 0) {
@@ -208,7 +212,7 @@ static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
             break;
         }
         size_t pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
-        md->path[md->n++] = next[pick];
+        md->path[md->n++] = sn_md_pack(&next[pick]);
         sn_tm_plan_reached(md, &next[pick]);
         ahead += SN_MD_STEP;
         (void)ahead;
@@ -268,7 +272,7 @@ static double wrap_deg(double d)
 }
 
 /* The lane's speed limit at a waypoint, CARLA's 30 km/h where the map gives none. */
-static double limit_at(const sn_map *m, const sn_waypoint *wp)
+static double limit_at(const sn_map *m, const sn_pathwp *wp)
 {
     int32_t ri = sn_odr_road_index(m->odr, wp->road_id);
     if (ri < 0)

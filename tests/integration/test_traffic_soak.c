@@ -216,8 +216,8 @@ static void set_knobs(sn_engine *e, const soak *s, double t)
             md->speed_diff = 10.0 * (a->id % 6);
             md->keep_right_pct = a->id % 4 == 0 ? 2.0 : 0.0;
         } else if (!forced_actor && md->n && (md->path[0].lane_change & SN_LANE_CHANGE_LEFT) && !md->path[0].is_junction) {
-            sn_waypoint l;
-            if (sn_map_left_lane(e->map, &md->path[0], &l, NULL) == SN_OK && l.lane_type == SN_LANE_DRIVING) {
+            sn_waypoint l, w0 = sn_md_expand(&md->path[0], false);
+            if (sn_map_left_lane(e->map, &w0, &l, NULL) == SN_OK && l.lane_type == SN_LANE_DRIVING) {
                 md->force_lane_change = -1;
                 forced_actor = a->id;
                 forced_at = t;
