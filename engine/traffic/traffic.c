@@ -15,6 +15,7 @@
 #include "../sim/engine.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,7 @@ void sn_traffic_free(struct sn_traffic *t)
     if (!t)
         return;
     free(t->b);
+    free(t->xu);
     sn_walkers_free(t->walkers);
     sn_junctions_free(t->jx);
     free(t);
@@ -392,6 +394,49 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
     return found;
 }
 
+#define XW_NEAR 3.5  /* m: a walker on a crossing this near where our path crosses it holds us */
+#define XW_HALF 2.0  /* m: half a crossing's width (we stop this far before its line) */
+#define XW_LOOK 2.0  /* s: ... or one walking towards it that gets within XW_NEAR this soon */
+
+/* The nearest crossing ahead on the path (points pts[0..np) at along[] from our centre) that a
+** walker on it holds for us (within XW_NEAR of where we cross it, or walking towards that point
+** and there within XW_LOOK s): its distance from our front bumper, minus XW_HALF; INFINITY when none.
+** *who: that walker. */
+static double crossing_hold(const sn_engine *e, const sn_vec3 *pts, const double *along, size_t np, double front,
+                            uint32_t *who)
+{
+    const struct sn_traffic *t = e->traffic;
+    double best = INFINITY;
+    for (size_t k = 0; k < t->n_xu; k++) {
+        const sn_xuser *x = &t->xu[k];
+        const double ex = x->b.x - x->a.x, ey = x->b.y - x->a.y;
+        for (size_t i = 0; i + 1 < np; i++) {
+            if (along[i + 1] < front)
+                continue; /* behind our front bumper */
+            /* segment i against the crossing's line: p + u d = a + w e */
+            const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y;
+            const double den = dx * ey - dy * ex;
+            if (fabs(den) < 1e-9)
+                continue;
+            const double qx = x->a.x - pts[i].x, qy = x->a.y - pts[i].y;
+            const double u = (qx * ey - qy * ex) / den, w = (qx * dy - qy * dx) / den;
+            if (u < 0 || u > 1 || w < 0 || w > 1)
+                continue;
+            const double cx = pts[i].x + u * dx, cy = pts[i].y + u * dy;
+            const double rx = cx - x->pos.x, ry = cy - x->pos.y, r = sqrt(rx * rx + ry * ry);
+            const double sp = sqrt(x->vel.x * x->vel.x + x->vel.y * x->vel.y);
+            const bool towards = x->vel.x * rx + x->vel.y * ry > 0.1 * r && r < XW_NEAR + XW_LOOK * sp;
+            const double d = along[i] + u * (along[i + 1] - along[i]) - front - XW_HALF;
+            if ((r < XW_NEAR || towards) && d > -XW_HALF && d < best) {
+                best = d;
+                *who = x->walker;
+            }
+            break; /* the path crosses a crossing once */
+        }
+    }
+    return best;
+}
+
 /* The lane-change gap check's view (lanechange.h): vehicles on a stretch of the target lane. */
 typedef struct gapq {
     const sn_engine *e;
@@ -546,6 +591,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         if (md->light_ignored || !l->actor)
             break;
         double room = d_line - STOP_MARGIN;
+        if (getenv("SN_DBG_ACTOR") && a->id == (uint32_t)atoi(getenv("SN_DBG_ACTOR")) && e->clock.timestamp > atof(getenv("SN_DBG_T")))
+            fprintf(stderr, "dbg t=%.2f light %u state %d d_line %.2f v %.2f i %u n %u road %d lane %d\n", e->clock.timestamp, hit->light, (int)l->state, d_line, v, i, md->n, md->path[i].road_id, md->path[i].lane_id);
         if (l->state == SN_TL_RED) {
             if (room > v * v / (2 * A_HARD) - 0.5)
                 vt = fmin(vt, approach(room, 0)), light_hold = d_line + front;
@@ -599,6 +646,17 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
                 if (room > v * v / (2 * A_HARD) - 0.5)
                     vt = fmin(vt, approach(room, 0));
             }
+        }
+    }
+    if (rules && t->n_xu && !skip.walkers) {
+        /* Walkers on a crossing our path crosses have priority (docs/traffic.md): stop before it
+        ** while one is on our half of it, within XW_NEAR of where we cross or walking towards it. */
+        uint32_t walker = 0;
+        double d_cross = crossing_hold(e, pts, along, np, front, &walker);
+        if (isfinite(d_cross) && d_cross - STOP_MARGIN > v * v / (2 * A_HARD) - 0.5) {
+            vt = fmin(vt, approach(d_cross - STOP_MARGIN, 0));
+            if (d_cross < 3.0 + STOP_MARGIN && !md->wait_for)
+                md->wait_for = walker;
         }
     }
     if (rules && (t->jx || (t->jx = sn_junctions_build(m)))) {
@@ -681,6 +739,8 @@ void sn_traffic_controllers(sn_engine *e, double dt)
     /* Without the grid (out of memory) vehicles still drive, blind to leaders. */
     if (any_map && !build_grid(e) && e->traffic)
         e->traffic->n = 0;
+    if (e->traffic) /* the walkers on crossings, which vehicles yield to */
+        e->traffic->n_xu = sn_walkers_on_crossings(e, e->traffic->walkers, &e->traffic->xu, &e->traffic->cap_xu);
     if (e->traffic && e->traffic->jx && e->clock.frame > 1)
         sn_jx_purge(e->traffic->jx, e->clock.frame - 1); /* claims of vehicles gone or off their paths */
     for (size_t i = 0; i < w->n_actors; i++) {

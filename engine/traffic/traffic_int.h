@@ -25,6 +25,8 @@ struct sn_traffic {
     sn_traffic_stats stats;  /* the health counters (traffic.h) */
     bool legacy;             /* the autopilot before issue 31: no junction or lane-change rules */
     struct sn_junctions *jx; /* the map's junction conflicts and claims (junction.h), built on first use */
+    struct sn_xuser *xu;     /* the walkers on crossings this frame (walkers.h) */
+    size_t n_xu, cap_xu;
 };
 
 /* traffic.c's grid: cells of SN_TRAFFIC_CELL m (its CELL), keys sorted by x cell then y cell. */

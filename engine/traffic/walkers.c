@@ -97,6 +97,23 @@ sn_status sn_walkers_get(sn_engine *e, struct sn_walkers **out, sn_error *err)
 
 const sn_nav *sn_walkers_nav(const struct sn_walkers *w) { return w->nav; }
 
+size_t sn_walkers_on_crossings(const sn_engine *e, const struct sn_walkers *w, sn_xuser **out, size_t *cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; w && w->nav && i < w->n; i++) {
+        const agent *g = &w->ag[i];
+        if (!g->cur || g->cur >= g->n)
+            continue;
+        const sn_nav_edge *ed = sn_nav_edge_between(w->nav, g->route[g->cur - 1], g->route[g->cur]);
+        const sn_actor *a = ed && ed->kind != SN_NAV_SIDEWALK ? sn_world_find(&e->world, g->actor) : NULL;
+        if (!a || a->down || !sn_grow((void **)out, cap, n + 1, sizeof **out))
+            continue;
+        const sn_nav_crossing *c = &w->nav->cross[ed->cross];
+        (*out)[n++] = (sn_xuser){c->end[0], c->end[1], a->st.pos, a->st.vel, a->id};
+    }
+    return n;
+}
+
 void sn_walkers_free(struct sn_walkers *w)
 {
     if (!w)

@@ -25,6 +25,7 @@
 #include "../testutil.h"
 
 #include "../../engine/sim/engine.h"
+#include "../../engine/traffic/lights.h"
 #include "../../engine/traffic/traffic.h"
 
 #include <math.h>
@@ -56,6 +57,8 @@ typedef struct soak {
     sn_vec3 stop_at[MAXSTOP], stop_dir[MAXSTOP];
     double stop_hw[MAXSTOP];
     uint32_t stop_light[MAXSTOP];
+    int32_t stop_road[MAXSTOP], stop_lane[MAXSTOP];
+    uint64_t red_ungoverned; /* lines crossed at red whose light does not govern the vehicle's path */
     double front_d[MAXV][8]; /* signed distance of each vehicle's front to its nearest stop lines, per slot */
 } soak;
 
@@ -117,13 +120,31 @@ static void collect_stops(sn_engine *e, soak *s)
             s->stop_dir[s->n_stops] = (sn_vec3){cos(yaw), sin(yaw), 0};
             s->stop_hw[s->n_stops] = w[k].lane_width / 2;
             s->stop_light[s->n_stops] = id;
+            s->stop_road[s->n_stops] = w[k].road_id, s->stop_lane[s->n_stops] = w[k].lane_id;
             s->n_stops++;
         }
     }
 }
 
+/* Whether light `light` (actor id) governs the vehicle's path at its stop line on (road, lane):
+** the line binds every branch, or the branch it was bound through (a connecting lane named by a
+** signal reference: CARLA's rule, docs/traffic.md) is on the vehicle's path ahead. */
+static bool governs(sn_engine *e, uint32_t light, int32_t road, int32_t lane, uint32_t vehicle)
+{
+    const sn_lights *ls = e->lights;
+    const sn_actor *a = sn_world_find(&e->world, vehicle);
+    const sn_mapdrive *md = a && a->has_autopilot && a->mv->ap ? a->mv->ap->map : NULL;
+    for (uint32_t k = 0; ls && k < ls->n_stops; k++) {
+        const sn_tl_stop *st = &ls->stops[k];
+        if (st->road_id == road && st->lane_id == lane && ls->l[st->light].actor == light &&
+            (!md || sn_tl_stop_applies(st->via_road, st->via_lane, md->path, md->n)))
+            return true;
+    }
+    return false;
+}
+
 /* Red-light crossings: the front bumper passes from before a stop line (within 3 m) to past it,
-** within the lane's width, while the light is red. */
+** within the lane's width, while the light is red and governs the vehicle's path there. */
 static void watch_lights(sn_engine *e, soak *s, const sn_actor_info *a, uint32_t vi, double *prev_d)
 {
     double yaw = a->transform.rotation.yaw * M_PI / 180;
@@ -138,7 +159,9 @@ static void watch_lights(sn_engine *e, soak *s, const sn_actor_info *a, uint32_t
         if (in_lane && *pd < 0 && along >= 0) {
             sn_traffic_light_state st;
             sn_engine_traffic_light_get_state(e, s->stop_light[k], &st, NULL);
-            if (st == SN_TL_RED && s->red_crossings++ < 6)
+            if (st == SN_TL_RED && !governs(e, s->stop_light[k], s->stop_road[k], s->stop_lane[k], a->id))
+                s->red_ungoverned++;
+            else if (st == SN_TL_RED && s->red_crossings++ < 6)
                 fprintf(stderr, "  vehicle %u crossed the stop line of red light %u at t = %.2f\n", a->id,
                         s->stop_light[k], sn_engine_clock(e)->timestamp);
         }
@@ -190,10 +213,12 @@ static void debug_stuck(sn_engine *e, const soak *s)
             if (w && w->kind == SN_ACTOR_WALKER)
                 fprintf(stderr, "  walker %u at (%.1f, %.1f) moving (%.2f, %.2f), walk speed %.2f dir (%.2f, %.2f)\n", w->id, w->st.pos.x,
                         w->st.pos.y, w->st.vel.x, w->st.vel.y, w->mv->walk_speed, w->mv->walk_dir.x, w->mv->walk_dir.y);
-            fprintf(stderr, "  stuck %u at (%.1f, %.1f) yaw %.0f: stands %.0f s, waits for %u%s, in junction %d, path[0] road %d lane %d%s, n %u%s\n",
+            const sn_lights *ls = e->lights;
+            int light_state = md->light_seen && ls && md->light_seen <= ls->n ? (int)ls->l[md->light_seen - 1].state : -1;
+            fprintf(stderr, "  stuck %u at (%.1f, %.1f) yaw %.0f: stands %.0f s, waits for %u%s, in junction %d, path[0] road %d lane %d%s, n %u%s, last light %u state %d, sign %u\n",
                     a->id, a->st.pos.x, a->st.pos.y, sn_actor_world_transform(&e->world, a).rotation.yaw, md->stand, md->wait_for, md->wait_logical ? " (junction)" : "", md->jx_in,
                     md->path[0].road_id, md->path[0].lane_id, md->path[0].is_junction ? " (junction)" : "", md->n,
-                    md->ended ? " ended" : "");
+                    md->ended ? " ended" : "", md->light_seen, light_state, md->sign_seen);
         }
 }
 
@@ -323,11 +348,13 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
     *out = st ? *st : (sn_traffic_stats){0};
     fprintf(stderr,
             "%s: %u vehicles, %.0f s: worst window %.1f %% moving (mean %.1f %% over %d windows), %llu collisions "
-            "between vehicles, %llu with others, %llu red-light crossings (%u stop lines), %llu lane changes (%llu "
+            "between vehicles, %llu with others, %llu red-light crossings (%u stop lines; %llu more past lines whose light does "
+            "not govern the path taken), %llu lane changes (%llu "
             "checked, %llu into an occupied gap), %llu deadlocks resolved\n",
             label, s->n, seconds, 100 * s->worst_frac, s->windows ? 100 * s->sum_frac / s->windows : 0, s->windows,
             (unsigned long long)s->veh_collisions, (unsigned long long)s->other_collisions,
-            (unsigned long long)s->red_crossings, s->n_stops, (unsigned long long)out->lane_changes,
+            (unsigned long long)s->red_crossings, s->n_stops, (unsigned long long)s->red_ungoverned,
+            (unsigned long long)out->lane_changes,
             (unsigned long long)s->lc_checked, (unsigned long long)s->lc_occupied,
             (unsigned long long)out->deadlocks_resolved);
     free(prev_d);
