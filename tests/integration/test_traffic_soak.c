@@ -5,10 +5,12 @@
 **
 ** 1. Flow: in every 60 s window after the first 30 s, at least 95 % of the vehicles travel 50 m
 **    or more (path length of their centres, sampled every second) is the issue's target; the
-**    town asserts 90 % and the roundabout 65 %, what holds today (see check_soak's calls).
+**    town asserts 90 % and the roundabout 85 %, what holds today (see check_soak's calls).
 ** 2. No collision between two autopilot vehicles (a collision sensor on each).
 ** 3. No red-light crossing: a vehicle's front bumper never crosses a stop line (the lights' stop
-**    waypoints, CARLA's get_stop_waypoints) while that light is red.
+**    waypoints, CARLA's get_stop_waypoints) while that light is red and governs the vehicle's
+**    path there (a line bound through one connecting lane, by a signal reference, governs only
+**    vehicles whose path takes that lane: CARLA's rule; the others are counted apart).
 ** 4. Lane changes never go into an occupied gap: at every lane change the autopilot logs, no
 **    other vehicle's box lies within the changer's length + 1 m of its place beside it on the
 **    target lane (from the poses of that frame). The town and the roundabout have one lane each
@@ -402,8 +404,9 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "town")) {
         soak_run("town", path, nv, nw, secs, old, &s, &st);
         /* The issue's 95 % held (worst 95 %, mean 97.8 %) until the walkers' navigation graph
-        ** merged; with it the worst window is 92 % (mean 96.7 %): queues at 47 s reds where
-        ** walkers now cross. Asserted: 90 %, no gridlock (docs/traffic.md). */
+        ** merged; with it the worst window is 91-93 % (mean 94-96 %): queues at 47 s reds, and a
+        ** car that waits for a walker crossing in front of it when its light turns green misses
+        ** that green. Asserted: 90 %, no gridlock (docs/traffic.md). */
         check_soak("town", &s, &st, nv, false, 0.90);
     }
     if (!only || !strcmp(only, "highway")) {
@@ -426,10 +429,11 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/roundabout.xodr", maps);
         soak_run("roundabout", path, nv, nw, secs, old, &s, &st);
         /* The roundabout takes 32 vehicles (its spawn points); its single-lane ring and dead-end
-        ** arms (each vehicle turns round at an arm's end) queue at the entries: the worst window
-        ** of 10 minutes has 69 % of them travel 50 m (mean 93 %; docs/traffic.md). Below the
-        ** issue's 95 %, so this asserts what holds (65 %): no gridlock, no window below it. */
-        check_soak("roundabout", &s, &st, 1, false, 0.65);
+        ** arms (each vehicle turns round at an arm's end, one at a time) queue at the arms' ends:
+        ** the worst window of 10 minutes has 87.5 % of them travel 50 m (mean 95.1 %;
+        ** docs/traffic.md; 69 % before the entries' bounded wait, when one arm's entry starved
+        ** under a busy ring). Below the issue's 95 %, so this asserts what holds (85 %). */
+        check_soak("roundabout", &s, &st, 1, false, 0.85);
     }
     return CHECK_DONE();
 }
