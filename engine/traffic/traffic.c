@@ -15,7 +15,6 @@
 #include "../sim/engine.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -397,6 +396,7 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
 #define XW_NEAR 3.5  /* m: a walker on a crossing this near where our path crosses it holds us */
 #define XW_HALF 2.0  /* m: half a crossing's width (we stop this far before its line) */
 #define XW_LOOK 2.0  /* s: ... or one walking towards it that gets within XW_NEAR this soon */
+#define XW_PATIENCE 10.0 /* s standing held by crossings, after which the vehicle stops waiting for them */
 
 /* The nearest crossing ahead on the path (points pts[0..np) at along[] from our centre) that a
 ** walker on it holds for us (within XW_NEAR of where we cross it, or walking towards that point
@@ -591,8 +591,6 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         if (md->light_ignored || !l->actor)
             break;
         double room = d_line - STOP_MARGIN;
-        if (getenv("SN_DBG_ACTOR") && a->id == (uint32_t)atoi(getenv("SN_DBG_ACTOR")) && e->clock.timestamp > atof(getenv("SN_DBG_T")))
-            fprintf(stderr, "dbg t=%.2f light %u state %d d_line %.2f v %.2f i %u n %u road %d lane %d\n", e->clock.timestamp, hit->light, (int)l->state, d_line, v, i, md->n, md->path[i].road_id, md->path[i].lane_id);
         if (l->state == SN_TL_RED) {
             if (room > v * v / (2 * A_HARD) - 0.5)
                 vt = fmin(vt, approach(room, 0)), light_hold = d_line + front;
@@ -648,16 +646,29 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
             }
         }
     }
-    if (rules && t->n_xu && !skip.walkers) {
+    bool xw_held = false;
+    if (rules && t->n_xu && !skip.walkers && md->xw_wait < XW_PATIENCE) {
         /* Walkers on a crossing our path crosses have priority (docs/traffic.md): stop before it
-        ** while one is on our half of it, within XW_NEAR of where we cross or walking towards it. */
+        ** while one is on our half of it, within XW_NEAR of where we cross or walking towards it.
+        ** Held XW_PATIENCE s standing, the vehicle stops waiting for crossings (a walker that
+        ** stands on one would hold it for good); its leader check still stops it behind any
+        ** walker in its corridor. */
         uint32_t walker = 0;
         double d_cross = crossing_hold(e, pts, along, np, front, &walker);
         if (isfinite(d_cross) && d_cross - STOP_MARGIN > v * v / (2 * A_HARD) - 0.5) {
             vt = fmin(vt, approach(d_cross - STOP_MARGIN, 0));
+            xw_held = true;
             if (d_cross < 3.0 + STOP_MARGIN && !md->wait_for)
                 md->wait_for = walker;
         }
+    }
+    if (md->xw_wait >= XW_PATIENCE) {
+        if (fabs(v) > 2.0)
+            md->xw_wait = 0; /* on its way again: crossings hold it anew */
+    } else if (!xw_held) {
+        md->xw_wait = 0;
+    } else if (fabs(v) < 0.3) {
+        md->xw_wait += (float)dt;
     }
     if (rules && (t->jx || (t->jx = sn_junctions_build(m)))) {
         /* Junctions (junction.c): claim the passage ahead, enter it only when granted. */

@@ -117,6 +117,7 @@ typedef struct sn_mapdrive {
     /* Lane changes (lanechange.c): metres driven (odometer) at the last one, and the odometer now. */
     double odo, lc_odo, lc_co; /* lc_co: the change-over distance of the last change (m) */
     bool lc_done;        /* at least one made (the spacing rule applies) */
+    float xw_wait;       /* s standing held by walkers on a crossing (bounded: XW_PATIENCE, traffic.c) */
     uint32_t n;
     sn_pathwp path[SN_MD_PATH];
 } sn_mapdrive;

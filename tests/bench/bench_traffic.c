@@ -186,7 +186,7 @@ static const char *write_flat(const char *tmp, uint32_t n)
 static void bigmap(const char *tmp, const char *plugins, const char *big)
 {
     const uint32_t want[] = {100, 200, 500};
-    double lx[3], ly[3], t500 = 0, fixed500 = 0;
+    double lx[3], ly[3], t500 = 0, fixed500 = 0, fixed100 = 0;
     uint32_t got[3] = {0};
     for (int i = 0; i < 3; i++) {
         char name[64];
@@ -196,6 +196,8 @@ static void bigmap(const char *tmp, const char *plugins, const char *big)
         lx[i] = log((double)got[i]), ly[i] = log(t);
         printf("  %u vehicles on %s (of %u asked), 1 thread: %.2f ms CPU per frame (%.2f us per vehicle), real-time factor %.1fx\n",
                got[i], big, want[i], t * 0.05 * 1e3, t * 0.05 * 1e6 / got[i], 1 / t);
+        if (i == 0)
+            fixed100 = best(sc, plugins, (cfg){.fixed = true}, NULL);
         if (i == 2) {
             t500 = t;
             fixed500 = best(sc, plugins, (cfg){.fixed = true}, NULL);
@@ -209,8 +211,9 @@ static void bigmap(const char *tmp, const char *plugins, const char *big)
     for (int i = 0; i < 3; i++)
         sxy += (lx[i] - mx) * (ly[i] - my), sxx += (lx[i] - mx) * (lx[i] - mx);
     double k = sxx > 0 ? sxy / sxx : 0;
-    printf("ratio big-map growth exponent %u..%u vehicles: %.2f (target <= 1.1: %s)\n", got[0], got[2], k,
-           k <= 1.1 ? "met" : "not met");
+    printf("ratio big-map growth exponent %u..%u vehicles: %.2f (target <= 1.1: %s); the same vehicles parked: %.2f "
+           "(%.2f vs %.2f ms per frame)\n", got[0], got[2], k, k <= 1.1 ? "met" : "not met",
+           log(fixed500 / fixed100) / log((double)got[2] / got[0]), fixed500 * 0.05 * 1e3, fixed100 * 0.05 * 1e3);
     long m0 = memory_fresh(tmp, plugins, write_scene(tmp, "bench_traffic_mem0.yaml", big, want[0], 0));
     long m1 = memory_fresh(tmp, plugins, write_scene(tmp, "bench_traffic_mem1.yaml", big, want[2], 0));
     long f0 = memory_fresh(tmp, plugins, write_flat(tmp, got[0]));

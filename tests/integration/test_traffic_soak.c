@@ -22,7 +22,8 @@
 ** argv: TMP PLUGINS MAPS. SENSIM_TEST_TRAFFIC_SECONDS shortens the runs (the sanitizer build
 ** sets it); SENSIM_SOAK_MAP=FILE.xodr runs that one map instead (CARLA's towns, by hand),
 ** SENSIM_SOAK_VEHICLES / SENSIM_SOAK_WALKERS change the counts, SENSIM_SOAK_OLD=1 runs the
-** autopilot without the junction and lane-change rules (for comparisons). */
+** autopilot without the junction and lane-change rules (for comparisons), SENSIM_SOAK_SCENERY=0
+** runs without the map's scenery (scenery: {enabled: false}). */
 #include "../check.h"
 #include "../testutil.h"
 
@@ -261,9 +262,11 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
     char text[2048], name[64];
     snprintf(text, sizeof text,
              "settings: {fixed_delta_seconds: 0.05, duration: 10, seed: 7}\nmap: %s\n"
-             "traffic: {vehicles: %u, walkers: %u, seed: 3}\n"
+             "traffic: {vehicles: %u, walkers: %u, seed: 3}\n%s"
              "%s",
-             map, vehicles, walkers, !getenv("SENSIM_SOAK_MAP") ? "actors:\n  - {name: ground, blueprint: static.ground}\n" : "");
+             map, vehicles, walkers,
+             getenv("SENSIM_SOAK_SCENERY") && !atoi(getenv("SENSIM_SOAK_SCENERY")) ? "scenery: {enabled: false}\n" : "",
+             !getenv("SENSIM_SOAK_MAP") ? "actors:\n  - {name: ground, blueprint: static.ground}\n" : "");
     const char *base = strrchr(map, '/');
     snprintf(name, sizeof name, "soak_%s_%.40s.yaml", label, base ? base + 1 : map);
     sn_engine *e = load(tu_write(tmp, name, text));
