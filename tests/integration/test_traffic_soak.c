@@ -62,6 +62,7 @@ typedef struct soak {
     uint32_t stop_light[MAXSTOP];
     int32_t stop_road[MAXSTOP], stop_lane[MAXSTOP];
     uint64_t red_ungoverned; /* lines crossed at red whose light does not govern the vehicle's path */
+    int32_t on[MAXV][4];     /* each vehicle's path[0] road and lane one and two frames ago */
     double front_d[MAXV][8]; /* signed distance of each vehicle's front to its nearest stop lines, per slot */
 } soak;
 
@@ -130,13 +131,18 @@ static void collect_stops(sn_engine *e, soak *s)
 }
 
 /* Whether light `light` (actor id) governs the vehicle's path at its stop line on (road, lane):
-** the line binds every branch, or the branch it was bound through (a connecting lane named by a
-** signal reference: CARLA's rule, docs/traffic.md) is on the vehicle's path ahead. */
-static bool governs(sn_engine *e, uint32_t light, int32_t road, int32_t lane, uint32_t vehicle)
+** the vehicle drives on that lane (its path's first waypoint is there, now or a frame ago: a
+** connecting lane of a wide junction can pass over another approach's line), and the line binds
+** every branch, or the branch it was bound through (a connecting lane named by a signal
+** reference: CARLA's rule, docs/traffic.md) is on the vehicle's path ahead. */
+static bool governs(sn_engine *e, uint32_t light, int32_t road, int32_t lane, uint32_t vehicle, const int32_t on[4])
 {
     const sn_lights *ls = e->lights;
     const sn_actor *a = sn_world_find(&e->world, vehicle);
     const sn_mapdrive *md = a && a->has_autopilot && a->mv->ap ? a->mv->ap->map : NULL;
+    if (md && md->n && !(md->path[0].road_id == road && md->path[0].lane_id == lane) && !(on[0] == road && on[1] == lane) &&
+        !(on[2] == road && on[3] == lane))
+        return false;
     for (uint32_t k = 0; ls && k < ls->n_stops; k++) {
         const sn_tl_stop *st = &ls->stops[k];
         if (st->road_id == road && st->lane_id == lane && ls->l[st->light].actor == light &&
@@ -162,7 +168,7 @@ static void watch_lights(sn_engine *e, soak *s, const sn_actor_info *a, uint32_t
         if (in_lane && *pd < 0 && along >= 0) {
             sn_traffic_light_state st;
             sn_engine_traffic_light_get_state(e, s->stop_light[k], &st, NULL);
-            if (st == SN_TL_RED && !governs(e, s->stop_light[k], s->stop_road[k], s->stop_lane[k], a->id))
+            if (st == SN_TL_RED && !governs(e, s->stop_light[k], s->stop_road[k], s->stop_lane[k], a->id, s->on[vi]))
                 s->red_ungoverned++;
             else if (st == SN_TL_RED && s->red_crossings++ < 6)
                 fprintf(stderr, "  vehicle %u crossed the stop line of red light %u at t = %.2f\n", a->id,
@@ -324,8 +330,15 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
             sn_actor_info a = {.struct_size = sizeof a};
             if (sn_engine_actor_get(e, s->ids[i], &a) != SN_OK)
                 continue;
-            if (s->n_stops)
+            if (s->n_stops) {
                 watch_lights(e, s, &a, i, prev_d);
+                const sn_actor *x = sn_world_find(&e->world, s->ids[i]);
+                const sn_mapdrive *md = x && x->has_autopilot && x->mv->ap ? x->mv->ap->map : NULL;
+                if (md && md->n) {
+                    s->on[i][2] = s->on[i][0], s->on[i][3] = s->on[i][1];
+                    s->on[i][0] = md->path[0].road_id, s->on[i][1] = md->path[0].lane_id;
+                }
+            }
             if (f % 20 == 0) {
                 sn_vec3 p = a.transform.location;
                 if (t > FIRST + 1e-9)
@@ -354,7 +367,7 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
     fprintf(stderr,
             "%s: %u vehicles, %.0f s: worst window %.1f %% moving (mean %.1f %% over %d windows), %llu collisions "
             "between vehicles, %llu with others, %llu red-light crossings (%u stop lines; %llu more past lines whose light does "
-            "not govern the path taken), %llu lane changes (%llu "
+            "not govern the lane and branch taken), %llu lane changes (%llu "
             "checked, %llu into an occupied gap), %llu deadlocks resolved\n",
             label, s->n, seconds, 100 * s->worst_frac, s->windows ? 100 * s->sum_frac / s->windows : 0, s->windows,
             (unsigned long long)s->veh_collisions, (unsigned long long)s->other_collisions,
