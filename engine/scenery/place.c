@@ -61,7 +61,9 @@ const sn_road_category *sn_chunk_category(uint32_t c)
 #define PILLAR_STEP 30.0     /* m between pillars under an elevated road */
 #define PILLAR_MIN_Z 4.5     /* m: a road this high above the ground gets pillars */
 #define RAIL_PIECE 40.0      /* m of guard rail per piece */
-#define CLEAR_Z 2.5          /* m: a lane farther above or below than this does not block */
+#define CLEAR_Z 2.5          /* m: a lane farther below a piece's base than this does not block */
+#define DECK_CLEAR 1.0       /* m: a lane must pass this far above a piece's top (the deck's depth) */
+#define Z_STEP 4.0           /* m between the heights a tall footprint is checked at (< 2 CLEAR_Z) */
 
 static const uint8_t facade[][3] = {
     {178, 164, 140}, {150, 96, 78}, {128, 130, 136}, {200, 196, 186}, {160, 140, 110}, {104, 110, 120}, {186, 150, 120},
@@ -183,33 +185,43 @@ static bool hits_placed(const placer *P, const obb *b, double gap)
     return false;
 }
 
-/* Whether a footprint (widened by the margin) stays off every blocked lane near height z:
-** its centre and its outline sampled at most 1 m apart. A lane is a strip at least 1 m wide
-** (narrower ones are not blocked: sn_map_locate finds no lane there either), so one that
-** reaches into the box crosses the sampled outline (or holds the centre). */
-static bool footprint_free(const placer *P, const obb *b, double z)
+/* Whether a footprint (widened by the margin) stays off every blocked lane whose surface lies
+** between CLEAR_Z below its base z and DECK_CLEAR above its top: its centre and its outline
+** sampled at most 1 m apart. A lane is a strip at least 1 m wide (narrower ones are not
+** blocked: sn_map_locate finds no lane there either), so one that reaches into the box crosses
+** the sampled outline (or holds the centre). sn_map_locate answers the lane nearest in 3-D, so
+** a tall piece is asked at heights Z_STEP apart up to its top: a building beside a road on the
+** ground must not rise through a deck above it (CARLA's Town04: road 39 over road 2's frontage). */
+static bool footprint_free(const placer *P, const obb *b, double z, double top)
 {
     const double mg = SN_SCENERY_MARGIN, hx = b->hx + mg, hy = b->hy + mg;
-    if (sn_scenery_on_lane(P->m, b->cx, b->cy, z, 0.05))
-        return false;
+    /* lanes up to DECK_CLEAR above the top block, none lies above the map's highest: flat maps
+    ** ask once (the last height asked may block a deck up to Z_STEP higher: on the safe side) */
+    double reach = fmin(top + DECK_CLEAR, P->m->hi.z);
     int nx = (int)ceil(2 * hx / 1.0), ny = (int)ceil(2 * hy / 1.0);
-    for (int i = 0; i <= nx; i++)
-        for (int j = 0; j <= ny; j++) {
-            if (i != 0 && i != nx && j != 0 && j != ny)
-                continue; /* inside: the outline decides */
-            double lx = -hx + 2 * hx * i / nx, ly = -hy + 2 * hy * j / ny;
-            double x = b->cx + lx * b->c - ly * b->s, y = b->cy + lx * b->s + ly * b->c;
-            if (sn_scenery_on_lane(P->m, x, y, z, 0.05))
-                return false;
-        }
-    return true;
+    for (double zq = z;; zq += Z_STEP) {
+        if (sn_scenery_on_lane(P->m, b->cx, b->cy, zq, 0.05))
+            return false;
+        for (int i = 0; i <= nx; i++)
+            for (int j = 0; j <= ny; j++) {
+                if (i != 0 && i != nx && j != 0 && j != ny)
+                    continue; /* inside: the outline decides */
+                double lx = -hx + 2 * hx * i / nx, ly = -hy + 2 * hy * j / ny;
+                double x = b->cx + lx * b->c - ly * b->s, y = b->cy + lx * b->s + ly * b->c;
+                if (sn_scenery_on_lane(P->m, x, y, zq, 0.05))
+                    return false;
+            }
+        if (zq + CLEAR_Z >= reach)
+            return true;
+    }
 }
 
-/* Checks a solid footprint against lanes and what was placed; on success records it. */
-static bool claim(placer *P, double cx, double cy, double yaw, double hx, double hy, double z, double gap)
+/* Checks a solid footprint from height z to top against lanes and what was placed; on
+** success records it. */
+static bool claim(placer *P, double cx, double cy, double yaw, double hx, double hy, double z, double top, double gap)
 {
     obb b = obb_of(cx, cy, yaw, hx, hy);
-    if (hits_placed(P, &b, gap) || !footprint_free(P, &b, z))
+    if (hits_placed(P, &b, gap) || !footprint_free(P, &b, z, top))
         return false;
     return add_box(P, b);
 }
@@ -376,7 +388,7 @@ static void pass_lights(placer *P)
                 bool sw;
                 double t = edge_t(r, sec, side, s, &sw) + side * LIGHT_OFFSET, w[3], yaw;
                 at(r, s, t, sw ? SN_ROAD_KERB : 0, w, &yaw);
-                if (claim(P, w[0], w[1], 0, 0.15, 0.15, w[2], 0.5))
+                if (claim(P, w[0], w[1], 0, 0.15, 0.15, w[2], w[2] + LIGHT_HEIGHT + 0.3, 0.5))
                     street_light(P, w[0], w[1], w[2], yaw + (side > 0 ? M_PI / 2 : -M_PI / 2)); /* the arm over the road */
             }
     }
@@ -405,7 +417,7 @@ static void pass_buildings(placer *P)
                     const sn_odr_section *sec = &r->sections[sn_odr_section_at(r, sm, false)];
                     double t = edge_t(r, sec, side, sm, NULL) + side * (setback + depth / 2), w[3], yaw;
                     at(r, sm, t, 0, w, &yaw);
-                    if (claim(P, w[0], w[1], yaw, len / 2, depth / 2, w[2], 1.0)) {
+                    if (claim(P, w[0], w[1], yaw, len / 2, depth / 2, w[2], w[2] + h, 1.0)) {
                         building(P, w[0], w[1], yaw, len / 2, depth / 2, w[2], h, rgb);
                         break;
                     }
@@ -440,7 +452,7 @@ static void pass_fill(placer *P)
             double w[3], yaw;
             at(r, pl.s, pl.t, 0, w, &yaw);
             for (int tries = 0; tries < 3; tries++, len *= 0.7, depth *= 0.7) /* smaller where it does not fit */
-                if (claim(P, px, py, yaw, len / 2, depth / 2, w[2], 1.5)) { /* at its road's height */
+                if (claim(P, px, py, yaw, len / 2, depth / 2, w[2], w[2] + h, 1.5)) { /* at its road's height */
                     building(P, px, py, yaw, len / 2, depth / 2, w[2], h, rgb);
                     break;
                 }
@@ -465,9 +477,9 @@ static void pass_trees(placer *P)
                 double size = is_tree ? uni(P, 1.4, off - 0.3) : uni(P, 0.4, 0.8), trunk = uni(P, 2.3, 3.6);
                 double t = edge_t(r, sec, side, s, NULL) + side * off, w[3];
                 at(r, s, t, 0, w, NULL);
-                if (is_tree && claim(P, w[0], w[1], 0, 0.2, 0.2, w[2], size))
+                if (is_tree && claim(P, w[0], w[1], 0, 0.2, 0.2, w[2], w[2] + trunk + 2 * fmin(size, 2.4), size))
                     tree(P, w[0], w[1], w[2], trunk, fmin(size, 2.4));
-                else if (!is_tree && claim(P, w[0], w[1], 0, size, size, w[2], 0.3))
+                else if (!is_tree && claim(P, w[0], w[1], 0, size, size, w[2], w[2] + size, 0.3))
                     bush(P, w[0], w[1], w[2], size);
             }
     }
@@ -501,7 +513,7 @@ static void pass_rails(placer *P)
                     double s1 = fmin(s + 4, r->length), sm = (s + s1) / 2, len = s1 - s;
                     double t = edge_t(r, sec, side, sm, NULL) + side * 0.5, w[3], yaw;
                     at(r, sm, t, 0, w, &yaw);
-                    if (!claim(P, w[0], w[1], yaw, len / 2, 0.08, w[2], 0.0))
+                    if (!claim(P, w[0], w[1], yaw, len / 2, 0.08, w[2], w[2] + 0.8, 0.0))
                         continue;
                     if (!o) {
                         if (!(o = new_obj(P, SN_SK_GUARD_RAIL, SN_TAG_GUARD_RAIL, w[0], w[1], yaw, len / 2, 0.08, w[2],
@@ -533,7 +545,7 @@ static void pass_pillars(placer *P)
             if (w[2] < PILLAR_MIN_Z)
                 continue;
             double across = fmax((tl - tr) / 2 - 0.3, 0.6);
-            if (!claim(P, w[0], w[1], yaw, 0.6, 0.6, 0.0, 0.5))
+            if (!claim(P, w[0], w[1], yaw, 0.6, 0.6, 0.0, 0.0, 0.5))
                 continue;
             sn_scenery_obj *o = new_obj(P, SN_SK_PILLAR, SN_TAG_BRIDGE, w[0], w[1], yaw, 0.6, 0.6, -0.5, w[2] - 0.3);
             if (!o)
@@ -570,7 +582,7 @@ static void pass_signs(placer *P)
             for (double d = 0; d <= 12.0 && !placed; d += 0.5) {
                 at(r, sg->s, sg->t + out * d, 0, w, &yaw);
                 /* the pole's own footprint, ignoring other scenery (signs come before it) */
-                placed = claim(P, w[0], w[1], 0, 0.06, 0.06, w[2], 0.0);
+                placed = claim(P, w[0], w[1], 0, 0.06, 0.06, w[2], w[2] + 2.9, 0.0);
             }
             if (!placed)
                 continue;
