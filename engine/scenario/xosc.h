@@ -73,9 +73,12 @@ const char *sn_xrule_name(sn_xrule r);
 
 /* ---- actions ---- */
 
+typedef enum sn_xtraj_shape { SN_XT_POLYLINE, SN_XT_CLOTHOID, SN_XT_NURBS } sn_xtraj_shape;
+
 typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
-    SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST
+    SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST,
+    SN_XA_SYNC, SN_XA_SIGNAL_STATE, SN_XA_SIGNAL_CONTROLLER
 } sn_xact_kind;
 
 typedef struct sn_xaction {
@@ -110,6 +113,20 @@ typedef struct sn_xaction {
     /* LongitudinalDistanceAction: value is the distance or (time_gap) the time gap */
     bool time_gap, freespace, leading, has_limits;
     double lim_acc, lim_dec, lim_speed;
+    /* FollowTrajectory shapes other than a Polyline: the path is sampled when the action starts
+    ** (xosc_shape.c). Clothoid: pos is its start (kind SN_XP_NONE: the entity's pose then). */
+    sn_xtraj_shape traj_shape;
+    double cl_curv, cl_curv_dot, cl_len, cl_t0, cl_t1;
+    double *weights, *knots; /* Nurbs: per control point (verts), and the knot vector, owned */
+    uint32_t n_knots;
+    int order;
+    /* SynchronizeAction (xosc_sync.c): ref is the master; pos the master's target, verts[0] the entity's */
+    double sync_speed;       /* final speed (absolute), or the master's speed times it (relative, sync_rel) */
+    bool has_sync_speed, sync_rel;
+    double sync_tol, sync_tol_master;
+    /* TrafficSignalStateAction / TrafficSignalControllerAction (xosc_signal.c) */
+    char *signal;            /* the signal's id (state action) or the controller's name */
+    char *sstate;            /* the state text, or the phase's name */
 } sn_xaction;
 
 /* ---- conditions and triggers ---- */

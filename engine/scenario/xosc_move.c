@@ -409,10 +409,26 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
     sn_xent *e = &r->ents[i];
     free(e->tv);
     free(e->tcum);
+    free(e->tt);
+    e->tv = e->tcum = e->tt = NULL;
+    if (a->traj_shape != SN_XT_POLYLINE) { /* Clothoid, Nurbs: sampled into a polyline (xosc_shape.c) */
+        uint32_t n;
+        if (!sn_xshape_path(r, i, a, &e->tv, &e->tt, &n))
+            return false;
+        if (!(e->tcum = malloc(n * sizeof *e->tcum)))
+            return fail(r, "%s", "out of memory", a->line);
+        for (uint32_t k = 0; k < n; k++)
+            e->tcum[k] = k ? e->tcum[k - 1] + hypot(e->tv[3 * k] - e->tv[3 * k - 3], e->tv[3 * k + 1] - e->tv[3 * k - 2]) : 0;
+        e->tn = n;
+        goto started;
+    }
     e->tv = malloc(a->n_verts * 3 * sizeof *e->tv);
     e->tcum = malloc(a->n_verts * sizeof *e->tcum);
-    if (!e->tv || !e->tcum)
+    e->tt = a->timed ? malloc(a->n_verts * sizeof *e->tt) : NULL;
+    if (!e->tv || !e->tcum || (a->timed && !e->tt))
         return fail(r, "%s", "out of memory", a->line);
+    if (e->tt)
+        memcpy(e->tt, a->times, a->n_verts * sizeof *e->tt);
     for (uint32_t k = 0; k < a->n_verts; k++) {
         double q[4], s, off;
         int32_t ri;
@@ -424,6 +440,7 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
         e->tcum[k] = k ? e->tcum[k - 1] + hypot(q[0] - e->tv[3 * k - 3], q[1] - e->tv[3 * k - 2]) : 0;
     }
     e->tn = a->n_verts;
+started:
     e->traj = a;
     e->traj_elem = elem;
     e->traj_t0 = r->t;
@@ -623,17 +640,17 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
     double d;
     if (a->timed) { /* the time along the path: vertex times, scaled and offset */
         double tt = (r->t - (a->t_absolute ? 0 : e->traj_t0)) * 1.0;
-        double tv0 = a->times[0] * a->t_scale + a->t_offset;
+        double tv0 = e->tt[0] * a->t_scale + a->t_offset;
         uint32_t k = 0;
         double tk = tt;
         if (!a->t_absolute)
             tk += tv0;
-        while (k + 1 < e->tn && a->times[k + 1] * a->t_scale + a->t_offset <= tk)
+        while (k + 1 < e->tn && e->tt[k + 1] * a->t_scale + a->t_offset <= tk)
             k++;
         if (k + 1 >= e->tn) {
             d = e->tcum[e->tn - 1];
         } else {
-            double ta = a->times[k] * a->t_scale + a->t_offset, tb = a->times[k + 1] * a->t_scale + a->t_offset;
+            double ta = e->tt[k] * a->t_scale + a->t_offset, tb = e->tt[k + 1] * a->t_scale + a->t_offset;
             double f = tb > ta ? (tk - ta) / (tb - ta) : 1;
             d = e->tcum[k] + fmax(0, fmin(1, f)) * (e->tcum[k + 1] - e->tcum[k]);
         }

@@ -716,6 +716,8 @@ static int parse_lane_offset(P *p, N n)
     return i;
 }
 
+static int parse_traj_shape(P *p, N shape, int a_i);
+
 static int parse_trajectory(P *p, N n, N traj, int a_i)
 {
     sn_xaction *a = &p->x->actions[a_i];
@@ -730,6 +732,8 @@ static int parse_trajectory(P *p, N n, N traj, int a_i)
     N poly = choice(p, shape);
     if (!poly)
         return -1;
+    if (is(poly, "Clothoid") || is(poly, "Nurbs"))
+        return parse_traj_shape(p, poly, a_i);
     if (!is(poly, "Polyline"))
         return unsupported(p, poly), -1;
     uint32_t nv = 0;
@@ -2072,6 +2076,10 @@ void sn_xosc_free(sn_xosc *x)
         free(x->actions[i].times);
         free(x->actions[i].param);
         free(x->actions[i].svalue);
+        free(x->actions[i].weights);
+        free(x->actions[i].knots);
+        free(x->actions[i].signal);
+        free(x->actions[i].sstate);
     }
     free(x->actions);
     free(x->inits);
@@ -2250,4 +2258,103 @@ sn_status sn_xosc_load(const char *path, const char *const *sets, size_t n_sets,
     sn_status st = sn_xosc_load_memory(buf, n, path, sets, n_sets, out, err);
     free(buf);
     return st;
+}
+
+/* ---- trajectory shapes (issue 34): Clothoid and Nurbs; sampled into a path by xosc_shape.c ---- */
+
+/* Returns 1 when the shape carries times (Clothoid startTime/stopTime, every ControlPoint's
+** time), 0 when not, -1 on error. */
+static int parse_traj_shape(P *p, N shape, int a_i)
+{
+    sn_xaction *a = &p->x->actions[a_i];
+    const double M = 1e7;
+    if (is(shape, "Clothoid")) {
+        a->traj_shape = SN_XT_CLOTHOID;
+        const char *prime = has_attr(shape, "curvaturePrime") ? "curvaturePrime" : "curvatureDot";
+        if (!num(p, shape, "curvature", true, 0, -1e3, 1e3, &a->cl_curv) ||
+            !num(p, shape, prime, true, 0, -1e3, 1e3, &a->cl_curv_dot) ||
+            !num(p, shape, "length", true, 0, 0, 1e6, &a->cl_len))
+            return -1;
+        if (!(a->cl_len > 0))
+            return fail(p, shape, "length %g must be above 0", a->cl_len), -1;
+        bool t0 = has_attr(shape, "startTime"), t1 = has_attr(shape, "stopTime");
+        if (t0 != t1)
+            return fail(p, shape, "give both startTime and stopTime, or neither"), -1;
+        if (t0 && (!num(p, shape, "startTime", true, 0, -M, M, &a->cl_t0) ||
+                   !num(p, shape, "stopTime", true, 0, -M, M, &a->cl_t1)))
+            return -1;
+        if (t0 && a->cl_t1 < a->cl_t0)
+            return fail(p, shape, "stopTime %g is before startTime %g", a->cl_t1, a->cl_t0), -1;
+        N pos = child(shape, "Position");
+        if (pos && !parse_position(p, pos, &a->pos))
+            return -1;
+        if (!pos)
+            a->pos.kind = SN_XP_NONE;
+        EACH(c, shape)
+            if (!is(c, "Position"))
+                return unknown(p, c, shape), -1;
+        return t0 ? 1 : 0;
+    }
+    /* Nurbs */
+    a->traj_shape = SN_XT_NURBS;
+    if (!integer(p, shape, "order", true, 0, &a->order))
+        return -1;
+    if (a->order < 1 || a->order > 16)
+        return fail(p, shape, "order %d is outside 1 ... 16", a->order), -1;
+    uint32_t ncp = 0, nk = 0;
+    EACH(c, shape) {
+        if (is(c, "ControlPoint"))
+            ncp++;
+        else if (is(c, "Knot"))
+            nk++;
+        else
+            return unknown(p, c, shape), -1;
+    }
+    if (ncp < (uint32_t)a->order)
+        return fail(p, shape, "%u control points, fewer than the order %d", ncp, a->order), -1;
+    if (ncp > MAX_ITEMS)
+        return fail(p, shape, "more than %u control points", MAX_ITEMS), -1;
+    if (nk != ncp + (uint32_t)a->order)
+        return fail(p, shape, "%u knots; a Nurbs of %u control points and order %d needs %u", nk, ncp, a->order,
+                    ncp + (uint32_t)a->order), -1;
+    a->verts = calloc(ncp, sizeof *a->verts);
+    a->times = calloc(ncp, sizeof *a->times);
+    a->weights = calloc(ncp, sizeof *a->weights);
+    a->knots = calloc(nk, sizeof *a->knots);
+    if (!a->verts || !a->times || !a->weights || !a->knots)
+        return fail(p, shape, "out of memory"), -1;
+    uint32_t k = 0, timed = 0;
+    nk = 0;
+    EACH(c, shape) {
+        if (is(c, "Knot")) {
+            if (!num(p, c, "value", true, 0, -M, M, &a->knots[nk]))
+                return -1;
+            if (nk && a->knots[nk] < a->knots[nk - 1])
+                return fail(p, c, "knot %g is below the previous one, %g", a->knots[nk], a->knots[nk - 1]), -1;
+            nk++;
+            continue;
+        }
+        N pos = child(c, "Position");
+        if (!pos)
+            return fail(p, c, "needs a Position"), -1;
+        if (!parse_position(p, pos, &a->verts[k]) || !num(p, c, "weight", false, 1, 0, 1e9, &a->weights[k]))
+            return -1;
+        if (!(a->weights[k] > 0))
+            return fail(p, c, "weight %g must be above 0", a->weights[k]), -1;
+        if (has_attr(c, "time")) {
+            if (!num(p, c, "time", true, 0, -M, M, &a->times[k]))
+                return -1;
+            if (timed && a->times[k] < a->times[k - 1])
+                return fail(p, c, "time %g is before the previous control point's %g", a->times[k], a->times[k - 1]), -1;
+            timed++;
+        }
+        k++;
+    }
+    if (timed && timed != ncp)
+        return fail(p, shape, "%u of %u control points have a time: give every one a time, or none", timed, ncp), -1;
+    if (!(a->knots[nk - 1] > a->knots[0]))
+        return fail(p, shape, "the knot vector spans nothing (its first and last values are equal)"), -1;
+    a->n_verts = ncp;
+    a->n_knots = nk;
+    return timed ? 1 : 0;
 }

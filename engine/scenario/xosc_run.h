@@ -43,6 +43,7 @@ typedef struct sn_xent {
     double traj_t0, traj_d;
     double *tv;            /* vertices x, y, z (3 per vertex) and cumulative length, owned */
     double *tcum;
+    double *tt;            /* per vertex: its time before scale and offset (timed trajectories), owned */
     uint32_t tn;
     /* a route (AssignRouteAction, AcquirePositionAction): the roads it passes, owned */
     int32_t *route;
@@ -103,6 +104,9 @@ void sn_xmove_stop(sn_xrun *r, int i, int elem);
 void sn_xmove_box(const sn_xrun *r, int i, double c[4][2]);
 /* The distance between two boxes (0 when they overlap). */
 double sn_xbox_distance(const double a[4][2], const double b[4][2]);
+/* xosc_shape.c: the path of a Clothoid or Nurbs trajectory for entity i, sampled: *xyz (3 per
+** vertex), *tt (a time per vertex, before scale and offset; NULL unless timed), caller-owned. */
+bool sn_xshape_path(sn_xrun *r, int i, const sn_xaction *a, double **xyz, double **tt, uint32_t *n);
 /* xosc_route.c: plans entity i's route through the waypoints (lanes only, the shortest by length). */
 bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int line);
 /* Which of n successors a routed entity takes (0 without a route). */

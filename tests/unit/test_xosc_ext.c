@@ -1,0 +1,247 @@
+/* test_xosc_ext.c — the OpenSCENARIO elements added after the core (issue 34), on the shipped
+** highway (argv[1]: maps/), each against ground truth derived by hand:
+**   (a) FollowTrajectoryAction with a Clothoid: the path against the clothoid's closed form
+**       (heading h0 + k s + k' s^2/2, position by a 100 000-step integration here), 1 mm along
+**       the way and at its end; a Nurbs: a quadratic Bezier (clamped knots) with times, the entity
+**       at B(t/T) every sampled time, 1e-6 m;
+**   (b) bad input of both shapes: FILE:LINE and the element. */
+#include "../../engine/map/lanemap.h"
+#include "../../engine/scenario/xosc_run.h"
+#include "../check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char maps[1024];
+static sn_map *highway;
+
+#define DT 0.01
+
+static const char *CAR = "<Vehicle name='v' vehicleCategory='car'><BoundingBox><Center x='1.4' y='0' z='0.75'/>"
+                         "<Dimensions width='1.9' length='4.6' height='1.5'/></BoundingBox>"
+                         "<Performance maxSpeed='70' maxAcceleration='10' maxDeceleration='10'/></Vehicle>";
+
+/* A scenario on the highway with the named cars (space-separated), Init actions, story, stop
+** trigger and RoadNetwork extras. Caller frees. */
+static char *doc(const char *ents, const char *road_extra, const char *init, const char *story, const char *stop)
+{
+    size_t n = 30000 + strlen(init) + strlen(story) + strlen(stop) + strlen(road_extra) + strlen(ents) * 400;
+    char *s = malloc(n), e2[8192] = "", names[512];
+    snprintf(names, sizeof names, "%s", ents);
+    for (char *tok = strtok(names, " "); tok; tok = strtok(NULL, " "))
+        snprintf(e2 + strlen(e2), sizeof e2 - strlen(e2), "<ScenarioObject name='%s'>%s</ScenarioObject>", tok, CAR);
+    snprintf(s, n,
+             "<?xml version='1.0'?>\n<OpenSCENARIO><FileHeader revMajor='1' revMinor='2' date='x' description='t' author='t'/>\n"
+             "<RoadNetwork><LogicFile filepath='highway.xodr'/>%s</RoadNetwork>\n"
+             "<Entities>%s</Entities>\n<Storyboard><Init><Actions>\n%s</Actions></Init>\n%s\n<StopTrigger>%s</StopTrigger>"
+             "</Storyboard></OpenSCENARIO>\n",
+             road_extra, e2, init, story, stop);
+    return s;
+}
+
+static sn_xosc *load(const char *xml, sn_error *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/test.xosc", maps);
+    sn_xosc *x = NULL;
+    sn_xosc_load_memory(xml, strlen(xml), path, NULL, 0, &x, err);
+    return x;
+}
+
+static int find_elem(const sn_xosc *x, const char *name)
+{
+    for (uint32_t i = 0; i < x->n_elems; i++)
+        if (!strcmp(x->elems[i].name, name))
+            return (int)i;
+    return -1;
+}
+
+#define PRIV(ent, body) "<Private entityRef='" ent "'><PrivateAction>" body "</PrivateAction></Private>\n"
+#define LANEPOS(road, lane, s) "<Position><LanePosition roadId='" road "' laneId='" lane "' s='" s "' offset='0'/></Position>"
+#define TELEPORT(pos) "<TeleportAction>" pos "</TeleportAction>"
+#define SPEED(v) "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='step' value='0' " \
+                 "dynamicsDimension='time'/><SpeedActionTarget><AbsoluteTargetSpeed value='" v "'/></SpeedActionTarget>" \
+                 "</SpeedAction></LongitudinalAction>"
+
+/* One story of one event on `actor` with one private action, started by `start` (a Condition's
+** ByValue/ByEntity body; "" starts at once). */
+static void story1(char *out, size_t cap, const char *actor, const char *action, const char *start)
+{
+    char trig[4096] = "";
+    if (*start)
+        snprintf(trig, sizeof trig, "<StartTrigger><ConditionGroup><Condition name='Go' delay='0' conditionEdge='none'>%s"
+                 "</Condition></ConditionGroup></StartTrigger>", start);
+    snprintf(out, cap,
+             "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+             "selectTriggeringEntities='false'><EntityRef entityRef='%s'/></Actors><Maneuver name='M'><Event name='E' "
+             "priority='override'><Action name='Act'>%s</Action>%s</Event></Maneuver></ManeuverGroup>"
+             "<StartTrigger/></Act></Story>",
+             actor, action, trig);
+}
+
+/* ---- (a) trajectory shapes ---- */
+
+static void test_clothoid(void)
+{
+    const double x0 = 20, y0 = -7.125, h0 = 0.1, k = 0.01, kp = 0.0008, L = 60, v = 10;
+    char action[2048], story[8192];
+    snprintf(action, sizeof action,
+             "<PrivateAction><RoutingAction><FollowTrajectoryAction><Trajectory name='c' closed='false'><Shape><Clothoid "
+             "curvature='%g' curvaturePrime='%g' length='%g'><Position><WorldPosition x='%g' y='%g' z='0' h='%g'/></Position>"
+             "</Clothoid></Shape></Trajectory><TimeReference><None/></TimeReference><TrajectoryFollowingMode "
+             "followingMode='position'/></FollowTrajectoryAction></RoutingAction></PrivateAction>",
+             k, kp, L, x0, y0, h0);
+    story1(story, sizeof story, "Ego", action, "");
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("1", "-3", "10"))) PRIV("Ego", SPEED("10")), story, "");
+    sn_error err = {0};
+    sn_xosc *x = load(xml, &err);
+    CHECK(x, "clothoid: %s", err.msg);
+    sn_xrun r;
+    if (x && sn_xrun_init(&r, x, highway, DT)) {
+        int el = find_elem(x, "Act");
+        double worst = 0, end_err = -1, end_h = 0;
+        /* the Act has no trigger: the action starts at t = 0 with the story, so at time t the
+        ** entity has travelled v t along the clothoid */
+        for (int f = 0; f < 700 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            double s = v * r.t;
+            bool done = x->elems[el].state == SN_XST_COMPLETE;
+            if (s > L + 1e-9 && !done)
+                continue;
+            if (s > L)
+                s = L;
+            /* the closed form: integrate (cos h, sin h) with 100 000 midpoint steps */
+            double X = x0, Y = y0;
+            int n = 100000;
+            for (int i = 0; i < n; i++) {
+                double u = (i + 0.5) * s / n, h = h0 + k * u + 0.5 * kp * u * u;
+                X += cos(h) * s / n, Y += sin(h) * s / n;
+            }
+            double e = hypot(r.ents[0].x - X, r.ents[0].y - Y);
+            if (!done)
+                worst = fmax(worst, e);
+            if (done) {
+                end_err = e;
+                end_h = r.ents[0].h - (h0 + k * L + 0.5 * kp * L * L);
+                break;
+            }
+        }
+        CHECK(!r.failed, "clothoid: %s", r.why);
+        CHECK(worst < 1e-3, "clothoid: off its closed form by %.3g m along the way", worst);
+        CHECK(end_err >= 0 && end_err < 1e-6, "clothoid: ends %.3g m from the closed form's end (or never)", end_err);
+        CHECK(fabs(end_h) < 0.01, "clothoid: heading at the end off by %.4f rad", end_h);
+        sn_xrun_free(&r);
+    } else if (x) {
+        CHECK(0, "clothoid init: %s", r.why);
+    }
+    sn_xosc_free(x);
+    free(xml);
+}
+
+static void test_nurbs(void)
+{
+    /* a quadratic Bezier P0 (20, -7.125), P1 (60, -2), P2 (100, -7.125) with times 0, 5, 10:
+    ** time(u) = 10 u, so at t the entity is at B(t / 10) */
+    const double P[3][2] = {{20, -7.125}, {60, -2}, {100, -7.125}};
+    char action[4096], story[8192];
+    snprintf(action, sizeof action,
+             "<PrivateAction><RoutingAction><FollowTrajectoryAction><Trajectory name='n' closed='false'><Shape><Nurbs "
+             "order='3'><ControlPoint time='0' weight='1'><Position><WorldPosition x='%g' y='%g'/></Position></ControlPoint>"
+             "<ControlPoint time='5' weight='1'><Position><WorldPosition x='%g' y='%g'/></Position></ControlPoint>"
+             "<ControlPoint time='10'><Position><WorldPosition x='%g' y='%g'/></Position></ControlPoint>"
+             "<Knot value='0'/><Knot value='0'/><Knot value='0'/><Knot value='1'/><Knot value='1'/><Knot value='1'/>"
+             "</Nurbs></Shape></Trajectory><TimeReference><Timing domainAbsoluteRelative='relative' scale='1' offset='0'/>"
+             "</TimeReference></FollowTrajectoryAction></RoutingAction></PrivateAction>",
+             P[0][0], P[0][1], P[1][0], P[1][1], P[2][0], P[2][1]);
+    story1(story, sizeof story, "Ego", action, "");
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("1", "-3", "10"))) PRIV("Ego", SPEED("10")), story, "");
+    sn_error err = {0};
+    sn_xosc *x = load(xml, &err);
+    CHECK(x, "nurbs: %s", err.msg);
+    sn_xrun r;
+    if (x && sn_xrun_init(&r, x, highway, DT)) {
+        int el = find_elem(x, "Act");
+        double worst = 0, done_at = -1;
+        int checked = 0;
+        for (int f = 0; f < 1100 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            double t = r.t; /* started at t = 0 */
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+            /* the path is sampled at u = j / 200 (every 0.05 s here): compare there */
+            double j = t / 0.05;
+            if (t < 0 || t > 10 + 1e-9 || fabs(j - round(j)) > 1e-6 || done_at >= 0)
+                continue;
+            double u = t / 10, b0 = (1 - u) * (1 - u), b1 = 2 * u * (1 - u), b2 = u * u;
+            double X = b0 * P[0][0] + b1 * P[1][0] + b2 * P[2][0], Y = b0 * P[0][1] + b1 * P[1][1] + b2 * P[2][1];
+            worst = fmax(worst, hypot(r.ents[0].x - X, r.ents[0].y - Y));
+            checked++;
+        }
+        CHECK(!r.failed, "nurbs: %s", r.why);
+        CHECK(checked >= 190 && worst < 1e-6, "nurbs: %d sampled times, off B(t/10) by up to %.3g m", checked, worst);
+        CHECK(done_at > 10 - 1e-9 && done_at < 10 + DT + 1e-9, "nurbs: ends at %.2f s, not 10.00-10.01", done_at);
+        sn_xrun_free(&r);
+    } else if (x) {
+        CHECK(0, "nurbs init: %s", r.why);
+    }
+    sn_xosc_free(x);
+    free(xml);
+}
+
+/* ---- bad input ---- */
+
+static void bad(const char *what, const char *init, const char *road_extra, const char *story, const char *expect)
+{
+    char *xml = doc("Ego Lead", road_extra, init, story, "");
+    sn_error err = {0};
+    sn_xosc *x = load(xml, &err);
+    CHECK(!x, "%s accepted", what);
+    CHECK(strstr(err.msg, expect) != NULL, "%s: '%s' lacks '%s'", what, err.msg, expect);
+    char prefix[1200];
+    snprintf(prefix, sizeof prefix, "%s/test.xosc:", maps);
+    CHECK(strncmp(err.msg, prefix, strlen(prefix)) == 0 && err.msg[strlen(prefix)] >= '1' && err.msg[strlen(prefix)] <= '9',
+          "%s: '%s' does not start FILE:LINE", what, err.msg);
+    sn_xosc_free(x);
+    free(xml);
+}
+
+#define TRAJ(shape) PRIV("Ego", "<RoutingAction><FollowTrajectoryAction><Trajectory name='t' closed='false'><Shape>" shape \
+                     "</Shape></Trajectory><TimeReference><None/></TimeReference></FollowTrajectoryAction></RoutingAction>")
+
+static void test_bad_input(void)
+{
+    bad("clothoid length 0", TRAJ("<Clothoid curvature='0' curvaturePrime='0' length='0'/>"), "", "", "Clothoid: length 0");
+    bad("clothoid half timed", TRAJ("<Clothoid curvature='0' curvaturePrime='0' length='5' startTime='0'/>"), "", "",
+        "both startTime and stopTime");
+    bad("nurbs knots", TRAJ("<Nurbs order='2'><ControlPoint><Position><WorldPosition x='0' y='0'/></Position></ControlPoint>"
+                            "<ControlPoint><Position><WorldPosition x='1' y='0'/></Position></ControlPoint><Knot value='0'/>"
+                            "</Nurbs>"),
+        "", "", "1 knots; a Nurbs of 2 control points and order 2 needs 4");
+    bad("nurbs weight", TRAJ("<Nurbs order='1'><ControlPoint weight='-1'><Position><WorldPosition x='0' y='0'/></Position>"
+                             "</ControlPoint><Knot value='0'/><Knot value='1'/></Nurbs>"),
+        "", "", "attribute 'weight' is -1");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_xosc_ext MAPS_DIR\n");
+        return 2;
+    }
+    snprintf(maps, sizeof maps, "%s", argv[1]);
+    char p[1200];
+    sn_error err = {0};
+    snprintf(p, sizeof p, "%s/highway.xodr", maps);
+    highway = sn_map_open(p, &err);
+    if (!highway) {
+        fprintf(stderr, "cannot open the map: %s\n", err.msg);
+        return 1;
+    }
+    test_clothoid();
+    test_nurbs();
+    test_bad_input();
+    sn_map_close(highway);
+    return CHECK_DONE();
+}
