@@ -134,7 +134,7 @@ typedef struct sn_xaction {
 typedef enum sn_xcond_kind {
     SN_XC_SIM_TIME, SN_XC_STATE, SN_XC_PARAM, SN_XC_SPEED, SN_XC_REL_SPEED, SN_XC_ACCEL, SN_XC_REACH, SN_XC_DISTANCE,
     SN_XC_REL_DISTANCE, SN_XC_HEADWAY, SN_XC_TTC, SN_XC_TRAVELED, SN_XC_STANDSTILL, SN_XC_COLLISION,
-    SN_XC_END_OF_ROAD, SN_XC_OFFROAD
+    SN_XC_END_OF_ROAD, SN_XC_OFFROAD, SN_XC_SIGNAL, SN_XC_SIGNAL_CTL
 } sn_xcond_kind;
 
 typedef enum sn_xedge { SN_XE_NONE, SN_XE_RISING, SN_XE_FALLING, SN_XE_BOTH } sn_xedge;
@@ -177,6 +177,9 @@ typedef struct sn_xcond {
     double measured;     /* last measured value (for the log) */
     double *since;       /* StandStill/EndOfRoad/Offroad: per triggering entity, the time the state began (-1 not) */
     bool *held;          /* per triggering entity: its rule held at the last evaluation */
+    /* TrafficSignalCondition: param is the signal's id, svalue the state; TrafficSignalControllerCondition:
+    ** sigctl the controller (index into sigctl), svalue the phase's name */
+    int sigctl;
 } sn_xcond;
 
 typedef struct sn_xgroup {
@@ -234,6 +237,29 @@ typedef struct sn_xentity {
     bool unplayed_controller;           /* it has an ObjectController sensim does not play: activation changes nothing */
 } sn_xentity;
 
+/* ---- traffic signals: RoadNetwork/TrafficSignals controllers (xosc_signal.c plays them) ---- */
+
+typedef struct sn_xsigstate {
+    char *id;      /* trafficSignalId: the OpenDRIVE signal's id */
+    char *state;   /* as written ("red", "off;off;on", ...) */
+} sn_xsigstate;
+
+typedef struct sn_xphase {
+    char *name;
+    double duration;  /* s */
+    sn_xsigstate *states;
+    uint32_t n;
+} sn_xphase;
+
+typedef struct sn_xsigctl {
+    char *name;
+    int line;
+    double delay;     /* s after its reference's start (or the scenario's) */
+    int reference;    /* controller index, -1 none */
+    sn_xphase *phases;
+    uint32_t n_phases;
+} sn_xsigctl;
+
 /* An Init private action of one entity. */
 typedef struct sn_xinit {
     int entity;
@@ -264,6 +290,8 @@ typedef struct sn_xosc {
     uint32_t n_trigs;
     char **warnings;       /* "FILE:LINE: <element>: what", one per kind */
     uint32_t n_warnings;
+    sn_xsigctl *sigctl;    /* RoadNetwork/TrafficSignals/TrafficSignalController */
+    uint32_t n_sigctl;
 } sn_xosc;
 
 /* Parses a scenario file. `sets` are "NAME=VALUE" parameter overrides (--set parameters.NAME=VALUE),

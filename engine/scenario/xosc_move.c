@@ -462,6 +462,12 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
     case SN_XA_TELEPORT:
         *instant = true;
         return sn_xmove_place(r, i, &a->pos);
+    case SN_XA_SYNC: /* xosc_sync.c sets its speed each step */
+        e->lon = a;
+        e->lon_elem = elem;
+        e->lon_t0 = r->t;
+        e->lon_tracking = true;
+        return true;
     case SN_XA_LONG_DIST:
         if (e->mode != SN_XM_LANE)
             return fail(r, "LongitudinalDistanceAction on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
@@ -703,6 +709,15 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
             } else {
                 dist = lon_disp(e, t) - lon_disp(e, fmax(t0, e->lon_t0));
                 e->v = e->lon_v0 + (e->lon_v1 - e->lon_v0) * sn_xshape_f(e->lon->dyn.shape, (t - e->lon_t0) / e->lon_T);
+            }
+        } else if (e->lon && e->lon->kind == SN_XA_SYNC) {
+            bool over;
+            if (!sn_xsync_step(r, (int)i, &dist, &over))
+                return false;
+            if (over) {
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lon_elem;
+                end_lon(e);
             }
         } else if (e->lon && e->lon->kind == SN_XA_LONG_DIST) {
             /* the gap: without DynamicConstraints kept exactly (the entity moves with its

@@ -1054,6 +1054,9 @@ static int parse_controller_activate(P *p, N n)
     return i;
 }
 
+static int parse_sync(P *p, N n);
+static int parse_infrastructure(P *p, N n);
+
 /* A PrivateAction (global false) or a GlobalAction / UserDefinedAction (global true). */
 static int parse_action_body(P *p, N n)
 {
@@ -1124,7 +1127,11 @@ static int parse_action_body(P *p, N n)
         return parse_param_action(p, c, "variableRef");
     if (is(c, "CustomCommandAction"))
         return noop(p, c, "CustomCommandAction is not played (no custom commands in sensim)");
-    if (is(c, "SynchronizeAction") || is(c, "AppearanceAction") || is(c, "TrailerAction") ||
+    if (is(c, "SynchronizeAction"))
+        return parse_sync(p, c);
+    if (is(c, "InfrastructureAction"))
+        return parse_infrastructure(p, c);
+    if (is(c, "AppearanceAction") || is(c, "TrailerAction") ||
         is(c, "EntityAction") || is(c, "InfrastructureAction") || is(c, "TrafficAction") ||
         is(c, "SetMonitorAction") || is(c, "AnimationAction") || is(c, "LightStateAction"))
         return unsupported(p, c), -1;
@@ -1301,6 +1308,8 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
 
 static const char *const ELEM_KINDS[] = {"storyboard", "story", "act", "maneuverGroup", "maneuver", "event", "action", NULL};
 
+static bool parse_signal_cond(P *p, N e, sn_xcond *c);
+
 static bool parse_value_cond(P *p, N n, sn_xcond *c)
 {
     N e = choice(p, n);
@@ -1324,6 +1333,8 @@ static bool parse_value_cond(P *p, N n, sn_xcond *c)
         c->elem = -1;
         return true;
     }
+    if (is(e, "TrafficSignalCondition") || is(e, "TrafficSignalControllerCondition"))
+        return parse_signal_cond(p, e, c);
     if (is(e, "ParameterCondition") || is(e, "VariableCondition")) {
         const char *ref = is(e, "ParameterCondition") ? "parameterRef" : "variableRef";
         c->kind = SN_XC_PARAM;
@@ -1875,6 +1886,8 @@ static bool parse_entities(P *p, N n)
 
 /* ---- the document ---- */
 
+static int parse_signal_controllers(P *p, N n);
+
 static bool parse_root(P *p, N root)
 {
     if (!root || !is(root, "OpenSCENARIO"))
@@ -1948,7 +1961,10 @@ static bool parse_root(P *p, N root)
                     p->x->logic_line = line_of(d);
                 } else if (is(d, "SceneGraphFile")) {
                     warn(p, d, "ignored: sensim builds the scene's geometry from the OpenDRIVE map");
-                } else if (is(d, "TrafficSignals") || is(d, "UsedArea")) {
+                } else if (is(d, "TrafficSignals")) {
+                    if (parse_signal_controllers(p, d) < 0)
+                        return false;
+                } else if (is(d, "UsedArea")) {
                     if (next_el(d->children))
                         return unsupported(p, d);
                 } else {
@@ -2071,6 +2087,20 @@ void sn_xosc_free(sn_xosc *x)
         free(x->ents[i].category);
     }
     free(x->ents);
+    for (uint32_t i = 0; i < x->n_sigctl; i++) {
+        sn_xsigctl *c = &x->sigctl[i];
+        for (uint32_t k = 0; k < c->n_phases; k++) {
+            for (uint32_t j = 0; j < c->phases[k].n; j++) {
+                free(c->phases[k].states[j].id);
+                free(c->phases[k].states[j].state);
+            }
+            free(c->phases[k].states);
+            free(c->phases[k].name);
+        }
+        free(c->phases);
+        free(c->name);
+    }
+    free(x->sigctl);
     for (uint32_t i = 0; i < x->n_actions; i++) {
         free(x->actions[i].verts);
         free(x->actions[i].times);
@@ -2357,4 +2387,175 @@ static int parse_traj_shape(P *p, N shape, int a_i)
     a->n_verts = ncp;
     a->n_knots = nk;
     return timed ? 1 : 0;
+}
+
+/* ---- SynchronizeAction (xosc_sync.c plays it) ---- */
+
+static int parse_sync(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_SYNC);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    if ((a->ref = entity_index(p, n, "masterEntityRef")) < 0)
+        return -1;
+    N tm = child(n, "TargetPositionMaster"), tp = child(n, "TargetPosition");
+    if (!tm || !tp)
+        return fail(p, n, "needs TargetPositionMaster and TargetPosition"), -1;
+    a = &p->x->actions[i];
+    if (!(a->verts = calloc(1, sizeof *a->verts)))
+        return fail(p, n, "out of memory"), -1;
+    a->n_verts = 1;
+    /* the Position elements' children are the positions themselves (TargetPosition is a Position) */
+    if (!parse_position(p, tm, &a->pos) || !parse_position(p, tp, &a->verts[0]))
+        return -1;
+    const char *tol = has_attr(n, "targetTolerance") ? "targetTolerance" : "tolerance";
+    const char *tolm = has_attr(n, "targetToleranceMaster") ? "targetToleranceMaster" : "toleranceMaster";
+    if (!num(p, n, tol, false, 0.1, 0, 1e6, &a->sync_tol) || !num(p, n, tolm, false, 0.1, 0, 1e6, &a->sync_tol_master))
+        return -1;
+    EACH(c, n) {
+        if (is(c, "TargetPositionMaster") || is(c, "TargetPosition"))
+            continue;
+        if (!is(c, "FinalSpeed"))
+            return unknown(p, c, n), -1;
+        N f = choice(p, c);
+        if (!f)
+            return -1;
+        a->has_sync_speed = true;
+        if (is(f, "AbsoluteSpeed")) {
+            if (child(f, "SteadyState"))
+                return unsupported(p, child(f, "SteadyState")), -1;
+            if (!num(p, f, "value", true, 0, 0, 1e4, &a->sync_speed))
+                return -1;
+        } else if (is(f, "RelativeSpeedToMaster")) {
+            static const char *const types[] = {"delta", "factor", NULL};
+            int t;
+            if (child(f, "SteadyState"))
+                return unsupported(p, child(f, "SteadyState")), -1;
+            if (!num(p, f, "value", true, 0, -1e4, 1e4, &a->sync_speed) ||
+                !enumer(p, f, "speedTargetValueType", true, 0, types, &t))
+                return -1;
+            a->sync_rel = true;
+            a->factor = t == 1;
+        } else {
+            return unknown(p, f, c), -1;
+        }
+    }
+    return i;
+}
+
+/* ---- traffic signals ---- */
+
+static int sigctl_index(P *p, N n, const char *attr_name)
+{
+    char v[VAL];
+    if (!attr(p, n, attr_name, true, v))
+        return -1;
+    for (uint32_t k = 0; k < p->x->n_sigctl; k++)
+        if (strcmp(p->x->sigctl[k].name, v) == 0)
+            return (int)k;
+    fail(p, n, "%s '%s' names no TrafficSignalController of the RoadNetwork", attr_name, v);
+    return -1;
+}
+
+static int parse_signal_controllers(P *p, N n)
+{
+    EACH(c, n) {
+        if (!is(c, "TrafficSignalController"))
+            return unknown(p, c, n), -1;
+        GROW(p->x->sigctl, p->x->n_sigctl, "traffic signal controllers");
+        sn_xsigctl *ctl = &p->x->sigctl[p->x->n_sigctl++];
+        ctl->line = line_of(c);
+        ctl->reference = -1;
+        if (!(ctl->name = dup_attr(p, c, "name", true)) || !num(p, c, "delay", false, 0, 0, 1e9, &ctl->delay))
+            return -1;
+        for (uint32_t k = 0; k + 1 < p->x->n_sigctl; k++)
+            if (strcmp(p->x->sigctl[k].name, ctl->name) == 0)
+                return fail(p, c, "a second TrafficSignalController named '%s'", ctl->name), -1;
+        if (has_attr(c, "reference")) {
+            int r = sigctl_index(p, c, "reference");
+            if (r < 0)
+                return -1;
+            p->x->sigctl[p->x->n_sigctl - 1].reference = r; /* earlier controllers only: no loops */
+        }
+        ctl = &p->x->sigctl[p->x->n_sigctl - 1];
+        EACH(ph, c) {
+            if (!is(ph, "Phase"))
+                return unknown(p, ph, c), -1;
+            GROW(ctl->phases, ctl->n_phases, "phases");
+            sn_xphase *f = &ctl->phases[ctl->n_phases++];
+            if (!(f->name = dup_attr(p, ph, "name", true)) || !num(p, ph, "duration", true, 0, 0, 1e9, &f->duration))
+                return -1;
+            EACH(st, ph) {
+                if (is(st, "TrafficSignalGroupState")) {
+                    warn(p, st, "ignored (sensim sets signals by their id)");
+                    continue;
+                }
+                if (!is(st, "TrafficSignalState"))
+                    return unknown(p, st, ph), -1;
+                GROW(f->states, f->n, "signal states");
+                sn_xsigstate *ss = &f->states[f->n++];
+                if (!(ss->id = dup_attr(p, st, "trafficSignalId", true)) || !(ss->state = dup_attr(p, st, "state", true)))
+                    return -1;
+            }
+        }
+        double cycle = 0;
+        for (uint32_t k = 0; k < ctl->n_phases; k++)
+            cycle += ctl->phases[k].duration;
+        if (ctl->n_phases && !(cycle > 0))
+            return fail(p, c, "its phases last 0 s in all: a cycle needs time"), -1;
+    }
+    return 0;
+}
+
+static bool parse_signal_cond(P *p, N e, sn_xcond *c)
+{
+    if (is(e, "TrafficSignalCondition")) {
+        c->kind = SN_XC_SIGNAL;
+        c->sigctl = -1;
+        return (c->param = dup_attr(p, e, "name", true)) && (c->svalue = dup_attr(p, e, "state", true));
+    }
+    c->kind = SN_XC_SIGNAL_CTL;
+    if ((c->sigctl = sigctl_index(p, e, "trafficSignalControllerRef")) < 0 || !(c->svalue = dup_attr(p, e, "phase", true)))
+        return false;
+    const sn_xsigctl *ctl = &p->x->sigctl[c->sigctl];
+    for (uint32_t k = 0; k < ctl->n_phases; k++)
+        if (strcmp(ctl->phases[k].name, c->svalue) == 0)
+            return true;
+    return fail(p, e, "phase '%s' is no phase of controller '%s'", c->svalue, ctl->name);
+}
+
+static int parse_infrastructure(P *p, N n)
+{
+    N t = choice(p, n);
+    if (!t)
+        return -1;
+    if (!is(t, "TrafficSignalAction"))
+        return unknown(p, t, n), -1;
+    N d = choice(p, t);
+    if (!d)
+        return -1;
+    if (is(d, "TrafficSignalStateAction")) {
+        int i = new_action(p, d, SN_XA_SIGNAL_STATE);
+        if (i < 0)
+            return -1;
+        sn_xaction *a = &p->x->actions[i];
+        return (a->signal = dup_attr(p, d, "name", true)) && (a->sstate = dup_attr(p, d, "state", true)) ? i : -1;
+    }
+    if (is(d, "TrafficSignalControllerAction")) {
+        int i = new_action(p, d, SN_XA_SIGNAL_CONTROLLER);
+        if (i < 0)
+            return -1;
+        int k = sigctl_index(p, d, "trafficSignalControllerRef");
+        sn_xaction *a = &p->x->actions[i];
+        if (k < 0 || !(a->sstate = dup_attr(p, d, "phase", true)))
+            return -1;
+        a->ref = k; /* the controller */
+        const sn_xsigctl *ctl = &p->x->sigctl[k];
+        for (uint32_t j = 0; j < ctl->n_phases; j++)
+            if (strcmp(ctl->phases[j].name, a->sstate) == 0)
+                return i;
+        return fail(p, d, "phase '%s' is no phase of controller '%s'", a->sstate, ctl->name), -1;
+    }
+    return unknown(p, d, t), -1;
 }

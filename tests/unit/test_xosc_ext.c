@@ -4,7 +4,11 @@
 **       (heading h0 + k s + k' s^2/2, position by a 100 000-step integration here), 1 mm along
 **       the way and at its end; a Nurbs: a quadratic Bezier (clamped knots) with times, the entity
 **       at B(t/T) every sampled time, 1e-6 m;
-**   (b) bad input of both shapes: FILE:LINE and the element. */
+**   (c) SynchronizeAction: the entity's position every step against the closed form of its
+**       speed profile, arriving with the master (with and without FinalSpeed);
+**   (d) traffic signals: a controller's phases, TrafficSignalControllerAction and
+**       TrafficSignalStateAction, and both conditions, at the times the phases give;
+**   (e) bad input of each: FILE:LINE and the element. */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
@@ -112,6 +116,8 @@ static void test_clothoid(void)
                 continue;
             if (s > L)
                 s = L;
+            if (f % 10 && !done) /* the closed form costs: every tenth step */
+                continue;
             /* the closed form: integrate (cos h, sin h) with 100 000 midpoint steps */
             double X = x0, Y = y0;
             int n = 100000;
@@ -190,6 +196,129 @@ static void test_nurbs(void)
     free(xml);
 }
 
+
+/* ---- (c) SynchronizeAction: Ego (lane -3, s 10, 10 m/s) is to reach s 70 when Lead (lane -2,
+** s 0, 20 m/s) reaches s 100, at t = 5: without FinalSpeed at the constant 60 / 5 = 12 m/s; with
+** FinalSpeed 15 along v(t) = 10 + t - 0.12 t (5 - t), s(t) = 10 + 10 t + t^2/2 - 0.12 (5 t^2/2 - t^3/3)
+** (xosc_sync.c's profile: from 10 to 15 m/s covering 60 m in 5 s) ---- */
+
+static void test_sync(void)
+{
+    for (int fs = 0; fs < 2; fs++) {
+        char action[4096], story[8192];
+        snprintf(action, sizeof action,
+                 "<PrivateAction><SynchronizeAction masterEntityRef='Lead'><TargetPositionMaster><LanePosition roadId='1' "
+                 "laneId='-2' s='100' offset='0'/></TargetPositionMaster><TargetPosition><LanePosition roadId='1' laneId='-3' "
+                 "s='70' offset='0'/></TargetPosition>%s</SynchronizeAction></PrivateAction>",
+                 fs ? "<FinalSpeed><AbsoluteSpeed value='15'/></FinalSpeed>" : "");
+        story1(story, sizeof story, "Ego", action, "");
+        char *xml = doc("Ego Lead", "",
+                        PRIV("Ego", TELEPORT(LANEPOS("1", "-3", "10"))) PRIV("Ego", SPEED("10"))
+                            PRIV("Lead", TELEPORT(LANEPOS("1", "-2", "0"))) PRIV("Lead", SPEED("20")),
+                        story, "");
+        sn_error err = {0};
+        sn_xosc *x = load(xml, &err);
+        CHECK(x, "sync: %s", err.msg);
+        sn_xrun r;
+        if (x && sn_xrun_init(&r, x, highway, DT)) {
+            int el = find_elem(x, "Act");
+            double worst = 0, done_at = -1, s_at5 = -1, v_at5 = -1;
+            for (int f = 0; f < 700 && !r.failed; f++) {
+                sn_xrun_step(&r);
+                double t = r.t;
+                if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                    done_at = t;
+                if (t <= 5 + 1e-9) {
+                    double want = fs ? 10 + 10 * t + t * t / 2 - 0.12 * (2.5 * t * t - t * t * t / 3) : 10 + 12 * t;
+                    worst = fmax(worst, fabs(r.ents[0].s - want));
+                }
+                if (fabs(t - 5) < 1e-9)
+                    s_at5 = r.ents[0].s, v_at5 = r.ents[0].v;
+            }
+            CHECK(!r.failed, "sync %d: %s", fs, r.why);
+            CHECK(worst < 1e-6, "sync %d: off the closed form by %.3g m", fs, worst);
+            CHECK(fabs(s_at5 - 70) < 1e-6 && fabs(v_at5 - (fs ? 15 : 12)) < 1e-6, "sync %d: at 5 s s %.6f v %.6f", fs, s_at5,
+                  v_at5);
+            CHECK(done_at > 5 - 1e-9 && done_at < 5 + DT + 1e-9, "sync %d: ends at %.2f, not 5.00-5.01", fs, done_at);
+            sn_xrun_free(&r);
+        } else if (x) {
+            CHECK(0, "sync init: %s", r.why);
+        }
+        sn_xosc_free(x);
+        free(xml);
+    }
+}
+
+/* ---- (d) traffic signals: controller C starts 1 s in: phase stop (signal 7 red, 4 s), then go
+** (signal 7 "off;off;on", esmini's lamps for green, 6 s). Events: Red1 (C in stop) at 1.00; Green
+** (signal 7 green) at 5.00; at t > 7 Force sets C to stop: Red2 (signal 7 red again) in that
+** step or the next, Go2 (C in go, with t > 8) 4 s after Force; at t > 12 SetOff sets signal 7 off
+** (TrafficSignalStateAction): Off in that step or the next ---- */
+
+#define EV(name, action, cond)                                                                                  \
+    "<Event name='" name "' priority='parallel'><Action name='" name "A'>" action "</Action><StartTrigger>"     \
+    "<ConditionGroup>" cond "</ConditionGroup></StartTrigger></Event>"
+#define COND(body) "<Condition name='c' delay='0' conditionEdge='rising'><ByValueCondition>" body "</ByValueCondition></Condition>"
+#define TIME_GT(v) "<Condition name='t' delay='0' conditionEdge='none'><ByValueCondition><SimulationTimeCondition value='" v \
+                   "' rule='greaterThan'/></ByValueCondition></Condition>"
+#define MARK "<GlobalAction><ParameterAction parameterRef='P'><ModifyAction><Rule><AddValue value='1'/></Rule></ModifyAction>" \
+             "</ParameterAction></GlobalAction>"
+#define INFRA(body) "<GlobalAction><InfrastructureAction><TrafficSignalAction>" body "</TrafficSignalAction></InfrastructureAction></GlobalAction>"
+
+static void test_signals(void)
+{
+    const char *road = "<TrafficSignals><TrafficSignalController name='C' delay='1'>"
+                       "<Phase name='stop' duration='4'><TrafficSignalState trafficSignalId='7' state='red'/></Phase>"
+                       "<Phase name='go' duration='6'><TrafficSignalState trafficSignalId='7' state='off;off;on'/></Phase>"
+                       "</TrafficSignalController></TrafficSignals>";
+    const char *story =
+        "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+        "selectTriggeringEntities='false'/><Maneuver name='M'>"
+        EV("Red1", MARK, COND("<TrafficSignalControllerCondition trafficSignalControllerRef='C' phase='stop'/>"))
+        EV("Green", MARK, COND("<TrafficSignalCondition name='7' state='green'/>"))
+        EV("Force", INFRA("<TrafficSignalControllerAction trafficSignalControllerRef='C' phase='stop'/>"), TIME_GT("7"))
+        EV("Red2", MARK, COND("<TrafficSignalCondition name='7' state='on;off;off'/>") TIME_GT("7"))
+        EV("Go2", MARK, COND("<TrafficSignalControllerCondition trafficSignalControllerRef='C' phase='go'/>") TIME_GT("8"))
+        EV("SetOff", INFRA("<TrafficSignalStateAction name='7' state='off'/>"), TIME_GT("12"))
+        EV("Off", MARK, COND("<TrafficSignalCondition name='7' state='OFF'/>"))
+        "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>";
+    char *xml = doc("Ego", road, PRIV("Ego", TELEPORT(LANEPOS("1", "-3", "10"))), story, "");
+    char *decl = strstr(xml, "<RoadNetwork>");
+    char *full = malloc(strlen(xml) + 200);
+    snprintf(full, strlen(xml) + 200, "%.*s<ParameterDeclarations><ParameterDeclaration name='P' value='0'/>"
+             "</ParameterDeclarations>%s", (int)(decl - xml), xml, decl);
+    sn_error err = {0};
+    sn_xosc *x = load(full, &err);
+    CHECK(x, "signals: %s", err.msg);
+    sn_xrun r;
+    if (x && sn_xrun_init(&r, x, highway, DT)) {
+        static const char *names[] = {"Red1", "Green", "Force", "Red2", "Go2", "SetOff", "Off"};
+        double at[7];
+        int el[7];
+        for (int k = 0; k < 7; k++)
+            at[k] = -1, el[k] = find_elem(x, names[k]);
+        for (int f = 0; f < 1400 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            for (int k = 0; k < 7; k++)
+                if (at[k] < 0 && x->elems[el[k]].state != SN_XST_STANDBY)
+                    at[k] = r.t;
+        }
+        CHECK(!r.failed, "signals: %s", r.why);
+        CHECK(fabs(at[0] - 1) < 1e-9, "Red1 at %.2f, not 1.00", at[0]);
+        CHECK(fabs(at[1] - 5) < 1e-9, "Green at %.2f, not 5.00", at[1]);
+        CHECK(fabs(at[2] - 7.01) < 1e-9, "Force at %.2f, not 7.01", at[2]);
+        CHECK(at[3] >= at[2] - 1e-9 && at[3] <= at[2] + DT + 1e-9, "Red2 at %.2f, Force at %.2f", at[3], at[2]);
+        CHECK(fabs(at[4] - (at[2] + 4)) < 1e-9, "Go2 at %.2f, not Force + 4 = %.2f", at[4], at[2] + 4);
+        CHECK(at[6] >= at[5] - 1e-9 && at[6] <= at[5] + DT + 1e-9 && at[5] > 12, "Off at %.2f, SetOff at %.2f", at[6], at[5]);
+        sn_xrun_free(&r);
+    } else if (x) {
+        CHECK(0, "signals init: %s", r.why);
+    }
+    sn_xosc_free(x);
+    free(full);
+    free(xml);
+}
+
 /* ---- bad input ---- */
 
 static void bad(const char *what, const char *init, const char *road_extra, const char *story, const char *expect)
@@ -222,6 +351,21 @@ static void test_bad_input(void)
     bad("nurbs weight", TRAJ("<Nurbs order='1'><ControlPoint weight='-1'><Position><WorldPosition x='0' y='0'/></Position>"
                              "</ControlPoint><Knot value='0'/><Knot value='1'/></Nurbs>"),
         "", "", "attribute 'weight' is -1");
+    bad("sync without targets", PRIV("Ego", "<SynchronizeAction masterEntityRef='Lead'/>"), "", "",
+        "SynchronizeAction: needs TargetPositionMaster and TargetPosition");
+    bad("sync dangling master", PRIV("Ego", "<SynchronizeAction masterEntityRef='Nobody'/>"), "", "",
+        "masterEntityRef 'Nobody' names no entity");
+    bad("unknown controller", "<GlobalAction>" "<InfrastructureAction><TrafficSignalAction><TrafficSignalControllerAction "
+                              "trafficSignalControllerRef='X' phase='a'/></TrafficSignalAction></InfrastructureAction>"
+                              "</GlobalAction>",
+        "", "", "trafficSignalControllerRef 'X' names no TrafficSignalController");
+    bad("unknown phase", "<GlobalAction><InfrastructureAction><TrafficSignalAction><TrafficSignalControllerAction "
+                         "trafficSignalControllerRef='C' phase='nope'/></TrafficSignalAction></InfrastructureAction>"
+                         "</GlobalAction>",
+        "<TrafficSignals><TrafficSignalController name='C'><Phase name='a' duration='1'/></TrafficSignalController>"
+        "</TrafficSignals>", "", "phase 'nope' is no phase of controller 'C'");
+    bad("zero cycle", "", "<TrafficSignals><TrafficSignalController name='C'><Phase name='a' duration='0'/>"
+                          "</TrafficSignalController></TrafficSignals>", "", "a cycle needs time");
 }
 
 int main(int argc, char **argv)
@@ -241,6 +385,8 @@ int main(int argc, char **argv)
     }
     test_clothoid();
     test_nurbs();
+    test_sync();
+    test_signals();
     test_bad_input();
     sn_map_close(highway);
     return CHECK_DONE();
