@@ -35,7 +35,7 @@ typedef struct sn_xparams {
 
 typedef enum sn_xpos_kind {
     SN_XP_NONE, SN_XP_WORLD, SN_XP_REL_WORLD, SN_XP_REL_OBJECT, SN_XP_ROAD, SN_XP_REL_ROAD, SN_XP_LANE,
-    SN_XP_REL_LANE
+    SN_XP_REL_LANE, SN_XP_ROUTE
 } sn_xpos_kind;
 
 typedef struct sn_xpos {
@@ -48,7 +48,23 @@ typedef struct sn_xpos {
     double s, t, offset;     /* Road: s, t; Lane: s, offset; RelativeLane: ds (in s), offset; RelativeRoad: ds, dt */
     bool has_h;              /* Orientation given (World: h given) */
     bool h_relative;         /* Orientation type="relative" */
+    /* RoutePosition: route (index into sn_xosc.routes) and how the place is given: 0
+    ** FromCurrentEntity (entity), 1 FromRoadCoordinates (s = pathS, t), 2 FromLaneCoordinates
+    ** (s = pathS, lane = laneId, offset = laneOffset) */
+    int route, in_route;
 } sn_xpos;
+
+/* A Route of a RoutePosition: its waypoints and, planned at its first use (xosc_route.c), the
+** lanes it follows from the first waypoint (road index, section, lane id per lane). */
+typedef struct sn_xroute {
+    sn_xpos *wps;
+    uint32_t n;
+    int line;
+    bool planned;
+    int32_t *keys;           /* 3 per lane: road index, section, lane id; owned */
+    uint32_t n_keys;
+    double s0;               /* the first waypoint's s on its road */
+} sn_xroute;
 
 /* ---- dynamics ---- */
 
@@ -292,6 +308,8 @@ typedef struct sn_xosc {
     uint32_t n_warnings;
     sn_xsigctl *sigctl;    /* RoadNetwork/TrafficSignals/TrafficSignalController */
     uint32_t n_sigctl;
+    sn_xroute *routes;     /* the Routes of RoutePositions */
+    uint32_t n_routes;
 } sn_xosc;
 
 /* Parses a scenario file. `sets` are "NAME=VALUE" parameter overrides (--set parameters.NAME=VALUE),

@@ -157,6 +157,8 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
         return fail(r, "the position refers to entity '%s', which has no position yet", r->x->ents[p->entity].name,
                     p->line);
     switch (p->kind) {
+    case SN_XP_ROUTE:
+        return sn_xroutepos_resolve(r, p, out, road, lane, s, off, on_lane);
     case SN_XP_WORLD:
         out[0] = p->x, out[1] = p->y, out[2] = p->z, out[3] = p->h;
         return true;

@@ -493,6 +493,8 @@ static bool parse_orientation(P *p, N n, sn_xpos *pos)
     return true;
 }
 
+static bool parse_route_position(P *p, N c, sn_xpos *pos);
+
 static bool parse_position(P *p, N n, sn_xpos *pos)
 {
     N c = choice(p, n);
@@ -542,7 +544,9 @@ static bool parse_position(P *p, N n, sn_xpos *pos)
             return fail(p, c, "dsLane is not supported (give ds, along the road's reference line)");
         return num(p, c, "ds", true, 0, -M, M, &pos->s) && parse_orientation(p, c, pos);
     }
-    if (is(c, "RoutePosition") || is(c, "TrajectoryPosition") || is(c, "GeoPosition"))
+    if (is(c, "RoutePosition"))
+        return parse_route_position(p, c, pos);
+    if (is(c, "TrajectoryPosition") || is(c, "GeoPosition"))
         return unsupported(p, c);
     return unknown(p, c, n);
 }
@@ -2101,6 +2105,11 @@ void sn_xosc_free(sn_xosc *x)
         free(c->name);
     }
     free(x->sigctl);
+    for (uint32_t i = 0; i < x->n_routes; i++) {
+        free(x->routes[i].wps);
+        free(x->routes[i].keys);
+    }
+    free(x->routes);
     for (uint32_t i = 0; i < x->n_actions; i++) {
         free(x->actions[i].verts);
         free(x->actions[i].times);
@@ -2558,4 +2567,109 @@ static int parse_infrastructure(P *p, N n)
         return fail(p, d, "phase '%s' is no phase of controller '%s'", a->sstate, ctl->name), -1;
     }
     return unknown(p, d, t), -1;
+}
+
+/* ---- RoutePosition (xosc_route.c resolves it) ---- */
+
+static int route_waypoints(P *p, N route)
+{
+    GROW(p->x->routes, p->x->n_routes, "routes");
+    int k = (int)p->x->n_routes++;
+    p->x->routes[k].line = line_of(route);
+    uint32_t n = 0;
+    EACH(w, route) {
+        if (is(w, "ParameterDeclarations")) {
+            if (!parse_params(p, w))
+                return -1;
+        } else if (!is(w, "Waypoint")) {
+            return unknown(p, w, route), -1;
+        } else {
+            n++;
+        }
+    }
+    if (n < 1 || n > MAX_ITEMS)
+        return fail(p, route, "a Route needs at least one Waypoint"), -1;
+    sn_xpos *wps = calloc(n, sizeof *wps);
+    if (!wps)
+        return fail(p, route, "out of memory"), -1;
+    p->x->routes[k].wps = wps;
+    EACH(w, route) {
+        if (!is(w, "Waypoint"))
+            continue;
+        static const char *const strat[] = {"shortest", "fastest", "leastIntersections", "random", NULL};
+        int st;
+        N pos = child(w, "Position");
+        if (!enumer(p, w, "routeStrategy", true, 0, strat, &st))
+            return -1;
+        if (!pos)
+            return fail(p, w, "needs a Position"), -1;
+        if (st != 0)
+            warn(p, w, "routeStrategy '%s' is planned as shortest (by lane length)", strat[st]);
+        sn_xpos wp;
+        if (!parse_position(p, pos, &wp))
+            return -1;
+        if (wp.kind == SN_XP_ROUTE)
+            return fail(p, pos, "a Route's waypoint cannot itself be a RoutePosition"), -1;
+        p->x->routes[k].wps[p->x->routes[k].n++] = wp;
+    }
+    return k;
+}
+
+static bool parse_route_position(P *p, N c, sn_xpos *pos)
+{
+    pos->kind = SN_XP_ROUTE;
+    N ref = child(c, "RouteRef"), in = child(c, "InRoutePosition");
+    if (!ref || !in)
+        return fail(p, c, "needs RouteRef and InRoutePosition");
+    EACH(k, c)
+        if (!is(k, "RouteRef") && !is(k, "InRoutePosition") && !is(k, "Orientation"))
+            return unknown(p, k, c);
+    N route = child(ref, "Route");
+    int ri;
+    if (route) {
+        ri = route_waypoints(p, route);
+    } else {
+        N cr = child(ref, "CatalogReference");
+        if (!cr)
+            return fail(p, ref, "needs a Route or a CatalogReference");
+        uint32_t mark;
+        const char *file, *outer = p->file;
+        N entry = catalog_entry(p, cr, &mark, &file);
+        if (!entry)
+            return false;
+        if (!is(entry, "Route"))
+            return fail(p, cr, "the catalog entry is a <%s>, not a Route", nm(entry));
+        p->file = file;
+        ri = route_waypoints(p, entry);
+        p->file = outer;
+        p->declared = NULL;
+        params_truncate(&p->x->params, mark);
+    }
+    if (ri < 0)
+        return false;
+    pos->route = ri;
+    if (!parse_orientation(p, c, pos))
+        return false;
+    N k = choice(p, in);
+    if (!k)
+        return false;
+    const double M = 1e7;
+    if (is(k, "FromCurrentEntity")) {
+        pos->in_route = 0;
+        return (pos->entity = entity_index(p, k, "entityRef")) >= 0;
+    }
+    if (is(k, "FromRoadCoordinates")) {
+        pos->in_route = 1;
+        return num(p, k, "pathS", true, 0, 0, M, &pos->s) && num(p, k, "t", true, 0, -M, M, &pos->t);
+    }
+    if (is(k, "FromLaneCoordinates")) {
+        pos->in_route = 2;
+        if (!num(p, k, "pathS", true, 0, 0, M, &pos->s) || !integer(p, k, "laneId", true, 0, &pos->lane) ||
+            !num(p, k, "laneOffset", false, 0, -M, M, &pos->offset))
+            return false;
+        if (pos->lane == 0)
+            return fail(p, k, "laneId 0 is the centre lane, which has no width");
+        return true;
+    }
+    return unknown(p, k, in);
 }

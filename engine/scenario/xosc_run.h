@@ -141,6 +141,9 @@ int sn_xsig_colour(const char *state);
 bool sn_xsync_step(sn_xrun *r, int i, double *dist, bool *done);
 /* xosc_route.c: plans entity i's route through the waypoints (lanes only, the shortest by length). */
 bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int line);
+/* xosc_route.c: a RoutePosition (its route planned at the first use, then pathS walked along it). */
+bool sn_xroutepos_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
+                          bool *on_lane);
 /* Which of n successors a routed entity takes (0 without a route). */
 struct sn_lanekey;
 size_t sn_xroute_pick(sn_xent *e, const struct sn_lanekey *next, size_t n);

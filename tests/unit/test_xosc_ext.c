@@ -8,7 +8,10 @@
 **       speed profile, arriving with the master (with and without FinalSpeed);
 **   (d) traffic signals: a controller's phases, TrafficSignalControllerAction and
 **       TrafficSignalStateAction, and both conditions, at the times the phases give;
-**   (e) bad input of each: FILE:LINE and the element. */
+**   (e) RoutePosition: FromLaneCoordinates, FromRoadCoordinates, FromCurrentEntity against the lane
+**       and road positions they name (the route's length through a junction from the map's
+**       road lengths), 1 mm; pathS past the route's end refused;
+**   (f) bad input of each: FILE:LINE and the element. */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
@@ -319,6 +322,108 @@ static void test_signals(void)
     free(xml);
 }
 
+
+/* ---- (e) RoutePosition on the town: a route from road 2 (lane -1, s 40) through a junction to
+** road 18 (lane -1, s 30). FromLaneCoordinates pathS 20 is LanePosition (2, -1, s 60); pathS
+** = (road 2's length - 40) + the junction lane's length + 30 is the last waypoint itself;
+** FromRoadCoordinates pathS 20, t -1 is RoadPosition (2, 60, -1); FromCurrentEntity is the
+** entity's pose; pathS past the route's end is an error ---- */
+
+static sn_map *town;
+
+static void test_route_position(void)
+{
+    const char *route = "<RouteRef><Route name='r' closed='false'><Waypoint routeStrategy='shortest'><Position><LanePosition "
+                        "roadId='2' laneId='-1' s='40' offset='0'/></Position></Waypoint><Waypoint routeStrategy='shortest'>"
+                        "<Position><LanePosition roadId='18' laneId='-1' s='30' offset='0'/></Position></Waypoint></Route>"
+                        "</RouteRef>";
+    for (int k = 0; k < 4; k++) {
+        char in[512];
+        if (k == 0)
+            snprintf(in, sizeof in, "<FromLaneCoordinates pathS='20' laneId='-1'/>");
+        else if (k == 1)
+            snprintf(in, sizeof in, "<FromRoadCoordinates pathS='20' t='-1'/>");
+        else if (k == 2)
+            snprintf(in, sizeof in, "<FromCurrentEntity entityRef='A'/>");
+        else
+            snprintf(in, sizeof in, "<FromLaneCoordinates pathS='PATHS' laneId='-1'/>");
+        char xml[8192];
+        snprintf(xml, sizeof xml,
+                 "<OpenSCENARIO><FileHeader revMajor='1' revMinor='1' date='' description='' author=''/><RoadNetwork>"
+                 "<LogicFile filepath='town.xodr'/></RoadNetwork><Entities><ScenarioObject name='A'>%s</ScenarioObject>"
+                 "<ScenarioObject name='Ego'>%s</ScenarioObject></Entities><Storyboard><Init><Actions>"
+                 "<Private entityRef='A'><PrivateAction><TeleportAction><Position><LanePosition roadId='2' laneId='-1' "
+                 "s='50' offset='0.3'/></Position></TeleportAction></PrivateAction></Private>"
+                 "<Private entityRef='Ego'><PrivateAction><TeleportAction><Position><RoutePosition>%s<InRoutePosition>%s"
+                 "</InRoutePosition></RoutePosition></Position></TeleportAction></PrivateAction></Private></Actions></Init>"
+                 "<StopTrigger/></Storyboard></OpenSCENARIO>",
+                 CAR, CAR, route, in);
+        sn_xpos want = {.kind = SN_XP_LANE, .road = 2, .lane = -1, .s = 60, .entity = -1, .route = -1};
+        if (k == 1)
+            want = (sn_xpos){.kind = SN_XP_ROAD, .road = 2, .s = 60, .t = -1, .entity = -1, .route = -1};
+        if (k == 3) { /* the route's length to its last waypoint, from the map's road lengths */
+            const sn_odr *o = town->odr;
+            int32_t r2 = sn_odr_road_index(o, 2);
+            double total = o->roads[r2].length - 40 + 30;
+            /* the junction lane between them: the connecting road from 2 to 18 */
+            double conn = -1;
+            for (uint32_t i = 0; i < o->n_roads; i++) {
+                const sn_odr_road *rd = &o->roads[i];
+                if (rd->junction >= 0 && ((rd->pred.id == 2 && rd->succ.id == 18) || (rd->pred.id == 18 && rd->succ.id == 2)))
+                    conn = conn < 0 ? rd->length : fmin(conn, rd->length);
+            }
+            CHECK(conn > 0, "no connecting road from road 2 to road 18");
+            total += conn;
+            char num[64], *at = strstr(xml, "PATHS");
+            snprintf(num, sizeof num, "%.9f", total);
+            char rest[8192];
+            snprintf(rest, sizeof rest, "%s", at + 5);
+            snprintf(at, sizeof xml - (size_t)(at - xml), "%s%s", num, rest);
+            want = (sn_xpos){.kind = SN_XP_LANE, .road = 18, .lane = -1, .s = 30, .entity = -1, .route = -1};
+        }
+        sn_error err = {0};
+        sn_xosc *x = load(xml, &err);
+        CHECK(x, "route position %d: %s", k, err.msg);
+        sn_xrun r;
+        if (x && sn_xrun_init(&r, x, town, DT)) {
+            double q[4], ss, off;
+            int32_t ri;
+            int lane;
+            bool on;
+            const sn_xent *e = &r.ents[1];
+            if (k == 2) {
+                q[0] = r.ents[0].x, q[1] = r.ents[0].y, q[3] = r.ents[0].h;
+            } else {
+                CHECK(sn_xmove_resolve(&r, &want, q, &ri, &lane, &ss, &off, &on), "resolve: %s", r.why);
+            }
+            CHECK(hypot(e->x - q[0], e->y - q[1]) < 1e-3 && fabs(remainder(e->h - q[3], 2 * M_PI)) < 1e-6,
+                  "route position %d: (%.4f, %.4f, h %.4f), not (%.4f, %.4f, h %.4f)", k, e->x, e->y, e->h, q[0], q[1], q[3]);
+            sn_xrun_free(&r);
+        } else if (x) {
+            CHECK(0, "route position %d init: %s", k, r.why);
+        }
+        sn_xosc_free(x);
+    }
+    /* past the end */
+    char xml[8192];
+    snprintf(xml, sizeof xml,
+             "<OpenSCENARIO><FileHeader revMajor='1' revMinor='1' date='' description='' author=''/><RoadNetwork>"
+             "<LogicFile filepath='town.xodr'/></RoadNetwork><Entities><ScenarioObject name='Ego'>%s</ScenarioObject>"
+             "</Entities><Storyboard><Init><Actions><Private entityRef='Ego'><PrivateAction><TeleportAction><Position>"
+             "<RoutePosition>%s<InRoutePosition><FromLaneCoordinates pathS='5000' laneId='-1'/></InRoutePosition>"
+             "</RoutePosition></Position></TeleportAction></PrivateAction></Private></Actions></Init><StopTrigger/>"
+             "</Storyboard></OpenSCENARIO>",
+             CAR, route);
+    sn_error err = {0};
+    sn_xosc *x = load(xml, &err);
+    sn_xrun r;
+    CHECK(x && !sn_xrun_init(&r, x, town, DT) && strstr(r.why, "pathS 5000 is past the route's end"),
+          "pathS past the end: %s", x ? r.why : err.msg);
+    if (x)
+        sn_xrun_free(&r);
+    sn_xosc_free(x);
+}
+
 /* ---- bad input ---- */
 
 static void bad(const char *what, const char *init, const char *road_extra, const char *story, const char *expect)
@@ -387,6 +492,13 @@ int main(int argc, char **argv)
     test_nurbs();
     test_sync();
     test_signals();
+    snprintf(p, sizeof p, "%s/town.xodr", maps);
+    if (!(town = sn_map_open(p, &err))) {
+        fprintf(stderr, "cannot open the town: %s\n", err.msg);
+        return 1;
+    }
+    test_route_position();
+    sn_map_close(town);
     test_bad_input();
     sn_map_close(highway);
     return CHECK_DONE();
