@@ -438,6 +438,12 @@ static bool trigger_fires(sn_xrun *r, int t, int owner)
             all &= cond_eval(r, tr->groups[g].conds[k], owner);
         fires |= all && tr->groups[g].n;
     }
+    /* The element starts: its delayed edges still queued are spent. Left queued, they would fire
+    ** the element again the moment it is back in standby (an Event or ManeuverGroup that runs
+    ** again), without the delay its condition asks for. */
+    for (uint32_t g = 0; fires && g < tr->n; g++)
+        for (uint32_t k = 0; k < tr->groups[g].n; k++)
+            r->x->conds[tr->groups[g].conds[k]].n_pend = 0;
     return fires;
 }
 

@@ -11,7 +11,8 @@
 **   (e) RoutePosition: FromLaneCoordinates, FromRoadCoordinates, FromCurrentEntity against the lane
 **       and road positions they name (the route's length through a junction from the map's
 **       road lengths), 1 mm; pathS past the route's end refused;
-**   (f) bad input of each: FILE:LINE and the element. */
+**   (f) bad input of each: FILE:LINE and the element;
+**   (g) a ManeuverGroup run again waits its event's condition delay again. */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
@@ -424,6 +425,51 @@ static void test_route_position(void)
     sn_xosc_free(x);
 }
 
+
+/* ---- (g) a ManeuverGroup that runs again waits its event's delay again: SimulationTime > 0 with
+** delay 1 starts the event 1 s after the condition first holds (1.01), its instant action ends
+** it and the group (maximumExecutionCount 3) at once; each new execution's event starts 1 s after
+** the one before, (the condition holds at once) not at once from the edges queued before ---- */
+
+static void test_rerun_delay(void)
+{
+    const char *story =
+        "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='3'><Actors "
+        "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'><Event name='E' "
+        "priority='override'><Action name='Go'><PrivateAction>" SPEED("12") "</PrivateAction></Action><StartTrigger>"
+        "<ConditionGroup><Condition name='c' delay='1' conditionEdge='none'><ByValueCondition><SimulationTimeCondition "
+        "value='0' rule='greaterThan'/></ByValueCondition></Condition></ConditionGroup></StartTrigger></Event></Maneuver>"
+        "</ManeuverGroup><StartTrigger/></Act></Story>";
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("1", "-3", "10"))), story, "");
+    sn_error err = {0};
+    sn_xosc *x = load(xml, &err);
+    CHECK(x, "rerun: %s", err.msg);
+    sn_xrun r;
+    if (x && sn_xrun_init(&r, x, highway, DT)) {
+        int ev = find_elem(x, "E");
+        double starts[8];
+        int n = 0;
+        uint64_t seen = 0;
+        for (int f = 0; f < 600 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (x->elems[ev].trans_seq[SN_XTR_START] > seen && n < 8) {
+                seen = x->elems[ev].trans_seq[SN_XTR_START];
+                starts[n++] = r.t;
+            }
+        }
+        CHECK(!r.failed, "rerun: %s", r.why);
+        CHECK(n == 3, "rerun: the event started %d times, not 3", n);
+        for (int k = 0; k < n; k++)
+            CHECK(starts[k] > 1.01 + k * 1.0 - 1e-9 && starts[k] < 1.01 + k * 1.01 + 1e-9,
+                  "rerun: execution %d starts at %.2f, not about %.2f", k + 1, starts[k], 1.01 + k);
+        sn_xrun_free(&r);
+    } else if (x) {
+        CHECK(0, "rerun init: %s", r.why);
+    }
+    sn_xosc_free(x);
+    free(xml);
+}
+
 /* ---- bad input ---- */
 
 static void bad(const char *what, const char *init, const char *road_extra, const char *story, const char *expect)
@@ -498,6 +544,7 @@ int main(int argc, char **argv)
         return 1;
     }
     test_route_position();
+    test_rerun_delay();
     sn_map_close(town);
     test_bad_input();
     sn_map_close(highway);
