@@ -94,7 +94,9 @@ static sn_transform actor_pose(const sn_xentity *d, const sn_xent *x)
 {
     double ch = cos(x->h), sh = sin(x->h);
     double ox = x->x + ch * d->cx - sh * d->cy, oy = x->y + sh * d->cx + ch * d->cy;
-    double oz = x->z + d->cz - (d->kind == SN_XEN_VEHICLE ? d->hgt / 2 : 0);
+    /* a vehicle's origin is the bottom of its box (CARLA's), never below the road: catalogs give
+    ** boxes whose centre is a little lower than half their height */
+    double oz = x->z + (d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz);
     return (sn_transform){{ox, -oy, oz}, {0, -x->h * 180 / M_PI, 0}};
 }
 
@@ -267,7 +269,7 @@ sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
         r->ents[i].h = h;
         r->ents[i].x = t.location.x - cos(h) * d->cx + sin(h) * d->cy;
         r->ents[i].y = -t.location.y - sin(h) * d->cx - cos(h) * d->cy;
-        r->ents[i].z = t.location.z - d->cz + (d->kind == SN_XEN_VEHICLE ? d->hgt / 2 : 0);
+        r->ents[i].z = t.location.z - (d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz);
         r->ents[i].v = v;
     }
     if (!r->ended && !sn_xrun_step(r))

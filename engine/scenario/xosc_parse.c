@@ -388,6 +388,8 @@ static void params_truncate(sn_xparams *ps, uint32_t n)
 
 /* The entry a CatalogReference names, its parameters declared (defaults, then the reference's
 ** ParameterAssignments) above *mark; *file is the catalog file's path. Errors name the reference. */
+static char *param_ref_name(P *p, N a);
+
 static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
 {
     char cat[VAL], entry[VAL];
@@ -435,7 +437,7 @@ static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
         uint32_t k = 0;
         EACH(a, pa) {
             if (!is(a, "ParameterAssignment") || !attr(p, a, "value", true, vals[k]) ||
-                !(names[k] = dup_attr(p, a, "parameterRef", true))) {
+                !(names[k] = param_ref_name(p, a))) {
                 if (!p->failed)
                     unknown(p, a, pa);
                 for (uint32_t j = 0; j < nv; j++)
@@ -2420,7 +2422,7 @@ static int parse_sync(P *p, N n)
         return -1;
     const char *tol = has_attr(n, "targetTolerance") ? "targetTolerance" : "tolerance";
     const char *tolm = has_attr(n, "targetToleranceMaster") ? "targetToleranceMaster" : "toleranceMaster";
-    if (!num(p, n, tol, false, 0.1, 0, 1e6, &a->sync_tol) || !num(p, n, tolm, false, 0.1, 0, 1e6, &a->sync_tol_master))
+    if (!num(p, n, tol, false, 0, 0, 1e6, &a->sync_tol) || !num(p, n, tolm, false, 0, 0, 1e6, &a->sync_tol_master))
         return -1;
     EACH(c, n) {
         if (is(c, "TargetPositionMaster") || is(c, "TargetPosition"))
@@ -2672,4 +2674,24 @@ static bool parse_route_position(P *p, N c, sn_xpos *pos)
         return true;
     }
     return unknown(p, k, in);
+}
+
+/* A ParameterAssignment's parameterRef: the parameter's name. esmini also takes "$name" there
+** (resources/xosc/synchronize.xosc does so): the name, not the value it would substitute. */
+static char *param_ref_name(P *p, N a)
+{
+    seen(a, "parameterRef");
+    xmlChar *v = xmlGetProp(a, (const xmlChar *)"parameterRef");
+    if (!v) {
+        fail(p, a, "missing attribute 'parameterRef'");
+        return NULL;
+    }
+    const char *name = (const char *)v;
+    if (name[0] == '$' && name[1] != '{')
+        name++;
+    char *s = sn_strdup(name);
+    xmlFree(v);
+    if (!s)
+        fail(p, a, "out of memory");
+    return s;
 }
