@@ -45,17 +45,20 @@ def parse_smoke(path):
             if not t:
                 continue
             time = float(t.group(1))
+            # esmini's pattern "9.9.*" matches 9.90 ... 9.99: a time of fewer decimals than the log's
+            # three is a window, [time, time + 10^-decimals)
+            span = 10.0 ** -len(t.group(1).split(".")[1]) if len(t.group(1).split(".")[1]) < 3 else 0.0
             rest = pat[t.end():].replace("\\\\n", "").replace("\\\\(", "(").replace("\\\\)", ")")
             rest = re.sub(r"^\\?\]?\.\*\s?", "", rest)
             c = re.match(r"^(.+?): true(?:, delay: ([0-9.]+))?", rest)
             tr = re.match(r"^(\S+) (\w+State) -> (\w+Transition) -> (\w+State)", rest)
             ce = re.match(r"^(\S+) (?:complete after \d+ execution|completed run \d+)", rest)
             if tr:
-                expects.append((time, "transition", tr.group(1), tr.group(3), tr.group(4)))
+                expects.append((time, "transition", tr.group(1), tr.group(3), tr.group(4), span))
             elif ce:
-                expects.append((time, "transition", ce.group(1), "endTransition", "completeState"))
+                expects.append((time, "transition", ce.group(1), "endTransition", "completeState", span))
             elif c and c.group(2) is not None:
-                expects.append((time + float(c.group(2)), "condition", c.group(1).strip(), None, None))
+                expects.append((time + float(c.group(2)), "condition", c.group(1).strip(), None, None, span))
             elif c:
                 alone.append((time, c.group(1).strip()))
             else:
@@ -87,7 +90,7 @@ def run(sensim, xosc, dt, out):
 
 def compare(expects, log, dt):
     res = []
-    for time, kind, name, trans, to in expects:
+    for time, kind, name, trans, to, span in expects:
         if name == "storyBoard":
             name = "Storyboard"
         cands = []
@@ -102,8 +105,8 @@ def compare(expects, log, dt):
         if not cands:
             res.append((time, kind, name, None))
             continue
-        best = min(cands, key=lambda t: abs(t - time))
-        res.append((time, kind, name, best))
+        best = min(cands, key=lambda t: 0 if time <= t < time + span else abs(t - time))
+        res.append((time, kind, name, time if time <= best < time + span else best))
     return res
 
 

@@ -327,6 +327,10 @@ static bool read_catalogs(P *p, N at)
     p->cats_read = true;
     for (uint32_t d = 0; d < p->n_cat_dirs; d++) {
         DIR *dir = opendir(p->cat_dirs[d]);
+        if (!dir && errno == ENOENT) { /* named but absent (esmini's examples name catalogs they do not ship) */
+            warn(p, at, "catalog directory '%s' does not exist: its entries are not found", p->cat_dirs[d]);
+            continue;
+        }
         if (!dir)
             return fail(p, at, "catalog directory '%s': %s", p->cat_dirs[d], strerror(errno));
         char **names = NULL;
