@@ -74,7 +74,7 @@ def parse_smoke(path):
 
 def run(sensim, xosc, dt, out):
     os.makedirs(out, exist_ok=True)
-    frames = int(round(120 / dt))
+    frames = int(round(200 / dt))
     cmd = [sensim, "run", xosc, "--out", out, "--quiet", "--frames", str(frames),
            "--set", f"settings.fixed_delta_seconds={dt}"]
     try:
