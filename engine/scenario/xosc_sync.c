@@ -6,12 +6,48 @@
 **   with FinalSpeed vf, v(tau) = v + (vf - v) tau/T + 6 (d - (v + vf) T/2) tau (T - tau) / T^3,
 **   which starts at v, ends at vf and integrates to d over T (the step moves it by the integral).
 ** Re-planned every step, so a master that changes speed is followed. Distances go along the road
-** (s) when the entity and the target share a road, else along the entity's heading. The action
+** (s) when the entity and the target share a road, along its route's roads when the target's road
+** is on its route (AssignRouteAction), else straight along the entity's heading. The action
 ** ends when the entity is within `targetTolerance` of its target or past it, or when the master
 ** has passed its own (the entity then keeps FinalSpeed, or its speed). */
 #include "xosc_run.h"
 
+#include "../map/lanemap.h"
+
 #include <math.h>
+
+/* The distance along entity e's route (its lane, then the roads its route passes, each entered
+** at the end nearer the last one's exit) to s on road index tri; false when tri is not ahead on it. */
+static bool along_route(const sn_xrun *r, const sn_xent *e, int32_t tri, double ts, double *out)
+{
+    const sn_odr *o = r->map->odr;
+    if (e->ri == tri) {
+        *out = (ts - e->s) * e->sdir;
+        return true;
+    }
+    if (!e->route)
+        return false;
+    uint32_t k = e->route_i;
+    while (k < e->n_route && e->route[k] != e->ri)
+        k++;
+    if (k >= e->n_route)
+        return false;
+    const sn_odr_road *cur = &o->roads[e->ri];
+    double d = e->sdir > 0 ? cur->length - e->s : e->s;
+    sn_odr_pose exit = sn_odr_ref_line(cur, e->sdir > 0 ? cur->length : 0);
+    for (k++; k < e->n_route; k++) {
+        const sn_odr_road *rd = &o->roads[e->route[k]];
+        sn_odr_pose a = sn_odr_ref_line(rd, 0), b = sn_odr_ref_line(rd, rd->length);
+        bool at_start = hypot(a.x - exit.x, a.y - exit.y) <= hypot(b.x - exit.x, b.y - exit.y);
+        if (e->route[k] == tri) {
+            *out = d + (at_start ? ts : rd->length - ts);
+            return true;
+        }
+        d += rd->length;
+        exit = at_start ? b : a;
+    }
+    return false;
+}
 
 /* The distance to go from entity i to position p (negative once past it). */
 static double to_go(sn_xrun *r, int i, const sn_xpos *p, bool *ok)
@@ -24,8 +60,9 @@ static double to_go(sn_xrun *r, int i, const sn_xpos *p, bool *ok)
     *ok = sn_xmove_resolve(r, p, q, &ri, &lane, &s, &off, &on);
     if (!*ok)
         return 0;
-    if (on && e->mode == SN_XM_LANE && e->ri == ri)
-        return (s - e->s) * e->sdir;
+    double d;
+    if (on && e->mode == SN_XM_LANE && along_route(r, e, ri, s, &d))
+        return d;
     return (q[0] - e->x) * cos(e->h) + (q[1] - e->y) * sin(e->h);
 }
 

@@ -12,7 +12,8 @@
 **       and road positions they name (the route's length through a junction from the map's
 **       road lengths), 1 mm; pathS past the route's end refused;
 **   (f) bad input of each: FILE:LINE and the element;
-**   (g) a ManeuverGroup run again waits its event's condition delay again. */
+**   (g) a ManeuverGroup run again waits its event's condition delay again;
+**   (h) SynchronizeAction measures the distance to go along the entity's route through a junction. */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
@@ -470,6 +471,71 @@ static void test_rerun_delay(void)
     free(xml);
 }
 
+
+/* ---- (h) SynchronizeAction along a route: on the town, Ego (road 2, lane -1, s 40) has a route
+** through the junction to road 18; its target is road 18, lane -1, s 30, L = (road 2's length - 40)
+** + the connecting road's length + 30 ahead along its route. Lead (road 2, lane -1, s 10, 10 m/s)
+** is to reach s 40 at T = 3 s. Without FinalSpeed Ego drives L / 3 from the first step ---- */
+
+static void test_sync_route(void)
+{
+    const sn_odr *o = town->odr;
+    int32_t r2 = sn_odr_road_index(o, 2);
+    double conn = -1;
+    for (uint32_t i = 0; i < o->n_roads; i++) {
+        const sn_odr_road *rd = &o->roads[i];
+        if (rd->junction >= 0 && ((rd->pred.id == 2 && rd->succ.id == 18) || (rd->pred.id == 18 && rd->succ.id == 2)))
+            conn = conn < 0 ? rd->length : fmin(conn, rd->length);
+    }
+    double L = o->roads[r2].length - 40 + conn + 30;
+    char xml[8192];
+    snprintf(xml, sizeof xml,
+             "<OpenSCENARIO><FileHeader revMajor='1' revMinor='1' date='' description='' author=''/><RoadNetwork>"
+             "<LogicFile filepath='town.xodr'/></RoadNetwork><Entities><ScenarioObject name='Ego'>%s</ScenarioObject>"
+             "<ScenarioObject name='Lead'>%s</ScenarioObject></Entities><Storyboard><Init><Actions>"
+             "<Private entityRef='Ego'><PrivateAction><TeleportAction>" LANEPOS("2", "-1", "40") "</TeleportAction>"
+             "</PrivateAction><PrivateAction><RoutingAction><AssignRouteAction><Route name='r' closed='false'><Waypoint "
+             "routeStrategy='shortest'>" LANEPOS("18", "-1", "30") "</Waypoint></Route></AssignRouteAction></RoutingAction>"
+             "</PrivateAction><PrivateAction>" SPEED("5") "</PrivateAction></Private>"
+             "<Private entityRef='Lead'><PrivateAction><TeleportAction>" LANEPOS("2", "-1", "10") "</TeleportAction>"
+             "</PrivateAction><PrivateAction>" SPEED("10") "</PrivateAction></Private></Actions></Init>"
+             "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+             "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'><Event name='E' "
+             "priority='override'><Action name='Act'><PrivateAction><SynchronizeAction masterEntityRef='Lead'>"
+             "<TargetPositionMaster><LanePosition roadId='2' laneId='-1' s='40' offset='0'/></TargetPositionMaster>"
+             "<TargetPosition><LanePosition roadId='18' laneId='-1' s='30' offset='0'/></TargetPosition>"
+             "</SynchronizeAction></PrivateAction></Action></Event></Maneuver></ManeuverGroup><StartTrigger/></Act></Story>"
+             "<StopTrigger/></Storyboard></OpenSCENARIO>",
+             CAR, CAR);
+    sn_error err = {0};
+    sn_xosc *x = load(xml, &err);
+    CHECK(x, "sync route: %s", err.msg);
+    sn_xrun r;
+    if (x && sn_xrun_init(&r, x, town, DT)) {
+        int el = find_elem(x, "Act");
+        sn_xrun_step(&r);
+        double v1 = r.ents[0].v, done_at = -1;
+        for (int f = 0; f < 600 && !r.failed && done_at < 0; f++) {
+            sn_xrun_step(&r);
+            if (x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+        }
+        CHECK(!r.failed, "sync route: %s", r.why);
+        CHECK(fabs(v1 - L / 3) < 1e-6, "sync route: Ego at %.6f m/s, not L / 3 = %.6f (L = %.3f along its route)", v1,
+              L / 3, L);
+        CHECK(done_at > 3 - 1e-9 && done_at < 3 + DT + 1e-9, "sync route: ends at %.2f, not 3.00-3.01", done_at);
+        /* it ends in the step it reaches s 30 or the next: within a step (L / 3 * DT) of it, give or
+        ** take what the junction's curved lane differs from its reference line (a few centimetres) */
+        CHECK(r.map->odr->roads[r.ents[0].ri].id == 18 && fabs(r.ents[0].s - 30) < L / 3 * DT + 0.05,
+              "sync route: Ego ends on road %d s %.3f, not road 18 s 30 (+ a step)", r.map->odr->roads[r.ents[0].ri].id,
+              r.ents[0].s);
+        sn_xrun_free(&r);
+    } else if (x) {
+        CHECK(0, "sync route init: %s", r.why);
+    }
+    sn_xosc_free(x);
+}
+
 /* ---- bad input ---- */
 
 static void bad(const char *what, const char *init, const char *road_extra, const char *story, const char *expect)
@@ -544,6 +610,7 @@ int main(int argc, char **argv)
         return 1;
     }
     test_route_position();
+    test_sync_route();
     test_rerun_delay();
     sn_map_close(town);
     test_bad_input();
