@@ -8,10 +8,14 @@
 #include "../data/png.h"
 #include "../data/png_share.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <msgpack.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define RING 4096    /* slots: at most this many messages in flight (a few hundred frames) */
 #define MAX_IMAGES 16 /* images in flight: each holds its message's copy (a camera's raw image) */
@@ -27,6 +31,7 @@ typedef struct slot {
     sn_buf data;         /* the message to write */
     sn_buf msg;          /* an image job's message bytes */
     char frame_id[256];
+    char *png_path;      /* the job's png_path, copied (malloc) */
     sn_image_job job;
     sn_error err;
 } slot;
@@ -77,6 +82,40 @@ static void compressed_image(const sn_image_job *job, sn_buf *out, const uint8_t
     pb_string(out, 3, "png");
 }
 
+/* The PNG file at path when it is one of w x h (its signature and IHDR): malloc'd, *n its size;
+** NULL otherwise (missing, unreadable, another picture). Its pixels are not decoded: a file the
+** run's `save:` wrote is the PNG this view would make (the same encoder, the same converter). */
+static uint8_t *png_file(const char *path, uint64_t w, uint64_t h, size_t *n)
+{
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    uint8_t *b = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 33 && st.st_size < (1ll << 31) &&
+        (b = malloc((size_t)st.st_size))) {
+        size_t got = 0;
+        while (got < (size_t)st.st_size) {
+            ssize_t k = read(fd, b + got, (size_t)st.st_size - got);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+        uint32_t pw = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+        uint32_t ph = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+        if (got != (size_t)st.st_size || memcmp(b, sig, 8) || memcmp(b + 12, "IHDR", 4) || pw != w || ph != h) {
+            free(b);
+            b = NULL;
+        } else
+            *n = got;
+    }
+    close(fd);
+    return b;
+}
+
 sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **scratch, size_t *cap, sn_error *err)
 {
     uint8_t *shared = NULL;
@@ -95,7 +134,19 @@ sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **s
     sn_picture_size pic;
     if (msgpack_unpack_next(&u, job->msg, job->len, &off) != MSGPACK_UNPACK_SUCCESS)
         st = sn_fail(err, SN_E_INVALID, "an image message is not msgpack");
-    else /* cameras only: a lidar's bird's-eye view is not an image here, its points are */
+    else if (job->png_path && !job->raw) { /* the run's own file of it: read, not encoded again */
+        const msgpack_object *w = sn_image_field(&u.data, "width"), *h = sn_image_field(&u.data, "height");
+        if (w && h && w->type == MSGPACK_OBJECT_POSITIVE_INTEGER && h->type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
+            (shared = png_file(job->png_path, w->via.u64, h->via.u64, &shared_n))) {
+            msgpack_unpacked_destroy(&u);
+            out->n = 0;
+            pb_time(out, 1, job->t);
+            compressed_image(job, out, shared, shared_n);
+            free(shared);
+            return out->bad ? sn_fail(err, SN_E_NOMEM, "out of memory for an image message") : SN_OK;
+        }
+    }
+    if (!st) /* cameras only: a lidar's bird's-eye view is not an image here, its points are */
         st = sn_image_picture(&u.data, job->conv, false, scratch, cap, &pic, err);
     msgpack_unpacked_destroy(&u);
     if (st)
@@ -247,9 +298,12 @@ sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *j
     if (s->msg.bad)
         return sn_fail(err, SN_E_NOMEM, "out of memory for an image message");
     snprintf(s->frame_id, sizeof s->frame_id, "%s", job->frame_id);
+    free(s->png_path);
+    s->png_path = job->png_path ? sn_strdup(job->png_path) : NULL; /* none without memory: made instead */
     s->job = *job;
     s->job.msg = s->msg.p;
     s->job.frame_id = s->frame_id;
+    s->job.png_path = s->png_path;
     if (!p->n_workers) { /* inline */
         sn_status st = sn_mcap_image_encode(&s->job, &s->data, &p->scratch, &p->scratch_cap, err);
         if (st)
@@ -285,6 +339,7 @@ void sn_mcap_pool_free(sn_mcap_pool *p)
     for (size_t i = 0; i < RING; i++) {
         sn_buf_free(&p->ring[i].data);
         sn_buf_free(&p->ring[i].msg);
+        free(p->ring[i].png_path);
     }
     for (int i = 0; i < p->n_spare; i++)
         sn_buf_free(&p->spare[i]);
