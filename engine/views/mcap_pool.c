@@ -31,7 +31,6 @@ typedef struct slot {
     sn_buf data;         /* the message to write */
     sn_buf msg;          /* an image job's message bytes */
     char frame_id[256];
-    char *png_path;      /* the job's png_path, copied (malloc) */
     sn_image_job job;
     sn_error err;
 } slot;
@@ -134,19 +133,7 @@ sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **s
     sn_picture_size pic;
     if (msgpack_unpack_next(&u, job->msg, job->len, &off) != MSGPACK_UNPACK_SUCCESS)
         st = sn_fail(err, SN_E_INVALID, "an image message is not msgpack");
-    else if (job->png_path && !job->raw) { /* the run's own file of it: read, not encoded again */
-        const msgpack_object *w = sn_image_field(&u.data, "width"), *h = sn_image_field(&u.data, "height");
-        if (w && h && w->type == MSGPACK_OBJECT_POSITIVE_INTEGER && h->type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
-            (shared = png_file(job->png_path, w->via.u64, h->via.u64, &shared_n))) {
-            msgpack_unpacked_destroy(&u);
-            out->n = 0;
-            pb_time(out, 1, job->t);
-            compressed_image(job, out, shared, shared_n);
-            free(shared);
-            return out->bad ? sn_fail(err, SN_E_NOMEM, "out of memory for an image message") : SN_OK;
-        }
-    }
-    if (!st) /* cameras only: a lidar's bird's-eye view is not an image here, its points are */
+    else /* cameras only: a lidar's bird's-eye view is not an image here, its points are */
         st = sn_image_picture(&u.data, job->conv, false, scratch, cap, &pic, err);
     msgpack_unpacked_destroy(&u);
     if (st)
@@ -284,8 +271,47 @@ sn_status sn_mcap_pool_put(sn_mcap_pool *p, uint16_t ch, uint64_t t, const void 
     return flush(p, false, 0, 0, err);
 }
 
+/* The run's own PNG file of the job's picture (job->png_path, when it is a PNG of the message's
+** width and height), malloc'd; NULL when there is none to take. */
+static uint8_t *saved_png(const sn_image_job *job, size_t *n)
+{
+    if (!job->png_path || job->raw)
+        return NULL;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    uint8_t *png = NULL;
+    if (msgpack_unpack_next(&u, job->msg, job->len, &off) == MSGPACK_UNPACK_SUCCESS) {
+        const msgpack_object *w = sn_image_field(&u.data, "width"), *h = sn_image_field(&u.data, "height");
+        if (w && h && w->type == MSGPACK_OBJECT_POSITIVE_INTEGER && h->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+            png = png_file(job->png_path, w->via.u64, h->via.u64, n);
+    }
+    msgpack_unpacked_destroy(&u);
+    return png;
+}
+
 sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *job, sn_error *err)
 {
+    size_t png_n = 0;
+    uint8_t *png = saved_png(job, &png_n);
+    if (png) { /* the run's own file: ready as it is, neither the message copied nor a worker woken */
+        slot *s = claim(p, false, err);
+        if (!s) {
+            free(png);
+            return err->status;
+        }
+        s->ch = ch, s->t = job->t;
+        pb_time(&s->data, 1, job->t);
+        compressed_image(job, &s->data, png, png_n);
+        free(png);
+        if (s->data.bad)
+            return sn_fail(err, SN_E_NOMEM, "out of memory for an image message");
+        pthread_mutex_lock(&p->mu);
+        s->state = S_READY;
+        p->tail++;
+        pthread_mutex_unlock(&p->mu);
+        return flush(p, false, 0, 0, err);
+    }
     slot *s = claim(p, true, err);
     if (!s)
         return err->status;
@@ -298,12 +324,10 @@ sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *j
     if (s->msg.bad)
         return sn_fail(err, SN_E_NOMEM, "out of memory for an image message");
     snprintf(s->frame_id, sizeof s->frame_id, "%s", job->frame_id);
-    free(s->png_path);
-    s->png_path = job->png_path ? sn_strdup(job->png_path) : NULL; /* none without memory: made instead */
     s->job = *job;
     s->job.msg = s->msg.p;
     s->job.frame_id = s->frame_id;
-    s->job.png_path = s->png_path;
+    s->job.png_path = NULL; /* not taken above: made */
     if (!p->n_workers) { /* inline */
         sn_status st = sn_mcap_image_encode(&s->job, &s->data, &p->scratch, &p->scratch_cap, err);
         if (st)
@@ -339,7 +363,6 @@ void sn_mcap_pool_free(sn_mcap_pool *p)
     for (size_t i = 0; i < RING; i++) {
         sn_buf_free(&p->ring[i].data);
         sn_buf_free(&p->ring[i].msg);
-        free(p->ring[i].png_path);
     }
     for (int i = 0; i < p->n_spare; i++)
         sn_buf_free(&p->spare[i]);
