@@ -223,8 +223,9 @@ static bool spawnable(const sn_engine *e, const sn_scene_entity *ent, double t)
 
 /* save: paths may not collide with each other (for any frame numbers) or with a stream. */
 /* run.json's further members: the scenario's (story, NULL for none), then "saved", the cameras
-** whose `save:` wrote PNGs, [{"sensor","path","converter"}]: `sensim export mcap` takes those
-** files instead of encoding the pictures again (mcap_export.c). malloc'd; NULL without memory. */
+** whose `save:` wrote PNGs, [{"sensor","path","converter"}] (absent when none did): `sensim
+** export mcap` takes those files instead of encoding the pictures again (mcap_export.c).
+** malloc'd; NULL without memory. */
 static char *saved_note(const sn_engine *e, const char *story)
 {
     char *text = NULL;
@@ -232,9 +233,6 @@ static char *saved_note(const sn_engine *e, const char *story)
     FILE *f = open_memstream(&text, &n);
     if (!f)
         return NULL;
-    if (story && story[0])
-        fprintf(f, "%s,", story);
-    fputs("\"saved\":[", f);
     bool first = true;
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         const sn_sensor *s = e->sensors[i];
@@ -242,6 +240,8 @@ static char *saved_note(const sn_engine *e, const char *story)
         size_t len = x && x->save_path ? strlen(x->save_path) : 0;
         if (s->internal || len < 4 || strcmp(x->save_path + len - 4, ".png") != 0)
             continue;
+        if (first)
+            fprintf(f, "%s%s\"saved\":[", story && story[0] ? story : "", story && story[0] ? "," : "");
         fputs(first ? "{\"sensor\":" : ",{\"sensor\":", f);
         sn_json_str(f, s->name);
         fputs(",\"path\":", f);
@@ -251,7 +251,10 @@ static char *saved_note(const sn_engine *e, const char *story)
         fputs("}", f);
         first = false;
     }
-    fputs("]", f);
+    if (first) /* no camera saved PNGs: no member */
+        fputs(story ? story : "", f);
+    else
+        fputs("]", f);
     bool bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         free(text);
