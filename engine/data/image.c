@@ -285,7 +285,7 @@ const msgpack_object *sn_image_field(const msgpack_object *map, const char *key)
 }
 
 /* dir/pattern(frame): the file's path into path. */
-static sn_status image_path(const char *dir, const char *pattern, uint64_t frame, char *path, size_t n, sn_error *err)
+sn_status sn_image_path(const char *dir, const char *pattern, uint64_t frame, char *path, size_t n, sn_error *err)
 {
     char name[2048];
     /* the pattern was checked: at most one integer conversion */
@@ -395,7 +395,7 @@ sn_status sn_image_make_file(const msgpack_object *msg, const char *pattern, sn_
 sn_status sn_image_write_file(const char *dir, const char *pattern, const sn_image_file *file, sn_error *err)
 {
     char path[4096];
-    sn_status st = image_path(dir, pattern, file->frame, path, sizeof path, err);
+    sn_status st = sn_image_path(dir, pattern, file->frame, path, sizeof path, err);
     if (st)
         return st;
     bool ok = sn_write_file(path, file->head, file->head_len, file->data, file->len);

@@ -37,6 +37,8 @@ bool sn_image_pattern_check(const char *pattern, sn_error *err);
 
 /* The longest `save: path` pattern accepted (the formatted name must fit the writer's buffers). */
 #define SN_SAVE_PATH_MAX 1024
+/* dir/pattern(frame), the file a `save:` pattern names for a frame, into path[n]. */
+sn_status sn_image_path(const char *dir, const char *pattern, uint64_t frame, char *path, size_t n, sn_error *err);
 /* True when two checked patterns could name the same file for some frame numbers. */
 bool sn_image_patterns_may_collide(const char *a, const char *b);
 /*

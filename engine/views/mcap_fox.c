@@ -139,10 +139,10 @@ bool sn_mcap_is_actors(const char *type_id) { return type_id && strcmp(type_id, 
 
 static bool type_is(const char *type, const char *prefix) { return strncmp(type, prefix, strlen(prefix)) == 0; }
 
-static sn_status image(sn_mcap *m, const char *type, const char *topic, const char *frame_id, uint64_t t,
-                       sn_error *err)
+static sn_status image(sn_mcap *m, const msgpack_object *msg, const char *type, const char *topic,
+                       const char *frame_id, uint64_t t, sn_error *err)
 {
-    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t, 0};
+    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t, 0, NULL};
     if (strcmp(type, "sensor.camera.depth") == 0)
         job.conv = m->depth;
     else if (strcmp(type, "sensor.camera.semantic_segmentation") == 0)
@@ -151,6 +151,15 @@ static sn_status image(sn_mcap *m, const char *type, const char *topic, const ch
         job.ticket = m->ticket;
         m->ticket = 0;
     }
+    char png[4096];
+    const msgpack_object *frame = sn_mp_get(msg, "frame");
+    for (size_t i = 0; !job.raw && !job.ticket && i < m->n_saved && frame && frame->type == MSGPACK_OBJECT_POSITIVE_INTEGER; i++)
+        if (m->saved[i].conv == job.conv && strcmp(m->saved[i].sensor, frame_id) == 0) {
+            sn_error perr = {0};
+            if (!sn_image_path(m->run_dir, m->saved[i].pattern, frame->via.u64, png, sizeof png, &perr))
+                job.png_path = png;
+            break;
+        }
     uint16_t ch = sn_mcap_channel_for(m, topic, m->raw_images ? "foxglove.RawImage" : "foxglove.CompressedImage", false);
     if (ch == UINT16_MAX) {
         sn_png_share_drop(job.ticket);
@@ -300,7 +309,7 @@ sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack
     if (type_is(type, "sensor.lidar.") || strcmp(type, "sensor.other.radar") == 0)
         st = points(m, msg, type, topic, sensor, t, err);
     else if (type_is(type, "sensor.camera.") && (sn_mp_get(msg, "raw_data") || sn_mp_get(msg, "events")))
-        st = image(m, type, topic, sensor, t, err);
+        st = image(m, msg, type, topic, sensor, t, err);
     else if (strcmp(type, "sensor.other.gnss") == 0)
         st = gnss(m, msg, topic, sensor, t, err);
     else

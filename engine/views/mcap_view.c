@@ -313,6 +313,10 @@ static void release(sn_mcap *m)
         free(m->boxes[k].ids);
     sn_buf_free(&m->statics);
     free(m->is_static);
+    for (size_t i = 0; i < m->n_saved; i++)
+        free(m->saved[i].sensor), free(m->saved[i].pattern);
+    free(m->saved);
+    free(m->run_dir);
     free(m->path);
     free(m->part);
     free(m);

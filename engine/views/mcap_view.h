@@ -40,6 +40,12 @@ typedef struct sn_id_set {
     size_t n, cap;
 } sn_id_set;
 
+/* A camera whose run saved its pictures as PNG: dir/pattern(frame), through conv. */
+typedef struct sn_mcap_saved {
+    char *sensor, *pattern;
+    sn_converter conv;
+} sn_mcap_saved;
+
 struct sn_mcap {
     char *path, *part;
     FILE *f;
@@ -83,6 +89,11 @@ struct sn_mcap {
     size_t static_cap;
     sn_buf map_update;    /* the map's SceneUpdate, written with the first frame */
     bool map_written;
+    /* an export: the PNG files the run's `save:` wrote (run.json "saved"), taken instead of
+    ** encoding the pictures again (issue 36 item 5) */
+    char *run_dir;
+    sn_mcap_saved *saved;
+    size_t n_saved;
 };
 
 /* The topic's channel, registering schema and channel on first use ("json" encodings carry a

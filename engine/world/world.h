@@ -263,6 +263,7 @@ typedef struct sn_world {
     size_t n_riders;
     sn_vec3 gravity;        /* m/s^2: the one value ODE, the vehicle model and the host use */
     unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
+    dThreadingImplementationID ode_threading; /* its own: ODE's default one is shared (ode_share.c) */
     bool contacts_lost;     /* a contact or collision pair could not be stored this frame */
     bool poisoned;          /* ODE failed mid-step: its spaces may be locked, so teardown leaks them */
     uint64_t motion_gen;    /* bumped when bodies move or go (advance, teleport, remove): ogrid */

@@ -282,16 +282,35 @@ _lib = None
 _path = None
 
 
-# One lock around every call into libsensim: a World belongs to one thread at a time, and a
-# call from a second thread while a step runs (world.tick() on another thread, the asynchronous
+# Locks around the calls into libsensim: a World belongs to one thread at a time, and a call
+# from a second thread while its step runs (world.tick() on another thread, the asynchronous
 # mode's thread) waits for the step to end instead of reaching ODE's locked space mid-step
-# (issue 33, item 16). Re-entrant: listeners run inside the step, on the stepping thread, and call in.
+# (issue 33, item 16). One lock per engine (its World's, bound with bind_engine), so that
+# engines of different Worlds step at once on different threads with the GIL released (the
+# vector environment, issue 36 item 3); engine_lock for every call that names no bound engine
+# (maps, blueprints, recordings, an engine not yet in a World). Re-entrant: listeners run
+# inside the step, on the stepping thread, and call in.
 engine_lock = threading.RLock()
+_engine_locks: dict[int, "threading.RLock"] = {}
+
+
+def bind_engine(e: int, lock) -> None:
+    """Calls naming engine e hold `lock` (its World's) from now on."""
+    _engine_locks[e] = lock
+
+
+def unbind_engine(e: int) -> None:
+    _engine_locks.pop(e, None)
+
+
+def lock_of(e) -> "threading.RLock":
+    """The lock calls naming engine e hold."""
+    return _engine_locks.get(e, engine_lock) if type(e) is int else engine_lock
 
 
 class _Locked:
-    """The library with each function wrapped to hold engine_lock while it runs (the GIL is
-    released inside, the lock is not). The raw CDLL is `raw`."""
+    """The library with each function wrapped to hold its engine's lock (lock_of its first
+    argument) while it runs (the GIL is released inside, the lock is not). The raw CDLL is `raw`."""
 
     def __init__(self, raw):
         self.raw = raw
@@ -303,7 +322,7 @@ class _Locked:
 
 
 class _LockedFn:
-    """One library function called under engine_lock. Its restype and argtypes are the ctypes
+    """One library function called under its engine's lock. Its restype and argtypes are the ctypes
     function's own: setting them here sets them there (callers declare late functions so)."""
     __slots__ = ("_fn",)
 
@@ -311,7 +330,7 @@ class _LockedFn:
         object.__setattr__(self, "_fn", fn)
 
     def __call__(self, *args):
-        with engine_lock:
+        with lock_of(args[0]) if args else engine_lock:
             return self._fn(*args)
 
     def __getattr__(self, name):
@@ -323,7 +342,7 @@ class _LockedFn:
 
 def lib():
     """The loaded libsensim with its prototypes declared (loaded on first use, so that the
-    stream reader works without it); every call holds engine_lock."""
+    stream reader works without it); every call holds its engine's lock (lock_of)."""
     global _lib, _path
     if _lib is None:
         L, path = _load()

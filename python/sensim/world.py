@@ -44,6 +44,8 @@ class World(WorldTraffic):
                  replay: str | None = None):
         self._client = client
         self._e = engine
+        self._lock = threading.RLock()  # held by every call into this world's engine (_lib.lock_of)
+        _lib.bind_engine(engine, self._lock)
         self._path, self._overrides, self._seed, self._replay = path, overrides, seed, replay
         self._actors: dict[int, Actor] = {}
         self._listeners: dict[str, "_Listener"] = {}
@@ -72,7 +74,7 @@ class World(WorldTraffic):
     # -- lifetime
     def _not_in_step(self, what: str) -> None:
         # The engine would be freed under the step that called this listener (issue 33 item
-        # 15; engine_lock is re-entrant on the stepping thread): refused, as reset() is; the
+        # 15; the world's lock is re-entrant on the stepping thread): refused, as reset() is; the
         # error is raised again by tick().
         if getattr(self, "_ticking", False) and threading.current_thread() is getattr(self, "_ticking_thread", None):
             raise SensimError(f"{what}: called inside a listener of this world, during its tick: close or "
@@ -83,12 +85,13 @@ class World(WorldTraffic):
         listener of this world (during its tick)."""
         self._not_in_step("close")
         self._stop_async()
-        with _lib.engine_lock:  # waits for a step on another thread to end
+        with self._lock:  # waits for a step on another thread to end
             self._close_locked()
 
     def _close_locked(self) -> None:
         if self._e is not None:
             _lib.lib().sn_engine_destroy(self._e)
+            _lib.unbind_engine(self._e)
             self._e = None
             self._listeners.clear()
             self._retired.clear()
@@ -160,6 +163,7 @@ class World(WorldTraffic):
             check(st, err)
         self.close()
         self._e, self._overrides, self._bplib, self._map = fresh, overrides, None, None
+        _lib.bind_engine(fresh, self._lock)
         self._gen += 1
 
     # -- stepping: synchronous (tick) or on the world's own thread (asynchronous mode)
@@ -170,7 +174,7 @@ class World(WorldTraffic):
         with _interrupt.sigint_guard():
             if self._constant or self._ackermann:
                 self._before_step()
-            with _lib.engine_lock:  # the engine read and stepped under one hold: no close() in between
+            with self._lock:  # the engine read and stepped under one hold: no close() in between
                 e = self._engine()
                 self._ticking, self._ticking_thread = True, threading.current_thread()
                 try:
@@ -300,6 +304,7 @@ class World(WorldTraffic):
         s = ctypes.c_uint64(_check_seed(seed, "reset")) if seed is not None else None
         st = L.sn_engine_reset(self._engine(), ctypes.byref(s) if s is not None else None, ctypes.byref(err))
         if st:
+            _lib.unbind_engine(self._e)
             self._e = None  # a failed reset leaves no scene: the engine is freed with the World
             check(st, err)
         self._actors.clear()
@@ -490,7 +495,7 @@ class World(WorldTraffic):
                            transform._c(), attach_to.id if attach_to is not None else 0, 0, arr, len(attrs))
         out = ctypes.c_uint32()
         err = _err()
-        with _lib.engine_lock:
+        with self._lock:
             st = _lib.lib().sn_engine_spawn(self._engine(), ctypes.byref(d), ctypes.byref(out), ctypes.byref(err))
         check(st, err)
         self._spawned_api = True

@@ -253,5 +253,26 @@ mkdir -p "$TMP/adir2"
 expect2 "--overwrite of a folder" "$SENSIM" export mcap "$TMP/demo" --out "$TMP/adir2" --overwrite
 expect2 "--overwrite without --mcap" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/x" --overwrite
 
+# ---- the export takes the PNGs the run's `save:` wrote (run.json "saved") instead of encoding
+# them again (issue 36 item 5): the same file as encoding them (the PNGs gone) and as the live
+# --mcap; a file of another picture's size is not taken (encoded); a file that is a PNG of the
+# same size is taken as it is (proof that files are read, not pictures encoded) ----
+"$SENSIM" run "$SCENES/intersection.yaml" --frames 60 --out "$TMP/saves" --mcap "$TMP/saves_live.mcap" --quiet || bad "intersection run"
+grep -q '"saved":\[{"sensor":"hero_rgb","path":"hero_rgb/%06d.png","converter":"raw"}' "$TMP/saves/run.json" ||
+  bad "run.json does not list the saved cameras: $(cat "$TMP/saves/run.json")"
+rm -rf "$TMP/saves_enc" && cp -r "$TMP/saves" "$TMP/saves_enc" && rm -r "$TMP/saves_enc"/hero_*/
+"$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_reuse.mcap" >/dev/null || bad "export of a run with PNGs"
+"$SENSIM" export mcap "$TMP/saves_enc" --out "$TMP/saves_enc.mcap" >/dev/null || bad "export of a run without its PNGs"
+cmp -s "$TMP/saves_reuse.mcap" "$TMP/saves_enc.mcap" || bad "the export taking the run's PNGs differs from encoding them"
+cmp -s "$TMP/saves_reuse.mcap" "$TMP/saves_live.mcap" || bad "the export taking the run's PNGs differs from the live --mcap"
+cp "$TMP/saves/hero_rgb/000021.png" "$TMP/saves/hero_rgb/000001.png"   # another picture, same size: taken
+"$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_swap.mcap" >/dev/null || bad "export with a swapped PNG"
+cmp -s "$TMP/saves_swap.mcap" "$TMP/saves_enc.mcap" && bad "the export encoded the pictures instead of taking the run's PNGs"
+[ "$(stat -c %s "$TMP/saves_swap.mcap")" -gt 0 ] || bad "no file with a swapped PNG"
+printf 'not a png' >"$TMP/saves/hero_rgb/000001.png"                 # not a PNG: encoded
+"$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_bad.mcap" >/dev/null || bad "export with a broken PNG"
+cmp -s "$TMP/saves_bad.mcap" "$TMP/saves_enc.mcap" || bad "a broken PNG was taken instead of encoding the picture"
+check "$TMP/saves_reuse.mcap" "$TMP/saves"
+
 [ $fails -eq 0 ] && echo "mcap: all checks passed"
 exit $((fails > 0))
