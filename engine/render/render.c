@@ -1293,8 +1293,10 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
     return sn_shadow_draw(r->shadow, r->pool, r->casters, n);
 }
 
-static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
-                        const sn_camera *cam, const sn_image *out, float *motion, sn_error *err)
+/* Prepare: checks the camera and the samples, sizes the buffers and derives the frame's
+** camera, light and band layout. Nothing is drawn yet. */
+static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
+                         const sn_image *out, float *motion, sn_error *err)
 {
     sn_status st = sn_camera_check(cam, err);
     if (st)
@@ -1354,9 +1356,13 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     /* depth alone reads no ids: none are written (raster.h) */
     r->target = (sn_raster_target){r->wbuf, r->need_info ? r->idbuf : NULL, r->W};
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
+    return SN_OK;
+}
 
-    /* queue every mesh in view (planes are drawn per pixel), then set them up on the pool */
-    double t0 = now_ms();
+/* Queue: every mesh in view as a job (static ones from the cache, models posed at `alpha`,
+** the map's roads by chunk) and every ground plane as a plane; nothing is set up yet. */
+static sn_status queue(sn_renderer *r, const sn_world *w, double alpha, sn_error *err)
+{
     if (!sn_static_cache_update(&r->statics, w))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the static geometry of %zu actors", w->n_actors);
     size_t next_static = 0; /* the cache lists static actors in the world's order */
@@ -1392,7 +1398,15 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     }
     if (w->roads && !add_roads(r, w->roads))
         return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
-    double t1 = now_ms();
+    return SN_OK;
+}
+
+/* Draw: the queued jobs set up on the pool (on one thread, each triangle drawn as it is set
+** up), the headlights and the sun's shadow map built, then the bands rasterised and resolved
+** on the pool. t1: when queueing ended, for the profile. */
+static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light, double t1,
+                      sn_error *err)
+{
     r->immediate = sn_pool_threads(r->pool) == 1;
     for (uint32_t bi = 0; bi < r->n_bands && r->immediate; bi++)
         clear_band(r, bi);
@@ -1400,18 +1414,34 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
     /* headlights only where colour is drawn, and only at night */
-    if (!sn_lamps_build(&r->lamps, w, alpha, out->bgra ? r->env.night : 0, r->eye, cam->far_clip))
+    if (!sn_lamps_build(&r->lamps, w, alpha, r->out->bgra ? r->env.night : 0, r->eye, r->cam->far_clip))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the headlights");
     double t2 = now_ms();
     /* shadows only where colour is drawn, and only while the sun is up */
-    r->shadows = out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
+    r->shadows = r->out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
     if (r->shadows && !build_shadows(r, w, alpha))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
     double t3 = now_ms();
     sn_pool_run(r->pool, draw_band, r, (uint32_t)r->n_bands);
     double t4 = now_ms();
+    r->prof.setup_ms += t2 - t1, r->prof.shadow_ms += t3 - t2, r->prof.draw_ms += t4 - t3;
+    return SN_OK;
+}
+
+static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
+                        const sn_camera *cam, const sn_image *out, float *motion, sn_error *err)
+{
+    sn_status st = prepare(r, w, light, cam, out, motion, err);
+    if (st)
+        return st;
+    double t0 = now_ms();
+    if ((st = queue(r, w, alpha, err)))
+        return st;
+    double t1 = now_ms();
+    if ((st = draw(r, w, alpha, light, t1, err)))
+        return st;
     r->prof.frames++;
-    r->prof.queue_ms += t1 - t0, r->prof.setup_ms += t2 - t1, r->prof.shadow_ms += t3 - t2, r->prof.draw_ms += t4 - t3;
+    r->prof.queue_ms += t1 - t0;
     return SN_OK;
 }
 
