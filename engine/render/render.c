@@ -148,6 +148,8 @@ struct sn_renderer {
     uint32_t band;     /* sample rows per task: BAND rounded up to a multiple of ss */
     uint32_t *row_band; /* the band of each sample row */
     size_t cap_row_band;
+    double *ray_a, *ray_b; /* per sample column x: (x + 1/2 - cx) / f; per row y: (y + 1/2 - cy) / f */
+    size_t cap_ray_a, cap_ray_b;
     uint32_t lin[256]; /* gamma-2.2 bytes in linear light, 2^16 scale (anti-aliasing) */
     double mid[256];   /* midpoints between consecutive lin[], then a sentinel */
     uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
@@ -217,6 +219,8 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->wbuf);
     free(r->idbuf);
     free(r->row_band);
+    free(r->ray_a);
+    free(r->ray_b);
     sn_static_cache_free(&r->statics);
     free(r);
 }
@@ -989,7 +993,7 @@ static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end);
 ** eye + ray * depth is the point at planar depth `depth`. */
 static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fwd, sn_vec3 right, sn_vec3 up)
 {
-    double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
+    double a = r->ray_a[x], b = r->ray_b[y]; /* ((x or y) + 0.5 - (cx or cy)) / f, made in prepare() */
     return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
 }
 
@@ -1180,25 +1184,26 @@ static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end)
     const uint32_t *ib = r->idbuf;
     for (int32_t oy = y_begin / (int32_t)ss; oy < y_end / (int32_t)ss; oy++)
         for (uint32_t ox = 0; ox < OW; ox++) {
-            uint32_t ids[16], count[16], first[16], k = 0;
+            /* each winner's first sample, as its column and row in the pixel (no division) */
+            uint32_t ids[16], count[16], first_i[16], first_j[16], k = 0;
             for (uint32_t j = 0; j < ss; j++)
                 for (uint32_t i = 0; i < ss; i++) {
                     uint32_t at = ((uint32_t)oy * ss + j) * r->W + ox * ss + i, id = ib[at], m = 0;
                     while (m < k && ids[m] != id)
                         m++;
                     if (m == k)
-                        ids[k] = id, count[k] = 0, first[k] = j * ss + i, k++;
+                        ids[k] = id, count[k] = 0, first_i[k] = i, first_j[k] = j, k++;
                     count[m]++;
                 }
             uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox), rgb[3];
             if (k == 1) {
-                shade_sample(r, ox * ss + first[0] % ss, oy * (int32_t)ss + (int32_t)(first[0] / ss), ids[0], rgb);
+                shade_sample(r, ox * ss + first_i[0], oy * (int32_t)ss + (int32_t)first_j[0], ids[0], rgb);
                 c[0] = rgb[2], c[1] = rgb[1], c[2] = rgb[0], c[3] = 255;
                 continue;
             }
             uint32_t sum[3] = {0, 0, 0};
             for (uint32_t m = 0; m < k; m++) {
-                shade_sample(r, ox * ss + first[m] % ss, oy * (int32_t)ss + (int32_t)(first[m] / ss), ids[m], rgb);
+                shade_sample(r, ox * ss + first_i[m], oy * (int32_t)ss + (int32_t)first_j[m], ids[m], rgb);
                 for (int q = 0; q < 3; q++)
                     sum[q] += count[m] * r->lin[rgb[q]];
             }
@@ -1352,6 +1357,14 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
     }
     for (uint32_t y = 0; y < r->H; y++)
         r->row_band[y] = y / r->band;
+    /* each pixel ray's offsets: two divisions per column and row, not per pixel shaded */
+    if (!sn_grow((void **)&r->ray_a, &r->cap_ray_a, r->W, sizeof *r->ray_a) ||
+        !sn_grow((void **)&r->ray_b, &r->cap_ray_b, r->H, sizeof *r->ray_b))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", cam->width, cam->height);
+    for (uint32_t x = 0; x < r->W; x++)
+        r->ray_a[x] = ((double)x + 0.5 - r->cx) / r->f;
+    for (uint32_t y = 0; y < r->H; y++)
+        r->ray_b[y] = ((double)y + 0.5 - r->cy) / r->f;
     r->need_info = out->bgra || out->tag || out->instance || motion;
     /* depth alone reads no ids: none are written (raster.h) */
     r->target = (sn_raster_target){r->wbuf, r->need_info ? r->idbuf : NULL, r->W};
