@@ -13,7 +13,7 @@
 ** Each figure is the fastest of REPS runs (fewest interruptions); SENSIM_BENCH_RIG_REPS and
 ** SENSIM_BENCH_RIG_FRAMES override. argv[1]: temp folder, argv[2]: maps folder, argv[3]: plugins. */
 #include "../../engine/sim/engine.h"
-#include "../../engine/sim/saver.h"
+#include "../../engine/output/saver.h"
 #include "../testutil.h"
 
 #include <stdlib.h>
