@@ -12,6 +12,7 @@
 
 void sn_host_writer_fill(sn_host *h);
 void sn_host_map_fill(sn_host *h);
+void sn_host_landmarks_fill(sn_host *h);
 
 /* A plugin's text (log lines, error messages) is escaped before it reaches a terminal or a
 ** message: control characters, DEL and invalid UTF-8 become \xHH (sn_text_escape). */
@@ -391,4 +392,5 @@ void sn_host_init(sn_host *h)
     sn_host_writer_fill(h);
     sn_host_query_fill(h);
     sn_host_map_fill(h);
+    sn_host_landmarks_fill(h);
 }

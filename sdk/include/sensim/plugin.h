@@ -177,6 +177,34 @@ typedef const sn_plugin_lib *(*sn_plugin_entry_fn)(uint32_t host_abi_major,
                                                     uint32_t host_abi_minor);
 #define SN_PLUGIN_ENTRY_SYMBOL "sn_plugin_entry"
 
+/*
+** SDK 1.6: the boilerplate of a class and a library in one line each.
+**
+**   static const sn_sensor_class my_class = {
+**       .hdr = SN_ABI_HEADER(sn_sensor_class), .blueprint = "sensor.other.mine", ...,
+**       SN_ATTR_TABLE(attrs),            // .attrs, .n_attrs, .attr_def_size
+**       SN_METHOD_TABLE(methods),        // .methods, .n_methods, .method_def_size
+**       .value_size = sizeof(sn_value), .create = create, ...};
+**   static const sn_sensor_class *const classes[] = {&my_class};
+**   SN_PLUGIN_EXPORT(lib, "mine", "1.0", classes)   // the library and sn_plugin_entry
+**
+** The entry SN_PLUGIN_EXPORT defines accepts a host of the same major (any minor: the host
+** reads older structs, and a plugin checks SN_HOST_HAS before calling a newer member).
+*/
+#define SN_ATTR_TABLE(a) .attrs = (a), .n_attrs = (uint32_t)(sizeof(a) / sizeof((a)[0])), \
+                         .attr_def_size = (uint32_t)sizeof(sn_attr_def)
+#define SN_METHOD_TABLE(m) .methods = (m), .n_methods = (uint32_t)(sizeof(m) / sizeof((m)[0])), \
+                           .method_def_size = (uint32_t)sizeof(sn_method_def)
+/* The sn_plugin_lib `var` listing `classes` (an array of class pointers) and the entry returning it. */
+#define SN_PLUGIN_EXPORT(var, name, version, classes)                                                 \
+    static const sn_plugin_lib var = {SN_ABI_HEADER(sn_plugin_lib), (name), (version),               \
+                                      (uint32_t)(sizeof(classes) / sizeof((classes)[0])), (classes)}; \
+    SN_PLUGIN_ENTRY                                                                                   \
+    {                                                                                                 \
+        (void)host_abi_minor;                                                                         \
+        return host_abi_major == SN_ABI_MAJOR ? &var : NULL;                                          \
+    }
+
 #define SN_PLUGIN_ENTRY                                                                  \
     SN_EXPORT const sn_plugin_lib *sn_plugin_entry(uint32_t host_abi_major,              \
                                                    uint32_t host_abi_minor);            \

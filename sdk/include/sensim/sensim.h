@@ -659,14 +659,7 @@ SN_API uint32_t sn_engine_replay_actor(const sn_engine *e, uint32_t recorded_id)
 ** start of every step from the simulation clock. A light is named by its actor id.
 */
 
-/* CARLA's carla.TrafficLightState, the same values. */
-typedef enum sn_traffic_light_state {
-    SN_TL_RED = 0,
-    SN_TL_YELLOW = 1,
-    SN_TL_GREEN = 2,
-    SN_TL_OFF = 3,
-    SN_TL_UNKNOWN = 4
-} sn_traffic_light_state;
+/* sn_traffic_light_state (CARLA's carla.TrafficLightState) is in sensim/map.h. */
 
 /* What a light is. Set struct_size = sizeof(sn_traffic_light_info). */
 typedef struct sn_traffic_light_info {
