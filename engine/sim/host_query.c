@@ -69,7 +69,12 @@ static bool h_ray_cast(sn_ctx *c, sn_vec3 o, sn_vec3 d, double max_dist, uint32_
     }
     sn_ray_hit out = res.hit;
     out.struct_size = hit->struct_size;
-    memcpy(hit, &out, hit->struct_size && hit->struct_size < sizeof out ? hit->struct_size : sizeof out);
+    /* never more than the hit of the class's own minor: a plugin that forgot struct_size (or
+    ** left garbage in it) gets its own layout, not a write past its struct */
+    uint16_t minor = c->cls ? c->cls->hdr.abi_minor : SN_ABI_MINOR;
+    size_t most = minor < 4 ? SN_RAY_HIT_SIZE_1_2 : minor < 5 ? SN_RAY_HIT_SIZE_VELOCITY : sizeof out;
+    size_t n = hit->struct_size && hit->struct_size < most ? hit->struct_size : most;
+    memcpy(hit, &out, n);
     return true;
 }
 
