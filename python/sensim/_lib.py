@@ -125,9 +125,19 @@ class AttrDef(Structure):
                 ("unit", c_char_p), ("doc", c_char_p)]
 
 
+class RecField(Structure):  # sensim/records.h (SDK 1.6)
+    _fields_ = [("name", c_char_p), ("type", c_int), ("offset", c_uint32), ("unit", c_char_p)]
+
+
+class RecLayout(Structure):
+    _fields_ = [("key", c_char_p), ("name", c_char_p), ("size", c_uint32), ("fields", c_void_p),
+                ("n_fields", c_uint32), ("field_size", c_uint32), ("doc", c_char_p)]
+
+
 class BlueprintInfo(Structure):
     _fields_ = [("struct_size", c_uint32), ("id", c_char_p), ("kind", c_int), ("doc", c_char_p),
-                ("plugin", c_char_p), ("n_attrs", c_uint32), ("attrs", POINTER(POINTER(AttrDef)))]
+                ("plugin", c_char_p), ("n_attrs", c_uint32), ("attrs", POINTER(POINTER(AttrDef))),
+                ("n_records", c_uint32), ("records", c_void_p), ("rec_layout_size", c_uint32)]
 
 
 class RunStats(Structure):

@@ -23,6 +23,7 @@
 #include <sensim/attr.h>
 #include <sensim/host.h>
 #include <sensim/reader.h>
+#include <sensim/records.h>
 #include <sensim/types.h>
 
 /* Tick phases a class asks for (sn_sensor_class.phases is a mask of these). */
@@ -158,6 +159,11 @@ typedef struct sn_sensor_class {
     /* ---- ABI 1.5: NULL, or n_methods entries in the order of `methods` (see sn_method_args);
     ** a class without them gets whatever arguments a scene gives, and call() decides. ---- */
     const sn_method_args *method_args;
+    /* ---- ABI 1.6: NULL, or n_records layouts of the bins this class writes (sensim/records.h;
+    ** SN_RECORD_TABLE fills the three), so every reader decodes them ---- */
+    const sn_rec_layout *records;
+    uint32_t n_records;
+    uint32_t rec_layout_size; /* sizeof(sn_rec_layout) at build time: the stride of records */
 } sn_sensor_class;
 
 /* What sn_plugin_entry returns: a static description of the library. */
@@ -195,6 +201,9 @@ typedef const sn_plugin_lib *(*sn_plugin_entry_fn)(uint32_t host_abi_major,
                          .attr_def_size = (uint32_t)sizeof(sn_attr_def)
 #define SN_METHOD_TABLE(m) .methods = (m), .n_methods = (uint32_t)(sizeof(m) / sizeof((m)[0])), \
                            .method_def_size = (uint32_t)sizeof(sn_method_def)
+/* .records, .n_records and .rec_layout_size from a static array of sn_rec_layout (sensim/records.h). */
+#define SN_RECORD_TABLE(r) .records = (r), .n_records = (uint32_t)(sizeof(r) / sizeof((r)[0])), \
+                           .rec_layout_size = (uint32_t)sizeof(sn_rec_layout)
 /* The sn_plugin_lib `var` listing `classes` (an array of class pointers) and the entry returning it. */
 #define SN_PLUGIN_EXPORT(var, name, version, classes)                                                 \
     static const sn_plugin_lib var = {SN_ABI_HEADER(sn_plugin_lib), (name), (version),               \

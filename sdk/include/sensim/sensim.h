@@ -26,6 +26,7 @@
 #include <sensim/attr.h>
 #include <sensim/map.h>
 #include <sensim/reader.h>
+#include <sensim/records.h>
 #include <sensim/types.h>
 
 #include <stdio.h>
@@ -370,6 +371,11 @@ typedef struct sn_blueprint_info {
     uint32_t n_attrs;
     const sn_attr_def *const *attrs; /* n_attrs definitions, then NULL; sensors' role_name is
                                         handled by the host and not listed */
+    /* ---- SDK 1.6: the record layouts a sensor class declares (sensim/records.h), the
+    ** plugin's own table (valid while the library is open), read with stride rec_layout_size ---- */
+    uint32_t n_records;
+    const sn_rec_layout *records;
+    uint32_t rec_layout_size;
 } sn_blueprint_info;
 
 /* One plugin file of the search path, loaded or refused. Set struct_size = sizeof(sn_plugin_info). */
@@ -442,6 +448,11 @@ SN_API const char *sn_sdk_doc_dir(void);
 #define SN_DUMP_BASE64 1u
 #define SN_DUMP_DECODE 2u
 SN_API sn_status sn_stream_dump_bins(const char *path, FILE *out, unsigned flags, sn_error *err);
+/* The same, also knowing the record layouts the sensor classes of `lib` declare (SDK 1.6,
+** sensim/records.h): with SN_DUMP_DECODE a custom sensor's bins print as records too. lib may
+** be NULL (sensim's own layouts only). */
+SN_API sn_status sn_stream_dump_with(const char *path, FILE *out, unsigned flags, const sn_blueprints *lib,
+                                     sn_error *err);
 /* sn_stream_dump_bins with SN_DUMP_BASE64 when `full`, else no flag. */
 SN_API sn_status sn_stream_dump(const char *path, FILE *out, bool full, sn_error *err);
 
