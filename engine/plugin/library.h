@@ -85,6 +85,8 @@ bool sn_records_check(const sn_sensor_class *c, const char *id, char *why, size_
 /* Every loaded class's declared layouts as the data layer's (type = blueprint id), in one block
 ** the caller frees; names point into the plugins (valid while the library is open). */
 sn_status sn_library_layouts(const sn_library *lib, sn_bin_layout **out, size_t *n_out, sn_error *err);
+/* A copy of n layouts, their strings included, in one block the caller frees. */
+sn_status sn_layouts_clone(const sn_bin_layout *src, size_t n, sn_bin_layout **out, sn_error *err);
 size_t sn_library_refused(const sn_library *lib);
 /* "searched: DIR (--plugin-dir), DIR (SENSIM_PLUGIN_PATH, missing), ..." for an unknown
 ** blueprint's error, so the user sees where the plugin was looked for. */

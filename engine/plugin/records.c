@@ -127,3 +127,34 @@ sn_status sn_library_layouts(const sn_library *lib, sn_bin_layout **out, size_t 
     *out = l, *n_out = n;
     return SN_OK;
 }
+
+sn_status sn_layouts_clone(const sn_bin_layout *src, size_t n, sn_bin_layout **out, sn_error *err)
+{
+    size_t nf = 0, text = 0;
+    *out = NULL;
+    for (size_t i = 0; i < n; i++) {
+        text += strlen(src[i].type) + strlen(src[i].key) + strlen(src[i].records) + 3;
+        for (unsigned j = 0; j < src[i].n_fields; j++)
+            nf++, text += strlen(src[i].fields[j].name) + 1;
+    }
+    if (!n)
+        return SN_OK;
+    sn_bin_layout *l = malloc(n * sizeof *l + nf * sizeof(sn_field) + text);
+    if (!l)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    sn_field *f = (sn_field *)(void *)(l + n);
+    char *t = (char *)(f + nf);
+#define COPY(dst, s) (dst = strcpy(t, s), t += strlen(s) + 1)
+    for (size_t i = 0; i < n; i++) {
+        l[i] = src[i];
+        COPY(l[i].type, src[i].type), COPY(l[i].key, src[i].key), COPY(l[i].records, src[i].records);
+        l[i].fields = f;
+        for (unsigned j = 0; j < src[i].n_fields; j++, f++) {
+            *f = src[i].fields[j];
+            COPY(f->name, src[i].fields[j].name);
+        }
+    }
+#undef COPY
+    *out = l;
+    return SN_OK;
+}
