@@ -222,3 +222,13 @@ const char *sn_sdk_doc_dir(void)
 }
 
 const sn_library *sn_blueprints_library(const sn_blueprints *b) { return b ? b->lib : NULL; }
+
+const char *sn_version(void) { return SN_VERSION_STRING; }
+
+void sn_abi_version(uint32_t *major, uint32_t *minor)
+{
+    if (major)
+        *major = SN_ABI_MAJOR;
+    if (minor)
+        *minor = SN_ABI_MINOR;
+}

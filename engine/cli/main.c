@@ -801,7 +801,9 @@ static int dispatch(int argc, char **argv)
     if (strcmp(cmd, "--version") == 0 && argc > 2)
         return fail(EXIT_INPUT, "--version: unexpected argument '%s'", argv[2]);
     if (strcmp(cmd, "--version") == 0) {
-        printf("sensim %s (plugin ABI %d.%d)\n", SN_VERSION_STRING, SN_ABI_MAJOR, SN_ABI_MINOR);
+        uint32_t major, minor;
+        sn_abi_version(&major, &minor);
+        printf("sensim %s (plugin ABI %u.%u)\n", sn_version(), major, minor);
         return 0;
     }
     if (is_help(cmd)) {

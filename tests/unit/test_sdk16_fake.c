@@ -136,6 +136,10 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
+    uint32_t major = 0, minor = 0;
+    sn_abi_version(&major, &minor);
+    CHECK(!strcmp(sn_version(), SN_VERSION_STRING) && major == SN_ABI_MAJOR && minor == SN_ABI_MINOR && minor == 6,
+          "run-time version %s, ABI %u.%u", sn_version(), major, minor);
     queries(argv[1]);
     landmarks(argv[1], argv[2]);
     return CHECK_DONE();

@@ -61,6 +61,11 @@ typedef struct sn_error {
 
 typedef struct sn_engine sn_engine;
 
+/* The library's version at run time (SDK 1.6): "0.1.0", SN_VERSION_STRING of the libsensim that is
+** loaded (which may be newer than the headers a program was built with), and its plugin ABI. */
+SN_API const char *sn_version(void);
+SN_API void sn_abi_version(uint32_t *major, uint32_t *minor);
+
 /*
 ** Receives one log line instead of stderr: a refused plugin while loading (SN_LOG_WARN,
 ** "plugin PATH WHY; skipped"), a sensor's host->log ("sensor 'NAME': TEXT", every level,
