@@ -2,6 +2,7 @@
 ** lights and signs governing its lanes ahead, from the autopilot's path and the stop lines the
 ** autopilot itself obeys (traffic/lights.h, traffic/signs.h). */
 #include "engine.h"
+#include "host.h"
 
 #include "../core/util.h"
 #include "../map/lanemap.h"
