@@ -196,7 +196,7 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_vehicle_control": VehControl, "sn_walker_control": WalkControl, "sn_actor_info": ActorInfo,
            "sn_clock": Clock, "sn_error": Error, "sn_engine_options": EngineOptions, "sn_message": Message,
            "sn_attribute": Attribute, "sn_actor_desc": ActorDesc, "sn_value": Value, "sn_attr_def": AttrDef,
-           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats,
+           "sn_blueprint_info": BlueprintInfo, "sn_rec_layout": RecLayout, "sn_rec_field": RecField, "sn_run_stats": RunStats,
            "sn_traffic_health": TrafficHealth, "sn_record_options": RecordOptions,
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
            "sn_map_info": MapInfo, "sn_weather": Weather,

@@ -334,7 +334,7 @@ int main(void)
     F(sn_method_def, name, 0);
     F(sn_method_def, doc, 8);
     /* plugin.h */
-    S(sn_sensor_class, 184, 8);
+    S(sn_sensor_class, 200, 8);
     F(sn_sensor_class, hdr, 0);
     F(sn_sensor_class, blueprint, 8);
     F(sn_sensor_class, doc, 16);
@@ -361,6 +361,23 @@ int main(void)
     F(sn_sensor_class, class_tick, 160);
     F(sn_sensor_class, log_reader, 168);
     F(sn_sensor_class, method_args, 176);
+    /* ABI 1.6: declared record layouts */
+    F(sn_sensor_class, records, 184);
+    F(sn_sensor_class, n_records, 192);
+    F(sn_sensor_class, rec_layout_size, 196);
+    S(sn_rec_field, 24, 8);
+    F(sn_rec_field, name, 0);
+    F(sn_rec_field, type, 8);
+    F(sn_rec_field, offset, 12);
+    F(sn_rec_field, unit, 16);
+    S(sn_rec_layout, 48, 8);
+    F(sn_rec_layout, key, 0);
+    F(sn_rec_layout, name, 8);
+    F(sn_rec_layout, size, 16);
+    F(sn_rec_layout, fields, 24);
+    F(sn_rec_layout, n_fields, 32);
+    F(sn_rec_layout, field_size, 36);
+    F(sn_rec_layout, doc, 40);
     S(sn_method_args, 12, 4);
     F(sn_method_args, min_args, 0);
     F(sn_method_args, max_args, 4);
@@ -440,7 +457,7 @@ int main(void)
     F(sn_run_stats, time_serialize, 80); /* appended (issue 25): struct_size-versioned, no ABI bump */
     F(sn_run_stats, time_write, 88);
     /* sensim.h */
-    S(sn_blueprint_info, 56, 8);
+    S(sn_blueprint_info, 80, 8);
     F(sn_blueprint_info, struct_size, 0);
     F(sn_blueprint_info, id, 8);
     F(sn_blueprint_info, kind, 16);
@@ -448,6 +465,9 @@ int main(void)
     F(sn_blueprint_info, plugin, 32);
     F(sn_blueprint_info, n_attrs, 40);
     F(sn_blueprint_info, attrs, 48);
+    F(sn_blueprint_info, n_records, 56); /* SDK 1.6 */
+    F(sn_blueprint_info, records, 64);
+    F(sn_blueprint_info, rec_layout_size, 72);
     /* sensim.h */
     S(sn_plugin_info, 72, 8);
     F(sn_plugin_info, struct_size, 0);
