@@ -100,7 +100,7 @@ static sn_status trace(sn_ctx *c, const double *alpha, uint32_t n_alpha, const s
     if (!rs)
         return SN_E_NOMEM;
     const sn_world *w = &c->engine->world;
-    if (!q || !q->ray_ignore || !n)
+    if (!q || q->struct_size < sizeof *q || !q->ray_ignore || !n) /* a query too small: the engine refuses it */
         return alpha ? sn_rays_trace_times(rs, w, alpha, n_alpha, q, rays, n, out, err)
                      : sn_rays_trace(rs, w, q, rays, n, out, err);
     if (!rays || !out)
