@@ -87,7 +87,8 @@ class RayResult(Structure):  # sensim/query.h sn_ray_result
 class RayQuery(Structure):  # sensim/query.h sn_ray_query
     _fields_ = [("struct_size", c_uint32), ("ray_size", c_uint32), ("result_size", c_uint32), ("hit_size", c_uint32),
                 ("mode", c_int), ("ignore_ids", POINTER(c_uint32)), ("n_ignore", c_uint32), ("tag_mask", c_uint32),
-                ("kind_mask", c_uint32), ("hits", POINTER(RayHit)), ("max_hits", c_uint32)]
+                ("kind_mask", c_uint32), ("hits", POINTER(RayHit)), ("max_hits", c_uint32),
+                ("ray_ignore", c_void_p), ("overlap_size", c_uint32)]  # ABI 1.6
 
 
 class VehiclePhysics(Structure):  # sensim.h sn_vehicle_physics
