@@ -37,7 +37,8 @@ static sn_status h_actor_route(sn_ctx *c, uint32_t id, sn_waypoint *out, uint32_
     const sn_mapdrive *md = drive_of(a);
     if (!md)
         return SN_OK;
-    memcpy(out, md->path, (md->n < cap ? md->n : cap) * sizeof *out);
+    for (uint32_t i = 0; i < md->n && i < cap; i++) /* the autopilot keeps its path packed (traffic.h) */
+        out[i] = sn_md_expand(&md->path[i], md->walker);
     *n_found = md->n;
     return SN_OK;
 }
@@ -73,7 +74,7 @@ static sn_status route_ahead(sn_ctx *c, const sn_actor *a, double reach, sn_wayp
     uint32_t k = 0;
     if (md && md->n) {
         for (; k < md->n; k++)
-            r[k] = md->path[k];
+            r[k] = sn_md_expand(&md->path[k], md->walker);
     } else if (sn_map_waypoint(m, t.location, true, SN_LANE_DRIVING, &r[0], &err)) {
         return SN_OK; /* on no lane: nothing governs it */
     } else {
@@ -172,9 +173,14 @@ static sn_status h_landmarks_ahead(sn_ctx *c, uint32_t id, double distance, uint
     uint32_t n;
     int64_t *ids = NULL;
     uint32_t cap_ids = 0;
+    sn_pathwp *packed = NULL; /* the route as sn_tl_stop_applies reads it */
     sn_status st = route_ahead(c, a, distance, &route, &along, &n);
+    if (!st && n && !(packed = malloc(n * sizeof *packed)))
+        st = SN_E_NOMEM;
+    for (uint32_t i = 0; !st && i < n; i++)
+        packed[i] = sn_md_pack(&route[i]);
     if (st) {
-        free(route), free(along);
+        free(route), free(along), free(packed);
         sn_format(msg, SN_CTX_ERROR_MAX, "landmarks_ahead: out of memory");
         return st;
     }
@@ -191,7 +197,7 @@ static sn_status h_landmarks_ahead(sn_ctx *c, uint32_t id, double distance, uint
         for (uint32_t k = 0; k < ns; k++) {
             double ds = (tl[k].s - w->s) * dir, at = along[i] + ds;
             if (ds < -1e-6 || ds >= step - 1e-6 || at < 0 || at > distance || seen(ids, n_ids, tl[k].light + 1) ||
-                !sn_tl_stop_applies(tl[k].via_road, tl[k].via_lane, w, n - i))
+                !sn_tl_stop_applies(tl[k].via_road, tl[k].via_lane, &packed[i], n - i))
                 continue;
             const sn_tlight *l = &ls->l[tl[k].light];
             sn_landmark x = {.kind = SN_LANDMARK_LIGHT, .actor_id = l->actor, .signal_id = l->signal_id,
@@ -222,7 +228,7 @@ static sn_status h_landmarks_ahead(sn_ctx *c, uint32_t id, double distance, uint
             add(&f, &x);
         }
     }
-    free(route), free(along), free(ids);
+    free(route), free(along), free(ids), free(packed);
     if (st) {
         sn_format(msg, SN_CTX_ERROR_MAX, "landmarks_ahead: out of memory");
         return st;

@@ -127,6 +127,15 @@ int main(void)
     printf("sn_rec_field.type %zu\n", offsetof(sn_rec_field, type));
     printf("sn_rec_field.offset %zu\n", offsetof(sn_rec_field, offset));
     printf("sn_rec_field.unit %zu\n", offsetof(sn_rec_field, unit));
+    printf("sn_scenario_info %zu\n", sizeof(sn_scenario_info));
+    printf("sn_scenario_info.struct_size %zu\n", offsetof(sn_scenario_info, struct_size));
+    printf("sn_scenario_info.loaded %zu\n", offsetof(sn_scenario_info, loaded));
+    printf("sn_scenario_info.ended %zu\n", offsetof(sn_scenario_info, ended));
+    printf("sn_scenario_info.completed %zu\n", offsetof(sn_scenario_info, completed));
+    printf("sn_scenario_info.time %zu\n", offsetof(sn_scenario_info, time));
+    printf("sn_scenario_info.ended_by %zu\n", offsetof(sn_scenario_info, ended_by));
+    printf("sn_scenario_info.stop_condition %zu\n", offsetof(sn_scenario_info, stop_condition));
+    printf("sn_scenario_info.log_messages %zu\n", offsetof(sn_scenario_info, log_messages));
     printf("sn_run_stats %zu\n", sizeof(sn_run_stats));
     printf("sn_run_stats.struct_size %zu\n", offsetof(sn_run_stats, struct_size));
     printf("sn_run_stats.frames %zu\n", offsetof(sn_run_stats, frames));

@@ -358,7 +358,7 @@ typedef struct sn_host {
                               double range, sn_overlap *out, uint32_t cap, uint32_t *n_found);
     /*
     ** The route an actor on a map autopilot plans (CARLA's Traffic Manager buffer): waypoints
-    ** on lane centres, about 2 m apart, from near the vehicle ahead (about 140 m); the first
+    ** on lane centres, about 2 m apart, from near the vehicle ahead (about 80 m); the first
     ** min(cap, *n_found) go to out. *n_found 0 when the actor is not on a map autopilot.
     ** SN_E_NOT_FOUND for no such actor.
     */
