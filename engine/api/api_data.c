@@ -6,6 +6,7 @@
 #include "../data/msgread.h"
 
 #include "../core/error.h"
+#include "../plugin/library.h"
 
 #include <msgpack.h>
 #include <stdlib.h>
@@ -21,6 +22,29 @@ sn_status sn_stream_dump_bins(const char *path, FILE *out, unsigned flags, sn_er
     if (flags & ~(unsigned)(SN_DUMP_BASE64 | SN_DUMP_DECODE))
         return sn_fail(err, SN_E_INVALID, "dump: unknown flags 0x%x", flags);
     return sn_dump_file(path, out, flags, err);
+}
+
+const sn_library *sn_blueprints_library(const sn_blueprints *b); /* api_library.c */
+
+sn_status sn_stream_dump_with(const char *path, FILE *out, unsigned flags, const sn_blueprints *lib, sn_error *err)
+{
+    sn_error local;
+    if (!err)
+        err = &local;
+    if (!lib)
+        return sn_stream_dump_bins(path, out, flags, err);
+    if (!path || !out)
+        return sn_fail(err, SN_E_INVALID, "dump: %s is NULL", !path ? "the stream path" : "the output");
+    if (flags & ~(unsigned)(SN_DUMP_BASE64 | SN_DUMP_DECODE))
+        return sn_fail(err, SN_E_INVALID, "dump: unknown flags 0x%x", flags);
+    sn_bin_layout *extra;
+    size_t n;
+    sn_status st = sn_library_layouts(sn_blueprints_library(lib), &extra, &n, err);
+    if (st)
+        return st;
+    st = sn_dump_file_with(path, out, flags, extra, n, err);
+    free(extra);
+    return st;
 }
 
 sn_status sn_stream_dump(const char *path, FILE *out, bool full, sn_error *err)

@@ -36,6 +36,15 @@ static const sn_actor_observer *observer_of(const struct sn_engine *e, const sn_
     return NULL;
 }
 
+/* A sensor from a scene that refuses to be made (create, set, attach): the error names the
+** scene's file:line:col of its entry, as attribute errors do. */
+static sn_status scene_fail(const struct sn_engine *e, const sn_spawn_desc *d, sn_status st, sn_error *err)
+{
+    if (d->src)
+        sn_error_prefix(err, sn_scene_where(&e->scene, d->src->pos).s);
+    return st;
+}
+
 /* Where an error about attribute `key` points: its file:line:col in a scene, else "spawn". */
 static void attr_where(const struct sn_engine *e, const sn_scene_entity *ent, const char *key, char *buf, size_t n)
 {
@@ -377,20 +386,20 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     st = s->cls->create(&e->host, s, &s->self);
     sn_guard_leave();
     if (st != SN_OK)
-        return sn_plugin_fail(s, "create", st, err);
+        return scene_fail(e, d, sn_plugin_fail(s, "create", st, err), err);
     if (s->cls->set) {
         sn_guard_enter(s, "set");
         st = s->cls->set(s->self, s->values, s->bp->n_attrs);
         sn_guard_leave();
         if (st != SN_OK)
-            return sn_plugin_fail(s, "set", st, err);
+            return scene_fail(e, d, sn_plugin_fail(s, "set", st, err), err);
     }
     if (s->cls->attach) {
         sn_guard_enter(s, "attach");
         st = s->cls->attach(s->self, d->parent);
         sn_guard_leave();
         if (st != SN_OK)
-            return sn_plugin_fail(s, "attach", st, err);
+            return scene_fail(e, d, sn_plugin_fail(s, "attach", st, err), err);
     }
     e->routes_dirty = true;
     return sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, d->parent) ? sn_fail(err, SN_E_NOMEM, "out of memory")

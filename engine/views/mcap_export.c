@@ -193,6 +193,13 @@ sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_p
         st = sn_mcap_add_map(m, map, err);
     if (!st)
         st = load_saved(m, run_dir, err);
+    if (!st) { /* layouts plugins of the search path declare (SDK 1.6); none found is no error */
+        sn_error lerr = {0};
+        sn_blueprints *lib = sn_blueprints_open(&(sn_engine_options){.quiet_plugins = true}, &lerr);
+        if (lib)
+            st = sn_mcap_add_layouts(m, lib, err);
+        sn_blueprints_close(lib);
+    }
     while (!st) {
         head *best = NULL;
         for (size_t i = 0; i < n; i++)

@@ -11,6 +11,7 @@
 #include "mcap_write.h"
 
 #include "../data/image.h"
+#include "../data/layouts.h"
 #include "../data/png_share.h"
 
 #include <msgpack.h>
@@ -48,6 +49,8 @@ typedef struct sn_mcap_saved {
 
 struct sn_mcap {
     char *path, *part;
+    sn_bin_layout *extra; /* record layouts plugins declare (sn_mcap_add_layouts), one block; owned */
+    size_t n_extra;
     FILE *f;
     sn_mcapw *w;
     sn_mcap_pool *pool;   /* every message goes out through it, in order */

@@ -305,9 +305,7 @@ static sn_status serialize(void *self, uint32_t index, sn_writer *w)
         .blueprint = bp,                                                           \
         .doc = doc_,                                                               \
         .phases = SN_PHASE_POST,                                                   \
-        .attrs = attrs_,                                                           \
-        .n_attrs = sizeof attrs_ / sizeof attrs_[0],                               \
-        .attr_def_size = sizeof(sn_attr_def),                                      \
+        SN_ATTR_TABLE(attrs_),                                                     \
         .create = create_,                                                         \
         .destroy = destroy,                                                        \
         .set = set,                                                                \
@@ -329,16 +327,4 @@ CLASS(normals_class, "sensor.camera.normals",
 
 static const sn_sensor_class *const classes[] = {&depth_class, &rgb_class, &sem_class, &inst_class, &normals_class};
 
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "camera",
-    .version = "1.0.0",
-    .n_classes = 5,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
-}
+SN_PLUGIN_EXPORT(library, "camera", "1.0.0", classes)

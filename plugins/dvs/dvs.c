@@ -250,9 +250,7 @@ static const sn_sensor_class dvs_class = {
     .blueprint = "sensor.camera.dvs",
     .doc = "event camera: CARLA's DVS on the RGB image, with sub-frame sampling, labels and a fixed pixel mismatch",
     .phases = SN_PHASE_POST,
-    .attrs = attrs,
-    .n_attrs = sizeof attrs / sizeof attrs[0],
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(attrs),
     .create = create,
     .destroy = destroy,
     .set = set,
@@ -263,16 +261,4 @@ static const sn_sensor_class dvs_class = {
 
 static const sn_sensor_class *const classes[] = {&dvs_class};
 
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "dvs",
-    .version = "1.0.0",
-    .n_classes = 1,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
-}
+SN_PLUGIN_EXPORT(library, "dvs", "1.0.0", classes)

@@ -9,23 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool rd_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 #define PUSH(r, name, val)                                                                                   \
-    (rd_grow((void **)&(r)->name, &(r)->cap_##name, (size_t)(r)->n_##name + 1, sizeof *(r)->name)            \
+    (sn_grow_array((void **)&(r)->name, &(r)->cap_##name, (size_t)(r)->n_##name + 1, sizeof *(r)->name)            \
          ? ((r)->name[(r)->n_##name++] = (val), true)                                                        \
          : false)
 
@@ -163,14 +148,14 @@ static sn_status decode_add(rd_reader *r, const rd_entry *e, rec_cur *c)
     bool found;
     size_t pos = find(r, a->add.id, &found);
     if (found) { /* the same id twice: the newer record wins; the older stays valid until the next call */
-        if (!rd_grow((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead)) {
+        if (!sn_grow_array((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead)) {
             free_actor(a);
             return nomem(r);
         }
         r->dead[r->n_dead++] = r->live[pos];
         r->live[pos] = a;
     } else {
-        if (!rd_grow((void **)&r->live, &r->cap_live, r->n_live + 1, sizeof *r->live)) {
+        if (!sn_grow_array((void **)&r->live, &r->cap_live, r->n_live + 1, sizeof *r->live)) {
             free_actor(a);
             return nomem(r);
         }
@@ -242,7 +227,7 @@ static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec
             if (c->bad || a > UINT32_MAX)
                 break;
             if (found) {
-                if (!rd_grow((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead))
+                if (!sn_grow_array((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead))
                     return nomem(r);
                 r->dead[r->n_dead++] = r->live[pos];
                 memmove(r->live + pos, r->live + pos + 1, (r->n_live - pos - 1) * sizeof *r->live);

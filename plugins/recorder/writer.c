@@ -6,6 +6,7 @@
 ** loses at most the frame in progress. destroy() appends the frame index and the trailer.
 ** It sends no stream messages. Layout: FORMAT.md; bytes: codec.h.
 */
+#include <sensim/grow.h>
 #include "codec.h"
 #include "format.h"
 #include "reader.h"
@@ -88,21 +89,7 @@ static const sn_attr_def attrs[] = {
     {.name = "map_sha256", .type = SN_ATTR_STRING, .def = "", .doc = "the map file's SHA-256, written in the header"},
 };
 enum { A_FILE, A_ADDITIONAL, A_DATE, A_SCENE, A_SEED, A_MAP, A_MAP_SHA, A_COUNT };
-
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
+_Static_assert(sizeof attrs / sizeof attrs[0] == A_COUNT, "one enum entry per attribute");
 
 static sn_status create(const sn_host *host, sn_ctx *ctx, void **out)
 {
@@ -135,7 +122,7 @@ static void note_spawn(recorder *r, uint32_t id)
     sn_actor_info a = {.struct_size = sizeof a};
     if (id == r->host->sensor_id(r->ctx) || r->host->actor_get(r->ctx, id, &a) != SN_OK)
         return;
-    if (!grow((void **)&r->spawns, &r->cap_spawns, r->n_spawns + 1, sizeof *r->spawns)) {
+    if (!sn_grow_array((void **)&r->spawns, &r->cap_spawns, r->n_spawns + 1, sizeof *r->spawns)) {
         r->spawns_oom = true;
         return;
     }
@@ -227,7 +214,7 @@ static sn_status on_event(void *self, const sn_event *ev)
     for (size_t i = 0; i < r->n_colls; i++) /* CARLA's per-frame de-duplication by (id1, id2) */
         if (r->colls[i].a == c->self_id && r->colls[i].b == c->other_id)
             return SN_OK;
-    if (!grow((void **)&r->colls, &r->cap_colls, r->n_colls + 1, sizeof *r->colls))
+    if (!sn_grow_array((void **)&r->colls, &r->cap_colls, r->n_colls + 1, sizeof *r->colls))
         return SN_E_NOMEM;
     r->colls[r->n_colls++] = (coll){c->self_id, c->other_id, c->normal_impulse};
     return SN_OK;
@@ -406,7 +393,7 @@ static bool light_state(const recorder *r, const sn_actor_info *a, uint8_t *out)
 static sn_status gather(recorder *r)
 {
     uint32_t n = r->host->actor_count(r->ctx);
-    if (!grow((void **)&r->infos, &r->cap_infos, n + 1, sizeof *r->infos))
+    if (!sn_grow_array((void **)&r->infos, &r->cap_infos, n + 1, sizeof *r->infos))
         return SN_E_NOMEM;
     r->n_infos = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -431,8 +418,8 @@ static sn_status write_frame(recorder *r)
     size_t need = r->n_infos + 1;
     if (need > r->cap_known) {
         size_t cap = r->cap_known, cap2 = r->cap_known;
-        if (!grow((void **)&r->known2, &cap2, need, sizeof *r->known2) ||
-            !grow((void **)&r->known, &cap, need, sizeof *r->known))
+        if (!sn_grow_array((void **)&r->known2, &cap2, need, sizeof *r->known2) ||
+            !sn_grow_array((void **)&r->known, &cap, need, sizeof *r->known))
             return SN_E_NOMEM;
         r->cap_known = cap < cap2 ? cap : cap2;
     }
@@ -662,7 +649,7 @@ static sn_status write_frame(recorder *r)
         head[4 + i] = (uint8_t)(len >> 8 * i);
         head[8 + i] = (uint8_t)(crc >> 8 * i);
     }
-    if (!grow((void **)&r->index, &r->cap_index, r->n_index + 1, sizeof *r->index))
+    if (!sn_grow_array((void **)&r->index, &r->cap_index, r->n_index + 1, sizeof *r->index))
         return SN_E_NOMEM;
     r->index[r->n_index++] = (index_entry){clk->frame, r->offset, elapsed, clk->dt,
                                            (uint8_t)((key ? REC_F_KEY : 0) | (events ? REC_F_EVENTS : 0))};
@@ -748,9 +735,7 @@ const sn_sensor_class rec_writer_class = {
     .doc = "records every frame of the world to a file (CARLA's recorder); read back by sensim replay",
     .phases = SN_PHASE_OBSERVE,
     .events = SN_EVENT_COLLISION_ANY | SN_EVENT_ACTOR_SPAWNED,
-    .attrs = attrs,
-    .n_attrs = A_COUNT,
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(attrs),
     .create = create,
     .destroy = destroy,
     .set = set,

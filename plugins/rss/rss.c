@@ -974,9 +974,7 @@ static const sn_sensor_class rss_class = {
     .doc = "Responsibility-Sensitive Safety of the parent vehicle against the vehicles around it on the map's "
            "lanes (CARLA's RSS sensor, ad-rss's structured non-intersection cases)",
     .phases = SN_PHASE_POST,
-    .attrs = rss_attrs,
-    .n_attrs = sizeof rss_attrs / sizeof rss_attrs[0],
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(rss_attrs),
     .value_size = sizeof(sn_value),
     .create = create,
     .destroy = destroy,
@@ -988,10 +986,4 @@ static const sn_sensor_class rss_class = {
 };
 
 static const sn_sensor_class *const classes[] = {&rss_class};
-static const sn_plugin_lib lib = {SN_ABI_HEADER(sn_plugin_lib), "rss", "1.0.0", 1, classes};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &lib : NULL;
-}
+SN_PLUGIN_EXPORT(lib, "rss", "1.0.0", classes)

@@ -87,7 +87,8 @@ class RayResult(Structure):  # sensim/query.h sn_ray_result
 class RayQuery(Structure):  # sensim/query.h sn_ray_query
     _fields_ = [("struct_size", c_uint32), ("ray_size", c_uint32), ("result_size", c_uint32), ("hit_size", c_uint32),
                 ("mode", c_int), ("ignore_ids", POINTER(c_uint32)), ("n_ignore", c_uint32), ("tag_mask", c_uint32),
-                ("kind_mask", c_uint32), ("hits", POINTER(RayHit)), ("max_hits", c_uint32)]
+                ("kind_mask", c_uint32), ("hits", POINTER(RayHit)), ("max_hits", c_uint32),
+                ("ray_ignore", c_void_p), ("overlap_size", c_uint32)]  # ABI 1.6
 
 
 class VehiclePhysics(Structure):  # sensim.h sn_vehicle_physics
@@ -149,9 +150,19 @@ class AttrDef(Structure):
                 ("unit", c_char_p), ("doc", c_char_p)]
 
 
+class RecField(Structure):  # sensim/records.h (SDK 1.6)
+    _fields_ = [("name", c_char_p), ("type", c_int), ("offset", c_uint32), ("unit", c_char_p)]
+
+
+class RecLayout(Structure):
+    _fields_ = [("key", c_char_p), ("name", c_char_p), ("size", c_uint32), ("fields", c_void_p),
+                ("n_fields", c_uint32), ("field_size", c_uint32), ("doc", c_char_p)]
+
+
 class BlueprintInfo(Structure):
     _fields_ = [("struct_size", c_uint32), ("id", c_char_p), ("kind", c_int), ("doc", c_char_p),
-                ("plugin", c_char_p), ("n_attrs", c_uint32), ("attrs", POINTER(POINTER(AttrDef)))]
+                ("plugin", c_char_p), ("n_attrs", c_uint32), ("attrs", POINTER(POINTER(AttrDef))),
+                ("n_records", c_uint32), ("records", c_void_p), ("rec_layout_size", c_uint32)]
 
 
 class RunStats(Structure):
@@ -215,7 +226,8 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_vehicle_control": VehControl, "sn_walker_control": WalkControl, "sn_actor_info": ActorInfo,
            "sn_clock": Clock, "sn_error": Error, "sn_engine_options": EngineOptions, "sn_message": Message,
            "sn_attribute": Attribute, "sn_actor_desc": ActorDesc, "sn_value": Value, "sn_attr_def": AttrDef,
-           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats, "sn_scenario_info": ScenarioInfo,
+            "sn_blueprint_info": BlueprintInfo, "sn_rec_layout": RecLayout, "sn_rec_field": RecField,
+            "sn_run_stats": RunStats, "sn_scenario_info": ScenarioInfo,
            "sn_traffic_health": TrafficHealth, "sn_record_options": RecordOptions,
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
            "sn_map_info": MapInfo, "sn_weather": Weather,

@@ -387,6 +387,16 @@ class World(WorldTraffic):
             self._bplib._bps.append(walkers.controller_blueprint())  # controller.ai.walker
         return self._bplib
 
+    def _record_dtypes(self, type_id: str) -> dict:
+        """{bin key: numpy dtype} of the records blueprint `type_id` declares (SDK 1.6)."""
+        cache = self.__dict__.setdefault("_rec_dtypes", {})
+        if type_id not in cache:
+            try:
+                cache[type_id] = self.get_blueprint_library().find(type_id).record_dtypes
+            except Exception:
+                cache[type_id] = {}
+        return cache[type_id]
+
     def get_map(self):
         """The scene's road map (carla.Map); SensimError when the scene names none."""
         from .map import Map

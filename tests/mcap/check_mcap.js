@@ -526,7 +526,7 @@ async function main() {
     console.log(`ok: ${boxes} boxes and ${tfs} frames of the transform tree are the actors stream's poses`);
   }
   // every sensor message's transform: its frame's world pose in the tree
-  let sensorPoses = 0;
+  let sensorPoses = 0, declaredClouds = 0;
   for (const t of topics) {
     const name = t.slice(1), dump = ["actors", "actors/static", "tf", "tf_static", "map"].includes(name) ? null : loadJsonl(name);
     if (!dump) continue;
@@ -549,6 +549,14 @@ async function main() {
           same = raw.readFloatLE(p) === data.readFloatLE(p) && -raw.readFloatLE(p + 4) === data.readFloatLE(p + 4) && raw.compare(data, p + 8, p + rs, p + 8, p + rs) === 0;
         check(same, `${t}: points are the stream's with y negated (frame ${s.frame})`);
       }
+      if (m.schema === "foxglove.PointCloud" && s.type === "sensor.test.records") { // a declared layout (SDK 1.6)
+        const raw = Buffer.from(s.points.$bin, "base64"), data = Buffer.from(m.value.data || []);
+        let same = data.length === raw.length && m.value.point_stride === 12 && (m.value.fields || []).length === 3;
+        for (let p = 0; same && p < raw.length; p += 12)
+          same = raw.readFloatLE(p) === data.readFloatLE(p) && -raw.readFloatLE(p + 4) === data.readFloatLE(p + 4) && raw.readFloatLE(p + 8) === data.readFloatLE(p + 8);
+        check(same, `${t}: the declared points are the stream's with y negated (frame ${s.frame})`);
+        declaredClouds++;
+      }
       if (m.schema === "foxglove.PointCloud" && s.type === "sensor.other.radar")
         check((m.value.data || []).length === (Buffer.from(s.raw_data.$bin, "base64").length / 16) * 20, `${t}: a point per detection`);
       if (m.schema === "foxglove.LocationFix")
@@ -558,6 +566,7 @@ async function main() {
     });
   }
   console.log(`ok: ${sensorPoses} sensor messages' transforms found in the tree`);
+  if (declaredClouds) console.log(`ok: ${declaredClouds} PointClouds of a declared record layout`);
   const map = byTopic("/map");
   if (map.length) {
     const lines = map[0].value.entities[0].lines || [];

@@ -12,9 +12,11 @@
 #     replaced whole with it, and left as it was by a failed export with it;
 #   - bad input: a folder without streams, a corrupt stream, a link or a folder where the file
 #     goes: exit 2, one error line, nothing written and nothing left behind.
-# usage: mcap.sh SENSIM SCENES_DIR MAPS_DIR TMP_DIR THIS_DIR
+#   - a sensor of one's own declaring its record layouts (SDK 1.6, tests/sdk16/records_probe.c): its
+#     x, y, z records a PointCloud (run --mcap and export alike), the same bytes with y negated.
+# usage: mcap.sh SENSIM SCENES_DIR MAPS_DIR TMP_DIR THIS_DIR [RECORDS_PROBE_DIR]
 set -u
-SENSIM=$1 SCENES=$2 MAPS=$3 TMP=$4/mcap HERE=$5
+SENSIM=$1 SCENES=$2 MAPS=$3 TMP=$4/mcap HERE=$5 RECORDS=${6:-}
 NODE_DIR=$4/mcap-node
 rm -rf "$TMP" && mkdir -p "$TMP"
 fails=0
@@ -171,6 +173,16 @@ for s in crash lanes imu; do
 done
 "$SENSIM" run "$TMP/all.yaml" --out "$TMP/all1" --mcap "$TMP/all1.mcap" --threads 1 --quiet || bad "all-sensor run at 1 thread"
 cmp -s "$TMP/all.mcap" "$TMP/all1.mcap" || bad "the MCAP differs between 1 and 2 threads"
+
+# ---- declared record layouts (SDK 1.6): a PointCloud where the records have x, y, z ----
+if [ -n "$RECORDS" ]; then
+  printf 'settings: {frames: 3}\nactors:\n  - {name: box, blueprint: static.prop.box, transform: {location: [5, 0, 1]}}\nsensors:\n  - {name: echo, blueprint: sensor.test.records}\n' >"$TMP/records.yaml"
+  SENSIM_PLUGIN_PATH=$RECORDS "$SENSIM" run "$TMP/records.yaml" --out "$TMP/records" --mcap "$TMP/records_live.mcap" --quiet ||
+    bad "records run --mcap"
+  SENSIM_PLUGIN_PATH=$RECORDS "$SENSIM" export mcap "$TMP/records" --out "$TMP/records.mcap" >/dev/null || bad "export records"
+  cmp -s "$TMP/records_live.mcap" "$TMP/records.mcap" || bad "records: run --mcap and export differ"
+  check "$TMP/records.mcap" "$TMP/records"
+fi
 
 # ---- a killed run leaves no half MCAP at its path ----
 # kill -9 once the run is writing (its partial file holds chunks); the run is made far longer than
