@@ -78,6 +78,8 @@ typedef struct camera {
     float *mb_depth, *mb_motion, *vel; /* motion blur: render_motion's depth and motion, blur vectors */
     uint32_t *mb_inst;
     pfx_motion *mb_ids;
+    uint32_t mb_div; /* the motion render's pixel: mb_div x mb_div image pixels */
+    float *mb_vel;   /* blur vectors at the motion render's size (mb_div > 1) */
     const float *depth_ready; /* this tick's depth after the lens: depth or depth_out */
 } camera;
 
@@ -108,8 +110,8 @@ static void free_buffers(camera *c)
 {
     cam_rgb_free(&c->rgb);
     pfx_free(&c->post);
-    free(c->fx_in), free(c->mb_depth), free(c->mb_motion), free(c->vel), free(c->mb_inst), free(c->mb_ids);
-    c->fx_in = NULL, c->mb_depth = c->mb_motion = c->vel = NULL, c->mb_inst = NULL, c->mb_ids = NULL;
+    free(c->fx_in), free(c->mb_depth), free(c->mb_motion), free(c->vel), free(c->mb_inst), free(c->mb_ids), free(c->mb_vel);
+    c->fx_in = NULL, c->mb_depth = c->mb_motion = c->vel = c->mb_vel = NULL, c->mb_inst = NULL, c->mb_ids = NULL;
     free(c->map), free(c->depth), free(c->depth_out), free(c->bgra);
     free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
 }
@@ -190,10 +192,16 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         oom = !cam_rgb_init(&c->rgb, &c->lens, 2.2, c->w, c->h) || !pfx_init(&c->post, &p, c->w, c->h) ||
               !(c->fx_in = malloc(px * 4));
         if (!oom && pfx_wants_velocity(&c->post) && SN_HOST_HAS(c->host, render_motion) &&
-            SN_HOST_HAS(c->host, sensor_transform_prev))
-            oom = !(c->mb_depth = malloc(px * sizeof(float))) || !(c->mb_motion = malloc(px * 3 * sizeof(float))) ||
-                  !(c->vel = malloc(px * 2 * sizeof(float))) || !(c->mb_inst = malloc(px * sizeof(uint32_t))) ||
-                  !(c->mb_ids = malloc(sizeof *c->mb_ids));
+            SN_HOST_HAS(c->host, sensor_transform_prev)) {
+            /* blur vectors are smooth and a few pixels long: from a half-size render on images of
+            ** 320 px and more (a quarter of the extra render's cost) */
+            c->mb_div = c->w >= 320 && c->h >= 2 ? 2 : 1;
+            size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
+            oom = !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_motion = malloc(mpx * 3 * sizeof(float))) ||
+                  !(c->vel = malloc(px * 2 * sizeof(float))) || !(c->mb_inst = malloc(mpx * sizeof(uint32_t))) ||
+                  !(c->mb_ids = malloc(sizeof *c->mb_ids)) ||
+                  (c->mb_div > 1 && !(c->mb_vel = malloc(mpx * 2 * sizeof(float))));
+        }
     } else if (c->kind == CAM_RGB)
         oom = !cam_rgb_init(&c->rgb, &c->lens, v[CAM_A_GAMMA].f, c->w, c->h);
     else
@@ -279,20 +287,32 @@ static sn_status tick(void *self, sn_phase phase)
     sn_image img = {sizeof img, c->depth, c->bgra, c->tag, c->inst, c->aa};
     sn_status st;
     bool have_vel = false;
-    if (c->vel) { /* motion blur: depth, ids and motion of a pixel-size render (colour too without AA) */
-        sn_image mi = {sizeof mi, c->mb_depth, c->aa == 1 ? c->bgra : NULL, NULL, c->mb_inst, 1};
-        st = c->host->render_motion(c->ctx, &cam, &mi, c->mb_motion);
+    const bool one_render = c->aa == 1 && c->mb_div == 1;
+    if (c->vel) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+        const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
+        sn_camera mc = cam;
+        mc.width = mw, mc.height = mh;
+        mc.fov = d == 1 ? c->fov : 2 * atan(tan(c->fov * M_PI / 360) * mw * d / c->w) * 180 / M_PI;
+        sn_image mi = {sizeof mi, c->mb_depth, one_render ? c->bgra : NULL, NULL, c->mb_inst, 1};
+        st = c->host->render_motion(c->ctx, &mc, &mi, c->mb_motion);
         if (st == SN_OK) {
             sn_transform prev;
             c->host->sensor_transform_prev(c->ctx, &prev);
-            pfx_velocity(c->mb_ids, &c->post.p, c->w, c->h, c->fov, &cam.transform, &prev, c->mb_depth, c->mb_inst,
-                         c->mb_motion, c->vel);
+            pfx_velocity(c->mb_ids, &c->post.p, mw, mh, mc.fov, &cam.transform, &prev, c->mb_depth, c->mb_inst,
+                         c->mb_motion, d == 1 ? c->vel : c->mb_vel);
+            for (uint32_t y = 0; d > 1 && y < c->h; y++) /* nearest, in image pixels */
+                for (uint32_t x = 0; x < c->w; x++) {
+                    uint32_t sy = y / d < mh ? y / d : mh - 1, sx = x / d < mw ? x / d : mw - 1;
+                    const float *s = c->mb_vel + 2 * ((size_t)sy * mw + sx);
+                    c->vel[2 * ((size_t)y * c->w + x)] = s[0] * (float)d;
+                    c->vel[2 * ((size_t)y * c->w + x) + 1] = s[1] * (float)d;
+                }
             have_vel = true;
         } else if (st != SN_E_UNSUPPORTED) { /* a test world's painter has no motion: no blur */
             return st;
         }
     }
-    if (!have_vel || c->aa != 1) {
+    if (!have_vel || !one_render) {
         st = c->host->render(c->ctx, &cam, &img);
         if (st)
             return st;

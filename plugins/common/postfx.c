@@ -13,7 +13,8 @@
 #define HIST_STEP 0.25
 #define LOW_PCT 0.80  /* Unreal 4.26's AutoExposureLowPercent, HighPercent */
 #define HIGH_PCT 0.983
-#define BLOOM_DOWN 4
+#define DESAT (0.96f * 0.93f)
+#define BLOOM_DOWN 8 /* bloom and flare work on an eighth of the image a side */
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
@@ -131,18 +132,28 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     x->p = *p;
     x->w = w, x->h = h;
     x->sw = (w + BLOOM_DOWN - 1) / BLOOM_DOWN, x->sh = (h + BLOOM_DOWN - 1) / BLOOM_DOWN;
+    x->tw = (x->sw + BLOOM_DOWN - 1) / BLOOM_DOWN, x->th = (x->sh + BLOOM_DOWN - 1) / BLOOM_DOWN;
     for (int i = 0; i < 256; i++)
         x->dec[i] = (float)pow(i / 255.0, 2.2);
     for (int i = 0; i < PFX_LUT; i++) {
         double s = (double)i / (PFX_LUT - 1);
-        x->tone[i] = (float)pfx_tone_curve(p, s * s * PFX_LUT_XMAX);
-        x->enc[i] = (uint8_t)lround(255.0 * pow(s * s, 1.0 / p->gamma));
+        double t = fmin(1, pfx_tone_curve(p, s * s * PFX_LUT_XMAX));
+        x->tone8[i] = (uint8_t)lround(255.0 * pow(t, 1.0 / p->gamma));
     }
     pfx_white_balance(p->temp, p->tint, x->wb);
+    if ((x->gx = malloc(w * sizeof *x->gx)) && (x->gw = malloc(w * sizeof *x->gw)))
+        for (uint32_t i = 0; i < w; i++) { /* each column's bloom pixel pair and weight */
+            float fx = ((float)i + 0.5f) / BLOOM_DOWN - 0.5f;
+            fx = fx < 0 ? 0 : fx;
+            x->gx[i] = (uint32_t)fx, x->gw[i] = fx - (float)x->gx[i];
+        }
     size_t px = (size_t)w * h, spx = (size_t)x->sw * x->sh;
     size_t tiles = (size_t)((w + TILE - 1) / TILE) * ((h + TILE - 1) / TILE);
-    bool ok = (x->lin = malloc(px * 3 * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
-              (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float)));
+    bool ok = x->gx && x->gw && (x->grow = malloc((size_t)((h + BAND - 1) / BAND) * x->sw * 3 * sizeof(float))) &&
+              (x->lin = malloc(px * 3 * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
+              (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float))) &&
+              (x->tiny = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
+              (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float)));
     if (ok && pfx_wants_velocity(x))
         ok = (x->tmp = malloc(px * 3 * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float)));
     return ok;
@@ -150,7 +161,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow);
     memset(x, 0, sizeof *x);
 }
 
@@ -289,7 +300,8 @@ static double metered_ev(const pfx *x)
     return wsum > 0 ? sum / wsum : x->p.max_bright;
 }
 
-/* Bloom and flare source: the exposed image a quarter a side (box), above 1 (what would clip). */
+/* Bloom and flare source: the exposed image an eighth a side (the mean of every other pixel of
+** each 8 x 8 block, each way), above 1 (what would clip). */
 static void bloom_source(pfx *x, const float *src)
 {
     const float s = (float)x->scale;
@@ -297,8 +309,8 @@ static void bloom_source(pfx *x, const float *src)
         for (uint32_t sx = 0; sx < x->sw; sx++) {
             float acc[3] = {0, 0, 0};
             int n = 0;
-            for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y++)
-                for (uint32_t xx = sx * BLOOM_DOWN; xx < sx * BLOOM_DOWN + BLOOM_DOWN && xx < x->w; xx++) {
+            for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y += 2)
+                for (uint32_t xx = sx * BLOOM_DOWN; xx < sx * BLOOM_DOWN + BLOOM_DOWN && xx < x->w; xx += 2) {
                     const float *c = src + 3 * ((size_t)y * x->w + xx);
                     for (int k = 0; k < 3; k++)
                         acc[k] += fmaxf(0, c[k] * s - 1.0f);
@@ -310,8 +322,8 @@ static void bloom_source(pfx *x, const float *src)
         }
 }
 
-/* Separable Gaussian of sigma (bloom pixels) from `in` into `out` (blur2 as scratch). */
-static void gauss(pfx *x, const float *in, float *out, double sigma)
+/* Separable Gaussian of sigma (pixels) of a W x H image from `in` into `out` (t: scratch). */
+static void gauss_img(const float *in, float *out, float *t, int W, int H, double sigma)
 {
     int r = (int)ceil(3 * sigma);
     if (r > 64)
@@ -322,8 +334,6 @@ static void gauss(pfx *x, const float *in, float *out, double sigma)
         tot += (w[k + r] = (float)exp(-0.5 * k * k / (sigma * sigma)));
     for (int k = 0; k <= 2 * r; k++)
         w[k] /= (float)tot;
-    const int W = (int)x->sw, H = (int)x->sh;
-    float *t = x->blur2;
     for (int y = 0; y < H; y++)
         for (int xx = 0; xx < W; xx++) {
             float a[3] = {0, 0, 0};
@@ -346,7 +356,12 @@ static void gauss(pfx *x, const float *in, float *out, double sigma)
         }
 }
 
-/* Bloom (two Gaussians, 1 % and 4 % of the width, averaged) plus lens flare (ghosts of the
+static void gauss(pfx *x, const float *in, float *out, double sigma)
+{
+    gauss_img(in, out, x->blur2, (int)x->sw, (int)x->sh, sigma);
+}
+
+/* Bloom (two Gaussians, 1 % and 4 % of the width, averaged, the wide one on a 64th of the image) plus lens flare (ghosts of the
 ** bright image scaled through the centre, negative scales mirrored, tinted) into blur: what the
 ** final pass adds, bilinearly upsampled. */
 static void glow(pfx *x)
@@ -375,9 +390,38 @@ static void glow(pfx *x)
                 }
             }
     }
-    gauss(x, x->bright, x->bright, s2 > 0.5 ? s2 : 0.5);
-    for (size_t i = 0; i < n; i++)
-        x->blur[i] += half_bi * x->bright[i];
+    /* the wide one on a further quarter a side (a sixteenth of the image), bilinearly back */
+    const uint32_t tw = x->tw, th = x->th;
+    for (uint32_t ty = 0; ty < th; ty++)
+        for (uint32_t tx = 0; tx < tw; tx++) {
+            float a[3] = {0, 0, 0};
+            int k = 0;
+            for (uint32_t y = ty * BLOOM_DOWN; y < ty * BLOOM_DOWN + BLOOM_DOWN && y < x->sh; y++)
+                for (uint32_t xx = tx * BLOOM_DOWN; xx < tx * BLOOM_DOWN + BLOOM_DOWN && xx < x->sw; xx++, k++)
+                    for (int c = 0; c < 3; c++)
+                        a[c] += x->bright[3 * ((size_t)y * x->sw + xx) + c];
+            for (int c = 0; c < 3; c++)
+                x->tiny[3 * ((size_t)ty * tw + tx) + c] = a[c] / (float)k;
+        }
+    gauss_img(x->tiny, x->tiny, x->tiny2, (int)tw, (int)th, s2 / BLOOM_DOWN > 0.5 ? s2 / BLOOM_DOWN : 0.5);
+    for (uint32_t y = 0; y < x->sh; y++) {
+        float fy = ((float)y + 0.5f) / BLOOM_DOWN - 0.5f;
+        fy = fy < 0 ? 0 : fy;
+        uint32_t y0 = (uint32_t)fy, y1 = y0 + 1 < th ? y0 + 1 : y0;
+        float wy = fy - (float)y0;
+        for (uint32_t xx = 0; xx < x->sw; xx++) {
+            float fx = ((float)xx + 0.5f) / BLOOM_DOWN - 0.5f;
+            fx = fx < 0 ? 0 : fx;
+            uint32_t x0 = (uint32_t)fx, x1 = x0 + 1 < tw ? x0 + 1 : x0;
+            float wx = fx - (float)x0;
+            float *o = x->blur + 3 * ((size_t)y * x->sw + xx);
+            for (int c = 0; c < 3; c++) {
+                float v = (1 - wy) * ((1 - wx) * x->tiny[3 * (y0 * tw + x0) + c] + wx * x->tiny[3 * (y0 * tw + x1) + c]) +
+                          wy * ((1 - wx) * x->tiny[3 * (y1 * tw + x0) + c] + wx * x->tiny[3 * (y1 * tw + x1) + c]);
+                o[c] += half_bi * v;
+            }
+        }
+    }
 }
 
 /* The final pass: chromatic aberration, exposure, white balance, glow, Unreal's desaturations
@@ -393,7 +437,7 @@ static void final_band(void *arg, uint32_t b)
     const bool glow_on = x->p.bloom > 0 || x->p.flare > 0;
     const float ca = (float)(x->p.ca_intensity * 0.01), ca0 = (float)x->p.ca_offset;
     const float cx = x->w * 0.5f, cy = x->h * 0.5f, rn = 1.0f / sqrtf(cx * cx + cy * cy);
-    const float lut_in = (float)(PFX_LUT - 1) / sqrtf((float)PFX_LUT_XMAX), lut_out = (float)(PFX_LUT - 1);
+    const float lut_in = (float)(PFX_LUT - 1) / sqrtf((float)PFX_LUT_XMAX);
     const uint32_t y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
     for (uint32_t y = b * BAND; y < y1; y++) {
         /* the bloom row pair and weight for bilinear upsampling */
@@ -401,6 +445,11 @@ static void final_band(void *arg, uint32_t b)
         fy = fy < 0 ? 0 : fy;
         uint32_t by0 = (uint32_t)fy, by1 = by0 + 1 < x->sh ? by0 + 1 : by0;
         float wy = fy - (float)by0;
+        /* the glow's row at y, interpolated between its two bloom rows once */
+        float *grow = x->grow + (size_t)b * x->sw * 3;
+        if (glow_on)
+            for (uint32_t k = 0; k < x->sw * 3; k++)
+                grow[k] = (1 - wy) * x->blur[(size_t)by0 * x->sw * 3 + k] + wy * x->blur[(size_t)by1 * x->sw * 3 + k];
         for (uint32_t xx = 0; xx < x->w; xx++) {
             size_t i = (size_t)y * x->w + xx;
             float c[3] = {src[3 * i], src[3 * i + 1], src[3 * i + 2]};
@@ -421,29 +470,18 @@ static void final_band(void *arg, uint32_t b)
             for (int k = 0; k < 3; k++)
                 e[k] = m[3 * k] * c[0] + m[3 * k + 1] * c[1] + m[3 * k + 2] * c[2];
             if (glow_on) {
-                float fx = ((float)xx + 0.5f) / BLOOM_DOWN - 0.5f;
-                fx = fx < 0 ? 0 : fx;
-                uint32_t bx0 = (uint32_t)fx, bx1 = bx0 + 1 < x->sw ? bx0 + 1 : bx0;
-                float wx = fx - (float)bx0;
-                const float *g00 = x->blur + 3 * ((size_t)by0 * x->sw + bx0), *g01 = x->blur + 3 * ((size_t)by0 * x->sw + bx1);
-                const float *g10 = x->blur + 3 * ((size_t)by1 * x->sw + bx0), *g11 = x->blur + 3 * ((size_t)by1 * x->sw + bx1);
+                const float *g0 = grow + 3 * x->gx[xx], *g1 = g0 + (x->gx[xx] + 1 < x->sw ? 3 : 0), wx = x->gw[xx];
                 for (int k = 0; k < 3; k++)
-                    e[k] += (1 - wy) * ((1 - wx) * g00[k] + wx * g01[k]) + wy * ((1 - wx) * g10[k] + wx * g11[k]);
+                    e[k] += g0[k] + wx * (g1[k] - g0[k]);
             }
-            /* pre-desaturate 0.96, curve, post-desaturate 0.93 (Unreal's FilmToneMap) */
+            /* Unreal's desaturations around the curve (0.96 before, 0.93 after) both before it
+            ** (0.96 x 0.93): one table from exposed linear to the output byte per channel */
             float yl = 0.2126f * e[0] + 0.7152f * e[1] + 0.0722f * e[2];
-            float t[3];
-            for (int k = 0; k < 3; k++) {
-                float v = yl + 0.96f * (e[k] - yl);
-                v = v < 0 ? 0 : v > (float)PFX_LUT_XMAX ? (float)PFX_LUT_XMAX : v;
-                t[k] = x->tone[(uint32_t)(sqrtf(v) * lut_in + 0.5f)];
-            }
-            float yt = 0.2126f * t[0] + 0.7152f * t[1] + 0.0722f * t[2];
             uint8_t *o = x->out + 4 * i;
             for (int k = 0; k < 3; k++) {
-                float v = yt + 0.93f * (t[k] - yt);
-                v = v < 0 ? 0 : v > 1 ? 1 : v;
-                o[2 - k] = x->enc[(uint32_t)(sqrtf(v) * lut_out + 0.5f)];
+                float v = yl + DESAT * (e[k] - yl);
+                v = v < 0 ? 0 : v > (float)PFX_LUT_XMAX ? (float)PFX_LUT_XMAX : v;
+                o[2 - k] = x->tone8[(uint32_t)(sqrtf(v) * lut_in + 0.5f)];
             }
             o[3] = 255;
         }

@@ -39,14 +39,16 @@ typedef void (*pfx_run_fn)(void *runner, void (*fn)(void *arg, uint32_t task), v
 
 typedef struct pfx {
     pfx_params p;
-    uint32_t w, h, sw, sh;    /* image; the bloom image (a quarter a side) */
+    uint32_t w, h, sw, sh, tw, th; /* image; the bloom image (an eighth a side); the wide bloom's (a 64th) */
     float *lin;               /* 3 floats a pixel: linear RGB decoded (then motion blurred) */
     float *tmp;               /* 3 floats a pixel: the motion blur's output */
     float *bright, *blur, *blur2; /* 3 floats a bloom pixel */
+    float *tiny, *tiny2;      /* 3 floats a wide-bloom pixel */
+    uint32_t *gx;             /* each column's left bloom pixel */
+    float *gw, *grow;         /* its weight; a glow row a band (3 floats a bloom pixel) */
     float *tile;              /* 2 floats a 16 px tile: the largest blur vector near it */
     float dec[256];           /* 8-bit value, gamma 2.2 encoded -> linear */
-    float tone[PFX_LUT];      /* exposed linear (sqrt-spaced) -> display linear */
-    uint8_t enc[PFX_LUT];     /* display linear (sqrt-spaced, 0..1) -> output byte */
+    uint8_t tone8[PFX_LUT];   /* exposed linear (sqrt-spaced, 0..PFX_LUT_XMAX) -> output byte: curve and gamma */
     double wb[9];             /* white balance, linear sRGB, row-major */
     bool adapted;             /* ev holds last frame's adapted exposure */
     double ev;                /* adapted EV100 */
