@@ -2,7 +2,7 @@
 ** statistics and the opt-in crash reporter. */
 #include "../sim/engine.h"
 #include "../sim/guard.h"
-#include "../sim/spool.h"
+#include "../output/spool.h"
 
 #include "../core/error.h"
 

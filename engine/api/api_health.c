@@ -30,11 +30,11 @@ sn_status sn_engine_traffic_health(const sn_engine *e, sn_traffic_health *out, s
     if (st)
         return st;
     sn_traffic_health t;
-    sn_health_totals(&e->health, &t);
+    sn_health_totals(e->health, &t);
     return give(&t, out, "traffic health", err);
 }
 
-uint32_t sn_engine_traffic_health_windows(const sn_engine *e) { return e ? sn_health_windows(&e->health) : 0; }
+uint32_t sn_engine_traffic_health_windows(const sn_engine *e) { return e ? sn_health_windows(e->health) : 0; }
 
 sn_status sn_engine_traffic_health_window(const sn_engine *e, uint32_t index, sn_traffic_health *out, sn_error *err)
 {
@@ -42,9 +42,9 @@ sn_status sn_engine_traffic_health_window(const sn_engine *e, uint32_t index, sn
     if (st)
         return st;
     sn_traffic_health w = {.struct_size = sizeof w};
-    if (!sn_health_window(&e->health, index, &w))
+    if (!sn_health_window(e->health, index, &w))
         return sn_fail(err, SN_E_RANGE, "traffic health window: %u is not below the %u windows observed", index,
-                       sn_health_windows(&e->health));
+                       sn_health_windows(e->health));
     return give(&w, out, "traffic health window", err);
 }
 
@@ -53,6 +53,6 @@ sn_status sn_engine_traffic_health_json(const sn_engine *e, FILE *out, sn_error 
     sn_status st = check(e, out, "traffic health json", err);
     if (st)
         return st;
-    sn_health_json(&e->health, out);
+    sn_health_json(e->health, out);
     return ferror(out) ? sn_fail(err, SN_E_IO, "traffic health json: cannot write") : SN_OK;
 }

@@ -8,6 +8,7 @@
 ** what a load does after parsing,
 ** so a run after a reset is byte-identical to a fresh load's with the same seed. */
 #include "../sim/engine.h"
+#include "../sim/../frame/frame.h"
 
 #include "../core/error.h"
 

@@ -3,6 +3,7 @@
 ** injected collisions and an optional painter in place of the renderer. Nothing here is a
 ** second implementation of the host: sensim/testing.h is built on these calls. */
 #include "../sim/engine.h"
+#include "../sim/../frame/frame.h"
 
 #include "../core/error.h"
 #include "../core/util.h"

@@ -1,6 +1,7 @@
 /* api_world.c — the closed loop's conveniences over the engine (sensim.h): a world without a
 ** scene file, un-listening, and CARLA's get_actors().filter(pattern). */
 #include "../sim/engine.h"
+#include "../sim/../frame/frame.h"
 
 #include "../core/error.h"
 #include "../core/util.h"

@@ -178,23 +178,23 @@ int sn_attr_find(const sn_attr_def *defs, uint32_t n, size_t stride, const char 
     return -1;
 }
 
-/* "file:line:col" for a scene, "spawn" for the API (no file). */
-static void at_pos(char *buf, size_t n, const sn_scene *scene, sn_srcpos pos)
+/* "file:line:col" of the k-th given attribute, "spawn" for the API (no file). */
+static void at_pos(char *buf, size_t n, const sn_attr_where *where, uint32_t k, bool value)
 {
-    if (scene)
-        sn_format(buf, n, "%s", sn_scene_where(scene, pos).s);
+    if (where)
+        where->fn(where->user, k, value, buf, n);
     else
         snprintf(buf, n, "spawn");
 }
 
 sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, const char *blueprint,
-                          const sn_scene_entity *e, const sn_scene *scene,
+                          const sn_attribute *given, uint32_t n_given, const sn_attr_where *where,
                           const char *const *extra_keys, sn_value **out, sn_error *err)
 {
     *out = NULL;
     size_t strings = 0;
-    for (uint32_t k = 0; k < e->n_attrs; k++)
-        strings += strlen(e->attrs[k].value) + 1;
+    for (uint32_t k = 0; k < n_given; k++)
+        strings += strlen(given[k].value) + 1;
     char *block = calloc(1, (n + 1) * sizeof(sn_value) + strings);
     if (!block)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
@@ -203,8 +203,8 @@ sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, co
     char why[512];
     for (uint32_t i = 0; i < n; i++) /* defaults were checked at load */
         sn_attr_parse(sn_attr_at(defs, stride, i), sn_attr_at(defs, stride, i)->def, &vals[i], why, sizeof why);
-    for (uint32_t k = 0; k < e->n_attrs; k++) {
-        const sn_scene_attr *a = &e->attrs[k];
+    for (uint32_t k = 0; k < n_given; k++) {
+        const sn_attribute *a = &given[k];
         bool extra = false;
         for (const char *const *x = extra_keys; x && *x; x++)
             extra |= strcmp(*x, a->key) == 0;
@@ -218,10 +218,10 @@ sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, co
             for (const char *const *x = extra_keys; x && *x; x++)
                 append_name(list, sizeof list, *x);
             free(block);
-            char where[600];
-            at_pos(where, sizeof where, scene, a->key_pos);
+            char at[600];
+            at_pos(at, sizeof at, where, k, false);
             return sn_fail(err, SN_E_INVALID, "%s: unknown attribute '%s' for blueprint '%s' (it has: %s)",
-                           where, a->key, blueprint, list[0] ? list : "no attributes");
+                           at, a->key, blueprint, list[0] ? list : "no attributes");
         }
         const sn_attr_def *d = sn_attr_at(defs, stride, (uint32_t)i);
         size_t len = strlen(a->value) + 1;
@@ -230,23 +230,23 @@ sn_status sn_attr_resolve(const sn_attr_def *defs, uint32_t n, size_t stride, co
         str += len;
         if (st != SN_OK) {
             free(block);
-            char where[600];
-            at_pos(where, sizeof where, scene, a->value_pos);
-            return sn_fail(err, st, "%s: attribute '%s' of '%s': %s", where, a->key, blueprint, why);
+            char at[600];
+            at_pos(at, sizeof at, where, k, true);
+            return sn_fail(err, st, "%s: attribute '%s' of '%s': %s", at, a->key, blueprint, why);
         }
     }
     *out = vals;
     return SN_OK;
 }
 
-bool *sn_attr_given(const sn_attr_def *defs, uint32_t n, size_t stride, const sn_scene_entity *e)
+bool *sn_attr_given(const sn_attr_def *defs, uint32_t n, size_t stride, const sn_attribute *given, uint32_t n_given)
 {
     bool *g = calloc(n ? n : 1, sizeof *g);
     if (!g)
         return NULL;
     for (uint32_t i = 0; i < n; i++)
-        for (uint32_t k = 0; e && k < e->n_attrs; k++)
-            if (e->attrs[k].key && strcmp(e->attrs[k].key, sn_attr_at(defs, stride, i)->name) == 0)
+        for (uint32_t k = 0; k < n_given; k++)
+            if (given[k].key && strcmp(given[k].key, sn_attr_at(defs, stride, i)->name) == 0)
                 g[i] = true;
     return g;
 }

@@ -10,7 +10,7 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "attr.h"
-#include "../sim/guard.h"
+#include "loadguard.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

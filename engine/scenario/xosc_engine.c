@@ -9,6 +9,8 @@
 #include "../map/lanemap.h"
 #include "../plugin/attr.h"
 #include "../sim/engine.h"
+#include "../sim/weather_api.h"
+#include "../sim/spawn.h"
 #include "../traffic/traffic.h"
 
 #include <errno.h>
@@ -144,15 +146,14 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
                            d->blueprint);
         char extent[96];
         snprintf(extent, sizeof extent, "%.6g,%.6g,%.6g", d->len / 2, d->wid / 2, d->hgt / 2);
-        sn_scene_attr attrs[2] = {{(char *)"role_name", d->name, {0, 0}, {0, 0}}, {(char *)"extent", extent, {0, 0}, {0, 0}}};
+        sn_attribute attrs[2] = {{"role_name", d->name}, {"extent", extent}};
         uint32_t n = 0;
         if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "role_name") >= 0)
             n = 1;
         if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "extent") >= 0)
             attrs[n++] = attrs[1];
-        sn_scene_entity ent = {.name = d->name, .blueprint = (char *)bp->id, .attrs = attrs, .n_attrs = n};
         sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i])};
-        sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, NULL, &desc.values, err);
+        sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, n, NULL, NULL, &desc.values, err);
         sn_actor *a;
         if (st || (st = sn_spawn_actor(e, &desc, &a, err))) {
             char where[600];

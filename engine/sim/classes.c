@@ -4,6 +4,7 @@
 ** clock, actors, rays, its own random stream) and the crash guard names it. It is made when
 ** the class's first instance spawns and lives until the engine unloads its scene. */
 #include "engine.h"
+#include "classes.h"
 #include "guard.h"
 
 #include "../core/error.h"

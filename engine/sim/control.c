@@ -3,6 +3,9 @@
 ** Every call checks its input before anything reaches the world or ODE, and leaves the
 ** world unchanged when it fails. */
 #include "engine.h"
+#include "spawn.h"
+#include "ctx.h"
+#include "stream.h"
 #include "guard.h"
 
 #include "../core/error.h"
@@ -104,30 +107,18 @@ sn_status sn_engine_actor_attribute_at(const sn_engine *e, uint32_t id, uint32_t
     return SN_OK;
 }
 
-/* The desc's attributes as a scene entity's, so one resolver serves scenes and the API. */
+/* The desc's attributes resolved against bp: the resolver takes them as they are. */
 static sn_status resolve(const sn_blueprint *bp, const sn_actor_desc *d, const char *const *extra, sn_value **out,
                          bool **given, sn_error *err)
 {
-    sn_scene_entity ent;
-    memset(&ent, 0, sizeof ent);
-    ent.blueprint = (char *)bp->id;
-    sn_scene_attr *attrs = d->n_attributes ? calloc(d->n_attributes, sizeof *attrs) : NULL;
-    if (d->n_attributes && !attrs)
-        return sn_fail(err, SN_E_NOMEM, "out of memory");
-    for (uint32_t i = 0; i < d->n_attributes; i++) {
-        if (!d->attributes[i].key || !d->attributes[i].value) {
-            free(attrs);
+    for (uint32_t i = 0; i < d->n_attributes; i++)
+        if (!d->attributes[i].key || !d->attributes[i].value)
             return sn_fail(err, SN_E_INVALID, "spawn '%s': attribute %u has a NULL key or value", bp->id, i);
-        }
-        attrs[i].key = (char *)d->attributes[i].key;
-        attrs[i].value = (char *)d->attributes[i].value;
-    }
-    ent.attrs = attrs;
-    ent.n_attrs = d->n_attributes;
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, extra, out, err);
-    if (!st && given && ent.n_attrs && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, &ent)))
+    const sn_attribute *kv = d->n_attributes ? d->attributes : NULL;
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, kv, d->n_attributes, NULL, extra, out,
+                                   err);
+    if (!st && given && d->n_attributes && !(*given = sn_attr_given(bp->attrs, bp->n_attrs, bp->stride, kv, d->n_attributes)))
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
-    free(attrs);
     return st;
 }
 

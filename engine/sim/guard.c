@@ -1,6 +1,8 @@
 /* guard.c — reporting a crash inside a plugin callback by plugin and callback name. */
 #include "guard.h"
-#include "spool.h"
+#include "engine.h"
+#include "../plugin/loadguard.h"
+#include "../output/spool.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -12,10 +14,6 @@
 ** handled on the thread that crashed). */
 static _Thread_local const char *volatile g_callback;
 static _Thread_local const sn_sensor *volatile g_sensor;
-static _Thread_local sigjmp_buf *volatile g_load_jmp;
-
-void sn_guard_load_enter(sigjmp_buf *jb) { g_load_jmp = jb; }
-void sn_guard_load_leave(void) { g_load_jmp = NULL; }
 
 void sn_guard_enter(const sn_sensor *s, const char *callback)
 {
@@ -69,9 +67,8 @@ static void put_u64(uint64_t v)
 
 static void on_crash(int sig)
 {
-    sigjmp_buf *jb = g_load_jmp;
+    sigjmp_buf *jb = sn_guard_load_take();
     if (jb) { /* inside a plugin's entry or descriptor: back to the loader, which refuses the file */
-        g_load_jmp = NULL;
         sn_guard_install(); /* SA_RESETHAND dropped this handler */
         siglongjmp(*jb, sig);
     }

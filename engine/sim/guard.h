@@ -9,18 +9,12 @@
 #ifndef SN_GUARD_H
 #define SN_GUARD_H
 
-#include "engine.h"
-
-#include <setjmp.h>
+#include "ctx.h"
 
 /* Marks the start of `callback` (a string literal or host-owned name) on sensor s. */
 void sn_guard_enter(const sn_sensor *s, const char *callback);
 void sn_guard_leave(void);
-/* Loading a plugin file (library.c): a crash inside its sn_plugin_entry, or while its
-** descriptor is read, jumps back to `jb` with the signal number (when the handlers are
-** installed), so the file is refused by name instead of the process dying. */
-void sn_guard_load_enter(sigjmp_buf *jb);
-void sn_guard_load_leave(void);
+/* A plugin file's load is marked by plugin/loadguard.h; the handler jumps back to it. */
 /* Installs the crash handlers (with an alternate signal stack, so stack overflows report too). */
 void sn_guard_install(void);
 

@@ -1,5 +1,6 @@
 /* host.c — the sn_host table: what a plugin instance may ask of the engine. */
 #include "engine.h"
+#include "host.h"
 
 #include "../core/geo.h"
 #include "../core/util.h"
@@ -32,20 +33,6 @@ static void h_log(sn_ctx *c, sn_log_level level, const char *fmt, ...)
         c->engine->opts.log(level, line, c->engine->opts.log_user);
     else
         fprintf(stderr, "sensim: %s: %s\n", names[level > SN_LOG_ERROR ? SN_LOG_ERROR : level], line);
-}
-
-char *sn_ctx_error_buf(sn_ctx *c)
-{
-    if (!c->error && !(c->error = malloc(SN_CTX_ERROR_MAX)))
-        c->error = c->engine->error_spare;
-    return c->error;
-}
-
-void sn_ctx_error_free(sn_ctx *c)
-{
-    if (c->error != c->engine->error_spare)
-        free(c->error);
-    c->error = NULL;
 }
 
 static void h_set_error(sn_ctx *c, const char *fmt, ...)

@@ -1,12 +1,12 @@
 /* spawn.c — turning scene entries into actors and sensor instances, and destroying them. */
 #include "engine.h"
+#include "spawn.h"
+#include "classes.h"
 #include "guard.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../plugin/attr.h"
-#include "../traffic/lights.h"
-#include "../traffic/traffic.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,11 +27,13 @@ sn_status sn_queue_event(struct sn_engine *e, sn_event_type type, uint32_t actor
     return SN_OK;
 }
 
-sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_error *err)
+/* The observer watching bp's actors (sim/engine.h), NULL when none does. */
+static const sn_actor_observer *observer_of(const struct sn_engine *e, const sn_blueprint *bp)
 {
-    return sn_fail(err, st == SN_OK ? SN_E_PLUGIN : st, "sensor '%s' (%s, plugin %s): %s failed: %s",
-                   s->name, s->bp->id, s->bp->plugin ? s->bp->plugin->path : "built-in", callback,
-                   sn_ctx_error(s)[0] ? sn_ctx_error(s) : "no message given");
+    for (unsigned i = 0; bp && i < e->n_observers; i++)
+        if (strcmp(bp->id, e->observers[i]->blueprint) == 0)
+            return e->observers[i];
+    return NULL;
 }
 
 /* Where an error about attribute `key` points: its file:line:col in a scene, else "spawn". */
@@ -157,6 +159,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     const sn_blueprint *bp = d->bp;
     sn_value *values = d->values;
     d->values = NULL;
+    d->refused = SN_SPAWN_ACCEPTED;
     sn_status st = sn_spawn_check(e, d, err);
     if (!st && bp->kind == SN_ACTOR_SENSOR) /* sensors have no shape part to write (sn_spawn_sensor) */
         st = sn_fail(err, SN_E_INVALID, "'%s' is a sensor blueprint: spawn it as a sensor", bp->id);
@@ -202,7 +205,8 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     /* The values are final: share them with actors of equal ones, but for traffic lights,
     ** whose `state` follows the light (lights.c). */
     a->n_values = bp->n_attrs;
-    if (strcmp(bp->id, "traffic.traffic_light") != 0)
+    const sn_actor_observer *obs = observer_of(e, bp);
+    if (!obs || !obs->own_values)
         a->values = d->values = values = sn_vshare_take(&e->world.vshare, values, bp->n_attrs, &a->values_shared);
     if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->ph->bbox.extent, err)))
         goto fail;
@@ -301,6 +305,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     bool moving = bp->kind == SN_ACTOR_VEHICLE || bp->kind == SN_ACTOR_WALKER;
     if (moving && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
         st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
+        d->refused = SN_SPAWN_OVERLAP;
         goto fail;
     }
     if ((st = sn_world_materialize(&e->world, a, &world_tf, err))) {
@@ -310,10 +315,11 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     }
     if (bp->kind == SN_ACTOR_STATIC && !e->replay && sn_world_static_overlap(&e->world, a, &ov)) {
         st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
+        d->refused = SN_SPAWN_OVERLAP;
         goto fail;
     }
     sn_actor_update_attached(&e->world, a);
-    if (strcmp(bp->id, "traffic.traffic_light") == 0 && (st = sn_lights_register(e, a, err)))
+    if (obs && obs->spawned && (st = obs->spawned(e, a, err)))
         goto fail;
     if (sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, a->parent)) {
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
@@ -327,75 +333,6 @@ fail:
     sn_world_remove(&e->world, a->id); /* frees the values too */
     e->world.next_id = next_id;
     return st;
-}
-
-sn_status sn_spawn_scene_actor(struct sn_engine *e, sn_pending_actor *pa, sn_error *err)
-{
-    const sn_scene_entity *ent = pa->entity;
-    const sn_scene_more *x = sn_scene_more_of(ent);
-    const sn_blueprint *bp = sn_library_find(&e->lib, ent->blueprint);
-    if (!bp || bp->kind == SN_ACTOR_SENSOR)
-        return sn_fail(err, SN_E_INVALID, "%s: unknown actor blueprint '%s' (see `sensim blueprints`; "
-                       "sensors go under 'sensors:')", sn_scene_where(&e->scene, ent->blueprint_pos).s,
-                       ent->blueprint);
-    if (x->has_light_state && bp->kind != SN_ACTOR_VEHICLE)
-        return sn_fail(err, SN_E_INVALID, "%s: light_state needs a vehicle.* blueprint, not '%s'",
-                       sn_scene_where(&e->scene, ent->pos).s, bp->id);
-    if ((ent->has_control || x->has_velocity || x->has_autopilot) && bp->kind == SN_ACTOR_STATIC)
-        return sn_fail(err, SN_E_INVALID, "%s: '%s' is static: velocity, control and autopilot need a "
-                       "vehicle.* or walker.* blueprint", sn_scene_where(&e->scene, ent->pos).s, bp->id);
-    sn_spawn_desc d = {.bp = bp, .name = ent->name, .transform = ent->transform, .src = ent, .name_kept = true};
-    if (ent->attach_to) {
-        const sn_actor *p = sn_world_find_name(&e->world, ent->attach_to);
-        if (!p || p->kind == SN_ACTOR_SENSOR)
-            return sn_fail(err, SN_E_INVALID, "%s: attach_to '%s' names no %s actor", sn_scene_where(&e->scene, ent->attach_pos).s, ent->attach_to, p ? "non-sensor" : "live");
-        d.parent = p->id;
-        if (bp->kind != SN_ACTOR_STATIC)
-            return sn_fail(err, SN_E_INVALID, "%s: only static props and sensors can be attached; '%s' is a %s",
-                           sn_scene_where(&e->scene, ent->attach_pos).s, ent->name ? ent->name : bp->id, bp->id);
-    }
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, ent, &e->scene, NULL, &d.values, err);
-    if (st)
-        return st;
-    sn_actor *a;
-    if ((st = sn_spawn_actor(e, &d, &a, err)))
-        return st;
-    if (x->has_velocity && a->ph->body)
-        sn_world_set_velocity(&e->world, a, x->velocity, sn_v3(0, 0, 0));
-    if (bp->kind == SN_ACTOR_VEHICLE) /* the controls share their room with a plane's equation */
-        a->ph->light_state = x->light_state;
-    if (ent->has_control) {
-        a->ph->control = ent->control;
-        if (bp->kind == SN_ACTOR_WALKER) {
-            a->mv->walk_dir = x->walk_direction;
-            if (x->walk_speed >= 0) /* else the blueprint's speed */
-                a->mv->walk_speed = x->walk_speed;
-        }
-    }
-    if (x->has_autopilot && x->map_autopilot) {
-        st = sn_mapdrive_start(e, a, &x->knobs, x->target_speed, e->seed ^ sn_hash_str(ent->name ? ent->name : ""),
-                               err);
-        if (st) {
-            sn_error_prefix(err, sn_scene_where(&e->scene, x->autopilot_pos).s);
-            sn_destroy_actor(e, a->id);
-            return st;
-        }
-    } else if (x->has_autopilot) {
-        sn_autopilot *ap = sn_actor_autopilot(a);
-        if (!ap || !(ap->route = malloc(x->n_route * sizeof *ap->route))) {
-            sn_destroy_actor(e, a->id);
-            return sn_fail(err, SN_E_NOMEM, "out of memory");
-        }
-        a->has_autopilot = true;
-        memcpy(ap->route, x->route, x->n_route * sizeof *ap->route);
-        ap->n_route = x->n_route;
-        ap->target_speed = x->target_speed >= 0 ? x->target_speed
-                             : bp->kind == SN_ACTOR_WALKER ? a->mv->walk_speed : 8.0;
-        ap->loop = x->loop_route;
-    }
-    pa->actor_id = a->id;
-    pa->spawned = true;
-    return SN_OK;
 }
 
 sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc *d, sn_error *err)
@@ -488,13 +425,15 @@ sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id)
         sn_sensor_unbudget(e, s);
         s->actor_id = 0;
         e->routes_dirty = true;
-        if (s->internal && id == e->rec_actor)
-            sn_recording_commit(e); /* the recorder closed its file: the recording goes in place */
+        if (s->internal && id == e->rec_actor && e->recorder_closed)
+            e->recorder_closed(e); /* the recorder closed its file: the recording goes in place */
     }
     for (uint32_t i = 0; i < e->n_actors; i++)
         if (e->actors[i].actor_id == id)
             e->actors[i].destroyed = true;
-    sn_lights_forget(e, id);
+    const sn_actor_observer *obs = observer_of(e, a->bp);
+    if (obs && obs->destroyed)
+        obs->destroyed(e, id);
     /* The actor goes either way; a lost DESTROYED event is reported, never silent. */
     if (sn_queue_event(e, SN_EVENT_ACTOR_DESTROYED, id, a->parent))
         st = SN_E_NOMEM;

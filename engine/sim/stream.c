@@ -6,11 +6,12 @@
 ** written (frame F's are queued), and a crash in a plugin waits for the queue, so it loses at
 ** most the frame in progress. */
 #include "engine.h"
+#include "stream.h"
 
 #include "../data/image.h"
 #include "../data/png_share.h"
-#include "saver.h"
-#include "spool.h"
+#include "../output/saver.h"
+#include "../output/spool.h"
 
 #include "../core/error.h"
 #include "../core/util.h"

@@ -1,5 +1,6 @@
 /* weather_api.c — the world's weather through the C API (CARLA's set_weather / get_weather). */
 #include "engine.h"
+#include "weather_api.h"
 
 #include "../core/error.h"
 #include "../world/weather.h"

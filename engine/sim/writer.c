@@ -7,6 +7,7 @@
 ** HEADER_ROOM bytes into its buffer and the header is copied in front of it: a camera image
 ** is copied once, by write_bin, not again to join header and body. */
 #include "engine.h"
+#include "writer.h"
 
 #include <sensim/pack.h>
 

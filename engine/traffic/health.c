@@ -11,13 +11,13 @@
 void sn_health_note_deadlock(struct sn_engine *e)
 {
     if (e)
-        e->health.deadlocks_resolved++;
+        e->health->deadlocks_resolved++;
 }
 
 void sn_health_note_lane_change(struct sn_engine *e)
 {
     if (e)
-        e->health.lane_changes++;
+        e->health->lane_changes++;
 }
 
 static bool grow(void **p, uint32_t *cap, uint32_t need, size_t size)
@@ -174,7 +174,7 @@ static bool push_touch(sn_health *h, uint64_t key, int64_t last_ns)
 
 sn_status sn_health_observe(struct sn_engine *e, sn_error *err)
 {
-    sn_health *h = &e->health;
+    sn_health *h = e->health;
     sn_world *w = &e->world;
     const uint64_t frame = e->clock.frame;
     const int64_t start_ns = e->clock.time_ns - e->clock.dt_ns, window = start_ns / SN_HEALTH_WINDOW_NS;

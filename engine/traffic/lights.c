@@ -15,6 +15,7 @@
 #include "../map/lanemap.h"
 #include "../plugin/attr.h"
 #include "../sim/engine.h"
+#include "../sim/spawn.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -144,7 +145,7 @@ static sn_status add_light(sn_lights *ls, sn_tlight t, sn_error *err)
     return SN_OK;
 }
 
-sn_status sn_lights_register(sn_engine *e, sn_actor *a, sn_error *err)
+static sn_status sn_lights_register(sn_engine *e, sn_actor *a, sn_error *err)
 {
     sn_lights *ls = lights_of(e);
     if (!ls)
@@ -169,12 +170,19 @@ sn_status sn_lights_register(sn_engine *e, sn_actor *a, sn_error *err)
     return SN_OK;
 }
 
-void sn_lights_forget(sn_engine *e, uint32_t actor)
+static void sn_lights_forget(sn_engine *e, uint32_t actor)
 {
     sn_tlight *t = sn_lights_find(e->lights, actor);
     if (t)
         t->actor = 0;
 }
+
+const sn_actor_observer sn_lights_observer = {
+    .blueprint = "traffic.traffic_light",
+    .own_values = true,
+    .spawned = sn_lights_register,
+    .destroyed = sn_lights_forget,
+};
 
 void sn_lights_free(sn_lights *ls)
 {
@@ -274,17 +282,12 @@ static sn_status spawn_builtin(sn_engine *e, const char *bp_id, const char *cons
     const sn_blueprint *bp = sn_library_find(&e->lib, bp_id);
     if (!bp)
         return sn_fail(err, SN_E_INVALID, "map: the built-in blueprint '%s' is missing", bp_id);
-    sn_scene_attr attrs[8];
-    sn_scene_entity ent;
-    memset(&ent, 0, sizeof ent);
-    memset(attrs, 0, sizeof attrs);
-    ent.blueprint = (char *)bp->id;
-    for (uint32_t i = 0; i < n && i < 8; i++)
-        attrs[i].key = (char *)kv[i][0], attrs[i].value = (char *)kv[i][1];
-    ent.attrs = attrs;
-    ent.n_attrs = n;
+    sn_attribute attrs[8];
+    uint32_t na = n < 8 ? n : 8;
+    for (uint32_t i = 0; i < na; i++)
+        attrs[i] = (sn_attribute){kv[i][0], kv[i][1]};
     sn_spawn_desc d = {.bp = bp, .transform = tf, .parent = parent};
-    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, NULL, &d.values, err);
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, na, NULL, NULL, &d.values, err);
     return st ? st : sn_spawn_actor(e, &d, out, err);
 }
 

@@ -74,12 +74,12 @@ typedef struct sn_lights {
 /* Spawns a light head (and its pole) for every dynamic 3-light signal of the map, groups them
 ** per junction and starts every group (controller 0 green). */
 sn_status sn_lights_build(struct sn_engine *e, sn_error *err);
-/* Registers a traffic.traffic_light actor that was spawned outside the map (its own group). */
-sn_status sn_lights_register(struct sn_engine *e, sn_actor *a, sn_error *err);
+/* The spawn observer of traffic.traffic_light actors (sim/engine.h): one spawned outside the
+** map is registered in its own group, a destroyed one forgotten; their `state` values follow
+** the light, so they are never shared. */
+extern const struct sn_actor_observer sn_lights_observer;
 /* Step 1 of the frame: every unfrozen group's timer runs down by dt; states follow. */
 void sn_lights_step(struct sn_engine *e);
-/* Forgets a destroyed actor. */
-void sn_lights_forget(struct sn_engine *e, uint32_t actor);
 void sn_lights_free(sn_lights *ls);
 
 /* The light record of a head actor, or NULL. */

@@ -12,6 +12,7 @@
 #include "../map/lanemap.h"
 #include "../plugin/attr.h"
 #include "../sim/engine.h"
+#include "../sim/spawn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,11 +64,6 @@ static sn_status sidewalk_points(const sn_map *m, sn_transform **out, size_t *n,
     return SN_OK;
 }
 
-static bool spawn_refused(const sn_error *err)
-{
-    return err->status == SN_E_INVALID && strstr(err->msg, "collision at spawn position");
-}
-
 /* Spawns up to `want` actors of bp at the points in order, each with a map autopilot. */
 static sn_status spawn_at(sn_engine *e, const sn_blueprint *bp, const sn_transform *pts, size_t n, uint32_t want,
                           const char *prefix, uint64_t seed, sn_rng *rng, uint32_t *made, sn_error *err)
@@ -77,25 +73,18 @@ static sn_status spawn_at(sn_engine *e, const sn_blueprint *bp, const sn_transfo
     for (size_t i = 0; i < n && *made < want; i++) {
         char name[64], where[SN_ERROR_MAX + 16];
         snprintf(name, sizeof name, "%s_%03u", prefix, *made);
-        sn_scene_attr attrs[1];
-        sn_scene_entity ent;
-        memset(&ent, 0, sizeof ent);
-        memset(attrs, 0, sizeof attrs);
-        ent.blueprint = (char *)bp->id;
+        sn_attribute attrs[1];
         uint32_t na = 0;
         if (bp->kind == SN_ACTOR_VEHICLE && sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "color") >= 0) {
-            attrs[0].key = "color";
-            attrs[0].value = (char *)palette[sn_rng_u64(rng) % SN_COUNT(palette)];
+            attrs[0] = (sn_attribute){"color", palette[sn_rng_u64(rng) % SN_COUNT(palette)]};
             na = 1;
         }
-        ent.attrs = attrs;
-        ent.n_attrs = na;
         sn_spawn_desc d = {.bp = bp, .name = name, .transform = pts[i]};
-        sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, &ent, NULL, NULL, &d.values, err);
+        sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, na, NULL, NULL, &d.values, err);
         sn_actor *a = NULL;
         if (!st)
             st = sn_spawn_actor(e, &d, &a, err);
-        if (st && spawn_refused(err)) {
+        if (st && d.refused == SN_SPAWN_OVERLAP) { /* a point taken: the next one */
             *err = (sn_error){0};
             continue;
         }

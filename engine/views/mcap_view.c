@@ -12,7 +12,7 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
-#include "../sim/outdir.h"
+#include "../output/outdir.h"
 
 #include <errno.h>
 #include <fcntl.h>

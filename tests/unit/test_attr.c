@@ -2,6 +2,7 @@
 #include "../../engine/plugin/attr.h"
 #include "../check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static const char *const modes[] = {"fast", "slow", NULL};
@@ -18,6 +19,13 @@ static sn_status parse(int i, const char *text, sn_value *v)
 {
     char why[256];
     return sn_attr_parse(&good[i], text, v, why, sizeof why);
+}
+
+/* A scene's positions for the test's two attributes: key at line k+3 col 5, value col 10/11. */
+static void where_of(const void *user, uint32_t k, bool value, char *buf, size_t n)
+{
+    (void)user;
+    snprintf(buf, n, "s.yaml:%u:%d", k + 3, value ? (k ? 11 : 10) : 5);
 }
 
 int main(void)
@@ -62,20 +70,27 @@ int main(void)
     bad[0].def = NULL;
     CHECK(sn_attr_table_check(bad, 1, sizeof bad[0], &err) != SN_OK, "no default");
 
-    /* Scene values resolve in table order, with defaults for what is absent. */
-    sn_scene_attr sa[2] = {{"fov", "60", {3, 5}, {3, 10}}, {"tint", "1,2,3", {4, 5}, {4, 11}}};
-    sn_scene_entity ent = {.attrs = sa, .n_attrs = 2};
-    const sn_scene scene = {.path = "s.yaml"};
+    /* Given values resolve in table order, with defaults for what is absent; errors name where
+    ** the key (unknown attribute) or the value (bad value) was written, through `where`. */
+    sn_attribute sa[2] = {{"fov", "60"}, {"tint", "1,2,3"}};
+    const sn_attr_where where = {where_of, NULL};
     sn_value *vals;
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, &scene, NULL, &vals, &err) == SN_OK, "%s", err.msg);
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", sa, 2, &where, NULL, &vals, &err) == SN_OK, "%s", err.msg);
     CHECK(vals[0].f == 60 && vals[1].i == 800 && vals[3].rgb[2] == 3 && strcmp(vals[4].s, "slow") == 0, "resolved");
     free(vals);
     sa[1].key = "tilt";
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, &scene, NULL, &vals, &err) != SN_OK, "unknown");
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", sa, 2, &where, NULL, &vals, &err) != SN_OK, "unknown");
     CHECK_CONTAINS(err.msg, "s.yaml:4:5: unknown attribute 'tilt' for blueprint 'sensor.x'");
     sa[1].key = "size";
     sa[1].value = "big";
-    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", &ent, &scene, NULL, &vals, &err) != SN_OK, "type");
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", sa, 2, &where, NULL, &vals, &err) != SN_OK, "type");
     CHECK_CONTAINS(err.msg, "s.yaml:4:11: attribute 'size' of 'sensor.x': expected an int");
+    /* from the API (no where): "spawn:" */
+    CHECK(sn_attr_resolve(good, 6, sizeof good[0], "sensor.x", sa, 2, NULL, NULL, &vals, &err) != SN_OK, "type");
+    CHECK_CONTAINS(err.msg, "spawn: attribute 'size' of 'sensor.x': expected an int");
+    /* which attributes were given */
+    bool *g = sn_attr_given(good, 6, sizeof good[0], sa, 2);
+    CHECK(g && g[0] && g[1] && !g[2] && !g[3] && !g[4] && !g[5], "given: fov and size");
+    free(g);
     return CHECK_DONE();
 }

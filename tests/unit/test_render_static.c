@@ -6,6 +6,7 @@
 ** renderer's byte for byte at 1 and 2 threads. argv[1]: temp folder. */
 #include "../../engine/render/render.h"
 #include "../../engine/sim/engine.h"
+#include "../../engine/frame/frame.h"
 #include "../check.h"
 #include "../testutil.h"
 

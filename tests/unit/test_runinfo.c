@@ -1,9 +1,9 @@
-/* test_runinfo: the run folder's note (engine/sim/runinfo.c, docs/cli.md "The run's note").
+/* test_runinfo: the run folder's note (engine/output/runinfo.c, docs/cli.md "The run's note").
 **  - sn_path_relative: a sibling, a child, the same folder, and only "/" in common (absolute);
 **  - sn_runinfo_write then sn_run_map_path: the map found again from the folder, through a name
 **    with a quote, a backslash and a control character (JSON escapes), absolute or relative;
 **  - no run.json, or one without a map: SN_E_NOT_FOUND. */
-#include "../../engine/sim/runinfo.h"
+#include "../../engine/output/runinfo.h"
 
 #include <sensim/map.h>
 

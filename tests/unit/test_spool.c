@@ -1,9 +1,9 @@
-/* The streams' writer thread (engine/sim/spool.c): three files fed interleaved messages of
+/* The streams' writer thread (engine/output/spool.c): three files fed interleaved messages of
 ** every size class — a few bytes, chunk-filling runs of small ones, ones just under and over
 ** the direct-write size, several MB — over many frames hold exactly the bytes put, in order;
 ** a large message's buffer is taken (the owner gets a spare or nothing) and never copied; a
 ** write that fails (/dev/full) is reported once, naming the file. argv[1]: temp folder. */
-#include "../../engine/sim/spool.h"
+#include "../../engine/output/spool.h"
 #include "../check.h"
 
 #include <fcntl.h>

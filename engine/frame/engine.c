@@ -1,11 +1,16 @@
 /* engine.c — the embedding API and the frame loop (DESIGN.md "The world and the frame"). */
-#include "engine.h"
-#include "guard.h"
-#include "replay.h"
-#include "saver.h"
-#include "spool.h"
-#include "outdir.h"
-#include "runinfo.h"
+#include "../sim/engine.h"
+#include "frame.h"
+#include "../sim/weather_api.h"
+#include "../sim/classes.h"
+#include "../sim/host.h"
+#include "../sim/spawn.h"
+#include "../sim/stream.h"
+#include "../sim/guard.h"
+#include "../output/saver.h"
+#include "../output/spool.h"
+#include "../output/outdir.h"
+#include "../output/runinfo.h"
 #include "../scenario/scenario.h"
 
 #include "../data/image.h"
@@ -15,6 +20,7 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../plugin/attr.h"
+#include "../traffic/health.h"
 #include "../traffic/lights.h"
 #include "../traffic/signs.h"
 #include "../traffic/tm.h"
@@ -40,7 +46,8 @@ sn_engine *sn_engine_create(const sn_engine_options *opts, sn_error *err)
 sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_error *err)
 {
     sn_engine *e = calloc(1, sizeof *e);
-    if (!e) {
+    if (!e || !(e->health = calloc(1, sizeof *e->health))) {
+        free(e);
         sn_fail(err, SN_E_NOMEM, "out of memory");
         return NULL;
     }
@@ -49,6 +56,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     e->out_lock = -1;
     e->no_health = getenv("SENSIM_BENCH_NO_HEALTH") != NULL; /* bench_health's baseline only */
     if (sn_library_init(&e->lib, err) != SN_OK) {
+        free(e->health);
         free(e);
         return NULL;
     }
@@ -56,9 +64,11 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     e->lib.log = e->opts.log, e->lib.log_user = e->opts.log_user;
     if (search && sn_library_load_search_path(&e->lib, e->opts.plugin_dir, err) != SN_OK) {
         sn_library_free(&e->lib);
+        free(e->health);
         free(e);
         return NULL;
     }
+    e->observers[e->n_observers++] = &sn_lights_observer; /* traffic lights follow their actors */
     sn_host_init(&e->host);
     sn_writer_init(&e->writer, e);
     e->msg = (sn_pack_buf){0};
@@ -87,7 +97,8 @@ static void unload(sn_engine *e)
         free(s);
     }
     free(e->sensors);
-    sn_recording_commit(e); /* the recorder's instance is gone: its file is closed */
+    if (e->recorder_closed)
+        e->recorder_closed(e); /* the recorder's instance is gone: its file is closed */
     sn_classes_destroy(e); /* after every instance */
     sn_strmap_free(&e->scene_names);
     sn_strmap_free(&e->sensor_names);
@@ -124,34 +135,20 @@ static void unload(sn_engine *e)
     e->traffic = NULL;
     sn_tms_free(e->tms); /* after the world: the autopilots pointed into it */
     e->tms = NULL;
-    sn_health_free(&e->health);
+    sn_health_free(e->health);
     sn_scene_free(&e->scene);
     free(e->out_dir);
     e->out_dir = NULL;
     e->outputs_open = false;
     e->loaded = false;
-    sn_replay_free(e->replay);
+    if (e->replay)
+        e->replay_hooks->free(e->replay);
     e->replay = NULL;
     sn_scenario_free(e->scenario);
     e->scenario = NULL;
 }
 
 void sn_engine_unload(sn_engine *e) { unload(e); }
-
-void sn_sensor_values_share(sn_engine *e, sn_sensor *s)
-{
-    s->values = sn_vshare_take(&e->world.vshare, s->values, s->bp->n_attrs, &s->values_shared);
-}
-
-void sn_sensor_values_free(sn_engine *e, sn_sensor *s)
-{
-    if (s->values_shared)
-        sn_vshare_drop(&e->world.vshare, s->values, s->bp->n_attrs);
-    else
-        free(s->values);
-    s->values = NULL;
-    s->values_shared = false;
-}
 
 static sn_status make_dirs(const char *dir, sn_error *err);
 
@@ -204,6 +201,7 @@ void sn_engine_destroy(sn_engine *e)
     sn_writer_free(&e->writer);
     sn_pack_free(&e->msg);
     sn_library_free(&e->lib);
+    free(e->health);
     free(e);
 }
 
@@ -298,14 +296,10 @@ static sn_status prepare_sensor(sn_engine *e, sn_sensor *s, const sn_scene_entit
     }
     s->cls = s->bp->cls;
     static const char *const host_keys[] = {"role_name", NULL};
-    sn_status st = sn_attr_resolve(s->bp->attrs, s->bp->n_attrs, s->bp->stride, s->bp->id, ent, &e->scene, host_keys,
-                                   &s->values, err);
+    sn_status st = sn_scene_attrs_resolve(e, s->bp, ent, host_keys, &s->values, &s->given, err);
     if (st)
         return st;
     sn_sensor_values_share(e, s);
-    /* none given: NULL, which attribute_given reads as false for all */
-    if (ent->n_attrs && !(s->given = sn_attr_given(s->bp->attrs, s->bp->n_attrs, s->bp->stride, ent)))
-        return sn_fail(err, SN_E_NOMEM, "out of memory");
     /* what sn_image_save_message draws: camera images, and lidar and radar bird's-eye views */
     if (x->save_path && strncmp(s->bp->id, "sensor.camera.", 14) != 0 && strcmp(s->bp->id, "sensor.lidar.ray_cast") != 0 &&
         strcmp(s->bp->id, "sensor.lidar.ray_cast_semantic") != 0 && strcmp(s->bp->id, "sensor.other.radar") != 0)
@@ -1012,7 +1006,7 @@ static sn_status step_begin(sn_engine *e, sn_error *err)
     c->time_ns = e->clock_base_ns + (int64_t)(c->frame - e->clock_base_frame) * c->dt_ns;
     c->timestamp = e->clock_base_ts + (double)(c->frame - e->clock_base_frame) * c->dt;
     e->in_step = true;
-    st = e->replay ? sn_replay_before_step(e, err) : SN_OK;
+    st = e->replay ? e->replay_hooks->before_step(e, err) : SN_OK;
     if (!st)
         st = schedule(e, err);
     if (!st)
@@ -1033,7 +1027,7 @@ static sn_status step_begin(sn_engine *e, sn_error *err)
         if (!st)
             e->advanced_frame = c->frame;
         if (!st && e->replay)
-            sn_replay_after_advance(e);
+            e->replay_hooks->after_advance(e);
     }
     e->time_sensors += t1 - t0;
     return st ? step_failed(e, st, err) : SN_OK;
@@ -1065,6 +1059,8 @@ static sn_status step_end(sn_engine *e, sn_error *err)
     return st ? step_failed(e, st, err) : SN_OK;
 }
 
+/* run.json's traffic_health member (output/runinfo.h), written by the traffic health's owner. */
+static void health_json(const void *h, FILE *f) { sn_health_json(h, f); }
 
 sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
 {
@@ -1086,8 +1082,9 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     const char *story = NULL;
     if (complete && !st && e->scenario)
         st = sn_scenario_finish(e, e->out_dir, &story, err);
+    const sn_runinfo_member health = {"traffic_health", health_json, e->health};
     if (complete && !st && e->final_dir && !(st = sn_runinfo_write_with(e->out_dir, e->final_dir, e->scene.path,
-                                                                          e->scene.map_path, e->seed, &e->health,
+                                                                          e->scene.map_path, e->seed, &health,
                                                                           story, err)))
         st = sn_outdir_commit(e->out_dir, e->final_dir, err);
     if (complete && !st) {

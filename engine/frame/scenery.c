@@ -1,7 +1,7 @@
-/* scenery_engine.c — the engine's scenery: built when a scene with a map is loaded, after its
+/* scenery.c — the engine's scenery: built when a scene with a map is loaded, after its
 ** lights, signs and own actors (their stop lines are painted, their boxes kept clear of), and
 ** handed to the world with the roads (world/roads.c), where physics, rays and cameras meet it. */
-#include "scenery.h"
+#include "../scenery/scenery.h"
 
 #include "../sim/engine.h"
 #include "../traffic/lights.h"

@@ -11,17 +11,25 @@
 
 #define SN_RUNINFO_FILE "run.json"
 
-struct sn_health;
+#include <stdio.h>
+
+/* A member of run.json written by its owner: the traffic health (traffic/health.h's
+** sn_health_json over the engine's health), so this file needs no traffic header. */
+typedef struct sn_runinfo_member {
+    const char *key;
+    void (*write)(const void *obj, FILE *f);
+    const void *obj;
+} sn_runinfo_member;
 
 /* Writes stage/run.json for a run whose folder is run_dir (it exists). scene and map may be
 ** NULL (a scene from memory, a scene without a map); health, the run's traffic health
-** (traffic/health.h), NULL for none. */
+** (written by its owner), NULL for none. */
 sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *scene, const char *map, uint64_t seed,
-                           const struct sn_health *health, sn_error *err);
+                           const sn_runinfo_member *health, sn_error *err);
 /* The same with further members (a JSON fragment `"key":value,...`, NULL for none): a scenario's
 ** storyboard end. */
 sn_status sn_runinfo_write_with(const char *stage, const char *run_dir, const char *scene, const char *map,
-                                uint64_t seed, const struct sn_health *health, const char *extra, sn_error *err);
+                                uint64_t seed, const sn_runinfo_member *health, const char *extra, sn_error *err);
 
 /* `to` relative to the folder `from` (both are made absolute first; symbolic links resolved
 ** when they exist) into out[cap], or `to` made absolute when only the root is common to both;

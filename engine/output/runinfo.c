@@ -7,7 +7,6 @@
 #include "../core/infile.h"
 #include "../core/util.h"
 #include "../scene/yamldoc.h"
-#include "../traffic/health.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -62,13 +61,13 @@ bool sn_path_relative(const char *from, const char *to, char *out, size_t cap)
 }
 
 sn_status sn_runinfo_write(const char *stage, const char *run_dir, const char *scene, const char *map, uint64_t seed,
-                           const struct sn_health *health, sn_error *err)
+                           const sn_runinfo_member *health, sn_error *err)
 {
     return sn_runinfo_write_with(stage, run_dir, scene, map, seed, health, NULL, err);
 }
 
 sn_status sn_runinfo_write_with(const char *stage, const char *run_dir, const char *scene, const char *map,
-                                uint64_t seed, const struct sn_health *health, const char *extra, sn_error *err)
+                                uint64_t seed, const sn_runinfo_member *health, const char *extra, sn_error *err)
 {
     char path[PATH_MAX + 16], rel[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", stage, SN_RUNINFO_FILE);
@@ -83,8 +82,8 @@ sn_status sn_runinfo_write_with(const char *stage, const char *run_dir, const ch
         fputs(",\"map\":", f), sn_json_str(f, rel);
     fprintf(f, ",\"seed\":%llu", (unsigned long long)seed);
     if (health) {
-        fputs(",\"traffic_health\":", f);
-        sn_health_json(health, f);
+        fputs(",", f), sn_json_str(f, health->key), fputs(":", f);
+        health->write(health->obj, f);
     }
     if (extra && extra[0])
         fprintf(f, ",%s", extra);

@@ -1,4 +1,4 @@
-/* api_recording.c — recordings through the plugins' log readers (sensim/reader.h): open,
+/* record.c — recordings through the plugins' log readers (sensim/reader.h): open,
 ** describe, seek, next; and sn_engine_record, which adds the recorder sensor to a run.
 ** The engine knows no file layout: everything about bytes is in the plugin. */
 #include "recording.h"
@@ -9,7 +9,7 @@
 #include "../core/sha256.h"
 #include "../map/lanemap.h"
 #include "../sim/engine.h"
-#include "../sim/outdir.h"
+#include "../output/outdir.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -171,6 +171,7 @@ sn_status sn_engine_record(sn_engine *e, const sn_record_options *o, sn_error *e
                             {"date", date}, {"scene", e->scene.path ? e->scene.path : ""}, {"seed", seed},
                             {"map", map_abs}, {"map_sha256", map_sha}};
     sn_actor_desc d = {sizeof d, "sensor.other.recorder", "recorder", {{0, 0, 0}, {0, 0, 0}}, 0, 0, attrs, 7};
+    e->recorder_closed = sn_recording_commit; /* spawn.c and the frame call it, knowing no recording */
     e->spawning_internal = true; /* no stream, no name taken, not counted as the scene's sensor */
     st = sn_engine_spawn(e, &d, &e->rec_actor, err);
     e->spawning_internal = false;

@@ -14,9 +14,11 @@
 */
 #include "replay.h"
 
-#include "engine.h"
+#include "../sim/engine.h"
+#include "../sim/weather_api.h"
+#include "../sim/../frame/frame.h"
 
-#include "../api/recording.h"
+#include "recording.h"
 #include "../core/error.h"
 #include "../core/mathx.h"
 #include "../core/util.h"
@@ -62,7 +64,7 @@ struct sn_replay {
     char *scene_path;
 };
 
-void sn_replay_free(sn_replay *rp)
+static void sn_replay_free(sn_replay *rp)
 {
     if (!rp)
         return;
@@ -332,7 +334,9 @@ static sn_status check_follow(sn_replay *rp, const char *path, sn_error *err)
                    id, id, path);
 }
 
-sn_status sn_replay_before_step(sn_engine *e, sn_error *err)
+/* Before a step's schedule: reads the recording up to this frame's time, spawns, destroys and
+** sets the kinematic targets and controls. */
+static sn_status sn_replay_before_step(sn_engine *e, sn_error *err)
 {
     sn_replay *rp = e->replay;
     double tau = tau_of(e, rp);
@@ -373,7 +377,9 @@ sn_status sn_replay_before_step(sn_engine *e, sn_error *err)
     return SN_OK;
 }
 
-void sn_replay_after_advance(sn_engine *e)
+/* After the world advanced: restores the recorded velocities (the kinematic driver derives them
+** from the displacement otherwise). */
+static void sn_replay_after_advance(sn_engine *e)
 {
     sn_replay *rp = e->replay;
     if (!rp->cur.n_kin)
@@ -396,6 +402,13 @@ void sn_replay_after_advance(sn_engine *e)
         a->st.ang_vel = sn_v3_scale(w, SN_DEG); /* the API speaks deg/s, the world rad/s */
     }
 }
+
+/* The frame calls a replay through these (sim/engine.h). */
+static const sn_replay_hooks replay_hooks = {
+    .before_step = sn_replay_before_step,
+    .after_advance = sn_replay_after_advance,
+    .free = sn_replay_free,
+};
 
 /* A warning of the replay, where the engine's log lines go. */
 static void replay_warn(sn_engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -502,6 +515,7 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
     ss->seed = in.seed;
     e->frames_target = frames;
     e->replay = rp;
+    e->replay_hooks = &replay_hooks;
     if ((st = sn_engine_build_loaded(e, err)))
         return st; /* it freed the replay */
     /* the map's text against the hash the recording took of it */
