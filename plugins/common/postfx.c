@@ -301,7 +301,8 @@ static double metered_ev(const pfx *x)
 }
 
 /* Bloom and flare source: the exposed image an eighth a side (the mean of every other pixel of
-** each 8 x 8 block, each way), above 1 (what would clip). */
+** each 8 x 8 block, each way), the part of each pixel above luminance 1 (what would clip), with
+** the pixel's hue. */
 static void bloom_source(pfx *x, const float *src)
 {
     const float s = (float)x->scale;
@@ -312,8 +313,11 @@ static void bloom_source(pfx *x, const float *src)
             for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y += 2)
                 for (uint32_t xx = sx * BLOOM_DOWN; xx < sx * BLOOM_DOWN + BLOOM_DOWN && xx < x->w; xx += 2) {
                     const float *c = src + 3 * ((size_t)y * x->w + xx);
-                    for (int k = 0; k < 3; k++)
-                        acc[k] += fmaxf(0, c[k] * s - 1.0f);
+                    float l = s * (0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2]);
+                    if (l > 1) {
+                        float k = s * (l - 1) / l;
+                        acc[0] += k * c[0], acc[1] += k * c[1], acc[2] += k * c[2];
+                    }
                     n++;
                 }
             float *o = x->bright + 3 * ((size_t)sy * x->sw + sx);
