@@ -27,6 +27,7 @@
 #include "camera_common.h"
 #include "postfx.h"
 #include "postfx_motion.h"
+#include "rain.h"
 
 #include <sensim/plugin.h>
 
@@ -358,6 +359,14 @@ static sn_status tick(void *self, sn_phase phase)
             pfx_apply(&c->post, in, have_vel ? c->vel : NULL, dt, raw, run_tasks, c);
         } else {
             cam_rgb_apply(&c->rgb, c->bgra, raw);
+        }
+        if (SN_HOST_HAS(c->host, weather)) { /* falling rain, over the image (rain.h) */
+            sn_weather wx;
+            uint64_t serial;
+            c->host->weather(c->ctx, &wx, &serial);
+            if (wx.precipitation > 0)
+                rain_draw(raw, c->w, c->h, c->fov, cam.transform.rotation, wx.precipitation, wx.wind_intensity,
+                          c->host->random_u64(c->ctx));
         }
         break;
     case CAM_SEMANTIC:

@@ -198,10 +198,12 @@ static void unrendered_warning(void)
     warned("{cloudiness: 30}", NULL, log);
     CHECK(!log[0], "a rendered field alone warns: %s", log);
     /* a field set by hand warns, naming only what differs from the nearest preset */
-    warned("{preset: HardRainNoon, wind_intensity: 20}", NULL, log);
-    CHECK_CONTAINS(log, "weather: wind_intensity accepted and recorded but not rendered");
-    warned("{dust_storm: 40, precipitation: 10}", NULL, log);
-    CHECK_CONTAINS(log, "weather: precipitation, dust_storm accepted");
+    warned("{preset: HardRainNoon, scattering_intensity: 20}", NULL, log);
+    CHECK_CONTAINS(log, "weather: scattering_intensity accepted and recorded but not rendered");
+    warned("{dust_storm: 40, mie_scattering_scale: 10}", NULL, log);
+    CHECK_CONTAINS(log, "weather: mie_scattering_scale, dust_storm accepted");
+    warned("{preset: HardRainNoon, wind_intensity: 20, precipitation: 10}", NULL, log);
+    CHECK(!log[0], "precipitation and wind_intensity are rendered (rain streaks): %s", log);
     /* the API: a preset (as Python's carla.WeatherParameters.DustStorm) is quiet, a changed field is not */
     sn_weather w;
     sn_weather_preset_get("DustStorm", &w, NULL);
