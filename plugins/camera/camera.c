@@ -7,8 +7,10 @@
 ** `raw_data`:
 **   depth     planar metres over 1000 m in 24 bits: d = round(depth / 1000 * (2^24 - 1)),
 **             R = d & 255, G = (d >> 8) & 255, B = d >> 16 (R least significant), A = 255
-**   rgb       Lambert-shaded actor colours under the scene's sun and ambient light, re-encoded
-**             for the camera's `gamma` (the renderer's bytes are taken as encoded for 2.2)
+**   rgb       Lambert-shaded actor colours under the scene's sun and ambient light; with
+**             enable_postprocess_effects (the default) CARLA's post-process (plugins/common/
+**             postfx.c), else re-encoded for the camera's `gamma` (the renderer's bytes taken as
+**             encoded for 2.2); then the weather's rain streaks (plugins/common/rain.c)
 **   semantic  R = semantic tag, G = B = 0
 **   instance  R = semantic tag, G = actor id & 255, B = (actor id >> 8) & 255
 **   normals   the surface normal in the camera's image frame (R right, G up, B toward the
@@ -20,9 +22,9 @@
 ** Buffers are allocated in set() for the image size and reused every frame.
 **
 ** Every attribute of CARLA's cameras (seed 003) is accepted with CARLA's default and type, so a
-** CARLA script's blueprint settings carry over. Those sensim does not render yet (the RGB
-** camera's Unreal post-process: bloom, exposure, motion blur, tone mapping, ...) say so in
-** their doc and log one warning each when a scene sets them away from the default.
+** CARLA script's blueprint settings carry over. Those sensim does not render yet (depth of field,
+** the atmospheric blur) say so in their doc and log one warning each when a scene sets them away
+** from the default.
 */
 #include "camera_common.h"
 #include "postfx.h"
