@@ -176,6 +176,10 @@ typedef struct sn_odr_junction {
     uint32_t n_connections;
     int32_t *controllers;             /* controller ids */
     uint32_t n_controllers;
+    /* <priority high="" low=""/>: pairs of connecting road ids, the first with priority over the
+    ** second (records missing either are dropped) */
+    int32_t (*priorities)[2];
+    uint32_t n_priorities;
 } sn_odr_junction;
 
 typedef struct sn_odr_controller {

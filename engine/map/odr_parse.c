@@ -860,6 +860,17 @@ static bool parse_junction(parser *p, xmlNodePtr n, uint32_t index, sn_odr_junct
             return false;
         i++;
     }
+    uint32_t np = 0;
+    j->priorities = children(p, n, "priority", sizeof *j->priorities, &np);
+    i = 0;
+    EACH(c, n, "priority") {
+        int32_t hi, lo;
+        if (p->failed || !int_id(p, c, "high", false, -1, &hi) || !int_id(p, c, "low", false, -1, &lo))
+            return false;
+        if (hi >= 0 && lo >= 0 && hi != lo)
+            j->priorities[i][0] = hi, j->priorities[i][1] = lo, i++;
+    }
+    j->n_priorities = i;
     return !p->failed;
 }
 

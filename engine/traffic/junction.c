@@ -9,6 +9,7 @@
 
 #define SAMPLE 1.0     /* m between the points of a connector's centre line */
 #define MAIN_NEAR 12.0 /* m: a main-stream vehicle nearer its merge area than this is not cut in front of */
+#define STARVE 5.0     /* s: a minor-stream vehicle ready this long is let in by the main stream */
 
 typedef struct poly {
     sn_vec3 *p;
@@ -133,6 +134,19 @@ static int merge_prio(const poly *pa, const poly *pb, double a1, double b1)
     return ta + 10 < tb ? 1 : tb + 10 < ta ? -1 : 0;
 }
 
+/* OpenDRIVE's <priority high low/> of junction j for connecting roads a and b: +1 a goes first,
+** -1 b does, 0 no record. */
+static int record_prio(const sn_odr_junction *j, int32_t a, int32_t b)
+{
+    for (uint32_t k = 0; k < j->n_priorities; k++) {
+        if (j->priorities[k][0] == a && j->priorities[k][1] == b)
+            return 1;
+        if (j->priorities[k][0] == b && j->priorities[k][1] == a)
+            return -1;
+    }
+    return 0;
+}
+
 sn_junctions *sn_junctions_build(const sn_map *m)
 {
     const sn_odr *o = m->odr;
@@ -209,8 +223,11 @@ sn_junctions *sn_junctions_build(const sn_map *m)
                 ok = false;
                 break;
             }
-            /* for a: the zone on b; for b: the zone on a */
-            int pr = merge_prio(pa, pb, a1, b1);
+            /* for a: the zone on b; for b: the zone on a. The junction's <priority> records
+            ** decide where they name the pair; else a merge's straighter stream. */
+            int pr = record_prio(&o->junctions[ca->junction], ca->road_id, cb->road_id);
+            if (!pr)
+                pr = 2 * merge_prio(pa, pb, a1, b1); /* +-2: a merge's streams (the exit rule below) */
             prio[nrec] = pr, prio[nrec + 1] = -pr;
             rec[nrec][0] = a, rec[nrec][1] = b, zone[2 * nrec] = b0, zone[2 * nrec + 1] = b1, nrec++;
             rec[nrec][0] = b, rec[nrec][1] = a, zone[2 * nrec] = a0, zone[2 * nrec + 1] = a1, nrec++;
@@ -233,7 +250,9 @@ sn_junctions *sn_junctions_build(const sn_map *m)
                 if (!c->n)
                     c->first = (uint32_t)k;
                 c->n++;
-                j->conf[k] = (sn_jconf){key[k][1], zone[2 * key[k][2]], zone[2 * key[k][2] + 1], prio[key[k][2]]};
+                const int pr = prio[key[k][2]];
+                j->conf[k] = (sn_jconf){key[k][1], zone[2 * key[k][2]], zone[2 * key[k][2] + 1], pr > 1 ? 1 : pr < -1 ? -1 : pr,
+                                        pr == 2 || pr == -2};
             }
             j->n_conf = (uint32_t)nrec;
         }
@@ -361,6 +380,11 @@ static int meet(const sn_junctions *j, const sn_jclaim *x, const sn_jclaim *y, b
 bool sn_jx_may_enter(const sn_junctions *j, int32_t jn, const sn_jclaim *x, uint32_t *blocker)
 {
     const sn_jlist *l = &j->claims[jn];
+    /* Starvation (a roundabout's entry under a dense ring, a side road onto a busy main road):
+    ** a minor-stream vehicle ready for STARVE s no longer waits for main-stream vehicles that
+    ** have not entered (are not granted), and those wait for it; the granted ones still pass
+    ** first, so a gap forms behind them and it merges into it. */
+    const bool x_starving = x->ready && !x->granted && j->now - x->ready_since > STARVE;
     for (uint32_t k = 0; k < l->n; k++) {
         const sn_jclaim *y = &l->c[k];
         if (y == x || y->actor == x->actor)
@@ -373,7 +397,10 @@ bool sn_jx_may_enter(const sn_junctions *j, int32_t jn, const sn_jclaim *x, uint
         bool first = y->ticket < x->ticket || (y->ticket == x->ticket && y->actor < x->actor);
         /* r - 2: x's priority over y. The main stream is yielded to once it is within MAIN_NEAR of
         ** the area they share (a gap in it farther than that is taken). */
-        bool yields = r == 2 ? y->ready && first : r == 1 ? y->ready && ahead < MAIN_NEAR : false;
+        const bool y_starving = y->ready && !y->granted && j->now - y->ready_since > STARVE;
+        bool yields = r == 2   ? y->ready && first
+                      : r == 1 ? y->ready && ahead < MAIN_NEAR && !x_starving
+                               : y_starving;
         if ((y->granted && held) || (!y->granted && yields)) {
             *blocker = y->actor;
             return false;
@@ -388,7 +415,7 @@ bool sn_jx_may_enter(const sn_junctions *j, int32_t jn, const sn_jclaim *x, uint
 #define REQUEST 12.0     /* m beyond the comfortable stopping distance where a vehicle claims the junction */
 
 /* Metres from the start of a waypoint's lane (in its direction of travel) to it. */
-static double from_lane_start(const sn_map *m, const sn_waypoint *w)
+static double from_lane_start(const sn_map *m, const sn_pathwp *w)
 {
     int32_t ri = sn_odr_road_index(m->odr, w->road_id);
     if (ri < 0)
@@ -397,7 +424,7 @@ static double from_lane_start(const sn_map *m, const sn_waypoint *w)
     return sn_map_lane_dir(r, w->lane_id) > 0 ? w->s : r->length - w->s;
 }
 
-void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_waypoint *path, const double *along, uint32_t n,
+void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_pathwp *path, const double *along, uint32_t n,
                    sn_jpass *p)
 {
     memset(p, 0, sizeof *p);
@@ -424,7 +451,7 @@ void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_waypoint *pa
         p->conn[p->n_conn] = (uint32_t)c;
         p->off[p->n_conn++] = along[i] - from_lane_start(m, &path[i]) - p->entry;
         for (uint32_t k = j->conn[c].first; k < j->conn[c].first + j->conn[c].n; k++)
-            p->minor |= j->conf[k].prio < 0, p->main |= j->conf[k].prio > 0;
+            p->minor |= j->conf[k].merge && j->conf[k].prio < 0, p->main |= j->conf[k].merge && j->conf[k].prio > 0;
     }
     p->i_exit = i;
     p->exit = p->entry;
@@ -445,6 +472,7 @@ static void fill(sn_jclaim *cl, const sn_jpass *p, double front, double len, uin
 double sn_jx_vehicle(const sn_jctx *c, const sn_jpass *p, sn_mapdrive *md, uint32_t *blocker)
 {
     sn_junctions *j = c->j;
+    j->now = c->now;
     const double len = 2 * c->half_len;
     *blocker = 0;
     /* The junction it is in or leaving: progress, and release once its rear is out. */
@@ -493,7 +521,10 @@ double sn_jx_vehicle(const sn_jctx *c, const sn_jpass *p, sn_mapdrive *md, uint3
     if (fresh)
         cl->ticket = c->now + (p->turn < 0 ? TURN_PENALTY : 0);
     fill(cl, p, -room, len, c->frame);
-    cl->ready = !c->held && !c->queued && c->exit_free;
+    const bool ready = !c->held && !c->queued && c->exit_free;
+    if (ready && !cl->ready)
+        cl->ready_since = c->now;
+    cl->ready = ready;
     /* Too fast to stop before the entry (a slow creep past the stop point still stops in time). */
     bool can_stop = c->v < 2.0 || room > c->v * c->v / (2 * c->a_hard);
     if (cl->granted && c->held && can_stop)

@@ -21,6 +21,7 @@ typedef struct sn_jconf {
     uint32_t other;
     double a, b;
     int prio;                 /* +1: this connector goes first, -1: `other` does, 0: first come first served */
+    bool merge;               /* the priority is a merge's (main and merging stream), not a <priority> record's */
 } sn_jconf;
 
 typedef struct sn_jconn {
@@ -40,6 +41,7 @@ typedef struct sn_jclaim {
     uint32_t n_conn;
     double front, len;        /* the front bumper's progress from the entry (< 0 before it), the vehicle's length */
     double ticket;            /* s: arrival, plus the turning penalty (docs/traffic.md) */
+    double ready_since;       /* s: since when it has been ready to enter (its starvation clock) */
     bool ready, granted;
     uint64_t frame;           /* last refreshed */
 } sn_jclaim;
@@ -56,6 +58,7 @@ typedef struct sn_junctions {
     uint32_t n_conf;
     sn_jlist *claims;         /* per junction (odr index) */
     uint32_t n_junctions;
+    double now;               /* s: the frame's time, set by sn_jx_vehicle */
 } sn_junctions;
 
 /* Builds the connectors and their conflicts; NULL when out of memory. */
@@ -91,7 +94,7 @@ typedef struct sn_jpass {
     bool main;                /* it is such a main stream (a roundabout's ring) */
 } sn_jpass;
 
-void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_waypoint *path, const double *along, uint32_t n,
+void sn_jx_passage(const sn_junctions *j, const sn_map *m, const sn_pathwp *path, const double *along, uint32_t n,
                    sn_jpass *p);
 
 /* What the vehicle's controller knows this frame. */

@@ -104,7 +104,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
 {
     if (md->walker || md->n < 2)
         return 0;
-    const sn_waypoint *w0 = &md->path[0];
+    const sn_waypoint w0v = sn_md_expand(&md->path[0], md->walker), *w0 = &w0v;
     const double co = clampd(1.5 * c->v, 6.0, 20.0); /* CARLA: clamp(1.5 v, 3, 20) m to the change-over point */
     /* Not in a junction, nor within the change-over distance of one. */
     double d = 0;
@@ -157,7 +157,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
     ** ahead on it (the pursuit looks that far while the change lasts): CARLA's change-over point. */
     if (c->has_leader && c->lead_gap < co + 5 && !need && !md->force_lane_change)
         return 0;
-    md->path[0] = tw;
+    md->path[0] = sn_md_pack(&tw);
     md->n = 1;
     md->lc_co = co;
     md->ended = false;

@@ -9,6 +9,7 @@
 ** simulation clock, so the cycle is exact at any dt that divides the stage times. */
 #include "lights.h"
 #include "bind.h"
+#include "traffic.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -379,7 +380,7 @@ void sn_tl_warn(sn_engine *e, const char *line)
         fprintf(stderr, "sensim: warning: %s\n", line);
 }
 
-bool sn_tl_stop_applies(int32_t via_road, int32_t via_lane, const sn_waypoint *path, uint32_t n)
+bool sn_tl_stop_applies(int32_t via_road, int32_t via_lane, const struct sn_pathwp *path, uint32_t n)
 {
     if (via_road < 0)
         return true;

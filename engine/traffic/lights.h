@@ -92,7 +92,8 @@ void sn_lights_reset_group(struct sn_engine *e, uint32_t group);
 const sn_tl_stop *sn_lights_stops_of(const sn_lights *ls, int32_t road_id, int32_t lane_id, uint32_t *n);
 /* Whether a stop line applies to a vehicle whose path ahead is path[0..n): a line bound through
 ** one connecting lane applies only when the path takes that lane within its next 40 m. */
-bool sn_tl_stop_applies(int32_t via_road, int32_t via_lane, const sn_waypoint *path, uint32_t n);
+struct sn_pathwp;
+bool sn_tl_stop_applies(int32_t via_road, int32_t via_lane, const struct sn_pathwp *path, uint32_t n);
 /* One warning line to the engine's log (or stderr), as the engine gives its other warnings. */
 void sn_tl_warn(struct sn_engine *e, const char *line);
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #define STOP_HOLD 2.0     /* s standing at a stop line before the junction is checked (CARLA's) */
+#define SIGN_STARVE 4.0   /* s standing at a stop or yield line (beyond STOP_HOLD) before the junction's claims decide alone */
 #define SIGN_MARGIN 0.5   /* m between the front bumper and a stop or yield line when held */
 #define YIELD_SPEED (15.0 / 3.6) /* m/s at which a yielding vehicle reaches its line when clear */
 #define LOOK_SIGN 25.0    /* m before a yield line from which the junction is watched */
@@ -236,7 +237,7 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
         return vt;
     const sn_map *m = e->map;
     for (uint32_t i = 0; i < md->n; i++) {
-        const sn_waypoint *wp = &md->path[i];
+        const sn_pathwp *wp = &md->path[i];
         uint32_t nl;
         const sn_sign_line *ln = sn_signs_lines_of(ss, wp->road_id, wp->lane_id, &nl);
         if (!nl)
@@ -278,8 +279,9 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
             int32_t jid = -1, our_in = ln[k].b.road_id;
             for (uint32_t q = i; q < md->n; q++)
                 if (md->path[q].is_junction) {
-                    jid = md->path[q].junction_id;
-                    int32_t ji = sn_odr_junction_index(m->odr, jid);
+                    int32_t ri = sn_odr_road_index(m->odr, md->path[q].road_id);
+                    int32_t ji = ri >= 0 ? m->odr->roads[ri].junction_index : -1;
+                    jid = ji >= 0 ? m->odr->junctions[ji].id : -1;
                     if (ji >= 0) {
                         int32_t in = incoming_of(&m->odr->junctions[ji], md->path[q].road_id);
                         if (in >= 0)
@@ -290,13 +292,23 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
             if (sg->kind == SN_BIND_STOP) {
                 if (v < 0.1 && room < 1.0)
                     md->sign_wait += dt;
-                if (md->sign_wait >= STOP_HOLD && (jid < 0 || !junction_busy(e, self, jid, our_in))) {
+                if (md->sign_wait >= STOP_HOLD &&
+                    (jid < 0 || md->sign_wait >= STOP_HOLD + SIGN_STARVE || !junction_busy(e, self, jid, our_in))) {
                     md->sign_go = true;
                     return vt;
                 }
                 return fmin(vt, approach0(room));
             }
-            /* Yield: slow toward the line; go when nothing approaches, hold while something does. */
+            /* Yield: slow toward the line; go when nothing approaches, hold while something does.
+            ** After SIGN_STARVE s standing at the line (a busy roundabout's ring, a main road that
+            ** never empties) the junction's claims decide alone (junction.c: the main stream lets
+            ** a vehicle in that has waited; a granted vehicle in its way still goes first). */
+            if (v < 0.1 && room < 1.0)
+                md->sign_wait += dt;
+            if (md->sign_wait >= SIGN_STARVE) {
+                md->sign_go = true;
+                return vt;
+            }
             if (jid >= 0 && junction_busy(e, self, jid, our_in))
                 return fmin(vt, approach0(room));
             if (room < 2.0)

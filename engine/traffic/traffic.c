@@ -50,6 +50,7 @@ void sn_traffic_free(struct sn_traffic *t)
     if (!t)
         return;
     free(t->b);
+    free(t->xu);
     sn_walkers_free(t->walkers);
     sn_junctions_free(t->jx);
     free(t);
@@ -63,7 +64,7 @@ static int body_cmp(const void *x, const void *y)
     const body *a = x, *b = y;
     if (a->key != b->key)
         return a->key < b->key ? -1 : 1;
-    return a->a->id < b->a->id ? -1 : a->a->id > b->a->id;
+    return a->id < b->id ? -1 : a->id > b->id;
 }
 
 /* The bodies as the last frame left them, sorted by cell then id. */
@@ -80,6 +81,10 @@ static bool build_grid(sn_engine *e)
         const sn_actor *a = w->bodies[i];
         body *b = &t->b[t->n++];
         b->a = a;
+        b->id = a->id;
+        b->kind = (uint8_t)a->kind;
+        b->down = a->down;
+        b->ext = a->ph->bbox.extent;
         b->pos = a->st.pos;
         b->vel = a->st.vel;
         sn_mat3 m = sn_mat3_from_quat(a->st.rot);
@@ -93,7 +98,9 @@ static bool build_grid(sn_engine *e)
 
 /* ---- The path ---- */
 
-static double dist2d(sn_vec3 a, sn_vec3 b) { return hypot(b.x - a.x, b.y - a.y); }
+/* sqrt of the sum, not hypot: path lengths need no protection from overflow, and hypot's call
+** was a tenth of the autopilot's time */
+static double dist2d(sn_vec3 a, sn_vec3 b) { return sqrt((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)); }
 
 static uint32_t lane_types(const sn_mapdrive *md) { return md->walker ? SN_LANE_SIDEWALK : SN_LANE_DRIVING; }
 
@@ -104,13 +111,17 @@ static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
     md->n = 0;
     md->ended = false;
     md->far = false;
-    if (sn_map_waypoint(m, pos, true, lane_types(md), &md->path[0], NULL) != SN_OK) {
+    sn_waypoint w0;
+    if (sn_map_waypoint(m, pos, true, lane_types(md), &w0, NULL) == SN_OK) {
+        md->path[0] = sn_md_pack(&w0);
+    } else {
         sn_map_place pl;
         double reach = hypot(fmax(fabs(pos.x - m->lo.x), fabs(pos.x - m->hi.x)),
                              fmax(fabs(pos.y - m->lo.y), fabs(pos.y - m->hi.y)));
         if (md->walker || !sn_map_locate(m, pos, reach + 1, lane_types(md), &pl))
             return false;
-        sn_map_make_waypoint(m, (sn_lanekey){pl.road, pl.section, pl.lane}, pl.s, &md->path[0]);
+        sn_map_make_waypoint(m, (sn_lanekey){pl.road, pl.section, pl.lane}, pl.s, &w0);
+        md->path[0] = sn_md_pack(&w0);
         md->far = true;
     }
     md->n = 1;
@@ -126,8 +137,8 @@ static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
 static int u_turn(const sn_map *m, sn_mapdrive *md)
 {
     enum { MAXP = 40 };
-    const double RHO = 3.0, BIG = 4.5, SPACING = 1.0;
-    const sn_waypoint last = md->path[md->n - 1];
+    const double RHO = 3.0, BIG = 4.5, SPACING = 2.0;
+    const sn_waypoint last = sn_md_expand(&md->path[md->n - 1], md->walker);
     sn_waypoint q;
     if (sn_map_left_lane(m, &last, &q, NULL) != SN_OK || q.lane_type != SN_LANE_DRIVING)
         return -1;
@@ -161,16 +172,16 @@ static int u_turn(const sn_map *m, sn_mapdrive *md)
         return 0;
     double px = 0, py = h;
     for (int i = 0; i < n; i++) {
-        sn_waypoint w = last;
+        sn_pathwp w = sn_md_pack(&last);
         w.transform.location = sn_v3(mid.x + f.x * lx[i] + u.x * ly[i], mid.y + f.y * lx[i] + u.y * ly[i], p.z);
         double nx = i + 1 < n ? lx[i + 1] : 0, ny = i + 1 < n ? ly[i + 1] : -h;
         double dx = nx - px, dy = ny - py; /* the chord through the neighbours, local frame */
         sn_vec3 t = sn_v3(f.x * dx + u.x * dy, f.y * dx + u.y * dy, 0);
-        w.transform.rotation.yaw = atan2(t.y, t.x) / SN_DEG;
+        w.transform.rotation.yaw = (float)(atan2(t.y, t.x) / SN_DEG);
         md->path[md->n++] = w;
         px = lx[i], py = ly[i];
     }
-    md->path[md->n++] = q;
+    md->path[md->n++] = sn_md_pack(&q);
     return 1;
 }
 
@@ -181,11 +192,11 @@ static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
     sn_waypoint next[16];
     for (int flips = 0; md->n > 0 && md->n < SN_MD_PATH && !md->ended;) {
         size_t k = 0;
-        const sn_waypoint *last = &md->path[md->n - 1];
+        const sn_waypoint last = sn_md_expand(&md->path[md->n - 1], md->walker);
         if (md->backwards)
-            sn_map_previous(m, last, SN_MD_STEP, next, 16, &k, NULL);
+            sn_map_previous(m, &last, SN_MD_STEP, next, 16, &k, NULL);
         else
-            sn_map_next(m, last, SN_MD_STEP, next, 16, &k, NULL);
+            sn_map_next(m, &last, SN_MD_STEP, next, 16, &k, NULL);
         if (k > 16)
             k = 16;
         if (k == 0) {
@@ -202,7 +213,7 @@ static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
             break;
         }
         size_t pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
-        md->path[md->n++] = next[pick];
+        md->path[md->n++] = sn_md_pack(&next[pick]);
         sn_tm_plan_reached(md, &next[pick]);
         ahead += SN_MD_STEP;
         (void)ahead;
@@ -247,7 +258,13 @@ static double approach(double d, double v_lead)
 
 static double wrap_deg(double d)
 {
-    d = fmod(d, 360.0);
+    /* fmod's result without its call where one subtraction gives it exactly (Sterbenz) */
+    if (d >= 360.0 && d < 720.0)
+        d -= 360.0;
+    else if (d <= -360.0 && d > -720.0)
+        d += 360.0;
+    else if (!(d > -360.0 && d < 360.0))
+        d = fmod(d, 360.0);
     if (d > 180)
         d -= 360;
     if (d < -180)
@@ -256,7 +273,7 @@ static double wrap_deg(double d)
 }
 
 /* The lane's speed limit at a waypoint, CARLA's 30 km/h where the map gives none. */
-static double limit_at(const sn_map *m, const sn_waypoint *wp)
+static double limit_at(const sn_map *m, const sn_pathwp *wp)
 {
     int32_t ri = sn_odr_road_index(m->odr, wp->road_id);
     if (ri < 0)
@@ -294,6 +311,20 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
     int64_t cx0 = cell_of(lo_x - reach), cx1 = cell_of(hi_x + reach), cy0 = cell_of(lo_y - reach), cy1 = cell_of(hi_y + reach);
     bool found = false;
     const double front = self->ph->bbox.extent.x;
+    /* The path's segments in chunks of CHUNK with their boxes: a body far from a chunk's box
+    ** skips its segments (none of them can be its nearest point within the corridor), so a body
+    ** costs a few box tests and one or two chunks, not np segments. */
+    enum { CHUNK = 8, MAXCH = SN_MD_PATH / CHUNK + 2 };
+    double cb[MAXCH][4];
+    const size_t nseg = np - 1, nch = (nseg + CHUNK - 1) / CHUNK;
+    for (size_t c = 0; c < nch && c < MAXCH; c++) {
+        size_t i0 = c * CHUNK, i1 = i0 + CHUNK < nseg ? i0 + CHUNK : nseg; /* segments i0..i1-1: points i0..i1 */
+        cb[c][0] = cb[c][1] = pts[i0].x, cb[c][2] = cb[c][3] = pts[i0].y;
+        for (size_t i = i0 + 1; i <= i1; i++) {
+            cb[c][0] = fmin(cb[c][0], pts[i].x), cb[c][1] = fmax(cb[c][1], pts[i].x);
+            cb[c][2] = fmin(cb[c][2], pts[i].y), cb[c][3] = fmax(cb[c][3], pts[i].y);
+        }
+    }
     for (int64_t cx = cx0; cx <= cx1; cx++) {
         /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
         uint64_t k0 = key_of(cx, cy0), k1 = key_of(cx, cy1);
@@ -307,15 +338,22 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
         }
         for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
             const body *b = &t->b[j];
-            if (b->a == self || b->a->down)
+            if (b->a == self || b->down)
                 continue;
-            if (skip && (b->a->id == skip->actor || (skip->vehicles && b->a->kind == SN_ACTOR_VEHICLE) ||
-                         (skip->walkers && b->a->kind == SN_ACTOR_WALKER)))
+            if (skip && (b->id == skip->actor || (skip->vehicles && b->kind == SN_ACTOR_VEHICLE) ||
+                         (skip->walkers && b->kind == SN_ACTOR_WALKER)))
                 continue;
-            /* The nearest point of the path polyline to its centre. */
+            /* The nearest point of the path polyline to its centre, among the chunks within r of
+            ** it: a body farther than r from every segment is clear of the corridor (below). */
+            const sn_vec3 ex = b->ext;
+            const double r = half_width + ex.x + ex.y + 1e-3;
             double best = INFINITY, s_at = 0;
             sn_vec3 tan = {1, 0, 0};
-            for (size_t i = 0; i + 1 < np; i++) {
+            for (size_t c = 0; c < nch; c++) {
+            if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
+                continue;
+            const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
+            for (size_t i = c * CHUNK; i < i1; i++) {
                 double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
                 if (l2 < 1e-12)
                     continue;
@@ -326,10 +364,10 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
                     best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
                 }
             }
+            }
             if (!isfinite(best) || (s_at <= 0 && !gap_b))
                 continue; /* beside or behind us */
             sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
-            const sn_vec3 ex = b->a->ph->bbox.extent;
             double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
             double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
             if (sqrt(best) - ext_lat > half_width)
@@ -341,7 +379,7 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
                 continue;
             }
             double g = s_at - ext_along - front;
-            if (g < -0.3 && b->a->kind == SN_ACTOR_WALKER && skip)
+            if (g < -0.3 && b->kind == SN_ACTOR_WALKER && skip)
                 continue; /* a walker beside us, not ahead of the front bumper: driving on moves away from it */
             if (!found || g < *gap) {
                 found = true;
@@ -353,6 +391,50 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
         }
     }
     return found;
+}
+
+#define XW_NEAR 3.5  /* m: a walker on a crossing this near where our path crosses it holds us */
+#define XW_HALF 2.0  /* m: half a crossing's width (we stop this far before its line) */
+#define XW_LOOK 2.0  /* s: ... or one walking towards it that gets within XW_NEAR this soon */
+#define XW_PATIENCE 10.0 /* s standing held by crossings, after which the vehicle stops waiting for them */
+
+/* The nearest crossing ahead on the path (points pts[0..np) at along[] from our centre) that a
+** walker on it holds for us (within XW_NEAR of where we cross it, or walking towards that point
+** and there within XW_LOOK s): its distance from our front bumper, minus XW_HALF; INFINITY when none.
+** *who: that walker. */
+static double crossing_hold(const sn_engine *e, const sn_vec3 *pts, const double *along, size_t np, double front,
+                            uint32_t *who)
+{
+    const struct sn_traffic *t = e->traffic;
+    double best = INFINITY;
+    for (size_t k = 0; k < t->n_xu; k++) {
+        const sn_xuser *x = &t->xu[k];
+        const double ex = x->b.x - x->a.x, ey = x->b.y - x->a.y;
+        for (size_t i = 0; i + 1 < np; i++) {
+            if (along[i + 1] < front)
+                continue; /* behind our front bumper */
+            /* segment i against the crossing's line: p + u d = a + w e */
+            const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y;
+            const double den = dx * ey - dy * ex;
+            if (fabs(den) < 1e-9)
+                continue;
+            const double qx = x->a.x - pts[i].x, qy = x->a.y - pts[i].y;
+            const double u = (qx * ey - qy * ex) / den, w = (qx * dy - qy * dx) / den;
+            if (u < 0 || u > 1 || w < 0 || w > 1)
+                continue;
+            const double cx = pts[i].x + u * dx, cy = pts[i].y + u * dy;
+            const double rx = cx - x->pos.x, ry = cy - x->pos.y, r = sqrt(rx * rx + ry * ry);
+            const double sp = sqrt(x->vel.x * x->vel.x + x->vel.y * x->vel.y);
+            const bool towards = x->vel.x * rx + x->vel.y * ry > 0.1 * r && r < XW_NEAR + XW_LOOK * sp;
+            const double d = along[i] + u * (along[i + 1] - along[i]) - front - XW_HALF;
+            if ((r < XW_NEAR || towards) && d > -XW_HALF && d < best) {
+                best = d;
+                *who = x->walker;
+            }
+            break; /* the path crosses a crossing once */
+        }
+    }
+    return best;
 }
 
 /* The lane-change gap check's view (lanechange.h): vehicles on a stretch of the target lane. */
@@ -476,10 +558,15 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     /* The first stop line ahead on the path whose light is not green. */
     double light_hold = INFINITY; /* from our centre, the stop line a light holds us at */
     const sn_lights *ls = e->lights;
+    uint32_t ns = 0;
+    const sn_tl_stop *st = NULL;
+    int dir = 0;
     for (uint32_t i = 0; ls && ls->n_stops && i < md->n; i++) {
-        uint32_t ns;
-        const sn_tl_stop *st = sn_lights_stops_of(ls, md->path[i].road_id, md->path[i].lane_id, &ns);
-        int dir = ns ? lane_dir(m, md->path[i].road_id, md->path[i].lane_id) : 0;
+        /* consecutive waypoints mostly share their lane: look its stop lines up once */
+        if (i == 0 || md->path[i].road_id != md->path[i - 1].road_id || md->path[i].lane_id != md->path[i - 1].lane_id) {
+            st = sn_lights_stops_of(ls, md->path[i].road_id, md->path[i].lane_id, &ns);
+            dir = ns ? lane_dir(m, md->path[i].road_id, md->path[i].lane_id) : 0;
+        }
         const sn_tl_stop *hit = NULL;
         double d_line = 0;
         for (uint32_t k = 0; k < ns; k++) {
@@ -558,6 +645,30 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
                     vt = fmin(vt, approach(room, 0));
             }
         }
+    }
+    bool xw_held = false;
+    if (rules && t->n_xu && !skip.walkers && md->xw_wait < XW_PATIENCE) {
+        /* Walkers on a crossing our path crosses have priority (docs/traffic.md): stop before it
+        ** while one is on our half of it, within XW_NEAR of where we cross or walking towards it.
+        ** Held XW_PATIENCE s standing, the vehicle stops waiting for crossings (a walker that
+        ** stands on one would hold it for good); its leader check still stops it behind any
+        ** walker in its corridor. */
+        uint32_t walker = 0;
+        double d_cross = crossing_hold(e, pts, along, np, front, &walker);
+        if (isfinite(d_cross) && d_cross - STOP_MARGIN > v * v / (2 * A_HARD) - 0.5) {
+            vt = fmin(vt, approach(d_cross - STOP_MARGIN, 0));
+            xw_held = true;
+            if (d_cross < 3.0 + STOP_MARGIN && !md->wait_for)
+                md->wait_for = walker;
+        }
+    }
+    if (md->xw_wait >= XW_PATIENCE) {
+        if (fabs(v) > 2.0)
+            md->xw_wait = 0; /* on its way again: crossings hold it anew */
+    } else if (!xw_held) {
+        md->xw_wait = 0;
+    } else if (fabs(v) < 0.3) {
+        md->xw_wait += (float)dt;
     }
     if (rules && (t->jx || (t->jx = sn_junctions_build(m)))) {
         /* Junctions (junction.c): claim the passage ahead, enter it only when granted. */
@@ -639,6 +750,8 @@ void sn_traffic_controllers(sn_engine *e, double dt)
     /* Without the grid (out of memory) vehicles still drive, blind to leaders. */
     if (any_map && !build_grid(e) && e->traffic)
         e->traffic->n = 0;
+    if (e->traffic) /* the walkers on crossings, which vehicles yield to */
+        e->traffic->n_xu = sn_walkers_on_crossings(e, e->traffic->walkers, &e->traffic->xu, &e->traffic->cap_xu);
     if (e->traffic && e->traffic->jx && e->clock.frame > 1)
         sn_jx_purge(e->traffic->jx, e->clock.frame - 1); /* claims of vehicles gone or off their paths */
     for (size_t i = 0; i < w->n_actors; i++) {

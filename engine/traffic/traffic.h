@@ -19,8 +19,53 @@
 struct sn_engine;
 struct sn_traffic;
 
-#define SN_MD_PATH 72   /* waypoints kept ahead: 80 m of lane, or a turn-round loop and more */
+#define SN_MD_PATH 40   /* waypoints kept ahead: 78 m of lane, or a turn-round loop and more */
 #define SN_MD_STEP 2.0  /* m between them */
+
+/* A waypoint of an autopilot's path: what the autopilot reads of an sn_waypoint (the same field
+** names), in 48 bytes instead of 136, so a vehicle on a map costs at most twice one on flat ground
+** (issue 36 item 6; the path was 10 of its 13 KiB). sn_md_expand gives the sn_waypoint the map
+** calls take: its lane, s, pose and flags (no id, width or markings). Set transform's members one
+** by one (a copy of the whole transform would write its padding, where road_id lives). */
+typedef struct sn_pathwp {
+    union {
+        struct {
+            sn_vec3 location;
+            struct {
+                float yaw; /* degrees */
+            } rotation;
+        } transform;
+        struct {
+            char at_road_id_[sizeof(sn_vec3) + sizeof(float)]; /* road_id fills the padding after yaw */
+            int32_t road_id;
+        };
+    };
+    double s;
+    int16_t section_id, lane_id;
+    uint8_t lane_change; /* sn_lane_change */
+    bool is_junction;
+} sn_pathwp;
+
+_Static_assert(sizeof(sn_pathwp) == 48, "sn_pathwp: 48 bytes, road_id in the transform's padding");
+
+static inline sn_pathwp sn_md_pack(const sn_waypoint *w)
+{
+    sn_pathwp p = {.road_id = w->road_id, .s = w->s, .section_id = (int16_t)w->section_id, .lane_id = (int16_t)w->lane_id,
+                   .lane_change = w->lane_change, .is_junction = w->is_junction};
+    p.transform.location = w->transform.location;
+    p.transform.rotation.yaw = (float)w->transform.rotation.yaw;
+    return p;
+}
+
+static inline sn_waypoint sn_md_expand(const sn_pathwp *p, bool walker)
+{
+    sn_waypoint w = {.road_id = p->road_id, .section_id = p->section_id, .lane_id = p->lane_id, .s = p->s,
+                     .lane_type = walker ? SN_LANE_SIDEWALK : SN_LANE_DRIVING, .junction_id = -1,
+                     .is_junction = p->is_junction, .lane_change = p->lane_change};
+    w.transform.location = p->transform.location;
+    w.transform.rotation.yaw = p->transform.rotation.yaw;
+    return w;
+}
 
 /* CARLA Traffic Manager's defaults (LibCarla/source/carla/trafficmanager: Parameters.h
 ** distance_margin {2.0}; Constants.h SpeedThreshold::INITIAL_PERCENTAGE_SPEED_DIFFERENCE = 30,
@@ -72,8 +117,9 @@ typedef struct sn_mapdrive {
     /* Lane changes (lanechange.c): metres driven (odometer) at the last one, and the odometer now. */
     double odo, lc_odo, lc_co; /* lc_co: the change-over distance of the last change (m) */
     bool lc_done;        /* at least one made (the spacing rule applies) */
+    float xw_wait;       /* s standing held by walkers on a crossing (bounded: XW_PATIENCE, traffic.c) */
     uint32_t n;
-    sn_waypoint path[SN_MD_PATH];
+    sn_pathwp path[SN_MD_PATH];
 } sn_mapdrive;
 
 /* Traffic counters since the scene loaded, for the run's health report and the tests. A lane

@@ -11,6 +11,10 @@
 typedef struct body {
     uint64_t key;
     const sn_actor *a;
+    uint32_t id;       /* a's id, kind and down flag and its box's half extents, copied so that the */
+    uint8_t kind;      /* neighbour scans read one array instead of every actor they pass */
+    bool down;
+    sn_vec3 ext;
     sn_vec3 pos, vel, fwd, right;
 } body;
 
@@ -21,6 +25,8 @@ struct sn_traffic {
     sn_traffic_stats stats;  /* the health counters (traffic.h) */
     bool legacy;             /* the autopilot before issue 31: no junction or lane-change rules */
     struct sn_junctions *jx; /* the map's junction conflicts and claims (junction.h), built on first use */
+    struct sn_xuser *xu;     /* the walkers on crossings this frame (walkers.h) */
+    size_t n_xu, cap_xu;
 };
 
 /* traffic.c's grid: cells of SN_TRAFFIC_CELL m (its CELL), keys sorted by x cell then y cell. */

@@ -97,6 +97,23 @@ sn_status sn_walkers_get(sn_engine *e, struct sn_walkers **out, sn_error *err)
 
 const sn_nav *sn_walkers_nav(const struct sn_walkers *w) { return w->nav; }
 
+size_t sn_walkers_on_crossings(const sn_engine *e, const struct sn_walkers *w, sn_xuser **out, size_t *cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; w && w->nav && i < w->n; i++) {
+        const agent *g = &w->ag[i];
+        if (!g->cur || g->cur >= g->n)
+            continue;
+        const sn_nav_edge *ed = sn_nav_edge_between(w->nav, g->route[g->cur - 1], g->route[g->cur]);
+        const sn_actor *a = ed && ed->kind != SN_NAV_SIDEWALK ? sn_world_find(&e->world, g->actor) : NULL;
+        if (!a || a->down || !sn_grow((void **)out, cap, n + 1, sizeof **out))
+            continue;
+        const sn_nav_crossing *c = &w->nav->cross[ed->cross];
+        (*out)[n++] = (sn_xuser){c->end[0], c->end[1], a->st.pos, a->st.vel, a->id};
+    }
+    return n;
+}
+
 void sn_walkers_free(struct sn_walkers *w)
 {
     if (!w)
@@ -199,11 +216,11 @@ static bool crossing_busy(const sn_engine *e, const sn_nav_crossing *c)
     sn_vec3 mid = sn_v3_scale(sn_v3_add(c->end[0], c->end[1]), 0.5);
     for (size_t i = 0; t && i < t->n; i++) {
         const body *b = &t->b[i];
-        if (b->a->kind != SN_ACTOR_VEHICLE)
+        if (b->kind != SN_ACTOR_VEHICLE)
             continue;
         double d = d2(b->pos, mid), v = hypot(b->vel.x, b->vel.y);
         bool coming = b->vel.x * (mid.x - b->pos.x) + b->vel.y * (mid.y - b->pos.y) > 0;
-        if (d < CW_ON || seg_dist(b->pos, c->end[0], c->end[1]) < b->a->ph->bbox.extent.x + CW_ON_SLACK ||
+        if (d < CW_ON || seg_dist(b->pos, c->end[0], c->end[1]) < b->ext.x + CW_ON_SLACK ||
             (v > 1.0 && (d < CW_CLEAR || (coming && d < CW_CLEAR + CW_LOOK * v))))
             return true;
     }
@@ -274,15 +291,15 @@ static size_t neighbours(const sn_engine *e, const sn_actor *self, sn_vec3 pos, 
         }
         for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
             const body *b = &t->b[j];
-            if (b->a == self || b->a->down || fabs(b->pos.z - pos.z) > 3.0)
+            if (b->a == self || b->down || fabs(b->pos.z - pos.z) > 3.0)
                 continue;
             double d = d2(pos, b->pos);
             sn_vec3 v = sn_v3(b->vel.x, b->vel.y, 0);
-            if (b->a->kind == SN_ACTOR_WALKER && d <= AV_RANGE) {
+            if (b->kind == SN_ACTOR_WALKER && d <= AV_RANGE) {
                 bool nav = b->a->has_autopilot && b->a->mv && b->a->mv->ap && b->a->mv->ap->map;
                 keep_nearest(out, dist, &k, (nb){sn_v3(b->pos.x, b->pos.y, 0), v, AV_RADIUS, nav && sn_v3_len(v) > 0.2, false}, d);
-            } else if (b->a->kind == SN_ACTOR_VEHICLE && d <= R) {
-                const sn_vec3 ex = b->a->ph->bbox.extent;
+            } else if (b->kind == SN_ACTOR_VEHICLE && d <= R) {
+                const sn_vec3 ex = b->ext;
                 double r = ex.y, off = fmax(ex.x - ex.y, 0);
                 sn_vec3 f = sn_v3(b->fwd.x, b->fwd.y, 0);
                 for (int q = -1; q <= 1; q++) {

@@ -13,6 +13,15 @@ struct sn_walkers;
 sn_status sn_walkers_get(struct sn_engine *e, struct sn_walkers **out, sn_error *err);
 const sn_nav *sn_walkers_nav(const struct sn_walkers *w);
 void sn_walkers_free(struct sn_walkers *w);
+/* A walker on a crossing (its route's current edge crosses a road), from the last frame. */
+typedef struct sn_xuser {
+    sn_vec3 a, b;  /* the crossing's ends */
+    sn_vec3 pos, vel;
+    uint32_t walker;
+} sn_xuser;
+/* The walkers on crossings now, in actor id order, into *out (grown with sn_grow; the caller owns
+** it); their count. */
+size_t sn_walkers_on_crossings(const struct sn_engine *e, const struct sn_walkers *w, sn_xuser **out, size_t *cap);
 
 /* A map autopilot md starts on walker a (sn_mapdrive_start): it wanders, a random goal after
 ** each arrival. Out of memory it stands until its first update finds memory. */

@@ -161,6 +161,11 @@ class RunStats(Structure):
                 ("frames_planned", c_uint64), ("time_serialize", c_double), ("time_write", c_double)]
 
 
+class ScenarioInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("loaded", c_bool), ("ended", c_bool), ("completed", c_bool),
+                ("time", c_double), ("ended_by", c_char_p), ("stop_condition", c_char_p), ("log_messages", c_uint64)]
+
+
 class TrafficHealth(Structure):
     _fields_ = [("struct_size", c_uint32), ("start", c_double), ("duration", c_double), ("vehicles", c_uint32),
                 ("standing", c_uint32), ("crawling", c_uint32), ("flipped", c_uint32),
@@ -210,7 +215,7 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_vehicle_control": VehControl, "sn_walker_control": WalkControl, "sn_actor_info": ActorInfo,
            "sn_clock": Clock, "sn_error": Error, "sn_engine_options": EngineOptions, "sn_message": Message,
            "sn_attribute": Attribute, "sn_actor_desc": ActorDesc, "sn_value": Value, "sn_attr_def": AttrDef,
-           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats,
+           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats, "sn_scenario_info": ScenarioInfo,
            "sn_traffic_health": TrafficHealth, "sn_record_options": RecordOptions,
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
            "sn_map_info": MapInfo, "sn_weather": Weather,
@@ -387,6 +392,8 @@ def _declare(L):
     f("sn_engine_set_target_transform", st, P, c_uint32, POINTER(Xform), E)
     f("sn_engine_call", st, P, c_char_p, c_char_p, c_uint32, POINTER(c_char_p), E)
     f("sn_engine_stats", st, P, POINTER(RunStats), E)
+    if hasattr(L, "sn_engine_scenario"):  # a libsensim before OpenSCENARIO has none
+        f("sn_engine_scenario", st, P, POINTER(ScenarioInfo), E)
     if hasattr(L, "sn_engine_traffic_health"):  # a libsensim before traffic health has none
         f("sn_engine_traffic_health", st, P, POINTER(TrafficHealth), E)
         f("sn_engine_traffic_health_windows", c_uint32, P)

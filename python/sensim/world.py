@@ -339,6 +339,20 @@ class World(WorldTraffic):
         check(_lib.lib().sn_engine_stats(self._engine(), ctypes.byref(s), ctypes.byref(err)), err)
         return {k: getattr(s, k) for k, _ in _lib.RunStats._fields_ if k != "struct_size"}
 
+    def get_scenario(self) -> dict:
+        """sn_engine_scenario: the OpenSCENARIO storyboard of the world (client.load_scenario):
+        loaded (the world plays one), ended (its StopTrigger fired or every story completed),
+        completed (ended by its own rules), time (when it ended, else now), ended_by
+        ("StopTrigger", "all stories complete", "" while running), stop_condition (the
+        StopTrigger's condition that fired) and log_messages (storyboard.msgpack's so far)."""
+        s = _lib.ScenarioInfo(struct_size=ctypes.sizeof(_lib.ScenarioInfo))
+        err = _err()
+        check(_lib.lib().sn_engine_scenario(self._engine(), ctypes.byref(s), ctypes.byref(err)), err)
+        out = {k: getattr(s, k) for k, _ in _lib.ScenarioInfo._fields_ if k != "struct_size"}
+        for k in ("ended_by", "stop_condition"):
+            out[k] = (out[k] or b"").decode()
+        return out
+
     def get_traffic_health(self) -> dict:
         """sn_engine_traffic_health (docs/traffic.md, "Traffic health"): {"totals": {...},
         "windows": [{...}, ...]}, a window per simulated minute (the last one so far), each with

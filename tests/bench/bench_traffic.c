@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <malloc.h>
+#include <unistd.h>
 
 #define WARM 10.0
 #define SIM 40.0
@@ -116,6 +118,114 @@ static const char *write_scene(const char *tmp, const char *name, const char *ma
     return p;
 }
 
+/* The heap in use (KiB), malloc's count: resident growth would hide the vehicles in the pages
+** the map's loading freed. */
+static long heap_kb(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return (long)((mi.uordblks + mi.hblkhd) / 1024);
+}
+
+/* Heap growth (KiB) over loading a scene and stepping it 20 frames, in a fresh process (bench_traffic
+** TMP PLUGINS memory SCENE), so that no earlier run's free lists serve it. */
+static long memory_here(const char *plugins, const char *scene)
+{
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1};
+    long r0 = heap_kb();
+    sn_engine *e = sn_engine_create(&o, &err);
+    if (!e || sn_engine_load_scene(e, scene, &err))
+        die("load", &err);
+    for (int f = 0; f < 20; f++)
+        if (sn_engine_step(e, &err))
+            die("step", &err);
+    long grown = heap_kb() - r0;
+    sn_engine_destroy(e);
+    return grown;
+}
+
+static long memory_fresh(const char *tmp, const char *plugins, const char *scene)
+{
+    char cmd[4096], self[1024];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return -1;
+    self[len] = 0;
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' memory '%s'", self, tmp, plugins, scene);
+    FILE *p = popen(cmd, "r");
+    long kb = -1;
+    if (!p)
+        return -1;
+    if (fscanf(p, "%ld", &kb) != 1)
+        kb = -1;
+    return pclose(p) == 0 ? kb : -1;
+}
+
+/* n sedans on a ground plane without a map, 12 m x 8 m apart, braking (the car on flat ground). */
+static const char *write_flat(const char *tmp, uint32_t n)
+{
+    static char path[2][1024];
+    static int k;
+    char *p = path[k++ % 2];
+    snprintf(p, 1024, "%s/bench_traffic_flat_%u.yaml", tmp, n);
+    FILE *f = fopen(p, "w");
+    if (!f)
+        exit(1);
+    fprintf(f, "settings: {fixed_delta_seconds: 0.05, seed: 1}\nactors:\n  - {name: ground, blueprint: static.ground}\n");
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "  - {name: car%u, blueprint: vehicle.sedan, transform: {location: [%g, %g, 0.5]}, control: {brake: 1}}\n", i,
+                (i % 20) * 12.0, (i / 20) * 8.0);
+    if (fclose(f))
+        exit(1);
+    return p;
+}
+
+/* 500 vehicles on a town-sized map: the real-time factor (target 20x), the same vehicles parked
+** (the physics alone), the growth exponent from 100 to 500 and the memory per vehicle added from
+** 100 to 500 against sedans on a ground plane (target <= 2x). */
+static void bigmap(const char *tmp, const char *plugins, const char *big)
+{
+    const uint32_t want[] = {100, 200, 500};
+    double lx[3], ly[3], t500 = 0, fixed500 = 0, fixed100 = 0;
+    uint32_t got[3] = {0};
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "bench_traffic_big%u.yaml", want[i]);
+        const char *sc = write_scene(tmp, name, big, want[i], 0);
+        double t = best(sc, plugins, (cfg){0}, &got[i]);
+        lx[i] = log((double)got[i]), ly[i] = log(t);
+        printf("  %u vehicles on %s (of %u asked), 1 thread: %.2f ms CPU per frame (%.2f us per vehicle), real-time factor %.1fx\n",
+               got[i], big, want[i], t * 0.05 * 1e3, t * 0.05 * 1e6 / got[i], 1 / t);
+        if (i == 0)
+            fixed100 = best(sc, plugins, (cfg){.fixed = true}, NULL);
+        if (i == 2) {
+            t500 = t;
+            fixed500 = best(sc, plugins, (cfg){.fixed = true}, NULL);
+        }
+        fflush(stdout);
+    }
+    printf("ratio big-map real-time factor of %u vehicles: %.1f (target >= 20; %.2f ms CPU per frame; parked under "
+           "constant control %.2f ms, traffic/parked %.2f)\n",
+           got[2], 1 / t500, t500 * 0.05 * 1e3, fixed500 * 0.05 * 1e3, t500 / fixed500);
+    double mx = (lx[0] + lx[1] + lx[2]) / 3, my = (ly[0] + ly[1] + ly[2]) / 3, sxy = 0, sxx = 0;
+    for (int i = 0; i < 3; i++)
+        sxy += (lx[i] - mx) * (ly[i] - my), sxx += (lx[i] - mx) * (lx[i] - mx);
+    double k = sxx > 0 ? sxy / sxx : 0;
+    printf("ratio big-map growth exponent %u..%u vehicles: %.2f (target <= 1.1: %s); the same vehicles parked: %.2f "
+           "(%.2f vs %.2f ms per frame)\n", got[0], got[2], k, k <= 1.1 ? "met" : "not met",
+           log(fixed500 / fixed100) / log((double)got[2] / got[0]), fixed500 * 0.05 * 1e3, fixed100 * 0.05 * 1e3);
+    long m0 = memory_fresh(tmp, plugins, write_scene(tmp, "bench_traffic_mem0.yaml", big, want[0], 0));
+    long m1 = memory_fresh(tmp, plugins, write_scene(tmp, "bench_traffic_mem1.yaml", big, want[2], 0));
+    long f0 = memory_fresh(tmp, plugins, write_flat(tmp, got[0]));
+    long f1 = memory_fresh(tmp, plugins, write_flat(tmp, got[2]));
+    if (m0 > 0 && m1 > m0 && f0 > 0 && f1 > f0) {
+        double per_map = (double)(m1 - m0) / (got[2] - got[0]), per_flat = (double)(f1 - f0) / (got[2] - got[0]);
+        printf("ratio memory per vehicle added %u..%u, map traffic / flat ground: %.2f (target <= 2; %.2f vs %.2f KiB; "
+               "heap in use %ld..%ld vs %ld..%ld KiB)\n",
+               got[0], got[2], per_map / per_flat, per_map, per_flat, m0, m1, f0, f1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -123,6 +233,17 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *tmp = argv[1], *plugins = argv[2];
+    if (argc > 4 && !strcmp(argv[3], "memory")) {
+        printf("%ld\n", memory_here(plugins, argv[4]));
+        return 0;
+    }
+    if (!strcmp(argv[3], "big")) { /* the town-sized map alone */
+        const char *big = getenv("SENSIM_BENCH_BIGMAP");
+        if (!big)
+            return fprintf(stderr, "bench_traffic: big needs SENSIM_BENCH_BIGMAP=FILE.xodr\n"), 2;
+        bigmap(tmp, plugins, big);
+        return 0;
+    }
     char town[1024];
     snprintf(town, sizeof town, "%s/town.xodr", argv[3]);
 
@@ -171,13 +292,9 @@ int main(int argc, char **argv)
 
     /* 5. */
     const char *big = getenv("SENSIM_BENCH_BIGMAP");
-    if (big) {
-        uint32_t got = 0;
-        double t = best(write_scene(tmp, "bench_traffic_big.yaml", big, 500, 0), plugins, (cfg){0}, &got);
-        printf("engine: %u vehicles on %s, 1 thread: %.2f ms CPU per frame, real-time factor %.1fx\n", got, big,
-               t * 0.05 * 1e3, 1 / t);
-    } else {
+    if (big)
+        bigmap(tmp, plugins, big);
+    else
         printf("500 vehicles on a town-sized map: skipped (set SENSIM_BENCH_BIGMAP=FILE.xodr)\n");
-    }
     return 0;
 }

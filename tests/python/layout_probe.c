@@ -111,6 +111,15 @@ int main(void)
     printf("sn_blueprint_info.plugin %zu\n", offsetof(sn_blueprint_info, plugin));
     printf("sn_blueprint_info.n_attrs %zu\n", offsetof(sn_blueprint_info, n_attrs));
     printf("sn_blueprint_info.attrs %zu\n", offsetof(sn_blueprint_info, attrs));
+    printf("sn_scenario_info %zu\n", sizeof(sn_scenario_info));
+    printf("sn_scenario_info.struct_size %zu\n", offsetof(sn_scenario_info, struct_size));
+    printf("sn_scenario_info.loaded %zu\n", offsetof(sn_scenario_info, loaded));
+    printf("sn_scenario_info.ended %zu\n", offsetof(sn_scenario_info, ended));
+    printf("sn_scenario_info.completed %zu\n", offsetof(sn_scenario_info, completed));
+    printf("sn_scenario_info.time %zu\n", offsetof(sn_scenario_info, time));
+    printf("sn_scenario_info.ended_by %zu\n", offsetof(sn_scenario_info, ended_by));
+    printf("sn_scenario_info.stop_condition %zu\n", offsetof(sn_scenario_info, stop_condition));
+    printf("sn_scenario_info.log_messages %zu\n", offsetof(sn_scenario_info, log_messages));
     printf("sn_run_stats %zu\n", sizeof(sn_run_stats));
     printf("sn_run_stats.struct_size %zu\n", offsetof(sn_run_stats, struct_size));
     printf("sn_run_stats.frames %zu\n", offsetof(sn_run_stats, frames));
