@@ -6,6 +6,7 @@
 #include "../core/util.h"
 #include "../map/road_mesh.h"
 #include "headlights.h"
+#include "nightlights.h"
 #include "mesh.h"
 #include "raster.h"
 #include "shade.h"
@@ -583,7 +584,7 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
     p->pos = t->pos;
     p->moves = false;
     p->material = SN_MAT_BODY;
-    p->glow = 0;
+    p->glow = sn_night_actor_glow(a, r->env.night); /* traffic-light heads (nightlights.h) */
     if (r->motion) {
         sn_vec3 pp;
         sn_quat pq;
@@ -765,6 +766,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
         p->id = k->instance;     /* 0 for roads, a scenery piece's id (scenery/scenery.h) */
         p->tag = k->tag;
         memcpy(p->color, k->rgb, 3);
+        sn_night_chunk(k, r->env.night, p->color, &p->glow); /* lamp heads, lit windows (nightlights.h) */
         p->checker_size = 1.0;
         p->rot = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
         j->wv = (const double(*)[3])m->v + k->v_first, j->t = (const uint32_t(*)[3])m->t + k->first;

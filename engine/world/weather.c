@@ -16,9 +16,9 @@ const char *const sn_weather_field_names[SN_WEATHER_FIELDS] = {
 ** reaches the renderer's exponentials as overflow. */
 static const struct { double lo, hi; bool rendered; } fields[SN_WEATHER_FIELDS] = {
     {0, 100, true},     /* cloudiness */
-    {0, 100, false},    /* precipitation */
+    {0, 100, true},     /* precipitation: the RGB camera's rain streaks */
     {0, 100, true},     /* precipitation_deposits */
-    {0, 100, false},    /* wind_intensity */
+    {0, 100, true},     /* wind_intensity: bends the streaks */
     {-360, 360, true},  /* sun_azimuth_angle */
     {-90, 90, true},    /* sun_altitude_angle */
     {0, 100, true},     /* fog_density */

@@ -121,7 +121,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
                      (unsigned)h->hdr.abi_major, (unsigned)h->hdr.abi_minor);
         return SN_E_UNSUPPORTED;
     }
-    cam_warn_unrendered(h, d->ctx, attrs, v, CAM_A_UNRENDERED, n < CAM_A_RGB_END ? n : CAM_A_RGB_END);
+    cam_warn_unrendered(h, d->ctx, attrs, v, CAM_A_UNRENDERED, n < CAM_A_RGB_END ? n : CAM_A_RGB_END, true);
     /* The RGB camera's image at the rendered size (k w) x (k h); the lens model is in normalised
     ** coordinates, so with k > 1 each pixel's k x k colours are those of a k times larger RGB image. */
     d->lens = cam_lens(v);
