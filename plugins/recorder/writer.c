@@ -12,6 +12,7 @@
 #include "rmath.h"
 #include "writer.h"
 
+#include <sensim/weather_fields.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -613,9 +614,9 @@ static sn_status write_frame(recorder *r)
         uint64_t serial = 0;
         r->host->weather(r->ctx, &w, &serial);
         if (key || serial != r->weather_serial) {
-            const double *f = (const double *)(const void *)&w;
-            for (unsigned i = 0; i < sizeof w / sizeof(double); i++)
-                rb_f32(&r->pkt, (float)f[i]);
+#define REC_WEATHER_OUT(name, lo, hi, drawn) rb_f32(&r->pkt, (float)w.name);
+            SN_WEATHER_FIELD_LIST(REC_WEATHER_OUT) /* 14 f32 in CARLA's field order */
+#undef REC_WEATHER_OUT
             packet(r, REC_P_WEATHER);
             r->weather_serial = serial;
         }
