@@ -370,6 +370,20 @@ bool sn_actor_is_descendant(const sn_world *w, uint32_t id, uint32_t ancestor);
 ** this frame's collisions and every actor's state. SN_E_PHYSICS when ODE reported an error,
 ** SN_E_NOMEM when contacts could not be stored. */
 sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err);
+/* What a vehicle's parameters are derived from: its blueprint's box and attributes. */
+typedef struct sn_vehicle_shape {
+    sn_vec3 extent;       /* the box's half sizes, m */
+    double mass;          /* kg */
+    double cg;            /* center_of_mass_height, m above the bottom face */
+    double max_power;     /* W */
+    double max_steer_deg; /* max_steer_angle, degrees */
+    int wheels;           /* number_of_wheels: 2 or 4 */
+} sn_vehicle_shape;
+/* Fills *p (zeroed by the caller: it is interned byte by byte) with the suspension, tyres,
+** brakes and stabilisers a vehicle of that shape gets under gravity_z (m/s^2, negative). NULL,
+** or the attribute that is out of range: "center_of_mass_height" when the centre of mass is
+** not below the box's top, "number_of_wheels" when it is neither 2 nor 4. */
+const char *sn_vehicle_params_make(sn_vehicle_params *p, const sn_vehicle_shape *vs, double gravity_z);
 /* Forces of one vehicle / walker for one substep. */
 void sn_vehicle_apply(sn_world *w, sn_actor *a, double h);
 void sn_walker_apply(sn_world *w, sn_actor *a, double h);
