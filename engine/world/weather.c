@@ -38,14 +38,6 @@ double sn_weather_field_get(const sn_weather *w, unsigned i)
     return *(const double *)(const void *)((const char *)w + field_off[i]);
 }
 
-int sn_weather_field_index(const char *name)
-{
-    for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
-        if (strcmp(name, sn_weather_field_names[i]) == 0)
-            return (int)i;
-    return -1;
-}
-
 void sn_weather_zero(sn_weather *w) { *w = (sn_weather){.rayleigh_scattering_scale = 0.0331f}; }
 
 void sn_weather_default(sn_weather *w, double sun_azimuth, double sun_altitude)
@@ -122,8 +114,6 @@ sn_status sn_weather_validate(sn_weather *w, sn_error *err)
     }
     return SN_OK;
 }
-
-bool sn_weather_rendered(unsigned i) { return i < SN_WEATHER_FIELDS && fields[i].rendered; }
 
 /* How many unrendered fields of w differ from base values v (float32, as stored). */
 static unsigned unrendered_diff(const sn_weather *w, const float *v, char *buf, size_t size)

@@ -320,10 +320,9 @@ void sn_actor_set_rel(sn_actor *a, const sn_transform *rel);
 /* A vehicle's or walker's autopilot state, allocated zeroed at the first call; NULL when out of
 ** memory. */
 sn_autopilot *sn_actor_autopilot(sn_actor *a);
-/* Gives a registered actor its name (copied) and indexes it; false when out of memory. */
-bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name);
-/* The same without a copy when `kept`: the caller's name outlives the actor (a scene entry's
-** name lives in the scene's pool until the scene, after its world, is freed). */
+/* Gives a registered actor its name and indexes it; false when out of memory. Copied, or not
+** when `kept`: the caller's name outlives the actor (a scene entry's name lives in the scene's
+** pool until the scene, after its world, is freed). */
 bool sn_world_set_name_kept(sn_world *w, sn_actor *a, const char *name, bool kept);
 void sn_world_remove(sn_world *w, uint32_t id);             /* frees the actor and its ODE objects */
 sn_actor *sn_world_find(const sn_world *w, uint32_t id);
@@ -408,7 +407,6 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
 #define SN_WALKER_KNOCKDOWN_TIME 0.2
 
 /* Semantic tags. */
-const char *sn_tag_name(uint8_t tag);
 bool sn_tag_parse(const char *text, uint8_t *out);
 
 #endif
