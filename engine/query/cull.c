@@ -38,7 +38,23 @@ static void cell_range(const rs_cull *c, double lo, double hi, double origin, ui
     *i1 = b < 0 ? 0 : b >= n ? n - 1 : (uint32_t)b;
 }
 
-bool rs_cull_build(rs_cull *c, const double (*box)[6], size_t n)
+/* About CELLS_PER_BOX square cells per box over the boxes' extent (widened by m). */
+static double natural_cell(const double (*box)[6], size_t n, double m)
+{
+    double bx0 = INFINITY, by0 = INFINITY, bx1 = -INFINITY, by1 = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        bx0 = fmin(bx0, box[i][0]), by0 = fmin(by0, box[i][1]);
+        bx1 = fmax(bx1, box[i][3]), by1 = fmax(by1, box[i][4]);
+    }
+    return sqrt((bx1 - bx0 + 2 * m) * (by1 - by0 + 2 * m) / (double)(CELLS_PER_BOX * n));
+}
+
+double rs_cull_cell(const double (*box)[6], size_t n)
+{
+    return n ? natural_cell(box, n, 0.02) : INFINITY;
+}
+
+bool rs_cull_build(rs_cull *c, const double (*box)[6], size_t n, double max_cell)
 {
     c->top = -INFINITY;
     c->nx = c->ny = 0;
@@ -56,8 +72,10 @@ bool rs_cull_build(rs_cull *c, const double (*box)[6], size_t n)
     c->margin = 0.02 + 4e-6 * w;
     double m = c->margin;
     bx0 -= m, by0 -= m, bx1 += m, by1 += m;
-    /* square cells, about CELLS_PER_BOX per box over the boxes' extent */
-    double cell = sqrt((bx1 - bx0) * (by1 - by0) / (double)(CELLS_PER_BOX * n));
+    /* square cells, about CELLS_PER_BOX per box over the boxes' extent, and no larger than
+    ** max_cell, the full set's where these are some of them: a building's or a walker's cell
+    ** should not reach over the cars the query leaves out */
+    double cell = fmin(sqrt((bx1 - bx0) * (by1 - by0) / (double)(CELLS_PER_BOX * n)), max_cell);
     cell = fmax(cell, fmax(bx1 - bx0, by1 - by0) / (MAX_SIDE - 1));
     cell = fmax(cell, 1e-3);
     c->x0 = bx0, c->y0 = by0, c->inv = 1 / cell;

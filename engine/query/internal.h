@@ -53,8 +53,11 @@ typedef struct rs_scratch {
     bool oom;
 } rs_scratch;
 
-/* cull.c: every shaped actor's box over a grid of cells, each holding the highest widened box
-** top over it, which settles rays that pass above them all without Embree. */
+/* cull.c: the boxes of the shaped actors a query can meet over a grid of cells, each holding
+** the highest widened box top over it, which settles rays that pass above them all without
+** Embree. One grid per pair of kind and tag masks in use (a query's filters leave out every
+** other actor's hits, so their boxes need not stand in its rays' way): V2X asks first for
+** anything, then for buildings and props, then for vehicles, and each has its grid. */
 typedef struct rs_cull {
     double margin;       /* m: how much the boxes were widened (cull.c says why) */
     double top;          /* the highest widened top (-inf: no boxes, every ray is clear) */
@@ -62,18 +65,35 @@ typedef struct rs_cull {
     uint32_t nx, ny;     /* cells; 0 when there are no boxes */
     double *tops;        /* nx * ny, row by row: the highest widened top over the cell, -inf when none */
     size_t cap_tops;
-    /* what it was built from, as the index's gen, static_gen, alpha */
-    const sn_world *world;
-    uint64_t gen, static_gen;
-    double alpha;
-    double (*boxes)[6];  /* the boxes, gathered for the build: low corner, high corner */
-    size_t cap_boxes;
-    uint8_t *need;       /* per ray of the batch being traced: the grid could not settle it */
-    size_t cap_need;
+    /* which actors' boxes it holds: those a query of these masks can meet (0: any) */
+    uint32_t kind_mask, tag_mask;
+    uint64_t boxes_stamp; /* the gathered boxes it was built from (rs_cull_boxes.stamp); 0: none */
+    uint64_t used;        /* when it last served a batch, to choose which grid a new key replaces */
+    uint32_t skip;        /* batches left that go without it (trace.c CULL_SKIP) */
 } rs_cull;
 
-/* The grid of n boxes (box[i]: low x y z, high x y z); false when out of memory. */
-bool rs_cull_build(rs_cull *c, const double (*box)[6], size_t n);
+/* Every shaped actor's box with its kind and tag, gathered once per world state for the grids. */
+typedef struct rs_cull_boxes {
+    const sn_world *world; /* what they were gathered from, as the index's gen, static_gen, alpha */
+    uint64_t gen, static_gen;
+    double alpha;
+    bool valid;
+    uint64_t stamp;        /* counts gatherings */
+    double (*box)[6];      /* low corner, high corner */
+    uint8_t *kind, *tag;
+    size_t n, cap, cap_kind, cap_tag;
+    double cell;           /* the cells' side of a grid of them all (rs_cull_cell) */
+    double (*sel)[6];      /* the boxes a grid of a narrower key is built from */
+    size_t cap_sel;
+} rs_cull_boxes;
+
+#define RS_CULLS 4
+
+/* The grid of n boxes (box[i]: low x y z, high x y z), its cells no larger than max_cell; false
+** when out of memory. */
+bool rs_cull_build(rs_cull *c, const double (*box)[6], size_t n, double max_cell);
+/* The side of the cells a grid of these boxes would have on its own (INFINITY for none). */
+double rs_cull_cell(const double (*box)[6], size_t n);
 /* Whether the segment o + t d, t in [0, maxd] (d a unit vector), provably meets no box: then
 ** Embree would find nothing on it either. The tests of the whole world inline (most rays of a
 ** V2X frame end there), the walk over the cells in cull.c. */
@@ -99,6 +119,7 @@ struct sn_rayscene {
     bool has_stat;        /* top holds geometry 0 */
     RTCGeometry dyn;      /* geometry 1, kept while the moving actors' shapes stay the same */
     uint32_t dyn_refits;  /* refits of dyn since its last full build */
+    uint64_t dyn_rays, dyn_tris; /* rays handed to Embree since then; dyn's triangles (scene.c DYN_REFITS) */
     uint8_t *dyn_shapes;  /* the shape and model of each moving actor in dyn, in order (dyn_key) */
     size_t n_dyn_shapes, cap_dyn_shapes;
     uint32_t *dyn_prim, *dyn_first; /* as stat_prim, stat_first */
@@ -129,10 +150,12 @@ struct sn_rayscene {
     uint64_t boxes_gen;
 
     const sn_world *stat_world; /* what geometry 0 was built from (at static_gen) */
-    rs_cull cull;
-    bool cull_valid;
+    rs_cull_boxes cull_boxes;
+    rs_cull cull[RS_CULLS];
+    uint64_t cull_uses;    /* batches served by a grid, the clock of rs_cull.used */
+    uint8_t *need;         /* per ray of the batch being traced: the grid could not settle it */
+    size_t cap_need;
     bool no_cull;          /* sn_rayscene_set_cull(rs, false) */
-    uint32_t cull_skip;    /* batches left that skip the grid (trace.c CULL_SKIP) */
     uint64_t settled, index_updates; /* sn_rayscene_counts */
 
     sn_pool *pool;
@@ -160,10 +183,9 @@ static inline double rs_refl(const sn_actor *a) { return a->ph->reflectivity >= 
 ** says the velocity is there (see sensim/types.h). Written in place after zeroing *h: a hit
 ** returned by value and assigned may carry stale padding (the compiler need not copy it), and
 ** results are compared byte for byte. */
-static inline void rs_hit(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag,
-                          sn_vec3 origin, sn_vec3 vel, sn_vec3 omega, double refl)
+static inline void rs_hit_zeroed(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag,
+                                 sn_vec3 origin, sn_vec3 vel, sn_vec3 omega, double refl)
 {
-    memset(h, 0, sizeof *h);
     h->struct_size = sizeof *h;
     h->distance = t;
     h->point = point;
@@ -173,6 +195,15 @@ static inline void rs_hit(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal
     h->velocity = sn_v3_add(vel, sn_v3_cross(omega, sn_v3_sub(point, origin)));
     h->reflectivity = refl;
 }
+/* The same into memory not yet zeroed. */
+static inline void rs_hit(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag,
+                          sn_vec3 origin, sn_vec3 vel, sn_vec3 omega, double refl)
+{
+    memset(h, 0, sizeof *h);
+    rs_hit_zeroed(h, t, point, normal, id, tag, origin, vel, omega, refl);
+}
+#define RS_HIT_ZEROED_OF(h, t, point, normal, a) \
+    rs_hit_zeroed(h, t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega, (a)->refl)
 #define RS_HIT_OF(h, t, point, normal, a) \
     rs_hit(h, t, point, normal, (a)->id, (a)->tag, (a)->origin, (a)->vel, (a)->omega, (a)->refl)
 
@@ -184,9 +215,19 @@ static inline size_t rs_min_size(size_t stride, size_t ours) { return stride < o
 ** when `bounds`. rs_sync_at poses them at fraction alpha of the last frame instead. */
 sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err);
 sn_status rs_sync_at(sn_rayscene *rs, const sn_world *w, double alpha, bool bounds, sn_error *err);
-/* The planes and the cull grid at alpha, without posing models or touching Embree's moving
-** geometry (the static one is built when it changed). */
-sn_status rs_sync_cull(sn_rayscene *rs, const sn_world *w, double alpha, sn_error *err);
+/* The cull grid for q's kind and tag masks (one of rs->cull, taken over from the least recently
+** used key when none has them), not yet brought up to date. */
+rs_cull *rs_cull_of(sn_rayscene *rs, const sn_ray_query *q);
+/* The planes and grid c at alpha, without posing models or touching Embree's moving geometry
+** (the static one is built when it changed). */
+sn_status rs_sync_cull(sn_rayscene *rs, const sn_world *w, double alpha, rs_cull *c, sn_error *err);
+/* Whether q's masks leave out every moving actor, those Embree's moving geometry holds and those
+** of w now: then that geometry need not follow the world for q (its hits would all be filtered
+** out), and rs_sync_static brings only the static one up to date. Posing 1 000 cars' models
+** and refitting their 392 000 triangles took 10 ms of a V2X tick whose batch of buildings
+** needed none of it. */
+bool rs_moving_excluded(const sn_rayscene *rs, const sn_world *w, const sn_ray_query *q);
+sn_status rs_sync_static(sn_rayscene *rs, const sn_world *w, sn_error *err);
 /* Whether the index is current for w at alpha (rs_sync_at would do nothing). */
 bool rs_index_current(const sn_rayscene *rs, const sn_world *w, double alpha);
 /* What sweeps and overlaps need: every actor's collision shape as now and the bounds scene.

@@ -39,6 +39,7 @@ typedef struct batch {
     sn_ray_result *out;
     uint32_t n, per_task;
     pass pass;
+    const rs_cull *cull; /* PASS_SETTLE: the grid of the query's masks */
     uint32_t needed[RS_MAX_TASKS]; /* PASS_SETTLE: per task, how many rays it left for Embree */
 } batch;
 
@@ -242,6 +243,7 @@ static struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
 }
 
 #define MAKE_HIT(h, o, d, t, n, a) RS_HIT_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
+#define MAKE_HIT_ZEROED(h, o, d, t, n, a) RS_HIT_ZEROED_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
 
 /* The tag of triangle tri of actor a: a model's rider parts are Rider (shapes.h sn_material_tag). */
 static uint8_t tri_tag(const rs_actor *a, uint32_t tri)
@@ -314,8 +316,13 @@ static void finish_closest(const rs_ctx *c, sn_vec3 o, sn_vec3 d, double maxd, b
                            uint32_t i, sn_ray_result *out)
 {
     const sn_rayscene *rs = c->rs;
-    sn_ray_result res;
-    memset(&res, 0, sizeof res); /* padding too: results are compared byte for byte */
+    /* Zeroed, padding too (results are compared byte for byte), from a zero result by its
+    ** constant size and written in place when the caller's stride is ours: a memset of the
+    ** result and of its hit became `rep stos`, and the copy to the caller read back fields
+    ** just stored in pieces: both stalled, a third of a lidar ray's own time (perf). */
+    static const sn_ray_result zero;
+    sn_ray_result tmp, *res = c->q->result_size == sizeof tmp ? &out[i] : &tmp;
+    memcpy(res, &zero, sizeof zero);
     if (ok) {
         bool found = false;
         double best_t = INFINITY;
@@ -346,16 +353,17 @@ static void finish_closest(const rs_ctx *c, sn_vec3 o, sn_vec3 d, double maxd, b
             found = true, best_t = t, best_id = p->id, best_a = NULL, best_p = p, best_n = nn;
         }
         if (found) {
-            res.n_hits = res.n_found = 1;
+            res->n_hits = res->n_found = 1;
             if (best_a) {
-                MAKE_HIT(&res.hit, o, d, best_t, best_n, best_a);
-                res.hit.semantic_tag = tri_tag(best_a, best_tri);
+                MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_a);
+                res->hit.semantic_tag = tri_tag(best_a, best_tri);
             } else {
-                MAKE_HIT(&res.hit, o, d, best_t, best_n, best_p);
+                MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_p);
             }
         }
     }
-    put_result(c->q, out, i, &res);
+    if (res == &tmp)
+        put_result(c->q, out, i, res);
 }
 
 /* Closest hits of rays [from, to): STREAM at a time through Embree, then each finished alone. */
@@ -372,6 +380,20 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
             memcpy(&r, (const char *)b->rays + (size_t)(i0 + k) * b->q->ray_size, sizeof r);
             o[k] = r.origin;
             ok[k] = stream_ray(&r, &rh[k], &d[k], &maxd[k]);
+        }
+        /* The next block's rays and this block's results on their way into the cache while
+        ** Embree works: a lidar's 100 000 rays and results are megabytes, and the first touch
+        ** of each ray was a tenth of its time (perf) */
+        if (i0 + STREAM < to) {
+            const char *next = (const char *)b->rays + (size_t)(i0 + STREAM) * b->q->ray_size;
+            size_t bytes = (size_t)((to - i0 - STREAM) < STREAM ? to - i0 - STREAM : STREAM) * b->q->ray_size;
+            for (size_t k = 0; k < bytes; k += 64)
+                __builtin_prefetch(next + k, 0, 3);
+        }
+        {
+            char *res = (char *)b->out + (size_t)i0 * b->q->result_size;
+            for (size_t k = 0; k < (size_t)m * b->q->result_size; k += 64)
+                __builtin_prefetch(res + k, 1, 3);
         }
         /* Rays from one point (a lidar, a camera) go as a coherent stream; others one at a time,
         ** which Embree's incoherent path serves as fast as it can (bench_rays: coherent streams
@@ -519,7 +541,7 @@ static void run_task(void *arg, uint32_t task)
         trace_closest(&c, b, from, to);
         return;
     }
-    uint8_t *need = b->rs->cull.need;
+    uint8_t *need = b->rs->need;
     uint32_t needed = 0;
     for (uint32_t i = from; i < to && !s->oom; i++) {
         if (b->pass == PASS_NEEDED && !need[i])
@@ -527,7 +549,7 @@ static void run_task(void *arg, uint32_t task)
         prepared r = prepare(b, i);
         bool embree = true;
         if (b->pass == PASS_SETTLE) {
-            need[i] = r.ok && !rs_cull_clear(&b->rs->cull, &r.o, &r.d, r.maxd);
+            need[i] = r.ok && !rs_cull_clear(b->cull, &r.o, &r.d, r.maxd);
             if (need[i]) { /* left for PASS_NEEDED, once the index is up to date */
                 needed++;
                 continue;
@@ -551,6 +573,15 @@ static void run_tasks(sn_rayscene *rs, batch *b, uint32_t tasks)
         sn_pool_run(rs->pool, run_task, b, tasks);
 }
 
+/* The index brought up to date for q: its static geometry alone when q leaves out every moving
+** actor (rs_moving_excluded), else all of it. */
+static sn_status sync(sn_rayscene *rs, const sn_world *w, double alpha, const sn_ray_query *q, sn_error *err)
+{
+    if (q->mode != SN_RAY_CLOSEST && !rs_index_current(rs, w, alpha) && rs_moving_excluded(rs, w, q))
+        return rs_sync_static(rs, w, err);
+    return rs_sync_at(rs, w, alpha, false, err);
+}
+
 sn_status sn_rays_trace(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, const sn_ray *rays,
                         uint32_t n, sn_ray_result *out, sn_error *err)
 {
@@ -567,7 +598,7 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
         return sn_fail(err, SN_E_INVALID, "NULL rays or results for %u rays", n);
     if (!n)
         return SN_OK;
-    batch b = {rs, w, q, rays, out, n, RAYS_PER_TASK, PASS_ALL, {0}};
+    batch b = {rs, w, q, rays, out, n, RAYS_PER_TASK, PASS_ALL, NULL, {0}};
     uint32_t tasks = (n + RAYS_PER_TASK - 1) / RAYS_PER_TASK;
     if (tasks > RS_MAX_TASKS) { /* bigger tasks rather than more scratch */
         tasks = RS_MAX_TASKS;
@@ -575,34 +606,35 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
     }
     for (uint32_t t = 0; t < tasks; t++)
         rs->scratch[t].oom = false;
-    /* Any-hit and all-hits queries: the rays the cull grid settles first, and the index brought up
-    ** to date only for the others, if any. Closest hits go straight to Embree (their rays are
-    ** cast to meet things: lidars, cameras). Where the grid settles almost nothing (a street
-    ** grid of buildings: every cell holds a roof above the antennas), its test is skipped for
-    ** the next CULL_SKIP batches. */
-    bool cull = q->mode != SN_RAY_CLOSEST && !rs->no_cull;
-    if (cull && rs->cull_skip) {
-        rs->cull_skip--;
-        cull = false;
+    /* Any-hit and all-hits queries: the rays the cull grid of the query's masks settles first,
+    ** and the index brought up to date only for the others, if any. Closest hits go straight to
+    ** Embree (their rays are cast to meet things: lidars, cameras). Where a grid settles almost
+    ** nothing (a street grid of buildings: every cell holds a roof above the antennas), its
+    ** test is skipped for the next CULL_SKIP batches of its masks. */
+    rs_cull *cull = q->mode != SN_RAY_CLOSEST && !rs->no_cull ? rs_cull_of(rs, q) : NULL;
+    if (cull && cull->skip) {
+        cull->skip--;
+        cull = NULL;
     }
     if (cull) {
-        if ((st = rs_sync_cull(rs, w, alpha, err)))
+        if ((st = rs_sync_cull(rs, w, alpha, cull, err)))
             return st;
-        if (!sn_grow((void **)&rs->cull.need, &rs->cull.cap_need, n, 1))
+        if (!sn_grow((void **)&rs->need, &rs->cap_need, n, 1))
             return sn_fail(err, SN_E_NOMEM, "ray queries: out of memory for %u rays", n);
         b.pass = PASS_SETTLE;
+        b.cull = cull;
         run_tasks(rs, &b, tasks);
         uint32_t needed = 0;
         for (uint32_t t = 0; t < tasks; t++)
             needed += b.needed[t];
         rs->settled += n - needed;
         if (n >= 64 && 16 * (uint64_t)(n - needed) < n)
-            rs->cull_skip = CULL_SKIP;
+            cull->skip = CULL_SKIP;
         b.pass = PASS_NEEDED;
-        if (needed && !(st = rs_sync_at(rs, w, alpha, false, err)))
-            run_tasks(rs, &b, tasks);
-    } else if (!(st = rs_sync_at(rs, w, alpha, false, err))) {
-        run_tasks(rs, &b, tasks);
+        if (needed && !(st = sync(rs, w, alpha, q, err)))
+            run_tasks(rs, &b, tasks), rs->dyn_rays += needed;
+    } else if (!(st = sync(rs, w, alpha, q, err))) {
+        run_tasks(rs, &b, tasks), rs->dyn_rays += n;
     }
     if (st)
         return st;

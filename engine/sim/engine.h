@@ -52,6 +52,10 @@ typedef struct sn_collision_route {
 struct sn_engine {
     char error_spare[SN_CTX_ERROR_MAX]; /* a context's error text when its own buffer cannot be had */
     double time_world, time_sensors, time_output; /* sn_run_stats' timers, seconds */
+    /* ... and the process's CPU seconds in them (every thread's): the benchmarks' figures on a
+    ** shared machine, where wall-clock time grows with the load */
+    double cpu_world, cpu_sensors, cpu_output;
+    bool cpu_timers;       /* keep them (benchmarks set it after sn_engine_create) */
     double time_serialize; /* the part of time_output in plugins' serialize and the header */
     double time_write0;    /* the writer thread's busy seconds when the scene was loaded */
     sn_engine_options opts;

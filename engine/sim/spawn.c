@@ -272,6 +272,17 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     ** would push the two apart violently. Whichever comes second is refused, so a vehicle is
     ** checked against what stands there and a static against the vehicles and walkers. */
     bool moving = bp->kind == SN_ACTOR_VEHICLE || bp->kind == SN_ACTOR_WALKER;
+    /* A walker placed with its centre on the ground (CARLA's get_random_location_from_navigation
+    ** gives the navigation mesh's surface, and generate_traffic.py spawns there) is lifted out
+    ** of static geometry by at most its height, as Unreal adjusts a character's capsule
+    ** ("adjust if possible"); anything else it overlaps still refuses the spawn. */
+    if (bp->kind == SN_ACTOR_WALKER && !d->parent && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov) &&
+        ov.other->kind == SN_ACTOR_STATIC && isfinite(ov.clear_z) && ov.clear_z > world_tf.location.z &&
+        ov.clear_z - world_tf.location.z <= 2 * a->ph->bbox.extent.z) {
+        world_tf.location.z = ov.clear_z + 0.01;
+        d->transform.location.z = world_tf.location.z;
+        sn_actor_set_rel(a, &d->transform);
+    }
     if (moving && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
         st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
         d->refused = SN_SPAWN_OVERLAP;

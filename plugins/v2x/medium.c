@@ -55,6 +55,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
     free(m->st), free(m->order), free(m->names), free(m->msgs), free(m->rx), free(m->tx);
     free(m->rays), free(m->res), free(m->ray_pair), free(m->ray_recv), free(m->hits), free(m->xy), free(m->slots);
     free(m->mirror), free(m->senders), free(m->dist), free(m->los), free(m->ke), free(m->r_start);
+    sn_v2x_loscache_free(&m->los_cache);
     for (int i = 0; i < SN_V2X_PAIR_TASKS; i++) {
         sn_v2x_pair_task *t = &m->pt[i];
         free(t->cand), free(t->cand_d), free(t->senders), free(t->dist), free(t->cursor);
@@ -420,9 +421,22 @@ sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
     if (!n_tx)
         return SN_OK;
     place(m);
-    sn_status st = find_pairs(m, n_tx);
-    if (!st)
+    bool cache = true; /* every station lets its links be answered from the last tick's */
+#ifdef SN_V2X_CARLA_METHOD
+    cache = false; /* the benchmark's baseline traces every pair every tick, as CARLA does */
+#endif
+    for (uint32_t i = 0; i < m->n_st && cache; i++)
+        cache = !m->order[i]->no_los_cache;
+    sn_status st = SN_OK;
+    if (!(cache && sn_v2x_loscache_same_pairs(m))) { /* else last tick's pairs are this tick's */
+        m->los_cache.pairs_current = false;
+        st = find_pairs(m, n_tx);
+    }
+    if (!st && !(cache && sn_v2x_loscache_get(m))) {
         st = sn_v2x_los_classify(m);
+        if (!st && cache)
+            sn_v2x_loscache_put(m);
+    }
     if (!st)
         st = powers(m);
     if (!st)

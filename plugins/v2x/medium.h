@@ -15,6 +15,7 @@
 
 #include "channel.h"
 #include "grid.h"
+#include "loscache.h"
 #include "msg.h"
 #include "rng.h"
 
@@ -42,6 +43,7 @@ typedef struct sn_v2x_station {
     bool placed;
     bool ticked;             /* its POST tick ran this frame: it reports */
     bool compact;            /* report_layout compact (compact.h), else CARLA's */
+    bool no_los_cache;       /* los_cache: false (loscache.h) */
     uint32_t tx_first, tx_count; /* this frame's transmissions in the medium's pool */
     uint32_t rx_first, rx_count; /* this frame's receptions in the medium's list */
     /* receptions of frames in which it did not tick, copied, for its next report */
@@ -122,6 +124,7 @@ typedef struct sn_v2x_medium {
     sn_ray_hit *hits;
     uint32_t cap_hits;
     uint32_t skip_batch0;    /* frames with rays left before los.c's batch 0 runs again */
+    sn_v2x_loscache los_cache; /* last tick's line of sight (loscache.h) */
     /* counters, for the benchmark and tests */
     uint64_t rays_cast, pairs_seen;
 } sn_v2x_medium;

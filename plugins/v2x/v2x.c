@@ -44,8 +44,10 @@ static const char *const layouts[] = {"carla", "compact", NULL};
      "seed of fading and noise; 0 keeps the sensor's own stream (scene seed and name)"},                       \
     SN_ATTR_SENSOR_TICK("seconds between ticks (0: every frame)"),                                             \
     {"report_layout", SN_ATTR_ENUM, "carla", layouts, layouts, false, 0, 0, NULL,                               \
-     "carla: a map per message (CARLA's); compact: columns, each message's content once per report"}
-#define N_COMMON 14
+     "carla: a map per message (CARLA's); compact: columns, each message's content once per report"},           \
+    {"los_cache", SN_ATTR_BOOL, "true", NULL, NULL, false, 0, 0, NULL,                                          \
+     "reuse the last tick's line of sight while no actor, antenna or link changed (false: trace every tick)"}
+#define N_COMMON 15
 
 #define NOISE(name, doc) {name, SN_ATTR_FLOAT, "0.0", NULL, NULL, true, 0, 1e6, NULL, doc}
 #define BIAS(name, doc) {name, SN_ATTR_FLOAT, "0.0", NULL, NULL, true, -1e6, 1e6, NULL, doc}
@@ -182,6 +184,7 @@ static sn_status set(void *self, const sn_value *a, uint32_t n)
         v->h->random_seed(v->ctx, (uint64_t)a[11].i);
     sn_v2x_rng_seed(&s->rng, v->h->random_u64(v->ctx));
     s->compact = a[13].i == 1;
+    s->no_los_cache = !a[14].b;
     if (v->custom) {
         s->channel = sn_v2x_medium_name(v->m, a[N_COMMON].s ? a[N_COMMON].s : "", true);
         if (s->channel == UINT32_MAX) {

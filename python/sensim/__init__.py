@@ -43,6 +43,7 @@ from .data import (CollisionEvent, ColorConverter, DVSEvent, DVSEventArray, Imag
 from .map import LaneChange, LaneMarking, LaneMarkingColor, LaneMarkingType, LaneType, Map, Waypoint
 from .weather import WeatherParameters
 from .walkers import WalkerAIController
+from .skeleton import BoneTransformDataOut, WalkerBoneControlIn, WalkerBoneControlOut
 from .traffic import Landmark, LandmarkType, TrafficLight, TrafficLightState, TrafficManager, TrafficSign
 
 __version__ = "0.1.0"
@@ -64,7 +65,8 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "GeoLocation", "VehicleAckermannControl", "CityObjectLabel", "Color", "DebugHelper", "LabelledPoint",
            "MapLayer", "GearPhysicsControl", "VehiclePhysicsControl", "WheelPhysicsControl", "ActorSnapshot",
            "command", "VehicleDoor", "VehicleFailureState", "WalkerAIController",
-           "Landmark", "LandmarkType", "TrafficLight", "TrafficLightState", "TrafficManager", "TrafficSign"]
+           "Landmark", "LandmarkType", "TrafficLight", "TrafficLightState", "TrafficManager", "TrafficSign",
+           "BoneTransformDataOut", "WalkerBoneControlIn", "WalkerBoneControlOut"]
 
 
 class VehicleDoor:

@@ -71,6 +71,30 @@ class AutopilotOptions(Structure):
                 ("tm_port", c_uint32)]
 
 
+class Ray(Structure):  # sensim/query.h sn_ray
+    _fields_ = [("origin", Vec3), ("direction", Vec3), ("max_distance", c_double)]
+
+
+class RayHit(Structure):  # sensim/types.h sn_ray_hit (ABI 1.5)
+    _fields_ = [("struct_size", c_uint32), ("distance", c_double), ("point", Vec3), ("normal", Vec3),
+                ("actor_id", c_uint32), ("semantic_tag", c_uint8), ("velocity", Vec3), ("reflectivity", c_double)]
+
+
+class RayResult(Structure):  # sensim/query.h sn_ray_result
+    _fields_ = [("n_hits", c_uint32), ("n_found", c_uint32), ("hit", RayHit)]
+
+
+class RayQuery(Structure):  # sensim/query.h sn_ray_query
+    _fields_ = [("struct_size", c_uint32), ("ray_size", c_uint32), ("result_size", c_uint32), ("hit_size", c_uint32),
+                ("mode", c_int), ("ignore_ids", POINTER(c_uint32)), ("n_ignore", c_uint32), ("tag_mask", c_uint32),
+                ("kind_mask", c_uint32), ("hits", POINTER(RayHit)), ("max_hits", c_uint32)]
+
+
+class VehiclePhysics(Structure):  # sensim.h sn_vehicle_physics
+    _fields_ = [("struct_size", c_uint32), ("mass", c_double), ("max_power", c_double), ("max_force", c_double),
+                ("max_steer_angle", c_double), ("tire_friction", c_double), ("drag_coefficient", c_double)]
+
+
 class ActorInfo(Structure):
     _fields_ = [("struct_size", c_uint32), ("id", c_uint32), ("parent_id", c_uint32), ("kind", c_int),
                 ("type_id", c_char_p), ("name", c_char_p), ("role_name", c_char_p), ("semantic_tag", c_uint8),
@@ -349,6 +373,9 @@ def _declare(L):
     f("sn_engine_set_autopilot", st, P, c_uint32, c_bool, POINTER(AutopilotOptions), E)
     if hasattr(L, "sn_engine_vehicle_speed_limit"):  # a libsensim before signs has none
         f("sn_engine_vehicle_speed_limit", st, P, c_uint32, POINTER(ctypes.c_double), E)
+    f("sn_engine_ray_batch", st, P, POINTER(RayQuery), POINTER(Ray), c_uint32, POINTER(RayResult), E)
+    f("sn_engine_get_vehicle_physics", st, P, c_uint32, POINTER(VehiclePhysics), E)
+    f("sn_engine_set_vehicle_physics", st, P, c_uint32, POINTER(VehiclePhysics), E)
     if hasattr(L, "sn_engine_set_weather"):  # a libsensim before the weather has none
         f("sn_engine_set_weather", st, P, POINTER(Weather), E)
         f("sn_engine_get_weather", st, P, POINTER(Weather), E)

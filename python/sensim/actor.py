@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import enum
 import fnmatch
+import math
 from typing import TYPE_CHECKING, Callable
 
 from . import _lib
@@ -295,21 +296,32 @@ class Vehicle(Actor):
         return None
 
     def apply_physics_control(self, physics_control) -> None:
-        """Kept (get_physics_control returns it); the running model keeps its blueprint's
-        mass, power and steering (docs/python.md, "Physics control")."""
-        self._physics = physics_control
+        """Applied to the running model from the next step (physics.to_engine maps CARLA's fields:
+        mass, torque curve and max_rpm, first gear and final ratio, the wheels' radius, friction and
+        front max_steer_angle, drag_coefficient); the rest is kept. get_physics_control returns
+        what was set."""
+        from . import physics
+        v = physics.to_engine(physics_control)
+        c = _lib.VehiclePhysics(ctypes.sizeof(_lib.VehiclePhysics), v["mass"], v["max_power"], v["max_force"],
+                                v["max_steer_angle"], v["tire_friction"], v["drag_coefficient"])
+        self._call("sn_engine_set_vehicle_physics", ctypes.byref(c))
+        self._physics = physics.kept(physics_control)
+
+    def _engine_physics(self):
+        c = _lib.VehiclePhysics(struct_size=ctypes.sizeof(_lib.VehiclePhysics))
+        self._call("sn_engine_get_vehicle_physics", ctypes.byref(c))
+        return c
 
     def get_physics_control(self):
-        from .physics import VehiclePhysicsControl, WheelPhysicsControl
+        """What apply_physics_control set (a copy), else the running model in CARLA's fields."""
+        from . import physics
         pc = getattr(self, "_physics", None)
         if pc is not None:
-            return pc
+            return physics.kept(pc)
         a = self.attributes
-        steer = float(a.get("max_steer_angle", 70))
         e = self.bounding_box.extent
-        wheels = [WheelPhysicsControl(max_steer_angle=steer if i < 2 else 0.0) for i in range(4)]
-        return VehiclePhysicsControl(mass=float(a.get("mass", 1500)), wheels=wheels,
-                                     center_of_mass=Vector3D(0, 0, float(a.get("center_of_mass_height", e.z)) - e.z))
+        com = Vector3D(0, 0, float(a.get("center_of_mass_height", e.z)) - e.z)
+        return physics.from_engine(self._engine_physics(), int(a.get("number_of_wheels", 4)), com)
 
     def open_door(self, door_idx) -> None:
         """Accepted: sensim's vehicles have no doors (docs/python.md)."""
@@ -329,6 +341,39 @@ class Walker(Actor):
 
     def apply_control(self, control: WalkerControl) -> None:
         self._call("sn_engine_apply_walker_control", ctypes.byref(control._c()))
+
+    # -- bones (skeleton.py): a skeleton of CARLA's bone names scaled to the walker
+    def _pose(self):
+        p = getattr(self, "_skeleton", None)
+        if p is None:
+            from .skeleton import WalkerPose
+            e = self.bounding_box.extent
+            p = self._skeleton = WalkerPose(2 * e.z, e.z)
+        return p
+
+    def get_bones(self):
+        """CARLA's get_bones: WalkerBoneControlOut, every bone's world, component and relative transform."""
+        return self._pose().bones(self.get_transform())
+
+    def set_bones(self, control) -> None:
+        """CARLA's set_bones (WalkerBoneControlIn): the custom pose of the named bones, relative to their parents."""
+        self._pose().set_bones(control)
+
+    def blend_pose(self, blend: float) -> None:
+        """0 the animation's (rest) pose, 1 the custom pose of set_bones; between, a mix."""
+        b = float(blend)
+        if not math.isfinite(b):
+            raise ValueError("blend_pose: the blend must be finite")
+        self._pose().blend = min(1.0, max(0.0, b))
+
+    def show_pose(self) -> None:
+        self.blend_pose(1.0)
+
+    def hide_pose(self) -> None:
+        self.blend_pose(0.0)
+
+    def get_pose_from_animation(self) -> None:
+        self._pose().from_animation()
 
     def set_autopilot(self, enabled: bool = True, tm_port: int = 8000) -> None:
         """sensim's walker autopilot: on a map, the walker wanders the sidewalks to random goals

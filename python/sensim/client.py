@@ -33,7 +33,7 @@ from .actor import (Actor, ActorList, Sensor, Vehicle, VehicleLightState, Vehicl
                      Walker, _TWO_WHEELERS, _value_str)
 from .blueprints import (ActorAttribute, ActorAttributeType, ActorBlueprint, BlueprintLibrary,  # noqa: F401
                          _AttrSpec, _strings)
-from .world import AttachmentType, Timestamp, World, WorldSettings, WorldSnapshot, _Listener, _Spectator  # noqa: F401
+from .world import AttachmentType, Timestamp, World, WorldSettings, WorldSnapshot, _Listener  # noqa: F401
 
 __all__ = ["Client", "World", "WorldSettings", "WorldSnapshot", "Timestamp", "BlueprintLibrary",
            "ActorBlueprint", "ActorAttribute", "ActorAttributeType", "Actor", "Vehicle", "Walker", "Sensor",

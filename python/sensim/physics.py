@@ -1,10 +1,15 @@
 """CARLA's physics-control classes: VehiclePhysicsControl, WheelPhysicsControl, GearPhysicsControl.
 
-sensim's vehicle model takes its mass, power and steering lock from the blueprint at spawn;
-get_physics_control reports them (and CARLA's defaults for the rest). apply_physics_control
-keeps what it is given (get_physics_control returns it) and does not change the running model
+sensim's vehicle model (engine/world/vehicle.c) has a mass, an engine of peak power and
+low-speed force, a steering lock, a tyre friction and a drag coefficient. apply_physics_control
+maps CARLA's fields onto them (to_engine, below; sn_engine_set_vehicle_physics) and keeps the
+whole object: get_physics_control returns what was set. Before any apply, get_physics_control
+describes the running model in CARLA's fields, so that applying it back changes nothing
 (docs/python.md, "Physics control")."""
 from __future__ import annotations
+
+import copy
+import math
 
 from .geom import Vector2D, Vector3D
 
@@ -53,3 +58,73 @@ class VehiclePhysicsControl:
         self.steering_curve = list(steering_curve) if steering_curve else [Vector2D(0, 1), Vector2D(120, 0.3)]
         self.wheels = list(wheels) if wheels else [WheelPhysicsControl() for _ in range(4)]
         self.use_sweep_wheel_collision = use_sweep_wheel_collision
+
+
+# CARLA's tire_friction of 3.5 (its default) is sensim's mu of 1.0 (its default).
+FRICTION_SCALE = 3.5
+# The flat torque curve and gearing get_physics_control reports before any apply.
+_DEFAULT_RPM, _DEFAULT_FINAL, _DEFAULT_RADIUS_CM = 5000.0, 4.0, 30.0
+
+
+def _rad_per_s(rpm: float) -> float:
+    return rpm * 2 * math.pi / 60
+
+
+def _torque_at(curve, rpm: float) -> float:
+    pts = sorted((float(p.x), float(p.y)) for p in curve)
+    if rpm <= pts[0][0]:
+        return pts[0][1]
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if rpm <= x1:
+            return y0 + (y1 - y0) * (rpm - x0) / (x1 - x0) if x1 > x0 else y1
+    return pts[-1][1]
+
+
+def to_engine(pc: VehiclePhysicsControl) -> dict:
+    """CARLA's fields on sensim's model:
+    - max_power: the largest torque x angular speed on the torque curve (x rpm, y N m) up to max_rpm;
+    - max_force: the curve's largest torque x first gear's ratio x final_ratio / the driven (rear)
+      wheels' mean radius (cm, as CARLA 0.9.15);
+    - max_steer_angle: the front wheels' largest; tire_friction: the wheels' mean / 3.5;
+    - mass and drag_coefficient as they are. The other fields are kept, not modelled."""
+    if not pc.torque_curve:
+        raise ValueError("apply_physics_control: torque_curve is empty")
+    max_rpm = float(pc.max_rpm)
+    if not (math.isfinite(max_rpm) and max_rpm > 0):
+        raise ValueError(f"apply_physics_control: max_rpm {pc.max_rpm} must be > 0")
+    rpms = sorted({min(float(p.x), max_rpm) for p in pc.torque_curve if float(p.x) >= 0} | {max_rpm})
+    power = max(_torque_at(pc.torque_curve, r) * _rad_per_s(r) for r in rpms)
+    torque = max(_torque_at(pc.torque_curve, r) for r in rpms)
+    wheels = list(pc.wheels)
+    if not wheels:
+        raise ValueError("apply_physics_control: no wheels")
+    driven = wheels[2:] or wheels
+    radius = sum(float(w.radius) for w in driven) / len(driven) / 100.0
+    if not (radius > 0):
+        raise ValueError("apply_physics_control: the wheels' radius must be > 0 (centimetres)")
+    gear = float(pc.forward_gears[0].ratio) if pc.forward_gears else 1.0
+    return {"mass": float(pc.mass), "max_power": power,
+            "max_force": torque * gear * float(pc.final_ratio) / radius,
+            "max_steer_angle": max(float(w.max_steer_angle) for w in wheels[:2]),
+            "tire_friction": sum(float(w.tire_friction) for w in wheels) / len(wheels) / FRICTION_SCALE,
+            "drag_coefficient": float(pc.drag_coefficient)}
+
+
+def from_engine(p, n_wheels: int, center_of_mass: Vector3D) -> VehiclePhysicsControl:
+    """The running model in CARLA's fields: a flat torque curve to 5000 rpm giving max_power,
+    a first gear giving max_force through a final ratio of 4 and 30 cm wheels."""
+    w = _rad_per_s(_DEFAULT_RPM)
+    torque = p.max_power / w if p.max_power > 0 else 0.0
+    gear = p.max_force * (_DEFAULT_RADIUS_CM / 100) / (torque * _DEFAULT_FINAL) if torque > 0 else 1.0
+    wheels = [WheelPhysicsControl(tire_friction=p.tire_friction * FRICTION_SCALE,
+                                  max_steer_angle=p.max_steer_angle if i < 2 else 0.0,
+                                  radius=_DEFAULT_RADIUS_CM) for i in range(max(2, n_wheels))]
+    return VehiclePhysicsControl(torque_curve=[Vector2D(0, torque), Vector2D(_DEFAULT_RPM, torque)],
+                                 max_rpm=_DEFAULT_RPM, final_ratio=_DEFAULT_FINAL,
+                                 forward_gears=[GearPhysicsControl(ratio=gear)], mass=p.mass,
+                                 drag_coefficient=p.drag_coefficient, center_of_mass=center_of_mass,
+                                 wheels=wheels)
+
+
+def kept(pc: VehiclePhysicsControl) -> VehiclePhysicsControl:
+    return copy.deepcopy(pc)

@@ -10,7 +10,8 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from . import _lib, walkers
+from . import _lib, rays, walkers
+from .spectator import SPECTATOR_ID, Spectator, compose
 from ._common import _KIND_SENSOR, _KIND_VEHICLE, _KIND_WALKER, _check_seed, _err, _log
 from ._lib import SensimError, check
 from .actor import Actor, ActorList, Sensor, Vehicle, Walker
@@ -53,7 +54,7 @@ class World(WorldTraffic):
         self._map = None
         self._spawned_api = False
         self._recorder: str | None = None
-        self._spectator = _Spectator()
+        self._spectator = Spectator(self)
         self._gen = 0  # counts resets and rebuilds: handles into the old world go stale
         self.id = engine  # unique while it lives, as CARLA's world id
         self._settings = WorldSettings(fixed_delta_seconds=self._clock().dt)
@@ -396,14 +397,16 @@ class World(WorldTraffic):
         """Accepted; nothing to toggle."""
 
     def cast_ray(self, initial_location, final_location) -> list:
-        raise SensimError("cast_ray: not available from Python yet (rays are the plugins' host API; "
-                          "docs/python.md)", -6)
+        """CARLA's cast_ray: every surface between the two points, nearest first (rays.py)."""
+        return rays.cast_ray(self, initial_location, final_location)
 
     def project_point(self, location, direction, search_distance: float = 10000.0):
-        raise SensimError("project_point: not available from Python yet (docs/python.md)", -6)
+        """CARLA's project_point: the first surface along direction (LabelledPoint) or None."""
+        return rays.project_point(self, location, direction, search_distance)
 
     def ground_projection(self, location, search_distance: float = 10000.0):
-        raise SensimError("ground_projection: not available from Python yet (docs/python.md)", -6)
+        """CARLA's ground_projection: the first surface straight down (LabelledPoint) or None."""
+        return rays.ground_projection(self, location, search_distance)
 
     # -- walkers' navigation (walkers.py)
     def get_random_location_from_navigation(self) -> "Location | None":
@@ -417,12 +420,15 @@ class World(WorldTraffic):
     def set_pedestrians_seed(self, seed: int) -> None:
         walkers.set_seed(self, seed)
 
-    def get_spectator(self) -> "Actor":
-        """A stand-in for CARLA's spectator: it keeps the transform it is given (no view here)."""
+    def get_spectator(self) -> "Spectator":
+        """CARLA's spectator (spectator.py): its transform round-trips, sensors attached to it
+        follow it; get_actor(spectator.id) finds it."""
         return self._spectator
 
     # -- actors
     def _wrap(self, aid: int) -> "Actor | None":
+        if aid == SPECTATOR_ID:
+            return self._spectator
         if aid >= walkers.CONTROLLER_ID_BASE:  # an AI walker controller (walkers.py)
             return walkers.find_controller(self, aid)
         a = self._actors.get(aid)
@@ -460,6 +466,10 @@ class World(WorldTraffic):
         mount relative to the parent's origin. `name` (sensim's) names a sensor's stream."""
         if blueprint.id == walkers.AI_WALKER:
             return walkers.spawn_controller(self, attach_to)
+        if attach_to is self._spectator:  # it has no engine actor: the sensor follows it (spectator.py)
+            a = self.spawn_actor(blueprint, compose(self._spectator.get_transform(), transform), name=name)
+            self._spectator._attach(a, transform)
+            return a
         attrs = [(k, v) for k, v in blueprint._values.items()]
         arr = (_lib.Attribute * max(1, len(attrs)))(*[_lib.Attribute(k.encode(), str(v).encode()) for k, v in attrs])
         d = _lib.ActorDesc(ctypes.sizeof(_lib.ActorDesc), blueprint.id.encode(), _lib.cstr(name),
@@ -547,23 +557,6 @@ class _Listener:
                 w._pending_error = ex
 
         self.c_fn = _lib.LISTEN_FN(on_message)
-
-
-class _Spectator:
-    id = 0
-    type_id = "spectator"
-
-    def __init__(self):
-        self._t = Transform()
-
-    def get_transform(self) -> Transform:
-        return self._t
-
-    def set_transform(self, t: Transform) -> None:
-        self._t = t
-
-    def get_location(self) -> Location:
-        return self._t.location
 
 
 # Worlds whose own thread runs: stopped before the interpreter tears down.

@@ -6,6 +6,9 @@
 ** engines apart; bad attributes and an oversized text refused; identical bytes at 1 and 2 threads.
 ** argv[1]: temp folder, argv[2]: the folder of sensim_v2x.so. */
 #include "../../engine/core/geo.h"
+#include "../../engine/query/rayscene.h"
+#include "../../engine/sim/engine.h"
+#include "../../engine/sim/host.h"
 #include "../check.h"
 #include "../testutil.h"
 
@@ -506,6 +509,71 @@ static void test_corridor(const char *scenes)
     }
 }
 
+/* Every message of every sensor, in order, into one digest; the links marked NLOSv counted. */
+typedef struct digest {
+    uint64_t h, n, nlosv;
+} digest;
+static void on_any(const sn_message *m, void *user)
+{
+    digest *d = user;
+    const unsigned char *p = m->data;
+    for (size_t i = 0; i < strlen(m->sensor); i++)
+        d->h = (d->h ^ (unsigned char)m->sensor[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i < m->size; i++)
+        d->h = (d->h ^ p[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i + 5 <= m->size; i++)
+        d->nlosv += memcmp(p + i, "NLOSv", 5) == 0;
+    d->n++;
+}
+
+/* Last tick's line of sight reused (loscache.h) gives the bytes of every link traced anew:
+** 30 cars parked among two buildings, antennas 1.4 m up (below the roofs: links cut by cars and
+** buildings), every station sending every tick; then the same with one car driving through
+** (nothing is reused while it moves). Parked, once the cars have settled on their wheels (4
+** ticks) and stood still for a tick, the cache answers every tick: the ray index is brought up
+** to date far less often. */
+static void test_los_cache(void)
+{
+    for (int moving = 0; moving < 2; moving++) {
+        digest d[2];
+        uint64_t updates[2];
+        for (int cache = 0; cache < 2; cache++) {
+            static char scene[20000];
+            int n = snprintf(scene, sizeof scene, "settings: {fixed_delta_seconds: 0.05, seed: 4}\nactors:\n"
+                             "  - {name: ground, blueprint: static.ground}\n"
+                             "  - {name: b1, blueprint: static.building, transform: {location: [30, 22, 5]}, attributes: {extent: \"6,3,5\"}}\n"
+                             "  - {name: b2, blueprint: static.building, transform: {location: [75, 40, 5]}, attributes: {extent: \"3,6,5\"}}\n");
+            for (int i = 0; i < 30; i++)
+                n += snprintf(scene + n, sizeof scene - (size_t)n,
+                              "  - {name: car%d, blueprint: %s, transform: {location: [%d, %d, 0], rotation: [0, %d, 0]}%s}\n", i,
+                              i % 3 ? "vehicle.sedan" : "vehicle.van", (i % 6) * 21, (i / 6) * 17 + (i % 2) * 4, i * 37,
+                              moving && i == 7 ? ", velocity: [6, 0, 0]" : "");
+            n += snprintf(scene + n, sizeof scene - (size_t)n, "sensors:\n");
+            for (int i = 0; i < 30; i++)
+                n += snprintf(scene + n, sizeof scene - (size_t)n,
+                              "  - {name: v%d, blueprint: sensor.other.v2x, attach_to: car%d, transform: {location: [0, 0, 1.4]},"
+                              " attributes: {fixed_rate: true, gen_cam_min: 0, los_cache: %s}}\n", i, i, cache ? "true" : "false");
+            sn_engine *e = load(scene);
+            sn_error err = {0};
+            memset(&d[cache], 0, sizeof d[cache]);
+            CHECK(e && sn_engine_listen_all(e, on_any, &d[cache], &err) == SN_OK, "listen: %s", err.msg);
+            step(e, 16);
+            uint64_t settled;
+            sn_rayscene_counts(sn_engine_rays(e, &err), &settled, &updates[cache]);
+            sn_engine_destroy(e);
+        }
+        CHECK(d[0].n == 480 && d[0].nlosv > 100, "%llu reports, %llu NLOSv links", (unsigned long long)d[0].n,
+              (unsigned long long)d[0].nlosv);
+        CHECK(d[1].h == d[0].h && d[1].n == d[0].n, "moving %d: the reports with the cache are the bytes without it", moving);
+        if (moving)
+            CHECK(updates[1] == updates[0], "a car drives: every tick traced (%llu / %llu index updates)",
+                  (unsigned long long)updates[1], (unsigned long long)updates[0]);
+        else
+            CHECK(updates[1] < updates[0] / 2, "all parked: the ticks after the first reuse their links (%llu / %llu "
+                  "index updates)", (unsigned long long)updates[1], (unsigned long long)updates[0]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -522,6 +590,7 @@ int main(int argc, char **argv)
     test_cam_counts();
     test_two_engines();
     test_bad();
+    test_los_cache();
     if (argc > 3)
         test_corridor(argv[3]);
     return CHECK_DONE();

@@ -449,13 +449,18 @@ static void test_cull(void)
     sn_ray_hit *hits[2];
     for (int k = 0; k < 2; k++)
         res[k] = calloc(N, sizeof *res[k]), hits[k] = calloc((size_t)N * MAXH, sizeof *hits[k]);
+    /* modes 0-3: any-hit and all-hits, of anything or vehicles only; 4-7: the same of buildings
+    ** and walkers (V2X's second batch), and of tag 10 (the cars and walkers) */
+    uint64_t settled_by[8] = {0};
     for (int threads = 1; threads <= 3; threads += 2)
-        for (int mode = 0; mode < 4; mode++) {
+        for (int mode = 0; mode < 8; mode++) {
             sn_rayscene *on = sn_rayscene_create(threads, &err), *off = sn_rayscene_create(threads, &err);
             sn_rayscene_set_cull(off, false);
             sn_ray_query q = SN_RAY_QUERY_INIT;
-            q.mode = mode < 2 ? SN_RAY_ANY : SN_RAY_ALL;
-            q.kind_mask = mode % 2 ? 1u << SN_ACTOR_VEHICLE : 0;
+            q.mode = mode % 4 < 2 ? SN_RAY_ANY : SN_RAY_ALL;
+            q.kind_mask = mode < 4 ? (mode % 2 ? 1u << SN_ACTOR_VEHICLE : 0)
+                                   : mode % 2 ? 0 : (1u << SN_ACTOR_STATIC) | (1u << SN_ACTOR_WALKER);
+            q.tag_mask = mode >= 4 && mode % 2 ? 1u << 10 : 0;
             q.hits = NULL, q.max_hits = MAXH;
             for (int k = 0; k < 2; k++) {
                 memset(res[k], 0xab, N * sizeof *res[k]);
@@ -475,6 +480,7 @@ static void test_cull(void)
             CHECK(diff == 0, "mode %d, %d threads: %d results differ with the cull grid", mode, threads, diff);
             CHECK(blocked > N / 10 && settled > N / 6 && settled <= (uint64_t)N - blocked && settled_off == 0,
                   "mode %d: %d of %d rays blocked, %llu settled by the grid", mode, blocked, N, (unsigned long long)settled);
+            settled_by[mode] = settled;
             /* A new frame, and only a ray above every roof and building: the moving actors' index
             ** is not touched. */
             sn_ray_query qa = SN_RAY_QUERY_INIT;
@@ -489,8 +495,100 @@ static void test_cull(void)
                   (unsigned long long)updates, (unsigned long long)updates2);
             sn_rayscene_destroy(on), sn_rayscene_destroy(off);
         }
+    /* a grid holds only the boxes its masks can meet: buildings and walkers alone leave the
+    ** rays between the cars' roofs clear, and cars alone those beside the buildings */
+    CHECK(settled_by[4] > settled_by[0] + N / 10 && settled_by[6] > settled_by[2] + N / 10,
+          "buildings and walkers only: %llu / %llu rays settled, anything: %llu / %llu", (unsigned long long)settled_by[4],
+          (unsigned long long)settled_by[6], (unsigned long long)settled_by[0], (unsigned long long)settled_by[2]);
+    CHECK(settled_by[1] > settled_by[0] && settled_by[3] > settled_by[2], "vehicles only: %llu / %llu settled, anything: "
+          "%llu / %llu", (unsigned long long)settled_by[1], (unsigned long long)settled_by[3],
+          (unsigned long long)settled_by[0], (unsigned long long)settled_by[2]);
     for (int k = 0; k < 2; k++)
         free(res[k]), free(hits[k]);
+    free(rays);
+    sn_world_free(&w);
+}
+
+/* A query whose masks leave out every moving actor (V2X's batch of buildings) traces without
+** bringing the moving actors' geometry up to date: its answers are those of an index built
+** afresh, frame after frame while cars and walkers move, for any-hit and all-hits rays; a
+** query that admits walkers or cars brings it up to date. */
+static void test_static_only(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_rng g;
+    sn_rng_seed(&g, 31);
+    add(&w, SN_ACTOR_STATIC, SN_SHAPE_PLANE, sn_v3(0, 0, 0), 0, sn_v3(0, 0, 0), 1, 0);
+    for (int i = 0; i < 20; i++) /* buildings */
+        add(&w, SN_ACTOR_STATIC, SN_SHAPE_BOX, sn_v3(sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, 5),
+            sn_rng_uniform(&g) * 90, sn_v3(4, 6, 5), 1, 0);
+    sn_actor *movers[40];
+    for (int i = 0; i < 40; i++) {
+        bool walker = i % 4 == 0;
+        sn_actor *a = sn_world_add(&w, walker ? SN_ACTOR_WALKER : SN_ACTOR_VEHICLE, 0);
+        a->shape = SN_SHAPE_BOX, a->ph->bbox.extent = walker ? sn_v3(0.3, 0.3, 0.9) : sn_v3(2.3, 0.95, 0.75);
+        a->type_id = walker ? "walker.pedestrian.0001" : "vehicle.sedan";
+        a->tag = walker ? 12 : 10, a->ph->mass = 100;
+        sn_transform tf = {{sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, walker ? 0.9 : 0.75},
+                           {0, sn_rng_uniform(&g) * 360, 0}};
+        CHECK(sn_world_materialize(&w, a, &tf, &err) == SN_OK, "materialize: %s", err.msg);
+        movers[i] = a;
+    }
+    enum { N = 3000, MAXH = 6 };
+    sn_ray *rays = malloc(N * sizeof *rays);
+    sn_ray_result *res[2] = {calloc(N, sizeof **res), calloc(N, sizeof **res)};
+    sn_ray_hit *hits[2] = {calloc((size_t)N * MAXH, sizeof **hits), calloc((size_t)N * MAXH, sizeof **hits)};
+    sn_rayscene *rs = sn_rayscene_create(2, &err);
+    sn_rayscene_set_cull(rs, false); /* every ray to Embree */
+    const uint32_t masks[4] = {1u << SN_ACTOR_STATIC, (1u << SN_ACTOR_STATIC) | (1u << SN_ACTOR_WALKER),
+                               1u << SN_ACTOR_VEHICLE, 0};
+    int diff = 0;
+    uint64_t grew[4] = {0};
+    for (int f = 0; f < 6; f++) {
+        for (int i = 0; i < 40; i++) { /* every car and walker moves */
+            sn_vec3 p = movers[i]->st.pos;
+            sn_world_teleport(&w, movers[i], sn_v3(p.x + 3 * sn_rng_uniform(&g) - 1.5, p.y + 3 * sn_rng_uniform(&g) - 1.5, p.z),
+                              movers[i]->st.rot);
+        }
+        for (int i = 0; i < N; i++) { /* between antennas 1.4 m up: through cars, walkers and buildings */
+            sn_vec3 a = sn_v3(sn_rng_uniform(&g) * 220 - 110, sn_rng_uniform(&g) * 220 - 110, 1.4);
+            sn_vec3 b = sn_v3(sn_rng_uniform(&g) * 220 - 110, sn_rng_uniform(&g) * 220 - 110, 1.4);
+            rays[i] = ray(a, sn_v3_sub(b, a), sn_v3_len(sn_v3_sub(b, a)));
+        }
+        for (int k = 0; k < 4; k++)
+            for (int mode = 0; mode < 2; mode++) {
+                sn_ray_query q = SN_RAY_QUERY_INIT;
+                q.mode = mode ? SN_RAY_ALL : SN_RAY_ANY;
+                q.kind_mask = masks[k], q.max_hits = MAXH;
+                sn_rayscene *fresh = sn_rayscene_create(1, &err);
+                sn_rayscene_set_cull(fresh, false);
+                uint64_t s0, u0, s1, u1;
+                sn_rayscene_counts(rs, &s0, &u0);
+                for (int j = 0; j < 2; j++) {
+                    memset(res[j], 0xab, N * sizeof *res[j]);
+                    memset(hits[j], 0, (size_t)N * MAXH * sizeof *hits[j]);
+                    for (int h = 0; h < N * MAXH; h++)
+                        hits[j][h].struct_size = sizeof hits[j][h];
+                    q.hits = hits[j];
+                    CHECK(sn_rays_trace(j ? fresh : rs, &w, &q, rays, N, res[j], &err) == SN_OK, "trace: %s", err.msg);
+                }
+                sn_rayscene_counts(rs, &s1, &u1);
+                grew[k] += u1 - u0;
+                for (int i = 0; i < N; i++)
+                    diff += memcmp(&res[0][i], &res[1][i], sizeof res[0][i]) != 0;
+                diff += memcmp(hits[0], hits[1], (size_t)N * MAXH * sizeof *hits[0]) != 0;
+                sn_rayscene_destroy(fresh);
+            }
+    }
+    CHECK(diff == 0, "%d results differ from an index built afresh", diff);
+    /* buildings only: the first frame's build alone; walkers or cars: every frame (whichever asks first) */
+    CHECK(grew[0] <= 1 && grew[1] + grew[2] >= 5, "index updates: buildings only %llu, with walkers %llu, cars %llu",
+          (unsigned long long)grew[0], (unsigned long long)grew[1], (unsigned long long)grew[2]);
+    sn_rayscene_destroy(rs);
+    for (int j = 0; j < 2; j++)
+        free(res[j]), free(hits[j]);
     free(rays);
     sn_world_free(&w);
 }
@@ -689,6 +787,7 @@ int main(void)
     test_velocity_and_time();
     test_any();
     test_cull();
+    test_static_only();
     test_moving();
     test_all_hits_and_filters(1);
     test_all_hits_and_filters(3);

@@ -25,6 +25,7 @@
 #include <sensim/abi.h>
 #include <sensim/attr.h>
 #include <sensim/map.h>
+#include <sensim/query.h>
 #include <sensim/reader.h>
 #include <sensim/types.h>
 
@@ -300,9 +301,38 @@ SN_API sn_status sn_engine_set_target_transform(sn_engine *e, uint32_t id, const
 ** SN_E_NOT_FOUND for an unknown name. sn_weather_preset_at lists them (NULL past the last).
 */
 SN_API sn_status sn_engine_set_weather(sn_engine *e, const sn_weather *weather, sn_error *err);
+
 SN_API sn_status sn_engine_get_weather(const sn_engine *e, sn_weather *out, sn_error *err);
 SN_API sn_status sn_weather_preset_get(const char *name, sn_weather *out, sn_error *err);
 SN_API const char *sn_weather_preset_at(unsigned index);
+
+/*
+** Ray queries from outside a plugin (CARLA's world.cast_ray, project_point, ground_projection):
+** the same index and semantics as host->ray_batch (sensim/query.h), over the world as it is
+** now. Every buffer is the caller's and is read or written during the call only.
+*/
+SN_API sn_status sn_engine_ray_batch(sn_engine *e, const sn_ray_query *q, const sn_ray *rays, uint32_t n,
+                                     sn_ray_result *out, sn_error *err);
+
+/*
+** A vehicle's physics on sensim's vehicle model (CARLA's get/apply_physics_control; Python maps
+** CARLA's VehiclePhysicsControl onto these, docs/python.md). Set struct_size =
+** sizeof(sn_vehicle_physics). The set takes effect from the next step; values out of range are
+** refused (SN_E_RANGE naming the field), a non-vehicle is SN_E_INVALID.
+*/
+typedef struct sn_vehicle_physics {
+    uint32_t struct_size;
+    double mass;             /* kg, [1, 1e5]; the suspension keeps its sag and damping ratio */
+    double max_power;        /* W at the driven wheels, [0, 1e7] */
+    double max_force;        /* N, the driven wheels' force cap at low speed, [0, 1e6] */
+    double max_steer_angle;  /* degrees, the front wheels' lock at full steer, [0, 89] */
+    double tire_friction;    /* the tyres' friction coefficient mu, [0.01, 10] */
+    double drag_coefficient; /* Cd; drag = 0.5 rho Cd A v^2 with A the box's width x height, [0, 10] */
+} sn_vehicle_physics;
+SN_API sn_status sn_engine_get_vehicle_physics(const sn_engine *e, uint32_t id, sn_vehicle_physics *out,
+                                               sn_error *err);
+SN_API sn_status sn_engine_set_vehicle_physics(sn_engine *e, uint32_t id, const sn_vehicle_physics *physics,
+                                               sn_error *err);
 
 /* Calls a method of a live sensor by its name, e.g. ("v2x", "send", 1, {"hello"}). */
 SN_API sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, uint32_t argc,
