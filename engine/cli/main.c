@@ -359,7 +359,7 @@ static int cmd_run(int argc, char **argv)
                         stats.sensors, stats.time_world, stats.time_sensors, stats.time_output, stats.time_serialize,
                         stats.time_write,
                         (unsigned long long)sn_engine_seed(e));
-        sn_cli_json_str(sf, c.positional); /* what `sensim report` shows as the run's scene */
+        sn_json_str(sf, c.positional); /* what `sensim report` shows as the run's scene */
         if (w >= 0 && fputs(",\"traffic_health\":", sf) >= 0 && sn_engine_traffic_health_json(e, sf, NULL) != SN_OK)
             w = -1;
         w = w < 0 ? w : fputs("}\n", sf);
@@ -388,7 +388,7 @@ static int cmd_run(int argc, char **argv)
     return 0;
 }
 
-static void json_str(const char *s) { sn_cli_json_str(stdout, s); }
+static void json_str(const char *s) { sn_json_str(stdout, s); }
 
 static const char *kind_name(sn_actor_kind k)
 {

@@ -1,4 +1,5 @@
 #include "dump.h"
+#include "../core/json.h"
 
 #include "../core/error.h"
 #include "layouts.h"
@@ -9,49 +10,6 @@
 #include <msgpack.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s[0..n), 0 if none (overlong, surrogate, > U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-    if (!k || k > n)
-        return 0;
-    uint32_t cp = k == 1 ? c : k == 2 ? c & 0x1fu : k == 3 ? c & 0x0fu : c & 0x07u;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3fu);
-    }
-    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return k;
-}
-
-/* A JSON string: escapes, and U+FFFD for each byte that is not valid UTF-8 (JSON is UTF-8). */
-static void put_string(FILE *out, const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    fputc('"', out);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = u[i];
-        size_t k = utf8_len(u + i, n - i);
-        if (!k) {
-            fputs("\\ufffd", out);
-            i++;
-            continue;
-        }
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(out, "\\u%04x", c);
-        else
-            fwrite(u + i, 1, k, out);
-        i += k;
-    }
-    fputc('"', out);
-}
 
 static void put_base64(FILE *out, const unsigned char *p, size_t n)
 {
@@ -163,7 +121,7 @@ static void put_object(FILE *out, const msgpack_object *o, const dump_opt *opt)
     case MSGPACK_OBJECT_NEGATIVE_INTEGER: fprintf(out, "%lld", (long long)o->via.i64); break;
     case MSGPACK_OBJECT_FLOAT32:
     case MSGPACK_OBJECT_FLOAT64: put_double(out, o->via.f64); break;
-    case MSGPACK_OBJECT_STR: put_string(out, o->via.str.ptr, o->via.str.size); break;
+    case MSGPACK_OBJECT_STR: sn_json_strn(out, o->via.str.ptr, o->via.str.size); break;
     case MSGPACK_OBJECT_BIN: put_bin(out, o, opt, NULL); break;
     case MSGPACK_OBJECT_ARRAY:
         fputc('[', out);
@@ -189,7 +147,7 @@ static void put_map(FILE *out, const msgpack_object *o, const dump_opt *opt, con
         if (i)
             fputc(',', out);
         if (kv->key.type == MSGPACK_OBJECT_STR)
-            put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
+            sn_json_strn(out, kv->key.via.str.ptr, kv->key.via.str.size);
         else if (kv->key.type == MSGPACK_OBJECT_ARRAY || kv->key.type == MSGPACK_OBJECT_MAP ||
                  kv->key.type == MSGPACK_OBJECT_BIN || kv->key.type == MSGPACK_OBJECT_EXT)
             /* a container as a key: named, not written out — nested keys would re-escape their
@@ -204,7 +162,7 @@ static void put_map(FILE *out, const msgpack_object *o, const dump_opt *opt, con
                 put_object(m, &kv->key, opt);
                 fclose(m);
             }
-            put_string(out, text ? text : "", text ? len : 0);
+            sn_json_strn(out, text ? text : "", text ? len : 0);
             free(text);
         }
         fputc(':', out);

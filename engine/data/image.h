@@ -9,6 +9,8 @@
 #ifndef SN_DATA_IMAGE_H
 #define SN_DATA_IMAGE_H
 
+#include "mpkey.h"
+
 #include <msgpack.h>
 #include <sensim/sensim.h>
 
@@ -60,8 +62,6 @@ typedef struct sn_image_file {
 sn_status sn_image_make_file(const msgpack_object *msg, const char *pattern, sn_converter c, uint64_t share,
                              uint8_t **scratch, size_t *cap, sn_image_file *out, sn_error *err);
 sn_status sn_image_write_file(const char *dir, const char *pattern, const sn_image_file *file, sn_error *err);
-/* The value of `key` in a msgpack map (NULL when absent). */
-const msgpack_object *sn_image_field(const msgpack_object *map, const char *key);
 
 /* The size and frame of a picture made by sn_image_picture. */
 typedef struct sn_picture_size {

@@ -24,19 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const msgpack_object *sn_mp_get(const msgpack_object *map, const char *key)
-{
-    size_t n = strlen(key);
-    if (map->type != MSGPACK_OBJECT_MAP)
-        return NULL;
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object *k = &map->via.map.ptr[i].key;
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, key, n))
-            return &map->via.map.ptr[i].val;
-    }
-    return NULL;
-}
-
 bool sn_mp_str(const msgpack_object *o, char *buf, size_t n)
 {
     if (!o || o->type != MSGPACK_OBJECT_STR || o->via.str.size >= n || memchr(o->via.str.ptr, 0, o->via.str.size))

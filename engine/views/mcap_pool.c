@@ -5,6 +5,7 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
+#include "../data/mpkey.h"
 #include "../data/png.h"
 #include "../data/png_share.h"
 
@@ -282,7 +283,7 @@ static uint8_t *saved_png(const sn_image_job *job, size_t *n)
     size_t off = 0;
     uint8_t *png = NULL;
     if (msgpack_unpack_next(&u, job->msg, job->len, &off) == MSGPACK_UNPACK_SUCCESS) {
-        const msgpack_object *w = sn_image_field(&u.data, "width"), *h = sn_image_field(&u.data, "height");
+        const msgpack_object *w = sn_mp_get(&u.data, "width"), *h = sn_mp_get(&u.data, "height");
         if (w && h && w->type == MSGPACK_OBJECT_POSITIVE_INTEGER && h->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
             png = png_file(job->png_path, w->via.u64, h->via.u64, n);
     }

@@ -14,6 +14,8 @@
 #include "../data/layouts.h"
 #include "../data/png_share.h"
 
+#include "../data/mpkey.h"
+
 #include <msgpack.h>
 #include <pthread.h>
 
@@ -116,8 +118,7 @@ sn_status sn_mcap_sensor_tf(sn_mcap *m, const char *sensor, const sn_transform *
 /* The map's lines into m->map_update. */
 sn_status sn_mcap_map_lines(sn_mcap *m, const sn_map *map, sn_error *err);
 
-/* msgpack helpers */
-const msgpack_object *sn_mp_get(const msgpack_object *map, const char *key);
+/* msgpack helpers (the key lookup is data/mpkey.h's sn_mp_get) */
 bool sn_mp_str(const msgpack_object *o, char *buf, size_t n);
 bool sn_mp_num(const msgpack_object *o, double *v);
 bool sn_mp_transform(const msgpack_object *o, sn_transform *t);

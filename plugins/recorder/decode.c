@@ -4,6 +4,7 @@
 #include "format.h"
 #include "reader.h"
 
+#include <sensim/weather_fields.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -314,11 +315,13 @@ static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec
         }
         break;
     case REC_P_WEATHER: { /* 14 f32 in CARLA's field order: the weather is float32 everywhere */
-        double *f = (double *)(void *)&r->weather;
-        for (unsigned i = 0; i < sizeof r->weather / sizeof(double); i++)
-            f[i] = rc_f32(c);
-        for (unsigned i = 0; i < sizeof r->weather / sizeof(double) && !c->bad; i++)
-            c->bad = !isfinite(f[i]);
+        sn_weather *w = &r->weather;
+#define REC_WEATHER_IN(name, lo, hi, drawn) w->name = rc_f32(c);
+        SN_WEATHER_FIELD_LIST(REC_WEATHER_IN)
+#undef REC_WEATHER_IN
+#define REC_WEATHER_FINITE(name, lo, hi, drawn) c->bad = c->bad || !isfinite(w->name);
+        SN_WEATHER_FIELD_LIST(REC_WEATHER_FINITE)
+#undef REC_WEATHER_FINITE
         r->has_weather = !c->bad;
         break;
     }

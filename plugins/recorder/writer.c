@@ -13,6 +13,7 @@
 #include "rmath.h"
 #include "writer.h"
 
+#include <sensim/weather_fields.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,6 +409,127 @@ static sn_status gather(recorder *r)
     return SN_OK;
 }
 
+/* A per-actor delta channel of a frame (CARLA's packets of one kind): which actors it covers and
+** whether one changed since it was last written (`due`, always on key frames), how its record is
+** written after the actor's id and remembered in its `known` (`put`). delta_packets writes the
+** count, then the records, in id order: one loop for every channel. */
+typedef struct delta_channel {
+    uint8_t packet;
+    bool (*due)(const recorder *r, const sn_actor_info *a, const known *kn, bool key);
+    void (*put)(recorder *r, const sn_actor_info *a, known *kn);
+} delta_channel;
+
+static bool control_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    (void)r;
+    return a->kind == SN_ACTOR_VEHICLE && (key || !kn->has_ctl || !same_ctl(&kn->ctl, &a->control));
+}
+
+static void control_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    rb_f64(&r->pkt, a->control.throttle), rb_f64(&r->pkt, a->control.steer);
+    rb_f64(&r->pkt, a->control.brake);
+    rb_u8(&r->pkt, (uint8_t)(a->control.hand_brake | a->control.reverse << 1));
+    kn->has_ctl = true;
+    kn->ctl = a->control;
+}
+
+static bool walker_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    (void)r;
+    return a->kind == SN_ACTOR_WALKER && (key || !kn->has_walk || kn->walk != walk_speed(a));
+}
+
+static void walker_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    rb_f32(&r->pkt, walk_speed(a));
+    kn->has_walk = true;
+    kn->walk = walk_speed(a);
+}
+
+/* Traffic lights: their state as the `state` attribute shows it, when it changed. */
+static bool light_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    uint8_t ls;
+    return light_state(r, a, &ls) && (key || !kn->has_light || kn->light != ls);
+}
+
+static void light_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    uint8_t ls = 0;
+    light_state(r, a, &ls);
+    rb_u8(&r->pkt, ls);
+    kn->has_light = true;
+    kn->light = ls;
+}
+
+/* Vehicles' wheel angles and lights (CARLA's AnimWheels and VehicleLight packets): when
+** either changed. */
+static bool vehicle_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    (void)r;
+    return a->kind == SN_ACTOR_VEHICLE &&
+           (key || !kn->has_veh || kn->wheel != (float)a->wheel_steer_angle || kn->lamps != a->light_state);
+}
+
+static void vehicle_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    rb_f32(&r->pkt, (float)a->wheel_steer_angle);
+    rb_varint(&r->pkt, a->light_state);
+    kn->has_veh = true;
+    kn->wheel = (float)a->wheel_steer_angle;
+    kn->lamps = a->light_state;
+}
+
+/* Bounding boxes (additional_data). */
+static bool box_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    (void)r;
+    return a->kind != SN_ACTOR_SENSOR && (key || !kn->has_box || !same_box(&kn->box, &a->bounding_box));
+}
+
+static void box_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    const sn_bbox *bb = &a->bounding_box;
+    rb_f64(&r->pkt, bb->location.x), rb_f64(&r->pkt, bb->location.y), rb_f64(&r->pkt, bb->location.z);
+    rb_f64(&r->pkt, bb->extent.x), rb_f64(&r->pkt, bb->extent.y), rb_f64(&r->pkt, bb->extent.z);
+    kn->has_box = true;
+    kn->box = *bb;
+}
+
+/* In the order their packets are written: the core ones, then (after the weather and the
+** kinematics) those of additional_data. */
+static const delta_channel deltas[] = {
+    {REC_P_CONTROL, control_due, control_put},
+    {REC_P_WALKER, walker_due, walker_put},
+    {REC_P_LIGHT, light_due, light_put},
+    {REC_P_VEHICLE, vehicle_due, vehicle_put},
+    {REC_P_BBOX, box_due, box_put},
+};
+enum { DELTAS_CORE = 4, DELTAS_ADDITIONAL = 1 };
+_Static_assert(sizeof deltas / sizeof deltas[0] == DELTAS_CORE + DELTAS_ADDITIONAL, "the channels counted");
+
+/* The n channels' packets for the m actors of r->known2 (none for a channel nothing is due in). */
+static void delta_packets(recorder *r, const delta_channel *ch, size_t n, size_t m, bool key)
+{
+    for (size_t c = 0; c < n; c++) {
+        uint32_t due = 0;
+        for (size_t i = 0; i < m; i++)
+            due += ch[c].due(r, info_of(r, r->known2[i].id), &r->known2[i], key);
+        if (!due)
+            continue;
+        rb_varint(&r->pkt, due);
+        for (size_t i = 0; i < m; i++) {
+            const sn_actor_info *a = info_of(r, r->known2[i].id);
+            if (!ch[c].due(r, a, &r->known2[i], key))
+                continue;
+            rb_varint(&r->pkt, a->id);
+            ch[c].put(r, a, &r->known2[i]);
+        }
+        packet(r, ch[c].packet);
+    }
+}
+
 static sn_status write_frame(recorder *r)
 {
     const sn_clock *clk = r->host->clock(r->ctx);
@@ -503,106 +625,17 @@ static sn_status write_frame(recorder *r)
         return r->spos.oom ? SN_E_NOMEM : SN_E_INVALID;
     packet(r, REC_P_SENSOR_POSE);
 
-    /* Controls and walker speeds: only changes, everything on key frames. */
-    uint32_t n = 0;
-    for (size_t i = 0; i < m; i++) {
-        const sn_actor_info *a = info_of(r, r->known2[i].id);
-        known *kn = &r->known2[i];
-        if (a->kind == SN_ACTOR_VEHICLE && (key || !kn->has_ctl || !same_ctl(&kn->ctl, &a->control)))
-            n++;
-    }
-    if (n) {
-        rb_varint(&r->pkt, n);
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            known *kn = &r->known2[i];
-            if (a->kind != SN_ACTOR_VEHICLE || !(key || !kn->has_ctl || !same_ctl(&kn->ctl, &a->control)))
-                continue;
-            rb_varint(&r->pkt, a->id);
-            rb_f64(&r->pkt, a->control.throttle), rb_f64(&r->pkt, a->control.steer);
-            rb_f64(&r->pkt, a->control.brake);
-            rb_u8(&r->pkt, (uint8_t)(a->control.hand_brake | a->control.reverse << 1));
-            kn->has_ctl = true;
-            kn->ctl = a->control;
-        }
-        packet(r, REC_P_CONTROL);
-    }
-    n = 0;
-    for (size_t i = 0; i < m; i++) {
-        const sn_actor_info *a = info_of(r, r->known2[i].id);
-        n += a->kind == SN_ACTOR_WALKER && (key || !r->known2[i].has_walk || r->known2[i].walk != walk_speed(a));
-    }
-    if (n) {
-        rb_varint(&r->pkt, n);
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            known *kn = &r->known2[i];
-            if (a->kind != SN_ACTOR_WALKER || !(key || !kn->has_walk || kn->walk != walk_speed(a)))
-                continue;
-            rb_varint(&r->pkt, a->id);
-            rb_f32(&r->pkt, walk_speed(a));
-            kn->has_walk = true;
-            kn->walk = walk_speed(a);
-        }
-        packet(r, REC_P_WALKER);
-    }
-    /* Traffic lights: their state as the `state` attribute shows it, when it changed. */
-    n = 0;
-    for (size_t i = 0; i < m; i++) {
-        const sn_actor_info *a = info_of(r, r->known2[i].id);
-        uint8_t ls;
-        n += light_state(r, a, &ls) && (key || !r->known2[i].has_light || r->known2[i].light != ls);
-    }
-    if (n) {
-        rb_varint(&r->pkt, n);
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            known *kn = &r->known2[i];
-            uint8_t ls;
-            if (!light_state(r, a, &ls) || !(key || !kn->has_light || kn->light != ls))
-                continue;
-            rb_varint(&r->pkt, a->id);
-            rb_u8(&r->pkt, ls);
-            kn->has_light = true;
-            kn->light = ls;
-        }
-        packet(r, REC_P_LIGHT);
-    }
-    /* Vehicles' wheel angles and lights (CARLA's AnimWheels and VehicleLight packets): when
-    ** either changed, everything on key frames. */
-    n = 0;
-    for (size_t i = 0; i < m; i++) {
-        const sn_actor_info *a = info_of(r, r->known2[i].id);
-        const known *kn = &r->known2[i];
-        n += a->kind == SN_ACTOR_VEHICLE && (key || !kn->has_veh || kn->wheel != (float)a->wheel_steer_angle ||
-                                             kn->lamps != a->light_state);
-    }
-    if (n) {
-        rb_varint(&r->pkt, n);
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            known *kn = &r->known2[i];
-            if (a->kind != SN_ACTOR_VEHICLE || !(key || !kn->has_veh || kn->wheel != (float)a->wheel_steer_angle ||
-                                                 kn->lamps != a->light_state))
-                continue;
-            rb_varint(&r->pkt, a->id);
-            rb_f32(&r->pkt, (float)a->wheel_steer_angle);
-            rb_varint(&r->pkt, a->light_state);
-            kn->has_veh = true;
-            kn->wheel = (float)a->wheel_steer_angle;
-            kn->lamps = a->light_state;
-        }
-        packet(r, REC_P_VEHICLE);
-    }
+    /* Per-actor channels: only changes, everything on key frames. */
+    delta_packets(r, deltas, DELTAS_CORE, m, key);
     /* The weather: when the host's count moved, and on key frames so that a seek finds it. */
     if (SN_HOST_HAS(r->host, weather)) {
         sn_weather w;
         uint64_t serial = 0;
         r->host->weather(r->ctx, &w, &serial);
         if (key || serial != r->weather_serial) {
-            const double *f = (const double *)(const void *)&w;
-            for (unsigned i = 0; i < sizeof w / sizeof(double); i++)
-                rb_f32(&r->pkt, (float)f[i]);
+#define REC_WEATHER_OUT(name, lo, hi, drawn) rb_f32(&r->pkt, (float)w.name);
+            SN_WEATHER_FIELD_LIST(REC_WEATHER_OUT) /* 14 f32 in CARLA's field order */
+#undef REC_WEATHER_OUT
             packet(r, REC_P_WEATHER);
             r->weather_serial = serial;
         }
@@ -611,28 +644,7 @@ static sn_status write_frame(recorder *r)
         if (!channel_packet(r, &r->kin, key, moving, kin_values))
             return r->kin.oom ? SN_E_NOMEM : SN_E_INVALID;
         packet(r, REC_P_KINEMATICS);
-        n = 0;
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            n += a->kind != SN_ACTOR_SENSOR &&
-                 (key || !r->known2[i].has_box || !same_box(&r->known2[i].box, &a->bounding_box));
-        }
-        if (n) {
-            rb_varint(&r->pkt, n);
-            for (size_t i = 0; i < m; i++) {
-                const sn_actor_info *a = info_of(r, r->known2[i].id);
-                known *kn = &r->known2[i];
-                if (a->kind == SN_ACTOR_SENSOR || !(key || !kn->has_box || !same_box(&kn->box, &a->bounding_box)))
-                    continue;
-                rb_varint(&r->pkt, a->id);
-                const sn_bbox *bb = &a->bounding_box;
-                rb_f64(&r->pkt, bb->location.x), rb_f64(&r->pkt, bb->location.y), rb_f64(&r->pkt, bb->location.z);
-                rb_f64(&r->pkt, bb->extent.x), rb_f64(&r->pkt, bb->extent.y), rb_f64(&r->pkt, bb->extent.z);
-                kn->has_box = true;
-                kn->box = *bb;
-            }
-            packet(r, REC_P_BBOX);
-        }
+        delta_packets(r, deltas + DELTAS_CORE, DELTAS_ADDITIONAL, m, key);
     }
     known *t = r->known;
     r->known = r->known2;
