@@ -31,3 +31,9 @@ fi
 if [ ! -d "$(dirname "$0")/../tests/views/node_modules/puppeteer-core" ]; then
   (cd "$(dirname "$0")/../tests/views" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
+# the Foxglove Studio test (tests/foxglove) runs Foxglove's web app from npm (@foxglove/studio-base,
+# puppeteer-core: tools/foxglove-shot/package-lock.json); no registry, no install: setup fails
+if [ ! -d "$(dirname "$0")/../tools/foxglove-shot/node_modules/@foxglove/studio-base" ] ||
+   [ ! -d "$(dirname "$0")/../tools/foxglove-shot/node_modules/puppeteer-core" ]; then
+  (cd "$(dirname "$0")/../tools/foxglove-shot" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi

@@ -6,6 +6,7 @@
 #include "../data/msgread.h"
 
 #include "../core/error.h"
+#include "../plugin/library.h"
 
 #include <msgpack.h>
 #include <stdlib.h>
@@ -21,6 +22,29 @@ sn_status sn_stream_dump_bins(const char *path, FILE *out, unsigned flags, sn_er
     if (flags & ~(unsigned)(SN_DUMP_BASE64 | SN_DUMP_DECODE))
         return sn_fail(err, SN_E_INVALID, "dump: unknown flags 0x%x", flags);
     return sn_dump_file(path, out, flags, err);
+}
+
+const sn_library *sn_blueprints_library(const sn_blueprints *b); /* api_library.c */
+
+sn_status sn_stream_dump_with(const char *path, FILE *out, unsigned flags, const sn_blueprints *lib, sn_error *err)
+{
+    sn_error local;
+    if (!err)
+        err = &local;
+    if (!lib)
+        return sn_stream_dump_bins(path, out, flags, err);
+    if (!path || !out)
+        return sn_fail(err, SN_E_INVALID, "dump: %s is NULL", !path ? "the stream path" : "the output");
+    if (flags & ~(unsigned)(SN_DUMP_BASE64 | SN_DUMP_DECODE))
+        return sn_fail(err, SN_E_INVALID, "dump: unknown flags 0x%x", flags);
+    sn_bin_layout *extra;
+    size_t n;
+    sn_status st = sn_library_layouts(sn_blueprints_library(lib), &extra, &n, err);
+    if (st)
+        return st;
+    st = sn_dump_file_with(path, out, flags, extra, n, err);
+    free(extra);
+    return st;
 }
 
 sn_status sn_stream_dump(const char *path, FILE *out, bool full, sn_error *err)
@@ -119,21 +143,10 @@ void sn_stream_reader_close(sn_stream_reader *r)
     free(r);
 }
 
-static const msgpack_object *key(const msgpack_object *map, const char *name)
-{
-    size_t n = strlen(name);
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object *k = &map->via.map.ptr[i].key;
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, name, n))
-            return &map->via.map.ptr[i].val;
-    }
-    return NULL;
-}
-
 /* A header string into buf (truncated to its size, NUL-terminated); false when absent or not a string. */
 static bool header_str(const msgpack_object *map, const char *name, char *buf, size_t cap)
 {
-    const msgpack_object *o = key(map, name);
+    const msgpack_object *o = sn_mp_get(map, name);
     if (!o || o->type != MSGPACK_OBJECT_STR)
         return false;
     size_t n = o->via.str.size < cap - 1 ? o->via.str.size : cap - 1;
@@ -144,7 +157,7 @@ static bool header_str(const msgpack_object *map, const char *name, char *buf, s
 
 static bool header_num(const msgpack_object *map, const char *name, double *out)
 {
-    const msgpack_object *o = key(map, name);
+    const msgpack_object *o = sn_mp_get(map, name);
     if (!o)
         return false;
     if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
@@ -175,7 +188,7 @@ sn_status sn_stream_reader_next(sn_stream_reader *r, sn_message *out, sn_error *
     double stamp = 0, id = 0;
     const msgpack_object *frame = NULL;
     if (msgpack_unpack_next(&r->msg, (const char *)data, len, &off) != MSGPACK_UNPACK_SUCCESS ||
-        r->msg.data.type != MSGPACK_OBJECT_MAP || !(frame = key(&r->msg.data, "frame")) ||
+        r->msg.data.type != MSGPACK_OBJECT_MAP || !(frame = sn_mp_get(&r->msg.data, "frame")) ||
         frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
         !header_num(&r->msg.data, "timestamp", &stamp) || !header_str(&r->msg.data, "sensor", r->sensor, sizeof r->sensor) ||
         !header_str(&r->msg.data, "type", r->type, sizeof r->type))

@@ -147,6 +147,9 @@ static sn_status get_at(const sn_blueprints *b, size_t i, sn_blueprint_info *out
         .plugin = bp->plugin ? bp->plugin->path : NULL,
         .n_attrs = bp->n_attrs,
         .attrs = &b->attrs[b->attr_first[i]],
+        .n_records = bp->cls ? bp->cls->n_records : 0,
+        .records = bp->cls ? bp->cls->records : NULL,
+        .rec_layout_size = bp->cls ? bp->cls->rec_layout_size : 0,
     };
     return fill_sized(out, &full, sizeof full, err);
 }
@@ -216,4 +219,16 @@ const char *sn_sdk_doc_dir(void)
         return NULL;
     snprintf(probe, sizeof probe, "%s/%s", exe, SN_DOC_RELDIR);
     return realpath(probe, dir) ? dir : NULL;
+}
+
+const sn_library *sn_blueprints_library(const sn_blueprints *b) { return b ? b->lib : NULL; }
+
+const char *sn_version(void) { return SN_VERSION_STRING; }
+
+void sn_abi_version(uint32_t *major, uint32_t *minor)
+{
+    if (major)
+        *major = SN_ABI_MAJOR;
+    if (minor)
+        *minor = SN_ABI_MINOR;
 }

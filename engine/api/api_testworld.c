@@ -26,6 +26,24 @@ static sn_status world_ready(const sn_engine *e, const char *what, sn_error *err
     return SN_OK;
 }
 
+/* The options' map as a scene's `map:` (load_map reads e->reuse_map first: a map opened from
+** text goes there); the scenery stays off, so a test's world holds what the test placed. */
+static sn_status attach_map(sn_engine *e, const sn_testworld_options *o, sn_error *err)
+{
+    const char *name = o->map_path ? o->map_path : "map.xodr";
+    if (!(e->scene.map_path = malloc(strlen(name) + 1)))
+        return sn_fail(err, SN_E_NOMEM, "testworld: out of memory");
+    strcpy(e->scene.map_path, name);
+    e->scene.scenery.disabled = true;
+    if (o->map_xml) {
+        sn_error merr = {0};
+        e->reuse_map = sn_map_open_memory(o->map_xml, o->map_size ? o->map_size : strlen(o->map_xml), name, &merr);
+        if (!e->reuse_map)
+            return sn_fail(err, merr.status ? merr.status : SN_E_INVALID, "testworld: map: %s", merr.msg);
+    }
+    return SN_OK;
+}
+
 sn_engine *sn_testworld_create(const sn_testworld_options *o, sn_error *err)
 {
     sn_testworld_options opt;
@@ -71,7 +89,10 @@ sn_engine *sn_testworld_create(const sn_testworld_options *o, sn_error *err)
         return NULL;
     }
     e->scene.settings = st;
-    if (sn_engine_build_loaded(e, err) != SN_OK) {
+    sn_status mst = (opt.map_path || opt.map_xml) ? attach_map(e, &opt, err) : SN_OK;
+    if (mst || sn_engine_build_loaded(e, err) != SN_OK) {
+        sn_map_close(e->reuse_map); /* not taken when the build failed before the map */
+        e->reuse_map = NULL;
         sn_engine_destroy(e);
         return NULL;
     }

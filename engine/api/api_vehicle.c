@@ -29,6 +29,15 @@ sn_status sn_engine_ray_batch(sn_engine *e, const sn_ray_query *q, const sn_ray 
     sn_rayscene *rs = sn_engine_rays(e, err);
     if (!rs)
         return err->status ? err->status : SN_E_NOMEM;
+    /* a query laid out by the 1.2-1.5 headers (no ray_ignore, overlap_size): copied into a full one */
+    sn_ray_query full;
+    if (q->struct_size >= SN_RAY_QUERY_SIZE_1_5 && q->struct_size < sizeof full) {
+        memset(&full, 0, sizeof full);
+        memcpy(&full, q, q->struct_size);
+        full.struct_size = sizeof full;
+        full.overlap_size = sizeof(sn_overlap);
+        q = &full;
+    }
     if ((st = sn_rays_trace(rs, &e->world, q, rays, n, out, err)))
         sn_error_prefix(err, "ray_batch");
     return st;

@@ -6,6 +6,7 @@
 #include "../core/util.h"
 #include <sensim/numtext.h>
 #include "../scene/yamldoc.h"
+#include "../scenario/xosc_dist.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -297,6 +298,68 @@ static sn_status parse_sweep(ctx *c, const sn_ynode *e, sweep *sw)
     return SN_OK;
 }
 
+/* The runs of a ParameterValueDistribution file (docs/openscenario.md, "Parameter variation"):
+** one per combination (or draw), ids BASE-000..., each the distribution's ScenarioFile with
+** --set parameters.NAME=VALUE per parameter, after the entry's own `set`. */
+static sn_status add_dist_runs(ctx *c, const sn_ynode *entry, const char *base, const sn_xdist *d, const sn_ynode *set,
+                               const limits *l)
+{
+    sn_batch *b = c->b;
+    int width = 1;
+    for (uint32_t n = d->n_runs - 1; n >= 10; n /= 10)
+        width++;
+    size_t n_fixed = set ? set->n / 2 : 0;
+    for (uint32_t r = 0; r < d->n_runs; r++) {
+        char id[340];
+        sn_format(id, sizeof id, "%s-%0*u", base, width, r);
+        if (b->n >= MAX_RUNS)
+            return entry ? at(c, entry, "the spec expands to more than %s runs", "1000000")
+                         : sn_fail(c->err, SN_E_INVALID, "%s: expands to more than 1000000 runs", c->path);
+        if (sn_strmap_get(&b->ids, id) && entry)
+            return at(c, entry, "run id '%s' is used twice (give entries distinct ids)", id);
+        if (!sn_grow((void **)&b->runs, &b->cap, b->n + 1, sizeof *b->runs))
+            return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+        run *u = &b->runs[b->n++];
+        memset(u, 0, sizeof *u);
+        u->id = sn_strdup(id);
+        u->scene = sn_strdup(d->scenario);
+        u->frames = l->frames;
+        u->memory_mb = l->memory_mb;
+        u->timeout = l->timeout;
+        u->sets = calloc(n_fixed + d->n_params + 1, sizeof *u->sets);
+        if (!u->id || !u->scene || !u->sets || !sn_strmap_put(&b->ids, u->id, u))
+            return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+        for (size_t i = 0; i < n_fixed + d->n_params; i++) {
+            sbuf s = {0};
+            if (i < n_fixed) {
+                puts_(&s, set->items[2 * i]->text);
+                puts_(&s, "=");
+                emit(&s, set->items[2 * i + 1], false);
+            } else {
+                const char *v = d->values[(size_t)r * d->n_params + (i - n_fixed)];
+                if (!v)
+                    continue; /* a ValueSet that leaves this parameter at the scenario's value */
+                puts_(&s, "parameters.");
+                puts_(&s, d->names[i - n_fixed]);
+                puts_(&s, "=");
+                puts_(&s, v);
+            }
+            if (s.oom) {
+                free(s.s);
+                return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+            }
+            u->sets[u->n_sets++] = s.s;
+        }
+    }
+    return SN_OK;
+}
+
+static bool is_xosc(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 5 && strcmp(path + n - 5, ".xosc") == 0;
+}
+
 static sn_status parse_entry(ctx *c, const sn_ynode *e, limits l)
 {
     static const char *const keys[] = {"id", "scene", "seeds", "set", "vary", "combine", "timeout", "memory_mb",
@@ -352,6 +415,19 @@ static sn_status parse_entry(ctx *c, const sn_ynode *e, limits l)
             st = at(c, scene, "the scene file name gives the run id '%s'; give the entry an id", base);
             break;
         }
+        if (is_xosc(file)) {
+            sn_xdist *d = NULL;
+            if ((st = sn_xdist_load(file, &d, c->err)))
+                break;
+            if (d) {
+                if (is_sweep)
+                    st = at(c, e, "a ParameterValueDistribution is its own sweep: give it no seeds or vary", NULL);
+                else
+                    st = add_dist_runs(c, e, base, d, set, &l);
+                sn_xdist_free(d);
+                continue;
+            }
+        }
         for (size_t k = 0; !st && k < sw.per_scene; k++) {
             char id[340];
             if (is_sweep)
@@ -392,6 +468,30 @@ sn_batch *sn_batch_open(const char *spec_path, sn_error *err)
     if (!f)
         return NULL;
     fclose(f);
+    if (is_xosc(spec_path)) { /* `sensim batch sweep.xosc`: the distribution is the whole spec */
+        char stem[256];
+        const char *sl = strrchr(spec_path, '/');
+        sn_format(stem, sizeof stem, "%s", sl ? sl + 1 : spec_path);
+        stem[strlen(stem) - 5] = 0;
+        if (!id_ok(stem))
+            snprintf(stem, sizeof stem, "run");
+        sn_xdist *dist = NULL;
+        sn_batch *b = calloc(1, sizeof *b);
+        ctx c = {spec_path, "", err, b};
+        limits l = {0};
+        sn_status st = b ? SN_OK : sn_fail(err, SN_E_NOMEM, "out of memory");
+        if (!st && !(st = sn_xdist_load(spec_path, &dist, err)) && !dist)
+            st = sn_fail(err, SN_E_INVALID, "%s: a scenario, not a ParameterValueDistribution: run it with sensim run, "
+                         "or name it in a batch spec", spec_path);
+        if (!st)
+            st = add_dist_runs(&c, NULL, stem, dist, NULL, &l);
+        sn_xdist_free(dist);
+        if (st) {
+            sn_batch_close(b);
+            return NULL;
+        }
+        return b;
+    }
     sn_ydoc doc;
     if (sn_ydoc_load(&doc, spec_path, err) != SN_OK)
         return NULL;

@@ -161,7 +161,11 @@ sn_mcap *sn_cli_mcap_start(sn_engine *e, const char *path, int threads, bool ove
         return NULL;
     sn_mcap_options o = {.struct_size = sizeof o, .threads = threads, .overwrite = overwrite};
     sn_mcap *m = sn_mcap_create(path, &o, err);
-    if (m && (sn_mcap_add_map(m, sn_engine_map(e), err) != SN_OK || sn_engine_listen_all(e, sn_mcap_listen, m, err) != SN_OK)) {
+    sn_blueprints *lib = m ? sn_engine_blueprints(e, err) : NULL; /* the layouts its sensors declare */
+    sn_status lst = lib ? sn_mcap_add_layouts(m, lib, err) : SN_OK;
+    sn_blueprints_close(lib);
+    if (m && (lst != SN_OK || sn_mcap_add_map(m, sn_engine_map(e), err) != SN_OK ||
+              sn_engine_listen_all(e, sn_mcap_listen, m, err) != SN_OK)) {
         char part[4200];
         snprintf(part, sizeof part, "%s", sn_mcap_partial_path(m));
         sn_mcap_close(m, false, NULL);

@@ -57,7 +57,7 @@ static const char USAGE[] =
     "       sensim recorder info|collisions|blocked FILE [--json] ...\n"
     "       sensim blueprints [--json] [--plugin-dir DIR]\n"
     "       sensim plugins [--json] [--plugin-dir DIR]\n"
-    "       sensim dump FILE [--json] [--decode]\n"
+    "       sensim dump FILE [--json] [--decode] [--plugin-dir DIR]\n"
     "       sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes] [--format F]\n"
     "       sensim convert STREAM --video OUT.mp4 [--gif OUT.gif] [--converter C]\n"
     "       sensim report RUN_DIR --out REPORT.html [--map FILE.xodr]\n"
@@ -102,10 +102,11 @@ static const char HELP_PLUGINS[] =
     "usage: sensim plugins [--json] [--plugin-dir DIR]\n"
     "Lists every plugin file found, its ABI and blueprints, or why it was refused.\n";
 static const char HELP_DUMP[] =
-    "usage: sensim dump FILE [--json] [--decode]\n"
+    "usage: sensim dump FILE [--json] [--decode] [--plugin-dir DIR]\n"
     "Prints a stream as JSON lines, one per message. Every bin is {\"$bin_bytes\": N}, with\n"
     "\"$records\" and \"count\" when its layout is known (points, detections, events, pixels).\n"
-    "--decode adds \"records\": each record as an object (not for pixels); --json adds \"$bin\":\n"
+    "--decode adds \"records\": each record as an object (not for pixels), also for the layouts\n"
+    "plugins on the search path declare (--plugin-dir, SENSIM_PLUGIN_PATH); --json adds \"$bin\":\n"
     "the bytes in base64.\n";
 static const char HELP_CONVERT[] =
     "usage: sensim convert STREAM --out DIR [--converter raw|depth|logarithmic_depth|cityscapes]\n"
@@ -358,7 +359,7 @@ static int cmd_run(int argc, char **argv)
                         stats.sensors, stats.time_world, stats.time_sensors, stats.time_output, stats.time_serialize,
                         stats.time_write,
                         (unsigned long long)sn_engine_seed(e));
-        sn_cli_json_str(sf, c.positional); /* what `sensim report` shows as the run's scene */
+        sn_json_str(sf, c.positional); /* what `sensim report` shows as the run's scene */
         if (w >= 0 && fputs(",\"traffic_health\":", sf) >= 0 && sn_engine_traffic_health_json(e, sf, NULL) != SN_OK)
             w = -1;
         w = w < 0 ? w : fputs("}\n", sf);
@@ -387,7 +388,7 @@ static int cmd_run(int argc, char **argv)
     return 0;
 }
 
-static void json_str(const char *s) { sn_cli_json_str(stdout, s); }
+static void json_str(const char *s) { sn_json_str(stdout, s); }
 
 static const char *kind_name(sn_actor_kind k)
 {
@@ -403,6 +404,64 @@ static void print_list_json(const char *const *l)
         json_str(l[i]);
     }
     putchar(']');
+}
+
+static const char *rec_type_name(sn_rec_type t)
+{
+    static const char *const names[] = {"?", "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64"};
+    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
+}
+
+static const sn_rec_layout *record_at(const sn_blueprint_info *b, uint32_t i)
+{
+    return (const sn_rec_layout *)(const void *)((const char *)b->records + (size_t)i * b->rec_layout_size);
+}
+
+static const sn_rec_field *field_at(const sn_rec_layout *l, uint32_t j)
+{
+    return (const sn_rec_field *)(const void *)((const char *)l->fields + (size_t)j * l->field_size);
+}
+
+/* ,"records":[{key, name, size, doc, fields: [{name, type, offset, unit}]}] (SDK 1.6) */
+static void print_records_json(const sn_blueprint_info *b)
+{
+    printf(",\"records\":[");
+    for (uint32_t i = 0; i < b->n_records; i++) {
+        const sn_rec_layout *l = record_at(b, i);
+        printf("%s{\"key\":", i ? "," : "");
+        json_str(l->key);
+        printf(",\"name\":");
+        json_str(l->name);
+        printf(",\"size\":%u,\"doc\":", l->size);
+        json_str(l->doc ? l->doc : "");
+        printf(",\"fields\":[");
+        for (uint32_t j = 0; j < l->n_fields; j++) {
+            const sn_rec_field *f = field_at(l, j);
+            printf("%s{\"name\":", j ? "," : "");
+            json_str(f->name);
+            printf(",\"type\":\"%s\",\"offset\":%u,\"unit\":", rec_type_name(f->type), f->offset);
+            if (f->unit)
+                json_str(f->unit);
+            else
+                printf("null");
+            putchar('}');
+        }
+        printf("]}");
+    }
+    putchar(']');
+}
+
+static void print_records_text(const sn_blueprint_info *b)
+{
+    for (uint32_t i = 0; i < b->n_records; i++) {
+        const sn_rec_layout *l = record_at(b, i);
+        printf("    records in '%s': %s, %u bytes:", l->key, l->name, l->size);
+        for (uint32_t j = 0; j < l->n_fields; j++) {
+            const sn_rec_field *f = field_at(l, j);
+            printf(" %s %s@%u%s%s", f->name, rec_type_name(f->type), f->offset, f->unit ? " " : "", f->unit ? f->unit : "");
+        }
+        putchar('\n');
+    }
 }
 
 static int cmd_blueprints(int argc, char **argv)
@@ -485,8 +544,13 @@ static int cmd_blueprints(int argc, char **argv)
             else
                 printf("    %-22s %-6s default %-14s\n      CARLA role name (handled by the host)\n", "role_name", "string", "\"\"");
         }
-        if (c.json)
-            printf("]}");
+        if (c.json) {
+            printf("]");
+            print_records_json(&b);
+            printf("}");
+        } else {
+            print_records_text(&b);
+        }
     }
     if (c.json)
         printf("]\n");
@@ -563,14 +627,20 @@ static int cmd_plugins(int argc, char **argv)
 static int cmd_dump(int argc, char **argv)
 {
     cli c;
-    int rc = parse_args(argc, argv, &c, " ARG json decode ", HELP_DUMP);
+    int rc = parse_args(argc, argv, &c, " ARG json decode plugin-dir ", HELP_DUMP);
     if (rc)
         return rc == HELP_SHOWN ? 0 : rc;
     if (!c.positional)
         return fail(EXIT_INPUT, "dump: no stream file given%s", "");
     sn_error err = {0};
-    if (sn_stream_dump_bins(c.positional, stdout, (c.json ? SN_DUMP_BASE64 : 0) | (c.decode ? SN_DUMP_DECODE : 0),
-                            &err) != SN_OK) {
+    /* --decode: the record layouts plugins on the search path declare too (SDK 1.6) */
+    sn_blueprints *lib = c.decode ? sn_blueprints_open(&(sn_engine_options){.plugin_dir = c.plugin_dir,
+                                                                             .quiet_plugins = true}, &err)
+                                  : NULL;
+    sn_status st = sn_stream_dump_with(c.positional, stdout, (c.json ? SN_DUMP_BASE64 : 0) |
+                                       (c.decode ? SN_DUMP_DECODE : 0), lib, &err);
+    sn_blueprints_close(lib);
+    if (st != SN_OK) {
         fflush(stdout);
         return fail(EXIT_INPUT, "%s", err.msg);
     }
@@ -731,7 +801,9 @@ static int dispatch(int argc, char **argv)
     if (strcmp(cmd, "--version") == 0 && argc > 2)
         return fail(EXIT_INPUT, "--version: unexpected argument '%s'", argv[2]);
     if (strcmp(cmd, "--version") == 0) {
-        printf("sensim %s (plugin ABI %d.%d)\n", SN_VERSION_STRING, SN_ABI_MAJOR, SN_ABI_MINOR);
+        uint32_t major, minor;
+        sn_abi_version(&major, &minor);
+        printf("sensim %s (plugin ABI %u.%u)\n", sn_version(), major, minor);
         return 0;
     }
     if (is_help(cmd)) {

@@ -47,7 +47,7 @@ static void outputs(FILE *f, const char *dir, const char *rel, bool *first)
                 if (!sn_cli_sha256_file(full, hex, &size))
                     snprintf(hex, sizeof hex, "unreadable");
                 fprintf(f, "%s{\"path\":", *first ? "" : ",");
-                sn_cli_json_str(f, sub);
+                sn_json_str(f, sub);
                 fprintf(f, ",\"bytes\":%llu,\"sha256\":\"%s\"}", (unsigned long long)size, hex);
                 *first = false;
             }
@@ -61,9 +61,9 @@ static void outputs(FILE *f, const char *dir, const char *rel, bool *first)
 void manifest_write(FILE *f, const sn_batch_run *run, const batch_result *r, const char *run_dir)
 {
     fprintf(f, "{\"id\":");
-    sn_cli_json_str(f, run->id);
+    sn_json_str(f, run->id);
     fprintf(f, ",\"index\":%zu,\"scene\":", run->index);
-    sn_cli_json_str(f, run->scene);
+    sn_json_str(f, run->scene);
     if (run->seed_set)
         fprintf(f, ",\"seed\":%llu", (unsigned long long)run->seed);
     else
@@ -72,7 +72,7 @@ void manifest_write(FILE *f, const sn_batch_run *run, const batch_result *r, con
     for (size_t i = 0; i < run->n_overrides; i++) {
         if (i)
             fputc(',', f);
-        sn_cli_json_str(f, run->overrides[i]);
+        sn_json_str(f, run->overrides[i]);
     }
     fprintf(f, "],\"status\":\"%s\",\"exit\":%d,\"signal\":", r->status, r->exit_code);
     if (r->signal)
@@ -81,7 +81,7 @@ void manifest_write(FILE *f, const sn_batch_run *run, const batch_result *r, con
         fprintf(f, "null");
     fprintf(f, ",\"error\":");
     if (r->error[0])
-        sn_cli_json_str(f, r->error);
+        sn_json_str(f, r->error);
     else
         fprintf(f, "null");
     fprintf(f, ",\"frames\":%llu,\"outputs\":[", (unsigned long long)r->frames);

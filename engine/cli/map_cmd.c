@@ -106,9 +106,9 @@ static void print_summary(const sn_map_info *i, bool json)
 {
     if (json) {
         printf("{\"name\":");
-        sn_cli_json_str(stdout, i->name);
+        sn_json_str(stdout, i->name);
         printf(",\"path\":");
-        sn_cli_json_str(stdout, i->path);
+        sn_json_str(stdout, i->path);
         printf(",\"opendrive\":\"%u.%u\",\"roads\":%u,\"junction_roads\":%u,\"junctions\":%u,\"lanes\":%u,"
                "\"driving_km\":%.3f,\"signals\":%u,\"traffic_lights\":%u,\"objects\":%u,\"crosswalks\":%u,",
                i->rev_major, i->rev_minor, i->roads, i->junction_roads, i->junctions, i->lanes, i->driving_km,

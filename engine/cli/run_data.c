@@ -2,6 +2,7 @@
 #include "run_data.h"
 #include "cli_input.h"
 #include "encoder.h"
+#include "msgkey.h"
 #include "outfile.h"
 
 #include <msgpack.h>
@@ -83,19 +84,6 @@ static const char *kind_of(const char *blueprint)
 }
 
 /* ---- the messages' own keys (msgpack-c over the documented layout) ---- */
-
-static const msgpack_object *key(const msgpack_object *map, const char *name)
-{
-    if (!map || map->type != MSGPACK_OBJECT_MAP)
-        return NULL;
-    size_t n = strlen(name);
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object *k = &map->via.map.ptr[i].key;
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, name, n))
-            return &map->via.map.ptr[i].val;
-    }
-    return NULL;
-}
 
 static bool num(const msgpack_object *o, double *v)
 {
@@ -223,23 +211,23 @@ static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream 
         if (msgpack_unpack_next(&u, m.data, m.size, &off) != MSGPACK_UNPACK_SUCCESS)
             continue; /* the reader checked it: cannot happen */
         rd_pt at = {NAN, NAN};
-        xy(key(key(&u.data, "transform"), "location"), &at);
+        xy(sn_mp_get(sn_mp_get(&u.data, "transform"), "location"), &at);
         if (sensor_paths && !add_point(&d->paths[path_index], at.x, at.y)) {
             st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
             break;
         }
         if (!d->paths_from_recording && !strcmp(m.type_id, "sensor.other.collision")) {
             rd_event ev = {.at = at, .t = m.timestamp, .frame = m.frame, .key_a = (uint64_t)(s - d->streams) + 1};
-            xy(key(&u.data, "location"), &ev.at); /* the contact point when the sensor gives it */
+            xy(sn_mp_get(&u.data, "location"), &ev.at); /* the contact point when the sensor gives it */
             char other[128];
             double oid = 0;
-            str_of(key(key(&u.data, "other_actor"), "type_id"), other, sizeof other);
-            num(key(key(&u.data, "other_actor"), "id"), &oid);
+            str_of(sn_mp_get(sn_mp_get(&u.data, "other_actor"), "type_id"), other, sizeof other);
+            num(sn_mp_get(sn_mp_get(&u.data, "other_actor"), "id"), &oid);
             ev.key_b = (uint64_t)oid;
             snprintf(ev.what, sizeof ev.what, "%.80s: collision with %.100s (id %.0f)", m.sensor,
                      other[0] ? other : "an actor", oid);
             char self[128];
-            str_of(key(key(&u.data, "actor"), "type_id"), self, sizeof self);
+            str_of(sn_mp_get(sn_mp_get(&u.data, "actor"), "type_id"), self, sizeof self);
             snprintf(ev.kind_a, sizeof ev.kind_a, "%s", kind_of(self));
             snprintf(ev.kind_b, sizeof ev.kind_b, "%s", kind_of(other));
             if (!add_event(d, &cp->events, ev)) {

@@ -32,10 +32,3 @@ sn_status sn_error_prefix(sn_error *err, const char *where)
     return err->status;
 }
 
-void sn_error_clear(sn_error *err)
-{
-    if (err) {
-        err->status = SN_OK;
-        err->msg[0] = 0;
-    }
-}

@@ -8,7 +8,6 @@
 sn_status sn_fail(sn_error *err, sn_status status, const char *fmt, ...) SN_PRINTF(3, 4);
 /* Prefixes an existing message with "where: ". */
 sn_status sn_error_prefix(sn_error *err, const char *where);
-void sn_error_clear(sn_error *err);
 
 /* At the public boundary err may be NULL: point it at a local so the code below need not ask. */
 #define SN_ERR_LOCAL(err)   \

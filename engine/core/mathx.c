@@ -2,16 +2,6 @@
 
 #include <math.h>
 
-double sn_wrap_deg(double a)
-{
-    a = fmod(a, 360.0);
-    if (a <= -180)
-        a += 360;
-    else if (a > 180)
-        a -= 360;
-    return a;
-}
-
 sn_quat sn_quat_slerp(sn_quat a, sn_quat b, double t)
 {
     double d = a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z;

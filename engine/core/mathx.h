@@ -20,7 +20,5 @@ static inline sn_vec3 sn_v3_lerp(sn_vec3 a, sn_vec3 b, double t)
     return sn_v3(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t);
 }
 
-/* Wraps an angle in degrees to (-180, 180]. */
-double sn_wrap_deg(double a);
 
 #endif

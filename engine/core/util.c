@@ -1,4 +1,5 @@
 #include "util.h"
+#include "json.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -59,31 +60,13 @@ int sn_format(char *buf, size_t n, const char *fmt, ...)
     return r;
 }
 
-/* Length of the valid UTF-8 sequence at p (1-4), or 0 when it is not one (overlong forms,
-** surrogates and code points past U+10FFFF are not). */
-static size_t utf8_len(const unsigned char *p)
-{
-    unsigned c = p[0];
-    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (len < 2)
-        return len;
-    uint32_t cp = c & (0x7F >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (p[i] & 0x3F);
-    }
-    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-    return cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0 : len;
-}
-
 char *sn_text_escape(const char *in, char *out, size_t n)
 {
     size_t o = 0;
     if (!n)
         return out;
     for (const unsigned char *p = (const unsigned char *)(in ? in : ""); *p;) {
-        size_t len = utf8_len(p);
+        size_t len = sn_utf8_len(p, SIZE_MAX); /* a NUL ends every sequence */
         bool control = len == 1 ? (*p < 0x20 || *p == 0x7F) : len == 2 && p[0] == 0xC2 && p[1] < 0xA0;
         if (len && !control) {
             if (o + len >= n)
@@ -102,17 +85,3 @@ char *sn_text_escape(const char *in, char *out, size_t n)
     return out;
 }
 
-void sn_json_str(FILE *o, const char *s)
-{
-    fputc('"', o);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(o, "\\u%04x", c);
-        else
-            fputc(c, o);
-    }
-    fputc('"', o);
-}

@@ -2,6 +2,8 @@
 #ifndef SN_CORE_UTIL_H
 #define SN_CORE_UTIL_H
 
+#include "json.h" /* sn_json_str, which used to be here */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,8 +31,6 @@ bool sn_streq_nocase(const char *a, const char *b);
 ** Cut short only between characters. Returns out. */
 char *sn_text_escape(const char *in, char *out, size_t n);
 
-/* s as a JSON string, quotes included, to o (NULL writes ""). */
-void sn_json_str(FILE *o, const char *s);
 
 #define SN_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,4 +1,5 @@
 #include "dump.h"
+#include "../core/json.h"
 
 #include "../core/error.h"
 #include "layouts.h"
@@ -9,49 +10,6 @@
 #include <msgpack.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s[0..n), 0 if none (overlong, surrogate, > U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-    if (!k || k > n)
-        return 0;
-    uint32_t cp = k == 1 ? c : k == 2 ? c & 0x1fu : k == 3 ? c & 0x0fu : c & 0x07u;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3fu);
-    }
-    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return k;
-}
-
-/* A JSON string: escapes, and U+FFFD for each byte that is not valid UTF-8 (JSON is UTF-8). */
-static void put_string(FILE *out, const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    fputc('"', out);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = u[i];
-        size_t k = utf8_len(u + i, n - i);
-        if (!k) {
-            fputs("\\ufffd", out);
-            i++;
-            continue;
-        }
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(out, "\\u%04x", c);
-        else
-            fwrite(u + i, 1, k, out);
-        i += k;
-    }
-    fputc('"', out);
-}
 
 static void put_base64(FILE *out, const unsigned char *p, size_t n)
 {
@@ -75,7 +33,14 @@ static void put_double(FILE *out, double d)
         fprintf(out, "%.17g", d);
 }
 
-static void put_map(FILE *out, const msgpack_object *o, unsigned flags, const msgpack_object *type);
+/* What a dump prints: SN_DUMP_* flags, and layouts plugins declared (beside sensim's own). */
+typedef struct dump_opt {
+    unsigned flags;
+    const sn_bin_layout *extra;
+    size_t n_extra;
+} dump_opt;
+
+static void put_map(FILE *out, const msgpack_object *o, const dump_opt *opt, const msgpack_object *type);
 
 static void put_float32(FILE *out, float f)
 {
@@ -99,6 +64,20 @@ static void put_record(FILE *out, const sn_bin_layout *l, const uint8_t *rec)
         case SN_FIELD_U16: fprintf(out, "%u", (unsigned)sn_le_u16(p)); break;
         case SN_FIELD_I64: fprintf(out, "%lld", (long long)(int64_t)sn_le_u64(p)); break;
         case SN_FIELD_U8: fprintf(out, "%u", (unsigned)p[0]); break;
+        case SN_FIELD_I8: fprintf(out, "%d", (int)(int8_t)p[0]); break;
+        case SN_FIELD_I16: fprintf(out, "%d", (int)(int16_t)sn_le_u16(p)); break;
+        case SN_FIELD_I32: fprintf(out, "%ld", (long)(int32_t)sn_le_u32(p)); break;
+        case SN_FIELD_U64: fprintf(out, "%llu", (unsigned long long)sn_le_u64(p)); break;
+        case SN_FIELD_F64: {
+            uint64_t u = sn_le_u64(p);
+            double d;
+            memcpy(&d, &u, sizeof d);
+            if (isfinite(d))
+                fprintf(out, "%.17g", d);
+            else
+                fputs("null", out);
+            break;
+        }
         }
     }
     fputc('}', out);
@@ -107,7 +86,7 @@ static void put_record(FILE *out, const sn_bin_layout *l, const uint8_t *rec)
 /* Every bin the same way: {"$bin_bytes": N} first; with a known layout its name and record
 ** count (and trailing bytes that make no whole record); with SN_DUMP_DECODE its records (not for
 ** per-pixel layouts: `sensim convert` draws those); with SN_DUMP_BASE64 the bytes. */
-static void put_bin(FILE *out, const msgpack_object *o, unsigned flags, const sn_bin_layout *l)
+static void put_bin(FILE *out, const msgpack_object *o, const dump_opt *opt, const sn_bin_layout *l)
 {
     uint32_t n = o->via.bin.size;
     const uint8_t *b = (const uint8_t *)o->via.bin.ptr;
@@ -116,7 +95,7 @@ static void put_bin(FILE *out, const msgpack_object *o, unsigned flags, const sn
         fprintf(out, ",\"$records\":\"%s\",\"count\":%lu", l->records, (unsigned long)(n / l->size));
         if (n % l->size)
             fprintf(out, ",\"trailing_bytes\":%lu", (unsigned long)(n % l->size));
-        if ((flags & SN_DUMP_DECODE) && !l->per_pixel) {
+        if ((opt->flags & SN_DUMP_DECODE) && !l->per_pixel) {
             fputs(",\"records\":[", out);
             for (uint32_t i = 0; i < n / l->size; i++) {
                 if (i)
@@ -126,14 +105,14 @@ static void put_bin(FILE *out, const msgpack_object *o, unsigned flags, const sn
             fputc(']', out);
         }
     }
-    if (flags & SN_DUMP_BASE64) {
+    if (opt->flags & SN_DUMP_BASE64) {
         fputs(",\"$bin\":", out);
         put_base64(out, b, n);
     }
     fputc('}', out);
 }
 
-static void put_object(FILE *out, const msgpack_object *o, unsigned flags)
+static void put_object(FILE *out, const msgpack_object *o, const dump_opt *opt)
 {
     switch (o->type) {
     case MSGPACK_OBJECT_NIL: fputs("null", out); break;
@@ -142,25 +121,25 @@ static void put_object(FILE *out, const msgpack_object *o, unsigned flags)
     case MSGPACK_OBJECT_NEGATIVE_INTEGER: fprintf(out, "%lld", (long long)o->via.i64); break;
     case MSGPACK_OBJECT_FLOAT32:
     case MSGPACK_OBJECT_FLOAT64: put_double(out, o->via.f64); break;
-    case MSGPACK_OBJECT_STR: put_string(out, o->via.str.ptr, o->via.str.size); break;
-    case MSGPACK_OBJECT_BIN: put_bin(out, o, flags, NULL); break;
+    case MSGPACK_OBJECT_STR: sn_json_strn(out, o->via.str.ptr, o->via.str.size); break;
+    case MSGPACK_OBJECT_BIN: put_bin(out, o, opt, NULL); break;
     case MSGPACK_OBJECT_ARRAY:
         fputc('[', out);
         for (uint32_t i = 0; i < o->via.array.size; i++) {
             if (i)
                 fputc(',', out);
-            put_object(out, &o->via.array.ptr[i], flags);
+            put_object(out, &o->via.array.ptr[i], opt);
         }
         fputc(']', out);
         break;
-    case MSGPACK_OBJECT_MAP: put_map(out, o, flags, NULL); break;
+    case MSGPACK_OBJECT_MAP: put_map(out, o, opt, NULL); break;
     default:
         fputs("null", out);
     }
 }
 
 /* A map; `type` (a message's blueprint id, NULL below the top level) names the layouts of its bins. */
-static void put_map(FILE *out, const msgpack_object *o, unsigned flags, const msgpack_object *type)
+static void put_map(FILE *out, const msgpack_object *o, const dump_opt *opt, const msgpack_object *type)
 {
     fputc('{', out);
     for (uint32_t i = 0; i < o->via.map.size; i++) {
@@ -168,7 +147,7 @@ static void put_map(FILE *out, const msgpack_object *o, unsigned flags, const ms
         if (i)
             fputc(',', out);
         if (kv->key.type == MSGPACK_OBJECT_STR)
-            put_string(out, kv->key.via.str.ptr, kv->key.via.str.size);
+            sn_json_strn(out, kv->key.via.str.ptr, kv->key.via.str.size);
         else if (kv->key.type == MSGPACK_OBJECT_ARRAY || kv->key.type == MSGPACK_OBJECT_MAP ||
                  kv->key.type == MSGPACK_OBJECT_BIN || kv->key.type == MSGPACK_OBJECT_EXT)
             /* a container as a key: named, not written out — nested keys would re-escape their
@@ -180,20 +159,21 @@ static void put_map(FILE *out, const msgpack_object *o, unsigned flags, const ms
             size_t len = 0;
             FILE *m = open_memstream(&text, &len);
             if (m) {
-                put_object(m, &kv->key, flags);
+                put_object(m, &kv->key, opt);
                 fclose(m);
             }
-            put_string(out, text ? text : "", text ? len : 0);
+            sn_json_strn(out, text ? text : "", text ? len : 0);
             free(text);
         }
         fputc(':', out);
         const sn_bin_layout *l = NULL;
         if (type && kv->key.type == MSGPACK_OBJECT_STR && kv->val.type == MSGPACK_OBJECT_BIN)
-            l = sn_bin_layout_find(type->via.str.ptr, type->via.str.size, kv->key.via.str.ptr, kv->key.via.str.size);
+            l = sn_bin_layout_find_in(opt->extra, opt->n_extra, type->via.str.ptr, type->via.str.size,
+                                      kv->key.via.str.ptr, kv->key.via.str.size);
         if (l)
-            put_bin(out, &kv->val, flags, l);
+            put_bin(out, &kv->val, opt, l);
         else
-            put_object(out, &kv->val, flags);
+            put_object(out, &kv->val, opt);
     }
     fputc('}', out);
 }
@@ -201,6 +181,13 @@ static void put_map(FILE *out, const msgpack_object *o, unsigned flags, const ms
 /* A message: its bins are known by its `type` (a string value of that key). */
 void sn_dump_message(FILE *out, const msgpack_object *map, unsigned flags)
 {
+    sn_dump_message_with(out, map, flags, NULL, 0);
+}
+
+void sn_dump_message_with(FILE *out, const msgpack_object *map, unsigned flags, const sn_bin_layout *extra,
+                          size_t n_extra)
+{
+    const dump_opt opt = {flags, extra, n_extra};
     const msgpack_object *type = NULL;
     for (uint32_t i = 0; i < map->via.map.size && !type; i++) {
         const msgpack_object_kv *kv = &map->via.map.ptr[i];
@@ -208,10 +195,16 @@ void sn_dump_message(FILE *out, const msgpack_object *map, unsigned flags)
             kv->val.type == MSGPACK_OBJECT_STR)
             type = &kv->val;
     }
-    put_map(out, map, flags, type);
+    put_map(out, map, &opt, type);
 }
 
 sn_status sn_dump_file(const char *path, FILE *out, unsigned flags, sn_error *err)
+{
+    return sn_dump_file_with(path, out, flags, NULL, 0, err);
+}
+
+sn_status sn_dump_file_with(const char *path, FILE *out, unsigned flags, const sn_bin_layout *extra, size_t n_extra,
+                            sn_error *err)
 {
     sn_msgreader r;
     sn_status st = sn_msgreader_open(&r, path, err);
@@ -230,7 +223,7 @@ sn_status sn_dump_file(const char *path, FILE *out, unsigned flags, sn_error *er
                          path, (unsigned long long)r.count, (unsigned long long)(r.offset - len));
             break;
         }
-        sn_dump_message(out, &res.data, flags);
+        sn_dump_message_with(out, &res.data, flags, extra, n_extra);
         fputc('\n', out);
         if (ferror(out))
             break;

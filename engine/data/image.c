@@ -273,19 +273,8 @@ static sn_status make_parents(char *path, sn_error *err)
     return SN_OK;
 }
 
-const msgpack_object *sn_image_field(const msgpack_object *map, const char *key)
-{
-    size_t n = strlen(key);
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object *k = &map->via.map.ptr[i].key;
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, key, n))
-            return &map->via.map.ptr[i].val;
-    }
-    return NULL;
-}
-
 /* dir/pattern(frame): the file's path into path. */
-static sn_status image_path(const char *dir, const char *pattern, uint64_t frame, char *path, size_t n, sn_error *err)
+sn_status sn_image_path(const char *dir, const char *pattern, uint64_t frame, char *path, size_t n, sn_error *err)
 {
     char name[2048];
     /* the pattern was checked: at most one integer conversion */
@@ -308,7 +297,7 @@ static bool type_is(const msgpack_object *t, const char *name)
 static sn_status bev_picture(const msgpack_object *msg, sn_bev_kind k, uint8_t **scratch, size_t *cap,
                              sn_picture_size *out, sn_error *err)
 {
-    const msgpack_object *raw = sn_image_field(msg, "raw_data"), *frame = sn_image_field(msg, "frame");
+    const msgpack_object *raw = sn_mp_get(msg, "raw_data"), *frame = sn_mp_get(msg, "frame");
     size_t rs = sn_bev_record_size(k);
     if (!raw || !frame || raw->type != MSGPACK_OBJECT_BIN || frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
         return sn_fail(err, SN_E_INVALID, "not a point stream: a message needs frame and raw_data");
@@ -325,7 +314,7 @@ static sn_status bev_picture(const msgpack_object *msg, sn_bev_kind k, uint8_t *
 sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool points, uint8_t **scratch, size_t *cap,
                            sn_picture_size *out, sn_error *err)
 {
-    const msgpack_object *type = msg->type == MSGPACK_OBJECT_MAP ? sn_image_field(msg, "type") : NULL;
+    const msgpack_object *type = msg->type == MSGPACK_OBJECT_MAP ? sn_mp_get(msg, "type") : NULL;
     if (points && type_is(type, "sensor.lidar.ray_cast"))
         return bev_picture(msg, SN_BEV_LIDAR, scratch, cap, out, err);
     if (points && type_is(type, "sensor.lidar.ray_cast_semantic"))
@@ -333,12 +322,12 @@ sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool point
     if (points && type_is(type, "sensor.other.radar"))
         return bev_picture(msg, SN_BEV_RADAR, scratch, cap, out, err);
     const bool flow = type_is(type, "sensor.camera.optical_flow");
-    const msgpack_object *w = msg->type == MSGPACK_OBJECT_MAP ? sn_image_field(msg, "width") : NULL;
-    const msgpack_object *h = w ? sn_image_field(msg, "height") : NULL;
-    const msgpack_object *raw = h ? sn_image_field(msg, "raw_data") : NULL;
-    const msgpack_object *events = h && !raw ? sn_image_field(msg, "events") : NULL; /* a DVS: its event frame */
+    const msgpack_object *w = msg->type == MSGPACK_OBJECT_MAP ? sn_mp_get(msg, "width") : NULL;
+    const msgpack_object *h = w ? sn_mp_get(msg, "height") : NULL;
+    const msgpack_object *raw = h ? sn_mp_get(msg, "raw_data") : NULL;
+    const msgpack_object *events = h && !raw ? sn_mp_get(msg, "events") : NULL; /* a DVS: its event frame */
     raw = raw ? raw : events;
-    const msgpack_object *frame = raw ? sn_image_field(msg, "frame") : NULL;
+    const msgpack_object *frame = raw ? sn_mp_get(msg, "frame") : NULL;
     if (!frame || w->type != MSGPACK_OBJECT_POSITIVE_INTEGER || h->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
         raw->type != MSGPACK_OBJECT_BIN || frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
         return sn_fail(err, SN_E_INVALID, "not a camera image: a message needs frame, width, height and raw_data (or events)");
@@ -395,7 +384,7 @@ sn_status sn_image_make_file(const msgpack_object *msg, const char *pattern, sn_
 sn_status sn_image_write_file(const char *dir, const char *pattern, const sn_image_file *file, sn_error *err)
 {
     char path[4096];
-    sn_status st = image_path(dir, pattern, file->frame, path, sizeof path, err);
+    sn_status st = sn_image_path(dir, pattern, file->frame, path, sizeof path, err);
     if (st)
         return st;
     bool ok = sn_write_file(path, file->head, file->head_len, file->data, file->len);

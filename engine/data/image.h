@@ -9,6 +9,8 @@
 #ifndef SN_DATA_IMAGE_H
 #define SN_DATA_IMAGE_H
 
+#include "mpkey.h"
+
 #include <msgpack.h>
 #include <sensim/sensim.h>
 
@@ -37,6 +39,8 @@ bool sn_image_pattern_check(const char *pattern, sn_error *err);
 
 /* The longest `save: path` pattern accepted (the formatted name must fit the writer's buffers). */
 #define SN_SAVE_PATH_MAX 1024
+/* dir/pattern(frame), the file a `save:` pattern names for a frame, into path[n]. */
+sn_status sn_image_path(const char *dir, const char *pattern, uint64_t frame, char *path, size_t n, sn_error *err);
 /* True when two checked patterns could name the same file for some frame numbers. */
 bool sn_image_patterns_may_collide(const char *a, const char *b);
 /*
@@ -58,8 +62,6 @@ typedef struct sn_image_file {
 sn_status sn_image_make_file(const msgpack_object *msg, const char *pattern, sn_converter c, uint64_t share,
                              uint8_t **scratch, size_t *cap, sn_image_file *out, sn_error *err);
 sn_status sn_image_write_file(const char *dir, const char *pattern, const sn_image_file *file, sn_error *err);
-/* The value of `key` in a msgpack map (NULL when absent). */
-const msgpack_object *sn_image_field(const msgpack_object *map, const char *key);
 
 /* The size and frame of a picture made by sn_image_picture. */
 typedef struct sn_picture_size {

@@ -41,3 +41,13 @@ const sn_bin_layout *sn_bin_layout_find(const char *type, size_t type_len, const
             return &LAYOUTS[i];
     return NULL;
 }
+
+const sn_bin_layout *sn_bin_layout_find_in(const sn_bin_layout *extra, size_t n, const char *type, size_t type_len,
+                                           const char *key, size_t key_len)
+{
+    const sn_bin_layout *l = sn_bin_layout_find(type, type_len, key, key_len);
+    for (size_t i = 0; !l && type && key && i < n; i++)
+        if (same(type, type_len, extra[i].type) && same(key, key_len, extra[i].key))
+            l = &extra[i];
+    return l;
+}

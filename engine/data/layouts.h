@@ -9,7 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum sn_field_kind { SN_FIELD_F32, SN_FIELD_U32, SN_FIELD_U16, SN_FIELD_I64, SN_FIELD_U8 } sn_field_kind;
+typedef enum sn_field_kind {
+    SN_FIELD_F32, SN_FIELD_U32, SN_FIELD_U16, SN_FIELD_I64, SN_FIELD_U8,
+    /* the rest of a declared layout's types (sensim/records.h, ABI 1.6) */
+    SN_FIELD_F64, SN_FIELD_I32, SN_FIELD_U64, SN_FIELD_I8, SN_FIELD_I16
+} sn_field_kind;
 
 typedef struct sn_field {
     const char *name;
@@ -30,6 +34,9 @@ typedef struct sn_bin_layout {
 /* The layout of bin `key` in a message of blueprint `type` (lengths given: msgpack strings are
 ** not NUL-terminated); NULL when sensim knows none. */
 const sn_bin_layout *sn_bin_layout_find(const char *type, size_t type_len, const char *key, size_t key_len);
+/* The same in `extra` (n of them: layouts plugins declared) when sensim knows none. */
+const sn_bin_layout *sn_bin_layout_find_in(const sn_bin_layout *extra, size_t n, const char *type, size_t type_len,
+                                           const char *key, size_t key_len);
 
 /* Little-endian reads from unaligned bytes. */
 static inline uint32_t sn_le_u32(const uint8_t *p)

@@ -73,16 +73,16 @@ static uint16_t depth16(const uint8_t *p, sn_converter c)
 sn_status sn_netpbm_of_message(sn_image_format f, const msgpack_object *msg, sn_converter c, uint8_t **buf,
                                size_t *cap, size_t *len, sn_picture_size *size, sn_error *err)
 {
-    const msgpack_object *type = msg->type == MSGPACK_OBJECT_MAP ? sn_image_field(msg, "type") : NULL;
+    const msgpack_object *type = msg->type == MSGPACK_OBJECT_MAP ? sn_mp_get(msg, "type") : NULL;
     char bp[128] = "";
     if (type && type->type == MSGPACK_OBJECT_STR && type->via.str.size < sizeof bp)
         memcpy(bp, type->via.str.ptr, type->via.str.size);
     char why[256];
     if (!sn_image_format_fits(f, bp[0] ? bp : "a message without a camera type", c, why, sizeof why))
         return sn_fail(err, SN_E_INVALID, "%s", why);
-    const msgpack_object *w = sn_image_field(msg, "width"), *h = sn_image_field(msg, "height");
-    const msgpack_object *raw = sn_image_field(msg, "raw_data"), *frame = sn_image_field(msg, "frame");
-    const msgpack_object *metres = sn_image_field(msg, "depth");
+    const msgpack_object *w = sn_mp_get(msg, "width"), *h = sn_mp_get(msg, "height");
+    const msgpack_object *raw = sn_mp_get(msg, "raw_data"), *frame = sn_mp_get(msg, "frame");
+    const msgpack_object *metres = sn_mp_get(msg, "depth");
     if (!w || !h || !raw || !frame || w->type != MSGPACK_OBJECT_POSITIVE_INTEGER || h->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
         raw->type != MSGPACK_OBJECT_BIN || frame->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
         return sn_fail(err, SN_E_INVALID, "not a camera image: a message needs frame, width, height and raw_data");

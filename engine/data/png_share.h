@@ -11,7 +11,10 @@
 ** Tickets are opened only while some consumer wants them (sn_png_share_want) and live in a
 ** small table: each is taken once, dropped, or evicted when the table is full (then the
 ** consumer encodes itself). A consumer waiting for a pending ticket is never blocked on itself:
-** the writer publishes every ticket it opened (NULL when it did not make the PNG). */
+** the writer publishes every ticket it opened (NULL when it did not make the PNG).
+**
+** The table is process-global (one mutex, one ticket counter; docs/c-api.md says so): a listener
+** gets only the message, not its engine. Engines share its room, never each other's PNGs. */
 #ifndef SN_DATA_PNG_SHARE_H
 #define SN_DATA_PNG_SHARE_H
 

@@ -222,6 +222,47 @@ static bool spawnable(const sn_engine *e, const sn_scene_entity *ent, double t)
 }
 
 /* save: paths may not collide with each other (for any frame numbers) or with a stream. */
+/* run.json's further members: the scenario's (story, NULL for none), then "saved", the cameras
+** whose `save:` wrote PNGs, [{"sensor","path","converter"}] (absent when none did): `sensim
+** export mcap` takes those files instead of encoding the pictures again (mcap_export.c).
+** malloc'd; NULL without memory. */
+static char *saved_note(const sn_engine *e, const char *story)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    if (!f)
+        return NULL;
+    bool first = true;
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        const sn_sensor *s = e->sensors[i];
+        const sn_scene_more *x = s->entity ? sn_scene_more_of(s->entity) : NULL;
+        size_t len = x && x->save_path ? strlen(x->save_path) : 0;
+        if (s->internal || len < 4 || strcmp(x->save_path + len - 4, ".png") != 0)
+            continue;
+        if (first)
+            fprintf(f, "%s%s\"saved\":[", story && story[0] ? story : "", story && story[0] ? "," : "");
+        fputs(first ? "{\"sensor\":" : ",{\"sensor\":", f);
+        sn_json_str(f, s->name);
+        fputs(",\"path\":", f);
+        sn_json_str(f, x->save_path);
+        fputs(",\"converter\":", f);
+        sn_json_str(f, x->save_converter ? x->save_converter : "raw");
+        fputs("}", f);
+        first = false;
+    }
+    if (first) /* no camera saved PNGs: no member */
+        fputs(story ? story : "", f);
+    else
+        fputs("]", f);
+    bool bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 static sn_status check_save_paths(sn_engine *e, sn_error *err)
 {
     const sn_scene *sc = &e->scene;
@@ -1099,11 +1140,15 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     const char *story = NULL;
     if (complete && !st && e->scenario)
         st = sn_scenario_finish(e, e->out_dir, &story, err);
+    char *extra = NULL;
+    if (complete && !st && e->final_dir && !(extra = saved_note(e, story)))
+        st = sn_fail(err, SN_E_NOMEM, "out of memory for the run's note");
     const sn_runinfo_member health = {"traffic_health", health_json, e->health};
     if (complete && !st && e->final_dir && !(st = sn_runinfo_write_with(e->out_dir, e->final_dir, e->scene.path,
                                                                           e->scene.map_path, e->seed, &health,
-                                                                          story, err)))
+                                                                          extra, err)))
         st = sn_outdir_commit(e->out_dir, e->final_dir, err);
+    free(extra);
     if (complete && !st) {
         free(e->partial_dir);
         e->partial_dir = NULL;

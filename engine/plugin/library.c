@@ -249,6 +249,8 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
             }
             pf->has_reader = true;
         }
+        if (!sn_records_check(c, id, why, n))
+            return false;
         sn_error e;
         if (sn_attr_table_check(c->attrs, c->n_attrs, c->attr_def_size, &e) != SN_OK) {
             sn_format(why, n, "'%s' has an invalid attribute table: %s", id, e.msg);

@@ -4,6 +4,7 @@
 #define SN_PLUGIN_LIBRARY_H
 
 #include "../world/world.h"
+#include "../data/layouts.h"
 
 #include <sensim/plugin.h>
 
@@ -75,6 +76,17 @@ sn_status sn_class_check_call(const sn_sensor_class *c, const char *method, uint
 size_t sn_class_value_size(const sn_sensor_class *c);
 /* True when the class was built against ABI 1.1 or older (sn_ray_hit without struct_size). */
 bool sn_class_is_pre_1_2(const sn_sensor_class *c);
+
+/* records.c (ABI 1.6): a class's declared record layouts, by the class's stride. */
+const sn_rec_layout *sn_class_record(const sn_sensor_class *c, uint32_t i);
+const sn_rec_field *sn_rec_field_at(const sn_rec_layout *l, uint32_t j);
+/* Checks a class's record table at load; false with the reason in why. */
+bool sn_records_check(const sn_sensor_class *c, const char *id, char *why, size_t n);
+/* Every loaded class's declared layouts as the data layer's (type = blueprint id), in one block
+** the caller frees; names point into the plugins (valid while the library is open). */
+sn_status sn_library_layouts(const sn_library *lib, sn_bin_layout **out, size_t *n_out, sn_error *err);
+/* A copy of n layouts, their strings included, in one block the caller frees. */
+sn_status sn_layouts_clone(const sn_bin_layout *src, size_t n, sn_bin_layout **out, sn_error *err);
 size_t sn_library_refused(const sn_library *lib);
 /* "searched: DIR (--plugin-dir), DIR (SENSIM_PLUGIN_PATH, missing), ..." for an unknown
 ** blueprint's error, so the user sees where the plugin was looked for. */

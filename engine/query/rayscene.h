@@ -69,6 +69,15 @@ sn_status sn_sweep_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query
 sn_status sn_overlap_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, sn_vec3 centre,
                             double radius, uint32_t *ids, uint32_t cap, uint32_t *n_found, sn_error *err);
 
+/* Every actor within `radius` of centre (touching counts) with the nearest point of its surface
+** and its distance, nearest first (distance, then id), into out[0..min(cap, *n_found)) at `stride`
+** bytes (>= sizeof(sn_overlap)). With axis (any length, non-zero) only actors whose nearest
+** point lies inside the cone of apex `centre` and that half angle (degrees, (0, 180]): a
+** specular echo's condition (docs/plugins.md). q may be NULL. */
+sn_status sn_overlap_near(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, sn_vec3 centre, double radius,
+                          const sn_vec3 *axis, double half_angle_deg, sn_overlap *out, uint32_t stride, uint32_t cap,
+                          uint32_t *n_found, sn_error *err);
+
 /* For benchmarks: the triangles of the index in world coordinates (static and dynamic alike),
 ** 9 floats per triangle, into a malloc'd array the caller frees; NULL when out of memory. */
 float *sn_rayscene_world_triangles(const sn_world *w, size_t *n_tris);

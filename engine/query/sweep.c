@@ -324,3 +324,107 @@ sn_status sn_overlap_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_que
     *n_found = n;
     return SN_OK;
 }
+
+/* ---- overlaps with distances (ABI 1.6): nearest first, optionally inside a cone ---- */
+
+static int near_cmp(const void *a, const void *b)
+{
+    const sn_ray_hit *x = a, *y = b;
+    if (x->distance != y->distance)
+        return x->distance < y->distance ? -1 : 1;
+    return (x->actor_id > y->actor_id) - (x->actor_id < y->actor_id);
+}
+
+/* Whether p lies in the cone (apex, unit axis, cos of the half angle); the apex itself does. */
+static bool in_cone(sn_vec3 apex, const sn_vec3 *axis, double cos_half, sn_vec3 p)
+{
+    sn_vec3 v = sn_v3_sub(p, apex);
+    double l = sn_v3_len(v);
+    return !axis || l < 1e-12 || sn_v3_dot(v, *axis) >= cos_half * l;
+}
+
+sn_status sn_overlap_near(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, sn_vec3 centre, double radius,
+                          const sn_vec3 *axis, double half_angle_deg, sn_overlap *out, uint32_t stride, uint32_t cap,
+                          uint32_t *n_found, sn_error *err)
+{
+    const char *what = axis ? "overlap_cone" : "overlap_sphere_nearest";
+    sn_status st = q ? rs_check_query(q, 0, false, err) : SN_OK;
+    if (st)
+        return st;
+    if (!n_found || (cap && !out) || stride < sizeof(sn_overlap))
+        return sn_fail(err, SN_E_INVALID, "%s: NULL n_found, NULL out with cap %u, or overlap_size %u below %zu", what,
+                       cap, stride, sizeof(sn_overlap));
+    if (!isfinite(centre.x + centre.y + centre.z) || !(radius >= 0) || !isfinite(radius))
+        return sn_fail(err, SN_E_INVALID, "%s: centre and %s must be finite, >= 0 (got %g)", what,
+                       axis ? "range" : "radius", radius);
+    sn_vec3 ax = {0, 0, 0};
+    double cos_half = -1;
+    if (axis) {
+        double l = sn_v3_len(*axis);
+        if (!isfinite(l) || l < 1e-12)
+            return sn_fail(err, SN_E_INVALID, "overlap_cone: the axis must be a finite non-zero vector");
+        if (!(half_angle_deg > 0 && half_angle_deg <= 180))
+            return sn_fail(err, SN_E_INVALID, "overlap_cone: half angle %g deg is outside (0, 180]", half_angle_deg);
+        ax = sn_v3_scale(*axis, 1 / l);
+        cos_half = cos(half_angle_deg * SN_DEG);
+    }
+    *n_found = 0;
+    if (!rs_origin_ok(centre))
+        return SN_OK;
+    if ((st = rs_sync_boxes(rs, w, err)))
+        return st;
+    rs_scratch *s = &rs->scratch[0];
+    s->oom = false;
+    candidates(rs, centre, radius);
+    if (s->oom || !rs_reserve_hits(s, s->n + rs->n_planes))
+        return sn_fail(err, SN_E_NOMEM, "%s: out of memory", what);
+    uint32_t n = 0;
+    int map_at = -1; /* the map's chunks are one actor: its nearest point over them all */
+    for (size_t k = 0; k < s->n; k++) {
+        rs_actor box;
+        const rs_actor *a = rs_collision_box(rs_ref_actor(rs, s->recs[k].ref), &box);
+        if (rs_excluded(w, q, a->id, a->parent, a->tag, a->kind) || box_dist2(a, centre) > radius * radius)
+            continue;
+        double best = INFINITY;
+        sn_vec3 at = centre;
+        if (inside(a, centre))
+            best = 0;
+        for (uint32_t t = 0; best > 0 && t < a->mesh->n_t; t++) {
+            sn_vec3 c = closest_on_tri(centre, rs_vertex(a, t, 0), rs_vertex(a, t, 1), rs_vertex(a, t, 2));
+            sn_vec3 g = sn_v3_sub(centre, c);
+            double d2 = sn_v3_dot(g, g);
+            if (d2 < best)
+                best = d2, at = c;
+        }
+        best = sqrt(best);
+        if (!(best <= radius) || !in_cone(centre, axis ? &ax : NULL, cos_half, at))
+            continue;
+        sn_ray_hit h = {.distance = best, .point = at, .actor_id = a->id, .semantic_tag = a->tag};
+        if (a->id == 0 && a->open) {
+            if (map_at >= 0) {
+                if (best < s->hits[map_at].distance)
+                    s->hits[map_at] = h;
+                continue;
+            }
+            map_at = (int)n;
+        }
+        s->hits[n++] = h;
+    }
+    for (size_t k = 0; k < rs->n_planes; k++) {
+        const rs_plane *p = &rs->planes[k];
+        double h0 = sn_v3_dot(p->n, centre) - p->d;
+        if (rs_excluded(w, q, p->id, p->parent, p->tag, p->kind) || h0 > radius)
+            continue;
+        sn_vec3 at = h0 <= 0 ? centre : sn_v3_sub(centre, sn_v3_scale(p->n, h0));
+        if (in_cone(centre, axis ? &ax : NULL, cos_half, at))
+            s->hits[n++] = (sn_ray_hit){.distance = h0 <= 0 ? 0 : h0, .point = at, .actor_id = p->id,
+                                        .semantic_tag = p->tag};
+    }
+    qsort(s->hits, n, sizeof *s->hits, near_cmp);
+    for (uint32_t k = 0; k < n && k < cap; k++) {
+        sn_overlap o = {s->hits[k].actor_id, s->hits[k].semantic_tag, s->hits[k].distance, s->hits[k].point};
+        memcpy((char *)out + (size_t)k * stride, &o, sizeof o);
+    }
+    *n_found = n;
+    return SN_OK;
+}

@@ -1,5 +1,6 @@
 /* headlights.c — vehicles' headlight spots and lamp glow (headlights.h; docs/vehicle-lights.md). */
 #include "headlights.h"
+#include "nightlights.h"
 
 #include "../core/util.h"
 
@@ -32,7 +33,7 @@ double sn_lamp_glow(const sn_actor *a, sn_material mat)
     return 0;
 }
 
-static bool add_spot(sn_lamps *L, const sn_spot *s)
+bool sn_lamps_add(sn_lamps *L, const sn_spot *s)
 {
     if (!sn_grow((void **)&L->spots, &L->cap, L->n + 1, sizeof *L->spots))
         return false;
@@ -65,7 +66,7 @@ static bool add_vehicle(sn_lamps *L, const sn_world *w, const sn_actor *a, doubl
         sn_vec3 l = sn_v3(1.001 * e.x, side * 0.7 * e.y, -e.z + (two ? 0.48 : LAMP_Z) * 2 * e.z);
         sn_spot s = {sn_v3_add(c, sn_mat3_apply(&R, l)), hl > 1e-9 ? fwd.x / hl : 1, hl > 1e-9 ? fwd.y / hl : 0, el0,
                      (high ? 15 : 20) * DEG, (high ? 6 : 4) * DEG, (high ? 2.5 : 1) * DEG, I, range};
-        if (!add_spot(L, &s))
+        if (!sn_lamps_add(L, &s))
             return false;
     }
     return true;
@@ -128,6 +129,8 @@ bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, 
         if (a->kind == SN_ACTOR_VEHICLE && a->ph->light_state && !add_vehicle(L, w, a, alpha, night, eye, far))
             return false;
     }
+    if (!sn_street_lamps_add(L, w->roads, night, eye, far)) /* the scenery's street lights */
+        return false;
     return !L->n || bin(L);
 }
 

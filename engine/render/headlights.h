@@ -40,6 +40,8 @@ bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, 
 /* The headlights' irradiance at p (unit normal n, towards the eye's side), added to rgb. The
 ** sum E is compressed to 1.5 E / (1.5 + E), standing in for a camera's exposure: a wall in a car's
 ** beams a few metres ahead stays lit, not white. */
+/* Appends a spot (before binning: from sn_lamps_build's helpers). False when out of memory. */
+bool sn_lamps_add(sn_lamps *L, const sn_spot *s);
 void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3]);
 void sn_lamps_free(sn_lamps *L);
 

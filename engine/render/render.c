@@ -6,6 +6,7 @@
 #include "../core/util.h"
 #include "../map/road_mesh.h"
 #include "headlights.h"
+#include "nightlights.h"
 #include "mesh.h"
 #include "raster.h"
 #include "shade.h"
@@ -148,6 +149,8 @@ struct sn_renderer {
     uint32_t band;     /* sample rows per task: BAND rounded up to a multiple of ss */
     uint32_t *row_band; /* the band of each sample row */
     size_t cap_row_band;
+    double *ray_a, *ray_b; /* per sample column x: (x + 1/2 - cx) / f; per row y: (y + 1/2 - cy) / f */
+    size_t cap_ray_a, cap_ray_b;
     uint32_t lin[256]; /* gamma-2.2 bytes in linear light, 2^16 scale (anti-aliasing) */
     double mid[256];   /* midpoints between consecutive lin[], then a sentinel */
     uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
@@ -217,6 +220,8 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->wbuf);
     free(r->idbuf);
     free(r->row_band);
+    free(r->ray_a);
+    free(r->ray_b);
     sn_static_cache_free(&r->statics);
     free(r);
 }
@@ -579,7 +584,7 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
     p->pos = t->pos;
     p->moves = false;
     p->material = SN_MAT_BODY;
-    p->glow = 0;
+    p->glow = sn_night_actor_glow(a, r->env.night); /* traffic-light heads (nightlights.h) */
     if (r->motion) {
         sn_vec3 pp;
         sn_quat pq;
@@ -761,6 +766,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
         p->id = k->instance;     /* 0 for roads, a scenery piece's id (scenery/scenery.h) */
         p->tag = k->tag;
         memcpy(p->color, k->rgb, 3);
+        sn_night_chunk(k, r->env.night, p->color, &p->glow); /* lamp heads, lit windows (nightlights.h) */
         p->checker_size = 1.0;
         p->rot = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
         j->wv = (const double(*)[3])m->v + k->v_first, j->t = (const uint32_t(*)[3])m->t + k->first;
@@ -989,7 +995,7 @@ static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end);
 ** eye + ray * depth is the point at planar depth `depth`. */
 static sn_vec3 pixel_ray(const sn_renderer *r, uint32_t x, int32_t y, sn_vec3 fwd, sn_vec3 right, sn_vec3 up)
 {
-    double a = ((double)x + 0.5 - r->cx) / r->f, b = ((double)y + 0.5 - r->cy) / r->f;
+    double a = r->ray_a[x], b = r->ray_b[y]; /* ((x or y) + 0.5 - (cx or cy)) / f, made in prepare() */
     return sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
 }
 
@@ -1180,25 +1186,26 @@ static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end)
     const uint32_t *ib = r->idbuf;
     for (int32_t oy = y_begin / (int32_t)ss; oy < y_end / (int32_t)ss; oy++)
         for (uint32_t ox = 0; ox < OW; ox++) {
-            uint32_t ids[16], count[16], first[16], k = 0;
+            /* each winner's first sample, as its column and row in the pixel (no division) */
+            uint32_t ids[16], count[16], first_i[16], first_j[16], k = 0;
             for (uint32_t j = 0; j < ss; j++)
                 for (uint32_t i = 0; i < ss; i++) {
                     uint32_t at = ((uint32_t)oy * ss + j) * r->W + ox * ss + i, id = ib[at], m = 0;
                     while (m < k && ids[m] != id)
                         m++;
                     if (m == k)
-                        ids[k] = id, count[k] = 0, first[k] = j * ss + i, k++;
+                        ids[k] = id, count[k] = 0, first_i[k] = i, first_j[k] = j, k++;
                     count[m]++;
                 }
             uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox), rgb[3];
             if (k == 1) {
-                shade_sample(r, ox * ss + first[0] % ss, oy * (int32_t)ss + (int32_t)(first[0] / ss), ids[0], rgb);
+                shade_sample(r, ox * ss + first_i[0], oy * (int32_t)ss + (int32_t)first_j[0], ids[0], rgb);
                 c[0] = rgb[2], c[1] = rgb[1], c[2] = rgb[0], c[3] = 255;
                 continue;
             }
             uint32_t sum[3] = {0, 0, 0};
             for (uint32_t m = 0; m < k; m++) {
-                shade_sample(r, ox * ss + first[m] % ss, oy * (int32_t)ss + (int32_t)(first[m] / ss), ids[m], rgb);
+                shade_sample(r, ox * ss + first_i[m], oy * (int32_t)ss + (int32_t)first_j[m], ids[m], rgb);
                 for (int q = 0; q < 3; q++)
                     sum[q] += count[m] * r->lin[rgb[q]];
             }
@@ -1293,8 +1300,10 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
     return sn_shadow_draw(r->shadow, r->pool, r->casters, n);
 }
 
-static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
-                        const sn_camera *cam, const sn_image *out, float *motion, sn_error *err)
+/* Prepare: checks the camera and the samples, sizes the buffers and derives the frame's
+** camera, light and band layout. Nothing is drawn yet. */
+static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
+                         const sn_image *out, float *motion, sn_error *err)
 {
     sn_status st = sn_camera_check(cam, err);
     if (st)
@@ -1350,13 +1359,25 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     }
     for (uint32_t y = 0; y < r->H; y++)
         r->row_band[y] = y / r->band;
+    /* each pixel ray's offsets: two divisions per column and row, not per pixel shaded */
+    if (!sn_grow((void **)&r->ray_a, &r->cap_ray_a, r->W, sizeof *r->ray_a) ||
+        !sn_grow((void **)&r->ray_b, &r->cap_ray_b, r->H, sizeof *r->ray_b))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", cam->width, cam->height);
+    for (uint32_t x = 0; x < r->W; x++)
+        r->ray_a[x] = ((double)x + 0.5 - r->cx) / r->f;
+    for (uint32_t y = 0; y < r->H; y++)
+        r->ray_b[y] = ((double)y + 0.5 - r->cy) / r->f;
     r->need_info = out->bgra || out->tag || out->instance || motion;
     /* depth alone reads no ids: none are written (raster.h) */
     r->target = (sn_raster_target){r->wbuf, r->need_info ? r->idbuf : NULL, r->W};
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
+    return SN_OK;
+}
 
-    /* queue every mesh in view (planes are drawn per pixel), then set them up on the pool */
-    double t0 = now_ms();
+/* Queue: every mesh in view as a job (static ones from the cache, models posed at `alpha`,
+** the map's roads by chunk) and every ground plane as a plane; nothing is set up yet. */
+static sn_status queue(sn_renderer *r, const sn_world *w, double alpha, sn_error *err)
+{
     if (!sn_static_cache_update(&r->statics, w))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the static geometry of %zu actors", w->n_actors);
     size_t next_static = 0; /* the cache lists static actors in the world's order */
@@ -1392,7 +1413,15 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
     }
     if (w->roads && !add_roads(r, w->roads))
         return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
-    double t1 = now_ms();
+    return SN_OK;
+}
+
+/* Draw: the queued jobs set up on the pool (on one thread, each triangle drawn as it is set
+** up), the headlights and the sun's shadow map built, then the bands rasterised and resolved
+** on the pool. t1: when queueing ended, for the profile. */
+static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light, double t1,
+                      sn_error *err)
+{
     r->immediate = sn_pool_threads(r->pool) == 1;
     for (uint32_t bi = 0; bi < r->n_bands && r->immediate; bi++)
         clear_band(r, bi);
@@ -1400,18 +1429,34 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
     /* headlights only where colour is drawn, and only at night */
-    if (!sn_lamps_build(&r->lamps, w, alpha, out->bgra ? r->env.night : 0, r->eye, cam->far_clip))
+    if (!sn_lamps_build(&r->lamps, w, alpha, r->out->bgra ? r->env.night : 0, r->eye, r->cam->far_clip))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the headlights");
     double t2 = now_ms();
     /* shadows only where colour is drawn, and only while the sun is up */
-    r->shadows = out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
+    r->shadows = r->out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
     if (r->shadows && !build_shadows(r, w, alpha))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
     double t3 = now_ms();
     sn_pool_run(r->pool, draw_band, r, (uint32_t)r->n_bands);
     double t4 = now_ms();
+    r->prof.setup_ms += t2 - t1, r->prof.shadow_ms += t3 - t2, r->prof.draw_ms += t4 - t3;
+    return SN_OK;
+}
+
+static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
+                        const sn_camera *cam, const sn_image *out, float *motion, sn_error *err)
+{
+    sn_status st = prepare(r, w, light, cam, out, motion, err);
+    if (st)
+        return st;
+    double t0 = now_ms();
+    if ((st = queue(r, w, alpha, err)))
+        return st;
+    double t1 = now_ms();
+    if ((st = draw(r, w, alpha, light, t1, err)))
+        return st;
     r->prof.frames++;
-    r->prof.queue_ms += t1 - t0, r->prof.setup_ms += t2 - t1, r->prof.shadow_ms += t3 - t2, r->prof.draw_ms += t4 - t3;
+    r->prof.queue_ms += t1 - t0;
     return SN_OK;
 }
 

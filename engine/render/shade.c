@@ -3,6 +3,8 @@
 ** matte surface keeps the renderer's earlier Lambert colour exactly. */
 #include "shade.h"
 
+#include "puddles.h"
+
 #include <math.h>
 #include <pthread.h>
 
@@ -40,6 +42,7 @@ void sn_shade_env_init(sn_shade_env *e, const sn_lighting *l)
     e->wet = wet / 100;
     e->shadow_keep = 0.6 * c;
     e->night = 1 - day;
+    e->deposits = w->precipitation_deposits / 100;
 }
 
 /* Optical depth of fog from a to b: the integral of fog_k exp(-falloff z) along the segment. */
@@ -113,8 +116,9 @@ void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, u
     if (is_vehicle(s->tag)) { /* car paint: a highlight and a little of the sky */
         gloss = 0.35, spec_power = 60;
     } else if (e->wet > 0 && is_ground(s->tag) && n[2] > 0.5) { /* wet ground: darker, mirror-like */
-        albedo *= 1 - 0.45 * e->wet;
-        gloss = 0.8 * e->wet, spec_power = 30 + 200 * e->wet;
+        double pud = sn_puddle(e->deposits, s->p), wet = e->wet > pud ? e->wet : pud; /* standing water: fully wet */
+        albedo *= 1 - 0.45 * wet;
+        gloss = 0.8 * wet + 0.15 * pud, spec_power = 30 + 200 * wet;
     }
     double out[3];
     for (int k = 0; k < 3; k++)

@@ -20,6 +20,7 @@ typedef struct sn_shade_env {
     double wet;         /* 0..1: wetness of the ground's upward faces */
     double shadow_keep; /* 0..1: how much of the sun a shadow still lets through (clouds) */
     double night;       /* 1 - day: how much vehicles' headlights show (headlights.h) */
+    double deposits;    /* 0..1: precipitation_deposits, the puddles' cover (puddles.h) */
 } sn_shade_env;
 
 void sn_shade_env_init(sn_shade_env *e, const sn_lighting *l);

@@ -3,8 +3,6 @@
 
 #include <math.h>
 
-sn_mb_frame sn_mb_identity(void) { return (sn_mb_frame){{0, 0, 0}, {{1, 0, 0, 0, 1, 0, 0, 0, 1}}}; }
-
 sn_mb_frame sn_mb_frame_zy(sn_vec3 o, double about_z, double about_y)
 {
     double cz = cos(about_z), sz = sin(about_z), cy = cos(about_y), sy = sin(about_y);

@@ -30,7 +30,6 @@ typedef struct sn_mb_frame {
     sn_mat3 R;
 } sn_mb_frame;
 
-sn_mb_frame sn_mb_identity(void);
 /* Rotation by `a` radians about z (x towards y) then about the result's y (z towards x). */
 sn_mb_frame sn_mb_frame_zy(sn_vec3 o, double about_z, double about_y);
 

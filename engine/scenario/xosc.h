@@ -35,7 +35,7 @@ typedef struct sn_xparams {
 
 typedef enum sn_xpos_kind {
     SN_XP_NONE, SN_XP_WORLD, SN_XP_REL_WORLD, SN_XP_REL_OBJECT, SN_XP_ROAD, SN_XP_REL_ROAD, SN_XP_LANE,
-    SN_XP_REL_LANE
+    SN_XP_REL_LANE, SN_XP_ROUTE
 } sn_xpos_kind;
 
 typedef struct sn_xpos {
@@ -48,7 +48,23 @@ typedef struct sn_xpos {
     double s, t, offset;     /* Road: s, t; Lane: s, offset; RelativeLane: ds (in s), offset; RelativeRoad: ds, dt */
     bool has_h;              /* Orientation given (World: h given) */
     bool h_relative;         /* Orientation type="relative" */
+    /* RoutePosition: route (index into sn_xosc.routes) and how the place is given: 0
+    ** FromCurrentEntity (entity), 1 FromRoadCoordinates (s = pathS, t), 2 FromLaneCoordinates
+    ** (s = pathS, lane = laneId, offset = laneOffset) */
+    int route, in_route;
 } sn_xpos;
+
+/* A Route of a RoutePosition: its waypoints and, planned at its first use (xosc_route.c), the
+** lanes it follows from the first waypoint (road index, section, lane id per lane). */
+typedef struct sn_xroute {
+    sn_xpos *wps;
+    uint32_t n;
+    int line;
+    bool planned;
+    int32_t *keys;           /* 3 per lane: road index, section, lane id; owned */
+    uint32_t n_keys;
+    double s0;               /* the first waypoint's s on its road */
+} sn_xroute;
 
 /* ---- dynamics ---- */
 
@@ -73,9 +89,12 @@ const char *sn_xrule_name(sn_xrule r);
 
 /* ---- actions ---- */
 
+typedef enum sn_xtraj_shape { SN_XT_POLYLINE, SN_XT_CLOTHOID, SN_XT_NURBS } sn_xtraj_shape;
+
 typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
-    SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST
+    SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST,
+    SN_XA_SYNC, SN_XA_SIGNAL_STATE, SN_XA_SIGNAL_CONTROLLER
 } sn_xact_kind;
 
 typedef struct sn_xaction {
@@ -110,6 +129,20 @@ typedef struct sn_xaction {
     /* LongitudinalDistanceAction: value is the distance or (time_gap) the time gap */
     bool time_gap, freespace, leading, has_limits;
     double lim_acc, lim_dec, lim_speed;
+    /* FollowTrajectory shapes other than a Polyline: the path is sampled when the action starts
+    ** (xosc_shape.c). Clothoid: pos is its start (kind SN_XP_NONE: the entity's pose then). */
+    sn_xtraj_shape traj_shape;
+    double cl_curv, cl_curv_dot, cl_len, cl_t0, cl_t1;
+    double *weights, *knots; /* Nurbs: per control point (verts), and the knot vector, owned */
+    uint32_t n_knots;
+    int order;
+    /* SynchronizeAction (xosc_sync.c): ref is the master; pos the master's target, verts[0] the entity's */
+    double sync_speed;       /* final speed (absolute), or the master's speed times it (relative, sync_rel) */
+    bool has_sync_speed, sync_rel;
+    double sync_tol, sync_tol_master;
+    /* TrafficSignalStateAction / TrafficSignalControllerAction (xosc_signal.c) */
+    char *signal;            /* the signal's id (state action) or the controller's name */
+    char *sstate;            /* the state text, or the phase's name */
 } sn_xaction;
 
 /* ---- conditions and triggers ---- */
@@ -117,7 +150,7 @@ typedef struct sn_xaction {
 typedef enum sn_xcond_kind {
     SN_XC_SIM_TIME, SN_XC_STATE, SN_XC_PARAM, SN_XC_SPEED, SN_XC_REL_SPEED, SN_XC_ACCEL, SN_XC_REACH, SN_XC_DISTANCE,
     SN_XC_REL_DISTANCE, SN_XC_HEADWAY, SN_XC_TTC, SN_XC_TRAVELED, SN_XC_STANDSTILL, SN_XC_COLLISION,
-    SN_XC_END_OF_ROAD, SN_XC_OFFROAD
+    SN_XC_END_OF_ROAD, SN_XC_OFFROAD, SN_XC_SIGNAL, SN_XC_SIGNAL_CTL
 } sn_xcond_kind;
 
 typedef enum sn_xedge { SN_XE_NONE, SN_XE_RISING, SN_XE_FALLING, SN_XE_BOTH } sn_xedge;
@@ -160,6 +193,9 @@ typedef struct sn_xcond {
     double measured;     /* last measured value (for the log) */
     double *since;       /* StandStill/EndOfRoad/Offroad: per triggering entity, the time the state began (-1 not) */
     bool *held;          /* per triggering entity: its rule held at the last evaluation */
+    /* TrafficSignalCondition: param is the signal's id, svalue the state; TrafficSignalControllerCondition:
+    ** sigctl the controller (index into sigctl), svalue the phase's name */
+    int sigctl;
 } sn_xcond;
 
 typedef struct sn_xgroup {
@@ -217,6 +253,29 @@ typedef struct sn_xentity {
     bool unplayed_controller;           /* it has an ObjectController sensim does not play: activation changes nothing */
 } sn_xentity;
 
+/* ---- traffic signals: RoadNetwork/TrafficSignals controllers (xosc_signal.c plays them) ---- */
+
+typedef struct sn_xsigstate {
+    char *id;      /* trafficSignalId: the OpenDRIVE signal's id */
+    char *state;   /* as written ("red", "off;off;on", ...) */
+} sn_xsigstate;
+
+typedef struct sn_xphase {
+    char *name;
+    double duration;  /* s */
+    sn_xsigstate *states;
+    uint32_t n;
+} sn_xphase;
+
+typedef struct sn_xsigctl {
+    char *name;
+    int line;
+    double delay;     /* s after its reference's start (or the scenario's) */
+    int reference;    /* controller index, -1 none */
+    sn_xphase *phases;
+    uint32_t n_phases;
+} sn_xsigctl;
+
 /* An Init private action of one entity. */
 typedef struct sn_xinit {
     int entity;
@@ -247,6 +306,10 @@ typedef struct sn_xosc {
     uint32_t n_trigs;
     char **warnings;       /* "FILE:LINE: <element>: what", one per kind */
     uint32_t n_warnings;
+    sn_xsigctl *sigctl;    /* RoadNetwork/TrafficSignals/TrafficSignalController */
+    uint32_t n_sigctl;
+    sn_xroute *routes;     /* the Routes of RoutePositions */
+    uint32_t n_routes;
 } sn_xosc;
 
 /* Parses a scenario file. `sets` are "NAME=VALUE" parameter overrides (--set parameters.NAME=VALUE),

@@ -12,6 +12,7 @@
 #include "../sim/weather_api.h"
 #include "../sim/spawn.h"
 #include "../traffic/traffic.h"
+#include "../traffic/lights.h"
 
 #include <errno.h>
 #include <math.h>
@@ -95,7 +96,9 @@ static sn_transform actor_pose(const sn_xentity *d, const sn_xent *x)
 {
     double ch = cos(x->h), sh = sin(x->h);
     double ox = x->x + ch * d->cx - sh * d->cy, oy = x->y + sh * d->cx + ch * d->cy;
-    double oz = x->z + d->cz - (d->kind == SN_XEN_VEHICLE ? d->hgt / 2 : 0);
+    /* a vehicle's origin is the bottom of its box (CARLA's), never below the road: catalogs give
+    ** boxes whose centre is a little lower than half their height */
+    double oz = x->z + (d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz);
     return (sn_transform){{ox, -oy, oz}, {0, -x->h * 180 / M_PI, 0}};
 }
 
@@ -126,6 +129,71 @@ static void activate(void *user, int i)
     }
 }
 
+/* The map's light heads of OpenDRIVE signal `id` (a whole number), or none. */
+static bool signal_of(const char *id, int32_t *out)
+{
+    char *end;
+    long v = strtol(id, &end, 10);
+    if (end == id || *end || v < INT32_MIN || v > INT32_MAX)
+        return false;
+    *out = (int32_t)v;
+    return true;
+}
+
+/* The storyboard's signal states to the map's lights: each light of that signal takes the state
+** and its junction's group is frozen, so its own cycle does not take it back (the scenario's
+** controllers cycle it instead). */
+static void push_signals(sn_scenario *s)
+{
+    struct sn_engine *e = s->e;
+    sn_xrun *r = &s->run;
+    for (uint32_t k = 0; k < r->n_sig; k++) {
+        sn_xsig *g = &r->sig[k];
+        if (!g->dirty)
+            continue;
+        g->dirty = false;
+        int32_t id;
+        int colour = sn_xsig_colour(g->state);
+        bool found = false;
+        if (e->lights && signal_of(g->id, &id) && colour >= 0)
+            for (uint32_t j = 0; j < e->lights->n; j++) {
+                sn_tlight *t = &e->lights->l[j];
+                if (t->actor == 0 || t->signal_id != id)
+                    continue;
+                found = true;
+                e->lights->g[t->group].frozen = true;
+                sn_lights_set(e, t, (uint8_t)colour);
+            }
+        if (!found) {
+            char line[700];
+            snprintf(line, sizeof line, "%s: traffic signal '%s' (state '%s'): %s", s->x->path, g->id, g->state,
+                     colour < 0 ? "the state is no colour sensim knows (red, yellow, green, off, or on;off;off): the "
+                                  "storyboard keeps it for its conditions only"
+                                : "no traffic light of the map has this OpenDRIVE signal id: the storyboard keeps "
+                                  "its state for its conditions only");
+            run_warn(s, line);
+        }
+    }
+}
+
+/* A signal the storyboard has not set: its map light's state. */
+static bool signal_state(void *user, const char *sid, char *out, size_t cap)
+{
+    sn_scenario *s = user;
+    struct sn_engine *e = s->e;
+    int32_t id;
+    if (!e->lights || !signal_of(sid, &id))
+        return false;
+    static const char *const names[] = {"red", "yellow", "green", "off", "unknown"};
+    for (uint32_t j = 0; j < e->lights->n; j++)
+        if (e->lights->l[j].actor && e->lights->l[j].signal_id == id) {
+            uint8_t st = e->lights->l[j].state;
+            snprintf(out, cap, "%s", names[st < 5 ? st : 4]);
+            return true;
+        }
+    return false;
+}
+
 sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
 {
     sn_scenario *s = e->scenario;
@@ -136,6 +204,7 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
     s->run.warn_user = s;
     s->run.activate = activate;
     s->run.user = s;
+    s->run.signal_state = signal_state;
     if (!(s->actor = calloc(x->n_ents + 1, sizeof *s->actor)))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     for (uint32_t i = 0; i < x->n_ents; i++) {
@@ -201,7 +270,7 @@ sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
         r->ents[i].h = h;
         r->ents[i].x = t.location.x - cos(h) * d->cx + sin(h) * d->cy;
         r->ents[i].y = -t.location.y - sin(h) * d->cx - cos(h) * d->cy;
-        r->ents[i].z = t.location.z - d->cz + (d->kind == SN_XEN_VEHICLE ? d->hgt / 2 : 0);
+        r->ents[i].z = t.location.z - (d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz);
         r->ents[i].v = v;
     }
     if (!r->ended && !sn_xrun_step(r))
@@ -220,6 +289,7 @@ sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
         sn_engine_apply_weather(e, &r->weather);
         r->weather_set = false;
     }
+    push_signals(s);
     return SN_OK;
 }
 

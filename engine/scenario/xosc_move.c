@@ -157,6 +157,8 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
         return fail(r, "the position refers to entity '%s', which has no position yet", r->x->ents[p->entity].name,
                     p->line);
     switch (p->kind) {
+    case SN_XP_ROUTE:
+        return sn_xroutepos_resolve(r, p, out, road, lane, s, off, on_lane);
     case SN_XP_WORLD:
         out[0] = p->x, out[1] = p->y, out[2] = p->z, out[3] = p->h;
         return true;
@@ -409,10 +411,26 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
     sn_xent *e = &r->ents[i];
     free(e->tv);
     free(e->tcum);
+    free(e->tt);
+    e->tv = e->tcum = e->tt = NULL;
+    if (a->traj_shape != SN_XT_POLYLINE) { /* Clothoid, Nurbs: sampled into a polyline (xosc_shape.c) */
+        uint32_t n;
+        if (!sn_xshape_path(r, i, a, &e->tv, &e->tt, &n))
+            return false;
+        if (!(e->tcum = malloc(n * sizeof *e->tcum)))
+            return fail(r, "%s", "out of memory", a->line);
+        for (uint32_t k = 0; k < n; k++)
+            e->tcum[k] = k ? e->tcum[k - 1] + hypot(e->tv[3 * k] - e->tv[3 * k - 3], e->tv[3 * k + 1] - e->tv[3 * k - 2]) : 0;
+        e->tn = n;
+        goto started;
+    }
     e->tv = malloc(a->n_verts * 3 * sizeof *e->tv);
     e->tcum = malloc(a->n_verts * sizeof *e->tcum);
-    if (!e->tv || !e->tcum)
+    e->tt = a->timed ? malloc(a->n_verts * sizeof *e->tt) : NULL;
+    if (!e->tv || !e->tcum || (a->timed && !e->tt))
         return fail(r, "%s", "out of memory", a->line);
+    if (e->tt)
+        memcpy(e->tt, a->times, a->n_verts * sizeof *e->tt);
     for (uint32_t k = 0; k < a->n_verts; k++) {
         double q[4], s, off;
         int32_t ri;
@@ -424,6 +442,7 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
         e->tcum[k] = k ? e->tcum[k - 1] + hypot(q[0] - e->tv[3 * k - 3], q[1] - e->tv[3 * k - 2]) : 0;
     }
     e->tn = a->n_verts;
+started:
     e->traj = a;
     e->traj_elem = elem;
     e->traj_t0 = r->t;
@@ -445,6 +464,12 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
     case SN_XA_TELEPORT:
         *instant = true;
         return sn_xmove_place(r, i, &a->pos);
+    case SN_XA_SYNC: /* xosc_sync.c sets its speed each step */
+        e->lon = a;
+        e->lon_elem = elem;
+        e->lon_t0 = r->t;
+        e->lon_tracking = true;
+        return true;
     case SN_XA_LONG_DIST:
         if (e->mode != SN_XM_LANE)
             return fail(r, "LongitudinalDistanceAction on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
@@ -623,17 +648,17 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
     double d;
     if (a->timed) { /* the time along the path: vertex times, scaled and offset */
         double tt = (r->t - (a->t_absolute ? 0 : e->traj_t0)) * 1.0;
-        double tv0 = a->times[0] * a->t_scale + a->t_offset;
+        double tv0 = e->tt[0] * a->t_scale + a->t_offset;
         uint32_t k = 0;
         double tk = tt;
         if (!a->t_absolute)
             tk += tv0;
-        while (k + 1 < e->tn && a->times[k + 1] * a->t_scale + a->t_offset <= tk)
+        while (k + 1 < e->tn && e->tt[k + 1] * a->t_scale + a->t_offset <= tk)
             k++;
         if (k + 1 >= e->tn) {
             d = e->tcum[e->tn - 1];
         } else {
-            double ta = a->times[k] * a->t_scale + a->t_offset, tb = a->times[k + 1] * a->t_scale + a->t_offset;
+            double ta = e->tt[k] * a->t_scale + a->t_offset, tb = e->tt[k + 1] * a->t_scale + a->t_offset;
             double f = tb > ta ? (tk - ta) / (tb - ta) : 1;
             d = e->tcum[k] + fmax(0, fmin(1, f)) * (e->tcum[k + 1] - e->tcum[k]);
         }
@@ -686,6 +711,15 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
             } else {
                 dist = lon_disp(e, t) - lon_disp(e, fmax(t0, e->lon_t0));
                 e->v = e->lon_v0 + (e->lon_v1 - e->lon_v0) * sn_xshape_f(e->lon->dyn.shape, (t - e->lon_t0) / e->lon_T);
+            }
+        } else if (e->lon && e->lon->kind == SN_XA_SYNC) {
+            bool over;
+            if (!sn_xsync_step(r, (int)i, &dist, &over))
+                return false;
+            if (over) {
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lon_elem;
+                end_lon(e);
             }
         } else if (e->lon && e->lon->kind == SN_XA_LONG_DIST) {
             /* the gap: without DynamicConstraints kept exactly (the entity moves with its

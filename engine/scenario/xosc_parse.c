@@ -327,6 +327,10 @@ static bool read_catalogs(P *p, N at)
     p->cats_read = true;
     for (uint32_t d = 0; d < p->n_cat_dirs; d++) {
         DIR *dir = opendir(p->cat_dirs[d]);
+        if (!dir && errno == ENOENT) { /* named but absent (esmini's examples name catalogs they do not ship) */
+            warn(p, at, "catalog directory '%s' does not exist: its entries are not found", p->cat_dirs[d]);
+            continue;
+        }
         if (!dir)
             return fail(p, at, "catalog directory '%s': %s", p->cat_dirs[d], strerror(errno));
         char **names = NULL;
@@ -388,6 +392,8 @@ static void params_truncate(sn_xparams *ps, uint32_t n)
 
 /* The entry a CatalogReference names, its parameters declared (defaults, then the reference's
 ** ParameterAssignments) above *mark; *file is the catalog file's path. Errors name the reference. */
+static char *param_ref_name(P *p, N a);
+
 static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
 {
     char cat[VAL], entry[VAL];
@@ -435,7 +441,7 @@ static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
         uint32_t k = 0;
         EACH(a, pa) {
             if (!is(a, "ParameterAssignment") || !attr(p, a, "value", true, vals[k]) ||
-                !(names[k] = dup_attr(p, a, "parameterRef", true))) {
+                !(names[k] = param_ref_name(p, a))) {
                 if (!p->failed)
                     unknown(p, a, pa);
                 for (uint32_t j = 0; j < nv; j++)
@@ -493,6 +499,8 @@ static bool parse_orientation(P *p, N n, sn_xpos *pos)
     return true;
 }
 
+static bool parse_route_position(P *p, N c, sn_xpos *pos);
+
 static bool parse_position(P *p, N n, sn_xpos *pos)
 {
     N c = choice(p, n);
@@ -542,7 +550,9 @@ static bool parse_position(P *p, N n, sn_xpos *pos)
             return fail(p, c, "dsLane is not supported (give ds, along the road's reference line)");
         return num(p, c, "ds", true, 0, -M, M, &pos->s) && parse_orientation(p, c, pos);
     }
-    if (is(c, "RoutePosition") || is(c, "TrajectoryPosition") || is(c, "GeoPosition"))
+    if (is(c, "RoutePosition"))
+        return parse_route_position(p, c, pos);
+    if (is(c, "TrajectoryPosition") || is(c, "GeoPosition"))
         return unsupported(p, c);
     return unknown(p, c, n);
 }
@@ -716,6 +726,8 @@ static int parse_lane_offset(P *p, N n)
     return i;
 }
 
+static int parse_traj_shape(P *p, N shape, int a_i);
+
 static int parse_trajectory(P *p, N n, N traj, int a_i)
 {
     sn_xaction *a = &p->x->actions[a_i];
@@ -730,6 +742,8 @@ static int parse_trajectory(P *p, N n, N traj, int a_i)
     N poly = choice(p, shape);
     if (!poly)
         return -1;
+    if (is(poly, "Clothoid") || is(poly, "Nurbs"))
+        return parse_traj_shape(p, poly, a_i);
     if (!is(poly, "Polyline"))
         return unsupported(p, poly), -1;
     uint32_t nv = 0;
@@ -1050,6 +1064,9 @@ static int parse_controller_activate(P *p, N n)
     return i;
 }
 
+static int parse_sync(P *p, N n);
+static int parse_infrastructure(P *p, N n);
+
 /* A PrivateAction (global false) or a GlobalAction / UserDefinedAction (global true). */
 static int parse_action_body(P *p, N n)
 {
@@ -1120,7 +1137,11 @@ static int parse_action_body(P *p, N n)
         return parse_param_action(p, c, "variableRef");
     if (is(c, "CustomCommandAction"))
         return noop(p, c, "CustomCommandAction is not played (no custom commands in sensim)");
-    if (is(c, "SynchronizeAction") || is(c, "AppearanceAction") || is(c, "TrailerAction") ||
+    if (is(c, "SynchronizeAction"))
+        return parse_sync(p, c);
+    if (is(c, "InfrastructureAction"))
+        return parse_infrastructure(p, c);
+    if (is(c, "AppearanceAction") || is(c, "TrailerAction") ||
         is(c, "EntityAction") || is(c, "InfrastructureAction") || is(c, "TrafficAction") ||
         is(c, "SetMonitorAction") || is(c, "AnimationAction") || is(c, "LightStateAction"))
         return unsupported(p, c), -1;
@@ -1297,6 +1318,8 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
 
 static const char *const ELEM_KINDS[] = {"storyboard", "story", "act", "maneuverGroup", "maneuver", "event", "action", NULL};
 
+static bool parse_signal_cond(P *p, N e, sn_xcond *c);
+
 static bool parse_value_cond(P *p, N n, sn_xcond *c)
 {
     N e = choice(p, n);
@@ -1320,6 +1343,8 @@ static bool parse_value_cond(P *p, N n, sn_xcond *c)
         c->elem = -1;
         return true;
     }
+    if (is(e, "TrafficSignalCondition") || is(e, "TrafficSignalControllerCondition"))
+        return parse_signal_cond(p, e, c);
     if (is(e, "ParameterCondition") || is(e, "VariableCondition")) {
         const char *ref = is(e, "ParameterCondition") ? "parameterRef" : "variableRef";
         c->kind = SN_XC_PARAM;
@@ -1871,6 +1896,8 @@ static bool parse_entities(P *p, N n)
 
 /* ---- the document ---- */
 
+static int parse_signal_controllers(P *p, N n);
+
 static bool parse_root(P *p, N root)
 {
     if (!root || !is(root, "OpenSCENARIO"))
@@ -1944,7 +1971,10 @@ static bool parse_root(P *p, N root)
                     p->x->logic_line = line_of(d);
                 } else if (is(d, "SceneGraphFile")) {
                     warn(p, d, "ignored: sensim builds the scene's geometry from the OpenDRIVE map");
-                } else if (is(d, "TrafficSignals") || is(d, "UsedArea")) {
+                } else if (is(d, "TrafficSignals")) {
+                    if (parse_signal_controllers(p, d) < 0)
+                        return false;
+                } else if (is(d, "UsedArea")) {
                     if (next_el(d->children))
                         return unsupported(p, d);
                 } else {
@@ -2067,11 +2097,34 @@ void sn_xosc_free(sn_xosc *x)
         free(x->ents[i].category);
     }
     free(x->ents);
+    for (uint32_t i = 0; i < x->n_sigctl; i++) {
+        sn_xsigctl *c = &x->sigctl[i];
+        for (uint32_t k = 0; k < c->n_phases; k++) {
+            for (uint32_t j = 0; j < c->phases[k].n; j++) {
+                free(c->phases[k].states[j].id);
+                free(c->phases[k].states[j].state);
+            }
+            free(c->phases[k].states);
+            free(c->phases[k].name);
+        }
+        free(c->phases);
+        free(c->name);
+    }
+    free(x->sigctl);
+    for (uint32_t i = 0; i < x->n_routes; i++) {
+        free(x->routes[i].wps);
+        free(x->routes[i].keys);
+    }
+    free(x->routes);
     for (uint32_t i = 0; i < x->n_actions; i++) {
         free(x->actions[i].verts);
         free(x->actions[i].times);
         free(x->actions[i].param);
         free(x->actions[i].svalue);
+        free(x->actions[i].weights);
+        free(x->actions[i].knots);
+        free(x->actions[i].signal);
+        free(x->actions[i].sstate);
     }
     free(x->actions);
     free(x->inits);
@@ -2250,4 +2303,399 @@ sn_status sn_xosc_load(const char *path, const char *const *sets, size_t n_sets,
     sn_status st = sn_xosc_load_memory(buf, n, path, sets, n_sets, out, err);
     free(buf);
     return st;
+}
+
+/* ---- trajectory shapes (issue 34): Clothoid and Nurbs; sampled into a path by xosc_shape.c ---- */
+
+/* Returns 1 when the shape carries times (Clothoid startTime/stopTime, every ControlPoint's
+** time), 0 when not, -1 on error. */
+static int parse_traj_shape(P *p, N shape, int a_i)
+{
+    sn_xaction *a = &p->x->actions[a_i];
+    const double M = 1e7;
+    if (is(shape, "Clothoid")) {
+        a->traj_shape = SN_XT_CLOTHOID;
+        const char *prime = has_attr(shape, "curvaturePrime") ? "curvaturePrime" : "curvatureDot";
+        if (!num(p, shape, "curvature", true, 0, -1e3, 1e3, &a->cl_curv) ||
+            !num(p, shape, prime, true, 0, -1e3, 1e3, &a->cl_curv_dot) ||
+            !num(p, shape, "length", true, 0, 0, 1e6, &a->cl_len))
+            return -1;
+        if (!(a->cl_len > 0))
+            return fail(p, shape, "length %g must be above 0", a->cl_len), -1;
+        bool t0 = has_attr(shape, "startTime"), t1 = has_attr(shape, "stopTime");
+        if (t0 != t1)
+            return fail(p, shape, "give both startTime and stopTime, or neither"), -1;
+        if (t0 && (!num(p, shape, "startTime", true, 0, -M, M, &a->cl_t0) ||
+                   !num(p, shape, "stopTime", true, 0, -M, M, &a->cl_t1)))
+            return -1;
+        if (t0 && a->cl_t1 < a->cl_t0)
+            return fail(p, shape, "stopTime %g is before startTime %g", a->cl_t1, a->cl_t0), -1;
+        N pos = child(shape, "Position");
+        if (pos && !parse_position(p, pos, &a->pos))
+            return -1;
+        if (!pos)
+            a->pos.kind = SN_XP_NONE;
+        EACH(c, shape)
+            if (!is(c, "Position"))
+                return unknown(p, c, shape), -1;
+        return t0 ? 1 : 0;
+    }
+    /* Nurbs */
+    a->traj_shape = SN_XT_NURBS;
+    if (!integer(p, shape, "order", true, 0, &a->order))
+        return -1;
+    if (a->order < 1 || a->order > 16)
+        return fail(p, shape, "order %d is outside 1 ... 16", a->order), -1;
+    uint32_t ncp = 0, nk = 0;
+    EACH(c, shape) {
+        if (is(c, "ControlPoint"))
+            ncp++;
+        else if (is(c, "Knot"))
+            nk++;
+        else
+            return unknown(p, c, shape), -1;
+    }
+    if (ncp < (uint32_t)a->order)
+        return fail(p, shape, "%u control points, fewer than the order %d", ncp, a->order), -1;
+    if (ncp > MAX_ITEMS)
+        return fail(p, shape, "more than %u control points", MAX_ITEMS), -1;
+    if (nk != ncp + (uint32_t)a->order)
+        return fail(p, shape, "%u knots; a Nurbs of %u control points and order %d needs %u", nk, ncp, a->order,
+                    ncp + (uint32_t)a->order), -1;
+    a->verts = calloc(ncp, sizeof *a->verts);
+    a->times = calloc(ncp, sizeof *a->times);
+    a->weights = calloc(ncp, sizeof *a->weights);
+    a->knots = calloc(nk, sizeof *a->knots);
+    if (!a->verts || !a->times || !a->weights || !a->knots)
+        return fail(p, shape, "out of memory"), -1;
+    uint32_t k = 0, timed = 0;
+    nk = 0;
+    EACH(c, shape) {
+        if (is(c, "Knot")) {
+            if (!num(p, c, "value", true, 0, -M, M, &a->knots[nk]))
+                return -1;
+            if (nk && a->knots[nk] < a->knots[nk - 1])
+                return fail(p, c, "knot %g is below the previous one, %g", a->knots[nk], a->knots[nk - 1]), -1;
+            nk++;
+            continue;
+        }
+        N pos = child(c, "Position");
+        if (!pos)
+            return fail(p, c, "needs a Position"), -1;
+        if (!parse_position(p, pos, &a->verts[k]) || !num(p, c, "weight", false, 1, 0, 1e9, &a->weights[k]))
+            return -1;
+        if (!(a->weights[k] > 0))
+            return fail(p, c, "weight %g must be above 0", a->weights[k]), -1;
+        if (has_attr(c, "time")) {
+            if (!num(p, c, "time", true, 0, -M, M, &a->times[k]))
+                return -1;
+            if (timed && a->times[k] < a->times[k - 1])
+                return fail(p, c, "time %g is before the previous control point's %g", a->times[k], a->times[k - 1]), -1;
+            timed++;
+        }
+        k++;
+    }
+    if (timed && timed != ncp)
+        return fail(p, shape, "%u of %u control points have a time: give every one a time, or none", timed, ncp), -1;
+    if (!(a->knots[nk - 1] > a->knots[0]))
+        return fail(p, shape, "the knot vector spans nothing (its first and last values are equal)"), -1;
+    a->n_verts = ncp;
+    a->n_knots = nk;
+    return timed ? 1 : 0;
+}
+
+/* ---- SynchronizeAction (xosc_sync.c plays it) ---- */
+
+static int parse_sync(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_SYNC);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    if ((a->ref = entity_index(p, n, "masterEntityRef")) < 0)
+        return -1;
+    N tm = child(n, "TargetPositionMaster"), tp = child(n, "TargetPosition");
+    if (!tm || !tp)
+        return fail(p, n, "needs TargetPositionMaster and TargetPosition"), -1;
+    a = &p->x->actions[i];
+    if (!(a->verts = calloc(1, sizeof *a->verts)))
+        return fail(p, n, "out of memory"), -1;
+    a->n_verts = 1;
+    /* the Position elements' children are the positions themselves (TargetPosition is a Position) */
+    if (!parse_position(p, tm, &a->pos) || !parse_position(p, tp, &a->verts[0]))
+        return -1;
+    const char *tol = has_attr(n, "targetTolerance") ? "targetTolerance" : "tolerance";
+    const char *tolm = has_attr(n, "targetToleranceMaster") ? "targetToleranceMaster" : "toleranceMaster";
+    if (!num(p, n, tol, false, 0, 0, 1e6, &a->sync_tol) || !num(p, n, tolm, false, 0, 0, 1e6, &a->sync_tol_master))
+        return -1;
+    EACH(c, n) {
+        if (is(c, "TargetPositionMaster") || is(c, "TargetPosition"))
+            continue;
+        if (!is(c, "FinalSpeed"))
+            return unknown(p, c, n), -1;
+        N f = choice(p, c);
+        if (!f)
+            return -1;
+        a->has_sync_speed = true;
+        if (is(f, "AbsoluteSpeed")) {
+            if (child(f, "SteadyState"))
+                return unsupported(p, child(f, "SteadyState")), -1;
+            if (!num(p, f, "value", true, 0, 0, 1e4, &a->sync_speed))
+                return -1;
+        } else if (is(f, "RelativeSpeedToMaster")) {
+            static const char *const types[] = {"delta", "factor", NULL};
+            int t;
+            if (child(f, "SteadyState"))
+                return unsupported(p, child(f, "SteadyState")), -1;
+            if (!num(p, f, "value", true, 0, -1e4, 1e4, &a->sync_speed) ||
+                !enumer(p, f, "speedTargetValueType", true, 0, types, &t))
+                return -1;
+            a->sync_rel = true;
+            a->factor = t == 1;
+        } else {
+            return unknown(p, f, c), -1;
+        }
+    }
+    return i;
+}
+
+/* ---- traffic signals ---- */
+
+static int sigctl_index(P *p, N n, const char *attr_name)
+{
+    char v[VAL];
+    if (!attr(p, n, attr_name, true, v))
+        return -1;
+    for (uint32_t k = 0; k < p->x->n_sigctl; k++)
+        if (strcmp(p->x->sigctl[k].name, v) == 0)
+            return (int)k;
+    fail(p, n, "%s '%s' names no TrafficSignalController of the RoadNetwork", attr_name, v);
+    return -1;
+}
+
+static int parse_signal_controllers(P *p, N n)
+{
+    EACH(c, n) {
+        if (!is(c, "TrafficSignalController"))
+            return unknown(p, c, n), -1;
+        GROW(p->x->sigctl, p->x->n_sigctl, "traffic signal controllers");
+        sn_xsigctl *ctl = &p->x->sigctl[p->x->n_sigctl++];
+        ctl->line = line_of(c);
+        ctl->reference = -1;
+        if (!(ctl->name = dup_attr(p, c, "name", true)) || !num(p, c, "delay", false, 0, 0, 1e9, &ctl->delay))
+            return -1;
+        for (uint32_t k = 0; k + 1 < p->x->n_sigctl; k++)
+            if (strcmp(p->x->sigctl[k].name, ctl->name) == 0)
+                return fail(p, c, "a second TrafficSignalController named '%s'", ctl->name), -1;
+        if (has_attr(c, "reference")) {
+            int r = sigctl_index(p, c, "reference");
+            if (r < 0)
+                return -1;
+            p->x->sigctl[p->x->n_sigctl - 1].reference = r; /* earlier controllers only: no loops */
+        }
+        ctl = &p->x->sigctl[p->x->n_sigctl - 1];
+        EACH(ph, c) {
+            if (!is(ph, "Phase"))
+                return unknown(p, ph, c), -1;
+            GROW(ctl->phases, ctl->n_phases, "phases");
+            sn_xphase *f = &ctl->phases[ctl->n_phases++];
+            if (!(f->name = dup_attr(p, ph, "name", true)) || !num(p, ph, "duration", true, 0, 0, 1e9, &f->duration))
+                return -1;
+            EACH(st, ph) {
+                if (is(st, "TrafficSignalGroupState")) {
+                    warn(p, st, "ignored (sensim sets signals by their id)");
+                    continue;
+                }
+                if (!is(st, "TrafficSignalState"))
+                    return unknown(p, st, ph), -1;
+                GROW(f->states, f->n, "signal states");
+                sn_xsigstate *ss = &f->states[f->n++];
+                if (!(ss->id = dup_attr(p, st, "trafficSignalId", true)) || !(ss->state = dup_attr(p, st, "state", true)))
+                    return -1;
+            }
+        }
+        double cycle = 0;
+        for (uint32_t k = 0; k < ctl->n_phases; k++)
+            cycle += ctl->phases[k].duration;
+        if (ctl->n_phases && !(cycle > 0))
+            return fail(p, c, "its phases last 0 s in all: a cycle needs time"), -1;
+    }
+    return 0;
+}
+
+static bool parse_signal_cond(P *p, N e, sn_xcond *c)
+{
+    if (is(e, "TrafficSignalCondition")) {
+        c->kind = SN_XC_SIGNAL;
+        c->sigctl = -1;
+        return (c->param = dup_attr(p, e, "name", true)) && (c->svalue = dup_attr(p, e, "state", true));
+    }
+    c->kind = SN_XC_SIGNAL_CTL;
+    if ((c->sigctl = sigctl_index(p, e, "trafficSignalControllerRef")) < 0 || !(c->svalue = dup_attr(p, e, "phase", true)))
+        return false;
+    const sn_xsigctl *ctl = &p->x->sigctl[c->sigctl];
+    for (uint32_t k = 0; k < ctl->n_phases; k++)
+        if (strcmp(ctl->phases[k].name, c->svalue) == 0)
+            return true;
+    return fail(p, e, "phase '%s' is no phase of controller '%s'", c->svalue, ctl->name);
+}
+
+static int parse_infrastructure(P *p, N n)
+{
+    N t = choice(p, n);
+    if (!t)
+        return -1;
+    if (!is(t, "TrafficSignalAction"))
+        return unknown(p, t, n), -1;
+    N d = choice(p, t);
+    if (!d)
+        return -1;
+    if (is(d, "TrafficSignalStateAction")) {
+        int i = new_action(p, d, SN_XA_SIGNAL_STATE);
+        if (i < 0)
+            return -1;
+        sn_xaction *a = &p->x->actions[i];
+        return (a->signal = dup_attr(p, d, "name", true)) && (a->sstate = dup_attr(p, d, "state", true)) ? i : -1;
+    }
+    if (is(d, "TrafficSignalControllerAction")) {
+        int i = new_action(p, d, SN_XA_SIGNAL_CONTROLLER);
+        if (i < 0)
+            return -1;
+        int k = sigctl_index(p, d, "trafficSignalControllerRef");
+        sn_xaction *a = &p->x->actions[i];
+        if (k < 0 || !(a->sstate = dup_attr(p, d, "phase", true)))
+            return -1;
+        a->ref = k; /* the controller */
+        const sn_xsigctl *ctl = &p->x->sigctl[k];
+        for (uint32_t j = 0; j < ctl->n_phases; j++)
+            if (strcmp(ctl->phases[j].name, a->sstate) == 0)
+                return i;
+        return fail(p, d, "phase '%s' is no phase of controller '%s'", a->sstate, ctl->name), -1;
+    }
+    return unknown(p, d, t), -1;
+}
+
+/* ---- RoutePosition (xosc_route.c resolves it) ---- */
+
+static int route_waypoints(P *p, N route)
+{
+    GROW(p->x->routes, p->x->n_routes, "routes");
+    int k = (int)p->x->n_routes++;
+    p->x->routes[k].line = line_of(route);
+    uint32_t n = 0;
+    EACH(w, route) {
+        if (is(w, "ParameterDeclarations")) {
+            if (!parse_params(p, w))
+                return -1;
+        } else if (!is(w, "Waypoint")) {
+            return unknown(p, w, route), -1;
+        } else {
+            n++;
+        }
+    }
+    if (n < 1 || n > MAX_ITEMS)
+        return fail(p, route, "a Route needs at least one Waypoint"), -1;
+    sn_xpos *wps = calloc(n, sizeof *wps);
+    if (!wps)
+        return fail(p, route, "out of memory"), -1;
+    p->x->routes[k].wps = wps;
+    EACH(w, route) {
+        if (!is(w, "Waypoint"))
+            continue;
+        static const char *const strat[] = {"shortest", "fastest", "leastIntersections", "random", NULL};
+        int st;
+        N pos = child(w, "Position");
+        if (!enumer(p, w, "routeStrategy", true, 0, strat, &st))
+            return -1;
+        if (!pos)
+            return fail(p, w, "needs a Position"), -1;
+        if (st != 0)
+            warn(p, w, "routeStrategy '%s' is planned as shortest (by lane length)", strat[st]);
+        sn_xpos wp;
+        if (!parse_position(p, pos, &wp))
+            return -1;
+        if (wp.kind == SN_XP_ROUTE)
+            return fail(p, pos, "a Route's waypoint cannot itself be a RoutePosition"), -1;
+        p->x->routes[k].wps[p->x->routes[k].n++] = wp;
+    }
+    return k;
+}
+
+static bool parse_route_position(P *p, N c, sn_xpos *pos)
+{
+    pos->kind = SN_XP_ROUTE;
+    N ref = child(c, "RouteRef"), in = child(c, "InRoutePosition");
+    if (!ref || !in)
+        return fail(p, c, "needs RouteRef and InRoutePosition");
+    EACH(k, c)
+        if (!is(k, "RouteRef") && !is(k, "InRoutePosition") && !is(k, "Orientation"))
+            return unknown(p, k, c);
+    N route = child(ref, "Route");
+    int ri;
+    if (route) {
+        ri = route_waypoints(p, route);
+    } else {
+        N cr = child(ref, "CatalogReference");
+        if (!cr)
+            return fail(p, ref, "needs a Route or a CatalogReference");
+        uint32_t mark;
+        const char *file, *outer = p->file;
+        N entry = catalog_entry(p, cr, &mark, &file);
+        if (!entry)
+            return false;
+        if (!is(entry, "Route"))
+            return fail(p, cr, "the catalog entry is a <%s>, not a Route", nm(entry));
+        p->file = file;
+        ri = route_waypoints(p, entry);
+        p->file = outer;
+        p->declared = NULL;
+        params_truncate(&p->x->params, mark);
+    }
+    if (ri < 0)
+        return false;
+    pos->route = ri;
+    if (!parse_orientation(p, c, pos))
+        return false;
+    N k = choice(p, in);
+    if (!k)
+        return false;
+    const double M = 1e7;
+    if (is(k, "FromCurrentEntity")) {
+        pos->in_route = 0;
+        return (pos->entity = entity_index(p, k, "entityRef")) >= 0;
+    }
+    if (is(k, "FromRoadCoordinates")) {
+        pos->in_route = 1;
+        return num(p, k, "pathS", true, 0, 0, M, &pos->s) && num(p, k, "t", true, 0, -M, M, &pos->t);
+    }
+    if (is(k, "FromLaneCoordinates")) {
+        pos->in_route = 2;
+        if (!num(p, k, "pathS", true, 0, 0, M, &pos->s) || !integer(p, k, "laneId", true, 0, &pos->lane) ||
+            !num(p, k, "laneOffset", false, 0, -M, M, &pos->offset))
+            return false;
+        if (pos->lane == 0)
+            return fail(p, k, "laneId 0 is the centre lane, which has no width");
+        return true;
+    }
+    return unknown(p, k, in);
+}
+
+/* A ParameterAssignment's parameterRef: the parameter's name. esmini also takes "$name" there
+** (resources/xosc/synchronize.xosc does so): the name, not the value it would substitute. */
+static char *param_ref_name(P *p, N a)
+{
+    seen(a, "parameterRef");
+    xmlChar *v = xmlGetProp(a, (const xmlChar *)"parameterRef");
+    if (!v) {
+        fail(p, a, "missing attribute 'parameterRef'");
+        return NULL;
+    }
+    const char *name = (const char *)v;
+    if (name[0] == '$' && name[1] != '{')
+        name++;
+    char *s = sn_strdup(name);
+    xmlFree(v);
+    if (!s)
+        fail(p, a, "out of memory");
+    return s;
 }

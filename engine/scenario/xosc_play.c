@@ -31,7 +31,8 @@ static const char *const COND_NAMES[] = {"SimulationTimeCondition", "StoryboardE
                                          "RelativeDistanceCondition", "TimeHeadwayCondition",
                                          "TimeToCollisionCondition", "TraveledDistanceCondition",
                                          "StandStillCondition", "CollisionCondition", "EndOfRoadCondition",
-                                         "OffroadCondition"};
+                                         "OffroadCondition", "TrafficSignalCondition",
+                                         "TrafficSignalControllerCondition"};
 static const char *const RULE_NAMES[] = {"greaterThan", "lessThan", "equalTo", "greaterOrEqual", "lessOrEqual", "notEqualTo"};
 static const char *const EDGE_NAMES[] = {"none", "rising", "falling", "risingOrFalling"};
 
@@ -346,6 +347,9 @@ static bool cond_raw(sn_xrun *r, sn_xcond *c)
         c->value = b;
         return sn_xrule_eval(c->rule, a, b);
     }
+    case SN_XC_SIGNAL:
+    case SN_XC_SIGNAL_CTL:
+        return sn_xsig_cond(r, c);
     case SN_XC_STATE: {
         sn_xelem *e = &r->x->elems[c->elem];
         bool v;
@@ -434,6 +438,12 @@ static bool trigger_fires(sn_xrun *r, int t, int owner)
             all &= cond_eval(r, tr->groups[g].conds[k], owner);
         fires |= all && tr->groups[g].n;
     }
+    /* The element starts: its delayed edges still queued are spent. Left queued, they would fire
+    ** the element again the moment it is back in standby (an Event or ManeuverGroup that runs
+    ** again), without the delay its condition asks for. */
+    for (uint32_t g = 0; fires && g < tr->n; g++)
+        for (uint32_t k = 0; k < tr->groups[g].n; k++)
+            r->x->conds[tr->groups[g].conds[k]].n_pend = 0;
     return fires;
 }
 
@@ -509,6 +519,9 @@ static bool global_action(sn_xrun *r, const sn_xaction *a)
         snprintf(buf, sizeof buf, "%.17g", v);
         return sn_xparam_set(&r->x->params, a->param, buf, a->line, true);
     }
+    case SN_XA_SIGNAL_STATE:
+    case SN_XA_SIGNAL_CONTROLLER:
+        return sn_xsig_action(r, a);
     case SN_XA_NOOP:
         return true;
     default:
@@ -522,7 +535,7 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
     sn_xent *e = &r->ents[i];
     /* a new action of the same domain overrides the running one on this entity */
     int old = -2;
-    if ((a->kind == SN_XA_SPEED || a->kind == SN_XA_LONG_DIST) && e->lon)
+    if ((a->kind == SN_XA_SPEED || a->kind == SN_XA_LONG_DIST || a->kind == SN_XA_SYNC) && e->lon)
         old = e->lon_elem;
     else if ((a->kind == SN_XA_LANE_CHANGE || a->kind == SN_XA_LANE_OFFSET) && e->lat)
         old = e->lat_elem;
@@ -819,6 +832,8 @@ bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt)
     }
     for (uint32_t i = 0; i < x->n_ents; i++)
         r->ents[i].lon_elem = r->ents[i].lat_elem = r->ents[i].traj_elem = r->ents[i].acq_elem = -2;
+    if (!sn_xsig_init(r))
+        return false;
     for (uint32_t i = 0; i < x->n_conds; i++) {
         r->need_collide |= x->conds[i].kind == SN_XC_COLLISION;
         r->need_offroad |= x->conds[i].kind == SN_XC_OFFROAD;
@@ -846,6 +861,7 @@ bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt)
             return false;
         }
     update_collisions(r);
+    sn_xsig_step(r); /* controllers without a delay start their first phase at t = 0 */
     /* t = 0: the storyboard and its stories start; acts without a StartTrigger with them */
     transition(r, 0, SN_XST_RUNNING, SN_XTR_START);
     for (uint32_t s = 0; s < x->elems[0].n_children; s++) {
@@ -871,6 +887,9 @@ bool sn_xrun_step(sn_xrun *r)
     for (uint32_t k = 0; k < n_ended; k++)
         action_over(r, ended[k]);
     update_collisions(r);
+    sn_xsig_step(r);
+    if (r->failed)
+        return false;
     return storyboard(r);
 }
 
@@ -880,10 +899,12 @@ void sn_xrun_free(sn_xrun *r)
         for (uint32_t i = 0; i < r->x->n_ents; i++) {
             free(r->ents[i].tv);
             free(r->ents[i].tcum);
+            free(r->ents[i].tt);
             free(r->ents[i].route);
         }
     free(r->ents);
     free(r->collide);
+    sn_xsig_free(r);
     sn_pack_free(&r->log);
     memset(r, 0, sizeof *r);
 }

@@ -244,3 +244,143 @@ size_t sn_xroute_pick(sn_xent *e, const sn_lanekey *next, size_t n)
         e->route_i = best_k;
     return best;
 }
+
+/* ---- RoutePosition: a place along a Route (pathS from its first waypoint) ---- */
+
+/* Plans route k's lanes once: from the first waypoint's lane (in its direction of travel)
+** through each later waypoint, the shortest way, as sn_xroute_plan plans an entity's route. */
+static bool plan_route(sn_xrun *r, sn_xroute *rt)
+{
+    const sn_odr *o = r->map->odr;
+    double q[4], s, off;
+    int32_t ri;
+    int lane;
+    bool on;
+    if (!sn_xmove_resolve(r, &rt->wps[0], q, &ri, &lane, &s, &off, &on))
+        return false;
+    sn_map_place pl;
+    if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, DRIVABLE, &pl))
+        return fail(r, rt->wps[0].line, "a RoutePosition's route starts on no drivable lane");
+    const sn_odr_road *rd = &o->roads[pl.road];
+    int dir = on ? sn_map_lane_dir(rd, pl.lane) : (cos(q[3] - sn_odr_ref_line(rd, pl.s).hdg) >= 0 ? 1 : -1);
+    if (sn_map_lane_dir(rd, pl.lane) != dir) { /* a waypoint heading against its lane: the nearest lane of its direction */
+        const sn_odr_section *sec = &o->roads[pl.road].sections[pl.section];
+        int best = 0;
+        for (int l = -(int)sec->n_right; l <= (int)sec->n_left; l++)
+            if (l && sn_map_lane_dir(rd, l) == dir && drivable(o, (sn_lanekey){pl.road, pl.section, l}) &&
+                (!best || abs(l - pl.lane) < abs(best - pl.lane)))
+                best = l;
+        if (!best)
+            return fail(r, rt->wps[0].line, "a RoutePosition's route starts on a road with no lane in its direction");
+        pl.lane = best;
+    }
+    graph g = {0};
+    if (!graph_build(o, &g)) {
+        free(g.base), free(g.sec_base);
+        return fail(r, rt->line, "out of memory");
+    }
+    int64_t v0 = node_of(o, &g, (sn_lanekey){pl.road, pl.section, pl.lane});
+    uint32_t *nodes = malloc(sizeof *nodes), n_nodes = 0;
+    bool ok = nodes && v0 >= 0;
+    if (ok)
+        nodes[n_nodes++] = (uint32_t)v0;
+    for (uint32_t w = 1; ok && w < rt->n; w++) {
+        if (!sn_xmove_resolve(r, &rt->wps[w], q, &ri, &lane, &s, &off, &on)) {
+            ok = false;
+            break;
+        }
+        sn_map_place wp;
+        if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, DRIVABLE, &wp)) {
+            ok = fail(r, rt->wps[w].line, "a route's waypoint lies on no drivable lane");
+            break;
+        }
+        const sn_odr_road *wr = &o->roads[wp.road];
+        int wdir = on ? sn_map_lane_dir(wr, wp.lane) : (cos(q[3] - sn_odr_ref_line(wr, wp.s).hdg) >= 0 ? 1 : -1);
+        uint32_t seed = nodes[n_nodes - 1], *path = NULL, n_path = 0;
+        double zero = 0;
+        if (!shortest(r->map, &g, &seed, &zero, 1, wp.road, wp.section, wdir, &path, &n_path)) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "no way on the map's lanes to the route's waypoint on road %d", wr->id);
+            ok = fail(r, rt->wps[w].line, msg);
+            break;
+        }
+        uint32_t *nw = realloc(nodes, (n_nodes + n_path) * sizeof *nw);
+        if (!nw) {
+            free(path);
+            ok = fail(r, rt->line, "out of memory");
+            break;
+        }
+        nodes = nw;
+        for (uint32_t k = 1; k < n_path; k++) /* path[0] is the seed, already there */
+            nodes[n_nodes++] = path[k];
+        free(path);
+    }
+    if (ok && !(rt->keys = malloc((size_t)n_nodes * 3 * sizeof *rt->keys)))
+        ok = fail(r, rt->line, "out of memory");
+    for (uint32_t k = 0; ok && k < n_nodes; k++) {
+        sn_lanekey key = key_of(o, &g, nodes[k]);
+        rt->keys[3 * k] = key.road, rt->keys[3 * k + 1] = (int32_t)key.section, rt->keys[3 * k + 2] = key.lane;
+    }
+    free(nodes);
+    free(g.base);
+    free(g.sec_base);
+    if (!ok)
+        return false;
+    rt->n_keys = n_nodes;
+    rt->s0 = pl.s;
+    rt->planned = true;
+    return true;
+}
+
+bool sn_xroutepos_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
+                          bool *on_lane)
+{
+    sn_xpos q = *p; /* the place as a position sensim resolves already, the orientation kept */
+    q.route = -1;
+    if (p->in_route == 0) { /* FromCurrentEntity: where the entity is */
+        q.kind = SN_XP_REL_WORLD;
+        q.x = q.y = q.z = 0;
+        return sn_xmove_resolve(r, &q, out, road, lane, s, off, on_lane);
+    }
+    if (!r->map)
+        return fail(r, p->line, "a RoutePosition needs the scenario's map (RoadNetwork/LogicFile)");
+    sn_xroute *rt = &r->x->routes[p->route];
+    if (!rt->planned && !plan_route(r, rt))
+        return false;
+    const sn_odr *o = r->map->odr;
+    /* walk pathS along the lanes: the first from the first waypoint's s, each later one whole */
+    double left = p->s;
+    uint32_t k = 0;
+    double at = rt->s0;
+    int dir = 1;
+    for (;; k++) {
+        const sn_odr_road *rd = &o->roads[rt->keys[3 * k]];
+        const sn_odr_section *sec = &rd->sections[rt->keys[3 * k + 1]];
+        dir = sn_map_lane_dir(rd, rt->keys[3 * k + 2]);
+        double from = k == 0 ? rt->s0 : dir > 0 ? sec->s : sec->s_end;
+        double len = dir > 0 ? sec->s_end - from : from - sec->s;
+        if (left <= len + 1e-9 || k + 1 == rt->n_keys) {
+            if (left > len + 1e-6) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "pathS %g is past the route's end (%g m from its first waypoint)", p->s,
+                         p->s - left + len);
+                return fail(r, p->line, msg);
+            }
+            at = from + dir * fmin(left, len);
+            break;
+        }
+        left -= len;
+    }
+    const sn_odr_road *rd = &o->roads[rt->keys[3 * k]];
+    q.road = rd->id;
+    q.s = at;
+    if (p->in_route == 1) {
+        q.kind = SN_XP_ROAD;
+        /* t is the road's; the heading the route's direction of travel unless given */
+        if (!p->has_h && dir < 0)
+            q.has_h = true, q.h_relative = true, q.h = M_PI;
+    } else {
+        q.kind = SN_XP_LANE;
+    }
+    return sn_xmove_resolve(r, &q, out, road, lane, s, off, on_lane);
+}

@@ -43,6 +43,7 @@ typedef struct sn_xent {
     double traj_t0, traj_d;
     double *tv;            /* vertices x, y, z (3 per vertex) and cumulative length, owned */
     double *tcum;
+    double *tt;            /* per vertex: its time before scale and offset (timed trajectories), owned */
     uint32_t tn;
     /* a route (AssignRouteAction, AcquirePositionAction): the roads it passes, owned */
     int32_t *route;
@@ -51,6 +52,20 @@ typedef struct sn_xent {
     int32_t acq_ri;
     double acq_s;
 } sn_xent;
+
+/* A traffic signal's state as the storyboard set it (xosc_signal.c); dirty until the engine has
+** passed it to the map's light. */
+typedef struct sn_xsig {
+    char *id;
+    char state[64];
+    bool dirty;
+} sn_xsig;
+
+/* A TrafficSignalController playing: its phase (-1 before its start) and when the next begins. */
+typedef struct sn_xctlrun {
+    int phase;
+    double t_next;
+} sn_xctlrun;
 
 typedef struct sn_xrun {
     sn_xosc *x;
@@ -76,6 +91,12 @@ typedef struct sn_xrun {
     /* the entity an ActivateControllerAction hands to the engine's autopilot: the engine starts it */
     void (*activate)(void *user, int entity);
     void *user;
+    /* traffic signals: the states the storyboard set, its controllers; the engine's state of a
+    ** signal the storyboard has not set (NULL: none known), into out[cap] */
+    sn_xsig *sig;
+    uint32_t n_sig;
+    sn_xctlrun *ctl;
+    bool (*signal_state)(void *user, const char *id, char *out, size_t cap);
 } sn_xrun;
 
 /* Prepares a run of x on map (may be NULL). Init actions are applied at t = 0. false: r->why. */
@@ -103,8 +124,26 @@ void sn_xmove_stop(sn_xrun *r, int i, int elem);
 void sn_xmove_box(const sn_xrun *r, int i, double c[4][2]);
 /* The distance between two boxes (0 when they overlap). */
 double sn_xbox_distance(const double a[4][2], const double b[4][2]);
+/* xosc_shape.c: the path of a Clothoid or Nurbs trajectory for entity i, sampled: *xyz (3 per
+** vertex), *tt (a time per vertex, before scale and offset; NULL unless timed), caller-owned. */
+bool sn_xshape_path(sn_xrun *r, int i, const sn_xaction *a, double **xyz, double **tt, uint32_t *n);
+/* xosc_signal.c: traffic signals and their controllers. */
+bool sn_xsig_init(sn_xrun *r);
+void sn_xsig_step(sn_xrun *r);                          /* controllers' phases to r->t */
+bool sn_xsig_action(sn_xrun *r, const sn_xaction *a);   /* TrafficSignalStateAction, ...ControllerAction */
+bool sn_xsig_cond(sn_xrun *r, sn_xcond *c);             /* TrafficSignalCondition, ...ControllerCondition */
+void sn_xsig_free(sn_xrun *r);
+/* A state text as a sn_traffic_light_state: "red", "yellow"/"amber", "green", "off" (any case),
+** or esmini's lamp list "on;off;off" (red;yellow;green); -1 when it is none of these. */
+int sn_xsig_colour(const char *state);
+/* xosc_sync.c: a SynchronizeAction's step on entity i: its speed for this step and the distance
+** it covers; *done when it has reached its target (or the master its own). */
+bool sn_xsync_step(sn_xrun *r, int i, double *dist, bool *done);
 /* xosc_route.c: plans entity i's route through the waypoints (lanes only, the shortest by length). */
 bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int line);
+/* xosc_route.c: a RoutePosition (its route planned at the first use, then pathS walked along it). */
+bool sn_xroutepos_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
+                          bool *on_lane);
 /* Which of n successors a routed entity takes (0 without a route). */
 struct sn_lanekey;
 size_t sn_xroute_pick(sn_xent *e, const struct sn_lanekey *next, size_t n);

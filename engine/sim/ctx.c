@@ -21,7 +21,6 @@ void sn_ctx_error_free(sn_ctx *c)
     c->error = NULL;
 }
 
-
 void sn_sensor_values_share(sn_engine *e, sn_sensor *s)
 {
     s->values = sn_vshare_take(&e->world.vshare, s->values, s->bp->n_attrs, &s->values_shared);
@@ -37,11 +36,9 @@ void sn_sensor_values_free(sn_engine *e, sn_sensor *s)
     s->values_shared = false;
 }
 
-
 sn_status sn_plugin_fail(sn_sensor *s, const char *callback, sn_status st, sn_error *err)
 {
     return sn_fail(err, st == SN_OK ? SN_E_PLUGIN : st, "sensor '%s' (%s, plugin %s): %s failed: %s",
                    s->name, s->bp->id, s->bp->plugin ? s->bp->plugin->path : "built-in", callback,
                    sn_ctx_error(s)[0] ? sn_ctx_error(s) : "no message given");
 }
-

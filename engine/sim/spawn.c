@@ -36,6 +36,15 @@ static const sn_actor_observer *observer_of(const struct sn_engine *e, const sn_
     return NULL;
 }
 
+/* A sensor from a scene that refuses to be made (create, set, attach): the error names the
+** scene's file:line:col of its entry, as attribute errors do. */
+static sn_status scene_fail(const struct sn_engine *e, const sn_spawn_desc *d, sn_status st, sn_error *err)
+{
+    if (d->src)
+        sn_error_prefix(err, sn_scene_where(&e->scene, d->src->pos).s);
+    return st;
+}
+
 /* Where an error about attribute `key` points: its file:line:col in a scene, else "spawn". */
 static void attr_where(const struct sn_engine *e, const sn_scene_entity *ent, const char *key, char *buf, size_t n)
 {
@@ -154,6 +163,56 @@ static const sn_value *val(const sn_spawn_desc *d, const char *name)
     return i >= 0 ? &d->values[i] : NULL;
 }
 
+/* The actor's body from its resolved values: box, radius or plane, mass, and for a vehicle its
+** suspension and tyres (world/vehicle.c), interned with the world's. */
+static sn_status body_of(struct sn_engine *e, const sn_spawn_desc *d, sn_actor *a, sn_error *err)
+{
+    const sn_blueprint *bp = d->bp;
+    const sn_value *v;
+    sn_status st;
+    char where[600];
+    if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->ph->bbox.extent, err)))
+        return st;
+    if (bp->shape == SN_SHAPE_SPHERE) {
+        double r = val(d, "radius")->f;
+        a->ph->bbox.extent = sn_v3(r, r, r);
+    } else if (bp->shape == SN_SHAPE_CYLINDER) {
+        double r = val(d, "radius")->f;
+        a->ph->bbox.extent = sn_v3(r, r, val(d, "height")->f / 2);
+    } else if (bp->shape == SN_SHAPE_PLANE) {
+        a->ph->bbox.extent = sn_v3(1000, 1000, 0);
+    }
+    if ((v = val(d, "mass")))
+        a->ph->mass = v->f;
+    if (bp->kind == SN_ACTOR_VEHICLE) {
+        sn_vehicle_params vp = {0}; /* zeroed: compared byte by byte (sn_blobs_intern) */
+        const sn_vec3 ex = a->ph->bbox.extent;
+        /* CARLA's vehicle origin: the centre of the bottom face of the box. */
+        a->ph->bbox.location = sn_v3(0, 0, ex.z);
+        double cg = val(d, "center_of_mass_height")->f;
+        int wheels = (v = val(d, "number_of_wheels")) ? (int)v->i : 4;
+        sn_vehicle_shape vs = {ex, a->ph->mass, cg, val(d, "max_power")->f, val(d, "max_steer_angle")->f, wheels};
+        const char *bad = sn_vehicle_params_make(&vp, &vs, e->world.gravity.z);
+        if (bad && strcmp(bad, "center_of_mass_height") == 0) {
+            attr_where(e, d->src, bad, where, sizeof where);
+            st = sn_fail(err, SN_E_RANGE, "%s: attribute 'center_of_mass_height' of '%s': %g m is not below the "
+                         "top of the box (%g m)", where, bp->id, cg, 2 * ex.z);
+            return st;
+        }
+        if (bad) {
+            attr_where(e, d->src, bad, where, sizeof where);
+            st = sn_fail(err, SN_E_RANGE, "%s: attribute 'number_of_wheels' of '%s': %d; sensim models 2 (a "
+                         "two-wheeler) or 4", where, bp->id, wheels);
+            return st;
+        }
+        a->ph->com = sn_v3(0, 0, cg);
+        if (!(a->mv->vp = sn_blobs_intern(&e->world.blobs, &vp, sizeof vp))) {
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+        }
+    }
+    return SN_OK;
+}
+
 sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, sn_error *err)
 {
     const sn_blueprint *bp = d->bp;
@@ -208,89 +267,8 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     const sn_actor_observer *obs = observer_of(e, bp);
     if (!obs || !obs->own_values)
         a->values = d->values = values = sn_vshare_take(&e->world.vshare, values, bp->n_attrs, &a->values_shared);
-    if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->ph->bbox.extent, err)))
+    if ((st = body_of(e, d, a, err)))
         goto fail;
-    if (bp->shape == SN_SHAPE_SPHERE) {
-        double r = val(d, "radius")->f;
-        a->ph->bbox.extent = sn_v3(r, r, r);
-    } else if (bp->shape == SN_SHAPE_CYLINDER) {
-        double r = val(d, "radius")->f;
-        a->ph->bbox.extent = sn_v3(r, r, val(d, "height")->f / 2);
-    } else if (bp->shape == SN_SHAPE_PLANE) {
-        a->ph->bbox.extent = sn_v3(1000, 1000, 0);
-    }
-    if ((v = val(d, "mass")))
-        a->ph->mass = v->f;
-    if (bp->kind == SN_ACTOR_VEHICLE) {
-        sn_vehicle_params vp = {0}, *p = &vp; /* zeroed: compared byte by byte (sn_blobs_intern) */
-        const sn_vec3 ex = a->ph->bbox.extent;
-        /* CARLA's vehicle origin: the centre of the bottom face of the box. */
-        a->ph->bbox.location = sn_v3(0, 0, ex.z);
-        double cg = val(d, "center_of_mass_height")->f;
-        if (cg >= 2 * ex.z) {
-            attr_where(e, d->src, "center_of_mass_height", where, sizeof where);
-            st = sn_fail(err, SN_E_RANGE, "%s: attribute 'center_of_mass_height' of '%s': %g m is not below the "
-                         "top of the box (%g m)", where, bp->id, cg, 2 * ex.z);
-            goto fail;
-        }
-        a->ph->com = sn_v3(0, 0, cg);
-        p->max_power = val(d, "max_power")->f;
-        p->max_steer = val(d, "max_steer_angle")->f * SN_DEG;
-        p->max_force = a->ph->mass * 4.0; /* about 0.4 g off the line */
-        p->drag_area = 0.35 * (2 * ex.y) * (2 * ex.z);
-        p->wheelbase = 1.2 * ex.x;
-        p->track = 1.7 * ex.y;
-        p->clearance = fmin(0.3, 0.4 * ex.z);
-        p->rest_compression = 0.1; /* static sag: 1.6 Hz ride */
-        p->ray_length = p->clearance + p->rest_compression;
-        p->static_load = a->ph->mass * -e->world.gravity.z / 4;
-        p->spring_k = p->static_load / p->rest_compression;
-        p->damper_c = 2 * 0.5 * sqrt(p->spring_k * a->ph->mass / 4);
-        /* Roll: springs plus a front anti-roll bar of 0.2 spring rates, tyre forces 5 cm
-        ** above the contact: a sedan rolls about 4 deg/g, a truck tips near t / 2h. */
-        p->arb_front = 0.2 * p->spring_k;
-        p->arb_rear = 0;
-        p->roll_centre = 0.05;
-        /* Cornering stiffness per unit load (1/rad): softer at the front, so the car
-        ** understeers, (1/10 - 1/13) rad/g = 1.3 deg/g with the weight evenly split. */
-        p->corner_front = 10;
-        p->corner_rear = 13;
-        p->mu = 1.0;
-        /* Brakes that cannot lift the rear: at most 0.8 of the deceleration at which the load on
-        ** the rear wheels reaches 0 (g l_f / h); above mu for every four-wheeler shipped. */
-        p->brake_mu = fmin(p->mu, 0.8 * (p->wheelbase / 2) / cg);
-        int wheels = (v = val(d, "number_of_wheels")) ? (int)v->i : 4;
-        if (wheels != 2 && wheels != 4) {
-            attr_where(e, d->src, "number_of_wheels", where, sizeof where);
-            st = sn_fail(err, SN_E_RANGE, "%s: attribute 'number_of_wheels' of '%s': %d; sensim models 2 (a "
-                         "two-wheeler) or 4", where, bp->id, wheels);
-            goto fail;
-        }
-        if (wheels == 2) {
-            /* A two-wheeler leans into a turn until the tyre force points through its centre of
-            ** mass: no roll moment. The body stays upright (the lean is not drawn), the lateral
-            ** forces act at the centre of mass, and a stabiliser (the rider's balance) holds it
-            ** up against gravity, kerbs and knocks: 2 Hz, critically damped, about the box's
-            ** roll inertia, plus what cancels gravity's m g h toppling moment. */
-            double inertia = a->ph->mass * (ex.y * ex.y + ex.z * ex.z) / 3, omega = 2 * SN_PI * 2.0;
-            p->stab_k = inertia * omega * omega + a->ph->mass * -e->world.gravity.z * cg;
-            p->stab_c = 2 * sqrt(p->stab_k * inertia);
-            p->lat_height = cg;
-            /* The rider also keeps the nose within SN_PITCH_GUARD (a wheel thrown up a kerb, a
-            ** wheelie): the same rule about the box's pitch inertia. */
-            double pitch_inertia = a->ph->mass * (ex.x * ex.x + ex.z * ex.z) / 3;
-            p->pitch_k = pitch_inertia * omega * omega + a->ph->mass * -e->world.gravity.z * cg;
-            p->pitch_c = 2 * sqrt(p->pitch_k * pitch_inertia);
-        } else if (p->track / (2 * cg) < 0.8) {
-            /* Roll stability control (trucks' RSC, mandatory on EU heavy vehicles): a vehicle
-            ** that would tip before its tyres slide keeps below 0.8 of its tipping threshold. */
-            p->max_lat = 0.6 * p->track / (2 * cg) * -e->world.gravity.z;
-        }
-        if (!(a->mv->vp = sn_blobs_intern(&e->world.blobs, &vp, sizeof vp))) {
-            st = sn_fail(err, SN_E_NOMEM, "out of memory");
-            goto fail;
-        }
-    }
     if (bp->kind == SN_ACTOR_WALKER)
         a->mv->walk_speed = val(d, "speed")->f;
     d->values = NULL;
@@ -377,20 +355,20 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     st = s->cls->create(&e->host, s, &s->self);
     sn_guard_leave();
     if (st != SN_OK)
-        return sn_plugin_fail(s, "create", st, err);
+        return scene_fail(e, d, sn_plugin_fail(s, "create", st, err), err);
     if (s->cls->set) {
         sn_guard_enter(s, "set");
         st = s->cls->set(s->self, s->values, s->bp->n_attrs);
         sn_guard_leave();
         if (st != SN_OK)
-            return sn_plugin_fail(s, "set", st, err);
+            return scene_fail(e, d, sn_plugin_fail(s, "set", st, err), err);
     }
     if (s->cls->attach) {
         sn_guard_enter(s, "attach");
         st = s->cls->attach(s->self, d->parent);
         sn_guard_leave();
         if (st != SN_OK)
-            return sn_plugin_fail(s, "attach", st, err);
+            return scene_fail(e, d, sn_plugin_fail(s, "attach", st, err), err);
     }
     e->routes_dirty = true;
     return sn_queue_event(e, SN_EVENT_ACTOR_SPAWNED, a->id, d->parent) ? sn_fail(err, SN_E_NOMEM, "out of memory")

@@ -79,8 +79,8 @@ static bool array(rd *r)
     r->p++; /* [ */
     ws(r);
     if (r->p < r->end && *r->p == ']') {
-        r->p++;
-        put(r, "{\"type\":\"array\"}");
+        r->p++; /* Foxglove needs the items' type: objects, whose fields it reads off each message */
+        put(r, "{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{}}}");
         return true;
     }
     put(r, "{\"type\":\"array\",\"items\":");
@@ -128,7 +128,7 @@ static bool value(rd *r)
     else if (c == 'f')
         ok = word(r, "false", "{\"type\":\"boolean\"}");
     else if (c == 'n')
-        ok = word(r, "null", "{}");
+        ok = word(r, "null", "{\"type\":\"number\"}"); /* sensim's nulls: an actor id not there */
     else if (c == '-' || (c >= '0' && c <= '9')) {
         while (r->p < r->end && strchr("+-.0123456789eE", *r->p))
             r->p++;

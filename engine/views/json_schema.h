@@ -2,7 +2,11 @@
 ** (Foxglove's panels read a channel's fields from its schema: with `{"type":"object"}` alone its
 ** Raw Messages panel waited for ever and a Plot of /imu.accelerometer[0] stayed empty, issue 33
 ** item 3). The schema is the message's shape: objects with their properties, arrays with the
-** schema of their first item, numbers, strings, booleans; null is any type. */
+** schema of their first item, numbers, strings, booleans. Every property has a type Foxglove
+** Studio's parser takes (mcap-support's parseJsonSchema: it refuses a property without one and
+** an array without items, and the app then fails the whole channel): a null is a number
+** (sensim's nulls are actor ids that are not there: a parent), an empty array's items are objects
+** (whose fields Foxglove reads off each message). */
 #ifndef SN_VIEWS_JSON_SCHEMA_H
 #define SN_VIEWS_JSON_SCHEMA_H
 

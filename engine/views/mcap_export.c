@@ -6,7 +6,9 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
+#include "../core/infile.h"
 #include "../data/msgread.h"
+#include "../scene/yamldoc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -96,6 +98,67 @@ static sn_status list_streams(const char *dir, char ***out, size_t *n, sn_error 
     return SN_OK;
 }
 
+/* run.json's "saved" (the cameras whose `save:` wrote PNGs, engine.c) into m: their files are
+** taken instead of encoding the pictures again. A run without the note, or a note without it,
+** has none: every picture is encoded (as before). */
+static sn_status load_saved(sn_mcap *m, const char *run_dir, sn_error *err)
+{
+    char path[4200];
+    if (snprintf(path, sizeof path, "%s/run.json", run_dir) >= (int)sizeof path)
+        return SN_OK;
+    sn_error ferr = {0};
+    FILE *f = sn_open_input(path, "run note", &ferr);
+    if (!f)
+        return SN_OK;
+    char *text = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 > cap) {
+            char *t = realloc(text, cap = 2 * cap + 65536);
+            if (!t) {
+                free(text);
+                fclose(f);
+                return sn_fail(err, SN_E_NOMEM, "out of memory");
+            }
+            text = t;
+        }
+        size_t k = fread(text + n, 1, cap - n - 1, f);
+        n += k;
+        if (!k || n > (64u << 20))
+            break;
+    }
+    fclose(f);
+    text[n] = 0;
+    sn_ynode *root = NULL;
+    sn_error perr = {0};
+    const sn_ynode *list = NULL;
+    if (!memchr(text, 0, n) && !sn_ydoc_parse_value(text, NULL, path, &root, &perr) && root && root->kind == SN_Y_MAP)
+        list = sn_ynode_get(root, "saved");
+    free(text);
+    sn_status st = SN_OK;
+    if (list && list->kind == SN_Y_SEQ && list->n && !(m->saved = calloc(list->n, sizeof *m->saved)))
+        st = sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; !st && m->saved && i < list->n; i++) {
+        const sn_ynode *e = list->items[i], *s, *p, *c;
+        sn_converter conv;
+        if (e->kind != SN_Y_MAP || !(s = sn_ynode_get(e, "sensor")) || !(p = sn_ynode_get(e, "path")) ||
+            !(c = sn_ynode_get(e, "converter")) || s->kind != SN_Y_SCALAR || p->kind != SN_Y_SCALAR ||
+            c->kind != SN_Y_SCALAR || !sn_converter_parse(c->text, &conv) || !sn_image_pattern_check(p->text, &perr))
+            continue; /* not ours: those pictures are encoded */
+        sn_mcap_saved *v = &m->saved[m->n_saved];
+        v->sensor = sn_strdup(s->text), v->pattern = sn_strdup(p->text), v->conv = conv;
+        if (!v->sensor || !v->pattern) {
+            free(v->sensor), free(v->pattern);
+            st = sn_fail(err, SN_E_NOMEM, "out of memory");
+        } else
+            m->n_saved++;
+    }
+    if (!st && m->n_saved && !(m->run_dir = sn_strdup(run_dir)))
+        st = sn_fail(err, SN_E_NOMEM, "out of memory");
+    sn_ynode_free(root);
+    return st;
+}
+
 sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_path, const sn_mcap_options *o,
                          sn_error *err)
 {
@@ -128,6 +191,15 @@ sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_p
         st = err->status ? err->status : SN_E_IO;
     if (!st)
         st = sn_mcap_add_map(m, map, err);
+    if (!st)
+        st = load_saved(m, run_dir, err);
+    if (!st) { /* layouts plugins of the search path declare (SDK 1.6); none found is no error */
+        sn_error lerr = {0};
+        sn_blueprints *lib = sn_blueprints_open(&(sn_engine_options){.quiet_plugins = true}, &lerr);
+        if (lib)
+            st = sn_mcap_add_layouts(m, lib, err);
+        sn_blueprints_close(lib);
+    }
     while (!st) {
         head *best = NULL;
         for (size_t i = 0; i < n; i++)

@@ -24,19 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const msgpack_object *sn_mp_get(const msgpack_object *map, const char *key)
-{
-    size_t n = strlen(key);
-    if (map->type != MSGPACK_OBJECT_MAP)
-        return NULL;
-    for (uint32_t i = 0; i < map->via.map.size; i++) {
-        const msgpack_object *k = &map->via.map.ptr[i].key;
-        if (k->type == MSGPACK_OBJECT_STR && k->via.str.size == n && !memcmp(k->via.str.ptr, key, n))
-            return &map->via.map.ptr[i].val;
-    }
-    return NULL;
-}
-
 bool sn_mp_str(const msgpack_object *o, char *buf, size_t n)
 {
     if (!o || o->type != MSGPACK_OBJECT_STR || o->via.str.size >= n || memchr(o->via.str.ptr, 0, o->via.str.size))
@@ -139,10 +126,10 @@ bool sn_mcap_is_actors(const char *type_id) { return type_id && strcmp(type_id, 
 
 static bool type_is(const char *type, const char *prefix) { return strncmp(type, prefix, strlen(prefix)) == 0; }
 
-static sn_status image(sn_mcap *m, const char *type, const char *topic, const char *frame_id, uint64_t t,
-                       sn_error *err)
+static sn_status image(sn_mcap *m, const msgpack_object *msg, const char *type, const char *topic,
+                       const char *frame_id, uint64_t t, sn_error *err)
 {
-    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t, 0};
+    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t, 0, NULL};
     if (strcmp(type, "sensor.camera.depth") == 0)
         job.conv = m->depth;
     else if (strcmp(type, "sensor.camera.semantic_segmentation") == 0)
@@ -151,6 +138,15 @@ static sn_status image(sn_mcap *m, const char *type, const char *topic, const ch
         job.ticket = m->ticket;
         m->ticket = 0;
     }
+    char png[4096];
+    const msgpack_object *frame = sn_mp_get(msg, "frame");
+    for (size_t i = 0; !job.raw && !job.ticket && i < m->n_saved && frame && frame->type == MSGPACK_OBJECT_POSITIVE_INTEGER; i++)
+        if (m->saved[i].conv == job.conv && strcmp(m->saved[i].sensor, frame_id) == 0) {
+            sn_error perr = {0};
+            if (!sn_image_path(m->run_dir, m->saved[i].pattern, frame->via.u64, png, sizeof png, &perr))
+                job.png_path = png;
+            break;
+        }
     uint16_t ch = sn_mcap_channel_for(m, topic, m->raw_images ? "foxglove.RawImage" : "foxglove.CompressedImage", false);
     if (ch == UINT16_MAX) {
         sn_png_share_drop(job.ticket);
@@ -236,6 +232,88 @@ static sn_status points(sn_mcap *m, const msgpack_object *msg, const char *type,
     return sn_mcap_emit(m, topic, "foxglove.PointCloud", false, t, err);
 }
 
+/* A declared layout (sn_mcap_add_layouts) of this message type whose records have x, y, z of one
+** float type: its bin key and the fields' indices. */
+static const sn_bin_layout *declared_points(const sn_mcap *m, const char *type, int xyz[3])
+{
+    static const char *const names[3] = {"x", "y", "z"};
+    for (size_t i = 0; i < m->n_extra; i++) {
+        const sn_bin_layout *l = &m->extra[i];
+        if (strcmp(l->type, type))
+            continue;
+        int found = 0;
+        for (int k = 0; k < 3; k++) {
+            xyz[k] = -1;
+            for (unsigned j = 0; j < l->n_fields; j++)
+                if (!strcmp(l->fields[j].name, names[k]) &&
+                    (l->fields[j].kind == SN_FIELD_F32 || l->fields[j].kind == SN_FIELD_F64) &&
+                    l->fields[j].kind == l->fields[xyz[0] >= 0 ? (unsigned)xyz[0] : j].kind)
+                    xyz[k] = (int)j;
+            found += xyz[k] >= 0;
+        }
+        if (found == 3)
+            return l;
+    }
+    return NULL;
+}
+
+/* foxglove's NumericType of a field, 0 for none (64-bit integers have none). */
+static uint32_t fox_type(sn_field_kind k)
+{
+    switch (k) {
+    case SN_FIELD_U8: return 1;
+    case SN_FIELD_I8: return 2;
+    case SN_FIELD_U16: return 3;
+    case SN_FIELD_I16: return 4;
+    case SN_FIELD_U32: return 5;
+    case SN_FIELD_I32: return 6;
+    case SN_FIELD_F32: return 7;
+    case SN_FIELD_F64: return 8;
+    default: return 0;
+    }
+}
+
+/* A sensor's declared records with x, y, z: a PointCloud of the records as they are (every
+** field foxglove has a type for), y negated as the lidar's (CARLA's axes to Foxglove's). */
+static sn_status declared_cloud(sn_mcap *m, const msgpack_object *msg, const sn_bin_layout *l, const int xyz[3],
+                                const char *type, const char *topic, const char *frame_id, uint64_t t, sn_error *err)
+{
+    const msgpack_object *raw = sn_mp_get(msg, l->key);
+    if (!raw || raw->type != MSGPACK_OBJECT_BIN || raw->via.bin.size % l->size)
+        return sn_fail(err, SN_E_INVALID, "%s: '%s' is not a whole number of %u-byte records", type, l->key, l->size);
+    size_t n = raw->via.bin.size / l->size;
+    if (!sn_grow((void **)&m->points, &m->points_cap, raw->via.bin.size + 1, 1))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for %zu points", n);
+    memcpy(m->points, raw->via.bin.ptr, raw->via.bin.size);
+    const sn_field *y = &l->fields[xyz[1]];
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *p = m->points + i * l->size + y->offset;
+        if (y->kind == SN_FIELD_F32) {
+            put_f32(p, -f32_at(p));
+        } else {
+            double d;
+            memcpy(&d, p, 8);
+            d = -d;
+            memcpy(p, &d, 8);
+        }
+    }
+    m->out.n = 0;
+    pb_time(&m->out, 1, t);
+    pb_string(&m->out, 2, frame_id);
+    size_t pose = pb_begin(&m->out);
+    sn_fox_vec3(&m->out, 1, 0, 0, 0);
+    size_t q = pb_begin(&m->out);
+    pb_double(&m->out, 4, 1.0);
+    pb_end(&m->out, 2, q);
+    pb_end(&m->out, 3, pose);
+    pb_fixed32(&m->out, 4, l->size);
+    for (unsigned j = 0; j < l->n_fields; j++)
+        if (fox_type(l->fields[j].kind))
+            field(&m->out, l->fields[j].name, l->fields[j].offset, fox_type(l->fields[j].kind));
+    pb_bytes(&m->out, 6, m->points, raw->via.bin.size);
+    return sn_mcap_emit(m, topic, "foxglove.PointCloud", false, t, err);
+}
+
 static sn_status gnss(sn_mcap *m, const msgpack_object *msg, const char *topic, const char *frame_id, uint64_t t,
                       sn_error *err)
 {
@@ -260,7 +338,8 @@ static sn_status json(sn_mcap *m, const msgpack_object *msg, const char *type, c
     FILE *f = open_memstream(&text, &n);
     if (!f)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
-    sn_dump_message(f, msg, SN_DUMP_DECODE); /* bins of known layouts as records, others as their size */
+    /* bins of known or declared layouts as records, others as their size */
+    sn_dump_message_with(f, msg, SN_DUMP_DECODE, m->extra, m->n_extra);
     bool ok = fclose(f) == 0 && text;
     m->out.n = 0;
     if (ok)
@@ -300,10 +379,13 @@ sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack
     if (type_is(type, "sensor.lidar.") || strcmp(type, "sensor.other.radar") == 0)
         st = points(m, msg, type, topic, sensor, t, err);
     else if (type_is(type, "sensor.camera.") && (sn_mp_get(msg, "raw_data") || sn_mp_get(msg, "events")))
-        st = image(m, type, topic, sensor, t, err);
+        st = image(m, msg, type, topic, sensor, t, err);
     else if (strcmp(type, "sensor.other.gnss") == 0)
         st = gnss(m, msg, topic, sensor, t, err);
-    else
-        st = json(m, msg, type, topic, t, err);
+    else {
+        int xyz[3];
+        const sn_bin_layout *l = declared_points(m, type, xyz);
+        st = l ? declared_cloud(m, msg, l, xyz, type, topic, sensor, t, err) : json(m, msg, type, topic, t, err);
+    }
     return st ? sn_error_prefix(err, sensor) : SN_OK;
 }

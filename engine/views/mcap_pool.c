@@ -5,13 +5,18 @@
 
 #include "../core/error.h"
 #include "../core/util.h"
+#include "../data/mpkey.h"
 #include "../data/png.h"
 #include "../data/png_share.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <msgpack.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define RING 4096    /* slots: at most this many messages in flight (a few hundred frames) */
 #define MAX_IMAGES 16 /* images in flight: each holds its message's copy (a camera's raw image) */
@@ -75,6 +80,40 @@ static void compressed_image(const sn_image_job *job, sn_buf *out, const uint8_t
     pb_string(out, 4, job->frame_id);
     pb_bytes(out, 2, png, n);
     pb_string(out, 3, "png");
+}
+
+/* The PNG file at path when it is one of w x h (its signature and IHDR): malloc'd, *n its size;
+** NULL otherwise (missing, unreadable, another picture). Its pixels are not decoded: a file the
+** run's `save:` wrote is the PNG this view would make (the same encoder, the same converter). */
+static uint8_t *png_file(const char *path, uint64_t w, uint64_t h, size_t *n)
+{
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    uint8_t *b = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 33 && st.st_size < (1ll << 31) &&
+        (b = malloc((size_t)st.st_size))) {
+        size_t got = 0;
+        while (got < (size_t)st.st_size) {
+            ssize_t k = read(fd, b + got, (size_t)st.st_size - got);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+        uint32_t pw = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+        uint32_t ph = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+        if (got != (size_t)st.st_size || memcmp(b, sig, 8) || memcmp(b + 12, "IHDR", 4) || pw != w || ph != h) {
+            free(b);
+            b = NULL;
+        } else
+            *n = got;
+    }
+    close(fd);
+    return b;
 }
 
 sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **scratch, size_t *cap, sn_error *err)
@@ -233,8 +272,47 @@ sn_status sn_mcap_pool_put(sn_mcap_pool *p, uint16_t ch, uint64_t t, const void 
     return flush(p, false, 0, 0, err);
 }
 
+/* The run's own PNG file of the job's picture (job->png_path, when it is a PNG of the message's
+** width and height), malloc'd; NULL when there is none to take. */
+static uint8_t *saved_png(const sn_image_job *job, size_t *n)
+{
+    if (!job->png_path || job->raw)
+        return NULL;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    uint8_t *png = NULL;
+    if (msgpack_unpack_next(&u, job->msg, job->len, &off) == MSGPACK_UNPACK_SUCCESS) {
+        const msgpack_object *w = sn_mp_get(&u.data, "width"), *h = sn_mp_get(&u.data, "height");
+        if (w && h && w->type == MSGPACK_OBJECT_POSITIVE_INTEGER && h->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
+            png = png_file(job->png_path, w->via.u64, h->via.u64, n);
+    }
+    msgpack_unpacked_destroy(&u);
+    return png;
+}
+
 sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *job, sn_error *err)
 {
+    size_t png_n = 0;
+    uint8_t *png = saved_png(job, &png_n);
+    if (png) { /* the run's own file: ready as it is, neither the message copied nor a worker woken */
+        slot *s = claim(p, false, err);
+        if (!s) {
+            free(png);
+            return err->status;
+        }
+        s->ch = ch, s->t = job->t;
+        pb_time(&s->data, 1, job->t);
+        compressed_image(job, &s->data, png, png_n);
+        free(png);
+        if (s->data.bad)
+            return sn_fail(err, SN_E_NOMEM, "out of memory for an image message");
+        pthread_mutex_lock(&p->mu);
+        s->state = S_READY;
+        p->tail++;
+        pthread_mutex_unlock(&p->mu);
+        return flush(p, false, 0, 0, err);
+    }
     slot *s = claim(p, true, err);
     if (!s)
         return err->status;
@@ -250,6 +328,7 @@ sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *j
     s->job = *job;
     s->job.msg = s->msg.p;
     s->job.frame_id = s->frame_id;
+    s->job.png_path = NULL; /* not taken above: made */
     if (!p->n_workers) { /* inline */
         sn_status st = sn_mcap_image_encode(&s->job, &s->data, &p->scratch, &p->scratch_cap, err);
         if (st)

@@ -23,6 +23,9 @@ typedef struct sn_image_job {
     const char *frame_id;
     uint64_t t;
     uint64_t ticket;       /* the PNG `save:` makes of the same picture (png_share.h); 0: none */
+    const char *png_path;  /* the PNG file `save:` wrote of the same picture (an export), NULL: none;
+                              taken as it is by sn_mcap_pool_image when it is a PNG of the message's
+                              width and height (not decoded), else the image is made */
 } sn_image_job;
 
 /* workers: 0 makes every image on the calling thread. NULL when out of memory or threads. */

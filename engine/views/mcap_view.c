@@ -6,6 +6,7 @@
 ** transform tree every sensor's frame hangs in), then by sensor id, each sensor's messages in
 ** their order: the order the export merges its streams in. */
 #include "mcap_view.h"
+#include "../plugin/library.h"
 #include "json_schema.h"
 
 #include "mcap_schemas.h"
@@ -313,6 +314,11 @@ static void release(sn_mcap *m)
         free(m->boxes[k].ids);
     sn_buf_free(&m->statics);
     free(m->is_static);
+    for (size_t i = 0; i < m->n_saved; i++)
+        free(m->saved[i].sensor), free(m->saved[i].pattern);
+    free(m->saved);
+    free(m->run_dir);
+    free(m->extra);
     free(m->path);
     free(m->part);
     free(m);
@@ -352,4 +358,25 @@ sn_status sn_mcap_close(sn_mcap *m, bool commit, sn_error *err)
     }
     release(m);
     return st;
+}
+
+const sn_library *sn_blueprints_library(const sn_blueprints *b); /* api_library.c */
+
+sn_status sn_mcap_add_layouts(sn_mcap *m, const sn_blueprints *lib, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!m || !lib)
+        return sn_fail(err, SN_E_INVALID, "mcap: add_layouts: NULL %s", !m ? "file" : "blueprints");
+    sn_bin_layout *l, *copy;
+    size_t n;
+    sn_status st = sn_library_layouts(sn_blueprints_library(lib), &l, &n, err);
+    if (st)
+        return st;
+    st = sn_layouts_clone(l, n, &copy, err);
+    free(l);
+    if (st)
+        return st;
+    free(m->extra);
+    m->extra = copy, m->n_extra = n;
+    return SN_OK;
 }

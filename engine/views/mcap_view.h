@@ -11,7 +11,10 @@
 #include "mcap_write.h"
 
 #include "../data/image.h"
+#include "../data/layouts.h"
 #include "../data/png_share.h"
+
+#include "../data/mpkey.h"
 
 #include <msgpack.h>
 #include <pthread.h>
@@ -40,8 +43,16 @@ typedef struct sn_id_set {
     size_t n, cap;
 } sn_id_set;
 
+/* A camera whose run saved its pictures as PNG: dir/pattern(frame), through conv. */
+typedef struct sn_mcap_saved {
+    char *sensor, *pattern;
+    sn_converter conv;
+} sn_mcap_saved;
+
 struct sn_mcap {
     char *path, *part;
+    sn_bin_layout *extra; /* record layouts plugins declare (sn_mcap_add_layouts), one block; owned */
+    size_t n_extra;
     FILE *f;
     sn_mcapw *w;
     sn_mcap_pool *pool;   /* every message goes out through it, in order */
@@ -83,6 +94,11 @@ struct sn_mcap {
     size_t static_cap;
     sn_buf map_update;    /* the map's SceneUpdate, written with the first frame */
     bool map_written;
+    /* an export: the PNG files the run's `save:` wrote (run.json "saved"), taken instead of
+    ** encoding the pictures again (issue 36 item 5) */
+    char *run_dir;
+    sn_mcap_saved *saved;
+    size_t n_saved;
 };
 
 /* The topic's channel, registering schema and channel on first use ("json" encodings carry a
@@ -102,8 +118,7 @@ sn_status sn_mcap_sensor_tf(sn_mcap *m, const char *sensor, const sn_transform *
 /* The map's lines into m->map_update. */
 sn_status sn_mcap_map_lines(sn_mcap *m, const sn_map *map, sn_error *err);
 
-/* msgpack helpers */
-const msgpack_object *sn_mp_get(const msgpack_object *map, const char *key);
+/* msgpack helpers (the key lookup is data/mpkey.h's sn_mp_get) */
 bool sn_mp_str(const msgpack_object *o, char *buf, size_t n);
 bool sn_mp_num(const msgpack_object *o, double *v);
 bool sn_mp_transform(const msgpack_object *o, sn_transform *t);

@@ -14,8 +14,6 @@ static const char *const tag_names[SN_TAG_COUNT] = {
     "Bridge", "RailTrack", "GuardRail",
 };
 
-const char *sn_tag_name(uint8_t tag) { return tag < SN_TAG_COUNT ? tag_names[tag] : "?"; }
-
 bool sn_tag_parse(const char *text, uint8_t *out)
 {
     char *end;
@@ -102,8 +100,6 @@ sn_autopilot *sn_actor_autopilot(sn_actor *a)
         a->mv->ap = calloc(1, sizeof *a->mv->ap);
     return a->mv->ap;
 }
-
-bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name) { return sn_world_set_name_kept(w, a, name, false); }
 
 bool sn_world_set_name_kept(sn_world *w, sn_actor *a, const char *name, bool kept)
 {

@@ -69,7 +69,7 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
         w->poisoned = true;
         return sn_fail(err, SN_E_PHYSICS, "physics: %s", sn_ode_message());
     }
-    sn_ode_enter(&guard, w->ode_seed);
+    sn_ode_enter(&guard, w);
     sn_status st = run_drivers(w, dt, n_sub, err);
     w->ode_seed = sn_ode_leave();
     if (st)

@@ -34,9 +34,20 @@ void sn_gather_contacts(sn_world *w, double h);
 int sn_pair_cmp(const void *x, const void *y);
 
 /* physics.c: the guard around ODE calls (its error handler longjmps to `guard`), and the
-** world's own state of ODE's global random generator, brought in and taken out. */
-void sn_ode_enter(jmp_buf *guard, unsigned long seed);
+** world's own state of ODE's random generator (w->ode_seed), brought in and taken out; worlds
+** that must take turns (ode_share.c) hold the process-wide lock in between. */
+void sn_ode_enter(jmp_buf *guard, const sn_world *w);
 unsigned long sn_ode_leave(void);
+
+/* ode_share.c: whether ODE's random generator is this thread's own (libsensim's dRand took);
+** the process-wide lock a world takes around ODE calls when it must (road trimeshes share
+** ODE's global collider cache; a generator that is not per thread), true when taken; ODE's
+** generator's state on this thread (ours, or ODE's global one where ours did not take). */
+bool sn_ode_private_rand(void);
+bool sn_ode_shared_enter(const sn_world *w);
+void sn_ode_shared_leave(bool locked);
+void sn_ode_rand_set(unsigned long seed);
+unsigned long sn_ode_rand_get(void);
 const char *sn_ode_message(void);
 
 /* Reads a body's pose and velocities into a state of the actor's origin (physics.c); `com`

@@ -53,25 +53,30 @@ static void ode_init_once(void)
     ode_ok = dInitODE2(0) != 0;
 }
 
-/* ODE's random generator is one process-wide variable: engines stepping on two threads take
-** turns, so each one's generator state stays its own. */
-static pthread_mutex_t ode_step_lock = PTHREAD_MUTEX_INITIALIZER;
+/* ODE's random generator and its trimesh cache are process-wide: ode_share.c says which
+** worlds take turns. */
+static _Thread_local bool ode_locked;
 
-void sn_ode_enter(jmp_buf *guard, unsigned long seed)
+/* Around ODE calls outside a step (ray casts, spawn overlaps): the lock where the world needs it,
+** unless this thread holds it already. */
+static bool outside_enter(const sn_world *w) { return !ode_locked && sn_ode_shared_enter(w); }
+
+void sn_ode_enter(jmp_buf *guard, const sn_world *w)
 {
-    pthread_mutex_lock(&ode_step_lock);
+    ode_locked = sn_ode_shared_enter(w);
     dAllocateODEDataForThread(dAllocateMaskAll); /* engines may step on any thread */
     ode_guard = guard;
-    /* QuickStep reorders constraints with ODE's one global generator: each world brings its
-    ** own generator state in and takes it out again, so engines never perturb each other. */
-    dRandSetSeed(seed);
+    /* QuickStep reorders constraints with ODE's generator: each world brings its own state in
+    ** and takes it out again, so engines never perturb each other. */
+    sn_ode_rand_set(w->ode_seed);
 }
 
 unsigned long sn_ode_leave(void)
 {
     ode_guard = NULL;
-    unsigned long seed = dRandGetSeed();
-    pthread_mutex_unlock(&ode_step_lock);
+    unsigned long seed = sn_ode_rand_get();
+    sn_ode_shared_leave(ode_locked);
+    ode_locked = false;
     return seed;
 }
 
@@ -93,6 +98,12 @@ sn_status sn_world_init(sn_world *w, uint64_t seed, sn_error *err)
     dAllocateODEDataForThread(dAllocateMaskAll);
     w->ode_seed = (unsigned long)(seed ^ 0x5eedu);
     w->world = dWorldCreate();
+    /* ODE's default (self-threaded) implementation is one for the process; engines stepping
+    ** on several threads would share its job list */
+    w->ode_threading = dThreadingAllocateSelfThreadedImplementation();
+    if (w->ode_threading)
+        dWorldSetStepThreadingImplementation(w->world, dThreadingImplementationGetFunctions(w->ode_threading),
+                                             w->ode_threading);
     /* The top space's pairs come from our grid (dbp.h); the space is sweep and prune for
     ** ray queries and the benchmarks' old path: ODE 0.16's hash space clears an n^2/8-byte
     ** table and allocates a node per cell on every collide, and its cell hash collides on
@@ -150,6 +161,8 @@ void sn_world_free(sn_world *w)
         dJointGroupDestroy(w->contact_group);
         dSpaceDestroy(w->space); /* destroys static_space and remaining geoms */
         dWorldDestroy(w->world);
+        if (w->ode_threading)
+            dThreadingFreeImplementation(w->ode_threading);
     }
     memset(w, 0, sizeof *w);
 }
@@ -419,7 +432,9 @@ bool sn_world_ray_cast(sn_world *w, sn_vec3 o, sn_vec3 d, double max_dist, uint3
     dGeomRaySetFirstContact(w->ray, 0);
     dGeomRaySetClosestHit(w->ray, 1);
     ray_query q = {.w = w, .ignore = ignore_id};
+    bool locked = outside_enter(w);
     dSpaceCollide2(w->ray, (dGeomID)w->space, &q, ray_callback);
+    sn_ode_shared_leave(locked);
     if (!q.hit)
         return false;
     hit->distance = q.best.depth;
@@ -520,6 +535,7 @@ bool sn_world_static_overlap(sn_world *w, const sn_actor *s, sn_spawn_overlap *o
     bool plane = dGeomGetClass(s->ph->geom) == dPlaneClass;
     dReal bb[6];
     dGeomGetAABB(s->ph->geom, bb);
+    bool locked = outside_enter(w);
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *b = w->bodies[i];
         if (b->parent || (b->kind != SN_ACTOR_VEHICLE && b->kind != SN_ACTOR_WALKER))
@@ -540,6 +556,7 @@ bool sn_world_static_overlap(sn_world *w, const sn_actor *s, sn_spawn_overlap *o
             out->depth = q.depth;
         }
     }
+    sn_ode_shared_leave(locked);
     return out->other != NULL;
 }
 
@@ -549,6 +566,7 @@ bool sn_world_spawn_overlap(sn_world *w, const sn_actor *a, const sn_transform *
     memset(out, 0, sizeof *out);
     sn_ogrid_sync(w); /* out of memory: sn_ogrid_near scans every body instead */
     dAllocateODEDataForThread(dAllocateMaskAll); /* the API may spawn from any thread */
+    bool locked = outside_enter(w);
     sn_vec3 centre;
     dGeomID box = bbox_geom(a, tf, &centre);
     out->other = overlap_at(w, box, a, centre, tol, &out->depth);
@@ -567,5 +585,6 @@ bool sn_world_spawn_overlap(sn_world *w, const sn_actor *a, const sn_transform *
         out->clear_z = hi < 1e4 ? tf->location.z + hi : NAN;
     }
     dGeomDestroy(box);
+    sn_ode_shared_leave(locked);
     return out->other != NULL;
 }

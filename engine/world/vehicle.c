@@ -12,6 +12,64 @@
 #include <math.h>
 #include <string.h>
 
+/* The parameters CARLA's vehicles are tuned by, derived from the box and a few attributes (the
+** spawn used to do this; docs/world.md "Vehicles"). */
+const char *sn_vehicle_params_make(sn_vehicle_params *p, const sn_vehicle_shape *vs, double gravity_z)
+{
+    const sn_vec3 ex = vs->extent;
+    const double mass = vs->mass, cg = vs->cg;
+    if (cg >= 2 * ex.z)
+        return "center_of_mass_height";
+    p->max_power = vs->max_power;
+    p->max_steer = vs->max_steer_deg * SN_DEG;
+    p->max_force = mass * 4.0; /* about 0.4 g off the line */
+    p->drag_area = 0.35 * (2 * ex.y) * (2 * ex.z);
+    p->wheelbase = 1.2 * ex.x;
+    p->track = 1.7 * ex.y;
+    p->clearance = fmin(0.3, 0.4 * ex.z);
+    p->rest_compression = 0.1; /* static sag: 1.6 Hz ride */
+    p->ray_length = p->clearance + p->rest_compression;
+    p->static_load = mass * -gravity_z / 4;
+    p->spring_k = p->static_load / p->rest_compression;
+    p->damper_c = 2 * 0.5 * sqrt(p->spring_k * mass / 4);
+    /* Roll: springs plus a front anti-roll bar of 0.2 spring rates, tyre forces 5 cm
+    ** above the contact: a sedan rolls about 4 deg/g, a truck tips near t / 2h. */
+    p->arb_front = 0.2 * p->spring_k;
+    p->arb_rear = 0;
+    p->roll_centre = 0.05;
+    /* Cornering stiffness per unit load (1/rad): softer at the front, so the car
+    ** understeers, (1/10 - 1/13) rad/g = 1.3 deg/g with the weight evenly split. */
+    p->corner_front = 10;
+    p->corner_rear = 13;
+    p->mu = 1.0;
+    /* Brakes that cannot lift the rear: at most 0.8 of the deceleration at which the load on
+    ** the rear wheels reaches 0 (g l_f / h); above mu for every four-wheeler shipped. */
+    p->brake_mu = fmin(p->mu, 0.8 * (p->wheelbase / 2) / cg);
+    if (vs->wheels != 2 && vs->wheels != 4)
+        return "number_of_wheels";
+    if (vs->wheels == 2) {
+        /* A two-wheeler leans into a turn until the tyre force points through its centre of
+        ** mass: no roll moment. The body stays upright (the lean is not drawn), the lateral
+        ** forces act at the centre of mass, and a stabiliser (the rider's balance) holds it
+        ** up against gravity, kerbs and knocks: 2 Hz, critically damped, about the box's
+        ** roll inertia, plus what cancels gravity's m g h toppling moment. */
+        double inertia = mass * (ex.y * ex.y + ex.z * ex.z) / 3, omega = 2 * SN_PI * 2.0;
+        p->stab_k = inertia * omega * omega + mass * -gravity_z * cg;
+        p->stab_c = 2 * sqrt(p->stab_k * inertia);
+        p->lat_height = cg;
+        /* The rider also keeps the nose within SN_PITCH_GUARD (a wheel thrown up a kerb, a
+        ** wheelie): the same rule about the box's pitch inertia. */
+        double pitch_inertia = mass * (ex.x * ex.x + ex.z * ex.z) / 3;
+        p->pitch_k = pitch_inertia * omega * omega + mass * -gravity_z * cg;
+        p->pitch_c = 2 * sqrt(p->pitch_k * pitch_inertia);
+    } else if (p->track / (2 * cg) < 0.8) {
+        /* Roll stability control (trucks' RSC, mandatory on EU heavy vehicles): a vehicle
+        ** that would tip before its tyres slide keeps below 0.8 of its tipping threshold. */
+        p->max_lat = 0.6 * p->track / (2 * cg) * -gravity_z;
+    }
+    return NULL;
+}
+
 /* CARLA's default steering curve (UE4's PhysX 4W vehicles, which CARLA's cars are): the
 ** fraction of max_steer_angle reached at full steer against forward speed in km/h. */
 static const double steer_curve[][2] = {{0, 1.0}, {20, 0.9}, {60, 0.8}, {120, 0.7}};

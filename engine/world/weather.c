@@ -2,61 +2,40 @@
 ** WeatherParameters.cpp), field table and ranges. */
 #include "weather.h"
 
+#include <sensim/weather_fields.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 
-const char *const sn_weather_field_names[SN_WEATHER_FIELDS] = {
-    "cloudiness", "precipitation", "precipitation_deposits", "wind_intensity", "sun_azimuth_angle",
-    "sun_altitude_angle", "fog_density", "fog_distance", "fog_falloff", "wetness", "scattering_intensity",
-    "mie_scattering_scale", "rayleigh_scattering_scale", "dust_storm"};
+#define SN_WF_NAME(name, lo, hi, r) #name,
+const char *const sn_weather_field_names[SN_WEATHER_FIELDS] = {SN_WEATHER_FIELD_LIST(SN_WF_NAME)};
 
-/* Ranges as CARLA documents them (python_api.md); the open ends are bounded so that no value
-** reaches the renderer's exponentials as overflow. */
-static const struct { double lo, hi; bool rendered; } fields[SN_WEATHER_FIELDS] = {
-    {0, 100, true},     /* cloudiness */
-    {0, 100, false},    /* precipitation */
-    {0, 100, true},     /* precipitation_deposits */
-    {0, 100, false},    /* wind_intensity */
-    {-360, 360, true},  /* sun_azimuth_angle */
-    {-90, 90, true},    /* sun_altitude_angle */
-    {0, 100, true},     /* fog_density */
-    {0, 1e6, true},     /* fog_distance */
-    {0, 1000, true},    /* fog_falloff */
-    {0, 100, true},     /* wetness */
-    {0, 1000, false},   /* scattering_intensity */
-    {0, 1000, false},   /* mie_scattering_scale */
-    {0, 1000, false},   /* rayleigh_scattering_scale */
-    {0, 100, false},    /* dust_storm */
-};
-
-_Static_assert(sizeof(sn_weather) == SN_WEATHER_FIELDS * sizeof(double), "sn_weather is 14 doubles");
+/* Ranges and what is drawn: sensim/weather_fields.h, the one list. */
+#define SN_WF_RANGE(name, lo, hi, r) {lo, hi, r},
+static const struct { double lo, hi; bool rendered; } fields[SN_WEATHER_FIELDS] = {SN_WEATHER_FIELD_LIST(SN_WF_RANGE)};
 
 /* Fields by index through their offsets: walking a struct's members as a double array is not
 ** defined C, a char pointer plus offsetof is. */
-static const size_t field_off[SN_WEATHER_FIELDS] = {
-    offsetof(sn_weather, cloudiness),           offsetof(sn_weather, precipitation),
-    offsetof(sn_weather, precipitation_deposits), offsetof(sn_weather, wind_intensity),
-    offsetof(sn_weather, sun_azimuth_angle),    offsetof(sn_weather, sun_altitude_angle),
-    offsetof(sn_weather, fog_density),          offsetof(sn_weather, fog_distance),
-    offsetof(sn_weather, fog_falloff),          offsetof(sn_weather, wetness),
-    offsetof(sn_weather, scattering_intensity), offsetof(sn_weather, mie_scattering_scale),
-    offsetof(sn_weather, rayleigh_scattering_scale), offsetof(sn_weather, dust_storm),
-};
+#define SN_WF_OFF(name, lo, hi, r) offsetof(sn_weather, name),
+static const size_t field_off[SN_WEATHER_FIELDS] = {SN_WEATHER_FIELD_LIST(SN_WF_OFF)};
+
+/* The list names every member once, in order: as many entries as the struct has doubles. */
+#define SN_WF_ONE(name, lo, hi, r) +1
+_Static_assert(0 SN_WEATHER_FIELD_LIST(SN_WF_ONE) == SN_WEATHER_FIELDS, "SN_WEATHER_FIELDS counts the list");
+_Static_assert(sizeof(sn_weather) == SN_WEATHER_FIELDS * sizeof(double), "sn_weather is the list's doubles");
+/* ... and in the struct's order: the recorder writes them in the list's. */
+#define SN_WF_INDEX(name, lo, hi, r) SN_WF_I_##name,
+enum { SN_WEATHER_FIELD_LIST(SN_WF_INDEX) };
+#define SN_WF_ORDER(name, lo, hi, r)                                                                                   \
+    _Static_assert(offsetof(sn_weather, name) == SN_WF_I_##name * sizeof(double), #name " in the struct's order");
+SN_WEATHER_FIELD_LIST(SN_WF_ORDER)
 
 double *sn_weather_field(sn_weather *w, unsigned i) { return (double *)(void *)((char *)w + field_off[i]); }
 double sn_weather_field_get(const sn_weather *w, unsigned i)
 {
     return *(const double *)(const void *)((const char *)w + field_off[i]);
-}
-
-int sn_weather_field_index(const char *name)
-{
-    for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++)
-        if (strcmp(name, sn_weather_field_names[i]) == 0)
-            return (int)i;
-    return -1;
 }
 
 void sn_weather_zero(sn_weather *w) { *w = (sn_weather){.rayleigh_scattering_scale = 0.0331f}; }
@@ -135,8 +114,6 @@ sn_status sn_weather_validate(sn_weather *w, sn_error *err)
     }
     return SN_OK;
 }
-
-bool sn_weather_rendered(unsigned i) { return i < SN_WEATHER_FIELDS && fields[i].rendered; }
 
 /* How many unrendered fields of w differ from base values v (float32, as stored). */
 static unsigned unrendered_diff(const sn_weather *w, const float *v, char *buf, size_t size)

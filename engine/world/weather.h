@@ -13,8 +13,6 @@
 extern const char *const sn_weather_field_names[SN_WEATHER_FIELDS];
 double *sn_weather_field(sn_weather *w, unsigned i);
 double sn_weather_field_get(const sn_weather *w, unsigned i);
-/* Index of a field name, or -1. */
-int sn_weather_field_index(const char *name);
 
 /* CARLA's WeatherParameters() constructor: every field 0 but rayleigh_scattering_scale 0.0331f
 ** (as float32, like every value sensim keeps). */
@@ -33,8 +31,6 @@ const char *sn_weather_preset_name(unsigned index);
 ** rounds each to float32 as CARLA stores them, so a value written as 0.1 equals a preset's 0.1f. */
 sn_status sn_weather_validate(sn_weather *w, sn_error *err);
 
-/* Whether field i changes the rendered image. */
-bool sn_weather_rendered(unsigned i);
 /* Unrendered fields set by hand: false when w's unrendered fields all equal CARLA's
 ** constructor defaults or all equal one preset's (a preset by name, or a preset with rendered
 ** fields changed, says nothing); else the fields that differ from the nearest of those, as

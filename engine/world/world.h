@@ -263,6 +263,7 @@ typedef struct sn_world {
     size_t n_riders;
     sn_vec3 gravity;        /* m/s^2: the one value ODE, the vehicle model and the host use */
     unsigned long ode_seed; /* ODE's random generator is global: each world keeps its own state */
+    dThreadingImplementationID ode_threading; /* its own: ODE's default one is shared (ode_share.c) */
     bool contacts_lost;     /* a contact or collision pair could not be stored this frame */
     bool poisoned;          /* ODE failed mid-step: its spaces may be locked, so teardown leaks them */
     uint64_t motion_gen;    /* bumped when bodies move or go (advance, teleport, remove): ogrid */
@@ -320,10 +321,9 @@ void sn_actor_set_rel(sn_actor *a, const sn_transform *rel);
 /* A vehicle's or walker's autopilot state, allocated zeroed at the first call; NULL when out of
 ** memory. */
 sn_autopilot *sn_actor_autopilot(sn_actor *a);
-/* Gives a registered actor its name (copied) and indexes it; false when out of memory. */
-bool sn_world_set_name(sn_world *w, sn_actor *a, const char *name);
-/* The same without a copy when `kept`: the caller's name outlives the actor (a scene entry's
-** name lives in the scene's pool until the scene, after its world, is freed). */
+/* Gives a registered actor its name and indexes it; false when out of memory. Copied, or not
+** when `kept`: the caller's name outlives the actor (a scene entry's name lives in the scene's
+** pool until the scene, after its world, is freed). */
 bool sn_world_set_name_kept(sn_world *w, sn_actor *a, const char *name, bool kept);
 void sn_world_remove(sn_world *w, uint32_t id);             /* frees the actor and its ODE objects */
 sn_actor *sn_world_find(const sn_world *w, uint32_t id);
@@ -370,6 +370,20 @@ bool sn_actor_is_descendant(const sn_world *w, uint32_t id, uint32_t ancestor);
 ** this frame's collisions and every actor's state. SN_E_PHYSICS when ODE reported an error,
 ** SN_E_NOMEM when contacts could not be stored. */
 sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err);
+/* What a vehicle's parameters are derived from: its blueprint's box and attributes. */
+typedef struct sn_vehicle_shape {
+    sn_vec3 extent;       /* the box's half sizes, m */
+    double mass;          /* kg */
+    double cg;            /* center_of_mass_height, m above the bottom face */
+    double max_power;     /* W */
+    double max_steer_deg; /* max_steer_angle, degrees */
+    int wheels;           /* number_of_wheels: 2 or 4 */
+} sn_vehicle_shape;
+/* Fills *p (zeroed by the caller: it is interned byte by byte) with the suspension, tyres,
+** brakes and stabilisers a vehicle of that shape gets under gravity_z (m/s^2, negative). NULL,
+** or the attribute that is out of range: "center_of_mass_height" when the centre of mass is
+** not below the box's top, "number_of_wheels" when it is neither 2 nor 4. */
+const char *sn_vehicle_params_make(sn_vehicle_params *p, const sn_vehicle_shape *vs, double gravity_z);
 /* Forces of one vehicle / walker for one substep. */
 void sn_vehicle_apply(sn_world *w, sn_actor *a, double h);
 void sn_walker_apply(sn_world *w, sn_actor *a, double h);
@@ -394,7 +408,6 @@ void sn_autopilot_update(sn_world *w, sn_actor *a, double dt);
 #define SN_WALKER_KNOCKDOWN_TIME 0.2
 
 /* Semantic tags. */
-const char *sn_tag_name(uint8_t tag);
 bool sn_tag_parse(const char *text, uint8_t *out);
 
 #endif

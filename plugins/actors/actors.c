@@ -137,9 +137,7 @@ static const sn_sensor_class actors_class = {
     .blueprint = "sensor.other.actors",
     .doc = "every actor each frame: id, blueprint, parent, semantic tag, world pose and box (what MCAP views read)",
     .phases = SN_PHASE_POST,
-    .attrs = actors_attrs,
-    .n_attrs = sizeof actors_attrs / sizeof actors_attrs[0],
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(actors_attrs),
     .value_size = sizeof(sn_value),
     .create = create,
     .destroy = destroy,
@@ -149,10 +147,4 @@ static const sn_sensor_class actors_class = {
 };
 
 static const sn_sensor_class *const classes[] = {&actors_class};
-static const sn_plugin_lib lib = {SN_ABI_HEADER(sn_plugin_lib), "actors", "1.0.0", 1, classes};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &lib : NULL;
-}
+SN_PLUGIN_EXPORT(lib, "actors", "1.0.0", classes)

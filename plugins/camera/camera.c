@@ -7,8 +7,10 @@
 ** `raw_data`:
 **   depth     planar metres over 1000 m in 24 bits: d = round(depth / 1000 * (2^24 - 1)),
 **             R = d & 255, G = (d >> 8) & 255, B = d >> 16 (R least significant), A = 255
-**   rgb       Lambert-shaded actor colours under the scene's sun and ambient light, re-encoded
-**             for the camera's `gamma` (the renderer's bytes are taken as encoded for 2.2)
+**   rgb       Lambert-shaded actor colours under the scene's sun and ambient light; with
+**             enable_postprocess_effects (the default) CARLA's post-process (plugins/common/
+**             postfx.c), else re-encoded for the camera's `gamma` (the renderer's bytes taken as
+**             encoded for 2.2); then the weather's rain streaks (plugins/common/rain.c)
 **   semantic  R = semantic tag, G = B = 0
 **   instance  R = semantic tag, G = actor id & 255, B = (actor id >> 8) & 255
 **   normals   the surface normal in the camera's image frame (R right, G up, B toward the
@@ -20,11 +22,14 @@
 ** Buffers are allocated in set() for the image size and reused every frame.
 **
 ** Every attribute of CARLA's cameras (seed 003) is accepted with CARLA's default and type, so a
-** CARLA script's blueprint settings carry over. Those sensim does not render yet (the RGB
-** camera's Unreal post-process: bloom, exposure, motion blur, tone mapping, ...) say so in
-** their doc and log one warning each when a scene sets them away from the default.
+** CARLA script's blueprint settings carry over. Those sensim does not render yet (depth of field,
+** the atmospheric blur) say so in their doc and log one warning each when a scene sets them away
+** from the default.
 */
 #include "camera_common.h"
+#include "postfx.h"
+#include "postfx_motion.h"
+#include "rain.h"
 
 #include <sensim/plugin.h>
 
@@ -70,6 +75,14 @@ typedef struct camera {
     uint8_t *bgra, *tag, *tag_out;
     uint32_t *inst, *inst_out;
     uint8_t *raw;   /* the encoded image */
+    bool fx;        /* enable_postprocess_effects (RGB) */
+    pfx post;       /* CARLA's post-process (plugins/common/postfx.c) */
+    uint8_t *fx_in; /* the lens's output, the post-process's input */
+    float *mb_depth, *mb_motion, *vel; /* motion blur: render_motion's depth and motion, blur vectors */
+    uint32_t *mb_inst;
+    pfx_motion *mb_ids;
+    uint32_t mb_div; /* the motion render's pixel: mb_div x mb_div image pixels */
+    float *mb_vel;   /* blur vectors at the motion render's size (mb_div > 1) */
     const float *depth_ready; /* this tick's depth after the lens: depth or depth_out */
 } camera;
 
@@ -99,6 +112,9 @@ static sn_status create_normals(const sn_host *h, sn_ctx *c, void **o) { return 
 static void free_buffers(camera *c)
 {
     cam_rgb_free(&c->rgb);
+    pfx_free(&c->post);
+    free(c->fx_in), free(c->mb_depth), free(c->mb_motion), free(c->vel), free(c->mb_inst), free(c->mb_ids), free(c->mb_vel);
+    c->fx_in = NULL, c->mb_depth = c->mb_motion = c->vel = c->mb_vel = NULL, c->mb_inst = NULL, c->mb_ids = NULL;
     free(c->map), free(c->depth), free(c->depth_out), free(c->bgra);
     free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
 }
@@ -109,6 +125,35 @@ static void destroy(void *self)
     if (c)
         free_buffers(c);
     free(c);
+}
+
+/* The post-process attributes (CAM_RGB_ATTRS order); false with a message when they conflict. */
+static bool fx_params(camera *c, const sn_value *v, pfx_params *p)
+{
+    const sn_value *f = v + CAM_A_UNRENDERED;
+    *p = (pfx_params){
+        .bloom = f[0].f, .fstop = f[1].f, .iso = f[2].f, .flare = f[3].f, .shutter_speed = f[4].f,
+        .manual = f[7].s && strcmp(f[7].s, "manual") == 0, .compensation = f[8].f, .min_bright = f[9].f,
+        .max_bright = f[10].f, .speed_up = f[11].f, .speed_down = f[12].f, .calibration = f[13].f,
+        .mb_intensity = f[17].f, .mb_max_distortion = f[18].f, .mb_min_size = f[19].f, .slope = f[20].f,
+        .toe = f[21].f, .shoulder = f[22].f, .black_clip = f[23].f, .white_clip = f[24].f, .temp = f[25].f,
+        .tint = f[26].f, .ca_intensity = f[27].f, .ca_offset = f[28].f, .gamma = v[CAM_A_GAMMA].f,
+    };
+    if (p->min_bright > p->max_bright) {
+        c->host->set_error(c->ctx, "exposure_min_bright %g is above exposure_max_bright %g", p->min_bright, p->max_bright);
+        return false;
+    }
+    return true;
+}
+
+/* The post-process's tasks on the engine's workers (ABI 1.5), else in order. */
+static void run_tasks(void *self, void (*fn)(void *, uint32_t), void *arg, uint32_t n)
+{
+    camera *c = self;
+    if (SN_HOST_HAS(c->host, parallel_for) && c->host->parallel_for(c->ctx, fn, arg, n) == SN_OK)
+        return;
+    for (uint32_t t = 0; t < n; t++)
+        fn(arg, t);
 }
 
 static sn_status set(void *self, const sn_value *v, uint32_t n)
@@ -134,13 +179,33 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         return SN_E_RANGE;
     }
     if (c->kind == CAM_RGB)
-        cam_warn_unrendered(c->host, c->ctx, rgb_attrs, v, CAM_A_UNRENDERED, n < CAM_A_RGB_END ? n : CAM_A_RGB_END);
+        cam_warn_unrendered(c->host, c->ctx, rgb_attrs, v, CAM_A_UNRENDERED, n < CAM_A_RGB_END ? n : CAM_A_RGB_END,
+                            false);
     else if (v[CAM_A_MULT].f != 0)
         c->host->log(c->ctx, SN_LOG_WARN, "attribute 'lens_circle_multiplier' = %g has no effect: the vignette darkens "
                      "colour images only, so depth, tags and ids stay exact", v[CAM_A_MULT].f);
     size_t px = (size_t)c->w * c->h;
     bool identity = !lens_distorts(&c->lens), oom = false;
-    if (c->kind == CAM_RGB)
+    c->fx = c->kind == CAM_RGB && n >= CAM_A_RGB_END && v[CAM_A_RGB_END - 1].b;
+    if (c->fx) {
+        pfx_params p;
+        if (!fx_params(c, v, &p))
+            return SN_E_RANGE;
+        /* the post-process encodes the gamma itself: the lens and vignette stay in 2.2 */
+        oom = !cam_rgb_init(&c->rgb, &c->lens, 2.2, c->w, c->h) || !pfx_init(&c->post, &p, c->w, c->h) ||
+              !(c->fx_in = malloc(px * 4));
+        if (!oom && pfx_wants_velocity(&c->post) && SN_HOST_HAS(c->host, render_motion) &&
+            SN_HOST_HAS(c->host, sensor_transform_prev)) {
+            /* blur vectors are smooth and a few pixels long: from a half-size render on images of
+            ** 320 px and more (a quarter of the extra render's cost) */
+            c->mb_div = c->w >= 320 && c->h >= 2 ? 2 : 1;
+            size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
+            oom = !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_motion = malloc(mpx * 3 * sizeof(float))) ||
+                  !(c->vel = malloc(px * 2 * sizeof(float))) || !(c->mb_inst = malloc(mpx * sizeof(uint32_t))) ||
+                  !(c->mb_ids = malloc(sizeof *c->mb_ids)) ||
+                  (c->mb_div > 1 && !(c->mb_vel = malloc(mpx * 2 * sizeof(float))));
+        }
+    } else if (c->kind == CAM_RGB)
         oom = !cam_rgb_init(&c->rgb, &c->lens, v[CAM_A_GAMMA].f, c->w, c->h);
     else
         c->map = lens_map(&c->lens, c->w, c->h, &oom);
@@ -223,9 +288,38 @@ static sn_status tick(void *self, sn_phase phase)
     sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, c->max_depth};
     c->host->sensor_transform(c->ctx, &cam.transform);
     sn_image img = {sizeof img, c->depth, c->bgra, c->tag, c->inst, c->aa};
-    sn_status st = c->host->render(c->ctx, &cam, &img);
-    if (st)
-        return st;
+    sn_status st;
+    bool have_vel = false;
+    const bool one_render = c->aa == 1 && c->mb_div == 1;
+    if (c->vel) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+        const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
+        sn_camera mc = cam;
+        mc.width = mw, mc.height = mh;
+        mc.fov = d == 1 ? c->fov : 2 * atan(tan(c->fov * M_PI / 360) * mw * d / c->w) * 180 / M_PI;
+        sn_image mi = {sizeof mi, c->mb_depth, one_render ? c->bgra : NULL, NULL, c->mb_inst, 1};
+        st = c->host->render_motion(c->ctx, &mc, &mi, c->mb_motion);
+        if (st == SN_OK) {
+            sn_transform prev;
+            c->host->sensor_transform_prev(c->ctx, &prev);
+            pfx_velocity(c->mb_ids, &c->post.p, mw, mh, mc.fov, &cam.transform, &prev, c->mb_depth, c->mb_inst,
+                         c->mb_motion, d == 1 ? c->vel : c->mb_vel);
+            for (uint32_t y = 0; d > 1 && y < c->h; y++) /* nearest, in image pixels */
+                for (uint32_t x = 0; x < c->w; x++) {
+                    uint32_t sy = y / d < mh ? y / d : mh - 1, sx = x / d < mw ? x / d : mw - 1;
+                    const float *s = c->mb_vel + 2 * ((size_t)sy * mw + sx);
+                    c->vel[2 * ((size_t)y * c->w + x)] = s[0] * (float)d;
+                    c->vel[2 * ((size_t)y * c->w + x) + 1] = s[1] * (float)d;
+                }
+            have_vel = true;
+        } else if (st != SN_E_UNSUPPORTED) { /* a test world's painter has no motion: no blur */
+            return st;
+        }
+    }
+    if (!have_vel || !one_render) {
+        st = c->host->render(c->ctx, &cam, &img);
+        if (st)
+            return st;
+    }
     size_t px = (size_t)c->w * c->h;
     const float *depth = c->depth;
     const uint8_t *tag = c->tag;
@@ -257,7 +351,25 @@ static sn_status tick(void *self, sn_phase phase)
         }
         break;
     case CAM_RGB:
-        cam_rgb_apply(&c->rgb, c->bgra, raw);
+        if (c->fx) {
+            const uint8_t *in = c->bgra;
+            if (!cam_rgb_identity(&c->rgb)) {
+                cam_rgb_apply(&c->rgb, c->bgra, c->fx_in);
+                in = c->fx_in;
+            }
+            double dt = SN_HOST_HAS(c->host, tick_interval_ns) ? (double)c->host->tick_interval_ns(c->ctx) * 1e-9 : 0;
+            pfx_apply(&c->post, in, have_vel ? c->vel : NULL, dt, raw, run_tasks, c);
+        } else {
+            cam_rgb_apply(&c->rgb, c->bgra, raw);
+        }
+        if (SN_HOST_HAS(c->host, weather)) { /* falling rain, over the image (rain.h) */
+            sn_weather wx;
+            uint64_t serial;
+            c->host->weather(c->ctx, &wx, &serial);
+            if (wx.precipitation > 0)
+                rain_draw(raw, c->w, c->h, c->fov, cam.transform.rotation, wx.precipitation, wx.wind_intensity,
+                          c->host->random_u64(c->ctx));
+        }
         break;
     case CAM_SEMANTIC:
         for (size_t i = 0; i < px; i++) {
@@ -305,9 +417,7 @@ static sn_status serialize(void *self, uint32_t index, sn_writer *w)
         .blueprint = bp,                                                           \
         .doc = doc_,                                                               \
         .phases = SN_PHASE_POST,                                                   \
-        .attrs = attrs_,                                                           \
-        .n_attrs = sizeof attrs_ / sizeof attrs_[0],                               \
-        .attr_def_size = sizeof(sn_attr_def),                                      \
+        SN_ATTR_TABLE(attrs_),                                                     \
         .create = create_,                                                         \
         .destroy = destroy,                                                        \
         .set = set,                                                                \
@@ -329,16 +439,4 @@ CLASS(normals_class, "sensor.camera.normals",
 
 static const sn_sensor_class *const classes[] = {&depth_class, &rgb_class, &sem_class, &inst_class, &normals_class};
 
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "camera",
-    .version = "1.0.0",
-    .n_classes = 5,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
-}
+SN_PLUGIN_EXPORT(library, "camera", "1.0.0", classes)

@@ -244,9 +244,7 @@ static const sn_sensor_class collision_class = {
     .doc = "one event per frame and other actor when the parent collides (CARLA's collision detector)",
     .phases = SN_PHASE_PRE,
     .events = SN_EVENT_COLLISION,
-    .attrs = NULL,
-    .n_attrs = 0,
-    .attr_def_size = sizeof(sn_attr_def),
+    .attr_def_size = sizeof(sn_attr_def), /* no attributes */
     .create = create,
     .destroy = destroy,
     .attach = attach,
@@ -258,16 +256,4 @@ static const sn_sensor_class collision_class = {
 
 static const sn_sensor_class *const classes[] = {&collision_class};
 
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "collision",
-    .version = "1.0.0",
-    .n_classes = 1,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
-}
+SN_PLUGIN_EXPORT(library, "collision", "1.0.0", classes)

@@ -24,11 +24,11 @@ static bool is_default(const sn_attr_def *d, const sn_value *v)
 }
 
 void cam_warn_unrendered(const sn_host *h, sn_ctx *ctx, const sn_attr_def *defs, const sn_value *v, uint32_t from,
-                         uint32_t to)
+                         uint32_t to, bool all)
 {
     for (uint32_t k = from; k < to; k++) {
         const sn_attr_def *d = &defs[k];
-        if (is_default(d, &v[k]))
+        if (is_default(d, &v[k]) || (!all && strncmp(d->doc, CAM_NR, strlen(CAM_NR)) != 0))
             continue;
         char val[64];
         if (d->type == SN_ATTR_FLOAT)
@@ -39,7 +39,10 @@ void cam_warn_unrendered(const sn_host *h, sn_ctx *ctx, const sn_attr_def *defs,
             snprintf(val, sizeof val, "%s", v[k].b ? "true" : "false");
         else
             snprintf(val, sizeof val, "%s", v[k].s ? v[k].s : "");
-        h->log(ctx, SN_LOG_WARN, "attribute '%s' = %s changes nothing: %s", d->name, val, d->doc);
+        if (all)
+            h->log(ctx, SN_LOG_WARN, "attribute '%s' = %s changes nothing: this sensor draws no post-process", d->name, val);
+        else
+            h->log(ctx, SN_LOG_WARN, "attribute '%s' = %s changes nothing: %s", d->name, val, d->doc);
     }
 }
 

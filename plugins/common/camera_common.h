@@ -30,46 +30,51 @@
 /* Docs of what sensim accepts and does not draw start with this; cam_warn_unrendered quotes them. */
 #define CAM_NR "accepted, not rendered yet: "
 #define CAM_RGB_FLOAT(name, def, doc) {name, SN_ATTR_FLOAT, def, NULL, NULL, false, 0, 0, NULL, CAM_NR doc}
+/* A post-process attribute the RGB camera renders (plugins/common/postfx.c), with its range. */
+#define CAM_FX(name, def, lo, hi, doc) {name, SN_ATTR_FLOAT, def, NULL, NULL, true, lo, hi, NULL, doc}
 extern const char *const cam_exposure_modes[];
 
-/* The RGB camera's own attributes, after CAM_COMMON_ATTRS: `gamma` (applied), then CARLA's Unreal
-** post-process, accepted with CARLA's defaults (indices CAM_A_UNRENDERED..CAM_A_RGB_END - 1). */
+/* The RGB camera's own attributes, after CAM_COMMON_ATTRS: `gamma`, then CARLA's Unreal
+** post-process with CARLA's defaults (indices CAM_A_UNRENDERED..CAM_A_RGB_END - 1), applied by
+** postfx.c while enable_postprocess_effects is true; depth of field's (min_fstop, blade_count,
+** focal_distance) and the atmospheric blur (blur_amount, blur_radius) are accepted, not drawn. */
 #define CAM_RGB_ATTRS                                                                                           \
     {"gamma", SN_ATTR_FLOAT, "2.2", NULL, NULL, true, 0.1, 10, NULL,                                            \
      "target gamma: out = 255 (v/255)^(2.2/gamma), the rendered bytes taken as encoded for 2.2"},               \
-    CAM_RGB_FLOAT("bloom_intensity", "0.675", "intensity of the bloom around bright light (0 disables it)"),    \
-    CAM_RGB_FLOAT("fstop", "1.4", "aperture 1/fstop, for depth of field and manual exposure"),                 \
-    CAM_RGB_FLOAT("iso", "100.0", "sensor sensitivity, for manual exposure"),                                  \
-    CAM_RGB_FLOAT("lens_flare_intensity", "0.1", "intensity of lens flares (0 disables them)"),                \
-    CAM_RGB_FLOAT("shutter_speed", "200.0", "shutter speed 1/s, for manual exposure and motion blur"),         \
+    CAM_FX("bloom_intensity", "0.675", 0, 100, "glow around what the exposure saturates (0 disables it)"),     \
+    CAM_FX("fstop", "1.4", 0.1, 1000, "aperture 1/fstop, for manual exposure"),                                \
+    CAM_FX("iso", "100.0", 1, 1e6, "sensor sensitivity, for manual exposure"),                                 \
+    CAM_FX("lens_flare_intensity", "0.1", 0, 100, "ghosts of saturated light mirrored through the centre (0 disables them)"), \
+    CAM_FX("shutter_speed", "200.0", 0.01, 1e6, "shutter speed 1/s, for manual exposure"),                     \
     CAM_RGB_FLOAT("min_fstop", "1.2", "widest aperture of the lens"),                                          \
     {"blade_count", SN_ATTR_INT, "5", NULL, NULL, false, 0, 0, NULL, CAM_NR "diaphragm blades (depth-of-field bokeh)"}, \
     {"exposure_mode", SN_ATTR_ENUM, "histogram", NULL, cam_exposure_modes, false, 0, 0, NULL,                   \
-     CAM_NR "manual or histogram (automatic) exposure"},                                                        \
-    CAM_RGB_FLOAT("exposure_compensation", "0.75", "exposure offset in stops (CARLA's Linux default; 0 on Windows)"), \
-    CAM_RGB_FLOAT("exposure_min_bright", "10.0", "lowest brightness auto exposure adapts to"),                 \
-    CAM_RGB_FLOAT("exposure_max_bright", "12.0", "highest brightness auto exposure adapts to"),                \
-    CAM_RGB_FLOAT("exposure_speed_up", "3.0", "adaptation speed from dark to bright"),                         \
-    CAM_RGB_FLOAT("exposure_speed_down", "1.0", "adaptation speed from bright to dark"),                       \
-    CAM_RGB_FLOAT("calibration_constant", "16.0", "calibration constant for 18 % albedo"),                     \
+     "manual (shutter_speed, iso, fstop) or histogram (automatic) exposure"},                                   \
+    CAM_FX("exposure_compensation", "0.75", -15, 15, "exposure offset in stops (CARLA's Linux default; 0 on Windows)"), \
+    CAM_FX("exposure_min_bright", "10.0", -10, 30, "lowest EV100 auto exposure adapts to"),                    \
+    CAM_FX("exposure_max_bright", "12.0", -10, 30, "highest EV100 auto exposure adapts to"),                   \
+    CAM_FX("exposure_speed_up", "3.0", 0, 1000, "adaptation speed to a brighter scene, stops per second"),     \
+    CAM_FX("exposure_speed_down", "1.0", 0, 1000, "adaptation speed to a darker scene, stops per second"),     \
+    CAM_FX("calibration_constant", "16.0", 0.01, 1000, "reflected-light meter constant K of auto exposure"),   \
     CAM_RGB_FLOAT("focal_distance", "1000.0", "distance in cm at which depth of field is sharp"),              \
-    CAM_RGB_FLOAT("blur_amount", "1.0", "strength of motion blur"),                                            \
+    CAM_RGB_FLOAT("blur_amount", "1.0", "strength of the atmospheric blur"),                                   \
     CAM_RGB_FLOAT("blur_radius", "0.0", "atmospheric scattering blur radius in px at 1080p"),                  \
-    CAM_RGB_FLOAT("motion_blur_intensity", "0.45", "strength of motion blur [0, 1]"),                          \
-    CAM_RGB_FLOAT("motion_blur_max_distortion", "0.35", "largest motion-blur distortion, % of screen width"),   \
-    CAM_RGB_FLOAT("motion_blur_min_object_screen_size", "0.1", "smallest object, % of screen width, that gets motion blur"), \
-    CAM_RGB_FLOAT("slope", "0.88", "tone mapper S-curve steepness"),                                           \
-    CAM_RGB_FLOAT("toe", "0.55", "tone mapper dark tones"),                                                    \
-    CAM_RGB_FLOAT("shoulder", "0.26", "tone mapper bright tones"),                                             \
-    CAM_RGB_FLOAT("black_clip", "0.0", "tone mapper black cut-off"),                                           \
-    CAM_RGB_FLOAT("white_clip", "0.04", "tone mapper white cut-off"),                                          \
-    CAM_RGB_FLOAT("temp", "6500.0", "white balance temperature, K"),                                           \
-    CAM_RGB_FLOAT("tint", "0.0", "white balance tint (cyan-magenta)"),                                         \
-    CAM_RGB_FLOAT("chromatic_aberration_intensity", "0.0", "colour shift toward the image border"),            \
-    CAM_RGB_FLOAT("chromatic_aberration_offset", "0.0", "normalised distance from the centre where the shift starts"), \
+    CAM_FX("motion_blur_intensity", "0.45", 0, 1, "motion blur length, fraction of the last frame's motion"),  \
+    CAM_FX("motion_blur_max_distortion", "0.35", 0, 100, "longest motion blur, % of screen width"),            \
+    CAM_FX("motion_blur_min_object_screen_size", "0.1", 0, 100,                                                \
+           "narrowest object, % of screen width, blurred by its own motion"),                                   \
+    CAM_FX("slope", "0.88", 0.01, 10, "tone curve: steepness of its straight part"),                           \
+    CAM_FX("toe", "0.55", 0, 1, "tone curve: dark tones"),                                                     \
+    CAM_FX("shoulder", "0.26", 0, 1, "tone curve: bright tones"),                                              \
+    CAM_FX("black_clip", "0.0", 0, 1, "tone curve: black cut-off"),                                            \
+    CAM_FX("white_clip", "0.04", 0, 1, "tone curve: white cut-off"),                                           \
+    CAM_FX("temp", "6500.0", 1500, 15000, "white balance: temperature of the light corrected for, K (lower: bluer image)"), \
+    CAM_FX("tint", "0.0", -1, 1, "white balance tint along the isotherm"),                                     \
+    CAM_FX("chromatic_aberration_intensity", "0.0", 0, 100, "colour fringes toward the border, % of the radius"), \
+    CAM_FX("chromatic_aberration_offset", "0.0", 0, 0.99, "normalised radius where the fringes start"),        \
     {"enable_postprocess_effects", SN_ATTR_BOOL, "true", NULL, NULL, false, 0, 0, NULL,                         \
-     CAM_NR "Unreal's vignette, grain, bloom, auto exposure, lens flares and depth of field; sensim draws none of " \
-            "them, so its images are those of false"}
+     "CARLA's post-process (exposure, motion blur, bloom, lens flare, chromatic aberration, white balance, "    \
+     "tone curve); false: the renderer's image with the lens and gamma only"}
 
 enum { CAM_A_W, CAM_A_H, CAM_A_FOV, CAM_A_TICK, CAM_A_FALLOFF, CAM_A_MULT, CAM_A_K, CAM_A_KCUBE, CAM_A_XS, CAM_A_YS, CAM_A_COMMON };
 enum { CAM_A_GAMMA = CAM_A_COMMON, CAM_A_UNRENDERED, CAM_A_RGB_END = CAM_A_UNRENDERED + 30 };
@@ -77,9 +82,10 @@ enum { CAM_A_GAMMA = CAM_A_COMMON, CAM_A_UNRENDERED, CAM_A_RGB_END = CAM_A_UNREN
 /* The lens attributes of a camera table's values. */
 lens cam_lens(const sn_value *v);
 /* One warning per attribute defs[from..to) set away from its default: a CARLA script's settings
-** carry over, and the user learns which ones change nothing. */
+** carry over, and the user learns which ones change nothing. all: every one (a sensor that draws
+** none of them), else those whose doc starts with CAM_NR. */
 void cam_warn_unrendered(const sn_host *h, sn_ctx *ctx, const sn_attr_def *defs, const sn_value *v, uint32_t from,
-                         uint32_t to);
+                         uint32_t to, bool all);
 
 /* The RGB camera's image from the rendered one: lens (bilinear), vignette, then `gamma`. */
 typedef struct cam_rgb {

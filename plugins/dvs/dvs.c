@@ -121,7 +121,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
                      (unsigned)h->hdr.abi_major, (unsigned)h->hdr.abi_minor);
         return SN_E_UNSUPPORTED;
     }
-    cam_warn_unrendered(h, d->ctx, attrs, v, CAM_A_UNRENDERED, n < CAM_A_RGB_END ? n : CAM_A_RGB_END);
+    cam_warn_unrendered(h, d->ctx, attrs, v, CAM_A_UNRENDERED, n < CAM_A_RGB_END ? n : CAM_A_RGB_END, true);
     /* The RGB camera's image at the rendered size (k w) x (k h); the lens model is in normalised
     ** coordinates, so with k > 1 each pixel's k x k colours are those of a k times larger RGB image. */
     d->lens = cam_lens(v);
@@ -250,9 +250,7 @@ static const sn_sensor_class dvs_class = {
     .blueprint = "sensor.camera.dvs",
     .doc = "event camera: CARLA's DVS on the RGB image, with sub-frame sampling, labels and a fixed pixel mismatch",
     .phases = SN_PHASE_POST,
-    .attrs = attrs,
-    .n_attrs = sizeof attrs / sizeof attrs[0],
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(attrs),
     .create = create,
     .destroy = destroy,
     .set = set,
@@ -263,16 +261,4 @@ static const sn_sensor_class dvs_class = {
 
 static const sn_sensor_class *const classes[] = {&dvs_class};
 
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "dvs",
-    .version = "1.0.0",
-    .n_classes = 1,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
-}
+SN_PLUGIN_EXPORT(library, "dvs", "1.0.0", classes)

@@ -1,4 +1,5 @@
 /* dvs_core.c — per-pixel state and event generation of dvs_core.h. */
+#include <sensim/grow.h>
 #include "dvs_core.h"
 
 #include <math.h>
@@ -50,20 +51,6 @@ void dvs_core_free(dvs_core *d)
     memset(d, 0, sizeof *d);
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 4096;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return false;
-    *p = q, *cap = n;
-    return true;
-}
-
 static inline float color_level(dvs_core *d, uint32_t bgra)
 {
     uint32_t rgb = bgra & 0xFFFFFFu, s = cache_slot(rgb);
@@ -107,7 +94,7 @@ static inline bool pixel(dvs_core *d, size_t i, float it, float itdt, uint64_t d
     }
     /* at most |ref - itdt| / C + 1 levels fit (the reference lies within C of it); 2 spare for rounding */
     size_t n = d->n_ev, limit = n + (size_t)(fabsf(d->ref[i] - itdt) / C) + 3;
-    if (limit > 0x7FFFFFFFu || !grow((void **)&d->ev, &d->cap_ev, limit, sizeof *d->ev))
+    if (limit > 0x7FFFFFFFu || !sn_grow_array((void **)&d->ev, &d->cap_ev, limit, sizeof *d->ev))
         return false;
     dvs_event *ev = d->ev;
     float cross = d->ref[i], span = itdt - it, fdt = (float)dt_ns;
@@ -127,7 +114,7 @@ static inline bool pixel(dvs_core *d, size_t i, float it, float itdt, uint64_t d
                 continue;
             if (n == limit) {
                 d->n_ev = n;
-                if (!grow((void **)&d->ev, &d->cap_ev, ++limit, sizeof *d->ev))
+                if (!sn_grow_array((void **)&d->ev, &d->cap_ev, ++limit, sizeof *d->ev))
                     return false;
                 ev = d->ev;
             }
@@ -152,7 +139,7 @@ static inline bool pixel(dvs_core *d, size_t i, float it, float itdt, uint64_t d
         if (last_s == 0 || (uint64_t)(t - last_ns) >= c->refractory_ns) {
             if (n == limit) { /* only if rounding beat the bound */
                 d->n_ev = n;
-                if (!grow((void **)&d->ev, &d->cap_ev, ++limit, sizeof *d->ev))
+                if (!sn_grow_array((void **)&d->ev, &d->cap_ev, ++limit, sizeof *d->ev))
                     return false;
                 ev = d->ev;
             }
@@ -317,8 +304,8 @@ bool dvs_sort(dvs_core *d)
     size_t n = d->n_ev;
     if (n < 2)
         return true;
-    if (!grow((void **)&d->tmp, &d->cap_tmp, n, sizeof *d->tmp) ||
-        !grow((void **)&d->slots, &d->cap_slots, n, sizeof *d->slots))
+    if (!sn_grow_array((void **)&d->tmp, &d->cap_tmp, n, sizeof *d->tmp) ||
+        !sn_grow_array((void **)&d->slots, &d->cap_slots, n, sizeof *d->slots))
         return false;
     /* stable by time: equal times keep their generation order */
     if (few_times(d, d->tmp, d->slots)) {

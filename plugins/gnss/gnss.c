@@ -110,9 +110,7 @@ static const sn_sensor_class gnss_class = {
     .blueprint = "sensor.other.gnss",
     .doc = "latitude, longitude and altitude of the sensor through the geo-reference (CARLA's GNSS)",
     .phases = SN_PHASE_POST,
-    .attrs = gnss_attrs,
-    .n_attrs = sizeof gnss_attrs / sizeof gnss_attrs[0],
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(gnss_attrs),
     .value_size = sizeof(sn_value),
     .create = create,
     .destroy = destroy,
@@ -122,10 +120,4 @@ static const sn_sensor_class gnss_class = {
 };
 
 static const sn_sensor_class *const classes[] = {&gnss_class};
-static const sn_plugin_lib lib = {SN_ABI_HEADER(sn_plugin_lib), "gnss", "1.0.0", 1, classes};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &lib : NULL;
-}
+SN_PLUGIN_EXPORT(lib, "gnss", "1.0.0", classes)

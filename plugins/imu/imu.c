@@ -180,9 +180,7 @@ static const sn_sensor_class imu_class = {
     .blueprint = "sensor.other.imu",
     .doc = "accelerometer, gyroscope and compass of the sensor point (CARLA's IMU)",
     .phases = SN_PHASE_POST,
-    .attrs = imu_attrs,
-    .n_attrs = sizeof imu_attrs / sizeof imu_attrs[0],
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(imu_attrs),
     .value_size = sizeof(sn_value),
     .create = create,
     .destroy = destroy,
@@ -192,10 +190,4 @@ static const sn_sensor_class imu_class = {
 };
 
 static const sn_sensor_class *const classes[] = {&imu_class};
-static const sn_plugin_lib lib = {SN_ABI_HEADER(sn_plugin_lib), "imu", "1.0.0", 1, classes};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &lib : NULL;
-}
+SN_PLUGIN_EXPORT(lib, "imu", "1.0.0", classes)

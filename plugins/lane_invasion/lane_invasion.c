@@ -245,9 +245,7 @@ static const sn_sensor_class lane_invasion_class = {
     .blueprint = "sensor.other.lane_invasion",
     .doc = "the lane markings the parent's bounding box crossed this tick (CARLA's lane invasion detector)",
     .phases = SN_PHASE_POST,
-    .attr_def_size = sizeof(sn_attr_def),
-    .attrs = attrs,
-    .n_attrs = 1,
+    SN_ATTR_TABLE(attrs),
     .set = set,
     .create = create,
     .destroy = destroy,
@@ -259,16 +257,4 @@ static const sn_sensor_class lane_invasion_class = {
 
 static const sn_sensor_class *const classes[] = {&lane_invasion_class};
 
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "lane_invasion",
-    .version = "1.0.0",
-    .n_classes = 1,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
-}
+SN_PLUGIN_EXPORT(library, "lane_invasion", "1.0.0", classes)

@@ -209,9 +209,7 @@ static sn_status serialize(void *self, uint32_t index, sn_writer *w)
         .blueprint = bp,                                                           \
         .doc = doc_,                                                               \
         .phases = SN_PHASE_POST,                                                   \
-        .attrs = attrs_,                                                           \
-        .n_attrs = sizeof attrs_ / sizeof attrs_[0],                               \
-        .attr_def_size = sizeof(sn_attr_def),                                      \
+        SN_ATTR_TABLE(attrs_),                                                     \
         .create = create_,                                                         \
         .destroy = destroy,                                                        \
         .set = set,                                                                \
@@ -229,16 +227,4 @@ CLASS(semantic_class, "sensor.lidar.ray_cast_semantic",
 
 static const sn_sensor_class *const classes[] = {&lidar_class, &semantic_class};
 
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "lidar",
-    .version = "1.0.0",
-    .n_classes = 2,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
-}
+SN_PLUGIN_EXPORT(library, "lidar", "1.0.0", classes)

@@ -4,6 +4,7 @@
 
 #include <sensim/math.h>
 #include <sensim/noise.h>
+#include <sensim/grow.h>
 
 #include <float.h>
 #include <math.h>
@@ -13,21 +14,6 @@
 /* More rays in one tick than this is a configuration mistake (points_per_second x interval):
 ** refused rather than allocated (16.8 M rays are about 2.5 GB of queries and results). */
 #define LIDAR_MAX_RAYS (1u << 24)
-
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-    if (n <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 1024;
-    while (c < n)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
 
 sn_status lidar_scan_init(lidar_scan *s, const sn_host *h, sn_ctx *ctx, const lidar_cfg *cfg)
 {
@@ -117,7 +103,7 @@ sn_status lidar_scan_tick(lidar_scan *s)
                          "world's motion is known over the last frame only", (long long)interval);
             return SN_E_STATE;
         }
-        if (!grow((void **)&s->pose, &s->cap_pose, P, sizeof *s->pose))
+        if (!sn_grow_array((void **)&s->pose, &s->cap_pose, P, sizeof *s->pose))
             goto oom;
         for (uint32_t j = 0; j < P; j++) {
             sn_status st = h->sensor_transform_at(s->ctx, column_time(clk, interval, j, P), &s->pose[j]);
@@ -125,17 +111,17 @@ sn_status lidar_scan_tick(lidar_scan *s)
                 return st;
         }
     }
-    if (!grow((void **)&s->rays, &s->cap_rays, total, sizeof *s->rays) ||
-        !grow((void **)&s->res, &s->cap_res, total, sizeof *s->res) ||
-        !grow((void **)&s->ray_slot, &s->cap_slot, total, sizeof *s->ray_slot) ||
-        (motion && !grow((void **)&s->ray_time, &s->cap_time, total, sizeof *s->ray_time)))
+    if (!sn_grow_array((void **)&s->rays, &s->cap_rays, total, sizeof *s->rays) ||
+        !sn_grow_array((void **)&s->res, &s->cap_res, total, sizeof *s->res) ||
+        !sn_grow_array((void **)&s->ray_slot, &s->cap_slot, total, sizeof *s->ray_slot) ||
+        (motion && !sn_grow_array((void **)&s->ray_time, &s->cap_time, total, sizeof *s->ray_time)))
         goto oom;
 
     /* The rays, channel-major as CARLA records them; the general drop-off draws one uniform per
     ** (channel, point) before tracing, in that order (RayCastLidar::PreprocessRays). */
     bool gen_drop = !c->semantic && c->dropoff_general_rate > FLT_EPSILON;
     const sn_noise noise = sn_noise_host(h, s->ctx); /* the draws: sensim/noise.h, docs/sensors/lidar.md */
-    if (!grow((void **)&s->col, &s->cap_col, P, sizeof *s->col))
+    if (!sn_grow_array((void **)&s->col, &s->cap_col, P, sizeof *s->col))
         goto oom;
     for (uint32_t j = 0; j < P; j++) { /* each column's azimuth once, not once per channel */
         double az = (fmod(start + step * j, c->horizontal_fov) - c->horizontal_fov / 2) * SN_DEG;
@@ -171,8 +157,8 @@ sn_status lidar_scan_tick(lidar_scan *s)
         return st;
 
     size_t rec = c->semantic ? sizeof(sn_semantic_point) : sizeof(sn_point_xyzi);
-    if (!grow((void **)&s->points, &s->cap_points, n ? n * rec : 1, 1) ||
-        (motion && !grow((void **)&s->point_time, &s->cap_point_time, n ? n : 1, sizeof *s->point_time)))
+    if (!sn_grow_array((void **)&s->points, &s->cap_points, n ? n * rec : 1, 1) ||
+        (motion && !sn_grow_array((void **)&s->point_time, &s->cap_point_time, n ? n : 1, sizeof *s->point_time)))
         goto oom;
     /* CARLA's drop-off by intensity: kept when above the limit, else with probability
     ** alpha * intensity + beta, alpha = zero_intensity / limit, beta = 1 - zero_intensity */

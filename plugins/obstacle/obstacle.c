@@ -190,9 +190,7 @@ static const sn_sensor_class obstacle_class = {
     .blueprint = "sensor.other.obstacle",
     .doc = "the first actor a sphere swept ahead of the sensor touches (CARLA's obstacle detector)",
     .phases = SN_PHASE_POST,
-    .attrs = obstacle_attrs,
-    .n_attrs = sizeof obstacle_attrs / sizeof obstacle_attrs[0],
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(obstacle_attrs),
     .value_size = sizeof(sn_value),
     .create = create,
     .destroy = destroy,
@@ -204,10 +202,4 @@ static const sn_sensor_class obstacle_class = {
 };
 
 static const sn_sensor_class *const classes[] = {&obstacle_class};
-static const sn_plugin_lib lib = {SN_ABI_HEADER(sn_plugin_lib), "obstacle", "1.0.0", 1, classes};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &lib : NULL;
-}
+SN_PLUGIN_EXPORT(lib, "obstacle", "1.0.0", classes)

@@ -214,9 +214,7 @@ static const sn_sensor_class flow_class = {
     .doc = "per-pixel image motion since the previous frame: float32 x, y in CARLA's units (2 = the image's width, "
            "height; y up)",
     .phases = SN_PHASE_POST,
-    .attrs = attrs,
-    .n_attrs = sizeof attrs / sizeof attrs[0],
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(attrs),
     .create = create,
     .destroy = destroy,
     .set = set,
@@ -226,16 +224,4 @@ static const sn_sensor_class flow_class = {
 
 static const sn_sensor_class *const classes[] = {&flow_class};
 
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "optical_flow",
-    .version = "1.0.0",
-    .n_classes = 1,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
-}
+SN_PLUGIN_EXPORT(library, "optical_flow", "1.0.0", classes)

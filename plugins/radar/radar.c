@@ -226,9 +226,7 @@ static const sn_sensor_class radar_class = {
     .blueprint = "sensor.other.radar",
     .doc = "random rays in a cone: velocity, azimuth, altitude and depth of each hit (CARLA's radar)",
     .phases = SN_PHASE_POST,
-    .attrs = radar_attrs,
-    .n_attrs = sizeof radar_attrs / sizeof radar_attrs[0],
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(radar_attrs),
     .value_size = sizeof(sn_value),
     .create = create,
     .destroy = destroy,
@@ -239,10 +237,4 @@ static const sn_sensor_class radar_class = {
 };
 
 static const sn_sensor_class *const classes[] = {&radar_class};
-static const sn_plugin_lib lib = {SN_ABI_HEADER(sn_plugin_lib), "radar", "1.0.0", 1, classes};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &lib : NULL;
-}
+SN_PLUGIN_EXPORT(lib, "radar", "1.0.0", classes)

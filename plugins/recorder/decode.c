@@ -4,28 +4,14 @@
 #include "format.h"
 #include "reader.h"
 
+#include <sensim/weather_fields.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-bool rd_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 #define PUSH(r, name, val)                                                                                   \
-    (rd_grow((void **)&(r)->name, &(r)->cap_##name, (size_t)(r)->n_##name + 1, sizeof *(r)->name)            \
+    (sn_grow_array((void **)&(r)->name, &(r)->cap_##name, (size_t)(r)->n_##name + 1, sizeof *(r)->name)            \
          ? ((r)->name[(r)->n_##name++] = (val), true)                                                        \
          : false)
 
@@ -163,14 +149,14 @@ static sn_status decode_add(rd_reader *r, const rd_entry *e, rec_cur *c)
     bool found;
     size_t pos = find(r, a->add.id, &found);
     if (found) { /* the same id twice: the newer record wins; the older stays valid until the next call */
-        if (!rd_grow((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead)) {
+        if (!sn_grow_array((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead)) {
             free_actor(a);
             return nomem(r);
         }
         r->dead[r->n_dead++] = r->live[pos];
         r->live[pos] = a;
     } else {
-        if (!rd_grow((void **)&r->live, &r->cap_live, r->n_live + 1, sizeof *r->live)) {
+        if (!sn_grow_array((void **)&r->live, &r->cap_live, r->n_live + 1, sizeof *r->live)) {
             free_actor(a);
             return nomem(r);
         }
@@ -242,7 +228,7 @@ static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec
             if (c->bad || a > UINT32_MAX)
                 break;
             if (found) {
-                if (!rd_grow((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead))
+                if (!sn_grow_array((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead))
                     return nomem(r);
                 r->dead[r->n_dead++] = r->live[pos];
                 memmove(r->live + pos, r->live + pos + 1, (r->n_live - pos - 1) * sizeof *r->live);
@@ -329,11 +315,13 @@ static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec
         }
         break;
     case REC_P_WEATHER: { /* 14 f32 in CARLA's field order: the weather is float32 everywhere */
-        double *f = (double *)(void *)&r->weather;
-        for (unsigned i = 0; i < sizeof r->weather / sizeof(double); i++)
-            f[i] = rc_f32(c);
-        for (unsigned i = 0; i < sizeof r->weather / sizeof(double) && !c->bad; i++)
-            c->bad = !isfinite(f[i]);
+        sn_weather *w = &r->weather;
+#define REC_WEATHER_IN(name, lo, hi, drawn) w->name = rc_f32(c);
+        SN_WEATHER_FIELD_LIST(REC_WEATHER_IN)
+#undef REC_WEATHER_IN
+#define REC_WEATHER_FINITE(name, lo, hi, drawn) c->bad = c->bad || !isfinite(w->name);
+        SN_WEATHER_FIELD_LIST(REC_WEATHER_FINITE)
+#undef REC_WEATHER_FINITE
         r->has_weather = !c->bad;
         break;
     }

@@ -63,7 +63,7 @@ static int load_frame(rd_reader *r, uint64_t off, uint64_t limit)
     }
     if (off + REC_FRAME_HEAD + len > limit)
         return 1;
-    if (!rd_grow((void **)&r->payload, &r->cap_payload, (size_t)len + 1, 1)) {
+    if (!sn_grow_array((void **)&r->payload, &r->cap_payload, (size_t)len + 1, 1)) {
         snprintf(r->err, sizeof r->err, "out of memory for a frame of %u bytes", len);
         return 2;
     }
@@ -97,7 +97,7 @@ static bool read_index(rd_reader *r)
     }
     rec_cur c = {body, body + len, false};
     uint32_t n = rc_count(&c, REC_INDEX_ENTRY);
-    bool ok = !c.bad && rd_grow((void **)&r->idx, &r->cap_idx, (size_t)n + 1, sizeof *r->idx);
+    bool ok = !c.bad && sn_grow_array((void **)&r->idx, &r->cap_idx, (size_t)n + 1, sizeof *r->idx);
     for (uint32_t i = 0; ok && i < n; i++) {
         rd_entry e;
         e.frame = rc_u64(&c), e.elapsed = rc_f64(&c), e.duration = rc_f64(&c), e.offset = rc_u64(&c);
@@ -140,7 +140,7 @@ static sn_status scan(rd_reader *r)
                          (unsigned long long)off);
                 break;
             }
-            if (!rd_grow((void **)&r->idx, &r->cap_idx, r->n_idx + 1, sizeof *r->idx)) {
+            if (!sn_grow_array((void **)&r->idx, &r->cap_idx, r->n_idx + 1, sizeof *r->idx)) {
                 snprintf(r->err, sizeof r->err, "out of memory");
                 return SN_E_NOMEM;
             }
@@ -373,7 +373,7 @@ static sn_status next(void *self, const sn_log_frame **out)
         r->snapshot = false;
         r->n_added = 0;
         for (size_t i = 0; i < r->n_live; i++)
-            if (!rd_grow((void **)&r->added, &r->cap_added, (size_t)r->n_added + 1, sizeof *r->added)) {
+            if (!sn_grow_array((void **)&r->added, &r->cap_added, (size_t)r->n_added + 1, sizeof *r->added)) {
                 snprintf(r->err, sizeof r->err, "out of memory");
                 return SN_E_NOMEM;
             } else {

@@ -5,6 +5,7 @@
 #include "codec.h"
 
 #include <sensim/reader.h>
+#include <sensim/grow.h>
 #include <stdio.h>
 
 extern const sn_log_reader rec_log_reader;
@@ -82,6 +83,5 @@ typedef struct rd_reader {
 sn_status rd_decode(rd_reader *r, const rd_entry *e, bool events_only);
 void rd_state_clear(rd_reader *r);
 void rd_free_dead(rd_reader *r);
-bool rd_grow(void **p, size_t *cap, size_t need, size_t size);
 
 #endif

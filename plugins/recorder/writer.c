@@ -6,12 +6,14 @@
 ** loses at most the frame in progress. destroy() appends the frame index and the trailer.
 ** It sends no stream messages. Layout: FORMAT.md; bytes: codec.h.
 */
+#include <sensim/grow.h>
 #include "codec.h"
 #include "format.h"
 #include "reader.h"
 #include "rmath.h"
 #include "writer.h"
 
+#include <sensim/weather_fields.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,21 +90,7 @@ static const sn_attr_def attrs[] = {
     {.name = "map_sha256", .type = SN_ATTR_STRING, .def = "", .doc = "the map file's SHA-256, written in the header"},
 };
 enum { A_FILE, A_ADDITIONAL, A_DATE, A_SCENE, A_SEED, A_MAP, A_MAP_SHA, A_COUNT };
-
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
+_Static_assert(sizeof attrs / sizeof attrs[0] == A_COUNT, "one enum entry per attribute");
 
 static sn_status create(const sn_host *host, sn_ctx *ctx, void **out)
 {
@@ -135,7 +123,7 @@ static void note_spawn(recorder *r, uint32_t id)
     sn_actor_info a = {.struct_size = sizeof a};
     if (id == r->host->sensor_id(r->ctx) || r->host->actor_get(r->ctx, id, &a) != SN_OK)
         return;
-    if (!grow((void **)&r->spawns, &r->cap_spawns, r->n_spawns + 1, sizeof *r->spawns)) {
+    if (!sn_grow_array((void **)&r->spawns, &r->cap_spawns, r->n_spawns + 1, sizeof *r->spawns)) {
         r->spawns_oom = true;
         return;
     }
@@ -227,7 +215,7 @@ static sn_status on_event(void *self, const sn_event *ev)
     for (size_t i = 0; i < r->n_colls; i++) /* CARLA's per-frame de-duplication by (id1, id2) */
         if (r->colls[i].a == c->self_id && r->colls[i].b == c->other_id)
             return SN_OK;
-    if (!grow((void **)&r->colls, &r->cap_colls, r->n_colls + 1, sizeof *r->colls))
+    if (!sn_grow_array((void **)&r->colls, &r->cap_colls, r->n_colls + 1, sizeof *r->colls))
         return SN_E_NOMEM;
     r->colls[r->n_colls++] = (coll){c->self_id, c->other_id, c->normal_impulse};
     return SN_OK;
@@ -406,7 +394,7 @@ static bool light_state(const recorder *r, const sn_actor_info *a, uint8_t *out)
 static sn_status gather(recorder *r)
 {
     uint32_t n = r->host->actor_count(r->ctx);
-    if (!grow((void **)&r->infos, &r->cap_infos, n + 1, sizeof *r->infos))
+    if (!sn_grow_array((void **)&r->infos, &r->cap_infos, n + 1, sizeof *r->infos))
         return SN_E_NOMEM;
     r->n_infos = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -421,6 +409,127 @@ static sn_status gather(recorder *r)
     return SN_OK;
 }
 
+/* A per-actor delta channel of a frame (CARLA's packets of one kind): which actors it covers and
+** whether one changed since it was last written (`due`, always on key frames), how its record is
+** written after the actor's id and remembered in its `known` (`put`). delta_packets writes the
+** count, then the records, in id order: one loop for every channel. */
+typedef struct delta_channel {
+    uint8_t packet;
+    bool (*due)(const recorder *r, const sn_actor_info *a, const known *kn, bool key);
+    void (*put)(recorder *r, const sn_actor_info *a, known *kn);
+} delta_channel;
+
+static bool control_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    (void)r;
+    return a->kind == SN_ACTOR_VEHICLE && (key || !kn->has_ctl || !same_ctl(&kn->ctl, &a->control));
+}
+
+static void control_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    rb_f64(&r->pkt, a->control.throttle), rb_f64(&r->pkt, a->control.steer);
+    rb_f64(&r->pkt, a->control.brake);
+    rb_u8(&r->pkt, (uint8_t)(a->control.hand_brake | a->control.reverse << 1));
+    kn->has_ctl = true;
+    kn->ctl = a->control;
+}
+
+static bool walker_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    (void)r;
+    return a->kind == SN_ACTOR_WALKER && (key || !kn->has_walk || kn->walk != walk_speed(a));
+}
+
+static void walker_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    rb_f32(&r->pkt, walk_speed(a));
+    kn->has_walk = true;
+    kn->walk = walk_speed(a);
+}
+
+/* Traffic lights: their state as the `state` attribute shows it, when it changed. */
+static bool light_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    uint8_t ls;
+    return light_state(r, a, &ls) && (key || !kn->has_light || kn->light != ls);
+}
+
+static void light_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    uint8_t ls = 0;
+    light_state(r, a, &ls);
+    rb_u8(&r->pkt, ls);
+    kn->has_light = true;
+    kn->light = ls;
+}
+
+/* Vehicles' wheel angles and lights (CARLA's AnimWheels and VehicleLight packets): when
+** either changed. */
+static bool vehicle_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    (void)r;
+    return a->kind == SN_ACTOR_VEHICLE &&
+           (key || !kn->has_veh || kn->wheel != (float)a->wheel_steer_angle || kn->lamps != a->light_state);
+}
+
+static void vehicle_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    rb_f32(&r->pkt, (float)a->wheel_steer_angle);
+    rb_varint(&r->pkt, a->light_state);
+    kn->has_veh = true;
+    kn->wheel = (float)a->wheel_steer_angle;
+    kn->lamps = a->light_state;
+}
+
+/* Bounding boxes (additional_data). */
+static bool box_due(const recorder *r, const sn_actor_info *a, const known *kn, bool key)
+{
+    (void)r;
+    return a->kind != SN_ACTOR_SENSOR && (key || !kn->has_box || !same_box(&kn->box, &a->bounding_box));
+}
+
+static void box_put(recorder *r, const sn_actor_info *a, known *kn)
+{
+    const sn_bbox *bb = &a->bounding_box;
+    rb_f64(&r->pkt, bb->location.x), rb_f64(&r->pkt, bb->location.y), rb_f64(&r->pkt, bb->location.z);
+    rb_f64(&r->pkt, bb->extent.x), rb_f64(&r->pkt, bb->extent.y), rb_f64(&r->pkt, bb->extent.z);
+    kn->has_box = true;
+    kn->box = *bb;
+}
+
+/* In the order their packets are written: the core ones, then (after the weather and the
+** kinematics) those of additional_data. */
+static const delta_channel deltas[] = {
+    {REC_P_CONTROL, control_due, control_put},
+    {REC_P_WALKER, walker_due, walker_put},
+    {REC_P_LIGHT, light_due, light_put},
+    {REC_P_VEHICLE, vehicle_due, vehicle_put},
+    {REC_P_BBOX, box_due, box_put},
+};
+enum { DELTAS_CORE = 4, DELTAS_ADDITIONAL = 1 };
+_Static_assert(sizeof deltas / sizeof deltas[0] == DELTAS_CORE + DELTAS_ADDITIONAL, "the channels counted");
+
+/* The n channels' packets for the m actors of r->known2 (none for a channel nothing is due in). */
+static void delta_packets(recorder *r, const delta_channel *ch, size_t n, size_t m, bool key)
+{
+    for (size_t c = 0; c < n; c++) {
+        uint32_t due = 0;
+        for (size_t i = 0; i < m; i++)
+            due += ch[c].due(r, info_of(r, r->known2[i].id), &r->known2[i], key);
+        if (!due)
+            continue;
+        rb_varint(&r->pkt, due);
+        for (size_t i = 0; i < m; i++) {
+            const sn_actor_info *a = info_of(r, r->known2[i].id);
+            if (!ch[c].due(r, a, &r->known2[i], key))
+                continue;
+            rb_varint(&r->pkt, a->id);
+            ch[c].put(r, a, &r->known2[i]);
+        }
+        packet(r, ch[c].packet);
+    }
+}
+
 static sn_status write_frame(recorder *r)
 {
     const sn_clock *clk = r->host->clock(r->ctx);
@@ -431,8 +540,8 @@ static sn_status write_frame(recorder *r)
     size_t need = r->n_infos + 1;
     if (need > r->cap_known) {
         size_t cap = r->cap_known, cap2 = r->cap_known;
-        if (!grow((void **)&r->known2, &cap2, need, sizeof *r->known2) ||
-            !grow((void **)&r->known, &cap, need, sizeof *r->known))
+        if (!sn_grow_array((void **)&r->known2, &cap2, need, sizeof *r->known2) ||
+            !sn_grow_array((void **)&r->known, &cap, need, sizeof *r->known))
             return SN_E_NOMEM;
         r->cap_known = cap < cap2 ? cap : cap2;
     }
@@ -516,106 +625,17 @@ static sn_status write_frame(recorder *r)
         return r->spos.oom ? SN_E_NOMEM : SN_E_INVALID;
     packet(r, REC_P_SENSOR_POSE);
 
-    /* Controls and walker speeds: only changes, everything on key frames. */
-    uint32_t n = 0;
-    for (size_t i = 0; i < m; i++) {
-        const sn_actor_info *a = info_of(r, r->known2[i].id);
-        known *kn = &r->known2[i];
-        if (a->kind == SN_ACTOR_VEHICLE && (key || !kn->has_ctl || !same_ctl(&kn->ctl, &a->control)))
-            n++;
-    }
-    if (n) {
-        rb_varint(&r->pkt, n);
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            known *kn = &r->known2[i];
-            if (a->kind != SN_ACTOR_VEHICLE || !(key || !kn->has_ctl || !same_ctl(&kn->ctl, &a->control)))
-                continue;
-            rb_varint(&r->pkt, a->id);
-            rb_f64(&r->pkt, a->control.throttle), rb_f64(&r->pkt, a->control.steer);
-            rb_f64(&r->pkt, a->control.brake);
-            rb_u8(&r->pkt, (uint8_t)(a->control.hand_brake | a->control.reverse << 1));
-            kn->has_ctl = true;
-            kn->ctl = a->control;
-        }
-        packet(r, REC_P_CONTROL);
-    }
-    n = 0;
-    for (size_t i = 0; i < m; i++) {
-        const sn_actor_info *a = info_of(r, r->known2[i].id);
-        n += a->kind == SN_ACTOR_WALKER && (key || !r->known2[i].has_walk || r->known2[i].walk != walk_speed(a));
-    }
-    if (n) {
-        rb_varint(&r->pkt, n);
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            known *kn = &r->known2[i];
-            if (a->kind != SN_ACTOR_WALKER || !(key || !kn->has_walk || kn->walk != walk_speed(a)))
-                continue;
-            rb_varint(&r->pkt, a->id);
-            rb_f32(&r->pkt, walk_speed(a));
-            kn->has_walk = true;
-            kn->walk = walk_speed(a);
-        }
-        packet(r, REC_P_WALKER);
-    }
-    /* Traffic lights: their state as the `state` attribute shows it, when it changed. */
-    n = 0;
-    for (size_t i = 0; i < m; i++) {
-        const sn_actor_info *a = info_of(r, r->known2[i].id);
-        uint8_t ls;
-        n += light_state(r, a, &ls) && (key || !r->known2[i].has_light || r->known2[i].light != ls);
-    }
-    if (n) {
-        rb_varint(&r->pkt, n);
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            known *kn = &r->known2[i];
-            uint8_t ls;
-            if (!light_state(r, a, &ls) || !(key || !kn->has_light || kn->light != ls))
-                continue;
-            rb_varint(&r->pkt, a->id);
-            rb_u8(&r->pkt, ls);
-            kn->has_light = true;
-            kn->light = ls;
-        }
-        packet(r, REC_P_LIGHT);
-    }
-    /* Vehicles' wheel angles and lights (CARLA's AnimWheels and VehicleLight packets): when
-    ** either changed, everything on key frames. */
-    n = 0;
-    for (size_t i = 0; i < m; i++) {
-        const sn_actor_info *a = info_of(r, r->known2[i].id);
-        const known *kn = &r->known2[i];
-        n += a->kind == SN_ACTOR_VEHICLE && (key || !kn->has_veh || kn->wheel != (float)a->wheel_steer_angle ||
-                                             kn->lamps != a->light_state);
-    }
-    if (n) {
-        rb_varint(&r->pkt, n);
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            known *kn = &r->known2[i];
-            if (a->kind != SN_ACTOR_VEHICLE || !(key || !kn->has_veh || kn->wheel != (float)a->wheel_steer_angle ||
-                                                 kn->lamps != a->light_state))
-                continue;
-            rb_varint(&r->pkt, a->id);
-            rb_f32(&r->pkt, (float)a->wheel_steer_angle);
-            rb_varint(&r->pkt, a->light_state);
-            kn->has_veh = true;
-            kn->wheel = (float)a->wheel_steer_angle;
-            kn->lamps = a->light_state;
-        }
-        packet(r, REC_P_VEHICLE);
-    }
+    /* Per-actor channels: only changes, everything on key frames. */
+    delta_packets(r, deltas, DELTAS_CORE, m, key);
     /* The weather: when the host's count moved, and on key frames so that a seek finds it. */
     if (SN_HOST_HAS(r->host, weather)) {
         sn_weather w;
         uint64_t serial = 0;
         r->host->weather(r->ctx, &w, &serial);
         if (key || serial != r->weather_serial) {
-            const double *f = (const double *)(const void *)&w;
-            for (unsigned i = 0; i < sizeof w / sizeof(double); i++)
-                rb_f32(&r->pkt, (float)f[i]);
+#define REC_WEATHER_OUT(name, lo, hi, drawn) rb_f32(&r->pkt, (float)w.name);
+            SN_WEATHER_FIELD_LIST(REC_WEATHER_OUT) /* 14 f32 in CARLA's field order */
+#undef REC_WEATHER_OUT
             packet(r, REC_P_WEATHER);
             r->weather_serial = serial;
         }
@@ -624,28 +644,7 @@ static sn_status write_frame(recorder *r)
         if (!channel_packet(r, &r->kin, key, moving, kin_values))
             return r->kin.oom ? SN_E_NOMEM : SN_E_INVALID;
         packet(r, REC_P_KINEMATICS);
-        n = 0;
-        for (size_t i = 0; i < m; i++) {
-            const sn_actor_info *a = info_of(r, r->known2[i].id);
-            n += a->kind != SN_ACTOR_SENSOR &&
-                 (key || !r->known2[i].has_box || !same_box(&r->known2[i].box, &a->bounding_box));
-        }
-        if (n) {
-            rb_varint(&r->pkt, n);
-            for (size_t i = 0; i < m; i++) {
-                const sn_actor_info *a = info_of(r, r->known2[i].id);
-                known *kn = &r->known2[i];
-                if (a->kind == SN_ACTOR_SENSOR || !(key || !kn->has_box || !same_box(&kn->box, &a->bounding_box)))
-                    continue;
-                rb_varint(&r->pkt, a->id);
-                const sn_bbox *bb = &a->bounding_box;
-                rb_f64(&r->pkt, bb->location.x), rb_f64(&r->pkt, bb->location.y), rb_f64(&r->pkt, bb->location.z);
-                rb_f64(&r->pkt, bb->extent.x), rb_f64(&r->pkt, bb->extent.y), rb_f64(&r->pkt, bb->extent.z);
-                kn->has_box = true;
-                kn->box = *bb;
-            }
-            packet(r, REC_P_BBOX);
-        }
+        delta_packets(r, deltas + DELTAS_CORE, DELTAS_ADDITIONAL, m, key);
     }
     known *t = r->known;
     r->known = r->known2;
@@ -662,7 +661,7 @@ static sn_status write_frame(recorder *r)
         head[4 + i] = (uint8_t)(len >> 8 * i);
         head[8 + i] = (uint8_t)(crc >> 8 * i);
     }
-    if (!grow((void **)&r->index, &r->cap_index, r->n_index + 1, sizeof *r->index))
+    if (!sn_grow_array((void **)&r->index, &r->cap_index, r->n_index + 1, sizeof *r->index))
         return SN_E_NOMEM;
     r->index[r->n_index++] = (index_entry){clk->frame, r->offset, elapsed, clk->dt,
                                            (uint8_t)((key ? REC_F_KEY : 0) | (events ? REC_F_EVENTS : 0))};
@@ -748,9 +747,7 @@ const sn_sensor_class rec_writer_class = {
     .doc = "records every frame of the world to a file (CARLA's recorder); read back by sensim replay",
     .phases = SN_PHASE_OBSERVE,
     .events = SN_EVENT_COLLISION_ANY | SN_EVENT_ACTOR_SPAWNED,
-    .attrs = attrs,
-    .n_attrs = A_COUNT,
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(attrs),
     .create = create,
     .destroy = destroy,
     .set = set,

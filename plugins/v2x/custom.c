@@ -19,7 +19,7 @@ sn_status sn_v2x_custom_send(sn_v2x_outbox *o, const sn_host *h, sn_ctx *ctx, ui
                      SN_V2X_TEXT_MAX);
         return SN_E_RANGE;
     }
-    if (!sn_v2x_grow((void **)&o->q, &o->cap, o->n + 1, sizeof *o->q)) {
+    if (!sn_grow_array32((void **)&o->q, &o->cap, o->n + 1, sizeof *o->q)) {
         h->set_error(ctx, "send: out of memory");
         return SN_E_NOMEM;
     }

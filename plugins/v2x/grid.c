@@ -1,22 +1,9 @@
 /* grid.c — counting sort of points into a uniform grid; cells visited for a disc. */
+#include <sensim/grow.h>
 #include "grid.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static bool grow(uint32_t **p, uint32_t *cap, uint32_t n)
-{
-    if (n <= *cap)
-        return true;
-    uint32_t c = *cap ? *cap : 64;
-    while (c < n)
-        c *= 2;
-    uint32_t *q = realloc(*p, (size_t)c * sizeof *q);
-    if (!q)
-        return false;
-    *p = q, *cap = c;
-    return true;
-}
 
 bool sn_v2x_grid_build(sn_v2x_grid *g, const double *xy, uint32_t n, double cell)
 {
@@ -41,8 +28,8 @@ bool sn_v2x_grid_build(sn_v2x_grid *g, const double *xy, uint32_t n, double cell
     g->nx = (uint32_t)floor((x1 - x0) / cell) + 1;
     g->ny = (uint32_t)floor((y1 - y0) / cell) + 1;
     uint32_t nc = g->nx * g->ny;
-    if (!grow(&g->start, &g->cap_start, nc + 1) || !grow(&g->items, &g->cap_items, n + 1) ||
-        !grow(&g->cell_of, &g->cap_cell_of, n + 1))
+    if (!SN_GROW32(g->start, g->cap_start, nc + 1) || !SN_GROW32(g->items, g->cap_items, n + 1) ||
+        !SN_GROW32(g->cell_of, g->cap_cell_of, n + 1))
         return false;
     for (uint32_t k = 0; k <= nc; k++)
         g->start[k] = 0;

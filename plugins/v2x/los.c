@@ -43,13 +43,13 @@ static sn_ray ray_of(const sn_v2x_station *t, const sn_v2x_station *r, double d)
 static bool buffers(sn_v2x_medium *m, uint32_t n, uint32_t hits)
 {
     uint32_t c1 = m->cap_rays, c2 = m->cap_rays, c3 = m->cap_rays, c4 = m->cap_rays;
-    bool ok = sn_v2x_grow((void **)&m->rays, &c1, n, sizeof *m->rays) &&
-              sn_v2x_grow((void **)&m->res, &c2, n, sizeof *m->res) &&
-              sn_v2x_grow((void **)&m->ray_pair, &c3, n, sizeof *m->ray_pair) &&
-              sn_v2x_grow((void **)&m->ray_recv, &c4, n, sizeof *m->ray_recv);
+    bool ok = sn_grow_array32((void **)&m->rays, &c1, n, sizeof *m->rays) &&
+              sn_grow_array32((void **)&m->res, &c2, n, sizeof *m->res) &&
+              sn_grow_array32((void **)&m->ray_pair, &c3, n, sizeof *m->ray_pair) &&
+              sn_grow_array32((void **)&m->ray_recv, &c4, n, sizeof *m->ray_recv);
     if (ok)
         m->cap_rays = n > m->cap_rays ? n : m->cap_rays; /* each grew to n at least */
-    return ok && sn_v2x_grow((void **)&m->hits, &m->cap_hits, hits, sizeof *m->hits);
+    return ok && sn_grow_array32((void **)&m->hits, &m->cap_hits, hits, sizeof *m->hits);
 }
 
 /* Batch 1's ray of pair k met an endpoint's own static actor or walker: trace it alone without them. */
@@ -101,7 +101,7 @@ static sn_status obstacles(sn_v2x_medium *m, uint32_t k, uint32_t rcv, const sn_
 static sn_status carla_classify(sn_v2x_medium *m)
 {
     enum { MAXH = 64 };
-    if (!sn_v2x_grow((void **)&m->hits, &m->cap_hits, MAXH, sizeof *m->hits))
+    if (!sn_grow_array32((void **)&m->hits, &m->cap_hits, MAXH, sizeof *m->hits))
         return SN_E_NOMEM;
     for (uint32_t i = 0, rcv = 0; i < m->n_pairs; i++) {
         while (m->r_start[rcv + 1] <= i)
@@ -151,7 +151,7 @@ static void mirrors_task(void *arg, uint32_t task)
     sn_v2x_medium *m = arg;
     sn_v2x_pair_task *pt = &m->pt[task];
     uint32_t x0 = task * m->pair_per, x1 = x0 + m->pair_per < m->n_st ? x0 + m->pair_per : m->n_st;
-    if ((pt->oom = !sn_v2x_grow((void **)&pt->cursor, &pt->cap_cursor, m->n_st, sizeof *pt->cursor)))
+    if ((pt->oom = !sn_grow_array32((void **)&pt->cursor, &pt->cap_cursor, m->n_st, sizeof *pt->cursor)))
         return;
     uint32_t *cursor = pt->cursor;
     for (uint32_t t = 0; t < m->n_st; t++) { /* the first sender >= x0 in t's group */
@@ -185,7 +185,7 @@ static void mirrors_task(void *arg, uint32_t task)
 static bool find_mirrors(sn_v2x_medium *m)
 {
     uint32_t cap = m->cap_mirror;
-    if (!sn_v2x_grow((void **)&m->mirror, &cap, m->n_pairs, sizeof *m->mirror))
+    if (!sn_grow_array32((void **)&m->mirror, &cap, m->n_pairs, sizeof *m->mirror))
         return false;
     m->cap_mirror = cap;
     if (sn_v2x_run_tasks(m, mirrors_task, m, m->pair_tasks))
@@ -305,7 +305,7 @@ static sn_status trace(sn_v2x_medium *m, uint32_t n, bool batch0, uint32_t *clea
         ** in the space of the rays already done (k + 1 rays' worth at least). */
         uint32_t need = res->n_found;
         sn_ray ray = m->rays[k];
-        if (!sn_v2x_grow((void **)&m->hits, &m->cap_hits, clear * MAX_VEHICLE_HITS + need, sizeof *m->hits))
+        if (!sn_grow_array32((void **)&m->hits, &m->cap_hits, clear * MAX_VEHICLE_HITS + need, sizeof *m->hits))
             return SN_E_NOMEM;
         sn_ray_hit *extra = &m->hits[clear * MAX_VEHICLE_HITS];
         for (uint32_t j = 0; j < need; j++)

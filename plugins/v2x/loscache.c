@@ -36,7 +36,7 @@ static uint32_t snapshot(sn_v2x_medium *m, double *speed)
     sn_v2x_loscache *c = &m->los_cache;
     const sn_host *h = m->host;
     uint32_t n = h->actor_count(m->ctx), k = 0;
-    if (!sn_v2x_grow((void **)&c->now, &c->cap_now, n + 1, sizeof *c->now))
+    if (!sn_grow_array32((void **)&c->now, &c->cap_now, n + 1, sizeof *c->now))
         return UINT32_MAX;
     *speed = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -131,12 +131,12 @@ void sn_v2x_loscache_put(sn_v2x_medium *m)
     if (!c->still)
         return;
     uint32_t cap = c->cap_pairs, cap_ke = c->cap_pairs;
-    if (!sn_v2x_grow((void **)&c->keys, &c->cap_keys, m->n_st + 1, sizeof *c->keys) ||
-        !sn_v2x_grow((void **)&c->st, &c->cap_st, m->n_st + 1, sizeof *c->st) ||
-        !sn_v2x_grow((void **)&c->r_start, &c->cap_r_start, m->n_st + 1, sizeof *c->r_start) ||
-        !sn_v2x_grow((void **)&c->senders, &cap, m->n_pairs + 1, sizeof *c->senders) ||
-        !sn_v2x_grow((void **)&c->los, &c->cap_pairs, m->n_pairs + 1, 1) ||
-        !sn_v2x_grow((void **)&c->ke, &cap_ke, m->n_pairs + 1, sizeof *c->ke))
+    if (!sn_grow_array32((void **)&c->keys, &c->cap_keys, m->n_st + 1, sizeof *c->keys) ||
+        !sn_grow_array32((void **)&c->st, &c->cap_st, m->n_st + 1, sizeof *c->st) ||
+        !sn_grow_array32((void **)&c->r_start, &c->cap_r_start, m->n_st + 1, sizeof *c->r_start) ||
+        !sn_grow_array32((void **)&c->senders, &cap, m->n_pairs + 1, sizeof *c->senders) ||
+        !sn_grow_array32((void **)&c->los, &c->cap_pairs, m->n_pairs + 1, 1) ||
+        !sn_grow_array32((void **)&c->ke, &cap_ke, m->n_pairs + 1, sizeof *c->ke))
         return;
     /* each grew to n_pairs + 1 at least; cap_pairs is the least of them */
     c->cap_pairs = cap < c->cap_pairs ? cap : c->cap_pairs;

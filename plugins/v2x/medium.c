@@ -5,20 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool sn_v2x_grow(void **p, uint32_t *cap, uint32_t n, size_t size)
-{
-    if (n <= *cap)
-        return true;
-    uint32_t c = *cap ? *cap : 16;
-    while (c < n)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * size);
-    if (!q)
-        return false;
-    *p = q, *cap = c;
-    return true;
-}
-
 sn_status sn_v2x_medium_create(const sn_host *host, sn_ctx *ctx, bool custom, sn_v2x_medium **out)
 {
     sn_v2x_medium *m = calloc(1, sizeof *m);
@@ -69,7 +55,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
 sn_v2x_station *sn_v2x_medium_add(sn_v2x_medium *m)
 {
     sn_v2x_station *s = calloc(1, sizeof *s);
-    if (!s || !sn_v2x_grow((void **)&m->st, &m->cap_st, m->n_st + 1, sizeof *m->st)) {
+    if (!s || !sn_grow_array32((void **)&m->st, &m->cap_st, m->n_st + 1, sizeof *m->st)) {
         free(s);
         return NULL;
     }
@@ -98,7 +84,7 @@ uint32_t sn_v2x_medium_name(sn_v2x_medium *m, const char *s, bool intern)
                 return i;
     size_t n = strlen(s) + 1;
     char *c = malloc(n);
-    if (!c || !sn_v2x_grow((void **)&m->names, &m->cap_names, m->n_names + 1, sizeof *m->names)) {
+    if (!c || !sn_grow_array32((void **)&m->names, &m->cap_names, m->n_names + 1, sizeof *m->names)) {
         free(c);
         return UINT32_MAX;
     }
@@ -109,7 +95,7 @@ uint32_t sn_v2x_medium_name(sn_v2x_medium *m, const char *s, bool intern)
 
 sn_v2x_msg *sn_v2x_medium_transmit(sn_v2x_medium *m, sn_v2x_station *s)
 {
-    if (!sn_v2x_grow((void **)&m->msgs, &m->cap_msgs, m->n_msgs + 1, sizeof *m->msgs))
+    if (!sn_grow_array32((void **)&m->msgs, &m->cap_msgs, m->n_msgs + 1, sizeof *m->msgs))
         return NULL;
     if (!s->tx_count)
         s->tx_first = m->n_msgs;
@@ -182,8 +168,8 @@ static void pairs_task(void *arg, uint32_t task)
     sn_v2x_pair_task *pt = &m->pt[task];
     uint32_t words = (j->n_tx + 63) / 64;
     pt->n = 0;
-    pt->oom = !sn_v2x_grow((void **)&pt->cand, &pt->cap_cand, words, sizeof *pt->cand) ||
-              !sn_v2x_grow((void **)&pt->cand_d, &pt->cap_cand_d, j->n_tx, sizeof *pt->cand_d);
+    pt->oom = !sn_grow_array32((void **)&pt->cand, &pt->cap_cand, words, sizeof *pt->cand) ||
+              !sn_grow_array32((void **)&pt->cand_d, &pt->cap_cand_d, j->n_tx, sizeof *pt->cand_d);
     if (pt->oom)
         return;
     memset(pt->cand, 0, words * sizeof *pt->cand);
@@ -224,8 +210,8 @@ static void pairs_task(void *arg, uint32_t task)
                 }
             }
         uint32_t cap = pt->cap;
-        if (!sn_v2x_grow((void **)&pt->senders, &cap, pt->n + marked, sizeof *pt->senders) ||
-            !sn_v2x_grow((void **)&pt->dist, &pt->cap, pt->n + marked, sizeof *pt->dist)) {
+        if (!sn_grow_array32((void **)&pt->senders, &cap, pt->n + marked, sizeof *pt->senders) ||
+            !sn_grow_array32((void **)&pt->dist, &pt->cap, pt->n + marked, sizeof *pt->dist)) {
             pt->oom = true;
             return;
         }
@@ -266,17 +252,17 @@ sn_status sn_v2x_run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void 
 static bool grow_pairs(sn_v2x_medium *m, uint32_t n)
 {
     uint32_t c1 = m->cap_pairs, c2 = c1, c3 = c1;
-    bool ok = sn_v2x_grow((void **)&m->senders, &c1, n, sizeof *m->senders) &&
-              sn_v2x_grow((void **)&m->dist, &c2, n, sizeof *m->dist) &&
-              sn_v2x_grow((void **)&m->los, &c3, n, sizeof *m->los);
+    bool ok = sn_grow_array32((void **)&m->senders, &c1, n, sizeof *m->senders) &&
+              sn_grow_array32((void **)&m->dist, &c2, n, sizeof *m->dist) &&
+              sn_grow_array32((void **)&m->los, &c3, n, sizeof *m->los);
     if (ok)
-        ok = sn_v2x_grow((void **)&m->ke, &m->cap_pairs, n, sizeof *m->ke);
+        ok = sn_grow_array32((void **)&m->ke, &m->cap_pairs, n, sizeof *m->ke);
     return ok;
 }
 
 static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
 {
-    if (!sn_v2x_grow((void **)&m->r_start, &m->cap_r_start, m->n_st + 1, sizeof *m->r_start))
+    if (!sn_grow_array32((void **)&m->r_start, &m->cap_r_start, m->n_st + 1, sizeof *m->r_start))
         return SN_E_NOMEM;
     double rmax = 0;
     for (uint32_t k = 0; k < n_tx; k++) {
@@ -294,7 +280,7 @@ static sn_status find_pairs(sn_v2x_medium *m, uint32_t n_tx)
     if (!sn_v2x_grid_build(&m->grid, m->xy, n_tx, rmax / 2))
         return SN_E_NOMEM;
 #endif
-    if (!sn_v2x_grow((void **)&m->slots, &m->cap_slots, n_tx, sizeof *m->slots))
+    if (!sn_grow_array32((void **)&m->slots, &m->cap_slots, n_tx, sizeof *m->slots))
         return SN_E_NOMEM;
     for (uint32_t q = 0; q < n_tx; q++) {
         const sn_v2x_station *s = m->order[m->tx[m->grid.items[q]]];
@@ -367,7 +353,7 @@ static void powers_task(void *arg, uint32_t task)
 ** draws at any count). */
 static sn_status powers(sn_v2x_medium *m)
 {
-    if (!sn_v2x_grow((void **)&m->rx, &m->cap_rx, m->n_pairs, sizeof *m->rx))
+    if (!sn_grow_array32((void **)&m->rx, &m->cap_rx, m->n_pairs, sizeof *m->rx))
         return SN_E_NOMEM;
     /* tasks of some 4 000 pairs: worth handing out, enough of them to balance two cores */
     uint32_t tasks = m->n_pairs / 4096 + 1;
@@ -386,8 +372,8 @@ static sn_status carry(sn_v2x_medium *m)
             continue;
         for (uint32_t k = 0; k < s->rx_count; k++) {
             sn_v2x_rx e = m->rx[s->rx_first + k];
-            if (!sn_v2x_grow((void **)&s->carried, &s->cap_carried, s->n_carried + 1, sizeof *s->carried) ||
-                !sn_v2x_grow((void **)&s->carried_msgs, &s->cap_cmsgs, s->n_cmsgs + e.count, sizeof *s->carried_msgs))
+            if (!sn_grow_array32((void **)&s->carried, &s->cap_carried, s->n_carried + 1, sizeof *s->carried) ||
+                !sn_grow_array32((void **)&s->carried_msgs, &s->cap_cmsgs, s->n_cmsgs + e.count, sizeof *s->carried_msgs))
                 return SN_E_NOMEM;
             memcpy(&s->carried_msgs[s->n_cmsgs], &m->msgs[e.first], e.count * sizeof *m->msgs);
             for (uint32_t k = 0; k < e.count; k++) /* this frame's encoding is gone by the report */
@@ -403,9 +389,9 @@ static sn_status carry(sn_v2x_medium *m)
 sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
 {
     const sn_host *h = m->host;
-    if (!sn_v2x_grow((void **)&m->order, &m->cap_order, m->n_st, sizeof *m->order) ||
-        !sn_v2x_grow((void **)&m->tx, &m->cap_tx, m->n_st, sizeof *m->tx) ||
-        !sn_v2x_grow((void **)&m->xy, &m->cap_xy, 2 * m->n_st, sizeof *m->xy)) {
+    if (!sn_grow_array32((void **)&m->order, &m->cap_order, m->n_st, sizeof *m->order) ||
+        !sn_grow_array32((void **)&m->tx, &m->cap_tx, m->n_st, sizeof *m->tx) ||
+        !sn_grow_array32((void **)&m->xy, &m->cap_xy, 2 * m->n_st, sizeof *m->xy)) {
         h->set_error(m->ctx, "out of memory propagating V2X messages");
         return SN_E_NOMEM;
     }

@@ -21,6 +21,7 @@
 
 #include <sensim/pack.h>
 #include <sensim/plugin.h>
+#include <sensim/grow.h>
 
 /* One reception: the messages one sender transmitted in one frame, at one received power. */
 typedef struct sn_v2x_rx {
@@ -158,6 +159,5 @@ sn_status sn_v2x_run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void 
 sn_status sn_v2x_los_classify(sn_v2x_medium *m);
 
 /* Grows *p to hold at least n items of `size` bytes (doubling); false out of memory. */
-bool sn_v2x_grow(void **p, uint32_t *cap, uint32_t n, size_t size);
 
 #endif

@@ -295,7 +295,7 @@ static const sn_sensor_class cam_class = {
     .blueprint = "sensor.other.v2x",
     .doc = "ETSI cooperative awareness messages (CAM) over CARLA's V2X channel model",
     .phases = SN_PHASE_POST,
-    .attrs = cam_attrs, .n_attrs = sizeof cam_attrs / sizeof cam_attrs[0], .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(cam_attrs),
     .value_size = sizeof(sn_value), .method_def_size = sizeof(sn_method_def),
     .create = create_cam, .destroy = destroy, .set = set, .attach = attach, .tick = tick,
     .pending = pending, .serialize = serialize,
@@ -307,9 +307,8 @@ static const sn_sensor_class custom_class = {
     .blueprint = "sensor.other.v2x_custom",
     .doc = "custom text messages (send) over CARLA's V2X channel model",
     .phases = SN_PHASE_POST,
-    .attrs = custom_attrs, .n_attrs = sizeof custom_attrs / sizeof custom_attrs[0],
-    .attr_def_size = sizeof(sn_attr_def), .value_size = sizeof(sn_value),
-    .methods = custom_methods, .n_methods = 1, .method_def_size = sizeof(sn_method_def),
+    SN_ATTR_TABLE(custom_attrs), .value_size = sizeof(sn_value),
+    SN_METHOD_TABLE(custom_methods),
     .method_args = custom_method_args,
     .create = create_custom, .destroy = destroy, .set = set, .attach = attach, .tick = tick,
     .pending = pending, .serialize = serialize, .call = call,
@@ -317,10 +316,4 @@ static const sn_sensor_class custom_class = {
 };
 
 static const sn_sensor_class *const classes[] = {&cam_class, &custom_class};
-static const sn_plugin_lib lib = {SN_ABI_HEADER(sn_plugin_lib), "v2x", "1.0", 2, classes};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &lib : NULL;
-}
+SN_PLUGIN_EXPORT(lib, "v2x", "1.0", classes)

@@ -87,7 +87,8 @@ class RayResult(Structure):  # sensim/query.h sn_ray_result
 class RayQuery(Structure):  # sensim/query.h sn_ray_query
     _fields_ = [("struct_size", c_uint32), ("ray_size", c_uint32), ("result_size", c_uint32), ("hit_size", c_uint32),
                 ("mode", c_int), ("ignore_ids", POINTER(c_uint32)), ("n_ignore", c_uint32), ("tag_mask", c_uint32),
-                ("kind_mask", c_uint32), ("hits", POINTER(RayHit)), ("max_hits", c_uint32)]
+                ("kind_mask", c_uint32), ("hits", POINTER(RayHit)), ("max_hits", c_uint32),
+                ("ray_ignore", c_void_p), ("overlap_size", c_uint32)]  # ABI 1.6
 
 
 class VehiclePhysics(Structure):  # sensim.h sn_vehicle_physics
@@ -149,9 +150,19 @@ class AttrDef(Structure):
                 ("unit", c_char_p), ("doc", c_char_p)]
 
 
+class RecField(Structure):  # sensim/records.h (SDK 1.6)
+    _fields_ = [("name", c_char_p), ("type", c_int), ("offset", c_uint32), ("unit", c_char_p)]
+
+
+class RecLayout(Structure):
+    _fields_ = [("key", c_char_p), ("name", c_char_p), ("size", c_uint32), ("fields", c_void_p),
+                ("n_fields", c_uint32), ("field_size", c_uint32), ("doc", c_char_p)]
+
+
 class BlueprintInfo(Structure):
     _fields_ = [("struct_size", c_uint32), ("id", c_char_p), ("kind", c_int), ("doc", c_char_p),
-                ("plugin", c_char_p), ("n_attrs", c_uint32), ("attrs", POINTER(POINTER(AttrDef)))]
+                ("plugin", c_char_p), ("n_attrs", c_uint32), ("attrs", POINTER(POINTER(AttrDef))),
+                ("n_records", c_uint32), ("records", c_void_p), ("rec_layout_size", c_uint32)]
 
 
 class RunStats(Structure):
@@ -159,6 +170,11 @@ class RunStats(Structure):
                 ("sensors", c_uint32), ("live_actors", c_uint32), ("live_sensors", c_uint32),
                 ("time_world", c_double), ("time_sensors", c_double), ("time_output", c_double),
                 ("frames_planned", c_uint64), ("time_serialize", c_double), ("time_write", c_double)]
+
+
+class ScenarioInfo(Structure):
+    _fields_ = [("struct_size", c_uint32), ("loaded", c_bool), ("ended", c_bool), ("completed", c_bool),
+                ("time", c_double), ("ended_by", c_char_p), ("stop_condition", c_char_p), ("log_messages", c_uint64)]
 
 
 class TrafficHealth(Structure):
@@ -210,7 +226,8 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_vehicle_control": VehControl, "sn_walker_control": WalkControl, "sn_actor_info": ActorInfo,
            "sn_clock": Clock, "sn_error": Error, "sn_engine_options": EngineOptions, "sn_message": Message,
            "sn_attribute": Attribute, "sn_actor_desc": ActorDesc, "sn_value": Value, "sn_attr_def": AttrDef,
-           "sn_blueprint_info": BlueprintInfo, "sn_run_stats": RunStats,
+            "sn_blueprint_info": BlueprintInfo, "sn_rec_layout": RecLayout, "sn_rec_field": RecField,
+            "sn_run_stats": RunStats, "sn_scenario_info": ScenarioInfo,
            "sn_traffic_health": TrafficHealth, "sn_record_options": RecordOptions,
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
            "sn_map_info": MapInfo, "sn_weather": Weather,
@@ -277,16 +294,35 @@ _lib = None
 _path = None
 
 
-# One lock around every call into libsensim: a World belongs to one thread at a time, and a
-# call from a second thread while a step runs (world.tick() on another thread, the asynchronous
+# Locks around the calls into libsensim: a World belongs to one thread at a time, and a call
+# from a second thread while its step runs (world.tick() on another thread, the asynchronous
 # mode's thread) waits for the step to end instead of reaching ODE's locked space mid-step
-# (issue 33, item 16). Re-entrant: listeners run inside the step, on the stepping thread, and call in.
+# (issue 33, item 16). One lock per engine (its World's, bound with bind_engine), so that
+# engines of different Worlds step at once on different threads with the GIL released (the
+# vector environment, issue 36 item 3); engine_lock for every call that names no bound engine
+# (maps, blueprints, recordings, an engine not yet in a World). Re-entrant: listeners run
+# inside the step, on the stepping thread, and call in.
 engine_lock = threading.RLock()
+_engine_locks: dict[int, "threading.RLock"] = {}
+
+
+def bind_engine(e: int, lock) -> None:
+    """Calls naming engine e hold `lock` (its World's) from now on."""
+    _engine_locks[e] = lock
+
+
+def unbind_engine(e: int) -> None:
+    _engine_locks.pop(e, None)
+
+
+def lock_of(e) -> "threading.RLock":
+    """The lock calls naming engine e hold."""
+    return _engine_locks.get(e, engine_lock) if type(e) is int else engine_lock
 
 
 class _Locked:
-    """The library with each function wrapped to hold engine_lock while it runs (the GIL is
-    released inside, the lock is not). The raw CDLL is `raw`."""
+    """The library with each function wrapped to hold its engine's lock (lock_of its first
+    argument) while it runs (the GIL is released inside, the lock is not). The raw CDLL is `raw`."""
 
     def __init__(self, raw):
         self.raw = raw
@@ -298,7 +334,7 @@ class _Locked:
 
 
 class _LockedFn:
-    """One library function called under engine_lock. Its restype and argtypes are the ctypes
+    """One library function called under its engine's lock. Its restype and argtypes are the ctypes
     function's own: setting them here sets them there (callers declare late functions so)."""
     __slots__ = ("_fn",)
 
@@ -306,7 +342,7 @@ class _LockedFn:
         object.__setattr__(self, "_fn", fn)
 
     def __call__(self, *args):
-        with engine_lock:
+        with lock_of(args[0]) if args else engine_lock:
             return self._fn(*args)
 
     def __getattr__(self, name):
@@ -318,7 +354,7 @@ class _LockedFn:
 
 def lib():
     """The loaded libsensim with its prototypes declared (loaded on first use, so that the
-    stream reader works without it); every call holds engine_lock."""
+    stream reader works without it); every call holds its engine's lock (lock_of)."""
     global _lib, _path
     if _lib is None:
         L, path = _load()
@@ -387,6 +423,8 @@ def _declare(L):
     f("sn_engine_set_target_transform", st, P, c_uint32, POINTER(Xform), E)
     f("sn_engine_call", st, P, c_char_p, c_char_p, c_uint32, POINTER(c_char_p), E)
     f("sn_engine_stats", st, P, POINTER(RunStats), E)
+    if hasattr(L, "sn_engine_scenario"):  # a libsensim before OpenSCENARIO has none
+        f("sn_engine_scenario", st, P, POINTER(ScenarioInfo), E)
     if hasattr(L, "sn_engine_traffic_health"):  # a libsensim before traffic health has none
         f("sn_engine_traffic_health", st, P, POINTER(TrafficHealth), E)
         f("sn_engine_traffic_health_windows", c_uint32, P)

@@ -90,7 +90,7 @@ class Actor:
 
     def _call(self, fn: str, *args) -> None:
         err = _err()
-        with _lib.engine_lock:  # the engine read and used under one hold: no close() in between
+        with self._world._lock:  # the engine read and used under one hold: no close() in between
             st = getattr(_lib.lib(), fn)(self._world._engine(), self.id, *args, ctypes.byref(err))
         check(st, err)
 

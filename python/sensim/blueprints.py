@@ -5,6 +5,8 @@ import ctypes
 import fnmatch
 from typing import Iterator
 
+import numpy as np
+
 from . import _lib
 from ._common import _KIND_SENSOR, _err
 from ._lib import check
@@ -102,6 +104,30 @@ def _strings(p) -> list[str]:
     return out
 
 
+# sn_rec_type (sensim/records.h) as numpy's little-endian type strings
+_REC_TYPES = {1: "u1", 2: "i1", 3: "<u2", 4: "<i2", 5: "<u4", 6: "<i4", 7: "<u8", 8: "<i8", 9: "<f4", 10: "<f8"}
+
+
+def _record_dtypes(b) -> dict:
+    """The record layouts a sensor class declares (SDK 1.6) as {bin key: numpy structured dtype},
+    fields at their offsets, itemsize the record's size; units in dtype.metadata["units"]."""
+    out = {}
+    for i in range(getattr(b, "n_records", 0) if b.struct_size >= ctypes.sizeof(_lib.BlueprintInfo) else 0):
+        lay = _lib.RecLayout.from_address(b.records + i * b.rec_layout_size)
+        names, formats, offsets, units = [], [], [], {}
+        for j in range(lay.n_fields):
+            f = _lib.RecField.from_address(lay.fields + j * lay.field_size)
+            names.append(f.name.decode())
+            formats.append(_REC_TYPES[f.type])
+            offsets.append(f.offset)
+            if f.unit:
+                units[names[-1]] = f.unit.decode()
+        out[lay.key.decode()] = np.dtype({"names": names, "formats": formats, "offsets": offsets,
+                                          "itemsize": lay.size}, metadata={"record": lay.name.decode(),
+                                                                           "units": units})
+    return out
+
+
 class ActorBlueprint:
     """CARLA's carla.ActorBlueprint. set_attribute values are checked by the engine at spawn,
     with its message; unknown attribute names are refused here (IndexError, as CARLA)."""
@@ -113,6 +139,8 @@ class ActorBlueprint:
         self.tags = bp_id.split(".")
         self._defs = defs
         self._values: dict[str, str] = {}
+        # {bin key: numpy dtype} of the records a sensor declares (SDK 1.6); {} when none
+        self.record_dtypes: dict = {}
 
     def __repr__(self) -> str:
         return f"ActorBlueprint(id={self.id}, tags={self.tags})"
@@ -158,6 +186,7 @@ class ActorBlueprint:
     def _copy(self) -> "ActorBlueprint":
         b = ActorBlueprint(self.id, self.kind, self.doc, self._defs)
         b._values = dict(self._values)
+        b.record_dtypes = self.record_dtypes
         return b
 
 
@@ -181,7 +210,9 @@ class BlueprintLibrary:
                 defs = {b.attrs[k].contents.name.decode(): _AttrSpec(b.attrs[k].contents) for k in range(b.n_attrs)}
                 if b.kind == _KIND_SENSOR:
                     defs.setdefault("role_name", _AttrSpec(None))  # handled by the host, not listed
-                bps.append(ActorBlueprint(b.id.decode(), b.kind, (b.doc or b"").decode(), defs))
+                bp = ActorBlueprint(b.id.decode(), b.kind, (b.doc or b"").decode(), defs)
+                bp.record_dtypes = _record_dtypes(b)
+                bps.append(bp)
         finally:
             L.sn_blueprints_close(h)
         return cls(bps)

@@ -131,6 +131,26 @@ class Client:
             check(st, err)
         return self._replace(World(self, e, os.fspath(path), list(overrides or []), seed))
 
+    def load_scenario(self, path: str, parameters: dict | None = None, overrides: Iterable[str] | dict | None = None,
+                      seed: int | None = None) -> "World":
+        """An ASAM OpenSCENARIO file (.xosc), or a scene wrapping one (`scenario:`), as the world
+        (docs/openscenario.md). parameters: {NAME: VALUE} for the file's top-level
+        ParameterDeclarations (as --set parameters.NAME=VALUE; an undeclared name raises);
+        overrides: more --set paths ({"settings.fixed_delta_seconds": 0.01}). Each world.tick()
+        plays one step of the storyboard; world.get_scenario() says whether it has ended. An
+        entity with an external controller is the caller's once activated: drive it between ticks
+        (actor.set_target_transform, or set_simulate_physics and apply_control)."""
+        if isinstance(overrides, dict):
+            overrides = [f"{k}={v}" for k, v in overrides.items()]
+        sets = list(overrides or [])
+        for name, value in (parameters or {}).items():
+            if not isinstance(name, str) or not name or any(c in name for c in "=.\0"):
+                raise ValueError(f"load_scenario: parameter name {name!r} is not a parameter's name")
+            if isinstance(value, bool):
+                value = "true" if value else "false"
+            sets.append(f"parameters.{name}={value}")
+        return self.load_scene(path, sets, seed)
+
     def load_world(self, map_name: str | None = None, reset_settings: bool = True,
                    map_layers: int = 0, *, seed: int | None = None) -> "World":
         """A world on a map: an OpenDRIVE file (a path, or a name found in $SENSIM_MAPS or

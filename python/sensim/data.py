@@ -551,4 +551,10 @@ def _make(world, msg: dict) -> SensorData:
         return LaneInvasionEvent(world, msg)
     if t == "sensor.other.rss":
         return RssResponse(world, msg)
-    return SensorData(world, msg)
+    d = SensorData(world, msg)
+    # a sensor of its own that declares its records (SDK 1.6): each such bin as a numpy
+    # structured array in d.records (views on the message's bytes, as the bins are)
+    dtypes = world._record_dtypes(t) if world is not None and hasattr(world, "_record_dtypes") else {}
+    d.records = {k: np.frombuffer(msg[k], dt) for k, dt in dtypes.items()
+                 if k in msg and isinstance(msg[k], (bytes, bytearray, memoryview)) and len(msg[k]) % dt.itemsize == 0}
+    return d

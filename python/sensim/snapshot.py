@@ -142,7 +142,7 @@ class WorldSnapshot:
     def _read(cls, e: int) -> "WorldSnapshot":
         """The engine's clock and every live actor's state now."""
         L = _lib.lib()
-        with _lib.engine_lock:
+        with _lib.lock_of(e):
             c = L.sn_engine_clock(e).contents
             ts = Timestamp(int(c.frame), float(c.timestamp), float(c.dt))
             actors = []

@@ -44,6 +44,8 @@ class World(WorldTraffic):
                  replay: str | None = None):
         self._client = client
         self._e = engine
+        self._lock = threading.RLock()  # held by every call into this world's engine (_lib.lock_of)
+        _lib.bind_engine(engine, self._lock)
         self._path, self._overrides, self._seed, self._replay = path, overrides, seed, replay
         self._actors: dict[int, Actor] = {}
         self._listeners: dict[str, "_Listener"] = {}
@@ -72,7 +74,7 @@ class World(WorldTraffic):
     # -- lifetime
     def _not_in_step(self, what: str) -> None:
         # The engine would be freed under the step that called this listener (issue 33 item
-        # 15; engine_lock is re-entrant on the stepping thread): refused, as reset() is; the
+        # 15; the world's lock is re-entrant on the stepping thread): refused, as reset() is; the
         # error is raised again by tick().
         if getattr(self, "_ticking", False) and threading.current_thread() is getattr(self, "_ticking_thread", None):
             raise SensimError(f"{what}: called inside a listener of this world, during its tick: close or "
@@ -83,12 +85,13 @@ class World(WorldTraffic):
         listener of this world (during its tick)."""
         self._not_in_step("close")
         self._stop_async()
-        with _lib.engine_lock:  # waits for a step on another thread to end
+        with self._lock:  # waits for a step on another thread to end
             self._close_locked()
 
     def _close_locked(self) -> None:
         if self._e is not None:
             _lib.lib().sn_engine_destroy(self._e)
+            _lib.unbind_engine(self._e)
             self._e = None
             self._listeners.clear()
             self._retired.clear()
@@ -160,6 +163,7 @@ class World(WorldTraffic):
             check(st, err)
         self.close()
         self._e, self._overrides, self._bplib, self._map = fresh, overrides, None, None
+        _lib.bind_engine(fresh, self._lock)
         self._gen += 1
 
     # -- stepping: synchronous (tick) or on the world's own thread (asynchronous mode)
@@ -170,7 +174,7 @@ class World(WorldTraffic):
         with _interrupt.sigint_guard():
             if self._constant or self._ackermann:
                 self._before_step()
-            with _lib.engine_lock:  # the engine read and stepped under one hold: no close() in between
+            with self._lock:  # the engine read and stepped under one hold: no close() in between
                 e = self._engine()
                 self._ticking, self._ticking_thread = True, threading.current_thread()
                 try:
@@ -300,6 +304,7 @@ class World(WorldTraffic):
         s = ctypes.c_uint64(_check_seed(seed, "reset")) if seed is not None else None
         st = L.sn_engine_reset(self._engine(), ctypes.byref(s) if s is not None else None, ctypes.byref(err))
         if st:
+            _lib.unbind_engine(self._e)
             self._e = None  # a failed reset leaves no scene: the engine is freed with the World
             check(st, err)
         self._actors.clear()
@@ -339,6 +344,20 @@ class World(WorldTraffic):
         check(_lib.lib().sn_engine_stats(self._engine(), ctypes.byref(s), ctypes.byref(err)), err)
         return {k: getattr(s, k) for k, _ in _lib.RunStats._fields_ if k != "struct_size"}
 
+    def get_scenario(self) -> dict:
+        """sn_engine_scenario: the OpenSCENARIO storyboard of the world (client.load_scenario):
+        loaded (the world plays one), ended (its StopTrigger fired or every story completed),
+        completed (ended by its own rules), time (when it ended, else now), ended_by
+        ("StopTrigger", "all stories complete", "" while running), stop_condition (the
+        StopTrigger's condition that fired) and log_messages (storyboard.msgpack's so far)."""
+        s = _lib.ScenarioInfo(struct_size=ctypes.sizeof(_lib.ScenarioInfo))
+        err = _err()
+        check(_lib.lib().sn_engine_scenario(self._engine(), ctypes.byref(s), ctypes.byref(err)), err)
+        out = {k: getattr(s, k) for k, _ in _lib.ScenarioInfo._fields_ if k != "struct_size"}
+        for k in ("ended_by", "stop_condition"):
+            out[k] = (out[k] or b"").decode()
+        return out
+
     def get_traffic_health(self) -> dict:
         """sn_engine_traffic_health (docs/traffic.md, "Traffic health"): {"totals": {...},
         "windows": [{...}, ...]}, a window per simulated minute (the last one so far), each with
@@ -367,6 +386,16 @@ class World(WorldTraffic):
             self._bplib = BlueprintLibrary._from_handle(h)
             self._bplib._bps.append(walkers.controller_blueprint())  # controller.ai.walker
         return self._bplib
+
+    def _record_dtypes(self, type_id: str) -> dict:
+        """{bin key: numpy dtype} of the records blueprint `type_id` declares (SDK 1.6)."""
+        cache = self.__dict__.setdefault("_rec_dtypes", {})
+        if type_id not in cache:
+            try:
+                cache[type_id] = self.get_blueprint_library().find(type_id).record_dtypes
+            except Exception:
+                cache[type_id] = {}
+        return cache[type_id]
 
     def get_map(self):
         """The scene's road map (carla.Map); SensimError when the scene names none."""
@@ -476,7 +505,7 @@ class World(WorldTraffic):
                            transform._c(), attach_to.id if attach_to is not None else 0, 0, arr, len(attrs))
         out = ctypes.c_uint32()
         err = _err()
-        with _lib.engine_lock:
+        with self._lock:
             st = _lib.lib().sn_engine_spawn(self._engine(), ctypes.byref(d), ctypes.byref(out), ctypes.byref(err))
         check(st, err)
         self._spawned_api = True

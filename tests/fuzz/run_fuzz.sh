@@ -16,26 +16,26 @@ case $TARGET in
   scene) # the scene loader (engine/scene), overrides included
     CORPUS=$SRC/tests/fuzz/corpus_scene
     FILES=("$SRC/tests/fuzz/fuzz_scene.c" "$E/scene/scene.c" "$E/scene/yamldoc.c" "$E/scene/override.c"
-           "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c" "$E/core/strmap.c" "$E/core/strpool.c" "$E/data/image.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c"
+           "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c" "$E/core/strmap.c" "$E/core/strpool.c" "$E/data/image.c" "$E/data/mpkey.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c"
            "$E/data/msgread.c" "$E/world/weather.c" "$E/world/vehicle_lights.c")
     LIBS=(-lyaml -lmsgpackc -ldeflate -lm -lpthread) ;;
   stream) # the stream reader behind dump and convert (engine/data)
     CORPUS=$SRC/tests/fuzz/corpus_stream
-    FILES=("$SRC/tests/fuzz/fuzz_stream.c" "$E/data/dump.c" "$E/data/image.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c" "$E/data/msgread.c"
-           "$E/data/layouts.c" "$E/data/msgview.c" "$E/api/api_msgdata.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
+    FILES=("$SRC/tests/fuzz/fuzz_stream.c" "$E/data/dump.c" "$E/data/image.c" "$E/data/mpkey.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c" "$E/data/msgread.c"
+           "$E/data/layouts.c" "$E/data/msgview.c" "$E/api/api_msgdata.c" "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c")
     LIBS=(-lmsgpackc -ldeflate -lm -lpthread) ;;
   map) # the OpenDRIVE map loader, its queries and signal binding (engine/map, traffic/bind.c, libxml2)
     CORPUS=$SRC/tests/fuzz/corpus_map
-    FILES=("$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
+    FILES=("$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c")
     LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   map_mesh) # the same, and the road mesh built from every map that loads
     CORPUS=$SRC/tests/fuzz/corpus_map
-    FILES=(-DSN_FUZZ_MESH "$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
+    FILES=(-DSN_FUZZ_MESH "$SRC/tests/fuzz/fuzz_map.c" "$E"/map/*.c "$E/traffic/bind.c" "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c")
     LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   xosc) # the OpenSCENARIO loader and the storyboard player (engine/scenario, libxml2) on a small map
     CORPUS=$SRC/tests/fuzz/corpus_xosc
     FILES=("$SRC/tests/fuzz/fuzz_xosc.c" "$E/scenario/xosc_expr.c" "$E/scenario/xosc_parse.c" "$E/scenario/xosc_move.c"
-           "$E/scenario/xosc_play.c" "$E/scenario/xosc_route.c" "$E"/map/*.c "$E/core/error.c" "$E/core/util.c" "$E/core/infile.c")
+           "$E/scenario/xosc_play.c" "$E/scenario/xosc_route.c" "$E/scenario/xosc_shape.c" "$E/scenario/xosc_sync.c" "$E/scenario/xosc_signal.c" "$E"/map/*.c "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c")
     LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   *) echo "run_fuzz.sh: unknown target '$TARGET'" >&2; exit 2 ;;
 esac

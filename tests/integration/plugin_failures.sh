@@ -34,7 +34,7 @@ run none
 good=$(md5sum <"$TMP/out/f.msgpack")
 
 run fail_set
-if [ "$rc" -eq 2 ] && grep -q "^sensim: error: sensor 'f' (sensor.test.faulty, plugin .*faulty.so): set failed: refusing to be set up (on purpose)$" <<<"$err"
+if [ "$rc" -eq 2 ] && grep -q "^sensim: error: .*\.yaml:[0-9]*:[0-9]*: sensor 'f' (sensor.test.faulty, plugin .*faulty.so): set failed: refusing to be set up (on purpose)$" <<<"$err"
 then ok; else bad "fail_set: rc=$rc: $err"; fi
 
 run fail_tick

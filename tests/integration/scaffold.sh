@@ -45,6 +45,8 @@ before=$(md5sum lane_watch/lane_watch.c)
 
 # As generated: builds warning-free, its unit test passes, it loads, its scene runs.
 cd lane_watch || fail "cd"
+# An author's first edit often uses M_PI: it must build under the template's c_std=c11 (-Werror).
+printf 'double lane_watch_half_turn(void);\ndouble lane_watch_half_turn(void) { return M_PI + SN_PI - 2 * SN_PI; }\n' >>lane_watch.c
 meson setup build -Dwerror=true >setup.log 2>&1 || fail "meson setup: $(tail -5 setup.log)"
 meson compile -C build >compile.log 2>&1 || fail "compile: $(tail -20 compile.log)"
 meson test -C build >test.log 2>&1 || fail "its unit test: $(cat build/meson-logs/testlog.txt | tail -20)"

@@ -198,10 +198,12 @@ static void unrendered_warning(void)
     warned("{cloudiness: 30}", NULL, log);
     CHECK(!log[0], "a rendered field alone warns: %s", log);
     /* a field set by hand warns, naming only what differs from the nearest preset */
-    warned("{preset: HardRainNoon, wind_intensity: 20}", NULL, log);
-    CHECK_CONTAINS(log, "weather: wind_intensity accepted and recorded but not rendered");
-    warned("{dust_storm: 40, precipitation: 10}", NULL, log);
-    CHECK_CONTAINS(log, "weather: precipitation, dust_storm accepted");
+    warned("{preset: HardRainNoon, scattering_intensity: 20}", NULL, log);
+    CHECK_CONTAINS(log, "weather: scattering_intensity accepted and recorded but not rendered");
+    warned("{dust_storm: 40, mie_scattering_scale: 10}", NULL, log);
+    CHECK_CONTAINS(log, "weather: mie_scattering_scale, dust_storm accepted");
+    warned("{preset: HardRainNoon, wind_intensity: 20, precipitation: 10}", NULL, log);
+    CHECK(!log[0], "precipitation and wind_intensity are rendered (rain streaks): %s", log);
     /* the API: a preset (as Python's carla.WeatherParameters.DustStorm) is quiet, a changed field is not */
     sn_weather w;
     sn_weather_preset_get("DustStorm", &w, NULL);
@@ -232,7 +234,7 @@ static bool shadow_scene(double altitude, bool shadows, uint32_t W, double H, do
              "  - {name: box, blueprint: static.prop.box, transform: {location: [0, 0, 1]}, attributes: {extent: \"1,1,1\", color: \"200,60,60\"}}\n"
              "sensors:\n"
              "  - {name: cam, blueprint: sensor.camera.rgb, transform: {location: [0, 0, %g], rotation: [-90, 0, 0]},"
-             " attributes: {image_size_x: %u, image_size_y: %u, fov: %g, anti_aliasing: 1}}\n",
+             " attributes: {image_size_x: %u, image_size_y: %u, fov: %g, anti_aliasing: 1, enable_postprocess_effects: false}}\n",
              shadows ? "true" : "false", altitude, H, W, W, fov);
     return shoot(scene, 2, c);
 }
@@ -289,7 +291,7 @@ static bool wall_pixel(double D, const char *weather, const char *camera, uint8_
              "sensors:\n"
              "  - {name: cam, blueprint: %s, transform: {location: [0, 0, 1.5]},"
              " attributes: {image_size_x: 64, image_size_y: 48, fov: 90%s}}\n",
-             weather, D + 0.5, camera, strcmp(camera, "sensor.camera.rgb") ? "" : ", anti_aliasing: 1");
+             weather, D + 0.5, camera, strcmp(camera, "sensor.camera.rgb") ? "" : ", anti_aliasing: 1, enable_postprocess_effects: false");
     capture c;
     if (!shoot(scene, 1, &c))
         return false;
@@ -361,7 +363,7 @@ static void anti_aliasing(void)
         "  - {name: wall, blueprint: static.prop.box, transform: {location: [20, 0, 0]}, attributes: {extent: \"0.5,40,40\", color: \"40,40,40\", semantic_tag: Wall}}\n"
         "  - {name: box, blueprint: static.prop.box, transform: {location: [10, 0, 0], rotation: [10, 25, 30]}, attributes: {extent: \"1,1,1\", color: \"230,200,40\", semantic_tag: Static}}\n"
         "sensors:\n"
-        "  - {name: cam, blueprint: sensor.camera.rgb, transform: {location: [0, 0, 0]}, attributes: {image_size_x: 96, image_size_y: 72, fov: 40, anti_aliasing: %d}}\n"
+        "  - {name: cam, blueprint: sensor.camera.rgb, transform: {location: [0, 0, 0]}, attributes: {image_size_x: 96, image_size_y: 72, fov: 40, anti_aliasing: %d, enable_postprocess_effects: false}}\n"
         "  - {name: sem, blueprint: sensor.camera.semantic_segmentation, transform: {location: [0, 0, 0]}, attributes: {image_size_x: 96, image_size_y: 72, fov: 40}}\n";
     char s1[2048], s4[2048];
     snprintf(s1, sizeof s1, scene, 1);
@@ -414,7 +416,7 @@ static void threads(void)
         "  - {name: box, blueprint: static.prop.box, transform: {location: [20, -4, 2], rotation: [0, 15, 0]}, attributes: {extent: \"1,3,2\"}}\n"
         "  - {name: ball, blueprint: static.prop.sphere, transform: {location: [9, -2, 1]}, attributes: {radius: 0.8}}\n"
         "sensors:\n"
-        "  - {name: cam, blueprint: sensor.camera.rgb, transform: {location: [0, 0, 2], rotation: [-8, 0, 0]}, attributes: {image_size_x: 160, image_size_y: 100, anti_aliasing: 3}}\n";
+        "  - {name: cam, blueprint: sensor.camera.rgb, transform: {location: [0, 0, 2], rotation: [-8, 0, 0]}, attributes: {image_size_x: 160, image_size_y: 100, anti_aliasing: 3, enable_postprocess_effects: false}}\n";
     capture c[3];
     bool ok = true;
     for (int t = 0; t < 3; t++)

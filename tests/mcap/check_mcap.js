@@ -333,13 +333,14 @@ async function main() {
   const types = new Map(); // schema id -> protobuf type
   const jsonSchemas = new Map(); // schema id -> JSON schema
   // A value against its schema: types of objects, arrays, numbers, strings, booleans; every
-  // property the message has is in the schema ({} takes anything: a null when the schema was made).
+  // property the message has is in the schema (an object schema without properties takes any:
+  // an empty array's items when the schema was made; a null takes any schema).
   const conforms = (v, sc, where) => {
     if (!sc || sc.type === undefined || v === null) return null;
     const t = Array.isArray(v) ? "array" : typeof v === "number" ? "number" : typeof v === "string" ? "string" :
               typeof v === "boolean" ? "boolean" : "object";
     if (t !== sc.type) return `${where}: ${t}, the schema says ${sc.type}`;
-    if (t === "object") {
+    if (t === "object" && sc.properties && Object.keys(sc.properties).length) {
       for (const k of Object.keys(v)) {
         if (!sc.properties || !(k in sc.properties)) return `${where}.${k}: not in the schema`;
         const e = conforms(v[k], sc.properties[k], `${where}.${k}`);
@@ -353,6 +354,24 @@ async function main() {
       }
     return null;
   };
+  // What Foxglove Studio's parser takes (mcap-support's parseJsonSchema, studio 1.48): every
+  // property typed boolean, string, number, integer, object (recursively) or array whose items
+  // are one of those but array; anything else fails the whole channel in the app.
+  const foxgloveRefuses = (sc, where) => {
+    if (sc.type !== "object") return `${where}: not an object`;
+    for (const [k, f] of Object.entries(sc.properties ?? {})) {
+      const at = `${where}.${k}`;
+      if (["boolean", "string", "number", "integer"].includes(f.type)) continue;
+      if (f.type === "object") { const e = foxgloveRefuses(f, at); if (e) return e; continue; }
+      if (f.type !== "array") return `${at}: type ${JSON.stringify(f.type)}`;
+      if (!f.items) return `${at}: an array without items`;
+      if (["boolean", "string", "number", "integer"].includes(f.items.type)) continue;
+      if (f.items.type !== "object") return `${at}: items of type ${JSON.stringify(f.items.type)}`;
+      const e = foxgloveRefuses(f.items, at);
+      if (e) return e;
+    }
+    return null;
+  };
   for (const [id, s] of reader.schemasById) {
     if (s.encoding === "jsonschema") {
       // a real schema of the message (issue 33 item 3): an object with its properties, which
@@ -360,6 +379,8 @@ async function main() {
       const js = JSON.parse(new TextDecoder().decode(s.data));
       check(js.type === "object" && js.properties && Object.keys(js.properties).length > 0,
             `schema ${s.name}: a JSON schema with the message's properties`);
+      const refused = foxgloveRefuses(js, s.name);
+      check(!refused, `schema ${s.name}: Foxglove Studio's parser refuses it (${refused})`);
       jsonSchemas.set(id, js);
       continue;
     }
@@ -505,7 +526,7 @@ async function main() {
     console.log(`ok: ${boxes} boxes and ${tfs} frames of the transform tree are the actors stream's poses`);
   }
   // every sensor message's transform: its frame's world pose in the tree
-  let sensorPoses = 0;
+  let sensorPoses = 0, declaredClouds = 0;
   for (const t of topics) {
     const name = t.slice(1), dump = ["actors", "actors/static", "tf", "tf_static", "map"].includes(name) ? null : loadJsonl(name);
     if (!dump) continue;
@@ -528,6 +549,14 @@ async function main() {
           same = raw.readFloatLE(p) === data.readFloatLE(p) && -raw.readFloatLE(p + 4) === data.readFloatLE(p + 4) && raw.compare(data, p + 8, p + rs, p + 8, p + rs) === 0;
         check(same, `${t}: points are the stream's with y negated (frame ${s.frame})`);
       }
+      if (m.schema === "foxglove.PointCloud" && s.type === "sensor.test.records") { // a declared layout (SDK 1.6)
+        const raw = Buffer.from(s.points.$bin, "base64"), data = Buffer.from(m.value.data || []);
+        let same = data.length === raw.length && m.value.point_stride === 12 && (m.value.fields || []).length === 3;
+        for (let p = 0; same && p < raw.length; p += 12)
+          same = raw.readFloatLE(p) === data.readFloatLE(p) && -raw.readFloatLE(p + 4) === data.readFloatLE(p + 4) && raw.readFloatLE(p + 8) === data.readFloatLE(p + 8);
+        check(same, `${t}: the declared points are the stream's with y negated (frame ${s.frame})`);
+        declaredClouds++;
+      }
       if (m.schema === "foxglove.PointCloud" && s.type === "sensor.other.radar")
         check((m.value.data || []).length === (Buffer.from(s.raw_data.$bin, "base64").length / 16) * 20, `${t}: a point per detection`);
       if (m.schema === "foxglove.LocationFix")
@@ -537,6 +566,7 @@ async function main() {
     });
   }
   console.log(`ok: ${sensorPoses} sensor messages' transforms found in the tree`);
+  if (declaredClouds) console.log(`ok: ${declaredClouds} PointClouds of a declared record layout`);
   const map = byTopic("/map");
   if (map.length) {
     const lines = map[0].value.entities[0].lines || [];

@@ -12,9 +12,11 @@
 #     replaced whole with it, and left as it was by a failed export with it;
 #   - bad input: a folder without streams, a corrupt stream, a link or a folder where the file
 #     goes: exit 2, one error line, nothing written and nothing left behind.
-# usage: mcap.sh SENSIM SCENES_DIR MAPS_DIR TMP_DIR THIS_DIR
+#   - a sensor of one's own declaring its record layouts (SDK 1.6, tests/sdk16/records_probe.c): its
+#     x, y, z records a PointCloud (run --mcap and export alike), the same bytes with y negated.
+# usage: mcap.sh SENSIM SCENES_DIR MAPS_DIR TMP_DIR THIS_DIR [RECORDS_PROBE_DIR]
 set -u
-SENSIM=$1 SCENES=$2 MAPS=$3 TMP=$4/mcap HERE=$5
+SENSIM=$1 SCENES=$2 MAPS=$3 TMP=$4/mcap HERE=$5 RECORDS=${6:-}
 NODE_DIR=$4/mcap-node
 rm -rf "$TMP" && mkdir -p "$TMP"
 fails=0
@@ -172,6 +174,16 @@ done
 "$SENSIM" run "$TMP/all.yaml" --out "$TMP/all1" --mcap "$TMP/all1.mcap" --threads 1 --quiet || bad "all-sensor run at 1 thread"
 cmp -s "$TMP/all.mcap" "$TMP/all1.mcap" || bad "the MCAP differs between 1 and 2 threads"
 
+# ---- declared record layouts (SDK 1.6): a PointCloud where the records have x, y, z ----
+if [ -n "$RECORDS" ]; then
+  printf 'settings: {frames: 3}\nactors:\n  - {name: box, blueprint: static.prop.box, transform: {location: [5, 0, 1]}}\nsensors:\n  - {name: echo, blueprint: sensor.test.records}\n' >"$TMP/records.yaml"
+  SENSIM_PLUGIN_PATH=$RECORDS "$SENSIM" run "$TMP/records.yaml" --out "$TMP/records" --mcap "$TMP/records_live.mcap" --quiet ||
+    bad "records run --mcap"
+  SENSIM_PLUGIN_PATH=$RECORDS "$SENSIM" export mcap "$TMP/records" --out "$TMP/records.mcap" >/dev/null || bad "export records"
+  cmp -s "$TMP/records_live.mcap" "$TMP/records.mcap" || bad "records: run --mcap and export differ"
+  check "$TMP/records.mcap" "$TMP/records"
+fi
+
 # ---- a killed run leaves no half MCAP at its path ----
 # kill -9 once the run is writing (its partial file holds chunks); the run is made far longer than
 # that wait (20000 frames) so the kill always lands mid-run, however fast the machine
@@ -252,6 +264,27 @@ ls "$TMP"/exists.mcap.partial-* >/dev/null 2>&1 && bad "--overwrite left a parti
 mkdir -p "$TMP/adir2"
 expect2 "--overwrite of a folder" "$SENSIM" export mcap "$TMP/demo" --out "$TMP/adir2" --overwrite
 expect2 "--overwrite without --mcap" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/x" --overwrite
+
+# ---- the export takes the PNGs the run's `save:` wrote (run.json "saved") instead of encoding
+# them again (issue 36 item 5): the same file as encoding them (the PNGs gone) and as the live
+# --mcap; a file of another picture's size is not taken (encoded); a file that is a PNG of the
+# same size is taken as it is (proof that files are read, not pictures encoded) ----
+"$SENSIM" run "$SCENES/intersection.yaml" --frames 60 --out "$TMP/saves" --mcap "$TMP/saves_live.mcap" --quiet || bad "intersection run"
+grep -q '"saved":\[{"sensor":"hero_rgb","path":"hero_rgb/%06d.png","converter":"raw"}' "$TMP/saves/run.json" ||
+  bad "run.json does not list the saved cameras: $(cat "$TMP/saves/run.json")"
+rm -rf "$TMP/saves_enc" && cp -r "$TMP/saves" "$TMP/saves_enc" && rm -r "$TMP/saves_enc"/hero_*/
+"$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_reuse.mcap" >/dev/null || bad "export of a run with PNGs"
+"$SENSIM" export mcap "$TMP/saves_enc" --out "$TMP/saves_enc.mcap" >/dev/null || bad "export of a run without its PNGs"
+cmp -s "$TMP/saves_reuse.mcap" "$TMP/saves_enc.mcap" || bad "the export taking the run's PNGs differs from encoding them"
+cmp -s "$TMP/saves_reuse.mcap" "$TMP/saves_live.mcap" || bad "the export taking the run's PNGs differs from the live --mcap"
+cp "$TMP/saves/hero_rgb/000021.png" "$TMP/saves/hero_rgb/000001.png"   # another picture, same size: taken
+"$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_swap.mcap" >/dev/null || bad "export with a swapped PNG"
+cmp -s "$TMP/saves_swap.mcap" "$TMP/saves_enc.mcap" && bad "the export encoded the pictures instead of taking the run's PNGs"
+[ "$(stat -c %s "$TMP/saves_swap.mcap")" -gt 0 ] || bad "no file with a swapped PNG"
+printf 'not a png' >"$TMP/saves/hero_rgb/000001.png"                 # not a PNG: encoded
+"$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_bad.mcap" >/dev/null || bad "export with a broken PNG"
+cmp -s "$TMP/saves_bad.mcap" "$TMP/saves_enc.mcap" || bad "a broken PNG was taken instead of encoding the picture"
+check "$TMP/saves_reuse.mcap" "$TMP/saves"
 
 [ $fails -eq 0 ] && echo "mcap: all checks passed"
 exit $((fails > 0))

@@ -48,6 +48,9 @@ static sn_status tick(void *self, sn_phase phase)
     (void)phase;
     p->host->sensor_transform(p->ctx, &t);
     memset(&p->h, 0xAB, sizeof p->h); /* what the host does not write shows */
+#if SN_ABI_MINOR >= 2 /* built against 1.2 or later headers (tests/compat): the contract since 1.2 */
+    p->h.struct_size = sizeof p->h;
+#endif
     p->hit = p->host->ray_cast(p->ctx, t.location, (sn_vec3){0, 0, -1}, 100, 0, &p->h);
     return SN_OK;
 }

@@ -61,7 +61,8 @@ static void lens_and_gamma(sn_plugin_entry_fn entry)
     sn_fake_set_render(f, gradient, NULL);
     enum { W = 64, H = 48 };
     /* CARLA's default lens attributes: the pinhole image, byte for byte. */
-    const uint8_t *raw = shoot(f, entry, "sensor.camera.rgb", (const char *[]){"image_size_x=64", "image_size_y=48", NULL});
+    const uint8_t *raw = shoot(f, entry, "sensor.camera.rgb",
+                               (const char *[]){"image_size_x=64", "image_size_y=48", "enable_postprocess_effects=false", NULL});
     int off = 0;
     for (uint32_t i = 0; raw && i < W * H; i++)
         off += raw[4 * i] != 4 * (i % W) || raw[4 * i + 1] != 4 * (i / W) || raw[4 * i + 2] != 30;
@@ -74,7 +75,9 @@ static void lens_and_gamma(sn_plugin_entry_fn entry)
 
     /* Distortion on (pincushion reaching outside at the corners): colour bilinear, ids and tags nearest. */
     const char *on[] = {"image_size_x=64", "image_size_y=48", "lens_k=0.5", "lens_x_size=1", "lens_y_size=1", NULL};
-    raw = shoot(f, entry, "sensor.camera.rgb", on);
+    const char *on_rgb[] = {"image_size_x=64", "image_size_y=48", "lens_k=0.5", "lens_x_size=1", "lens_y_size=1",
+                            "enable_postprocess_effects=false", NULL};
+    raw = shoot(f, entry, "sensor.camera.rgb", on_rgb);
     double worst = 0;
     int blended = 0, outside = 0, bad_out = 0;
     for (uint32_t y = 0; raw && y < H; y++)
@@ -106,18 +109,18 @@ static void lens_and_gamma(sn_plugin_entry_fn entry)
     CHECK(raw && wrong == 0, "nearest: %d pixels whose id or tag is not the nearest source's", wrong);
 
     /* gamma re-encodes: 30 at 2.2 is 255 (30/255)^2.2 at gamma 1 */
-    raw = shoot(f, entry, "sensor.camera.rgb", (const char *[]){"image_size_x=64", "image_size_y=48", "gamma=1.0", NULL});
+    raw = shoot(f, entry, "sensor.camera.rgb", (const char *[]){"image_size_x=64", "image_size_y=48", "gamma=1.0", "enable_postprocess_effects=false", NULL});
     uint8_t want = (uint8_t)lround(255 * pow(30 / 255.0, 2.2));
     CHECK(raw && raw[2] == want && raw[4 * 10 + 2] == want, "gamma 1: R %u, want %u", raw ? raw[2] : 0, want);
 
     /* Unrendered attributes are accepted and warn once each when set away from their default. */
     uint32_t logs = sn_fake_log_count(f);
     CHECK(shoot(f, entry, "sensor.camera.rgb",
-                (const char *[]){"image_size_x=8", "image_size_y=8", "bloom_intensity=0.675", "blade_count=7",
-                                 "exposure_mode=manual", "enable_postprocess_effects=false", NULL}) != NULL, "spawn");
-    CHECK(sn_fake_log_count(f) == logs + 3, "3 warnings (blade_count, exposure_mode, enable_postprocess_effects), got %u",
+                (const char *[]){"image_size_x=8", "image_size_y=8", "bloom_intensity=0.5", "blade_count=7",
+                                 "exposure_mode=manual", "focal_distance=500", NULL}) != NULL, "spawn");
+    CHECK(sn_fake_log_count(f) == logs + 2, "2 warnings (blade_count, focal_distance; bloom and exposure are drawn), got %u",
           sn_fake_log_count(f) - logs);
-    CHECK_CONTAINS(sn_fake_last_log(f), "'enable_postprocess_effects' = false changes nothing: accepted, not rendered yet");
+    CHECK_CONTAINS(sn_fake_last_log(f), "'focal_distance' = 500 changes nothing: accepted, not rendered yet");
     logs = sn_fake_log_count(f);
     CHECK(shoot(f, entry, "sensor.camera.depth", (const char *[]){"image_size_x=8", "image_size_y=8", "lens_circle_multiplier=1", NULL}) != NULL, "spawn");
     CHECK(sn_fake_log_count(f) == logs + 1, "the vignette on a depth camera warns");

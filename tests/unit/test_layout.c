@@ -173,7 +173,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 456, 8);
+    S(sn_host, 488, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -231,6 +231,11 @@ int main(void)
     F(sn_host, sensor_transform_prev, 432);
     F(sn_host, parallel_for, 440);
     F(sn_host, weather, 448);
+    /* ABI 1.6 */
+    F(sn_host, overlap_sphere_nearest, 456);
+    F(sn_host, overlap_cone, 464);
+    F(sn_host, actor_route, 472);
+    F(sn_host, landmarks_ahead, 480);
     /* map.h (ABI 1.4): plain values, frozen */
     S(sn_lane_marking, 16, 8);
     F(sn_lane_marking, type, 0);
@@ -251,6 +256,15 @@ int main(void)
     F(sn_waypoint, lane_change, 97);
     F(sn_waypoint, left_marking, 104);
     F(sn_waypoint, right_marking, 120);
+    S(sn_landmark, 176, 8); /* ABI 1.6 */
+    F(sn_landmark, struct_size, 0);
+    F(sn_landmark, kind, 4);
+    F(sn_landmark, actor_id, 8);
+    F(sn_landmark, signal_id, 12);
+    F(sn_landmark, state, 16);
+    F(sn_landmark, limit, 24);
+    F(sn_landmark, distance, 32);
+    F(sn_landmark, line, 40);
     S(sn_mark_crossing, 48, 8);
     F(sn_mark_crossing, marking, 0);
     F(sn_mark_crossing, location, 16);
@@ -260,7 +274,7 @@ int main(void)
     F(sn_ray, origin, 0);
     F(sn_ray, direction, 24);
     F(sn_ray, max_distance, 48);
-    S(sn_ray_query, 64, 8);
+    S(sn_ray_query, 80, 8);
     F(sn_ray_query, struct_size, 0);
     F(sn_ray_query, ray_size, 4);
     F(sn_ray_query, result_size, 8);
@@ -272,6 +286,15 @@ int main(void)
     F(sn_ray_query, kind_mask, 40);
     F(sn_ray_query, hits, 48);
     F(sn_ray_query, max_hits, 56);
+    /* ABI 1.6 */
+    pin("SN_RAY_QUERY_SIZE_1_5", SN_RAY_QUERY_SIZE_1_5, offsetof(sn_ray_query, max_hits) + 8);
+    F(sn_ray_query, ray_ignore, 64);
+    F(sn_ray_query, overlap_size, 72);
+    S(sn_overlap, 40, 8);
+    F(sn_overlap, actor_id, 0);
+    F(sn_overlap, semantic_tag, 4);
+    F(sn_overlap, distance, 8);
+    F(sn_overlap, point, 16);
     S(sn_ray_result, 112, 8);
     pin("SN_RAY_RESULT_SIZE_1_2", SN_RAY_RESULT_SIZE_1_2, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_1_2);
     pin("SN_RAY_RESULT_SIZE_1_4", SN_RAY_RESULT_SIZE_1_4, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_VELOCITY);
@@ -311,7 +334,7 @@ int main(void)
     F(sn_method_def, name, 0);
     F(sn_method_def, doc, 8);
     /* plugin.h */
-    S(sn_sensor_class, 184, 8);
+    S(sn_sensor_class, 200, 8);
     F(sn_sensor_class, hdr, 0);
     F(sn_sensor_class, blueprint, 8);
     F(sn_sensor_class, doc, 16);
@@ -338,6 +361,23 @@ int main(void)
     F(sn_sensor_class, class_tick, 160);
     F(sn_sensor_class, log_reader, 168);
     F(sn_sensor_class, method_args, 176);
+    /* ABI 1.6: declared record layouts */
+    F(sn_sensor_class, records, 184);
+    F(sn_sensor_class, n_records, 192);
+    F(sn_sensor_class, rec_layout_size, 196);
+    S(sn_rec_field, 24, 8);
+    F(sn_rec_field, name, 0);
+    F(sn_rec_field, type, 8);
+    F(sn_rec_field, offset, 12);
+    F(sn_rec_field, unit, 16);
+    S(sn_rec_layout, 48, 8);
+    F(sn_rec_layout, key, 0);
+    F(sn_rec_layout, name, 8);
+    F(sn_rec_layout, size, 16);
+    F(sn_rec_layout, fields, 24);
+    F(sn_rec_layout, n_fields, 32);
+    F(sn_rec_layout, field_size, 36);
+    F(sn_rec_layout, doc, 40);
     S(sn_method_args, 12, 4);
     F(sn_method_args, min_args, 0);
     F(sn_method_args, max_args, 4);
@@ -390,7 +430,7 @@ int main(void)
     F(sn_walker_control, direction, 0);
     F(sn_walker_control, speed, 24);
     /* sensim.h */
-    S(sn_testworld_options, 80, 8);
+    S(sn_testworld_options, 104, 8);
     F(sn_testworld_options, struct_size, 0);
     F(sn_testworld_options, seed, 8);
     F(sn_testworld_options, fixed_delta_seconds, 16);
@@ -399,6 +439,9 @@ int main(void)
     F(sn_testworld_options, log, 40);
     F(sn_testworld_options, log_user, 48);
     F(sn_testworld_options, georeference, 56);
+    F(sn_testworld_options, map_path, 80); /* SDK 1.6 */
+    F(sn_testworld_options, map_xml, 88);
+    F(sn_testworld_options, map_size, 96);
     S(sn_run_stats, 96, 8);
     F(sn_run_stats, struct_size, 0);
     F(sn_run_stats, frames, 8);
@@ -414,7 +457,7 @@ int main(void)
     F(sn_run_stats, time_serialize, 80); /* appended (issue 25): struct_size-versioned, no ABI bump */
     F(sn_run_stats, time_write, 88);
     /* sensim.h */
-    S(sn_blueprint_info, 56, 8);
+    S(sn_blueprint_info, 80, 8);
     F(sn_blueprint_info, struct_size, 0);
     F(sn_blueprint_info, id, 8);
     F(sn_blueprint_info, kind, 16);
@@ -422,6 +465,9 @@ int main(void)
     F(sn_blueprint_info, plugin, 32);
     F(sn_blueprint_info, n_attrs, 40);
     F(sn_blueprint_info, attrs, 48);
+    F(sn_blueprint_info, n_records, 56); /* SDK 1.6 */
+    F(sn_blueprint_info, records, 64);
+    F(sn_blueprint_info, rec_layout_size, 72);
     /* sensim.h */
     S(sn_plugin_info, 72, 8);
     F(sn_plugin_info, struct_size, 0);

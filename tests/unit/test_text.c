@@ -1,6 +1,11 @@
-/* sn_text_escape (engine/core/util.c): what a plugin's text becomes before it is printed. */
+/* sn_text_escape (engine/core/util.c): what a plugin's text becomes before it is printed; and
+** sn_json_str (engine/core/json.c), the one JSON string writer: always valid JSON. */
 #include "../../engine/core/util.h"
 #include "../check.h"
+#include "../../engine/core/json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -10,8 +15,36 @@ static const char *esc(const char *in, size_t n)
     return sn_text_escape(in, out, n);
 }
 
+/* sn_json_str(s) as a string (the caller frees). */
+static char *json(const char *s)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NULL;
+    sn_json_str(f, s);
+    fclose(f);
+    return buf;
+}
+
+static int json_is(const char *in, const char *want)
+{
+    char *got = json(in);
+    int ok = got && strcmp(got, want) == 0;
+    if (!ok)
+        fprintf(stderr, "json(%s) = %s, want %s\n", in ? in : "NULL", got ? got : "?", want);
+    free(got);
+    return ok;
+}
+
 int main(void)
 {
+    CHECK(json_is("plain ünïcode 𝄞", "\"plain ünïcode 𝄞\""), "valid UTF-8 kept");
+    CHECK(json_is("a\"b\\c\n\x7f", "\"a\\\"b\\\\c\\u000a\\u007f\""), "quote, backslash, control, DEL");
+    CHECK(json_is("x\xff\xc0\xafy", "\"x\\ufffd\\ufffd\\ufffdy\""), "stray and overlong bytes: U+FFFD each");
+    CHECK(json_is("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""), "a surrogate is not UTF-8");
+    CHECK(json_is(NULL, "\"\""), "NULL: empty string");
     CHECK(!strcmp(esc("plain text, ünïcode ✓ 𝄞", 256), "plain text, ünïcode ✓ 𝄞"), "valid UTF-8 kept");
     CHECK(!strcmp(esc("a\tb\nc\rd\x1b[0m\x7f", 256), "a\\x09b\\x0Ac\\x0Dd\\x1B[0m\\x7F"), "C0 controls and DEL");
     CHECK(!strcmp(esc("\xc2\x9b" "2J \xc2\xa0", 256), "\\xC2\\x9B2J \xc2\xa0"), "C1 control escaped, U+00A0 kept");

@@ -1,14 +1,15 @@
 // A static server for the page: the app's files from node_modules and the run's MCAP, with HTTP
 // Range requests (Foxglove's remote-file source reads an MCAP by ranges: the summary first, then
 // the chunks it needs) and wasm's MIME type (studio-base compiles its decoders by streaming).
-// Usage: node serve.mjs RUN.mcap PORT   (prints "listening PORT" once ready)
+// Usage: node serve.mjs RUN.mcap PORT [LAYOUT.json]   (prints "listening PORT" once ready; PORT 0
+// takes a free one; LAYOUT replaces this folder's layout.json, as tests/foxglove does)
 import { createServer } from "node:http";
 import { createReadStream, statSync } from "node:fs";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const [mcap, port = "8765"] = process.argv.slice(2);
+const [mcap, port = "8765", layout] = process.argv.slice(2);
 const mounts = [
   ["/studio/", join(here, "node_modules/@foxglove/studio-base/assets")],
   ["/react/", join(here, "node_modules/react/umd")],
@@ -24,6 +25,7 @@ const types = {
 
 function resolve(path) {
   if (path === "/run.mcap") return mcap;
+  if (path === "/layout.json" && layout) return layout;
   for (const [prefix, dir] of mounts) {
     if (!path.startsWith(prefix)) continue;
     if (prefix === "/" && !own.has(path)) return undefined;
@@ -33,7 +35,7 @@ function resolve(path) {
   return undefined;
 }
 
-createServer((req, res) => {
+const server = createServer((req, res) => {
   if (req.url === "/favicon.ico") { res.writeHead(204).end(); return; }
   const file = resolve(new URL(req.url, "http://x").pathname);
   let size;
@@ -61,4 +63,5 @@ createServer((req, res) => {
   res.writeHead(200, { ...headers, "content-length": size });
   if (req.method === "HEAD") { res.end(); return; }
   createReadStream(file).pipe(res);
-}).listen(Number(port), "127.0.0.1", () => console.log(`listening ${port}`));
+});
+server.listen(Number(port), "127.0.0.1", () => console.log(`listening ${server.address().port}`));

@@ -178,9 +178,7 @@ static const sn_sensor_class safe_distance_class = {
     .blueprint = "sensor.other.safe_distance",
     .doc = "ids of the vehicles inside the parent's bounding box grown by safety distances",
     .phases = SN_PHASE_POST,
-    .attrs = attrs,
-    .n_attrs = A_COUNT,
-    .attr_def_size = sizeof(sn_attr_def),
+    SN_ATTR_TABLE(attrs),
     .create = create,
     .destroy = destroy,
     .set = set,
@@ -191,16 +189,4 @@ static const sn_sensor_class safe_distance_class = {
 };
 
 static const sn_sensor_class *const classes[] = {&safe_distance_class};
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "safe_distance",
-    .version = "1.0.0",
-    .n_classes = 1,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    (void)host_abi_minor;
-    return host_abi_major == SN_ABI_MAJOR ? &library : NULL;
-}
+SN_PLUGIN_EXPORT(library, "safe_distance", "1.0.0", classes)

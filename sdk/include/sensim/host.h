@@ -336,6 +336,46 @@ typedef struct sn_host {
     ** every time it is set (scene load, set_weather, replay): a recorder writes it when the
     ** count moves. */
     void (*weather)(sn_ctx *ctx, sn_weather *out, uint64_t *serial);
+
+    /* ---- added in ABI 1.6: check SN_HOST_HAS(host, member) before calling ---- */
+    /*
+    ** overlap_sphere() with distances: every actor within `radius` of `centre` (touching
+    ** counts), nearest first (distance, then id), as sn_overlap (sensim/query.h: the nearest
+    ** point of its surface and the distance to it, 0 inside) at q->overlap_size strides; the
+    ** first min(cap, *n_found) are written. q may be NULL (no filters). SN_E_INVALID (with a
+    ** message) for a bad query, centre or radius.
+    */
+    sn_status (*overlap_sphere_nearest)(sn_ctx *ctx, const sn_ray_query *q, sn_vec3 centre, double radius,
+                                        sn_overlap *out, uint32_t cap, uint32_t *n_found);
+    /*
+    ** The actors in a cone: apex, axis (any length), half angle in degrees (0, 180] and range
+    ** (m): those within `range` of the apex whose nearest surface point lies inside the cone
+    ** (a specular echo's condition: the surface faces the apex there), nearest first, as
+    ** overlap_sphere_nearest. An ultrasonic or radar sensor's beam. SN_E_INVALID for a zero
+    ** axis or an angle outside (0, 180].
+    */
+    sn_status (*overlap_cone)(sn_ctx *ctx, const sn_ray_query *q, sn_vec3 apex, sn_vec3 axis, double half_angle_deg,
+                              double range, sn_overlap *out, uint32_t cap, uint32_t *n_found);
+    /*
+    ** The route an actor on a map autopilot plans (CARLA's Traffic Manager buffer): waypoints
+    ** on lane centres, about 2 m apart, from near the vehicle ahead (about 80 m); the first
+    ** min(cap, *n_found) go to out. *n_found 0 when the actor is not on a map autopilot.
+    ** SN_E_NOT_FOUND for no such actor.
+    */
+    sn_status (*actor_route)(sn_ctx *ctx, uint32_t actor_id, sn_waypoint *out, uint32_t cap, uint32_t *n_found);
+    /*
+    ** The traffic lights and signs governing an actor's lanes within `distance` m (0..1000)
+    ** ahead along its route (its autopilot's planned route, continued; without one, its lane
+    ** from where it stands, at a fork the branch that turns least), in order along the route,
+    ** each once: kind, the light's actor and state now, the signal id, a speed sign's limit,
+    ** the stop line as a waypoint and its distance along the route. The lines are those the
+    ** autopilot stops at (docs/traffic.md). `kinds` is a mask of sn_landmark_kind (0: all).
+    ** out[0].struct_size must be set (the stride); *n_found counts all, min(cap, *n_found) are
+    ** written. Nothing without a map or off the lanes. SN_E_NOT_FOUND for no such actor,
+    ** SN_E_RANGE for a distance outside [0, 1000].
+    */
+    sn_status (*landmarks_ahead)(sn_ctx *ctx, uint32_t actor_id, double distance, uint32_t kinds, sn_landmark *out,
+                                 uint32_t cap, uint32_t *n_found);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */

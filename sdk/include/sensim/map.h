@@ -130,6 +130,38 @@ typedef struct sn_map_info {
     uint32_t warnings;
 } sn_map_info;
 
+/* CARLA's carla.TrafficLightState, the same values. */
+typedef enum sn_traffic_light_state {
+    SN_TL_RED = 0,
+    SN_TL_YELLOW = 1,
+    SN_TL_GREEN = 2,
+    SN_TL_OFF = 3,
+    SN_TL_UNKNOWN = 4
+} sn_traffic_light_state;
+
+/* What governs a lane (host->landmarks_ahead, ABI 1.6): the map's signals as the autopilot
+** obeys them (docs/traffic.md, "Signals on lanes"; CARLA's SignalType.cpp numbers). */
+typedef enum sn_landmark_kind {
+    SN_LANDMARK_LIGHT = 1u << 0, /* a traffic light's stop line */
+    SN_LANDMARK_STOP = 1u << 1,  /* a stop sign's line (OpenDRIVE type 206) */
+    SN_LANDMARK_YIELD = 1u << 2, /* a yield sign's line (205) */
+    SN_LANDMARK_SPEED = 1u << 3  /* a speed-limit sign (274) */
+} sn_landmark_kind;
+
+/* One light or sign ahead of an actor along its route (host->landmarks_ahead). An array
+** element: the host steps through the caller's array by out[0].struct_size (set it in the
+** first element, sizeof(sn_landmark)); the struct grows at its end. */
+typedef struct sn_landmark {
+    uint32_t struct_size;
+    uint32_t kind;          /* one sn_landmark_kind */
+    uint32_t actor_id;      /* the light's actor; 0 for signs */
+    int32_t signal_id;      /* the OpenDRIVE signal's id */
+    uint32_t state;         /* lights: sn_traffic_light_state now; signs: SN_TL_UNKNOWN */
+    double limit;           /* speed signs: m/s; 0 otherwise */
+    double distance;        /* m along the route from the actor's lane position to the line */
+    sn_waypoint line;       /* the stop line (a speed sign: where it applies) on the route's lane */
+} sn_landmark;
+
 /* Opens an OpenDRIVE file (ASAM 1.4-1.6). A malformed file is SN_E_INVALID naming FILE:LINE
 ** and the element. Close with sn_map_close. */
 SN_API sn_map *sn_map_open(const char *path, struct sn_error *err);

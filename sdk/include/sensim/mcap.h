@@ -48,6 +48,11 @@ typedef struct sn_mcap_options {
 SN_API sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *err);
 /* The map's lanes and marks as lines (topic /map), written with the first frame. NULL map: nothing. */
 SN_API sn_status sn_mcap_add_map(sn_mcap *m, const sn_map *map, sn_error *err);
+/* The record layouts the sensor classes of `lib` declare (SDK 1.6, sensim/records.h), copied: a
+** sensor's declared bins become a foxglove.PointCloud when the record has f32 or f64 fields x, y
+** and z (its other fields beside them), and records inside the JSON message otherwise.
+** sn_mcap_export does it with the plugins of the search path. */
+SN_API sn_status sn_mcap_add_layouts(sn_mcap *m, const sn_blueprints *lib, sn_error *err);
 /* One stream message (as a listener gets it, or as read from a stream file). Messages of a
 ** frame may come in any order: they are written ordered by sensor id when the frame ends. */
 SN_API sn_status sn_mcap_add_message(sn_mcap *m, const sn_message *msg, sn_error *err);

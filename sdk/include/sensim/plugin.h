@@ -23,6 +23,7 @@
 #include <sensim/attr.h>
 #include <sensim/host.h>
 #include <sensim/reader.h>
+#include <sensim/records.h>
 #include <sensim/types.h>
 
 /* Tick phases a class asks for (sn_sensor_class.phases is a mask of these). */
@@ -158,6 +159,11 @@ typedef struct sn_sensor_class {
     /* ---- ABI 1.5: NULL, or n_methods entries in the order of `methods` (see sn_method_args);
     ** a class without them gets whatever arguments a scene gives, and call() decides. ---- */
     const sn_method_args *method_args;
+    /* ---- ABI 1.6: NULL, or n_records layouts of the bins this class writes (sensim/records.h;
+    ** SN_RECORD_TABLE fills the three), so every reader decodes them ---- */
+    const sn_rec_layout *records;
+    uint32_t n_records;
+    uint32_t rec_layout_size; /* sizeof(sn_rec_layout) at build time: the stride of records */
 } sn_sensor_class;
 
 /* What sn_plugin_entry returns: a static description of the library. */
@@ -176,6 +182,37 @@ typedef struct sn_plugin_lib {
 typedef const sn_plugin_lib *(*sn_plugin_entry_fn)(uint32_t host_abi_major,
                                                     uint32_t host_abi_minor);
 #define SN_PLUGIN_ENTRY_SYMBOL "sn_plugin_entry"
+
+/*
+** SDK 1.6: the boilerplate of a class and a library in one line each.
+**
+**   static const sn_sensor_class my_class = {
+**       .hdr = SN_ABI_HEADER(sn_sensor_class), .blueprint = "sensor.other.mine", ...,
+**       SN_ATTR_TABLE(attrs),            // .attrs, .n_attrs, .attr_def_size
+**       SN_METHOD_TABLE(methods),        // .methods, .n_methods, .method_def_size
+**       .value_size = sizeof(sn_value), .create = create, ...};
+**   static const sn_sensor_class *const classes[] = {&my_class};
+**   SN_PLUGIN_EXPORT(lib, "mine", "1.0", classes)   // the library and sn_plugin_entry
+**
+** The entry SN_PLUGIN_EXPORT defines accepts a host of the same major (any minor: the host
+** reads older structs, and a plugin checks SN_HOST_HAS before calling a newer member).
+*/
+#define SN_ATTR_TABLE(a) .attrs = (a), .n_attrs = (uint32_t)(sizeof(a) / sizeof((a)[0])), \
+                         .attr_def_size = (uint32_t)sizeof(sn_attr_def)
+#define SN_METHOD_TABLE(m) .methods = (m), .n_methods = (uint32_t)(sizeof(m) / sizeof((m)[0])), \
+                           .method_def_size = (uint32_t)sizeof(sn_method_def)
+/* .records, .n_records and .rec_layout_size from a static array of sn_rec_layout (sensim/records.h). */
+#define SN_RECORD_TABLE(r) .records = (r), .n_records = (uint32_t)(sizeof(r) / sizeof((r)[0])), \
+                           .rec_layout_size = (uint32_t)sizeof(sn_rec_layout)
+/* The sn_plugin_lib `var` listing `classes` (an array of class pointers) and the entry returning it. */
+#define SN_PLUGIN_EXPORT(var, name, version, classes)                                                 \
+    static const sn_plugin_lib var = {SN_ABI_HEADER(sn_plugin_lib), (name), (version),               \
+                                      (uint32_t)(sizeof(classes) / sizeof((classes)[0])), (classes)}; \
+    SN_PLUGIN_ENTRY                                                                                   \
+    {                                                                                                 \
+        (void)host_abi_minor;                                                                         \
+        return host_abi_major == SN_ABI_MAJOR ? &var : NULL;                                          \
+    }
 
 #define SN_PLUGIN_ENTRY                                                                  \
     SN_EXPORT const sn_plugin_lib *sn_plugin_entry(uint32_t host_abi_major,              \

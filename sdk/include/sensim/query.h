@@ -59,13 +59,39 @@ typedef struct sn_ray_query {
     */
     sn_ray_hit *hits;
     uint32_t max_hits;
+    /* ---- ABI 1.6: read only when struct_size reaches them (older queries read as NULL, 0) ---- */
+    /*
+    ** Per-ray ignore pairs for ray_batch and ray_batch_at: NULL, or one pair per ray; ray i also
+    ** skips actors ray_ignore[i][0] and ray_ignore[i][1] (0: none) and what is attached to
+    ** them, on top of ignore_ids. For rays between two actors (line of sight from a sender to
+    ** a receiver: neither blocks its own ray). Caller-owned, read during the call only.
+    */
+    const uint32_t (*ray_ignore)[2];
+    /* The stride of overlap_sphere_nearest's and overlap_cone's sn_overlap arrays, bytes. */
+    uint32_t overlap_size;
 } sn_ray_query;
 
 #define SN_RAY_QUERY_INIT                                                                               \
     {                                                                                                   \
         sizeof(sn_ray_query), sizeof(sn_ray), sizeof(struct sn_ray_result), sizeof(sn_ray_hit),       \
-            SN_RAY_CLOSEST, NULL, 0, 0, 0, NULL, 0                                                      \
+            SN_RAY_CLOSEST, NULL, 0, 0, 0, NULL, 0, NULL, sizeof(struct sn_overlap)                     \
     }
+/* sizeof(sn_ray_query) in ABI 1.2 to 1.5 (before ray_ignore): what older plugins pass. */
+#define SN_RAY_QUERY_SIZE_1_5 64u
+
+/*
+** One actor an overlap query found (ABI 1.6: host->overlap_sphere_nearest, host->overlap_cone),
+** written at q->overlap_size strides into the caller's array, nearest first (distance, then
+** actor id). `distance` is from the query's centre (a cone's apex) to `point`, the nearest point
+** of the actor's surface (0, and the centre itself, when the centre is inside it). The map's
+** roads are actor 0, listed once; ground planes report their own ids.
+*/
+typedef struct sn_overlap {
+    uint32_t actor_id;
+    uint8_t semantic_tag;
+    double distance; /* m */
+    sn_vec3 point;   /* world frame */
+} sn_overlap;
 
 /*
 ** The answer for one ray, written to the caller's slot (caller-owned). `hit` is the nearest

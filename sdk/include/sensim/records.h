@@ -64,6 +64,72 @@ typedef struct sn_actor_record {
     double box_location[3], box_extent[3];
 } sn_actor_record;
 
+/*
+** ---- Declared record layouts (ABI 1.6) ----
+** A sensor of your own declares the records of its bins in its class (sn_sensor_class.records,
+** SN_RECORD_TABLE), and every reader decodes them with no code of the user's: `sensim dump
+** --decode` (a JSON object per record), `sensim blueprints --json` ("records"), run.json and
+** Python's listen()/arrays (a numpy structured dtype). The host checks the table when it loads
+** the plugin (names [a-z0-9_]+ and unique, known types, every field inside the record).
+**
+**   typedef struct echo { float distance, amplitude; uint32_t actor; } echo;   // 12 bytes
+**   static const sn_rec_field echo_fields[] = {
+**       {"distance", SN_REC_F32, offsetof(echo, distance), "m"},
+**       {"amplitude", SN_REC_F32, offsetof(echo, amplitude), NULL},
+**       {"actor", SN_REC_U32, offsetof(echo, actor), NULL},
+**   };
+**   static const sn_rec_layout records[] = {
+**       {.key = "echoes", .name = "echo", .size = sizeof(echo), SN_REC_FIELDS(echo_fields), .doc = "one per beam"},
+**   };
+**   ... SN_RECORD_TABLE(records), ... in the class
+**
+** Values are little-endian at their offsets (no alignment needed); the record size is the
+** stride, so padding and reserved bytes are simply not declared.
+*/
+typedef enum sn_rec_type {
+    SN_REC_U8 = 1,
+    SN_REC_I8 = 2,
+    SN_REC_U16 = 3,
+    SN_REC_I16 = 4,
+    SN_REC_U32 = 5,
+    SN_REC_I32 = 6,
+    SN_REC_U64 = 7,
+    SN_REC_I64 = 8,
+    SN_REC_F32 = 9,
+    SN_REC_F64 = 10
+} sn_rec_type;
+
+/* One field of a record. Read with the stride sn_rec_layout.field_size (it may grow). */
+typedef struct sn_rec_field {
+    const char *name;  /* [a-z0-9_]+, unique within the record */
+    sn_rec_type type;
+    uint32_t offset;   /* bytes from the record's start */
+    const char *unit;  /* "m", "m/s", "rad", "s", ... or NULL */
+} sn_rec_field;
+
+/* The records of one bin key. Read with the stride sn_sensor_class.rec_layout_size. */
+typedef struct sn_rec_layout {
+    const char *key;   /* the message key whose bin holds the records, e.g. "raw_data" */
+    const char *name;  /* the record's name, e.g. "ultrasonic_echo" ([a-z0-9_]+) */
+    uint32_t size;     /* bytes per record, 1 .. 65536 */
+    const sn_rec_field *fields;
+    uint32_t n_fields; /* 1 .. 256 */
+    uint32_t field_size; /* sizeof(sn_rec_field) at build time */
+    const char *doc;   /* one line, or NULL */
+} sn_rec_layout;
+
+/* .fields, .n_fields and .field_size of an sn_rec_layout from a static array of fields. */
+#define SN_REC_FIELDS(f) .fields = (f), .n_fields = (uint32_t)(sizeof(f) / sizeof((f)[0])), \
+                         .field_size = (uint32_t)sizeof(sn_rec_field)
+
+/* Bytes of a value of type t (0 for an unknown type). */
+static inline uint32_t sn_rec_type_size(sn_rec_type t)
+{
+    return t == SN_REC_U8 || t == SN_REC_I8 ? 1 : t == SN_REC_U16 || t == SN_REC_I16 ? 2
+         : t == SN_REC_U32 || t == SN_REC_I32 || t == SN_REC_F32 ? 4
+         : t == SN_REC_U64 || t == SN_REC_I64 || t == SN_REC_F64 ? 8 : 0;
+}
+
 _Static_assert(sizeof(sn_actor_record) == 112, "sn_actor_record is 112 bytes");
 _Static_assert(sizeof(sn_point_xyzi) == 16, "sn_point_xyzi is 16 bytes");
 _Static_assert(sizeof(sn_semantic_point) == 24, "sn_semantic_point is 24 bytes");

@@ -27,6 +27,7 @@
 #include <sensim/map.h>
 #include <sensim/query.h>
 #include <sensim/reader.h>
+#include <sensim/records.h>
 #include <sensim/types.h>
 
 #include <stdio.h>
@@ -60,6 +61,11 @@ typedef struct sn_error {
 } sn_error;
 
 typedef struct sn_engine sn_engine;
+
+/* The library's version at run time (SDK 1.6): "0.1.0", SN_VERSION_STRING of the libsensim that is
+** loaded (which may be newer than the headers a program was built with), and its plugin ABI. */
+SN_API const char *sn_version(void);
+SN_API void sn_abi_version(uint32_t *major, uint32_t *minor);
 
 /*
 ** Receives one log line instead of stderr: a refused plugin while loading (SN_LOG_WARN,
@@ -400,6 +406,11 @@ typedef struct sn_blueprint_info {
     uint32_t n_attrs;
     const sn_attr_def *const *attrs; /* n_attrs definitions, then NULL; sensors' role_name is
                                         handled by the host and not listed */
+    /* ---- SDK 1.6: the record layouts a sensor class declares (sensim/records.h), the
+    ** plugin's own table (valid while the library is open), read with stride rec_layout_size ---- */
+    uint32_t n_records;
+    const sn_rec_layout *records;
+    uint32_t rec_layout_size;
 } sn_blueprint_info;
 
 /* One plugin file of the search path, loaded or refused. Set struct_size = sizeof(sn_plugin_info). */
@@ -472,6 +483,11 @@ SN_API const char *sn_sdk_doc_dir(void);
 #define SN_DUMP_BASE64 1u
 #define SN_DUMP_DECODE 2u
 SN_API sn_status sn_stream_dump_bins(const char *path, FILE *out, unsigned flags, sn_error *err);
+/* The same, also knowing the record layouts the sensor classes of `lib` declare (SDK 1.6,
+** sensim/records.h): with SN_DUMP_DECODE a custom sensor's bins print as records too. lib may
+** be NULL (sensim's own layouts only). */
+SN_API sn_status sn_stream_dump_with(const char *path, FILE *out, unsigned flags, const sn_blueprints *lib,
+                                     sn_error *err);
 /* sn_stream_dump_bins with SN_DUMP_BASE64 when `full`, else no flag. */
 SN_API sn_status sn_stream_dump(const char *path, FILE *out, bool full, sn_error *err);
 
@@ -689,14 +705,7 @@ SN_API uint32_t sn_engine_replay_actor(const sn_engine *e, uint32_t recorded_id)
 ** start of every step from the simulation clock. A light is named by its actor id.
 */
 
-/* CARLA's carla.TrafficLightState, the same values. */
-typedef enum sn_traffic_light_state {
-    SN_TL_RED = 0,
-    SN_TL_YELLOW = 1,
-    SN_TL_GREEN = 2,
-    SN_TL_OFF = 3,
-    SN_TL_UNKNOWN = 4
-} sn_traffic_light_state;
+/* sn_traffic_light_state (CARLA's carla.TrafficLightState) is in sensim/map.h. */
 
 /* What a light is. Set struct_size = sizeof(sn_traffic_light_info). */
 typedef struct sn_traffic_light_info {

@@ -41,6 +41,13 @@ typedef struct sn_testworld_options {
     sn_log_fn log;                 /* log lines (plugins' host->log included); NULL = stderr */
     void *log_user;
     sn_geo_location georeference;  /* the scene's settings.georeference */
+    /* ---- since SDK 1.6 ---- */
+    /* A map for the world to stand on (an OpenDRIVE file, or its text): its roads are static
+    ** geometry, its traffic lights are spawned and cycle, its signs bind to lanes, and the host's
+    ** map_* and landmarks_ahead answer from it, as in a scene with `map:` (scenery off). */
+    const char *map_path;          /* NULL: no file */
+    const char *map_xml;           /* the map's text instead (map_path, if given, names it in messages) */
+    size_t map_size;               /* bytes of map_xml; 0: strlen(map_xml) */
 } sn_testworld_options;
 
 /* An engine with an empty scene loaded at frame 0. Free with sn_engine_destroy. */

@@ -176,9 +176,9 @@ typedef struct sn_clock {
 */
 typedef struct sn_weather {
     double cloudiness;                /* 0..100: softer, dimmer sun, greyer sky */
-    double precipitation;             /* 0..100 (accepted, not rendered) */
+    double precipitation;             /* 0..100: rain streaks in RGB cameras */
     double precipitation_deposits;    /* 0..100: puddles: a darker, glossier road */
-    double wind_intensity;            /* 0..100 (accepted, not rendered) */
+    double wind_intensity;            /* 0..100: bends the rain streaks */
     double sun_azimuth_angle;         /* -360..360 */
     double sun_altitude_angle;        /* -90..90 */
     double fog_density;               /* 0..100 */

@@ -1,0 +1,530 @@
+/* postfx.c — CARLA's camera post-processing as one pass on the rendered image (postfx.h). */
+#include "postfx.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BAND 16  /* rows per task */
+#define TILE 16  /* motion blur's tile, px */
+#define MB_TAPS 12 /* largest number of samples along a blur vector */
+#define HIST_BINS 96
+#define HIST_LO (-8.0) /* EV100 of the histogram's first bin; 0.25 EV a bin up to 16 */
+#define HIST_STEP 0.25
+#define LOW_PCT 0.80  /* Unreal 4.26's AutoExposureLowPercent, HighPercent */
+#define HIGH_PCT 0.983
+#define DESAT (0.96f * 0.93f)
+#define BLOOM_DOWN 8 /* bloom and flare work on an eighth of the image a side */
+
+static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+double pfx_manual_ev(const pfx_params *p)
+{
+    /* EV100 = log2(N^2 / t * 100 / S), t = 1 / shutter_speed */
+    return log2(p->fstop * p->fstop * p->shutter_speed * 100.0 / p->iso);
+}
+
+double pfx_tone_curve(const pfx_params *p, double x)
+{
+    /* Unreal 4.26 FilmToneMap (TonemapCommon.ush), the per-channel curve: a logistic toe, a
+    ** straight segment of `slope` in log10 and a logistic shoulder, matched so 0.18 maps to 0.18. */
+    const double slope = p->slope, toe = p->toe, shoulder = p->shoulder, bc = p->black_clip, wc = p->white_clip;
+    if (!(x > 0))
+        return fmax(0, -bc);
+    const double ts = 1 + bc - toe, ss = 1 + wc - shoulder, in_m = 0.18, out_m = 0.18;
+    double toe_m;
+    if (toe > 0.8) {
+        toe_m = (1 - toe - out_m) / slope + log10(in_m);
+    } else {
+        double bt = (out_m + bc) / ts - 1;
+        toe_m = log10(in_m) - 0.5 * log((1 + bt) / (1 - bt)) * (ts / slope);
+    }
+    const double straight_m = (1 - toe) / slope - toe_m, shoulder_m = shoulder / slope - straight_m;
+    const double lc = log10(x), straight = slope * (lc + straight_m);
+    double tc = -bc + (2 * ts) / (1 + exp((-2 * slope / ts) * (lc - toe_m)));
+    double sc = (1 + wc) - (2 * ss) / (1 + exp((2 * slope / ss) * (lc - shoulder_m)));
+    tc = lc < toe_m ? tc : straight;
+    sc = lc > shoulder_m ? sc : straight;
+    double t = clampd((lc - toe_m) / (shoulder_m - toe_m), 0, 1);
+    t = shoulder_m < toe_m ? 1 - t : t;
+    t = (3 - 2 * t) * t * t;
+    return fmax(0, tc + (sc - tc) * t);
+}
+
+/* CIE xy of CIE daylight at temperature t (Unreal's D_IlluminantChromaticity). */
+static void daylight_xy(double t, double *x, double *y)
+{
+    double o = 1 / t;
+    *x = t <= 7000 ? 0.244063 + (0.09911e3 + (2.9678e6 - 4.6070e9 * o) * o) * o
+                   : 0.237040 + (0.24748e3 + (1.9018e6 - 2.0064e9 * o) * o) * o;
+    *y = -3 * *x * *x + 2.87 * *x - 0.275;
+}
+
+/* CIE 1960 uv of the Planckian locus at t (Krystek's fit, Unreal's PlanckianLocusChromaticity). */
+static void planck_uv(double t, double *u, double *v)
+{
+    *u = (0.860117757 + 1.54118254e-4 * t + 1.28641212e-7 * t * t) / (1 + 8.42420235e-4 * t + 7.08145163e-7 * t * t);
+    *v = (0.317398726 + 4.22806245e-5 * t + 4.20481691e-8 * t * t) / (1 - 2.89741816e-5 * t + 1.61456053e-7 * t * t);
+}
+
+static void uv_to_xy(double u, double v, double *x, double *y)
+{
+    double d = 2 * u - 8 * v + 4;
+    *x = 3 * u / d, *y = 2 * v / d;
+}
+
+static void mat_mul(const double a[9], const double b[9], double o[9])
+{
+    double r[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+    memcpy(o, r, sizeof r);
+}
+
+void pfx_white_balance(double temp, double tint, double m[9])
+{
+    static const double srgb_xyz[9] = {0.4124564, 0.3575761, 0.1804375, 0.2126729, 0.7151522,
+                                       0.0721750, 0.0193339, 0.1191920, 0.9503041};
+    static const double xyz_srgb[9] = {3.2404542, -1.5371385, -0.4985314, -0.9692660, 1.8760108,
+                                       0.0415560,  0.0556434,  -0.2040259, 1.0572252};
+    static const double brad[9] = {0.8951, 0.2664, -0.1614, -0.7502, 1.7135, 0.0367, 0.0389, -0.0685, 1.0296};
+    static const double brad_inv[9] = {0.9869929, -0.1470543, 0.1599627, 0.4323053, 0.5183603,
+                                       0.0492912, -0.0085287, 0.0400428, 0.9684867};
+    /* the light the camera corrects for: daylight above 4000 K, the Planckian locus below, moved
+    ** along the isotherm by tint (+-1 spans +-0.05 in uv) */
+    double sx, sy, pu, pv, px, py;
+    planck_uv(temp, &pu, &pv);
+    uv_to_xy(pu, pv, &px, &py);
+    if (temp < 4000)
+        sx = px, sy = py;
+    else
+        daylight_xy(temp, &sx, &sy);
+    const double t = temp;
+    double ud = (-1.13758118e9 - 1.91615621e6 * t - 1.53177 * t * t) /
+                ((1.41213984e6 + 1189.62 * t + t * t) * (1.41213984e6 + 1189.62 * t + t * t));
+    double vd = (1.97471536e9 - 705674.0 * t - 308.607 * t * t) /
+                ((6.19363586e6 - 179.456 * t + t * t) * (6.19363586e6 - 179.456 * t + t * t));
+    double len = sqrt(ud * ud + vd * vd);
+    if (len > 0)
+        ud /= len, vd /= len;
+    double iu = pu - vd * tint * 0.05, iv = pv + ud * tint * 0.05, ix, iy;
+    uv_to_xy(iu, iv, &ix, &iy);
+    sx += ix - px, sy += iy - py;
+    /* von Kries in Bradford's cone space from that white to D65 */
+    const double dx = 0.31270, dy = 0.32900;
+    double sw[3] = {sx / sy, 1, (1 - sx - sy) / sy}, dw[3] = {dx / dy, 1, (1 - dx - dy) / dy};
+    double sl[3], dl[3];
+    for (int i = 0; i < 3; i++) {
+        sl[i] = brad[3 * i] * sw[0] + brad[3 * i + 1] * sw[1] + brad[3 * i + 2] * sw[2];
+        dl[i] = brad[3 * i] * dw[0] + brad[3 * i + 1] * dw[1] + brad[3 * i + 2] * dw[2];
+    }
+    double d[9] = {dl[0] / sl[0], 0, 0, 0, dl[1] / sl[1], 0, 0, 0, dl[2] / sl[2]}, a[9];
+    mat_mul(d, brad, a);
+    mat_mul(brad_inv, a, a);
+    mat_mul(a, srgb_xyz, a);
+    mat_mul(xyz_srgb, a, m);
+}
+
+bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
+{
+    memset(x, 0, sizeof *x);
+    x->p = *p;
+    x->w = w, x->h = h;
+    x->sw = (w + BLOOM_DOWN - 1) / BLOOM_DOWN, x->sh = (h + BLOOM_DOWN - 1) / BLOOM_DOWN;
+    x->tw = (x->sw + BLOOM_DOWN - 1) / BLOOM_DOWN, x->th = (x->sh + BLOOM_DOWN - 1) / BLOOM_DOWN;
+    for (int i = 0; i < 256; i++)
+        x->dec[i] = (float)pow(i / 255.0, 2.2);
+    for (int i = 0; i < PFX_LUT; i++) {
+        double s = (double)i / (PFX_LUT - 1);
+        double t = fmin(1, pfx_tone_curve(p, s * s * PFX_LUT_XMAX));
+        x->tone8[i] = (uint8_t)lround(255.0 * pow(t, 1.0 / p->gamma));
+    }
+    pfx_white_balance(p->temp, p->tint, x->wb);
+    if ((x->gx = malloc(w * sizeof *x->gx)) && (x->gw = malloc(w * sizeof *x->gw)))
+        for (uint32_t i = 0; i < w; i++) { /* each column's bloom pixel pair and weight */
+            float fx = ((float)i + 0.5f) / BLOOM_DOWN - 0.5f;
+            fx = fx < 0 ? 0 : fx;
+            x->gx[i] = (uint32_t)fx, x->gw[i] = fx - (float)x->gx[i];
+        }
+    size_t px = (size_t)w * h, spx = (size_t)x->sw * x->sh;
+    size_t tiles = (size_t)((w + TILE - 1) / TILE) * ((h + TILE - 1) / TILE);
+    bool ok = x->gx && x->gw && (x->grow = malloc((size_t)((h + BAND - 1) / BAND) * x->sw * 3 * sizeof(float))) &&
+              (x->lin = malloc(px * 3 * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
+              (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float))) &&
+              (x->tiny = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
+              (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float)));
+    if (ok && pfx_wants_velocity(x))
+        ok = (x->tmp = malloc(px * 3 * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float)));
+    return ok;
+}
+
+void pfx_free(pfx *x)
+{
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow);
+    memset(x, 0, sizeof *x);
+}
+
+bool pfx_wants_velocity(const pfx *x) { return x->p.mb_intensity > 0 && x->p.mb_max_distortion > 0; }
+
+static void run_tasks(pfx_run_fn run, void *runner, void (*fn)(void *, uint32_t), void *arg, uint32_t n)
+{
+    if (run)
+        run(runner, fn, arg, n);
+    else
+        for (uint32_t t = 0; t < n; t++)
+            fn(arg, t);
+}
+
+static uint32_t bands(const pfx *x) { return (x->h + BAND - 1) / BAND; }
+
+/* The bytes to linear RGB (lin, R G B order). */
+static void decode_band(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
+    for (size_t i = i0; i < i1; i++) {
+        const uint8_t *s = x->in + 4 * i;
+        float *d = x->lin + 3 * i;
+        d[0] = x->dec[s[2]], d[1] = x->dec[s[1]], d[2] = x->dec[s[0]];
+    }
+}
+
+/* Motion blur, per tile: the longest blur vector in the tile and its 8 neighbours (how far a
+** moving object can smear into it). */
+static void tile_max(pfx *x)
+{
+    const uint32_t tw = (x->w + TILE - 1) / TILE, th = (x->h + TILE - 1) / TILE;
+    float *own = x->tmp; /* scratch: the tile's own longest vector, before the dilation */
+    for (uint32_t ty = 0; ty < th; ty++)
+        for (uint32_t tx = 0; tx < tw; tx++) {
+            float bx = 0, by = 0, bl = 0;
+            for (uint32_t y = ty * TILE; y < ty * TILE + TILE && y < x->h; y++)
+                for (uint32_t xx = tx * TILE; xx < tx * TILE + TILE && xx < x->w; xx++) {
+                    const float *v = x->vel + 2 * ((size_t)y * x->w + xx);
+                    float l = v[0] * v[0] + v[1] * v[1];
+                    if (l > bl)
+                        bl = l, bx = v[0], by = v[1];
+                }
+            own[2 * (ty * tw + tx)] = bx, own[2 * (ty * tw + tx) + 1] = by;
+        }
+    x->blur_now = false;
+    for (uint32_t ty = 0; ty < th; ty++)
+        for (uint32_t tx = 0; tx < tw; tx++) {
+            float bx = 0, by = 0, bl = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int64_t nx = (int64_t)tx + dx, ny = (int64_t)ty + dy;
+                    if (nx < 0 || ny < 0 || nx >= tw || ny >= th)
+                        continue;
+                    const float *v = own + 2 * (ny * tw + nx);
+                    float l = v[0] * v[0] + v[1] * v[1];
+                    if (l > bl)
+                        bl = l, bx = v[0], by = v[1];
+                }
+            x->tile[2 * (ty * tw + tx)] = bx, x->tile[2 * (ty * tw + tx) + 1] = by;
+            if (bl >= 0.25f)
+                x->blur_now = true;
+        }
+}
+
+/* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
+** far enough to cover this pixel, or this pixel moves far enough to cover it (a simplified
+** McGuire reconstruction, Unreal's method without its depth comparison). */
+static void blur_band(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    const uint32_t tw = (x->w + TILE - 1) / TILE;
+    const uint32_t y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
+    for (uint32_t y = b * BAND; y < y1; y++)
+        for (uint32_t xx = 0; xx < x->w; xx++) {
+            size_t i = (size_t)y * x->w + xx;
+            const float *tv = x->tile + 2 * ((y / TILE) * tw + xx / TILE);
+            float tl = sqrtf(tv[0] * tv[0] + tv[1] * tv[1]);
+            float *o = x->tmp + 3 * i;
+            const float *c = x->lin + 3 * i;
+            if (tl < 0.5f) {
+                o[0] = c[0], o[1] = c[1], o[2] = c[2];
+                continue;
+            }
+            const float *cv = x->vel + 2 * i;
+            float cl = sqrtf(cv[0] * cv[0] + cv[1] * cv[1]);
+            int n = (int)ceilf(tl);
+            n = n < 2 ? 2 : n > MB_TAPS ? MB_TAPS : n;
+            float r = c[0], g = c[1], bl = c[2], wsum = 1;
+            for (int k = 0; k <= n; k++) {
+                float t = (float)k / (float)n - 0.5f; /* -0.5 .. 0.5 of the vector */
+                float d = fabsf(t) * tl;
+                if (d < 0.5f)
+                    continue; /* the pixel itself */
+                long sx = lroundf((float)xx + 0.5f + t * tv[0] - 0.5f), sy = lroundf((float)y + 0.5f + t * tv[1] - 0.5f);
+                if (sx < 0 || sy < 0 || sx >= (long)x->w || sy >= (long)x->h)
+                    continue;
+                size_t j = (size_t)sy * x->w + (size_t)sx;
+                const float *sv = x->vel + 2 * j;
+                float sl = sqrtf(sv[0] * sv[0] + sv[1] * sv[1]);
+                if (!(sl * 0.5f >= d || cl * 0.5f >= d))
+                    continue;
+                const float *s = x->lin + 3 * j;
+                r += s[0], g += s[1], bl += s[2], wsum += 1;
+            }
+            o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
+        }
+}
+
+/* Histogram auto exposure (Unreal 4.26): log luminance of every 4th pixel a side, the mean of
+** the part between the 80th and 98.3rd percentiles, as EV100 through the meter constant. */
+static double metered_ev(const pfx *x)
+{
+    uint32_t hist[HIST_BINS] = {0}, n = 0;
+    const double k = log2(PFX_LREF * 100.0 / x->p.calibration);
+    for (uint32_t y = 2; y < x->h; y += 4)
+        for (uint32_t xx = 2; xx < x->w; xx += 4) {
+            const float *c = x->lin + 3 * ((size_t)y * x->w + xx);
+            double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+            double ev = l > 0 ? log2(l) + k : HIST_LO;
+            long bin = lround(floor((ev - HIST_LO) / HIST_STEP));
+            hist[bin < 0 ? 0 : bin >= HIST_BINS ? HIST_BINS - 1 : bin]++;
+            n++;
+        }
+    if (!n)
+        return x->p.max_bright;
+    double lo = LOW_PCT * n, hi = HIGH_PCT * n, acc = 0, sum = 0, wsum = 0;
+    for (int b = 0; b < HIST_BINS; b++) {
+        double a = acc, e = acc + hist[b];
+        acc = e;
+        double w = fmin(e, hi) - fmax(a, lo);
+        if (w > 0)
+            sum += w * (HIST_LO + (b + 0.5) * HIST_STEP), wsum += w;
+    }
+    return wsum > 0 ? sum / wsum : x->p.max_bright;
+}
+
+/* Bloom and flare source: the exposed image an eighth a side (the mean of every other pixel of
+** each 8 x 8 block, each way), the part of each pixel above luminance 1 (what would clip), with
+** the pixel's hue. */
+static void bloom_source(pfx *x, const float *src)
+{
+    const float s = (float)x->scale;
+    for (uint32_t sy = 0; sy < x->sh; sy++)
+        for (uint32_t sx = 0; sx < x->sw; sx++) {
+            float acc[3] = {0, 0, 0};
+            int n = 0;
+            for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y += 2)
+                for (uint32_t xx = sx * BLOOM_DOWN; xx < sx * BLOOM_DOWN + BLOOM_DOWN && xx < x->w; xx += 2) {
+                    const float *c = src + 3 * ((size_t)y * x->w + xx);
+                    float l = s * (0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2]);
+                    if (l > 1) {
+                        float k = s * (l - 1) / l;
+                        acc[0] += k * c[0], acc[1] += k * c[1], acc[2] += k * c[2];
+                    }
+                    n++;
+                }
+            float *o = x->bright + 3 * ((size_t)sy * x->sw + sx);
+            for (int k = 0; k < 3; k++)
+                o[k] = acc[k] / (float)n;
+        }
+}
+
+/* Separable Gaussian of sigma (pixels) of a W x H image from `in` into `out` (t: scratch). */
+static void gauss_img(const float *in, float *out, float *t, int W, int H, double sigma)
+{
+    int r = (int)ceil(3 * sigma);
+    if (r > 64)
+        r = 64;
+    float w[129];
+    double tot = 0;
+    for (int k = -r; k <= r; k++)
+        tot += (w[k + r] = (float)exp(-0.5 * k * k / (sigma * sigma)));
+    for (int k = 0; k <= 2 * r; k++)
+        w[k] /= (float)tot;
+    for (int y = 0; y < H; y++)
+        for (int xx = 0; xx < W; xx++) {
+            float a[3] = {0, 0, 0};
+            for (int k = -r; k <= r; k++) {
+                int sx = xx + k < 0 ? 0 : xx + k >= W ? W - 1 : xx + k;
+                const float *c = in + 3 * ((size_t)y * W + sx);
+                a[0] += w[k + r] * c[0], a[1] += w[k + r] * c[1], a[2] += w[k + r] * c[2];
+            }
+            memcpy(t + 3 * ((size_t)y * W + xx), a, sizeof a);
+        }
+    for (int y = 0; y < H; y++)
+        for (int xx = 0; xx < W; xx++) {
+            float a[3] = {0, 0, 0};
+            for (int k = -r; k <= r; k++) {
+                int sy = y + k < 0 ? 0 : y + k >= H ? H - 1 : y + k;
+                const float *c = t + 3 * ((size_t)sy * W + xx);
+                a[0] += w[k + r] * c[0], a[1] += w[k + r] * c[1], a[2] += w[k + r] * c[2];
+            }
+            memcpy(out + 3 * ((size_t)y * W + xx), a, sizeof a);
+        }
+}
+
+static void gauss(pfx *x, const float *in, float *out, double sigma)
+{
+    gauss_img(in, out, x->blur2, (int)x->sw, (int)x->sh, sigma);
+}
+
+/* Bloom (two Gaussians, 1 % and 4 % of the width, averaged, the wide one on a 64th of the image) plus lens flare (ghosts of the
+** bright image scaled through the centre, negative scales mirrored, tinted) into blur: what the
+** final pass adds, bilinearly upsampled. */
+static void glow(pfx *x)
+{
+    const size_t n = (size_t)x->sw * x->sh * 3;
+    const double s1 = 0.01 * x->w / BLOOM_DOWN, s2 = 0.04 * x->w / BLOOM_DOWN;
+    const float half_bi = 0.5f * (float)x->p.bloom;
+    gauss(x, x->bright, x->blur, s1 > 0.5 ? s1 : 0.5);
+    for (size_t i = 0; i < n; i++)
+        x->blur[i] *= half_bi;
+    if (x->p.flare > 0) {
+        static const float gs[4] = {-1.0f, -0.5f, 0.35f, -1.6f};
+        static const float gt[4][3] = {{1.0f, 0.6f, 0.3f}, {0.4f, 0.8f, 1.0f}, {0.8f, 1.0f, 0.6f}, {1.0f, 0.5f, 0.8f}};
+        const float fi = (float)x->p.flare * 0.25f, cx = x->sw * 0.5f, cy = x->sh * 0.5f;
+        for (uint32_t y = 0; y < x->sh; y++)
+            for (uint32_t xx = 0; xx < x->sw; xx++) {
+                float *o = x->blur + 3 * ((size_t)y * x->sw + xx);
+                for (int g = 0; g < 4; g++) {
+                    long sx = lroundf(cx + ((float)xx + 0.5f - cx) * gs[g] - 0.5f);
+                    long sy = lroundf(cy + ((float)y + 0.5f - cy) * gs[g] - 0.5f);
+                    if (sx < 0 || sy < 0 || sx >= (long)x->sw || sy >= (long)x->sh)
+                        continue;
+                    const float *c = x->bright + 3 * ((size_t)sy * x->sw + (size_t)sx);
+                    for (int k = 0; k < 3; k++)
+                        o[k] += fi * gt[g][k] * c[k];
+                }
+            }
+    }
+    /* the wide one on a further quarter a side (a sixteenth of the image), bilinearly back */
+    const uint32_t tw = x->tw, th = x->th;
+    for (uint32_t ty = 0; ty < th; ty++)
+        for (uint32_t tx = 0; tx < tw; tx++) {
+            float a[3] = {0, 0, 0};
+            int k = 0;
+            for (uint32_t y = ty * BLOOM_DOWN; y < ty * BLOOM_DOWN + BLOOM_DOWN && y < x->sh; y++)
+                for (uint32_t xx = tx * BLOOM_DOWN; xx < tx * BLOOM_DOWN + BLOOM_DOWN && xx < x->sw; xx++, k++)
+                    for (int c = 0; c < 3; c++)
+                        a[c] += x->bright[3 * ((size_t)y * x->sw + xx) + c];
+            for (int c = 0; c < 3; c++)
+                x->tiny[3 * ((size_t)ty * tw + tx) + c] = a[c] / (float)k;
+        }
+    gauss_img(x->tiny, x->tiny, x->tiny2, (int)tw, (int)th, s2 / BLOOM_DOWN > 0.5 ? s2 / BLOOM_DOWN : 0.5);
+    for (uint32_t y = 0; y < x->sh; y++) {
+        float fy = ((float)y + 0.5f) / BLOOM_DOWN - 0.5f;
+        fy = fy < 0 ? 0 : fy;
+        uint32_t y0 = (uint32_t)fy, y1 = y0 + 1 < th ? y0 + 1 : y0;
+        float wy = fy - (float)y0;
+        for (uint32_t xx = 0; xx < x->sw; xx++) {
+            float fx = ((float)xx + 0.5f) / BLOOM_DOWN - 0.5f;
+            fx = fx < 0 ? 0 : fx;
+            uint32_t x0 = (uint32_t)fx, x1 = x0 + 1 < tw ? x0 + 1 : x0;
+            float wx = fx - (float)x0;
+            float *o = x->blur + 3 * ((size_t)y * x->sw + xx);
+            for (int c = 0; c < 3; c++) {
+                float v = (1 - wy) * ((1 - wx) * x->tiny[3 * (y0 * tw + x0) + c] + wx * x->tiny[3 * (y0 * tw + x1) + c]) +
+                          wy * ((1 - wx) * x->tiny[3 * (y1 * tw + x0) + c] + wx * x->tiny[3 * (y1 * tw + x1) + c]);
+                o[c] += half_bi * v;
+            }
+        }
+    }
+}
+
+/* The final pass: chromatic aberration, exposure, white balance, glow, Unreal's desaturations
+** around the tone curve, the curve and the output gamma, to BGRA. */
+static void final_band(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    const float *src = x->blur_now ? x->tmp : x->lin;
+    const float s = (float)x->scale;
+    float m[9];
+    for (int k = 0; k < 9; k++)
+        m[k] = (float)x->wb[k] * s;
+    const bool glow_on = x->p.bloom > 0 || x->p.flare > 0;
+    const float ca = (float)(x->p.ca_intensity * 0.01), ca0 = (float)x->p.ca_offset;
+    const float cx = x->w * 0.5f, cy = x->h * 0.5f, rn = 1.0f / sqrtf(cx * cx + cy * cy);
+    const float lut_in = (float)(PFX_LUT - 1) / sqrtf((float)PFX_LUT_XMAX);
+    const uint32_t y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
+    for (uint32_t y = b * BAND; y < y1; y++) {
+        /* the bloom row pair and weight for bilinear upsampling */
+        float fy = ((float)y + 0.5f) / BLOOM_DOWN - 0.5f;
+        fy = fy < 0 ? 0 : fy;
+        uint32_t by0 = (uint32_t)fy, by1 = by0 + 1 < x->sh ? by0 + 1 : by0;
+        float wy = fy - (float)by0;
+        /* the glow's row at y, interpolated between its two bloom rows once */
+        float *grow = x->grow + (size_t)b * x->sw * 3;
+        if (glow_on)
+            for (uint32_t k = 0; k < x->sw * 3; k++)
+                grow[k] = (1 - wy) * x->blur[(size_t)by0 * x->sw * 3 + k] + wy * x->blur[(size_t)by1 * x->sw * 3 + k];
+        for (uint32_t xx = 0; xx < x->w; xx++) {
+            size_t i = (size_t)y * x->w + xx;
+            float c[3] = {src[3 * i], src[3 * i + 1], src[3 * i + 2]};
+            if (ca > 0) {
+                /* red sampled farther out, blue nearer in, growing past the offset radius */
+                float dx = (float)xx + 0.5f - cx, dy = (float)y + 0.5f - cy, r = sqrtf(dx * dx + dy * dy) * rn;
+                float k = r > ca0 ? ca * (r - ca0) / (1.0f - ca0 + 1e-6f) : 0;
+                if (k > 0) {
+                    long rx = lroundf(cx + dx * (1 + k) - 0.5f), ry = lroundf(cy + dy * (1 + k) - 0.5f);
+                    long bx = lroundf(cx + dx * (1 - k) - 0.5f), by = lroundf(cy + dy * (1 - k) - 0.5f);
+                    if (rx >= 0 && ry >= 0 && rx < (long)x->w && ry < (long)x->h)
+                        c[0] = src[3 * ((size_t)ry * x->w + (size_t)rx)];
+                    if (bx >= 0 && by >= 0 && bx < (long)x->w && by < (long)x->h)
+                        c[2] = src[3 * ((size_t)by * x->w + (size_t)bx) + 2];
+                }
+            }
+            float e[3];
+            for (int k = 0; k < 3; k++)
+                e[k] = m[3 * k] * c[0] + m[3 * k + 1] * c[1] + m[3 * k + 2] * c[2];
+            if (glow_on) {
+                const float *g0 = grow + 3 * x->gx[xx], *g1 = g0 + (x->gx[xx] + 1 < x->sw ? 3 : 0), wx = x->gw[xx];
+                for (int k = 0; k < 3; k++)
+                    e[k] += g0[k] + wx * (g1[k] - g0[k]);
+            }
+            /* Unreal's desaturations around the curve (0.96 before, 0.93 after) both before it
+            ** (0.96 x 0.93): one table from exposed linear to the output byte per channel */
+            float yl = 0.2126f * e[0] + 0.7152f * e[1] + 0.0722f * e[2];
+            uint8_t *o = x->out + 4 * i;
+            for (int k = 0; k < 3; k++) {
+                float v = yl + DESAT * (e[k] - yl);
+                v = v < 0 ? 0 : v > (float)PFX_LUT_XMAX ? (float)PFX_LUT_XMAX : v;
+                o[2 - k] = x->tone8[(uint32_t)(sqrtf(v) * lut_in + 0.5f)];
+            }
+            o[3] = 255;
+        }
+    }
+}
+
+void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *out, pfx_run_fn run, void *runner)
+{
+    x->in = in, x->out = out, x->vel = vel;
+    run_tasks(run, runner, decode_band, x, bands(x));
+    x->blur_now = false;
+    if (vel && x->tmp) {
+        tile_max(x);
+        if (x->blur_now)
+            run_tasks(run, runner, blur_band, x, bands(x));
+    }
+    const float *src = x->blur_now ? x->tmp : x->lin;
+    /* exposure: manual, or the histogram's EV clamped to [min, max] and adapted at Unreal's rate */
+    if (x->p.manual) {
+        x->target_ev = x->ev = pfx_manual_ev(&x->p);
+    } else {
+        const float *keep = x->lin;
+        x->lin = (float *)src; /* meter what the camera sees after the blur */
+        double target = clampd(metered_ev(x), x->p.min_bright, x->p.max_bright);
+        x->lin = (float *)keep;
+        x->target_ev = target;
+        if (!x->adapted || !(dt > 0)) {
+            x->ev = target;
+        } else {
+            double speed = target > x->ev ? x->p.speed_up : x->p.speed_down;
+            x->ev += (target - x->ev) * (1 - exp2(-dt * speed));
+        }
+    }
+    x->adapted = true;
+    /* scale = PFX_LREF / (1.2 2^EV100) 2^compensation (Unreal's exposure from EV100) */
+    x->scale = PFX_LREF / (1.2 * exp2(x->ev)) * exp2(x->p.compensation);
+    if (x->p.bloom > 0 || x->p.flare > 0) {
+        bloom_source(x, src);
+        glow(x);
+    }
+    run_tasks(run, runner, final_band, x, bands(x));
+}

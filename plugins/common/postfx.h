@@ -1,0 +1,84 @@
+/* postfx.h — CARLA's camera post-processing (Unreal 4.26's, as the RGB camera's attributes set it)
+** as one pass over the rendered image: motion blur, chromatic aberration, exposure (histogram auto
+** exposure or manual from shutter speed, ISO and f-stop), white balance, bloom, lens flare, the
+** filmic tone curve and the output gamma. docs/rendering.md "Post-processing" has the model, its
+** units and what it approximates. Pure functions of the image, the attributes and the adapted
+** exposure carried from frame to frame: deterministic. Compiled into the camera plugin; unit
+** tested on synthetic images (tests/unit/test_postfx.c). */
+#ifndef SN_COMMON_POSTFX_H
+#define SN_COMMON_POSTFX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The renderer's linear 1.0 in cd/m^2: the luminance auto exposure meters. Chosen so that at
+** EV100 12 (CARLA's exposure_max_bright, where a sunlit street's exposure settles) the exposure
+** scale is 1 and a rendered value keeps its size before compensation and the tone curve. */
+#define PFX_LREF (1.2 * 4096.0)
+#define PFX_LUT 8192 /* entries of the tone and encoding tables (square-root spaced) */
+#define PFX_LUT_XMAX 64.0 /* largest exposed linear value the tone table resolves */
+
+typedef struct pfx_params {
+    bool manual;               /* exposure_mode manual, else histogram */
+    double shutter_speed, iso, fstop;
+    double compensation;       /* stops */
+    double min_bright, max_bright; /* EV100 the auto exposure is clamped to */
+    double speed_up, speed_down;   /* stops per second (Unreal: 1 - 2^(-dt speed) of the gap per frame) */
+    double calibration;        /* reflected-light meter constant K */
+    double bloom, flare;
+    double mb_intensity, mb_max_distortion, mb_min_size; /* fraction of the frame; % of width; % of width */
+    double slope, toe, shoulder, black_clip, white_clip;
+    double temp, tint;
+    double ca_intensity, ca_offset;
+    double gamma;              /* output encoding: v^(1/gamma) */
+} pfx_params;
+
+/* Runs fn(arg, task) for tasks 0..n-1 (a host's parallel_for); each task writes its own rows. */
+typedef void (*pfx_run_fn)(void *runner, void (*fn)(void *arg, uint32_t task), void *arg, uint32_t n);
+
+typedef struct pfx {
+    pfx_params p;
+    uint32_t w, h, sw, sh, tw, th; /* image; the bloom image (an eighth a side); the wide bloom's (a 64th) */
+    float *lin;               /* 3 floats a pixel: linear RGB decoded (then motion blurred) */
+    float *tmp;               /* 3 floats a pixel: the motion blur's output */
+    float *bright, *blur, *blur2; /* 3 floats a bloom pixel */
+    float *tiny, *tiny2;      /* 3 floats a wide-bloom pixel */
+    uint32_t *gx;             /* each column's left bloom pixel */
+    float *gw, *grow;         /* its weight; a glow row a band (3 floats a bloom pixel) */
+    float *tile;              /* 2 floats a 16 px tile: the largest blur vector near it */
+    float dec[256];           /* 8-bit value, gamma 2.2 encoded -> linear */
+    uint8_t tone8[PFX_LUT];   /* exposed linear (sqrt-spaced, 0..PFX_LUT_XMAX) -> output byte: curve and gamma */
+    double wb[9];             /* white balance, linear sRGB, row-major */
+    bool adapted;             /* ev holds last frame's adapted exposure */
+    double ev;                /* adapted EV100 */
+    double scale;             /* linear multiplier of the last frame (exposure and compensation) */
+    double target_ev;         /* the last frame's metered EV100 after the clamp (auto), or manual's */
+    /* per frame, for the tasks */
+    const uint8_t *in;
+    const float *vel;
+    uint8_t *out;
+    bool blur_now;
+} pfx;
+
+/* Sets up the tables and buffers for w x h (motion blur buffers only when it can act). false
+** when out of memory (pfx_free still applies). */
+bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h);
+void pfx_free(pfx *x);
+
+/* Whether motion blur needs a velocity buffer (intensity and distortion above 0). */
+bool pfx_wants_velocity(const pfx *x);
+
+/* The finished BGRA image `out` of the rendered BGRA `in` (bytes taken as gamma 2.2). vel: NULL
+** or 2 floats a pixel, the blur vector in pixels (pfx_velocity's); dt: seconds since the
+** previous frame (auto exposure's adaptation); run: NULL runs the tasks in order. */
+void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *out, pfx_run_fn run, void *runner);
+
+/* The filmic tone curve of p at linear x (Unreal's FilmToneMap per channel), display linear. */
+double pfx_tone_curve(const pfx_params *p, double x);
+/* The white balance matrix for temp and tint (Unreal's WhiteBalance), linear sRGB row-major. */
+void pfx_white_balance(double temp, double tint, double m[9]);
+/* Manual exposure's EV100 from f-stop, shutter speed (1/s) and ISO. */
+double pfx_manual_ev(const pfx_params *p);
+
+#endif

@@ -1,0 +1,24 @@
+/* postfx_motion.h — motion blur's per-pixel blur vectors from host->render_motion (postfx.h). */
+#ifndef SN_COMMON_POSTFX_MOTION_H
+#define SN_COMMON_POSTFX_MOTION_H
+
+#include "postfx.h"
+
+#include <sensim/types.h>
+
+#define PFX_IDS 4096 /* instances whose screen size is tracked per frame; more count as large */
+
+typedef struct pfx_motion {
+    uint32_t key[PFX_IDS];  /* instance id + 1, 0: empty slot */
+    uint32_t lo[PFX_IDS], hi[PFX_IDS]; /* its leftmost and rightmost column */
+} pfx_motion;
+
+/* vel (2 floats a pixel) = motion_blur_intensity x (where the pixel's point is in the image now
+** minus where it was at the end of the previous frame, through the previous camera pose), its
+** length clamped to motion_blur_max_distortion % of the width. An object narrower on screen than
+** motion_blur_min_object_screen_size % of the width keeps only the camera's motion (Unreal draws
+** no velocity for it). depth, inst, motion: render_motion's (inst may be NULL); fov in degrees. */
+void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, double fov, const sn_transform *now,
+                  const sn_transform *prev, const float *depth, const uint32_t *inst, const float *motion, float *vel);
+
+#endif

@@ -1,0 +1,234 @@
+"""N environments stepped at once, in Gymnasium's VectorEnv shape (issue 36 item 3).
+
+    venv = SensimVectorEnv("scenes/crash.yaml", num_envs=4, observe=["crash"], max_steps=100)
+    obs, infos = venv.reset(seed=0)          # env i gets seed 0 + i
+    obs, rewards, terminated, truncated, infos = venv.step(actions)   # actions: (4, 3)
+
+Each sub-environment is a SensimEnv with its own engine; a step runs every engine's step on its
+own thread. The engine's step is a ctypes call, which releases the GIL, and each engine has its
+own lock (sensim._lib.lock_of), so the engines step at the same time on as many cores as there
+are. Engines share nothing that changes their results: the same seeds and actions give
+byte-identical observations whether an environment runs alone or beside others
+(python/tests/test_vector_env.py).
+
+Batches follow Gymnasium 1.x: observations are the single observation space's entries stacked
+on a first axis of num_envs; rewards, terminations and truncations are arrays of num_envs;
+infos is a dict of arrays with a boolean mask "_key" saying which environments gave "key".
+Autoreset is Gymnasium's default, next step: the step after an environment's episode ends
+resets it (its reward 0, not terminated, not truncated, the reset's observation and info).
+Gymnasium is used when it is importable (the class derives from gymnasium.vector.VectorEnv and
+its spaces are batched with gymnasium.vector.utils.batch_space); otherwise the spaces are the
+stand-ins of sensim.env with the same fields.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import env as _env
+from .env import SensimEnv
+
+try:  # optional, as in sensim.env
+    import gymnasium as _gym
+    from gymnasium.vector import VectorEnv as _VectorEnv
+    from gymnasium.vector.utils import batch_space as _batch_space
+    try:
+        from gymnasium.vector import AutoresetMode as _AutoresetMode
+        _NEXT_STEP: Any = _AutoresetMode.NEXT_STEP
+    except ImportError:  # pragma: no cover - gymnasium < 1.1
+        _NEXT_STEP = "NextStep"
+except ImportError:  # pragma: no cover - depends on the machine
+    _gym = None
+    _VectorEnv = object
+    _batch_space = None
+    _NEXT_STEP = "NextStep"
+
+__all__ = ["SensimVectorEnv"]
+
+
+def _batch(space, n: int):
+    if _batch_space is not None:
+        return _batch_space(space, n)
+    if isinstance(space, _env.Dict):
+        return _env.Dict({k: _batch(s, n) for k, s in space.spaces.items()})
+    return _env.Box(np.broadcast_to(space.low, (n,) + space.shape), np.broadcast_to(space.high, (n,) + space.shape),
+                    (n,) + space.shape, space.dtype)
+
+
+def _merge_infos(infos: list[dict]) -> dict:
+    """Gymnasium's vector infos: one array per key over the environments, and "_key" saying
+    which environments gave it (numbers as number arrays, anything else as objects)."""
+    n = len(infos)
+    out: dict[str, Any] = {}
+    keys: list[str] = []
+    for info in infos:
+        keys += [k for k in info if k not in keys]
+    for k in keys:
+        have = np.array([k in info for info in infos])
+        vals = [info.get(k) for info in infos]
+        given = [v for v, h in zip(vals, have) if h]
+        if all(isinstance(v, (bool, np.bool_)) for v in given):
+            arr = np.array([bool(v) if h else False for v, h in zip(vals, have)])
+        elif all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in given):
+            arr = np.array([int(v) if h else 0 for v, h in zip(vals, have)], np.int64)
+        elif all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in given):
+            arr = np.array([float(v) if h else 0.0 for v, h in zip(vals, have)], np.float64)
+        else:
+            arr = np.empty(n, object)
+            for i, (v, h) in enumerate(zip(vals, have)):
+                arr[i] = v if h else None
+        out[k], out["_" + k] = arr, have
+    return out
+
+
+class SensimVectorEnv(_VectorEnv):
+    """num_envs copies of one scene's environment (or the environments env_fns make), stepped
+    concurrently, one thread each.
+
+    scene: the scene file, with num_envs and SensimEnv's keyword arguments (observe, hero,
+    reward, terminated, max_steps, overrides, threads: each engine's own threads, default 1,
+    plugin_dir); or env_fns: callables that each return a SensimEnv (Gymnasium's
+    AsyncVectorEnv's argument), whose spaces must be equal."""
+
+    def __init__(self, scene: str | None = None, num_envs: int | None = None, *,
+                 env_fns: Sequence[Callable[[], SensimEnv]] | None = None, **env_kwargs):
+        if (scene is None) == (env_fns is None):
+            raise ValueError("SensimVectorEnv: give a scene (with num_envs) or env_fns, not both")
+        if env_fns is None:
+            if num_envs is None or int(num_envs) < 1:
+                raise ValueError(f"SensimVectorEnv: num_envs must be >= 1, not {num_envs!r}")
+            env_fns = [lambda: SensimEnv(scene, **env_kwargs)] * int(num_envs)
+        elif not env_fns:
+            raise ValueError("SensimVectorEnv: env_fns is empty")
+        self.envs: list[SensimEnv] = []
+        try:
+            for fn in env_fns:
+                self.envs.append(fn())
+        except BaseException:
+            for e in self.envs:
+                e.close()
+            raise
+        self.num_envs = len(self.envs)
+        first = self.envs[0]
+        for i, e in enumerate(self.envs[1:], 1):
+            if repr(e.observation_space) != repr(first.observation_space) or \
+               repr(e.action_space) != repr(first.action_space):
+                self.close()
+                raise ValueError(f"SensimVectorEnv: environment {i}'s spaces differ from environment 0's")
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = _batch(first.observation_space, self.num_envs)
+        self.action_space = _batch(first.action_space, self.num_envs)
+        self.metadata = {"autoreset_mode": _NEXT_STEP, "render_modes": []}
+        self.render_mode = None
+        self.spec = None
+        self.closed = False
+        self._autoreset = np.zeros(self.num_envs, bool)
+        self._pool = ThreadPoolExecutor(max_workers=self.num_envs, thread_name_prefix="sensim-env")
+
+    # -- batching
+    def _stack(self, observations: list[dict]) -> dict:
+        return {k: np.stack([o[k] for o in observations]) for k in observations[0]}
+
+    def _run(self, fn: Callable[[int], Any]) -> list:
+        """fn(i) for every environment, each on its own thread; the first error is raised."""
+        if self.closed:
+            raise RuntimeError("SensimVectorEnv: closed")
+        if self.num_envs == 1:
+            return [fn(0)]
+        futures = [self._pool.submit(fn, i) for i in range(self.num_envs)]
+        return [f.result() for f in futures]
+
+    # -- Gymnasium's interface
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
+              options: dict | None = None) -> tuple[dict, dict]:
+        """Resets every environment (or those options["reset_mask"] marks). seed: an int gives
+        environment i the seed seed + i; a list gives each its own; None keeps each one's."""
+        if seed is None or isinstance(seed, (int, np.integer)):
+            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"reset: {len(seeds)} seeds for {self.num_envs} environments")
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        mask = np.ones(self.num_envs, bool) if mask is None else np.asarray(mask, bool)
+        if mask.shape != (self.num_envs,):
+            raise ValueError(f"reset: reset_mask must have shape ({self.num_envs},)")
+        if not mask.all() and not hasattr(self, "_last_obs"):
+            raise ValueError("reset: a reset_mask needs an earlier full reset")
+        opts = options or None
+
+        def one(i):
+            if mask[i]:
+                return self.envs[i].reset(seed=seeds[i], options=opts)
+            return self._last_obs[i], {}
+        results = self._run(one)
+        obs = [r[0] for r in results]
+        self._last_obs = obs
+        self._autoreset[mask] = False
+        return self._stack(obs), _merge_infos([r[1] for r in results])
+
+    def step(self, actions) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Steps every environment with its row of actions (num_envs x 3: throttle, steer,
+        brake; None steps them all without control). An environment whose episode ended at
+        the last step is reset instead (Gymnasium's next-step autoreset)."""
+        acts = [None] * self.num_envs if actions is None else np.asarray(actions, np.float64)
+        if actions is not None and (acts.ndim != 2 or acts.shape[0] != self.num_envs):
+            raise ValueError(f"step: actions must have shape ({self.num_envs}, 3), not {acts.shape}")
+
+        def one(i):
+            if self._autoreset[i]:
+                o, info = self.envs[i].reset()
+                return o, 0.0, False, False, info
+            return self.envs[i].step(acts[i])
+        results = self._run(one)
+        obs = [r[0] for r in results]
+        self._last_obs = obs
+        rewards = np.array([r[1] for r in results], np.float64)
+        terminated = np.array([r[2] for r in results], bool)
+        truncated = np.array([r[3] for r in results], bool)
+        self._autoreset = terminated | truncated
+        return self._stack(obs), rewards, terminated, truncated, _merge_infos([r[4] for r in results])
+
+    def call(self, name: str, *args, **kwargs) -> tuple:
+        """Each environment's method `name` called (or its attribute read) in turn."""
+        out = []
+        for e in self.envs:
+            v = getattr(e, name)
+            out.append(v(*args, **kwargs) if callable(v) else v)
+        return tuple(out)
+
+    def get_attr(self, name: str) -> tuple:
+        return tuple(getattr(e, name) for e in self.envs)
+
+    def set_attr(self, name: str, values) -> None:
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(f"set_attr: {len(values)} values for {self.num_envs} environments")
+        for e, v in zip(self.envs, values):
+            setattr(e, name, v)
+
+    def render(self):
+        return None
+
+    def close(self, **kwargs) -> None:
+        if getattr(self, "closed", False):
+            return
+        self.closed = True
+        if hasattr(self, "_pool"):
+            self._pool.shutdown(wait=True)
+        for e in self.envs:
+            e.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return f"SensimVectorEnv(num_envs={self.num_envs})"

@@ -1,0 +1,192 @@
+"""The vector environment (issue 36 item 3): N engines stepped at once on threads give the same
+bytes as each run alone, their steps really overlap, Gymnasium's batches and next-step autoreset."""
+import hashlib
+import threading
+
+import numpy as np
+import pytest
+
+import sensim
+from sensim.env import SensimEnv
+from sensim.vector import SensimVectorEnv
+
+from conftest import scene_file
+
+# A hero driving toward a wall with a camera and a collision sensor (every observation kind),
+# and other cars so that physics has contacts to reorder (ODE's random generator is used).
+VEC_SCENE = """
+settings: {fixed_delta_seconds: 0.05, seed: 3}
+actors:
+  - {name: ground, blueprint: static.ground, attributes: {semantic_tag: Roads, texture: checker}}
+  - {name: hero, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, velocity: [6, 0, 0]}
+  - {name: other, blueprint: vehicle.sedan, transform: {location: [8, 4, 0]}, velocity: [3, -1, 0]}
+  - {name: third, blueprint: vehicle.sedan, transform: {location: [4, -5, 0]}, velocity: [2, 1.5, 0]}
+  - {name: wall, blueprint: static.prop.box, transform: {location: [20, 0, 1.5]}, attributes: {extent: "0.5,5,1.5"}}
+sensors:
+  - {name: cam, blueprint: sensor.camera.rgb, attach_to: hero, transform: {location: [1.5, 0, 2.4]},
+     attributes: {image_size_x: 64, image_size_y: 40}}
+  - {name: crash, blueprint: sensor.other.collision, attach_to: hero}
+"""
+N, STEPS = 3, 45
+
+
+@pytest.fixture(scope="module")
+def vec_scene(out):
+    return scene_file(out, "vec.yaml", VEC_SCENE)
+
+
+def _actions(i):
+    rng = np.random.default_rng(100 + i)
+    return [np.array([rng.uniform(0, 1), rng.uniform(-0.5, 0.5), rng.uniform(0, 0.2)]) for _ in range(STEPS)]
+
+
+def _digest(obs):
+    h = hashlib.sha256()
+    for k in sorted(obs):
+        h.update(np.ascontiguousarray(obs[k]).tobytes())
+    return h.hexdigest()
+
+
+def _alone(scene, i, max_steps):
+    """Environment i run by itself: a digest per step (with next-step autoreset as the vector
+    environment does it), rewards, ends."""
+    env = SensimEnv(scene, observe=["cam", "crash"], max_steps=max_steps)
+    obs, _ = env.reset(seed=10 + i)
+    out, again = [_digest(obs)], False
+    for a in _actions(i):
+        if again:
+            obs, _ = env.reset()
+            r, term, trunc = 0.0, False, False
+        else:
+            obs, r, term, trunc, _ = env.step(a)
+        again = term or trunc
+        out.append((_digest(obs), r, term, trunc))
+    env.close()
+    return out
+
+
+def test_vector_env_gives_each_env_its_alone_bytes(vec_scene):
+    """Three engines stepping at once on three threads, in one process: each one's observations,
+    rewards and ends are byte-identical to that environment run alone (seeds 10 + i), through
+    episode ends (max_steps 20: next-step autoreset)."""
+    alone = [_alone(vec_scene, i, 20) for i in range(N)]
+    venv = SensimVectorEnv(vec_scene, N, observe=["cam", "crash"], max_steps=20)
+    obs, infos = venv.reset(seed=10)
+    got = [[_digest({k: v[i] for k, v in obs.items()})] for i in range(N)]
+    acts = [_actions(i) for i in range(N)]
+    for s in range(STEPS):
+        obs, r, term, trunc, infos = venv.step(np.stack([acts[i][s] for i in range(N)]))
+        assert obs["cam"].shape == (N, 40, 64, 4) and r.shape == (N,) and term.dtype == bool
+        for i in range(N):
+            got[i].append((_digest({k: v[i] for k, v in obs.items()}), r[i], term[i], trunc[i]))
+    venv.close()
+    for i in range(N):
+        assert got[i] == alone[i], f"environment {i} differs from its run alone"
+    ends = sum(1 for i in range(N) for x in alone[i][1:] if x[2] or x[3])
+    assert ends >= N, "the episodes should end within the run (autoreset is part of what is compared)"
+    # different seeds and actions: the environments are not copies of each other
+    assert len({alone[i][-1][0] for i in range(N)}) == N
+
+
+def test_vector_env_steps_overlap(vec_scene):
+    """The engines' steps run at the same time: a listener inside each engine's step waits at a
+    barrier for the other's; steps serialised by a lock (the GIL held, one process-wide lock)
+    would never both reach it and the barrier would break after its timeout."""
+    venv = SensimVectorEnv(vec_scene, 2, observe=["crash"], max_steps=50)
+    venv.reset(seed=1)
+    barrier = threading.Barrier(2, timeout=20)
+    met = []
+
+    def cb(_img):
+        met.append(barrier.wait())
+    for e in venv.envs:
+        e.world.find_actor("cam").listen(cb)
+    for _ in range(3):
+        venv.step(np.zeros((2, 3)))
+    venv.close()
+    assert len(met) == 6 and sorted(met) == [0, 0, 0, 1, 1, 1]
+
+
+def test_vector_env_interface(vec_scene):
+    venv = SensimVectorEnv(vec_scene, 2, observe=["cam", "crash"], max_steps=2)
+    assert venv.num_envs == 2
+    assert venv.single_observation_space["cam"].shape == (40, 64, 4)
+    assert venv.observation_space["cam"].shape == (2, 40, 64, 4)
+    assert venv.action_space.shape == (2, 3)
+    obs, infos = venv.reset(seed=[5, None])
+    assert set(obs) == {"state", "cam", "crash"} and obs["state"].shape == (2, 9)
+    assert list(infos["seed"]) == [5, 3] and infos["_seed"].all()   # None keeps the scene's seed
+    for k in range(2):
+        obs, r, term, trunc, infos = venv.step(np.tile([0.5, 0.0, 0.0], (2, 1)))
+    assert trunc.all() and not term.any()                          # max_steps 2
+    obs, r, term, trunc, infos = venv.step(np.zeros((2, 3)))       # next step: reset
+    assert (r == 0).all() and not trunc.any() and list(infos["steps"]) == [0, 0]
+    assert venv.get_attr("max_steps") == (2, 2)
+    with pytest.raises(ValueError):
+        venv.step(np.zeros((3, 3)))
+    with pytest.raises(ValueError):
+        venv.reset(seed=[1, 2, 3])
+    venv.close()
+    venv.close()
+    with pytest.raises(ValueError):
+        SensimVectorEnv(vec_scene, 0)
+    with pytest.raises(ValueError):
+        SensimVectorEnv(vec_scene, 1, observe=["nope"])
+
+
+def test_world_calls_wait_for_their_own_step_only(vec_scene):
+    """Issue 33 item 16 with one lock per engine: a call into world A from a second thread while
+    A steps waits for A's step, while world B's calls go on meanwhile."""
+    client_a, client_b = sensim.Client(quiet=True), sensim.Client(quiet=True)
+    a, b = client_a.load_scene(vec_scene), client_b.load_scene(vec_scene)
+    inside, release = threading.Event(), threading.Event()
+    order = []
+
+    def cb(_img):
+        inside.set()
+        release.wait(20)
+        order.append("a step ends")
+    a.find_actor("cam").listen(cb)
+    t = threading.Thread(target=a.tick)
+    t.start()
+    try:
+        assert inside.wait(20)
+        tb = threading.Thread(target=lambda: (b.tick(), order.append("b ticked")))
+        tb.start()
+        tb.join(20)
+        assert not tb.is_alive(), "world B's tick waited for world A's step"
+        waiter = threading.Thread(target=lambda: (a.get_actors(), order.append("a call returns")))
+        waiter.start()
+        waiter.join(0.3)
+        assert waiter.is_alive()           # waits for A's step
+    finally:
+        release.set()
+    t.join(20)
+    waiter.join(20)
+    assert order == ["b ticked", "a step ends", "a call returns"]
+    a.close()
+    b.close()
+
+
+def test_ode_random_generator_is_per_thread():
+    """libsensim's dRand replaces ODE's process-wide generator with one per thread (ode_share.c):
+    ODE's own dRandInt advances this thread's state, never ODE's global one nor another thread's.
+    Engines on two threads then reorder their constraints each with its own sequence."""
+    import ctypes
+    from sensim import _lib
+    L = _lib.lib().raw
+    ode = ctypes.CDLL(next(l.split()[-1] for l in open("/proc/self/maps") if "libode" in l))
+    for f in (L.dRandGetSeed, ode.dRandGetSeed):
+        f.restype = ctypes.c_ulong
+    L.dRandSetSeed.argtypes = [ctypes.c_ulong]
+    ode.dRandInt.argtypes, ode.dRandInt.restype = [ctypes.c_int], ctypes.c_int
+    glob = ode.dRandGetSeed()
+    L.dRandSetSeed(12345)
+    other = []
+    t = threading.Thread(target=lambda: (L.dRandSetSeed(7), ode.dRandInt(10), other.append(L.dRandGetSeed())))
+    t.start()
+    t.join()
+    ode.dRandInt(1000)
+    assert L.dRandGetSeed() == (1664525 * 12345 + 1013904223) % 2**32
+    assert other == [(1664525 * 7 + 1013904223) % 2**32]
+    assert ode.dRandGetSeed() == glob

@@ -1,0 +1,91 @@
+/*
+** sensim/query.h — batched ray queries, sphere sweeps and overlaps (ABI 1.2), the types of
+** host->ray_batch, host->sweep_sphere and host->overlap_sphere.
+**
+** The host answers them from a spatial index over every actor's geometry (the triangles the
+** cameras draw: boxes, the tessellated spheres and cylinders) plus the ground planes, exactly
+** (half-spaces); the index is rebuilt at most once per frame, on the first query after the
+** world changed. Queries see the world as it is now (the end of the frame), in double
+** precision. Results are per ray and identical at any thread count.
+**
+** Sizes: sn_ray and sn_ray_result are array elements; the host steps through the caller's
+** arrays by the sizes in sn_ray_query (ray_size, result_size, hit_size), so every one of them
+** can grow. Start from SN_RAY_QUERY_INIT, which sets them to this header's sizeof.
+*/
+#ifndef SENSIM_QUERY_H
+#define SENSIM_QUERY_H
+
+#include <sensim/types.h>
+
+typedef enum sn_ray_mode {
+    SN_RAY_CLOSEST = 0, /* the nearest hit of each ray */
+    SN_RAY_ALL = 1,     /* every actor the ray meets, nearest first (one hit per actor) */
+    /* Since ABI 1.3: whether anything lies along the ray (n_hits and n_found 1, else 0), with
+    ** the same filters and reach as SN_RAY_CLOSEST. The search stops at the first hit it
+    ** finds, so `hit` is left zero (which one is met first is no property of the world). For
+    ** visibility tests (line of sight, shadow rays): cheaper than SN_RAY_CLOSEST on blocked
+    ** rays. Sweeps answer it as SN_RAY_CLOSEST. */
+    SN_RAY_ANY = 2
+} sn_ray_mode;
+
+/* One ray. The direction need not be unit; a zero or non-finite ray hits nothing, and so does
+** one whose origin lies farther than SN_RAY_MAX_ORIGIN metres along any axis (the trace is in
+** single precision, whose limit for an origin is 1.8e18; nothing in a world is that far). */
+#define SN_RAY_MAX_ORIGIN 1e18
+typedef struct sn_ray {
+    sn_vec3 origin;
+    sn_vec3 direction;
+    double max_distance; /* metres along the direction, > 0 */
+} sn_ray;
+
+/*
+** What to trace and what to skip. Filters apply to every kind of query:
+** - ignore_ids[0..n_ignore): these actors and everything attached to them (as ray_cast's
+**   ignore_id) are never hit; ids of actors that are gone are skipped silently;
+** - tag_mask: bit (1u << tag) set = actors with that semantic tag can be hit; 0 = every tag;
+** - kind_mask: bit (1u << sn_actor_kind) set = that kind of actor can be hit; 0 = every kind.
+*/
+typedef struct sn_ray_query {
+    uint32_t struct_size;
+    uint32_t ray_size, result_size, hit_size; /* strides of the caller's arrays, bytes */
+    sn_ray_mode mode;
+    const uint32_t *ignore_ids; /* caller-owned, read during the call only */
+    uint32_t n_ignore;
+    uint32_t tag_mask;
+    uint32_t kind_mask;
+    /*
+    ** SN_RAY_ALL: the caller's buffer of n_rays * max_hits hits; ray i's hits start at hit
+    ** index i * max_hits (byte offset i * max_hits * hit_size). Unused in SN_RAY_CLOSEST.
+    */
+    sn_ray_hit *hits;
+    uint32_t max_hits;
+} sn_ray_query;
+
+#define SN_RAY_QUERY_INIT                                                                               \
+    {                                                                                                   \
+        sizeof(sn_ray_query), sizeof(sn_ray), sizeof(struct sn_ray_result), sizeof(sn_ray_hit),       \
+            SN_RAY_CLOSEST, NULL, 0, 0, 0, NULL, 0                                                      \
+    }
+
+/*
+** The answer for one ray, written to the caller's slot (caller-owned). `hit` is the nearest
+** hit (valid when n_hits > 0). In SN_RAY_ALL n_hits hits were written to the query's buffer
+** and n_found counts every actor met, more than n_hits when max_hits was too small.
+**
+** A ray whose origin is inside a shape (the first surface it crosses is a way out) or below a
+** ground plane reports distance 0 with that actor, the origin as the point and the reversed
+** direction as the normal, as CARLA does.
+*/
+typedef struct sn_ray_result {
+    uint32_t n_hits;
+    uint32_t n_found;
+    sn_ray_hit hit;
+} sn_ray_result;
+
+/* sizeof(sn_ray_result) with a 1.2 sn_ray_hit (no velocity): the smallest result_size the
+** host accepts, so plugins built before sn_ray_hit grew keep working (they get no velocity). */
+#define SN_RAY_RESULT_SIZE_1_2 80u
+/* sizeof(sn_ray_result) with a 1.4 sn_ray_hit (velocity, no reflectivity). */
+#define SN_RAY_RESULT_SIZE_1_4 104u
+
+#endif

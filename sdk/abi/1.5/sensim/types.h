@@ -1,0 +1,194 @@
+/*
+** sensim/types.h — geometry and world value types shared by the host and plugins.
+**
+** Units: metres, seconds, kilograms, newton-seconds. Axes are CARLA's: x forward, y right,
+** z up; rotations in degrees (pitch, yaw, roll); yaw turns +x toward +y, pitch raises +x
+** toward +z, roll lowers +y toward -z.
+**
+** Growth: structs a caller fills for the host start with struct_size; plain values (sn_vec3,
+** sn_rotation, sn_transform, sn_bbox, sn_geo_location, sn_vehicle_control) are frozen, and
+** tests/unit/test_layout.c pins every layout.
+*/
+#ifndef SENSIM_TYPES_H
+#define SENSIM_TYPES_H
+
+#include <sensim/abi.h>
+
+typedef struct sn_vec3 {
+    double x, y, z;
+} sn_vec3;
+
+typedef struct sn_rotation {
+    double pitch, yaw, roll; /* degrees */
+} sn_rotation;
+
+typedef struct sn_transform {
+    sn_vec3 location;
+    sn_rotation rotation;
+} sn_transform;
+
+/* Oriented box: centre offset from the actor origin (actor frame) and half extents. */
+typedef struct sn_bbox {
+    sn_vec3 location;
+    sn_vec3 extent;
+} sn_bbox;
+
+/* Semantic tags: seed 003's table, the same values as CARLA (CityScapes palette). */
+typedef enum sn_tag {
+    SN_TAG_UNLABELED = 0, SN_TAG_ROADS = 1, SN_TAG_SIDEWALK = 2, SN_TAG_BUILDING = 3,
+    SN_TAG_WALL = 4, SN_TAG_FENCE = 5, SN_TAG_POLE = 6, SN_TAG_TRAFFIC_LIGHT = 7,
+    SN_TAG_TRAFFIC_SIGN = 8, SN_TAG_VEGETATION = 9, SN_TAG_TERRAIN = 10, SN_TAG_SKY = 11,
+    SN_TAG_PEDESTRIAN = 12, SN_TAG_RIDER = 13, SN_TAG_CAR = 14, SN_TAG_TRUCK = 15,
+    SN_TAG_BUS = 16, SN_TAG_TRAIN = 17, SN_TAG_MOTORCYCLE = 18, SN_TAG_BICYCLE = 19,
+    SN_TAG_STATIC = 20, SN_TAG_DYNAMIC = 21, SN_TAG_OTHER = 22, SN_TAG_WATER = 23,
+    SN_TAG_ROAD_LINE = 24, SN_TAG_GROUND = 25, SN_TAG_BRIDGE = 26, SN_TAG_RAIL_TRACK = 27,
+    SN_TAG_GUARD_RAIL = 28,
+    SN_TAG_COUNT = 29
+} sn_tag;
+
+/* CARLA's vehicle control, each value clamped by the host. */
+typedef struct sn_vehicle_control {
+    double throttle; /* 0..1 */
+    double steer;    /* -1..1, positive turns right (+y) */
+    double brake;    /* 0..1 */
+    bool hand_brake;
+    bool reverse;
+} sn_vehicle_control;
+
+/* CARLA's carla.VehicleLightState: a vehicle's lights as a bit set (docs/vehicle-lights.md).
+** Position, LowBeam, HighBeam, Brake, Reverse and Fog are drawn; the rest are kept. */
+typedef enum sn_vehicle_light {
+    SN_LIGHT_NONE = 0, SN_LIGHT_POSITION = 0x1, SN_LIGHT_LOW_BEAM = 0x2, SN_LIGHT_HIGH_BEAM = 0x4,
+    SN_LIGHT_BRAKE = 0x8, SN_LIGHT_RIGHT_BLINKER = 0x10, SN_LIGHT_LEFT_BLINKER = 0x20, SN_LIGHT_REVERSE = 0x40,
+    SN_LIGHT_FOG = 0x80, SN_LIGHT_INTERIOR = 0x100, SN_LIGHT_SPECIAL1 = 0x200, SN_LIGHT_SPECIAL2 = 0x400,
+    SN_LIGHT_ALL = (int)0xFFFFFFFFu
+} sn_vehicle_light;
+
+typedef enum sn_actor_kind {
+    SN_ACTOR_STATIC = 0,  /* static.*: geometry without a body, never moves */
+    SN_ACTOR_VEHICLE = 1, /* vehicle.* */
+    SN_ACTOR_WALKER = 2,  /* walker.* */
+    SN_ACTOR_SENSOR = 3   /* sensor.*, from plugins */
+} sn_actor_kind;
+
+/*
+** A snapshot of one actor, filled by sn_host.actor_get. The caller sets struct_size to
+** sizeof(sn_actor_info) before the call; the host fills what both sides know. Strings are
+** owned by the host and live as long as the actor.
+*/
+typedef struct sn_actor_info {
+    uint32_t struct_size;
+    uint32_t id;
+    uint32_t parent_id; /* 0 when not attached */
+    sn_actor_kind kind;
+    const char *type_id;   /* blueprint id, e.g. "vehicle.sedan" */
+    const char *name;      /* name in the scene ("" if none) */
+    const char *role_name; /* CARLA's role_name attribute ("" if none) */
+    uint8_t semantic_tag;  /* sn_tag */
+    sn_bbox bounding_box;  /* in the actor's frame */
+    sn_transform transform;     /* world frame */
+    sn_vec3 velocity;           /* m/s, world frame */
+    sn_vec3 angular_velocity;   /* deg/s, world frame, as CARLA */
+    sn_vec3 acceleration;       /* m/s^2, world frame, over the last frame */
+    sn_vehicle_control control; /* vehicles only; zero otherwise */
+    /* ---- ABI 1.5, second revision: filled when struct_size reaches them ---- */
+    double wheel_steer_angle;   /* vehicles: the front wheels' angle now, degrees, + right (CARLA's
+                                ** get_wheel_steer_angle of a front wheel) */
+    uint32_t light_state;       /* vehicles: sn_vehicle_light bits (CARLA's get_light_state) */
+} sn_actor_info;
+
+/*
+** Result of a ray cast. Since ABI 1.2 it starts with struct_size, which the caller sets to
+** sizeof(sn_ray_hit) before the call (the host fills what both sides know; with 0 it fills
+** the 1.2 members). A plugin built for ABI 1.1 keeps its old layout (no struct_size): the
+** host knows the plugin's minor and writes the layout it was built with.
+**
+** `velocity` came later in ABI 1.4 (a 1.4 host built before it writes 72-byte hits): hits the
+** host writes into ray_batch results carry struct_size = the host's sizeof(sn_ray_hit), so a
+** plugin knows velocity is filled when hit.struct_size >= SN_RAY_HIT_SIZE_VELOCITY, and
+** reflectivity (ABI 1.5) when hit.struct_size >= SN_RAY_HIT_SIZE_REFLECTIVITY.
+*/
+typedef struct sn_ray_hit {
+    uint32_t struct_size;
+    double distance; /* metres from the origin */
+    sn_vec3 point;   /* world frame */
+    sn_vec3 normal;  /* world frame, unit, facing the ray */
+    uint32_t actor_id;
+    uint8_t semantic_tag;
+    /* ---- ABI 1.4, second revision ---- */
+    /* World velocity of the hit point, m/s: the hit actor's linear velocity plus its angular
+    ** velocity x (point - actor origin), both as at the end of the frame (also for ray_batch_at
+    ** at an earlier time); zero on static geometry. */
+    sn_vec3 velocity;
+    /* ---- ABI 1.5 ---- */
+    /* Diffuse reflectivity of the surface hit, 0..1 (near infrared, a lidar's wavelength): the
+    ** hit actor's `reflectivity` attribute, which defaults to its semantic tag's value
+    ** (sn_tag_reflectivity); the map's roads and marks take their tag's. */
+    double reflectivity;
+} sn_ray_hit;
+
+/* sizeof(sn_ray_hit) before `velocity` (ABI 1.2 to 1.4's first revision), with it (ABI 1.4),
+** and with `reflectivity` (ABI 1.5). */
+#define SN_RAY_HIT_SIZE_1_2 72u
+#define SN_RAY_HIT_SIZE_VELOCITY 96u
+#define SN_RAY_HIT_SIZE_REFLECTIVITY 104u
+
+/*
+** The reflectivity an actor of semantic tag `tag` gets when its `reflectivity` attribute is
+** left at its default (docs/sensors/lidar.md has the table and where the numbers come from): typical
+** diffuse reflectances near 905 nm, retro-reflective signs and lane paint high, water and
+** dark asphalt low. CARLA has no such property; its lidar intensity ignores the surface.
+*/
+static inline double sn_tag_reflectivity(unsigned tag)
+{
+    static const double table[SN_TAG_COUNT] = {
+        0.10, /* Unlabeled */   0.10, /* Roads */      0.25, /* Sidewalk */     0.35, /* Building */
+        0.35, /* Wall */        0.30, /* Fence */      0.40, /* Pole */         0.40, /* TrafficLight */
+        0.90, /* TrafficSign */ 0.50, /* Vegetation */ 0.30, /* Terrain */      0.00, /* Sky */
+        0.30, /* Pedestrian */  0.30, /* Rider */      0.40, /* Car */          0.40, /* Truck */
+        0.40, /* Bus */         0.40, /* Train */      0.40, /* Motorcycle */   0.30, /* Bicycle */
+        0.30, /* Static */      0.30, /* Dynamic */    0.30, /* Other */        0.05, /* Water */
+        0.60, /* RoadLine */    0.25, /* Ground */     0.30, /* Bridge */       0.20, /* RailTrack */
+        0.50, /* GuardRail */
+    };
+    return tag < SN_TAG_COUNT ? table[tag] : table[0];
+}
+
+/* A geodetic position: degrees north and east (WGS84 numbers, CARLA's projection), metres. */
+typedef struct sn_geo_location {
+    double latitude, longitude, altitude;
+} sn_geo_location;
+
+/* The clock as a plugin sees it during a frame (host-owned: it may grow at its end). */
+typedef struct sn_clock {
+    uint64_t frame;     /* starts at 1 */
+    double timestamp;   /* seconds since the start: frame * dt (from the last step change), never accumulated */
+    double dt;          /* fixed_delta_seconds */
+    int64_t time_ns;    /* timestamp as integer nanoseconds */
+    int64_t dt_ns;      /* dt as integer nanoseconds */
+} sn_clock;
+
+/*
+** CARLA's carla.WeatherParameters (0.9.15): the same fields, units and meanings, in CARLA's
+** order. Percentages are 0..100; angles degrees (azimuth 0 = the sun towards +x, 90 = +y;
+** altitude above the horizon, negative at night); fog_distance metres where fog starts. What
+** the renderer draws of each is in docs/weather.md; the others are kept and recorded.
+*/
+typedef struct sn_weather {
+    double cloudiness;                /* 0..100: softer, dimmer sun, greyer sky */
+    double precipitation;             /* 0..100 (accepted, not rendered) */
+    double precipitation_deposits;    /* 0..100: puddles: a darker, glossier road */
+    double wind_intensity;            /* 0..100 (accepted, not rendered) */
+    double sun_azimuth_angle;         /* -360..360 */
+    double sun_altitude_angle;        /* -90..90 */
+    double fog_density;               /* 0..100 */
+    double fog_distance;              /* >= 0 m */
+    double fog_falloff;               /* >= 0: how fast fog thins with height */
+    double wetness;                   /* 0..100: a darker, glossier road */
+    double scattering_intensity;      /* >= 0 (accepted, not rendered) */
+    double mie_scattering_scale;      /* >= 0 (accepted, not rendered) */
+    double rayleigh_scattering_scale; /* >= 0 (accepted, not rendered) */
+    double dust_storm;                /* 0..100 (accepted, not rendered) */
+} sn_weather;
+
+#endif

@@ -1,0 +1,91 @@
+"""The vector environment against one environment (issue 36 item 3), measured in this run:
+steps/s of all environments together (wall time) and CPU time per environment step (the
+process's CPU time over every step taken), for 1, 2 and 4 environments on threads
+(SensimVectorEnv) and for 4 environments stepped one after another on one thread (the loop
+before the vector environment); one environment and 4 in the vector with each engine on 2
+threads. Targets: 4 environments >= 1.8x one environment's steps/s on 2
+cores; CPU per step with N engines in one process <= 1.0x one engine's.
+Usage (meson test --benchmark python_vector): bench_python_vector.py SCENES_DIR PLUGIN_DIR"""
+import os
+import sys
+import time
+
+import numpy as np
+
+from sensim.env import SensimEnv
+from sensim.vector import SensimVectorEnv
+
+scenes, plugin_dir = sys.argv[1:3]
+scene = os.path.join(scenes, "intersection.yaml")
+STEPS = 150
+KW = dict(observe=["hero_collision"], plugin_dir=plugin_dir, threads=1)
+
+
+def measure(run):
+    c0, t0 = time.process_time(), time.perf_counter()
+    n = run()
+    return n / (time.perf_counter() - t0), (time.process_time() - c0) / n
+
+
+def one_env(threads=1):
+    e = SensimEnv(scene, **{**KW, "threads": threads})
+    e.reset(seed=1)
+    a = np.array([0.3, 0.0, 0.0])
+
+    def run():
+        for _ in range(STEPS):
+            e.step(a)
+        return STEPS
+    r = measure(run)
+    e.close()
+    return r
+
+
+def loop(n):
+    envs = [SensimEnv(scene, **KW) for _ in range(n)]
+    for e in envs:
+        e.reset(seed=1)
+    a = np.array([0.3, 0.0, 0.0])
+
+    def run():
+        for _ in range(STEPS):
+            for e in envs:
+                e.step(a)
+        return n * STEPS
+    r = measure(run)
+    for e in envs:
+        e.close()
+    return r
+
+
+def vector(n, threads=1):
+    v = SensimVectorEnv(scene, n, **{**KW, "threads": threads})
+    v.reset(seed=1)
+    a = np.tile([0.3, 0.0, 0.0], (n, 1))
+
+    def run():
+        for _ in range(STEPS):
+            v.step(a)
+        return n * STEPS
+    r = measure(run)
+    v.close()
+    return r
+
+
+print(f"intersection.yaml, {STEPS} steps per environment, each engine on 1 thread (on 2 where it says so), "
+      f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (each session gets its share of the cores: "
+      "under load, threads cannot show their speed-up in wall time; CPU a step is not affected)")
+rows = {}
+for rnd in range(3):  # interleaved rounds, best of 3 each: every variant sees the same machine load
+    for name, fn in (("1 env", one_env), ("vector 1", lambda: vector(1)), ("vector 2", lambda: vector(2)),
+                     ("vector 4", lambda: vector(4)), ("loop 4", lambda: loop(4)),
+                     ("1 env, 2 threads", lambda: one_env(2)), ("vector 4, 2 threads", lambda: vector(4, 2))):
+        rate, cpu = fn()
+        best = rows.get(name)
+        rows[name] = (max(rate, best[0]) if best else rate, min(cpu, best[1]) if best else cpu)
+base_rate, base_cpu = rows["1 env"]
+for name, (rate, cpu) in rows.items():
+    print(f"  {name:19s}: {rate:7.1f} steps/s in all, {cpu * 1e3:6.3f} ms CPU a step; "
+          f"ratio {rate / base_rate:.2f}x one env's steps/s, {cpu / base_cpu:.2f}x its CPU a step")
+print(f"ratio vector 4 / 1 env steps/s: {rows['vector 4'][0] / base_rate:.2f}x (target >= 1.8x on 2 cores); "
+      f"CPU a step {rows['vector 4'][1] / base_cpu:.2f}x (target <= 1.0x)")

@@ -1,0 +1,330 @@
+/* test_postfx.c — CARLA's camera post-process (plugins/common/postfx.c) on synthetic images: each
+** attribute moves the image the documented way (docs/rendering.md "Post-processing"). */
+#include "../../plugins/common/postfx.h"
+#include "../check.h"
+
+#include <stdlib.h>
+
+enum { W = 256, H = 144 }; /* bloom works on an eighth of the image a side: room for it to fade */
+
+/* CARLA's defaults, everything that is not under test off. */
+static pfx_params base(void)
+{
+    return (pfx_params){.manual = true, .shutter_speed = 200, .iso = 100, .fstop = 1.4, .compensation = 0,
+                        .min_bright = 10, .max_bright = 12, .speed_up = 3, .speed_down = 1, .calibration = 16,
+                        .slope = 0.88, .toe = 0.55, .shoulder = 0.26, .black_clip = 0, .white_clip = 0.04,
+                        .temp = 6500, .tint = 0, .gamma = 2.2};
+}
+
+static uint8_t img[W * H * 4], out[W * H * 4], out2[W * H * 4];
+
+static void fill_grey_ramp(void) /* columns of grey from 2 to 254, four times over */
+{
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            uint8_t v = (uint8_t)(2 + 4 * (x % 64));
+            uint8_t *p = img + 4 * (y * W + x);
+            p[0] = p[1] = p[2] = v, p[3] = 255;
+        }
+}
+
+static void fill(uint8_t b, uint8_t g, uint8_t r)
+{
+    for (int i = 0; i < W * H; i++)
+        img[4 * i] = b, img[4 * i + 1] = g, img[4 * i + 2] = r, img[4 * i + 3] = 255;
+}
+
+static void run(const pfx_params *p, uint8_t *o)
+{
+    pfx x;
+    CHECK(pfx_init(&x, p, W, H), "init");
+    pfx_apply(&x, img, NULL, 0.05, o, NULL, NULL);
+    pfx_free(&x);
+}
+
+/* The exposed linear value behind an output byte: the display gamma and the tone curve inverted. */
+static double unexpose(const pfx_params *p, uint8_t b)
+{
+    double v = pow(b / 255.0, p->gamma), lo = 1e-6, hi = PFX_LUT_XMAX;
+    for (int i = 0; i < 100; i++) {
+        double m = sqrt(lo * hi);
+        if (pfx_tone_curve(p, m) < v)
+            lo = m;
+        else
+            hi = m;
+    }
+    return sqrt(lo * hi);
+}
+
+static void exposure_compensation(void)
+{
+    /* +1 stop doubles the linear exposure: the tone curve and gamma undone, each grey column's
+    ** exposed value doubles, within the 8-bit rounding, wherever neither image clips */
+    fill_grey_ramp();
+    pfx_params a = base(), b = base();
+    a.compensation = -3, b.compensation = -2; /* manual's default EV overexposes a bright ramp */
+    run(&a, out), run(&b, out2);
+    int n = 0;
+    double worst = 0;
+    for (int x = 0; x < 64; x++) {
+        uint8_t o1 = out[4 * x + 1], o2 = out2[4 * x + 1];
+        if (o1 < 24 || o2 > 240)
+            continue;
+        double r = unexpose(&b, o2) / unexpose(&a, o1);
+        worst = fmax(worst, fabs(r - 2));
+        n++;
+    }
+    CHECK(n >= 10 && worst < 0.12, "compensation +1: linear ratio 2 within 6 %% over %d columns, worst off by %.3f", n,
+          worst);
+    /* and the image gets brighter everywhere, never darker */
+    int darker = 0, brighter = 0;
+    for (int i = 0; i < W * H; i++)
+        darker += out2[4 * i + 1] < out[4 * i + 1], brighter += out2[4 * i + 1] > out[4 * i + 1];
+    CHECK(darker == 0 && brighter > W * H / 2, "compensation +1 brightens (%d darker, %d brighter)", darker, brighter);
+}
+
+static void manual_exposure(void)
+{
+    /* EV100 = log2(N^2 shutter 100 / ISO); scale = 2^(12 - EV100 + compensation) */
+    pfx_params p = base();
+    CHECK_NEAR(pfx_manual_ev(&p), log2(1.4 * 1.4 * 200), 1e-12, "EV100 of CARLA's defaults");
+    fill(60, 60, 60);
+    pfx x;
+    double s[4];
+    pfx_params v[4] = {p, p, p, p};
+    v[1].iso = 200, v[2].shutter_speed = 400, v[3].fstop = 1.4 * sqrt(2.0);
+    for (int k = 0; k < 4; k++) {
+        CHECK(pfx_init(&x, &v[k], W, H), "init");
+        pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+        s[k] = x.scale;
+        pfx_free(&x);
+    }
+    CHECK_NEAR(s[0], exp2(12 - log2(1.4 * 1.4 * 200)), 1e-9, "manual scale");
+    CHECK_NEAR(s[1] / s[0], 2, 1e-9, "ISO x2 doubles the exposure");
+    CHECK_NEAR(s[2] / s[0], 0.5, 1e-9, "shutter twice as fast halves it");
+    CHECK_NEAR(s[3] / s[0], 0.5, 1e-9, "f-stop x sqrt 2 halves it");
+}
+
+static void auto_exposure(void)
+{
+    /* A uniform grey at linear L meters EV100 = log2(L LREF 100 / K): unclamped, the exposure maps
+    ** L to K / 120 (times 2^compensation) whatever L is. */
+    pfx_params p = base();
+    p.manual = false, p.min_bright = -10, p.max_bright = 30, p.compensation = 0.75;
+    pfx x;
+    for (int g = 30; g <= 200; g += 85) {
+        fill((uint8_t)g, (uint8_t)g, (uint8_t)g);
+        double L = pow(g / 255.0, 2.2);
+        CHECK(pfx_init(&x, &p, W, H), "init");
+        pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+        /* the histogram's bins are 0.25 EV wide: the mean is a bin centre */
+        CHECK(fabs(log2(x.scale * L / (16.0 / 120 * exp2(0.75)))) <= 0.126, "grey %d: exposed to %.4f, want %.4f", g,
+              x.scale * L, 16.0 / 120 * exp2(0.75));
+        pfx_free(&x);
+    }
+    /* calibration_constant up: a brighter image */
+    fill(60, 60, 60);
+    double sk[2];
+    for (int k = 0; k < 2; k++) {
+        pfx_params q = p;
+        q.calibration = k ? 32 : 16;
+        CHECK(pfx_init(&x, &q, W, H), "init");
+        pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+        sk[k] = x.scale;
+        pfx_free(&x);
+    }
+    CHECK_NEAR(sk[1] / sk[0], 2, 1e-9, "calibration_constant x2 doubles the exposure");
+    /* CARLA's clamp: a dark street meters below exposure_min_bright (10) and gets EV 10; a bright
+    ** one above 12 gets 12; raising both by one stop halves the exposure */
+    p.min_bright = 10, p.max_bright = 12;
+    fill(3, 3, 3);
+    CHECK(pfx_init(&x, &p, W, H), "init");
+    pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+    CHECK_NEAR(x.ev, 10, 1e-12, "dark scene: EV100 at exposure_min_bright");
+    /* adaptation at Unreal's rate: a bright scene next, EV moves 1 - 2^(-dt speed_up) of the gap */
+    fill(250, 250, 250);
+    pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+    CHECK_NEAR(x.target_ev, 12, 1e-12, "bright scene: target at exposure_max_bright");
+    CHECK_NEAR(x.ev, 10 + 2 * (1 - exp2(-0.05 * 3)), 1e-9, "adapting up at exposure_speed_up");
+    double ev1 = x.ev;
+    fill(3, 3, 3);
+    pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+    CHECK_NEAR(x.ev, ev1 + (10 - ev1) * (1 - exp2(-0.05 * 1)), 1e-9, "adapting down at exposure_speed_down");
+    pfx_free(&x);
+    pfx_params q = p;
+    q.min_bright = 11, q.max_bright = 13;
+    fill(3, 3, 3);
+    double s0, s1;
+    CHECK(pfx_init(&x, &p, W, H), "init");
+    pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+    s0 = x.scale;
+    pfx_free(&x);
+    CHECK(pfx_init(&x, &q, W, H), "init");
+    pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+    s1 = x.scale;
+    pfx_free(&x);
+    CHECK_NEAR(s1 / s0, 0.5, 1e-9, "exposure_min_bright +1 halves a dark scene's exposure");
+}
+
+static void channel_means(const uint8_t *o, double m[3]) /* R, G, B */
+{
+    m[0] = m[1] = m[2] = 0;
+    for (int i = 0; i < W * H; i++)
+        m[0] += o[4 * i + 2], m[1] += o[4 * i + 1], m[2] += o[4 * i];
+    for (int k = 0; k < 3; k++)
+        m[k] /= W * H;
+}
+
+static void white_balance(void)
+{
+    /* temp is the light corrected for: below 6500 K the image turns blue, above it orange;
+    ** positive tint (the light corrected for moved toward magenta) turns it green, negative magenta */
+    fill(90, 90, 90);
+    pfx_params p = base();
+    p.compensation = -3;
+    double m0[3], m[3];
+    run(&p, out);
+    channel_means(out, m0);
+    CHECK(fabs(m0[0] - m0[2]) <= 1 && fabs(m0[0] - m0[1]) <= 1, "6500 K keeps grey grey: %g %g %g", m0[0], m0[1], m0[2]);
+    p.temp = 3000;
+    run(&p, out);
+    channel_means(out, m);
+    CHECK(m[2] > m0[2] + 20 && m[0] < m0[0] - 10, "3000 K: bluer (R %g -> %g, B %g -> %g)", m0[0], m[0], m0[2], m[2]);
+    p.temp = 10000;
+    run(&p, out);
+    channel_means(out, m);
+    CHECK(m[0] > m0[0] + 3 && m[2] < m0[2] - 10, "10000 K: warmer (R %g -> %g, B %g -> %g)", m0[0], m[0], m0[2], m[2]);
+    p.temp = 6500, p.tint = 0.5;
+    run(&p, out);
+    channel_means(out, m);
+    CHECK(m[1] > m0[1] + 3 && m[1] > m[0] && m[1] > m[2], "tint +0.5: green (R %g G %g B %g)", m[0], m[1], m[2]);
+    p.tint = -0.5;
+    run(&p, out);
+    channel_means(out, m);
+    CHECK(m[1] < m0[1] - 3 && m[1] < m[0] && m[1] < m[2], "tint -0.5: magenta (R %g G %g B %g)", m[0], m[1], m[2]);
+}
+
+static void tone_curve(void)
+{
+    pfx_params p = base();
+    CHECK_NEAR(pfx_tone_curve(&p, 0.18), 0.18, 1e-9, "mid grey maps to itself (Unreal's match point)");
+    double prev = -1;
+    int mono = 1;
+    for (double x = 1e-4; x < 60; x *= 1.1) {
+        double y = pfx_tone_curve(&p, x);
+        mono &= y >= prev;
+        prev = y;
+    }
+    CHECK(mono && prev <= 1.04 + 1e-9, "monotone, below 1 + white_clip (%g)", prev);
+    pfx_params q = p;
+    q.slope = 1.2;
+    CHECK(pfx_tone_curve(&q, 0.5) > pfx_tone_curve(&p, 0.5) && pfx_tone_curve(&q, 0.05) < pfx_tone_curve(&p, 0.05),
+          "slope up: more contrast around mid grey");
+    q = p, q.black_clip = 0.1;
+    CHECK(pfx_tone_curve(&q, 0.02) < pfx_tone_curve(&p, 0.02), "black_clip up: darker shadows");
+    q = p, q.white_clip = 0.2;
+    CHECK(pfx_tone_curve(&q, 4) > pfx_tone_curve(&p, 4), "white_clip up: brighter highlights");
+    q = p, q.toe = 0.8;
+    CHECK(pfx_tone_curve(&q, 0.02) < pfx_tone_curve(&p, 0.02), "toe up: darker shadows");
+    q = p, q.shoulder = 0.5;
+    CHECK(pfx_tone_curve(&q, 2) > pfx_tone_curve(&p, 2), "shoulder up: brighter highlights");
+}
+
+static void bloom_flare_aberration(void)
+{
+    /* a bright square on black at the upper left: bloom lights its surroundings, the flare its
+    ** mirror image about the centre; at 0 both are gone, byte for byte */
+    fill(0, 0, 0);
+    for (int y = 8; y < 14; y++)
+        for (int x = 8; x < 14; x++)
+            img[4 * (y * W + x)] = img[4 * (y * W + x) + 1] = img[4 * (y * W + x) + 2] = 255;
+    pfx_params p = base();
+    p.compensation = 1; /* the square well above what the exposure saturates */
+    uint8_t none[W * H * 4];
+    run(&p, none);
+    p.bloom = 0.675;
+    run(&p, out);
+    int near = out[4 * (11 * W + 17) + 1], far = out[4 * (120 * W + 200) + 1];
+    CHECK(none[4 * (11 * W + 17) + 1] == 0 && near > 5, "bloom lights 4 px beside the square: %d", near);
+    CHECK(far <= near / 4, "and fades with distance: %d", far);
+    p.bloom = 0, p.flare = 1;
+    run(&p, out2);
+    int mirror = out2[4 * ((H - 11) * W + (W - 11)) + 1];
+    CHECK(mirror > 3 && none[4 * ((H - 11) * W + (W - 11)) + 1] == 0, "lens flare: a ghost at the mirror point (%d)", mirror);
+    /* chromatic aberration: a white disc's edge far from the centre gets coloured fringes, the centre not */
+    fill(0, 0, 0);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (x < W / 2) {
+                uint8_t *q = img + 4 * (y * W + x);
+                q[0] = q[1] = q[2] = 200;
+            }
+    pfx_params c = base();
+    c.compensation = -2;
+    run(&c, none);
+    c.ca_intensity = 5;
+    run(&c, out);
+    int fringe = 0;
+    for (int x = 0; x < W; x++) {
+        const uint8_t *q = out + 4 * (2 * W + x);
+        fringe += q[2] != q[0];
+    }
+    int centre_diff = memcmp(out + 4 * (H / 2 * W + 20), none + 4 * (H / 2 * W + 20), 4 * 24) != 0;
+    CHECK(fringe > 0 && !centre_diff, "aberration: %d fringed pixels at the top edge, centre row unchanged (%d)", fringe,
+          centre_diff);
+}
+
+static void motion_blur(void)
+{
+    /* a white square moving right 8 px (blur vector), on grey: it smears both ways along x,
+    ** not along y; zero vectors change nothing */
+    fill(40, 40, 40);
+    float *vel = calloc((size_t)W * H * 2, sizeof(float));
+    for (int y = 20; y < 28; y++)
+        for (int x = 28; x < 36; x++) {
+            uint8_t *q = img + 4 * (y * W + x);
+            q[0] = q[1] = q[2] = 230;
+            vel[2 * (y * W + x)] = 8;
+        }
+    pfx_params p = base();
+    p.mb_intensity = 0.45, p.mb_max_distortion = 0.35, p.compensation = -2;
+    pfx x;
+    CHECK(pfx_init(&x, &p, W, H), "init");
+    pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+    x.adapted = false;
+    pfx_apply(&x, img, vel, 0.05, out2, NULL, NULL);
+    int left = out2[4 * (24 * W + 26) + 1], before = out[4 * (24 * W + 26) + 1];
+    int above = out2[4 * (17 * W + 31) + 1], above0 = out[4 * (17 * W + 31) + 1];
+    int inside = out2[4 * (24 * W + 28) + 1], inside0 = out[4 * (24 * W + 28) + 1];
+    CHECK(left > before + 10, "smears 2 px ahead of the square (%d -> %d)", before, left);
+    CHECK(inside < inside0 - 10, "its edge mixes with the background (%d -> %d)", inside0, inside);
+    CHECK(above == above0, "not across the motion (%d -> %d)", above0, above);
+    memset(vel, 0, (size_t)W * H * 2 * sizeof(float));
+    x.adapted = false;
+    pfx_apply(&x, img, vel, 0.05, out2, NULL, NULL);
+    CHECK(memcmp(out, out2, sizeof out) == 0, "a still image is unchanged by motion blur");
+    pfx_free(&x);
+    free(vel);
+}
+
+static void deterministic(void)
+{
+    fill_grey_ramp();
+    pfx_params p = base();
+    p.manual = false, p.bloom = 0.675, p.flare = 0.1, p.ca_intensity = 1;
+    run(&p, out), run(&p, out2);
+    CHECK(memcmp(out, out2, sizeof out) == 0, "the same image twice: the same bytes");
+}
+
+int main(void)
+{
+    exposure_compensation();
+    manual_exposure();
+    auto_exposure();
+    white_balance();
+    tone_curve();
+    bloom_flare_aberration();
+    motion_blur();
+    deterministic();
+    return CHECK_DONE();
+}
