@@ -9,6 +9,7 @@
 #include "../world/weather.h"
 #include "override.h"
 #include "yamldoc.h"
+#include "yamlget.h"
 
 #include <sensim/math.h>
 
@@ -25,6 +26,7 @@ typedef struct ctx {
     sn_error *err;
     sn_strpool *pool; /* the scene's: entries' names, blueprints and attach_to */
     const sn_scene *scene; /* its overrides, for positions in them */
+    sn_yget y; /* the typed getters, with where_of for positions */
 } ctx;
 
 const char *sn_scene_set_of(const sn_scene *s, sn_srcpos pos)
@@ -55,123 +57,15 @@ static sn_srcpos pos_of(const ctx *c, const sn_ynode *n)
     return (sn_srcpos){0, 0};
 }
 
+static void where_of(const void *user, const sn_ynode *n, char *buf, size_t cap)
+{
+    const ctx *c = user;
+    snprintf(buf, cap, "%s", sn_scene_where(c->scene, pos_of(c, n)).s);
+}
+
 static sn_status at(ctx *c, const sn_ynode *n, const char *fmt, const char *a, const char *b)
 {
-    char what[512];
-    sn_format(what, sizeof what, fmt, a ? a : "", b ? b : "");
-    return sn_fail(c->err, SN_E_INVALID, "%s: %s", sn_scene_where(c->scene, n ? pos_of(c, n) : (sn_srcpos){1, 1}).s,
-                   what);
-}
-
-static sn_status expect(ctx *c, const sn_ynode *n, sn_ynode_kind k, const char *what)
-{
-    if (n->kind != k) {
-        char buf[256];
-        snprintf(buf, sizeof buf, "expected %s for %s, found %s", sn_ynode_kind_name(k), what,
-                 sn_ynode_kind_name(n->kind));
-        return at(c, n, "%s%s", buf, NULL);
-    }
-    return SN_OK;
-}
-
-/* Refuses keys not in `allowed` (NULL-terminated), listing what is allowed. */
-static sn_status check_keys(ctx *c, const sn_ynode *map, const char *const *allowed, const char *in)
-{
-    for (size_t i = 0; i < map->n; i += 2) {
-        const sn_ynode *k = map->items[i];
-        bool ok = false;
-        for (const char *const *a = allowed; *a; a++)
-            if (strcmp(*a, k->text) == 0)
-                ok = true;
-        if (!ok) {
-            char list[512] = "";
-            for (const char *const *a = allowed; *a; a++) {
-                strncat(list, *a, sizeof list - strlen(list) - 1);
-                if (a[1])
-                    strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            char buf[900];
-            snprintf(buf, sizeof buf, "unknown key '%s' in %s (expected one of: %s)", k->text, in, list);
-            return at(c, k, "%s%s", buf, NULL);
-        }
-    }
-    return SN_OK;
-}
-
-static sn_status get_number(ctx *c, const sn_ynode *n, const char *what, double *out)
-{
-    sn_status st = expect(c, n, SN_Y_SCALAR, what);
-    if (st)
-        return st;
-    double v;
-    if (!sn_text_number(n->text, &v)) /* numtext.h: the rules of specs, attributes and options too */
-        return at(c, n, "expected a number for %s, found '%s'", what, n->text);
-    *out = v;
-    return SN_OK;
-}
-
-static sn_status get_uint(ctx *c, const sn_ynode *n, const char *what, uint64_t *out)
-{
-    sn_status st = expect(c, n, SN_Y_SCALAR, what);
-    if (st)
-        return st;
-    /* digits only (numtext.h): strtoull alone would take ' 5', '+3' and '-1' (as 2^64 - 1) */
-    uint64_t v;
-    if (!sn_text_uint(n->text, UINT64_MAX, &v))
-        return at(c, n, "expected a whole number >= 0 for %s, found '%s'", what, n->text);
-    *out = v;
-    return SN_OK;
-}
-
-static sn_status get_bool(ctx *c, const sn_ynode *n, const char *what, bool *out)
-{
-    sn_status st = expect(c, n, SN_Y_SCALAR, what);
-    if (st)
-        return st;
-    if (sn_streq_nocase(n->text, "true"))
-        *out = true;
-    else if (sn_streq_nocase(n->text, "false"))
-        *out = false;
-    else
-        return at(c, n, "expected true or false for %s, found '%s'", what, n->text);
-    return SN_OK;
-}
-
-static sn_status get_vec3(ctx *c, const sn_ynode *n, const char *what, sn_vec3 *out)
-{
-    sn_status st = expect(c, n, SN_Y_SEQ, what);
-    if (st)
-        return st;
-    if (n->n != 3)
-        return at(c, n, "expected 3 numbers [x, y, z] for %s", what, NULL);
-    double v[3];
-    for (int i = 0; i < 3; i++)
-        if ((st = get_number(c, n->items[i], what, &v[i])))
-            return st;
-    *out = (sn_vec3){v[0], v[1], v[2]};
-    return SN_OK;
-}
-
-/* A location: each coordinate within SN_LIMIT_COORD of the origin. */
-static sn_status get_point(ctx *c, const sn_ynode *n, const char *what, sn_vec3 *out)
-{
-    sn_status st = get_vec3(c, n, what, out);
-    if (!st && (fabs(out->x) > SN_LIMIT_COORD || fabs(out->y) > SN_LIMIT_COORD || fabs(out->z) > SN_LIMIT_COORD)) {
-        char buf[200];
-        snprintf(buf, sizeof buf, "%s must be within %g m of the origin (SN_LIMIT_COORD)", what, SN_LIMIT_COORD);
-        return at(c, n, "%s%s", buf, NULL);
-    }
-    return st;
-}
-
-static sn_status get_string(ctx *c, const sn_ynode *n, const char *what, char **out)
-{
-    sn_status st = expect(c, n, SN_Y_SCALAR, what);
-    if (st)
-        return st;
-    free(*out);
-    *out = sn_strdup(n->text);
-    return *out ? SN_OK : sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    return sn_yget_fail(&c->y, n, fmt, a, b);
 }
 
 static const sn_scene_more no_more = {.spawn_at = -1, .destroy_at = -1, .walk_speed = -1, .target_speed = -1};
@@ -189,7 +83,7 @@ static sn_scene_more *more_of(sn_scene_entity *e)
 /* A string kept in the scene's pool (read-only, freed with the scene). */
 static sn_status get_pooled(ctx *c, const sn_ynode *n, const char *what, char **out)
 {
-    sn_status st = expect(c, n, SN_Y_SCALAR, what);
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_SCALAR, what);
     if (st)
         return st;
     *out = sn_strpool_add(c->pool, n->text);
@@ -199,15 +93,15 @@ static sn_status get_pooled(ctx *c, const sn_ynode *n, const char *what, char **
 static sn_status parse_transform(ctx *c, const sn_ynode *n, sn_transform *t)
 {
     static const char *const keys[] = {"location", "rotation", NULL};
-    sn_status st = expect(c, n, SN_Y_MAP, "transform");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "transform");
     if (!st)
-        st = check_keys(c, n, keys, "transform");
+        st = sn_yget_keys(&c->y, n, keys, "transform");
     const sn_ynode *v;
     if (!st && (v = sn_ynode_get(n, "location")))
-        st = get_point(c, v, "transform.location", &t->location);
+        st = sn_yget_point(&c->y, v, "transform.location", &t->location);
     if (!st && (v = sn_ynode_get(n, "rotation"))) {
         sn_vec3 r;
-        st = get_vec3(c, v, "transform.rotation [pitch, yaw, roll]", &r);
+        st = sn_yget_vec3(&c->y, v, "transform.rotation [pitch, yaw, roll]", &r);
         /* degrees; beyond this, sin/cos of the angle carry no precision at all */
         if (!st && (fabs(r.x) > 1e6 || fabs(r.y) > 1e6 || fabs(r.z) > 1e6))
             st = at(c, v, "transform.rotation angles must be within [-1e6, 1e6] degrees", NULL, NULL);
@@ -220,7 +114,7 @@ static sn_status parse_transform(ctx *c, const sn_ynode *n, sn_transform *t)
 /* An attribute value: a scalar as written, or a list of scalars joined with ','. */
 static sn_status parse_attrs(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 {
-    sn_status st = expect(c, n, SN_Y_MAP, "attributes");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "attributes");
     if (st)
         return st;
     e->attrs = calloc(n->n / 2 + 1, sizeof *e->attrs);
@@ -260,9 +154,9 @@ static sn_status parse_control(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 {
     static const char *const keys[] = {"throttle", "steer", "brake", "hand_brake", "reverse",
                                        "direction", "speed", NULL};
-    sn_status st = expect(c, n, SN_Y_MAP, "control");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "control");
     if (!st)
-        st = check_keys(c, n, keys, "control (vehicles: throttle, steer, brake, hand_brake, "
+        st = sn_yget_keys(&c->y, n, keys, "control (vehicles: throttle, steer, brake, hand_brake, "
                                     "reverse; walkers: direction, speed)");
     static const struct { const char *key; double lo, hi; size_t off; } num[] = {
         {"throttle", 0, 1, offsetof(sn_vehicle_control, throttle)},
@@ -274,7 +168,7 @@ static sn_status parse_control(ctx *c, const sn_ynode *n, sn_scene_entity *e)
         double d;
         if (!v)
             continue;
-        st = get_number(c, v, num[i].key, &d);
+        st = sn_yget_number(&c->y, v, num[i].key, &d);
         if (!st && (d < num[i].lo || d > num[i].hi)) {
             char r[64];
             snprintf(r, sizeof r, "[%g, %g]", num[i].lo, num[i].hi);
@@ -285,21 +179,21 @@ static sn_status parse_control(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     }
     const sn_ynode *v;
     if (!st && (v = sn_ynode_get(n, "hand_brake")))
-        st = get_bool(c, v, "control.hand_brake", &e->control.hand_brake);
+        st = sn_yget_bool(&c->y, v, "control.hand_brake", &e->control.hand_brake);
     if (!st && (v = sn_ynode_get(n, "reverse")))
-        st = get_bool(c, v, "control.reverse", &e->control.reverse);
+        st = sn_yget_bool(&c->y, v, "control.reverse", &e->control.reverse);
     sn_scene_more *x = NULL;
     if (!st && (sn_ynode_get(n, "direction") || sn_ynode_get(n, "speed")) && !(x = more_of(e)))
         return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     if (!st && (v = sn_ynode_get(n, "direction")))
-        st = get_vec3(c, v, "control.direction", &x->walk_direction);
+        st = sn_yget_vec3(&c->y, v, "control.direction", &x->walk_direction);
     if (!st && v) { /* scaled to its largest component: huge values cannot overflow to a zero direction */
         sn_vec3 *d = &x->walk_direction;
         double big = fmax(fabs(d->x), fabs(d->y));
         *d = big > 0 ? sn_v3(d->x / big, d->y / big, 0) : sn_v3(0, 0, 0);
     }
     if (!st && (v = sn_ynode_get(n, "speed"))) {
-        st = get_number(c, v, "control.speed", &x->walk_speed);
+        st = sn_yget_number(&c->y, v, "control.speed", &x->walk_speed);
         if (!st && !(x->walk_speed >= 0 && x->walk_speed <= 10)) /* as sn_engine_apply_walker_control */
             st = at(c, v, "control.speed must be within [0, 10] m/s", NULL, NULL);
     }
@@ -310,7 +204,7 @@ static sn_status parse_control(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 /* A CARLA Traffic Manager knob in [lo, hi] (autopilot: and traffic: share them). */
 static sn_status get_knob(ctx *c, const sn_ynode *n, const char *what, double lo, double hi, double *out)
 {
-    sn_status st = get_number(c, n, what, out);
+    sn_status st = sn_yget_number(&c->y, n, what, out);
     if (!st && !(*out >= lo && *out <= hi)) {
         char msg[160];
         snprintf(msg, sizeof msg, "%s must be within [%g, %g]", what, lo, hi);
@@ -344,12 +238,12 @@ static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 {
     static const char *const keys[] = {"route", "target_speed", "loop", "distance_to_leading_vehicle",
                                        "vehicle_percentage_speed_difference", "ignore_lights_percentage", NULL};
-    sn_status st = expect(c, n, SN_Y_MAP, "autopilot");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "autopilot");
     sn_scene_more *x = st ? NULL : more_of(e);
     if (!st && !x)
         return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     if (!st)
-        st = check_keys(c, n, keys, "autopilot");
+        st = sn_yget_keys(&c->y, n, keys, "autopilot");
     if (!st)
         st = parse_tm_knobs(c, n, "autopilot", &x->knobs);
     if (st)
@@ -357,7 +251,7 @@ static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     x->autopilot_pos = pos_of(c, n);
     const sn_ynode *r = sn_ynode_get(n, "route");
     if (r) {
-        if ((st = expect(c, r, SN_Y_SEQ, "autopilot.route")))
+        if ((st = sn_yget_expect(&c->y, r, SN_Y_SEQ, "autopilot.route")))
             return st;
         if (r->n < 1)
             return at(c, r, "autopilot.route needs at least one point", NULL, NULL);
@@ -365,7 +259,7 @@ static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
         if (!x->route)
             return sn_fail(c->err, SN_E_NOMEM, "out of memory");
         for (size_t i = 0; i < r->n; i++)
-            if ((st = get_point(c, r->items[i], "a route point", &x->route[x->n_route++])))
+            if ((st = sn_yget_point(&c->y, r->items[i], "a route point", &x->route[x->n_route++])))
                 return st;
     } else {
         x->map_autopilot = true; /* the engine checks that the scene has a map */
@@ -373,12 +267,12 @@ static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     x->target_speed = -1; /* the engine picks per kind */
     const sn_ynode *v;
     if ((v = sn_ynode_get(n, "target_speed"))) {
-        if ((st = get_number(c, v, "autopilot.target_speed", &x->target_speed)))
+        if ((st = sn_yget_number(&c->y, v, "autopilot.target_speed", &x->target_speed)))
             return st;
         if (x->target_speed < 0 || x->target_speed > 100)
             return at(c, v, "autopilot.target_speed must be within [0, 100] m/s", NULL, NULL);
     }
-    if ((v = sn_ynode_get(n, "loop")) && (st = get_bool(c, v, "autopilot.loop", &x->loop_route)))
+    if ((v = sn_ynode_get(n, "loop")) && (st = sn_yget_bool(&c->y, v, "autopilot.loop", &x->loop_route)))
         return st;
     x->has_autopilot = true;
     return SN_OK;
@@ -387,7 +281,7 @@ static sn_status parse_autopilot(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 static sn_status parse_calls(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 {
     static const char *const keys[] = {"at", "method", "args", NULL};
-    sn_status st = expect(c, n, SN_Y_SEQ, "calls");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_SEQ, "calls");
     sn_scene_more *x = st ? NULL : more_of(e);
     if (st)
         return st;
@@ -400,15 +294,15 @@ static sn_status parse_calls(ctx *c, const sn_ynode *n, sn_scene_entity *e)
         const sn_ynode *m = n->items[i];
         sn_scene_call *call = &x->calls[x->n_calls++];
         call->pos = pos_of(c, m);
-        if ((st = expect(c, m, SN_Y_MAP, "a call")) || (st = check_keys(c, m, keys, "call")))
+        if ((st = sn_yget_expect(&c->y, m, SN_Y_MAP, "a call")) || (st = sn_yget_keys(&c->y, m, keys, "call")))
             return st;
         const sn_ynode *v = sn_ynode_get(m, "method");
         if (!v)
             return at(c, m, "a call needs 'method'", NULL, NULL);
-        if ((st = get_string(c, v, "call.method", &call->method)))
+        if ((st = sn_yget_string(&c->y, v, "call.method", &call->method)))
             return st;
         if ((v = sn_ynode_get(m, "at"))) {
-            if ((st = get_number(c, v, "call.at", &call->at)))
+            if ((st = sn_yget_number(&c->y, v, "call.at", &call->at)))
                 return st;
             if (call->at < 0)
                 return at(c, v, "call.at must be >= 0 seconds", NULL, NULL);
@@ -416,13 +310,13 @@ static sn_status parse_calls(ctx *c, const sn_ynode *n, sn_scene_entity *e)
             return at(c, v, "call.at must be at most 1e12 seconds", NULL, NULL);
         }
         if ((v = sn_ynode_get(m, "args"))) {
-            if ((st = expect(c, v, SN_Y_SEQ, "call.args")))
+            if ((st = sn_yget_expect(&c->y, v, SN_Y_SEQ, "call.args")))
                 return st;
             call->args = calloc(v->n + 1, sizeof(char *));
             if (!call->args)
                 return sn_fail(c->err, SN_E_NOMEM, "out of memory");
             for (size_t j = 0; j < v->n; j++)
-                if ((st = get_string(c, v->items[j], "a call argument", &call->args[call->n_args++])))
+                if ((st = sn_yget_string(&c->y, v->items[j], "a call argument", &call->args[call->n_args++])))
                     return st;
         }
     }
@@ -433,9 +327,9 @@ static sn_status parse_calls(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 static sn_status parse_save(ctx *c, const sn_ynode *n, sn_scene_entity *e)
 {
     static const char *const keys[] = {"path", "converter", NULL};
-    sn_status st = expect(c, n, SN_Y_MAP, "save");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "save");
     if (!st)
-        st = check_keys(c, n, keys, "save");
+        st = sn_yget_keys(&c->y, n, keys, "save");
     sn_scene_more *x = st ? NULL : more_of(e);
     if (st)
         return st;
@@ -445,14 +339,14 @@ static sn_status parse_save(ctx *c, const sn_ynode *n, sn_scene_entity *e)
     const sn_ynode *v = sn_ynode_get(n, "path");
     if (!v)
         return at(c, n, "save needs a 'path', e.g. \"front/%%06d.png\"", NULL, NULL);
-    if ((st = get_string(c, v, "path", &x->save_path)))
+    if ((st = sn_yget_string(&c->y, v, "path", &x->save_path)))
         return st;
     sn_error perr = {0};
     if (!sn_image_pattern_check(x->save_path, &perr) || x->save_path[0] == '/' || strstr(x->save_path, ".."))
         return at(c, v, "save path %s (a relative path inside --out, with at most one %%06d for the frame)",
                   perr.msg[0] ? perr.msg : x->save_path, NULL);
     if ((v = sn_ynode_get(n, "converter"))) {
-        if ((st = get_string(c, v, "converter", &x->save_converter)))
+        if ((st = sn_yget_string(&c->y, v, "converter", &x->save_converter)))
             return st;
         sn_converter conv;
         if (!sn_converter_parse(x->save_converter, &conv))
@@ -498,9 +392,9 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     static const char *const sensor_keys[] = {"name", "blueprint", "transform", "attributes",
                                               "attach_to", "calls", "spawn_at", "destroy_at", "save", "stream", NULL};
     const char *what = sensor ? "a sensor" : "an actor";
-    sn_status st = expect(c, n, SN_Y_MAP, what);
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, what);
     if (!st)
-        st = check_keys(c, n, sensor ? sensor_keys : actor_keys, what);
+        st = sn_yget_keys(&c->y, n, sensor ? sensor_keys : actor_keys, what);
     if (st)
         return st;
     e->pos = pos_of(c, n);
@@ -538,7 +432,7 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         sn_scene_more *x = more_of(e);
         if (!x)
             return sn_fail(c->err, SN_E_NOMEM, "out of memory");
-        if ((st = get_vec3(c, v, "velocity", &x->velocity)))
+        if ((st = sn_yget_vec3(&c->y, v, "velocity", &x->velocity)))
             return st;
         if (sn_v3_len(x->velocity) > SN_LIMIT_SPEED) {
             char buf[120];
@@ -557,7 +451,7 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
         return st;
     if ((v = sn_ynode_get(n, "stream"))) { /* stream: false: this sensor writes no stream file */
         bool on = true;
-        if ((st = get_bool(c, v, "stream", &on)))
+        if ((st = sn_yget_bool(&c->y, v, "stream", &on)))
             return st;
         sn_scene_more *m = more_of(e);
         if (!m)
@@ -570,13 +464,13 @@ static sn_status parse_entity(ctx *c, const sn_ynode *n, bool sensor, sn_scene_e
     if ((sn_ynode_get(n, "spawn_at") || sn_ynode_get(n, "destroy_at")) && !(x = more_of(e)))
         return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     if ((v = sn_ynode_get(n, "spawn_at"))) {
-        if ((st = get_number(c, v, "spawn_at", &x->spawn_at)))
+        if ((st = sn_yget_number(&c->y, v, "spawn_at", &x->spawn_at)))
             return st;
         if (x->spawn_at < 0 || x->spawn_at > 1e12)
             return at(c, v, "spawn_at must be within [0, 1e12] seconds", NULL, NULL);
     }
     if ((v = sn_ynode_get(n, "destroy_at"))) {
-        if ((st = get_number(c, v, "destroy_at", &x->destroy_at)))
+        if ((st = sn_yget_number(&c->y, v, "destroy_at", &x->destroy_at)))
             return st;
         if (x->destroy_at < 0 || x->destroy_at > 1e12 || (x->spawn_at >= 0 && x->destroy_at <= x->spawn_at))
             return at(c, v, "destroy_at must be within [0, 1e12] seconds and after spawn_at", NULL, NULL);
@@ -595,9 +489,9 @@ static sn_status parse_lighting(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         {"sun_intensity", 0, 10, offsetof(sn_scene_settings, sun_intensity)},
         {"ambient", 0, 1, offsetof(sn_scene_settings, ambient)},
     };
-    sn_status st = expect(c, n, SN_Y_MAP, "lighting");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "lighting");
     if (!st)
-        st = check_keys(c, n, keys, "lighting");
+        st = sn_yget_keys(&c->y, n, keys, "lighting");
     if (st)
         return st;
     const sn_ynode *v;
@@ -605,7 +499,7 @@ static sn_status parse_lighting(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         if (!(v = sn_ynode_get(n, nums[i].key)))
             continue;
         double *dst = (double *)(void *)((char *)s + nums[i].off);
-        if ((st = get_number(c, v, nums[i].key, dst)))
+        if ((st = sn_yget_number(&c->y, v, nums[i].key, dst)))
             return st;
         if (*dst < nums[i].lo || *dst > nums[i].hi) {
             char msg[160];
@@ -613,12 +507,12 @@ static sn_status parse_lighting(ctx *c, const sn_ynode *n, sn_scene_settings *s)
             return at(c, v, msg, NULL, NULL);
         }
     }
-    if ((v = sn_ynode_get(n, "shadows")) && (st = get_bool(c, v, "shadows", &s->shadows)))
+    if ((v = sn_ynode_get(n, "shadows")) && (st = sn_yget_bool(&c->y, v, "shadows", &s->shadows)))
         return st;
-    if ((v = sn_ynode_get(n, "textures")) && (st = get_bool(c, v, "textures", &s->textures)))
+    if ((v = sn_ynode_get(n, "textures")) && (st = sn_yget_bool(&c->y, v, "textures", &s->textures)))
         return st;
     if ((v = sn_ynode_get(n, "sky_color"))) {
-        if ((st = get_vec3(c, v, "sky_color", &s->sky_color)))
+        if ((st = sn_yget_vec3(&c->y, v, "sky_color", &s->sky_color)))
             return st;
         const sn_vec3 k = s->sky_color;
         if (k.x < 0 || k.x > 255 || k.y < 0 || k.y > 255 || k.z < 0 || k.z > 255)
@@ -638,7 +532,7 @@ static sn_status parse_weather(ctx *c, const sn_ynode *n, sn_scene_settings *s)
         return at(c, n, "expected a preset name or a map of WeatherParameters fields for weather, found a list",
                   NULL, NULL);
     if (preset) {
-        sn_status st = expect(c, preset, SN_Y_SCALAR, "weather preset");
+        sn_status st = sn_yget_expect(&c->y, preset, SN_Y_SCALAR, "weather preset");
         if (st)
             return st;
         if (strcmp(preset->text, "Default") != 0 && !sn_weather_preset(preset->text, &s->weather)) {
@@ -655,14 +549,14 @@ static sn_status parse_weather(ctx *c, const sn_ynode *n, sn_scene_settings *s)
             keys[i] = sn_weather_field_names[i];
         keys[SN_WEATHER_FIELDS] = "preset";
         keys[SN_WEATHER_FIELDS + 1] = NULL;
-        sn_status st = check_keys(c, n, keys, "weather");
+        sn_status st = sn_yget_keys(&c->y, n, keys, "weather");
         if (st)
             return st;
         for (unsigned i = 0; i < SN_WEATHER_FIELDS; i++) {
             const sn_ynode *v = sn_ynode_get(n, sn_weather_field_names[i]);
             if (!v)
                 continue;
-            if ((st = get_number(c, v, sn_weather_field_names[i], sn_weather_field(&s->weather, i))))
+            if ((st = sn_yget_number(&c->y, v, sn_weather_field_names[i], sn_weather_field(&s->weather, i))))
                 return st;
             sn_weather one = s->weather;
             sn_error e1 = {0};
@@ -687,13 +581,13 @@ static sn_status parse_georeference(ctx *c, const sn_ynode *n, sn_geo_location *
         {"longitude", -180, 180, offsetof(sn_geo_location, longitude)},
         {"altitude", -11000, 100000, offsetof(sn_geo_location, altitude)},
     };
-    sn_status st = expect(c, n, SN_Y_MAP, "georeference");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "georeference");
     if (!st)
-        st = check_keys(c, n, keys, "georeference");
+        st = sn_yget_keys(&c->y, n, keys, "georeference");
     for (size_t i = 0; !st && i < sizeof nums / sizeof nums[0]; i++) {
         const sn_ynode *v = sn_ynode_get(n, nums[i].key);
         double *dst = (double *)(void *)((char *)g + nums[i].off);
-        if (!v || (st = get_number(c, v, nums[i].key, dst)))
+        if (!v || (st = sn_yget_number(&c->y, v, nums[i].key, dst)))
             continue;
         if (*dst < nums[i].lo || *dst > nums[i].hi) {
             char msg[160];
@@ -709,37 +603,37 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
     static const char *const keys[] = {"fixed_delta_seconds", "frames", "duration", "seed",
                                        "max_substep_delta_time", "max_substeps", "lighting", "georeference", "weather",
                                        "streams", NULL};
-    sn_status st = expect(c, n, SN_Y_MAP, "settings");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "settings");
     if (!st)
-        st = check_keys(c, n, keys, "settings");
+        st = sn_yget_keys(&c->y, n, keys, "settings");
     if (st)
         return st;
     const sn_ynode *v;
     if ((v = sn_ynode_get(n, "fixed_delta_seconds"))) {
         s->dt_pos = pos_of(c, v);
-        if ((st = get_number(c, v, "fixed_delta_seconds", &s->fixed_delta_seconds)))
+        if ((st = sn_yget_number(&c->y, v, "fixed_delta_seconds", &s->fixed_delta_seconds)))
             return st;
         if (!(s->fixed_delta_seconds >= SN_LIMIT_DT_MIN && s->fixed_delta_seconds <= 1))
             return at(c, v, "fixed_delta_seconds must be within [1e-06, 1] seconds (SN_LIMIT_DT_MIN)", NULL, NULL);
     }
-    if ((v = sn_ynode_get(n, "streams")) && (st = get_bool(c, v, "streams", &s->streams)))
+    if ((v = sn_ynode_get(n, "streams")) && (st = sn_yget_bool(&c->y, v, "streams", &s->streams)))
         return st;
     if ((v = sn_ynode_get(n, "frames"))) {
-        if ((st = get_uint(c, v, "frames", &s->frames)))
+        if ((st = sn_yget_uint(&c->y, v, "frames", UINT64_MAX, &s->frames)))
             return st;
         if (s->frames < 1 || s->frames > SN_LIMIT_FRAMES) /* 0 used to mean the default, silently */
             return at(c, v, "frames must be within [1, 1000000000] (SN_LIMIT_FRAMES)", NULL, NULL);
     }
     if ((v = sn_ynode_get(n, "duration"))) {
-        if ((st = get_number(c, v, "duration", &s->duration)))
+        if ((st = sn_yget_number(&c->y, v, "duration", &s->duration)))
             return st;
         if (!(s->duration > 0))
             return at(c, v, "duration must be > 0 seconds", NULL, NULL);
     }
-    if ((v = sn_ynode_get(n, "seed")) && (st = get_uint(c, v, "seed", &s->seed)))
+    if ((v = sn_ynode_get(n, "seed")) && (st = sn_yget_uint(&c->y, v, "seed", UINT64_MAX, &s->seed)))
         return st;
     if ((v = sn_ynode_get(n, "max_substep_delta_time"))) {
-        if ((st = get_number(c, v, "max_substep_delta_time", &s->max_substep_delta_time)))
+        if ((st = sn_yget_number(&c->y, v, "max_substep_delta_time", &s->max_substep_delta_time)))
             return st;
         if (!(s->max_substep_delta_time >= SN_LIMIT_DT_MIN && s->max_substep_delta_time <= 1))
             return at(c, v, "max_substep_delta_time must be within [1e-06, 1] seconds (SN_LIMIT_DT_MIN)", NULL, NULL);
@@ -755,7 +649,7 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
     }
     if ((v = sn_ynode_get(n, "max_substeps"))) {
         uint64_t m;
-        if ((st = get_uint(c, v, "max_substeps", &m)))
+        if ((st = sn_yget_uint(&c->y, v, "max_substeps", UINT64_MAX, &m)))
             return st;
         if (m < 1 || m > 16)
             return at(c, v, "max_substeps must be within [1, 16] (CARLA's range)", NULL, NULL);
@@ -785,7 +679,7 @@ static sn_status parse_settings(ctx *c, const sn_ynode *n, sn_scene_settings *s)
 
 static sn_status parse_list(ctx *c, const sn_ynode *n, bool sensors, sn_scene_entity **out, uint32_t *count)
 {
-    sn_status st = expect(c, n, SN_Y_SEQ, sensors ? "sensors" : "actors");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_SEQ, sensors ? "sensors" : "actors");
     if (st)
         return st;
     *out = calloc(n->n + 1, sizeof **out);
@@ -803,22 +697,22 @@ static sn_status parse_list(ctx *c, const sn_ynode *n, bool sensors, sn_scene_en
 static sn_status parse_recorder(ctx *c, const sn_ynode *n, sn_scene *s)
 {
     static const char *const keys[] = {"file", "additional_data", "date", NULL};
-    sn_status st = expect(c, n, SN_Y_MAP, "recorder");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "recorder");
     if (!st)
-        st = check_keys(c, n, keys, "recorder");
+        st = sn_yget_keys(&c->y, n, keys, "recorder");
     if (st)
         return st;
     const sn_ynode *v = sn_ynode_get(n, "file");
     if (!v)
         return at(c, n, "recorder needs a file: recorder: {file: run.sensimrec}", NULL, NULL);
     s->recorder_pos = pos_of(c, n);
-    if ((st = get_string(c, v, "recorder.file", &s->recorder_file)))
+    if ((st = sn_yget_string(&c->y, v, "recorder.file", &s->recorder_file)))
         return st;
     if (!s->recorder_file[0])
         return at(c, v, "recorder.file must not be empty", NULL, NULL);
-    if ((v = sn_ynode_get(n, "additional_data")) && (st = get_bool(c, v, "additional_data", &s->recorder_additional)))
+    if ((v = sn_ynode_get(n, "additional_data")) && (st = sn_yget_bool(&c->y, v, "additional_data", &s->recorder_additional)))
         return st;
-    if ((v = sn_ynode_get(n, "date")) && (st = get_uint(c, v, "date", &s->recorder_date)))
+    if ((v = sn_ynode_get(n, "date")) && (st = sn_yget_uint(&c->y, v, "date", UINT64_MAX, &s->recorder_date)))
         return st;
     return SN_OK;
 }
@@ -828,7 +722,7 @@ static sn_status parse_recorder(ctx *c, const sn_ynode *n, sn_scene *s)
 static sn_status parse_map(ctx *c, const sn_ynode *n, sn_scene *s)
 {
     char *text = NULL;
-    sn_status st = get_string(c, n, "map", &text);
+    sn_status st = sn_yget_string(&c->y, n, "map", &text);
     if (st)
         return st;
     s->map_pos = pos_of(c, n);
@@ -867,7 +761,7 @@ static sn_status scene_relative(ctx *c, const char *text, char **out)
 static sn_status parse_scenario(ctx *c, const sn_ynode *n, sn_scene *s)
 {
     char *text = NULL;
-    sn_status st = get_string(c, n, "scenario", &text);
+    sn_status st = sn_yget_string(&c->y, n, "scenario", &text);
     if (st)
         return st;
     s->scenario_pos = pos_of(c, n);
@@ -885,14 +779,14 @@ static sn_status parse_scenario(ctx *c, const sn_ynode *n, sn_scene *s)
 /* parameters: {NAME: VALUE}: the scenario's parameter overrides. */
 static sn_status parse_parameters(ctx *c, const sn_ynode *n, sn_scene *s)
 {
-    sn_status st = expect(c, n, SN_Y_MAP, "parameters");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "parameters");
     if (st)
         return st;
     if (!(s->scenario_sets = calloc(n->n + 1, sizeof *s->scenario_sets)))
         return sn_fail(c->err, SN_E_NOMEM, "out of memory");
     for (size_t i = 0; i + 1 < n->n; i += 2) { /* key, value, key, value ... */
         const sn_ynode *k = n->items[i], *v = n->items[i + 1];
-        if ((st = expect(c, k, SN_Y_SCALAR, "a parameter name")) || (st = expect(c, v, SN_Y_SCALAR, "a parameter value")))
+        if ((st = sn_yget_expect(&c->y, k, SN_Y_SCALAR, "a parameter name")) || (st = sn_yget_expect(&c->y, v, SN_Y_SCALAR, "a parameter value")))
             return st;
         size_t len = strlen(k->text) + strlen(v->text) + 2;
         if (!(s->scenario_sets[s->n_scenario_sets] = malloc(len)))
@@ -908,9 +802,9 @@ static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
 {
     static const char *const keys[] = {"vehicles", "walkers", "seed", "blueprint", "distance_to_leading_vehicle",
                                        "vehicle_percentage_speed_difference", "ignore_lights_percentage", NULL};
-    sn_status st = expect(c, n, SN_Y_MAP, "traffic");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "traffic");
     if (!st)
-        st = check_keys(c, n, keys, "traffic");
+        st = sn_yget_keys(&c->y, n, keys, "traffic");
     if (!st)
         st = parse_tm_knobs(c, n, "traffic", &s->traffic.knobs);
     if (st)
@@ -921,26 +815,26 @@ static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
     const sn_ynode *v;
     uint64_t u;
     if ((v = sn_ynode_get(n, "vehicles"))) {
-        if ((st = get_uint(c, v, "traffic.vehicles", &u)))
+        if ((st = sn_yget_uint(&c->y, v, "traffic.vehicles", UINT64_MAX, &u)))
             return st;
         if (u > 10000)
             return at(c, v, "traffic.vehicles must be at most 10000", NULL, NULL);
         t->vehicles = (uint32_t)u;
     }
     if ((v = sn_ynode_get(n, "walkers"))) {
-        if ((st = get_uint(c, v, "traffic.walkers", &u)))
+        if ((st = sn_yget_uint(&c->y, v, "traffic.walkers", UINT64_MAX, &u)))
             return st;
         if (u > 10000)
             return at(c, v, "traffic.walkers must be at most 10000", NULL, NULL);
         t->walkers = (uint32_t)u;
     }
     if ((v = sn_ynode_get(n, "seed"))) {
-        if ((st = get_uint(c, v, "traffic.seed", &t->seed)))
+        if ((st = sn_yget_uint(&c->y, v, "traffic.seed", UINT64_MAX, &t->seed)))
             return st;
         t->has_seed = true;
     }
     if ((v = sn_ynode_get(n, "blueprint"))) {
-        if ((st = get_string(c, v, "traffic.blueprint", &t->blueprint)))
+        if ((st = sn_yget_string(&c->y, v, "traffic.blueprint", &t->blueprint)))
             return st;
         t->blueprint_pos = pos_of(c, v);
     }
@@ -951,22 +845,22 @@ static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
 static sn_status parse_scenery(ctx *c, const sn_ynode *n, sn_scene *s)
 {
     static const char *const keys[] = {"enabled", "seed", "density", NULL};
-    sn_status st = expect(c, n, SN_Y_MAP, "scenery");
+    sn_status st = sn_yget_expect(&c->y, n, SN_Y_MAP, "scenery");
     if (!st)
-        st = check_keys(c, n, keys, "scenery");
+        st = sn_yget_keys(&c->y, n, keys, "scenery");
     if (st)
         return st;
     sn_scene_scenery *k = &s->scenery;
     k->pos = pos_of(c, n);
     const sn_ynode *v;
     bool on = true;
-    if ((v = sn_ynode_get(n, "enabled")) && (st = get_bool(c, v, "scenery.enabled", &on)))
+    if ((v = sn_ynode_get(n, "enabled")) && (st = sn_yget_bool(&c->y, v, "scenery.enabled", &on)))
         return st;
     k->disabled = !on;
-    if ((v = sn_ynode_get(n, "seed")) && (st = get_uint(c, v, "scenery.seed", &k->seed)))
+    if ((v = sn_ynode_get(n, "seed")) && (st = sn_yget_uint(&c->y, v, "scenery.seed", UINT64_MAX, &k->seed)))
         return st;
     if ((v = sn_ynode_get(n, "density"))) {
-        if ((st = get_number(c, v, "scenery.density", &k->density)))
+        if ((st = sn_yget_number(&c->y, v, "scenery.density", &k->density)))
             return st;
         if (!(k->density > 0 && k->density <= 4))
             return at(c, v, "scenery.density must be in (0, 4] (1 is the documented spacing)", NULL, NULL);
@@ -1062,16 +956,17 @@ sn_status sn_scene_load_with(sn_scene *s, const char *path, const char *const *s
     }
     for (size_t i = 0; i < s->n_sets && !st; i++)
         st = sn_ydoc_override(&doc, path, s->sets[i], err);
-    ctx c = {path, err, &s->strings, s};
+    ctx c = {path, err, &s->strings, s, {0}};
+    c.y = (sn_yget){err, where_of, &c};
     static const char *const keys[] = {"settings", "map", "actors", "sensors", "recorder", "traffic", "scenario",
                                        "parameters", "scenery", NULL};
     const sn_ynode *root = doc.root, *v;
     if (!st && !root)
         st = sn_fail(err, SN_E_INVALID, "%s:1:1: the scene is empty (expected a mapping with settings, actors, sensors)", path);
     if (!st)
-        st = expect(&c, root, SN_Y_MAP, "the scene");
+        st = sn_yget_expect(&c.y, root, SN_Y_MAP, "the scene");
     if (!st)
-        st = check_keys(&c, root, keys, "the scene");
+        st = sn_yget_keys(&c.y, root, keys, "the scene");
     if (!st)
         st = parse_settings(&c, (v = sn_ynode_get(root, "settings")) ? v : &(sn_ynode){.kind = SN_Y_MAP, .line = 1, .col = 1}, &s->settings);
     if (!st && (v = sn_ynode_get(root, "map")))

@@ -15,7 +15,7 @@ case $TARGET in
     FILES=("$SRC/tests/fuzz/fuzz_reader.c" "$R/reader.c" "$R/decode.c" "$R/codec.c") LIBS=(-ldeflate -lm) ;;
   scene) # the scene loader (engine/scene), overrides included
     CORPUS=$SRC/tests/fuzz/corpus_scene
-    FILES=("$SRC/tests/fuzz/fuzz_scene.c" "$E/scene/scene.c" "$E/scene/yamldoc.c" "$E/scene/override.c"
+    FILES=("$SRC/tests/fuzz/fuzz_scene.c" "$E/scene/scene.c" "$E/scene/yamldoc.c" "$E/scene/yamlget.c" "$E/scene/override.c"
            "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c" "$E/core/strmap.c" "$E/core/strpool.c" "$E/data/image.c" "$E/data/mpkey.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c"
            "$E/data/msgread.c" "$E/world/weather.c" "$E/world/vehicle_lights.c")
     LIBS=(-lyaml -lmsgpackc -ldeflate -lm -lpthread) ;;
