@@ -6,6 +6,7 @@
 #include "../core/util.h"
 #include <sensim/numtext.h>
 #include "../scene/yamldoc.h"
+#include "../scene/yamlget.h"
 #include "../scenario/xosc_dist.h"
 
 #include <errno.h>
@@ -42,13 +43,17 @@ typedef struct ctx {
     const char *path, *dir; /* the spec, and its folder ("" for the current one) */
     sn_error *err;
     sn_batch *b;
+    sn_yget y; /* the scene's typed getters (scene/yamlget.h): one rule for a number in both */
 } ctx;
+
+static void where_of(const void *user, const sn_ynode *n, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s:%d:%d", (const char *)user, n->line, n->col);
+}
 
 static sn_status at(ctx *c, const sn_ynode *n, const char *what, const char *arg)
 {
-    char msg[SN_ERROR_MAX];
-    sn_format(msg, sizeof msg, what, arg ? arg : "");
-    return sn_fail(c->err, SN_E_INVALID, "%s:%d:%d: %s", c->path, n->line, n->col, msg);
+    return sn_yget_fail(&c->y, n, what, arg, NULL);
 }
 
 /* ---- a small string builder ---- */
@@ -101,51 +106,26 @@ static void emit(sbuf *b, const sn_ynode *n, bool nested)
     puts_(b, map ? "}" : "]");
 }
 
-static sn_status get_uint(ctx *c, const sn_ynode *n, const char *what, uint64_t max, uint64_t *out)
-{
-    if (n->kind != SN_Y_SCALAR)
-        return at(c, n, "expected a whole number for %s", what);
-    uint64_t v; /* a scene's rules (numtext.h): "+3" and " 3" are no whole numbers here either */
-    if (!sn_text_uint(n->text, max, &v))
-        return at(c, n, "expected a whole number >= 0 for %s", what);
-    *out = v;
-    return SN_OK;
-}
-
 static sn_status get_limits(ctx *c, const sn_ynode *map, limits *l)
 {
     const sn_ynode *v;
+    sn_status st;
     if ((v = sn_ynode_get(map, "timeout"))) {
-        if (v->kind != SN_Y_SCALAR || !sn_text_number(v->text, &l->timeout))
-            l->timeout = -1;
+        st = sn_yget_number(&c->y, v, "timeout", &l->timeout);
+        if (st)
+            return st;
         if (!(l->timeout >= 0 && l->timeout <= 1e7))
             return at(c, v, "expected seconds >= 0 for timeout (0: none)", NULL);
     }
-    sn_status st;
-    if ((v = sn_ynode_get(map, "memory_mb")) && (st = get_uint(c, v, "memory_mb", (uint64_t)1 << 40, &l->memory_mb)))
+    if ((v = sn_ynode_get(map, "memory_mb")) && (st = sn_yget_uint(&c->y, v, "memory_mb", (uint64_t)1 << 40, &l->memory_mb)))
         return st;
     /* 0 frames is a value, not "unset" (leave the key out for the scene's own count): refused
     ** as settings.frames: 0 and --frames 0 are, so a run is never silently the scene's length. */
-    if ((v = sn_ynode_get(map, "frames")) && (st = get_uint(c, v, "frames", UINT64_MAX, &l->frames)))
+    if ((v = sn_ynode_get(map, "frames")) && (st = sn_yget_uint(&c->y, v, "frames", UINT64_MAX, &l->frames)))
         return st;
     if (v && (l->frames == 0 || l->frames > SN_LIMIT_FRAMES))
         return at(c, v, "frames must be within 1 ... 1000000000 (SN_LIMIT_FRAMES); leave it out for the scene's "
                   "own count", NULL);
-    return SN_OK;
-}
-
-static sn_status check_keys(ctx *c, const sn_ynode *map, const char *const *keys, const char *in)
-{
-    for (size_t i = 0; i < map->n; i += 2) {
-        const char *const *k = keys;
-        while (*k && strcmp(*k, map->items[i]->text) != 0)
-            k++;
-        if (!*k) {
-            char what[300];
-            snprintf(what, sizeof what, "unknown key '%%s' in %s", in);
-            return at(c, map->items[i], what, map->items[i]->text);
-        }
-    }
     return SN_OK;
 }
 
@@ -235,18 +215,18 @@ static sn_status parse_sweep(ctx *c, const sn_ynode *e, sweep *sw)
             if (!(sw->seeds = calloc(v->n, sizeof *sw->seeds)))
                 return sn_fail(c->err, SN_E_NOMEM, "out of memory");
             for (size_t i = 0; i < v->n; i++, sw->n_seeds++)
-                if ((st = get_uint(c, v->items[i], "a seed", UINT64_MAX, &sw->seeds[i])))
+                if ((st = sn_yget_uint(&c->y, v->items[i], "a seed", UINT64_MAX, &sw->seeds[i])))
                     return st;
         } else if (v->kind == SN_Y_MAP) {
             static const char *const keys[] = {"from", "count", NULL};
             uint64_t from = 0, count = 0;
             const sn_ynode *f = sn_ynode_get(v, "from"), *n = sn_ynode_get(v, "count");
-            if ((st = check_keys(c, v, keys, "seeds (from, count)")))
+            if ((st = sn_yget_keys(&c->y, v, keys, "seeds (from, count)")))
                 return st;
             if (!n)
                 return at(c, v, "seeds: {from: N, count: N} needs a count", NULL);
-            if ((f && (st = get_uint(c, f, "seeds.from", UINT64_MAX / 2, &from))) ||
-                (st = get_uint(c, n, "seeds.count", MAX_RUNS, &count)))
+            if ((f && (st = sn_yget_uint(&c->y, f, "seeds.from", UINT64_MAX / 2, &from))) ||
+                (st = sn_yget_uint(&c->y, n, "seeds.count", MAX_RUNS, &count)))
                 return st;
             if (!count)
                 return at(c, n, "seeds.count must be at least 1", NULL);
@@ -366,7 +346,7 @@ static sn_status parse_entry(ctx *c, const sn_ynode *e, limits l)
                                        "frames", NULL};
     if (e->kind != SN_Y_MAP)
         return at(c, e, "expected a mapping {scene: ...} for a run", NULL);
-    sn_status st = check_keys(c, e, keys, "a run (expected id, scene, seeds, set, vary, combine, timeout, memory_mb, frames)");
+    sn_status st = sn_yget_keys(&c->y, e, keys, "a run");
     if (st || (st = get_limits(c, e, &l)))
         return st;
     const sn_ynode *scene = sn_ynode_get(e, "scene"), *idn = sn_ynode_get(e, "id"), *set = sn_ynode_get(e, "set");
@@ -477,7 +457,7 @@ sn_batch *sn_batch_open(const char *spec_path, sn_error *err)
             snprintf(stem, sizeof stem, "run");
         sn_xdist *dist = NULL;
         sn_batch *b = calloc(1, sizeof *b);
-        ctx c = {spec_path, "", err, b};
+        ctx c = {spec_path, "", err, b, {err, where_of, spec_path}};
         limits l = {0};
         sn_status st = b ? SN_OK : sn_fail(err, SN_E_NOMEM, "out of memory");
         if (!st && !(st = sn_xdist_load(spec_path, &dist, err)) && !dist)
@@ -500,7 +480,7 @@ sn_batch *sn_batch_open(const char *spec_path, sn_error *err)
     const char *slash = strrchr(spec_path, '/');
     if (slash)
         snprintf(dir, sizeof dir, "%.*s/", (int)(slash - spec_path), spec_path);
-    ctx c = {spec_path, dir, err, b};
+    ctx c = {spec_path, dir, err, b, {err, where_of, spec_path}};
     sn_status st = b ? SN_OK : sn_fail(err, SN_E_NOMEM, "out of memory");
     static const char *const keys[] = {"timeout", "memory_mb", "frames", "runs", NULL};
     const sn_ynode *root = doc.root, *runs = NULL;
@@ -509,7 +489,7 @@ sn_batch *sn_batch_open(const char *spec_path, sn_error *err)
         st = sn_fail(err, SN_E_INVALID, "%s:1:1: expected a mapping with runs: [...] (and optional timeout, memory_mb, frames)",
                      spec_path);
     if (!st)
-        st = check_keys(&c, root, keys, "the batch spec (expected timeout, memory_mb, frames, runs)");
+        st = sn_yget_keys(&c.y, root, keys, "the batch spec");
     if (!st)
         st = get_limits(&c, root, &l);
     if (!st && (!(runs = sn_ynode_get(root, "runs")) || runs->kind != SN_Y_SEQ || !runs->n))

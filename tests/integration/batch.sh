@@ -112,7 +112,7 @@ expect_err() { # description, wanted text, spec text
   else bad "$1: rc=$rc: $(cat "$TMP/err")"; fi
 }
 expect_err "no runs" "bad.yaml:1:1: expected a non-empty list for runs" "timeout: 3"
-expect_err "unknown key" "bad.yaml:1:19: unknown key 'sede' in a run" "runs: [{scene: x, sede: 1}]"
+expect_err "unknown key" "bad.yaml:1:19: unknown key 'sede' in a run (expected one of: id, scene, seeds, set, vary, combine, timeout, memory_mb, frames)" "runs: [{scene: x, sede: 1}]"
 expect_err "no glob match" "no scene file matches 'nothing\*.yaml'" "runs: [{scene: 'nothing*.yaml'}]"
 expect_err "zip lengths" "combine: zip needs lists of one length" "runs: [{scene: scene.yaml, combine: zip, vary: {a.b: [1, 2], c.d: [1]}}]"
 expect_err "duplicate ids" "run id 'scene' is used twice" "runs: [{scene: scene.yaml}, {scene: scene.yaml}]"

@@ -101,9 +101,10 @@ run2 frames_plus "expected a whole number >= 0 for frames, found '+3'" "$TMP/fpl
 expect 2 "--frames +3" "--frames" "$SENSIM" run "$(scene fr4 '')" --out "$TMP/o_fr4" --frames +3
 expect 2 "--set frames=+3" "expected a whole number >= 0 for frames, found '+3'" "$SENSIM" run "$(scene fr5 '')" --out "$TMP/o_fr5" --set settings.frames=+3
 printf 'runs:\n  - {id: a, scene: %s, frames: "+3"}\n' "$(scene fr6 '')" >"$TMP/spec_plus.yaml"
-expect 2 "spec frames: +3" "expected a whole number >= 0 for frames" "$SENSIM" batch "$TMP/spec_plus.yaml" --out "$TMP/o_spec_plus"
+# the spec reads numbers with the scene's getters (scene/yamlget.c): the same words, at the spec's file:line:col
+expect 2 "spec frames: +3" "spec_plus.yaml:2:[0-9]*: expected a whole number >= 0 for frames, found '+3'" "$SENSIM" batch "$TMP/spec_plus.yaml" --out "$TMP/o_spec_plus"
 printf 'timeout: "+5"\nruns:\n  - {id: a, scene: %s}\n' "$(scene fr7 '')" >"$TMP/spec_tplus.yaml"
-expect 2 "spec timeout: +5" "timeout" "$SENSIM" batch "$TMP/spec_tplus.yaml" --out "$TMP/o_spec_tplus"
+expect 2 "spec timeout: +5" "spec_tplus.yaml:1:10: expected a number for timeout, found '+5'" "$SENSIM" batch "$TMP/spec_tplus.yaml" --out "$TMP/o_spec_tplus"
 expect 2 "--jobs +2" "" "$SENSIM" batch "$TMP/spec_tplus.yaml" --out "$TMP/o_spec_j" -j +2
 run2 attr_plus "expected a float, found '+1200'" "$(scene aplus '  - {name: a, blueprint: vehicle.sedan, transform: {location: [5, 0, 0.8]}, attributes: {mass: "+1200"}}')"
 run2 attr_hex "expected a float, found '0x10'" "$(scene ahex '  - {name: a, blueprint: vehicle.sedan, transform: {location: [5, 0, 0.8]}, attributes: {mass: "0x10"}}')"
