@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
 
 static uint32_t cell(const uint8_t *c) { return (uint32_t)(c[0] >> 3) << 10 | (uint32_t)(c[1] >> 3) << 5 | c[2] >> 3; }
 static uint32_t rgb24(const uint8_t *c) { return (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2]; }
@@ -169,14 +170,8 @@ void sn_palette_map(const sn_palette *p, const uint8_t *rgb, size_t px, uint8_t 
         if (!p->too_many) {
             uint32_t s = slot(p, rgb24(rgb));
             if (p->exact[s]) { /* binary search of the sorted palette */
-                uint32_t c = 0xFF000000u | rgb24(rgb), lo = 0, hi = p->n;
-                while (lo < hi) {
-                    uint32_t mid = (lo + hi) / 2;
-                    if (p->argb[mid] < c)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
+                uint32_t c = 0xFF000000u | rgb24(rgb);
+                uint32_t lo = (uint32_t)sn_search_u32(p->argb, p->n, sizeof *p->argb, 0, c);
                 idx[i] = (uint8_t)lo;
                 continue;
             }

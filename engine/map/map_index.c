@@ -14,6 +14,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 #define STRETCH 4.0   /* m of s per index item */
 #define CELL 16.0     /* m, side of a grid cell */
@@ -231,15 +233,7 @@ nomem:
 /* The first cell entry with `key`, or n_cells. */
 static size_t cell_first(const sn_map *m, uint64_t key)
 {
-    size_t lo = 0, hi = m->n_cells;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->cells[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sn_search_u64(m->cells, m->n_cells, sizeof *m->cells, offsetof(sn_map_cell, key), key);
 }
 
 /* The s in [s0, s1] of the reference line nearest to (x, y) (OpenDRIVE frame). */

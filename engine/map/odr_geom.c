@@ -12,6 +12,8 @@
 #include "odr.h"
 
 #include <math.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 static const double gl_x[5] = {0.1488743389816312, 0.4333953941292472, 0.6794095682990244, 0.8650633666889845,
                                0.9739065285171717};
@@ -121,15 +123,7 @@ void sn_odr_geom_tabulate(sn_odr_geom *g, double *tab)
 /* The knot at or below x in a table of n increasing values (stride apart). */
 static uint32_t knot_below(const double *tab, uint32_t n, size_t stride, double x)
 {
-    uint32_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (tab[mid * stride] <= x)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (uint32_t)sn_search_last_f64(tab, n, stride * sizeof *tab, 0, x);
 }
 
 /* poly3: the u whose arc length is ds (Newton from the knot below; the length grows with u). */
@@ -216,15 +210,8 @@ sn_odr_pose sn_odr_geom_eval(const sn_odr_geom *g, double ds)
 
 uint32_t sn_odr_geom_at(const sn_odr_road *r, double s)
 {
-    uint32_t lo = 0, hi = r->n_geoms; /* the last piece whose start <= s (+ a rounding margin) */
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->geoms[mid].s <= s + 1e-9)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    /* the last piece whose start <= s (+ a rounding margin) */
+    return (uint32_t)sn_search_last_f64(r->geoms, r->n_geoms, sizeof *r->geoms, offsetof(sn_odr_geom, s), s + 1e-9);
 }
 
 sn_odr_pose sn_odr_ref_line(const sn_odr_road *r, double s)
@@ -260,15 +247,7 @@ static const sn_odr_poly *poly_at(const sn_odr_poly *p, uint32_t n, double s)
 {
     if (!n || s < p[0].s - 1e-9)
         return n ? &p[0] : NULL;
-    uint32_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (p[mid].s <= s + 1e-9)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return &p[lo];
+    return &p[sn_search_last_f64(p, n, sizeof *p, offsetof(sn_odr_poly, s), s + 1e-9)];
 }
 
 double sn_odr_poly_eval(const sn_odr_poly *p, uint32_t n, double s)

@@ -3,17 +3,12 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <sensim/search.h>
 
 uint32_t sn_odr_section_at(const sn_odr_road *r, double s, bool before)
 {
-    uint32_t lo = 0, hi = r->n_sections;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->sections[mid].s <= s)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)sn_search_last_f64(r->sections, r->n_sections, sizeof *r->sections,
+                                               offsetof(sn_odr_section, s), s);
     /* At a boundary the section that ends there owns its end (OpenDRIVE facts: a new section
     ** may start with jumps that the old one's end must not see). */
     while (before && lo > 0 && s - r->sections[lo].s < 1e-9)
@@ -31,14 +26,7 @@ static double record(const sn_odr_poly *p, uint32_t n, double ds)
 {
     if (!n)
         return 0;
-    uint32_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (p[mid].s <= ds + 1e-9)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)sn_search_last_f64(p, n, sizeof *p, offsetof(sn_odr_poly, s), ds + 1e-9);
     double d = ds - p[lo].s;
     return p[lo].a + d * (p[lo].b + d * (p[lo].c + d * p[lo].d));
 }
@@ -56,14 +44,9 @@ double sn_odr_lane_width(const sn_odr_section *sec, const sn_odr_lane *l, double
 ** section's filler lanes cancel the jump: the old section's lanes must not see it). */
 static double section_offset(const sn_odr_road *r, const sn_odr_section *sec, double s)
 {
-    uint32_t lo = 0, hi = r->n_lane_offset; /* the records that start before the section's end */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->lane_offset[mid].s < sec->s_end - 1e-9)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* the records that start before the section's end */
+    uint32_t lo = (uint32_t)sn_search_f64(r->lane_offset, r->n_lane_offset, sizeof *r->lane_offset,
+                                          offsetof(sn_odr_poly, s), sec->s_end - 1e-9);
     return sn_odr_poly_eval(r->lane_offset, lo ? lo : 1, s);
 }
 
@@ -99,15 +82,8 @@ const sn_odr_mark *sn_odr_mark_at(const sn_odr_section *sec, const sn_odr_lane *
     if (!l || !l->n_marks)
         return NULL;
     double ds = s - sec->s;
-    uint32_t lo = 0, hi = l->n_marks;
-    while (hi - lo > 1) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (l->marks[mid].s_offset <= ds + 1e-9)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return &l->marks[lo];
+    return &l->marks[sn_search_last_f64(l->marks, l->n_marks, sizeof *l->marks, offsetof(sn_odr_mark, s_offset),
+                                        ds + 1e-9)];
 }
 
 double sn_odr_speed_limit(const sn_odr_road *r, const sn_odr_section *sec, const sn_odr_lane *l, double s)

@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 /* ---- arena: the network's memory, freed at once ---- */
 
@@ -955,14 +957,7 @@ static int cmp_id_index(const void *a, const void *b)
 
 static int32_t find(const id_index *t, uint32_t n, int32_t id)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (t[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)sn_search_i32(t, n, sizeof *t, offsetof(id_index, id), id);
     return lo < n && t[lo].id == id ? t[lo].index : -1;
 }
 

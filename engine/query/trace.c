@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
 
 /* Rays per pool task: enough to hide the hand-out cost, few enough to balance threads. */
 #define RAYS_PER_TASK 512
@@ -251,14 +252,9 @@ static uint8_t tri_tag(const rs_actor *a, uint32_t tri)
     const sn_mesh *m = a->mesh;
     if (!a->model || !m->parts)
         return a->tag;
-    uint32_t lo = 0, hi = m->n_parts; /* the last part starting at or before tri */
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (m->parts[mid].first <= tri)
-            lo = mid;
-        else
-            hi = mid;
-    }
+    /* the last part starting at or before tri */
+    uint32_t lo =
+        (uint32_t)sn_search_last_u32(m->parts, m->n_parts, sizeof *m->parts, offsetof(sn_mesh_part, first), tri);
     return sn_material_tag((sn_material)m->parts[lo].material, a->tag);
 }
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sensim/search.h>
 
 /* JSON has no NaN or infinity: they come out as null. */
 static void json_num(FILE *o, double v)
@@ -441,14 +442,7 @@ typedef struct names {
 
 static size_t name_pos(const names *ns, uint32_t id)
 {
-    size_t lo = 0, hi = ns->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (ns->a[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = sn_search_u32(ns->a, ns->n, sizeof *ns->a, offsetof(actor_name, id), id);
     return lo;
 }
 
@@ -627,14 +621,7 @@ static void block_frame(const sn_log_frame *f, void *user)
         name_add(&c->ns, &f->added[i]);
     for (uint32_t i = 0; i < f->n_poses; i++) {
         const sn_log_pose *p = &f->poses[i];
-        size_t lo = 0, hi = c->n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (c->s[mid].id < p->id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = sn_search_u32(c->s, c->n, sizeof *c->s, offsetof(block_state, id), p->id);
         if (lo == c->n || c->s[lo].id != p->id) {
             if (!sn_grow((void **)&c->s, &c->cap, c->n + 1, sizeof *c->s)) {
                 c->oom = true;

@@ -32,6 +32,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
 
 #define TAU_EPS 1e-9
 
@@ -79,27 +80,13 @@ static void sn_replay_free(sn_replay *rp)
 
 static id_map *map_find(sn_replay *rp, uint32_t rec)
 {
-    size_t lo = 0, hi = rp->n_map;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (rp->map[mid].rec < rec)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = sn_search_u32(rp->map, rp->n_map, sizeof *rp->map, offsetof(id_map, rec), rec);
     return lo < rp->n_map && rp->map[lo].rec == rec ? &rp->map[lo] : NULL;
 }
 
 static bool map_put(sn_replay *rp, uint32_t rec, uint32_t live, bool physics)
 {
-    size_t lo = 0, hi = rp->n_map;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (rp->map[mid].rec < rec)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = sn_search_u32(rp->map, rp->n_map, sizeof *rp->map, offsetof(id_map, rec), rec);
     if (lo < rp->n_map && rp->map[lo].rec == rec) {
         rp->map[lo] = (id_map){rec, live, physics};
         return true;
@@ -140,27 +127,13 @@ static bool keep(rframe *d, const sn_log_frame *f)
 
 static const sn_log_pose *pose_of(const sn_log_pose *p, uint32_t n, uint32_t id)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (p[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)sn_search_u32(p, n, sizeof *p, offsetof(sn_log_pose, id), id);
     return lo < n && p[lo].id == id ? &p[lo] : NULL;
 }
 
 static const sn_log_kinematics *kin_of(const rframe *f, uint32_t id)
 {
-    uint32_t lo = 0, hi = f->n_kin;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (f->kin[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)sn_search_u32(f->kin, f->n_kin, sizeof *f->kin, offsetof(sn_log_kinematics, id), id);
     return lo < f->n_kin && f->kin[lo].id == id ? &f->kin[lo] : NULL;
 }
 

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 static int ref_cmp(const void *x, const void *y)
 {
@@ -42,14 +44,7 @@ void sn_sigindex_free(sn_sigindex *ix)
 
 static const sn_sigref *find(const sn_sigindex *ix, int32_t id, uint32_t *n)
 {
-    uint32_t lo = 0, hi = ix->n;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (ix->r[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)sn_search_i32(ix->r, ix->n, sizeof *ix->r, offsetof(sn_sigref, id), id);
     uint32_t k = lo;
     while (k < ix->n && ix->r[k].id == id)
         k++;

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 void sn_health_note_deadlock(struct sn_engine *e)
 {
@@ -89,14 +91,8 @@ static bool build_stops(sn_engine *e, sn_health *h)
 static uint32_t crossed_stop(const sn_health *h, sn_vec3 f0, sn_vec3 f1, sn_vec3 fwd)
 {
     double lo = fmin(f0.x, f1.x) - h->stops_reach, hi = fmax(f0.x, f1.x) + h->stops_reach;
-    uint32_t a = 0, b = h->n_stops;
-    while (a < b) { /* the first stop with x >= lo */
-        uint32_t m = a + (b - a) / 2;
-        if (h->stops[m].x < lo)
-            a = m + 1;
-        else
-            b = m;
-    }
+    /* the first stop with x >= lo */
+    uint32_t a = (uint32_t)sn_search_f64(h->stops, h->n_stops, sizeof *h->stops, offsetof(sn_health_stop, x), lo);
     for (uint32_t i = a; i < h->n_stops && h->stops[i].x <= hi; i++) {
         const sn_health_stop *s = &h->stops[i];
         double d0 = (f0.x - s->x) * s->dx + (f0.y - s->y) * s->dy, d1 = (f1.x - s->x) * s->dx + (f1.y - s->y) * s->dy;

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
 
 /* The head's colour per state (Red, Yellow, Green, Off, Unknown): what a camera sees. */
 static const uint8_t state_rgb[5][3] = {{230, 20, 20}, {240, 190, 0}, {20, 210, 60}, {35, 35, 35}, {35, 35, 35}};
@@ -255,20 +256,25 @@ static int stop_cmp(const void *x, const void *y)
     return a->light < b->light ? -1 : a->light > b->light;
 }
 
+typedef struct lane_probe {
+    const sn_lights *ls;
+    int32_t road_id, lane_id;
+} lane_probe;
+
+/* Stops sort by road, then lane. */
+static bool stop_before(const void *ctx, size_t i)
+{
+    const lane_probe *p = ctx;
+    const sn_tl_stop *s = &p->ls->stops[i];
+    return s->road_id < p->road_id || (s->road_id == p->road_id && s->lane_id < p->lane_id);
+}
+
 const sn_tl_stop *sn_lights_stops_of(const sn_lights *ls, int32_t road_id, int32_t lane_id, uint32_t *n)
 {
     *n = 0;
     if (!ls || !ls->n_stops)
         return NULL;
-    uint32_t lo = 0, hi = ls->n_stops;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        const sn_tl_stop *s = &ls->stops[mid];
-        if (s->road_id < road_id || (s->road_id == road_id && s->lane_id < lane_id))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)sn_search_first(0, ls->n_stops, &(lane_probe){ls, road_id, lane_id}, stop_before);
     uint32_t k = lo;
     while (k < ls->n_stops && ls->stops[k].road_id == road_id && ls->stops[k].lane_id == lane_id)
         k++;

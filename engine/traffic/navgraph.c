@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
 
 #define STEP 2.0          /* m between nodes along a lane */
 #define GCELL 4.0         /* m, the node grid's cell */
@@ -582,6 +583,17 @@ bool sn_nav_route(sn_nav *n, uint32_t a, uint32_t b, bool road_ok, uint32_t **bu
     return true;
 }
 
+typedef struct cum_probe {
+    const double *cum;
+    double u;
+} cum_probe;
+
+static bool cum_at_most(const void *ctx, size_t i)
+{
+    const cum_probe *p = ctx;
+    return p->cum[i] <= p->u;
+}
+
 bool sn_nav_random_point(const sn_nav *n, sn_rng *r, int64_t comp, sn_vec3 *out)
 {
     if (!n->n_walk)
@@ -589,14 +601,7 @@ bool sn_nav_random_point(const sn_nav *n, sn_rng *r, int64_t comp, sn_vec3 *out)
     double total = n->walk_cum[n->n_walk - 1];
     for (int tries = 0; tries < 64; tries++) {
         double u = sn_rng_uniform(r) * total;
-        size_t lo = 0, hi = n->n_walk - 1;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (n->walk_cum[mid] <= u)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = sn_search_first(0, n->n_walk - 1, &(cum_probe){n->walk_cum, u}, cum_at_most);
         const sn_nav_edge *e = &n->edges[n->walk_edge[lo]];
         uint32_t from = 0;
         /* the edge's source: the node whose edge range holds it */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
 
 #define STOP_HOLD 2.0     /* s standing at a stop line before the junction is checked (CARLA's) */
 #define SIGN_STARVE 4.0   /* s standing at a stop or yield line (beyond STOP_HOLD) before the junction's claims decide alone */
@@ -146,20 +147,25 @@ sn_status sn_signs_build(sn_engine *e, sn_error *err)
     return SN_OK;
 }
 
+typedef struct lane_probe {
+    const sn_signs *ss;
+    int32_t road_id, lane_id;
+} lane_probe;
+
+/* Lines sort by road, then lane. */
+static bool line_before(const void *ctx, size_t i)
+{
+    const lane_probe *p = ctx;
+    const sn_bound *b = &p->ss->lines[i].b;
+    return b->road_id < p->road_id || (b->road_id == p->road_id && b->lane_id < p->lane_id);
+}
+
 const sn_sign_line *sn_signs_lines_of(const sn_signs *ss, int32_t road_id, int32_t lane_id, uint32_t *n)
 {
     *n = 0;
     if (!ss || !ss->n_lines)
         return NULL;
-    uint32_t lo = 0, hi = ss->n_lines;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        const sn_bound *b = &ss->lines[mid].b;
-        if (b->road_id < road_id || (b->road_id == road_id && b->lane_id < lane_id))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = (uint32_t)sn_search_first(0, ss->n_lines, &(lane_probe){ss, road_id, lane_id}, line_before);
     uint32_t k = lo;
     while (k < ss->n_lines && ss->lines[k].b.road_id == road_id && ss->lines[k].b.lane_id == lane_id)
         k++;

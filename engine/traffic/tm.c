@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 /* CARLA's names and defaults (LibCarla/source/carla/trafficmanager/Parameters.h, .cpp). */
 static const sn_tm_param_def DEFS[SN_TM_PARAM_COUNT] = {
@@ -70,15 +72,7 @@ sn_tm *sn_tms_get(sn_engine *e, uint32_t port, bool make)
 
 static size_t veh_lower(const sn_tms *s, uint32_t actor)
 {
-    size_t lo = 0, hi = s->n_veh;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->veh[mid].actor < actor)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sn_search_u32(s->veh, s->n_veh, sizeof *s->veh, offsetof(sn_tm_vehicle, actor), actor);
 }
 
 sn_tm_vehicle *sn_tms_vehicle(sn_engine *e, uint32_t actor, bool make)

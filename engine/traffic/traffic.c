@@ -17,6 +17,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 /* Comfort and physics limits of the speed planner (m/s^2). */
 #define A_LAT 2.5      /* lateral acceleration in curves */
@@ -328,14 +330,7 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
     for (int64_t cx = cx0; cx <= cx1; cx++) {
         /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
         uint64_t k0 = key_of(cx, cy0), k1 = key_of(cx, cy1);
-        size_t lo = 0, hi = t->n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (t->b[mid].key < k0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = sn_search_u64(t->b, t->n, sizeof *t->b, offsetof(body, key), k0);
         for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
             const body *b = &t->b[j];
             if (b->a == self || b->down)

@@ -18,6 +18,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 #define NAV_SNAP 25.0     /* m: a walker this near the graph joins it */
 #define GOAL_SNAP 60.0    /* m: a goal this near the graph is reached through its nearest node */
@@ -131,14 +133,7 @@ void sn_walkers_set_seed(struct sn_walkers *w, uint64_t seed) { sn_rng_seed(&w->
 /* The agent of actor id, created (sorted in) when missing; NULL out of memory. */
 static agent *agent_of(struct sn_walkers *w, uint32_t id, bool create)
 {
-    size_t lo = 0, hi = w->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (w->ag[mid].actor < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = sn_search_u32(w->ag, w->n, sizeof *w->ag, offsetof(agent, actor), id);
     if (lo < w->n && w->ag[lo].actor == id)
         return &w->ag[lo];
     if (!create || !sn_grow((void **)&w->ag, &w->cap, w->n + 1, sizeof *w->ag))
@@ -281,14 +276,7 @@ static size_t neighbours(const sn_engine *e, const sn_actor *self, sn_vec3 pos, 
     int64_t cy0 = sn_traffic_cell(pos.y - R), cy1 = sn_traffic_cell(pos.y + R);
     for (int64_t cx = cx0; cx <= cx1; cx++) {
         uint64_t k0 = sn_traffic_key(cx, cy0), k1 = sn_traffic_key(cx, cy1);
-        size_t lo = 0, hi = t->n;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (t->b[mid].key < k0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = sn_search_u64(t->b, t->n, sizeof *t->b, offsetof(body, key), k0);
         for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
             const body *b = &t->b[j];
             if (b->a == self || b->down || fabs(b->pos.z - pos.z) > 3.0)

@@ -26,22 +26,15 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 #define SN_MCAP_MIN_SIZE 0.001 /* m: the smallest side of a box (docs/mcap.md) */
 
 static const sn_actor_record *find(const sn_actor_record *r, size_t n, uint32_t id)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (r[mid].id == id)
-            return &r[mid];
-        if (r[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    size_t i = sn_search_u32(r, n, sizeof *r, offsetof(sn_actor_record, id), id);
+    return i < n && r[i].id == id ? &r[i] : NULL;
 }
 
 static sn_transform pose_of(const sn_actor_record *r)

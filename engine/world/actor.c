@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sensim/search.h>
 
 static const char *const tag_names[SN_TAG_COUNT] = {
     "Unlabeled", "Roads", "SideWalk", "Building", "Wall", "Fence", "Pole", "TrafficLight",
@@ -115,6 +116,17 @@ bool sn_world_set_name_kept(sn_world *w, sn_actor *a, const char *name, bool kep
     return !copy[0] || sn_strmap_put(&w->names, copy, a);
 }
 
+typedef struct id_probe {
+    const sn_world *w;
+    uint32_t id;
+} id_probe;
+
+static bool actor_before(const void *ctx, size_t i)
+{
+    const id_probe *p = ctx;
+    return p->w->actors[i]->id < p->id;
+}
+
 static size_t find_index(const sn_world *w, uint32_t id, bool *found)
 {
     /* Ids only grow and are handed out in turn, so id sits at index id - first id or before
@@ -128,13 +140,7 @@ static size_t find_index(const sn_world *w, uint32_t id, bool *found)
         }
         hi = guess < hi ? guess : hi;
     }
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (w->actors[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    lo = sn_search_first(lo, hi, &(id_probe){w, id}, actor_before);
     *found = lo < w->n_actors && w->actors[lo]->id == id;
     return lo;
 }

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
 
 #define PUSH(r, name, val)                                                                                   \
     (sn_grow_array((void **)&(r)->name, &(r)->cap_##name, (size_t)(r)->n_##name + 1, sizeof *(r)->name)            \
@@ -40,16 +41,20 @@ void rd_state_clear(rd_reader *r)
     ch_reset(&r->pos), ch_reset(&r->spos), ch_reset(&r->kin);
 }
 
+typedef struct id_probe {
+    const rd_reader *r;
+    uint32_t id;
+} id_probe;
+
+static bool live_before(const void *ctx, size_t i)
+{
+    const id_probe *p = ctx;
+    return p->r->live[i]->add.id < p->id;
+}
+
 static size_t find(const rd_reader *r, uint32_t id, bool *found)
 {
-    size_t lo = 0, hi = r->n_live;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (r->live[mid]->add.id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = sn_search_first(0, r->n_live, &(id_probe){r, id}, live_before);
     *found = lo < r->n_live && r->live[lo]->add.id == id;
     return lo;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sensim/search.h>
 
 static bool probe(const void *head, size_t n)
 {
@@ -327,6 +328,17 @@ static sn_status step(rd_reader *r, size_t i, bool events_only)
     return rd_decode(r, e, events_only);
 }
 
+typedef struct time_probe {
+    const rd_entry *idx;
+    double t;
+} time_probe;
+
+static bool elapsed_at_most(const void *ctx, size_t i)
+{
+    const time_probe *p = ctx;
+    return p->idx[i].elapsed <= p->t;
+}
+
 static sn_status seek(void *self, double time)
 {
     rd_reader *r = self;
@@ -335,14 +347,8 @@ static sn_status seek(void *self, double time)
     r->snapshot = true;
     if (!r->n_idx)
         return SN_OK;
-    size_t lo = 0, hi = r->n_idx; /* first entry with elapsed > time */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (r->idx[mid].elapsed <= time + 1e-9)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* first entry with elapsed > time */
+    size_t lo = sn_search_first(0, r->n_idx, &(time_probe){r->idx, time + 1e-9}, elapsed_at_most);
     size_t target = lo ? lo - 1 : 0, key = target;
     while (key > 0 && !(r->idx[key].flags & REC_F_KEY))
         key--;

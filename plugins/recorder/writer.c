@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 typedef struct known {
     uint32_t id, parent;
@@ -223,14 +225,7 @@ static sn_status on_event(void *self, const sn_event *ev)
 
 static const sn_actor_info *info_of(const recorder *r, uint32_t id)
 {
-    size_t lo = 0, hi = r->n_infos;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (r->infos[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = sn_search_u32(r->infos, r->n_infos, sizeof *r->infos, offsetof(sn_actor_info, id), id);
     return lo < r->n_infos && r->infos[lo].id == id ? &r->infos[lo] : NULL;
 }
 

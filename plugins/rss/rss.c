@@ -31,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
+#include <stddef.h>
 
 /* The nine dynamics attributes of one party (ego_ or other_), in ad-rss's order, with CARLA's
 ** defaults (RssCheck::GetDefaultVehicleDynamics; others differ only in response time). */
@@ -174,14 +176,8 @@ static bool grow(rss_sensor *r, uint32_t n)
 
 static const rss_memory_entry *remembered(const rss_sensor *r, uint32_t id, rss_situation_type type)
 {
-    uint32_t lo = 0, hi = r->n_mem; /* the memory is in ascending id order (actors are iterated so) */
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (r->mem[mid].object_id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* the memory is in ascending id order (actors are iterated so) */
+    uint32_t lo = (uint32_t)sn_search_u32(r->mem, r->n_mem, sizeof *r->mem, offsetof(rss_memory_entry, object_id), id);
     return lo < r->n_mem && r->mem[lo].object_id == id && r->mem[lo].type == (uint8_t)type ? &r->mem[lo] : NULL;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/search.h>
 
 /* Steps sideways from `wp` to lane `target` of the same road section at the same s. */
 static bool walk_to_lane(rss_sensor *r, sn_waypoint wp, int32_t target, sn_waypoint *out)
@@ -115,19 +116,27 @@ static bool route_build(rss_sensor *r, const sn_waypoint *ewp, int route_dir)
     return true;
 }
 
+typedef struct route_probe {
+    const route_key *k;
+    int32_t road;
+    double s;
+} route_probe;
+
+/* Keys sort by road, then s. */
+static bool key_before(const void *ctx, size_t i)
+{
+    const route_probe *p = ctx;
+    const route_key *q = &p->k[i];
+    return q->road < p->road || (q->road == p->road && q->s < p->s);
+}
+
 /* The route point nearest (in s) to a waypoint on its road, within a step; NULL if the route
 ** does not pass there. Ties: the one nearest the ego. */
 static const route_pt *route_find(const rss_sensor *r, const sn_waypoint *wp)
 {
-    uint32_t lo = 0, hi = r->n_route; /* the first point of the road at s - ROUTE_STEP or after */
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi) / 2;
-        const route_key *q = &r->by_road[mid];
-        if (q->road < wp->road_id || (q->road == wp->road_id && q->s < wp->s - ROUTE_STEP))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* the first point of the road at s - ROUTE_STEP or after */
+    const route_probe probe = {r->by_road, wp->road_id, wp->s - ROUTE_STEP};
+    uint32_t lo = (uint32_t)sn_search_first(0, r->n_route, &probe, key_before);
     const route_pt *best = NULL;
     for (uint32_t k = lo; k < r->n_route; k++) {
         const route_pt *p = &r->route[r->by_road[k].i];

@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sensim/search.h>
 
 #define MAX_VEHICLE_HITS 8
 /* Rays traced per batch call: their rays, results and hits stay in the cache (at 1 000 cars,
@@ -155,14 +156,8 @@ static void mirrors_task(void *arg, uint32_t task)
         return;
     uint32_t *cursor = pt->cursor;
     for (uint32_t t = 0; t < m->n_st; t++) { /* the first sender >= x0 in t's group */
-        uint32_t lo = m->r_start[t], hi = m->r_start[t + 1];
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (m->senders[mid] < x0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        uint32_t lo = m->r_start[t];
+        lo += (uint32_t)sn_search_u32(m->senders + lo, m->r_start[t + 1] - lo, sizeof *m->senders, 0, x0);
         cursor[t] = lo;
     }
     for (uint32_t x = x0; x < x1; x++) {
