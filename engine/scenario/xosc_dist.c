@@ -5,6 +5,7 @@
 ** (splitmix64), so the runs depend on the file alone, not on the C library. */
 #include "xosc_dist.h"
 #include "xosc.h"
+#include "xosc_xml.h"
 
 #include "../core/error.h"
 #include "../core/infile.h"
@@ -42,37 +43,15 @@ typedef struct D {
     uint64_t rng;
 } D;
 
-static int line_of(N n) { return n ? (int)xmlGetLineNo(n) : 0; }
 
 static bool fail(D *p, N n, const char *fmt, ...) SN_PRINTF(3, 4);
 static bool fail(D *p, N n, const char *fmt, ...)
 {
-    if (p->failed)
-        return false;
-    char what[700];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    sn_xml_failv(p->err, &p->failed, p->file, n, fmt, ap);
     va_end(ap);
-    sn_fail(p->err, SN_E_INVALID, "%s:%d: %s: %s", p->file, line_of(n), n ? (const char *)n->name : "OpenSCENARIO", what);
-    p->failed = true;
     return false;
-}
-
-static bool is(N n, const char *name) { return n && strcmp((const char *)n->name, name) == 0; }
-static N next_el(N c)
-{
-    while (c && c->type != XML_ELEMENT_NODE)
-        c = c->next;
-    return c;
-}
-#define EACH(c, n) for (N c = next_el((n)->children); c; c = next_el(c->next))
-static N child(N n, const char *name)
-{
-    EACH(c, n)
-        if (is(c, name))
-            return c;
-    return NULL;
 }
 
 /* Attribute a as text (owned by the caller), NULL when absent (required: an error). */
@@ -110,7 +89,7 @@ static bool number(D *p, N n, const char *a, bool required, double def, double *
 
 static bool range(D *p, N n, double *lo, double *hi)
 {
-    N r = child(n, "Range");
+    N r = sn_xml_child(n, "Range");
     if (!r)
         return fail(p, n, "needs a Range (lowerLimit, upperLimit)");
     if (!number(p, r, "lowerLimit", true, 0, lo) || !number(p, r, "upperLimit", true, 0, hi))
@@ -182,12 +161,12 @@ static bool single_det(D *p, N n)
     if (k < 0)
         return false;
     f->param = k;
-    N c = next_el(n->children);
-    if (!c || next_el(c->next))
+    N c = sn_xml_next_el(n->children);
+    if (!c || sn_xml_next_el(c->next))
         return fail(p, n, "expected one of DistributionSet, DistributionRange");
-    if (is(c, "DistributionSet")) {
-        EACH(e, c) {
-            if (!is(e, "Element"))
+    if (sn_xml_is(c, "DistributionSet")) {
+        SN_XML_EACH(e, c) {
+            if (!sn_xml_is(e, "Element"))
                 return fail(p, e, "unknown element <%s> in <DistributionSet>", (const char *)e->name);
             if (!add_val(p, e, f, text(p, e, "value", true)))
                 return false;
@@ -196,7 +175,7 @@ static bool single_det(D *p, N n)
             return fail(p, c, "needs at least one Element");
         return true;
     }
-    if (is(c, "DistributionRange")) {
+    if (sn_xml_is(c, "DistributionRange")) {
         double step, lo, hi;
         if (!number(p, c, "stepWidth", true, 0, &step) || !range(p, c, &lo, &hi))
             return false;
@@ -210,27 +189,27 @@ static bool single_det(D *p, N n)
                 return false;
         return true;
     }
-    if (is(c, "UserDefinedDistribution"))
+    if (sn_xml_is(c, "UserDefinedDistribution"))
         return fail(p, c, "<UserDefinedDistribution> is not supported by sensim (docs/openscenario.md lists what is)");
     return fail(p, c, "unknown element <%s> in <%s>", (const char *)c->name, (const char *)n->name);
 }
 
 static bool multi_det(D *p, N n)
 {
-    N vs = next_el(n->children);
-    if (!vs || !is(vs, "ValueSetDistribution") || next_el(vs->next))
+    N vs = sn_xml_next_el(n->children);
+    if (!vs || !sn_xml_is(vs, "ValueSetDistribution") || sn_xml_next_el(vs->next))
         return fail(p, n, "expected one ValueSetDistribution");
     factor *f = new_factor(p, n);
     if (!f)
         return false;
     f->multi = true;
     uint32_t sets = 0;
-    EACH(s, vs) { /* first pass: every name any set assigns */
-        if (!is(s, "ParameterValueSet"))
+    SN_XML_EACH(s, vs) { /* first pass: every name any set assigns */
+        if (!sn_xml_is(s, "ParameterValueSet"))
             return fail(p, s, "unknown element <%s> in <ValueSetDistribution>", (const char *)s->name);
         sets++;
-        EACH(a, s) {
-            if (!is(a, "ParameterAssignment"))
+        SN_XML_EACH(a, s) {
+            if (!sn_xml_is(a, "ParameterAssignment"))
                 return fail(p, a, "unknown element <%s> in <ParameterValueSet>", (const char *)a->name);
             char *ref = text(p, a, "parameterRef", true);
             int k = ref ? param_index(p, a, ref) : -1;
@@ -255,8 +234,8 @@ static bool multi_det(D *p, N n)
         return fail(p, vs, "out of memory");
     f->n_vals = sets;
     uint32_t si = 0;
-    EACH(s, vs) {
-        EACH(a, s) {
+    SN_XML_EACH(s, vs) {
+        SN_XML_EACH(a, s) {
             char *ref = text(p, a, "parameterRef", true), *v = text(p, a, "value", true);
             int k = ref && v ? param_index(p, a, ref) : -1;
             free(ref);
@@ -300,21 +279,21 @@ static double normal01(D *p)
 static bool draw(D *p, N c, char **out)
 {
     double lo = -INFINITY, hi = INFINITY, x = 0;
-    bool has_range = child(c, "Range") != NULL;
+    bool has_range = sn_xml_child(c, "Range") != NULL;
     if (has_range && !range(p, c, &lo, &hi))
         return false;
-    if (is(c, "UniformDistribution")) {
+    if (sn_xml_is(c, "UniformDistribution")) {
         if (!has_range)
             return fail(p, c, "needs a Range (lowerLimit, upperLimit)");
         *out = fmt_num(lo + (hi - lo) * uniform01(p));
         return *out || fail(p, c, "out of memory");
     }
-    if (is(c, "ProbabilityDistributionSet") || is(c, "Histogram")) {
-        bool hist = is(c, "Histogram");
+    if (sn_xml_is(c, "ProbabilityDistributionSet") || sn_xml_is(c, "Histogram")) {
+        bool hist = sn_xml_is(c, "Histogram");
         const char *el = hist ? "Bin" : "Element";
         double total = 0, w;
-        EACH(e, c) {
-            if (!is(e, el))
+        SN_XML_EACH(e, c) {
+            if (!sn_xml_is(e, el))
                 return fail(p, e, "unknown element <%s> in <%s>", (const char *)e->name, (const char *)c->name);
             if (!number(p, e, "weight", true, 0, &w))
                 return false;
@@ -326,7 +305,7 @@ static bool draw(D *p, N c, char **out)
             return fail(p, c, "needs %s elements with weights summing above 0", el);
         double r = uniform01(p) * total, acc = 0;
         N pick = NULL;
-        EACH(e, c) {
+        SN_XML_EACH(e, c) {
             number(p, e, "weight", true, 0, &w);
             acc += w;
             pick = e;
@@ -344,9 +323,10 @@ static bool draw(D *p, N c, char **out)
         return *out || fail(p, c, "out of memory");
     }
     double mean, var = 0;
-    bool normal = is(c, "NormalDistribution"), lognormal = is(c, "LogNormalDistribution"), poisson = is(c, "PoissonDistribution");
+    bool normal = sn_xml_is(c, "NormalDistribution"), lognormal = sn_xml_is(c, "LogNormalDistribution"),
+         poisson = sn_xml_is(c, "PoissonDistribution");
     if (!normal && !lognormal && !poisson) {
-        if (is(c, "UserDefinedDistribution"))
+        if (sn_xml_is(c, "UserDefinedDistribution"))
             return fail(p, c, "<UserDefinedDistribution> is not supported by sensim (docs/openscenario.md lists what is)");
         return fail(p, c, "unknown element <%s> in <StochasticDistribution>", (const char *)c->name);
     }
@@ -402,15 +382,15 @@ static bool stochastic(D *p, N n)
     p->rng = d->seed;
     N *dists = NULL;
     uint32_t nd = 0;
-    EACH(s, n) {
-        if (!is(s, "StochasticDistribution")) {
+    SN_XML_EACH(s, n) {
+        if (!sn_xml_is(s, "StochasticDistribution")) {
             free(dists);
             return fail(p, s, "unknown element <%s> in <Stochastic>", (const char *)s->name);
         }
         char *name = text(p, s, "parameterName", true);
         int k = name ? param_index(p, s, name) : -1;
         free(name);
-        N c = next_el(s->children);
+        N c = sn_xml_next_el(s->children);
         N *nw = k >= 0 && (int)nd == k ? realloc(dists, (nd + 1) * sizeof *nw) : NULL;
         if (!nw) {
             free(dists);
@@ -418,7 +398,7 @@ static bool stochastic(D *p, N n)
         }
         dists = nw;
         dists[nd++] = c;
-        if (!c || next_el(c->next)) {
+        if (!c || sn_xml_next_el(c->next)) {
             free(dists);
             return fail(p, s, "expected one distribution element");
         }
@@ -445,11 +425,11 @@ static bool stochastic(D *p, N n)
 
 static bool deterministic(D *p, N n)
 {
-    EACH(c, n) {
+    SN_XML_EACH(c, n) {
         bool ok;
-        if (is(c, "DeterministicSingleParameterDistribution"))
+        if (sn_xml_is(c, "DeterministicSingleParameterDistribution"))
             ok = single_det(p, c);
-        else if (is(c, "DeterministicMultiParameterDistribution"))
+        else if (sn_xml_is(c, "DeterministicMultiParameterDistribution"))
             ok = multi_det(p, c);
         else
             return fail(p, c, "unknown element <%s> in <Deterministic>", (const char *)c->name);
@@ -537,7 +517,7 @@ static sn_status check_scenario(D *p, N sf)
     sn_xosc *x = NULL;
     sn_error e2 = {0};
     if (!st && sn_xosc_load(d->scenario, (const char *const *)sets, n, &x, &e2) != SN_OK)
-        st = sn_fail(p->err, SN_E_INVALID, "%s:%d: ScenarioFile: %s", p->file, line_of(sf), e2.msg);
+        st = sn_fail(p->err, SN_E_INVALID, "%s:%d: ScenarioFile: %s", p->file, sn_xml_line(sf), e2.msg);
     sn_xosc_free(x);
     for (size_t i = 0; i < n; i++)
         free(sets[i]);
@@ -561,7 +541,7 @@ sn_status sn_xdist_load(const char *path, sn_xdist **out, sn_error *err)
                        xe && xe->message ? xe->message : "cannot parse");
     }
     N root = xmlDocGetRootElement(doc);
-    N pvd = root && is(root, "OpenSCENARIO") ? child(root, "ParameterValueDistribution") : NULL;
+    N pvd = root && sn_xml_is(root, "OpenSCENARIO") ? sn_xml_child(root, "ParameterValueDistribution") : NULL;
     if (!pvd) {
         xmlFreeDoc(doc);
         return SN_OK; /* a scenario (or not OpenSCENARIO: the scenario loader says so) */
@@ -573,7 +553,7 @@ sn_status sn_xdist_load(const char *path, sn_xdist **out, sn_error *err)
         xmlFreeDoc(doc);
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     }
-    N sf = child(pvd, "ScenarioFile");
+    N sf = sn_xml_child(pvd, "ScenarioFile");
     char *fpath = sf ? text(&p, sf, "filepath", true) : NULL;
     if (!sf)
         fail(&p, pvd, "needs a ScenarioFile (filepath)");
@@ -587,7 +567,7 @@ sn_status sn_xdist_load(const char *path, sn_xdist **out, sn_error *err)
             fail(&p, sf, "out of memory");
         free(fpath);
     }
-    N det = child(pvd, "Deterministic"), sto = child(pvd, "Stochastic");
+    N det = sn_xml_child(pvd, "Deterministic"), sto = sn_xml_child(pvd, "Stochastic");
     if (!p.failed) {
         if (det && sto)
             fail(&p, sto, "a ParameterValueDistribution is either Deterministic or Stochastic");
@@ -598,8 +578,8 @@ sn_status sn_xdist_load(const char *path, sn_xdist **out, sn_error *err)
         else
             fail(&p, pvd, "needs Deterministic or Stochastic");
     }
-    EACH(c, pvd)
-        if (!p.failed && !is(c, "ScenarioFile") && !is(c, "Deterministic") && !is(c, "Stochastic"))
+    SN_XML_EACH(c, pvd)
+        if (!p.failed && !sn_xml_is(c, "ScenarioFile") && !sn_xml_is(c, "Deterministic") && !sn_xml_is(c, "Stochastic"))
             fail(&p, c, "unknown element <%s> in <ParameterValueDistribution>", (const char *)c->name);
     st = p.failed ? SN_E_INVALID : check_scenario(&p, sf);
     for (uint32_t i = 0; i < p.n_f; i++) {

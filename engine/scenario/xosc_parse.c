@@ -7,6 +7,7 @@
 ** simulates (VisibilityAction, CustomCommandAction, ObjectController, ...), which are warnings,
 ** given once per element kind. docs/openscenario.md lists both. */
 #include "xosc.h"
+#include "xosc_xml.h"
 
 #include "../core/error.h"
 #include "../core/infile.h"
@@ -49,21 +50,14 @@ typedef struct P {
 
 typedef xmlNodePtr N;
 
-static int line_of(N n) { return n ? (int)xmlGetLineNo(n) : 0; }
-static const char *nm(N n) { return n ? (const char *)n->name : "OpenSCENARIO"; }
 
 static bool fail(P *p, N n, const char *fmt, ...) SN_PRINTF(3, 4);
 static bool fail(P *p, N n, const char *fmt, ...)
 {
-    if (p->failed)
-        return false;
-    char what[700];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    sn_xml_failv(p->err, &p->failed, p->file, n, fmt, ap);
     va_end(ap);
-    sn_fail(p->err, SN_E_INVALID, "%s:%d: %s: %s", p->file, line_of(n), nm(n), what);
-    p->failed = true;
     return false;
 }
 
@@ -71,16 +65,16 @@ static void warn(P *p, N n, const char *fmt, ...) SN_PRINTF(3, 4);
 static void warn(P *p, N n, const char *fmt, ...)
 {
     for (int i = 0; i < p->n_warned; i++)
-        if (strcmp(p->warned[i], nm(n)) == 0)
+        if (strcmp(p->warned[i], sn_xml_name(n)) == 0)
             return;
     if (p->n_warned < 128)
-        snprintf(p->warned[p->n_warned++], sizeof p->warned[0], "%s", nm(n));
+        snprintf(p->warned[p->n_warned++], sizeof p->warned[0], "%s", sn_xml_name(n));
     char what[600], line[900];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(line, sizeof line, "%s:%d: %s: %s", p->file, line_of(n), nm(n), what);
+    snprintf(line, sizeof line, "%s:%d: %s: %s", p->file, sn_xml_line(n), sn_xml_name(n), what);
     char **w = realloc(p->x->warnings, (p->x->n_warnings + 1) * sizeof *w);
     if (!w)
         return;
@@ -89,33 +83,14 @@ static void warn(P *p, N n, const char *fmt, ...)
         p->x->n_warnings++;
 }
 
-static bool is(N n, const char *name) { return n && strcmp((const char *)n->name, name) == 0; }
-
-/* The element children of n, one at a time. */
-static N next_el(N c)
-{
-    while (c && c->type != XML_ELEMENT_NODE)
-        c = c->next;
-    return c;
-}
-#define EACH(c, n) for (N c = next_el((n)->children); c; c = next_el(c->next))
-
-static N child(N n, const char *name)
-{
-    EACH(c, n)
-        if (is(c, name))
-            return c;
-    return NULL;
-}
-
 /* The only element child of n (a choice), or an error. */
 static N choice(P *p, N n)
 {
-    N c = next_el(n->children);
+    N c = sn_xml_next_el(n->children);
     if (!c)
         return fail(p, n, "expected a child element"), NULL;
-    if (next_el(c->next))
-        return fail(p, next_el(c->next), "only one element is allowed here, after <%s>", nm(c)), NULL;
+    if (sn_xml_next_el(c->next))
+        return fail(p, sn_xml_next_el(c->next), "only one element is allowed here, after <%s>", sn_xml_name(c)), NULL;
     return c;
 }
 
@@ -246,12 +221,12 @@ static char *dup_attr(P *p, N n, const char *a, bool required)
 
 static bool unsupported(P *p, N n)
 {
-    return fail(p, n, "<%s> is not supported by sensim (docs/openscenario.md lists what is)", nm(n));
+    return fail(p, n, "<%s> is not supported by sensim (docs/openscenario.md lists what is)", sn_xml_name(n));
 }
 
 static bool unknown(P *p, N n, N parent)
 {
-    return fail(p, n, "unknown element <%s> in <%s>", nm(n), nm(parent));
+    return fail(p, n, "unknown element <%s> in <%s>", sn_xml_name(n), sn_xml_name(parent));
 }
 
 /* ---- tables ---- */
@@ -285,8 +260,8 @@ static bool parse_params(P *p, N n)
 {
     if (n == p->declared) /* a catalog entry's: declared with its reference's assignments */
         return true;
-    EACH(c, n) {
-        if (!is(c, "ParameterDeclaration"))
+    SN_XML_EACH(c, n) {
+        if (!sn_xml_is(c, "ParameterDeclaration"))
             return unknown(p, c, n);
         seen(c, "name"), seen(c, "value"), seen(c, "parameterType");
         xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
@@ -306,9 +281,9 @@ static bool parse_params(P *p, N n)
                 return false;
             }
         }
-        if (child(c, "ConstraintGroup"))
-            warn(p, child(c, "ConstraintGroup"), "value constraints are not checked");
-        bool ok = sn_xparam_set(&p->x->params, (const char *)name, (const char *)value, line_of(c), false);
+        if (sn_xml_child(c, "ConstraintGroup"))
+            warn(p, sn_xml_child(c, "ConstraintGroup"), "value constraints are not checked");
+        bool ok = sn_xparam_set(&p->x->params, (const char *)name, (const char *)value, sn_xml_line(c), false);
         xmlFree(name);
         xmlFree(value);
         if (!ok)
@@ -404,13 +379,13 @@ static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
     N found = NULL;
     for (uint32_t i = 0; i < p->n_cats && !found; i++) {
         N root = xmlDocGetRootElement(p->cats[i].doc);
-        N c = root ? child(root, "Catalog") : NULL;
+        N c = root ? sn_xml_child(root, "Catalog") : NULL;
         xmlChar *name = c ? xmlGetProp(c, (const xmlChar *)"name") : NULL;
         bool hit = name && !strcmp((const char *)name, cat);
         xmlFree(name);
         if (!hit)
             continue;
-        EACH(e, c) {
+        SN_XML_EACH(e, c) {
             xmlChar *en = xmlGetProp(e, (const xmlChar *)"name");
             bool h = en && !strcmp((const char *)en, entry);
             xmlFree(en);
@@ -425,12 +400,12 @@ static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
         return fail(p, ref, "no entry '%s' in a catalog named '%s' (CatalogLocations lists %u director%s)", entry, cat,
                     p->n_cat_dirs, p->n_cat_dirs == 1 ? "y" : "ies"), NULL;
     /* the assignments' values in the referencing scope, before the entry's defaults shadow it */
-    N pa = child(ref, "ParameterAssignments");
+    N pa = sn_xml_child(ref, "ParameterAssignments");
     char (*vals)[VAL] = NULL;
     char **names = NULL;
     uint32_t nv = 0;
     if (pa) {
-        EACH(a, pa) nv++;
+        SN_XML_EACH(a, pa) nv++;
         vals = calloc(nv + 1, sizeof *vals);
         names = calloc(nv + 1, sizeof *names);
         if (!vals || !names) {
@@ -439,8 +414,8 @@ static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
             return fail(p, ref, "out of memory"), NULL;
         }
         uint32_t k = 0;
-        EACH(a, pa) {
-            if (!is(a, "ParameterAssignment") || !attr(p, a, "value", true, vals[k]) ||
+        SN_XML_EACH(a, pa) {
+            if (!sn_xml_is(a, "ParameterAssignment") || !attr(p, a, "value", true, vals[k]) ||
                 !(names[k] = param_ref_name(p, a))) {
                 if (!p->failed)
                     unknown(p, a, pa);
@@ -456,7 +431,7 @@ static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
     *mark = p->x->params.n;
     const char *outer = p->file;
     p->file = *file;
-    N decl = child(found, "ParameterDeclarations");
+    N decl = sn_xml_child(found, "ParameterDeclarations");
     bool ok = !decl || parse_params(p, decl);
     p->file = outer;
     for (uint32_t k = 0; ok && k < nv; k++) {
@@ -465,7 +440,7 @@ static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
             declared |= !strcmp(p->x->params.v[i].name, names[k]);
         if (!declared)
             ok = fail(p, ref, "ParameterAssignment '%s': the entry '%s' declares no such parameter", names[k], entry);
-        else if (!sn_xparam_set(&p->x->params, names[k], vals[k], line_of(ref), true))
+        else if (!sn_xparam_set(&p->x->params, names[k], vals[k], sn_xml_line(ref), true))
             ok = fail(p, ref, "out of memory");
     }
     for (uint32_t j = 0; j < nv; j++)
@@ -482,7 +457,7 @@ static N catalog_entry(P *p, N ref, uint32_t *mark, const char **file)
 
 static bool parse_orientation(P *p, N n, sn_xpos *pos)
 {
-    N o = child(n, "Orientation");
+    N o = sn_xml_child(n, "Orientation");
     if (!o)
         return true;
     static const char *const types[] = {"relative", "absolute", NULL};
@@ -507,32 +482,32 @@ static bool parse_position(P *p, N n, sn_xpos *pos)
     if (!c)
         return false;
     memset(pos, 0, sizeof *pos);
-    pos->line = line_of(c);
+    pos->line = sn_xml_line(c);
     pos->entity = -1;
     const double M = 1e7;
-    if (is(c, "WorldPosition")) {
+    if (sn_xml_is(c, "WorldPosition")) {
         pos->kind = SN_XP_WORLD;
         pos->has_h = has_attr(c, "h");
         return num(p, c, "x", true, 0, -M, M, &pos->x) && num(p, c, "y", true, 0, -M, M, &pos->y) &&
                num(p, c, "z", false, 0, -M, M, &pos->z) && num(p, c, "h", false, 0, -1e6, 1e6, &pos->h);
     }
-    if (is(c, "RelativeWorldPosition") || is(c, "RelativeObjectPosition")) {
-        pos->kind = is(c, "RelativeWorldPosition") ? SN_XP_REL_WORLD : SN_XP_REL_OBJECT;
+    if (sn_xml_is(c, "RelativeWorldPosition") || sn_xml_is(c, "RelativeObjectPosition")) {
+        pos->kind = sn_xml_is(c, "RelativeWorldPosition") ? SN_XP_REL_WORLD : SN_XP_REL_OBJECT;
         return (pos->entity = entity_index(p, c, "entityRef")) >= 0 && num(p, c, "dx", true, 0, -M, M, &pos->x) &&
                num(p, c, "dy", true, 0, -M, M, &pos->y) && num(p, c, "dz", false, 0, -M, M, &pos->z) &&
                parse_orientation(p, c, pos);
     }
-    if (is(c, "RoadPosition")) {
+    if (sn_xml_is(c, "RoadPosition")) {
         pos->kind = SN_XP_ROAD;
         return integer(p, c, "roadId", true, 0, &pos->road) && num(p, c, "s", true, 0, -M, M, &pos->s) &&
                num(p, c, "t", true, 0, -M, M, &pos->t) && parse_orientation(p, c, pos);
     }
-    if (is(c, "RelativeRoadPosition")) {
+    if (sn_xml_is(c, "RelativeRoadPosition")) {
         pos->kind = SN_XP_REL_ROAD;
         return (pos->entity = entity_index(p, c, "entityRef")) >= 0 && num(p, c, "ds", true, 0, -M, M, &pos->s) &&
                num(p, c, "dt", true, 0, -M, M, &pos->t) && parse_orientation(p, c, pos);
     }
-    if (is(c, "LanePosition")) {
+    if (sn_xml_is(c, "LanePosition")) {
         pos->kind = SN_XP_LANE;
         if (!integer(p, c, "roadId", true, 0, &pos->road) || !integer(p, c, "laneId", true, 0, &pos->lane) ||
             !num(p, c, "s", true, 0, -M, M, &pos->s) || !num(p, c, "offset", false, 0, -M, M, &pos->offset))
@@ -541,7 +516,7 @@ static bool parse_position(P *p, N n, sn_xpos *pos)
             return fail(p, c, "laneId 0 is the centre lane, which has no width: give a lane left (>0) or right (<0) of it");
         return parse_orientation(p, c, pos);
     }
-    if (is(c, "RelativeLanePosition")) {
+    if (sn_xml_is(c, "RelativeLanePosition")) {
         pos->kind = SN_XP_REL_LANE;
         if ((pos->entity = entity_index(p, c, "entityRef")) < 0 || !integer(p, c, "dLane", true, 0, &pos->lane) ||
             !num(p, c, "offset", false, 0, -M, M, &pos->offset))
@@ -550,9 +525,9 @@ static bool parse_position(P *p, N n, sn_xpos *pos)
             return fail(p, c, "dsLane is not supported (give ds, along the road's reference line)");
         return num(p, c, "ds", true, 0, -M, M, &pos->s) && parse_orientation(p, c, pos);
     }
-    if (is(c, "RoutePosition"))
+    if (sn_xml_is(c, "RoutePosition"))
         return parse_route_position(p, c, pos);
-    if (is(c, "TrajectoryPosition") || is(c, "GeoPosition"))
+    if (sn_xml_is(c, "TrajectoryPosition") || sn_xml_is(c, "GeoPosition"))
         return unsupported(p, c);
     return unknown(p, c, n);
 }
@@ -588,7 +563,7 @@ static int new_action(P *p, N n, sn_xact_kind k)
     GROW(p->x->actions, p->x->n_actions, "actions");
     sn_xaction *a = &p->x->actions[p->x->n_actions];
     a->kind = k;
-    a->line = line_of(n);
+    a->line = sn_xml_line(n);
     a->ref = -1;
     a->t_scale = 1;
     return (int)p->x->n_actions++;
@@ -596,7 +571,7 @@ static int new_action(P *p, N n, sn_xact_kind k)
 
 static int parse_speed(P *p, N n)
 {
-    N dyn = child(n, "SpeedActionDynamics"), tgt = child(n, "SpeedActionTarget");
+    N dyn = sn_xml_child(n, "SpeedActionDynamics"), tgt = sn_xml_child(n, "SpeedActionTarget");
     if (!dyn || !tgt)
         return fail(p, n, "needs SpeedActionDynamics and SpeedActionTarget"), -1;
     int i = new_action(p, n, SN_XA_SPEED);
@@ -608,10 +583,10 @@ static int parse_speed(P *p, N n)
     N t = choice(p, tgt);
     if (!t)
         return -1;
-    if (is(t, "AbsoluteTargetSpeed")) {
+    if (sn_xml_is(t, "AbsoluteTargetSpeed")) {
         if (!num(p, t, "value", true, 0, -1000, 1000, &a->value))
             return -1;
-    } else if (is(t, "RelativeTargetSpeed")) {
+    } else if (sn_xml_is(t, "RelativeTargetSpeed")) {
         static const char *const vt[] = {"delta", "factor", NULL};
         int k;
         a->relative = true;
@@ -650,7 +625,7 @@ static int parse_long_dist(P *p, N n)
         if (c == 3)
             return fail(p, n, "coordinateSystem 'trajectory' is not supported"), -1;
     }
-    N dc = child(n, "DynamicConstraints");
+    N dc = sn_xml_child(n, "DynamicConstraints");
     if (dc) {
         a->has_limits = true;
         if (!num(p, dc, "maxAcceleration", true, 0, 0, 1e6, &a->lim_acc) ||
@@ -665,7 +640,7 @@ static int parse_long_dist(P *p, N n)
 
 static int parse_lane_change(P *p, N n)
 {
-    N dyn = child(n, "LaneChangeActionDynamics"), tgt = child(n, "LaneChangeTarget");
+    N dyn = sn_xml_child(n, "LaneChangeActionDynamics"), tgt = sn_xml_child(n, "LaneChangeTarget");
     if (!dyn || !tgt)
         return fail(p, n, "needs LaneChangeActionDynamics and LaneChangeTarget"), -1;
     int i = new_action(p, n, SN_XA_LANE_CHANGE);
@@ -679,11 +654,11 @@ static int parse_lane_change(P *p, N n)
     if (!t)
         return -1;
     int v;
-    if (is(t, "RelativeTargetLane")) {
+    if (sn_xml_is(t, "RelativeTargetLane")) {
         a->relative = true;
         if ((a->ref = entity_index(p, t, "entityRef")) < 0 || !integer(p, t, "value", true, 0, &v))
             return -1;
-    } else if (is(t, "AbsoluteTargetLane")) {
+    } else if (sn_xml_is(t, "AbsoluteTargetLane")) {
         if (!integer(p, t, "value", true, 0, &v))
             return -1;
         if (v == 0)
@@ -697,7 +672,7 @@ static int parse_lane_change(P *p, N n)
 
 static int parse_lane_offset(P *p, N n)
 {
-    N dyn = child(n, "LaneOffsetActionDynamics"), tgt = child(n, "LaneOffsetTarget");
+    N dyn = sn_xml_child(n, "LaneOffsetActionDynamics"), tgt = sn_xml_child(n, "LaneOffsetTarget");
     if (!dyn || !tgt)
         return fail(p, n, "needs LaneOffsetActionDynamics and LaneOffsetTarget"), -1;
     int i = new_action(p, n, SN_XA_LANE_OFFSET);
@@ -713,10 +688,10 @@ static int parse_lane_offset(P *p, N n)
     N t = choice(p, tgt);
     if (!t)
         return -1;
-    if (is(t, "AbsoluteTargetLaneOffset")) {
+    if (sn_xml_is(t, "AbsoluteTargetLaneOffset")) {
         if (!num(p, t, "value", true, 0, -100, 100, &a->value))
             return -1;
-    } else if (is(t, "RelativeTargetLaneOffset")) {
+    } else if (sn_xml_is(t, "RelativeTargetLaneOffset")) {
         a->relative = true;
         if ((a->ref = entity_index(p, t, "entityRef")) < 0 || !num(p, t, "value", true, 0, -100, 100, &a->value))
             return -1;
@@ -734,21 +709,21 @@ static int parse_trajectory(P *p, N n, N traj, int a_i)
     bool closed;
     if (!boolean(p, traj, "closed", false, &closed))
         return -1;
-    if (child(traj, "ParameterDeclarations") && !parse_params(p, child(traj, "ParameterDeclarations")))
+    if (sn_xml_child(traj, "ParameterDeclarations") && !parse_params(p, sn_xml_child(traj, "ParameterDeclarations")))
         return -1;
-    N shape = child(traj, "Shape");
+    N shape = sn_xml_child(traj, "Shape");
     if (!shape)
         return fail(p, traj, "needs a Shape"), -1;
     N poly = choice(p, shape);
     if (!poly)
         return -1;
-    if (is(poly, "Clothoid") || is(poly, "Nurbs"))
+    if (sn_xml_is(poly, "Clothoid") || sn_xml_is(poly, "Nurbs"))
         return parse_traj_shape(p, poly, a_i);
-    if (!is(poly, "Polyline"))
+    if (!sn_xml_is(poly, "Polyline"))
         return unsupported(p, poly), -1;
     uint32_t nv = 0;
-    EACH(v, poly) {
-        if (!is(v, "Vertex"))
+    SN_XML_EACH(v, poly) {
+        if (!sn_xml_is(v, "Vertex"))
             return unknown(p, v, poly), -1;
         nv++;
     }
@@ -763,8 +738,8 @@ static int parse_trajectory(P *p, N n, N traj, int a_i)
     a->n_verts = nv;
     uint32_t k = 0;
     bool any_time = false;
-    EACH(v, poly) {
-        N pos = child(v, "Position");
+    SN_XML_EACH(v, poly) {
+        N pos = sn_xml_child(v, "Position");
         if (!pos)
             return fail(p, v, "needs a Position"), -1;
         if (!parse_position(p, pos, &a->verts[k]))
@@ -788,13 +763,13 @@ static int parse_follow_trajectory(P *p, N n)
     int i = new_action(p, n, SN_XA_TRAJECTORY);
     if (i < 0)
         return -1;
-    N traj = child(n, "Trajectory");
-    N ref = child(n, "TrajectoryRef");
+    N traj = sn_xml_child(n, "Trajectory");
+    N ref = sn_xml_child(n, "TrajectoryRef");
     if (ref)
-        traj = child(ref, "Trajectory");
+        traj = sn_xml_child(ref, "Trajectory");
     int timed;
     if (!traj) {
-        N c = ref ? child(ref, "CatalogReference") : child(n, "CatalogReference");
+        N c = ref ? sn_xml_child(ref, "CatalogReference") : sn_xml_child(n, "CatalogReference");
         if (!c)
             return fail(p, n, "needs a Trajectory"), -1;
         uint32_t mark;
@@ -802,8 +777,8 @@ static int parse_follow_trajectory(P *p, N n)
         N entry = catalog_entry(p, c, &mark, &file);
         if (!entry)
             return -1;
-        if (!is(entry, "Trajectory"))
-            return fail(p, c, "the catalog entry is a <%s>, not a Trajectory", nm(entry)), -1;
+        if (!sn_xml_is(entry, "Trajectory"))
+            return fail(p, c, "the catalog entry is a <%s>, not a Trajectory", sn_xml_name(entry)), -1;
         p->file = file;
         timed = parse_trajectory(p, n, entry, i);
         p->file = outer;
@@ -815,13 +790,13 @@ static int parse_follow_trajectory(P *p, N n)
     if (timed < 0)
         return -1;
     sn_xaction *a = &p->x->actions[i];
-    N tr = child(n, "TimeReference");
+    N tr = sn_xml_child(n, "TimeReference");
     if (!tr)
         return fail(p, n, "needs a TimeReference"), -1;
     N tc = choice(p, tr);
     if (!tc)
         return -1;
-    if (is(tc, "Timing")) {
+    if (sn_xml_is(tc, "Timing")) {
         static const char *const dom[] = {"relative", "absolute", NULL};
         int d;
         if (!enumer(p, tc, "domainAbsoluteRelative", true, 0, dom, &d) ||
@@ -833,10 +808,10 @@ static int parse_follow_trajectory(P *p, N n)
             return fail(p, tc, "Timing given but the vertices have no time"), -1;
         a->timed = true;
         a->t_absolute = d == 1;
-    } else if (!is(tc, "None")) {
+    } else if (!sn_xml_is(tc, "None")) {
         return unknown(p, tc, tr), -1;
     }
-    N fm = child(n, "TrajectoryFollowingMode");
+    N fm = sn_xml_child(n, "TrajectoryFollowingMode");
     if (fm) {
         static const char *const modes[] = {"position", "follow", NULL};
         int m;
@@ -852,11 +827,11 @@ static int parse_follow_trajectory(P *p, N n)
 static bool parse_route(P *p, N route, int i)
 {
     uint32_t n = 0;
-    EACH(w, route) {
-        if (is(w, "ParameterDeclarations")) {
+    SN_XML_EACH(w, route) {
+        if (sn_xml_is(w, "ParameterDeclarations")) {
             if (!parse_params(p, w))
                 return false;
-        } else if (!is(w, "Waypoint")) {
+        } else if (!sn_xml_is(w, "Waypoint")) {
             return unknown(p, w, route);
         } else {
             n++;
@@ -867,12 +842,12 @@ static bool parse_route(P *p, N route, int i)
     sn_xaction *a = &p->x->actions[i];
     if (!(a->verts = calloc(n, sizeof *a->verts)))
         return fail(p, route, "out of memory");
-    EACH(w, route) {
-        if (!is(w, "Waypoint"))
+    SN_XML_EACH(w, route) {
+        if (!sn_xml_is(w, "Waypoint"))
             continue;
         static const char *const strat[] = {"shortest", "fastest", "leastIntersections", "random", NULL};
         int st;
-        N pos = child(w, "Position");
+        N pos = sn_xml_child(w, "Position");
         if (!enumer(p, w, "routeStrategy", true, 0, strat, &st))
             return false;
         if (!pos)
@@ -891,10 +866,10 @@ static int parse_assign_route(P *p, N n)
     int i = new_action(p, n, SN_XA_ROUTE);
     if (i < 0)
         return -1;
-    N route = child(n, "Route");
+    N route = sn_xml_child(n, "Route");
     if (route)
         return parse_route(p, route, i) ? i : -1;
-    N c = child(n, "CatalogReference");
+    N c = sn_xml_child(n, "CatalogReference");
     if (!c)
         return fail(p, n, "needs a Route"), -1;
     uint32_t mark;
@@ -902,8 +877,8 @@ static int parse_assign_route(P *p, N n)
     N entry = catalog_entry(p, c, &mark, &file);
     if (!entry)
         return -1;
-    if (!is(entry, "Route"))
-        return fail(p, c, "the catalog entry is a <%s>, not a Route", nm(entry)), -1;
+    if (!sn_xml_is(entry, "Route"))
+        return fail(p, c, "the catalog entry is a <%s>, not a Route", sn_xml_name(entry)), -1;
     p->file = file;
     bool ok = parse_route(p, entry, i);
     p->file = outer;
@@ -916,15 +891,17 @@ static int parse_environment_body(P *p, N n, N env);
 
 static int parse_environment(P *p, N n)
 {
-    N env = child(n, "Environment");
+    N env = sn_xml_child(n, "Environment");
     uint32_t mark = p->x->params.n;
     const char *outer = p->file;
-    if (!env && child(n, "CatalogReference")) {
+    if (!env && sn_xml_child(n, "CatalogReference")) {
         const char *file;
-        if (!(env = catalog_entry(p, child(n, "CatalogReference"), &mark, &file)))
+        if (!(env = catalog_entry(p, sn_xml_child(n, "CatalogReference"), &mark, &file)))
             return -1;
-        if (!is(env, "Environment"))
-            return fail(p, child(n, "CatalogReference"), "the catalog entry is a <%s>, not an Environment", nm(env)), -1;
+        if (!sn_xml_is(env, "Environment"))
+            return fail(p, sn_xml_child(n, "CatalogReference"), "the catalog entry is a <%s>, not an Environment",
+                        sn_xml_name(env)),
+                   -1;
         p->file = file;
     }
     if (!env)
@@ -947,10 +924,10 @@ static int parse_environment_body(P *p, N n, N env)
     *w = (sn_weather){.sun_azimuth_angle = 135, .sun_altitude_angle = 50, .fog_distance = 0, .fog_falloff = 0.2,
                       .mie_scattering_scale = 0.03, .rayleigh_scattering_scale = 0.0331};
     a->has_weather = true;
-    EACH(c, env) {
-        if (is(c, "TimeOfDay")) {
+    SN_XML_EACH(c, env) {
+        if (sn_xml_is(c, "TimeOfDay")) {
             warn(p, c, "TimeOfDay is not played: the sun comes from Weather/Sun");
-        } else if (is(c, "Weather")) {
+        } else if (sn_xml_is(c, "Weather")) {
             static const char *const clouds[] = {"skyOff", "free", "cloudy", "overcast", "rainy", NULL};
             static const double cover[] = {0, 0, 50, 90, 90};
             int cs;
@@ -966,8 +943,8 @@ static int parse_environment_body(P *p, N n, N env)
                     return -1;
                 w->cloudiness = cs >= 9 ? 100 : cs * 100.0 / 8;
             }
-            EACH(d, c) {
-                if (is(d, "Sun")) {
+            SN_XML_EACH(d, c) {
+                if (sn_xml_is(d, "Sun")) {
                     double az, el, in;
                     if (!num(p, d, "azimuth", false, 2.356, -10, 10, &az) ||
                         !num(p, d, "elevation", false, 0.873, -2, 2, &el) ||
@@ -976,14 +953,14 @@ static int parse_environment_body(P *p, N n, N env)
                     /* OpenSCENARIO: radians, azimuth from north clockwise... CARLA: degrees */
                     w->sun_azimuth_angle = fmod(az * 180 / M_PI, 360);
                     w->sun_altitude_angle = fmax(-90, fmin(90, el * 180 / M_PI));
-                } else if (is(d, "Fog")) {
+                } else if (sn_xml_is(d, "Fog")) {
                     double vr;
                     if (!num(p, d, "visualRange", true, 0, 0, 1e9, &vr))
                         return -1;
                     /* a visual range of 100 m is thick fog; 10 km none */
                     w->fog_density = vr >= 10000 ? 0 : fmin(100, 100 * (1 - log10(fmax(vr, 10)) / 4) * 1.33);
                     w->fog_distance = 0;
-                } else if (is(d, "Precipitation")) {
+                } else if (sn_xml_is(d, "Precipitation")) {
                     double in;
                     const char *k = has_attr(d, "precipitationIntensity") ? "precipitationIntensity" : "intensity";
                     if (!num(p, d, k, false, 0, 0, 1e6, &in))
@@ -992,15 +969,15 @@ static int parse_environment_body(P *p, N n, N env)
                     w->precipitation = fmin(100, in * 10);
                     w->precipitation_deposits = w->precipitation * 0.5;
                     w->wetness = w->precipitation;
-                } else if (is(d, "Wind") || is(d, "DomeImage")) {
+                } else if (sn_xml_is(d, "Wind") || sn_xml_is(d, "DomeImage")) {
                     warn(p, d, "ignored: not part of sensim's weather");
                 } else {
                     return unknown(p, d, c), -1;
                 }
             }
-        } else if (is(c, "RoadCondition")) {
+        } else if (sn_xml_is(c, "RoadCondition")) {
             warn(p, c, "RoadCondition is not played: the kinematic driver has no friction");
-        } else if (!is(c, "ParameterDeclarations")) {
+        } else if (!sn_xml_is(c, "ParameterDeclarations")) {
             return unknown(p, c, env), -1;
         }
     }
@@ -1013,23 +990,23 @@ static int parse_param_action(P *p, N n, const char *ref_attr)
     if (!c)
         return -1;
     int i;
-    if (is(c, "SetAction")) {
+    if (sn_xml_is(c, "SetAction")) {
         if ((i = new_action(p, c, SN_XA_PARAM_SET)) < 0)
             return -1;
         sn_xaction *a = &p->x->actions[i];
         if (!(a->param = dup_attr(p, n, ref_attr, true)) || !(a->svalue = dup_attr(p, c, "value", true)))
             return -1;
-    } else if (is(c, "ModifyAction")) {
-        N r = child(c, "Rule");
+    } else if (sn_xml_is(c, "ModifyAction")) {
+        N r = sn_xml_child(c, "Rule");
         N op = r ? choice(p, r) : NULL;
         if (!op)
             return (r ? 0 : fail(p, c, "needs a Rule")), -1;
-        if (!is(op, "AddValue") && !is(op, "MultiplyByValue"))
+        if (!sn_xml_is(op, "AddValue") && !sn_xml_is(op, "MultiplyByValue"))
             return unknown(p, op, r), -1;
         if ((i = new_action(p, c, SN_XA_PARAM_MODIFY)) < 0)
             return -1;
         sn_xaction *a = &p->x->actions[i];
-        a->multiply = is(op, "MultiplyByValue");
+        a->multiply = sn_xml_is(op, "MultiplyByValue");
         if (!(a->param = dup_attr(p, n, ref_attr, true)) || !num(p, op, "value", true, 0, -1e12, 1e12, &a->value))
             return -1;
     } else {
@@ -1045,7 +1022,7 @@ static int noop(P *p, N n, const char *why)
     warn(p, n, "%s", why);
     int i = new_action(p, n, SN_XA_NOOP);
     if (i >= 0)
-        p->x->actions[i].noop_what = is(n, "CustomCommandAction") ? "CustomCommandAction" : "VisibilityAction";
+        p->x->actions[i].noop_what = sn_xml_is(n, "CustomCommandAction") ? "CustomCommandAction" : "VisibilityAction";
     return i;
 }
 
@@ -1073,43 +1050,43 @@ static int parse_action_body(P *p, N n)
     N c = choice(p, n);
     if (!c)
         return -1;
-    if (is(c, "LongitudinalAction")) {
+    if (sn_xml_is(c, "LongitudinalAction")) {
         N d = choice(p, c);
         if (!d)
             return -1;
-        if (is(d, "SpeedAction"))
+        if (sn_xml_is(d, "SpeedAction"))
             return parse_speed(p, d);
-        if (is(d, "LongitudinalDistanceAction"))
+        if (sn_xml_is(d, "LongitudinalDistanceAction"))
             return parse_long_dist(p, d);
         return unsupported(p, d), -1;
     }
-    if (is(c, "LateralAction")) {
+    if (sn_xml_is(c, "LateralAction")) {
         N d = choice(p, c);
         if (!d)
             return -1;
-        if (is(d, "LaneChangeAction"))
+        if (sn_xml_is(d, "LaneChangeAction"))
             return parse_lane_change(p, d);
-        if (is(d, "LaneOffsetAction"))
+        if (sn_xml_is(d, "LaneOffsetAction"))
             return parse_lane_offset(p, d);
         return unsupported(p, d), -1;
     }
-    if (is(c, "TeleportAction")) {
-        N pos = child(c, "Position");
+    if (sn_xml_is(c, "TeleportAction")) {
+        N pos = sn_xml_child(c, "Position");
         if (!pos)
             return fail(p, c, "needs a Position"), -1;
         int i = new_action(p, c, SN_XA_TELEPORT);
         return i >= 0 && parse_position(p, pos, &p->x->actions[i].pos) ? i : -1;
     }
-    if (is(c, "RoutingAction")) {
+    if (sn_xml_is(c, "RoutingAction")) {
         N d = choice(p, c);
         if (!d)
             return -1;
-        if (is(d, "FollowTrajectoryAction"))
+        if (sn_xml_is(d, "FollowTrajectoryAction"))
             return parse_follow_trajectory(p, d);
-        if (is(d, "AssignRouteAction"))
+        if (sn_xml_is(d, "AssignRouteAction"))
             return parse_assign_route(p, d);
-        if (is(d, "AcquirePositionAction")) {
-            N pos = child(d, "Position");
+        if (sn_xml_is(d, "AcquirePositionAction")) {
+            N pos = sn_xml_child(d, "Position");
             if (!pos)
                 return fail(p, d, "needs a Position"), -1;
             int i = new_action(p, d, SN_XA_ACQUIRE);
@@ -1117,33 +1094,33 @@ static int parse_action_body(P *p, N n)
         }
         return unsupported(p, d), -1;
     }
-    if (is(c, "ActivateControllerAction"))
+    if (sn_xml_is(c, "ActivateControllerAction"))
         return parse_controller_activate(p, c);
-    if (is(c, "ControllerAction")) {
+    if (sn_xml_is(c, "ControllerAction")) {
         N d = choice(p, c);
         if (!d)
             return -1;
-        if (is(d, "ActivateControllerAction"))
+        if (sn_xml_is(d, "ActivateControllerAction"))
             return parse_controller_activate(p, d);
         return unsupported(p, d), -1;
     }
-    if (is(c, "VisibilityAction"))
+    if (sn_xml_is(c, "VisibilityAction"))
         return noop(p, c, "VisibilityAction is not played: every entity stays visible to every sensor");
-    if (is(c, "EnvironmentAction"))
+    if (sn_xml_is(c, "EnvironmentAction"))
         return parse_environment(p, c);
-    if (is(c, "ParameterAction"))
+    if (sn_xml_is(c, "ParameterAction"))
         return parse_param_action(p, c, "parameterRef");
-    if (is(c, "VariableAction"))
+    if (sn_xml_is(c, "VariableAction"))
         return parse_param_action(p, c, "variableRef");
-    if (is(c, "CustomCommandAction"))
+    if (sn_xml_is(c, "CustomCommandAction"))
         return noop(p, c, "CustomCommandAction is not played (no custom commands in sensim)");
-    if (is(c, "SynchronizeAction"))
+    if (sn_xml_is(c, "SynchronizeAction"))
         return parse_sync(p, c);
-    if (is(c, "InfrastructureAction"))
+    if (sn_xml_is(c, "InfrastructureAction"))
         return parse_infrastructure(p, c);
-    if (is(c, "AppearanceAction") || is(c, "TrailerAction") ||
-        is(c, "EntityAction") || is(c, "InfrastructureAction") || is(c, "TrafficAction") ||
-        is(c, "SetMonitorAction") || is(c, "AnimationAction") || is(c, "LightStateAction"))
+    if (sn_xml_is(c, "AppearanceAction") || sn_xml_is(c, "TrailerAction") ||
+        sn_xml_is(c, "EntityAction") || sn_xml_is(c, "InfrastructureAction") || sn_xml_is(c, "TrafficAction") ||
+        sn_xml_is(c, "SetMonitorAction") || sn_xml_is(c, "AnimationAction") || sn_xml_is(c, "LightStateAction"))
         return unsupported(p, c), -1;
     return unknown(p, c, n), -1;
 }
@@ -1209,67 +1186,67 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
     if (!e)
         return false;
     const double V = 1e9;
-    if (is(e, "SimulationTimeCondition") || is(e, "ParameterCondition"))
+    if (sn_xml_is(e, "SimulationTimeCondition") || sn_xml_is(e, "ParameterCondition"))
         return unknown(p, e, n);
-    if ((is(e, "SpeedCondition") || is(e, "AccelerationCondition")) && has_attr(e, "direction"))
+    if ((sn_xml_is(e, "SpeedCondition") || sn_xml_is(e, "AccelerationCondition")) && has_attr(e, "direction"))
         return fail(p, e, "direction is not supported (the speed and acceleration along the heading are)");
-    if (is(e, "SpeedCondition")) {
+    if (sn_xml_is(e, "SpeedCondition")) {
         c->kind = SN_XC_SPEED;
         return num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
     }
-    if (is(e, "RelativeSpeedCondition")) {
+    if (sn_xml_is(e, "RelativeSpeedCondition")) {
         c->kind = SN_XC_REL_SPEED;
         return (c->ref = entity_index(p, e, "entityRef")) >= 0 && num(p, e, "value", true, 0, -V, V, &c->value) &&
                rule_attr(p, e, c);
     }
-    if (is(e, "AccelerationCondition")) {
+    if (sn_xml_is(e, "AccelerationCondition")) {
         c->kind = SN_XC_ACCEL;
         return num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
     }
-    if (is(e, "StandStillCondition")) {
+    if (sn_xml_is(e, "StandStillCondition")) {
         c->kind = SN_XC_STANDSTILL;
         return duration_attr(p, e, c);
     }
-    if (is(e, "EndOfRoadCondition")) {
+    if (sn_xml_is(e, "EndOfRoadCondition")) {
         c->kind = SN_XC_END_OF_ROAD;
         return duration_attr(p, e, c);
     }
-    if (is(e, "OffroadCondition")) {
+    if (sn_xml_is(e, "OffroadCondition")) {
         c->kind = SN_XC_OFFROAD;
         return duration_attr(p, e, c);
     }
-    if (is(e, "TraveledDistanceCondition")) {
+    if (sn_xml_is(e, "TraveledDistanceCondition")) {
         c->kind = SN_XC_TRAVELED;
         c->rule = SN_XR_GE;
         if (!num(p, e, "value", true, 0, -V, V, &c->value))
             return false;
         return c->value >= 0 || fail(p, e, "value %g is negative", c->value);
     }
-    if (is(e, "ReachPositionCondition")) {
+    if (sn_xml_is(e, "ReachPositionCondition")) {
         c->kind = SN_XC_REACH;
         c->rule = SN_XR_LT;
-        N pos = child(e, "Position");
+        N pos = sn_xml_child(e, "Position");
         if (!pos)
             return fail(p, e, "needs a Position");
         if (!num(p, e, "tolerance", true, 0, -V, V, &c->value) || !parse_position(p, pos, &c->pos))
             return false;
         return c->value >= 0 || fail(p, e, "tolerance %g is negative", c->value);
     }
-    if (is(e, "DistanceCondition")) {
+    if (sn_xml_is(e, "DistanceCondition")) {
         c->kind = SN_XC_DISTANCE;
-        N pos = child(e, "Position");
+        N pos = sn_xml_child(e, "Position");
         if (!pos)
             return fail(p, e, "needs a Position");
         return num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c) &&
                boolean(p, e, "freespace", false, &c->freespace) && rdt_attrs(p, e, c, false) &&
                parse_position(p, pos, &c->pos);
     }
-    if (is(e, "RelativeDistanceCondition")) {
+    if (sn_xml_is(e, "RelativeDistanceCondition")) {
         c->kind = SN_XC_REL_DISTANCE;
         return (c->ref = entity_index(p, e, "entityRef")) >= 0 && num(p, e, "value", true, 0, -V, V, &c->value) &&
                rule_attr(p, e, c) && boolean(p, e, "freespace", true, &c->freespace) && rdt_attrs(p, e, c, true);
     }
-    if (is(e, "TimeHeadwayCondition")) {
+    if (sn_xml_is(e, "TimeHeadwayCondition")) {
         c->kind = SN_XC_HEADWAY;
         c->rdt = SN_XRD_LONGITUDINAL;
         if ((c->ref = entity_index(p, e, "entityRef")) < 0 || !num(p, e, "value", true, 0, -V, V, &c->value) ||
@@ -1278,9 +1255,9 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
         c->rdt = SN_XRD_LONGITUDINAL; /* a headway is along the way */
         return true;
     }
-    if (is(e, "TimeToCollisionCondition")) {
+    if (sn_xml_is(e, "TimeToCollisionCondition")) {
         c->kind = SN_XC_TTC;
-        N t = child(e, "TimeToCollisionConditionTarget");
+        N t = sn_xml_child(e, "TimeToCollisionConditionTarget");
         if (!t)
             return fail(p, e, "needs a TimeToCollisionConditionTarget");
         if (!num(p, e, "value", true, 0, -V, V, &c->value) || !rule_attr(p, e, c) ||
@@ -1289,20 +1266,20 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
         N k = choice(p, t);
         if (!k)
             return false;
-        if (is(k, "EntityRef"))
+        if (sn_xml_is(k, "EntityRef"))
             return (c->ref = entity_index(p, k, "entityRef")) >= 0;
-        if (is(k, "Position"))
+        if (sn_xml_is(k, "Position"))
             return parse_position(p, k, &c->pos);
         return unknown(p, k, t);
     }
-    if (is(e, "CollisionCondition")) {
+    if (sn_xml_is(e, "CollisionCondition")) {
         c->kind = SN_XC_COLLISION;
         N k = choice(p, e);
         if (!k)
             return false;
-        if (is(k, "EntityRef"))
+        if (sn_xml_is(k, "EntityRef"))
             return (c->ref = entity_index(p, k, "entityRef")) >= 0;
-        if (is(k, "ByType")) {
+        if (sn_xml_is(k, "ByType")) {
             static const char *const types[] = {"vehicle", "pedestrian", "miscellaneous", NULL};
             int t;
             if (!enumer(p, k, "type", true, 0, types, &t))
@@ -1325,11 +1302,11 @@ static bool parse_value_cond(P *p, N n, sn_xcond *c)
     N e = choice(p, n);
     if (!e)
         return false;
-    if (is(e, "SimulationTimeCondition")) {
+    if (sn_xml_is(e, "SimulationTimeCondition")) {
         c->kind = SN_XC_SIM_TIME;
         return num(p, e, "value", true, 0, -1e9, 1e9, &c->value) && rule_attr(p, e, c);
     }
-    if (is(e, "StoryboardElementStateCondition")) {
+    if (sn_xml_is(e, "StoryboardElementStateCondition")) {
         static const char *const states[] = {"standbyState", "runningState", "completeState", "startTransition",
                                              "endTransition", "stopTransition", "skipTransition", NULL};
         int k, s;
@@ -1343,10 +1320,10 @@ static bool parse_value_cond(P *p, N n, sn_xcond *c)
         c->elem = -1;
         return true;
     }
-    if (is(e, "TrafficSignalCondition") || is(e, "TrafficSignalControllerCondition"))
+    if (sn_xml_is(e, "TrafficSignalCondition") || sn_xml_is(e, "TrafficSignalControllerCondition"))
         return parse_signal_cond(p, e, c);
-    if (is(e, "ParameterCondition") || is(e, "VariableCondition")) {
-        const char *ref = is(e, "ParameterCondition") ? "parameterRef" : "variableRef";
+    if (sn_xml_is(e, "ParameterCondition") || sn_xml_is(e, "VariableCondition")) {
+        const char *ref = sn_xml_is(e, "ParameterCondition") ? "parameterRef" : "variableRef";
         c->kind = SN_XC_PARAM;
         if (!(c->param = dup_attr(p, e, ref, true)) || !(c->svalue = dup_attr(p, e, "value", true)) || !rule_attr(p, e, c))
             return false;
@@ -1359,12 +1336,12 @@ static bool parse_value_cond(P *p, N n, sn_xcond *c)
 
 static int parse_condition(P *p, N n)
 {
-    if (!is(n, "Condition"))
+    if (!sn_xml_is(n, "Condition"))
         return unknown(p, n, n->parent), -1;
     GROW(p->x->conds, p->x->n_conds, "conditions");
     int i = (int)p->x->n_conds++;
     sn_xcond *c = &p->x->conds[i];
-    c->line = line_of(n);
+    c->line = sn_xml_line(n);
     c->ref = -1;
     c->elem = -1;
     static const char *const edges[] = {"none", "rising", "falling", "risingOrFalling", NULL};
@@ -1378,11 +1355,11 @@ static int parse_condition(P *p, N n)
     N k = choice(p, n);
     if (!k)
         return -1;
-    if (is(k, "ByValueCondition"))
+    if (sn_xml_is(k, "ByValueCondition"))
         return parse_value_cond(p, k, &p->x->conds[i]) ? i : -1;
-    if (!is(k, "ByEntityCondition"))
+    if (!sn_xml_is(k, "ByEntityCondition"))
         return unknown(p, k, n), -1;
-    N te = child(k, "TriggeringEntities"), ec = child(k, "EntityCondition");
+    N te = sn_xml_child(k, "TriggeringEntities"), ec = sn_xml_child(k, "EntityCondition");
     if (!te || !ec)
         return fail(p, k, "needs TriggeringEntities and EntityCondition"), -1;
     static const char *const tr[] = {"any", "all", NULL};
@@ -1392,8 +1369,8 @@ static int parse_condition(P *p, N n)
     c = &p->x->conds[i];
     c->trig_all = all == 1;
     uint32_t nt = 0;
-    EACH(r, te) {
-        if (!is(r, "EntityRef"))
+    SN_XML_EACH(r, te) {
+        if (!sn_xml_is(r, "EntityRef"))
             return unknown(p, r, te), -1;
         nt++;
     }
@@ -1404,7 +1381,7 @@ static int parse_condition(P *p, N n)
     if (!(c->trig = calloc(nt, sizeof *c->trig)) || !(c->since = calloc(nt, sizeof *c->since)) ||
         !(c->held = calloc(nt, sizeof *c->held)))
         return fail(p, te, "out of memory"), -1;
-    EACH(r, te) {
+    SN_XML_EACH(r, te) {
         int e = entity_index(p, r, "entityRef");
         if (e < 0)
             return -1;
@@ -1418,13 +1395,13 @@ static int parse_trigger(P *p, N n)
 {
     GROW(p->x->trigs, p->x->n_trigs, "triggers");
     int t = (int)p->x->n_trigs++;
-    EACH(g, n) {
-        if (!is(g, "ConditionGroup"))
+    SN_XML_EACH(g, n) {
+        if (!sn_xml_is(g, "ConditionGroup"))
             return unknown(p, g, n), -1;
         sn_xtrigger *tr = &p->x->trigs[t];
         GROW(tr->groups, tr->n, "condition groups");
         sn_xgroup *gr = &tr->groups[tr->n++];
-        EACH(c, g) {
+        SN_XML_EACH(c, g) {
             int ci = parse_condition(p, c);
             if (ci < 0)
                 return -1;
@@ -1449,7 +1426,7 @@ static int new_elem(P *p, N n, sn_xelem_kind k, int parent)
     int i = (int)p->x->n_elems++;
     sn_xelem *e = &p->x->elems[i];
     e->kind = k;
-    e->line = line_of(n);
+    e->line = sn_xml_line(n);
     e->parent = parent;
     e->start = e->stop = e->action = -1;
     e->max_exec = 1;
@@ -1483,27 +1460,31 @@ static bool parse_event(P *p, N n, int parent)
     p->x->elems[ev].prio = pr <= 1 ? SN_XPR_OVERRIDE : pr == 2 ? SN_XPR_SKIP : SN_XPR_PARALLEL;
     p->x->elems[ev].max_exec = (uint32_t)mx;
     bool any = false;
-    EACH(c, n) {
-        if (is(c, "Action")) {
+    SN_XML_EACH(c, n) {
+        if (sn_xml_is(c, "Action")) {
             int a = new_elem(p, c, SN_XK_ACTION, ev);
             if (a < 0)
                 return false;
             N body = choice(p, c);
             if (!body)
                 return false;
-            int ai = parse_action_body(p, is(body, "PrivateAction") || is(body, "GlobalAction") ||
-                                                  is(body, "UserDefinedAction") ? body : c);
+            int ai = parse_action_body(p, sn_xml_is(body, "PrivateAction") || sn_xml_is(body, "GlobalAction") ||
+                                                      sn_xml_is(body, "UserDefinedAction")
+                                              ? body
+                                              : c);
             if (ai < 0)
                 return false;
             p->x->elems[a].action = ai;
-            p->x->elems[a].global = !is(body, "PrivateAction");
-            if (is(body, "PrivateAction") && (p->x->actions[ai].kind == SN_XA_ENVIRONMENT || p->x->actions[ai].kind == SN_XA_PARAM_SET ||
-                                              p->x->actions[ai].kind == SN_XA_PARAM_MODIFY))
+            p->x->elems[a].global = !sn_xml_is(body, "PrivateAction");
+            sn_xact_kind k = p->x->actions[ai].kind;
+            if (sn_xml_is(body, "PrivateAction") &&
+                (k == SN_XA_ENVIRONMENT || k == SN_XA_PARAM_SET || k == SN_XA_PARAM_MODIFY))
                 return fail(p, body, "a global action inside a PrivateAction");
-            if (!is(body, "PrivateAction") && !is(body, "GlobalAction") && !is(body, "UserDefinedAction"))
+            if (!sn_xml_is(body, "PrivateAction") && !sn_xml_is(body, "GlobalAction") &&
+                !sn_xml_is(body, "UserDefinedAction"))
                 return unknown(p, body, c);
             any = true;
-        } else if (is(c, "StartTrigger")) {
+        } else if (sn_xml_is(c, "StartTrigger")) {
             if ((p->x->elems[ev].start = parse_trigger(p, c)) < 0)
                 return false;
             if (!p->x->trigs[p->x->elems[ev].start].n) /* an empty StartTrigger: none (start at once, as esmini) */
@@ -1520,11 +1501,11 @@ static bool parse_maneuver(P *p, N n, int parent)
     int m = new_elem(p, n, SN_XK_MANEUVER, parent);
     if (m < 0)
         return false;
-    EACH(c, n) {
-        if (is(c, "ParameterDeclarations")) {
+    SN_XML_EACH(c, n) {
+        if (sn_xml_is(c, "ParameterDeclarations")) {
             if (!parse_params(p, c))
                 return false;
-        } else if (is(c, "Event")) {
+        } else if (sn_xml_is(c, "Event")) {
             if (!parse_event(p, c, m))
                 return false;
         } else {
@@ -1538,7 +1519,7 @@ static bool parse_maneuver(P *p, N n, int parent)
 static bool has_start_trigger(N actors)
 {
     N act = actors->parent ? actors->parent->parent : NULL;
-    return act && child(act, "StartTrigger") && next_el(child(act, "StartTrigger")->children);
+    return act && sn_xml_child(act, "StartTrigger") && sn_xml_next_el(sn_xml_child(act, "StartTrigger")->children);
 }
 
 static bool parse_mgroup(P *p, N n, int parent)
@@ -1550,7 +1531,7 @@ static bool parse_mgroup(P *p, N n, int parent)
     if (mx < 1)
         return fail(p, n, "maximumExecutionCount %d is not >= 1", mx);
     p->x->elems[g].max_exec = (uint32_t)mx;
-    N actors = child(n, "Actors");
+    N actors = sn_xml_child(n, "Actors");
     if (!actors)
         return fail(p, n, "needs Actors");
     bool sel;
@@ -1559,8 +1540,8 @@ static bool parse_mgroup(P *p, N n, int parent)
     p->x->elems[g].select_trig = sel;
     if (sel && p->x->elems[parent].start < 0 && !has_start_trigger(actors))
         return fail(p, actors, "selectTriggeringEntities=\"true\" needs its Act's StartTrigger with an entity condition");
-    EACH(c, actors) {
-        if (!is(c, "EntityRef"))
+    SN_XML_EACH(c, actors) {
+        if (!sn_xml_is(c, "EntityRef"))
             return unknown(p, c, actors);
         int e = entity_index(p, c, "entityRef");
         if (e < 0)
@@ -1572,20 +1553,20 @@ static bool parse_mgroup(P *p, N n, int parent)
         ge->actors = nw;
         ge->actors[ge->n_actors++] = e;
     }
-    EACH(c, n) {
-        if (is(c, "Actors"))
+    SN_XML_EACH(c, n) {
+        if (sn_xml_is(c, "Actors"))
             continue;
-        if (is(c, "Maneuver")) {
+        if (sn_xml_is(c, "Maneuver")) {
             if (!parse_maneuver(p, c, g))
                 return false;
-        } else if (is(c, "CatalogReference")) {
+        } else if (sn_xml_is(c, "CatalogReference")) {
             uint32_t mark;
             const char *file, *outer = p->file;
             N entry = catalog_entry(p, c, &mark, &file);
             if (!entry)
                 return false;
-            if (!is(entry, "Maneuver"))
-                return fail(p, c, "the catalog entry is a <%s>, not a Maneuver", nm(entry));
+            if (!sn_xml_is(entry, "Maneuver"))
+                return fail(p, c, "the catalog entry is a <%s>, not a Maneuver", sn_xml_name(entry));
             p->file = file;
             bool ok = parse_maneuver(p, entry, g);
             p->file = outer;
@@ -1605,23 +1586,23 @@ static bool parse_story(P *p, N n, int parent)
     int s = new_elem(p, n, SN_XK_STORY, parent);
     if (s < 0)
         return false;
-    EACH(c, n) {
-        if (is(c, "ParameterDeclarations")) {
+    SN_XML_EACH(c, n) {
+        if (sn_xml_is(c, "ParameterDeclarations")) {
             if (!parse_params(p, c))
                 return false;
-        } else if (is(c, "Act")) {
+        } else if (sn_xml_is(c, "Act")) {
             int a = new_elem(p, c, SN_XK_ACT, s);
             if (a < 0)
                 return false;
-            EACH(d, c) {
-                if (is(d, "ManeuverGroup")) {
+            SN_XML_EACH(d, c) {
+                if (sn_xml_is(d, "ManeuverGroup")) {
                     if (!parse_mgroup(p, d, a))
                         return false;
-                } else if (is(d, "StartTrigger") || is(d, "StopTrigger")) {
+                } else if (sn_xml_is(d, "StartTrigger") || sn_xml_is(d, "StopTrigger")) {
                     int t = parse_trigger(p, d);
                     if (t < 0)
                         return false;
-                    if (is(d, "StartTrigger"))
+                    if (sn_xml_is(d, "StartTrigger"))
                         p->x->elems[a].start = p->x->trigs[t].n ? t : -1; /* empty: start at once */
                     else
                         p->x->elems[a].stop = t;
@@ -1638,14 +1619,14 @@ static bool parse_story(P *p, N n, int parent)
 
 static bool parse_init(P *p, N n)
 {
-    EACH(c, n)
-        if (!is(c, "Actions"))
+    SN_XML_EACH(c, n)
+        if (!sn_xml_is(c, "Actions"))
             return unknown(p, c, n);
-    N actions = child(n, "Actions");
+    N actions = sn_xml_child(n, "Actions");
     if (!actions)
         return true;
-    EACH(c, actions) {
-        if (is(c, "GlobalAction") || is(c, "UserDefinedAction")) {
+    SN_XML_EACH(c, actions) {
+        if (sn_xml_is(c, "GlobalAction") || sn_xml_is(c, "UserDefinedAction")) {
             int a = parse_action_body(p, c);
             if (a < 0)
                 return false;
@@ -1654,12 +1635,12 @@ static bool parse_init(P *p, N n)
                 return fail(p, c, "out of memory");
             p->x->init_globals = nw;
             p->x->init_globals[p->x->n_init_globals++] = a;
-        } else if (is(c, "Private")) {
+        } else if (sn_xml_is(c, "Private")) {
             int e = entity_index(p, c, "entityRef");
             if (e < 0)
                 return false;
-            EACH(pa, c) {
-                if (!is(pa, "PrivateAction"))
+            SN_XML_EACH(pa, c) {
+                if (!sn_xml_is(pa, "PrivateAction"))
                     return unknown(p, pa, c);
                 int a = parse_action_body(p, pa);
                 if (a < 0)
@@ -1683,14 +1664,14 @@ static bool parse_storyboard(P *p, N n)
     if (sb != 0)
         return false;
     bool has_stop = false;
-    EACH(c, n) {
-        if (is(c, "Init")) {
+    SN_XML_EACH(c, n) {
+        if (sn_xml_is(c, "Init")) {
             if (!parse_init(p, c))
                 return false;
-        } else if (is(c, "Story")) {
+        } else if (sn_xml_is(c, "Story")) {
             if (!parse_story(p, c, 0))
                 return false;
-        } else if (is(c, "StopTrigger")) {
+        } else if (sn_xml_is(c, "StopTrigger")) {
             int t = parse_trigger(p, c);
             if (t < 0)
                 return false;
@@ -1708,10 +1689,10 @@ static bool parse_storyboard(P *p, N n)
 
 static bool parse_bbox(P *p, N n, sn_xentity *e)
 {
-    N b = child(n, "BoundingBox");
+    N b = sn_xml_child(n, "BoundingBox");
     if (!b)
         return fail(p, n, "needs a BoundingBox");
-    N c = child(b, "Center"), d = child(b, "Dimensions");
+    N c = sn_xml_child(b, "Center"), d = sn_xml_child(b, "Dimensions");
     if (!c || !d)
         return fail(p, b, "needs Center and Dimensions");
     if (!num(p, c, "x", true, 0, -100, 100, &e->cx) || !num(p, c, "y", true, 0, -100, 100, &e->cy) ||
@@ -1749,20 +1730,20 @@ static int object_controller(P *p, N oc)
         return -1;
     uint32_t mark = p->x->params.n;
     const char *outer = p->file;
-    if (is(c, "CatalogReference")) {
+    if (sn_xml_is(c, "CatalogReference")) {
         const char *file;
         if (!(c = catalog_entry(p, c, &mark, &file)))
             return -1;
         p->file = file;
-    } else if (!is(c, "Controller")) {
+    } else if (!sn_xml_is(c, "Controller")) {
         return unknown(p, c, oc), -1;
     }
     int ext = 0;
-    N props = is(c, "Controller") ? child(c, "Properties") : NULL;
+    N props = sn_xml_is(c, "Controller") ? sn_xml_child(c, "Properties") : NULL;
     if (props)
-        EACH(q, props) {
+        SN_XML_EACH(q, props) {
             char name[VAL], value[VAL];
-            if (!is(q, "Property"))
+            if (!sn_xml_is(q, "Property"))
                 continue;
             if (!attr(p, q, "name", true, name) || !attr(p, q, "value", true, value)) {
                 ext = -1;
@@ -1784,13 +1765,13 @@ static int object_controller(P *p, N oc)
 /* A Vehicle, Pedestrian or MiscObject (inline or a catalog's entry) into e. */
 static bool parse_entity_body(P *p, N body, sn_xentity *e)
 {
-    if (!is(body, "Vehicle") && !is(body, "Pedestrian") && !is(body, "MiscObject"))
+    if (!sn_xml_is(body, "Vehicle") && !sn_xml_is(body, "Pedestrian") && !sn_xml_is(body, "MiscObject"))
         return fail(p, body, "a ScenarioObject's catalog entry must be a Vehicle, Pedestrian or MiscObject");
-    if (child(body, "ParameterDeclarations") && !parse_params(p, child(body, "ParameterDeclarations")))
+    if (sn_xml_child(body, "ParameterDeclarations") && !parse_params(p, sn_xml_child(body, "ParameterDeclarations")))
         return false;
     if (!parse_bbox(p, body, e))
         return false;
-    if (is(body, "Vehicle")) {
+    if (sn_xml_is(body, "Vehicle")) {
         static const char *const cats[] = {"car", "van", "truck", "trailer", "semitrailer", "bus", "motorbike",
                                            "bicycle", "train", "tram", NULL};
         int k;
@@ -1799,14 +1780,14 @@ static bool parse_entity_body(P *p, N body, sn_xentity *e)
         e->kind = SN_XEN_VEHICLE;
         e->category = sn_strdup(cats[k]);
         e->blueprint = vehicle_blueprint(cats[k], e->len);
-        N perf = child(body, "Performance");
+        N perf = sn_xml_child(body, "Performance");
         if (!perf)
             return fail(p, body, "needs a Performance");
         if (!num(p, perf, "maxSpeed", true, 0, 0, 1000, &e->max_speed) ||
             !num(p, perf, "maxAcceleration", true, 0, 0, 1e6, &e->max_acc) ||
             !num(p, perf, "maxDeceleration", true, 0, 0, 1e6, &e->max_dec))
             return false;
-    } else if (is(body, "Pedestrian")) {
+    } else if (sn_xml_is(body, "Pedestrian")) {
         e->kind = SN_XEN_PEDESTRIAN;
         char cat[VAL];
         if (!attr(p, body, "pedestrianCategory", true, cat))
@@ -1829,10 +1810,10 @@ static bool parse_entity_body(P *p, N body, sn_xentity *e)
 
 static bool parse_entities(P *p, N n)
 {
-    EACH(o, n) {
-        if (is(o, "EntitySelection"))
+    SN_XML_EACH(o, n) {
+        if (sn_xml_is(o, "EntitySelection"))
             return unsupported(p, o);
-        if (!is(o, "ScenarioObject"))
+        if (!sn_xml_is(o, "ScenarioObject"))
             return unknown(p, o, n);
         char name[VAL];
         if (!attr(p, o, "name", true, name))
@@ -1848,24 +1829,25 @@ static bool parse_entities(P *p, N n)
         p->x->ents = nw;
         sn_xentity *e = &p->x->ents[p->x->n_ents];
         memset(e, 0, sizeof *e);
-        e->line = line_of(o);
+        e->line = sn_xml_line(o);
         if (!(e->name = sn_strdup(name)))
             return fail(p, o, "out of memory");
         p->x->n_ents++;
         N body = NULL;
-        EACH(c, o) {
-            if (is(c, "ObjectController")) {
+        SN_XML_EACH(c, o) {
+            if (sn_xml_is(c, "ObjectController")) {
                 int ext = object_controller(p, c);
                 if (ext < 0)
                     return false;
                 e = &p->x->ents[p->x->n_ents - 1];
                 e->external = ext == 1;
                 e->unplayed_controller = ext == 0;
-            } else if (is(c, "Vehicle") || is(c, "Pedestrian") || is(c, "MiscObject") || is(c, "CatalogReference")) {
+            } else if (sn_xml_is(c, "Vehicle") || sn_xml_is(c, "Pedestrian") || sn_xml_is(c, "MiscObject") ||
+                       sn_xml_is(c, "CatalogReference")) {
                 if (body)
                     return fail(p, c, "a second object in one ScenarioObject");
                 body = c;
-            } else if (is(c, "ExternalObjectReference")) {
+            } else if (sn_xml_is(c, "ExternalObjectReference")) {
                 return unsupported(p, c);
             } else {
                 return unknown(p, c, o);
@@ -1874,7 +1856,7 @@ static bool parse_entities(P *p, N n)
         if (!body)
             return fail(p, o, "needs a Vehicle, Pedestrian or MiscObject");
         bool ok;
-        if (is(body, "CatalogReference")) {
+        if (sn_xml_is(body, "CatalogReference")) {
             uint32_t mark;
             const char *file, *outer = p->file;
             N entry = catalog_entry(p, body, &mark, &file);
@@ -1900,9 +1882,9 @@ static int parse_signal_controllers(P *p, N n);
 
 static bool parse_root(P *p, N root)
 {
-    if (!root || !is(root, "OpenSCENARIO"))
-        return fail(p, root, "the root element is <%s>, not <OpenSCENARIO>", root ? nm(root) : "(none)");
-    N h = child(root, "FileHeader");
+    if (!root || !sn_xml_is(root, "OpenSCENARIO"))
+        return fail(p, root, "the root element is <%s>, not <OpenSCENARIO>", root ? sn_xml_name(root) : "(none)");
+    N h = sn_xml_child(root, "FileHeader");
     if (!h)
         return fail(p, root, "needs a FileHeader");
     if (!integer(p, h, "revMajor", true, 1, &p->x->rev_major) || !integer(p, h, "revMinor", true, 0, &p->x->rev_minor))
@@ -1913,27 +1895,27 @@ static bool parse_root(P *p, N root)
         !(p->x->date = dup_attr(p, h, "date", false)))
         return false;
     bool storyboard = false;
-    EACH(c, root) {
-        if (is(c, "FileHeader")) {
-            EACH(d, c)
-                if (!is(d, "License") && !is(d, "Properties"))
+    SN_XML_EACH(c, root) {
+        if (sn_xml_is(c, "FileHeader")) {
+            SN_XML_EACH(d, c)
+                if (!sn_xml_is(d, "License") && !sn_xml_is(d, "Properties"))
                     return unknown(p, d, c);
-        } else if (is(c, "ParameterDeclarations")) {
+        } else if (sn_xml_is(c, "ParameterDeclarations")) {
             if (!parse_params(p, c))
                 return false;
-        } else if (is(c, "VariableDeclarations")) {
-            EACH(v, c) {
-                if (!is(v, "VariableDeclaration"))
+        } else if (sn_xml_is(c, "VariableDeclarations")) {
+            SN_XML_EACH(v, c) {
+                if (!sn_xml_is(v, "VariableDeclaration"))
                     return unknown(p, v, c);
                 char name[VAL], value[VAL];
                 if (!attr(p, v, "name", true, name) || !attr(p, v, "value", true, value))
                     return false;
-                if (!sn_xparam_set(&p->x->params, name, value, line_of(v), false))
+                if (!sn_xparam_set(&p->x->params, name, value, sn_xml_line(v), false))
                     return fail(p, v, "out of memory");
             }
-        } else if (is(c, "CatalogLocations")) {
-            EACH(k, c) {
-                N dir = child(k, "Directory");
+        } else if (sn_xml_is(c, "CatalogLocations")) {
+            SN_XML_EACH(k, c) {
+                N dir = sn_xml_child(k, "Directory");
                 char d[VAL];
                 if (!dir)
                     return fail(p, k, "needs a Directory");
@@ -1950,9 +1932,9 @@ static bool parse_root(P *p, N root)
                 p->cat_dirs = nw;
                 p->n_cat_dirs++;
             }
-        } else if (is(c, "RoadNetwork")) {
-            EACH(d, c) {
-                if (is(d, "LogicFile")) {
+        } else if (sn_xml_is(c, "RoadNetwork")) {
+            SN_XML_EACH(d, c) {
+                if (sn_xml_is(d, "LogicFile")) {
                     char f[VAL];
                     if (!attr(p, d, "filepath", true, f))
                         return false;
@@ -1968,28 +1950,28 @@ static bool parse_root(P *p, N root)
                     free(p->x->logic_file);
                     if (!(p->x->logic_file = sn_strdup(path)))
                         return fail(p, d, "out of memory");
-                    p->x->logic_line = line_of(d);
-                } else if (is(d, "SceneGraphFile")) {
+                    p->x->logic_line = sn_xml_line(d);
+                } else if (sn_xml_is(d, "SceneGraphFile")) {
                     warn(p, d, "ignored: sensim builds the scene's geometry from the OpenDRIVE map");
-                } else if (is(d, "TrafficSignals")) {
+                } else if (sn_xml_is(d, "TrafficSignals")) {
                     if (parse_signal_controllers(p, d) < 0)
                         return false;
-                } else if (is(d, "UsedArea")) {
-                    if (next_el(d->children))
+                } else if (sn_xml_is(d, "UsedArea")) {
+                    if (sn_xml_next_el(d->children))
                         return unsupported(p, d);
                 } else {
                     return unknown(p, d, c);
                 }
             }
-        } else if (is(c, "Entities")) {
+        } else if (sn_xml_is(c, "Entities")) {
             if (!parse_entities(p, c))
                 return false;
-        } else if (is(c, "Storyboard")) {
+        } else if (sn_xml_is(c, "Storyboard")) {
             if (!parse_storyboard(p, c))
                 return false;
             storyboard = true;
-        } else if (is(c, "ParameterValueDistribution") || is(c, "Catalog")) {
-            return fail(p, c, "<%s> is not a scenario: sensim plays ScenarioDefinitions only", nm(c));
+        } else if (sn_xml_is(c, "ParameterValueDistribution") || sn_xml_is(c, "Catalog")) {
+            return fail(p, c, "<%s> is not a scenario: sensim plays ScenarioDefinitions only", sn_xml_name(c));
         } else {
             return unknown(p, c, root);
         }
@@ -2034,7 +2016,7 @@ static void unread_attributes(P *p, N n)
             if (a->_private)
                 continue;
             char key[64];
-            snprintf(key, sizeof key, "%s:%s", nm(c), (const char *)a->name);
+            snprintf(key, sizeof key, "%s:%s", sn_xml_name(c), (const char *)a->name);
             bool known = false;
             for (int i = 0; DESCRIPTIVE[i] && !known; i++)
                 known = !strcmp(DESCRIPTIVE[i], key);
@@ -2046,7 +2028,7 @@ static void unread_attributes(P *p, N n)
                 snprintf(p->warned[p->n_warned++], sizeof p->warned[0], "%s", key);
             char line[600];
             snprintf(line, sizeof line, "%s:%d: %s: attribute '%s' is not read by sensim (docs/openscenario.md)", p->file,
-                     line_of(c), nm(c), (const char *)a->name);
+                     sn_xml_line(c), sn_xml_name(c), (const char *)a->name);
             char **w = realloc(p->x->warnings, (p->x->n_warnings + 1) * sizeof *w);
             if (w && (w[p->x->n_warnings] = sn_strdup(line)))
                 p->x->warnings = w, p->x->n_warnings++;
@@ -2163,13 +2145,13 @@ void sn_xosc_free(sn_xosc *x)
 ** a parameter nothing uses. */
 static bool resolve_all(P *p, N root)
 {
-    N d = root ? child(root, "ParameterDeclarations") : NULL;
+    N d = root ? sn_xml_child(root, "ParameterDeclarations") : NULL;
     for (uint32_t i = 0; i < p->x->params.n; i++) {
         char out[VAL], why[300];
         if (sn_xparam_subst(&p->x->params, p->x->params.v[i].value, out, sizeof out, why, sizeof why))
             continue;
         N at = d;
-        EACH(c, d) {
+        SN_XML_EACH(c, d) {
             xmlChar *nmv = xmlGetProp(c, (const xmlChar *)"name");
             bool hit = nmv && !strcmp((const char *)nmv, p->x->params.v[i].name);
             xmlFree(nmv);
@@ -2186,7 +2168,7 @@ static bool resolve_all(P *p, N root)
 /* Declarations at the top of the file, before anything reads them: --set replaces their values. */
 static bool top_params(P *p, N root)
 {
-    N d = root ? child(root, "ParameterDeclarations") : NULL;
+    N d = root ? sn_xml_child(root, "ParameterDeclarations") : NULL;
     return !d || parse_params(p, d);
 }
 
@@ -2231,11 +2213,11 @@ sn_status sn_xosc_load_memory(const char *xml, size_t size, const char *path, co
     }
     P p = {.x = x, .file = path, .err = err};
     N root = xmlDocGetRootElement(doc);
-    bool ok = top_params(&p, root && is(root, "OpenSCENARIO") ? root : NULL) &&
+    bool ok = top_params(&p, root && sn_xml_is(root, "OpenSCENARIO") ? root : NULL) &&
               apply_sets(&p, sets, n_sets, x->params.n) && resolve_all(&p, root);
     if (ok) {
         /* the top-level declarations are read: parse_root must not declare them twice */
-        N d = child(root, "ParameterDeclarations");
+        N d = sn_xml_child(root, "ParameterDeclarations");
         if (d) {
             xmlUnlinkNode(d);
             xmlFreeNode(d);
@@ -2313,7 +2295,7 @@ static int parse_traj_shape(P *p, N shape, int a_i)
 {
     sn_xaction *a = &p->x->actions[a_i];
     const double M = 1e7;
-    if (is(shape, "Clothoid")) {
+    if (sn_xml_is(shape, "Clothoid")) {
         a->traj_shape = SN_XT_CLOTHOID;
         const char *prime = has_attr(shape, "curvaturePrime") ? "curvaturePrime" : "curvatureDot";
         if (!num(p, shape, "curvature", true, 0, -1e3, 1e3, &a->cl_curv) ||
@@ -2330,13 +2312,13 @@ static int parse_traj_shape(P *p, N shape, int a_i)
             return -1;
         if (t0 && a->cl_t1 < a->cl_t0)
             return fail(p, shape, "stopTime %g is before startTime %g", a->cl_t1, a->cl_t0), -1;
-        N pos = child(shape, "Position");
+        N pos = sn_xml_child(shape, "Position");
         if (pos && !parse_position(p, pos, &a->pos))
             return -1;
         if (!pos)
             a->pos.kind = SN_XP_NONE;
-        EACH(c, shape)
-            if (!is(c, "Position"))
+        SN_XML_EACH(c, shape)
+            if (!sn_xml_is(c, "Position"))
                 return unknown(p, c, shape), -1;
         return t0 ? 1 : 0;
     }
@@ -2347,10 +2329,10 @@ static int parse_traj_shape(P *p, N shape, int a_i)
     if (a->order < 1 || a->order > 16)
         return fail(p, shape, "order %d is outside 1 ... 16", a->order), -1;
     uint32_t ncp = 0, nk = 0;
-    EACH(c, shape) {
-        if (is(c, "ControlPoint"))
+    SN_XML_EACH(c, shape) {
+        if (sn_xml_is(c, "ControlPoint"))
             ncp++;
-        else if (is(c, "Knot"))
+        else if (sn_xml_is(c, "Knot"))
             nk++;
         else
             return unknown(p, c, shape), -1;
@@ -2370,8 +2352,8 @@ static int parse_traj_shape(P *p, N shape, int a_i)
         return fail(p, shape, "out of memory"), -1;
     uint32_t k = 0, timed = 0;
     nk = 0;
-    EACH(c, shape) {
-        if (is(c, "Knot")) {
+    SN_XML_EACH(c, shape) {
+        if (sn_xml_is(c, "Knot")) {
             if (!num(p, c, "value", true, 0, -M, M, &a->knots[nk]))
                 return -1;
             if (nk && a->knots[nk] < a->knots[nk - 1])
@@ -2379,7 +2361,7 @@ static int parse_traj_shape(P *p, N shape, int a_i)
             nk++;
             continue;
         }
-        N pos = child(c, "Position");
+        N pos = sn_xml_child(c, "Position");
         if (!pos)
             return fail(p, c, "needs a Position"), -1;
         if (!parse_position(p, pos, &a->verts[k]) || !num(p, c, "weight", false, 1, 0, 1e9, &a->weights[k]))
@@ -2414,7 +2396,7 @@ static int parse_sync(P *p, N n)
     sn_xaction *a = &p->x->actions[i];
     if ((a->ref = entity_index(p, n, "masterEntityRef")) < 0)
         return -1;
-    N tm = child(n, "TargetPositionMaster"), tp = child(n, "TargetPosition");
+    N tm = sn_xml_child(n, "TargetPositionMaster"), tp = sn_xml_child(n, "TargetPosition");
     if (!tm || !tp)
         return fail(p, n, "needs TargetPositionMaster and TargetPosition"), -1;
     a = &p->x->actions[i];
@@ -2428,25 +2410,25 @@ static int parse_sync(P *p, N n)
     const char *tolm = has_attr(n, "targetToleranceMaster") ? "targetToleranceMaster" : "toleranceMaster";
     if (!num(p, n, tol, false, 0, 0, 1e6, &a->sync_tol) || !num(p, n, tolm, false, 0, 0, 1e6, &a->sync_tol_master))
         return -1;
-    EACH(c, n) {
-        if (is(c, "TargetPositionMaster") || is(c, "TargetPosition"))
+    SN_XML_EACH(c, n) {
+        if (sn_xml_is(c, "TargetPositionMaster") || sn_xml_is(c, "TargetPosition"))
             continue;
-        if (!is(c, "FinalSpeed"))
+        if (!sn_xml_is(c, "FinalSpeed"))
             return unknown(p, c, n), -1;
         N f = choice(p, c);
         if (!f)
             return -1;
         a->has_sync_speed = true;
-        if (is(f, "AbsoluteSpeed")) {
-            if (child(f, "SteadyState"))
-                return unsupported(p, child(f, "SteadyState")), -1;
+        if (sn_xml_is(f, "AbsoluteSpeed")) {
+            if (sn_xml_child(f, "SteadyState"))
+                return unsupported(p, sn_xml_child(f, "SteadyState")), -1;
             if (!num(p, f, "value", true, 0, 0, 1e4, &a->sync_speed))
                 return -1;
-        } else if (is(f, "RelativeSpeedToMaster")) {
+        } else if (sn_xml_is(f, "RelativeSpeedToMaster")) {
             static const char *const types[] = {"delta", "factor", NULL};
             int t;
-            if (child(f, "SteadyState"))
-                return unsupported(p, child(f, "SteadyState")), -1;
+            if (sn_xml_child(f, "SteadyState"))
+                return unsupported(p, sn_xml_child(f, "SteadyState")), -1;
             if (!num(p, f, "value", true, 0, -1e4, 1e4, &a->sync_speed) ||
                 !enumer(p, f, "speedTargetValueType", true, 0, types, &t))
                 return -1;
@@ -2475,12 +2457,12 @@ static int sigctl_index(P *p, N n, const char *attr_name)
 
 static int parse_signal_controllers(P *p, N n)
 {
-    EACH(c, n) {
-        if (!is(c, "TrafficSignalController"))
+    SN_XML_EACH(c, n) {
+        if (!sn_xml_is(c, "TrafficSignalController"))
             return unknown(p, c, n), -1;
         GROW(p->x->sigctl, p->x->n_sigctl, "traffic signal controllers");
         sn_xsigctl *ctl = &p->x->sigctl[p->x->n_sigctl++];
-        ctl->line = line_of(c);
+        ctl->line = sn_xml_line(c);
         ctl->reference = -1;
         if (!(ctl->name = dup_attr(p, c, "name", true)) || !num(p, c, "delay", false, 0, 0, 1e9, &ctl->delay))
             return -1;
@@ -2494,19 +2476,19 @@ static int parse_signal_controllers(P *p, N n)
             p->x->sigctl[p->x->n_sigctl - 1].reference = r; /* earlier controllers only: no loops */
         }
         ctl = &p->x->sigctl[p->x->n_sigctl - 1];
-        EACH(ph, c) {
-            if (!is(ph, "Phase"))
+        SN_XML_EACH(ph, c) {
+            if (!sn_xml_is(ph, "Phase"))
                 return unknown(p, ph, c), -1;
             GROW(ctl->phases, ctl->n_phases, "phases");
             sn_xphase *f = &ctl->phases[ctl->n_phases++];
             if (!(f->name = dup_attr(p, ph, "name", true)) || !num(p, ph, "duration", true, 0, 0, 1e9, &f->duration))
                 return -1;
-            EACH(st, ph) {
-                if (is(st, "TrafficSignalGroupState")) {
+            SN_XML_EACH(st, ph) {
+                if (sn_xml_is(st, "TrafficSignalGroupState")) {
                     warn(p, st, "ignored (sensim sets signals by their id)");
                     continue;
                 }
-                if (!is(st, "TrafficSignalState"))
+                if (!sn_xml_is(st, "TrafficSignalState"))
                     return unknown(p, st, ph), -1;
                 GROW(f->states, f->n, "signal states");
                 sn_xsigstate *ss = &f->states[f->n++];
@@ -2525,7 +2507,7 @@ static int parse_signal_controllers(P *p, N n)
 
 static bool parse_signal_cond(P *p, N e, sn_xcond *c)
 {
-    if (is(e, "TrafficSignalCondition")) {
+    if (sn_xml_is(e, "TrafficSignalCondition")) {
         c->kind = SN_XC_SIGNAL;
         c->sigctl = -1;
         return (c->param = dup_attr(p, e, "name", true)) && (c->svalue = dup_attr(p, e, "state", true));
@@ -2545,19 +2527,19 @@ static int parse_infrastructure(P *p, N n)
     N t = choice(p, n);
     if (!t)
         return -1;
-    if (!is(t, "TrafficSignalAction"))
+    if (!sn_xml_is(t, "TrafficSignalAction"))
         return unknown(p, t, n), -1;
     N d = choice(p, t);
     if (!d)
         return -1;
-    if (is(d, "TrafficSignalStateAction")) {
+    if (sn_xml_is(d, "TrafficSignalStateAction")) {
         int i = new_action(p, d, SN_XA_SIGNAL_STATE);
         if (i < 0)
             return -1;
         sn_xaction *a = &p->x->actions[i];
         return (a->signal = dup_attr(p, d, "name", true)) && (a->sstate = dup_attr(p, d, "state", true)) ? i : -1;
     }
-    if (is(d, "TrafficSignalControllerAction")) {
+    if (sn_xml_is(d, "TrafficSignalControllerAction")) {
         int i = new_action(p, d, SN_XA_SIGNAL_CONTROLLER);
         if (i < 0)
             return -1;
@@ -2581,13 +2563,13 @@ static int route_waypoints(P *p, N route)
 {
     GROW(p->x->routes, p->x->n_routes, "routes");
     int k = (int)p->x->n_routes++;
-    p->x->routes[k].line = line_of(route);
+    p->x->routes[k].line = sn_xml_line(route);
     uint32_t n = 0;
-    EACH(w, route) {
-        if (is(w, "ParameterDeclarations")) {
+    SN_XML_EACH(w, route) {
+        if (sn_xml_is(w, "ParameterDeclarations")) {
             if (!parse_params(p, w))
                 return -1;
-        } else if (!is(w, "Waypoint")) {
+        } else if (!sn_xml_is(w, "Waypoint")) {
             return unknown(p, w, route), -1;
         } else {
             n++;
@@ -2599,12 +2581,12 @@ static int route_waypoints(P *p, N route)
     if (!wps)
         return fail(p, route, "out of memory"), -1;
     p->x->routes[k].wps = wps;
-    EACH(w, route) {
-        if (!is(w, "Waypoint"))
+    SN_XML_EACH(w, route) {
+        if (!sn_xml_is(w, "Waypoint"))
             continue;
         static const char *const strat[] = {"shortest", "fastest", "leastIntersections", "random", NULL};
         int st;
-        N pos = child(w, "Position");
+        N pos = sn_xml_child(w, "Position");
         if (!enumer(p, w, "routeStrategy", true, 0, strat, &st))
             return -1;
         if (!pos)
@@ -2624,18 +2606,18 @@ static int route_waypoints(P *p, N route)
 static bool parse_route_position(P *p, N c, sn_xpos *pos)
 {
     pos->kind = SN_XP_ROUTE;
-    N ref = child(c, "RouteRef"), in = child(c, "InRoutePosition");
+    N ref = sn_xml_child(c, "RouteRef"), in = sn_xml_child(c, "InRoutePosition");
     if (!ref || !in)
         return fail(p, c, "needs RouteRef and InRoutePosition");
-    EACH(k, c)
-        if (!is(k, "RouteRef") && !is(k, "InRoutePosition") && !is(k, "Orientation"))
+    SN_XML_EACH(k, c)
+        if (!sn_xml_is(k, "RouteRef") && !sn_xml_is(k, "InRoutePosition") && !sn_xml_is(k, "Orientation"))
             return unknown(p, k, c);
-    N route = child(ref, "Route");
+    N route = sn_xml_child(ref, "Route");
     int ri;
     if (route) {
         ri = route_waypoints(p, route);
     } else {
-        N cr = child(ref, "CatalogReference");
+        N cr = sn_xml_child(ref, "CatalogReference");
         if (!cr)
             return fail(p, ref, "needs a Route or a CatalogReference");
         uint32_t mark;
@@ -2643,8 +2625,8 @@ static bool parse_route_position(P *p, N c, sn_xpos *pos)
         N entry = catalog_entry(p, cr, &mark, &file);
         if (!entry)
             return false;
-        if (!is(entry, "Route"))
-            return fail(p, cr, "the catalog entry is a <%s>, not a Route", nm(entry));
+        if (!sn_xml_is(entry, "Route"))
+            return fail(p, cr, "the catalog entry is a <%s>, not a Route", sn_xml_name(entry));
         p->file = file;
         ri = route_waypoints(p, entry);
         p->file = outer;
@@ -2660,15 +2642,15 @@ static bool parse_route_position(P *p, N c, sn_xpos *pos)
     if (!k)
         return false;
     const double M = 1e7;
-    if (is(k, "FromCurrentEntity")) {
+    if (sn_xml_is(k, "FromCurrentEntity")) {
         pos->in_route = 0;
         return (pos->entity = entity_index(p, k, "entityRef")) >= 0;
     }
-    if (is(k, "FromRoadCoordinates")) {
+    if (sn_xml_is(k, "FromRoadCoordinates")) {
         pos->in_route = 1;
         return num(p, k, "pathS", true, 0, 0, M, &pos->s) && num(p, k, "t", true, 0, -M, M, &pos->t);
     }
-    if (is(k, "FromLaneCoordinates")) {
+    if (sn_xml_is(k, "FromLaneCoordinates")) {
         pos->in_route = 2;
         if (!num(p, k, "pathS", true, 0, 0, M, &pos->s) || !integer(p, k, "laneId", true, 0, &pos->lane) ||
             !num(p, k, "laneOffset", false, 0, -M, M, &pos->offset))
