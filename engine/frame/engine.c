@@ -1201,6 +1201,23 @@ sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *ou
     return SN_OK;
 }
 
+sn_status sn_engine_actor_get_v2(const sn_engine *e, uint32_t id, sn_actor_info *out, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!e || !out)
+        return sn_fail(err, SN_E_INVALID, "actor_get: NULL %s", e ? "out" : "engine");
+    /* the 1.0 struct ends with control; what 1.5 added is filled only when struct_size covers it */
+    size_t v10 = offsetof(sn_actor_info, control) + sizeof out->control;
+    if (out->struct_size < v10)
+        return sn_fail(err, SN_E_INVALID, "actor_get: out->struct_size %u is below the 1.0 sn_actor_info (%zu bytes); "
+                       "set it to sizeof *out", out->struct_size, v10);
+    const sn_actor *a = sn_world_find(&e->world, id);
+    if (!a)
+        return sn_fail(err, SN_E_NOT_FOUND, "actor_get: no live actor has id %u", id);
+    sn_actor_fill_info(&e->world, a, out);
+    return SN_OK;
+}
+
 const char *sn_engine_partial_dir(const sn_engine *e) { return e ? e->partial_dir : NULL; }
 
 const sn_map *sn_engine_map(const sn_engine *e) { return e ? e->map : NULL; }

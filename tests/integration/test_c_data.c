@@ -130,6 +130,22 @@ static void test_world_and_filter(void)
     CHECK(sn_engine_actor_get(e, ids[0], &g) == SN_OK && !strcmp(g.type_id, "static.ground") &&
               g.semantic_tag == SN_TAG_GROUND && !strcmp(g.name, "ground") && g.transform.location.z == 0,
           "the ground: %s tag %u", g.type_id, g.semantic_tag);
+    /* sn_engine_actor_get_v2 (SDK 1.6): the same fields, and a sentence for each refusal */
+    sn_actor_info g2 = {.struct_size = sizeof g2};
+    CHECK(sn_engine_actor_get_v2(e, ids[0], &g2, &err) == SN_OK && !memcmp(&g, &g2, sizeof g), "v2 equals v1");
+    CHECK(sn_engine_actor_get_v2(e, 4242, &g2, &err) == SN_E_NOT_FOUND &&
+              !strcmp(err.msg, "actor_get: no live actor has id 4242"), "v2 unknown id: %s", err.msg);
+    sn_actor_info g0 = {0};
+    CHECK(sn_engine_actor_get_v2(e, ids[0], &g0, &err) == SN_E_INVALID && strstr(err.msg, "struct_size 0") &&
+              g0.id == 0, "v2 struct_size 0: %s", err.msg);
+    CHECK(sn_engine_actor_get_v2(NULL, ids[0], &g2, &err) == SN_E_INVALID && !strcmp(err.msg, "actor_get: NULL engine"),
+          "v2 NULL engine: %s", err.msg);
+    /* a 1.0-sized struct is filled up to its end: the 1.5 fields past it stay as they were */
+    sn_actor_info g10;
+    memset(&g10, 0xAB, sizeof g10);
+    g10.struct_size = (uint32_t)(offsetof(sn_actor_info, control) + sizeof g10.control);
+    CHECK(sn_engine_actor_get_v2(e, ids[0], &g10, &err) == SN_OK && g10.id == ids[0] && g10.light_state == 0xABABABABu,
+          "v2 1.0 size: %s", err.msg);
 
     sn_transform t = {{0, 0, 0}, {0, 0, 0}};
     uint32_t car1 = spawn(e, "vehicle.sedan", "a", t, 0, NULL, 0);

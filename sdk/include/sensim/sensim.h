@@ -181,8 +181,15 @@ SN_API sn_status sn_engine_set_step(sn_engine *e, double fixed_delta_seconds, do
                                     uint32_t max_substeps, sn_error *err);
 /* Looks up a live actor by its scene name; 0 if none. */
 SN_API uint32_t sn_engine_find_actor(const sn_engine *e, const char *name);
-/* Fills *out for a live actor (set out->struct_size). */
+/* Fills *out for a live actor (set out->struct_size). No sentence: prefer sn_engine_actor_get_v2. */
 SN_API sn_status sn_engine_actor_get(const sn_engine *e, uint32_t id, sn_actor_info *out);
+/*
+** sn_engine_actor_get with a sentence in err (SDK 1.6; the 1.0 signature could not change):
+** SN_E_NOT_FOUND "actor_get: no live actor has id N" (destroyed, or never spawned);
+** SN_E_INVALID for a NULL engine or out, or an out->struct_size below the 1.0 sn_actor_info
+** (0 included: set it to sizeof *out). The fields past out->struct_size are left alone.
+*/
+SN_API sn_status sn_engine_actor_get_v2(const sn_engine *e, uint32_t id, sn_actor_info *out, sn_error *err);
 /*
 ** CARLA's world.get_actors().filter(pattern): the ids of the live actors (sensors included)
 ** whose blueprint id matches the shell-style `pattern` (fnmatch(3) without flags, as CARLA:
