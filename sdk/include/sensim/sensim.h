@@ -15,6 +15,11 @@
 ** the object it came from and lives as long as that object; what it returns without `const`
 ** the caller frees with the matching *_destroy / *_close.
 **
+** Sections, in the order a program meets them: the engine (create, load, listen, step, read the
+** actors); the closed loop (spawn, control, set between steps); reset; run statistics; the
+** blueprint library; stream files; recordings; traffic (lights, lights and vehicles, the Traffic
+** Manager, walkers, traffic health); batch specs; crash reports.
+**
 ** Threading: one engine belongs to one thread at a time; different engines may run on
 ** different threads at once. Nothing here keeps process-global state except
 ** sn_install_crash_reporter (signal handlers are process-wide by nature).
@@ -351,6 +356,53 @@ SN_API sn_status sn_engine_set_vehicle_physics(sn_engine *e, uint32_t id, const 
 SN_API sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, uint32_t argc,
                                 const char *const *argv, sn_error *err);
 
+/* ---- Reset (an RL environment's reset; api_reset.c) ---- */
+
+/*
+** Restores the loaded scene to its state before its first step, in place: the world, every
+** actor and sensor (those spawned through the API are gone), the clock, the class state. The
+** scene and its map are not read again (the parsed map is kept) and no plugin is loaded again.
+** `seed` (may be NULL: the seed of the
+** run being reset) seeds the new run; a run after a reset is byte-identical to a fresh load
+** of the scene with that seed. Listeners are dropped with their sensors (register them again);
+** a recording the run made is closed, the scene's `recorder:` starts again. SN_E_STATE with
+** outputs open (sn_engine_finish first), inside a step, or while replaying. On failure the
+** engine holds no scene.
+*/
+SN_API sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err);
+/* The seed of the run (the scene's, --seed's, or the last reset's); 0 for NULL. */
+SN_API uint64_t sn_engine_seed(const sn_engine *e);
+
+/* CARLA Traffic Manager's per-vehicle knobs for sn_engine_set_autopilot (docs/traffic.md): a
+** knob set to NAN keeps TM's default. Set struct_size = sizeof(sn_autopilot_options). */
+typedef struct sn_autopilot_options {
+    uint32_t struct_size;
+    double target_speed;                        /* m/s; < 0: the lane's speed limit */
+    double distance_to_leading_vehicle;         /* m; NAN: 2 (TM's default) */
+    double vehicle_percentage_speed_difference; /* % below the limit (negative: faster); NAN: 0 */
+    double ignore_lights_percentage;            /* % of red lights run; NAN: 0 */
+    uint32_t tm_port;                           /* the Traffic Manager it joins (CARLA's tm_port); 0: 8000 */
+} sn_autopilot_options;
+
+/*
+** CARLA's vehicle.set_autopilot(enabled): on, the vehicle (or walker) follows the map's lanes
+** through junctions on a seeded random route, keeps its gap, stops at red lights (the map
+** autopilot of the `autopilot: {}` scene key; o may be NULL for TM's defaults); off, it keeps
+** its last control. SN_E_STATE without a map; SN_E_INVALID for a sensor or prop, or a walker
+** with no sidewalk within 50 m. A vehicle off the road is not refused: it drives to the nearest
+** driving lane, at any distance (or waits, brakes on, while the map has none), and the first such
+** vehicle of a run is named in a warning. The route's random stream is seeded from the run's seed
+** and the actor id (or the Traffic Manager's set_random_device_seed): deterministic. The knobs
+** of `o` are the vehicle's own Traffic Manager settings (sn_engine_tm_set with its id).
+*/
+SN_API sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const sn_autopilot_options *o,
+                                         sn_error *err);
+
+/* The SHA-256 of a regular file (a FIFO or device is refused without blocking) as 64 lower-case
+** hex digits and a NUL, and its size; false when it cannot be read. A recording names its map by
+** it; the batch manifest its outputs. */
+SN_API bool sn_sha256_file(const char *path, char hex[65], uint64_t *size);
+
 /* ---- Run statistics ---- */
 
 /* What an engine has done since its scene was loaded. Set struct_size = sizeof(sn_run_stats). */
@@ -567,53 +619,6 @@ SN_API sn_status sn_stream_reader_next(sn_stream_reader *r, sn_message *msg, sn_
 SN_API sn_status sn_stream_reader_picture(sn_stream_reader *r, sn_color_converter conv, bool points, sn_picture *out,
                                           sn_error *err);
 
-/* ---- Batch specs (what `sensim batch` runs) ---- */
-
-/*
-** A batch spec (YAML) expanded into runs, each one `sensim run` with its scene, seed and
-** overrides. The spec:
-**
-**   timeout: 60            # seconds per run (0 = none); memory_mb: per-run address-space limit
-**   frames: 40             # optional: every run's frame count
-**   runs:
-**     - scene: scenes/crash.yaml           # one run, id "crash"
-**     - scene: "scenes/c*.yaml"            # a glob: one run per file (sorted), ids the file stems
-**     - id: speed                          # a sweep: scene x seeds x values, ids speed-000 ...
-**       scene: scenes/crash.yaml
-**       seeds: [1, 2]                      # or {from: 0, count: 10}
-**       set: {settings.frames: 20}         # the same overrides for every run of the entry
-**       vary: {actors.hero.velocity: [[8, 0, 0], [12, 0, 0]], actors.hero.control.throttle: [0, 1]}
-**       combine: product                   # or zip (value lists of one length)
-**       timeout: 5                         # entries may override timeout, memory_mb, frames
-**
-** Scene paths are relative to the spec's folder. Run order (and so each run's index) is the
-** spec's order; in a sweep seeds vary slowest, then the `vary` paths in the order written, the
-** last fastest. Ids are unique ([A-Za-z0-9._-]). Errors name spec:line:col.
-*/
-typedef struct sn_batch sn_batch;
-
-typedef struct sn_batch_run {
-    uint32_t struct_size;           /* sizeof(sn_batch_run) */
-    size_t index;                   /* position in the expanded spec */
-    const char *id;                 /* unique; names the run's output folder */
-    const char *scene;              /* the scene file, as a path usable from the current folder */
-    bool seed_set;
-    uint64_t seed;
-    size_t n_overrides;
-    const char *const *overrides;   /* "PATH=VALUE", for sn_engine_load_scene_with_overrides */
-    uint64_t frames;                /* 0 = the scene's own */
-    double timeout;                 /* seconds; 0 = none */
-    uint64_t memory_mb;             /* 0 = no limit */
-} sn_batch_run;
-
-/* Reads and expands a spec. Free with sn_batch_close. */
-SN_API sn_batch *sn_batch_open(const char *spec_path, sn_error *err);
-/* NULL-safe. */
-SN_API void sn_batch_close(sn_batch *b);
-SN_API size_t sn_batch_count(const sn_batch *b);
-/* Fills *out for run i (set out->struct_size); the strings belong to b. */
-SN_API sn_status sn_batch_get(const sn_batch *b, size_t i, sn_batch_run *out, sn_error *err);
-
 /* ---- Recordings: record a run, query it, replay it (CARLA's recorder) ----
 **
 ** The recorder plugin (sensor.other.recorder) writes recordings and offers their reader
@@ -784,135 +789,17 @@ SN_API sn_status sn_engine_traffic_light_trigger_volumes(const sn_engine *e, uin
 ** lane keeps the last limit it had (30 km/h at first). */
 SN_API sn_status sn_engine_vehicle_speed_limit(const sn_engine *e, uint32_t id, double *kmh, sn_error *err);
 
-/* ---- Traffic health (docs/traffic.md, "Traffic health") ----
-**
-** What an observer of the world counts after every frame, per simulated minute (a window:
-** frames whose interval starts in [60 k, 60 (k + 1)) s), from poses, contacts and the lights'
-** stop lines alone. run.json and `sensim run --stats` write the same as `traffic_health`.
-*/
+/* ---- Traffic lights and vehicles ---- */
 
-/* One window's counts, or the totals. Set struct_size = sizeof(sn_traffic_health). */
-typedef struct sn_traffic_health {
-    uint32_t struct_size;
-    double start, duration;         /* s: the window's (the totals: 0 and the time observed) */
-    uint32_t vehicles;              /* autopilot vehicles present through the window */
-    uint32_t standing;              /* of them, those that moved less than 1 m in it */
-    uint32_t crawling;              /* of them, those that moved less than 50 m */
-    uint32_t flipped;               /* vehicles with |pitch| or |roll| over 30 deg at some frame of it
-                                       (the totals: distinct vehicles over the run) */
-    uint32_t red_light_crossings;   /* a vehicle's front crossed a red light's stop line, along its lane */
-    uint32_t autopilot_collisions;  /* two autopilot vehicles began to touch (with force) */
-    uint32_t deadlocks_resolved;    /* reported by the autopilot */
-    uint32_t lane_changes;          /* reported by the autopilot */
-} sn_traffic_health;
-
-/* The totals so far: every count summed over the windows (vehicles, standing and crawling as
-** vehicle-windows), flipped as distinct vehicles. All zero before the first frame. */
-SN_API sn_status sn_engine_traffic_health(const sn_engine *e, sn_traffic_health *out, sn_error *err);
-/* The windows so far: the finished ones and the current one (its counts up to the last frame). */
-SN_API uint32_t sn_engine_traffic_health_windows(const sn_engine *e);
-SN_API sn_status sn_engine_traffic_health_window(const sn_engine *e, uint32_t index, sn_traffic_health *out,
+/* CARLA's vehicle.get_traffic_light(): the light whose trigger volume (above) the vehicle's box
+** overlaps on the ground, or, for an autopilot, the light of the stop line its path meets within
+** that reach (4.5 m to 1.5 m before the line, on its lane); 0 when none. */
+SN_API sn_status sn_engine_vehicle_traffic_light(const sn_engine *e, uint32_t vehicle, uint32_t *light,
                                                  sn_error *err);
-/* Writes the `traffic_health` JSON object of run.json (one line, no newline) to out. */
-SN_API sn_status sn_engine_traffic_health_json(const sn_engine *e, FILE *out, sn_error *err);
-
-/* ---- Crash reports ---- */
-
-/*
-** Opt-in, for programs: installs handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT
-** (with an alternate signal stack) that print one line naming the plugin file, sensor and
-** callback that crashed, then let the process die of the same signal. Process-wide, as signal
-** handlers are: an application with its own signal handling should not call it. The record of
-** which callback runs is per thread, so engines on different threads do not mix.
-*/
-SN_API void sn_install_crash_reporter(void);
-
-/* ---- Reset (an RL environment's reset; api_reset.c) ---- */
-
-/*
-** Restores the loaded scene to its state before its first step, in place: the world, every
-** actor and sensor (those spawned through the API are gone), the clock, the class state. The
-** scene and its map are not read again (the parsed map is kept) and no plugin is loaded again.
-** `seed` (may be NULL: the seed of the
-** run being reset) seeds the new run; a run after a reset is byte-identical to a fresh load
-** of the scene with that seed. Listeners are dropped with their sensors (register them again);
-** a recording the run made is closed, the scene's `recorder:` starts again. SN_E_STATE with
-** outputs open (sn_engine_finish first), inside a step, or while replaying. On failure the
-** engine holds no scene.
-*/
-SN_API sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err);
-/* The seed of the run (the scene's, --seed's, or the last reset's); 0 for NULL. */
-SN_API uint64_t sn_engine_seed(const sn_engine *e);
-
-/* CARLA Traffic Manager's per-vehicle knobs for sn_engine_set_autopilot (docs/traffic.md): a
-** knob set to NAN keeps TM's default. Set struct_size = sizeof(sn_autopilot_options). */
-typedef struct sn_autopilot_options {
-    uint32_t struct_size;
-    double target_speed;                        /* m/s; < 0: the lane's speed limit */
-    double distance_to_leading_vehicle;         /* m; NAN: 2 (TM's default) */
-    double vehicle_percentage_speed_difference; /* % below the limit (negative: faster); NAN: 0 */
-    double ignore_lights_percentage;            /* % of red lights run; NAN: 0 */
-    uint32_t tm_port;                           /* the Traffic Manager it joins (CARLA's tm_port); 0: 8000 */
-} sn_autopilot_options;
-
-/*
-** CARLA's vehicle.set_autopilot(enabled): on, the vehicle (or walker) follows the map's lanes
-** through junctions on a seeded random route, keeps its gap, stops at red lights (the map
-** autopilot of the `autopilot: {}` scene key; o may be NULL for TM's defaults); off, it keeps
-** its last control. SN_E_STATE without a map; SN_E_INVALID for a sensor or prop, or a walker
-** with no sidewalk within 50 m. A vehicle off the road is not refused: it drives to the nearest
-** driving lane, at any distance (or waits, brakes on, while the map has none), and the first such
-** vehicle of a run is named in a warning. The route's random stream is seeded from the run's seed
-** and the actor id (or the Traffic Manager's set_random_device_seed): deterministic. The knobs
-** of `o` are the vehicle's own Traffic Manager settings (sn_engine_tm_set with its id).
-*/
-SN_API sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const sn_autopilot_options *o,
-                                         sn_error *err);
-
-/* The SHA-256 of a regular file (a FIFO or device is refused without blocking) as 64 lower-case
-** hex digits and a NUL, and its size; false when it cannot be read. A recording names its map by
-** it; the batch manifest its outputs. */
-SN_API bool sn_sha256_file(const char *path, char hex[65], uint64_t *size);
-
-/* ---- Walkers that navigate (api_walkers.c; docs/walkers.md) ----
-** CARLA's navigation (world.get_random_location_from_navigation, set_pedestrians_cross_factor,
-** set_pedestrians_seed) and its AI walker controller (controller.ai.walker: start, stop,
-** go_to_location, set_max_speed), on a graph of the map's sidewalks and crossings. */
-
-/* A point drawn uniformly along the map's sidewalks (on their surface), from the pedestrians'
-** generator (seeded from the run's seed, or sn_engine_set_pedestrians_seed). SN_E_STATE
-** without a map; SN_E_NOT_FOUND when the map has no sidewalks. */
-SN_API sn_status sn_engine_random_navigation_location(sn_engine *e, sn_vec3 *loc, sn_error *err);
-/* CARLA's set_pedestrians_cross_factor: the share (0..1) of walkers that start navigating
-** from now on that may also cross roads away from crosswalks and junction corners. */
-SN_API sn_status sn_engine_set_pedestrians_cross_factor(sn_engine *e, double percentage, sn_error *err);
-/* CARLA's set_pedestrians_seed: reseeds the pedestrians' generator (random locations, and the
-** goals and crossing draws of walkers that start navigating from now on). */
-SN_API sn_status sn_engine_set_pedestrians_seed(sn_engine *e, uint64_t seed, sn_error *err);
-/* controller.ai.walker's start: walker `walker` joins the navigation and stands until
-** go_to_location; after reaching a goal it walks on to random ones (CARLA's walker manager).
-** stop: it leaves the navigation and stands (its autopilot off). SN_E_INVALID for no walker
-** or no sidewalk within 50 m; SN_E_STATE without a map. */
-SN_API sn_status sn_engine_walker_ai_start(sn_engine *e, uint32_t walker, sn_error *err);
-SN_API sn_status sn_engine_walker_ai_stop(sn_engine *e, uint32_t walker, sn_error *err);
-/* go_to_location: a route along sidewalks and crossings to the sidewalk point nearest dest.
-** SN_E_STATE before start; SN_E_INVALID when no route reaches it. set_max_speed: m/s, (0, 10]. */
-SN_API sn_status sn_engine_walker_ai_go_to_location(sn_engine *e, uint32_t walker, sn_vec3 dest, sn_error *err);
-SN_API sn_status sn_engine_walker_ai_set_max_speed(sn_engine *e, uint32_t walker, double speed, sn_error *err);
-
-/* The navigation graph's figures (sn_engine_navigation_info). Set struct_size. */
-typedef struct sn_navigation_info {
-    uint32_t struct_size;
-    uint32_t nodes, edges;          /* edges: directed */
-    uint32_t crosswalks;            /* crossings on the map's crosswalk objects */
-    uint32_t corner_crossings;      /* across junction arms without a crosswalk */
-    uint32_t road_crossings;        /* mid-block, for walkers the cross factor allows */
-    uint32_t components;            /* connected parts of the graph */
-    uint32_t sidewalk_lanes;        /* sidewalk lanes (per lane section) */
-    uint32_t largest_lanes;         /* of them, in the largest component */
-    double sidewalk_km;             /* length of the sidewalk edges */
-} sn_navigation_info;
-SN_API sn_status sn_engine_navigation_info(sn_engine *e, sn_navigation_info *out, sn_error *err);
+/* CARLA's world.get_traffic_lights_from_waypoint(wp, distance): the lights whose stop lines lie
+** on the lanes ahead of wp within `distance` m (every branch), in the order met, no repeats. */
+SN_API sn_status sn_engine_traffic_lights_from_waypoint(const sn_engine *e, const sn_waypoint *wp, double distance,
+                                                        uint32_t *out, size_t cap, size_t *n, sn_error *err);
 
 /* ---- Traffic Manager (CARLA's carla.TrafficManager; api_tm.c, docs/traffic.md) ----
 **
@@ -981,17 +868,135 @@ SN_API sn_status sn_engine_tm_shut_down(sn_engine *e, uint32_t port, sn_error *e
 /* The port of the Traffic Manager a vehicle drives with; 0 when its autopilot is off. */
 SN_API uint32_t sn_engine_tm_port_of(const sn_engine *e, uint32_t vehicle);
 
-/* ---- Traffic lights and vehicles ---- */
+/* ---- Walkers that navigate (api_walkers.c; docs/walkers.md) ----
+** CARLA's navigation (world.get_random_location_from_navigation, set_pedestrians_cross_factor,
+** set_pedestrians_seed) and its AI walker controller (controller.ai.walker: start, stop,
+** go_to_location, set_max_speed), on a graph of the map's sidewalks and crossings. */
 
-/* CARLA's vehicle.get_traffic_light(): the light whose trigger volume (above) the vehicle's box
-** overlaps on the ground, or, for an autopilot, the light of the stop line its path meets within
-** that reach (4.5 m to 1.5 m before the line, on its lane); 0 when none. */
-SN_API sn_status sn_engine_vehicle_traffic_light(const sn_engine *e, uint32_t vehicle, uint32_t *light,
+/* A point drawn uniformly along the map's sidewalks (on their surface), from the pedestrians'
+** generator (seeded from the run's seed, or sn_engine_set_pedestrians_seed). SN_E_STATE
+** without a map; SN_E_NOT_FOUND when the map has no sidewalks. */
+SN_API sn_status sn_engine_random_navigation_location(sn_engine *e, sn_vec3 *loc, sn_error *err);
+/* CARLA's set_pedestrians_cross_factor: the share (0..1) of walkers that start navigating
+** from now on that may also cross roads away from crosswalks and junction corners. */
+SN_API sn_status sn_engine_set_pedestrians_cross_factor(sn_engine *e, double percentage, sn_error *err);
+/* CARLA's set_pedestrians_seed: reseeds the pedestrians' generator (random locations, and the
+** goals and crossing draws of walkers that start navigating from now on). */
+SN_API sn_status sn_engine_set_pedestrians_seed(sn_engine *e, uint64_t seed, sn_error *err);
+/* controller.ai.walker's start: walker `walker` joins the navigation and stands until
+** go_to_location; after reaching a goal it walks on to random ones (CARLA's walker manager).
+** stop: it leaves the navigation and stands (its autopilot off). SN_E_INVALID for no walker
+** or no sidewalk within 50 m; SN_E_STATE without a map. */
+SN_API sn_status sn_engine_walker_ai_start(sn_engine *e, uint32_t walker, sn_error *err);
+SN_API sn_status sn_engine_walker_ai_stop(sn_engine *e, uint32_t walker, sn_error *err);
+/* go_to_location: a route along sidewalks and crossings to the sidewalk point nearest dest.
+** SN_E_STATE before start; SN_E_INVALID when no route reaches it. set_max_speed: m/s, (0, 10]. */
+SN_API sn_status sn_engine_walker_ai_go_to_location(sn_engine *e, uint32_t walker, sn_vec3 dest, sn_error *err);
+SN_API sn_status sn_engine_walker_ai_set_max_speed(sn_engine *e, uint32_t walker, double speed, sn_error *err);
+
+/* The navigation graph's figures (sn_engine_navigation_info). Set struct_size. */
+typedef struct sn_navigation_info {
+    uint32_t struct_size;
+    uint32_t nodes, edges;          /* edges: directed */
+    uint32_t crosswalks;            /* crossings on the map's crosswalk objects */
+    uint32_t corner_crossings;      /* across junction arms without a crosswalk */
+    uint32_t road_crossings;        /* mid-block, for walkers the cross factor allows */
+    uint32_t components;            /* connected parts of the graph */
+    uint32_t sidewalk_lanes;        /* sidewalk lanes (per lane section) */
+    uint32_t largest_lanes;         /* of them, in the largest component */
+    double sidewalk_km;             /* length of the sidewalk edges */
+} sn_navigation_info;
+SN_API sn_status sn_engine_navigation_info(sn_engine *e, sn_navigation_info *out, sn_error *err);
+
+/* ---- Traffic health (docs/traffic.md, "Traffic health") ----
+**
+** What an observer of the world counts after every frame, per simulated minute (a window:
+** frames whose interval starts in [60 k, 60 (k + 1)) s), from poses, contacts and the lights'
+** stop lines alone. run.json and `sensim run --stats` write the same as `traffic_health`.
+*/
+
+/* One window's counts, or the totals. Set struct_size = sizeof(sn_traffic_health). */
+typedef struct sn_traffic_health {
+    uint32_t struct_size;
+    double start, duration;         /* s: the window's (the totals: 0 and the time observed) */
+    uint32_t vehicles;              /* autopilot vehicles present through the window */
+    uint32_t standing;              /* of them, those that moved less than 1 m in it */
+    uint32_t crawling;              /* of them, those that moved less than 50 m */
+    uint32_t flipped;               /* vehicles with |pitch| or |roll| over 30 deg at some frame of it
+                                       (the totals: distinct vehicles over the run) */
+    uint32_t red_light_crossings;   /* a vehicle's front crossed a red light's stop line, along its lane */
+    uint32_t autopilot_collisions;  /* two autopilot vehicles began to touch (with force) */
+    uint32_t deadlocks_resolved;    /* reported by the autopilot */
+    uint32_t lane_changes;          /* reported by the autopilot */
+} sn_traffic_health;
+
+/* The totals so far: every count summed over the windows (vehicles, standing and crawling as
+** vehicle-windows), flipped as distinct vehicles. All zero before the first frame. */
+SN_API sn_status sn_engine_traffic_health(const sn_engine *e, sn_traffic_health *out, sn_error *err);
+/* The windows so far: the finished ones and the current one (its counts up to the last frame). */
+SN_API uint32_t sn_engine_traffic_health_windows(const sn_engine *e);
+SN_API sn_status sn_engine_traffic_health_window(const sn_engine *e, uint32_t index, sn_traffic_health *out,
                                                  sn_error *err);
-/* CARLA's world.get_traffic_lights_from_waypoint(wp, distance): the lights whose stop lines lie
-** on the lanes ahead of wp within `distance` m (every branch), in the order met, no repeats. */
-SN_API sn_status sn_engine_traffic_lights_from_waypoint(const sn_engine *e, const sn_waypoint *wp, double distance,
-                                                        uint32_t *out, size_t cap, size_t *n, sn_error *err);
+/* Writes the `traffic_health` JSON object of run.json (one line, no newline) to out. */
+SN_API sn_status sn_engine_traffic_health_json(const sn_engine *e, FILE *out, sn_error *err);
+
+/* ---- Batch specs (what `sensim batch` runs) ---- */
+
+/*
+** A batch spec (YAML) expanded into runs, each one `sensim run` with its scene, seed and
+** overrides. The spec:
+**
+**   timeout: 60            # seconds per run (0 = none); memory_mb: per-run address-space limit
+**   frames: 40             # optional: every run's frame count
+**   runs:
+**     - scene: scenes/crash.yaml           # one run, id "crash"
+**     - scene: "scenes/c*.yaml"            # a glob: one run per file (sorted), ids the file stems
+**     - id: speed                          # a sweep: scene x seeds x values, ids speed-000 ...
+**       scene: scenes/crash.yaml
+**       seeds: [1, 2]                      # or {from: 0, count: 10}
+**       set: {settings.frames: 20}         # the same overrides for every run of the entry
+**       vary: {actors.hero.velocity: [[8, 0, 0], [12, 0, 0]], actors.hero.control.throttle: [0, 1]}
+**       combine: product                   # or zip (value lists of one length)
+**       timeout: 5                         # entries may override timeout, memory_mb, frames
+**
+** Scene paths are relative to the spec's folder. Run order (and so each run's index) is the
+** spec's order; in a sweep seeds vary slowest, then the `vary` paths in the order written, the
+** last fastest. Ids are unique ([A-Za-z0-9._-]). Errors name spec:line:col.
+*/
+typedef struct sn_batch sn_batch;
+
+typedef struct sn_batch_run {
+    uint32_t struct_size;           /* sizeof(sn_batch_run) */
+    size_t index;                   /* position in the expanded spec */
+    const char *id;                 /* unique; names the run's output folder */
+    const char *scene;              /* the scene file, as a path usable from the current folder */
+    bool seed_set;
+    uint64_t seed;
+    size_t n_overrides;
+    const char *const *overrides;   /* "PATH=VALUE", for sn_engine_load_scene_with_overrides */
+    uint64_t frames;                /* 0 = the scene's own */
+    double timeout;                 /* seconds; 0 = none */
+    uint64_t memory_mb;             /* 0 = no limit */
+} sn_batch_run;
+
+/* Reads and expands a spec. Free with sn_batch_close. */
+SN_API sn_batch *sn_batch_open(const char *spec_path, sn_error *err);
+/* NULL-safe. */
+SN_API void sn_batch_close(sn_batch *b);
+SN_API size_t sn_batch_count(const sn_batch *b);
+/* Fills *out for run i (set out->struct_size); the strings belong to b. */
+SN_API sn_status sn_batch_get(const sn_batch *b, size_t i, sn_batch_run *out, sn_error *err);
+
+/* ---- Crash reports ---- */
+
+/*
+** Opt-in, for programs: installs handlers of SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT
+** (with an alternate signal stack) that print one line naming the plugin file, sensor and
+** callback that crashed, then let the process die of the same signal. Process-wide, as signal
+** handlers are: an application with its own signal handling should not call it. The record of
+** which callback runs is per thread, so engines on different threads do not mix.
+*/
+SN_API void sn_install_crash_reporter(void);
 
 #ifdef __cplusplus
 }
