@@ -203,6 +203,23 @@ sn_status sn_stream_reader_next(sn_stream_reader *r, sn_message *out, sn_error *
     return SN_OK;
 }
 
+/* The next message as bytes, header unread (sn_stream_file_next, data.h): the same reader, the
+** same checks and the same sentences as sn_stream_reader_next. */
+sn_status sn_stream_reader_next_bytes(sn_stream_reader *r, const void **data, size_t *size, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!r || !data || !size)
+        return sn_fail(err, SN_E_INVALID, "stream reader: %s is NULL", !r ? "the reader" : !data ? "data" : "size");
+    r->have = false;
+    const uint8_t *m;
+    sn_status st = sn_msgreader_next(&r->in, &m, size, err);
+    if (st == SN_E_NOT_FOUND)
+        return sn_fail(err, SN_E_NOT_FOUND, "%s: end of stream after %llu messages", r->in.path,
+                       (unsigned long long)r->in.count);
+    *data = st ? NULL : m;
+    return st;
+}
+
 sn_status sn_stream_reader_picture(sn_stream_reader *r, sn_color_converter conv, bool points, sn_picture *out,
                                    sn_error *err)
 {

@@ -286,24 +286,21 @@ sn_semantic_point sn_data_semantic_point_at(const sn_data_points *p, size_t i)
 sn_radar_detection sn_data_radar_detection_at(const sn_data_points *p, size_t i)
     RECORD_AT(sn_radar_detection, SN_POINTS_RADAR)
 
+/* sn_stream_file is sn_stream_reader (sensim.h) read as bytes: one stream reader in the API. */
 struct sn_stream_file {
-    sn_msgreader r;
-    char path[]; /* the reader names it in its errors */
+    sn_stream_reader *r;
 };
+
+sn_status sn_stream_reader_next_bytes(sn_stream_reader *r, const void **data, size_t *size, sn_error *err);
 
 sn_stream_file *sn_stream_file_open(const char *path, sn_error *err)
 {
-    if (!path) {
-        sn_fail(err, SN_E_INVALID, "stream: NULL path");
-        return NULL;
-    }
-    sn_stream_file *f = malloc(sizeof *f + strlen(path) + 1);
+    sn_stream_file *f = malloc(sizeof *f);
     if (!f) {
         sn_fail(err, SN_E_NOMEM, "out of memory");
         return NULL;
     }
-    strcpy(f->path, path);
-    if (sn_msgreader_open(&f->r, f->path, err) != SN_OK) {
+    if (!(f->r = sn_stream_reader_open(path, err))) {
         free(f);
         return NULL;
     }
@@ -312,22 +309,13 @@ sn_stream_file *sn_stream_file_open(const char *path, sn_error *err)
 
 sn_status sn_stream_file_next(sn_stream_file *f, const void **data, size_t *size, sn_error *err)
 {
-    SN_ERR_LOCAL(err);
-    if (!f || !data || !size)
-        return sn_fail(err, SN_E_INVALID, "stream: NULL argument");
-    const uint8_t *m;
-    sn_status st = sn_msgreader_next(&f->r, &m, size, err);
-    if (st == SN_E_NOT_FOUND)
-        return sn_fail(err, SN_E_NOT_FOUND, "%s: the end of the stream (%llu messages)", f->path,
-                       (unsigned long long)f->r.count);
-    *data = st ? NULL : m;
-    return st;
+    return sn_stream_reader_next_bytes(f ? f->r : NULL, data, size, err);
 }
 
 void sn_stream_file_close(sn_stream_file *f)
 {
     if (!f)
         return;
-    sn_msgreader_close(&f->r);
+    sn_stream_reader_close(f->r);
     free(f);
 }

@@ -3,6 +3,7 @@
 ** gray, DVS event frames, lidar only with `points`), the end and every kind of bad file told
 ** apart; and the GIF palette (engine/cli/palette.c): exact colours kept, median cut close.
 ** usage: test_stream_reader TMP_DIR */
+#include <sensim/data.h>
 #include <sensim/sensim.h>
 
 #include "../../engine/cli/palette.h"
@@ -84,7 +85,21 @@ static void test_reader(const char *dir) /* dir: at most 4000 bytes */
     CHECK(bad == 0, "depth: %d pixels differ from CARLA's formula", bad);
     CHECK(sn_stream_reader_next(r, &m, &err) == SN_OK && m.frame == 4, "second message");
     CHECK(sn_stream_reader_next(r, &m, &err) == SN_E_NOT_FOUND && err.status == SN_E_NOT_FOUND, "the end: %s", err.msg);
+    char end[4300];
+    snprintf(end, sizeof end, "%s", err.msg);
     sn_stream_reader_close(r);
+
+    /* data.h's sn_stream_file is the same reader handing out bytes: the same messages, the same end */
+    sn_stream_file *sf = sn_stream_file_open(path, &err);
+    const void *bytes;
+    size_t nb;
+    CHECK(sf && sn_stream_file_next(sf, &bytes, &nb, &err) == SN_OK && nb == sb.size / 2 && !memcmp(bytes, sb.data, nb),
+          "stream_file: the first message's bytes");
+    CHECK(sn_stream_file_next(sf, &bytes, &nb, &err) == SN_OK && nb == sb.size / 2 &&
+              !memcmp(bytes, sb.data + sb.size / 2, nb), "stream_file: the second");
+    CHECK(sn_stream_file_next(sf, &bytes, &nb, &err) == SN_E_NOT_FOUND && !strcmp(err.msg, end),
+          "stream_file: the end says what the reader says: '%s' / '%s'", err.msg, end);
+    sn_stream_file_close(sf);
 
     /* cut inside the second message: the first reads, then a truncated stream naming the byte */
     snprintf(path, sizeof path, "%s/cut.msgpack", dir);

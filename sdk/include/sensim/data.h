@@ -139,6 +139,8 @@ SN_API sn_radar_detection sn_data_radar_detection_at(const sn_data_points *p, si
 ** A message is valid until the next call on f. The file is read in chunks and each message is
 ** checked before it is handed out (the limits `sensim dump` applies): a truncated or corrupt
 ** file is SN_E_INVALID naming the message and byte, after the whole messages before it.
+** sn_stream_file is sensim.h's sn_stream_reader handing out bytes (SDK 1.6: one reader, with
+** its checks and its sentences); sn_stream_reader_next also reads the header.
 */
 typedef struct sn_stream_file sn_stream_file;
 SN_API sn_stream_file *sn_stream_file_open(const char *path, sn_error *err);
