@@ -1111,7 +1111,7 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     if (depth > r->far)
         depth = r->far;
     sn_vec3 rel = sn_v3_scale(ray, depth);
-    sn_surface s = {.p = sn_v3_add(r->eye, rel), .view = sn_v3_norm(ray), .n = n,
+    sn_surface s = {.p = sn_v3_add(r->eye, rel), .ray = ray, .n = n,
                     .color = p->color, .albedo = 1, .sun_vis = 1, .tag = p->tag, .glow = p->glow};
     double lamp[3] = {0, 0, 0};
     if (r->lamps.n) {

@@ -125,7 +125,7 @@ void sn_shade_surface_lin(const sn_shade_env *e, const sn_surface *s, double out
                                 s->glow);
     if (gloss > 0) {
         /* view reflected about the normal; Schlick's Fresnel weights the sky it mirrors */
-        sn_vec3 v = s->view, nn = sn_v3(n[0], n[1], n[2]);
+        sn_vec3 v = sn_v3_norm(s->ray), nn = sn_v3(n[0], n[1], n[2]); /* only glossy ones need it */
         double vn = sn_v3_dot(v, nn);
         sn_vec3 r = sn_v3_sub(v, sn_v3_scale(nn, 2 * vn));
         double cosv = clamp01(-vn), f = 0.04 + 0.96 * pow(1 - cosv, 5);

@@ -35,7 +35,7 @@ double sn_fog_transmittance(const sn_shade_env *e, sn_vec3 eye, sn_vec3 p);
 /* One surface point as seen by the camera. */
 typedef struct sn_surface {
     sn_vec3 p;         /* world point */
-    sn_vec3 view;      /* unit, from the eye to p */
+    sn_vec3 ray;       /* from the eye towards p, any length: the view direction, normalised where used */
     const float *n;    /* unit world normal, facing the eye */
     const uint8_t *color; /* base colour r, g, b */
     double albedo;     /* a texture's factor on the base colour (checker, asphalt noise), 1 = none */
