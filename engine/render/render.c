@@ -1033,7 +1033,21 @@ static void clear_band(sn_renderer *r, uint32_t bi)
             float row = p->wb * (float)y + p->wc;
             float *wr = wb + (size_t)y * W;
             uint32_t *ir = ib + (size_t)y * W;
-            for (uint32_t x = 0; x < W; x++) {
+            uint32_t x = 0;
+#ifdef __SSE2__
+            /* four at a time, masks for the branch: each lane the scalar expression, the same bits */
+            const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(p->wa), vnear = _mm_set1_ps(inv_near);
+            const __m128i vid = _mm_set1_epi32((int32_t)(PLANE_BIT | (uint32_t)k));
+            for (; x + 4 <= W; x += 4) {
+                const __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(_mm_add_epi32(
+                                                                      _mm_set1_epi32((int32_t)x), _mm_setr_epi32(0, 1, 2, 3))))),
+                             old = _mm_loadu_ps(wr + x), m = _mm_and_ps(_mm_cmpgt_ps(w, old), _mm_cmplt_ps(w, vnear));
+                _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(m, w), _mm_andnot_ps(m, old)));
+                const __m128i mi = _mm_castps_si128(m), was = _mm_loadu_si128((const __m128i *)(ir + x));
+                _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(mi, vid), _mm_andnot_si128(mi, was)));
+            }
+#endif
+            for (; x < W; x++) {
                 float w = row + p->wa * (float)x;
                 if (w > wr[x] && w < inv_near) {
                     wr[x] = w;
