@@ -153,6 +153,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     size_t px = (size_t)w * h, spx = (size_t)x->sw * x->sh;
     size_t tiles = (size_t)((w + TILE - 1) / TILE) * ((h + TILE - 1) / TILE);
     bool ok = x->gx && x->gw && (x->grow = malloc((size_t)((h + BAND - 1) / BAND) * x->sw * 3 * sizeof(float))) &&
+              (x->gfull = malloc((size_t)((h + BAND - 1) / BAND) * w * 3 * sizeof(float))) &&
               (x->lin = malloc(px * 3 * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
               (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float))) &&
               (x->tiny = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
@@ -165,7 +166,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull);
     memset(x, 0, sizeof *x);
 }
 
@@ -470,8 +471,9 @@ static inline v4f sel4(v4i m, v4f a, v4f b) { return (v4f)((m & (v4i)a) | (~m & 
 
 /* final_band's pixels i .. i + 3 (columns xx ..) without chromatic aberration, in vector lanes:
 ** every lane does the scalar loop's float operations in its order (no contraction in C11 mode,
-** sqrt correctly rounded either way), so the bytes are the scalar loop's. grow: NULL, no glow. */
-static void final_four(const pfx *x, const float *src, const float m[9], const float *grow, float lut_in, size_t i,
+** sqrt correctly rounded either way), so the bytes are the scalar loop's. gl: NULL (no glow), or the row's glow a column,
+** 3 planes of w floats: g0 + wx (g1 - g0) as the scalar loop adds it. */
+static void final_four(const pfx *x, const float *src, const float m[9], const float *gl, float lut_in, size_t i,
                        uint32_t xx)
 {
     const float *p = src + 3 * i;
@@ -479,17 +481,12 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
     v4f e[3];
     for (int k = 0; k < 3; k++)
         e[k] = splat4(m[3 * k]) * c0 + splat4(m[3 * k + 1]) * c1 + splat4(m[3 * k + 2]) * c2;
-    if (grow) {
-        v4f g0[3], g1[3], wx;
-        for (int l = 0; l < 4; l++) {
-            const float *a = grow + 3 * x->gx[xx + l], *b = a + (x->gx[xx + l] + 1 < x->sw ? 3 : 0);
-            for (int k = 0; k < 3; k++)
-                g0[k][l] = a[k], g1[k][l] = b[k];
-            wx[l] = x->gw[xx + l];
+    if (gl) /* the row's glow per column, channel by channel (final_band) */
+        for (int k = 0; k < 3; k++) {
+            v4f g;
+            memcpy(&g, gl + (size_t)k * x->w + xx, sizeof g);
+            e[k] += g;
         }
-        for (int k = 0; k < 3; k++)
-            e[k] += g0[k] + wx * (g1[k] - g0[k]);
-    }
     v4f yl = splat4(0.2126f) * e[0] + splat4(0.7152f) * e[1] + splat4(0.0722f) * e[2];
     uint8_t *o = x->out + 4 * i;
     for (int k = 0; k < 3; k++) {
@@ -535,9 +532,16 @@ static void final_band(void *arg, uint32_t b)
             for (uint32_t k = 0; k < x->sw * 3; k++)
                 grow[k] = (1 - wy) * x->blur[(size_t)by0 * x->sw * 3 + k] + wy * x->blur[(size_t)by1 * x->sw * 3 + k];
         uint32_t xx = 0;
-        if (!(ca > 0)) /* four pixels at a time, each lane the scalar code's operations: the same bytes */
+        if (!(ca > 0)) { /* four pixels at a time, each lane the scalar code's operations: the same bytes */
+            float *gl = glow_on ? x->gfull + (size_t)b * x->w * 3 : NULL;
+            for (uint32_t c = 0; gl && c < x->w; c++) {
+                const float *g0 = grow + 3 * x->gx[c], *g1 = g0 + (x->gx[c] + 1 < x->sw ? 3 : 0), wx = x->gw[c];
+                for (int k = 0; k < 3; k++)
+                    gl[(size_t)k * x->w + c] = g0[k] + wx * (g1[k] - g0[k]);
+            }
             for (; xx + 4 <= x->w; xx += 4)
-                final_four(x, src, m, glow_on ? grow : NULL, lut_in, (size_t)y * x->w + xx, xx);
+                final_four(x, src, m, gl, lut_in, (size_t)y * x->w + xx, xx);
+        }
         for (; xx < x->w; xx++) {
             size_t i = (size_t)y * x->w + xx;
             float c[3] = {src[3 * i], src[3 * i + 1], src[3 * i + 2]};
