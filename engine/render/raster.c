@@ -254,8 +254,24 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
             span_edge(e0, s0, &xs, &xe, t->x0);
             span_edge(e1, s1, &xs, &xe, t->x0);
             span_edge(e2, s2, &xs, &xe, t->x0);
-            float fx = (float)xs;
-            for (int32_t x = xs; x <= xe; x++, fx += 1.0f) {
+            int32_t x = xs;
+#ifdef __SSE2__
+            /* four at a time, masks for the branch: each lane row + wa x as below, the same bits */
+            const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(wa);
+            const __m128i vti = _mm_set1_epi32((int32_t)ti);
+            for (; x + 3 <= xe; x += 4) {
+                const __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(_mm_add_epi32(_mm_set1_epi32(x),
+                                                                                               _mm_setr_epi32(0, 1, 2, 3))))),
+                             old = _mm_loadu_ps(wr + x), m = _mm_cmpgt_ps(w, old);
+                _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(m, w), _mm_andnot_ps(m, old)));
+                if (ir) {
+                    const __m128i mi = _mm_castps_si128(m), was = _mm_loadu_si128((const __m128i *)(ir + x));
+                    _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(mi, vti), _mm_andnot_si128(mi, was)));
+                }
+            }
+#endif
+            float fx = (float)x;
+            for (; x <= xe; x++, fx += 1.0f) {
                 float w = row + wa * fx;
                 if (w > wr[x]) {
                     wr[x] = w;

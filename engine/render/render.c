@@ -112,6 +112,7 @@ struct sn_renderer {
     setup_out setup[MAX_SETUP];
     uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
     bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
+    bool exact_fog;    /* surfaces' fog by sn_fog_transmittance, not the single-precision batch */
     /* one thread: each triangle drawn as it is set up, into bands cleared before, never stored
     ** or binned (the same order of drawing, so the same pixels; one pass over them fewer) */
     bool immediate;
@@ -182,6 +183,9 @@ sn_renderer *sn_renderer_create(int threads)
     }
     sn_mesh_init();
     sn_shade_init();
+    /* the exact fog for a whole run, e.g. to compare builds' bytes (scripts/same_renders.sh) */
+    const char *ef = getenv("SENSIM_EXACT_FOG");
+    r->exact_fog = ef && *ef && strcmp(ef, "0") != 0;
     for (int i = 0; i < 256; i++)
         r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
     for (int i = 0; i < 255; i++)
@@ -238,6 +242,7 @@ static double now_ms(void)
 sn_pool *sn_renderer_pool(sn_renderer *r) { return r->pool; }
 uint32_t sn_renderer_last_triangles(const sn_renderer *r) { return r->last_tris; }
 void sn_renderer_set_serial_setup(sn_renderer *r, bool on) { r->serial_setup = on; }
+void sn_renderer_set_exact_fog(sn_renderer *r, bool on) { r->exact_fog = on; }
 
 sn_status sn_camera_check(const sn_camera *c, sn_error *err)
 {
@@ -1028,7 +1033,21 @@ static void clear_band(sn_renderer *r, uint32_t bi)
             float row = p->wb * (float)y + p->wc;
             float *wr = wb + (size_t)y * W;
             uint32_t *ir = ib + (size_t)y * W;
-            for (uint32_t x = 0; x < W; x++) {
+            uint32_t x = 0;
+#ifdef __SSE2__
+            /* four at a time, masks for the branch: each lane the scalar expression, the same bits */
+            const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(p->wa), vnear = _mm_set1_ps(inv_near);
+            const __m128i vid = _mm_set1_epi32((int32_t)(PLANE_BIT | (uint32_t)k));
+            for (; x + 4 <= W; x += 4) {
+                const __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(_mm_add_epi32(
+                                                                      _mm_set1_epi32((int32_t)x), _mm_setr_epi32(0, 1, 2, 3))))),
+                             old = _mm_loadu_ps(wr + x), m = _mm_and_ps(_mm_cmpgt_ps(w, old), _mm_cmplt_ps(w, vnear));
+                _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(m, w), _mm_andnot_ps(m, old)));
+                const __m128i mi = _mm_castps_si128(m), was = _mm_loadu_si128((const __m128i *)(ir + x));
+                _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(mi, vid), _mm_andnot_si128(mi, was)));
+            }
+#endif
+            for (; x < W; x++) {
                 float w = row + p->wa * (float)x;
                 if (w > wr[x] && w < inv_near) {
                     wr[x] = w;
@@ -1066,13 +1085,32 @@ static void draw_band(void *arg, uint32_t bi)
         resolve(r, y_begin, y_end);
 }
 
-/* The colour of sample (x, y) whose winner is `id` (NONE: the sky), r, g, b. */
-static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, uint8_t rgb[3])
+/* One shaded sample: its bytes (`done`), or its colour before fog and where it is from the eye,
+** the fog to follow in a batch (shade_fog). */
+typedef struct shade_rec {
+    double out[3];
+    uint8_t rgb[3];
+    bool done;
+} shade_rec;
+
+/* A batch of samples waiting for their fog: their offsets from the eye, single precision, in
+** arrays padded to a multiple of 4 (sn_fog_transmittance_fast). */
+#define FOG_BATCH 256
+typedef struct fog_batch {
+    float dx[FOG_BATCH], dy[FOG_BATCH], dz[FOG_BATCH], T[FOG_BATCH];
+    shade_rec *rec[FOG_BATCH];
+    uint32_t n;
+} fog_batch;
+
+/* The colour of sample (x, y) whose winner is `id` (NONE: the sky): rec's bytes, or with fog on
+** the fast path its colour before fog, queued in fb (shade_fog finishes it). */
+static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec, fog_batch *fb)
 {
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+    rec->done = true;
     if (id == NONE) {
-        sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rgb);
+        sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
         return;
     }
     const float *n;
@@ -1086,7 +1124,8 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
     if (depth > r->far)
         depth = r->far;
-    sn_surface s = {.p = sn_v3_add(r->eye, sn_v3_scale(ray, depth)), .view = sn_v3_norm(ray), .n = n,
+    sn_vec3 rel = sn_v3_scale(ray, depth);
+    sn_surface s = {.p = sn_v3_add(r->eye, rel), .ray = ray, .n = n,
                     .color = p->color, .albedo = 1, .sun_vis = 1, .tag = p->tag, .glow = p->glow};
     double lamp[3] = {0, 0, 0};
     if (r->lamps.n) {
@@ -1106,7 +1145,86 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
         s.albedo *= sn_shade_texture(p->tag, s.p, n[2]);
     if (r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0)
         s.sun_vis = sn_shadow_visibility(r->shadow, s.p, n);
-    sn_shade_surface(&r->env, r->eye, &s, rgb);
+    sn_shade_surface_lin(&r->env, &s, rec->out);
+    if (r->exact_fog || r->env.fog_k <= 0) {
+        sn_shade_fog_bytes(&r->env, rec->out, sn_fog_transmittance(&r->env, r->eye, s.p), rec->rgb);
+        return;
+    }
+    rec->done = false;
+    uint32_t k = fb->n++;
+    fb->dx[k] = (float)rel.x, fb->dy[k] = (float)rel.y, fb->dz[k] = (float)rel.z, fb->rec[k] = rec;
+}
+
+/* The queued samples' fog and bytes. */
+static void shade_fog(const sn_renderer *r, fog_batch *fb)
+{
+    if (!fb->n)
+        return;
+    for (uint32_t k = fb->n; k % 4; k++) /* padding lanes: any finite point */
+        fb->dx[k] = fb->dy[k] = fb->dz[k] = 1;
+    sn_fog_transmittance_fast(&r->env, r->eye, fb->dx, fb->dy, fb->dz, fb->T, fb->n);
+    for (uint32_t k = 0; k < fb->n; k++) {
+        sn_shade_fog_bytes(&r->env, fb->rec[k]->out, fb->T[k], fb->rec[k]->rgb);
+        fb->rec[k]->done = true;
+    }
+    fb->n = 0;
+}
+
+/* Colour of output pixels [ox0, ox1) of output row oy: each pixel shades every distinct winner
+** among its ss x ss samples once, at its first sample, and averages them weighted by how many
+** samples each won, in linear light (gamma 2.2), rounded to the nearest byte. A pixel of one
+** winner is that winner's colour exactly. ox1 - ox0 <= FOG_BATCH / (ss ss). */
+static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_t ox1)
+{
+    const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss;
+    const uint32_t *ib = r->idbuf;
+    shade_rec rec[FOG_BATCH];
+    uint8_t nw[FOG_BATCH];           /* each pixel's number of winners */
+    uint8_t count[FOG_BATCH];        /* each winner's samples */
+    fog_batch fb;
+    fb.n = 0;
+    uint32_t nr = 0;
+    for (uint32_t ox = ox0; ox < ox1; ox++) {
+        /* each winner's first sample, as its column and row in the pixel (no division) */
+        uint32_t ids[16], k = 0, first = nr;
+        for (uint32_t j = 0; j < ss; j++)
+            for (uint32_t i = 0; i < ss; i++) {
+                uint32_t at = ((uint32_t)oy * ss + j) * r->W + ox * ss + i, id = ib[at], m = 0;
+                while (m < k && ids[m] != id)
+                    m++;
+                if (m == k) {
+                    ids[k++] = id, count[nr] = 0;
+                    shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr++], &fb);
+                }
+                count[first + m]++;
+            }
+        nw[ox - ox0] = (uint8_t)k;
+    }
+    shade_fog(r, &fb);
+    for (uint32_t ox = ox0, m0 = 0; ox < ox1; ox++) {
+        uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox);
+        const uint32_t k = nw[ox - ox0];
+        if (k == 1) {
+            c[0] = rec[m0].rgb[2], c[1] = rec[m0].rgb[1], c[2] = rec[m0].rgb[0], c[3] = 255;
+        } else {
+            uint32_t sum[3] = {0, 0, 0};
+            for (uint32_t m = m0; m < m0 + k; m++)
+                for (int q = 0; q < 3; q++)
+                    sum[q] += count[m] * r->lin[rec[m].rgb[q]];
+            for (int q = 0; q < 3; q++)
+                c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
+            c[3] = 255;
+        }
+        m0 += k;
+    }
+}
+
+/* Output row oy's colour, a batch of pixels at a time. */
+static void shade_row(const sn_renderer *r, int32_t oy)
+{
+    const uint32_t OW = r->W / r->ss, step = FOG_BATCH / (r->ss * r->ss);
+    for (uint32_t ox = 0; ox < OW; ox += step)
+        shade_pixels(r, oy, ox, ox + step < OW ? ox + step : OW);
 }
 
 /* Depth, tag, id, motion and colour of rows [y_begin, y_end) from each pixel's winner. */
@@ -1136,15 +1254,12 @@ static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
         return;
     }
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    for (int32_t y = y_begin; o->bgra && y < y_end; y++)
+        shade_row(r, y);
     for (int32_t y = y_begin; y < y_end; y++)
         for (uint32_t x = 0; x < W; x++) {
             size_t i = (size_t)y * W + x;
             uint32_t id = ib[i];
-            if (o->bgra) {
-                uint8_t *c = o->bgra + 4 * i, rgb[3];
-                shade_sample(r, x, y, id, rgb);
-                c[0] = rgb[2], c[1] = rgb[1], c[2] = rgb[0], c[3] = 255;
-            }
             if (id == NONE) {
                 if (o->depth) o->depth[i] = r->far;
                 if (o->tag) o->tag[i] = SN_TAG_SKY;
@@ -1176,43 +1291,11 @@ static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
 }
 
 /* Anti-aliased colour (sn_image.samples = ss): rows [y_begin, y_end) of the ss x ss sample grid
-** hold output rows y_begin/ss ..; each output pixel shades every distinct winner among its
-** samples once, at its first sample, and averages them weighted by how many samples each won,
-** in linear light (gamma 2.2), rounded to the nearest byte. A pixel of one winner is that
-** winner's colour exactly. */
+** hold output rows y_begin/ss .. (shade_pixels). */
 static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end)
 {
-    const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss;
-    const uint32_t *ib = r->idbuf;
-    for (int32_t oy = y_begin / (int32_t)ss; oy < y_end / (int32_t)ss; oy++)
-        for (uint32_t ox = 0; ox < OW; ox++) {
-            /* each winner's first sample, as its column and row in the pixel (no division) */
-            uint32_t ids[16], count[16], first_i[16], first_j[16], k = 0;
-            for (uint32_t j = 0; j < ss; j++)
-                for (uint32_t i = 0; i < ss; i++) {
-                    uint32_t at = ((uint32_t)oy * ss + j) * r->W + ox * ss + i, id = ib[at], m = 0;
-                    while (m < k && ids[m] != id)
-                        m++;
-                    if (m == k)
-                        ids[k] = id, count[k] = 0, first_i[k] = i, first_j[k] = j, k++;
-                    count[m]++;
-                }
-            uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox), rgb[3];
-            if (k == 1) {
-                shade_sample(r, ox * ss + first_i[0], oy * (int32_t)ss + (int32_t)first_j[0], ids[0], rgb);
-                c[0] = rgb[2], c[1] = rgb[1], c[2] = rgb[0], c[3] = 255;
-                continue;
-            }
-            uint32_t sum[3] = {0, 0, 0};
-            for (uint32_t m = 0; m < k; m++) {
-                shade_sample(r, ox * ss + first_i[m], oy * (int32_t)ss + (int32_t)first_j[m], ids[m], rgb);
-                for (int q = 0; q < 3; q++)
-                    sum[q] += count[m] * r->lin[rgb[q]];
-            }
-            for (int q = 0; q < 3; q++)
-                c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
-            c[3] = 255;
-        }
+    for (int32_t oy = y_begin / (int32_t)r->ss; oy < y_end / (int32_t)r->ss; oy++)
+        shade_row(r, oy);
 }
 
 /* The sun's shadow map for this frame: every actor's mesh within reach of the view's first

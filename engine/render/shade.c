@@ -106,7 +106,7 @@ static bool is_vehicle(uint8_t tag)
            tag == SN_TAG_MOTORCYCLE || tag == SN_TAG_BICYCLE;
 }
 
-void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, uint8_t rgb[3])
+void sn_shade_surface_lin(const sn_shade_env *e, const sn_surface *s, double out[3])
 {
     const float *n = s->n;
     double lambert = n[0] * e->sun[0] + n[1] * e->sun[1] + n[2] * e->sun[2];
@@ -120,13 +120,12 @@ void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, u
         albedo *= 1 - 0.45 * wet;
         gloss = 0.8 * wet + 0.15 * pud, spec_power = 30 + 200 * wet;
     }
-    double out[3];
     for (int k = 0; k < 3; k++)
         out[k] = s->color[k] * ((e->ambient + e->sun_rgb[k] * lit * vis + (s->lamp ? s->lamp[k] : 0)) * albedo +
                                 s->glow);
     if (gloss > 0) {
         /* view reflected about the normal; Schlick's Fresnel weights the sky it mirrors */
-        sn_vec3 v = s->view, nn = sn_v3(n[0], n[1], n[2]);
+        sn_vec3 v = sn_v3_norm(s->ray), nn = sn_v3(n[0], n[1], n[2]); /* only glossy ones need it */
         double vn = sn_v3_dot(v, nn);
         sn_vec3 r = sn_v3_sub(v, sn_v3_scale(nn, 2 * vn));
         double cosv = clamp01(-vn), f = 0.04 + 0.96 * pow(1 - cosv, 5);
@@ -137,11 +136,21 @@ void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, u
             out[k] = mix(out[k], sky, gloss * f) + 255 * gloss * spec * e->sun_rgb[k];
         }
     }
-    double T = sn_fog_transmittance(e, eye, s->p);
+}
+
+void sn_shade_fog_bytes(const sn_shade_env *e, const double out[3], double T, uint8_t rgb[3])
+{
     for (int k = 0; k < 3; k++) {
         double v = (T < 1 ? out[k] * T + e->horizon[k] * (1 - T) : out[k]) + 0.5;
         rgb[k] = (uint8_t)(v > 255 ? 255 : v);
     }
+}
+
+void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, uint8_t rgb[3])
+{
+    double out[3];
+    sn_shade_surface_lin(e, s, out);
+    sn_shade_fog_bytes(e, out, sn_fog_transmittance(e, eye, s->p), rgb);
 }
 
 /* Value noise: a 256 x 256 table of hashed lattice values (built once, read-only after), smooth

@@ -35,7 +35,7 @@ double sn_fog_transmittance(const sn_shade_env *e, sn_vec3 eye, sn_vec3 p);
 /* One surface point as seen by the camera. */
 typedef struct sn_surface {
     sn_vec3 p;         /* world point */
-    sn_vec3 view;      /* unit, from the eye to p */
+    sn_vec3 ray;       /* from the eye towards p, any length: the view direction, normalised where used */
     const float *n;    /* unit world normal, facing the eye */
     const uint8_t *color; /* base colour r, g, b */
     double albedo;     /* a texture's factor on the base colour (checker, asphalt noise), 1 = none */
@@ -45,8 +45,20 @@ typedef struct sn_surface {
     double glow;       /* a lit lamp's own light, added to its colour (0: none) */
 } sn_surface;
 
-/* The colour of a surface point, fog included: r, g, b 0..255. */
+/* The colour of a surface point, fog included: r, g, b 0..255. The same as
+** sn_shade_fog_bytes(e, out, sn_fog_transmittance(e, eye, s->p), rgb) of sn_shade_surface_lin's out. */
 void sn_shade_surface(const sn_shade_env *e, sn_vec3 eye, const sn_surface *s, uint8_t rgb[3]);
+/* Its colour before fog, 0..255 scale (may exceed 255 before the clamp). */
+void sn_shade_surface_lin(const sn_shade_env *e, const sn_surface *s, double out[3]);
+/* The bytes of a colour `out` (sn_shade_surface_lin's) seen through fog of transmittance T. */
+void sn_shade_fog_bytes(const sn_shade_env *e, const double out[3], double T, uint8_t rgb[3]);
+
+/* sn_fog_transmittance for n points at eye + (dx[i], dy[i], dz[i]), in single precision and four
+** at a time (fog.c): T[i] within 2e-6 of the exact value (tests/unit/test_fog_fast.c); the
+** renderer's default for surfaces (docs/rendering.md "Fog"). e->fog_k > 0. n: any; the arrays
+** are read and written up to n rounded up to 4 (the caller pads them). */
+void sn_fog_transmittance_fast(const sn_shade_env *e, sn_vec3 eye, const float *dx, const float *dy,
+                               const float *dz, float *T, size_t n);
 
 /* Procedural textures of the map's surfaces: the albedo factor at world point p of a surface of
 ** tag `tag` whose normal's z is nz (1 for tags without one): asphalt grain on Roads, tiles on

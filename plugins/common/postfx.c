@@ -4,6 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE__
+#include <xmmintrin.h>
+#endif
 
 #define BAND 16  /* rows per task */
 #define TILE 16  /* motion blur's tile, px */
@@ -150,18 +153,20 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     size_t px = (size_t)w * h, spx = (size_t)x->sw * x->sh;
     size_t tiles = (size_t)((w + TILE - 1) / TILE) * ((h + TILE - 1) / TILE);
     bool ok = x->gx && x->gw && (x->grow = malloc((size_t)((h + BAND - 1) / BAND) * x->sw * 3 * sizeof(float))) &&
+              (x->gfull = malloc((size_t)((h + BAND - 1) / BAND) * w * 3 * sizeof(float))) &&
               (x->lin = malloc(px * 3 * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
               (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float))) &&
               (x->tiny = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
               (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float)));
     if (ok && pfx_wants_velocity(x))
-        ok = (x->tmp = malloc(px * 3 * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float)));
+        ok = (x->tmp = malloc(px * 3 * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
+             (x->speed = malloc(px * sizeof(float)));
     return ok;
 }
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull);
     memset(x, 0, sizeof *x);
 }
 
@@ -228,48 +233,78 @@ static void tile_max(pfx *x)
         }
 }
 
+/* lroundf without the call: half away from zero, exact for |v| < 2^23 (v - trunc(v) is exact
+** there), which image coordinates and bounded blur vectors are. */
+static inline long round_away(float v)
+{
+    long i = (long)v;
+    float f = v - (float)i;
+    return f >= 0.5f ? i + 1 : f <= -0.5f ? i - 1 : i;
+}
+
 /* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
 ** far enough to cover this pixel, or this pixel moves far enough to cover it (a simplified
-** McGuire reconstruction, Unreal's method without its depth comparison). */
+** McGuire reconstruction, Unreal's method without its depth comparison). The taps' offsets and
+** distances depend on the tile alone and are made once a tile, with the same float operations
+** as per pixel; each pixel's half speed comes from x->speed (blur_speed): the same bytes. */
 static void blur_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
     const uint32_t tw = (x->w + TILE - 1) / TILE;
     const uint32_t y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
+    const float *hs = x->speed;
     for (uint32_t y = b * BAND; y < y1; y++)
-        for (uint32_t xx = 0; xx < x->w; xx++) {
-            size_t i = (size_t)y * x->w + xx;
-            const float *tv = x->tile + 2 * ((y / TILE) * tw + xx / TILE);
+        for (uint32_t tx = 0; tx < tw; tx++) {
+            const float *tv = x->tile + 2 * ((y / TILE) * tw + tx);
+            const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w;
             float tl = sqrtf(tv[0] * tv[0] + tv[1] * tv[1]);
-            float *o = x->tmp + 3 * i;
-            const float *c = x->lin + 3 * i;
             if (tl < 0.5f) {
-                o[0] = c[0], o[1] = c[1], o[2] = c[2];
+                memcpy(x->tmp + 3 * ((size_t)y * x->w + x0), x->lin + 3 * ((size_t)y * x->w + x0),
+                       (x1 - x0) * 3 * sizeof(float));
                 continue;
             }
-            const float *cv = x->vel + 2 * i;
-            float cl = sqrtf(cv[0] * cv[0] + cv[1] * cv[1]);
             int n = (int)ceilf(tl);
             n = n < 2 ? 2 : n > MB_TAPS ? MB_TAPS : n;
-            float r = c[0], g = c[1], bl = c[2], wsum = 1;
+            float ax[MB_TAPS + 1], ay[MB_TAPS + 1], dist[MB_TAPS + 1];
+            int taps = 0;
             for (int k = 0; k <= n; k++) {
                 float t = (float)k / (float)n - 0.5f; /* -0.5 .. 0.5 of the vector */
                 float d = fabsf(t) * tl;
                 if (d < 0.5f)
                     continue; /* the pixel itself */
-                long sx = lroundf((float)xx + 0.5f + t * tv[0] - 0.5f), sy = lroundf((float)y + 0.5f + t * tv[1] - 0.5f);
-                if (sx < 0 || sy < 0 || sx >= (long)x->w || sy >= (long)x->h)
-                    continue;
-                size_t j = (size_t)sy * x->w + (size_t)sx;
-                const float *sv = x->vel + 2 * j;
-                float sl = sqrtf(sv[0] * sv[0] + sv[1] * sv[1]);
-                if (!(sl * 0.5f >= d || cl * 0.5f >= d))
-                    continue;
-                const float *s = x->lin + 3 * j;
-                r += s[0], g += s[1], bl += s[2], wsum += 1;
+                ax[taps] = t * tv[0], ay[taps] = t * tv[1], dist[taps++] = d;
             }
-            o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
+            const float fy = (float)y + 0.5f;
+            for (uint32_t xx = x0; xx < x1; xx++) {
+                size_t i = (size_t)y * x->w + xx;
+                float *o = x->tmp + 3 * i;
+                const float *c = x->lin + 3 * i;
+                const float ch = hs[i], fx = (float)xx + 0.5f;
+                float r = c[0], g = c[1], bl = c[2], wsum = 1;
+                for (int k = 0; k < taps; k++) {
+                    long sx = round_away(fx + ax[k] - 0.5f), sy = round_away(fy + ay[k] - 0.5f);
+                    if (sx < 0 || sy < 0 || sx >= (long)x->w || sy >= (long)x->h)
+                        continue;
+                    size_t j = (size_t)sy * x->w + (size_t)sx;
+                    if (!(hs[j] >= dist[k] || ch >= dist[k]))
+                        continue;
+                    const float *s = x->lin + 3 * j;
+                    r += s[0], g += s[1], bl += s[2], wsum += 1;
+                }
+                o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
+            }
         }
+}
+
+/* Each pixel's half blur length, |vel| / 2, as blur_band compares it. */
+static void speed_band(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
+    for (size_t i = i0; i < i1; i++) {
+        const float *v = x->vel + 2 * i;
+        x->speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1]) * 0.5f;
+    }
 }
 
 /* Histogram auto exposure (Unreal 4.26): log luminance of every 4th pixel a side, the mean of
@@ -384,8 +419,8 @@ static void glow(pfx *x)
             for (uint32_t xx = 0; xx < x->sw; xx++) {
                 float *o = x->blur + 3 * ((size_t)y * x->sw + xx);
                 for (int g = 0; g < 4; g++) {
-                    long sx = lroundf(cx + ((float)xx + 0.5f - cx) * gs[g] - 0.5f);
-                    long sy = lroundf(cy + ((float)y + 0.5f - cy) * gs[g] - 0.5f);
+                    long sx = round_away(cx + ((float)xx + 0.5f - cx) * gs[g] - 0.5f);
+                    long sy = round_away(cy + ((float)y + 0.5f - cy) * gs[g] - 0.5f);
                     if (sx < 0 || sy < 0 || sx >= (long)x->sw || sy >= (long)x->sh)
                         continue;
                     const float *c = x->bright + 3 * ((size_t)sy * x->sw + (size_t)sx);
@@ -428,6 +463,48 @@ static void glow(pfx *x)
     }
 }
 
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+static inline v4f splat4(float v) { return (v4f){v, v, v, v}; }
+static inline v4f sel4(v4i m, v4f a, v4f b) { return (v4f)((m & (v4i)a) | (~m & (v4i)b)); }
+
+/* final_band's pixels i .. i + 3 (columns xx ..) without chromatic aberration, in vector lanes:
+** every lane does the scalar loop's float operations in its order (no contraction in C11 mode,
+** sqrt correctly rounded either way), so the bytes are the scalar loop's. gl: NULL (no glow), or the row's glow a column,
+** 3 planes of w floats: g0 + wx (g1 - g0) as the scalar loop adds it. */
+static void final_four(const pfx *x, const float *src, const float m[9], const float *gl, float lut_in, size_t i,
+                       uint32_t xx)
+{
+    const float *p = src + 3 * i;
+    v4f c0 = {p[0], p[3], p[6], p[9]}, c1 = {p[1], p[4], p[7], p[10]}, c2 = {p[2], p[5], p[8], p[11]};
+    v4f e[3];
+    for (int k = 0; k < 3; k++)
+        e[k] = splat4(m[3 * k]) * c0 + splat4(m[3 * k + 1]) * c1 + splat4(m[3 * k + 2]) * c2;
+    if (gl) /* the row's glow per column, channel by channel (final_band) */
+        for (int k = 0; k < 3; k++) {
+            v4f g;
+            memcpy(&g, gl + (size_t)k * x->w + xx, sizeof g);
+            e[k] += g;
+        }
+    v4f yl = splat4(0.2126f) * e[0] + splat4(0.7152f) * e[1] + splat4(0.0722f) * e[2];
+    uint8_t *o = x->out + 4 * i;
+    for (int k = 0; k < 3; k++) {
+        v4f v = yl + splat4(DESAT) * (e[k] - yl);
+        v = sel4(v < splat4(0), splat4(0), sel4(v > splat4((float)PFX_LUT_XMAX), splat4((float)PFX_LUT_XMAX), v));
+#ifdef __SSE__
+        v4f r = (v4f)_mm_sqrt_ps((__m128)v);
+#else
+        v4f r = {sqrtf(v[0]), sqrtf(v[1]), sqrtf(v[2]), sqrtf(v[3])};
+#endif
+        v4i idx = __builtin_convertvector(r * splat4(lut_in) + splat4(0.5f), v4i);
+        for (int l = 0; l < 4; l++)
+            o[4 * l + 2 - k] = x->tone8[(uint32_t)idx[l]];
+    }
+    for (int l = 0; l < 4; l++)
+        o[4 * l + 3] = 255;
+}
+
 /* The final pass: chromatic aberration, exposure, white balance, glow, Unreal's desaturations
 ** around the tone curve, the curve and the output gamma, to BGRA. */
 static void final_band(void *arg, uint32_t b)
@@ -454,7 +531,18 @@ static void final_band(void *arg, uint32_t b)
         if (glow_on)
             for (uint32_t k = 0; k < x->sw * 3; k++)
                 grow[k] = (1 - wy) * x->blur[(size_t)by0 * x->sw * 3 + k] + wy * x->blur[(size_t)by1 * x->sw * 3 + k];
-        for (uint32_t xx = 0; xx < x->w; xx++) {
+        uint32_t xx = 0;
+        if (!(ca > 0)) { /* four pixels at a time, each lane the scalar code's operations: the same bytes */
+            float *gl = glow_on ? x->gfull + (size_t)b * x->w * 3 : NULL;
+            for (uint32_t c = 0; gl && c < x->w; c++) {
+                const float *g0 = grow + 3 * x->gx[c], *g1 = g0 + (x->gx[c] + 1 < x->sw ? 3 : 0), wx = x->gw[c];
+                for (int k = 0; k < 3; k++)
+                    gl[(size_t)k * x->w + c] = g0[k] + wx * (g1[k] - g0[k]);
+            }
+            for (; xx + 4 <= x->w; xx += 4)
+                final_four(x, src, m, gl, lut_in, (size_t)y * x->w + xx, xx);
+        }
+        for (; xx < x->w; xx++) {
             size_t i = (size_t)y * x->w + xx;
             float c[3] = {src[3 * i], src[3 * i + 1], src[3 * i + 2]};
             if (ca > 0) {
@@ -462,8 +550,8 @@ static void final_band(void *arg, uint32_t b)
                 float dx = (float)xx + 0.5f - cx, dy = (float)y + 0.5f - cy, r = sqrtf(dx * dx + dy * dy) * rn;
                 float k = r > ca0 ? ca * (r - ca0) / (1.0f - ca0 + 1e-6f) : 0;
                 if (k > 0) {
-                    long rx = lroundf(cx + dx * (1 + k) - 0.5f), ry = lroundf(cy + dy * (1 + k) - 0.5f);
-                    long bx = lroundf(cx + dx * (1 - k) - 0.5f), by = lroundf(cy + dy * (1 - k) - 0.5f);
+                    long rx = round_away(cx + dx * (1 + k) - 0.5f), ry = round_away(cy + dy * (1 + k) - 0.5f);
+                    long bx = round_away(cx + dx * (1 - k) - 0.5f), by = round_away(cy + dy * (1 - k) - 0.5f);
                     if (rx >= 0 && ry >= 0 && rx < (long)x->w && ry < (long)x->h)
                         c[0] = src[3 * ((size_t)ry * x->w + (size_t)rx)];
                     if (bx >= 0 && by >= 0 && bx < (long)x->w && by < (long)x->h)
@@ -499,8 +587,10 @@ void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *
     x->blur_now = false;
     if (vel && x->tmp) {
         tile_max(x);
-        if (x->blur_now)
+        if (x->blur_now) {
+            run_tasks(run, runner, speed_band, x, bands(x));
             run_tasks(run, runner, blur_band, x, bands(x));
+        }
     }
     const float *src = x->blur_now ? x->tmp : x->lin;
     /* exposure: manual, or the histogram's EV clamped to [min, max] and adapted at Unreal's rate */

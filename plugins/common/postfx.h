@@ -46,7 +46,9 @@ typedef struct pfx {
     float *tiny, *tiny2;      /* 3 floats a wide-bloom pixel */
     uint32_t *gx;             /* each column's left bloom pixel */
     float *gw, *grow;         /* its weight; a glow row a band (3 floats a bloom pixel) */
+    float *gfull;             /* a band's row of glow at full width, 3 planes of w floats */
     float *tile;              /* 2 floats a 16 px tile: the largest blur vector near it */
+    float *speed;             /* a float a pixel: half its blur vector's length */
     float dec[256];           /* 8-bit value, gamma 2.2 encoded -> linear */
     uint8_t tone8[PFX_LUT];   /* exposed linear (sqrt-spaced, 0..PFX_LUT_XMAX) -> output byte: curve and gamma */
     double wb[9];             /* white balance, linear sRGB, row-major */

@@ -32,8 +32,10 @@ void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, do
     if (inst && min_w > 0) {
         memset(m->key, 0, sizeof m->key);
         for (uint32_t y = 0; y < h; y++)
-            for (uint32_t x = 0; x < w; x++) {
-                uint32_t id = inst[(size_t)y * w + x];
+            for (uint32_t x = 0; x < w;) {
+                uint32_t id = inst[(size_t)y * w + x], x0 = x;
+                while (++x < w && inst[(size_t)y * w + x] == id) /* a run of one instance: one lookup */
+                    ;
                 if (!id)
                     continue;
                 bool found;
@@ -41,9 +43,9 @@ void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, do
                 if (k == UINT32_MAX)
                     continue;
                 if (!found)
-                    m->key[k] = id + 1, m->lo[k] = m->hi[k] = x;
+                    m->key[k] = id + 1, m->lo[k] = x0, m->hi[k] = x - 1;
                 else
-                    m->lo[k] = x < m->lo[k] ? x : m->lo[k], m->hi[k] = x > m->hi[k] ? x : m->hi[k];
+                    m->lo[k] = x0 < m->lo[k] ? x0 : m->lo[k], m->hi[k] = x - 1 > m->hi[k] ? x - 1 : m->hi[k];
             }
     }
     const sn_mat3 rn = sn_mat3_from_rotation(now->rotation), rp = sn_mat3_from_rotation(prev->rotation);
@@ -51,6 +53,8 @@ void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, do
     const bool still = memcmp(&now->location, &prev->location, sizeof now->location) == 0 &&
                        now->rotation.pitch == prev->rotation.pitch && now->rotation.yaw == prev->rotation.yaw &&
                        now->rotation.roll == prev->rotation.roll;
+    uint32_t last_id = 0; /* 0: no instance asked yet */
+    bool last_small = false;
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             size_t i = (size_t)y * w + x;
@@ -59,9 +63,12 @@ void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, do
             const float *mv = motion + 3 * i;
             bool moves = mv[0] != 0 || mv[1] != 0 || mv[2] != 0;
             if (moves && inst && min_w > 0 && inst[i]) {
-                bool found;
-                uint32_t k = slot(m, inst[i], &found);
-                if (found && m->hi[k] + 1 - m->lo[k] < min_w)
+                if (inst[i] != last_id) { /* neighbours mostly share an instance: its answer kept */
+                    bool found;
+                    uint32_t k = slot(m, inst[i], &found);
+                    last_id = inst[i], last_small = found && m->hi[k] + 1 - m->lo[k] < min_w;
+                }
+                if (last_small)
                     moves = false; /* too small on screen: no velocity of its own */
             }
             if (still && !moves)

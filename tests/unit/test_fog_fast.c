@@ -1,0 +1,146 @@
+/* Fog's single-precision batch (shade.h sn_fog_transmittance_fast, the renderer's default for
+** surfaces) against the exact double-precision sn_fog_transmittance: (1) the transmittance itself
+** on random points under several fogs (thin, CARLA's ClearNoon; thick with a steep falloff; no
+** falloff; a fog that begins far away), rays near the horizontal (the series branch) and points
+** before the fog's start included: |T_fast - T_exact| <= 2e-6; (2) whole images: a street of
+** buildings and cars in thick fog rendered both ways (sn_renderer_set_exact_fog), one sample and
+** 2x2 samples a pixel: per channel the largest difference is at most 1 (a byte whose exact value
+** lies within 2e-6 x 255 of a rounding boundary), the mean under 0.002, and the fog does show
+** (the image differs from the same one without fog). argv[1]: temp folder. */
+#include "../../engine/render/render.h"
+#include "../../engine/render/shade.h"
+#include "../../engine/sim/engine.h"
+#include "../check.h"
+#include "../testutil.h"
+
+#include <math.h>
+
+static uint64_t rng = 88172645463325252ull;
+static double uni(void) /* xorshift64, 0..1 */
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void transmittance_cases(void)
+{
+    /* density (%), distance (m), falloff */
+    const double fogs[][3] = {{2, 0.75, 0.1}, {60, 5, 0.4}, {30, 0, 0}, {100, 0.2, 2}, {10, 40, 0.05}, {0.5, 2, 1}};
+    enum { N = 4096 };
+    static float dx[N], dy[N], dz[N], T[N];
+    static sn_vec3 p[N];
+    for (size_t c = 0; c < sizeof fogs / sizeof *fogs; c++) {
+        sn_lighting l;
+        sn_lighting_default(&l);
+        l.weather.fog_density = fogs[c][0], l.weather.fog_distance = fogs[c][1], l.weather.fog_falloff = fogs[c][2];
+        sn_shade_env e;
+        sn_shade_env_init(&e, &l);
+        CHECK(e.fog_k > 0, "fog %zu is on", c);
+        sn_vec3 eye = sn_v3(10 * uni() - 5, 10 * uni() - 5, 0.5 + 30 * uni());
+        for (int i = 0; i < N; i++) {
+            double r = i % 7 == 0 ? fogs[c][1] * 1.2 * uni() : 0.1 + 400 * uni() * uni(); /* some before the fog */
+            double az = 2 * M_PI * uni(), el = i % 5 == 0 ? 1e-3 * (uni() - 0.5) : (uni() - 0.6) * 1.4;
+            if (i % 11 == 0) /* the series branch's edge: f |dz| about 0.01 */
+                el = fogs[c][2] > 0 ? asin(fmin(1, 0.01 / (fogs[c][2] * r))) * (uni() < 0.5 ? -1 : 1) : el;
+            sn_vec3 d = sn_v3(r * cos(el) * cos(az), r * cos(el) * sin(az), r * sin(el));
+            dx[i] = (float)d.x, dy[i] = (float)d.y, dz[i] = (float)d.z;
+            /* the exact path sees the same point the renderer's float offset stands for */
+            p[i] = sn_v3_add(eye, d);
+        }
+        sn_fog_transmittance_fast(&e, eye, dx, dy, dz, T, N);
+        double worst = 0, sum = 0, lowest = 1;
+        for (int i = 0; i < N; i++) {
+            double ex = sn_fog_transmittance(&e, eye, p[i]), d = fabs(T[i] - ex);
+            worst = d > worst ? d : worst, sum += d, lowest = ex < lowest ? ex : lowest;
+        }
+        printf("fog %zu (density %g, distance %g, falloff %g): |T_fast - T_exact| max %.2e mean %.2e (T down to %.3g)\n", c,
+               fogs[c][0], fogs[c][1], fogs[c][2], worst, sum / N, lowest);
+        CHECK(worst <= 2e-6, "fog %zu: the fast transmittance within 2e-6 of the exact one (max %.3g)", c, worst);
+    }
+}
+
+enum { W = 320, H = 180 };
+
+static sn_engine *street(const char *tmp, const char *weather)
+{
+    char text[4096];
+    int n = snprintf(text, sizeof text,
+                     "settings: {weather: %s}\n"
+                     "actors:\n"
+                     "  - {name: ground, blueprint: static.ground, attributes: {semantic_tag: Roads}}\n",
+                     weather);
+    for (int i = 0; i < 8; i++) /* buildings both sides, 10 to 150 m ahead; cars between */
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "  - {blueprint: static.building, transform: {location: [%d, %d, 0]}, attributes: {extent: "
+                      "\"6,4,%d\"}}\n"
+                      "  - {blueprint: vehicle.sedan, transform: {location: [%d, %d, 0.1], rotation: [0, %d, 0]}}\n",
+                      10 + 20 * i, i % 2 ? 12 : -12, 6 + 3 * i, 8 + 18 * i, i % 2 ? 2 : -2, 30 * i);
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = "", .quiet_plugins = true};
+    sn_engine *e = sn_engine_create(&o, &err);
+    if (!e || sn_engine_load_scene(e, tu_write(tmp, "fog_fast.yaml", text), &err) || sn_engine_step(e, &err)) {
+        fprintf(stderr, "FAIL: %s\n", err.msg);
+        exit(1);
+    }
+    return e;
+}
+
+static void render(sn_engine *e, bool exact, int ss, uint8_t *bgra)
+{
+    sn_renderer *r = sn_renderer_create(2);
+    CHECK(r != NULL, "a renderer");
+    sn_renderer_set_exact_fog(r, exact);
+    sn_camera cam = {sizeof cam, {{-2, 0, 2.4}, {-4, 3, 0}}, W, H, 90, 0.1, 1000};
+    sn_image img = {sizeof img, NULL, bgra, NULL, NULL, (uint32_t)ss};
+    sn_error err = {0};
+    CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &img, &err), "render: %s", err.msg);
+    sn_renderer_destroy(r);
+}
+
+static void images(const char *tmp)
+{
+    static uint8_t fast[W * H * 4], exact[W * H * 4], clear[W * H * 4];
+    const char *fogs[] = {"{preset: ClearNoon, fog_density: 60, fog_distance: 5, fog_falloff: 0.4}",
+                          "{preset: CloudyNoon, fog_density: 30, fog_falloff: 0}", "ClearNoon"};
+    for (int f = 0; f < 3; f++) {
+        sn_engine *e = street(tmp, fogs[f]);
+        for (int ss = 1; ss <= 2; ss++) {
+            render(e, false, ss, fast);
+            render(e, true, ss, exact);
+            for (int c = 0; c < 3; c++) {
+                int worst = 0;
+                long sum = 0, off = 0;
+                for (int i = 0; i < W * H; i++) {
+                    int d = abs((int)fast[4 * i + c] - (int)exact[4 * i + c]);
+                    worst = d > worst ? d : worst, sum += d, off += d != 0;
+                }
+                double mean = (double)sum / (W * H);
+                printf("%s, %dx%d samples, channel %c: max |fast - exact| %d, mean %.5f (%ld pixels differ)\n", fogs[f],
+                       ss, ss, "bgr"[c], worst, mean, off);
+                CHECK(worst <= 1, "channel %d: fast fog within one level of the exact (%d)", c, worst);
+                CHECK(mean < 0.002, "channel %d: mean difference %.4f under 0.002", c, mean);
+            }
+        }
+        sn_engine_destroy(e);
+    }
+    /* the fog shows: the first scene without its fog differs widely */
+    sn_engine *e = street(tmp, "{preset: ClearNoon, fog_density: 0}");
+    render(e, true, 1, clear);
+    sn_engine_destroy(e);
+    e = street(tmp, fogs[0]);
+    render(e, false, 1, fast);
+    sn_engine_destroy(e);
+    long changed = 0;
+    for (int i = 0; i < W * H * 4; i++)
+        changed += abs((int)fast[i] - (int)clear[i]) > 8;
+    CHECK(changed > W * H / 4, "thick fog changes the image (%ld bytes by more than 8)", changed);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return fprintf(stderr, "usage: test_fog_fast TMP\n"), 2;
+    transmittance_cases();
+    images(argv[1]);
+    return CHECK_DONE();
+}
