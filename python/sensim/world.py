@@ -236,7 +236,10 @@ class World(WorldTraffic):
             self._ackermann[aid] = c  # apply_control clears nothing here: the target holds
 
     def _snapshot(self) -> WorldSnapshot:
-        return WorldSnapshot._read(self._engine())
+        s = WorldSnapshot._read(self._engine())
+        # CARLA's snapshot holds the spectator too (get_actors() lists it)
+        s._actors[SPECTATOR_ID] = ActorSnapshot._of(SPECTATOR_ID, self._spectator.get_transform())
+        return s
 
     def tick(self, seconds: float = 10.0) -> int:
         """Steps the world one frame (fixed_delta_seconds), runs the listeners of this frame's

@@ -1,5 +1,5 @@
 """Issue 32's last gaps, checked with scripts of our own that make the calls CARLA's examples make
-(CARLA's own scripts are not in the tree): cast_ray / project_point / ground_projection,
+(CARLA's own scripts are not in the tree): cast_ray (every surface) / project_point / ground_projection,
 apply_physics_control on the running model, the spectator, walker bones, and walkers spawned and
 driven as generate_traffic.py does."""
 import ctypes
@@ -69,6 +69,37 @@ def test_rays_see_the_maps_roads_and_vehicles(client):
     top = car.get_transform().location.z + 2 * car.bounding_box.extent.z
     assert hits[0].location.z == pytest.approx(top, abs=0.05)
     assert sensim.CityObjectLabel.Roads in [h.label for h in hits[1:]]
+
+
+def test_cast_ray_reports_every_surface_of_the_map(client):
+    """Across a street of the town map, level, 5 cm under the kerbs' top (the kerb of one side
+    contains the start): CARLA's overlap trace reports each component it meets, so the far
+    sidewalk's kerb is a second point, where one point per actor (the map is one) gave only the
+    first. Every point lies on the segment, nearest first; where the ray leaves a kerb is none."""
+    w = client.load_world("town")
+    sp = w.get_map().get_spawn_points()[0]
+    r = sp.get_right_vector()
+    z = sp.location.z - 0.45
+    a = sensim.Location(sp.location.x - 12 * r.x, sp.location.y - 12 * r.y, z)
+    b = sensim.Location(sp.location.x + 12 * r.x, sp.location.y + 12 * r.y, z)
+    pts = w.cast_ray(a, b)
+    side = [p for p in pts if p.label == sensim.CityObjectLabel.Sidewalks]
+    assert len(side) == 2, [(p.label, a.distance(p.location)) for p in pts]
+    d = [a.distance(p.location) for p in pts]
+    assert d == sorted(d) and d[0] == pytest.approx(0, abs=1e-6)
+    assert side[1].location.distance(side[0].location) > 5  # across the road
+    for p in pts:
+        assert p.location.z == pytest.approx(z, abs=1e-6)
+    one = _lib_all(w, a, b)
+    assert len([h for h in one if h == sensim.CityObjectLabel.Sidewalks]) == 1
+
+
+def _lib_all(w, a, b):
+    """The labels SN_RAY_ALL gives (one hit per actor): what cast_ray returned before."""
+    from sensim import rays
+    d = sensim.Location(b.x - a.x, b.y - a.y, b.z - a.z)
+    res, hits = rays._trace(w, a, d, a.distance(b), rays._SN_RAY_ALL, 64)
+    return [rays._label(hits[i].semantic_tag) for i in range(res.n_hits)]
 
 
 # ---- physics control -----------------------------------------------------------------------------
