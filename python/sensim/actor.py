@@ -177,6 +177,9 @@ class Actor:
         """Destroys the actor and everything attached to it; False if it was already gone."""
         if not self.is_alive:
             return False
+        if self.id in getattr(self._world, "_gbuffers", {}):  # its G-buffer companions go with it
+            from . import gbuffer
+            gbuffer.destroy(self)
         self._call("sn_engine_destroy_actor")
         self._world._actors.pop(self.id, None)
         return True
@@ -421,6 +424,20 @@ class Sensor(Actor):
         err = _err()
         check(_lib.lib().sn_engine_call(self._world._engine(), self.name.encode(), m, len(args),
                                         argv, ctypes.byref(err)), err)
+
+    def listen_to_gbuffer(self, gbuffer_id, callback: Callable) -> None:
+        """CARLA's: callback(image) for each frame's G-buffer texture `gbuffer_id`
+        (carla.GBufferTextureID), made from sensim's renderer (gbuffer.py, docs/python.md)."""
+        from . import gbuffer
+        gbuffer.listen(self, gbuffer_id, callback)
+
+    def stop_gbuffer(self, gbuffer_id) -> None:
+        from . import gbuffer
+        gbuffer.stop(self, gbuffer_id)
+
+    def is_listening_gbuffer(self, gbuffer_id) -> bool:
+        from . import gbuffer
+        return gbuffer.is_listening(self, gbuffer_id)
 
     def send(self, data: str) -> None:
         """CARLA's custom V2X send(data)."""

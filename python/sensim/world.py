@@ -553,9 +553,24 @@ class World(WorldTraffic):
         lst.callback = callback
         lst.zero_copy = bool(zero_copy)
 
+    def _listen_extra(self, name: str, fn: Callable) -> None:
+        """fn(data) for each message of sensor `name`, after its listen() callback if any and
+        whether or not it has one (G-buffer textures: gbuffer.py). Dropped with the sensor."""
+        lst = self._listeners.get(name)
+        if lst is None:
+            lst = _Listener(self, name)
+            err = _err()
+            check(_lib.lib().sn_engine_listen(self._engine(), name.encode(), lst.c_fn, None, ctypes.byref(err)), err)
+            self._listeners[name] = lst
+        lst.extra.append(fn)
+
     def _unlisten(self, name: str) -> None:
         # The engine drops its listener (no more calls into Python for this stream); the
         # trampoline is kept until the world closes: stop() may run inside that very callback.
+        lst = self._listeners.get(name)
+        if lst is not None and lst.extra:  # G-buffer textures still listen: the stream stays
+            lst.callback = None
+            return
         lst = self._listeners.pop(name, None)
         if lst is not None:
             lst.callback = None
@@ -588,18 +603,22 @@ class _Listener:
 
     def __init__(self, world: World, name: str):
         self.callback: Callable | None = None
+        self.extra: list[Callable] = []  # _listen_extra's, called after the callback
         self.zero_copy = False
         wref = weakref.ref(world)
 
         def on_message(msgp, user):
             cb, w = self.callback, wref()
-            if cb is None or w is None or w._pending_error is not None:
+            if (cb is None and not self.extra) or w is None or w._pending_error is not None:
                 return
             try:
-                d = _sensor_data(w, msgp.contents, self.zero_copy)
+                d = _sensor_data(w, msgp.contents, self.zero_copy and not self.extra)
                 try:
                     with _interrupt.listener_scope():
-                        cb(d)
+                        if cb is not None:
+                            cb(d)
+                        for fn in self.extra:
+                            fn(d)
                 finally:
                     if self.zero_copy:
                         expire(d)
