@@ -123,8 +123,12 @@ class DebugHelper:
         argv = [a.encode() for a in args]
         arr = (ctypes.c_char_p * len(argv))(*argv)
         err = _err()
-        _lib.check(_lib.lib().sn_engine_call(self._world._engine(), name.encode(), f"draw_{kind}".encode(),
-                                             len(argv), arr, ctypes.byref(err)), err)
+        st = _lib.lib().sn_engine_call(self._world._engine(), name.encode(), f"draw_{kind}".encode(),
+                                       len(argv), arr, ctypes.byref(err))
+        if st == -7:  # the script destroyed the debug sensor (with every sensor, say): shapes are kept only
+            self._world._debug_name = None
+            return
+        _lib.check(st, err)
 
     def draw_point(self, location, size: float = 0.1, color: Color = Color(255, 0, 0), life_time: float = -1.0,
                    persistent_lines: bool = True) -> None:

@@ -137,6 +137,12 @@ def test_bad_debug_calls(tmp_path):
         w.record_mcap(str(tmp_path / "again.mcap"))
     w.debug.draw_string(sensim.Location(), "x" * 5000)  # cut to 1024 bytes, not refused
     w.tick()
+    # a script that destroys every sensor destroys the debug stream too: drawing goes on, kept only
+    for a in w.get_actors().filter("sensor.*"):
+        a.destroy()
+    w.debug.draw_point(sensim.Location(1, 2, 3))
+    assert w.debug.shapes[-1]["kind"] == "point"
+    w.tick()
     w.close()
     ups = _debug_updates(str(tmp_path / "bad.mcap"))[1]
     assert len(ups) == 1 and len(_entities(ups[0])) == 1
