@@ -216,6 +216,63 @@ static void traffic_health(FILE *f, const run_data *d)
     fputs("</table></section>\n", f);
 }
 
+/* world.debug's shapes (CARLA's DebugHelper) seen from above, in their colours; a title names
+** each one's kind, time and life time. */
+static void debug_shapes(FILE *f, const run_data *d, double x0, double y0, double s)
+{
+    if (!d->n_shapes)
+        return;
+    fputs("<g class=\"debug\" clip-path=\"url(#frame)\">\n", f);
+    for (size_t i = 0; i < d->n_shapes; i++) {
+        const rd_shape *h = &d->shapes[i];
+        double ax = (h->a.x - x0) * s, ay = (h->a.y - y0) * s, bx = (h->b.x - x0) * s, by = (h->b.y - y0) * s;
+        char col[64];
+        snprintf(col, sizeof col, "rgba(%u,%u,%u,%.3f)", h->rgba[0], h->rgba[1], h->rgba[2], h->rgba[3] / 255.0);
+        double w = fmax(h->size * s, 1);
+        const char *kind = h->kind == 'p' ? "point" : h->kind == 'l' ? "line" : h->kind == 'a' ? "arrow"
+                         : h->kind == 'b' ? "box" : "string";
+        fprintf(f, "<g class=\"shape %s\"><title>debug %s at %.2f s, life_time %g", kind, kind, h->t, h->life);
+        if (h->kind == 's') {
+            fputs(": ", f);
+            esc(f, h->text);
+        }
+        fputs("</title>", f);
+        switch (h->kind) {
+        case 'p':
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>", ax, ay, fmax(h->size * s / 2, 2), col);
+            break;
+        case 'l':
+        case 'a':
+            fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"/>", ax,
+                    ay, bx, by, col, w);
+            if (h->kind == 'a' && (bx != ax || by != ay)) { /* a head of 8 px at the end */
+                double ang = atan2(by - ay, bx - ax);
+                fprintf(f, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fz\" fill=\"%s\"/>", bx, by,
+                        bx - 8 * cos(ang - 0.4), by - 8 * sin(ang - 0.4), bx - 8 * cos(ang + 0.4), by - 8 * sin(ang + 0.4),
+                        col);
+            }
+            break;
+        case 'b': {
+            double c = cos(h->yaw * M_PI / 180), sn = sin(h->yaw * M_PI / 180);
+            fputs("<polygon fill=\"none\" points=\"", f);
+            static const int SX[4] = {1, 1, -1, -1}, SY[4] = {1, -1, -1, 1};
+            for (int k = 0; k < 4; k++) {
+                double lx = SX[k] * h->b.x, ly = SY[k] * h->b.y;
+                fprintf(f, "%s%.1f,%.1f", k ? " " : "", ax + (lx * c - ly * sn) * s, ay + (lx * sn + ly * c) * s);
+            }
+            fprintf(f, "\" stroke=\"%s\" stroke-width=\"%.1f\"/>", col, w);
+            break;
+        }
+        default:
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", ax, ay, col);
+            esc(f, h->text);
+            fputs("</text>", f);
+        }
+        fputs("</g>\n", f);
+    }
+    fputs("</g>\n", f);
+}
+
 static void paths_plot(FILE *f, const run_data *d)
 {
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
@@ -232,6 +289,12 @@ static void paths_plot(FILE *f, const run_data *d)
             rd_pt p = d->events[i].at;
             x0 = fmin(x0, p.x), x1 = fmax(x1, p.x), y0 = fmin(y0, p.y), y1 = fmax(y1, p.y);
         }
+    for (size_t i = 0; i < d->n_shapes; i++) {
+        const rd_shape *h = &d->shapes[i];
+        x0 = fmin(x0, h->a.x), x1 = fmax(x1, h->a.x), y0 = fmin(y0, h->a.y), y1 = fmax(y1, h->a.y);
+        if (h->kind == 'l' || h->kind == 'a')
+            x0 = fmin(x0, h->b.x), x1 = fmax(x1, h->b.x), y0 = fmin(y0, h->b.y), y1 = fmax(y1, h->b.y);
+    }
     if (!(x1 >= x0)) /* nothing to place: an empty area around the origin */
         x0 = y0 = -10, x1 = y1 = 10;
     /* at least 20 m each way, and a margin of 5 % */
@@ -242,6 +305,10 @@ static void paths_plot(FILE *f, const run_data *d)
     fprintf(f, "<p class=\"note\">World x to the right, y down (CARLA's axes seen from above); %s. "
                "Red crosses: collisions.</p>\n",
             d->paths_from_recording ? "every actor from the recording" : "each sensor's mount from its stream");
+    if (d->n_shapes)
+        fprintf(f, "<p class=\"note\">%zu shapes of world.debug in their colours (every one drawn during the run, "
+                   "whatever its life time)%s.</p>\n",
+                d->n_shapes, d->shapes_left_out ? "; more were left out" : "");
     if (d->map[0]) {
         fputs("<p class=\"note\">Grey: the driving lanes of ", f);
         esc(f, d->map);
@@ -263,6 +330,7 @@ static void paths_plot(FILE *f, const run_data *d)
                    "text-anchor=\"end\">%g</text>",
                 (gy - y0) * s, W, (gy - y0) * s, (gy - y0) * s + 4, gy);
     fputs("</g>\n", f);
+    debug_shapes(f, d, x0, y0, s);
     for (size_t i = 0; i < d->n_paths; i++) {
         const rd_path *p = &d->paths[i];
         if (!p->n)

@@ -167,7 +167,54 @@ static sn_status thumbnails(const char *path, rd_stream *s, sn_error *err)
     return st == SN_E_NOT_FOUND || (st == SN_E_INVALID && s->note[0]) ? SN_OK : st;
 }
 
-typedef struct caps { size_t paths, events; } caps;
+typedef struct caps { size_t paths, events, shapes; } caps;
+
+/* world.debug's shapes of one message (plugins/debug/debug.c), up to RD_MAX_SHAPES in all. */
+static bool debug_shapes(run_data *d, caps *cp, const msgpack_object *msg, double t)
+{
+    const msgpack_object *a = sn_mp_get(msg, "shapes");
+    if (!a || a->type != MSGPACK_OBJECT_ARRAY)
+        return true;
+    for (uint32_t i = 0; i < a->via.array.size; i++) {
+        const msgpack_object *o = &a->via.array.ptr[i];
+        char kind[16];
+        str_of(sn_mp_get(o, "kind"), kind, sizeof kind);
+        rd_shape sh = {.kind = kind[0], .t = t, .a = {NAN, NAN}, .b = {NAN, NAN}, .life = -1};
+        num(sn_mp_get(o, "life_time"), &sh.life);
+        const msgpack_object *c = sn_mp_get(o, "color");
+        for (uint32_t k = 0; c && c->type == MSGPACK_OBJECT_ARRAY && k < 4 && k < c->via.array.size; k++) {
+            double v = 0;
+            num(&c->via.array.ptr[k], &v);
+            sh.rgba[k] = (uint8_t)fmin(fmax(v, 0), 255);
+        }
+        bool ok = false;
+        if (!strcmp(kind, "point") || !strcmp(kind, "string")) {
+            ok = xy(sn_mp_get(o, "location"), &sh.a);
+            num(sn_mp_get(o, "size"), &sh.size);
+            str_of(sn_mp_get(o, "text"), sh.text, sizeof sh.text);
+        } else if (!strcmp(kind, "line") || !strcmp(kind, "arrow")) {
+            ok = xy(sn_mp_get(o, "begin"), &sh.a) && xy(sn_mp_get(o, "end"), &sh.b);
+            num(sn_mp_get(o, "thickness"), &sh.size);
+        } else if (!strcmp(kind, "box")) {
+            const msgpack_object *r = sn_mp_get(o, "rotation");
+            ok = xy(sn_mp_get(o, "location"), &sh.a) && xy(sn_mp_get(o, "extent"), &sh.b) && r &&
+                 r->type == MSGPACK_OBJECT_ARRAY && r->via.array.size == 3 && num(&r->via.array.ptr[1], &sh.yaw);
+            num(sn_mp_get(o, "thickness"), &sh.size);
+        }
+        bool two = sh.kind == 'l' || sh.kind == 'a' || sh.kind == 'b';
+        ok = ok && isfinite(sh.a.x) && isfinite(sh.a.y) && (!two || (isfinite(sh.b.x) && isfinite(sh.b.y)));
+        if (!ok)
+            continue; /* the view checks shapes (mcap_debug.c); the report shows what it can */
+        if (d->n_shapes >= RD_MAX_SHAPES) {
+            d->shapes_left_out++;
+            continue;
+        }
+        if (!grow((void **)&d->shapes, &cp->shapes, d->n_shapes, sizeof *d->shapes))
+            return false;
+        d->shapes[d->n_shapes++] = sh;
+    }
+    return true;
+}
 
 /* One stream: counts, times, its sensor's path, collision events, pictures. */
 static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream *s, bool sensor_paths, sn_error *err)
@@ -189,7 +236,7 @@ static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream 
             sn_error ignored;
             if (sn_stream_reader_picture(r, SN_COLOR_RAW, false, &pic, &ignored) == SN_OK)
                 s->w = pic.width, s->h = pic.height;
-            if (sensor_paths) {
+            if (sensor_paths && strcmp(m.type_id, "sensor.other.debug") != 0) { /* it draws, it does not move */
                 if (!(trace = new_path(d, &cp->paths))) {
                     st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
                     break;
@@ -212,7 +259,11 @@ static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream 
             continue; /* the reader checked it: cannot happen */
         rd_pt at = {NAN, NAN};
         xy(sn_mp_get(sn_mp_get(&u.data, "transform"), "location"), &at);
-        if (sensor_paths && !add_point(&d->paths[path_index], at.x, at.y)) {
+        if (trace && !add_point(&d->paths[path_index], at.x, at.y)) {
+            st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
+            break;
+        }
+        if (!strcmp(m.type_id, "sensor.other.debug") && !debug_shapes(d, cp, &u.data, m.timestamp)) {
             st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
             break;
         }
@@ -459,7 +510,7 @@ sn_status sn_run_data_read(const char *dir, run_data *d, sn_error *err)
     read_stats(d);
     if (!read_health(d))
         st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
-    caps cp = {0, 0};
+    caps cp = {0, 0, 0};
     /* a recording first: it names every actor, so the streams' sensor paths are not needed */
     for (size_t i = 0; !st && i < n && !d->recording[0]; i++) {
         char path[8200];
@@ -517,5 +568,6 @@ void sn_run_data_free(run_data *d)
     free(d->paths);
     free(d->events);
     free(d->health);
+    free(d->shapes);
     memset(d, 0, sizeof *d);
 }

@@ -11,6 +11,7 @@
 **   - the scene's OpenDRIVE map, if any: its driving lanes under the paths (sn_run_data_map);
 **   - DIR/stats.json (`sensim run --stats DIR/stats.json`): frames, simulated time, messages,
 **     the wall-clock timers, scene and seed;
+**   - a sensor.other.debug stream: CARLA's world.debug shapes, drawn on the top view;
 **   - DIR/run.json: the run's traffic health per simulated minute (docs/traffic.md). */
 #ifndef SN_CLI_RUN_DATA_H
 #define SN_CLI_RUN_DATA_H
@@ -60,6 +61,17 @@ typedef struct rd_lane {
     double width;
 } rd_lane;
 
+/* A shape of CARLA's world.debug (a sensor.other.debug stream), seen from above. */
+#define RD_MAX_SHAPES 20000
+typedef struct rd_shape {
+    char kind;          /* 'p' point, 'l' line, 'a' arrow, 'b' box, 's' string */
+    rd_pt a, b;         /* location / begin, end; a box: centre and half extents (x, y) */
+    double yaw, size;   /* a box's yaw (degrees); a point's size, a line's thickness (m) */
+    double t, life;     /* drawn at (s), CARLA's life_time */
+    uint8_t rgba[4];
+    char text[80];
+} rd_shape;
+
 typedef struct rd_stream {
     char file[256], sensor[160], type[128];
     size_t count;
@@ -98,6 +110,8 @@ typedef struct run_data {
     rd_health health_totals;
     rd_health *health;      /* its windows, n_health of them */
     size_t n_health;
+    rd_shape *shapes;       /* world.debug's, at most RD_MAX_SHAPES */
+    size_t n_shapes, shapes_left_out;
 } run_data;
 
 /* Reads the run folder; SN_E_INVALID (with a sentence) when it is not one (no streams). */

@@ -255,7 +255,7 @@ sn_status sn_sweep_sphere(sn_rayscene *rs, const sn_world *w, const sn_ray_query
         c = sn_v3_sub(c, sn_v3_scale(p->n, sn_v3_dot(p->n, c) - p->d));
         RS_HIT_OF(&s->hits[n++], t, c, p->n, p);
     }
-    if (q->mode != SN_RAY_ALL && n > 1) { /* keep the first (SN_RAY_ANY: the nearest is as good as any) */
+    if (!SN_RAY_MODE_MANY(q->mode) && n > 1) { /* keep the first (SN_RAY_ANY: the nearest is as good as any) */
         uint32_t b = 0;
         for (uint32_t k = 1; k < n; k++)
             if (s->hits[k].distance < s->hits[b].distance ||

@@ -73,14 +73,14 @@ sn_status rs_check_query(const sn_ray_query *q, uint32_t n, bool need_hits, sn_e
         return sn_fail(err, SN_E_INVALID, "query ray_size %u / result_size %u are below sizeof(sn_ray) = %zu / "
                        "sizeof(sn_ray_result) = %u (ABI 1.2): start from SN_RAY_QUERY_INIT", q->ray_size,
                        q->result_size, sizeof(sn_ray), SN_RAY_RESULT_SIZE_1_2);
-    if (q->mode != SN_RAY_CLOSEST && q->mode != SN_RAY_ALL && q->mode != SN_RAY_ANY)
-        return sn_fail(err, SN_E_INVALID, "query mode %d is none of SN_RAY_CLOSEST, SN_RAY_ALL and SN_RAY_ANY",
+    if (q->mode != SN_RAY_CLOSEST && q->mode != SN_RAY_ALL && q->mode != SN_RAY_ANY && q->mode != SN_RAY_EVERY)
+        return sn_fail(err, SN_E_INVALID, "query mode %d is none of SN_RAY_CLOSEST, SN_RAY_ALL, SN_RAY_ANY and SN_RAY_EVERY",
                        (int)q->mode);
     if (q->n_ignore && !q->ignore_ids)
         return sn_fail(err, SN_E_INVALID, "query has n_ignore %u but ignore_ids is NULL", q->n_ignore);
-    if (need_hits && q->mode == SN_RAY_ALL && q->max_hits && n) {
+    if (need_hits && SN_RAY_MODE_MANY(q->mode) && q->max_hits && n) {
         if (!q->hits)
-            return sn_fail(err, SN_E_INVALID, "SN_RAY_ALL query with max_hits %u but hits is NULL", q->max_hits);
+            return sn_fail(err, SN_E_INVALID, "SN_RAY_ALL/EVERY query with max_hits %u but hits is NULL", q->max_hits);
         if (q->hit_size < SN_RAY_HIT_SIZE_1_2)
             return sn_fail(err, SN_E_INVALID, "query hit_size %u is below sizeof(sn_ray_hit) = %u (ABI 1.2)",
                            q->hit_size, SN_RAY_HIT_SIZE_1_2);
@@ -144,7 +144,7 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
     res.n_found = n;
     if (n)
         memcpy(&res.hit, &hits[0], sizeof res.hit);
-    if (q->mode == SN_RAY_ALL) {
+    if (SN_RAY_MODE_MANY(q->mode)) {
         res.n_hits = n < q->max_hits ? n : q->max_hits;
         char *dst = (char *)q->hits + (size_t)i * q->max_hits * q->hit_size;
         for (uint32_t k = 0; k < res.n_hits; k++)
@@ -463,7 +463,7 @@ static void trace_any(rs_ctx *c, const prepared *r, bool embree, uint32_t i, sn_
         put_result(c->q, out, i, &res);
 }
 
-/* Every actor along the ray (SN_RAY_ALL). */
+/* Every actor along the ray (SN_RAY_ALL), or every surface it enters (SN_RAY_EVERY). */
 static void trace_all(rs_ctx *c, rs_scratch *s, const prepared *r, bool embree, uint32_t i, sn_ray_result *out)
 {
     const sn_rayscene *rs = c->rs;
@@ -492,10 +492,30 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const prepared *r, bool embree, 
     }
     if (s->n > 1)
         qsort(s->recs, s->n, sizeof *s->recs, rec_cmp);
+    const bool every = q->mode == SN_RAY_EVERY;
+    double last_t = -1; /* SN_RAY_EVERY: the actor's last hit reported */
     for (size_t k = 0; k < s->n; k++) {
         const rs_rec *e = &s->recs[k];
-        if (k && s->recs[k - 1].ref == e->ref)
+        bool first = !k || s->recs[k - 1].ref != e->ref; /* recs: by actor, then distance */
+        if (every && !first) {
+            /* the surfaces the ray enters; the way out of a solid and a second triangle
+            ** through the same edge are not new surfaces */
+            if (e->back || e->t - last_t < 1e-6)
+                continue;
+            const rs_actor *a = rs_ref_actor(rs, e->ref);
+            sn_vec3 nn;
+            bool back;
+            double t = refine(a, e->tri, o, d, e->t, &nn, &back);
+            if (t <= maxd) {
+                MAKE_HIT(&s->hits[n], o, d, t, nn, a);
+                s->hits[n++].semantic_tag = tri_tag(a, e->tri);
+            }
+            last_t = e->t;
+            continue;
+        }
+        if (!first)
             continue; /* one hit per actor: where the ray meets it first */
+        last_t = e->back ? 0 : e->t;
         const rs_actor *a = rs_ref_actor(rs, e->ref);
         sn_vec3 nn;
         bool back;
@@ -528,7 +548,7 @@ static void run_task(void *arg, uint32_t task)
     c.w = b->w;
     c.q = b->q;
     c.filtered = b->q->n_ignore || b->q->tag_mask || b->q->kind_mask;
-    c.all = b->q->mode == SN_RAY_ALL ? s : NULL;
+    c.all = SN_RAY_MODE_MANY(b->q->mode) ? s : NULL;
     c.any = b->q->mode == SN_RAY_ANY;
     /* Without filters, all-hits or any-hit, Embree runs alone: no callback on its hits. */
     c.ec.filter = c.filtered || c.all || c.any ? filter : NULL;

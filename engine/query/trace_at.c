@@ -80,7 +80,7 @@ sn_status sn_rays_trace_times(sn_rayscene *rs, const sn_world *w, const double *
     uint32_t *idx = malloc((size_t)n * sizeof *idx), *tmp = malloc((size_t)n * sizeof *tmp);
     sn_ray *gr = malloc((size_t)n * sizeof *gr);
     char *gout = calloc(n, q->result_size);
-    size_t hit_bytes = q->mode == SN_RAY_ALL ? (size_t)q->max_hits * q->hit_size : 0;
+    size_t hit_bytes = SN_RAY_MODE_MANY(q->mode) ? (size_t)q->max_hits * q->hit_size : 0;
     char *ghits = hit_bytes ? calloc(n, hit_bytes) : NULL;
     if (!idx || !tmp || !gr || !gout || (hit_bytes && !ghits)) {
         free(idx), free(tmp), free(gr), free(gout), free(ghits);

@@ -106,7 +106,7 @@ static sn_status trace(sn_ctx *c, const double *alpha, uint32_t n_alpha, const s
     if (!rays || !out)
         return sn_fail(err, SN_E_INVALID, "NULL rays or results for %u rays", n);
     sn_status st = SN_OK;
-    size_t per_hits = q->mode == SN_RAY_ALL ? (size_t)q->max_hits * q->hit_size : 0;
+    size_t per_hits = SN_RAY_MODE_MANY(q->mode) ? (size_t)q->max_hits * q->hit_size : 0;
     uint32_t *order = malloc(n * sizeof *order), *ids = malloc((q->n_ignore + 2) * sizeof *ids);
     char *g_rays = malloc((size_t)n * q->ray_size), *g_res = malloc((size_t)n * q->result_size);
     char *g_hits = per_hits ? malloc(n * per_hits) : NULL;

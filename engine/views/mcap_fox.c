@@ -374,6 +374,8 @@ sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack
         m->seen_actors = true;
         return sn_mcap_actors(m, msg, sensor, t, err);
     }
+    if (sn_mcap_is_debug(type))
+        return (st = sn_mcap_debug(m, msg, sensor, t, err)) ? sn_error_prefix(err, sensor) : SN_OK;
     if (!m->seen_actors && (st = sn_mcap_sensor_tf(m, sensor, &tf, t, err)))
         return st;
     if (type_is(type, "sensor.lidar.") || strcmp(type, "sensor.other.radar") == 0)

@@ -113,6 +113,10 @@ bool sn_mcap_is_actors(const char *type_id);
 sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack_object *msg, sn_error *err);
 /* The actors stream's message: SceneUpdate on /<name> and FrameTransforms on /tf. */
 sn_status sn_mcap_actors(sn_mcap *m, const msgpack_object *msg, const char *sensor, uint64_t t, sn_error *err);
+/* Whether a blueprint is CARLA's world.debug shapes (sensor.other.debug), and its message as a
+** SceneUpdate on /<name> (mcap_debug.c). */
+bool sn_mcap_is_debug(const char *type_id);
+sn_status sn_mcap_debug(sn_mcap *m, const msgpack_object *msg, const char *sensor, uint64_t t, sn_error *err);
 /* A sensor's own pose as a FrameTransform world -> sensor (runs without an actors stream). */
 sn_status sn_mcap_sensor_tf(sn_mcap *m, const char *sensor, const sn_transform *t, uint64_t log_time, sn_error *err);
 /* The map's lines into m->map_update. */

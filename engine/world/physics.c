@@ -328,6 +328,23 @@ void sn_body_from_state(dBodyID b, const sn_actor_state *st, sn_vec3 com)
     dBodySetAngularVel(b, st->ang_vel.x, st->ang_vel.y, st->ang_vel.z);
 }
 
+void sn_world_set_com(sn_world *w, sn_actor *a, sn_vec3 com)
+{
+    (void)w;
+    sn_vec3 d = sn_v3_sub(a->ph->com, com); /* every geom's offset from the body moves by it */
+    a->ph->com = com;
+    if (!a->ph->body)
+        return;
+    /* the geoms (chassis, crash box, props riding on it) keep their place on the actor, the
+    ** body moves to the new centre of mass; the actor's pose and velocities (a->st, of its
+    ** origin) stay as they are */
+    for (dGeomID g = dBodyGetFirstGeom(a->ph->body); g; g = dBodyGetNextGeom(g)) {
+        const dReal *o = dGeomGetOffsetPosition(g);
+        dGeomSetOffsetPosition(g, o[0] + d.x, o[1] + d.y, o[2] + d.z);
+    }
+    sn_body_from_state(a->ph->body, &a->st, com);
+}
+
 void sn_world_teleport(sn_world *w, sn_actor *a, sn_vec3 pos, sn_quat rot)
 {
     w->gen++;

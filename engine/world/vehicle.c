@@ -20,6 +20,7 @@ const char *sn_vehicle_params_make(sn_vehicle_params *p, const sn_vehicle_shape 
     const double mass = vs->mass, cg = vs->cg;
     if (cg >= 2 * ex.z)
         return "center_of_mass_height";
+    p->cg = cg;
     p->max_power = vs->max_power;
     p->max_steer = vs->max_steer_deg * SN_DEG;
     p->max_force = mass * 4.0; /* about 0.4 g off the line */
@@ -82,20 +83,29 @@ static const double steer_curve[][2] = {{0, 1.0}, {20, 0.9}, {60, 0.8}, {120, 0.
 /* Two-wheelers: the pitch (rad) beyond which the rider's guard pushes the nose back. */
 #define SN_PITCH_GUARD (15 * SN_DEG)
 
+/* y at x on a polyline of n points with ascending x: linear between points, the end values
+** beyond them (or `after` past the last point). */
+static double curve_at(const double (*c)[2], size_t n, double x, double after)
+{
+    if (x <= c[0][0])
+        return c[0][1];
+    for (size_t i = 1; i < n; i++)
+        if (x <= c[i][0]) {
+            double span = c[i][0] - c[i - 1][0];
+            return span > 0 ? c[i - 1][1] + (x - c[i - 1][0]) / span * (c[i][1] - c[i - 1][1]) : c[i][1];
+        }
+    return after;
+}
+
 double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed)
 {
+    const sn_vehicle_params *p = a->mv->vp;
     double kmh = fabs(forward_speed) * 3.6;
-    size_t n = sizeof steer_curve / sizeof steer_curve[0];
-    double f = steer_curve[n - 1][1];
-    for (size_t i = 1; i < n; i++) {
-        if (kmh <= steer_curve[i][0]) {
-            double t = (kmh - steer_curve[i - 1][0]) / (steer_curve[i][0] - steer_curve[i - 1][0]);
-            f = steer_curve[i - 1][1] + t * (steer_curve[i][1] - steer_curve[i - 1][1]);
-            break;
-        }
-    }
-    return a->mv->vp->max_steer * f;
+    const double(*c)[2] = p->n_steer ? (const double(*)[2])p->steer_curve : steer_curve;
+    size_t n = p->n_steer ? p->n_steer : sizeof steer_curve / sizeof steer_curve[0];
+    return p->max_steer * curve_at(c, n, kmh, c[n - 1][1]);
 }
+
 
 double sn_vehicle_brake_decel(const sn_actor *a, double gravity)
 {
@@ -205,6 +215,15 @@ static void static_ray(sn_world *w, const uint32_t *cand, size_t n, sn_vec3 o, s
 static inline double minv(double a, double b) { return b < a ? b : a; }
 static inline double maxv(double a, double b) { return b > a ? b : a; }
 
+/* The driven wheels' force at a wheel speed: apply_physics_control's force curve (CARLA's
+** torque curve through its gears), else the power law. */
+static double engine_force(const sn_vehicle_params *p, double speed)
+{
+    if (p->n_force)
+        return curve_at((const double(*)[2])p->force_curve, p->n_force, fabs(speed), 0);
+    return minv(p->max_force, p->max_power / maxv(fabs(speed), 1.0));
+}
+
 /* One tyre: its heading projected on the ground (wf, unit) and its side (ws = n x wf). */
 typedef struct tyre_frame {
     sn_vec3 wf, ws;
@@ -260,7 +279,9 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
 
     const double len = p->ray_length, mount_z = -a->ph->com.z + p->clearance; /* from the centre of mass */
     const sn_vec3 hwb = sn_v3_scale(fwd, p->wheelbase / 2), htr = sn_v3_scale(right, p->track / 2);
-    const sn_vec3 base = sn_v3_add(pos, sn_v3_scale(up, mount_z)); /* the mounts' centre */
+    sn_vec3 base = sn_v3_add(pos, sn_v3_scale(up, mount_z)); /* the mounts' centre */
+    if (a->ph->com.x != 0 || a->ph->com.y != 0) /* a centre of mass moved off the middle: the mounts stay */
+        base = sn_v3_sub(base, sn_v3_add(sn_v3_scale(fwd, a->ph->com.x), sn_v3_scale(right, a->ph->com.y)));
 
     /* Pass 1: where each wheel touches and how far its spring is compressed. A plane n . x = d
     ** meets the ray from mount o along -up at t = (d - n . o) / (n . -up), and n . o splits
@@ -381,7 +402,7 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         double stop = mq_h * fabs(vl); /* the force that would stop this wheel in one substep */
         double flong = 0, grip = 1;
         if (!front && c.throttle > 0) {
-            double engine = minv(p->max_force, p->max_power / maxv(fabs(vl), 1.0));
+            double engine = engine_force(p, vl);
             flong += (c.reverse ? -1 : 1) * c.throttle * engine / 2;
         }
         if (c.brake > 0) {

@@ -49,6 +49,11 @@ typedef struct sn_vehicle_params {
     double stab_k, stab_c;
     double pitch_k, pitch_c; /* two-wheelers: the rider's guard beyond SN_PITCH_GUARD of pitch (N m/rad, N m s/rad) */
     double lat_height; /* m above the contact patch where two-wheelers' lateral forces act (the centre of mass) */
+    double cg;         /* m, the blueprint's centre of mass above the box's bottom (center_of_mass moves from it) */
+    /* apply_physics_control's curves (sn_vehicle_physics): 0 points, the defaults */
+    uint32_t n_steer, n_force;
+    double steer_curve[SN_STEERING_CURVE_MAX][2]; /* km/h, fraction */
+    double force_curve[SN_FORCE_CURVE_MAX][2];    /* m/s, N */
 } sn_vehicle_params;
 
 typedef struct sn_autopilot {
@@ -389,6 +394,8 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h);
 void sn_walker_apply(sn_world *w, sn_actor *a, double h);
 /* The wheel angle (rad) that steer 1 gives at this forward speed (CARLA's steering curve). */
 double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed);
+/* Moves a vehicle's centre of mass (its origin's frame) keeping its pose and velocities. */
+void sn_world_set_com(sn_world *w, sn_actor *a, sn_vec3 com);
 /* The deceleration (m/s^2, positive) that full brake gives a vehicle on flat ground, as far as
 ** its brakes allow: 0.9 mu g, and for a two-wheeler (brakes capped so it cannot pitch over,
 ** docs/world.md) 0.65 of brake_mu g (a bicycle 2.8, a sport motorcycle 5.2). A planner that

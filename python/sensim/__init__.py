@@ -32,6 +32,7 @@ from .geom import (BoundingBox, GeoLocation, Location, Rotation, Transform, Vect
 from .debug import CityObjectLabel, Color, DebugHelper, LabelledPoint, MapLayer
 from .physics import GearPhysicsControl, VehiclePhysicsControl, WheelPhysicsControl
 from .snapshot import ActorSnapshot
+from .gbuffer import GBufferTextureID
 from . import command
 from .client import (Actor, ActorAttribute, ActorAttributeType, ActorBlueprint, ActorList, AttachmentType,
                      BlueprintLibrary, Client, Sensor, Timestamp, Vehicle, VehicleLightState, VehicleWheelLocation,
@@ -66,7 +67,7 @@ __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEP
            "MapLayer", "GearPhysicsControl", "VehiclePhysicsControl", "WheelPhysicsControl", "ActorSnapshot",
            "command", "VehicleDoor", "VehicleFailureState", "WalkerAIController",
            "Landmark", "LandmarkType", "TrafficLight", "TrafficLightState", "TrafficManager", "TrafficSign",
-           "BoneTransformDataOut", "WalkerBoneControlIn", "WalkerBoneControlOut"]
+           "BoneTransformDataOut", "WalkerBoneControlIn", "WalkerBoneControlOut", "GBufferTextureID"]
 
 
 class VehicleDoor:

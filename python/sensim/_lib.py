@@ -91,9 +91,15 @@ class RayQuery(Structure):  # sensim/query.h sn_ray_query
                 ("ray_ignore", c_void_p), ("overlap_size", c_uint32)]  # ABI 1.6
 
 
+STEERING_CURVE_MAX, FORCE_CURVE_MAX = 16, 64  # sensim.h SN_STEERING_CURVE_MAX, SN_FORCE_CURVE_MAX
+
+
 class VehiclePhysics(Structure):  # sensim.h sn_vehicle_physics
     _fields_ = [("struct_size", c_uint32), ("mass", c_double), ("max_power", c_double), ("max_force", c_double),
-                ("max_steer_angle", c_double), ("tire_friction", c_double), ("drag_coefficient", c_double)]
+                ("max_steer_angle", c_double), ("tire_friction", c_double), ("drag_coefficient", c_double),
+                ("center_of_mass", Vec3), ("n_steering_curve", c_uint32),
+                ("steering_curve", (c_double * 2) * STEERING_CURVE_MAX), ("n_force_curve", c_uint32),
+                ("force_curve", (c_double * 2) * FORCE_CURVE_MAX)]
 
 
 class ActorInfo(Structure):
@@ -231,7 +237,8 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_traffic_health": TrafficHealth, "sn_record_options": RecordOptions,
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
            "sn_map_info": MapInfo, "sn_weather": Weather,
-           "sn_traffic_light_info": TrafficLightInfo, "sn_autopilot_options": AutopilotOptions}
+           "sn_traffic_light_info": TrafficLightInfo, "sn_autopilot_options": AutopilotOptions,
+           "sn_vehicle_physics": VehiclePhysics}
 
 
 # ---- finding the library ----

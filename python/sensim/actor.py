@@ -177,6 +177,9 @@ class Actor:
         """Destroys the actor and everything attached to it; False if it was already gone."""
         if not self.is_alive:
             return False
+        if self.id in getattr(self._world, "_gbuffers", {}):  # its G-buffer companions go with it
+            from . import gbuffer
+            gbuffer.destroy(self)
         self._call("sn_engine_destroy_actor")
         self._world._actors.pop(self.id, None)
         return True
@@ -297,13 +300,20 @@ class Vehicle(Actor):
 
     def apply_physics_control(self, physics_control) -> None:
         """Applied to the running model from the next step (physics.to_engine maps CARLA's fields:
-        mass, torque curve and max_rpm, first gear and final ratio, the wheels' radius, friction and
-        front max_steer_angle, drag_coefficient); the rest is kept. get_physics_control returns
-        what was set."""
+        mass, torque curve and max_rpm through every forward gear and the final ratio, the wheels'
+        radius, friction and front max_steer_angle, drag_coefficient, center_of_mass,
+        steering_curve); the rest is kept. get_physics_control returns what was set."""
         from . import physics
         v = physics.to_engine(physics_control)
         c = _lib.VehiclePhysics(ctypes.sizeof(_lib.VehiclePhysics), v["mass"], v["max_power"], v["max_force"],
                                 v["max_steer_angle"], v["tire_friction"], v["drag_coefficient"])
+        c.center_of_mass = _lib.Vec3(*v["center_of_mass"])
+        c.n_steering_curve = len(v["steering_curve"])
+        for i, (x, y) in enumerate(v["steering_curve"]):
+            c.steering_curve[i][0], c.steering_curve[i][1] = x, y
+        c.n_force_curve = len(v["force_curve"])
+        for i, (x, y) in enumerate(v["force_curve"]):
+            c.force_curve[i][0], c.force_curve[i][1] = x, y
         self._call("sn_engine_set_vehicle_physics", ctypes.byref(c))
         self._physics = physics.kept(physics_control)
 
@@ -319,9 +329,9 @@ class Vehicle(Actor):
         if pc is not None:
             return physics.kept(pc)
         a = self.attributes
-        e = self.bounding_box.extent
-        com = Vector3D(0, 0, float(a.get("center_of_mass_height", e.z)) - e.z)
-        return physics.from_engine(self._engine_physics(), int(a.get("number_of_wheels", 4)), com)
+        p = self._engine_physics()
+        com = Vector3D(p.center_of_mass.x, p.center_of_mass.y, p.center_of_mass.z)  # CARLA's COMNudge: 0 as spawned
+        return physics.from_engine(p, int(a.get("number_of_wheels", 4)), com)
 
     def open_door(self, door_idx) -> None:
         """Accepted: sensim's vehicles have no doors (docs/python.md)."""
@@ -421,6 +431,20 @@ class Sensor(Actor):
         err = _err()
         check(_lib.lib().sn_engine_call(self._world._engine(), self.name.encode(), m, len(args),
                                         argv, ctypes.byref(err)), err)
+
+    def listen_to_gbuffer(self, gbuffer_id, callback: Callable) -> None:
+        """CARLA's: callback(image) for each frame's G-buffer texture `gbuffer_id`
+        (carla.GBufferTextureID), made from sensim's renderer (gbuffer.py, docs/python.md)."""
+        from . import gbuffer
+        gbuffer.listen(self, gbuffer_id, callback)
+
+    def stop_gbuffer(self, gbuffer_id) -> None:
+        from . import gbuffer
+        gbuffer.stop(self, gbuffer_id)
+
+    def is_listening_gbuffer(self, gbuffer_id) -> bool:
+        from . import gbuffer
+        return gbuffer.is_listening(self, gbuffer_id)
 
     def send(self, data: str) -> None:
         """CARLA's custom V2X send(data)."""

@@ -98,6 +98,13 @@ class Client:
         if self._world is not None:
             self._world.close()
         self._world = world
+        mcap_path = _common.CARLA_MODE.get("mcap")
+        if mcap_path and not world._replay:
+            # `python3 -m sensim.carla --mcap FILE`: every world the script gets is written, the
+            # first to FILE, later ones (after a load_world) to FILE-2.mcap, FILE-3.mcap, ...
+            n = _common.CARLA_MODE["mcap_worlds"] = _common.CARLA_MODE.get("mcap_worlds", 0) + 1
+            root, ext = os.path.splitext(mcap_path)
+            world.record_mcap(mcap_path if n == 1 else f"{root}-{n}{ext or '.mcap'}", overwrite=True)
         if _common.CARLA_MODE["asynchronous"] and not world._replay:
             # `python3 -m sensim.carla`: a new world runs by itself, as a CARLA server's does
             s = world.get_settings()

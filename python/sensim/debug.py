@@ -78,16 +78,35 @@ class LabelledPoint:
         self.location, self.label = location, label
 
 
+def _num(v) -> str:
+    return repr(float(v))
+
+
+def _xyz(v) -> list:
+    return [_num(v.x), _num(v.y), _num(v.z)]
+
+
+def _rgba(c) -> list:
+    c = c if c is not None else Color(255, 0, 0)
+    return [str(int(c.r)), str(int(c.g)), str(int(c.b)), str(int(c.a))]
+
+
+_TEXT_MAX = 1024  # bytes a string may have (sensor.other.debug's limit); longer ones are cut
+
+
 class DebugHelper:
-    """CARLA's world.debug: draw_point/line/arrow/box/string. There is no window to draw in: each
-    call is kept in `shapes` (kind, arguments, the frame it was drawn at, life_time) for the
-    script or a test to read; nothing reaches the outputs (docs/python.md)."""
+    """CARLA's world.debug: draw_point/line/arrow/box/string (and draw_hud_*). There is no window
+    to draw in: each call is kept in `shapes` (kind, arguments, the frame it was drawn at,
+    life_time) for the script or a test to read, and, when the world has a debug stream
+    (sensor.other.debug: world.record_mcap() adds one, a scene may have one), drawn into it on
+    the next frame: the MCAP file shows it on /debug as Foxglove scene entities with their
+    lifetimes, a run's report on its top view (docs/python.md, docs/mcap.md)."""
 
     def __init__(self, world):
         self._world = world
         self.shapes: list[dict] = []
 
-    def _add(self, kind: str, life_time: float, **kw) -> None:
+    def _add(self, kind: str, life_time: float, args: list, **kw) -> None:
         try:
             frame = self._world._clock().frame
         except Exception:
@@ -95,27 +114,64 @@ class DebugHelper:
         self.shapes.append({"kind": kind, "frame": frame, "life_time": float(life_time), **kw})
         if len(self.shapes) > 100000:  # a script drawing every frame forever: keep the newest
             del self.shapes[:50000]
+        name = getattr(self._world, "_debug_name", None)
+        if name is None or getattr(self._world, "_e", None) is None:
+            return
+        import ctypes
+        from . import _lib
+        from ._common import _err
+        argv = [a.encode() for a in args]
+        arr = (ctypes.c_char_p * len(argv))(*argv)
+        err = _err()
+        st = _lib.lib().sn_engine_call(self._world._engine(), name.encode(), f"draw_{kind}".encode(),
+                                       len(argv), arr, ctypes.byref(err))
+        if st == -7:  # the script destroyed the debug sensor (with every sensor, say): shapes are kept only
+            self._world._debug_name = None
+            return
+        _lib.check(st, err)
 
     def draw_point(self, location, size: float = 0.1, color: Color = Color(255, 0, 0), life_time: float = -1.0,
                    persistent_lines: bool = True) -> None:
-        self._add("point", life_time, location=location, size=size, color=color)
+        self._add("point", life_time, _xyz(location) + [_num(size)] + _rgba(color) + [_num(life_time)],
+                  location=location, size=size, color=color)
 
     def draw_line(self, begin, end, thickness: float = 0.1, color: Color = Color(255, 0, 0),
                   life_time: float = -1.0, persistent_lines: bool = True) -> None:
-        self._add("line", life_time, begin=begin, end=end, thickness=thickness, color=color)
+        self._add("line", life_time, _xyz(begin) + _xyz(end) + [_num(thickness)] + _rgba(color) + [_num(life_time)],
+                  begin=begin, end=end, thickness=thickness, color=color)
 
     def draw_arrow(self, begin, end, thickness: float = 0.1, arrow_size: float = 0.1,
                    color: Color = Color(255, 0, 0), life_time: float = -1.0, persistent_lines: bool = True) -> None:
-        self._add("arrow", life_time, begin=begin, end=end, thickness=thickness, arrow_size=arrow_size, color=color)
+        self._add("arrow", life_time, _xyz(begin) + _xyz(end) + [_num(thickness), _num(arrow_size)] + _rgba(color)
+                  + [_num(life_time)], begin=begin, end=end, thickness=thickness, arrow_size=arrow_size, color=color)
 
     def draw_box(self, box, rotation, thickness: float = 0.1, color: Color = Color(255, 0, 0),
                  life_time: float = -1.0, persistent_lines: bool = True) -> None:
-        self._add("box", life_time, box=box, rotation=rotation, thickness=thickness, color=color)
+        """CARLA's: a wireframe of `box` (its location the centre in the world, its extent the
+        half sizes) turned by `rotation` (box.rotation is not used, as in CARLA)."""
+        r = rotation
+        self._add("box", life_time, _xyz(box.location) + _xyz(box.extent) + [_num(r.pitch), _num(r.yaw), _num(r.roll)]
+                  + [_num(thickness)] + _rgba(color) + [_num(life_time)],
+                  box=box, rotation=rotation, thickness=thickness, color=color)
 
     def draw_string(self, location, text: str, draw_shadow: bool = False, color: Color = Color(255, 0, 0),
                     life_time: float = -1.0, persistent_lines: bool = True) -> None:
-        self._add("string", life_time, location=location, text=str(text), color=color)
+        t = str(text).replace("\0", "").encode()[:_TEXT_MAX].decode("utf-8", "ignore")
+        self._add("string", life_time, _xyz(location) + [t] + _rgba(color) + [_num(life_time)],
+                  location=location, text=str(text), color=color)
 
     def draw_hud_point(self, location, size: float = 0.1, color: Color = Color(255, 0, 0),
                        life_time: float = -1.0, persistent_lines: bool = True) -> None:
         self.draw_point(location, size, color, life_time)
+
+    def draw_hud_line(self, begin, end, thickness: float = 0.1, color: Color = Color(255, 0, 0),
+                      life_time: float = -1.0, persistent_lines: bool = True) -> None:
+        self.draw_line(begin, end, thickness, color, life_time)
+
+    def draw_hud_arrow(self, begin, end, thickness: float = 0.1, arrow_size: float = 0.1,
+                       color: Color = Color(255, 0, 0), life_time: float = -1.0, persistent_lines: bool = True) -> None:
+        self.draw_arrow(begin, end, thickness, arrow_size, color, life_time)
+
+    def draw_hud_box(self, box, rotation, thickness: float = 0.1, color: Color = Color(255, 0, 0),
+                     life_time: float = -1.0, persistent_lines: bool = True) -> None:
+        self.draw_box(box, rotation, thickness, color, life_time)

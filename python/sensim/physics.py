@@ -55,11 +55,14 @@ class VehiclePhysicsControl:
         self.forward_gears = list(forward_gears) if forward_gears else [GearPhysicsControl()]
         self.mass, self.drag_coefficient = float(mass), drag_coefficient
         self.center_of_mass = center_of_mass if center_of_mass is not None else Vector3D()
-        self.steering_curve = list(steering_curve) if steering_curve else [Vector2D(0, 1), Vector2D(120, 0.3)]
+        self.steering_curve = list(steering_curve) if steering_curve else [Vector2D(x, y) for x, y in STEERING_CURVE]
         self.wheels = list(wheels) if wheels else [WheelPhysicsControl() for _ in range(4)]
         self.use_sweep_wheel_collision = use_sweep_wheel_collision
 
 
+# CARLA's default steering curve (km/h, fraction of max_steer_angle): sensim's (vehicle.c).
+STEERING_CURVE = ((0.0, 1.0), (20.0, 0.9), (60.0, 0.8), (120.0, 0.7))
+STEERING_CURVE_MAX, FORCE_CURVE_MAX = 16, 64
 # CARLA's tire_friction of 3.5 (its default) is sensim's mu of 1.0 (its default).
 FRICTION_SCALE = 3.5
 # The flat torque curve and gearing get_physics_control reports before any apply.
@@ -80,12 +83,68 @@ def _torque_at(curve, rpm: float) -> float:
     return pts[-1][1]
 
 
+def _drive(pc: VehiclePhysicsControl):
+    """The fields that make the driving force: torque curve, max_rpm, gears, final ratio, the
+    driven wheels' radius (compared with what get_physics_control reported)."""
+    return ([(float(p.x), float(p.y)) for p in pc.torque_curve], float(pc.max_rpm),
+            [float(g.ratio) for g in pc.forward_gears], float(pc.final_ratio),
+            [float(w.radius) for w in (list(pc.wheels)[2:] or list(pc.wheels))])
+
+
+def force_curve(pc: VehiclePhysicsControl, radius: float) -> list:
+    """The driven wheels' force (N) against speed (m/s), FORCE_CURVE_MAX points: at each speed
+    the best forward gear's torque x ratio x final_ratio / radius, the engine at the speed's
+    rpm on the torque curve (an ideal automatic gearbox: CARLA's use_gear_autobox), no gear
+    above max_rpm; 0 beyond top gear's max_rpm. A speed whose rpm lies below the curve's first
+    point gets the first point's torque (the clutch slips off the line)."""
+    gears = sorted({float(g.ratio) for g in pc.forward_gears if float(g.ratio) > 0}, reverse=True)
+    if not gears:
+        raise ValueError("apply_physics_control: no forward gear with a ratio > 0")
+    final = float(pc.final_ratio)
+    if not (math.isfinite(final) and final > 0):
+        raise ValueError(f"apply_physics_control: final_ratio {pc.final_ratio} must be > 0")
+    max_rpm = float(pc.max_rpm)
+    k = 60 / (2 * math.pi) * final / radius  # rpm per (m/s) per unit gear ratio
+    v_top = max_rpm / (k * gears[-1])
+    n = FORCE_CURVE_MAX - 1
+    out = []
+    for i in range(n):
+        v = v_top * i / (n - 1)
+        best = 0.0
+        for g in gears:
+            rpm = v * k * g
+            if rpm <= max_rpm * (1 + 1e-12):
+                best = max(best, _torque_at(pc.torque_curve, rpm) * g * final / radius)
+        out.append((v, max(best, 0.0)))
+    out.append((v_top * (1 + 1e-9) + 1e-9, 0.0))  # the rev limit: no force beyond
+    return out
+
+
+def steering_curve(pc: VehiclePhysicsControl) -> list:
+    """CARLA's steering curve as (km/h, fraction) points: sorted, a repeated speed keeps its
+    last fraction."""
+    pts = {}
+    for p in pc.steering_curve:
+        pts[float(p.x)] = float(p.y)
+    out = sorted(pts.items())
+    if not out:
+        raise ValueError("apply_physics_control: steering_curve is empty")
+    if len(out) > STEERING_CURVE_MAX:
+        raise ValueError(f"apply_physics_control: steering_curve has {len(out)} points; sensim takes {STEERING_CURVE_MAX}")
+    return out
+
+
 def to_engine(pc: VehiclePhysicsControl) -> dict:
     """CARLA's fields on sensim's model:
     - max_power: the largest torque x angular speed on the torque curve (x rpm, y N m) up to max_rpm;
     - max_force: the curve's largest torque x first gear's ratio x final_ratio / the driven (rear)
       wheels' mean radius (cm, as CARLA 0.9.15);
-    - max_steer_angle: the front wheels' largest; tire_friction: the wheels' mean / 3.5;
+    - force_curve: the driving force against speed through every forward gear (force_curve()),
+      unless the torque curve, gears, final ratio and radius are what get_physics_control
+      reported (then the running power law stays: applying get_physics_control changes nothing);
+    - max_steer_angle: the front wheels' largest; steering_curve as it is; tire_friction: the
+      wheels' mean / 3.5;
+    - center_of_mass: moved from the blueprint's by it (CARLA's COMNudge);
     - mass and drag_coefficient as they are. The other fields are kept, not modelled."""
     if not pc.torque_curve:
         raise ValueError("apply_physics_control: torque_curve is empty")
@@ -103,11 +162,16 @@ def to_engine(pc: VehiclePhysicsControl) -> dict:
     if not (radius > 0):
         raise ValueError("apply_physics_control: the wheels' radius must be > 0 (centimetres)")
     gear = float(pc.forward_gears[0].ratio) if pc.forward_gears else 1.0
+    reported = getattr(pc, "_reported", None)
+    com = pc.center_of_mass
     return {"mass": float(pc.mass), "max_power": power,
             "max_force": torque * gear * float(pc.final_ratio) / radius,
             "max_steer_angle": max(float(w.max_steer_angle) for w in wheels[:2]),
             "tire_friction": sum(float(w.tire_friction) for w in wheels) / len(wheels) / FRICTION_SCALE,
-            "drag_coefficient": float(pc.drag_coefficient)}
+            "drag_coefficient": float(pc.drag_coefficient),
+            "center_of_mass": (float(com.x), float(com.y), float(com.z)),
+            "steering_curve": steering_curve(pc),
+            "force_curve": [] if reported is not None and reported == _drive(pc) else force_curve(pc, radius)}
 
 
 def from_engine(p, n_wheels: int, center_of_mass: Vector3D) -> VehiclePhysicsControl:
@@ -119,11 +183,14 @@ def from_engine(p, n_wheels: int, center_of_mass: Vector3D) -> VehiclePhysicsCon
     wheels = [WheelPhysicsControl(tire_friction=p.tire_friction * FRICTION_SCALE,
                                   max_steer_angle=p.max_steer_angle if i < 2 else 0.0,
                                   radius=_DEFAULT_RADIUS_CM) for i in range(max(2, n_wheels))]
-    return VehiclePhysicsControl(torque_curve=[Vector2D(0, torque), Vector2D(_DEFAULT_RPM, torque)],
-                                 max_rpm=_DEFAULT_RPM, final_ratio=_DEFAULT_FINAL,
-                                 forward_gears=[GearPhysicsControl(ratio=gear)], mass=p.mass,
-                                 drag_coefficient=p.drag_coefficient, center_of_mass=center_of_mass,
-                                 wheels=wheels)
+    steer = [Vector2D(x, y) for x, y in (list(p.steering_curve)[:p.n_steering_curve] or STEERING_CURVE)]
+    pc = VehiclePhysicsControl(torque_curve=[Vector2D(0, torque), Vector2D(_DEFAULT_RPM, torque)],
+                               max_rpm=_DEFAULT_RPM, final_ratio=_DEFAULT_FINAL,
+                               forward_gears=[GearPhysicsControl(ratio=gear)], mass=p.mass,
+                               drag_coefficient=p.drag_coefficient, center_of_mass=center_of_mass,
+                               steering_curve=steer, wheels=wheels)
+    pc._reported = _drive(pc)  # applied back unchanged: the running power law stays (to_engine)
+    return pc
 
 
 def kept(pc: VehiclePhysicsControl) -> VehiclePhysicsControl:

@@ -15,8 +15,8 @@ from .geom import Location
 
 __all__ = ["cast_ray", "project_point", "ground_projection"]
 
-_MAX_HITS = 256  # actors one ray may report (sn_ray_query.max_hits); more are counted, not returned
-_SN_RAY_CLOSEST, _SN_RAY_ALL = 0, 1
+_MAX_HITS = 4096  # surfaces one cast_ray reports (sn_ray_query.max_hits); more are counted, not returned
+_SN_RAY_CLOSEST, _SN_RAY_ALL, _SN_RAY_EVERY = 0, 1, 3
 
 
 def _label(tag: int):
@@ -49,8 +49,12 @@ def _trace(world, origin, direction, distance: float, mode: int, max_hits: int =
 
 
 def cast_ray(world, initial_location, final_location) -> list:
-    """Every surface met between the two points, nearest first: one LabelledPoint per actor or
-    piece of map geometry (where the ray first enters it)."""
+    """Every surface the segment enters, nearest first, as CARLA's (its overlap trace returns a
+    LabelledPoint per component met): each actor, and the map's geometry (roads, sidewalks,
+    kerbs, marks, scenery) wherever the segment meets it, so a ray along a street reports each
+    kerb and mark it passes, not one point for the whole map (sn_ray_mode SN_RAY_EVERY). Where
+    the ray leaves a solid is not reported; a segment starting inside an actor reports it at its
+    start, as Unreal's initial overlap. At most 4096 points."""
     a, b = initial_location, final_location
     d = Location(b.x - a.x, b.y - a.y, b.z - a.z)
     length = math.sqrt(d.x * d.x + d.y * d.y + d.z * d.z)
@@ -58,8 +62,8 @@ def cast_ray(world, initial_location, final_location) -> list:
         raise ValueError("cast_ray: the locations must be finite")
     if length == 0:
         return []
-    res, hits = _trace(world, a, d, length, _SN_RAY_ALL, _MAX_HITS)
-    return [_point(hits[i]) for i in range(res.n_hits)]
+    res, hits = _trace(world, a, d, length, _SN_RAY_EVERY, _MAX_HITS)
+    return [_point(hits[i]) for i in range(min(res.n_hits, _MAX_HITS))]
 
 
 def project_point(world, location, direction, search_distance: float = 10000.0):

@@ -78,6 +78,14 @@ class ActorSnapshot:
         self._w = Vector3D._from(info.angular_velocity)
         self._a = Vector3D._from(info.acceleration)
 
+    @classmethod
+    def _of(cls, actor_id: int, transform: Transform) -> "ActorSnapshot":
+        """An actor without an engine body (CARLA's spectator): its pose, no motion."""
+        a = cls.__new__(cls)
+        a.id, a._t = int(actor_id), transform
+        a._v, a._w, a._a = Vector3D(), Vector3D(), Vector3D()
+        return a
+
     def get_transform(self) -> Transform:
         return self._t
 

@@ -10,7 +10,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from . import _lib, rays, walkers
+from . import _lib, mcap, rays, walkers
 from .spectator import SPECTATOR_ID, Spectator, compose
 from ._common import _KIND_SENSOR, _KIND_VEHICLE, _KIND_WALKER, _check_seed, _err, _log
 from ._lib import SensimError, check
@@ -70,6 +70,9 @@ class World(WorldTraffic):
         self._constant: dict[int, Vector3D] = {}  # enable_constant_velocity, held before each step
         self._ackermann: dict[int, object] = {}   # apply_ackermann_control targets
         self.debug = DebugHelper(self)
+        self._mcap = None  # the sn_mcap record_mcap writes (mcap.py)
+        # the debug stream world.debug draws into: a scene's sensor.other.debug, or record_mcap's
+        self._debug_name = next((a.name for a in self.get_actors() if a.type_id == "sensor.other.debug"), None)
 
     # -- lifetime
     def _not_in_step(self, what: str) -> None:
@@ -96,6 +99,20 @@ class World(WorldTraffic):
             self._listeners.clear()
             self._retired.clear()
             self._actors.clear()
+        if getattr(self, "_mcap", None) is not None:
+            mcap.close(self)  # after the engine: no message comes in any more
+
+    def record_mcap(self, path, overwrite: bool = False, threads: int = 0) -> str:
+        """sensim's: writes this world's run from the next frame on as an MCAP file for Foxglove,
+        as `sensim run --mcap` does (docs/mcap.md), world.debug's shapes on /debug. Adds the
+        sensors "actors" (sensor.other.actors) and "debug" (sensor.other.debug) when the world
+        has none. The file becomes `path` when the world closes (close(), load_world, the
+        interpreter's exit); an existing file is refused unless overwrite. Returns the path
+        being written (path.partial-PID-N)."""
+        self._not_in_step("record_mcap")
+        part = mcap.start(self, path, overwrite, threads)
+        self._debug_name = next(a.name for a in self.get_actors() if a.type_id == "sensor.other.debug")
+        return part
 
     def __del__(self):
         try:
@@ -219,7 +236,10 @@ class World(WorldTraffic):
             self._ackermann[aid] = c  # apply_control clears nothing here: the target holds
 
     def _snapshot(self) -> WorldSnapshot:
-        return WorldSnapshot._read(self._engine())
+        s = WorldSnapshot._read(self._engine())
+        # CARLA's snapshot holds the spectator too (get_actors() lists it)
+        s._actors[SPECTATOR_ID] = ActorSnapshot._of(SPECTATOR_ID, self._spectator.get_transform())
+        return s
 
     def tick(self, seconds: float = 10.0) -> int:
         """Steps the world one frame (fixed_delta_seconds), runs the listeners of this frame's
@@ -477,10 +497,11 @@ class World(WorldTraffic):
         return self._wrap(int(actor_id))
 
     def get_actors(self, actor_ids: Iterable[int] | None = None) -> "ActorList":
-        """Live actors in ascending id order, sensors included (filter('vehicle.*') etc.)."""
+        """Live actors in ascending id order, sensors included (filter('vehicle.*') etc.), then
+        CARLA's spectator (type_id 'spectator')."""
         L, e = _lib.lib(), self._engine()
         ids = list(actor_ids) if actor_ids is not None else \
-            [L.sn_engine_actor_id_at(e, i) for i in range(L.sn_engine_actor_count(e))]
+            [L.sn_engine_actor_id_at(e, i) for i in range(L.sn_engine_actor_count(e))] + [SPECTATOR_ID]
         return ActorList(a for a in (self._wrap(i) for i in ids) if a is not None)
 
     def find_actor(self, name: str) -> "Actor | None":
@@ -532,9 +553,24 @@ class World(WorldTraffic):
         lst.callback = callback
         lst.zero_copy = bool(zero_copy)
 
+    def _listen_extra(self, name: str, fn: Callable) -> None:
+        """fn(data) for each message of sensor `name`, after its listen() callback if any and
+        whether or not it has one (G-buffer textures: gbuffer.py). Dropped with the sensor."""
+        lst = self._listeners.get(name)
+        if lst is None:
+            lst = _Listener(self, name)
+            err = _err()
+            check(_lib.lib().sn_engine_listen(self._engine(), name.encode(), lst.c_fn, None, ctypes.byref(err)), err)
+            self._listeners[name] = lst
+        lst.extra.append(fn)
+
     def _unlisten(self, name: str) -> None:
         # The engine drops its listener (no more calls into Python for this stream); the
         # trampoline is kept until the world closes: stop() may run inside that very callback.
+        lst = self._listeners.get(name)
+        if lst is not None and lst.extra:  # G-buffer textures still listen: the stream stays
+            lst.callback = None
+            return
         lst = self._listeners.pop(name, None)
         if lst is not None:
             lst.callback = None
@@ -567,18 +603,22 @@ class _Listener:
 
     def __init__(self, world: World, name: str):
         self.callback: Callable | None = None
+        self.extra: list[Callable] = []  # _listen_extra's, called after the callback
         self.zero_copy = False
         wref = weakref.ref(world)
 
         def on_message(msgp, user):
             cb, w = self.callback, wref()
-            if cb is None or w is None or w._pending_error is not None:
+            if (cb is None and not self.extra) or w is None or w._pending_error is not None:
                 return
             try:
-                d = _sensor_data(w, msgp.contents, self.zero_copy)
+                d = _sensor_data(w, msgp.contents, self.zero_copy and not self.extra)
                 try:
                     with _interrupt.listener_scope():
-                        cb(d)
+                        if cb is not None:
+                            cb(d)
+                        for fn in self.extra:
+                            fn(d)
                 finally:
                     if self.zero_copy:
                         expire(d)

@@ -1,5 +1,5 @@
 """Issue 32's last gaps, checked with scripts of our own that make the calls CARLA's examples make
-(CARLA's own scripts are not in the tree): cast_ray / project_point / ground_projection,
+(CARLA's own scripts are not in the tree): cast_ray (every surface) / project_point / ground_projection,
 apply_physics_control on the running model, the spectator, walker bones, and walkers spawned and
 driven as generate_traffic.py does."""
 import ctypes
@@ -69,6 +69,37 @@ def test_rays_see_the_maps_roads_and_vehicles(client):
     top = car.get_transform().location.z + 2 * car.bounding_box.extent.z
     assert hits[0].location.z == pytest.approx(top, abs=0.05)
     assert sensim.CityObjectLabel.Roads in [h.label for h in hits[1:]]
+
+
+def test_cast_ray_reports_every_surface_of_the_map(client):
+    """Across a street of the town map, level, 5 cm under the kerbs' top (the kerb of one side
+    contains the start): CARLA's overlap trace reports each component it meets, so the far
+    sidewalk's kerb is a second point, where one point per actor (the map is one) gave only the
+    first. Every point lies on the segment, nearest first; where the ray leaves a kerb is none."""
+    w = client.load_world("town")
+    sp = w.get_map().get_spawn_points()[0]
+    r = sp.get_right_vector()
+    z = sp.location.z - 0.45
+    a = sensim.Location(sp.location.x - 12 * r.x, sp.location.y - 12 * r.y, z)
+    b = sensim.Location(sp.location.x + 12 * r.x, sp.location.y + 12 * r.y, z)
+    pts = w.cast_ray(a, b)
+    side = [p for p in pts if p.label == sensim.CityObjectLabel.Sidewalks]
+    assert len(side) == 2, [(p.label, a.distance(p.location)) for p in pts]
+    d = [a.distance(p.location) for p in pts]
+    assert d == sorted(d) and d[0] == pytest.approx(0, abs=1e-6)
+    assert side[1].location.distance(side[0].location) > 5  # across the road
+    for p in pts:
+        assert p.location.z == pytest.approx(z, abs=1e-6)
+    one = _lib_all(w, a, b)
+    assert len([h for h in one if h == sensim.CityObjectLabel.Sidewalks]) == 1
+
+
+def _lib_all(w, a, b):
+    """The labels SN_RAY_ALL gives (one hit per actor): what cast_ray returned before."""
+    from sensim import rays
+    d = sensim.Location(b.x - a.x, b.y - a.y, b.z - a.z)
+    res, hits = rays._trace(w, a, d, a.distance(b), rays._SN_RAY_ALL, 64)
+    return [rays._label(hits[i].semantic_tag) for i in range(res.n_hits)]
 
 
 # ---- physics control -----------------------------------------------------------------------------
@@ -186,6 +217,119 @@ def test_get_physics_control_returns_what_was_set(client):
     c = _lib.VehiclePhysics(struct_size=ctypes.sizeof(_lib.VehiclePhysics))
     with pytest.raises(sensim.SensimError, match="is no vehicle"):
         walker._call("sn_engine_get_vehicle_physics", ctypes.byref(c))
+
+
+def _turning_roll(w, bp, y, dz):
+    """The mean roll (degrees) and lateral acceleration (m/s^2) of a car in a steady turn at
+    about 11.5 m/s, its centre of mass moved up by dz (CARLA's center_of_mass)."""
+    car = _settled(w, bp, y)
+    pc = car.get_physics_control()
+    pc.center_of_mass = sensim.Vector3D(0, 0, dz)
+    car.apply_physics_control(pc)
+    car.enable_constant_velocity(sensim.Vector3D(12, 0, 0))
+    for _ in range(60):
+        w.tick()
+    car.disable_constant_velocity()
+    car.apply_control(sensim.VehicleControl(throttle=0.3, steer=0.3))
+    rolls, lat = [], []
+    for k in range(150):
+        w.tick()
+        if k >= 100:  # steady
+            rolls.append(car.get_transform().rotation.roll)
+            lat.append(car.get_velocity().length() * math.radians(car.get_angular_velocity().z))
+    car.destroy()
+    return sum(rolls) / len(rolls), sum(lat) / len(lat)
+
+
+def test_center_of_mass_changes_the_roll_in_a_turn(client):
+    """The tyres push 5 cm above the road (the model's roll centre), the weight acts at the
+    centre of mass: the roll moment m a_y (h - 0.05), so the roll per unit lateral acceleration
+    scales with h - 0.05. The centre of mass 30 cm lower or higher than the blueprint's
+    (h = its center_of_mass_height) rolls (h -+ 0.3 - 0.05) / (h - 0.05) as much; it outside the
+    box is refused, and get_physics_control gives back the offset."""
+    w, bp = _flat(client)
+    h = float(bp.get_attribute("center_of_mass_height"))
+    per_g = {}
+    for y, dz in ((0, 0.0), (30, -0.3), (60, 0.3)):
+        roll, a_y = _turning_roll(w, bp, y, dz)
+        assert a_y > 5 and roll < 0  # turning right (yaw rate > 0) the body leans left
+        per_g[dz] = roll / a_y
+    for dz in (-0.3, 0.3):
+        assert per_g[dz] / per_g[0.0] == pytest.approx((h + dz - 0.05) / (h - 0.05), rel=0.2)
+    car = _settled(w, bp, 90)
+    pc = car.get_physics_control()
+    assert (pc.center_of_mass.x, pc.center_of_mass.y, pc.center_of_mass.z) == (0, 0, 0)  # as spawned
+    pc.center_of_mass = sensim.Vector3D(0.2, 0, -0.1)
+    car.apply_physics_control(pc)
+    e = car._engine_physics()
+    assert (e.center_of_mass.x, e.center_of_mass.y, e.center_of_mass.z) == pytest.approx((0.2, 0, -0.1))
+    t0 = car.get_transform()
+    w.tick()
+    assert car.get_transform().location.distance(t0.location) < 0.01  # the car stays where it stood
+    pc.center_of_mass = sensim.Vector3D(0, 0, 5)
+    with pytest.raises(sensim.SensimError, match="center_of_mass must stay inside"):
+        car.apply_physics_control(pc)
+
+
+def test_steering_curve_sets_the_lock_at_speed(client):
+    """At a held 17 m/s (61 km/h) full steer turns the front wheels to max_steer_angle x the
+    steering curve at that speed: CARLA's default curve gives 0.8 - (v - 60) / 60 x 0.1, a curve
+    (0, 1), (50, 0.5), (100, 0.25) gives 0.5 - (v - 50) / 50 x 0.25."""
+    w, bp = _flat(client)
+    got = {}
+    for y, curve in ((0, None), (30, [(0, 1), (50, 0.5), (100, 0.25)])):
+        car = _settled(w, bp, y)
+        pc = car.get_physics_control()
+        assert [(p.x, p.y) for p in pc.steering_curve] == [(0, 1), (20, 0.9), (60, 0.8), (120, 0.7)]
+        if curve:
+            pc.steering_curve = [sensim.Vector2D(*p) for p in curve]
+            car.apply_physics_control(pc)
+            assert [(p.x, p.y) for p in car.get_physics_control().steering_curve] == curve
+        car.enable_constant_velocity(sensim.Vector3D(17, 0, 0))
+        for _ in range(30):
+            w.tick()
+        car.apply_control(sensim.VehicleControl(steer=1.0))
+        for _ in range(20):
+            w.tick()
+        kmh = car.get_velocity().length() * 3.6
+        got[bool(curve)] = (car.get_wheel_steer_angle(sensim.VehicleWheelLocation.FL_Wheel), kmh,
+                            pc.wheels[0].max_steer_angle)
+        car.destroy()
+    a, kmh, lock = got[False]
+    assert a == pytest.approx(lock * (0.8 - (kmh - 60) / 60 * 0.1), abs=0.3)
+    a, kmh, lock = got[True]
+    assert a == pytest.approx(lock * (0.5 - (kmh - 50) / 50 * 0.25), abs=0.3)
+    car = _settled(w, bp, 60)
+    pc = car.get_physics_control()
+    pc.steering_curve = [sensim.Vector2D(0, 1), sensim.Vector2D(50, 1.5)]
+    with pytest.raises(sensim.SensimError, match="steering_curve"):
+        car.apply_physics_control(pc)
+
+
+def test_gears_and_torque_curve_set_the_force_and_the_top_speed(client):
+    """A flat 150 N m to 6000 rpm, final ratio 4, 30 cm wheels: in one gear of 3 the driven
+    wheels push 150 x 3 x 4 / 0.3 = 6000 N from rest, and the rev limit caps the speed at
+    6000 rpm / (3 x 4) x 2 pi / 60 x 0.3 = 15.7 m/s; a second gear of 1.5 takes it past that."""
+    w, bp = _flat(client)
+    dt = w.get_settings().fixed_delta_seconds
+    top = []
+    for y, gears in ((0, [3.0]), (30, [3.0, 1.5])):
+        car = _settled(w, bp, y)
+        pc = car.get_physics_control()
+        pc.torque_curve = [sensim.Vector2D(0, 150), sensim.Vector2D(6000, 150)]
+        pc.max_rpm, pc.final_ratio = 6000.0, 4.0
+        pc.forward_gears = [sensim.GearPhysicsControl(ratio=g) for g in gears]
+        for wh in pc.wheels:
+            wh.radius = 30.0
+        car.apply_physics_control(pc)
+        m = car._engine_physics().mass
+        v = _speed_after(w, car, sensim.VehicleControl(throttle=1.0), 10)
+        assert v == pytest.approx((6000 / m - 0.015 * G) * 10 * dt, rel=0.05)  # first gear from rest
+        top.append(_speed_after(w, car, sensim.VehicleControl(throttle=1.0), int(14 / dt)))
+        car.destroy()
+    v_top = 6000 / (3 * 4) * 2 * math.pi / 60 * 0.3
+    assert 0.9 * v_top < top[0] <= v_top * 1.01
+    assert top[1] > 1.2 * v_top
 
 
 # ---- the spectator -------------------------------------------------------------------------------

@@ -147,6 +147,18 @@ function panelChecks(decoded) {
             rule(poseOk(c.pose) && num(c.size?.x) > 0 && num(c.size?.y) > 0 && num(c.size?.z) > 0, d, `entity ${e.id}: a cube with a unit pose and a size`);
             rule(visible(c.color), d, `entity ${e.id}: a cube colour in [0, 1] that is not transparent`);
           }
+          for (const a of e.arrows || []) {
+            rule(poseOk(a.pose) && num(a.shaft_length) >= 0 && num(a.head_length) >= 0 && num(a.shaft_diameter) > 0 && num(a.head_diameter) > 0, d, `entity ${e.id}: an arrow with a unit pose and sizes`);
+            rule(visible(a.color), d, `entity ${e.id}: an arrow colour that is not transparent`);
+          }
+          for (const sp of e.spheres || []) {
+            rule(poseOk(sp.pose) && num(sp.size?.x) > 0 && num(sp.size?.y) > 0 && num(sp.size?.z) > 0, d, `entity ${e.id}: a sphere with a unit pose and a size`);
+            rule(visible(sp.color), d, `entity ${e.id}: a sphere colour that is not transparent`);
+          }
+          for (const t of e.texts || []) {
+            rule(poseOk(t.pose) && num(t.font_size) > 0 && t.text, d, `entity ${e.id}: a text with a unit pose, a font size and words`);
+            rule(visible(t.color), d, `entity ${e.id}: a text colour that is not transparent`);
+          }
           for (const l of e.lines || []) {
             rule((l.points || []).length >= 2 && num(l.thickness) > 0 && poseOk(l.pose), d, `entity ${e.id}: a line of 2+ points, a thickness, a unit pose`);
             rule(visible(l.color) || ((l.colors || []).length === (l.points || []).length && l.colors.every(visible)), d, `entity ${e.id}: a line colour that is not transparent`);
@@ -524,6 +536,56 @@ async function main() {
     });
     check(prevStatic.size > 0, "static actors were seen (the check of /actors/static ran)");
     console.log(`ok: ${boxes} boxes and ${tfs} frames of the transform tree are the actors stream's poses`);
+  }
+  // world.debug (sensor.other.debug): each message's shapes as /debug entities, their lifetimes
+  const debug = loadJsonl("debug");
+  if (debug) {
+    const ups = byTopic("/debug");
+    let shapes = 0;
+    const kinds = new Set();
+    check(ups.length === debug.length && debug.length > 0, `/debug: a scene update per debug message (${ups.length} of ${debug.length})`);
+    debug.forEach((msg, k) => {
+      const u = ups[k];
+      if (!u) return;
+      check(u.logTime === ns(msg.timestamp), `/debug: update ${k} at the message's time`);
+      const ents = u.value.entities || [];
+      check(ents.length === msg.shapes.length, `/debug: frame ${msg.frame} has ${ents.length} entities for ${msg.shapes.length} shapes`);
+      msg.shapes.forEach((s, i) => {
+        const e = ents[i];
+        if (!check(e && e.frame_id === "world" && e.id === `${msg.frame}/${i}`, `/debug: shape ${i} of frame ${msg.frame} is entity ${msg.frame}/${i} in world`)) return;
+        kinds.add(s.kind);
+        const life = s.life_time < 0 ? msg.delta_seconds : s.life_time;
+        check(timeNs(e.lifetime) === ns(life), `/debug: ${s.kind} ${e.id}'s lifetime ${timeNs(e.lifetime)} ns is life_time ${s.life_time} (${life} s)`);
+        check(timeNs(e.timestamp) === ns(msg.timestamp), `/debug: ${e.id} stamped at its frame`);
+        const col = (c) => near([num(c.r), num(c.g), num(c.b), num(c.a)], s.color.map((v) => v / 255), 1e-12);
+        const P = (p) => flipV(p);
+        if (s.kind === "point") {
+          const sp = (e.spheres || [])[0];
+          check(sp && near(vecOf(sp.pose.position), P(s.location), 1e-12) && near(vecOf(sp.size), [s.size, s.size, s.size], 1e-12) && col(sp.color), `/debug: point ${e.id} is a sphere of its size at its location`);
+        } else if (s.kind === "line") {
+          const l = (e.lines || [])[0];
+          check(l && num(l.type) === 0 && l.points.length === 2 && near(vecOf(l.points[0]), P(s.begin), 1e-12) && near(vecOf(l.points[1]), P(s.end), 1e-12) && num(l.thickness) === s.thickness && col(l.color), `/debug: line ${e.id} from begin to end`);
+        } else if (s.kind === "arrow") {
+          const a = (e.arrows || [])[0], d = s.end.map((v, j) => v - s.begin[j]), len = Math.hypot(...d);
+          const dir = a && mulMV(quatMatrix(a.pose.orientation), [1, 0, 0]);
+          check(a && near(vecOf(a.pose.position), P(s.begin), 1e-12) && near(dir, P(d.map((v) => v / len)), 1e-9) && Math.abs(num(a.shaft_length) + num(a.head_length) - len) < 1e-9 && num(a.head_length) === Math.min(s.arrow_size, len) && col(a.color), `/debug: arrow ${e.id} points from begin to end, ${len} m long`);
+        } else if (s.kind === "box") {
+          const l = (e.lines || [])[0];
+          const R = carlaMatrix(s.rotation);
+          const want = new Set(), got = new Set();
+          for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1])
+            want.add(flipV(mulMV(R, [sx * s.extent[0], sy * s.extent[1], sz * s.extent[2]]).map((v, j) => v + s.location[j])).map((v) => v.toFixed(6)).join());
+          const Rq = l && quatMatrix(l.pose.orientation), t = l && vecOf(l.pose.position);
+          for (const p of (l && l.points) || []) got.add(mulMV(Rq, vecOf(p)).map((v, j) => (v + t[j]).toFixed(6)).join());
+          check(l && num(l.type) === 2 && l.points.length === 24 && [...want].every((c) => got.has(c)) && got.size === 8 && col(l.color), `/debug: box ${e.id} is its 12 edges at its 8 corners`);
+        } else if (s.kind === "string") {
+          const t = (e.texts || [])[0];
+          check(t && t.text === s.text && t.billboard && near(vecOf(t.pose.position), P(s.location), 1e-12) && col(t.color), `/debug: string ${e.id} reads '${s.text}' at its location`);
+        } else fail(`/debug: unknown kind ${s.kind}`);
+        shapes++;
+      });
+    });
+    console.log(`ok: ${shapes} debug shapes (${[...kinds].sort().join(", ")}) with their lifetimes on /debug`);
   }
   // every sensor message's transform: its frame's world pose in the tree
   let sensorPoses = 0, declaredClouds = 0;

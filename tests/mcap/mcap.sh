@@ -12,6 +12,8 @@
 #     replaced whole with it, and left as it was by a failed export with it;
 #   - bad input: a folder without streams, a corrupt stream, a link or a folder where the file
 #     goes: exit 2, one error line, nothing written and nothing left behind.
+#   - CARLA's world.debug shapes (tests/mcap/debug.yaml) on /debug, entity by entity with their
+#     lifetimes against the stream, and on the report's top view;
 #   - a sensor of one's own declaring its record layouts (SDK 1.6, tests/sdk16/records_probe.c): its
 #     x, y, z records a PointCloud (run --mcap and export alike), the same bytes with y negated.
 # usage: mcap.sh SENSIM SCENES_DIR MAPS_DIR TMP_DIR THIS_DIR [RECORDS_PROBE_DIR]
@@ -183,6 +185,32 @@ if [ -n "$RECORDS" ]; then
   cmp -s "$TMP/records_live.mcap" "$TMP/records.mcap" || bad "records: run --mcap and export differ"
   check "$TMP/records.mcap" "$TMP/records"
 fi
+
+# ---- CARLA's world.debug (sensor.other.debug): every kind of shape on /debug with its lifetime ----
+"$SENSIM" run "$HERE/debug.yaml" --out "$TMP/debug" --mcap "$TMP/debug_live.mcap" --quiet || bad "debug run --mcap"
+"$SENSIM" export mcap "$TMP/debug" --out "$TMP/debug.mcap" >/dev/null || bad "export debug"
+cmp -s "$TMP/debug_live.mcap" "$TMP/debug.mcap" || bad "debug: run --mcap and export differ"
+[ "$("$SENSIM" dump "$TMP/debug/debug.msgpack" --json | wc -l)" = 3 ] || bad "debug: a message only on the 3 frames something was drawn"
+check "$TMP/debug.mcap" "$TMP/debug"
+# the report draws them on its top view (when the views module is there: exit 77 otherwise)
+"$SENSIM" report "$TMP/debug" --out "$TMP/debug_report.html" >/dev/null 2>"$TMP/debug_report.err"
+case $? in
+  0) for k in point line arrow box string; do
+       grep -q "class=\"shape $k\"" "$TMP/debug_report.html" || bad "the report draws no debug $k"
+     done
+     [ "$(grep -c 'class="shape ' "$TMP/debug_report.html")" = 7 ] || bad "the report draws $(grep -c 'class="shape ' "$TMP/debug_report.html") debug shapes, not 7"
+     grep -q 'hello, Foxglove' "$TMP/debug_report.html" || bad "the report lacks the debug string" ;;
+  77) echo "report: views module absent, its debug shapes not checked" ;;
+  *) bad "report of the debug run: $(cat "$TMP/debug_report.err")" ;;
+esac
+# bad calls are input errors at load (exit 2, one line)
+printf 'settings: {frames: 2}\nsensors:\n  - {name: d, blueprint: sensor.other.debug, calls: [{at: 0, method: draw_line, args: ["1", "2"]}]}\n' >"$TMP/debug_bad.yaml"
+"$SENSIM" run "$TMP/debug_bad.yaml" --out "$TMP/debug_bad" --quiet 2>"$TMP/debug_bad.err"
+[ $? = 2 ] && [ "$(wc -l <"$TMP/debug_bad.err")" = 1 ] || bad "a draw_line with 2 arguments: not one error line and exit 2: $(cat "$TMP/debug_bad.err")"
+printf 'settings: {frames: 2}\nsensors:\n  - {name: d, blueprint: sensor.other.debug, calls: [{at: 0, method: draw_point, args: ["1", "2", "nan"]}]}\n' >"$TMP/debug_nan.yaml"
+"$SENSIM" run "$TMP/debug_nan.yaml" --out "$TMP/debug_nan" --quiet 2>"$TMP/debug_nan.err"
+rc=$?
+{ [ $rc = 2 ] || [ $rc = 1 ]; } && [ "$(wc -l <"$TMP/debug_nan.err")" -le 2 ] && grep -q "not a finite number" "$TMP/debug_nan.err" || bad "draw_point at nan: $rc $(cat "$TMP/debug_nan.err")"
 
 # ---- a killed run leaves no half MCAP at its path ----
 # kill -9 once the run is writing (its partial file holds chunks); the run is made far longer than

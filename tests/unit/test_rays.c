@@ -137,6 +137,17 @@ static void test_all_hits_and_filters(int threads)
     r = cast(rs, &w, &q, ray(sn_v3(20.2, 0.1, 0.3), sn_v3(1, 0, 0), 100));
     CHECK(r.n_hits == 2 && hits[0].actor_id == car->id && hits[0].distance == 0 && hits[1].actor_id == bob->id &&
               fabs(hits[1].distance - 8.8) < 1e-9, "all hits from inside the car");
+    /* SN_RAY_EVERY: the surfaces the ray enters; each box once (where it leaves is no new
+    ** surface), from inside the car the car at 0 */
+    q.mode = SN_RAY_EVERY;
+    r = cast(rs, &w, &q, ray(sn_v3(20.2, 0.1, 0.3), sn_v3(1, 0, 0), 100));
+    CHECK(r.n_hits == 2 && hits[0].actor_id == car->id && hits[0].distance == 0 && hits[1].actor_id == bob->id &&
+              fabs(hits[1].distance - 8.8) < 1e-9, "every surface from inside the car: %u", r.n_hits);
+    r = cast(rs, &w, &q, ray(sn_v3(0, 0.3, 0.2), sn_v3(2, 0, 0), 100));
+    CHECK(r.n_hits == 4, "every surface entered along the row: 4, got %u", r.n_hits);
+    for (int i = 0; i < 4 && i < (int)r.n_hits; i++)
+        CHECK(hits[i].actor_id == ids[i] && fabs(hits[i].distance - want[i]) < 1e-9 && hits[i].normal.x == -1,
+              "every: entry %d is actor %u at %g", i, hits[i].actor_id, hits[i].distance);
     /* ignoring the box we are in shows what is beyond it */
     q.mode = SN_RAY_CLOSEST;
     q.ignore_ids = &car->id;
@@ -384,7 +395,7 @@ static void test_any(void)
     CHECK(disagree == 0, "%d reaches ending at a face where SN_RAY_ANY and the closest hit disagree", disagree);
     CHECK(wrong == 0, "%d reaches 1-3 mm short of or past a face answered wrongly", wrong);
     (void)wall;
-    q.mode = (sn_ray_mode)3;
+    q.mode = (sn_ray_mode)4;
     CHECK(sn_rays_trace(rs, &w, &q, rays, 1, any, &err) == SN_E_INVALID && strstr(err.msg, "SN_RAY_ANY"),
           "an unknown mode is refused: %s", err.msg);
     sn_rayscene_destroy(rs);

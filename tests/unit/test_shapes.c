@@ -486,6 +486,27 @@ static void test_two_wheelers(void)
     CHECK(sn_rays_trace(rs, &w, &all, &torso, 1, res, &err) == SN_OK && res[0].n_hits >= 1 &&
               hits[0].semantic_tag == SN_TAG_RIDER,
           "every hit along a ray (SN_RAY_ALL): the rider's tag: %s", err.msg);
+    /* along the bicycle at wheel height: SN_RAY_ALL gives the bicycle once (where the ray first
+    ** meets it), SN_RAY_EVERY each part it enters */
+    sn_ray along = {{8.5 - 3 * be.x, 0, 0.2}, {1, 0, 0}, 6 * be.x};
+    all.ignore_ids = &moto->id, all.n_ignore = 1; /* the motorcycle stands further along */
+    CHECK(sn_rays_trace(rs, &w, &all, &along, 1, res, &err) == SN_OK && res[0].n_hits == 1 &&
+              hits[0].actor_id == bike->id, "SN_RAY_ALL along the bicycle: one hit, got %u", res[0].n_hits);
+    double first = hits[0].distance;
+    all.mode = SN_RAY_EVERY;
+    sn_ray_hit many[256];
+    all.hits = many, all.max_hits = 256;
+    CHECK(sn_rays_trace(rs, &w, &all, &along, 1, res, &err) == SN_OK && res[0].n_hits >= 2 &&
+              res[0].n_hits == res[0].n_found && many[0].distance == first, "SN_RAY_EVERY along the bicycle: %u hits, the first at %g (ALL: %g)",
+          res[0].n_hits, res[0].n_hits ? many[0].distance : -1, first);
+    for (uint32_t k = 0; k < res[0].n_hits; k++)
+        CHECK(many[k].actor_id == bike->id && (!k || many[k].distance > many[k - 1].distance + 1e-6) &&
+                  many[k].normal.x < 0, "every hit %u: the bicycle, further on (%g), a surface facing the ray (%g)", k,
+              many[k].distance, many[k].normal.x);
+    /* the rear wheel, then a part of the frame 0.9 m on: one actor entered twice */
+    CHECK(res[0].n_hits && many[res[0].n_hits - 1].distance > many[0].distance + 0.5,
+          "a second part of the bicycle further on (%g m after the first)",
+          res[0].n_hits ? many[res[0].n_hits - 1].distance - many[0].distance : 0);
     sn_rayscene_destroy(rs);
     free(tag), free(inst);
     sn_renderer_destroy(rd);

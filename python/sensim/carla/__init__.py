@@ -34,3 +34,4 @@ def uninstall() -> None:
     for k in ("carla", "carla.command", "carla.libcarla", "carla.libcarla.command"):
         sys.modules.pop(k, None)
     _common.CARLA_MODE["asynchronous"] = False
+    _common.CARLA_MODE.pop("mcap", None)

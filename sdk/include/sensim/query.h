@@ -25,8 +25,17 @@ typedef enum sn_ray_mode {
     ** finds, so `hit` is left zero (which one is met first is no property of the world). For
     ** visibility tests (line of sight, shadow rays): cheaper than SN_RAY_CLOSEST on blocked
     ** rays. Sweeps answer it as SN_RAY_CLOSEST. */
-    SN_RAY_ANY = 2
+    SN_RAY_ANY = 2,
+    /* Since sensim 0.1 (no ABI change: a mode value): every surface the ray enters, nearest
+    ** first, into q->hits as SN_RAY_ALL: each triangle and plane met from its front, so one
+    ** actor (the map: its roads, sidewalks, marks) may give several hits; where the ray leaves a
+    ** solid is not reported. A ray starting inside a solid reports that actor at distance 0, as
+    ** SN_RAY_ALL does. Hits of one actor closer than 1e-6 m (a ray through a shared edge) are one.
+    ** CARLA's world.cast_ray (python/sensim/rays.py). Sweeps answer it as SN_RAY_ALL. */
+    SN_RAY_EVERY = 3
 } sn_ray_mode;
+/* Whether a mode writes many hits per ray into q->hits. */
+#define SN_RAY_MODE_MANY(m) ((m) == SN_RAY_ALL || (m) == SN_RAY_EVERY)
 
 /* One ray. The direction need not be unit; a zero or non-finite ray hits nothing, and so does
 ** one whose origin lies farther than SN_RAY_MAX_ORIGIN metres along any axis (the trace is in

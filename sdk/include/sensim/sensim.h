@@ -332,6 +332,8 @@ SN_API const char *sn_weather_preset_at(unsigned index);
 SN_API sn_status sn_engine_ray_batch(sn_engine *e, const sn_ray_query *q, const sn_ray *rays, uint32_t n,
                                      sn_ray_result *out, sn_error *err);
 
+#define SN_STEERING_CURVE_MAX 16
+#define SN_FORCE_CURVE_MAX 64
 /*
 ** A vehicle's physics on sensim's vehicle model (CARLA's get/apply_physics_control; Python maps
 ** CARLA's VehiclePhysicsControl onto these, docs/python.md). Set struct_size =
@@ -346,7 +348,24 @@ typedef struct sn_vehicle_physics {
     double max_steer_angle;  /* degrees, the front wheels' lock at full steer, [0, 89] */
     double tire_friction;    /* the tyres' friction coefficient mu, [0.01, 10] */
     double drag_coefficient; /* Cd; drag = 0.5 rho Cd A v^2 with A the box's width x height, [0, 10] */
+    /* ---- since sensim 0.1's physics control: read and written only when struct_size reaches
+    ** them (a smaller struct, the fields above alone, keeps these as they are) ---- */
+    /* m, the vehicle's frame (x forward, y right, z up): where the centre of mass is moved from
+    ** the blueprint's (CARLA's center_of_mass, Unreal's COMNudge); it stays inside the box */
+    sn_vec3 center_of_mass;
+    /* CARLA's steering_curve: (forward speed km/h, fraction of max_steer_angle reached at full
+    ** steer), speeds ascending, linear between points, the last fraction beyond; fractions in
+    ** [0, 1]. n 0: CARLA's default curve (0, 1), (20, 0.9), (60, 0.8), (120, 0.7). */
+    uint32_t n_steering_curve;
+    double steering_curve[SN_STEERING_CURVE_MAX][2];
+    /* The driven wheels' force against speed (m/s, N), speeds ascending from 0, linear between
+    ** points, 0 beyond the last (the rev limit in top gear): CARLA's torque curve through its
+    ** gears (python/sensim/physics.py). n 0: min(max_force, max_power / v). */
+    uint32_t n_force_curve;
+    double force_curve[SN_FORCE_CURVE_MAX][2];
 } sn_vehicle_physics;
+/* The size of sn_vehicle_physics before center_of_mass: older callers' struct_size. */
+#define SN_VEHICLE_PHYSICS_SIZE_0 ((uint32_t)offsetof(sn_vehicle_physics, center_of_mass))
 SN_API sn_status sn_engine_get_vehicle_physics(const sn_engine *e, uint32_t id, sn_vehicle_physics *out,
                                                sn_error *err);
 SN_API sn_status sn_engine_set_vehicle_physics(sn_engine *e, uint32_t id, const sn_vehicle_physics *physics,
