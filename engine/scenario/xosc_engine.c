@@ -221,7 +221,7 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
             n = 1;
         if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "extent") >= 0)
             attrs[n++] = attrs[1];
-        sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i])};
+        sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i]), .lift_static = true};
         sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, n, NULL, NULL, &desc.values, err);
         sn_actor *a;
         if (st || (st = sn_spawn_actor(e, &desc, &a, err))) {
