@@ -1040,12 +1040,32 @@ static int parse_param_action(P *p, N n, const char *ref_attr)
     return i;
 }
 
-static int noop(P *p, N n, const char *why)
+/* An action that changes nothing sensim simulates: a warning at load, another when it runs. */
+static int noop(P *p, N n, const char *what, const char *why)
 {
     warn(p, n, "%s", why);
     int i = new_action(p, n, SN_XA_NOOP);
     if (i >= 0)
-        p->x->actions[i].noop_what = is(n, "CustomCommandAction") ? "CustomCommandAction" : "VisibilityAction";
+        p->x->actions[i].noop_what = what;
+    return i;
+}
+
+static int object_controller(P *p, N oc);
+
+/* AssignControllerAction: its controller (inline, a catalog's, or 1.3's ObjectController) becomes
+** the entity's ObjectController from then on; value 1 external, 0 one sensim does not play. */
+static int parse_controller_assign(P *p, N n)
+{
+    if (has_attr(n, "activateLateral") || has_attr(n, "activateLongitudinal") || has_attr(n, "activateLighting") ||
+        has_attr(n, "activateAnimation"))
+        warn(p, n, "the activate* attributes are not read: an ActivateControllerAction activates it");
+    N oc = child(n, "ObjectController");
+    int ext = object_controller(p, oc ? oc : n);
+    if (ext < 0)
+        return -1;
+    int i = new_action(p, n, SN_XA_ASSIGN_CONTROLLER);
+    if (i >= 0)
+        p->x->actions[i].value = ext;
     return i;
 }
 
@@ -1059,8 +1079,8 @@ static int parse_controller_activate(P *p, N n)
         return -1;
     if (has_attr(n, "lighting") || has_attr(n, "animation"))
         warn(p, n, "lighting and animation are ignored");
-    if (a->lon != a->lat)
-        return fail(p, n, "sensim's autopilot drives both ways: lateral and longitudinal must be equal"), -1;
+    /* lateral != longitudinal is refused when it starts on an entity sensim would hand to a
+    ** driver (xosc_play.c): a controller sensim does not play changes nothing either way */
     return i;
 }
 
@@ -1125,10 +1145,16 @@ static int parse_action_body(P *p, N n)
             return -1;
         if (is(d, "ActivateControllerAction"))
             return parse_controller_activate(p, d);
+        if (is(d, "AssignControllerAction"))
+            return parse_controller_assign(p, d);
+        if (is(d, "OverrideControllerValueAction"))
+            return noop(p, d, "OverrideControllerValueAction",
+                        "OverrideControllerValueAction is not played: it overrides a controller's pedals, gear and "
+                        "steering wheel, and sensim's storyboard drives its entities kinematically, without them");
         return unsupported(p, d), -1;
     }
     if (is(c, "VisibilityAction"))
-        return noop(p, c, "VisibilityAction is not played: every entity stays visible to every sensor");
+        return noop(p, c, "VisibilityAction", "VisibilityAction is not played: every entity stays visible to every sensor");
     if (is(c, "EnvironmentAction"))
         return parse_environment(p, c);
     if (is(c, "ParameterAction"))
@@ -1136,7 +1162,7 @@ static int parse_action_body(P *p, N n)
     if (is(c, "VariableAction"))
         return parse_param_action(p, c, "variableRef");
     if (is(c, "CustomCommandAction"))
-        return noop(p, c, "CustomCommandAction is not played (no custom commands in sensim)");
+        return noop(p, c, "CustomCommandAction", "CustomCommandAction is not played (no custom commands in sensim)");
     if (is(c, "SynchronizeAction"))
         return parse_sync(p, c);
     if (is(c, "InfrastructureAction"))

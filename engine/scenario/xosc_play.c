@@ -549,10 +549,22 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
             r->x->elems[old].state == SN_XST_RUNNING)
             transition(r, old, SN_XST_COMPLETE, SN_XTR_STOP);
     }
+    if (a->kind == SN_XA_ASSIGN_CONTROLLER) { /* the next ActivateControllerAction activates this one */
+        *done = true;
+        r->x->ents[i].external = a->value == 1;
+        r->x->ents[i].unplayed_controller = a->value == 0;
+        return true;
+    }
     if (a->kind == SN_XA_CONTROLLER) {
         *done = true;
         if (r->x->ents[i].unplayed_controller) /* warned at load: the storyboard keeps it */
             return true;
+        if (a->lon != a->lat) {
+            snprintf(r->why, sizeof r->why, "%s:%d: ActivateControllerAction: entity '%s': sensim's autopilot (or "
+                     "the user's external controller) drives both ways: lateral and longitudinal must be equal",
+                     r->x->path, a->line, r->x->ents[i].name);
+            return !(r->failed = true);
+        }
         if (a->lon && e->mode != SN_XM_EXTERNAL) {
             sn_xmove_stop(r, i, e->lon_elem);
             sn_xmove_stop(r, i, e->lat_elem);
