@@ -94,7 +94,8 @@ typedef enum sn_xtraj_shape { SN_XT_POLYLINE, SN_XT_CLOTHOID, SN_XT_NURBS } sn_x
 typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
     SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST,
-    SN_XA_SYNC, SN_XA_SIGNAL_STATE, SN_XA_SIGNAL_CONTROLLER, SN_XA_ASSIGN_CONTROLLER
+    SN_XA_SYNC, SN_XA_SIGNAL_STATE, SN_XA_SIGNAL_CONTROLLER, SN_XA_ASSIGN_CONTROLLER,
+    SN_XA_SPEED_PROFILE
 } sn_xact_kind;
 
 typedef struct sn_xaction {
@@ -143,6 +144,11 @@ typedef struct sn_xaction {
     /* TrafficSignalStateAction / TrafficSignalControllerAction (xosc_signal.c) */
     char *signal;            /* the signal's id (state action) or the controller's name */
     char *sstate;            /* the state text, or the phase's name */
+    /* SpeedProfileAction (xosc_move.c): per entry its speed (m/s; relative to ref's when ref >= 0)
+    ** and the time to reach it from the previous entry (-1: as fast as the limits allow); the
+    ** limits (has_limits: lim_acc, lim_dec, lim_speed) from DynamicConstraints */
+    double *prof_v, *prof_t; /* owned */
+    uint32_t n_prof;
 } sn_xaction;
 
 /* ---- conditions and triggers ---- */

@@ -452,6 +452,57 @@ started:
     return true;
 }
 
+static double lon_disp(const sn_xent *e, double t);
+
+/* A SpeedProfileAction's segment to entry k from t0: linear from the entity's speed to the
+** entry's in the entry's time, lengthened to keep within the limits (DynamicConstraints, else the
+** Performance); without a time as fast as they allow (at once without limits). esmini's rule
+** (OSCPrivateAction.cpp, LongSpeedProfileAction::Start): a first entry at time 0 is a jump. */
+static void profile_segment(sn_xrun *r, int i, uint32_t k, double t0)
+{
+    sn_xent *e = &r->ents[i];
+    const sn_xaction *a = e->lon;
+    const sn_xentity *d = &r->x->ents[i];
+    double v1 = a->prof_v[k] + e->prof_off;
+    double vmax = a->lim_speed > 0 ? a->lim_speed : d->max_speed;
+    if (vmax > 0 && v1 > vmax)
+        v1 = vmax;
+    double lim = v1 > e->v ? (a->lim_acc > 0 ? a->lim_acc : d->max_acc) : (a->lim_dec > 0 ? a->lim_dec : d->max_dec);
+    double T = fmax(a->prof_t[k], 0), dv = fabs(v1 - e->v);
+    if (!(k == 0 && a->prof_t[k] == 0) && lim > 0 && dv > lim * T)
+        T = dv / lim;
+    e->prof_k = k;
+    e->lon_t0 = t0;
+    e->lon_v0 = e->v;
+    e->lon_v1 = v1;
+    e->lon_T = T;
+}
+
+/* A SpeedProfileAction's distance from t0 to t, its segments following one another; the entity's
+** speed at t; *over when the last entry is reached. */
+static double profile_advance(sn_xrun *r, int i, double t0, double t, bool *over)
+{
+    sn_xent *e = &r->ents[i];
+    double dist = 0, from = fmax(t0, e->lon_t0);
+    *over = false;
+    for (;;) {
+        double te = e->lon_t0 + e->lon_T;
+        if (t < te - 1e-9) {
+            dist += lon_disp(e, t) - lon_disp(e, from);
+            e->v = e->lon_v0 + (e->lon_v1 - e->lon_v0) * (t - e->lon_t0) / e->lon_T;
+            return dist;
+        }
+        dist += lon_disp(e, te) - lon_disp(e, from);
+        e->v = e->lon_v1;
+        if (e->prof_k + 1 >= e->lon->n_prof) {
+            *over = true;
+            return dist + e->lon_v1 * (t - te);
+        }
+        profile_segment(r, i, e->prof_k + 1, te);
+        from = te;
+    }
+}
+
 bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *instant)
 {
     sn_xent *e = &r->ents[i];
@@ -478,6 +529,21 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         e->lon_t0 = r->t;
         e->lon_tracking = true;
         return true;
+    case SN_XA_SPEED_PROFILE: {
+        e->lon = a;
+        e->lon_elem = elem;
+        e->lon_tracking = false;
+        e->prof_off = a->ref >= 0 ? r->ents[a->ref].v : 0;
+        profile_segment(r, i, 0, r->t);
+        bool over;
+        (void)profile_advance(r, i, r->t, r->t, &over); /* entries reached at once */
+        if (over) {
+            e->a = 0;
+            end_lon(e);
+            *instant = true;
+        }
+        return true;
+    }
     case SN_XA_SPEED: {
         double v1 = speed_target(r, a);
         if (!isfinite(v1))
@@ -696,7 +762,15 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
             continue;
         double v_prev = e->v, dist;
         /* longitudinal */
-        if (e->lon && !e->lon_tracking) {
+        if (e->lon && e->lon->kind == SN_XA_SPEED_PROFILE) {
+            bool over;
+            dist = profile_advance(r, (int)i, t0, t, &over);
+            if (over) {
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lon_elem;
+                end_lon(e);
+            }
+        } else if (e->lon && !e->lon_tracking) {
             double te = e->lon_t0 + e->lon_T;
             if (t >= te - 1e-9) {
                 dist = lon_disp(e, te) - lon_disp(e, fmax(t0, e->lon_t0)) + e->lon_v1 * (t - te);

@@ -663,6 +663,59 @@ static int parse_long_dist(P *p, N n)
     return i;
 }
 
+/* SpeedProfileAction: the entity's speed goes linearly from entry to entry, each reached `time`
+** after the previous one (the first after the start), lengthened to keep within the limits
+** (DynamicConstraints, else the entity's Performance); without a time, as fast as they allow. */
+static int parse_speed_profile(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_SPEED_PROFILE);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    a->dyn.shape = SN_XS_LINEAR;
+    a->dyn.dim = SN_XD_TIME;
+    static const char *const modes[] = {"position", "follow", NULL};
+    int mode;
+    if (!enumer(p, n, "followingMode", true, 0, modes, &mode))
+        return -1;
+    if (has_attr(n, "entityRef") && (a->ref = entity_index(p, n, "entityRef")) < 0)
+        return -1;
+    a->relative = a->ref >= 0;
+    N dc = child(n, "DynamicConstraints");
+    if (dc) {
+        a->has_limits = true;
+        if (!num(p, dc, "maxAcceleration", false, 0, 0, 1e6, &a->lim_acc) ||
+            !num(p, dc, "maxDeceleration", false, 0, 0, 1e6, &a->lim_dec) ||
+            !num(p, dc, "maxSpeed", false, 0, 0, 1e6, &a->lim_speed))
+            return -1;
+        if (mode == 1 && (has_attr(dc, "maxAccelerationRate") || has_attr(dc, "maxDecelerationRate")))
+            warn(p, dc, "followingMode follow: the jerk limits (maxAccelerationRate, maxDecelerationRate) are not "
+                        "applied: the speed goes linearly from entry to entry, as in followingMode position");
+    }
+    EACH(c, n) {
+        if (is(c, "DynamicConstraints"))
+            continue;
+        if (!is(c, "SpeedProfileEntry"))
+            return unknown(p, c, n), -1;
+        if (a->n_prof >= 100000)
+            return fail(p, c, "more than 100000 entries"), -1;
+        double *nv = realloc(a->prof_v, (a->n_prof + 1) * sizeof *nv);
+        if (nv)
+            a->prof_v = nv;
+        double *nt = nv ? realloc(a->prof_t, (a->n_prof + 1) * sizeof *nt) : NULL;
+        if (!nt)
+            return fail(p, c, "out of memory"), -1;
+        a->prof_t = nt;
+        double *v = &a->prof_v[a->n_prof], *t = &a->prof_t[a->n_prof];
+        if (!num(p, c, "speed", true, 0, a->relative ? -1e4 : 0, 1e4, v) || !num(p, c, "time", false, -1, 0, 1e6, t))
+            return -1;
+        a->n_prof++;
+    }
+    if (!a->n_prof)
+        return fail(p, n, "needs at least one SpeedProfileEntry"), -1;
+    return i;
+}
+
 static int parse_lane_change(P *p, N n)
 {
     N dyn = child(n, "LaneChangeActionDynamics"), tgt = child(n, "LaneChangeTarget");
@@ -1101,6 +1154,8 @@ static int parse_action_body(P *p, N n)
             return parse_speed(p, d);
         if (is(d, "LongitudinalDistanceAction"))
             return parse_long_dist(p, d);
+        if (is(d, "SpeedProfileAction"))
+            return parse_speed_profile(p, d);
         return unsupported(p, d), -1;
     }
     if (is(c, "LateralAction")) {
@@ -2151,6 +2206,8 @@ void sn_xosc_free(sn_xosc *x)
         free(x->actions[i].knots);
         free(x->actions[i].signal);
         free(x->actions[i].sstate);
+        free(x->actions[i].prof_v);
+        free(x->actions[i].prof_t);
     }
     free(x->actions);
     free(x->inits);

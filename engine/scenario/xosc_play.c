@@ -535,7 +535,8 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
     sn_xent *e = &r->ents[i];
     /* a new action of the same domain overrides the running one on this entity */
     int old = -2;
-    if ((a->kind == SN_XA_SPEED || a->kind == SN_XA_LONG_DIST || a->kind == SN_XA_SYNC) && e->lon)
+    if ((a->kind == SN_XA_SPEED || a->kind == SN_XA_SPEED_PROFILE || a->kind == SN_XA_LONG_DIST ||
+         a->kind == SN_XA_SYNC) && e->lon)
         old = e->lon_elem;
     else if ((a->kind == SN_XA_LANE_CHANGE || a->kind == SN_XA_LANE_OFFSET) && e->lat)
         old = e->lat_elem;
