@@ -95,7 +95,7 @@ typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
     SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST,
     SN_XA_SYNC, SN_XA_SIGNAL_STATE, SN_XA_SIGNAL_CONTROLLER, SN_XA_ASSIGN_CONTROLLER,
-    SN_XA_SPEED_PROFILE
+    SN_XA_SPEED_PROFILE, SN_XA_LAT_DIST
 } sn_xact_kind;
 
 typedef struct sn_xaction {
@@ -149,6 +149,9 @@ typedef struct sn_xaction {
     ** limits (has_limits: lim_acc, lim_dec, lim_speed) from DynamicConstraints */
     double *prof_v, *prof_t; /* owned */
     uint32_t n_prof;
+    /* LateralDistanceAction: ref, value (the distance; has_lane_offset false: the one at its
+    ** start), freespace, continuous, the limits; side +1 left of the reference, -1 right, 0 any */
+    int side;
 } sn_xaction;
 
 /* ---- conditions and triggers ---- */

@@ -503,6 +503,30 @@ static double profile_advance(sn_xrun *r, int i, double t0, double t, bool *over
     }
 }
 
+/* A LateralDistanceAction's measure: entity i's displacement toward its reference's left (road t
+** when both follow lanes of one road, else in the reference's frame), *axis the sign of i's
+** offset axis against that direction. */
+static double lat_disp(const sn_xrun *r, int i, const sn_xaction *a, double *axis)
+{
+    const sn_xent *e = &r->ents[i], *f = &r->ents[a->ref];
+    if (e->mode == SN_XM_LANE && f->mode == SN_XM_LANE && e->ri == f->ri) {
+        double ti, tj;
+        if (lane_centre(r, e->ri, e->lane, e->s, NULL, &ti) && lane_centre(r, f->ri, f->lane, f->s, NULL, &tj)) {
+            *axis = e->sdir * f->sdir;
+            return ((ti + e->sdir * e->off) - (tj + f->sdir * f->off)) * f->sdir;
+        }
+    }
+    *axis = cos(e->h - f->h) >= 0 ? 1 : -1;
+    return -(e->x - f->x) * sin(f->h) + (e->y - f->y) * cos(f->h);
+}
+
+/* The change of entity i's lane offset that puts it at its LateralDistanceAction's distance. */
+static double lat_dist_error(const sn_xrun *r, int i, const sn_xaction *a)
+{
+    double axis, L = lat_disp(r, i, a, &axis);
+    return (r->ents[i].lat_o1 - L) * axis;
+}
+
 bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *instant)
 {
     sn_xent *e = &r->ents[i];
@@ -578,6 +602,22 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
                 e->lon_tracking = true;
             }
         }
+        return true;
+    }
+    case SN_XA_LAT_DIST: {
+        if (e->mode != SN_XM_LANE)
+            return fail(r, "LateralDistanceAction on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
+        if (a->ref == i)
+            return fail(r, "LateralDistanceAction: entity '%s' is its own reference", r->x->ents[i].name, a->line);
+        double axis, L = lat_disp(r, i, a, &axis);
+        const sn_xentity *di = &r->x->ents[i], *dj = &r->x->ents[a->ref];
+        double D = a->has_lane_offset ? a->value + (a->freespace ? (di->wid + dj->wid) / 2 : 0) : fabs(L);
+        e->lat = a;
+        e->lat_elem = elem;
+        e->lat_t0 = r->t;
+        e->lat_tracking = false;
+        e->lat_by_dist = false;
+        e->lat_o1 = (a->side ? a->side : L < 0 ? -1 : 1) * D; /* the displacement wanted */
         return true;
     }
     case SN_XA_LANE_CHANGE:
@@ -826,7 +866,30 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
         double off_prev = e->off;
         bool lat_over = false;
         const sn_xaction *lat_act = e->lat; /* this step's, though it may end in it */
-        if (e->lat && !e->lat_tracking) {
+        if (e->lat && e->lat->kind == SN_XA_LAT_DIST) {
+            /* without DynamicConstraints the distance is kept exactly (rigid); with them the
+            ** offset moves at the speed from which it can still stop at the target within
+            ** maxDeceleration (else maxAcceleration), within maxSpeed, changing at most
+            ** maxAcceleration */
+            const sn_xaction *la = e->lat;
+            double err = lat_dist_error(r, (int)i, la), u = e->lat_rate;
+            if (!la->has_limits) {
+                e->off += err;
+                u = 0;
+            } else {
+                double acc = la->lim_acc > 0 ? la->lim_acc : INFINITY, dec = la->lim_dec > 0 ? la->lim_dec : acc;
+                double vmax = la->lim_speed > 0 ? la->lim_speed : INFINITY;
+                double want = (err < 0 ? -1 : 1) * fmin(vmax, fmin(fabs(err) / r->dt, isfinite(dec) ? sqrt(2 * dec * fabs(err)) : INFINITY));
+                u += fmax(-acc * r->dt, fmin(acc * r->dt, want - u));
+                e->off += u * r->dt;
+            }
+            if (!la->continuous && fabs(err - (e->off - off_prev)) < 0.01 + 1e-9 && fabs(u) < 0.01) {
+                lat_over = true;
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lat_elem;
+                end_lat(e);
+            }
+        } else if (e->lat && !e->lat_tracking) {
             double te = e->lat_t0 + e->lat_T, tau = e->lat_T > 0 ? (t - e->lat_t0) / e->lat_T : 1;
             if (e->lat_by_dist) { /* by the distance along the lane, this step's estimated from the last one's sideways motion */
                 double side = e->lat_rate * r->dt;

@@ -716,6 +716,35 @@ static int parse_speed_profile(P *p, N n)
     return i;
 }
 
+/* LateralDistanceAction: keeps a lateral distance to another entity (xosc_move.c). */
+static int parse_lat_dist(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_LAT_DIST);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    static const char *const disp[] = {"any", "leftToReferencedEntity", "rightToReferencedEntity", NULL};
+    static const char *const cs[] = {"entity", "lane", "road", "trajectory", NULL};
+    int d = 0, c = 0;
+    a->has_lane_offset = has_attr(n, "distance");
+    if ((a->ref = entity_index(p, n, "entityRef")) < 0 || !num(p, n, "distance", false, 0, 0, 1e4, &a->value) ||
+        !boolean(p, n, "freespace", true, &a->freespace) || !boolean(p, n, "continuous", true, &a->continuous) ||
+        !enumer(p, n, "displacement", false, 0, disp, &d) || !enumer(p, n, "coordinateSystem", false, 0, cs, &c))
+        return -1;
+    if (c == 3)
+        return fail(p, n, "coordinateSystem 'trajectory' is not supported"), -1;
+    a->side = d == 1 ? 1 : d == 2 ? -1 : 0;
+    N dc = child(n, "DynamicConstraints");
+    if (dc) {
+        a->has_limits = true;
+        if (!num(p, dc, "maxAcceleration", false, 0, 0, 1e6, &a->lim_acc) ||
+            !num(p, dc, "maxDeceleration", false, 0, 0, 1e6, &a->lim_dec) ||
+            !num(p, dc, "maxSpeed", false, 0, 0, 1e6, &a->lim_speed))
+            return -1;
+    }
+    return i;
+}
+
 static int parse_lane_change(P *p, N n)
 {
     N dyn = child(n, "LaneChangeActionDynamics"), tgt = child(n, "LaneChangeTarget");
@@ -1166,6 +1195,8 @@ static int parse_action_body(P *p, N n)
             return parse_lane_change(p, d);
         if (is(d, "LaneOffsetAction"))
             return parse_lane_offset(p, d);
+        if (is(d, "LateralDistanceAction"))
+            return parse_lat_dist(p, d);
         return unsupported(p, d), -1;
     }
     if (is(c, "TeleportAction")) {

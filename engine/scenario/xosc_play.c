@@ -538,7 +538,7 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
     if ((a->kind == SN_XA_SPEED || a->kind == SN_XA_SPEED_PROFILE || a->kind == SN_XA_LONG_DIST ||
          a->kind == SN_XA_SYNC) && e->lon)
         old = e->lon_elem;
-    else if ((a->kind == SN_XA_LANE_CHANGE || a->kind == SN_XA_LANE_OFFSET) && e->lat)
+    else if ((a->kind == SN_XA_LANE_CHANGE || a->kind == SN_XA_LANE_OFFSET || a->kind == SN_XA_LAT_DIST) && e->lat)
         old = e->lat_elem;
     else if (a->kind == SN_XA_TRAJECTORY && e->traj)
         old = e->traj_elem;
