@@ -1,0 +1,296 @@
+/* test_xosc_more.c — OpenSCENARIO actions added in the third round (issue 34), on the shipped
+** highway (argv[1]: maps/), each against values derived by hand:
+**   (a) SpeedProfileAction, followingMode position: entries (0 at 0 s), (10 m/s after 5 s), (0
+**       after 5 s): v = 2t then 10 - 2(t - 5), s = s0 + t^2 then s0 + 25 + 10u - u^2 (u = t - 5),
+**       1e-9 m every step, the action complete at 10.00 s (esmini's rising_edge.xosc);
+**   (b) SpeedProfileAction within limits: 20 m/s in 2 s at maxAcceleration 5 is lengthened to 4 s,
+**       then 30 m/s without a time takes 2 s: v(4) = 20, v(6) = 30, s(6) = 10 + 40 + 50;
+**   (c) LateralDistanceAction: rigid, left of its reference by 4 m (freespace false) from the next
+**       step, 1e-9 m; with maxSpeed 1 and maxAcceleration 2 a 3.5 m move takes at least
+**       1.5 s + (3.5 - 0.25 - 0.25) / 1 ... bounded below by the bang-bang time and ends within
+**       1 cm of the target, never faster than 1 m/s sideways;
+**   (d) controllers: AssignControllerAction of an external controller, then ActivateControllerAction
+**       hands the entity to the user (mode external); lateral-only activation of an entity without
+**       a controller fails the run with FILE:LINE; of a controller sensim does not play, plays on;
+**       OverrideControllerValueAction loads with a warning. */
+#include "../../engine/map/lanemap.h"
+#include "../../engine/scenario/xosc_run.h"
+#include "../check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char maps[1024];
+static sn_map *highway;
+
+static const char *CAR = "<Vehicle name='v' vehicleCategory='car'><BoundingBox><Center x='1.4' y='0' z='0.75'/>"
+                         "<Dimensions width='1.9' length='4.6' height='1.5'/></BoundingBox>"
+                         "<Performance maxSpeed='70' maxAcceleration='10' maxDeceleration='10'/></Vehicle>";
+
+/* A scenario on the highway: cars `ents` (space-separated), each with `ctl` as ObjectController
+** when given; Init actions and a story. Caller frees. */
+static char *doc(const char *ents, const char *ctl, const char *init, const char *story)
+{
+    size_t n = 30000 + strlen(init) + strlen(story) + strlen(ctl) * 8 + strlen(ents) * 400;
+    char *s = malloc(n), e2[8192] = "", names[512];
+    snprintf(names, sizeof names, "%s", ents);
+    for (char *tok = strtok(names, " "); tok; tok = strtok(NULL, " "))
+        snprintf(e2 + strlen(e2), sizeof e2 - strlen(e2), "<ScenarioObject name='%s'>%s%s</ScenarioObject>", tok, CAR, ctl);
+    snprintf(s, n,
+             "<?xml version='1.0'?>\n<OpenSCENARIO><FileHeader revMajor='1' revMinor='2' date='x' description='t' author='t'/>\n"
+             "<RoadNetwork><LogicFile filepath='highway.xodr'/></RoadNetwork>\n"
+             "<Entities>%s</Entities>\n<Storyboard><Init><Actions>\n%s</Actions></Init>\n%s\n<StopTrigger/>"
+             "</Storyboard></OpenSCENARIO>\n",
+             e2, init, story);
+    return s;
+}
+
+static sn_xosc *load(const char *xml, sn_error *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/test.xosc", maps);
+    sn_xosc *x = NULL;
+    sn_xosc_load_memory(xml, strlen(xml), path, NULL, 0, &x, err);
+    return x;
+}
+
+static int find_elem(const sn_xosc *x, const char *name)
+{
+    for (uint32_t i = 0; i < x->n_elems; i++)
+        if (!strcmp(x->elems[i].name, name))
+            return (int)i;
+    return -1;
+}
+
+#define PRIV(ent, body) "<Private entityRef='" ent "'><PrivateAction>" body "</PrivateAction></Private>\n"
+#define LANEPOS(lane, s) "<Position><LanePosition roadId='1' laneId='" lane "' s='" s "' offset='0'/></Position>"
+#define TELEPORT(pos) "<TeleportAction>" pos "</TeleportAction>"
+#define SPEED(v) "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='step' value='0' " \
+                 "dynamicsDimension='time'/><SpeedActionTarget><AbsoluteTargetSpeed value='" v "'/></SpeedActionTarget>" \
+                 "</SpeedAction></LongitudinalAction>"
+#define STORY(actor, action)                                                                                          \
+    "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "                        \
+    "selectTriggeringEntities='false'><EntityRef entityRef='" actor "'/></Actors><Maneuver name='M'><Event name='E' " \
+    "priority='override'><Action name='Act'><PrivateAction>" action "</PrivateAction></Action></Event></Maneuver>"    \
+    "</ManeuverGroup><StartTrigger/></Act></Story>"
+
+/* Loads and starts a run; NULL (and a failed check) when either fails. */
+static sn_xosc *start(const char *what, const char *xml, sn_xrun *r)
+{
+    sn_error err = {0};
+    sn_xosc *x = load(xml, &err);
+    CHECK(x, "%s: %s", what, err.msg);
+    if (x && !sn_xrun_init(r, x, highway, 0.01)) {
+        CHECK(0, "%s init: %s", what, r->why);
+        sn_xosc_free(x);
+        return NULL;
+    }
+    return x;
+}
+
+/* ---- (a) ---- */
+static void test_profile_position(void)
+{
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), STORY("Ego",
+        "<LongitudinalAction><SpeedProfileAction followingMode='position'><SpeedProfileEntry speed='0' time='0'/>"
+        "<SpeedProfileEntry speed='10' time='5'/><SpeedProfileEntry speed='0' time='5'/></SpeedProfileAction>"
+        "</LongitudinalAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("profile", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        /* an Act without a StartTrigger starts with the storyboard, at t = 0 */
+        double worst_s = 0, worst_v = 0, done_at = -1, t0 = x->elems[el].state == SN_XST_RUNNING ? r.t : -1;
+        CHECK(t0 == 0, "profile: the action is %s at t = 0", sn_xstate_name(x->elems[el].state));
+        for (int f = 0; f < 1200 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+            if (t0 < 0 || r.t <= t0)
+                continue;
+            double t = r.t - t0, u = t - 5, v, s;
+            if (t <= 5)
+                v = 2 * t, s = 10 + t * t;
+            else if (t <= 10)
+                v = 10 - 2 * u, s = 10 + 25 + 10 * u - u * u;
+            else
+                v = 0, s = 60;
+            worst_s = fmax(worst_s, fabs(r.ents[0].s - s));
+            worst_v = fmax(worst_v, fabs(r.ents[0].v - v));
+        }
+        CHECK(!r.failed, "profile: %s", r.why);
+        CHECK(worst_s < 1e-9 && worst_v < 1e-9, "profile: off the closed form by %.3g m, %.3g m/s", worst_s, worst_v);
+        CHECK(fabs(done_at - t0 - 10) < 1e-6, "profile: complete %.3f s after its start, not 10", done_at - t0);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (b) ---- */
+static void test_profile_limits(void)
+{
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego",
+        "<LongitudinalAction><SpeedProfileAction followingMode='position'><DynamicConstraints maxAcceleration='5' "
+        "maxDeceleration='5'/><SpeedProfileEntry speed='20' time='2'/><SpeedProfileEntry speed='30'/>"
+        "</SpeedProfileAction></LongitudinalAction>"), "");
+    sn_xrun r;
+    sn_xosc *x = start("profile limits", xml, &r);
+    if (x) {
+        double v4 = -1, v6 = -1, s6 = -1, v2 = -1;
+        for (int f = 0; f < 800 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (fabs(r.t - 2) < 1e-9)
+                v2 = r.ents[0].v;
+            if (fabs(r.t - 4) < 1e-9)
+                v4 = r.ents[0].v;
+            if (fabs(r.t - 6) < 1e-9)
+                v6 = r.ents[0].v, s6 = r.ents[0].s;
+        }
+        CHECK(!r.failed, "profile limits: %s", r.why);
+        CHECK(fabs(v2 - 10) < 1e-9 && fabs(v4 - 20) < 1e-9 && fabs(v6 - 30) < 1e-9,
+              "profile limits: v(2) %.6f v(4) %.6f v(6) %.6f, not 10, 20, 30", v2, v4, v6);
+        CHECK(fabs(s6 - 100) < 1e-9, "profile limits: s(6) %.9f, not 100", s6);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (c) Ego on lane -3 (s 10), Ref on lane -2 (s 10), both 10 m/s; the highway's lanes are
+** straight along x. Ego is put 4 m left of Ref: its road t is Ref's + 4 ---- */
+static void test_lat_dist(void)
+{
+    for (int lim = 0; lim < 2; lim++) {
+        char action[1024], *xml;
+        snprintf(action, sizeof action,
+                 "<LateralAction><LateralDistanceAction entityRef='Ref' distance='4' freespace='false' continuous='%s' "
+                 "displacement='leftToReferencedEntity'>%s</LateralDistanceAction></LateralAction>",
+                 lim ? "false" : "true", lim ? "<DynamicConstraints maxSpeed='1' maxAcceleration='2'/>" : "");
+        char story[4096];
+        snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+        xml = doc("Ego Ref", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+                                     PRIV("Ref", TELEPORT(LANEPOS("-2", "10"))) PRIV("Ref", SPEED("10")), story);
+        sn_xrun r;
+        sn_xosc *x = start("lat dist", xml, &r);
+        if (!x) {
+            free(xml);
+            continue;
+        }
+        int el = find_elem(x, "Act");
+        double worst = 0, done_at = -1, max_rate = 0, prev_y = NAN, t_start = x->elems[el].state == SN_XST_RUNNING ? r.t : -1;
+        CHECK(t_start == 0, "lat dist: the action is %s at t = 0", sn_xstate_name(x->elems[el].state));
+        for (int f = 0; f < 1000 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+            double d = r.ents[0].y - r.ents[1].y; /* left is +y on the highway (along +x) */
+            if (!lim && t_start >= 0 && r.t > t_start + 1e-9)
+                worst = fmax(worst, fabs(d - 4));
+            if (isfinite(prev_y))
+                max_rate = fmax(max_rate, fabs(r.ents[0].y - prev_y) / 0.01);
+            prev_y = r.ents[0].y;
+        }
+        CHECK(!r.failed, "lat dist %d: %s", lim, r.why);
+        if (!lim) {
+            CHECK(worst < 1e-9, "lat dist rigid: off 4 m by %.3g m", worst);
+        } else {
+            /* the lanes are 3.5 m apart: Ego (3.5 m right of Ref) moves 7.5 m left; at 1 m/s with
+            ** 2 m/s^2 to speed up and slow down that takes at least 7.5 + 0.5 = 8 s */
+            double d = r.ents[0].y - r.ents[1].y;
+            CHECK(fabs(d - 4) < 0.01 + 1e-9, "lat dist limited: ends %.4f m left of Ref, not 4", d);
+            CHECK(max_rate < 1 + 1e-6, "lat dist limited: sideways %.4f m/s, over maxSpeed 1", max_rate);
+            CHECK(done_at - t_start > 8 - 0.02 && done_at - t_start < 8.5, "lat dist limited: took %.2f s, not about 8",
+                  done_at - t_start);
+        }
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+        free(xml);
+    }
+}
+
+/* ---- (d) ---- */
+#define ACTIVATE(lat, lon) "<ControllerAction><ActivateControllerAction lateral='" lat "' longitudinal='" lon "'/></ControllerAction>"
+#define CTL(kind) "<ObjectController><Controller name='c'><Properties><Property name='sensimController' value='" kind \
+                  "'/></Properties></Controller></ObjectController>"
+
+static void test_controllers(void)
+{
+    /* assigned external, then activated: the user's */
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+        PRIV("Ego", "<ControllerAction><AssignControllerAction><Controller name='ext'><Properties><Property "
+                    "name='sensimController' value='external'/></Properties></Controller></AssignControllerAction>"
+                    "</ControllerAction>") PRIV("Ego", ACTIVATE("true", "true")), "");
+    sn_xrun r;
+    sn_xosc *x = start("assign", xml, &r);
+    if (x) {
+        CHECK(r.ents[0].mode == SN_XM_EXTERNAL, "assign: the entity is not the user's (mode %d)", r.ents[0].mode);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    /* lateral only, no controller: refused when it runs, naming FILE:LINE */
+    xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", ACTIVATE("true", "false")), "");
+    sn_error err = {0};
+    x = load(xml, &err);
+    CHECK(x, "lateral only: %s", err.msg);
+    if (x) {
+        bool ok = sn_xrun_init(&r, x, highway, 0.01);
+        CHECK(!ok && strstr(r.why, "test.xosc:") && strstr(r.why, "lateral and longitudinal must be equal"),
+              "lateral only: init %s, '%s'", ok ? "passed" : "failed", r.why);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    /* lateral only on a controller sensim does not play: it plays on, driven by the storyboard */
+    xml = doc("Ego", CTL("ACC"), PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+                                     PRIV("Ego", ACTIVATE("false", "true")), "");
+    x = start("unplayed", xml, &r);
+    if (x) {
+        for (int f = 0; f < 100; f++)
+            sn_xrun_step(&r);
+        CHECK(!r.failed && r.ents[0].mode == SN_XM_LANE && fabs(r.ents[0].s - 20) < 1e-9,
+              "unplayed: mode %d s %.6f (not 20 after 1 s at 10 m/s): %s", r.ents[0].mode, r.ents[0].s, r.why);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    /* OverrideControllerValueAction: accepted, named in a warning */
+    xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))),
+              STORY("Ego", "<ControllerAction><OverrideControllerValueAction><SteeringWheel value='0.5' active='true'/>"
+                           "</OverrideControllerValueAction></ControllerAction>"));
+    x = load(xml, &err);
+    CHECK(x, "override: %s", err.msg);
+    if (x) {
+        bool warned = false;
+        for (uint32_t k = 0; k < x->n_warnings; k++)
+            warned |= strstr(x->warnings[k], "OverrideControllerValueAction") != NULL;
+        CHECK(warned, "override: no warning names it");
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_xosc_more MAPS_DIR\n");
+        return 2;
+    }
+    snprintf(maps, sizeof maps, "%s", argv[1]);
+    char p[1200];
+    sn_error err = {0};
+    snprintf(p, sizeof p, "%s/highway.xodr", maps);
+    if (!(highway = sn_map_open(p, &err))) {
+        fprintf(stderr, "cannot open the map: %s\n", err.msg);
+        return 1;
+    }
+    test_profile_position();
+    test_profile_limits();
+    test_lat_dist();
+    test_controllers();
+    sn_map_close(highway);
+    return CHECK_DONE();
+}
