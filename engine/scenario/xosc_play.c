@@ -293,7 +293,10 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
     case SN_XC_STANDSTILL:
     case SN_XC_END_OF_ROAD:
     case SN_XC_OFFROAD: {
-        bool in = c->kind == SN_XC_STANDSTILL ? fabs(e->v) < 1e-6 : c->kind == SN_XC_END_OF_ROAD ? e->end_of_road : e->offroad;
+        /* standing still: below 1 mm/s, esmini's STAND_STILL_THRESHOLD (ScenarioEngine.cpp): a
+        ** sinusoidal stop from 20 m/s at 3 m/s^2 creeps under it 0.05 s before its end, and
+        ** synchronize.xosc's storyboard ends then */
+        bool in = c->kind == SN_XC_STANDSTILL ? fabs(e->v) < 1e-3 : c->kind == SN_XC_END_OF_ROAD ? e->end_of_road : e->offroad;
         if (!in)
             c->since[k] = -1;
         else if (c->since[k] < 0)
