@@ -81,7 +81,12 @@ bool sn_xsync_step(sn_xrun *r, int i, double *dist, bool *done)
                 : a->factor ? m->v * a->sync_speed : m->v + a->sync_speed;
     if (a->has_sync_speed && vf < 0)
         vf = 0;
-    bool master_there = dm <= a->sync_tol_master + 1e-9;
+    /* esmini's rule (OSCPrivateAction.cpp, SynchronizeAction::Step): the plan brings the entity
+    ** to the edge of its tolerance when the master reaches the edge of its own, and the action
+    ** ends in the step in which the master would cross that edge */
+    bool master_there = dm <= a->sync_tol_master + 1e-9 ||
+                        (m->v > 1e-6 && (dm - a->sync_tol_master) / m->v < dt - 1e-9);
+    dm = fmax(dm - a->sync_tol_master, 0);
     if (de <= a->sync_tol + 1e-9 || master_there) {
         *done = true;
         if (a->has_sync_speed)
@@ -93,6 +98,7 @@ bool sn_xsync_step(sn_xrun *r, int i, double *dist, bool *done)
         *dist = e->v * dt;
         return true;
     }
+    de -= a->sync_tol;
     double T = fmax(dm / m->v, dt); /* arriving within this step: over this step */
     if (!a->has_sync_speed) {
         e->v = fmax(0, de / T);

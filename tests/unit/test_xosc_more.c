@@ -12,7 +12,12 @@
 **   (d) controllers: AssignControllerAction of an external controller, then ActivateControllerAction
 **       hands the entity to the user (mode external); lateral-only activation of an entity without
 **       a controller fails the run with FILE:LINE; of a controller sensim does not play, plays on;
-**       OverrideControllerValueAction loads with a warning. */
+**       OverrideControllerValueAction loads with a warning;
+**   (e) SynchronizeAction with tolerances, esmini's rule: Lead (13 m/s from s 0, its target s 100,
+**       targetToleranceMaster 1) reaches its tolerance's edge (s 99) at 99/13 = 7.615 s; Ego (s 10,
+**       its target s 70, targetTolerance 1) is planned to its own edge, 59 m in that time: 59 x 13 /
+**       99 m/s from the first step; the action ends in the step in which Lead crosses s 99, the one
+**       from 7.61 s (logged at 7.62), not when it is within 1 m (7.63). */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
@@ -273,6 +278,35 @@ static void test_controllers(void)
     free(xml);
 }
 
+/* ---- (e) ---- */
+static void test_sync_tolerance(void)
+{
+    char *xml = doc("Ego Lead", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+        PRIV("Lead", TELEPORT(LANEPOS("-2", "0"))) PRIV("Lead", SPEED("13")), STORY("Ego",
+        "<SynchronizeAction masterEntityRef='Lead' targetToleranceMaster='1' targetTolerance='1'><TargetPositionMaster>"
+        "<LanePosition roadId='1' laneId='-2' s='100' offset='0'/></TargetPositionMaster><TargetPosition><LanePosition "
+        "roadId='1' laneId='-3' s='70' offset='0'/></TargetPosition></SynchronizeAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("sync tolerance", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        double v1 = -1, done_at = -1;
+        for (int f = 0; f < 900 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (f == 0)
+                v1 = r.ents[0].v;
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+        }
+        CHECK(!r.failed, "sync tolerance: %s", r.why);
+        CHECK(fabs(v1 - 59.0 * 13 / 99) < 1e-9, "sync tolerance: first speed %.9f, not %.9f", v1, 59.0 * 13 / 99);
+        CHECK(fabs(done_at - 7.62) < 1e-6, "sync tolerance: ends at %.3f, not 7.62", done_at);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -291,6 +325,7 @@ int main(int argc, char **argv)
     test_profile_limits();
     test_lat_dist();
     test_controllers();
+    test_sync_tolerance();
     sn_map_close(highway);
     return CHECK_DONE();
 }
