@@ -152,6 +152,10 @@ typedef struct sn_xaction {
     /* LateralDistanceAction: ref, value (the distance; has_lane_offset false: the one at its
     ** start), freespace, continuous, the limits; side +1 left of the reference, -1 right, 0 any */
     int side;
+    /* SynchronizeAction's FinalSpeed/SteadyState: 0 none, 1 TargetDistanceSteadyState (ss_value
+    ** m before the target), 2 TargetTimeSteadyState (ss_value s before the master arrives) */
+    int ss_kind;
+    double ss_value;
 } sn_xaction;
 
 /* ---- conditions and triggers ---- */

@@ -2520,6 +2520,24 @@ static int parse_traj_shape(P *p, N shape, int a_i)
 
 /* ---- SynchronizeAction (xosc_sync.c plays it) ---- */
 
+/* SynchronizeAction's SteadyState: the entity drives at its final speed over the last distance
+** or time before the target. */
+static bool parse_steady_state(P *p, N n, sn_xaction *a)
+{
+    N c = choice(p, n);
+    if (!c)
+        return false;
+    if (is(c, "TargetDistanceSteadyState")) {
+        a->ss_kind = 1;
+        return num(p, c, "distance", true, 0, 0, 1e6, &a->ss_value);
+    }
+    if (is(c, "TargetTimeSteadyState")) {
+        a->ss_kind = 2;
+        return num(p, c, "time", true, 0, 0, 1e6, &a->ss_value);
+    }
+    return unknown(p, c, n), false;
+}
+
 static int parse_sync(P *p, N n)
 {
     int i = new_action(p, n, SN_XA_SYNC);
@@ -2552,15 +2570,15 @@ static int parse_sync(P *p, N n)
             return -1;
         a->has_sync_speed = true;
         if (is(f, "AbsoluteSpeed")) {
-            if (child(f, "SteadyState"))
-                return unsupported(p, child(f, "SteadyState")), -1;
+            if (child(f, "SteadyState") && !parse_steady_state(p, child(f, "SteadyState"), a))
+                return -1;
             if (!num(p, f, "value", true, 0, 0, 1e4, &a->sync_speed))
                 return -1;
         } else if (is(f, "RelativeSpeedToMaster")) {
             static const char *const types[] = {"delta", "factor", NULL};
             int t;
-            if (child(f, "SteadyState"))
-                return unsupported(p, child(f, "SteadyState")), -1;
+            if (child(f, "SteadyState") && !parse_steady_state(p, child(f, "SteadyState"), a))
+                return -1;
             if (!num(p, f, "value", true, 0, -1e4, 1e4, &a->sync_speed) ||
                 !enumer(p, f, "speedTargetValueType", true, 0, types, &t))
                 return -1;

@@ -17,7 +17,10 @@
 **       targetToleranceMaster 1) reaches its tolerance's edge (s 99) at 99/13 = 7.615 s; Ego (s 10,
 **       its target s 70, targetTolerance 1) is planned to its own edge, 59 m in that time: 59 x 13 /
 **       99 m/s from the first step; the action ends in the step in which Lead crosses s 99, the one
-**       from 7.61 s (logged at 7.62), not when it is within 1 m (7.63). */
+**       from 7.61 s (logged at 7.62), not when it is within 1 m (7.63);
+**   (f) SynchronizeAction with FinalSpeed 15 and TargetTimeSteadyState 1 s: Lead at 20 m/s reaches
+**       s 100 at 5 s; Ego (s 10, 10 m/s, target s 70) follows the profile to s 55 and 15 m/s at
+**       4 s (s = 10 + 10t + 0.625t^2 - 0.46875(2t^2 - t^3/3)), then 15 m/s: 1e-6 m every step. */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
@@ -307,6 +310,36 @@ static void test_sync_tolerance(void)
     free(xml);
 }
 
+/* ---- (f) ---- */
+static void test_sync_steady(void)
+{
+    char *xml = doc("Ego Lead", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+        PRIV("Lead", TELEPORT(LANEPOS("-2", "0"))) PRIV("Lead", SPEED("20")), STORY("Ego",
+        "<SynchronizeAction masterEntityRef='Lead'><TargetPositionMaster><LanePosition roadId='1' laneId='-2' s='100' "
+        "offset='0'/></TargetPositionMaster><TargetPosition><LanePosition roadId='1' laneId='-3' s='70' offset='0'/>"
+        "</TargetPosition><FinalSpeed><AbsoluteSpeed value='15'><SteadyState><TargetTimeSteadyState time='1'/>"
+        "</SteadyState></AbsoluteSpeed></FinalSpeed></SynchronizeAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("sync steady", xml, &r);
+    if (x) {
+        double worst = 0, s5 = -1;
+        for (int f = 0; f < 500 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            double t = r.t;
+            double want = t <= 4 + 1e-9 ? 10 + 10 * t + 0.625 * t * t - 0.46875 * (2 * t * t - t * t * t / 3) : 55 + 15 * (t - 4);
+            worst = fmax(worst, fabs(r.ents[0].s - want));
+            if (fabs(t - 5) < 1e-9)
+                s5 = r.ents[0].s;
+        }
+        CHECK(!r.failed, "sync steady: %s", r.why);
+        CHECK(worst < 1e-6, "sync steady: off the closed form by %.3g m", worst);
+        CHECK(fabs(s5 - 70) < 1e-6, "sync steady: s(5) %.6f, not 70", s5);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -326,6 +359,7 @@ int main(int argc, char **argv)
     test_lat_dist();
     test_controllers();
     test_sync_tolerance();
+    test_sync_steady();
     sn_map_close(highway);
     return CHECK_DONE();
 }
