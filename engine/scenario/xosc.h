@@ -89,7 +89,7 @@ const char *sn_xrule_name(sn_xrule r);
 
 /* ---- actions ---- */
 
-typedef enum sn_xtraj_shape { SN_XT_POLYLINE, SN_XT_CLOTHOID, SN_XT_NURBS } sn_xtraj_shape;
+typedef enum sn_xtraj_shape { SN_XT_POLYLINE, SN_XT_CLOTHOID, SN_XT_NURBS, SN_XT_CLOTHOID_SPLINE } sn_xtraj_shape;
 
 typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
@@ -135,6 +135,10 @@ typedef struct sn_xaction {
     sn_xtraj_shape traj_shape;
     double cl_curv, cl_curv_dot, cl_len, cl_t0, cl_t1;
     double *weights, *knots; /* Nurbs: per control point (verts), and the knot vector, owned */
+                             /* ClothoidSpline: weights holds 5 per segment (curvatureStart,
+                             ** curvatureEnd, length, hOffset, timeStart or NAN), verts its
+                             ** PositionStart (kind SN_XP_NONE: where the last one ended), n_verts
+                             ** segments; cl_t1 timeEnd */
     uint32_t n_knots;
     int order;
     /* SynchronizeAction (xosc_sync.c): ref is the master; pos the master's target, verts[0] the entity's */

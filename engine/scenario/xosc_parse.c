@@ -824,7 +824,7 @@ static int parse_trajectory(P *p, N n, N traj, int a_i)
     N poly = choice(p, shape);
     if (!poly)
         return -1;
-    if (is(poly, "Clothoid") || is(poly, "Nurbs"))
+    if (is(poly, "Clothoid") || is(poly, "Nurbs") || is(poly, "ClothoidSpline"))
         return parse_traj_shape(p, poly, a_i);
     if (!is(poly, "Polyline"))
         return unsupported(p, poly), -1;
@@ -2453,6 +2453,50 @@ static int parse_traj_shape(P *p, N shape, int a_i)
             if (!is(c, "Position"))
                 return unknown(p, c, shape), -1;
         return t0 ? 1 : 0;
+    }
+    if (is(shape, "ClothoidSpline")) {
+        a->traj_shape = SN_XT_CLOTHOID_SPLINE;
+        uint32_t ns = 0, timed = 0;
+        EACH(c, shape) {
+            if (!is(c, "ClothoidSplineSegment"))
+                return unknown(p, c, shape), -1;
+            ns++;
+            timed += has_attr(c, "timeStart");
+        }
+        if (!ns || ns > 100000)
+            return fail(p, shape, "needs 1 to 100000 ClothoidSplineSegments, has %u", ns), -1;
+        if ((timed && timed != ns) || (timed != 0) != has_attr(shape, "timeEnd"))
+            return fail(p, shape, "give timeStart on every ClothoidSplineSegment and timeEnd, or none of them"), -1;
+        if (!(a->weights = calloc((size_t)ns * 5, sizeof *a->weights)) || !(a->verts = calloc(ns, sizeof *a->verts)))
+            return fail(p, shape, "out of memory"), -1;
+        a->n_verts = ns;
+        if (timed && !num(p, shape, "timeEnd", true, 0, -M, M, &a->cl_t1))
+            return -1;
+        uint32_t k = 0;
+        double last_t = -INFINITY;
+        EACH(c, shape) {
+            double *w = &a->weights[5 * k];
+            if (!num(p, c, "curvatureStart", true, 0, -1e3, 1e3, &w[0]) ||
+                !num(p, c, "curvatureEnd", true, 0, -1e3, 1e3, &w[1]) || !num(p, c, "length", true, 0, 0, 1e6, &w[2]) ||
+                !num(p, c, "hOffset", false, 0, -1e3, 1e3, &w[3]) || !num(p, c, "timeStart", false, NAN, -M, M, &w[4]))
+                return -1;
+            if (!(w[2] > 0))
+                return fail(p, c, "length %g must be above 0", w[2]), -1;
+            if (timed && w[4] < last_t)
+                return fail(p, c, "timeStart %g is before the previous segment's %g", w[4], last_t), -1;
+            last_t = timed ? w[4] : last_t;
+            N ps = child(c, "PositionStart");
+            a->verts[k].kind = SN_XP_NONE;
+            if (ps && !parse_position(p, ps, &a->verts[k]))
+                return -1;
+            EACH(d, c)
+                if (!is(d, "PositionStart"))
+                    return unknown(p, d, c), -1;
+            k++;
+        }
+        if (timed && a->cl_t1 < last_t)
+            return fail(p, shape, "timeEnd %g is before the last segment's timeStart %g", a->cl_t1, last_t), -1;
+        return timed ? 1 : 0;
     }
     /* Nurbs */
     a->traj_shape = SN_XT_NURBS;

@@ -20,7 +20,11 @@
 **       from 7.61 s (logged at 7.62), not when it is within 1 m (7.63);
 **   (f) SynchronizeAction with FinalSpeed 15 and TargetTimeSteadyState 1 s: Lead at 20 m/s reaches
 **       s 100 at 5 s; Ego (s 10, 10 m/s, target s 70) follows the profile to s 55 and 15 m/s at
-**       4 s (s = 10 + 10t + 0.625t^2 - 0.46875(2t^2 - t^3/3)), then 15 m/s: 1e-6 m every step. */
+**       4 s (s = 10 + 10t + 0.625t^2 - 0.46875(2t^2 - t^3/3)), then 15 m/s: 1e-6 m every step;
+**   (g) ClothoidSpline: a clothoid 0 -> 0.02 1/m over 50 m from (20, -7.125, h 0.1), then an arc
+**       of 0.02 1/m over 30 m turned by hOffset 0.05: the end of the first by a 100 000-step
+**       integration, the arc's end in closed form (radius 50), the entity's end within 1e-6 m;
+**       with times (0, 4, timeEnd 8 s) the entity is at the joint at 4 s. */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
@@ -340,6 +344,57 @@ static void test_sync_steady(void)
     free(xml);
 }
 
+/* ---- (g) ---- */
+static void test_clothoid_spline(void)
+{
+    const double x0 = 20, y0 = -7.125, h0 = 0.1, L1 = 50, k1 = 0.02, L2 = 30, hoff = 0.05;
+    /* the closed form: the clothoid by midpoint integration, then the arc */
+    double X1 = x0, Y1 = y0;
+    for (int i = 0, n = 100000; i < n; i++) {
+        double u = (i + 0.5) * L1 / n, h = h0 + 0.5 * (k1 / L1) * u * u;
+        X1 += cos(h) * L1 / n, Y1 += sin(h) * L1 / n;
+    }
+    double h1 = h0 + 0.5 * k1 * L1 + hoff, R = 1 / k1;
+    double X2 = X1 + R * (sin(h1 + k1 * L2) - sin(h1)), Y2 = Y1 - R * (cos(h1 + k1 * L2) - cos(h1));
+    for (int timed = 0; timed < 2; timed++) {
+        char action[2048], story[4096];
+        snprintf(action, sizeof action,
+                 "<RoutingAction><FollowTrajectoryAction><Trajectory name='c' closed='false'><Shape><ClothoidSpline%s>"
+                 "<ClothoidSplineSegment curvatureStart='0' curvatureEnd='%g' length='%g'%s><PositionStart><WorldPosition "
+                 "x='%g' y='%g' z='0' h='%g'/></PositionStart></ClothoidSplineSegment><ClothoidSplineSegment "
+                 "curvatureStart='%g' curvatureEnd='%g' length='%g' hOffset='%g'%s/></ClothoidSpline></Shape></Trajectory>"
+                 "<TimeReference>%s</TimeReference></FollowTrajectoryAction></RoutingAction>",
+                 timed ? " timeEnd='8'" : "", k1, L1, timed ? " timeStart='0'" : "", x0, y0, h0, k1, k1, L2, hoff,
+                 timed ? " timeStart='4'" : "",
+                 timed ? "<Timing domainAbsoluteRelative='relative' scale='1' offset='0'/>" : "<None/>");
+        snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+        char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10")), story);
+        sn_xrun r;
+        sn_xosc *x = start("clothoid spline", xml, &r);
+        if (x) {
+            int el = find_elem(x, "Act");
+            double end_err = -1, joint_err = -1;
+            for (int f = 0; f < 1200 && !r.failed; f++) {
+                sn_xrun_step(&r);
+                if (timed && fabs(r.t - 4) < 1e-9)
+                    joint_err = hypot(r.ents[0].x - X1, r.ents[0].y - Y1);
+                if (x->elems[el].state == SN_XST_COMPLETE) {
+                    end_err = hypot(r.ents[0].x - X2, r.ents[0].y - Y2);
+                    break;
+                }
+            }
+            CHECK(!r.failed, "clothoid spline: %s", r.why);
+            CHECK(end_err >= 0 && end_err < 1e-6, "clothoid spline %d: ends %.3g m from the closed form (or never)", timed,
+                  end_err);
+            if (timed)
+                CHECK(joint_err >= 0 && joint_err < 1e-6, "clothoid spline: %.3g m from the joint at 4 s", joint_err);
+            sn_xrun_free(&r);
+            sn_xosc_free(x);
+        }
+        free(xml);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -360,6 +415,7 @@ int main(int argc, char **argv)
     test_controllers();
     test_sync_tolerance();
     test_sync_steady();
+    test_clothoid_spline();
     sn_map_close(highway);
     return CHECK_DONE();
 }
