@@ -911,10 +911,13 @@ static int parse_follow_trajectory(P *p, N n)
             return -1;
         if (a->t_scale <= 0)
             return fail(p, tc, "scale must be > 0"), -1;
-        if (!timed)
-            return fail(p, tc, "Timing given but the vertices have no time"), -1;
-        a->timed = true;
-        a->t_absolute = d == 1;
+        if (!timed) { /* esmini plays it so too: the entity follows at its own speed */
+            warn(p, tc, "Timing given but the vertices have no time: the entity follows the trajectory at its speed, "
+                        "as with TimeReference None");
+        } else {
+            a->timed = true;
+            a->t_absolute = d == 1;
+        }
     } else if (!is(tc, "None")) {
         return unknown(p, tc, tr), -1;
     }

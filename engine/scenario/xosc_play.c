@@ -870,12 +870,8 @@ bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt)
     for (uint32_t k = 0; k < x->n_init_globals; k++)
         if (!global_action(r, &x->actions[x->init_globals[k]]))
             return false;
-    for (uint32_t i = 0; i < x->n_ents; i++)
-        if (!r->ents[i].placed) {
-            snprintf(r->why, sizeof r->why, "%s:%d: ScenarioObject: entity '%s' has no TeleportAction in the Init: "
-                     "sensim needs its start position", x->path, x->ents[i].line, x->ents[i].name);
-            return false;
-        }
+    /* an entity the Init does not place starts at the origin, heading 0, as in esmini (its first
+    ** trajectory or teleport moves it; xosc_engine.c warns) */
     update_collisions(r);
     sn_xsig_step(r); /* controllers without a delay start their first phase at t = 0 */
     /* t = 0: the storyboard and its stories start; acts without a StartTrigger with them */

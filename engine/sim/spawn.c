@@ -303,7 +303,7 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     while (d->lift_static && moving && !d->parent && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov) &&
            ov.other->kind == SN_ACTOR_STATIC && isfinite(ov.clear_z) && ov.clear_z > world_tf.location.z)
         lift_to(d, a, &world_tf, ov.clear_z);
-    if (moving && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
+    if (moving && !e->replay && !d->overlap_ok && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
         st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
         d->refused = SN_SPAWN_OVERLAP;
         goto fail;
