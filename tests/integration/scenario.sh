@@ -8,7 +8,8 @@
 #   - a scene wraps a scenario and attaches sensors to its entities; its outputs are byte-identical
 #     across runs and thread counts;
 #   - bad input: `sensim: error: FILE:LINE: element: ...` and exit status 2;
-#   - a scenario without LogicFile, with an entity the Init does not place, plays (warnings).
+#   - a scenario without LogicFile, with an entity the Init does not place, plays (warnings);
+#   - an entity on a sloped, superelevated road is lifted clear of its mesh at spawn.
 # args: sensim, the source root, a temp folder, the plugins' build folder
 set -uo pipefail
 sensim=$1 src=$2 tmp=$3/scenario plugins=$4
@@ -117,6 +118,12 @@ for w in "RoadNetwork: no LogicFile: the entities move on an empty plane" "entit
 done
 t=$(at "$tmp/o_planeless/storyboard.msgpack" '"element":"Walk"' endTransition)
 awk -v t="$t" 'BEGIN { exit !(t >= 3.99 && t <= 4.02) }' || bad "planeless: the walk ends at $t, not 4.00 (20 m at 5 m/s)"
+
+# --- an entity on the highway's sloped, superelevated stretch (road 1, s 500: grade and bank) is
+# lifted clear of the road mesh at spawn (it overlapped it by 0.10 m, refused before) ---
+sed 's#roadId="1" laneId="-3" s="40"#roadId="1" laneId="-4" s="500"#' "$tmp/good.xosc" > "$tmp/slope.xosc"
+"$sensim" run "$tmp/slope.xosc" --out "$tmp/o_slope" --quiet --frames 5 --plugin-dir "$plugins" 2> "$tmp/slope.err" ||
+  bad "slope: $(cat "$tmp/slope.err")"
 
 echo "scenario: $fails failure(s)"
 [ $fails = 0 ]
