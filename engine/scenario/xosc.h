@@ -89,12 +89,13 @@ const char *sn_xrule_name(sn_xrule r);
 
 /* ---- actions ---- */
 
-typedef enum sn_xtraj_shape { SN_XT_POLYLINE, SN_XT_CLOTHOID, SN_XT_NURBS } sn_xtraj_shape;
+typedef enum sn_xtraj_shape { SN_XT_POLYLINE, SN_XT_CLOTHOID, SN_XT_NURBS, SN_XT_CLOTHOID_SPLINE } sn_xtraj_shape;
 
 typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
     SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST,
-    SN_XA_SYNC, SN_XA_SIGNAL_STATE, SN_XA_SIGNAL_CONTROLLER
+    SN_XA_SYNC, SN_XA_SIGNAL_STATE, SN_XA_SIGNAL_CONTROLLER, SN_XA_ASSIGN_CONTROLLER,
+    SN_XA_SPEED_PROFILE, SN_XA_LAT_DIST
 } sn_xact_kind;
 
 typedef struct sn_xaction {
@@ -134,6 +135,10 @@ typedef struct sn_xaction {
     sn_xtraj_shape traj_shape;
     double cl_curv, cl_curv_dot, cl_len, cl_t0, cl_t1;
     double *weights, *knots; /* Nurbs: per control point (verts), and the knot vector, owned */
+                             /* ClothoidSpline: weights holds 5 per segment (curvatureStart,
+                             ** curvatureEnd, length, hOffset, timeStart or NAN), verts its
+                             ** PositionStart (kind SN_XP_NONE: where the last one ended), n_verts
+                             ** segments; cl_t1 timeEnd */
     uint32_t n_knots;
     int order;
     /* SynchronizeAction (xosc_sync.c): ref is the master; pos the master's target, verts[0] the entity's */
@@ -143,6 +148,18 @@ typedef struct sn_xaction {
     /* TrafficSignalStateAction / TrafficSignalControllerAction (xosc_signal.c) */
     char *signal;            /* the signal's id (state action) or the controller's name */
     char *sstate;            /* the state text, or the phase's name */
+    /* SpeedProfileAction (xosc_move.c): per entry its speed (m/s; relative to ref's when ref >= 0)
+    ** and the time to reach it from the previous entry (-1: as fast as the limits allow); the
+    ** limits (has_limits: lim_acc, lim_dec, lim_speed) from DynamicConstraints */
+    double *prof_v, *prof_t; /* owned */
+    uint32_t n_prof;
+    /* LateralDistanceAction: ref, value (the distance; has_lane_offset false: the one at its
+    ** start), freespace, continuous, the limits; side +1 left of the reference, -1 right, 0 any */
+    int side;
+    /* SynchronizeAction's FinalSpeed/SteadyState: 0 none, 1 TargetDistanceSteadyState (ss_value
+    ** m before the target), 2 TargetTimeSteadyState (ss_value s before the master arrives) */
+    int ss_kind;
+    double ss_value;
 } sn_xaction;
 
 /* ---- conditions and triggers ---- */

@@ -41,6 +41,7 @@ typedef struct D {
     factor *f;
     uint32_t n_f;
     uint64_t rng;
+    bool warned_user; /* a UserDefinedDistribution has been named in a warning */
 } D;
 
 
@@ -127,9 +128,22 @@ static factor *new_factor(D *p, N n)
     return &f[p->n_f++];
 }
 
+/* A UserDefinedDistribution: its `type` names a tool of its author's and its content means what
+** that tool says; sensim has no such tool, so the parameter keeps the scenario's own value (one
+** run's worth) and a warning says so, once per element. */
+static void user_defined(D *p, N n)
+{
+    if (p->warned_user)
+        return;
+    p->warned_user = true;
+    fprintf(stderr, "sensim: warning: %s:%d: UserDefinedDistribution: its content is for the tool its type names, "
+                    "not sensim: the parameter keeps the scenario's value (docs/openscenario.md)\n",
+            p->file, sn_xml_line(n));
+}
+
 static bool add_val(D *p, N n, factor *f, char *v)
 {
-    if (!v)
+    if (!v && !sn_xml_is(n, "UserDefinedDistribution")) /* NULL: the scenario's value */
         return false;
     char **nw = realloc(f->vals, (f->n_vals + 1) * sizeof *nw);
     if (!nw) {
@@ -189,8 +203,10 @@ static bool single_det(D *p, N n)
                 return false;
         return true;
     }
-    if (sn_xml_is(c, "UserDefinedDistribution"))
-        return fail(p, c, "<UserDefinedDistribution> is not supported by sensim (docs/openscenario.md lists what is)");
+    if (sn_xml_is(c, "UserDefinedDistribution")) {
+        user_defined(p, c);
+        return add_val(p, c, f, NULL);
+    }
     return fail(p, c, "unknown element <%s> in <%s>", (const char *)c->name, (const char *)n->name);
 }
 
@@ -326,8 +342,11 @@ static bool draw(D *p, N c, char **out)
     bool normal = sn_xml_is(c, "NormalDistribution"), lognormal = sn_xml_is(c, "LogNormalDistribution"),
          poisson = sn_xml_is(c, "PoissonDistribution");
     if (!normal && !lognormal && !poisson) {
-        if (sn_xml_is(c, "UserDefinedDistribution"))
-            return fail(p, c, "<UserDefinedDistribution> is not supported by sensim (docs/openscenario.md lists what is)");
+        if (sn_xml_is(c, "UserDefinedDistribution")) {
+            user_defined(p, c);
+            *out = NULL;
+            return true;
+        }
         return fail(p, c, "unknown element <%s> in <StochasticDistribution>", (const char *)c->name);
     }
     if (!number(p, c, "expectedValue", true, 0, &mean) || (!poisson && !number(p, c, "variance", true, 0, &var)))

@@ -80,10 +80,14 @@ sn_status sn_scenario_open(struct sn_engine *e, sn_error *err)
         return st;
     for (uint32_t i = 0; i < s->x->n_warnings; i++)
         say(e, s->x->warnings[i]);
-    if (!sc->map_path) {
-        if (!s->x->logic_file)
-            return sn_fail(err, SN_E_INVALID, "%s: RoadNetwork: no LogicFile: sensim plays a scenario on its OpenDRIVE map",
-                           sc->scenario_path);
+    if (!sc->map_path && !s->x->logic_file) {
+        /* esmini plays such a scenario on an empty plane: so does sensim, its entities moving
+        ** straight along their headings (free mode), nothing under them */
+        char line[700];
+        snprintf(line, sizeof line, "%s: RoadNetwork: no LogicFile: the entities move on an empty plane (no roads, no "
+                 "ground; a scene's map: gives one)", sc->scenario_path);
+        say(e, line);
+    } else if (!sc->map_path) {
         if (!(sc->map_path = sn_strdup(s->x->logic_file)))
             return sn_fail(err, SN_E_NOMEM, "out of memory");
     }
@@ -205,6 +209,13 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
     s->run.activate = activate;
     s->run.user = s;
     s->run.signal_state = signal_state;
+    for (uint32_t i = 0; i < x->n_ents; i++)
+        if (!s->run.ents[i].placed) {
+            char line[700];
+            snprintf(line, sizeof line, "%s:%d: ScenarioObject: entity '%s' has no TeleportAction in the Init: it "
+                     "starts at the origin (x 0, y 0, heading 0), as in esmini", x->path, x->ents[i].line, x->ents[i].name);
+            run_warn(s, line);
+        }
     if (!(s->actor = calloc(x->n_ents + 1, sizeof *s->actor)))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     for (uint32_t i = 0; i < x->n_ents; i++) {
@@ -221,7 +232,8 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
             n = 1;
         if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "extent") >= 0)
             attrs[n++] = attrs[1];
-        sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i])};
+        sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i]), .lift_static = true,
+                              .overlap_ok = !s->run.ents[i].placed};
         sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, n, NULL, NULL, &desc.values, err);
         sn_actor *a;
         if (st || (st = sn_spawn_actor(e, &desc, &a, err))) {

@@ -182,6 +182,10 @@ static double primary(ex *e)
         v = 1;
     } else if (word(e, "false")) {
         v = 0;
+    } else if (word(e, "pi")) { /* esmini's constants (simple_expr.c) */
+        v = M_PI;
+    } else if (word(e, "e")) {
+        v = M_E;
     } else if (isalpha((unsigned char)*e->s)) {
         static const char *const fn1[] = {"round", "floor", "ceil", "sqrt", "abs", "sin", "cos", "tan", "asin",
                                           "acos", "atan", "exp", "log", NULL};

@@ -452,6 +452,81 @@ started:
     return true;
 }
 
+static double lon_disp(const sn_xent *e, double t);
+
+/* A SpeedProfileAction's segment to entry k from t0: linear from the entity's speed to the
+** entry's in the entry's time, lengthened to keep within the limits (DynamicConstraints, else the
+** Performance); without a time as fast as they allow (at once without limits). esmini's rule
+** (OSCPrivateAction.cpp, LongSpeedProfileAction::Start): a first entry at time 0 is a jump. */
+static void profile_segment(sn_xrun *r, int i, uint32_t k, double t0)
+{
+    sn_xent *e = &r->ents[i];
+    const sn_xaction *a = e->lon;
+    const sn_xentity *d = &r->x->ents[i];
+    double v1 = a->prof_v[k] + e->prof_off;
+    double vmax = a->lim_speed > 0 ? a->lim_speed : d->max_speed;
+    if (vmax > 0 && v1 > vmax)
+        v1 = vmax;
+    double lim = v1 > e->v ? (a->lim_acc > 0 ? a->lim_acc : d->max_acc) : (a->lim_dec > 0 ? a->lim_dec : d->max_dec);
+    double T = fmax(a->prof_t[k], 0), dv = fabs(v1 - e->v);
+    if (!(k == 0 && a->prof_t[k] == 0) && lim > 0 && dv > lim * T)
+        T = dv / lim;
+    e->prof_k = k;
+    e->lon_t0 = t0;
+    e->lon_v0 = e->v;
+    e->lon_v1 = v1;
+    e->lon_T = T;
+}
+
+/* A SpeedProfileAction's distance from t0 to t, its segments following one another; the entity's
+** speed at t; *over when the last entry is reached. */
+static double profile_advance(sn_xrun *r, int i, double t0, double t, bool *over)
+{
+    sn_xent *e = &r->ents[i];
+    double dist = 0, from = fmax(t0, e->lon_t0);
+    *over = false;
+    for (;;) {
+        double te = e->lon_t0 + e->lon_T;
+        if (t < te - 1e-9) {
+            dist += lon_disp(e, t) - lon_disp(e, from);
+            e->v = e->lon_v0 + (e->lon_v1 - e->lon_v0) * (t - e->lon_t0) / e->lon_T;
+            return dist;
+        }
+        dist += lon_disp(e, te) - lon_disp(e, from);
+        e->v = e->lon_v1;
+        if (e->prof_k + 1 >= e->lon->n_prof) {
+            *over = true;
+            return dist + e->lon_v1 * (t - te);
+        }
+        profile_segment(r, i, e->prof_k + 1, te);
+        from = te;
+    }
+}
+
+/* A LateralDistanceAction's measure: entity i's displacement toward its reference's left (road t
+** when both follow lanes of one road, else in the reference's frame), *axis the sign of i's
+** offset axis against that direction. */
+static double lat_disp(const sn_xrun *r, int i, const sn_xaction *a, double *axis)
+{
+    const sn_xent *e = &r->ents[i], *f = &r->ents[a->ref];
+    if (e->mode == SN_XM_LANE && f->mode == SN_XM_LANE && e->ri == f->ri) {
+        double ti, tj;
+        if (lane_centre(r, e->ri, e->lane, e->s, NULL, &ti) && lane_centre(r, f->ri, f->lane, f->s, NULL, &tj)) {
+            *axis = e->sdir * f->sdir;
+            return ((ti + e->sdir * e->off) - (tj + f->sdir * f->off)) * f->sdir;
+        }
+    }
+    *axis = cos(e->h - f->h) >= 0 ? 1 : -1;
+    return -(e->x - f->x) * sin(f->h) + (e->y - f->y) * cos(f->h);
+}
+
+/* The change of entity i's lane offset that puts it at its LateralDistanceAction's distance. */
+static double lat_dist_error(const sn_xrun *r, int i, const sn_xaction *a)
+{
+    double axis, L = lat_disp(r, i, a, &axis);
+    return (r->ents[i].lat_o1 - L) * axis;
+}
+
 bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *instant)
 {
     sn_xent *e = &r->ents[i];
@@ -478,6 +553,21 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         e->lon_t0 = r->t;
         e->lon_tracking = true;
         return true;
+    case SN_XA_SPEED_PROFILE: {
+        e->lon = a;
+        e->lon_elem = elem;
+        e->lon_tracking = false;
+        e->prof_off = a->ref >= 0 ? r->ents[a->ref].v : 0;
+        profile_segment(r, i, 0, r->t);
+        bool over;
+        (void)profile_advance(r, i, r->t, r->t, &over); /* entries reached at once */
+        if (over) {
+            e->a = 0;
+            end_lon(e);
+            *instant = true;
+        }
+        return true;
+    }
     case SN_XA_SPEED: {
         double v1 = speed_target(r, a);
         if (!isfinite(v1))
@@ -512,6 +602,22 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
                 e->lon_tracking = true;
             }
         }
+        return true;
+    }
+    case SN_XA_LAT_DIST: {
+        if (e->mode != SN_XM_LANE)
+            return fail(r, "LateralDistanceAction on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
+        if (a->ref == i)
+            return fail(r, "LateralDistanceAction: entity '%s' is its own reference", r->x->ents[i].name, a->line);
+        double axis, L = lat_disp(r, i, a, &axis);
+        const sn_xentity *di = &r->x->ents[i], *dj = &r->x->ents[a->ref];
+        double D = a->has_lane_offset ? a->value + (a->freespace ? (di->wid + dj->wid) / 2 : 0) : fabs(L);
+        e->lat = a;
+        e->lat_elem = elem;
+        e->lat_t0 = r->t;
+        e->lat_tracking = false;
+        e->lat_by_dist = false;
+        e->lat_o1 = (a->side ? a->side : L < 0 ? -1 : 1) * D; /* the displacement wanted */
         return true;
     }
     case SN_XA_LANE_CHANGE:
@@ -696,7 +802,15 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
             continue;
         double v_prev = e->v, dist;
         /* longitudinal */
-        if (e->lon && !e->lon_tracking) {
+        if (e->lon && e->lon->kind == SN_XA_SPEED_PROFILE) {
+            bool over;
+            dist = profile_advance(r, (int)i, t0, t, &over);
+            if (over) {
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lon_elem;
+                end_lon(e);
+            }
+        } else if (e->lon && !e->lon_tracking) {
             double te = e->lon_t0 + e->lon_T;
             if (t >= te - 1e-9) {
                 dist = lon_disp(e, te) - lon_disp(e, fmax(t0, e->lon_t0)) + e->lon_v1 * (t - te);
@@ -752,7 +866,30 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
         double off_prev = e->off;
         bool lat_over = false;
         const sn_xaction *lat_act = e->lat; /* this step's, though it may end in it */
-        if (e->lat && !e->lat_tracking) {
+        if (e->lat && e->lat->kind == SN_XA_LAT_DIST) {
+            /* without DynamicConstraints the distance is kept exactly (rigid); with them the
+            ** offset moves at the speed from which it can still stop at the target within
+            ** maxDeceleration (else maxAcceleration), within maxSpeed, changing at most
+            ** maxAcceleration */
+            const sn_xaction *la = e->lat;
+            double err = lat_dist_error(r, (int)i, la), u = e->lat_rate;
+            if (!la->has_limits) {
+                e->off += err;
+                u = 0;
+            } else {
+                double acc = la->lim_acc > 0 ? la->lim_acc : INFINITY, dec = la->lim_dec > 0 ? la->lim_dec : acc;
+                double vmax = la->lim_speed > 0 ? la->lim_speed : INFINITY;
+                double want = (err < 0 ? -1 : 1) * fmin(vmax, fmin(fabs(err) / r->dt, isfinite(dec) ? sqrt(2 * dec * fabs(err)) : INFINITY));
+                u += fmax(-acc * r->dt, fmin(acc * r->dt, want - u));
+                e->off += u * r->dt;
+            }
+            if (!la->continuous && fabs(err - (e->off - off_prev)) < 0.01 + 1e-9 && fabs(u) < 0.01) {
+                lat_over = true;
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lat_elem;
+                end_lat(e);
+            }
+        } else if (e->lat && !e->lat_tracking) {
             double te = e->lat_t0 + e->lat_T, tau = e->lat_T > 0 ? (t - e->lat_t0) / e->lat_T : 1;
             if (e->lat_by_dist) { /* by the distance along the lane, this step's estimated from the last one's sideways motion */
                 double side = e->lat_rate * r->dt;

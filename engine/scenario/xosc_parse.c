@@ -638,6 +638,88 @@ static int parse_long_dist(P *p, N n)
     return i;
 }
 
+/* SpeedProfileAction: the entity's speed goes linearly from entry to entry, each reached `time`
+** after the previous one (the first after the start), lengthened to keep within the limits
+** (DynamicConstraints, else the entity's Performance); without a time, as fast as they allow. */
+static int parse_speed_profile(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_SPEED_PROFILE);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    a->dyn.shape = SN_XS_LINEAR;
+    a->dyn.dim = SN_XD_TIME;
+    static const char *const modes[] = {"position", "follow", NULL};
+    int mode;
+    if (!enumer(p, n, "followingMode", true, 0, modes, &mode))
+        return -1;
+    if (has_attr(n, "entityRef") && (a->ref = entity_index(p, n, "entityRef")) < 0)
+        return -1;
+    a->relative = a->ref >= 0;
+    N dc = sn_xml_child(n, "DynamicConstraints");
+    if (dc) {
+        a->has_limits = true;
+        if (!num(p, dc, "maxAcceleration", false, 0, 0, 1e6, &a->lim_acc) ||
+            !num(p, dc, "maxDeceleration", false, 0, 0, 1e6, &a->lim_dec) ||
+            !num(p, dc, "maxSpeed", false, 0, 0, 1e6, &a->lim_speed))
+            return -1;
+        if (mode == 1 && (has_attr(dc, "maxAccelerationRate") || has_attr(dc, "maxDecelerationRate")))
+            warn(p, dc, "followingMode follow: the jerk limits (maxAccelerationRate, maxDecelerationRate) are not "
+                        "applied: the speed goes linearly from entry to entry, as in followingMode position");
+    }
+    SN_XML_EACH(c, n) {
+        if (sn_xml_is(c, "DynamicConstraints"))
+            continue;
+        if (!sn_xml_is(c, "SpeedProfileEntry"))
+            return unknown(p, c, n), -1;
+        if (a->n_prof >= 100000)
+            return fail(p, c, "more than 100000 entries"), -1;
+        double *nv = realloc(a->prof_v, (a->n_prof + 1) * sizeof *nv);
+        if (nv)
+            a->prof_v = nv;
+        double *nt = nv ? realloc(a->prof_t, (a->n_prof + 1) * sizeof *nt) : NULL;
+        if (!nt)
+            return fail(p, c, "out of memory"), -1;
+        a->prof_t = nt;
+        double *v = &a->prof_v[a->n_prof], *t = &a->prof_t[a->n_prof];
+        if (!num(p, c, "speed", true, 0, a->relative ? -1e4 : 0, 1e4, v) || !num(p, c, "time", false, -1, 0, 1e6, t))
+            return -1;
+        a->n_prof++;
+    }
+    if (!a->n_prof)
+        return fail(p, n, "needs at least one SpeedProfileEntry"), -1;
+    return i;
+}
+
+/* LateralDistanceAction: keeps a lateral distance to another entity (xosc_move.c). */
+static int parse_lat_dist(P *p, N n)
+{
+    int i = new_action(p, n, SN_XA_LAT_DIST);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    static const char *const disp[] = {"any", "leftToReferencedEntity", "rightToReferencedEntity", NULL};
+    static const char *const cs[] = {"entity", "lane", "road", "trajectory", NULL};
+    int d = 0, c = 0;
+    a->has_lane_offset = has_attr(n, "distance");
+    if ((a->ref = entity_index(p, n, "entityRef")) < 0 || !num(p, n, "distance", false, 0, 0, 1e4, &a->value) ||
+        !boolean(p, n, "freespace", true, &a->freespace) || !boolean(p, n, "continuous", true, &a->continuous) ||
+        !enumer(p, n, "displacement", false, 0, disp, &d) || !enumer(p, n, "coordinateSystem", false, 0, cs, &c))
+        return -1;
+    if (c == 3)
+        return fail(p, n, "coordinateSystem 'trajectory' is not supported"), -1;
+    a->side = d == 1 ? 1 : d == 2 ? -1 : 0;
+    N dc = sn_xml_child(n, "DynamicConstraints");
+    if (dc) {
+        a->has_limits = true;
+        if (!num(p, dc, "maxAcceleration", false, 0, 0, 1e6, &a->lim_acc) ||
+            !num(p, dc, "maxDeceleration", false, 0, 0, 1e6, &a->lim_dec) ||
+            !num(p, dc, "maxSpeed", false, 0, 0, 1e6, &a->lim_speed))
+            return -1;
+    }
+    return i;
+}
+
 static int parse_lane_change(P *p, N n)
 {
     N dyn = sn_xml_child(n, "LaneChangeActionDynamics"), tgt = sn_xml_child(n, "LaneChangeTarget");
@@ -717,7 +799,7 @@ static int parse_trajectory(P *p, N n, N traj, int a_i)
     N poly = choice(p, shape);
     if (!poly)
         return -1;
-    if (sn_xml_is(poly, "Clothoid") || sn_xml_is(poly, "Nurbs"))
+    if (sn_xml_is(poly, "Clothoid") || sn_xml_is(poly, "Nurbs") || sn_xml_is(poly, "ClothoidSpline"))
         return parse_traj_shape(p, poly, a_i);
     if (!sn_xml_is(poly, "Polyline"))
         return unsupported(p, poly), -1;
@@ -804,10 +886,13 @@ static int parse_follow_trajectory(P *p, N n)
             return -1;
         if (a->t_scale <= 0)
             return fail(p, tc, "scale must be > 0"), -1;
-        if (!timed)
-            return fail(p, tc, "Timing given but the vertices have no time"), -1;
-        a->timed = true;
-        a->t_absolute = d == 1;
+        if (!timed) { /* esmini plays it so too: the entity follows at its own speed */
+            warn(p, tc, "Timing given but the vertices have no time: the entity follows the trajectory at its speed, "
+                        "as with TimeReference None");
+        } else {
+            a->timed = true;
+            a->t_absolute = d == 1;
+        }
     } else if (!sn_xml_is(tc, "None")) {
         return unknown(p, tc, tr), -1;
     }
@@ -1017,12 +1102,32 @@ static int parse_param_action(P *p, N n, const char *ref_attr)
     return i;
 }
 
-static int noop(P *p, N n, const char *why)
+/* An action that changes nothing sensim simulates: a warning at load, another when it runs. */
+static int noop(P *p, N n, const char *what, const char *why)
 {
     warn(p, n, "%s", why);
     int i = new_action(p, n, SN_XA_NOOP);
     if (i >= 0)
-        p->x->actions[i].noop_what = sn_xml_is(n, "CustomCommandAction") ? "CustomCommandAction" : "VisibilityAction";
+        p->x->actions[i].noop_what = what;
+    return i;
+}
+
+static int object_controller(P *p, N oc);
+
+/* AssignControllerAction: its controller (inline, a catalog's, or 1.3's ObjectController) becomes
+** the entity's ObjectController from then on; value 1 external, 0 one sensim does not play. */
+static int parse_controller_assign(P *p, N n)
+{
+    if (has_attr(n, "activateLateral") || has_attr(n, "activateLongitudinal") || has_attr(n, "activateLighting") ||
+        has_attr(n, "activateAnimation"))
+        warn(p, n, "the activate* attributes are not read: an ActivateControllerAction activates it");
+    N oc = sn_xml_child(n, "ObjectController");
+    int ext = object_controller(p, oc ? oc : n);
+    if (ext < 0)
+        return -1;
+    int i = new_action(p, n, SN_XA_ASSIGN_CONTROLLER);
+    if (i >= 0)
+        p->x->actions[i].value = ext;
     return i;
 }
 
@@ -1036,8 +1141,8 @@ static int parse_controller_activate(P *p, N n)
         return -1;
     if (has_attr(n, "lighting") || has_attr(n, "animation"))
         warn(p, n, "lighting and animation are ignored");
-    if (a->lon != a->lat)
-        return fail(p, n, "sensim's autopilot drives both ways: lateral and longitudinal must be equal"), -1;
+    /* lateral != longitudinal is refused when it starts on an entity sensim would hand to a
+    ** driver (xosc_play.c): a controller sensim does not play changes nothing either way */
     return i;
 }
 
@@ -1058,6 +1163,8 @@ static int parse_action_body(P *p, N n)
             return parse_speed(p, d);
         if (sn_xml_is(d, "LongitudinalDistanceAction"))
             return parse_long_dist(p, d);
+        if (sn_xml_is(d, "SpeedProfileAction"))
+            return parse_speed_profile(p, d);
         return unsupported(p, d), -1;
     }
     if (sn_xml_is(c, "LateralAction")) {
@@ -1068,6 +1175,8 @@ static int parse_action_body(P *p, N n)
             return parse_lane_change(p, d);
         if (sn_xml_is(d, "LaneOffsetAction"))
             return parse_lane_offset(p, d);
+        if (sn_xml_is(d, "LateralDistanceAction"))
+            return parse_lat_dist(p, d);
         return unsupported(p, d), -1;
     }
     if (sn_xml_is(c, "TeleportAction")) {
@@ -1102,10 +1211,16 @@ static int parse_action_body(P *p, N n)
             return -1;
         if (sn_xml_is(d, "ActivateControllerAction"))
             return parse_controller_activate(p, d);
+        if (sn_xml_is(d, "AssignControllerAction"))
+            return parse_controller_assign(p, d);
+        if (sn_xml_is(d, "OverrideControllerValueAction"))
+            return noop(p, d, "OverrideControllerValueAction",
+                        "OverrideControllerValueAction is not played: it overrides a controller's pedals, gear and "
+                        "steering wheel, and sensim's storyboard drives its entities kinematically, without them");
         return unsupported(p, d), -1;
     }
     if (sn_xml_is(c, "VisibilityAction"))
-        return noop(p, c, "VisibilityAction is not played: every entity stays visible to every sensor");
+        return noop(p, c, "VisibilityAction", "VisibilityAction is not played: every entity stays visible to every sensor");
     if (sn_xml_is(c, "EnvironmentAction"))
         return parse_environment(p, c);
     if (sn_xml_is(c, "ParameterAction"))
@@ -1113,7 +1228,7 @@ static int parse_action_body(P *p, N n)
     if (sn_xml_is(c, "VariableAction"))
         return parse_param_action(p, c, "variableRef");
     if (sn_xml_is(c, "CustomCommandAction"))
-        return noop(p, c, "CustomCommandAction is not played (no custom commands in sensim)");
+        return noop(p, c, "CustomCommandAction", "CustomCommandAction is not played (no custom commands in sensim)");
     if (sn_xml_is(c, "SynchronizeAction"))
         return parse_sync(p, c);
     if (sn_xml_is(c, "InfrastructureAction"))
@@ -2107,6 +2222,8 @@ void sn_xosc_free(sn_xosc *x)
         free(x->actions[i].knots);
         free(x->actions[i].signal);
         free(x->actions[i].sstate);
+        free(x->actions[i].prof_v);
+        free(x->actions[i].prof_t);
     }
     free(x->actions);
     free(x->inits);
@@ -2322,6 +2439,50 @@ static int parse_traj_shape(P *p, N shape, int a_i)
                 return unknown(p, c, shape), -1;
         return t0 ? 1 : 0;
     }
+    if (sn_xml_is(shape, "ClothoidSpline")) {
+        a->traj_shape = SN_XT_CLOTHOID_SPLINE;
+        uint32_t ns = 0, timed = 0;
+        SN_XML_EACH(c, shape) {
+            if (!sn_xml_is(c, "ClothoidSplineSegment"))
+                return unknown(p, c, shape), -1;
+            ns++;
+            timed += has_attr(c, "timeStart");
+        }
+        if (!ns || ns > 100000)
+            return fail(p, shape, "needs 1 to 100000 ClothoidSplineSegments, has %u", ns), -1;
+        if ((timed && timed != ns) || (timed != 0) != has_attr(shape, "timeEnd"))
+            return fail(p, shape, "give timeStart on every ClothoidSplineSegment and timeEnd, or none of them"), -1;
+        if (!(a->weights = calloc((size_t)ns * 5, sizeof *a->weights)) || !(a->verts = calloc(ns, sizeof *a->verts)))
+            return fail(p, shape, "out of memory"), -1;
+        a->n_verts = ns;
+        if (timed && !num(p, shape, "timeEnd", true, 0, -M, M, &a->cl_t1))
+            return -1;
+        uint32_t k = 0;
+        double last_t = -INFINITY;
+        SN_XML_EACH(c, shape) {
+            double *w = &a->weights[5 * k];
+            if (!num(p, c, "curvatureStart", true, 0, -1e3, 1e3, &w[0]) ||
+                !num(p, c, "curvatureEnd", true, 0, -1e3, 1e3, &w[1]) || !num(p, c, "length", true, 0, 0, 1e6, &w[2]) ||
+                !num(p, c, "hOffset", false, 0, -1e3, 1e3, &w[3]) || !num(p, c, "timeStart", false, NAN, -M, M, &w[4]))
+                return -1;
+            if (!(w[2] > 0))
+                return fail(p, c, "length %g must be above 0", w[2]), -1;
+            if (timed && w[4] < last_t)
+                return fail(p, c, "timeStart %g is before the previous segment's %g", w[4], last_t), -1;
+            last_t = timed ? w[4] : last_t;
+            N ps = sn_xml_child(c, "PositionStart");
+            a->verts[k].kind = SN_XP_NONE;
+            if (ps && !parse_position(p, ps, &a->verts[k]))
+                return -1;
+            SN_XML_EACH(d, c)
+                if (!sn_xml_is(d, "PositionStart"))
+                    return unknown(p, d, c), -1;
+            k++;
+        }
+        if (timed && a->cl_t1 < last_t)
+            return fail(p, shape, "timeEnd %g is before the last segment's timeStart %g", a->cl_t1, last_t), -1;
+        return timed ? 1 : 0;
+    }
     /* Nurbs */
     a->traj_shape = SN_XT_NURBS;
     if (!integer(p, shape, "order", true, 0, &a->order))
@@ -2388,6 +2549,24 @@ static int parse_traj_shape(P *p, N shape, int a_i)
 
 /* ---- SynchronizeAction (xosc_sync.c plays it) ---- */
 
+/* SynchronizeAction's SteadyState: the entity drives at its final speed over the last distance
+** or time before the target. */
+static bool parse_steady_state(P *p, N n, sn_xaction *a)
+{
+    N c = choice(p, n);
+    if (!c)
+        return false;
+    if (sn_xml_is(c, "TargetDistanceSteadyState")) {
+        a->ss_kind = 1;
+        return num(p, c, "distance", true, 0, 0, 1e6, &a->ss_value);
+    }
+    if (sn_xml_is(c, "TargetTimeSteadyState")) {
+        a->ss_kind = 2;
+        return num(p, c, "time", true, 0, 0, 1e6, &a->ss_value);
+    }
+    return unknown(p, c, n), false;
+}
+
 static int parse_sync(P *p, N n)
 {
     int i = new_action(p, n, SN_XA_SYNC);
@@ -2420,15 +2599,15 @@ static int parse_sync(P *p, N n)
             return -1;
         a->has_sync_speed = true;
         if (sn_xml_is(f, "AbsoluteSpeed")) {
-            if (sn_xml_child(f, "SteadyState"))
-                return unsupported(p, sn_xml_child(f, "SteadyState")), -1;
+            if (sn_xml_child(f, "SteadyState") && !parse_steady_state(p, sn_xml_child(f, "SteadyState"), a))
+                return -1;
             if (!num(p, f, "value", true, 0, 0, 1e4, &a->sync_speed))
                 return -1;
         } else if (sn_xml_is(f, "RelativeSpeedToMaster")) {
             static const char *const types[] = {"delta", "factor", NULL};
             int t;
-            if (sn_xml_child(f, "SteadyState"))
-                return unsupported(p, sn_xml_child(f, "SteadyState")), -1;
+            if (sn_xml_child(f, "SteadyState") && !parse_steady_state(p, sn_xml_child(f, "SteadyState"), a))
+                return -1;
             if (!num(p, f, "value", true, 0, -1e4, 1e4, &a->sync_speed) ||
                 !enumer(p, f, "speedTargetValueType", true, 0, types, &t))
                 return -1;

@@ -293,7 +293,10 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
     case SN_XC_STANDSTILL:
     case SN_XC_END_OF_ROAD:
     case SN_XC_OFFROAD: {
-        bool in = c->kind == SN_XC_STANDSTILL ? fabs(e->v) < 1e-6 : c->kind == SN_XC_END_OF_ROAD ? e->end_of_road : e->offroad;
+        /* standing still: below 1 mm/s, esmini's STAND_STILL_THRESHOLD (ScenarioEngine.cpp): a
+        ** sinusoidal stop from 20 m/s at 3 m/s^2 creeps under it 0.05 s before its end, and
+        ** synchronize.xosc's storyboard ends then */
+        bool in = c->kind == SN_XC_STANDSTILL ? fabs(e->v) < 1e-3 : c->kind == SN_XC_END_OF_ROAD ? e->end_of_road : e->offroad;
         if (!in)
             c->since[k] = -1;
         else if (c->since[k] < 0)
@@ -535,9 +538,10 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
     sn_xent *e = &r->ents[i];
     /* a new action of the same domain overrides the running one on this entity */
     int old = -2;
-    if ((a->kind == SN_XA_SPEED || a->kind == SN_XA_LONG_DIST || a->kind == SN_XA_SYNC) && e->lon)
+    if ((a->kind == SN_XA_SPEED || a->kind == SN_XA_SPEED_PROFILE || a->kind == SN_XA_LONG_DIST ||
+         a->kind == SN_XA_SYNC) && e->lon)
         old = e->lon_elem;
-    else if ((a->kind == SN_XA_LANE_CHANGE || a->kind == SN_XA_LANE_OFFSET) && e->lat)
+    else if ((a->kind == SN_XA_LANE_CHANGE || a->kind == SN_XA_LANE_OFFSET || a->kind == SN_XA_LAT_DIST) && e->lat)
         old = e->lat_elem;
     else if (a->kind == SN_XA_TRAJECTORY && e->traj)
         old = e->traj_elem;
@@ -549,10 +553,22 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
             r->x->elems[old].state == SN_XST_RUNNING)
             transition(r, old, SN_XST_COMPLETE, SN_XTR_STOP);
     }
+    if (a->kind == SN_XA_ASSIGN_CONTROLLER) { /* the next ActivateControllerAction activates this one */
+        *done = true;
+        r->x->ents[i].external = a->value == 1;
+        r->x->ents[i].unplayed_controller = a->value == 0;
+        return true;
+    }
     if (a->kind == SN_XA_CONTROLLER) {
         *done = true;
         if (r->x->ents[i].unplayed_controller) /* warned at load: the storyboard keeps it */
             return true;
+        if (a->lon != a->lat) {
+            snprintf(r->why, sizeof r->why, "%s:%d: ActivateControllerAction: entity '%s': sensim's autopilot (or "
+                     "the user's external controller) drives both ways: lateral and longitudinal must be equal",
+                     r->x->path, a->line, r->x->ents[i].name);
+            return !(r->failed = true);
+        }
         if (a->lon && e->mode != SN_XM_EXTERNAL) {
             sn_xmove_stop(r, i, e->lon_elem);
             sn_xmove_stop(r, i, e->lat_elem);
@@ -854,12 +870,8 @@ bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt)
     for (uint32_t k = 0; k < x->n_init_globals; k++)
         if (!global_action(r, &x->actions[x->init_globals[k]]))
             return false;
-    for (uint32_t i = 0; i < x->n_ents; i++)
-        if (!r->ents[i].placed) {
-            snprintf(r->why, sizeof r->why, "%s:%d: ScenarioObject: entity '%s' has no TeleportAction in the Init: "
-                     "sensim needs its start position", x->path, x->ents[i].line, x->ents[i].name);
-            return false;
-        }
+    /* an entity the Init does not place starts at the origin, heading 0, as in esmini (its first
+    ** trajectory or teleport moves it; xosc_engine.c warns) */
     update_collisions(r);
     sn_xsig_step(r); /* controllers without a delay start their first phase at t = 0 */
     /* t = 0: the storyboard and its stories start; acts without a StartTrigger with them */

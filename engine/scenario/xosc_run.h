@@ -30,6 +30,8 @@ typedef struct sn_xent {
     const sn_xaction *lon;
     double lon_t0, lon_T, lon_v0, lon_v1;
     bool lon_tracking;     /* transition over; a continuous relative target is tracked */
+    uint32_t prof_k;       /* a SpeedProfileAction: the entry being reached, */
+    double prof_off;       /* ... and its reference entity's speed when it started (0 without one) */
     /* lateral: a LaneChangeAction or LaneOffsetAction */
     int lat_elem;
     const sn_xaction *lat;

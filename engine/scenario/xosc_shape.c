@@ -1,4 +1,4 @@
-/* xosc_shape.c — FollowTrajectoryAction's Clothoid and Nurbs shapes sampled into a polyline
+/* xosc_shape.c — FollowTrajectoryAction's Clothoid, ClothoidSpline and Nurbs shapes sampled into a polyline
 ** path (with a time per vertex when the shape has times) when the action starts, so the
 ** trajectory driver (xosc_move.c) follows them as it follows a Polyline.
 **
@@ -64,6 +64,67 @@ static bool clothoid(sn_xrun *r, int i, const sn_xaction *a, double **xyz, doubl
         if (*tt)
             (*tt)[k] = a->cl_t0 + (a->cl_t1 - a->cl_t0) * s / a->cl_len;
     }
+    return true;
+}
+
+/* ClothoidSpline: its segments one after the other, each a clothoid whose curvature goes linearly
+** from curvatureStart to curvatureEnd over its length, starting where the last one ended (or at
+** its PositionStart) with the heading turned by hOffset; sampled as a Clothoid is. With times,
+** each segment's samples spread linearly from its timeStart to the next one's (the last one's to
+** timeEnd). */
+static bool clothoid_spline(sn_xrun *r, int i, const sn_xaction *a, double **xyz, double **tt, uint32_t *n)
+{
+    const sn_xent *e = &r->ents[i];
+    double q[4] = {e->x, e->y, e->z, e->h};
+    uint64_t total = 1;
+    for (uint32_t k = 0; k < a->n_verts; k++)
+        total += (uint64_t)ceil(a->weights[5 * k + 2] / CLOTHOID_STEP - 1e-9) + 1;
+    if (total > MAX_SAMPLES)
+        return fail(r, a->line, "a ClothoidSpline longer than 20 km");
+    *xyz = malloc(total * 3 * sizeof **xyz);
+    *tt = a->timed ? malloc(total * sizeof **tt) : NULL;
+    if (!*xyz || (a->timed && !*tt))
+        return fail(r, a->line, "out of memory");
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < a->n_verts; k++) {
+        const double *w = &a->weights[5 * k];
+        if (a->verts[k].kind != SN_XP_NONE) {
+            int32_t ri;
+            int lane;
+            double s, off;
+            bool on;
+            if (!sn_xmove_resolve(r, &a->verts[k], q, &ri, &lane, &s, &off, &on))
+                return false;
+        }
+        double h0 = q[3] + w[3], len = w[2], kap = w[0], dot = (w[1] - w[0]) / len;
+        double t0 = w[4], t1 = k + 1 < a->n_verts ? a->weights[5 * (k + 1) + 4] : a->cl_t1;
+        uint32_t steps = (uint32_t)ceil(len / CLOTHOID_STEP - 1e-9);
+        if (steps < 1)
+            steps = 1;
+        double ds = len / steps, x = q[0], y = q[1];
+        /* a segment that goes on from the last one's end shares its first sample */
+        bool joined = m > 0 && fabs((*xyz)[3 * (m - 1)] - x) < 1e-9 && fabs((*xyz)[3 * (m - 1) + 1] - y) < 1e-9;
+        for (uint32_t j = 0; j <= steps; j++) {
+            double sj = j * ds;
+            if (j) {
+                double s0 = sj - ds, sm = sj - ds / 2;
+#define H(u) (h0 + kap * (u) + 0.5 * dot * (u) * (u))
+                x += ds / 6 * (cos(H(s0)) + 4 * cos(H(sm)) + cos(H(sj)));
+                y += ds / 6 * (sin(H(s0)) + 4 * sin(H(sm)) + sin(H(sj)));
+#undef H
+            } else if (joined) {
+                continue;
+            }
+            (*xyz)[3 * m] = x;
+            (*xyz)[3 * m + 1] = y;
+            (*xyz)[3 * m + 2] = q[2];
+            if (*tt)
+                (*tt)[m] = t0 + (t1 - t0) * sj / len;
+            m++;
+        }
+        q[0] = x, q[1] = y, q[3] = h0 + kap * len + 0.5 * dot * len * len;
+    }
+    *n = m;
     return true;
 }
 
@@ -145,7 +206,9 @@ static bool nurbs(sn_xrun *r, const sn_xaction *a, double **xyz, double **tt, ui
 bool sn_xshape_path(sn_xrun *r, int i, const sn_xaction *a, double **xyz, double **tt, uint32_t *n)
 {
     *xyz = NULL, *tt = NULL, *n = 0;
-    bool ok = a->traj_shape == SN_XT_CLOTHOID ? clothoid(r, i, a, xyz, tt, n) : nurbs(r, a, xyz, tt, n);
+    bool ok = a->traj_shape == SN_XT_CLOTHOID          ? clothoid(r, i, a, xyz, tt, n)
+              : a->traj_shape == SN_XT_CLOTHOID_SPLINE ? clothoid_spline(r, i, a, xyz, tt, n)
+                                                       : nurbs(r, a, xyz, tt, n);
     if (!ok) {
         free(*xyz), free(*tt);
         *xyz = NULL, *tt = NULL;

@@ -9,7 +9,9 @@
 ** (s) when the entity and the target share a road, along its route's roads when the target's road
 ** is on its route (AssignRouteAction), else straight along the entity's heading. The action
 ** ends when the entity is within `targetTolerance` of its target or past it, or when the master
-** has passed its own (the entity then keeps FinalSpeed, or its speed). */
+** has passed its own (the entity then keeps FinalSpeed, or its speed). With tolerances the plan
+** runs to their edges and the action ends in the step in which the master would cross its own
+** (esmini's rule); a SteadyState ends the profile that distance or time early, at FinalSpeed. */
 #include "xosc_run.h"
 
 #include "../map/lanemap.h"
@@ -81,7 +83,12 @@ bool sn_xsync_step(sn_xrun *r, int i, double *dist, bool *done)
                 : a->factor ? m->v * a->sync_speed : m->v + a->sync_speed;
     if (a->has_sync_speed && vf < 0)
         vf = 0;
-    bool master_there = dm <= a->sync_tol_master + 1e-9;
+    /* esmini's rule (OSCPrivateAction.cpp, SynchronizeAction::Step): the plan brings the entity
+    ** to the edge of its tolerance when the master reaches the edge of its own, and the action
+    ** ends in the step in which the master would cross that edge */
+    bool master_there = dm <= a->sync_tol_master + 1e-9 ||
+                        (m->v > 1e-6 && (dm - a->sync_tol_master) / m->v < dt - 1e-9);
+    dm = fmax(dm - a->sync_tol_master, 0);
     if (de <= a->sync_tol + 1e-9 || master_there) {
         *done = true;
         if (a->has_sync_speed)
@@ -93,7 +100,21 @@ bool sn_xsync_step(sn_xrun *r, int i, double *dist, bool *done)
         *dist = e->v * dt;
         return true;
     }
+    de -= a->sync_tol;
     double T = fmax(dm / m->v, dt); /* arriving within this step: over this step */
+    if (a->has_sync_speed && a->ss_kind) {
+        /* SteadyState: the profile ends ss before (a distance, or a time, at the final speed),
+        ** and the entity keeps the final speed from there (esmini's MODE_STEADY_STATE) */
+        double dss = a->ss_kind == 1 ? a->ss_value : vf * a->ss_value;
+        double tss = a->ss_kind == 2 ? a->ss_value : vf > 1e-9 ? a->ss_value / vf : INFINITY;
+        if (dm / m->v - tss < dt - 1e-9 || de - dss < 1e-9) {
+            e->v = vf;
+            *dist = vf * dt;
+            return true;
+        }
+        T = dm / m->v - tss;
+        de -= dss;
+    }
     if (!a->has_sync_speed) {
         e->v = fmax(0, de / T);
         *dist = e->v * dt;

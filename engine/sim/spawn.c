@@ -213,6 +213,14 @@ static sn_status body_of(struct sn_engine *e, const sn_spawn_desc *d, sn_actor *
     return SN_OK;
 }
 
+/* Puts a free-standing actor being spawned 1 cm above z (its world pose and its descriptor's). */
+static void lift_to(sn_spawn_desc *d, sn_actor *a, sn_transform *world_tf, double z)
+{
+    world_tf->location.z = z + 0.01;
+    d->transform.location.z = world_tf->location.z;
+    sn_actor_set_rel(a, &d->transform);
+}
+
 sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, sn_error *err)
 {
     const sn_blueprint *bp = d->bp;
@@ -287,12 +295,15 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     ** ("adjust if possible"); anything else it overlaps still refuses the spawn. */
     if (bp->kind == SN_ACTOR_WALKER && !d->parent && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov) &&
         ov.other->kind == SN_ACTOR_STATIC && isfinite(ov.clear_z) && ov.clear_z > world_tf.location.z &&
-        ov.clear_z - world_tf.location.z <= 2 * a->ph->bbox.extent.z) {
-        world_tf.location.z = ov.clear_z + 0.01;
-        d->transform.location.z = world_tf.location.z;
-        sn_actor_set_rel(a, &d->transform);
-    }
-    if (moving && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
+        ov.clear_z - world_tf.location.z <= 2 * a->ph->bbox.extent.z)
+        lift_to(d, a, &world_tf, ov.clear_z);
+    /* an OpenSCENARIO entity stands where the scenario's map says (esmini tests no collision at
+    ** all): its level box is lifted clear of a sloped or superelevated road, its motion being
+    ** kinematic from then on; other actors and props still refuse it */
+    while (d->lift_static && moving && !d->parent && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov) &&
+           ov.other->kind == SN_ACTOR_STATIC && isfinite(ov.clear_z) && ov.clear_z > world_tf.location.z)
+        lift_to(d, a, &world_tf, ov.clear_z);
+    if (moving && !e->replay && !d->overlap_ok && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
         st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
         d->refused = SN_SPAWN_OVERLAP;
         goto fail;

@@ -33,6 +33,11 @@ typedef struct sn_spawn_desc {
     bool name_kept;          /* name outlives the actor (a scene entry's): the actor keeps it, no copy */
     const char *role;        /* a sensor's role_name when its blueprint has none (the host keeps it), or NULL */
     sn_spawn_refusal refused; /* out: set by sn_spawn_actor */
+    bool lift_static;        /* lifted out of static geometry however far it takes (an OpenSCENARIO entity:
+                             ** its box is level, the road under it may be superelevated or sloped) */
+    bool overlap_ok;         /* spawned overlapping what stands there (an OpenSCENARIO entity the Init
+                             ** does not place: at the origin with the others until the storyboard
+                             ** moves it, kinematic) */
 } sn_spawn_desc;
 
 /* Checks what every spawn shares (finite transform, live parent, free name and id). */

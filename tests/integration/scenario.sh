@@ -7,7 +7,9 @@
 #   - --set parameters.NAME=VALUE changes a run, an undeclared NAME is refused;
 #   - a scene wraps a scenario and attaches sensors to its entities; its outputs are byte-identical
 #     across runs and thread counts;
-#   - bad input: `sensim: error: FILE:LINE: element: ...` and exit status 2.
+#   - bad input: `sensim: error: FILE:LINE: element: ...` and exit status 2;
+#   - a scenario without LogicFile, with an entity the Init does not place, plays (warnings);
+#   - an entity on a sloped, superelevated road is lifted clear of its mesh at spawn.
 # args: sensim, the source root, a temp folder, the plugins' build folder
 set -uo pipefail
 sensim=$1 src=$2 tmp=$3/scenario plugins=$4
@@ -87,6 +89,41 @@ check_bad negative 's#dynamicsShape="cubic" value="2"#dynamicsShape="cubic" valu
 check_bad nan 's#<AbsoluteTargetSpeed value="\$EgoSpeed"/>#<AbsoluteTargetSpeed value="nan"/>#' "not a finite number"
 check_bad logicfile "s#filepath=\"[^\"]*\"#filepath=\"missing.xodr\"#" "cannot open"
 check_bad unsupported 's#<TeleportAction><Position><LanePosition roadId="1" laneId="-3" s="40" offset="0"/>#<TeleportAction><Position><GeoPosition latitude="1" longitude="2"/>#' "<GeoPosition> is not supported"
+
+# --- no LogicFile, an entity the Init does not place, Timing on untimed vertices (esmini plays
+# all three): an empty plane; Walker starts at the origin and its Init trajectory (10,0) -> (30,0)
+# at 5 m/s takes 4 s; Other (also unplaced) overlaps it at the origin; each named in a warning ---
+cat > "$tmp/planeless.xosc" <<'XOSC'
+<?xml version="1.0"?>
+<OpenSCENARIO><FileHeader revMajor="1" revMinor="2" date="d" description="d" author="a"/>
+<Entities>
+<ScenarioObject name="Walker"><Pedestrian name="p" mass="80" pedestrianCategory="pedestrian"><BoundingBox><Center x="0" y="0" z="0.9"/><Dimensions width="0.5" length="0.5" height="1.8"/></BoundingBox><Properties/></Pedestrian></ScenarioObject>
+<ScenarioObject name="Other"><Pedestrian name="p" mass="80" pedestrianCategory="pedestrian"><BoundingBox><Center x="0" y="0" z="0.9"/><Dimensions width="0.5" length="0.5" height="1.8"/></BoundingBox><Properties/></Pedestrian></ScenarioObject>
+</Entities>
+<Storyboard><Init><Actions><Private entityRef="Walker">
+<PrivateAction><LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape="step" value="0" dynamicsDimension="time"/><SpeedActionTarget><AbsoluteTargetSpeed value="5"/></SpeedActionTarget></SpeedAction></LongitudinalAction></PrivateAction>
+</Private></Actions></Init>
+<Story name="S"><Act name="A"><ManeuverGroup name="G" maximumExecutionCount="1"><Actors selectTriggeringEntities="false"><EntityRef entityRef="Walker"/></Actors>
+<Maneuver name="M"><Event name="E" priority="override"><Action name="Walk"><PrivateAction><RoutingAction><FollowTrajectoryAction>
+<Trajectory name="t" closed="false"><Shape><Polyline><Vertex><Position><WorldPosition x="10" y="0"/></Position></Vertex><Vertex><Position><WorldPosition x="30" y="0"/></Position></Vertex></Polyline></Shape></Trajectory>
+<TimeReference><Timing domainAbsoluteRelative="relative" scale="1" offset="0"/></TimeReference></FollowTrajectoryAction></RoutingAction></PrivateAction></Action></Event></Maneuver></ManeuverGroup>
+<StartTrigger/></Act></Story>
+<StopTrigger/></Storyboard></OpenSCENARIO>
+XOSC
+"$sensim" run "$tmp/planeless.xosc" --out "$tmp/o_planeless" --plugin-dir "$plugins" --set settings.fixed_delta_seconds=0.01 \
+  > /dev/null 2> "$tmp/planeless.err" || bad "planeless: $(cat "$tmp/planeless.err")"
+for w in "RoadNetwork: no LogicFile: the entities move on an empty plane" "entity 'Walker' has no TeleportAction in the Init" \
+         "entity 'Other' has no TeleportAction" "Timing given but the vertices have no time"; do
+  grep -qF "$w" "$tmp/planeless.err" || bad "planeless: no warning '$w': $(cat "$tmp/planeless.err")"
+done
+t=$(at "$tmp/o_planeless/storyboard.msgpack" '"element":"Walk"' endTransition)
+awk -v t="$t" 'BEGIN { exit !(t >= 3.99 && t <= 4.02) }' || bad "planeless: the walk ends at $t, not 4.00 (20 m at 5 m/s)"
+
+# --- an entity on the highway's sloped, superelevated stretch (road 1, s 500: grade and bank) is
+# lifted clear of the road mesh at spawn (it overlapped it by 0.10 m, refused before) ---
+sed 's#roadId="1" laneId="-3" s="40"#roadId="1" laneId="-4" s="500"#' "$tmp/good.xosc" > "$tmp/slope.xosc"
+"$sensim" run "$tmp/slope.xosc" --out "$tmp/o_slope" --quiet --frames 5 --plugin-dir "$plugins" 2> "$tmp/slope.err" ||
+  bad "slope: $(cat "$tmp/slope.err")"
 
 echo "scenario: $fails failure(s)"
 [ $fails = 0 ]

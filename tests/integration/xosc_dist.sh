@@ -9,6 +9,7 @@
 #     Range, a uniform's and a normal's sample mean and variance near the declared ones,
 #     ProbabilityDistributionSet only its elements, in proportion to the weights;
 #   - a batch spec entry naming a distribution, with its own set;
+#   - UserDefinedDistribution: the parameter keeps the scenario's value, with a warning;
 #   - bad input: an undeclared parameter, stepWidth 0, no ScenarioFile: FILE:LINE and exit 2.
 # args: sensim, the source root, a temp folder, the plugins' build folder
 set -uo pipefail
@@ -99,6 +100,21 @@ got=$("$sensim" batch "$tmp/spec.yaml" --out "$tmp/o_spec" --dry-run 2>/dev/null
 [ "$(echo "$got" | grep -c '^sw-[0-9][0-9]	.*--set settings.fixed_delta_seconds=0.02	--set parameters.CutInGap=')" = 12 ] ||
   bad "spec entry: $got"
 echo "$got" | grep -q '^cut-in	' || bad "spec: the plain scenario is not one run: $got"
+
+# --- UserDefinedDistribution: the parameter keeps the scenario's value (no --set), one run's
+# worth in the product, named in a warning with FILE:LINE; stochastic alike ---
+dist ud.xosc '<Deterministic>
+<DeterministicSingleParameterDistribution parameterName="CutInGap"><UserDefinedDistribution type="mytool">1 2 3</UserDefinedDistribution></DeterministicSingleParameterDistribution>
+<DeterministicSingleParameterDistribution parameterName="EgoSpeed"><DistributionSet><Element value="20"/><Element value="25"/></DistributionSet></DeterministicSingleParameterDistribution></Deterministic>'
+got=$("$sensim" batch "$tmp/ud.xosc" --out "$tmp/o_ud" --dry-run 2>&1 | grep -v '^batch:' | sed "s|$tmp/||")
+want="sensim: warning: $tmp/ud.xosc:7: UserDefinedDistribution: its content is for the tool its type names, not sensim: the parameter keeps the scenario's value (docs/openscenario.md)
+ud-0	cut-in.xosc	seed=scene	--set parameters.EgoSpeed=20
+ud-1	cut-in.xosc	seed=scene	--set parameters.EgoSpeed=25"
+[ "$got" = "$(echo "$want" | sed "s|$tmp/||")" ] || bad "UserDefinedDistribution: $got"
+dist uds.xosc '<Stochastic numberOfTestRuns="2" randomSeed="3"><StochasticDistribution parameterName="CutInGap"><UserDefinedDistribution type="t">x</UserDefinedDistribution></StochasticDistribution></Stochastic>'
+got=$("$sensim" batch "$tmp/uds.xosc" --out "$tmp/o_ud" --dry-run 2>/dev/null | grep -v '^batch:' | sed "s|$tmp/||")
+[ "$got" = "uds-0	cut-in.xosc	seed=scene
+uds-1	cut-in.xosc	seed=scene" ] || bad "stochastic UserDefinedDistribution: $got"
 
 # --- bad input ---
 expect2() { # expect2 FILE PATTERN

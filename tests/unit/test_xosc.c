@@ -81,6 +81,10 @@ static void test_params(void)
     CHECK(sn_xparam_subst(&p, "${$a > 3 and not ($a == 4)}", out, sizeof out, why, sizeof why) && !strcmp(out, "1"), "cmp = %s", out);
     CHECK(sn_xparam_subst(&p, "${pow(2, 10) - round(2.5) % 2}", out, sizeof out, why, sizeof why) && !strcmp(out, "1023"), "fn = %s", out);
     CHECK(sn_xparam_subst(&p, "${-$a * -2}", out, sizeof out, why, sizeof why) && !strcmp(out, "10"), "neg = %s", out);
+    /* esmini's constants pi and e (its trajectory_speed.xosc writes h="${pi/2}") */
+    CHECK(sn_xparam_subst(&p, "${pi/2}", out, sizeof out, why, sizeof why) && fabs(atof(out) - 1.5707963267948966) < 1e-12,
+          "pi/2 = %s", out);
+    CHECK(sn_xparam_subst(&p, "${log(e) + pi - pi}", out, sizeof out, why, sizeof why) && !strcmp(out, "1"), "log(e) = %s", out);
     CHECK(!sn_xparam_subst(&p, "$loop1", out, sizeof out, why, sizeof why), "a loop resolved");
     CHECK_CONTAINS(why, "parameter loop");
     CHECK(!sn_xparam_subst(&p, "$nope", out, sizeof out, why, sizeof why), "an undefined name resolved");

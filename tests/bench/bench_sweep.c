@@ -1,0 +1,124 @@
+/* A 1000-run OpenSCENARIO parameter sweep (issue 34): a ParameterValueDistribution of the cut-in
+** (scenarios/cut-in.xosc, CutInGap 10 to 19.99 m in steps of 1 cm: 1000 runs, written to the temp
+** folder) expanded by sn_xdist_load and every run played in-process as `sensim batch` plays one:
+** a fresh engine, the scenario with --set parameters.CutInGap=V and dt 0.01, run to its end, no
+** sensors, no outputs. The figure is runs per CPU-second of this process (one thread), and the
+** `ratio` line a sweep run's CPU cost over one plain run of the same scenario (the best of 5,
+** measured first, in the same process): about 1 means the sweep adds nothing per run. The
+** expansion itself is timed against one run, and one run split into engine creation, loading
+** and running. Times are never asserted. argv[1]: source root, argv[2]: plugin folder, argv[3]:
+** temp folder, argv[4] (optional): how many of the runs to play (default all 1000). */
+#include "../../engine/scenario/xosc_dist.h"
+
+#include <sensim/sensim.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RUNS 1000
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void die(const char *what, const sn_error *err)
+{
+    fprintf(stderr, "bench_sweep: %s: %s\n", what, err->msg);
+    exit(1);
+}
+
+static double phase[3]; /* CPU seconds of the last play: engine creation, loading, the run */
+
+/* One run of the scenario with these overrides, as a batch run plays it; its simulated seconds. */
+static double play(const char *xosc, const char *plugins, const char *const *sets, size_t n_sets)
+{
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1};
+    double c0 = cpu_now();
+    sn_engine *e = sn_engine_create(&o, &err);
+    double c1 = cpu_now();
+    if (!e || sn_engine_load_scene_with_overrides(e, xosc, sets, n_sets, &err))
+        die(xosc, &err);
+    double c2 = cpu_now();
+    if (sn_engine_run(e, 0, &err))
+        die("run", &err);
+    phase[0] = c1 - c0, phase[1] = c2 - c1, phase[2] = cpu_now() - c2;
+    sn_run_stats s = {.struct_size = sizeof s};
+    sn_engine_stats(e, &s, NULL);
+    sn_engine_destroy(e);
+    return s.sim_time;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: bench_sweep SRC PLUGINS TMP\n");
+        return 2;
+    }
+    char xosc[1024], dist[1024];
+    snprintf(xosc, sizeof xosc, "%s/scenarios/cut-in.xosc", argv[1]);
+    snprintf(dist, sizeof dist, "%s/bench_sweep.xosc", argv[3]);
+    FILE *f = fopen(dist, "w");
+    if (!f) {
+        perror(dist);
+        return 1;
+    }
+    fprintf(f, "<?xml version='1.0'?>\n<OpenSCENARIO><FileHeader revMajor='1' revMinor='2' date='x' author='bench' "
+               "description='sweep'/>\n<ParameterValueDistribution><ScenarioFile filepath='%s'/><Deterministic>"
+               "<DeterministicSingleParameterDistribution parameterName='CutInGap'><DistributionRange stepWidth='0.01'>"
+               "<Range lowerLimit='10' upperLimit='19.99'/></DistributionRange></DeterministicSingleParameterDistribution>"
+               "</Deterministic></ParameterValueDistribution></OpenSCENARIO>\n", xosc);
+    fclose(f);
+
+    /* one plain run: the best of 5 */
+    const char *plain_sets[] = {"settings.fixed_delta_seconds=0.01"};
+    double one = 1e30, sim = 0, split[3] = {0};
+    for (int k = 0; k < 5; k++) {
+        double c0 = cpu_now();
+        sim = play(xosc, argv[2], plain_sets, 1);
+        double c = cpu_now() - c0;
+        if (c < one)
+            one = c, memcpy(split, phase, sizeof split);
+    }
+    /* argv[4]: how many of the 1000 runs to play (the CI benchmark pass plays 100; the figure
+    ** is per run) */
+    uint32_t play_n = argc > 4 ? (uint32_t)strtoul(argv[4], NULL, 10) : RUNS;
+    if (play_n < 1 || play_n > RUNS)
+        play_n = RUNS;
+
+    double c0 = cpu_now();
+    sn_error err = {0};
+    sn_xdist *d = NULL;
+    if (sn_xdist_load(dist, &d, &err) || !d)
+        die(dist, &err);
+    double expand = cpu_now() - c0;
+    if (d->n_runs != RUNS || d->n_params != 1) {
+        fprintf(stderr, "bench_sweep: %u runs of %u parameters, not %d of 1\n", d->n_runs, d->n_params, RUNS);
+        return 1;
+    }
+    double sim_sum = 0;
+    c0 = cpu_now();
+    for (uint32_t r = 0; r < play_n; r++) {
+        char set[256];
+        snprintf(set, sizeof set, "parameters.%s=%s", d->names[0], d->values[r]);
+        const char *sets[] = {"settings.fixed_delta_seconds=0.01", set};
+        sim_sum += play(d->scenario, argv[2], sets, 2);
+    }
+    double total = cpu_now() - c0;
+    sn_xdist_free(d);
+    remove(dist);
+
+    double per = total / play_n;
+    printf("sweep: %u of its %d runs (CutInGap 10..19.99 m) in %.2f CPU-s: %.1f runs per CPU-second, %.2f ms a run "
+           "(%.2f s simulated on average)\n", play_n, RUNS, total, play_n / total, 1e3 * per, sim_sum / play_n);
+    printf("one plain run: %.2f ms CPU (%.2f s simulated): engine %.2f ms, loading (map, scenario, spawn) %.2f ms, "
+           "the run %.2f ms\n", 1e3 * one, sim, 1e3 * split[0], 1e3 * split[1], 1e3 * split[2]);
+    printf("expansion of the distribution: %.3f ms CPU (%.4f of one run)\n", 1e3 * expand, expand / one);
+    printf("ratio: %.3f (a sweep run's CPU over one plain run's; 1 = the sweep costs nothing per run)\n", per / one);
+    return 0;
+}

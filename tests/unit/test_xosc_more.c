@@ -1,0 +1,421 @@
+/* test_xosc_more.c — OpenSCENARIO actions added in the third round (issue 34), on the shipped
+** highway (argv[1]: maps/), each against values derived by hand:
+**   (a) SpeedProfileAction, followingMode position: entries (0 at 0 s), (10 m/s after 5 s), (0
+**       after 5 s): v = 2t then 10 - 2(t - 5), s = s0 + t^2 then s0 + 25 + 10u - u^2 (u = t - 5),
+**       1e-9 m every step, the action complete at 10.00 s (esmini's rising_edge.xosc);
+**   (b) SpeedProfileAction within limits: 20 m/s in 2 s at maxAcceleration 5 is lengthened to 4 s,
+**       then 30 m/s without a time takes 2 s: v(4) = 20, v(6) = 30, s(6) = 10 + 40 + 50;
+**   (c) LateralDistanceAction: rigid, left of its reference by 4 m (freespace false) from the next
+**       step, 1e-9 m; with maxSpeed 1 and maxAcceleration 2 a 3.5 m move takes at least
+**       1.5 s + (3.5 - 0.25 - 0.25) / 1 ... bounded below by the bang-bang time and ends within
+**       1 cm of the target, never faster than 1 m/s sideways;
+**   (d) controllers: AssignControllerAction of an external controller, then ActivateControllerAction
+**       hands the entity to the user (mode external); lateral-only activation of an entity without
+**       a controller fails the run with FILE:LINE; of a controller sensim does not play, plays on;
+**       OverrideControllerValueAction loads with a warning;
+**   (e) SynchronizeAction with tolerances, esmini's rule: Lead (13 m/s from s 0, its target s 100,
+**       targetToleranceMaster 1) reaches its tolerance's edge (s 99) at 99/13 = 7.615 s; Ego (s 10,
+**       its target s 70, targetTolerance 1) is planned to its own edge, 59 m in that time: 59 x 13 /
+**       99 m/s from the first step; the action ends in the step in which Lead crosses s 99, the one
+**       from 7.61 s (logged at 7.62), not when it is within 1 m (7.63);
+**   (f) SynchronizeAction with FinalSpeed 15 and TargetTimeSteadyState 1 s: Lead at 20 m/s reaches
+**       s 100 at 5 s; Ego (s 10, 10 m/s, target s 70) follows the profile to s 55 and 15 m/s at
+**       4 s (s = 10 + 10t + 0.625t^2 - 0.46875(2t^2 - t^3/3)), then 15 m/s: 1e-6 m every step;
+**   (g) ClothoidSpline: a clothoid 0 -> 0.02 1/m over 50 m from (20, -7.125, h 0.1), then an arc
+**       of 0.02 1/m over 30 m turned by hOffset 0.05: the end of the first by a 100 000-step
+**       integration, the arc's end in closed form (radius 50), the entity's end within 1e-6 m;
+**       with times (0, 4, timeEnd 8 s) the entity is at the joint at 4 s. */
+#include "../../engine/map/lanemap.h"
+#include "../../engine/scenario/xosc_run.h"
+#include "../check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char maps[1024];
+static sn_map *highway;
+
+static const char *CAR = "<Vehicle name='v' vehicleCategory='car'><BoundingBox><Center x='1.4' y='0' z='0.75'/>"
+                         "<Dimensions width='1.9' length='4.6' height='1.5'/></BoundingBox>"
+                         "<Performance maxSpeed='70' maxAcceleration='10' maxDeceleration='10'/></Vehicle>";
+
+/* A scenario on the highway: cars `ents` (space-separated), each with `ctl` as ObjectController
+** when given; Init actions and a story. Caller frees. */
+static char *doc(const char *ents, const char *ctl, const char *init, const char *story)
+{
+    size_t n = 30000 + strlen(init) + strlen(story) + strlen(ctl) * 8 + strlen(ents) * 400;
+    char *s = malloc(n), e2[8192] = "", names[512];
+    snprintf(names, sizeof names, "%s", ents);
+    for (char *tok = strtok(names, " "); tok; tok = strtok(NULL, " "))
+        snprintf(e2 + strlen(e2), sizeof e2 - strlen(e2), "<ScenarioObject name='%s'>%s%s</ScenarioObject>", tok, CAR, ctl);
+    snprintf(s, n,
+             "<?xml version='1.0'?>\n<OpenSCENARIO><FileHeader revMajor='1' revMinor='2' date='x' description='t' author='t'/>\n"
+             "<RoadNetwork><LogicFile filepath='highway.xodr'/></RoadNetwork>\n"
+             "<Entities>%s</Entities>\n<Storyboard><Init><Actions>\n%s</Actions></Init>\n%s\n<StopTrigger/>"
+             "</Storyboard></OpenSCENARIO>\n",
+             e2, init, story);
+    return s;
+}
+
+static sn_xosc *load(const char *xml, sn_error *err)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/test.xosc", maps);
+    sn_xosc *x = NULL;
+    sn_xosc_load_memory(xml, strlen(xml), path, NULL, 0, &x, err);
+    return x;
+}
+
+static int find_elem(const sn_xosc *x, const char *name)
+{
+    for (uint32_t i = 0; i < x->n_elems; i++)
+        if (!strcmp(x->elems[i].name, name))
+            return (int)i;
+    return -1;
+}
+
+#define PRIV(ent, body) "<Private entityRef='" ent "'><PrivateAction>" body "</PrivateAction></Private>\n"
+#define LANEPOS(lane, s) "<Position><LanePosition roadId='1' laneId='" lane "' s='" s "' offset='0'/></Position>"
+#define TELEPORT(pos) "<TeleportAction>" pos "</TeleportAction>"
+#define SPEED(v) "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='step' value='0' " \
+                 "dynamicsDimension='time'/><SpeedActionTarget><AbsoluteTargetSpeed value='" v "'/></SpeedActionTarget>" \
+                 "</SpeedAction></LongitudinalAction>"
+#define STORY(actor, action)                                                                                          \
+    "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "                        \
+    "selectTriggeringEntities='false'><EntityRef entityRef='" actor "'/></Actors><Maneuver name='M'><Event name='E' " \
+    "priority='override'><Action name='Act'><PrivateAction>" action "</PrivateAction></Action></Event></Maneuver>"    \
+    "</ManeuverGroup><StartTrigger/></Act></Story>"
+
+/* Loads and starts a run; NULL (and a failed check) when either fails. */
+static sn_xosc *start(const char *what, const char *xml, sn_xrun *r)
+{
+    sn_error err = {0};
+    sn_xosc *x = load(xml, &err);
+    CHECK(x, "%s: %s", what, err.msg);
+    if (x && !sn_xrun_init(r, x, highway, 0.01)) {
+        CHECK(0, "%s init: %s", what, r->why);
+        sn_xosc_free(x);
+        return NULL;
+    }
+    return x;
+}
+
+/* ---- (a) ---- */
+static void test_profile_position(void)
+{
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), STORY("Ego",
+        "<LongitudinalAction><SpeedProfileAction followingMode='position'><SpeedProfileEntry speed='0' time='0'/>"
+        "<SpeedProfileEntry speed='10' time='5'/><SpeedProfileEntry speed='0' time='5'/></SpeedProfileAction>"
+        "</LongitudinalAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("profile", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        /* an Act without a StartTrigger starts with the storyboard, at t = 0 */
+        double worst_s = 0, worst_v = 0, done_at = -1, t0 = x->elems[el].state == SN_XST_RUNNING ? r.t : -1;
+        CHECK(t0 == 0, "profile: the action is %s at t = 0", sn_xstate_name(x->elems[el].state));
+        for (int f = 0; f < 1200 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+            if (t0 < 0 || r.t <= t0)
+                continue;
+            double t = r.t - t0, u = t - 5, v, s;
+            if (t <= 5)
+                v = 2 * t, s = 10 + t * t;
+            else if (t <= 10)
+                v = 10 - 2 * u, s = 10 + 25 + 10 * u - u * u;
+            else
+                v = 0, s = 60;
+            worst_s = fmax(worst_s, fabs(r.ents[0].s - s));
+            worst_v = fmax(worst_v, fabs(r.ents[0].v - v));
+        }
+        CHECK(!r.failed, "profile: %s", r.why);
+        CHECK(worst_s < 1e-9 && worst_v < 1e-9, "profile: off the closed form by %.3g m, %.3g m/s", worst_s, worst_v);
+        CHECK(fabs(done_at - t0 - 10) < 1e-6, "profile: complete %.3f s after its start, not 10", done_at - t0);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (b) ---- */
+static void test_profile_limits(void)
+{
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego",
+        "<LongitudinalAction><SpeedProfileAction followingMode='position'><DynamicConstraints maxAcceleration='5' "
+        "maxDeceleration='5'/><SpeedProfileEntry speed='20' time='2'/><SpeedProfileEntry speed='30'/>"
+        "</SpeedProfileAction></LongitudinalAction>"), "");
+    sn_xrun r;
+    sn_xosc *x = start("profile limits", xml, &r);
+    if (x) {
+        double v4 = -1, v6 = -1, s6 = -1, v2 = -1;
+        for (int f = 0; f < 800 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (fabs(r.t - 2) < 1e-9)
+                v2 = r.ents[0].v;
+            if (fabs(r.t - 4) < 1e-9)
+                v4 = r.ents[0].v;
+            if (fabs(r.t - 6) < 1e-9)
+                v6 = r.ents[0].v, s6 = r.ents[0].s;
+        }
+        CHECK(!r.failed, "profile limits: %s", r.why);
+        CHECK(fabs(v2 - 10) < 1e-9 && fabs(v4 - 20) < 1e-9 && fabs(v6 - 30) < 1e-9,
+              "profile limits: v(2) %.6f v(4) %.6f v(6) %.6f, not 10, 20, 30", v2, v4, v6);
+        CHECK(fabs(s6 - 100) < 1e-9, "profile limits: s(6) %.9f, not 100", s6);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (c) Ego on lane -3 (s 10), Ref on lane -2 (s 10), both 10 m/s; the highway's lanes are
+** straight along x. Ego is put 4 m left of Ref: its road t is Ref's + 4 ---- */
+static void test_lat_dist(void)
+{
+    for (int lim = 0; lim < 2; lim++) {
+        char action[1024], *xml;
+        snprintf(action, sizeof action,
+                 "<LateralAction><LateralDistanceAction entityRef='Ref' distance='4' freespace='false' continuous='%s' "
+                 "displacement='leftToReferencedEntity'>%s</LateralDistanceAction></LateralAction>",
+                 lim ? "false" : "true", lim ? "<DynamicConstraints maxSpeed='1' maxAcceleration='2'/>" : "");
+        char story[4096];
+        snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+        xml = doc("Ego Ref", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+                                     PRIV("Ref", TELEPORT(LANEPOS("-2", "10"))) PRIV("Ref", SPEED("10")), story);
+        sn_xrun r;
+        sn_xosc *x = start("lat dist", xml, &r);
+        if (!x) {
+            free(xml);
+            continue;
+        }
+        int el = find_elem(x, "Act");
+        double worst = 0, done_at = -1, max_rate = 0, prev_y = NAN, t_start = x->elems[el].state == SN_XST_RUNNING ? r.t : -1;
+        CHECK(t_start == 0, "lat dist: the action is %s at t = 0", sn_xstate_name(x->elems[el].state));
+        for (int f = 0; f < 1000 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+            double d = r.ents[0].y - r.ents[1].y; /* left is +y on the highway (along +x) */
+            if (!lim && t_start >= 0 && r.t > t_start + 1e-9)
+                worst = fmax(worst, fabs(d - 4));
+            if (isfinite(prev_y))
+                max_rate = fmax(max_rate, fabs(r.ents[0].y - prev_y) / 0.01);
+            prev_y = r.ents[0].y;
+        }
+        CHECK(!r.failed, "lat dist %d: %s", lim, r.why);
+        if (!lim) {
+            CHECK(worst < 1e-9, "lat dist rigid: off 4 m by %.3g m", worst);
+        } else {
+            /* the lanes are 3.5 m apart: Ego (3.5 m right of Ref) moves 7.5 m left; at 1 m/s with
+            ** 2 m/s^2 to speed up and slow down that takes at least 7.5 + 0.5 = 8 s */
+            double d = r.ents[0].y - r.ents[1].y;
+            CHECK(fabs(d - 4) < 0.01 + 1e-9, "lat dist limited: ends %.4f m left of Ref, not 4", d);
+            CHECK(max_rate < 1 + 1e-6, "lat dist limited: sideways %.4f m/s, over maxSpeed 1", max_rate);
+            CHECK(done_at - t_start > 8 - 0.02 && done_at - t_start < 8.5, "lat dist limited: took %.2f s, not about 8",
+                  done_at - t_start);
+        }
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+        free(xml);
+    }
+}
+
+/* ---- (d) ---- */
+#define ACTIVATE(lat, lon) "<ControllerAction><ActivateControllerAction lateral='" lat "' longitudinal='" lon "'/></ControllerAction>"
+#define CTL(kind) "<ObjectController><Controller name='c'><Properties><Property name='sensimController' value='" kind \
+                  "'/></Properties></Controller></ObjectController>"
+
+static void test_controllers(void)
+{
+    /* assigned external, then activated: the user's */
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+        PRIV("Ego", "<ControllerAction><AssignControllerAction><Controller name='ext'><Properties><Property "
+                    "name='sensimController' value='external'/></Properties></Controller></AssignControllerAction>"
+                    "</ControllerAction>") PRIV("Ego", ACTIVATE("true", "true")), "");
+    sn_xrun r;
+    sn_xosc *x = start("assign", xml, &r);
+    if (x) {
+        CHECK(r.ents[0].mode == SN_XM_EXTERNAL, "assign: the entity is not the user's (mode %d)", r.ents[0].mode);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    /* lateral only, no controller: refused when it runs, naming FILE:LINE */
+    xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", ACTIVATE("true", "false")), "");
+    sn_error err = {0};
+    x = load(xml, &err);
+    CHECK(x, "lateral only: %s", err.msg);
+    if (x) {
+        bool ok = sn_xrun_init(&r, x, highway, 0.01);
+        CHECK(!ok && strstr(r.why, "test.xosc:") && strstr(r.why, "lateral and longitudinal must be equal"),
+              "lateral only: init %s, '%s'", ok ? "passed" : "failed", r.why);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    /* lateral only on a controller sensim does not play: it plays on, driven by the storyboard */
+    xml = doc("Ego", CTL("ACC"), PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+                                     PRIV("Ego", ACTIVATE("false", "true")), "");
+    x = start("unplayed", xml, &r);
+    if (x) {
+        for (int f = 0; f < 100; f++)
+            sn_xrun_step(&r);
+        CHECK(!r.failed && r.ents[0].mode == SN_XM_LANE && fabs(r.ents[0].s - 20) < 1e-9,
+              "unplayed: mode %d s %.6f (not 20 after 1 s at 10 m/s): %s", r.ents[0].mode, r.ents[0].s, r.why);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    /* OverrideControllerValueAction: accepted, named in a warning */
+    xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))),
+              STORY("Ego", "<ControllerAction><OverrideControllerValueAction><SteeringWheel value='0.5' active='true'/>"
+                           "</OverrideControllerValueAction></ControllerAction>"));
+    x = load(xml, &err);
+    CHECK(x, "override: %s", err.msg);
+    if (x) {
+        bool warned = false;
+        for (uint32_t k = 0; k < x->n_warnings; k++)
+            warned |= strstr(x->warnings[k], "OverrideControllerValueAction") != NULL;
+        CHECK(warned, "override: no warning names it");
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (e) ---- */
+static void test_sync_tolerance(void)
+{
+    char *xml = doc("Ego Lead", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+        PRIV("Lead", TELEPORT(LANEPOS("-2", "0"))) PRIV("Lead", SPEED("13")), STORY("Ego",
+        "<SynchronizeAction masterEntityRef='Lead' targetToleranceMaster='1' targetTolerance='1'><TargetPositionMaster>"
+        "<LanePosition roadId='1' laneId='-2' s='100' offset='0'/></TargetPositionMaster><TargetPosition><LanePosition "
+        "roadId='1' laneId='-3' s='70' offset='0'/></TargetPosition></SynchronizeAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("sync tolerance", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        double v1 = -1, done_at = -1;
+        for (int f = 0; f < 900 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (f == 0)
+                v1 = r.ents[0].v;
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+        }
+        CHECK(!r.failed, "sync tolerance: %s", r.why);
+        CHECK(fabs(v1 - 59.0 * 13 / 99) < 1e-9, "sync tolerance: first speed %.9f, not %.9f", v1, 59.0 * 13 / 99);
+        CHECK(fabs(done_at - 7.62) < 1e-6, "sync tolerance: ends at %.3f, not 7.62", done_at);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (f) ---- */
+static void test_sync_steady(void)
+{
+    char *xml = doc("Ego Lead", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
+        PRIV("Lead", TELEPORT(LANEPOS("-2", "0"))) PRIV("Lead", SPEED("20")), STORY("Ego",
+        "<SynchronizeAction masterEntityRef='Lead'><TargetPositionMaster><LanePosition roadId='1' laneId='-2' s='100' "
+        "offset='0'/></TargetPositionMaster><TargetPosition><LanePosition roadId='1' laneId='-3' s='70' offset='0'/>"
+        "</TargetPosition><FinalSpeed><AbsoluteSpeed value='15'><SteadyState><TargetTimeSteadyState time='1'/>"
+        "</SteadyState></AbsoluteSpeed></FinalSpeed></SynchronizeAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("sync steady", xml, &r);
+    if (x) {
+        double worst = 0, s5 = -1;
+        for (int f = 0; f < 500 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            double t = r.t;
+            double want = t <= 4 + 1e-9 ? 10 + 10 * t + 0.625 * t * t - 0.46875 * (2 * t * t - t * t * t / 3) : 55 + 15 * (t - 4);
+            worst = fmax(worst, fabs(r.ents[0].s - want));
+            if (fabs(t - 5) < 1e-9)
+                s5 = r.ents[0].s;
+        }
+        CHECK(!r.failed, "sync steady: %s", r.why);
+        CHECK(worst < 1e-6, "sync steady: off the closed form by %.3g m", worst);
+        CHECK(fabs(s5 - 70) < 1e-6, "sync steady: s(5) %.6f, not 70", s5);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (g) ---- */
+static void test_clothoid_spline(void)
+{
+    const double x0 = 20, y0 = -7.125, h0 = 0.1, L1 = 50, k1 = 0.02, L2 = 30, hoff = 0.05;
+    /* the closed form: the clothoid by midpoint integration, then the arc */
+    double X1 = x0, Y1 = y0;
+    for (int i = 0, n = 100000; i < n; i++) {
+        double u = (i + 0.5) * L1 / n, h = h0 + 0.5 * (k1 / L1) * u * u;
+        X1 += cos(h) * L1 / n, Y1 += sin(h) * L1 / n;
+    }
+    double h1 = h0 + 0.5 * k1 * L1 + hoff, R = 1 / k1;
+    double X2 = X1 + R * (sin(h1 + k1 * L2) - sin(h1)), Y2 = Y1 - R * (cos(h1 + k1 * L2) - cos(h1));
+    for (int timed = 0; timed < 2; timed++) {
+        char action[2048], story[4096];
+        snprintf(action, sizeof action,
+                 "<RoutingAction><FollowTrajectoryAction><Trajectory name='c' closed='false'><Shape><ClothoidSpline%s>"
+                 "<ClothoidSplineSegment curvatureStart='0' curvatureEnd='%g' length='%g'%s><PositionStart><WorldPosition "
+                 "x='%g' y='%g' z='0' h='%g'/></PositionStart></ClothoidSplineSegment><ClothoidSplineSegment "
+                 "curvatureStart='%g' curvatureEnd='%g' length='%g' hOffset='%g'%s/></ClothoidSpline></Shape></Trajectory>"
+                 "<TimeReference>%s</TimeReference></FollowTrajectoryAction></RoutingAction>",
+                 timed ? " timeEnd='8'" : "", k1, L1, timed ? " timeStart='0'" : "", x0, y0, h0, k1, k1, L2, hoff,
+                 timed ? " timeStart='4'" : "",
+                 timed ? "<Timing domainAbsoluteRelative='relative' scale='1' offset='0'/>" : "<None/>");
+        snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+        char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10")), story);
+        sn_xrun r;
+        sn_xosc *x = start("clothoid spline", xml, &r);
+        if (x) {
+            int el = find_elem(x, "Act");
+            double end_err = -1, joint_err = -1;
+            for (int f = 0; f < 1200 && !r.failed; f++) {
+                sn_xrun_step(&r);
+                if (timed && fabs(r.t - 4) < 1e-9)
+                    joint_err = hypot(r.ents[0].x - X1, r.ents[0].y - Y1);
+                if (x->elems[el].state == SN_XST_COMPLETE) {
+                    end_err = hypot(r.ents[0].x - X2, r.ents[0].y - Y2);
+                    break;
+                }
+            }
+            CHECK(!r.failed, "clothoid spline: %s", r.why);
+            CHECK(end_err >= 0 && end_err < 1e-6, "clothoid spline %d: ends %.3g m from the closed form (or never)", timed,
+                  end_err);
+            if (timed)
+                CHECK(joint_err >= 0 && joint_err < 1e-6, "clothoid spline: %.3g m from the joint at 4 s", joint_err);
+            sn_xrun_free(&r);
+            sn_xosc_free(x);
+        }
+        free(xml);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_xosc_more MAPS_DIR\n");
+        return 2;
+    }
+    snprintf(maps, sizeof maps, "%s", argv[1]);
+    char p[1200];
+    sn_error err = {0};
+    snprintf(p, sizeof p, "%s/highway.xodr", maps);
+    if (!(highway = sn_map_open(p, &err))) {
+        fprintf(stderr, "cannot open the map: %s\n", err.msg);
+        return 1;
+    }
+    test_profile_position();
+    test_profile_limits();
+    test_lat_dist();
+    test_controllers();
+    test_sync_tolerance();
+    test_sync_steady();
+    test_clothoid_spline();
+    sn_map_close(highway);
+    return CHECK_DONE();
+}
