@@ -12,9 +12,15 @@ static const char *const rec_colors[] = {"17,37,103", "75,75,75", "255,255,255",
 static const char *const textures[] = {"none", "checker", NULL};
 static const char *const rec_speed[] = {"1.4", "2.8", NULL}; /* CARLA's walking, running */
 static const char *const rec_speed_kid[] = {"0.9", "1.8", NULL};
-#define ATTR_COMMON(color, tag, ext) \
+/* liveries: the colours traffic gives them (docs/traffic.md, "Which blueprints") */
+static const char *const rec_police[] = {"20,20,25", "240,240,240", NULL};
+static const char *const rec_taxi[] = {"240,190,20", NULL};
+static const char *const rec_ambulance[] = {"240,240,240", NULL};
+static const char *const rec_fire[] = {"180,20,20", NULL};
+#define ATTR_COMMON(color, tag, ext) ATTR_COMMON_R(color, rec_colors, tag, ext)
+#define ATTR_COMMON_R(color, rec, tag, ext) \
     {"role_name", SN_ATTR_STRING, "", NULL, NULL, false, 0, 0, NULL, "CARLA role name, e.g. hero"}, \
-    {"color", SN_ATTR_RGB, color, rec_colors, NULL, false, 0, 0, NULL, "base colour 'r,g,b'"}, \
+    {"color", SN_ATTR_RGB, color, rec, NULL, false, 0, 0, NULL, "base colour 'r,g,b'"}, \
     {"semantic_tag", SN_ATTR_STRING, tag, NULL, NULL, false, 0, 0, NULL, "semantic tag (seed 003's table)"}, \
     {"texture", SN_ATTR_ENUM, "none", NULL, textures, false, 0, 0, NULL, "surface pattern: none or checker"}, \
     {"checker_size", SN_ATTR_FLOAT, "1.0", NULL, NULL, true, 0.01, 1000, "m", "edge of a checker cell"}, \
@@ -42,9 +48,9 @@ static const sn_attr_def bmw_grandtourer[] = {ATTR_COMMON("200,200,200", "Car", 
 static const sn_attr_def chevrolet_impala[] = {ATTR_COMMON("200,200,200", "Car", "2.6787,1.0166,0.7053"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "", "1", "4", "true")};
 static const sn_attr_def citroen_c3[] = {ATTR_COMMON("200,200,200", "Car", "1.9938,0.9254,0.8086"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "", "1", "4", "false")};
 static const sn_attr_def dodge_charger_2020[] = {ATTR_COMMON("200,200,200", "Car", "2.5039,0.9408,0.7674"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "", "2", "4", "true")};
-static const sn_attr_def dodge_charger_police[] = {ATTR_COMMON("200,200,200", "Car", "2.4871,1.0192,0.7711"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "emergency", "1", "4", "true")};
-static const sn_attr_def dodge_charger_police_2020[] = {ATTR_COMMON("200,200,200", "Car", "2.6188,0.9649,0.8192"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "emergency", "2", "4", "true")};
-static const sn_attr_def ford_crown[] = {ATTR_COMMON("200,200,200", "Car", "2.6828,0.9004,0.7875"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "taxi", "2", "4", "true")};
+static const sn_attr_def dodge_charger_police[] = {ATTR_COMMON_R("200,200,200", rec_police, "Car", "2.4871,1.0192,0.7711"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "emergency", "1", "4", "true")};
+static const sn_attr_def dodge_charger_police_2020[] = {ATTR_COMMON_R("200,200,200", rec_police, "Car", "2.6188,0.9649,0.8192"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "emergency", "2", "4", "true")};
+static const sn_attr_def ford_crown[] = {ATTR_COMMON_R("200,200,200", rec_taxi, "Car", "2.6828,0.9004,0.7875"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "taxi", "2", "4", "true")};
 static const sn_attr_def ford_mustang[] = {ATTR_COMMON("200,200,200", "Car", "2.3588,0.9474,0.6505"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "", "1", "4", "true")};
 static const sn_attr_def jeep_wrangler_rubicon[] = {ATTR_COMMON("200,200,200", "Car", "1.9331,0.9526,0.9390"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "", "1", "4", "true")};
 static const sn_attr_def lincoln_mkz_2017[] = {ATTR_COMMON("200,200,200", "Car", "2.4508,1.0642,0.7554"), ATTR_VEHICLE("1500", "120000", "70", "0.55", "car", "", "1", "4", "true")};
@@ -63,8 +69,8 @@ static const sn_attr_def toyota_prius[] = {ATTR_COMMON("200,200,200", "Car", "2.
 static const sn_attr_def tesla_cybertruck[] = {ATTR_COMMON("200,200,200", "Truck", "3.1368,1.1948,1.0491"), ATTR_VEHICLE("8000", "300000", "45", "1.2", "truck", "electric", "1", "4", "true")};
 static const sn_attr_def carlamotors_carlacola[] = {ATTR_COMMON("200,200,200", "Truck", "2.6019,1.3135,1.2337"), ATTR_VEHICLE("8000", "300000", "45", "1.2", "truck", "", "1", "4", "false")};
 static const sn_attr_def carlamotors_european_hgv[] = {ATTR_COMMON("200,200,200", "Truck", "3.9679,1.4455,1.7310"), ATTR_VEHICLE("8000", "300000", "45", "1.2", "truck", "", "2", "4", "true")};
-static const sn_attr_def carlamotors_firetruck[] = {ATTR_COMMON("200,200,200", "Truck", "4.2340,1.4455,1.9137"), ATTR_VEHICLE("8000", "300000", "45", "1.2", "truck", "emergency", "2", "4", "true")};
-static const sn_attr_def ford_ambulance[] = {ATTR_COMMON("200,200,200", "Car", "3.1828,1.1756,1.2157"), ATTR_VEHICLE("2500", "110000", "60", "0.8", "van", "emergency", "2", "4", "true")};
+static const sn_attr_def carlamotors_firetruck[] = {ATTR_COMMON_R("200,200,200", rec_fire, "Truck", "4.2340,1.4455,1.9137"), ATTR_VEHICLE("8000", "300000", "45", "1.2", "truck", "emergency", "2", "4", "true")};
+static const sn_attr_def ford_ambulance[] = {ATTR_COMMON_R("200,200,200", rec_ambulance, "Car", "3.1828,1.1756,1.2157"), ATTR_VEHICLE("2500", "110000", "60", "0.8", "van", "emergency", "2", "4", "true")};
 static const sn_attr_def mercedes_sprinter[] = {ATTR_COMMON("200,200,200", "Car", "2.9576,0.9942,1.2803"), ATTR_VEHICLE("2500", "110000", "60", "0.8", "van", "", "2", "4", "true")};
 static const sn_attr_def volkswagen_t2[] = {ATTR_COMMON("200,200,200", "Car", "2.2402,1.0347,1.0189"), ATTR_VEHICLE("2500", "110000", "60", "0.8", "van", "", "1", "4", "false")};
 static const sn_attr_def volkswagen_t2_2021[] = {ATTR_COMMON("200,200,200", "Car", "2.2211,0.8873,0.9936"), ATTR_VEHICLE("2500", "110000", "60", "0.8", "van", "", "2", "4", "true")};
