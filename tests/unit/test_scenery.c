@@ -4,7 +4,8 @@
 ** map's lane index, independently of the builder's margin), nor rises through a lane above it
 ** (tests/data/overpass.xodr: a viaduct over a street's frontage, as CARLA's Town04), and is clear of every spawn point's
 ** vehicle box; pieces of each kind appear where the map has what they need; chunks carry
-** their piece's instance id and category tag; the same map and seed give the same bytes and
+** their piece's instance id and category tag; the map's solid objects on lanes are left out and
+** named (tests/data/objects_on_lane.xodr); the same map and seed give the same bytes and
 ** another seed other ones; density scales the counts; bad density is refused. */
 #include "../../engine/map/road_mesh.h"
 #include "../../engine/scenery/scenery.h"

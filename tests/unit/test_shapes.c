@@ -5,7 +5,10 @@
 ** box (a ray above the hood, in front of the windscreen, misses) while sweeps meet the collision
 ** box; renders and ray batches identical at 1, 2 and 3 threads, and with the triangle setup on
 ** the pool or on one thread; bicycles and motorcycles: their wheels, and their riders tagged
-** Rider in cameras and rays. */
+** Rider in cameras and rays; every CARLA vehicle id drawn as the model of its kind (compact,
+** sedan, SUV, police, taxi, van, truck, bus, bikes) filling its bounding box, each kind seen by the
+** semantic and instance cameras with its tag; CARLA's walkers: a figure per id (height, build,
+** skin), children smaller. */
 #include "../../engine/query/rayscene.h"
 #include "../../engine/render/render.h"
 #include "../../engine/render/shapes.h"
