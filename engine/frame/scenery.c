@@ -8,6 +8,7 @@
 #include "../traffic/signs.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 sn_status sn_scenery_add(sn_engine *e, sn_error *err)
@@ -60,6 +61,15 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
         sn_error_prefix(err, e->scene.path ? e->scene.path : "scene");
         sn_road_mesh_free(m);
         return st;
+    }
+    /* the map's objects left out, named once per load (a reset rebuilds the same scenery) */
+    for (uint32_t i = 0; !e->scenery.objs && i < sc.n_skipped; i++) {
+        char line[SN_ERROR_MAX + 200];
+        snprintf(line, sizeof line, "%s: scenery: %s", e->scene.path ? e->scene.path : "scene", sc.skipped[i]);
+        if (e->opts.log)
+            e->opts.log(SN_LOG_WARN, line, e->opts.log_user);
+        else if (!e->opts.quiet_plugins)
+            fprintf(stderr, "sensim: warning: %s\n", line);
     }
     sn_scenery_free(&e->scenery);
     e->scenery = sc;

@@ -30,6 +30,10 @@ double sn_lamp_glow(const sn_actor *a, sn_material mat)
         return s & (SN_LIGHT_LOW_BEAM | SN_LIGHT_HIGH_BEAM) ? 2.0 : s & SN_LIGHT_POSITION ? 1.0 : 0;
     if (mat == SN_MAT_TAILLAMP)
         return s & SN_LIGHT_BRAKE ? 2.5 : s & on ? 1.0 : 0;
+    if (mat == SN_MAT_BAR_RED || mat == SN_MAT_BAR_BLUE) /* CARLA's Special1: an emergency vehicle's beacons */
+        return s & SN_LIGHT_SPECIAL1 ? 2.5 : 0;
+    if (mat == SN_MAT_TAXI_SIGN)
+        return s & on ? 1.0 : 0;
     return 0;
 }
 

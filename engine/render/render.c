@@ -680,7 +680,7 @@ static bool add_parts(sn_renderer *r, const sn_actor *a, const pose *t, const sn
         if (k)
             *p = p[-1];
         p->material = m->parts ? m->parts[k].material : SN_MAT_BODY;
-        sn_material_rgb(p->material, a->color, p->color);
+        sn_actor_material_rgb(a, p->material, p->color);
         p->tag = sn_material_tag(p->material, a->tag);
         p->glow = (float)sn_lamp_glow(a, p->material);
     }

@@ -26,6 +26,10 @@ typedef enum sn_model {
     SN_MODEL_WALKER,
     SN_MODEL_BIKE,      /* a bicycle and its cyclist */
     SN_MODEL_MOTORBIKE, /* a motorcycle and its rider */
+    SN_MODEL_COMPACT,   /* a hatchback: short tail, steep rear glass */
+    SN_MODEL_SUV,       /* tall body, high floor, upright cabin */
+    SN_MODEL_POLICE,    /* a sedan with a red and blue light bar on its roof */
+    SN_MODEL_TAXI,      /* a sedan with a roof sign */
     SN_MODEL_COUNT
 } sn_model;
 
@@ -45,6 +49,11 @@ typedef enum sn_material {
     SN_MAT_RIDER_SKIN, /* a cyclist's head */
     SN_MAT_RIDER_LEGS,
     SN_MAT_HELMET,     /* a motorcyclist's head */
+    SN_MAT_BAR_RED,    /* a police light bar's halves */
+    SN_MAT_BAR_BLUE,
+    SN_MAT_TAXI_SIGN,
+    SN_MAT_HAIR,       /* a walker's hair */
+    SN_MAT_SHOES,
     SN_MAT_COUNT
 } sn_material;
 
@@ -60,10 +69,12 @@ typedef struct sn_model_state {
     double max_steer; /* the largest |steer| the vehicle reaches (its max_steer_angle), rad */
     double travel;    /* distance rolled forward (vehicles) or walked (walkers), m */
     double speed;     /* m/s: a walker's stride widens with it */
+    uint32_t look;    /* a walker's build, from its blueprint id (sn_model_look): same id, same figure */
 } sn_model_state;
 
 /* The model an actor is drawn with: vehicles by blueprint (vehicle.sedan, .van, .truck, .bus,
-** CARLA's bicycles and motorcycles; any other vehicle.* as a sedan), walker.* as a walker; NONE
+** CARLA's ids by kind: compact, sedan, SUV, van, truck, bus, police car, taxi, bicycles and
+** motorcycles, docs/shapes.md; any other vehicle.* as a sedan), walker.* as a walker; NONE
 ** for everything else (actors made without a blueprint included) and for every actor while
 ** w->box_shapes is set. */
 sn_model sn_model_of(const sn_world *w, const sn_actor *a);
@@ -76,6 +87,12 @@ void sn_model_state_of(const sn_actor *a, double alpha, sn_model_state *s);
 void sn_model_pose(sn_model m, const sn_model_state *s, float (*v)[3]);
 /* The colour of material mat on an actor whose colour is actor_rgb. */
 void sn_material_rgb(sn_material mat, const uint8_t actor_rgb[3], uint8_t out[3]);
+/* A blueprint id's look: a hash of the id (FNV-1a), 0 for NULL. A walker's height within its
+** box, build, skin tone, hair and trousers follow it: the same id always looks the same. */
+uint32_t sn_model_look(const char *type_id);
+/* The colour of material mat on actor a: sn_material_rgb, except a walker's skin, hair,
+** trousers and shoes, which follow its look (docs/shapes.md, "Walkers"). */
+void sn_actor_material_rgb(const sn_actor *a, sn_material mat, uint8_t out[3]);
 /* For tests: the part of wheel k (0 front left, 1 front right, 2 rear left, 3 rear right; left
 ** is -y; two-wheelers: 0 front, 1 rear, as CARLA's VehicleWheelLocation) of a vehicle model,
 ** -1 for others. Its first two vertices are the centres of its inner and outer faces (the axle). */

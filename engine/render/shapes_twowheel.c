@@ -202,6 +202,6 @@ void sn_build_twowheel(sn_mb *b, sn_model m, const sn_model_state *s)
 
 double sn_twowheel_wheel_radius(sn_model m, sn_vec3 ext)
 {
-    sn_model_state s = {ext, 0, 0, 0, 0};
+    sn_model_state s = {ext, 0, 0, 0, 0, 0};
     return layout(&s, m == SN_MODEL_MOTORBIKE).r;
 }

@@ -20,6 +20,7 @@ typedef struct profile {
     double cab[4];    /* glass, of L: bottom front, top front, top rear, bottom rear */
     double cab_hw[2]; /* glass half width at the belt and under the roof, of W */
     double box_front; /* a van's body-coloured box behind the glass reaches this far forward; < -1: none */
+    double top;       /* of 2H left above the roof for a light bar or a taxi sign (police, taxi) */
 } profile;
 
 static const profile profiles[SN_MODEL_COUNT] = {
@@ -28,6 +29,12 @@ static const profile profiles[SN_MODEL_COUNT] = {
     [SN_MODEL_BUS] = {0.16, 0.10, 0.10, 0.40, 0.42, 0.42, 0.08, {0.975, 0.955, -0.975, -0.975}, {0.97, 0.95}, -2},
     /* the truck's cab (x from TRUCK_CAB to the nose) */
     [SN_MODEL_TRUCK] = {0.16, 0.10, 0.10, 0.50, 0.55, 0.55, 0.06, {0.95, 0.90, 0.54, 0.54}, {0.95, 0.90}, -2},
+    /* a hatchback: the tail as high as the belt, the rear glass nearly upright */
+    [SN_MODEL_COMPACT] = {0.22, 0.12, 0.13, 0.44, 0.58, 0.58, 0.05, {0.40, 0.04, -0.74, -0.90}, {0.90, 0.78}, -2},
+    /* an SUV: a high floor, a tall flat hood and an upright cabin to the back */
+    [SN_MODEL_SUV] = {0.23, 0.12, 0.17, 0.50, 0.60, 0.60, 0.04, {0.52, 0.30, -0.84, -0.92}, {0.93, 0.86}, -2},
+    [SN_MODEL_POLICE] = {0.21, 0.12, 0.13, 0.42, 0.56, 0.52, 0.05, {0.42, 0.08, -0.50, -0.80}, {0.90, 0.74}, -2, 0.07},
+    [SN_MODEL_TAXI] = {0.21, 0.12, 0.13, 0.42, 0.56, 0.52, 0.05, {0.42, 0.08, -0.50, -0.80}, {0.90, 0.74}, -2, 0.09},
 };
 #define TRUCK_CAB 0.52 /* of L: the cab's back; the cargo box ends just behind it */
 #define NOSE 0.985     /* of L and W: the body's faces, just inside the box for lamps and tyres */
@@ -66,9 +73,9 @@ double sn_vehicle_wheel_radius(sn_model m, sn_vec3 ext)
 {
     if (m == SN_MODEL_BIKE || m == SN_MODEL_MOTORBIKE)
         return sn_twowheel_wheel_radius(m, ext);
-    if (m <= SN_MODEL_NONE || m >= SN_MODEL_WALKER)
+    if (m <= SN_MODEL_NONE || m >= SN_MODEL_COUNT || m == SN_MODEL_WALKER)
         return 0;
-    sn_model_state s = {ext, 0, 0, 0, 0};
+    sn_model_state s = {ext, 0, 0, 0, 0, 0};
     return wheel_layout(&profiles[m], &s).r;
 }
 
@@ -126,6 +133,7 @@ static void wheels_emit(sn_mb *b, const wheels *w, const sn_model_state *s, doub
 /* The glass over [belt, roof base] and the roof slab on it, from p->cab and p->cab_hw. */
 static void cabin(sn_mb *b, const profile *p, double L, double W, double zlo, double zroof, double H)
 {
+    /* H here is the roof's top: the box's top less what stands on the roof */
     const double *c = p->cab;
     const double g[4][2] = {{c[0] * L, zlo}, {c[1] * L, zroof}, {c[2] * L, zroof}, {c[3] * L, zlo}};
     sn_mb_part(b, SN_MAT_GLASS);
@@ -147,7 +155,7 @@ void sn_build_vehicle(sn_mb *b, sn_model m, const sn_model_state *s)
     const double zb = Z(p->floor), zbelt = Z(p->belt);
     const double za = clampd(-H + 2.15 * w.r, zb, zbelt); /* top of the arches */
     const double zu = fmax(za - 0.02 * H, -H);             /* the upper body dips into the skirt */
-    const double zroof = Z(1 - p->roof), zglass = fmax(zbelt - 0.02 * H, -H);
+    const double ztop = Z(1 - p->top), zroof = fmax(Z(1 - p->roof - p->top), zbelt), zglass = fmax(zbelt - 0.02 * H, -H);
     const bool truck = m == SN_MODEL_TRUCK;
     const double x0 = truck ? TRUCK_CAB * L : -NOSE * L, x1 = NOSE * L;
 
@@ -157,7 +165,22 @@ void sn_build_vehicle(sn_mb *b, sn_model m, const sn_model_state *s)
     const double body[6][2] = {{x0, zu}, {x1, zu}, {x1, zn}, {(truck ? 0.95 : 0.86) * L, zbelt}, {truck ? x0 : -0.93 * L, zbelt}, {x0, truck ? zbelt : zt}};
     sn_mb_part(b, SN_MAT_BODY);
     sn_mb_prism(b, body, 6, NOSE * W, 0);
-    cabin(b, p, L, W, zglass, zroof, H);
+    cabin(b, p, L, W, zglass, zroof, ztop);
+    if (m == SN_MODEL_POLICE || m == SN_MODEL_TAXI) {
+        /* on the roof's middle: a light bar across it, red on the left (-y), blue on the right,
+        ** or a taxi sign */
+        const double xm = 0.5 * (p->cab[1] + p->cab[2]) * L, hl = (m == SN_MODEL_POLICE ? 0.07 : 0.10) * L;
+        const double z0 = fmax(ztop - 0.01 * H, -H);
+        if (m == SN_MODEL_POLICE) {
+            sn_mb_part(b, SN_MAT_BAR_RED);
+            sn_mb_box(b, NULL, sn_v3(xm - hl, -0.62 * W, z0), sn_v3(xm + hl, -0.01 * W, H));
+            sn_mb_part(b, SN_MAT_BAR_BLUE);
+            sn_mb_box(b, NULL, sn_v3(xm - hl, 0.01 * W, z0), sn_v3(xm + hl, 0.62 * W, H));
+        } else {
+            sn_mb_part(b, SN_MAT_TAXI_SIGN);
+            sn_mb_box(b, NULL, sn_v3(xm - hl, -0.30 * W, z0), sn_v3(xm + hl, 0.30 * W, H));
+        }
+    }
     if (p->box_front > -1)
         slab(b, SN_MAT_BODY, -NOSE * L, p->box_front * L, NOSE * W, zglass, H);
     double ztail = zt;

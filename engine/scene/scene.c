@@ -797,6 +797,63 @@ static sn_status parse_parameters(ctx *c, const sn_ynode *n, sn_scene *s)
     return SN_OK;
 }
 
+/* traffic.vehicles or traffic.walkers (k 0, 1): a count, or {count, blueprints: [pattern or
+** {id: pattern, weight: w}, ...]} (docs/traffic.md, "Which blueprints"). */
+static sn_status parse_traffic_count(ctx *c, const sn_ynode *v, int k, sn_scene_traffic *t)
+{
+    static const char *const keys[] = {"count", "blueprints", NULL}, *const pick_keys[] = {"id", "weight", NULL};
+    const char *what = k ? "traffic.walkers" : "traffic.vehicles";
+    char buf[96];
+    uint64_t u = 0;
+    sn_status st;
+    const sn_ynode *cnt = v, *list = NULL;
+    if (v->kind == SN_Y_MAP) {
+        if ((st = sn_yget_keys(&c->y, v, keys, what)))
+            return st;
+        if (!(cnt = sn_ynode_get(v, "count")))
+            return at(c, v, "%s needs a 'count'", what, NULL);
+        list = sn_ynode_get(v, "blueprints");
+    }
+    snprintf(buf, sizeof buf, "%s%s", what, v->kind == SN_Y_MAP ? ".count" : "");
+    if ((st = sn_yget_uint(&c->y, cnt, buf, UINT64_MAX, &u)))
+        return st;
+    if (u > 10000)
+        return at(c, cnt, "%s must be at most 10000", buf, NULL);
+    if (k)
+        t->walkers = (uint32_t)u;
+    else
+        t->vehicles = (uint32_t)u;
+    if (!list)
+        return SN_OK;
+    snprintf(buf, sizeof buf, "%s.blueprints", what);
+    if ((st = sn_yget_expect(&c->y, list, SN_Y_SEQ, buf)))
+        return st;
+    if (!list->n || list->n > 1000)
+        return at(c, list, "%s must list 1 to 1000 blueprint ids or patterns", buf, NULL);
+    if (!(t->picks[k] = calloc(list->n, sizeof *t->picks[k])))
+        return sn_fail(c->err, SN_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < list->n; i++) {
+        const sn_ynode *e = list->items[i], *id = e;
+        sn_traffic_pick *p = &t->picks[k][t->n_picks[k]++];
+        p->weight = 1;
+        p->pos = pos_of(c, e);
+        if (e->kind == SN_Y_MAP) {
+            if ((st = sn_yget_keys(&c->y, e, pick_keys, buf)))
+                return st;
+            if (!(id = sn_ynode_get(e, "id")))
+                return at(c, e, "each entry of %s with a weight needs an 'id'", buf, NULL);
+            const sn_ynode *wn = sn_ynode_get(e, "weight");
+            if (wn && (st = sn_yget_number(&c->y, wn, "a blueprint's weight", &p->weight)))
+                return st;
+            if (!(p->weight > 0 && p->weight <= 1e6))
+                return at(c, wn, "a blueprint's weight must be in (0, 1e6]", NULL, NULL);
+        }
+        if ((st = sn_yget_string(&c->y, id, buf, &p->pattern)))
+            return st;
+    }
+    return SN_OK;
+}
+
 /* traffic: {vehicles, walkers, seed, blueprint, knobs}: CARLA's generate_traffic.py as a key. */
 static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
 {
@@ -813,20 +870,10 @@ static sn_status parse_traffic(ctx *c, const sn_ynode *n, sn_scene *s)
     t->present = true;
     t->pos = pos_of(c, n);
     const sn_ynode *v;
-    uint64_t u;
-    if ((v = sn_ynode_get(n, "vehicles"))) {
-        if ((st = sn_yget_uint(&c->y, v, "traffic.vehicles", UINT64_MAX, &u)))
+    for (int k = 0; k < 2; k++) {
+        const char *key = k ? "walkers" : "vehicles";
+        if ((v = sn_ynode_get(n, key)) && (st = parse_traffic_count(c, v, k, t)))
             return st;
-        if (u > 10000)
-            return at(c, v, "traffic.vehicles must be at most 10000", NULL, NULL);
-        t->vehicles = (uint32_t)u;
-    }
-    if ((v = sn_ynode_get(n, "walkers"))) {
-        if ((st = sn_yget_uint(&c->y, v, "traffic.walkers", UINT64_MAX, &u)))
-            return st;
-        if (u > 10000)
-            return at(c, v, "traffic.walkers must be at most 10000", NULL, NULL);
-        t->walkers = (uint32_t)u;
     }
     if ((v = sn_ynode_get(n, "seed"))) {
         if ((st = sn_yget_uint(&c->y, v, "traffic.seed", UINT64_MAX, &t->seed)))
@@ -1041,6 +1088,11 @@ void sn_scene_free(sn_scene *s)
     free(s->recorder_file);
     free(s->map_path);
     free(s->traffic.blueprint);
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t i = 0; i < s->traffic.n_picks[k]; i++)
+            free(s->traffic.picks[k][i].pattern);
+        free(s->traffic.picks[k]);
+    }
     free(s->scenario_path);
     for (size_t i = 0; i < s->n_scenario_sets; i++)
         free(s->scenario_sets[i]);

@@ -116,6 +116,13 @@ typedef struct sn_scene_settings {
                                      stream file; true by default */
 } sn_scene_settings;
 
+/* One entry of traffic's `blueprints:` list: an id or glob pattern (fnmatch) and its weight. */
+typedef struct sn_traffic_pick {
+    char *pattern;
+    double weight;          /* > 0; 1 unless given */
+    sn_srcpos pos;
+} sn_traffic_pick;
+
 /* traffic: what CARLA's generate_traffic.py spawns, on the scene's map. */
 typedef struct sn_scene_traffic {
     bool present;
@@ -125,6 +132,10 @@ typedef struct sn_scene_traffic {
     char *blueprint;        /* vehicles' blueprint, NULL = vehicle.sedan */
     sn_tm_knobs knobs;
     sn_srcpos pos, blueprint_pos;
+    /* vehicles: {count, blueprints: [...]} and walkers: {...}: [0] vehicles, [1] walkers; none
+    ** given: `blueprint` (vehicles) and walker.pedestrian, as before */
+    sn_traffic_pick *picks[2];
+    uint32_t n_picks[2];
 } sn_scene_traffic;
 
 /* scenery: {enabled, seed, density} (docs/scenery.md): on by default when there is a map. */

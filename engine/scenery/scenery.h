@@ -26,7 +26,8 @@
 enum {
     SN_SC_BUILDING, SN_SC_WINDOWS, SN_SC_TRUNK, SN_SC_CROWN, SN_SC_BUSH, SN_SC_POLE, SN_SC_LAMP,
     SN_SC_SIGN_POLE, SN_SC_SIGN_STOP, SN_SC_SIGN_YIELD, SN_SC_SIGN_SPEED, SN_SC_STOP_LINE, SN_SC_ZEBRA,
-    SN_SC_GUARD_RAIL, SN_SC_PILLAR, SN_SC_FENCE, SN_SC_N
+    SN_SC_GUARD_RAIL, SN_SC_PILLAR, SN_SC_FENCE, SN_SC_WALL, SN_SC_FENCE_POST, SN_SC_SHELTER, SN_SC_SHELTER_PANEL,
+    SN_SC_BENCH, SN_SC_BIN, SN_SC_GRASS, SN_SC_DIRT, SN_SC_N
 };
 extern const sn_road_category sn_scenery_categories[SN_SC_N];
 /* A stand-in's blueprint-like name per scenery category ("scenery.building", ...). */
@@ -39,7 +40,8 @@ const sn_road_category *sn_chunk_category(uint32_t c);
 /* What kind of piece an object is (docs/scenery.md). */
 typedef enum sn_scenery_kind {
     SN_SK_BUILDING, SN_SK_TREE, SN_SK_BUSH, SN_SK_STREET_LIGHT, SN_SK_SIGN, SN_SK_STOP_LINE, SN_SK_CROSSWALK,
-    SN_SK_GUARD_RAIL, SN_SK_PILLAR, SN_SK_MAP_OBJECT, SN_SK_N
+    SN_SK_GUARD_RAIL, SN_SK_PILLAR, SN_SK_MAP_OBJECT, SN_SK_WALL, SN_SK_FENCE, SN_SK_BUS_STOP, SN_SK_BENCH,
+    SN_SK_BIN, SN_SK_GRASS, SN_SK_GROUND, SN_SK_N
 } sn_scenery_kind;
 
 /* One placed piece: its footprint (an oriented box, world frame) and what it is. */
@@ -75,6 +77,10 @@ typedef struct sn_scenery {
     uint32_t n_objs;
     uint32_t counts[SN_SK_N];
     uint32_t first_chunk; /* the mesh's chunks from here on are scenery */
+    /* the map's solid <object>s left out because they stand on a lane: one line each, naming
+    ** it (owned; the engine warns once per load) */
+    char (*skipped)[160];
+    uint32_t n_skipped;
 } sn_scenery;
 
 /* Places scenery on map m and appends its chunks to `mesh` (the map's road mesh, grown in

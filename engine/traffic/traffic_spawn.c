@@ -14,6 +14,7 @@
 #include "../sim/engine.h"
 #include "../sim/spawn.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,9 +65,69 @@ static sn_status sidewalk_points(const sn_map *m, sn_transform **out, size_t *n,
     return SN_OK;
 }
 
-/* Spawns up to `want` actors of bp at the points in order, each with a map autopilot. */
-static sn_status spawn_at(sn_engine *e, const sn_blueprint *bp, const sn_transform *pts, size_t n, uint32_t want,
-                          const char *prefix, uint64_t seed, sn_rng *rng, uint32_t *made, sn_error *err)
+/* The blueprints a `blueprints:` list picks from: per entry, the library's blueprints of kind
+** `kind` its pattern matches (fnmatch, library order). */
+typedef struct picker {
+    const sn_traffic_pick *picks;
+    uint32_t n;
+    const sn_blueprint **bps; /* every entry's matches, one after another */
+    uint32_t *first, *count;  /* per entry */
+    double total;             /* the weights' sum */
+} picker;
+
+static void picker_free(picker *p)
+{
+    free(p->bps);
+    free(p->first);
+    free(p->count);
+}
+
+static sn_status picker_init(picker *p, sn_engine *e, int k, sn_error *err)
+{
+    const sn_scene_traffic *t = &e->scene.traffic;
+    const sn_actor_kind kind = k ? SN_ACTOR_WALKER : SN_ACTOR_VEHICLE;
+    memset(p, 0, sizeof *p);
+    p->picks = t->picks[k], p->n = t->n_picks[k];
+    if (!p->n)
+        return SN_OK;
+    p->first = calloc(p->n, sizeof *p->first), p->count = calloc(p->n, sizeof *p->count);
+    size_t cap = 0, used = 0;
+    if (!p->first || !p->count)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < p->n; i++) {
+        p->first[i] = (uint32_t)used;
+        for (size_t b = 0; b < e->lib.n_bps; b++) {
+            const sn_blueprint *bp = &e->lib.bps[b];
+            if (bp->kind != kind || fnmatch(p->picks[i].pattern, bp->id, 0))
+                continue;
+            if (!sn_grow((void **)&p->bps, &cap, used + 1, sizeof *p->bps))
+                return sn_fail(err, SN_E_NOMEM, "out of memory");
+            p->bps[used++] = bp;
+        }
+        p->count[i] = (uint32_t)(used - p->first[i]);
+        if (!p->count[i])
+            return sn_fail(err, SN_E_INVALID, "%s: '%s' matches no %s blueprint (see `sensim blueprints`)",
+                           sn_scene_where(&e->scene, p->picks[i].pos).s, p->picks[i].pattern, k ? "walker" : "vehicle");
+        p->total += p->picks[i].weight;
+    }
+    return SN_OK;
+}
+
+/* An entry by weight, then one of its matches, uniformly: two draws from rng. */
+static const sn_blueprint *pick(const picker *p, sn_rng *rng)
+{
+    double x = sn_rng_uniform(rng) * p->total;
+    uint32_t i = 0;
+    while (i + 1 < p->n && x >= p->picks[i].weight)
+        x -= p->picks[i++].weight;
+    return p->bps[p->first[i] + (uint32_t)(sn_rng_u64(rng) % p->count[i])];
+}
+
+/* Spawns up to `want` actors at the points in order, each with a map autopilot: of blueprint bp,
+** or each of a blueprint picked from pk (when it has entries) in the colour of one of its
+** recommended colours (CARLA's generate_traffic.py: random.choice of the recommended values). */
+static sn_status spawn_at(sn_engine *e, const sn_blueprint *bp0, const picker *pk, const sn_transform *pts, size_t n,
+                          uint32_t want, const char *prefix, uint64_t seed, sn_rng *rng, uint32_t *made, sn_error *err)
 {
     const sn_scene_traffic *t = &e->scene.traffic;
     *made = 0;
@@ -75,7 +136,16 @@ static sn_status spawn_at(sn_engine *e, const sn_blueprint *bp, const sn_transfo
         snprintf(name, sizeof name, "%s_%03u", prefix, *made);
         sn_attribute attrs[1];
         uint32_t na = 0;
-        if (bp->kind == SN_ACTOR_VEHICLE && sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "color") >= 0) {
+        const sn_blueprint *bp = pk->n ? pick(pk, rng) : bp0;
+        int ci = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "color");
+        const sn_attr_def *cd = ci >= 0 ? (const sn_attr_def *)((const char *)bp->attrs + (size_t)ci * bp->stride) : NULL;
+        if (pk->n && bp->kind == SN_ACTOR_VEHICLE && cd && cd->recommended && cd->recommended[0]) {
+            size_t nr = 0;
+            while (cd->recommended[nr])
+                nr++;
+            attrs[0] = (sn_attribute){"color", cd->recommended[sn_rng_u64(rng) % nr]};
+            na = 1;
+        } else if (!pk->n && bp->kind == SN_ACTOR_VEHICLE && cd) {
             attrs[0] = (sn_attribute){"color", palette[sn_rng_u64(rng) % SN_COUNT(palette)]};
             na = 1;
         }
@@ -134,28 +204,43 @@ sn_status sn_traffic_spawn(sn_engine *e, sn_error *err)
         st = sn_map_spawn_points(e->map, pts, n, &n, err);
     uint32_t made = 0;
     char line[SN_ERROR_MAX + 128];
+    picker pk[2];
+    memset(pk, 0, sizeof pk);
+    if (!st)
+        st = picker_init(&pk[0], e, 0, err);
+    if (!st)
+        st = picker_init(&pk[1], e, 1, err);
     if (!st) {
         shuffle(&rng, pts, n);
-        st = spawn_at(e, vbp, pts, n, t->vehicles, "traffic", seed, &rng, &made, err);
+        st = spawn_at(e, vbp, &pk[0], pts, n, t->vehicles, "traffic", seed, &rng, &made, err);
     }
     free(pts);
-    if (st)
+    if (st) {
+        picker_free(&pk[0]), picker_free(&pk[1]);
         return st;
+    }
     if (made < t->vehicles) {
         snprintf(line, sizeof line, "%s: %u vehicles asked for, the map's %zu spawn points took %u", where,
                  t->vehicles, n, made);
         warn(e, line);
     }
-    if (!t->walkers)
+    picker_free(&pk[0]);
+    if (!t->walkers) {
+        picker_free(&pk[1]);
         return SN_OK;
-    if (!wbp)
+    }
+    if (!wbp && !pk[1].n) {
+        picker_free(&pk[1]);
         return sn_fail(err, SN_E_INVALID, "%s: the built-in walker.pedestrian is missing", where);
+    }
     if ((st = sidewalk_points(e->map, &pts, &n, err))) {
         free(pts);
+        picker_free(&pk[1]);
         return st;
     }
     shuffle(&rng, pts, n);
-    st = spawn_at(e, wbp, pts, n, t->walkers, "walker", seed ^ 0x77616c6b6572ull, &rng, &made, err);
+    st = spawn_at(e, wbp, &pk[1], pts, n, t->walkers, "walker", seed ^ 0x77616c6b6572ull, &rng, &made, err);
+    picker_free(&pk[1]);
     free(pts);
     if (!st && made < t->walkers) {
         snprintf(line, sizeof line, "%s: %u walkers asked for, the map's sidewalks took %u", where, t->walkers, made);

@@ -207,7 +207,8 @@ int main(int argc, char **argv)
     if (argc < 4)
         return fprintf(stderr, "usage: test_scenery_sensors TMP PLUGINS MAPS\n"), 2;
     dir = argv[1], plugins = argv[2], maps = argv[3];
-    static const int town[] = {SN_SK_BUILDING, SN_SK_TREE, SN_SK_BUSH, SN_SK_STREET_LIGHT, SN_SK_STOP_LINE, SN_SK_CROSSWALK};
+    static const int town[] = {SN_SK_BUILDING, SN_SK_TREE, SN_SK_BUSH, SN_SK_STREET_LIGHT, SN_SK_STOP_LINE, SN_SK_CROSSWALK,
+                               SN_SK_WALL, SN_SK_FENCE, SN_SK_BUS_STOP, SN_SK_BENCH, SN_SK_BIN, SN_SK_GRASS, SN_SK_GROUND};
     pieces_seen("town.xodr", town, (int)(sizeof town / sizeof *town));
     static const int signals[] = {SN_SK_SIGN};
     pieces_seen("signals.xodr", signals, 1);

@@ -84,17 +84,17 @@ static void light_state_api(void)
 
 /* One RGB frame of a sedan at the origin facing +x with lights `lights` under `weather`, seen
 ** by `camera` (a YAML map): the camera's image. */
-static bool shoot(const char *weather, const char *lights, const char *camera, tu_image *c)
+static bool shoot_bp(const char *bp, const char *weather, const char *lights, const char *camera, tu_image *c)
 {
     char scene[2048];
     snprintf(scene, sizeof scene,
              "settings: {weather: %s, lighting: {shadows: false}}\n"
              "actors:\n"
              "  - {name: ground, blueprint: static.ground, attributes: {texture: none}}\n"
-             "  - {name: car, blueprint: vehicle.sedan, light_state: %s}\n"
+             "  - {name: car, blueprint: %s, light_state: %s}\n"
              "sensors:\n"
              "  - {name: cam, blueprint: sensor.camera.rgb, %s}\n",
-             weather, lights, camera);
+             weather, bp, lights, camera);
     sn_error err = {0};
     sn_engine *e = engine();
     memset(c, 0, sizeof *c);
@@ -103,6 +103,23 @@ static bool shoot(const char *weather, const char *lights, const char *camera, t
     CHECK(ok, "%s", err.msg);
     sn_engine_destroy(e);
     return ok && c->n == 1;
+}
+
+static bool shoot(const char *weather, const char *lights, const char *camera, tu_image *c)
+{
+    return shoot_bp("vehicle.sedan", weather, lights, camera, c);
+}
+
+/* Pixels whose channel ch (B 0, R 2) exceeds the other of B and R by 40 and whose brightest channel
+** is above `floor`: lit red or blue. */
+static int tinted(const tu_image *c, int ch, double floor)
+{
+    int n = 0;
+    for (size_t i = 0; i < (size_t)c->w * c->h; i++) {
+        const uint8_t *p = c->raw + 4 * i;
+        n += p[ch] > p[2 - ch] + 40 && fmax(p[ch], p[1]) > floor;
+    }
+    return n;
 }
 
 static double mean_lum(const tu_image *c)
@@ -143,6 +160,19 @@ static void headlights(void)
     if (shoot("ClearNight", "NONE", front, &dark) && shoot("ClearNight", "Position", front, &lit))
         CHECK(max_lum(&lit) > 200 && max_lum(&dark) < 100, "the lamps glow: brightest pixel %g lit, %g dark",
               max_lum(&lit), max_lum(&dark));
+    /* a police car's light bar glows red and blue at night with CARLA's Special1 (its beacons),
+    ** seen from above; off, it is dark */
+    const char *above = "transform: {location: [-0.5, 0, 7], rotation: [-90, 0, 0]}, "
+                        "attributes: {image_size_x: 64, image_size_y: 64, fov: 30}";
+    tu_image bar_off, bar_on;
+    if (shoot_bp("vehicle.dodge.charger_police", "ClearNight", "NONE", above, &bar_off) &&
+        shoot_bp("vehicle.dodge.charger_police", "ClearNight", "Special1", above, &bar_on)) {
+        CHECK(max_lum(&bar_on) > 200 && max_lum(&bar_off) < 100, "the beacons glow: brightest pixel %g on, %g off",
+              max_lum(&bar_on), max_lum(&bar_off));
+        CHECK(tinted(&bar_on, 2, 150) > 3 && tinted(&bar_on, 0, 150) > 3, "lit red %d and blue %d pixels",
+              tinted(&bar_on, 2, 150), tinted(&bar_on, 0, 150));
+        free(bar_off.raw), free(bar_on.raw);
+    }
     tu_image *all[] = {&off, &on, &noon_off, &noon_on, &high, &dark, &lit};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]->raw);

@@ -4,7 +4,8 @@
 ** map's lane index, independently of the builder's margin), nor rises through a lane above it
 ** (tests/data/overpass.xodr: a viaduct over a street's frontage, as CARLA's Town04), and is clear of every spawn point's
 ** vehicle box; pieces of each kind appear where the map has what they need; chunks carry
-** their piece's instance id and category tag; the same map and seed give the same bytes and
+** their piece's instance id and category tag; the map's solid objects on lanes are left out and
+** named (tests/data/objects_on_lane.xodr); the same map and seed give the same bytes and
 ** another seed other ones; density scales the counts; bad density is refused. */
 #include "../../engine/map/road_mesh.h"
 #include "../../engine/scenery/scenery.h"
@@ -63,22 +64,29 @@ static void check_map(const char *path, bool expect_buildings, bool full)
         return;
     }
     fprintf(stderr, "%s: %u pieces: buildings %u trees %u bushes %u lights %u signs %u stop lines %u crosswalks %u "
-                    "rails %u pillars %u map objects %u; %u chunks, %u triangles\n",
+                    "rails %u pillars %u map objects %u walls %u fences %u bus stops %u benches %u bins %u grass %u "
+                    "ground %u; %u chunks, %u triangles\n",
             path, sc.n_objs, sc.counts[SN_SK_BUILDING], sc.counts[SN_SK_TREE], sc.counts[SN_SK_BUSH],
             sc.counts[SN_SK_STREET_LIGHT], sc.counts[SN_SK_SIGN], sc.counts[SN_SK_STOP_LINE],
             sc.counts[SN_SK_CROSSWALK], sc.counts[SN_SK_GUARD_RAIL], sc.counts[SN_SK_PILLAR],
-            sc.counts[SN_SK_MAP_OBJECT], rm->n_chunks - sc.first_chunk, rm->n_t);
+            sc.counts[SN_SK_MAP_OBJECT], sc.counts[SN_SK_WALL], sc.counts[SN_SK_FENCE], sc.counts[SN_SK_BUS_STOP],
+            sc.counts[SN_SK_BENCH], sc.counts[SN_SK_BIN], sc.counts[SN_SK_GRASS], sc.counts[SN_SK_GROUND],
+            rm->n_chunks - sc.first_chunk, rm->n_t);
     if (expect_buildings) {
         CHECK(sc.counts[SN_SK_BUILDING] > 10, "%s: %u buildings", path, sc.counts[SN_SK_BUILDING]);
         CHECK(sc.counts[SN_SK_TREE] > 10, "%s: %u trees", path, sc.counts[SN_SK_TREE]);
         CHECK(sc.counts[SN_SK_STREET_LIGHT] > 10, "%s: %u lights", path, sc.counts[SN_SK_STREET_LIGHT]);
+        CHECK(sc.counts[SN_SK_WALL] > 3 && sc.counts[SN_SK_FENCE] > 3, "%s: %u walls, %u fences", path,
+              sc.counts[SN_SK_WALL], sc.counts[SN_SK_FENCE]);
+        CHECK(sc.counts[SN_SK_GRASS] > 10 && sc.counts[SN_SK_GROUND] > 3, "%s: %u grass and %u ground patches", path,
+              sc.counts[SN_SK_GRASS], sc.counts[SN_SK_GROUND]);
     }
     /* every solid's footprint, every 0.25 m, off the blocked lanes */
     uint32_t bad = 0;
     for (uint32_t i = 0; i < sc.n_objs; i++) {
         const sn_scenery_obj *o = &sc.objs[i];
         CHECK(o->instance == SN_SCENERY_ID0 + i, "instance ids run from SN_SCENERY_ID0");
-        if (o->paint || o->from_map)
+        if (o->paint) /* the map's own solids too: those on lanes are left out */
             continue;
         double c = cos(o->yaw), s = sin(o->yaw);
         int nx = (int)ceil(2 * o->hx / 0.5), ny = (int)ceil(2 * o->hy / 0.5);
@@ -160,6 +168,31 @@ int main(int argc, char **argv)
     /* a viaduct over a street's frontage (tests/data, argv[2]): nothing rises through its lanes */
     if (argc > 2) {
         snprintf(path, sizeof path, "%s/overpass.xodr", argv[2]);
+        check_map(path, false, false);
+    }
+    /* the map's solid objects on lanes are left out and named; the one beside the street is built */
+    if (argc > 2) {
+        snprintf(path, sizeof path, "%s/objects_on_lane.xodr", argv[2]);
+        sn_error err = {0};
+        sn_map *m = sn_map_open(path, &err);
+        CHECK(m != NULL, "%s: %s", path, err.msg);
+        sn_scenery sc;
+        sn_road_mesh *rm = m ? build(m, 7, 1.0, &sc) : NULL;
+        if (rm) {
+            CHECK(sc.n_skipped == 2 && sc.counts[SN_SK_MAP_OBJECT] == 1, "%u objects left out, %u built", sc.n_skipped,
+                  sc.counts[SN_SK_MAP_OBJECT]);
+            CHECK(sc.n_skipped == 2 && strstr(sc.skipped[0], "'BlockingCrate'") && strstr(sc.skipped[0], "object 7") &&
+                      strstr(sc.skipped[1], "'LaneHouse'"),
+                  "the skipped objects are named: %s", sc.n_skipped ? sc.skipped[0] : "");
+            for (uint32_t i = 0; i < sc.n_objs; i++)
+                if (sc.objs[i].from_map)
+                    CHECK(fabs(sc.objs[i].cx - 100) < 1e-6 && fabs(sc.objs[i].cy - 10) < 1e-6,
+                          "the kiosk is built where the map says: (%g, %g)", sc.objs[i].cx, sc.objs[i].cy);
+            sn_scenery_free(&sc);
+            sn_road_mesh_free(rm);
+        }
+        if (m)
+            sn_map_close(m);
         check_map(path, false, false);
     }
     /* CARLA's towns, when this machine has them (never shipped) */

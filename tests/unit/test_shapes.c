@@ -5,21 +5,30 @@
 ** box (a ray above the hood, in front of the windscreen, misses) while sweeps meet the collision
 ** box; renders and ray batches identical at 1, 2 and 3 threads, and with the triangle setup on
 ** the pool or on one thread; bicycles and motorcycles: their wheels, and their riders tagged
-** Rider in cameras and rays. */
+** Rider in cameras and rays; every CARLA vehicle id drawn as the model of its kind (compact,
+** sedan, SUV, police, taxi, van, truck, bus, bikes) filling its bounding box, each kind seen by the
+** semantic and instance cameras with its tag; CARLA's walkers: a figure per id (height, build,
+** skin), children smaller. */
 #include "../../engine/query/rayscene.h"
 #include "../../engine/render/render.h"
 #include "../../engine/render/shapes.h"
+#include "../../engine/plugin/attr.h"
+#include "../../engine/plugin/library.h"
 #include "../check.h"
+
+#include <string.h>
 
 #include <stdlib.h>
 
 static const char *const blueprint[SN_MODEL_COUNT] = {
     NULL, "vehicle.sedan", "vehicle.van", "vehicle.truck", "vehicle.bus", "walker.pedestrian",
-    "vehicle.diamondback.century", "vehicle.yamaha.yzf",
+    "vehicle.diamondback.century", "vehicle.yamaha.yzf", "vehicle.audi.a2", "vehicle.nissan.patrol",
+    "vehicle.dodge.charger_police", "vehicle.ford.crown",
 };
 static const double defaults[SN_MODEL_COUNT][3] = {
     {0, 0, 0}, {2.3, 0.95, 0.75}, {2.6, 1.0, 1.05}, {4.0, 1.25, 1.6}, {6.0, 1.27, 1.6}, {0.25, 0.25, 0.9},
-    {0.82, 0.3, 0.85}, {1.1, 0.43, 0.75},
+    {0.82, 0.3, 0.85}, {1.1, 0.43, 0.75}, {1.8527, 0.8943, 0.7745}, {2.3023, 0.9658, 0.9274},
+    {2.4871, 1.0192, 0.7711}, {2.6828, 0.9004, 0.7875},
 };
 
 /* A vehicle or walker of blueprint m, not materialized (the renderer and the index read only
@@ -105,13 +114,13 @@ static void test_inside_boxes(void)
         for (size_t x = 0; x < sizeof exts / sizeof exts[0]; x++)
             for (int k = -4; k <= 4; k++) {
                 double max_steer = (x % 2 ? 80 : 70) * SN_DEG;
-                sn_model_state s = {exts[x], max_steer * k / 4, max_steer, 0.37 * k * k + 0.11 * k, fabs(0.9 * k)};
+                sn_model_state s = {exts[x], max_steer * k / 4, max_steer, 0.37 * k * k + 0.11 * k, fabs(0.9 * k), (uint32_t)(0x9e3779b9u * (uint32_t)(k + 4))};
                 snprintf(what, sizeof what, "%s, extents %g,%g,%g, steer %g deg, travel %g, speed %g", blueprint[m],
                          exts[x].x, exts[x].y, exts[x].z, s.steer / SN_DEG, s.travel, s.speed);
                 check_pose((sn_model)m, &s, what, x == 0);
             }
         /* steer past max_steer is drawn at max_steer: still inside */
-        sn_model_state s = {def, 3, 30 * SN_DEG, 0, 0};
+        sn_model_state s = {def, 3, 30 * SN_DEG, 0, 0, 0};
         check_pose((sn_model)m, &s, "steer beyond max_steer", true);
     }
 }
@@ -144,7 +153,7 @@ static void test_wheels(void)
         float(*v)[3] = malloc(mesh->n_v * sizeof *v);
         for (int k = -3; k <= 3; k++) {
             double steer = 0.3 * k, travel = 1.7 * k;
-            sn_model_state s = {ext, steer, 70 * SN_DEG, travel, 0};
+            sn_model_state s = {ext, steer, 70 * SN_DEG, travel, 0, 0};
             sn_model_pose(m, &s, v);
             for (int wh = 0; wh < 4; wh++) {
                 uint32_t f;
@@ -178,13 +187,13 @@ static void test_walker_legs(void)
     const double speeds[3] = {0, 0.7, 1.4};
     for (int k = 0; k < 3; k++) {
         /* a quarter stride in: the legs at their widest */
-        sn_model_state s = {ext, 0, 0, 0.25 * 1.8 * 0.47 * 1.8, speeds[k]};
+        sn_model_state s = {ext, 0, 0, 0.25 * 1.8 * 0.47 * 1.8, speeds[k], 0xffffffffu};
         sn_model_pose(SN_MODEL_WALKER, &s, v);
-        /* the legs are the last two parts: each box's centre, half a leg below the hip, lies
-        ** (leg / 2) sin(swing) ahead of it */
+        /* the legs are the last four parts (trousers, shoe, trousers, shoe): each box's centre
+        ** lies ahead of the hip by its distance below it times sin(swing) */
         double mid[2] = {0, 0};
         for (int l = 0; l < 2; l++) {
-            const sn_mesh_part *p = &mesh->parts[mesh->n_parts - 2 + l];
+            const sn_mesh_part *p = &mesh->parts[mesh->n_parts - 4 + 2 * l];
             for (uint32_t i = p->first_v; i < p->first_v + p->n_v; i++)
                 mid[l] += v[i][0] / p->n_v;
         }
@@ -420,7 +429,7 @@ static void test_two_wheelers(void)
         float(*v)[3] = malloc(mesh->n_v * sizeof *v);
         for (int k = -2; k <= 2; k++) {
             double steer = 0.25 * k;
-            sn_model_state s = {ext, steer, 40 * SN_DEG, 1.3 * k, 3};
+            sn_model_state s = {ext, steer, 40 * SN_DEG, 1.3 * k, 3, 0};
             sn_model_pose(m, &s, v);
             for (int wh = 0; wh < 2; wh++) {
                 uint32_t f;
@@ -514,8 +523,217 @@ static void test_two_wheelers(void)
     sn_world_free(&w);
 }
 
+const sn_blueprint *sn_carla_blueprints(size_t *n); /* engine/plugin/carla_vehicles.c */
+
+static const char *attr_of(const sn_blueprint *bp, const char *name)
+{
+    int i = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, name);
+    return i < 0 ? "" : ((const sn_attr_def *)((const char *)bp->attrs + (size_t)i * bp->stride))->def;
+}
+
+/* An actor of blueprint bp (its tag and extents), not materialized, its origin at pos. */
+static sn_actor *add_bp(sn_world *w, const sn_blueprint *bp, sn_vec3 pos, double yaw)
+{
+    sn_vec3 e;
+    uint8_t tag = 0;
+    CHECK(sscanf(attr_of(bp, "extent"), "%lf,%lf,%lf", &e.x, &e.y, &e.z) == 3 && sn_tag_parse(attr_of(bp, "semantic_tag"), &tag),
+          "%s: extent and tag", bp->id);
+    bool walker = bp->kind == SN_ACTOR_WALKER;
+    sn_actor *a = add_model(w, walker ? SN_MODEL_WALKER : SN_MODEL_SEDAN, pos, yaw, e);
+    a->type_id = bp->id;
+    a->tag = tag;
+    return a;
+}
+
+/* Every CARLA vehicle id is drawn as the model of its kind, filling its blueprint's bounding box
+** (the box CARLA's bounding_box reports: the drawn model reaches within 3 % of each face, wheels
+** on the ground, the roof or light bar at the top), with the blueprint's tag on every part but
+** a rider's; the kinds: police iff special_type emergency on a car, taxi iff special_type taxi,
+** SUVs stand higher than sedans; walkers: the same id always the same figure, 51 ids give
+** several skin tones, builds and heights, a child's figure smaller than an adult's. */
+static void test_carla_kinds(void)
+{
+    size_t n = 0;
+    const sn_blueprint *bps = sn_carla_blueprints(&n);
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    int per_kind[SN_MODEL_COUNT] = {0};
+    double floor_frac[SN_MODEL_COUNT] = {0};
+    for (size_t i = 0; i < n; i++) {
+        const sn_blueprint *bp = &bps[i];
+        if (bp->kind != SN_ACTOR_VEHICLE)
+            continue;
+        sn_actor *a = add_bp(&w, bp, sn_v3(0, 0, 0), 0);
+        sn_model m = sn_model_of(&w, a);
+        const char *base = attr_of(bp, "base_type"), *special = attr_of(bp, "special_type");
+        bool car = !strcmp(base, "car");
+        CHECK(car ? (m == SN_MODEL_SEDAN || m == SN_MODEL_COMPACT || m == SN_MODEL_SUV || m == SN_MODEL_POLICE || m == SN_MODEL_TAXI)
+                  : !strcmp(base, "van")   ? m == SN_MODEL_VAN
+                  : !strcmp(base, "truck") ? m == SN_MODEL_TRUCK
+                  : !strcmp(base, "bus")   ? m == SN_MODEL_BUS
+                  : !strcmp(base, "bicycle") ? m == SN_MODEL_BIKE
+                                             : m == SN_MODEL_MOTORBIKE,
+              "%s (%s): model %d", bp->id, base, m);
+        CHECK((m == SN_MODEL_POLICE) == (car && !strcmp(special, "emergency")), "%s: police iff an emergency car", bp->id);
+        CHECK((m == SN_MODEL_TAXI) == !strcmp(special, "taxi"), "%s: taxi iff special_type taxi", bp->id);
+        per_kind[m]++;
+        const sn_mesh *mesh = sn_model_mesh(m);
+        float(*v)[3] = malloc(mesh->n_v * sizeof *v);
+        sn_model_state s;
+        sn_model_state_of(a, 1, &s);
+        sn_model_pose(m, &s, v);
+        double lo[3] = {1e9, 1e9, 1e9}, hi[3] = {-1e9, -1e9, -1e9}, e[3] = {s.ext.x, s.ext.y, s.ext.z};
+        for (uint32_t k = 0; k < mesh->n_v; k++)
+            for (int j = 0; j < 3; j++)
+                lo[j] = fmin(lo[j], v[k][j]), hi[j] = fmax(hi[j], v[k][j]);
+        /* a two-wheeler's handlebar is narrower than its box, its rider's head lower (docs/shapes.md) */
+        const bool two = m == SN_MODEL_BIKE || m == SN_MODEL_MOTORBIKE;
+        const double fill[3] = {0.97, two ? 0.7 : 0.97, two ? 0.89 : 0.97};
+        for (int j = 0; j < 3; j++)
+            CHECK(lo[j] >= -e[j] * (1 + 1e-6) && hi[j] <= e[j] * (1 + 1e-6) && lo[j] <= -(j == 2 ? 0.97 : fill[j]) * e[j] &&
+                      hi[j] >= fill[j] * e[j],
+                  "%s: axis %d drawn from %g to %g, its box +-%g", bp->id, j, lo[j], hi[j], e[j]);
+        /* the body's lowest point (its first part: the skirt) above the ground, of the height */
+        if (mesh->parts[0].material == SN_MAT_BODY) {
+            double z = 1e9;
+            for (uint32_t k = mesh->parts[0].first_v; k < mesh->parts[0].first_v + mesh->parts[0].n_v; k++)
+                z = fmin(z, v[k][2]);
+            floor_frac[m] = fmax(floor_frac[m], (z + e[2]) / (2 * e[2]));
+        }
+        for (uint32_t k = 0; k < mesh->n_parts; k++) {
+            uint8_t t = sn_material_tag((sn_material)mesh->parts[k].material, a->tag);
+            CHECK(t == a->tag || t == SN_TAG_RIDER, "%s: part %u tagged %u", bp->id, k, t);
+        }
+        free(v);
+    }
+    for (int m = SN_MODEL_SEDAN; m < SN_MODEL_COUNT; m++)
+        CHECK(m == SN_MODEL_WALKER || per_kind[m] > 0, "model %d draws at least one CARLA id", m);
+    CHECK(floor_frac[SN_MODEL_SUV] > floor_frac[SN_MODEL_SEDAN], "an SUV's body stands higher: %g of its height, a sedan's %g",
+          floor_frac[SN_MODEL_SUV], floor_frac[SN_MODEL_SEDAN]);
+
+    /* walkers */
+    const sn_mesh *wm = sn_model_mesh(SN_MODEL_WALKER);
+    float(*v)[3] = malloc(wm->n_v * sizeof *v);
+    uint8_t skins[64][3];
+    int n_skin = 0, n_walkers = 0;
+    double hmin = 1e9, hmax = 0, adult_min = 1e9, child_max = 0, wmin = 1e9, wmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sn_blueprint *bp = &bps[i];
+        if (bp->kind != SN_ACTOR_WALKER)
+            continue;
+        sn_actor *a = add_bp(&w, bp, sn_v3(0, 0, 0.9), 0);
+        CHECK(sn_model_of(&w, a) == SN_MODEL_WALKER, "%s: a walker", bp->id);
+        n_walkers++;
+        sn_model_state s;
+        sn_model_state_of(a, 1, &s);
+        CHECK(s.look == sn_model_look(bp->id) && s.look != 0, "%s: its look", bp->id);
+        sn_model_pose(SN_MODEL_WALKER, &s, v);
+        double top = -1e9, wide = 0;
+        for (uint32_t k = 0; k < wm->n_v; k++) {
+            top = fmax(top, v[k][2]);
+            CHECK(fabs(v[k][0]) <= s.ext.x * (1 + 1e-6) && fabs(v[k][1]) <= s.ext.y * (1 + 1e-6) &&
+                      fabs(v[k][2]) <= s.ext.z * (1 + 1e-6),
+                  "%s: vertex %u outside its box", bp->id, k);
+        }
+        /* the torso (part 0): its half width, of the box's */
+        for (uint32_t k = wm->parts[0].first_v; k < wm->parts[0].first_v + wm->parts[0].n_v; k++)
+            wide = fmax(wide, v[k][1] / s.ext.y);
+        double h = top + s.ext.z, frac = h / (2 * s.ext.z);
+        CHECK(frac >= 0.9 - 1e-9 && frac <= 1 + 1e-9, "%s: %g of its box's height", bp->id, frac);
+        hmin = fmin(hmin, frac), hmax = fmax(hmax, frac), wmin = fmin(wmin, wide), wmax = fmax(wmax, wide);
+        if (!strcmp(attr_of(bp, "age"), "child"))
+            child_max = fmax(child_max, h);
+        else
+            adult_min = fmin(adult_min, h);
+        uint8_t c[3];
+        sn_actor_material_rgb(a, SN_MAT_SKIN, c);
+        int seen = 0;
+        for (int k = 0; k < n_skin; k++)
+            seen |= !memcmp(skins[k], c, 3);
+        if (!seen && n_skin < 64)
+            memcpy(skins[n_skin++], c, 3);
+        uint8_t again[3];
+        sn_actor_material_rgb(a, SN_MAT_SKIN, again);
+        CHECK(!memcmp(c, again, 3), "%s: the same skin every time", bp->id);
+    }
+    CHECK(n_walkers == 51, "51 CARLA walkers (%d)", n_walkers);
+    CHECK(n_skin >= 6, "%d skin tones over the walkers", n_skin);
+    CHECK(hmax - hmin > 0.05 && wmax - wmin > 0.1, "heights %g..%g of the box, torso widths %g..%g", hmin, hmax, wmin, wmax);
+    CHECK(child_max < adult_min, "the tallest child %g m, the shortest adult %g m", child_max, adult_min);
+    free(v);
+    sn_world_free(&w);
+}
+
+/* The semantic and instance cameras see each kind: a row of one vehicle per model, seen from the
+** side, every one's pixels carry its id and its blueprint's tag (a rider's Rider); the police
+** car's light bar shows red and blue in RGB, a taxi's sign yellow, at the roof. */
+static void test_kinds_seen(void)
+{
+    static const char *const ids[] = {"vehicle.audi.a2", "vehicle.tesla.model3", "vehicle.nissan.patrol",
+                                      "vehicle.mercedes.sprinter", "vehicle.carlamotors.european_hgv",
+                                      "vehicle.mitsubishi.fusorosa", "vehicle.dodge.charger_police", "vehicle.ford.crown",
+                                      "vehicle.gazelle.omafiets", "vehicle.kawasaki.ninja"};
+    enum { NK = 10 };
+    size_t n = 0;
+    const sn_blueprint *bps = sn_carla_blueprints(&n);
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_actor *act[NK];
+    double x = 0;
+    for (int k = 0; k < NK; k++) {
+        const sn_blueprint *bp = NULL;
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(bps[i].id, ids[k]))
+                bp = &bps[i];
+        CHECK(bp != NULL, "%s in the library", ids[k]);
+        if (!bp)
+            return;
+        act[k] = add_bp(&w, bp, sn_v3(x, 0, 0), 0);
+        x += 2 * act[k]->ph->bbox.extent.x + 1.5;
+    }
+    sn_renderer *rd = sn_renderer_create(2);
+    enum { WD = 960, HT = 200 };
+    uint8_t *tag = malloc(WD * HT), *bgra = malloc(WD * HT * 4);
+    uint32_t *inst = malloc(WD * HT * sizeof *inst);
+    sn_lighting light;
+    sn_lighting_default(&light);
+    /* from far to the side (-y), looking along +y at the row's middle, a little above */
+    sn_camera cam = {sizeof cam, {{x / 2, -50, 14}, {-15, 90, 0}}, WD, HT, 70, 0.1, 200};
+    sn_image img = {sizeof img, NULL, bgra, tag, inst, 0};
+    CHECK(sn_render(rd, &w, 1, &light, &cam, &img, &err) == SN_OK, "render: %s", err.msg);
+    int right[NK] = {0}, wrong = 0, red = 0, blue = 0, yellow = 0;
+    for (size_t i = 0; i < (size_t)WD * HT; i++) {
+        for (int k = 0; k < NK; k++) {
+            if (inst[i] != act[k]->id)
+                continue;
+            if (tag[i] == act[k]->tag || tag[i] == SN_TAG_RIDER)
+                right[k]++;
+            else
+                wrong++;
+            const uint8_t *p = bgra + 4 * i; /* B, G, R */
+            if (k == 6 && p[2] > 120 && p[1] < 60 && p[0] < 60)
+                red++;
+            if (k == 6 && p[0] > 120 && p[2] < 60)
+                blue++;
+            if (k == 7 && p[2] > 150 && p[1] > 110 && p[0] < 70)
+                yellow++;
+        }
+    }
+    for (int k = 0; k < NK; k++)
+        CHECK(right[k] > 30, "%s: %d pixels with its id and tag", ids[k], right[k]);
+    CHECK(wrong == 0, "%d pixels of the row with another tag", wrong);
+    CHECK(red > 3 && blue > 3 && yellow > 3, "the light bar: %d red, %d blue pixels; the taxi sign %d yellow", red, blue, yellow);
+    free(tag), free(bgra), free(inst);
+    sn_renderer_destroy(rd);
+    sn_world_free(&w);
+}
+
 int main(void)
 {
+    test_carla_kinds();
+    test_kinds_seen();
     test_inside_boxes();
     test_wheels();
     test_walker_legs();
