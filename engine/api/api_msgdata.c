@@ -6,6 +6,7 @@
 #include "../core/error.h"
 #include "../data/layouts.h"
 #include "../data/msgread.h"
+#include "stream_reader.h"
 #include "../data/msgview.h"
 
 #include <math.h>
@@ -290,8 +291,6 @@ sn_radar_detection sn_data_radar_detection_at(const sn_data_points *p, size_t i)
 struct sn_stream_file {
     sn_stream_reader *r;
 };
-
-sn_status sn_stream_reader_next_bytes(sn_stream_reader *r, const void **data, size_t *size, sn_error *err);
 
 sn_stream_file *sn_stream_file_open(const char *path, sn_error *err)
 {

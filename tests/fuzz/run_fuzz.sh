@@ -22,7 +22,7 @@ case $TARGET in
   stream) # the stream reader behind dump and convert (engine/data)
     CORPUS=$SRC/tests/fuzz/corpus_stream
     FILES=("$SRC/tests/fuzz/fuzz_stream.c" "$E/data/dump.c" "$E/data/image.c" "$E/data/mpkey.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c" "$E/data/msgread.c"
-           "$E/data/layouts.c" "$E/data/msgview.c" "$E/api/api_msgdata.c" "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c")
+           "$E/data/layouts.c" "$E/data/msgview.c" "$E/api/api_msgdata.c" "$E/api/api_stream.c" "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c")
     LIBS=(-lmsgpackc -ldeflate -lm -lpthread) ;;
   map) # the OpenDRIVE map loader, its queries and signal binding (engine/map, traffic/bind.c, libxml2)
     CORPUS=$SRC/tests/fuzz/corpus_map
