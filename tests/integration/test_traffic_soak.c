@@ -231,6 +231,27 @@ static void debug_stuck(sn_engine *e, const soak *s)
         }
 }
 
+/* SENSIM_SOAK_DEBUG: at each window's end, the vehicles that travelled less than 50 m in it and
+** what holds them now (the same fields as debug_stuck). */
+static void debug_crawlers(sn_engine *e, const soak *s)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (s->win_dist[i] >= 50.0)
+            continue;
+        const sn_actor *a = sn_world_find(&e->world, s->ids[i]);
+        if (!a || !a->has_autopilot || !a->mv->ap->map)
+            continue;
+        const sn_mapdrive *md = a->mv->ap->map;
+        const sn_lights *ls = e->lights;
+        int light_state = md->light_seen && ls && md->light_seen <= ls->n ? (int)ls->l[md->light_seen - 1].state : -1;
+        const sn_actor *w = md->wait_for ? sn_world_find(&e->world, md->wait_for) : NULL;
+        fprintf(stderr, "  crawled %u: %.0f m, at (%.1f, %.1f), stands %.0f s, waits for %u%s%s, road %d lane %d%s, light %u state %d, sign %u, xw %.0f\n",
+                a->id, s->win_dist[i], a->st.pos.x, a->st.pos.y, md->stand, md->wait_for, md->wait_logical ? " (junction)" : "",
+                w && w->kind == SN_ACTOR_WALKER ? " (walker)" : "", md->path[0].road_id, md->path[0].lane_id,
+                md->path[0].is_junction ? " (junction)" : "", md->light_seen, light_state, md->sign_seen, (double)md->xw_wait);
+    }
+}
+
 /* The highway run's knobs: speeds 0..50 % below the limit by id (faster vehicles pass slower
 ** ones), keep-right on every fourth, and at 10 s a forced change to the left on the first
 ** vehicle that has a lane there (it must change within 5 s). */
@@ -353,6 +374,8 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
             double frac = s->n ? (double)moving / s->n : 1;
             fprintf(stderr, "  %s: window ending t = %.0f s: %d of %u vehicles travelled 50 m or more (%.1f %%)\n", label,
                     t, moving, s->n, 100 * frac);
+            if (getenv("SENSIM_SOAK_DEBUG"))
+                debug_crawlers(e, s);
             s->windows++;
             s->sum_frac += frac;
             if (frac < s->worst_frac)
