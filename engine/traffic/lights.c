@@ -115,6 +115,42 @@ void sn_lights_step(sn_engine *e)
     }
 }
 
+double sn_lights_red_left(const sn_lights *ls, uint32_t l)
+{
+    const sn_tlight *t = &ls->l[l];
+    if (t->state != SN_TL_RED)
+        return 0;
+    const sn_tl_group *g = &ls->g[t->group];
+    if (g->frozen || !g->n_ctl)
+        return INFINITY;
+    /* the rest of the running controller's cycle, then every controller up to ours */
+    int64_t ns = g->timer_ns;
+    for (uint32_t st = g->stage + 1; st < 3; st++)
+        ns += ls->ctl[g->first_ctl + g->cur].ns[st];
+    for (uint32_t c = (g->cur + 1) % g->n_ctl; c != t->ctl; c = (c + 1) % g->n_ctl)
+        for (int st = 0; st < 3; st++)
+            ns += ls->ctl[g->first_ctl + c].ns[st];
+    if (t->ctl == g->cur) /* its own red stage (the all-red): the whole round before it comes back */
+        for (uint32_t c = (g->cur + 1) % g->n_ctl; c != g->cur; c = (c + 1) % g->n_ctl)
+            for (int st = 0; st < 3; st++)
+                ns += ls->ctl[g->first_ctl + c].ns[st];
+    return (double)ns * 1e-9;
+}
+
+bool sn_lights_red_ending_near(const sn_lights *ls, sn_vec3 at, double radius, double need)
+{
+    for (uint32_t k = 0; ls && k < ls->n_stops; k++) {
+        const sn_tl_stop *st = &ls->stops[k];
+        double dx = st->stop_at.x - at.x, dy = st->stop_at.y - at.y;
+        if (dx * dx + dy * dy > radius * radius)
+            continue;
+        double left = sn_lights_red_left(ls, st->light);
+        if (left > 0 && left < need)
+            return true;
+    }
+    return false;
+}
+
 /* Grows a uint32_t-capacity array (sn_grow takes a size_t capacity). */
 static bool grow32(void **p, uint32_t *cap, size_t need, size_t size)
 {
@@ -421,8 +457,12 @@ static sn_status bind_light(const sn_map *m, sn_lights *ls, const sn_sigindex *i
         ls->lanes[ls->n_lanes++] = (sn_tl_lane){bo->lanes[i].road_id, bo->lanes[i].lane_id, bo->lanes[i].s, li};
     for (size_t i = 0; i < bo->n_b; i++) {
         const sn_bound *b = &bo->b[i];
+        sn_waypoint w;
+        sn_vec3 at = b->box_location;
+        if (sn_map_waypoint_xodr(m, b->road_id, b->lane_id, b->s, &w, NULL) == SN_OK)
+            at = w.transform.location;
         ls->stops[ls->n_stops++] = (sn_tl_stop){b->road_id, b->lane_id, b->s, li, b->via_road, b->via_lane,
-                                                b->box_location, b->box_extent, b->box_rotation};
+                                                b->box_location, b->box_extent, b->box_rotation, at};
     }
     return SN_OK;
 }
