@@ -123,17 +123,14 @@ double sn_lights_red_left(const sn_lights *ls, uint32_t l)
     const sn_tl_group *g = &ls->g[t->group];
     if (g->frozen || !g->n_ctl)
         return INFINITY;
-    /* the rest of the running controller's cycle, then every controller up to ours */
+    /* the rest of the running controller's cycle, then every controller up to ours (in its own red
+    ** stage, the all-red, every other controller's round) */
     int64_t ns = g->timer_ns;
     for (uint32_t st = g->stage + 1; st < 3; st++)
         ns += ls->ctl[g->first_ctl + g->cur].ns[st];
     for (uint32_t c = (g->cur + 1) % g->n_ctl; c != t->ctl; c = (c + 1) % g->n_ctl)
         for (int st = 0; st < 3; st++)
             ns += ls->ctl[g->first_ctl + c].ns[st];
-    if (t->ctl == g->cur) /* its own red stage (the all-red): the whole round before it comes back */
-        for (uint32_t c = (g->cur + 1) % g->n_ctl; c != g->cur; c = (c + 1) % g->n_ctl)
-            for (int st = 0; st < 3; st++)
-                ns += ls->ctl[g->first_ctl + c].ns[st];
     return (double)ns * 1e-9;
 }
 

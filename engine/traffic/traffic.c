@@ -185,44 +185,8 @@ static int u_turn(const sn_map *m, sn_mapdrive *md)
     return 1;
 }
 
-/* Whether the lane from branch w ends with no successor (a stub at the map's edge) within
-** DEAD_LOOK m, following it without forking; a fork before that is a way on. */
-#define DEAD_LOOK 60.0
-static bool dead_end_ahead(const sn_map *m, sn_waypoint w)
-{
-    sn_waypoint nx[4];
-    for (double d = 0; d < DEAD_LOOK; d += SN_MD_STEP) {
-        size_t k = 0;
-        sn_map_next(m, &w, SN_MD_STEP, nx, 4, &k, NULL);
-        if (k == 0)
-            return true;
-        if (k > 1)
-            return false;
-        w = nx[0];
-    }
-    return false;
-}
-
-/* A roaming vehicle's branch at a fork: drawn uniformly from its generator among the branches
-** that do not run into a dead end within DEAD_LOOK m, or among all when every one does (the
-** turn-round at a stub is one car at a time, and a short stub fills with the queue of its light;
-** CARLA's TM picks among a waypoint's successors, and its towns have no stubs). set_path and
-** set_route choose as they say (tm.c). */
-static size_t pick_branch(const sn_map *m, sn_mapdrive *md, const sn_waypoint *next, size_t k)
-{
-    if (k <= 1 || md->walker || (md->plan && md->plan->next < md->plan->n))
-        return sn_tm_pick(m, md, next, k);
-    size_t ok[16], n_ok = 0;
-    for (size_t i = 0; i < k && i < 16; i++)
-        if (!dead_end_ahead(m, next[i]))
-            ok[n_ok++] = i;
-    if (n_ok == 0 || n_ok == k)
-        return sn_tm_pick(m, md, next, k);
-    return ok[sn_rng_u64(&md->rng) % n_ok];
-}
-
 /* Extends the path to `horizon` metres of waypoints (or the array's end). Where the lane
-** branches (junctions), a branch is drawn from the autopilot's own generator (pick_branch). */
+** branches (junctions), a branch is drawn from the autopilot's own generator. */
 static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
 {
     sn_waypoint next[16];
@@ -248,7 +212,7 @@ static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
             md->ended = u < 0;
             break;
         }
-        size_t pick = pick_branch(m, md, next, k); /* set_path / set_route, else a seeded draw */
+        size_t pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
         md->path[md->n++] = sn_md_pack(&next[pick]);
         sn_tm_plan_reached(md, &next[pick]);
         ahead += SN_MD_STEP;
