@@ -130,6 +130,16 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
     if (need) {
         want = beside(c->m, w0, -1, &tw) && goes_on(c->m, &tw, LANE_END + 20) ? -1
                : beside(c->m, w0, 1, &tw) && goes_on(c->m, &tw, LANE_END + 20) ? 1 : 0;
+    }
+    bool route = false;
+    if (!want && !need && md->route_dir) {
+        /* the route's next junction leaves from the lane beside (route.c): move over where the
+        ** marks let it, whatever the spacing; the path waits at the lane's end meanwhile */
+        if (!beside(c->m, w0, md->route_dir, &tw))
+            return 0;
+        want = md->route_dir;
+        route = true;
+    } else if (need) {
     } else if (!spaced) {
         return 0;
     } else if (md->force_lane_change) {
@@ -138,6 +148,8 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
             md->force_lane_change = 0; /* no such lane here: CARLA drops the request too */
             return 0;
         }
+    } else if (md->route_at > 0) {
+        return 0; /* the path takes the route's next junction from this lane: no change of choice */
     } else if (draw(md, md->keep_right_pct) && beside(c->m, w0, 1, &tw)) {
         want = 1;
     } else if (draw(md, md->lc_left_pct) && beside(c->m, w0, -1, &tw)) {
@@ -155,7 +167,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         return 0;
     /* The path restarts on the target lane beside the vehicle; it steers towards the point `co`
     ** ahead on it (the pursuit looks that far while the change lasts): CARLA's change-over point. */
-    if (c->has_leader && c->lead_gap < co + 5 && !need && !md->force_lane_change)
+    if (c->has_leader && c->lead_gap < co + 5 && !need && !route && !md->force_lane_change)
         return 0;
     md->path[0] = sn_md_pack(&tw);
     md->n = 1;
@@ -164,7 +176,11 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
     md->force_lane_change = 0;
     md->lc_odo = md->odo;
     md->lc_done = true;
+    md->route_at = 0; /* the path is rebuilt: the route's steps are taken anew from the new lane */
+    md->route_dir = 0;
     sn_traffic_stats *st = c->stats;
+    if (st && route)
+        st->route_lane_changes++;
     if (st) {
         st->log[st->lane_changes % SN_LC_LOG] = (sn_lc_event){c->actor, tw.road_id, tw.lane_id, tw.s};
         st->lane_changes++;

@@ -4,6 +4,7 @@
 #include "junction.h"
 #include "lanechange.h"
 #include "lights.h"
+#include "route.h"
 #include "signs.h"
 #include "tm.h"
 #include "traffic_int.h"
@@ -111,6 +112,7 @@ static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
     md->n = 0;
     md->ended = false;
     md->far = false;
+    sn_route_reset(md);
     sn_waypoint w0;
     if (sn_map_waypoint(m, pos, true, lane_types(md), &w0, NULL) == SN_OK) {
         md->path[0] = sn_md_pack(&w0);
@@ -212,7 +214,17 @@ static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
             md->ended = u < 0;
             break;
         }
-        size_t pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
+        /* The short route's choice (route.c); while it needs another lane, the path stops at
+        ** this lane's end and the lane change (lanechange.c) moves the vehicle over. */
+        size_t pick = 0;
+        double room = 0;
+        for (uint32_t i = 1; i < md->n; i++)
+            room += dist2d(md->path[i - 1].transform.location, md->path[i].transform.location);
+        sn_route_fork_r r = md->walker ? SN_ROUTE_FREE : sn_route_fork(m, md, &last, next, k, room, &pick);
+        if (r == SN_ROUTE_HOLD)
+            break;
+        if (r == SN_ROUTE_FREE)
+            pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
         md->path[md->n++] = sn_md_pack(&next[pick]);
         sn_tm_plan_reached(md, &next[pick]);
         ahead += SN_MD_STEP;
@@ -509,6 +521,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         }
         along0 = 0;
     }
+    sn_route_passed(md);
+    sn_route_top_up(m, md);
     refill(m, md, 0);
     /* Distances along the path from the vehicle's centre, and the points themselves. */
     double along[SN_MD_PATH];
