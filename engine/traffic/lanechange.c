@@ -135,7 +135,11 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
     if (!want && !need && md->route_dir) {
         /* the route's next junction leaves from the lane beside (route.c): move over where the
         ** marks let it, whatever the spacing; the path waits at the lane's end meanwhile */
-        if (!beside(c->m, w0, md->route_dir, &tw))
+        double room = 0; /* path left to the lane's end (the path is held there) */
+        for (uint32_t i = 1; i < md->n; i++)
+            room += hypot(md->path[i].transform.location.x - md->path[i - 1].transform.location.x,
+                          md->path[i].transform.location.y - md->path[i - 1].transform.location.y);
+        if (room < co + 10 || !beside(c->m, w0, md->route_dir, &tw))
             return 0;
         want = md->route_dir;
         route = true;

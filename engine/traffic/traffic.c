@@ -567,7 +567,9 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         if (kappa > 1e-3)
             vt = fmin(vt, sqrt(A_LAT / kappa + 2 * A_COMFORT * fmax(along[i - 1] - front, 0)));
     }
-    if (md->ended)
+    /* The path ends: at a dead end, or held at its lane's end while the route waits for a lane
+    ** change (route.c): it stays able to stop there. */
+    if (md->ended || md->route_dir)
         vt = fmin(vt, approach(along[md->n - 1] - front - STOP_MARGIN, 0));
     /* The first stop line ahead on the path whose light is not green. */
     double light_hold = INFINITY; /* from our centre, the stop line a light holds us at */
