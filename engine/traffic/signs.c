@@ -299,7 +299,7 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
                     md->sign_limit = sg->limit;
                 continue;
             }
-            if (!sn_tl_stop_applies(ln[k].b.via_road, ln[k].b.via_lane, wp, md->n - i))
+            if (!md->route_dir && !sn_tl_stop_applies(ln[k].b.via_road, ln[k].b.via_lane, wp, md->n - i))
                 continue;
             double d_line = d_centre - front;
             if (d_line < -0.5)

@@ -588,7 +588,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         for (uint32_t k = 0; k < ns; k++) {
             double ds = (st[k].s - md->path[i].s) * dir;
             if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6 &&
-                sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i)) {
+                (md->route_dir || sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i))) {
+                /* a path held at its lane's end (route.c) does not show its branch yet: every line there holds it */
                 hit = &st[k];
                 d_line = along[i] + ds - front;
                 break;

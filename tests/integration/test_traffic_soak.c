@@ -67,6 +67,21 @@ typedef struct soak {
 } soak;
 
 static soak *cur;
+static sn_engine *cur_e;
+
+/* SENSIM_SOAK_DEBUG: one vehicle's autopilot state (its lane, its route, its last lane change). */
+static void dump_md(uint32_t id)
+{
+    const sn_actor *a = cur_e && getenv("SENSIM_SOAK_DEBUG") ? sn_world_find(&cur_e->world, id) : NULL;
+    const sn_mapdrive *md = a && a->has_autopilot && a->mv->ap ? a->mv->ap->map : NULL;
+    if (!md || !md->n)
+        return;
+    fprintf(stderr, "    %u at (%.1f, %.1f) v (%.1f, %.1f): road %d lane %d%s s %.1f, path to road %d lane %d, route %u at %u dir %d, "
+                    "odo %.0f, last change at odo %.0f (%s), stands %.1f\n",
+            id, a->st.pos.x, a->st.pos.y, a->st.vel.x, a->st.vel.y, md->path[0].road_id, md->path[0].lane_id,
+            md->path[0].is_junction ? " (junction)" : "", md->path[0].s, md->path[md->n - 1].road_id, md->path[md->n - 1].lane_id,
+            md->n_route, md->route_at, md->route_dir, md->odo, md->lc_odo, md->lc_done ? "made" : "none", md->stand);
+}
 
 static int vehicle_index(uint32_t id)
 {
@@ -86,9 +101,14 @@ static void on_collision(const sn_message *m, void *user)
         const msgpack_object *id = o ? tu_get(o, "id") : NULL;
         uint32_t other = id ? (uint32_t)tu_num(id) : 0;
         if (vehicle_index(other) >= 0) {
-            if (cur->veh_collisions++ < 6)
+            if (cur->veh_collisions++ < 6) {
                 fprintf(stderr, "  collision at frame %llu: %s with vehicle %u\n", (unsigned long long)m->frame, m->sensor,
                         other);
+                if (cur->veh_collisions == 1) {
+                    dump_md((uint32_t)atoi(m->sensor + 6));
+                    dump_md(other);
+                }
+            }
         } else if (cur->other_collisions++ < 3) {
             const msgpack_object *t = o ? tu_get(o, "type_id") : NULL;
             fprintf(stderr, "  collision at frame %llu: %s with actor %u (%.*s)\n", (unsigned long long)m->frame, m->sensor,
@@ -170,9 +190,11 @@ static void watch_lights(sn_engine *e, soak *s, const sn_actor_info *a, uint32_t
             sn_engine_traffic_light_get_state(e, s->stop_light[k], &st, NULL);
             if (st == SN_TL_RED && !governs(e, s->stop_light[k], s->stop_road[k], s->stop_lane[k], a->id, s->on[vi]))
                 s->red_ungoverned++;
-            else if (st == SN_TL_RED && s->red_crossings++ < 6)
-                fprintf(stderr, "  vehicle %u crossed the stop line of red light %u at t = %.2f\n", a->id,
-                        s->stop_light[k], sn_engine_clock(e)->timestamp);
+            else if (st == SN_TL_RED && s->red_crossings++ < 6) {
+                fprintf(stderr, "  vehicle %u crossed the stop line of red light %u at t = %.2f (line on road %d lane %d)\n", a->id,
+                        s->stop_light[k], sn_engine_clock(e)->timestamp, s->stop_road[k], s->stop_lane[k]);
+                dump_md(a->id);
+            }
         }
         *pd = in_lane ? along : 1e9;
     }
@@ -297,6 +319,7 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
     const char *base = strrchr(map, '/');
     snprintf(name, sizeof name, "soak_%s_%.40s.yaml", label, base ? base + 1 : map);
     sn_engine *e = load(tu_write(tmp, name, text));
+    cur_e = e;
     if (old)
         sn_traffic_set_legacy(e, true);
     sn_error err = {0};
