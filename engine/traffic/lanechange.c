@@ -171,7 +171,12 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         return 0;
     /* The path restarts on the target lane beside the vehicle; it steers towards the point `co`
     ** ahead on it (the pursuit looks that far while the change lasts): CARLA's change-over point. */
-    if (c->has_leader && c->lead_gap < co + 5 && !need && !md->force_lane_change)
+    if (c->has_leader && c->lead_gap < co + 5 && !need && !route && !md->force_lane_change)
+        return 0;
+    /* a route change may leave a queue, but its nose swings out over the first half of the
+    ** change-over: the leader must be beyond that and 2 m more (a car pulling out at 0.2 m
+    ** clipped its leader on Town10HD) */
+    if (route && c->has_leader && c->lead_gap < co / 2 + 2)
         return 0;
     md->path[0] = sn_md_pack(&tw);
     md->n = 1;

@@ -4,7 +4,7 @@
 ** a junction where the left lane (-2) only goes straight on and the right lane (-1) only turns
 ** right. argv: TMP PLUGINS.
 **
-** Ten vehicles start on alternate lanes with the autopilot. For each, its first planned step is
+** Ten vehicles start 18 m apart on alternate lanes with the autopilot. For each, its first planned step is
 ** read at 0.5 s (a step must exist: the fork is within 300 m); at the junction every vehicle takes
 ** the connecting lane it planned, entering it from the lane the step names, so those that started
 ** in the other lane changed lane before the junction: at least two of them, each change counted as
@@ -101,7 +101,7 @@ static void run(result *r)
     for (int i = 0; i < NV; i++) {
         sn_waypoint w;
         r->start_lane[i] = i % 2 ? -1 : -2;
-        if (sn_map_waypoint_xodr(m, 1, r->start_lane[i], 10.0 + 13.0 * i, &w, &err) != SN_OK) {
+        if (sn_map_waypoint_xodr(m, 1, r->start_lane[i], 10.0 + 18.0 * i, &w, &err) != SN_OK) {
             fprintf(stderr, "FAIL: waypoint: %s\n", err.msg);
             exit(1);
         }
