@@ -141,8 +141,11 @@ bool sn_lights_red_ending_near(const sn_lights *ls, sn_vec3 at, double radius, d
         double dx = st->stop_at.x - at.x, dy = st->stop_at.y - at.y;
         if (dx * dx + dy * dy > radius * radius)
             continue;
+        uint8_t state = ls->l[st->light].state;
+        if (state == SN_TL_GREEN || state == SN_TL_YELLOW)
+            return true; /* its cars go (or clear the junction) */
         double left = sn_lights_red_left(ls, st->light);
-        if (left > 0 && left < need)
+        if (state == SN_TL_RED && left < need)
             return true;
     }
     return false;

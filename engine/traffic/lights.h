@@ -100,7 +100,8 @@ bool sn_tl_stop_applies(int32_t via_road, int32_t via_lane, const struct sn_path
 ** frozen or has no cycle. */
 double sn_lights_red_left(const sn_lights *ls, uint32_t l);
 /* The crossing rule of walkers (docs/traffic.md, "Walkers"): whether a light whose stop line is
-** within `radius` m of `at` shows red with less than `need` s left (its cars are about to go). */
+** within `radius` m of `at` denies the walk: green or yellow (its cars go), or red with less than
+** `need` s left (its cars are about to go). Off and unknown lights deny nothing. */
 bool sn_lights_red_ending_near(const sn_lights *ls, sn_vec3 at, double radius, double need);
 /* One warning line to the engine's log (or stderr), as the engine gives its other warnings. */
 void sn_tl_warn(struct sn_engine *e, const char *line);

@@ -589,10 +589,12 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
             double ds = (st[k].s - md->path[i].s) * dir;
             if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6 &&
                 (md->route_dir || sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i))) {
-                /* a path held at its lane's end (route.c) does not show its branch yet: every line there holds it */
-                hit = &st[k];
-                d_line = along[i] + ds - front;
-                break;
+                /* a path held at its lane's end (route.c) does not show its branch yet: every line there
+                ** holds it. Of several lines here (lights that share a lane, Town10HD's road 13), the
+                ** one that shows red, else yellow, decides: the first alone ran a red beside a green. */
+                double dl = along[i] + ds - front;
+                if (!hit || (dl > -0.5 && (d_line < -0.5 || ls->l[st[k].light].state < ls->l[hit->light].state)))
+                    hit = &st[k], d_line = dl;
             }
         }
         if (!hit)

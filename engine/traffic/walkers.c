@@ -228,11 +228,12 @@ static bool crossing_busy(const sn_engine *e, const sn_nav_crossing *c)
     return false;
 }
 
-/* The pedestrian signal's rule: a walker does not step onto a crossing whose cars' red ends
-** before it can be across. A light whose stop line lies within XW_LIGHT_R of the crossing's
-** middle governs the cars that cross it; while it is red with less than the crossing's length
-** at the walker's speed + XW_LIGHT_SLACK s left, the walker waits at the kerb (a real signal's
-** flashing "don't walk"). CARLA's walkers have no such rule (their navigation ignores lights). */
+/* The pedestrian signal's rule: a walker steps onto a crossing only while the cars that cross it
+** have red, with time left for it to be across. A light whose stop line lies within XW_LIGHT_R of
+** the crossing's middle governs those cars; while it is green or yellow, or red with less than
+** the crossing's length at the walker's speed + XW_LIGHT_SLACK s left, the walker waits at the
+** kerb (a real signal's "don't walk"). CARLA's walkers have no such rule (their navigation
+** ignores lights). */
 #define XW_LIGHT_R 10.0
 #define XW_LIGHT_SLACK 1.5
 static bool red_ending(const sn_engine *e, const sn_nav_crossing *c, double speed)

@@ -7,8 +7,8 @@
 **    red outside [15k, 15k + 13) of every 30 s and turns green at 15k, so its red has
 **    (15k - t) mod 30 s left.
 ** 2. A walker sent across the east arm of junction (0, 0) (the crosswalk at x = 13, light of
-**    controller 0, red on [13, 30) s) when that red has 6 s left stays on its kerb until the
-**    light turns green at 30 s (no car is near, so it goes then); sent when the red has 16 s
+**    controller 0, red on [13, 30) and [43, 60) s) when that red has 6 s left stays on its kerb
+**    through the cars' green and yellow until their next red at 43 s; sent when the red has 16 s
 **    left it is on the carriageway within 6 s. */
 #include "../check.h"
 #include "../testutil.h"
@@ -71,7 +71,7 @@ static void test_red_left(void)
 }
 
 /* Sends a walker from the north kerb of the crosswalk at x = 13 to the south side at time t0;
-** the first time after t0 it stands on the carriageway (|y| < 3), or INFINITY within 25 s. */
+** the first time after t0 it stands on the carriageway (|y| < 3), or INFINITY within 30 s. */
 static double cross_at(double t0)
 {
     sn_engine *e = load();
@@ -85,7 +85,7 @@ static double cross_at(double t0)
         exit(1);
     }
     double on = INFINITY;
-    for (double t = t0; t < t0 + 25 && !isfinite(on); t += 0.05) {
+    for (double t = t0; t < t0 + 30 && !isfinite(on); t += 0.05) {
         step_to(e, t + 0.05);
         sn_actor_info a = {.struct_size = sizeof a};
         sn_engine_actor_get(e, w, &a);
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     double late = cross_at(24.0), early = cross_at(14.0);
     fprintf(stderr, "walker sent at 24 s (red 6 s left) steps on the road at %.2f s; sent at 14 s (16 s left): %.2f s\n",
             late, early);
-    CHECK(late >= 30.0 && late < 40.0, "sent as the red ends, it waits for the green: on the road at %.2f s (want 30..40)",
+    CHECK(late >= 43.0 && late < 50.0, "sent as the red ends, it waits for the next red: on the road at %.2f s (want 43..50)",
           late);
     CHECK(early < 20.0, "sent with 16 s of red left, it crosses at once: on the road at %.2f s", early);
     return CHECK_DONE();
