@@ -98,6 +98,27 @@ static bool goes_on(const sn_map *m, const sn_waypoint *tw, double d)
     return true;
 }
 
+/* Whether another vehicle began a change into the same lane near tw within the last MERGE_T s:
+** it is not in that lane yet, so the gap check does not see it (two cars from either side of a
+** lane took the same gap on Town04 and touched). */
+#define MERGE_T 3.0
+#define MERGE_S 30.0
+static bool merging_near(const sn_lcctx *c, const sn_waypoint *tw)
+{
+    const sn_traffic_stats *st = c->stats;
+    if (!st)
+        return false;
+    uint64_t n = st->lane_changes < SN_LC_LOG ? st->lane_changes : SN_LC_LOG;
+    for (uint64_t k = 0; k < n; k++) {
+        const sn_lc_event *ev = &st->log[(st->lane_changes - 1 - k) % SN_LC_LOG];
+        if ((double)(c->frame - ev->frame) * c->dt > MERGE_T)
+            break; /* newest first: the rest are older */
+        if (ev->actor != c->actor && ev->road_id == tw->road_id && ev->lane_id == tw->lane_id && fabs(ev->s - tw->s) < MERGE_S)
+            return true;
+    }
+    return false;
+}
+
 static bool draw(sn_mapdrive *md, double pct) { return pct > 0 && sn_rng_uniform(&md->rng) * 100 < pct; }
 
 int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
@@ -167,7 +188,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
             if (beside(c->m, w0, side, &tw) && ahead_gap(c, &tw) > c->lead_gap + 10)
                 want = side;
     }
-    if (!want || !gap_safe(c, md, &tw))
+    if (!want || !gap_safe(c, md, &tw) || merging_near(c, &tw))
         return 0;
     /* The path restarts on the target lane beside the vehicle; it steers towards the point `co`
     ** ahead on it (the pursuit looks that far while the change lasts): CARLA's change-over point. */
@@ -191,7 +212,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
     if (st && route)
         st->route_lane_changes++;
     if (st) {
-        st->log[st->lane_changes % SN_LC_LOG] = (sn_lc_event){c->actor, tw.road_id, tw.lane_id, tw.s};
+        st->log[st->lane_changes % SN_LC_LOG] = (sn_lc_event){c->actor, tw.road_id, tw.lane_id, tw.s, c->frame};
         st->lane_changes++;
     }
     return want;

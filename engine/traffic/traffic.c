@@ -750,7 +750,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         gapq q = {e, a};
         const double desired =
             md->desired >= 0 ? md->desired : sn_signs_limit(md, limit_at(m, &md->path[0])) * (1 - md->speed_diff / 100);
-        sn_lcctx lc = {.m = m, .actor = a->id, .frame = e->clock.frame, .v = v, .desired = desired, .half_len = front,
+        sn_lcctx lc = {.m = m, .actor = a->id, .frame = e->clock.frame, .dt = dt, .v = v, .desired = desired, .half_len = front,
                        .half_width = a->ph->bbox.extent.y + 0.2, .has_leader = has_lead && who->kind == SN_ACTOR_VEHICLE,
                        .lead_gap = gap, .lead_v = v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
         if (sn_lc_update(&lc, md)) {

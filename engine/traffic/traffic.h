@@ -149,6 +149,7 @@ typedef struct sn_lc_event {
     uint32_t actor;
     int32_t road_id, lane_id;
     double s;
+    uint64_t frame;              /* when it began */
 } sn_lc_event;
 typedef struct sn_traffic_stats {
     uint64_t lane_changes;       /* lane changes begun by map autopilots */

@@ -5,7 +5,7 @@
 **
 ** 1. Flow: in every 60 s window after the first 30 s, at least 95 % of the vehicles travel 50 m
 **    or more (path length of their centres, sampled every second) is the issue's target; the
-**    town asserts 85 % and the roundabout 85 %, what holds today (see check_soak's calls).
+**    roundabout asserts it, the town 85 %, what holds today (see check_soak's calls).
 ** 2. No collision between two autopilot vehicles (a collision sensor on each).
 ** 3. No red-light crossing: a vehicle's front bumper never crosses a stop line (the lights' stop
 **    waypoints, CARLA's get_stop_waypoints) while that light is red and governs the vehicle's
@@ -466,10 +466,11 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "town")) {
         soak_run("town", path, nv, nw, secs, old, &s, &st);
         /* The issue's 95 % held (worst 95 %, mean 97.8 %) until the walkers' navigation graph
-        ** merged; with it the worst window was 92 % (mean 96.7 %), and since vehicles yield to
-        ** walkers on crossings (no vehicle-walker contact left) 89-91 % (mean 94 %): queues at
-        ** 47 s reds, and a car that waits for a walker crossing in front of it as its light turns
-        ** green misses that green. Asserted: 85 %, no gridlock (docs/traffic.md). */
+        ** merged; since vehicles yield to walkers on crossings 89-91 % (mean 94 %) with 47 s reds.
+        ** With CARLA's controllers (opposite approaches green together, 17 s reds) the worst window
+        ** is 87-95 % depending on the draws (mean 94.7-98.4 %): an approach whose queue outgrows
+        ** one green, its head a left turn waiting for the oncoming stream. Asserted: 85 %, no
+        ** gridlock (docs/traffic.md). */
         check_soak("town", &s, &st, nv, false, 0.85);
     }
     if (!only || !strcmp(only, "highway")) {
@@ -491,12 +492,11 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "roundabout")) {
         snprintf(path, sizeof path, "%s/roundabout.xodr", maps);
         soak_run("roundabout", path, nv, nw, secs, old, &s, &st);
-        /* The roundabout takes 32 vehicles (its spawn points); its single-lane ring and dead-end
-        ** arms (each vehicle turns round at an arm's end, one at a time) queue at the arms' ends:
-        ** the worst window of 10 minutes has 87.5 % of them travel 50 m (mean 95.1 %;
-        ** docs/traffic.md; 69 % before the entries' bounded wait, when one arm's entry starved
-        ** under a busy ring). Below the issue's 95 %, so this asserts what holds (85 %). */
-        check_soak("roundabout", &s, &st, 1, false, 0.85);
+        /* The roundabout takes 32 vehicles (its spawn points). Its queues were at the entries'
+        ** yield lines (87.5 % in the worst window, mean 95.1 %): a ring car leaving at that arm
+        ** kept the entry waiting. Since only traffic whose connector crosses or merges with ours
+        ** keeps a junction busy, every window has all 32 travel 50 m: the issue's 95 % holds. */
+        check_soak("roundabout", &s, &st, 1, false, 0.95);
     }
     return CHECK_DONE();
 }
