@@ -4,8 +4,8 @@
 ** own collision sensors (ground truth the autopilot does not report itself):
 **
 ** 1. Flow: in every 60 s window after the first 30 s, at least 95 % of the vehicles travel 50 m
-**    or more (path length of their centres, sampled every second) is the issue's target; the
-**    roundabout asserts it, the town 85 %, what holds today (see check_soak's calls).
+**    or more (path length of their centres, sampled every second): the issue's target, asserted
+**    on both maps (see check_soak's calls).
 ** 2. No collision between two autopilot vehicles (a collision sensor on each).
 ** 3. No red-light crossing: a vehicle's front bumper never crosses a stop line (the lights' stop
 **    waypoints, CARLA's get_stop_waypoints) while that light is red and governs the vehicle's
@@ -468,10 +468,12 @@ int main(int argc, char **argv)
         /* The issue's 95 % held (worst 95 %, mean 97.8 %) until the walkers' navigation graph
         ** merged; since vehicles yield to walkers on crossings 89-91 % (mean 94 %) with 47 s reds.
         ** With CARLA's controllers (opposite approaches green together, 17 s reds) the worst window
-        ** is 87-95 % depending on the draws (mean 94.7-98.4 %): an approach whose queue outgrows
-        ** one green, its head a left turn waiting for the oncoming stream. Asserted: 85 %, no
-        ** gridlock (docs/traffic.md). */
-        check_soak("town", &s, &st, nv, false, 0.85);
+        ** is 97 % (mean 99.0 %) with this code; variants of it during the week's work gave 87-95 %
+        ** (the draws change with any change of the rules): an approach whose queue outgrows one
+        ** green, its head a left turn waiting for the oncoming stream. The run is deterministic, so
+        ** this asserts the issue's 95 %; a change of the rules that breaks it shows such a queue
+        ** (SENSIM_SOAK_DEBUG=T lists each window's crawlers and what holds them). */
+        check_soak("town", &s, &st, nv, false, 0.95);
     }
     if (!only || !strcmp(only, "highway")) {
         /* Lane changes: the highway (three lanes each way, an on-ramp that merges), 40 vehicles at
