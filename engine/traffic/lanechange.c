@@ -98,6 +98,27 @@ static bool goes_on(const sn_map *m, const sn_waypoint *tw, double d)
     return true;
 }
 
+/* Whether another vehicle began a change into the same lane near tw within the last MERGE_T s:
+** it is not in that lane yet, so the gap check does not see it (two cars from either side of a
+** lane took the same gap on Town04 and touched). */
+#define MERGE_T 3.0
+#define MERGE_S 30.0
+static bool merging_near(const sn_lcctx *c, const sn_waypoint *tw)
+{
+    const sn_traffic_stats *st = c->stats;
+    if (!st)
+        return false;
+    uint64_t n = st->lane_changes < SN_LC_LOG ? st->lane_changes : SN_LC_LOG;
+    for (uint64_t k = 0; k < n; k++) {
+        const sn_lc_event *ev = &st->log[(st->lane_changes - 1 - k) % SN_LC_LOG];
+        if ((double)(c->frame - ev->frame) * c->dt > MERGE_T)
+            break; /* newest first: the rest are older */
+        if (ev->actor != c->actor && ev->road_id == tw->road_id && ev->lane_id == tw->lane_id && fabs(ev->s - tw->s) < MERGE_S)
+            return true;
+    }
+    return false;
+}
+
 static bool draw(sn_mapdrive *md, double pct) { return pct > 0 && sn_rng_uniform(&md->rng) * 100 < pct; }
 
 int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
@@ -130,6 +151,20 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
     if (need) {
         want = beside(c->m, w0, -1, &tw) && goes_on(c->m, &tw, LANE_END + 20) ? -1
                : beside(c->m, w0, 1, &tw) && goes_on(c->m, &tw, LANE_END + 20) ? 1 : 0;
+    }
+    bool route = false;
+    if (!want && !need && md->route_dir) {
+        /* the route's next junction leaves from the lane beside (route.c): move over where the
+        ** marks let it, whatever the spacing; the path waits at the lane's end meanwhile */
+        double room = 0; /* path left to the lane's end (the path is held there) */
+        for (uint32_t i = 1; i < md->n; i++)
+            room += hypot(md->path[i].transform.location.x - md->path[i - 1].transform.location.x,
+                          md->path[i].transform.location.y - md->path[i - 1].transform.location.y);
+        if (room < co + 10 || !beside(c->m, w0, md->route_dir, &tw))
+            return 0;
+        want = md->route_dir;
+        route = true;
+    } else if (need) {
     } else if (!spaced) {
         return 0;
     } else if (md->force_lane_change) {
@@ -138,6 +173,8 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
             md->force_lane_change = 0; /* no such lane here: CARLA drops the request too */
             return 0;
         }
+    } else if (md->route_at > 0) {
+        return 0; /* the path takes the route's next junction from this lane: no change of choice */
     } else if (draw(md, md->keep_right_pct) && beside(c->m, w0, 1, &tw)) {
         want = 1;
     } else if (draw(md, md->lc_left_pct) && beside(c->m, w0, -1, &tw)) {
@@ -151,11 +188,16 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
             if (beside(c->m, w0, side, &tw) && ahead_gap(c, &tw) > c->lead_gap + 10)
                 want = side;
     }
-    if (!want || !gap_safe(c, md, &tw))
+    if (!want || !gap_safe(c, md, &tw) || merging_near(c, &tw))
         return 0;
     /* The path restarts on the target lane beside the vehicle; it steers towards the point `co`
     ** ahead on it (the pursuit looks that far while the change lasts): CARLA's change-over point. */
-    if (c->has_leader && c->lead_gap < co + 5 && !need && !md->force_lane_change)
+    if (c->has_leader && c->lead_gap < co + 5 && !need && !route && !md->force_lane_change)
+        return 0;
+    /* a route change may leave a queue, but its nose swings out over the first half of the
+    ** change-over: the leader must be beyond that and 2 m more (a car pulling out at 0.2 m
+    ** clipped its leader on Town10HD) */
+    if (route && c->has_leader && c->lead_gap < co / 2 + 2)
         return 0;
     md->path[0] = sn_md_pack(&tw);
     md->n = 1;
@@ -164,9 +206,13 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
     md->force_lane_change = 0;
     md->lc_odo = md->odo;
     md->lc_done = true;
+    md->route_at = 0; /* the path is rebuilt: the route's steps are taken anew from the new lane */
+    md->route_dir = 0;
     sn_traffic_stats *st = c->stats;
+    if (st && route)
+        st->route_lane_changes++;
     if (st) {
-        st->log[st->lane_changes % SN_LC_LOG] = (sn_lc_event){c->actor, tw.road_id, tw.lane_id, tw.s};
+        st->log[st->lane_changes % SN_LC_LOG] = (sn_lc_event){c->actor, tw.road_id, tw.lane_id, tw.s, c->frame};
         st->lane_changes++;
     }
     return want;

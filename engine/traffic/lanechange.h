@@ -16,6 +16,7 @@ typedef struct sn_lcctx {
     const sn_map *m;
     uint32_t actor;
     uint64_t frame;           /* the clock's: passing is weighed every tenth frame (its cost) */
+    double dt;                /* s a frame */
     double v, desired;        /* m/s: its speed, the speed it wants */
     double half_len, half_width;
     bool has_leader;          /* a vehicle ahead in its lane */

@@ -116,6 +116,42 @@ void sn_lights_step(sn_engine *e)
     }
 }
 
+double sn_lights_red_left(const sn_lights *ls, uint32_t l)
+{
+    const sn_tlight *t = &ls->l[l];
+    if (t->state != SN_TL_RED)
+        return 0;
+    const sn_tl_group *g = &ls->g[t->group];
+    if (g->frozen || !g->n_ctl)
+        return INFINITY;
+    /* the rest of the running controller's cycle, then every controller up to ours (in its own red
+    ** stage, the all-red, every other controller's round) */
+    int64_t ns = g->timer_ns;
+    for (uint32_t st = g->stage + 1; st < 3; st++)
+        ns += ls->ctl[g->first_ctl + g->cur].ns[st];
+    for (uint32_t c = (g->cur + 1) % g->n_ctl; c != t->ctl; c = (c + 1) % g->n_ctl)
+        for (int st = 0; st < 3; st++)
+            ns += ls->ctl[g->first_ctl + c].ns[st];
+    return (double)ns * 1e-9;
+}
+
+bool sn_lights_red_ending_near(const sn_lights *ls, sn_vec3 at, double radius, double need)
+{
+    for (uint32_t k = 0; ls && k < ls->n_stops; k++) {
+        const sn_tl_stop *st = &ls->stops[k];
+        double dx = st->stop_at.x - at.x, dy = st->stop_at.y - at.y;
+        if (dx * dx + dy * dy > radius * radius)
+            continue;
+        uint8_t state = ls->l[st->light].state;
+        if (state == SN_TL_GREEN || state == SN_TL_YELLOW)
+            return true; /* its cars go (or clear the junction) */
+        double left = sn_lights_red_left(ls, st->light);
+        if (state == SN_TL_RED && left < need)
+            return true;
+    }
+    return false;
+}
+
 /* Grows a uint32_t-capacity array (sn_grow takes a size_t capacity). */
 static bool grow32(void **p, uint32_t *cap, size_t need, size_t size)
 {
@@ -222,25 +258,41 @@ static int32_t junction_ahead(const sn_odr_road *r, char orientation)
     return -1;
 }
 
-/* The junction whose controllers list a signal, and the signal's place in that listing
-** (controllers in the junction's order, signals in each controller's), if any. */
+/* CARLA's ids are strings: its Signal::GetControllers() is a std::set<std::string>, so a
+** signal that several controllers list belongs to the least of their ids as text. */
+static bool id_text_less(int32_t a, int32_t b)
+{
+    char x[16], y[16];
+    snprintf(x, sizeof x, "%d", (int)a);
+    snprintf(y, sizeof y, "%d", (int)b);
+    return strcmp(x, y) < 0;
+}
+
+/* The controller of a signal as CARLA's ATrafficLightManager::RegisterLightComponent takes it
+** (the first of the controllers listing it, "Only one controller per signal"), the junction
+** that lists that controller (its first) and the controller's place in that junction's list.
+** Lights of one controller share its state; a group runs its controllers one at a time. */
 static bool listed_in(const sn_odr *o, int32_t signal_id, int32_t *junction_id, uint32_t *rank)
 {
-    for (uint32_t j = 0; j < o->n_junctions; j++) {
-        uint32_t r = 0;
-        for (uint32_t k = 0; k < o->junctions[j].n_controllers; k++)
-            for (uint32_t c = 0; c < o->n_controllers; c++) {
-                const sn_odr_controller *ct = &o->controllers[c];
-                if (ct->id != o->junctions[j].controllers[k])
-                    continue;
-                for (uint32_t i = 0; i < ct->n_signals; i++, r++)
-                    if (ct->signals[i] == signal_id) {
-                        *junction_id = o->junctions[j].id;
-                        *rank = r;
-                        return true;
-                    }
+    bool found = false;
+    int32_t ctl = 0;
+    for (uint32_t c = 0; c < o->n_controllers; c++) {
+        const sn_odr_controller *ct = &o->controllers[c];
+        for (uint32_t i = 0; i < ct->n_signals; i++)
+            if (ct->signals[i] == signal_id && (!found || id_text_less(ct->id, ctl))) {
+                found = true, ctl = ct->id;
+                break;
             }
     }
+    if (!found)
+        return false;
+    for (uint32_t j = 0; j < o->n_junctions; j++)
+        for (uint32_t k = 0; k < o->junctions[j].n_controllers; k++)
+            if (o->junctions[j].controllers[k] == ctl) {
+                *junction_id = o->junctions[j].id;
+                *rank = k;
+                return true;
+            }
     return false;
 }
 
@@ -343,10 +395,11 @@ static int pending_cmp(const void *x, const void *y)
     return a->light < b->light ? -1 : a->light > b->light;
 }
 
-/* Groups: one per junction (in junction id order) whose lights take turns, one at a time, in
-** the order the junction's controllers list them (CARLA's towns give each light a controller of
-** its own; a map that lists several signals in one controller still gets one green at a time,
-** so crossing streams never share a green). A light outside every junction is a group alone. */
+/* Groups: one per junction (in junction id order) whose controllers take turns, one at a time,
+** in the order the junction lists them; the lights of one controller share its state (CARLA's
+** UTrafficLightController: its towns list one signal per controller, maps/town.xodr two
+** opposite approaches). A light no controller lists is a controller of its own, after the
+** listed ones; a light outside every junction is a group alone. */
 static sn_status make_groups(sn_engine *e, pending *pd, size_t n_pd, sn_error *err)
 {
     sn_lights *ls = e->lights;
@@ -356,23 +409,24 @@ static sn_status make_groups(sn_engine *e, pending *pd, size_t n_pd, sn_error *e
         size_t j = i + 1;
         while (pd[i].junction >= 0 && j < n_pd && pd[j].junction == pd[i].junction)
             j++;
-        uint32_t gi;
+        uint32_t gi, c = 0;
         const sn_actor *first = sn_world_find(&e->world, ls->l[pd[i].light].actor);
         sn_status st = own_group(ls, first, pd[i].junction, &gi, err); /* its first controller */
         if (st)
             return st;
         for (size_t k = i; k < j; k++) {
-            if (k > i) {
+            if (k > i && (pd[k].rank == UINT32_MAX || pd[k].rank != pd[k - 1].rank)) {
                 const sn_actor *a = sn_world_find(&e->world, ls->l[pd[k].light].actor);
                 if (!grow32((void **)&ls->ctl, &ls->cap_ctl, ls->n_ctl + 1, sizeof *ls->ctl))
                     return sn_fail(err, SN_E_NOMEM, "out of memory");
                 ls->ctl[ls->n_ctl++] = (sn_tl_ctl){{to_ns(attr_f(a, "green_time", 10)),
                                                     to_ns(attr_f(a, "yellow_time", 3)), to_ns(attr_f(a, "red_time", 2))}};
+                c++;
             }
             ls->l[pd[k].light].group = gi;
-            ls->l[pd[k].light].ctl = (uint32_t)(k - i);
+            ls->l[pd[k].light].ctl = c;
         }
-        ls->g[gi].n_ctl = (uint32_t)(j - i);
+        ls->g[gi].n_ctl = c + 1;
         i = j;
     }
     return SN_OK;
@@ -409,8 +463,12 @@ static sn_status bind_light(const sn_map *m, sn_lights *ls, const sn_sigindex *i
         ls->lanes[ls->n_lanes++] = (sn_tl_lane){bo->lanes[i].road_id, bo->lanes[i].lane_id, bo->lanes[i].s, li};
     for (size_t i = 0; i < bo->n_b; i++) {
         const sn_bound *b = &bo->b[i];
+        sn_waypoint w;
+        sn_vec3 at = b->box_location;
+        if (sn_map_waypoint_xodr(m, b->road_id, b->lane_id, b->s, &w, NULL) == SN_OK)
+            at = w.transform.location;
         ls->stops[ls->n_stops++] = (sn_tl_stop){b->road_id, b->lane_id, b->s, li, b->via_road, b->via_lane,
-                                                b->box_location, b->box_extent, b->box_rotation};
+                                                b->box_location, b->box_extent, b->box_rotation, at};
     }
     return SN_OK;
 }

@@ -25,6 +25,7 @@ typedef struct sn_tl_stop {
     /* CARLA's trigger box of this lane (world frame, half extents; rotation along the lane). */
     sn_vec3 box_location, box_extent;
     sn_rotation box_rotation;
+    sn_vec3 stop_at;          /* the stop line's place on the lane's centre (world frame) */
 } sn_tl_stop;
 
 /* A lane a light names (CARLA's get_affected_lane_waypoints), in light order. */
@@ -94,6 +95,14 @@ const sn_tl_stop *sn_lights_stops_of(const sn_lights *ls, int32_t road_id, int32
 ** one connecting lane applies only when the path takes that lane within its next 40 m. */
 struct sn_pathwp;
 bool sn_tl_stop_applies(int32_t via_road, int32_t via_lane, const struct sn_pathwp *path, uint32_t n);
+/* Seconds until light l (index into ls->l) turns green from red: the rest of its group's stage
+** and the stages of the controllers before it; 0 when it is not red; INFINITY when its group is
+** frozen or has no cycle. */
+double sn_lights_red_left(const sn_lights *ls, uint32_t l);
+/* The crossing rule of walkers (docs/traffic.md, "Walkers"): whether a light whose stop line is
+** within `radius` m of `at` denies the walk: green or yellow (its cars go), or red with less than
+** `need` s left (its cars are about to go). Off and unknown lights deny nothing. */
+bool sn_lights_red_ending_near(const sn_lights *ls, sn_vec3 at, double radius, double need);
 /* One warning line to the engine's log (or stderr), as the engine gives its other warnings. */
 void sn_tl_warn(struct sn_engine *e, const char *line);
 

@@ -10,6 +10,8 @@
 #include "signs.h"
 #include "lights.h"
 #include "traffic.h"
+#include "junction.h"
+#include "traffic_int.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -190,10 +192,43 @@ static int32_t incoming_of(const sn_odr_junction *j, int32_t conn)
     return -1;
 }
 
+/* The connector (junction.h) a vehicle's map autopilot takes through junction `jid` next, or -1
+** (no autopilot on a map, or its path does not reach that junction). */
+static int32_t conn_ahead(const sn_engine *e, const sn_actor *a, int32_t jid)
+{
+    const sn_junctions *jx = e->traffic ? e->traffic->jx : NULL;
+    const sn_mapdrive *md = a->has_autopilot && a->mv && a->mv->ap ? a->mv->ap->map : NULL;
+    if (!jx || !md || md->walker)
+        return -1;
+    for (uint32_t q = 0; q < md->n; q++)
+        if (md->path[q].is_junction) {
+            int32_t ri = sn_odr_road_index(e->map->odr, md->path[q].road_id);
+            int32_t ji = ri >= 0 ? e->map->odr->roads[ri].junction_index : -1;
+            if (ji < 0 || e->map->odr->junctions[ji].id != jid)
+                return -1;
+            return sn_jx_conn(jx, md->path[q].road_id, md->path[q].lane_id);
+        }
+    return -1;
+}
+
+/* Whether connectors x and y (of one junction) conflict: cross or merge (junction.h). */
+static bool conns_conflict(const sn_engine *e, int32_t x, int32_t y)
+{
+    const sn_junctions *jx = e->traffic->jx;
+    const sn_jconn *c = &jx->conn[x];
+    for (uint32_t k = 0; k < c->n; k++)
+        if (jx->conf[c->first + k].other == (uint32_t)y)
+            return true;
+    return false;
+}
+
 /* Whether another vehicle is in junction `jid` on a connecting road from another road than
 ** ours, or approaches it on a lane of another road (moving, within APPROACH_S at its speed or
-** APPROACH_MIN metres of its entry). */
-static bool junction_busy(const sn_engine *e, const sn_actor *self, int32_t jid, int32_t our_in)
+** APPROACH_MIN metres of its entry). When both passages are known (our connector `our_conn`, the
+** other's from its place in the junction or its autopilot's path), a vehicle whose connector
+** does not cross or merge with ours is not in the way (a roundabout's ring car leaving at this
+** arm): CARLA's yield and stop boxes cover the conflicting connecting roads only. */
+static bool junction_busy(const sn_engine *e, const sn_actor *self, int32_t jid, int32_t our_in, int32_t our_conn)
 {
     const sn_map *m = e->map;
     int32_t ji = sn_odr_junction_index(m->odr, jid);
@@ -212,7 +247,10 @@ static bool junction_busy(const sn_engine *e, const sn_actor *self, int32_t jid,
             continue;
         double speed = hypot(a->st.vel.x, a->st.vel.y);
         if (w.junction_id == jid) {
-            if (incoming_of(j, w.road_id) != our_in)
+            if (incoming_of(j, w.road_id) == our_in)
+                continue;
+            int32_t oc = our_conn >= 0 ? sn_jx_conn(e->traffic->jx, w.road_id, w.lane_id) : -1;
+            if (oc < 0 || conns_conflict(e, our_conn, oc))
                 return true;
             continue;
         }
@@ -227,8 +265,11 @@ static bool junction_busy(const sn_engine *e, const sn_actor *self, int32_t jid,
         if (ln->elem != SN_ODR_ELEM_JUNCTION || ln->id != jid)
             continue;
         double to_entry = dir > 0 ? r->length - w.s : w.s;
-        if (to_entry < fmax(APPROACH_MIN, APPROACH_S * speed))
-            return true;
+        if (to_entry < fmax(APPROACH_MIN, APPROACH_S * speed)) {
+            int32_t oc = our_conn >= 0 ? conn_ahead(e, a, jid) : -1;
+            if (oc < 0 || conns_conflict(e, our_conn, oc))
+                return true;
+        }
     }
     return false;
 }
@@ -264,7 +305,7 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
                     md->sign_limit = sg->limit;
                 continue;
             }
-            if (!sn_tl_stop_applies(ln[k].b.via_road, ln[k].b.via_lane, wp, md->n - i))
+            if (!md->route_dir && !sn_tl_stop_applies(ln[k].b.via_road, ln[k].b.via_lane, wp, md->n - i))
                 continue;
             double d_line = d_centre - front;
             if (d_line < -0.5)
@@ -282,9 +323,11 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
             if (sg->kind == SN_BIND_YIELD && room > LOOK_SIGN)
                 return fmin(vt, sqrt(YIELD_SPEED * YIELD_SPEED + 2 * A_SIGN * room));
             /* The junction the line leads into, and the road we enter it from. */
-            int32_t jid = -1, our_in = ln[k].b.road_id;
+            int32_t jid = -1, our_in = ln[k].b.road_id, our_conn = -1;
             for (uint32_t q = i; q < md->n; q++)
                 if (md->path[q].is_junction) {
+                    if (e->traffic && e->traffic->jx)
+                        our_conn = sn_jx_conn(e->traffic->jx, md->path[q].road_id, md->path[q].lane_id);
                     int32_t ri = sn_odr_road_index(m->odr, md->path[q].road_id);
                     int32_t ji = ri >= 0 ? m->odr->roads[ri].junction_index : -1;
                     jid = ji >= 0 ? m->odr->junctions[ji].id : -1;
@@ -299,7 +342,7 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
                 if (v < 0.1 && room < 1.0)
                     md->sign_wait += dt;
                 if (md->sign_wait >= STOP_HOLD &&
-                    (jid < 0 || md->sign_wait >= STOP_HOLD + SIGN_STARVE || !junction_busy(e, self, jid, our_in))) {
+                    (jid < 0 || md->sign_wait >= STOP_HOLD + SIGN_STARVE || !junction_busy(e, self, jid, our_in, our_conn))) {
                     md->sign_go = true;
                     return vt;
                 }
@@ -315,7 +358,7 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
                 md->sign_go = true;
                 return vt;
             }
-            if (jid >= 0 && junction_busy(e, self, jid, our_in))
+            if (jid >= 0 && junction_busy(e, self, jid, our_in, our_conn))
                 return fmin(vt, approach0(room));
             if (room < 2.0)
                 md->sign_go = true;

@@ -4,6 +4,7 @@
 #include "junction.h"
 #include "lanechange.h"
 #include "lights.h"
+#include "route.h"
 #include "signs.h"
 #include "tm.h"
 #include "traffic_int.h"
@@ -113,6 +114,7 @@ static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
     md->n = 0;
     md->ended = false;
     md->far = false;
+    sn_route_reset(md);
     sn_waypoint w0;
     if (sn_map_waypoint(m, pos, true, lane_types(md), &w0, NULL) == SN_OK) {
         md->path[0] = sn_md_pack(&w0);
@@ -214,7 +216,17 @@ static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
             md->ended = u < 0;
             break;
         }
-        size_t pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
+        /* The short route's choice (route.c); while it needs another lane, the path stops at
+        ** this lane's end and the lane change (lanechange.c) moves the vehicle over. */
+        size_t pick = 0;
+        double room = 0;
+        for (uint32_t i = 1; i < md->n; i++)
+            room += dist2d(md->path[i - 1].transform.location, md->path[i].transform.location);
+        sn_route_fork_r r = md->walker ? SN_ROUTE_FREE : sn_route_fork(m, md, &last, next, k, room, &pick);
+        if (r == SN_ROUTE_HOLD)
+            break;
+        if (r == SN_ROUTE_FREE)
+            pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
         md->path[md->n++] = sn_md_pack(&next[pick]);
         sn_tm_plan_reached(md, &next[pick]);
         ahead += SN_MD_STEP;
@@ -504,6 +516,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         }
         along0 = 0;
     }
+    sn_route_passed(md);
+    sn_route_top_up(m, md);
     refill(m, md, 0);
     /* Distances along the path from the vehicle's centre, and the points themselves. */
     double along[SN_MD_PATH];
@@ -548,7 +562,9 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         if (kappa > 1e-3)
             vt = fmin(vt, sqrt(A_LAT / kappa + 2 * A_COMFORT * fmax(along[i - 1] - front, 0)));
     }
-    if (md->ended)
+    /* The path ends: at a dead end, or held at its lane's end while the route waits for a lane
+    ** change (route.c): it stays able to stop there. */
+    if (md->ended || md->route_dir)
         vt = fmin(vt, approach(along[md->n - 1] - front - STOP_MARGIN, 0));
     /* The first stop line ahead on the path whose light is not green. */
     double light_hold = INFINITY; /* from our centre, the stop line a light holds us at */
@@ -567,10 +583,13 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         for (uint32_t k = 0; k < ns; k++) {
             double ds = (st[k].s - md->path[i].s) * dir;
             if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6 &&
-                sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i)) {
-                hit = &st[k];
-                d_line = along[i] + ds - front;
-                break;
+                (md->route_dir || sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i))) {
+                /* a path held at its lane's end (route.c) does not show its branch yet: every line there
+                ** holds it. Of several lines here (lights that share a lane, Town10HD's road 13), the
+                ** one that shows red, else yellow, decides: the first alone ran a red beside a green. */
+                double dl = along[i] + ds - front;
+                if (!hit || (dl > -0.5 && (d_line < -0.5 || ls->l[st[k].light].state < ls->l[hit->light].state)))
+                    hit = &st[k], d_line = dl;
             }
         }
         if (!hit)
@@ -726,7 +745,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         gapq q = {e, a};
         const double desired =
             md->desired >= 0 ? md->desired : sn_signs_limit(md, limit_at(m, &md->path[0])) * (1 - md->speed_diff / 100);
-        sn_lcctx lc = {.m = m, .actor = a->id, .frame = e->clock.frame, .v = v, .desired = desired, .half_len = front,
+        sn_lcctx lc = {.m = m, .actor = a->id, .frame = e->clock.frame, .dt = dt, .v = v, .desired = desired, .half_len = front,
                        .half_width = a->ph->bbox.extent.y + 0.2, .has_leader = has_lead && who->kind == SN_ACTOR_VEHICLE,
                        .lead_gap = gap, .lead_v = v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
         if (sn_lc_update(&lc, md)) {

@@ -76,6 +76,14 @@ static inline sn_waypoint sn_md_expand(const sn_pathwp *p, bool walker)
 #define SN_TM_IGNORE_LIGHTS 0.0
 #define SN_TM_DEFAULT_LIMIT (30.0 / 3.6) /* m/s where a lane gives no speed (CARLA's town default) */
 
+/* One step of an autopilot's short route (route.h): the connecting lane it takes through its
+** next junction, and the lane of the road it must enter that junction from. */
+#define SN_ROUTE_N 3
+typedef struct sn_route_step {
+    int32_t conn_road, conn_lane;
+    int32_t from_road, from_lane;
+} sn_route_step;
+
 typedef struct sn_mapdrive {
     sn_rng rng;
     bool walker;
@@ -118,6 +126,17 @@ typedef struct sn_mapdrive {
     double odo, lc_odo, lc_co; /* lc_co: the change-over distance of the last change (m) */
     bool lc_done;        /* at least one made (the spacing rule applies) */
     float xw_wait;       /* s standing held by walkers on a crossing (bounded: XW_PATIENCE, traffic.c) */
+    /* Its short route (route.c): the next SN_ROUTE_N junction choices, drawn ahead; route_at: how
+    ** many of them the path already takes; route_dir: the lane change the next one needs (-1
+    ** left, +1 right, 0 none); route_tail: where the last step leaves its junction (planning
+    ** goes on from there); route_missed: steps given up (the lane could not be reached). */
+    sn_route_step route[SN_ROUTE_N];
+    uint8_t n_route, route_at;
+    int8_t route_dir;
+    bool has_tail;
+    sn_pathwp route_tail;
+    double route_retry;  /* odometer (m) before which a route that found no junction is not planned again */
+    uint32_t route_missed;
     uint32_t n;
     sn_pathwp path[SN_MD_PATH];
 } sn_mapdrive;
@@ -130,11 +149,13 @@ typedef struct sn_lc_event {
     uint32_t actor;
     int32_t road_id, lane_id;
     double s;
+    uint64_t frame;              /* when it began */
 } sn_lc_event;
 typedef struct sn_traffic_stats {
     uint64_t lane_changes;       /* lane changes begun by map autopilots */
     uint64_t deadlocks_resolved; /* junction deadlocks detected and broken (docs/traffic.md) */
     uint64_t junction_waits;     /* times a vehicle held at a junction's entry for a conflict */
+    uint64_t route_lane_changes; /* of lane_changes, those made to reach the lane the route's next junction needs */
     sn_lc_event log[SN_LC_LOG];
 } sn_traffic_stats;
 /* The counters, or NULL before the first autopilot ran. */

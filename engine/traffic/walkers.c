@@ -8,6 +8,7 @@
 ** velocity obstacles against the walkers near it, kept inside the sidewalk's corridor. All of
 ** it reads the last frame's state (the bodies' grid) and runs in actor id order. */
 #include "walkers.h"
+#include "lights.h"
 #include "traffic_int.h"
 
 #include "../core/util.h"
@@ -222,6 +223,23 @@ static bool crossing_busy(const sn_engine *e, const sn_nav_crossing *c)
     return false;
 }
 
+/* The pedestrian signal's rule: a walker steps onto a crossing only while the cars that cross it
+** have red, with time left for it to be across. A light whose stop line lies within XW_LIGHT_R of
+** the crossing's middle governs those cars; while it is green or yellow, or red with less than
+** the crossing's length at the walker's speed + XW_LIGHT_SLACK s left, the walker waits at the
+** kerb (a real signal's "don't walk"). CARLA's walkers have no such rule (their navigation
+** ignores lights). */
+#define XW_LIGHT_R 10.0
+#define XW_LIGHT_SLACK 1.5
+static bool red_ending(const sn_engine *e, const sn_nav_crossing *c, double speed)
+{
+    if (!e->lights || !e->lights->n_stops)
+        return false;
+    sn_vec3 mid = sn_v3_scale(sn_v3_add(c->end[0], c->end[1]), 0.5);
+    double need = d2(c->end[0], c->end[1]) / fmax(speed, 0.5) + XW_LIGHT_SLACK;
+    return sn_lights_red_ending_near(e->lights, mid, XW_LIGHT_R, need);
+}
+
 /* Time until discs R apart meet, for relative position d (them - us) and closing velocity u
 ** (ours - theirs); 0 when they overlap and close, INFINITY when they never meet. */
 static double time_to_collision(sn_vec3 d, sn_vec3 u, double R)
@@ -398,7 +416,7 @@ void sn_walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         if (ed && ed->kind != SN_NAV_SIDEWALK) {
             if (dc > KERB_REACH)
                 break;
-            if (crossing_busy(e, &nav->cross[ed->cross])) {
+            if (crossing_busy(e, &nav->cross[ed->cross]) || red_ending(e, &nav->cross[ed->cross], g->max_speed)) {
                 g->waiting = true;
                 break;
             }

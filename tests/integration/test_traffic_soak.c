@@ -4,8 +4,8 @@
 ** own collision sensors (ground truth the autopilot does not report itself):
 **
 ** 1. Flow: in every 60 s window after the first 30 s, at least 95 % of the vehicles travel 50 m
-**    or more (path length of their centres, sampled every second) is the issue's target; the
-**    town asserts 85 % and the roundabout 85 %, what holds today (see check_soak's calls).
+**    or more (path length of their centres, sampled every second): the issue's target, asserted
+**    on both maps (see check_soak's calls).
 ** 2. No collision between two autopilot vehicles (a collision sensor on each).
 ** 3. No red-light crossing: a vehicle's front bumper never crosses a stop line (the lights' stop
 **    waypoints, CARLA's get_stop_waypoints) while that light is red and governs the vehicle's
@@ -67,6 +67,21 @@ typedef struct soak {
 } soak;
 
 static soak *cur;
+static sn_engine *cur_e;
+
+/* SENSIM_SOAK_DEBUG: one vehicle's autopilot state (its lane, its route, its last lane change). */
+static void dump_md(uint32_t id)
+{
+    const sn_actor *a = cur_e && getenv("SENSIM_SOAK_DEBUG") ? sn_world_find(&cur_e->world, id) : NULL;
+    const sn_mapdrive *md = a && a->has_autopilot && a->mv->ap ? a->mv->ap->map : NULL;
+    if (!md || !md->n)
+        return;
+    fprintf(stderr, "    %u at (%.1f, %.1f) v (%.1f, %.1f): road %d lane %d%s s %.1f, path to road %d lane %d, route %u at %u dir %d, "
+                    "odo %.0f, last change at odo %.0f (%s), stands %.1f\n",
+            id, a->st.pos.x, a->st.pos.y, a->st.vel.x, a->st.vel.y, md->path[0].road_id, md->path[0].lane_id,
+            md->path[0].is_junction ? " (junction)" : "", md->path[0].s, md->path[md->n - 1].road_id, md->path[md->n - 1].lane_id,
+            md->n_route, md->route_at, md->route_dir, md->odo, md->lc_odo, md->lc_done ? "made" : "none", md->stand);
+}
 
 static int vehicle_index(uint32_t id)
 {
@@ -86,9 +101,14 @@ static void on_collision(const sn_message *m, void *user)
         const msgpack_object *id = o ? tu_get(o, "id") : NULL;
         uint32_t other = id ? (uint32_t)tu_num(id) : 0;
         if (vehicle_index(other) >= 0) {
-            if (cur->veh_collisions++ < 6)
+            if (cur->veh_collisions++ < 6) {
                 fprintf(stderr, "  collision at frame %llu: %s with vehicle %u\n", (unsigned long long)m->frame, m->sensor,
                         other);
+                if (cur->veh_collisions == 1) {
+                    dump_md((uint32_t)atoi(m->sensor + 6));
+                    dump_md(other);
+                }
+            }
         } else if (cur->other_collisions++ < 3) {
             const msgpack_object *t = o ? tu_get(o, "type_id") : NULL;
             fprintf(stderr, "  collision at frame %llu: %s with actor %u (%.*s)\n", (unsigned long long)m->frame, m->sensor,
@@ -170,9 +190,11 @@ static void watch_lights(sn_engine *e, soak *s, const sn_actor_info *a, uint32_t
             sn_engine_traffic_light_get_state(e, s->stop_light[k], &st, NULL);
             if (st == SN_TL_RED && !governs(e, s->stop_light[k], s->stop_road[k], s->stop_lane[k], a->id, s->on[vi]))
                 s->red_ungoverned++;
-            else if (st == SN_TL_RED && s->red_crossings++ < 6)
-                fprintf(stderr, "  vehicle %u crossed the stop line of red light %u at t = %.2f\n", a->id,
-                        s->stop_light[k], sn_engine_clock(e)->timestamp);
+            else if (st == SN_TL_RED && s->red_crossings++ < 6) {
+                fprintf(stderr, "  vehicle %u crossed the stop line of red light %u at t = %.2f (line on road %d lane %d)\n", a->id,
+                        s->stop_light[k], sn_engine_clock(e)->timestamp, s->stop_road[k], s->stop_lane[k]);
+                dump_md(a->id);
+            }
         }
         *pd = in_lane ? along : 1e9;
     }
@@ -231,6 +253,27 @@ static void debug_stuck(sn_engine *e, const soak *s)
         }
 }
 
+/* SENSIM_SOAK_DEBUG: at each window's end, the vehicles that travelled less than 50 m in it and
+** what holds them now (the same fields as debug_stuck). */
+static void debug_crawlers(sn_engine *e, const soak *s)
+{
+    for (uint32_t i = 0; i < s->n; i++) {
+        if (s->win_dist[i] >= 50.0)
+            continue;
+        const sn_actor *a = sn_world_find(&e->world, s->ids[i]);
+        if (!a || !a->has_autopilot || !a->mv->ap->map)
+            continue;
+        const sn_mapdrive *md = a->mv->ap->map;
+        const sn_lights *ls = e->lights;
+        int light_state = md->light_seen && ls && md->light_seen <= ls->n ? (int)ls->l[md->light_seen - 1].state : -1;
+        const sn_actor *w = md->wait_for ? sn_world_find(&e->world, md->wait_for) : NULL;
+        fprintf(stderr, "  crawled %u: %.0f m, at (%.1f, %.1f), stands %.0f s, waits for %u%s%s, road %d lane %d%s, light %u state %d, sign %u, xw %.0f\n",
+                a->id, s->win_dist[i], a->st.pos.x, a->st.pos.y, md->stand, md->wait_for, md->wait_logical ? " (junction)" : "",
+                w && w->kind == SN_ACTOR_WALKER ? " (walker)" : "", md->path[0].road_id, md->path[0].lane_id,
+                md->path[0].is_junction ? " (junction)" : "", md->light_seen, light_state, md->sign_seen, (double)md->xw_wait);
+    }
+}
+
 /* The highway run's knobs: speeds 0..50 % below the limit by id (faster vehicles pass slower
 ** ones), keep-right on every fourth, and at 10 s a forced change to the left on the first
 ** vehicle that has a lane there (it must change within 5 s). */
@@ -276,6 +319,7 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
     const char *base = strrchr(map, '/');
     snprintf(name, sizeof name, "soak_%s_%.40s.yaml", label, base ? base + 1 : map);
     sn_engine *e = load(tu_write(tmp, name, text));
+    cur_e = e;
     if (old)
         sn_traffic_set_legacy(e, true);
     sn_error err = {0};
@@ -353,6 +397,8 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
             double frac = s->n ? (double)moving / s->n : 1;
             fprintf(stderr, "  %s: window ending t = %.0f s: %d of %u vehicles travelled 50 m or more (%.1f %%)\n", label,
                     t, moving, s->n, 100 * frac);
+            if (getenv("SENSIM_SOAK_DEBUG"))
+                debug_crawlers(e, s);
             s->windows++;
             s->sum_frac += frac;
             if (frac < s->worst_frac)
@@ -420,11 +466,14 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "town")) {
         soak_run("town", path, nv, nw, secs, old, &s, &st);
         /* The issue's 95 % held (worst 95 %, mean 97.8 %) until the walkers' navigation graph
-        ** merged; with it the worst window was 92 % (mean 96.7 %), and since vehicles yield to
-        ** walkers on crossings (no vehicle-walker contact left) 89-91 % (mean 94 %): queues at
-        ** 47 s reds, and a car that waits for a walker crossing in front of it as its light turns
-        ** green misses that green. Asserted: 85 %, no gridlock (docs/traffic.md). */
-        check_soak("town", &s, &st, nv, false, 0.85);
+        ** merged; since vehicles yield to walkers on crossings 89-91 % (mean 94 %) with 47 s reds.
+        ** With CARLA's controllers (opposite approaches green together, 17 s reds) the worst window
+        ** is 97 % (mean 99.0 %) with this code; variants of it during the week's work gave 87-95 %
+        ** (the draws change with any change of the rules): an approach whose queue outgrows one
+        ** green, its head a left turn waiting for the oncoming stream. The run is deterministic, so
+        ** this asserts the issue's 95 %; a change of the rules that breaks it shows such a queue
+        ** (SENSIM_SOAK_DEBUG=T lists each window's crawlers and what holds them). */
+        check_soak("town", &s, &st, nv, false, 0.95);
     }
     if (!only || !strcmp(only, "highway")) {
         /* Lane changes: the highway (three lanes each way, an on-ramp that merges), 40 vehicles at
@@ -445,12 +494,11 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "roundabout")) {
         snprintf(path, sizeof path, "%s/roundabout.xodr", maps);
         soak_run("roundabout", path, nv, nw, secs, old, &s, &st);
-        /* The roundabout takes 32 vehicles (its spawn points); its single-lane ring and dead-end
-        ** arms (each vehicle turns round at an arm's end, one at a time) queue at the arms' ends:
-        ** the worst window of 10 minutes has 87.5 % of them travel 50 m (mean 95.1 %;
-        ** docs/traffic.md; 69 % before the entries' bounded wait, when one arm's entry starved
-        ** under a busy ring). Below the issue's 95 %, so this asserts what holds (85 %). */
-        check_soak("roundabout", &s, &st, 1, false, 0.85);
+        /* The roundabout takes 32 vehicles (its spawn points). Its queues were at the entries'
+        ** yield lines (87.5 % in the worst window, mean 95.1 %): a ring car leaving at that arm
+        ** kept the entry waiting. Since only traffic whose connector crosses or merges with ours
+        ** keeps a junction busy, every window has all 32 travel 50 m: the issue's 95 % holds. */
+        check_soak("roundabout", &s, &st, 1, false, 0.95);
     }
     return CHECK_DONE();
 }

@@ -503,9 +503,11 @@ def town_junction(m, jid, name, arms):
     """A signalised four-way junction. arms: dicts psi (heading from the centre out along the
     arm), road, end ('start' or 'end': which end of the road touches the junction)."""
     j = Junction(jid, name)
-    ctrl = Controller(m.next_id("controller", 2000), "Controller_" + name, [])
+    # Two controllers, as CARLA's UTrafficLightController: opposite approaches (arms k and k + 2)
+    # share one and turn green together; the group runs the two in turn.
+    ctrls = [Controller(m.next_id("controller", 2000), "Controller_%s_%d" % (name, k), []) for k in range(2)]
     cid = 0
-    for a in arms:
+    for ai, a in enumerate(arms):
         for b in arms:
             if b is a:
                 continue  # no U-turns
@@ -525,11 +527,12 @@ def town_junction(m, jid, name, arms):
                                  hOffset=0.0, dynamic="yes", orientation="+" if at_end else "-",
                                  country="OpenDRIVE", type="1000001", subtype="-1", height=4.0, width=0.5,
                                  validity=(-1, -1) if at_end else (1, 1)))
-        ctrl.signals.append(sid)
+        ctrls[ai % 2].signals.append(sid)
         crosswalk(m, road, road.length - 3.0 if at_end else 3.0)
-    j.controllers.append(ctrl.id)
+    for ctrl in ctrls:
+        j.controllers.append(ctrl.id)
+        m.controllers.append(ctrl)
     m.junctions.append(j)
-    m.controllers.append(ctrl)
 
 
 def build_town():

@@ -1,0 +1,186 @@
+/* route.c — the autopilot's next junction choices, drawn ahead along the map's lanes. */
+#include "route.h"
+
+#include "tm.h"
+
+#include "../map/lanemap.h"
+
+#include <math.h>
+#include <string.h>
+
+#define WALK_MAX 300.0 /* m walked along lanes to find the next junction */
+#define HOLD_MIN 30.0  /* m of path kept ahead while waiting to change lane: the change-over (<= 20 m) + 10 */
+#define RETRY 50.0     /* m driven before a route that found no junction is looked for again */
+
+void sn_route_reset(sn_mapdrive *md)
+{
+    md->n_route = md->route_at = 0;
+    md->route_dir = 0;
+    md->has_tail = false;
+}
+
+static bool junction_wp(const sn_waypoint *next, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (next[i].is_junction)
+            return true;
+    return false;
+}
+
+/* The lane beside w on side dir (-1 left, +1 right) running the same way (driving), or false. */
+static bool same_way(const sn_map *m, const sn_waypoint *w, int dir, sn_waypoint *out)
+{
+    sn_status st = dir < 0 ? sn_map_left_lane(m, w, out, NULL) : sn_map_right_lane(m, w, out, NULL);
+    if (st != SN_OK || out->lane_type != SN_LANE_DRIVING || out->is_junction)
+        return false;
+    double d = fmod(fabs(out->transform.rotation.yaw - w->transform.rotation.yaw), 360.0);
+    return d < 30 || d > 330;
+}
+
+/* Which side of w the lane (road, lane) lies on among the lanes running its way: -1 left,
+** +1 right, 0 not beside it (or w's own). */
+static int side_of(const sn_map *m, const sn_waypoint *w, int32_t road, int32_t lane)
+{
+    if (w->road_id != road)
+        return 0;
+    for (int dir = -1; dir <= 1; dir += 2) {
+        sn_waypoint a = *w, b;
+        for (int i = 0; i < 6 && same_way(m, &a, dir, &b); i++, a = b)
+            if (b.lane_id == lane)
+                return dir;
+    }
+    return 0;
+}
+
+/* From w, walks its lane (and through junctions along the connecting lane it is on) to the next
+** fork into a junction; *at: the last waypoint before it, next[0..*k) its branches. */
+static bool walk_to_fork(const sn_map *m, sn_waypoint w, sn_waypoint *at, sn_waypoint *next, size_t cap, size_t *k)
+{
+    for (double d = 0; d < WALK_MAX; d += SN_MD_STEP) {
+        *k = 0;
+        sn_map_next(m, &w, SN_MD_STEP, next, cap, k, NULL);
+        if (*k > cap)
+            *k = cap;
+        if (*k == 0)
+            return false; /* a dead end: no further choice */
+        if (!w.is_junction && junction_wp(next, *k)) {
+            *at = w;
+            return true;
+        }
+        w = next[0];
+    }
+    return false;
+}
+
+/* Appends steps until the route holds SN_ROUTE_N or no junction lies ahead. At each fork the
+** branches of every lane running the same way beside the arriving one count (a turn that only the
+** left lane makes is a choice too); one is drawn uniformly from the vehicle's generator. */
+static void plan(const sn_map *m, sn_mapdrive *md, const sn_waypoint *from)
+{
+    sn_waypoint w = md->has_tail ? sn_md_expand(&md->route_tail, false) : *from;
+    while (md->n_route < SN_ROUTE_N) {
+        sn_waypoint at, next[16];
+        size_t k = 0;
+        if (!walk_to_fork(m, w, &at, next, 16, &k)) {
+            md->route_retry = md->odo + RETRY;
+            return;
+        }
+        sn_route_step cand[32];
+        sn_waypoint cw[32];
+        size_t nc = 0;
+        /* the arriving lane's branches, then its neighbours' (left, then right) */
+        sn_waypoint lanes[13];
+        size_t nl = 0;
+        lanes[nl++] = at;
+        for (int dir = -1; dir <= 1; dir += 2) {
+            sn_waypoint a = at, b;
+            for (int i = 0; i < 6 && same_way(m, &a, dir, &b); i++, a = b)
+                lanes[nl++] = b;
+        }
+        for (size_t l = 0; l < nl; l++) {
+            size_t kk = 0;
+            sn_waypoint nx[16];
+            if (l == 0)
+                memcpy(nx, next, k * sizeof *nx), kk = k;
+            else
+                sn_map_next(m, &lanes[l], SN_MD_STEP, nx, 16, &kk, NULL);
+            for (size_t i = 0; i < kk && i < 16 && nc < 32; i++) {
+                if (!nx[i].is_junction)
+                    continue;
+                bool dup = false;
+                for (size_t q = 0; q < nc; q++)
+                    dup |= cand[q].conn_road == nx[i].road_id && cand[q].conn_lane == nx[i].lane_id;
+                if (dup)
+                    continue;
+                cand[nc] = (sn_route_step){nx[i].road_id, nx[i].lane_id, lanes[l].road_id, lanes[l].lane_id};
+                cw[nc++] = nx[i];
+            }
+        }
+        if (!nc)
+            return;
+        size_t pick = (size_t)(sn_rng_u64(&md->rng) % nc);
+        md->route[md->n_route++] = cand[pick];
+        md->route_tail = sn_md_pack(&cw[pick]);
+        md->has_tail = true;
+        w = cw[pick];
+    }
+}
+
+sn_route_fork_r sn_route_fork(const sn_map *m, sn_mapdrive *md, const sn_waypoint *last, const sn_waypoint *next,
+                              size_t k, double room, size_t *pick)
+{
+    if (md->walker || (md->plan && md->plan->next < md->plan->n) || !junction_wp(next, k))
+        return SN_ROUTE_FREE;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (md->route_at >= md->n_route && md->odo >= md->route_retry)
+            plan(m, md, last);
+        if (md->route_at >= md->n_route)
+            return SN_ROUTE_FREE;
+        const sn_route_step *s = &md->route[md->route_at];
+        if (s->from_road != last->road_id) {
+            /* the path and the route parted (a turn-round, a push off the lane): plan afresh here */
+            sn_route_reset(md);
+            continue;
+        }
+        for (size_t i = 0; i < k; i++)
+            if (next[i].road_id == s->conn_road && next[i].lane_id == s->conn_lane) {
+                *pick = i;
+                md->route_at++;
+                md->route_dir = 0;
+                return SN_ROUTE_TAKE;
+            }
+        int side = side_of(m, last, s->from_road, s->from_lane);
+        if (side && room >= HOLD_MIN) {
+            md->route_dir = (int8_t)side;
+            return SN_ROUTE_HOLD;
+        }
+        /* too late to change lane (or the lane is not beside ours): the step is given up */
+        md->route_missed++;
+        sn_route_reset(md);
+        return SN_ROUTE_FREE;
+    }
+    return SN_ROUTE_FREE;
+}
+
+void sn_route_top_up(const sn_map *m, sn_mapdrive *md)
+{
+    if (md->walker || (md->plan && md->plan->next < md->plan->n) || md->n_route >= SN_ROUTE_N || md->odo < md->route_retry ||
+        !md->n)
+        return;
+    const sn_waypoint w0 = sn_md_expand(&md->path[0], false);
+    plan(m, md, &w0);
+}
+
+void sn_route_passed(sn_mapdrive *md)
+{
+    if (!md->n)
+        return;
+    for (uint32_t q = 0; q < md->route_at && q < md->n_route; q++)
+        if (md->path[0].road_id == md->route[q].conn_road && md->path[0].lane_id == md->route[q].conn_lane) {
+            uint32_t drop = q + 1;
+            memmove(md->route, md->route + drop, (md->n_route - drop) * sizeof *md->route);
+            md->n_route = (uint8_t)(md->n_route - drop);
+            md->route_at = (uint8_t)(md->route_at - drop);
+            return;
+        }
+}
