@@ -24,6 +24,7 @@ void sn_sbp_free(sn_sbp *b)
     free(b->items);
     free(b->big);
     free(b->hits);
+    sn_sclear_free(&b->clear);
     memset(b, 0, sizeof *b);
 }
 
@@ -86,12 +87,21 @@ static bool grow_u32(uint32_t **p, size_t n)
     return true;
 }
 
+/* The map's surfaces (roads.c's stand-ins marked ground): the only statics a wheel whose map
+** triangle is cached skips (vehicle.c). */
+static bool is_surface(dGeomID g)
+{
+    const sn_actor *a = dGeomGetData(g);
+    return a && a->ground;
+}
+
 bool sn_sbp_sync(sn_world *w)
 {
     sn_sbp *b = &w->sbp;
     if (b->built && b->gen == w->static_gen)
         return true;
     b->built = false;
+    b->clear.on = false;
     int count = dSpaceGetNumGeoms(w->static_space);
     size_t n = count > 0 ? (size_t)count : 0;
     if (n >= UINT32_MAX)
@@ -169,6 +179,14 @@ bool sn_sbp_sync(sn_world *w)
     }
     b->gen = w->static_gen;
     b->built = true;
+    /* Out of memory leaves it off: every wheel is then traced, as before it existed. */
+    sn_sclear_build(&b->clear, n ? &b->g[0].geom : NULL, n, sizeof *b->g, is_surface);
+    for (size_t i = 0; i < w->n_bodies; i++) { /* the wheels' memos name cells of the old grid */
+        sn_actor *a = w->bodies[i];
+        if (a->kind == SN_ACTOR_VEHICLE && a->mv && a->mv->wheel_tri)
+            for (int k = 0; k < 4; k++)
+                a->mv->wheel_tri[k].clear.w = 0;
+    }
     return true;
 }
 

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sclear.h"
+
 struct sn_world;
 
 #define SN_SBP_BIG_CELLS 64
@@ -45,6 +47,7 @@ typedef struct sn_sbp {
     double cell, inv_cell;   /* edge of a cell (m) and its inverse */
     uint64_t gen;            /* w->static_gen it was built at */
     bool built;
+    sn_sclear clear;         /* where only the map's surfaces stand (sclear.h), built with the grid */
     /* Benchmarks only (SENSIM_BENCH_ODE_STATICS set when the world is made): every query
     ** goes through ODE's scan, the path this replaced, to measure against it. */
     bool ode_only;
