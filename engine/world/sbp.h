@@ -38,7 +38,11 @@ typedef struct sn_sbp {
     size_t n, cap;
     uint64_t *keys;          /* cell keys, open addressing */
     uint32_t *start, *count; /* each cell's run in items; count 0 = empty slot */
-    size_t cap_cells;
+    size_t cap_cells, n_cells; /* allocated; in use */
+    /* The grid indexed directly (slot (ix - dx0) * dny + iy - dy0, no keys) when the statics'
+    ** cells span no more than a few times the hashed table: no probing on a town's map. */
+    bool dense;
+    int64_t dx0, dy0, dnx, dny;
     uint32_t *items;         /* indices into g, ascending within a cell */
     size_t n_items, cap_items;
     uint32_t *big;           /* indices into g of the statics no cell holds, ascending */

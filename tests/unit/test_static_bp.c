@@ -228,6 +228,12 @@ static void test_queries(void)
     for (int i = 0; i < 40; i++) /* removed */
         sn_world_remove(&w, w.actors[6 + sn_rng_u64(&g) % (w.n_actors - 6)]->id);
     query_round(&w, &g, slab, "40 removed");
+    CHECK(w.sbp.dense, "a town's worth of statics: cells indexed directly");
+    /* Two sheds 1 000 km out: the cells' extent is too wide to index, so the table is hashed. */
+    add_static(&w, SN_SHAPE_BOX, sn_v3(1e6, 1e6, 2), (sn_rotation){0, 0, 0}, sn_v3(4, 3, 2), 0);
+    add_static(&w, SN_SHAPE_BOX, sn_v3(-1e6, 2e5, 2), (sn_rotation){0, 0, 0}, sn_v3(4, 3, 2), 0);
+    query_round(&w, &g, slab, "hashed");
+    CHECK(!w.sbp.dense, "statics 1 000 km apart: cells hashed");
     sn_world_free(&w);
 }
 
