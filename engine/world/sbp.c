@@ -206,15 +206,26 @@ bool sn_sbp_sync(sn_world *w)
     }
     b->gen = w->static_gen;
     b->built = true;
-    /* Out of memory leaves it off: every wheel is then traced, as before it existed. */
-    sn_sclear_build(&b->clear, n ? &b->g[0].geom : NULL, n, sizeof *b->g, is_surface);
-    for (size_t i = 0; i < w->n_bodies; i++) { /* the wheels' memos name cells of the old grid */
-        sn_actor *a = w->bodies[i];
-        if (a->kind == SN_ACTOR_VEHICLE && a->mv && a->mv->wheel_tri)
-            for (int k = 0; k < 4; k++)
-                a->mv->wheel_tri[k].clear.w = 0;
-    }
+    b->clear_due = true;
+    b->clear_asked = 0;
     return true;
+}
+
+const sn_sclear *sn_sbp_clear(sn_world *w, bool now)
+{
+    sn_sbp *b = &w->sbp;
+    if (b->built && b->clear_due && (now || ++b->clear_asked > 40 * (uint64_t)(w->n_bodies + 1))) {
+        b->clear_due = false;
+        /* Out of memory leaves it off: every wheel is then traced, as before it existed. */
+        sn_sclear_build(&b->clear, b->n ? &b->g[0].geom : NULL, b->n, sizeof *b->g, is_surface);
+        for (size_t i = 0; i < w->n_bodies; i++) { /* the wheels' memos name cells of the old grid */
+            sn_actor *a = w->bodies[i];
+            if (a->kind == SN_ACTOR_VEHICLE && a->mv && a->mv->wheel_tri)
+                for (int k = 0; k < 4; k++)
+                    a->mv->wheel_tri[k].clear.w = 0;
+        }
+    }
+    return &b->clear;
 }
 
 size_t sn_sbp_query(sn_world *w, const dReal q[6], unsigned long cat, unsigned long col, const uint32_t **out)

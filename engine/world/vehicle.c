@@ -327,10 +327,11 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         double t[4];
         bool cached[4] = {false, false, false, false}, skip[4] = {false, false, false, false}, need = false;
         if (any && !w->sbp.ode_only && sn_sbp_sync(w)) {
+            const sn_sclear *grid = sn_sbp_clear(w, false);
             for (int i = 0; i < 4; i++) {
                 struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
                 cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
-                skip[i] = cached[i] && sn_sclear_clear(&w->sbp.clear, rbox[i], &c->clear);
+                skip[i] = cached[i] && sn_sclear_clear(grid, rbox[i], &c->clear);
                 need |= in[i] && !skip[i];
             }
         } else if (any) { /* ODE's scan (benchmarks), or out of memory for the grid: every wheel traced */

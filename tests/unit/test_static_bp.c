@@ -450,7 +450,7 @@ static bool is_surface(dGeomID g)
 static void clear_round(sn_engine *e, sn_rng *g)
 {
     sn_world *w = &e->world;
-    CHECK(sn_sbp_sync(w) && w->sbp.clear.on, "the clear grid is built");
+    CHECK(sn_sbp_sync(w) && sn_sbp_clear(w, true)->on, "the clear grid is built");
     dReal sb[6];
     dGeomGetAABB((dGeomID)w->static_space, sb);
     int clear = 0, blocked = 0, wrong = 0, hits = 0;
@@ -543,6 +543,7 @@ static void test_map_wheels(const char *dir, const char *data)
     fprintf(stderr, "town: %d wheels with a clear memo at the end\n", memos);
     CHECK(bad_states == 0, "%d actor states differ from ODE's scan on the town", bad_states);
     CHECK(memos > 40, "wheels that skipped their rays (a clear memo): %d", memos);
+    CHECK(e[0]->world.sbp.clear.on && !e[0]->world.sbp.clear_due, "the clear grid rebuilt after the box was dropped");
     sn_engine_destroy(e[0]);
     sn_engine_destroy(e[1]);
 }
