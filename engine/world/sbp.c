@@ -24,13 +24,25 @@ void sn_sbp_free(sn_sbp *b)
     free(b->items);
     free(b->big);
     free(b->hits);
+    sn_sclear_free(&b->clear);
     memset(b, 0, sizeof *b);
 }
 
 /* Slots are a power of two; cellgrid.h does the probing. */
 static size_t slot_of(const sn_sbp *b, uint64_t key)
 {
-    return sn_cell_slot(b->keys, b->count, (unsigned)__builtin_ctzll((unsigned long long)b->cap_cells), key);
+    return sn_cell_slot(b->keys, b->count, (unsigned)__builtin_ctzll((unsigned long long)b->n_cells), key);
+}
+
+/* Cell (ix, iy)'s slot; SIZE_MAX for a cell outside the dense grid (empty). */
+static inline size_t cell_slot(const sn_sbp *b, int64_t ix, int64_t iy)
+{
+    if (!b->dense)
+        return slot_of(b, sn_cell_key(ix, iy));
+    ix -= b->dx0, iy -= b->dy0;
+    if (ix < 0 || iy < 0 || ix >= b->dnx || iy >= b->dny)
+        return SIZE_MAX;
+    return (size_t)(ix * b->dny + iy);
 }
 
 /* Cells a static covers at this size, 0 when it belongs in the big list. */
@@ -86,12 +98,21 @@ static bool grow_u32(uint32_t **p, size_t n)
     return true;
 }
 
+/* The map's surfaces (roads.c's stand-ins marked ground): the only statics a wheel whose map
+** triangle is cached skips (vehicle.c). */
+static bool is_surface(dGeomID g)
+{
+    const sn_actor *a = dGeomGetData(g);
+    return a && a->ground;
+}
+
 bool sn_sbp_sync(sn_world *w)
 {
     sn_sbp *b = &w->sbp;
     if (b->built && b->gen == w->static_gen)
         return true;
     b->built = false;
+    b->clear.on = false;
     int count = dSpaceGetNumGeoms(w->static_space);
     size_t n = count > 0 ? (size_t)count : 0;
     if (n >= UINT32_MAX)
@@ -119,6 +140,22 @@ bool sn_sbp_sync(sn_world *w)
     size_t cells = 16;
     while (cells < 2 * b->n_items)
         cells *= 2;
+    /* The statics' cell extent: dense when it is at most 4 times the hashed table (or small). */
+    double ext[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        double r[4];
+        if (!cells_of(&b->g[i], b->cell) || !sn_cell_range(b->g[i].box, b->inv_cell, r))
+            continue;
+        ext[0] = fmin(ext[0], r[0]), ext[1] = fmax(ext[1], r[1]);
+        ext[2] = fmin(ext[2], r[2]), ext[3] = fmax(ext[3], r[3]);
+    }
+    double area = ext[1] >= ext[0] ? (ext[1] - ext[0] + 1) * (ext[3] - ext[2] + 1) : 0;
+    b->dense = area > 0 && area <= fmax(4.0 * (double)cells, 65536.0);
+    if (b->dense) {
+        b->dx0 = (int64_t)ext[0], b->dy0 = (int64_t)ext[2];
+        b->dnx = (int64_t)(ext[1] - ext[0] + 1), b->dny = (int64_t)(ext[3] - ext[2] + 1);
+        cells = (size_t)area;
+    }
     if (cells > b->cap_cells) {
         uint64_t *k = realloc(b->keys, cells * sizeof *k);
         if (!k)
@@ -126,13 +163,14 @@ bool sn_sbp_sync(sn_world *w)
         b->keys = k;
         if (!grow_u32(&b->start, cells) || !grow_u32(&b->count, cells))
             return false;
+        b->cap_cells = cells;
     }
     if (b->n_items > b->cap_items) {
         if (!grow_u32(&b->items, b->n_items))
             return false;
         b->cap_items = b->n_items;
     }
-    b->cap_cells = cells;
+    b->n_cells = cells;
     memset(b->count, 0, cells * sizeof *b->count);
     /* Count per cell; each cell's run ends at start; then fill from the back with the statics
     ** in descending order, which leaves start at the run's beginning and every run ascending. */
@@ -149,9 +187,8 @@ bool sn_sbp_sync(sn_world *w)
         s->ix1 = (int64_t)r[1], s->iy1 = (int64_t)r[3];
         for (int64_t ix = s->ix0; ix <= s->ix1; ix++) {
             for (int64_t iy = s->iy0; iy <= s->iy1; iy++) {
-                uint64_t key = sn_cell_key(ix, iy);
-                size_t slot = slot_of(b, key);
-                b->keys[slot] = key;
+                size_t slot = cell_slot(b, ix, iy);
+                b->keys[slot] = sn_cell_key(ix, iy);
                 b->count[slot]++;
             }
         }
@@ -165,11 +202,30 @@ bool sn_sbp_sync(sn_world *w)
             continue;
         for (int64_t ix = s->ix0; ix <= s->ix1; ix++)
             for (int64_t iy = s->iy0; iy <= s->iy1; iy++)
-                b->items[--b->start[slot_of(b, sn_cell_key(ix, iy))]] = (uint32_t)i;
+                b->items[--b->start[cell_slot(b, ix, iy)]] = (uint32_t)i;
     }
     b->gen = w->static_gen;
     b->built = true;
+    b->clear_due = true;
+    b->clear_asked = 0;
     return true;
+}
+
+const sn_sclear *sn_sbp_clear(sn_world *w, bool now)
+{
+    sn_sbp *b = &w->sbp;
+    if (b->built && b->clear_due && (now || ++b->clear_asked > 40 * (uint64_t)(w->n_bodies + 1))) {
+        b->clear_due = false;
+        /* Out of memory leaves it off: every wheel is then traced, as before it existed. */
+        sn_sclear_build(&b->clear, b->n ? &b->g[0].geom : NULL, b->n, sizeof *b->g, is_surface);
+        for (size_t i = 0; i < w->n_bodies; i++) { /* the wheels' memos name cells of the old grid */
+            sn_actor *a = w->bodies[i];
+            if (a->kind == SN_ACTOR_VEHICLE && a->mv && a->mv->wheel_tri)
+                for (int k = 0; k < 4; k++)
+                    a->mv->wheel_tri[k].clear.w = 0;
+        }
+    }
+    return &b->clear;
 }
 
 size_t sn_sbp_query(sn_world *w, const dReal q[6], unsigned long cat, unsigned long col, const uint32_t **out)
@@ -195,7 +251,9 @@ size_t sn_sbp_query(sn_world *w, const dReal q[6], unsigned long cat, unsigned l
     const int64_t qx0 = (int64_t)r[0], qx1 = (int64_t)r[1], qy0 = (int64_t)r[2], qy1 = (int64_t)r[3];
     for (int64_t ix = qx0; ix <= qx1; ix++) {
         for (int64_t iy = qy0; iy <= qy1; iy++) {
-            size_t slot = slot_of(b, sn_cell_key(ix, iy));
+            size_t slot = cell_slot(b, ix, iy);
+            if (slot == SIZE_MAX)
+                continue;
             for (uint32_t j = b->start[slot], end = j + b->count[slot]; j < end; j++) {
                 const sn_sbp_geom *s = &b->g[b->items[j]];
                 /* A static spanning several of these cells counts in the first one only. */

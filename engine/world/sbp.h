@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sclear.h"
+
 struct sn_world;
 
 #define SN_SBP_BIG_CELLS 64
@@ -36,7 +38,11 @@ typedef struct sn_sbp {
     size_t n, cap;
     uint64_t *keys;          /* cell keys, open addressing */
     uint32_t *start, *count; /* each cell's run in items; count 0 = empty slot */
-    size_t cap_cells;
+    size_t cap_cells, n_cells; /* allocated; in use */
+    /* The grid indexed directly (slot (ix - dx0) * dny + iy - dy0, no keys) when the statics'
+    ** cells span no more than a few times the hashed table: no probing on a town's map. */
+    bool dense;
+    int64_t dx0, dy0, dnx, dny;
     uint32_t *items;         /* indices into g, ascending within a cell */
     size_t n_items, cap_items;
     uint32_t *big;           /* indices into g of the statics no cell holds, ascending */
@@ -45,6 +51,9 @@ typedef struct sn_sbp {
     double cell, inv_cell;   /* edge of a cell (m) and its inverse */
     uint64_t gen;            /* w->static_gen it was built at */
     bool built;
+    sn_sclear clear;         /* where only the map's surfaces stand (sclear.h): sn_sbp_clear */
+    bool clear_due;          /* statics changed since it was built */
+    uint64_t clear_asked;    /* wheels asked since then */
     /* Benchmarks only (SENSIM_BENCH_ODE_STATICS set when the world is made): every query
     ** goes through ODE's scan, the path this replaced, to measure against it. */
     bool ode_only;
@@ -61,6 +70,12 @@ bool sn_sbp_sync(struct sn_world *w);
 ** or SN_SBP_NONE when the broadphase is off or out of memory: use dSpaceCollide2 then. */
 size_t sn_sbp_query(struct sn_world *w, const dReal box[6], unsigned long cat, unsigned long col,
                     const uint32_t **out);
+/* The clear grid (sclear.h) for the statics as they are, after sn_sbp_sync. Built once the
+** statics have stood unchanged for about two frames of wheel queries (40 per body), or at once
+** with now: a scene that moves a static every frame would otherwise rebuild it every frame (on
+** Town04 about 3x the grid's own rebuild). Off (clear nowhere) until then; never changes what
+** a wheel meets, only whether its ray is traced. */
+const sn_sclear *sn_sbp_clear(struct sn_world *w, bool now);
 /* ODE's AABB test (collideAABBs): touching boxes meet. */
 static inline bool sn_sbp_boxes_meet(const dReal *a, const dReal *c)
 {

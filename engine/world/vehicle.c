@@ -168,6 +168,8 @@ static bool tri_ray(const struct sn_wheel_tri *c, sn_vec3 o, sn_vec3 dir, double
     return true;
 }
 
+_Static_assert(sizeof(struct sn_wheel_tri) == 4 * sizeof(sn_vec3) + 8, "the memo lives in the padding");
+
 /* Remembers the map-surface triangle a wheel's ray met. */
 static void cache_tri(struct sn_wheel_tri *c, dGeomID g, int tri)
 {
@@ -316,12 +318,15 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         dReal box[6], near[6] = {INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY};
         dGeomGetAABB((dGeomID)w->static_space, box);
         sn_vec3 o[4];
+        dReal rbox[4][6]; /* each ray's box */
         bool in[4], any = false;
         for (int i = 0; i < 4; i++) {
             o[i] = sn_v3_add(base, sn_v3_add(sn_v3_scale(hwb, wheel_sx[i]), sn_v3_scale(htr, wheel_sy[i])));
             sn_vec3 e = sn_v3_add(o[i], sn_v3_scale(down, len));
             const double lo[3] = {minv(o[i].x, e.x), minv(o[i].y, e.y), minv(o[i].z, e.z)};
             const double hi[3] = {maxv(o[i].x, e.x), maxv(o[i].y, e.y), maxv(o[i].z, e.z)};
+            for (int k = 0; k < 3; k++)
+                rbox[i][2 * k] = lo[k], rbox[i][2 * k + 1] = hi[k];
             in[i] = lo[0] <= box[1] && hi[0] >= box[0] && lo[1] <= box[3] && hi[1] >= box[2] && lo[2] <= box[5] &&
                     hi[2] >= box[4];
             any |= in[i];
@@ -330,9 +335,36 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
                 near[2 * k + 1] = maxv(near[2 * k + 1], hi[k]);
             }
         }
+        /* The map surface each wheel stood on, while its ray still meets that triangle; props
+        ** and kerbs are always traced. The one approximation: where two map surfaces overlap
+        ** within a wheel's ray (0.5 m: junction roads at slightly different heights, a ramp
+        ** merging over a road) the wheel keeps to the one it stood on until it leaves that
+        ** triangle (tracing every overlap each substep cost as much again: bench_traffic).
+        ** Rays that point up (a car on its roof) trace everything. With the triangle met and no
+        ** kerb, prop or building near the ray (sclear.h), ODE's answer for the rest is known
+        ** to be no hit: no ODE call (most wheels, most substeps), and with all four wheels so,
+        ** no broadphase query either. (Its answer would hold the cached triangle's own mesh,
+        ** whose box holds the point the ray meets: the loop below runs as it did with it.) */
+        double t[4];
+        bool cached[4] = {false, false, false, false}, skip[4] = {false, false, false, false}, need = false;
+        if (any && !w->sbp.ode_only && sn_sbp_sync(w)) {
+            const sn_sclear *grid = sn_sbp_clear(w, false);
+            for (int i = 0; i < 4; i++) {
+                struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
+                cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
+                skip[i] = cached[i] && sn_sclear_clear(grid, rbox[i], &c->clear);
+                need |= in[i] && !skip[i];
+            }
+        } else if (any) { /* ODE's scan (benchmarks), or out of memory for the grid: every wheel traced */
+            for (int i = 0; i < 4; i++) {
+                struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL;
+                cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
+                need |= in[i];
+            }
+        }
         const uint32_t *cand = NULL;
-        size_t n = 0;
-        if (any) {
+        size_t n = any && !need; /* no query needed: it would have found the triangles' meshes */
+        if (need) {
             for (int k = 0; k < 6; k++)
                 near[k] += (k & 1 ? 1 : -1) * (1e-6 + 1e-9 * fabs(near[k]));
             n = sn_sbp_query(w, near, dGeomGetCategoryBits(w->ray), dGeomGetCollideBits(w->ray), &cand);
@@ -342,26 +374,20 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
                 continue;
             double d0 = dist[i];
             bool d0_touch = touch[i];
-            /* The map surface the wheel stood on, while its ray still meets that triangle; props
-            ** and kerbs are always traced. The one approximation: where two map surfaces overlap
-            ** within a wheel's ray (0.5 m: junction roads at slightly different heights, a ramp
-            ** merging over a road) the wheel keeps to the one it stood on until it leaves that
-            ** triangle (tracing every overlap each substep cost as much again: bench_traffic).
-            ** Rays that point up (a car on its roof) trace everything. */
             struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
-            double t;
-            bool cached = c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t);
-            if (cached && (!touch[i] || t < dist[i])) {
+            if (cached[i] && (!touch[i] || t[i] < dist[i])) {
                 touch[i] = true;
-                dist[i] = t;
+                dist[i] = t[i];
                 nrm[i] = sn_v3_dot(c->n, down) > 0 ? sn_v3_scale(c->n, -1) : c->n; /* facing the ray, as ODE's */
             }
-            wheel_query q;
-            static_ray(w, cand, n, o[i], down, len, cached, &touch[i], &dist[i], &nrm[i], &q);
-            if (c && !cached)
-                c->valid = false;
-            if (c && !cached && q.hit && q.tri >= 0 && is_ground(q.geom))
-                cache_tri(c, q.geom, q.tri);
+            if (!skip[i]) {
+                wheel_query q;
+                static_ray(w, cand, n, o[i], down, len, cached[i], &touch[i], &dist[i], &nrm[i], &q);
+                if (c && !cached[i])
+                    c->valid = false;
+                if (c && !cached[i] && q.hit && q.tri >= 0 && is_ground(q.geom))
+                    cache_tri(c, q.geom, q.tri);
+            }
             if (dist[i] != d0 || touch[i] != d0_touch)
                 src[i] = -1;
         }

@@ -126,6 +126,7 @@ typedef struct sn_actor_motion {
             ** 0.4 KiB a vehicle was a tenth of its memory without one. */
             struct sn_wheel_tri {
                 bool valid;
+                sn_sclear_memo clear; /* where no kerb or prop stood near its ray (sclear.h); in the padding */
                 sn_vec3 v0, e1, e2, n; /* a vertex, two edges from it, the unit normal (up) */
             } *wheel_tri;
         };

@@ -5,7 +5,10 @@
 ** with and without it. Then two engines on one scene, one on ODE's scan
 ** (SENSIM_BENCH_ODE_STATICS), stepped with cars driving into buildings and props and up a
 ** ramp, walkers walking into props, statics spawned, moved and destroyed mid-run: the same
-** contacts, pairs and states every frame. argv[1]: a temp folder. */
+** contacts, pairs and states every frame. On the town map (kerbs, sidewalks): the wheels' skip
+** of rays with no kerb or prop near (sclear.h) against ODE's answers for random rays, and a
+** traffic run with cars steered over kerbs against the same run on ODE's scan, which traces
+** every wheel. argv[1]: a temp folder, argv[2]: tests/data. */
 #include "../../engine/core/rng.h"
 #include "../../engine/sim/engine.h"
 #include "../check.h"
@@ -225,6 +228,12 @@ static void test_queries(void)
     for (int i = 0; i < 40; i++) /* removed */
         sn_world_remove(&w, w.actors[6 + sn_rng_u64(&g) % (w.n_actors - 6)]->id);
     query_round(&w, &g, slab, "40 removed");
+    CHECK(w.sbp.dense, "a town's worth of statics: cells indexed directly");
+    /* Two sheds 1 000 km out: the cells' extent is too wide to index, so the table is hashed. */
+    add_static(&w, SN_SHAPE_BOX, sn_v3(1e6, 1e6, 2), (sn_rotation){0, 0, 0}, sn_v3(4, 3, 2), 0);
+    add_static(&w, SN_SHAPE_BOX, sn_v3(-1e6, 2e5, 2), (sn_rotation){0, 0, 0}, sn_v3(4, 3, 2), 0);
+    query_round(&w, &g, slab, "hashed");
+    CHECK(!w.sbp.dense, "statics 1 000 km apart: cells hashed");
     sn_world_free(&w);
 }
 
@@ -347,6 +356,12 @@ static sn_vec3 ahead_of(sn_engine *e, const char *car, double ahead, double up)
     return sn_v3_add(c->st.pos, sn_quat_apply(c->st.rot, sn_v3(ahead, 0, up)));
 }
 
+static sn_vec3 ahead_of_id(sn_engine *e, uint32_t id, double ahead, double up)
+{
+    const sn_actor *c = sn_world_find(&e->world, id);
+    return sn_v3_add(c->st.pos, sn_quat_apply(c->st.rot, sn_v3(ahead, 0, up)));
+}
+
 static void test_stepping(const char *dir)
 {
     const char *scene = write_scene(dir);
@@ -424,12 +439,122 @@ static void test_stepping(const char *dir)
     sn_engine_destroy(e[1]);
 }
 
+static bool is_surface(dGeomID g)
+{
+    const sn_actor *a = dGeomGetData(g);
+    return a && a->ground;
+}
+
+/* Random wheel-sized vertical rays over the town: where sclear says clear, no static but the
+** map's surfaces meets the ray (ODE's own ray test), with and without a memo. */
+static void clear_round(sn_engine *e, sn_rng *g)
+{
+    sn_world *w = &e->world;
+    CHECK(sn_sbp_sync(w) && sn_sbp_clear(w, true)->on, "the clear grid is built");
+    dReal sb[6];
+    dGeomGetAABB((dGeomID)w->static_space, sb);
+    int clear = 0, blocked = 0, wrong = 0, hits = 0;
+    sn_sclear_memo memo = {0};
+    sn_vec3 o = sn_v3(0, 0, 0), d = sn_v3(0, 0, -1);
+    for (int i = 0; i < 40000; i++) {
+        if (i % 8 == 0) { /* a new wheel, tilted as on a kerb (kerb faces are vertical); then it creeps */
+            o = sn_v3(uni(g, sb[0], sb[1]), uni(g, sb[2], sb[3]), uni(g, 0.1, 0.6)), memo = (sn_sclear_memo){0};
+            d = sn_v3_norm(sn_v3(uni(g, -0.6, 0.6), uni(g, -0.6, 0.6), -1));
+        } else {
+            o = sn_v3_add(o, sn_v3(uni(g, -0.1, 0.1), uni(g, -0.1, 0.1), 0));
+        }
+        sn_vec3 e = sn_v3_add(o, sn_v3_scale(d, 0.5));
+        dReal rb[6] = {fmin(o.x, e.x), fmax(o.x, e.x), fmin(o.y, e.y), fmax(o.y, e.y), fmin(o.z, e.z), fmax(o.z, e.z)};
+        bool c = sn_sclear_clear(&w->sbp.clear, rb, i % 2 ? &memo : NULL);
+        bool hit = false;
+        dGeomRaySet(w->ray, o.x, o.y, o.z, d.x, d.y, d.z);
+        dGeomRaySetLength(w->ray, 0.5);
+        for (size_t k = 0; k < w->sbp.n; k++) {
+            dContactGeom cg;
+            if (!is_surface(w->sbp.g[k].geom) && dCollide(w->ray, w->sbp.g[k].geom, 1, &cg, sizeof cg) == 1)
+                hit = true;
+        }
+        clear += c, blocked += !c, hits += hit, wrong += c && hit;
+    }
+    fprintf(stderr, "town: %d rays clear, %d not, %d meet a kerb or prop\n", clear, blocked, hits);
+    CHECK(wrong == 0, "%d of %d rays called clear meet a kerb or prop", wrong, clear);
+    CHECK(clear > 10000 && blocked > 1000 && hits > 100, "clear %d, not clear %d, meeting kerbs %d", clear, blocked, hits);
+}
+
+/* Traffic on the town, some cars steered over kerbs into sidewalks and props, a box dropped on a
+** road mid-run: the same states every frame as on ODE's scan (every wheel traced). */
+static void test_map_wheels(const char *dir, const char *data)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/static_bp_town.yaml", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f)
+        return;
+    fprintf(f, "settings: {fixed_delta_seconds: 0.05, seed: 5}\nmap: %s/town.xodr\n"
+               "traffic: {vehicles: 40, walkers: 10, seed: 7}\n", data);
+    fclose(f);
+    sn_engine *e[2] = {load(path, false), load(path, true)};
+    if (!e[0] || !e[1])
+        return;
+    sn_rng g;
+    sn_rng_seed(&g, 17);
+    clear_round(e[0], &g);
+    uint32_t cars[40], nc = 0;
+    for (uint32_t i = 0; i < sn_engine_actor_count(e[0]) && nc < 40; i++) {
+        sn_actor_info a = {.struct_size = sizeof a};
+        sn_engine_actor_get(e[0], sn_engine_actor_id_at(e[0], i), &a);
+        if (a.kind == SN_ACTOR_VEHICLE)
+            cars[nc++] = a.id;
+    }
+    CHECK(nc >= 20, "vehicles: %u", nc);
+    int bad_states = 0, memos = 0;
+    for (int frame = 1; frame <= 160 && nc >= 20; frame++) {
+        /* A dozen cars steered off their lanes: over kerbs, onto sidewalks, into whatever stands
+        ** there (skipping every cached wheel's ray instead makes 68 states differ here). */
+        if (frame == 20)
+            for (uint32_t i = 0; i < 12; i++) {
+                sn_vehicle_control c = {.throttle = 0.6, .steer = i % 2 ? 0.2 : -0.2};
+                for (int k = 0; k < 2; k++) {
+                    sn_error err = {0};
+                    CHECK(sn_engine_apply_control(e[k], cars[i], &c, &err) == SN_OK, "control: %s", err.msg);
+                }
+            }
+        if (frame == 60) /* the grid rebuilt under running wheels: a box 6 m ahead of a driving car */
+            both_spawn_box(e, "dropped", ahead_of_id(e[0], cars[15], 6, 0.6), "1,1,0.5");
+        for (int k = 0; k < 2; k++) {
+            sn_error err = {0};
+            CHECK(sn_engine_step(e[k], &err) == SN_OK, "step %d: %s", frame, err.msg);
+        }
+        const sn_world *a = &e[0]->world, *b = &e[1]->world;
+        if (a->n_actors != b->n_actors) {
+            bad_states++;
+            continue;
+        }
+        for (size_t i = 0; i < a->n_actors; i++)
+            bad_states += a->actors[i]->id != b->actors[i]->id ||
+                          memcmp(&a->actors[i]->st, &b->actors[i]->st, sizeof a->actors[i]->st) != 0;
+    }
+    for (size_t i = 0; i < e[0]->world.n_bodies; i++) {
+        const sn_actor *c = e[0]->world.bodies[i];
+        for (int k = 0; c->kind == SN_ACTOR_VEHICLE && c->mv->wheel_tri && k < 4; k++)
+            memos += c->mv->wheel_tri[k].clear.w > 0;
+    }
+    fprintf(stderr, "town: %d wheels with a clear memo at the end\n", memos);
+    CHECK(bad_states == 0, "%d actor states differ from ODE's scan on the town", bad_states);
+    CHECK(memos > 40, "wheels that skipped their rays (a clear memo): %d", memos);
+    CHECK(e[0]->world.sbp.clear.on && !e[0]->world.sbp.clear_due, "the clear grid rebuilt after the box was dropped");
+    sn_engine_destroy(e[0]);
+    sn_engine_destroy(e[1]);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2)
+    if (argc < 3)
         return 2;
     test_queries();
     test_far_statics();
     test_stepping(argv[1]);
+    test_map_wheels(argv[1], argv[2]);
     return CHECK_DONE();
 }
