@@ -308,11 +308,10 @@ static inline double load_f64(const char *p)
     return v;
 }
 
-/* The ray at src (an sn_ray) prepared into *c and Embree's ray for it into *rh, or an inactive
-** one (tnear > tfar) for a ray that can hit nothing: rs_ray_prepare's test and arithmetic,
-** inline. Its fields are read one by one: a copy into a local sn_ray and the reads back from it
-** stalled on store forwarding, a fifth of a ray's own time (perf). */
-static inline void stream_ray(const char *src, cray *c, struct RTCRayHit *rh)
+/* The ray at src (an sn_ray) prepared into *c: rs_ray_prepare's test and arithmetic, inline.
+** Its fields are read one by one: a copy into a local sn_ray and the reads back from it stalled
+** on store forwarding, a fifth of a ray's own time (perf). */
+static inline void load_ray(const char *src, cray *c)
 {
     _Static_assert(sizeof(sn_ray) == 7 * sizeof(double) && offsetof(sn_ray, direction) == 3 * sizeof(double) &&
                    offsetof(sn_ray, max_distance) == 6 * sizeof(double), "sn_ray is seven doubles");
@@ -320,18 +319,26 @@ static inline void stream_ray(const char *src, cray *c, struct RTCRayHit *rh)
     sn_vec3 d = {load_f64(src + 24), load_f64(src + 32), load_f64(src + 40)};
     double maxd = load_f64(src + 48);
     c->o = o;
+    c->d = sn_v3(0, 0, 0);
     c->maxd = -1;
     if (rs_origin_ok(o) && isfinite(d.x + d.y + d.z) && maxd > 0) {
         double l = sn_v3_len(d);
         if (l > 0 && isfinite(l)) {
             c->d = sn_v3_scale(d, 1 / l);
             c->maxd = maxd;
-            rh->ray = embree_ray(o, c->d, maxd);
-            rh->hit.geomID = rh->hit.primID = rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-            return;
         }
     }
-    rh->ray = embree_ray(sn_v3(0, 0, 0), sn_v3(1, 0, 0), 1), rh->ray.tnear = 1, rh->ray.tfar = 0;
+}
+
+/* The ray at src prepared into *c and Embree's ray for it into *rh, or an inactive one
+** (tnear > tfar) for a ray that can hit nothing. */
+static inline void stream_ray(const char *src, cray *c, struct RTCRayHit *rh)
+{
+    load_ray(src, c);
+    if (c->maxd >= 0)
+        rh->ray = embree_ray(c->o, c->d, c->maxd);
+    else
+        rh->ray = embree_ray(sn_v3(0, 0, 0), sn_v3(1, 0, 0), 1), rh->ray.tnear = 1, rh->ray.tfar = 0;
     rh->hit.geomID = rh->hit.primID = rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
 }
 
@@ -403,14 +410,6 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
             stream_ray(src + (size_t)k * ray_size, &cr[k], &rh[k]);
             coherent = coherent && cr[k].o.x == cr[0].o.x && cr[k].o.y == cr[0].o.y && cr[k].o.z == cr[0].o.z;
         }
-        /* The next block's rays on their way into the cache while Embree works: a lidar's
-        ** 100 000 rays are megabytes, and the first touch of each ray was a tenth of its time */
-        if (i0 + STREAM < to) {
-            const char *next = src + (size_t)STREAM * ray_size;
-            size_t bytes = (size_t)((to - i0 - STREAM) < STREAM ? to - i0 - STREAM : STREAM) * ray_size;
-            for (size_t k = 0; k < bytes; k += 64)
-                __builtin_prefetch(next + k, 0, 3);
-        }
         if (coherent) {
             c->ec.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
             rtcIntersect1M(c->rs->top, &c->ec, rh, m, sizeof rh[0]);
@@ -441,10 +440,9 @@ typedef struct prepared {
 
 static prepared prepare(const batch *b, uint32_t i)
 {
-    sn_ray r;
-    memcpy(&r, (const char *)b->rays + (size_t)i * b->q->ray_size, sizeof r);
-    prepared p = {r.origin, {0, 0, 0}, 0, false};
-    p.ok = rs_ray_prepare(&r, &p.d, &p.maxd);
+    cray c;
+    load_ray((const char *)b->rays + (size_t)i * b->q->ray_size, &c);
+    prepared p = {c.o, c.d, c.maxd, c.maxd >= 0};
     return p;
 }
 
