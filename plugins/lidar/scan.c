@@ -164,36 +164,48 @@ sn_status lidar_scan_tick(lidar_scan *s)
     sn_ray_query q = SN_RAY_QUERY_INIT;
     sn_mat3 R_j = R_now;
     uint32_t ch = 0, ch_first = 0; /* the channel of the ray at hand and its first slot (ch * P) */
+    /* The loops below read the buffers and settings through locals: every store of a point
+    ** (bytes) may alias anything the compiler would otherwise reload from s and c. */
+    const uint32_t *slots = s->ray_slot;
+    const sn_vec3 *col = s->col, *elev = s->elev;
+    sn_ray *rays = s->rays;
+    const sn_ray_result *res = s->res;
+    uint8_t *points = s->points;
+    uint32_t *counts = s->counts;
+    size_t n_points = 0;
+    const double range = c->range, rate = c->atmosphere_attenuation_rate, limit = c->dropoff_intensity_limit;
+    const double noise_sd = c->noise_stddev;
+    const bool semantic = c->semantic, reflectivity = c->reflectivity;
     for (size_t k0 = 0; k0 < n; k0 += chunk) {
         size_t m = n - k0 < chunk ? n - k0 : chunk;
         /* the chunk's rays: Unreal's forward vector of the rotator (pitch elevation, yaw
         ** azimuth), ShootLaser, from the sensor's pose (at the column's time) */
         uint32_t rc = ch, rc_first = ch_first;
         for (size_t i = 0; i < m; i++) {
-            uint32_t slot = s->ray_slot[k0 + i];
+            uint32_t slot = slots[k0 + i];
             while (slot - rc_first >= P) /* slots ascend: the channel follows without a division */
                 rc++, rc_first += P;
             uint32_t j = slot - rc_first;
-            double cv = s->elev[rc].x, sv = s->elev[rc].y;
-            sn_vec3 local = sn_v3(cv * s->col[j].x, cv * s->col[j].y, sv);
+            double cv = elev[rc].x, sv = elev[rc].y;
+            sn_vec3 local = sn_v3(cv * col[j].x, cv * col[j].y, sv);
             const sn_transform *tf = motion ? &s->pose[j] : &now;
             if (motion)
                 R_j = sn_mat3_from_rotation(tf->rotation);
-            s->rays[i] = (sn_ray){tf->location, sn_mat3_apply(&R_j, local), c->range};
+            rays[i] = (sn_ray){tf->location, sn_mat3_apply(&R_j, local), range};
         }
-        sn_status st = motion ? h->ray_batch_at(s->ctx, s->ray_time, (uint32_t)m, &q, s->rays, (uint32_t)m, s->res)
-                              : h->ray_batch(s->ctx, &q, s->rays, (uint32_t)m, s->res);
+        sn_status st = motion ? h->ray_batch_at(s->ctx, s->ray_time + k0, (uint32_t)m, &q, rays, (uint32_t)m, s->res)
+                              : h->ray_batch(s->ctx, &q, rays, (uint32_t)m, s->res);
         if (st)
             return st;
         for (size_t i = 0; i < m; i++) {
             size_t k = k0 + i;
-            uint32_t slot = s->ray_slot[k];
+            uint32_t slot = slots[k];
             while (slot - ch_first >= P)
                 ch++, ch_first += P;
-            const sn_ray_hit *hit = &s->res[i].hit;
+            const sn_ray_hit *hit = &res[i].hit;
             /* a ray starting inside a shape (distance 0) gives no point: Unreal's complex traces
             ** do not hit a mesh from inside */
-            if (!s->res[i].n_hits || !(hit->distance > 0))
+            if (!res[i].n_hits || !(hit->distance > 0))
                 continue;
             uint32_t j = slot - ch_first;
             const sn_transform *tf = motion ? &s->pose[j] : &now;
@@ -201,34 +213,34 @@ sn_status lidar_scan_tick(lidar_scan *s)
                 R_j = sn_mat3_from_rotation(tf->rotation);
             sn_vec3 rel = sn_v3_sub(hit->point, tf->location);
             sn_vec3 p = sn_mat3_apply_t(&R_j, rel); /* the sensor's frame at the ray's time */
-            uint8_t *dst = s->points + s->n_points * rec;
-            if (c->semantic) {
+            if (semantic) {
                 sn_semantic_point sp;
                 sp.x = (float)p.x, sp.y = (float)p.y, sp.z = (float)p.z;
                 sp.cos_inc_angle = (float)sn_v3_dot(sn_v3_scale(sn_v3_norm(rel), -1), hit->normal);
                 sp.object_idx = hit->actor_id;
                 sp.object_tag = hit->semantic_tag;
-                memcpy(dst, &sp, sizeof sp);
+                memcpy(points + n_points * sizeof sp, &sp, sizeof sp);
             } else {
                 double d = sn_v3_len(p);
-                double intensity = exp(-c->atmosphere_attenuation_rate * d);
-                if (c->reflectivity) { /* a Lambertian surface: rho cos(incidence), then the air's loss */
+                double intensity = exp(-rate * d);
+                if (reflectivity) { /* a Lambertian surface: rho cos(incidence), then the air's loss */
                     double cos_inc = -sn_v3_dot(sn_v3_norm(rel), hit->normal);
                     intensity *= hit->reflectivity * (cos_inc > 0 ? cos_inc : 0);
                 }
                 if (range_noise) /* along the ray: exact angles, noisy range (PostprocessDetection) */
-                    p = sn_v3_add(p, sn_v3_scale(sn_v3_norm(p), sn_noise_normal(&noise, 0, c->noise_stddev)));
-                if (!(intensity > c->dropoff_intensity_limit) && !sn_noise_below(&noise, alpha * intensity + beta))
+                    p = sn_v3_add(p, sn_v3_scale(sn_v3_norm(p), sn_noise_normal(&noise, 0, noise_sd)));
+                if (!(intensity > limit) && !sn_noise_below(&noise, alpha * intensity + beta))
                     continue;
                 sn_point_xyzi xp = {(float)p.x, (float)p.y, (float)p.z, (float)intensity};
-                memcpy(dst, &xp, sizeof xp);
+                memcpy(points + n_points * sizeof xp, &xp, sizeof xp);
             }
             if (motion)
-                s->point_time[s->n_points] = s->ray_time[k];
-            s->counts[ch]++;
-            s->n_points++;
+                s->point_time[n_points] = s->ray_time[k];
+            counts[ch]++;
+            n_points++;
         }
     }
+    s->n_points = n_points;
     return SN_OK;
 oom:
     h->set_error(s->ctx, "out of memory for %zu rays", total);
