@@ -22,9 +22,10 @@ for t in 1 2; do
   "$SENSIM" run "$TMP/scene.yaml" --out "$TMP/run$t" --quiet --threads $t --stats "$TMP/stats$t.json" || bad "run --threads $t"
 done
 cmp -s "$TMP/run1/run.json" "$TMP/run2/run.json" || bad "run.json differs between --threads 1 and 2"
-# one line each: the object after "traffic_health": to the end of the line, less the closing brace
-th_run=$(sed -n 's/.*"traffic_health":\(.*\)}$/\1/p' "$TMP/run1/run.json")
-th_stats=$(sed -n 's/.*"traffic_health":\(.*\)}$/\1/p' "$TMP/stats1.json")
+# the traffic_health object of each file, parsed as JSON and written back compactly in its order
+health() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["traffic_health"], separators=(",", ":")))' "$1"; }
+th_run=$(health "$TMP/run1/run.json")
+th_stats=$(health "$TMP/stats1.json")
 [ -n "$th_run" ] && [ "$th_run" = "$th_stats" ] || bad "run.json and --stats differ: '$th_run' vs '$th_stats'"
 for k in '"format":"sensim-run 1"' '"seed":3' '"map":'; do
   grep -q "$k" "$TMP/run1/run.json" || bad "run.json lost $k"
