@@ -26,6 +26,10 @@ typedef struct rs_actor {
     bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
     sn_vec3 origin, vel, omega; /* the actor's origin, velocity (m/s), angular velocity (rad/s) */
     double refl;                /* reflectivity 0..1 */
+    /* Its mesh's vertices in the world in double precision, as rs_world_vertex makes them, kept
+    ** for the static geometry when it is built (rs->stat_wv); NULL: made when asked. A hit's
+    ** refinement read them where it recomputed three vertices: a tenth of a lidar's time. */
+    const double (*wv)[3];
 } rs_actor;
 
 /* A ground plane n . x = d, a half-space (below it is inside). */
@@ -128,6 +132,8 @@ struct sn_rayscene {
 
     rs_actor *sact, *dact; /* static, dynamic */
     size_t n_sact, cap_sact, n_dact, cap_dact;
+    double (*stat_wv)[3];  /* the static geometry's vertices in double precision (rs_actor.wv) */
+    size_t cap_stat_wv;
     uint32_t *stat_prim;   /* static primID -> index into sact */
     uint32_t *stat_first;  /* first primID of each static actor */
     size_t cap_stat_prim, cap_stat_first;
@@ -239,8 +245,20 @@ sn_status rs_sync_boxes(sn_rayscene *rs, const sn_world *w, sn_error *err);
 /* Actor a as its collision shape: a itself, or for a model its box (written to tmp, which may
 ** be a). */
 const rs_actor *rs_collision_box(const rs_actor *a, rs_actor *tmp);
-/* World vertex j (0..2) of triangle `tri` of an actor. */
-sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j);
+/* Vertex v of an actor's mesh in the world: centre + R (ext * v). */
+static inline sn_vec3 rs_world_vertex(const rs_actor *a, const float *v)
+{
+    sn_vec3 l = sn_v3(v[0] * a->ext.x, v[1] * a->ext.y, v[2] * a->ext.z);
+    return sn_v3_add(a->centre, sn_mat3_apply(&a->R, l));
+}
+/* World vertex j (0..2) of triangle `tri` of an actor: the same bits kept or made. */
+static inline sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j)
+{
+    uint32_t i = a->mesh->t[tri][j];
+    if (a->wv)
+        return sn_v3(a->wv[i][0], a->wv[i][1], a->wv[i][2]);
+    return rs_world_vertex(a, a->mesh->v[i]);
+}
 
 /* trace.c: the query's filters. */
 bool rs_excluded(const sn_world *w, const sn_ray_query *q, uint32_t id, uint32_t parent, uint8_t tag,
@@ -254,7 +272,10 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
 bool rs_reserve_hits(rs_scratch *s, size_t n);
 /* A ray's unit direction and length limit; false for a ray that can hit nothing. */
 /* Whether an origin or centre is within SN_RAY_MAX_ORIGIN on every axis (NaN is not). */
-bool rs_origin_ok(sn_vec3 o);
+static inline bool rs_origin_ok(sn_vec3 o)
+{
+    return fabs(o.x) < SN_RAY_MAX_ORIGIN && fabs(o.y) < SN_RAY_MAX_ORIGIN && fabs(o.z) < SN_RAY_MAX_ORIGIN;
+}
 bool rs_ray_prepare(const sn_ray *r, sn_vec3 *dir, double *max_distance);
 
 #endif

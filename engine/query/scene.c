@@ -112,6 +112,7 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     free(rs->dact);
     free(rs->stat_prim);
     free(rs->stat_first);
+    free(rs->stat_wv);
     free(rs->dyn_shapes);
     free(rs->dyn_prim);
     free(rs->dyn_first);
@@ -134,13 +135,6 @@ void sn_rayscene_set_cull(sn_rayscene *rs, bool on) { rs->no_cull = !on; }
 void sn_rayscene_counts(const sn_rayscene *rs, uint64_t *settled, uint64_t *index_updates)
 {
     *settled = rs->settled, *index_updates = rs->index_updates;
-}
-
-sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j)
-{
-    const float *v = a->mesh->v[a->mesh->t[tri][j]];
-    sn_vec3 l = sn_v3(v[0] * a->ext.x, v[1] * a->ext.y, v[2] * a->ext.z);
-    return sn_v3_add(a->centre, sn_mat3_apply(&a->R, l));
 }
 
 static bool has_mesh(const sn_actor *a)
@@ -173,6 +167,7 @@ static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_ac
     r->ext = r->model ? sn_v3(1, 1, 1) : a->ph->bbox.extent;
     r->half = a->ph->bbox.extent;
     r->open = false;
+    r->wv = NULL;
     /* box of the oriented box (it holds every unit mesh and model), a hair wider for float rounding */
     const double *m = r->R.m;
     const sn_vec3 x = a->ph->bbox.extent;
@@ -185,30 +180,37 @@ static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_ac
     }
 }
 
-/* The world-space vertices of actors[0..n) into vb (float3, n_v of them). */
-static void write_vertices(const rs_actor *actors, size_t n, float *vb)
+/* The world-space vertices of actors[0..n) into vb (float3, n_v of them), and with wv (room for
+** n_v) in double precision too, each actor's wv pointing at its own. */
+static void write_vertices(rs_actor *actors, size_t n, float *vb, double (*wv)[3])
 {
     size_t vi = 0;
     for (size_t k = 0; k < n; k++) {
-        const rs_actor *a = &actors[k];
+        rs_actor *a = &actors[k];
         const sn_mesh *m = a->mesh;
+        if (wv)
+            a->wv = (const double(*)[3])(wv + vi);
         for (uint32_t j = 0; j < m->n_v; j++, vi++) {
-            sn_vec3 l = sn_v3(m->v[j][0] * a->ext.x, m->v[j][1] * a->ext.y, m->v[j][2] * a->ext.z);
-            sn_vec3 p = sn_v3_add(a->centre, sn_mat3_apply(&a->R, l));
+            sn_vec3 p = rs_world_vertex(a, m->v[j]);
             vb[3 * vi] = (float)p.x, vb[3 * vi + 1] = (float)p.y, vb[3 * vi + 2] = (float)p.z;
+            if (wv)
+                wv[vi][0] = p.x, wv[vi][1] = p.y, wv[vi][2] = p.z;
         }
     }
 }
 
-/* A triangle geometry of actors[0..n) with its index buffer and primID -> actor maps. */
-static RTCGeometry mesh_geometry(sn_rayscene *rs, const rs_actor *actors, size_t n, uint32_t **prim,
-                                 size_t *cap_prim, uint32_t **first, size_t *cap_first, enum RTCBuildQuality q)
+/* A triangle geometry of actors[0..n) with its index buffer and primID -> actor maps; with wv,
+** its vertices in double precision kept there (grown as needed). */
+static RTCGeometry mesh_geometry(sn_rayscene *rs, rs_actor *actors, size_t n, uint32_t **prim, size_t *cap_prim,
+                                 uint32_t **first, size_t *cap_first, double (**wv)[3], size_t *cap_wv,
+                                 enum RTCBuildQuality q)
 {
     size_t n_t = 0, n_v = 0;
     for (size_t k = 0; k < n; k++)
         n_t += actors[k].mesh->n_t, n_v += actors[k].mesh->n_v;
     if (!sn_grow((void **)prim, cap_prim, n_t + 1, sizeof **prim) ||
-        !sn_grow((void **)first, cap_first, n + 1, sizeof **first))
+        !sn_grow((void **)first, cap_first, n + 1, sizeof **first) ||
+        (wv && !sn_grow((void **)wv, cap_wv, n_v + 1, sizeof **wv)))
         return NULL;
     RTCGeometry g = new_triangles(rs->dev, NULL, n_v, NULL, n_t);
     if (!g)
@@ -226,7 +228,7 @@ static RTCGeometry mesh_geometry(sn_rayscene *rs, const rs_actor *actors, size_t
         }
         vi += m->n_v;
     }
-    write_vertices(actors, n, rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_VERTEX, 0));
+    write_vertices(actors, n, rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_VERTEX, 0), wv ? *wv : NULL);
     return g;
 }
 
@@ -285,7 +287,7 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
     rs->has_stat = false;
     if (rs->n_sact) {
         RTCGeometry g = mesh_geometry(rs, rs->sact, rs->n_sact, &rs->stat_prim, &rs->cap_stat_prim, &rs->stat_first,
-                                      &rs->cap_stat_first, RTC_BUILD_QUALITY_HIGH);
+                                      &rs->cap_stat_first, &rs->stat_wv, &rs->cap_stat_wv, RTC_BUILD_QUALITY_HIGH);
         if (!g)
             return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static actors%s%s", rs->n_sact,
                            rs->emb_err[0] ? ": " : "", rs->emb_err);
@@ -404,7 +406,7 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
            (rs->dyn_refits < DYN_REFITS || (rs->dyn_rays < rs->dyn_tris && rs->dyn_refits < DYN_REFITS_MAX));
     if (same) {
         rs->dyn_refits++; /* new vertices, same triangles */
-        write_vertices(rs->dact, rs->n_dact, rtcGetGeometryBufferData(rs->dyn, RTC_BUFFER_TYPE_VERTEX, 0));
+        write_vertices(rs->dact, rs->n_dact, rtcGetGeometryBufferData(rs->dyn, RTC_BUFFER_TYPE_VERTEX, 0), NULL);
         rtcUpdateGeometryBuffer(rs->dyn, RTC_BUFFER_TYPE_VERTEX, 0);
         rtcCommitGeometry(rs->dyn);
     } else {
@@ -421,7 +423,7 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
         if (rs->n_dact) {
             if (!sn_grow((void **)&rs->dyn_shapes, &rs->cap_dyn_shapes, rs->n_dact, 1) ||
                 !(rs->dyn = mesh_geometry(rs, rs->dact, rs->n_dact, &rs->dyn_prim, &rs->cap_dyn_prim, &rs->dyn_first,
-                                          &rs->cap_dyn_first, DYN_QUALITY)))
+                                          &rs->cap_dyn_first, NULL, NULL, DYN_QUALITY)))
                 return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu moving actors%s%s", rs->n_dact,
                                rs->emb_err[0] ? ": " : "", rs->emb_err);
             for (size_t i = 0, k = 0; i < w->n_actors; i++)
@@ -666,6 +668,7 @@ const rs_actor *rs_collision_box(const rs_actor *a, rs_actor *tmp)
     if (tmp != a)
         *tmp = *a;
     tmp->model = 0;
+    tmp->wv = NULL;
     tmp->mesh = sn_mesh_get(SN_SHAPE_BOX);
     tmp->ext = a->half;
     return tmp;

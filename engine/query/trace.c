@@ -98,11 +98,6 @@ bool rs_reserve_hits(rs_scratch *s, size_t n)
     return false;
 }
 
-bool rs_origin_ok(sn_vec3 o)
-{
-    return fabs(o.x) < SN_RAY_MAX_ORIGIN && fabs(o.y) < SN_RAY_MAX_ORIGIN && fabs(o.z) < SN_RAY_MAX_ORIGIN;
-}
-
 bool rs_ray_prepare(const sn_ray *r, sn_vec3 *dir, double *max_distance)
 {
     sn_vec3 o = r->origin, d = r->direction;
@@ -159,7 +154,7 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
 
 /* The hit recomputed in double precision on its triangle: distance, outward normal facing the
 ** ray, and whether the ray leaves the shape there. */
-static double refine(const rs_actor *a, uint32_t tri, sn_vec3 o, sn_vec3 d, double t_float, sn_vec3 *normal,
+static inline double refine(const rs_actor *a, uint32_t tri, sn_vec3 o, sn_vec3 d, double t_float, sn_vec3 *normal,
                      bool *back)
 {
     sn_vec3 p0 = rs_vertex(a, tri, 0), p1 = rs_vertex(a, tri, 1), p2 = rs_vertex(a, tri, 2);
@@ -174,7 +169,7 @@ static double refine(const rs_actor *a, uint32_t tri, sn_vec3 o, sn_vec3 d, doub
     return t < 0 ? 0 : t;
 }
 
-static void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_t *ref, uint32_t *tri)
+static inline void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_t *ref, uint32_t *tri)
 {
     if (geom == 0) {
         uint32_t k = rs->stat_prim[prim];
@@ -294,109 +289,123 @@ static int rec_cmp(const void *a, const void *b)
 ** tests/unit/test_rays.c: stream against one ray at a time). */
 #define STREAM 64
 
-/* Embree's ray for r, or an inactive one (tnear > tfar) for a ray that can hit nothing. */
-static bool stream_ray(const sn_ray *r, struct RTCRayHit *rh, sn_vec3 *d, double *maxd)
+/* A closest-hit ray as prepared: origin, unit direction and reach (maxd < 0: a ray that can
+** hit nothing, rs_ray_prepare). */
+typedef struct cray {
+    sn_vec3 o, d;
+    double maxd;
+} cray;
+
+/* The double at p, which may be unaligned (the caller's stride). */
+static inline double load_f64(const char *p)
 {
-    bool ok = rs_ray_prepare(r, d, maxd);
-    if (ok)
-        rh->ray = embree_ray(r->origin, *d, *maxd);
+    double v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* The ray at src (an sn_ray) prepared into *c: rs_ray_prepare's test and arithmetic, inline.
+** Its fields are read one by one: a copy into a local sn_ray and the reads back from it stalled
+** on store forwarding, a fifth of a ray's own time (perf). */
+static inline void load_ray(const char *src, cray *c)
+{
+    _Static_assert(sizeof(sn_ray) == 7 * sizeof(double) && offsetof(sn_ray, direction) == 3 * sizeof(double) &&
+                   offsetof(sn_ray, max_distance) == 6 * sizeof(double), "sn_ray is seven doubles");
+    sn_vec3 o = {load_f64(src), load_f64(src + 8), load_f64(src + 16)};
+    sn_vec3 d = {load_f64(src + 24), load_f64(src + 32), load_f64(src + 40)};
+    double maxd = load_f64(src + 48);
+    c->o = o;
+    c->d = sn_v3(0, 0, 0);
+    c->maxd = -1;
+    if (rs_origin_ok(o) && isfinite(d.x + d.y + d.z) && maxd > 0) {
+        double l = sn_v3_len(d);
+        if (l > 0 && isfinite(l)) {
+            c->d = sn_v3_scale(d, 1 / l);
+            c->maxd = maxd;
+        }
+    }
+}
+
+/* The ray at src prepared into *c and Embree's ray for it into *rh, or an inactive one
+** (tnear > tfar) for a ray that can hit nothing. */
+static inline void stream_ray(const char *src, cray *c, struct RTCRayHit *rh)
+{
+    load_ray(src, c);
+    if (c->maxd >= 0)
+        rh->ray = embree_ray(c->o, c->d, c->maxd);
     else
         rh->ray = embree_ray(sn_v3(0, 0, 0), sn_v3(1, 0, 0), 1), rh->ray.tnear = 1, rh->ray.tfar = 0;
     rh->hit.geomID = rh->hit.primID = rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-    return ok;
 }
 
-/* The closest hit of one ray from Embree's answer rh and the ground planes, into the caller's
-** result i. */
-static void finish_closest(const rs_ctx *c, sn_vec3 o, sn_vec3 d, double maxd, bool ok, const struct RTCRayHit *rh,
-                           uint32_t i, sn_ray_result *out)
+/* The closest hit of one ray from Embree's answer rh and the ground planes, into *res (zeroed,
+** padding too). */
+static inline void finish_closest(const rs_ctx *c, const cray *r, const struct RTCRayHit *rh, sn_ray_result *res)
 {
     const sn_rayscene *rs = c->rs;
-    /* Zeroed, padding too (results are compared byte for byte), from a zero result by its
-    ** constant size and written in place when the caller's stride is ours: a memset of the
-    ** result and of its hit became `rep stos`, and the copy to the caller read back fields
-    ** just stored in pieces: both stalled, a third of a lidar ray's own time (perf). */
-    static const sn_ray_result zero;
-    sn_ray_result tmp, *res = c->q->result_size == sizeof tmp ? &out[i] : &tmp;
-    memcpy(res, &zero, sizeof zero);
-    if (ok) {
-        bool found = false;
-        double best_t = INFINITY;
-        uint32_t best_id = 0;
-        const rs_actor *best_a = NULL;
-        const rs_plane *best_p = NULL;
-        sn_vec3 best_n = {0, 0, 0};
-        uint32_t best_tri = 0;
-        if (rh->hit.geomID != RTC_INVALID_GEOMETRY_ID) {
-            uint32_t ref, tri;
-            bool back;
-            sn_vec3 nn;
-            resolve(rs, rh->hit.geomID, rh->hit.primID, &ref, &tri);
-            const rs_actor *a = rs_ref_actor(rs, ref);
-            double t = refine(a, tri, o, d, rh->ray.tfar, &nn, &back);
-            if (back) /* the first surface is a way out: the origin is inside */
-                t = 0, nn = sn_v3_scale(d, -1);
-            if (t <= maxd)
-                found = true, best_t = t, best_id = a->id, best_a = a, best_n = nn, best_tri = tri;
-        }
-        for (size_t k = 0; k < rs->n_planes; k++) {
-            const rs_plane *p = &rs->planes[k];
-            double t;
-            sn_vec3 nn;
-            if (!plane_hit(p, o, d, maxd, &t, &nn) || (found && (t > best_t || (t == best_t && p->id >= best_id))) ||
-                (c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind)))
-                continue;
-            found = true, best_t = t, best_id = p->id, best_a = NULL, best_p = p, best_n = nn;
-        }
-        if (found) {
-            res->n_hits = res->n_found = 1;
-            if (best_a) {
-                MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_a);
-                res->hit.semantic_tag = tri_tag(best_a, best_tri);
-            } else {
-                MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_p);
-            }
+    const sn_vec3 o = r->o, d = r->d;
+    const double maxd = r->maxd;
+    double best_t = INFINITY;
+    uint32_t best_id = 0, best_tri = 0;
+    const rs_actor *best_a = NULL;
+    const rs_plane *best_p = NULL;
+    sn_vec3 best_n = {0, 0, 0};
+    if (rh->hit.geomID != RTC_INVALID_GEOMETRY_ID) {
+        uint32_t ref, tri;
+        bool back;
+        sn_vec3 nn;
+        resolve(rs, rh->hit.geomID, rh->hit.primID, &ref, &tri);
+        const rs_actor *a = rs_ref_actor(rs, ref);
+        double t = refine(a, tri, o, d, rh->ray.tfar, &nn, &back);
+        if (back) /* the first surface is a way out: the origin is inside */
+            t = 0, nn = sn_v3_scale(d, -1);
+        if (t <= maxd)
+            best_t = t, best_id = a->id, best_a = a, best_n = nn, best_tri = tri;
+    }
+    bool found = best_a != NULL;
+    for (size_t k = 0; k < rs->n_planes; k++) {
+        const rs_plane *p = &rs->planes[k];
+        double t;
+        sn_vec3 nn;
+        if (!plane_hit(p, o, d, maxd, &t, &nn) || (found && (t > best_t || (t == best_t && p->id >= best_id))) ||
+            (c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind)))
+            continue;
+        found = true, best_t = t, best_id = p->id, best_a = NULL, best_p = p, best_n = nn;
+    }
+    if (found) {
+        res->n_hits = res->n_found = 1;
+        if (best_a) {
+            MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_a);
+            res->hit.semantic_tag = tri_tag(best_a, best_tri);
+        } else {
+            MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_p);
         }
     }
-    if (res == &tmp)
-        put_result(c->q, out, i, res);
 }
 
 /* Closest hits of rays [from, to): STREAM at a time through Embree, then each finished alone. */
 static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
 {
     struct RTCRayHit rh[STREAM];
-    sn_vec3 o[STREAM], d[STREAM];
-    double maxd[STREAM];
-    bool ok[STREAM];
+    cray cr[STREAM];
+    const size_t ray_size = b->q->ray_size, result_size = b->q->result_size;
+    /* Zeroed, padding too (results are compared byte for byte), from a zero result by its
+    ** constant size and written in place when the caller's stride is ours: a memset of the
+    ** result and of its hit became `rep stos`, and the copy to the caller read back fields
+    ** just stored in pieces: both stalled, a third of a lidar ray's own time (perf). */
+    static const sn_ray_result zero;
+    const bool in_place = result_size == sizeof zero;
     for (uint32_t i0 = from; i0 < to; i0 += STREAM) {
         uint32_t m = to - i0 < STREAM ? to - i0 : STREAM;
-        for (uint32_t k = 0; k < m; k++) {
-            sn_ray r;
-            memcpy(&r, (const char *)b->rays + (size_t)(i0 + k) * b->q->ray_size, sizeof r);
-            o[k] = r.origin;
-            ok[k] = stream_ray(&r, &rh[k], &d[k], &maxd[k]);
-        }
-        /* The next block's rays and this block's results on their way into the cache while
-        ** Embree works: a lidar's 100 000 rays and results are megabytes, and the first touch
-        ** of each ray was a tenth of its time (perf) */
-        if (i0 + STREAM < to) {
-            const char *next = (const char *)b->rays + (size_t)(i0 + STREAM) * b->q->ray_size;
-            size_t bytes = (size_t)((to - i0 - STREAM) < STREAM ? to - i0 - STREAM : STREAM) * b->q->ray_size;
-            for (size_t k = 0; k < bytes; k += 64)
-                __builtin_prefetch(next + k, 0, 3);
-        }
-        {
-            char *res = (char *)b->out + (size_t)i0 * b->q->result_size;
-            for (size_t k = 0; k < (size_t)m * b->q->result_size; k += 64)
-                __builtin_prefetch(res + k, 1, 3);
-        }
+        const char *src = (const char *)b->rays + (size_t)i0 * ray_size;
         /* Rays from one point (a lidar, a camera) go as a coherent stream; others one at a time,
         ** which Embree's incoherent path serves as fast as it can (bench_rays: coherent streams
         ** 1.1-2.4x faster on a lidar's rays, half as fast on random ones) */
         bool coherent = !c->rs->one_by_one;
-        for (uint32_t k = 1; k < m && coherent; k++)
-            coherent = o[k].x == o[0].x && o[k].y == o[0].y && o[k].z == o[0].z;
+        for (uint32_t k = 0; k < m; k++) {
+            stream_ray(src + (size_t)k * ray_size, &cr[k], &rh[k]);
+            coherent = coherent && cr[k].o.x == cr[0].o.x && cr[k].o.y == cr[0].o.y && cr[k].o.z == cr[0].o.z;
+        }
         if (coherent) {
             c->ec.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
             rtcIntersect1M(c->rs->top, &c->ec, rh, m, sizeof rh[0]);
@@ -405,8 +414,15 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
             for (uint32_t k = 0; k < m; k++)
                 rtcIntersect1(c->rs->top, &c->ec, &rh[k]);
         }
-        for (uint32_t k = 0; k < m; k++)
-            finish_closest(c, o[k], d[k], maxd[k], ok[k], &rh[k], i0 + k, b->out);
+        char *dst = (char *)b->out + (size_t)i0 * result_size;
+        for (uint32_t k = 0; k < m; k++) {
+            sn_ray_result tmp, *res = in_place ? (sn_ray_result *)(void *)(dst + (size_t)k * sizeof zero) : &tmp;
+            memcpy(res, &zero, sizeof zero);
+            if (cr[k].maxd >= 0)
+                finish_closest(c, &cr[k], &rh[k], res);
+            if (!in_place)
+                memcpy(dst + (size_t)k * result_size, res, rs_min_size(result_size, sizeof *res));
+        }
     }
 }
 
@@ -420,10 +436,9 @@ typedef struct prepared {
 
 static prepared prepare(const batch *b, uint32_t i)
 {
-    sn_ray r;
-    memcpy(&r, (const char *)b->rays + (size_t)i * b->q->ray_size, sizeof r);
-    prepared p = {r.origin, {0, 0, 0}, 0, false};
-    p.ok = rs_ray_prepare(&r, &p.d, &p.maxd);
+    cray c;
+    load_ray((const char *)b->rays + (size_t)i * b->q->ray_size, &c);
+    prepared p = {c.o, c.d, c.maxd, c.maxd >= 0};
     return p;
 }
 

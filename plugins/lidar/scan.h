@@ -28,13 +28,14 @@ typedef struct lidar_scan {
     double *laser_deg;         /* channel i's elevation: upper_fov - i * step, CARLA's order */
     double angle_deg;          /* the horizontal angle the next tick starts from, in [0, horizontal_fov) */
     /* per tick, grown as needed */
-    sn_ray *rays;
+    sn_ray *rays;              /* one chunk's (scan.c CHUNK) */
     sn_ray_result *res;
     int64_t *ray_time;         /* motion distortion: each ray's time */
     uint32_t *ray_slot;        /* ray k is channel-major slot ray_slot[k] = ch * per_channel + j */
     sn_transform *pose;        /* motion distortion: the sensor's pose at column j */
     sn_vec3 *col;              /* column j's azimuth: cos, sin */
-    size_t cap_col;
+    sn_vec3 *elev;             /* channel i's elevation: cos, sin */
+    size_t cap_col, cap_elev;
     size_t cap_rays, cap_res, cap_slot, cap_time, cap_pose;
     /* the measurement */
     uint8_t *points;           /* records of sn_point_xyzi or sn_semantic_point */

@@ -6,7 +6,8 @@
 ** bare Embree, one rtcIntersect1 a ray in a flat scene (no filters, no double-precision
 ** refinement), and the same with rtcIntersect1M streams. Prints CPU ms (the engine's CPU timer,
 ** the baselines' thread CPU time) and `ratio` lines.
-** argv[1]: temp folder, argv[2]: plugin folder (lidar) */
+** argv[1]: temp folder, argv[2]: plugin folder (lidar); argv[3] (optional): that many frames of the
+** lidar alone, without the baselines (for perf and callgrind). */
 #include "../../engine/query/rayscene.h"
 #include "../../engine/sim/engine.h"
 #include "../testutil.h"
@@ -117,15 +118,24 @@ int main(int argc, char **argv)
     sn_engine_stats(e, &s0, &err);
     uint64_t messages = s0.messages;
     double cpu0 = e->cpu_sensors;
+    int frames = argc > 3 ? atoi(argv[3]) : FRAMES;
+    if (frames < 1)
+        frames = 1;
     double t0 = now();
-    if (sn_engine_run(e, FRAMES, &err)) {
+    if (sn_engine_run(e, (uint64_t)frames, &err)) {
         fprintf(stderr, "bench_lidar: %s\n", err.msg);
         return 1;
     }
     double wall = now() - t0;
     sn_engine_stats(e, &s1, &err);
-    double lidar_ms = 1e3 * (e->cpu_sensors - cpu0) / FRAMES;
-    double frame_ms = 1e3 * wall / FRAMES;
+    double lidar_ms = 1e3 * (e->cpu_sensors - cpu0) / frames;
+    double frame_ms = 1e3 * wall / frames;
+    if (argc > 3) {
+        printf("  sensim lidar (sensors' time)  %8.2f ms/frame   (whole frame %.2f ms), %d frames\n", lidar_ms, frame_ms,
+               frames);
+        sn_engine_destroy(e);
+        return 0;
+    }
 
     /* the same rays: CARLA's pattern from the sensor's pose now (one full turn) */
     sn_ray *rays = malloc((size_t)CH * PER * sizeof *rays);
