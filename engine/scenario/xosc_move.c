@@ -7,7 +7,7 @@
 ** sections and junctions (the first successor, as the map orders them), and sideways by its
 ** lateral profile. Anything else (pedestrians, entities off the lanes) moves straight along its
 ** heading. */
-#include "xosc_run.h"
+#include "xosc_pos.h"
 
 #include "../map/lanemap.h"
 #include "../map/road_mesh.h"
@@ -61,21 +61,6 @@ static bool fail(sn_xrun *r, const char *fmt, const char *a, int line)
     return false;
 }
 
-/* Centre t of a lane at s, or false when the lane does not exist there. */
-static bool lane_centre(const sn_xrun *r, int32_t ri, int lane, double s, uint32_t *sec_out, double *tc)
-{
-    const sn_odr_road *rd = road_at(r, ri);
-    uint32_t sec = sn_odr_section_at(rd, s, false);
-    if (!sn_odr_lane_of(&rd->sections[sec], lane))
-        return false;
-    double a, b;
-    sn_odr_lane_span(rd, &rd->sections[sec], lane, s, &a, &b);
-    *tc = 0.5 * (a + b);
-    if (sec_out)
-        *sec_out = sec;
-    return true;
-}
-
 /* x, y, z, h of a lane-mode entity from its (road, lane, s, offset). */
 static void lane_pose(sn_xrun *r, sn_xent *e)
 {
@@ -126,120 +111,6 @@ static int lane_shift(int sdir, int lane, int n)
     return lane;
 }
 
-/* The road place of an entity: its lane state, or where it stands. */
-static bool entity_road(sn_xrun *r, int i, int32_t *ri, int *lane, double *s, double *t)
-{
-    sn_xent *e = &r->ents[i];
-    if (!r->map)
-        return false;
-    if (e->mode == SN_XM_LANE) {
-        const sn_odr_road *rd = road_at(r, e->ri);
-        double tc;
-        if (!lane_centre(r, e->ri, e->lane, e->s, NULL, &tc))
-            return false;
-        (void)rd;
-        *ri = e->ri, *lane = e->lane, *s = e->s, *t = tc + e->sdir * e->off;
-        return true;
-    }
-    sn_map_place pl;
-    if (!sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl))
-        return false;
-    *ri = pl.road, *lane = pl.lane, *s = pl.s, *t = pl.t;
-    return true;
-}
-
-bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
-                      bool *on_lane)
-{
-    *on_lane = false;
-    const sn_xent *ref = p->entity >= 0 ? &r->ents[p->entity] : NULL;
-    if (ref && !ref->placed)
-        return fail(r, "the position refers to entity '%s', which has no position yet", r->x->ents[p->entity].name,
-                    p->line);
-    switch (p->kind) {
-    case SN_XP_ROUTE:
-        return sn_xroutepos_resolve(r, p, out, road, lane, s, off, on_lane);
-    case SN_XP_WORLD:
-        out[0] = p->x, out[1] = p->y, out[2] = p->z, out[3] = p->h;
-        return true;
-    case SN_XP_REL_WORLD:
-    case SN_XP_REL_OBJECT: {
-        double dx = p->x, dy = p->y;
-        if (p->kind == SN_XP_REL_OBJECT) {
-            double c = cos(ref->h), sn = sin(ref->h);
-            dx = c * p->x - sn * p->y;
-            dy = sn * p->x + c * p->y;
-        }
-        out[0] = ref->x + dx, out[1] = ref->y + dy, out[2] = ref->z + p->z;
-        out[3] = p->has_h ? (p->h_relative ? ref->h + p->h : p->h) : ref->h;
-        return true;
-    }
-    default:
-        break;
-    }
-    if (!r->map)
-        return fail(r, "%s needs the scenario's map (RoadNetwork/LogicFile)", "a road or lane position", p->line);
-    const sn_odr *o = r->map->odr;
-    int32_t ri = -1;
-    int ln = 0;
-    double ss = 0, tt = 0;
-    if (p->kind == SN_XP_ROAD || p->kind == SN_XP_LANE) {
-        ri = sn_odr_road_index(o, p->road);
-        if (ri < 0) {
-            char id[32];
-            snprintf(id, sizeof id, "%d", p->road);
-            return fail(r, "roadId %s names no road of the map", id, p->line);
-        }
-        ss = p->s;
-        ln = p->lane;
-        tt = p->t;
-    } else { /* relative to an entity's place on the road */
-        double t0;
-        if (!entity_road(r, p->entity, &ri, &ln, &ss, &t0))
-            return fail(r, "entity '%s' is on no road: a relative road or lane position needs one",
-                        r->x->ents[p->entity].name, p->line);
-        ss += p->s;
-        if (p->kind == SN_XP_REL_ROAD)
-            tt = t0 + p->t;
-        else {
-            int l = ln + p->lane; /* dLane: lane ids, skipping the centre lane */
-            if ((ln < 0) != (l < 0) || l == 0)
-                l += p->lane > 0 ? 1 : -1;
-            ln = l;
-        }
-    }
-    const sn_odr_road *rd = &o->roads[ri];
-    if (ss < -1e-9 || ss > rd->length + 1e-9) {
-        char v[64];
-        snprintf(v, sizeof v, "%g (road %d is %g m long)", ss, rd->id, rd->length);
-        return fail(r, "s %s is off the road", v, p->line);
-    }
-    ss = fmin(fmax(ss, 0), rd->length);
-    double hdg_extra = 0;
-    if (p->kind == SN_XP_LANE || p->kind == SN_XP_REL_LANE) {
-        double tc;
-        uint32_t sec;
-        if (!lane_centre(r, ri, ln, ss, &sec, &tc)) {
-            char v[64];
-            snprintf(v, sizeof v, "%d at s %g of road %d", ln, ss, rd->id);
-            return fail(r, "no lane %s", v, p->line);
-        }
-        tt = tc + p->offset;
-        int dir = sn_map_lane_dir(rd, ln);
-        *road = ri, *lane = ln, *s = ss, *off = p->offset, *on_lane = true; /* off: road t, for now */
-        hdg_extra = dir < 0 ? M_PI : 0;
-    }
-    double q[3];
-    sn_odr_point(rd, ss, tt, 0, q);
-    sn_odr_pose ref_line = sn_odr_ref_line(rd, ss);
-    out[0] = q[0], out[1] = q[1], out[2] = q[2];
-    double h = ref_line.hdg + hdg_extra;
-    if (p->has_h)
-        h = p->h_relative ? h + p->h : p->h;
-    out[3] = atan2(sin(h), cos(h));
-    return true;
-}
-
 /* The height of the map's surface under (x, y): the road's, a sidewalk's kerb above it; z
 ** itself where no lane is. */
 static double ground_z(const sn_xrun *r, double x, double y, double z)
@@ -268,7 +139,7 @@ static void snap_to_lane(sn_xrun *r, sn_xent *e, sn_xent_kind kind)
     int dir = c > 0 ? 1 : -1; /* along s or against it, whichever way the lane runs */
     double tc;
     uint32_t sec;
-    if (!lane_centre(r, pl.road, pl.lane, pl.s, &sec, &tc))
+    if (!sn_xlane_centre(r, pl.road, pl.lane, pl.s, &sec, &tc))
         return;
     e->mode = SN_XM_LANE;
     e->ri = pl.road, e->sec = sec, e->lane = pl.lane, e->s = pl.s, e->off = dir * (pl.t - tc), e->sdir = dir;
@@ -296,7 +167,7 @@ bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
         e->sdir = cos(q[3] - sn_odr_ref_line(road_at(r, ri), s).hdg) >= 0 ? 1 : -1;
         e->ri = ri, e->lane = lane, e->s = s, e->off = e->sdir * off;
         double tc;
-        lane_centre(r, ri, lane, s, &e->sec, &tc);
+        sn_xlane_centre(r, ri, lane, s, &e->sec, &tc);
         return true;
     }
     snap_to_lane(r, e, kind);
@@ -378,7 +249,7 @@ static bool lateral_target(sn_xrun *r, int i, const sn_xaction *a, double *o1)
     }
     double tc0, tc1;
     uint32_t sec;
-    if (!lane_centre(r, e->ri, e->lane, e->s, NULL, &tc0) || !lane_centre(r, e->ri, target, e->s, &sec, &tc1)) {
+    if (!sn_xlane_centre(r, e->ri, e->lane, e->s, NULL, &tc0) || !sn_xlane_centre(r, e->ri, target, e->s, &sec, &tc1)) {
         char v[64];
         snprintf(v, sizeof v, "%d at s %.2f of road %d", target, e->s, rd->id);
         return fail(r, "LaneChangeAction: no lane %s", v, a->line);
@@ -511,7 +382,7 @@ static double lat_disp(const sn_xrun *r, int i, const sn_xaction *a, double *axi
     const sn_xent *e = &r->ents[i], *f = &r->ents[a->ref];
     if (e->mode == SN_XM_LANE && f->mode == SN_XM_LANE && e->ri == f->ri) {
         double ti, tj;
-        if (lane_centre(r, e->ri, e->lane, e->s, NULL, &ti) && lane_centre(r, f->ri, f->lane, f->s, NULL, &tj)) {
+        if (sn_xlane_centre(r, e->ri, e->lane, e->s, NULL, &ti) && sn_xlane_centre(r, f->ri, f->lane, f->s, NULL, &tj)) {
             *axis = e->sdir * f->sdir;
             return ((ti + e->sdir * e->off) - (tj + f->sdir * f->off)) * f->sdir;
         }

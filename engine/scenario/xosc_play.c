@@ -8,7 +8,7 @@
 ** from the next step on. Completion goes up the tree (actions -> event -> maneuver -> group ->
 ** act -> story) in the same step. Triggers are evaluated only while their element waits on them,
 ** so an edge is an edge seen while waiting. */
-#include "xosc_run.h"
+#include "xosc_pos.h"
 
 #include "../core/util.h"
 #include "../map/lanemap.h"
@@ -151,26 +151,6 @@ static bool start_elem(sn_xrun *r, int el)
 }
 
 /* ---- conditions ---- */
-
-/* The longitudinal distance from a to b, positive when b is ahead: along the road (difference
-** of s, in a's direction of travel) when road_cs and both are on one road, else in a's frame;
-** freespace: between the boxes (0 when they overlap lengthwise). */
-double sn_xent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs)
-{
-    const sn_xent *ea = &r->ents[a], *eb = &r->ents[b];
-    const sn_xentity *da = &r->x->ents[a], *db = &r->x->ents[b];
-    double rel = eb->h - ea->h, lon;
-    if (road_cs && r->map && ea->mode == SN_XM_LANE && eb->mode == SN_XM_LANE && ea->ri == eb->ri)
-        lon = (eb->s - ea->s) * sn_map_lane_dir(&r->map->odr->roads[ea->ri], ea->lane);
-    else
-        lon = cos(ea->h) * (eb->x - ea->x) + sin(ea->h) * (eb->y - ea->y);
-    if (!freespace)
-        return lon;
-    double c = lon + cos(rel) * db->cx - sin(rel) * db->cy - da->cx; /* box centre to box centre */
-    double ext = da->len / 2 + fabs(cos(rel)) * db->len / 2 + fabs(sin(rel)) * db->wid / 2;
-    double gap = fmax(0, fabs(c) - ext);
-    return c < 0 ? -gap : gap;
-}
 
 static double ent_dist(sn_xrun *r, int a, int b, bool freespace, sn_xrdt rdt)
 {

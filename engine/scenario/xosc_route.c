@@ -4,7 +4,7 @@
 ** lane beside it, for a small cost) to each waypoint's road in turn. The route is the list of
 ** roads it passes; the kinematic driver takes, at each lane's end, the successor on the route's
 ** next road. */
-#include "xosc_run.h"
+#include "xosc_pos.h"
 
 #include "../map/lanemap.h"
 

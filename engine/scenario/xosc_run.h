@@ -107,12 +107,8 @@ bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt);
 bool sn_xrun_step(sn_xrun *r);
 void sn_xrun_free(sn_xrun *r);
 
-/* ---- xosc_move.c ---- */
+/* ---- xosc_move.c (positions: xosc_pos.h) ---- */
 
-/* Resolves a position to (x, y, z, h); lane positions also give road, lane, s and offset (t
-** from the lane centre, travel-left), with *on_lane true. */
-bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
-                      bool *on_lane);
 /* Puts entity i at a resolved position (placing it on a lane when it stands on one). */
 bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p);
 /* Starts a motion action on entity i at time r->t; *instant when it is over already. */
@@ -149,9 +145,6 @@ bool sn_xroutepos_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *
 /* Which of n successors a routed entity takes (0 without a route). */
 struct sn_lanekey;
 size_t sn_xroute_pick(sn_xent *e, const struct sn_lanekey *next, size_t n);
-/* xosc_play.c: the longitudinal distance from a to b, positive when b is ahead (along the road
-** when road_cs and both are on one road, else in a's frame; freespace: between the boxes). */
-double sn_xent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs);
 /* Where entity i lies in the lanes: road, lane, s, t; false when on no road within 2 m. */
 bool sn_xmove_locate(const sn_xrun *r, int i, int32_t *road, int *lane, double *s, double *t, double *outside);
 

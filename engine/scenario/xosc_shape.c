@@ -8,7 +8,7 @@
 ** the control points (positions resolved at the start) and their weights over the knot vector,
 ** evaluated by Cox-de Boor at evenly spaced parameter values; times are the same rational
 ** combination of the control points' times (monotone when theirs are: B-splines keep order). */
-#include "xosc_run.h"
+#include "xosc_pos.h"
 
 #include <math.h>
 #include <stdio.h>

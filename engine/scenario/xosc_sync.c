@@ -12,7 +12,7 @@
 ** has passed its own (the entity then keeps FinalSpeed, or its speed). With tolerances the plan
 ** runs to their edges and the action ends in the step in which the master would cross its own
 ** (esmini's rule); a SteadyState ends the profile that distance or time early, at FinalSpeed. */
-#include "xosc_run.h"
+#include "xosc_pos.h"
 
 #include "../map/lanemap.h"
 

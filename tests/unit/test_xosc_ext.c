@@ -15,7 +15,7 @@
 **   (g) a ManeuverGroup run again waits its event's condition delay again;
 **   (h) SynchronizeAction measures the distance to go along the entity's route through a junction. */
 #include "../../engine/map/lanemap.h"
-#include "../../engine/scenario/xosc_run.h"
+#include "../../engine/scenario/xosc_pos.h"
 #include "../check.h"
 
 #include <math.h>

@@ -1,0 +1,172 @@
+/* xosc_pos.c — where an OpenSCENARIO position is: a Position element resolved to (x, y, z, h)
+** and, on a lane, (road, lane, s, offset); and the longitudinal distance between two entities.
+** Motion (xosc_move.c), routes (xosc_route.c), trajectories (xosc_shape.c), synchronisation
+** (xosc_sync.c) and conditions (xosc_play.c) all ask here; a RoutePosition is walked along its
+** route by xosc_route.c, which resolves the route's waypoints here in turn. */
+#include "xosc_pos.h"
+
+#include "../map/lanemap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const sn_odr_road *road_at(const sn_xrun *r, int32_t ri) { return &r->map->odr->roads[ri]; }
+
+static bool fail(sn_xrun *r, const char *fmt, const char *a, int line)
+{
+    snprintf(r->why, sizeof r->why, "%s:%d: ", r->x->path, line);
+    size_t n = strlen(r->why);
+    snprintf(r->why + n, sizeof r->why - n, fmt, a);
+    r->failed = true;
+    return false;
+}
+
+/* Centre t of a lane at s, or false when the lane does not exist there. */
+bool sn_xlane_centre(const sn_xrun *r, int32_t ri, int lane, double s, uint32_t *sec_out, double *tc)
+{
+    const sn_odr_road *rd = road_at(r, ri);
+    uint32_t sec = sn_odr_section_at(rd, s, false);
+    if (!sn_odr_lane_of(&rd->sections[sec], lane))
+        return false;
+    double a, b;
+    sn_odr_lane_span(rd, &rd->sections[sec], lane, s, &a, &b);
+    *tc = 0.5 * (a + b);
+    if (sec_out)
+        *sec_out = sec;
+    return true;
+}
+
+/* The road place of an entity: its lane state, or where it stands. */
+static bool entity_road(sn_xrun *r, int i, int32_t *ri, int *lane, double *s, double *t)
+{
+    sn_xent *e = &r->ents[i];
+    if (!r->map)
+        return false;
+    if (e->mode == SN_XM_LANE) {
+        const sn_odr_road *rd = road_at(r, e->ri);
+        double tc;
+        if (!sn_xlane_centre(r, e->ri, e->lane, e->s, NULL, &tc))
+            return false;
+        (void)rd;
+        *ri = e->ri, *lane = e->lane, *s = e->s, *t = tc + e->sdir * e->off;
+        return true;
+    }
+    sn_map_place pl;
+    if (!sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl))
+        return false;
+    *ri = pl.road, *lane = pl.lane, *s = pl.s, *t = pl.t;
+    return true;
+}
+
+bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
+                      bool *on_lane)
+{
+    *on_lane = false;
+    const sn_xent *ref = p->entity >= 0 ? &r->ents[p->entity] : NULL;
+    if (ref && !ref->placed)
+        return fail(r, "the position refers to entity '%s', which has no position yet", r->x->ents[p->entity].name,
+                    p->line);
+    switch (p->kind) {
+    case SN_XP_ROUTE:
+        return sn_xroutepos_resolve(r, p, out, road, lane, s, off, on_lane);
+    case SN_XP_WORLD:
+        out[0] = p->x, out[1] = p->y, out[2] = p->z, out[3] = p->h;
+        return true;
+    case SN_XP_REL_WORLD:
+    case SN_XP_REL_OBJECT: {
+        double dx = p->x, dy = p->y;
+        if (p->kind == SN_XP_REL_OBJECT) {
+            double c = cos(ref->h), sn = sin(ref->h);
+            dx = c * p->x - sn * p->y;
+            dy = sn * p->x + c * p->y;
+        }
+        out[0] = ref->x + dx, out[1] = ref->y + dy, out[2] = ref->z + p->z;
+        out[3] = p->has_h ? (p->h_relative ? ref->h + p->h : p->h) : ref->h;
+        return true;
+    }
+    default:
+        break;
+    }
+    if (!r->map)
+        return fail(r, "%s needs the scenario's map (RoadNetwork/LogicFile)", "a road or lane position", p->line);
+    const sn_odr *o = r->map->odr;
+    int32_t ri = -1;
+    int ln = 0;
+    double ss = 0, tt = 0;
+    if (p->kind == SN_XP_ROAD || p->kind == SN_XP_LANE) {
+        ri = sn_odr_road_index(o, p->road);
+        if (ri < 0) {
+            char id[32];
+            snprintf(id, sizeof id, "%d", p->road);
+            return fail(r, "roadId %s names no road of the map", id, p->line);
+        }
+        ss = p->s;
+        ln = p->lane;
+        tt = p->t;
+    } else { /* relative to an entity's place on the road */
+        double t0;
+        if (!entity_road(r, p->entity, &ri, &ln, &ss, &t0))
+            return fail(r, "entity '%s' is on no road: a relative road or lane position needs one",
+                        r->x->ents[p->entity].name, p->line);
+        ss += p->s;
+        if (p->kind == SN_XP_REL_ROAD)
+            tt = t0 + p->t;
+        else {
+            int l = ln + p->lane; /* dLane: lane ids, skipping the centre lane */
+            if ((ln < 0) != (l < 0) || l == 0)
+                l += p->lane > 0 ? 1 : -1;
+            ln = l;
+        }
+    }
+    const sn_odr_road *rd = &o->roads[ri];
+    if (ss < -1e-9 || ss > rd->length + 1e-9) {
+        char v[64];
+        snprintf(v, sizeof v, "%g (road %d is %g m long)", ss, rd->id, rd->length);
+        return fail(r, "s %s is off the road", v, p->line);
+    }
+    ss = fmin(fmax(ss, 0), rd->length);
+    double hdg_extra = 0;
+    if (p->kind == SN_XP_LANE || p->kind == SN_XP_REL_LANE) {
+        double tc;
+        uint32_t sec;
+        if (!sn_xlane_centre(r, ri, ln, ss, &sec, &tc)) {
+            char v[64];
+            snprintf(v, sizeof v, "%d at s %g of road %d", ln, ss, rd->id);
+            return fail(r, "no lane %s", v, p->line);
+        }
+        tt = tc + p->offset;
+        int dir = sn_map_lane_dir(rd, ln);
+        *road = ri, *lane = ln, *s = ss, *off = p->offset, *on_lane = true; /* off: road t, for now */
+        hdg_extra = dir < 0 ? M_PI : 0;
+    }
+    double q[3];
+    sn_odr_point(rd, ss, tt, 0, q);
+    sn_odr_pose ref_line = sn_odr_ref_line(rd, ss);
+    out[0] = q[0], out[1] = q[1], out[2] = q[2];
+    double h = ref_line.hdg + hdg_extra;
+    if (p->has_h)
+        h = p->h_relative ? h + p->h : p->h;
+    out[3] = atan2(sin(h), cos(h));
+    return true;
+}
+
+/* The longitudinal distance from a to b, positive when b is ahead: along the road (difference
+** of s, in a's direction of travel) when road_cs and both are on one road, else in a's frame;
+** freespace: between the boxes (0 when they overlap lengthwise). */
+double sn_xent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs)
+{
+    const sn_xent *ea = &r->ents[a], *eb = &r->ents[b];
+    const sn_xentity *da = &r->x->ents[a], *db = &r->x->ents[b];
+    double rel = eb->h - ea->h, lon;
+    if (road_cs && r->map && ea->mode == SN_XM_LANE && eb->mode == SN_XM_LANE && ea->ri == eb->ri)
+        lon = (eb->s - ea->s) * sn_map_lane_dir(&r->map->odr->roads[ea->ri], ea->lane);
+    else
+        lon = cos(ea->h) * (eb->x - ea->x) + sin(ea->h) * (eb->y - ea->y);
+    if (!freespace)
+        return lon;
+    double c = lon + cos(rel) * db->cx - sin(rel) * db->cy - da->cx; /* box centre to box centre */
+    double ext = da->len / 2 + fabs(cos(rel)) * db->len / 2 + fabs(sin(rel)) * db->wid / 2;
+    double gap = fmax(0, fabs(c) - ext);
+    return c < 0 ? -gap : gap;
+}
