@@ -21,6 +21,7 @@
 #include "../core/util.h"
 #include "../plugin/attr.h"
 #include "../traffic/health.h"
+#include "../traffic/host_landmarks.h"
 #include "../traffic/lights.h"
 #include "../traffic/signs.h"
 #include "../traffic/tm.h"
@@ -70,6 +71,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     }
     e->observers[e->n_observers++] = &sn_lights_observer; /* traffic lights follow their actors */
     sn_host_init(&e->host);
+    sn_host_landmarks_fill(&e->host); /* traffic's queries: routes, lights, signs (ABI 1.6) */
     sn_writer_init(&e->writer, e);
     e->msg = (sn_pack_buf){0};
     return e;

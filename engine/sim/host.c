@@ -378,5 +378,4 @@ void sn_host_init(sn_host *h)
     sn_host_writer_fill(h);
     sn_host_query_fill(h);
     sn_host_map_fill(h);
-    sn_host_landmarks_fill(h);
 }

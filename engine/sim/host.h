@@ -1,5 +1,6 @@
 /* host.h — the host table a plugin calls (sensim/host.h): host.c fills the core, host_query.c the ray
-** queries, host_map.c the map queries, host_landmarks.c routes, lights and signs. */
+** queries, host_map.c the map queries; routes, lights and signs are traffic's
+** (traffic/host_landmarks.h), added by the engine after sn_host_init. */
 #ifndef SN_SIM_HOST_H
 #define SN_SIM_HOST_H
 
@@ -15,8 +16,6 @@ void sn_host_init(sn_host *h);
 void sn_host_query_fill(sn_host *h);
 /* host_map.c: the map queries (ABI 1.4) */
 void sn_host_map_fill(sn_host *h);
-/* host_landmarks.c: actor_route and landmarks_ahead (ABI 1.6) */
-void sn_host_landmarks_fill(sn_host *h);
 /* The engine's ray index (created on first use); NULL with err set when it cannot start. */
 sn_rayscene *sn_engine_rays(struct sn_engine *e, sn_error *err);
 

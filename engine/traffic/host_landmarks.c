@@ -1,14 +1,17 @@
 /* host_landmarks.c — the host's traffic queries (ABI 1.6): an actor's planned route and the
 ** lights and signs governing its lanes ahead, from the autopilot's path and the stop lines the
-** autopilot itself obeys (traffic/lights.h, traffic/signs.h). */
-#include "engine.h"
-#include "host.h"
+** autopilot itself obeys (lights.h, signs.h). It lives in traffic/ because it reads traffic's
+** data; the engine (frame/engine.c) adds it to the host table sim/host.c fills, so sim/ never
+** includes traffic/. */
+#include "host_landmarks.h"
+
+#include "lights.h"
+#include "signs.h"
+#include "traffic.h"
 
 #include "../core/util.h"
 #include "../map/lanemap.h"
-#include "../traffic/lights.h"
-#include "../traffic/signs.h"
-#include "../traffic/traffic.h"
+#include "../sim/engine.h"
 
 #include <math.h>
 #include <stdlib.h>
