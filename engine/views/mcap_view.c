@@ -98,39 +98,6 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
 const char *sn_mcap_partial_path(const sn_mcap *m) { return m ? m->part : NULL; }
 uint64_t sn_mcap_bytes(const sn_mcap *m) { return m && m->w ? sn_mcapw_bytes(m->w) : 0; }
 
-uint16_t sn_mcap_channel_for(sn_mcap *m, const char *topic, const char *schema, bool json)
-{
-    uint16_t sid = 0;
-    if (json) {
-        /* the schema of the type's first message (m->out, being emitted): its fields for
-        ** Foxglove's panels; registered once per type, later messages find it by name */
-        sid = sn_mcapw_schema_find(m->w, schema);
-        if (!sid) {
-            sn_buf js = {0};
-            static const char any[] = "{\"type\":\"object\"}";
-            bool ok = sn_json_schema_of((const char *)m->out.p, m->out.n, &js);
-            sid = ok ? sn_mcapw_schema(m->w, schema, "jsonschema", js.p, js.n)
-                     : sn_mcapw_schema(m->w, schema, "jsonschema", any, sizeof any - 1);
-            sn_buf_free(&js);
-        }
-    } else {
-        for (const sn_fox_schema *s = sn_fox_schemas; s->name; s++)
-            if (strcmp(s->name, schema) == 0)
-                sid = sn_mcapw_schema(m->w, s->name, "protobuf", s->data, s->size);
-    }
-    return sid ? sn_mcapw_channel(m->w, topic, sid, json ? "json" : "protobuf") : UINT16_MAX;
-}
-
-sn_status sn_mcap_emit(sn_mcap *m, const char *topic, const char *schema, bool json, uint64_t log_time, sn_error *err)
-{
-    if (m->out.bad)
-        return sn_fail(err, SN_E_NOMEM, "out of memory");
-    uint16_t ch = sn_mcap_channel_for(m, topic, schema, json);
-    if (ch == UINT16_MAX)
-        return sn_fail(err, SN_E_NOMEM, "mcap: out of memory or channels for %s", topic);
-    return sn_mcap_pool_put(m->pool, ch, log_time, m->out.p, m->out.n, err);
-}
-
 sn_status sn_mcap_add_map(sn_mcap *m, const sn_map *map, sn_error *err)
 {
     SN_ERR_LOCAL(err);
