@@ -4,6 +4,7 @@
 #include "../sim/weather_api.h"
 #include "../sim/classes.h"
 #include "../sim/host.h"
+#include "../sim/host_v2x.h"
 #include "../sim/spawn.h"
 #include "../sim/stream.h"
 #include "../sim/guard.h"
@@ -72,6 +73,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     e->observers[e->n_observers++] = &sn_lights_observer; /* traffic lights follow their actors */
     sn_host_init(&e->host);
     sn_host_landmarks_fill(&e->host); /* traffic's queries: routes, lights, signs (ABI 1.6) */
+    sn_host_v2x_fill(&e->host);       /* the V2X medium for any plugin (ABI 1.6) */
     sn_writer_init(&e->writer, e);
     e->msg = (sn_pack_buf){0};
     return e;
@@ -88,6 +90,7 @@ static void unload(sn_engine *e)
             s->cls->destroy(s->self);
             sn_guard_leave();
         }
+        sn_host_v2x_leave(s); /* before the medium's class goes */
         sn_stream_discard(s); /* a run not finished: its streams are thrown away */
         sn_sensor_values_free(e, s);
         free(s->given);

@@ -249,6 +249,16 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
             }
             pf->has_reader = true;
         }
+        if (c->v2x_medium) { /* ABI 1.6: a medium lent to other plugins (sensim/v2x.h) */
+            const sn_v2x_medium_ops *o = c->v2x_medium;
+            if (!header_ok(&o->hdr, sizeof(sn_v2x_medium_ops), "the V2X medium", why, n))
+                return false;
+            if (o->hdr.struct_size < sizeof(sn_v2x_medium_ops) || !o->join || !o->leave || !o->send || !o->received ||
+                !c->class_create) {
+                snprintf(why, n, "'%s': its V2X medium lacks a callback (join, leave, send, received, class_create)", id);
+                return false;
+            }
+        }
         if (!sn_records_check(c, id, why, n))
             return false;
         sn_error e;

@@ -23,9 +23,14 @@ sn_status sn_class_attach(struct sn_engine *e, sn_sensor *s, sn_error *err)
 {
     if (s->klass || (!s->cls->class_create && !s->cls->class_tick))
         return SN_OK;
+    return sn_class_of(e, s->bp, &s->klass, err);
+}
+
+sn_status sn_class_of(struct sn_engine *e, const sn_blueprint *bp, sn_sensor **out, sn_error *err)
+{
     for (size_t i = 0; i < e->n_classes; i++) {
-        if (e->classes[i]->cls == s->cls) {
-            s->klass = e->classes[i];
+        if (e->classes[i]->cls == bp->cls) {
+            *out = e->classes[i];
             return SN_OK;
         }
     }
@@ -33,19 +38,19 @@ sn_status sn_class_attach(struct sn_engine *e, sn_sensor *s, sn_error *err)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     sn_sensor *k = calloc(1, sizeof *k);
     char name[256];
-    snprintf(name, sizeof name, "class %s", s->bp->id);
+    snprintf(name, sizeof name, "class %s", bp->id);
     if (!k || !(k->name = sn_strdup(name))) {
         free(k);
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     }
     k->engine = e;
-    k->bp = s->bp;
-    k->cls = s->cls;
+    k->bp = bp;
+    k->cls = bp->cls;
     k->is_class = true;
-    sn_rng_seed(&k->rng, e->seed ^ sn_hash_str(s->bp->id));
-    if (s->cls->class_create) {
+    sn_rng_seed(&k->rng, e->seed ^ sn_hash_str(bp->id));
+    if (bp->cls->class_create) {
         sn_guard_enter(k, "class_create");
-        sn_status st = s->cls->class_create(&e->host, k, &k->self);
+        sn_status st = bp->cls->class_create(&e->host, k, &k->self);
         sn_guard_leave();
         if (st) {
             st = sn_plugin_fail(k, "class_create", st, err);
@@ -56,7 +61,7 @@ sn_status sn_class_attach(struct sn_engine *e, sn_sensor *s, sn_error *err)
         }
     }
     e->classes[e->n_classes++] = k;
-    s->klass = k;
+    *out = k;
     return SN_OK;
 }
 

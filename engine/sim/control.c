@@ -4,6 +4,7 @@
 ** world unchanged when it fails. */
 #include "engine.h"
 #include "spawn.h"
+#include "host_v2x.h"
 #include "ctx.h"
 #include "stream.h"
 #include "guard.h"
@@ -198,6 +199,7 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
             s->cls->destroy(s->self);
             sn_guard_leave();
         }
+        sn_host_v2x_leave(s);
         if (s->actor_id)
             sn_world_remove(&e->world, s->actor_id);
         if (!s->internal)

@@ -44,6 +44,8 @@ struct sn_ctx {
     uint64_t messages; /* produced (pending), whether or not anything consumed them */
     uint64_t budget_bytes; /* its images' share of SN_LIMIT_SENSOR_MEMORY (sn_sensor_budget) */
     struct sn_ctx *klass; /* the class's own context (classes.c), NULL when it has no class state */
+    struct sn_ctx *v2x_class; /* host->v2x_join (host_v2x.c): the medium's class context, and */
+    void *v2x_station;        /* this sensor's station in it; NULL when it has not joined */
     bool spawned, destroyed;
     bool values_shared;
     bool ever_ticked, ticked_post;

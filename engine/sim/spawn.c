@@ -2,6 +2,7 @@
 #include "engine.h"
 #include "spawn.h"
 #include "classes.h"
+#include "host_v2x.h"
 #include "guard.h"
 
 #include "../core/error.h"
@@ -420,6 +421,7 @@ sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id)
             s->cls->destroy(s->self);
             sn_guard_leave();
         }
+        sn_host_v2x_leave(s);
         s->self = NULL;
         s->destroyed = true;
         sn_sensor_unbudget(e, s);

@@ -26,7 +26,7 @@ sn_status sn_v2x_medium_create(const sn_host *host, sn_ctx *ctx, bool custom, sn
 static void station_free(sn_v2x_station *s)
 {
     if (s)
-        free(s->carried), free(s->carried_msgs);
+        free(s->carried), free(s->carried_msgs), sn_v2x_foreign_free(s);
     free(s);
 }
 
@@ -47,7 +47,7 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m)
         free(t->cand), free(t->cand_d), free(t->senders), free(t->dist), free(t->cursor);
     }
     sn_pack_free(&m->packed), sn_pack_free(&m->scratch), sn_pack_free(&m->columns);
-    sn_pack_free(&m->cam_records);
+    sn_pack_free(&m->cam_records), sn_pack_free(&m->payloads);
     sn_v2x_grid_free(&m->grid);
     free(m);
 }
@@ -115,7 +115,7 @@ void sn_v2x_medium_begin(sn_v2x_medium *m)
         s->tx_count = s->rx_count = 0;
     }
     m->n_msgs = m->n_pairs = m->n_cam_records = 0;
-    sn_pack_clear(&m->packed);
+    sn_pack_clear(&m->packed), sn_pack_clear(&m->payloads);
 }
 
 static int by_station(const void *a, const void *b)
@@ -368,7 +368,7 @@ static sn_status carry(sn_v2x_medium *m)
 {
     for (uint32_t i = 0; i < m->n_st; i++) {
         sn_v2x_station *s = m->order[i];
-        if (s->ticked || !s->rx_count)
+        if (s->ticked || s->foreign || !s->rx_count) /* a foreign station's go to its inbox */
             continue;
         for (uint32_t k = 0; k < s->rx_count; k++) {
             sn_v2x_rx e = m->rx[s->rx_first + k];
@@ -386,7 +386,23 @@ static sn_status carry(sn_v2x_medium *m)
     return SN_OK;
 }
 
+static sn_status propagate(sn_v2x_medium *m);
+
 sn_status sn_v2x_medium_propagate(sn_v2x_medium *m)
+{
+    if (!m->n_foreign)
+        return propagate(m);
+    sn_status st = sn_v2x_foreign_flush(m);
+    if (!st)
+        st = propagate(m);
+    if (!st)
+        st = sn_v2x_foreign_deliver(m);
+    if (st == SN_E_NOMEM)
+        m->host->set_error(m->ctx, "out of memory propagating V2X messages");
+    return st;
+}
+
+static sn_status propagate(sn_v2x_medium *m)
 {
     const sn_host *h = m->host;
     if (!sn_grow_array32((void **)&m->order, &m->cap_order, m->n_st, sizeof *m->order) ||

@@ -22,6 +22,7 @@
 #include <sensim/pack.h>
 #include <sensim/plugin.h>
 #include <sensim/grow.h>
+#include <sensim/v2x.h>
 
 /* One reception: the messages one sender transmitted in one frame, at one received power. */
 typedef struct sn_v2x_rx {
@@ -52,6 +53,16 @@ typedef struct sn_v2x_station {
     uint32_t n_carried, cap_carried;
     sn_v2x_msg *carried_msgs;
     uint32_t n_cmsgs, cap_cmsgs;
+    /* Another plugin's station (host->v2x_join; foreign.c): it never ticks here. Its payloads
+    ** wait in the outbox until the propagation; what reached it there stays in the inbox (the
+    ** payloads' bytes in in_bytes) until the next. */
+    bool foreign;
+    sn_pack_buf out_bytes;
+    uint32_t *out_len, n_out, cap_out;
+    sn_v2x_message *in;
+    uint32_t *in_at;         /* in[i]'s payload at in_bytes.data + in_at[i] */
+    uint32_t n_in, cap_in, cap_in_at;
+    sn_pack_buf in_bytes;
 } sn_v2x_station;
 
 /* A transmitter as find_pairs reads it, in the grid's slot order: position (NaN when not placed),
@@ -126,6 +137,8 @@ typedef struct sn_v2x_medium {
     uint32_t cap_hits;
     uint32_t skip_batch0;    /* frames with rays left before los.c's batch 0 runs again */
     sn_v2x_loscache los_cache; /* last tick's line of sight (loscache.h) */
+    sn_pack_buf payloads;    /* this frame's foreign payloads (msg payload_at) */
+    uint32_t n_foreign;      /* foreign stations joined */
     /* counters, for the benchmark and tests */
     uint64_t rays_cast, pairs_seen;
 } sn_v2x_medium;
@@ -158,6 +171,10 @@ sn_status sn_v2x_run_tasks(sn_v2x_medium *m, void (*fn)(void *, uint32_t), void 
 /* Line of sight of pairs [0, n) (los.c): los and ke of each. */
 sn_status sn_v2x_los_classify(sn_v2x_medium *m);
 
-/* Grows *p to hold at least n items of `size` bytes (doubling); false out of memory. */
+/* Foreign stations (foreign.c): the payloads queued since the last propagation become this
+** frame's messages (before it), and what reached each goes to its inbox (after it). */
+sn_status sn_v2x_foreign_flush(sn_v2x_medium *m);
+sn_status sn_v2x_foreign_deliver(sn_v2x_medium *m);
+void sn_v2x_foreign_free(sn_v2x_station *s);
 
 #endif

@@ -49,6 +49,9 @@ typedef struct sn_v2x_msg {
     /* The CAM encoded once for every receiver this frame (output.c): bytes [packed_at,
     ** packed_at + packed_len) of the medium's packed buffer; packed_len 0 = not encoded. */
     uint32_t packed_at, packed_len;
+    /* A foreign payload (foreign.c): bytes [payload_at, payload_at + payload_len) of the
+    ** medium's payloads buffer; payload_len 0 for this plugin's own messages. */
+    uint32_t payload_at, payload_len;
 } sn_v2x_msg;
 
 #endif

@@ -8,6 +8,7 @@
 #include "cam.h"
 #include "compact.h"
 #include "custom.h"
+#include "foreign.h"
 #include "medium.h"
 #include "output.h"
 
@@ -290,6 +291,34 @@ static sn_status call(void *self, const char *method, uint32_t argc, const char 
     return sn_v2x_custom_send(&v->out, v->h, v->ctx, argc, argv);
 }
 
+/* ---- the custom medium lent to other plugins (host->v2x_*, foreign.c) ---- */
+
+static sn_status medium_join(void *state, uint32_t sensor_id, uint32_t parent_id, const char *name, uint64_t seed,
+                             const sn_v2x_params *p, void **station, char *err, size_t err_cap)
+{
+    return sn_v2x_foreign_join(state, custom_attrs, sensor_id, parent_id, name, seed, p, station, err, err_cap);
+}
+
+static void medium_leave(void *state, void *station) { sn_v2x_foreign_leave(state, station); }
+
+static sn_status medium_send(void *state, void *station, const void *payload, uint32_t size, char *err,
+                             size_t err_cap)
+{
+    (void)state;
+    return sn_v2x_foreign_send(station, payload, size, err, err_cap);
+}
+
+static sn_status medium_received(void *state, void *station, sn_v2x_message *out, uint32_t cap, uint32_t *n_found)
+{
+    (void)state;
+    return sn_v2x_foreign_received(station, out, cap, n_found);
+}
+
+static const sn_v2x_medium_ops medium_ops = {
+    .hdr = SN_ABI_HEADER(sn_v2x_medium_ops),
+    .join = medium_join, .leave = medium_leave, .send = medium_send, .received = medium_received,
+};
+
 static const sn_sensor_class cam_class = {
     .hdr = SN_ABI_HEADER(sn_sensor_class),
     .blueprint = "sensor.other.v2x",
@@ -313,6 +342,7 @@ static const sn_sensor_class custom_class = {
     .create = create_custom, .destroy = destroy, .set = set, .attach = attach, .tick = tick,
     .pending = pending, .serialize = serialize, .call = call,
     .class_create = class_create_custom, .class_destroy = class_destroy, .class_tick = class_tick,
+    .v2x_medium = &medium_ops,
 };
 
 static const sn_sensor_class *const classes[] = {&cam_class, &custom_class};

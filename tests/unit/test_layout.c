@@ -173,7 +173,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 488, 8);
+    S(sn_host, 512, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -236,6 +236,40 @@ int main(void)
     F(sn_host, overlap_cone, 464);
     F(sn_host, actor_route, 472);
     F(sn_host, landmarks_ahead, 480);
+    F(sn_host, v2x_join, 488);
+    F(sn_host, v2x_send, 496);
+    F(sn_host, v2x_received, 504);
+    /* v2x.h (ABI 1.6) */
+    S(sn_v2x_params, 96, 8);
+    F(sn_v2x_params, struct_size, 0);
+    F(sn_v2x_params, transmit_power, 8);
+    F(sn_v2x_params, receiver_sensitivity, 16);
+    F(sn_v2x_params, frequency_ghz, 24);
+    F(sn_v2x_params, combined_antenna_gain, 32);
+    F(sn_v2x_params, d_ref, 40);
+    F(sn_v2x_params, path_loss_exponent, 48);
+    F(sn_v2x_params, filter_distance, 56);
+    F(sn_v2x_params, scenario, 64);
+    F(sn_v2x_params, path_loss_model, 68);
+    F(sn_v2x_params, use_etsi_fading, 72);
+    F(sn_v2x_params, custom_fading_stddev, 80);
+    F(sn_v2x_params, channel_id, 88);
+    S(sn_v2x_message, 56, 8);
+    F(sn_v2x_message, struct_size, 0);
+    F(sn_v2x_message, sender_id, 4);
+    F(sn_v2x_message, station_id, 8);
+    F(sn_v2x_message, los, 12);
+    F(sn_v2x_message, power, 16);
+    F(sn_v2x_message, frame, 24);
+    F(sn_v2x_message, time_ns, 32);
+    F(sn_v2x_message, payload, 40);
+    F(sn_v2x_message, size, 48);
+    S(sn_v2x_medium_ops, 40, 8);
+    F(sn_v2x_medium_ops, hdr, 0);
+    F(sn_v2x_medium_ops, join, 8);
+    F(sn_v2x_medium_ops, leave, 16);
+    F(sn_v2x_medium_ops, send, 24);
+    F(sn_v2x_medium_ops, received, 32);
     /* map.h (ABI 1.4): plain values, frozen */
     S(sn_lane_marking, 16, 8);
     F(sn_lane_marking, type, 0);
@@ -334,7 +368,7 @@ int main(void)
     F(sn_method_def, name, 0);
     F(sn_method_def, doc, 8);
     /* plugin.h */
-    S(sn_sensor_class, 200, 8);
+    S(sn_sensor_class, 208, 8);
     F(sn_sensor_class, hdr, 0);
     F(sn_sensor_class, blueprint, 8);
     F(sn_sensor_class, doc, 16);
@@ -365,6 +399,7 @@ int main(void)
     F(sn_sensor_class, records, 184);
     F(sn_sensor_class, n_records, 192);
     F(sn_sensor_class, rec_layout_size, 196);
+    F(sn_sensor_class, v2x_medium, 200);
     S(sn_rec_field, 24, 8);
     F(sn_rec_field, name, 0);
     F(sn_rec_field, type, 8);

@@ -1,5 +1,5 @@
 /* The three sensors on the SDK's fake host (libsensim), with a map for the light detector.
-** usage: test_sensors ultrasonic.so light_ahead.so coop.so [signals.xodr] */
+** usage: test_sensors ultrasonic.so light_ahead.so coop.so sensim_v2x.so [signals.xodr] */
 #include <sensim/testing.h>
 
 #include <math.h>
@@ -17,6 +17,7 @@ static int failures;
 
 typedef struct echo { float distance, bearing; uint32_t actor, beam; } echo;
 typedef struct object { float x, y, z, distance; uint32_t actor, source; } object;
+typedef struct link { double power; uint32_t sender, station, los, objects; } link;
 
 static uint32_t box(sn_fake *f, double x, double y, double e)
 {
@@ -75,42 +76,60 @@ static void light_ahead(const char *so, const char *map)
     sn_fake_free(f);
 }
 
-/* Two cars 30 m apart, 10 m perception: a box beside B reaches A over the air one frame later;
-** a wall between them cuts the link. */
-static void coop(const char *so)
+/* Two cars 30 m apart, 10 m perception, antennas 2 m up, no fading: B broadcasts the box beside
+** it over the engine's V2X medium and A hears it one frame later at WINNER+'s highway power for
+** 30 m in line of sight (21.5 dBm + 10 dBi - (32.4 + 20 log10 30 + 20 log10 f)). A wall between
+** them makes the link NLOSb (36.85 + 30 log10 30 + 18.9 log10 f): heard at -99 dBm sensitivity
+** with that power, not at -55 dBm, and then A does not know the box. */
+static void coop(const char *so, const char *v2x_so)
 {
-    for (int wall = 0; wall < 2; wall++) {
+    const double f = (double)(float)5.9, d = 30;
+    const double p_los = 31.5 - (32.4 + 20 * log10(d) + 20 * log10(f));
+    const double p_nlosb = 31.5 - (36.85 + 30 * log10(d) + 18.9 * log10(f));
+    for (int run = 0; run < 3; run++) {
+        int wall = run > 0, deaf = run == 2;
         sn_fake *f = sn_fake_new(1);
         sn_plugin_entry_fn entry = sn_fake_open(f, so);
+        EXPECT(sn_fake_open(f, v2x_so), "the v2x plugin: %s", sn_fake_error(f));
         uint32_t a = sn_fake_spawn_actor(f, "vehicle.sedan", "a", (sn_transform){{0, 0, 0}, {0, 0, 0}}, 0, NULL);
         uint32_t b = sn_fake_spawn_actor(f, "vehicle.sedan", "b", (sn_transform){{30, 0, 0}, {0, 0, 0}}, 0, NULL);
         uint32_t thing = box(f, 35, 0, 0.5);
         if (wall)
             sn_fake_add_actor(f, "static.building", SN_TAG_BUILDING, (sn_transform){{15, 0, 5}, {0, 0, 0}},
                               (sn_vec3){0.5, 20, 5});
-        const char *at[] = {"perception_range=10", NULL};
+        const char *at[] = {"perception_range=10", "fading_stddev=0",
+                            deaf ? "receiver_sensitivity=-55" : "receiver_sensitivity=-99", NULL};
         sn_transform roof = {{0, 0, 2}, {0, 0, 0}};
         sn_fake_sensor *sa = sn_fake_spawn_named(f, entry, "sensor.other.coop_perception", "ca", at, a, roof);
         sn_fake_sensor *sb = sn_fake_spawn_named(f, entry, "sensor.other.coop_perception", "cb", at, b, roof);
         EXPECT(sa && sb && sn_fake_step(f) == SN_OK && sn_fake_step(f) == SN_OK, "%s", sn_fake_error(f));
-        size_t n = 0;
+        size_t n = 0, nl = 0;
         const object *o = sn_fake_bin(sa, 0, "objects", &n);
+        const link *l = sn_fake_bin(sa, 0, "links", &nl);
         int heard = 0;
         for (size_t i = 0; o && i < n / sizeof *o; i++)
             heard += o[i].actor == thing && o[i].source == b;
-        EXPECT(heard == !wall, "%s: A %s the box through B (%zu objects)", wall ? "a wall" : "clear",
-               heard ? "knows" : "does not know", n / sizeof *o);
+        const char *what[] = {"clear", "a wall", "a wall, -55 dBm"};
+        EXPECT(heard == !deaf, "%s: A %s the box through B (%zu objects)", what[run], heard ? "knows" : "does not know",
+               n / sizeof *o);
+        EXPECT(nl == (deaf ? 0 : sizeof *l), "%s: %zu links", what[run], nl / sizeof *l);
+        if (l && nl == sizeof *l) {
+            double want = wall ? p_nlosb : p_los;
+            EXPECT(l->station == b && l->los == (uint32_t)wall && l->objects >= 1 && fabs(l->power - want) < 1e-3,
+                   "%s: link from %u, los %u, %g dBm (want %u, %u, %g)", what[run], l->station, l->los, l->power, b,
+                   wall, want);
+        }
         sn_fake_free(f);
     }
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 4)
+    if (argc < 5)
         return 2;
     ultrasonic(argv[1]);
-    if (argc > 4)
-        light_ahead(argv[2], argv[4]);
-    coop(argv[3]);
+    if (argc > 5)
+        light_ahead(argv[2], argv[5]);
+    coop(argv[3], argv[4]);
     return failures ? 1 : 0;
 }

@@ -17,6 +17,7 @@
 #include <sensim/types.h>
 #include <sensim/query.h>
 #include <sensim/map.h>
+#include <sensim/v2x.h>
 
 /* Opaque: one per sensor instance, owned by the host. */
 typedef struct sn_ctx sn_ctx;
@@ -376,6 +377,25 @@ typedef struct sn_host {
     */
     sn_status (*landmarks_ahead)(sn_ctx *ctx, uint32_t actor_id, double distance, uint32_t kinds, sn_landmark *out,
                                  uint32_t cap, uint32_t *n_found);
+    /*
+    ** The V2X medium (sensim/v2x.h): the one sensor.other.v2x_custom transmits on, with its path
+    ** loss, fading and line of sight. v2x_join makes this sensor a station (from create, set or
+    ** attach; once; p NULL: SN_V2X_PARAMS_INIT), its antenna at the sensor's pose, its station
+    ** id its parent's, its fading drawn from a generator seeded from this sensor's random
+    ** stream (one random_u64). It leaves when the sensor is destroyed. v2x_send queues a
+    ** payload (1..SN_V2X_PAYLOAD_MAX bytes, copied) sent at the end of this frame's POST phase,
+    ** with every sensor.other.v2x_custom message; v2x_received gives what reached this station
+    ** then (the previous frame's messages, seen from this frame's PRE or POST tick), in sender
+    ** order (station id, then sensor id): out[0].struct_size set, *n_found counts all,
+    ** min(cap, *n_found) written, payloads valid until the callback returns. Stations on a
+    ** channel hear v2x_custom sensors of that channel and are heard by them (a payload there
+    ** reads as its first 100 bytes of text). SN_E_UNSUPPORTED when the v2x plugin is not
+    ** loaded; SN_E_STATE before v2x_join or after a second; SN_E_RANGE for a bad setting or
+    ** size. Deterministic at any thread count.
+    */
+    sn_status (*v2x_join)(sn_ctx *ctx, const sn_v2x_params *p);
+    sn_status (*v2x_send)(sn_ctx *ctx, const void *payload, uint32_t size);
+    sn_status (*v2x_received)(sn_ctx *ctx, sn_v2x_message *out, uint32_t cap, uint32_t *n_found);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */

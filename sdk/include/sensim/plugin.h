@@ -164,6 +164,9 @@ typedef struct sn_sensor_class {
     const sn_rec_layout *records;
     uint32_t n_records;
     uint32_t rec_layout_size; /* sizeof(sn_rec_layout) at build time: the stride of records */
+    /* ---- ABI 1.6: NULL, or the V2X medium this class carries in its class state, which the
+    ** engine lends to other plugins (host->v2x_*; sensim/v2x.h). One loaded class at most. ---- */
+    const sn_v2x_medium_ops *v2x_medium;
 } sn_sensor_class;
 
 /* What sn_plugin_entry returns: a static description of the library. */
