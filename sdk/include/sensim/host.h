@@ -387,11 +387,11 @@ typedef struct sn_host {
     ** with every sensor.other.v2x_custom message; v2x_received gives what reached this station
     ** then (the previous frame's messages, seen from this frame's PRE or POST tick), in sender
     ** order (station id, then sensor id): out[0].struct_size set, *n_found counts all,
-    ** min(cap, *n_found) written, payloads valid until the callback returns. Stations on a
-    ** channel hear v2x_custom sensors of that channel and are heard by them (a payload there
-    ** reads as its first 100 bytes of text). SN_E_UNSUPPORTED when the v2x plugin is not
-    ** loaded; SN_E_STATE before v2x_join or after a second; SN_E_RANGE for a bad setting or
-    ** size. Deterministic at any thread count.
+    ** min(cap, *n_found) written, payloads valid until the callback returns. Plugins' stations
+    ** share the text sensors' propagation but not their channels: a plugin hears plugins.
+    ** SN_E_UNSUPPORTED when the v2x plugin is not loaded; SN_E_STATE for send or received
+    ** before v2x_join, for a second join, or from a class context; SN_E_RANGE for a setting
+    ** outside its range or a bad size. Deterministic at any thread count.
     */
     sn_status (*v2x_join)(sn_ctx *ctx, const sn_v2x_params *p);
     sn_status (*v2x_send)(sn_ctx *ctx, const void *payload, uint32_t size);

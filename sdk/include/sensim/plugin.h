@@ -141,7 +141,8 @@ typedef struct sn_sensor_class {
     ** class's own context, valid until class_destroy (log, set_error, clock, actors, rays, a
     ** random stream seeded from the scene seed and the blueprint id; no sensor pose). Each
     ** instance reaches the state with host->class_state(ctx). class_destroy runs when the
-    ** engine unloads its scene, after every instance's destroy. Two engines, two states.
+    ** engine unloads its scene, after every instance's destroy. Two engines, two states. A
+    ** class with a v2x_medium (below) is also created when another plugin joins its medium.
     */
     sn_status (*class_create)(const sn_host *host, sn_ctx *class_ctx, void **out_state);
     void (*class_destroy)(void *state);
