@@ -53,13 +53,8 @@ sn_status sn_v2x_foreign_join(sn_v2x_medium *m, const sn_attr_def *range, uint32
         return SN_E_NOMEM;
     }
     s->foreign = true;
-    s->sensor_id = sensor_id, s->parent_id = parent_id, s->station_id = parent_id ? parent_id : sensor_id;
-    s->parent_kind = SN_ACTOR_SENSOR;
-    sn_actor_info a;
-    memset(&a, 0, sizeof a);
-    a.struct_size = sizeof a;
-    if (parent_id && m->host->actor_get(m->ctx, parent_id, &a) == SN_OK)
-        s->parent_kind = (uint8_t)a.kind;
+    s->sensor_id = sensor_id;
+    sn_v2x_station_attach(m, s, parent_id);
     /* as set() in v2x.c: the same settings make the same radio */
     sn_v2x_radio *r = &s->radio;
     r->tx_power = p->transmit_power, r->sensitivity = p->receiver_sensitivity;

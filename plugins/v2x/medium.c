@@ -76,6 +76,19 @@ void sn_v2x_medium_remove(sn_v2x_medium *m, sn_v2x_station *s)
     station_free(s);
 }
 
+void sn_v2x_station_attach(sn_v2x_medium *m, sn_v2x_station *s, uint32_t parent)
+{
+    s->parent_id = parent;
+    s->station_id = parent ? parent : s->sensor_id; /* the ITS station: the car, or the free unit itself */
+    s->parent_kind = SN_ACTOR_SENSOR;
+    sn_actor_info a;
+    memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
+    if (parent && m->host->actor_get(m->ctx, parent, &a) == SN_OK)
+        s->parent_kind = (uint8_t)a.kind;
+    m->dirty = true;
+}
+
 uint32_t sn_v2x_medium_name(sn_v2x_medium *m, const char *s, bool intern)
 {
     if (intern)

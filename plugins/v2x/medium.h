@@ -149,6 +149,8 @@ void sn_v2x_medium_destroy(sn_v2x_medium *m);
 /* A new station (zeroed, registered), or NULL out of memory. */
 sn_v2x_station *sn_v2x_medium_add(sn_v2x_medium *m);
 void sn_v2x_medium_remove(sn_v2x_medium *m, sn_v2x_station *s);
+/* Station s (sensor_id set) rides on `parent` (0: free-standing): its station id and parent kind. */
+void sn_v2x_station_attach(sn_v2x_medium *m, sn_v2x_station *s, uint32_t parent);
 /* Keeps a copy of a string for the medium's lifetime; its index, or UINT32_MAX out of memory.
 ** With `intern`, an equal string kept before is reused (channel ids). */
 uint32_t sn_v2x_medium_name(sn_v2x_medium *m, const char *s, bool intern);

@@ -213,16 +213,7 @@ static sn_status set(void *self, const sn_value *a, uint32_t n)
 static sn_status attach(void *self, uint32_t parent)
 {
     v2x *v = self;
-    sn_v2x_station *s = v->s;
-    s->parent_id = parent;
-    s->station_id = parent ? parent : s->sensor_id; /* the ITS station: the car, or the free unit itself */
-    s->parent_kind = SN_ACTOR_SENSOR;
-    sn_actor_info a;
-    memset(&a, 0, sizeof a);
-    a.struct_size = sizeof a;
-    if (parent && v->h->actor_get(v->ctx, parent, &a) == SN_OK)
-        s->parent_kind = (uint8_t)a.kind;
-    v->m->dirty = true;
+    sn_v2x_station_attach(v->m, v->s, parent);
     if (!v->custom)
         sn_v2x_cam_attach(&v->cam, v->h, v->ctx, parent);
     return SN_OK;
