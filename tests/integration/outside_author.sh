@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Three sensors an outside author wrote on SDK 1.6 (sdk/examples/sdk16_sensors: an ultrasonic
-# array, a traffic-light-ahead detector, cooperative perception over V2X-style broadcasts), built
+# array, a traffic-light-ahead detector, cooperative perception over the engine's V2X medium), built
 # from the installed SDK alone: sensim staged with meson install --destdir, the example folder as
 # installed under the documentation, pkg-config and meson only, -Werror; their unit tests on the
 # fake host (the light detector's on signals.xodr) pass, the frozen 1.5 headers are installed,
