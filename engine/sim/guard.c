@@ -27,6 +27,11 @@ void sn_guard_leave(void)
     g_sensor = NULL;
 }
 
+void sn_guard_current(const sn_sensor **s, const char **callback)
+{
+    *s = g_sensor, *callback = g_callback;
+}
+
 /* Only async-signal-safe calls from here on: write(2) of pieces, no stdio, no malloc. */
 static void put(const char *s)
 {

@@ -14,6 +14,9 @@
 /* Marks the start of `callback` (a string literal or host-owned name) on sensor s. */
 void sn_guard_enter(const sn_sensor *s, const char *callback);
 void sn_guard_leave(void);
+/* What the last sn_guard_enter named (NULLs after a leave): a call into a second plugin from
+** inside a callback (host_v2x.c) names that plugin, then puts the first back. */
+void sn_guard_current(const sn_sensor **s, const char **callback);
 /* A plugin file's load is marked by plugin/loadguard.h; the handler jumps back to it. */
 /* Installs the crash handlers (with an alternate signal stack, so stack overflows report too). */
 void sn_guard_install(void);

@@ -7,6 +7,7 @@
 
 #include "classes.h"
 #include "engine.h"
+#include "guard.h"
 
 #include "../core/util.h"
 
@@ -19,6 +20,29 @@ static const sn_blueprint *medium_class(const sn_engine *e)
         if (e->lib.bps[i].cls && e->lib.bps[i].cls->v2x_medium)
             return &e->lib.bps[i];
     return NULL;
+}
+
+/* The medium's class marks the guard while its code runs (a crash there names it), then the
+** calling plugin's callback is marked again. */
+typedef struct guard_mark {
+    const sn_sensor *s;
+    const char *callback;
+} guard_mark;
+
+static guard_mark enter(const sn_sensor *k, const char *what)
+{
+    guard_mark g;
+    sn_guard_current(&g.s, &g.callback);
+    sn_guard_enter(k, what);
+    return g;
+}
+
+static void back(guard_mark g)
+{
+    if (g.s)
+        sn_guard_enter(g.s, g.callback);
+    else
+        sn_guard_leave();
 }
 
 static sn_status fail(sn_ctx *c, sn_status st, const char *what)
@@ -47,15 +71,20 @@ static sn_status h_v2x_join(sn_ctx *c, const sn_v2x_params *p)
                                          "sensor.other.v2x_custom, is not loaded)");
     sn_sensor *k = NULL;
     sn_error err;
-    sn_status st = sn_class_of(e, bp, &k, &err);
+    guard_mark g;
+    sn_guard_current(&g.s, &g.callback);
+    sn_status st = sn_class_of(e, bp, &k, &err); /* its class_create marks the guard itself */
+    back(g);
     if (st)
         return fail(c, st, err.msg);
     const sn_actor *a = sn_world_find(&e->world, c->actor_id);
     uint32_t parent = a ? a->parent : 0;
     char why[SN_CTX_ERROR_MAX];
     why[0] = 0;
-    st = bp->cls->v2x_medium->join(k->self, c->actor_id, parent, c->name, sn_rng_u64(&c->rng), &q, &c->v2x_station,
-                                   why, sizeof why);
+    uint64_t seed = sn_rng_u64(&c->rng);
+    g = enter(k, "v2x_join");
+    st = bp->cls->v2x_medium->join(k->self, c->actor_id, parent, c->name, seed, &q, &c->v2x_station, why, sizeof why);
+    back(g);
     if (st)
         return fail(c, st, why[0] ? why : "v2x_join: the medium refused");
     c->v2x_class = k;
@@ -68,8 +97,10 @@ static sn_status h_v2x_send(sn_ctx *c, const void *payload, uint32_t size)
         return fail(c, SN_E_STATE, "v2x_send: call v2x_join first");
     char why[SN_CTX_ERROR_MAX];
     why[0] = 0;
+    guard_mark g = enter(c->v2x_class, "v2x_send");
     sn_status st = c->v2x_class->cls->v2x_medium->send(c->v2x_class->self, c->v2x_station, payload, size, why,
                                                         sizeof why);
+    back(g);
     return st ? fail(c, st, why[0] ? why : "v2x_send: the medium refused") : SN_OK;
 }
 
@@ -80,7 +111,9 @@ static sn_status h_v2x_received(sn_ctx *c, sn_v2x_message *out, uint32_t cap, ui
     *n_found = 0;
     if (!c->v2x_station)
         return fail(c, SN_E_STATE, "v2x_received: call v2x_join first");
+    guard_mark g = enter(c->v2x_class, "v2x_received");
     sn_status st = c->v2x_class->cls->v2x_medium->received(c->v2x_class->self, c->v2x_station, out, cap, n_found);
+    back(g);
     return st ? fail(c, st, "v2x_received: out[0].struct_size must be sizeof(sn_v2x_message), or NULL out with cap 0")
               : SN_OK;
 }
@@ -89,7 +122,9 @@ void sn_host_v2x_leave(sn_sensor *s)
 {
     if (!s->v2x_station)
         return;
+    guard_mark g = enter(s->v2x_class, "v2x_leave");
     s->v2x_class->cls->v2x_medium->leave(s->v2x_class->self, s->v2x_station);
+    back(g);
     s->v2x_station = NULL, s->v2x_class = NULL;
 }
 
