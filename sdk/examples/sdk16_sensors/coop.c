@@ -184,7 +184,8 @@ static sn_status tick(void *self, sn_phase phase)
     s->n_out = s->n_links = 0;
     if (!SN_GROW(s->out, s->cap_out, s->n_seen))
         return SN_E_NOMEM;
-    memcpy(s->out, s->seen, s->n_seen * sizeof *s->seen);
+    for (uint32_t i = 0; i < s->n_seen; i++)
+        s->out[i] = s->seen[i];
     s->n_out = s->n_seen;
     if ((st = hear(s)))
         return st;
