@@ -8,6 +8,7 @@
 #include "../check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *probe_so, *v2x_so;
@@ -80,6 +81,45 @@ static void delivery(int threads, int wall)
     sn_fake_free(f);
 }
 
+/* The text sensors' reports are the same bytes whether probes share the medium or not (the
+** text sensors spawn first, so their ids are the same). */
+static void unchanged(void)
+{
+    unsigned char *seen[2][3] = {{0}};
+    size_t len[2][3] = {{0}};
+    for (int with = 0; with < 2; with++) {
+        sn_plugin_entry_fn e;
+        sn_fake *f = fake(&e, 2);
+        sn_fake_sensor *t[3];
+        const sn_transform at[3] = {at0, at30, {{12, 9, 2}, {0, 0, 0}}};
+        const char *names[3] = {"t1", "t2", "t3"};
+        for (int i = 0; i < 3; i++)
+            t[i] = sn_fake_spawn_named(f, v2x_entry, "sensor.other.v2x_custom", names[i], NULL, 0, at[i]);
+        if (with) {
+            spawn(f, e, "a", (sn_transform){{5, 1, 2}, {0, 0, 0}}, "send_size=100", NULL);
+            spawn(f, e, "b", (sn_transform){{25, -1, 2}, {0, 0, 0}}, "send_size=50", NULL);
+        }
+        for (int step = 0; step < 3; step++) {
+            for (int i = 0; i < 3; i++)
+                CHECK(t[i] && sn_fake_call(t[i], "send", 1, (const char *[]){names[i]}) == SN_OK, "%s", sn_fake_error(f));
+            CHECK(sn_fake_step(f) == SN_OK, "%s", sn_fake_error(f));
+        }
+        for (int i = 0; i < 3; i++) {
+            size_t n = 0;
+            const void *raw = t[i] && sn_fake_message_count(t[i]) ? sn_fake_raw(t[i], 0, &n) : NULL;
+            seen[with][i] = raw ? malloc(n) : NULL;
+            if (seen[with][i])
+                memcpy(seen[with][i], raw, n), len[with][i] = n;
+        }
+        sn_fake_free(f);
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK(seen[0][i] && len[0][i] == len[1][i] && seen[1][i] && !memcmp(seen[0][i], seen[1][i], len[0][i]),
+              "t%d: the same report with and without probes (%zu, %zu bytes)", i + 1, len[0][i], len[1][i]);
+        free(seen[0][i]), free(seen[1][i]);
+    }
+}
+
 /* A station goes with its sensor: b still reads what reached it, then nothing. */
 static void leaving(void)
 {
@@ -115,6 +155,7 @@ int main(int argc, char **argv)
     for (int wall = 0; wall < 2; wall++)
         for (int threads = 1; threads <= 2; threads++)
             delivery(threads, wall);
+    unchanged();
     leaving();
     refused("join=false", "send_size=10", true, "v2x_send: call v2x_join first");
     refused("send_size=70000", NULL, true, "v2x_send: a payload of 70000 bytes");
