@@ -256,7 +256,7 @@ int main(int argc, char **argv)
                     else if (res[i].hit.distance > 0)
                         differ += fabs(res[i].hit.distance - t[i]) > 1e-3 * (1 + t[i]);
                 }
-                if (getenv("RAYS_HASH")) /* outputs against another build's: scripts of docs/performance.md */
+                if (getenv("RAYS_HASH")) /* outputs against another build's (docs/performance.md, ray queries) */
                     print_hashes(rs[th], &w, rays, res, pname, n_obj, th);
                 double mr = N_RAYS / s / 1e6, base_mr = N_RAYS / base_s / 1e6;
                 printf("ratio rays %s %5d objects %d thread%s: sensim %6.2f Mrays/s, embree direct %6.2f Mrays/s "
