@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 static uint64_t be(const uint8_t *p, int n)
 {
@@ -109,11 +111,31 @@ sn_status sn_msgreader_open(sn_msgreader *r, const char *path, sn_error *err)
     return SN_OK;
 }
 
+sn_status sn_msgreader_open_mapped(sn_msgreader *r, const char *path, sn_error *err)
+{
+    sn_status st = sn_msgreader_open(r, path, err);
+    if (st)
+        return st;
+    struct stat sb;
+    if (fstat(fileno(r->f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0 || (uint64_t)sb.st_size > SIZE_MAX)
+        return SN_OK;
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fileno(r->f), 0);
+    if (p == MAP_FAILED)
+        return SN_OK; /* read as usual */
+    r->buf = p;
+    r->cap = r->end = (size_t)sb.st_size;
+    r->eof = r->mapped = true;
+    return SN_OK;
+}
+
 void sn_msgreader_close(sn_msgreader *r)
 {
     if (r->f)
         fclose(r->f);
-    free(r->buf);
+    if (r->mapped)
+        munmap(r->buf, r->cap);
+    else
+        free(r->buf);
     memset(r, 0, sizeof *r);
 }
 
@@ -155,6 +177,9 @@ sn_status sn_msgreader_next(sn_msgreader *r, const uint8_t **msg, size_t *len, s
         size_t used = 0;
         sn_scan_result sr = r->end > r->start ? sn_msgpack_scan(r->buf + r->start, r->end - r->start, &used, &why)
                                               : SN_SCAN_SHORT;
+        if (sr == SN_SCAN_OK && r->mapped && used > SN_MSG_MAX_BYTES) /* fill()'s limit, as it says it */
+            return sn_fail(err, SN_E_INVALID, "%s: corrupt stream: message %llu at byte %llu is larger than the limit "
+                           "of 1 GiB", r->path, (unsigned long long)r->count + 1, (unsigned long long)r->offset);
         if (sr == SN_SCAN_OK) {
             *msg = r->buf + r->start;
             *len = used;

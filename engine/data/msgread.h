@@ -29,9 +29,16 @@ typedef struct sn_msgreader {
     uint64_t offset; /* file offset of buf[start] */
     uint64_t count;  /* messages returned */
     bool eof;
+    bool mapped;     /* buf is the whole file mapped (sn_msgreader_open_mapped), not a copy */
 } sn_msgreader;
 
 sn_status sn_msgreader_open(sn_msgreader *r, const char *path, sn_error *err);
+/* As sn_msgreader_open, but a regular file is mapped whole instead of read: bytes of a message
+** nobody looks at (a camera's pixels whose PNG a run saved) are never copied or even faulted in.
+** For files that no longer change (an export reads a finished run folder: one truncated while
+** mapped would fault). Anything else (a FIFO is refused as before; an empty or unmappable file)
+** is read as sn_msgreader_open reads it; messages and errors are the same either way. */
+sn_status sn_msgreader_open_mapped(sn_msgreader *r, const char *path, sn_error *err);
 /* The next message (valid until the next call): SN_OK with *msg, *len; SN_E_NOT_FOUND at the
 ** end; SN_E_INVALID "PATH: truncated stream: ... (message N at byte B)" or corrupt; SN_E_IO. */
 sn_status sn_msgreader_next(sn_msgreader *r, const uint8_t **msg, size_t *len, sn_error *err);

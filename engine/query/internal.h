@@ -16,21 +16,35 @@
 /* One shaped actor as the index sees it: world = centre + R (ext * v) for a vertex v of its
 ** mesh: a unit mesh scaled by the half extents, or a model posed in metres (ext 1, shapes.h). */
 typedef struct rs_actor {
+    /* What a closest hit reads of its actor first, together (two cache lines from the record's
+    ** start): random rays among 10 000 objects miss the cache on every hit's actor. */
     uint32_t id, parent; /* parent id, 0 when free */
     uint8_t tag, kind, model;
-    const sn_mesh *mesh;
-    sn_mat3 R;
-    sn_vec3 centre, ext;
-    sn_vec3 half;        /* the actor's box's half extents (its collision box) */
-    double lo[3], hi[3]; /* world bounding box */
     bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
-    sn_vec3 origin, vel, omega; /* the actor's origin, velocity (m/s), angular velocity (rad/s) */
     double refl;                /* reflectivity 0..1 */
+    sn_vec3 origin, vel, omega; /* the actor's origin, velocity (m/s), angular velocity (rad/s) */
+    const sn_mesh *mesh;
     /* Its mesh's vertices in the world in double precision, as rs_world_vertex makes them, kept
     ** for the static geometry when it is built (rs->stat_wv); NULL: made when asked. A hit's
     ** refinement read them where it recomputed three vertices: a tenth of a lidar's time. */
     const double (*wv)[3];
+    sn_mat3 R;
+    sn_vec3 centre, ext;
+    sn_vec3 half;        /* the actor's box's half extents (its collision box) */
+    double lo[3], hi[3]; /* world bounding box */
 } rs_actor;
+
+/* A triangle of the static geometry as a closest hit's refinement reads it (trace.c refine_at):
+** its first world vertex and its plane's normal cross(p1 - p0, p2 - p0) in double precision,
+** made by refine's own expressions from the same vertices (so the same bits), and whose it is.
+** One cache line per triangle, by Embree's primID: a hit among 10 000 objects read the primitive
+** map, the actor's first triangle, the mesh's indices and three vertices, each a cache miss. */
+typedef struct rs_stri {
+    double p0[3], n[3];
+    uint32_t ref, tri; /* index into sact, triangle of its mesh */
+    uint64_t pad_;
+} rs_stri;
+_Static_assert(sizeof(rs_stri) == 64, "rs_stri is one cache line");
 
 /* A ground plane n . x = d, a half-space (below it is inside). */
 typedef struct rs_plane {
@@ -136,6 +150,8 @@ struct sn_rayscene {
     size_t cap_stat_wv;
     uint32_t *stat_prim;   /* static primID -> index into sact */
     uint32_t *stat_first;  /* first primID of each static actor */
+    rs_stri *stat_tri;     /* per static primID (64-byte aligned), NULL when it could not be had */
+    size_t cap_stat_tri;
     size_t cap_stat_prim, cap_stat_first;
     rs_plane *planes;
     size_t n_planes, cap_planes;
@@ -258,6 +274,16 @@ static inline sn_vec3 rs_vertex(const rs_actor *a, uint32_t tri, int j)
     if (a->wv)
         return sn_v3(a->wv[i][0], a->wv[i][1], a->wv[i][2]);
     return rs_world_vertex(a, a->mesh->v[i]);
+}
+
+/* Triangle tri's first world vertex and its plane's normal cross(p1 - p0, p2 - p0), unnormalised:
+** what a hit's refinement starts from (trace.c), here alone so that the kept copies
+** (rs_stri) are made by the same expressions. */
+static inline void rs_tri_plane(const rs_actor *a, uint32_t tri, sn_vec3 *p0, sn_vec3 *n)
+{
+    sn_vec3 q0 = rs_vertex(a, tri, 0), q1 = rs_vertex(a, tri, 1), q2 = rs_vertex(a, tri, 2);
+    *p0 = q0;
+    *n = sn_v3_cross(sn_v3_sub(q1, q0), sn_v3_sub(q2, q0));
 }
 
 /* trace.c: the query's filters. */

@@ -112,6 +112,7 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     free(rs->dact);
     free(rs->stat_prim);
     free(rs->stat_first);
+    free(rs->stat_tri);
     free(rs->stat_wv);
     free(rs->dyn_shapes);
     free(rs->dyn_prim);
@@ -269,6 +270,34 @@ static bool add_roads(sn_rayscene *rs, const sn_world *w)
     return false;
 }
 
+/* rs->stat_tri for the static geometry just built; without room, none (hits then read the
+** actors' vertices as before: the same bits). */
+static void build_stri(sn_rayscene *rs)
+{
+    size_t n_t = 0;
+    for (size_t k = 0; k < rs->n_sact; k++)
+        n_t += rs->sact[k].mesh->n_t;
+    if (n_t > rs->cap_stat_tri) {
+        free(rs->stat_tri);
+        rs->stat_tri = NULL, rs->cap_stat_tri = 0;
+        void *p = NULL;
+        if (n_t > SIZE_MAX / sizeof *rs->stat_tri || posix_memalign(&p, 64, n_t * sizeof *rs->stat_tri))
+            return;
+        rs->stat_tri = p, rs->cap_stat_tri = n_t;
+    }
+    if (!rs->stat_tri)
+        return;
+    rs_stri *s = rs->stat_tri;
+    for (size_t k = 0; k < rs->n_sact; k++) {
+        const rs_actor *a = &rs->sact[k];
+        for (uint32_t j = 0; j < a->mesh->n_t; j++, s++) {
+            sn_vec3 p0, n;
+            rs_tri_plane(a, j, &p0, &n);
+            *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, (uint32_t)k, j, 0};
+        }
+    }
+}
+
 static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
 {
     rs->n_sact = 0;
@@ -295,6 +324,7 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
         rtcAttachGeometryByID(rs->top, g, 0);
         rtcReleaseGeometry(g);
         rs->has_stat = true;
+        build_stri(rs);
     }
     rs->static_gen = w->static_gen;
     rs->stat_world = w;

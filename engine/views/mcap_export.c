@@ -180,7 +180,7 @@ sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_p
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
     for (; !st && opened < n; opened++) {
         h[opened].path = paths[opened];
-        if (!(st = sn_msgreader_open(&h[opened].r, paths[opened], err)))
+        if (!(st = sn_msgreader_open_mapped(&h[opened].r, paths[opened], err)))
             st = advance(&h[opened], &u, err);
         else
             break;

@@ -2,7 +2,8 @@
 ** directions) in streets of 10, 100, 1000 and 10000 boxes (a quarter of them moving actors,
 ** the rest static, on a ground plane), at 1 and 2 threads. Beside, in the same run and on the
 ** same rays: Embree tracing the same triangles directly (one flat scene, no filters, no
-** double-precision refinement: the baseline of the ratio), and the old path, one ODE ray cast
+** double-precision refinement: the baseline of the ratio; the same with Embree's robust flag,
+** which the index needs for watertight edges, printed beside), and the old path, one ODE ray cast
 ** at a time (fewer rays where it is slow). Also the per-frame rebuild of the index.
 ** `bench_rays N`: only the scene of N objects, without the ODE path (for callgrind/perf);
 ** RANDOM_ONLY=1: only the random rays; ODE_ONLY=1: only the ODE path (with N too).
@@ -110,13 +111,15 @@ static void direct_task(void *arg, uint32_t task)
     }
 }
 
-static RTCScene direct_scene(RTCDevice dev, const sn_world *w, double half)
+static RTCScene direct_scene(RTCDevice dev, const sn_world *w, double half, bool robust)
 {
     size_t n = 0;
     float *tri = sn_rayscene_world_triangles(w, &n);
     if (!tri)
         die("out of memory", NULL);
     RTCScene s = rtcNewScene(dev);
+    if (robust) /* the peer of the index's watertight tests (rayscene.h), printed beside */
+        rtcSetSceneFlags(s, RTC_SCENE_FLAG_ROBUST);
     RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
     float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 12, 3 * n + 4);
     uint32_t *ix = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 12, n + 2);
@@ -145,6 +148,45 @@ __attribute__((noinline)) static void trace_filtered(sn_rayscene *rs, const sn_w
     sn_error err = {0};
     if (sn_rays_trace(rs, w, q, rays, N_RAYS, res, &err))
         die("trace", &err);
+}
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const uint8_t *)p)[i]) * 1099511628211ull;
+    return h;
+}
+
+/* RAYS_HASH=1: a hash of every result (and hit) of closest, all-hits and any-hit queries, with
+** and without filters, streams and one ray at a time, to compare two builds byte for byte. */
+static void print_hashes(sn_rayscene *rs, const sn_world *w, const sn_ray *rays, sn_ray_result *res, const char *pname,
+                         int n_obj, int th)
+{
+    enum { MAXH = 4 };
+    static sn_ray_hit hits[N_RAYS * MAXH];
+    sn_error err = {0};
+    uint32_t ignore = w->actors[1]->id;
+    for (int mode = 0; mode < 3; mode++)
+        for (int filt = 0; filt < 2; filt++)
+            for (int obo = 0; obo < 2; obo++) {
+                sn_ray_query q = SN_RAY_QUERY_INIT;
+                q.mode = mode == 0 ? SN_RAY_CLOSEST : mode == 1 ? SN_RAY_ALL : SN_RAY_ANY;
+                if (mode == 1)
+                    q.hits = hits, q.max_hits = MAXH;
+                if (filt)
+                    q.ignore_ids = &ignore, q.n_ignore = 1, q.kind_mask = 1u << SN_ACTOR_STATIC;
+                sn_rayscene_set_one_by_one(rs, obo);
+                memset(res, 0, N_RAYS * sizeof *res);
+                memset(hits, 0, sizeof hits);
+                if (sn_rays_trace(rs, w, &q, rays, N_RAYS, res, &err))
+                    die("trace", &err);
+                uint64_t h = fnv(res, N_RAYS * sizeof *res, 1469598103934665603ull);
+                if (mode == 1)
+                    h = fnv(hits, sizeof hits, h);
+                printf("hash %s %d objects %d threads mode %d filtered %d one_by_one %d: %016llx\n", pname, n_obj, th,
+                       mode, filt, obo, (unsigned long long)h);
+            }
+    sn_rayscene_set_one_by_one(rs, false);
 }
 
 /* Best of `runs` of f(): seconds. */
@@ -180,7 +222,7 @@ int main(int argc, char **argv)
         int n_obj = sizes[si];
         sn_world w;
         double half = build_world(&w, n_obj);
-        RTCScene flat = direct_scene(dev, &w, half);
+        RTCScene flat = direct_scene(dev, &w, half, false), flat_robust = direct_scene(dev, &w, half, true);
         for (int pattern = getenv("RANDOM_ONLY") ? 1 : 0; pattern < 2; pattern++) {
             make_rays(rays, pattern == 0, half, 7 + (uint64_t)si);
             const char *pname = pattern == 0 ? "lidar " : "random";
@@ -197,6 +239,9 @@ int main(int argc, char **argv)
             for (int th = 1; th <= 2; th++) {
                 direct b = {flat, rays, t, (N_RAYS + 63) / 64};
                 double base_s = BEST_S(sn_pool_run(pools[th], direct_task, &b, 64), 3);
+                direct br = {flat_robust, rays, t, (N_RAYS + 63) / 64};
+                double robust_s = BEST_S(sn_pool_run(pools[th], direct_task, &br, 64), 3);
+                sn_pool_run(pools[th], direct_task, &b, 64); /* t[] as the baseline's */
                 if (sn_rays_trace(rs[th], &w, &(sn_ray_query)SN_RAY_QUERY_INIT, rays, N_RAYS, res, &err))
                     die("trace", &err); /* builds the index */
                 sn_ray_query q = SN_RAY_QUERY_INIT;
@@ -211,11 +256,14 @@ int main(int argc, char **argv)
                     else if (res[i].hit.distance > 0)
                         differ += fabs(res[i].hit.distance - t[i]) > 1e-3 * (1 + t[i]);
                 }
+                if (getenv("RAYS_HASH")) /* outputs against another build's (docs/performance.md, ray queries) */
+                    print_hashes(rs[th], &w, rays, res, pname, n_obj, th);
                 double mr = N_RAYS / s / 1e6, base_mr = N_RAYS / base_s / 1e6;
                 printf("ratio rays %s %5d objects %d thread%s: sensim %6.2f Mrays/s, embree direct %6.2f Mrays/s "
-                       "(ratio %.2f), ode %.3f Mrays/s (sensim x%.0f); %d%% hit, %d differ\n",
+                       "(ratio %.2f), ode %.3f Mrays/s (sensim x%.0f); %d%% hit, %d differ; embree direct with "
+                       "sensim's robust flag %.2f Mrays/s (ratio %.2f)\n",
                        pname, n_obj, th, th > 1 ? "s" : " ", mr, base_mr, base_mr / mr, ode_mrays, mr / ode_mrays,
-                       hits / (N_RAYS / 100), differ);
+                       hits / (N_RAYS / 100), differ, N_RAYS / robust_s / 1e6, s / robust_s);
                 per_ray_ns[si][th - 1] += s / N_RAYS * 1e9 / 2;
                 if (n_obj == 1000 && th == 2)
                     mrays_1000_2t += mr / 2;
@@ -243,6 +291,7 @@ int main(int argc, char **argv)
         printf("ratio rays rebuild %5d objects: %.3f ms per frame (one ray without a rebuild: %.4f ms, ratio %.0f)\n",
                n_obj, rebuild_s * 1e3, one_s * 1e3, rebuild_s / one_s);
         rtcReleaseScene(flat);
+        rtcReleaseScene(flat_robust);
         sn_world_free(&w);
     }
     printf("ratio rays scaling: ns per ray at 10 / 100 / 1000 / 10000 objects, 1 thread: %.0f / %.0f / %.0f / %.0f "
