@@ -48,6 +48,10 @@ static void knock_down_walkers(sn_world *w)
                 total += sn_v3_len(w->pairs[k].impulse);
         if (total > SN_WALKER_FALL_IMPULSE) {
             self->fallen = true;
+            if (self->held) { /* a rigid body on its contacts again (walker_hold.c) */
+                self->held = false;
+                dBodySetGravityMode(self->ph->body, 1);
+            }
             self->mv->walk_speed = 0;
             self->mv->fallen_for = 0;
         }
@@ -155,6 +159,10 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
         if (a->kind == SN_ACTOR_VEHICLE) {
             sn_vehicle_apply(w, a, h);
         } else if (a->kind == SN_ACTOR_WALKER && !a->fallen) {
+            bool was = a->held;
+            sn_walker_hold(w, a);
+            if (a->held != was)
+                dBodySetGravityMode(a->ph->body, !a->held);
             sn_walker_apply(w, a, h);
             standing++;
         }

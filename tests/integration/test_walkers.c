@@ -268,6 +268,47 @@ static int dcmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Height: a walker that stands wholly on one lane (its box's half diagonal and 10 cm inside the
+** lane's borders, upright) has its soles on that lane's surface: the lane centre's height from
+** the map (sn_map_waypoint), raised by the kerb's 15 cm on a sidewalk (docs/map-geometry.md).
+** *checked counts the walkers checked by lane type (0 driving, 1 sidewalk); returns the largest
+** error (m). */
+#define KERB 0.15
+#define HEIGHT_TOL 0.02
+static double height_error(sn_engine *e, const uint32_t *ids, uint32_t n, uint32_t checked[2])
+{
+    const sn_map *m = sn_engine_map(e);
+    double worst = 0;
+    for (uint32_t i = 0; m && i < n; i++) {
+        sn_actor_info a = {.struct_size = sizeof a};
+        sn_engine_actor_get(e, ids[i], &a);
+        if (fabs(a.transform.rotation.pitch) > 5 || fabs(a.transform.rotation.roll) > 5)
+            continue; /* struck: lies, not stands */
+        sn_vec3 p = a.transform.location;
+        sn_waypoint wp;
+        sn_error err = {0};
+        if (sn_map_waypoint(m, p, false, SN_LANE_ANY, &wp, &err) != SN_OK)
+            continue;
+        bool side = wp.lane_type == SN_LANE_SIDEWALK;
+        if (!side && wp.lane_type != SN_LANE_DRIVING)
+            continue;
+        double h = wp.transform.rotation.yaw * M_PI / 180;
+        sn_vec3 c = wp.transform.location;
+        double across = fabs(-(p.x - c.x) * sin(h) + (p.y - c.y) * cos(h));
+        double reach = hypot(a.bounding_box.extent.x, a.bounding_box.extent.y) + 0.1;
+        if (across > wp.lane_width / 2 - reach)
+            continue;
+        double soles = p.z + a.bounding_box.location.z - a.bounding_box.extent.z;
+        double want = c.z + (side ? KERB : 0), d = fabs(soles - want);
+        if (d > HEIGHT_TOL && getenv("SENSIM_TEST_WALKERS_DEBUG"))
+            fprintf(stderr, "    walker %u at (%.2f, %.2f): soles %.3f, %s surface %.3f\n", ids[i], p.x, p.y, soles,
+                    side ? "sidewalk" : "road", want);
+        worst = fmax(worst, d);
+        checked[side]++;
+    }
+    return worst;
+}
+
 static void test_crowd(void)
 {
     sn_engine *e = load(scene("crowd.yaml", "traffic: {vehicles: 20, walkers: 50, seed: 3}\n"));
@@ -292,8 +333,12 @@ static void test_crowd(void)
     double worst = 1e9, all[MAXW * 12];
     size_t n_all = 0;
     int windows = 0;
+    double height_worst = 0;
+    uint32_t height_n[2] = {0, 0};
     for (int f = 1; f <= frames; f++) {
         step(e);
+        if (f % 20 == 0)
+            height_worst = fmax(height_worst, height_error(e, ids, n, height_n));
         /* Contacts: walker boxes (and vehicle boxes) that touch, from the poses. A contact is
         ** counted when a pair starts touching (the recorder's "new contact"). */
         box2 wb[MAXW], vb[MAXV];
@@ -355,6 +400,10 @@ static void test_crowd(void)
             "contacts (%.3f per walker-minute, %llu pair-frames), %llu walker-vehicle contacts\n", windows, win, worst,
             n_all ? all[n_all / 2] : 0.0, (unsigned long long)ww_contacts, rate, (unsigned long long)ww_frames,
             (unsigned long long)wv_contacts);
+    fprintf(stderr, "height: %u standing on sidewalks and %u on roads checked, soles at most %.1f mm off the surface\n",
+            height_n[1], height_n[0], height_worst * 1e3);
+    CHECK(height_n[1] >= n * secs / 4 && height_n[0] > 0, "walkers checked on sidewalks %u, on roads %u", height_n[1], height_n[0]);
+    CHECK(height_worst <= HEIGHT_TOL, "a walker's soles were %.3f m off the surface it stands on", height_worst);
     CHECK(worst >= 20 * win / 60, "a window's median net displacement was %.1f m", worst);
     CHECK(rate <= CONTACT_BOUND, "%.3f walker-walker contacts per walker-minute", rate);
     CHECK(wv_contacts <= VEHICLE_CONTACTS * secs / 600 + 1, "%llu walker-vehicle contacts", (unsigned long long)wv_contacts);

@@ -1,0 +1,84 @@
+/* walker_hold.c — a walking walker on a map is held on the map's surface by its controller.
+**
+** CARLA's walkers are character-movement bodies on the navigation mesh: the crowd moves them
+** and their height is the mesh's under them (LibCarla/source/carla/nav/Navigation.cpp,
+** UpdateCrowd: each agent's position set from Detour's, lifted by half the walker's height), not
+** a rigid body resting on contacts. sensim's walkers were boxes held up by box-trimesh contacts
+** with the road meshes, up to 8 a pair, solved by QuickStep every substep: the town's scene of
+** 100 vehicles and 50 walkers spent about 60 % of its frame there (docs/performance.md). Now a
+** walking walker over a map surface within a step's reach stands on it: its soles are put at the
+** highest surface a vertical ray meets under its centre, it feels no gravity and its vertical
+** speed is zero, and it makes no contacts with the map's surfaces or with ground planes. Its box
+** keeps every other contact (vehicles, walkers, props, walls), so it is struck, seen by rays and
+** cameras as before. A fallen walker, one with no surface in reach (off the map, in the air) and
+** every walker of a world without a map are rigid bodies on contacts as before. */
+#include "world.h"
+
+#include "../map/road_mesh.h"
+
+#include <math.h>
+
+/* How far above and below its soles a walker finds the surface it stands on (m): two kerbs up
+** (CARLA's character movement steps up 45 cm; sensim's sidewalks stand 15 cm high), as far down
+** (a kerb down, ramps). Beyond that it falls or is stopped as a rigid body. */
+#define SN_WALKER_REACH (2 * SN_ROAD_KERB)
+
+typedef struct hold_query {
+    bool hit;
+    double depth; /* the nearest hit's distance along the ray */
+} hold_query;
+
+static void hold_callback(void *data, dGeomID ray, dGeomID g)
+{
+    hold_query *q = data;
+    const sn_actor *s = dGeomGetData(g);
+    if (!s || s->id != 0 || !s->ground) /* the map's surfaces alone: not kerb faces, not props */
+        return;
+    dContactGeom c;
+    if (dCollide(ray, g, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->depth)) {
+        q->hit = true;
+        q->depth = c.depth;
+    }
+}
+
+/* Whether a walking walker stands on a map surface this substep (a->held), and if so puts it
+** there. Called before the substep's collision detection; contacts.c skips its contacts with
+** the map's surfaces and ground planes while held. */
+void sn_walker_hold(sn_world *w, sn_actor *a)
+{
+    a->held = false;
+    if (!w->roads || !w->n_road_geoms || a->fallen)
+        return;
+    dBodyID b = a->ph->body;
+    const dReal *p = dBodyGetPosition(b);
+    const double half = a->ph->bbox.extent.z, soles = p[2] - half, top = soles + SN_WALKER_REACH;
+    hold_query q = {0};
+    dGeomRaySet(w->ray, p[0], p[1], top, 0, 0, -1);
+    dGeomRaySetLength(w->ray, 2 * SN_WALKER_REACH);
+    dGeomRaySetClosestHit(w->ray, 1);
+    dReal rb[6];
+    dGeomGetAABB(w->ray, rb);
+    const uint32_t *cand;
+    size_t n = sn_sbp_query(w, rb, dGeomGetCategoryBits(w->ray), dGeomGetCollideBits(w->ray), &cand);
+    if (n == SN_SBP_NONE)
+        dSpaceCollide2(w->ray, (dGeomID)w->static_space, &q, hold_callback);
+    else
+        for (size_t k = 0; k < n; k++)
+            hold_callback(&q, w->ray, w->sbp.g[cand[k]].geom);
+    /* A ground plane (up-facing) higher than the map's surface there is the floor instead. */
+    double floor_z = q.hit ? top - q.depth : -INFINITY;
+    for (size_t k = 0; k < w->n_planes; k++) {
+        const sn_vec3 nrm = w->planes[k]->ph->plane_normal;
+        if (nrm.z < 0.7)
+            continue;
+        double z = (w->planes[k]->ph->plane_offset - nrm.x * p[0] - nrm.y * p[1]) / nrm.z;
+        if (z <= top && z >= soles - SN_WALKER_REACH && z > floor_z)
+            floor_z = z;
+    }
+    if (!q.hit) /* no map surface under it: a rigid body on its contacts */
+        return;
+    a->held = true;
+    const dReal *v = dBodyGetLinearVel(b);
+    dBodySetPosition(b, p[0], p[1], floor_z + half);
+    dBodySetLinearVel(b, v[0], v[1], 0);
+}
