@@ -113,6 +113,9 @@ typedef struct sn_actor_motion {
             double walk_speed;
             double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
             double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
+            /* The map-surface triangle a held walker last stood on (walker_hold.c): owned,
+            ** allocated at its first hold, NULL before and when out of memory (then traced). */
+            struct sn_walker_ground *ground;
         };
         struct { /* vehicles */
             /* The model's parameters, shared read-only by the cars of one model (w->blobs,
