@@ -1,9 +1,10 @@
 /* walker_hold.c — a walking walker on a map is held on the map's surface by its controller.
 **
-** CARLA's walkers are character-movement bodies on the navigation mesh: the crowd moves them
-** and their height is the mesh's under them (LibCarla/source/carla/nav/Navigation.cpp,
-** UpdateCrowd: each agent's position set from Detour's, lifted by half the walker's height), not
-** a rigid body resting on contacts. sensim's walkers were boxes held up by box-trimesh contacts
+** CARLA's AI walkers are placed by their navigation, not rested on contacts: each tick the
+** crowd's agent position on the navigation mesh becomes the walker's transform
+** (LibCarla/source/carla/client/detail/WalkerNavigation.cpp, Tick: ApplyWalkerState with
+** Navigation::GetWalkerTransform, LibCarla/source/carla/nav/Navigation.cpp), so its height is
+** the mesh's under it. sensim's walkers were boxes held up by box-trimesh contacts
 ** with the road meshes, up to 8 a pair, solved by QuickStep every substep: the town's scene of
 ** 100 vehicles and 50 walkers spent about 60 % of its frame there (docs/performance.md). Now a
 ** walking walker over a map surface within a step's reach stands on it: its soles are put at the
