@@ -14,6 +14,10 @@ static void keep_walkers_upright(sn_world *w)
         if (a->kind != SN_ACTOR_WALKER || !a->ph->body || a->drive != SN_DRIVE_PHYSICS || a->fallen)
             continue;
         const dReal *r = dBodyGetRotation(a->ph->body);
+        const dReal *av0 = dBodyGetAngularVel(a->ph->body);
+        /* Upright already and not tipping (a held walker that touched nothing): left as it is. */
+        if (r[2] == 0 && r[6] == 0 && r[8] == 0 && r[9] == 0 && r[10] == 1 && av0[0] == 0 && av0[1] == 0)
+            continue;
         double yaw = atan2(r[4], r[0]);
         dMatrix3 m;
         dRFromAxisAndAngle(m, 0, 0, 1, yaw);
