@@ -299,6 +299,11 @@ static size_t neighbours(const sn_engine *e, const sn_actor *self, sn_vec3 pos, 
             const body *b = &t->b[j];
             if (b->a == self || b->down || fabs(b->pos.z - pos.z) > 3.0)
                 continue;
+            /* Farther than the vehicles' range for certain (hypot is within an ulp of the
+            ** exact distance): no hypot for most of the bodies the cells hold. */
+            double dx = b->pos.x - pos.x, dy = b->pos.y - pos.y;
+            if (dx * dx + dy * dy > R * R * (1 + 1e-9))
+                continue;
             double d = d2(pos, b->pos);
             sn_vec3 v = sn_v3(b->vel.x, b->vel.y, 0);
             if (b->kind == SN_ACTOR_WALKER && d <= AV_RANGE) {
@@ -336,14 +341,17 @@ static sn_vec3 avoid(const sn_engine *e, const sn_actor *self, sn_vec3 pos, sn_v
     double ax = b.x - a.x, ay = b.y - a.y, al = hypot(ax, ay);
     sn_vec3 best = sn_v3(0, 0, 0);
     double best_cost = INFINITY;
+    double ct[SN_COUNT(turn)], st[SN_COUNT(turn)]; /* once per call, not per speed */
+    for (size_t ti = 0; ti < SN_COUNT(turn); ti++)
+        ct[ti] = cos(turn[ti] * SN_DEG), st[ti] = sin(turn[ti] * SN_DEG);
     for (size_t si = 0; si <= SN_COUNT(scale); si++) {
         for (size_t ti = 0; ti < SN_COUNT(turn); ti++) {
             if (si == SN_COUNT(scale) && ti) /* standing still: one candidate */
                 break;
-            double sp = si < SN_COUNT(scale) ? scale[si] * ws : 0, th = turn[ti] * SN_DEG;
+            double sp = si < SN_COUNT(scale) ? scale[si] * ws : 0;
             /* world frame z up, y to the right of x (CARLA's): a positive yaw turns right */
             double cx = wish.x / ws, cy = wish.y / ws;
-            sn_vec3 v = sn_v3(sp * (cx * cos(th) - cy * sin(th)), sp * (cx * sin(th) + cy * cos(th)), 0);
+            sn_vec3 v = sn_v3(sp * (cx * ct[ti] - cy * st[ti]), sp * (cx * st[ti] + cy * ct[ti]), 0);
             double cost = sn_v3_len(sn_v3_sub(v, wish));
             for (size_t j = 0; j < k && cost < best_cost; j++) {
                 sn_vec3 d = sn_v3_sub(n[j].p, pos);

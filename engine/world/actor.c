@@ -201,6 +201,8 @@ void sn_world_remove(sn_world *w, uint32_t id)
         }
         if (a->kind == SN_ACTOR_VEHICLE)
             free(a->mv->wheel_tri);
+        else if (a->kind == SN_ACTOR_WALKER)
+            free(a->mv->ground);
         free(a->mv->kin);
     }
     if (a->values_shared)

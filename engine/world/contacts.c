@@ -62,6 +62,12 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
         const sn_actor *pl = w->planes[k];
         if ((g1 == pl->ph->geom && above_plane(pl, g2)) || (g2 == pl->ph->geom && above_plane(pl, g1)))
             return;
+        /* A walker held on the map's surface (walker_hold.c) stands, it does not rest on planes. */
+        if ((g1 == pl->ph->geom || g2 == pl->ph->geom) && pl->ph->plane_normal.z >= 0.7) {
+            const sn_actor *o = dGeomGetData(g1 == pl->ph->geom ? g2 : g1);
+            if (o && o->held)
+                return;
+        }
     }
     const dGeomID statics = (dGeomID)w->static_space;
     if (g1 == statics || g2 == statics) {
@@ -95,6 +101,9 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     ** face but lifted by the sidewalk's surface it enters (roads.c stand-ins: id 0, not ground). */
     if ((a1->kind == SN_ACTOR_WALKER && !a1->fallen && a2->id == 0 && !a2->ground && a2->kind == SN_ACTOR_STATIC) ||
         (a2->kind == SN_ACTOR_WALKER && !a2->fallen && a1->id == 0 && !a1->ground && a1->kind == SN_ACTOR_STATIC))
+        return;
+    /* A walker held on the map's surface (walker_hold.c) makes no contacts with it. */
+    if ((a1->held && a2->id == 0 && a2->ground) || (a2->held && a1->id == 0 && a1->ground))
         return;
     /* A fallen walker apart from the vehicles lies below their floors (driver_physics.c). */
     if ((a1->down && a2->kind == SN_ACTOR_VEHICLE) || (a2->down && a1->kind == SN_ACTOR_VEHICLE))

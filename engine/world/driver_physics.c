@@ -14,6 +14,10 @@ static void keep_walkers_upright(sn_world *w)
         if (a->kind != SN_ACTOR_WALKER || !a->ph->body || a->drive != SN_DRIVE_PHYSICS || a->fallen)
             continue;
         const dReal *r = dBodyGetRotation(a->ph->body);
+        const dReal *av0 = dBodyGetAngularVel(a->ph->body);
+        /* Upright already and not tipping (a held walker that touched nothing): left as it is. */
+        if (r[2] == 0 && r[6] == 0 && r[8] == 0 && r[9] == 0 && r[10] == 1 && av0[0] == 0 && av0[1] == 0)
+            continue;
         double yaw = atan2(r[4], r[0]);
         dMatrix3 m;
         dRFromAxisAndAngle(m, 0, 0, 1, yaw);
@@ -48,6 +52,10 @@ static void knock_down_walkers(sn_world *w)
                 total += sn_v3_len(w->pairs[k].impulse);
         if (total > SN_WALKER_FALL_IMPULSE) {
             self->fallen = true;
+            if (self->held) { /* a rigid body on its contacts again (walker_hold.c) */
+                self->held = false;
+                dBodySetGravityMode(self->ph->body, 1);
+            }
             self->mv->walk_speed = 0;
             self->mv->fallen_for = 0;
         }
@@ -155,6 +163,10 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
         if (a->kind == SN_ACTOR_VEHICLE) {
             sn_vehicle_apply(w, a, h);
         } else if (a->kind == SN_ACTOR_WALKER && !a->fallen) {
+            bool was = a->held;
+            sn_walker_hold(w, a);
+            if (a->held != was)
+                dBodySetGravityMode(a->ph->body, !a->held);
             sn_walker_apply(w, a, h);
             standing++;
         }

@@ -113,6 +113,9 @@ typedef struct sn_actor_motion {
             double walk_speed;
             double pushed;      /* a standing walker: vehicles' impulse (N*s) over the frames of contact before this one */
             double fallen_for;  /* a fallen walker: seconds since it fell (at frame ends) */
+            /* The map-surface triangle a held walker last stood on (walker_hold.c): owned,
+            ** allocated at its first hold, NULL before and when out of memory (then traced). */
+            struct sn_walker_ground *ground;
         };
         struct { /* vehicles */
             /* The model's parameters, shared read-only by the cars of one model (w->blobs,
@@ -213,6 +216,7 @@ struct sn_actor {
     bool fallen;        /* a walker struck hard: a passive body from then on */
     bool crushing;      /* a vehicle whose crash box touches another vehicle's this substep */
     bool down;          /* a fallen walker apart from every vehicle: vehicles pass over it */
+    bool held;          /* a walking walker standing on the map's surface this substep (walker_hold.c) */
     bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
     bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
 };
@@ -393,6 +397,10 @@ const char *sn_vehicle_params_make(sn_vehicle_params *p, const sn_vehicle_shape 
 /* Forces of one vehicle / walker for one substep. */
 void sn_vehicle_apply(sn_world *w, sn_actor *a, double h);
 void sn_walker_apply(sn_world *w, sn_actor *a, double h);
+/* Before a substep's collisions: whether walking walker a stands on the map's surface
+** (a->held: no gravity, no contacts with the map's surfaces and planes) and if so puts it
+** there (walker_hold.c). */
+void sn_walker_hold(sn_world *w, sn_actor *a);
 /* The wheel angle (rad) that steer 1 gives at this forward speed (CARLA's steering curve). */
 double sn_vehicle_steer_limit(const sn_actor *a, double forward_speed);
 /* Moves a vehicle's centre of mass (its origin's frame) keeping its pose and velocities. */

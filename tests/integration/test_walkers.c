@@ -268,6 +268,47 @@ static int dcmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Height: a walker that stands wholly on one lane (its box's half diagonal and 10 cm inside the
+** lane's borders, upright) has its soles on that lane's surface: the lane centre's height from
+** the map (sn_map_waypoint), raised by the kerb's 15 cm on a sidewalk (docs/map-geometry.md).
+** *checked counts the walkers checked by lane type (0 driving, 1 sidewalk); returns the largest
+** error (m). */
+#define KERB 0.15
+#define HEIGHT_TOL 0.02
+static double height_error(sn_engine *e, const uint32_t *ids, uint32_t n, uint32_t checked[2])
+{
+    const sn_map *m = sn_engine_map(e);
+    double worst = 0;
+    for (uint32_t i = 0; m && i < n; i++) {
+        sn_actor_info a = {.struct_size = sizeof a};
+        sn_engine_actor_get(e, ids[i], &a);
+        if (fabs(a.transform.rotation.pitch) > 5 || fabs(a.transform.rotation.roll) > 5)
+            continue; /* struck: lies, not stands */
+        sn_vec3 p = a.transform.location;
+        sn_waypoint wp;
+        sn_error err = {0};
+        if (sn_map_waypoint(m, p, false, SN_LANE_ANY, &wp, &err) != SN_OK)
+            continue;
+        bool side = wp.lane_type == SN_LANE_SIDEWALK;
+        if (!side && wp.lane_type != SN_LANE_DRIVING)
+            continue;
+        double h = wp.transform.rotation.yaw * M_PI / 180;
+        sn_vec3 c = wp.transform.location;
+        double across = fabs(-(p.x - c.x) * sin(h) + (p.y - c.y) * cos(h));
+        double reach = hypot(a.bounding_box.extent.x, a.bounding_box.extent.y) + 0.1;
+        if (across > wp.lane_width / 2 - reach)
+            continue;
+        double soles = p.z + a.bounding_box.location.z - a.bounding_box.extent.z;
+        double want = c.z + (side ? KERB : 0), d = fabs(soles - want);
+        if (d > HEIGHT_TOL && getenv("SENSIM_TEST_WALKERS_DEBUG"))
+            fprintf(stderr, "    walker %u at (%.2f, %.2f): soles %.3f, %s surface %.3f\n", ids[i], p.x, p.y, soles,
+                    side ? "sidewalk" : "road", want);
+        worst = fmax(worst, d);
+        checked[side]++;
+    }
+    return worst;
+}
+
 static void test_crowd(void)
 {
     sn_engine *e = load(scene("crowd.yaml", "traffic: {vehicles: 20, walkers: 50, seed: 3}\n"));
@@ -292,8 +333,12 @@ static void test_crowd(void)
     double worst = 1e9, all[MAXW * 12];
     size_t n_all = 0;
     int windows = 0;
+    double height_worst = 0;
+    uint32_t height_n[2] = {0, 0};
     for (int f = 1; f <= frames; f++) {
         step(e);
+        if (f % 20 == 0)
+            height_worst = fmax(height_worst, height_error(e, ids, n, height_n));
         /* Contacts: walker boxes (and vehicle boxes) that touch, from the poses. A contact is
         ** counted when a pair starts touching (the recorder's "new contact"). */
         box2 wb[MAXW], vb[MAXV];
@@ -355,9 +400,96 @@ static void test_crowd(void)
             "contacts (%.3f per walker-minute, %llu pair-frames), %llu walker-vehicle contacts\n", windows, win, worst,
             n_all ? all[n_all / 2] : 0.0, (unsigned long long)ww_contacts, rate, (unsigned long long)ww_frames,
             (unsigned long long)wv_contacts);
+    fprintf(stderr, "height: %u standing on sidewalks and %u on roads checked, soles at most %.1f mm off the surface\n",
+            height_n[1], height_n[0], height_worst * 1e3);
+    CHECK(height_n[1] >= n * secs / 4 && height_n[0] > 0, "walkers checked on sidewalks %u, on roads %u", height_n[1], height_n[0]);
+    CHECK(height_worst <= HEIGHT_TOL, "a walker's soles were %.3f m off the surface it stands on", height_worst);
     CHECK(worst >= 20 * win / 60, "a window's median net displacement was %.1f m", worst);
     CHECK(rate <= CONTACT_BOUND, "%.3f walker-walker contacts per walker-minute", rate);
     CHECK(wv_contacts <= VEHICLE_CONTACTS * secs / 600 + 1, "%llu walker-vehicle contacts", (unsigned long long)wv_contacts);
+    sn_engine_destroy(e);
+}
+
+/* ---- 4. struck on the map ---- */
+
+static int n_struck_events;
+static void on_struck(const sn_message *msg, void *user)
+{
+    (void)msg, (void)user;
+    n_struck_events++;
+}
+
+/* A walker held on the road's surface (walker_hold.c) is still a body vehicles meet: standing on
+** a lane of the map 15 m ahead of a sedan coming at 8 m/s under throttle, it stands at the
+** road's height, a ray from the kerb's side meets its box, and the car strikes it: collision
+** rows from its collision sensor (at most 5 at this speed: docs/walkers.md "Struck by a
+** vehicle"), and it falls (tilts past 60 degrees) and lies on the road. */
+static void test_struck_on_map(void)
+{
+    if (!own_map)
+        return;
+    sn_error err = {0};
+    sn_map *m = sn_map_open(map_path, &err);
+    CHECK(m != NULL, "open %s: %s", map_path, err.msg);
+    if (!m)
+        return;
+    sn_transform sp[256];
+    size_t nsp = 0;
+    CHECK(sn_map_spawn_points(m, sp, 256, &nsp, &err) == SN_OK && nsp > 0, "spawn points: %s", err.msg);
+    sn_waypoint w0, ahead;
+    bool found = false;
+    for (size_t i = 0; i < nsp && !found; i++) { /* a spawn point with 25 m of its road straight ahead */
+        sn_waypoint nx[4];
+        size_t k = 0;
+        if (sn_map_waypoint(m, sp[i].location, true, SN_LANE_DRIVING, &w0, &err) != SN_OK || w0.is_junction)
+            continue;
+        if (sn_map_next(m, &w0, 25, nx, 4, &k, &err) != SN_OK || k != 1 || nx[0].road_id != w0.road_id ||
+            fabs(remainder(nx[0].transform.rotation.yaw - w0.transform.rotation.yaw, 360)) > 1)
+            continue;
+        if (sn_map_next(m, &w0, 15, nx, 4, &k, &err) == SN_OK && k == 1)
+            ahead = nx[0], found = true;
+    }
+    sn_map_close(m);
+    CHECK(found, "a straight 25 m of road ahead of a spawn point");
+    if (!found)
+        return;
+    const double h = w0.transform.rotation.yaw * M_PI / 180;
+    const sn_vec3 c = w0.transform.location, wk = ahead.transform.location;
+    char body[1024];
+    snprintf(body, sizeof body,
+             "  - {name: car, blueprint: vehicle.sedan, transform: {location: [%.3f, %.3f, %.3f], rotation: [0, %.3f, 0]},"
+             " velocity: [%.3f, %.3f, 0], control: {throttle: 0.5}}\n"
+             "  - {name: ped, blueprint: walker.pedestrian, transform: {location: [%.3f, %.3f, %.3f]}}\n"
+             "sensors:\n  - {name: c, blueprint: sensor.other.collision, attach_to: ped}\n",
+             c.x, c.y, c.z + 0.05, w0.transform.rotation.yaw, 8 * cos(h), 8 * sin(h), wk.x, wk.y, wk.z + 0.95);
+    sn_engine *e = load(scene("struck.yaml", body));
+    n_struck_events = 0;
+    CHECK(sn_engine_listen(e, "c", on_struck, NULL, &err) == SN_OK, "listen: %s", err.msg);
+    step(e);
+    step(e);
+    sn_actor_info p = tu_actor(e, "ped");
+    double soles = p.transform.location.z + p.bounding_box.location.z - p.bounding_box.extent.z;
+    CHECK(fabs(soles - wk.z) <= HEIGHT_TOL, "the walker stands on the road: soles %.3f, road %.3f", soles, wk.z);
+    /* A ray across the lane at its waist, from 3 m to its side. */
+    sn_ray ray = {{wk.x - 3 * sin(h), wk.y + 3 * cos(h), wk.z + 0.9}, {sin(h), -cos(h), 0}, 6};
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    sn_ray_result r;
+    CHECK(sn_engine_ray_batch(e, &q, &ray, 1, &r, &err) == SN_OK && r.n_hits == 1 && r.hit.actor_id == p.id,
+          "a ray across the lane meets the walker: %u hits, actor %u (walker %u) %s", r.n_hits, r.hit.actor_id, p.id,
+          err.msg);
+    double max_tilt = 0;
+    for (int f = 0; f < 80; f++) {
+        step(e);
+        p = tu_actor(e, "ped");
+        double up = cos(p.transform.rotation.pitch * M_PI / 180) * cos(p.transform.rotation.roll * M_PI / 180);
+        max_tilt = fmax(max_tilt, acos(fmin(1, up)) * 180 / M_PI);
+    }
+    fprintf(stderr, "struck on the map: %d collision rows, tilted %.0f deg at most, lies at z %.2f (road %.2f)\n",
+            n_struck_events, max_tilt, p.transform.location.z, wk.z);
+    CHECK(n_struck_events > 0 && n_struck_events <= 5, "the car struck the walker: %d collision rows", n_struck_events);
+    CHECK(max_tilt > 60, "the walker fell: tilted %.0f deg at most", max_tilt);
+    CHECK(p.transform.location.z - wk.z < 0.4 && p.transform.location.z - wk.z > 0, "it lies on the road: %.2f m above it",
+          p.transform.location.z - wk.z);
     sn_engine_destroy(e);
 }
 
@@ -375,6 +507,7 @@ int main(int argc, char **argv)
     else
         snprintf(map_path, sizeof map_path, "%s", m);
     test_graph();
+    test_struck_on_map();
     test_controller();
     test_crowd();
     return CHECK_DONE();
