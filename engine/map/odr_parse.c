@@ -11,6 +11,7 @@
 #include "../core/error.h"
 #include "../core/infile.h"
 #include "../core/util.h"
+#include "../core/xmlread.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -1090,28 +1091,11 @@ sn_status sn_odr_load_memory(const char *xml, size_t size, const char *name, sn_
         sn_odr_free(m);
         return sn_fail(err, SN_E_NOMEM, "%s: out of memory", name);
     }
-    xmlParserCtxtPtr ctx = xmlNewParserCtxt();
-    if (!ctx) {
-        sn_odr_free(m);
-        return sn_fail(err, SN_E_NOMEM, "%s: out of memory", name);
-    }
-    /* No network, no entity expansion beyond libxml2's guards, line numbers past 65535. */
-    xmlDocPtr doc = xmlCtxtReadMemory(ctx, xml, (int)size, name, NULL,
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES |
-                                          XML_PARSE_NOCDATA);
+    xmlParserCtxtPtr ctx;
+    xmlDocPtr doc = sn_xml_read_memory(xml, size, name, &ctx, err);
     if (!doc) {
-        const xmlError *e = xmlCtxtGetLastError(ctx);
-        char msg[256] = "not well-formed XML";
-        if (e && e->message) {
-            snprintf(msg, sizeof msg, "%s", e->message);
-            size_t n = strlen(msg);
-            while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-                msg[--n] = 0;
-        }
-        sn_status st = sn_fail(err, SN_E_INVALID, "%s:%d: XML: %s", name, e ? e->line : 0, msg);
-        xmlFreeParserCtxt(ctx);
         sn_odr_free(m);
-        return st;
+        return err->status;
     }
     parser p = {.m = m, .file = name, .err = err};
     bool ok = parse_doc(&p, xmlDocGetRootElement(doc));
