@@ -9,6 +9,26 @@
 
 static const char *dir, *plugins, *maps;
 
+typedef struct shot {
+    uint32_t w, h;
+    uint8_t *rgb, *sem;
+} shot;
+
+static void on_rgb(const sn_message *m, void *user)
+{
+    uint8_t **dst = user;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
+        const msgpack_object *raw = tu_get(&u.data, "raw_data");
+        free(*dst);
+        *dst = malloc(raw->via.bin.size);
+        memcpy(*dst, raw->via.bin.ptr, raw->via.bin.size);
+    }
+    msgpack_unpacked_destroy(&u);
+}
+
 /* The ground's mean luminance (bytes, Rec. 709 weights) in a W x W view down from (x, y, z) at
 ** `weather`; *n_ground: how many pixels were Roads or SideWalks. */
 static double ground_luma(const char *weather, bool scenery, double x, double y, double z, int *n_ground)
@@ -27,11 +47,10 @@ static double ground_luma(const char *weather, bool scenery, double x, double y,
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1};
     sn_engine *e = sn_engine_create(&o, &err);
-    tu_image rgb_img = {0}, sem_img = {0};
+    uint8_t *rgb = NULL, *sem = NULL;
     int rc = !e || sn_engine_load_scene(e, tu_write(dir, "night.yaml", scene), &err) ||
-             sn_engine_listen(e, "rgb", tu_on_image, &rgb_img, &err) || sn_engine_listen(e, "sem", tu_on_image, &sem_img, &err) ||
+             sn_engine_listen(e, "rgb", on_rgb, &rgb, &err) || sn_engine_listen(e, "sem", on_rgb, &sem, &err) ||
              sn_engine_run(e, 1, &err);
-    const uint8_t *rgb = rgb_img.raw, *sem = sem_img.raw;
     CHECK(rc == 0 && rgb && sem, "run: %s", err.msg);
     double sum = 0;
     int n = 0;
@@ -42,7 +61,7 @@ static double ground_luma(const char *weather, bool scenery, double x, double y,
         sum += 0.2126 * rgb[4 * i + 2] + 0.7152 * rgb[4 * i + 1] + 0.0722 * rgb[4 * i];
         n++;
     }
-    tu_image_free(&rgb_img), tu_image_free(&sem_img);
+    free(rgb), free(sem);
     sn_engine_destroy(e);
     *n_ground = n;
     return n ? sum / n : 0;
