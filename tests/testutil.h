@@ -94,12 +94,26 @@ static inline sn_actor_info tu_actor(sn_engine *e, const char *name)
 }
 
 /* The last image a camera listener got (sn_engine_listen(e, name, tu_on_image, &capture, ...)):
-** its size and raw_data bytes (owned: free raw), and how many came. */
+** its size, raw_data bytes and their count, a depth camera's float depth (NULL in a message
+** without one), and how many came. Owned: tu_image_free. */
 typedef struct tu_image {
     uint32_t w, h;
     uint8_t *raw;
     size_t n;
+    size_t size;  /* raw's bytes */
+    float *depth; /* "depth" of the last message, NULL when it had none */
 } tu_image;
+
+/* A copy of a bin's bytes (malloc'd, at least one byte), NULL when o is no bin. */
+static inline void *tu_bin_copy(const msgpack_object *o)
+{
+    if (!o || o->type != MSGPACK_OBJECT_BIN)
+        return NULL;
+    void *copy = malloc(o->via.bin.size ? o->via.bin.size : 1);
+    if (copy)
+        memcpy(copy, o->via.bin.ptr, o->via.bin.size);
+    return copy;
+}
 
 static inline void tu_on_image(const sn_message *m, void *user)
 {
@@ -109,17 +123,24 @@ static inline void tu_on_image(const sn_message *m, void *user)
     size_t off = 0;
     if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
         const msgpack_object *raw = tu_get(&u.data, "raw_data");
-        uint8_t *copy = raw && raw->type == MSGPACK_OBJECT_BIN ? malloc(raw->via.bin.size ? raw->via.bin.size : 1) : NULL;
+        uint8_t *copy = tu_bin_copy(raw);
         if (copy) {
-            memcpy(copy, raw->via.bin.ptr, raw->via.bin.size);
-            free(c->raw);
+            free(c->raw), free(c->depth);
             c->raw = copy;
+            c->size = raw->via.bin.size;
+            c->depth = tu_bin_copy(tu_get(&u.data, "depth"));
             c->w = (uint32_t)tu_num(tu_get(&u.data, "width"));
             c->h = (uint32_t)tu_num(tu_get(&u.data, "height"));
             c->n++;
         }
     }
     msgpack_unpacked_destroy(&u);
+}
+
+static inline void tu_image_free(tu_image *c)
+{
+    free(c->raw), free(c->depth);
+    c->raw = NULL, c->depth = NULL;
 }
 
 #endif

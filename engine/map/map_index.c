@@ -119,6 +119,25 @@ static void map_free_parts(sn_map *m)
 
 void sn_map_close(sn_map *m) { map_free_parts(m); }
 
+/* Lanes x length, bounded before any index, mesh or line is built for them: a 12 KB file can
+** ask for 1 000 km of road with 64 lanes a side (issue 33 item 21). Sums m->lane_m; SN_E_RANGE
+** naming the road where the sum passes SN_ODR_MAX_LANE_M. */
+static sn_status bound_lanes(sn_map *m, const sn_odr *odr, sn_error *err)
+{
+    for (uint32_t ri = 0; ri < odr->n_roads; ri++) {
+        const sn_odr_road *r = &odr->roads[ri];
+        for (uint32_t si = 0; si < r->n_sections; si++) {
+            const sn_odr_section *sec = &r->sections[si];
+            m->lane_m += fmax(0, sec->s_end - sec->s) * (sec->n_left + sec->n_right);
+        }
+        if (m->lane_m > SN_ODR_MAX_LANE_M)
+            return sn_fail(err, SN_E_RANGE, "%s:%d: <road>: road %d: the map's lanes add up to more than %g km (lanes "
+                           "times length; at most %g km)", odr->path, r->line, (int)r->id, m->lane_m / 1000,
+                           SN_ODR_MAX_LANE_M / 1000);
+    }
+    return SN_OK;
+}
+
 sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn_error *err)
 {
     *out = NULL;
@@ -132,21 +151,9 @@ sn_status sn_map_build(sn_odr *odr, char *xml, size_t xml_size, sn_map **out, sn
     m->lo = (sn_vec3){INFINITY, INFINITY, INFINITY};
     m->hi = (sn_vec3){-INFINITY, -INFINITY, -INFINITY};
 
-    /* Lanes x length, bounded before any index, mesh or line is built for them: a 12 KB file
-    ** can ask for 1 000 km of road with 64 lanes a side (issue 33 item 21). */
-    for (uint32_t ri = 0; ri < odr->n_roads; ri++) {
-        const sn_odr_road *r = &odr->roads[ri];
-        for (uint32_t si = 0; si < r->n_sections; si++) {
-            const sn_odr_section *sec = &r->sections[si];
-            m->lane_m += fmax(0, sec->s_end - sec->s) * (sec->n_left + sec->n_right);
-        }
-        if (m->lane_m > SN_ODR_MAX_LANE_M) {
-            sn_fail(err, SN_E_RANGE, "%s:%d: <road>: road %d: the map's lanes add up to more than %g km (lanes "
-                    "times length; at most %g km)", odr->path, r->line, (int)r->id, m->lane_m / 1000,
-                    SN_ODR_MAX_LANE_M / 1000);
-            map_free_parts(m);
-            return SN_E_RANGE;
-        }
+    if (bound_lanes(m, odr, err) != SN_OK) {
+        map_free_parts(m);
+        return SN_E_RANGE;
     }
 
     /* Items: every section cut into stretches. */

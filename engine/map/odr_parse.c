@@ -11,6 +11,7 @@
 #include "../core/error.h"
 #include "../core/infile.h"
 #include "../core/util.h"
+#include "../core/xmlread.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -668,39 +669,10 @@ static bool parse_link(parser *p, xmlNodePtr n, sn_odr_link *l)
     return true;
 }
 
-static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
+/* The road's <planView>: its geometries in s order, each checked to be a place on a map and
+** tabulated. */
+static bool parse_plan_view(parser *p, xmlNodePtr n, sn_odr_road *r)
 {
-    r->line = line_of(n);
-    if (!int_id(p, n, "id", true, (int32_t)index, &r->id) ||
-        !num(p, n, "length", true, 0, SN_ODR_MAX_LENGTH, &r->length) ||
-        !int_id(p, n, "junction", false, -1, &r->junction))
-        return false;
-    if (r->length <= 0)
-        return fail(p, n, "road %d: length=%g must be positive", (int)r->id, r->length);
-    if (!(r->name = dup(p, attr(n, "name"))))
-        return false;
-    const char *rule = attr(n, "rule");
-    r->rule = rule && !strcmp(rule, "LHT") ? 'L' : 'R';
-    r->junction_index = -1;
-    xmlNodePtr link = child(n, "link");
-    if (!parse_link(p, child(link, "predecessor"), &r->pred) || !parse_link(p, child(link, "successor"), &r->succ))
-        return false;
-
-    /* Types and their speeds. */
-    uint32_t i = 0;
-    r->types = children(p, n, "type", sizeof *r->types, &r->n_types);
-    EACH(c, n, "type") {
-        if (p->failed)
-            return false;
-        sn_odr_roadtype *t = &r->types[i++];
-        if (!num(p, c, "s", true, 0, r->length + 1.0, &t->s))
-            return false;
-        snprintf(t->type, sizeof t->type, "%s", attr(c, "type") ? attr(c, "type") : "");
-        xmlNodePtr sp = child(c, "speed");
-        if (sp && !speed_max(p, sp, &t->speed))
-            return false;
-    }
-
     xmlNodePtr pv = child(n, "planView");
     uint32_t ng = count(pv, "geometry");
     if (!ng)
@@ -708,7 +680,7 @@ static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
     r->geoms = arena_alloc(p->m->arena, ng * sizeof *r->geoms);
     if (!r->geoms)
         return oom(p);
-    i = 0;
+    uint32_t i = 0;
     EACH(c, pv, "geometry") {
         if (!parse_geom(p, c, &r->geoms[i]))
             return false;
@@ -760,23 +732,19 @@ static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
             return fail(p, pv, "road %d: the geometry at line %d ends at (%g, %g), heading %g: not a place on a map",
                         (int)r->id, g->line, e.x, e.y, e.hdg);
     }
+    return true;
+}
 
-    if (!polys(p, child(n, "elevationProfile"), "elevation", "s", r->length + 1.0, &r->elevation, &r->n_elevation))
-        return false;
-    xmlNodePtr lat = child(n, "lateralProfile");
-    if (!polys(p, lat, "superelevation", "s", r->length + 1.0, &r->superelevation, &r->n_superelevation))
-        return false;
-    xmlNodePtr lanes = child(n, "lanes");
-    if (!polys(p, lanes, "laneOffset", "s", r->length + 1.0, &r->lane_offset, &r->n_lane_offset))
-        return false;
-
+/* The road's <laneSection>s in <lanes>, in s order, each ending where the next begins. */
+static bool parse_sections(parser *p, xmlNodePtr n, xmlNodePtr lanes, sn_odr_road *r)
+{
     uint32_t ns = count(lanes, "laneSection");
     if (!ns)
         return fail(p, lanes ? lanes : n, "road %d has no <laneSection>", (int)r->id);
     r->sections = arena_alloc(p->m->arena, ns * sizeof *r->sections);
     if (!r->sections)
         return oom(p);
-    i = 0;
+    uint32_t i = 0;
     EACH(c, lanes, "laneSection") {
         if (!parse_section(p, c, r->length, &r->sections[i]))
             return false;
@@ -798,6 +766,56 @@ static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
     }
     for (uint32_t k = 0; k < ns; k++)
         r->sections[k].s_end = k + 1 < ns ? r->sections[k + 1].s : r->length;
+    return true;
+}
+
+static bool parse_road(parser *p, xmlNodePtr n, uint32_t index, sn_odr_road *r)
+{
+    r->line = line_of(n);
+    if (!int_id(p, n, "id", true, (int32_t)index, &r->id) ||
+        !num(p, n, "length", true, 0, SN_ODR_MAX_LENGTH, &r->length) ||
+        !int_id(p, n, "junction", false, -1, &r->junction))
+        return false;
+    if (r->length <= 0)
+        return fail(p, n, "road %d: length=%g must be positive", (int)r->id, r->length);
+    if (!(r->name = dup(p, attr(n, "name"))))
+        return false;
+    const char *rule = attr(n, "rule");
+    r->rule = rule && !strcmp(rule, "LHT") ? 'L' : 'R';
+    r->junction_index = -1;
+    xmlNodePtr link = child(n, "link");
+    if (!parse_link(p, child(link, "predecessor"), &r->pred) || !parse_link(p, child(link, "successor"), &r->succ))
+        return false;
+
+    /* Types and their speeds. */
+    uint32_t i = 0;
+    r->types = children(p, n, "type", sizeof *r->types, &r->n_types);
+    EACH(c, n, "type") {
+        if (p->failed)
+            return false;
+        sn_odr_roadtype *t = &r->types[i++];
+        if (!num(p, c, "s", true, 0, r->length + 1.0, &t->s))
+            return false;
+        snprintf(t->type, sizeof t->type, "%s", attr(c, "type") ? attr(c, "type") : "");
+        xmlNodePtr sp = child(c, "speed");
+        if (sp && !speed_max(p, sp, &t->speed))
+            return false;
+    }
+
+    if (!parse_plan_view(p, n, r))
+        return false;
+
+    if (!polys(p, child(n, "elevationProfile"), "elevation", "s", r->length + 1.0, &r->elevation, &r->n_elevation))
+        return false;
+    xmlNodePtr lat = child(n, "lateralProfile");
+    if (!polys(p, lat, "superelevation", "s", r->length + 1.0, &r->superelevation, &r->n_superelevation))
+        return false;
+    xmlNodePtr lanes = child(n, "lanes");
+    if (!polys(p, lanes, "laneOffset", "s", r->length + 1.0, &r->lane_offset, &r->n_lane_offset))
+        return false;
+
+    if (!parse_sections(p, n, lanes, r))
+        return false;
 
     xmlNodePtr sigs = child(n, "signals");
     uint32_t nsig = count(sigs, "signal") + count(sigs, "signalReference");
@@ -1090,28 +1108,11 @@ sn_status sn_odr_load_memory(const char *xml, size_t size, const char *name, sn_
         sn_odr_free(m);
         return sn_fail(err, SN_E_NOMEM, "%s: out of memory", name);
     }
-    xmlParserCtxtPtr ctx = xmlNewParserCtxt();
-    if (!ctx) {
-        sn_odr_free(m);
-        return sn_fail(err, SN_E_NOMEM, "%s: out of memory", name);
-    }
-    /* No network, no entity expansion beyond libxml2's guards, line numbers past 65535. */
-    xmlDocPtr doc = xmlCtxtReadMemory(ctx, xml, (int)size, name, NULL,
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES |
-                                          XML_PARSE_NOCDATA);
+    xmlParserCtxtPtr ctx;
+    xmlDocPtr doc = sn_xml_read_memory(xml, size, name, &ctx, err);
     if (!doc) {
-        const xmlError *e = xmlCtxtGetLastError(ctx);
-        char msg[256] = "not well-formed XML";
-        if (e && e->message) {
-            snprintf(msg, sizeof msg, "%s", e->message);
-            size_t n = strlen(msg);
-            while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-                msg[--n] = 0;
-        }
-        sn_status st = sn_fail(err, SN_E_INVALID, "%s:%d: XML: %s", name, e ? e->line : 0, msg);
-        xmlFreeParserCtxt(ctx);
         sn_odr_free(m);
-        return st;
+        return err->status;
     }
     parser p = {.m = m, .file = name, .err = err};
     bool ok = parse_doc(&p, xmlDocGetRootElement(doc));

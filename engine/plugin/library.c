@@ -464,7 +464,7 @@ static bool to_folder(char *file)
 
 /* The engine's own plugins are found from the file that holds this code: libsensim in an
 ** embedding program (its own program may live anywhere), the program itself when the engine is
-** linked in statically (the tests). A build tree keeps plugins in <build>/plugins/<name>/
+** linked in statically (the tests). A build tree keeps plugins in <build>/plugins/
 ** beside <build>/engine/; an install keeps them in <libdir>/SN_PLUGIN_LIBRELDIR. The program's
 ** folder (<bindir>/SN_PLUGIN_RELDIR) is the fallback when the library cannot be located. */
 const char *sn_library_default_dir(void)

@@ -398,6 +398,68 @@ static void replay_warn(sn_engine *e, const char *fmt, ...)
         fprintf(stderr, "sensim: warning: %s\n", line);
 }
 
+/* The scene of a replay: rp->o.scene's, its sensors riding along and its actors not spawned (the
+** recording has the world), or an empty one on the recording's map. The scene is freed on a
+** failure; the replay is the caller's. */
+static sn_status replay_scene(sn_engine *e, const sn_replay *rp, const char *path, const sn_log_info *in, sn_error *err)
+{
+    if (rp->o.scene) {
+        sn_status st = sn_scene_load(&e->scene, rp->o.scene, err);
+        if (st) {
+            sn_scene_free(&e->scene);
+            return st;
+        }
+    } else {
+        memset(&e->scene, 0, sizeof e->scene);
+        e->scene.path = sn_strdup(path);
+        e->scene.settings = (sn_scene_settings){.max_substep_delta_time = 0.01, .max_substeps = 10, .sun_azimuth = 135,
+                                                .sun_altitude = 50, .sun_intensity = 0.75, .ambient = 0.35,
+                                                .sky_color = {150, 190, 235}, .shadows = true,
+                                                .textures = true, .streams = true};
+        /* The recording's map (format 1.4), loaded again: its roads under the replayed cars. A
+        ** map gone is said and left out; a scene given instead (--scene) brings its own. */
+        const char *map = in->struct_size >= offsetof(sn_log_info, map_sha256) + sizeof in->map_sha256 ? in->map : NULL;
+        if (map && map[0]) {
+            struct stat sb;
+            if (stat(map, &sb) == 0 && S_ISREG(sb.st_mode))
+                e->scene.map_path = sn_strdup(map);
+            else
+                replay_warn(e, "replay: the recording's map %s is gone: replaying without its roads (--scene "
+                            "FILE with map: gives them)", map);
+        }
+    }
+    return SN_OK;
+}
+
+/* The replayed actors' velocities and controls at the start (a branch needs them). */
+static void start_motion(sn_engine *e, sn_replay *rp)
+{
+    for (size_t i = 0; i < rp->n_map; i++) {
+        const id_map *m = &rp->map[i];
+        const sn_log_kinematics *k = kin_of(&rp->cur, m->rec);
+        sn_actor *a = sn_world_find(&e->world, m->live);
+        if (k && a && a->ph->body)
+            sn_world_set_velocity(&e->world, a, k->velocity, sn_v3_scale(k->angular_velocity, SN_DEG));
+        for (uint32_t c = 0; c < rp->cur.n_ctl && a && a->kind == SN_ACTOR_VEHICLE; c++)
+            if (rp->cur.ctl[c].id == m->rec)
+                a->ph->control = rp->cur.ctl[c].control;
+    }
+}
+
+/* A warning when the loaded map's text is not the one the recording took the hash of. */
+static void check_map_hash(sn_engine *e, const sn_replay *rp, const sn_log_info *in)
+{
+    const char *want = !rp->o.scene && in->struct_size >= offsetof(sn_log_info, map_sha256) + sizeof in->map_sha256
+                           ? in->map_sha256 : NULL;
+    if (want && want[0] && e->map) {
+        char now[65];
+        sn_sha256_of(e->map->xml, e->map->xml_size, now);
+        if (strcmp(now, want) != 0)
+            replay_warn(e, "replay: the map %s changed since the recording (SHA-256 %.12s..., recorded %.12s...): "
+                        "the roads may not be the ones driven", e->scene.map_path, now, want);
+    }
+}
+
 sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_options *o, sn_error *err)
 {
     SN_ERR_LOCAL(err);
@@ -453,30 +515,9 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
     }
 
     /* The scene: its sensors ride along; its actors are not spawned (the recording has the world). */
-    if (rp->o.scene) {
-        if ((st = sn_scene_load(&e->scene, rp->o.scene, err))) {
-            sn_scene_free(&e->scene);
-            sn_replay_free(rp);
-            return st;
-        }
-    } else {
-        memset(&e->scene, 0, sizeof e->scene);
-        e->scene.path = sn_strdup(path);
-        e->scene.settings = (sn_scene_settings){.max_substep_delta_time = 0.01, .max_substeps = 10, .sun_azimuth = 135,
-                                                .sun_altitude = 50, .sun_intensity = 0.75, .ambient = 0.35,
-                                                .sky_color = {150, 190, 235}, .shadows = true,
-                                                .textures = true, .streams = true};
-        /* The recording's map (format 1.4), loaded again: its roads under the replayed cars. A
-        ** map gone is said and left out; a scene given instead (--scene) brings its own. */
-        const char *map = in.struct_size >= offsetof(sn_log_info, map_sha256) + sizeof in.map_sha256 ? in.map : NULL;
-        if (map && map[0]) {
-            struct stat sb;
-            if (stat(map, &sb) == 0 && S_ISREG(sb.st_mode))
-                e->scene.map_path = sn_strdup(map);
-            else
-                replay_warn(e, "replay: the recording's map %s is gone: replaying without its roads (--scene "
-                            "FILE with map: gives them)", map);
-        }
+    if ((st = replay_scene(e, rp, path, &in, err))) {
+        sn_replay_free(rp);
+        return st;
     }
     sn_scene_settings *ss = &e->scene.settings;
     ss->fixed_delta_seconds = rp->dt;
@@ -491,16 +532,7 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
     e->replay_hooks = &replay_hooks;
     if ((st = sn_engine_build_loaded(e, err)))
         return st; /* it freed the replay */
-    /* the map's text against the hash the recording took of it */
-    const char *want = !rp->o.scene && in.struct_size >= offsetof(sn_log_info, map_sha256) + sizeof in.map_sha256
-                           ? in.map_sha256 : NULL;
-    if (want && want[0] && e->map) {
-        char now[65];
-        sn_sha256_of(e->map->xml, e->map->xml_size, now);
-        if (strcmp(now, want) != 0)
-            replay_warn(e, "replay: the map %s changed since the recording (SHA-256 %.12s..., recorded %.12s...): "
-                        "the roads may not be the ones driven", e->scene.map_path, now, want);
-    }
+    check_map_hash(e, rp, &in); /* the map's text against the hash the recording took of it */
     /* The world as it is at `start`: every actor alive then, at its pose then. */
     const sn_log_frame *f;
     if ((st = sn_recording_seek(rp->rec, rp->start, err)) || (st = sn_recording_next(rp->rec, &f, err)) ||
@@ -518,15 +550,6 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
     e->clock.frame = e->frame0;
     e->clock.time_ns = (int64_t)e->frame0 * e->clock.dt_ns;
     e->clock.timestamp = (double)e->frame0 * e->clock.dt;
-    for (size_t i = 0; i < rp->n_map; i++) { /* velocities and controls at the start (a branch needs them) */
-        const id_map *m = &rp->map[i];
-        const sn_log_kinematics *k = kin_of(&rp->cur, m->rec);
-        sn_actor *a = sn_world_find(&e->world, m->live);
-        if (k && a && a->ph->body)
-            sn_world_set_velocity(&e->world, a, k->velocity, sn_v3_scale(k->angular_velocity, SN_DEG));
-        for (uint32_t c = 0; c < rp->cur.n_ctl && a && a->kind == SN_ACTOR_VEHICLE; c++)
-            if (rp->cur.ctl[c].id == m->rec)
-                a->ph->control = rp->cur.ctl[c].control;
-    }
+    start_motion(e, rp); /* velocities and controls at the start (a branch needs them) */
     return SN_OK;
 }

@@ -12,6 +12,7 @@
 #include "../core/error.h"
 #include "../core/infile.h"
 #include "../core/util.h"
+#include "../core/xmlread.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -2306,27 +2307,11 @@ sn_status sn_xosc_load_memory(const char *xml, size_t size, const char *path, co
         *slash = 0;
     else
         strcpy(x->dir, ".");
-    xmlParserCtxtPtr ctx = xmlNewParserCtxt();
-    if (!ctx) {
-        sn_xosc_free(x);
-        return sn_fail(err, SN_E_NOMEM, "%s: out of memory", path);
-    }
-    xmlDocPtr doc = xmlCtxtReadMemory(ctx, xml, (int)size, path, NULL,
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES |
-                                          XML_PARSE_NOCDATA);
+    xmlParserCtxtPtr ctx;
+    xmlDocPtr doc = sn_xml_read_memory(xml, size, path, &ctx, err);
     if (!doc) {
-        const xmlError *e = xmlCtxtGetLastError(ctx);
-        char msg[256] = "not well-formed XML";
-        if (e && e->message) {
-            snprintf(msg, sizeof msg, "%s", e->message);
-            size_t n = strlen(msg);
-            while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-                msg[--n] = 0;
-        }
-        sn_status st = sn_fail(err, SN_E_INVALID, "%s:%d: XML: %s", path, e ? e->line : 0, msg);
-        xmlFreeParserCtxt(ctx);
         sn_xosc_free(x);
-        return st;
+        return err->status;
     }
     P p = {.x = x, .file = path, .err = err};
     N root = xmlDocGetRootElement(doc);

@@ -168,6 +168,47 @@ static bool push_touch(sn_health *h, uint64_t key, int64_t last_ns)
     return true;
 }
 
+/* Collisions between autopilot vehicles: a pair that touches (with force, as a collision
+** sensor counts it) and did not in the frame before. Pairs come sorted by (self, other).
+** Counts them and their events (*nomem when an event could not be kept); false when out of
+** memory. */
+static bool observe_collisions(sn_engine *e, sn_health *h, uint64_t frame, bool *nomem)
+{
+    const sn_world *w = &e->world;
+    h->n_touching_next = 0;
+    uint32_t k = 0; /* merge: the pairs touching now with those that touched within the rebound time */
+    const int64_t now = e->clock.time_ns;
+    for (size_t i = 0; i < w->n_pairs; i++) {
+        const sn_pair *p = &w->pairs[i];
+        if (p->self >= p->other || sn_v3_len(p->impulse) < 1e-9)
+            continue;
+        const sn_actor *a = sn_world_find(w, p->self), *b = sn_world_find(w, p->other);
+        if (!a || !b || a->kind != SN_ACTOR_VEHICLE || b->kind != SN_ACTOR_VEHICLE || !a->has_autopilot ||
+            !b->has_autopilot)
+            continue;
+        uint64_t key = (uint64_t)p->self << 32 | p->other;
+        for (; k < h->n_touching && h->touching[k].key < key; k++)
+            if (now - h->touching[k].last_ns <= SN_HEALTH_REBOUND_NS && !push_touch(h, h->touching[k].key, h->touching[k].last_ns))
+                return false;
+        bool recent = k < h->n_touching && h->touching[k].key == key;
+        k += recent;
+        if (!push_touch(h, key, now))
+            return false;
+        if (!recent) {
+            h->cur.autopilot_collisions++;
+            add_event(h, SN_HEALTH_EV_COLLISION, frame, p->self, p->other, nomem);
+        }
+    }
+    for (; k < h->n_touching; k++)
+        if (now - h->touching[k].last_ns <= SN_HEALTH_REBOUND_NS && !push_touch(h, h->touching[k].key, h->touching[k].last_ns))
+            return false;
+    sn_health_touch *t = h->touching;
+    h->touching = h->touching_next;
+    h->touching_next = t;
+    h->n_touching = h->n_touching_next;
+    return true;
+}
+
 sn_status sn_health_observe(struct sn_engine *e, sn_error *err)
 {
     sn_health *h = e->health;
@@ -237,39 +278,8 @@ sn_status sn_health_observe(struct sn_engine *e, sn_error *err)
             }
         }
     }
-    /* Collisions between autopilot vehicles: a pair that touches (with force, as a collision
-    ** sensor counts it) and did not in the frame before. Pairs come sorted by (self, other). */
-    h->n_touching_next = 0;
-    uint32_t k = 0; /* merge: the pairs touching now with those that touched within the rebound time */
-    const int64_t now = e->clock.time_ns;
-    for (size_t i = 0; i < w->n_pairs; i++) {
-        const sn_pair *p = &w->pairs[i];
-        if (p->self >= p->other || sn_v3_len(p->impulse) < 1e-9)
-            continue;
-        const sn_actor *a = sn_world_find(w, p->self), *b = sn_world_find(w, p->other);
-        if (!a || !b || a->kind != SN_ACTOR_VEHICLE || b->kind != SN_ACTOR_VEHICLE || !a->has_autopilot ||
-            !b->has_autopilot)
-            continue;
-        uint64_t key = (uint64_t)p->self << 32 | p->other;
-        for (; k < h->n_touching && h->touching[k].key < key; k++)
-            if (now - h->touching[k].last_ns <= SN_HEALTH_REBOUND_NS && !push_touch(h, h->touching[k].key, h->touching[k].last_ns))
-                return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
-        bool recent = k < h->n_touching && h->touching[k].key == key;
-        k += recent;
-        if (!push_touch(h, key, now))
-            return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
-        if (!recent) {
-            h->cur.autopilot_collisions++;
-            add_event(h, SN_HEALTH_EV_COLLISION, frame, p->self, p->other, &nomem);
-        }
-    }
-    for (; k < h->n_touching; k++)
-        if (now - h->touching[k].last_ns <= SN_HEALTH_REBOUND_NS && !push_touch(h, h->touching[k].key, h->touching[k].last_ns))
-            return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
-    sn_health_touch *t = h->touching;
-    h->touching = h->touching_next;
-    h->touching_next = t;
-    h->n_touching = h->n_touching_next;
+    if (!observe_collisions(e, h, frame, &nomem)) /* between autopilot vehicles */
+        return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
     if (nomem)
         return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
     return SN_OK;

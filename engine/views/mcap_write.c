@@ -302,6 +302,52 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
     return w->chunk.n >= w->chunk_bytes ? flush_chunk(w, err) : SN_OK;
 }
 
+/* The summary's Statistics record: messages, schemas, channels, chunks, the time span and each
+** channel's message count. */
+static void statistics_record(sn_buf *b, const sn_mcapw *w)
+{
+    begin_record(b, OP_STATISTICS);
+    sn_buf_u64(b, w->messages);
+    sn_buf_u16(b, (uint16_t)w->n_schemas);
+    sn_buf_u32(b, (uint32_t)w->n_channels);
+    sn_buf_u32(b, 0); /* attachments */
+    sn_buf_u32(b, 0); /* metadata */
+    sn_buf_u32(b, (uint32_t)w->n_chunks);
+    sn_buf_u64(b, w->messages ? w->first_time : 0);
+    sn_buf_u64(b, w->messages ? w->last_time : 0);
+    size_t n = 0;
+    for (size_t i = 0; i < w->n_channels; i++)
+        n += w->channels[i].count ? 10 : 0;
+    sn_buf_u32(b, (uint32_t)n);
+    for (size_t i = 0; i < w->n_channels; i++)
+        if (w->channels[i].count) {
+            sn_buf_u16(b, (uint16_t)i);
+            sn_buf_u64(b, w->channels[i].count);
+        }
+    end_record(b, 0);
+}
+
+/* The summary's Chunk Index records, one a chunk written. */
+static void chunk_index_records(sn_buf *b, const sn_mcapw *w)
+{
+    for (size_t i = 0; i < w->n_chunks; i++) {
+        const chunk_index *ci = &w->chunks[i];
+        size_t at = b->n;
+        begin_record(b, OP_CHUNK_INDEX);
+        sn_buf_u64(b, ci->start);
+        sn_buf_u64(b, ci->end);
+        sn_buf_u64(b, ci->offset);
+        sn_buf_u64(b, ci->length);
+        sn_buf_u32(b, (uint32_t)ci->offsets_n);
+        sn_buf_put(b, ci->offsets, ci->offsets_n);
+        sn_buf_u64(b, ci->index_length);
+        sn_buf_str(b, w->level ? "zstd" : "");
+        sn_buf_u64(b, ci->compressed);
+        sn_buf_u64(b, ci->uncompressed);
+        end_record(b, at);
+    }
+}
+
 sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err)
 {
     sn_status st = flush_chunk(w, err);
@@ -328,44 +374,10 @@ sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err)
         if (g == 1)
             for (size_t i = 0; i < w->n_channels; i++)
                 channel_record(&w->rec, (uint16_t)i, &w->channels[i]);
-        if (g == 2) {
-            begin_record(&w->rec, OP_STATISTICS);
-            sn_buf_u64(&w->rec, w->messages);
-            sn_buf_u16(&w->rec, (uint16_t)w->n_schemas);
-            sn_buf_u32(&w->rec, (uint32_t)w->n_channels);
-            sn_buf_u32(&w->rec, 0); /* attachments */
-            sn_buf_u32(&w->rec, 0); /* metadata */
-            sn_buf_u32(&w->rec, (uint32_t)w->n_chunks);
-            sn_buf_u64(&w->rec, w->messages ? w->first_time : 0);
-            sn_buf_u64(&w->rec, w->messages ? w->last_time : 0);
-            size_t n = 0;
-            for (size_t i = 0; i < w->n_channels; i++)
-                n += w->channels[i].count ? 10 : 0;
-            sn_buf_u32(&w->rec, (uint32_t)n);
-            for (size_t i = 0; i < w->n_channels; i++)
-                if (w->channels[i].count) {
-                    sn_buf_u16(&w->rec, (uint16_t)i);
-                    sn_buf_u64(&w->rec, w->channels[i].count);
-                }
-            end_record(&w->rec, 0);
-        }
+        if (g == 2)
+            statistics_record(&w->rec, w);
         if (g == 3)
-            for (size_t i = 0; i < w->n_chunks; i++) {
-                const chunk_index *ci = &w->chunks[i];
-                size_t at = w->rec.n;
-                begin_record(&w->rec, OP_CHUNK_INDEX);
-                sn_buf_u64(&w->rec, ci->start);
-                sn_buf_u64(&w->rec, ci->end);
-                sn_buf_u64(&w->rec, ci->offset);
-                sn_buf_u64(&w->rec, ci->length);
-                sn_buf_u32(&w->rec, (uint32_t)ci->offsets_n);
-                sn_buf_put(&w->rec, ci->offsets, ci->offsets_n);
-                sn_buf_u64(&w->rec, ci->index_length);
-                sn_buf_str(&w->rec, w->level ? "zstd" : "");
-                sn_buf_u64(&w->rec, ci->compressed);
-                sn_buf_u64(&w->rec, ci->uncompressed);
-                end_record(&w->rec, at);
-            }
+            chunk_index_records(&w->rec, w);
         group_start[g] = w->off;
         group_len[g] = w->rec.n;
         if (w->rec.bad)

@@ -106,6 +106,29 @@ static bool is_surface(dGeomID g)
     return a && a->ground;
 }
 
+/* The statics' cell extent: the table is dense (b->dense, its origin and size set) when the
+** extent is at most 4 times the hashed table of `cells` slots (or small). Returns the table's
+** slots: the extent's cells when dense, else `cells`. */
+static size_t choose_table(sn_sbp *b, size_t n, size_t cells)
+{
+    double ext[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        double r[4];
+        if (!cells_of(&b->g[i], b->cell) || !sn_cell_range(b->g[i].box, b->inv_cell, r))
+            continue;
+        ext[0] = fmin(ext[0], r[0]), ext[1] = fmax(ext[1], r[1]);
+        ext[2] = fmin(ext[2], r[2]), ext[3] = fmax(ext[3], r[3]);
+    }
+    double area = ext[1] >= ext[0] ? (ext[1] - ext[0] + 1) * (ext[3] - ext[2] + 1) : 0;
+    b->dense = area > 0 && area <= fmax(4.0 * (double)cells, 65536.0);
+    if (b->dense) {
+        b->dx0 = (int64_t)ext[0], b->dy0 = (int64_t)ext[2];
+        b->dnx = (int64_t)(ext[1] - ext[0] + 1), b->dny = (int64_t)(ext[3] - ext[2] + 1);
+        cells = (size_t)area;
+    }
+    return cells;
+}
+
 bool sn_sbp_sync(sn_world *w)
 {
     sn_sbp *b = &w->sbp;
@@ -141,21 +164,7 @@ bool sn_sbp_sync(sn_world *w)
     while (cells < 2 * b->n_items)
         cells *= 2;
     /* The statics' cell extent: dense when it is at most 4 times the hashed table (or small). */
-    double ext[4] = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-    for (size_t i = 0; i < n; i++) {
-        double r[4];
-        if (!cells_of(&b->g[i], b->cell) || !sn_cell_range(b->g[i].box, b->inv_cell, r))
-            continue;
-        ext[0] = fmin(ext[0], r[0]), ext[1] = fmax(ext[1], r[1]);
-        ext[2] = fmin(ext[2], r[2]), ext[3] = fmax(ext[3], r[3]);
-    }
-    double area = ext[1] >= ext[0] ? (ext[1] - ext[0] + 1) * (ext[3] - ext[2] + 1) : 0;
-    b->dense = area > 0 && area <= fmax(4.0 * (double)cells, 65536.0);
-    if (b->dense) {
-        b->dx0 = (int64_t)ext[0], b->dy0 = (int64_t)ext[2];
-        b->dnx = (int64_t)(ext[1] - ext[0] + 1), b->dny = (int64_t)(ext[3] - ext[2] + 1);
-        cells = (size_t)area;
-    }
+    cells = choose_table(b, n, cells);
     if (cells > b->cap_cells) {
         uint64_t *k = realloc(b->keys, cells * sizeof *k);
         if (!k)

@@ -212,58 +212,11 @@ static sn_status decode_channel(rd_reader *r, const rd_entry *e, rec_cur *c, rec
     return SN_OK;
 }
 
-static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec_cur *c, bool events_only)
+/* A state packet (collisions, poses, kinematics, controls, walkers, boxes, weather, lights,
+** vehicles) into the reader; an unknown one, of a newer minor version, is skipped by its length. */
+static sn_status decode_state(rd_reader *r, const rd_entry *e, uint64_t id, rec_cur *c)
 {
     uint32_t n;
-    switch (id) {
-    case REC_P_ACTOR_ADD:
-        n = rc_count(c, 100);
-        for (uint32_t i = 0; i < n && !c->bad; i++) {
-            sn_status st = decode_add(r, e, c);
-            if (st)
-                return st;
-        }
-        break;
-    case REC_P_ACTOR_DEL:
-        n = rc_count(c, 1);
-        for (uint32_t i = 0; i < n && !c->bad; i++) {
-            uint64_t a = rc_varint(c);
-            bool found;
-            size_t pos = find(r, (uint32_t)a, &found);
-            if (c->bad || a > UINT32_MAX)
-                break;
-            if (found) {
-                if (!sn_grow_array((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead))
-                    return nomem(r);
-                r->dead[r->n_dead++] = r->live[pos];
-                memmove(r->live + pos, r->live + pos + 1, (r->n_live - pos - 1) * sizeof *r->live);
-                r->n_live--;
-            }
-            if (!PUSH(r, destroyed, (uint32_t)a))
-                return nomem(r);
-        }
-        break;
-    case REC_P_PARENT:
-        n = rc_count(c, 2);
-        for (uint32_t i = 0; i < n && !c->bad; i++) {
-            uint64_t child = rc_varint(c), parent = rc_varint(c);
-            if (c->bad || child > UINT32_MAX || parent > UINT32_MAX)
-                break;
-            rd_actor *a = live_get(r, (uint32_t)child);
-            if (a)
-                a->add.parent_id = (uint32_t)parent;
-            sn_log_parent p = {(uint32_t)child, (uint32_t)parent};
-            if (!PUSH(r, reparented, p))
-                return nomem(r);
-        }
-        break;
-    default:
-        if (events_only)
-            return SN_OK;
-        break;
-    }
-    if (events_only || id <= REC_P_PARENT)
-        return c->bad ? damage(r, e, "malformed packet %llu", (unsigned long long)id) : SN_OK;
     switch (id) {
     case REC_P_COLLISION:
         n = rc_count(c, 28);
@@ -359,6 +312,61 @@ static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec
         return SN_OK; /* a packet of a newer minor version: skipped by its length */
     }
     return c->bad ? damage(r, e, "malformed packet %llu", (unsigned long long)id) : SN_OK;
+}
+
+static sn_status decode_packet(rd_reader *r, const rd_entry *e, uint64_t id, rec_cur *c, bool events_only)
+{
+    uint32_t n;
+    switch (id) {
+    case REC_P_ACTOR_ADD:
+        n = rc_count(c, 100);
+        for (uint32_t i = 0; i < n && !c->bad; i++) {
+            sn_status st = decode_add(r, e, c);
+            if (st)
+                return st;
+        }
+        break;
+    case REC_P_ACTOR_DEL:
+        n = rc_count(c, 1);
+        for (uint32_t i = 0; i < n && !c->bad; i++) {
+            uint64_t a = rc_varint(c);
+            bool found;
+            size_t pos = find(r, (uint32_t)a, &found);
+            if (c->bad || a > UINT32_MAX)
+                break;
+            if (found) {
+                if (!sn_grow_array((void **)&r->dead, &r->cap_dead, r->n_dead + 1, sizeof *r->dead))
+                    return nomem(r);
+                r->dead[r->n_dead++] = r->live[pos];
+                memmove(r->live + pos, r->live + pos + 1, (r->n_live - pos - 1) * sizeof *r->live);
+                r->n_live--;
+            }
+            if (!PUSH(r, destroyed, (uint32_t)a))
+                return nomem(r);
+        }
+        break;
+    case REC_P_PARENT:
+        n = rc_count(c, 2);
+        for (uint32_t i = 0; i < n && !c->bad; i++) {
+            uint64_t child = rc_varint(c), parent = rc_varint(c);
+            if (c->bad || child > UINT32_MAX || parent > UINT32_MAX)
+                break;
+            rd_actor *a = live_get(r, (uint32_t)child);
+            if (a)
+                a->add.parent_id = (uint32_t)parent;
+            sn_log_parent p = {(uint32_t)child, (uint32_t)parent};
+            if (!PUSH(r, reparented, p))
+                return nomem(r);
+        }
+        break;
+    default:
+        if (events_only)
+            return SN_OK;
+        break;
+    }
+    if (events_only || id <= REC_P_PARENT)
+        return c->bad ? damage(r, e, "malformed packet %llu", (unsigned long long)id) : SN_OK;
+    return decode_state(r, e, id, c);
 }
 
 sn_status rd_decode(rd_reader *r, const rd_entry *e, bool events_only)

@@ -525,6 +525,78 @@ static void delta_packets(recorder *r, const delta_channel *ch, size_t n, size_t
     }
 }
 
+/* An event packet (actors added, destroyed, re-parented): its count, then its entries, none
+** when there are none. */
+static void event_packet(recorder *r, enum rec_packet op, uint32_t n, const rec_buf *entries)
+{
+    if (n) {
+        rb_varint(&r->pkt, n);
+        rb_bytes(&r->pkt, entries->p, entries->n);
+        packet(r, op);
+    }
+}
+
+/* This frame's collisions (the collision reports of the frame), one packet. */
+static void collision_packet(recorder *r)
+{
+    rb_varint(&r->pkt, r->n_colls);
+    for (size_t i = 0; i < r->n_colls; i++) {
+        const coll *c = &r->colls[i];
+        const sn_actor_info *a = info_of(r, c->a), *b = info_of(r, c->b);
+        rb_varint(&r->pkt, r->next_cid++);
+        rb_varint(&r->pkt, c->a);
+        rb_varint(&r->pkt, c->b);
+        rb_u8(&r->pkt, (uint8_t)((a && a->role_name && strcmp(a->role_name, "hero") == 0) |
+                                 (b && b->role_name && strcmp(b->role_name, "hero") == 0) << 1));
+        rb_f64(&r->pkt, c->impulse.x), rb_f64(&r->pkt, c->impulse.y), rb_f64(&r->pkt, c->impulse.z);
+    }
+    packet(r, REC_P_COLLISION);
+}
+
+/* The weather: when the host's count moved, and on key frames so that a seek finds it. */
+static void weather_packet(recorder *r, bool key)
+{
+    if (SN_HOST_HAS(r->host, weather)) {
+        sn_weather w;
+        uint64_t serial = 0;
+        r->host->weather(r->ctx, &w, &serial);
+        if (key || serial != r->weather_serial) {
+#define REC_WEATHER_OUT(name, lo, hi, drawn) rb_f32(&r->pkt, (float)w.name);
+            SN_WEATHER_FIELD_LIST(REC_WEATHER_OUT) /* 14 f32 in CARLA's field order */
+#undef REC_WEATHER_OUT
+            packet(r, REC_P_WEATHER);
+            r->weather_serial = serial;
+        }
+    }
+}
+
+/* The frame built in r->frame to the file, behind its head (tag, length, CRC-32), noted in the
+** index; flushed to the kernel. */
+static sn_status put_frame(recorder *r, const sn_clock *clk, double elapsed, bool key, bool events)
+{
+    sn_status st;
+    uint8_t head[REC_FRAME_HEAD];
+    uint32_t crc = rec_crc32(r->frame.p, r->frame.n), len = (uint32_t)r->frame.n;
+    uint32_t tag = REC_FRAME_TAG;
+    for (int i = 0; i < 4; i++) {
+        head[i] = (uint8_t)(tag >> 8 * i);
+        head[4 + i] = (uint8_t)(len >> 8 * i);
+        head[8 + i] = (uint8_t)(crc >> 8 * i);
+    }
+    if (!sn_grow_array((void **)&r->index, &r->cap_index, r->n_index + 1, sizeof *r->index))
+        return SN_E_NOMEM;
+    r->index[r->n_index++] = (index_entry){clk->frame, r->offset, elapsed, clk->dt,
+                                           (uint8_t)((key ? REC_F_KEY : 0) | (events ? REC_F_EVENTS : 0))};
+    if ((st = put(r, head, sizeof head)) || (st = put(r, r->frame.p, r->frame.n)))
+        return st;
+    if (fflush(r->f) != 0) { /* to the kernel every frame: a killed process loses only the frame in progress */
+        r->failed = true;
+        r->host->set_error(r->ctx, "%s: write failed: %s", r->path, strerror(errno));
+        return SN_E_IO;
+    }
+    return SN_OK;
+}
+
 static sn_status write_frame(recorder *r)
 {
     const sn_clock *clk = r->host->clock(r->ctx);
@@ -581,38 +653,14 @@ static sn_status write_frame(recorder *r)
     rb_f64(&r->pkt, clk->dt);
     rb_u8(&r->pkt, (uint8_t)((key ? REC_F_KEY : 0) | (events ? REC_F_EVENTS : 0)));
     packet(r, REC_P_FRAME_START);
-    if (n_add) {
-        rb_varint(&r->pkt, n_add);
-        rb_bytes(&r->pkt, adds.p, adds.n);
-        packet(r, REC_P_ACTOR_ADD);
-    }
-    if (n_del) {
-        rb_varint(&r->pkt, n_del);
-        rb_bytes(&r->pkt, dels.p, dels.n);
-        packet(r, REC_P_ACTOR_DEL);
-    }
-    if (n_par) {
-        rb_varint(&r->pkt, n_par);
-        rb_bytes(&r->pkt, pars.p, pars.n);
-        packet(r, REC_P_PARENT);
-    }
+    event_packet(r, REC_P_ACTOR_ADD, n_add, &adds);
+    event_packet(r, REC_P_ACTOR_DEL, n_del, &dels);
+    event_packet(r, REC_P_PARENT, n_par, &pars);
     bool oom = adds.oom || dels.oom || pars.oom;
     rb_free(&adds), rb_free(&dels), rb_free(&pars);
     r->n_spawns = 0; /* used by this frame's adds */
-    if (r->coll_frame == clk->frame && r->n_colls) {
-        rb_varint(&r->pkt, r->n_colls);
-        for (size_t i = 0; i < r->n_colls; i++) {
-            const coll *c = &r->colls[i];
-            const sn_actor_info *a = info_of(r, c->a), *b = info_of(r, c->b);
-            rb_varint(&r->pkt, r->next_cid++);
-            rb_varint(&r->pkt, c->a);
-            rb_varint(&r->pkt, c->b);
-            rb_u8(&r->pkt, (uint8_t)((a && a->role_name && strcmp(a->role_name, "hero") == 0) |
-                                     (b && b->role_name && strcmp(b->role_name, "hero") == 0) << 1));
-            rb_f64(&r->pkt, c->impulse.x), rb_f64(&r->pkt, c->impulse.y), rb_f64(&r->pkt, c->impulse.z);
-        }
-        packet(r, REC_P_COLLISION);
-    }
+    if (r->coll_frame == clk->frame && r->n_colls)
+        collision_packet(r);
     if (!channel_packet(r, &r->pos, key, moving, pose_values))
         return r->pos.oom ? SN_E_NOMEM : SN_E_INVALID;
     packet(r, REC_P_POSITION);
@@ -622,19 +670,7 @@ static sn_status write_frame(recorder *r)
 
     /* Per-actor channels: only changes, everything on key frames. */
     delta_packets(r, deltas, DELTAS_CORE, m, key);
-    /* The weather: when the host's count moved, and on key frames so that a seek finds it. */
-    if (SN_HOST_HAS(r->host, weather)) {
-        sn_weather w;
-        uint64_t serial = 0;
-        r->host->weather(r->ctx, &w, &serial);
-        if (key || serial != r->weather_serial) {
-#define REC_WEATHER_OUT(name, lo, hi, drawn) rb_f32(&r->pkt, (float)w.name);
-            SN_WEATHER_FIELD_LIST(REC_WEATHER_OUT) /* 14 f32 in CARLA's field order */
-#undef REC_WEATHER_OUT
-            packet(r, REC_P_WEATHER);
-            r->weather_serial = serial;
-        }
-    }
+    weather_packet(r, key);
     if (r->additional) {
         if (!channel_packet(r, &r->kin, key, moving, kin_values))
             return r->kin.oom ? SN_E_NOMEM : SN_E_INVALID;
@@ -648,26 +684,7 @@ static sn_status write_frame(recorder *r)
     if (oom || r->pkt.oom || r->frame.oom || r->frame.n > REC_MAX_FRAME)
         return SN_E_NOMEM;
 
-    uint8_t head[REC_FRAME_HEAD];
-    uint32_t crc = rec_crc32(r->frame.p, r->frame.n), len = (uint32_t)r->frame.n;
-    uint32_t tag = REC_FRAME_TAG;
-    for (int i = 0; i < 4; i++) {
-        head[i] = (uint8_t)(tag >> 8 * i);
-        head[4 + i] = (uint8_t)(len >> 8 * i);
-        head[8 + i] = (uint8_t)(crc >> 8 * i);
-    }
-    if (!sn_grow_array((void **)&r->index, &r->cap_index, r->n_index + 1, sizeof *r->index))
-        return SN_E_NOMEM;
-    r->index[r->n_index++] = (index_entry){clk->frame, r->offset, elapsed, clk->dt,
-                                           (uint8_t)((key ? REC_F_KEY : 0) | (events ? REC_F_EVENTS : 0))};
-    if ((st = put(r, head, sizeof head)) || (st = put(r, r->frame.p, r->frame.n)))
-        return st;
-    if (fflush(r->f) != 0) { /* to the kernel every frame: a killed process loses only the frame in progress */
-        r->failed = true;
-        r->host->set_error(r->ctx, "%s: write failed: %s", r->path, strerror(errno));
-        return SN_E_IO;
-    }
-    return SN_OK;
+    return put_frame(r, clk, elapsed, key, events);
 }
 
 static sn_status tick(void *self, sn_phase phase)

@@ -157,6 +157,74 @@ static void write_ego_route(const sn_host *h, sn_writer *w, const ego_route *e)
     h->write_double(w, e->offset);
 }
 
+/* proper_response: CARLA's RssResponse (is_safe, dangerous objects, responses and the
+** acceleration restrictions) of a valid tick. */
+static void write_proper_response(const rss_sensor *r, sn_writer *w)
+{
+    const sn_host *h = r->h;
+    const rss_proper_response *p = &r->resp;
+    h->write_map(w, 6);
+    h->write_key(w, "is_safe");
+    h->write_bool(w, p->is_safe);
+    h->write_key(w, "dangerous_objects");
+    uint32_t n_danger = 0;
+    for (uint32_t i = 0; i < r->n_others; i++)
+        n_danger += !r->others[i].note && r->others[i].on_road && rss_is_dangerous(&r->others[i].st);
+    h->write_array(w, n_danger);
+    for (uint32_t i = 0; i < r->n_others; i++)
+        if (!r->others[i].note && r->others[i].on_road && rss_is_dangerous(&r->others[i].st))
+            h->write_uint(w, r->others[i].id);
+    h->write_key(w, "longitudinal_response");
+    h->write_str(w, lon_response_name(p->lon));
+    h->write_key(w, "lateral_response_left");
+    h->write_str(w, lat_response_name(p->lat_left));
+    h->write_key(w, "lateral_response_right");
+    h->write_str(w, lat_response_name(p->lat_right));
+    h->write_key(w, "acceleration_restrictions");
+    h->write_map(w, 3);
+    h->write_key(w, "longitudinal_range");
+    write_range(h, w, p->lon_accel);
+    h->write_key(w, "lateral_left_range");
+    write_range(h, w, p->lat_left_accel);
+    h->write_key(w, "lateral_right_range");
+    write_range(h, w, p->lat_right_accel);
+}
+
+/* world_model: the dynamics used and every object considered, relevant or not, of a valid tick. */
+static void write_world_model(const rss_sensor *r, sn_writer *w)
+{
+    const sn_host *h = r->h;
+    h->write_map(w, 3);
+    h->write_key(w, "ego_vehicle_dynamics");
+    write_dynamics(h, w, &r->ego_used);
+    h->write_key(w, "other_vehicle_dynamics");
+    write_dynamics(h, w, &r->other_dyn);
+    h->write_key(w, "objects");
+    h->write_array(w, r->n_others);
+    for (uint32_t i = 0; i < r->n_others; i++) {
+        const other_rec *o = &r->others[i];
+        h->write_map(w, 9);
+        h->write_key(w, "id");
+        h->write_uint(w, o->id);
+        h->write_key(w, "type_id");
+        h->write_str(w, o->type_id ? o->type_id : "");
+        h->write_key(w, "road_id");
+        o->on_road ? h->write_int(w, o->road) : h->write_nil(w);
+        h->write_key(w, "lane_id");
+        o->on_road ? h->write_int(w, o->lane) : h->write_nil(w);
+        h->write_key(w, "s");
+        o->on_road ? h->write_double(w, o->s) : h->write_nil(w);
+        h->write_key(w, "lateral_offset");
+        o->on_road ? h->write_double(w, o->offset) : h->write_nil(w);
+        h->write_key(w, "speed");
+        h->write_double(w, o->speed);
+        h->write_key(w, "relevant");
+        h->write_bool(w, !o->note);
+        h->write_key(w, "note");
+        o->note ? h->write_str(w, o->note) : h->write_nil(w);
+    }
+}
+
 sn_status rss_serialize(void *self, uint32_t index, sn_writer *w)
 {
     rss_sensor *r = self;
@@ -177,36 +245,10 @@ sn_status rss_serialize(void *self, uint32_t index, sn_writer *w)
         h->write_str(w, r->reason ? r->reason : "");
 
     h->write_key(w, "proper_response");
-    if (!r->valid) {
+    if (!r->valid)
         h->write_nil(w);
-    } else {
-        const rss_proper_response *p = &r->resp;
-        h->write_map(w, 6);
-        h->write_key(w, "is_safe");
-        h->write_bool(w, p->is_safe);
-        h->write_key(w, "dangerous_objects");
-        uint32_t n_danger = 0;
-        for (uint32_t i = 0; i < r->n_others; i++)
-            n_danger += !r->others[i].note && r->others[i].on_road && rss_is_dangerous(&r->others[i].st);
-        h->write_array(w, n_danger);
-        for (uint32_t i = 0; i < r->n_others; i++)
-            if (!r->others[i].note && r->others[i].on_road && rss_is_dangerous(&r->others[i].st))
-                h->write_uint(w, r->others[i].id);
-        h->write_key(w, "longitudinal_response");
-        h->write_str(w, lon_response_name(p->lon));
-        h->write_key(w, "lateral_response_left");
-        h->write_str(w, lat_response_name(p->lat_left));
-        h->write_key(w, "lateral_response_right");
-        h->write_str(w, lat_response_name(p->lat_right));
-        h->write_key(w, "acceleration_restrictions");
-        h->write_map(w, 3);
-        h->write_key(w, "longitudinal_range");
-        write_range(h, w, p->lon_accel);
-        h->write_key(w, "lateral_left_range");
-        write_range(h, w, p->lat_left_accel);
-        h->write_key(w, "lateral_right_range");
-        write_range(h, w, p->lat_right_accel);
-    }
+    else
+        write_proper_response(r, w);
 
     h->write_key(w, "rss_state_snapshot");
     h->write_array(w, r->valid ? n_sit : 0);
@@ -256,39 +298,10 @@ sn_status rss_serialize(void *self, uint32_t index, sn_writer *w)
     }
 
     h->write_key(w, "world_model");
-    if (!r->valid) {
+    if (!r->valid)
         h->write_nil(w);
-    } else {
-        h->write_map(w, 3);
-        h->write_key(w, "ego_vehicle_dynamics");
-        write_dynamics(h, w, &r->ego_used);
-        h->write_key(w, "other_vehicle_dynamics");
-        write_dynamics(h, w, &r->other_dyn);
-        h->write_key(w, "objects");
-        h->write_array(w, r->n_others);
-        for (uint32_t i = 0; i < r->n_others; i++) {
-            const other_rec *o = &r->others[i];
-            h->write_map(w, 9);
-            h->write_key(w, "id");
-            h->write_uint(w, o->id);
-            h->write_key(w, "type_id");
-            h->write_str(w, o->type_id ? o->type_id : "");
-            h->write_key(w, "road_id");
-            o->on_road ? h->write_int(w, o->road) : h->write_nil(w);
-            h->write_key(w, "lane_id");
-            o->on_road ? h->write_int(w, o->lane) : h->write_nil(w);
-            h->write_key(w, "s");
-            o->on_road ? h->write_double(w, o->s) : h->write_nil(w);
-            h->write_key(w, "lateral_offset");
-            o->on_road ? h->write_double(w, o->offset) : h->write_nil(w);
-            h->write_key(w, "speed");
-            h->write_double(w, o->speed);
-            h->write_key(w, "relevant");
-            h->write_bool(w, !o->note);
-            h->write_key(w, "note");
-            o->note ? h->write_str(w, o->note) : h->write_nil(w);
-        }
-    }
+    else
+        write_world_model(r, w);
 
     h->write_key(w, "ego_dynamics_on_route");
     if (r->valid)

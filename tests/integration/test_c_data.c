@@ -13,6 +13,7 @@
 ** 7. Un-listen: from inside the listener, one of two, all; unknown pairs refused.
 ** 8. Damaged bytes: every prefix of every message is refused or read, never read past (ASan). */
 #include "../check.h"
+#include "../testrun.h"
 
 #include <sensim/data.h>
 #include <sensim/sensim.h>
@@ -22,15 +23,6 @@
 #include <string.h>
 
 static const char *plugins, *scenes, *maps, *tmp;
-
-static sn_engine *engine(void)
-{
-    sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .threads = 1, .quiet_plugins = true};
-    sn_engine *e = sn_engine_create(&o, &err);
-    CHECK(e, "create: %s", err.msg);
-    return e;
-}
 
 static uint32_t spawn(sn_engine *e, const char *bp, const char *name, sn_transform t, uint32_t parent,
                       const sn_attribute *attrs, uint32_t n)
@@ -109,7 +101,7 @@ static void check_prefixes(const sn_message *m)
 
 static void test_world_and_filter(void)
 {
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     sn_error err = {0};
     sn_world_options bad = {.struct_size = sizeof bad, .max_substeps = 17};
     CHECK(sn_engine_load_world(e, &bad, &err) == SN_E_RANGE, "max_substeps 17: %s", err.msg);
@@ -176,7 +168,7 @@ static void test_world_and_filter(void)
     sn_engine_destroy(e);
 
     /* on a map: its lights, a terrain plane under the roads, the given settings */
-    e = engine();
+    e = tu_engine(plugins, 1);
     char map[4096];
     snprintf(map, sizeof map, "%s/town.xodr", maps);
     sn_world_options o = {.struct_size = sizeof o, .fixed_delta_seconds = 0.1, .max_substep_delta_time = 0.02,
@@ -191,7 +183,7 @@ static void test_world_and_filter(void)
     CHECK(sn_engine_run(e, 0, &err) == SN_OK && sn_engine_clock(e)->frame == 7, "frames 7");
     sn_engine_destroy(e);
 
-    e = engine();
+    e = tu_engine(plugins, 1);
     o = (sn_world_options){.struct_size = sizeof o, .map = "/nonexistent.xodr"};
     CHECK(sn_engine_load_world(e, &o, &err) != SN_OK, "a missing map");
     CHECK_CONTAINS(err.msg, "nonexistent.xodr");
@@ -259,7 +251,7 @@ static void on_semantic(const sn_message *m, void *user)
 
 static void test_images(void)
 {
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     sn_error err = {0};
     sn_world_options o = {.struct_size = sizeof o, .no_ground = true}; /* the wall alone fills the view */
     CHECK(sn_engine_load_world(e, &o, &err) == SN_OK, "load_world: %s", err.msg);
@@ -309,7 +301,7 @@ static void on_crash(const sn_message *m, void *user)
 
 static void test_collision(void)
 {
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     sn_error err = {0};
     char path[4096];
     snprintf(path, sizeof path, "%s/crash.yaml", scenes);
@@ -409,7 +401,7 @@ static void on_dvs(const sn_message *m, void *user)
 
 static void test_dvs(void)
 {
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     sn_error err = {0};
     char path[4096];
     snprintf(path, sizeof path, "%s/dvs.yaml", scenes);
@@ -461,7 +453,7 @@ static void on_lidar(const sn_message *m, void *user)
 
 static void test_lidar(void)
 {
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     sn_error err = {0};
     sn_world_options o = {.struct_size = sizeof o, .no_ground = true};
     CHECK(sn_engine_load_world(e, &o, &err) == SN_OK, "load_world: %s", err.msg);
@@ -501,7 +493,7 @@ static void on_count(const sn_message *m, void *user)
 
 static void test_unlisten(void)
 {
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     sn_error err = {0};
     CHECK(sn_engine_load_world(e, NULL, &err) == SN_OK, "load_world: %s", err.msg);
     spawn(e, "sensor.other.collision", "crash", (sn_transform){{0, 0, 1}, {0, 0, 0}}, 0, NULL, 0);

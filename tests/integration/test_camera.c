@@ -9,36 +9,7 @@
 
 static const char *dir, *plugins;
 
-typedef struct capture {
-    uint32_t w, h;
-    uint8_t *raw;
-    float *depth;
-    size_t n;
-} capture;
-
-/* Keeps the last image of a sensor. */
-static void on_msg(const sn_message *m, void *user)
-{
-    capture *c = user;
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
-        c->w = (uint32_t)tu_num(tu_get(&u.data, "width"));
-        c->h = (uint32_t)tu_num(tu_get(&u.data, "height"));
-        const msgpack_object *raw = tu_get(&u.data, "raw_data"), *d = tu_get(&u.data, "depth");
-        free(c->raw), free(c->depth);
-        c->raw = malloc(raw->via.bin.size);
-        memcpy(c->raw, raw->via.bin.ptr, raw->via.bin.size);
-        c->depth = NULL;
-        if (d) {
-            c->depth = malloc(d->via.bin.size);
-            memcpy(c->depth, d->via.bin.ptr, d->via.bin.size);
-        }
-        c->n++;
-    }
-    msgpack_unpacked_destroy(&u);
-}
+typedef tu_image capture; /* the last image of a sensor (testutil.h) */
 
 /* Runs `scene` for one frame with `threads` workers and captures `sensor`. */
 static int shoot(const char *scene, const char *sensor, int threads, capture *c, char *err_out)
@@ -48,7 +19,7 @@ static int shoot(const char *scene, const char *sensor, int threads, capture *c,
     sn_engine *e = sn_engine_create(&o, &err);
     memset(c, 0, sizeof *c);
     int rc = !e || sn_engine_load_scene(e, tu_write(dir, "cam.yaml", scene), &err) ||
-             sn_engine_listen(e, sensor, on_msg, c, &err) || sn_engine_run(e, 1, &err);
+             sn_engine_listen(e, sensor, tu_on_image, c, &err) || sn_engine_run(e, 1, &err);
     if (err_out)
         memcpy(err_out, err.msg, sizeof err.msg);
     else if (rc)
@@ -57,7 +28,7 @@ static int shoot(const char *scene, const char *sensor, int threads, capture *c,
     return rc;
 }
 
-static void release(capture *c) { free(c->raw), free(c->depth); }
+static void release(capture *c) { tu_image_free(c); }
 
 static double decode_depth(const uint8_t *p) { return 1000.0 * (p[2] + 256.0 * p[1] + 65536.0 * p[0]) / 16777215.0; }
 
@@ -302,7 +273,7 @@ static void all_rgb_attributes(void)
     sn_engine *e = sn_engine_create(&o, &err);
     capture c = {0};
     CHECK(e && sn_engine_load_scene(e, tu_write(dir, "all_rgb.yaml", scene), &err) == SN_OK &&
-              sn_engine_listen(e, "cam", on_msg, &c, &err) == SN_OK && sn_engine_run(e, 3, &err) == SN_OK,
+              sn_engine_listen(e, "cam", tu_on_image, &c, &err) == SN_OK && sn_engine_run(e, 3, &err) == SN_OK,
           "the scene with every RGB attribute: %s", err.msg);
     for (size_t k = 0; k < N_SEED; k++)
         CHECK(warned[k] == (rgb_seed[k].rendered ? 0 : 1), "%s: %d warnings", rgb_seed[k].name, warned[k]);

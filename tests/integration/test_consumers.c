@@ -15,6 +15,7 @@
 ** argv[1]: temp folder, argv[2]: the plugins' build folder. */
 #include "../check.h"
 #include "../testutil.h"
+#include "../testrun.h"
 
 #define FRAMES 40
 #define QUIET_AT 8
@@ -73,13 +74,6 @@ static const char scene[] =
     "     attributes: {image_size_x: 320, image_size_y: 240, depth_float: true}}\n";
 
 static sn_engine *load(void) { return tu_load(plugins, tu_write(dir, "consumers.yaml", scene)); }
-
-static void step(sn_engine *e, int n)
-{
-    sn_error err = {0};
-    for (int i = 0; i < n; i++)
-        CHECK(sn_engine_step(e, &err) == SN_OK, "%s", err.msg);
-}
 
 static sn_run_stats stats(sn_engine *e)
 {
@@ -146,9 +140,9 @@ int main(int argc, char **argv)
     log_ a = {0};
     sn_engine *e = load();
     CHECK(sn_engine_listen_all(e, on_msg, &a, &err) == SN_OK, "%s", err.msg);
-    step(e, QUIET_AT);
+    tu_step_each(e, QUIET_AT);
     uint64_t a_quiet = a.n;
-    step(e, FRAMES - QUIET_AT);
+    tu_step_each(e, FRAMES - QUIET_AT);
     sn_run_stats sa = stats(e);
     CHECK(sa.messages == a.n && sa.time_serialize > 0, "A: %llu messages counted, %zu heard; serialising took %g s",
           (unsigned long long)sa.messages, a.n, sa.time_serialize);
@@ -162,14 +156,14 @@ int main(int argc, char **argv)
     /* B: nobody for 8 frames, then everybody */
     log_ b = {0};
     e = load();
-    step(e, QUIET_AT);
+    tu_step_each(e, QUIET_AT);
     sn_run_stats sb = stats(e);
     CHECK(sb.time_serialize == 0.0 && sb.time_write == 0.0, "B: nothing consumed, nothing serialised or written "
           "(%g s, %g s)", sb.time_serialize, sb.time_write);
     CHECK(sb.messages == a_quiet && a_quiet > 0, "B: %llu messages produced in %d frames, as A's %llu",
           (unsigned long long)sb.messages, QUIET_AT, (unsigned long long)a_quiet);
     CHECK(sn_engine_listen_all(e, on_msg, &b, &err) == SN_OK, "%s", err.msg);
-    step(e, FRAMES - QUIET_AT);
+    tu_step_each(e, FRAMES - QUIET_AT);
     sb = stats(e);
     CHECK(sb.time_serialize > 0 && sb.messages == sa.messages, "B: serialising from the listener on (%g s), %llu messages",
           sb.time_serialize, (unsigned long long)sb.messages);
@@ -180,12 +174,12 @@ int main(int argc, char **argv)
     /* C: one receiver's listener for frames 9-30 */
     log_ c = {0};
     e = load();
-    step(e, QUIET_AT);
+    tu_step_each(e, QUIET_AT);
     CHECK(sn_engine_listen(e, "rx", on_msg, &c, &err) == SN_OK, "%s", err.msg);
-    step(e, 30 - QUIET_AT);
+    tu_step_each(e, 30 - QUIET_AT);
     CHECK(sn_engine_unlisten(e, "rx", on_msg, &c, &err) == SN_OK, "%s", err.msg);
     double t_unlisten = stats(e).time_serialize;
-    step(e, FRAMES - 30);
+    tu_step_each(e, FRAMES - 30);
     sn_run_stats sc = stats(e);
     CHECK(t_unlisten > 0 && sc.time_serialize == t_unlisten, "C: serialising stopped with the listener (%g s, then %g s)",
           t_unlisten, sc.time_serialize);

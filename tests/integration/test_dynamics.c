@@ -2,6 +2,7 @@
 ** argv[1]: temp folder, argv[2]: the test plugins' folder (tick probe), argv[3]: the collision plugin's. */
 #include "../check.h"
 #include "../testutil.h"
+#include "../testrun.h"
 
 #include <math.h>
 
@@ -17,23 +18,13 @@ static sn_engine *scene(const char *text) { return tu_load(plugins, tu_write(dir
 /* With the real collision sensor (the test plugins' folder holds a decoy of its id). */
 static sn_engine *scene_c(const char *text) { return tu_load(collision, tu_write(dir, "dyn.yaml", text)); }
 
-static void step(sn_engine *e, int n)
-{
-    sn_error err;
-    for (int i = 0; i < n; i++)
-        if (sn_engine_step(e, &err) != SN_OK) {
-            CHECK(0, "%s", err.msg);
-            return;
-        }
-}
-
 static void acceleration_and_top_speed(void)
 {
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
                          "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, control: {throttle: 1}}\n");
     double t100 = -1;
     for (int f = 1; f <= 1200; f++) {
-        step(e, 1);
+        tu_step(e, 1);
         sn_actor_info a = tu_actor(e, "car");
         if (t100 < 0 && speed(&a) >= 100 / 3.6)
             t100 = f * 0.05;
@@ -51,7 +42,7 @@ static void braking(void)
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
                          "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, velocity: [20, 0, 0],\n"
                          "     control: {brake: 1}}\n");
-    step(e, 100);
+    tu_step(e, 100);
     sn_actor_info a = tu_actor(e, "car");
     double ideal = 20.0 * 20.0 / (2 * 1.0 * 9.81); /* v^2 / (2 mu g) */
     CHECK(speed(&a) < 0.05, "stopped: %.3f m/s", speed(&a));
@@ -65,7 +56,7 @@ static void reverse_and_steer(void)
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground}\n"
                          "  - {name: back, blueprint: vehicle.sedan, transform: {location: [0, 0, 0]}, control: {throttle: 0.5, reverse: true}}\n"
                          "  - {name: right, blueprint: vehicle.sedan, transform: {location: [0, 50, 0]}, control: {throttle: 0.3, steer: 0.5}}\n");
-    step(e, 60);
+    tu_step(e, 60);
     sn_actor_info b = tu_actor(e, "back"), r = tu_actor(e, "right");
     CHECK(b.transform.location.x < -5, "reverse drives backwards: x %.2f", b.transform.location.x);
     CHECK(r.transform.rotation.yaw > 20 && r.transform.location.y > 50, "positive steer turns right (+y): yaw %.1f",
@@ -78,7 +69,7 @@ static void walker(void)
     sn_engine *e = scene("actors:\n  - {blueprint: static.ground, attributes: {semantic_tag: sidewalk}}\n"
                          "  - {name: p, blueprint: walker.pedestrian, transform: {location: [0, 0, 0.9]},\n"
                          "     control: {direction: [0, 1, 0], speed: 1.4}}\n");
-    step(e, 100);
+    tu_step(e, 100);
     sn_actor_info a = tu_actor(e, "p");
     CHECK_NEAR(speed(&a), 1.4, 0.02, "walker speed");
     CHECK_NEAR(a.transform.location.y, 1.4 * 5.0, 0.3, "walker distance in 5 s");
@@ -96,7 +87,7 @@ static void autopilot(void)
                          "     autopilot: {route: [[5, -5, 0], [5, -10, 0]]}}\n");
     double vmax = 0;
     for (int f = 0; f < 800; f++) {
-        step(e, 1);
+        tu_step(e, 1);
         sn_actor_info a = tu_actor(e, "car");
         vmax = fmax(vmax, speed(&a));
     }
@@ -181,7 +172,7 @@ static void truck_lands_on_its_wheels(void)
     CHECK(sn_engine_listen(e, "c", on_event, NULL, &err) == SN_OK, "%s", err.msg);
     double zmin = 1;
     for (int f = 0; f < 60; f++) {
-        step(e, 1);
+        tu_step(e, 1);
         zmin = fmin(zmin, tu_actor(e, "t").transform.location.z);
     }
     sn_actor_info t = tu_actor(e, "t");
@@ -267,7 +258,7 @@ static void pedestrian_falls(void)
     CHECK(sn_engine_listen(e, "c", on_event, NULL, &err) == SN_OK, "%s", err.msg);
     uint32_t car = sn_engine_find_actor(e, "car");
     for (int f = 0; f < 160; f++) {
-        step(e, 1);
+        tu_step(e, 1);
         if (n_events) {
             sn_vehicle_control c = {.brake = 1};
             sn_engine_apply_control(e, car, &c, &err);
@@ -310,7 +301,7 @@ static void pedestrian_struck(double throttle, double v0, double ped_x, int boun
     double max_tilt = 0;
     bool trace = getenv("SN_TRACE_PED") != NULL;
     for (int f = 1; f <= 200; f++) {
-        step(e, 1);
+        tu_step(e, 1);
         sn_actor_info p = tu_actor(e, "ped"), c = tu_actor(e, "car");
         double up = cos(p.transform.rotation.pitch * M_PI / 180) * cos(p.transform.rotation.roll * M_PI / 180);
         max_tilt = fmax(max_tilt, acos(fmin(1, up)) * 180 / M_PI);
@@ -343,7 +334,7 @@ static void walker_leans_on_parked_car(void)
     sn_error err;
     n_events = 0;
     CHECK(sn_engine_listen(e, "c", on_event, NULL, &err) == SN_OK, "%s", err.msg);
-    step(e, 100);
+    tu_step(e, 100);
     sn_actor_info p = tu_actor(e, "ped");
     CHECK(n_events > 20, "it walked into the car and leans on it: %d events", n_events);
     CHECK(fabs(p.transform.location.z - 0.9) < 0.05 && fabs(p.transform.rotation.pitch) < 5 &&
@@ -366,7 +357,7 @@ static void circle(const char *bp, double steer, double v, double *roll, double 
         sn_actor_info a = tu_actor(e, "v");
         sn_vehicle_control c = {.steer = steer, .throttle = fmax(0, fmin(1, 0.5 * (v - speed(&a)) + 0.1))};
         sn_engine_apply_control(e, id, &c, &err);
-        step(e, 1);
+        tu_step(e, 1);
     }
     sn_actor_info a = tu_actor(e, "v");
     double yaw_rate = a.angular_velocity.z * M_PI / 180;
@@ -415,7 +406,7 @@ static double max_roll(const char *bp, double steer, double v0)
     sn_engine *e = scene(text);
     double worst = 0;
     for (int f = 0; f < 120; f++) {
-        step(e, 1);
+        tu_step(e, 1);
         worst = fmax(worst, fabs(tu_actor(e, "v").transform.rotation.roll));
     }
     sn_engine_destroy(e);
@@ -432,7 +423,7 @@ static double roll_on_slope(const char *bp, double deg)
     sn_engine *e = scene(text);
     double worst = 0;
     for (int f = 0; f < 60; f++) {
-        step(e, 1);
+        tu_step(e, 1);
         worst = fmax(worst, fabs(tu_actor(e, "v").transform.rotation.roll));
     }
     sn_engine_destroy(e);
@@ -538,7 +529,7 @@ static void pileup_stays_on_the_road(void)
     int finite = 1;
     char who[32] = "";
     for (int f = 0; f < 120; f++) {
-        step(e, 1);
+        tu_step(e, 1);
         for (uint32_t id = pile_first_vehicle; id <= pile_last_vehicle; id++) {
             sn_actor_info a = {.struct_size = sizeof a};
             if (sn_engine_actor_get(e, id, &a) != SN_OK)

@@ -69,7 +69,7 @@ static void cameras(const char *dir, const char *plugins)
 
     sn_fake *f = sn_fake_new(5);
     char so[1024];
-    snprintf(so, sizeof so, "%s/camera/sensim_camera.so", plugins);
+    snprintf(so, sizeof so, "%s/sensim_camera.so", plugins);
     sn_plugin_entry_fn entry = sn_fake_open(f, so);
     CHECK(entry, "%s", sn_fake_error(f));
     sn_fake_spawn_actor(f, "static.ground", "ground", T(0, 0, 0, 0, 0, 0), 0, NULL);
@@ -186,7 +186,7 @@ static void collisions(const char *dir, const char *plugins)
 
     sn_fake *f = sn_fake_new(3);
     char so[1024];
-    snprintf(so, sizeof so, "%s/collision/sensim_collision.so", plugins);
+    snprintf(so, sizeof so, "%s/sensim_collision.so", plugins);
     sn_plugin_entry_fn entry = sn_fake_open(f, so);
     sn_fake_spawn_actor(f, "static.ground", "ground", T(0, 0, 0, 0, 0, 0), 0, NULL);
     uint32_t fhero = sn_fake_spawn_actor(f, "vehicle.sedan", "hero", T(0, 0, 0.05, 0, 0, 0), 0, (const char *[]){"role_name=hero", NULL});

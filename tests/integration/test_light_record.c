@@ -7,6 +7,7 @@
 ** argv: tmp dir, plugin dir (build/plugins), maps/.
 */
 #include "../check.h"
+#include "../testrun.h"
 
 #include <sensim/sensim.h>
 #include <stddef.h>
@@ -23,19 +24,10 @@ typedef struct states {
     uint8_t s[FRAMES + 1][MAX_LIGHTS];
 } states;
 
-static sn_engine *engine(void)
-{
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1};
-    sn_error err;
-    sn_engine *e = sn_engine_create(&o, &err);
-    CHECK(e, "%s", err.msg);
-    return e;
-}
-
 static void live_run(const char *scene, const char *rec, states *st)
 {
     sn_error err;
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     CHECK(sn_engine_load_scene(e, scene, &err) == SN_OK, "%s", err.msg);
     sn_record_options ro = {.struct_size = sizeof ro, .file = rec};
     CHECK(sn_engine_record(e, &ro, &err) == SN_OK, "%s", err.msg);
@@ -112,7 +104,7 @@ static void check_read(const char *rec, const states *st)
 static void check_replay(const char *rec, const states *st)
 {
     sn_error err;
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     sn_replay_options ro = {.struct_size = sizeof ro};
     CHECK(sn_engine_load_replay(e, rec, &ro, &err) == SN_OK, "%s", err.msg);
     int wrong = 0, missing = 0;

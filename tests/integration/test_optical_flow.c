@@ -12,30 +12,10 @@
 
 static const char *dir, *plugins;
 
-typedef struct capture {
-    uint32_t w, h, n;
-    float *flow; /* the last message's raw_data */
-    size_t bytes;
-} capture;
+/* The last message of the flow camera (testutil.h); its raw_data is float (u, v) pairs. */
+typedef tu_image capture;
 
-static void on_msg(const sn_message *m, void *user)
-{
-    capture *c = user;
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
-        c->w = (uint32_t)tu_num(tu_get(&u.data, "width"));
-        c->h = (uint32_t)tu_num(tu_get(&u.data, "height"));
-        const msgpack_object *raw = tu_get(&u.data, "raw_data");
-        free(c->flow);
-        c->bytes = raw->via.bin.size;
-        c->flow = malloc(c->bytes);
-        memcpy(c->flow, raw->via.bin.ptr, c->bytes);
-        c->n++;
-    }
-    msgpack_unpacked_destroy(&u);
-}
+static const float *flow_of(const capture *c) { return (const float *)c->raw; }
 
 static sn_engine *open_scene(const char *scene, int threads, capture *c, sn_error *err)
 {
@@ -43,7 +23,7 @@ static sn_engine *open_scene(const char *scene, int threads, capture *c, sn_erro
     sn_engine *e = sn_engine_create(&o, err);
     memset(c, 0, sizeof *c);
     if (!e || sn_engine_load_scene(e, tu_write(dir, "flow.yaml", scene), err) ||
-        sn_engine_listen(e, "flow", on_msg, c, err)) {
+        sn_engine_listen(e, "flow", tu_on_image, c, err)) {
         sn_engine_destroy(e);
         return NULL;
     }
@@ -173,8 +153,8 @@ static void moving_box(void)
             CHECK(false, "step: %s", err.msg);
             break;
         }
-        CHECK(c.n == (uint32_t)k && c.bytes == (size_t)240 * 160 * 8, "message %u, %zu bytes", c.n, c.bytes);
-        if (c.n != (uint32_t)k || c.bytes != (size_t)240 * 160 * 8)
+        CHECK(c.n == (size_t)k && c.size == (size_t)240 * 160 * 8, "message %zu, %zu bytes", c.n, c.size);
+        if (c.n != (size_t)k || c.size != (size_t)240 * 160 * 8)
             break;
         sn_transform cp = car_pose(k - 1), ep = eye_pose(k - 1);
         sn_transform box_now = box_pose(&ck, ext.z), box_prev = box_pose(&cp, ext.z);
@@ -193,7 +173,7 @@ static void moving_box(void)
                         interior &= face[y + dy][x + dx] == face[y][x];
                 if (!interior)
                     continue;
-                const float *got = c.flow + 2 * ((size_t)y * 240 + x);
+                const float *got = flow_of(&c) + 2 * ((size_t)y * 240 + x);
                 if (!face[y][x]) { /* sky */
                     worst_sky = fmax(worst_sky, fabs(got[0]) + fabs(got[1]));
                     continue;
@@ -216,7 +196,7 @@ static void moving_box(void)
     fprintf(stderr, "moving box: %d pixels, worst %.3g px\n", checked, worst);
     CHECK(worst < 1e-3, "flow off its analytic value by %g px somewhere on the box", worst);
     CHECK(worst_sky == 0, "sky pixels read %g", worst_sky);
-    free(c.flow);
+    tu_image_free(&c);
     sn_engine_destroy(e);
 }
 
@@ -255,7 +235,7 @@ static void turning_camera(void)
     for (int k = 1; k <= 3; k++) {
         sn_transform t = {{0, 0, 0}, {0, 10 + 2.0 * k, 0}};
         sn_engine_set_target_transform(e, eye, &t, &err);
-        if (sn_engine_step(e, &err) || c.n != (uint32_t)k) {
+        if (sn_engine_step(e, &err) || c.n != (size_t)k) {
             CHECK(false, "step %d: %s", k, err.msg);
             break;
         }
@@ -265,7 +245,7 @@ static void turning_camera(void)
                 double den = cos(th) - a * sin(th);
                 double up = p.cx + p.f * (sin(th) + a * cos(th)) / den, vp = p.cy + p.f * b / den, fx, fy;
                 carla_flow(&p, x, y, up, vp, &fx, &fy);
-                const float *got = c.flow + 2 * ((size_t)y * 200 + x);
+                const float *got = flow_of(&c) + 2 * ((size_t)y * 200 + x);
                 worst = fmax(worst, fmax(fabs(got[0] - fx) * p.W / 2, fabs(got[1] - fy) * p.H / 2));
                 left += got[0] < 0;
                 n++;
@@ -274,7 +254,7 @@ static void turning_camera(void)
     CHECK(n == 3 * 200 * 120, "pixels compared: %d", n);
     CHECK(left == n, "turning right, everything moves left: %d of %d", left, n);
     CHECK(worst < 1e-3, "rotation flow off by %g px", worst);
-    free(c.flow);
+    tu_image_free(&c);
     sn_engine_destroy(e);
 }
 
@@ -299,10 +279,10 @@ static void still(void)
         return;
     CHECK(sn_engine_run(e, 3, &err) == SN_OK, "%s", err.msg);
     nonzero = 0;
-    for (size_t i = 0; c.flow && i < (size_t)160 * 100 * 2; i++)
-        nonzero += c.flow[i] != 0;
-    CHECK(c.n == 3 && c.flow && nonzero == 0, "a still scene and camera: %zu non-zero values", nonzero);
-    free(c.flow);
+    for (size_t i = 0; c.raw && i < (size_t)160 * 100 * 2; i++)
+        nonzero += flow_of(&c)[i] != 0;
+    CHECK(c.n == 3 && c.raw && nonzero == 0, "a still scene and camera: %zu non-zero values", nonzero);
+    tu_image_free(&c);
     sn_engine_destroy(e);
 }
 
@@ -329,8 +309,8 @@ static void threads(void)
         if (!e)
             return;
         CHECK(sn_engine_run(e, 12, &err) == SN_OK, "%s", err.msg);
-        runs[t] = c.flow;
-        bytes[t] = c.bytes;
+        runs[t] = (float *)c.raw;
+        bytes[t] = c.size;
         sn_engine_destroy(e);
     }
     size_t nonzero = 0;
@@ -357,7 +337,7 @@ static void bad_attributes(void)
         CHECK(!e || st != SN_OK, "'%s' accepted", bad[i]);
         CHECK(err.msg[0] != 0, "'%s' refused with a sentence", bad[i]);
         sn_engine_destroy(e);
-        free(c.flow);
+        tu_image_free(&c);
     }
 }
 

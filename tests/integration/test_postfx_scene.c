@@ -7,27 +7,7 @@
 
 static const char *dir, *plugins;
 
-typedef struct capture {
-    uint32_t w, h;
-    uint8_t *raw;
-} capture;
-
-static void on_msg(const sn_message *m, void *user)
-{
-    capture *c = user;
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
-        c->w = (uint32_t)tu_num(tu_get(&u.data, "width"));
-        c->h = (uint32_t)tu_num(tu_get(&u.data, "height"));
-        const msgpack_object *raw = tu_get(&u.data, "raw_data");
-        free(c->raw);
-        c->raw = malloc(raw->via.bin.size);
-        memcpy(c->raw, raw->via.bin.ptr, raw->via.bin.size);
-    }
-    msgpack_unpacked_destroy(&u);
-}
+typedef tu_image capture; /* the last image of a sensor (testutil.h) */
 
 /* The last of `frames` images of camera `blueprint` with `attrs`, the car at `speed` m/s. */
 static bool shoot(double speed, const char *blueprint, const char *attrs, int frames, int threads, capture *c)
@@ -50,7 +30,7 @@ static bool shoot(double speed, const char *blueprint, const char *attrs, int fr
     sn_engine *e = sn_engine_create(&o, &err);
     memset(c, 0, sizeof *c);
     int rc = !e || sn_engine_load_scene(e, tu_write(dir, "postfx.yaml", scene), &err) ||
-             sn_engine_listen(e, "cam", on_msg, c, &err) || sn_engine_run(e, (uint64_t)frames, &err);
+             sn_engine_listen(e, "cam", tu_on_image, c, &err) || sn_engine_run(e, (uint64_t)frames, &err);
     CHECK(rc == 0 && c->raw, "run: %s", err.msg);
     sn_engine_destroy(e);
     return rc == 0 && c->raw;

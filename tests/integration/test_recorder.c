@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "../check.h"
 #include "../testutil.h"
+#include "../testrun.h"
 
 #include <msgpack.h>
 #include <sensim/sensim.h>
@@ -23,15 +24,6 @@ typedef struct live {
     sn_vec3 vel[FRAMES + 1];
     uint32_t hero;
 } live;
-
-static sn_engine *engine(void)
-{
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1};
-    sn_error err;
-    sn_engine *e = sn_engine_create(&o, &err);
-    CHECK(e, "%s", err.msg);
-    return e;
-}
 
 /* Depth images of the camera, per frame, decoded from raw_data (metres). */
 typedef struct images {
@@ -63,7 +55,7 @@ static void on_cam(const sn_message *m, void *user)
 static void record(const char *scene, const char *file, live *lv, images *im)
 {
     sn_error err;
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     CHECK(sn_engine_load_scene(e, scene, &err) == SN_OK, "%s", err.msg);
     sn_record_options ro = {sizeof ro, file, true, 0};
     CHECK(sn_engine_record(e, &ro, &err) == SN_OK, "%s", err.msg);
@@ -237,7 +229,7 @@ static void check_flip(const char *file)
 static void check_replay(const char *file, const char *scene, const live *lv, const images *im_live)
 {
     sn_error err;
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     images im = {0};
     sn_replay_options ro = {.struct_size = sizeof ro, .scene = scene};
     CHECK(sn_engine_load_replay(e, file, &ro, &err) == SN_OK, "%s", err.msg);
@@ -270,7 +262,7 @@ static void check_replay(const char *file, const char *scene, const live *lv, co
 static uint64_t branch_run(const char *file, const char *scene, sn_transform *end, uint64_t *collisions)
 {
     sn_error err;
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 1);
     sn_replay_options ro = {.struct_size = sizeof ro, .start = 0.5, .duration = 1.5, .branch_hero = true, .scene = scene};
     CHECK(sn_engine_load_replay(e, file, &ro, &err) == SN_OK, "%s", err.msg);
     CHECK(sn_engine_run(e, 0, &err) == SN_OK, "%s", err.msg);

@@ -7,6 +7,7 @@
 #include "../check.h"
 #include "../roads_map.h"
 #include "../testutil.h"
+#include "../testrun.h"
 
 #include <sensim/types.h>
 
@@ -26,16 +27,6 @@ static sn_engine *load(const char *scene, int threads)
     return e;
 }
 
-static void step(sn_engine *e, int n)
-{
-    sn_error err;
-    for (int i = 0; i < n; i++)
-        if (sn_engine_step(e, &err) != SN_OK) {
-            CHECK(0, "%s", err.msg);
-            return;
-        }
-}
-
 /* Where a sedan dropped from 0.5 m over (x, y, z0) comes to rest after 3 s. */
 static sn_actor_info settle(const char *ground, double x, double y, double z0)
 {
@@ -44,7 +35,7 @@ static sn_actor_info settle(const char *ground, double x, double y, double z0)
              ground[0] == 'm' ? "map: roads.xodr\n" : "", ground[0] == 'm' ? "" : "  - {blueprint: static.ground}\n", x, y,
              z0 + 0.5);
     sn_engine *e = load(scene, 1);
-    step(e, 60);
+    tu_step(e, 60);
     sn_actor_info a = tu_actor(e, "car");
     sn_engine_destroy(e);
     return a;
@@ -71,7 +62,7 @@ static void climbs_the_hill(void)
     double base = settle("ground", 30, 1.75, 0).transform.location.z, worst = 0;
     bool passed_mid = false;
     for (int f = 0; f < 400; f++) {
-        step(e, 1);
+        tu_step(e, 1);
         sn_actor_info a = tu_actor(e, "car");
         double x = a.transform.location.x;
         if (f > 40 && x > 45 && x < 195) /* settled, and the whole car on the road */
@@ -116,7 +107,7 @@ static void silent_driving(void)
     n_collisions = 0;
     CHECK(sn_engine_listen(e, "crash", on_collision, NULL, &err) == SN_OK, "listen: %s", err.msg);
     CHECK(sn_engine_listen(e, "steps", on_collision, NULL, &err) == SN_OK, "listen: %s", err.msg);
-    step(e, 200); /* 10 s */
+    tu_step(e, 200); /* 10 s */
     sn_actor_info a = tu_actor(e, "car"), p = tu_actor(e, "walker");
     CHECK(a.transform.location.x > 60, "the car drove along the road (and up the hill): x %.1f", a.transform.location.x);
     CHECK(p.transform.location.x > 30 && fabs(p.transform.location.z - 0.15 - 0.9) < 0.1,
@@ -127,26 +118,7 @@ static void silent_driving(void)
     sn_engine_destroy(e);
 }
 
-typedef struct capture {
-    uint8_t *raw;
-    size_t size;
-} capture;
-
-static void on_image(const sn_message *m, void *user)
-{
-    capture *c = user;
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
-        const msgpack_object *raw = tu_get(&u.data, "raw_data");
-        free(c->raw);
-        c->size = raw->via.bin.size;
-        c->raw = malloc(c->size);
-        memcpy(c->raw, raw->via.bin.ptr, c->size);
-    }
-    msgpack_unpacked_destroy(&u);
-}
+typedef tu_image capture; /* the last image of a camera (testutil.h) */
 
 static void cameras_see_the_road(void)
 {
@@ -160,7 +132,7 @@ static void cameras_see_the_road(void)
     for (int k = 0; k < 2; k++) {
         sn_engine *e = load(scene, k + 1);
         sn_error err = {0};
-        CHECK(sn_engine_listen(e, "depth", on_image, &d[k], &err) == SN_OK && sn_engine_listen(e, "sem", on_image, &s[k], &err) == SN_OK &&
+        CHECK(sn_engine_listen(e, "depth", tu_on_image, &d[k], &err) == SN_OK && sn_engine_listen(e, "sem", tu_on_image, &s[k], &err) == SN_OK &&
                   sn_engine_run(e, 1, &err) == SN_OK,
               "run: %s", err.msg);
         sn_engine_destroy(e);
@@ -185,7 +157,7 @@ static void cameras_see_the_road(void)
            want = 3 / (sin(12 * M_PI / 180) + b * cos(12 * M_PI / 180));
     CHECK(fabs(depth - want) < 0.05, "depth at the image centre %.3f m, the road lies %.3f m away", depth, want);
     for (int k = 0; k < 2; k++)
-        free(d[k].raw), free(s[k].raw);
+        tu_image_free(&d[k]), tu_image_free(&s[k]);
 }
 
 static void no_roads(void)
@@ -193,7 +165,7 @@ static void no_roads(void)
     sn_engine *e = load("map: empty.xodr\nactors:\n  - {blueprint: static.ground}\n"
                         "  - {name: car, blueprint: vehicle.sedan, transform: {location: [0, 0, 0.3]}}\n",
                         1);
-    step(e, 20);
+    tu_step(e, 20);
     sn_actor_info a = tu_actor(e, "car");
     CHECK(a.transform.location.z < 0.3 && a.transform.location.z > -0.1, "a map with no roads: the car rests on the plane at z %.3f",
           a.transform.location.z);

@@ -7,7 +7,7 @@
 ** laterally unsafe where the lateral formula says, and the response is lateral only (the blame
 ** time rule); no map gives response_valid false and one warning; the same bytes at 1 and 2
 ** threads; bad attributes refused.
-** argv[1]: temp folder, argv[2]: plugin folder (build/plugins/rss) */
+** argv[1]: temp folder, argv[2]: plugin folder (build/plugins) */
 #include "../check.h"
 #include "../testutil.h"
 #include "../map/junction_map.h"

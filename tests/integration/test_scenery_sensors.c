@@ -109,29 +109,7 @@ static void pieces_seen(const char *map, const int *kinds, int n_kinds)
     sn_engine_destroy(e);
 }
 
-/* The raw_data bytes of the last message. */
-typedef struct blob {
-    uint8_t *p;
-    size_t n;
-} blob;
-
-static void on_blob(const sn_message *m, void *user)
-{
-    blob *b = user;
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
-        const msgpack_object *raw = tu_get(&u.data, "raw_data");
-        if (raw && raw->type == MSGPACK_OBJECT_BIN) {
-            free(b->p);
-            b->n = raw->via.bin.size;
-            b->p = malloc(b->n ? b->n : 1);
-            memcpy(b->p, raw->via.bin.ptr, b->n);
-        }
-    }
-    msgpack_unpacked_destroy(&u);
-}
+typedef tu_image blob; /* the raw_data bytes of the last message (testutil.h) */
 
 /* A semantic lidar at (50, 0, 2.4) on the town: the share of returns off the ground; the
 ** scenery returns, and those whose tag is none of their piece's chunks' tags. */
@@ -147,14 +125,14 @@ static double lidar_share(bool scenery, uint32_t *n_scenery, uint32_t *bad)
     sn_engine *e = load(text, 2);
     blob b = {0};
     sn_error err = {0};
-    CHECK(sn_engine_listen(e, "lidar", on_blob, &b, &err) == SN_OK && sn_engine_run(e, 1, &err) == SN_OK, "lidar: %s",
+    CHECK(sn_engine_listen(e, "lidar", tu_on_image, &b, &err) == SN_OK && sn_engine_run(e, 1, &err) == SN_OK, "lidar: %s",
           err.msg);
     *n_scenery = *bad = 0;
-    size_t total = b.n / sizeof(sn_semantic_point), off_ground = 0;
+    size_t total = b.size / sizeof(sn_semantic_point), off_ground = 0;
     const sn_road_mesh *m = e->world.roads;
     for (size_t i = 0; i < total; i++) {
         sn_semantic_point q;
-        memcpy(&q, b.p + i * sizeof q, sizeof q);
+        memcpy(&q, b.raw + i * sizeof q, sizeof q);
         uint32_t t = q.object_tag;
         off_ground += t != SN_TAG_ROADS && t != SN_TAG_SIDEWALK && t != SN_TAG_TERRAIN && t != SN_TAG_ROAD_LINE &&
                       t != SN_TAG_GROUND;
@@ -166,7 +144,7 @@ static double lidar_share(bool scenery, uint32_t *n_scenery, uint32_t *bad)
             ok = m->chunks[c].instance == q.object_idx && m->chunks[c].tag == t;
         *bad += !ok;
     }
-    free(b.p);
+    free(b.raw);
     CHECK(total > 1000, "lidar: %zu points", total);
     sn_engine_destroy(e);
     return total ? (double)off_ground / (double)total : 0;
@@ -187,19 +165,19 @@ static void same_bytes(void)
     for (int k = 0; k < 2; k++) {
         sn_engine *e = load(text, k + 1);
         sn_error err = {0};
-        CHECK(sn_engine_listen(e, "rgb", on_blob, &rgb[k], &err) == SN_OK &&
-                  sn_engine_listen(e, "sem", on_blob, &sem[k], &err) == SN_OK && sn_engine_run(e, 1, &err) == SN_OK,
+        CHECK(sn_engine_listen(e, "rgb", tu_on_image, &rgb[k], &err) == SN_OK &&
+                  sn_engine_listen(e, "sem", tu_on_image, &sem[k], &err) == SN_OK && sn_engine_run(e, 1, &err) == SN_OK,
               "run: %s", err.msg);
         sn_engine_destroy(e);
     }
-    CHECK(rgb[0].n && rgb[0].n == rgb[1].n && !memcmp(rgb[0].p, rgb[1].p, rgb[0].n), "rgb: the same bytes at 1 and 2 threads");
-    CHECK(sem[0].n && sem[0].n == sem[1].n && !memcmp(sem[0].p, sem[1].p, sem[0].n), "semantic: the same bytes");
+    CHECK(rgb[0].size && rgb[0].size == rgb[1].size && !memcmp(rgb[0].raw, rgb[1].raw, rgb[0].size), "rgb: the same bytes at 1 and 2 threads");
+    CHECK(sem[0].size && sem[0].size == sem[1].size && !memcmp(sem[0].raw, sem[1].raw, sem[0].size), "semantic: the same bytes");
     size_t count[256] = {0};
-    for (size_t i = 0; i + 3 < sem[0].n; i += 4)
-        count[sem[0].p[i + 2]]++;
+    for (size_t i = 0; i + 3 < sem[0].size; i += 4)
+        count[sem[0].raw[i + 2]]++;
     CHECK(count[SN_TAG_BUILDING] > 100, "the street view sees buildings: %zu pixels", count[SN_TAG_BUILDING]);
     for (int k = 0; k < 2; k++)
-        free(rgb[k].p), free(sem[k].p);
+        free(rgb[k].raw), free(sem[k].raw);
 }
 
 int main(int argc, char **argv)

@@ -7,6 +7,7 @@
 #include "../../engine/core/rng.h"
 #include "../check.h"
 #include "../testutil.h"
+#include "../testrun.h"
 
 static const char *dir, *plugins;
 
@@ -74,13 +75,6 @@ static void listen_to(sn_engine *e, const char *sensor, last *l)
     CHECK(sn_engine_listen(e, sensor, on_msg, l, &err) == SN_OK, "%s", err.msg);
 }
 
-static void step(sn_engine *e, int n)
-{
-    sn_error err;
-    for (int i = 0; i < n; i++)
-        CHECK(sn_engine_step(e, &err) == SN_OK, "%s", err.msg);
-}
-
 /* Class state: per engine, counted by instances, ticked around them in each phase. */
 static void class_state(void)
 {
@@ -92,15 +86,15 @@ static void class_state(void)
     last la = {0}, lb = {0};
     listen_to(a, "a1", &la);
     listen_to(b, "b1", &lb);
-    step(a, 1), step(b, 1);
+    tu_step_each(a, 1), tu_step_each(b, 1);
     CHECK(la.instances == 2 && lb.instances == 1, "frame 1: %g and %g instances", la.instances, lb.instances);
     CHECK(!strcmp(la.order, "<ii>[II]"), "class ticks wrap the instances' ticks: '%s'", la.order);
     CHECK(!strcmp(lb.order, "<i>[I]"), "engine b's own order: '%s'", lb.order);
-    step(b, 1), step(a, 2); /* a3 spawns at 0.1 s (frame 2) in engine a only */
+    tu_step_each(b, 1), tu_step_each(a, 2); /* a3 spawns at 0.1 s (frame 2) in engine a only */
     CHECK(la.instances == 3 && lb.instances == 1, "after a3: %g and %g", la.instances, lb.instances);
     CHECK(!strcmp(la.order, "<iii>[III]"), "three instances: '%s'", la.order);
     sn_engine_destroy(a); /* class_destroy after its instances: ASan sees any use after free */
-    step(b, 1);
+    tu_step_each(b, 1);
     CHECK(lb.instances == 1 && lb.n == 3, "b unaffected by a's end: %g instances, %d messages", lb.instances, lb.n);
     sn_engine_destroy(b);
 }
@@ -119,7 +113,7 @@ static void kinematics(void)
     const double wz = 30 * (3.14159265358979323846 / 180);
     CHECK(sn_engine_set_simulate_physics(e, car, false, &err) == SN_OK, "%s", err.msg);
     CHECK(sn_engine_set_velocity(e, car, (sn_vec3){5, 0, 0}, (sn_vec3){0, 0, 30}, &err) == SN_OK, "%s", err.msg);
-    step(e, 4);
+    tu_step_each(e, 4);
     sn_actor_info c = tu_actor(e, "car");
     /* r: from the car's origin to the sensor, world frame; v = v_c + w x r = v_c + wz (-r_y, r_x, 0). */
     sn_vec3 r = {l.loc.x - c.transform.location.x, l.loc.y - c.transform.location.y, l.loc.z - c.transform.location.z};
@@ -145,7 +139,7 @@ static void kinematics(void)
     /* Back to physics with nothing below: the car falls with the reported gravity. */
     CHECK(sn_engine_set_simulate_physics(e, car, true, &err) == SN_OK, "%s", err.msg);
     CHECK(sn_engine_set_velocity(e, car, (sn_vec3){0, 0, 0}, (sn_vec3){0, 0, 0}, &err) == SN_OK, "%s", err.msg);
-    step(e, 3);
+    tu_step_each(e, 3);
     c = tu_actor(e, "car");
     /* Within air drag: 0.5 rho CdA v^2 / m is under 1e-3 m/s^2 at 1.5 m/s for the sedan. */
     CHECK_NEAR(c.acceleration.z, l.g.z, 2e-3, "free fall");
@@ -172,7 +166,7 @@ static void geo(void)
                         "{location: [0, -111325.14286638486, 7]}}\n");
     last le = {0}, ln = {0};
     listen_to(e, "east", &le); listen_to(e, "north", &ln);
-    step(e, 1);
+    tu_step_each(e, 1);
     CHECK_NEAR(le.geo.x, 0, 1e-12, "east: latitude"); CHECK_NEAR(le.geo.y, 1, 1e-12, "east: 1 degree of longitude");
     CHECK_NEAR(ln.geo.x, 1, 1e-9, "north: 1 degree of latitude"); CHECK_NEAR(ln.geo.y, 0, 1e-12, "north: longitude");
     CHECK_NEAR(ln.geo.z, 7, 0, "altitude is z over a reference at 0");
@@ -182,7 +176,7 @@ static void geo(void)
              "  - {name: p, blueprint: sensor.test.sdk12_probe, transform: {location: [1234.5, -2345.25, 3]}}\n");
     last lo = {0}, lp = {0};
     listen_to(e, "o", &lo); listen_to(e, "p", &lp);
-    step(e, 1);
+    tu_step_each(e, 1);
     CHECK_NEAR(lo.geo.x, 49.0, 1e-12, "origin: the reference latitude"); CHECK_NEAR(lo.geo.y, 8.4, 1e-12, "lon");
     CHECK_NEAR(lo.geo.z, 110, 0, "origin: the reference altitude");
     sn_vec3 want = carla_geo(49.0, 8.4, 110, (sn_vec3){1234.5, -2345.25, 3});
@@ -212,7 +206,7 @@ static void reseed(void)
                         "  - {name: z, blueprint: sensor.test.sdk12_probe}\n");
     last lx = {0}, ly = {0}, lz = {0};
     listen_to(e, "x", &lx); listen_to(e, "y", &ly); listen_to(e, "z", &lz);
-    step(e, 1);
+    tu_step_each(e, 1);
     sn_rng fresh;
     sn_rng_seed(&fresh, 7);
     for (int i = 0; i < 4; i++) {
@@ -233,7 +227,7 @@ static void abi11(void)
                         "    calls: [{at: 0.05, method: mark, args: [seen]}]\n");
     last l = {0};
     listen_to(e, "old", &l);
-    step(e, 2);
+    tu_step_each(e, 2);
     CHECK(l.n == 2, "two messages: %d", l.n);
     CHECK(!strcmp(l.label, "hello") && l.count == 42, "attributes: '%s' %g", l.label, l.count);
     CHECK(!strcmp(l.marked, "seen"), "method through the 1.1 table: '%s'", l.marked);

@@ -11,6 +11,7 @@
 #include "../../engine/sim/host.h"
 #include "../check.h"
 #include "../testutil.h"
+#include "../testrun.h"
 
 static const char *dir, *plugins;
 
@@ -123,13 +124,6 @@ static void listen_to(sn_engine *e, const char *sensor, inbox *b)
     CHECK(sn_engine_listen(e, sensor, on_msg, b, &err) == SN_OK, "%s", err.msg);
 }
 
-static void step(sn_engine *e, int n)
-{
-    sn_error err;
-    for (int i = 0; i < n; i++)
-        CHECK(sn_engine_step(e, &err) == SN_OK, "%s", err.msg);
-}
-
 /* Fading off: the loss is the formula alone. */
 #define QUIET "use_etsi_fading: false, custom_fading_stddev: 0"
 
@@ -150,7 +144,7 @@ static double link(double zt, double x, double zr, const char *attrs, const char
     sn_engine *e = load(scene);
     inbox b;
     listen_to(e, "rx", &b);
-    step(e, 3);
+    tu_step_each(e, 3);
     CHECK(b.n <= 1, "one send is received at most once (got %d)", b.n);
     double p = b.n == 1 ? b.m[0].power : NAN;
     if (los)
@@ -211,7 +205,7 @@ static void test_nlos(void)
         inbox b, back;
         listen_to(e, "rx", &b);
         listen_to(e, "tx", &back);
-        step(e, 2);
+        tu_step_each(e, 2);
         sn_actor_info t = tu_actor(e, "truck");
         CHECK(b.n == 1 && strcmp(b.m[0].los, "NLOSv") == 0, "a truck: %d %s", b.n, b.n ? b.m[0].los : "");
         double h = t.transform.location.z + t.bounding_box.location.z + t.bounding_box.extent.z;
@@ -258,7 +252,7 @@ static void test_frequencies(void)
     inbox a, b;
     listen_to(e, "a", &a);
     listen_to(e, "b", &b);
-    step(e, 2);
+    tu_step_each(e, 2);
     CHECK(a.n == 1 && b.n == 1, "both hear it: %d %d", a.n, b.n);
     CHECK_NEAR(a.m[0].power, 31.5 - two_ray(100, 2, 2, 5.9), 0.01, "5.9 GHz");
     CHECK_NEAR(b.m[0].power, 31.5 - two_ray(100, 2, 2, 2.4), 0.01, "2.4 GHz");
@@ -282,11 +276,11 @@ static void test_custom(void)
     listen_to(e, "rsu", &rsu);
     listen_to(e, "obu", &obu);
     listen_to(e, "other", &other);
-    step(e, 12);
+    tu_step_each(e, 12);
     sn_error err;
     CHECK(sn_engine_call(e, "obu", "send", 1, (const char *[]){"hello rsu"}, &err) == SN_OK, "%s", err.msg);
     uint32_t car = sn_engine_find_actor(e, "car"), rsu_id = 0;
-    step(e, 10);
+    tu_step_each(e, 10);
     CHECK(obu.n == 3, "the car hears three messages once each (%d)", obu.n);
     CHECK(obu.n >= 1 && strcmp(obu.m[0].data, "hello car") == 0 && obu.m[0].frame == 2, "first: '%s' at frame %llu",
           obu.m[0].data, (unsigned long long)obu.m[0].frame);
@@ -307,7 +301,7 @@ static void test_custom(void)
     memset(big, 'y', 100), big[100] = 0;
     CHECK(sn_engine_call(e, "obu", "send", 1, (const char *[]){big}, &err) == SN_OK, "100 bytes fit: %s", err.msg);
     int before = rsu.n;
-    step(e, 1);
+    tu_step_each(e, 1);
     CHECK(rsu.n == before + 1 && strlen(rsu.m[rsu.n - 1].data) == 100, "the 100-byte text arrives whole");
     sn_engine_destroy(e);
 }
@@ -323,7 +317,7 @@ static void test_slow_receiver(void)
                         "     attributes: {sensor_tick: 0.2}}\n");
     inbox b;
     listen_to(e, "rx", &b);
-    step(e, 12);
+    tu_step_each(e, 12);
     CHECK(b.reports == 1 && b.n == 2, "one report with both texts (%d reports, %d messages)", b.reports, b.n);
     CHECK(b.n == 2 && b.m[0].frame == 5 && strcmp(b.m[0].data, "a") == 0 && strcmp(b.m[1].data, "b") == 0,
           "at the receiver's tick of frame 5, in order");
@@ -348,7 +342,7 @@ static void test_cam_counts(void)
     listen_to(e, "rsu", &rsu);
     listen_to(e, "obu", &obu);
     int frames = 100;
-    step(e, frames);
+    tu_step_each(e, frames);
     int cams = 0;
     for (int i = 0; i < rsu.n; i++)
         if (rsu.m[i].station == car) {
@@ -392,7 +386,7 @@ static void test_two_engines(void)
     listen_to(a, "rx", &ia);
     listen_to(b, "rx", &ib);
     for (int i = 0; i < 3; i++)
-        step(a, 1), step(b, 1);
+        tu_step_each(a, 1), tu_step_each(b, 1);
     CHECK(ia.n == 1 && ib.n == 0, "engine A hears its sender (%d), B nothing (%d)", ia.n, ib.n);
     sn_engine_destroy(a);
     sn_engine_destroy(b);
@@ -557,7 +551,7 @@ static void test_los_cache(void)
             sn_error err = {0};
             memset(&d[cache], 0, sizeof d[cache]);
             CHECK(e && sn_engine_listen_all(e, on_any, &d[cache], &err) == SN_OK, "listen: %s", err.msg);
-            step(e, 16);
+            tu_step_each(e, 16);
             uint64_t settled;
             sn_rayscene_counts(sn_engine_rays(e, &err), &settled, &updates[cache]);
             sn_engine_destroy(e);

@@ -12,19 +12,11 @@
 */
 #include "../check.h"
 #include "../testutil.h"
+#include "../testrun.h"
 
 #include <sensim/sensim.h>
 
 static const char *dir, *plugins;
-
-static sn_engine *engine(void)
-{
-    sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 2};
-    sn_engine *e = sn_engine_create(&o, &err);
-    CHECK(e, "engine: %s", err.msg);
-    return e;
-}
 
 static sn_status load(sn_engine *e, const char *scene, sn_error *err)
 {
@@ -43,7 +35,7 @@ static uint32_t light_state_of(sn_engine *e, const char *name)
 static void light_state_api(void)
 {
     sn_error err = {0};
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 2);
     CHECK(e && load(e, "actors:\n"
                        "  - {name: a, blueprint: vehicle.sedan, light_state: LowBeam}\n"
                        "  - {name: b, blueprint: vehicle.van, transform: {location: [10, 0, 0]}, light_state: [Position, Brake]}\n"
@@ -66,14 +58,14 @@ static void light_state_api(void)
     CHECK(sn_engine_set_vehicle_light_state(e, 99999, 1, &err) == SN_E_NOT_FOUND, "no such actor");
     sn_engine_destroy(e);
 
-    e = engine();
+    e = tu_engine(plugins, 2);
     CHECK(e && load(e, "actors:\n  - {name: a, blueprint: vehicle.sedan, light_state: [LowBeam, Headlights]}\n", &err) !=
                    SN_OK,
           "an unknown light is refused");
     CHECK_CONTAINS(err.msg, "looks.yaml:2:");
     CHECK_CONTAINS(err.msg, "unknown light 'Headlights'");
     sn_engine_destroy(e);
-    e = engine();
+    e = tu_engine(plugins, 2);
     CHECK(e && load(e, "actors:\n  - {name: w, blueprint: walker.pedestrian, light_state: LowBeam}\n", &err) != SN_OK,
           "light_state on a walker is refused");
     CHECK_CONTAINS(err.msg, "light_state needs a vehicle");
@@ -96,7 +88,7 @@ static bool shoot_bp(const char *bp, const char *weather, const char *lights, co
              "  - {name: cam, blueprint: sensor.camera.rgb, %s}\n",
              weather, bp, lights, camera);
     sn_error err = {0};
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 2);
     memset(c, 0, sizeof *c);
     bool ok = e && load(e, scene, &err) == SN_OK && !sn_engine_listen(e, "cam", tu_on_image, c, &err) &&
               !sn_engine_run(e, 1, &err);
@@ -197,7 +189,7 @@ static void two_wheelers(void)
                  "  - {name: s%d, blueprint: %s, transform: {location: [%d, 0, 0]}, control: {throttle: 0.5}}\n", i,
                  bps[i].id, 5 * i);
     sn_error err = {0};
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 2);
     CHECK(e && load(e, scene, &err) == SN_OK, "two-wheelers from the scene: %s", err.msg);
     for (int k = 0; k < 40 && e; k++)
         CHECK(sn_engine_step(e, &err) == SN_OK, "%s", err.msg);
@@ -226,7 +218,7 @@ static void replay_wheels(void)
     sn_error err = {0};
     char rec[1024];
     snprintf(rec, sizeof rec, "%s/looks.sensimrec", dir);
-    sn_engine *e = engine();
+    sn_engine *e = tu_engine(plugins, 2);
     CHECK(e && load(e, "actors:\n  - {name: ground, blueprint: static.ground}\n"
                        "  - {name: car, blueprint: vehicle.sedan, control: {throttle: 0.4}}\n"
                        "  - {name: bike, blueprint: vehicle.kawasaki.ninja, transform: {location: [0, 8, 0]}, "
@@ -260,7 +252,7 @@ static void replay_wheels(void)
     sn_engine_destroy(e);
     CHECK(most > 10, "the recorded wheels turned (up to %g degrees)", most);
 
-    e = engine();
+    e = tu_engine(plugins, 2);
     sn_replay_options o = {.struct_size = sizeof o};
     CHECK(e && sn_engine_load_replay(e, rec, &o, &err) == SN_OK, "%s", err.msg);
     int wrong = 0, steps = 0;

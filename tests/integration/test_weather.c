@@ -22,29 +22,7 @@
 
 static const char *dir, *plugins;
 
-typedef struct capture {
-    uint32_t w, h;
-    uint8_t *raw;
-    size_t n;
-} capture;
-
-static void on_msg(const sn_message *m, void *user)
-{
-    capture *c = user;
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    if (msgpack_unpack_next(&u, m->data, m->size, &off) == MSGPACK_UNPACK_SUCCESS) {
-        c->w = (uint32_t)tu_num(tu_get(&u.data, "width"));
-        c->h = (uint32_t)tu_num(tu_get(&u.data, "height"));
-        const msgpack_object *raw = tu_get(&u.data, "raw_data");
-        free(c->raw);
-        c->raw = malloc(raw->via.bin.size);
-        memcpy(c->raw, raw->via.bin.ptr, raw->via.bin.size);
-        c->n++;
-    }
-    msgpack_unpacked_destroy(&u);
-}
+typedef tu_image capture; /* the last image of a sensor (testutil.h) */
 
 static sn_engine *engine(int threads)
 {
@@ -64,7 +42,7 @@ static bool shoot2(const char *scene, int threads, const char *s1, capture *c1, 
     if (c2)
         memset(c2, 0, sizeof *c2);
     bool ok = e && !sn_engine_load_scene(e, tu_write(dir, "weather.yaml", scene), &err) &&
-              !sn_engine_listen(e, s1, on_msg, c1, &err) && (!s2 || !sn_engine_listen(e, s2, on_msg, c2, &err)) &&
+              !sn_engine_listen(e, s1, tu_on_image, c1, &err) && (!s2 || !sn_engine_listen(e, s2, tu_on_image, c2, &err)) &&
               !sn_engine_run(e, 1, &err);
     CHECK(ok, "%s", err.msg);
     sn_engine_destroy(e);
