@@ -73,4 +73,20 @@ void sn_map_make_waypoint(const sn_map *m, sn_lanekey k, double s, sn_waypoint *
 /* The lanes that follow (dir of travel) lane k past its end: up to cap keys and their entry s. */
 size_t sn_map_successors(const sn_map *m, sn_lanekey k, bool forward, sn_lanekey *out, double *s_out, size_t cap);
 
+/* A place on a lane: all that next/previous read of a waypoint (its lane and s), for walks that
+** need few of the waypoints they pass whole (the autopilot's route and gap searches). */
+typedef struct sn_lanepos {
+    sn_lanekey k;
+    double s; /* within the section */
+} sn_lanepos;
+/* wp's place as sn_map_next would start from it; false where sn_map_next fails on wp. */
+bool sn_map_pos_of(const sn_map *m, const sn_waypoint *wp, sn_lanepos *out);
+/* sn_map_next (forward) or sn_map_previous on places, for d in (0, 1e6]: the same walk and the
+** same order, so sn_map_make_waypoint(m, out[i].k, out[i].s) is bit for bit that call's out[i].
+** Returns its count (0 where it fails), which may exceed cap as there. */
+size_t sn_map_walk_pos(const sn_map *m, const sn_lanepos *from, double d, bool forward, sn_lanepos *out, size_t cap);
+/* The waypoint's transform.location and is_junction at a place, without the rest of it. */
+sn_vec3 sn_map_pos_location(const sn_map *m, const sn_lanepos *p);
+bool sn_map_pos_junction(const sn_map *m, const sn_lanepos *p);
+
 #endif

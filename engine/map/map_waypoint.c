@@ -222,6 +222,7 @@ typedef struct branch {
 typedef struct walk {
     const sn_map *m;
     sn_waypoint *out;
+    sn_lanepos *pos; /* instead of out: the places alone (sn_map_walk_pos) */
     size_t cap, n;
     unsigned hops;
     /* Branches not yet walked: iterative, so no map deepens the C stack. A few fit in `small`;
@@ -260,7 +261,14 @@ static void walk_from(walk *w, sn_lanekey k, double s, double left, bool forward
             int dir = sn_map_lane_dir(r, b.k.lane) * (forward ? 1 : -1);
             double end = dir > 0 ? sec->s_end : sec->s, avail = fabs(end - b.s);
             if (b.left <= avail + 1e-9) {
-                if (w->n < w->cap)
+                if (w->n < w->cap && w->pos) {
+                    double s = b.s + dir * b.left; /* clamped as sn_map_make_waypoint does */
+                    if (s < sec->s)
+                        s = sec->s;
+                    if (s > sec->s_end)
+                        s = sec->s_end;
+                    w->pos[w->n] = (sn_lanepos){b.k, s};
+                } else if (w->n < w->cap)
                     sn_map_make_waypoint(w->m, b.k, b.s + dir * b.left, &w->out[w->n]);
                 w->n++;
                 break;
@@ -349,6 +357,68 @@ static sn_status walk_api(const sn_map *m, const sn_waypoint *wp, double d, bool
     if (n)
         *n = w.n;
     return SN_OK;
+}
+
+bool sn_map_pos_of(const sn_map *m, const sn_waypoint *wp, sn_lanepos *out)
+{
+    if (key_of(m, wp, &out->k, NULL))
+        return false;
+    const sn_odr_section *sec = &m->odr->roads[out->k.road].sections[out->k.section];
+    out->s = fmin(sec->s_end, fmax(sec->s, wp->s));
+    return true;
+}
+
+/* cmp_wp on places: road id, lane id, section, s. */
+static int cmp_pos(const sn_map *m, const sn_lanepos *x, const sn_lanepos *y)
+{
+    int32_t rx = m->odr->roads[x->k.road].id, ry = m->odr->roads[y->k.road].id;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    if (x->k.lane != y->k.lane)
+        return x->k.lane < y->k.lane ? -1 : 1;
+    if ((int32_t)x->k.section != (int32_t)y->k.section)
+        return (int32_t)x->k.section < (int32_t)y->k.section ? -1 : 1;
+    return (x->s > y->s) - (x->s < y->s);
+}
+
+size_t sn_map_walk_pos(const sn_map *m, const sn_lanepos *from, double d, bool forward, sn_lanepos *out, size_t cap)
+{
+    walk w = {.m = m, .pos = out, .cap = cap};
+    walk_from(&w, from->k, from->s, d, forward);
+    if (w.stack != w.small)
+        free(w.stack);
+    if (w.oom || w.cut)
+        return 0; /* walk_api's failures, whose count is 0 */
+    size_t got = w.n < cap ? w.n : cap;
+    /* Stable insertion sort: the order of qsort (a stable merge sort in glibc) on cmp_wp, and
+    ** places that compare equal make equal waypoints anyway. */
+    for (size_t i = 1; i < got; i++) {
+        sn_lanepos v = out[i];
+        size_t j = i;
+        for (; j > 0 && cmp_pos(m, &out[j - 1], &v) > 0; j--)
+            out[j] = out[j - 1];
+        out[j] = v;
+    }
+    return w.n;
+}
+
+sn_vec3 sn_map_pos_location(const sn_map *m, const sn_lanepos *p)
+{
+    const sn_odr_road *r = &m->odr->roads[p->k.road];
+    const sn_odr_section *sec = &r->sections[p->k.section];
+    double s = p->s, a, b, q[3];
+    if (s < sec->s)
+        s = sec->s;
+    if (s > sec->s_end)
+        s = sec->s_end;
+    sn_odr_lane_span(r, sec, p->k.lane, s, &a, &b);
+    sn_odr_point(r, s, 0.5 * (a + b), 0, q);
+    return sn_map_world(q);
+}
+
+bool sn_map_pos_junction(const sn_map *m, const sn_lanepos *p)
+{
+    return m->odr->roads[p->k.road].junction >= 0;
 }
 
 sn_status sn_map_next(const sn_map *m, const sn_waypoint *wp, double d, sn_waypoint *out, size_t cap, size_t *n,

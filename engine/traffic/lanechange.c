@@ -36,25 +36,27 @@ static bool gap_safe(const sn_lcctx *c, const sn_mapdrive *md, const sn_waypoint
     sn_vec3 pts[64];
     double along[64];
     size_t nb = 0, n = 0;
-    sn_waypoint back[(int)(BACK / 2) + 1], w = *tw, nx[8];
-    size_t k;
-    for (double d = 2; d <= BACK && nb < sizeof back / sizeof back[0]; d += 2) {
-        if (sn_map_previous(c->m, &w, 2.0, nx, 8, &k, NULL) != SN_OK || !k)
+    /* lane places, not whole waypoints: only their locations are read (sn_map_walk_pos) */
+    sn_lanepos back[(int)(BACK / 2) + 1], w, start, nx[8];
+    bool ok = sn_map_pos_of(c->m, tw, &start); /* where sn_map_next would fail at once */
+    w = start;
+    for (double d = 2; ok && d <= BACK && nb < sizeof back / sizeof back[0]; d += 2) {
+        if (!sn_map_walk_pos(c->m, &w, 2.0, false, nx, 8))
             break;
         back[nb++] = w = nx[0];
     }
     for (size_t i = nb; i-- > 0;) {
-        pts[n] = back[i].transform.location;
+        pts[n] = sn_map_pos_location(c->m, &back[i]);
         along[n++] = -2.0 * (double)(i + 1);
     }
-    w = *tw;
-    pts[n] = w.transform.location;
+    w = start;
+    pts[n] = tw->transform.location;
     along[n++] = 0;
-    for (double d = 2; d <= AHEAD && n < 64; d += 2) {
-        if (sn_map_next(c->m, &w, 2.0, nx, 8, &k, NULL) != SN_OK || !k)
+    for (double d = 2; ok && d <= AHEAD && n < 64; d += 2) {
+        if (!sn_map_walk_pos(c->m, &w, 2.0, true, nx, 8))
             break;
         w = nx[0];
-        pts[n] = w.transform.location;
+        pts[n] = sn_map_pos_location(c->m, &w);
         along[n++] = d;
     }
     double gf = INFINITY, vf = 0, gb = INFINITY, vb = 0;
@@ -69,15 +71,16 @@ static double ahead_gap(const sn_lcctx *c, const sn_waypoint *tw)
 {
     sn_vec3 pts[32];
     double along[32];
-    size_t n = 0, k;
-    sn_waypoint w = *tw, nx[8];
-    pts[n] = w.transform.location;
+    size_t n = 0;
+    sn_lanepos w, nx[8];
+    pts[n] = tw->transform.location;
     along[n++] = 0;
-    for (double d = 2; d <= AHEAD && n < 32; d += 2) {
-        if (sn_map_next(c->m, &w, 2.0, nx, 8, &k, NULL) != SN_OK || !k)
+    bool ok = sn_map_pos_of(c->m, tw, &w); /* where sn_map_next would fail at once */
+    for (double d = 2; ok && d <= AHEAD && n < 32; d += 2) {
+        if (!sn_map_walk_pos(c->m, &w, 2.0, true, nx, 8))
             break;
         w = nx[0];
-        pts[n] = w.transform.location;
+        pts[n] = sn_map_pos_location(c->m, &w);
         along[n++] = d;
     }
     double gf = INFINITY, vf = 0, gb = INFINITY, vb = 0;
@@ -88,10 +91,11 @@ static double ahead_gap(const sn_lcctx *c, const sn_waypoint *tw)
 /* Whether lane tw goes on for `d` metres (a lane that ends too is no way out of an ending one). */
 static bool goes_on(const sn_map *m, const sn_waypoint *tw, double d)
 {
-    sn_waypoint w = *tw, nx[8];
-    size_t k = 0;
+    sn_lanepos w, nx[8];
+    if (!sn_map_pos_of(m, tw, &w))
+        return d <= 0;
     for (double x = 0; x < d; x += 5)
-        if (sn_map_next(m, &w, 5.0, nx, 8, &k, NULL) != SN_OK || !k)
+        if (!sn_map_walk_pos(m, &w, 5.0, true, nx, 8))
             return false;
         else
             w = nx[0];

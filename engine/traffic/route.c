@@ -53,21 +53,38 @@ static int side_of(const sn_map *m, const sn_waypoint *w, int32_t road, int32_t 
 }
 
 /* From w, walks its lane (and through junctions along the connecting lane it is on) to the next
-** fork into a junction; *at: the last waypoint before it, next[0..*k) its branches. */
+** fork into a junction; *at: the last waypoint before it, next[0..*k) its branches. The walk
+** steps on lane places (sn_map_walk_pos) and makes whole waypoints only of what it returns: the
+** same waypoints as sn_map_next at every step, for a fraction of the cost (Town04's highways walk
+** WALK_MAX to no junction). */
 static bool walk_to_fork(const sn_map *m, sn_waypoint w, sn_waypoint *at, sn_waypoint *next, size_t cap, size_t *k)
 {
+    sn_lanepos p, nx[16];
+    if (cap > 16)
+        cap = 16;
+    if (!sn_map_pos_of(m, &w, &p))
+        return false;
+    bool moved = false, junction = w.is_junction;
     for (double d = 0; d < WALK_MAX; d += SN_MD_STEP) {
-        *k = 0;
-        sn_map_next(m, &w, SN_MD_STEP, next, cap, k, NULL);
+        *k = sn_map_walk_pos(m, &p, SN_MD_STEP, true, nx, cap);
         if (*k > cap)
             *k = cap;
         if (*k == 0)
             return false; /* a dead end: no further choice */
-        if (!w.is_junction && junction_wp(next, *k)) {
-            *at = w;
+        bool fork = false;
+        for (size_t i = 0; i < *k && !junction; i++)
+            fork |= sn_map_pos_junction(m, &nx[i]);
+        if (fork) {
+            if (moved)
+                sn_map_make_waypoint(m, p.k, p.s, at);
+            else
+                *at = w;
+            for (size_t i = 0; i < *k; i++)
+                sn_map_make_waypoint(m, nx[i].k, nx[i].s, &next[i]);
             return true;
         }
-        w = next[0];
+        p = nx[0], moved = true;
+        junction = sn_map_pos_junction(m, &p);
     }
     return false;
 }

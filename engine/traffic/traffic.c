@@ -80,6 +80,7 @@ static bool build_grid(sn_engine *e)
     if (!sn_grow((void **)&t->b, &t->cap, w->n_bodies + 1, sizeof *t->b))
         return false;
     t->n = 0;
+    t->ext_max = 0;
     for (size_t i = 0; i < w->n_bodies; i++) {
         const sn_actor *a = w->bodies[i];
         body *b = &t->b[t->n++];
@@ -88,6 +89,7 @@ static bool build_grid(sn_engine *e)
         b->kind = (uint8_t)a->kind;
         b->down = a->down;
         b->ext = a->ph->bbox.extent;
+        t->ext_max = fmax(t->ext_max, b->ext.x + b->ext.y);
         b->pos = a->st.pos;
         b->vel = a->st.vel;
         sn_mat3 m = sn_mat3_from_quat(a->st.rot);
@@ -339,9 +341,25 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
             cb[c][2] = fmin(cb[c][2], pts[i].y), cb[c][3] = fmax(cb[c][3], pts[i].y);
         }
     }
+    /* A body is only looked at within r <= rmax of a chunk's box (below), and its cell holds
+    ** its centre: a column's cells farther than rmax from every chunk's box hold none that
+    ** counts. The rest of the column keeps its order, so the same bodies are met in the same
+    ** order as over the whole box (a diagonal path's box is mostly far from the path). */
+    const double rmax = half_width + t->ext_max + 1e-3 + 1e-3; /* + a margin for the cells' rounding */
     for (int64_t cx = cx0; cx <= cx1; cx++) {
+        const double x0 = (double)cx * CELL - rmax, x1 = (double)(cx + 1) * CELL + rmax;
+        double ylo = nch > MAXCH ? -INFINITY : INFINITY, yhi = nch > MAXCH ? INFINITY : -INFINITY;
+        for (size_t c = 0; c < nch && c < MAXCH; c++)
+            if (cb[c][1] >= x0 && cb[c][0] <= x1)
+                ylo = fmin(ylo, cb[c][2] - rmax), yhi = fmax(yhi, cb[c][3] + rmax);
+        if (!(ylo <= yhi))
+            continue;
+        int64_t ya = isfinite(ylo) ? cell_of(ylo) : cy0, yb = isfinite(yhi) ? cell_of(yhi) : cy1;
+        ya = ya > cy0 ? ya : cy0, yb = yb < cy1 ? yb : cy1;
+        if (ya > yb)
+            continue;
         /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
-        uint64_t k0 = key_of(cx, cy0), k1 = key_of(cx, cy1);
+        uint64_t k0 = key_of(cx, ya), k1 = key_of(cx, yb);
         size_t lo = sn_search_u64(t->b, t->n, sizeof *t->b, offsetof(body, key), k0);
         for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
             const body *b = &t->b[j];

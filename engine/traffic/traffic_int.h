@@ -21,6 +21,7 @@ typedef struct body {
 struct sn_traffic {
     body *b;
     size_t n, cap;
+    double ext_max;             /* the largest ext.x + ext.y among b[0..n) */
     struct sn_walkers *walkers; /* walkers.c: the navigation graph and the walkers' agents */
     sn_traffic_stats stats;  /* the health counters (traffic.h) */
     bool legacy;             /* the autopilot before issue 31: no junction or lane-change rules */

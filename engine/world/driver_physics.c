@@ -157,6 +157,26 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
     size_t standing = 0; /* walkers to put upright after the step (none fall in between and get up) */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
+        /* The vehicle model waits on memory more than on arithmetic (500 cars on a map: the
+        ** wheel caches and bodies are cache misses): fetch a few bodies ahead. No effect on
+        ** results. */
+        if (i + 4 < w->n_bodies)
+            __builtin_prefetch(w->bodies[i + 4]);
+        if (i + 2 < w->n_bodies) {
+            const sn_actor *n2 = w->bodies[i + 2];
+            __builtin_prefetch(n2->mv);
+            __builtin_prefetch(n2->ph);
+        }
+        if (i + 1 < w->n_bodies) {
+            const sn_actor *n1 = w->bodies[i + 1];
+            if (n1->kind == SN_ACTOR_VEHICLE && n1->mv) {
+                for (size_t o = 0; n1->mv->wheel_tri && o < 4 * sizeof *n1->mv->wheel_tri; o += 64)
+                    __builtin_prefetch((const char *)n1->mv->wheel_tri + o);
+                __builtin_prefetch(n1->mv->vp);
+            }
+            if (n1->ph->body)
+                __builtin_prefetch(dBodyGetRotation(n1->ph->body));
+        }
         a->crushing = false;
         if (!a->ph->body || a->drive != SN_DRIVE_PHYSICS)
             continue;

@@ -8,7 +8,8 @@
 **   (c) a 10 km waypoint walk with next(2.0), random branches: driving lanes only, steps of
 **       2 m of s whose 3-D length matches the lane centre's, previous(next(w)) == w;
 **   (d) spawn points on driving lanes outside junctions, with the lane's yaw;
-**   (e) topology pairs connect; (f) road marks crossed from sidewalk to sidewalk.
+**   (e) topology pairs connect; (f) road marks crossed from sidewalk to sidewalk;
+**   (g) walks on lane places (sn_map_walk_pos) bit for bit those of next/previous.
 ** Shipped and embedded maps are held to 1 mm; CARLA's towns (whose links are not all
 ** consistent: ../shared/reference/opendrive-facts.md) to 2 cm on 99 % of links. Without any
 ** shipped map the test ends in a SKIP (77) after the embedded map's checks passed. */
@@ -721,6 +722,49 @@ static void embedded_truth(const sn_map *m)
           "projected onto the nearest driving lane");
 }
 
+/* (g) sn_map_walk_pos (lane places) against sn_map_next / sn_map_previous from every driving
+** waypoint 5 m apart, 2 and 5 m each way, and chained 20 steps: the same count and, made whole,
+** bit for bit the same waypoints in the same order; the location and is_junction at a place are
+** the whole waypoint's. */
+static void places(const char *name, const sn_map *m)
+{
+    sn_waypoint *starts;
+    size_t n_starts = driving_waypoints(m, &starts), compared = 0, bad = 0;
+    for (size_t i = 0; i < n_starts; i++)
+        for (int fw = 0; fw < 2; fw++)
+            for (int chain = 0; chain < 2; chain++) {
+                double d = chain ? 2.0 : 5.0;
+                sn_waypoint cur = starts[i], nx[16], made;
+                sn_lanepos p, px[16];
+                if (!sn_map_pos_of(m, &cur, &p)) {
+                    bad++;
+                    continue;
+                }
+                for (int step = 0; step < (chain ? 20 : 1); step++) {
+                    size_t n = 0, np = sn_map_walk_pos(m, &p, d, fw, px, 16);
+                    sn_status st = fw ? sn_map_next(m, &cur, d, nx, 16, &n, NULL) : sn_map_previous(m, &cur, d, nx, 16, &n, NULL);
+                    if (st)
+                        n = 0;
+                    compared++;
+                    if (n != np) {
+                        bad++;
+                        break;
+                    }
+                    for (size_t q = 0; q < n && q < 16; q++) {
+                        sn_map_make_waypoint(m, px[q].k, px[q].s, &made);
+                        sn_vec3 at = sn_map_pos_location(m, &px[q]);
+                        bad += memcmp(&made, &nx[q], sizeof made) != 0 || memcmp(&at, &nx[q].transform.location, sizeof at) != 0 ||
+                               sn_map_pos_junction(m, &px[q]) != nx[q].is_junction;
+                    }
+                    if (!n)
+                        break;
+                    cur = nx[n > 1 ? n - 1 : 0], p = px[n > 1 ? n - 1 : 0];
+                }
+            }
+    CHECK(bad == 0 && compared > 0, "%s: (g) lane-place walks differ from next/previous in %zu of %zu", name, bad, compared);
+    free(starts);
+}
+
 /* ---- per map ----------------------------------------------------------------------------- */
 
 static void run_map(const char *name, const sn_map *m, level lv)
@@ -728,6 +772,7 @@ static void run_map(const char *name, const sn_map *m, level lv)
     continuity(name, m, lv);
     lane_at_point(name, m, lv);
     walk(name, m, lv);
+    places(name, m);
     spawn_points(name, m, lv);
     topology(name, m, lv);
     if (lv == STRICT)
