@@ -1187,6 +1187,16 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
     for (uint32_t ox = ox0; ox < ox1; ox++) {
         /* each winner's first sample, as its column and row in the pixel (no division) */
         uint32_t ids[16], k = 0, first = nr;
+        if (ss == 2) { /* most pixels lie inside one surface: their four samples' one winner */
+            const uint32_t *s0 = ib + ((uint32_t)oy * 2) * r->W + ox * 2, *s1 = s0 + r->W;
+            const uint32_t id = s0[0];
+            if (s0[1] == id && s1[0] == id && s1[1] == id) {
+                count[nr] = 4;
+                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb);
+                nw[ox - ox0] = 1;
+                continue;
+            }
+        }
         for (uint32_t j = 0; j < ss; j++)
             for (uint32_t i = 0; i < ss; i++) {
                 uint32_t at = ((uint32_t)oy * ss + j) * r->W + ox * ss + i, id = ib[at], m = 0;
