@@ -113,6 +113,9 @@ struct sn_renderer {
     uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
     bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
     bool exact_fog;    /* surfaces' fog by sn_fog_transmittance, not the single-precision batch */
+    /* one thread: each triangle drawn as it is set up, into bands cleared before, never stored
+    ** or binned (the same order of drawing, so the same pixels; one pass over them fewer) */
+    bool immediate;
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far */
@@ -350,17 +353,17 @@ static void project(const sn_renderer *r, sn_vec3 c, vert *v)
 static inline int64_t first_px(int64_t lo) { return (lo - ONE / 2 + ONE - 1) >> SUB; }
 static inline int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SUB; }
 
-/* A triangle past its area and box tests into s and binned: fixed-point
+/* A triangle past its area and box tests into s and binned (or, immediate, drawn): fixed-point
 ** corners X, Y wound positive, box [x0, x1] x [y0, y1] inside the image, 1/depth = wa x + wb y +
 ** wc at the centre of pixel (x, y). False only when out of memory. */
 static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X[3], const int64_t Y[3],
                              const int32_t box[4], float wa, float wb, float wc, const float n[3], uint32_t prim_index)
 {
-    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
+    if ((!r->immediate && s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
         (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
         return false;
     uint32_t index = (uint32_t)s->n++;
-    sn_tri *t = &s->tris[index];
+    sn_tri one, *t = r->immediate ? &one : &s->tris[index];
     for (int i = 0; i < 3; i++)
         t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
     t->x0 = box[0], t->x1 = box[1], t->y0 = box[2], t->y1 = box[3];
@@ -368,6 +371,10 @@ static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X
     if (r->need_info) {
         memcpy(s->info[index].n, n, sizeof s->info[index].n);
         s->info[index].prim = prim_index;
+    }
+    if (r->immediate) { /* drawn now, in the order draw_band would draw it: nothing binned */
+        sn_raster(&r->target, t, index, 0, (int32_t)r->H);
+        return true;
     }
     for (uint32_t b = r->row_band[box[2]], b1 = r->row_band[box[3]]; b <= b1; b++)
         if (!push_band(&s->bands[b], index))
@@ -1056,10 +1063,11 @@ static void draw_band(void *arg, uint32_t bi)
     sn_renderer *r = arg;
     int32_t y_begin, y_end;
     band_rows(r, bi, &y_begin, &y_end);
-    clear_band(r, bi);
+    if (!r->immediate)
+        clear_band(r, bi);
 
     /* triangles, in the order they were set up (setup task by task): ties keep the first */
-    for (uint32_t sk = 0; sk < r->n_setup; sk++) {
+    for (uint32_t sk = 0; sk < r->n_setup && !r->immediate; sk++) {
         const setup_out *so = &r->setup[sk];
         const band *bd = &so->bands[bi];
         for (uint32_t k = 0; k < bd->n; k++) {
@@ -1501,13 +1509,15 @@ static sn_status queue(sn_renderer *r, const sn_world *w, double alpha, sn_error
     return SN_OK;
 }
 
-/* Draw: the queued jobs set up on the pool and binned by band (on one thread too: a band's
-** clear, raster and shading then stay in the cache, where drawing each triangle as it was set up
-** swept the whole 2x2-sample buffers three times, 7-8 % more CPU for the RGB camera), the
-** headlights and the sun's shadow map built, then the bands rasterised and resolved on the pool. t1: when queueing ended, for the profile. */
+/* Draw: the queued jobs set up on the pool (on one thread, each triangle drawn as it is set
+** up), the headlights and the sun's shadow map built, then the bands rasterised and resolved
+** on the pool. t1: when queueing ended, for the profile. */
 static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light, double t1,
                       sn_error *err)
 {
+    r->immediate = sn_pool_threads(r->pool) == 1;
+    for (uint32_t bi = 0; bi < r->n_bands && r->immediate; bi++)
+        clear_band(r, bi);
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
