@@ -30,6 +30,12 @@
 #define PLANE_BIT 0x80000000u   /* the pixel's primitive is a ground plane */
 #define PREFETCH 8              /* triangles fetched ahead of the one being rasterised */
 #define MAX_POLY 9              /* a triangle clipped by 5 planes has at most 8 vertices */
+/* Drawing each triangle as it is set up (one thread) sweeps the whole depth and id buffers three
+** times (clear, raster, resolve); binned, a band's three stay in the cache. Above this many bytes
+** of buffers binning wins (a 1280x720 RGB camera's 2x2 samples, 29 MB: 12-14 % less CPU for the
+** camera), below it (depth or semantic cameras of 1280x720, 3.7 and 7.4 MB) the two are even
+** and drawing as set up saves storing the triangles. */
+#define IMMEDIATE_MAX ((size_t)8 << 20)
 
 typedef struct prim {
     uint32_t id;
@@ -1187,6 +1193,16 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
     for (uint32_t ox = ox0; ox < ox1; ox++) {
         /* each winner's first sample, as its column and row in the pixel (no division) */
         uint32_t ids[16], k = 0, first = nr;
+        if (ss == 2) { /* most pixels lie inside one surface: their four samples' one winner */
+            const uint32_t *s0 = ib + ((uint32_t)oy * 2) * r->W + ox * 2, *s1 = s0 + r->W;
+            const uint32_t id = s0[0];
+            if (s0[1] == id && s1[0] == id && s1[1] == id) {
+                count[nr] = 4;
+                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb);
+                nw[ox - ox0] = 1;
+                continue;
+            }
+        }
         for (uint32_t j = 0; j < ss; j++)
             for (uint32_t i = 0; i < ss; i++) {
                 uint32_t at = ((uint32_t)oy * ss + j) * r->W + ox * ss + i, id = ib[at], m = 0;
@@ -1500,12 +1516,14 @@ static sn_status queue(sn_renderer *r, const sn_world *w, double alpha, sn_error
 }
 
 /* Draw: the queued jobs set up on the pool (on one thread, each triangle drawn as it is set
-** up), the headlights and the sun's shadow map built, then the bands rasterised and resolved
-** on the pool. t1: when queueing ended, for the profile. */
+** up, where the buffers are small enough to stay in the cache: IMMEDIATE_MAX), the headlights and
+** the sun's shadow map built, then the bands rasterised and resolved on the pool. t1: when
+** queueing ended, for the profile. */
 static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light, double t1,
                       sn_error *err)
 {
-    r->immediate = sn_pool_threads(r->pool) == 1;
+    const size_t bytes = (size_t)r->W * r->H * (sizeof *r->wbuf + (r->need_info ? sizeof *r->idbuf : 0));
+    r->immediate = sn_pool_threads(r->pool) == 1 && bytes <= IMMEDIATE_MAX;
     for (uint32_t bi = 0; bi < r->n_bands && r->immediate; bi++)
         clear_band(r, bi);
     if (!setup_jobs(r))

@@ -168,7 +168,7 @@ static void noise_build(void)
     }
 }
 
-static double value_noise(double x, double y)
+static inline __attribute__((always_inline)) double value_noise(double x, double y)
 {
     if (!(fabs(x) < 1e9 && fabs(y) < 1e9))
         return 0.5;

@@ -6,6 +6,9 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#ifdef __SSE__
+#include <xmmintrin.h>
+#endif
 
 #define SBAND 64 /* texel rows per task */
 #define NBANDS (SN_SHADOW_SIZE / SBAND)
@@ -245,13 +248,39 @@ double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])
     /* a tent of 3 x 3 bilinear comparisons over the 4 x 4 texels around the point; its weights
     ** separate: (1 - f, 1, 1, f) / 3 along each axis */
     const double wx[4] = {1 - fx, 1, 1, fx}, wy[4] = {1 - fy, 1, 1, fy};
+    const float *row0 = s->depth + (size_t)(y - 1) * SN_SHADOW_SIZE + (x - 1);
+#ifdef __SSE__
+    /* each row's four comparisons at once (the same IEEE comparison as the loop below): most
+    ** points are wholly lit or wholly shadowed, and a row all lit weighs what the loop sums */
+    const __m128 vd = _mm_set1_ps(d);
+    int m[4];
+    for (int j = 0; j < 4; j++)
+        m[j] = _mm_movemask_ps(_mm_cmple_ps(vd, _mm_loadu_ps(row0 + (size_t)j * SN_SHADOW_SIZE)));
+    if (!(m[0] | m[1] | m[2] | m[3]))
+        return 0; /* the loop's 0 / 9 */
+    double full = 0; /* the loop's r of a row all lit: the same additions in the same order */
+    full += wx[0], full += wx[1], full += wx[2], full += wx[3];
     double sum = 0;
     for (int j = 0; j < 4; j++) {
-        const float *row = s->depth + (size_t)(y - 1 + j) * SN_SHADOW_SIZE + (x - 1);
+        double r = 0;
+        if (m[j] == 15) {
+            r = full;
+        } else if (m[j]) {
+            for (int i = 0; i < 4; i++)
+                r += m[j] >> i & 1 ? wx[i] : 0;
+        }
+        sum += r * wy[j];
+    }
+    return sum / 9;
+#else
+    double sum = 0;
+    for (int j = 0; j < 4; j++) {
+        const float *row = row0 + (size_t)j * SN_SHADOW_SIZE;
         double r = 0;
         for (int i = 0; i < 4; i++)
             r += d <= row[i] ? wx[i] : 0;
         sum += r * wy[j];
     }
     return sum / 9;
+#endif
 }

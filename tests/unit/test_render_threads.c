@@ -1,9 +1,11 @@
-/* One thread draws each triangle as it is set up; more threads bin triangles into bands first
-** (render.h). Both must give the same bytes. A dense field of spheres (triangles from under a
+/* One thread draws each triangle as it is set up while the depth and id buffers are small (under
+** 8 MB), and bins triangles into bands as more threads do above that (render.c IMMEDIATE_MAX).
+** Every way must give the same bytes. A dense field of spheres (triangles from under a
 ** pixel to tens of pixels: render/raster.h's groups of four, its general small path at the
 ** image's right edge, its span path), spheres cut by the image's sides and by the near plane
 ** (the clipping path), a building and the ground plane, seen by one camera, rendered at 1, 2 and
-** 3 threads: depth alone (no ids kept), depth with tags and ids, colour, colour anti-aliased.
+** 3 threads: depth alone (no ids kept), depth with tags and ids, colour, colour anti-aliased, and
+** a larger anti-aliased colour frame (8.5 MB of buffers: binned on one thread too).
 ** Each output must be identical across thread counts, and the depth must see the spheres where
 ** they are (ground truth: the nearest sphere's centre straight ahead). argv[1]: temp folder. */
 #include "../../engine/render/render.h"
@@ -12,6 +14,7 @@
 #include "../testutil.h"
 
 enum { W = 203, H = 151, N_SIDE = 24 }; /* odd sizes: groups of four overrun the row's end */
+enum { BW = 613, BH = 433 };            /* 2 x 2 samples: 1226 x 866 x 8 bytes, just over 8 MiB */
 
 static sn_engine *scene(const char *tmp)
 {
@@ -50,7 +53,7 @@ static sn_engine *scene(const char *tmp)
 /* The outputs of one frame at `threads` threads: depth, tag, id, colour, colour anti-aliased. */
 typedef struct frame {
     float depth_alone[W * H], depth[W * H];
-    uint8_t tag[W * H], bgra[W * H * 4], aa[W * H * 4];
+    uint8_t tag[W * H], bgra[W * H * 4], aa[W * H * 4], big[BW * BH * 4];
     uint32_t id[W * H];
 } frame;
 
@@ -67,6 +70,10 @@ static void render_all(sn_engine *e, int threads, frame *f)
     CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &full, &err), "depth, tags, ids: %s", err.msg);
     CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &rgb, &err), "colour: %s", err.msg);
     CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &aa, &err), "colour, 2x2 samples: %s", err.msg);
+    sn_camera bcam = cam;
+    bcam.width = BW, bcam.height = BH;
+    sn_image big = {sizeof big, NULL, f->big, NULL, NULL, 2};
+    CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &bcam, &big, &err), "large colour, 2x2 samples: %s", err.msg);
     CHECK(sn_renderer_last_triangles(r) > 20000, "a dense frame: %u triangles drawn", sn_renderer_last_triangles(r));
     sn_renderer_destroy(r);
 }
@@ -91,6 +98,7 @@ int main(int argc, char **argv)
         CHECK(!memcmp(one.id, more.id, sizeof one.id), "ids: 1 and %d threads", threads);
         CHECK(!memcmp(one.bgra, more.bgra, sizeof one.bgra), "colour: 1 and %d threads", threads);
         CHECK(!memcmp(one.aa, more.aa, sizeof one.aa), "colour anti-aliased: 1 and %d threads", threads);
+        CHECK(!memcmp(one.big, more.big, sizeof one.big), "large colour anti-aliased: 1 and %d threads", threads);
     }
     sn_engine_destroy(e);
     return CHECK_DONE();
