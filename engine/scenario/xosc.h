@@ -185,7 +185,7 @@ const char *sn_xosc_vehicle_blueprint(const char *cat, double len);
 typedef enum sn_xcond_kind {
     SN_XC_SIM_TIME, SN_XC_STATE, SN_XC_PARAM, SN_XC_SPEED, SN_XC_REL_SPEED, SN_XC_ACCEL, SN_XC_REACH, SN_XC_DISTANCE,
     SN_XC_REL_DISTANCE, SN_XC_HEADWAY, SN_XC_TTC, SN_XC_TRAVELED, SN_XC_STANDSTILL, SN_XC_COLLISION,
-    SN_XC_END_OF_ROAD, SN_XC_OFFROAD, SN_XC_SIGNAL, SN_XC_SIGNAL_CTL
+    SN_XC_END_OF_ROAD, SN_XC_OFFROAD, SN_XC_SIGNAL, SN_XC_SIGNAL_CTL, SN_XC_ANGLE, SN_XC_REL_ANGLE
 } sn_xcond_kind;
 
 typedef enum sn_xedge { SN_XE_NONE, SN_XE_RISING, SN_XE_FALLING, SN_XE_BOTH } sn_xedge;
@@ -231,6 +231,10 @@ typedef struct sn_xcond {
     /* TrafficSignalCondition: param is the signal's id, svalue the state; TrafficSignalControllerCondition:
     ** sigctl the controller (index into sigctl), svalue the phase's name */
     int sigctl;
+    /* AngleCondition, RelativeAngleCondition (1.3): value is the angle, angle_tol its tolerance,
+    ** angle_type 0 heading, 1 pitch, 2 roll; angle_cs 0 entity, 1 lane, 2 road, 3 trajectory, 4 world */
+    double angle_tol;
+    int angle_type, angle_cs;
 } sn_xcond;
 
 typedef struct sn_xgroup {

@@ -1395,6 +1395,22 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
             return parse_position(p, k, &c->pos);
         return unknown(p, k, t);
     }
+    if (sn_xml_is(e, "AngleCondition") || sn_xml_is(e, "RelativeAngleCondition")) {
+        static const char *const types[] = {"heading", "pitch", "roll", NULL};
+        static const char *const cs[] = {"entity", "lane", "road", "trajectory", "world", NULL};
+        c->kind = sn_xml_is(e, "AngleCondition") ? SN_XC_ANGLE : SN_XC_REL_ANGLE;
+        c->rule = SN_XR_EQ;
+        if (c->kind == SN_XC_REL_ANGLE && (c->ref = entity_index(p, e, "entityRef")) < 0)
+            return false;
+        if (!num(p, e, "angle", true, 0, -1e3, 1e3, &c->value) ||
+            !num(p, e, "angleTolerance", true, 0, 0, 1e3, &c->angle_tol) ||
+            !enumer(p, e, "angleType", true, 0, types, &c->angle_type) ||
+            !enumer(p, e, "coordinateSystem", false, c->kind == SN_XC_ANGLE ? 4 : 0, cs, &c->angle_cs))
+            return false;
+        if (c->angle_cs == 3)
+            warn(p, e, "coordinateSystem 'trajectory' is measured as 'lane' (the lane's direction of travel)");
+        return true;
+    }
     if (sn_xml_is(e, "CollisionCondition")) {
         c->kind = SN_XC_COLLISION;
         N k = choice(p, e);

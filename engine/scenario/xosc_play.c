@@ -32,7 +32,8 @@ static const char *const COND_NAMES[] = {"SimulationTimeCondition", "StoryboardE
                                          "TimeToCollisionCondition", "TraveledDistanceCondition",
                                          "StandStillCondition", "CollisionCondition", "EndOfRoadCondition",
                                          "OffroadCondition", "TrafficSignalCondition",
-                                         "TrafficSignalControllerCondition"};
+                                         "TrafficSignalControllerCondition", "AngleCondition",
+                                         "RelativeAngleCondition"};
 static const char *const RULE_NAMES[] = {"greaterThan", "lessThan", "equalTo", "greaterOrEqual", "lessOrEqual", "notEqualTo"};
 static const char *const EDGE_NAMES[] = {"none", "rising", "falling", "risingOrFalling"};
 
@@ -229,6 +230,42 @@ static bool collides(sn_xrun *r, int i, int ref, double *other)
 }
 
 /* The rule of an entity condition for entity i; *m the measured value. */
+/* Entity i's heading, pitch or roll (c->angle_type) in c's coordinate system: world (and entity,
+** for RelativeAngleCondition: the entities' own angles, compared) as it is; lane (the lane's
+** direction of travel) and road (the reference line's direction) less the road's own angle there
+** (trajectory is measured as lane: the entity follows its trajectory's tangent). Pitch is
+** positive nose down and roll right side down (ISO 8855, OpenSCENARIO's); an entity is level on
+** its road's surface, so relative to the road its pitch and roll are 0. false: on no road where
+** the system needs one. */
+static bool entity_angle(sn_xrun *r, const sn_xcond *c, int i, double *out)
+{
+    const sn_xent *e = &r->ents[i];
+    sn_map_place pl;
+    bool on_road = r->map && sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl);
+    int32_t ri = on_road ? pl.road : -1; /* a road index */
+    int lane = on_road ? pl.lane : 0;
+    double s = on_road ? pl.s : 0;
+    bool world = c->angle_cs == 4 || c->angle_cs == 0;
+    if (!world && !on_road)
+        return false;
+    double rh = 0, slope = 0, super = 0;
+    if (on_road) {
+        const sn_odr_road *rd = &r->map->odr->roads[ri];
+        rh = sn_odr_ref_line(rd, s).hdg;
+        if (c->angle_cs == 1 || c->angle_cs == 3)
+            rh += sn_map_lane_dir(rd, lane) < 0 ? M_PI : 0;
+        slope = sn_odr_poly_slope(rd->elevation, rd->n_elevation, s);
+        super = sn_odr_superelevation(rd, s);
+    }
+    double d = e->h - (on_road ? sn_odr_ref_line(&r->map->odr->roads[ri], s).hdg : 0);
+    switch (c->angle_type) {
+    case 0: *out = world ? e->h : e->h - rh; break;
+    case 1: *out = world ? -atan(slope * cos(d)) + super * sin(d) : 0; break;
+    default: *out = world ? super * cos(d) + atan(slope * sin(d)) : 0; break;
+    }
+    return true;
+}
+
 static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
 {
     int i = c->trig[k];
@@ -287,6 +324,21 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
             c->since[k] = r->t;
         *m = in ? r->t - c->since[k] : 0;
         return in && *m >= c->value - EPS;
+    }
+    case SN_XC_ANGLE:
+    case SN_XC_REL_ANGLE: {
+        double a;
+        if (!entity_angle(r, c, i, &a))
+            return false;
+        if (c->kind == SN_XC_REL_ANGLE) {
+            double b;
+            if (!entity_angle(r, c, c->ref, &b))
+                return false;
+            a -= b;
+        }
+        /* measured wrapped to within pi of the angle: 2 pi - 0.1 is -0.1 */
+        *m = c->value + remainder(a - c->value, 2 * M_PI);
+        return fabs(*m - c->value) <= c->angle_tol + EPS;
     }
     case SN_XC_COLLISION: {
         double other = -1;

@@ -17,7 +17,7 @@
 ** 5 m of x = 500 and removed within 10 m of x = 560 (the first two, spawned at 2 and 4 s, are
 ** 45-55 m away: gone by t = 10 s).
 ** (c) The same scenario and seed give the same vehicles at the same places; a bad swarm is one
-** FILE:LINE error. argv[1]: maps/, argv[2]: temp. */
+** FILE:LINE error. (d) LightStateAction's lights, below. argv[1]: maps/, argv[2]: temp. */
 #include <sensim/sensim.h>
 
 #include "../check.h"
@@ -200,6 +200,35 @@ static void source_sink(void)
     sn_engine_destroy(e);
 }
 
+/* (d) LightStateAction (1.2) onto CARLA's light bits: in the Init, lowBeam on at once and
+** brakeLights on with a transitionTime of 0.5 s: low beam from t = 0, brake lights from the frame
+** at 0.5 s (the action's end) and not before. */
+static void lights(void)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/lights.xosc", dir);
+    write(path, "<Private entityRef='Ego'><PrivateAction><AppearanceAction><LightStateAction transitionTime='0'><LightType>"
+                "<VehicleLight vehicleLightType='lowBeam'/></LightType><LightState mode='on'/></LightStateAction>"
+                "</AppearanceAction></PrivateAction><PrivateAction><AppearanceAction><LightStateAction "
+                "transitionTime='0.5'><LightType><VehicleLight vehicleLightType='brakeLights'/></LightType><LightState "
+                "mode='on'/></LightStateAction></AppearanceAction></PrivateAction></Private>");
+    sn_error err = {0};
+    sn_engine *e = load(path, &err);
+    CHECK(e != NULL, "load: %s", err.msg);
+    if (!e)
+        return;
+    uint32_t ego = sn_engine_find_actor(e, "Ego");
+    for (int frame = 0; frame <= 20; frame++) {
+        if (frame > 0 && sn_engine_step(e, &err))
+            break;
+        uint32_t st = 0;
+        sn_engine_get_vehicle_light_state(e, ego, &st, &err);
+        uint32_t want = SN_LIGHT_LOW_BEAM | (frame >= 10 ? SN_LIGHT_BRAKE : 0);
+        CHECK(st == want, "t %.2f: light state 0x%x, expected 0x%x", frame * 0.05, st, want);
+    }
+    sn_engine_destroy(e);
+}
+
 static void bad(const char *swarm_attrs, const char *expect)
 {
     char path[1400], global[600];
@@ -231,6 +260,7 @@ int main(int argc, char **argv)
     CHECK(s1 == s2, "the same scenario and seed gave other swarms (%.17g vs %.17g)", s1, s2);
     swarm(5, 5, NULL);
     source_sink();
+    lights();
     bad("innerRadius='200' semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='3'", "covers the whole ellipse");
     bad("innerRadius='20' semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='1e6'", "numberOfVehicles");
     bad("innerRadius='20' semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='2.5'", "not a whole number");
