@@ -24,7 +24,11 @@
 **   (g) ClothoidSpline: a clothoid 0 -> 0.02 1/m over 50 m from (20, -7.125, h 0.1), then an arc
 **       of 0.02 1/m over 30 m turned by hOffset 0.05: the end of the first by a 100 000-step
 **       integration, the arc's end in closed form (radius 50), the entity's end within 1e-6 m;
-**       with times (0, 4, timeEnd 8 s) the entity is at the joint at 4 s. */
+**       with times (0, 4, timeEnd 8 s) the entity is at the joint at 4 s;
+**   (h) AngleCondition and RelativeAngleCondition (1.3) on the arc at s 450: heading 0.125 in world
+**       (within its tolerance, outside a narrower one, and 2 pi on), 0 in road and lane coordinates,
+**       pitch -atan(the elevation's slope), roll the superelevation -0.03, relative to a car heading
+**       -0.1: 0.225; a negative tolerance is a FILE:LINE error. */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
@@ -395,6 +399,90 @@ static void test_clothoid_spline(void)
     }
 }
 
+/* ---- (h) ---- */
+/* An event named `name` that sets parameter P when condition `cond` (an EntityCondition's child,
+** Ego triggering) holds. */
+#define ANGLE_EVENT(name, cond)                                                                                         \
+    "<Event name='" name "' priority='parallel'><Action name='a" name "'><GlobalAction><ParameterAction "              \
+    "parameterRef='P'><SetAction value='1'/></ParameterAction></GlobalAction></Action><StartTrigger><ConditionGroup>" \
+    "<Condition name='c" name "' delay='0' conditionEdge='none'><ByEntityCondition><TriggeringEntities "               \
+    "triggeringEntitiesRule='any'><EntityRef entityRef='Ego'/></TriggeringEntities><EntityCondition>" cond            \
+    "</EntityCondition></ByEntityCondition></Condition></ConditionGroup></StartTrigger></Event>"
+
+/* xml0 with the parameter P the events set; frees xml0, the caller frees the result. */
+static char *with_p(char *xml0)
+{
+    const char *at = strstr(xml0, "<RoadNetwork>");
+    size_t n = strlen(xml0) + 200;
+    char *xml = malloc(n);
+    snprintf(xml, n, "%.*s<ParameterDeclarations><ParameterDeclaration name='P' parameterType='double' value='0'/>"
+             "</ParameterDeclarations>%s", (int)(at - xml0), xml0, at);
+    free(xml0);
+    return xml;
+}
+
+static void test_angles(void)
+{
+    /* Ego on lane -3 at s 450 (the arc from s 400 of curvature 0.00125 from heading 0.0625: the road
+    ** heads 0.125 there, Ego with it); the elevation's slope there is 2c(150) + 3d(150)^2 of the
+    ** record from s 300 (c 7.93388429752e-05, d -9.61682945154e-08), the superelevation -0.03 rad.
+    ** Lead stands at x 100, heading -0.1 (WorldPosition). */
+    const double slope = 2 * 7.93388429752e-05 * 150 + 3 * -9.61682945154e-08 * 150 * 150;
+    const char *story =
+        "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+        "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+        ANGLE_EVENT("world", "<AngleCondition angle='0.1' angleTolerance='0.026' angleType='heading' coordinateSystem='world'/>")
+        ANGLE_EVENT("narrow", "<AngleCondition angle='0.1' angleTolerance='0.024' angleType='heading'/>")
+        ANGLE_EVENT("wrap", "<AngleCondition angle='6.408185307' angleTolerance='0.001' angleType='heading'/>")
+        ANGLE_EVENT("road", "<AngleCondition angle='0' angleTolerance='1e-6' angleType='heading' coordinateSystem='road'/>")
+        ANGLE_EVENT("lane", "<AngleCondition angle='0.005' angleTolerance='0.006' angleType='heading' coordinateSystem='lane'/>")
+        ANGLE_EVENT("pitch", "<AngleCondition angle='-0.0173' angleTolerance='0.0001' angleType='pitch'/>")
+        ANGLE_EVENT("roll", "<AngleCondition angle='-0.03' angleTolerance='1e-6' angleType='roll' coordinateSystem='world'/>")
+        ANGLE_EVENT("rollroad", "<AngleCondition angle='0' angleTolerance='1e-9' angleType='roll' coordinateSystem='road'/>")
+        ANGLE_EVENT("rel", "<RelativeAngleCondition entityRef='Lead' angle='0.225' angleTolerance='1e-6' angleType='heading'/>")
+        "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>";
+    char init[1024];
+    snprintf(init, sizeof init, "%s%s",
+             PRIV("Ego", TELEPORT(LANEPOS("-3", "450"))),
+             PRIV("Lead", TELEPORT("<Position><WorldPosition x='100' y='-7.125' h='-0.1'/></Position>")));
+    char *xml = with_p(doc("Ego Lead", "", init, story));
+    sn_xrun r;
+    sn_xosc *x = start("angles", xml, &r);
+    if (x) {
+        sn_xrun_step(&r);
+        static const char *const names[] = {"world", "narrow", "wrap", "road", "lane", "pitch", "roll", "rollroad", "rel"};
+        static const bool fires[] = {true, false, true, true, true, true, true, true, true};
+        /* measured, worked by hand: heading 0.125 (world; wrapped near 6.408: 0.125 + 2 pi), 0 against
+        ** the road and the lane (lane -3 runs along s), pitch -atan(slope) nose up uphill, roll the
+        ** superelevation, Ego's heading less Lead's 0.125 + 0.1 */
+        const double measured[] = {0.125, 0.125, 0.125 + 2 * M_PI, 0, 0, -atan(slope), -0.03, 0, 0.225};
+        for (int k = 0; k < 9; k++) {
+            int ev = find_elem(x, names[k]);
+            bool ran = ev >= 0 && x->elems[ev].state != SN_XST_STANDBY;
+            CHECK(ran == fires[k], "angles: %s %s", names[k], ran ? "fired" : "did not fire");
+            for (uint32_t c = 0; c < x->n_conds; c++)
+                if (!strcmp(x->conds[c].name + 1, names[k]))
+                    CHECK(fabs(x->conds[c].measured - measured[k]) < 1e-6, "angles: %s measured %.9f, worked by hand %.9f",
+                          names[k], x->conds[c].measured, measured[k]);
+        }
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    /* bad input: one FILE:LINE error */
+    sn_error err = {0};
+    char *bad = with_p(doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))),
+                    "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+                    "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+                    ANGLE_EVENT("b", "<AngleCondition angle='0.1' angleTolerance='-1' angleType='heading'/>")
+                    "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>"));
+    sn_xosc *bx = load(bad, &err);
+    CHECK(!bx && strstr(err.msg, "test.xosc:") && strstr(err.msg, ": AngleCondition: attribute 'angleTolerance'"),
+          "angles: a negative tolerance: '%s'", err.msg);
+    sn_xosc_free(bx);
+    free(bad);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -416,6 +504,7 @@ int main(int argc, char **argv)
     test_sync_tolerance();
     test_sync_steady();
     test_clothoid_spline();
+    test_angles();
     sn_map_close(highway);
     return CHECK_DONE();
 }
