@@ -29,31 +29,23 @@
 **       (within its tolerance, outside a narrower one, and 2 pi on), 0 in road and lane coordinates,
 **       pitch -atan(the elevation's slope), roll the superelevation -0.03, relative to a car heading
 **       -0.1: 0.225; a negative tolerance is a FILE:LINE error. */
-#include "../../engine/map/lanemap.h"
-#include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
+#include "xosc_harness.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char maps[1024];
 static sn_map *highway;
-
-static const char *CAR = "<Vehicle name='v' vehicleCategory='car'><BoundingBox><Center x='1.4' y='0' z='0.75'/>"
-                         "<Dimensions width='1.9' length='4.6' height='1.5'/></BoundingBox>"
-                         "<Performance maxSpeed='70' maxAcceleration='10' maxDeceleration='10'/></Vehicle>";
 
 /* A scenario on the highway: cars `ents` (space-separated), each with `ctl` as ObjectController
 ** when given; Init actions and a story. Caller frees. */
 static char *doc(const char *ents, const char *ctl, const char *init, const char *story)
 {
     size_t n = 30000 + strlen(init) + strlen(story) + strlen(ctl) * 8 + strlen(ents) * 400;
-    char *s = malloc(n), e2[8192] = "", names[512];
-    snprintf(names, sizeof names, "%s", ents);
-    for (char *tok = strtok(names, " "); tok; tok = strtok(NULL, " "))
-        snprintf(e2 + strlen(e2), sizeof e2 - strlen(e2), "<ScenarioObject name='%s'>%s%s</ScenarioObject>", tok, CAR, ctl);
+    char *s = malloc(n), e2[8192] = "";
+    xh_cars(e2, sizeof e2, ents, ctl);
     snprintf(s, n,
              "<?xml version='1.0'?>\n<OpenSCENARIO><FileHeader revMajor='1' revMinor='2' date='x' description='t' author='t'/>\n"
              "<RoadNetwork><LogicFile filepath='highway.xodr'/></RoadNetwork>\n"
@@ -63,29 +55,7 @@ static char *doc(const char *ents, const char *ctl, const char *init, const char
     return s;
 }
 
-static sn_xosc *load(const char *xml, sn_error *err)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/test.xosc", maps);
-    sn_xosc *x = NULL;
-    sn_xosc_load_memory(xml, strlen(xml), path, NULL, 0, &x, err);
-    return x;
-}
-
-static int find_elem(const sn_xosc *x, const char *name)
-{
-    for (uint32_t i = 0; i < x->n_elems; i++)
-        if (!strcmp(x->elems[i].name, name))
-            return (int)i;
-    return -1;
-}
-
-#define PRIV(ent, body) "<Private entityRef='" ent "'><PrivateAction>" body "</PrivateAction></Private>\n"
 #define LANEPOS(lane, s) "<Position><LanePosition roadId='1' laneId='" lane "' s='" s "' offset='0'/></Position>"
-#define TELEPORT(pos) "<TeleportAction>" pos "</TeleportAction>"
-#define SPEED(v) "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='step' value='0' " \
-                 "dynamicsDimension='time'/><SpeedActionTarget><AbsoluteTargetSpeed value='" v "'/></SpeedActionTarget>" \
-                 "</SpeedAction></LongitudinalAction>"
 #define STORY(actor, action)                                                                                          \
     "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "                        \
     "selectTriggeringEntities='false'><EntityRef entityRef='" actor "'/></Actors><Maneuver name='M'><Event name='E' " \
@@ -485,18 +455,8 @@ static void test_angles(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_xosc_more MAPS_DIR\n");
-        return 2;
-    }
-    snprintf(maps, sizeof maps, "%s", argv[1]);
-    char p[1200];
-    sn_error err = {0};
-    snprintf(p, sizeof p, "%s/highway.xodr", maps);
-    if (!(highway = sn_map_open(p, &err))) {
-        fprintf(stderr, "cannot open the map: %s\n", err.msg);
-        return 1;
-    }
+    if (!xh_begin(argc, argv, "test_xosc_more", &highway))
+        return argc < 2 ? 2 : 1;
     test_profile_position();
     test_profile_limits();
     test_lat_dist();
