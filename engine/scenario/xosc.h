@@ -235,6 +235,10 @@ typedef struct sn_xcond {
     ** angle_type 0 heading, 1 pitch, 2 roll; angle_cs 0 entity, 1 lane, 2 road, 3 trajectory, 4 world */
     double angle_tol;
     int angle_type, angle_cs;
+    /* `direction` (1.2) of RelativeSpeedCondition: 0 none (the speeds' difference), 1 longitudinal,
+    ** 2 lateral (the triggering entity's velocity along the reference's x or y axis, less the
+    ** reference's own); of SpeedCondition and AccelerationCondition: 0 or 1 (along the heading) */
+    int direction;
 } sn_xcond;
 
 typedef struct sn_xgroup {

@@ -1311,8 +1311,16 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
     const double V = 1e9;
     if (sn_xml_is(e, "SimulationTimeCondition") || sn_xml_is(e, "ParameterCondition"))
         return unknown(p, e, n);
-    if ((sn_xml_is(e, "SpeedCondition") || sn_xml_is(e, "AccelerationCondition")) && has_attr(e, "direction"))
-        return fail(p, e, "direction is not supported (the speed and acceleration along the heading are)");
+    if (sn_xml_is(e, "SpeedCondition") || sn_xml_is(e, "AccelerationCondition") || sn_xml_is(e, "RelativeSpeedCondition")) {
+        /* 1.2's DirectionalDimension; an entity moves along its heading, so its own longitudinal
+        ** speed and acceleration are its speed and acceleration */
+        static const char *const dirs[] = {"", "longitudinal", "lateral", "vertical", NULL};
+        if (!enumer(p, e, "direction", false, 0, dirs, &c->direction))
+            return false;
+        if (c->direction == 3 || (c->direction == 2 && !sn_xml_is(e, "RelativeSpeedCondition")))
+            return fail(p, e, "direction '%s' is not supported (sensim's entities move along their headings: "
+                        "longitudinal is, and lateral for RelativeSpeedCondition)", dirs[c->direction]);
+    }
     if (sn_xml_is(e, "SpeedCondition")) {
         c->kind = SN_XC_SPEED;
         return num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);

@@ -273,7 +273,14 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
     bool ok = true;
     switch (c->kind) {
     case SN_XC_SPEED: *m = e->v; break;
-    case SN_XC_REL_SPEED: *m = e->v - r->ents[c->ref].v; break;
+    case SN_XC_REL_SPEED: {
+        /* with a direction: the triggering entity's velocity along the reference's x (y) axis, less
+        ** the reference's own speed that way (esmini's TrigByRelativeSpeed, OSCCondition.cpp) */
+        const sn_xent *f = &r->ents[c->ref];
+        double dh = e->h - f->h;
+        *m = c->direction == 1 ? e->v * cos(dh) - f->v : c->direction == 2 ? e->v * sin(dh) : e->v - f->v;
+        break;
+    }
     case SN_XC_ACCEL: *m = e->a; break;
     case SN_XC_TRAVELED: *m = e->odo; break;
     case SN_XC_REACH: *m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, &ok); break;

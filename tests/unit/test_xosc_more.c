@@ -28,7 +28,9 @@
 **   (h) AngleCondition and RelativeAngleCondition (1.3) on the arc at s 450: heading 0.125 in world
 **       (within its tolerance, outside a narrower one, and 2 pi on), 0 in road and lane coordinates,
 **       pitch -atan(the elevation's slope), roll the superelevation -0.03, relative to a car heading
-**       -0.1: 0.225; a negative tolerance is a FILE:LINE error. */
+**       -0.1: 0.225; a negative tolerance is a FILE:LINE error;
+**   (i) RelativeSpeedCondition's direction (1.2): the triggering entity's velocity along the
+**       reference's x and y axes less the reference's own (esmini's rule), to 1e-9. */
 #include "../check.h"
 #include "xosc_harness.h"
 
@@ -453,6 +455,59 @@ static void test_angles(void)
     free(bad);
 }
 
+/* ---- (i) ---- */
+static void test_rel_speed_direction(void)
+{
+    /* Ego on lane -3 (heading 0) at 10 m/s; Other off the road at (0, 60), heading 1 rad, 8 m/s.
+    ** Ego's velocity along Other's x axis is 10 cos(0 - 1), less Other's 8: -2.5969769; along its
+    ** y axis 10 sin(-1): -8.4147098 (Other moves along its x only); without a direction 10 - 8 = 2. */
+    const char *story =
+        "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+        "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+        ANGLE_EVENT("lon", "<RelativeSpeedCondition entityRef='Other' value='-2.6' rule='greaterThan' direction='longitudinal'/>")
+        ANGLE_EVENT("lon2", "<RelativeSpeedCondition entityRef='Other' value='-2.59' rule='greaterThan' direction='longitudinal'/>")
+        ANGLE_EVENT("lat", "<RelativeSpeedCondition entityRef='Other' value='-8.41' rule='lessThan' direction='lateral'/>")
+        ANGLE_EVENT("lat2", "<RelativeSpeedCondition entityRef='Other' value='-8.42' rule='lessThan' direction='lateral'/>")
+        ANGLE_EVENT("none", "<RelativeSpeedCondition entityRef='Other' value='1.99' rule='greaterThan'/>")
+        "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>";
+    char init[2048];
+    snprintf(init, sizeof init, "%s%s%s%s", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), PRIV("Ego", SPEED("10")),
+             PRIV("Other", TELEPORT("<Position><WorldPosition x='0' y='60' h='1'/></Position>")),
+             PRIV("Other", SPEED("8")));
+    char *xml = with_p(doc("Ego Other", "", init, story));
+    sn_xrun r;
+    sn_xosc *x = start("direction", xml, &r);
+    if (x) {
+        sn_xrun_step(&r);
+        static const char *const names[] = {"lon", "lon2", "lat", "lat2", "none"};
+        static const bool fires[] = {true, false, true, false, true};
+        const double measured[] = {10 * cos(-1.0) - 8, 10 * cos(-1.0) - 8, 10 * sin(-1.0), 10 * sin(-1.0), 2};
+        for (int k = 0; k < 5; k++) {
+            int ev = find_elem(x, names[k]);
+            bool ran = ev >= 0 && x->elems[ev].state != SN_XST_STANDBY;
+            CHECK(ran == fires[k], "direction: %s %s", names[k], ran ? "fired" : "did not fire");
+            for (uint32_t c = 0; c < x->n_conds; c++)
+                if (!strcmp(x->conds[c].name + 1, names[k]))
+                    CHECK(fabs(x->conds[c].measured - measured[k]) < 1e-9, "direction: %s measured %.9f, worked by hand %.9f",
+                          names[k], x->conds[c].measured, measured[k]);
+        }
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    sn_error err = {0};
+    char *bad = with_p(doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))),
+                    "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+                    "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+                    ANGLE_EVENT("b", "<SpeedCondition value='1' rule='greaterThan' direction='vertical'/>")
+                    "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>"));
+    sn_xosc *bx = load(bad, &err);
+    CHECK(!bx && strstr(err.msg, "test.xosc:") && strstr(err.msg, ": SpeedCondition: direction 'vertical' is not supported"),
+          "direction: vertical: '%s'", err.msg);
+    sn_xosc_free(bx);
+    free(bad);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -465,6 +520,7 @@ int main(int argc, char **argv)
     test_sync_steady();
     test_clothoid_spline();
     test_angles();
+    test_rel_speed_direction();
     sn_map_close(highway);
     return CHECK_DONE();
 }
