@@ -681,6 +681,33 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                     ended[(*n_ended)++] = e->lon_elem;
                 end_lon(e);
             }
+        } else if (e->lon && !e->lon_tracking && e->lon->kind == SN_XA_SPEED && e->lon->relative &&
+                   e->lon->dyn.dim == SN_XD_RATE && e->lon->dyn.shape == SN_XS_LINEAR) {
+            /* a relative target at a rate: the speed moves at the rate (within the Performance's
+            ** accelerations) toward the reference's speed now, not the one at the start, and the
+            ** transition ends when it reaches it (esmini re-aims a relative target every step,
+            ** OSCPrivateAction.cpp LongSpeedAction::Step; repeated_relative_speed.xosc) */
+            const sn_xentity *d = &r->x->ents[i];
+            double v1 = speed_target(r, e->lon);
+            if (d->max_speed > 0 && v1 > d->max_speed)
+                v1 = d->max_speed;
+            double rate = fabs(e->lon->dyn.value), lim = v1 > e->v ? d->max_acc : d->max_dec;
+            if (lim > 0 && lim < rate)
+                rate = lim;
+            double step = rate * r->dt, v0 = e->v;
+            bool reached = fabs(v1 - v0) <= step + 1e-12;
+            e->v = reached ? v1 : v0 + (v1 > v0 ? step : -step);
+            dist = (v0 + e->v) / 2 * r->dt;
+            if (reached) {
+                e->lon_v1 = v1;
+                if (e->lon->continuous) {
+                    e->lon_tracking = true;
+                } else {
+                    if (*n_ended < cap)
+                        ended[(*n_ended)++] = e->lon_elem;
+                    end_lon(e);
+                }
+            }
         } else if (e->lon && !e->lon_tracking) {
             double te = e->lon_t0 + e->lon_T;
             if (t >= te - 1e-9) {
@@ -754,7 +781,11 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 u += fmax(-acc * r->dt, fmin(acc * r->dt, want - u));
                 e->off += u * r->dt;
             }
-            if (!la->continuous && fabs(err - (e->off - off_prev)) < 0.01 + 1e-9 && fabs(u) < 0.01) {
+            /* a non-continuous one ends within 1 cm and still; rigid, as esmini measures it, by the
+            ** error before the step's move: in the step after the one that put it there
+            ** (OSCPrivateAction.cpp LatDistanceAction::Step, MOVE_RIGID) */
+            double resid = la->has_limits ? err - (e->off - off_prev) : err;
+            if (!la->continuous && fabs(resid) < 0.01 + 1e-9 && fabs(u) < 0.01) {
                 lat_over = true;
                 if (*n_ended < cap)
                     ended[(*n_ended)++] = e->lat_elem;

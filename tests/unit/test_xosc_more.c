@@ -30,7 +30,11 @@
 **       pitch -atan(the elevation's slope), roll the superelevation -0.03, relative to a car heading
 **       -0.1: 0.225; a negative tolerance is a FILE:LINE error;
 **   (i) RelativeSpeedCondition's direction (1.2): the triggering entity's velocity along the
-**       reference's x and y axes less the reference's own (esmini's rule), to 1e-9. */
+**       reference's x and y axes less the reference's own (esmini's rule), to 1e-9;
+**   (j) a relative SpeedAction at a linear rate aims at its reference's speed of each step: v and s
+**       in closed form, the end in the step where the speeds meet (10/3 s);
+**   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
+**       the entity at the distance. */
 #include "../check.h"
 #include "xosc_harness.h"
 
@@ -151,12 +155,13 @@ static void test_profile_limits(void)
 ** straight along x. Ego is put 4 m left of Ref: its road t is Ref's + 4 ---- */
 static void test_lat_dist(void)
 {
-    for (int lim = 0; lim < 2; lim++) {
+    /* lim 0: rigid, continuous; 1: limited; 2: rigid, not continuous */
+    for (int lim = 0; lim < 3; lim++) {
         char action[1024], *xml;
         snprintf(action, sizeof action,
                  "<LateralAction><LateralDistanceAction entityRef='Ref' distance='4' freespace='false' continuous='%s' "
                  "displacement='leftToReferencedEntity'>%s</LateralDistanceAction></LateralAction>",
-                 lim ? "false" : "true", lim ? "<DynamicConstraints maxSpeed='1' maxAcceleration='2'/>" : "");
+                 lim ? "false" : "true", lim == 1 ? "<DynamicConstraints maxSpeed='1' maxAcceleration='2'/>" : "");
         char story[4096];
         snprintf(story, sizeof story, STORY("Ego", "%s"), action);
         xml = doc("Ego Ref", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
@@ -175,15 +180,19 @@ static void test_lat_dist(void)
             if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
                 done_at = r.t;
             double d = r.ents[0].y - r.ents[1].y; /* left is +y on the highway (along +x) */
-            if (!lim && t_start >= 0 && r.t > t_start + 1e-9)
+            if (lim != 1 && t_start >= 0 && r.t > t_start + 1e-9)
                 worst = fmax(worst, fabs(d - 4));
             if (isfinite(prev_y))
                 max_rate = fmax(max_rate, fabs(r.ents[0].y - prev_y) / 0.01);
             prev_y = r.ents[0].y;
         }
         CHECK(!r.failed, "lat dist %d: %s", lim, r.why);
-        if (!lim) {
+        if (lim != 1) {
             CHECK(worst < 1e-9, "lat dist rigid: off 4 m by %.3g m", worst);
+            /* not continuous: placed in the first step (0.01), ended in the next, which measures it
+            ** there before moving (esmini's rule) */
+            if (lim == 2)
+                CHECK(fabs(done_at - 0.02) < 1e-9, "lat dist rigid: ends at %.2f s, not 0.02", done_at);
         } else {
             /* the lanes are 3.5 m apart: Ego (3.5 m right of Ref) moves 7.5 m left; at 1 m/s with
             ** 2 m/s^2 to speed up and slow down that takes at least 7.5 + 0.5 = 8 s */
@@ -508,6 +517,46 @@ static void test_rel_speed_direction(void)
     free(bad);
 }
 
+/* ---- (j) ---- */
+static void test_rel_rate(void)
+{
+    /* Lead slows from 20 m/s at 1 m/s^2 (v = 20 - t); Ego (10 m/s, s 10) is to reach Lead's speed at
+    ** 2 m/s^2 (linear, rate): it aims at Lead's speed now, so v = 10 + 2t and s = 10 + 10t + t^2
+    ** until 10 + 2t meets 20 - t at t = 10/3: the action ends in the step from 3.33 to 3.34, at
+    ** Lead's speed then, 16.66 (a target fixed at the start would have ended at 20 m/s, at 5 s). */
+    char init[2048];
+    snprintf(init, sizeof init, "%s%s%s%s%s", PRIV("Lead", TELEPORT(LANEPOS("-2", "10"))), PRIV("Lead", SPEED("20")),
+             PRIV("Lead", "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='linear' value='1' "
+                          "dynamicsDimension='rate'/><SpeedActionTarget><AbsoluteTargetSpeed value='0'/>"
+                          "</SpeedActionTarget></SpeedAction></LongitudinalAction>"),
+             PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), PRIV("Ego", SPEED("10")));
+    char *xml = doc("Lead Ego", "", init, STORY("Ego",
+        "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='linear' value='2' dynamicsDimension='rate'/>"
+        "<SpeedActionTarget><RelativeTargetSpeed entityRef='Lead' value='0' speedTargetValueType='delta' "
+        "continuous='false'/></SpeedActionTarget></SpeedAction></LongitudinalAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("rel rate", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        double worst = 0, done_at = -1, v_end = NAN;
+        for (int f = 0; f < 600 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t, v_end = r.ents[1].v;
+            if (done_at < 0) {
+                worst = fmax(worst, fabs(r.ents[1].v - (10 + 2 * r.t)));
+                worst = fmax(worst, fabs(r.ents[1].s - (10 + 10 * r.t + r.t * r.t)));
+            }
+        }
+        CHECK(worst < 1e-9, "rel rate: off v = 10 + 2t, s = 10 + 10t + t^2 by %.3g", worst);
+        CHECK(fabs(done_at - 3.34) < 1e-9 && fabs(v_end - 16.66) < 1e-9, "rel rate: ends at %.2f s at %.4f m/s, not "
+              "3.34 s at 16.66", done_at, v_end);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -521,6 +570,7 @@ int main(int argc, char **argv)
     test_clothoid_spline();
     test_angles();
     test_rel_speed_direction();
+    test_rel_rate();
     sn_map_close(highway);
     return CHECK_DONE();
 }
