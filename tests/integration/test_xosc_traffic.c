@@ -17,7 +17,7 @@
 ** 5 m of x = 500 and removed within 10 m of x = 560 (the first two, spawned at 2 and 4 s, are
 ** 45-55 m away: gone by t = 10 s).
 ** (c) The same scenario and seed give the same vehicles at the same places; a bad swarm is one
-** FILE:LINE error. (d) LightStateAction's lights, below. argv[1]: maps/, argv[2]: temp. */
+** FILE:LINE error. (d) LightStateAction's lights and (e) TrafficStopAction, below. argv[1]: maps/, argv[2]: temp. */
 #include <sensim/sensim.h>
 
 #include "../check.h"
@@ -35,8 +35,9 @@ static const char *car = "<Vehicle name='v' vehicleCategory='car'><BoundingBox><
 
 static char maps[4096], dir[1200];
 
-/* A scenario on the highway: Ego on lane -3 at s 155, 20 m/s, and `global` in the Init. */
-static void write(const char *path, const char *global)
+/* A scenario on the highway: Ego on lane -3 at s 155, 20 m/s, `global` in the Init and `events`
+** in a maneuver of Ego's. */
+static void write_ev(const char *path, const char *global, const char *events)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -51,13 +52,15 @@ static void write(const char *path, const char *global)
             "<SpeedActionTarget><AbsoluteTargetSpeed value='20'/></SpeedActionTarget></SpeedAction></LongitudinalAction>"
             "</PrivateAction></Private></Actions></Init>"
             "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
-            "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors></ManeuverGroup></Act></Story>"
+            "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors>%s%s%s</ManeuverGroup></Act></Story>"
             "<StopTrigger><ConditionGroup><Condition name='End' delay='0' conditionEdge='none'><ByValueCondition>"
             "<SimulationTimeCondition value='10' rule='greaterOrEqual'/></ByValueCondition></Condition></ConditionGroup>"
             "</StopTrigger></Storyboard></OpenSCENARIO>",
-            maps, car, global);
+            maps, car, global, *events ? "<Maneuver name='M'>" : "", events, *events ? "</Maneuver>" : "");
     fclose(f);
 }
+
+static void write(const char *path, const char *global) { write_ev(path, global, ""); }
 
 static sn_engine *load(const char *path, sn_error *err)
 {
@@ -229,6 +232,47 @@ static void lights(void)
     sn_engine_destroy(e);
 }
 
+/* (e) TrafficStopAction (1.2): the swarm named 'sw' stopped at t = 2 s neither spawns nor removes
+** from then on: the set of its vehicles stays what it was at 2 s, though Ego outruns them. */
+static void stop(void)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/stop.xosc", dir);
+    write_ev(path, "<GlobalAction><TrafficAction trafficName='sw'><TrafficSwarmAction innerRadius='30' "
+                   "semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='10' velocity='10'><CentralObject "
+                   "entityRef='Ego'/></TrafficSwarmAction></TrafficAction></GlobalAction>",
+             "<Event name='Stop' priority='parallel'><Action name='StopSw'><GlobalAction><TrafficAction "
+             "trafficName='sw'><TrafficStopAction/></TrafficAction></GlobalAction></Action><StartTrigger><ConditionGroup>"
+             "<Condition name='T' delay='0' conditionEdge='none'><ByValueCondition><SimulationTimeCondition value='2' "
+             "rule='greaterOrEqual'/></ByValueCondition></Condition></ConditionGroup></StartTrigger></Event>");
+    sn_error err = {0};
+    sn_engine *e = load(path, &err);
+    CHECK(e != NULL, "load: %s", err.msg);
+    if (!e)
+        return;
+    char names[64][32], at2[64][32];
+    double xy[64][2];
+    int n2 = -1;
+    for (int frame = 1; frame <= 200; frame++) {
+        if (sn_engine_step(e, &err))
+            break;
+        int n = live(e, "swarm_", names, xy, 64);
+        if (frame == 40) { /* t = 2.00: the stop runs in this frame, after the swarm's step */
+            n2 = n;
+            memcpy(at2, names, sizeof at2);
+        } else if (frame > 40) {
+            bool same = n == n2;
+            for (int k = 0; k < n && same && k < 64; k++)
+                same = seen_before(at2, n2, names[k]);
+            CHECK(same, "t %.2f: %d swarm vehicles, the set changed after the TrafficStopAction (%d at 2 s)",
+                  frame * 0.05, n, n2);
+            if (!same)
+                break;
+        }
+    }
+    sn_engine_destroy(e);
+}
+
 static void bad(const char *swarm_attrs, const char *expect)
 {
     char path[1400], global[600];
@@ -261,6 +305,7 @@ int main(int argc, char **argv)
     swarm(5, 5, NULL);
     source_sink();
     lights();
+    stop();
     bad("innerRadius='200' semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='3'", "covers the whole ellipse");
     bad("innerRadius='20' semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='1e6'", "numberOfVehicles");
     bad("innerRadius='20' semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='2.5'", "not a whole number");
