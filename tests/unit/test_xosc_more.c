@@ -402,6 +402,38 @@ static char *with_p(char *xml0)
     return xml;
 }
 
+/* After one step of x: which of the n condition events named names[] ran (fires[]) and what their
+** conditions ("c" + name) measured, within tol. */
+static void check_events(const char *what, const sn_xosc *x, const char *const *names, const bool *fires,
+                         const double *measured, int n, double tol)
+{
+    for (int k = 0; k < n; k++) {
+        int ev = find_elem(x, names[k]);
+        bool ran = ev >= 0 && x->elems[ev].state != SN_XST_STANDBY;
+        CHECK(ran == fires[k], "%s: %s %s", what, names[k], ran ? "fired" : "did not fire");
+        for (uint32_t c = 0; c < x->n_conds; c++)
+            if (!strcmp(x->conds[c].name + 1, names[k]))
+                CHECK(fabs(x->conds[c].measured - measured[k]) < tol, "%s: %s measured %.9f, worked by hand %.9f", what,
+                      names[k], x->conds[c].measured, measured[k]);
+    }
+}
+
+/* A scenario whose one event starts on condition `cond` must fail to load with `expect` after
+** "test.xosc:LINE: ". */
+static void bad_condition(const char *what, const char *cond, const char *expect)
+{
+    char story[4096];
+    snprintf(story, sizeof story, "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+             "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+             ANGLE_EVENT("b", "%s") "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>", cond);
+    sn_error err = {0};
+    char *bad = with_p(doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), story));
+    sn_xosc *bx = load(bad, &err);
+    CHECK(!bx && strstr(err.msg, "test.xosc:") && strstr(err.msg, expect), "%s: '%s' lacks '%s'", what, err.msg, expect);
+    sn_xosc_free(bx);
+    free(bad);
+}
+
 static void test_angles(void)
 {
     /* Ego on lane -3 at s 450 (the arc from s 400 of curvature 0.00125 from heading 0.0625: the road
@@ -437,31 +469,13 @@ static void test_angles(void)
         ** the road and the lane (lane -3 runs along s), pitch -atan(slope) nose up uphill, roll the
         ** superelevation, Ego's heading less Lead's 0.125 + 0.1 */
         const double measured[] = {0.125, 0.125, 0.125 + 2 * M_PI, 0, 0, -atan(slope), -0.03, 0, 0.225};
-        for (int k = 0; k < 9; k++) {
-            int ev = find_elem(x, names[k]);
-            bool ran = ev >= 0 && x->elems[ev].state != SN_XST_STANDBY;
-            CHECK(ran == fires[k], "angles: %s %s", names[k], ran ? "fired" : "did not fire");
-            for (uint32_t c = 0; c < x->n_conds; c++)
-                if (!strcmp(x->conds[c].name + 1, names[k]))
-                    CHECK(fabs(x->conds[c].measured - measured[k]) < 1e-6, "angles: %s measured %.9f, worked by hand %.9f",
-                          names[k], x->conds[c].measured, measured[k]);
-        }
+        check_events("angles", x, names, fires, measured, 9, 1e-6);
         sn_xrun_free(&r);
         sn_xosc_free(x);
     }
     free(xml);
-    /* bad input: one FILE:LINE error */
-    sn_error err = {0};
-    char *bad = with_p(doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))),
-                    "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
-                    "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
-                    ANGLE_EVENT("b", "<AngleCondition angle='0.1' angleTolerance='-1' angleType='heading'/>")
-                    "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>"));
-    sn_xosc *bx = load(bad, &err);
-    CHECK(!bx && strstr(err.msg, "test.xosc:") && strstr(err.msg, ": AngleCondition: attribute 'angleTolerance'"),
-          "angles: a negative tolerance: '%s'", err.msg);
-    sn_xosc_free(bx);
-    free(bad);
+    bad_condition("angles: a negative tolerance", "<AngleCondition angle='0.1' angleTolerance='-1' angleType='heading'/>",
+                  ": AngleCondition: attribute 'angleTolerance'");
 }
 
 /* ---- (i) ---- */
@@ -491,30 +505,13 @@ static void test_rel_speed_direction(void)
         static const char *const names[] = {"lon", "lon2", "lat", "lat2", "none"};
         static const bool fires[] = {true, false, true, false, true};
         const double measured[] = {10 * cos(-1.0) - 8, 10 * cos(-1.0) - 8, 10 * sin(-1.0), 10 * sin(-1.0), 2};
-        for (int k = 0; k < 5; k++) {
-            int ev = find_elem(x, names[k]);
-            bool ran = ev >= 0 && x->elems[ev].state != SN_XST_STANDBY;
-            CHECK(ran == fires[k], "direction: %s %s", names[k], ran ? "fired" : "did not fire");
-            for (uint32_t c = 0; c < x->n_conds; c++)
-                if (!strcmp(x->conds[c].name + 1, names[k]))
-                    CHECK(fabs(x->conds[c].measured - measured[k]) < 1e-9, "direction: %s measured %.9f, worked by hand %.9f",
-                          names[k], x->conds[c].measured, measured[k]);
-        }
+        check_events("direction", x, names, fires, measured, 5, 1e-9);
         sn_xrun_free(&r);
         sn_xosc_free(x);
     }
     free(xml);
-    sn_error err = {0};
-    char *bad = with_p(doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))),
-                    "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
-                    "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
-                    ANGLE_EVENT("b", "<SpeedCondition value='1' rule='greaterThan' direction='vertical'/>")
-                    "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>"));
-    sn_xosc *bx = load(bad, &err);
-    CHECK(!bx && strstr(err.msg, "test.xosc:") && strstr(err.msg, ": SpeedCondition: direction 'vertical' is not supported"),
-          "direction: vertical: '%s'", err.msg);
-    sn_xosc_free(bx);
-    free(bad);
+    bad_condition("direction: vertical", "<SpeedCondition value='1' rule='greaterThan' direction='vertical'/>",
+                  ": SpeedCondition: direction 'vertical' is not supported");
 }
 
 /* ---- (j) ---- */
