@@ -171,6 +171,10 @@ typedef struct sn_xaction {
     /* LightStateAction (1.2): light is the SN_LIGHT_* bits (sensim/types.h) of its VehicleLight type (0: a
     ** light CARLA's vehicles do not have, warned at load), value 1 on, 0 off, 2 flashing */
     uint32_t light;
+    /* SpeedProfileAction followingMode follow: DynamicConstraints' maxAccelerationRate and
+    ** maxDecelerationRate (m/s^3, 0 not given: no limit); prof_follow set when either is */
+    double jerk_acc, jerk_dec;
+    bool prof_follow;
 } sn_xaction;
 
 enum { SN_XTF_SWARM, SN_XTF_SOURCE, SN_XTF_SINK, SN_XTF_STOP };

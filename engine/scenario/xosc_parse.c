@@ -663,9 +663,11 @@ static int parse_speed_profile(P *p, N n)
             !num(p, dc, "maxDeceleration", false, 0, 0, 1e6, &a->lim_dec) ||
             !num(p, dc, "maxSpeed", false, 0, 0, 1e6, &a->lim_speed))
             return -1;
-        if (mode == 1 && (has_attr(dc, "maxAccelerationRate") || has_attr(dc, "maxDecelerationRate")))
-            warn(p, dc, "followingMode follow: the jerk limits (maxAccelerationRate, maxDecelerationRate) are not "
-                        "applied: the speed goes linearly from entry to entry, as in followingMode position");
+        if (!num(p, dc, "maxAccelerationRate", false, 0, 0, 1e6, &a->jerk_acc) ||
+            !num(p, dc, "maxDecelerationRate", false, 0, 0, 1e6, &a->jerk_dec))
+            return -1;
+        /* the rates shape only followingMode follow (position goes straight from entry to entry) */
+        a->prof_follow = mode == 1 && (a->jerk_acc > 0 || a->jerk_dec > 0);
     }
     SN_XML_EACH(c, n) {
         if (sn_xml_is(c, "DynamicConstraints"))

@@ -1056,6 +1056,7 @@ void sn_xrun_free(sn_xrun *r)
             free(r->ents[i].tcum);
             free(r->ents[i].tt);
             free(r->ents[i].route);
+            free(r->ents[i].jseg);
         }
     free(r->ents);
     free(r->collide);

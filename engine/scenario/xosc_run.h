@@ -32,6 +32,10 @@ typedef struct sn_xent {
     bool lon_tracking;     /* transition over; a continuous relative target is tracked */
     uint32_t prof_k;       /* a SpeedProfileAction: the entry being reached, */
     double prof_off;       /* ... and its reference entity's speed when it started (0 without one) */
+    double *jseg;          /* ... in followingMode follow with jerk limits: its speed's pieces, 4 doubles
+                           ** each (start time, speed, acceleration, jerk), owned (reused) */
+    uint32_t n_jseg, cap_jseg;
+    double jend;           /* ... and when it reaches its last speed */
     /* lateral: a LaneChangeAction or LaneOffsetAction */
     int lat_elem;
     const sn_xaction *lat;

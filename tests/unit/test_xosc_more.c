@@ -33,6 +33,8 @@
 **       reference's x and y axes less the reference's own (esmini's rule), to 1e-9;
 **   (j) a relative SpeedAction at a linear rate aims at its reference's speed of each step: v and s
 **       in closed form, the end in the step where the speeds meet (10/3 s);
+**   (k) SpeedProfileAction followingMode follow with jerk limits: the corners rounded with constant
+**       jerk, v and s against the closed form of each piece (1e-9), the end where the last round does;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -554,6 +556,56 @@ static void test_rel_rate(void)
     free(xml);
 }
 
+/* ---- (k) ---- */
+/* The rounded profile of (k): v and s at t, worked by hand below. */
+static void jerk_ref(double t, double *v, double *s)
+{
+    if (t <= 0.5) {
+        *v = 2 * t * t, *s = 2 * t * t * t / 3;
+    } else if (t <= 3.75) {
+        *v = 2 * t - 0.5, *s = 1.0 / 12 + (t * t - 0.5 * t) - (0.25 - 0.25);
+    } else if (t <= 4.75) {
+        double u = t - 3.75;
+        *v = 7 + 2 * u - u * u, *s = 1.0 / 12 + (3.75 * 3.75 - 0.5 * 3.75) + 7 * u + u * u - u * u * u / 3;
+    } else {
+        *v = 8, *s = 1.0 / 12 + (3.75 * 3.75 - 0.5 * 3.75) + 7 + 1 - 1.0 / 3 + 8 * (t - 4.75);
+    }
+}
+
+static void test_profile_jerk(void)
+{
+    /* followingMode follow, maxAccelerationRate 4, maxDecelerationRate 2, one entry: 8 m/s after
+    ** 4 s, from standing (acceleration 0). The straight profile is v = 2t to (4, 8), then 8. Rounded:
+    ** jerk 4 from acceleration 0 to 2 takes 0.5 s (v = 2t^2, 0.5 m/s at 0.5 s), then the line of
+    ** slope 2 through it, v = 2t - 0.5; into the final 8 m/s with jerk -2 over 1 s, starting where
+    ** t1 = ((2 - 0)^2 + 2(-2)(8 + 0.5)) / (2(-2)(2 - 0)) = 3.75 (v 7); 8 m/s at 4.75 s, where the
+    ** action ends. s is the integral of each piece (s(0.5) = 1/12). */
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), STORY("Ego",
+        "<LongitudinalAction><SpeedProfileAction followingMode='follow'><DynamicConstraints maxAccelerationRate='4' "
+        "maxDecelerationRate='2'/><SpeedProfileEntry speed='8' time='4'/></SpeedProfileAction></LongitudinalAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("jerk", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        double worst_v = 0, worst_s = 0, done_at = -1;
+        for (int f = 0; f < 700 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            double v, s;
+            jerk_ref(r.t, &v, &s);
+            worst_v = fmax(worst_v, fabs(r.ents[0].v - v));
+            worst_s = fmax(worst_s, fabs(r.ents[0].s - 10 - s));
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+        }
+        CHECK(!r.failed, "jerk: %s", r.why);
+        CHECK(worst_v < 1e-9 && worst_s < 1e-9, "jerk: off the rounded profile by %.3g m/s, %.3g m", worst_v, worst_s);
+        CHECK(fabs(done_at - 4.75) < 1e-9, "jerk: ends at %.2f s, not 4.75", done_at);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -568,6 +620,7 @@ int main(int argc, char **argv)
     test_angles();
     test_rel_speed_direction();
     test_rel_rate();
+    test_profile_jerk();
     sn_map_close(highway);
     return CHECK_DONE();
 }
