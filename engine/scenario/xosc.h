@@ -95,7 +95,7 @@ typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
     SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST,
     SN_XA_SYNC, SN_XA_SIGNAL_STATE, SN_XA_SIGNAL_CONTROLLER, SN_XA_ASSIGN_CONTROLLER,
-    SN_XA_SPEED_PROFILE, SN_XA_LAT_DIST
+    SN_XA_SPEED_PROFILE, SN_XA_LAT_DIST, SN_XA_TRAFFIC, SN_XA_LIGHT
 } sn_xact_kind;
 
 typedef struct sn_xaction {
@@ -160,14 +160,36 @@ typedef struct sn_xaction {
     ** m before the target), 2 TargetTimeSteadyState (ss_value s before the master arrives) */
     int ss_kind;
     double ss_value;
+    /* TrafficAction (xosc_traffic.c): tr_kind SN_XTF_* below; signal is its trafficName (1.2) or
+    ** NULL; ref the swarm's central entity; pos the source's or sink's position; tr_v0..tr_v1 the
+    ** spawned vehicles' speed range (NAN: the lane's limit, as sensim's autopilot drives);
+    ** weights: SN_XCAT_N vehicle category weights (TrafficDefinition), NULL: the central entity's
+    ** blueprint (swarm) or vehicle.sedan; tr_rate INFINITY for a sink without a rate */
+    int tr_kind;
+    uint32_t tr_n;
+    double tr_inner, tr_major, tr_minor, tr_offset, tr_radius, tr_rate, tr_v0, tr_v1;
+    /* LightStateAction (1.2): light is the SN_LIGHT_* bits (sensim/types.h) of its VehicleLight type (0: a
+    ** light CARLA's vehicles do not have, warned at load), value 1 on, 0 off, 2 flashing */
+    uint32_t light;
+    /* SpeedProfileAction followingMode follow: DynamicConstraints' maxAccelerationRate and
+    ** maxDecelerationRate (m/s^3, 0 not given: no limit); prof_follow set when either is */
+    double jerk_acc, jerk_dec;
+    bool prof_follow;
 } sn_xaction;
+
+enum { SN_XTF_SWARM, SN_XTF_SOURCE, SN_XTF_SINK, SN_XTF_STOP };
+/* The vehicle categories of a TrafficDefinition, in the order of sn_xosc_vehicle_blueprint's table. */
+#define SN_XCAT_N 10
+extern const char *const sn_xosc_vehicle_cats[SN_XCAT_N + 1];
+/* The blueprint of a vehicle category (docs/openscenario.md, "Entities and blueprints"). */
+const char *sn_xosc_vehicle_blueprint(const char *cat, double len);
 
 /* ---- conditions and triggers ---- */
 
 typedef enum sn_xcond_kind {
     SN_XC_SIM_TIME, SN_XC_STATE, SN_XC_PARAM, SN_XC_SPEED, SN_XC_REL_SPEED, SN_XC_ACCEL, SN_XC_REACH, SN_XC_DISTANCE,
     SN_XC_REL_DISTANCE, SN_XC_HEADWAY, SN_XC_TTC, SN_XC_TRAVELED, SN_XC_STANDSTILL, SN_XC_COLLISION,
-    SN_XC_END_OF_ROAD, SN_XC_OFFROAD, SN_XC_SIGNAL, SN_XC_SIGNAL_CTL
+    SN_XC_END_OF_ROAD, SN_XC_OFFROAD, SN_XC_SIGNAL, SN_XC_SIGNAL_CTL, SN_XC_ANGLE, SN_XC_REL_ANGLE
 } sn_xcond_kind;
 
 typedef enum sn_xedge { SN_XE_NONE, SN_XE_RISING, SN_XE_FALLING, SN_XE_BOTH } sn_xedge;
@@ -213,6 +235,14 @@ typedef struct sn_xcond {
     /* TrafficSignalCondition: param is the signal's id, svalue the state; TrafficSignalControllerCondition:
     ** sigctl the controller (index into sigctl), svalue the phase's name */
     int sigctl;
+    /* AngleCondition, RelativeAngleCondition (1.3): value is the angle, angle_tol its tolerance,
+    ** angle_type 0 heading, 1 pitch, 2 roll; angle_cs 0 entity, 1 lane, 2 road, 3 trajectory, 4 world */
+    double angle_tol;
+    int angle_type, angle_cs;
+    /* `direction` (1.2) of RelativeSpeedCondition: 0 none (the speeds' difference), 1 longitudinal,
+    ** 2 lateral (the triggering entity's velocity along the reference's x or y axis, less the
+    ** reference's own); of SpeedCondition and AccelerationCondition: 0 or 1 (along the heading) */
+    int direction;
 } sn_xcond;
 
 typedef struct sn_xgroup {

@@ -3,6 +3,7 @@
 ** and its end goes into run.json. docs/openscenario.md. */
 #include "scenario.h"
 #include "xosc_run.h"
+#include "xosc_traffic.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -29,6 +30,7 @@ struct sn_scenario {
     char json[1024];
     char **warned;     /* runtime warnings given (each once) */
     uint32_t n_warned;
+    sn_xtraffic_state *traffic; /* the Traffic*Actions' vehicles (xosc_traffic.c) */
 };
 
 static void say(struct sn_engine *e, const char *line)
@@ -59,6 +61,7 @@ void sn_scenario_free(sn_scenario *s)
     if (!s)
         return;
     sn_xrun_free(&s->run);
+    sn_xtraffic_free(s->traffic);
     sn_xosc_free(s->x);
     free(s->actor);
     for (uint32_t i = 0; i < s->n_warned; i++)
@@ -198,6 +201,20 @@ static bool signal_state(void *user, const char *sid, char *out, size_t cap)
     return false;
 }
 
+/* LightStateActions' lights to the entities' actors (CARLA's set_light_state). */
+static void push_lights(sn_scenario *s)
+{
+    for (uint32_t i = 0; i < s->x->n_ents; i++) {
+        sn_xent *x = &s->run.ents[i];
+        if (!x->lights_dirty)
+            continue;
+        x->lights_dirty = false;
+        sn_actor *a = sn_world_find(&s->e->world, s->actor[i]);
+        if (a && a->kind == SN_ACTOR_VEHICLE) /* CARLA's set_light_state (sim/control.c), before the scene is live too */
+            a->ph->light_state = x->lights;
+    }
+}
+
 sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
 {
     sn_scenario *s = e->scenario;
@@ -252,8 +269,10 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
         sn_engine_apply_weather(e, &s->run.weather);
         s->run.weather_set = false;
     }
+    push_lights(s);
     s->running = true;
-    return SN_OK;
+    /* an Init's traffic populates before the first frame */
+    return sn_xtraffic_step(e, &s->run, &s->traffic, err);
 }
 
 sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
@@ -302,7 +321,8 @@ sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
         r->weather_set = false;
     }
     push_signals(s);
-    return SN_OK;
+    push_lights(s);
+    return r->ended ? SN_OK : sn_xtraffic_step(e, r, &s->traffic, err);
 }
 
 bool sn_scenario_ended(const struct sn_engine *e) { return e->scenario && e->scenario->run.ended; }

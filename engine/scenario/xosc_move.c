@@ -374,6 +374,125 @@ static double profile_advance(sn_xrun *r, int i, double t0, double t, bool *over
     }
 }
 
+/* ---- SpeedProfileAction, followingMode follow with jerk limits ----
+** The profile of followingMode position (straight lines from entry to entry, lengthened within the
+** accelerations) with its corners rounded: the speed leaves each line with constant jerk (+rate
+** speeding the change of acceleration up, -rate down) and joins the next tangentially. With lines
+** v = k0 t + m0 and v = k1 t + m1 and jerk j, the round starts where
+**   t1 = ((k0 - k1)^2 + 2 j (m1 - m0)) / (2 j (k0 - k1))
+** and lasts (k1 - k0) / j (the same construction as esmini's LongSpeedProfileAction). The first
+** corner is from the entity's acceleration now at the start, the first line moved to pass where
+** that round ends; the last is into the final speed, held from there: the action ends when the
+** speed reaches it. A missing rate is no limit (a sharp corner at the lines' crossing). */
+
+static bool jseg_add(sn_xent *e, double t, double v, double k, double j, bool *nomem)
+{
+    if (e->n_jseg + 1 > e->cap_jseg) {
+        uint32_t cap = e->cap_jseg ? 2 * e->cap_jseg : 16;
+        double *nw = realloc(e->jseg, (size_t)cap * 4 * sizeof *nw);
+        if (!nw)
+            return !(*nomem = true);
+        e->jseg = nw;
+        e->cap_jseg = cap;
+    }
+    double *q = &e->jseg[4 * e->n_jseg++];
+    q[0] = t, q[1] = v, q[2] = k, q[3] = j;
+    return true;
+}
+
+/* Builds entity i's rounded profile from r->t; false when a corner cannot be rounded (two rounds
+** would overlap): the caller plays the straight profile (a warning says so). */
+static bool jerk_build(sn_xrun *r, int i, bool *nomem)
+{
+    sn_xent *e = &r->ents[i];
+    const sn_xaction *a = e->lon;
+    *nomem = false;
+    e->n_jseg = 0;
+    /* the straight profile's corners: an entry at time 0 is the speed now (esmini's follow) */
+    uint32_t n = a->n_prof, m = 1;
+    double *bt = malloc((n + 1) * sizeof *bt), *bv = malloc((n + 1) * sizeof *bv);
+    if (!bt || !bv) {
+        free(bt), free(bv);
+        return !(*nomem = true);
+    }
+    double v_now = e->v, t = r->t;
+    bt[0] = t, bv[0] = e->v;
+    for (uint32_t k = a->prof_t[0] == 0 ? 1 : 0; k < n; k++) {
+        profile_segment(r, i, k, t);
+        t += e->lon_T;
+        e->v = e->lon_v1;
+        if (e->lon_T <= 1e-9) { /* a jump: the corner moves */
+            bt[m - 1] = t, bv[m - 1] = e->v;
+            continue;
+        }
+        bt[m] = t, bv[m] = e->v;
+        m++;
+    }
+    e->v = v_now;
+    bool ok = true;
+    double ja = a->jerk_acc > 0 ? a->jerk_acc : INFINITY, jd = a->jerk_dec > 0 ? a->jerk_dec : INFINITY;
+    double k0 = e->a, t3 = bt[0], v3 = bv[0];
+    if (m < 2) {
+        ok = jseg_add(e, t3, v3, 0, 0, nomem);
+        e->jend = t3;
+    } else {
+        double k1 = (bv[1] - bv[0]) / (bt[1] - bt[0]);
+        double j = k1 > k0 ? ja : -jd;
+        if (isfinite(j) && fabs(k1 - k0) > 1e-12) {
+            double tau = (k1 - k0) / j;
+            ok = jseg_add(e, t3, v3, k0, j, nomem);
+            v3 += k0 * tau + j * tau * tau / 2;
+            t3 += tau;
+        }
+        ok = ok && jseg_add(e, t3, v3, k1, 0, nomem);
+        double kp = k1, mp = v3 - k1 * t3, start = t3;
+        e->jend = bt[m - 1];
+        for (uint32_t c = 1; c < m && ok; c++) {
+            double ki = c + 1 < m ? (bv[c + 1] - bv[c]) / (bt[c + 1] - bt[c]) : 0, mi = bv[c] - ki * bt[c];
+            if (fabs(ki - kp) < 1e-12)
+                continue;
+            j = ki > kp ? ja : -jd;
+            double t1 = isfinite(j) ? ((kp - ki) * (kp - ki) + 2 * j * (mi - mp)) / (2 * j * (kp - ki)) : (mi - mp) / (kp - ki);
+            if (!(t1 >= start - 1e-9)) {
+                ok = false;
+                break;
+            }
+            double v1 = kp * t1 + mp, tau = isfinite(j) ? (ki - kp) / j : 0;
+            if (tau > 0)
+                ok = jseg_add(e, t1, v1, kp, j, nomem);
+            t3 = t1 + tau;
+            v3 = v1 + kp * tau + (tau > 0 ? j * tau * tau / 2 : 0);
+            ok = ok && jseg_add(e, t3, v3, ki, 0, nomem);
+            kp = ki, mp = mi, start = t3;
+            if (c + 1 == m)
+                e->jend = t3;
+        }
+    }
+    free(bt), free(bv);
+    return ok;
+}
+
+/* The rounded profile's speed at t and its distance from the action's start to t. */
+static void jerk_eval(const sn_xent *e, double t, double *v, double *s)
+{
+    double dist = 0;
+    for (uint32_t k = 0; k < e->n_jseg; k++) {
+        const double *q = &e->jseg[4 * k];
+        double end = k + 1 < e->n_jseg ? e->jseg[4 * (k + 1)] : INFINITY;
+        double tau = fmin(t, end) - q[0];
+        if (tau < 0)
+            break;
+        dist += q[1] * tau + q[2] * tau * tau / 2 + q[3] * tau * tau * tau / 6;
+        if (t <= end) {
+            *v = q[1] + q[2] * tau + q[3] * tau * tau / 2;
+            *s = dist;
+            return;
+        }
+    }
+    *v = e->n_jseg ? e->jseg[4 * (e->n_jseg - 1) + 1] : e->v;
+    *s = dist;
+}
+
 /* A LateralDistanceAction's measure: entity i's displacement toward its reference's left (road t
 ** when both follow lanes of one road, else in the reference's frame), *axis the sign of i's
 ** offset axis against that direction. */
@@ -429,6 +548,23 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         e->lon_elem = elem;
         e->lon_tracking = false;
         e->prof_off = a->ref >= 0 ? r->ents[a->ref].v : 0;
+        e->n_jseg = 0;
+        if (a->prof_follow) {
+            bool nomem;
+            if (jerk_build(r, i, &nomem)) {
+                e->lon_t0 = r->t;
+                return true;
+            }
+            if (nomem)
+                return fail(r, "SpeedProfileAction: %s", "out of memory", a->line);
+            e->n_jseg = 0;
+            char line[512];
+            snprintf(line, sizeof line, "%s:%d: SpeedProfileAction: followingMode follow: two corners of the profile "
+                     "are too close to round within the jerk limits: played as followingMode position",
+                     r->x->path, a->line);
+            if (r->warn)
+                r->warn(r->warn_user, line);
+        }
         profile_segment(r, i, 0, r->t);
         bool over;
         (void)profile_advance(r, i, r->t, r->t, &over); /* entries reached at once */
@@ -673,13 +809,51 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
             continue;
         double v_prev = e->v, dist;
         /* longitudinal */
-        if (e->lon && e->lon->kind == SN_XA_SPEED_PROFILE) {
+        if (e->lon && e->lon->kind == SN_XA_SPEED_PROFILE && e->n_jseg) {
+            double s0, s1, v0;
+            jerk_eval(e, fmax(t0, e->lon_t0), &v0, &s0);
+            jerk_eval(e, t, &e->v, &s1);
+            dist = s1 - s0;
+            if (t >= e->jend - 1e-9) {
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lon_elem;
+                end_lon(e);
+                e->n_jseg = 0;
+            }
+        } else if (e->lon && e->lon->kind == SN_XA_SPEED_PROFILE) {
             bool over;
             dist = profile_advance(r, (int)i, t0, t, &over);
             if (over) {
                 if (*n_ended < cap)
                     ended[(*n_ended)++] = e->lon_elem;
                 end_lon(e);
+            }
+        } else if (e->lon && !e->lon_tracking && e->lon->kind == SN_XA_SPEED && e->lon->relative &&
+                   e->lon->dyn.dim == SN_XD_RATE && e->lon->dyn.shape == SN_XS_LINEAR) {
+            /* a relative target at a rate: the speed moves at the rate (within the Performance's
+            ** accelerations) toward the reference's speed now, not the one at the start, and the
+            ** transition ends when it reaches it (esmini re-aims a relative target every step,
+            ** OSCPrivateAction.cpp LongSpeedAction::Step; repeated_relative_speed.xosc) */
+            const sn_xentity *d = &r->x->ents[i];
+            double v1 = speed_target(r, e->lon);
+            if (d->max_speed > 0 && v1 > d->max_speed)
+                v1 = d->max_speed;
+            double rate = fabs(e->lon->dyn.value), lim = v1 > e->v ? d->max_acc : d->max_dec;
+            if (lim > 0 && lim < rate)
+                rate = lim;
+            double step = rate * r->dt, v0 = e->v;
+            bool reached = fabs(v1 - v0) <= step + 1e-12;
+            e->v = reached ? v1 : v0 + (v1 > v0 ? step : -step);
+            dist = (v0 + e->v) / 2 * r->dt;
+            if (reached) {
+                e->lon_v1 = v1;
+                if (e->lon->continuous) {
+                    e->lon_tracking = true;
+                } else {
+                    if (*n_ended < cap)
+                        ended[(*n_ended)++] = e->lon_elem;
+                    end_lon(e);
+                }
             }
         } else if (e->lon && !e->lon_tracking) {
             double te = e->lon_t0 + e->lon_T;
@@ -754,7 +928,11 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 u += fmax(-acc * r->dt, fmin(acc * r->dt, want - u));
                 e->off += u * r->dt;
             }
-            if (!la->continuous && fabs(err - (e->off - off_prev)) < 0.01 + 1e-9 && fabs(u) < 0.01) {
+            /* a non-continuous one ends within 1 cm and still; rigid, as esmini measures it, by the
+            ** error before the step's move: in the step after the one that put it there
+            ** (OSCPrivateAction.cpp LatDistanceAction::Step, MOVE_RIGID) */
+            double resid = la->has_limits ? err - (e->off - off_prev) : err;
+            if (!la->continuous && fabs(resid) < 0.01 + 1e-9 && fabs(u) < 0.01) {
                 lat_over = true;
                 if (*n_ended < cap)
                     ended[(*n_ended)++] = e->lat_elem;

@@ -664,9 +664,11 @@ static int parse_speed_profile(P *p, N n)
             !num(p, dc, "maxDeceleration", false, 0, 0, 1e6, &a->lim_dec) ||
             !num(p, dc, "maxSpeed", false, 0, 0, 1e6, &a->lim_speed))
             return -1;
-        if (mode == 1 && (has_attr(dc, "maxAccelerationRate") || has_attr(dc, "maxDecelerationRate")))
-            warn(p, dc, "followingMode follow: the jerk limits (maxAccelerationRate, maxDecelerationRate) are not "
-                        "applied: the speed goes linearly from entry to entry, as in followingMode position");
+        if (!num(p, dc, "maxAccelerationRate", false, 0, 0, 1e6, &a->jerk_acc) ||
+            !num(p, dc, "maxDecelerationRate", false, 0, 0, 1e6, &a->jerk_dec))
+            return -1;
+        /* the rates shape only followingMode follow (position goes straight from entry to entry) */
+        a->prof_follow = mode == 1 && (a->jerk_acc > 0 || a->jerk_dec > 0);
     }
     SN_XML_EACH(c, n) {
         if (sn_xml_is(c, "DynamicConstraints"))
@@ -1149,6 +1151,8 @@ static int parse_controller_activate(P *p, N n)
 
 static int parse_sync(P *p, N n);
 static int parse_infrastructure(P *p, N n);
+static int parse_traffic(P *p, N n);
+static int parse_appearance(P *p, N n);
 
 /* A PrivateAction (global false) or a GlobalAction / UserDefinedAction (global true). */
 static int parse_action_body(P *p, N n)
@@ -1234,9 +1238,15 @@ static int parse_action_body(P *p, N n)
         return parse_sync(p, c);
     if (sn_xml_is(c, "InfrastructureAction"))
         return parse_infrastructure(p, c);
-    if (sn_xml_is(c, "AppearanceAction") || sn_xml_is(c, "TrailerAction") ||
-        sn_xml_is(c, "EntityAction") || sn_xml_is(c, "InfrastructureAction") || sn_xml_is(c, "TrafficAction") ||
-        sn_xml_is(c, "SetMonitorAction") || sn_xml_is(c, "AnimationAction") || sn_xml_is(c, "LightStateAction"))
+    if (sn_xml_is(c, "TrafficAction"))
+        return parse_traffic(p, c);
+    if (sn_xml_is(c, "AppearanceAction"))
+        return parse_appearance(p, c);
+    if (sn_xml_is(c, "TrailerAction"))
+        return noop(p, c, "TrailerAction", "TrailerAction is not played: sensim's vehicles tow no trailers (the "
+                    "entities stay apart, each moved by its own actions)");
+    if (sn_xml_is(c, "EntityAction") || sn_xml_is(c, "SetMonitorAction") || sn_xml_is(c, "AnimationAction") ||
+        sn_xml_is(c, "LightStateAction"))
         return unsupported(p, c), -1;
     return unknown(p, c, n), -1;
 }
@@ -1304,8 +1314,16 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
     const double V = 1e9;
     if (sn_xml_is(e, "SimulationTimeCondition") || sn_xml_is(e, "ParameterCondition"))
         return unknown(p, e, n);
-    if ((sn_xml_is(e, "SpeedCondition") || sn_xml_is(e, "AccelerationCondition")) && has_attr(e, "direction"))
-        return fail(p, e, "direction is not supported (the speed and acceleration along the heading are)");
+    if (sn_xml_is(e, "SpeedCondition") || sn_xml_is(e, "AccelerationCondition") || sn_xml_is(e, "RelativeSpeedCondition")) {
+        /* 1.2's DirectionalDimension; an entity moves along its heading, so its own longitudinal
+        ** speed and acceleration are its speed and acceleration */
+        static const char *const dirs[] = {"", "longitudinal", "lateral", "vertical", NULL};
+        if (!enumer(p, e, "direction", false, 0, dirs, &c->direction))
+            return false;
+        if (c->direction == 3 || (c->direction == 2 && !sn_xml_is(e, "RelativeSpeedCondition")))
+            return fail(p, e, "direction '%s' is not supported (sensim's entities move along their headings: "
+                        "longitudinal is, and lateral for RelativeSpeedCondition)", dirs[c->direction]);
+    }
     if (sn_xml_is(e, "SpeedCondition")) {
         c->kind = SN_XC_SPEED;
         return num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
@@ -1387,6 +1405,22 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
         if (sn_xml_is(k, "Position"))
             return parse_position(p, k, &c->pos);
         return unknown(p, k, t);
+    }
+    if (sn_xml_is(e, "AngleCondition") || sn_xml_is(e, "RelativeAngleCondition")) {
+        static const char *const types[] = {"heading", "pitch", "roll", NULL};
+        static const char *const cs[] = {"entity", "lane", "road", "trajectory", "world", NULL};
+        c->kind = sn_xml_is(e, "AngleCondition") ? SN_XC_ANGLE : SN_XC_REL_ANGLE;
+        c->rule = SN_XR_EQ;
+        if (c->kind == SN_XC_REL_ANGLE && (c->ref = entity_index(p, e, "entityRef")) < 0)
+            return false;
+        if (!num(p, e, "angle", true, 0, -1e3, 1e3, &c->value) ||
+            !num(p, e, "angleTolerance", true, 0, 0, 1e3, &c->angle_tol) ||
+            !enumer(p, e, "angleType", true, 0, types, &c->angle_type) ||
+            !enumer(p, e, "coordinateSystem", false, c->kind == SN_XC_ANGLE ? 4 : 0, cs, &c->angle_cs))
+            return false;
+        if (c->angle_cs == 3)
+            warn(p, e, "coordinateSystem 'trajectory' is measured as 'lane' (the lane's direction of travel)");
+        return true;
     }
     if (sn_xml_is(e, "CollisionCondition")) {
         c->kind = SN_XC_COLLISION;
@@ -1820,8 +1854,11 @@ static bool parse_bbox(P *p, N n, sn_xentity *e)
     return true;
 }
 
+const char *const sn_xosc_vehicle_cats[SN_XCAT_N + 1] = {"car", "van", "truck", "trailer", "semitrailer", "bus",
+                                                          "motorbike", "bicycle", "train", "tram", NULL};
+
 /* docs/openscenario.md, "Entities": the blueprint of each category. */
-static const char *vehicle_blueprint(const char *cat, double len)
+const char *sn_xosc_vehicle_blueprint(const char *cat, double len)
 {
     if (!strcmp(cat, "truck") || !strcmp(cat, "semitrailer") || !strcmp(cat, "trailer"))
         return "vehicle.truck";
@@ -1888,14 +1925,13 @@ static bool parse_entity_body(P *p, N body, sn_xentity *e)
     if (!parse_bbox(p, body, e))
         return false;
     if (sn_xml_is(body, "Vehicle")) {
-        static const char *const cats[] = {"car", "van", "truck", "trailer", "semitrailer", "bus", "motorbike",
-                                           "bicycle", "train", "tram", NULL};
+        const char *const *cats = sn_xosc_vehicle_cats;
         int k;
         if (!enumer(p, body, "vehicleCategory", true, 0, cats, &k))
             return false;
         e->kind = SN_XEN_VEHICLE;
         e->category = sn_strdup(cats[k]);
-        e->blueprint = vehicle_blueprint(cats[k], e->len);
+        e->blueprint = sn_xosc_vehicle_blueprint(cats[k], e->len);
         N perf = sn_xml_child(body, "Performance");
         if (!perf)
             return fail(p, body, "needs a Performance");
@@ -2844,4 +2880,191 @@ static char *param_ref_name(P *p, N a)
     if (!s)
         fail(p, a, "out of memory");
     return s;
+}
+
+/* ---- TrafficAction (xosc_traffic.c plays it) and AppearanceAction ---- */
+
+/* TrafficDefinition: VehicleCategoryDistribution's weights into a->weights (SN_XCAT_N);
+** ControllerDistribution is sensim's autopilot (a warning). */
+static bool traffic_definition(P *p, N n, sn_xaction *a)
+{
+    N def = sn_xml_child(n, "TrafficDefinition");
+    if (!def) {
+        if (sn_xml_child(n, "TrafficDistribution"))
+            return unsupported(p, sn_xml_child(n, "TrafficDistribution"));
+        return true;
+    }
+    SN_XML_EACH(c, def) {
+        if (sn_xml_is(c, "ControllerDistribution")) {
+            warn(p, c, "the spawned vehicles are driven by sensim's autopilot (docs/traffic.md), whatever controllers "
+                       "it names");
+            continue;
+        }
+        if (!sn_xml_is(c, "VehicleCategoryDistribution"))
+            return unknown(p, c, def);
+        if (!(a->weights = calloc(SN_XCAT_N, sizeof *a->weights)))
+            return fail(p, c, "out of memory");
+        double total = 0;
+        SN_XML_EACH(e, c) {
+            if (!sn_xml_is(e, "VehicleCategoryDistributionEntry"))
+                return unknown(p, e, c);
+            int k;
+            double w;
+            if (!enumer(p, e, "category", true, 0, sn_xosc_vehicle_cats, &k) || !num(p, e, "weight", true, 0, 0, 1e9, &w))
+                return false;
+            a->weights[k] += w;
+            total += w;
+        }
+        if (!(total > 0))
+            return fail(p, c, "the weights add up to 0: no category to spawn");
+    }
+    return true;
+}
+
+/* The spawned vehicles' speed: `velocity` (1.0, deprecated in 1.2) or 1.2's InitialSpeedRange. */
+static bool traffic_speed(P *p, N n, sn_xaction *a)
+{
+    a->tr_v0 = a->tr_v1 = NAN;
+    if (has_attr(n, "velocity")) {
+        if (!num(p, n, "velocity", true, 0, 0, 1e3, &a->tr_v0))
+            return false;
+        a->tr_v1 = a->tr_v0;
+    }
+    N r = sn_xml_child(n, "InitialSpeedRange");
+    if (r) {
+        if (!num(p, r, "lowerLimit", true, 0, 0, 1e3, &a->tr_v0) || !num(p, r, "upperLimit", true, 0, 0, 1e3, &a->tr_v1))
+            return false;
+        if (a->tr_v1 < a->tr_v0)
+            return fail(p, r, "upperLimit %g is below lowerLimit %g", a->tr_v1, a->tr_v0);
+    }
+    if (sn_xml_child(n, "DirectionOfTravelDistribution"))
+        warn(p, sn_xml_child(n, "DirectionOfTravelDistribution"),
+             "not read: every vehicle spawns in its lane's direction of travel");
+    return true;
+}
+
+static int parse_traffic(P *p, N n)
+{
+    N d = choice(p, n);
+    if (!d)
+        return -1;
+    int i = new_action(p, d, SN_XA_TRAFFIC);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    if (has_attr(n, "trafficName") && !(a->signal = dup_attr(p, n, "trafficName", true)))
+        return -1;
+    if (sn_xml_is(d, "TrafficStopAction")) {
+        a->tr_kind = SN_XTF_STOP;
+        if (!a->signal)
+            return fail(p, n, "a TrafficStopAction needs the trafficName of the TrafficAction it stops"), -1;
+        return i;
+    }
+    if (sn_xml_is(d, "TrafficSwarmAction")) {
+        a->tr_kind = SN_XTF_SWARM;
+        double nv;
+        N central = sn_xml_child(d, "CentralObject");
+        if (!central)
+            return fail(p, d, "needs a CentralObject"), -1;
+        if ((a->ref = entity_index(p, central, "entityRef")) < 0)
+            return -1;
+        if (!num(p, d, "innerRadius", true, 0, 0, 1e5, &a->tr_inner) ||
+            !num(p, d, "semiMajorAxis", true, 0, 0, 1e5, &a->tr_major) ||
+            !num(p, d, "semiMinorAxis", true, 0, 0, 1e5, &a->tr_minor) ||
+            !num(p, d, "offset", false, 0, -1e5, 1e5, &a->tr_offset) ||
+            !num(p, d, "numberOfVehicles", true, 0, 0, 1000, &nv) || !traffic_speed(p, d, a) ||
+            !traffic_definition(p, d, a))
+            return -1;
+        if (nv != floor(nv))
+            return fail(p, d, "attribute 'numberOfVehicles' is %g, not a whole number", nv), -1;
+        a->tr_n = (uint32_t)nv;
+        if (!(a->tr_major > 0) || !(a->tr_minor > 0))
+            return fail(p, d, "semiMajorAxis and semiMinorAxis must be above 0"), -1;
+        /* the ring must hold some area: the inner circle inside the whole ellipse leaves none */
+        if (a->tr_inner >= fmax(a->tr_major, a->tr_minor) + fabs(a->tr_offset))
+            return fail(p, d, "innerRadius %g covers the whole ellipse (semi-axes %g and %g, offset %g): no place to "
+                        "spawn", a->tr_inner, a->tr_major, a->tr_minor, a->tr_offset), -1;
+        return i;
+    }
+    if (sn_xml_is(d, "TrafficSourceAction") || sn_xml_is(d, "TrafficSinkAction")) {
+        bool src = sn_xml_is(d, "TrafficSourceAction");
+        a->tr_kind = src ? SN_XTF_SOURCE : SN_XTF_SINK;
+        N pos = sn_xml_child(d, "Position");
+        if (!pos)
+            return fail(p, d, "needs a Position"), -1;
+        if (!parse_position(p, pos, &a->pos) || !num(p, d, "radius", true, 0, 0, 1e5, &a->tr_radius) ||
+            !num(p, d, "rate", src, INFINITY, 0, 1e4, &a->tr_rate) || !traffic_definition(p, d, a))
+            return -1;
+        if (src && !traffic_speed(p, d, a))
+            return -1;
+        if (src && !(a->tr_rate > 0))
+            return fail(p, d, "rate must be above 0 (vehicles per second)"), -1;
+        return i;
+    }
+    return unknown(p, d, n), -1;
+}
+
+/* AppearanceAction (1.2): LightStateAction onto CARLA's vehicle lights; AnimationAction a warning. */
+static int parse_appearance(P *p, N n)
+{
+    N d = choice(p, n);
+    if (!d)
+        return -1;
+    if (sn_xml_is(d, "AnimationAction"))
+        return noop(p, d, "AnimationAction", "AnimationAction is not played: sensim's actors have no animations "
+                    "(doors, wipers, a walker's motions)");
+    if (!sn_xml_is(d, "LightStateAction"))
+        return unknown(p, d, n), -1;
+    int i = new_action(p, d, SN_XA_LIGHT);
+    if (i < 0)
+        return -1;
+    sn_xaction *a = &p->x->actions[i];
+    double tt;
+    if (!num(p, d, "transitionTime", false, 0, 0, 1e6, &tt))
+        return -1;
+    a->dyn.value = tt;
+    N type = sn_xml_child(d, "LightType"), st = sn_xml_child(d, "LightState");
+    if (!type || !st)
+        return fail(p, d, "needs LightType and LightState"), -1;
+    N vl = choice(p, type);
+    if (!vl)
+        return -1;
+    if (sn_xml_is(vl, "UserDefinedLight")) {
+        warn(p, vl, "not played: sensim's vehicles have CARLA's lights only");
+        a->light = 0;
+    } else if (!sn_xml_is(vl, "VehicleLight")) {
+        return unknown(p, vl, type), -1;
+    } else {
+        /* OpenSCENARIO 1.2's VehicleLightType -> CARLA's carla.VehicleLightState bits */
+        static const char *const kinds[] = {"daytimeRunningLights", "lowBeam", "highBeam", "fogLights",
+                                            "fogLightsFront", "fogLightsRear", "brakeLights", "warningLights",
+                                            "indicatorLeft", "indicatorRight", "reversingLights", "licensePlateIllumination",
+                                            "specialPurposeLights", NULL};
+        static const uint32_t bits[] = {SN_LIGHT_POSITION, SN_LIGHT_LOW_BEAM, SN_LIGHT_HIGH_BEAM, SN_LIGHT_FOG,
+                                        SN_LIGHT_FOG, SN_LIGHT_FOG, SN_LIGHT_BRAKE,
+                                        SN_LIGHT_LEFT_BLINKER | SN_LIGHT_RIGHT_BLINKER, SN_LIGHT_LEFT_BLINKER,
+                                        SN_LIGHT_RIGHT_BLINKER, SN_LIGHT_REVERSE, SN_LIGHT_POSITION, SN_LIGHT_SPECIAL1};
+        int k;
+        if (!enumer(p, vl, "vehicleLightType", true, 0, kinds, &k))
+            return -1;
+        a->light = bits[k];
+    }
+    static const char *const modes[] = {"off", "on", "flashing", NULL};
+    int m;
+    if (!enumer(p, st, "mode", true, 0, modes, &m))
+        return -1;
+    a->value = m;
+    double lum, fon, foff;
+    if (!num(p, st, "luminousIntensity", false, 0, 0, 1e9, &lum) ||
+        !num(p, st, "flashingOnDuration", false, 0, 0, 1e6, &fon) ||
+        !num(p, st, "flashingOffDuration", false, 0, 0, 1e6, &foff))
+        return -1;
+    if (sn_xml_child(st, "Color"))
+        warn(p, sn_xml_child(st, "Color"), "not played: CARLA's vehicle lights have their own colours");
+    if (has_attr(st, "luminousIntensity") || has_attr(st, "flashingOnDuration") || has_attr(st, "flashingOffDuration"))
+        warn(p, st, "luminousIntensity and the flashing durations are not played: CARLA's light state is on or off "
+                    "(flashing is on; a blinker blinks at its own rate)");
+    if (tt > 0)
+        warn(p, d, "transitionTime: the light switches at the end of it (CARLA's lights have no dimming)");
+    return i;
 }

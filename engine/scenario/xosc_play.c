@@ -32,7 +32,8 @@ static const char *const COND_NAMES[] = {"SimulationTimeCondition", "StoryboardE
                                          "TimeToCollisionCondition", "TraveledDistanceCondition",
                                          "StandStillCondition", "CollisionCondition", "EndOfRoadCondition",
                                          "OffroadCondition", "TrafficSignalCondition",
-                                         "TrafficSignalControllerCondition"};
+                                         "TrafficSignalControllerCondition", "AngleCondition",
+                                         "RelativeAngleCondition"};
 static const char *const RULE_NAMES[] = {"greaterThan", "lessThan", "equalTo", "greaterOrEqual", "lessOrEqual", "notEqualTo"};
 static const char *const EDGE_NAMES[] = {"none", "rising", "falling", "risingOrFalling"};
 
@@ -110,6 +111,7 @@ static void transition(sn_xrun *r, int el, sn_xstate to, int trans)
 }
 
 static bool start_actions(sn_xrun *r, int ev);
+static void lightq_drop(sn_xrun *r, uint32_t k);
 
 /* Every element below el (and el) that is not complete stops: stopTransition to completeState. */
 static void stop_tree(sn_xrun *r, int el)
@@ -120,6 +122,9 @@ static void stop_tree(sn_xrun *r, int el)
     if (e->kind == SN_XK_ACTION && e->state == SN_XST_RUNNING) {
         for (uint32_t i = 0; i < r->x->n_ents; i++)
             sn_xmove_stop(r, (int)i, el);
+        for (uint32_t k = 0; k < r->n_lightq; k++)
+            if (r->lightq[k].elem == el)
+                lightq_drop(r, k--);
         e->running = 0;
     }
     if (r->x->elems[el].state != SN_XST_COMPLETE)
@@ -225,6 +230,42 @@ static bool collides(sn_xrun *r, int i, int ref, double *other)
 }
 
 /* The rule of an entity condition for entity i; *m the measured value. */
+/* Entity i's heading, pitch or roll (c->angle_type) in c's coordinate system: world (and entity,
+** for RelativeAngleCondition: the entities' own angles, compared) as it is; lane (the lane's
+** direction of travel) and road (the reference line's direction) less the road's own angle there
+** (trajectory is measured as lane: the entity follows its trajectory's tangent). Pitch is
+** positive nose down and roll right side down (ISO 8855, OpenSCENARIO's); an entity is level on
+** its road's surface, so relative to the road its pitch and roll are 0. false: on no road where
+** the system needs one. */
+static bool entity_angle(sn_xrun *r, const sn_xcond *c, int i, double *out)
+{
+    const sn_xent *e = &r->ents[i];
+    sn_map_place pl;
+    bool on_road = r->map && sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl);
+    int32_t ri = on_road ? pl.road : -1; /* a road index */
+    int lane = on_road ? pl.lane : 0;
+    double s = on_road ? pl.s : 0;
+    bool world = c->angle_cs == 4 || c->angle_cs == 0;
+    if (!world && !on_road)
+        return false;
+    double rh = 0, slope = 0, super = 0;
+    if (on_road) {
+        const sn_odr_road *rd = &r->map->odr->roads[ri];
+        rh = sn_odr_ref_line(rd, s).hdg;
+        if (c->angle_cs == 1 || c->angle_cs == 3)
+            rh += sn_map_lane_dir(rd, lane) < 0 ? M_PI : 0;
+        slope = sn_odr_poly_slope(rd->elevation, rd->n_elevation, s);
+        super = sn_odr_superelevation(rd, s);
+    }
+    double d = e->h - (on_road ? sn_odr_ref_line(&r->map->odr->roads[ri], s).hdg : 0);
+    switch (c->angle_type) {
+    case 0: *out = world ? e->h : e->h - rh; break;
+    case 1: *out = world ? -atan(slope * cos(d)) + super * sin(d) : 0; break;
+    default: *out = world ? super * cos(d) + atan(slope * sin(d)) : 0; break;
+    }
+    return true;
+}
+
 static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
 {
     int i = c->trig[k];
@@ -232,7 +273,14 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
     bool ok = true;
     switch (c->kind) {
     case SN_XC_SPEED: *m = e->v; break;
-    case SN_XC_REL_SPEED: *m = e->v - r->ents[c->ref].v; break;
+    case SN_XC_REL_SPEED: {
+        /* with a direction: the triggering entity's velocity along the reference's x (y) axis, less
+        ** the reference's own speed that way (esmini's TrigByRelativeSpeed, OSCCondition.cpp) */
+        const sn_xent *f = &r->ents[c->ref];
+        double dh = e->h - f->h;
+        *m = c->direction == 1 ? e->v * cos(dh) - f->v : c->direction == 2 ? e->v * sin(dh) : e->v - f->v;
+        break;
+    }
     case SN_XC_ACCEL: *m = e->a; break;
     case SN_XC_TRAVELED: *m = e->odo; break;
     case SN_XC_REACH: *m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, &ok); break;
@@ -283,6 +331,21 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
             c->since[k] = r->t;
         *m = in ? r->t - c->since[k] : 0;
         return in && *m >= c->value - EPS;
+    }
+    case SN_XC_ANGLE:
+    case SN_XC_REL_ANGLE: {
+        double a;
+        if (!entity_angle(r, c, i, &a))
+            return false;
+        if (c->kind == SN_XC_REL_ANGLE) {
+            double b;
+            if (!entity_angle(r, c, c->ref, &b))
+                return false;
+            a -= b;
+        }
+        /* measured wrapped to within pi of the angle: 2 pi - 0.1 is -0.1 */
+        *m = c->value + remainder(a - c->value, 2 * M_PI);
+        return fabs(*m - c->value) <= c->angle_tol + EPS;
     }
     case SN_XC_COLLISION: {
         double other = -1;
@@ -474,6 +537,53 @@ static const sn_xelem *mgroup_of(const sn_xrun *r, int action)
     return &r->x->elems[r->x->elems[m].parent];          /* group */
 }
 
+/* A TrafficAction: the engine plays the swarm, source or sink from now on (xosc_traffic.c); a
+** TrafficStopAction stops those of its trafficName. The action itself ends at once. */
+static bool traffic_action(sn_xrun *r, const sn_xaction *a)
+{
+    if (a->tr_kind == SN_XTF_STOP) {
+        for (uint32_t k = 0; k < r->n_traffic; k++) {
+            const sn_xaction *b = &r->x->actions[r->traffic[k].action];
+            if (b->signal && strcmp(b->signal, a->signal) == 0)
+                r->traffic[k].active = false;
+        }
+        return true;
+    }
+    sn_xtraffic t = {.action = (int)(a - r->x->actions), .active = true};
+    if (a->tr_kind != SN_XTF_SWARM) {
+        double out[4], s, off;
+        int32_t road;
+        int lane;
+        bool on_lane;
+        if (!sn_xmove_resolve(r, &a->pos, out, &road, &lane, &s, &off, &on_lane))
+            return !(r->failed = true);
+        t.x = out[0], t.y = out[1], t.z = out[2], t.h = out[3];
+    }
+    sn_xtraffic *nw = realloc(r->traffic, (r->n_traffic + 1) * sizeof *nw);
+    if (!nw) {
+        snprintf(r->why, sizeof r->why, "%s:%d: TrafficAction: out of memory", r->x->path, a->line);
+        return !(r->failed = true);
+    }
+    r->traffic = nw;
+    r->traffic[r->n_traffic++] = t;
+    return true;
+}
+
+/* A LightStateAction's light on entity i now. */
+static void light_apply(sn_xrun *r, int i, const sn_xaction *a)
+{
+    sn_xent *e = &r->ents[i];
+    if (r->x->ents[i].kind != SN_XEN_VEHICLE || !a->light) {
+        char line[512];
+        snprintf(line, sizeof line, "%s:%d: LightStateAction: %s: not played", r->x->path, a->line,
+                 a->light ? "only vehicles have lights" : "a light CARLA's vehicles do not have");
+        warn_once(r, line);
+        return;
+    }
+    e->lights = a->value != 0 ? e->lights | a->light : e->lights & ~a->light;
+    e->lights_dirty = true;
+}
+
 static bool global_action(sn_xrun *r, const sn_xaction *a)
 {
     char buf[1024], why[256];
@@ -505,11 +615,30 @@ static bool global_action(sn_xrun *r, const sn_xaction *a)
     case SN_XA_SIGNAL_STATE:
     case SN_XA_SIGNAL_CONTROLLER:
         return sn_xsig_action(r, a);
+    case SN_XA_TRAFFIC:
+        return traffic_action(r, a);
     case SN_XA_NOOP:
         return true;
     default:
         return true;
     }
+}
+
+/* Pending light k leaves the queue, in order. */
+static void lightq_drop(sn_xrun *r, uint32_t k)
+{
+    memmove(&r->lightq[k], &r->lightq[k + 1], (r->n_lightq - k - 1) * sizeof *r->lightq);
+    r->n_lightq--;
+}
+
+/* A pending light replaced by a new LightStateAction on the same light: its action stops. */
+static void action_over_light(sn_xrun *r, uint32_t k)
+{
+    int el = r->lightq[k].elem;
+    lightq_drop(r, k);
+    if (el >= 0 && r->x->elems[el].running && --r->x->elems[el].running == 0 &&
+        r->x->elems[el].state == SN_XST_RUNNING)
+        transition(r, el, SN_XST_COMPLETE, SN_XTR_STOP);
 }
 
 /* An action instance on entity i; *done when it is over at once. */
@@ -556,6 +685,27 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
             if (r->activate)
                 r->activate(r->user, i);
         }
+        return true;
+    }
+    if (a->kind == SN_XA_LIGHT) {
+        /* without a transitionTime the light switches now; with one, when the action ends */
+        for (uint32_t k = 0; k < r->n_lightq; k++) /* a new one on the same light replaces a pending one */
+            if (r->lightq[k].entity == i && r->lightq[k].a->light == a->light) {
+                action_over_light(r, k);
+                k--;
+            }
+        *done = !(a->dyn.value > 0);
+        if (*done) {
+            light_apply(r, i, a);
+            return true;
+        }
+        sn_xlightq *nw = realloc(r->lightq, (r->n_lightq + 1) * sizeof *nw);
+        if (!nw) {
+            snprintf(r->why, sizeof r->why, "%s:%d: LightStateAction: out of memory", r->x->path, a->line);
+            return !(r->failed = true);
+        }
+        r->lightq = nw;
+        r->lightq[r->n_lightq++] = (sn_xlightq){i, el, r->t + a->dyn.value, a};
         return true;
     }
     if (a->kind == SN_XA_TELEPORT && r->x->ents[i].kind == SN_XEN_MISC && r->frame > 0) {
@@ -612,6 +762,18 @@ static void action_over(sn_xrun *r, int el)
     sn_xelem *e = &r->x->elems[el];
     if (e->state == SN_XST_RUNNING && e->running && --e->running == 0)
         transition(r, el, SN_XST_COMPLETE, SN_XTR_END);
+}
+
+/* Light transitions that end by now switch their lights; their actions end. */
+static void lights_step(sn_xrun *r)
+{
+    for (uint32_t k = 0; k < r->n_lightq; k++)
+        if (r->lightq[k].t_end <= r->t + 1e-9) {
+            int el = r->lightq[k].elem;
+            light_apply(r, r->lightq[k].entity, r->lightq[k].a);
+            lightq_drop(r, k--);
+            action_over(r, el);
+        }
 }
 
 /* ---- the tree ---- */
@@ -878,6 +1040,7 @@ bool sn_xrun_step(sn_xrun *r)
         return false;
     for (uint32_t k = 0; k < n_ended; k++)
         action_over(r, ended[k]);
+    lights_step(r);
     update_collisions(r);
     sn_xsig_step(r);
     if (r->failed)
@@ -893,10 +1056,13 @@ void sn_xrun_free(sn_xrun *r)
             free(r->ents[i].tcum);
             free(r->ents[i].tt);
             free(r->ents[i].route);
+            free(r->ents[i].jseg);
         }
     free(r->ents);
     free(r->collide);
     sn_xsig_free(r);
+    free(r->traffic);
+    free(r->lightq);
     sn_pack_free(&r->log);
     memset(r, 0, sizeof *r);
 }

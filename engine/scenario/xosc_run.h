@@ -32,6 +32,10 @@ typedef struct sn_xent {
     bool lon_tracking;     /* transition over; a continuous relative target is tracked */
     uint32_t prof_k;       /* a SpeedProfileAction: the entry being reached, */
     double prof_off;       /* ... and its reference entity's speed when it started (0 without one) */
+    double *jseg;          /* ... in followingMode follow with jerk limits: its speed's pieces, 4 doubles
+                           ** each (start time, speed, acceleration, jerk), owned (reused) */
+    uint32_t n_jseg, cap_jseg;
+    double jend;           /* ... and when it reaches its last speed */
     /* lateral: a LaneChangeAction or LaneOffsetAction */
     int lat_elem;
     const sn_xaction *lat;
@@ -53,7 +57,25 @@ typedef struct sn_xent {
     int acq_elem;          /* an AcquirePositionAction running: its element, the road and s it ends at */
     int32_t acq_ri;
     double acq_s;
+    uint32_t lights;       /* LightStateActions: the sn_vehicle_light bits set, */
+    bool lights_dirty;     /* ... not yet passed to the actor */
 } sn_xent;
+
+/* A TrafficSwarm/Source/SinkAction started (the engine spawns and despawns for it each step,
+** xosc_traffic.c): its action, whether a TrafficStopAction has stopped it, and the source's or
+** sink's position resolved when it started. */
+typedef struct sn_xtraffic {
+    int action;
+    bool active;
+    double x, y, z, h;
+} sn_xtraffic;
+
+/* A LightStateAction with a transitionTime: the light switches when it ends. */
+typedef struct sn_xlightq {
+    int entity, elem;      /* elem -1: the Init's */
+    double t_end;
+    const sn_xaction *a;
+} sn_xlightq;
 
 /* A traffic signal's state as the storyboard set it (xosc_signal.c); dirty until the engine has
 ** passed it to the map's light. */
@@ -99,6 +121,10 @@ typedef struct sn_xrun {
     uint32_t n_sig;
     sn_xctlrun *ctl;
     bool (*signal_state)(void *user, const char *id, char *out, size_t cap);
+    sn_xtraffic *traffic;  /* traffic actions started, owned */
+    uint32_t n_traffic;
+    sn_xlightq *lightq;    /* light transitions running, owned */
+    uint32_t n_lightq;
 } sn_xrun;
 
 /* Prepares a run of x on map (may be NULL). Init actions are applied at t = 0. false: r->why. */

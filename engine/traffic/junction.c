@@ -274,8 +274,10 @@ sn_junctions *sn_junctions_build(const sn_map *m)
         sn_junctions_free(j);
         return NULL;
     }
-    memcpy(sorted, j->conn, j->n_conn * sizeof *sorted);
-    qsort(sorted, j->n_conn, sizeof *sorted, conn_cmp);
+    if (j->n_conn) { /* a map without junctions has no connectors (j->conn NULL: memcpy's UB) */
+        memcpy(sorted, j->conn, j->n_conn * sizeof *sorted);
+        qsort(sorted, j->n_conn, sizeof *sorted, conn_cmp);
+    }
     for (uint32_t k = 0; k < j->n_conn; k++) {
         sn_jconn *c = bsearch(&j->conn[k], sorted, j->n_conn, sizeof *sorted, conn_cmp); /* (road, lane) is unique */
         order[k] = (uint32_t)(c - sorted);

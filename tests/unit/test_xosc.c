@@ -11,16 +11,14 @@
 **   (e) element states in the standard's order; priorities override and skip;
 **       maximumExecutionCount;
 **   (f) bad input: one error naming FILE:LINE and the element. */
-#include "../../engine/map/lanemap.h"
-#include "../../engine/scenario/xosc_run.h"
 #include "../check.h"
+#include "xosc_harness.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char maps[1024];
 static sn_map *highway, *town;
 
 #define DT 0.01
@@ -28,18 +26,14 @@ static sn_map *highway, *town;
 /* A scenario on the highway: Ego on lane -3 at s=10 and the given extra entities, init and story. */
 static char *doc(const char *params, const char *ents, const char *init, const char *story, const char *stop)
 {
-    static const char *car =
-        "<Vehicle name='v' vehicleCategory='car'><BoundingBox><Center x='1.4' y='0' z='0.75'/>"
-        "<Dimensions width='1.9' length='4.6' height='1.5'/></BoundingBox>"
-        "<Performance maxSpeed='70' maxAcceleration='10' maxDeceleration='10'/></Vehicle>";
     size_t n = 20000 + strlen(ents) * 4 + strlen(init) + strlen(story) + strlen(params) + strlen(stop);
-    char *s = malloc(n), *e2 = malloc(strlen(ents) * 4 + 4096);
+    size_t n_e2 = strlen(ents) * 400 + 4096;
+    char *s = malloc(n), *e2 = malloc(n_e2);
     /* ents: names separated by spaces, each a car */
     e2[0] = 0;
     char names[512];
     snprintf(names, sizeof names, "Ego %s", ents);
-    for (char *tok = strtok(names, " "); tok; tok = strtok(NULL, " "))
-        sprintf(e2 + strlen(e2), "<ScenarioObject name='%s'>%s</ScenarioObject>", tok, car);
+    xh_cars(e2, n_e2, names, "");
     snprintf(s, n,
              "<?xml version='1.0'?>\n<OpenSCENARIO><FileHeader revMajor='1' revMinor='1' date='x' description='t' author='t'/>\n"
              "<ParameterDeclarations>%s</ParameterDeclarations>\n"
@@ -50,15 +44,6 @@ static char *doc(const char *params, const char *ents, const char *init, const c
              params, e2, init, story, stop);
     free(e2);
     return s;
-}
-
-static sn_xosc *load(const char *xml, sn_error *err)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/test.xosc", maps);
-    sn_xosc *x = NULL;
-    sn_xosc_load_memory(xml, strlen(xml), path, NULL, 0, &x, err);
-    return x;
 }
 
 #define SPEED_INIT(ent, shape, dim, val, target)                                                                 \
@@ -383,14 +368,6 @@ static void test_conditions(void)
 
 /* ---- (e) ---- */
 
-static int find_elem(const sn_xosc *x, const char *name)
-{
-    for (uint32_t i = 0; i < x->n_elems; i++)
-        if (!strcmp(x->elems[i].name, name))
-            return (int)i;
-    return -1;
-}
-
 static void test_states_and_priorities(void)
 {
     const char *story =
@@ -609,9 +586,9 @@ static void test_bad_input(void)
                                 "<CatalogReference catalogName='r' entryName='x'/></AssignRouteAction></RoutingAction>"
                                 "</PrivateAction></Private></Actions>",
          "no entry 'x' in a catalog named 'r'"},
-        {"an unsupported action", "<Init>", "<Init><Actions><Private entityRef='Ego'><PrivateAction><TrailerAction "
-                                            "/></PrivateAction></Private></Actions>",
-         "<TrailerAction> is not supported"},
+        {"an unsupported action", "<Init>", "<Init><Actions><GlobalAction><EntityAction entityRef='Ego'><DeleteEntityAction"
+                                            "/></EntityAction></GlobalAction></Actions>",
+         "<EntityAction> is not supported"},
         {"bad state ref", "<StopTrigger>", "<StopTrigger><ConditionGroup><Condition name='c' delay='0' conditionEdge='none'>"
                                           "<ByValueCondition><StoryboardElementStateCondition storyboardElementType='event' "
                                           "storyboardElementRef='NoSuch' state='endTransition'/></ByValueCondition></Condition>"
@@ -646,21 +623,10 @@ static void test_bad_input(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_xosc MAPS_DIR\n");
-        return 2;
-    }
-    snprintf(maps, sizeof maps, "%s", argv[1]);
-    char p[1200];
-    sn_error err = {0};
-    snprintf(p, sizeof p, "%s/highway.xodr", maps);
-    highway = sn_map_open(p, &err);
-    snprintf(p, sizeof p, "%s/town.xodr", maps);
-    town = sn_map_open(p, &err);
-    if (!highway || !town) {
-        fprintf(stderr, "cannot open the maps: %s\n", err.msg);
+    if (!xh_begin(argc, argv, "test_xosc", &highway))
+        return argc < 2 ? 2 : 1;
+    if (!(town = xh_map("town.xodr", "the town")))
         return 1;
-    }
     test_params();
     test_speed_shapes();
     test_lane_change_shape();

@@ -14,33 +14,26 @@
 **   (f) bad input of each: FILE:LINE and the element;
 **   (g) a ManeuverGroup run again waits its event's condition delay again;
 **   (h) SynchronizeAction measures the distance to go along the entity's route through a junction. */
-#include "../../engine/map/lanemap.h"
 #include "../../engine/scenario/xosc_pos.h"
 #include "../check.h"
+#include "xosc_harness.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char maps[1024];
 static sn_map *highway;
 
 #define DT 0.01
-
-static const char *CAR = "<Vehicle name='v' vehicleCategory='car'><BoundingBox><Center x='1.4' y='0' z='0.75'/>"
-                         "<Dimensions width='1.9' length='4.6' height='1.5'/></BoundingBox>"
-                         "<Performance maxSpeed='70' maxAcceleration='10' maxDeceleration='10'/></Vehicle>";
 
 /* A scenario on the highway with the named cars (space-separated), Init actions, story, stop
 ** trigger and RoadNetwork extras. Caller frees. */
 static char *doc(const char *ents, const char *road_extra, const char *init, const char *story, const char *stop)
 {
     size_t n = 30000 + strlen(init) + strlen(story) + strlen(stop) + strlen(road_extra) + strlen(ents) * 400;
-    char *s = malloc(n), e2[8192] = "", names[512];
-    snprintf(names, sizeof names, "%s", ents);
-    for (char *tok = strtok(names, " "); tok; tok = strtok(NULL, " "))
-        snprintf(e2 + strlen(e2), sizeof e2 - strlen(e2), "<ScenarioObject name='%s'>%s</ScenarioObject>", tok, CAR);
+    char *s = malloc(n), e2[8192] = "";
+    xh_cars(e2, sizeof e2, ents, "");
     snprintf(s, n,
              "<?xml version='1.0'?>\n<OpenSCENARIO><FileHeader revMajor='1' revMinor='2' date='x' description='t' author='t'/>\n"
              "<RoadNetwork><LogicFile filepath='highway.xodr'/>%s</RoadNetwork>\n"
@@ -50,29 +43,7 @@ static char *doc(const char *ents, const char *road_extra, const char *init, con
     return s;
 }
 
-static sn_xosc *load(const char *xml, sn_error *err)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/test.xosc", maps);
-    sn_xosc *x = NULL;
-    sn_xosc_load_memory(xml, strlen(xml), path, NULL, 0, &x, err);
-    return x;
-}
-
-static int find_elem(const sn_xosc *x, const char *name)
-{
-    for (uint32_t i = 0; i < x->n_elems; i++)
-        if (!strcmp(x->elems[i].name, name))
-            return (int)i;
-    return -1;
-}
-
-#define PRIV(ent, body) "<Private entityRef='" ent "'><PrivateAction>" body "</PrivateAction></Private>\n"
 #define LANEPOS(road, lane, s) "<Position><LanePosition roadId='" road "' laneId='" lane "' s='" s "' offset='0'/></Position>"
-#define TELEPORT(pos) "<TeleportAction>" pos "</TeleportAction>"
-#define SPEED(v) "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='step' value='0' " \
-                 "dynamicsDimension='time'/><SpeedActionTarget><AbsoluteTargetSpeed value='" v "'/></SpeedActionTarget>" \
-                 "</SpeedAction></LongitudinalAction>"
 
 /* One story of one event on `actor` with one private action, started by `start` (a Condition's
 ** ByValue/ByEntity body; "" starts at once). */
@@ -587,28 +558,14 @@ static void test_bad_input(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_xosc_ext MAPS_DIR\n");
-        return 2;
-    }
-    snprintf(maps, sizeof maps, "%s", argv[1]);
-    char p[1200];
-    sn_error err = {0};
-    snprintf(p, sizeof p, "%s/highway.xodr", maps);
-    highway = sn_map_open(p, &err);
-    if (!highway) {
-        fprintf(stderr, "cannot open the map: %s\n", err.msg);
-        return 1;
-    }
+    if (!xh_begin(argc, argv, "test_xosc_ext", &highway))
+        return argc < 2 ? 2 : 1;
     test_clothoid();
     test_nurbs();
     test_sync();
     test_signals();
-    snprintf(p, sizeof p, "%s/town.xodr", maps);
-    if (!(town = sn_map_open(p, &err))) {
-        fprintf(stderr, "cannot open the town: %s\n", err.msg);
+    if (!(town = xh_map("town.xodr", "the town")))
         return 1;
-    }
     test_route_position();
     test_sync_route();
     test_rerun_delay();

@@ -24,32 +24,36 @@
 **   (g) ClothoidSpline: a clothoid 0 -> 0.02 1/m over 50 m from (20, -7.125, h 0.1), then an arc
 **       of 0.02 1/m over 30 m turned by hOffset 0.05: the end of the first by a 100 000-step
 **       integration, the arc's end in closed form (radius 50), the entity's end within 1e-6 m;
-**       with times (0, 4, timeEnd 8 s) the entity is at the joint at 4 s. */
-#include "../../engine/map/lanemap.h"
-#include "../../engine/scenario/xosc_run.h"
+**       with times (0, 4, timeEnd 8 s) the entity is at the joint at 4 s;
+**   (h) AngleCondition and RelativeAngleCondition (1.3) on the arc at s 450: heading 0.125 in world
+**       (within its tolerance, outside a narrower one, and 2 pi on), 0 in road and lane coordinates,
+**       pitch -atan(the elevation's slope), roll the superelevation -0.03, relative to a car heading
+**       -0.1: 0.225; a negative tolerance is a FILE:LINE error;
+**   (i) RelativeSpeedCondition's direction (1.2): the triggering entity's velocity along the
+**       reference's x and y axes less the reference's own (esmini's rule), to 1e-9;
+**   (j) a relative SpeedAction at a linear rate aims at its reference's speed of each step: v and s
+**       in closed form, the end in the step where the speeds meet (10/3 s);
+**   (k) SpeedProfileAction followingMode follow with jerk limits: the corners rounded with constant
+**       jerk, v and s against the closed form of each piece (1e-9), the end where the last round does;
+**   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
+**       the entity at the distance. */
 #include "../check.h"
+#include "xosc_harness.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char maps[1024];
 static sn_map *highway;
-
-static const char *CAR = "<Vehicle name='v' vehicleCategory='car'><BoundingBox><Center x='1.4' y='0' z='0.75'/>"
-                         "<Dimensions width='1.9' length='4.6' height='1.5'/></BoundingBox>"
-                         "<Performance maxSpeed='70' maxAcceleration='10' maxDeceleration='10'/></Vehicle>";
 
 /* A scenario on the highway: cars `ents` (space-separated), each with `ctl` as ObjectController
 ** when given; Init actions and a story. Caller frees. */
 static char *doc(const char *ents, const char *ctl, const char *init, const char *story)
 {
     size_t n = 30000 + strlen(init) + strlen(story) + strlen(ctl) * 8 + strlen(ents) * 400;
-    char *s = malloc(n), e2[8192] = "", names[512];
-    snprintf(names, sizeof names, "%s", ents);
-    for (char *tok = strtok(names, " "); tok; tok = strtok(NULL, " "))
-        snprintf(e2 + strlen(e2), sizeof e2 - strlen(e2), "<ScenarioObject name='%s'>%s%s</ScenarioObject>", tok, CAR, ctl);
+    char *s = malloc(n), e2[8192] = "";
+    xh_cars(e2, sizeof e2, ents, ctl);
     snprintf(s, n,
              "<?xml version='1.0'?>\n<OpenSCENARIO><FileHeader revMajor='1' revMinor='2' date='x' description='t' author='t'/>\n"
              "<RoadNetwork><LogicFile filepath='highway.xodr'/></RoadNetwork>\n"
@@ -59,29 +63,7 @@ static char *doc(const char *ents, const char *ctl, const char *init, const char
     return s;
 }
 
-static sn_xosc *load(const char *xml, sn_error *err)
-{
-    char path[1200];
-    snprintf(path, sizeof path, "%s/test.xosc", maps);
-    sn_xosc *x = NULL;
-    sn_xosc_load_memory(xml, strlen(xml), path, NULL, 0, &x, err);
-    return x;
-}
-
-static int find_elem(const sn_xosc *x, const char *name)
-{
-    for (uint32_t i = 0; i < x->n_elems; i++)
-        if (!strcmp(x->elems[i].name, name))
-            return (int)i;
-    return -1;
-}
-
-#define PRIV(ent, body) "<Private entityRef='" ent "'><PrivateAction>" body "</PrivateAction></Private>\n"
 #define LANEPOS(lane, s) "<Position><LanePosition roadId='1' laneId='" lane "' s='" s "' offset='0'/></Position>"
-#define TELEPORT(pos) "<TeleportAction>" pos "</TeleportAction>"
-#define SPEED(v) "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='step' value='0' " \
-                 "dynamicsDimension='time'/><SpeedActionTarget><AbsoluteTargetSpeed value='" v "'/></SpeedActionTarget>" \
-                 "</SpeedAction></LongitudinalAction>"
 #define STORY(actor, action)                                                                                          \
     "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "                        \
     "selectTriggeringEntities='false'><EntityRef entityRef='" actor "'/></Actors><Maneuver name='M'><Event name='E' " \
@@ -175,12 +157,13 @@ static void test_profile_limits(void)
 ** straight along x. Ego is put 4 m left of Ref: its road t is Ref's + 4 ---- */
 static void test_lat_dist(void)
 {
-    for (int lim = 0; lim < 2; lim++) {
+    /* lim 0: rigid, continuous; 1: limited; 2: rigid, not continuous */
+    for (int lim = 0; lim < 3; lim++) {
         char action[1024], *xml;
         snprintf(action, sizeof action,
                  "<LateralAction><LateralDistanceAction entityRef='Ref' distance='4' freespace='false' continuous='%s' "
                  "displacement='leftToReferencedEntity'>%s</LateralDistanceAction></LateralAction>",
-                 lim ? "false" : "true", lim ? "<DynamicConstraints maxSpeed='1' maxAcceleration='2'/>" : "");
+                 lim ? "false" : "true", lim == 1 ? "<DynamicConstraints maxSpeed='1' maxAcceleration='2'/>" : "");
         char story[4096];
         snprintf(story, sizeof story, STORY("Ego", "%s"), action);
         xml = doc("Ego Ref", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10"))
@@ -199,15 +182,19 @@ static void test_lat_dist(void)
             if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
                 done_at = r.t;
             double d = r.ents[0].y - r.ents[1].y; /* left is +y on the highway (along +x) */
-            if (!lim && t_start >= 0 && r.t > t_start + 1e-9)
+            if (lim != 1 && t_start >= 0 && r.t > t_start + 1e-9)
                 worst = fmax(worst, fabs(d - 4));
             if (isfinite(prev_y))
                 max_rate = fmax(max_rate, fabs(r.ents[0].y - prev_y) / 0.01);
             prev_y = r.ents[0].y;
         }
         CHECK(!r.failed, "lat dist %d: %s", lim, r.why);
-        if (!lim) {
+        if (lim != 1) {
             CHECK(worst < 1e-9, "lat dist rigid: off 4 m by %.3g m", worst);
+            /* not continuous: placed in the first step (0.01), ended in the next, which measures it
+            ** there before moving (esmini's rule) */
+            if (lim == 2)
+                CHECK(fabs(done_at - 0.02) < 1e-9, "lat dist rigid: ends at %.2f s, not 0.02", done_at);
         } else {
             /* the lanes are 3.5 m apart: Ego (3.5 m right of Ref) moves 7.5 m left; at 1 m/s with
             ** 2 m/s^2 to speed up and slow down that takes at least 7.5 + 0.5 = 8 s */
@@ -395,20 +382,234 @@ static void test_clothoid_spline(void)
     }
 }
 
+/* ---- (h) ---- */
+/* An event named `name` that sets parameter P when condition `cond` (an EntityCondition's child,
+** Ego triggering) holds. */
+#define ANGLE_EVENT(name, cond)                                                                                         \
+    "<Event name='" name "' priority='parallel'><Action name='a" name "'><GlobalAction><ParameterAction "              \
+    "parameterRef='P'><SetAction value='1'/></ParameterAction></GlobalAction></Action><StartTrigger><ConditionGroup>" \
+    "<Condition name='c" name "' delay='0' conditionEdge='none'><ByEntityCondition><TriggeringEntities "               \
+    "triggeringEntitiesRule='any'><EntityRef entityRef='Ego'/></TriggeringEntities><EntityCondition>" cond            \
+    "</EntityCondition></ByEntityCondition></Condition></ConditionGroup></StartTrigger></Event>"
+
+/* xml0 with the parameter P the events set; frees xml0, the caller frees the result. */
+static char *with_p(char *xml0)
+{
+    const char *at = strstr(xml0, "<RoadNetwork>");
+    size_t n = strlen(xml0) + 200;
+    char *xml = malloc(n);
+    snprintf(xml, n, "%.*s<ParameterDeclarations><ParameterDeclaration name='P' parameterType='double' value='0'/>"
+             "</ParameterDeclarations>%s", (int)(at - xml0), xml0, at);
+    free(xml0);
+    return xml;
+}
+
+/* After one step of x: which of the n condition events named names[] ran (fires[]) and what their
+** conditions ("c" + name) measured, within tol. */
+static void check_events(const char *what, const sn_xosc *x, const char *const *names, const bool *fires,
+                         const double *measured, int n, double tol)
+{
+    for (int k = 0; k < n; k++) {
+        int ev = find_elem(x, names[k]);
+        bool ran = ev >= 0 && x->elems[ev].state != SN_XST_STANDBY;
+        CHECK(ran == fires[k], "%s: %s %s", what, names[k], ran ? "fired" : "did not fire");
+        for (uint32_t c = 0; c < x->n_conds; c++)
+            if (!strcmp(x->conds[c].name + 1, names[k]))
+                CHECK(fabs(x->conds[c].measured - measured[k]) < tol, "%s: %s measured %.9f, worked by hand %.9f", what,
+                      names[k], x->conds[c].measured, measured[k]);
+    }
+}
+
+/* A scenario whose one event starts on condition `cond` must fail to load with `expect` after
+** "test.xosc:LINE: ". */
+static void bad_condition(const char *what, const char *cond, const char *expect)
+{
+    char story[4096];
+    snprintf(story, sizeof story, "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+             "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+             ANGLE_EVENT("b", "%s") "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>", cond);
+    sn_error err = {0};
+    char *bad = with_p(doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), story));
+    sn_xosc *bx = load(bad, &err);
+    CHECK(!bx && strstr(err.msg, "test.xosc:") && strstr(err.msg, expect), "%s: '%s' lacks '%s'", what, err.msg, expect);
+    sn_xosc_free(bx);
+    free(bad);
+}
+
+static void test_angles(void)
+{
+    /* Ego on lane -3 at s 450 (the arc from s 400 of curvature 0.00125 from heading 0.0625: the road
+    ** heads 0.125 there, Ego with it); the elevation's slope there is 2c(150) + 3d(150)^2 of the
+    ** record from s 300 (c 7.93388429752e-05, d -9.61682945154e-08), the superelevation -0.03 rad.
+    ** Lead stands at x 100, heading -0.1 (WorldPosition). */
+    const double slope = 2 * 7.93388429752e-05 * 150 + 3 * -9.61682945154e-08 * 150 * 150;
+    const char *story =
+        "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+        "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+        ANGLE_EVENT("world", "<AngleCondition angle='0.1' angleTolerance='0.026' angleType='heading' coordinateSystem='world'/>")
+        ANGLE_EVENT("narrow", "<AngleCondition angle='0.1' angleTolerance='0.024' angleType='heading'/>")
+        ANGLE_EVENT("wrap", "<AngleCondition angle='6.408185307' angleTolerance='0.001' angleType='heading'/>")
+        ANGLE_EVENT("road", "<AngleCondition angle='0' angleTolerance='1e-6' angleType='heading' coordinateSystem='road'/>")
+        ANGLE_EVENT("lane", "<AngleCondition angle='0.005' angleTolerance='0.006' angleType='heading' coordinateSystem='lane'/>")
+        ANGLE_EVENT("pitch", "<AngleCondition angle='-0.0173' angleTolerance='0.0001' angleType='pitch'/>")
+        ANGLE_EVENT("roll", "<AngleCondition angle='-0.03' angleTolerance='1e-6' angleType='roll' coordinateSystem='world'/>")
+        ANGLE_EVENT("rollroad", "<AngleCondition angle='0' angleTolerance='1e-9' angleType='roll' coordinateSystem='road'/>")
+        ANGLE_EVENT("rel", "<RelativeAngleCondition entityRef='Lead' angle='0.225' angleTolerance='1e-6' angleType='heading'/>")
+        "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>";
+    char init[1024];
+    snprintf(init, sizeof init, "%s%s",
+             PRIV("Ego", TELEPORT(LANEPOS("-3", "450"))),
+             PRIV("Lead", TELEPORT("<Position><WorldPosition x='100' y='-7.125' h='-0.1'/></Position>")));
+    char *xml = with_p(doc("Ego Lead", "", init, story));
+    sn_xrun r;
+    sn_xosc *x = start("angles", xml, &r);
+    if (x) {
+        sn_xrun_step(&r);
+        static const char *const names[] = {"world", "narrow", "wrap", "road", "lane", "pitch", "roll", "rollroad", "rel"};
+        static const bool fires[] = {true, false, true, true, true, true, true, true, true};
+        /* measured, worked by hand: heading 0.125 (world; wrapped near 6.408: 0.125 + 2 pi), 0 against
+        ** the road and the lane (lane -3 runs along s), pitch -atan(slope) nose up uphill, roll the
+        ** superelevation, Ego's heading less Lead's 0.125 + 0.1 */
+        const double measured[] = {0.125, 0.125, 0.125 + 2 * M_PI, 0, 0, -atan(slope), -0.03, 0, 0.225};
+        check_events("angles", x, names, fires, measured, 9, 1e-6);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    bad_condition("angles: a negative tolerance", "<AngleCondition angle='0.1' angleTolerance='-1' angleType='heading'/>",
+                  ": AngleCondition: attribute 'angleTolerance'");
+}
+
+/* ---- (i) ---- */
+static void test_rel_speed_direction(void)
+{
+    /* Ego on lane -3 (heading 0) at 10 m/s; Other off the road at (0, 60), heading 1 rad, 8 m/s.
+    ** Ego's velocity along Other's x axis is 10 cos(0 - 1), less Other's 8: -2.5969769; along its
+    ** y axis 10 sin(-1): -8.4147098 (Other moves along its x only); without a direction 10 - 8 = 2. */
+    const char *story =
+        "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+        "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+        ANGLE_EVENT("lon", "<RelativeSpeedCondition entityRef='Other' value='-2.6' rule='greaterThan' direction='longitudinal'/>")
+        ANGLE_EVENT("lon2", "<RelativeSpeedCondition entityRef='Other' value='-2.59' rule='greaterThan' direction='longitudinal'/>")
+        ANGLE_EVENT("lat", "<RelativeSpeedCondition entityRef='Other' value='-8.41' rule='lessThan' direction='lateral'/>")
+        ANGLE_EVENT("lat2", "<RelativeSpeedCondition entityRef='Other' value='-8.42' rule='lessThan' direction='lateral'/>")
+        ANGLE_EVENT("none", "<RelativeSpeedCondition entityRef='Other' value='1.99' rule='greaterThan'/>")
+        "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>";
+    char init[2048];
+    snprintf(init, sizeof init, "%s%s%s%s", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), PRIV("Ego", SPEED("10")),
+             PRIV("Other", TELEPORT("<Position><WorldPosition x='0' y='60' h='1'/></Position>")),
+             PRIV("Other", SPEED("8")));
+    char *xml = with_p(doc("Ego Other", "", init, story));
+    sn_xrun r;
+    sn_xosc *x = start("direction", xml, &r);
+    if (x) {
+        sn_xrun_step(&r);
+        static const char *const names[] = {"lon", "lon2", "lat", "lat2", "none"};
+        static const bool fires[] = {true, false, true, false, true};
+        const double measured[] = {10 * cos(-1.0) - 8, 10 * cos(-1.0) - 8, 10 * sin(-1.0), 10 * sin(-1.0), 2};
+        check_events("direction", x, names, fires, measured, 5, 1e-9);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    bad_condition("direction: vertical", "<SpeedCondition value='1' rule='greaterThan' direction='vertical'/>",
+                  ": SpeedCondition: direction 'vertical' is not supported");
+}
+
+/* ---- (j) ---- */
+static void test_rel_rate(void)
+{
+    /* Lead slows from 20 m/s at 1 m/s^2 (v = 20 - t); Ego (10 m/s, s 10) is to reach Lead's speed at
+    ** 2 m/s^2 (linear, rate): it aims at Lead's speed now, so v = 10 + 2t and s = 10 + 10t + t^2
+    ** until 10 + 2t meets 20 - t at t = 10/3: the action ends in the step from 3.33 to 3.34, at
+    ** Lead's speed then, 16.66 (a target fixed at the start would have ended at 20 m/s, at 5 s). */
+    char init[2048];
+    snprintf(init, sizeof init, "%s%s%s%s%s", PRIV("Lead", TELEPORT(LANEPOS("-2", "10"))), PRIV("Lead", SPEED("20")),
+             PRIV("Lead", "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='linear' value='1' "
+                          "dynamicsDimension='rate'/><SpeedActionTarget><AbsoluteTargetSpeed value='0'/>"
+                          "</SpeedActionTarget></SpeedAction></LongitudinalAction>"),
+             PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), PRIV("Ego", SPEED("10")));
+    char *xml = doc("Lead Ego", "", init, STORY("Ego",
+        "<LongitudinalAction><SpeedAction><SpeedActionDynamics dynamicsShape='linear' value='2' dynamicsDimension='rate'/>"
+        "<SpeedActionTarget><RelativeTargetSpeed entityRef='Lead' value='0' speedTargetValueType='delta' "
+        "continuous='false'/></SpeedActionTarget></SpeedAction></LongitudinalAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("rel rate", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        double worst = 0, done_at = -1, v_end = NAN;
+        for (int f = 0; f < 600 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t, v_end = r.ents[1].v;
+            if (done_at < 0) {
+                worst = fmax(worst, fabs(r.ents[1].v - (10 + 2 * r.t)));
+                worst = fmax(worst, fabs(r.ents[1].s - (10 + 10 * r.t + r.t * r.t)));
+            }
+        }
+        CHECK(worst < 1e-9, "rel rate: off v = 10 + 2t, s = 10 + 10t + t^2 by %.3g", worst);
+        CHECK(fabs(done_at - 3.34) < 1e-9 && fabs(v_end - 16.66) < 1e-9, "rel rate: ends at %.2f s at %.4f m/s, not "
+              "3.34 s at 16.66", done_at, v_end);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (k) ---- */
+/* The rounded profile of (k): v and s at t, worked by hand below. */
+static void jerk_ref(double t, double *v, double *s)
+{
+    if (t <= 0.5) {
+        *v = 2 * t * t, *s = 2 * t * t * t / 3;
+    } else if (t <= 3.75) {
+        *v = 2 * t - 0.5, *s = 1.0 / 12 + (t * t - 0.5 * t) - (0.25 - 0.25);
+    } else if (t <= 4.75) {
+        double u = t - 3.75;
+        *v = 7 + 2 * u - u * u, *s = 1.0 / 12 + (3.75 * 3.75 - 0.5 * 3.75) + 7 * u + u * u - u * u * u / 3;
+    } else {
+        *v = 8, *s = 1.0 / 12 + (3.75 * 3.75 - 0.5 * 3.75) + 7 + 1 - 1.0 / 3 + 8 * (t - 4.75);
+    }
+}
+
+static void test_profile_jerk(void)
+{
+    /* followingMode follow, maxAccelerationRate 4, maxDecelerationRate 2, one entry: 8 m/s after
+    ** 4 s, from standing (acceleration 0). The straight profile is v = 2t to (4, 8), then 8. Rounded:
+    ** jerk 4 from acceleration 0 to 2 takes 0.5 s (v = 2t^2, 0.5 m/s at 0.5 s), then the line of
+    ** slope 2 through it, v = 2t - 0.5; into the final 8 m/s with jerk -2 over 1 s, starting where
+    ** t1 = ((2 - 0)^2 + 2(-2)(8 + 0.5)) / (2(-2)(2 - 0)) = 3.75 (v 7); 8 m/s at 4.75 s, where the
+    ** action ends. s is the integral of each piece (s(0.5) = 1/12). */
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), STORY("Ego",
+        "<LongitudinalAction><SpeedProfileAction followingMode='follow'><DynamicConstraints maxAccelerationRate='4' "
+        "maxDecelerationRate='2'/><SpeedProfileEntry speed='8' time='4'/></SpeedProfileAction></LongitudinalAction>"));
+    sn_xrun r;
+    sn_xosc *x = start("jerk", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        double worst_v = 0, worst_s = 0, done_at = -1;
+        for (int f = 0; f < 700 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            double v, s;
+            jerk_ref(r.t, &v, &s);
+            worst_v = fmax(worst_v, fabs(r.ents[0].v - v));
+            worst_s = fmax(worst_s, fabs(r.ents[0].s - 10 - s));
+            if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t;
+        }
+        CHECK(!r.failed, "jerk: %s", r.why);
+        CHECK(worst_v < 1e-9 && worst_s < 1e-9, "jerk: off the rounded profile by %.3g m/s, %.3g m", worst_v, worst_s);
+        CHECK(fabs(done_at - 4.75) < 1e-9, "jerk: ends at %.2f s, not 4.75", done_at);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: test_xosc_more MAPS_DIR\n");
-        return 2;
-    }
-    snprintf(maps, sizeof maps, "%s", argv[1]);
-    char p[1200];
-    sn_error err = {0};
-    snprintf(p, sizeof p, "%s/highway.xodr", maps);
-    if (!(highway = sn_map_open(p, &err))) {
-        fprintf(stderr, "cannot open the map: %s\n", err.msg);
-        return 1;
-    }
+    if (!xh_begin(argc, argv, "test_xosc_more", &highway))
+        return argc < 2 ? 2 : 1;
     test_profile_position();
     test_profile_limits();
     test_lat_dist();
@@ -416,6 +617,10 @@ int main(int argc, char **argv)
     test_sync_tolerance();
     test_sync_steady();
     test_clothoid_spline();
+    test_angles();
+    test_rel_speed_direction();
+    test_rel_rate();
+    test_profile_jerk();
     sn_map_close(highway);
     return CHECK_DONE();
 }
