@@ -23,7 +23,8 @@
 ** sets it); SENSIM_SOAK_MAP=FILE.xodr runs that one map instead (CARLA's towns, by hand),
 ** SENSIM_SOAK_VEHICLES / SENSIM_SOAK_WALKERS change the counts, SENSIM_SOAK_OLD=1 runs the
 ** autopilot without the junction and lane-change rules (for comparisons), SENSIM_SOAK_SCENERY=0
-** runs without the map's scenery (scenery: {enabled: false}). */
+** runs without the map's scenery (scenery: {enabled: false}), SENSIM_SOAK_SEED=N draws the traffic
+** from seed N instead of 3 (to see how much a figure depends on the draw). */
 #include "../check.h"
 #include "../testutil.h"
 
@@ -323,9 +324,9 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
     char text[2048], name[64];
     snprintf(text, sizeof text,
              "settings: {fixed_delta_seconds: 0.05, duration: 10, seed: 7}\nmap: %s\n"
-             "traffic: {vehicles: %u, walkers: %u, seed: 3}\n%s"
+             "traffic: {vehicles: %u, walkers: %u, seed: %s}\n%s"
              "%s",
-             map, vehicles, walkers,
+             map, vehicles, walkers, getenv("SENSIM_SOAK_SEED") ? getenv("SENSIM_SOAK_SEED") : "3",
              getenv("SENSIM_SOAK_SCENERY") && !atoi(getenv("SENSIM_SOAK_SCENERY")) ? "scenery: {enabled: false}\n" : "",
              !getenv("SENSIM_SOAK_MAP") ? "actors:\n  - {name: ground, blueprint: static.ground}\n" : "");
     const char *base = strrchr(map, '/');
