@@ -5,11 +5,13 @@
 ** (street lights with their shadows, lit windows, headlights) and ClearNight with
 ** settings.lighting.shadows false (the street lights' shadows off), at 1 and 2 threads. The figure
 ** is the process's CPU time a frame (world included), the least of three interleaved rounds.
-** argv[1]: temp folder, argv[2]: maps folder, argv[3]: plugins. */
+** argv[1]: temp folder, argv[2]: maps folder, argv[3]: plugins; optional argv[4]: rounds (3),
+** argv[5]: the most threads (2). */
 #include "../testutil.h"
 
 #include <sensim/sensim.h>
 
+#include <stdlib.h>
 #include <time.h>
 
 static double cpu_now(void)
@@ -61,9 +63,10 @@ int main(int argc, char **argv)
                                             "weather: ClearNight, lighting: {shadows: false}"};
     static const char *const what[N] = {"ClearNoon (baseline)", "HardRainNoon (streaks, puddles' reflections)",
                                         "ClearNight (street lights' shadows)", "ClearNight, shadows off"};
-    for (int threads = 1; threads <= 2; threads++) {
+    const int rounds = argc > 4 ? atoi(argv[4]) : 3, max_threads = argc > 5 ? atoi(argv[5]) : 2;
+    for (int threads = 1; threads <= max_threads; threads++) {
         double best[N] = {1e9, 1e9, 1e9, 1e9};
-        for (int round = 0; round < 3; round++)
+        for (int round = 0; round < rounds; round++)
             for (int k = 0; k < N; k++) {
                 double t = camera_seconds(threads, settings[k], 8);
                 best[k] = t < best[k] ? t : best[k];
@@ -71,6 +74,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < N; k++)
             printf("rgb 1280x720 town, %d thread%s: %-46s %7.2f ms CPU a frame  ratio %.2f x the baseline\n", threads,
                    threads > 1 ? "s" : " ", what[k], best[k] * 1e3, best[k] / best[0]);
+        fflush(stdout);
     }
     return 0;
 }
