@@ -163,11 +163,12 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
         double de = atan2(-v.z, h) - s->el0, sv = de > 0 ? s->sig_above : s->sig_below;
         if (ndl <= 0 || fabs(az) > 3 * s->sig_h || fabs(de) > 3 * sv)
             continue;
-        if (s->occ_n && sn_lamp_occluded(L, s, p, v, d))
-            continue; /* a street lamp's shadow */
         double f = d2 / (s->range * s->range), win = (1 - f * f) * (1 - f * f);
-        sum += s->intensity * exp(-0.5 * (az * az / (s->sig_h * s->sig_h) + de * de / (sv * sv))) * ndl * win /
-               (d2 > 1 ? d2 : 1);
+        double e = s->intensity * exp(-0.5 * (az * az / (s->sig_h * s->sig_h) + de * de / (sv * sv))) * ndl * win /
+                   (d2 > 1 ? d2 : 1);
+        if (s->occ_n && e >= SN_LAMP_SHADOW_MIN && sn_lamp_occluded(L, s, p, v, d))
+            continue; /* a street lamp's shadow */
+        sum += e;
     }
     sum = 1.5 * sum / (1.5 + sum);
     for (int k = 0; k < 3; k++)

@@ -42,7 +42,7 @@ bool sn_lamp_occluders_build(sn_lamps *L, const sn_world *w, double alpha, size_
         s->occ_first = (uint32_t)L->n_occ, s->occ_n = 0;
         for (size_t k = 0; k < L->n_cand; k++) {
             const sn_occluder *o = &L->cand[k];
-            if (sn_v3_len(sn_v3_sub(o->c, s->pos)) > s->range + o->rad)
+            if (sn_v3_len(sn_v3_sub(o->c, s->pos)) > SN_LAMP_SHADOW_REACH + o->rad)
                 continue;
             if (!sn_grow((void **)&L->occ, &L->cap_occ, L->n_occ + 1, sizeof *L->occ))
                 return false;
@@ -57,8 +57,14 @@ bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v,
 {
     for (uint32_t k = 0; k < s->occ_n; k++) {
         const sn_occluder *o = &L->occ[s->occ_first + k];
-        /* the segment p + t v / d, t in (0, d), against the box's slabs in its own frame */
+        /* the segment p + t v / d, t in (0, d): first against the box's bounding sphere */
         sn_vec3 rel = sn_v3_sub(p, o->c);
+        double tc = -sn_v3_dot(rel, v) / d;
+        tc = tc < 0 ? 0 : tc > d ? d : tc;
+        sn_vec3 near = sn_v3_add(rel, sn_v3_scale(v, tc / d));
+        if (sn_v3_dot(near, near) > o->rad * o->rad)
+            continue;
+        /* then against its slabs, in its own frame */
         double t0 = -INFINITY, t1 = INFINITY;
         bool inside = true;
         for (int a = 0; a < 3 && t0 <= t1; a++) {

@@ -1,8 +1,9 @@
 /* lampshadow.h — street lights' shadows (docs/rendering.md "Night"): what stands between a
 ** street lamp and a surface point takes the lamp's light away. The occluders are the bounding
 ** boxes of the world's actors (vehicles, walkers, props, buildings: not sensors nor ground
-** planes), posed for the render; each lamp keeps the boxes within its range, so a pixel tests
-** only those of the few lamps near it, exactly (a segment against an oriented box: hard edges).
+** planes), posed for the render; each lamp keeps the boxes within 15 m, so a pixel tests only
+** those of the lamps near it, exactly (a segment against an oriented box: hard edges), and only
+** where the lamp's light there is at least SN_LAMP_SHADOW_MIN (under one level of 255 below).
 ** The scenery's own meshes (poles, trees, buildings from the map) cast no lamp shadow: a
 ** documented approximation (they stand off the road, where the lamps shine). Pure functions of
 ** the world: the same at any thread count. */
@@ -10,6 +11,9 @@
 #define SN_LAMPSHADOW_H
 
 #include "headlights.h"
+
+#define SN_LAMP_SHADOW_REACH 15.0 /* m: boxes farther from a lamp (centre, less their radius) cast none */
+#define SN_LAMP_SHADOW_MIN 0.004  /* a lamp's irradiance below which its shadow is not looked up */
 
 /* An oriented box: centre, unit axes (rows), half extents, and its bounding radius. */
 typedef struct sn_occluder {
@@ -20,7 +24,8 @@ typedef struct sn_occluder {
 } sn_occluder;
 
 /* Gives spots [first, L->n) (street lamps) their occluders: every actor box of w posed at alpha
-** that reaches within a lamp's range. False when out of memory. */
+** within SN_LAMP_SHADOW_REACH of the lamp (beyond, its shadow falls where the lamp is faint).
+** False when out of memory. */
 bool sn_lamp_occluders_build(sn_lamps *L, const sn_world *w, double alpha, size_t first);
 
 /* Whether one of spot s's boxes cuts the segment from p to the lamp (v = lamp - p, d = |v|).
