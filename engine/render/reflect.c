@@ -27,23 +27,25 @@ typedef struct seg {
     double x0, y0, dx, dy, k0, dk; /* sample coordinates and 1/depth at t = 0, and their change to t = 1 */
 } seg;
 
-static bool at(const sn_ssr *s, const seg *g, double t, uint32_t *sx, uint32_t *sy, double *z)
+static bool at(const sn_ssr *s, const seg *g, double t, uint32_t *sx, uint32_t *sy, double *k)
 {
     double x = g->x0 + g->dx * t, y = g->y0 + g->dy * t;
     if (!(x >= 0 && y >= 0 && x < s->W && y < s->H))
         return false;
-    *sx = (uint32_t)x, *sy = (uint32_t)y, *z = 1 / (g->k0 + g->dk * t);
+    *sx = (uint32_t)x, *sy = (uint32_t)y, *k = g->k0 + g->dk * t;
     return true;
 }
 
-/* How far the ray at t lies behind the surface drawn there (metres; <= 0: in front of it or sky). */
-static double behind(const sn_ssr *s, uint32_t sx, uint32_t sy, double z)
+/* How far the ray at t (1/depth k) lies behind the surface drawn there (metres; <= 0: in front of
+** it, or the sky); its depth in *z when a surface is there. */
+static double behind(const sn_ssr *s, uint32_t sx, uint32_t sy, double k, double *z)
 {
     float w = s->wbuf[(size_t)sy * s->W + sx];
-    if (w <= s->inv_far)
-        return 0; /* the sky: nothing to meet */
+    if (w <= s->inv_far || !(k < w))
+        return 0; /* the sky (nothing to meet), or the ray in front of what is drawn */
     double zb = 1.0 / w;
-    return z - zb - (0.02 + 1e-3 * zb); /* a margin: a surface never meets itself */
+    *z = 1 / k;
+    return *z - zb - (0.02 + 1e-3 * zb); /* a margin: a surface never meets itself */
 }
 
 bool sn_ssr_trace(const sn_ssr *s, sn_vec3 p, sn_vec3 r, uint32_t *qx, uint32_t *qy, double *edge)
@@ -62,25 +64,24 @@ bool sn_ssr_trace(const sn_ssr *s, sn_vec3 p, sn_vec3 r, uint32_t *qx, uint32_t 
     double len = fmax(fabs(g.dx), fabs(g.dy)) / s->ss; /* output pixels */
     int n = (int)ceil(len);
     n = n < 1 ? 1 : n > SN_SSR_STEPS ? SN_SSR_STEPS : n;
-    double zprev = c0.x;
     for (int k = 1; k <= n; k++) {
-        double t = (double)k / n, z;
+        double t = (double)k / n, kr, z = 0;
         uint32_t sx, sy;
-        if (!at(s, &g, t, &sx, &sy, &z))
+        if (!at(s, &g, t, &sx, &sy, &kr))
             return false; /* left the image: the sky shade.c mirrored stays */
-        double b = behind(s, sx, sy, z);
+        double b = behind(s, sx, sy, kr, &z);
         /* met a surface when the ray passes behind it by less than its step (or a metre): more
         ** means the ray went behind something nearer, which it does not touch */
-        if (b > 0 && b < fmax(1.0, 1.5 * fabs(z - zprev))) {
+        if (b > 0 && b < fmax(1.0, 1.5 * fabs(z - 1 / (g.k0 + g.dk * (k - 1) / n)))) {
             double lo = (double)(k - 1) / n, hi = t;
             for (int i = 0; i < 6; i++) {
                 double mid = (lo + hi) / 2;
-                if (at(s, &g, mid, &sx, &sy, &z) && behind(s, sx, sy, z) > 0)
+                if (at(s, &g, mid, &sx, &sy, &kr) && behind(s, sx, sy, kr, &z) > 0)
                     hi = mid;
                 else
                     lo = mid;
             }
-            at(s, &g, hi, &sx, &sy, &z);
+            at(s, &g, hi, &sx, &sy, &kr);
             *qx = sx / s->ss, *qy = sy / s->ss;
             /* fade over the last 5 % of the image towards its borders, where the reflection ends */
             double OW = s->W / s->ss, OH = s->H / s->ss, m = 0.05 * (OW < OH ? OW : OH);
@@ -88,7 +89,6 @@ bool sn_ssr_trace(const sn_ssr *s, sn_vec3 p, sn_vec3 r, uint32_t *qx, uint32_t 
             *edge = clamp01(d / m);
             return true;
         }
-        zprev = z;
     }
     return false;
 }

@@ -10,7 +10,7 @@
 #include "shade.h"
 
 #define SN_SSR_REACH 60.0 /* m: the farthest a reflected ray is followed */
-#define SN_SSR_STEPS 64   /* coarse steps along its image, then 6 halvings */
+#define SN_SSR_STEPS 32   /* coarse steps along its image (at least a pixel each), then 6 halvings */
 
 /* One frame's view of the renderer's buffers (render.c fills it). */
 typedef struct sn_ssr {
