@@ -22,7 +22,10 @@ typedef struct sn_spot {
     double sig_h, sig_below, sig_above; /* rad */
     double intensity;   /* irradiance on a surface facing it 1 m away on the axis (the sun's is sun_intensity) */
     double range;       /* m: the beam fades to 0 there */
+    uint32_t occ_first, occ_n; /* a street lamp's shadow casters: L->occ[occ_first ..] (lampshadow.h); 0: none */
 } sn_spot;
+
+struct sn_occluder;
 
 typedef struct sn_lamps {
     sn_spot *spots;
@@ -31,6 +34,9 @@ typedef struct sn_lamps {
     uint32_t nx, ny;
     uint32_t *start, *items;   /* spots of cell c: items[start[c] .. start[c + 1]) */
     size_t cap_start, cap_items;
+    bool shadows;              /* street lamps cast shadows (lampshadow.h); the renderer sets it */
+    struct sn_occluder *occ, *cand; /* each street lamp's occluders; the frame's candidates */
+    size_t n_occ, cap_occ, n_cand, cap_cand;
 } sn_lamps;
 
 /* This render's headlights: every vehicle's beams (at its pose at alpha) that could light

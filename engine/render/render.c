@@ -9,6 +9,7 @@
 #include "nightlights.h"
 #include "mesh.h"
 #include "raster.h"
+#include "reflect.h"
 #include "shade.h"
 #include "shadow.h"
 #include "shapes.h"
@@ -165,6 +166,9 @@ struct sn_renderer {
     bool need_info; /* the frame shades, or writes tags, ids or motion: it needs tri_info */
     sn_render_profile prof;
     sn_static_cache statics; /* world-frame meshes of what does not move, and roads' normals */
+    uint8_t *ssr_src;        /* the colour before puddle reflections (reflect.h), rain only */
+    size_t cap_ssr_src;
+    sn_ssr ssr;              /* this frame's reflection pass */
 };
 
 void sn_lighting_default(sn_lighting *l)
@@ -230,6 +234,7 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->wbuf);
     free(r->idbuf);
     free(r->row_band);
+    free(r->ssr_src);
     free(r->ray_a);
     free(r->ray_b);
     sn_static_cache_free(&r->statics);
@@ -1306,12 +1311,32 @@ static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
         }
 }
 
+/* With anti-aliasing, a pixel's depth is the nearest of its samples' (the far plane where all
+** see the sky): what stands in front anywhere in the pixel (the rain streaks' occlusion). */
+static void depth_nearest_row(const sn_renderer *r, int32_t oy)
+{
+    const uint32_t ss = r->ss, OW = r->W / ss;
+    for (uint32_t ox = 0; ox < OW; ox++) {
+        float w = r->inv_far;
+        for (uint32_t j = 0; j < ss; j++)
+            for (uint32_t i = 0; i < ss; i++) {
+                float v = r->wbuf[((size_t)oy * ss + j) * r->W + ox * ss + i];
+                w = v > w ? v : w;
+            }
+        float depth = 1.0f / w;
+        r->out->depth[(size_t)oy * OW + ox] = w <= r->inv_far || depth > r->far ? r->far : depth;
+    }
+}
+
 /* Anti-aliased colour (sn_image.samples = ss): rows [y_begin, y_end) of the ss x ss sample grid
 ** hold output rows y_begin/ss .. (shade_pixels). */
 static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end)
 {
-    for (int32_t oy = y_begin / (int32_t)r->ss; oy < y_end / (int32_t)r->ss; oy++)
+    for (int32_t oy = y_begin / (int32_t)r->ss; oy < y_end / (int32_t)r->ss; oy++) {
         shade_row(r, oy);
+        if (r->out->depth)
+            depth_nearest_row(r, oy);
+    }
 }
 
 /* The sun's shadow map for this frame: every actor's mesh within reach of the view's first
@@ -1410,8 +1435,8 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
     /* anti-aliasing: colour alone, rendered on a grid of ss x ss samples per pixel */
     uint32_t ss = out->struct_size >= offsetof(sn_image, samples) + sizeof out->samples && out->samples > 1 && out->bgra
                       ? out->samples : 1;
-    if (ss > 1 && (out->depth || out->tag || out->instance || motion))
-        return sn_fail(err, SN_E_INVALID, "%u samples per pixel: anti-aliasing renders colour only (depth, tags and "
+    if (ss > 1 && (out->tag || out->instance || motion))
+        return sn_fail(err, SN_E_INVALID, "%u samples per pixel: anti-aliasing renders colour and depth only (tags and "
                        "ids are never blended)", ss * ss);
     if (ss > 4 || cam->width * ss > 16384 || cam->height * ss > 16384)
         return sn_fail(err, SN_E_INVALID, "%u samples per pixel side on %ux%u: at most 4, and at most 16384 samples a "
@@ -1515,6 +1540,39 @@ static sn_status queue(sn_renderer *r, const sn_world *w, double alpha, sn_error
     return SN_OK;
 }
 
+/* The surface of winner id for the reflections (reflect.h). */
+static bool ssr_surface(const void *ctx, uint32_t id, const float **n, uint8_t *tag)
+{
+    const sn_renderer *r = ctx;
+    if (id == NONE)
+        return false;
+    if (id & PLANE_BIT) {
+        const plane *pl = &r->planes[id & ~PLANE_BIT];
+        *n = pl->n, *tag = r->prims[pl->prim].tag;
+    } else {
+        *n = r->tris[id].n, *tag = r->prims[r->tris[id].prim].tag;
+    }
+    return true;
+}
+
+static void ssr_task(void *arg, uint32_t oy) { sn_ssr_row(arg, oy); }
+
+/* Puddles mirror the finished image (reflect.h): a copy of the colour is read, the image written,
+** one output row a task. false without memory. */
+static bool reflect_puddles(sn_renderer *r)
+{
+    const uint32_t OW = r->W / r->ss, OH = r->H / r->ss;
+    const size_t bytes = (size_t)OW * OH * 4;
+    if (!sn_grow((void **)&r->ssr_src, &r->cap_ssr_src, bytes, 1))
+        return false;
+    memcpy(r->ssr_src, r->out->bgra, bytes);
+    r->ssr = (sn_ssr){.wbuf = r->wbuf, .idbuf = r->idbuf, .W = r->W, .H = r->H, .ss = r->ss, .inv_far = r->inv_far,
+                      .f = r->f, .cx = r->cx, .cy = r->cy, .R = r->R, .eye = r->eye, .env = &r->env,
+                      .src = r->ssr_src, .dst = r->out->bgra, .surface = ssr_surface, .ctx = r};
+    sn_pool_run(r->pool, ssr_task, &r->ssr, OH);
+    return true;
+}
+
 /* Draw: the queued jobs set up on the pool (on one thread, each triangle drawn as it is set
 ** up, where the buffers are small enough to stay in the cache: IMMEDIATE_MAX), the headlights and
 ** the sun's shadow map built, then the bands rasterised and resolved on the pool. t1: when
@@ -1529,7 +1587,8 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
-    /* headlights only where colour is drawn, and only at night */
+    /* headlights only where colour is drawn, and only at night; street lamps' shadows as the sun's */
+    r->lamps.shadows = light->shadows;
     if (!sn_lamps_build(&r->lamps, w, alpha, r->out->bgra ? r->env.night : 0, r->eye, r->cam->far_clip))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the headlights");
     double t2 = now_ms();
@@ -1539,6 +1598,8 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
         return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
     double t3 = now_ms();
     sn_pool_run(r->pool, draw_band, r, (uint32_t)r->n_bands);
+    if (r->out->bgra && r->env.deposits > 0 && !reflect_puddles(r))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for the puddles' reflections");
     double t4 = now_ms();
     r->prof.setup_ms += t2 - t1, r->prof.shadow_ms += t3 - t2, r->prof.draw_ms += t4 - t3;
     return SN_OK;

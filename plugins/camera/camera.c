@@ -84,6 +84,9 @@ typedef struct camera {
     uint32_t mb_div; /* the motion render's pixel: mb_div x mb_div image pixels */
     float *mb_vel;   /* blur vectors at the motion render's size (mb_div > 1) */
     const float *depth_ready; /* this tick's depth after the lens: depth or depth_out */
+    /* RGB in rain: the depth the streaks hide behind (rain.h), and its lens gather */
+    float *rain_depth, *rain_depth_out;
+    int32_t *rain_map; /* NULL for a pinhole */
 } camera;
 
 static sn_status create_kind(const sn_host *host, sn_ctx *ctx, void **out, cam_kind kind)
@@ -117,6 +120,8 @@ static void free_buffers(camera *c)
     c->fx_in = NULL, c->mb_depth = c->mb_motion = c->vel = c->mb_vel = NULL, c->mb_inst = NULL, c->mb_ids = NULL;
     free(c->map), free(c->depth), free(c->depth_out), free(c->bgra);
     free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
+    free(c->rain_depth), free(c->rain_depth_out), free(c->rain_map);
+    c->rain_depth = c->rain_depth_out = NULL, c->rain_map = NULL;
 }
 
 static void destroy(void *self)
@@ -214,7 +219,9 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     if (ok && (c->kind == CAM_DEPTH || c->kind == CAM_NORMALS))
         ok = (c->depth = malloc(px * sizeof(float))) && (identity || (c->depth_out = malloc(px * sizeof(float))));
     if (ok && c->kind == CAM_RGB)
-        ok = (c->bgra = malloc(px * 4)) != NULL;
+        ok = (c->bgra = malloc(px * 4)) && (c->rain_depth = malloc(px * sizeof(float))) &&
+             (identity || ((c->rain_map = lens_map(&c->lens, c->w, c->h, &oom)) && !oom &&
+                           (c->rain_depth_out = malloc(px * sizeof(float)))));
     if (ok && (c->kind == CAM_SEMANTIC || c->kind == CAM_INSTANCE))
         ok = (c->tag = malloc(px)) && (identity || (c->tag_out = malloc(px)));
     if (ok && c->kind == CAM_INSTANCE)
@@ -287,7 +294,13 @@ static sn_status tick(void *self, sn_phase phase)
     (void)phase;
     sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, c->max_depth};
     c->host->sensor_transform(c->ctx, &cam.transform);
-    sn_image img = {sizeof img, c->depth, c->bgra, c->tag, c->inst, c->aa};
+    /* rain: the colour render also gives depth, which the streaks hide behind (rain.h) */
+    sn_weather wx = {0};
+    uint64_t wx_serial;
+    if (c->kind == CAM_RGB && SN_HOST_HAS(c->host, weather))
+        c->host->weather(c->ctx, &wx, &wx_serial);
+    const bool rain = wx.precipitation > 0;
+    sn_image img = {sizeof img, rain ? c->rain_depth : c->depth, c->bgra, c->tag, c->inst, c->aa};
     sn_status st;
     bool have_vel = false;
     const bool one_render = c->aa == 1 && c->mb_div == 1;
@@ -362,13 +375,16 @@ static sn_status tick(void *self, sn_phase phase)
         } else {
             cam_rgb_apply(&c->rgb, c->bgra, raw);
         }
-        if (SN_HOST_HAS(c->host, weather)) { /* falling rain, over the image (rain.h) */
-            sn_weather wx;
-            uint64_t serial;
-            c->host->weather(c->ctx, &wx, &serial);
-            if (wx.precipitation > 0)
-                rain_draw(raw, c->w, c->h, c->fov, cam.transform.rotation, wx.precipitation, wx.wind_intensity,
-                          c->host->random_u64(c->ctx));
+        if (rain) { /* falling rain over the image, hidden behind what is nearer (rain.h) */
+            /* the depth of the colour render; the motion render's when it was the only one */
+            const float *rd = have_vel && one_render ? c->mb_depth : c->rain_depth;
+            if (c->rain_map) {
+                for (size_t i = 0; i < px; i++)
+                    c->rain_depth_out[i] = c->rain_map[i] >= 0 ? rd[c->rain_map[i]] : 0.0f;
+                rd = c->rain_depth_out;
+            }
+            rain_draw(raw, rd, c->w, c->h, c->fov, cam.transform.rotation, wx.precipitation, wx.wind_intensity,
+                      c->host->random_u64(c->ctx));
         }
         break;
     case CAM_SEMANTIC:

@@ -24,8 +24,8 @@ static void blend(uint8_t *p, double a)
     }
 }
 
-void rain_draw(uint8_t *bgra, uint32_t w, uint32_t h, double fov, sn_rotation rot, double precipitation,
-               double wind_intensity, uint64_t seed)
+void rain_draw(uint8_t *bgra, const float *depth, uint32_t w, uint32_t h, double fov, sn_rotation rot,
+               double precipitation, double wind_intensity, uint64_t seed)
 {
     if (!(precipitation > 0) || w < 2 || h < 2)
         return;
@@ -56,10 +56,13 @@ void rain_draw(uint8_t *bgra, uint32_t w, uint32_t h, double fov, sn_rotation ro
         for (int k = 0; k <= steps; k++) {
             double t = (double)k / steps;
             long x = lround(u + t * (u1 - u) - 0.5), y = lround(v + t * (v1 - v) - 0.5);
+            const float dz = (float)(a.x + t * (b.x - a.x)); /* the drop's depth at this point */
             for (int o = 0; o < thick; o++) {
                 long xx = x + o;
                 if (xx < 0 || y < 0 || xx >= (long)w || y >= (long)h)
                     continue;
+                if (depth && depth[(size_t)y * w + (size_t)xx] < dz)
+                    continue; /* behind what the camera sees there */
                 blend(bgra + 4 * ((size_t)y * w + (size_t)xx), alpha * (0.6 + 0.4 * sin(M_PI * t)));
             }
         }

@@ -17,8 +17,9 @@
 
 /* Draws the streaks over the w x h BGRA image of a camera with horizontal fov (degrees) and world
 ** rotation `rot`, for precipitation and wind_intensity (0..100), from seed. Nothing when
-** precipitation is 0. */
-void rain_draw(uint8_t *bgra, uint32_t w, uint32_t h, double fov, sn_rotation rot, double precipitation,
-               double wind_intensity, uint64_t seed);
+** precipitation is 0. depth: NULL, or the image's planar depth (metres, w x h): a streak's pixel
+** is hidden where the surface seen there is nearer than the drop (a drop behind a car). */
+void rain_draw(uint8_t *bgra, const float *depth, uint32_t w, uint32_t h, double fov, sn_rotation rot,
+               double precipitation, double wind_intensity, uint64_t seed);
 
 #endif

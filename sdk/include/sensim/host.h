@@ -50,8 +50,9 @@ typedef struct sn_image {
     uint32_t *instance; /* actor id */
     /* ---- ABI 1.5 (anti-aliasing): read only when struct_size reaches it ---- */
     /* Colour samples per pixel side, 0 or 1: one at the pixel centre; 2..4: n x n on a regular
-    ** grid inside each pixel, averaged in linear light (gamma 2.2) into bgra. Only for colour:
-    ** with samples > 1, depth, tag and instance must be NULL (tags and ids are never blended). */
+    ** grid inside each pixel, averaged in linear light (gamma 2.2) into bgra. With samples > 1,
+    ** tag and instance must be NULL (tags and ids are never blended); depth, if given, gets each
+    ** pixel's nearest sample (older hosts refuse it with SN_E_INVALID). */
     uint32_t samples;
 } sn_image;
 

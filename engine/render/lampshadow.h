@@ -1,0 +1,35 @@
+/* lampshadow.h — street lights' shadows (docs/rendering.md "Night"): what stands between a
+** street lamp and a surface point takes the lamp's light away. The occluders are the bounding
+** boxes of the world's actors (vehicles, walkers, props, buildings: not sensors nor ground
+** planes), posed for the render; each lamp keeps the boxes within 15 m, so a pixel tests only
+** those of the lamps near it, exactly (a segment against an oriented box: hard edges), and only
+** where the lamp's light there is at least SN_LAMP_SHADOW_MIN (under one level of 255 below).
+** The scenery's own meshes (poles, trees, buildings from the map) cast no lamp shadow: a
+** documented approximation (they stand off the road, where the lamps shine). Pure functions of
+** the world: the same at any thread count. */
+#ifndef SN_LAMPSHADOW_H
+#define SN_LAMPSHADOW_H
+
+#include "headlights.h"
+
+#define SN_LAMP_SHADOW_REACH 15.0 /* m: boxes farther from a lamp (centre, less their radius) cast none */
+#define SN_LAMP_SHADOW_MIN 0.004  /* a lamp's irradiance below which its shadow is not looked up */
+
+/* An oriented box: centre, unit axes (rows), half extents, and its bounding radius. */
+typedef struct sn_occluder {
+    sn_vec3 c;
+    sn_vec3 ax[3];
+    double e[3];
+    double rad;
+} sn_occluder;
+
+/* Gives spots [first, L->n) (street lamps) their occluders: every actor box of w posed at alpha
+** within SN_LAMP_SHADOW_REACH of the lamp (beyond, its shadow falls where the lamp is faint).
+** False when out of memory. */
+bool sn_lamp_occluders_build(sn_lamps *L, const sn_world *w, double alpha, size_t first);
+
+/* Whether one of spot s's boxes cuts the segment from p to the lamp (v = lamp - p, d = |v|).
+** A box the segment starts inside (the lit surface's own actor) does not count. */
+bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d);
+
+#endif
