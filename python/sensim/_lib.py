@@ -389,6 +389,7 @@ def _declare(L):
         fn = getattr(L, name)
         fn.restype, fn.argtypes = res, list(args)
 
+    f("sn_version", c_char_p)
     f("sn_engine_create", P, POINTER(EngineOptions), E)
     f("sn_engine_destroy", None, P)
     f("sn_engine_load_scene", st, P, c_char_p, E)

@@ -69,7 +69,8 @@ class Client:
         self._timeout = float(seconds)
 
     def get_client_version(self) -> str:
-        return "0.1.0"
+        # libsensim's own string (meson.build's project version, checked there): no copy to drift
+        return _lib.lib().sn_version().decode()
 
     get_server_version = get_client_version
 

@@ -261,3 +261,10 @@ def test_vehicle_lights_wheels_and_two_wheelers(client):
         assert lib.find(bp).id == bp
     bike = world.spawn_actor(lib.find("vehicle.gazelle.omafiets"), sensim.Transform(sensim.Location(0, 10, 0.1)))
     assert bike.get_wheel_steer_angle(sensim.VehicleWheelLocation.Back_Wheel) == 0.0
+
+
+def test_client_version_is_the_library_version(client):
+    """The one version string: libsensim's sn_version(), which meson.build checks equal to the
+    package's __version__ (a copy in client.py could drift)."""
+    assert client.get_client_version() == sensim.__version__ == client.get_server_version()
+    assert client.get_client_version() == _lib.lib().sn_version().decode()

@@ -83,10 +83,11 @@ def test_pip_install_offline_into_a_venv(tmp_path):
     p = subprocess.run([py, "-m", "pip", "show", "sensim"], capture_output=True, text=True)
     requires = [ln for ln in p.stdout.splitlines() if ln.startswith("Requires:")]
     assert requires and sorted(x.strip() for x in requires[0][9:].split(",")) == ["msgpack", "numpy"], p.stdout
-    code = ("import sensim, sys; w = sensim.Client(quiet=True).load_world(); print(sensim.__file__); "
-            "print(w.tick())")
+    code = ("import sensim, sys; c = sensim.Client(quiet=True); w = c.load_world(); print(sensim.__file__); "
+            "print(w.tick()); print(c.get_client_version())")
     p = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=str(tmp_path),
                        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     assert p.returncode == 0, p.stderr
     lines = p.stdout.split()
     assert lines[0].startswith(str(venv)) and lines[1] == "1"
+    assert lines[2] == sensim.__version__  # the installed package finds libsensim's version
