@@ -3,6 +3,8 @@
 ** sensim/testworld.h plus a small msgpack reader for the messages a test reads back. */
 #include <sensim/testing.h>
 
+#include "../core/json.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -720,20 +722,30 @@ static void snf_put(snf_buf *b, const char *fmt, ...)
     }
 }
 
-static void snf_json_str(snf_buf *b, const char *s, size_t n)
+/* The one JSON string writer's sink (core/json.c): bytes appended as they are, NULs included. */
+static void snf_write(void *ctx, const char *p, size_t k)
 {
-    snf_put(b, "\"");
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            snf_put(b, "\\%c", c);
-        else if (c < 0x20)
-            snf_put(b, "\\u%04x", c);
-        else
-            snf_put(b, "%c", c);
+    snf_buf *b = ctx;
+    if (b->oom)
+        return;
+    if (b->n + k >= b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap <= b->n + k)
+            cap *= 2;
+        char *q = (char *)realloc(b->p, cap);
+        if (!q) {
+            b->oom = true;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
     }
-    snf_put(b, "\"");
+    memcpy(b->p + b->n, p, k);
+    b->n += k;
+    b->p[b->n] = '\0';
 }
+
+static void snf_json_str(snf_buf *b, const char *s, size_t n) { sn_json_strn_put(snf_write, b, s, n); }
 
 static size_t snf_json(const sn_fake_sensor *s, size_t i, snf_buf *b)
 {

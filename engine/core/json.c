@@ -22,27 +22,32 @@ size_t sn_utf8_len(const unsigned char *s, size_t n)
     return k;
 }
 
-void sn_json_strn(FILE *o, const char *s, size_t n)
+void sn_json_strn_put(sn_json_put_fn *put, void *ctx, const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
-    fputc('"', o);
+    put(ctx, "\"", 1);
     for (size_t i = 0; i < n;) {
         unsigned char c = u[i];
         size_t k = sn_utf8_len(u + i, n - i);
+        char esc[8];
         if (!k) {
-            fputs("\\ufffd", o);
+            put(ctx, "\\ufffd", 6);
             i++;
             continue;
         }
         if (c == '"' || c == '\\')
-            fprintf(o, "\\%c", c);
+            esc[0] = '\\', esc[1] = (char)c, put(ctx, esc, 2);
         else if (c < 0x20 || c == 0x7f)
-            fprintf(o, "\\u%04x", c);
+            snprintf(esc, sizeof esc, "\\u%04x", c), put(ctx, esc, 6);
         else
-            fwrite(u + i, 1, k, o);
+            put(ctx, s + i, k);
         i += k;
     }
-    fputc('"', o);
+    put(ctx, "\"", 1);
 }
+
+static void put_file(void *ctx, const char *p, size_t k) { fwrite(p, 1, k, (FILE *)ctx); }
+
+void sn_json_strn(FILE *o, const char *s, size_t n) { sn_json_strn_put(put_file, o, s, n); }
 
 void sn_json_str(FILE *o, const char *s) { sn_json_strn(o, s ? s : "", s ? strlen(s) : 0); }

@@ -88,6 +88,11 @@ static sn_status serialize(void *self, uint32_t i, sn_writer *w)
         return h->write_double(w, 1);
     if (!strcmp(mode, "rays"))
         return rays(p, w);
+    if (!strcmp(mode, "escapes")) { /* what sn_fake_json must escape; 0xff is not UTF-8 */
+        static const char text[] = "q\"b\\\x01\x7f\xff\xc3\xa9\0z";
+        h->write_key(w, "t\"k");
+        return h->write_strn(w, text, sizeof text - 1);
+    }
     h->write_key(w, "name");
     h->write_str(w, h->sensor_name(p->ctx));
     h->write_key(w, "gain");
@@ -219,6 +224,14 @@ int main(void)
     CHECK_CONTAINS(sn_fake_error(g), "is taken by another sensor");
     sn_fake_free(g);
     sn_fake_free(h);
+
+    /* sn_fake_json escapes as the one JSON writer (core/json.c) does: quotes, backslashes,
+    ** control bytes, NUL and DEL as \u00XX, invalid UTF-8 as U+FFFD, valid UTF-8 kept */
+    g = sn_fake_new(2);
+    sn_fake_sensor *esc = spawn(g, "mode=escapes", NULL);
+    CHECK(esc && sn_fake_step(g) == SN_OK, "%s", sn_fake_error(g));
+    CHECK_CONTAINS(sn_fake_json(esc, 0), "\"t\\\"k\":\"q\\\"b\\\\\\u0001\\u007f\\ufffd\xc3\xa9\\u0000z\"}");
+    sn_fake_free(g);
 
     /* malformed messages are refused by the engine's writer, and the run stops */
     g = sn_fake_new(2);
