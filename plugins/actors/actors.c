@@ -12,6 +12,7 @@
 ** same instant every other sensor of the frame measures at. It never fails and draws nothing
 ** from the random stream. `sensim run --mcap` adds one named "actors" when the scene has none.
 */
+#include <sensim/grow.h>
 #include <sensim/plugin.h>
 #include <sensim/records.h>
 
@@ -57,27 +58,6 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     return SN_OK;
 }
 
-static sn_status grow(actors *a, uint32_t need)
-{
-    if (need <= a->cap)
-        return SN_OK;
-    uint32_t cap = need + need / 2 + 16;
-    sn_actor_record *r = realloc(a->rec, cap * sizeof *r);
-    if (r)
-        a->rec = r;
-    const char **t = r ? realloc(a->type_ids, cap * sizeof *t) : NULL;
-    if (t)
-        a->type_ids = t;
-    const char **nm = t ? realloc(a->names, cap * sizeof *nm) : NULL;
-    if (!nm) {
-        a->h->set_error(a->ctx, "out of memory for %u actors", need);
-        return SN_E_NOMEM;
-    }
-    a->names = nm;
-    a->cap = cap;
-    return SN_OK;
-}
-
 static sn_status tick(void *self, sn_phase phase)
 {
     actors *a = self;
@@ -85,9 +65,14 @@ static sn_status tick(void *self, sn_phase phase)
     if (phase != SN_PHASE_POST)
         return SN_OK;
     uint32_t count = h->actor_count(a->ctx);
-    sn_status st = grow(a, count);
-    if (st)
-        return st;
+    /* three parallel arrays, one capacity: each grows from the same cap to the same size */
+    uint32_t c_rec = a->cap, c_type = a->cap, c_name = a->cap;
+    if (!SN_GROW32(a->rec, c_rec, count) || !SN_GROW32(a->type_ids, c_type, count) ||
+        !SN_GROW32(a->names, c_name, count)) {
+        h->set_error(a->ctx, "out of memory for %u actors", count);
+        return SN_E_NOMEM;
+    }
+    a->cap = c_rec < c_type ? (c_rec < c_name ? c_rec : c_name) : (c_type < c_name ? c_type : c_name);
     a->n = 0;
     for (uint32_t i = 0; i < count; i++) {
         sn_actor_info info = {.struct_size = sizeof info};

@@ -24,6 +24,7 @@
 */
 #include "rss.h"
 
+#include <sensim/grow.h>
 #include <sensim/plugin.h>
 
 #include <float.h>
@@ -146,30 +147,16 @@ static sn_status attach(void *self, uint32_t parent)
     return SN_OK;
 }
 
-static bool grow(rss_sensor *r, uint32_t n)
+/* Room for n other actors in the five parallel per-actor arrays (one capacity, cap_others). */
+static bool reserve_others(rss_sensor *r, uint32_t n)
 {
-    if (n <= r->cap_others)
-        return true;
-    uint32_t cap = r->cap_others ? r->cap_others : 16;
-    while (cap < n)
-        cap *= 2;
-    other_rec *o = realloc(r->others, cap * sizeof *o);
-    if (o)
-        r->others = o;
-    rss_memory_entry *m1 = realloc(r->mem, cap * sizeof *m1);
-    if (m1)
-        r->mem = m1;
-    rss_memory_entry *m2 = realloc(r->next_mem, cap * sizeof *m2);
-    if (m2)
-        r->next_mem = m2;
-    const rss_memory_entry **p = realloc(r->prev, cap * sizeof *p);
-    if (p)
-        r->prev = p;
-    rss_state *s = realloc(r->states, cap * sizeof *s);
-    if (s)
-        r->states = s;
-    if (!o || !m1 || !m2 || !p || !s)
+    uint32_t c[5] = {r->cap_others, r->cap_others, r->cap_others, r->cap_others, r->cap_others};
+    if (!SN_GROW32(r->others, c[0], n) || !SN_GROW32(r->mem, c[1], n) || !SN_GROW32(r->next_mem, c[2], n) ||
+        !SN_GROW32(r->prev, c[3], n) || !SN_GROW32(r->states, c[4], n))
         return false;
+    uint32_t cap = c[0];
+    for (int k = 1; k < 5; k++)
+        cap = c[k] < cap ? c[k] : cap;
     r->cap_others = cap;
     return true;
 }
@@ -294,7 +281,7 @@ static sn_status tick(void *self, sn_phase phase)
         r->ego_used.lat_accel_max = fmin(20.0, lat_acc);
 
     const uint32_t n_actors = h->actor_count(r->ctx);
-    if (!grow(r, n_actors)) {
+    if (!reserve_others(r, n_actors)) {
         h->set_error(r->ctx, "out of memory for %u actors", n_actors);
         return SN_E_NOMEM;
     }
