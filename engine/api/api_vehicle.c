@@ -3,7 +3,7 @@
 ** running vehicle model (world/vehicle.c). */
 #include "../core/error.h"
 #include "../sim/engine.h"
-#include "../sim/host.h"
+#include "../sim/host_query.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,9 @@
 /* host.c — the sn_host table: what a plugin instance may ask of the engine. */
 #include "engine.h"
 #include "host.h"
+#include "host_map.h"
+#include "host_query.h"
+#include "writer.h"
 
 #include "../core/geo.h"
 #include "../core/util.h"
@@ -10,9 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-void sn_host_writer_fill(sn_host *h);
-void sn_host_map_fill(sn_host *h);
 
 /* A plugin's text (log lines, error messages) is escaped before it reaches a terminal or a
 ** message: control characters, DEL and invalid UTF-8 become \xHH (sn_text_escape). */

@@ -1,7 +1,7 @@
 /* host_map.c — the map queries of the host table (ABI 1.4): sensim/map.h on the engine's map,
 ** with failures written to the sensor's error text. */
 #include "engine.h"
-#include "host.h"
+#include "host_map.h"
 
 #include "../core/util.h"
 

@@ -1,7 +1,7 @@
 /* host_query.c — the host's ray queries: ray_cast, ray_batch, sweep_sphere, overlap_sphere,
 ** all answered by the engine's ray index (query/rayscene.h). */
 #include "engine.h"
-#include "host.h"
+#include "host_query.h"
 
 #include "../core/util.h"
 #include "../plugin/attr.h"

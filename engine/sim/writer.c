@@ -347,7 +347,6 @@ sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err)
     return SN_OK;
 }
 
-void sn_host_writer_fill(sn_host *h);
 void sn_host_writer_fill(sn_host *h)
 {
     h->write_key = w_key;

@@ -12,6 +12,9 @@
 struct sn_engine;
 struct sn_ctx;
 
+/* The host table's write_* functions (writer.c). */
+void sn_host_writer_fill(sn_host *h);
+
 /* Containers a plugin may nest: with the message's own map, the 32 msgpack-c's reader holds. */
 #define SN_WRITER_MAX_DEPTH 31
 #define SN_WRITER_KNOWN 4096 /* write_packed values remembered as checked (a power of two) */

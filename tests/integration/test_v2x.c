@@ -8,7 +8,7 @@
 #include "../../engine/core/geo.h"
 #include "../../engine/query/rayscene.h"
 #include "../../engine/sim/engine.h"
-#include "../../engine/sim/host.h"
+#include "../../engine/sim/host_query.h"
 #include "../check.h"
 #include "../testutil.h"
 #include "../testrun.h"
