@@ -54,7 +54,7 @@ static double run(const config *c, size_t *bytes, double *share)
         return fprintf(stderr, "bench_sensors: %s\n", err.msg), -1;
     if (c->plugin) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/%s/sensim_%s.so", plugins, c->plugin, c->plugin);
+        snprintf(path, sizeof path, "%s/sensim_%s.so", plugins, c->plugin);
         if (sn_testworld_load_plugin(e, path, NULL, &err))
             return fprintf(stderr, "bench_sensors: %s\n", err.msg), sn_engine_destroy(e), -1;
     }
