@@ -695,6 +695,23 @@ typedef struct snf_buf {
     bool oom;
 } snf_buf;
 
+/* Room for more than `need` bytes (a NUL after them), doubling from 256; false (and oom set)
+** when realloc fails. */
+static bool snf_buf_room(snf_buf *b, size_t need)
+{
+    size_t cap = b->cap ? b->cap * 2 : 256;
+    while (cap <= need)
+        cap *= 2;
+    char *q = (char *)realloc(b->p, cap);
+    if (!q) {
+        b->oom = true;
+        return false;
+    }
+    b->p = q;
+    b->cap = cap;
+    return true;
+}
+
 static void snf_put(snf_buf *b, const char *fmt, ...) SN_PRINTF(2, 3);
 static void snf_put(snf_buf *b, const char *fmt, ...)
 {
@@ -709,16 +726,8 @@ static void snf_put(snf_buf *b, const char *fmt, ...)
             b->n += (size_t)k;
             return;
         }
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap <= b->n + (size_t)k)
-            cap *= 2;
-        char *q = (char *)realloc(b->p, cap);
-        if (!q) {
-            b->oom = true;
+        if (!snf_buf_room(b, b->n + (size_t)k))
             return;
-        }
-        b->p = q;
-        b->cap = cap;
     }
 }
 
@@ -726,20 +735,8 @@ static void snf_put(snf_buf *b, const char *fmt, ...)
 static void snf_write(void *ctx, const char *p, size_t k)
 {
     snf_buf *b = ctx;
-    if (b->oom)
+    if (b->oom || (b->n + k >= b->cap && !snf_buf_room(b, b->n + k)))
         return;
-    if (b->n + k >= b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap <= b->n + k)
-            cap *= 2;
-        char *q = (char *)realloc(b->p, cap);
-        if (!q) {
-            b->oom = true;
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
     memcpy(b->p + b->n, p, k);
     b->n += k;
     b->p[b->n] = '\0';
