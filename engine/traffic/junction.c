@@ -10,7 +10,6 @@
 #define SAMPLE 1.0     /* m between the points of a connector's centre line */
 #define MAIN_NEAR 12.0 /* m: a main-stream vehicle nearer its merge area than this is not cut in front of */
 #define STARVE 5.0     /* s: a minor-stream vehicle ready this long is let in by the main stream */
-#define LEFT_STARVE 6.0 /* s: a left turn ready this long goes before crossing claims that can still stop */
 
 typedef struct poly {
     sn_vec3 *p;
@@ -380,16 +379,6 @@ static int meet(const sn_junctions *j, const sn_jclaim *x, const sn_jclaim *y, b
     return r;
 }
 
-/* A left turn that has waited: ready now, not granted, first ready LEFT_STARVE s ago. */
-static bool left_starving(const sn_junctions *j, const sn_jclaim *c)
-{
-    return c->ready && !c->granted && c->first_ready > 0 && c->n_conn && j->conn[c->conn[0]].turn < 0 &&
-           j->now - c->first_ready > LEFT_STARVE;
-}
-
-/* Whether a claim's vehicle can no longer stop comfortably (3 m/s^2) before its entry. */
-static bool committed(const sn_jclaim *c) { return c->v > 2.0 && -c->front < c->v * c->v / (2 * 3.0) + 1.0; }
-
 bool sn_jx_may_enter(const sn_junctions *j, int32_t jn, const sn_jclaim *x, uint32_t *blocker)
 {
     const sn_jlist *l = &j->claims[jn];
@@ -411,12 +400,7 @@ bool sn_jx_may_enter(const sn_junctions *j, int32_t jn, const sn_jclaim *x, uint
         /* r - 2: x's priority over y. The main stream is yielded to once it is within MAIN_NEAR of
         ** the area they share (a gap in it farther than that is taken). */
         const bool y_starving = y->ready && !y->granted && j->now - y->ready_since > STARVE;
-        /* A left turn that has waited LEFT_STARVE s since it first could enter (docs/traffic.md)
-        ** goes before the claims that have not entered and can still stop: of x and y, the one
-        ** that waited goes first unless the other can no longer stop; both or neither: tickets. */
-        const bool xl = left_starving(j, x), yl = left_starving(j, y);
-        const bool fifo = y->ready && first;
-        bool yields = r == 2   ? (xl == yl ? fifo : xl ? fifo && committed(y) : fifo || !committed(x))
+        bool yields = r == 2   ? y->ready && first
                       : r == 1 ? y->ready && ahead < MAIN_NEAR && !x_starving
                                : y_starving;
         if ((y->granted && held) || (!y->granted && yields)) {
@@ -542,9 +526,6 @@ double sn_jx_vehicle(const sn_jctx *c, const sn_jpass *p, sn_mapdrive *md, uint3
     const bool ready = !c->held && !c->queued && c->exit_free;
     if (ready && !cl->ready)
         cl->ready_since = c->now;
-    if (ready && cl->first_ready <= 0)
-        cl->first_ready = c->now;
-    cl->v = c->v;
     cl->ready = ready;
     /* Too fast to stop before the entry (a slow creep past the stop point still stops in time). */
     bool can_stop = c->v < 2.0 || room > c->v * c->v / (2 * c->a_hard);

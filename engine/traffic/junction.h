@@ -42,8 +42,6 @@ typedef struct sn_jclaim {
     double front, len;        /* the front bumper's progress from the entry (< 0 before it), the vehicle's length */
     double ticket;            /* s: arrival, plus the turning penalty (docs/traffic.md) */
     double ready_since;       /* s: since when it has been ready to enter (its starvation clock) */
-    double first_ready;       /* s: when it was first ready (0 never): a left turn's wait (docs/traffic.md) */
-    double v;                 /* m/s: its speed, last refreshed */
     bool ready, granted;
     uint64_t frame;           /* last refreshed */
 } sn_jclaim;
