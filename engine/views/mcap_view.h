@@ -89,6 +89,8 @@ struct sn_mcap {
     bool seen_actors;     /* an actors stream gives the transform tree; else each sensor's message */
     sn_id_set boxes[2];   /* entities of the previous scene update: moving [0], static [1] */
     sn_buf statics;       /* the static actors' records last written (written again when they change) */
+    sn_id_set spare_ids;  /* kept for the next update's ids (no allocation per frame) */
+    sn_buf statics_now;   /* the current message's static records, swapped with statics */
     bool have_statics;
     uint8_t *is_static;   /* per record of the current actors message */
     size_t static_cap;
