@@ -281,6 +281,8 @@ static void release(sn_mcap *m)
         free(m->boxes[k].ids);
     sn_buf_free(&m->statics);
     free(m->spare_ids.ids);
+    free(m->rot);
+    free(m->prev_rot);
     sn_buf_free(&m->statics_now);
     free(m->is_static);
     for (size_t i = 0; i < m->n_saved; i++)
