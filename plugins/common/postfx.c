@@ -274,18 +274,28 @@ static void blur_band(void *arg, uint32_t b)
                     continue; /* the pixel itself */
                 ax[taps] = t * tv[0], ay[taps] = t * tv[1], dist[taps++] = d;
             }
+            /* each tap's row is the same for the whole row of the tile: once here (the same
+            ** float operations as per pixel), taps off the image's rows dropped */
             const float fy = (float)y + 0.5f;
+            size_t rowk[MB_TAPS + 1];
+            int live = 0;
+            for (int k = 0; k < taps; k++) {
+                long sy = round_away(fy + ay[k] - 0.5f);
+                if (sy < 0 || sy >= (long)x->h)
+                    continue;
+                ax[live] = ax[k], dist[live] = dist[k], rowk[live++] = (size_t)sy * x->w;
+            }
             for (uint32_t xx = x0; xx < x1; xx++) {
                 size_t i = (size_t)y * x->w + xx;
                 float *o = x->tmp + 3 * i;
                 const float *c = x->lin + 3 * i;
                 const float ch = hs[i], fx = (float)xx + 0.5f;
                 float r = c[0], g = c[1], bl = c[2], wsum = 1;
-                for (int k = 0; k < taps; k++) {
-                    long sx = round_away(fx + ax[k] - 0.5f), sy = round_away(fy + ay[k] - 0.5f);
-                    if (sx < 0 || sy < 0 || sx >= (long)x->w || sy >= (long)x->h)
+                for (int k = 0; k < live; k++) {
+                    long sx = round_away(fx + ax[k] - 0.5f);
+                    if (sx < 0 || sx >= (long)x->w)
                         continue;
-                    size_t j = (size_t)sy * x->w + (size_t)sx;
+                    size_t j = rowk[k] + (size_t)sx;
                     if (!(hs[j] >= dist[k] || ch >= dist[k]))
                         continue;
                     const float *s = x->lin + 3 * j;
