@@ -311,7 +311,17 @@ static void speed_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
     size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
-    for (size_t i = i0; i < i1; i++) {
+    size_t i = i0;
+#ifdef __SSE__
+    /* four at a time: the same products, sum and correctly rounded root (sqrtps as sqrtf) */
+    for (; i + 4 <= i1; i += 4) {
+        const __m128 a = _mm_loadu_ps(x->vel + 2 * i), c = _mm_loadu_ps(x->vel + 2 * i + 4);
+        const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
+        const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
+        _mm_storeu_ps(x->speed + i, _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f)));
+    }
+#endif
+    for (; i < i1; i++) {
         const float *v = x->vel + 2 * i;
         x->speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1]) * 0.5f;
     }
