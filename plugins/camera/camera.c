@@ -315,7 +315,7 @@ static sn_status tick(void *self, sn_phase phase)
             sn_transform prev;
             c->host->sensor_transform_prev(c->ctx, &prev);
             pfx_velocity(c->mb_ids, &c->post.p, mw, mh, mc.fov, &cam.transform, &prev, c->mb_depth, c->mb_inst,
-                         c->mb_motion, d == 1 ? c->vel : c->mb_vel);
+                         c->mb_motion, d == 1 ? c->vel : c->mb_vel, run_tasks, c);
             /* nearest, in image pixels: each source row scaled once, then copied to the d
             ** image rows it covers; no division a pixel */
             for (uint32_t y = 0; d > 1 && y < c->h; y++) {
