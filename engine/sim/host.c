@@ -170,6 +170,26 @@ static sn_status h_render_motion(sn_ctx *c, const sn_camera *cam, const sn_image
     return st;
 }
 
+static bool h_scene_moved(sn_ctx *c)
+{
+    const sn_engine *e = c->engine;
+    if (e->clock.frame == 0 || e->advanced_frame != e->clock.frame)
+        return true;
+    const sn_world *w = &e->world;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        if (a->kind == SN_ACTOR_SENSOR)
+            continue;
+        sn_vec3 p0, p1;
+        sn_quat q0, q1;
+        sn_actor_pose_at(w, a, 0.0, &p0, &q0);
+        sn_actor_pose_at(w, a, 1.0, &p1, &q1);
+        if (p0.x != p1.x || p0.y != p1.y || p0.z != p1.z || q0.w != q1.w || q0.x != q1.x || q0.y != q1.y || q0.z != q1.z)
+            return true;
+    }
+    return false;
+}
+
 static void h_weather(sn_ctx *c, sn_weather *out, uint64_t *serial)
 {
     if (out)
@@ -375,6 +395,7 @@ void sn_host_init(sn_host *h)
     h->sensor_transform_prev = h_sensor_transform_prev;
     h->parallel_for = h_parallel_for;
     h->weather = h_weather;
+    h->scene_moved = h_scene_moved;
     sn_host_writer_fill(h);
     sn_host_query_fill(h);
     sn_host_map_fill(h);

@@ -304,7 +304,15 @@ static sn_status tick(void *self, sn_phase phase)
     sn_status st;
     bool have_vel = false;
     const bool one_render = c->aa == 1 && c->mb_div == 1;
-    if (c->vel) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+    /* nothing moved during the frame, the camera neither: the blur would be nil (vectors under
+    ** half a pixel blur nothing, postfx.c), so the motion render is skipped: the same bytes */
+    bool still = false;
+    if (c->vel && SN_HOST_HAS(c->host, scene_moved) && !c->host->scene_moved(c->ctx)) {
+        sn_transform prev;
+        c->host->sensor_transform_prev(c->ctx, &prev);
+        still = memcmp(&prev, &cam.transform, sizeof prev) == 0;
+    }
+    if (c->vel && !still) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
         const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
         sn_camera mc = cam;
         mc.width = mw, mc.height = mh;

@@ -397,6 +397,16 @@ typedef struct sn_host {
     sn_status (*v2x_join)(sn_ctx *ctx, const sn_v2x_params *p);
     sn_status (*v2x_send)(sn_ctx *ctx, const void *payload, uint32_t size);
     sn_status (*v2x_received)(sn_ctx *ctx, sn_v2x_message *out, uint32_t cap, uint32_t *n_found);
+
+    /* ---- added in ABI 1.7 (motion blur's shortcut): check SN_HOST_HAS(host, scene_moved) ---- */
+    /*
+    ** Whether any actor (sensors aside) moved or turned during this frame: its pose at the end of
+    ** the previous frame differs from its pose now, bit for bit. When it is false and the sensor
+    ** itself did not move (sensor_transform_prev() equals sensor_transform()), render_motion()'s
+    ** motion buffer is all 0 (to rounding) and can be skipped: a camera's motion blur does. True
+    ** before the world has advanced to this frame (render_motion() then says why).
+    */
+    bool (*scene_moved)(sn_ctx *ctx);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */
