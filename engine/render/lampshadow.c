@@ -8,13 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One scenery chunk as seen from one lamp: a cone around its bounding sphere for the first test,
-** its box for the second, then its triangles. */
+/* Up to SC_GROUP consecutive triangles of one scenery chunk as seen from one lamp: a cone around
+** their bounding sphere for the first test, their box for the second, then the triangles. Groups,
+** not whole chunks: a lamp's light hangs beside its own pole and under its arm (one chunk, whose
+** box holds the light), and a group's box (the pole's sides, the arm) does not. */
+#define SC_GROUP 8
 typedef struct sc_occ {
     double ux, uy, uz, cosc; /* unit direction lamp -> sphere centre; cos of the cone holding the sphere */
     double near;             /* distance from the lamp to the sphere's near side */
-    double lo[3], hi[3];     /* the chunk's box */
-    uint32_t chunk;
+    double lo[3], hi[3];     /* the group's box */
+    uint32_t chunk, first, n; /* its triangles: the chunk's [first, first + n) */
 } sc_occ;
 
 struct sn_lamp_scenery {
@@ -23,6 +26,14 @@ struct sn_lamp_scenery {
     uint32_t *start;          /* per chunk c: its lamp's occluders occ[start[c] .. start[c + 1]) */
     sc_occ *occ;
 };
+
+uint32_t sn_lamp_scenery_pieces(const sn_lamps *L, const sn_spot *s)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s->sc_n; k++)
+        n += k == 0 || L->sc->occ[s->sc_first + k].chunk != L->sc->occ[s->sc_first + k - 1].chunk;
+    return n;
+}
 
 void sn_lamp_scenery_free(struct sn_lamp_scenery *sc)
 {
@@ -73,8 +84,8 @@ static int by_dist(const void *a, const void *b)
     return x->chunk < y->chunk ? -1 : x->chunk > y->chunk; /* ties in chunk order: deterministic */
 }
 
-/* The table of every street lamp's scenery occluders: solid chunks binned in a grid of
-** SN_LAMP_SHADOW_REACH cells, each lamp looking at the 3 x 3 cells around it. */
+/* The table of every street lamp's scenery occluders: solid chunks binned in a grid of cells
+** no smaller than SN_LAMP_SHADOW_REACH, each lamp looking at the 3 x 3 cells around it. */
 static struct sn_lamp_scenery *scenery_build(const sn_road_mesh *m)
 {
     struct sn_lamp_scenery *sc = calloc(1, sizeof *sc);
@@ -82,7 +93,13 @@ static struct sn_lamp_scenery *scenery_build(const sn_road_mesh *m)
         return NULL;
     sc->mesh = m, sc->n_chunks = m->n_chunks, sc->n_t = m->n_t;
     const uint32_t lamp = SN_ROAD_N_CATEGORIES + SN_SC_LAMP;
-    const double cell = SN_LAMP_SHADOW_REACH;
+    /* cells of at least the reach (a lamp then looks at 3 x 3), larger on a vast map: at most
+    ** about 2^20 of them */
+    double cell = SN_LAMP_SHADOW_REACH;
+    if (m->n_chunks && m->hi[0] >= m->lo[0]) {
+        double area = (m->hi[0] - m->lo[0] + cell) * (m->hi[1] - m->lo[1] + cell);
+        cell = fmax(cell, sqrt(area / (1 << 20)));
+    }
     uint32_t *cell_start = NULL, *items = NULL, *stamp = NULL;
     cand_sc *cand = NULL;
     size_t n_items = 0, cap_items = 0, n_occ = 0, cap_occ = 0, cap_cand = 0;
@@ -90,7 +107,7 @@ static struct sn_lamp_scenery *scenery_build(const sn_road_mesh *m)
     double x0 = m->lo[0], y0 = m->lo[1];
     uint32_t nx = 1, ny = 1;
     if (ok && m->n_chunks && m->hi[0] >= m->lo[0]) {
-        nx = (uint32_t)fmin((m->hi[0] - x0) / cell + 1, 4096), ny = (uint32_t)fmin((m->hi[1] - y0) / cell + 1, 4096);
+        nx = (uint32_t)((m->hi[0] - x0) / cell + 1), ny = (uint32_t)((m->hi[1] - y0) / cell + 1);
     }
     size_t nc = (size_t)nx * ny;
     ok = ok && (cell_start = calloc(nc + 1, sizeof *cell_start)) && (stamp = calloc((size_t)m->n_chunks + 1, sizeof *stamp));
@@ -157,25 +174,40 @@ static struct sn_lamp_scenery *scenery_build(const sn_road_mesh *m)
             qsort(cand, n_cand, sizeof *cand, by_dist);
         if (n_cand > SN_LAMP_SHADOW_SCENERY)
             n_cand = SN_LAMP_SHADOW_SCENERY;
-        if (!(ok = sn_grow((void **)&sc->occ, &cap_occ, n_occ + n_cand + 1, sizeof *sc->occ)))
-            break;
-        for (size_t q = 0; q < n_cand; q++) {
+        for (size_t q = 0; ok && q < n_cand; q++) {
             const sn_road_chunk *o = &m->chunks[cand[q].chunk];
-            sn_vec3 c = sn_v3(0.5 * (o->lo[0] + o->hi[0]), 0.5 * (o->lo[1] + o->hi[1]), 0.5 * (o->lo[2] + o->hi[2]));
-            double r = 0.5 * sqrt((o->hi[0] - o->lo[0]) * (o->hi[0] - o->lo[0]) + (o->hi[1] - o->lo[1]) * (o->hi[1] - o->lo[1]) +
-                                  (o->hi[2] - o->lo[2]) * (o->hi[2] - o->lo[2])) + 0.01;
-            sn_vec3 u = sn_v3_sub(c, L);
-            double D = sn_v3_len(u);
-            sc_occ *s = &sc->occ[n_occ++];
-            if (D > r) { /* the cone from the light that holds the sphere */
-                s->ux = u.x / D, s->uy = u.y / D, s->uz = u.z / D, s->cosc = sqrt(1 - (r / D) * (r / D)) - 1e-9;
-                s->near = D - r;
-            } else { /* the light inside the sphere: every direction */
-                s->ux = 1, s->uy = s->uz = 0, s->cosc = -2, s->near = 0;
+            for (uint32_t g = 0; g < o->count; g += SC_GROUP) {
+                if (!(ok = sn_grow((void **)&sc->occ, &cap_occ, n_occ + 2, sizeof *sc->occ)))
+                    break;
+                sc_occ *s = &sc->occ[n_occ++];
+                s->chunk = cand[q].chunk, s->first = g, s->n = o->count - g < SC_GROUP ? o->count - g : SC_GROUP;
+                for (int a = 0; a < 3; a++)
+                    s->lo[a] = INFINITY, s->hi[a] = -INFINITY;
+                for (uint32_t t = g; t < g + s->n; t++)
+                    for (int j = 0; j < 3; j++) {
+                        const double *vx = m->v[o->v_first + m->t[o->first + t][j]];
+                        for (int a = 0; a < 3; a++)
+                            s->lo[a] = fmin(s->lo[a], vx[a]), s->hi[a] = fmax(s->hi[a], vx[a]);
+                    }
+                sn_vec3 c = sn_v3(0.5 * (s->lo[0] + s->hi[0]), 0.5 * (s->lo[1] + s->hi[1]), 0.5 * (s->lo[2] + s->hi[2]));
+                double r = 0.5 * sqrt((s->hi[0] - s->lo[0]) * (s->hi[0] - s->lo[0]) +
+                                      (s->hi[1] - s->lo[1]) * (s->hi[1] - s->lo[1]) +
+                                      (s->hi[2] - s->lo[2]) * (s->hi[2] - s->lo[2])) + 0.01;
+                sn_vec3 u = sn_v3_sub(c, L);
+                double D = sn_v3_len(u);
+                if (D > r) { /* the cone from the light that holds the sphere */
+                    s->ux = u.x / D, s->uy = u.y / D, s->uz = u.z / D, s->cosc = sqrt(1 - (r / D) * (r / D)) - 1e-9;
+                    s->near = D - r;
+                } else { /* the light inside the sphere: every direction */
+                    s->ux = 1, s->uy = s->uz = 0, s->cosc = -2, s->near = 0;
+                }
+                /* 1 mm of margin on the box: a face lying in its plane still meets the segment */
+                for (int a = 0; a < 3; a++)
+                    s->lo[a] -= 1e-3, s->hi[a] += 1e-3;
             }
-            memcpy(s->lo, o->lo, sizeof s->lo), memcpy(s->hi, o->hi, sizeof s->hi);
-            s->chunk = cand[q].chunk;
         }
+        if (!ok)
+            break;
     }
     if (ok)
         sc->start[m->n_chunks] = (uint32_t)n_occ;
@@ -209,13 +241,14 @@ static bool seg_box(const double lo[3], const double hi[3], sn_vec3 p, sn_vec3 v
     return true;
 }
 
-/* Whether the segment p + t v, t in (t_min, 1), enters chunk k: crosses one of its triangles
+/* Whether the segment p + t v, t in (t_min, 1), enters group o: crosses one of its triangles
 ** from the side its outward normal faces (Moller-Trumbore; det > 0 is that side). */
-static bool seg_chunk(const sn_road_mesh *m, const sn_road_chunk *k, sn_vec3 p, sn_vec3 v, double t_min)
+static bool seg_group(const sn_road_mesh *m, const sc_occ *o, sn_vec3 p, sn_vec3 v, double t_min)
 {
+    const sn_road_chunk *k = &m->chunks[o->chunk];
     const uint32_t(*t)[3] = m->t + k->first;
     const double(*V)[3] = m->v + k->v_first;
-    for (uint32_t i = 0; i < k->count; i++) {
+    for (uint32_t i = o->first; i < o->first + o->n; i++) {
         const double *a = V[t[i][0]], *b = V[t[i][1]], *c = V[t[i][2]];
         sn_vec3 e1 = sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e2 = sn_v3(c[0] - a[0], c[1] - a[1], c[2] - a[2]);
         sn_vec3 pv = sn_v3_cross(v, e2);
@@ -329,14 +362,14 @@ bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v,
     }
     if (!s->sc_n)
         return false;
-    /* the scenery: the direction from the light to p against each chunk's cone, its box, its triangles */
+    /* the scenery: the direction from the light to p against each group's cone, its box, its triangles */
     const double ux = -v.x / d, uy = -v.y / d, uz = -v.z / d, t_min = 0.01 / d;
     const sn_road_mesh *m = L->sc->mesh;
     for (uint32_t k = 0; k < s->sc_n; k++) {
         const sc_occ *o = &L->sc->occ[s->sc_first + k];
         if (d < o->near || ux * o->ux + uy * o->uy + uz * o->uz < o->cosc)
             continue;
-        if (seg_box(o->lo, o->hi, p, v) && seg_chunk(m, &m->chunks[o->chunk], p, v, t_min))
+        if (seg_box(o->lo, o->hi, p, v) && seg_group(m, o, p, v, t_min))
             return true;
     }
     return false;

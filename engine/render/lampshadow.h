@@ -38,6 +38,9 @@ bool sn_lamp_occluders_build(sn_lamps *L, const sn_world *w, double alpha, size_
 ** towards p) more than 1 cm from p, so a lit surface never shades itself. */
 bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d);
 
+/* How many scenery pieces (chunks) street lamp s keeps (its sc_n counts groups of triangles). */
+uint32_t sn_lamp_scenery_pieces(const sn_lamps *L, const sn_spot *s);
+
 /* Frees L->sc (sn_lamps_free calls it). */
 void sn_lamp_scenery_free(struct sn_lamp_scenery *sc);
 

@@ -57,8 +57,8 @@ static void scenery(void)
     w.roads = m;
     sn_lamps L = {.spots = &s, .n = 1, .cap = 1};
     CHECK(sn_lamp_occluders_build(&L, &w, 1, 0), "occluders built");
-    CHECK(s.sc_n == 2, "two casters within 15 m (the building, the pole; not the far building, the window band, "
-                       "the grass, the head): %u", s.sc_n);
+    CHECK(sn_lamp_scenery_pieces(&L, &s) == 2, "two casters within 15 m (the building, the pole; not the far "
+                       "building, the window band, the grass, the head): %u", sn_lamp_scenery_pieces(&L, &s));
     CHECK(fabs(L.spots[0].pos.z - 8) < 1e-12, "the light");
     /* the building: the shadow's tip where the line from the light over its far top edge (6, 4)
     ** meets the ground, x = 6 * 8 / (8 - 4) = 12; it starts at its far face x = 6 */
@@ -82,7 +82,8 @@ static void scenery(void)
           "behind the building out of reach (16.4 m): lit, the cost bound");
     /* the table is kept while the mesh is the same, rebuilt for another */
     struct sn_lamp_scenery *kept = L.sc;
-    CHECK(sn_lamp_occluders_build(&L, &w, 1, 0) && L.sc == kept && s.sc_n == 2, "the same mesh: the same table");
+    CHECK(sn_lamp_occluders_build(&L, &w, 1, 0) && L.sc == kept && sn_lamp_scenery_pieces(&L, &s) == 2,
+          "the same mesh: the same table");
     /* the bound: 40 bins around the lamp, the nearest SN_LAMP_SHADOW_SCENERY kept */
     sn_sgeom_init(&g, m);
     for (int i = 0; i < 40; i++) {
@@ -91,8 +92,9 @@ static void scenery(void)
         sn_sgeom_end(&g);
     }
     CHECK(sn_sgeom_finish(&g), "bins added");
-    CHECK(sn_lamp_occluders_build(&L, &w, 1, 0) && s.sc_n == SN_LAMP_SHADOW_SCENERY,
-          "a new mesh: rebuilt, %u casters kept of 42 (%u)", SN_LAMP_SHADOW_SCENERY, s.sc_n);
+    CHECK(sn_lamp_occluders_build(&L, &w, 1, 0) && sn_lamp_scenery_pieces(&L, &s) == SN_LAMP_SHADOW_SCENERY,
+          "a new mesh: rebuilt, %u casters kept of 42 (%u)", SN_LAMP_SHADOW_SCENERY, sn_lamp_scenery_pieces(&L, &s));
+    CHECK(occluded(&L, sn_v3(6.5, 0, 0)), "the building still shades (it is among the nearest)");
     sn_lamp_scenery_free(L.sc);
     free(m->v), free(m->vf), free(m->t), free(m->chunks), free(m);
 }

@@ -398,15 +398,16 @@ typedef struct sn_host {
     sn_status (*v2x_send)(sn_ctx *ctx, const void *payload, uint32_t size);
     sn_status (*v2x_received)(sn_ctx *ctx, sn_v2x_message *out, uint32_t cap, uint32_t *n_found);
 
-    /* ---- added in ABI 1.7 (motion blur's shortcut): check SN_HOST_HAS(host, scene_moved) ---- */
+    /* ---- added in ABI 1.7 (motion blur's shortcut): check SN_HOST_HAS(host, scene_motion) ---- */
     /*
-    ** Whether any actor (sensors aside) moved or turned during this frame: its pose at the end of
-    ** the previous frame differs from its pose now, bit for bit. When it is false and the sensor
-    ** itself did not move (sensor_transform_prev() equals sensor_transform()), render_motion()'s
-    ** motion buffer is all 0 (to rounding) and can be skipped: a camera's motion blur does. True
-    ** before the world has advanced to this frame (render_motion() then says why).
+    ** How far, at most, any point of any actor (sensors aside) moved during this frame, in metres:
+    ** an upper bound from each actor's change of pose (its origin's move plus its turn times its
+    ** bounding radius, doubled); exactly 0 when no pose changed, bit for bit. With your own move
+    ** (sensor_transform_prev() against sensor_transform()) it bounds render_motion()'s vectors
+    ** without drawing them: the RGB camera skips its motion render when they would blur nothing.
+    ** +infinity before the world has advanced to this frame (render_motion() then says why).
     */
-    bool (*scene_moved)(sn_ctx *ctx);
+    double (*scene_motion)(sn_ctx *ctx);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */
