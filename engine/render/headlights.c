@@ -166,7 +166,8 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
         double f = d2 / (s->range * s->range), win = (1 - f * f) * (1 - f * f);
         double e = s->intensity * exp(-0.5 * (az * az / (s->sig_h * s->sig_h) + de * de / (sv * sv))) * ndl * win /
                    (d2 > 1 ? d2 : 1);
-        if ((s->occ_n || s->sc_n) && e >= SN_LAMP_SHADOW_MIN && sn_lamp_occluded(L, s, p, v, d))
+        /* a street lamp's axis is (1, 0) down: az is the azimuth of lamp -> p, de - pi/2 its elevation */
+        if ((s->occ_n || s->sc_n) && e >= SN_LAMP_SHADOW_MIN && sn_lamp_occluded_dir(L, s, p, v, d, az, de + s->el0))
             continue; /* a street lamp's shadow */
         sum += e;
     }

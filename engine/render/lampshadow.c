@@ -12,19 +12,29 @@
 ** their bounding sphere for the first test, their box for the second, then the triangles. Groups,
 ** not whole chunks: a lamp's light hangs beside its own pole and under its arm (one chunk, whose
 ** box holds the light), and a group's box (the pole's sides, the arm) does not. */
-#define SC_GROUP 8
+#define SC_GROUP 4
 typedef struct sc_occ {
-    double ux, uy, uz, cosc; /* unit direction lamp -> sphere centre; cos of the cone holding the sphere */
-    double near;             /* distance from the lamp to the sphere's near side */
+    double near;             /* distance from the lamp to the group's bounding sphere */
     double lo[3], hi[3];     /* the group's box */
-    uint32_t chunk, first, n; /* its triangles: the chunk's [first, first + n) */
+    uint32_t chunk, first, n; /* its triangles: tri[first .. first + n), the chunk's numbers */
 } sc_occ;
 
+/* Each lamp's directions (azimuth of lamp -> point from +x, elevation) in cells of 360/NA by
+** 180/NE degrees; a cell lists the groups whose box, seen from the light, may cover it: a lit
+** point tests only the groups of its direction's cell (most cells: none). */
+#define NA 64
+#define NE 32
 struct sn_lamp_scenery {
     const sn_road_mesh *mesh; /* what it was built from */
     uint32_t n_chunks, n_t;
     uint32_t *start;          /* per chunk c: its lamp's occluders occ[start[c] .. start[c + 1]) */
     sc_occ *occ;
+    uint32_t *cbase;          /* per lamp chunk c: its cells' starts cstart[cbase[c] .. + NA NE] */
+    uint32_t *cstart;         /* a cell's groups: citem[cstart[k] .. cstart[k + 1]), offsets from start[c] */
+    uint16_t *citem;
+    size_t n_cstart, cap_cstart, n_citem, cap_citem;
+    uint32_t *tri;            /* the groups' triangles */
+    size_t n_tri, cap_tri;
 };
 
 uint32_t sn_lamp_scenery_pieces(const sn_lamps *L, const sn_spot *s)
@@ -38,7 +48,7 @@ uint32_t sn_lamp_scenery_pieces(const sn_lamps *L, const sn_spot *s)
 void sn_lamp_scenery_free(struct sn_lamp_scenery *sc)
 {
     if (sc)
-        free(sc->start), free(sc->occ), free(sc);
+        free(sc->start), free(sc->occ), free(sc->cbase), free(sc->cstart), free(sc->citem), free(sc->tri), free(sc);
 }
 
 /* Scenery that can stand between a lamp and what it lights: not flat paint, ground patches, the
@@ -69,6 +79,84 @@ static double box_dist(const double lo[3], const double hi[3], sn_vec3 p)
         s += e * e;
     }
     return sqrt(s);
+}
+
+/* The directions from L to box lo..hi, conservatively: azimuth a0..a1 (a1 - a0 may pass pi: it
+** wraps), elevation e0..e1. The footprint's corners span the azimuths unless it holds L's
+** vertical (then all); the elevations' extremes lie at the nearest and farthest horizontal
+** distance. */
+static void ang_box(const double lo[3], const double hi[3], sn_vec3 L, double *a0, double *a1, double *e0, double *e1)
+{
+    double dx0 = lo[0] - L.x, dx1 = hi[0] - L.x, dy0 = lo[1] - L.y, dy1 = hi[1] - L.y;
+    double hx = dx0 > 0 ? dx0 : dx1 < 0 ? -dx1 : 0, hy = dy0 > 0 ? dy0 : dy1 < 0 ? -dy1 : 0;
+    double hmin = hypot(hx, hy), hmax = hypot(fmax(fabs(dx0), fabs(dx1)), fmax(fabs(dy0), fabs(dy1)));
+    double z0 = lo[2] - L.z, z1 = hi[2] - L.z;
+    *e1 = atan2(z1, z1 > 0 ? hmin : hmax) + 1e-9;
+    *e0 = atan2(z0, z0 < 0 ? hmin : hmax) - 1e-9;
+    if (!(hmin > 0)) {
+        *a0 = -M_PI, *a1 = M_PI;
+        return;
+    }
+    double ac = atan2(0.5 * (dy0 + dy1), 0.5 * (dx0 + dx1)), mn = 0, mx = 0;
+    const double cx[2] = {dx0, dx1}, cy[2] = {dy0, dy1};
+    for (int i = 0; i < 4; i++) {
+        double d = atan2(cy[i >> 1], cx[i & 1]) - ac;
+        d = d > M_PI ? d - 2 * M_PI : d < -M_PI ? d + 2 * M_PI : d;
+        mn = d < mn ? d : mn, mx = d > mx ? d : mx;
+    }
+    *a0 = ac + mn - 1e-9, *a1 = ac + mx + 1e-9;
+}
+
+static inline uint32_t cell_of(double az, double el)
+{
+    long ia = (long)floor((az + M_PI) * (NA / (2 * M_PI))), ie = (long)floor((el + M_PI / 2) * (NE / M_PI));
+    ia = ((ia % NA) + NA) % NA;
+    ie = ie < 0 ? 0 : ie >= NE ? NE - 1 : ie;
+    return (uint32_t)(ie * NA + ia);
+}
+
+/* Lamp chunk c's direction cells over its groups occ[first .. first + n). */
+static bool lamp_cells(struct sn_lamp_scenery *sc, uint32_t c, sn_vec3 L, uint32_t first, uint32_t n)
+{
+    if (!sn_grow((void **)&sc->cstart, &sc->cap_cstart, sc->n_cstart + NA * NE + 1, sizeof *sc->cstart))
+        return false;
+    sc->cbase[c] = (uint32_t)sc->n_cstart;
+    uint32_t *cs = sc->cstart + sc->n_cstart;
+    const uint32_t base = (uint32_t)sc->n_citem;
+    sc->n_cstart += NA * NE + 1;
+    memset(cs, 0, (NA * NE + 1) * sizeof *cs);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) { /* counts to starts; the fill moves each start to the next cell's */
+            uint32_t sum = (uint32_t)sc->n_citem;
+            for (int k = 0; k <= NA * NE; k++) {
+                uint32_t x = cs[k];
+                cs[k] = sum, sum += x;
+            }
+            if (!sn_grow((void **)&sc->citem, &sc->cap_citem, sum + 1, sizeof *sc->citem))
+                return false;
+            sc->n_citem = sum;
+        }
+        for (uint32_t g = 0; g < n; g++) {
+            const sc_occ *o = &sc->occ[first + g];
+            double a0, a1, e0, e1;
+            ang_box(o->lo, o->hi, L, &a0, &a1, &e0, &e1);
+            long ia0 = (long)floor((a0 + M_PI) * (NA / (2 * M_PI))), ia1 = (long)floor((a1 + M_PI) * (NA / (2 * M_PI)));
+            long ie0 = (long)floor((e0 + M_PI / 2) * (NE / M_PI)), ie1 = (long)floor((e1 + M_PI / 2) * (NE / M_PI));
+            ia1 = ia1 - ia0 >= NA ? ia0 + NA - 1 : ia1;
+            ie0 = ie0 < 0 ? 0 : ie0, ie1 = ie1 >= NE ? NE - 1 : ie1;
+            for (long ie = ie0; ie <= ie1; ie++)
+                for (long ia = ia0; ia <= ia1; ia++) {
+                    uint32_t k = (uint32_t)(ie * NA + ((ia % NA) + NA) % NA);
+                    if (pass == 0)
+                        cs[k]++;
+                    else
+                        sc->citem[cs[k]++] = (uint16_t)g;
+                }
+        }
+    }
+    memmove(cs + 1, cs, NA * NE * sizeof *cs);
+    cs[0] = base;
+    return true;
 }
 
 typedef struct cand_sc {
@@ -103,7 +191,8 @@ static struct sn_lamp_scenery *scenery_build(const sn_road_mesh *m)
     uint32_t *cell_start = NULL, *items = NULL, *stamp = NULL;
     cand_sc *cand = NULL;
     size_t n_items = 0, cap_items = 0, n_occ = 0, cap_occ = 0, cap_cand = 0;
-    bool ok = (sc->start = calloc((size_t)m->n_chunks + 1, sizeof *sc->start)) != NULL;
+    bool ok = (sc->start = calloc((size_t)m->n_chunks + 1, sizeof *sc->start)) != NULL &&
+              (sc->cbase = calloc((size_t)m->n_chunks + 1, sizeof *sc->cbase)) != NULL;
     double x0 = m->lo[0], y0 = m->lo[1];
     uint32_t nx = 1, ny = 1;
     if (ok && m->n_chunks && m->hi[0] >= m->lo[0]) {
@@ -174,39 +263,46 @@ static struct sn_lamp_scenery *scenery_build(const sn_road_mesh *m)
             qsort(cand, n_cand, sizeof *cand, by_dist);
         if (n_cand > SN_LAMP_SHADOW_SCENERY)
             n_cand = SN_LAMP_SHADOW_SCENERY;
+        /* each piece's triangles that the light is behind (the only ones a segment ending at the
+        ** light can enter through), SC_GROUP at a time, each group with its own box */
         for (size_t q = 0; ok && q < n_cand; q++) {
             const sn_road_chunk *o = &m->chunks[cand[q].chunk];
-            for (uint32_t g = 0; g < o->count; g += SC_GROUP) {
-                if (!(ok = sn_grow((void **)&sc->occ, &cap_occ, n_occ + 2, sizeof *sc->occ)))
-                    break;
-                sc_occ *s = &sc->occ[n_occ++];
-                s->chunk = cand[q].chunk, s->first = g, s->n = o->count - g < SC_GROUP ? o->count - g : SC_GROUP;
-                for (int a = 0; a < 3; a++)
-                    s->lo[a] = INFINITY, s->hi[a] = -INFINITY;
-                for (uint32_t t = g; t < g + s->n; t++)
-                    for (int j = 0; j < 3; j++) {
-                        const double *vx = m->v[o->v_first + m->t[o->first + t][j]];
-                        for (int a = 0; a < 3; a++)
-                            s->lo[a] = fmin(s->lo[a], vx[a]), s->hi[a] = fmax(s->hi[a], vx[a]);
-                    }
-                sn_vec3 c = sn_v3(0.5 * (s->lo[0] + s->hi[0]), 0.5 * (s->lo[1] + s->hi[1]), 0.5 * (s->lo[2] + s->hi[2]));
-                double r = 0.5 * sqrt((s->hi[0] - s->lo[0]) * (s->hi[0] - s->lo[0]) +
-                                      (s->hi[1] - s->lo[1]) * (s->hi[1] - s->lo[1]) +
-                                      (s->hi[2] - s->lo[2]) * (s->hi[2] - s->lo[2])) + 0.01;
-                sn_vec3 u = sn_v3_sub(c, L);
-                double D = sn_v3_len(u);
-                if (D > r) { /* the cone from the light that holds the sphere */
-                    s->ux = u.x / D, s->uy = u.y / D, s->uz = u.z / D, s->cosc = sqrt(1 - (r / D) * (r / D)) - 1e-9;
-                    s->near = D - r;
-                } else { /* the light inside the sphere: every direction */
-                    s->ux = 1, s->uy = s->uz = 0, s->cosc = -2, s->near = 0;
+            sc_occ *s = NULL;
+            for (uint32_t t = 0; ok && t < o->count; t++) {
+                const double *a = m->v[o->v_first + m->t[o->first + t][0]], *b = m->v[o->v_first + m->t[o->first + t][1]],
+                             *c = m->v[o->v_first + m->t[o->first + t][2]];
+                sn_vec3 e1 = sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e2 = sn_v3(c[0] - a[0], c[1] - a[1], c[2] - a[2]);
+                if (!(sn_v3_dot(sn_v3_cross(e1, e2), sn_v3(L.x - a[0], L.y - a[1], L.z - a[2])) < 0))
+                    continue; /* the light in front of it or in its plane: a segment to it only leaves here */
+                if (!s || s->n == SC_GROUP) {
+                    if (!(ok = sn_grow((void **)&sc->occ, &cap_occ, n_occ + 2, sizeof *sc->occ)))
+                        break;
+                    s = &sc->occ[n_occ++];
+                    s->chunk = cand[q].chunk, s->first = (uint32_t)sc->n_tri, s->n = 0;
+                    for (int k = 0; k < 3; k++)
+                        s->lo[k] = INFINITY, s->hi[k] = -INFINITY;
                 }
-                /* 1 mm of margin on the box: a face lying in its plane still meets the segment */
-                for (int a = 0; a < 3; a++)
-                    s->lo[a] -= 1e-3, s->hi[a] += 1e-3;
+                if (!(ok = sn_grow((void **)&sc->tri, &sc->cap_tri, sc->n_tri + 1, sizeof *sc->tri)))
+                    break;
+                sc->tri[sc->n_tri++] = t, s->n++;
+                const double *vs[3] = {a, b, c};
+                for (int j = 0; j < 3; j++)
+                    for (int k = 0; k < 3; k++)
+                        s->lo[k] = fmin(s->lo[k], vs[j][k]), s->hi[k] = fmax(s->hi[k], vs[j][k]);
             }
         }
-        if (!ok)
+        for (size_t g = sc->start[i]; ok && g < n_occ; g++) {
+            sc_occ *s = &sc->occ[g];
+            sn_vec3 c = sn_v3(0.5 * (s->lo[0] + s->hi[0]), 0.5 * (s->lo[1] + s->hi[1]), 0.5 * (s->lo[2] + s->hi[2]));
+            double r = 0.5 * sqrt((s->hi[0] - s->lo[0]) * (s->hi[0] - s->lo[0]) + (s->hi[1] - s->lo[1]) * (s->hi[1] - s->lo[1]) +
+                                  (s->hi[2] - s->lo[2]) * (s->hi[2] - s->lo[2])) + 0.01;
+            double D = sn_v3_len(sn_v3_sub(c, L));
+            s->near = D > r ? D - r : 0;
+            /* 1 mm of margin on the box: a face lying in its plane still meets the segment */
+            for (int k = 0; k < 3; k++)
+                s->lo[k] -= 1e-3, s->hi[k] += 1e-3;
+        }
+        if (!ok || !(ok = lamp_cells(sc, i, L, sc->start[i], (uint32_t)n_occ - sc->start[i])))
             break;
     }
     if (ok)
@@ -243,12 +339,13 @@ static bool seg_box(const double lo[3], const double hi[3], sn_vec3 p, sn_vec3 v
 
 /* Whether the segment p + t v, t in (t_min, 1), enters group o: crosses one of its triangles
 ** from the side its outward normal faces (Moller-Trumbore; det > 0 is that side). */
-static bool seg_group(const sn_road_mesh *m, const sc_occ *o, sn_vec3 p, sn_vec3 v, double t_min)
+static bool seg_group(const sn_road_mesh *m, const uint32_t *tri, const sc_occ *o, sn_vec3 p, sn_vec3 v, double t_min)
 {
     const sn_road_chunk *k = &m->chunks[o->chunk];
     const uint32_t(*t)[3] = m->t + k->first;
     const double(*V)[3] = m->v + k->v_first;
-    for (uint32_t i = o->first; i < o->first + o->n; i++) {
+    for (uint32_t j = o->first; j < o->first + o->n; j++) {
+        const uint32_t i = tri[j];
         const double *a = V[t[i][0]], *b = V[t[i][1]], *c = V[t[i][2]];
         sn_vec3 e1 = sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e2 = sn_v3(c[0] - a[0], c[1] - a[1], c[2] - a[2]);
         sn_vec3 pv = sn_v3_cross(v, e2);
@@ -329,6 +426,11 @@ bool sn_lamp_occluders_build(sn_lamps *L, const sn_world *w, double alpha, size_
 
 bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d)
 {
+    return sn_lamp_occluded_dir(L, s, p, v, d, atan2(-v.y, -v.x), atan2(-v.z, hypot(v.x, v.y)));
+}
+
+bool sn_lamp_occluded_dir(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, double az, double el)
+{
     for (uint32_t k = 0; k < s->occ_n; k++) {
         const sn_occluder *o = &L->occ[s->occ_first + k];
         /* the segment p + t v / d, t in (0, d): first against the box's bounding sphere */
@@ -362,14 +464,16 @@ bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v,
     }
     if (!s->sc_n)
         return false;
-    /* the scenery: the direction from the light to p against each group's cone, its box, its triangles */
-    const double ux = -v.x / d, uy = -v.y / d, uz = -v.z / d, t_min = 0.01 / d;
-    const sn_road_mesh *m = L->sc->mesh;
-    for (uint32_t k = 0; k < s->sc_n; k++) {
-        const sc_occ *o = &L->sc->occ[s->sc_first + k];
-        if (d < o->near || ux * o->ux + uy * o->uy + uz * o->uz < o->cosc)
+    /* the scenery: the groups listed in the cell of the direction from the light to p; each
+    ** group's box, then its triangles */
+    const struct sn_lamp_scenery *sc = L->sc;
+    const uint32_t *cs = sc->cstart + sc->cbase[s->chunk - 1] + cell_of(az, el);
+    const double t_min = 0.01 / d;
+    for (uint32_t k = cs[0]; k < cs[1]; k++) {
+        const sc_occ *o = &sc->occ[s->sc_first + sc->citem[k]];
+        if (d < o->near)
             continue;
-        if (seg_box(o->lo, o->hi, p, v) && seg_group(m, o, p, v, t_min))
+        if (seg_box(o->lo, o->hi, p, v) && seg_group(sc->mesh, sc->tri, o, p, v, t_min))
             return true;
     }
     return false;

@@ -41,6 +41,10 @@ bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v,
 /* How many scenery pieces (chunks) street lamp s keeps (its sc_n counts groups of triangles). */
 uint32_t sn_lamp_scenery_pieces(const sn_lamps *L, const sn_spot *s);
 
+/* The same, given the direction from the lamp to p: its azimuth from +x, atan2(-v.y, -v.x), and
+** elevation, atan2(-v.z, |v.xy|) (what sn_lamps_light computed for the beam already). */
+bool sn_lamp_occluded_dir(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, double az, double el);
+
 /* Frees L->sc (sn_lamps_free calls it). */
 void sn_lamp_scenery_free(struct sn_lamp_scenery *sc);
 
