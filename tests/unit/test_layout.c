@@ -239,7 +239,7 @@ int main(void)
     F(sn_host, v2x_join, 488);
     F(sn_host, v2x_send, 496);
     F(sn_host, v2x_received, 504);
-    F(sn_host, scene_motion, 512); /* ABI 1.7 */
+    F(sn_host, scene_motion, 512); /* ABI 1.6, second revision */
     /* v2x.h (ABI 1.6) */
     S(sn_v2x_params, 96, 8);
     F(sn_v2x_params, struct_size, 0);

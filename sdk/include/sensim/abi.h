@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define SN_ABI_MAJOR 1
-#define SN_ABI_MINOR 7
+#define SN_ABI_MINOR 6
 
 #define SN_VERSION_STRING "0.1.0"
 

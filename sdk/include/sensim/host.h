@@ -398,7 +398,8 @@ typedef struct sn_host {
     sn_status (*v2x_send)(sn_ctx *ctx, const void *payload, uint32_t size);
     sn_status (*v2x_received)(sn_ctx *ctx, sn_v2x_message *out, uint32_t cap, uint32_t *n_found);
 
-    /* ---- added in ABI 1.7 (motion blur's shortcut): check SN_HOST_HAS(host, scene_motion) ---- */
+    /* ---- ABI 1.6, second revision (motion blur's shortcut): SN_ABI_MINOR stays 6, so check
+    ** SN_HOST_HAS(host, scene_motion) before calling it ---- */
     /*
     ** How far, at most, any point of any actor (sensors aside) moved during this frame, in metres:
     ** an upper bound from each actor's change of pose (its origin's move plus its turn times its
