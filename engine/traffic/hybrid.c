@@ -48,6 +48,15 @@ void sn_hybrid_frame(sn_engine *e)
     }
 }
 
+/* The velocity it moved at (the kinematic driver's, from its last move) carries on. */
+static void physics_back(sn_engine *e, sn_actor *a, sn_mapdrive *md)
+{
+    const sn_vec3 vel = a->st.vel, ang = a->st.ang_vel;
+    md->hybrid_off = false;
+    if (a->drive == SN_DRIVE_KINEMATIC && sn_world_set_drive(&e->world, a, SN_DRIVE_PHYSICS))
+        sn_world_set_velocity(&e->world, a, vel, ang);
+}
+
 void sn_hybrid_switch(sn_engine *e, sn_actor *a, sn_mapdrive *md)
 {
     if ((!md->hybrid_off && !(e->traffic && e->traffic->hybrid_any)) || is_hero(a))
@@ -63,18 +72,20 @@ void sn_hybrid_switch(sn_engine *e, sn_actor *a, sn_mapdrive *md)
     }
     if (off == md->hybrid_off)
         return;
-    if (off) {
-        if (a->drive != SN_DRIVE_PHYSICS || !sn_world_set_drive(&e->world, a, SN_DRIVE_KINEMATIC))
-            return; /* kinematic by its user's choice (not ours to switch back), or out of memory */
-        md->hybrid_off = true;
-        md->speed_integral = 0; /* CARLA flushes the controller's state */
-    } else {
-        /* The velocity it moved at (the kinematic driver's, from its last move) carries on. */
-        const sn_vec3 vel = a->st.vel, ang = a->st.ang_vel;
-        md->hybrid_off = false;
-        if (a->drive == SN_DRIVE_KINEMATIC && sn_world_set_drive(&e->world, a, SN_DRIVE_PHYSICS))
-            sn_world_set_velocity(&e->world, a, vel, ang);
+    if (!off) {
+        physics_back(e, a, md);
+        return;
     }
+    if (a->drive != SN_DRIVE_PHYSICS || !sn_world_set_drive(&e->world, a, SN_DRIVE_KINEMATIC))
+        return; /* kinematic by its user's choice (not ours to switch back), or out of memory */
+    md->hybrid_off = true;
+    md->speed_integral = 0; /* CARLA flushes the controller's state */
+}
+
+void sn_hybrid_release(sn_engine *e, sn_actor *a)
+{
+    if (a->kind == SN_ACTOR_VEHICLE && a->mv->ap && a->mv->ap->map && a->mv->ap->map->hybrid_off)
+        physics_back(e, a, a->mv->ap->map);
 }
 
 static double wrap180(double d)

@@ -14,6 +14,9 @@ void sn_hybrid_frame(struct sn_engine *e);
 /* Turns a's physics off or back on as its Traffic Manager's mode and the heroes say (CARLA's
 ** ALSM::UpdateData); md->hybrid_off tells which. A vehicle its user made kinematic is left alone. */
 void sn_hybrid_switch(struct sn_engine *e, sn_actor *a, sn_mapdrive *md);
+/* Gives a its physics back (with the velocity it moved at) when the mode took it: its autopilot
+** goes off (set_autopilot(false), apply_control). */
+void sn_hybrid_release(struct sn_engine *e, sn_actor *a);
 /* A vehicle without physics (md->hybrid_off): its pose at the end of this frame, vt * dt along its
 ** path (CARLA's MotionPlanStage: the target velocity times HYBRID_MODE_DT; here the frame's dt),
 ** or where it stands when vt is (nearly) 0. pts and along: the path's n points and their distances

@@ -11,7 +11,7 @@
 ** 3. With a hero (role_name "hero") and a 40 m radius: after every frame, exactly the vehicles
 **    that were within 40 m of the hero when the frame began have physics.
 ** 4. Mode off again: every vehicle has its physics back, moving on at about the speed it had.
-** 5. set_autopilot(false) gives a hybrid vehicle its physics back; a vehicle its user made
+** 5. set_autopilot(false) and apply_control give a hybrid vehicle its physics back; a vehicle its user made
 **    kinematic (set_simulate_physics false) is never switched by the mode.
 ** 6. Deterministic: the same run twice, and at 1 and 2 threads, gives identical states. */
 #include "../check.h"
@@ -104,7 +104,7 @@ static size_t cars(sn_engine *e, sn_actor **out)
     return n;
 }
 
-static bool hybrid_off(const sn_actor *a) { return a->mv->ap->map->hybrid_off; }
+static bool hybrid_off(const sn_actor *a) { return a->mv->ap && a->mv->ap->map && a->mv->ap->map->hybrid_off; }
 
 static sn_vec3 hero_pos(sn_engine *e)
 {
@@ -273,6 +273,13 @@ static void test_hero(void)
     if (x && u) {
         CHECK(sn_engine_set_autopilot(e, x->id, false, NULL, &err) == SN_OK && x->drive == SN_DRIVE_PHYSICS,
               "autopilot off: physics back (%s)", err.msg);
+        sn_actor *y = NULL;
+        for (size_t i = 0; i < n && !y; i++)
+            if (hybrid_off(c[i]) && c[i] != u)
+                y = c[i];
+        sn_vehicle_control brake = {.brake = 1};
+        CHECK(y && sn_engine_apply_control(e, y->id, &brake, &err) == SN_OK && y->drive == SN_DRIVE_PHYSICS,
+              "apply_control: physics back (%s)", err.msg);
         CHECK(sn_engine_set_autopilot(e, u->id, false, NULL, &err) == SN_OK &&
                   sn_engine_set_simulate_physics(e, u->id, false, &err) == SN_OK &&
                   sn_engine_set_autopilot(e, u->id, true, NULL, &err) == SN_OK,
