@@ -400,6 +400,67 @@ static bool jseg_add(sn_xent *e, double t, double v, double k, double j, bool *n
     return true;
 }
 
+/* esmini's special case of a single target (LongSpeedProfileAction::Start, followingMode follow,
+** two vertices): from (t0, v0) with acceleration k0 to v3 at t3 with jerk j0 toward the straight
+** line's slope, then (when there is time) a line of slope k1, then jerk j1 back to acceleration 0
+** exactly at v3. When that cannot make t3 the target is reached later (esmini: "Can't reach target
+** speed on target time, extend"); a k1 beyond the accelerations is clamped and the line lengthened.
+** Both rates are finite here. false (nothing added) when the equations have no real solution:
+** the caller rounds the corners as for several entries. */
+static bool jerk_single(sn_xrun *r, int i, const double *bt, const double *bv, bool *nomem)
+{
+    sn_xent *e = &r->ents[i];
+    const sn_xaction *a = e->lon;
+    const sn_xentity *d = &r->x->ents[i];
+    double ja = a->jerk_acc, jd = a->jerk_dec;
+    double amax = a->lim_acc > 0 ? a->lim_acc : d->max_acc > 0 ? d->max_acc : INFINITY;
+    double dmax = a->lim_dec > 0 ? a->lim_dec : d->max_dec > 0 ? d->max_dec : INFINITY;
+    double t0 = bt[0], v0 = bv[0], t3 = bt[1], v3 = bv[1], k0 = e->a;
+    double klin = (v3 - v0) / (t3 - t0);
+    double j0 = klin - k0 < 0 ? -jd : ja, j1 = klin < 0 ? ja : -jd;
+    double t1 = t0, v1 = v0, t2, v2, k1;
+    bool line = false;
+    double factor = j0 * j1 * (2 * v0 * (j1 - j0) + k0 * k0 + 2 * k0 * j1 * (t3 - t0) + j0 * j1 * (t0 - t3) * (t0 - t3) +
+                               2 * v3 * (j0 - j1));
+    if (factor < 0) { /* no time for a line: the two jerks meet, later than t3 */
+        double q = j1 * (j1 - j0) * (j0 * (2 * v3 - 2 * v0) + k0 * k0);
+        if (!(q >= 0))
+            return false;
+        t2 = (sqrt(q) + (j0 - j1) * (t0 * j0 - k0)) / (j0 * (j0 - j1));
+        v2 = v0 + k0 * (t2 - t0) + j0 * 0.5 * (t2 - t0) * (t2 - t0);
+        k1 = k0 + j0 * (t2 - t0);
+        t3 = t2 - k1 / j1;
+    } else {
+        t1 = (-sqrt(factor) - j0 * (k0 + t3 * j1) + t0 * j0 * j0) / (j0 * (j0 - j1));
+        v1 = v0 + k0 * (t1 - t0) + j0 * 0.5 * (t1 - t0) * (t1 - t0);
+        k1 = k0 + j0 * (t1 - t0);
+        t2 = k1 / j1 + t3;
+        v2 = v1 + k1 * (t2 - t1);
+        line = true;
+    }
+    if (!(t2 >= t0 - 1e-9) || !(t3 >= t2 - 1e-9) || !isfinite(t3))
+        return false;
+    if (!(k1 <= amax && k1 >= -dmax)) { /* the acceleration clamped: a longer line */
+        k1 = k1 > amax ? amax : -dmax;
+        t1 = t0 + (k1 - k0) / j0;
+        v1 = v0 + k0 * (t1 - t0) + 0.5 * j0 * (t1 - t0) * (t1 - t0);
+        t2 = (v3 - v1) / k1 + t1 + k1 / (2 * j1);
+        v2 = v3 + k1 * k1 / (2 * j1);
+        t3 = (v3 - v1) / k1 + t1 - k1 / (2 * j1);
+        line = true;
+        if (!(t1 >= t0 - 1e-9 && t2 >= t1 - 1e-9 && t3 >= t2 - 1e-9))
+            return false;
+    }
+    bool ok = jseg_add(e, t0, v0, k0, j0, nomem);
+    if (line)
+        ok = ok && jseg_add(e, t1, v1, k1, 0, nomem);
+    ok = ok && jseg_add(e, t2, v2, k1, j1, nomem) && jseg_add(e, t3, v3, 0, 0, nomem);
+    e->jend = t3;
+    if (!ok)
+        e->n_jseg = 0;
+    return true;
+}
+
 /* Builds entity i's rounded profile from r->t; false when a corner cannot be rounded (two rounds
 ** would overlap): the caller plays the straight profile (a warning says so). */
 static bool jerk_build(sn_xrun *r, int i, bool *nomem)
@@ -435,6 +496,8 @@ static bool jerk_build(sn_xrun *r, int i, bool *nomem)
     if (m < 2) {
         ok = jseg_add(e, t3, v3, 0, 0, nomem);
         e->jend = t3;
+    } else if (m == 2 && isfinite(ja) && isfinite(jd) && jerk_single(r, i, bt, bv, nomem)) {
+        ok = !*nomem;
     } else {
         double k1 = (bv[1] - bv[0]) / (bt[1] - bt[0]);
         double j = k1 > k0 ? ja : -jd;

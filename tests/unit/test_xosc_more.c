@@ -35,6 +35,8 @@
 **       in closed form, the end in the step where the speeds meet (10/3 s);
 **   (k) SpeedProfileAction followingMode follow with jerk limits: the corners rounded with constant
 **       jerk, v and s against the closed form of each piece (1e-9), the end where the last round does;
+**       one entry is esmini's special case: on time when a line of constant acceleration fits, else
+**       later, the acceleration clamped to maxAcceleration;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -557,53 +559,92 @@ static void test_rel_rate(void)
 }
 
 /* ---- (k) ---- */
-/* The rounded profile of (k): v and s at t, worked by hand below. */
-static void jerk_ref(double t, double *v, double *s)
+/* A speed profile given by pieces (start time, speed, acceleration, jerk), the last held: v and s
+** (from t = 0) at t. */
+static void pieces_eval(const double (*pc)[4], int n, double t, double *v, double *s)
 {
-    if (t <= 0.5) {
-        *v = 2 * t * t, *s = 2 * t * t * t / 3;
-    } else if (t <= 3.75) {
-        *v = 2 * t - 0.5, *s = 1.0 / 12 + (t * t - 0.5 * t) - (0.25 - 0.25);
-    } else if (t <= 4.75) {
-        double u = t - 3.75;
-        *v = 7 + 2 * u - u * u, *s = 1.0 / 12 + (3.75 * 3.75 - 0.5 * 3.75) + 7 * u + u * u - u * u * u / 3;
-    } else {
-        *v = 8, *s = 1.0 / 12 + (3.75 * 3.75 - 0.5 * 3.75) + 7 + 1 - 1.0 / 3 + 8 * (t - 4.75);
+    double dist = 0;
+    for (int k = 0; k < n; k++) {
+        double end = k + 1 < n ? pc[k + 1][0] : INFINITY, u = fmin(t, end) - pc[k][0];
+        if (t <= end || k + 1 == n) {
+            *v = k + 1 == n ? pc[k][1] : pc[k][1] + pc[k][2] * u + pc[k][3] * u * u / 2;
+            *s = dist + (k + 1 == n ? pc[k][1] * u : pc[k][1] * u + pc[k][2] * u * u / 2 + pc[k][3] * u * u * u / 6);
+            return;
+        }
+        dist += pc[k][1] * u + pc[k][2] * u * u / 2 + pc[k][3] * u * u * u / 6;
     }
 }
 
-static void test_profile_jerk(void)
+/* Plays one SpeedProfileAction (followingMode follow, maxAccelerationRate 4, maxDecelerationRate
+** 2, `extra` DynamicConstraints attributes, entries `entries`) from standing at s 10 and compares v
+** and s with the pieces, 1e-9; the action must end at t_end. */
+static void jerk_case(const char *what, const char *extra, const char *entries, const double (*pc)[4], int n,
+                      double t_end)
 {
-    /* followingMode follow, maxAccelerationRate 4, maxDecelerationRate 2, one entry: 8 m/s after
-    ** 4 s, from standing (acceleration 0). The straight profile is v = 2t to (4, 8), then 8. Rounded:
-    ** jerk 4 from acceleration 0 to 2 takes 0.5 s (v = 2t^2, 0.5 m/s at 0.5 s), then the line of
-    ** slope 2 through it, v = 2t - 0.5; into the final 8 m/s with jerk -2 over 1 s, starting where
-    ** t1 = ((2 - 0)^2 + 2(-2)(8 + 0.5)) / (2(-2)(2 - 0)) = 3.75 (v 7); 8 m/s at 4.75 s, where the
-    ** action ends. s is the integral of each piece (s(0.5) = 1/12). */
-    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), STORY("Ego",
-        "<LongitudinalAction><SpeedProfileAction followingMode='follow'><DynamicConstraints maxAccelerationRate='4' "
-        "maxDecelerationRate='2'/><SpeedProfileEntry speed='8' time='4'/></SpeedProfileAction></LongitudinalAction>"));
+    char action[1024];
+    snprintf(action, sizeof action,
+             "<LongitudinalAction><SpeedProfileAction followingMode='follow'><DynamicConstraints maxAccelerationRate='4' "
+             "maxDecelerationRate='2'%s/>%s</SpeedProfileAction></LongitudinalAction>", extra, entries);
+    char story[2048];
+    snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), story);
     sn_xrun r;
-    sn_xosc *x = start("jerk", xml, &r);
+    sn_xosc *x = start(what, xml, &r);
     if (x) {
         int el = find_elem(x, "Act");
         double worst_v = 0, worst_s = 0, done_at = -1;
         for (int f = 0; f < 700 && !r.failed; f++) {
             sn_xrun_step(&r);
             double v, s;
-            jerk_ref(r.t, &v, &s);
+            pieces_eval(pc, n, r.t, &v, &s);
             worst_v = fmax(worst_v, fabs(r.ents[0].v - v));
             worst_s = fmax(worst_s, fabs(r.ents[0].s - 10 - s));
             if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
                 done_at = r.t;
         }
-        CHECK(!r.failed, "jerk: %s", r.why);
-        CHECK(worst_v < 1e-9 && worst_s < 1e-9, "jerk: off the rounded profile by %.3g m/s, %.3g m", worst_v, worst_s);
-        CHECK(fabs(done_at - 4.75) < 1e-9, "jerk: ends at %.2f s, not 4.75", done_at);
+        CHECK(!r.failed, "%s: %s", what, r.why);
+        CHECK(worst_v < 1e-9 && worst_s < 1e-9, "%s: off the closed form by %.3g m/s, %.3g m", what, worst_v, worst_s);
+        /* the action ends in the first step at or after t_end */
+        CHECK(done_at >= t_end - 1e-9 && done_at < t_end + 0.01 - 1e-9, "%s: ends at %.2f s, not at %.4f", what, done_at,
+              t_end);
         sn_xrun_free(&r);
         sn_xosc_free(x);
     }
     free(xml);
+}
+
+static void test_profile_jerk(void)
+{
+    /* Several entries: 8 m/s after 2 s, then 8 m/s after 2 s more (two entries: esmini's general
+    ** case; the second is the first's speed, a flat line). The straight profile is v = 4t to (2,
+    ** 8), then 8. Rounded: jerk 4 from acceleration 0 to 4 takes 1 s (v = 2t^2, 2 m/s at 1 s), the
+    ** line of slope 4 through it, v = 4t - 2; into 8 m/s with jerk -2 over 2 s, starting where
+    ** t1 = ((4 - 0)^2 + 2(-2)(8 + 2)) / (2(-2)(4 - 0)) = 1.5 (v 4); 8 m/s at 3.5 s. The flat line to
+    ** the last entry has no corner to round: the action ends at its time, 4 s. */
+    static const double multi[][4] = {{0, 0, 0, 4}, {1, 2, 4, 0}, {1.5, 4, 4, -2}, {3.5, 8, 0, 0}};
+    jerk_case("jerk, two entries", "", "<SpeedProfileEntry speed='8' time='2'/><SpeedProfileEntry speed='8' time='2'/>",
+              multi, 4, 4);
+    /* One entry, esmini's special case (LongSpeedProfileAction::Start): 8 m/s after 4 s from
+    ** standing. j0 = +4 toward the line's slope 2, j1 = -2 back to 0. factor = j0 j1 (j0 j1 T^2 +
+    ** 2 v3 (j0 - j1)) = -8 (-128 + 96) = 256 >= 0: a line fits; t1 = (-sqrt(256) - j0 (T j1)) /
+    ** (j0 (j0 - j1)) = (-16 + 32) / 24 = 2/3 (v 8/9, acceleration 8/3), t2 = k1 / j1 + T = 8/3
+    ** (v 8/9 + 16/3 = 56/9), and 8 m/s with acceleration 0 exactly at 4 s: on time. */
+    static const double one[][4] = {{0, 0, 0, 4}, {2.0 / 3, 8.0 / 9, 8.0 / 3, 0}, {8.0 / 3, 56.0 / 9, 8.0 / 3, -2},
+                                    {4, 8, 0, 0}};
+    jerk_case("jerk, one entry on time", "", "<SpeedProfileEntry speed='8' time='4'/>", one, 4, 4);
+    /* 8 m/s after 1 s cannot be made: factor = -8 (-8 + 96) < 0, no line; the jerks meet at
+    ** t2 = sqrt(j1 (j1 - j0) j0 2 v3) / (j0 (j0 - j1)) = sqrt(768) / 24 = 2/sqrt(3) (v 8/3,
+    ** acceleration 8/sqrt(3) = 4.62, within the car's 10), 8 m/s at t3 = t2 + k1 / 2 = 2 sqrt(3)
+    ** (esmini's "extend to"). */
+    const double r3 = sqrt(3.0);
+    const double late[][4] = {{0, 0, 0, 4}, {2 / r3, 8.0 / 3, 8 / r3, -2}, {2 * r3, 8, 0, 0}};
+    jerk_case("jerk, one entry late", "", "<SpeedProfileEntry speed='8' time='1'/>", late, 3, 2 * r3);
+    /* The same under maxAcceleration 3: the straight line takes 8/3 s; the jerks would meet at 4.62
+    ** m/s^2, so the acceleration is clamped to 3: reached at t1 = 3/4 (v 9/8), held until t2 =
+    ** (8 - 9/8)/3 + 3/4 - 3/4 = 55/24 (v 5.75), then jerk -2 into 8 m/s at 55/24 + 3/2 = 91/24. */
+    static const double clamp[][4] = {{0, 0, 0, 4}, {0.75, 9.0 / 8, 3, 0}, {55.0 / 24, 5.75, 3, -2}, {91.0 / 24, 8, 0, 0}};
+    jerk_case("jerk, one entry clamped", " maxAcceleration='3' maxDeceleration='10' maxSpeed='50'",
+              "<SpeedProfileEntry speed='8' time='1'/>", clamp, 4, 91.0 / 24);
 }
 
 int main(int argc, char **argv)
