@@ -118,6 +118,7 @@ typedef struct sn_xaction {
     bool timed;
     double t_scale, t_offset;
     bool t_absolute;     /* domainAbsoluteRelative="absolute" */
+    bool traj_follow;    /* TrajectoryFollowingMode followingMode="follow" */
     bool lon, lat;       /* ActivateController */
     /* Environment */
     sn_weather weather;

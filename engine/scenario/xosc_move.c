@@ -277,13 +277,49 @@ static void end_lat(sn_xent *e)
     e->lat_rate = 0;
 }
 
+/* The difference of two angles, in (-pi, pi]. */
+static double ang_diff(double a, double b)
+{
+    double d = fmod(a - b, 2 * M_PI);
+    if (d > M_PI)
+        d -= 2 * M_PI;
+    else if (d <= -M_PI)
+        d += 2 * M_PI;
+    return d;
+}
+
+/* Each vertex's heading (e->th, allocated here when given is NULL): the one given (not NaN), else
+** the direction to the next vertex apart from it, the last one's the last segment's (esmini's
+** PolyLineShape::CalculatePolyLine). false: out of memory. */
+static bool traj_headings(sn_xent *e, const double *given)
+{
+    if (!given && !(e->th = malloc(e->tn * sizeof *e->th)))
+        return false;
+    double cur = e->h;
+    for (uint32_t k = 0; k + 1 < e->tn; k++)
+        if (e->tcum[k + 1] - e->tcum[k] > 1e-9) {
+            cur = atan2(e->tv[3 * k + 4] - e->tv[3 * k + 1], e->tv[3 * k + 3] - e->tv[3 * k]);
+            break;
+        }
+    for (uint32_t k = 0; k < e->tn; k++) {
+        bool set = given && !isnan(given[k]);
+        if (!set)
+            e->th[k] = cur;
+        if (k + 2 < e->tn && e->tcum[k + 2] - e->tcum[k + 1] > 1e-9)
+            cur = atan2(e->tv[3 * k + 7] - e->tv[3 * k + 4], e->tv[3 * k + 6] - e->tv[3 * k + 3]);
+    }
+    return true;
+}
+
 static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
 {
     sn_xent *e = &r->ents[i];
     free(e->tv);
     free(e->tcum);
     free(e->tt);
-    e->tv = e->tcum = e->tt = NULL;
+    free(e->th);
+    e->tv = e->tcum = e->tt = e->th = NULL;
+    const double *given_h = NULL; /* a Polyline's vertices: their headings where given */
     if (a->traj_shape != SN_XT_POLYLINE) { /* Clothoid, Nurbs: sampled into a polyline (xosc_shape.c) */
         uint32_t n;
         if (!sn_xshape_path(r, i, a, &e->tv, &e->tt, &n))
@@ -302,6 +338,8 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
         return fail(r, "%s", "out of memory", a->line);
     if (e->tt)
         memcpy(e->tt, a->times, a->n_verts * sizeof *e->tt);
+    if (!(e->th = malloc(a->n_verts * sizeof *e->th)))
+        return fail(r, "%s", "out of memory", a->line);
     for (uint32_t k = 0; k < a->n_verts; k++) {
         double q[4], s, off;
         int32_t ri;
@@ -310,10 +348,18 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
         if (!sn_xmove_resolve(r, &a->verts[k], q, &ri, &lane, &s, &off, &on))
             return false;
         memcpy(&e->tv[3 * k], q, 3 * sizeof *q);
+        e->th[k] = a->verts[k].has_h ? q[3] : NAN;
         e->tcum[k] = k ? e->tcum[k - 1] + hypot(q[0] - e->tv[3 * k - 3], q[1] - e->tv[3 * k - 2]) : 0;
     }
     e->tn = a->n_verts;
+    given_h = e->th;
 started:
+    if (!traj_headings(e, given_h))
+        return fail(r, "%s", "out of memory", a->line);
+    /* esmini (FollowTrajectoryAction::Start): a Polyline in position mode is aligned with its
+    ** segments and turned near corners; in follow mode, and sampled curves always, turned over
+    ** each whole segment */
+    e->traj_corner = a->traj_shape == SN_XT_POLYLINE && !a->traj_follow;
     e->traj = a;
     e->traj_elem = elem;
     e->traj_t0 = r->t;
@@ -858,8 +904,22 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
     e->x = p[0] + f * (q[0] - p[0]);
     e->y = p[1] + f * (q[1] - p[1]);
     e->z = p[2] + f * (q[2] - p[2]);
-    if (seg > 0)
-        e->h = atan2(q[1] - p[1], q[0] - p[0]);
+    const double *th = e->th;
+    if (!e->traj_corner) { /* turned over the whole segment */
+        e->h = ang_diff(th[k] + f * ang_diff(th[k + 1], th[k]), 0); /* in (-pi, pi], as atan2 gives */
+        return;
+    }
+    /* aligned with the segment, turned within min(2 m, half the segment) of its corners, half
+    ** before and half after (esmini's PolyLineBase::EvaluateSegmentByLocalS, INTERPOLATE_CORNER) */
+    double ls = d - e->tcum[k], rad = fmin(2.0, seg / 2);
+    e->h = th[k];
+    if (ls < rad && k > 0)
+        e->h = th[k - 1] + (rad + ls) / (2 * rad) * ang_diff(th[k], th[k - 1]);
+    else if (ls > seg - rad && rad > 0) {
+        double w = k + 2 < e->tn ? (rad + (seg - ls)) / (2 * rad) : (seg - ls) / rad;
+        e->h = th[k] + (1 - w) * ang_diff(th[k + 1], th[k]);
+    }
+    e->h = ang_diff(e->h, 0);
 }
 
 bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)

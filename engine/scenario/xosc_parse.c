@@ -905,8 +905,7 @@ static int parse_follow_trajectory(P *p, N n)
         int m;
         if (!enumer(p, fm, "followingMode", true, 0, modes, &m))
             return -1;
-        if (m == 1)
-            warn(p, fm, "followingMode 'follow' is played as 'position' (the kinematic driver places the entity on the path)");
+        a->traj_follow = m == 1;
     }
     return i;
 }

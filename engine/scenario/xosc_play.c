@@ -1054,6 +1054,7 @@ void sn_xrun_free(sn_xrun *r)
         for (uint32_t i = 0; i < r->x->n_ents; i++) {
             free(r->ents[i].tv);
             free(r->ents[i].tcum);
+            free(r->ents[i].th);
             free(r->ents[i].tt);
             free(r->ents[i].route);
             free(r->ents[i].jseg);

@@ -50,6 +50,9 @@ typedef struct sn_xent {
     double *tv;            /* vertices x, y, z (3 per vertex) and cumulative length, owned */
     double *tcum;
     double *tt;            /* per vertex: its time before scale and offset (timed trajectories), owned */
+    double *th;            /* per vertex: its heading (given, else the next segment's direction), owned */
+    bool traj_corner;      /* heading along each segment, turned only near corners (esmini's position
+                           ** mode on a Polyline); else turned over each whole segment (follow mode) */
     uint32_t tn;
     /* a route (AssignRouteAction, AcquirePositionAction): the roads it passes, owned */
     int32_t *route;

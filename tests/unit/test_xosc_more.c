@@ -37,6 +37,8 @@
 **       jerk, v and s against the closed form of each piece (1e-9), the end where the last round does;
 **       one entry is esmini's special case: on time when a line of constant acceleration fits, else
 **       later, the acceleration clamped to maxAcceleration;
+**   (l) FollowTrajectoryAction's heading on a timed Polyline: followingMode follow turns it over
+**       each whole segment, position within 2 m of the corners (esmini's interpolations), 1e-9;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -647,6 +649,79 @@ static void test_profile_jerk(void)
               "<SpeedProfileEntry speed='8' time='1'/>", clamp, 4, 91.0 / 24);
 }
 
+/* ---- (l) ---- */
+/* The heading worked by hand at distance d along (l)'s path: segments east, north, east, 10 m each,
+** vertex headings 0, pi/2, 0, 0 (each the next segment's direction, the last the last one's). */
+static double traj_h_ref(double d, bool corner)
+{
+    const double th[4] = {0, M_PI / 2, 0, 0};
+    int k = d <= 10 ? 0 : d <= 20 ? 1 : 2;
+    double ls = d - 10 * k;
+    if (!corner) /* follow: turned over the whole segment */
+        return th[k] + ls / 10 * (th[k + 1] - th[k]);
+    double rad = 2; /* min(2, 10 / 2) */
+    if (ls < rad && k > 0)
+        return th[k - 1] + (rad + ls) / (2 * rad) * (th[k] - th[k - 1]);
+    if (ls > 10 - rad) {
+        double w = k < 2 ? (rad + 10 - ls) / (2 * rad) : (10 - ls) / rad;
+        return th[k] + (1 - w) * (th[k + 1] - th[k]);
+    }
+    return th[k];
+}
+
+static void test_traj_heading(void)
+{
+    /* A timed Polyline from where Ego stands: 10 m east, 10 m north, 10 m east, 1 m/s. followingMode
+    ** follow turns the heading over each whole segment (0 -> pi/2 over the first, back over the
+    ** second: pi/4 halfway along the first); position keeps it along each segment and turns it
+    ** within 2 m of the corners (pi/8 1 m before the first, 3 pi/8 1 m after it), esmini's
+    ** interpolations. The heading at each step against the hand-worked one at the entity's own
+    ** distance along the path (1e-9), and the position on the path. */
+    for (int follow = 0; follow < 2; follow++) {
+        char action[2048], story[4096];
+        snprintf(action, sizeof action,
+                 "<RoutingAction><FollowTrajectoryAction><Trajectory name='p' closed='false'><Shape><Polyline>"
+                 "<Vertex time='0'><Position><RelativeWorldPosition entityRef='Ego' dx='0' dy='0'/></Position></Vertex>"
+                 "<Vertex time='10'><Position><RelativeWorldPosition entityRef='Ego' dx='10' dy='0'/></Position></Vertex>"
+                 "<Vertex time='20'><Position><RelativeWorldPosition entityRef='Ego' dx='10' dy='10'/></Position></Vertex>"
+                 "<Vertex time='30'><Position><RelativeWorldPosition entityRef='Ego' dx='20' dy='10'/></Position></Vertex>"
+                 "</Polyline></Shape></Trajectory><TimeReference><Timing domainAbsoluteRelative='relative' scale='1' "
+                 "offset='0'/></TimeReference><TrajectoryFollowingMode followingMode='%s'/></FollowTrajectoryAction>"
+                 "</RoutingAction>", follow ? "follow" : "position");
+        snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+        char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), story);
+        sn_xrun r;
+        sn_xosc *x = start(follow ? "follow heading" : "position heading", xml, &r);
+        if (x) {
+            double x0 = r.ents[0].x, y0 = r.ents[0].y, worst_h = 0, worst_p = 0, h_max = -1;
+            int n = 0;
+            for (int f = 0; f < 3200 && !r.failed; f++) {
+                sn_xrun_step(&r);
+                if (r.ents[0].mode != SN_XM_TRAJ)
+                    break;
+                double dx = r.ents[0].x - x0, dy = r.ents[0].y - y0, d;
+                if (fabs(dy) < 1e-9 && dx <= 10 + 1e-9) /* first segment */
+                    d = dx, worst_p = fmax(worst_p, fabs(dy));
+                else if (fabs(dx - 10) < 1e-9 && dy <= 10 + 1e-9)
+                    d = 10 + dy;
+                else
+                    d = 20 + dx - 10, worst_p = fmax(worst_p, fabs(dy - 10));
+                worst_h = fmax(worst_h, fabs(r.ents[0].h - traj_h_ref(d, !follow)));
+                h_max = fmax(h_max, r.ents[0].h);
+                n++;
+            }
+            CHECK(!r.failed, "heading: %s", r.why);
+            CHECK(n > 2900, "%s heading: only %d steps on the path", follow ? "follow" : "position", n);
+            CHECK(worst_h < 1e-9 && worst_p < 1e-9, "%s heading: %.3g rad from the hand-worked heading, %.3g m off the path",
+                  follow ? "follow" : "position", worst_h, worst_p);
+            CHECK(fabs(h_max - M_PI / 2) < 0.01, "%s heading: turns to %.4f, not pi/2", follow ? "follow" : "position", h_max);
+            sn_xrun_free(&r);
+            sn_xosc_free(x);
+        }
+        free(xml);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -662,6 +737,7 @@ int main(int argc, char **argv)
     test_rel_speed_direction();
     test_rel_rate();
     test_profile_jerk();
+    test_traj_heading();
     sn_map_close(highway);
     return CHECK_DONE();
 }
