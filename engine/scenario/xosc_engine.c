@@ -101,12 +101,18 @@ sn_status sn_scenario_open(struct sn_engine *e, sn_error *err)
 ** from the entity's reference point and box. */
 static sn_transform actor_pose(const sn_xentity *d, const sn_xent *x)
 {
-    double ch = cos(x->h), sh = sin(x->h);
-    double ox = x->x + ch * d->cx - sh * d->cy, oy = x->y + sh * d->cx + ch * d->cy;
     /* a vehicle's origin is the bottom of its box (CARLA's), never below the road: catalogs give
     ** boxes whose centre is a little lower than half their height */
-    double oz = x->z + (d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz);
-    return (sn_transform){{ox, -oy, oz}, {0, -x->h * 180 / M_PI, 0}};
+    double up = d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz;
+    /* a vehicle takes the road's pitch and roll (esmini's); walkers and props stay upright.
+    ** CARLA's pitch is nose up, its roll right side down (sn_mat3_from_rotation) */
+    bool tilt = d->kind == SN_XEN_VEHICLE;
+    sn_rotation rot = {tilt ? -x->pitch * 180 / M_PI : 0, -x->h * 180 / M_PI, tilt ? x->roll * 180 / M_PI : 0};
+    sn_mat3 m = sn_mat3_from_rotation(rot);
+    const double *a = m.m, l[3] = {d->cx, -d->cy, up}; /* forward, right, up */
+    sn_vec3 o = {x->x + a[0] * l[0] + a[1] * l[1] + a[2] * l[2], -x->y + a[3] * l[0] + a[4] * l[1] + a[5] * l[2],
+                 x->z + a[6] * l[0] + a[7] * l[1] + a[8] * l[2]};
+    return (sn_transform){o, rot};
 }
 
 static void activate(void *user, int i)
@@ -299,9 +305,14 @@ sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
         double h = -t.rotation.yaw * M_PI / 180;
         const sn_xentity *d = &s->x->ents[i];
         r->ents[i].h = h;
-        r->ents[i].x = t.location.x - cos(h) * d->cx + sin(h) * d->cy;
-        r->ents[i].y = -t.location.y - sin(h) * d->cx - cos(h) * d->cy;
-        r->ents[i].z = t.location.z - (d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz);
+        r->ents[i].pitch = -t.rotation.pitch * M_PI / 180;
+        r->ents[i].roll = t.rotation.roll * M_PI / 180;
+        /* actor_pose undone: the reference point is the origin less the rotated offset */
+        r->ents[i].x = r->ents[i].y = r->ents[i].z = 0;
+        sn_transform o = actor_pose(d, &r->ents[i]);
+        r->ents[i].x = t.location.x - o.location.x;
+        r->ents[i].y = -(t.location.y - o.location.y);
+        r->ents[i].z = t.location.z - o.location.z;
         r->ents[i].v = v;
     }
     if (!r->ended && !sn_xrun_step(r))

@@ -79,6 +79,34 @@ static void lane_pose(sn_xrun *r, sn_xent *e)
     e->h = atan2(sin(yaw), cos(yaw));
 }
 
+void sn_xroad_tilt(const sn_odr_road *rd, double s, double d, double *pitch, double *roll)
+{
+    /* the surface rises tan(a) per metre along s and tan(b) per metre to the left (positive
+    ** superelevation raises the left side): along the heading, and along the body's right */
+    double ta = sn_odr_poly_slope(rd->elevation, rd->n_elevation, s), tb = tan(sn_odr_superelevation(rd, s));
+    *pitch = -atan(ta * cos(d) + tb * sin(d));
+    *roll = atan(tb * cos(d) - ta * sin(d));
+}
+
+/* Entity e's pitch and roll: a trajectory's own pitch where it has one (given *traj_pitch), the
+** road's under it otherwise; level off the roads. */
+static void entity_tilt(const sn_xrun *r, sn_xent *e, const double *traj_pitch)
+{
+    const sn_odr_road *rd = NULL;
+    double s = 0;
+    sn_map_place pl;
+    if (e->mode == SN_XM_LANE) {
+        rd = road_at(r, e->ri), s = e->s;
+    } else if (r->map && sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl) && pl.outside <= 0) {
+        rd = road_at(r, pl.road), s = pl.s;
+    }
+    e->pitch = e->roll = 0;
+    if (rd)
+        sn_xroad_tilt(rd, s, e->h - sn_odr_ref_line(rd, s).hdg, &e->pitch, &e->roll);
+    if (traj_pitch)
+        e->pitch = *traj_pitch;
+}
+
 static bool locate(const sn_xrun *r, double x, double y, double z, uint32_t types, sn_map_place *pl)
 {
     return r->map && sn_map_locate(r->map, (sn_vec3){x, -y, z}, 2.0, types, pl) && pl->outside <= 0.0;
@@ -168,11 +196,13 @@ bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
         e->ri = ri, e->lane = lane, e->s = s, e->off = e->sdir * off;
         double tc;
         sn_xlane_centre(r, ri, lane, s, &e->sec, &tc);
+        entity_tilt(r, e, NULL);
         return true;
     }
     snap_to_lane(r, e, kind);
     if (e->mode == SN_XM_FREE)
         e->z = ground_z(r, e->x, e->y, e->z);
+    entity_tilt(r, e, NULL);
     return true;
 }
 
@@ -295,19 +325,34 @@ static bool traj_headings(sn_xent *e, const double *given)
 {
     if (!given && !(e->th = malloc(e->tn * sizeof *e->th)))
         return false;
-    double cur = e->h;
+    free(e->tp);
+    if (!(e->tp = malloc(e->tn * sizeof *e->tp)))
+        return false;
+    double cur = e->h, cp = 0;
+    const double *v = e->tv;
     for (uint32_t k = 0; k + 1 < e->tn; k++)
         if (e->tcum[k + 1] - e->tcum[k] > 1e-9) {
-            cur = atan2(e->tv[3 * k + 4] - e->tv[3 * k + 1], e->tv[3 * k + 3] - e->tv[3 * k]);
+            cur = atan2(v[3 * k + 4] - v[3 * k + 1], v[3 * k + 3] - v[3 * k]);
+            cp = -atan2(v[3 * k + 5] - v[3 * k + 2], e->tcum[k + 1] - e->tcum[k]);
             break;
         }
+    e->traj_sh = cur, e->traj_sp = cp; /* until it moves: the first segment */
     for (uint32_t k = 0; k < e->tn; k++) {
         bool set = given && !isnan(given[k]);
         if (!set)
             e->th[k] = cur;
-        if (k + 2 < e->tn && e->tcum[k + 2] - e->tcum[k + 1] > 1e-9)
-            cur = atan2(e->tv[3 * k + 7] - e->tv[3 * k + 4], e->tv[3 * k + 6] - e->tv[3 * k + 3]);
+        e->tp[k] = cp;
+        if (k + 2 < e->tn && e->tcum[k + 2] - e->tcum[k + 1] > 1e-9) {
+            cur = atan2(v[3 * k + 7] - v[3 * k + 4], v[3 * k + 6] - v[3 * k + 3]);
+            cp = -atan2(v[3 * k + 8] - v[3 * k + 5], e->tcum[k + 2] - e->tcum[k + 1]);
+        }
     }
+    /* a flat path (every vertex at one height, as on a plane or without heights) has no pitch of
+    ** its own: the entity takes the road's */
+    e->traj_pitched = false;
+    for (uint32_t k = 1; k < e->tn; k++)
+        if (fabs(v[3 * k + 2] - v[2]) > 1e-9)
+            e->traj_pitched = true;
     return true;
 }
 
@@ -904,20 +949,28 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
     e->x = p[0] + f * (q[0] - p[0]);
     e->y = p[1] + f * (q[1] - p[1]);
     e->z = p[2] + f * (q[2] - p[2]);
-    const double *th = e->th;
+    if (seg > 0) { /* the segment itself: what coordinateSystem trajectory measures against */
+        e->traj_sh = atan2(q[1] - p[1], q[0] - p[0]);
+        e->traj_sp = -atan2(q[2] - p[2], seg);
+    }
+    const double *th = e->th, *tp = e->tp;
     if (!e->traj_corner) { /* turned over the whole segment */
         e->h = ang_diff(th[k] + f * ang_diff(th[k + 1], th[k]), 0); /* in (-pi, pi], as atan2 gives */
+        e->traj_p = tp[k] + f * (tp[k + 1] - tp[k]);
         return;
     }
     /* aligned with the segment, turned within min(2 m, half the segment) of its corners, half
     ** before and half after (esmini's PolyLineBase::EvaluateSegmentByLocalS, INTERPOLATE_CORNER) */
     double ls = d - e->tcum[k], rad = fmin(2.0, seg / 2);
-    e->h = th[k];
-    if (ls < rad && k > 0)
-        e->h = th[k - 1] + (rad + ls) / (2 * rad) * ang_diff(th[k], th[k - 1]);
-    else if (ls > seg - rad && rad > 0) {
+    e->h = th[k], e->traj_p = tp[k];
+    if (ls < rad && k > 0) {
+        double w = (rad + ls) / (2 * rad);
+        e->h = th[k - 1] + w * ang_diff(th[k], th[k - 1]);
+        e->traj_p = tp[k - 1] + w * (tp[k] - tp[k - 1]);
+    } else if (ls > seg - rad && rad > 0) {
         double w = k + 2 < e->tn ? (rad + (seg - ls)) / (2 * rad) : (seg - ls) / rad;
         e->h = th[k] + (1 - w) * ang_diff(th[k + 1], th[k]);
+        e->traj_p = tp[k] + (1 - w) * (tp[k + 1] - tp[k]);
     }
     e->h = ang_diff(e->h, 0);
 }
@@ -1127,6 +1180,7 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 e->z = ground_z(r, e->x, e->y, e->z);
             e->odo += fabs(dist);
         }
+        entity_tilt(r, e, e->mode == SN_XM_TRAJ && e->traj_pitched ? &e->traj_p : NULL);
         if (r->map && r->need_offroad && e->mode != SN_XM_LANE) { /* on a lane, never off the road */
             sn_map_place pl;
             e->offroad = !(sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, SN_LANE_ANY & ~SN_LANE_NONE, &pl) &&

@@ -1417,8 +1417,6 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
             !enumer(p, e, "angleType", true, 0, types, &c->angle_type) ||
             !enumer(p, e, "coordinateSystem", false, c->kind == SN_XC_ANGLE ? 4 : 0, cs, &c->angle_cs))
             return false;
-        if (c->angle_cs == 3)
-            warn(p, e, "coordinateSystem 'trajectory' is measured as 'lane' (the lane's direction of travel)");
         return true;
     }
     if (sn_xml_is(e, "CollisionCondition")) {

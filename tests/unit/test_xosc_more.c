@@ -39,6 +39,8 @@
 **       later, the acceleration clamped to maxAcceleration;
 **   (l) FollowTrajectoryAction's heading on a timed Polyline: followingMode follow turns it over
 **       each whole segment, position within 2 m of the corners (esmini's interpolations), 1e-9;
+**   (m) a Polyline with heights gives the entity its pitch (-atan(dz/ds), turned over the segment in
+**       follow mode), 1e-9; back on its lane it takes the road's;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -722,6 +724,52 @@ static void test_traj_heading(void)
     }
 }
 
+/* ---- (m) ---- */
+static void test_traj_pitch(void)
+{
+    /* An untimed Polyline (followingMode follow) from where Ego stands at 10 m/s: 10 m east rising
+    ** 1 m, then 10 m east level. The path's pitch (positive nose down) is -atan(1/10) at its start,
+    ** turned over the first segment to 0 at the corner (follow mode), 0 after: -atan(0.1)(1 - d/10)
+    ** at d along the path, 1e-9 each step (esmini's trajectory pitch, CalculatePolyLine). Then on
+    ** its lane again, the road's own: -atan of its slope there (the highway is level at s 30: 0). */
+    const char *action = "<RoutingAction><FollowTrajectoryAction><Trajectory name='p' closed='false'><Shape><Polyline>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='0' dy='0'/></Position></Vertex>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='10' dy='0' dz='1'/></Position></Vertex>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='20' dy='0' dz='1'/></Position></Vertex>"
+        "</Polyline></Shape></Trajectory><TimeReference><None/></TimeReference><TrajectoryFollowingMode "
+        "followingMode='follow'/></FollowTrajectoryAction></RoutingAction>";
+    char story[4096];
+    snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10")), story);
+    sn_xrun r;
+    sn_xosc *x = start("trajectory pitch", xml, &r);
+    if (x) {
+        double x0 = r.ents[0].x, worst = 0, p_min = 0;
+        int n = 0;
+        for (int f = 0; f < 300 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (r.ents[0].mode != SN_XM_TRAJ)
+                continue;
+            double d = r.ents[0].x - x0, want = d <= 10 ? -atan(0.1) * (1 - d / 10) : 0;
+            worst = fmax(worst, fabs(r.ents[0].pitch - want));
+            p_min = fmin(p_min, r.ents[0].pitch);
+            n++;
+        }
+        CHECK(!r.failed, "trajectory pitch: %s", r.why);
+        CHECK(n > 150 && worst < 1e-9, "trajectory pitch: %d steps on the path, %.3g rad from -atan(0.1)(1 - d/10)", n,
+              worst);
+        CHECK(p_min < -0.09, "trajectory pitch: never below %.4f", p_min);
+        const sn_odr_road *rd = &highway->odr->roads[r.ents[0].ri];
+        double want = -atan(sn_odr_poly_slope(rd->elevation, rd->n_elevation, r.ents[0].s));
+        CHECK(r.ents[0].mode == SN_XM_LANE && fabs(r.ents[0].pitch - want) < 1e-9,
+              "trajectory pitch: back on its lane (mode %d) pitch %.6f, the road's %.6f", (int)r.ents[0].mode,
+              r.ents[0].pitch, want);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -738,6 +786,7 @@ int main(int argc, char **argv)
     test_rel_rate();
     test_profile_jerk();
     test_traj_heading();
+    test_traj_pitch();
     sn_map_close(highway);
     return CHECK_DONE();
 }
