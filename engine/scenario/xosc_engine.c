@@ -249,12 +249,21 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
                            d->blueprint);
         char extent[96];
         snprintf(extent, sizeof extent, "%.6g,%.6g,%.6g", d->len / 2, d->wid / 2, d->hgt / 2);
-        sn_attribute attrs[2] = {{"role_name", d->name}, {"extent", extent}};
+        sn_attribute attrs[3] = {{"role_name", d->name}, {"extent", extent}, {"center_of_mass_height", NULL}};
         uint32_t n = 0;
         if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "role_name") >= 0)
             n = 1;
         if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "extent") >= 0)
             attrs[n++] = attrs[1];
+        /* a box lower than the blueprint's centre of mass (a trailer's 1.2 m on the truck's):
+        ** the centre of mass at half its height, so the blueprint takes it (esmini has no mass) */
+        char cg[48];
+        int k = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "center_of_mass_height");
+        if (k >= 0 && atof(sn_attr_at(bp->attrs, bp->stride, (uint32_t)k)->def) >= d->hgt) {
+            snprintf(cg, sizeof cg, "%.6g", d->hgt / 2);
+            attrs[2].value = cg;
+            attrs[n++] = attrs[2];
+        }
         sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i]), .lift_static = true,
                               .overlap_ok = !s->run.ents[i].placed};
         sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, n, NULL, NULL, &desc.values, err);
