@@ -41,6 +41,8 @@
 **       each whole segment, position within 2 m of the corners (esmini's interpolations), 1e-9;
 **   (m) a Polyline with heights gives the entity its pitch (-atan(dz/ds), turned over the segment in
 **       follow mode), 1e-9; back on its lane it takes the road's;
+**   (n) RelativeLanePosition with dsLane (along the reference's lane; dLane and offset to its left),
+**       ds, and neither, at hand-computed places on the highway, 1e-6 m;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -770,6 +772,48 @@ static void test_traj_pitch(void)
     free(xml);
 }
 
+/* ---- (n) ---- */
+static void test_rel_lane_ds_lane(void)
+{
+    /* RelativeLanePosition on the highway's straight first 300 m (lane centres y = -3.375, -7.125
+    ** for -2, -3; 3.375, 7.125, 10.875 for 2, 3, 4): Ego on -3 at s 100 (driving +x), Car on 3 at
+    ** s 100 (driving -x). dsLane goes along the reference's lane and dLane, offset to its left:
+    ** P1 = Ego + (dsLane 20, dLane 1, offset 0.5) is lane -2 at s 120, 0.5 m to +y: (120, -2.875),
+    ** heading 0; P2 = Car + the same is lane 2 at s 80, 0.5 m to -y: (80, 2.875), heading pi. ds
+    ** keeps the road's s and lane ids: P3 = Car + (ds 20, dLane 1) is lane 4 at s 120: (120,
+    ** 10.875). Neither ds nor dsLane is 0: P4 = Ego + (dLane 0) is Ego's place (100, -7.125).
+    ** esmini's DirectionMode ALONG_LANE (RoadManager.cpp); 1e-6 m. Both ds and dsLane: an error. */
+#define RLP(ref, attrs) "<Position><RelativeLanePosition entityRef='" ref "' " attrs "/></Position>"
+    char *xml = doc("Ego Car P1 P2 P3 P4", "",
+                    PRIV("Ego", TELEPORT(LANEPOS("-3", "100"))) PRIV("Car", TELEPORT(LANEPOS("3", "100")))
+                    PRIV("P1", TELEPORT(RLP("Ego", "dsLane='20' dLane='1' offset='0.5'")))
+                    PRIV("P2", TELEPORT(RLP("Car", "dsLane='20' dLane='1' offset='0.5'")))
+                    PRIV("P3", TELEPORT(RLP("Car", "ds='20' dLane='1'")))
+                    PRIV("P4", TELEPORT(RLP("Ego", "dLane='0'"))), "");
+    sn_xrun r;
+    sn_xosc *x = start("dsLane", xml, &r);
+    if (x) {
+        const double want[4][3] = {{120, -2.875, 0}, {80, 2.875, M_PI}, {120, 10.875, M_PI}, {100, -7.125, 0}};
+        for (int k = 0; k < 4; k++) {
+            const sn_xent *e = &r.ents[2 + k];
+            double dh = fabs(remainder(e->h - want[k][2], 2 * M_PI));
+            CHECK(hypot(e->x - want[k][0], e->y - want[k][1]) < 1e-6 && dh < 1e-9, "dsLane: P%d at (%.6f, %.6f) heading "
+                  "%.6f, worked by hand (%g, %g) %.6f", k + 1, e->x, e->y, e->h, want[k][0], want[k][1], want[k][2]);
+        }
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    sn_error err = {0};
+    xml = doc("Ego P1", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "100")))
+              PRIV("P1", TELEPORT(RLP("Ego", "ds='1' dsLane='20' dLane='1'"))), "");
+    sn_xosc *bx = load(xml, &err);
+    CHECK(!bx && strstr(err.msg, "test.xosc:") && strstr(err.msg, "not both"), "ds and dsLane: '%s'", err.msg);
+    sn_xosc_free(bx);
+    free(xml);
+#undef RLP
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -787,6 +831,7 @@ int main(int argc, char **argv)
     test_profile_jerk();
     test_traj_heading();
     test_traj_pitch();
+    test_rel_lane_ds_lane();
     sn_map_close(highway);
     return CHECK_DONE();
 }
