@@ -405,6 +405,9 @@ started:
     ** segments and turned near corners; in follow mode, and sampled curves always, turned over
     ** each whole segment */
     e->traj_corner = a->traj_shape == SN_XT_POLYLINE && !a->traj_follow;
+    /* facing against the path (esmini's initialHeadingSign): it reverses along it, still facing
+    ** backwards, and a negative speed then moves it forward along the path */
+    e->traj_hsign = fabs(ang_diff(e->h, e->th[0])) > M_PI / 2 + 1e-9 ? -1 : 1;
     e->traj = a;
     e->traj_elem = elem;
     e->traj_t0 = r->t;
@@ -932,13 +935,16 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
         double dd = d - e->traj_d;
         e->v = r->dt > 0 ? dd / r->dt : 0;
     } else {
-        d = e->traj_d + e->v * r->dt;
+        d = e->traj_d + e->traj_hsign * e->v * r->dt;
     }
     e->odo += fabs(d - e->traj_d);
     e->traj_d = d;
     double total = e->tcum[e->tn - 1];
     if (d >= total - 1e-9) {
         d = total;
+        *done = true;
+    } else if (!a->timed && d <= 1e-9 && e->traj_hsign * e->v < 0) { /* back past its start (esmini ends it) */
+        d = 0;
         *done = true;
     }
     uint32_t k = 0;
@@ -955,7 +961,7 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
     }
     const double *th = e->th, *tp = e->tp;
     if (!e->traj_corner) { /* turned over the whole segment */
-        e->h = ang_diff(th[k] + f * ang_diff(th[k + 1], th[k]), 0); /* in (-pi, pi], as atan2 gives */
+        e->h = ang_diff(th[k] + f * ang_diff(th[k + 1], th[k]) + (e->traj_hsign < 0 ? M_PI : 0), 0); /* (-pi, pi] */
         e->traj_p = tp[k] + f * (tp[k + 1] - tp[k]);
         return;
     }
@@ -972,7 +978,7 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
         e->h = th[k] + (1 - w) * ang_diff(th[k + 1], th[k]);
         e->traj_p = tp[k] + (1 - w) * (tp[k + 1] - tp[k]);
     }
-    e->h = ang_diff(e->h, 0);
+    e->h = ang_diff(e->h + (e->traj_hsign < 0 ? M_PI : 0), 0);
 }
 
 bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
@@ -1180,7 +1186,8 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 e->z = ground_z(r, e->x, e->y, e->z);
             e->odo += fabs(dist);
         }
-        entity_tilt(r, e, e->mode == SN_XM_TRAJ && e->traj_pitched ? &e->traj_p : NULL);
+        double tpitch = e->traj_hsign * e->traj_p; /* facing backwards, nose down is the path rising */
+        entity_tilt(r, e, e->mode == SN_XM_TRAJ && e->traj_pitched ? &tpitch : NULL);
         if (r->map && r->need_offroad && e->mode != SN_XM_LANE) { /* on a lane, never off the road */
             sn_map_place pl;
             e->offroad = !(sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, SN_LANE_ANY & ~SN_LANE_NONE, &pl) &&

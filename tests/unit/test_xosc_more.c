@@ -43,6 +43,8 @@
 **       follow mode), 1e-9; back on its lane it takes the road's;
 **   (n) RelativeLanePosition with dsLane (along the reference's lane; dLane and offset to its left),
 **       ds, and neither, at hand-computed places on the highway, 1e-6 m;
+**   (o) an entity facing against an untimed trajectory reverses along it at a negative speed,
+**       still facing its way (esmini's initialHeadingSign), 1e-9;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -814,6 +816,45 @@ static void test_rel_lane_ds_lane(void)
 #undef RLP
 }
 
+/* ---- (o) ---- */
+static void test_traj_reverse(void)
+{
+    /* Ego faces east (heading 0) at -5 m/s on an untimed Polyline that runs 20 m west of it: it
+    ** faces against the path (esmini's initialHeadingSign -1), so the negative speed moves it along
+    ** the path, backwards, still facing east: x = x0 - 5t, heading 0, 1e-9; the action ends when
+    ** the 20 m are done, at 4 s (esmini's trailer_connect reverses a car so). */
+    const char *action = "<RoutingAction><FollowTrajectoryAction><Trajectory name='p' closed='false'><Shape><Polyline>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='0' dy='0'/></Position></Vertex>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='-20' dy='0'/></Position></Vertex>"
+        "</Polyline></Shape></Trajectory><TimeReference><None/></TimeReference><TrajectoryFollowingMode "
+        "followingMode='position'/></FollowTrajectoryAction></RoutingAction>";
+    char story[4096];
+    snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "100"))) PRIV("Ego", SPEED("-5")), story);
+    sn_xrun r;
+    sn_xosc *x = start("reverse", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        double x0 = r.ents[0].x, worst = 0, done_at = -1, t_move = -1;
+        for (int f = 0; f < 600 && !r.failed && done_at < 0; f++) {
+            sn_xrun_step(&r);
+            if (r.ents[0].mode == SN_XM_TRAJ) {
+                if (t_move < 0)
+                    t_move = r.t - 0.01; /* the step it started in */
+                worst = fmax(worst, fabs(r.ents[0].x - (x0 - 5 * (r.t - t_move))) + fabs(r.ents[0].h));
+            }
+            if (x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t - t_move;
+        }
+        CHECK(!r.failed, "reverse: %s", r.why);
+        CHECK(t_move >= 0 && worst < 1e-9, "reverse: %.3g off x0 - 5t, heading 0", worst);
+        CHECK(fabs(done_at - 4) < 1e-9, "reverse: the 20 m done after %.2f s, not 4", done_at);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -832,6 +873,7 @@ int main(int argc, char **argv)
     test_traj_heading();
     test_traj_pitch();
     test_rel_lane_ds_lane();
+    test_traj_reverse();
     sn_map_close(highway);
     return CHECK_DONE();
 }
