@@ -285,7 +285,17 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
     }
     case SN_XC_ACCEL: *m = e->a; break;
     case SN_XC_TRAVELED: *m = e->odo; break;
-    case SN_XC_REACH: *m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, &ok); break;
+    case SN_XC_REACH:
+        *m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, &ok);
+        if (ok && c->pos.has_h) { /* an Orientation: the heading within 0.05 rad too (esmini's TrigByReachPosition) */
+            double q[4], s, off;
+            int32_t ri;
+            int lane;
+            bool on;
+            if ((ok = sn_xmove_resolve(r, &c->pos, q, &ri, &lane, &s, &off, &on)) && fabs(remainder(e->h - q[3], 2 * M_PI)) >= 0.05)
+                *m = INFINITY;
+        }
+        break;
     case SN_XC_DISTANCE: *m = pos_dist(r, i, &c->pos, c->freespace, c->rdt, &ok); break;
     case SN_XC_REL_DISTANCE:
         *m = c->rdt == SN_XRD_LONGITUDINAL ? fabs(sn_xent_long(r, i, c->ref, c->freespace, c->road_cs))

@@ -45,6 +45,7 @@
 **       ds, and neither, at hand-computed places on the highway, 1e-6 m;
 **   (o) an entity facing against an untimed trajectory reverses along it at a negative speed,
 **       still facing its way (esmini's initialHeadingSign), 1e-9;
+**   (p) ReachPositionCondition with an Orientation: the heading within 0.05 rad too (esmini's);
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -855,6 +856,45 @@ static void test_traj_reverse(void)
     free(xml);
 }
 
+/* ---- (p) ---- */
+static void test_reach_orientation(void)
+{
+    /* ReachPositionCondition with an Orientation also needs the heading within 0.05 rad (esmini's
+    ** TrigByReachPosition): Ego stands on lane -3 at s 100 heading 0 (the lane's direction); its own
+    ** place with a relative heading of 0.04 is reached, with 0.06 not, without an Orientation it is. */
+#define REACH(h) "<ReachPositionCondition tolerance='1'><Position><LanePosition roadId='1' laneId='-3' s='100' " \
+                 "offset='0'>" h "</LanePosition></Position></ReachPositionCondition>"
+    char *xml = with_p(doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "100"))),
+        "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+        "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+        ANGLE_EVENT("r04", REACH("<Orientation type='relative' h='0.04'/>"))
+        ANGLE_EVENT("r06", REACH("<Orientation type='relative' h='0.06'/>"))
+        ANGLE_EVENT("rnone", REACH(""))
+        "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>"));
+#undef REACH
+    sn_xrun r;
+    sn_xosc *x = start("reach orientation", xml, &r);
+    if (x) {
+        sn_xrun_step(&r);
+        sn_xrun_step(&r);
+        const char *const names[] = {"r04", "r06", "rnone"};
+        const bool fires[] = {true, false, true};
+        const double measured[] = {0, INFINITY, 0};
+        for (int k = 0; k < 3; k++) {
+            int ev = find_elem(x, names[k]);
+            bool ran = ev >= 0 && x->elems[ev].state != SN_XST_STANDBY;
+            CHECK(ran == fires[k], "reach orientation: %s %s", names[k], ran ? "fired" : "did not fire");
+            for (uint32_t c = 0; c < x->n_conds; c++)
+                if (!strcmp(x->conds[c].name + 1, names[k]))
+                    CHECK(isinf(measured[k]) ? isinf(x->conds[c].measured) : fabs(x->conds[c].measured) < 1e-9,
+                          "reach orientation: %s measured %g", names[k], x->conds[c].measured);
+        }
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -874,6 +914,7 @@ int main(int argc, char **argv)
     test_traj_pitch();
     test_rel_lane_ds_lane();
     test_traj_reverse();
+    test_reach_orientation();
     sn_map_close(highway);
     return CHECK_DONE();
 }
