@@ -132,6 +132,9 @@ bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt);
 /* One step: motion to t + dt, then the storyboard at the new time. false: r->why says what failed. */
 bool sn_xrun_step(sn_xrun *r);
 void sn_xrun_free(sn_xrun *r);
+/* A failure at the scenario's line `line`: r->why = "PATH:LINE: " and fmt's text, r->failed
+** set; returns false, so callers can `return sn_xrun_fail(...)`. */
+bool sn_xrun_fail(sn_xrun *r, int line, const char *fmt, ...) SN_PRINTF(3, 4);
 
 /* ---- xosc_move.c (positions: xosc_pos.h) ---- */
 
