@@ -1,4 +1,4 @@
-/* cli_input.h — every file a command reads, opened only when it is a regular file (the CLI's
+/* cli_input.h — what a command reads: its options' refusals (sn_cli_offending), and every file, opened only when it is a regular file (the CLI's
 ** twin of the engine's sn_open_input, which the program, using only the public API, cannot
 ** call): a FIFO would block the open or the read for ever (`sensim report` on a folder whose
 ** stats.json is a FIFO hung), a folder or a device is no input. And the one rule by which
@@ -21,5 +21,9 @@ FILE *sn_cli_open_input(const char *path, const char **what);
 ** folder or no OpenDRIVE, gives one warning on stderr and NULL: the output has no lanes. NULL
 ** without a word when run.json is absent or names no map. */
 const char *sn_cli_run_map(const char *cmd, const char *run_dir, const char *given, char *buf, size_t cap);
+
+/* The option getopt_long just refused, as the user wrote it ("-x" or the argv word): static
+** storage, valid until the next call. */
+const char *sn_cli_offending(char **argv);
 
 #endif
