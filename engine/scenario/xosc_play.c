@@ -14,7 +14,6 @@
 #include "../map/lanemap.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -971,18 +970,6 @@ static void update_collisions(sn_xrun *r)
 }
 
 /* ---- run ---- */
-
-bool sn_xrun_fail(sn_xrun *r, int line, const char *fmt, ...)
-{
-    snprintf(r->why, sizeof r->why, "%s:%d: ", r->x->path, line);
-    size_t n = strlen(r->why);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->why + n, sizeof r->why - n, fmt, ap);
-    va_end(ap);
-    r->failed = true;
-    return false;
-}
 
 bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt)
 {
