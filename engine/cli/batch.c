@@ -2,6 +2,7 @@
 ** runs (shard, resume), the summary table and the Slurm array script. */
 #include "batch.h"
 #include "batch_cmd.h"
+#include "cli_input.h"
 #include <sensim/numtext.h>
 
 #include <errno.h>
@@ -65,17 +66,6 @@ static const struct option OPTIONS[] = {
     {0},
 };
 
-/* The option getopt_long just refused, as written. */
-static const char *offending(char **argv)
-{
-    static char shortopt[3];
-    if (optopt > 0 && optopt < 256) {
-        snprintf(shortopt, sizeof shortopt, "-%c", optopt);
-        return shortopt;
-    }
-    return argv[optind - 1];
-}
-
 static int parse(int argc, char **argv, args *a)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -95,7 +85,7 @@ static int parse(int argc, char **argv, args *a)
             a->spec = v;
             break;
         case ':':
-            return bad("option '%s' needs a value (see sensim batch --help)", offending(args_));
+            return bad("option '%s' needs a value (see sensim batch --help)", sn_cli_offending(args_));
         case OPT_RESUME: a->resume = true; break;
         case OPT_DRY_RUN: a->dry_run = true; break;
         case OPT_OUT: a->out = v; break;
@@ -125,7 +115,7 @@ static int parse(int argc, char **argv, args *a)
             break;
         }
         default:
-            return bad("unknown option '%s' (see sensim batch --help)", offending(args_));
+            return bad("unknown option '%s' (see sensim batch --help)", sn_cli_offending(args_));
         }
     }
     if (!a->spec)
@@ -460,7 +450,7 @@ int sn_cli_batch_merge(int argc, char **argv)
             break;
         }
         if (opt != 1) {
-            rc = bad("unknown option '%s' (see sensim batch --help)", offending(args_));
+            rc = bad("unknown option '%s' (see sensim batch --help)", sn_cli_offending(args_));
             break;
         }
         const char *in = optarg;

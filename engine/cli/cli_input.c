@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,4 +67,14 @@ const char *sn_cli_run_map(const char *cmd, const char *run_dir, const char *giv
     sn_map *m = sn_cli_run_map_open(cmd, run_dir, buf, cap);
     sn_map_close(m);
     return m ? buf : NULL;
+}
+
+const char *sn_cli_offending(char **argv)
+{
+    static char shortopt[3];
+    if (optopt > 0 && optopt < 256) {
+        snprintf(shortopt, sizeof shortopt, "-%c", optopt);
+        return shortopt;
+    }
+    return argv[optind - 1];
 }

@@ -1,4 +1,4 @@
-/* cli_input.h — every file a command reads, opened only when it is a regular file (the CLI's
+/* cli_input.h — what a command reads: its options' refusals (sn_cli_offending), and every file, opened only when it is a regular file (the CLI's
 ** twin of the engine's sn_open_input, which the program, using only the public API, cannot
 ** call): a FIFO would block the open or the read for ever (`sensim report` on a folder whose
 ** stats.json is a FIFO hung), a folder or a device is no input. And the one rule by which
@@ -27,5 +27,9 @@ const char *sn_cli_run_map(const char *cmd, const char *run_dir, const char *giv
 ** or NULL, with the same warnings. The caller closes it (sn_map_close): a command that uses the
 ** map takes this one instead of loading it a second time. */
 sn_map *sn_cli_run_map_open(const char *cmd, const char *run_dir, char *buf, size_t cap);
+
+/* The option getopt_long just refused, as the user wrote it ("-x" or the argv word): static
+** storage, valid until the next call. */
+const char *sn_cli_offending(char **argv);
 
 #endif

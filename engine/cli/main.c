@@ -9,6 +9,7 @@
 #include <sensim/sensim.h>
 
 #include "batch_cmd.h"
+#include "cli_input.h"
 #include <sensim/numtext.h>
 #include "export_cmd.h"
 #include "json_out.h"
@@ -181,17 +182,6 @@ static const struct option ALL_OPTIONS[] = {
 };
 #define N_OPTIONS (sizeof ALL_OPTIONS / sizeof ALL_OPTIONS[0])
 
-/* The option getopt_long just refused, as the user wrote it. */
-static const char *offending(char **argv)
-{
-    static char shortopt[3];
-    if (optopt > 0 && optopt < 256) {
-        snprintf(shortopt, sizeof shortopt, "-%c", optopt);
-        return shortopt;
-    }
-    return argv[optind - 1];
-}
-
 /* Parses a subcommand's options with getopt_long; `allowed` lists its options (" out set ... ")
 ** and " ARG " when it takes one positional argument (a scene, a stream).
 ** Returns 0, an exit code, or HELP_SHOWN after printing `help` for --help / -h anywhere. */
@@ -230,9 +220,9 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
             c->positional = val;
             break;
         case ':':
-            return fail(EXIT_INPUT, "option '%s' needs a value", offending(args));
+            return fail(EXIT_INPUT, "option '%s' needs a value", sn_cli_offending(args));
         case '?':
-            return fail(EXIT_INPUT, "unknown option '%s' (see sensim --help)", offending(args));
+            return fail(EXIT_INPUT, "unknown option '%s' (see sensim --help)", sn_cli_offending(args));
         case OPT_JSON: c->json = true; break;
         case OPT_DECODE: c->decode = true; break;
         case OPT_QUIET: c->quiet = true; break;
@@ -272,7 +262,7 @@ static int parse_args(int argc, char **argv, cli *c, const char *allowed, const 
                 return fail(EXIT_INPUT, "--threads needs a whole number 0..1024, found '%s'", val);
             break;
         default:
-            return fail(EXIT_INPUT, "unknown option '%s'", offending(args));
+            return fail(EXIT_INPUT, "unknown option '%s'", sn_cli_offending(args));
         }
     }
     return 0;

@@ -6,6 +6,7 @@
 #include "outfile.h"
 
 #include <msgpack.h>
+#include <sensim/grow.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,20 +24,6 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Grows an array of `elem`-byte items to hold one more; false without memory. */
-static bool grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return true;
-    size_t nc = *cap ? 2 * *cap : 16;
-    void *q = realloc(*p, nc * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = nc;
-    return true;
-}
-
 static bool add_point(rd_path *p, double x, double y)
 {
     if (!isfinite(x) || !isfinite(y))
@@ -44,7 +31,7 @@ static bool add_point(rd_path *p, double x, double y)
     /* a point per 5 cm moved: a car standing still adds nothing */
     if (p->n && hypot(x - p->pts[p->n - 1].x, y - p->pts[p->n - 1].y) < 0.05)
         return true;
-    if (!grow((void **)&p->pts, &p->cap, p->n, sizeof *p->pts))
+    if (!sn_grow_array((void **)&p->pts, &p->cap, p->n + 1, sizeof *p->pts))
         return false;
     p->pts[p->n++] = (rd_pt){x, y};
     return true;
@@ -52,7 +39,7 @@ static bool add_point(rd_path *p, double x, double y)
 
 static rd_path *new_path(run_data *d, size_t *cap)
 {
-    if (!grow((void **)&d->paths, cap, d->n_paths, sizeof *d->paths))
+    if (!sn_grow_array((void **)&d->paths, cap, d->n_paths + 1, sizeof *d->paths))
         return NULL;
     rd_path *p = &d->paths[d->n_paths++];
     memset(p, 0, sizeof *p);
@@ -69,7 +56,7 @@ static bool add_event(run_data *d, size_t *cap, rd_event ev)
             return true;
         }
     }
-    if (!grow((void **)&d->events, cap, d->n_events, sizeof *d->events))
+    if (!sn_grow_array((void **)&d->events, cap, d->n_events + 1, sizeof *d->events))
         return false;
     d->events[d->n_events++] = ev;
     return true;
@@ -209,7 +196,7 @@ static bool debug_shapes(run_data *d, caps *cp, const msgpack_object *msg, doubl
             d->shapes_left_out++;
             continue;
         }
-        if (!grow((void **)&d->shapes, &cp->shapes, d->n_shapes, sizeof *d->shapes))
+        if (!sn_grow_array((void **)&d->shapes, &cp->shapes, d->n_shapes + 1, sizeof *d->shapes))
             return false;
         d->shapes[d->n_shapes++] = sh;
     }
@@ -246,7 +233,7 @@ static sn_status read_stream(run_data *d, caps *cp, const char *path, rd_stream 
                 snprintf(trace->kind, sizeof trace->kind, "%s", m.type_id);
             }
         }
-        if (!grow((void **)&s->t, &tcap, s->count, sizeof *s->t)) {
+        if (!sn_grow_array((void **)&s->t, &tcap, s->count + 1, sizeof *s->t)) {
             st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
             break;
         }
@@ -470,7 +457,7 @@ static bool read_health(run_data *d)
         const char *next = *p == '{' ? health_object(p, &h) : NULL;
         if (!next)
             break;
-        if (!grow((void **)&d->health, &cap, d->n_health, sizeof *d->health)) {
+        if (!sn_grow_array((void **)&d->health, &cap, d->n_health + 1, sizeof *d->health)) {
             free(text);
             return false;
         }
@@ -497,7 +484,7 @@ sn_status sn_run_data_read(const char *dir, run_data *d, sn_error *err)
         if (de->d_name[0] == '.')
             continue;
         char *copy = strdup(de->d_name);
-        if (!copy || !grow((void **)&names, &ncap, n, sizeof *names)) {
+        if (!copy || !sn_grow_array((void **)&names, &ncap, n + 1, sizeof *names)) {
             free(copy);
             st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
             break;
@@ -535,7 +522,7 @@ sn_status sn_run_data_read(const char *dir, run_data *d, sn_error *err)
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         if (!ends_with(names[i], ".msgpack") || stat(path, &sb) || !S_ISREG(sb.st_mode))
             continue;
-        if (!grow((void **)&d->streams, &scap, d->n_streams, sizeof *d->streams)) {
+        if (!sn_grow_array((void **)&d->streams, &scap, d->n_streams + 1, sizeof *d->streams)) {
             st = sn_cli_fail(err, SN_E_NOMEM, "out of memory");
             break;
         }

@@ -5,6 +5,7 @@
 #include "outfile.h"
 #include "palette.h"
 
+#include <sensim/grow.h>
 #include <libavutil/rational.h>
 
 #include <math.h>
@@ -75,14 +76,9 @@ static sn_status survey(const sn_video_job *job, plan *p, sn_error *err)
             }
             sn_palette_add(p->pal, g, (size_t)p->gw * p->gh);
         }
-        if (p->n == p->cap) {
-            size_t nc = p->cap ? 2 * p->cap : 256;
-            double *nt = realloc(p->t, nc * sizeof *nt);
-            if (!nt) {
-                st = sn_cli_fail(err, SN_E_NOMEM, "out of memory for %zu timestamps", nc);
-                break;
-            }
-            p->t = nt, p->cap = nc;
+        if (!SN_GROW(p->t, p->cap, p->n + 1)) {
+            st = sn_cli_fail(err, SN_E_NOMEM, "out of memory for %zu timestamps", p->n + 1);
+            break;
         }
         if (!isfinite(m.timestamp) || (p->n && !(m.timestamp > p->t[p->n - 1]))) {
             st = sn_cli_fail(err, SN_E_INVALID, "%s: the timestamp of frame %llu (%.9g s) does not follow the last (%.9g s)",

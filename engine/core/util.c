@@ -2,6 +2,7 @@
 #include "json.h"
 
 #include <ctype.h>
+#include <sensim/grow.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,17 +10,7 @@
 
 bool sn_grow(void **pp, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return true;
-    size_t ncap = *cap ? *cap : 8;
-    while (ncap < need)
-        ncap *= 2;
-    void *p = realloc(*pp, ncap * elem);
-    if (!p)
-        return false;
-    *pp = p;
-    *cap = ncap;
-    return true;
+    return sn_grow_array(pp, cap, need, elem);
 }
 
 char *sn_strdup(const char *s)

@@ -9,7 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Grows *pp (an array of `elem`-byte items with capacity *cap) to hold `need` items.
+/* Grows *pp (an array of `elem`-byte items with capacity *cap) to hold `need` items, as the SDK's
+** sn_grow_array (sensim/grow.h) does.
 ** Returns false on allocation failure (the array is left as it was). */
 bool sn_grow(void **pp, size_t *cap, size_t need, size_t elem);
 /* strdup that accepts NULL (returns NULL). Caller frees. */

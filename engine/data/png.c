@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <libdeflate.h>
 #include <pthread.h>
+#include <sensim/grow.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,17 +57,6 @@ static png_tls *tls(void)
         return NULL;
     }
     return t;
-}
-
-static bool grow(uint8_t **p, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return true;
-    uint8_t *q = realloc(*p, n);
-    if (!q)
-        return false;
-    *p = q, *cap = n;
-    return true;
 }
 
 /* Eight bytes at a time, portably (SWAR): the filters are as costly as the compressor otherwise. */
@@ -175,8 +165,8 @@ const uint8_t *sn_png_encode_rgb_tls(int width, int height, const uint8_t *rgb, 
         return NULL;
     size_t w = (size_t)width, h = (size_t)height, raw = (w * 3 + 1) * h;
     size_t bound = libdeflate_zlib_compress_bound(t->c, raw);
-    if (bound > 0x7fffffffu || !grow(&t->filtered, &t->filtered_cap, raw) ||
-        !grow(&t->out, &t->out_cap, 8 + 25 + 12 + bound + 12))
+    if (bound > 0x7fffffffu || !SN_GROW(t->filtered, t->filtered_cap, raw) ||
+        !SN_GROW(t->out, t->out_cap, 8 + 25 + 12 + bound + 12))
         return NULL;
     filter_rows(rgb, w, h, t->filtered);
     uint8_t *p = t->out;

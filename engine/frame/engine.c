@@ -985,18 +985,6 @@ static sn_status serialize_all(sn_engine *e, sn_error *err)
     return sn_spool_frame_end(e->spool, err);
 }
 
-/* What both halves of a step check first. */
-static sn_status step_ready(sn_engine *e, const char *what, sn_error *err)
-{
-    if (!e)
-        return sn_fail(err, SN_E_INVALID, "%s: NULL engine", what);
-    if (!e->loaded)
-        return sn_fail(err, SN_E_STATE, "%s: no scene loaded", what);
-    if (e->broken)
-        return sn_fail(err, SN_E_STATE, "%s: the engine stopped after an error", what);
-    return SN_OK;
-}
-
 /* A failed half stops the engine; its error names the frame. */
 static sn_status step_failed(sn_engine *e, sn_status st, sn_error *err)
 {
@@ -1046,7 +1034,7 @@ sn_status sn_engine_step(sn_engine *e, sn_error *err)
 
 static sn_status step_begin(sn_engine *e, sn_error *err)
 {
-    sn_status st = step_ready(e, "step", err);
+    sn_status st = sn_engine_ready(e, "step", err);
     if (st)
         return st;
     /* a scene recording with no run folder: relative to the working folder, from frame 1 */
@@ -1096,7 +1084,7 @@ static sn_status step_begin(sn_engine *e, sn_error *err)
 
 static sn_status step_end(sn_engine *e, sn_error *err)
 {
-    sn_status st = step_ready(e, "step", err);
+    sn_status st = sn_engine_ready(e, "step", err);
     if (st)
         return st;
     if (!e->in_step)

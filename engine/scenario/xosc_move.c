@@ -50,21 +50,10 @@ double sn_xshape_int(sn_xshape s, double tau)
     return v + extra;
 }
 
-static const sn_odr_road *road_at(const sn_xrun *r, int32_t ri) { return &r->map->odr->roads[ri]; }
-
-static bool fail(sn_xrun *r, const char *fmt, const char *a, int line)
-{
-    snprintf(r->why, sizeof r->why, "%s:%d: ", r->x->path, line);
-    size_t n = strlen(r->why);
-    snprintf(r->why + n, sizeof r->why - n, fmt, a);
-    r->failed = true;
-    return false;
-}
-
 /* x, y, z, h of a lane-mode entity from its (road, lane, s, offset). */
 static void lane_pose(sn_xrun *r, sn_xent *e)
 {
-    const sn_odr_road *rd = road_at(r, e->ri);
+    const sn_odr_road *rd = sn_xrun_road(r, e->ri);
     const sn_odr_section *sec = &rd->sections[e->sec];
     double a, b;
     sn_odr_lane_span(rd, sec, e->lane, e->s, &a, &b);
@@ -96,9 +85,9 @@ static void entity_tilt(const sn_xrun *r, sn_xent *e, const double *traj_pitch)
     double s = 0;
     sn_map_place pl;
     if (e->mode == SN_XM_LANE) {
-        rd = road_at(r, e->ri), s = e->s;
+        rd = sn_xrun_road(r, e->ri), s = e->s;
     } else if (r->map && sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl) && pl.outside <= 0) {
-        rd = road_at(r, pl.road), s = pl.s;
+        rd = sn_xrun_road(r, pl.road), s = pl.s;
     }
     e->pitch = e->roll = 0;
     if (rd)
@@ -146,7 +135,7 @@ static double ground_z(const sn_xrun *r, double x, double y, double z)
     sn_map_place pl;
     if (!r->map || !sn_map_locate(r->map, (sn_vec3){x, -y, z}, 2.0, 0, &pl) || pl.outside > 0)
         return z;
-    const sn_odr_road *rd = road_at(r, pl.road);
+    const sn_odr_road *rd = sn_xrun_road(r, pl.road);
     double p[3];
     sn_odr_point(rd, pl.s, pl.t, 0, p);
     const sn_odr_lane *l = sn_odr_lane_of(&rd->sections[pl.section], pl.lane);
@@ -160,7 +149,7 @@ static void snap_to_lane(sn_xrun *r, sn_xent *e, sn_xent_kind kind)
     sn_map_place pl;
     if (kind != SN_XEN_VEHICLE || !locate(r, e->x, e->y, e->z, SN_LANE_DRIVING, &pl))
         return;
-    const sn_odr_road *rd = road_at(r, pl.road);
+    const sn_odr_road *rd = sn_xrun_road(r, pl.road);
     double c = cos(sn_odr_ref_line(rd, pl.s).hdg - e->h);
     if (fabs(c) < 0.7) /* more than 45 degrees off the road's direction: it drives its own way */
         return;
@@ -192,7 +181,7 @@ bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
     if (on_lane && kind == SN_XEN_VEHICLE) {
         e->mode = SN_XM_LANE;
         /* it moves the way it heads: along s or against it */
-        e->sdir = cos(q[3] - sn_odr_ref_line(road_at(r, ri), s).hdg) >= 0 ? 1 : -1;
+        e->sdir = cos(q[3] - sn_odr_ref_line(sn_xrun_road(r, ri), s).hdg) >= 0 ? 1 : -1;
         e->ri = ri, e->lane = lane, e->s = s, e->off = e->sdir * off;
         double tc;
         sn_xlane_centre(r, ri, lane, s, &e->sec, &tc);
@@ -253,7 +242,7 @@ static double speed_target(const sn_xrun *r, const sn_xaction *a)
 static bool lateral_target(sn_xrun *r, int i, const sn_xaction *a, double *o1)
 {
     sn_xent *e = &r->ents[i];
-    const sn_odr_road *rd = road_at(r, e->ri);
+    const sn_odr_road *rd = sn_xrun_road(r, e->ri);
     int dir = e->sdir;
     if (a->kind == SN_XA_LANE_OFFSET) {
         if (!a->relative) {
@@ -262,7 +251,7 @@ static bool lateral_target(sn_xrun *r, int i, const sn_xaction *a, double *o1)
         }
         sn_xent *f = &r->ents[a->ref];
         if (f->mode != SN_XM_LANE)
-            return fail(r, "LaneOffsetAction: entity '%s' is on no lane", r->x->ents[a->ref].name, a->line);
+            return sn_xrun_fail(r, a->line, "LaneOffsetAction: entity '%s' is on no lane", r->x->ents[a->ref].name);
         *o1 = f->off + dir * a->value;
         return true;
     }
@@ -271,8 +260,9 @@ static bool lateral_target(sn_xrun *r, int i, const sn_xaction *a, double *o1)
     if (a->relative) {
         sn_xent *f = &r->ents[a->ref];
         if (f->mode != SN_XM_LANE || f->ri != e->ri)
-            return fail(r, "LaneChangeAction: RelativeTargetLane: entity '%s' is not on the actor's road",
-                        r->x->ents[a->ref].name, a->line);
+            return sn_xrun_fail(r, a->line,
+                                "LaneChangeAction: RelativeTargetLane: entity '%s' is not on the actor's road",
+                                r->x->ents[a->ref].name);
         target = lane_shift(e->sdir, f->lane, (int)a->value);
     } else {
         target = (int)a->value;
@@ -282,7 +272,7 @@ static bool lateral_target(sn_xrun *r, int i, const sn_xaction *a, double *o1)
     if (!sn_xlane_centre(r, e->ri, e->lane, e->s, NULL, &tc0) || !sn_xlane_centre(r, e->ri, target, e->s, &sec, &tc1)) {
         char v[64];
         snprintf(v, sizeof v, "%d at s %.2f of road %d", target, e->s, rd->id);
-        return fail(r, "LaneChangeAction: no lane %s", v, a->line);
+        return sn_xrun_fail(r, a->line, "LaneChangeAction: no lane %s", v);
     }
     e->off += dir * (tc0 - tc1);
     e->lat_o0 = e->off;
@@ -370,7 +360,7 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
         if (!sn_xshape_path(r, i, a, &e->tv, &e->tt, &n))
             return false;
         if (!(e->tcum = malloc(n * sizeof *e->tcum)))
-            return fail(r, "%s", "out of memory", a->line);
+            return sn_xrun_fail(r, a->line, "%s", "out of memory");
         for (uint32_t k = 0; k < n; k++)
             e->tcum[k] = k ? e->tcum[k - 1] + hypot(e->tv[3 * k] - e->tv[3 * k - 3], e->tv[3 * k + 1] - e->tv[3 * k - 2]) : 0;
         e->tn = n;
@@ -380,11 +370,11 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
     e->tcum = malloc(a->n_verts * sizeof *e->tcum);
     e->tt = a->timed ? malloc(a->n_verts * sizeof *e->tt) : NULL;
     if (!e->tv || !e->tcum || (a->timed && !e->tt))
-        return fail(r, "%s", "out of memory", a->line);
+        return sn_xrun_fail(r, a->line, "%s", "out of memory");
     if (e->tt)
         memcpy(e->tt, a->times, a->n_verts * sizeof *e->tt);
     if (!(e->th = malloc(a->n_verts * sizeof *e->th)))
-        return fail(r, "%s", "out of memory", a->line);
+        return sn_xrun_fail(r, a->line, "out of memory");
     for (uint32_t k = 0; k < a->n_verts; k++) {
         double q[4], s, off;
         int32_t ri;
@@ -400,7 +390,7 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
     given_h = e->th;
 started:
     if (!traj_headings(e, given_h))
-        return fail(r, "%s", "out of memory", a->line);
+        return sn_xrun_fail(r, a->line, "out of memory");
     /* esmini (FollowTrajectoryAction::Start): a Polyline in position mode is aligned with its
     ** segments and turned near corners; in follow mode, and sampled curves always, turned over
     ** each whole segment */
@@ -694,7 +684,8 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         return true;
     case SN_XA_LONG_DIST:
         if (e->mode != SN_XM_LANE)
-            return fail(r, "LongitudinalDistanceAction on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
+            return sn_xrun_fail(r, a->line, "LongitudinalDistanceAction on entity '%s', which is on no lane",
+                                r->x->ents[i].name);
         e->lon = a;
         e->lon_elem = elem;
         e->lon_t0 = r->t;
@@ -713,7 +704,7 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
                 return true;
             }
             if (nomem)
-                return fail(r, "SpeedProfileAction: %s", "out of memory", a->line);
+                return sn_xrun_fail(r, a->line, "SpeedProfileAction: %s", "out of memory");
             e->n_jseg = 0;
             char line[512];
             snprintf(line, sizeof line, "%s:%d: SpeedProfileAction: followingMode follow: two corners of the profile "
@@ -735,7 +726,7 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
     case SN_XA_SPEED: {
         double v1 = speed_target(r, a);
         if (!isfinite(v1))
-            return fail(r, "SpeedAction: the target speed is %s", "not finite", a->line);
+            return sn_xrun_fail(r, a->line, "SpeedAction: the target speed is %s", "not finite");
         e->lon = a;
         e->lon_elem = elem;
         e->lon_t0 = r->t;
@@ -770,9 +761,11 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
     }
     case SN_XA_LAT_DIST: {
         if (e->mode != SN_XM_LANE)
-            return fail(r, "LateralDistanceAction on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
+            return sn_xrun_fail(r, a->line, "LateralDistanceAction on entity '%s', which is on no lane",
+                                r->x->ents[i].name);
         if (a->ref == i)
-            return fail(r, "LateralDistanceAction: entity '%s' is its own reference", r->x->ents[i].name, a->line);
+            return sn_xrun_fail(r, a->line, "LateralDistanceAction: entity '%s' is its own reference",
+                                r->x->ents[i].name);
         double axis, L = lat_disp(r, i, a, &axis);
         const sn_xentity *di = &r->x->ents[i], *dj = &r->x->ents[a->ref];
         double D = a->has_lane_offset ? a->value + (a->freespace ? (di->wid + dj->wid) / 2 : 0) : fabs(L);
@@ -787,7 +780,7 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
     case SN_XA_LANE_CHANGE:
     case SN_XA_LANE_OFFSET: {
         if (e->mode != SN_XM_LANE)
-            return fail(r, "a lateral action on entity '%s', which is on no lane", r->x->ents[i].name, a->line);
+            return sn_xrun_fail(r, a->line, "a lateral action on entity '%s', which is on no lane", r->x->ents[i].name);
         double o1;
         e->lat_o0 = e->off;
         if (!lateral_target(r, i, a, &o1))
@@ -837,7 +830,7 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         if (!sn_xroute_plan(r, i, &a->pos, 1, a->line) || !sn_xmove_resolve(r, &a->pos, q, &ri, &lane, &s, &off, &on))
             return false;
         if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, 0, &pl))
-            return fail(r, "AcquirePositionAction: %s", "the position is on no road", a->line);
+            return sn_xrun_fail(r, a->line, "AcquirePositionAction: %s", "the position is on no road");
         e->acq_elem = elem, e->acq_ri = pl.road, e->acq_s = pl.s;
         return true;
     }
@@ -876,7 +869,7 @@ static double lon_disp(const sn_xent *e, double t)
 static void lane_travel(sn_xrun *r, sn_xent *e, double d)
 {
     for (int guard = 0; guard < 64; guard++) {
-        const sn_odr_road *rd = road_at(r, e->ri);
+        const sn_odr_road *rd = sn_xrun_road(r, e->ri);
         const sn_odr_section *sec = &rd->sections[e->sec];
         int dir = e->sdir, ldir = sn_map_lane_dir(rd, e->lane);
         double a, b;
@@ -905,7 +898,7 @@ static void lane_travel(sn_xrun *r, sn_xent *e, double d)
         size_t pick = sn_xroute_pick(e, next, n < 8 ? n : 8);
         e->ri = next[pick].road, e->sec = next[pick].section, e->lane = next[pick].lane, e->s = ns[pick];
         /* moving with (or against) the new lane as with the old one; d keeps its sign */
-        e->sdir = sn_map_lane_dir(road_at(r, e->ri), e->lane) * (forward ? 1 : -1) * (d > 0 ? 1 : -1);
+        e->sdir = sn_map_lane_dir(sn_xrun_road(r, e->ri), e->lane) * (forward ? 1 : -1) * (d > 0 ? 1 : -1);
         d = (d > 0 ? 1 : -1) * (fabs(d) - used);
         if (fabs(d) < 1e-12)
             return;

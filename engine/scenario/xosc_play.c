@@ -573,8 +573,7 @@ static bool traffic_action(sn_xrun *r, const sn_xaction *a)
     }
     sn_xtraffic *nw = realloc(r->traffic, (r->n_traffic + 1) * sizeof *nw);
     if (!nw) {
-        snprintf(r->why, sizeof r->why, "%s:%d: TrafficAction: out of memory", r->x->path, a->line);
-        return !(r->failed = true);
+        return sn_xrun_fail(r, a->line, "TrafficAction: out of memory");
     }
     r->traffic = nw;
     r->traffic[r->n_traffic++] = t;
@@ -606,8 +605,7 @@ static bool global_action(sn_xrun *r, const sn_xaction *a)
         return true;
     case SN_XA_PARAM_SET:
         if (!sn_xparam_subst(&r->x->params, a->svalue, buf, sizeof buf, why, sizeof why)) {
-            snprintf(r->why, sizeof r->why, "%s:%d: ParameterAction: %s", r->x->path, a->line, why);
-            return !(r->failed = true);
+            return sn_xrun_fail(r, a->line, "ParameterAction: %s", why);
         }
         return sn_xparam_set(&r->x->params, a->param, buf, a->line, true);
     case SN_XA_PARAM_MODIFY: {
@@ -616,9 +614,7 @@ static bool global_action(sn_xrun *r, const sn_xaction *a)
         char *end;
         if (!q || !sn_xparam_subst(&r->x->params, q->value, buf, sizeof buf, why, sizeof why) ||
             (v = strtod(buf, &end), *end || end == buf)) {
-            snprintf(r->why, sizeof r->why, "%s:%d: ModifyAction: parameter '%s' is not a number", r->x->path, a->line,
-                     a->param);
-            return !(r->failed = true);
+            return sn_xrun_fail(r, a->line, "ModifyAction: parameter '%s' is not a number", a->param);
         }
         v = a->multiply ? v * a->value : v + a->value;
         snprintf(buf, sizeof buf, "%.17g", v);
@@ -685,10 +681,10 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
         if (r->x->ents[i].unplayed_controller) /* warned at load: the storyboard keeps it */
             return true;
         if (a->lon != a->lat) {
-            snprintf(r->why, sizeof r->why, "%s:%d: ActivateControllerAction: entity '%s': sensim's autopilot (or "
-                     "the user's external controller) drives both ways: lateral and longitudinal must be equal",
-                     r->x->path, a->line, r->x->ents[i].name);
-            return !(r->failed = true);
+            return sn_xrun_fail(r, a->line,
+                                "ActivateControllerAction: entity '%s': sensim's autopilot (or the "
+                                "user's external controller) drives both ways: lateral and longitudinal must be equal",
+                                r->x->ents[i].name);
         }
         if (a->lon && e->mode != SN_XM_EXTERNAL) {
             sn_xmove_stop(r, i, e->lon_elem);
@@ -713,8 +709,7 @@ static bool private_action(sn_xrun *r, int i, int el, const sn_xaction *a, bool 
         }
         sn_xlightq *nw = realloc(r->lightq, (r->n_lightq + 1) * sizeof *nw);
         if (!nw) {
-            snprintf(r->why, sizeof r->why, "%s:%d: LightStateAction: out of memory", r->x->path, a->line);
-            return !(r->failed = true);
+            return sn_xrun_fail(r, a->line, "LightStateAction: out of memory");
         }
         r->lightq = nw;
         r->lightq[r->n_lightq++] = (sn_xlightq){i, el, r->t + a->dyn.value, a};

@@ -11,21 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static const sn_odr_road *road_at(const sn_xrun *r, int32_t ri) { return &r->map->odr->roads[ri]; }
-
-static bool fail(sn_xrun *r, const char *fmt, const char *a, int line)
-{
-    snprintf(r->why, sizeof r->why, "%s:%d: ", r->x->path, line);
-    size_t n = strlen(r->why);
-    snprintf(r->why + n, sizeof r->why - n, fmt, a);
-    r->failed = true;
-    return false;
-}
-
 /* Centre t of a lane at s, or false when the lane does not exist there. */
 bool sn_xlane_centre(const sn_xrun *r, int32_t ri, int lane, double s, uint32_t *sec_out, double *tc)
 {
-    const sn_odr_road *rd = road_at(r, ri);
+    const sn_odr_road *rd = sn_xrun_road(r, ri);
     uint32_t sec = sn_odr_section_at(rd, s, false);
     if (!sn_odr_lane_of(&rd->sections[sec], lane))
         return false;
@@ -44,7 +33,7 @@ static bool entity_road(sn_xrun *r, int i, int32_t *ri, int *lane, double *s, do
     if (!r->map)
         return false;
     if (e->mode == SN_XM_LANE) {
-        const sn_odr_road *rd = road_at(r, e->ri);
+        const sn_odr_road *rd = sn_xrun_road(r, e->ri);
         double tc;
         if (!sn_xlane_centre(r, e->ri, e->lane, e->s, NULL, &tc))
             return false;
@@ -65,8 +54,8 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
     *on_lane = false;
     const sn_xent *ref = p->entity >= 0 ? &r->ents[p->entity] : NULL;
     if (ref && !ref->placed)
-        return fail(r, "the position refers to entity '%s', which has no position yet", r->x->ents[p->entity].name,
-                    p->line);
+        return sn_xrun_fail(r, p->line, "the position refers to entity '%s', which has no position yet",
+                            r->x->ents[p->entity].name);
     switch (p->kind) {
     case SN_XP_ROUTE:
         return sn_xroutepos_resolve(r, p, out, road, lane, s, off, on_lane);
@@ -89,7 +78,8 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
         break;
     }
     if (!r->map)
-        return fail(r, "%s needs the scenario's map (RoadNetwork/LogicFile)", "a road or lane position", p->line);
+        return sn_xrun_fail(r, p->line, "%s needs the scenario's map (RoadNetwork/LogicFile)",
+                            "a road or lane position");
     const sn_odr *o = r->map->odr;
     int32_t ri = -1;
     int ln = 0;
@@ -100,7 +90,7 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
         if (ri < 0) {
             char id[32];
             snprintf(id, sizeof id, "%d", p->road);
-            return fail(r, "roadId %s names no road of the map", id, p->line);
+            return sn_xrun_fail(r, p->line, "roadId %s names no road of the map", id);
         }
         ss = p->s;
         ln = p->lane;
@@ -108,8 +98,8 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
     } else { /* relative to an entity's place on the road */
         double t0;
         if (!entity_road(r, p->entity, &ri, &ln, &ss, &t0))
-            return fail(r, "entity '%s' is on no road: a relative road or lane position needs one",
-                        r->x->ents[p->entity].name, p->line);
+            return sn_xrun_fail(r, p->line, "entity '%s' is on no road: a relative road or lane position needs one",
+                                r->x->ents[p->entity].name);
         /* dsLane: along the lane's direction of travel, dLane and offset to its left */
         int along = p->kind == SN_XP_REL_LANE && p->ds_lane ? sn_map_lane_dir(&o->roads[ri], ln) : 1;
         ss += along * p->s;
@@ -128,7 +118,7 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
     if (ss < -1e-9 || ss > rd->length + 1e-9) {
         char v[64];
         snprintf(v, sizeof v, "%g (road %d is %g m long)", ss, rd->id, rd->length);
-        return fail(r, "s %s is off the road", v, p->line);
+        return sn_xrun_fail(r, p->line, "s %s is off the road", v);
     }
     ss = fmin(fmax(ss, 0), rd->length);
     double hdg_extra = 0;
@@ -138,7 +128,7 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
         if (!sn_xlane_centre(r, ri, ln, ss, &sec, &tc)) {
             char v[64];
             snprintf(v, sizeof v, "%d at s %g of road %d", ln, ss, rd->id);
-            return fail(r, "no lane %s", v, p->line);
+            return sn_xrun_fail(r, p->line, "no lane %s", v);
         }
         tt = tc + lane_off_sign * p->offset;
         int dir = sn_map_lane_dir(rd, ln);

@@ -5,6 +5,8 @@
 
 #include "xosc_run.h"
 
+#include "../map/lanemap.h"
+
 /* Resolves a position to (x, y, z, h); lane positions also give road, lane, s and offset (t
 ** from the lane centre, travel-left), with *on_lane true. false: r->why says what failed. */
 bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
@@ -15,5 +17,8 @@ double sn_xent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs
 /* Centre t of lane `lane` of road index ri at s (and its section in *sec_out, when not NULL);
 ** false when the lane does not exist there. */
 bool sn_xlane_centre(const sn_xrun *r, int32_t ri, int lane, double s, uint32_t *sec_out, double *tc);
+
+/* Road index ri of the run's map (positions and motions both walk it). */
+static inline const sn_odr_road *sn_xrun_road(const sn_xrun *r, int32_t ri) { return &r->map->odr->roads[ri]; }
 
 #endif

@@ -130,33 +130,26 @@ out:
     return ok;
 }
 
-static bool fail(sn_xrun *r, int line, const char *what)
-{
-    snprintf(r->why, sizeof r->why, "%s:%d: %s", r->x->path, line, what);
-    r->failed = true;
-    return false;
-}
-
 bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int line)
 {
     sn_xent *e = &r->ents[i];
     if (!r->map)
-        return fail(r, line, "a route needs the scenario's map (RoadNetwork/LogicFile)");
+        return sn_xrun_fail(r, line, "a route needs the scenario's map (RoadNetwork/LogicFile)");
     if (e->mode != SN_XM_LANE) {
         char w[300];
         snprintf(w, sizeof w, "a route for entity '%s', which is on no lane", r->x->ents[i].name);
-        return fail(r, line, w);
+        return sn_xrun_fail(r, line, "%s", w);
     }
     const sn_odr *o = r->map->odr;
     if (e->sdir != sn_map_lane_dir(&o->roads[e->ri], e->lane)) {
         char w[300];
         snprintf(w, sizeof w, "a route for entity '%s', which drives against its lane's direction", r->x->ents[i].name);
-        return fail(r, line, w);
+        return sn_xrun_fail(r, line, "%s", w);
     }
     graph g = {0};
     if (!graph_build(o, &g)) {
         free(g.base), free(g.sec_base);
-        return fail(r, line, "out of memory");
+        return sn_xrun_fail(r, line, "out of memory");
     }
     int32_t *roads = malloc(sizeof *roads);
     uint32_t n_roads = 0;
@@ -186,7 +179,7 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
         }
         sn_map_place pl;
         if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, DRIVABLE, &pl)) {
-            ok = fail(r, pts[w].line, "a route's waypoint lies on no drivable lane");
+            ok = sn_xrun_fail(r, pts[w].line, "a route's waypoint lies on no drivable lane");
             break;
         }
         const sn_odr_road *rd = &o->roads[pl.road];
@@ -196,13 +189,13 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
         if (!shortest(r->map, &g, seeds, cost, ns, pl.road, pl.section, dir, &path, &n_path)) {
             char msg[200];
             snprintf(msg, sizeof msg, "no way on the map's lanes to the route's waypoint on road %d", rd->id);
-            ok = fail(r, pts[w].line, msg);
+            ok = sn_xrun_fail(r, pts[w].line, "%s", msg);
             break;
         }
         int32_t *nr = realloc(roads, (n_roads + n_path) * sizeof *nr);
         if (!nr) {
             free(path);
-            ok = fail(r, line, "out of memory");
+            ok = sn_xrun_fail(r, line, "out of memory");
             break;
         }
         roads = nr;
@@ -260,7 +253,7 @@ static bool plan_route(sn_xrun *r, sn_xroute *rt)
         return false;
     sn_map_place pl;
     if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, DRIVABLE, &pl))
-        return fail(r, rt->wps[0].line, "a RoutePosition's route starts on no drivable lane");
+        return sn_xrun_fail(r, rt->wps[0].line, "a RoutePosition's route starts on no drivable lane");
     const sn_odr_road *rd = &o->roads[pl.road];
     int dir = on ? sn_map_lane_dir(rd, pl.lane) : (cos(q[3] - sn_odr_ref_line(rd, pl.s).hdg) >= 0 ? 1 : -1);
     if (sn_map_lane_dir(rd, pl.lane) != dir) { /* a waypoint heading against its lane: the nearest lane of its direction */
@@ -271,13 +264,14 @@ static bool plan_route(sn_xrun *r, sn_xroute *rt)
                 (!best || abs(l - pl.lane) < abs(best - pl.lane)))
                 best = l;
         if (!best)
-            return fail(r, rt->wps[0].line, "a RoutePosition's route starts on a road with no lane in its direction");
+            return sn_xrun_fail(r, rt->wps[0].line,
+                                "a RoutePosition's route starts on a road with no lane in its direction");
         pl.lane = best;
     }
     graph g = {0};
     if (!graph_build(o, &g)) {
         free(g.base), free(g.sec_base);
-        return fail(r, rt->line, "out of memory");
+        return sn_xrun_fail(r, rt->line, "out of memory");
     }
     int64_t v0 = node_of(o, &g, (sn_lanekey){pl.road, pl.section, pl.lane});
     uint32_t *nodes = malloc(sizeof *nodes), n_nodes = 0;
@@ -291,7 +285,7 @@ static bool plan_route(sn_xrun *r, sn_xroute *rt)
         }
         sn_map_place wp;
         if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, DRIVABLE, &wp)) {
-            ok = fail(r, rt->wps[w].line, "a route's waypoint lies on no drivable lane");
+            ok = sn_xrun_fail(r, rt->wps[w].line, "a route's waypoint lies on no drivable lane");
             break;
         }
         const sn_odr_road *wr = &o->roads[wp.road];
@@ -301,13 +295,13 @@ static bool plan_route(sn_xrun *r, sn_xroute *rt)
         if (!shortest(r->map, &g, &seed, &zero, 1, wp.road, wp.section, wdir, &path, &n_path)) {
             char msg[200];
             snprintf(msg, sizeof msg, "no way on the map's lanes to the route's waypoint on road %d", wr->id);
-            ok = fail(r, rt->wps[w].line, msg);
+            ok = sn_xrun_fail(r, rt->wps[w].line, "%s", msg);
             break;
         }
         uint32_t *nw = realloc(nodes, (n_nodes + n_path) * sizeof *nw);
         if (!nw) {
             free(path);
-            ok = fail(r, rt->line, "out of memory");
+            ok = sn_xrun_fail(r, rt->line, "out of memory");
             break;
         }
         nodes = nw;
@@ -316,7 +310,7 @@ static bool plan_route(sn_xrun *r, sn_xroute *rt)
         free(path);
     }
     if (ok && !(rt->keys = malloc((size_t)n_nodes * 3 * sizeof *rt->keys)))
-        ok = fail(r, rt->line, "out of memory");
+        ok = sn_xrun_fail(r, rt->line, "out of memory");
     for (uint32_t k = 0; ok && k < n_nodes; k++) {
         sn_lanekey key = key_of(o, &g, nodes[k]);
         rt->keys[3 * k] = key.road, rt->keys[3 * k + 1] = (int32_t)key.section, rt->keys[3 * k + 2] = key.lane;
@@ -343,7 +337,7 @@ bool sn_xroutepos_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *
         return sn_xmove_resolve(r, &q, out, road, lane, s, off, on_lane);
     }
     if (!r->map)
-        return fail(r, p->line, "a RoutePosition needs the scenario's map (RoadNetwork/LogicFile)");
+        return sn_xrun_fail(r, p->line, "a RoutePosition needs the scenario's map (RoadNetwork/LogicFile)");
     sn_xroute *rt = &r->x->routes[p->route];
     if (!rt->planned && !plan_route(r, rt))
         return false;
@@ -364,7 +358,7 @@ bool sn_xroutepos_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *
                 char msg[200];
                 snprintf(msg, sizeof msg, "pathS %g is past the route's end (%g m from its first waypoint)", p->s,
                          p->s - left + len);
-                return fail(r, p->line, msg);
+                return sn_xrun_fail(r, p->line, "%s", msg);
             }
             at = from + dir * fmin(left, len);
             break;

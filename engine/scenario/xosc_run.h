@@ -8,6 +8,10 @@
 
 #include <sensim/pack.h>
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
 typedef enum sn_xmode { SN_XM_FREE, SN_XM_LANE, SN_XM_TRAJ, SN_XM_EXTERNAL } sn_xmode;
 
 /* One entity's kinematic state, in OpenSCENARIO's frame, of its reference point. */
@@ -143,6 +147,20 @@ bool sn_xrun_init(sn_xrun *r, sn_xosc *x, const sn_map *map, double dt);
 /* One step: motion to t + dt, then the storyboard at the new time. false: r->why says what failed. */
 bool sn_xrun_step(sn_xrun *r);
 void sn_xrun_free(sn_xrun *r);
+/* A failure at the scenario's line `line`: r->why = "PATH:LINE: " and fmt's text, r->failed
+** set; returns false, so callers can `return sn_xrun_fail(...)`. Inline: every xosc_*.c fails
+** this way, and a function of one of them would tie them all into one call cycle. */
+static inline SN_PRINTF(3, 4) bool sn_xrun_fail(sn_xrun *r, int line, const char *fmt, ...)
+{
+    snprintf(r->why, sizeof r->why, "%s:%d: ", r->x->path, line);
+    size_t n = strlen(r->why);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->why + n, sizeof r->why - n, fmt, ap);
+    va_end(ap);
+    r->failed = true;
+    return false;
+}
 
 /* ---- xosc_move.c (positions: xosc_pos.h) ---- */
 

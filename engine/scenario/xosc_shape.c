@@ -18,13 +18,6 @@
 #define CLOTHOID_STEP 0.05   /* m between samples */
 #define MAX_SAMPLES 400000u
 
-static bool fail(sn_xrun *r, int line, const char *what)
-{
-    snprintf(r->why, sizeof r->why, "%s:%d: %s", r->x->path, line, what);
-    r->failed = true;
-    return false;
-}
-
 static bool clothoid(sn_xrun *r, int i, const sn_xaction *a, double **xyz, double **tt, uint32_t *n)
 {
     const sn_xent *e = &r->ents[i];
@@ -41,13 +34,13 @@ static bool clothoid(sn_xrun *r, int i, const sn_xaction *a, double **xyz, doubl
     if (steps < 1)
         steps = 1;
     if (steps + 1 > MAX_SAMPLES)
-        return fail(r, a->line, "a Clothoid longer than 20 km");
+        return sn_xrun_fail(r, a->line, "a Clothoid longer than 20 km");
     double ds = a->cl_len / steps;
     *n = steps + 1;
     *xyz = malloc(*n * 3 * sizeof **xyz);
     *tt = a->timed ? malloc(*n * sizeof **tt) : NULL;
     if (!*xyz || (a->timed && !*tt))
-        return fail(r, a->line, "out of memory");
+        return sn_xrun_fail(r, a->line, "out of memory");
     double x = q[0], y = q[1];
     for (uint32_t k = 0; k <= steps; k++) {
         double s = k * ds;
@@ -80,11 +73,11 @@ static bool clothoid_spline(sn_xrun *r, int i, const sn_xaction *a, double **xyz
     for (uint32_t k = 0; k < a->n_verts; k++)
         total += (uint64_t)ceil(a->weights[5 * k + 2] / CLOTHOID_STEP - 1e-9) + 1;
     if (total > MAX_SAMPLES)
-        return fail(r, a->line, "a ClothoidSpline longer than 20 km");
+        return sn_xrun_fail(r, a->line, "a ClothoidSpline longer than 20 km");
     *xyz = malloc(total * 3 * sizeof **xyz);
     *tt = a->timed ? malloc(total * sizeof **tt) : NULL;
     if (!*xyz || (a->timed && !*tt))
-        return fail(r, a->line, "out of memory");
+        return sn_xrun_fail(r, a->line, "out of memory");
     uint32_t m = 0;
     for (uint32_t k = 0; k < a->n_verts; k++) {
         const double *w = &a->weights[5 * k];
@@ -167,7 +160,7 @@ static bool nurbs(sn_xrun *r, const sn_xaction *a, double **xyz, double **tt, ui
     *tt = ok && a->timed ? malloc(*n * sizeof **tt) : NULL;
     if (!ok || !*xyz || (a->timed && !*tt)) {
         free(cp), free(b), free(tmp);
-        return fail(r, a->line, "out of memory");
+        return sn_xrun_fail(r, a->line, "out of memory");
     }
     /* the curve's domain: [knots[order-1], knots[ncp]]; the last sample just inside it (the
     ** basis is half-open), which is the end for clamped knot vectors to 1e-12 */

@@ -40,20 +40,9 @@ static sn_status check_transform(const char *what, const sn_transform *t, sn_err
     return SN_OK;
 }
 
-static sn_status ready(const sn_engine *e, const char *what, sn_error *err)
-{
-    if (!e)
-        return sn_fail(err, SN_E_INVALID, "%s: NULL engine", what);
-    if (!e->loaded)
-        return sn_fail(err, SN_E_STATE, "%s: no scene loaded", what);
-    if (e->broken)
-        return sn_fail(err, SN_E_STATE, "%s: the engine stopped after an error", what);
-    return SN_OK;
-}
-
 static sn_actor *live_actor(sn_engine *e, const char *what, uint32_t id, sn_error *err)
 {
-    if (ready(e, what, err))
+    if (sn_engine_ready(e, what, err))
         return NULL;
     sn_actor *a = sn_world_find(&e->world, id);
     if (!a)
@@ -218,7 +207,7 @@ static sn_status spawn_sensor(sn_engine *e, const sn_blueprint *bp, const sn_act
 sn_status sn_engine_spawn(sn_engine *e, const sn_actor_desc *d, uint32_t *out_id, sn_error *err)
 {
     SN_ERR_LOCAL(err);
-    sn_status st = ready(e, "spawn", err);
+    sn_status st = sn_engine_ready(e, "spawn", err);
     if (st)
         return st;
     /* Every member of the first sn_actor_desc is needed: a smaller struct_size is a mistake. */
@@ -420,7 +409,7 @@ sn_status sn_engine_call(sn_engine *e, const char *sensor, const char *method, u
                          const char *const *argv, sn_error *err)
 {
     SN_ERR_LOCAL(err);
-    sn_status st = ready(e, "call", err);
+    sn_status st = sn_engine_ready(e, "call", err);
     if (st)
         return st;
     if (!sensor || !method || (argc && !argv))

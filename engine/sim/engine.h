@@ -5,6 +5,7 @@
 #define SN_SIM_ENGINE_H
 
 #include "ctx.h"
+#include "../core/error.h"
 #include "writer.h"
 #include "../plugin/library.h"
 #include "../scene/scene.h"
@@ -155,5 +156,18 @@ struct sn_engine {
     bool destroy_pending;
     unsigned in_emit;         /* listeners being called (sn_stream_emit), outside a step too */
 };
+
+/* What every call on a loaded engine checks first (the step's halves, spawn, call): SN_OK, or
+** the refusal naming `what`. */
+static inline sn_status sn_engine_ready(const sn_engine *e, const char *what, sn_error *err)
+{
+    if (!e)
+        return sn_fail(err, SN_E_INVALID, "%s: NULL engine", what);
+    if (!e->loaded)
+        return sn_fail(err, SN_E_STATE, "%s: no scene loaded", what);
+    if (e->broken)
+        return sn_fail(err, SN_E_STATE, "%s: the engine stopped after an error", what);
+    return SN_OK;
+}
 
 #endif

@@ -5,6 +5,7 @@
 #include "../sim/engine.h"
 
 #include <math.h>
+#include <sensim/grow.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sensim/search.h>
@@ -22,28 +23,13 @@ void sn_health_note_lane_change(struct sn_engine *e)
         e->health->lane_changes++;
 }
 
-static bool grow(void **p, uint32_t *cap, uint32_t need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    uint32_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 static void add_event(sn_health *h, int kind, uint64_t frame, uint32_t a, uint32_t b, bool *nomem)
 {
     if (h->n_events[kind] >= SN_HEALTH_EVENTS) {
         h->more_events[kind]++;
         return;
     }
-    if (!grow((void **)&h->events[kind], &h->cap_events[kind], h->n_events[kind] + 1, sizeof(sn_health_event))) {
+    if (!sn_grow_array32((void **)&h->events[kind], &h->cap_events[kind], h->n_events[kind] + 1, sizeof(sn_health_event))) {
         *nomem = true;
         return;
     }
@@ -71,7 +57,7 @@ static bool build_stops(sn_engine *e, sn_health *h)
         if (sn_engine_traffic_light_stops(e, id, wp, 64, &n, NULL) != SN_OK)
             continue;
         n = n < 64 ? n : 64;
-        if (!grow((void **)&h->stops, &h->cap_stops, h->n_stops + (uint32_t)n, sizeof *h->stops))
+        if (!sn_grow_array32((void **)&h->stops, &h->cap_stops, h->n_stops + (uint32_t)n, sizeof *h->stops))
             return false;
         for (size_t k = 0; k < n; k++) {
             double yaw = wp[k].transform.rotation.yaw * SN_DEG, hw = wp[k].lane_width / 2;
@@ -127,7 +113,7 @@ static sn_status close_window(sn_health *h, sn_error *err)
 {
     count_vehicles(h, &h->cur, h->last_frame);
     h->cur.duration = (double)(h->last_ns - h->window_start_ns) / 1e9;
-    if (!grow((void **)&h->done, &h->cap_done, h->n_done + 1, sizeof *h->done))
+    if (!sn_grow_array32((void **)&h->done, &h->cap_done, h->n_done + 1, sizeof *h->done))
         return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
     h->done[h->n_done++] = h->cur;
     /* the gone vehicles' records are dropped; the others start the next window afresh */
@@ -246,7 +232,7 @@ sn_status sn_health_observe(struct sn_engine *e, sn_error *err)
         while (j < h->n_veh && h->veh[j].id < a->id)
             j++;
         if (j == h->n_veh || h->veh[j].id != a->id) { /* new: ids only grow, so it goes last */
-            if (!grow((void **)&h->veh, &h->cap_veh, h->n_veh + 1, sizeof *h->veh))
+            if (!sn_grow_array32((void **)&h->veh, &h->cap_veh, h->n_veh + 1, sizeof *h->veh))
                 return sn_fail(err, SN_E_NOMEM, "traffic health: out of memory");
             j = h->n_veh++;
             h->veh[j] = (sn_health_vehicle){.id = a->id};

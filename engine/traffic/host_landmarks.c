@@ -13,6 +13,7 @@
 #include "../map/lanemap.h"
 #include "../sim/engine.h"
 
+#include <sensim/grow.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,13 +134,8 @@ static bool seen(int64_t *ids, uint32_t n, int64_t sig)
 
 static bool keep(int64_t **ids, uint32_t *n, uint32_t *cap, int64_t sig)
 {
-    if (*n == *cap) {
-        uint32_t nc = *cap ? *cap * 2 : 16;
-        int64_t *p = realloc(*ids, nc * sizeof *p);
-        if (!p)
-            return false;
-        *ids = p, *cap = nc;
-    }
+    if (!sn_grow_array32((void **)ids, cap, (size_t)*n + 1, sizeof **ids))
+        return false;
     (*ids)[(*n)++] = sig;
     return true;
 }

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/grow.h>
 #include <sensim/search.h>
 
 /* The head's colour per state (Red, Yellow, Green, Off, Unknown): what a camera sees. */
@@ -152,21 +153,11 @@ bool sn_lights_red_ending_near(const sn_lights *ls, sn_vec3 at, double radius, d
     return false;
 }
 
-/* Grows a uint32_t-capacity array (sn_grow takes a size_t capacity). */
-static bool grow32(void **p, uint32_t *cap, size_t need, size_t size)
-{
-    size_t c = *cap;
-    if (!sn_grow(p, &c, need, size))
-        return false;
-    *cap = (uint32_t)c;
-    return true;
-}
-
 /* A light of its own group with one controller (its own green, yellow and red times). */
 static sn_status own_group(sn_lights *ls, const sn_actor *a, int32_t junction, uint32_t *gi, sn_error *err)
 {
-    if (!grow32((void **)&ls->g, &ls->cap_g, ls->n_g + 1, sizeof *ls->g) ||
-        !grow32((void **)&ls->ctl, &ls->cap_ctl, ls->n_ctl + 1, sizeof *ls->ctl))
+    if (!sn_grow_array32((void **)&ls->g, &ls->cap_g, ls->n_g + 1, sizeof *ls->g) ||
+        !sn_grow_array32((void **)&ls->ctl, &ls->cap_ctl, ls->n_ctl + 1, sizeof *ls->ctl))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     ls->ctl[ls->n_ctl] = (sn_tl_ctl){{to_ns(attr_f(a, "green_time", 10)), to_ns(attr_f(a, "yellow_time", 3)),
                                       to_ns(attr_f(a, "red_time", 2))}};
@@ -177,7 +168,7 @@ static sn_status own_group(sn_lights *ls, const sn_actor *a, int32_t junction, u
 
 static sn_status add_light(sn_lights *ls, sn_tlight t, sn_error *err)
 {
-    if (!grow32((void **)&ls->l, &ls->cap, ls->n + 1, sizeof *ls->l))
+    if (!sn_grow_array32((void **)&ls->l, &ls->cap, ls->n + 1, sizeof *ls->l))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     ls->l[ls->n++] = t;
     return SN_OK;
@@ -417,7 +408,7 @@ static sn_status make_groups(sn_engine *e, pending *pd, size_t n_pd, sn_error *e
         for (size_t k = i; k < j; k++) {
             if (k > i && (pd[k].rank == UINT32_MAX || pd[k].rank != pd[k - 1].rank)) {
                 const sn_actor *a = sn_world_find(&e->world, ls->l[pd[k].light].actor);
-                if (!grow32((void **)&ls->ctl, &ls->cap_ctl, ls->n_ctl + 1, sizeof *ls->ctl))
+                if (!sn_grow_array32((void **)&ls->ctl, &ls->cap_ctl, ls->n_ctl + 1, sizeof *ls->ctl))
                     return sn_fail(err, SN_E_NOMEM, "out of memory");
                 ls->ctl[ls->n_ctl++] = (sn_tl_ctl){{to_ns(attr_f(a, "green_time", 10)),
                                                     to_ns(attr_f(a, "yellow_time", 3)), to_ns(attr_f(a, "red_time", 2))}};
@@ -456,8 +447,8 @@ static sn_status bind_light(const sn_map *m, sn_lights *ls, const sn_sigindex *i
 {
     bo->n_lanes = bo->n_b = 0;
     if (!sn_bind_signal(m, ix, signal_id, SN_BIND_LIGHT, bo, iss) ||
-        !grow32((void **)&ls->lanes, &ls->cap_lanes, ls->n_lanes + bo->n_lanes, sizeof *ls->lanes) ||
-        !grow32((void **)&ls->stops, &ls->cap_stops, ls->n_stops + bo->n_b, sizeof *ls->stops))
+        !sn_grow_array32((void **)&ls->lanes, &ls->cap_lanes, ls->n_lanes + bo->n_lanes, sizeof *ls->lanes) ||
+        !sn_grow_array32((void **)&ls->stops, &ls->cap_stops, ls->n_stops + bo->n_b, sizeof *ls->stops))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     for (size_t i = 0; i < bo->n_lanes; i++)
         ls->lanes[ls->n_lanes++] = (sn_tl_lane){bo->lanes[i].road_id, bo->lanes[i].lane_id, bo->lanes[i].s, li};

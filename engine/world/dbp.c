@@ -5,6 +5,7 @@
 #include "world.h"
 
 #include <math.h>
+#include <sensim/grow.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,26 +33,16 @@ void sn_dbp_free(sn_dbp *b)
     memset(b, 0, sizeof *b);
 }
 
-static bool grow(void **p, size_t n, size_t size)
-{
-    void *q = realloc(*p, (n ? n : 1) * size);
-    if (!q)
-        return false;
-    *p = q;
-    return true;
-}
-
 bool sn_dbp_reset(sn_dbp *b, size_t n)
 {
     b->n = 0;
     if (n >= UINT32_MAX)
         return false;
-    if (n > b->cap) {
-        size_t cap = n + n / 2 + 16;
-        if (!grow((void **)&b->g, cap, sizeof *b->g) || !grow((void **)&b->big, cap, sizeof *b->big) ||
-            !grow((void **)&b->hits, cap, sizeof *b->hits) || !grow((void **)&b->sizes, cap, sizeof *b->sizes))
+    if (n > b->cap) { /* four arrays of one capacity: each grows from b->cap alike */
+        size_t cg = b->cap, cb = b->cap, ch = b->cap, cs = b->cap;
+        if (!SN_GROW(b->g, cg, n) || !SN_GROW(b->big, cb, n) || !SN_GROW(b->hits, ch, n) || !SN_GROW(b->sizes, cs, n))
             return false;
-        b->cap = cap;
+        b->cap = cg;
     }
     return true;
 }
@@ -235,16 +226,16 @@ static bool build(sn_dbp *b)
         cells = (size_t)((x1 - x0 + 1) * b->dny);
     }
     if (cells > b->cap_cells) {
-        if (!grow((void **)&b->keys, cells, sizeof *b->keys) || !grow((void **)&b->start, cells, sizeof *b->start) ||
-            !grow((void **)&b->count, cells, sizeof *b->count))
+        size_t ck = b->cap_cells, cs = b->cap_cells, cc = b->cap_cells;
+        if (!SN_GROW(b->keys, ck, cells) || !SN_GROW(b->start, cs, cells) || !SN_GROW(b->count, cc, cells))
             return false;
-        b->cap_cells = cells;
+        b->cap_cells = ck;
     }
     if (n_items > b->cap_items) {
-        size_t cap = n_items + n_items / 2 + 64;
-        if (!grow((void **)&b->items, cap, sizeof *b->items) || !grow((void **)&b->slots, cap, sizeof *b->slots))
+        size_t ci = b->cap_items, cs = b->cap_items;
+        if (!SN_GROW(b->items, ci, n_items) || !SN_GROW(b->slots, cs, n_items))
             return false;
-        b->cap_items = cap;
+        b->cap_items = ci;
     }
     /* Only `cells` slots of what is allocated: a small grid stays quick to clear. */
     b->n_cells = cells;

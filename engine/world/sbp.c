@@ -5,6 +5,7 @@
 #include "world.h"
 
 #include <math.h>
+#include <sensim/grow.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,15 +90,6 @@ static bool choose_cell(sn_sbp *b)
     }
 }
 
-static bool grow_u32(uint32_t **p, size_t n)
-{
-    uint32_t *q = realloc(*p, (n ? n : 1) * sizeof *q);
-    if (!q)
-        return false;
-    *p = q;
-    return true;
-}
-
 /* The map's surfaces (roads.c's stand-ins marked ground): the only statics a wheel whose map
 ** triangle is cached skips (vehicle.c). */
 static bool is_surface(dGeomID g)
@@ -140,14 +132,11 @@ bool sn_sbp_sync(sn_world *w)
     size_t n = count > 0 ? (size_t)count : 0;
     if (n >= UINT32_MAX)
         return false;
-    if (n > b->cap) {
-        sn_sbp_geom *g = realloc(b->g, n * sizeof *g);
-        if (!g)
+    if (n > b->cap) { /* three arrays of one capacity: each grows from b->cap alike */
+        size_t cg = b->cap, ch = b->cap, cb = b->cap;
+        if (!SN_GROW(b->g, cg, n) || !SN_GROW(b->hits, ch, n) || !SN_GROW(b->big, cb, n))
             return false;
-        b->g = g;
-        if (!grow_u32(&b->hits, n) || !grow_u32(&b->big, n))
-            return false;
-        b->cap = n;
+        b->cap = cg;
     }
     /* ODE's list order, which its scan follows: dSpaceGetGeom walks the list in O(1) per step. */
     b->n = n;
@@ -166,19 +155,13 @@ bool sn_sbp_sync(sn_world *w)
     /* The statics' cell extent: dense when it is at most 4 times the hashed table (or small). */
     cells = choose_table(b, n, cells);
     if (cells > b->cap_cells) {
-        uint64_t *k = realloc(b->keys, cells * sizeof *k);
-        if (!k)
+        size_t ck = b->cap_cells, cs = b->cap_cells, cc = b->cap_cells;
+        if (!SN_GROW(b->keys, ck, cells) || !SN_GROW(b->start, cs, cells) || !SN_GROW(b->count, cc, cells))
             return false;
-        b->keys = k;
-        if (!grow_u32(&b->start, cells) || !grow_u32(&b->count, cells))
-            return false;
-        b->cap_cells = cells;
+        b->cap_cells = ck;
     }
-    if (b->n_items > b->cap_items) {
-        if (!grow_u32(&b->items, b->n_items))
-            return false;
-        b->cap_items = b->n_items;
-    }
+    if (!SN_GROW(b->items, b->cap_items, b->n_items))
+        return false;
     b->n_cells = cells;
     memset(b->count, 0, cells * sizeof *b->count);
     /* Count per cell; each cell's run ends at start; then fill from the back with the statics

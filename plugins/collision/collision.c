@@ -15,6 +15,7 @@
 ** Both actors are copied when the event arrives (the other one may be destroyed before
 ** serialize), strings into a pool reused across frames.
 */
+#include <sensim/grow.h>
 #include <sensim/plugin.h>
 
 #include "attr_text.h"
@@ -94,16 +95,9 @@ static sn_status tick(void *self, sn_phase phase)
 static size_t keep(collision *c, const char *str)
 {
     size_t n = strlen(str ? str : "") + 1;
-    if (c->pool_len + n > c->pool_cap) {
-        size_t cap = c->pool_cap ? c->pool_cap : 1024;
-        while (cap < c->pool_len + n)
-            cap *= 2;
-        char *p = realloc(c->pool, cap);
-        if (!p) {
-            c->oom = true;
-            return SIZE_MAX;
-        }
-        c->pool = p, c->pool_cap = cap;
+    if (!SN_GROW(c->pool, c->pool_cap, c->pool_len + n)) {
+        c->oom = true;
+        return SIZE_MAX;
     }
     memcpy(c->pool + c->pool_len, str ? str : "", n);
     c->pool_len += n;
@@ -156,15 +150,9 @@ static sn_status on_event(void *self, const sn_event *ev)
     for (uint32_t i = 0; i < c->n; i++)
         if (c->events[i].self.id == ev->u.collision.self_id && c->events[i].other.id == ev->u.collision.other_id)
             return SN_OK; /* already reported this frame */
-    if (c->n == c->cap) {
-        uint32_t ncap = c->cap ? c->cap * 2 : 8;
-        event *ne = realloc(c->events, ncap * sizeof *ne);
-        if (!ne) {
-            c->host->set_error(c->ctx, "out of memory for %u collision events", ncap);
-            return SN_E_NOMEM;
-        }
-        c->events = ne;
-        c->cap = ncap;
+    if (!SN_GROW32(c->events, c->cap, c->n + 1)) {
+        c->host->set_error(c->ctx, "out of memory for %u collision events", c->n + 1);
+        return SN_E_NOMEM;
     }
     event *e = &c->events[c->n++];
     e->c = ev->u.collision;

@@ -23,6 +23,7 @@
 **   box: location, extent, rotation [pitch, yaw, roll], thickness; string: location, text.
 ** It draws nothing from the random stream and nothing in the world depends on it.
 */
+#include <sensim/grow.h>
 #include <sensim/plugin.h>
 
 #include <errno.h>
@@ -179,15 +180,10 @@ static sn_status call(void *self, const char *method, uint32_t argc, const char 
         }
         memcpy(s.text, argv[3], len + 1);
     }
-    if (d->n_pend == d->cap_pend) {
-        uint32_t cap = d->cap_pend ? 2 * d->cap_pend : 16;
-        shape *p = realloc(d->pend, cap * sizeof *p);
-        if (!p) {
-            free(s.text);
-            h->set_error(d->ctx, "out of memory");
-            return SN_E_NOMEM;
-        }
-        d->pend = p, d->cap_pend = cap;
+    if (!SN_GROW32(d->pend, d->cap_pend, d->n_pend + 1)) {
+        free(s.text);
+        h->set_error(d->ctx, "out of memory");
+        return SN_E_NOMEM;
     }
     d->pend[d->n_pend++] = s;
     return SN_OK;

@@ -18,6 +18,7 @@
 */
 #include "dvs.h"
 
+#include <sensim/grow.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,24 +197,13 @@ static void put_le(uint8_t *p, uint64_t v, int bytes)
         p[b] = (uint8_t)(v >> (8 * b));
 }
 
-static bool reserve(uint8_t **buf, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return true;
-    uint8_t *p = realloc(*buf, need + need / 2);
-    if (!p)
-        return false;
-    *buf = p, *cap = need + need / 2;
-    return true;
-}
-
 static sn_status serialize(void *self, uint32_t index, sn_writer *w)
 {
     dvs *d = self;
     const sn_host *h = d->host;
     (void)index;
     size_t n = d->core.n_ev;
-    if (!reserve(&d->out, &d->cap_out, n * 13) || (d->labels && !reserve(&d->out_lab, &d->cap_out_lab, n * 5))) {
+    if (!SN_GROW(d->out, d->cap_out, n * 13) || (d->labels && !SN_GROW(d->out_lab, d->cap_out_lab, n * 5))) {
         h->set_error(d->ctx, "out of memory for %zu events", n);
         return SN_E_NOMEM;
     }

@@ -3,6 +3,7 @@
 ** the RGB camera's image), reduce supersamples, feed the core, label the new events. */
 #include "dvs.h"
 
+#include <sensim/grow.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,16 +119,9 @@ sn_status dvs_sample(dvs *d, int64_t t)
         return SN_OK;
     labels(d);
     size_t n1 = d->core.n_ev;
-    if (n1 > d->cap_lab) {
-        size_t cap = d->cap_lab ? d->cap_lab : 4096;
-        while (cap < n1)
-            cap *= 2;
-        dvs_label *l = realloc(d->lab, cap * sizeof *l);
-        if (!l) {
-            d->host->set_error(d->ctx, "out of memory for %zu event labels", n1);
-            return SN_E_NOMEM;
-        }
-        d->lab = l, d->cap_lab = cap;
+    if (!SN_GROW(d->lab, d->cap_lab, n1)) {
+        d->host->set_error(d->ctx, "out of memory for %zu event labels", n1);
+        return SN_E_NOMEM;
     }
     /* The change was made by the nearer of the two surfaces the pixel showed: the occluder whose
     ** edge passed (a moving object's leading and trailing edges both belong to it). */

@@ -1,6 +1,7 @@
 /* codec.c — scalars, varints, strings, CRC-32 and predictive channels (see codec.h). */
 #include "codec.h"
 
+#include <sensim/grow.h>
 #include <libdeflate.h>
 
 #include <stdlib.h>
@@ -8,18 +9,8 @@
 
 void rb_reserve(rec_buf *b, size_t extra)
 {
-    if (b->oom || b->n + extra <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + extra)
-        cap *= 2;
-    uint8_t *p = realloc(b->p, cap);
-    if (!p) {
+    if (!b->oom && !SN_GROW(b->p, b->cap, b->n + extra))
         b->oom = true;
-        return;
-    }
-    b->p = p;
-    b->cap = cap;
 }
 
 void rb_str(rec_buf *b, const char *s)
@@ -142,23 +133,13 @@ void ch_reset(rec_channel *c)
 
 bool ch_begin(rec_channel *c, size_t n)
 {
-    if (n > c->cap) {
-        size_t cap = c->cap ? c->cap : 64;
-        while (cap < n)
-            cap *= 2;
-        rec_hist *a = realloc(c->h, cap * sizeof *a);
-        if (!a) {
+    if (n > c->cap) { /* two arrays of one capacity: each grows from c->cap alike */
+        size_t ch = c->cap, cn = c->cap;
+        if (!SN_GROW(c->h, ch, n) || !SN_GROW(c->next, cn, n)) {
             c->oom = true;
             return false;
         }
-        c->h = a;
-        rec_hist *b = realloc(c->next, cap * sizeof *b);
-        if (!b) {
-            c->oom = true;
-            return false;
-        }
-        c->next = b;
-        c->cap = cap;
+        c->cap = ch;
     }
     c->n_next = c->cursor = 0;
     return true;

@@ -5,16 +5,8 @@
 
 static const sn_sensor_class *const classes[] = {&rec_writer_class};
 
-static const sn_plugin_lib library = {
-    .hdr = SN_ABI_HEADER(sn_plugin_lib),
-    .name = "recorder",
-    .version = "1.0.0",
-    .n_classes = 1,
-    .classes = classes,
-};
-
-SN_PLUGIN_ENTRY
-{
-    /* The reader arrived with ABI 1.2: an older host would not know the member. */
-    return host_abi_major == SN_ABI_MAJOR && host_abi_minor >= 2 ? &library : NULL;
-}
+/* The reader (log_reader) arrived with ABI 1.2, and no host older than that can load this
+** library: every host refuses a descriptor of a newer minor than its own (SN_ABI_HEADER
+** stamps the SDK's, docs/plugins.md), so the SDK's entry, which takes any minor of the
+** host's major, is the recorder's too. */
+SN_PLUGIN_EXPORT(library, "recorder", "1.0.0", classes)

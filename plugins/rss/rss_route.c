@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sensim/grow.h>
 #include <sensim/search.h>
 
 /* Steps sideways from `wp` to lane `target` of the same road section at the same s. */
@@ -44,13 +45,8 @@ static double lane_arc(const sn_waypoint *a, const sn_waypoint *b)
 
 static bool route_push(rss_sensor *r, const sn_waypoint *wp, double u)
 {
-    if (r->n_route >= r->cap_route) {
-        uint32_t cap = r->cap_route ? 2 * r->cap_route : 256;
-        route_pt *p = realloc(r->route, cap * sizeof *p);
-        if (!p)
-            return false;
-        r->route = p, r->cap_route = cap;
-    }
+    if (!SN_GROW32(r->route, r->cap_route, (size_t)r->n_route + 1))
+        return false;
     r->route[r->n_route++] = (route_pt){*wp, u};
     return true;
 }

@@ -47,7 +47,16 @@ from .walkers import WalkerAIController
 from .skeleton import BoneTransformDataOut, WalkerBoneControlIn, WalkerBoneControlOut
 from .traffic import Landmark, LandmarkType, TrafficLight, TrafficLightState, TrafficManager, TrafficSign
 
-__version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """sensim.__version__: libsensim's sn_version(), i.e. meson.build's project version (no
+    copy here to drift); loaded on first use, so the stream reader still imports without it."""
+    if name == "__version__":
+        from . import _lib
+        return _lib.lib().sn_version().decode()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["StreamError", "read", "read_all", "EVENT_DTYPE", "LABEL_DTYPE", "DEPTH_FAR", "depth",
            "depth_metres", "events", "image", "instance_ids", "labels", "rgb", "semantic_tags", "RADAR_DTYPE",

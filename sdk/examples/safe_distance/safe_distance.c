@@ -7,6 +7,7 @@
 ** axis test in the ground plane). On each tick that finds any, one message:
 **   vehicles: [id, ...]   ascending actor ids of the vehicles inside the safety box
 */
+#include <sensim/grow.h>
 #include <sensim/plugin.h>
 
 #include <math.h>
@@ -138,15 +139,9 @@ static sn_status tick(void *self, sn_phase phase)
         rect r = rect_of(&other, 0, 0, 0);
         if (!overlap(&box, &r))
             continue;
-        if (s->n_found == s->cap) {
-            uint32_t cap = s->cap ? 2 * s->cap : 16;
-            uint32_t *p = realloc(s->found, cap * sizeof *p);
-            if (!p) {
-                h->set_error(s->ctx, "out of memory");
-                return SN_E_NOMEM;
-            }
-            s->found = p;
-            s->cap = cap;
+        if (!SN_GROW32(s->found, s->cap, (size_t)s->n_found + 1)) {
+            h->set_error(s->ctx, "out of memory");
+            return SN_E_NOMEM;
         }
         s->found[s->n_found++] = id; /* ids come in ascending order */
     }

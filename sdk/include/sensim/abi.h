@@ -16,6 +16,8 @@
 #define SN_ABI_MAJOR 1
 #define SN_ABI_MINOR 6
 
+/* meson.build's project version, checked against it at configure time: a literal, because
+** these headers are used from a source tree with no build. sn_version() gives it at run time. */
 #define SN_VERSION_STRING "0.1.0"
 
 #if defined(_WIN32)
