@@ -8,8 +8,8 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../plugin/attr.h"
+#include "../world/body.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,33 +58,6 @@ static void attr_where(const struct sn_engine *e, const sn_scene_entity *ent, co
         if (strcmp(ent->attrs[i].key, key) == 0)
             pos = ent->attrs[i].value_pos;
     sn_format(buf, n, "%s", sn_scene_where(&e->scene, pos).s);
-}
-
-static sn_status parse_extent(const struct sn_engine *e, const sn_spawn_desc *d, const char *text, sn_vec3 *out,
-                              sn_error *err)
-{
-    double v[3];
-    char *p = (char *)text, *end;
-    for (int i = 0; i < 3; i++) {
-        errno = 0;
-        v[i] = strtod(p, &end);
-        if (end == p || errno || !isfinite(v[i]) || v[i] <= 0 || v[i] > 1e4)
-            goto bad;
-        while (*end == ' ')
-            end++;
-        if (i < 2 && *end++ != ',')
-            goto bad;
-        p = end;
-    }
-    if (*p)
-        goto bad;
-    *out = sn_v3(v[0], v[1], v[2]);
-    return SN_OK;
-bad:;
-    char where[600];
-    attr_where(e, d->src, "extent", where, sizeof where);
-    return sn_fail(err, SN_E_INVALID, "%s: attribute 'extent' of '%s': expected three half extents "
-                   "'x,y,z' in metres, each in (0, 10000], found '%s'", where, d->bp->id, text);
 }
 
 /* Where a descriptor's errors point: the scene entry, or the API call. */
@@ -164,54 +137,54 @@ static const sn_value *val(const sn_spawn_desc *d, const char *name)
     return i >= 0 ? &d->values[i] : NULL;
 }
 
-/* The actor's body from its resolved values: box, radius or plane, mass, and for a vehicle its
-** suspension and tyres (world/vehicle.c), interned with the world's. */
-static sn_status body_of(struct sn_engine *e, const sn_spawn_desc *d, sn_actor *a, sn_error *err)
+/* What the resolved values say about the actor's body (world/body.c builds it); only the
+** attributes of the blueprint's shape and kind are read, as every built-in has those. */
+static void body_spec_of(const sn_spawn_desc *d, sn_body_spec *b)
 {
     const sn_blueprint *bp = d->bp;
     const sn_value *v;
-    sn_status st;
-    char where[600];
-    if ((v = val(d, "extent")) && (st = parse_extent(e, d, v->s, &a->ph->bbox.extent, err)))
-        return st;
-    if (bp->shape == SN_SHAPE_SPHERE) {
-        double r = val(d, "radius")->f;
-        a->ph->bbox.extent = sn_v3(r, r, r);
-    } else if (bp->shape == SN_SHAPE_CYLINDER) {
-        double r = val(d, "radius")->f;
-        a->ph->bbox.extent = sn_v3(r, r, val(d, "height")->f / 2);
-    } else if (bp->shape == SN_SHAPE_PLANE) {
-        a->ph->bbox.extent = sn_v3(1000, 1000, 0);
+    memset(b, 0, sizeof *b);
+    b->extent = (v = val(d, "extent")) ? v->s : NULL;
+    if (bp->shape == SN_SHAPE_SPHERE || bp->shape == SN_SHAPE_CYLINDER)
+        b->radius = val(d, "radius")->f;
+    if (bp->shape == SN_SHAPE_CYLINDER)
+        b->height = val(d, "height")->f;
+    if ((v = val(d, "mass"))) {
+        b->has_mass = true;
+        b->mass = v->f;
     }
-    if ((v = val(d, "mass")))
-        a->ph->mass = v->f;
     if (bp->kind == SN_ACTOR_VEHICLE) {
-        sn_vehicle_params vp = {0}; /* zeroed: compared byte by byte (sn_blobs_intern) */
-        const sn_vec3 ex = a->ph->bbox.extent;
-        /* CARLA's vehicle origin: the centre of the bottom face of the box. */
-        a->ph->bbox.location = sn_v3(0, 0, ex.z);
-        double cg = val(d, "center_of_mass_height")->f;
-        int wheels = (v = val(d, "number_of_wheels")) ? (int)v->i : 4;
-        sn_vehicle_shape vs = {ex, a->ph->mass, cg, val(d, "max_power")->f, val(d, "max_steer_angle")->f, wheels};
-        const char *bad = sn_vehicle_params_make(&vp, &vs, e->world.gravity.z);
-        if (bad && strcmp(bad, "center_of_mass_height") == 0) {
-            attr_where(e, d->src, bad, where, sizeof where);
-            st = sn_fail(err, SN_E_RANGE, "%s: attribute 'center_of_mass_height' of '%s': %g m is not below the "
-                         "top of the box (%g m)", where, bp->id, cg, 2 * ex.z);
-            return st;
-        }
-        if (bad) {
-            attr_where(e, d->src, bad, where, sizeof where);
-            st = sn_fail(err, SN_E_RANGE, "%s: attribute 'number_of_wheels' of '%s': %d; sensim models 2 (a "
-                         "two-wheeler) or 4", where, bp->id, wheels);
-            return st;
-        }
-        a->ph->com = sn_v3(0, 0, cg);
-        if (!(a->mv->vp = sn_blobs_intern(&e->world.blobs, &vp, sizeof vp))) {
-            return sn_fail(err, SN_E_NOMEM, "out of memory");
-        }
+        b->cg = val(d, "center_of_mass_height")->f;
+        b->wheels = (v = val(d, "number_of_wheels")) ? (int)v->i : 4;
+        b->max_power = val(d, "max_power")->f;
+        b->max_steer_deg = val(d, "max_steer_angle")->f;
     }
-    return SN_OK;
+    if (bp->kind == SN_ACTOR_WALKER)
+        b->walk_speed = val(d, "speed")->f;
+}
+
+/* The actor's body from its resolved values (world/body.c), the refusal worded here with the
+** attribute's file:line:col in a scene. */
+static sn_status body_of(struct sn_engine *e, const sn_spawn_desc *d, sn_actor *a, sn_error *err)
+{
+    sn_body_spec b;
+    const char *bad;
+    body_spec_of(d, &b);
+    sn_status st = sn_actor_body_set(&e->world, a, &b, &bad);
+    if (!st)
+        return SN_OK;
+    if (!bad)
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    char where[600];
+    attr_where(e, d->src, bad, where, sizeof where);
+    if (strcmp(bad, "extent") == 0)
+        return sn_fail(err, st, "%s: attribute 'extent' of '%s': expected three half extents 'x,y,z' in metres, "
+                       "each in (0, 10000], found '%s'", where, d->bp->id, b.extent);
+    if (strcmp(bad, "center_of_mass_height") == 0)
+        return sn_fail(err, st, "%s: attribute 'center_of_mass_height' of '%s': %g m is not below the top of the "
+                       "box (%g m)", where, d->bp->id, b.cg, 2 * a->ph->bbox.extent.z);
+    return sn_fail(err, st, "%s: attribute 'number_of_wheels' of '%s': %d; sensim models 2 (a two-wheeler) or 4",
+                   where, d->bp->id, b.wheels);
 }
 
 /* Puts a free-standing actor being spawned 1 cm above z (its world pose and its descriptor's). */
@@ -220,6 +193,77 @@ static void lift_to(sn_spawn_desc *d, sn_actor *a, sn_transform *world_tf, doubl
     world_tf->location.z = z + 0.01;
     d->transform.location.z = world_tf->location.z;
     sn_actor_set_rel(a, &d->transform);
+}
+
+/* The actor's role, colour, texture, semantic tag and reflectivity from its resolved values
+** (d->values, not yet shared: the resolved reflectivity is written back). */
+static sn_status look_of(const struct sn_engine *e, const sn_spawn_desc *d, sn_actor *a, sn_error *err)
+{
+    const sn_value *v;
+    a->role_name = sn_actor_strdup((v = val(d, "role_name")) ? v->s : "");
+    if ((v = val(d, "color")))
+        memcpy(a->color, v->rgb, 3);
+    a->checker = (v = val(d, "texture")) && v->i == 1;
+    a->ph->checker_size = (v = val(d, "checker_size")) ? v->f : 1.0;
+    const char *tag = (v = val(d, "semantic_tag")) ? v->s : "0";
+    if (!sn_tag_parse(tag, &a->tag)) {
+        char where[600];
+        attr_where(e, d->src, "semantic_tag", where, sizeof where);
+        return sn_fail(err, SN_E_INVALID, "%s: attribute 'semantic_tag': '%s' is not a tag name of seed 003's "
+                       "table (Roads, Building, Wall, Car, ...) nor a number 0-28", where, tag);
+    }
+    /* Reflectivity: a negative value (the default) takes the tag's; the resolved value is what
+    ** the actor keeps, so actor_attribute and a recording's spawn say what rays report. */
+    int ri = sn_attr_find(d->bp->attrs, d->bp->n_attrs, d->bp->stride, "reflectivity");
+    a->ph->reflectivity = ri >= 0 && d->values[ri].f >= 0 ? d->values[ri].f : sn_tag_reflectivity(a->tag);
+    if (ri >= 0)
+        d->values[ri].f = a->ph->reflectivity;
+    return SN_OK;
+}
+
+/* Puts the actor at its pose and into the physical world, lifting a walker or an OpenSCENARIO
+** entity out of static geometry; refuses (d->refused) a spawn overlapping what stands there. */
+static sn_status place(struct sn_engine *e, sn_spawn_desc *d, sn_actor *a, sn_error *err)
+{
+    const sn_blueprint *bp = d->bp;
+    sn_actor_set_rel(a, &d->transform);
+    sn_transform world_tf = world_pose(e, d);
+    sn_spawn_overlap ov;
+    /* A replay puts recorded actors where they were, touching or not: no check there. CARLA
+    ** refuses such a spawn ("Spawn failed because of collision at spawn position"): physics
+    ** would push the two apart violently. Whichever comes second is refused, so a vehicle is
+    ** checked against what stands there and a static against the vehicles and walkers. */
+    bool moving = bp->kind == SN_ACTOR_VEHICLE || bp->kind == SN_ACTOR_WALKER;
+    /* A walker placed with its centre on the ground (CARLA's get_random_location_from_navigation
+    ** gives the navigation mesh's surface, and generate_traffic.py spawns there) is lifted out
+    ** of static geometry by at most its height, as Unreal adjusts a character's capsule
+    ** ("adjust if possible"); anything else it overlaps still refuses the spawn. */
+    if (bp->kind == SN_ACTOR_WALKER && !d->parent && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov) &&
+        ov.other->kind == SN_ACTOR_STATIC && isfinite(ov.clear_z) && ov.clear_z > world_tf.location.z &&
+        ov.clear_z - world_tf.location.z <= 2 * a->ph->bbox.extent.z)
+        lift_to(d, a, &world_tf, ov.clear_z);
+    /* an OpenSCENARIO entity stands where the scenario's map says (esmini tests no collision at
+    ** all): its level box is lifted clear of a sloped or superelevated road, its motion being
+    ** kinematic from then on; other actors and props still refuse it */
+    while (d->lift_static && moving && !d->parent && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov) &&
+           ov.other->kind == SN_ACTOR_STATIC && isfinite(ov.clear_z) && ov.clear_z > world_tf.location.z)
+        lift_to(d, a, &world_tf, ov.clear_z);
+    if (moving && !e->replay && !d->overlap_ok && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
+        d->refused = SN_SPAWN_OVERLAP;
+        return overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
+    }
+    sn_status st = sn_world_materialize(&e->world, a, &world_tf, err);
+    if (st) {
+        char where[600];
+        desc_where(e, d, where, sizeof where);
+        sn_error_prefix(err, where);
+        return st;
+    }
+    if (bp->kind == SN_ACTOR_STATIC && !e->replay && sn_world_static_overlap(&e->world, a, &ov)) {
+        d->refused = SN_SPAWN_OVERLAP;
+        return overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
+    }
+    return SN_OK;
 }
 
 sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, sn_error *err)
@@ -250,26 +294,8 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
     a->type_id = bp->id;
     a->shape = bp->shape;
     a->parent = d->parent;
-    const sn_value *v;
-    a->role_name = sn_actor_strdup((v = val(d, "role_name")) ? v->s : "");
-    if ((v = val(d, "color")))
-        memcpy(a->color, v->rgb, 3);
-    a->checker = (v = val(d, "texture")) && v->i == 1;
-    a->ph->checker_size = (v = val(d, "checker_size")) ? v->f : 1.0;
-    const char *tag = (v = val(d, "semantic_tag")) ? v->s : "0";
-    char where[600];
-    if (!sn_tag_parse(tag, &a->tag)) {
-        attr_where(e, d->src, "semantic_tag", where, sizeof where);
-        st = sn_fail(err, SN_E_INVALID, "%s: attribute 'semantic_tag': '%s' is not a tag name of seed 003's "
-                     "table (Roads, Building, Wall, Car, ...) nor a number 0-28", where, tag);
+    if ((st = look_of(e, d, a, err)))
         goto fail;
-    }
-    /* Reflectivity: a negative value (the default) takes the tag's; the resolved value is what
-    ** the actor keeps, so actor_attribute and a recording's spawn say what rays report. */
-    int ri = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "reflectivity");
-    a->ph->reflectivity = ri >= 0 && values[ri].f >= 0 ? values[ri].f : sn_tag_reflectivity(a->tag);
-    if (ri >= 0)
-        values[ri].f = a->ph->reflectivity;
     /* The values are final: share them with actors of equal ones, but for traffic lights,
     ** whose `state` follows the light (lights.c). */
     a->n_values = bp->n_attrs;
@@ -278,47 +304,10 @@ sn_status sn_spawn_actor(struct sn_engine *e, sn_spawn_desc *d, sn_actor **out, 
         a->values = d->values = values = sn_vshare_take(&e->world.vshare, values, bp->n_attrs, &a->values_shared);
     if ((st = body_of(e, d, a, err)))
         goto fail;
-    if (bp->kind == SN_ACTOR_WALKER)
-        a->mv->walk_speed = val(d, "speed")->f;
     d->values = NULL;
 
-    sn_actor_set_rel(a, &d->transform);
-    sn_transform world_tf = world_pose(e, d);
-    sn_spawn_overlap ov;
-    /* A replay puts recorded actors where they were, touching or not: no check there. CARLA
-    ** refuses such a spawn ("Spawn failed because of collision at spawn position"): physics
-    ** would push the two apart violently. Whichever comes second is refused, so a vehicle is
-    ** checked against what stands there and a static against the vehicles and walkers. */
-    bool moving = bp->kind == SN_ACTOR_VEHICLE || bp->kind == SN_ACTOR_WALKER;
-    /* A walker placed with its centre on the ground (CARLA's get_random_location_from_navigation
-    ** gives the navigation mesh's surface, and generate_traffic.py spawns there) is lifted out
-    ** of static geometry by at most its height, as Unreal adjusts a character's capsule
-    ** ("adjust if possible"); anything else it overlaps still refuses the spawn. */
-    if (bp->kind == SN_ACTOR_WALKER && !d->parent && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov) &&
-        ov.other->kind == SN_ACTOR_STATIC && isfinite(ov.clear_z) && ov.clear_z > world_tf.location.z &&
-        ov.clear_z - world_tf.location.z <= 2 * a->ph->bbox.extent.z)
-        lift_to(d, a, &world_tf, ov.clear_z);
-    /* an OpenSCENARIO entity stands where the scenario's map says (esmini tests no collision at
-    ** all): its level box is lifted clear of a sloped or superelevated road, its motion being
-    ** kinematic from then on; other actors and props still refuse it */
-    while (d->lift_static && moving && !d->parent && !e->replay && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov) &&
-           ov.other->kind == SN_ACTOR_STATIC && isfinite(ov.clear_z) && ov.clear_z > world_tf.location.z)
-        lift_to(d, a, &world_tf, ov.clear_z);
-    if (moving && !e->replay && !d->overlap_ok && sn_world_spawn_overlap(&e->world, a, &world_tf, &ov)) {
-        st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
-        d->refused = SN_SPAWN_OVERLAP;
+    if ((st = place(e, d, a, err)))
         goto fail;
-    }
-    if ((st = sn_world_materialize(&e->world, a, &world_tf, err))) {
-        desc_where(e, d, where, sizeof where);
-        sn_error_prefix(err, where);
-        goto fail;
-    }
-    if (bp->kind == SN_ACTOR_STATIC && !e->replay && sn_world_static_overlap(&e->world, a, &ov)) {
-        st = overlap_fail(e, d, bp, &ov, world_tf.location.z, err);
-        d->refused = SN_SPAWN_OVERLAP;
-        goto fail;
-    }
     sn_actor_update_attached(&e->world, a);
     if (obs && obs->spawned && (st = obs->spawned(e, a, err)))
         goto fail;
