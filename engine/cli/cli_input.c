@@ -38,10 +38,8 @@ FILE *sn_cli_open_input(const char *path, const char **what)
     return f;
 }
 
-const char *sn_cli_run_map(const char *cmd, const char *run_dir, const char *given, char *buf, size_t cap)
+sn_map *sn_cli_run_map_open(const char *cmd, const char *run_dir, char *buf, size_t cap)
 {
-    if (given)
-        return given;
     sn_error err = {0};
     sn_status st = sn_run_map_path(run_dir, buf, cap, &err);
     if (st == SN_E_NOT_FOUND)
@@ -54,12 +52,18 @@ const char *sn_cli_run_map(const char *cmd, const char *run_dir, const char *giv
     /* a map that loads, whatever it is: gone, a FIFO, a folder, a device or no OpenDRIVE are
     ** all the same warning (sn_map_open never blocks on a FIFO) */
     sn_map *m = sn_map_open(buf, &err);
-    if (!m) {
+    if (!m)
         fprintf(stderr, "sensim: warning: %s: the run's map %s (from %s/run.json) cannot be read: %s; %s without "
                         "its lanes (--map FILE gives them)\n",
                 cmd, buf, run_dir, err.msg, cmd);
-        return NULL;
-    }
+    return m;
+}
+
+const char *sn_cli_run_map(const char *cmd, const char *run_dir, const char *given, char *buf, size_t cap)
+{
+    if (given)
+        return given;
+    sn_map *m = sn_cli_run_map_open(cmd, run_dir, buf, cap);
     sn_map_close(m);
-    return buf;
+    return m ? buf : NULL;
 }

@@ -6,6 +6,8 @@
 #ifndef SN_CLI_INPUT_H
 #define SN_CLI_INPUT_H
 
+#include <sensim/map.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,5 +23,9 @@ FILE *sn_cli_open_input(const char *path, const char **what);
 ** folder or no OpenDRIVE, gives one warning on stderr and NULL: the output has no lanes. NULL
 ** without a word when run.json is absent or names no map. */
 const char *sn_cli_run_map(const char *cmd, const char *run_dir, const char *given, char *buf, size_t cap);
+/* The same for a run's noted map (no --map), loaded: the map run.json names (its path in buf[cap])
+** or NULL, with the same warnings. The caller closes it (sn_map_close): a command that uses the
+** map takes this one instead of loading it a second time. */
+sn_map *sn_cli_run_map_open(const char *cmd, const char *run_dir, char *buf, size_t cap);
 
 #endif

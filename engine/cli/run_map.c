@@ -116,13 +116,15 @@ sn_status sn_run_data_map(run_data *d, const char *map, sn_error *err)
     char guess[4096], noted[4096];
     /* the map the run noted (run.json) by export's rule (cli_input.h), else the one its scene
     ** names (older runs without run.json) */
-    const char *path = sn_cli_run_map("report", d->dir, map, noted, sizeof noted);
+    sn_map *m = map ? NULL : sn_cli_run_map_open("report", d->dir, noted, sizeof noted); /* loaded once */
+    const char *path = map ? map : m ? noted : NULL;
     if (!path && !map && !has_run_note_map(d->dir) && d->scene[0] && scene_map(d->scene, guess, sizeof guess))
         path = guess;
     if (!path)
         return SN_OK;
     sn_error e2 = {0};
-    sn_map *m = sn_map_open(path, &e2);
+    if (!m)
+        m = sn_map_open(path, &e2);
     sn_status st = m ? lanes_of(d, m, &e2) : e2.status;
     sn_map_close(m);
     if (st) {

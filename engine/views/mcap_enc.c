@@ -54,9 +54,9 @@ bool sn_mp_transform(const msgpack_object *o, sn_transform *t)
     return true;
 }
 
-static void quat_of(const sn_rotation *r, double q[4])
+void sn_fox_quat_of(const sn_mat3 *r, double q[4])
 {
-    sn_mat3 a = sn_mat3_from_rotation(*r);
+    sn_mat3 a = *r;
     /* S a S: negate the entries with exactly one index equal to y (row 1 or column 1) */
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
@@ -75,33 +75,52 @@ void sn_fox_vec3(sn_buf *b, uint32_t field, double x, double y, double z)
     pb_end(b, field, m);
 }
 
-static void fox_quat(sn_buf *b, uint32_t field, const sn_rotation *r)
+static void fox_quat_q(sn_buf *b, uint32_t field, const double q[4])
 {
-    double q[4];
-    quat_of(r, q);
     size_t m = pb_begin(b);
     for (uint32_t i = 0; i < 4; i++)
         pb_double(b, i + 1, q[i]);
     pb_end(b, field, m);
 }
 
-void sn_fox_pose(sn_buf *b, uint32_t field, const sn_transform *t)
+static void rot_quat(const sn_rotation *r, double q[4])
+{
+    sn_mat3 a = sn_mat3_from_rotation(*r);
+    sn_fox_quat_of(&a, q);
+}
+
+void sn_fox_pose_q(sn_buf *b, uint32_t field, sn_vec3 loc, const double q[4])
 {
     size_t m = pb_begin(b);
-    sn_fox_vec3(b, 1, t->location.x, -t->location.y, t->location.z);
-    fox_quat(b, 2, &t->rotation);
+    sn_fox_vec3(b, 1, loc.x, -loc.y, loc.z);
+    fox_quat_q(b, 2, q);
     pb_end(b, field, m);
 }
 
-void sn_fox_frame_transform(sn_buf *b, uint64_t t, const char *parent, const char *child, const sn_transform *rel)
+void sn_fox_pose(sn_buf *b, uint32_t field, const sn_transform *t)
+{
+    double q[4];
+    rot_quat(&t->rotation, q);
+    sn_fox_pose_q(b, field, t->location, q);
+}
+
+void sn_fox_frame_transform_q(sn_buf *b, uint64_t t, const char *parent, const char *child, sn_vec3 loc,
+                              const double q[4])
 {
     size_t tr = pb_begin(b);
     pb_time(b, 1, t);
     pb_string(b, 2, parent);
     pb_string(b, 3, child);
-    sn_fox_vec3(b, 4, rel->location.x, -rel->location.y, rel->location.z);
-    fox_quat(b, 5, &rel->rotation);
+    sn_fox_vec3(b, 4, loc.x, -loc.y, loc.z);
+    fox_quat_q(b, 5, q);
     pb_end(b, 1, tr); /* one of FrameTransforms.transforms */
+}
+
+void sn_fox_frame_transform(sn_buf *b, uint64_t t, const char *parent, const char *child, const sn_transform *rel)
+{
+    double q[4];
+    rot_quat(&rel->rotation, q);
+    sn_fox_frame_transform_q(b, t, parent, child, rel->location, q);
 }
 
 uint16_t sn_mcap_channel_for(sn_mcap *m, const char *topic, const char *schema, bool json)

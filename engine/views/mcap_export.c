@@ -159,8 +159,9 @@ static sn_status load_saved(sn_mcap *m, const char *run_dir, sn_error *err)
     return st;
 }
 
-sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_path, const sn_mcap_options *o,
-                         sn_error *err)
+/* The export with the map at map_path (loaded here, after the streams are open) or `given`. */
+static sn_status export_run(const char *run_dir, const char *out, const char *map_path, const sn_map *given,
+                            const sn_mcap_options *o, sn_error *err)
 {
     SN_ERR_LOCAL(err);
     if (!run_dir || !out)
@@ -187,10 +188,11 @@ sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_p
     }
     if (!st && map_path && !(map = sn_map_open(map_path, err)))
         st = err->status ? err->status : SN_E_INVALID;
+    const sn_map *use = map ? map : given;
     if (!st && !(m = sn_mcap_create(out, o, err)))
         st = err->status ? err->status : SN_E_IO;
     if (!st)
-        st = sn_mcap_add_map(m, map, err);
+        st = sn_mcap_add_map(m, use, err);
     if (!st)
         st = load_saved(m, run_dir, err);
     if (!st) { /* layouts plugins of the search path declare (SDK 1.6); none found is no error */
@@ -235,4 +237,16 @@ sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_p
     free(h);
     sn_map_close(map);
     return st ? sn_error_prefix(err, "export") : SN_OK;
+}
+
+sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_path, const sn_mcap_options *o,
+                         sn_error *err)
+{
+    return export_run(run_dir, out, map_path, NULL, o, err);
+}
+
+sn_status sn_mcap_export_map(const char *run_dir, const char *out, const sn_map *map, const sn_mcap_options *o,
+                             sn_error *err)
+{
+    return export_run(run_dir, out, NULL, map, o, err);
 }

@@ -280,6 +280,10 @@ static void release(sn_mcap *m)
     for (int k = 0; k < 2; k++)
         free(m->boxes[k].ids);
     sn_buf_free(&m->statics);
+    free(m->spare_ids.ids);
+    free(m->rot);
+    free(m->prev_rot);
+    sn_buf_free(&m->statics_now);
     free(m->is_static);
     for (size_t i = 0; i < m->n_saved; i++)
         free(m->saved[i].sensor), free(m->saved[i].pattern);

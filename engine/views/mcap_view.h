@@ -7,6 +7,7 @@
 #include <sensim/mcap.h>
 
 #include "buf.h"
+#include <sensim/math.h>
 #include "mcap_pool.h"
 #include "mcap_write.h"
 
@@ -37,6 +38,14 @@ typedef struct sn_inbox_entry {
     sn_converter ticket_conv;
 } sn_inbox_entry;
 #define SN_MCAP_INBOX 16
+
+/* An actor's rotation (its record's, bit for bit), its matrix and its Foxglove quaternion. */
+typedef struct sn_rot_memo {
+    uint32_t id;
+    double rot[3];
+    sn_mat3 R;
+    double q[4];
+} sn_rot_memo;
 
 typedef struct sn_id_set {
     uint32_t *ids; /* ascending */
@@ -89,7 +98,13 @@ struct sn_mcap {
     bool seen_actors;     /* an actors stream gives the transform tree; else each sensor's message */
     sn_id_set boxes[2];   /* entities of the previous scene update: moving [0], static [1] */
     sn_buf statics;       /* the static actors' records last written (written again when they change) */
+    sn_id_set spare_ids;  /* kept for the next update's ids (no allocation per frame) */
+    sn_buf statics_now;   /* the current message's static records, swapped with statics */
     bool have_statics;
+    /* per record of the current actors message: its rotation's matrix and Foxglove quaternion,
+    ** taken from the previous message's (prev_rot) when the actor has not turned */
+    sn_rot_memo *rot, *prev_rot;
+    size_t n_rot, cap_rot, n_prev_rot, cap_prev_rot;
     uint8_t *is_static;   /* per record of the current actors message */
     size_t static_cap;
     sn_buf map_update;    /* the map's SceneUpdate, written with the first frame */
@@ -130,6 +145,14 @@ bool sn_mp_transform(const msgpack_object *o, sn_transform *t);
 /* CARLA (left-handed: x forward, y right, z up) to Foxglove (right-handed: y left): positions
 ** (x, -y, z); a rotation R becomes S R S with S = diag(1, -1, 1), as a unit quaternion. */
 void sn_fox_pose(sn_buf *b, uint32_t field, const sn_transform *t);
+/* A rotation as Foxglove's quaternion (x, y, z, w), from its matrix sn_mat3_from_rotation(r):
+** what sn_fox_pose writes, the same bits. */
+void sn_fox_quat_of(const sn_mat3 *r, double q[4]);
+/* sn_fox_pose and sn_fox_frame_transform of a location (CARLA's axes) and a quaternion from
+** sn_fox_quat_of. */
+void sn_fox_pose_q(sn_buf *b, uint32_t field, sn_vec3 loc, const double q[4]);
+void sn_fox_frame_transform_q(sn_buf *b, uint64_t t, const char *parent, const char *child, sn_vec3 loc,
+                              const double q[4]);
 void sn_fox_vec3(sn_buf *b, uint32_t field, double x, double y, double z); /* already converted */
 /* One FrameTransforms.transforms entry: child's pose `rel` in parent's frame (CARLA's axes). */
 void sn_fox_frame_transform(sn_buf *b, uint64_t t, const char *parent, const char *child, const sn_transform *rel);

@@ -315,14 +315,23 @@ static sn_status tick(void *self, sn_phase phase)
             sn_transform prev;
             c->host->sensor_transform_prev(c->ctx, &prev);
             pfx_velocity(c->mb_ids, &c->post.p, mw, mh, mc.fov, &cam.transform, &prev, c->mb_depth, c->mb_inst,
-                         c->mb_motion, d == 1 ? c->vel : c->mb_vel);
-            for (uint32_t y = 0; d > 1 && y < c->h; y++) /* nearest, in image pixels */
-                for (uint32_t x = 0; x < c->w; x++) {
-                    uint32_t sy = y / d < mh ? y / d : mh - 1, sx = x / d < mw ? x / d : mw - 1;
-                    const float *s = c->mb_vel + 2 * ((size_t)sy * mw + sx);
-                    c->vel[2 * ((size_t)y * c->w + x)] = s[0] * (float)d;
-                    c->vel[2 * ((size_t)y * c->w + x) + 1] = s[1] * (float)d;
+                         c->mb_motion, d == 1 ? c->vel : c->mb_vel, run_tasks, c);
+            /* nearest, in image pixels: each source row scaled once, then copied to the d
+            ** image rows it covers; no division a pixel */
+            for (uint32_t y = 0; d > 1 && y < c->h; y++) {
+                float *o = c->vel + 2 * (size_t)y * c->w;
+                if (y % d) { /* the row above came from the same source row */
+                    memcpy(o, o - 2 * (size_t)c->w, 2 * (size_t)c->w * sizeof *o);
+                    continue;
                 }
+                const uint32_t sy = y / d < mh ? y / d : mh - 1;
+                const float *s = c->mb_vel + 2 * (size_t)sy * mw;
+                for (uint32_t x = 0, sx = 0, k = 0; x < c->w; x++) {
+                    o[2 * x] = s[2 * sx] * (float)d, o[2 * x + 1] = s[2 * sx + 1] * (float)d;
+                    if (++k == d && sx + 1 < mw) /* sx = min(x / d, mw - 1) for the next x */
+                        k = 0, sx++;
+                }
+            }
             have_vel = true;
         } else if (st != SN_E_UNSUPPORTED) { /* a test world's painter has no motion: no blur */
             return st;

@@ -274,18 +274,28 @@ static void blur_band(void *arg, uint32_t b)
                     continue; /* the pixel itself */
                 ax[taps] = t * tv[0], ay[taps] = t * tv[1], dist[taps++] = d;
             }
+            /* each tap's row is the same for the whole row of the tile: once here (the same
+            ** float operations as per pixel), taps off the image's rows dropped */
             const float fy = (float)y + 0.5f;
+            size_t rowk[MB_TAPS + 1];
+            int live = 0;
+            for (int k = 0; k < taps; k++) {
+                long sy = round_away(fy + ay[k] - 0.5f);
+                if (sy < 0 || sy >= (long)x->h)
+                    continue;
+                ax[live] = ax[k], dist[live] = dist[k], rowk[live++] = (size_t)sy * x->w;
+            }
             for (uint32_t xx = x0; xx < x1; xx++) {
                 size_t i = (size_t)y * x->w + xx;
                 float *o = x->tmp + 3 * i;
                 const float *c = x->lin + 3 * i;
                 const float ch = hs[i], fx = (float)xx + 0.5f;
                 float r = c[0], g = c[1], bl = c[2], wsum = 1;
-                for (int k = 0; k < taps; k++) {
-                    long sx = round_away(fx + ax[k] - 0.5f), sy = round_away(fy + ay[k] - 0.5f);
-                    if (sx < 0 || sy < 0 || sx >= (long)x->w || sy >= (long)x->h)
+                for (int k = 0; k < live; k++) {
+                    long sx = round_away(fx + ax[k] - 0.5f);
+                    if (sx < 0 || sx >= (long)x->w)
                         continue;
-                    size_t j = (size_t)sy * x->w + (size_t)sx;
+                    size_t j = rowk[k] + (size_t)sx;
                     if (!(hs[j] >= dist[k] || ch >= dist[k]))
                         continue;
                     const float *s = x->lin + 3 * j;
@@ -301,7 +311,17 @@ static void speed_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
     size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
-    for (size_t i = i0; i < i1; i++) {
+    size_t i = i0;
+#ifdef __SSE__
+    /* four at a time: the same products, sum and correctly rounded root (sqrtps as sqrtf) */
+    for (; i + 4 <= i1; i += 4) {
+        const __m128 a = _mm_loadu_ps(x->vel + 2 * i), c = _mm_loadu_ps(x->vel + 2 * i + 4);
+        const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
+        const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
+        _mm_storeu_ps(x->speed + i, _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f)));
+    }
+#endif
+    for (; i < i1; i++) {
         const float *v = x->vel + 2 * i;
         x->speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1]) * 0.5f;
     }
@@ -488,7 +508,8 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
             e[k] += g;
         }
     v4f yl = splat4(0.2126f) * e[0] + splat4(0.7152f) * e[1] + splat4(0.0722f) * e[2];
-    uint8_t *o = x->out + 4 * i;
+    /* each pixel's B G R A assembled in a word, the four words stored at once (not 16 byte stores) */
+    uint32_t px[4] = {0xFF000000u, 0xFF000000u, 0xFF000000u, 0xFF000000u};
     for (int k = 0; k < 3; k++) {
         v4f v = yl + splat4(DESAT) * (e[k] - yl);
         v = sel4(v < splat4(0), splat4(0), sel4(v > splat4((float)PFX_LUT_XMAX), splat4((float)PFX_LUT_XMAX), v));
@@ -498,11 +519,17 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
         v4f r = {sqrtf(v[0]), sqrtf(v[1]), sqrtf(v[2]), sqrtf(v[3])};
 #endif
         v4i idx = __builtin_convertvector(r * splat4(lut_in) + splat4(0.5f), v4i);
-        for (int l = 0; l < 4; l++)
-            o[4 * l + 2 - k] = x->tone8[(uint32_t)idx[l]];
+        for (int l = 0; l < 4; l++) /* channel k (R G B) is byte 2 - k of BGRA */
+            px[l] |= (uint32_t)x->tone8[(uint32_t)idx[l]] << (8 * (2 - k));
     }
+    uint8_t *o = x->out + 4 * i;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(o, px, sizeof px); /* the bytes B G R A in memory order */
+#else
     for (int l = 0; l < 4; l++)
+        o[4 * l] = (uint8_t)px[l], o[4 * l + 1] = (uint8_t)(px[l] >> 8), o[4 * l + 2] = (uint8_t)(px[l] >> 16),
         o[4 * l + 3] = 255;
+#endif
 }
 
 /* The final pass: chromatic aberration, exposure, white balance, glow, Unreal's desaturations
@@ -536,6 +563,18 @@ static void final_band(void *arg, uint32_t b)
             float *gl = glow_on ? x->gfull + (size_t)b * x->w * 3 : NULL;
             for (uint32_t c = 0; gl && c < x->w; c++) {
                 const float *g0 = grow + 3 * x->gx[c], *g1 = g0 + (x->gx[c] + 1 < x->sw ? 3 : 0), wx = x->gw[c];
+                if (c % 4 == 0 && c + 4 <= x->w && x->gx[c + 3] == x->gx[c]) {
+                    /* four columns between the same two bloom pixels (most: BLOOM_DOWN is a
+                    ** multiple of 4): the same operations in vector lanes */
+                    v4f w4;
+                    memcpy(&w4, x->gw + c, sizeof w4);
+                    for (int k = 0; k < 3; k++) {
+                        v4f g = splat4(g0[k]) + w4 * splat4(g1[k] - g0[k]);
+                        memcpy(gl + (size_t)k * x->w + c, &g, sizeof g);
+                    }
+                    c += 3;
+                    continue;
+                }
                 for (int k = 0; k < 3; k++)
                     gl[(size_t)k * x->w + c] = g0[k] + wx * (g1[k] - g0[k]);
             }

@@ -24,8 +24,76 @@ static uint32_t slot(pfx_motion *m, uint32_t id, bool *found)
     return UINT32_MAX; /* full */
 }
 
+/* What every row of the blur vectors needs (vel_rows). */
+typedef struct vel_job {
+    pfx_motion *m;
+    const pfx_params *p;
+    uint32_t w, h;
+    double f, cx, cy, min_w, max_len;
+    sn_mat3 rp;
+    sn_vec3 fwd, right, up;
+    const sn_transform *now, *prev;
+    bool still;
+    const float *depth, *motion;
+    const uint32_t *inst;
+    float *vel;
+} vel_job;
+
+#define VEL_ROWS 16 /* rows per task */
+
+/* Rows [b VEL_ROWS, b VEL_ROWS + VEL_ROWS) of the blur vectors: each pixel depends on its own
+** inputs alone (the instance cache is per task), so any split gives the same vectors. */
+static void vel_rows(void *arg, uint32_t b)
+{
+    const vel_job *J = arg;
+    pfx_motion *m = J->m;
+    const pfx_params *p = J->p;
+    const uint32_t w = J->w, y1 = (b + 1) * VEL_ROWS < J->h ? (b + 1) * VEL_ROWS : J->h;
+    const double f = J->f, cx = J->cx, cy = J->cy, min_w = J->min_w, max_len = J->max_len;
+    const sn_vec3 fwd = J->fwd, right = J->right, up = J->up;
+    const sn_transform *now = J->now, *prev = J->prev;
+    const float *depth = J->depth, *motion = J->motion;
+    const uint32_t *inst = J->inst;
+    float *vel = J->vel;
+    uint32_t last_id = 0; /* 0: no instance asked yet */
+    bool last_small = false;
+    for (uint32_t y = b * VEL_ROWS; y < y1; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            size_t i = (size_t)y * w + x;
+            float *o = vel + 2 * i;
+            o[0] = o[1] = 0;
+            const float *mv = motion + 3 * i;
+            bool moves = mv[0] != 0 || mv[1] != 0 || mv[2] != 0;
+            if (moves && inst && min_w > 0 && inst[i]) {
+                if (inst[i] != last_id) { /* neighbours mostly share an instance: its answer kept */
+                    bool found;
+                    uint32_t k = slot(m, inst[i], &found);
+                    last_id = inst[i], last_small = found && m->hi[k] + 1 - m->lo[k] < min_w;
+                }
+                if (last_small)
+                    moves = false; /* too small on screen: no velocity of its own */
+            }
+            if (J->still && !moves)
+                continue;
+            double u = x + 0.5, v = y + 0.5, a = (u - cx) / f, bb = (v - cy) / f;
+            sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, bb)));
+            sn_vec3 pt = sn_v3_add(now->location, sn_v3_scale(ray, depth[i]));
+            if (moves)
+                pt = sn_v3_add(pt, sn_v3((double)mv[0], (double)mv[1], (double)mv[2]));
+            sn_vec3 q = sn_mat3_apply_t(&J->rp, sn_v3_sub(pt, prev->location));
+            if (!(q.x > 1e-9))
+                continue; /* behind the previous camera */
+            double du = (u - (cx + f * q.y / q.x)) * p->mb_intensity, dv = (v - (cy - f * q.z / q.x)) * p->mb_intensity;
+            double len = sqrt(du * du + dv * dv);
+            if (len > max_len)
+                du *= max_len / len, dv *= max_len / len;
+            o[0] = (float)du, o[1] = (float)dv;
+        }
+}
+
 void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, double fov, const sn_transform *now,
-                  const sn_transform *prev, const float *depth, const uint32_t *inst, const float *motion, float *vel)
+                  const sn_transform *prev, const float *depth, const uint32_t *inst, const float *motion, float *vel,
+                  pfx_run_fn run, void *runner)
 {
     const double W = w, H = h, f = W / (2 * tan(fov * M_PI / 360)), cx = W / 2, cy = H / 2;
     const double min_w = p->mb_min_size / 100.0 * W, max_len = p->mb_max_distortion / 100.0 * W;
@@ -48,43 +116,18 @@ void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, do
                     m->lo[k] = x0 < m->lo[k] ? x0 : m->lo[k], m->hi[k] = x - 1 > m->hi[k] ? x - 1 : m->hi[k];
             }
     }
-    const sn_mat3 rn = sn_mat3_from_rotation(now->rotation), rp = sn_mat3_from_rotation(prev->rotation);
-    const sn_vec3 fwd = sn_mat3_col(&rn, 0), right = sn_mat3_col(&rn, 1), up = sn_mat3_col(&rn, 2);
-    const bool still = memcmp(&now->location, &prev->location, sizeof now->location) == 0 &&
-                       now->rotation.pitch == prev->rotation.pitch && now->rotation.yaw == prev->rotation.yaw &&
-                       now->rotation.roll == prev->rotation.roll;
-    uint32_t last_id = 0; /* 0: no instance asked yet */
-    bool last_small = false;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            size_t i = (size_t)y * w + x;
-            float *o = vel + 2 * i;
-            o[0] = o[1] = 0;
-            const float *mv = motion + 3 * i;
-            bool moves = mv[0] != 0 || mv[1] != 0 || mv[2] != 0;
-            if (moves && inst && min_w > 0 && inst[i]) {
-                if (inst[i] != last_id) { /* neighbours mostly share an instance: its answer kept */
-                    bool found;
-                    uint32_t k = slot(m, inst[i], &found);
-                    last_id = inst[i], last_small = found && m->hi[k] + 1 - m->lo[k] < min_w;
-                }
-                if (last_small)
-                    moves = false; /* too small on screen: no velocity of its own */
-            }
-            if (still && !moves)
-                continue;
-            double u = x + 0.5, v = y + 0.5, a = (u - cx) / f, b = (v - cy) / f;
-            sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, b)));
-            sn_vec3 pt = sn_v3_add(now->location, sn_v3_scale(ray, depth[i]));
-            if (moves)
-                pt = sn_v3_add(pt, sn_v3((double)mv[0], (double)mv[1], (double)mv[2]));
-            sn_vec3 q = sn_mat3_apply_t(&rp, sn_v3_sub(pt, prev->location));
-            if (!(q.x > 1e-9))
-                continue; /* behind the previous camera */
-            double du = (u - (cx + f * q.y / q.x)) * p->mb_intensity, dv = (v - (cy - f * q.z / q.x)) * p->mb_intensity;
-            double len = sqrt(du * du + dv * dv);
-            if (len > max_len)
-                du *= max_len / len, dv *= max_len / len;
-            o[0] = (float)du, o[1] = (float)dv;
-        }
+    const sn_mat3 rn = sn_mat3_from_rotation(now->rotation);
+    vel_job J = {.m = m, .p = p, .w = w, .h = h, .f = f, .cx = cx, .cy = cy, .min_w = min_w, .max_len = max_len,
+                 .rp = sn_mat3_from_rotation(prev->rotation), .fwd = sn_mat3_col(&rn, 0), .right = sn_mat3_col(&rn, 1),
+                 .up = sn_mat3_col(&rn, 2), .now = now, .prev = prev, .depth = depth, .motion = motion, .inst = inst,
+                 .vel = vel};
+    J.still = memcmp(&now->location, &prev->location, sizeof now->location) == 0 &&
+              now->rotation.pitch == prev->rotation.pitch && now->rotation.yaw == prev->rotation.yaw &&
+              now->rotation.roll == prev->rotation.roll;
+    const uint32_t n = (h + VEL_ROWS - 1) / VEL_ROWS;
+    if (run)
+        run(runner, vel_rows, &J, n);
+    else
+        for (uint32_t b = 0; b < n; b++)
+            vel_rows(&J, b);
 }

@@ -3,14 +3,15 @@
 ** the rest static, on a ground plane), at 1 and 2 threads. Beside, in the same run and on the
 ** same rays: Embree tracing the same triangles directly (one flat scene, no filters, no
 ** double-precision refinement: the baseline of the ratio; the same with Embree's robust flag,
-** which the index needs for watertight edges, printed beside), and the old path, one ODE ray cast
+** which the index needs for watertight edges, printed beside; and, at 1 thread, a split of
+** sensim's time: Embree alone on the index's own scene, the rest its finishing), and the old path, one ODE ray cast
 ** at a time (fewer rays where it is slow). Also the per-frame rebuild of the index.
 ** `bench_rays N`: only the scene of N objects, without the ODE path (for callgrind/perf);
 ** RANDOM_ONLY=1: only the random rays; ODE_ONLY=1: only the ODE path (with N too).
 ** Times are the process's CPU time (every thread's): on a shared machine the figure that does
 ** not grow with the load; 2 threads show what they cost together. */
 #include "../../engine/core/rng.h"
-#include "../../engine/query/rayscene.h"
+#include "../../engine/query/internal.h" /* the index's own Embree scene, for the split below */
 #include "../../engine/render/pool.h"
 
 #include <embree3/rtcore.h>
@@ -111,6 +112,9 @@ static void direct_task(void *arg, uint32_t task)
     }
 }
 
+/* direct_scene's extra scene flags (the split: the robust scene with the index's filter flag) */
+static int extra_flags;
+
 static RTCScene direct_scene(RTCDevice dev, const sn_world *w, double half, bool robust)
 {
     size_t n = 0;
@@ -119,7 +123,7 @@ static RTCScene direct_scene(RTCDevice dev, const sn_world *w, double half, bool
         die("out of memory", NULL);
     RTCScene s = rtcNewScene(dev);
     if (robust) /* the peer of the index's watertight tests (rayscene.h), printed beside */
-        rtcSetSceneFlags(s, RTC_SCENE_FLAG_ROBUST);
+        rtcSetSceneFlags(s, RTC_SCENE_FLAG_ROBUST | extra_flags);
     RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
     float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 12, 3 * n + 4);
     uint32_t *ix = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 12, n + 2);
@@ -267,6 +271,25 @@ int main(int argc, char **argv)
                 per_ray_ns[si][th - 1] += s / N_RAYS * 1e9 / 2;
                 if (n_obj == 1000 && th == 2)
                     mrays_1000_2t += mr / 2;
+                if (th == 1) {
+                    /* Where sensim's time goes against the baselines, per ray: Embree alone on the
+                    ** index's own scene (the same loop as the baseline's: no filter, no finishing),
+                    ** and the robust flat scene with the filter flag the index carries too */
+                    direct bi = {rs[th]->top, rays, t, (N_RAYS + 63) / 64};
+                    double index_s = BEST_S(sn_pool_run(pools[th], direct_task, &bi, 64), 3);
+                    extra_flags = RTC_SCENE_FLAG_CONTEXT_FILTER_FUNCTION;
+                    RTCScene rf = direct_scene(dev, &w, half, true);
+                    extra_flags = 0;
+                    direct bf = {rf, rays, t, (N_RAYS + 63) / 64};
+                    double rf_s = BEST_S(sn_pool_run(pools[th], direct_task, &bf, 64), 3);
+                    rtcReleaseScene(rf);
+                    sn_pool_run(pools[th], direct_task, &b, 64); /* t[] as the baseline's again */
+                    printf("ratio rays %s %5d objects split, ns a ray: embree direct %.0f, robust %.0f (with the "
+                           "filter flag %.0f), embree alone on sensim's index %.0f (%.2f x robust), sensim %.0f: "
+                           "its finishing %.0f ns (%.0f %%)\n", pname, n_obj, base_s / N_RAYS * 1e9,
+                           robust_s / N_RAYS * 1e9, rf_s / N_RAYS * 1e9, index_s / N_RAYS * 1e9, index_s / robust_s,
+                           s / N_RAYS * 1e9, (s - index_s) / N_RAYS * 1e9, 100 * (s - index_s) / s);
+                }
                 if (th == 1) { /* Embree's coherent streams against one rtcIntersect1 a ray, same index */
                     sn_rayscene_set_one_by_one(rs[th], true);
                     double s1 = BEST_S(sn_rays_trace(rs[th], &w, &q, rays, N_RAYS, res, &err), 3);

@@ -8,6 +8,8 @@
 **   - the rig without outputs, and with saving (each stream written and the three cameras'
 **     PNGs: rgb, depth through `raw`, semantic through `cityscapes`), frames per CPU-second,
 **     the rig's frame as a ratio of the world's, at 1 and 2 threads; wall frames per second;
+**   - the rig saving the three PNGs alone (settings streams: false, `--no-streams`), which is
+**     what a CARLA user's listen(save_to_disk) writes;
 **   - the RGB camera alone (its frame less the world's) in CPU seconds a frame, the renderer's
 **     profile of those frames (render.h) beside it.
 ** Each figure is the fastest of REPS runs (fewest interruptions); SENSIM_BENCH_RIG_REPS and
@@ -39,18 +41,22 @@ static double clock_s(clockid_t id)
 }
 
 typedef enum { WORLD, RIG, RGB_ALONE } what;
+/* what saving writes: nothing, every stream and the PNGs, or the PNGs alone (settings streams:
+** false, `sensim run --no-streams`: what a CARLA user's save_to_disk writes) */
+typedef enum { NO_SAVE, SAVE_ALL, SAVE_PNG } saving;
 
 #define CAM(name, bp, extra, save)                                                                        \
     "  - {name: " name ", blueprint: " bp ", attach_to: hero, transform: {location: [1.5, 0, 2.4]},"      \
     " attributes: {image_size_x: 1280, image_size_y: 720" extra "}%s}\n"
 
 /* The scene: the world, plus the rig or the RGB camera alone; saves when `save`. */
-static const char *scene(what w, bool save)
+static const char *scene(what w, saving sv)
 {
     static char text[8192];
+    const bool save = sv != NO_SAVE;
     int n = snprintf(text, sizeof text,
                      "map: %s/town.xodr\n"
-                     "settings: {fixed_delta_seconds: 0.05, seed: 1, weather: ClearNoon}\n"
+                     "settings: {fixed_delta_seconds: 0.05, seed: 1, weather: ClearNoon%s}\n"
                      "scenery: {enabled: true}\n"
                      "traffic: {vehicles: 50, walkers: 30, seed: 1}\n"
                      "actors:\n"
@@ -58,7 +64,7 @@ static const char *scene(what w, bool save)
                      " attributes: {semantic_tag: Terrain, color: \"96,110,70\"}}\n"
                      "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [20, 1.75, 0.5]},"
                      " attributes: {role_name: hero}, autopilot: {}}\n",
-                     maps);
+                     maps, sv == SAVE_PNG ? ", streams: false" : "");
     if (w == WORLD)
         return text;
     n += snprintf(text + n, sizeof text - (size_t)n, "sensors:\n");
@@ -92,14 +98,15 @@ static void fail(const sn_error *err)
 
 /* One run: 3 frames of warm-up (caches, the first images), then `frames` frames timed; with
 ** saving, the window starts with the image queue drained and ends with every file written. */
-static figure run(what w, bool save, int threads)
+static figure run(what w, saving sv, int threads)
 {
+    const bool save = sv != NO_SAVE;
     char out[4200];
     snprintf(out, sizeof out, "%s/bench_rig_out", tmp);
     sn_error err = {0};
     sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
     sn_engine *e = sn_engine_create(&o, &err);
-    if (!e || sn_engine_load_scene(e, tu_write(tmp, "bench_rig.yaml", scene(w, save)), &err))
+    if (!e || sn_engine_load_scene(e, tu_write(tmp, "bench_rig.yaml", scene(w, sv)), &err))
         fail(&err);
     if (save) {
         rmrf(out);
@@ -132,12 +139,12 @@ static figure run(what w, bool save, int threads)
 }
 
 /* The fastest of `reps` runs (CPU), and the range of the CPU figure over them. */
-static figure best(what w, bool save, int threads, double range[2])
+static figure best(what w, saving sv, int threads, double range[2])
 {
     figure b = {1e30, 1e30, {0}};
     range[0] = 1e30, range[1] = 0;
     for (int k = 0; k < reps; k++) {
-        figure f = run(w, save, threads);
+        figure f = run(w, sv, threads);
         range[0] = f.cpu < range[0] ? f.cpu : range[0];
         range[1] = f.cpu > range[1] ? f.cpu : range[1];
         if (f.cpu < b.cpu)
@@ -158,26 +165,33 @@ int main(int argc, char **argv)
         reps = atoi(getenv("SENSIM_BENCH_RIG_REPS"));
     if (frames < 1 || reps < 1)
         return fprintf(stderr, "bench_rig: frames and reps must be >= 1\n"), 2;
-    const char *only = getenv("SENSIM_BENCH_RIG_ONLY"); /* "rig", "save" or "rgb": one figure, for perf */
+    const char *only = getenv("SENSIM_BENCH_RIG_ONLY"); /* "rig", "save", "png" or "rgb": one figure, for perf */
     for (int threads = 1; threads <= 2; threads++) {
-        double rw[2], rn[2], rs[2], rr[2];
-        figure world = best(WORLD, false, threads, rw);
+        double rw[2], rn[2], rs[2], rp[2], rr[2];
+        figure world = best(WORLD, NO_SAVE, threads, rw);
         if (!only || !strcmp(only, "rig")) {
-            figure nosave = best(RIG, false, threads, rn);
+            figure nosave = best(RIG, NO_SAVE, threads, rn);
             printf("rig %d thread%s without outputs: %5.2f frames per CPU-s (%.1f-%.1f ms CPU a frame)  ratio %.2f x the "
                    "world alone (%.1f ms)  wall %.2f frames/s\n",
                    threads, threads > 1 ? "s" : " ", 1 / nosave.cpu, rn[0] * 1e3, rn[1] * 1e3, nosave.cpu / world.cpu,
                    world.cpu * 1e3, 1 / nosave.wall);
         }
         if (!only || !strcmp(only, "save")) {
-            figure save = best(RIG, true, threads, rs);
+            figure save = best(RIG, SAVE_ALL, threads, rs);
             printf("rig %d thread%s with saving:     %5.2f frames per CPU-s (%.1f-%.1f ms CPU a frame)  ratio %.2f x the "
                    "world alone (%.1f ms)  wall %.2f frames/s\n",
                    threads, threads > 1 ? "s" : " ", 1 / save.cpu, rs[0] * 1e3, rs[1] * 1e3, save.cpu / world.cpu,
                    world.cpu * 1e3, 1 / save.wall);
         }
+        if (!only || !strcmp(only, "png")) {
+            figure png = best(RIG, SAVE_PNG, threads, rp);
+            printf("rig %d thread%s saving PNGs alone: %5.2f frames per CPU-s (%.1f-%.1f ms CPU a frame)  ratio %.2f x "
+                   "the world alone (%.1f ms)  wall %.2f frames/s\n",
+                   threads, threads > 1 ? "s" : " ", 1 / png.cpu, rp[0] * 1e3, rp[1] * 1e3, png.cpu / world.cpu,
+                   world.cpu * 1e3, 1 / png.wall);
+        }
         if (!only || !strcmp(only, "rgb")) {
-            figure rgb = best(RGB_ALONE, false, threads, rr);
+            figure rgb = best(RGB_ALONE, NO_SAVE, threads, rr);
             const sn_render_profile *p = &rgb.prof;
             double ms = p->queue_ms + p->setup_ms + p->shadow_ms + p->draw_ms;
             printf("rgb 1280x720 alone, %d thread%s: %.4f CPU-s a frame (%.4f-%.4f, its frame less the world's)  ratio "

@@ -75,6 +75,11 @@ SN_API uint64_t sn_mcap_bytes(const sn_mcap *m);
 */
 SN_API sn_status sn_mcap_export(const char *run_dir, const char *out, const char *map_path,
                                 const sn_mcap_options *o, sn_error *err);
+/* As sn_mcap_export with the map already loaded (NULL: none), so that a caller that had to load it
+** anyway (the command line checks that a run's noted map loads) does not parse it twice. The
+** caller keeps the map and closes it after the call. */
+SN_API sn_status sn_mcap_export_map(const char *run_dir, const char *out, const sn_map *map,
+                                    const sn_mcap_options *o, sn_error *err);
 
 #ifdef __cplusplus
 }
