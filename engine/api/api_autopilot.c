@@ -2,6 +2,7 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../sim/engine.h"
+#include "../traffic/hybrid.h"
 #include "../traffic/tm.h"
 #include "../traffic/traffic.h"
 
@@ -24,6 +25,7 @@ sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const
         return sn_fail(err, SN_E_INVALID, "set_autopilot: '%s' (%s) is no vehicle or walker", a->name, a->type_id);
     if (!enabled) { /* CARLA: the vehicle keeps its last control */
         if (a->mv->ap) {
+            sn_hybrid_release(e, a); /* hybrid mode took its physics: given back */
             free(a->mv->ap->map);
             free(a->mv->ap->route);
             *a->mv->ap = (sn_autopilot){0};

@@ -77,8 +77,8 @@ sn_status sn_engine_tm_set(sn_engine *e, uint32_t port, uint32_t vehicle, sn_tm_
     sn_tm_vehicle *v = sn_tms_vehicle(e, vehicle, true);
     if (!v)
         return sn_fail(err, SN_E_NOMEM, "%s: out of memory", what);
-    v->v[param] = value;
-    v->own |= 1u << param;
+    if (!sn_tm_vehicle_own(v, param, value))
+        return sn_fail(err, SN_E_NOMEM, "%s: out of memory", what);
     /* CARLA's SetPercentageSpeedDifference and SetDesiredSpeed each drop the other. */
     if (param == SN_TM_PERCENTAGE_SPEED_DIFFERENCE)
         v->own &= ~(1u << SN_TM_DESIRED_SPEED);

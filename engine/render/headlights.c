@@ -70,7 +70,7 @@ static bool add_vehicle(sn_lamps *L, const sn_world *w, const sn_actor *a, doubl
     for (int side = two ? 0 : -1; side <= (two ? 0 : 1); side += 2) {
         sn_vec3 l = sn_v3(1.001 * e.x, side * 0.7 * e.y, -e.z + (two ? 0.48 : LAMP_Z) * 2 * e.z);
         sn_spot s = {sn_v3_add(c, sn_mat3_apply(&R, l)), hl > 1e-9 ? fwd.x / hl : 1, hl > 1e-9 ? fwd.y / hl : 0, el0,
-                     (high ? 15 : 20) * DEG, (high ? 6 : 4) * DEG, (high ? 2.5 : 1) * DEG, I, range, 0, 0};
+                     (high ? 15 : 20) * DEG, (high ? 6 : 4) * DEG, (high ? 2.5 : 1) * DEG, I, range, 0, 0, 0, 0, 0};
         if (!sn_lamps_add(L, &s))
             return false;
     }
@@ -166,7 +166,8 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
         double f = d2 / (s->range * s->range), win = (1 - f * f) * (1 - f * f);
         double e = s->intensity * exp(-0.5 * (az * az / (s->sig_h * s->sig_h) + de * de / (sv * sv))) * ndl * win /
                    (d2 > 1 ? d2 : 1);
-        if (s->occ_n && e >= SN_LAMP_SHADOW_MIN && sn_lamp_occluded(L, s, p, v, d))
+        /* a street lamp's axis is (1, 0) down: az is the azimuth of lamp -> p, de - pi/2 its elevation */
+        if ((s->occ_n || s->sc_n) && e >= SN_LAMP_SHADOW_MIN && sn_lamp_occluded_dir(L, s, p, v, d, az, de + s->el0))
             continue; /* a street lamp's shadow */
         sum += e;
     }
@@ -178,5 +179,6 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
 void sn_lamps_free(sn_lamps *L)
 {
     free(L->spots), free(L->start), free(L->items), free(L->occ), free(L->cand);
+    sn_lamp_scenery_free(L->sc);
     memset(L, 0, sizeof *L);
 }

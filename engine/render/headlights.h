@@ -23,9 +23,12 @@ typedef struct sn_spot {
     double intensity;   /* irradiance on a surface facing it 1 m away on the axis (the sun's is sun_intensity) */
     double range;       /* m: the beam fades to 0 there */
     uint32_t occ_first, occ_n; /* a street lamp's shadow casters: L->occ[occ_first ..] (lampshadow.h); 0: none */
+    uint32_t chunk;     /* a street lamp: its head's chunk in the road mesh + 1 (scenery shadows); 0: none */
+    uint32_t sc_first, sc_n; /* its scenery occluders (lampshadow.h), set with occ_first */
 } sn_spot;
 
 struct sn_occluder;
+struct sn_lamp_scenery;
 
 typedef struct sn_lamps {
     sn_spot *spots;
@@ -37,6 +40,7 @@ typedef struct sn_lamps {
     bool shadows;              /* street lamps cast shadows (lampshadow.h); the renderer sets it */
     struct sn_occluder *occ, *cand; /* each street lamp's occluders; the frame's candidates */
     size_t n_occ, cap_occ, n_cand, cap_cand;
+    struct sn_lamp_scenery *sc; /* the scenery's occluders per street lamp, kept while the roads stay */
 } sn_lamps;
 
 /* This render's headlights: every vehicle's beams (at its pose at alpha) that could light

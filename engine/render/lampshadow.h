@@ -4,9 +4,11 @@
 ** planes), posed for the render; each lamp keeps the boxes within 15 m, so a pixel tests only
 ** those of the lamps near it, exactly (a segment against an oriented box: hard edges), and only
 ** where the lamp's light there is at least SN_LAMP_SHADOW_MIN (under one level of 255 below).
-** The scenery's own meshes (poles, trees, buildings from the map) cast no lamp shadow: a
-** documented approximation (they stand off the road, where the lamps shine). Pure functions of
-** the world: the same at any thread count. */
+** The scenery's solid meshes (buildings, walls, fences, poles, signs, trees, bushes, shelters,
+** benches, bins, pillars, guard rails; not flat paint, ground patches, window bands or the lamp
+** heads) cast lamp shadows by their triangles, exactly: each lamp keeps the SN_LAMP_SHADOW_SCENERY
+** nearest pieces within 15 m, found once per road mesh (static, like the lamps). Pure functions
+** of the world: the same at any thread count. */
 #ifndef SN_LAMPSHADOW_H
 #define SN_LAMPSHADOW_H
 
@@ -14,6 +16,7 @@
 
 #define SN_LAMP_SHADOW_REACH 15.0 /* m: boxes farther from a lamp (centre, less their radius) cast none */
 #define SN_LAMP_SHADOW_MIN 0.004  /* a lamp's irradiance below which its shadow is not looked up */
+#define SN_LAMP_SHADOW_SCENERY 32 /* scenery chunks kept per lamp (the nearest): the cost bound */
 
 /* An oriented box: centre, unit axes (rows), half extents, and its bounding radius. */
 typedef struct sn_occluder {
@@ -24,12 +27,25 @@ typedef struct sn_occluder {
 } sn_occluder;
 
 /* Gives spots [first, L->n) (street lamps) their occluders: every actor box of w posed at alpha
-** within SN_LAMP_SHADOW_REACH of the lamp (beyond, its shadow falls where the lamp is faint).
-** False when out of memory. */
+** within SN_LAMP_SHADOW_REACH of the lamp (beyond, its shadow falls where the lamp is faint), and
+** the scenery chunks of w->roads within that reach (sc_first, sc_n; the table of every lamp's is
+** built at the first call for a road mesh and kept in L->sc). False when out of memory. */
 bool sn_lamp_occluders_build(sn_lamps *L, const sn_world *w, double alpha, size_t first);
 
-/* Whether one of spot s's boxes cuts the segment from p to the lamp (v = lamp - p, d = |v|).
-** A box the segment starts inside (the lit surface's own actor) does not count. */
+/* Whether one of spot s's boxes or scenery chunks cuts the segment from p to the lamp
+** (v = lamp - p, d = |v|). A box the segment starts inside (the lit surface's own actor) does not
+** count; a chunk counts where the segment enters it (crosses a triangle whose outward face looks
+** towards p) more than 1 cm from p, so a lit surface never shades itself. */
 bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d);
+
+/* How many scenery pieces (chunks) street lamp s keeps (its sc_n counts groups of triangles). */
+uint32_t sn_lamp_scenery_pieces(const sn_lamps *L, const sn_spot *s);
+
+/* The same, given the direction from the lamp to p: its azimuth from +x, atan2(-v.y, -v.x), and
+** elevation, atan2(-v.z, |v.xy|) (what sn_lamps_light computed for the beam already). */
+bool sn_lamp_occluded_dir(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, double az, double el);
+
+/* Frees L->sc (sn_lamps_free calls it). */
+void sn_lamp_scenery_free(struct sn_lamp_scenery *sc);
 
 #endif

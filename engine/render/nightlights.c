@@ -24,7 +24,7 @@ bool sn_street_lamps_add(sn_lamps *L, const sn_road_mesh *m, double night, sn_ve
         /* straight down; no azimuth dependence (a huge sig_h); every direction is "above" the
         ** downward axis, so sig_above is the spread */
         sn_spot s = {p, 1, 0, -M_PI / 2, 1e3, SN_STREET_LAMP_SPREAD * M_PI / 180, SN_STREET_LAMP_SPREAD * M_PI / 180,
-                     SN_STREET_LAMP_I * night, SN_STREET_LAMP_RANGE, 0, 0};
+                     SN_STREET_LAMP_I * night, SN_STREET_LAMP_RANGE, 0, 0, i + 1, 0, 0};
         if (!sn_lamps_add(L, &s))
             return false;
     }

@@ -48,6 +48,7 @@ typedef struct sn_xpos {
     double s, t, offset;     /* Road: s, t; Lane: s, offset; RelativeLane: ds (in s), offset; RelativeRoad: ds, dt */
     bool has_h;              /* Orientation given (World: h given) */
     bool h_relative;         /* Orientation type="relative" */
+    bool ds_lane;            /* RelativeLanePosition: dsLane given (s, dLane and offset in the lane's direction of travel) */
     /* RoutePosition: route (index into sn_xosc.routes) and how the place is given: 0
     ** FromCurrentEntity (entity), 1 FromRoadCoordinates (s = pathS, t), 2 FromLaneCoordinates
     ** (s = pathS, lane = laneId, offset = laneOffset) */
@@ -118,6 +119,7 @@ typedef struct sn_xaction {
     bool timed;
     double t_scale, t_offset;
     bool t_absolute;     /* domainAbsoluteRelative="absolute" */
+    bool traj_follow;    /* TrajectoryFollowingMode followingMode="follow" */
     bool lon, lat;       /* ActivateController */
     /* Environment */
     sn_weather weather;

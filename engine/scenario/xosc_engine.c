@@ -101,12 +101,18 @@ sn_status sn_scenario_open(struct sn_engine *e, sn_error *err)
 ** from the entity's reference point and box. */
 static sn_transform actor_pose(const sn_xentity *d, const sn_xent *x)
 {
-    double ch = cos(x->h), sh = sin(x->h);
-    double ox = x->x + ch * d->cx - sh * d->cy, oy = x->y + sh * d->cx + ch * d->cy;
     /* a vehicle's origin is the bottom of its box (CARLA's), never below the road: catalogs give
     ** boxes whose centre is a little lower than half their height */
-    double oz = x->z + (d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz);
-    return (sn_transform){{ox, -oy, oz}, {0, -x->h * 180 / M_PI, 0}};
+    double up = d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz;
+    /* a vehicle takes the road's pitch and roll (esmini's); walkers and props stay upright.
+    ** CARLA's pitch is nose up, its roll right side down (sn_mat3_from_rotation) */
+    bool tilt = d->kind == SN_XEN_VEHICLE;
+    sn_rotation rot = {tilt ? -x->pitch * 180 / M_PI : 0, -x->h * 180 / M_PI, tilt ? x->roll * 180 / M_PI : 0};
+    sn_mat3 m = sn_mat3_from_rotation(rot);
+    const double *a = m.m, l[3] = {d->cx, -d->cy, up}; /* forward, right, up */
+    sn_vec3 o = {x->x + a[0] * l[0] + a[1] * l[1] + a[2] * l[2], -x->y + a[3] * l[0] + a[4] * l[1] + a[5] * l[2],
+                 x->z + a[6] * l[0] + a[7] * l[1] + a[8] * l[2]};
+    return (sn_transform){o, rot};
 }
 
 static void activate(void *user, int i)
@@ -243,12 +249,21 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
                            d->blueprint);
         char extent[96];
         snprintf(extent, sizeof extent, "%.6g,%.6g,%.6g", d->len / 2, d->wid / 2, d->hgt / 2);
-        sn_attribute attrs[2] = {{"role_name", d->name}, {"extent", extent}};
+        sn_attribute attrs[3] = {{"role_name", d->name}, {"extent", extent}, {"center_of_mass_height", NULL}};
         uint32_t n = 0;
         if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "role_name") >= 0)
             n = 1;
         if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "extent") >= 0)
             attrs[n++] = attrs[1];
+        /* a box lower than the blueprint's centre of mass (a trailer's 1.2 m on the truck's):
+        ** the centre of mass at half its height, so the blueprint takes it (esmini has no mass) */
+        char cg[48];
+        int k = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "center_of_mass_height");
+        if (k >= 0 && atof(sn_attr_at(bp->attrs, bp->stride, (uint32_t)k)->def) >= d->hgt) {
+            snprintf(cg, sizeof cg, "%.6g", d->hgt / 2);
+            attrs[2].value = cg;
+            attrs[n++] = attrs[2];
+        }
         sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i]), .lift_static = true,
                               .overlap_ok = !s->run.ents[i].placed};
         sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, n, NULL, NULL, &desc.values, err);
@@ -299,9 +314,14 @@ sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
         double h = -t.rotation.yaw * M_PI / 180;
         const sn_xentity *d = &s->x->ents[i];
         r->ents[i].h = h;
-        r->ents[i].x = t.location.x - cos(h) * d->cx + sin(h) * d->cy;
-        r->ents[i].y = -t.location.y - sin(h) * d->cx - cos(h) * d->cy;
-        r->ents[i].z = t.location.z - (d->kind == SN_XEN_VEHICLE ? fmax(d->cz - d->hgt / 2, 0) : d->cz);
+        r->ents[i].pitch = -t.rotation.pitch * M_PI / 180;
+        r->ents[i].roll = t.rotation.roll * M_PI / 180;
+        /* actor_pose undone: the reference point is the origin less the rotated offset */
+        r->ents[i].x = r->ents[i].y = r->ents[i].z = 0;
+        sn_transform o = actor_pose(d, &r->ents[i]);
+        r->ents[i].x = t.location.x - o.location.x;
+        r->ents[i].y = -(t.location.y - o.location.y);
+        r->ents[i].z = t.location.z - o.location.z;
         r->ents[i].v = v;
     }
     if (!r->ended && !sn_xrun_step(r))

@@ -79,6 +79,34 @@ static void lane_pose(sn_xrun *r, sn_xent *e)
     e->h = atan2(sin(yaw), cos(yaw));
 }
 
+void sn_xroad_tilt(const sn_odr_road *rd, double s, double d, double *pitch, double *roll)
+{
+    /* the surface rises tan(a) per metre along s and tan(b) per metre to the left (positive
+    ** superelevation raises the left side): along the heading, and along the body's right */
+    double ta = sn_odr_poly_slope(rd->elevation, rd->n_elevation, s), tb = tan(sn_odr_superelevation(rd, s));
+    *pitch = -atan(ta * cos(d) + tb * sin(d));
+    *roll = atan(tb * cos(d) - ta * sin(d));
+}
+
+/* Entity e's pitch and roll: a trajectory's own pitch where it has one (given *traj_pitch), the
+** road's under it otherwise; level off the roads. */
+static void entity_tilt(const sn_xrun *r, sn_xent *e, const double *traj_pitch)
+{
+    const sn_odr_road *rd = NULL;
+    double s = 0;
+    sn_map_place pl;
+    if (e->mode == SN_XM_LANE) {
+        rd = road_at(r, e->ri), s = e->s;
+    } else if (r->map && sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl) && pl.outside <= 0) {
+        rd = road_at(r, pl.road), s = pl.s;
+    }
+    e->pitch = e->roll = 0;
+    if (rd)
+        sn_xroad_tilt(rd, s, e->h - sn_odr_ref_line(rd, s).hdg, &e->pitch, &e->roll);
+    if (traj_pitch)
+        e->pitch = *traj_pitch;
+}
+
 static bool locate(const sn_xrun *r, double x, double y, double z, uint32_t types, sn_map_place *pl)
 {
     return r->map && sn_map_locate(r->map, (sn_vec3){x, -y, z}, 2.0, types, pl) && pl->outside <= 0.0;
@@ -168,11 +196,13 @@ bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
         e->ri = ri, e->lane = lane, e->s = s, e->off = e->sdir * off;
         double tc;
         sn_xlane_centre(r, ri, lane, s, &e->sec, &tc);
+        entity_tilt(r, e, NULL);
         return true;
     }
     snap_to_lane(r, e, kind);
     if (e->mode == SN_XM_FREE)
         e->z = ground_z(r, e->x, e->y, e->z);
+    entity_tilt(r, e, NULL);
     return true;
 }
 
@@ -277,13 +307,64 @@ static void end_lat(sn_xent *e)
     e->lat_rate = 0;
 }
 
+/* The difference of two angles, in (-pi, pi]. */
+static double ang_diff(double a, double b)
+{
+    double d = fmod(a - b, 2 * M_PI);
+    if (d > M_PI)
+        d -= 2 * M_PI;
+    else if (d <= -M_PI)
+        d += 2 * M_PI;
+    return d;
+}
+
+/* Each vertex's heading (e->th, allocated here when given is NULL): the one given (not NaN), else
+** the direction to the next vertex apart from it, the last one's the last segment's (esmini's
+** PolyLineShape::CalculatePolyLine). false: out of memory. */
+static bool traj_headings(sn_xent *e, const double *given)
+{
+    if (!given && !(e->th = malloc(e->tn * sizeof *e->th)))
+        return false;
+    free(e->tp);
+    if (!(e->tp = malloc(e->tn * sizeof *e->tp)))
+        return false;
+    double cur = e->h, cp = 0;
+    const double *v = e->tv;
+    for (uint32_t k = 0; k + 1 < e->tn; k++)
+        if (e->tcum[k + 1] - e->tcum[k] > 1e-9) {
+            cur = atan2(v[3 * k + 4] - v[3 * k + 1], v[3 * k + 3] - v[3 * k]);
+            cp = -atan2(v[3 * k + 5] - v[3 * k + 2], e->tcum[k + 1] - e->tcum[k]);
+            break;
+        }
+    e->traj_sh = cur, e->traj_sp = cp; /* until it moves: the first segment */
+    for (uint32_t k = 0; k < e->tn; k++) {
+        bool set = given && !isnan(given[k]);
+        if (!set)
+            e->th[k] = cur;
+        e->tp[k] = cp;
+        if (k + 2 < e->tn && e->tcum[k + 2] - e->tcum[k + 1] > 1e-9) {
+            cur = atan2(v[3 * k + 7] - v[3 * k + 4], v[3 * k + 6] - v[3 * k + 3]);
+            cp = -atan2(v[3 * k + 8] - v[3 * k + 5], e->tcum[k + 2] - e->tcum[k + 1]);
+        }
+    }
+    /* a flat path (every vertex at one height, as on a plane or without heights) has no pitch of
+    ** its own: the entity takes the road's */
+    e->traj_pitched = false;
+    for (uint32_t k = 1; k < e->tn; k++)
+        if (fabs(v[3 * k + 2] - v[2]) > 1e-9)
+            e->traj_pitched = true;
+    return true;
+}
+
 static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
 {
     sn_xent *e = &r->ents[i];
     free(e->tv);
     free(e->tcum);
     free(e->tt);
-    e->tv = e->tcum = e->tt = NULL;
+    free(e->th);
+    e->tv = e->tcum = e->tt = e->th = NULL;
+    const double *given_h = NULL; /* a Polyline's vertices: their headings where given */
     if (a->traj_shape != SN_XT_POLYLINE) { /* Clothoid, Nurbs: sampled into a polyline (xosc_shape.c) */
         uint32_t n;
         if (!sn_xshape_path(r, i, a, &e->tv, &e->tt, &n))
@@ -302,6 +383,8 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
         return fail(r, "%s", "out of memory", a->line);
     if (e->tt)
         memcpy(e->tt, a->times, a->n_verts * sizeof *e->tt);
+    if (!(e->th = malloc(a->n_verts * sizeof *e->th)))
+        return fail(r, "%s", "out of memory", a->line);
     for (uint32_t k = 0; k < a->n_verts; k++) {
         double q[4], s, off;
         int32_t ri;
@@ -310,10 +393,21 @@ static bool start_trajectory(sn_xrun *r, int i, int elem, const sn_xaction *a)
         if (!sn_xmove_resolve(r, &a->verts[k], q, &ri, &lane, &s, &off, &on))
             return false;
         memcpy(&e->tv[3 * k], q, 3 * sizeof *q);
+        e->th[k] = a->verts[k].has_h ? q[3] : NAN;
         e->tcum[k] = k ? e->tcum[k - 1] + hypot(q[0] - e->tv[3 * k - 3], q[1] - e->tv[3 * k - 2]) : 0;
     }
     e->tn = a->n_verts;
+    given_h = e->th;
 started:
+    if (!traj_headings(e, given_h))
+        return fail(r, "%s", "out of memory", a->line);
+    /* esmini (FollowTrajectoryAction::Start): a Polyline in position mode is aligned with its
+    ** segments and turned near corners; in follow mode, and sampled curves always, turned over
+    ** each whole segment */
+    e->traj_corner = a->traj_shape == SN_XT_POLYLINE && !a->traj_follow;
+    /* facing against the path (esmini's initialHeadingSign): it reverses along it, still facing
+    ** backwards, and a negative speed then moves it forward along the path */
+    e->traj_hsign = fabs(ang_diff(e->h, e->th[0])) > M_PI / 2 + 1e-9 ? -1 : 1;
     e->traj = a;
     e->traj_elem = elem;
     e->traj_t0 = r->t;
@@ -400,6 +494,67 @@ static bool jseg_add(sn_xent *e, double t, double v, double k, double j, bool *n
     return true;
 }
 
+/* esmini's special case of a single target (LongSpeedProfileAction::Start, followingMode follow,
+** two vertices): from (t0, v0) with acceleration k0 to v3 at t3 with jerk j0 toward the straight
+** line's slope, then (when there is time) a line of slope k1, then jerk j1 back to acceleration 0
+** exactly at v3. When that cannot make t3 the target is reached later (esmini: "Can't reach target
+** speed on target time, extend"); a k1 beyond the accelerations is clamped and the line lengthened.
+** Both rates are finite here. false (nothing added) when the equations have no real solution:
+** the caller rounds the corners as for several entries. */
+static bool jerk_single(sn_xrun *r, int i, const double *bt, const double *bv, bool *nomem)
+{
+    sn_xent *e = &r->ents[i];
+    const sn_xaction *a = e->lon;
+    const sn_xentity *d = &r->x->ents[i];
+    double ja = a->jerk_acc, jd = a->jerk_dec;
+    double amax = a->lim_acc > 0 ? a->lim_acc : d->max_acc > 0 ? d->max_acc : INFINITY;
+    double dmax = a->lim_dec > 0 ? a->lim_dec : d->max_dec > 0 ? d->max_dec : INFINITY;
+    double t0 = bt[0], v0 = bv[0], t3 = bt[1], v3 = bv[1], k0 = e->a;
+    double klin = (v3 - v0) / (t3 - t0);
+    double j0 = klin - k0 < 0 ? -jd : ja, j1 = klin < 0 ? ja : -jd;
+    double t1 = t0, v1 = v0, t2, v2, k1;
+    bool line = false;
+    double factor = j0 * j1 * (2 * v0 * (j1 - j0) + k0 * k0 + 2 * k0 * j1 * (t3 - t0) + j0 * j1 * (t0 - t3) * (t0 - t3) +
+                               2 * v3 * (j0 - j1));
+    if (factor < 0) { /* no time for a line: the two jerks meet, later than t3 */
+        double q = j1 * (j1 - j0) * (j0 * (2 * v3 - 2 * v0) + k0 * k0);
+        if (!(q >= 0))
+            return false;
+        t2 = (sqrt(q) + (j0 - j1) * (t0 * j0 - k0)) / (j0 * (j0 - j1));
+        v2 = v0 + k0 * (t2 - t0) + j0 * 0.5 * (t2 - t0) * (t2 - t0);
+        k1 = k0 + j0 * (t2 - t0);
+        t3 = t2 - k1 / j1;
+    } else {
+        t1 = (-sqrt(factor) - j0 * (k0 + t3 * j1) + t0 * j0 * j0) / (j0 * (j0 - j1));
+        v1 = v0 + k0 * (t1 - t0) + j0 * 0.5 * (t1 - t0) * (t1 - t0);
+        k1 = k0 + j0 * (t1 - t0);
+        t2 = k1 / j1 + t3;
+        v2 = v1 + k1 * (t2 - t1);
+        line = true;
+    }
+    if (!(t2 >= t0 - 1e-9) || !(t3 >= t2 - 1e-9) || !isfinite(t3))
+        return false;
+    if (!(k1 <= amax && k1 >= -dmax)) { /* the acceleration clamped: a longer line */
+        k1 = k1 > amax ? amax : -dmax;
+        t1 = t0 + (k1 - k0) / j0;
+        v1 = v0 + k0 * (t1 - t0) + 0.5 * j0 * (t1 - t0) * (t1 - t0);
+        t2 = (v3 - v1) / k1 + t1 + k1 / (2 * j1);
+        v2 = v3 + k1 * k1 / (2 * j1);
+        t3 = (v3 - v1) / k1 + t1 - k1 / (2 * j1);
+        line = true;
+        if (!(t1 >= t0 - 1e-9 && t2 >= t1 - 1e-9 && t3 >= t2 - 1e-9))
+            return false;
+    }
+    bool ok = jseg_add(e, t0, v0, k0, j0, nomem);
+    if (line)
+        ok = ok && jseg_add(e, t1, v1, k1, 0, nomem);
+    ok = ok && jseg_add(e, t2, v2, k1, j1, nomem) && jseg_add(e, t3, v3, 0, 0, nomem);
+    e->jend = t3;
+    if (!ok)
+        e->n_jseg = 0;
+    return true;
+}
+
 /* Builds entity i's rounded profile from r->t; false when a corner cannot be rounded (two rounds
 ** would overlap): the caller plays the straight profile (a warning says so). */
 static bool jerk_build(sn_xrun *r, int i, bool *nomem)
@@ -435,6 +590,8 @@ static bool jerk_build(sn_xrun *r, int i, bool *nomem)
     if (m < 2) {
         ok = jseg_add(e, t3, v3, 0, 0, nomem);
         e->jend = t3;
+    } else if (m == 2 && isfinite(ja) && isfinite(jd) && jerk_single(r, i, bt, bv, nomem)) {
+        ok = !*nomem;
     } else {
         double k1 = (bv[1] - bv[0]) / (bt[1] - bt[0]);
         double j = k1 > k0 ? ja : -jd;
@@ -778,13 +935,16 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
         double dd = d - e->traj_d;
         e->v = r->dt > 0 ? dd / r->dt : 0;
     } else {
-        d = e->traj_d + e->v * r->dt;
+        d = e->traj_d + e->traj_hsign * e->v * r->dt;
     }
     e->odo += fabs(d - e->traj_d);
     e->traj_d = d;
     double total = e->tcum[e->tn - 1];
     if (d >= total - 1e-9) {
         d = total;
+        *done = true;
+    } else if (!a->timed && d <= 1e-9 && e->traj_hsign * e->v < 0) { /* back past its start (esmini ends it) */
+        d = 0;
         *done = true;
     }
     uint32_t k = 0;
@@ -795,8 +955,30 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
     e->x = p[0] + f * (q[0] - p[0]);
     e->y = p[1] + f * (q[1] - p[1]);
     e->z = p[2] + f * (q[2] - p[2]);
-    if (seg > 0)
-        e->h = atan2(q[1] - p[1], q[0] - p[0]);
+    if (seg > 0) { /* the segment itself: what coordinateSystem trajectory measures against */
+        e->traj_sh = atan2(q[1] - p[1], q[0] - p[0]);
+        e->traj_sp = -atan2(q[2] - p[2], seg);
+    }
+    const double *th = e->th, *tp = e->tp;
+    if (!e->traj_corner) { /* turned over the whole segment */
+        e->h = ang_diff(th[k] + f * ang_diff(th[k + 1], th[k]) + (e->traj_hsign < 0 ? M_PI : 0), 0); /* (-pi, pi] */
+        e->traj_p = tp[k] + f * (tp[k + 1] - tp[k]);
+        return;
+    }
+    /* aligned with the segment, turned within min(2 m, half the segment) of its corners, half
+    ** before and half after (esmini's PolyLineBase::EvaluateSegmentByLocalS, INTERPOLATE_CORNER) */
+    double ls = d - e->tcum[k], rad = fmin(2.0, seg / 2);
+    e->h = th[k], e->traj_p = tp[k];
+    if (ls < rad && k > 0) {
+        double w = (rad + ls) / (2 * rad);
+        e->h = th[k - 1] + w * ang_diff(th[k], th[k - 1]);
+        e->traj_p = tp[k - 1] + w * (tp[k] - tp[k - 1]);
+    } else if (ls > seg - rad && rad > 0) {
+        double w = k + 2 < e->tn ? (rad + (seg - ls)) / (2 * rad) : (seg - ls) / rad;
+        e->h = th[k] + (1 - w) * ang_diff(th[k + 1], th[k]);
+        e->traj_p = tp[k] + (1 - w) * (tp[k + 1] - tp[k]);
+    }
+    e->h = ang_diff(e->h + (e->traj_hsign < 0 ? M_PI : 0), 0);
 }
 
 bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
@@ -1004,6 +1186,8 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 e->z = ground_z(r, e->x, e->y, e->z);
             e->odo += fabs(dist);
         }
+        double tpitch = e->traj_hsign * e->traj_p; /* facing backwards, nose down is the path rising */
+        entity_tilt(r, e, e->mode == SN_XM_TRAJ && e->traj_pitched ? &tpitch : NULL);
         if (r->map && r->need_offroad && e->mode != SN_XM_LANE) { /* on a lane, never off the road */
             sn_map_place pl;
             e->offroad = !(sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, SN_LANE_ANY & ~SN_LANE_NONE, &pl) &&

@@ -522,9 +522,12 @@ static bool parse_position(P *p, N n, sn_xpos *pos)
         if ((pos->entity = entity_index(p, c, "entityRef")) < 0 || !integer(p, c, "dLane", true, 0, &pos->lane) ||
             !num(p, c, "offset", false, 0, -M, M, &pos->offset))
             return false;
-        if (has_attr(c, "dsLane"))
-            return fail(p, c, "dsLane is not supported (give ds, along the road's reference line)");
-        return num(p, c, "ds", true, 0, -M, M, &pos->s) && parse_orientation(p, c, pos);
+        /* ds along the road's s, or dsLane along the reference entity's lane, whose direction of
+        ** travel also orders dLane and offset (esmini's DirectionMode ALONG_LANE); neither: 0 */
+        if (has_attr(c, "ds") && has_attr(c, "dsLane"))
+            return fail(p, c, "give ds or dsLane, not both");
+        pos->ds_lane = has_attr(c, "dsLane");
+        return num(p, c, pos->ds_lane ? "dsLane" : "ds", false, 0, -M, M, &pos->s) && parse_orientation(p, c, pos);
     }
     if (sn_xml_is(c, "RoutePosition"))
         return parse_route_position(p, c, pos);
@@ -905,8 +908,7 @@ static int parse_follow_trajectory(P *p, N n)
         int m;
         if (!enumer(p, fm, "followingMode", true, 0, modes, &m))
             return -1;
-        if (m == 1)
-            warn(p, fm, "followingMode 'follow' is played as 'position' (the kinematic driver places the entity on the path)");
+        a->traj_follow = m == 1;
     }
     return i;
 }
@@ -1418,8 +1420,6 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
             !enumer(p, e, "angleType", true, 0, types, &c->angle_type) ||
             !enumer(p, e, "coordinateSystem", false, c->kind == SN_XC_ANGLE ? 4 : 0, cs, &c->angle_cs))
             return false;
-        if (c->angle_cs == 3)
-            warn(p, e, "coordinateSystem 'trajectory' is measured as 'lane' (the lane's direction of travel)");
         return true;
     }
     if (sn_xml_is(e, "CollisionCondition")) {

@@ -233,35 +233,37 @@ static bool collides(sn_xrun *r, int i, int ref, double *other)
 /* Entity i's heading, pitch or roll (c->angle_type) in c's coordinate system: world (and entity,
 ** for RelativeAngleCondition: the entities' own angles, compared) as it is; lane (the lane's
 ** direction of travel) and road (the reference line's direction) less the road's own angle there
-** (trajectory is measured as lane: the entity follows its trajectory's tangent). Pitch is
-** positive nose down and roll right side down (ISO 8855, OpenSCENARIO's); an entity is level on
-** its road's surface, so relative to the road its pitch and roll are 0. false: on no road where
-** the system needs one. */
+** (trajectory: less the direction and pitch of the trajectory segment the entity is on; false
+** when it follows none). Pitch is
+** positive nose down and roll right side down (ISO 8855, OpenSCENARIO's): in world the entity's
+** own (the road's surface along its heading, or its trajectory's pitch), in road and lane less
+** the road's own along the reference line's (the lane's) direction. false: on no road where the
+** system needs one. */
 static bool entity_angle(sn_xrun *r, const sn_xcond *c, int i, double *out)
 {
     const sn_xent *e = &r->ents[i];
+    if (c->angle_cs == 3) { /* against the segment it follows (esmini's h_true); false when it follows none */
+        if (e->mode != SN_XM_TRAJ)
+            return false;
+        *out = c->angle_type == 0 ? e->h - e->traj_sh : c->angle_type == 1 ? e->pitch - e->traj_sp : e->roll;
+        return true;
+    }
     sn_map_place pl;
     bool on_road = r->map && sn_map_locate(r->map, (sn_vec3){e->x, -e->y, e->z}, 2.0, 0, &pl);
-    int32_t ri = on_road ? pl.road : -1; /* a road index */
-    int lane = on_road ? pl.lane : 0;
-    double s = on_road ? pl.s : 0;
     bool world = c->angle_cs == 4 || c->angle_cs == 0;
     if (!world && !on_road)
         return false;
-    double rh = 0, slope = 0, super = 0;
-    if (on_road) {
-        const sn_odr_road *rd = &r->map->odr->roads[ri];
-        rh = sn_odr_ref_line(rd, s).hdg;
-        if (c->angle_cs == 1 || c->angle_cs == 3)
-            rh += sn_map_lane_dir(rd, lane) < 0 ? M_PI : 0;
-        slope = sn_odr_poly_slope(rd->elevation, rd->n_elevation, s);
-        super = sn_odr_superelevation(rd, s);
+    double rh = 0, rp = 0, rr = 0;
+    if (!world) {
+        const sn_odr_road *rd = &r->map->odr->roads[pl.road];
+        double flip = (c->angle_cs == 1 || c->angle_cs == 3) && sn_map_lane_dir(rd, pl.lane) < 0 ? M_PI : 0;
+        rh = sn_odr_ref_line(rd, pl.s).hdg + flip;
+        sn_xroad_tilt(rd, pl.s, flip, &rp, &rr);
     }
-    double d = e->h - (on_road ? sn_odr_ref_line(&r->map->odr->roads[ri], s).hdg : 0);
     switch (c->angle_type) {
-    case 0: *out = world ? e->h : e->h - rh; break;
-    case 1: *out = world ? -atan(slope * cos(d)) + super * sin(d) : 0; break;
-    default: *out = world ? super * cos(d) + atan(slope * sin(d)) : 0; break;
+    case 0: *out = e->h - rh; break;
+    case 1: *out = e->pitch - rp; break;
+    default: *out = e->roll - rr; break;
     }
     return true;
 }
@@ -283,7 +285,17 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
     }
     case SN_XC_ACCEL: *m = e->a; break;
     case SN_XC_TRAVELED: *m = e->odo; break;
-    case SN_XC_REACH: *m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, &ok); break;
+    case SN_XC_REACH:
+        *m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, &ok);
+        if (ok && c->pos.has_h) { /* an Orientation: the heading within 0.05 rad too (esmini's TrigByReachPosition) */
+            double q[4], s, off;
+            int32_t ri;
+            int lane;
+            bool on;
+            if ((ok = sn_xmove_resolve(r, &c->pos, q, &ri, &lane, &s, &off, &on)) && fabs(remainder(e->h - q[3], 2 * M_PI)) >= 0.05)
+                *m = INFINITY;
+        }
+        break;
     case SN_XC_DISTANCE: *m = pos_dist(r, i, &c->pos, c->freespace, c->rdt, &ok); break;
     case SN_XC_REL_DISTANCE:
         *m = c->rdt == SN_XRD_LONGITUDINAL ? fabs(sn_xent_long(r, i, c->ref, c->freespace, c->road_cs))
@@ -1054,6 +1066,8 @@ void sn_xrun_free(sn_xrun *r)
         for (uint32_t i = 0; i < r->x->n_ents; i++) {
             free(r->ents[i].tv);
             free(r->ents[i].tcum);
+            free(r->ents[i].th);
+            free(r->ents[i].tp);
             free(r->ents[i].tt);
             free(r->ents[i].route);
             free(r->ents[i].jseg);

@@ -94,6 +94,7 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
     int32_t ri = -1;
     int ln = 0;
     double ss = 0, tt = 0;
+    int lane_off_sign = 1;
     if (p->kind == SN_XP_ROAD || p->kind == SN_XP_LANE) {
         ri = sn_odr_road_index(o, p->road);
         if (ri < 0) {
@@ -109,14 +110,18 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
         if (!entity_road(r, p->entity, &ri, &ln, &ss, &t0))
             return fail(r, "entity '%s' is on no road: a relative road or lane position needs one",
                         r->x->ents[p->entity].name, p->line);
-        ss += p->s;
+        /* dsLane: along the lane's direction of travel, dLane and offset to its left */
+        int along = p->kind == SN_XP_REL_LANE && p->ds_lane ? sn_map_lane_dir(&o->roads[ri], ln) : 1;
+        ss += along * p->s;
         if (p->kind == SN_XP_REL_ROAD)
             tt = t0 + p->t;
         else {
-            int l = ln + p->lane; /* dLane: lane ids, skipping the centre lane */
+            int dl = along * p->lane;
+            int l = ln + dl; /* dLane: lane ids, skipping the centre lane */
             if ((ln < 0) != (l < 0) || l == 0)
-                l += p->lane > 0 ? 1 : -1;
+                l += dl > 0 ? 1 : -1;
             ln = l;
+            lane_off_sign = along;
         }
     }
     const sn_odr_road *rd = &o->roads[ri];
@@ -135,9 +140,9 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
             snprintf(v, sizeof v, "%d at s %g of road %d", ln, ss, rd->id);
             return fail(r, "no lane %s", v, p->line);
         }
-        tt = tc + p->offset;
+        tt = tc + lane_off_sign * p->offset;
         int dir = sn_map_lane_dir(rd, ln);
-        *road = ri, *lane = ln, *s = ss, *off = p->offset, *on_lane = true; /* off: road t, for now */
+        *road = ri, *lane = ln, *s = ss, *off = lane_off_sign * p->offset, *on_lane = true; /* off: road t, for now */
         hdg_extra = dir < 0 ? M_PI : 0;
     }
     double q[3];

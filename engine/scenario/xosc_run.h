@@ -20,6 +20,9 @@ typedef struct sn_xent {
     double s, off;
     int sdir;              /* lane mode: +1 moving along s, -1 against it (whatever the lane's own direction) */
     double x, y, z, h;     /* position and heading (rad) */
+    double pitch, roll;    /* rad, OpenSCENARIO's (ISO 8855): pitch positive nose down, roll right side
+                           ** down; the road's surface under it along its heading (sn_xmove_tilt), a
+                           ** trajectory's own pitch where it has heights */
     double v, a;           /* speed along the heading (m/s), its rate of change */
     double odo;            /* distance travelled since the start (m) */
     double lat_rate;       /* d(off)/dt: turns the heading during a lane change */
@@ -50,6 +53,14 @@ typedef struct sn_xent {
     double *tv;            /* vertices x, y, z (3 per vertex) and cumulative length, owned */
     double *tcum;
     double *tt;            /* per vertex: its time before scale and offset (timed trajectories), owned */
+    double *th;            /* per vertex: its heading (given, else the next segment's direction), owned */
+    double *tp;            /* per vertex: the next segment's pitch, -atan(dz / ds), owned */
+    bool traj_pitched;     /* the path's heights differ: its pitch is the entity's */
+    double traj_p;         /* the path's pitch where the entity is */
+    double traj_sh, traj_sp; /* the direction and pitch of the path's segment it is on */
+    int traj_hsign;        /* -1: it faces against the path (more than 90 degrees off at the start) */
+    bool traj_corner;      /* heading along each segment, turned only near corners (esmini's position
+                           ** mode on a Polyline); else turned over each whole segment (follow mode) */
     uint32_t tn;
     /* a route (AssignRouteAction, AcquirePositionAction): the roads it passes, owned */
     int32_t *route;
@@ -144,6 +155,10 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
 bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended);
 /* Stops entity i's motion actions of element elem (an event stopped). */
 void sn_xmove_stop(sn_xrun *r, int i, int elem);
+/* The pitch and roll (OpenSCENARIO's) of a body heading d (rad, relative to the reference line)
+** on road rd's surface at s: its slope and superelevation as a plane. */
+struct sn_odr_road;
+void sn_xroad_tilt(const struct sn_odr_road *rd, double s, double d, double *pitch, double *roll);
 /* Bounding box corners (x, y) of entity i in OpenSCENARIO's frame, counter-clockwise. */
 void sn_xmove_box(const sn_xrun *r, int i, double c[4][2]);
 /* The distance between two boxes (0 when they overlap). */

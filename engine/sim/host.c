@@ -170,6 +170,35 @@ static sn_status h_render_motion(sn_ctx *c, const sn_camera *cam, const sn_image
     return st;
 }
 
+static double h_scene_motion(sn_ctx *c)
+{
+    const sn_engine *e = c->engine;
+    if (e->clock.frame == 0 || e->advanced_frame != e->clock.frame)
+        return INFINITY;
+    const sn_world *w = &e->world;
+    double most = 0;
+    for (size_t i = 0; i < w->n_actors; i++) {
+        const sn_actor *a = w->actors[i];
+        if (a->kind == SN_ACTOR_SENSOR)
+            continue;
+        sn_vec3 p0, p1;
+        sn_quat q0, q1;
+        sn_actor_pose_at(w, a, 0.0, &p0, &q0);
+        sn_actor_pose_at(w, a, 1.0, &p1, &q1);
+        if (p0.x == p1.x && p0.y == p1.y && p0.z == p1.z && q0.w == q1.w && q0.x == q1.x && q0.y == q1.y && q0.z == q1.z)
+            continue;
+        /* a point at r from the origin moves by at most |dp| + |R1 - R0|_F r; r: the box's far corner */
+        sn_mat3 r0 = sn_mat3_from_quat(q0), r1 = sn_mat3_from_quat(q1);
+        double dr = 0;
+        for (int k = 0; k < 9; k++)
+            dr += (r1.m[k] - r0.m[k]) * (r1.m[k] - r0.m[k]);
+        double r = a->ph ? sn_v3_len(a->ph->bbox.location) + sn_v3_len(a->ph->bbox.extent) + 1 : 1e3;
+        double d = 2 * (sn_v3_len(sn_v3_sub(p1, p0)) + sqrt(dr) * r);
+        most = d > most ? d : most;
+    }
+    return most;
+}
+
 static void h_weather(sn_ctx *c, sn_weather *out, uint64_t *serial)
 {
     if (out)
@@ -375,6 +404,7 @@ void sn_host_init(sn_host *h)
     h->sensor_transform_prev = h_sensor_transform_prev;
     h->parallel_for = h_parallel_for;
     h->weather = h_weather;
+    h->scene_motion = h_scene_motion;
     sn_host_writer_fill(h);
     sn_host_query_fill(h);
     sn_host_map_fill(h);

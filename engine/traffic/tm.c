@@ -91,6 +91,15 @@ sn_tm_vehicle *sn_tms_vehicle(sn_engine *e, uint32_t actor, bool make)
     return &s->veh[i];
 }
 
+bool sn_tm_vehicle_own(sn_tm_vehicle *v, sn_tm_param p, double value)
+{
+    if (!v->v && !(v->v = calloc(SN_TM_PARAM_COUNT, sizeof *v->v)))
+        return false;
+    v->v[p] = value;
+    v->own |= 1u << p;
+    return true;
+}
+
 double sn_tm_value(const sn_engine *e, const sn_tm_vehicle *v, sn_tm_param p)
 {
     if (v && (v->own >> p & 1))
@@ -159,15 +168,13 @@ sn_status sn_tm_adopt(sn_engine *e, sn_actor *a, uint32_t port, const double *kn
     static const sn_tm_param K[3] = {SN_TM_DISTANCE_TO_LEADING_VEHICLE, SN_TM_PERCENTAGE_SPEED_DIFFERENCE,
                                      SN_TM_IGNORE_LIGHTS_PERCENTAGE};
     for (int i = 0; knobs3 && i < 3; i++)
-        if (!isnan(knobs3[i])) {
-            v->v[K[i]] = knobs3[i];
-            v->own |= 1u << K[i];
-        }
+        if (!isnan(knobs3[i]) && !sn_tm_vehicle_own(v, K[i], knobs3[i]))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
     if (knobs3 && !isnan(knobs3[1]))
         v->own &= ~(1u << SN_TM_DESIRED_SPEED);
     if (target_speed >= 0) { /* the scene's and the options' m/s; CARLA's desired speed is km/h */
-        v->v[SN_TM_DESIRED_SPEED] = target_speed * 3.6;
-        v->own |= 1u << SN_TM_DESIRED_SPEED;
+        if (!sn_tm_vehicle_own(v, SN_TM_DESIRED_SPEED, target_speed * 3.6))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
         v->own &= ~(1u << SN_TM_PERCENTAGE_SPEED_DIFFERENCE);
     }
     sn_mapdrive *md = drive_of(a);
@@ -181,12 +188,14 @@ void sn_tms_free(sn_tms *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->n_veh; i++)
+    for (size_t i = 0; i < t->n_veh; i++) {
+        free(t->veh[i].v);
         if (t->veh[i].plan) {
             free(t->veh[i].plan->pts);
             free(t->veh[i].plan->turns);
             free(t->veh[i].plan);
         }
+    }
     free(t->veh);
     free(t->tm);
     free(t);

@@ -35,12 +35,14 @@ typedef struct sn_tm {
 } sn_tm;
 
 /* What a vehicle set for itself (bit p of `own`: v[p] is its own) and the Traffic Manager it
-** drives with (0 while its autopilot is off). */
+** drives with (0 while its autopilot is off). v (SN_TM_PARAM_COUNT values, owned) is allocated
+** with the first setting of its own (sn_tm_vehicle_own), NULL while own is 0: most vehicles of a
+** scene's traffic set nothing, and 136 bytes each were a twentieth of a car on a map (issue 36). */
 typedef struct sn_tm_vehicle {
     uint32_t actor;
     uint32_t port;
     uint32_t own;
-    double v[SN_TM_PARAM_COUNT];
+    double *v;
     sn_tm_plan *plan;
 } sn_tm_vehicle;
 
@@ -67,6 +69,8 @@ const sn_tm_param_def *sn_tm_param_info(sn_tm_param p);
 sn_tm *sn_tms_get(struct sn_engine *e, uint32_t port, bool make);
 /* A vehicle's record, made when `make`. */
 sn_tm_vehicle *sn_tms_vehicle(struct sn_engine *e, uint32_t actor, bool make);
+/* Sets a vehicle's own value of p (v[p], bit p of own); false when out of memory (nothing set). */
+bool sn_tm_vehicle_own(sn_tm_vehicle *v, sn_tm_param p, double value);
 /* The value in force for a vehicle (its own, its Traffic Manager's, the default). */
 double sn_tm_value(const struct sn_engine *e, const sn_tm_vehicle *v, sn_tm_param p);
 /* Writes what a vehicle's autopilot reads (sn_mapdrive's knobs, plan) from its record. */

@@ -1,6 +1,7 @@
 /* traffic.c — the map autopilot: path keeping, pure pursuit, speed, gap and lights. */
 #include "traffic.h"
 #include "health.h"
+#include "hybrid.h"
 #include "junction.h"
 #include "lanechange.h"
 #include "lights.h"
@@ -54,6 +55,7 @@ void sn_traffic_free(struct sn_traffic *t)
         return;
     free(t->b);
     free(t->xu);
+    free(t->heroes);
     sn_walkers_free(t->walkers);
     sn_junctions_free(t->jx);
     free(t);
@@ -519,6 +521,25 @@ static void deadlock(sn_engine *e, const sn_actor *a, sn_mapdrive *md, double v,
     }
 }
 
+/* A PI loop on speed; the brakes hold a vehicle that should stand still. */
+static void drive(sn_actor *a, sn_mapdrive *md, double vt, double v, double delta, double dt)
+{
+    double err = vt - v;
+    sn_vehicle_control c = {0};
+    c.steer = clampd(delta / sn_vehicle_steer_limit(a, v), -1, 1);
+    if (vt < 0.05 && v < 1.5) {
+        c.brake = 1.0;
+        md->speed_integral = 0;
+    } else if (err < -0.3) {
+        c.brake = clampd(-0.4 * err, 0, 1);
+        md->speed_integral = fmax(md->speed_integral - 2 * dt, 0);
+    } else {
+        md->speed_integral = clampd(md->speed_integral + err * dt, -5, 5);
+        c.throttle = clampd(0.5 * err + 0.1 * md->speed_integral + 0.05, 0, 1);
+    }
+    a->ph->control = c;
+}
+
 static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
 {
     const sn_map *m = e->map;
@@ -743,21 +764,12 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         deadlock(e, a, md, v, dt);
     }
 
-    /* A PI loop on speed; the brakes hold a vehicle that should stand still. */
-    double err = vt - v;
-    sn_vehicle_control c = {0};
-    c.steer = clampd(delta / sn_vehicle_steer_limit(a, v), -1, 1);
-    if (vt < 0.05 && v < 1.5) {
-        c.brake = 1.0;
-        md->speed_integral = 0;
-    } else if (err < -0.3) {
-        c.brake = clampd(-0.4 * err, 0, 1);
-        md->speed_integral = fmax(md->speed_integral - 2 * dt, 0);
+    if (md->hybrid_off) {
+        /* Without physics (hybrid mode): moved to where vt takes it along the path (hybrid.c). */
+        sn_hybrid_move(a, md, pts, along, md->n, vt, dt);
     } else {
-        md->speed_integral = clampd(md->speed_integral + err * dt, -5, 5);
-        c.throttle = clampd(0.5 * err + 0.1 * md->speed_integral + 0.05, 0, 1);
+        drive(a, md, vt, v, delta, dt);
     }
-    a->ph->control = c;
     if (rules) {
         /* Lane changes (lanechange.c) take effect on the next frame's path. */
         gapq q = {e, a};
@@ -784,6 +796,7 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         e->traffic->n = 0;
     if (e->traffic) /* the walkers on crossings, which vehicles yield to */
         e->traffic->n_xu = sn_walkers_on_crossings(e, e->traffic->walkers, &e->traffic->xu, &e->traffic->cap_xu);
+    sn_hybrid_frame(e); /* the heroes, for hybrid mode */
     if (e->traffic && e->traffic->jx && e->clock.frame > 1)
         sn_jx_purge(e->traffic->jx, e->clock.frame - 1); /* claims of vehicles gone or off their paths */
     for (size_t i = 0; i < w->n_actors; i++) {
@@ -794,8 +807,10 @@ void sn_traffic_controllers(sn_engine *e, double dt)
             sn_autopilot_update(w, a, dt);
         else if (a->mv->ap->map->walker)
             sn_walker_update(e, a, a->mv->ap->map, dt);
-        else
+        else {
+            sn_hybrid_switch(e, a, a->mv->ap->map);
             vehicle_update(e, a, a->mv->ap->map, dt);
+        }
     }
     sn_tm_lights(e); /* update_vehicle_lights: after the controls are set */
 }

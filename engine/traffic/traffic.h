@@ -89,6 +89,7 @@ typedef struct sn_mapdrive {
     bool walker;
     bool ended;          /* the lane ended with no successor: the vehicle stops there */
     bool backwards;      /* walkers: walking against the lane's direction */
+    bool hybrid_off;     /* its Traffic Manager's hybrid mode took its physics (traffic.c: hybrid_switch) */
     double gap;          /* distance_to_leading_vehicle, m */
     double speed_diff;   /* vehicle_percentage_speed_difference, % */
     double ignore_lights; /* ignore_lights_percentage, % */

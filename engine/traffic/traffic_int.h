@@ -28,6 +28,9 @@ struct sn_traffic {
     struct sn_junctions *jx; /* the map's junction conflicts and claims (junction.h), built on first use */
     struct sn_xuser *xu;     /* the walkers on crossings this frame (walkers.h) */
     size_t n_xu, cap_xu;
+    sn_vec3 *heroes;         /* the hero vehicles' positions this frame (hybrid.c) */
+    size_t n_heroes, cap_heroes;
+    bool hybrid_any;         /* some Traffic Manager is in hybrid mode this frame */
 };
 
 /* traffic.c's grid: cells of SN_TRAFFIC_CELL m (its CELL), keys sorted by x cell then y cell. */

@@ -168,9 +168,18 @@ static bool tri_ray(const struct sn_wheel_tri *c, sn_vec3 o, sn_vec3 dir, double
     return true;
 }
 
-_Static_assert(sizeof(struct sn_wheel_tri) == 4 * sizeof(sn_vec3) + 8, "the memo lives in the padding");
+_Static_assert(sizeof(struct sn_wheel_tri) == 3 * sizeof(sn_vec3) + 8, "the memo lives in the padding");
 
-/* Remembers the map-surface triangle a wheel's ray met. */
+/* A cached triangle's unit normal, pointing up. Derived at each use instead of stored (the same
+** arithmetic as when it was stored, so the same bits): 24 bytes a wheel less on a map. */
+static sn_vec3 tri_normal(const struct sn_wheel_tri *c)
+{
+    sn_vec3 n = sn_v3_cross(c->e1, c->e2);
+    double l = sqrt(sn_v3_dot(n, n));
+    return sn_v3_scale(n, (n.z < 0 ? -1 : 1) / l);
+}
+
+/* Remembers the map-surface triangle a wheel's ray met; invalid where it is degenerate. */
 static void cache_tri(struct sn_wheel_tri *c, dGeomID g, int tri)
 {
     dVector3 a, b, d;
@@ -179,9 +188,7 @@ static void cache_tri(struct sn_wheel_tri *c, dGeomID g, int tri)
     c->e1 = sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
     c->e2 = sn_v3(d[0] - a[0], d[1] - a[1], d[2] - a[2]);
     sn_vec3 n = sn_v3_cross(c->e1, c->e2);
-    double l = sqrt(sn_v3_dot(n, n));
-    c->valid = l > 1e-12;
-    c->n = c->valid ? sn_v3_scale(n, (n.z < 0 ? -1 : 1) / l) : n;
+    c->valid = sqrt(sn_v3_dot(n, n)) > 1e-12;
 }
 
 /* The nearest static prop or building along dir (unit) from o within len, if nearer than what
@@ -378,7 +385,8 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
             if (cached[i] && (!touch[i] || t[i] < dist[i])) {
                 touch[i] = true;
                 dist[i] = t[i];
-                nrm[i] = sn_v3_dot(c->n, down) > 0 ? sn_v3_scale(c->n, -1) : c->n; /* facing the ray, as ODE's */
+                const sn_vec3 cn = tri_normal(c);
+                nrm[i] = sn_v3_dot(cn, down) > 0 ? sn_v3_scale(cn, -1) : cn; /* facing the ray, as ODE's */
             }
             if (!skip[i]) {
                 wheel_query q;

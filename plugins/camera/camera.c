@@ -31,6 +31,7 @@
 #include "postfx_motion.h"
 #include "rain.h"
 
+#include <sensim/math.h>
 #include <sensim/plugin.h>
 
 #include <math.h>
@@ -288,6 +289,22 @@ static void encode_normals(const camera *c, const float *depth, uint8_t *raw)
         }
 }
 
+/* Whether motion blur's vectors are all under a quarter pixel: a point at depth z (at least
+** NEAR_CLIP) moved by d shifts by at most f (1 + t^2)^1.5 d / z pixels, t the tangent of the
+** corner's angle off the axis; a turn of the camera by dR (Frobenius) by f (1 + t^2)^1.5 2 dR. */
+static bool still_enough(const camera *c, const sn_transform *prev, const sn_transform *now, double moved)
+{
+    const double th = tan(c->fov * M_PI / 360), f = c->w / (2 * th), ar = (double)c->h / c->w;
+    const double k = pow(1 + th * th * (1 + ar * ar), 1.5);
+    sn_mat3 r0 = sn_mat3_from_rotation(prev->rotation), r1 = sn_mat3_from_rotation(now->rotation);
+    double dr = 0;
+    for (int i = 0; i < 9; i++)
+        dr += (r1.m[i] - r0.m[i]) * (r1.m[i] - r0.m[i]);
+    double dc = sn_v3_len(sn_v3_sub(now->location, prev->location));
+    double bound = c->post.p.mb_intensity * f * k * ((moved + dc) / NEAR_CLIP + 2 * sqrt(dr));
+    return bound < 0.25;
+}
+
 static sn_status tick(void *self, sn_phase phase)
 {
     camera *c = self;
@@ -304,7 +321,17 @@ static sn_status tick(void *self, sn_phase phase)
     sn_status st;
     bool have_vel = false;
     const bool one_render = c->aa == 1 && c->mb_div == 1;
-    if (c->vel) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+    /* motion blur's vectors bounded without drawing them: when nothing (the camera included)
+    ** moved enough to shift a pixel a quarter of one, the blur would be nil (vectors under half a
+    ** pixel blur nothing, postfx.c) and the motion render is skipped: the same bytes */
+    bool still = false;
+    if (c->vel && SN_HOST_HAS(c->host, scene_motion)) {
+        double moved = c->host->scene_motion(c->ctx);
+        sn_transform prev;
+        c->host->sensor_transform_prev(c->ctx, &prev);
+        still = moved < 1 && still_enough(c, &prev, &cam.transform, moved);
+    }
+    if (c->vel && !still) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
         const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
         sn_camera mc = cam;
         mc.width = mw, mc.height = mh;

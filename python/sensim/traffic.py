@@ -403,7 +403,8 @@ class TrafficManager:
         check(_L().sn_engine_tm_set_random_device_seed(self._e(), self._port, v, ctypes.byref(err)), err)
 
     def set_hybrid_physics_mode(self, enabled: bool = False) -> None:
-        """Accepted: every vehicle keeps its physics (it costs little here)."""
+        """CARLA's hybrid mode: this Traffic Manager's vehicles beyond the radius of every hero
+        (role_name 'hero'; all of them without a hero) move along their paths without physics."""
         self._set(None, _HYBRID, bool(enabled))
 
     def set_hybrid_physics_radius(self, r: float = 70.0) -> None:

@@ -55,7 +55,7 @@ def test_the_traffic_manager_has_carlas_calls(client):
     assert str(carla.TrafficLightState.Red) == "Red"
     with pytest.raises(carla.SensimError):
         client.get_trafficmanager(80)
-    # The calls without meaning in process are accepted, never an AttributeError.
+    # The Traffic Manager's calls are accepted (some without meaning in process), never an AttributeError.
     car = _car(world, world.get_map().get_spawn_points()[0])
     car.set_autopilot(True, tm.get_port())
     tm.set_synchronous_mode(True)

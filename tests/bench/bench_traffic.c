@@ -43,7 +43,33 @@ static void die(const char *what, const sn_error *err)
 
 typedef struct cfg {
     bool fixed, sensors, legacy;
+    bool hybrid, hero; /* Traffic Manager 8000 in hybrid mode; a parked hero (radius 70 m, CARLA's default) */
 } cfg;
+
+/* A braking vehicle with role_name hero at the map's first spawn point with no vehicle within 10 m. */
+static void spawn_hero(sn_engine *e)
+{
+    static sn_transform sp[4096];
+    size_t n = 0, k = 0;
+    sn_error err = {0};
+    if (sn_map_spawn_points(sn_engine_map(e), sp, 4096, &n, &err) != SN_OK)
+        die("spawn points", &err);
+    for (bool busy = true; busy && k < n; k += busy) {
+        busy = false;
+        for (size_t i = 0; i < e->world.n_actors && !busy; i++)
+            busy = e->world.actors[i]->kind == SN_ACTOR_VEHICLE &&
+                   sn_v3_len(sn_v3_sub(e->world.actors[i]->st.pos, sp[k].location)) < 10;
+    }
+    if (k == n)
+        die("hero", &(sn_error){.msg = "no free spawn point"});
+    sp[k].location.z += 0.3;
+    const sn_attribute role = {"role_name", "hero"};
+    sn_actor_desc d = {sizeof d, "vehicle.sedan", "hero", sp[k], 0, 0, &role, 1};
+    uint32_t id = 0;
+    sn_vehicle_control brake = {.brake = 1};
+    if (sn_engine_spawn(e, &d, &id, &err) || sn_engine_apply_control(e, id, &brake, &err))
+        die("hero", &err);
+}
 
 /* CPU seconds per simulated second; *n_veh: the vehicles spawned. */
 static double measure(const char *scene, const char *plugins, cfg c, uint32_t *n_veh)
@@ -55,6 +81,10 @@ static double measure(const char *scene, const char *plugins, cfg c, uint32_t *n
         die("load", &err);
     if (c.legacy)
         sn_traffic_set_legacy(e, true);
+    if (c.hybrid && sn_engine_tm_set(e, 8000, 0, SN_TM_HYBRID_PHYSICS_MODE, 1, &err))
+        die("hybrid mode", &err);
+    if (c.hero)
+        spawn_hero(e);
     uint32_t n = sn_engine_actor_count(e), nc = 0;
     uint32_t *cars = malloc((n + 1) * sizeof *cars);
     for (uint32_t i = 0; i < n; i++) {
@@ -214,6 +244,19 @@ static void bigmap(const char *tmp, const char *plugins, const char *big)
     printf("ratio big-map growth exponent %u..%u vehicles: %.2f (target <= 1.1: %s); the same vehicles parked: %.2f "
            "(%.2f vs %.2f ms per frame)\n", got[0], got[2], k, k <= 1.1 ? "met" : "not met",
            log(fixed500 / fixed100) / log((double)got[2] / got[0]), fixed500 * 0.05 * 1e3, fixed100 * 0.05 * 1e3);
+    /* Hybrid physics (CARLA's set_hybrid_physics_mode): vehicles beyond 70 m of the hero, or all
+    ** without one, move along their paths without physics. */
+    double h100 = best(write_scene(tmp, "bench_traffic_big100.yaml", big, want[0], 0), plugins, (cfg){.hybrid = true}, NULL);
+    const char *s500 = write_scene(tmp, "bench_traffic_big500.yaml", big, want[2], 0);
+    double h500 = best(s500, plugins, (cfg){.hybrid = true}, NULL);
+    double hh500 = best(s500, plugins, (cfg){.hybrid = true, .hero = true}, NULL);
+    printf("ratio big-map real-time factor of %u vehicles in hybrid mode, no hero: %.1f (target >= 20; %.2f ms CPU per frame, "
+           "%.2fx full physics' speed; 100 vehicles %.2f ms)\n", got[2], 1 / h500, h500 * 0.05 * 1e3, t500 / h500, h100 * 0.05 * 1e3);
+    printf("ratio big-map real-time factor of %u vehicles in hybrid mode, a parked hero (radius 70 m): %.1f (%.2f ms CPU per frame)\n",
+           got[2], 1 / hh500, hh500 * 0.05 * 1e3);
+    printf("ratio big-map growth exponent %u..%u vehicles in hybrid mode: %.2f\n", got[0], got[2],
+           log(h500 / h100) / log((double)got[2] / got[0]));
+    fflush(stdout);
     long m0 = memory_fresh(tmp, plugins, write_scene(tmp, "bench_traffic_mem0.yaml", big, want[0], 0));
     long m1 = memory_fresh(tmp, plugins, write_scene(tmp, "bench_traffic_mem1.yaml", big, want[2], 0));
     long f0 = memory_fresh(tmp, plugins, write_flat(tmp, got[0]));

@@ -17,7 +17,8 @@
 ** 5 m of x = 500 and removed within 10 m of x = 560 (the first two, spawned at 2 and 4 s, are
 ** 45-55 m away: gone by t = 10 s).
 ** (c) The same scenario and seed give the same vehicles at the same places; a bad swarm is one
-** FILE:LINE error. (d) LightStateAction's lights and (e) TrafficStopAction, below. argv[1]: maps/, argv[2]: temp. */
+** FILE:LINE error. (d) LightStateAction's lights, (e) TrafficStopAction and (f) a vehicle's pitch and
+** roll from its road, and a trailer's spawn, below. argv[1]: maps/, argv[2]: temp. */
 #include <sensim/sensim.h>
 
 #include "../check.h"
@@ -287,6 +288,58 @@ static void bad(const char *swarm_attrs, const char *expect)
     sn_engine_destroy(e);
 }
 
+/* (f) A vehicle takes its road's pitch and roll: Ego standing on lane -3 at s 450, where the
+** highway rises along z = c u^2 + d u^3 (u = s - 300, c = 7.93388429752e-5, d = -9.61682945154e-8:
+** slope 2cu + 3du^2 = 0.0173103 at u = 150) with superelevation -0.03: its actor's CARLA pitch is
+** atan(slope) (nose up) and its roll -0.03 rad (the right side up), in degrees, 1e-6, at spawn and
+** after a step. A trailer (1.2 m high, lower than the truck blueprint's centre of mass) spawns
+** with its centre of mass at half its height (esmini's trailer_connect was refused). */
+static void tilt(void)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/tilt.xosc", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        exit(1);
+    fprintf(f,
+            "<OpenSCENARIO><FileHeader revMajor='1' revMinor='2' date='' description='' author=''/>"
+            "<RoadNetwork><LogicFile filepath='%s/highway.xodr'/></RoadNetwork><Entities>"
+            "<ScenarioObject name='Ego'>%s</ScenarioObject><ScenarioObject name='Trailer'><Vehicle name='t' "
+            "vehicleCategory='trailer'><BoundingBox><Center x='1.4' y='0' z='0.75'/><Dimensions width='2.0' length='4.5' "
+            "height='1.2'/></BoundingBox><Performance maxSpeed='30' maxAcceleration='5' maxDeceleration='5'/></Vehicle>"
+            "</ScenarioObject></Entities><Storyboard><Init><Actions>"
+            "<Private entityRef='Ego'><PrivateAction><TeleportAction><Position><LanePosition roadId='1' laneId='-3' s='450' "
+            "offset='0'/></Position></TeleportAction></PrivateAction></Private>"
+            "<Private entityRef='Trailer'><PrivateAction><TeleportAction><Position><LanePosition roadId='1' laneId='-2' "
+            "s='100' offset='0'/></Position></TeleportAction></PrivateAction></Private></Actions></Init>"
+            "<StopTrigger><ConditionGroup><Condition name='End' delay='0' conditionEdge='none'><ByValueCondition>"
+            "<SimulationTimeCondition value='1' rule='greaterOrEqual'/></ByValueCondition></Condition></ConditionGroup>"
+            "</StopTrigger></Storyboard></OpenSCENARIO>",
+            maps, car);
+    fclose(f);
+    sn_error err = {0};
+    sn_engine *e = load(path, &err);
+    CHECK(e != NULL, "tilt: load (a trailer on the truck blueprint): %s", err.msg);
+    if (!e)
+        return;
+    const double u = 150, slope = 2 * 7.93388429752e-05 * u + 3 * -9.61682945154e-08 * u * u;
+    const double pitch = atan(slope) * 180 / M_PI, roll = -0.03 * 180 / M_PI;
+    uint32_t ego = sn_engine_find_actor(e, "Ego"), tr = sn_engine_find_actor(e, "Trailer");
+    for (int k = 0; k < 2; k++) {
+        if (k && sn_engine_step(e, &err))
+            break;
+        sn_actor_info a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
+        sn_engine_actor_get(e, ego, &a);
+        sn_engine_actor_get(e, tr, &b);
+        CHECK(fabs(a.transform.rotation.pitch - pitch) < 1e-6 && fabs(a.transform.rotation.roll - roll) < 1e-6,
+              "tilt, step %d: Ego pitch %.9f roll %.9f, the road's %.9f %.9f", k, a.transform.rotation.pitch,
+              a.transform.rotation.roll, pitch, roll);
+        CHECK(fabs(b.transform.rotation.pitch) < 1e-9 && fabs(b.transform.rotation.roll) < 1e-9,
+              "tilt: the trailer on the level road pitch %g roll %g", b.transform.rotation.pitch, b.transform.rotation.roll);
+    }
+    sn_engine_destroy(e);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -306,6 +359,7 @@ int main(int argc, char **argv)
     source_sink();
     lights();
     stop();
+    tilt();
     bad("innerRadius='200' semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='3'", "covers the whole ellipse");
     bad("innerRadius='20' semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='1e6'", "numberOfVehicles");
     bad("innerRadius='20' semiMajorAxis='100' semiMinorAxis='5' numberOfVehicles='2.5'", "not a whole number");

@@ -35,6 +35,17 @@
 **       in closed form, the end in the step where the speeds meet (10/3 s);
 **   (k) SpeedProfileAction followingMode follow with jerk limits: the corners rounded with constant
 **       jerk, v and s against the closed form of each piece (1e-9), the end where the last round does;
+**       one entry is esmini's special case: on time when a line of constant acceleration fits, else
+**       later, the acceleration clamped to maxAcceleration;
+**   (l) FollowTrajectoryAction's heading on a timed Polyline: followingMode follow turns it over
+**       each whole segment, position within 2 m of the corners (esmini's interpolations), 1e-9;
+**   (m) a Polyline with heights gives the entity its pitch (-atan(dz/ds), turned over the segment in
+**       follow mode), 1e-9; back on its lane it takes the road's;
+**   (n) RelativeLanePosition with dsLane (along the reference's lane; dLane and offset to its left),
+**       ds, and neither, at hand-computed places on the highway, 1e-6 m;
+**   (o) an entity facing against an untimed trajectory reverses along it at a negative speed,
+**       still facing its way (esmini's initialHeadingSign), 1e-9;
+**   (p) ReachPositionCondition with an Orientation: the heading within 0.05 rad too (esmini's);
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -557,49 +568,327 @@ static void test_rel_rate(void)
 }
 
 /* ---- (k) ---- */
-/* The rounded profile of (k): v and s at t, worked by hand below. */
-static void jerk_ref(double t, double *v, double *s)
+/* A speed profile given by pieces (start time, speed, acceleration, jerk), the last held: v and s
+** (from t = 0) at t. */
+static void pieces_eval(const double (*pc)[4], int n, double t, double *v, double *s)
 {
-    if (t <= 0.5) {
-        *v = 2 * t * t, *s = 2 * t * t * t / 3;
-    } else if (t <= 3.75) {
-        *v = 2 * t - 0.5, *s = 1.0 / 12 + (t * t - 0.5 * t) - (0.25 - 0.25);
-    } else if (t <= 4.75) {
-        double u = t - 3.75;
-        *v = 7 + 2 * u - u * u, *s = 1.0 / 12 + (3.75 * 3.75 - 0.5 * 3.75) + 7 * u + u * u - u * u * u / 3;
-    } else {
-        *v = 8, *s = 1.0 / 12 + (3.75 * 3.75 - 0.5 * 3.75) + 7 + 1 - 1.0 / 3 + 8 * (t - 4.75);
+    double dist = 0;
+    for (int k = 0; k < n; k++) {
+        double end = k + 1 < n ? pc[k + 1][0] : INFINITY, u = fmin(t, end) - pc[k][0];
+        if (t <= end || k + 1 == n) {
+            *v = k + 1 == n ? pc[k][1] : pc[k][1] + pc[k][2] * u + pc[k][3] * u * u / 2;
+            *s = dist + (k + 1 == n ? pc[k][1] * u : pc[k][1] * u + pc[k][2] * u * u / 2 + pc[k][3] * u * u * u / 6);
+            return;
+        }
+        dist += pc[k][1] * u + pc[k][2] * u * u / 2 + pc[k][3] * u * u * u / 6;
     }
 }
 
-static void test_profile_jerk(void)
+/* Plays one SpeedProfileAction (followingMode follow, maxAccelerationRate 4, maxDecelerationRate
+** 2, `extra` DynamicConstraints attributes, entries `entries`) from standing at s 10 and compares v
+** and s with the pieces, 1e-9; the action must end at t_end. */
+static void jerk_case(const char *what, const char *extra, const char *entries, const double (*pc)[4], int n,
+                      double t_end)
 {
-    /* followingMode follow, maxAccelerationRate 4, maxDecelerationRate 2, one entry: 8 m/s after
-    ** 4 s, from standing (acceleration 0). The straight profile is v = 2t to (4, 8), then 8. Rounded:
-    ** jerk 4 from acceleration 0 to 2 takes 0.5 s (v = 2t^2, 0.5 m/s at 0.5 s), then the line of
-    ** slope 2 through it, v = 2t - 0.5; into the final 8 m/s with jerk -2 over 1 s, starting where
-    ** t1 = ((2 - 0)^2 + 2(-2)(8 + 0.5)) / (2(-2)(2 - 0)) = 3.75 (v 7); 8 m/s at 4.75 s, where the
-    ** action ends. s is the integral of each piece (s(0.5) = 1/12). */
-    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), STORY("Ego",
-        "<LongitudinalAction><SpeedProfileAction followingMode='follow'><DynamicConstraints maxAccelerationRate='4' "
-        "maxDecelerationRate='2'/><SpeedProfileEntry speed='8' time='4'/></SpeedProfileAction></LongitudinalAction>"));
+    char action[1024];
+    snprintf(action, sizeof action,
+             "<LongitudinalAction><SpeedProfileAction followingMode='follow'><DynamicConstraints maxAccelerationRate='4' "
+             "maxDecelerationRate='2'%s/>%s</SpeedProfileAction></LongitudinalAction>", extra, entries);
+    char story[2048];
+    snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), story);
     sn_xrun r;
-    sn_xosc *x = start("jerk", xml, &r);
+    sn_xosc *x = start(what, xml, &r);
     if (x) {
         int el = find_elem(x, "Act");
         double worst_v = 0, worst_s = 0, done_at = -1;
         for (int f = 0; f < 700 && !r.failed; f++) {
             sn_xrun_step(&r);
             double v, s;
-            jerk_ref(r.t, &v, &s);
+            pieces_eval(pc, n, r.t, &v, &s);
             worst_v = fmax(worst_v, fabs(r.ents[0].v - v));
             worst_s = fmax(worst_s, fabs(r.ents[0].s - 10 - s));
             if (done_at < 0 && x->elems[el].state == SN_XST_COMPLETE)
                 done_at = r.t;
         }
-        CHECK(!r.failed, "jerk: %s", r.why);
-        CHECK(worst_v < 1e-9 && worst_s < 1e-9, "jerk: off the rounded profile by %.3g m/s, %.3g m", worst_v, worst_s);
-        CHECK(fabs(done_at - 4.75) < 1e-9, "jerk: ends at %.2f s, not 4.75", done_at);
+        CHECK(!r.failed, "%s: %s", what, r.why);
+        CHECK(worst_v < 1e-9 && worst_s < 1e-9, "%s: off the closed form by %.3g m/s, %.3g m", what, worst_v, worst_s);
+        /* the action ends in the first step at or after t_end */
+        CHECK(done_at >= t_end - 1e-9 && done_at < t_end + 0.01 - 1e-9, "%s: ends at %.2f s, not at %.4f", what, done_at,
+              t_end);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+static void test_profile_jerk(void)
+{
+    /* Several entries: 8 m/s after 2 s, then 8 m/s after 2 s more (two entries: esmini's general
+    ** case; the second is the first's speed, a flat line). The straight profile is v = 4t to (2,
+    ** 8), then 8. Rounded: jerk 4 from acceleration 0 to 4 takes 1 s (v = 2t^2, 2 m/s at 1 s), the
+    ** line of slope 4 through it, v = 4t - 2; into 8 m/s with jerk -2 over 2 s, starting where
+    ** t1 = ((4 - 0)^2 + 2(-2)(8 + 2)) / (2(-2)(4 - 0)) = 1.5 (v 4); 8 m/s at 3.5 s. The flat line to
+    ** the last entry has no corner to round: the action ends at its time, 4 s. */
+    static const double multi[][4] = {{0, 0, 0, 4}, {1, 2, 4, 0}, {1.5, 4, 4, -2}, {3.5, 8, 0, 0}};
+    jerk_case("jerk, two entries", "", "<SpeedProfileEntry speed='8' time='2'/><SpeedProfileEntry speed='8' time='2'/>",
+              multi, 4, 4);
+    /* One entry, esmini's special case (LongSpeedProfileAction::Start): 8 m/s after 4 s from
+    ** standing. j0 = +4 toward the line's slope 2, j1 = -2 back to 0. factor = j0 j1 (j0 j1 T^2 +
+    ** 2 v3 (j0 - j1)) = -8 (-128 + 96) = 256 >= 0: a line fits; t1 = (-sqrt(256) - j0 (T j1)) /
+    ** (j0 (j0 - j1)) = (-16 + 32) / 24 = 2/3 (v 8/9, acceleration 8/3), t2 = k1 / j1 + T = 8/3
+    ** (v 8/9 + 16/3 = 56/9), and 8 m/s with acceleration 0 exactly at 4 s: on time. */
+    static const double one[][4] = {{0, 0, 0, 4}, {2.0 / 3, 8.0 / 9, 8.0 / 3, 0}, {8.0 / 3, 56.0 / 9, 8.0 / 3, -2},
+                                    {4, 8, 0, 0}};
+    jerk_case("jerk, one entry on time", "", "<SpeedProfileEntry speed='8' time='4'/>", one, 4, 4);
+    /* 8 m/s after 1 s cannot be made: factor = -8 (-8 + 96) < 0, no line; the jerks meet at
+    ** t2 = sqrt(j1 (j1 - j0) j0 2 v3) / (j0 (j0 - j1)) = sqrt(768) / 24 = 2/sqrt(3) (v 8/3,
+    ** acceleration 8/sqrt(3) = 4.62, within the car's 10), 8 m/s at t3 = t2 + k1 / 2 = 2 sqrt(3)
+    ** (esmini's "extend to"). */
+    const double r3 = sqrt(3.0);
+    const double late[][4] = {{0, 0, 0, 4}, {2 / r3, 8.0 / 3, 8 / r3, -2}, {2 * r3, 8, 0, 0}};
+    jerk_case("jerk, one entry late", "", "<SpeedProfileEntry speed='8' time='1'/>", late, 3, 2 * r3);
+    /* The same under maxAcceleration 3: the straight line takes 8/3 s; the jerks would meet at 4.62
+    ** m/s^2, so the acceleration is clamped to 3: reached at t1 = 3/4 (v 9/8), held until t2 =
+    ** (8 - 9/8)/3 + 3/4 - 3/4 = 55/24 (v 5.75), then jerk -2 into 8 m/s at 55/24 + 3/2 = 91/24. */
+    static const double clamp[][4] = {{0, 0, 0, 4}, {0.75, 9.0 / 8, 3, 0}, {55.0 / 24, 5.75, 3, -2}, {91.0 / 24, 8, 0, 0}};
+    jerk_case("jerk, one entry clamped", " maxAcceleration='3' maxDeceleration='10' maxSpeed='50'",
+              "<SpeedProfileEntry speed='8' time='1'/>", clamp, 4, 91.0 / 24);
+}
+
+/* ---- (l) ---- */
+/* The heading worked by hand at distance d along (l)'s path: segments east, north, east, 10 m each,
+** vertex headings 0, pi/2, 0, 0 (each the next segment's direction, the last the last one's). */
+static double traj_h_ref(double d, bool corner)
+{
+    const double th[4] = {0, M_PI / 2, 0, 0};
+    int k = d <= 10 ? 0 : d <= 20 ? 1 : 2;
+    double ls = d - 10 * k;
+    if (!corner) /* follow: turned over the whole segment */
+        return th[k] + ls / 10 * (th[k + 1] - th[k]);
+    double rad = 2; /* min(2, 10 / 2) */
+    if (ls < rad && k > 0)
+        return th[k - 1] + (rad + ls) / (2 * rad) * (th[k] - th[k - 1]);
+    if (ls > 10 - rad) {
+        double w = k < 2 ? (rad + 10 - ls) / (2 * rad) : (10 - ls) / rad;
+        return th[k] + (1 - w) * (th[k + 1] - th[k]);
+    }
+    return th[k];
+}
+
+static void test_traj_heading(void)
+{
+    /* A timed Polyline from where Ego stands: 10 m east, 10 m north, 10 m east, 1 m/s. followingMode
+    ** follow turns the heading over each whole segment (0 -> pi/2 over the first, back over the
+    ** second: pi/4 halfway along the first); position keeps it along each segment and turns it
+    ** within 2 m of the corners (pi/8 1 m before the first, 3 pi/8 1 m after it), esmini's
+    ** interpolations. The heading at each step against the hand-worked one at the entity's own
+    ** distance along the path (1e-9), and the position on the path. */
+    for (int follow = 0; follow < 2; follow++) {
+        char action[2048], story[4096];
+        snprintf(action, sizeof action,
+                 "<RoutingAction><FollowTrajectoryAction><Trajectory name='p' closed='false'><Shape><Polyline>"
+                 "<Vertex time='0'><Position><RelativeWorldPosition entityRef='Ego' dx='0' dy='0'/></Position></Vertex>"
+                 "<Vertex time='10'><Position><RelativeWorldPosition entityRef='Ego' dx='10' dy='0'/></Position></Vertex>"
+                 "<Vertex time='20'><Position><RelativeWorldPosition entityRef='Ego' dx='10' dy='10'/></Position></Vertex>"
+                 "<Vertex time='30'><Position><RelativeWorldPosition entityRef='Ego' dx='20' dy='10'/></Position></Vertex>"
+                 "</Polyline></Shape></Trajectory><TimeReference><Timing domainAbsoluteRelative='relative' scale='1' "
+                 "offset='0'/></TimeReference><TrajectoryFollowingMode followingMode='%s'/></FollowTrajectoryAction>"
+                 "</RoutingAction>", follow ? "follow" : "position");
+        snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+        char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))), story);
+        sn_xrun r;
+        sn_xosc *x = start(follow ? "follow heading" : "position heading", xml, &r);
+        if (x) {
+            double x0 = r.ents[0].x, y0 = r.ents[0].y, worst_h = 0, worst_p = 0, h_max = -1;
+            int n = 0;
+            for (int f = 0; f < 3200 && !r.failed; f++) {
+                sn_xrun_step(&r);
+                if (r.ents[0].mode != SN_XM_TRAJ)
+                    break;
+                double dx = r.ents[0].x - x0, dy = r.ents[0].y - y0, d;
+                if (fabs(dy) < 1e-9 && dx <= 10 + 1e-9) /* first segment */
+                    d = dx, worst_p = fmax(worst_p, fabs(dy));
+                else if (fabs(dx - 10) < 1e-9 && dy <= 10 + 1e-9)
+                    d = 10 + dy;
+                else
+                    d = 20 + dx - 10, worst_p = fmax(worst_p, fabs(dy - 10));
+                worst_h = fmax(worst_h, fabs(r.ents[0].h - traj_h_ref(d, !follow)));
+                h_max = fmax(h_max, r.ents[0].h);
+                n++;
+            }
+            CHECK(!r.failed, "heading: %s", r.why);
+            CHECK(n > 2900, "%s heading: only %d steps on the path", follow ? "follow" : "position", n);
+            CHECK(worst_h < 1e-9 && worst_p < 1e-9, "%s heading: %.3g rad from the hand-worked heading, %.3g m off the path",
+                  follow ? "follow" : "position", worst_h, worst_p);
+            CHECK(fabs(h_max - M_PI / 2) < 0.01, "%s heading: turns to %.4f, not pi/2", follow ? "follow" : "position", h_max);
+            sn_xrun_free(&r);
+            sn_xosc_free(x);
+        }
+        free(xml);
+    }
+}
+
+/* ---- (m) ---- */
+static void test_traj_pitch(void)
+{
+    /* An untimed Polyline (followingMode follow) from where Ego stands at 10 m/s: 10 m east rising
+    ** 1 m, then 10 m east level. The path's pitch (positive nose down) is -atan(1/10) at its start,
+    ** turned over the first segment to 0 at the corner (follow mode), 0 after: -atan(0.1)(1 - d/10)
+    ** at d along the path, 1e-9 each step (esmini's trajectory pitch, CalculatePolyLine). Then on
+    ** its lane again, the road's own: -atan of its slope there (the highway is level at s 30: 0). */
+    const char *action = "<RoutingAction><FollowTrajectoryAction><Trajectory name='p' closed='false'><Shape><Polyline>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='0' dy='0'/></Position></Vertex>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='10' dy='0' dz='1'/></Position></Vertex>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='20' dy='0' dz='1'/></Position></Vertex>"
+        "</Polyline></Shape></Trajectory><TimeReference><None/></TimeReference><TrajectoryFollowingMode "
+        "followingMode='follow'/></FollowTrajectoryAction></RoutingAction>";
+    char story[4096];
+    snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "10"))) PRIV("Ego", SPEED("10")), story);
+    sn_xrun r;
+    sn_xosc *x = start("trajectory pitch", xml, &r);
+    if (x) {
+        double x0 = r.ents[0].x, worst = 0, p_min = 0;
+        int n = 0;
+        for (int f = 0; f < 300 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (r.ents[0].mode != SN_XM_TRAJ)
+                continue;
+            double d = r.ents[0].x - x0, want = d <= 10 ? -atan(0.1) * (1 - d / 10) : 0;
+            worst = fmax(worst, fabs(r.ents[0].pitch - want));
+            p_min = fmin(p_min, r.ents[0].pitch);
+            n++;
+        }
+        CHECK(!r.failed, "trajectory pitch: %s", r.why);
+        CHECK(n > 150 && worst < 1e-9, "trajectory pitch: %d steps on the path, %.3g rad from -atan(0.1)(1 - d/10)", n,
+              worst);
+        CHECK(p_min < -0.09, "trajectory pitch: never below %.4f", p_min);
+        const sn_odr_road *rd = &highway->odr->roads[r.ents[0].ri];
+        double want = -atan(sn_odr_poly_slope(rd->elevation, rd->n_elevation, r.ents[0].s));
+        CHECK(r.ents[0].mode == SN_XM_LANE && fabs(r.ents[0].pitch - want) < 1e-9,
+              "trajectory pitch: back on its lane (mode %d) pitch %.6f, the road's %.6f", (int)r.ents[0].mode,
+              r.ents[0].pitch, want);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (n) ---- */
+static void test_rel_lane_ds_lane(void)
+{
+    /* RelativeLanePosition on the highway's straight first 300 m (lane centres y = -3.375, -7.125
+    ** for -2, -3; 3.375, 7.125, 10.875 for 2, 3, 4): Ego on -3 at s 100 (driving +x), Car on 3 at
+    ** s 100 (driving -x). dsLane goes along the reference's lane and dLane, offset to its left:
+    ** P1 = Ego + (dsLane 20, dLane 1, offset 0.5) is lane -2 at s 120, 0.5 m to +y: (120, -2.875),
+    ** heading 0; P2 = Car + the same is lane 2 at s 80, 0.5 m to -y: (80, 2.875), heading pi. ds
+    ** keeps the road's s and lane ids: P3 = Car + (ds 20, dLane 1) is lane 4 at s 120: (120,
+    ** 10.875). Neither ds nor dsLane is 0: P4 = Ego + (dLane 0) is Ego's place (100, -7.125).
+    ** esmini's DirectionMode ALONG_LANE (RoadManager.cpp); 1e-6 m. Both ds and dsLane: an error. */
+#define RLP(ref, attrs) "<Position><RelativeLanePosition entityRef='" ref "' " attrs "/></Position>"
+    char *xml = doc("Ego Car P1 P2 P3 P4", "",
+                    PRIV("Ego", TELEPORT(LANEPOS("-3", "100"))) PRIV("Car", TELEPORT(LANEPOS("3", "100")))
+                    PRIV("P1", TELEPORT(RLP("Ego", "dsLane='20' dLane='1' offset='0.5'")))
+                    PRIV("P2", TELEPORT(RLP("Car", "dsLane='20' dLane='1' offset='0.5'")))
+                    PRIV("P3", TELEPORT(RLP("Car", "ds='20' dLane='1'")))
+                    PRIV("P4", TELEPORT(RLP("Ego", "dLane='0'"))), "");
+    sn_xrun r;
+    sn_xosc *x = start("dsLane", xml, &r);
+    if (x) {
+        const double want[4][3] = {{120, -2.875, 0}, {80, 2.875, M_PI}, {120, 10.875, M_PI}, {100, -7.125, 0}};
+        for (int k = 0; k < 4; k++) {
+            const sn_xent *e = &r.ents[2 + k];
+            double dh = fabs(remainder(e->h - want[k][2], 2 * M_PI));
+            CHECK(hypot(e->x - want[k][0], e->y - want[k][1]) < 1e-6 && dh < 1e-9, "dsLane: P%d at (%.6f, %.6f) heading "
+                  "%.6f, worked by hand (%g, %g) %.6f", k + 1, e->x, e->y, e->h, want[k][0], want[k][1], want[k][2]);
+        }
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+    sn_error err = {0};
+    xml = doc("Ego P1", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "100")))
+              PRIV("P1", TELEPORT(RLP("Ego", "ds='1' dsLane='20' dLane='1'"))), "");
+    sn_xosc *bx = load(xml, &err);
+    CHECK(!bx && strstr(err.msg, "test.xosc:") && strstr(err.msg, "not both"), "ds and dsLane: '%s'", err.msg);
+    sn_xosc_free(bx);
+    free(xml);
+#undef RLP
+}
+
+/* ---- (o) ---- */
+static void test_traj_reverse(void)
+{
+    /* Ego faces east (heading 0) at -5 m/s on an untimed Polyline that runs 20 m west of it: it
+    ** faces against the path (esmini's initialHeadingSign -1), so the negative speed moves it along
+    ** the path, backwards, still facing east: x = x0 - 5t, heading 0, 1e-9; the action ends when
+    ** the 20 m are done, at 4 s (esmini's trailer_connect reverses a car so). */
+    const char *action = "<RoutingAction><FollowTrajectoryAction><Trajectory name='p' closed='false'><Shape><Polyline>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='0' dy='0'/></Position></Vertex>"
+        "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='-20' dy='0'/></Position></Vertex>"
+        "</Polyline></Shape></Trajectory><TimeReference><None/></TimeReference><TrajectoryFollowingMode "
+        "followingMode='position'/></FollowTrajectoryAction></RoutingAction>";
+    char story[4096];
+    snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+    char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "100"))) PRIV("Ego", SPEED("-5")), story);
+    sn_xrun r;
+    sn_xosc *x = start("reverse", xml, &r);
+    if (x) {
+        int el = find_elem(x, "Act");
+        double x0 = r.ents[0].x, worst = 0, done_at = -1, t_move = -1;
+        for (int f = 0; f < 600 && !r.failed && done_at < 0; f++) {
+            sn_xrun_step(&r);
+            if (r.ents[0].mode == SN_XM_TRAJ) {
+                if (t_move < 0)
+                    t_move = r.t - 0.01; /* the step it started in */
+                worst = fmax(worst, fabs(r.ents[0].x - (x0 - 5 * (r.t - t_move))) + fabs(r.ents[0].h));
+            }
+            if (x->elems[el].state == SN_XST_COMPLETE)
+                done_at = r.t - t_move;
+        }
+        CHECK(!r.failed, "reverse: %s", r.why);
+        CHECK(t_move >= 0 && worst < 1e-9, "reverse: %.3g off x0 - 5t, heading 0", worst);
+        CHECK(fabs(done_at - 4) < 1e-9, "reverse: the 20 m done after %.2f s, not 4", done_at);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
+/* ---- (p) ---- */
+static void test_reach_orientation(void)
+{
+    /* ReachPositionCondition with an Orientation also needs the heading within 0.05 rad (esmini's
+    ** TrigByReachPosition): Ego stands on lane -3 at s 100 heading 0 (the lane's direction); its own
+    ** place with a relative heading of 0.04 is reached, with 0.06 not, without an Orientation it is. */
+#define REACH(h) "<ReachPositionCondition tolerance='1'><Position><LanePosition roadId='1' laneId='-3' s='100' " \
+                 "offset='0'>" h "</LanePosition></Position></ReachPositionCondition>"
+    char *xml = with_p(doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "100"))),
+        "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+        "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+        ANGLE_EVENT("r04", REACH("<Orientation type='relative' h='0.04'/>"))
+        ANGLE_EVENT("r06", REACH("<Orientation type='relative' h='0.06'/>"))
+        ANGLE_EVENT("rnone", REACH(""))
+        "</Maneuver></ManeuverGroup><StartTrigger/></Act></Story>"));
+#undef REACH
+    sn_xrun r;
+    sn_xosc *x = start("reach orientation", xml, &r);
+    if (x) {
+        sn_xrun_step(&r);
+        sn_xrun_step(&r);
+        const char *const names[] = {"r04", "r06", "rnone"};
+        const bool fires[] = {true, false, true};
+        const double measured[] = {0, INFINITY, 0};
+        for (int k = 0; k < 3; k++) {
+            int ev = find_elem(x, names[k]);
+            bool ran = ev >= 0 && x->elems[ev].state != SN_XST_STANDBY;
+            CHECK(ran == fires[k], "reach orientation: %s %s", names[k], ran ? "fired" : "did not fire");
+            for (uint32_t c = 0; c < x->n_conds; c++)
+                if (!strcmp(x->conds[c].name + 1, names[k]))
+                    CHECK(isinf(measured[k]) ? isinf(x->conds[c].measured) : fabs(x->conds[c].measured) < 1e-9,
+                          "reach orientation: %s measured %g", names[k], x->conds[c].measured);
+        }
         sn_xrun_free(&r);
         sn_xosc_free(x);
     }
@@ -621,6 +910,11 @@ int main(int argc, char **argv)
     test_rel_speed_direction();
     test_rel_rate();
     test_profile_jerk();
+    test_traj_heading();
+    test_traj_pitch();
+    test_rel_lane_ds_lane();
+    test_traj_reverse();
+    test_reach_orientation();
     sn_map_close(highway);
     return CHECK_DONE();
 }

@@ -397,6 +397,18 @@ typedef struct sn_host {
     sn_status (*v2x_join)(sn_ctx *ctx, const sn_v2x_params *p);
     sn_status (*v2x_send)(sn_ctx *ctx, const void *payload, uint32_t size);
     sn_status (*v2x_received)(sn_ctx *ctx, sn_v2x_message *out, uint32_t cap, uint32_t *n_found);
+
+    /* ---- ABI 1.6, second revision (motion blur's shortcut): SN_ABI_MINOR stays 6, so check
+    ** SN_HOST_HAS(host, scene_motion) before calling it ---- */
+    /*
+    ** How far, at most, any point of any actor (sensors aside) moved during this frame, in metres:
+    ** an upper bound from each actor's change of pose (its origin's move plus its turn times its
+    ** bounding radius, doubled); exactly 0 when no pose changed, bit for bit. With your own move
+    ** (sensor_transform_prev() against sensor_transform()) it bounds render_motion()'s vectors
+    ** without drawing them: the RGB camera skips its motion render when they would blur nothing.
+    ** +infinity before the world has advanced to this frame (render_motion() then says why).
+    */
+    double (*scene_motion)(sn_ctx *ctx);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */

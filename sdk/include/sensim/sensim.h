@@ -849,7 +849,7 @@ typedef enum sn_tm_param {
     /* Settings of the Traffic Manager itself (vehicle 0 only); accepted and reported, with no effect
     ** in process (docs/traffic.md says why): */
     SN_TM_SYNCHRONOUS_MODE = 12,           /* 0 or 1: the autopilots always run inside sn_engine_step */
-    SN_TM_HYBRID_PHYSICS_MODE = 13,        /* 0 or 1: every vehicle keeps its physics */
+    SN_TM_HYBRID_PHYSICS_MODE = 13,        /* 0 or 1: vehicles beyond the radius of every hero move without physics */
     SN_TM_HYBRID_PHYSICS_RADIUS = 14,      /* m, [0, 1e6]; default 70 */
     SN_TM_RESPAWN_DORMANT_VEHICLES = 15,   /* 0 or 1: no vehicle goes dormant */
     SN_TM_OSM_MODE = 16,                   /* 0 or 1; default 1 */
