@@ -807,7 +807,7 @@ def build_highway():
 
 
 # ----------------------------------------------------------------------------------------------
-# Roundabout: a one-lane ring (lane centre radius 20 m) with four two-lane arms, yield on entry
+# Roundabout: a one-lane ring (lane centre radius 20 m) with four two-lane arms 1 km long, yield on entry
 
 RB_LANE = 3.5
 RB_WALK = 3.0
@@ -815,7 +815,12 @@ RB_RC = 20.0                   # ring lane centre radius
 RB_REF = RB_RC - RB_LANE / 2   # ring reference line (inner edge of the lane)
 RB_RF = 12.0                   # entry / exit fillet radius of the lane centre
 RB_ARM0 = 32.0                 # arms start this far from the centre
-RB_ARM = 80.0
+# Arms 1 km long: 100 vehicles fit at the spawn spacing of 20 m from 260 m on (13 points a lane),
+# but a one-lane ring serves about 2 400 entering vehicles an hour (HCM 2010 equation 21-1,
+# docs/traffic.md "The roundabout's size"), and 100 vehicles that turn round at the arms' ends
+# bring it 100 x 3600 / (their round trip, 2 arms + the ring at ~9.7 m/s): 1 700 an hour with
+# 1 km arms, 2 100 with 800 m, 6 000 with 260 m (where it gridlocked).
+RB_ARM = 1000.0
 
 
 def rb_fillet():
