@@ -846,8 +846,9 @@ typedef enum sn_tm_param {
     SN_TM_RANDOM_RIGHT_LANECHANGE_PERCENTAGE = 9, /* %, [0, 100]; default 0 */
     SN_TM_KEEP_RIGHT_RULE_PERCENTAGE = 10, /* %, [0, 100]; default 0 */
     SN_TM_UPDATE_VEHICLE_LIGHTS = 11,      /* 0 or 1: the autopilot drives the vehicle's lights; default 0 */
-    /* Settings of the Traffic Manager itself (vehicle 0 only); accepted and reported, with no effect
-    ** in process (docs/traffic.md says why): */
+    /* Settings of the Traffic Manager itself (vehicle 0 only). Hybrid physics acts (docs/traffic.md,
+    ** "Hybrid physics"); the others are accepted and reported, with no effect in process (the same
+    ** page says why): */
     SN_TM_SYNCHRONOUS_MODE = 12,           /* 0 or 1: the autopilots always run inside sn_engine_step */
     SN_TM_HYBRID_PHYSICS_MODE = 13,        /* 0 or 1: vehicles beyond the radius of every hero move without physics */
     SN_TM_HYBRID_PHYSICS_RADIUS = 14,      /* m, [0, 1e6]; default 70 */
