@@ -12,7 +12,6 @@
 #include "../core/error.h"
 #include "../core/util.h"
 #include "../plugin/attr.h"
-#include "../traffic/hybrid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -277,7 +276,8 @@ sn_status sn_engine_apply_control(sn_engine *e, uint32_t id, const sn_vehicle_co
     if (!ok)
         return sn_fail(err, SN_E_RANGE, "apply_control: throttle and brake must be in [0, 1], steer in [-1, 1]");
     a->ph->control = *c;
-    sn_hybrid_release(e, a); /* the control drives it: hybrid mode's physics given back */
+    if (e->control_taken)
+        e->control_taken(e, a); /* the control drives it: hybrid mode's physics given back */
     a->has_autopilot = false;
     return SN_OK;
 }

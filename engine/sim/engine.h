@@ -140,6 +140,9 @@ struct sn_engine {
     /* The engine's recorder closed its file (its instance destroyed, or the engine unloaded):
     ** recording/record.c's commit, set when a recording starts; NULL before. */
     void (*recorder_closed)(struct sn_engine *e);
+    /* A vehicle's control was taken by its user (apply_control): traffic/hybrid.c's release, set
+    ** when hybrid mode first takes a vehicle's physics, so sim/ includes nothing of traffic/. */
+    void (*control_taken)(struct sn_engine *e, sn_actor *a);
     struct sn_scenario *scenario; /* the scene's OpenSCENARIO storyboard (scenario/scenario.h), NULL without one */
 
     /* ---- test world (api_testworld.c, sensim/testworld.h) ---- */

@@ -79,6 +79,7 @@ void sn_hybrid_switch(sn_engine *e, sn_actor *a, sn_mapdrive *md)
     if (a->drive != SN_DRIVE_PHYSICS || !sn_world_set_drive(&e->world, a, SN_DRIVE_KINEMATIC))
         return; /* kinematic by its user's choice (not ours to switch back), or out of memory */
     md->hybrid_off = true;
+    e->control_taken = sn_hybrid_release; /* apply_control (sim/control.c) gives it back */
     md->speed_integral = 0; /* CARLA flushes the controller's state */
 }
 
