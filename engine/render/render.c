@@ -169,6 +169,7 @@ struct sn_renderer {
     uint8_t *ssr_src;        /* the colour before puddle reflections (reflect.h), rain only */
     size_t cap_ssr_src;
     sn_ssr ssr;              /* this frame's reflection pass */
+    uint32_t layer;          /* sn_render_layer's: SN_LAYER_ALL, _STILL or _MOVING */
 };
 
 void sn_lighting_default(sn_lighting *l)
@@ -1069,6 +1070,21 @@ static void clear_band(sn_renderer *r, uint32_t bi)
     }
 }
 
+/* The moving layer's alpha: 255 x the share of a pixel's samples that hit something of the
+** layer (its colour is the samples' average with black for the rest: premultiplied). */
+static void layer_alpha(const sn_renderer *r, int32_t y_begin, int32_t y_end)
+{
+    const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss;
+    for (int32_t oy = y_begin / (int32_t)ss; oy < y_end / (int32_t)ss; oy++)
+        for (uint32_t ox = 0; ox < OW; ox++) {
+            uint32_t hit = 0;
+            for (uint32_t j = 0; j < ss; j++)
+                for (uint32_t i = 0; i < ss; i++)
+                    hit += r->idbuf[((size_t)oy * ss + j) * r->W + ox * ss + i] != NONE;
+            r->out->bgra[4 * ((size_t)oy * OW + ox) + 3] = (uint8_t)((hit * 255 + n / 2) / n);
+        }
+}
+
 static void draw_band(void *arg, uint32_t bi)
 {
     sn_renderer *r = arg;
@@ -1094,6 +1110,8 @@ static void draw_band(void *arg, uint32_t bi)
         resolve_samples(r, y_begin, y_end);
     else
         resolve(r, y_begin, y_end);
+    if (r->layer == SN_LAYER_MOVING && r->out->bgra)
+        layer_alpha(r, y_begin, y_end);
 }
 
 /* One shaded sample: its bytes (`done`), or its colour before fog and where it is from the eye,
@@ -1120,6 +1138,10 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
     rec->done = true;
+    if (id == NONE && r->layer == SN_LAYER_MOVING) { /* nothing of the layer: black, alpha 0 (layer_alpha) */
+        rec->rgb[0] = rec->rgb[1] = rec->rgb[2] = 0;
+        return;
+    }
     if (id == NONE) {
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
         return;
@@ -1498,6 +1520,18 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
     return SN_OK;
 }
 
+/* Whether actor a's pose changed during the last frame, bit for bit (as host->scene_motion):
+** the moving layer's test. */
+static bool actor_moved(const sn_world *w, const sn_actor *a)
+{
+    sn_vec3 p0, p1;
+    sn_quat q0, q1;
+    sn_actor_pose_at(w, a, 0.0, &p0, &q0);
+    sn_actor_pose_at(w, a, 1.0, &p1, &q1);
+    return !(p0.x == p1.x && p0.y == p1.y && p0.z == p1.z && q0.w == q1.w && q0.x == q1.x && q0.y == q1.y &&
+             q0.z == q1.z);
+}
+
 /* Queue: every mesh in view as a job (static ones from the cache, models posed at `alpha`,
 ** the map's roads by chunk) and every ground plane as a plane; nothing is set up yet. */
 static sn_status queue(sn_renderer *r, const sn_world *w, double alpha, sn_error *err)
@@ -1509,6 +1543,11 @@ static sn_status queue(sn_renderer *r, const sn_world *w, double alpha, sn_error
         const sn_actor *a = w->actors[i];
         if (a->kind == SN_ACTOR_SENSOR || a->shape == SN_SHAPE_NONE)
             continue;
+        if (r->layer != SN_LAYER_ALL) { /* one layer: what moved during the frame, or the rest */
+            bool moved = !sn_static_is(a) && actor_moved(w, a);
+            if (moved != (r->layer == SN_LAYER_MOVING))
+                continue;
+        }
         if (sn_static_is(a)) {
             const sn_static_cache *c = &r->statics;
             size_t k = next_static < c->n_objs && c->objs[next_static].actor == a ? next_static : 0;
@@ -1535,7 +1574,7 @@ static sn_status queue(sn_renderer *r, const sn_world *w, double alpha, sn_error
         if (!ok)
             return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
     }
-    if (w->roads && !add_roads(r, w->roads))
+    if (w->roads && r->layer != SN_LAYER_MOVING && !add_roads(r, w->roads))
         return sn_fail(err, SN_E_NOMEM, "out of memory while queueing %zu meshes", r->n_jobs);
     return SN_OK;
 }
@@ -1598,7 +1637,7 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
         return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
     double t3 = now_ms();
     sn_pool_run(r->pool, draw_band, r, (uint32_t)r->n_bands);
-    if (r->out->bgra && r->env.deposits > 0 && !reflect_puddles(r))
+    if (r->out->bgra && r->env.deposits > 0 && r->layer != SN_LAYER_MOVING && !reflect_puddles(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the puddles' reflections");
     double t4 = now_ms();
     r->prof.setup_ms += t2 - t1, r->prof.shadow_ms += t3 - t2, r->prof.draw_ms += t4 - t3;
@@ -1625,7 +1664,19 @@ static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const s
 sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
                     const sn_camera *cam, const sn_image *out, sn_error *err)
 {
+    r->layer = SN_LAYER_ALL;
     return render(r, w, alpha, light, cam, out, NULL, err);
+}
+
+sn_status sn_render_layer(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
+                          const sn_camera *cam, const sn_image *out, uint32_t layer, sn_error *err)
+{
+    if (layer > SN_LAYER_MOVING)
+        return sn_fail(err, SN_E_INVALID, "layer %u: must be 0 (all), 1 (still) or 2 (moving)", layer);
+    r->layer = layer;
+    sn_status st = render(r, w, alpha, light, cam, out, NULL, err);
+    r->layer = SN_LAYER_ALL;
+    return st;
 }
 
 sn_status sn_render_motion(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
@@ -1633,5 +1684,6 @@ sn_status sn_render_motion(sn_renderer *r, const sn_world *w, const sn_lighting 
 {
     if (!motion)
         return sn_fail(err, SN_E_INVALID, "NULL motion buffer");
+    r->layer = SN_LAYER_ALL;
     return render(r, w, 1.0, light, cam, out, motion, err);
 }

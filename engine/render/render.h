@@ -66,6 +66,14 @@ sn_status sn_camera_check(const sn_camera *cam, sn_error *err);
 sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
                     const sn_camera *cam, const sn_image *out, sn_error *err);
 
+/* sn_render of one layer (sensim/host.h sn_render_layer): SN_LAYER_STILL, what did not move during
+** the last frame (static actors, the roads and scenery, actors whose pose at alpha 0 and 1 is the
+** same, bit for bit); SN_LAYER_MOVING, the rest of the actors, with bgra's alpha the share of the
+** pixel's samples that hit one (0: nothing, colour black; the colour premultiplied) and no puddle
+** reflections. Shadows and lights come from everything. SN_LAYER_ALL is sn_render. */
+sn_status sn_render_layer(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
+                          const sn_camera *cam, const sn_image *out, uint32_t layer, sn_error *err);
+
 /* sn_render at alpha 1 (now), plus motion[3 i ..]: where pixel i's surface point was at the
 ** previous frame end (its actor at alpha 0, moved rigidly) minus where it is now, world
 ** metres; 0 for static actors, roads and sky (sensim/host.h render_motion). */

@@ -146,6 +146,32 @@ static sn_status h_render_at(sn_ctx *c, int64_t t_ns, const sn_camera *cam, cons
     return render_alpha(c, alpha, t_ns, cam, out);
 }
 
+static sn_status h_render_layer_at(sn_ctx *c, int64_t t_ns, const sn_camera *cam, const sn_image *out, uint32_t layer)
+{
+    sn_engine *e = c->engine;
+    const sn_clock *k = &e->clock;
+    double alpha;
+    /* the frame's start too: the shutter's far end at motion_blur_intensity 1 */
+    sn_status st = frame_alpha(c, "render_layer_at", t_ns == k->time_ns - k->dt_ns ? k->time_ns : t_ns, &alpha);
+    if (st)
+        return st;
+    if (t_ns != k->time_ns)
+        alpha = (double)(t_ns - (k->time_ns - k->dt_ns)) / (double)k->dt_ns;
+    if (layer == SN_LAYER_ALL || e->render_hook) /* a test world's painter has no layers: all of it */
+        return render_alpha(c, alpha, t_ns, cam, out);
+    if (!cam || !out) {
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "render_layer_at: NULL camera or image");
+        return SN_E_INVALID;
+    }
+    if (!engine_renderer(c, "render_layer_at"))
+        return SN_E_NOMEM;
+    sn_error err = {0};
+    st = sn_render_layer(e->renderer, &e->world, alpha, &e->lighting, cam, out, layer, &err);
+    if (st)
+        sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "render_layer_at: %s", err.msg);
+    return st;
+}
+
 static sn_status h_render_motion(sn_ctx *c, const sn_camera *cam, const sn_image *out, float *motion)
 {
     sn_engine *e = c->engine;
@@ -405,6 +431,7 @@ void sn_host_init(sn_host *h)
     h->parallel_for = h_parallel_for;
     h->weather = h_weather;
     h->scene_motion = h_scene_motion;
+    h->render_layer_at = h_render_layer_at;
     sn_host_writer_fill(h);
     sn_host_query_fill(h);
     sn_host_map_fill(h);

@@ -29,6 +29,7 @@
 #include "camera_common.h"
 #include "postfx.h"
 #include "postfx_motion.h"
+#include "postfx_subframe.h"
 #include "rain.h"
 
 #include <sensim/math.h>
@@ -53,13 +54,18 @@ static const sn_attr_def depth_attrs[] = {
      "also write `depth`, float32 metres per pixel, with no 24-bit step"},
 };
 static const sn_attr_def image_attrs[] = {CAM_COMMON_ATTRS};
-enum { A_AA = CAM_A_RGB_END };
+enum { A_AA = CAM_A_RGB_END, A_MB_METHOD, A_MB_SUBFRAMES };
+static const char *const mb_methods[] = {"velocity", "subframes", NULL};
 static const sn_attr_def rgb_attrs[] = {
     CAM_COMMON_ATTRS, CAM_RGB_ATTRS,
     {"anti_aliasing", SN_ATTR_INT, "2", NULL, NULL, true, 1, 4, NULL,
      "anti-aliasing: N x N colour samples per pixel, averaged in linear light (1: off)"},
+    {"motion_blur_method", SN_ATTR_ENUM, "velocity", NULL, mb_methods, false, 0, 0, NULL,
+     "motion blur from per-pixel velocities (Unreal's way, the default) or from sub-frame renders of the moving actors"},
+    {"motion_blur_subframes", SN_ATTR_INT, "8", NULL, NULL, true, 2, 64, NULL,
+     "motion_blur_method subframes: instants across the shutter the moving actors are drawn at"},
 };
-_Static_assert(sizeof rgb_attrs / sizeof rgb_attrs[0] == A_AA + 1, "A_AA ends the RGB table");
+_Static_assert(sizeof rgb_attrs / sizeof rgb_attrs[0] == A_MB_SUBFRAMES + 1, "A_MB_SUBFRAMES ends the RGB table");
 
 typedef struct camera {
     const sn_host *host;
@@ -84,6 +90,9 @@ typedef struct camera {
     pfx_motion *mb_ids;
     uint32_t mb_div; /* the motion render's pixel: mb_div x mb_div image pixels */
     float *mb_vel;   /* blur vectors at the motion render's size (mb_div > 1) */
+    bool subframes;  /* motion_blur_method subframes: the moving actors at mb_k sub-frames (postfx_subframe.h) */
+    uint32_t mb_k;
+    pfx_sub sub;
     const float *depth_ready; /* this tick's depth after the lens: depth or depth_out */
     /* RGB in rain: the depth the streaks hide behind (rain.h), and its lens gather */
     float *rain_depth, *rain_depth_out;
@@ -118,6 +127,8 @@ static void free_buffers(camera *c)
     cam_rgb_free(&c->rgb);
     pfx_free(&c->post);
     free(c->fx_in), free(c->mb_depth), free(c->mb_motion), free(c->vel), free(c->mb_inst), free(c->mb_ids), free(c->mb_vel);
+    pfx_sub_free(&c->sub);
+    c->subframes = false;
     c->fx_in = NULL, c->mb_depth = c->mb_motion = c->vel = c->mb_vel = NULL, c->mb_inst = NULL, c->mb_ids = NULL;
     free(c->map), free(c->depth), free(c->depth_out), free(c->bgra);
     free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
@@ -200,8 +211,18 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         /* the post-process encodes the gamma itself: the lens and vignette stay in 2.2 */
         oom = !cam_rgb_init(&c->rgb, &c->lens, 2.2, c->w, c->h) || !pfx_init(&c->post, &p, c->w, c->h) ||
               !(c->fx_in = malloc(px * 4));
-        if (!oom && pfx_wants_velocity(&c->post) && SN_HOST_HAS(c->host, render_motion) &&
-            SN_HOST_HAS(c->host, sensor_transform_prev)) {
+        c->subframes = n > A_MB_SUBFRAMES && strcmp(v[A_MB_METHOD].s, "subframes") == 0;
+        c->mb_k = c->subframes ? (uint32_t)v[A_MB_SUBFRAMES].i : 0;
+        if (c->subframes && !(SN_HOST_HAS(c->host, render_layer_at) && SN_HOST_HAS(c->host, scene_motion))) {
+            c->host->set_error(c->ctx, "motion_blur_method subframes: this host cannot render layers (ABI 1.6 without "
+                               "render_layer_at); use velocity");
+            return SN_E_UNSUPPORTED;
+        }
+        if (!oom && c->subframes && pfx_wants_velocity(&c->post)) {
+            /* the sub-frames, and the camera's own motion over the still layer as blur vectors */
+            oom = !pfx_sub_init(&c->sub, c->w, c->h) || !(c->vel = malloc(px * 2 * sizeof(float)));
+        } else if (!oom && pfx_wants_velocity(&c->post) && SN_HOST_HAS(c->host, render_motion) &&
+                   SN_HOST_HAS(c->host, sensor_transform_prev)) {
             /* blur vectors are smooth and a few pixels long: from a half-size render on images of
             ** 320 px and more (a quarter of the extra render's cost) */
             c->mb_div = c->w >= 320 && c->h >= 2 ? 2 : 1;
@@ -305,6 +326,86 @@ static bool still_enough(const camera *c, const sn_transform *prev, const sn_tra
     return bound < 0.25;
 }
 
+/* This camera at time t inside the last frame, [start, end]: its pose then. */
+static sn_status pose_at(camera *c, const sn_camera *now, int64_t t, int64_t start, sn_camera *out)
+{
+    *out = *now;
+    if (t == start) {
+        c->host->sensor_transform_prev(c->ctx, &out->transform);
+        return SN_OK;
+    }
+    return c->host->sensor_transform_at(c->ctx, t, &out->transform);
+}
+
+/* Motion blur from sub-frames (postfx_subframe.h), drawing img (colour at the camera's samples,
+** depth). The moving actors are drawn now and at the shutter's far end (motion_blur_intensity of
+** the frame back) with one sample a pixel and their ids; the farthest-moving one's shift (its
+** centroid's) is their screen motion. Under half a pixel nothing would blur: the plain render.
+** Else the shutter is shortened so that it is at most max_distortion % of the width, the still
+** layer is drawn once, and the moving actors at mb_k instants spaced evenly across the shutter
+** (now the first), each sub-frame's camera turned by a sub-pixel jitter (the R2 sequence: the
+** sub-frames' average anti-aliases the moving actors' edges), composited over the still layer by
+** depth and averaged. Actors narrower than min_object_screen_size stay at their pose now. vel gets
+** the camera's own motion over the still layer (0 where a moving actor was drawn). *blurred: false
+** when the plain render was drawn. */
+static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image *img, bool *blurred)
+{
+    const sn_host *h = c->host;
+    pfx_sub *s = &c->sub;
+    const sn_clock *k = h->clock(c->ctx);
+    const int64_t end = k->time_ns, start = k->time_ns - k->dt_ns;
+    const double W = c->w, min_w = c->post.p.mb_min_size / 100.0 * W, max_d = c->post.p.mb_max_distortion / 100.0 * W;
+    const double f = W / (2 * tan(c->fov * M_PI / 360));
+    sn_status st;
+    *blurred = false;
+    double shutter = c->post.p.mb_intensity, d = 0;
+    sn_camera ck;
+    sn_image m0 = {sizeof m0, s->depth0, s->bgra0, NULL, s->inst0, 1};
+    sn_image mk = {sizeof mk, s->depthk, s->bgrak, NULL, s->instk, 1};
+    if (h->scene_motion(c->ctx) > 0) { /* some actor's pose changed: the moving layer has something */
+        if ((st = h->render_layer_at(c->ctx, end, cam, &m0, SN_LAYER_MOVING)))
+            return st;
+        pfx_sub_measure(s, min_w);
+        int64_t t = end - (int64_t)llround(shutter * (double)k->dt_ns);
+        if ((st = pose_at(c, cam, t, start, &ck)) || (st = h->render_layer_at(c->ctx, t, &ck, &mk, SN_LAYER_MOVING)))
+            return st;
+        d = pfx_sub_shift(s, min_w);
+    }
+    if (d >= 0.5) {
+        if (d > max_d) /* max_distortion: the shutter shortened for the farthest-moving actor */
+            shutter *= max_d / d;
+        if ((st = h->render_layer_at(c->ctx, end, cam, img, SN_LAYER_STILL)))
+            return st;
+        pfx_sub_begin(s);
+        pfx_sub_add(s, 0, min_w, img->bgra, img->depth);
+        const uint32_t n = c->mb_k;
+        for (uint32_t j = 1; j < n; j++) {
+            const int64_t t = end - (int64_t)llround(shutter * (double)k->dt_ns * j / (n - 1));
+            if ((st = pose_at(c, cam, t, start, &ck)))
+                return st;
+            /* R2 jitter in [-1/2, 1/2) px, 0 at j = 0 (that sub-frame is m0) */
+            const double jx = fmod(0.5 + j * 0.7548776662466927, 1.0) - 0.5, jy = fmod(0.5 + j * 0.5698402909980532, 1.0) - 0.5;
+            ck.transform.rotation.yaw += atan(jx / f) * 180 / M_PI;
+            ck.transform.rotation.pitch += atan(jy / f) * 180 / M_PI;
+            if ((st = h->render_layer_at(c->ctx, t, &ck, &mk, SN_LAYER_MOVING)))
+                return st;
+            pfx_sub_add(s, j, min_w, img->bgra, img->depth);
+        }
+        pfx_sub_end(s, n, img->bgra, img->bgra);
+        *blurred = true;
+    } else if ((st = h->render(c->ctx, cam, img))) { /* nothing moves a pixel: the plain render */
+        return st;
+    }
+    /* the camera's own motion over the still world, as Unreal's velocity blur would draw it */
+    sn_transform prev;
+    h->sensor_transform_prev(c->ctx, &prev);
+    pfx_velocity(NULL, &c->post.p, c->w, c->h, c->fov, &cam->transform, &prev, img->depth, NULL, NULL, c->vel,
+                 run_tasks, c);
+    if (*blurred)
+        pfx_sub_mask_vel(s, c->vel);
+    return SN_OK;
+}
+
 static sn_status tick(void *self, sn_phase phase)
 {
     camera *c = self;
@@ -331,7 +432,16 @@ static sn_status tick(void *self, sn_phase phase)
         c->host->sensor_transform_prev(c->ctx, &prev);
         still = moved < 1 && still_enough(c, &prev, &cam.transform, moved);
     }
-    if (c->vel && !still) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+    bool drawn = false;
+    if (c->subframes && c->vel && !still) { /* motion blur from sub-frames: the image drawn in layers */
+        sn_image li = img;
+        li.depth = c->rain_depth; /* the still layer's depth, for the composite's depth test */
+        bool blurred;
+        if ((st = subframe_render(c, &cam, &li, &blurred)))
+            return st;
+        drawn = have_vel = true;
+    }
+    if (c->vel && !still && !c->subframes) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
         const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
         sn_camera mc = cam;
         mc.width = mw, mc.height = mh;
@@ -364,7 +474,7 @@ static sn_status tick(void *self, sn_phase phase)
             return st;
         }
     }
-    if (!have_vel || !one_render) {
+    if (!drawn && (!have_vel || !one_render)) {
         st = c->host->render(c->ctx, &cam, &img);
         if (st)
             return st;

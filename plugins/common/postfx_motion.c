@@ -62,7 +62,8 @@ static void vel_rows(void *arg, uint32_t b)
             size_t i = (size_t)y * w + x;
             float *o = vel + 2 * i;
             o[0] = o[1] = 0;
-            const float *mv = motion + 3 * i;
+            static const float none[3] = {0, 0, 0};
+            const float *mv = motion ? motion + 3 * i : none; /* NULL: the camera's motion alone */
             bool moves = mv[0] != 0 || mv[1] != 0 || mv[2] != 0;
             if (moves && inst && min_w > 0 && inst[i]) {
                 if (inst[i] != last_id) { /* neighbours mostly share an instance: its answer kept */

@@ -17,7 +17,8 @@ typedef struct pfx_motion {
 ** minus where it was at the end of the previous frame, through the previous camera pose), its
 ** length clamped to motion_blur_max_distortion % of the width. An object narrower on screen than
 ** motion_blur_min_object_screen_size % of the width keeps only the camera's motion (Unreal draws
-** no velocity for it). depth, inst, motion: render_motion's (inst may be NULL); fov in degrees.
+** no velocity for it). depth, inst, motion: render_motion's (inst may be NULL; motion NULL: the
+** camera's own motion alone, over a still world); fov in degrees.
 ** run, runner: the pixels' rows as tasks on a pool (pfx_apply's), or NULL: one after another; the
 ** vectors are the same either way. */
 void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, double fov, const sn_transform *now,

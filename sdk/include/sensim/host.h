@@ -56,6 +56,9 @@ typedef struct sn_image {
     uint32_t samples;
 } sn_image;
 
+/* The layers of the world render_layer_at() draws (ABI 1.6, third revision). */
+enum { SN_LAYER_ALL = 0, SN_LAYER_STILL = 1, SN_LAYER_MOVING = 2 };
+
 /*
 ** The physics settings of the world (host->world_settings). Set struct_size first.
 ** Gravity is the one the physics applies; an accelerometer reads R^T (a - gravity), CARLA's
@@ -409,6 +412,23 @@ typedef struct sn_host {
     ** +infinity before the world has advanced to this frame (render_motion() then says why).
     */
     double (*scene_motion)(sn_ctx *ctx);
+
+    /* ---- ABI 1.6, third revision (motion blur from sub-frame renders): SN_ABI_MINOR stays 6, so
+    ** check SN_HOST_HAS(host, render_layer_at) before calling it ---- */
+    /*
+    ** render_at() of one layer of the world (sn_render_layer): SN_LAYER_STILL draws what did not
+    ** move during the last frame (static actors, the roads and scenery, and every actor whose pose
+    ** at the frame's start and end is the same, bit for bit); SN_LAYER_MOVING draws the others,
+    ** at their pose at time_ns, and nothing else: where none is hit, depth is the far clip, tag
+    ** Sky, id 0 and bgra (0, 0, 0, 0); its alpha is the share of the pixel's colour samples that
+    ** hit a moving actor, the colour premultiplied by it. Both are lit and shadowed by everything
+    ** (at time_ns). SN_LAYER_ALL is render_at(). time_ns may be the frame's start too:
+    ** [clock->time_ns - clock->dt_ns, clock->time_ns]. Same statuses as render_at(); SN_E_INVALID
+    ** for another layer. Motion blur's sub-frames: the still layer once, the moving one at
+    ** instants across the shutter.
+    */
+    sn_status (*render_layer_at)(sn_ctx *ctx, int64_t time_ns, const sn_camera *camera, const sn_image *out,
+                                 uint32_t layer);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */
