@@ -170,6 +170,11 @@ struct sn_renderer {
     size_t cap_ssr_src;
     sn_ssr ssr;              /* this frame's reflection pass */
     uint32_t layer;          /* sn_render_layer's: SN_LAYER_ALL, _STILL or _MOVING */
+    /* the shadow map of the still layer now (alpha 1) of world shadow_w at its motion_gen: the
+    ** moving layer's sub-frames of the same frame reuse it instead of drawing their own */
+    const sn_world *shadow_w;
+    uint64_t shadow_gen;
+    bool shadow_still;
 };
 
 void sn_lighting_default(sn_lighting *l)
@@ -1633,8 +1638,13 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
     double t2 = now_ms();
     /* shadows only where colour is drawn, and only while the sun is up */
     r->shadows = r->out->bgra && light->shadows && r->env.sun_rgb[0] > 0;
-    if (r->shadows && !build_shadows(r, w, alpha))
-        return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
+    const bool reuse = r->shadows && r->layer == SN_LAYER_MOVING && r->shadow_still && r->shadow_w == w &&
+                       r->shadow_gen == w->motion_gen;
+    if (r->shadows && !reuse) {
+        if (!build_shadows(r, w, alpha))
+            return sn_fail(err, SN_E_NOMEM, "out of memory for the shadow map");
+        r->shadow_still = r->layer == SN_LAYER_STILL && alpha == 1.0, r->shadow_w = w, r->shadow_gen = w->motion_gen;
+    }
     double t3 = now_ms();
     sn_pool_run(r->pool, draw_band, r, (uint32_t)r->n_bands);
     if (r->out->bgra && r->env.deposits > 0 && r->layer != SN_LAYER_MOVING && !reflect_puddles(r))

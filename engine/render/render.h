@@ -70,7 +70,9 @@ sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_li
 ** the last frame (static actors, the roads and scenery, actors whose pose at alpha 0 and 1 is the
 ** same, bit for bit); SN_LAYER_MOVING, the rest of the actors, with bgra's alpha the share of the
 ** pixel's samples that hit one (0: nothing, colour black; the colour premultiplied) and no puddle
-** reflections. Shadows and lights come from everything. SN_LAYER_ALL is sn_render. */
+** reflections. Shadows and lights come from everything; the moving layer reuses the sun's shadow
+** map of the same frame's still layer now when it was the last one drawn (the moving actors in it
+** at their pose now: a sub-frame's shadows are the frame end's). SN_LAYER_ALL is sn_render. */
 sn_status sn_render_layer(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
                           const sn_camera *cam, const sn_image *out, uint32_t layer, sn_error *err);
 

@@ -338,17 +338,17 @@ static sn_status pose_at(camera *c, const sn_camera *now, int64_t t, int64_t sta
 }
 
 /* Motion blur from sub-frames (postfx_subframe.h), drawing img (colour at the camera's samples,
-** depth). The moving actors are drawn now and at the shutter's far end (motion_blur_intensity of
-** the frame back) with one sample a pixel and their ids; the farthest-moving one's shift (its
-** centroid's) is their screen motion. Under half a pixel nothing would blur: the plain render.
-** Else the shutter is shortened so that it is at most max_distortion % of the width, the still
-** layer is drawn once, and the moving actors at mb_k instants spaced evenly across the shutter
-** (now the first), each sub-frame's camera turned by a sub-pixel jitter (the R2 sequence: the
-** sub-frames' average anti-aliases the moving actors' edges), composited over the still layer by
-** depth and averaged. Actors narrower than min_object_screen_size stay at their pose now. vel gets
-** the camera's own motion over the still layer (0 where a moving actor was drawn). *blurred: false
-** when the plain render was drawn. */
-static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image *img, bool *blurred)
+** depth). The still layer first (its shadow map serves the sub-frames); then the moving actors
+** now and at the shutter's far end (motion_blur_intensity of the frame back), one sample a pixel
+** with their ids: the farthest-moving one's shift (its pixels' centroid's) is their screen motion.
+** Under half a pixel nothing would blur: the plain render when a moving actor is in view, else the
+** still layer is the image. Else the shutter is shortened so that the shift is at most
+** max_distortion % of the width, and the moving actors are drawn at mb_k instants spaced evenly
+** across it (now the first), each sub-frame's camera turned by a sub-pixel jitter (the R2
+** sequence: the sub-frames' average anti-aliases the moving actors' edges), composited over the
+** still layer by depth and averaged. Actors narrower than min_object_screen_size stay at their pose
+** now. vel gets the camera's own motion over the still layer (0 where a moving actor was drawn). */
+static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image *img)
 {
     const sn_host *h = c->host;
     pfx_sub *s = &c->sub;
@@ -356,26 +356,28 @@ static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image
     const int64_t end = k->time_ns, start = k->time_ns - k->dt_ns;
     const double W = c->w, min_w = c->post.p.mb_min_size / 100.0 * W, max_d = c->post.p.mb_max_distortion / 100.0 * W;
     const double f = W / (2 * tan(c->fov * M_PI / 360));
-    sn_status st;
-    *blurred = false;
+    sn_status st = h->render_layer_at(c->ctx, end, cam, img, SN_LAYER_STILL);
+    if (st)
+        return st;
     double shutter = c->post.p.mb_intensity, d = 0;
     sn_camera ck;
     sn_image m0 = {sizeof m0, s->depth0, s->bgra0, NULL, s->inst0, 1};
     sn_image mk = {sizeof mk, s->depthk, s->bgrak, NULL, s->instk, 1};
+    size_t seen = 0;
     if (h->scene_motion(c->ctx) > 0) { /* some actor's pose changed: the moving layer has something */
         if ((st = h->render_layer_at(c->ctx, end, cam, &m0, SN_LAYER_MOVING)))
             return st;
-        pfx_sub_measure(s, min_w);
-        int64_t t = end - (int64_t)llround(shutter * (double)k->dt_ns);
-        if ((st = pose_at(c, cam, t, start, &ck)) || (st = h->render_layer_at(c->ctx, t, &ck, &mk, SN_LAYER_MOVING)))
-            return st;
-        d = pfx_sub_shift(s, min_w);
+        if ((seen = pfx_sub_measure(s))) {
+            int64_t t = end - (int64_t)llround(shutter * (double)k->dt_ns);
+            if ((st = pose_at(c, cam, t, start, &ck)) || (st = h->render_layer_at(c->ctx, t, &ck, &mk, SN_LAYER_MOVING)))
+                return st;
+            d = pfx_sub_shift(s, min_w);
+        }
     }
-    if (d >= 0.5) {
+    const bool blurred = d >= 0.5;
+    if (blurred) {
         if (d > max_d) /* max_distortion: the shutter shortened for the farthest-moving actor */
             shutter *= max_d / d;
-        if ((st = h->render_layer_at(c->ctx, end, cam, img, SN_LAYER_STILL)))
-            return st;
         pfx_sub_begin(s);
         pfx_sub_add(s, 0, min_w, img->bgra, img->depth);
         const uint32_t n = c->mb_k;
@@ -392,8 +394,7 @@ static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image
             pfx_sub_add(s, j, min_w, img->bgra, img->depth);
         }
         pfx_sub_end(s, n, img->bgra, img->bgra);
-        *blurred = true;
-    } else if ((st = h->render(c->ctx, cam, img))) { /* nothing moves a pixel: the plain render */
+    } else if (seen && (st = h->render(c->ctx, cam, img))) { /* moving under half a pixel: the plain render */
         return st;
     }
     /* the camera's own motion over the still world, as Unreal's velocity blur would draw it */
@@ -401,7 +402,7 @@ static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image
     h->sensor_transform_prev(c->ctx, &prev);
     pfx_velocity(NULL, &c->post.p, c->w, c->h, c->fov, &cam->transform, &prev, img->depth, NULL, NULL, c->vel,
                  run_tasks, c);
-    if (*blurred)
+    if (blurred)
         pfx_sub_mask_vel(s, c->vel);
     return SN_OK;
 }
@@ -436,8 +437,7 @@ static sn_status tick(void *self, sn_phase phase)
     if (c->subframes && c->vel && !still) { /* motion blur from sub-frames: the image drawn in layers */
         sn_image li = img;
         li.depth = c->rain_depth; /* the still layer's depth, for the composite's depth test */
-        bool blurred;
-        if ((st = subframe_render(c, &cam, &li, &blurred)))
+        if ((st = subframe_render(c, &cam, &li)))
             return st;
         drawn = have_vel = true;
     }

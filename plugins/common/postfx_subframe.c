@@ -47,10 +47,10 @@ static bool small(const pfx_sub *s, uint32_t id, double min_w)
     return k != UINT32_MAX && s->ids->key[k] == id + 1 && s->ids->hi[k] + 1.0 - s->ids->lo[k] < min_w;
 }
 
-void pfx_sub_measure(pfx_sub *s, double min_w)
+size_t pfx_sub_measure(pfx_sub *s)
 {
-    (void)min_w;
     pfx_motion *m = s->ids;
+    size_t n = 0;
     memset(m->key, 0, sizeof m->key);
     for (uint32_t y = 0; y < s->h; y++)
         for (uint32_t x = 0; x < s->w;) {
@@ -58,13 +58,17 @@ void pfx_sub_measure(pfx_sub *s, double min_w)
             while (++x < s->w && s->inst0[(size_t)y * s->w + x] == id) /* a run: one lookup */
                 ;
             uint32_t k;
-            if (!id || (k = slot(m, id)) == UINT32_MAX)
+            if (!id)
+                continue;
+            n += x - x0;
+            if ((k = slot(m, id)) == UINT32_MAX)
                 continue;
             if (m->key[k] != id + 1)
                 m->key[k] = id + 1, m->lo[k] = x0, m->hi[k] = x - 1;
             else
                 m->lo[k] = x0 < m->lo[k] ? x0 : m->lo[k], m->hi[k] = x - 1 > m->hi[k] ? x - 1 : m->hi[k];
         }
+    return n;
 }
 
 /* Sums of each instance's pixel positions in one id image, in slots of s->ids. */

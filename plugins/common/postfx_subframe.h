@@ -31,9 +31,9 @@ typedef struct pfx_sub {
 bool pfx_sub_init(pfx_sub *s, uint32_t w, uint32_t h);
 void pfx_sub_free(pfx_sub *s);
 
-/* After the k = 0 render into bgra0/depth0/inst0: which instances are too small to blur (narrower
-** than min_w pixels; they stay at their pose now). */
-void pfx_sub_measure(pfx_sub *s, double min_w);
+/* After the k = 0 render into bgra0/depth0/inst0: each instance's columns (the ones narrower than
+** min_w pixels are not blurred: they stay at their pose now). Returns the moving pixels. */
+size_t pfx_sub_measure(pfx_sub *s);
 
 /* How far, in pixels, the farthest-moving instance (not too small) moved between the k = 0 render
 ** and the one in bgrak/depthk/instk: the shift of its pixels' centroid. 0 when none is in both. */

@@ -5,8 +5,9 @@
 ** a 32-channel semantic lidar (50 m, counted every 3 s too); scenery on and off. Prints the tags
 ** seen and their shares, and the share of lidar returns off the ground (not Roads, SideWalks,
 ** Terrain, RoadLine, Ground). With a fourth argument, saves the hero's RGB and semantic images
-** every 15 s there (for docs/).
-** usage: town_survey TMP PLUGINS MAP.xodr [PICTURES_DIR] */
+** every 15 s there (for docs/); a fifth, a weather preset for that drive (ClearNoon), and a sixth,
+** its frames (2400).
+** usage: town_survey TMP PLUGINS MAP.xodr [PICTURES_DIR [WEATHER [FRAMES]]] */
 #include "../../engine/map/lanemap.h"
 #include "../../engine/scenery/scenery.h"
 #include "../../engine/sim/engine.h"
@@ -67,7 +68,8 @@ static void on_lidar(const sn_message *m, void *user)
     msgpack_unpacked_destroy(&u);
 }
 
-static void run(const char *tmp, const char *plugins, const char *map, const char *pics, bool scenery)
+static void run(const char *tmp, const char *plugins, const char *map, const char *pics, bool scenery,
+                const char *weather, uint64_t frames)
 {
     sn_error err = {0};
     sn_map *m = sn_map_open(map, &err);
@@ -83,7 +85,7 @@ static void run(const char *tmp, const char *plugins, const char *map, const cha
     char scene[8192];
     snprintf(scene, sizeof scene,
              "map: %s\n"
-             "settings: {fixed_delta_seconds: 0.05, seed: 1, weather: ClearNoon}\n"
+             "settings: {fixed_delta_seconds: 0.05, seed: 1, weather: %s}\n"
              "scenery: {enabled: %s}\n"
              "traffic: {seed: 1, vehicles: {count: 50, blueprints: ['vehicle.*']},"
              " walkers: {count: 30, blueprints: ['walker.pedestrian.*']}}\n"
@@ -97,7 +99,7 @@ static void run(const char *tmp, const char *plugins, const char *map, const cha
              "  - {name: lidar, blueprint: sensor.lidar.ray_cast_semantic, attach_to: hero, transform: {location: [0, 0, 2.4]},"
              " attributes: {channels: 32, range: 50, points_per_second: 120000, rotation_frequency: 20, upper_fov: 10, lower_fov: -30}}\n"
              "%s",
-             map, scenery ? "true" : "false", sp[0].location.x, sp[0].location.y, sp[0].location.z + 0.3,
+             map, weather, scenery ? "true" : "false", sp[0].location.x, sp[0].location.y, sp[0].location.z + 0.3,
              sp[0].rotation.yaw, pics ? ", save: {path: \"sem/%06d.png\", converter: cityscapes}" : "",
              pics ? "  - {name: rgb, blueprint: sensor.camera.rgb, attach_to: hero, transform: {location: [1.5, 0, 2.4]},"
                     " attributes: {image_size_x: 640, image_size_y: 360, fov: 90, sensor_tick: 3}, save: {path: \"rgb/%06d.png\"}}\n"
@@ -108,7 +110,7 @@ static void run(const char *tmp, const char *plugins, const char *map, const cha
     survey s = {0};
     if (!e || sn_engine_load_scene(e, tu_write(tmp, "town_survey.yaml", scene), &err) ||
         sn_engine_listen(e, "sem", on_sem, &s, &err) || sn_engine_listen(e, "lidar", on_lidar, &s, &err) ||
-        (pics && sn_engine_open_outputs(e, pics, &err)) || sn_engine_run(e, 2400, &err)) {
+        (pics && sn_engine_open_outputs(e, pics, &err)) || sn_engine_run(e, frames, &err)) {
         fprintf(stderr, "town_survey: %s\n", err.msg);
         exit(1);
     }
@@ -137,9 +139,11 @@ static void run(const char *tmp, const char *plugins, const char *map, const cha
 int main(int argc, char **argv)
 {
     if (argc < 4)
-        return fprintf(stderr, "usage: town_survey TMP PLUGINS MAP.xodr [PICTURES_DIR]\n"), 2;
-    run(argv[1], argv[2], argv[3], argc > 4 ? argv[4] : NULL, true);
+        return fprintf(stderr, "usage: town_survey TMP PLUGINS MAP.xodr [PICTURES_DIR [WEATHER [FRAMES]]]\n"), 2;
+    const char *weather = argc > 5 ? argv[5] : "ClearNoon";
+    const uint64_t frames = argc > 6 ? strtoull(argv[6], NULL, 10) : 2400;
+    run(argv[1], argv[2], argv[3], argc > 4 ? argv[4] : NULL, true, weather, frames);
     if (argc <= 4)
-        run(argv[1], argv[2], argv[3], NULL, false);
+        run(argv[1], argv[2], argv[3], NULL, false, weather, frames);
     return 0;
 }
