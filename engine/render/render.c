@@ -1090,11 +1090,37 @@ static void layer_alpha(const sn_renderer *r, int32_t y_begin, int32_t y_end)
         }
 }
 
+/* A band of the moving layer no triangle touches: its output rows say nothing is hit, without
+** clearing, rasterising or shading (the layer's cost follows the moving actors' screen area). */
+static void empty_band(const sn_renderer *r, int32_t y_begin, int32_t y_end)
+{
+    const sn_image *o = r->out;
+    const uint32_t ss = r->ss, OW = r->W / ss;
+    const size_t first = (size_t)(y_begin / (int32_t)ss) * OW, n = (size_t)((y_end - y_begin) / (int32_t)ss) * OW;
+    if (o->bgra)
+        memset(o->bgra + 4 * first, 0, 4 * n);
+    if (o->tag)
+        memset(o->tag + first, SN_TAG_SKY, n);
+    if (o->instance)
+        memset(o->instance + first, 0, n * sizeof *o->instance);
+    for (size_t i = 0; o->depth && i < n; i++)
+        o->depth[first + i] = r->far;
+}
+
 static void draw_band(void *arg, uint32_t bi)
 {
     sn_renderer *r = arg;
     int32_t y_begin, y_end;
     band_rows(r, bi, &y_begin, &y_end);
+    if (r->layer == SN_LAYER_MOVING && !r->immediate) {
+        bool any = false;
+        for (uint32_t sk = 0; sk < r->n_setup && !any; sk++)
+            any = r->setup[sk].bands[bi].n > 0;
+        if (!any) {
+            empty_band(r, y_begin, y_end);
+            return;
+        }
+    }
     if (!r->immediate)
         clear_band(r, bi);
 
@@ -1625,7 +1651,8 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
                       sn_error *err)
 {
     const size_t bytes = (size_t)r->W * r->H * (sizeof *r->wbuf + (r->need_info ? sizeof *r->idbuf : 0));
-    r->immediate = sn_pool_threads(r->pool) == 1 && bytes <= IMMEDIATE_MAX;
+    /* the moving layer is binned: its bands without triangles are skipped (empty_band) */
+    r->immediate = sn_pool_threads(r->pool) == 1 && bytes <= IMMEDIATE_MAX && r->layer != SN_LAYER_MOVING;
     for (uint32_t bi = 0; bi < r->n_bands && r->immediate; bi++)
         clear_band(r, bi);
     if (!setup_jobs(r))

@@ -378,7 +378,9 @@ static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image
     if (blurred) {
         if (d > max_d) /* max_distortion: the shutter shortened for the farthest-moving actor */
             shutter *= max_d / d;
-        pfx_sub_begin(s);
+        /* the region the sub-frames can reach: a turning actor's arc bulges past its two ends'
+        ** box by about a quarter of its shift, the jitter by a pixel */
+        pfx_sub_begin(s, 2 + 0.25 * d);
         pfx_sub_add(s, 0, min_w, img->bgra, img->depth);
         const uint32_t n = c->mb_k;
         for (uint32_t j = 1; j < n; j++) {

@@ -101,36 +101,69 @@ double pfx_sub_shift(pfx_sub *s, double min_w)
     return most;
 }
 
-void pfx_sub_begin(pfx_sub *s)
+/* Widens [x0, x1) x [y0, y1) to hold the pixels of inst that are not 0. */
+static void grow_box(pfx_sub *s, const uint32_t *inst)
 {
-    size_t px = (size_t)s->w * s->h;
-    memset(s->acc, 0, px * 3 * sizeof *s->acc);
-    memset(s->cover, 0, px);
+    for (uint32_t y = 0; y < s->h; y++) {
+        const uint32_t *row = inst + (size_t)y * s->w;
+        uint32_t x = 0, last = 0;
+        bool any = false;
+        for (; x < s->w; x++)
+            if (row[x]) {
+                if (!any && x < s->x0)
+                    s->x0 = x;
+                any = true, last = x;
+            }
+        if (!any)
+            continue;
+        s->x1 = last + 1 > s->x1 ? last + 1 : s->x1;
+        s->y0 = y < s->y0 ? y : s->y0;
+        s->y1 = y + 1 > s->y1 ? y + 1 : s->y1;
+    }
+}
+
+void pfx_sub_begin(pfx_sub *s, double margin)
+{
+    s->x0 = s->w, s->y0 = s->h, s->x1 = s->y1 = 0;
+    grow_box(s, s->inst0);
+    grow_box(s, s->instk);
+    if (s->x1 <= s->x0 || s->y1 <= s->y0) {
+        s->x0 = s->y0 = s->x1 = s->y1 = 0;
+        return;
+    }
+    const uint32_t m = margin > 0 ? (uint32_t)ceil(margin < 1e6 ? margin : 1e6) : 0;
+    s->x0 = s->x0 > m ? s->x0 - m : 0, s->y0 = s->y0 > m ? s->y0 - m : 0;
+    s->x1 = s->x1 + m < s->w ? s->x1 + m : s->w, s->y1 = s->y1 + m < s->h ? s->y1 + m : s->h;
+    for (uint32_t y = s->y0; y < s->y1; y++) {
+        const size_t i = (size_t)y * s->w + s->x0, n = s->x1 - s->x0;
+        memset(s->acc + 3 * i, 0, 3 * n * sizeof *s->acc);
+        memset(s->cover + i, 0, n);
+    }
 }
 
 void pfx_sub_add(pfx_sub *s, uint32_t k, double min_w, const uint8_t *still, const float *still_depth)
 {
-    const size_t px = (size_t)s->w * s->h;
     const uint8_t *mb = k ? s->bgrak : s->bgra0;
     const float *md = k ? s->depthk : s->depth0;
     const uint32_t *mi = k ? s->instk : s->inst0;
     uint32_t last = 0, last0 = 0; /* neighbours mostly share an instance: its answer kept */
     bool last_small = false, last0_small = false;
-    for (size_t i = 0; i < px; i++) {
-        const uint8_t *c = still + 4 * i;
-        float d = still_depth[i];
-        const uint32_t id = mi[i], id0 = s->inst0[i];
-        if (id && id != last)
-            last = id, last_small = small(s, id, min_w);
-        if (id && !last_small && md[i] < d) /* the moving actor at this instant */
-            c = mb + 4 * i, d = md[i], s->cover[i] = 1;
-        if (id0 && id0 != last0)
-            last0 = id0, last0_small = small(s, id0, min_w);
-        if (id0 && last0_small && s->depth0[i] < d) /* a small one: at its pose now in every sub-frame */
-            c = s->bgra0 + 4 * i, s->cover[i] = 1;
-        float *a = s->acc + 3 * i;
-        a[0] += s->dec[c[0]], a[1] += s->dec[c[1]], a[2] += s->dec[c[2]];
-    }
+    for (uint32_t y = s->y0; y < s->y1; y++)
+        for (size_t i = (size_t)y * s->w + s->x0, end = (size_t)y * s->w + s->x1; i < end; i++) {
+            const uint8_t *c = still + 4 * i;
+            float d = still_depth[i];
+            const uint32_t id = mi[i], id0 = s->inst0[i];
+            if (id && id != last)
+                last = id, last_small = small(s, id, min_w);
+            if (id && !last_small && md[i] < d) /* the moving actor at this instant */
+                c = mb + 4 * i, d = md[i], s->cover[i] = 1;
+            if (id0 && id0 != last0)
+                last0 = id0, last0_small = small(s, id0, min_w);
+            if (id0 && last0_small && s->depth0[i] < d) /* a small one: at its pose now in every sub-frame */
+                c = s->bgra0 + 4 * i, s->cover[i] = 1;
+            float *a = s->acc + 3 * i;
+            a[0] += s->dec[c[0]], a[1] += s->dec[c[1]], a[2] += s->dec[c[2]];
+        }
 }
 
 /* The byte whose linear value is nearest v (the exact inverse of dec on its own values). */
@@ -149,24 +182,23 @@ static uint8_t enc(const pfx_sub *s, float v)
 
 void pfx_sub_end(pfx_sub *s, uint32_t n, const uint8_t *still, uint8_t *out)
 {
-    const size_t px = (size_t)s->w * s->h;
+    if (out != still)
+        memcpy(out, still, (size_t)s->w * s->h * 4);
     const float inv = 1.0f / (float)n;
-    for (size_t i = 0; i < px; i++) {
-        if (!s->cover[i]) {
-            if (out != still)
-                memcpy(out + 4 * i, still + 4 * i, 4);
-            continue;
+    for (uint32_t y = s->y0; y < s->y1; y++)
+        for (size_t i = (size_t)y * s->w + s->x0, end = (size_t)y * s->w + s->x1; i < end; i++) {
+            if (!s->cover[i])
+                continue;
+            const float *a = s->acc + 3 * i;
+            out[4 * i + 0] = enc(s, a[0] * inv), out[4 * i + 1] = enc(s, a[1] * inv), out[4 * i + 2] = enc(s, a[2] * inv);
+            out[4 * i + 3] = 255;
         }
-        const float *a = s->acc + 3 * i;
-        out[4 * i + 0] = enc(s, a[0] * inv), out[4 * i + 1] = enc(s, a[1] * inv), out[4 * i + 2] = enc(s, a[2] * inv);
-        out[4 * i + 3] = 255;
-    }
 }
 
 void pfx_sub_mask_vel(const pfx_sub *s, float *vel)
 {
-    const size_t px = (size_t)s->w * s->h;
-    for (size_t i = 0; i < px; i++)
-        if (s->cover[i])
-            vel[2 * i] = vel[2 * i + 1] = 0;
+    for (uint32_t y = s->y0; y < s->y1; y++)
+        for (size_t i = (size_t)y * s->w + s->x0, end = (size_t)y * s->w + s->x1; i < end; i++)
+            if (s->cover[i])
+                vel[2 * i] = vel[2 * i + 1] = 0;
 }

@@ -26,6 +26,7 @@ typedef struct pfx_sub {
     double *cen;     /* pfx_sub_shift's centroid sums: 6 x PFX_IDS */
     float dec[256];  /* gamma-2.2 byte -> linear */
     float mid[256];  /* midpoints between consecutive dec[] (the exact inverse), then +inf */
+    uint32_t x0, x1, y0, y1; /* the frame's region the moving actors can reach: [x0, x1) x [y0, y1) */
 } pfx_sub;
 
 bool pfx_sub_init(pfx_sub *s, uint32_t w, uint32_t h);
@@ -39,8 +40,10 @@ size_t pfx_sub_measure(pfx_sub *s);
 ** and the one in bgrak/depthk/instk: the shift of its pixels' centroid. 0 when none is in both. */
 double pfx_sub_shift(pfx_sub *s, double min_w);
 
-/* Starts a frame's sum (after pfx_sub_measure). */
-void pfx_sub_begin(pfx_sub *s);
+/* Starts a frame's sum over the region the moving actors can reach: the box of their pixels now
+** and at the shutter's far end (instk), widened by `margin` pixels (a turning actor's arc, the
+** jitter); the rest of the image is the still layer's. */
+void pfx_sub_begin(pfx_sub *s, double margin);
 /* Adds sub-frame k (k = 0: bgra0, else bgrak/instk/depthk): per pixel, the nearest of that
 ** sub-frame's moving actor (not too small) and the small ones now, if nearer than the still
 ** layer's depth, else the still layer's colour. */
