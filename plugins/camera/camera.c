@@ -63,7 +63,7 @@ static const sn_attr_def rgb_attrs[] = {
     {"motion_blur_method", SN_ATTR_ENUM, "velocity", NULL, mb_methods, false, 0, 0, NULL,
      "motion blur from per-pixel velocities (Unreal's way, the default) or from sub-frame renders of the moving actors"},
     {"motion_blur_subframes", SN_ATTR_INT, "8", NULL, NULL, true, 2, 64, NULL,
-     "motion_blur_method subframes: instants across the shutter the moving actors are drawn at"},
+     "motion_blur_method subframes: the most instants across the shutter the moving actors are drawn at (one a pixel of smear, at least 4)"},
 };
 _Static_assert(sizeof rgb_attrs / sizeof rgb_attrs[0] == A_MB_SUBFRAMES + 1, "A_MB_SUBFRAMES ends the RGB table");
 
@@ -220,7 +220,10 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         }
         if (!oom && c->subframes && pfx_wants_velocity(&c->post)) {
             /* the sub-frames, and the camera's own motion over the still layer as blur vectors */
-            oom = !pfx_sub_init(&c->sub, c->w, c->h) || !(c->vel = malloc(px * 2 * sizeof(float)));
+            c->mb_div = c->w >= 320 && c->h >= 2 ? 2 : 1; /* the camera's own motion's vectors: as below */
+            size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
+            oom = !pfx_sub_init(&c->sub, c->w, c->h) || !(c->vel = malloc(px * 2 * sizeof(float))) ||
+                  !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_vel = malloc(mpx * 2 * sizeof(float)));
         } else if (!oom && pfx_wants_velocity(&c->post) && SN_HOST_HAS(c->host, render_motion) &&
                    SN_HOST_HAS(c->host, sensor_transform_prev)) {
             /* blur vectors are smooth and a few pixels long: from a half-size render on images of
@@ -343,8 +346,8 @@ static sn_status pose_at(camera *c, const sn_camera *now, int64_t t, int64_t sta
 ** with their ids: the farthest-moving one's shift (its pixels' centroid's) is their screen motion.
 ** Under half a pixel nothing would blur: the plain render when a moving actor is in view, else the
 ** still layer is the image. Else the shutter is shortened so that the shift is at most
-** max_distortion % of the width, and the moving actors are drawn at mb_k instants spaced evenly
-** across it (now the first), each sub-frame's camera turned by a sub-pixel jitter (the R2
+** max_distortion % of the width, and the moving actors are drawn at instants spaced evenly across
+** it (now the first; one a pixel of smear, at least 4, at most mb_k), each sub-frame's camera turned by a sub-pixel jitter (the R2
 ** sequence: the sub-frames' average anti-aliases the moving actors' edges), composited over the
 ** still layer by depth and averaged. Actors narrower than min_object_screen_size stay at their pose
 ** now. vel gets the camera's own motion over the still layer (0 where a moving actor was drawn). */
@@ -382,7 +385,12 @@ static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image
         ** box by about a quarter of its shift, the jitter by a pixel */
         pfx_sub_begin(s, 2 + 0.25 * d);
         pfx_sub_add(s, 0, min_w, img->bgra, img->depth);
-        const uint32_t n = c->mb_k;
+        /* a sub-frame per pixel of the (shortened) smear, at least 4 (the jitter's anti-aliasing),
+        ** at most motion_blur_subframes */
+        const double len = d * shutter / c->post.p.mb_intensity;
+        uint32_t n = len + 2 < c->mb_k ? (uint32_t)len + 2 : c->mb_k;
+        if (n < 4)
+            n = c->mb_k < 4 ? c->mb_k : 4;
         for (uint32_t j = 1; j < n; j++) {
             const int64_t t = end - (int64_t)llround(shutter * (double)k->dt_ns * j / (n - 1));
             if ((st = pose_at(c, cam, t, start, &ck)))
@@ -399,11 +407,18 @@ static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image
     } else if (seen && (st = h->render(c->ctx, cam, img))) { /* moving under half a pixel: the plain render */
         return st;
     }
-    /* the camera's own motion over the still world, as Unreal's velocity blur would draw it */
+    /* the camera's own motion over the still world, as Unreal's velocity blur would draw it: from
+    ** every mb_div-th pixel's depth (the vectors are smooth), scaled back up */
     sn_transform prev;
     h->sensor_transform_prev(c->ctx, &prev);
-    pfx_velocity(NULL, &c->post.p, c->w, c->h, c->fov, &cam->transform, &prev, img->depth, NULL, NULL, c->vel,
+    const uint32_t dv = c->mb_div, mw = c->w / dv, mh = c->h / dv;
+    for (uint32_t y = 0; y < mh; y++)
+        for (uint32_t x = 0; x < mw; x++)
+            c->mb_depth[(size_t)y * mw + x] = img->depth[(size_t)(y * dv + dv / 2) * c->w + x * dv + dv / 2];
+    const double mfov = 2 * atan(tan(c->fov * M_PI / 360) * mw * dv / c->w) * 180 / M_PI;
+    pfx_velocity(NULL, &c->post.p, mw, mh, mfov, &cam->transform, &prev, c->mb_depth, NULL, NULL, c->mb_vel,
                  run_tasks, c);
+    pfx_velocity_upsample(c->mb_vel, mw, mh, dv, c->vel, c->w, c->h);
     if (blurred)
         pfx_sub_mask_vel(s, c->vel);
     return SN_OK;

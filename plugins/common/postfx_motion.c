@@ -132,3 +132,21 @@ void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, do
         for (uint32_t b = 0; b < n; b++)
             vel_rows(&J, b);
 }
+
+void pfx_velocity_upsample(const float *src, uint32_t mw, uint32_t mh, uint32_t d, float *dst, uint32_t w, uint32_t h)
+{
+    for (uint32_t y = 0; y < h; y++) {
+        float *o = dst + 2 * (size_t)y * w;
+        if (y % d) { /* the row above came from the same source row */
+            memcpy(o, o - 2 * (size_t)w, 2 * (size_t)w * sizeof *o);
+            continue;
+        }
+        const uint32_t sy = y / d < mh ? y / d : mh - 1;
+        const float *s = src + 2 * (size_t)sy * mw;
+        for (uint32_t x = 0, sx = 0, k = 0; x < w; x++) {
+            o[2 * x] = s[2 * sx] * (float)d, o[2 * x + 1] = s[2 * sx + 1] * (float)d;
+            if (++k == d && sx + 1 < mw) /* sx = min(x / d, mw - 1) for the next x */
+                k = 0, sx++;
+        }
+    }
+}
