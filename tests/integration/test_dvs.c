@@ -211,7 +211,8 @@ static bool same_list(const char *const *a, const char *const *b)
 
 /* The DVS is a camera: its blueprint starts with every attribute of sensor.camera.rgb, the same
 ** name, type, default, range, unit, choices and doc, in the same order, then its own; all but the
-** RGB camera's last, anti_aliasing, whose part the DVS's `supersample` plays. */
+** RGB camera's own last three: anti_aliasing, whose part the DVS's `supersample` plays, and
+** motion_blur_method and motion_blur_subframes (the DVS draws no motion blur). */
 static void rgb_attributes(void)
 {
     sn_error err = {0};
@@ -221,8 +222,11 @@ static void rgb_attributes(void)
     CHECK(rl && dl && sn_blueprints_find(rl, "sensor.camera.rgb", &rgb, &err) == SN_OK &&
               sn_blueprints_find(dl, "sensor.camera.dvs", &dvs, &err) == SN_OK, "blueprints: %s", err.msg);
     CHECK(rgb.n_attrs >= 41 && dvs.n_attrs > rgb.n_attrs, "rgb %u attributes, dvs %u", rgb.n_attrs, dvs.n_attrs);
-    CHECK(rgb.n_attrs && !strcmp(rgb.attrs[rgb.n_attrs - 1]->name, "anti_aliasing"), "the RGB camera's last attribute");
-    for (uint32_t i = 0; i + 1 < rgb.n_attrs && i < dvs.n_attrs; i++) {
+    CHECK(rgb.n_attrs >= 3 && !strcmp(rgb.attrs[rgb.n_attrs - 3]->name, "anti_aliasing") &&
+              !strcmp(rgb.attrs[rgb.n_attrs - 2]->name, "motion_blur_method") &&
+              !strcmp(rgb.attrs[rgb.n_attrs - 1]->name, "motion_blur_subframes"),
+          "the RGB camera's last attributes");
+    for (uint32_t i = 0; i + 3 < rgb.n_attrs && i < dvs.n_attrs; i++) {
         const sn_attr_def *a = rgb.attrs[i], *b = dvs.attrs[i];
         CHECK(!strcmp(a->name, b->name) && a->type == b->type && same_str(a->def, b->def) && same_str(a->doc, b->doc) &&
                   same_str(a->unit, b->unit) && a->has_range == b->has_range && a->min == b->min && a->max == b->max &&
