@@ -347,10 +347,10 @@ static sn_status pose_at(camera *c, const sn_camera *now, int64_t t, int64_t sta
 ** Under half a pixel nothing would blur: the plain render when a moving actor is in view, else the
 ** still layer is the image. Else the shutter is shortened so that the shift is at most
 ** max_distortion % of the width, and the moving actors are drawn at instants spaced evenly across
-** it (now the first; one a pixel of smear, at least 4, at most mb_k), each sub-frame's camera turned by a sub-pixel jitter (the R2
-** sequence: the sub-frames' average anti-aliases the moving actors' edges), composited over the
-** still layer by depth and averaged. Actors narrower than min_object_screen_size stay at their pose
-** now. vel gets the camera's own motion over the still layer (0 where a moving actor was drawn). */
+** it (now the first; one a pixel of smear, at least 4, at most mb_k), each sub-frame's camera
+** turned by a sub-pixel jitter (the R2 sequence: the sub-frames' average anti-aliases the moving
+** actors' edges), composited over the still layer by depth and averaged. Actors narrower than
+** min_object_screen_size stay at their pose now. vel gets the camera's own motion over the still layer (0 where a moving actor was drawn). */
 static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image *img)
 {
     const sn_host *h = c->host;
