@@ -422,7 +422,9 @@ typedef struct sn_host {
     ** at their pose at time_ns, and nothing else: where none is hit, depth is the far clip, tag
     ** Sky, id 0 and bgra (0, 0, 0, 0); its alpha is the share of the pixel's colour samples that
     ** hit a moving actor, the colour premultiplied by it. Both are lit and shadowed by everything
-    ** (at time_ns). SN_LAYER_ALL is render_at(). time_ns may be the frame's start too:
+    ** (at time_ns; after the same frame's still layer at clock->time_ns, the moving layer reuses
+    ** its sun shadow map, the moving actors in it at their pose then). SN_LAYER_ALL is
+    ** render_at(). time_ns may be the frame's start too:
     ** [clock->time_ns - clock->dt_ns, clock->time_ns]. Same statuses as render_at(); SN_E_INVALID
     ** for another layer. Motion blur's sub-frames: the still layer once, the moving one at
     ** instants across the shutter.
