@@ -352,6 +352,11 @@ static int cmd_run(int argc, char **argv)
         sn_json_str(sf, c.positional); /* what `sensim report` shows as the run's scene */
         if (w >= 0 && fputs(",\"traffic_health\":", sf) >= 0 && sn_engine_traffic_health_json(e, sf, NULL) != SN_OK)
             w = -1;
+        uint64_t map_hits, scenery_hits; /* this process's: a run forked by `sensim batch` reused its map */
+        sn_map_cache_stats(NULL, &map_hits, &scenery_hits);
+        if (w >= 0)
+            w = fprintf(sf, ",\"map_cache\":{\"map_hits\":%llu,\"scenery_hits\":%llu}", (unsigned long long)map_hits,
+                        (unsigned long long)scenery_hits);
         w = w < 0 ? w : fputs("}\n", sf);
         bool closed = fclose(sf) == 0;
         stats_failed = (!closed || w < 0) ? (errno ? errno : EIO) : 0;
@@ -759,6 +764,9 @@ static int finish(int rc)
     }
     return rc;
 }
+
+/* `sensim run` as a run of `sensim batch` forked from the batch plays it (batch_exec.c). */
+int sn_cli_run_main(int argc, char **argv) { return finish(cmd_run(argc, argv)); }
 
 static int dispatch(int argc, char **argv);
 
