@@ -288,6 +288,20 @@ static void summary(const state *s, size_t total, size_t skipped, double wall, c
     printf("manifest: %s\n", manifest);
 }
 
+/* The runs todo[0..n): those of a shared map forked from this process, which loaded it once
+** (batch_warm.c; not with --no-map-cache), the others exec'd. batch_exec's status. */
+static int run_all(const args *a, const char *self, const sn_batch *b, const size_t *todo, size_t n, state *s)
+{
+    batch_opts o = {self, a->out, a->plugin_dir, (unsigned)a->jobs, (unsigned)a->threads, NULL, sn_cli_run_main};
+    bool *forked = a->no_map_cache ? NULL : calloc(sn_batch_count(b) + 1, sizeof *forked);
+    if (forked && (s->forked = batch_warm(&o, b, todo, n, forked)))
+        o.forked = forked;
+    int rc = batch_exec(&o, b, todo, n, on_done, on_tick, s);
+    sn_map_cache_enable(false);
+    free(forked);
+    return rc;
+}
+
 /*
 ** DIR and DIR/.batch (real folders, not links), then the batch's lock: DIR/.batch/lock, or
 ** lock-I-of-N for a shard (shards share DIR and run at once). flock: a second batch or a
@@ -410,14 +424,8 @@ int sn_cli_batch(int argc, char **argv)
         goto out;
     }
     progress_start(&s.prog, n_todo);
-    batch_opts o = {self, a.out, a.plugin_dir, (unsigned)a.jobs, (unsigned)a.threads, NULL};
     double t0 = batch_now();
-    bool *forked = a.no_map_cache ? NULL : calloc(n + 1, sizeof *forked);
-    if (forked && (s.forked = batch_warm(&o, b, todo, n_todo, forked)))
-        o.forked = forked;
-    rc = batch_exec(&o, b, todo, n_todo, on_done, on_tick, &s);
-    sn_map_cache_enable(false);
-    free(forked);
+    rc = run_all(&a, self, b, todo, n_todo, &s);
     progress_finish(&s.prog);
     fclose(s.manifest);
     char jerr[600];

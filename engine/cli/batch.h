@@ -27,6 +27,7 @@ typedef struct batch_opts {
     ** through sn_cli_run_main instead of exec'ing `self`: they find their map in the map cache
     ** batch_warm filled (batch_warm.c). */
     const bool *forked;
+    int (*play)(int argc, char **argv); /* what a forked run calls: sn_cli_run_main */
 } batch_opts;
 
 /*

@@ -2,7 +2,6 @@
 ** a run that crashes, hangs or exhausts memory never takes the others down. The parent
 ** blocks SIGCHLD/SIGINT/SIGTERM and waits for them with sigtimedwait: no polling, no races. */
 #include "batch.h"
-#include "batch_cmd.h"
 #include "cli_input.h"
 
 #include <errno.h>
@@ -101,7 +100,7 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
              "RLIMIT_AS %llu MiB, is below what the sensim program needs to load)\n",
              j->info.id, (unsigned long long)j->info.memory_mb, (unsigned long long)j->info.memory_mb);
     pid_t parent = getpid();
-    bool in_process = o->forked && o->forked[j->run];
+    bool in_process = o->forked && o->forked[j->run] && o->play;
     if (in_process)
         fflush(NULL); /* nothing buffered here may be written twice, by the run too */
     int pp[2] = {-1, -1};
@@ -147,7 +146,7 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
             /* The run plays here, on the map this process loaded (batch_warm.c). What exec would
             ** have closed goes: every descriptor but its stdin, stdout, stderr and progress pipe. */
             syscall(SYS_close_range, 4u, ~0u, 0u);
-            _exit(sn_cli_run_main(a.n, a.v));
+            _exit(o->play(a.n, a.v));
         }
         execv(o->self, a.v);
         if (errno == ENOMEM && j->info.memory_mb) {
