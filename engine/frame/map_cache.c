@@ -5,6 +5,7 @@
 #include "map_cache.h"
 
 #include "../core/error.h"
+#include "../world/world.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@ typedef struct scenery_entry {
     size_t n_avoid;
     sn_road_mesh *mesh; /* the road mesh grown with the scenery */
     sn_scenery sc;
+    dTriMeshDataID *data; /* ODE's trimesh data of mesh, built at the first world that asks */
+    size_t n_data;
 } scenery_entry;
 
 typedef struct entry {
@@ -29,6 +32,8 @@ typedef struct entry {
     unsigned users;       /* engines holding the map */
     bool dropped;         /* out of the cache: freed when the last user lets go */
     sn_road_mesh *roads;  /* the map's road mesh, built at the first load */
+    dTriMeshDataID *roads_data; /* ODE's trimesh data of roads, built at the first world that asks */
+    size_t n_roads_data;
     scenery_entry scenery[MAX_SCENERY];
     unsigned n_scenery;
 } entry;
@@ -43,6 +48,7 @@ static void scenery_entry_free(scenery_entry *s)
 {
     free(s->lines);
     free(s->avoid);
+    sn_world_road_data_free(s->data, s->n_data);
     sn_road_mesh_free(s->mesh);
     sn_scenery_free(&s->sc);
 }
@@ -51,6 +57,7 @@ static void entry_free(entry *x)
 {
     x->map->release = NULL; /* sn_map_close frees it now */
     sn_map_close(x->map);
+    sn_world_road_data_free(x->roads_data, x->n_roads_data);
     sn_road_mesh_free(x->roads);
     for (unsigned i = 0; i < x->n_scenery; i++)
         scenery_entry_free(&x->scenery[i]);
@@ -271,4 +278,28 @@ sn_status sn_map_cache_scenery(const sn_map *m, const sn_scenery_opts *o, const 
     if (!kept)
         scenery_entry_free(&s);
     return SN_OK;
+}
+
+/* The trimesh data of `mesh` (equal to `own`, the cache's copy), built on own at the first call. */
+static const dTriMeshDataID *data_of(const sn_road_mesh *own, const sn_road_mesh *mesh, dTriMeshDataID **data,
+                                     size_t *n)
+{
+    if (!own || !mesh_equal(own, mesh))
+        return NULL;
+    if (!*data)
+        *data = sn_world_road_data_build(own, n);
+    return *data;
+}
+
+const dTriMeshDataID *sn_map_cache_road_data(const sn_map *m, const sn_road_mesh *mesh)
+{
+    entry *x = m && m->release == release ? m->release_user : NULL;
+    if (!x || !mesh)
+        return NULL;
+    pthread_mutex_lock(&mu);
+    const dTriMeshDataID *d = data_of(x->roads, mesh, &x->roads_data, &x->n_roads_data);
+    for (unsigned i = 0; !d && i < x->n_scenery; i++)
+        d = data_of(x->scenery[i].mesh, mesh, &x->scenery[i].data, &x->scenery[i].n_data);
+    pthread_mutex_unlock(&mu);
+    return d;
 }

@@ -12,6 +12,7 @@
 #include "../map/lanemap.h"
 #include "../map/road_mesh.h"
 #include "../scenery/scenery.h"
+#include "../world/world.h"
 
 /* The map of `path`, as sn_map_open gives it; while the cache is on, the cached one when the
 ** file's bytes are those cached under that path (sn_map_close hands it back). */
@@ -24,5 +25,11 @@ sn_status sn_map_cache_road_mesh(const sn_map *m, sn_road_mesh **out, sn_error *
 sn_status sn_map_cache_scenery(const sn_map *m, const sn_scenery_opts *o, const sn_scenery_line *lines,
                                size_t n_lines, const sn_scenery_avoid *avoid, size_t n_avoid, sn_road_mesh **mesh,
                                sn_scenery *out, sn_error *err);
+
+/* ODE's trimesh data of every chunk of `mesh` but paint (sn_world_set_roads_shared), when
+** mesh is equal to the road mesh or a scenery mesh the cache keeps for m: built once on the
+** cache's copy, shared by every world since, freed with the cache's entry (after the last
+** engine that holds m: a world is freed before its map). NULL otherwise. */
+const dTriMeshDataID *sn_map_cache_road_data(const sn_map *m, const sn_road_mesh *mesh);
 
 #endif

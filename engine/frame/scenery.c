@@ -75,5 +75,5 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
     }
     sn_scenery_free(&e->scenery);
     e->scenery = sc;
-    return sn_world_set_roads(w, m, err);
+    return sn_world_set_roads_shared(w, m, sn_map_cache_road_data(e->map, m), err);
 }
