@@ -5,7 +5,9 @@
 ** copy-on-write. Why fork and not a cache file: docs/batch.md. */
 #include "batch.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -51,34 +53,49 @@ static bool trial(const batch_opts *o, const sn_batch_run *r)
         _exit(load(o, r) ? 0 : 1);
     }
     int st;
-    while (waitpid(pid, &st, 0) < 0)
+    pid_t got;
+    while ((got = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
         ;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    return got == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Threads of this process (/proc/self/status), 0 when unknown. A fork copies only the calling
+** thread: with another one alive (a library's pool left running by a load), a lock it held
+** would stay held in every run, so the runs are then exec'd as before. */
+static unsigned threads(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned n = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %u", &n) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return n;
 }
 
 size_t batch_warm(const batch_opts *o, const sn_batch *b, const size_t *todo, size_t n, bool *forked)
 {
     sn_map_cache_enable(true);
-    /* scenes by first run: group[k] is the todo position of the first run of k's scene */
+    /* the runs by scene: group[k] is run k's group (of todo's positions), first[g] the position
+    ** of group g's first run, count[g] its runs, scene[g] its scene (b's string) */
     size_t *first = malloc((n ? n : 1) * sizeof *first), n_first = 0, marked = 0;
     size_t *count = calloc(n ? n : 1, sizeof *count);
     size_t *group = malloc((n ? n : 1) * sizeof *group);
-    if (!first || !count || !group) {
-        free(first), free(count), free(group);
+    const char **scene = malloc((n ? n : 1) * sizeof *scene);
+    if (!first || !count || !group || !scene) {
+        free(first), free(count), free(group), free(scene);
         return 0;
     }
     for (size_t k = 0; k < n; k++) {
         sn_batch_run r = {.struct_size = sizeof r};
         sn_batch_get(b, todo[k], &r, NULL);
         size_t g = 0;
-        for (; g < n_first; g++) {
-            sn_batch_run f = {.struct_size = sizeof f};
-            sn_batch_get(b, todo[first[g]], &f, NULL);
-            if (!strcmp(f.scene, r.scene))
-                break;
-        }
+        while (g < n_first && strcmp(scene[g], r.scene))
+            g++;
         if (g == n_first)
-            first[n_first++] = k;
+            first[n_first] = k, scene[n_first++] = r.scene;
         count[g]++;
         group[k] = g;
     }
@@ -95,9 +112,10 @@ size_t batch_warm(const batch_opts *o, const sn_batch *b, const size_t *todo, si
         sn_map_cache_stats(&maps1, &hits1, NULL);
         warm[g] = warm[g] && (maps1 > maps0 || hits1 > hits0); /* a scene without a map gains nothing */
     }
-    for (size_t k = 0; warm && k < n; k++)
+    bool alone = threads() == 1;
+    for (size_t k = 0; warm && alone && k < n; k++)
         if (warm[group[k]])
             forked[todo[k]] = true, marked++;
-    free(warm), free(first), free(count), free(group);
+    free(warm), free(first), free(count), free(group), free(scene);
     return marked;
 }
