@@ -9,6 +9,7 @@
 ** and running. Times are never asserted. argv[1]: source root, argv[2]: plugin folder, argv[3]:
 ** temp folder, argv[4] (optional): how many of the runs to play (default all 1000). */
 #include "../../engine/scenario/xosc_dist.h"
+#include "quick.h"
 
 #include <sensim/sensim.h>
 
@@ -106,7 +107,7 @@ int main(int argc, char **argv)
     /* one plain run: the best of 5 */
     const char *plain_sets[] = {"settings.fixed_delta_seconds=0.01"};
     double one = 1e30, sim = 0, split[3] = {0};
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < bench_rounds(5); k++) {
         double c0 = cpu_now();
         sim = play(xosc, argv[2], plain_sets, 1);
         double c = cpu_now() - c0;
@@ -169,7 +170,8 @@ int main(int argc, char **argv)
            1e3 * per_cached, 1e3 * per, per_cached / per, play_n / total_cached);
     if (argc > 5) {
         /* sensim batch with and without the cache, on the first runs of the distribution */
-        uint32_t nb = play_n < 50 ? play_n : 50;
+        uint32_t most = bench_rounds(5) == 1 ? 20 : 50; /* CI's quick pass: 20 */
+        uint32_t nb = play_n < most ? play_n : most;
         char spec[1024], out[1024];
         snprintf(spec, sizeof spec, "%s/bench_sweep_batch.xosc", argv[3]);
         snprintf(out, sizeof out, "%s/bench_sweep_batch", argv[3]);
