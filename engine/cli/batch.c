@@ -18,7 +18,7 @@
 
 const char SN_HELP_BATCH[] =
     "usage: sensim batch SPEC --out DIR [-j N] [--shard I/N] [--resume] [--dry-run] [--threads N]\n"
-    "                    [--plugin-dir DIR] [--sbatch N]\n"
+    "                    [--plugin-dir DIR] [--sbatch N] [--no-map-cache]\n"
     "       sensim batch merge --out DIR MANIFEST|DIR ...\n"
     "Runs every run of a batch spec (YAML: scenes, globs, sweeps of seeds and --set values), each\n"
     "as its own `sensim run` process writing DIR/<run id>/, recorded in DIR/manifest.jsonl.\n"
@@ -29,6 +29,8 @@ const char SN_HELP_BATCH[] =
     "  --dry-run       list the runs (id, scene, seed, overrides) and exit\n"
     "  --threads N     renderer threads of each run (default 1)\n"
     "  --sbatch N      print a Slurm job-array script running the batch as N shards, then exit\n"
+    "  --no-map-cache  exec every run afresh (default: the runs of a scene with a map are forked\n"
+    "                  from the batch, which loaded the map, its mesh and scenery once)\n"
     "  merge           join shard manifests (files, or folders holding manifest*.jsonl) into\n"
     "                  DIR/manifest.jsonl: the last record of each run, in run order\n"
     "Exit status: 0 every run succeeded, 1 some run failed, 2 bad input, 130 interrupted.\n";
@@ -54,15 +56,16 @@ static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 typedef struct args {
     const char *spec, *out, *plugin_dir;
     unsigned long jobs, threads, shard_i, shard_n, sbatch;
-    bool resume, dry_run;
+    bool resume, dry_run, no_map_cache;
 } args;
 
-enum { OPT_OUT = 256, OPT_PLUGIN_DIR, OPT_THREADS, OPT_SBATCH, OPT_SHARD, OPT_RESUME, OPT_DRY_RUN };
+enum { OPT_OUT = 256, OPT_PLUGIN_DIR, OPT_THREADS, OPT_SBATCH, OPT_SHARD, OPT_RESUME, OPT_DRY_RUN, OPT_NO_MAP_CACHE };
 static const struct option OPTIONS[] = {
     {"out", required_argument, NULL, OPT_OUT},       {"plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR},
     {"jobs", required_argument, NULL, 'j'},          {"threads", required_argument, NULL, OPT_THREADS},
     {"sbatch", required_argument, NULL, OPT_SBATCH}, {"shard", required_argument, NULL, OPT_SHARD},
     {"resume", no_argument, NULL, OPT_RESUME},       {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"no-map-cache", no_argument, NULL, OPT_NO_MAP_CACHE},
     {0},
 };
 
@@ -88,6 +91,7 @@ static int parse(int argc, char **argv, args *a)
             return bad("option '%s' needs a value (see sensim batch --help)", sn_cli_offending(args_));
         case OPT_RESUME: a->resume = true; break;
         case OPT_DRY_RUN: a->dry_run = true; break;
+        case OPT_NO_MAP_CACHE: a->no_map_cache = true; break;
         case OPT_OUT: a->out = v; break;
         case OPT_PLUGIN_DIR: a->plugin_dir = v; break;
         case 'j':
@@ -231,6 +235,7 @@ typedef struct state {
     double walls[5];
     uint64_t frames[5];
     size_t n_failed_shown;
+    size_t forked, map_hits, scenery_hits; /* runs forked on the batch's map; of them, those that reused it */
 } state;
 
 static const char *const STATUSES[5] = {"ok", "failed", "bad_input", "crashed", "timeout"};
@@ -247,6 +252,8 @@ static void on_done(const sn_batch_run *run, const batch_result *r, void *user)
             s->walls[k] += r->wall;
             s->frames[k] += r->frames;
         }
+    s->map_hits += r->map_hit;
+    s->scenery_hits += r->scenery_hit;
     progress_done(&s->prog, run, r);
 }
 
@@ -275,7 +282,24 @@ static void summary(const state *s, size_t total, size_t skipped, double wall, c
                    s->walls[k]);
     if (not_run)
         printf("  %-10s %8zu %12s %10s\n", "not run", not_run, "-", "-");
+    if (s->forked)
+        printf("map cache: %zu runs forked on the maps the batch loaded: %zu reused the map, %zu its scenery\n",
+               s->forked, s->map_hits, s->scenery_hits);
     printf("manifest: %s\n", manifest);
+}
+
+/* The runs todo[0..n): those of a shared map forked from this process, which loaded it once
+** (batch_warm.c; not with --no-map-cache), the others exec'd. batch_exec's status. */
+static int run_all(const args *a, const char *self, const sn_batch *b, const size_t *todo, size_t n, state *s)
+{
+    batch_opts o = {self, a->out, a->plugin_dir, (unsigned)a->jobs, (unsigned)a->threads, NULL, sn_cli_run_main};
+    bool *forked = a->no_map_cache ? NULL : calloc(sn_batch_count(b) + 1, sizeof *forked);
+    if (forked && (s->forked = batch_warm(&o, b, todo, n, forked)))
+        o.forked = forked;
+    int rc = batch_exec(&o, b, todo, n, on_done, on_tick, s);
+    sn_map_cache_enable(false);
+    free(forked);
+    return rc;
 }
 
 /*
@@ -400,9 +424,8 @@ int sn_cli_batch(int argc, char **argv)
         goto out;
     }
     progress_start(&s.prog, n_todo);
-    batch_opts o = {self, a.out, a.plugin_dir, (unsigned)a.jobs, (unsigned)a.threads};
     double t0 = batch_now();
-    rc = batch_exec(&o, b, todo, n_todo, on_done, on_tick, &s);
+    rc = run_all(&a, self, b, todo, n_todo, &s);
     progress_finish(&s.prog);
     fclose(s.manifest);
     char jerr[600];

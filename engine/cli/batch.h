@@ -15,6 +15,7 @@ typedef struct batch_result {
     double wall;        /* seconds */
     uint64_t frames;    /* frames stepped (from the run's --stats) */
     char error[1024];   /* the run's last "sensim: error:" line, or why it died; "" when ok */
+    bool map_hit, scenery_hit; /* it found its map (its scenery) in the map cache (its --stats) */
 } batch_result;
 
 typedef struct batch_opts {
@@ -22,7 +23,22 @@ typedef struct batch_opts {
     const char *out;        /* DIR */
     const char *plugin_dir; /* passed on, may be NULL */
     unsigned jobs, threads; /* runs at once; renderer threads per run */
+    /* Runs marked here (by run index, NULL: none) are forked from this process and play in it
+    ** through sn_cli_run_main instead of exec'ing `self`: they find their map in the map cache
+    ** batch_warm filled (batch_warm.c). */
+    const bool *forked;
+    int (*play)(int argc, char **argv); /* what a forked run calls: sn_cli_run_main */
 } batch_opts;
+
+/*
+** Runs that share a map load it once (docs/batch.md, "Runs that share a map"): turns the map
+** cache on and, for each scene that two or more of the runs todo[0..n) play, loads the first
+** of them in this process (after a forked trial load of the same, so a scene that crashes or
+** hangs its load never takes the batch down), keeping its map, road mesh and scenery. Marks
+** forked[run index] for the runs of every scene whose load left a map in the cache; the rest
+** run as before. Returns how many runs it marked.
+*/
+size_t batch_warm(const batch_opts *o, const sn_batch *b, const size_t *todo, size_t n, bool *forked);
 
 /* Called when a run ends; and about ten times a second with the number running, the frames
 ** they have stepped and the sum of their fractions done (frames stepped / planned). */

@@ -13,5 +13,7 @@ int sn_cli_batch_merge(int argc, char **argv);
 ** by it) the same steps reporting "frames_done frames_planned" lines on that descriptor about
 ** ten times a second, from which the batch's progress bar estimates (progress.c). */
 sn_status sn_cli_run_frames(sn_engine *e, sn_error *err);
+/* `sensim run ARGS...` (argv[1] == "run") in this process; returns its exit status. */
+int sn_cli_run_main(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@ typedef struct argv_buf {
     char *v[64 + 2 * 1024];
     char seed[32], frames[32], threads[32];
     char nomem[300]; /* what the child says when exec fails under memory_mb */
+    int n;           /* arguments in v */
 } argv_buf;
 
 static bool build_argv(const batch_opts *o, job *j, argv_buf *a)
@@ -80,6 +82,7 @@ static bool build_argv(const batch_opts *o, job *j, argv_buf *a)
         a->v[n++] = (char *)r->overrides[i];
     }
     a->v[n] = NULL;
+    a->n = (int)n;
     return true;
 }
 
@@ -97,6 +100,9 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
              "RLIMIT_AS %llu MiB, is below what the sensim program needs to load)\n",
              j->info.id, (unsigned long long)j->info.memory_mb, (unsigned long long)j->info.memory_mb);
     pid_t parent = getpid();
+    bool in_process = o->forked && o->forked[j->run] && o->play;
+    if (in_process)
+        fflush(NULL); /* nothing buffered here may be written twice, by the run too */
     int pp[2] = {-1, -1};
     if (pipe(pp) != 0)
         pp[0] = pp[1] = -1; /* no progress from this run: the bar estimates without it */
@@ -135,6 +141,12 @@ static bool start(const batch_opts *o, job *j, const sigset_t *child_mask)
             rlim_t lim = (rlim_t)j->info.memory_mb << 20;
             struct rlimit rl = {lim, lim};
             setrlimit(RLIMIT_AS, &rl);
+        }
+        if (in_process) {
+            /* The run plays here, on the map this process loaded (batch_warm.c). What exec would
+            ** have closed goes: every descriptor but its stdin, stdout, stderr and progress pipe. */
+            syscall(SYS_close_range, 4u, ~0u, 0u);
+            _exit(o->play(a.n, a.v));
         }
         execv(o->self, a.v);
         if (errno == ENOMEM && j->info.memory_mb) {
@@ -212,16 +224,26 @@ static void blame_memory(const job *j, batch_result *r)
              said);
 }
 
-static uint64_t read_frames(const char *path)
+/* The frames stepped, and whether the map cache served the run, from its --stats. */
+static void read_stats(const char *path, batch_result *r)
 {
     FILE *f = sn_cli_open_input(path, NULL);
     unsigned long long frames = 0;
-    if (f) {
-        if (fscanf(f, "{\"frames\":%llu", &frames) != 1)
-            frames = 0;
+    char buf[4096];
+    size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[got] = 0;
+    if (f)
         fclose(f);
-    }
-    return frames;
+    if (sscanf(buf, "{\"frames\":%llu", &frames) != 1)
+        frames = 0;
+    r->frames = frames;
+    /* the counts are the process's: a forked run's start from this process's own */
+    const char *mc = strstr(buf, "\"map_cache\":{");
+    unsigned long long mh, sh;
+    uint64_t mh0, sh0;
+    sn_map_cache_stats(NULL, &mh0, &sh0);
+    if (mc && sscanf(mc, "\"map_cache\":{\"map_hits\":%llu,\"scenery_hits\":%llu", &mh, &sh) == 2)
+        r->map_hit = mh > mh0, r->scenery_hit = sh > sh0;
 }
 
 /* Reads what the run reported since the last call; keeps its last whole line. */
@@ -259,7 +281,7 @@ static void finish(job *j, int wstatus, batch_result *r)
     close_progress(j);
     memset(r, 0, sizeof *r);
     r->wall = batch_now() - j->start;
-    r->frames = read_frames(j->stats);
+    read_stats(j->stats, r);
     remove(j->stats);
     last_error(j->errlog, r->error, sizeof r->error);
     if (WIFEXITED(wstatus))

@@ -280,6 +280,15 @@ static int check_run_limits(const cli *c)
 }
 
 
+/* The stats' map cache counts: this process's (a run forked by `sensim batch` reused its map). */
+static int write_cache_stats(FILE *sf)
+{
+    uint64_t map_hits, scenery_hits;
+    sn_map_cache_stats(NULL, &map_hits, &scenery_hits);
+    return fprintf(sf, ",\"map_cache\":{\"map_hits\":%llu,\"scenery_hits\":%llu}", (unsigned long long)map_hits,
+                   (unsigned long long)scenery_hits);
+}
+
 static int cmd_run(int argc, char **argv)
 {
     cli c;
@@ -352,6 +361,7 @@ static int cmd_run(int argc, char **argv)
         sn_json_str(sf, c.positional); /* what `sensim report` shows as the run's scene */
         if (w >= 0 && fputs(",\"traffic_health\":", sf) >= 0 && sn_engine_traffic_health_json(e, sf, NULL) != SN_OK)
             w = -1;
+        w = w < 0 ? w : write_cache_stats(sf);
         w = w < 0 ? w : fputs("}\n", sf);
         bool closed = fclose(sf) == 0;
         stats_failed = (!closed || w < 0) ? (errno ? errno : EIO) : 0;
@@ -759,6 +769,9 @@ static int finish(int rc)
     }
     return rc;
 }
+
+/* `sensim run` as a run of `sensim batch` forked from the batch plays it (batch_exec.c). */
+int sn_cli_run_main(int argc, char **argv) { return finish(cmd_run(argc, argv)); }
 
 static int dispatch(int argc, char **argv);
 

@@ -17,6 +17,7 @@
 #include "../data/image.h"
 #include "../data/netpbm.h"
 #include "../map/road_mesh.h"
+#include "map_cache.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -391,7 +392,7 @@ static sn_status load_map(sn_engine *e, sn_error *err)
         e->reuse_map = NULL;
     } else {
         sn_error merr = {0};
-        e->map = sn_map_open(sc->map_path, &merr);
+        e->map = sn_map_cache_open(sc->map_path, &merr); /* sn_map_open unless the cache is on */
         if (!e->map)
             return sn_fail(err, merr.status ? merr.status : SN_E_INVALID, "%s: map: %s",
                            sn_scene_where(sc, sc->map_pos).s, merr.msg);
@@ -404,8 +405,8 @@ static sn_status load_map(sn_engine *e, sn_error *err)
     }
     /* Its surfaces are static geometry of the world, built once (map/road_mesh.h). */
     sn_road_mesh *roads;
-    sn_status st = sn_road_mesh_build(e->map, &roads, err);
-    if (st || (st = sn_world_set_roads(&e->world, roads, err)))
+    sn_status st = sn_map_cache_road_mesh(e->map, &roads, err);
+    if (st || (st = sn_world_set_roads_shared(&e->world, roads, sn_map_cache_road_data(e->map, roads), err)))
         return st;
     sn_map_info info = {.struct_size = sizeof info};
     sn_map_info_get(e->map, &info, NULL);

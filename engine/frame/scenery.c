@@ -3,6 +3,8 @@
 ** handed to the world with the roads (world/roads.c), where physics, rays and cameras meet it. */
 #include "../scenery/scenery.h"
 
+#include "map_cache.h"
+
 #include "../sim/engine.h"
 #include "../traffic/lights.h"
 #include "../traffic/signs.h"
@@ -55,7 +57,7 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
     w->roads = NULL;         /* keep the mesh: the world's release would free it */
     sn_world_free_roads(w); /* the physics built on it, rebuilt below with the scenery */
     sn_scenery sc;
-    sn_status st = sn_scenery_build(e->map, &o, lines, n_lines, avoid, n_avoid, m, &sc, err);
+    sn_status st = sn_map_cache_scenery(e->map, &o, lines, n_lines, avoid, n_avoid, &m, &sc, err);
     free(lines), free(avoid);
     if (st) {
         sn_error_prefix(err, e->scene.path ? e->scene.path : "scene");
@@ -73,5 +75,5 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
     }
     sn_scenery_free(&e->scenery);
     e->scenery = sc;
-    return sn_world_set_roads(w, m, err);
+    return sn_world_set_roads_shared(w, m, sn_map_cache_road_data(e->map, m), err);
 }

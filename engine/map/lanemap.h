@@ -42,7 +42,15 @@ struct sn_map {
     sn_vec3 lo, hi;         /* bounds of every lane, world frame */
     double driving_m;       /* length of the driving lanes */
     double lane_m;          /* lanes x length of every section (at most SN_ODR_MAX_LANE_M) */
+    /* A map shared through the engine's map cache (frame/map_cache.h): sn_map_close hands it
+    ** back there instead of freeing it. NULL for a map of one owner. */
+    void (*release)(struct sn_map *m);
+    void *release_user;
 };
+
+/* The bytes of a map file, NUL-terminated (*size without the NUL); the caller frees them. NULL
+** with err set ("PATH: cannot read the map") when the file cannot be opened or read. */
+char *sn_map_read_file(const char *path, size_t *size, sn_error *err);
 
 /* Builds the index of an opened network; takes `odr` and `xml` (freed with the map on success
 ** and on failure). */

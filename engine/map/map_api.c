@@ -34,13 +34,8 @@ sn_map *sn_map_open_memory(const char *xml, size_t size, const char *name, sn_er
     return m;
 }
 
-sn_map *sn_map_open(const char *path, sn_error *err)
+char *sn_map_read_file(const char *path, size_t *size, sn_error *err)
 {
-    SN_ERR_LOCAL(err);
-    if (!path) {
-        sn_fail(err, SN_E_INVALID, "map: NULL path");
-        return NULL;
-    }
     FILE *f = sn_open_input(path, "map", err); /* a FIFO would block */
     if (!f)
         return NULL;
@@ -69,12 +64,27 @@ sn_map *sn_map_open(const char *path, sn_error *err)
         sn_fail(err, SN_E_IO, "%s: cannot read the map", path);
         return NULL;
     }
+    buf[n] = 0;
+    *size = n;
+    return buf;
+}
+
+sn_map *sn_map_open(const char *path, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    if (!path) {
+        sn_fail(err, SN_E_INVALID, "map: NULL path");
+        return NULL;
+    }
+    size_t n;
+    char *buf = sn_map_read_file(path, &n, err);
+    if (!buf)
+        return NULL;
     sn_odr *odr;
     if (sn_odr_load_memory(buf, n, path, &odr, err)) {
         free(buf);
         return NULL;
     }
-    buf[n] = 0;
     sn_map *m;
     if (sn_map_build(odr, buf, n, &m, err))
         return NULL;

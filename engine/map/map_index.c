@@ -117,7 +117,13 @@ static void map_free_parts(sn_map *m)
     free(m);
 }
 
-void sn_map_close(sn_map *m) { map_free_parts(m); }
+void sn_map_close(sn_map *m)
+{
+    if (m && m->release)
+        m->release(m); /* the cache's: it frees the map when nothing holds it any more */
+    else
+        map_free_parts(m);
+}
 
 /* Lanes x length, bounded before any index, mesh or line is built for them: a 12 KB file can
 ** ask for 1 000 km of road with 64 lanes a side (issue 33 item 21). Sums m->lane_m; SN_E_RANGE

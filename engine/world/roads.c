@@ -29,7 +29,7 @@ void sn_world_free_roads(sn_world *w)
     if (!w->poisoned) {
         for (size_t i = 0; i < w->n_road_geoms; i++)
             dGeomDestroy(w->road_geoms[i]);
-        for (size_t i = 0; i < w->n_road_geoms; i++)
+        for (size_t i = 0; i < w->n_road_geoms && !w->road_data_shared; i++)
             dGeomTriMeshDataDestroy(w->road_data[i]);
     }
     free(w->road_geoms);
@@ -41,9 +41,44 @@ void sn_world_free_roads(sn_world *w)
     w->road_as = NULL;
     w->roads = NULL;
     w->n_road_geoms = 0;
+    w->road_data_shared = false;
+}
+
+/* A chunk's trimesh data: its own vertices and triangles (chunk-local indices). */
+static dTriMeshDataID chunk_data(const sn_road_mesh *m, const sn_road_chunk *k)
+{
+    dTriMeshDataID d = dGeomTriMeshDataCreate();
+    dGeomTriMeshDataBuildDouble(d, m->v[k->v_first], 3 * sizeof(double), (int)k->v_count, m->t[k->first],
+                                (int)(3 * k->count), 3 * sizeof(uint32_t));
+    return d;
+}
+
+dTriMeshDataID *sn_world_road_data_build(const sn_road_mesh *m, size_t *n)
+{
+    dTriMeshDataID *d = calloc(m->n_chunks ? m->n_chunks : 1, sizeof *d);
+    *n = 0;
+    if (!d)
+        return NULL;
+    dAllocateODEDataForThread(dAllocateMaskAll);
+    for (uint32_t i = 0; i < m->n_chunks; i++)
+        if (m->chunks[i].part != SN_ROAD_MARK)
+            d[(*n)++] = chunk_data(m, &m->chunks[i]);
+    return d;
+}
+
+void sn_world_road_data_free(dTriMeshDataID *d, size_t n)
+{
+    for (size_t i = 0; d && i < n; i++)
+        dGeomTriMeshDataDestroy(d[i]);
+    free(d);
 }
 
 sn_status sn_world_set_roads(sn_world *w, sn_road_mesh *m, sn_error *err)
+{
+    return sn_world_set_roads_shared(w, m, NULL, err);
+}
+
+sn_status sn_world_set_roads_shared(sn_world *w, sn_road_mesh *m, const dTriMeshDataID *shared, sn_error *err)
 {
     sn_world_free_roads(w);
     w->roads = m;
@@ -71,14 +106,13 @@ sn_status sn_world_set_roads(sn_world *w, sn_road_mesh *m, sn_error *err)
         a->ground = k->part == SN_ROAD_SURFACE;
         a->st.rot = a->st.prev_rot = (sn_quat){1, 0, 0, 0};
     }
+    w->road_data_shared = shared != NULL;
     dAllocateODEDataForThread(dAllocateMaskAll);
     for (uint32_t i = 0; i < m->n_chunks; i++) {
         const sn_road_chunk *k = &m->chunks[i];
         if (k->part == SN_ROAD_MARK)
             continue;
-        dTriMeshDataID d = dGeomTriMeshDataCreate();
-        dGeomTriMeshDataBuildDouble(d, m->v[k->v_first], 3 * sizeof(double), (int)k->v_count, m->t[k->first],
-                                    (int)(3 * k->count), 3 * sizeof(uint32_t));
+        dTriMeshDataID d = shared ? shared[w->n_road_geoms] : chunk_data(m, k);
         dGeomID g = dCreateTriMesh(w->static_space, d, NULL, NULL, NULL);
         dGeomSetData(g, &w->road_as[k->category]);
         /* the static space's bits, as every static: queries skip crash boxes themselves */

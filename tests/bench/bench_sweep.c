@@ -9,12 +9,14 @@
 ** and running. Times are never asserted. argv[1]: source root, argv[2]: plugin folder, argv[3]:
 ** temp folder, argv[4] (optional): how many of the runs to play (default all 1000). */
 #include "../../engine/scenario/xosc_dist.h"
+#include "quick.h"
 
 #include <sensim/sensim.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define RUNS 1000
@@ -24,6 +26,33 @@ static double cpu_now(void)
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* CPU seconds of the children that ended (a batch and its runs). */
+static double children_cpu(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_CHILDREN, &u);
+    return (double)u.ru_utime.tv_sec + (double)u.ru_stime.tv_sec + 1e-6 * (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+/* `sensim batch SPEC` into out (emptied first): its CPU (and wall) seconds, -1 when it fails. */
+static double batch(const char *sensim, const char *spec, const char *out, int jobs, bool cache, double *wall)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && '%s' batch '%s' --out '%s' -j %d%s >/dev/null 2>&1", out, sensim, spec, out,
+             jobs, cache ? "" : " --no-map-cache");
+    double c0 = children_cpu(), w0 = wall_now();
+    int rc = system(cmd);
+    *wall = wall_now() - w0;
+    return rc == 0 ? children_cpu() - c0 : -1;
 }
 
 static void die(const char *what, const sn_error *err)
@@ -78,7 +107,7 @@ int main(int argc, char **argv)
     /* one plain run: the best of 5 */
     const char *plain_sets[] = {"settings.fixed_delta_seconds=0.01"};
     double one = 1e30, sim = 0, split[3] = {0};
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < bench_rounds(5); k++) {
         double c0 = cpu_now();
         sim = play(xosc, argv[2], plain_sets, 1);
         double c = cpu_now() - c0;
@@ -110,6 +139,22 @@ int main(int argc, char **argv)
         sim_sum += play(d->scenario, argv[2], sets, 2);
     }
     double total = cpu_now() - c0;
+    /* the same runs, the map cache on: what a run forked from a batch that loaded the map costs */
+    sn_map_cache_enable(true);
+    c0 = cpu_now();
+    double sim_cached = 0;
+    for (uint32_t r = 0; r < play_n; r++) {
+        char set[256];
+        snprintf(set, sizeof set, "parameters.%s=%s", d->names[0], d->values[r]);
+        const char *sets[] = {"settings.fixed_delta_seconds=0.01", set};
+        sim_cached += play(d->scenario, argv[2], sets, 2);
+    }
+    double total_cached = cpu_now() - c0;
+    sn_map_cache_enable(false);
+    if (sim_cached != sim_sum) {
+        fprintf(stderr, "bench_sweep: %.9g s simulated with the map cache, %.9g without\n", sim_cached, sim_sum);
+        return 1;
+    }
     sn_xdist_free(d);
     remove(dist);
 
@@ -120,5 +165,44 @@ int main(int argc, char **argv)
            "the run %.2f ms\n", 1e3 * one, sim, 1e3 * split[0], 1e3 * split[1], 1e3 * split[2]);
     printf("expansion of the distribution: %.3f ms CPU (%.4f of one run)\n", 1e3 * expand, expand / one);
     printf("ratio: %.3f (a sweep run's CPU over one plain run's; 1 = the sweep costs nothing per run)\n", per / one);
+    double per_cached = total_cached / play_n;
+    printf("map cache, in-process: %.2f ms CPU a run against %.2f ms without: ratio %.3f (%.1f runs per CPU-second)\n",
+           1e3 * per_cached, 1e3 * per, per_cached / per, play_n / total_cached);
+    if (argc > 5) {
+        /* sensim batch with and without the cache, on the first runs of the distribution */
+        uint32_t most = bench_rounds(5) == 1 ? 20 : 50; /* CI's quick pass: 20 */
+        uint32_t nb = play_n < most ? play_n : most;
+        char spec[1024], out[1024];
+        snprintf(spec, sizeof spec, "%s/bench_sweep_batch.xosc", argv[3]);
+        snprintf(out, sizeof out, "%s/bench_sweep_batch", argv[3]);
+        if (!(f = fopen(spec, "w"))) {
+            perror(spec);
+            return 1;
+        }
+        fprintf(f, "<?xml version='1.0'?>\n<OpenSCENARIO><FileHeader revMajor='1' revMinor='2' date='x' author='bench' "
+                   "description='sweep'/>\n<ParameterValueDistribution><ScenarioFile filepath='%s'/><Deterministic>"
+                   "<DeterministicSingleParameterDistribution parameterName='CutInGap'><DistributionRange stepWidth='0.01'>"
+                   "<Range lowerLimit='10' upperLimit='%.2f'/></DistributionRange></DeterministicSingleParameterDistribution>"
+                   "</Deterministic></ParameterValueDistribution></OpenSCENARIO>\n", xosc, 10 + 0.01 * (nb - 1));
+        fclose(f);
+        double wc1, wn1, wc2, wn2;
+        double cc1 = batch(argv[5], spec, out, 1, true, &wc1), cn1 = batch(argv[5], spec, out, 1, false, &wn1);
+        double cc2 = batch(argv[5], spec, out, 2, true, &wc2), cn2 = batch(argv[5], spec, out, 2, false, &wn2);
+        if (cc1 < 0 || cn1 < 0 || cc2 < 0 || cn2 < 0) {
+            fprintf(stderr, "bench_sweep: sensim batch failed\n");
+            return 1;
+        }
+        printf("map cache, sensim batch of %u runs, -j 1: %.2f ms CPU a run (batch and runs) against %.2f ms with "
+               "--no-map-cache: ratio %.3f; wall %.2f against %.2f ms a run\n", nb, 1e3 * cc1 / nb, 1e3 * cn1 / nb,
+               cc1 / cn1, 1e3 * wc1 / nb, 1e3 * wn1 / nb);
+        printf("map cache, sensim batch of %u runs, -j 2: wall %.2f ms a run against %.2f ms with --no-map-cache: "
+               "ratio %.3f (CPU %.2f against %.2f ms a run)\n", nb, 1e3 * wc2 / nb, 1e3 * wn2 / nb, wc2 / wn2,
+               1e3 * cc2 / nb, 1e3 * cn2 / nb);
+        remove(spec);
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", out);
+        if (system(cmd) != 0)
+            return 1;
+    }
     return 0;
 }

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 static const char *const modes[] = {"none", "fail_set", "fail_tick", "fail_serialize", "crash_tick",
-                                    "crash_serialize", "garbled_set", NULL};
-enum { NONE, FAIL_SET, FAIL_TICK, FAIL_SERIALIZE, CRASH_TICK, CRASH_SERIALIZE, GARBLED_SET };
+                                    "crash_serialize", "garbled_set", "crash_set", NULL};
+enum { NONE, FAIL_SET, FAIL_TICK, FAIL_SERIALIZE, CRASH_TICK, CRASH_SERIALIZE, GARBLED_SET, CRASH_SET };
 
 /* Text no terminal should receive raw: DEL, an escape sequence, a newline, a C1 control (CSI),
 ** invalid UTF-8 (a stray continuation byte, an overlong '/', a cut sequence), then valid é. */
@@ -36,6 +36,14 @@ static sn_status create(const sn_host *h, sn_ctx *c, void **out)
 }
 static void destroy(void *self) { free(self); }
 
+/* Dies of a real invalid access. Not NULL, which UBSan would catch before the fault;
+** volatile so the compiler keeps the store. */
+static void crash(void)
+{
+    volatile int *volatile p = (volatile int *)(uintptr_t)64;
+    *p = 1;
+}
+
 static sn_status set(void *self, const sn_value *v, uint32_t n)
 {
     faulty *f = self;
@@ -46,20 +54,14 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         f->host->set_error(f->ctx, "refusing to be set up (on purpose)");
         return SN_E_INVALID;
     }
+    if (f->mode == CRASH_SET) /* a scene whose load crashes (tests/integration/batch_mapcache.sh) */
+        crash();
     if (f->mode == GARBLED_SET) {
         f->host->log(f->ctx, SN_LOG_WARN, "%s", garbled);
         f->host->set_error(f->ctx, "%s", garbled);
         return SN_E_INVALID;
     }
     return SN_OK;
-}
-
-/* Dies of a real invalid access. Not NULL, which UBSan would catch before the fault;
-** volatile so the compiler keeps the store. */
-static void crash(void)
-{
-    volatile int *volatile p = (volatile int *)(uintptr_t)64;
-    *p = 1;
 }
 
 static bool now(faulty *f) { return f->host->clock(f->ctx)->frame >= (uint64_t)f->at; }

@@ -169,6 +169,22 @@ SN_API sn_map *sn_map_open(const char *path, struct sn_error *err);
 SN_API sn_map *sn_map_open_memory(const char *xml, size_t size, const char *name, struct sn_error *err);
 SN_API void sn_map_close(sn_map *m); /* NULL-safe */
 
+/*
+** The map cache (docs/batch.md, "Runs that share a map"): while it is on, an engine of this
+** process that loads a scene whose map file was loaded before - the same path, the same bytes,
+** compared whole on every load - shares that parsed map and copies its road mesh instead of
+** building them again, and copies the scenery built for the same scenery options, stop lines
+** and static boxes. Everything a run writes is byte-identical to a load without it; a file
+** that changed is parsed again. `sensim batch` turns it on and forks its runs from a process
+** that loaded the map once. Off by default (an application that keeps one engine gains
+** nothing); turning it off drops what it holds (maps still in use are freed with their
+** engines). Thread-safe.
+*/
+SN_API void sn_map_cache_enable(bool on);
+/* What the cache holds and has saved: maps held, loads that reused a map, loads that reused
+** scenery. Any pointer may be NULL. */
+SN_API void sn_map_cache_stats(size_t *maps, uint64_t *map_hits, uint64_t *scenery_hits);
+
 SN_API sn_status sn_map_info_get(const sn_map *m, sn_map_info *out, struct sn_error *err);
 /* Warnings the loader gave (one line each, "FILE:LINE: <element>: what"); NULL past the end. */
 SN_API const char *sn_map_warning(const sn_map *m, size_t i);

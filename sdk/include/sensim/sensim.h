@@ -22,7 +22,8 @@
 **
 ** Threading: one engine belongs to one thread at a time; different engines may run on
 ** different threads at once. Nothing here keeps process-global state except
-** sn_install_crash_reporter (signal handlers are process-wide by nature).
+** sn_install_crash_reporter (signal handlers are process-wide by nature) and the map cache
+** when it is turned on (sn_map_cache_enable, sensim/map.h).
 */
 #ifndef SENSIM_SENSIM_H
 #define SENSIM_SENSIM_H

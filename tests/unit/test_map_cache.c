@@ -1,0 +1,141 @@
+/* The map cache (sensim/map.h sn_map_cache_enable; engine/frame/map_cache.c): engines loading a
+** scene on the same map file share the parsed map and reuse its scenery; a file that changed
+** since (a stale entry) is parsed again; a file that became corrupt fails exactly as without
+** the cache, and the cache stays sound; turning the cache off leaves the engines that hold a
+** map running (ASan checks that nothing leaks or is freed twice). argv[1]: the maps folder,
+** argv[2]: a temp folder. */
+#include "../check.h"
+
+#include <sensim/map.h>
+#include <sensim/sensim.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)len + 1);
+    *n = b ? fread(b, 1, (size_t)len, f) : 0;
+    fclose(f);
+    return b;
+}
+
+static void spit(const char *path, const char *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(b, 1, n, f);
+        fclose(f);
+    }
+}
+
+/* An engine with the scene loaded and stepped 10 frames, or NULL with err set. */
+static sn_engine *load(const char *scene, sn_error *err)
+{
+    sn_engine_options o = {.threads = 1, .quiet_plugins = true};
+    sn_engine *e = sn_engine_create(&o, err);
+    if (!e)
+        return NULL;
+    if (sn_engine_load_scene(e, scene, err) || sn_engine_run(e, 10, err)) {
+        sn_engine_destroy(e);
+        return NULL;
+    }
+    return e;
+}
+
+static void stats(size_t *maps, uint64_t *mh, uint64_t *sh) { sn_map_cache_stats(maps, mh, sh); }
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_map_cache MAPS TMP\n");
+        return 2;
+    }
+    char src[1024], map[1024], scene[1024];
+    snprintf(src, sizeof src, "%s/highway.xodr", argv[1]);
+    snprintf(map, sizeof map, "%s/map_cache.xodr", argv[2]);
+    snprintf(scene, sizeof scene, "%s/map_cache.yaml", argv[2]);
+    size_t n;
+    char *xml = slurp(src, &n);
+    CHECK(xml && n > 1000, "%s not read", src);
+    if (!xml)
+        return CHECK_DONE();
+    spit(map, xml, n);
+    FILE *f = fopen(scene, "w");
+    fprintf(f, "map: map_cache.xodr\nsettings: {fixed_delta_seconds: 0.05, frames: 10}\nactors:\n"
+               "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [20, -1.75, 0.5]}, velocity: [10, 0, 0]}\n");
+    fclose(f);
+
+    size_t maps;
+    uint64_t mh, sh;
+    sn_error err = {0};
+    /* off (the default): nothing is kept */
+    sn_engine *e0 = load(scene, &err);
+    stats(&maps, &mh, &sh);
+    CHECK(e0 && maps == 0 && mh == 0, "cache off: %zu maps, %llu hits (%s)", maps, (unsigned long long)mh, err.msg);
+
+    sn_map_cache_enable(true);
+    sn_engine *e1 = load(scene, &err), *e2 = load(scene, &err);
+    stats(&maps, &mh, &sh);
+    CHECK(e1 && e2 && maps == 1 && mh == 1 && sh == 1, "second load: %zu maps, %llu map hits, %llu scenery hits (%s)",
+          maps, (unsigned long long)mh, (unsigned long long)sh, err.msg);
+    CHECK(e1 && e2 && sn_engine_map(e1) == sn_engine_map(e2), "the two engines share one parsed map");
+    CHECK(e0 && e1 && sn_engine_map(e0) != sn_engine_map(e1), "an uncached engine keeps its own map");
+    /* the same world either way: the hero where the uncached engine has it */
+    sn_map_info i0 = {.struct_size = sizeof i0}, i2 = {.struct_size = sizeof i2};
+    if (e0 && e2) {
+        sn_map_info_get(sn_engine_map(e0), &i0, NULL);
+        sn_map_info_get(sn_engine_map(e2), &i2, NULL);
+        CHECK(i0.roads == i2.roads && i0.lanes == i2.lanes && i0.driving_km == i2.driving_km, "the map's summary");
+    }
+
+    /* stale: the file changed (one more comment): parsed again, not served from the cache */
+    const char extra[] = "<!-- edited -->\n";
+    char *edited = malloc(n + sizeof extra);
+    memcpy(edited, xml, n);
+    memcpy(edited + n, extra, sizeof extra - 1);
+    spit(map, edited, n + sizeof extra - 1);
+    sn_engine *e3 = load(scene, &err);
+    stats(&maps, &mh, &sh);
+    CHECK(e3 && maps == 2 && mh == 1, "an edited file: %zu maps, %llu hits (%s)", maps, (unsigned long long)mh, err.msg);
+    CHECK(e3 && e1 && sn_engine_map(e3) != sn_engine_map(e1), "an edited file is not the cached map");
+    size_t got = 0;
+    const char *text = e3 ? sn_map_to_opendrive(sn_engine_map(e3), &got) : NULL;
+    CHECK(text && got == n + sizeof extra - 1 && strstr(text, "edited"), "the edited map is the edited file");
+
+    /* corrupt: cut in half; the error is the one an uncached load gives, and nothing is cached */
+    spit(map, xml, n / 2);
+    sn_error cached_err = {0}, plain_err = {0};
+    sn_engine *e4 = load(scene, &cached_err);
+    sn_map_cache_enable(false); /* e1, e2, e3 hold cached maps: they keep them */
+    stats(&maps, NULL, NULL);
+    CHECK(maps == 0, "off: the cache holds %zu maps", maps);
+    sn_engine *e5 = load(scene, &plain_err);
+    CHECK(!e4 && !e5 && cached_err.status == plain_err.status && !strcmp(cached_err.msg, plain_err.msg) &&
+              strstr(cached_err.msg, "map_cache.xodr"),
+          "a corrupt file: '%s' with the cache, '%s' without", cached_err.msg, plain_err.msg);
+    sn_engine_destroy(e4), sn_engine_destroy(e5);
+
+    /* the original bytes again, the cache on again: a fresh entry, then a hit */
+    sn_map_cache_enable(true);
+    spit(map, xml, n);
+    sn_engine *e6 = load(scene, &err), *e7 = load(scene, &err);
+    stats(&maps, &mh, &sh);
+    CHECK(e6 && e7 && maps == 1 && mh == 2 && sn_engine_map(e6) == sn_engine_map(e7),
+          "restored: %zu maps, %llu hits (%s)", maps, (unsigned long long)mh, err.msg);
+    /* engines holding maps of a cache turned off still step, then free them */
+    CHECK(e1 && sn_engine_run(e1, 5, &err) == SN_OK, "an engine on a dropped map steps: %s", err.msg);
+    sn_engine_destroy(e1), sn_engine_destroy(e2), sn_engine_destroy(e3);
+    sn_map_cache_enable(false);
+    sn_engine_destroy(e6), sn_engine_destroy(e7), sn_engine_destroy(e0);
+    free(xml), free(edited);
+    remove(map), remove(scene);
+    return CHECK_DONE();
+}
