@@ -8,6 +8,7 @@
 #include "../sim/spawn.h"
 #include "../sim/stream.h"
 #include "../sim/guard.h"
+#include "../sim/render_share.h"
 #include "../output/saver.h"
 #include "../output/spool.h"
 #include "../output/outdir.h"
@@ -203,6 +204,7 @@ void sn_engine_destroy(sn_engine *e)
     free(e->final_dir);
     free(e->partial_dir);
     sn_renderer_destroy(e->renderer);
+    sn_render_share_free(e->render_share);
     sn_rayscene_destroy(e->rays);
     sn_writer_free(&e->writer);
     sn_pack_free(&e->msg);
@@ -805,12 +807,9 @@ static sn_status deliver_collisions_any(sn_engine *e, sn_error *err)
 }
 /* ---- end recorder ---- */
 
-static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
+/* Each live sensor's tick of this phase, in order. */
+static sn_status tick_sensors(sn_engine *e, sn_phase phase, const char *name, sn_error *err)
 {
-    static const char *const names[] = {"", "tick(pre)", "tick(post)", "", "tick(observe)"};
-    sn_status cst = sn_classes_tick(e, phase, false, err);
-    if (cst)
-        return cst;
     for (uint32_t i = 0; i < e->n_sensors; i++) {
         sn_sensor *s = e->sensors[i];
         if (phase == SN_PHASE_POST)
@@ -827,12 +826,29 @@ static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
             s->ticked_post = true;
         }
         sn_ctx_error_clear(s);
-        sn_guard_enter(s, names[phase]);
+        sn_guard_enter(s, name);
         sn_status st = s->cls->tick(s->self, phase);
         sn_guard_leave();
         if (st)
-            return sn_plugin_fail(s, names[phase], st, err);
+            return sn_plugin_fail(s, name, st, err);
     }
+    return SN_OK;
+}
+
+static sn_status run_phase(sn_engine *e, sn_phase phase, sn_error *err)
+{
+    static const char *const names[] = {"", "tick(pre)", "tick(post)", "", "tick(observe)"};
+    sn_status cst = sn_classes_tick(e, phase, false, err);
+    if (cst)
+        return cst;
+    /* the sensors' ticks change nothing in the world: renders of one picture may be shared */
+    sn_render_share_phase(e->render_share);
+    e->in_phase = true;
+    sn_status st = tick_sensors(e, phase, names[phase], err);
+    e->in_phase = false;
+    sn_render_share_phase(e->render_share);
+    if (st)
+        return st;
     return sn_classes_tick(e, phase, true, err);
 }
 

@@ -1039,13 +1039,19 @@ static void clear_band(sn_renderer *r, uint32_t bi)
     uint32_t *ib = r->idbuf;
     const float inv_far = r->inv_far, inv_near = r->inv_near;
 
-    /* clear (the band's rows are one block), then the ground planes: exact per pixel */
-    for (size_t i = (size_t)y_begin * W, end = (size_t)y_end * W; i < end; i++)
-        wb[i] = inv_far;
-    if (r->need_info) /* depth alone keeps no ids (raster.h) */
-        memset(ib + (size_t)y_begin * W, 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
+    /* clear (the band's rows are one block), then the ground planes: exact per pixel. The first
+    ** plane is drawn as the band is cleared (one pass over the buffers instead of two): what it
+    ** compares against is the clear value, so the bits are those of clearing first. */
+    const bool fused = r->n_planes > 0;
+    if (!fused) {
+        for (size_t i = (size_t)y_begin * W, end = (size_t)y_end * W; i < end; i++)
+            wb[i] = inv_far;
+        if (r->need_info) /* depth alone keeps no ids (raster.h) */
+            memset(ib + (size_t)y_begin * W, 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
+    }
     for (size_t k = 0; k < r->n_planes; k++) {
         const plane *p = &r->planes[k];
+        const bool first = k == 0, ids = r->need_info;
         for (int32_t y = y_begin; y < y_end; y++) {
             float row = p->wb * (float)y + p->wc;
             float *wr = wb + (size_t)y * W;
@@ -1053,22 +1059,31 @@ static void clear_band(sn_renderer *r, uint32_t bi)
             uint32_t x = 0;
 #ifdef __SSE2__
             /* four at a time, masks for the branch: each lane the scalar expression, the same bits */
-            const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(p->wa), vnear = _mm_set1_ps(inv_near);
-            const __m128i vid = _mm_set1_epi32((int32_t)(PLANE_BIT | (uint32_t)k));
+            const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(p->wa), vnear = _mm_set1_ps(inv_near),
+                         vfar = _mm_set1_ps(inv_far);
+            const __m128i vid = _mm_set1_epi32((int32_t)(PLANE_BIT | (uint32_t)k)), vnone = _mm_set1_epi32(-1);
             for (; x + 4 <= W; x += 4) {
                 const __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(_mm_add_epi32(
                                                                       _mm_set1_epi32((int32_t)x), _mm_setr_epi32(0, 1, 2, 3))))),
-                             old = _mm_loadu_ps(wr + x), m = _mm_and_ps(_mm_cmpgt_ps(w, old), _mm_cmplt_ps(w, vnear));
+                             old = first ? vfar : _mm_loadu_ps(wr + x), m = _mm_and_ps(_mm_cmpgt_ps(w, old), _mm_cmplt_ps(w, vnear));
                 _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(m, w), _mm_andnot_ps(m, old)));
-                const __m128i mi = _mm_castps_si128(m), was = _mm_loadu_si128((const __m128i *)(ir + x));
+                if (!ids)
+                    continue;
+                const __m128i mi = _mm_castps_si128(m), was = first ? vnone : _mm_loadu_si128((const __m128i *)(ir + x));
                 _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(mi, vid), _mm_andnot_si128(mi, was)));
             }
 #endif
             for (; x < W; x++) {
                 float w = row + p->wa * (float)x;
+                if (first) {
+                    wr[x] = inv_far;
+                    if (ids)
+                        ir[x] = NONE;
+                }
                 if (w > wr[x] && w < inv_near) {
                     wr[x] = w;
-                    ir[x] = PLANE_BIT | (uint32_t)k;
+                    if (ids)
+                        ir[x] = PLANE_BIT | (uint32_t)k;
                 }
             }
         }

@@ -100,6 +100,8 @@ struct sn_engine {
     size_t n_all_listeners, cap_all_listeners;
 
     sn_renderer *renderer; /* created at the first render, with opts.threads workers */
+    struct sn_render_share *render_share; /* cameras of one picture share a render (render_share.h) */
+    bool in_phase;         /* sensors are ticking (run_phase): the world holds still, renders may be shared */
     bool in_parallel;      /* a plugin's host->parallel_for is running its tasks */
     sn_rayscene *rays;     /* the ray index, created at the first ray query, likewise */
     sn_lighting lighting;  /* from the scene's settings.lighting; .weather is the world's weather */

@@ -3,6 +3,7 @@
 #include "host.h"
 #include "host_map.h"
 #include "host_query.h"
+#include "render_share.h"
 #include "writer.h"
 
 #include "../core/geo.h"
@@ -126,7 +127,11 @@ static sn_status render_alpha(sn_ctx *c, double alpha, int64_t t_ns, const sn_ca
     }
     if (!engine_renderer(c, "render"))
         return SN_E_NOMEM;
-    sn_status st = sn_render(e->renderer, &e->world, alpha, &e->lighting, cam, out, &err);
+    /* while sensors tick the world holds still: a depth and a semantic camera on one mount share
+    ** one render (render_share.h) */
+    sn_status st = e->in_phase ? sn_render_shared(&e->render_share, e->renderer, &e->world, alpha, &e->lighting, cam,
+                                                  out, &err)
+                               : sn_render(e->renderer, &e->world, alpha, &e->lighting, cam, out, &err);
     if (st)
         sn_format(sn_ctx_error_buf(c), SN_CTX_ERROR_MAX, "render: %s", err.msg);
     return st;

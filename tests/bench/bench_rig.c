@@ -13,7 +13,7 @@
 **   - the RGB camera alone (its frame less the world's) in CPU seconds a frame, the renderer's
 **     profile of those frames (render.h) beside it.
 ** Each figure is the fastest of REPS runs (fewest interruptions); SENSIM_BENCH_RIG_REPS and
-** SENSIM_BENCH_RIG_FRAMES override. argv[1]: temp folder, argv[2]: maps folder, argv[3]: plugins. */
+** SENSIM_BENCH_RIG_FRAMES override; SENSIM_BENCH_RIG_THREADS=1 or 2 runs that thread count alone. argv[1]: temp folder, argv[2]: maps folder, argv[3]: plugins. */
 #include "../../engine/sim/engine.h"
 #include "../../engine/output/saver.h"
 #include "../testutil.h"
@@ -166,7 +166,9 @@ int main(int argc, char **argv)
     if (frames < 1 || reps < 1)
         return fprintf(stderr, "bench_rig: frames and reps must be >= 1\n"), 2;
     const char *only = getenv("SENSIM_BENCH_RIG_ONLY"); /* "rig", "save", "png" or "rgb": one figure, for perf */
-    for (int threads = 1; threads <= 2; threads++) {
+    const char *th = getenv("SENSIM_BENCH_RIG_THREADS"); /* one thread count alone, for perf */
+    const int t_first = th && atoi(th) == 2 ? 2 : 1, t_last = th && atoi(th) == 1 ? 1 : 2;
+    for (int threads = t_first; threads <= t_last; threads++) {
         double rw[2], rn[2], rs[2], rp[2], rr[2];
         figure world = best(WORLD, NO_SAVE, threads, rw);
         if (!only || !strcmp(only, "rig")) {
