@@ -795,7 +795,8 @@ static void test_reflectivity(void)
 ** (the reference: sn_rayscene_set_one_tree off): closest hits (streams from one origin and
 ** random rays one at a time), all hits, every surface and any hit, with and without filters, at
 ** a time inside the frame, over frames where the walkers move (the one tree refitted) and after
-** one more walker appears (its triangles change: built afresh): the same bytes, every result. */
+** one more walker appears (its triangles change: built afresh): the same bytes, every result.
+** A mutation that skips the refit makes thousands differ. */
 static void test_one_tree(void)
 {
     sn_world w;
@@ -804,10 +805,10 @@ static void test_one_tree(void)
     sn_rng g;
     sn_rng_seed(&g, 37);
     add(&w, SN_ACTOR_STATIC, SN_SHAPE_PLANE, sn_v3(0, 0, 0), 0, sn_v3(0, 0, 0), 1, 0);
-    sn_actor *walkers[96];
+    sn_actor *walkers[48];
     int n_walkers = 0;
-    for (int i = 0; i < 320; i++) {
-        sn_vec3 p = sn_v3(sn_rng_uniform(&g) * 300 - 150, sn_rng_uniform(&g) * 300 - 150, 1.5);
+    for (int i = 0; i < 160; i++) {
+        sn_vec3 p = sn_v3(sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, 1.5);
         sn_vec3 e = sn_v3(0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2);
         bool moving = i % 4 == 0;
         sn_actor *a = add(&w, moving ? SN_ACTOR_WALKER : SN_ACTOR_STATIC, i % 7 ? SN_SHAPE_BOX : SN_SHAPE_CYLINDER, p,
@@ -815,7 +816,7 @@ static void test_one_tree(void)
         if (moving)
             walkers[n_walkers++] = a;
     }
-    enum { N = 30000, MAXH = 4 };
+    enum { N = 12000, MAXH = 4 };
     sn_ray *rays = malloc(N * sizeof *rays);
     sn_ray_result *res[2] = {calloc(N, sizeof **res), calloc(N, sizeof **res)};
     sn_ray_hit *hits[2] = {calloc((size_t)N * MAXH, sizeof **hits), calloc((size_t)N * MAXH, sizeof **hits)};
@@ -826,7 +827,7 @@ static void test_one_tree(void)
             rays[i] = ray(sn_v3(0.3, 0.2, 1.8), sn_v3(cos(el) * cos(t), cos(el) * sin(t), sin(el)), 120);
         } else {
             double z = 2 * sn_rng_uniform(&g) - 1, t = 2 * SN_PI * sn_rng_uniform(&g), r = sqrt(1 - z * z);
-            rays[i] = ray(sn_v3(sn_rng_uniform(&g) * 300 - 150, sn_rng_uniform(&g) * 300 - 150, 1 + 3 * sn_rng_uniform(&g)),
+            rays[i] = ray(sn_v3(sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, 1 + 3 * sn_rng_uniform(&g)),
                           sn_v3(r * cos(t), r * sin(t), z), 120);
         }
     }
@@ -834,8 +835,8 @@ static void test_one_tree(void)
     sn_rayscene_set_one_tree(rs[1], false);
     uint32_t ignore = walkers[3]->id;
     int diff = 0, one_batches = 0, batches = 0, hit_count = 0, few_on_one = 0;
-    for (int f = 0; f < 6; f++) {
-        if (f == 4) { /* one more walker: other triangles */
+    for (int f = 0; f < 5; f++) {
+        if (f == 3) { /* one more walker: other triangles */
             walkers[n_walkers++] = add(&w, SN_ACTOR_WALKER, SN_SHAPE_BOX, sn_v3(5, 5, 1), 0, sn_v3(1, 1, 1), 4, 0);
             w.gen++;
         }
@@ -875,8 +876,11 @@ static void test_one_tree(void)
                 }
     }
     CHECK(diff == 0, "%d results differ between the one tree and the two trees", diff);
-    CHECK(one_batches == batches && few_on_one == 0, "the one tree served %d of %d batches, and %d of the small ones",
-          one_batches, batches, few_on_one);
+    /* each new state's first batch walks the two trees until the state has brought 3x as many
+    ** rays as triangles (then the one tree is refitted); the small batches never pay for it */
+    CHECK(one_batches > batches / 2 && one_batches < batches && few_on_one == 0,
+          "the one tree served %d of %d batches (most, not all), and %d of the small ones", one_batches, batches,
+          few_on_one);
     CHECK(hit_count > batches * N / 4, "a fair share of hits: %d", hit_count);
     for (int j = 0; j < 2; j++)
         sn_rayscene_destroy(rs[j]), free(res[j]), free(hits[j]);
