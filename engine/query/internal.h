@@ -163,6 +163,11 @@ struct sn_rayscene {
     uint32_t *stat_first;  /* first primID of each static actor */
     rs_stri *stat_tri;     /* per static primID (64-byte aligned), NULL when it could not be had */
     uint32_t n_stat_t, n_stat_v; /* the static geometry's triangles and vertices */
+    /* The moving triangles' records as the static ones' (ref: index into dact), by primID of
+    ** geometry 1, made with the one tree's build or refit (scene.c); mov_ok: current with dact. */
+    rs_stri *mov_tri;
+    size_t cap_mov_tri;
+    bool mov_ok;
     size_t cap_stat_tri;
     size_t cap_stat_prim, cap_stat_first;
     rs_plane *planes;

@@ -116,6 +116,7 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     free(rs->stat_prim);
     free(rs->stat_first);
     free(rs->stat_tri);
+    free(rs->mov_tri);
     free(rs->stat_wv);
     free(rs->dyn_shapes);
     free(rs->dyn_prim);
@@ -426,6 +427,7 @@ static bool collect_planes(sn_rayscene *rs, const sn_world *w)
 static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha, bool boxes, sn_error *err)
 {
     rs->n_dact = 0;
+    rs->mov_ok = false; /* dact changes */
     bool same = true; /* the same shapes in the same order: keep the buffers */
     size_t used_v = 0, n_models = 0;
     if (!boxes && !reserve_models(rs, w))
@@ -552,6 +554,33 @@ static bool one_build(sn_rayscene *rs)
     return !rs->emb_err[0];
 }
 
+/* rs->mov_tri for the moving actors as they are (rs_tri_plane's bits, as a hit's refinement
+** makes them): a hit on a moving triangle read dyn_prim, the actor, its mesh's indices and
+** three vertices under its pose. Without room, none (the hits read them as before). */
+static void build_mtri(sn_rayscene *rs)
+{
+    size_t n_t = rs->dyn_tris;
+    rs->mov_ok = false;
+    if (n_t > rs->cap_mov_tri) {
+        free(rs->mov_tri);
+        rs->mov_tri = NULL, rs->cap_mov_tri = 0;
+        void *p = NULL;
+        if (n_t > SIZE_MAX / sizeof *rs->mov_tri || posix_memalign(&p, 64, n_t * sizeof *rs->mov_tri))
+            return;
+        rs->mov_tri = p, rs->cap_mov_tri = n_t;
+    }
+    rs_stri *s = rs->mov_tri;
+    for (size_t k = 0; k < rs->n_dact; k++) {
+        const rs_actor *a = &rs->dact[k];
+        for (uint32_t j = 0; j < a->mesh->n_t; j++, s++) {
+            sn_vec3 p0, n;
+            rs_tri_plane(a, j, &p0, &n);
+            *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, (uint32_t)k, j, 0};
+        }
+    }
+    rs->mov_ok = true;
+}
+
 /* The moving actors' new vertices into the one tree, refitted. */
 static void one_refit(sn_rayscene *rs)
 {
@@ -582,6 +611,8 @@ RTCScene rs_trace_scene(sn_rayscene *rs, uint32_t n)
     } else if (due) {
         one_refit(rs);
     }
+    if (!rs->mov_ok)
+        build_mtri(rs);
     if (rs->emb_err[0]) { /* Embree out of memory: top serves, as before */
         rs->emb_err[0] = 0;
         drop_one(rs);

@@ -190,6 +190,19 @@ static inline void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, 
     }
 }
 
+/* The record (internal.h rs_stri) of the triangle a hit names: a static one's, or a moving one's
+** while rs->mov_tri is current (*moving set); NULL when there is none (the hit then reads its
+** actor's vertices, the same bits). */
+static inline const rs_stri *hit_rec(const sn_rayscene *rs, unsigned geom, unsigned prim, bool *moving)
+{
+    if (geom == 0 && prim < rs->n_stat_t) {
+        *moving = false;
+        return rs->stat_tri ? &rs->stat_tri[prim] : NULL;
+    }
+    *moving = true;
+    return rs->mov_ok ? &rs->mov_tri[geom == 0 ? prim - rs->n_stat_t : prim] : NULL;
+}
+
 /* Embree's RTCHitN / RTCRayN layouts (their accessors are C++ only). */
 #define HITN_PRIM(h, N, i) (((const unsigned *)(h))[5 * (N) + (i)])
 #define HITN_GEOM(h, N, i) (((const unsigned *)(h))[6 * (N) + (i)])
@@ -366,9 +379,10 @@ static inline void finish_closest(const rs_ctx *c, const cray *r, const struct R
         sn_vec3 nn;
         const rs_actor *a;
         double t;
-        if (rh->hit.geomID == 0 && rh->hit.primID < rs->n_stat_t && rs->stat_tri) { /* the static triangle's own record */
-            const rs_stri *s = &rs->stat_tri[rh->hit.primID];
-            a = &rs->sact[s->ref], tri = s->tri;
+        bool moving;
+        const rs_stri *s = hit_rec(rs, rh->hit.geomID, rh->hit.primID, &moving);
+        if (s) { /* the triangle's own record */
+            a = moving ? &rs->dact[s->ref] : &rs->sact[s->ref], tri = s->tri;
             t = refine_at(sn_v3(s->p0[0], s->p0[1], s->p0[2]), sn_v3(s->n[0], s->n[1], s->n[2]), o, d, rh->ray.tfar,
                           &nn, &back);
         } else {
@@ -438,15 +452,23 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
         ** hit's actor a few hits ahead of its finishing: among 10 000 objects each is a cache
         ** miss, and one after the other they were most of a hit's finishing time. (A stream
         ** from one origin meets few objects, in the cache: there it costs 5 %.) */
-        const rs_stri *stri = coherent ? NULL : c->rs->stat_tri;
-        if (stri)
-            for (uint32_t k = 0; k < m; k++)
-                if (rh[k].hit.geomID == 0 && rh[k].hit.primID < c->rs->n_stat_t)
-                    __builtin_prefetch(&stri[rh[k].hit.primID]);
+        const sn_rayscene *rs = c->rs;
+        if (!coherent)
+            for (uint32_t k = 0; k < m; k++) {
+                bool moving;
+                const rs_stri *s = rh[k].hit.geomID == RTC_INVALID_GEOMETRY_ID ? NULL
+                                                                                : hit_rec(rs, rh[k].hit.geomID, rh[k].hit.primID, &moving);
+                if (s)
+                    __builtin_prefetch(s);
+            }
         for (uint32_t k = 0; k < m; k++) {
-            if (stri && k + PREFETCH_AHEAD < m && rh[k + PREFETCH_AHEAD].hit.geomID == 0 &&
-                rh[k + PREFETCH_AHEAD].hit.primID < c->rs->n_stat_t)
-                __builtin_prefetch(&c->rs->sact[stri[rh[k + PREFETCH_AHEAD].hit.primID].ref]);
+            const struct RTCHit *ah = &rh[k + PREFETCH_AHEAD].hit;
+            if (!coherent && k + PREFETCH_AHEAD < m && ah->geomID != RTC_INVALID_GEOMETRY_ID) {
+                bool moving;
+                const rs_stri *s = hit_rec(rs, ah->geomID, ah->primID, &moving);
+                if (s)
+                    __builtin_prefetch(moving ? &rs->dact[s->ref] : &rs->sact[s->ref]);
+            }
             sn_ray_result tmp, *res = in_place ? (sn_ray_result *)(void *)(dst + (size_t)k * sizeof zero) : &tmp;
             memcpy(res, &zero, sizeof zero);
             if (cr[k].maxd >= 0)
