@@ -508,8 +508,10 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
 ** - and refitted to a frame's poses only once that frame has brought ONE_FIT times as many
 **   rays as it has triangles: a lidar of 100 000 rays among 10 000 moving objects walks top
 **   every frame, as before; a world that holds still (or a frame of a million rays) walks one.
-** Hits are the same on either tree: the same triangles (float vertices made by the same
-** expressions) under Embree's watertight test, whatever the tree; bench_rays' hashes. */
+** With it come the moving triangles' records (build_mtri), so that a hit on a moving actor
+** reads one cache line as a static one does (finishing a random ray among 10 000 objects: 33-40
+** -> 19 ns). Hits are the same on either tree: the same triangles (float vertices made by the
+** same expressions) under Embree's watertight test, whatever the tree; bench_rays' hashes. */
 #define ONE_MAX_TRIS (1u << 18)
 #define ONE_FIT 3
 #define ONE_REBUILD 16
