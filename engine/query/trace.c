@@ -448,7 +448,7 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
                 rtcIntersect1(c->rs->scene, &c->ec, &rh[k]);
         }
         char *dst = (char *)b->out + (size_t)i0 * result_size;
-        /* Incoherent rays' hits: their static triangle records fetched together, then each
+        /* Incoherent rays' hits: their triangles' records fetched together, then each
         ** hit's actor a few hits ahead of its finishing: among 10 000 objects each is a cache
         ** miss, and one after the other they were most of a hit's finishing time. (A stream
         ** from one origin meets few objects, in the cache: there it costs 5 %.) */
@@ -462,9 +462,9 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
                     __builtin_prefetch(s);
             }
         for (uint32_t k = 0; k < m; k++) {
-            const struct RTCHit *ah = &rh[k + PREFETCH_AHEAD].hit;
-            if (!coherent && k + PREFETCH_AHEAD < m && ah->geomID != RTC_INVALID_GEOMETRY_ID) {
+            if (!coherent && k + PREFETCH_AHEAD < m && rh[k + PREFETCH_AHEAD].hit.geomID != RTC_INVALID_GEOMETRY_ID) {
                 bool moving;
+                const struct RTCHit *ah = &rh[k + PREFETCH_AHEAD].hit;
                 const rs_stri *s = hit_rec(rs, ah->geomID, ah->primID, &moving);
                 if (s)
                     __builtin_prefetch(moving ? &rs->dact[s->ref] : &rs->sact[s->ref]);
