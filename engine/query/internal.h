@@ -134,6 +134,17 @@ static inline bool rs_cull_clear(const rs_cull *c, const sn_vec3 *o, const sn_ve
 struct sn_rayscene {
     RTCDevice dev;
     RTCScene top;         /* geometry 0: the static actors' triangles, 1: the other actors' */
+    /* The one tree (scene.c rs_trace_scene): the same triangles, static then moving, in one
+    ** refitted geometry (geometry 0: primIDs from n_stat_t on are geometry 1's, shifted), or NULL.
+    ** top stays current beside it; a batch traces one when it is fitted to the index as now. */
+    RTCScene one;
+    RTCGeometry one_geom;
+    RTCScene scene;       /* what the batch being traced walks: top or one */
+    uint64_t one_fit;     /* index_updates when one was last fitted (built or refitted) */
+    uint32_t one_refits;  /* refits of one since its build */
+    bool one_built;       /* one has been built (since_one counts from then) */
+    uint64_t since_one;   /* rays handed to Embree since one was last built */
+    uint64_t upd_rays;    /* rays handed to Embree since the last index update */
     bool has_stat;        /* top holds geometry 0 */
     RTCGeometry dyn;      /* geometry 1, kept while the moving actors' shapes stay the same */
     uint32_t dyn_refits;  /* refits of dyn since its last full build */
@@ -151,6 +162,12 @@ struct sn_rayscene {
     uint32_t *stat_prim;   /* static primID -> index into sact */
     uint32_t *stat_first;  /* first primID of each static actor */
     rs_stri *stat_tri;     /* per static primID (64-byte aligned), NULL when it could not be had */
+    uint32_t n_stat_t, n_stat_v; /* the static geometry's triangles and vertices */
+    /* The moving triangles' records as the static ones' (ref: index into dact), by primID of
+    ** geometry 1, made with the one tree's build or refit (scene.c); mov_ok: current with dact. */
+    rs_stri *mov_tri;
+    size_t cap_mov_tri;
+    bool mov_ok;
     size_t cap_stat_tri;
     size_t cap_stat_prim, cap_stat_first;
     rs_plane *planes;
@@ -178,6 +195,7 @@ struct sn_rayscene {
     uint8_t *need;         /* per ray of the batch being traced: the grid could not settle it */
     size_t cap_need;
     bool no_cull;          /* sn_rayscene_set_cull(rs, false) */
+    bool no_one;           /* sn_rayscene_set_one_tree(rs, false) */
     uint64_t settled, index_updates; /* sn_rayscene_counts */
 
     sn_pool *pool;
@@ -233,6 +251,10 @@ static inline void rs_hit(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal
 ** pass the 1.2 sizes). */
 static inline size_t rs_min_size(size_t stride, size_t ours) { return stride < ours ? stride : ours; }
 
+/* scene.c: the scene a batch of n rays walks once the index is up to date (rs->scene): the
+** one tree when it pays (built or refitted here), else top. Out of memory is not an error: top
+** serves. */
+RTCScene rs_trace_scene(sn_rayscene *rs, uint32_t n);
 /* scene.c: brings the index up to date with w, its moving actors as now; the bounds scene too
 ** when `bounds`. rs_sync_at poses them at fraction alpha of the last frame instead. */
 sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err);

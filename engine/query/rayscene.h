@@ -15,6 +15,9 @@
 ** dynamic scene (every ray walked both trees under an instance transform: Embree spent 1 270
 ** instructions a ray at 1 000 boxes in bench_rays, against 421 now and 584 for the same
 ** triangles in one flat scene with the ground as two triangles).
+** Beside it, once the world has held still long enough (or a frame brings enough rays), one
+** tree of the same triangles, static then moving, refitted as the moving actors move: both
+** trees cover the whole street, so every ray walked both (scene.c rs_trace_scene says when).
 ** Ground planes are tested analytically beside it. Embree finds hits in single precision; every reported distance,
 ** point and normal is recomputed in double precision on the hit triangle.
 **
@@ -57,6 +60,11 @@ void sn_rayscene_set_one_by_one(sn_rayscene *rs, bool on);
 /* Any-hit and all-hits rays settled by the cull grid (internal.h rs_cull) without Embree: on
 ** (the default) or off (every ray to Embree: the reference in tests; the answers are the same). */
 void sn_rayscene_set_cull(sn_rayscene *rs, bool on);
+/* For tests and benchmarks: whether the one tree of static and moving triangles (scene.c
+** rs_trace_scene) may serve batches when it pays (on, the default) or never (every batch walks
+** the two trees: the reference; the answers are the same), and whether the last batch walked it. */
+void sn_rayscene_set_one_tree(sn_rayscene *rs, bool on);
+bool sn_rayscene_one_tree(const sn_rayscene *rs);
 /* For tests and benchmarks: rays the cull grid settled, and how often the moving actors' index
 ** was brought up to date (models posed, Embree's tree refitted or rebuilt), since creation. */
 void sn_rayscene_counts(const sn_rayscene *rs, uint64_t *settled, uint64_t *index_updates);

@@ -82,6 +82,7 @@ sn_rayscene *sn_rayscene_create(int threads, sn_error *err)
     ** only when that geometry was committed (the static one at its build quality, high), and
     ** a top level that opens and merges their upper nodes, so rays traverse one tree. */
     rs->top = new_scene(rs->dev, RTC_BUILD_QUALITY_LOW, true);
+    rs->scene = rs->top;
     if (rs->top)
         rtcCommitScene(rs->top);
     if (!rs->pool || !rs->top || rs->emb_err[0]) {
@@ -100,6 +101,8 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     sn_pool_destroy(rs->pool);
     if (rs->dyn)
         rtcReleaseGeometry(rs->dyn);
+    if (rs->one)
+        rtcReleaseScene(rs->one), rtcReleaseGeometry(rs->one_geom);
     if (rs->top)
         rtcReleaseScene(rs->top);
     if (rs->bounds)
@@ -113,6 +116,7 @@ void sn_rayscene_destroy(sn_rayscene *rs)
     free(rs->stat_prim);
     free(rs->stat_first);
     free(rs->stat_tri);
+    free(rs->mov_tri);
     free(rs->stat_wv);
     free(rs->dyn_shapes);
     free(rs->dyn_prim);
@@ -132,6 +136,8 @@ void sn_rayscene_destroy(sn_rayscene *rs)
 int sn_rayscene_threads(const sn_rayscene *rs) { return rs->threads; }
 void sn_rayscene_set_one_by_one(sn_rayscene *rs, bool on) { rs->one_by_one = on; }
 void sn_rayscene_set_cull(sn_rayscene *rs, bool on) { rs->no_cull = !on; }
+void sn_rayscene_set_one_tree(sn_rayscene *rs, bool on) { rs->no_one = !on; }
+bool sn_rayscene_one_tree(const sn_rayscene *rs) { return rs->scene != rs->top; }
 
 void sn_rayscene_counts(const sn_rayscene *rs, uint64_t *settled, uint64_t *index_updates)
 {
@@ -298,8 +304,19 @@ static void build_stri(sn_rayscene *rs)
     }
 }
 
+/* The one tree gone (its triangles are no longer the index's, or it is built afresh): batches
+** walk top until rs_trace_scene builds it again. */
+static void drop_one(sn_rayscene *rs)
+{
+    if (rs->one)
+        rtcReleaseScene(rs->one), rtcReleaseGeometry(rs->one_geom);
+    rs->one = NULL, rs->one_geom = NULL;
+    rs->scene = rs->top;
+}
+
 static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
 {
+    drop_one(rs);
     rs->n_sact = 0;
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
@@ -314,6 +331,9 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
     if (rs->has_stat)
         rtcDetachGeometry(rs->top, 0);
     rs->has_stat = false;
+    rs->n_stat_t = rs->n_stat_v = 0;
+    for (size_t k = 0; k < rs->n_sact; k++)
+        rs->n_stat_t += rs->sact[k].mesh->n_t, rs->n_stat_v += rs->sact[k].mesh->n_v;
     if (rs->n_sact) {
         RTCGeometry g = mesh_geometry(rs, rs->sact, rs->n_sact, &rs->stat_prim, &rs->cap_stat_prim, &rs->stat_first,
                                       &rs->cap_stat_first, &rs->stat_wv, &rs->cap_stat_wv, RTC_BUILD_QUALITY_HIGH);
@@ -407,6 +427,7 @@ static bool collect_planes(sn_rayscene *rs, const sn_world *w)
 static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha, bool boxes, sn_error *err)
 {
     rs->n_dact = 0;
+    rs->mov_ok = false; /* dact changes */
     bool same = true; /* the same shapes in the same order: keep the buffers */
     size_t used_v = 0, n_models = 0;
     if (!boxes && !reserve_models(rs, w))
@@ -432,6 +453,9 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
     if (boxes)
         return SN_OK;
     rs->index_updates++;
+    rs->upd_rays = 0;
+    if (!(same && rs->dyn && rs->n_dact == rs->n_dyn_shapes))
+        drop_one(rs); /* other shapes: other triangles */
     same = same && rs->dyn && rs->n_dact == rs->n_dyn_shapes &&
            (rs->dyn_refits < DYN_REFITS || (rs->dyn_rays < rs->dyn_tris && rs->dyn_refits < DYN_REFITS_MAX));
     if (same) {
@@ -466,6 +490,137 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
     }
     rtcCommitScene(rs->top); /* rebuilds the BVH of geometry 1, and 0 only when build_static changed it */
     return embree_check(rs, "scene", err);
+}
+
+/* The one tree (rs_trace_scene). Two trees that both cover the street, the static actors' and
+** the moving ones', make every ray walk both: at 10 000 objects in bench_rays Embree took
+** 155-166 ns a random ray on them against 134-136 on one tree of the same triangles (rays37,
+** docs/performance.md). Its costs, at 10 000 objects (120 000 triangles): a build of every
+** triangle, 40 ms (330 ns a triangle, where the moving geometry's alone is a quarter of it),
+** a refit of every triangle each time the moving actors move, 3.9 ms (32 ns a triangle,
+** against the 26 ns a ray it saves), and the memory of a second copy. So it is used only
+** - where the moving triangles are no more than the static ones (else the moving tree is most
+**   of the one tree and the copy buys little: V2X among 1 000 cars),
+** - for at most ONE_MAX_TRIS triangles (its build time and memory),
+** - built once the index as it is (no actor moved) has served 3/2 as many rays as it has
+**   triangles, and not again before ONE_REBUILD times as many rays went by (a world whose
+**   shapes change every frame pays a build at most that often),
+** - and refitted to a frame's poses only once that frame has brought ONE_FIT times as many
+**   rays as it has triangles: a lidar of 100 000 rays among 10 000 moving objects walks top
+**   every frame, as before; a world that holds still (or a frame of a million rays) walks one.
+** With it come the moving triangles' records (build_mtri), so that a hit on a moving actor
+** reads one cache line as a static one does (finishing a random ray among 10 000 objects: 33-40
+** -> 19 ns). Hits are the same on either tree: the same triangles (float vertices made by the
+** same expressions) under Embree's watertight test, whatever the tree; bench_rays' hashes. */
+#define ONE_MAX_TRIS (1u << 18)
+#define ONE_FIT 3
+#define ONE_REBUILD 16
+
+/* The one tree of the index as it is (static actors, then moving ones: top's primIDs in turn);
+** false when Embree could not have it. */
+static bool one_build(sn_rayscene *rs)
+{
+    size_t n_v = rs->n_stat_v, n_t = rs->n_stat_t;
+    for (size_t k = 0; k < rs->n_dact; k++)
+        n_v += rs->dact[k].mesh->n_v, n_t += rs->dact[k].mesh->n_t;
+    RTCScene s = new_scene(rs->dev, RTC_BUILD_QUALITY_LOW, true);
+    RTCGeometry g = s ? new_triangles(rs->dev, NULL, n_v, NULL, n_t) : NULL;
+    if (!g) {
+        if (s)
+            rtcReleaseScene(s);
+        return false;
+    }
+    rtcSetGeometryBuildQuality(g, RTC_BUILD_QUALITY_REFIT);
+    uint32_t *ib = rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_INDEX, 0);
+    float *vb = rtcGetGeometryBufferData(g, RTC_BUFFER_TYPE_VERTEX, 0);
+    size_t vi = 0, ti = 0;
+    for (int set = 0; set < 2; set++) { /* static actors, then moving ones: top's primIDs in turn */
+        const rs_actor *as = set ? rs->dact : rs->sact;
+        size_t n = set ? rs->n_dact : rs->n_sact;
+        for (size_t k = 0; k < n; k++) {
+            const sn_mesh *m = as[k].mesh;
+            for (uint32_t j = 0; j < m->n_t; j++, ti++)
+                for (int c = 0; c < 3; c++)
+                    ib[3 * ti + c] = (uint32_t)vi + m->t[j][c];
+            vi += m->n_v;
+        }
+    }
+    write_vertices(rs->sact, rs->n_sact, vb, NULL);
+    write_vertices(rs->dact, rs->n_dact, vb + 3 * (size_t)rs->n_stat_v, NULL);
+    rtcCommitGeometry(g);
+    rtcAttachGeometryByID(s, g, 0);
+    rtcCommitScene(s);
+    rs->one = s, rs->one_geom = g;
+    rs->one_fit = rs->index_updates, rs->one_refits = 0;
+    rs->one_built = true, rs->since_one = 0;
+    return !rs->emb_err[0];
+}
+
+/* rs->mov_tri for the moving actors as they are (rs_tri_plane's bits, as a hit's refinement
+** makes them): a hit on a moving triangle read dyn_prim, the actor, its mesh's indices and
+** three vertices under its pose. Without room, none (the hits read them as before). */
+static void build_mtri(sn_rayscene *rs)
+{
+    size_t n_t = rs->dyn_tris;
+    rs->mov_ok = false;
+    if (n_t > rs->cap_mov_tri) {
+        free(rs->mov_tri);
+        rs->mov_tri = NULL, rs->cap_mov_tri = 0;
+        void *p = NULL;
+        if (n_t > SIZE_MAX / sizeof *rs->mov_tri || posix_memalign(&p, 64, n_t * sizeof *rs->mov_tri))
+            return;
+        rs->mov_tri = p, rs->cap_mov_tri = n_t;
+    }
+    rs_stri *s = rs->mov_tri;
+    for (size_t k = 0; k < rs->n_dact; k++) {
+        const rs_actor *a = &rs->dact[k];
+        for (uint32_t j = 0; j < a->mesh->n_t; j++, s++) {
+            sn_vec3 p0, n;
+            rs_tri_plane(a, j, &p0, &n);
+            *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, (uint32_t)k, j, 0};
+        }
+    }
+    rs->mov_ok = true;
+}
+
+/* The moving actors' new vertices into the one tree, refitted. */
+static void one_refit(sn_rayscene *rs)
+{
+    float *vb = rtcGetGeometryBufferData(rs->one_geom, RTC_BUFFER_TYPE_VERTEX, 0);
+    write_vertices(rs->dact, rs->n_dact, vb + 3 * (size_t)rs->n_stat_v, NULL);
+    rtcUpdateGeometryBuffer(rs->one_geom, RTC_BUFFER_TYPE_VERTEX, 0);
+    rtcCommitGeometry(rs->one_geom);
+    rtcCommitScene(rs->one);
+    rs->one_fit = rs->index_updates, rs->one_refits++;
+}
+
+RTCScene rs_trace_scene(sn_rayscene *rs, uint32_t n)
+{
+    uint64_t S = rs->n_stat_t, D = rs->dyn_tris, T = S + D;
+    rs->upd_rays += n, rs->since_one += n;
+    rs->scene = rs->top;
+    if (rs->no_one || !(rs->built && rs->has_stat && rs->dyn && D <= S && T <= ONE_MAX_TRIS))
+        return rs->scene;
+    bool due = rs->one && rs->one_fit != rs->index_updates; /* the moving actors moved since */
+    if (due && rs->upd_rays < ONE_FIT * T)
+        return rs->scene; /* this frame's rays do not pay for the refit (yet) */
+    if (due && rs->one_refits >= DYN_REFITS && (rs->since_one >= ONE_REBUILD * T || rs->one_refits >= DYN_REFITS_MAX))
+        drop_one(rs); /* built afresh: its moving boxes have loosened */
+    if (!rs->one) {
+        if (2 * rs->upd_rays < 3 * T || (rs->one_built && rs->since_one < ONE_REBUILD * T))
+            return rs->scene;
+        one_build(rs);
+    } else if (due) {
+        one_refit(rs);
+    }
+    if (!rs->mov_ok)
+        build_mtri(rs);
+    if (rs->emb_err[0]) { /* Embree out of memory: top serves, as before */
+        rs->emb_err[0] = 0;
+        drop_one(rs);
+        return rs->scene;
+    }
+    return rs->scene = rs->one;
 }
 
 static void bounds_fn(const struct RTCBoundsFunctionArguments *args)

@@ -177,6 +177,8 @@ static inline double refine(const rs_actor *a, uint32_t tri, sn_vec3 o, sn_vec3 
 
 static inline void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_t *ref, uint32_t *tri)
 {
+    if (geom == 0 && prim >= rs->n_stat_t) /* the one tree's moving triangles (rayscene.h) */
+        geom = 1, prim -= rs->n_stat_t;
     if (geom == 0) {
         uint32_t k = rs->stat_prim[prim];
         *ref = k;
@@ -186,6 +188,19 @@ static inline void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, 
         *ref = (uint32_t)rs->n_sact + k;
         *tri = prim - rs->dyn_first[k];
     }
+}
+
+/* The record (internal.h rs_stri) of the triangle a hit names: a static one's, or a moving one's
+** while rs->mov_tri is current (*moving set); NULL when there is none (the hit then reads its
+** actor's vertices, the same bits). */
+static inline const rs_stri *hit_rec(const sn_rayscene *rs, unsigned geom, unsigned prim, bool *moving)
+{
+    if (geom == 0 && prim < rs->n_stat_t) {
+        *moving = false;
+        return rs->stat_tri ? &rs->stat_tri[prim] : NULL;
+    }
+    *moving = true;
+    return rs->mov_ok ? &rs->mov_tri[geom == 0 ? prim - rs->n_stat_t : prim] : NULL;
 }
 
 /* Embree's RTCHitN / RTCRayN layouts (their accessors are C++ only). */
@@ -364,9 +379,10 @@ static inline void finish_closest(const rs_ctx *c, const cray *r, const struct R
         sn_vec3 nn;
         const rs_actor *a;
         double t;
-        if (rh->hit.geomID == 0 && rs->stat_tri) { /* the static triangle's own record */
-            const rs_stri *s = &rs->stat_tri[rh->hit.primID];
-            a = &rs->sact[s->ref], tri = s->tri;
+        bool moving;
+        const rs_stri *s = hit_rec(rs, rh->hit.geomID, rh->hit.primID, &moving);
+        if (s) { /* the triangle's own record */
+            a = moving ? &rs->dact[s->ref] : &rs->sact[s->ref], tri = s->tri;
             t = refine_at(sn_v3(s->p0[0], s->p0[1], s->p0[2]), sn_v3(s->n[0], s->n[1], s->n[2]), o, d, rh->ray.tfar,
                           &nn, &back);
         } else {
@@ -425,25 +441,34 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
         }
         if (coherent) {
             c->ec.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
-            rtcIntersect1M(c->rs->top, &c->ec, rh, m, sizeof rh[0]);
+            rtcIntersect1M(c->rs->scene, &c->ec, rh, m, sizeof rh[0]);
         } else {
             c->ec.flags = RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
             for (uint32_t k = 0; k < m; k++)
-                rtcIntersect1(c->rs->top, &c->ec, &rh[k]);
+                rtcIntersect1(c->rs->scene, &c->ec, &rh[k]);
         }
         char *dst = (char *)b->out + (size_t)i0 * result_size;
-        /* Incoherent rays' hits: their static triangle records fetched together, then each
+        /* Incoherent rays' hits: their triangles' records fetched together, then each
         ** hit's actor a few hits ahead of its finishing: among 10 000 objects each is a cache
         ** miss, and one after the other they were most of a hit's finishing time. (A stream
         ** from one origin meets few objects, in the cache: there it costs 5 %.) */
-        const rs_stri *stri = coherent ? NULL : c->rs->stat_tri;
-        if (stri)
-            for (uint32_t k = 0; k < m; k++)
-                if (rh[k].hit.geomID == 0)
-                    __builtin_prefetch(&stri[rh[k].hit.primID]);
+        const sn_rayscene *rs = c->rs;
+        if (!coherent)
+            for (uint32_t k = 0; k < m; k++) {
+                bool moving;
+                const rs_stri *s = rh[k].hit.geomID == RTC_INVALID_GEOMETRY_ID ? NULL
+                                                                                : hit_rec(rs, rh[k].hit.geomID, rh[k].hit.primID, &moving);
+                if (s)
+                    __builtin_prefetch(s);
+            }
         for (uint32_t k = 0; k < m; k++) {
-            if (stri && k + PREFETCH_AHEAD < m && rh[k + PREFETCH_AHEAD].hit.geomID == 0)
-                __builtin_prefetch(&c->rs->sact[stri[rh[k + PREFETCH_AHEAD].hit.primID].ref]);
+            if (!coherent && k + PREFETCH_AHEAD < m && rh[k + PREFETCH_AHEAD].hit.geomID != RTC_INVALID_GEOMETRY_ID) {
+                bool moving;
+                const struct RTCHit *ah = &rh[k + PREFETCH_AHEAD].hit;
+                const rs_stri *s = hit_rec(rs, ah->geomID, ah->primID, &moving);
+                if (s)
+                    __builtin_prefetch(moving ? &rs->dact[s->ref] : &rs->sact[s->ref]);
+            }
             sn_ray_result tmp, *res = in_place ? (sn_ray_result *)(void *)(dst + (size_t)k * sizeof zero) : &tmp;
             memcpy(res, &zero, sizeof zero);
             if (cr[k].maxd >= 0)
@@ -485,7 +510,7 @@ static void trace_any(rs_ctx *c, const prepared *r, bool embree, uint32_t i, sn_
         if (embree) {
             struct RTCRay ray = embree_ray(o, d, maxd);
             c->any_hit = false, c->any_o = o, c->any_d = d, c->any_maxd = maxd;
-            rtcOccluded1(rs->top, (struct RTCIntersectContext *)&c->ec, &ray);
+            rtcOccluded1(rs->scene, (struct RTCIntersectContext *)&c->ec, &ray);
             found = ray.tfar < 0 && c->any_hit;
         }
         for (size_t k = 0; k < rs->n_planes && !found; k++) {
@@ -523,7 +548,7 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const prepared *r, bool embree, 
         struct RTCRayHit rh;
         rh.ray = embree_ray(o, d, maxd);
         rh.hit.geomID = rh.hit.primID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-        rtcIntersect1(rs->top, &c->ec, &rh);
+        rtcIntersect1(rs->scene, &c->ec, &rh);
     }
 
     if (!rs_reserve_hits(s, s->n + rs->n_planes))
@@ -633,12 +658,18 @@ static void run_tasks(sn_rayscene *rs, batch *b, uint32_t tasks)
 }
 
 /* The index brought up to date for q: its static geometry alone when q leaves out every moving
-** actor (rs_moving_excluded), else all of it. */
-static sn_status sync(sn_rayscene *rs, const sn_world *w, double alpha, const sn_ray_query *q, sn_error *err)
+** actor (rs_moving_excluded), else all of it; then the scene n rays walk (rs->scene). */
+static sn_status sync(sn_rayscene *rs, const sn_world *w, double alpha, const sn_ray_query *q, uint32_t n,
+                      sn_error *err)
 {
+    sn_status st;
     if (q->mode != SN_RAY_CLOSEST && !rs_index_current(rs, w, alpha) && rs_moving_excluded(rs, w, q))
-        return rs_sync_static(rs, w, err);
-    return rs_sync_at(rs, w, alpha, false, err);
+        st = rs_sync_static(rs, w, err);
+    else
+        st = rs_sync_at(rs, w, alpha, false, err);
+    if (!st && rs_trace_scene(rs, n) == rs->top)
+        rs->dyn_rays += n; /* rays through the moving tree (scene.c DYN_REFITS) */
+    return st;
 }
 
 sn_status sn_rays_trace(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, const sn_ray *rays,
@@ -690,10 +721,10 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
         if (n >= 64 && 16 * (uint64_t)(n - needed) < n)
             cull->skip = CULL_SKIP;
         b.pass = PASS_NEEDED;
-        if (needed && !(st = sync(rs, w, alpha, q, err)))
-            run_tasks(rs, &b, tasks), rs->dyn_rays += needed;
-    } else if (!(st = sync(rs, w, alpha, q, err))) {
-        run_tasks(rs, &b, tasks), rs->dyn_rays += n;
+        if (needed && !(st = sync(rs, w, alpha, q, needed, err)))
+            run_tasks(rs, &b, tasks);
+    } else if (!(st = sync(rs, w, alpha, q, n, err))) {
+        run_tasks(rs, &b, tasks);
     }
     if (st)
         return st;

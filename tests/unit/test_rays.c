@@ -791,8 +791,106 @@ static void test_reflectivity(void)
     sn_world_free(&w);
 }
 
+/* The one tree of static and moving triangles (scene.c rs_trace_scene) against the two trees
+** (the reference: sn_rayscene_set_one_tree off): closest hits (streams from one origin and
+** random rays one at a time), all hits, every surface and any hit, with and without filters, at
+** a time inside the frame, over frames where the walkers move (the one tree refitted) and after
+** one more walker appears (its triangles change: built afresh): the same bytes, every result.
+** A mutation that skips the refit makes thousands differ. */
+static void test_one_tree(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_rng g;
+    sn_rng_seed(&g, 37);
+    add(&w, SN_ACTOR_STATIC, SN_SHAPE_PLANE, sn_v3(0, 0, 0), 0, sn_v3(0, 0, 0), 1, 0);
+    sn_actor *walkers[48];
+    int n_walkers = 0;
+    for (int i = 0; i < 160; i++) {
+        sn_vec3 p = sn_v3(sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, 1.5);
+        sn_vec3 e = sn_v3(0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2);
+        bool moving = i % 4 == 0;
+        sn_actor *a = add(&w, moving ? SN_ACTOR_WALKER : SN_ACTOR_STATIC, i % 7 ? SN_SHAPE_BOX : SN_SHAPE_CYLINDER, p,
+                          sn_rng_uniform(&g) * 360, e, (uint8_t)(i % 20), 0);
+        if (moving)
+            walkers[n_walkers++] = a;
+    }
+    enum { N = 12000, MAXH = 4 };
+    sn_ray *rays = malloc(N * sizeof *rays);
+    sn_ray_result *res[2] = {calloc(N, sizeof **res), calloc(N, sizeof **res)};
+    sn_ray_hit *hits[2] = {calloc((size_t)N * MAXH, sizeof **hits), calloc((size_t)N * MAXH, sizeof **hits)};
+    for (int i = 0; i < N; i++) {
+        if (i < N / 4) { /* a lidar's stream from one point */
+            int ch = i % 64, az = i / 64;
+            double el = (-25 + 30.0 * ch / 63) * SN_DEG, t = 2 * SN_PI * az / (N / 4 / 64.0);
+            rays[i] = ray(sn_v3(0.3, 0.2, 1.8), sn_v3(cos(el) * cos(t), cos(el) * sin(t), sin(el)), 120);
+        } else {
+            double z = 2 * sn_rng_uniform(&g) - 1, t = 2 * SN_PI * sn_rng_uniform(&g), r = sqrt(1 - z * z);
+            rays[i] = ray(sn_v3(sn_rng_uniform(&g) * 200 - 100, sn_rng_uniform(&g) * 200 - 100, 1 + 3 * sn_rng_uniform(&g)),
+                          sn_v3(r * cos(t), r * sin(t), z), 120);
+        }
+    }
+    sn_rayscene *rs[2] = {sn_rayscene_create(2, &err), sn_rayscene_create(2, &err)};
+    sn_rayscene_set_one_tree(rs[1], false);
+    uint32_t ignore = walkers[3]->id;
+    int diff = 0, one_batches = 0, batches = 0, hit_count = 0, few_on_one = 0;
+    for (int f = 0; f < 5; f++) {
+        if (f == 3) { /* one more walker: other triangles */
+            walkers[n_walkers++] = add(&w, SN_ACTOR_WALKER, SN_SHAPE_BOX, sn_v3(5, 5, 1), 0, sn_v3(1, 1, 1), 4, 0);
+            w.gen++;
+        }
+        for (int k = 0; k < n_walkers; k++) { /* every walker steps along x */
+            sn_vec3 p = walkers[k]->st.pos;
+            sn_world_teleport(&w, walkers[k], sn_v3(p.x + 0.7 + 0.1 * (k % 5), p.y, p.z), walkers[k]->st.rot);
+        }
+        /* a few rays first: too few to pay for a refit, they walk the two trees */
+        sn_ray_query q0 = SN_RAY_QUERY_INIT;
+        for (int j = 0; j < 2; j++)
+            CHECK(sn_rays_trace(rs[j], &w, &q0, rays + N / 2, 64, res[j], &err) == SN_OK, "trace: %s", err.msg);
+        diff += memcmp(res[0], res[1], 64 * sizeof **res) != 0;
+        few_on_one += sn_rayscene_one_tree(rs[0]);
+        for (int at = 0; at < 2; at++) /* each time of the frame an index state of its own */
+            for (int mode = 0; mode < 4; mode++)
+                for (int filt = 0; filt < 2; filt++) {
+                    sn_ray_query q = SN_RAY_QUERY_INIT;
+                    q.mode = mode == 0 ? SN_RAY_CLOSEST : mode == 1 ? SN_RAY_ALL : mode == 2 ? SN_RAY_EVERY : SN_RAY_ANY;
+                    if (SN_RAY_MODE_MANY(q.mode))
+                        q.max_hits = MAXH;
+                    if (filt)
+                        q.ignore_ids = &ignore, q.n_ignore = 1, q.tag_mask = ~(1u << 5);
+                    for (int j = 0; j < 2; j++) {
+                        q.hits = hits[j];
+                        memset(res[j], 0, N * sizeof **res);
+                        memset(hits[j], 0, (size_t)N * MAXH * sizeof **hits);
+                        sn_status st = at ? sn_rays_trace_at(rs[j], &w, 0.5, &q, rays, N, res[j], &err)
+                                          : sn_rays_trace(rs[j], &w, &q, rays, N, res[j], &err);
+                        CHECK(st == SN_OK, "trace: %s", err.msg);
+                    }
+                    batches++;
+                    one_batches += sn_rayscene_one_tree(rs[0]);
+                    CHECK(!sn_rayscene_one_tree(rs[1]), "the reference walks the two trees");
+                    for (int i = 0; i < N; i++)
+                        diff += memcmp(&res[0][i], &res[1][i], sizeof res[0][i]) != 0, hit_count += res[0][i].n_hits > 0;
+                    diff += memcmp(hits[0], hits[1], (size_t)N * MAXH * sizeof **hits) != 0;
+                }
+    }
+    CHECK(diff == 0, "%d results differ between the one tree and the two trees", diff);
+    /* each new state's first batch walks the two trees until the state has brought 3x as many
+    ** rays as triangles (then the one tree is refitted); the small batches never pay for it */
+    CHECK(one_batches > batches / 2 && one_batches < batches && few_on_one == 0,
+          "the one tree served %d of %d batches (most, not all), and %d of the small ones", one_batches, batches,
+          few_on_one);
+    CHECK(hit_count > batches * N / 4, "a fair share of hits: %d", hit_count);
+    for (int j = 0; j < 2; j++)
+        sn_rayscene_destroy(rs[j]), free(res[j]), free(hits[j]);
+    free(rays);
+    sn_world_free(&w);
+}
+
 int main(void)
 {
+    test_one_tree();
     test_reflectivity();
     test_stream();
     test_velocity_and_time();
