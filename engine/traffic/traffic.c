@@ -602,6 +602,21 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     }
     md->odo += fabs(v) * dt;
     md->stand = fabs(v) < 0.3 ? md->stand + dt : 0; /* deadlock()'s clock */
+    /* Its junction claims stay fresh (sn_jx_purge drops those not refreshed last frame), their
+    ** fronts moved on by what it moved, as sn_jx_vehicle moves a front between passages; entering
+    ** and releasing wait for its next decision (a claim held a few frames longer). */
+    struct sn_junctions *jx = e->traffic->jx;
+    if (jx && md->jx_in >= 0) {
+        md->jx_front += v * dt;
+        sn_jclaim *cl = sn_jx_claim(jx, md->jx_in, a->id, false);
+        if (cl)
+            cl->front = md->jx_front, cl->frame = e->clock.frame;
+    }
+    if (jx && md->coast_jx >= 0 && md->coast_jx != md->jx_in) {
+        sn_jclaim *cl = sn_jx_claim(jx, md->coast_jx, a->id, false);
+        if (cl)
+            cl->front += v * dt, cl->frame = e->clock.frame;
+    }
     sn_hybrid_move(a, md, pts, along, md->n, vt, dt);
     return true;
 }
@@ -767,7 +782,9 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
             }
         }
     }
-    bool xw_held = false, jx_free = true; /* jx_free: no junction claim of ours (coasting keeps none fresh) */
+    bool xw_held = false;
+    double jx_room = INFINITY; /* from our front bumper, where a junction's claim holds us */
+    int32_t claim_jx = -1;     /* the junction ahead we hold a claim on */
     if (rules && t->n_xu && !skip.walkers && md->xw_wait < XW_PATIENCE) {
         /* Walkers on a crossing our path crosses have priority (docs/traffic.md): stop before it
         ** while one is on our half of it, within XW_NEAR of where we cross or walking towards it.
@@ -824,9 +841,11 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         }
         uint32_t blocker = 0;
         double stop_at = sn_jx_vehicle(&c, &p, md, &blocker);
-        jx_free = md->jx_in < 0 && (p.junction < 0 || !sn_jx_claim(t->jx, p.junction, a->id, false));
+        if (p.junction >= 0 && sn_jx_claim(t->jx, p.junction, a->id, false))
+            claim_jx = p.junction;
         if (isfinite(stop_at)) {
             vt = fmin(vt, approach(stop_at - front - STOP_MARGIN, 0));
+            jx_room = stop_at - front - STOP_MARGIN;
             if (blocker)
                 md->wait_for = blocker, md->wait_logical = true;
         }
@@ -837,13 +856,14 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         /* Without physics (hybrid mode): moved to where vt takes it along the path (hybrid.c). */
         sn_hybrid_move(a, md, pts, along, md->n, vt, dt);
         /* The frames until its next decision may coast on this one where nothing but its
-        ** leader and a light hold it (vehicle_coast): no junction claim to keep fresh, no sign,
-        ** crossing, lane's end or route change waiting, nothing it waits for. */
-        md->coast = rules && jx_free && !sign_hold && !xw_held && md->xw_wait == 0 && !md->ended && !md->route_dir &&
+        ** leader, a light or a junction's claim holds it (vehicle_coast): no sign, crossing,
+        ** lane's end or route change waiting, no junction claim or exit it waits for. */
+        md->coast = rules && !sign_hold && !xw_held && md->xw_wait == 0 && !md->ended && !md->route_dir &&
                     !md->wait_logical && e->clock.timestamp >= md->override_until;
         md->coast_vt = (float)vt;
-        md->coast_stop = (float)light_room;
+        md->coast_stop = (float)fmin(light_room, jx_room);
         md->coast_lead = has_lead ? who->id : 0;
+        md->coast_jx = claim_jx;
     } else {
         drive(a, md, vt, v, delta, dt);
     }

@@ -107,10 +107,12 @@ typedef struct sn_mapdrive {
     /* Hybrid mode (traffic.c, vehicle_coast): its last decision lets the frames until the next
     ** one coast on it (coast), at the speed it chose (coast_vt, m/s), short of where a red or
     ** yellow light held it (coast_stop, m from the front bumper then), behind its leader then
-    ** (coast_lead, actor id, 0 none), which is followed anew each frame. */
+    ** (coast_lead, actor id, 0 none), which is followed anew each frame, and keeping its claim on
+    ** the junction ahead fresh (coast_jx, odr index, -1 none; and jx_in's). */
     bool coast;
     float coast_vt, coast_stop;
     uint32_t coast_lead;
+    int32_t coast_jx;
     uint32_t light_seen; /* the light last approached, index + 1 */
     bool light_ignored;  /* drawn once per approach (ignore_lights_percentage) */
     bool light_go;       /* decided to pass this light on yellow */
