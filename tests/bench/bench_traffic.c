@@ -75,7 +75,9 @@ static void spawn_hero(sn_engine *e)
 static double measure(const char *scene, const char *plugins, cfg c, uint32_t *n_veh)
 {
     sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1};
+    /* SENSIM_BENCH_THREADS: the engine's threads (the traffic step itself runs on one) */
+    const int threads = getenv("SENSIM_BENCH_THREADS") ? atoi(getenv("SENSIM_BENCH_THREADS")) : 1;
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads > 0 ? threads : 1};
     sn_engine *e = sn_engine_create(&o, &err);
     if (!e || sn_engine_load_scene(e, scene, &err))
         die("load", &err);
