@@ -103,6 +103,7 @@ void sn_hybrid_move(sn_actor *a, const sn_mapdrive *md, const sn_vec3 *pts, cons
     if (!k || a->drive != SN_DRIVE_KINEMATIC || n == 0)
         return;
     k->has_target = k->kin_scripted = false;
+    k->coarse = true; /* no substeps' placements where no dynamic body is near (driver_kinematic.c) */
     if (vt < HOLD_SPEED)
         return; /* held: the kinematic driver keeps it where it is */
     /* The point `d` along the path from the vehicle's centre; beyond the path's end, on along its

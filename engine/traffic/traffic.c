@@ -29,6 +29,7 @@
 #define A_HARD 7.0     /* the most it brakes to stop for a red one (mu g is about 9.8) */
 #define STOP_MARGIN 1.0 /* m between the front bumper and the stop line when stopped */
 #define HEADWAY 1.0    /* s: the time gap kept to a moving leader, beyond the distance */
+#define COAST_EVERY 5  /* hybrid mode: a vehicle without physics decides on every 5th frame (vehicle_coast) */
 #define CELL 16.0      /* m, side of the grid cells the leader search uses */
 
 /* ---- The frame's grid of bodies (vehicles and walkers) ---- */
@@ -540,6 +541,86 @@ static void drive(sn_actor *a, sn_mapdrive *md, double vt, double v, double delt
     a->ph->control = c;
 }
 
+/* Hybrid mode: a vehicle without physics between two decisions (vehicle_update on every
+** COAST_EVERY-th frame, staggered by id) moves on along its path at the speed its last decision
+** chose, never past where a light held it then, and behind the leader it had, whose gap and speed
+** along the path are measured anew each frame (the leader rule for that one body: it keeps its
+** gap when that leader brakes or stands at once, as a car without physics does). What only a
+** decision finds waits for the next one, at most COAST_EVERY - 1 frames (0.2 s at 20 Hz): a body
+** that enters its corridor, a light that changes, lane changes, route steps. Near a junction,
+** sign or crossing it decides every frame (md->coast is false). false: it decides now instead
+** (its path runs short, it left it, its leader is gone). */
+static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
+{
+    const sn_vec3 pos = a->st.pos, fwd = sn_quat_apply(a->st.rot, sn_v3(1, 0, 0));
+    const double v = sn_v3_dot(a->st.vel, fwd), front = a->ph->bbox.extent.x;
+    double along0 = 0;
+    if (!advance_path(md, pos, &along0) || md->n < 2)
+        return false;
+    sn_route_passed(md);
+    double along[SN_MD_PATH];
+    sn_vec3 pts[SN_MD_PATH];
+    along[0] = along0;
+    pts[0] = md->path[0].transform.location;
+    for (uint32_t i = 1; i < md->n; i++) {
+        pts[i] = md->path[i].transform.location;
+        along[i] = along[i - 1] + dist2d(pts[i - 1], pts[i]);
+    }
+    double vt = md->coast_vt;
+    if (along[md->n - 1] - front < vt * dt * COAST_EVERY + 10.0)
+        return false; /* its path needs refilling: a decision does that */
+    /* The light's stop point comes nearer by what it moved last frame (its speed, not only its
+    ** forward part: never less than it moved). */
+    md->coast_stop = (float)(md->coast_stop - sn_v3_len(a->st.vel) * dt);
+    if (isfinite(md->coast_stop))
+        vt = fmin(vt, approach(md->coast_stop, 0));
+    if (md->coast_lead) {
+        const sn_actor *b = sn_world_find(&e->world, md->coast_lead);
+        if (!b)
+            return false;
+        /* As leader() measures a body: the nearest point of the path to its centre, its box
+        ** across and along the path there; in the corridor and ahead, it holds us. */
+        double best = INFINITY, s_at = 0;
+        sn_vec3 tan = {1, 0, 0};
+        for (uint32_t i = 0; i + 1 < md->n; i++) {
+            double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
+            if (l2 < 1e-12)
+                continue;
+            double u = clampd(((b->st.pos.x - pts[i].x) * dx + (b->st.pos.y - pts[i].y) * dy) / l2, 0, 1);
+            double px = pts[i].x + u * dx - b->st.pos.x, py = pts[i].y + u * dy - b->st.pos.y, d = px * px + py * py;
+            if (d < best) {
+                double l = sqrt(l2);
+                best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
+            }
+        }
+        const sn_vec3 ex = b->ph->bbox.extent, nrm = sn_v3(-tan.y, tan.x, 0);
+        const sn_vec3 bf = sn_quat_apply(b->st.rot, sn_v3(1, 0, 0)), br = sn_quat_apply(b->st.rot, sn_v3(0, 1, 0));
+        const double ext_lat = fabs(sn_v3_dot(nrm, bf)) * ex.x + fabs(sn_v3_dot(nrm, br)) * ex.y;
+        const double ext_along = fabs(sn_v3_dot(tan, bf)) * ex.x + fabs(sn_v3_dot(tan, br)) * ex.y;
+        if (!b->down && isfinite(best) && s_at > 0 && sqrt(best) - ext_lat <= a->ph->bbox.extent.y + 0.35)
+            vt = fmin(vt, approach(s_at - ext_along - front - md->gap, sn_v3_dot(b->st.vel, tan)));
+    }
+    md->odo += fabs(v) * dt;
+    md->stand = fabs(v) < 0.3 ? md->stand + dt : 0; /* deadlock()'s clock */
+    /* Its junction claims stay fresh (sn_jx_purge drops those not refreshed last frame), their
+    ** fronts moved on by what it moved, as sn_jx_vehicle moves a front between passages; entering
+    ** and releasing wait for its next decision (a claim held a few frames longer). */
+    struct sn_junctions *jx = e->traffic->jx;
+    if (jx && md->jx_in >= 0) {
+        md->jx_front += v * dt;
+        sn_jclaim *cl = sn_jx_claim(jx, md->jx_in, a->id, false);
+        if (cl)
+            cl->front = md->jx_front, cl->frame = e->clock.frame;
+    }
+    if (jx && md->coast_jx >= 0 && md->coast_jx != md->jx_in) {
+        sn_jclaim *cl = sn_jx_claim(jx, md->coast_jx, a->id, false);
+        if (cl)
+            cl->front += v * dt, cl->frame = e->clock.frame;
+    }
+    sn_hybrid_move(a, md, pts, along, md->n, vt, dt);
+    return true;
+}
+
 static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
 {
     const sn_map *m = e->map;
@@ -548,6 +629,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     const sn_vec3 pos = tf.location, fwd = sn_mat3_col(&rm, 0);
     const double v = sn_v3_dot(sn_actor_velocity(a), fwd);
     double along0 = 0;
+    md->coast = false; /* until this decision says otherwise (the end) */
     if (!advance_path(md, pos, &along0)) {
         if (!relocate(m, md, pos)) {
             a->ph->control = (sn_vehicle_control){.brake = 1.0};
@@ -607,6 +689,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         vt = fmin(vt, approach(along[md->n - 1] - front - STOP_MARGIN, 0));
     /* The first stop line ahead on the path whose light is not green. */
     double light_hold = INFINITY; /* from our centre, the stop line a light holds us at */
+    double light_room = INFINITY; /* from our front bumper, where that light makes us stop */
     const sn_lights *ls = e->lights;
     uint32_t ns = 0;
     const sn_tl_stop *st = NULL;
@@ -646,10 +729,10 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         double room = d_line - STOP_MARGIN;
         if (l->state == SN_TL_RED) {
             if (room > v * v / (2 * A_HARD) - 0.5)
-                vt = fmin(vt, approach(room, 0)), light_hold = d_line + front;
+                vt = fmin(vt, approach(room, 0)), light_hold = d_line + front, light_room = room;
         } else if (l->state == SN_TL_YELLOW) {
             if (!md->light_go && room > v * v / (2 * A_YELLOW))
-                vt = fmin(vt, approach(room, 0)), light_hold = d_line + front;
+                vt = fmin(vt, approach(room, 0)), light_hold = d_line + front, light_room = room;
             else
                 md->light_go = true;
         } else {
@@ -700,6 +783,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         }
     }
     bool xw_held = false;
+    double jx_room = INFINITY; /* from our front bumper, where a junction's claim holds us */
+    int32_t claim_jx = -1;     /* the junction ahead we hold a claim on */
     if (rules && t->n_xu && !skip.walkers && md->xw_wait < XW_PATIENCE) {
         /* Walkers on a crossing our path crosses have priority (docs/traffic.md): stop before it
         ** while one is on our half of it, within XW_NEAR of where we cross or walking towards it.
@@ -756,8 +841,11 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         }
         uint32_t blocker = 0;
         double stop_at = sn_jx_vehicle(&c, &p, md, &blocker);
+        if (p.junction >= 0 && sn_jx_claim(t->jx, p.junction, a->id, false))
+            claim_jx = p.junction;
         if (isfinite(stop_at)) {
             vt = fmin(vt, approach(stop_at - front - STOP_MARGIN, 0));
+            jx_room = stop_at - front - STOP_MARGIN;
             if (blocker)
                 md->wait_for = blocker, md->wait_logical = true;
         }
@@ -767,10 +855,22 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     if (md->hybrid_off) {
         /* Without physics (hybrid mode): moved to where vt takes it along the path (hybrid.c). */
         sn_hybrid_move(a, md, pts, along, md->n, vt, dt);
+        /* The frames until its next decision may coast on this one where nothing but its
+        ** leader, a light or a junction's claim holds it (vehicle_coast): no sign, crossing,
+        ** lane's end or route change waiting, no junction claim or exit it waits for. */
+        md->coast = rules && !sign_hold && !xw_held && md->xw_wait == 0 && !md->ended && !md->route_dir &&
+                    !md->wait_logical && e->clock.timestamp >= md->override_until;
+        md->coast_vt = (float)vt;
+        md->coast_stop = (float)fmin(light_room, jx_room);
+        md->coast_lead = has_lead ? who->id : 0;
+        md->coast_jx = claim_jx;
     } else {
         drive(a, md, vt, v, delta, dt);
     }
-    if (rules) {
+    /* Hybrid mode: a vehicle without physics considers lane changes (and searches their gaps)
+    ** on its decision frames only, those it would not coast on (vehicle_coast): CARLA's passing
+    ** check every 10th frame is one of them. */
+    if (rules && !(md->hybrid_off && (e->clock.frame + a->id) % COAST_EVERY)) {
         /* Lane changes (lanechange.c) take effect on the next frame's path. */
         gapq q = {e, a};
         const double desired =
@@ -779,6 +879,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
                        .half_width = a->ph->bbox.extent.y + 0.2, .has_leader = has_lead && who->kind == SN_ACTOR_VEHICLE,
                        .lead_gap = gap, .lead_v = v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
         if (sn_lc_update(&lc, md)) {
+            md->coast = false; /* a new path: the next frame decides on it */
             refill(m, md, 0);
             sn_health_note_lane_change(e);
         }
@@ -808,8 +909,11 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         else if (a->mv->ap->map->walker)
             sn_walker_update(e, a, a->mv->ap->map, dt);
         else {
-            sn_hybrid_switch(e, a, a->mv->ap->map);
-            vehicle_update(e, a, a->mv->ap->map, dt);
+            sn_mapdrive *md = a->mv->ap->map;
+            sn_hybrid_switch(e, a, md);
+            /* hybrid mode: between its decisions a vehicle without physics coasts on the last one */
+            if (!(md->coast && md->hybrid_off && (e->clock.frame + a->id) % COAST_EVERY && vehicle_coast(e, a, md, dt)))
+                vehicle_update(e, a, md, dt);
         }
     }
     sn_tm_lights(e); /* update_vehicle_lights: after the controls are set */

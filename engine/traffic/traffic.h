@@ -104,6 +104,15 @@ typedef struct sn_mapdrive {
     struct sn_tm_plan *plan; /* set_path / set_route (traffic/tm.h), the Traffic Managers'; NULL: roam */
     bool far;            /* vehicles: no driving lane within 50 m; it drives to the nearest one */
     double speed_integral;
+    /* Hybrid mode (traffic.c, vehicle_coast): its last decision lets the frames until the next
+    ** one coast on it (coast), at the speed it chose (coast_vt, m/s), short of where a red or
+    ** yellow light held it (coast_stop, m from the front bumper then), behind its leader then
+    ** (coast_lead, actor id, 0 none), which is followed anew each frame, and keeping its claim on
+    ** the junction ahead fresh (coast_jx, odr index, -1 none; and jx_in's). */
+    bool coast;
+    float coast_vt, coast_stop;
+    uint32_t coast_lead;
+    int32_t coast_jx;
     uint32_t light_seen; /* the light last approached, index + 1 */
     bool light_ignored;  /* drawn once per approach (ignore_lights_percentage) */
     bool light_go;       /* decided to pass this light on yellow */

@@ -7,6 +7,58 @@
 ** contacts it makes push physics-driven bodies as a moving wall would. */
 #include "driver.h"
 
+/* A coarse kinematic body (sn_kinematic.coarse: hybrid mode's vehicles) is placed only at the
+** frame's end, not at every substep, when no dynamic body can reach its swept sphere within the
+** frame: it meets no statics and no other kinematic body (contacts.c), so between its poses it
+** only matters to dynamic bodies, and ODE need neither step it nor sweep its geoms. Reach: a dynamic body's bounding sphere grown by what it travels
+** at its speed plus SKIP_DV (a 40 g push within the frame) and SKIP_PAD. Pairwise against at most
+** SKIP_DYN dynamic bodies; with more, every body is placed at every substep (exact, as before). */
+#define SKIP_DV 20.0 /* m/s */
+#define SKIP_PAD 1.0 /* m */
+#define SKIP_DYN 256
+
+static double radius(const sn_actor *a) { return sn_v3_len(a->ph->bbox.extent) + sn_v3_len(a->ph->bbox.location); }
+
+static void mark_skips(sn_world *w, double dt)
+{
+    struct {
+        sn_vec3 pos;
+        double r;
+    } dyn[SKIP_DYN];
+    size_t n_dyn = 0;
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        const sn_actor *b = w->bodies[i];
+        if (!b->ph->body || b->drive == SN_DRIVE_KINEMATIC)
+            continue;
+        if (n_dyn == SKIP_DYN)
+            return; /* too many to test pairwise: none skips */
+        dyn[n_dyn].pos = b->st.pos;
+        dyn[n_dyn++].r = radius(b) + (sn_v3_len(b->st.vel) + SKIP_DV) * dt + SKIP_PAD;
+    }
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        sn_actor *a = w->bodies[i];
+        if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC || !a->mv->kin->coarse)
+            continue;
+        sn_kinematic *k = a->mv->kin;
+        /* its swept sphere: around the middle of its move, covering both ends */
+        const sn_vec3 mid = sn_v3_scale(sn_v3_add(k->kin_from_pos, k->kin_to_pos), 0.5);
+        const double ra = radius(a) + 0.5 * sn_v3_len(sn_v3_sub(k->kin_to_pos, k->kin_from_pos));
+        bool near = false;
+        for (size_t j = 0; j < n_dyn && !near; j++) {
+            const sn_vec3 d = sn_v3_sub(dyn[j].pos, mid);
+            near = sn_v3_dot(d, d) < (ra + dyn[j].r) * (ra + dyn[j].r);
+        }
+        k->skip = !near;
+        if (k->skip) {
+            /* Out of ODE's frame altogether: not stepped, not in the sweep and prune (its
+            ** geoms are back, at its new pose, in kinematic_end). */
+            dBodyDisable(a->ph->body);
+            for (dGeomID g = dBodyGetFirstGeom(a->ph->body); g; g = dBodyGetNextGeom(g))
+                dGeomDisable(g);
+        }
+    }
+}
+
 static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
 {
     (void)err;
@@ -31,7 +83,10 @@ static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
             a->mv->kin->kin_to_pos = a->st.pos;
             a->mv->kin->kin_to_rot = a->st.rot;
         }
+        a->mv->kin->skip = false;
     }
+    if (w->n_kinematic)
+        mark_skips(w, dt);
     return SN_OK;
 }
 
@@ -41,7 +96,7 @@ static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, 
     double t = (double)index / n_sub;
     for (size_t i = 0; w->n_kinematic && i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
-        if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC)
+        if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC || a->mv->kin->skip)
             continue;
         sn_actor_state s = a->st;
         s.pos = sn_v3_lerp(a->mv->kin->kin_from_pos, a->mv->kin->kin_to_pos, t);
@@ -62,6 +117,12 @@ static void kinematic_end(sn_world *w, double dt)
         a->st.pos = a->mv->kin->kin_to_pos;
         a->st.rot = a->mv->kin->kin_to_rot;
         a->mv->kin->has_target = false;
+        if (a->mv->kin->skip) {
+            a->mv->kin->skip = false;
+            dBodyEnable(a->ph->body);
+            for (dGeomID g = dBodyGetFirstGeom(a->ph->body); g; g = dBodyGetNextGeom(g))
+                dGeomEnable(g);
+        }
         sn_body_from_state(a->ph->body, &a->st, a->ph->com);
     }
 }

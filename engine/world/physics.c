@@ -395,7 +395,7 @@ bool sn_world_set_drive(sn_world *w, sn_actor *a, sn_drive d)
     }
     a->drive = d;
     if (a->mv->kin)
-        a->mv->kin->has_target = a->mv->kin->kin_scripted = false;
+        a->mv->kin->has_target = a->mv->kin->kin_scripted = a->mv->kin->coarse = false;
     if (d == SN_DRIVE_KINEMATIC) {
         /* CARLA: an actor that stops simulating physics stays where it is. */
         a->st.vel = a->st.ang_vel = sn_v3(0, 0, 0);

@@ -93,6 +93,9 @@ typedef struct sn_kinematic {
     /* The pose to reach at the end of the next frame; without one it holds still, or moves at
     ** st.vel when that was set from outside (kin_scripted). */
     bool has_target, kin_scripted;
+    /* coarse: its mover (hybrid mode, traffic/hybrid.c) lets it skip the substeps' placements
+    ** when no dynamic body can reach it this frame; skip: this frame it does (driver_kinematic.c) */
+    bool coarse, skip;
     sn_vec3 target_pos;
     sn_quat target_rot;
     sn_vec3 kin_from_pos, kin_to_pos; /* this frame's motion, set by the kinematic driver */

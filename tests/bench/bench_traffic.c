@@ -75,7 +75,9 @@ static void spawn_hero(sn_engine *e)
 static double measure(const char *scene, const char *plugins, cfg c, uint32_t *n_veh)
 {
     sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1};
+    /* SENSIM_BENCH_THREADS: the engine's threads (the traffic step itself runs on one) */
+    const int threads = getenv("SENSIM_BENCH_THREADS") ? atoi(getenv("SENSIM_BENCH_THREADS")) : 1;
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads > 0 ? threads : 1};
     sn_engine *e = sn_engine_create(&o, &err);
     if (!e || sn_engine_load_scene(e, scene, &err))
         die("load", &err);
@@ -269,6 +271,33 @@ static void bigmap(const char *tmp, const char *plugins, const char *big)
     }
 }
 
+/* Hybrid mode alone (bench_traffic TMP PLUGINS hybrid, SENSIM_BENCH_BIGMAP set): 50, 100, 200 and
+** 500 vehicles without physics, the cost per vehicle at each and the exponent over 100..500 (issue
+** 36 item 6: the growth of the autopilots themselves). */
+static void hybrid_growth(const char *tmp, const char *plugins, const char *big)
+{
+    const uint32_t want[] = {50, 100, 200, 500};
+    double t[4];
+    uint32_t got[4] = {0};
+    const char *only = getenv("SENSIM_BENCH_ONLY"); /* one of the counts alone (for a profile) */
+    for (int i = 0; i < 4; i++) {
+        char name[64];
+        if (only && (uint32_t)atoi(only) != want[i])
+            continue;
+        snprintf(name, sizeof name, "bench_traffic_hyb%u.yaml", want[i]);
+        t[i] = best(write_scene(tmp, name, big, want[i], 0), plugins, (cfg){.hybrid = true}, &got[i]);
+        printf("  hybrid mode, %u vehicles: %.3f ms CPU per frame (%.2f us per vehicle), real-time factor %.1fx\n", got[i],
+               t[i] * 0.05 * 1e3, t[i] * 0.05 * 1e6 / got[i], 1 / t[i]);
+        fflush(stdout);
+    }
+    if (only)
+        return;
+    printf("ratio big-map real-time factor of %u vehicles in hybrid mode: %.1f (target >= 20; %.2f ms CPU per frame)\n", got[3],
+           1 / t[3], t[3] * 0.05 * 1e3);
+    printf("ratio big-map growth exponent %u..%u vehicles in hybrid mode: %.2f (target <= 1.1; %u..%u: %.2f)\n", got[1], got[3],
+           log(t[3] / t[1]) / log((double)got[3] / got[1]), got[0], got[3], log(t[3] / t[0]) / log((double)got[3] / got[0]));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -285,6 +314,13 @@ int main(int argc, char **argv)
         if (!big)
             return fprintf(stderr, "bench_traffic: big needs SENSIM_BENCH_BIGMAP=FILE.xodr\n"), 2;
         bigmap(tmp, plugins, big);
+        return 0;
+    }
+    if (!strcmp(argv[3], "hybrid")) { /* hybrid mode's growth on the town-sized map alone */
+        const char *big = getenv("SENSIM_BENCH_BIGMAP");
+        if (!big)
+            return fprintf(stderr, "bench_traffic: hybrid needs SENSIM_BENCH_BIGMAP=FILE.xodr\n"), 2;
+        hybrid_growth(tmp, plugins, big);
         return 0;
     }
     char town[1024];

@@ -13,7 +13,11 @@
 ** 4. Mode off again: every vehicle has its physics back, moving on at about the speed it had.
 ** 5. set_autopilot(false) and apply_control give a hybrid vehicle its physics back; a vehicle its user made
 **    kinematic (set_simulate_physics false) is never switched by the mode.
-** 6. Deterministic: the same run twice, and at 1 and 2 threads, gives identical states. */
+** 6. Deterministic: the same run twice, and at 1 and 2 threads, gives identical states.
+** 7. Coasting (traffic.c, vehicle_coast: a vehicle without physics decides on every 5th frame and
+**    coasts on its decision between): a follower behind a leader that stops at once (made
+**    kinematic by its user, standing) coasts on some frames and still stops behind it, its front
+**    bumper never within 1.5 m of the leader's rear (the gap kept: CARLA's 2 m), and stops. */
 #include "../check.h"
 #include "../testutil.h"
 #include "../../engine/sim/engine.h"
@@ -318,6 +322,53 @@ static void test_determinism(void)
     CHECK(memcmp(a, c, sizeof a) == 0, "1 and 2 threads: identical states");
 }
 
+static void test_coast_gap(void)
+{
+    sn_engine *e = load(1, false);
+    set_tm(e, SN_TM_HYBRID_PHYSICS_MODE, 1);
+    sn_actor *c[N_CARS];
+    size_t n = cars(e, c);
+    sn_actor *f = NULL, *l = NULL;
+    for (int frame = 0; frame < 1200 && !f; frame++) {
+        step(e, 1);
+        for (size_t i = 0; i < n && !f; i++) {
+            const sn_mapdrive *md = c[i]->mv->ap->map;
+            if (!md->hybrid_off || !md->coast || !md->coast_lead || sn_v3_len(c[i]->st.vel) < 5)
+                continue;
+            /* following at its gap (within 1 m more), its next four frames coasting */
+            sn_actor *x = sn_world_find(&e->world, md->coast_lead);
+            const sn_vec3 fwd = sn_quat_apply(c[i]->st.rot, sn_v3(1, 0, 0));
+            if (x && x->kind == SN_ACTOR_VEHICLE && x->has_autopilot && (e->clock.frame + 1 + c[i]->id) % 5 == 1 &&
+                sn_v3_dot(sn_v3_sub(x->st.pos, c[i]->st.pos), fwd) - c[i]->ph->bbox.extent.x - x->ph->bbox.extent.x < md->gap + 1)
+                f = c[i], l = x;
+        }
+    }
+    CHECK(f && l, "a vehicle without physics at 5 m/s or more coasting at its gap behind a leader");
+    if (f && l) {
+        sn_error err = {0};
+        CHECK(sn_engine_set_autopilot(e, l->id, false, NULL, &err) == SN_OK &&
+                  sn_engine_set_simulate_physics(e, l->id, false, &err) == SN_OK,
+              "the leader stops: %s", err.msg);
+        double least = INFINITY;
+        int coasted = 0;
+        for (int k = 0; k < 100; k++) {
+            const sn_mapdrive *md = f->mv->ap->map;
+            coasted += md->coast && (e->clock.frame + 1 + f->id) % 5 != 0; /* the next frame coasts */
+            step(e, 1);
+            const sn_vec3 fwd = sn_quat_apply(f->st.rot, sn_v3(1, 0, 0));
+            least = fmin(least, sn_v3_dot(sn_v3_sub(l->st.pos, f->st.pos), fwd) - f->ph->bbox.extent.x - l->ph->bbox.extent.x);
+        }
+        fprintf(stderr, "  coasting follower %u behind %u stopping at once: %d frames coasted, least bumper gap %.2f m, "
+                "speed at the end %.3f m/s\n", f->id, l->id, coasted, least, sn_v3_len(f->st.vel));
+        CHECK(coasted >= 1, "the follower coasted (%d frames)", coasted);
+        /* (without measuring its leader anew between decisions it comes to 1 m and less) */
+        CHECK(least >= 1.5, "the follower kept 1.5 m or more behind the stopped leader (%.2f m)", least);
+        /* (it creeps up to its gap: approach() gives 0.06 m/s 6 cm short of it) */
+        CHECK(sn_v3_len(f->st.vel) < 0.2, "the follower stops (%.3f m/s)", sn_v3_len(f->st.vel));
+    }
+    sn_engine_destroy(e);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -328,5 +379,6 @@ int main(int argc, char **argv)
     test_default_and_no_hero();
     test_hero();
     test_determinism();
+    test_coast_gap();
     return CHECK_DONE();
 }

@@ -28,7 +28,12 @@
 ** ("1-8", "1,2,4") runs each map once per seed of the list (the test traffic_soak_seeds; the town's
 ** seeds 1-10 give 96 95 97 95 95 98 94 94 98 95 % in their worst windows, docs/traffic.md),
 ** SENSIM_SOAK_DEBUG=T lists the vehicles standing at T s and each window's crawlers,
-** SENSIM_SOAK_TRACE=ID[,T0] prints vehicle ID's state (light, wait, junction claim) every 0.5 s. */
+** SENSIM_SOAK_TRACE=ID[,T0] prints vehicle ID's state (light, wait, junction claim) every 0.5 s.
+** SENSIM_SOAK_HYBRID=1 runs the Traffic Manager in hybrid physics mode without a hero (every
+** vehicle without physics, coasting between its decisions: docs/traffic.md) with the same checks;
+** vehicles without physics make no contacts with each other, so a collision there is two
+** vehicles' boxes overlapping in the ground plane at the end of a frame (the test
+** traffic_soak_hybrid: the town). */
 #include "../check.h"
 #include "../testutil.h"
 
@@ -324,6 +329,58 @@ static void trace_vehicle(sn_engine *e, double t)
 /* The highway run's knobs: speeds 0..50 % below the limit by id (faster vehicles pass slower
 ** ones), keep-right on every fourth, and at 10 s a forced change to the left on the first
 ** vehicle that has a lane there (it must change within 5 s). */
+/* Hybrid mode: pairs of vehicles whose boxes (x-y, from their poses) overlap after this frame,
+** counted as collisions (only the frames where a pair begins to overlap). */
+static bool soak_hybrid;
+static bool box_sep(const sn_actor_info *a, const sn_actor_info *b)
+{
+    const sn_actor_info *q[2] = {a, b};
+    double c[2][4][2]; /* corners */
+    for (int k = 0; k < 2; k++) {
+        const double h = q[k]->transform.rotation.yaw * M_PI / 180, ch = cos(h), sh = sin(h);
+        const double ex = q[k]->bounding_box.extent.x, ey = q[k]->bounding_box.extent.y;
+        const double bx = q[k]->bounding_box.location.x, by = q[k]->bounding_box.location.y;
+        for (int i = 0; i < 4; i++) {
+            const double lx = bx + (i & 1 ? ex : -ex), ly = by + (i & 2 ? ey : -ey);
+            c[k][i][0] = q[k]->transform.location.x + ch * lx - sh * ly;
+            c[k][i][1] = q[k]->transform.location.y + sh * lx + ch * ly;
+        }
+    }
+    for (int k = 0; k < 2; k++) /* separating axes: both boxes' edges */
+        for (int e = 0; e < 2; e++) {
+            const double h = q[k]->transform.rotation.yaw * M_PI / 180 + e * M_PI / 2, ax = cos(h), ay = sin(h);
+            double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+            for (int m = 0; m < 2; m++)
+                for (int i = 0; i < 4; i++) {
+                    const double p = c[m][i][0] * ax + c[m][i][1] * ay;
+                    lo[m] = fmin(lo[m], p), hi[m] = fmax(hi[m], p);
+                }
+            if (hi[0] < lo[1] || hi[1] < lo[0])
+                return true;
+        }
+    return false;
+}
+
+static void watch_overlaps(sn_engine *e, soak *s, double t)
+{
+    static sn_actor_info in[MAXV];
+    static unsigned char was[MAXV][MAXV / 8 + 1];
+    for (uint32_t i = 0; i < s->n; i++) {
+        in[i] = (sn_actor_info){.struct_size = sizeof in[i]};
+        sn_engine_actor_get(e, s->ids[i], &in[i]);
+    }
+    for (uint32_t i = 0; i < s->n; i++)
+        for (uint32_t j = i + 1; j < s->n; j++) {
+            const double dx = in[i].transform.location.x - in[j].transform.location.x;
+            const double dy = in[i].transform.location.y - in[j].transform.location.y;
+            const bool now = dx * dx + dy * dy < 100 && !box_sep(&in[i], &in[j]);
+            const bool before = was[i][j / 8] >> (j % 8) & 1;
+            if (now && !before && s->veh_collisions++ < 6)
+                fprintf(stderr, "  vehicles %u and %u overlap at t = %.2f\n", s->ids[i], s->ids[j], t);
+            was[i][j / 8] = (unsigned char)((was[i][j / 8] & ~(1u << (j % 8))) | (unsigned)now << (j % 8));
+        }
+}
+
 static bool highway_knobs;
 static uint32_t forced_actor;
 static double forced_at;
@@ -370,6 +427,10 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
     if (old)
         sn_traffic_set_legacy(e, true);
     sn_error err = {0};
+    if (soak_hybrid && sn_engine_tm_set(e, 8000, 0, SN_TM_HYBRID_PHYSICS_MODE, 1, &err) != SN_OK) {
+        fprintf(stderr, "FAIL: hybrid mode: %s\n", err.msg);
+        exit(1);
+    }
     for (uint32_t i = 0; i < sn_engine_actor_count(e); i++) {
         uint32_t id = sn_engine_actor_id_at(e, i);
         sn_actor_info a = {.struct_size = sizeof a};
@@ -419,6 +480,8 @@ static void soak_run(const char *label, const char *map, uint32_t vehicles, uint
             set_knobs(e, s, (double)f * 0.05);
         double t = (double)f * 0.05;
         trace_vehicle(e, t);
+        if (soak_hybrid)
+            watch_overlaps(e, s, t);
         if (getenv("SENSIM_SOAK_DEBUG") && f == (uint64_t)llround(atof(getenv("SENSIM_SOAK_DEBUG")) / 0.05))
             debug_stuck(e, s);
         for (uint32_t i = 0; i < s->n; i++) {
@@ -550,6 +613,7 @@ int main(int argc, char **argv)
     double secs = env_num("SENSIM_TEST_TRAFFIC_SECONDS", 600);
     uint32_t nv = (uint32_t)env_num("SENSIM_SOAK_VEHICLES", 100), nw = (uint32_t)env_num("SENSIM_SOAK_WALKERS", 50);
     bool old = getenv("SENSIM_SOAK_OLD") && atoi(getenv("SENSIM_SOAK_OLD"));
+    soak_hybrid = getenv("SENSIM_SOAK_HYBRID") && atoi(getenv("SENSIM_SOAK_HYBRID"));
     static soak s;
     sn_traffic_stats st;
     unsigned seeds[64];
