@@ -264,8 +264,26 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
             attrs[2].value = cg;
             attrs[n++] = attrs[2];
         }
+        /* an entity the Init puts on another (drop-bike's bike on its truck): esmini tests no
+        ** collision, so it spawns overlapping, with a warning (CARLA would refuse the spawn) */
+        bool on_other = false;
+        if (s->run.ents[i].placed) {
+            double bi[4][2], bj[4][2];
+            sn_xmove_box(&s->run, (int)i, bi);
+            for (uint32_t j = 0; j < i && !on_other; j++) {
+                sn_xmove_box(&s->run, (int)j, bj);
+                if (s->run.ents[j].placed && sn_xbox_distance(bi, bj) <= 0) {
+                    on_other = true;
+                    char line[900];
+                    snprintf(line, sizeof line, "%s:%d: ScenarioObject: entity '%s' starts overlapping entity '%s': it "
+                             "is spawned so (esmini tests no collision; CARLA would refuse the spawn)", x->path, d->line,
+                             d->name, x->ents[j].name);
+                    run_warn(s, line);
+                }
+            }
+        }
         sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i]), .lift_static = true,
-                              .overlap_ok = !s->run.ents[i].placed};
+                              .overlap_ok = !s->run.ents[i].placed || on_other};
         sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, n, NULL, NULL, &desc.values, err);
         sn_actor *a;
         if (st || (st = sn_spawn_actor(e, &desc, &a, err))) {
