@@ -1004,7 +1004,7 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
     const double t = r->t, t0 = t - r->dt;
     for (uint32_t i = 0; i < r->x->n_ents; i++) {
         sn_xent *e = &r->ents[i];
-        if (e->mode == SN_XM_EXTERNAL || r->x->ents[i].kind == SN_XEN_MISC)
+        if (e->mode == SN_XM_EXTERNAL || r->x->ents[i].kind == SN_XEN_MISC || e->absent)
             continue;
         double v_prev = e->v, dist;
         /* longitudinal */

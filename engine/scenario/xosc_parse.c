@@ -1169,6 +1169,35 @@ static int parse_infrastructure(P *p, N n);
 static int parse_traffic(P *p, N n);
 static int parse_appearance(P *p, N n);
 
+/* EntityAction (a GlobalAction): AddEntityAction puts the entity `ref` into the scenario at its
+** Position, DeleteEntityAction takes it out (xosc_play.c, xosc_engine.c). */
+static int parse_entity_action(P *p, N n)
+{
+    int ent = entity_index(p, n, "entityRef");
+    if (ent < 0)
+        return -1;
+    N c = choice(p, n);
+    if (!c)
+        return -1;
+    if (sn_xml_is(c, "DeleteEntityAction")) {
+        int i = new_action(p, c, SN_XA_DELETE_ENTITY);
+        if (i >= 0)
+            p->x->actions[i].ref = ent;
+        return i;
+    }
+    if (!sn_xml_is(c, "AddEntityAction"))
+        return unknown(p, c, n), -1;
+    N pos = sn_xml_child(c, "Position");
+    if (!pos)
+        return fail(p, c, "needs a Position"), -1;
+    int i = new_action(p, c, SN_XA_ADD_ENTITY);
+    if (i < 0 || !parse_position(p, pos, &p->x->actions[i].pos))
+        return -1;
+    p->x->actions[i].ref = ent;
+    p->x->ents[ent].added = true;
+    return i;
+}
+
 /* A PrivateAction (global false) or a GlobalAction / UserDefinedAction (global true). */
 static int parse_action_body(P *p, N n)
 {
@@ -1260,7 +1289,9 @@ static int parse_action_body(P *p, N n)
     if (sn_xml_is(c, "TrailerAction"))
         return noop(p, c, "TrailerAction", "TrailerAction is not played: sensim's vehicles tow no trailers (the "
                     "entities stay apart, each moved by its own actions)");
-    if (sn_xml_is(c, "EntityAction") || sn_xml_is(c, "SetMonitorAction") || sn_xml_is(c, "AnimationAction") ||
+    if (sn_xml_is(c, "EntityAction"))
+        return parse_entity_action(p, c);
+    if (sn_xml_is(c, "SetMonitorAction") || sn_xml_is(c, "AnimationAction") ||
         sn_xml_is(c, "LightStateAction"))
         return unsupported(p, c), -1;
     return unknown(p, c, n), -1;

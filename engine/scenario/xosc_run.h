@@ -18,6 +18,8 @@ typedef enum sn_xmode { SN_XM_FREE, SN_XM_LANE, SN_XM_TRAJ, SN_XM_EXTERNAL } sn_
 typedef struct sn_xent {
     sn_xmode mode;
     bool placed;           /* a position was given (Init TeleportAction) */
+    bool absent;           /* out of the scenario (esmini's inactive): not yet added by an AddEntityAction,
+                           ** or deleted; it neither moves nor collides, and has no actor */
     int32_t ri;            /* lane mode: road index (in the map), section index, OpenDRIVE lane id, */
     uint32_t sec;          /* s, and the offset from the lane's centre toward the left of its */
     int lane;              /* direction of travel */
