@@ -234,6 +234,7 @@ typedef struct sn_xcond {
     double measured;     /* last measured value (for the log) */
     double *since;       /* StandStill/EndOfRoad/Offroad: per triggering entity, the time the state began (-1 not) */
     bool *held;          /* per triggering entity: its rule held at the last evaluation */
+    uint32_t hits;       /* CollisionCondition: the collisions of its triggering entities at the last evaluation */
     /* TrafficSignalCondition: param is the signal's id, svalue the state; TrafficSignalControllerCondition:
     ** sigctl the controller (index into sigctl), svalue the phase's name */
     int sigctl;
