@@ -214,7 +214,7 @@ static double ref_long(const sn_xrun *r, int a, int b, bool freespace)
     double rel = ea->h - eb->h;
     double c = lon + db->cx - (cos(rel) * da->cx - sin(rel) * da->cy); /* box centre to box centre */
     double ext = db->len / 2 + fabs(cos(rel)) * da->len / 2 + fabs(sin(rel)) * da->wid / 2;
-    double gap = fmax(0, fabs(c) - ext);
+    double gap = fabs(c) - ext; /* negative: the boxes overlap by that much (so the gap is kept from the next step) */
     return c < 0 ? -gap : gap;
 }
 
@@ -1123,6 +1123,8 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
             } else {
                 double acc = la->lim_acc > 0 ? la->lim_acc : INFINITY, dec = la->lim_dec > 0 ? la->lim_dec : acc;
                 double vmax = la->lim_speed > 0 ? la->lim_speed : INFINITY;
+                if (e->mode == SN_XM_FREE) /* off the lanes its sideways speed is part of its speed */
+                    vmax = fmin(vmax, fabs(e->v));
                 double want = (err < 0 ? -1 : 1) * fmin(vmax, fmin(fabs(err) / r->dt, isfinite(dec) ? sqrt(2 * dec * fabs(err)) : INFINITY));
                 u += fmax(-acc * r->dt, fmin(acc * r->dt, want - u));
                 e->off += u * r->dt;
