@@ -63,8 +63,13 @@ static void lane_pose(sn_xrun *r, sn_xent *e)
     sn_odr_pose ref = sn_odr_ref_line(rd, e->s);
     e->x = p[0], e->y = p[1], e->z = p[2];
     double yaw = ref.hdg + (dir < 0 ? M_PI : 0);
+    /* the heading is the step's direction of motion: during a lane change the speed is along it
+    ** (the sideways motion takes from the progress), so asin(lateral rate / speed), esmini's
+    ** atan2(delta_lat, sqrt(step^2 - delta_lat^2)) (LatLaneChangeAction::Step); a lane offset
+    ** keeps the progress v dt, so atan2(lateral rate, speed) */
     if (e->v > 1e-6 && e->lat_rate != 0)
-        yaw += atan2(e->lat_rate, e->v);
+        yaw += e->lat && e->lat->kind == SN_XA_LANE_CHANGE && fabs(e->lat_rate) < e->v ? asin(e->lat_rate / e->v)
+                                                                                       : atan2(e->lat_rate, e->v);
     e->h = atan2(sin(yaw), cos(yaw));
 }
 

@@ -37,8 +37,24 @@ static bool entity_road(sn_xrun *r, int i, int32_t *ri, int *lane, double *s, do
         double tc;
         if (!sn_xlane_centre(r, e->ri, e->lane, e->s, NULL, &tc))
             return false;
-        (void)rd;
         *ri = e->ri, *lane = e->lane, *s = e->s, *t = tc + e->sdir * e->off;
+        /* its lane is the one it is in: during a lane change the driver counts its offset from
+        ** the target lane, but it is in the lane it left until it crosses the line between them
+        ** (esmini re-attaches an entity to the lane under it every step, XYZ2TrackPos:
+        ** traj-heading-trig's RelativeLanePosition dLane 0 during a change is the old lane's) */
+        const sn_odr_section *sec = &rd->sections[e->sec];
+        double a, b;
+        sn_odr_lane_span(rd, sec, e->lane, e->s, &a, &b);
+        if (*t < fmin(a, b) || *t > fmax(a, b))
+            for (int l = -(int)sec->n_right; l <= (int)sec->n_left; l++) {
+                if (!l)
+                    continue;
+                sn_odr_lane_span(rd, sec, l, e->s, &a, &b);
+                if (*t >= fmin(a, b) && *t <= fmax(a, b)) {
+                    *lane = l;
+                    break;
+                }
+            }
         return true;
     }
     sn_map_place pl;

@@ -20,9 +20,14 @@
 **       an AddEntityAction relative to itself puts it ds further, its speed kept (closed form, 1e-9);
 **       adding a present entity is a warning;
 **   (f) an empty <Action/> is a warning and does nothing; catalogName also matches a catalog
-**       file's stem (esmini's LoadCatalog). */
+**       file's stem (esmini's LoadCatalog);
+**   (g) a lane change's heading is the step's direction of motion, asin(lateral rate / speed)
+**       (esmini's LatLaneChangeAction::Step), 1e-9, and a RelativeLanePosition dLane 0 on the
+**       changing entity is the lane it is in: the one it left until its reference point crosses
+**       the line between them (y -5.25), the target's after (esmini's traj-heading-trig). */
 #include "../check.h"
 #include "xosc_harness.h"
+#include "../../engine/scenario/xosc_pos.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -332,6 +337,46 @@ static void test_empty_and_catalog(void)
     rmdir(dir);
 }
 
+/* ---- (g) ---- */
+static void test_lane_change_heading(void)
+{
+    char story[4096];
+    snprintf(story, sizeof story, STORY("Ego", TIMED("LC", "0.1", "%s")),
+             "<PrivateAction><LateralAction><LaneChangeAction><LaneChangeActionDynamics dynamicsShape='sinusoidal' "
+             "value='4' dynamicsDimension='time'/><LaneChangeTarget><AbsoluteTargetLane value='-2'/></LaneChangeTarget>"
+             "</LaneChangeAction></LateralAction></PrivateAction>");
+    char *xml = doc("Ego", PRIV("Ego", TELEPORT(LANEPOS("1", "-3", "100"))) PRIV("Ego", SPEED("10")), story);
+    sn_xrun r;
+    sn_xosc *x = start("lane change heading", xml, &r, 0.01);
+    if (x) {
+        const sn_xent *e = &r.ents[0];
+        sn_xpos here = {.kind = SN_XP_REL_LANE, .entity = 0, .route = -1};
+        double worst = 0, bad_lane = 0, moved = 0;
+        for (int f = 0; f < 500 && !r.failed; f++) {
+            double y0 = e->y;
+            sn_xrun_step(&r);
+            double rate = (e->y - y0) / 0.01;
+            if (e->lat) {
+                moved = fmax(moved, fabs(rate));
+                worst = fmax(worst, fabs(e->h - asin(rate / 10)));
+            }
+            double q[4], s, off;
+            int32_t ri;
+            int lane;
+            bool on;
+            if (fabs(e->y + 5.25) > 1e-6 && sn_xmove_resolve(&r, &here, q, &ri, &lane, &s, &off, &on))
+                bad_lane = fmax(bad_lane, (double)(lane != (e->y < -5.25 ? -3 : -2)) + fabs(q[1] - (e->y < -5.25 ? -7.125 : -3.375)));
+        }
+        CHECK(!r.failed, "lane change heading: %s", r.why);
+        CHECK(moved > 1 && worst < 1e-9, "lane change heading: %.3g off asin(lateral rate / speed)", worst);
+        CHECK(bad_lane < 1e-9, "lane change: a RelativeLanePosition dLane 0 is not the lane Ego is in (%.3g)", bad_lane);
+        CHECK(fabs(e->y + 3.375) < 1e-9, "lane change: Ego ends at y %.9f, not -3.375", e->y);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_offlane", &highway))
@@ -341,6 +386,7 @@ int main(int argc, char **argv)
     test_lat_offlane();
     test_add_delete();
     test_empty_and_catalog();
+    test_lane_change_heading();
     sn_map_close(highway);
     return CHECK_DONE();
 }
