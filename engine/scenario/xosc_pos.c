@@ -149,7 +149,11 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
         tt = tc + lane_off_sign * p->offset;
         int dir = sn_map_lane_dir(rd, ln);
         *road = ri, *lane = ln, *s = ss, *off = lane_off_sign * p->offset, *on_lane = true; /* off: road t, for now */
-        hdg_extra = dir < 0 ? M_PI : 0;
+        /* a LanePosition, or a RelativeLanePosition by dsLane, heads along the lane's direction of
+        ** travel; one by ds along the road's s, its Orientation relative to that (esmini's
+        ** Position::EvaluateRelation: SetHeadingRelative(dh), adding pi for the lane's direction
+        ** only in DirectionMode ALONG_LANE; left-hand-traffic_by_heading's OverTaker) */
+        hdg_extra = dir < 0 && !(p->kind == SN_XP_REL_LANE && !p->ds_lane) ? M_PI : 0;
     }
     double q[3];
     sn_odr_point(rd, ss, tt, 0, q);
