@@ -178,7 +178,7 @@ bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
         return false;
     e->x = q[0], e->y = q[1], e->z = q[2], e->h = q[3];
     e->placed = true;
-    e->end_of_road = false;
+    e->eor_stale = true; /* cleared by the next motion step, not now: lane_change_simple's two events on one EndOfRoadCondition */
     e->lat_rate = 0;
     if (e->mode == SN_XM_EXTERNAL)
         return true;
@@ -1009,6 +1009,8 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
     const double t = r->t, t0 = t - r->dt;
     for (uint32_t i = 0; i < r->x->n_ents; i++) {
         sn_xent *e = &r->ents[i];
+        if (e->eor_stale) /* placed since the last step: no more at the end of a road */
+            e->end_of_road = e->eor_stale = false;
         if (e->mode == SN_XM_EXTERNAL || r->x->ents[i].kind == SN_XEN_MISC || e->absent)
             continue;
         double v_prev = e->v, dist;
@@ -1181,10 +1183,17 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
         if (lat_over) /* the lane reached: the entity heads along it (esmini's) */
             e->lat_rate = 0;
         if (e->mode == SN_XM_LANE) {
+            bool was_eor = e->end_of_road;
             if (!e->end_of_road)
                 lane_travel(r, e, dist);
-            if (e->end_of_road)
-                e->v = 0, dist = 0;
+            /* at a road's end it stops; its speed is 0 from the step after it arrived (esmini
+            ** zeroes it once the entity has not moved for a step, ScenarioEngine::step), so a
+            ** teleport on EndOfRoadCondition duration 0 keeps it going (lane_change_simple) */
+            if (e->end_of_road) {
+                if (was_eor)
+                    e->v = 0;
+                dist = 0;
+            }
             lane_pose(r, e);
             e->odo += hypot(dist, e->off - off_prev);
             if (e->acq_elem != -2 && e->ri == e->acq_ri && (e->s - e->acq_s) * e->sdir >= 0) { /* the position reached */

@@ -33,6 +33,8 @@ typedef struct sn_xent {
     double odo;            /* distance travelled since the start (m) */
     double lat_rate;       /* d(off)/dt: turns the heading during a lane change */
     bool end_of_road;      /* lane mode: stopped at the end of a lane that nothing follows */
+    bool eor_stale;        /* placed since: end_of_road holds until the next motion step (esmini updates it
+                           ** only when it moves entities), so every condition of the step sees the same */
     bool offroad;
     /* longitudinal: a SpeedAction */
     int lon_elem;          /* its action element (-1 Init, -2 none) */

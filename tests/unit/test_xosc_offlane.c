@@ -24,7 +24,11 @@
 **   (g) a lane change's heading is the step's direction of motion, asin(lateral rate / speed)
 **       (esmini's LatLaneChangeAction::Step), 1e-9, and a RelativeLanePosition dLane 0 on the
 **       changing entity is the lane it is in: the one it left until its reference point crosses
-**       the line between them (y -5.25), the target's after (esmini's traj-heading-trig). */
+**       the line between them (y -5.25), the target's after (esmini's traj-heading-trig);
+**   (h) at a road's end (road 4 ends at s 1100) an entity keeps its speed in the step it arrives,
+**       and a teleport there leaves every EndOfRoadCondition of the step true (esmini updates the
+**       state when it moves entities): two events on it both start at 5.01 s, and Ego drives on
+**       from s 1000 at 10 m/s, s = 1000 + 10(t - 5.01), 1e-9 (esmini's lane_change_simple). */
 #include "../check.h"
 #include "xosc_harness.h"
 #include "../../engine/scenario/xosc_pos.h"
@@ -377,6 +381,45 @@ static void test_lane_change_heading(void)
     free(xml);
 }
 
+/* ---- (h) ---- */
+static void test_end_of_road(void)
+{
+#define EOR "<EndOfRoadCondition duration='0'/>"
+#define EOR_EVENT(name, body)                                                                                       \
+    "<Event name='" name "' priority='parallel'><Action name='" name "A'><PrivateAction>" body "</PrivateAction>"  \
+    "</Action><StartTrigger><ConditionGroup><Condition name='" name "C' delay='0' conditionEdge='rising'>"          \
+    "<ByEntityCondition><TriggeringEntities triggeringEntitiesRule='any'><EntityRef entityRef='Ego'/>"              \
+    "</TriggeringEntities><EntityCondition>" EOR "</EntityCondition></ByEntityCondition></Condition>"               \
+    "</ConditionGroup></StartTrigger></Event>"
+    char *xml = doc("Ego", PRIV("Ego", TELEPORT(LANEPOS("4", "-2", "1050"))) PRIV("Ego", SPEED("10")),
+                    STORY("Ego", EOR_EVENT("Back", TELEPORT(LANEPOS("4", "-2", "1000"))) EOR_EVENT("Same", SPEED("10"))));
+#undef EOR_EVENT
+#undef EOR
+    sn_xrun r;
+    sn_xosc *x = start("end of road", xml, &r, 0.01);
+    if (x) {
+        const sn_xent *e = &r.ents[0];
+        double worst = 0;
+        for (int f = 0; f < 800 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            /* at s 1100 at 5.00 s; the step after finds the road's end (nothing follows), where both
+            ** events start: back at s 1000 at 5.01 s, on at 10 m/s */
+            double want = r.t < 5.01 - 1e-9 ? fmin(1050 + 10 * r.t, 1100) : 1000 + 10 * (r.t - 5.01);
+            if (fabs(e->s - want) + fabs(e->v - 10) > 1e-9 && worst < 1e-9)
+                fprintf(stderr, "end of road: t %.2f s %.9f v %.9f (want s %.9f)\n", r.t, e->s, e->v, want);
+            worst = fmax(worst, fabs(e->s - want) + fabs(e->v - 10));
+        }
+        int back = find_elem(x, "Back"), same = find_elem(x, "Same");
+        CHECK(!r.failed, "end of road: %s", r.why);
+        CHECK(back >= 0 && same >= 0 && x->elems[back].state != SN_XST_STANDBY && x->elems[same].state != SN_XST_STANDBY,
+              "end of road: both events on the EndOfRoadCondition did not start");
+        CHECK(worst < 1e-9, "end of road: %.3g off s = 1000 + 10(t - 5.01) after the teleport at the road's end", worst);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_offlane", &highway))
@@ -387,6 +430,7 @@ int main(int argc, char **argv)
     test_add_delete();
     test_empty_and_catalog();
     test_lane_change_heading();
+    test_end_of_road();
     sn_map_close(highway);
     return CHECK_DONE();
 }
