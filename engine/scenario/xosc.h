@@ -96,7 +96,7 @@ typedef enum sn_xact_kind {
     SN_XA_SPEED, SN_XA_LANE_CHANGE, SN_XA_LANE_OFFSET, SN_XA_TELEPORT, SN_XA_TRAJECTORY, SN_XA_CONTROLLER,
     SN_XA_ENVIRONMENT, SN_XA_PARAM_SET, SN_XA_PARAM_MODIFY, SN_XA_NOOP, SN_XA_ROUTE, SN_XA_ACQUIRE, SN_XA_LONG_DIST,
     SN_XA_SYNC, SN_XA_SIGNAL_STATE, SN_XA_SIGNAL_CONTROLLER, SN_XA_ASSIGN_CONTROLLER,
-    SN_XA_SPEED_PROFILE, SN_XA_LAT_DIST, SN_XA_TRAFFIC, SN_XA_LIGHT
+    SN_XA_SPEED_PROFILE, SN_XA_LAT_DIST, SN_XA_TRAFFIC, SN_XA_LIGHT, SN_XA_ADD_ENTITY, SN_XA_DELETE_ENTITY
 } sn_xact_kind;
 
 typedef struct sn_xaction {
@@ -234,6 +234,7 @@ typedef struct sn_xcond {
     double measured;     /* last measured value (for the log) */
     double *since;       /* StandStill/EndOfRoad/Offroad: per triggering entity, the time the state began (-1 not) */
     bool *held;          /* per triggering entity: its rule held at the last evaluation */
+    uint32_t hits;       /* CollisionCondition: the collisions of its triggering entities at the last evaluation */
     /* TrafficSignalCondition: param is the signal's id, svalue the state; TrafficSignalControllerCondition:
     ** sigctl the controller (index into sigctl), svalue the phase's name */
     int sigctl;
@@ -300,6 +301,7 @@ typedef struct sn_xentity {
     const char *blueprint;              /* chosen (docs/openscenario.md, "Entities") */
     bool external;                      /* its ObjectController is an external one: the user drives it once activated */
     bool unplayed_controller;           /* it has an ObjectController sensim does not play: activation changes nothing */
+    bool added;                         /* an AddEntityAction names it (EntityAction: ref, pos) */
 } sn_xentity;
 
 /* ---- traffic signals: RoadNetwork/TrafficSignals controllers (xosc_signal.c plays them) ---- */

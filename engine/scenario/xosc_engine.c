@@ -221,6 +221,73 @@ static void push_lights(sn_scenario *s)
     }
 }
 
+/* Entity i's actor, kinematic, where the storyboard has it (at the start, or when an
+** AddEntityAction adds it). s->actor[i] is its id. */
+static sn_status spawn_entity(sn_scenario *s, uint32_t i, sn_error *err)
+{
+    struct sn_engine *e = s->e;
+    sn_xosc *x = s->x;
+    const sn_xentity *d = &x->ents[i];
+    const sn_blueprint *bp = sn_library_find(&e->lib, d->blueprint);
+    if (!bp)
+        return sn_fail(err, SN_E_INVALID, "%s:%d: ScenarioObject '%s': no blueprint '%s'", x->path, d->line, d->name,
+                       d->blueprint);
+    char extent[96];
+    snprintf(extent, sizeof extent, "%.6g,%.6g,%.6g", d->len / 2, d->wid / 2, d->hgt / 2);
+    sn_attribute attrs[3] = {{"role_name", d->name}, {"extent", extent}, {"center_of_mass_height", NULL}};
+    uint32_t n = 0;
+    if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "role_name") >= 0)
+        n = 1;
+    if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "extent") >= 0)
+        attrs[n++] = attrs[1];
+    /* a box lower than the blueprint's centre of mass (a trailer's 1.2 m on the truck's):
+    ** the centre of mass at half its height, so the blueprint takes it (esmini has no mass) */
+    char cg[48];
+    int k = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "center_of_mass_height");
+    if (k >= 0 && atof(sn_attr_at(bp->attrs, bp->stride, (uint32_t)k)->def) >= d->hgt) {
+        snprintf(cg, sizeof cg, "%.6g", d->hgt / 2);
+        attrs[2].value = cg;
+        attrs[n++] = attrs[2];
+    }
+    /* an entity the Init puts on another (drop-bike's bike on its truck): esmini tests no
+    ** collision, so it spawns overlapping, with a warning (CARLA would refuse the spawn) */
+    bool on_other = false;
+    if (s->run.ents[i].placed) {
+        double bi[4][2], bj[4][2];
+        sn_xmove_box(&s->run, (int)i, bi);
+        for (uint32_t j = 0; j < x->n_ents && !on_other; j++) {
+            if (j == i || !s->actor[j] || !s->run.ents[j].placed) /* the entities in the world */
+                continue;
+            sn_xmove_box(&s->run, (int)j, bj);
+            if (sn_xbox_distance(bi, bj) <= 0) {
+                on_other = true;
+                char line[900];
+                snprintf(line, sizeof line, "%s:%d: ScenarioObject: entity '%s' starts overlapping entity '%s': it "
+                         "is spawned so (esmini tests no collision; CARLA would refuse the spawn)", x->path, d->line,
+                         d->name, x->ents[j].name);
+                run_warn(s, line);
+            }
+        }
+    }
+    /* added during the run: where the storyboard puts it, whatever stands there (esmini's) */
+    sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i]), .lift_static = true,
+                          .overlap_ok = !s->run.ents[i].placed || on_other || s->run.frame > 0};
+    sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, n, NULL, NULL, &desc.values, err);
+    sn_actor *a;
+    if (st || (st = sn_spawn_actor(e, &desc, &a, err))) {
+        char where[600];
+        snprintf(where, sizeof where, "%s:%d: ScenarioObject '%s'", x->path, d->line, d->name);
+        return sn_error_prefix(err, where);
+    }
+    s->actor[i] = a->id;
+    if (a->ph->body && !sn_world_set_drive(&e->world, a, SN_DRIVE_KINEMATIC))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
+    double v = s->run.ents[i].v, h = s->run.ents[i].h;
+    if (a->ph->body)
+        sn_world_set_velocity(&e->world, a, sn_v3(v * cos(h), -v * sin(h), 0), sn_v3(0, 0, 0));
+    return SN_OK;
+}
+
 sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
 {
     sn_scenario *s = e->scenario;
@@ -233,7 +300,7 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
     s->run.user = s;
     s->run.signal_state = signal_state;
     for (uint32_t i = 0; i < x->n_ents; i++)
-        if (!s->run.ents[i].placed) {
+        if (!s->run.ents[i].placed && !s->run.ents[i].absent) {
             char line[700];
             snprintf(line, sizeof line, "%s:%d: ScenarioObject: entity '%s' has no TeleportAction in the Init: it "
                      "starts at the origin (x 0, y 0, heading 0), as in esmini", x->path, x->ents[i].line, x->ents[i].name);
@@ -242,43 +309,11 @@ sn_status sn_scenario_spawn(struct sn_engine *e, sn_error *err)
     if (!(s->actor = calloc(x->n_ents + 1, sizeof *s->actor)))
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     for (uint32_t i = 0; i < x->n_ents; i++) {
-        const sn_xentity *d = &x->ents[i];
-        const sn_blueprint *bp = sn_library_find(&e->lib, d->blueprint);
-        if (!bp)
-            return sn_fail(err, SN_E_INVALID, "%s:%d: ScenarioObject '%s': no blueprint '%s'", x->path, d->line, d->name,
-                           d->blueprint);
-        char extent[96];
-        snprintf(extent, sizeof extent, "%.6g,%.6g,%.6g", d->len / 2, d->wid / 2, d->hgt / 2);
-        sn_attribute attrs[3] = {{"role_name", d->name}, {"extent", extent}, {"center_of_mass_height", NULL}};
-        uint32_t n = 0;
-        if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "role_name") >= 0)
-            n = 1;
-        if (sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "extent") >= 0)
-            attrs[n++] = attrs[1];
-        /* a box lower than the blueprint's centre of mass (a trailer's 1.2 m on the truck's):
-        ** the centre of mass at half its height, so the blueprint takes it (esmini has no mass) */
-        char cg[48];
-        int k = sn_attr_find(bp->attrs, bp->n_attrs, bp->stride, "center_of_mass_height");
-        if (k >= 0 && atof(sn_attr_at(bp->attrs, bp->stride, (uint32_t)k)->def) >= d->hgt) {
-            snprintf(cg, sizeof cg, "%.6g", d->hgt / 2);
-            attrs[2].value = cg;
-            attrs[n++] = attrs[2];
-        }
-        sn_spawn_desc desc = {.bp = bp, .name = d->name, .transform = actor_pose(d, &s->run.ents[i]), .lift_static = true,
-                              .overlap_ok = !s->run.ents[i].placed};
-        sn_status st = sn_attr_resolve(bp->attrs, bp->n_attrs, bp->stride, bp->id, attrs, n, NULL, NULL, &desc.values, err);
-        sn_actor *a;
-        if (st || (st = sn_spawn_actor(e, &desc, &a, err))) {
-            char where[600];
-            snprintf(where, sizeof where, "%s:%d: ScenarioObject '%s'", x->path, d->line, d->name);
-            return sn_error_prefix(err, where);
-        }
-        s->actor[i] = a->id;
-        if (a->ph->body && !sn_world_set_drive(&e->world, a, SN_DRIVE_KINEMATIC))
-            return sn_fail(err, SN_E_NOMEM, "out of memory");
-        double v = s->run.ents[i].v, h = s->run.ents[i].h;
-        if (a->ph->body)
-            sn_world_set_velocity(&e->world, a, sn_v3(v * cos(h), -v * sin(h), 0), sn_v3(0, 0, 0));
+        if (s->run.ents[i].absent) /* out of the scenario until an AddEntityAction */
+            continue;
+        sn_status st = spawn_entity(s, i, err);
+        if (st)
+            return st;
     }
     if (s->run.weather_set) {
         sn_engine_apply_weather(e, &s->run.weather);
@@ -326,6 +361,19 @@ sn_status sn_scenario_step(struct sn_engine *e, sn_error *err)
     }
     if (!r->ended && !sn_xrun_step(r))
         return sn_fail(err, SN_E_INVALID, "%s", r->why);
+    /* AddEntityAction / DeleteEntityAction: the actor comes and goes with its entity (a
+    ** deleted entity's attached sensors go with it, as CARLA destroys an actor's children) */
+    for (uint32_t i = 0; i < s->x->n_ents; i++) {
+        if (r->ents[i].absent && s->actor[i]) {
+            if (sn_destroy_actor(e, s->actor[i]))
+                return sn_fail(err, SN_E_NOMEM, "out of memory for a destroyed event");
+            s->actor[i] = 0;
+        } else if (!r->ents[i].absent && !s->actor[i]) {
+            sn_status st = spawn_entity(s, i, err);
+            if (st)
+                return st;
+        }
+    }
     for (uint32_t i = 0; i < s->x->n_ents; i++) {
         sn_actor *a = sn_world_find(&e->world, s->actor[i]);
         if (!a || !a->ph->body || a->drive != SN_DRIVE_KINEMATIC || r->ents[i].mode == SN_XM_EXTERNAL)

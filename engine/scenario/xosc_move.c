@@ -63,8 +63,13 @@ static void lane_pose(sn_xrun *r, sn_xent *e)
     sn_odr_pose ref = sn_odr_ref_line(rd, e->s);
     e->x = p[0], e->y = p[1], e->z = p[2];
     double yaw = ref.hdg + (dir < 0 ? M_PI : 0);
+    /* the heading is the step's direction of motion: during a lane change the speed is along it
+    ** (the sideways motion takes from the progress), so asin(lateral rate / speed), esmini's
+    ** atan2(delta_lat, sqrt(step^2 - delta_lat^2)) (LatLaneChangeAction::Step); a lane offset
+    ** keeps the progress v dt, so atan2(lateral rate, speed) */
     if (e->v > 1e-6 && e->lat_rate != 0)
-        yaw += atan2(e->lat_rate, e->v);
+        yaw += e->lat && e->lat->kind == SN_XA_LANE_CHANGE && fabs(e->lat_rate) < e->v ? asin(e->lat_rate / e->v)
+                                                                                       : atan2(e->lat_rate, e->v);
     e->h = atan2(sin(yaw), cos(yaw));
 }
 
@@ -173,7 +178,7 @@ bool sn_xmove_place(sn_xrun *r, int i, const sn_xpos *p)
         return false;
     e->x = q[0], e->y = q[1], e->z = q[2], e->h = q[3];
     e->placed = true;
-    e->end_of_road = false;
+    e->eor_stale = true; /* cleared by the next motion step, not now: lane_change_simple's two events on one EndOfRoadCondition */
     e->lat_rate = 0;
     if (e->mode == SN_XM_EXTERNAL)
         return true;
@@ -201,11 +206,29 @@ static double ent_speed(const sn_xrun *r, int i) { return r->ents[i].v; }
 
 /* LongitudinalDistanceAction: how far entity i is from where the action wants it (positive: too
 ** far back), and the gap it wants. */
+/* Off the lanes, how far the reference b is ahead of entity a along b's heading, in the world
+** (the standard's entity coordinates where no lane holds: the gap a keeps when it follows b);
+** freespace: between the boxes along that axis. drop-bike.xosc: a bike lying across a truck. */
+static double ref_long(const sn_xrun *r, int a, int b, bool freespace)
+{
+    const sn_xent *ea = &r->ents[a], *eb = &r->ents[b];
+    const sn_xentity *da = &r->x->ents[a], *db = &r->x->ents[b];
+    double ch = cos(eb->h), sh = sin(eb->h), lon = ch * (eb->x - ea->x) + sh * (eb->y - ea->y);
+    if (!freespace)
+        return lon;
+    double rel = ea->h - eb->h;
+    double c = lon + db->cx - (cos(rel) * da->cx - sin(rel) * da->cy); /* box centre to box centre */
+    double ext = db->len / 2 + fabs(cos(rel)) * da->len / 2 + fabs(sin(rel)) * da->wid / 2;
+    double gap = fabs(c) - ext; /* negative: the boxes overlap by that much (so the gap is kept from the next step) */
+    return c < 0 ? -gap : gap;
+}
+
 static double gap_error(const sn_xrun *r, int i, const sn_xaction *a)
 {
     const sn_xent *e = &r->ents[i];
     double want = a->time_gap ? a->value * fmax(e->v, 0) : a->value;
-    double have = sn_xent_long(r, i, a->ref, a->freespace, true); /* positive: the reference ahead */
+    double have = e->mode == SN_XM_LANE ? sn_xent_long(r, i, a->ref, a->freespace, true) /* positive: the reference ahead */
+                                        : ref_long(r, i, a->ref, a->freespace);
     return a->leading ? -(want + have) : have - want;
 }
 
@@ -653,7 +676,8 @@ static double lat_disp(const sn_xrun *r, int i, const sn_xaction *a, double *axi
             return ((ti + e->sdir * e->off) - (tj + f->sdir * f->off)) * f->sdir;
         }
     }
-    *axis = cos(e->h - f->h) >= 0 ? 1 : -1;
+    /* off the lanes the entity moves sideways along the reference's left itself (axis 1) */
+    *axis = e->mode == SN_XM_FREE ? 1 : cos(e->h - f->h) >= 0 ? 1 : -1;
     return -(e->x - f->x) * sin(f->h) + (e->y - f->y) * cos(f->h);
 }
 
@@ -683,8 +707,11 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         e->lon_tracking = true;
         return true;
     case SN_XA_LONG_DIST:
-        if (e->mode != SN_XM_LANE)
-            return sn_xrun_fail(r, a->line, "LongitudinalDistanceAction on entity '%s', which is on no lane",
+        if (e->mode != SN_XM_LANE && e->mode != SN_XM_FREE)
+            return sn_xrun_fail(r, a->line, "LongitudinalDistanceAction on entity '%s', which follows a trajectory",
+                                r->x->ents[i].name);
+        if (a->ref == i)
+            return sn_xrun_fail(r, a->line, "LongitudinalDistanceAction: entity '%s' is its own reference",
                                 r->x->ents[i].name);
         e->lon = a;
         e->lon_elem = elem;
@@ -760,8 +787,8 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         return true;
     }
     case SN_XA_LAT_DIST: {
-        if (e->mode != SN_XM_LANE)
-            return sn_xrun_fail(r, a->line, "LateralDistanceAction on entity '%s', which is on no lane",
+        if (e->mode != SN_XM_LANE && e->mode != SN_XM_FREE)
+            return sn_xrun_fail(r, a->line, "LateralDistanceAction on entity '%s', which follows a trajectory",
                                 r->x->ents[i].name);
         if (a->ref == i)
             return sn_xrun_fail(r, a->line, "LateralDistanceAction: entity '%s' is its own reference",
@@ -775,6 +802,8 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         e->lat_tracking = false;
         e->lat_by_dist = false;
         e->lat_o1 = (a->side ? a->side : L < 0 ? -1 : 1) * D; /* the displacement wanted */
+        if (e->mode == SN_XM_FREE) /* off the lanes: its sideways speed in the reference's frame, now */
+            e->lat_rate = e->v * sin(e->h - r->ents[a->ref].h);
         return true;
     }
     case SN_XA_LANE_CHANGE:
@@ -980,7 +1009,9 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
     const double t = r->t, t0 = t - r->dt;
     for (uint32_t i = 0; i < r->x->n_ents; i++) {
         sn_xent *e = &r->ents[i];
-        if (e->mode == SN_XM_EXTERNAL || r->x->ents[i].kind == SN_XEN_MISC)
+        if (e->eor_stale) /* placed since the last step: no more at the end of a road */
+            e->end_of_road = e->eor_stale = false;
+        if (e->mode == SN_XM_EXTERNAL || r->x->ents[i].kind == SN_XEN_MISC || e->absent)
             continue;
         double v_prev = e->v, dist;
         /* longitudinal */
@@ -1099,6 +1130,8 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
             } else {
                 double acc = la->lim_acc > 0 ? la->lim_acc : INFINITY, dec = la->lim_dec > 0 ? la->lim_dec : acc;
                 double vmax = la->lim_speed > 0 ? la->lim_speed : INFINITY;
+                if (e->mode == SN_XM_FREE) /* off the lanes its sideways speed is part of its speed */
+                    vmax = fmin(vmax, fabs(e->v));
                 double want = (err < 0 ? -1 : 1) * fmin(vmax, fmin(fabs(err) / r->dt, isfinite(dec) ? sqrt(2 * dec * fabs(err)) : INFINITY));
                 u += fmax(-acc * r->dt, fmin(acc * r->dt, want - u));
                 e->off += u * r->dt;
@@ -1150,10 +1183,17 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
         if (lat_over) /* the lane reached: the entity heads along it (esmini's) */
             e->lat_rate = 0;
         if (e->mode == SN_XM_LANE) {
+            bool was_eor = e->end_of_road;
             if (!e->end_of_road)
                 lane_travel(r, e, dist);
-            if (e->end_of_road)
-                e->v = 0, dist = 0;
+            /* at a road's end it stops; its speed is 0 from the step after it arrived (esmini
+            ** zeroes it once the entity has not moved for a step, ScenarioEngine::step), so a
+            ** teleport on EndOfRoadCondition duration 0 keeps it going (lane_change_simple) */
+            if (e->end_of_road) {
+                if (was_eor)
+                    e->v = 0;
+                dist = 0;
+            }
             lane_pose(r, e);
             e->odo += hypot(dist, e->off - off_prev);
             if (e->acq_elem != -2 && e->ri == e->acq_ri && (e->s - e->acq_s) * e->sdir >= 0) { /* the position reached */
@@ -1172,6 +1212,27 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 e->traj_elem = -2;
                 snap_to_lane(r, e, r->x->ents[i].kind);
             }
+        } else if (lat_act && lat_act->kind == SN_XA_LAT_DIST) {
+            /* off the lanes, a LateralDistanceAction moves the entity in its reference's frame:
+            ** sideways along the reference's left by the offset's change, forward along the
+            ** reference's heading by what its speed leaves (its speed is along its heading, as in
+            ** a lane change), heading where it moves (lat_dist_entity.xosc, which has no road) */
+            double hf = r->ents[lat_act->ref].h, du = e->off - off_prev;
+            double fwd = (dist < 0 ? -1 : 1) * sqrt(fmax(0, dist * dist - du * du));
+            e->x += fwd * cos(hf) - du * sin(hf);
+            e->y += fwd * sin(hf) + du * cos(hf);
+            if (fwd != 0 || du != 0) {
+                e->h = ang_diff(hf + atan2(du, fwd), 0);
+                e->z = ground_z(r, e->x, e->y, e->z);
+            }
+            e->odo += hypot(fwd, du);
+        } else if (e->lon && e->lon->kind == SN_XA_LONG_DIST) {
+            /* off the lanes, a LongitudinalDistanceAction moves it along its reference's heading,
+            ** its own heading and height kept (drop-bike.xosc: a bike lying on its truck) */
+            double hf = r->ents[e->lon->ref].h;
+            e->x += dist * cos(hf);
+            e->y += dist * sin(hf);
+            e->odo += fabs(dist);
         } else {
             e->x += dist * cos(e->h);
             e->y += dist * sin(e->h);

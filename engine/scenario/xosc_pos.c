@@ -37,8 +37,24 @@ static bool entity_road(sn_xrun *r, int i, int32_t *ri, int *lane, double *s, do
         double tc;
         if (!sn_xlane_centre(r, e->ri, e->lane, e->s, NULL, &tc))
             return false;
-        (void)rd;
         *ri = e->ri, *lane = e->lane, *s = e->s, *t = tc + e->sdir * e->off;
+        /* its lane is the one it is in: during a lane change the driver counts its offset from
+        ** the target lane, but it is in the lane it left until it crosses the line between them
+        ** (esmini re-attaches an entity to the lane under it every step, XYZ2TrackPos:
+        ** traj-heading-trig's RelativeLanePosition dLane 0 during a change is the old lane's) */
+        const sn_odr_section *sec = &rd->sections[e->sec];
+        double a, b;
+        sn_odr_lane_span(rd, sec, e->lane, e->s, &a, &b);
+        if (*t < fmin(a, b) || *t > fmax(a, b))
+            for (int l = -(int)sec->n_right; l <= (int)sec->n_left; l++) {
+                if (!l)
+                    continue;
+                sn_odr_lane_span(rd, sec, l, e->s, &a, &b);
+                if (*t >= fmin(a, b) && *t <= fmax(a, b)) {
+                    *lane = l;
+                    break;
+                }
+            }
         return true;
     }
     sn_map_place pl;
@@ -133,7 +149,11 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
         tt = tc + lane_off_sign * p->offset;
         int dir = sn_map_lane_dir(rd, ln);
         *road = ri, *lane = ln, *s = ss, *off = lane_off_sign * p->offset, *on_lane = true; /* off: road t, for now */
-        hdg_extra = dir < 0 ? M_PI : 0;
+        /* a LanePosition, or a RelativeLanePosition by dsLane, heads along the lane's direction of
+        ** travel; one by ds along the road's s, its Orientation relative to that (esmini's
+        ** Position::EvaluateRelation: SetHeadingRelative(dh), adding pi for the lane's direction
+        ** only in DirectionMode ALONG_LANE; left-hand-traffic_by_heading's OverTaker) */
+        hdg_extra = dir < 0 && !(p->kind == SN_XP_REL_LANE && !p->ds_lane) ? M_PI : 0;
     }
     double q[3];
     sn_odr_point(rd, ss, tt, 0, q);

@@ -72,7 +72,7 @@ static bool drivable(const sn_odr *o, sn_lanekey k)
 }
 
 /* Dijkstra from the seeds to any node on road `goal_road`, section `goal_sec`, of direction
-** `goal_dir`; the path's nodes into out (reversed back to forward order). */
+** `goal_dir` (0: either); the path's nodes into out (reversed back to forward order). */
 static bool shortest(const sn_map *m, const graph *g, const uint32_t *seeds, const double *seed_cost, uint32_t n_seeds,
                      int32_t goal_road, uint32_t goal_sec, int goal_dir, uint32_t **path, uint32_t *n_path)
 {
@@ -97,7 +97,8 @@ static bool shortest(const sn_map *m, const graph *g, const uint32_t *seeds, con
             break;
         done[u] = true;
         sn_lanekey k = key_of(o, g, (uint32_t)u);
-        if (k.road == goal_road && k.section == goal_sec && sn_map_lane_dir(&o->roads[k.road], k.lane) == goal_dir) {
+        if (k.road == goal_road && k.section == goal_sec &&
+            (!goal_dir || sn_map_lane_dir(&o->roads[k.road], k.lane) == goal_dir)) {
             uint32_t n = 0;
             for (int64_t v = u; v >= 0; v = prev[v])
                 n++;
@@ -140,12 +141,11 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
         snprintf(w, sizeof w, "a route for entity '%s', which is on no lane", r->x->ents[i].name);
         return sn_xrun_fail(r, line, "%s", w);
     }
+    /* An entity driving against its lane's direction (overtaking, or put there heading the other
+    ** way) is routed in its own direction of travel: the first leg starts in the lanes of that
+    ** direction beside it (a lane change away, esmini's route_lane_change), and it keeps driving
+    ** on its lane until a lateral action moves it; lane_travel follows the route's roads either way. */
     const sn_odr *o = r->map->odr;
-    if (e->sdir != sn_map_lane_dir(&o->roads[e->ri], e->lane)) {
-        char w[300];
-        snprintf(w, sizeof w, "a route for entity '%s', which drives against its lane's direction", r->x->ents[i].name);
-        return sn_xrun_fail(r, line, "%s", w);
-    }
     graph g = {0};
     if (!graph_build(o, &g)) {
         free(g.base), free(g.sec_base);
@@ -183,10 +183,40 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
             break;
         }
         const sn_odr_road *rd = &o->roads[pl.road];
-        /* the waypoint's direction: its lane's, or the heading's along the road */
-        int dir = on ? sn_map_lane_dir(rd, pl.lane) : (cos(q[3] - sn_odr_ref_line(rd, pl.s).hdg) >= 0 ? 1 : -1);
+        /* the waypoint's direction: its heading's along the road (a lane position heads along its
+        ** lane unless an Orientation turns it: then the route runs against that lane, as
+        ** esmini's RoadManager plans a waypoint by its heading) */
+        int dir = cos(q[3] - sn_odr_ref_line(rd, pl.s).hdg) >= 0 ? 1 : -1;
+        (void)on;
         uint32_t *path = NULL, n_path = 0;
-        if (!shortest(r->map, &g, seeds, cost, ns, pl.road, pl.section, dir, &path, &n_path)) {
+        /* no way to the waypoint's direction: to its road in either (esmini's RoadPath::Calculate
+        ** searches roads, not lanes, and takes a waypoint as reached on its road whichever way the
+        ** entity drives there: route_lane_change's last waypoint, on a lane entered from its end) */
+        if (!shortest(r->map, &g, seeds, cost, ns, pl.road, pl.section, dir, &path, &n_path) &&
+            !shortest(r->map, &g, seeds, cost, ns, pl.road, pl.section, 0, &path, &n_path)) {
+            if (w == 0 && n_pts > 1) {
+                /* no way from the entity to the first waypoint: esmini's route is the path
+                ** between its waypoints (Route::AddWaypoint), the entity on it once it gets
+                ** there (route_lane_change teleports it onto the route next): so is sensim's */
+                ns = 0;
+                const sn_odr_section *sw = &o->roads[pl.road].sections[pl.section];
+                for (int l = -(int)sw->n_right; l <= (int)sw->n_left; l++) {
+                    sn_lanekey k = {pl.road, pl.section, l};
+                    int64_t v = l ? node_of(o, &g, k) : -1;
+                    if (v >= 0 && drivable(o, k) && sn_map_lane_dir(rd, l) == dir)
+                        seeds[ns] = (uint32_t)v, cost[ns++] = 0;
+                }
+                if (ns) {
+                    roads[0] = pl.road, n_roads = 1;
+                    char wl[400];
+                    snprintf(wl, sizeof wl, "%s:%d: Waypoint: entity '%s' has no way on the map's lanes to the "
+                             "route's first waypoint: the route runs from that waypoint on, as esmini's",
+                             r->x->path, pts[w].line, r->x->ents[i].name);
+                    if (r->warn)
+                        r->warn(r->warn_user, wl);
+                    continue;
+                }
+            }
             char msg[200];
             snprintf(msg, sizeof msg, "no way on the map's lanes to the route's waypoint on road %d", rd->id);
             ok = sn_xrun_fail(r, pts[w].line, "%s", msg);

@@ -18,6 +18,8 @@ typedef enum sn_xmode { SN_XM_FREE, SN_XM_LANE, SN_XM_TRAJ, SN_XM_EXTERNAL } sn_
 typedef struct sn_xent {
     sn_xmode mode;
     bool placed;           /* a position was given (Init TeleportAction) */
+    bool absent;           /* out of the scenario (esmini's inactive): not yet added by an AddEntityAction,
+                           ** or deleted; it neither moves nor collides, and has no actor */
     int32_t ri;            /* lane mode: road index (in the map), section index, OpenDRIVE lane id, */
     uint32_t sec;          /* s, and the offset from the lane's centre toward the left of its */
     int lane;              /* direction of travel */
@@ -31,6 +33,8 @@ typedef struct sn_xent {
     double odo;            /* distance travelled since the start (m) */
     double lat_rate;       /* d(off)/dt: turns the heading during a lane change */
     bool end_of_road;      /* lane mode: stopped at the end of a lane that nothing follows */
+    bool eor_stale;        /* placed since: end_of_road holds until the next motion step (esmini updates it
+                           ** only when it moves entities), so every condition of the step sees the same */
     bool offroad;
     /* longitudinal: a SpeedAction */
     int lon_elem;          /* its action element (-1 Init, -2 none) */

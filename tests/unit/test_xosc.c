@@ -586,9 +586,9 @@ static void test_bad_input(void)
                                 "<CatalogReference catalogName='r' entryName='x'/></AssignRouteAction></RoutingAction>"
                                 "</PrivateAction></Private></Actions>",
          "no entry 'x' in a catalog named 'r'"},
-        {"an unsupported action", "<Init>", "<Init><Actions><GlobalAction><EntityAction entityRef='Ego'><DeleteEntityAction"
-                                            "/></EntityAction></GlobalAction></Actions>",
-         "<EntityAction> is not supported"},
+        {"an unsupported action", "<Init>", "<Init><Actions><GlobalAction><SetMonitorAction monitorRef='m' value='true'"
+                                            "/></GlobalAction></Actions>",
+         "<SetMonitorAction> is not supported"},
         {"bad state ref", "<StopTrigger>", "<StopTrigger><ConditionGroup><Condition name='c' delay='0' conditionEdge='none'>"
                                           "<ByValueCondition><StoryboardElementStateCondition storyboardElementType='event' "
                                           "storyboardElementRef='NoSuch' state='endTransition'/></ByValueCondition></Condition>"

@@ -784,7 +784,7 @@ static void test_rel_lane_ds_lane(void)
     ** P1 = Ego + (dsLane 20, dLane 1, offset 0.5) is lane -2 at s 120, 0.5 m to +y: (120, -2.875),
     ** heading 0; P2 = Car + the same is lane 2 at s 80, 0.5 m to -y: (80, 2.875), heading pi. ds
     ** keeps the road's s and lane ids: P3 = Car + (ds 20, dLane 1) is lane 4 at s 120: (120,
-    ** 10.875). Neither ds nor dsLane is 0: P4 = Ego + (dLane 0) is Ego's place (100, -7.125).
+    ** 10.875), heading along the road's s (0), not its lane (esmini's SetHeadingRelative). Neither ds nor dsLane is 0: P4 = Ego + (dLane 0) is Ego's place (100, -7.125).
     ** esmini's DirectionMode ALONG_LANE (RoadManager.cpp); 1e-6 m. Both ds and dsLane: an error. */
 #define RLP(ref, attrs) "<Position><RelativeLanePosition entityRef='" ref "' " attrs "/></Position>"
     char *xml = doc("Ego Car P1 P2 P3 P4", "",
@@ -796,7 +796,7 @@ static void test_rel_lane_ds_lane(void)
     sn_xrun r;
     sn_xosc *x = start("dsLane", xml, &r);
     if (x) {
-        const double want[4][3] = {{120, -2.875, 0}, {80, 2.875, M_PI}, {120, 10.875, M_PI}, {100, -7.125, 0}};
+        const double want[4][3] = {{120, -2.875, 0}, {80, 2.875, M_PI}, {120, 10.875, 0}, {100, -7.125, 0}};
         for (int k = 0; k < 4; k++) {
             const sn_xent *e = &r.ents[2 + k];
             double dh = fabs(remainder(e->h - want[k][2], 2 * M_PI));
