@@ -20,7 +20,7 @@ void sn_fog_transmittance_fast(const sn_shade_env *e, sn_vec3 eye, const float *
         v4f s = start / v4_sel(clear, one, dist);
         /* a: where the fog begins along the ray; za, dzz: heights' falloff from a and a to p */
         v4f za = f * (ez + z * s), dzz = f * (z * (one - s));
-        za = v4_sel(za < v4_splat(-50.0f), v4_splat(-50.0f), za);
+        za = v4_max(v4_splat(-50.0f), za); /* za < -50 ? -50 : za */
         /* (1 - e^-dzz) / dzz: its series where the difference would cancel */
         v4f h_near = one - dzz * (v4_splat(0.5f) - dzz * (v4_splat(1.0f / 6) - dzz * v4_splat(1.0f / 24)));
         v4i near = (dzz < v4_splat(0.01f)) & (dzz > v4_splat(-0.01f));

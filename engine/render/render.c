@@ -1166,7 +1166,7 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
         if (r->lamps.n || p->checker) {
             sn_vec3 pw = sn_v3_add(r->eye, rel);
             if (r->lamps.n) {
-                double lamp[3];
+                double lamp[3] = {0, 0, 0}; /* sn_lamps_light adds to it */
                 sn_lamps_light(&r->lamps, pw, n, lamp);
                 g->lamp[0][k] = (float)lamp[0], g->lamp[1][k] = (float)lamp[1], g->lamp[2][k] = (float)lamp[2];
             }

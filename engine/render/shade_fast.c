@@ -5,16 +5,6 @@
 
 #include "simd4.h"
 
-bool sn_shade_glossy(const sn_shade_env *e, uint8_t tag, float nz)
-{
-    if (tag == SN_TAG_CAR || tag == SN_TAG_TRUCK || tag == SN_TAG_BUS || tag == SN_TAG_TRAIN ||
-        tag == SN_TAG_MOTORCYCLE || tag == SN_TAG_BICYCLE)
-        return true;
-    bool ground = tag == SN_TAG_ROADS || tag == SN_TAG_SIDEWALK || tag == SN_TAG_ROAD_LINE || tag == SN_TAG_GROUND ||
-                  tag == SN_TAG_BRIDGE || tag == SN_TAG_RAIL_TRACK;
-    return e->wet > 0 && ground && nz > 0.5f;
-}
-
 void sn_shade_gbuf(const sn_shade_env *e, sn_vec3 eye, const sn_shadow *shadow, bool textures, sn_gbuf *g)
 {
     const size_t n = g->n;

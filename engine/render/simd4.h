@@ -31,8 +31,23 @@ static inline v4i v4i_load(const int32_t *p)
 }
 /* m's lanes (all ones or zero, a comparison's result) pick a, the others b */
 static inline v4f v4_sel(v4i m, v4f a, v4f b) { return (v4f)((m & (v4i)a) | (~m & (v4i)b)); }
-static inline v4f v4_max(v4f a, v4f b) { return v4_sel(a > b, a, b); }
-static inline v4f v4_min(v4f a, v4f b) { return v4_sel(a < b, a, b); }
+/* a > b ? a : b and a < b ? a : b, lane by lane (maxps and minps are exactly these) */
+static inline v4f v4_max(v4f a, v4f b)
+{
+#ifdef __SSE2__
+    return (v4f)_mm_max_ps((__m128)a, (__m128)b);
+#else
+    return v4_sel(a > b, a, b);
+#endif
+}
+static inline v4f v4_min(v4f a, v4f b)
+{
+#ifdef __SSE2__
+    return (v4f)_mm_min_ps((__m128)a, (__m128)b);
+#else
+    return v4_sel(a < b, a, b);
+#endif
+}
 static inline int v4_any(v4i m) { return (m[0] | m[1] | m[2] | m[3]) != 0; }
 
 static inline v4f v4_sqrt(v4f v)
@@ -66,8 +81,7 @@ static inline v4f v4_floor(v4f v)
 static inline v4f v4_exp(v4f x)
 {
     const v4f magic = v4_splat(12582912.0f); /* 1.5 x 2^23: adding it rounds to an integer */
-    x = v4_sel(x < v4_splat(-87.3f), v4_splat(-87.3f), x);
-    x = v4_sel(x > v4_splat(88.3f), v4_splat(88.3f), x);
+    x = v4_min(v4_splat(88.3f), v4_max(v4_splat(-87.3f), x)); /* x < -87.3 ? -87.3 : x, then > 88.3 */
     v4f t = x * v4_splat(1.44269504f) + magic, n = t - magic;
     v4i ni = (v4i)t - (v4i)magic; /* n as an integer: t's low mantissa bits */
     v4f r = x - n * v4_splat(0.693359375f);
