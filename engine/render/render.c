@@ -1132,11 +1132,17 @@ typedef struct fog_batch {
 ** a matte surface's G-buffer entry, queued in g (sn_shade_gbuf finishes it), or a glossy one's
 ** colour before fog with fog on, queued in fb (shade_fog finishes it). */
 static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec, fog_batch *fb,
-                         sn_gbuf *g, shade_rec **grec)
+                         sn_gbuf *g, shade_rec **grec, sn_skybuf *sky, shade_rec **srec)
 {
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
     rec->done = true;
+    if (id == NONE && !r->exact) {
+        rec->done = false;
+        uint32_t k = sky->n++;
+        srec[k] = rec, sky->dx[k] = (float)ray.x, sky->dy[k] = (float)ray.y, sky->dz[k] = (float)ray.z;
+        return;
+    }
     if (id == NONE) {
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
         return;
@@ -1229,6 +1235,9 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
     sn_gbuf g;
     shade_rec *grec[SN_GBUF_N];
     g.n = 0;
+    sn_skybuf sky;
+    shade_rec *srec[SN_GBUF_N];
+    sky.n = 0;
     uint32_t nr = 0;
     for (uint32_t ox = ox0; ox < ox1; ox++) {
         /* each winner's first sample, as its column and row in the pixel (no division) */
@@ -1238,7 +1247,7 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
                 count[nr] = 4;
-                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb, &g, grec);
+                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb, &g, grec, &sky, srec);
                 nw[ox - ox0] = 1;
                 continue;
             }
@@ -1250,7 +1259,7 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
                     m++;
                 if (m == k) {
                     ids[k++] = id, count[nr] = 0;
-                    shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr++], &fb, &g, grec);
+                    shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr++], &fb, &g, grec, &sky, srec);
                 }
                 count[first + m]++;
             }
@@ -1258,10 +1267,12 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
     }
     shade_fog(r, &fb);
     sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, &g);
-    for (uint32_t k = 0; k < g.n; k++) {
+    for (uint32_t k = 0; k < g.n; k++)
         memcpy(grec[k]->rgb, g.rgb[k], 3);
-        grec[k]->done = true;
-    }
+    if (sky.n)
+        sn_shade_sky_fast(&r->env, r->eye, &sky);
+    for (uint32_t k = 0; k < sky.n; k++)
+        memcpy(srec[k]->rgb, sky.rgb[k], 3);
     for (uint32_t ox = ox0, m0 = 0; ox < ox1; ox++) {
         uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox);
         const uint32_t k = nw[ox - ox0];

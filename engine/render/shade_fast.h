@@ -31,6 +31,17 @@ typedef struct sn_gbuf {
 ** (NULL: none) where vis < 0, fog when e->fog_k > 0. */
 void sn_shade_gbuf(const sn_shade_env *e, sn_vec3 eye, const sn_shadow *shadow, bool textures, sn_gbuf *g);
 
+/* Sky samples: the view directions (any length) of samples that see no surface. */
+typedef struct sn_skybuf {
+    float dx[SN_GBUF_N], dy[SN_GBUF_N], dz[SN_GBUF_N];
+    uint8_t rgb[SN_GBUF_N][3]; /* the result */
+    uint32_t n;
+} sn_skybuf;
+
+/* sn_shade_sky for b's n directions, four at a time in single precision (the halo's 24th power by
+** squaring, fog's exponentials from simd4.h) into b->rgb. */
+void sn_shade_sky_fast(const sn_shade_env *e, sn_vec3 eye, sn_skybuf *b);
+
 /* Whether a surface of this tag and normal is glossy under e (car paint, wet ground): those take
 ** sn_shade_surface_lin. */
 static inline bool sn_shade_glossy(const sn_shade_env *e, uint8_t tag, float nz)
