@@ -12,6 +12,7 @@
 #include "reflect.h"
 #include "shade.h"
 #include "shade_fast.h"
+#include "simd4.h"
 #include "shadow.h"
 #include "shapes.h"
 #include "static_cache.h"
@@ -1135,15 +1136,16 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
                          sn_gbuf *g, shade_rec **grec, sn_skybuf *sky, shade_rec **srec)
 {
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
-    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
     rec->done = true;
     if (id == NONE && !r->exact) {
+        sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
         rec->done = false;
         uint32_t k = sky->n++;
         srec[k] = rec, sky->dx[k] = (float)ray.x, sky->dy[k] = (float)ray.y, sky->dz[k] = (float)ray.z;
         return;
     }
     if (id == NONE) {
+        sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
         return;
     }
@@ -1155,22 +1157,20 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     } else {
         n = r->tris[id].n, p = &r->prims[r->tris[id].prim];
     }
-    float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
-    if (depth > r->far)
-        depth = r->far;
-    sn_vec3 rel = sn_v3_scale(ray, depth);
     if (!r->exact && !sn_shade_glossy(&r->env, p->tag, n[2])) {
+        /* the point itself comes later, four at a time (gbuf_points) */
         rec->done = false;
         uint32_t k = g->n++;
         grec[k] = rec;
-        g->dx[k] = (float)rel.x, g->dy[k] = (float)rel.y, g->dz[k] = (float)rel.z;
+        g->w[k] = r->wbuf[(size_t)y * r->W + x], g->ra[k] = (float)r->ray_a[x], g->rb[k] = (float)r->ray_b[y];
         g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
         g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
         g->tag[k] = p->tag, g->glow[k] = p->glow, g->albedo[k] = 1;
         g->vis[k] = r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0 ? -1 : 1;
         g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
         if (r->lamps.n || p->checker) {
-            sn_vec3 pw = sn_v3_add(r->eye, rel);
+            float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
+            sn_vec3 pw = sn_v3_add(r->eye, sn_v3_scale(pixel_ray(r, x, y, fwd, right, up), depth > r->far ? r->far : depth));
             if (r->lamps.n) {
                 double lamp[3] = {0, 0, 0}; /* sn_lamps_light adds to it */
                 sn_lamps_light(&r->lamps, pw, n, lamp);
@@ -1181,6 +1181,11 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
         }
         return;
     }
+    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+    float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
+    if (depth > r->far)
+        depth = r->far;
+    sn_vec3 rel = sn_v3_scale(ray, depth);
     sn_surface s = {.p = sn_v3_add(r->eye, rel), .ray = ray, .n = n,
                     .color = p->color, .albedo = 1, .sun_vis = 1, .tag = p->tag, .glow = p->glow};
     double lamp[3] = {0, 0, 0};
@@ -1202,6 +1207,24 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     rec->done = false;
     uint32_t k = fb->n++;
     fb->dx[k] = (float)rel.x, fb->dy[k] = (float)rel.y, fb->dz[k] = (float)rel.z, fb->rec[k] = rec;
+}
+
+/* The G-buffer's points from their 1/depth and rays, four at a time in single precision: the
+** depth as shade_sample's (the same float division and clamp), the ray (pixel_ray) in float. */
+static void gbuf_points(const sn_renderer *r, sn_gbuf *g)
+{
+    for (uint32_t k = g->n; k % 4; k++) /* padding lanes: any finite point */
+        g->w[k] = 1, g->ra[k] = g->rb[k] = 0;
+    v4f f[3], rt[3], u[3];
+    for (int c = 0; c < 3; c++)
+        f[c] = v4_splat((float)r->R.m[3 * c]), rt[c] = v4_splat((float)r->R.m[3 * c + 1]), u[c] = v4_splat((float)r->R.m[3 * c + 2]);
+    const v4f far = v4_splat(r->far), one = v4_splat(1.0f);
+    for (uint32_t i = 0; i < g->n; i += 4) {
+        v4f a = v4_load(g->ra + i), b = v4_load(g->rb + i), depth = v4_min(one / v4_load(g->w + i), far);
+        v4_store(g->dx + i, (f[0] + (rt[0] * a - u[0] * b)) * depth);
+        v4_store(g->dy + i, (f[1] + (rt[1] * a - u[1] * b)) * depth);
+        v4_store(g->dz + i, (f[2] + (rt[2] * a - u[2] * b)) * depth);
+    }
 }
 
 /* The queued samples' fog and bytes. */
@@ -1266,6 +1289,7 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
         nw[ox - ox0] = (uint8_t)k;
     }
     shade_fog(r, &fb);
+    gbuf_points(r, &g);
     sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, &g);
     for (uint32_t k = 0; k < g.n; k++)
         memcpy(grec[k]->rgb, g.rgb[k], 3);

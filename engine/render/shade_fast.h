@@ -15,6 +15,8 @@
 /* Structure of arrays, padded to a multiple of 4 by sn_shade_gbuf. */
 typedef struct sn_gbuf {
     float dx[SN_GBUF_N], dy[SN_GBUF_N], dz[SN_GBUF_N]; /* the point less the eye, world metres */
+    float w[SN_GBUF_N], ra[SN_GBUF_N], rb[SN_GBUF_N]; /* the raster's 1/depth and the pixel's ray
+                              ** coordinates: the caller turns them into dx, dy, dz before shading */
     float nx[SN_GBUF_N], ny[SN_GBUF_N], nz[SN_GBUF_N]; /* unit world normal, facing the eye */
     float col[3][SN_GBUF_N];  /* base colour r, g, b, 0..255 */
     float albedo[SN_GBUF_N];  /* the checker's factor (1 = none); the texture multiplies in */
