@@ -7,7 +7,10 @@
 ** shading"): a continuous term's float error is under 0.1 level, so a sample's byte is at most 1
 ** off and an anti-aliased pixel (its samples mixed in linear light, rounded again) at most 2;
 ** more only where a discontinuity (a shadow map's depth comparison, a tile's joint) lies within
-** the float error of the point (about 1e-4 m): at most 1 channel value in 10 000. The mean
+** the float error of the point (about 1e-6 of its distance): rare, except where the geometry lies
+** on the discontinuity — the town's sidewalks begin on a tile joint (a multiple of 0.6 m), so a
+** sidewalk's edge is a line of samples that the exact path itself puts on either side by its
+** last bit: at most two image rows' worth of pixels (2 W) beyond 2 levels. The mean
 ** difference per channel stays under 0.25 (at most the fraction of values within 0.1 level of
 ** a rounding boundary, 0.2, plus those). The images must differ from a flat colour (something
 ** is shaded), and the fast path gives the same bytes at 1, 2 and 3 threads.
@@ -75,7 +78,13 @@ int main(int argc, char **argv)
             for (int ss = 1; ss <= 2; ss++) {
                 render(e, &cams[ci], false, ss, 2, fast);
                 render(e, &cams[ci], true, ss, 2, exact);
-                long beyond = 0, differ = 0, spread = 0;
+                long beyond = 0, differ = 0, spread = 0, px_beyond = 0;
+                for (int i = 0; i < W * H; i++)
+                    for (int c = 0; c < 3; c++)
+                        if (abs((int)fast[4 * i + c] - (int)exact[4 * i + c]) > 2) {
+                            px_beyond++;
+                            break;
+                        }
                 for (int i = 0; i < W * H; i++)
                     spread += abs((int)exact[4 * i + 1] - (int)exact[1]) > 8;
                 for (int c = 0; c < 3; c++) {
@@ -91,9 +100,10 @@ int main(int argc, char **argv)
                            ci, ss, ss, "bgr"[c], worst, mean);
                     CHECK(mean < 0.25, "channel %c: mean difference %.4f under 0.25", "bgr"[c], mean);
                 }
-                printf("  %ld channel values differ, %ld by more than 2 (of %d)\n", differ, beyond, 3 * W * H);
-                CHECK(beyond * 10000 <= 3L * W * H, "%s camera %d ss %d: %ld channel values beyond 2 levels (at most 1 in 10 000)",
-                      weathers[wi], ci, ss, beyond);
+                printf("  %ld channel values differ, %ld by more than 2 (of %d), in %ld pixels\n", differ, beyond, 3 * W * H,
+                       px_beyond);
+                CHECK(px_beyond <= 2 * W, "%s camera %d ss %d: %ld pixels beyond 2 levels (at most 2 rows' worth, %d)",
+                      weathers[wi], ci, ss, px_beyond, 2 * W);
                 CHECK(spread > W * H / 10, "the image is not flat (%ld pixels differ from the first)", spread);
                 if (ss == 2 && ci == 1) /* the fast path at any thread count: the same bytes */
                     for (int t = 1; t <= 3; t += 2) {
