@@ -278,7 +278,14 @@ sn_status sn_camera_check(const sn_camera *c, sn_error *err)
 /* ---- setup ---- */
 
 /* 1 when floor(v) is odd: parity without an integer cast, which overflows (UB) for far points */
-static int parity(double v) { return isfinite(v) && fmod(floor(v), 2.0) != 0; }
+static int parity(double v)
+{
+    if (!isfinite(v))
+        return 0;
+    double f = floor(v);
+    /* below 2^62 the integer's low bit is fmod(f, 2)'s, without a libm call */
+    return fabs(f) < 4.6e18 ? (int)((int64_t)f & 1) : fmod(f, 2.0) != 0;
+}
 
 static inline bool push_band(band *b, uint32_t t)
 {

@@ -328,11 +328,16 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
             float sum = 0;
 #ifdef __SSE__
             const __m128 vd = _mm_set1_ps(d[l]);
-            for (int j = 0; j < 4; j++) {
-                int m = _mm_movemask_ps(_mm_cmple_ps(vd, _mm_loadu_ps(row0 + (size_t)j * SN_SHADOW_SIZE)));
-                if (m)
-                    sum += ((m & 1 ? wx0 : 0) + (float)((m >> 1 & 1) + (m >> 2 & 1)) + (m & 8 ? wx3 : 0)) * wy[j];
+            int m[4];
+            for (int j = 0; j < 4; j++)
+                m[j] = _mm_movemask_ps(_mm_cmple_ps(vd, _mm_loadu_ps(row0 + (size_t)j * SN_SHADOW_SIZE)));
+            if ((m[0] & m[1] & m[2] & m[3]) == 15 || !(m[0] | m[1] | m[2] | m[3])) {
+                out[l] = m[0] ? 1 : 0; /* most points: wholly lit or wholly shadowed (the tent's weights sum to 9) */
+                continue;
             }
+            for (int j = 0; j < 4; j++)
+                if (m[j])
+                    sum += ((m[j] & 1 ? wx0 : 0) + (float)((m[j] >> 1 & 1) + (m[j] >> 2 & 1)) + (m[j] & 8 ? wx3 : 0)) * wy[j];
 #else
             for (int j = 0; j < 4; j++) {
                 const float *row = row0 + (size_t)j * SN_SHADOW_SIZE;
