@@ -11,6 +11,8 @@
 #include "raster.h"
 #include "reflect.h"
 #include "shade.h"
+#include "shade_fast.h"
+#include "simd4.h"
 #include "shadow.h"
 #include "shapes.h"
 #include "static_cache.h"
@@ -119,7 +121,7 @@ struct sn_renderer {
     setup_out setup[MAX_SETUP];
     uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
     bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
-    bool exact_fog;    /* surfaces' fog by sn_fog_transmittance, not the single-precision batch */
+    bool exact;        /* shading by the double-precision reference, not the single-precision batches */
     /* one thread: each triangle drawn as it is set up, into bands cleared before, never stored
     ** or binned (the same order of drawing, so the same pixels; one pass over them fewer) */
     bool immediate;
@@ -199,9 +201,12 @@ sn_renderer *sn_renderer_create(int threads)
     }
     sn_mesh_init();
     sn_shade_init();
-    /* the exact fog for a whole run, e.g. to compare builds' bytes (scripts/same_renders.sh) */
-    const char *ef = getenv("SENSIM_EXACT_FOG");
-    r->exact_fog = ef && *ef && strcmp(ef, "0") != 0;
+    /* the exact shading for a whole run, e.g. to compare builds' bytes (scripts/same_renders.sh);
+    ** SENSIM_EXACT_FOG, its name when fog alone had a fast path, does the same */
+    for (int k = 0; k < 2; k++) {
+        const char *ef = getenv(k ? "SENSIM_EXACT_FOG" : "SENSIM_EXACT_SHADING");
+        r->exact |= ef && *ef && strcmp(ef, "0") != 0;
+    }
     for (int i = 0; i < 256; i++)
         r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
     for (int i = 0; i < 255; i++)
@@ -259,7 +264,7 @@ static double now_ms(void)
 sn_pool *sn_renderer_pool(sn_renderer *r) { return r->pool; }
 uint32_t sn_renderer_last_triangles(const sn_renderer *r) { return r->last_tris; }
 void sn_renderer_set_serial_setup(sn_renderer *r, bool on) { r->serial_setup = on; }
-void sn_renderer_set_exact_fog(sn_renderer *r, bool on) { r->exact_fog = on; }
+void sn_renderer_set_exact_shading(sn_renderer *r, bool on) { r->exact = on; }
 
 sn_status sn_camera_check(const sn_camera *c, sn_error *err)
 {
@@ -279,7 +284,14 @@ sn_status sn_camera_check(const sn_camera *c, sn_error *err)
 /* ---- setup ---- */
 
 /* 1 when floor(v) is odd: parity without an integer cast, which overflows (UB) for far points */
-static int parity(double v) { return isfinite(v) && fmod(floor(v), 2.0) != 0; }
+static int parity(double v)
+{
+    if (!isfinite(v))
+        return 0;
+    double f = floor(v);
+    /* below 2^62 the integer's low bit is fmod(f, 2)'s, without a libm call */
+    return fabs(f) < 4.6e18 ? (int)((int64_t)f & 1) : fmod(f, 2.0) != 0;
+}
 
 static inline bool push_band(band *b, uint32_t t)
 {
@@ -1160,6 +1172,17 @@ static void draw_band(void *arg, uint32_t bi)
         layer_alpha(r, y_begin, y_end);
 }
 
+/* The checker's albedo factor at world point pw of prim p with normal n: 0.7 on odd cells. */
+static double checker(const prim *p, sn_vec3 pw, const float *n)
+{
+    /* the surface point, pushed a hair inside so faces on cell borders do not flicker */
+    sn_vec3 pt = sn_v3_sub(pw, sn_v3_scale(sn_v3(n[0], n[1], n[2]), 1e-3 * p->checker_size));
+    sn_vec3 l = sn_mat3_apply_t(&p->rot, sn_v3_sub(pt, p->pos));
+    double cs = p->checker_size;
+    int cell = parity(l.x / cs) + parity(l.y / cs) + (p->is_plane ? 0 : parity(l.z / cs));
+    return cell & 1 ? 0.7 : 1;
+}
+
 /* One shaded sample: its bytes (`done`), or its colour before fog and where it is from the eye,
 ** the fog to follow in a batch (shade_fog). */
 typedef struct shade_rec {
@@ -1177,18 +1200,27 @@ typedef struct fog_batch {
     uint32_t n;
 } fog_batch;
 
-/* The colour of sample (x, y) whose winner is `id` (NONE: the sky): rec's bytes, or with fog on
-** the fast path its colour before fog, queued in fb (shade_fog finishes it). */
-static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec, fog_batch *fb)
+/* The colour of sample (x, y) whose winner is `id` (NONE: the sky): rec's bytes; on the fast path
+** a matte surface's G-buffer entry, queued in g (sn_shade_gbuf finishes it), or a glossy one's
+** colour before fog with fog on, queued in fb (shade_fog finishes it). */
+static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec, fog_batch *fb,
+                         sn_gbuf *g, shade_rec **grec, sn_skybuf *sky, shade_rec **srec)
 {
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
-    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
     rec->done = true;
     if (id == NONE && r->layer == SN_LAYER_MOVING) { /* nothing of the layer: black, alpha 0 (layer_alpha) */
         rec->rgb[0] = rec->rgb[1] = rec->rgb[2] = 0;
         return;
     }
+    if (id == NONE && !r->exact) {
+        sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+        rec->done = false;
+        uint32_t k = sky->n++;
+        srec[k] = rec, sky->dx[k] = (float)ray.x, sky->dy[k] = (float)ray.y, sky->dz[k] = (float)ray.z;
+        return;
+    }
     if (id == NONE) {
+        sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
         return;
     }
@@ -1200,6 +1232,31 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     } else {
         n = r->tris[id].n, p = &r->prims[r->tris[id].prim];
     }
+    if (!r->exact && !sn_shade_glossy(&r->env, p->tag, n[2])) {
+        /* the point itself comes later, four at a time (gbuf_points) */
+        rec->done = false;
+        uint32_t k = g->n++;
+        grec[k] = rec;
+        g->w[k] = r->wbuf[(size_t)y * r->W + x], g->ra[k] = (float)r->ray_a[x], g->rb[k] = (float)r->ray_b[y];
+        g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
+        g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
+        g->tag[k] = p->tag, g->glow[k] = p->glow, g->albedo[k] = 1;
+        g->vis[k] = r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0 ? -1 : 1;
+        g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
+        if (r->lamps.n || p->checker) {
+            float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
+            sn_vec3 pw = sn_v3_add(r->eye, sn_v3_scale(pixel_ray(r, x, y, fwd, right, up), depth > r->far ? r->far : depth));
+            if (r->lamps.n) {
+                double lamp[3] = {0, 0, 0}; /* sn_lamps_light adds to it */
+                sn_lamps_light(&r->lamps, pw, n, lamp);
+                g->lamp[0][k] = (float)lamp[0], g->lamp[1][k] = (float)lamp[1], g->lamp[2][k] = (float)lamp[2];
+            }
+            if (p->checker)
+                g->albedo[k] = (float)checker(p, pw, n);
+        }
+        return;
+    }
+    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
     float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
     if (depth > r->far)
         depth = r->far;
@@ -1211,27 +1268,38 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
         sn_lamps_light(&r->lamps, s.p, n, lamp);
         s.lamp = lamp;
     }
-    if (p->checker) {
-        /* the surface point, pushed a hair inside so faces on cell borders do not flicker */
-        sn_vec3 pt = sn_v3_sub(s.p, sn_v3_scale(sn_v3(n[0], n[1], n[2]), 1e-3 * p->checker_size));
-        sn_vec3 l = sn_mat3_apply_t(&p->rot, sn_v3_sub(pt, p->pos));
-        double cs = p->checker_size;
-        int cell = parity(l.x / cs) + parity(l.y / cs) + (p->is_plane ? 0 : parity(l.z / cs));
-        if (cell & 1)
-            s.albedo = 0.7;
-    }
+    if (p->checker)
+        s.albedo = checker(p, s.p, n);
     if (r->textures)
         s.albedo *= sn_shade_texture(p->tag, s.p, n[2]);
     if (r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0)
         s.sun_vis = sn_shadow_visibility(r->shadow, s.p, n);
     sn_shade_surface_lin(&r->env, &s, rec->out);
-    if (r->exact_fog || r->env.fog_k <= 0) {
+    if (r->exact || r->env.fog_k <= 0) {
         sn_shade_fog_bytes(&r->env, rec->out, sn_fog_transmittance(&r->env, r->eye, s.p), rec->rgb);
         return;
     }
     rec->done = false;
     uint32_t k = fb->n++;
     fb->dx[k] = (float)rel.x, fb->dy[k] = (float)rel.y, fb->dz[k] = (float)rel.z, fb->rec[k] = rec;
+}
+
+/* The G-buffer's points from their 1/depth and rays, four at a time in single precision: the
+** depth as shade_sample's (the same float division and clamp), the ray (pixel_ray) in float. */
+static void gbuf_points(const sn_renderer *r, sn_gbuf *g)
+{
+    for (uint32_t k = g->n; k % 4; k++) /* padding lanes: any finite point */
+        g->w[k] = 1, g->ra[k] = g->rb[k] = 0;
+    v4f f[3], rt[3], u[3];
+    for (int c = 0; c < 3; c++)
+        f[c] = v4_splat((float)r->R.m[3 * c]), rt[c] = v4_splat((float)r->R.m[3 * c + 1]), u[c] = v4_splat((float)r->R.m[3 * c + 2]);
+    const v4f far = v4_splat(r->far), one = v4_splat(1.0f);
+    for (uint32_t i = 0; i < g->n; i += 4) {
+        v4f a = v4_load(g->ra + i), b = v4_load(g->rb + i), depth = v4_min(one / v4_load(g->w + i), far);
+        v4_store(g->dx + i, (f[0] + (rt[0] * a - u[0] * b)) * depth);
+        v4_store(g->dy + i, (f[1] + (rt[1] * a - u[1] * b)) * depth);
+        v4_store(g->dz + i, (f[2] + (rt[2] * a - u[2] * b)) * depth);
+    }
 }
 
 /* The queued samples' fog and bytes. */
@@ -1262,6 +1330,12 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
     uint8_t count[FOG_BATCH];        /* each winner's samples */
     fog_batch fb;
     fb.n = 0;
+    sn_gbuf g;
+    shade_rec *grec[SN_GBUF_N];
+    g.n = 0;
+    sn_skybuf sky;
+    shade_rec *srec[SN_GBUF_N];
+    sky.n = 0;
     uint32_t nr = 0;
     for (uint32_t ox = ox0; ox < ox1; ox++) {
         /* each winner's first sample, as its column and row in the pixel (no division) */
@@ -1271,7 +1345,7 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
                 count[nr] = 4;
-                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb);
+                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb, &g, grec, &sky, srec);
                 nw[ox - ox0] = 1;
                 continue;
             }
@@ -1283,13 +1357,21 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
                     m++;
                 if (m == k) {
                     ids[k++] = id, count[nr] = 0;
-                    shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr++], &fb);
+                    shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr++], &fb, &g, grec, &sky, srec);
                 }
                 count[first + m]++;
             }
         nw[ox - ox0] = (uint8_t)k;
     }
     shade_fog(r, &fb);
+    gbuf_points(r, &g);
+    sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, &g);
+    for (uint32_t k = 0; k < g.n; k++)
+        memcpy(grec[k]->rgb, g.rgb[k], 3);
+    if (sky.n)
+        sn_shade_sky_fast(&r->env, r->eye, &sky);
+    for (uint32_t k = 0; k < sky.n; k++)
+        memcpy(srec[k]->rgb, sky.rgb[k], 3);
     for (uint32_t ox = ox0, m0 = 0; ox < ox1; ox++) {
         uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox);
         const uint32_t k = nw[ox - ox0];

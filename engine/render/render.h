@@ -87,10 +87,12 @@ uint32_t sn_renderer_last_triangles(const sn_renderer *r);
 /* Sets triangles up on the calling thread alone, as before the setup ran on the pool: the
 ** benchmarks' baseline (the output is the same either way). */
 void sn_renderer_set_serial_setup(sn_renderer *r, bool on);
-/* Fog on surfaces by the exact, double-precision sn_fog_transmittance instead of the default
-** single-precision batch (shade.h sn_fog_transmittance_fast): the reference the tests compare
-** the default's bytes with (docs/rendering.md "Fog"). */
-void sn_renderer_set_exact_fog(sn_renderer *r, bool on);
+/* Colour by the exact, double-precision shading (shade.h sn_shade_surface, one sample at a time)
+** instead of the default single-precision batches (shade_fast.h: textures, shadows, fog and light
+** four samples at a time): the reference the tests compare the default's bytes with
+** (docs/rendering.md "Single-precision shading"); the environment variable SENSIM_EXACT_SHADING=1
+** (or SENSIM_EXACT_FOG=1) sets it for every renderer of a run. */
+void sn_renderer_set_exact_shading(sn_renderer *r, bool on);
 
 /* Where the renderer's time went, summed over every render since it was created (wall ms on
 ** the calling thread, light timers: four clock reads a frame). Benchmarks take differences. */

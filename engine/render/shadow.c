@@ -2,6 +2,7 @@
 #include "shadow.h"
 
 #include "../core/util.h"
+#include "simd4.h"
 
 #include <float.h>
 #include <math.h>
@@ -283,4 +284,70 @@ double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])
     }
     return sum / 9;
 #endif
+}
+
+void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx, const float *dy, const float *dz,
+                               const float *nx, const float *ny, const float *nz, float *vis, size_t n)
+{
+    if (s->empty) {
+        for (size_t i = 0; i < n; i++)
+            vis[i] = vis[i] < 0 ? 1 : vis[i];
+        return;
+    }
+    /* the eye's terms in double once, so the lanes add only the offsets from it (float) */
+    const v4f sux = v4_splat((float)s->su.x), suy = v4_splat((float)s->su.y), suz = v4_splat((float)s->su.z);
+    const v4f svx = v4_splat((float)s->sv.x), svy = v4_splat((float)s->sv.y), svz = v4_splat((float)s->sv.z);
+    const v4f sdx = v4_splat((float)s->sd.x), sdy = v4_splat((float)s->sd.y), sdz = v4_splat((float)s->sd.z);
+    const v4f scale = v4_splat((float)s->scale);
+    const v4f U0 = v4_splat((float)((sn_v3_dot(eye, s->su) - s->u0) * s->scale - 0.5));
+    const v4f V0 = v4_splat((float)((sn_v3_dot(eye, s->sv) - s->v0) * s->scale - 0.5));
+    const v4f D0 = v4_splat((float)sn_v3_dot(eye, s->sd)), bias_t = v4_splat((float)(1.5 * s->texel));
+    const v4f one = v4_splat(1.0f), hi = v4_splat(SN_SHADOW_SIZE - 3);
+    for (size_t i = 0; i < n; i += 4) {
+        v4f want = v4_load(vis + i);
+        if (!v4_any(want < v4_splat(0.0f)))
+            continue;
+        v4f x = v4_load(dx + i), y = v4_load(dy + i), z = v4_load(dz + i);
+        v4f cosn = -(v4_load(nx + i) * sdx + v4_load(ny + i) * sdy + v4_load(nz + i) * sdz);
+        v4i steep = cosn > v4_splat(0.1f);
+        v4f tann = v4_sel(steep, v4_sqrt(one - cosn * cosn) / v4_sel(steep, cosn, one), v4_splat(10.0f));
+        v4f u = U0 + (x * sux + y * suy + z * suz) * scale, v = V0 + (x * svx + y * svy + z * svz) * scale;
+        v4i in = (u >= one) & (v >= one) & (u < hi) & (v < hi) & (want < v4_splat(0.0f));
+        v4f d = D0 + (x * sdx + y * sdy + z * sdz) - (v4_splat(0.02f) + bias_t * (one + tann));
+        u = v4_sel(in, u, one), v = v4_sel(in, v, one);
+        v4i xi = v4_trunc_i(u), yi = v4_trunc_i(v); /* u, v >= 1: truncation is floor */
+        v4f fx = u - __builtin_convertvector(xi, v4f), fy = v - __builtin_convertvector(yi, v4f);
+        float out[4];
+        v4_store(out, v4_sel(want < v4_splat(0.0f), one, want)); /* outside the map: lit */
+        for (int l = 0; l < 4; l++) {
+            if (!in[l])
+                continue;
+            /* the tent of sn_shadow_visibility: rows' comparisons four at once */
+            const float *row0 = s->depth + (size_t)(yi[l] - 1) * SN_SHADOW_SIZE + (xi[l] - 1);
+            const float wx0 = 1 - fx[l], wx3 = fx[l], wy[4] = {1 - fy[l], 1, 1, fy[l]};
+            float sum = 0;
+#ifdef __SSE__
+            const __m128 vd = _mm_set1_ps(d[l]);
+            int m[4];
+            for (int j = 0; j < 4; j++)
+                m[j] = _mm_movemask_ps(_mm_cmple_ps(vd, _mm_loadu_ps(row0 + (size_t)j * SN_SHADOW_SIZE)));
+            if ((m[0] & m[1] & m[2] & m[3]) == 15 || !(m[0] | m[1] | m[2] | m[3])) {
+                out[l] = m[0] ? 1 : 0; /* most points: wholly lit or wholly shadowed (the tent's weights sum to 9) */
+                continue;
+            }
+            for (int j = 0; j < 4; j++)
+                if (m[j])
+                    sum += ((m[j] & 1 ? wx0 : 0) + (float)((m[j] >> 1 & 1) + (m[j] >> 2 & 1)) + (m[j] & 8 ? wx3 : 0)) * wy[j];
+#else
+            for (int j = 0; j < 4; j++) {
+                const float *row = row0 + (size_t)j * SN_SHADOW_SIZE;
+                sum += ((d[l] <= row[0] ? wx0 : 0) + (float)((d[l] <= row[1]) + (d[l] <= row[2])) +
+                        (d[l] <= row[3] ? wx3 : 0)) * wy[j];
+            }
+#endif
+            out[l] = sum * (1.0f / 9);
+        }
+        for (int l = 0; l < 4; l++)
+            vis[i + l] = out[l];
+    }
 }

@@ -40,5 +40,13 @@ typedef struct sn_shadow_caster {
 bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters, size_t n);
 /* 0..1: the fraction of the sun reaching world point p with unit normal n; 1 outside the map. */
 double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3]);
+/* The same for n points eye + (dx[i], dy[i], dz[i]) with unit normals (nx[i], ny[i], nz[i]), in
+** single precision four at a time: vis[i] < 0 on entry asks for point i's visibility, which
+** replaces it; other entries are left alone. Within 1e-5 of sn_shadow_visibility except where a
+** depth comparison lies within the float error of the point's depth (about 1e-4 m at 1 km; the
+** bound of docs/rendering.md "Single-precision shading"). The arrays are read and written up to
+** n rounded up to 4 (the caller pads them). */
+void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx, const float *dy, const float *dz,
+                               const float *nx, const float *ny, const float *nz, float *vis, size_t n);
 
 #endif

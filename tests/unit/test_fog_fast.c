@@ -3,7 +3,7 @@
 ** on random points under several fogs (thin, CARLA's ClearNoon; thick with a steep falloff; no
 ** falloff; a fog that begins far away), rays near the horizontal (the series branch) and points
 ** before the fog's start included: |T_fast - T_exact| <= 2e-6; (2) whole images: a street of
-** buildings and cars in thick fog rendered both ways (sn_renderer_set_exact_fog), one sample and
+** buildings and cars in thick fog rendered both ways (sn_renderer_set_exact_shading), one sample and
 ** 2x2 samples a pixel: per channel the largest difference is at most 1 (a byte whose exact value
 ** lies within 2e-6 x 255 of a rounding boundary), the mean under 0.002, and the fog does show
 ** (the image differs from the same one without fog). argv[1]: temp folder. */
@@ -89,7 +89,7 @@ static void render(sn_engine *e, bool exact, int ss, uint8_t *bgra)
 {
     sn_renderer *r = sn_renderer_create(2);
     CHECK(r != NULL, "a renderer");
-    sn_renderer_set_exact_fog(r, exact);
+    sn_renderer_set_exact_shading(r, exact);
     sn_camera cam = {sizeof cam, {{-2, 0, 2.4}, {-4, 3, 0}}, W, H, 90, 0.1, 1000};
     sn_image img = {sizeof img, NULL, bgra, NULL, NULL, (uint32_t)ss};
     sn_error err = {0};
