@@ -92,6 +92,10 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
         unlink(m->part); /* nothing of a run in it yet */
         return NULL;
     }
+    /* with a second core, chunks are compressed and written while the next fills (zstd was a
+    ** quarter of an export); without a thread they are written inline, the same bytes */
+    if (workers >= 2)
+        (void)sn_mcapw_background(m->w);
     return m;
 }
 
