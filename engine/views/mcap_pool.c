@@ -310,6 +310,11 @@ static slot *claim(sn_mcap_pool *p, bool image, sn_error *err)
 
 sn_status sn_mcap_pool_put(sn_mcap_pool *p, uint16_t ch, uint64_t t, const void *data, size_t n, sn_error *err)
 {
+    /* Nothing queued before it: written straight away, the order the same, without its copy
+    ** into a slot (an export's actors, 11 MB, were copied twice). head and tail are only
+    ** changed by this thread, the producer's. */
+    if (p->head == p->tail)
+        return sn_mcapw_message(p->w, ch, t, data, n, err);
     slot *s = claim(p, false, err);
     if (!s)
         return err->status;
