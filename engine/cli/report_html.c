@@ -273,7 +273,9 @@ static void debug_shapes(FILE *f, const run_data *d, double x0, double y0, doubl
     fputs("</g>\n", f);
 }
 
-static void paths_plot(FILE *f, const run_data *d)
+/* The area the top view shows, b = {x0, y0, x1, y1}: what moves (or every actor when nothing
+** does), the collisions and the debug shapes, with a 5 % margin and at least 20 m each way. */
+static void plot_bounds(const run_data *d, double b[4])
 {
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
     bool moving = false; /* the plot frames what moves; marks of static actors outside it are left out */
@@ -299,27 +301,12 @@ static void paths_plot(FILE *f, const run_data *d)
         x0 = y0 = -10, x1 = y1 = 10;
     /* at least 20 m each way, and a margin of 5 % */
     double cx = (x0 + x1) / 2, cy = (y0 + y1) / 2, hx = fmax((x1 - x0) * 0.55, 10), hy = fmax((y1 - y0) * 0.55, 10);
-    x0 = cx - hx, x1 = cx + hx, y0 = cy - hy, y1 = cy + hy;
-    double s = fmin(PLOT_W / (x1 - x0), PLOT_H / (y1 - y0)), W = (x1 - x0) * s, H = (y1 - y0) * s;
-    fputs("<section><h2>Paths, seen from above</h2>\n", f);
-    fprintf(f, "<p class=\"note\">World x to the right, y down (CARLA's axes seen from above); %s. "
-               "Red crosses: collisions.</p>\n",
-            d->paths_from_recording ? "every actor from the recording" : "each sensor's mount from its stream");
-    if (d->n_shapes)
-        fprintf(f, "<p class=\"note\">%zu shapes of world.debug in their colours (every one drawn during the run, "
-                   "whatever its life time)%s.</p>\n",
-                d->n_shapes, d->shapes_left_out ? "; more were left out" : "");
-    if (d->map[0]) {
-        fputs("<p class=\"note\">Grey: the driving lanes of ", f);
-        esc(f, d->map);
-        fputs(".</p>\n", f);
-    }
-    fprintf(f, "<svg id=\"paths\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "viewBox=\"-50 -10 %.0f %.0f\">\n",
-            W + 70, H + 40, W + 70, H + 40);
-    fprintf(f, "<rect class=\"area\" x=\"0\" y=\"0\" width=\"%.1f\" height=\"%.1f\"/>\n", W, H);
-    fprintf(f, "<clipPath id=\"frame\"><rect x=\"0\" y=\"0\" width=\"%.1f\" height=\"%.1f\"/></clipPath>\n", W, H);
-    map_lanes(f, d, x0, y0, x1, y1, s);
+    b[0] = cx - hx, b[1] = cy - hy, b[2] = cx + hx, b[3] = cy + hy;
+}
+
+/* The grid lines with their metres, every nice step. */
+static void plot_grid(FILE *f, double x0, double y0, double x1, double y1, double s, double W, double H)
+{
     double step = nice_step(fmax(x1 - x0, y1 - y0));
     fputs("<g class=\"grid\">", f);
     for (double gx = ceil(x0 / step) * step; gx <= x1; gx += step)
@@ -330,7 +317,11 @@ static void paths_plot(FILE *f, const run_data *d)
                    "text-anchor=\"end\">%g</text>",
                 (gy - y0) * s, W, (gy - y0) * s, (gy - y0) * s + 4, gy);
     fputs("</g>\n", f);
-    debug_shapes(f, d, x0, y0, s);
+}
+
+/* Each actor's path and its mark where it started (static actors: a square, left out outside the area). */
+static void plot_actors(FILE *f, const run_data *d, double x0, double y0, double s, double W, double H)
+{
     for (size_t i = 0; i < d->n_paths; i++) {
         const rd_path *p = &d->paths[i];
         if (!p->n)
@@ -358,6 +349,36 @@ static void paths_plot(FILE *f, const run_data *d)
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>", sx, sy, col);
         fputs("</g>\n", f);
     }
+}
+
+static void paths_plot(FILE *f, const run_data *d)
+{
+    double b[4];
+    plot_bounds(d, b);
+    double x0 = b[0], y0 = b[1], x1 = b[2], y1 = b[3];
+    double s = fmin(PLOT_W / (x1 - x0), PLOT_H / (y1 - y0)), W = (x1 - x0) * s, H = (y1 - y0) * s;
+    fputs("<section><h2>Paths, seen from above</h2>\n", f);
+    fprintf(f, "<p class=\"note\">World x to the right, y down (CARLA's axes seen from above); %s. "
+               "Red crosses: collisions.</p>\n",
+            d->paths_from_recording ? "every actor from the recording" : "each sensor's mount from its stream");
+    if (d->n_shapes)
+        fprintf(f, "<p class=\"note\">%zu shapes of world.debug in their colours (every one drawn during the run, "
+                   "whatever its life time)%s.</p>\n",
+                d->n_shapes, d->shapes_left_out ? "; more were left out" : "");
+    if (d->map[0]) {
+        fputs("<p class=\"note\">Grey: the driving lanes of ", f);
+        esc(f, d->map);
+        fputs(".</p>\n", f);
+    }
+    fprintf(f, "<svg id=\"paths\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+               "viewBox=\"-50 -10 %.0f %.0f\">\n",
+            W + 70, H + 40, W + 70, H + 40);
+    fprintf(f, "<rect class=\"area\" x=\"0\" y=\"0\" width=\"%.1f\" height=\"%.1f\"/>\n", W, H);
+    fprintf(f, "<clipPath id=\"frame\"><rect x=\"0\" y=\"0\" width=\"%.1f\" height=\"%.1f\"/></clipPath>\n", W, H);
+    map_lanes(f, d, x0, y0, x1, y1, s);
+    plot_grid(f, x0, y0, x1, y1, s, W, H);
+    debug_shapes(f, d, x0, y0, s);
+    plot_actors(f, d, x0, y0, s, W, H);
     for (size_t i = 0; i < d->n_events; i++) {
         const rd_event *e = &d->events[i];
         if (!isfinite(e->at.x) || !isfinite(e->at.y))

@@ -158,6 +158,114 @@ static bool valid_blueprint_id(const char *id)
     return true;
 }
 
+/* A class's optional parts of later ABIs: a log reader (recorder, ABI 1.2) and a V2X medium lent
+** to other plugins (ABI 1.6). */
+static bool extensions_ok(sn_plugin_file *pf, const sn_sensor_class *c, const char *id, char *why, size_t n)
+{
+    if (c->log_reader && !pf->has_reader) { /* recorder (ABI 1.2): a log format it reads back */
+        const sn_log_reader *r = c->log_reader;
+        if (!header_ok(&r->hdr, sizeof(sn_log_reader), "the log reader", why, n))
+            return false;
+        memcpy(&pf->reader, r, r->hdr.struct_size);
+        if (!pf->reader.probe || !pf->reader.open || !pf->reader.close || !pf->reader.describe ||
+            !pf->reader.seek || !pf->reader.next || !pf->reader.error) {
+            snprintf(why, n, "'%s': its log reader lacks a required callback", id);
+            return false;
+        }
+        pf->has_reader = true;
+    }
+    if (c->v2x_medium) { /* ABI 1.6: a medium lent to other plugins (sensim/v2x.h) */
+        const sn_v2x_medium_ops *o = c->v2x_medium;
+        if (!header_ok(&o->hdr, sizeof(sn_v2x_medium_ops), "the V2X medium", why, n))
+            return false;
+        if (o->hdr.struct_size < sizeof(sn_v2x_medium_ops) || !o->join || !o->leave || !o->send || !o->received ||
+            !c->class_create) {
+            snprintf(why, n, "'%s': its V2X medium lacks a callback (join, leave, send, received, class_create)", id);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Copies the plugin's class i into pf->classes[i] and checks it: its header, id, callbacks,
+** table strides and attribute table, and that its id is new to this plugin and to lib. */
+static bool class_ok(sn_library *lib, sn_plugin_file *pf, uint32_t i, const sn_sensor_class *src, char *why, size_t n)
+{
+    char what[64];
+    snprintf(what, sizeof what, "sensor class %u", i);
+    if (!src) {
+        snprintf(why, n, "%s is NULL", what);
+        return false;
+    }
+    if (!header_ok(&src->hdr, sizeof(sn_sensor_class), what, why, n))
+        return false;
+    sn_sensor_class *c = &pf->classes[i];
+    memcpy(c, src, src->hdr.struct_size); /* the rest stays zero: absent callbacks are NULL */
+    const char *id = c->blueprint ? c->blueprint : "(null)";
+    if (!valid_blueprint_id(c->blueprint)) {
+        snprintf(why, n, "blueprint id '%s' must be 'sensor.' followed by [a-z0-9_.]", id);
+        return false;
+    }
+    if (!c->create || !c->destroy || !c->serialize) {
+        snprintf(why, n, "'%s' lacks a required callback (%s)", id,
+                 !c->create ? "create" : !c->destroy ? "destroy" : "serialize");
+        return false;
+    }
+    if (c->n_attrs && c->attr_def_size < offsetof(sn_attr_def, doc) + sizeof(const char *)) {
+        snprintf(why, n, "'%s': attr_def_size %u is smaller than ABI %d.0's sn_attr_def", id,
+                 c->attr_def_size, SN_ABI_MAJOR);
+        return false;
+    }
+    /* strides beyond any struct an ABI could define: a stride of 2^30 walked far past the table */
+    if (c->attr_def_size > 4096 || c->method_def_size > 4096 || c->n_attrs > 1024) {
+        snprintf(why, n, "'%s': attr_def_size %u, method_def_size %u or n_attrs %u is out of range (at most "
+                 "4096, 4096 and 1024)", id, c->attr_def_size, c->method_def_size, c->n_attrs);
+        return false;
+    }
+    if (c->n_methods && (!c->methods || c->n_methods > 1024)) {
+        snprintf(why, n, "'%s' lists %u methods but no method table", id, c->n_methods);
+        return false;
+    }
+    if (c->method_def_size && c->method_def_size < sizeof(sn_method_def)) {
+        snprintf(why, n, "'%s': method_def_size %u is smaller than ABI %d.0's sn_method_def (%zu)", id,
+                 c->method_def_size, SN_ABI_MAJOR, sizeof(sn_method_def));
+        return false;
+    }
+    if (c->value_size && c->value_size != sizeof(sn_value)) {
+        snprintf(why, n, "'%s': value_size %u is not sizeof(sn_value) = %zu of ABI %d.%d", id, c->value_size,
+                 sizeof(sn_value), SN_ABI_MAJOR, SN_ABI_MINOR);
+        return false;
+    }
+    for (uint32_t m = 0; m < c->n_methods; m++) {
+        if (!sn_class_method(c, m)->name) {
+            snprintf(why, n, "'%s': method %u has no name", id, m);
+            return false;
+        }
+    }
+    if (!extensions_ok(pf, c, id, why, n))
+        return false;
+    if (!sn_records_check(c, id, why, n))
+        return false;
+    sn_error e;
+    if (sn_attr_table_check(c->attrs, c->n_attrs, c->attr_def_size, &e) != SN_OK) {
+        sn_format(why, n, "'%s' has an invalid attribute table: %s", id, e.msg);
+        return false;
+    }
+    for (uint32_t j = 0; j < i; j++) {
+        if (strcmp(pf->classes[j].blueprint, id) == 0) {
+            snprintf(why, n, "duplicate blueprint id '%s' (defined twice in this plugin)", id);
+            return false;
+        }
+    }
+    const sn_blueprint *dup = sn_library_find(lib, id);
+    if (dup) {
+        snprintf(why, n, "duplicate blueprint id '%s' (already provided by %s)", id,
+                 dup->plugin ? dup->plugin->path : "the engine");
+        return false;
+    }
+    return true;
+}
+
 /* Validates and registers what a plugin's entry returned. On refusal writes why. */
 static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_lib *pl, char *why, size_t n)
 {
@@ -184,101 +292,9 @@ static bool accept_plugin(sn_library *lib, sn_plugin_file *pf, const sn_plugin_l
         snprintf(why, n, "out of memory");
         return false;
     }
-    for (uint32_t i = 0; i < d.n_classes; i++) {
-        const sn_sensor_class *src = d.classes[i];
-        char what[64];
-        snprintf(what, sizeof what, "sensor class %u", i);
-        if (!src) {
-            snprintf(why, n, "%s is NULL", what);
+    for (uint32_t i = 0; i < d.n_classes; i++)
+        if (!class_ok(lib, pf, i, d.classes[i], why, n))
             return false;
-        }
-        if (!header_ok(&src->hdr, sizeof(sn_sensor_class), what, why, n))
-            return false;
-        sn_sensor_class *c = &pf->classes[i];
-        memcpy(c, src, src->hdr.struct_size); /* the rest stays zero: absent callbacks are NULL */
-        const char *id = c->blueprint ? c->blueprint : "(null)";
-        if (!valid_blueprint_id(c->blueprint)) {
-            snprintf(why, n, "blueprint id '%s' must be 'sensor.' followed by [a-z0-9_.]", id);
-            return false;
-        }
-        if (!c->create || !c->destroy || !c->serialize) {
-            snprintf(why, n, "'%s' lacks a required callback (%s)", id,
-                     !c->create ? "create" : !c->destroy ? "destroy" : "serialize");
-            return false;
-        }
-        if (c->n_attrs && c->attr_def_size < offsetof(sn_attr_def, doc) + sizeof(const char *)) {
-            snprintf(why, n, "'%s': attr_def_size %u is smaller than ABI %d.0's sn_attr_def", id,
-                     c->attr_def_size, SN_ABI_MAJOR);
-            return false;
-        }
-        /* strides beyond any struct an ABI could define: a stride of 2^30 walked far past the table */
-        if (c->attr_def_size > 4096 || c->method_def_size > 4096 || c->n_attrs > 1024) {
-            snprintf(why, n, "'%s': attr_def_size %u, method_def_size %u or n_attrs %u is out of range (at most "
-                     "4096, 4096 and 1024)", id, c->attr_def_size, c->method_def_size, c->n_attrs);
-            return false;
-        }
-        if (c->n_methods && (!c->methods || c->n_methods > 1024)) {
-            snprintf(why, n, "'%s' lists %u methods but no method table", id, c->n_methods);
-            return false;
-        }
-        if (c->method_def_size && c->method_def_size < sizeof(sn_method_def)) {
-            snprintf(why, n, "'%s': method_def_size %u is smaller than ABI %d.0's sn_method_def (%zu)", id,
-                     c->method_def_size, SN_ABI_MAJOR, sizeof(sn_method_def));
-            return false;
-        }
-        if (c->value_size && c->value_size != sizeof(sn_value)) {
-            snprintf(why, n, "'%s': value_size %u is not sizeof(sn_value) = %zu of ABI %d.%d", id, c->value_size,
-                     sizeof(sn_value), SN_ABI_MAJOR, SN_ABI_MINOR);
-            return false;
-        }
-        for (uint32_t m = 0; m < c->n_methods; m++) {
-            if (!sn_class_method(c, m)->name) {
-                snprintf(why, n, "'%s': method %u has no name", id, m);
-                return false;
-            }
-        }
-        if (c->log_reader && !pf->has_reader) { /* recorder (ABI 1.2): a log format it reads back */
-            const sn_log_reader *r = c->log_reader;
-            if (!header_ok(&r->hdr, sizeof(sn_log_reader), "the log reader", why, n))
-                return false;
-            memcpy(&pf->reader, r, r->hdr.struct_size);
-            if (!pf->reader.probe || !pf->reader.open || !pf->reader.close || !pf->reader.describe ||
-                !pf->reader.seek || !pf->reader.next || !pf->reader.error) {
-                snprintf(why, n, "'%s': its log reader lacks a required callback", id);
-                return false;
-            }
-            pf->has_reader = true;
-        }
-        if (c->v2x_medium) { /* ABI 1.6: a medium lent to other plugins (sensim/v2x.h) */
-            const sn_v2x_medium_ops *o = c->v2x_medium;
-            if (!header_ok(&o->hdr, sizeof(sn_v2x_medium_ops), "the V2X medium", why, n))
-                return false;
-            if (o->hdr.struct_size < sizeof(sn_v2x_medium_ops) || !o->join || !o->leave || !o->send || !o->received ||
-                !c->class_create) {
-                snprintf(why, n, "'%s': its V2X medium lacks a callback (join, leave, send, received, class_create)", id);
-                return false;
-            }
-        }
-        if (!sn_records_check(c, id, why, n))
-            return false;
-        sn_error e;
-        if (sn_attr_table_check(c->attrs, c->n_attrs, c->attr_def_size, &e) != SN_OK) {
-            sn_format(why, n, "'%s' has an invalid attribute table: %s", id, e.msg);
-            return false;
-        }
-        for (uint32_t j = 0; j < i; j++) {
-            if (strcmp(pf->classes[j].blueprint, id) == 0) {
-                snprintf(why, n, "duplicate blueprint id '%s' (defined twice in this plugin)", id);
-                return false;
-            }
-        }
-        const sn_blueprint *dup = sn_library_find(lib, id);
-        if (dup) {
-            snprintf(why, n, "duplicate blueprint id '%s' (already provided by %s)", id,
-                     dup->plugin ? dup->plugin->path : "the engine");
-            return false;
-        }
-    }
     pf->n_classes = d.n_classes;
     for (uint32_t i = 0; i < d.n_classes; i++) {
         sn_sensor_class *c = &pf->classes[i];

@@ -219,6 +219,66 @@ static void ego_dynamics(rss_sensor *r, const sn_actor_info *a, const sn_waypoin
     r->have_last = true;
 }
 
+/* Where the ego stands on its route: its extent along and across it, its speed along and to the right. */
+typedef struct ego_place {
+    rss_range lon, lat;
+    double fwd, right;
+} ego_place;
+
+/* Adds vehicle id to r->others if it is within max_distance and, when it can be placed on the
+** ego's route, checks its situation into o->st. Returns that record, or NULL when there is no
+** situation to resolve (not a vehicle, too far, off the lanes or off the route). */
+static other_rec *consider_other(rss_sensor *r, uint32_t id, const sn_actor_info *ego, const sn_waypoint *ewp,
+                                 int route_dir, const ego_place *ep)
+{
+    const sn_host *h = r->h;
+    sn_actor_info a;
+    memset(&a, 0, sizeof a);
+    a.struct_size = sizeof a;
+    if (h->actor_get(r->ctx, id, &a) != SN_OK || a.kind != SN_ACTOR_VEHICLE)
+        return NULL;
+    const sn_vec3 p = a.transform.location, q = ego->transform.location;
+    if (hypot(hypot(p.x - q.x, p.y - q.y), p.z - q.z) > r->max_distance)
+        return NULL;
+    other_rec *o = &r->others[r->n_others++];
+    memset(o, 0, sizeof *o);
+    o->id = id;
+    o->type_id = a.type_id;
+    o->speed = hypot(a.velocity.x, a.velocity.y);
+    sn_waypoint wp;
+    if (h->map_waypoint(r->ctx, p, true, SN_LANE_DRIVING, &wp) != SN_OK) {
+        o->note = "on no driving lane";
+        return NULL;
+    }
+    o->on_road = true;
+    o->road = wp.road_id, o->lane = wp.lane_id, o->s = wp.s;
+    const sn_vec3 c = box_centre(&a);
+    o->offset = dot2((sn_vec3){c.x - wp.transform.location.x, c.y - wp.transform.location.y, 0},
+                     right_of(wp.transform.rotation.yaw));
+    rss_situation *s = &o->sit;
+    rss_range olon, olat;
+    double ofwd, oright, ocos;
+    bool on_positive; /* its lane runs the route's way */
+    if (!rss_place_on_route(r, &a, &wp, ewp, route_dir, &olon, &olat, &ofwd, &oright, &ocos, &on_positive, &o->note))
+        return NULL;
+    s->object_id = id;
+    s->type = ocos >= 0 ? RSS_SAME_DIRECTION : RSS_OPPOSITE_DIRECTION;
+    s->ego.dyn = r->ego_used;
+    s->ego.speed_lon = fmax(ep->fwd, 0); /* RSS speeds are along each vehicle's own way, never negative */
+    s->ego.speed_lat = ep->right;
+    s->ego.in_correct_lane = (ewp->lane_id < 0 ? 1 : -1) == route_dir;
+    s->other.dyn = r->other_dyn;
+    if (o->speed == 0) /* CARLA: a vehicle standing still is not assumed to pull away */
+        s->other.dyn.accel_max = 0;
+    s->other.speed_lon = fmax(s->type == RSS_SAME_DIRECTION ? ofwd : -ofwd, 0);
+    s->other.speed_lat = oright;
+    s->other.in_correct_lane = s->type == RSS_SAME_DIRECTION ? on_positive : !on_positive;
+    s->lon_position = rss_lon_relation(ep->lon, olon, &s->lon_distance);
+    s->lat_position = rss_lat_relation(ep->lat, olat, &s->lat_distance);
+    rss_check(s, remembered(r, id, s->type), &o->st);
+    return o;
+}
+
 static sn_status tick(void *self, sn_phase phase)
 {
     rss_sensor *r = self;
@@ -260,17 +320,17 @@ static sn_status tick(void *self, sn_phase phase)
     const double s_yaw = ewp.transform.rotation.yaw + (ewp.lane_id < 0 ? 0.0 : 180.0);
     const int route_dir = cos((ego.transform.rotation.yaw - s_yaw) * DEG) >= 0 ? 1 : -1;
     const double ryaw = route_yaw(&ewp, route_dir);
-    rss_range elon = {0, 0}, elat = {0, 0};
-    double efwd = 0, eright = 0, ecos = 0;
+    ego_place ep = {{0, 0}, {0, 0}, 0, 0};
+    double ecos = 0;
     const char *note = NULL;
-    rss_place(r, &ego, &ewp, ewp.lane_id, route_dir, &elon, &elat, &efwd, &eright, &ecos, &note);
-    const double eoffset = 0.5 * (elat.min + elat.max);
+    rss_place(r, &ego, &ewp, ewp.lane_id, route_dir, &ep.lon, &ep.lat, &ep.fwd, &ep.right, &ecos, &note);
+    const double eoffset = 0.5 * (ep.lat.min + ep.lat.max);
     if (fabs(eoffset) > 0.5 * ewp.lane_width + 2.0) { /* CARLA keeps the route within 2 m of the ego */
         invalid(r, "the ego is more than 2 m outside every driving lane", &r->warned_road);
         return SN_OK;
     }
     r->warned_road = false; /* back on the road: warn again next time it leaves */
-    ego_dynamics(r, &ego, &ewp, ryaw, eoffset, 0.5 * (elat.max - elat.min));
+    ego_dynamics(r, &ego, &ewp, ryaw, eoffset, 0.5 * (ep.lat.max - ep.lat.min));
     r->valid = true;
 
     /* CARLA's default constellation: a manually driven ego may swerve harder than its
@@ -290,51 +350,10 @@ static sn_status tick(void *self, sn_phase phase)
         const uint32_t id = h->actor_id_at(r->ctx, i);
         if (!id || id == r->parent)
             continue;
-        sn_actor_info a;
-        memset(&a, 0, sizeof a);
-        a.struct_size = sizeof a;
-        if (h->actor_get(r->ctx, id, &a) != SN_OK || a.kind != SN_ACTOR_VEHICLE)
+        const other_rec *o = consider_other(r, id, &ego, &ewp, route_dir, &ep);
+        if (!o)
             continue;
-        const sn_vec3 p = a.transform.location, q = ego.transform.location;
-        if (hypot(hypot(p.x - q.x, p.y - q.y), p.z - q.z) > r->max_distance)
-            continue;
-        other_rec *o = &r->others[r->n_others++];
-        memset(o, 0, sizeof *o);
-        o->id = id;
-        o->type_id = a.type_id;
-        o->speed = hypot(a.velocity.x, a.velocity.y);
-        sn_waypoint wp;
-        if (h->map_waypoint(r->ctx, p, true, SN_LANE_DRIVING, &wp) != SN_OK) {
-            o->note = "on no driving lane";
-            continue;
-        }
-        o->on_road = true;
-        o->road = wp.road_id, o->lane = wp.lane_id, o->s = wp.s;
-        const sn_vec3 c = box_centre(&a);
-        o->offset = dot2((sn_vec3){c.x - wp.transform.location.x, c.y - wp.transform.location.y, 0},
-                         right_of(wp.transform.rotation.yaw));
-        rss_situation *s = &o->sit;
-        rss_range olon, olat;
-        double ofwd, oright, ocos;
-        bool on_positive; /* its lane runs the route's way */
-        if (!rss_place_on_route(r, &a, &wp, &ewp, route_dir, &olon, &olat, &ofwd, &oright, &ocos, &on_positive, &o->note))
-            continue;
-        s->object_id = id;
-        s->type = ocos >= 0 ? RSS_SAME_DIRECTION : RSS_OPPOSITE_DIRECTION;
-        s->ego.dyn = r->ego_used;
-        s->ego.speed_lon = fmax(efwd, 0); /* RSS speeds are along each vehicle's own way, never negative */
-        s->ego.speed_lat = eright;
-        s->ego.in_correct_lane = (ewp.lane_id < 0 ? 1 : -1) == route_dir;
-        s->other.dyn = r->other_dyn;
-        if (o->speed == 0) /* CARLA: a vehicle standing still is not assumed to pull away */
-            s->other.dyn.accel_max = 0;
-        s->other.speed_lon = fmax(s->type == RSS_SAME_DIRECTION ? ofwd : -ofwd, 0);
-        s->other.speed_lat = oright;
-        s->other.in_correct_lane = s->type == RSS_SAME_DIRECTION ? on_positive : !on_positive;
-        s->lon_position = rss_lon_relation(elon, olon, &s->lon_distance);
-        s->lat_position = rss_lat_relation(elat, olat, &s->lat_distance);
-        rss_check(s, remembered(r, id, s->type), &o->st);
-        r->prev[n_states] = remembered(r, id, s->type);
+        r->prev[n_states] = remembered(r, id, o->sit.type);
         r->states[n_states++] = o->st;
     }
     uint32_t n_next = 0;

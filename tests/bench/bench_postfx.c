@@ -7,6 +7,7 @@
 ** shared machine, the least of three interleaved rounds; the sensors' wall time beside it.
 ** argv[1]: temp folder, argv[2]: maps folder, argv[3]: plugins. */
 #include "../testutil.h"
+#include "quick.h"
 
 #include <sensim/sensim.h>
 
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
                                         "post-process without motion blur"};
     for (int threads = 1; threads <= 2; threads++) {
         double best[3] = {1e9, 1e9, 1e9}, wall[3] = {1e9, 1e9, 1e9};
-        for (int round = 0; round < 3; round++)
+        for (int round = 0, rounds = bench_rounds(3); round < rounds; round++)
             for (int k = 0; k < 3; k++) {
                 double w, t = camera_seconds(threads, attrs[k], 8, &w);
                 best[k] = t < best[k] ? t : best[k];

@@ -18,6 +18,8 @@
 ** it replaced, SENSIM_BENCH_ODE_STATICS) and without the buildings, interleaved, best of REPS;
 ** `ratio` lines divide the ODE path's step by the broadphase's, and the broadphase's by the step
 ** without buildings (1.00: statics cost nothing). */
+#include "quick.h"
+
 #include <sensim/sensim.h>
 
 #include <math.h>
@@ -28,7 +30,7 @@
 
 #define DT 0.05 /* 5 substeps of 0.01 s per frame, the default settings */
 #define COLS 20
-#define REPS 3
+#define REPS bench_rounds(3)
 
 static const int sizes[] = {100, 1000, 5000};
 static const int frames[] = {200, 60, 20}; /* about the same vehicle-frames at each N */

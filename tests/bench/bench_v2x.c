@@ -12,6 +12,8 @@
 ** pair checked, one multi-hit trace per pair within filter_distance, one after the other.
 ** argv[1]: temp folder, argv[2]: the plugin folder, argv[3]: the CARLA-method plugin folder.
 */
+#include "quick.h"
+
 #include <sensim/sensim.h>
 
 #include "../../engine/sim/engine.h"
@@ -191,7 +193,7 @@ int main(int argc, char **argv)
            "sight, channel) and the reports (serialization)\n");
     double medium_1000 = 0, reports_1000 = 0, carla_1000 = 0;
     for (int k = 0; k < n_sizes; k++) {
-        int n = sizes[k], frames = n >= 5000 ? 6 : 18, reps = n >= 5000 ? 1 : 3;
+        int n = sizes[k], frames = n >= 5000 ? 6 : 18, reps = n >= 5000 ? 1 : bench_rounds(3);
         double world = run(ours, n, false, etsi, frames, NULL), reports = NAN, creports = NAN;
         double medium = best(reps, ours, n, etsi, frames, &reports);
         double cmedium = best(reps, carla, n, etsi, n >= 5000 ? 2 : frames, &creports);

@@ -11,6 +11,7 @@
 ** argv[1]: temp folder, argv[2]: maps folder, argv[3]: plugins; optional argv[4]: rounds (3),
 ** argv[5]: the most threads (2), argv[6]: only the rows whose name contains it (the baseline always). */
 #include "../testutil.h"
+#include "quick.h"
 
 #include <sensim/sensim.h>
 
@@ -83,7 +84,7 @@ int main(int argc, char **argv)
         {"weather: ClearNoon", "", "ClearNoon, nothing moves (blur on)", true},
         {"weather: ClearNoon", ", motion_blur_intensity: 0", "ClearNoon, nothing moves, blur 0", true},
     };
-    const int rounds = argc > 4 ? atoi(argv[4]) : 3, max_threads = argc > 5 ? atoi(argv[5]) : 2;
+    const int rounds = argc > 4 ? atoi(argv[4]) : bench_rounds(3), max_threads = argc > 5 ? atoi(argv[5]) : 2;
     for (int threads = 1; threads <= max_threads; threads++) {
         double best[N];
         for (int k = 0; k < N; k++)
