@@ -16,6 +16,7 @@
 #include <sensim/mcap.h>
 
 #include "../../engine/views/mcap_write.h"
+#include "quick.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +102,8 @@ int main(int argc, char **argv)
         return 1;
     double exp1 = -1, exp2 = -1, exp1_cpu = -1, exp2_cpu = -1, floor_t = -1, floor_cpu = -1, dd_t = -1, dd_cpu = -1;
     double bytes = 0;
-    for (int r = 0; r < EXPORT_ROUNDS; r++) {
+    const int export_rounds = bench_rounds(EXPORT_ROUNDS);
+    for (int r = 0; r < export_rounds; r++) {
         for (int th = 1; th <= 2; th++) {
             snprintf(cmd, sizeof cmd, "rm -f '%s' && '%s' export mcap '%s' --out '%s' --threads %d >/dev/null", out, sensim, run,
                      out, th);
@@ -193,7 +195,7 @@ int main(int argc, char **argv)
     }
     printf("ratio export / dd, wall, --threads 2: %.2f (`sensim export mcap` writes %.1f MB in %.3f s, %.3f s of CPU; dd the "
            "same bytes in %.3f s, %.3f s of CPU; best of %d alternating rounds; target >= 0.5)\n",
-           dd_t / exp2, bytes / 1e6, exp2, exp2_cpu, dd_t, dd_cpu, EXPORT_ROUNDS);
+           dd_t / exp2, bytes / 1e6, exp2, exp2_cpu, dd_t, dd_cpu, export_rounds);
     printf("ratio export / dd, wall, --threads 1: %.2f (%.3f s, %.3f s of CPU)\n", dd_t / exp1, exp1, exp1_cpu);
     printf("ratio export / dd, CPU, --threads 2: %.2f (--threads 1: %.2f)\n", dd_cpu / exp2_cpu, dd_cpu / exp1_cpu);
     printf("ratio floor: dd / export of an empty run, wall: %.2f (%.3f s, %.3f s of CPU: start-up, plugins, an empty file; "
