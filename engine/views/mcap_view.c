@@ -272,9 +272,9 @@ static void release(sn_mcap *m)
     stop_thread(m);
     sn_mcap_pool_free(m->pool); /* its workers stop before the file closes */
     sn_png_share_want(-1);
+    sn_mcapw_free(m->w); /* first: its compressor may still be writing to f (a failed file) */
     if (m->f)
         fclose(m->f);
-    sn_mcapw_free(m->w);
     msgpack_unpacked_destroy(&m->unp);
     sn_buf_free(&m->out);
     sn_buf_free(&m->frame_bytes);
