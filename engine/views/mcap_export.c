@@ -25,9 +25,18 @@ typedef struct head {
     uint64_t frame;
     bool later; /* not the actors stream (mcap_view.c's order) */
     uint32_t sensor_id;
+    /* the message parsed once, here, for the merge and the conversion both (it was parsed
+    ** twice); the zone's memory is kept from message to message */
+    msgpack_zone zone;
+    bool zone_ok;
+    msgpack_object obj;
 } head;
 
-static sn_status advance(head *h, msgpack_unpacked *u, sn_error *err)
+/* Room for a whole actors message's objects (about 150 actors a frame) in the zone's first
+** chunk, which msgpack_zone_clear keeps. */
+#define ZONE_BYTES (256u << 10)
+
+static sn_status advance(head *h, sn_error *err)
 {
     sn_status st = sn_msgreader_next(&h->r, &h->msg, &h->len, err);
     if (st == SN_E_NOT_FOUND) {
@@ -38,9 +47,16 @@ static sn_status advance(head *h, msgpack_unpacked *u, sn_error *err)
         return st;
     size_t off = 0;
     const msgpack_object *f, *s;
-    if (msgpack_unpack_next(u, (const char *)h->msg, h->len, &off) != MSGPACK_UNPACK_SUCCESS ||
-        !(f = sn_mp_get(&u->data, "frame")) || f->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
-        !(s = sn_mp_get(&u->data, "sensor_id")) || s->type != MSGPACK_OBJECT_POSITIVE_INTEGER || s->via.u64 > UINT32_MAX)
+    if (!h->zone_ok) {
+        if (!msgpack_zone_init(&h->zone, ZONE_BYTES))
+            return sn_fail(err, SN_E_NOMEM, "out of memory");
+        h->zone_ok = true;
+    } else
+        msgpack_zone_clear(&h->zone);
+    msgpack_unpack_return ur = msgpack_unpack((const char *)h->msg, h->len, &off, &h->zone, &h->obj);
+    if ((ur != MSGPACK_UNPACK_SUCCESS && ur != MSGPACK_UNPACK_EXTRA_BYTES) ||
+        !(f = sn_mp_get(&h->obj, "frame")) || f->type != MSGPACK_OBJECT_POSITIVE_INTEGER ||
+        !(s = sn_mp_get(&h->obj, "sensor_id")) || s->type != MSGPACK_OBJECT_POSITIVE_INTEGER || s->via.u64 > UINT32_MAX)
         return sn_fail(err, SN_E_INVALID, "%s: message %llu has no frame or sensor_id", h->path,
                        (unsigned long long)h->r.count);
     if (f->via.u64 < h->frame)
@@ -48,7 +64,7 @@ static sn_status advance(head *h, msgpack_unpacked *u, sn_error *err)
     char type[128];
     h->frame = f->via.u64;
     h->sensor_id = (uint32_t)s->via.u64;
-    h->later = !(sn_mp_str(sn_mp_get(&u->data, "type"), type, sizeof type) && sn_mcap_is_actors(type));
+    h->later = !(sn_mp_str(sn_mp_get(&h->obj, "type"), type, sizeof type) && sn_mcap_is_actors(type));
     return SN_OK;
 }
 
@@ -174,15 +190,13 @@ static sn_status export_run(const char *run_dir, const char *out, const char *ma
     head *h = calloc(n, sizeof *h);
     sn_map *map = NULL;
     sn_mcap *m = NULL;
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
     size_t opened = 0;
     if (!h)
         st = sn_fail(err, SN_E_NOMEM, "out of memory");
     for (; !st && opened < n; opened++) {
         h[opened].path = paths[opened];
         if (!(st = sn_msgreader_open_mapped(&h[opened].r, paths[opened], err)))
-            st = advance(&h[opened], &u, err);
+            st = advance(&h[opened], err);
         else
             break;
     }
@@ -211,14 +225,11 @@ static sn_status export_run(const char *run_dir, const char *out, const char *ma
                 best = &h[i];
         if (!best)
             break;
-        size_t off = 0;
-        if (msgpack_unpack_next(&m->unp, (const char *)best->msg, best->len, &off) != MSGPACK_UNPACK_SUCCESS)
-            st = sn_fail(err, SN_E_INVALID, "%s: message %llu is not msgpack", best->path,
-                         (unsigned long long)best->r.count);
-        else if ((st = sn_mcap_convert(m, best->msg, best->len, &m->unp.data, err)))
+        m->cur_stays = best->r.mapped; /* its bytes stay until the file is closed below */
+        if ((st = sn_mcap_convert(m, best->msg, best->len, &best->obj, err)))
             sn_error_prefix(err, best->path);
         if (!st)
-            st = advance(best, &u, err);
+            st = advance(best, err);
     }
     /* an export that failed leaves nothing behind (unlike a run, it can simply be repeated) */
     char *part = m ? sn_strdup(sn_mcap_partial_path(m)) : NULL;
@@ -228,9 +239,11 @@ static sn_status export_run(const char *run_dir, const char *out, const char *ma
     if (st && part)
         unlink(part);
     free(part);
-    msgpack_unpacked_destroy(&u);
     for (size_t i = 0; i < opened && i < n; i++)
         sn_msgreader_close(&h[i].r);
+    for (size_t i = 0; h && i < n; i++)
+        if (h[i].zone_ok)
+            msgpack_zone_destroy(&h[i].zone);
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);

@@ -38,7 +38,7 @@ static bool type_is(const char *type, const char *prefix) { return strncmp(type,
 static sn_status image(sn_mcap *m, const msgpack_object *msg, const char *type, const char *topic,
                        const char *frame_id, uint64_t t, sn_error *err)
 {
-    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t, 0, NULL};
+    sn_image_job job = {m->cur, m->cur_len, SN_CONV_RAW, m->raw_images, frame_id, t, 0, NULL, false};
     if (strcmp(type, "sensor.camera.depth") == 0)
         job.conv = m->depth;
     else if (strcmp(type, "sensor.camera.semantic_segmentation") == 0)
@@ -53,7 +53,7 @@ static sn_status image(sn_mcap *m, const msgpack_object *msg, const char *type, 
         if (m->saved[i].conv == job.conv && strcmp(m->saved[i].sensor, frame_id) == 0) {
             sn_error perr = {0};
             if (!sn_image_path(m->run_dir, m->saved[i].pattern, frame->via.u64, png, sizeof png, &perr))
-                job.png_path = png;
+                job.png_path = png, job.msg_stays = m->cur_stays;
             break;
         }
     uint16_t ch = sn_mcap_channel_for(m, topic, m->raw_images ? "foxglove.RawImage" : "foxglove.CompressedImage", false);

@@ -26,6 +26,9 @@ typedef struct sn_image_job {
     const char *png_path;  /* the PNG file `save:` wrote of the same picture (an export), NULL: none;
                               taken as it is by sn_mcap_pool_image when it is a PNG of the message's
                               width and height (not decoded), else the image is made */
+    bool msg_stays;        /* msg stays valid until the pool is drained (an export's mapped
+                              stream): a worker reads png_path (or makes the image) from it, with
+                              no copy, while the caller goes on */
 } sn_image_job;
 
 /* workers: 0 makes every image on the calling thread. NULL when out of memory or threads. */

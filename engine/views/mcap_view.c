@@ -92,6 +92,10 @@ sn_mcap *sn_mcap_create(const char *path, const sn_mcap_options *o, sn_error *er
         unlink(m->part); /* nothing of a run in it yet */
         return NULL;
     }
+    /* with a second core, chunks are compressed and written while the next fills (zstd was a
+    ** quarter of an export); without a thread they are written inline, the same bytes */
+    if (workers >= 2)
+        (void)sn_mcapw_background(m->w);
     return m;
 }
 
@@ -268,9 +272,9 @@ static void release(sn_mcap *m)
     stop_thread(m);
     sn_mcap_pool_free(m->pool); /* its workers stop before the file closes */
     sn_png_share_want(-1);
+    sn_mcapw_free(m->w); /* first: its compressor may still be writing to f (a failed file) */
     if (m->f)
         fclose(m->f);
-    sn_mcapw_free(m->w);
     msgpack_unpacked_destroy(&m->unp);
     sn_buf_free(&m->out);
     sn_buf_free(&m->frame_bytes);

@@ -67,6 +67,7 @@ struct sn_mcap {
     sn_mcap_pool *pool;   /* every message goes out through it, in order */
     const void *cur;      /* the message being converted, its bytes (images are made from them) */
     size_t cur_len;
+    bool cur_stays;       /* cur stays valid until the file is closed (an export's mapped stream) */
     uint64_t ticket;      /* its shared PNG's ticket, until an image job takes it (png_share.h) */
     sn_converter ticket_conv;
     int zstd_level;

@@ -10,7 +10,10 @@
 #include <errno.h>
 #include <libdeflate.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <zstd.h>
 
 enum {
@@ -43,9 +46,21 @@ typedef struct chunk_index {
     size_t offsets_n;
 } chunk_index;
 
+/* A sealed chunk on its way to the file: its records, its time span and its message indexes
+** (MessageIndex records back to back; ids[i] at rel[i] within them), all it needs to be
+** compressed and written without the writer's channels, which the filler keeps changing. */
+typedef struct sealed {
+    sn_buf chunk, idx;
+    uint64_t start, end, messages;
+    uint16_t *ids;
+    uint64_t *rel;
+    size_t n_ids, cap_ids, cap_rel;
+} sealed;
+
 struct sn_mcapw {
     FILE *f;
-    uint64_t off;        /* bytes written */
+    uint64_t off;        /* bytes written (the compressor's while it runs) */
+    _Atomic uint64_t shown; /* off, for sn_mcapw_bytes from any thread */
     uint32_t data_crc;   /* of everything before DataEnd */
     bool in_data;
     int level;
@@ -55,16 +70,28 @@ struct sn_mcapw {
     uint64_t chunk_start, chunk_end, chunk_messages;
     uint8_t *z;          /* compressed chunk */
     size_t z_cap;
-    sn_buf rec;          /* one record being built */
+    sn_buf rec;          /* one record being built (the filler's) */
+    sn_buf zrec;         /* a chunk's record header (the compressor's) */
     schema *schemas;
     size_t n_schemas, cap_schemas;
     channel *channels;
     size_t n_channels, cap_channels;
-    chunk_index *chunks;
+    chunk_index *chunks; /* the compressor's while it runs */
     size_t n_chunks, cap_chunks;
     uint64_t messages, first_time, last_time;
     uint16_t *chunk_channels; /* channels written in the open chunk, in first-use order */
     size_t n_chunk_channels, cap_chunk_channels;
+    /* sn_mcapw_background: one thread compresses and writes a sealed chunk while the next is
+    ** filled (zstd was a quarter of an export's CPU). Chunks go out one by one in their order,
+    ** so the file is the same bytes as without it. */
+    bool threaded, busy, stop;
+    bool prefault;       /* the compressor's first job: the spare chunk buffer made and touched */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t go, idle;
+    sealed job;          /* busy: the compressor's; else the spare buffers for the next seal */
+    sn_status failed;    /* the compressor's first failure */
+    sn_error fail_err;
 };
 
 static sn_status put(sn_mcapw *w, const void *p, size_t n, sn_error *err)
@@ -74,6 +101,7 @@ static sn_status put(sn_mcapw *w, const void *p, size_t n, sn_error *err)
     if (w->in_data)
         w->data_crc = libdeflate_crc32(w->data_crc, p, n);
     w->off += n;
+    atomic_store_explicit(&w->shown, w->off, memory_order_relaxed);
     return SN_OK;
 }
 
@@ -87,6 +115,25 @@ static void begin_record(sn_buf *b, uint8_t op)
 static void end_record(sn_buf *b, size_t at) { sn_buf_set_u64(b, at + 1, b->n - at - 9); }
 
 static sn_status nomem(sn_error *err) { return sn_fail(err, SN_E_NOMEM, "out of memory"); }
+
+/* A chunk's buffer made room for a whole chunk up front, in transparent huge pages where the
+** kernel gives them: filled to 4 MiB, twice with the compressor's spare, its 4 KiB pages were
+** faulted in one by one (a tenth of an export's CPU went to page faults). realloc still grows
+** it past that; without the room the buffer grows as before. */
+static void chunk_room(sn_buf *b, size_t chunk_bytes)
+{
+    enum { HUGE = 2u << 20 };
+    if (b->cap || chunk_bytes > (256u << 20))
+        return;
+    size_t cap = (chunk_bytes + (chunk_bytes >> 2) + HUGE - 1) / HUGE * HUGE; /* a last message past the mark */
+    void *p = aligned_alloc(HUGE, cap);
+    if (!p)
+        return;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, cap, MADV_HUGEPAGE); /* a hint: no huge pages is no error */
+#endif
+    *b = (sn_buf){p, 0, cap, false};
+}
 
 static sn_status write_rec(sn_mcapw *w, sn_error *err)
 {
@@ -107,6 +154,7 @@ sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, size_t chu
     w->chunk_bytes = chunk_bytes ? chunk_bytes : SN_MCAP_CHUNK_BYTES;
     w->in_data = true;
     w->first_time = UINT64_MAX;
+    chunk_room(&w->chunk, w->chunk_bytes);
     begin_record(&w->rec, OP_HEADER);
     sn_buf_str(&w->rec, "");       /* profile: none (not ROS) */
     sn_buf_str(&w->rec, library);
@@ -183,21 +231,18 @@ uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, co
     return (uint16_t)w->n_channels++;
 }
 
-/* Compresses and writes the open chunk, then its message indexes. */
-static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
+/* Compresses and writes a sealed chunk, then its message indexes (the compressor's work: on
+** its thread, or inline). */
+static sn_status emit(sn_mcapw *w, sealed *j, sn_error *err)
 {
-    if (!w->chunk.n)
-        return SN_OK;
-    if (w->chunk.bad)
-        return nomem(err);
     /* level 0: chunks stored as they are (MCAP's empty compression), for raw images at disk speed */
-    const void *z = w->chunk.p;
-    size_t zn = w->chunk.n;
+    const void *z = j->chunk.p;
+    size_t zn = j->chunk.n;
     if (w->level) {
-        size_t bound = ZSTD_compressBound(w->chunk.n);
+        size_t bound = ZSTD_compressBound(j->chunk.n);
         if (!sn_grow((void **)&w->z, &w->z_cap, bound, 1))
             return nomem(err);
-        zn = ZSTD_compressCCtx(w->zc, w->z, w->z_cap, w->chunk.p, w->chunk.n, w->level);
+        zn = ZSTD_compressCCtx(w->zc, w->z, w->z_cap, j->chunk.p, j->chunk.n, w->level);
         if (ZSTD_isError(zn))
             return sn_fail(err, SN_E_IO, "zstd: %s", ZSTD_getErrorName(zn));
         z = w->z;
@@ -205,18 +250,21 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
     if (!sn_grow((void **)&w->chunks, &w->cap_chunks, w->n_chunks + 1, sizeof *w->chunks))
         return nomem(err);
     chunk_index *ci = &w->chunks[w->n_chunks];
-    *ci = (chunk_index){.start = w->chunk_messages ? w->chunk_start : 0, .end = w->chunk_messages ? w->chunk_end : 0,
-                        .offset = w->off, .compressed = zn, .uncompressed = w->chunk.n};
-    w->rec.n = 0;
-    begin_record(&w->rec, OP_CHUNK);
-    sn_buf_u64(&w->rec, ci->start);
-    sn_buf_u64(&w->rec, ci->end);
-    sn_buf_u64(&w->rec, w->chunk.n);
-    sn_buf_u32(&w->rec, libdeflate_crc32(0, w->chunk.p, w->chunk.n));
-    sn_buf_str(&w->rec, w->level ? "zstd" : "");
-    sn_buf_u64(&w->rec, zn);
-    sn_buf_set_u64(&w->rec, 1, w->rec.n - 9 + zn); /* the compressed records follow */
-    sn_status st = write_rec(w, err);
+    *ci = (chunk_index){.start = j->messages ? j->start : 0, .end = j->messages ? j->end : 0, .offset = w->off,
+                        .compressed = zn, .uncompressed = j->chunk.n};
+    sn_buf *r = &w->zrec;
+    r->n = 0;
+    begin_record(r, OP_CHUNK);
+    sn_buf_u64(r, ci->start);
+    sn_buf_u64(r, ci->end);
+    sn_buf_u64(r, j->chunk.n);
+    sn_buf_u32(r, libdeflate_crc32(0, j->chunk.p, j->chunk.n));
+    sn_buf_str(r, w->level ? "zstd" : "");
+    sn_buf_u64(r, zn);
+    sn_buf_set_u64(r, 1, r->n - 9 + zn); /* the compressed records follow */
+    if (r->bad)
+        return nomem(err);
+    sn_status st = put(w, r->p, r->n, err);
     if (!st)
         st = put(w, z, zn, err);
     if (st)
@@ -224,36 +272,164 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
     ci->length = w->off - ci->offset;
     /* one MessageIndex per channel of the chunk, in channel order */
     uint64_t index_start = w->off;
-    ci->offsets = malloc(w->n_chunk_channels * 10 + 1);
+    ci->offsets = malloc(j->n_ids * 10 + 1);
     if (!ci->offsets)
         return nomem(err);
     w->n_chunks++;
+    for (size_t i = 0; i < j->n_ids; i++) {
+        uint8_t *e = ci->offsets + ci->offsets_n;
+        uint64_t at = index_start + j->rel[i];
+        e[0] = (uint8_t)j->ids[i], e[1] = (uint8_t)(j->ids[i] >> 8);
+        for (int k = 0; k < 8; k++)
+            e[2 + k] = (uint8_t)(at >> (8 * k));
+        ci->offsets_n += 10;
+    }
+    if ((st = put(w, j->idx.p, j->idx.n, err)))
+        return st;
+    ci->index_length = w->off - index_start;
+    return SN_OK;
+}
+
+/* The spare chunk buffer made and its pages touched by the compressor while the first chunk
+** fills: their zeroing (a fifth of the filling thread's time) is off the thread that fills. */
+static void touch_room(sn_buf *b, size_t chunk_bytes)
+{
+    chunk_room(b, chunk_bytes);
+    for (size_t i = 0; i < b->cap; i += 4096)
+        b->p[i] = 0;
+}
+
+static void *compressor(void *arg)
+{
+    sn_mcapw *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->busy && !w->stop)
+            pthread_cond_wait(&w->go, &w->mu);
+        if (!w->busy)
+            break;
+        bool skip = w->failed != SN_OK, prefault = w->prefault;
+        w->prefault = false;
+        pthread_mutex_unlock(&w->mu);
+        sn_error e = {0};
+        sn_status st = SN_OK;
+        if (prefault)
+            touch_room(&w->job.chunk, w->chunk_bytes);
+        else if (!skip)
+            st = emit(w, &w->job, &e);
+        pthread_mutex_lock(&w->mu);
+        if (st && !w->failed)
+            w->failed = st, w->fail_err = e;
+        w->busy = false;
+        pthread_cond_signal(&w->idle);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Waits until the compressor has written every chunk handed over; its failure, if any. */
+static sn_status wait_idle(sn_mcapw *w, sn_error *err)
+{
+    if (!w->threaded)
+        return SN_OK;
+    pthread_mutex_lock(&w->mu);
+    while (w->busy)
+        pthread_cond_wait(&w->idle, &w->mu);
+    sn_status st = w->failed;
+    pthread_mutex_unlock(&w->mu);
+    return st ? sn_fail(err, st, "%s", w->fail_err.msg) : SN_OK;
+}
+
+bool sn_mcapw_background(sn_mcapw *w)
+{
+    if (w->threaded)
+        return true;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->go, NULL);
+    pthread_cond_init(&w->idle, NULL);
+    if (pthread_create(&w->thread, NULL, compressor, w) != 0) {
+        pthread_mutex_destroy(&w->mu);
+        pthread_cond_destroy(&w->go);
+        pthread_cond_destroy(&w->idle);
+        return false; /* inline, as before */
+    }
+    w->threaded = true;
+    if (!w->job.chunk.cap) { /* its first job; the filler waits for it before its first seal */
+        pthread_mutex_lock(&w->mu);
+        w->busy = w->prefault = true;
+        pthread_cond_signal(&w->go);
+        pthread_mutex_unlock(&w->mu);
+    }
+    return true;
+}
+
+static void stop_compressor(sn_mcapw *w)
+{
+    if (!w->threaded)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->stop = true;
+    pthread_cond_signal(&w->go);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->go);
+    pthread_cond_destroy(&w->idle);
+    w->threaded = false;
+}
+
+/* Seals the open chunk (its records and message indexes into w->job, whose buffers become the
+** next chunk's) and has it compressed and written: by the compressor while the next chunk
+** fills, or here. */
+static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
+{
+    if (!w->chunk.n)
+        return SN_OK;
+    if (w->chunk.bad)
+        return nomem(err);
+    sn_status st = wait_idle(w, err); /* job is the filler's again */
+    if (st)
+        return st;
+    sealed *j = &w->job;
+    j->idx.n = 0;
+    j->n_ids = 0;
     for (size_t id = 0; id < w->n_channels; id++) {
         channel *c = &w->channels[id];
         if (!c->in_chunk)
             continue;
         if (c->index.bad)
             return nomem(err);
-        uint8_t *e = ci->offsets + ci->offsets_n;
-        e[0] = (uint8_t)id, e[1] = (uint8_t)(id >> 8);
-        for (int k = 0; k < 8; k++)
-            e[2 + k] = (uint8_t)(w->off >> (8 * k));
-        ci->offsets_n += 10;
-        w->rec.n = 0;
-        begin_record(&w->rec, OP_MESSAGE_INDEX);
-        sn_buf_u16(&w->rec, (uint16_t)id);
-        sn_buf_u32(&w->rec, (uint32_t)c->index.n);
-        sn_buf_put(&w->rec, c->index.p, c->index.n);
-        end_record(&w->rec, 0);
-        if ((st = write_rec(w, err)))
-            return st;
+        if (!sn_grow((void **)&j->ids, &j->cap_ids, j->n_ids + 1, sizeof *j->ids) ||
+            !sn_grow((void **)&j->rel, &j->cap_rel, j->n_ids + 1, sizeof *j->rel))
+            return nomem(err);
+        j->ids[j->n_ids] = (uint16_t)id;
+        j->rel[j->n_ids++] = j->idx.n;
+        size_t at = j->idx.n;
+        begin_record(&j->idx, OP_MESSAGE_INDEX);
+        sn_buf_u16(&j->idx, (uint16_t)id);
+        sn_buf_u32(&j->idx, (uint32_t)c->index.n);
+        sn_buf_put(&j->idx, c->index.p, c->index.n);
+        end_record(&j->idx, at);
         c->in_chunk = false;
         c->index.n = 0;
     }
-    ci->index_length = w->off - index_start;
+    if (j->idx.bad)
+        return nomem(err);
+    if (w->threaded)
+        chunk_room(&j->chunk, w->chunk_bytes);
+    sn_buf spare = j->chunk;
+    j->chunk = w->chunk;
+    w->chunk = spare;
     w->chunk.n = 0;
+    j->start = w->chunk_start, j->end = w->chunk_end, j->messages = w->chunk_messages;
     w->n_chunk_channels = 0;
     w->chunk_messages = 0;
+    if (!w->threaded)
+        return emit(w, j, err);
+    pthread_mutex_lock(&w->mu);
+    w->busy = true;
+    pthread_cond_signal(&w->go);
+    pthread_mutex_unlock(&w->mu);
     return SN_OK;
 }
 
@@ -351,6 +527,8 @@ static void chunk_index_records(sn_buf *b, const sn_mcapw *w)
 sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err)
 {
     sn_status st = flush_chunk(w, err);
+    if (!st)
+        st = wait_idle(w, err); /* every chunk written: the file is the filler's again */
     if (st)
         return st;
     w->rec.n = 0;
@@ -417,12 +595,21 @@ sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err)
     return SN_OK;
 }
 
-uint64_t sn_mcapw_bytes(const sn_mcapw *w) { return w->off; }
+uint64_t sn_mcapw_bytes(const sn_mcapw *w)
+{
+    return atomic_load_explicit(&((sn_mcapw *)w)->shown, memory_order_relaxed);
+}
 
 void sn_mcapw_free(sn_mcapw *w)
 {
     if (!w)
         return;
+    stop_compressor(w);
+    sn_buf_free(&w->job.chunk);
+    sn_buf_free(&w->job.idx);
+    free(w->job.ids);
+    free(w->job.rel);
+    sn_buf_free(&w->zrec);
     for (size_t i = 0; i < w->n_schemas; i++)
         free(w->schemas[i].name), free(w->schemas[i].encoding), free(w->schemas[i].data);
     for (size_t i = 0; i < w->n_channels; i++)

@@ -37,6 +37,10 @@ uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema, const
 /* One message on a channel. */
 sn_status sn_mcapw_message(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *data, size_t n,
                            sn_error *err);
+/* From now on chunks are compressed and written on a thread of the writer's own while the
+** next chunk is filled (the same bytes: chunks go out one by one, in order). false when no
+** thread can be had: they are written inline, as before. */
+bool sn_mcapw_background(sn_mcapw *w);
 /* Writes the last chunk, the summary and the footer. The FILE is flushed, not closed. */
 sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err);
 /* Frees the writer (NULL-safe); an unfinished file is left as written so far. */

@@ -89,6 +89,14 @@ check "$TMP/demo.mcap" "$TMP/demo"
 # small chunks: many chunk indexes to follow; and images as RawImage decode too
 "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_small.mcap" --chunk-size 65536 --zstd-level 9 >/dev/null ||
   bad "export mcap with small chunks"
+# chunks compressed on the writer's own thread (--threads 2 and more) or inline (1): the same
+# bytes, also over many small chunks handed from the filling thread to the compressor
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_small1.mcap" --chunk-size 65536 --zstd-level 9 --threads 1 >/dev/null ||
+  bad "export mcap with small chunks at 1 thread"
+"$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_small2.mcap" --chunk-size 65536 --zstd-level 9 --threads 2 >/dev/null ||
+  bad "export mcap with small chunks at 2 threads"
+cmp -s "$TMP/demo_small1.mcap" "$TMP/demo_small.mcap" || bad "small chunks: --threads 1 and the default differ"
+cmp -s "$TMP/demo_small2.mcap" "$TMP/demo_small.mcap" || bad "small chunks: --threads 2 and the default differ"
 # the file does not depend on how many threads make the images
 for t in 1 3; do
   "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_t$t.mcap" --map "$MAPS/town.xodr" --threads $t >/dev/null || bad "export --threads $t"
@@ -305,6 +313,10 @@ rm -rf "$TMP/saves_enc" && cp -r "$TMP/saves" "$TMP/saves_enc" && rm -r "$TMP/sa
 "$SENSIM" export mcap "$TMP/saves_enc" --out "$TMP/saves_enc.mcap" >/dev/null || bad "export of a run without its PNGs"
 cmp -s "$TMP/saves_reuse.mcap" "$TMP/saves_enc.mcap" || bad "the export taking the run's PNGs differs from encoding them"
 cmp -s "$TMP/saves_reuse.mcap" "$TMP/saves_live.mcap" || bad "the export taking the run's PNGs differs from the live --mcap"
+for t in 1 2; do # the PNG files read by the pool's workers, or inline
+  "$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_reuse_t$t.mcap" --threads $t >/dev/null || bad "export with PNGs --threads $t"
+  cmp -s "$TMP/saves_reuse.mcap" "$TMP/saves_reuse_t$t.mcap" || bad "the export taking the run's PNGs differs at --threads $t"
+done
 cp "$TMP/saves/hero_rgb/000021.png" "$TMP/saves/hero_rgb/000001.png"   # another picture, same size: taken
 "$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_swap.mcap" >/dev/null || bad "export with a swapped PNG"
 cmp -s "$TMP/saves_swap.mcap" "$TMP/saves_enc.mcap" && bad "the export encoded the pictures instead of taking the run's PNGs"

@@ -1,0 +1,116 @@
+/* test_mcap_write.c — the MCAP writer's compressor thread (sn_mcapw_background): the same
+** messages give the same file byte for byte inline and on the thread, over hundreds of small
+** chunks (each sealed chunk handed over while the next fills), zstd and stored; the bytes
+** counted equal the file's size; a file that cannot be written fails at finish with the
+** writer's error instead of hanging or crashing. */
+#include "../../engine/views/mcap_write.h"
+#include "../check.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+enum { MESSAGES = 3000, CHANNELS = 5 };
+
+/* Writes the same pseudo-random messages (compressible and not, 1 byte to 20 KB) to f. */
+static sn_status write_all(FILE *f, int level, bool background, uint64_t *bytes, sn_error *err)
+{
+    sn_mcapw *w = sn_mcapw_open(f, "test", level, 4096, err);
+    if (!w)
+        return err->status ? err->status : SN_E_IO;
+    if (background)
+        CHECK(sn_mcapw_background(w), "no compressor thread");
+    uint16_t sa = sn_mcapw_schema(w, "a", "protobuf", "AAAA", 4), sb = sn_mcapw_schema(w, "b", "jsonschema", "{}", 2);
+    static uint8_t data[20000];
+    uint64_t x = 88172645463325252ull;
+    sn_status st = SN_OK;
+    for (int i = 0; !st && i < MESSAGES; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = 1 + (size_t)(x % (i % 50 ? 300 : sizeof data - 1)); /* now and then one bigger than a chunk */
+        for (size_t k = 0; k < n; k++)
+            data[k] = i % 3 ? (uint8_t)(k % 11) : (uint8_t)((x >> (k % 56)) ^ k);
+        char topic[16];
+        snprintf(topic, sizeof topic, "/t%d", (int)(x % CHANNELS)); /* channels registered as they come */
+        uint16_t ch = sn_mcapw_channel(w, topic, x % 2 ? sa : sb, "protobuf");
+        st = sn_mcapw_message(w, ch, (uint64_t)i * 1000, data, n, err);
+    }
+    if (!st)
+        st = sn_mcapw_finish(w, err);
+    *bytes = sn_mcapw_bytes(w);
+    sn_mcapw_free(w);
+    return st;
+}
+
+static uint8_t *contents(FILE *f, size_t *n)
+{
+    fflush(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    uint8_t *b = malloc(len > 0 ? (size_t)len : 1);
+    *n = b && len > 0 ? fread(b, 1, (size_t)len, f) : 0;
+    return b;
+}
+
+int main(void)
+{
+    for (int level = 0; level <= 1; level++) {
+        FILE *a = tmpfile(), *b = tmpfile();
+        CHECK(a && b, "tmpfile");
+        if (!a || !b)
+            return 1;
+        sn_error ea = {0}, eb = {0};
+        uint64_t na = 0, nb = 0;
+        CHECK(write_all(a, level, false, &na, &ea) == SN_OK, "inline: %s", ea.msg);
+        CHECK(write_all(b, level, true, &nb, &eb) == SN_OK, "background: %s", eb.msg);
+        size_t la = 0, lb = 0;
+        uint8_t *ca = contents(a, &la), *cb = contents(b, &lb);
+        CHECK(la > 100000 && la == na, "level %d: inline file %zu bytes, counted %llu", level, la, (unsigned long long)na);
+        CHECK(lb == nb, "level %d: background file %zu bytes, counted %llu", level, lb, (unsigned long long)nb);
+        CHECK(la == lb && ca && cb && memcmp(ca, cb, la) == 0, "level %d: the files differ (%zu vs %zu bytes)", level, la, lb);
+        CHECK(la > 16 && memcmp(ca, "\x89MCAP0\r\n", 8) == 0 && memcmp(ca + la - 8, "\x89MCAP0\r\n", 8) == 0,
+              "level %d: no magic at both ends", level);
+        free(ca), free(cb);
+        fclose(a), fclose(b);
+    }
+    /* a file that cannot be written: every write fails (unbuffered /dev/full) */
+    FILE *full = fopen("/dev/full", "wb");
+    if (full) {
+        setvbuf(full, NULL, _IONBF, 0);
+        sn_error err = {0};
+        uint64_t n = 0;
+        sn_mcapw *w = sn_mcapw_open(full, "test", 1, 4096, &err);
+        CHECK(!w && err.status == SN_E_IO && strstr(err.msg, "cannot write"), "open on /dev/full: %d %s", err.status, err.msg);
+        sn_mcapw_free(w);
+        (void)n;
+        fclose(full);
+    }
+    /* room for the header and a few chunks, then the "disk" is full (a 64 KiB memory file): the
+    ** compressor's failure comes back to the filling thread, at a later seal or at finish */
+    static char room[65536];
+    FILE *f = fmemopen(room, sizeof room, "w");
+    if (f) {
+        setvbuf(f, NULL, _IONBF, 0);
+        sn_error err = {0};
+        sn_mcapw *w = sn_mcapw_open(f, "test", 1, 4096, &err);
+        CHECK(w != NULL, "open: %s", err.msg);
+        if (w) {
+            CHECK(sn_mcapw_background(w), "no compressor thread");
+            uint16_t s = sn_mcapw_schema(w, "a", "protobuf", "A", 1), ch = sn_mcapw_channel(w, "/a", s, "protobuf");
+            static uint8_t noise[10000];
+            uint64_t x = 7;
+            for (size_t k = 0; k < sizeof noise; k++) /* incompressible: each chunk nearly its size */
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17, noise[k] = (uint8_t)x;
+            sn_status st = SN_OK;
+            int i = 0;
+            for (; !st && i < 200; i++)
+                st = sn_mcapw_message(w, ch, (uint64_t)i, noise, sizeof noise, &err);
+            if (!st)
+                st = sn_mcapw_finish(w, &err);
+            CHECK(st == SN_E_IO && strstr(err.msg, "cannot write"), "a full file: status %d, '%s'", st, err.msg);
+            CHECK(i < 200, "the failure came back only at finish (after %d messages)", i);
+            sn_mcapw_free(w);
+        }
+        fclose(f);
+    }
+    return CHECK_DONE();
+}
