@@ -20,7 +20,9 @@ time: the x-y distance between the two reference points (sensim's actor origin i
 the box's centre offset is taken off; OpenDRIVE's y, CARLA's negated), |dz| and the heading's
 difference. A row counts as within when the distance is at most 0.1 m.
 
-    python3 tools/esmini_conformance.py ESMINI_DIR SENSIM [OUT_DIR] [--only NAME] [--markdown]
+    python3 tools/esmini_conformance.py ESMINI_DIR SENSIM [OUT_DIR] [--only NAME] [--markdown] [--keep]
+
+--keep keeps each run's actors.msgpack (removed once read: they are large).
 """
 import json
 import os
@@ -148,13 +150,11 @@ def boxes(xosc):
         if el is None and ref is not None:
             cat, entry = str(_value_str(ref.get("catalogName"), top)), str(_value_str(ref.get("entryName"), top))
             el = _catalog_entry(dirs, cat, entry)
-            if el is not None:
-                _params(el, params)
-                for a in ref.findall("ParameterAssignments/ParameterAssignment"):
-                    params[a.get("parameterRef")] = _value_str(a.get("value"), top)
         if el is None:
             continue
-        _params(el, params)
+        _params(el, params)  # the entry's defaults, then the reference's assignments
+        for a in (ref.findall("ParameterAssignments/ParameterAssignment") if ref is not None else []):
+            params[a.get("parameterRef")] = _value_str(a.get("value"), top)
         c, d = el.find("BoundingBox/Center"), el.find("BoundingBox/Dimensions")
         try:
             out[so.get("name")] = (el.tag == "Vehicle", _value(c.get("x"), params), _value(c.get("y"), params),
@@ -194,9 +194,11 @@ def poses(sensim, out, box):
     box's bottom centre for a vehicle, its centre otherwise: xosc_engine.c actor_pose) less the
     box's centre offset turned by the actor's rotation — heading in [0, 2 pi)."""
     import base64
-    import math
     import struct
-    d = subprocess.run([sensim, "dump", "--json", os.path.join(out, "actors.msgpack")], capture_output=True, text=True)
+    path = os.path.join(out, "actors.msgpack")
+    d = subprocess.run([sensim, "dump", "--json", path], capture_output=True, text=True)
+    if "--keep" not in sys.argv and os.path.exists(path):
+        os.remove(path)  # star_position_types' is hundreds of MB: kept only with --keep
     res = {}
     for line in d.stdout.splitlines():
         if not line.startswith("{"):
@@ -207,17 +209,24 @@ def poses(sensim, out, box):
             if name not in box or 112 * (k + 1) > len(blob):
                 continue
             r = struct.unpack_from("<IIBB6x12d", blob, 112 * k)
-            loc, (pi, ya, ro) = r[4:7], [math.radians(a) for a in r[7:10]]
-            veh, cx, cy, cz, hgt = box[name]
-            up = max(cz - hgt / 2, 0) if veh else cz
-            cp, sp, cyw, syw, cr, sr = math.cos(pi), math.sin(pi), math.cos(ya), math.sin(ya), math.cos(ro), math.sin(ro)
-            a = (cp * cyw, sr * sp * cyw - cr * syw, -(cr * sp * cyw + sr * syw),  # sn_mat3_from_rotation
-                 cp * syw, sr * sp * syw + cr * cyw, cyw * sr - cr * sp * syw,
-                 sp, -sr * cp, cr * cp)
-            l = (cx, -cy, up)
-            o = [loc[i] - sum(a[3 * i + j] * l[j] for j in range(3)) for i in range(3)]
-            res[(round(m["timestamp"], 6), name)] = (o[0], -o[1], o[2], (-ya) % (2 * math.pi))
+            res[(round(m["timestamp"], 6), name)] = reference_point(r[4:7], r[7:10], box[name])
     return res
+
+
+def reference_point(loc, rot, box):
+    """(x, y, z, h) in esmini's terms of an actor at CARLA location loc, rotation rot (pitch, yaw,
+    roll in degrees), box (vehicle?, centre x, y, z, height): xosc_engine.c actor_pose undone."""
+    import math
+    pi, ya, ro = [math.radians(a) for a in rot]
+    veh, cx, cy, cz, hgt = box
+    up = max(cz - hgt / 2, 0) if veh else cz
+    cp, sp, cyw, syw, cr, sr = math.cos(pi), math.sin(pi), math.cos(ya), math.sin(ya), math.cos(ro), math.sin(ro)
+    a = (cp * cyw, sr * sp * cyw - cr * syw, -(cr * sp * cyw + sr * syw),  # sn_mat3_from_rotation
+         cp * syw, sr * sp * syw + cr * cyw, cyw * sr - cr * sp * syw,
+         sp, -sr * cp, cr * cp)
+    l = (cx, -cy, up)
+    o = [loc[i] - sum(a[3 * i + j] * l[j] for j in range(3)) for i in range(3)]
+    return (o[0], -o[1], o[2], (-ya) % (2 * math.pi))
 
 
 def compare_rows(rows, pose, dt):
@@ -228,10 +237,17 @@ def compare_rows(rows, pose, dt):
     res = []
     for row in rows:
         t, name, x, y, z, h = row[:6]
-        hit = None
+        hit, p = None, None
         if t >= 0 and times:
             k = min(times, key=lambda s: abs(s - t))
             p = pose.get((k, name)) if abs(k - t) <= dt / 2 + 1e-9 else None
+            if p is None and t < dt / 2 and len(times) > 1:
+                # the stream's first frame is the first step's (t = dt): the pose at 0 is taken back
+                # from the first two frames, exact for a constant velocity (off by a dt^2 otherwise)
+                p1, p2 = pose.get((times[0], name)), pose.get((times[1], name))
+                if p1 and p2:
+                    dh = (p2[3] - p1[3] + math.pi) % (2 * math.pi) - math.pi
+                    p = tuple(2 * a - b for a, b in zip(p1[:3], p2[:3])) + ((p1[3] - dh) % (2 * math.pi),)
             if p:
                 dh = abs((p[3] - h + math.pi) % (2 * math.pi) - math.pi)
                 hit = (math.hypot(p[0] - x, p[1] - y), abs(p[2] - z), dh)
