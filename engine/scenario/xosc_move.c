@@ -937,7 +937,7 @@ static void lane_travel(sn_xrun *r, sn_xent *e, double d)
 static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
 {
     const sn_xaction *a = e->traj;
-    double d;
+    double d, rem = 0; /* rem: the step's distance left past the path's end */
     if (a->timed) { /* the time along the path: vertex times, scaled and offset */
         double tt = (r->t - (a->t_absolute ? 0 : e->traj_t0)) * 1.0;
         double tv0 = e->tt[0] * a->t_scale + a->t_offset;
@@ -947,6 +947,7 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
             tk += tv0;
         while (k + 1 < e->tn && e->tt[k + 1] * a->t_scale + a->t_offset <= tk)
             k++;
+        double t_end = e->tt[e->tn - 1] * a->t_scale + a->t_offset;
         if (k + 1 >= e->tn) {
             d = e->tcum[e->tn - 1];
         } else {
@@ -954,14 +955,21 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
             double f = tb > ta ? (tk - ta) / (tb - ta) : 1;
             d = e->tcum[k] + fmax(0, fmin(1, f)) * (e->tcum[k + 1] - e->tcum[k]);
         }
-        double dd = d - e->traj_d;
-        e->v = r->dt > 0 ? dd / r->dt : 0;
+        if (tk > t_end + 1e-9) { /* past the last vertex's time: esmini keeps the last step's speed and
+                                  ** moves the time left at it (FollowTrajectoryAction::Step, Move) */
+            rem = (tk - t_end) * e->v;
+        } else {
+            double dd = d - e->traj_d;
+            e->v = r->dt > 0 ? dd / r->dt : 0;
+        }
     } else {
         d = e->traj_d + e->traj_hsign * e->v * r->dt;
+        if (d > e->tcum[e->tn - 1])
+            rem = d - e->tcum[e->tn - 1];
     }
-    e->odo += fabs(d - e->traj_d);
-    e->traj_d = d;
     double total = e->tcum[e->tn - 1];
+    e->odo += fabs(fmin(d, total) - e->traj_d) + fabs(rem);
+    e->traj_d = d;
     if (d >= total - 1e-9) {
         d = total;
         *done = true;
@@ -977,6 +985,10 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
     e->x = p[0] + f * (q[0] - p[0]);
     e->y = p[1] + f * (q[1] - p[1]);
     e->z = p[2] + f * (q[2] - p[2]);
+    if (rem != 0) { /* the rest of the step along the path's final heading, z kept (esmini's Step) */
+        e->x += rem * cos(e->th[e->tn - 1]);
+        e->y += rem * sin(e->th[e->tn - 1]);
+    }
     if (seg > 0) { /* the segment itself: what coordinateSystem trajectory measures against */
         e->traj_sh = atan2(q[1] - p[1], q[0] - p[0]);
         e->traj_sp = -atan2(q[2] - p[2], seg);
