@@ -120,6 +120,7 @@ typedef struct sn_xaction {
     double t_scale, t_offset;
     bool t_absolute;     /* domainAbsoluteRelative="absolute" */
     bool traj_follow;    /* TrajectoryFollowingMode followingMode="follow" */
+    double traj_d0;      /* FollowTrajectoryAction initialDistanceOffset (1.2): where along the path it starts */
     bool lon, lat;       /* ActivateController */
     /* Environment */
     sn_weather weather;

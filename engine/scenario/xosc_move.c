@@ -424,7 +424,7 @@ started:
     e->traj = a;
     e->traj_elem = elem;
     e->traj_t0 = r->t;
-    e->traj_d = 0;
+    e->traj_d = fmin(a->traj_d0, e->tcum[e->tn - 1]); /* initialDistanceOffset (esmini: SetTrajectoryS) */
     e->mode = SN_XM_TRAJ;
     end_lat(e);
     return true;

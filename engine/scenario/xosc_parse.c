@@ -891,6 +891,8 @@ static int parse_follow_trajectory(P *p, N n)
     if (timed < 0)
         return -1;
     sn_xaction *a = &p->x->actions[i];
+    if (!num(p, n, "initialDistanceOffset", false, 0, 0, 1e9, &a->traj_d0)) /* 1.2; past the path's end: its end */
+        return -1;
     N tr = sn_xml_child(n, "TimeReference");
     if (!tr)
         return fail(p, n, "needs a TimeReference"), -1;

@@ -48,6 +48,8 @@
 **   (p) ReachPositionCondition with an Orientation: the heading within 0.05 rad too (esmini's);
 **   (q) a trajectory that ends inside a step moves the rest of the step along its final heading
 **       (esmini's FollowTrajectoryAction::Step), untimed and timed: x0 + vt across the end, 1e-9;
+**   (r) FollowTrajectoryAction's initialDistanceOffset: the entity starts that far along the path
+**       (clamped to its end), 1e-9; a negative one is a FILE:LINE error;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -947,6 +949,64 @@ static void test_traj_remainder(void)
     }
 }
 
+/* ---- (r) ---- */
+static void test_traj_offset(void)
+{
+    /* initialDistanceOffset (1.2): a 20 m Polyline east from Ego at 3 m/s, untimed, started 5 m
+    ** along: x = x0 + 5 + 3(t - t0) in every step on the path, done when the other 15 m are, at
+    ** 5 s (esmini's SetTrajectoryS; was: from the path's start, done at 6.67 s). An offset past
+    ** the end starts at the end (done in the first step); a negative one is a FILE:LINE error. */
+    for (int c = 0; c < 3; c++) {
+        const char *off = c == 0 ? "5" : c == 1 ? "30" : "-1";
+        char action[2048], story[4096];
+        snprintf(action, sizeof action,
+                 "<RoutingAction><FollowTrajectoryAction initialDistanceOffset='%s'><Trajectory name='p' closed='false'>"
+                 "<Shape><Polyline>"
+                 "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='0' dy='0'/></Position></Vertex>"
+                 "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='20' dy='0'/></Position></Vertex>"
+                 "</Polyline></Shape></Trajectory><TimeReference><None/></TimeReference><TrajectoryFollowingMode "
+                 "followingMode='position'/></FollowTrajectoryAction></RoutingAction>", off);
+        snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+        char *xml = doc("Ego", "", PRIV("Ego", TELEPORT(LANEPOS("-3", "100"))) PRIV("Ego", SPEED("3")), story);
+        if (c == 2) {
+            sn_error err = {0};
+            sn_xosc *bx = load(xml, &err);
+            CHECK(!bx && strstr(err.msg, "test.xosc:") && strstr(err.msg, "initialDistanceOffset"),
+                  "negative initialDistanceOffset: '%s'", err.msg);
+            sn_xosc_free(bx);
+            free(xml);
+            continue;
+        }
+        sn_xrun r;
+        sn_xosc *x = start("initialDistanceOffset", xml, &r);
+        if (x) {
+            int el = find_elem(x, "Act");
+            double x0 = r.ents[0].x, worst = 0, t_move = -1, done_at = -1;
+            for (int f = 0; f < 800 && !r.failed && done_at < 0; f++) {
+                sn_xrun_step(&r);
+                if (t_move < 0 && (r.ents[0].mode == SN_XM_TRAJ || x->elems[el].state == SN_XST_COMPLETE))
+                    t_move = r.t - 0.01; /* the step it started in */
+                if (t_move >= 0 && r.ents[0].mode == SN_XM_TRAJ)
+                    worst = fmax(worst, fabs(r.ents[0].x - (x0 + 5 + 3 * (r.t - t_move))));
+                if (x->elems[el].state == SN_XST_COMPLETE)
+                    done_at = r.t - t_move;
+            }
+            CHECK(!r.failed, "initialDistanceOffset: %s", r.why);
+            if (c == 0) {
+                CHECK(t_move >= 0 && worst < 1e-9, "initialDistanceOffset 5: %.3g m off x0 + 5 + 3t", worst);
+                CHECK(fabs(done_at - 5) < 1e-9, "initialDistanceOffset 5: done after %.2f s, not 5", done_at);
+            } else {
+                CHECK(fabs(done_at - 0.01) < 1e-9 && fabs(r.ents[0].x - (x0 + 20.03)) < 1e-9,
+                      "initialDistanceOffset 30: done after %.2f s at x0 + %.4f, not 0.01 s at x0 + 20.03", done_at,
+                      r.ents[0].x - x0);
+            }
+            sn_xrun_free(&r);
+            sn_xosc_free(x);
+        }
+        free(xml);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -968,6 +1028,7 @@ int main(int argc, char **argv)
     test_traj_reverse();
     test_reach_orientation();
     test_traj_remainder();
+    test_traj_offset();
     sn_map_close(highway);
     return CHECK_DONE();
 }
