@@ -924,7 +924,7 @@ static void lane_travel(sn_xrun *r, sn_xent *e, double d)
             e->end_of_road = true;
             return;
         }
-        size_t pick = sn_xroute_pick(e, next, n < 8 ? n : 8);
+        size_t pick = sn_xroute_pick(r, e, next, n < 8 ? n : 8, forward);
         e->ri = next[pick].road, e->sec = next[pick].section, e->lane = next[pick].lane, e->s = ns[pick];
         /* moving with (or against) the new lane as with the old one; d keeps its sign */
         e->sdir = sn_map_lane_dir(sn_xrun_road(r, e->ri), e->lane) * (forward ? 1 : -1) * (d > 0 ? 1 : -1);

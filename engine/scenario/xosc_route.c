@@ -250,8 +250,12 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
     return true;
 }
 
-/* The successor (of n) to take: the one on the earliest road of the route not behind. */
-size_t sn_xroute_pick(sn_xent *e, const sn_lanekey *next, size_t n)
+/* The successor (of n) to take: the one on the earliest road of the route not behind. When none
+** is on the route (the entity reached the junction on another lane than its route was planned on,
+** as in a lane change into the opposite lane), the connecting road whose far end is on it: esmini's
+** Position::MoveToConnectingRoad matches each connection by the road at its other end
+** (GetRoadAtOtherEndOfIncomingRoad) against the route's next road. forward: as sn_map_successors. */
+size_t sn_xroute_pick(const sn_xrun *r, sn_xent *e, const sn_lanekey *next, size_t n, bool forward)
 {
     if (!e->route)
         return 0;
@@ -263,6 +267,26 @@ size_t sn_xroute_pick(sn_xent *e, const sn_lanekey *next, size_t n)
                 best = j, best_k = k;
                 break;
             }
+    if (best_k == UINT32_MAX && r->map) {
+        const sn_odr *o = r->map->odr;
+        for (size_t j = 0; j < n; j++) {
+            sn_lanekey key = next[j], far[8];
+            double fs[8];
+            /* through the connecting road (its sections) to the first road outside the junction */
+            for (int hop = 0; hop < 8 && o->roads[key.road].junction >= 0; hop++) {
+                if (sn_map_successors(r->map, key, forward, far, fs, 8) == 0)
+                    break;
+                key = far[0];
+            }
+            if (o->roads[key.road].junction >= 0 || key.road == next[j].road)
+                continue;
+            for (uint32_t k = e->route_i; k < e->n_route && k < best_k; k++)
+                if (e->route[k] == key.road) {
+                    best = j, best_k = k;
+                    break;
+                }
+        }
+    }
     if (best_k != UINT32_MAX)
         e->route_i = best_k;
     return best;

@@ -205,9 +205,9 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
 /* xosc_route.c: a RoutePosition (its route planned at the first use, then pathS walked along it). */
 bool sn_xroutepos_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
                           bool *on_lane);
-/* Which of n successors a routed entity takes (0 without a route). */
+/* Which of n successors (sn_map_successors' with forward) a routed entity takes (0 without a route). */
 struct sn_lanekey;
-size_t sn_xroute_pick(sn_xent *e, const struct sn_lanekey *next, size_t n);
+size_t sn_xroute_pick(const sn_xrun *r, sn_xent *e, const struct sn_lanekey *next, size_t n, bool forward);
 /* Where entity i lies in the lanes: road, lane, s, t; false when on no road within 2 m. */
 bool sn_xmove_locate(const sn_xrun *r, int i, int32_t *road, int *lane, double *s, double *t, double *outside);
 

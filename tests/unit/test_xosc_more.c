@@ -50,6 +50,8 @@
 **       (esmini's FollowTrajectoryAction::Step), untimed and timed: x0 + vt across the end, 1e-9;
 **   (r) FollowTrajectoryAction's initialDistanceOffset: the entity starts that far along the path
 **       (clamped to its end), 1e-9; a negative one is a FILE:LINE error;
+**   (s) a route's junction connection chosen by the road at its far end when the route does not
+**       hold the connecting road itself (esmini's MoveToConnectingRoad), against town.xodr's links;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -1007,6 +1009,74 @@ static void test_traj_offset(void)
     }
 }
 
+/* ---- (s) ---- */
+static void test_route_far_end(void)
+{
+    /* A route that does not hold the connecting road the entity meets at a junction (it came on
+    ** another lane than the route was planned on): each connecting road is matched by the road at
+    ** its far end, esmini's Position::MoveToConnectingRoad. Ground truth from town.xodr's own links:
+    ** a connecting road entered from road A ends at its other link's road. For every lane end with
+    ** two or more connecting roads that lead to different roads, a route holding only the far road
+    ** of a later candidate must pick the first candidate that leads there (was: the first of all). */
+    sn_map *town = xh_map("town.xodr", "town");
+    if (!town)
+        return;
+    const sn_odr *o = town->odr;
+    sn_xrun r;
+    memset(&r, 0, sizeof r);
+    r.map = town;
+    int cases = 0, bad = 0;
+    for (uint32_t a = 0; a < o->n_roads; a++) {
+        const sn_odr_road *rd = &o->roads[a];
+        if (rd->junction >= 0)
+            continue;
+        for (uint32_t sc = 0; sc < rd->n_sections; sc++)
+            for (int l = -(int)rd->sections[sc].n_right; l <= (int)rd->sections[sc].n_left; l++)
+                for (int fw = 0; fw < 2 && l; fw++) {
+                    sn_lanekey next[8];
+                    double ns[8];
+                    size_t n = sn_map_successors(town, (sn_lanekey){(int32_t)a, sc, l}, fw, next, ns, 8);
+                    if (n < 2 || n > 8)
+                        continue;
+                    int32_t far[8];
+                    bool all = true;
+                    for (size_t j = 0; j < n; j++) {
+                        const sn_odr_road *c = &o->roads[next[j].road];
+                        far[j] = c->pred.index == (int32_t)a ? c->succ.index : c->pred.index;
+                        if (c->junction < 0 || c->pred.elem != SN_ODR_ELEM_ROAD || c->succ.elem != SN_ODR_ELEM_ROAD ||
+                            c->pred.index == c->succ.index || o->roads[far[j]].junction >= 0)
+                            all = false;
+                    }
+                    if (!all)
+                        continue;
+                    for (size_t j = 1; j < n; j++) {
+                        if (far[j] == far[0])
+                            continue;
+                        size_t want = j;
+                        while (want > 0 && far[want - 1] == far[j])
+                            want--;
+                        for (size_t q = 0; q < j; q++)
+                            if (far[q] == far[j] && q < want)
+                                want = q;
+                        int32_t route[1] = {far[j]};
+                        sn_xent e;
+                        memset(&e, 0, sizeof e);
+                        e.route = route, e.n_route = 1, e.route_i = 0;
+                        size_t got = sn_xroute_pick(&r, &e, next, n, fw);
+                        cases++;
+                        if (got != want || e.route_i != 0) {
+                            if (!bad)
+                                printf("route far end: road %d lane %d: picked %zu (to road %d), not %zu (to road %d)\n",
+                                       rd->id, l, got, o->roads[far[got]].id, want, o->roads[far[want]].id);
+                            bad++;
+                        }
+                    }
+                }
+    }
+    CHECK(cases > 5 && bad == 0, "route far end: %d of %d junction choices wrong", bad, cases);
+    sn_map_close(town);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -1029,6 +1099,7 @@ int main(int argc, char **argv)
     test_reach_orientation();
     test_traj_remainder();
     test_traj_offset();
+    test_route_far_end();
     sn_map_close(highway);
     return CHECK_DONE();
 }
