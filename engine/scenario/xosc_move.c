@@ -418,13 +418,25 @@ started:
     ** segments and turned near corners; in follow mode, and sampled curves always, turned over
     ** each whole segment */
     e->traj_corner = a->traj_shape == SN_XT_POLYLINE && !a->traj_follow;
-    /* facing against the path (esmini's initialHeadingSign): it reverses along it, still facing
-    ** backwards, and a negative speed then moves it forward along the path */
-    e->traj_hsign = fabs(ang_diff(e->h, e->th[0])) > M_PI / 2 + 1e-9 ? -1 : 1;
+    e->traj_d = fmin(a->traj_d0, e->tcum[e->tn - 1]); /* initialDistanceOffset (esmini: SetTrajectoryS) */
+    /* which way it faces along the path (esmini's initialHeadingSign), esmini's rule
+    ** (FollowTrajectoryAction::Start), whatever its heading before: a vertex heading given where it
+    ** starts is taken as given, and it faces against the path when that is more than 90 degrees
+    ** off the path's own; none given, it faces along the path, turned round for a negative speed
+    ** when untimed (it then reverses, and a negative speed moves it forward along the path) */
+    uint32_t k0 = 0;
+    while (k0 + 2 < e->tn && e->tcum[k0 + 1] <= e->traj_d)
+        k0++;
+    const double *v0 = &e->tv[3 * k0];
+    double h_true = e->tcum[k0 + 1] - e->tcum[k0] > 1e-9 ? atan2(v0[4] - v0[1], v0[3] - v0[0]) : e->traj_sh;
+    e->traj_hgiven = given_h && a->verts[k0].has_h; /* given_h: a Polyline, its verts the vertices */
+    if (e->traj_hgiven)
+        e->traj_hsign = fabs(ang_diff(e->th[k0], h_true)) > M_PI / 2 + 1e-9 ? -1 : 1;
+    else
+        e->traj_hsign = !a->timed && e->v < 0 ? -1 : 1;
     e->traj = a;
     e->traj_elem = elem;
     e->traj_t0 = r->t;
-    e->traj_d = fmin(a->traj_d0, e->tcum[e->tn - 1]); /* initialDistanceOffset (esmini: SetTrajectoryS) */
     e->mode = SN_XM_TRAJ;
     end_lat(e);
     return true;
@@ -995,7 +1007,7 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
     }
     const double *th = e->th, *tp = e->tp;
     if (!e->traj_corner) { /* turned over the whole segment */
-        e->h = ang_diff(th[k] + f * ang_diff(th[k + 1], th[k]) + (e->traj_hsign < 0 ? M_PI : 0), 0); /* (-pi, pi] */
+        e->h = ang_diff(th[k] + f * ang_diff(th[k + 1], th[k]) + (e->traj_hsign < 0 && !e->traj_hgiven ? M_PI : 0), 0); /* (-pi, pi] */
         e->traj_p = tp[k] + f * (tp[k + 1] - tp[k]);
         return;
     }
@@ -1012,7 +1024,7 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
         e->h = th[k] + (1 - w) * ang_diff(th[k + 1], th[k]);
         e->traj_p = tp[k] + (1 - w) * (tp[k + 1] - tp[k]);
     }
-    e->h = ang_diff(e->h + (e->traj_hsign < 0 ? M_PI : 0), 0);
+    e->h = ang_diff(e->h + (e->traj_hsign < 0 && !e->traj_hgiven ? M_PI : 0), 0); /* given headings as given */
 }
 
 bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)

@@ -66,7 +66,8 @@ typedef struct sn_xent {
     bool traj_pitched;     /* the path's heights differ: its pitch is the entity's */
     double traj_p;         /* the path's pitch where the entity is */
     double traj_sh, traj_sp; /* the direction and pitch of the path's segment it is on */
-    int traj_hsign;        /* -1: it faces against the path (more than 90 degrees off at the start) */
+    int traj_hsign;        /* -1: it faces against the path (esmini's initialHeadingSign) */
+    bool traj_hgiven;      /* it started on a vertex with a given heading: headings taken as given */
     bool traj_corner;      /* heading along each segment, turned only near corners (esmini's position
                            ** mode on a Polyline); else turned over each whole segment (follow mode) */
     uint32_t tn;

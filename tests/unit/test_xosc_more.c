@@ -52,6 +52,8 @@
 **       (clamped to its end), 1e-9; a negative one is a FILE:LINE error;
 **   (s) a route's junction connection chosen by the road at its far end when the route does not
 **       hold the connecting road itself (esmini's MoveToConnectingRoad), against town.xodr's links;
+**   (t) the way an entity faces along a trajectory by esmini's rule, not its heading before: along
+**       the path (turned round for a negative speed), or a given vertex heading as given, 1e-9;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -1077,6 +1079,54 @@ static void test_route_far_end(void)
     sn_map_close(town);
 }
 
+/* ---- (t) ---- */
+static void test_traj_facing(void)
+{
+    /* Which way an entity faces along a trajectory, esmini's rule (FollowTrajectoryAction::Start),
+    ** whatever its heading before: Ego faces east (heading 0) and the untimed Polyline runs 20 m
+    ** west. (1) No vertex heading, speed 8: it faces along the path (pi) and drives it forward:
+    ** x = x0 - 8t, heading pi, done at 2.5 s. (2) Vertex headings given as 0.1 (more than 90 degrees
+    ** off the path's pi), speed -8: the heading is taken as given (0.1, not turned), it faces
+    ** against the path and the negative speed moves it forward along it: x = x0 - 8t, done at
+    ** 2.5 s. 1e-9. (Was: the sign from the heading before, 0, so both left the path's start at once.) */
+    for (int c = 0; c < 2; c++) {
+        char action[2048], story[4096];
+        const char *h = c ? "><Orientation type='absolute' h='0.1'/></RelativeWorldPosition>" : "/>";
+        snprintf(action, sizeof action,
+                 "<RoutingAction><FollowTrajectoryAction><Trajectory name='p' closed='false'><Shape><Polyline>"
+                 "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='0' dy='0'%s</Position></Vertex>"
+                 "<Vertex><Position><RelativeWorldPosition entityRef='Ego' dx='-20' dy='0'%s</Position></Vertex>"
+                 "</Polyline></Shape></Trajectory><TimeReference><None/></TimeReference><TrajectoryFollowingMode "
+                 "followingMode='position'/></FollowTrajectoryAction></RoutingAction>", h, h);
+        snprintf(story, sizeof story, STORY("Ego", "%s"), action);
+        char *xml = doc("Ego", "", c ? PRIV("Ego", TELEPORT(LANEPOS("-3", "100"))) PRIV("Ego", SPEED("-8"))
+                                     : PRIV("Ego", TELEPORT(LANEPOS("-3", "100"))) PRIV("Ego", SPEED("8")), story);
+        const double want_h = c ? 0.1 : M_PI;
+        sn_xrun r;
+        sn_xosc *x = start("facing", xml, &r);
+        if (x) {
+            int el = find_elem(x, "Act");
+            double x0 = r.ents[0].x, worst = 0, t_move = -1, done_at = -1;
+            for (int f = 0; f < 600 && !r.failed && done_at < 0; f++) {
+                sn_xrun_step(&r);
+                if (t_move < 0 && (r.ents[0].mode == SN_XM_TRAJ || x->elems[el].state == SN_XST_COMPLETE))
+                    t_move = r.t - 0.01; /* the step it started in */
+                if (t_move >= 0 && r.ents[0].mode == SN_XM_TRAJ)
+                    worst = fmax(worst, fabs(r.ents[0].x - (x0 - 8 * (r.t - t_move))) +
+                                            fabs(remainder(r.ents[0].h - want_h, 2 * M_PI)));
+                if (x->elems[el].state == SN_XST_COMPLETE)
+                    done_at = r.t - t_move;
+            }
+            CHECK(!r.failed, "facing: %s", r.why);
+            CHECK(t_move >= 0 && worst < 1e-9, "facing %d: %.3g off x0 - 8t, heading %.2f", c, worst, want_h);
+            CHECK(fabs(done_at - 2.5) < 1e-9, "facing %d: done after %.2f s, not 2.5", c, done_at);
+            sn_xrun_free(&r);
+            sn_xosc_free(x);
+        }
+        free(xml);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -1100,6 +1150,7 @@ int main(int argc, char **argv)
     test_traj_remainder();
     test_traj_offset();
     test_route_far_end();
+    test_traj_facing();
     sn_map_close(highway);
     return CHECK_DONE();
 }
