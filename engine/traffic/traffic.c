@@ -1,5 +1,6 @@
 /* traffic.c — the map autopilot: path keeping, pure pursuit, speed, gap and lights. */
 #include "traffic.h"
+#include "headon.h"
 #include "health.h"
 #include "hybrid.h"
 #include "junction.h"
@@ -665,6 +666,11 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         if (along[i] >= look) {
             double f = (look - along[i - 1]) / fmax(along[i] - along[i - 1], 1e-9);
             target = sn_v3_add(pts[i - 1], sn_v3_scale(sn_v3_sub(pts[i], pts[i - 1]), clampd(f, 0, 1)));
+            if (md->offset != 0) { /* a head-on pass's side step (headon.c): the path moved to its right */
+                const double sl = fmax(along[i] - along[i - 1], 1e-9);
+                target.x -= (pts[i].y - pts[i - 1].y) / sl * md->offset;
+                target.y += (pts[i].x - pts[i - 1].x) / sl * md->offset;
+            }
             break;
         }
     sn_vec3 rear = sn_v3_sub(pos, sn_v3_scale(fwd, a->mv->vp->wheelbase / 2));
@@ -754,8 +760,22 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     const double now = e->clock.timestamp;
     lskip skip = {.vehicles = md->ignore_vehicles > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_vehicles,
                   .walkers = md->ignore_walkers > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_walkers};
+    if (rules)
+        skip.actor = sn_headon_skip(e, a, md); /* the vehicle it drives past: its sweep decides instead (headon.c) */
     const double half_w = a->ph->bbox.extent.y + 0.35;
-    bool has_lead = leader(e, a, pts, along, np, half_w, &skip, &gap, &v_lead, &who, NULL, NULL);
+    const sn_vec3 *lpts = pts;
+    sn_vec3 spts[SN_MD_PATH];
+    if (md->offset != 0 && np >= 2) {
+        /* a head-on pass's side step (headon.c): the corridor follows the path moved to its right */
+        for (size_t i = 0; i < np; i++) {
+            const size_t j = i + 1 < np ? i : i - 1;
+            const double l = fmax(along[j + 1] - along[j], 1e-9);
+            spts[i] = sn_v3(pts[i].x - (pts[j + 1].y - pts[j].y) / l * md->offset,
+                            pts[i].y + (pts[j + 1].x - pts[j].x) / l * md->offset, pts[i].z);
+        }
+        lpts = spts;
+    }
+    bool has_lead = leader(e, a, lpts, along, np, half_w, &skip, &gap, &v_lead, &who, NULL, NULL);
     md->wait_for = 0;
     md->wait_logical = false;
     if (has_lead) {
@@ -781,6 +801,11 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
                     vt = fmin(vt, approach(room, 0));
             }
         }
+    }
+    if (rules) {
+        /* Two vehicles that hold each other face to face outside junctions (headon.c). */
+        vt = fmin(vt, sn_headon_limit(e, a, md, pts, along, md->n));
+        sn_headon_detect(e, a, md, has_lead ? who : NULL, pts, along, md->n);
     }
     bool xw_held = false;
     double jx_room = INFINITY; /* from our front bumper, where a junction's claim holds us */
@@ -859,7 +884,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         ** leader, a light or a junction's claim holds it (vehicle_coast): no sign, crossing,
         ** lane's end or route change waiting, no junction claim or exit it waits for. */
         md->coast = rules && !sign_hold && !xw_held && md->xw_wait == 0 && !md->ended && !md->route_dir &&
-                    !md->wait_logical && e->clock.timestamp >= md->override_until;
+                    !md->wait_logical && e->clock.timestamp >= md->override_until && !md->pass_with && !md->held_for;
         md->coast_vt = (float)vt;
         md->coast_stop = (float)fmin(light_room, jx_room);
         md->coast_lead = has_lead ? who->id : 0;

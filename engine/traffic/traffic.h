@@ -132,6 +132,11 @@ typedef struct sn_mapdrive {
     uint32_t wait_for;
     bool wait_logical;
     double stand, override_until;
+    /* Head-on holds outside junctions (headon.c): the vehicle it drives past (pass_with, until
+    ** pass_until), steering `offset` m to the right of its path (negative: left); or the one that
+    ** drives past it while it keeps still (held_for). 0: none. */
+    uint32_t pass_with, held_for;
+    double pass_until, offset;
     /* Lane changes (lanechange.c): metres driven (odometer) at the last one, and the odometer now. */
     double odo, lc_odo, lc_co; /* lc_co: the change-over distance of the last change (m) */
     bool lc_done;        /* at least one made (the spacing rule applies) */
