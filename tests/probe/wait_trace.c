@@ -7,6 +7,7 @@
 ** junction claim and standing time, until a vehicle that waits for nothing or a cycle.
 ** WT_PAIR=A,B prints each new minimum of the gap between A's and B's boxes (separating axes;
 ** < 0: they overlap); WT_WP=ROAD prints the road's lane centres every 4 m; WT_END=T stops at T s.
+** At the end: how long the vehicle stood (below 0.3 m/s) and the run's traffic health totals.
 ** docs/traffic.md ("Two wide vehicles face to face") has what it found on Town10HD.
 ** usage: wait_trace TMP PLUGINS MAP.xodr */
 #include "../../engine/map/lanemap.h"
@@ -102,9 +103,16 @@ static void run(const char *tmp, const char *plugins, const char *map, const cha
             }
     }
     int fmax_ = getenv("WT_END") ? (int)(atof(getenv("WT_END")) / 0.05) : 2400;
+    const uint32_t traced = getenv("WT_ID") ? (uint32_t)atoi(getenv("WT_ID")) : sn_world_find_name(&e->world, "hero")->id;
+    double stood = 0, longest = 0, since = 0; /* the traced vehicle's time below 0.3 m/s: all, its longest stretch */
     for (int f = 1; f <= fmax_; f++) {
         if (sn_engine_step(e, &err)) { fprintf(stderr, "%s\n", err.msg); exit(1); }
         double t = f * 0.05;
+        const sn_actor *me = sn_world_find(&e->world, traced);
+        if (me && sn_v3_len(me->st.vel) < 0.3)
+            stood += 0.05, since += 0.05, longest = fmax(longest, since);
+        else
+            since = 0;
         if (getenv("WT_PAIR")) {
             unsigned p1, p2;
             sscanf(getenv("WT_PAIR"), "%u,%u", &p1, &p2);
@@ -117,8 +125,13 @@ static void run(const char *tmp, const char *plugins, const char *map, const cha
             }
         }
         if (t + 1e-9 >= t0 && fmod(t + 1e-9, tstep) < 0.05)
-            trace_chain(e, t, getenv("WT_ID") ? (uint32_t)atoi(getenv("WT_ID")) : sn_world_find_name(&e->world, "hero")->id);
+            trace_chain(e, t, traced);
     }
+    sn_traffic_health th = {.struct_size = sizeof th};
+    sn_engine_traffic_health(e, &th, &err);
+    printf("vehicle %u stood %.1f s of %.1f (longest %.1f s); autopilot collisions %u, deadlocks resolved %u, "
+           "vehicle-minutes standing %u of %u\n", traced, stood, fmax_ * 0.05, longest, th.autopilot_collisions,
+           th.deadlocks_resolved, th.standing, th.vehicles);
     double total = 0;
     int seen = 0, big = 0;
     for (int t = 0; t < SN_TAG_COUNT; t++)
