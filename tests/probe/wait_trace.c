@@ -17,6 +17,7 @@
 
 #include "../../engine/traffic/traffic.h"
 #include "../../engine/traffic/traffic_int.h"
+#include "../../engine/traffic/health.h"
 #include "../../engine/traffic/junction.h"
 #include "../../engine/traffic/lights.h"
 /* 2-D separating-axis test between two actors' boxes: the largest gap along the four axes (< 0: overlap). */
@@ -132,6 +133,12 @@ static void run(const char *tmp, const char *plugins, const char *map, const cha
     printf("vehicle %u stood %.1f s of %.1f (longest %.1f s); autopilot collisions %u, deadlocks resolved %u, "
            "vehicle-minutes standing %u of %u\n", traced, stood, fmax_ * 0.05, longest, th.autopilot_collisions,
            th.deadlocks_resolved, th.standing, th.vehicles);
+    for (uint32_t k = 0; e->health && k < e->health->n_events[SN_HEALTH_EV_COLLISION]; k++) {
+        const sn_health_event *c = &e->health->events[SN_HEALTH_EV_COLLISION][k];
+        const sn_actor *x = sn_world_find(&e->world, c->a), *y = sn_world_find(&e->world, c->b);
+        printf("  collision at %.2f s: %u %s and %u %s\n", c->frame * 0.05, c->a, x ? x->type_id : "?", c->b,
+               y ? y->type_id : "?");
+    }
     double total = 0;
     int seen = 0, big = 0;
     for (int t = 0; t < SN_TAG_COUNT; t++)
