@@ -7,6 +7,7 @@
 ** junction claim and standing time, until a vehicle that waits for nothing or a cycle.
 ** WT_PAIR=A,B prints each new minimum of the gap between A's and B's boxes (separating axes;
 ** < 0: they overlap); WT_WP=ROAD prints the road's lane centres every 4 m; WT_END=T stops at T s.
+** Each link also shows a head-on pass (headon.c: whom it passes, whom it is held for, its side step).
 ** At the end: how long the vehicle stood (below 0.3 m/s) and the run's traffic health totals.
 ** docs/traffic.md ("Two wide vehicles face to face") has what it found on Town10HD.
 ** usage: wait_trace TMP PLUGINS MAP.xodr */
@@ -67,13 +68,14 @@ static void trace_chain(sn_engine *e, double t, uint32_t id)
         for (uint32_t jn = 0; tf && tf->jx && jn < tf->jx->n_junctions && !cl; jn++)
             if ((cl = sn_jx_claim(tf->jx, (int32_t)jn, a->id, false)))
                 cj = (int32_t)jn;
-        fprintf(stderr, "%s%.1f %u %s at (%.1f, %.1f) yaw %.0f v %.2f road %d lane %d s %.1f%s -> road %d lane %d n %u%s, waits for %u%s, light %u st %d go %d, sign %u go %d, claim j%d %s%s%s front %.1f, jx_in %d, stand %.1f xw %.1f far %d route %u at %u dir %d\n",
+        fprintf(stderr, "%s%.1f %u %s at (%.1f, %.1f) yaw %.0f v %.2f road %d lane %d s %.1f%s -> road %d lane %d n %u%s, waits for %u%s, light %u st %d go %d, sign %u go %d, claim j%d %s%s%s front %.1f, jx_in %d, stand %.1f xw %.1f far %d route %u at %u dir %d, passes %u held for %u side step %.2f\n",
                 depth ? "    -> " : "t=", t, a->id, a->type_id, a->st.pos.x, a->st.pos.y, sn_actor_world_transform(&e->world, a).rotation.yaw,
                 hypot(a->st.vel.x, a->st.vel.y), md->path[0].road_id, md->path[0].lane_id, md->path[0].s,
                 md->path[0].is_junction ? " (J)" : "", md->path[md->n - 1].road_id, md->path[md->n - 1].lane_id, md->n, md->ended ? " ENDED" : "",
                 md->wait_for, md->wait_logical ? " (logical)" : "", md->light_seen, light_state, md->light_go, md->sign_seen, md->sign_go,
                 cj, cl ? "yes" : "none", cl && cl->ready ? " ready" : "", cl && cl->granted ? " granted" : "", cl ? cl->front : 0.0, md->jx_in,
-                md->stand, (double)md->xw_wait, md->far, md->n_route, md->route_at, md->route_dir);
+                md->stand, (double)md->xw_wait, md->far, md->n_route, md->route_at, md->route_dir, md->pass_with, md->held_for,
+                md->offset);
         id = md->wait_for;
     }
 }
