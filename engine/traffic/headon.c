@@ -165,7 +165,7 @@ double sn_headon_limit(sn_engine *e, const sn_actor *a, sn_mapdrive *md, const s
         return INFINITY;
     const obox q = box_of(b, 0);
     const double hit = sweep(a, pts, along, np, md->offset, &q, STOP_MARGIN, pass_dist(a, b));
-    /* stop a quarter metre short of the first pose that would come within the margin */
+    /* stop half a metre short of the first pose that would come within the margin */
     return fmin(PASS_V, sqrt(2 * A_STOP * fmax(hit - 0.5, 0)));
 }
 
