@@ -7,9 +7,6 @@
 #ifdef __SSE__
 #include <xmmintrin.h>
 #endif
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #define BAND 16  /* rows per task */
 #define TILE 16  /* motion blur's tile, px */
@@ -157,7 +154,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     size_t tiles = (size_t)((w + TILE - 1) / TILE) * ((h + TILE - 1) / TILE);
     bool ok = x->gx && x->gw && (x->grow = malloc((size_t)((h + BAND - 1) / BAND) * x->sw * 3 * sizeof(float))) &&
               (x->gfull = malloc((size_t)((h + BAND - 1) / BAND) * w * 3 * sizeof(float))) &&
-              (x->lin = calloc(px * 3 + 4, sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
+              (x->lin = malloc(px * 3 * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
               (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float))) &&
               (x->tiny = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
               (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float)));
@@ -245,56 +242,6 @@ static inline long round_away(float v)
     return f >= 0.5f ? i + 1 : f <= -0.5f ? i - 1 : i;
 }
 
-#ifdef __SSE2__
-/* blur_band's pixels xx .. xx + 3 of row y: the taps' columns and the "covers" test four pixels
-** at a time in lanes (each lane the scalar float operations in their order; round_away in lanes),
-** without a branch a tap; each pixel's sum a vector of its R G B (and the next float, never
-** stored: lin has room for it, pfx_init), a tap not taken adding +0.0, which leaves a sum of
-** non-negative values as it was: the scalar loop's bytes. */
-static void blur_four(const pfx *x, uint32_t y, uint32_t xx, int live, const float *ax, const float *dist,
-                      const size_t *rowk)
-{
-    const size_t i = (size_t)y * x->w + xx;
-    const float *hs = x->speed, *lin = x->lin;
-    const __m128 fx = _mm_add_ps(_mm_cvtepi32_ps(_mm_add_epi32(_mm_set1_epi32((int32_t)xx), _mm_set_epi32(3, 2, 1, 0))),
-                                 _mm_set1_ps(0.5f));
-    const __m128 ch = _mm_loadu_ps(hs + i), half = _mm_set1_ps(0.5f), one = _mm_set1_ps(1.0f);
-    const __m128i w = _mm_set1_epi32((int32_t)x->w), ione = _mm_set1_epi32(1);
-    __m128 acc[4], wsum = one;
-    for (int l = 0; l < 4; l++)
-        acc[l] = _mm_loadu_ps(lin + 3 * (i + (size_t)l));
-    for (int k = 0; k < live; k++) {
-        const __m128 v = _mm_sub_ps(_mm_add_ps(fx, _mm_set1_ps(ax[k])), half);
-        __m128i sx = _mm_cvttps_epi32(v);
-        const __m128 f = _mm_sub_ps(v, _mm_cvtepi32_ps(sx));
-        sx = _mm_add_epi32(sx, _mm_and_si128(_mm_castps_si128(_mm_cmpge_ps(f, half)), ione));
-        sx = _mm_sub_epi32(sx, _mm_and_si128(_mm_castps_si128(_mm_cmple_ps(f, _mm_set1_ps(-0.5f))), ione));
-        /* 0 <= sx < w; columns off the image read column 0 and are masked off */
-        const __m128i in = _mm_andnot_si128(_mm_cmplt_epi32(sx, _mm_setzero_si128()), _mm_cmplt_epi32(sx, w));
-        int32_t c[4];
-        _mm_storeu_si128((__m128i *)c, _mm_and_si128(sx, in));
-        const size_t j0 = rowk[k] + (size_t)c[0], j1 = rowk[k] + (size_t)c[1], j2 = rowk[k] + (size_t)c[2],
-                     j3 = rowk[k] + (size_t)c[3];
-        const __m128 hj = _mm_set_ps(hs[j3], hs[j2], hs[j1], hs[j0]), d = _mm_set1_ps(dist[k]);
-        const __m128 take = _mm_and_ps(_mm_castsi128_ps(in), _mm_or_ps(_mm_cmpge_ps(hj, d), _mm_cmpge_ps(ch, d)));
-        wsum = _mm_add_ps(wsum, _mm_and_ps(take, one));
-        const __m128 t0 = _mm_shuffle_ps(take, take, 0x00), t1 = _mm_shuffle_ps(take, take, 0x55);
-        const __m128 t2 = _mm_shuffle_ps(take, take, 0xAA), t3 = _mm_shuffle_ps(take, take, 0xFF);
-        acc[0] = _mm_add_ps(acc[0], _mm_and_ps(t0, _mm_loadu_ps(lin + 3 * j0)));
-        acc[1] = _mm_add_ps(acc[1], _mm_and_ps(t1, _mm_loadu_ps(lin + 3 * j1)));
-        acc[2] = _mm_add_ps(acc[2], _mm_and_ps(t2, _mm_loadu_ps(lin + 3 * j2)));
-        acc[3] = _mm_add_ps(acc[3], _mm_and_ps(t3, _mm_loadu_ps(lin + 3 * j3)));
-    }
-    float ws[4];
-    _mm_storeu_ps(ws, wsum);
-    for (int l = 0; l < 4; l++) {
-        float o[4];
-        _mm_storeu_ps(o, _mm_div_ps(acc[l], _mm_set1_ps(ws[l])));
-        memcpy(x->tmp + 3 * (i + (size_t)l), o, 3 * sizeof(float));
-    }
-}
-#endif
-
 /* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
 ** far enough to cover this pixel, or this pixel moves far enough to cover it (a simplified
 ** McGuire reconstruction, Unreal's method without its depth comparison). The taps' offsets and
@@ -338,12 +285,7 @@ static void blur_band(void *arg, uint32_t b)
                     continue;
                 ax[live] = ax[k], dist[live] = dist[k], rowk[live++] = (size_t)sy * x->w;
             }
-            uint32_t xx = x0;
-#ifdef __SSE2__
-            for (; xx + 4 <= x1; xx += 4)
-                blur_four(x, y, xx, live, ax, dist, rowk);
-#endif
-            for (; xx < x1; xx++) {
+            for (uint32_t xx = x0; xx < x1; xx++) {
                 size_t i = (size_t)y * x->w + xx;
                 float *o = x->tmp + 3 * i;
                 const float *c = x->lin + 3 * i;

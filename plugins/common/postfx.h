@@ -40,8 +40,7 @@ typedef void (*pfx_run_fn)(void *runner, void (*fn)(void *arg, uint32_t task), v
 typedef struct pfx {
     pfx_params p;
     uint32_t w, h, sw, sh, tw, th; /* image; the bloom image (an eighth a side); the wide bloom's (a 64th) */
-    float *lin;               /* 3 floats a pixel: linear RGB decoded (then motion blurred), 4 more after
-                              ** (blur_four reads a pixel's 3 floats as a vector of 4) */
+    float *lin;               /* 3 floats a pixel: linear RGB decoded (then motion blurred) */
     float *tmp;               /* 3 floats a pixel: the motion blur's output */
     float *bright, *blur, *blur2; /* 3 floats a bloom pixel */
     float *tiny, *tiny2;      /* 3 floats a wide-bloom pixel */
