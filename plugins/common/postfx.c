@@ -497,7 +497,17 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
                        uint32_t xx)
 {
     const float *p = src + 3 * i;
+#ifdef __SSE__
+    /* the four pixels' 12 floats in three loads, R, G and B lanes by shuffles (the same values) */
+#define SEL(a, b, c, d) _MM_SHUFFLE(d, c, b, a)
+    const __m128 a = _mm_loadu_ps(p), b = _mm_loadu_ps(p + 4), c = _mm_loadu_ps(p + 8);
+    const v4f c0 = (v4f)_mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
+    const v4f c1 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
+    const v4f c2 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
+#undef SEL
+#else
     v4f c0 = {p[0], p[3], p[6], p[9]}, c1 = {p[1], p[4], p[7], p[10]}, c2 = {p[2], p[5], p[8], p[11]};
+#endif
     v4f e[3];
     for (int k = 0; k < 3; k++)
         e[k] = splat4(m[3 * k]) * c0 + splat4(m[3 * k + 1]) * c1 + splat4(m[3 * k + 2]) * c2;
