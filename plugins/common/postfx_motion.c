@@ -6,6 +6,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static uint32_t slot(pfx_motion *m, uint32_t id, bool *found)
 {
@@ -98,7 +101,14 @@ static void vel_rows(void *arg, uint32_t b)
                 sn_vec3 q = sn_mat3_apply_t(&J->rp, sn_v3_sub(pt, prev->location));
                 if (!(q.x > 1e-9))
                     continue; /* behind the previous camera */
+#ifdef __SSE2__
+                /* f q.y / q.x and f q.z / q.x in one divpd (each lane the same division) */
+                double qq[2];
+                _mm_storeu_pd(qq, _mm_div_pd(_mm_mul_pd(_mm_set1_pd(f), _mm_set_pd(q.z, q.y)), _mm_set1_pd(q.x)));
+                double du = (u - (cx + qq[0])) * p->mb_intensity, dv = (v - (cy - qq[1])) * p->mb_intensity;
+#else
                 double du = (u - (cx + f * q.y / q.x)) * p->mb_intensity, dv = (v - (cy - f * q.z / q.x)) * p->mb_intensity;
+#endif
                 const double len2 = du * du + dv * dv;
                 if (len2 >= len2_lo) {
                     double len = sqrt(len2);
