@@ -11,15 +11,16 @@
 #define ONE (1 << SUB)
 
 /* Narrows [*xs, *xe] to the pixels x where an edge function e(x) = e + s (x - x0) is >= 0
-** (exactly: a floating estimate, corrected in integers). */
-static void span_edge(int64_t e, int64_t s, int32_t *xs, int32_t *xe, int32_t x0)
+** (exactly: a floating estimate, corrected in integers). inv: 1 / s, once a triangle (the
+** estimate may be a pixel off the division's; the integer steps below find the same k). */
+static void span_edge(int64_t e, int64_t s, double inv, int32_t *xs, int32_t *xe, int32_t x0)
 {
     if (s == 0) {
         if (e < 0)
             *xe = *xs - 1;
         return;
     }
-    int64_t k = (int64_t)floor((double)-e / (double)s); /* e + s k crosses 0 near here */
+    int64_t k = (int64_t)((double)-e * inv); /* e + s k crosses 0 near here */
     if (s > 0) { /* rising: from the first k with e + s k >= 0 */
         while (e + s * k < 0)
             k++;
@@ -238,6 +239,9 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
         raster_small(r, t, ti, ya, yb, dx, dy, bias);
         return;
     }
+    double inv[3] = {0, 0, 0}; /* span_edge's 1 / s, s = -dy ONE, for the rows of a wide one */
+    for (int e = 0; wide && e < 3; e++)
+        inv[e] = dy[e] ? 1.0 / (double)(-dy[e] * ONE) : 0;
     for (int32_t y = ya; y <= yb; y++) {
         const int64_t py = (int64_t)y * ONE + ONE / 2;
         int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
@@ -251,9 +255,9 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
             /* the row's span, solved: each edge function is linear in x, so where all three are
             ** >= 0 is an interval, the same pixels the scan below finds */
             int32_t xs = t->x0, xe = t->x1;
-            span_edge(e0, s0, &xs, &xe, t->x0);
-            span_edge(e1, s1, &xs, &xe, t->x0);
-            span_edge(e2, s2, &xs, &xe, t->x0);
+            span_edge(e0, s0, inv[0], &xs, &xe, t->x0);
+            span_edge(e1, s1, inv[1], &xs, &xe, t->x0);
+            span_edge(e2, s2, inv[2], &xs, &xe, t->x0);
             int32_t x = xs;
 #ifdef __SSE2__
             /* four at a time, masks for the branch: each lane row + wa x as below, the same bits */

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #ifdef __SSE__
 #include <xmmintrin.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #endif
 
 #define SBAND 64 /* texel rows per task */
@@ -153,6 +156,47 @@ static void setup_task(void *arg, uint32_t k)
     }
 }
 
+#ifdef __SSE2__
+/* draw_tri's rows y and y + 1 at once, one in each lane of a double pair: each lane does the
+** scalar row's operations in their order (its edge functions and depth stepped texel by texel
+** from the box's left, so the same rounding), and stops writing where the scalar row breaks
+** (the first texel outside after one inside). The two rows' chains of additions overlap. */
+static void draw_rows2(const stri *t, float *dm, int32_t y, const double eu[3], const double ev[3], double A, double B,
+                       double C)
+{
+    const __m128d py = _mm_set_pd(y + 1.5, y + 0.5), px = _mm_set1_pd(t->x0 + 0.5), zero = _mm_setzero_pd();
+    __m128d w[3], sv[3];
+    for (int e = 0; e < 3; e++) {
+        w[e] = _mm_sub_pd(_mm_mul_pd(_mm_set1_pd(eu[e]), _mm_sub_pd(py, _mm_set1_pd(t->v[e]))),
+                          _mm_mul_pd(_mm_set1_pd(ev[e]), _mm_sub_pd(px, _mm_set1_pd(t->u[e]))));
+        sv[e] = _mm_set1_pd(ev[e]);
+    }
+    __m128d d = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_set1_pd(A), px), _mm_mul_pd(_mm_set1_pd(B), py)), _mm_set1_pd(C));
+    const __m128d a = _mm_set1_pd(A);
+    float *r0 = dm + (size_t)y * SN_SHADOW_SIZE, *r1 = r0 + SN_SHADOW_SIZE;
+    int inside = 0, done = 0; /* a bit a lane: row y in bit 0, y + 1 in bit 1 */
+    for (int32_t x = t->x0; x <= t->x1; x++) {
+        const int in = _mm_movemask_pd(
+            _mm_and_pd(_mm_and_pd(_mm_cmpge_pd(w[0], zero), _mm_cmpge_pd(w[1], zero)), _mm_cmpge_pd(w[2], zero)));
+        const int live = ~done & 3, hit = in & live;
+        done |= inside & ~in & live, inside |= hit;
+        if (hit) {
+            float df[4];
+            _mm_storeu_ps(df, _mm_cvtpd_ps(d)); /* each lane's (float)d */
+            if ((hit & 1) && df[0] < r0[x])
+                r0[x] = df[0];
+            if ((hit & 2) && df[1] < r1[x])
+                r1[x] = df[1];
+        } else if (done == 3) {
+            break;
+        }
+        for (int e = 0; e < 3; e++)
+            w[e] = _mm_sub_pd(w[e], sv[e]);
+        d = _mm_add_pd(d, a);
+    }
+}
+#endif
+
 /* Caster triangle t into texel rows [y0, y1) of the map: the nearest depth wins. */
 static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1)
 {
@@ -169,7 +213,12 @@ static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1)
         int n = (e + 1) % 3;
         eu[e] = (t->u[n] - t->u[e]) * sgn, ev[e] = (t->v[n] - t->v[e]) * sgn;
     }
-    for (int32_t y = ya; y <= yb; y++) {
+    int32_t y = ya;
+#ifdef __SSE2__
+    for (; y + 1 <= yb; y += 2)
+        draw_rows2(t, dm, y, eu, ev, A, B, C);
+#endif
+    for (; y <= yb; y++) {
         double py = y + 0.5, px = t->x0 + 0.5;
         double w0 = eu[0] * (py - t->v[0]) - ev[0] * (px - t->u[0]);
         double w1 = eu[1] * (py - t->v[1]) - ev[1] * (px - t->u[1]);

@@ -497,7 +497,17 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
                        uint32_t xx)
 {
     const float *p = src + 3 * i;
+#ifdef __SSE__
+    /* the four pixels' 12 floats in three loads, R, G and B lanes by shuffles (the same values) */
+#define SEL(a, b, c, d) _MM_SHUFFLE(d, c, b, a)
+    const __m128 a = _mm_loadu_ps(p), b = _mm_loadu_ps(p + 4), c = _mm_loadu_ps(p + 8);
+    const v4f c0 = (v4f)_mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
+    const v4f c1 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
+    const v4f c2 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
+#undef SEL
+#else
     v4f c0 = {p[0], p[3], p[6], p[9]}, c1 = {p[1], p[4], p[7], p[10]}, c2 = {p[2], p[5], p[8], p[11]};
+#endif
     v4f e[3];
     for (int k = 0; k < 3; k++)
         e[k] = splat4(m[3 * k]) * c0 + splat4(m[3 * k + 1]) * c1 + splat4(m[3 * k + 2]) * c2;
@@ -508,8 +518,10 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
             e[k] += g;
         }
     v4f yl = splat4(0.2126f) * e[0] + splat4(0.7152f) * e[1] + splat4(0.0722f) * e[2];
-    /* each pixel's B G R A assembled in a word, the four words stored at once (not 16 byte stores) */
-    uint32_t px[4] = {0xFF000000u, 0xFF000000u, 0xFF000000u, 0xFF000000u};
+    /* each pixel's B G R A assembled in a word held in a register, the four words stored at once
+    ** (not 16 byte stores; and not or-ed into memory, whose 4-byte stores a 16-byte load of them
+    ** cannot forward from) */
+    uint32_t p0 = 0xFF000000u, p1 = 0xFF000000u, p2 = 0xFF000000u, p3 = 0xFF000000u;
     for (int k = 0; k < 3; k++) {
         v4f v = yl + splat4(DESAT) * (e[k] - yl);
         v = sel4(v < splat4(0), splat4(0), sel4(v > splat4((float)PFX_LUT_XMAX), splat4((float)PFX_LUT_XMAX), v));
@@ -518,10 +530,14 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
 #else
         v4f r = {sqrtf(v[0]), sqrtf(v[1]), sqrtf(v[2]), sqrtf(v[3])};
 #endif
-        v4i idx = __builtin_convertvector(r * splat4(lut_in) + splat4(0.5f), v4i);
-        for (int l = 0; l < 4; l++) /* channel k (R G B) is byte 2 - k of BGRA */
-            px[l] |= (uint32_t)x->tone8[(uint32_t)idx[l]] << (8 * (2 - k));
+        int32_t idx[4];
+        v4i iv = __builtin_convertvector(r * splat4(lut_in) + splat4(0.5f), v4i);
+        memcpy(idx, &iv, sizeof idx);
+        const int sh = 8 * (2 - k); /* channel k (R G B) is byte 2 - k of BGRA */
+        p0 |= (uint32_t)x->tone8[(uint32_t)idx[0]] << sh, p1 |= (uint32_t)x->tone8[(uint32_t)idx[1]] << sh;
+        p2 |= (uint32_t)x->tone8[(uint32_t)idx[2]] << sh, p3 |= (uint32_t)x->tone8[(uint32_t)idx[3]] << sh;
     }
+    const uint32_t px[4] = {p0, p1, p2, p3};
     uint8_t *o = x->out + 4 * i;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     memcpy(o, px, sizeof px); /* the bytes B G R A in memory order */

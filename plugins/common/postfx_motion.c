@@ -6,6 +6,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static uint32_t slot(pfx_motion *m, uint32_t id, bool *found)
 {
@@ -57,39 +60,65 @@ static void vel_rows(void *arg, uint32_t b)
     float *vel = J->vel;
     uint32_t last_id = 0; /* 0: no instance asked yet */
     bool last_small = false;
-    for (uint32_t y = b * VEL_ROWS; y < y1; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            size_t i = (size_t)y * w + x;
-            float *o = vel + 2 * i;
-            o[0] = o[1] = 0;
-            static const float none[3] = {0, 0, 0};
-            const float *mv = motion ? motion + 3 * i : none; /* NULL: the camera's motion alone */
-            bool moves = mv[0] != 0 || mv[1] != 0 || mv[2] != 0;
-            if (moves && inst && min_w > 0 && inst[i]) {
-                if (inst[i] != last_id) { /* neighbours mostly share an instance: its answer kept */
-                    bool found;
-                    uint32_t k = slot(m, inst[i], &found);
-                    last_id = inst[i], last_small = found && m->hi[k] + 1 - m->lo[k] < min_w;
+    /* len > max_len is only possible from du^2 + dv^2 >= this: below it the correctly rounded root
+    ** is at least max_len (1 - 5e-13) below max_len, far more than its rounding; the root is taken
+    ** only above it (the same len and the same comparison as always taking it) */
+    const double len2_lo = max_len * max_len * (1 - 1e-12);
+    /* each column's (u - cx) / f, made once a chunk of columns for the task's rows (the same
+    ** division as per pixel); the order of pixels changes nothing (each depends on its own inputs,
+    ** last_id only spares lookups) */
+    enum { CHUNK = 256 };
+    double acol[CHUNK];
+    for (uint32_t x0 = 0; x0 < w; x0 += CHUNK) {
+        const uint32_t x1 = x0 + CHUNK < w ? x0 + CHUNK : w;
+        for (uint32_t x = x0; x < x1; x++)
+            acol[x - x0] = (x + 0.5 - cx) / f;
+        for (uint32_t y = b * VEL_ROWS; y < y1; y++) {
+            const double v = y + 0.5, bb = (v - cy) / f;
+            for (uint32_t x = x0; x < x1; x++) {
+                size_t i = (size_t)y * w + x;
+                float *o = vel + 2 * i;
+                o[0] = o[1] = 0;
+                static const float none[3] = {0, 0, 0};
+                const float *mv = motion ? motion + 3 * i : none; /* NULL: the camera's motion alone */
+                bool moves = mv[0] != 0 || mv[1] != 0 || mv[2] != 0;
+                if (moves && inst && min_w > 0 && inst[i]) {
+                    if (inst[i] != last_id) { /* neighbours mostly share an instance: its answer kept */
+                        bool found;
+                        uint32_t k = slot(m, inst[i], &found);
+                        last_id = inst[i], last_small = found && m->hi[k] + 1 - m->lo[k] < min_w;
+                    }
+                    if (last_small)
+                        moves = false; /* too small on screen: no velocity of its own */
                 }
-                if (last_small)
-                    moves = false; /* too small on screen: no velocity of its own */
+                if (J->still && !moves)
+                    continue;
+                const double u = x + 0.5, a = acol[x - x0];
+                sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, bb)));
+                sn_vec3 pt = sn_v3_add(now->location, sn_v3_scale(ray, depth[i]));
+                if (moves)
+                    pt = sn_v3_add(pt, sn_v3((double)mv[0], (double)mv[1], (double)mv[2]));
+                sn_vec3 q = sn_mat3_apply_t(&J->rp, sn_v3_sub(pt, prev->location));
+                if (!(q.x > 1e-9))
+                    continue; /* behind the previous camera */
+#ifdef __SSE2__
+                /* f q.y / q.x and f q.z / q.x in one divpd (each lane the same division) */
+                double qq[2];
+                _mm_storeu_pd(qq, _mm_div_pd(_mm_mul_pd(_mm_set1_pd(f), _mm_set_pd(q.z, q.y)), _mm_set1_pd(q.x)));
+                double du = (u - (cx + qq[0])) * p->mb_intensity, dv = (v - (cy - qq[1])) * p->mb_intensity;
+#else
+                double du = (u - (cx + f * q.y / q.x)) * p->mb_intensity, dv = (v - (cy - f * q.z / q.x)) * p->mb_intensity;
+#endif
+                const double len2 = du * du + dv * dv;
+                if (len2 >= len2_lo) {
+                    double len = sqrt(len2);
+                    if (len > max_len)
+                        du *= max_len / len, dv *= max_len / len;
+                }
+                o[0] = (float)du, o[1] = (float)dv;
             }
-            if (J->still && !moves)
-                continue;
-            double u = x + 0.5, v = y + 0.5, a = (u - cx) / f, bb = (v - cy) / f;
-            sn_vec3 ray = sn_v3_add(fwd, sn_v3_sub(sn_v3_scale(right, a), sn_v3_scale(up, bb)));
-            sn_vec3 pt = sn_v3_add(now->location, sn_v3_scale(ray, depth[i]));
-            if (moves)
-                pt = sn_v3_add(pt, sn_v3((double)mv[0], (double)mv[1], (double)mv[2]));
-            sn_vec3 q = sn_mat3_apply_t(&J->rp, sn_v3_sub(pt, prev->location));
-            if (!(q.x > 1e-9))
-                continue; /* behind the previous camera */
-            double du = (u - (cx + f * q.y / q.x)) * p->mb_intensity, dv = (v - (cy - f * q.z / q.x)) * p->mb_intensity;
-            double len = sqrt(du * du + dv * dv);
-            if (len > max_len)
-                du *= max_len / len, dv *= max_len / len;
-            o[0] = (float)du, o[1] = (float)dv;
         }
+    }
 }
 
 void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, double fov, const sn_transform *now,
