@@ -898,7 +898,10 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         ** lane's end or route change waiting, no junction claim or exit it waits for. */
         calm = rules && !sign_hold && !xw_held && md->xw_wait == 0 && !md->ended && !md->wait_logical &&
                e->clock.timestamp >= md->override_until;
-        md->coast = calm && !md->route_dir;
+        /* held behind a leader that drives on: it decides each frame until the gap lets it go
+        ** (coasting on a standstill would start it up to COAST_EVERY - 1 frames late) */
+        const bool released = has_lead && vt < SLEEP_HOLD && v_lead >= SLEEP_HOLD;
+        md->coast = calm && !md->route_dir && !released;
         md->coast_vt = (float)vt;
         md->coast_stop = (float)fmin(light_room, jx_room);
         md->coast_lead = has_lead ? who->id : 0;
@@ -962,10 +965,11 @@ void sn_traffic_controllers(sn_engine *e, double dt)
             sn_hybrid_switch(e, a, md);
             /* hybrid mode: between its decisions a vehicle without physics coasts on the last one,
             ** or sleeps behind a standing leader */
-            if (md->asleep && md->hybrid_off && vehicle_sleep(e, a, md, dt))
+            const bool slept = md->asleep && md->hybrid_off;
+            if (slept && vehicle_sleep(e, a, md, dt))
                 continue;
-            if (!(md->coast && md->hybrid_off && (e->clock.frame + a->id) % COAST_EVERY && vehicle_coast(e, a, md, dt)))
-                vehicle_update(e, a, md, dt);
+            if (slept || !(md->coast && md->hybrid_off && (e->clock.frame + a->id) % COAST_EVERY && vehicle_coast(e, a, md, dt)))
+                vehicle_update(e, a, md, dt); /* (a vehicle woken from its sleep decides now) */
         }
     }
     sn_tm_lights(e); /* update_vehicle_lights: after the controls are set */
