@@ -59,6 +59,7 @@ void sn_traffic_free(struct sn_traffic *t)
     if (!t)
         return;
     free(t->b);
+    free(t->q);
     free(t->xu);
     free(t->heroes);
     sn_walkers_free(t->walkers);
@@ -105,6 +106,10 @@ static bool build_grid(sn_engine *e)
         b->key = key_of(cell_of(b->pos.x), cell_of(b->pos.y));
     }
     qsort(t->b, t->n, sizeof *t->b, body_cmp);
+    if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q))
+        return false;
+    for (size_t i = 0; i < t->n; i++)
+        t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y};
     return true;
 }
 
@@ -367,8 +372,16 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
             continue;
         /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
         uint64_t k0 = key_of(cx, ya), k1 = key_of(cx, yb);
-        size_t lo = sn_search_u64(t->b, t->n, sizeof *t->b, offsetof(body, key), k0);
-        for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
+        size_t lo = sn_search_u64(t->q, t->n, sizeof *t->q, offsetof(bodyq, key), k0);
+        for (size_t j = lo; j < t->n && t->q[j].key <= k1; j++) {
+            /* Far from every chunk's box (the test below, on the compact copy): never in the corridor. */
+            const bodyq *q = &t->q[j];
+            const double rq = half_width + q->ex + q->ey + 1e-3;
+            size_t c = 0;
+            while (c < nch && (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq))
+                c++;
+            if (c == nch)
+                continue;
             const body *b = &t->b[j];
             if (b->a == self || b->down)
                 continue;
