@@ -137,6 +137,7 @@ sn_status sn_engine_tm_force_lane_change(sn_engine *e, uint32_t vehicle, bool ri
         return sn_fail(err, SN_E_STATE, "%s: vehicle %u has no autopilot on the map (set_autopilot(True) first)",
                        what, vehicle);
     a->mv->ap->map->force_lane_change = right ? 1 : -1;
+    a->mv->ap->map->asleep = false; /* it decides on the request now (traffic.c, vehicle_sleep) */
     return SN_OK;
 }
 

@@ -180,10 +180,7 @@ static double away_from(const sn_actor *a, const sn_actor *b)
 ** past a wide vehicle; its widened corridor still holds it behind any body there). */
 static double side_room(const sn_engine *e, const sn_actor *a)
 {
-    const sn_mapdrive *md = drive_of(a);
     sn_waypoint w;
-    if (md && md->hybrid_off)
-        return 0; /* hybrid mode moves it along its path itself (hybrid.c): it cannot step aside */
     if (!e->map || sn_map_waypoint(e->map, a->st.pos, true, SN_LANE_DRIVING, &w, NULL) != SN_OK)
         return 0;
     return fmax(w.lane_width / 2 - a->ph->bbox.extent.y, 0) + OVER_EDGE;

@@ -135,6 +135,10 @@ void sn_hybrid_move(sn_actor *a, const sn_mapdrive *md, const sn_vec3 *pts, cons
             break;
         }
     p.z += a->st.pos.z - z0;
+    if (md->offset != 0) { /* a head-on pass's side step (headon.c): the path moved to its right */
+        const double h = yaw * SN_DEG;
+        p.x -= sin(h) * md->offset, p.y += cos(h) * md->offset;
+    }
     sn_rotation r = sn_quat_to_rotation(a->st.rot);
     r.yaw = yaw;
     k->has_target = true;

@@ -138,6 +138,7 @@ void sn_tm_apply(sn_engine *e, sn_actor *a)
     md->lc_right_pct = sn_tm_value(e, v, SN_TM_RANDOM_RIGHT_LANECHANGE_PERCENTAGE);
     md->keep_right_pct = sn_tm_value(e, v, SN_TM_KEEP_RIGHT_RULE_PERCENTAGE);
     md->plan = v ? v->plan : NULL;
+    md->asleep = false; /* a changed setting: it decides anew (traffic.c, vehicle_sleep) */
 }
 
 void sn_tm_apply_port(sn_engine *e, uint32_t port)

@@ -31,6 +31,10 @@
 #define STOP_MARGIN 1.0 /* m between the front bumper and the stop line when stopped */
 #define HEADWAY 1.0    /* s: the time gap kept to a moving leader, beyond the distance */
 #define COAST_EVERY 5  /* hybrid mode: a vehicle without physics decides on every 5th frame (vehicle_coast) */
+#define SLEEP_GAP 8.0   /* m: hybrid mode: a vehicle held standing this near a standing leader sleeps (vehicle_sleep): lanechange.c passes none nearer (OBSTACLE_MIN) */
+#define SLEEP_ROUTE_GAP 5.0 /* m: ... or this near when it waits for its route's lane change: lanechange.c's co / 2 + 2 at a standstill */
+#define SLEEP_HOLD 0.05 /* m/s: the leader rule's speed below which it is held (hybrid.c's HOLD_SPEED) */
+#define SLEEP_MOVE 0.01 /* m: a sleeping vehicle's leader that moved this far wakes it */
 #define CELL 16.0      /* m, side of the grid cells the leader search uses */
 
 /* ---- The frame's grid of bodies (vehicles and walkers) ---- */
@@ -56,6 +60,7 @@ void sn_traffic_free(struct sn_traffic *t)
     if (!t)
         return;
     free(t->b);
+    free(t->q);
     free(t->xu);
     free(t->heroes);
     sn_walkers_free(t->walkers);
@@ -102,6 +107,10 @@ static bool build_grid(sn_engine *e)
         b->key = key_of(cell_of(b->pos.x), cell_of(b->pos.y));
     }
     qsort(t->b, t->n, sizeof *t->b, body_cmp);
+    if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q))
+        return false;
+    for (size_t i = 0; i < t->n; i++)
+        t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y};
     return true;
 }
 
@@ -364,8 +373,16 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
             continue;
         /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
         uint64_t k0 = key_of(cx, ya), k1 = key_of(cx, yb);
-        size_t lo = sn_search_u64(t->b, t->n, sizeof *t->b, offsetof(body, key), k0);
-        for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
+        size_t lo = sn_search_u64(t->q, t->n, sizeof *t->q, offsetof(bodyq, key), k0);
+        for (size_t j = lo; j < t->n && t->q[j].key <= k1; j++) {
+            /* Far from every chunk's box (the test below, on the compact copy): never in the corridor. */
+            const bodyq *q = &t->q[j];
+            const double rq = half_width + q->ex + q->ey + 1e-3;
+            size_t c = 0;
+            while (c < nch && (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq))
+                c++;
+            if (c == nch)
+                continue;
             const body *b = &t->b[j];
             if (b->a == self || b->down)
                 continue;
@@ -622,6 +639,47 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     return true;
 }
 
+/* Hybrid mode: a vehicle without physics that its last decision held standing behind a standing
+** vehicle (its leader within SLEEP_GAP, the leader rule alone holding it) cannot move before that
+** leader does, so it sleeps: no decisions, no coasting, until the leader has moved SLEEP_MOVE from
+** where it stood, is gone or down (then it decides that frame: within one frame of its leader's
+** move, as a coasting vehicle re-measures its leader each frame). Its claims stay fresh and its
+** deadlock clock runs, as when coasting. What it would decide meanwhile is no move: no lane change
+** passes a leader nearer than OBSTACLE_MIN (lanechange.c) nor leaves one nearer than the
+** change-over distance + 5 m; a light, sign or junction could hold it but not release it. A
+** changed setting or a forced lane change wakes it (tm.c, api_tm.c). false: it decides now. */
+static bool vehicle_sleep(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
+{
+    const sn_actor *b = sn_world_find(&e->world, md->coast_lead);
+    /* (held, it stands where it stood: the leader's offset from it is kept small, exact in floats) */
+    if (!b || b->down || fabs(b->st.pos.x - a->st.pos.x - md->sleep_x) > SLEEP_MOVE ||
+        fabs(b->st.pos.y - a->st.pos.y - md->sleep_y) > SLEEP_MOVE || md->force_lane_change) {
+        md->asleep = false;
+        return false;
+    }
+    md->stand += dt; /* deadlock()'s clock: it stands */
+    struct sn_junctions *jx = e->traffic->jx;
+    if (jx && md->jx_in >= 0) {
+        sn_jclaim *cl = sn_jx_claim(jx, md->jx_in, a->id, false);
+        if (cl)
+            cl->frame = e->clock.frame;
+    }
+    if (jx && md->coast_jx >= 0 && md->coast_jx != md->jx_in) {
+        sn_jclaim *cl = sn_jx_claim(jx, md->coast_jx, a->id, false);
+        if (cl)
+            cl->frame = e->clock.frame;
+    }
+    return true; /* held: the kinematic driver keeps it where it is, brakes on (sn_hybrid_move) */
+}
+
+/* Whether vehicle who faces one heading along fwd (more than 120 degrees apart): two such hold
+** each other until headon.c lets one pass, so neither may sleep on the other (vehicle_sleep). */
+static bool face_to_face(sn_vec3 fwd, const sn_actor *who)
+{
+    const sn_vec3 f = sn_quat_apply(who->st.rot, sn_v3(1, 0, 0));
+    return fwd.x * f.x + fwd.y * f.y < -0.5 * hypot(fwd.x, fwd.y) * hypot(f.x, f.y);
+}
+
 static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
 {
     const sn_map *m = e->map;
@@ -630,7 +688,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     const sn_vec3 pos = tf.location, fwd = sn_mat3_col(&rm, 0);
     const double v = sn_v3_dot(sn_actor_velocity(a), fwd);
     double along0 = 0;
-    md->coast = false; /* until this decision says otherwise (the end) */
+    md->coast = md->asleep = false; /* until this decision says otherwise (the end) */
     if (!advance_path(md, pos, &along0)) {
         if (!relocate(m, md, pos)) {
             a->ph->control = (sn_vehicle_control){.brake = 1.0};
@@ -877,14 +935,20 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         deadlock(e, a, md, v, dt);
     }
 
+    bool calm = false; /* hybrid mode: nothing but its leader, a light or a junction's claim holds it, or its route's lane change */
     if (md->hybrid_off) {
         /* Without physics (hybrid mode): moved to where vt takes it along the path (hybrid.c). */
         sn_hybrid_move(a, md, pts, along, md->n, vt, dt);
         /* The frames until its next decision may coast on this one where nothing but its
         ** leader, a light or a junction's claim holds it (vehicle_coast): no sign, crossing,
         ** lane's end or route change waiting, no junction claim or exit it waits for. */
-        md->coast = rules && !sign_hold && !xw_held && md->xw_wait == 0 && !md->ended && !md->route_dir &&
-                    !md->wait_logical && e->clock.timestamp >= md->override_until && !md->pass_with && !md->held_for;
+        /* (a face-to-face pass, headon.c, decides every frame: it neither coasts nor sleeps) */
+        calm = rules && !sign_hold && !xw_held && md->xw_wait == 0 && !md->ended && !md->wait_logical &&
+               e->clock.timestamp >= md->override_until && !md->pass_with && !md->held_for;
+        /* held behind a leader that drives on: it decides each frame until the gap lets it go
+        ** (coasting on a standstill would start it up to COAST_EVERY - 1 frames late) */
+        const bool released = has_lead && vt < SLEEP_HOLD && v_lead >= SLEEP_HOLD;
+        md->coast = calm && !md->route_dir && !released;
         md->coast_vt = (float)vt;
         md->coast_stop = (float)fmin(light_room, jx_room);
         md->coast_lead = has_lead ? who->id : 0;
@@ -904,10 +968,21 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
                        .half_width = a->ph->bbox.extent.y + 0.2, .has_leader = has_lead && who->kind == SN_ACTOR_VEHICLE,
                        .lead_gap = gap, .lead_v = v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
         if (sn_lc_update(&lc, md)) {
-            md->coast = false; /* a new path: the next frame decides on it */
+            md->coast = calm = false; /* a new path: the next frame decides on it */
             refill(m, md, 0);
             sn_health_note_lane_change(e);
         }
+    }
+    /* Held standing behind a standing vehicle by the leader rule alone: asleep until it moves
+    ** (vehicle_sleep). Not where it may ignore vehicles (its draw each decision could let it go).
+    ** One waiting for its route's lane change (route.c) sleeps nearer than SLEEP_ROUTE_GAP only:
+    ** lanechange.c leaves no queue with its leader that near. */
+    if (md->hybrid_off && calm && (!md->route_dir || gap < SLEEP_ROUTE_GAP) && has_lead && who->kind == SN_ACTOR_VEHICLE && !who->down && gap < SLEEP_GAP &&
+        !face_to_face(fwd, who) &&
+        md->ignore_vehicles <= 0 && approach(gap - md->gap, v_lead) < SLEEP_HOLD &&
+        sn_v3_dot(who->st.vel, who->st.vel) < SLEEP_HOLD * SLEEP_HOLD && !md->force_lane_change) {
+        md->asleep = true;
+        md->sleep_x = (float)(who->st.pos.x - a->st.pos.x), md->sleep_y = (float)(who->st.pos.y - a->st.pos.y);
     }
 }
 
@@ -936,9 +1011,13 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         else {
             sn_mapdrive *md = a->mv->ap->map;
             sn_hybrid_switch(e, a, md);
-            /* hybrid mode: between its decisions a vehicle without physics coasts on the last one */
-            if (!(md->coast && md->hybrid_off && (e->clock.frame + a->id) % COAST_EVERY && vehicle_coast(e, a, md, dt)))
-                vehicle_update(e, a, md, dt);
+            /* hybrid mode: between its decisions a vehicle without physics coasts on the last one,
+            ** or sleeps behind a standing leader */
+            const bool slept = md->asleep && md->hybrid_off;
+            if (slept && vehicle_sleep(e, a, md, dt))
+                continue;
+            if (slept || !(md->coast && md->hybrid_off && (e->clock.frame + a->id) % COAST_EVERY && vehicle_coast(e, a, md, dt)))
+                vehicle_update(e, a, md, dt); /* (a vehicle woken from its sleep decides now) */
         }
     }
     sn_tm_lights(e); /* update_vehicle_lights: after the controls are set */

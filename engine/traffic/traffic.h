@@ -110,7 +110,19 @@ typedef struct sn_mapdrive {
     ** (coast_lead, actor id, 0 none), which is followed anew each frame, and keeping its claim on
     ** the junction ahead fresh (coast_jx, odr index, -1 none; and jx_in's). */
     bool coast;
-    float coast_vt, coast_stop;
+    /* Asleep (traffic.c, vehicle_sleep): its last decision held it standing behind its leader
+    ** (coast_lead), a vehicle standing within OBSTACLE_MIN; it decides again once that leader has
+    ** moved (from where it stood then, as an offset from this vehicle: sleep_x, sleep_y, m), is
+    ** gone or is down. */
+    bool asleep;
+    union {
+        struct {
+            float coast_vt, coast_stop;
+        };
+        struct {
+            float sleep_x, sleep_y; /* while asleep (coasting is not) */
+        };
+    };
     uint32_t coast_lead;
     int32_t coast_jx;
     uint32_t light_seen; /* the light last approached, index + 1 */

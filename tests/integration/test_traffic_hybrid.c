@@ -17,7 +17,11 @@
 ** 7. Coasting (traffic.c, vehicle_coast: a vehicle without physics decides on every 5th frame and
 **    coasts on its decision between): a follower behind a leader that stops at once (made
 **    kinematic by its user, standing) coasts on some frames and still stops behind it, its front
-**    bumper never within 1.5 m of the leader's rear (the gap kept: CARLA's 2 m), and stops. */
+**    bumper never within 1.5 m of the leader's rear (the gap kept: CARLA's 2 m), and stops.
+** 8. Sleeping (traffic.c, vehicle_sleep): that follower, held standing behind its standing leader,
+**    sleeps (no decisions) for as long as the leader stands; when the leader drives off (3 m/s
+**    along the lane), the follower moves on the next frame, as a coasting follower that measures its
+**    leader each frame does: within one frame of the leader's first move. */
 #include "../check.h"
 #include "../testutil.h"
 #include "../../engine/sim/engine.h"
@@ -365,6 +369,32 @@ static void test_coast_gap(void)
         CHECK(least >= 1.5, "the follower kept 1.5 m or more behind the stopped leader (%.2f m)", least);
         /* (it creeps up to its gap: approach() gives 0.06 m/s 6 cm short of it) */
         CHECK(sn_v3_len(f->st.vel) < 0.2, "the follower stops (%.3f m/s)", sn_v3_len(f->st.vel));
+
+        /* 8. It sleeps while the leader stands, and wakes on its move. */
+        int asleep = 0;
+        for (int k = 0; k < 40; k++) {
+            step(e, 1);
+            asleep += f->mv->ap->map->asleep;
+        }
+        const sn_vec3 f0 = f->st.pos, l0 = l->st.pos;
+        fprintf(stderr, "  the stopped follower slept %d of 40 frames\n", asleep);
+        CHECK(asleep == 40, "the follower behind the standing leader sleeps every frame (%d of 40)", asleep);
+        CHECK(sn_v3_len(sn_v3_sub(f->st.pos, f0)) == 0, "asleep, it stands");
+        const sn_vec3 lf = sn_quat_apply(l->st.rot, sn_v3(1, 0, 0));
+        sn_error err2 = {0};
+        CHECK(sn_engine_set_velocity(e, l->id, sn_v3_scale(lf, 3.0), sn_v3(0, 0, 0), &err2) == SN_OK, "the leader drives off: %s",
+              err2.msg);
+        int lead_moved = -1, follow_moved = -1;
+        for (int k = 0; k < 20; k++) {
+            step(e, 1);
+            if (lead_moved < 0 && sn_v3_len(sn_v3_sub(l->st.pos, l0)) > 0)
+                lead_moved = k;
+            if (follow_moved < 0 && sn_v3_len(sn_v3_sub(f->st.pos, f0)) > 0.01)
+                follow_moved = k;
+        }
+        fprintf(stderr, "  the leader moved in frame %d, the follower in frame %d\n", lead_moved, follow_moved);
+        CHECK(lead_moved >= 0 && follow_moved >= 0 && follow_moved <= lead_moved + 1,
+              "the follower starts within one frame of its leader (leader %d, follower %d)", lead_moved, follow_moved);
     }
     sn_engine_destroy(e);
 }
