@@ -61,6 +61,8 @@ static sn_status image(sn_mcap *m, const msgpack_object *msg, const char *type, 
         sn_png_share_drop(job.ticket);
         return sn_fail(err, SN_E_NOMEM, "mcap: out of memory or channels for %s", topic);
     }
+    if (!m->raw_images) /* PNGs: zstd cannot shrink them, their chunks are stored */
+        sn_mcapw_channel_stored(m->w, ch);
     return sn_mcap_pool_image(m->pool, ch, &job, err);
 }
 

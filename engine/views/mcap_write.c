@@ -35,6 +35,7 @@ typedef struct channel {
     char *topic, *encoding;
     uint16_t schema;
     bool written;        /* its record is in the data section */
+    bool stored;         /* its messages are compressed already (PNG): their chunks are not zstd'd */
     uint64_t count;      /* messages in the file */
     bool in_chunk;       /* has messages in the current chunk */
     sn_buf index;        /* this chunk's (log_time, offset) pairs */
@@ -44,6 +45,7 @@ typedef struct chunk_index {
     uint64_t start, end, offset, length, index_length, compressed, uncompressed;
     uint8_t *offsets; /* the message_index_offsets map's entries (channel u16, offset u64) */
     size_t offsets_n;
+    bool zstd;        /* its compression: "zstd", else "" (stored) */
 } chunk_index;
 
 /* A sealed chunk on its way to the file: its records, its time span and its message indexes
@@ -52,6 +54,7 @@ typedef struct chunk_index {
 typedef struct sealed {
     sn_buf chunk, idx;
     uint64_t start, end, messages;
+    bool stored;         /* written as it is (compression ""), not zstd'd */
     uint16_t *ids;
     uint64_t *rel;
     size_t n_ids, cap_ids, cap_rel;
@@ -68,6 +71,7 @@ struct sn_mcapw {
     ZSTD_CCtx *zc;
     sn_buf chunk;        /* the open chunk's records, uncompressed */
     uint64_t chunk_start, chunk_end, chunk_messages;
+    bool chunk_stored;   /* the open chunk holds stored channels' messages (chunk.n > 0) */
     uint8_t *z;          /* compressed chunk */
     size_t z_cap;
     sn_buf rec;          /* one record being built (the filler's) */
@@ -86,6 +90,8 @@ struct sn_mcapw {
     ** so the file is the same bytes as without it. */
     bool threaded, busy, stop;
     bool prefault;       /* the compressor's first job: the spare chunk buffer made and touched */
+    bool prefault_asked; /* start_prefault ran */
+    bool sealed_any;     /* flush_chunk has sealed a chunk (the filler's) */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t go, idle;
@@ -215,6 +221,12 @@ uint16_t sn_mcapw_schema(sn_mcapw *w, const char *name, const char *encoding, co
     return (uint16_t)w->n_schemas;
 }
 
+void sn_mcapw_channel_stored(sn_mcapw *w, uint16_t id)
+{
+    if (id < w->n_channels)
+        w->channels[id].stored = true;
+}
+
 uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, const char *message_encoding)
 {
     for (size_t i = 0; i < w->n_channels; i++)
@@ -222,7 +234,7 @@ uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, co
             return (uint16_t)i; /* channel ids start at 0 */
     if (w->n_channels >= 65535 || !sn_grow((void **)&w->channels, &w->cap_channels, w->n_channels + 1, sizeof *w->channels))
         return UINT16_MAX;
-    channel c = {sn_strdup(topic), sn_strdup(message_encoding), schema_id, false, 0, false, {0}};
+    channel c = {sn_strdup(topic), sn_strdup(message_encoding), schema_id, false, false, 0, false, {0}};
     if (!c.topic || !c.encoding) {
         free(c.topic), free(c.encoding);
         return UINT16_MAX;
@@ -235,10 +247,12 @@ uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, co
 ** its thread, or inline). */
 static sn_status emit(sn_mcapw *w, sealed *j, sn_error *err)
 {
-    /* level 0: chunks stored as they are (MCAP's empty compression), for raw images at disk speed */
+    /* level 0, or a chunk of PNGs: stored as it is (MCAP's empty compression); zstd would spend
+    ** CPU on bytes it cannot shrink */
     const void *z = j->chunk.p;
     size_t zn = j->chunk.n;
-    if (w->level) {
+    bool zstd = w->level && !j->stored;
+    if (zstd) {
         size_t bound = ZSTD_compressBound(j->chunk.n);
         if (!sn_grow((void **)&w->z, &w->z_cap, bound, 1))
             return nomem(err);
@@ -251,7 +265,7 @@ static sn_status emit(sn_mcapw *w, sealed *j, sn_error *err)
         return nomem(err);
     chunk_index *ci = &w->chunks[w->n_chunks];
     *ci = (chunk_index){.start = j->messages ? j->start : 0, .end = j->messages ? j->end : 0, .offset = w->off,
-                        .compressed = zn, .uncompressed = j->chunk.n};
+                        .compressed = zn, .uncompressed = j->chunk.n, .zstd = zstd};
     sn_buf *r = &w->zrec;
     r->n = 0;
     begin_record(r, OP_CHUNK);
@@ -259,7 +273,7 @@ static sn_status emit(sn_mcapw *w, sealed *j, sn_error *err)
     sn_buf_u64(r, ci->end);
     sn_buf_u64(r, j->chunk.n);
     sn_buf_u32(r, libdeflate_crc32(0, j->chunk.p, j->chunk.n));
-    sn_buf_str(r, w->level ? "zstd" : "");
+    sn_buf_str(r, zstd ? "zstd" : "");
     sn_buf_u64(r, zn);
     sn_buf_set_u64(r, 1, r->n - 9 + zn); /* the compressed records follow */
     if (r->bad)
@@ -354,13 +368,21 @@ bool sn_mcapw_background(sn_mcapw *w)
         return false; /* inline, as before */
     }
     w->threaded = true;
-    if (!w->job.chunk.cap) { /* its first job; the filler waits for it before its first seal */
-        pthread_mutex_lock(&w->mu);
-        w->busy = w->prefault = true;
-        pthread_cond_signal(&w->go);
-        pthread_mutex_unlock(&w->mu);
-    }
     return true;
+}
+
+/* The compressor's first job, once the first chunk is half full (a file of less never needs the
+** spare, and an empty export spent a third of its CPU zeroing it): the spare chunk buffer made
+** and touched; the filler waits for it before its first seal. */
+static void start_prefault(sn_mcapw *w)
+{
+    if (!w->threaded || w->sealed_any || w->prefault_asked) /* the compressor is idle: it never had a job */
+        return;
+    w->prefault_asked = true;
+    pthread_mutex_lock(&w->mu);
+    w->busy = w->prefault = true;
+    pthread_cond_signal(&w->go);
+    pthread_mutex_unlock(&w->mu);
 }
 
 static void stop_compressor(sn_mcapw *w)
@@ -422,6 +444,8 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
     w->chunk = spare;
     w->chunk.n = 0;
     j->start = w->chunk_start, j->end = w->chunk_end, j->messages = w->chunk_messages;
+    j->stored = w->chunk_stored;
+    w->sealed_any = true;
     w->n_chunk_channels = 0;
     w->chunk_messages = 0;
     if (!w->threaded)
@@ -438,6 +462,15 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
     if (id >= w->n_channels)
         return sn_fail(err, SN_E_INVALID, "mcap: no channel %u", id);
     channel *c = &w->channels[id];
+    /* a chunk holds either compressible messages (zstd) or stored channels' (PNGs, stored as
+    ** they are): a message of the other kind closes it. Chunks so stay in time order. */
+    bool stored = !w->level || c->stored;
+    if (w->chunk.n && stored != w->chunk_stored) {
+        sn_status st = flush_chunk(w, err);
+        if (st)
+            return st;
+    }
+    w->chunk_stored = stored;
     /* schema and channel records go in just before the channel's first message, so where they
     ** land depends only on the order of the messages */
     if (!c->written) {
@@ -475,6 +508,8 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
         w->first_time = log_time;
     if (log_time > w->last_time)
         w->last_time = log_time;
+    if (w->chunk.n >= w->chunk_bytes / 2)
+        start_prefault(w);
     return w->chunk.n >= w->chunk_bytes ? flush_chunk(w, err) : SN_OK;
 }
 
@@ -517,7 +552,7 @@ static void chunk_index_records(sn_buf *b, const sn_mcapw *w)
         sn_buf_u32(b, (uint32_t)ci->offsets_n);
         sn_buf_put(b, ci->offsets, ci->offsets_n);
         sn_buf_u64(b, ci->index_length);
-        sn_buf_str(b, w->level ? "zstd" : "");
+        sn_buf_str(b, ci->zstd ? "zstd" : "");
         sn_buf_u64(b, ci->compressed);
         sn_buf_u64(b, ci->uncompressed);
         end_record(b, at);
