@@ -295,7 +295,7 @@ sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack
         st = image(m, msg, type, topic, sensor, t, err);
     else if (strcmp(type, "sensor.other.gnss") == 0)
         st = gnss(m, msg, topic, sensor, t, err);
-    else {
+    else if (!(st = sn_mcap_lazy_layouts(m, err))) {
         int xyz[3];
         const sn_bin_layout *l = declared_points(m, type, xyz);
         st = l ? declared_cloud(m, msg, l, xyz, type, topic, sensor, t, err) : json(m, msg, type, topic, t, err);
