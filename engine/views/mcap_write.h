@@ -39,6 +39,9 @@ uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema, const
 ** stored as they are (compression ""), never through zstd. A message of the other kind closes
 ** the open chunk, so chunks stay in time order and never overlap. */
 void sn_mcapw_channel_stored(sn_mcapw *w, uint16_t channel);
+/* A stored channel's message of this size or more ends its chunk and is written from the
+** caller's bytes (no copy into the chunk) before sn_mcapw_message returns. */
+#define SN_MCAPW_DIRECT_BYTES (256u << 10)
 /* One message on a channel. */
 sn_status sn_mcapw_message(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *data, size_t n,
                            sn_error *err);
