@@ -381,7 +381,7 @@ bool sn_mcapw_background(sn_mcapw *w)
 }
 
 /* The compressor's first job, once the first chunk is half full (a file of less never needs the
-** spare, and an empty export spent a third of its CPU zeroing it): the spare chunk buffer made
+** spare, and an empty export spent about a quarter of its CPU zeroing it): the spare chunk buffer made
 ** and touched; the filler waits for it before its first seal. */
 static void start_prefault(sn_mcapw *w)
 {
