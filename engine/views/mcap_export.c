@@ -209,13 +209,9 @@ static sn_status export_run(const char *run_dir, const char *out, const char *ma
         st = sn_mcap_add_map(m, use, err);
     if (!st)
         st = load_saved(m, run_dir, err);
-    if (!st) { /* layouts plugins of the search path declare (SDK 1.6); none found is no error */
-        sn_error lerr = {0};
-        sn_blueprints *lib = sn_blueprints_open(&(sn_engine_options){.quiet_plugins = true}, &lerr);
-        if (lib)
-            st = sn_mcap_add_layouts(m, lib, err);
-        sn_blueprints_close(lib);
-    }
+    if (!st) /* layouts plugins of the search path declare (SDK 1.6), opened at the first message
+             ** that could use one (sn_mcap_convert): a run of cameras and actors never opens them */
+        m->layouts_lazy = true;
     while (!st) {
         head *best = NULL;
         for (size_t i = 0; i < n; i++)

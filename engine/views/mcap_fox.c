@@ -61,6 +61,8 @@ static sn_status image(sn_mcap *m, const msgpack_object *msg, const char *type, 
         sn_png_share_drop(job.ticket);
         return sn_fail(err, SN_E_NOMEM, "mcap: out of memory or channels for %s", topic);
     }
+    if (!m->raw_images) /* PNGs: zstd cannot shrink them, their chunks are stored */
+        sn_mcapw_channel_stored(m->w, ch);
     return sn_mcap_pool_image(m->pool, ch, &job, err);
 }
 
@@ -293,7 +295,7 @@ sn_status sn_mcap_convert(sn_mcap *m, const void *raw, size_t len, const msgpack
         st = image(m, msg, type, topic, sensor, t, err);
     else if (strcmp(type, "sensor.other.gnss") == 0)
         st = gnss(m, msg, topic, sensor, t, err);
-    else {
+    else if (!(st = sn_mcap_lazy_layouts(m, err))) {
         int xyz[3];
         const sn_bin_layout *l = declared_points(m, type, xyz);
         st = l ? declared_cloud(m, msg, l, xyz, type, topic, sensor, t, err) : json(m, msg, type, topic, t, err);

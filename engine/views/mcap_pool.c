@@ -51,6 +51,7 @@ struct sn_mcap_pool {
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     bool stop;
+    sn_buf direct;       /* a saved PNG's message written with nothing queued before it */
     uint8_t *scratch;    /* the inline path's */
     size_t scratch_cap;
     /* Image-sized buffers of written slots, lent to the next images instead of allocating each
@@ -107,53 +108,60 @@ static void compressed_image(const sn_image_job *job, sn_buf *out, const uint8_t
     pb_string(out, 3, "png");
 }
 
-/* The PNG file at path when it is one of w x h (its signature and IHDR): malloc'd, *n its size;
-** NULL otherwise (missing, unreadable, another picture). Its pixels are not decoded: a file the
-** run's `save:` wrote is the PNG this view would make (the same encoder, the same converter). */
-static uint8_t *png_file(const char *path, uint64_t w, uint64_t h, size_t *n)
+/* foxglove.CompressedImage's frame id and data of the PNG file at path, when it is one of w x h
+** (its signature and IHDR), appended to out with the file read straight into it (read into a
+** buffer of its own and copied, a PNG's bytes were copied once more and their pages faulted in
+** anew for every picture); false with out as it was otherwise (missing, unreadable, another
+** picture). Its pixels are not decoded: a file the run's `save:` wrote is the PNG this view would
+** make (the same encoder, the same converter). */
+static bool png_file_into(const char *path, uint64_t w, uint64_t h, const char *frame_id, sn_buf *out)
 {
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
-        return NULL;
+        return false;
     struct stat st;
-    uint8_t *b = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 33 && st.st_size < (1ll << 31) &&
-        (b = malloc((size_t)st.st_size))) {
-        size_t got = 0;
-        while (got < (size_t)st.st_size) {
-            ssize_t k = read(fd, b + got, (size_t)st.st_size - got);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0)
-                break;
-            got += (size_t)k;
-        }
-        uint32_t pw = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
-        uint32_t ph = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
-        if (got != (size_t)st.st_size || memcmp(b, sig, 8) || memcmp(b + 12, "IHDR", 4) || pw != w || ph != h) {
-            free(b);
-            b = NULL;
-        } else
-            *n = got;
+    size_t mark = out->n, size = 0, got = 0;
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 33 && st.st_size < (1ll << 31);
+    if (ok) {
+        size = (size_t)st.st_size;
+        pb_string(out, 4, frame_id);
+        pb_tag(out, 2, 2);
+        pb_varint(out, size);
+        ok = sn_buf_reserve(out, size);
+    }
+    while (ok && got < size) {
+        ssize_t k = read(fd, out->p + out->n + got, size - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
     }
     close(fd);
-    return b;
+    if (ok && got == size) {
+        const uint8_t *b = out->p + out->n;
+        uint32_t pw = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+        uint32_t ph = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+        if (!memcmp(b, sig, 8) && !memcmp(b + 12, "IHDR", 4) && pw == w && ph == h) {
+            out->n += size;
+            pb_string(out, 3, "png");
+            return true;
+        }
+    }
+    if (!out->bad)
+        out->n = mark;
+    return false;
 }
 
-static uint8_t *saved_png(const sn_image_job *job, size_t *n);
+static bool saved_png(const sn_image_job *job, sn_buf *out);
 
 sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **scratch, size_t *cap, sn_error *err)
 {
-    size_t png_n = 0;
-    uint8_t *png_file_bytes = saved_png(job, &png_n); /* the run's own file, when it fits */
-    if (png_file_bytes) {
-        out->n = 0;
-        pb_time(out, 1, job->t);
-        compressed_image(job, out, png_file_bytes, png_n);
-        free(png_file_bytes);
+    out->n = 0;
+    pb_time(out, 1, job->t);
+    if (saved_png(job, out)) /* the run's own file, when it fits */
         return out->bad ? sn_fail(err, SN_E_NOMEM, "out of memory for an image message") : SN_OK;
-    }
     uint8_t *shared = NULL;
     size_t shared_n = 0;
     if (job->ticket && sn_png_share_take(job->ticket, &shared, &shared_n)) { /* made once, by `save:` */
@@ -328,19 +336,20 @@ sn_status sn_mcap_pool_put(sn_mcap_pool *p, uint16_t ch, uint64_t t, const void 
 }
 
 /* The run's own PNG file of the job's picture (job->png_path, when it is a PNG of the message's
-** width and height), malloc'd; NULL when there is none to take. */
-static uint8_t *saved_png(const sn_image_job *job, size_t *n)
+** width and height) as the rest of its CompressedImage, appended to out (png_file_into); false
+** when there is none to take. */
+static bool saved_png(const sn_image_job *job, sn_buf *out)
 {
     if (!job->png_path || job->raw)
-        return NULL;
+        return false;
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
     size_t off = 0;
-    uint8_t *png = NULL;
+    bool png = false;
     if (msgpack_unpack_next(&u, job->msg, job->len, &off) == MSGPACK_UNPACK_SUCCESS) {
         const msgpack_object *w = sn_mp_get(&u.data, "width"), *h = sn_mp_get(&u.data, "height");
         if (w && h && w->type == MSGPACK_OBJECT_POSITIVE_INTEGER && h->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-            png = png_file(job->png_path, w->via.u64, h->via.u64, n);
+            png = png_file_into(job->png_path, w->via.u64, h->via.u64, job->frame_id, out);
     }
     msgpack_unpacked_destroy(&u);
     return png;
@@ -359,6 +368,7 @@ static sn_status png_job(sn_mcap_pool *p, uint16_t ch, const sn_image_job *job, 
         return err->status;
     }
     s->ch = ch, s->t = job->t;
+    lend_spare(p, &s->data); /* a written picture's buffer: the file is read into pages already there */
     snprintf(s->frame_id, sizeof s->frame_id, "%s", job->frame_id);
     s->png_path = path;
     s->job = *job;
@@ -378,18 +388,23 @@ sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *j
 {
     if (job->png_path && job->msg_stays && !job->raw && p->n_workers)
         return png_job(p, ch, job, err);
-    size_t png_n = 0;
-    uint8_t *png = saved_png(job, &png_n);
-    if (png) { /* the run's own file: ready as it is, neither the message copied nor a worker woken */
-        slot *s = claim(p, false, err);
-        if (!s) {
-            free(png);
-            return err->status;
-        }
+    if (job->png_path && !job->raw && p->head == p->tail) {
+        /* nothing queued before it: the run's own file read into the pool's buffer (its pages
+        ** stay from picture to picture) and written from there, without a slot's copy */
+        p->direct.n = 0;
+        pb_time(&p->direct, 1, job->t);
+        if (saved_png(job, &p->direct))
+            return p->direct.bad ? sn_fail(err, SN_E_NOMEM, "out of memory for an image message")
+                                 : sn_mcapw_message(p->w, ch, job->t, p->direct.p, p->direct.n, err);
+    }
+    slot *s = job->png_path && !job->raw ? claim(p, false, err) : NULL;
+    if (job->png_path && !job->raw && !s)
+        return err->status;
+    if (s) {
         s->ch = ch, s->t = job->t;
         pb_time(&s->data, 1, job->t);
-        compressed_image(job, &s->data, png, png_n);
-        free(png);
+    }
+    if (s && saved_png(job, &s->data)) { /* the run's own file: ready as it is, neither the message copied nor a worker woken */
         if (s->data.bad)
             return sn_fail(err, SN_E_NOMEM, "out of memory for an image message");
         pthread_mutex_lock(&p->mu);
@@ -398,8 +413,7 @@ sn_status sn_mcap_pool_image(sn_mcap_pool *p, uint16_t ch, const sn_image_job *j
         pthread_mutex_unlock(&p->mu);
         return flush(p, false, 0, 0, err);
     }
-    slot *s = claim(p, true, err);
-    if (!s)
+    if (!(s = claim(p, true, err))) /* the slot claimed above, if any, again: tail has not moved */
         return err->status;
     s->ch = ch, s->t = job->t;
     lend_spare(p, &s->msg);
@@ -459,5 +473,6 @@ void sn_mcap_pool_free(sn_mcap_pool *p)
     pthread_cond_destroy(&p->work);
     pthread_cond_destroy(&p->done);
     free(p->scratch);
+    sn_buf_free(&p->direct);
     free(p);
 }

@@ -337,6 +337,18 @@ sn_status sn_mcap_close(sn_mcap *m, bool commit, sn_error *err)
 
 const sn_library *sn_blueprints_library(const sn_blueprints *b); /* api_library.c */
 
+sn_status sn_mcap_lazy_layouts(sn_mcap *m, sn_error *err)
+{
+    if (!m->layouts_lazy)
+        return SN_OK;
+    m->layouts_lazy = false;
+    sn_error lerr = {0}; /* none found is no error */
+    sn_blueprints *lib = sn_blueprints_open(&(sn_engine_options){.quiet_plugins = true}, &lerr);
+    sn_status st = lib ? sn_mcap_add_layouts(m, lib, err) : SN_OK;
+    sn_blueprints_close(lib);
+    return st;
+}
+
 sn_status sn_mcap_add_layouts(sn_mcap *m, const sn_blueprints *lib, sn_error *err)
 {
     SN_ERR_LOCAL(err);

@@ -35,6 +35,7 @@ typedef struct channel {
     char *topic, *encoding;
     uint16_t schema;
     bool written;        /* its record is in the data section */
+    bool stored;         /* its messages are compressed already (PNG): their chunks are not zstd'd */
     uint64_t count;      /* messages in the file */
     bool in_chunk;       /* has messages in the current chunk */
     sn_buf index;        /* this chunk's (log_time, offset) pairs */
@@ -44,6 +45,7 @@ typedef struct chunk_index {
     uint64_t start, end, offset, length, index_length, compressed, uncompressed;
     uint8_t *offsets; /* the message_index_offsets map's entries (channel u16, offset u64) */
     size_t offsets_n;
+    bool zstd;        /* its compression: "zstd", else "" (stored) */
 } chunk_index;
 
 /* A sealed chunk on its way to the file: its records, its time span and its message indexes
@@ -52,6 +54,9 @@ typedef struct chunk_index {
 typedef struct sealed {
     sn_buf chunk, idx;
     uint64_t start, end, messages;
+    bool stored;         /* written as it is (compression ""), not zstd'd */
+    const uint8_t *tail; /* a stored chunk's last message's bytes, written from where they are */
+    size_t tail_n;
     uint16_t *ids;
     uint64_t *rel;
     size_t n_ids, cap_ids, cap_rel;
@@ -68,6 +73,9 @@ struct sn_mcapw {
     ZSTD_CCtx *zc;
     sn_buf chunk;        /* the open chunk's records, uncompressed */
     uint64_t chunk_start, chunk_end, chunk_messages;
+    bool chunk_stored;   /* the open chunk holds stored channels' messages (chunk.n > 0) */
+    const uint8_t *tail; /* the open chunk's last message's bytes, not copied (sn_mcapw_message) */
+    size_t tail_n;
     uint8_t *z;          /* compressed chunk */
     size_t z_cap;
     sn_buf rec;          /* one record being built (the filler's) */
@@ -86,6 +94,8 @@ struct sn_mcapw {
     ** so the file is the same bytes as without it. */
     bool threaded, busy, stop;
     bool prefault;       /* the compressor's first job: the spare chunk buffer made and touched */
+    bool prefault_asked; /* start_prefault ran */
+    bool sealed_any;     /* flush_chunk has sealed a chunk (the filler's) */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t go, idle;
@@ -98,7 +108,7 @@ static sn_status put(sn_mcapw *w, const void *p, size_t n, sn_error *err)
 {
     if (n && fwrite(p, 1, n, w->f) != n)
         return sn_fail(err, SN_E_IO, "cannot write: %s", strerror(errno ? errno : EIO));
-    if (w->in_data)
+    if (w->in_data && n) /* libdeflate's crc32 of NULL is 0 */
         w->data_crc = libdeflate_crc32(w->data_crc, p, n);
     w->off += n;
     atomic_store_explicit(&w->shown, w->off, memory_order_relaxed);
@@ -215,6 +225,12 @@ uint16_t sn_mcapw_schema(sn_mcapw *w, const char *name, const char *encoding, co
     return (uint16_t)w->n_schemas;
 }
 
+void sn_mcapw_channel_stored(sn_mcapw *w, uint16_t id)
+{
+    if (id < w->n_channels)
+        w->channels[id].stored = true;
+}
+
 uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, const char *message_encoding)
 {
     for (size_t i = 0; i < w->n_channels; i++)
@@ -222,7 +238,7 @@ uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, co
             return (uint16_t)i; /* channel ids start at 0 */
     if (w->n_channels >= 65535 || !sn_grow((void **)&w->channels, &w->cap_channels, w->n_channels + 1, sizeof *w->channels))
         return UINT16_MAX;
-    channel c = {sn_strdup(topic), sn_strdup(message_encoding), schema_id, false, 0, false, {0}};
+    channel c = {sn_strdup(topic), sn_strdup(message_encoding), schema_id, false, false, 0, false, {0}};
     if (!c.topic || !c.encoding) {
         free(c.topic), free(c.encoding);
         return UINT16_MAX;
@@ -235,10 +251,12 @@ uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema_id, co
 ** its thread, or inline). */
 static sn_status emit(sn_mcapw *w, sealed *j, sn_error *err)
 {
-    /* level 0: chunks stored as they are (MCAP's empty compression), for raw images at disk speed */
+    /* level 0, or a chunk of PNGs: stored as it is (MCAP's empty compression); zstd would spend
+    ** CPU on bytes it cannot shrink */
     const void *z = j->chunk.p;
     size_t zn = j->chunk.n;
-    if (w->level) {
+    bool zstd = w->level && !j->stored && !j->tail_n;
+    if (zstd) {
         size_t bound = ZSTD_compressBound(j->chunk.n);
         if (!sn_grow((void **)&w->z, &w->z_cap, bound, 1))
             return nomem(err);
@@ -251,22 +269,27 @@ static sn_status emit(sn_mcapw *w, sealed *j, sn_error *err)
         return nomem(err);
     chunk_index *ci = &w->chunks[w->n_chunks];
     *ci = (chunk_index){.start = j->messages ? j->start : 0, .end = j->messages ? j->end : 0, .offset = w->off,
-                        .compressed = zn, .uncompressed = j->chunk.n};
+                        .compressed = zn + j->tail_n, .uncompressed = j->chunk.n + j->tail_n, .zstd = zstd};
     sn_buf *r = &w->zrec;
     r->n = 0;
     begin_record(r, OP_CHUNK);
     sn_buf_u64(r, ci->start);
     sn_buf_u64(r, ci->end);
-    sn_buf_u64(r, j->chunk.n);
-    sn_buf_u32(r, libdeflate_crc32(0, j->chunk.p, j->chunk.n));
-    sn_buf_str(r, w->level ? "zstd" : "");
-    sn_buf_u64(r, zn);
-    sn_buf_set_u64(r, 1, r->n - 9 + zn); /* the compressed records follow */
+    sn_buf_u64(r, j->chunk.n + j->tail_n);
+    uint32_t crc = libdeflate_crc32(0, j->chunk.p, j->chunk.n);
+    if (j->tail_n) /* libdeflate's crc32 of NULL is its initial value, 0, whatever crc is */
+        crc = libdeflate_crc32(crc, j->tail, j->tail_n);
+    sn_buf_u32(r, crc);
+    sn_buf_str(r, zstd ? "zstd" : "");
+    sn_buf_u64(r, zn + j->tail_n);
+    sn_buf_set_u64(r, 1, r->n - 9 + zn + j->tail_n); /* the compressed records follow */
     if (r->bad)
         return nomem(err);
     sn_status st = put(w, r->p, r->n, err);
     if (!st)
         st = put(w, z, zn, err);
+    if (!st)
+        st = put(w, j->tail, j->tail_n, err);
     if (st)
         return st;
     ci->length = w->off - ci->offset;
@@ -354,13 +377,21 @@ bool sn_mcapw_background(sn_mcapw *w)
         return false; /* inline, as before */
     }
     w->threaded = true;
-    if (!w->job.chunk.cap) { /* its first job; the filler waits for it before its first seal */
-        pthread_mutex_lock(&w->mu);
-        w->busy = w->prefault = true;
-        pthread_cond_signal(&w->go);
-        pthread_mutex_unlock(&w->mu);
-    }
     return true;
+}
+
+/* The compressor's first job, once the first chunk is half full (a file of less never needs the
+** spare, and an empty export spent about a quarter of its CPU zeroing it): the spare chunk buffer made
+** and touched; the filler waits for it before its first seal. */
+static void start_prefault(sn_mcapw *w)
+{
+    if (!w->threaded || w->sealed_any || w->prefault_asked) /* the compressor is idle: it never had a job */
+        return;
+    w->prefault_asked = true;
+    pthread_mutex_lock(&w->mu);
+    w->busy = w->prefault = true;
+    pthread_cond_signal(&w->go);
+    pthread_mutex_unlock(&w->mu);
 }
 
 static void stop_compressor(sn_mcapw *w)
@@ -422,6 +453,10 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
     w->chunk = spare;
     w->chunk.n = 0;
     j->start = w->chunk_start, j->end = w->chunk_end, j->messages = w->chunk_messages;
+    j->stored = w->chunk_stored;
+    j->tail = w->tail, j->tail_n = w->tail_n;
+    w->tail = NULL, w->tail_n = 0;
+    w->sealed_any = true;
     w->n_chunk_channels = 0;
     w->chunk_messages = 0;
     if (!w->threaded)
@@ -438,6 +473,15 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
     if (id >= w->n_channels)
         return sn_fail(err, SN_E_INVALID, "mcap: no channel %u", id);
     channel *c = &w->channels[id];
+    /* a chunk holds either compressible messages (zstd) or stored channels' (PNGs, stored as
+    ** they are): a message of the other kind closes it. Chunks so stay in time order. */
+    bool stored = !w->level || c->stored;
+    if (w->chunk.n && stored != w->chunk_stored) {
+        sn_status st = flush_chunk(w, err);
+        if (st)
+            return st;
+    }
+    w->chunk_stored = stored;
     /* schema and channel records go in just before the channel's first message, so where they
     ** land depends only on the order of the messages */
     if (!c->written) {
@@ -461,8 +505,15 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
     sn_buf_u32(&w->chunk, (uint32_t)c->count); /* sequence: the channel's message number */
     sn_buf_u64(&w->chunk, log_time);
     sn_buf_u64(&w->chunk, log_time); /* publish time: the same simulated instant */
-    sn_buf_put(&w->chunk, data, n);
-    end_record(&w->chunk, at);
+    /* a big stored message (a PNG) ends its chunk and is written from where it is: copying it
+    ** into the chunk was a tenth of a large export's CPU */
+    bool direct = stored && n >= SN_MCAPW_DIRECT_BYTES;
+    if (direct)
+        sn_buf_set_u64(&w->chunk, at + 1, w->chunk.n - at - 9 + n);
+    else {
+        sn_buf_put(&w->chunk, data, n);
+        end_record(&w->chunk, at);
+    }
     if (w->chunk.bad || c->index.bad)
         return nomem(err);
     c->count++;
@@ -475,6 +526,13 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
         w->first_time = log_time;
     if (log_time > w->last_time)
         w->last_time = log_time;
+    if (direct) { /* written before returning: the caller's bytes are free to go */
+        w->tail = data, w->tail_n = n;
+        sn_status st = flush_chunk(w, err);
+        return st ? st : wait_idle(w, err);
+    }
+    if (w->chunk.n >= w->chunk_bytes / 2)
+        start_prefault(w);
     return w->chunk.n >= w->chunk_bytes ? flush_chunk(w, err) : SN_OK;
 }
 
@@ -517,7 +575,7 @@ static void chunk_index_records(sn_buf *b, const sn_mcapw *w)
         sn_buf_u32(b, (uint32_t)ci->offsets_n);
         sn_buf_put(b, ci->offsets, ci->offsets_n);
         sn_buf_u64(b, ci->index_length);
-        sn_buf_str(b, w->level ? "zstd" : "");
+        sn_buf_str(b, ci->zstd ? "zstd" : "");
         sn_buf_u64(b, ci->compressed);
         sn_buf_u64(b, ci->uncompressed);
         end_record(b, at);

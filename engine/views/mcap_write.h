@@ -1,7 +1,8 @@
 /* mcap_write.h — an MCAP file writer (https://mcap.dev/spec, major version 0), small and
 ** focused: what a viewer needs to seek without reading the whole file.
 **
-** Layout written: magic, Header; the data section as zstd-compressed Chunks (each holding the
+** Layout written: magic, Header; the data section as Chunks (zstd-compressed, or stored when
+** they hold a stored channel's messages, see sn_mcapw_channel_stored) (each holding the
 ** Schema and Channel records first used in it and the Messages), every chunk followed by one
 ** MessageIndex record per channel in it; DataEnd (with the data section's CRC-32); the summary
 ** section: every Schema and Channel again, Statistics, one ChunkIndex per chunk; the summary
@@ -34,6 +35,13 @@ uint16_t sn_mcapw_schema_find(const sn_mcapw *w, const char *name);
 /* The id of a channel by topic (registered on first use with schema and encoding); ids start
 ** at 0. UINT16_MAX when out of memory or past 65535 channels. */
 uint16_t sn_mcapw_channel(sn_mcapw *w, const char *topic, uint16_t schema, const char *message_encoding);
+/* The channel's messages are compressed already (PNG images): they go into chunks of their own,
+** stored as they are (compression ""), never through zstd. A message of the other kind closes
+** the open chunk, so chunks stay in time order and never overlap. */
+void sn_mcapw_channel_stored(sn_mcapw *w, uint16_t channel);
+/* A stored channel's message of this size or more ends its chunk and is written from the
+** caller's bytes (no copy into the chunk) before sn_mcapw_message returns. */
+#define SN_MCAPW_DIRECT_BYTES (256u << 10)
 /* One message on a channel. */
 sn_status sn_mcapw_message(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *data, size_t n,
                            sn_error *err);

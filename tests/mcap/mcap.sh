@@ -125,6 +125,43 @@ assert n > 0, "no chunk"
 PY
 out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_raw.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
   bad "the reader refused the RawImage file: $out"
+# PNG images (already compressed) in chunks of their own, stored (""), every other message in zstd
+# chunks, the chunks in time order (docs/mcap.md, the file): every image message is found in a
+# stored chunk and nothing else is
+python3 - "$TMP/demo.mcap" <<'PY' || bad "the demo's PNGs are not in stored chunks of their own"
+import struct, sys
+b = open(sys.argv[1], "rb").read(); off = 8
+def s(at): n = struct.unpack_from("<I", b, at)[0]; return b[at + 4:at + 4 + n].decode(), at + 4 + n
+stored, kinds, last_end, schemas, channels, counts = [], set(), 0, {}, {}, {}
+while off + 9 <= len(b):
+    op, ln = b[off], struct.unpack_from("<Q", b, off + 1)[0]; body = off + 9
+    if op == 0x06:  # Chunk
+        start, end, usize = struct.unpack_from("<QQQ", b, body)
+        comp, at = s(body + 28)
+        assert start >= last_end, ("chunks overlap", start, last_end); last_end = end
+        kinds.add(comp)
+        if comp == "": stored.append(b[at + 8:at + 8 + usize])
+        else: assert comp == "zstd", comp
+    elif op == 0x03: sid = struct.unpack_from("<H", b, body)[0]; schemas[sid] = s(body + 2)[0]
+    elif op == 0x04: cid, sid = struct.unpack_from("<HH", b, body); channels[cid] = sid
+    elif op == 0x0B:  # Statistics: per-channel counts at its end
+        m = struct.unpack_from("<I", b, body + 8 + 2 + 4 * 4 + 16)[0]
+        for k in range(m // 10):
+            cid, c = struct.unpack_from("<HQ", b, body + 8 + 2 + 16 + 16 + 4 + 10 * k); counts[cid] = c
+    off += 9 + ln
+images = {c for c, sid in channels.items() if schemas.get(sid) == "foxglove.CompressedImage"}
+assert kinds == {"", "zstd"} and images, (kinds, images)
+found = 0
+for rec in stored:
+    r = 0
+    while r + 9 <= len(rec):
+        op, ln = rec[r], struct.unpack_from("<Q", rec, r + 1)[0]
+        if op == 0x05:
+            assert struct.unpack_from("<H", rec, r + 9)[0] in images, "a stored chunk holds a message that is no PNG"; found += 1
+        r += 9 + ln
+want = sum(counts.get(c, 0) for c in images)
+assert found == want and want > 0, (found, want)
+PY
 ls "$TMP"/demo_live.mcap.partial-* >/dev/null 2>&1 && bad "a whole run left a partial MCAP"
 
 # ---- a run without an actors stream (a folder from before every run kept one): every sensor in

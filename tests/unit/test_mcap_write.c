@@ -2,14 +2,19 @@
 ** messages give the same file byte for byte inline and on the thread, over hundreds of small
 ** chunks (each sealed chunk handed over while the next fills), zstd and stored; the bytes
 ** counted equal the file's size; a file that cannot be written fails at finish with the
-** writer's error instead of hanging or crashing. */
+** writer's error instead of hanging or crashing. A stored channel (PNGs) goes into chunks of its
+** own, stored ("") while the others are zstd'd, its big messages written from the caller's bytes:
+** every chunk's CRC is that of its records, DataEnd's that of the data section, and chunks
+** follow each other in time. */
 #include "../../engine/views/mcap_write.h"
 #include "../check.h"
 
+#include <libdeflate.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <zstd.h>
 
-enum { MESSAGES = 3000, CHANNELS = 5 };
+enum { MESSAGES = 3000, CHANNELS = 5, BIG = SN_MCAPW_DIRECT_BYTES + 1000 };
 
 /* Writes the same pseudo-random messages (compressible and not, 1 byte to 20 KB) to f. */
 static sn_status write_all(FILE *f, int level, bool background, uint64_t *bytes, sn_error *err)
@@ -20,17 +25,23 @@ static sn_status write_all(FILE *f, int level, bool background, uint64_t *bytes,
     if (background)
         CHECK(sn_mcapw_background(w), "no compressor thread");
     uint16_t sa = sn_mcapw_schema(w, "a", "protobuf", "AAAA", 4), sb = sn_mcapw_schema(w, "b", "jsonschema", "{}", 2);
-    static uint8_t data[20000];
+    static uint8_t data[BIG];
     uint64_t x = 88172645463325252ull;
     sn_status st = SN_OK;
     for (int i = 0; !st && i < MESSAGES; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        size_t n = 1 + (size_t)(x % (i % 50 ? 300 : sizeof data - 1)); /* now and then one bigger than a chunk */
+        size_t n = 1 + (size_t)(x % (i % 50 ? 300 : 20000)); /* now and then one bigger than a chunk */
+        if (i % 400 == 7)
+            n = BIG - (size_t)(x % 1000); /* past SN_MCAPW_DIRECT_BYTES: written from data, not copied */
         for (size_t k = 0; k < n; k++)
             data[k] = i % 3 ? (uint8_t)(k % 11) : (uint8_t)((x >> (k % 56)) ^ k);
         char topic[16];
         snprintf(topic, sizeof topic, "/t%d", (int)(x % CHANNELS)); /* channels registered as they come */
+        if (i % 400 == 7)
+            snprintf(topic, sizeof topic, "/t0");
         uint16_t ch = sn_mcapw_channel(w, topic, x % 2 ? sa : sb, "protobuf");
+        if (!strcmp(topic, "/t0"))
+            sn_mcapw_channel_stored(w, ch); /* its messages compressed already: chunks of their own */
         st = sn_mcapw_message(w, ch, (uint64_t)i * 1000, data, n, err);
     }
     if (!st)
@@ -38,6 +49,82 @@ static sn_status write_all(FILE *f, int level, bool background, uint64_t *bytes,
     *bytes = sn_mcapw_bytes(w);
     sn_mcapw_free(w);
     return st;
+}
+
+static uint64_t le(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int k = bytes - 1; k >= 0; k--)
+        v = v << 8 | p[k];
+    return v;
+}
+
+/* Walks the data section of the file c (n bytes): each chunk's CRC against its records (zstd
+** chunks decompressed), the stored channel /t0 only in stored chunks and the others only in zstd
+** ones (level 1), chunks in time order, DataEnd's CRC against the bytes before it. */
+static void check_chunks(const uint8_t *c, size_t n, int level)
+{
+    size_t at = 8, chunks = 0, stored = 0, big = 0;
+    uint64_t prev_end = 0;
+    int t0 = -1; /* /t0's channel id */
+    uint8_t *rec = NULL;
+    while (at + 9 <= n) {
+        uint8_t op = c[at];
+        uint64_t len = le(c + at + 1, 8);
+        const uint8_t *b = c + at + 9;
+        CHECK(at + 9 + len <= n, "level %d: a record past the end", level);
+        if (at + 9 + len > n)
+            break;
+        if (op == 0x0F) { /* DataEnd */
+            uint32_t crc = (uint32_t)le(b, 4);
+            CHECK(crc && crc == libdeflate_crc32(0, c, at), "level %d: DataEnd's CRC %08x is not the data section's", level, crc);
+            break;
+        }
+        if (op == 0x06) { /* Chunk */
+            uint64_t start = le(b, 8), end = le(b + 8, 8), un = le(b + 16, 8);
+            uint32_t crc = (uint32_t)le(b + 24, 4), cl = (uint32_t)le(b + 28, 4);
+            bool zstd = cl == 4 && !memcmp(b + 32, "zstd", 4);
+            uint64_t zn = le(b + 32 + cl, 8);
+            const uint8_t *z = b + 40 + cl;
+            CHECK(zstd || cl == 0, "level %d: chunk %zu's compression is neither zstd nor stored", level, chunks);
+            CHECK(start >= prev_end, "level %d: chunk %zu starts at %llu before the last ended (%llu)", level, chunks,
+                  (unsigned long long)start, (unsigned long long)prev_end);
+            prev_end = end;
+            free(rec);
+            rec = malloc(un ? un : 1);
+            if (!rec)
+                return;
+            if (zstd)
+                CHECK(ZSTD_decompress(rec, un, z, zn) == un, "level %d: chunk %zu does not decompress", level, chunks);
+            else {
+                CHECK(zn == un, "level %d: stored chunk %zu of %llu bytes says %llu", level, chunks, (unsigned long long)zn,
+                      (unsigned long long)un);
+                memcpy(rec, z, un < zn ? un : zn);
+            }
+            CHECK(crc && crc == libdeflate_crc32(0, rec, un), "level %d: chunk %zu's CRC %08x is not its records'", level, chunks,
+                  crc);
+            for (size_t r = 0; r + 9 <= un;) { /* its records: channels and messages */
+                uint8_t rop = rec[r];
+                uint64_t rl = le(rec + r + 1, 8);
+                if (rop == 0x04 && le(rec + r + 9 + 4, 4) == 3 && !memcmp(rec + r + 9 + 8, "/t0", 3))
+                    t0 = (int)le(rec + r + 9, 2);
+                if (rop == 0x05) {
+                    bool is_t0 = (int)le(rec + r + 9, 2) == t0;
+                    if (level)
+                        CHECK(is_t0 == !zstd, "level %d: chunk %zu (%s) holds a message of %s", level, chunks,
+                              zstd ? "zstd" : "stored", is_t0 ? "the stored channel" : "another channel");
+                    big += rl >= BIG - 1000;
+                }
+                r += 9 + rl;
+            }
+            chunks++;
+            stored += !zstd;
+        }
+        at += 9 + len;
+    }
+    free(rec);
+    CHECK(chunks > 10 && big >= MESSAGES / 400 && (level ? stored > 0 && stored < chunks : stored == chunks),
+          "level %d: %zu chunks, %zu stored, %zu big messages", level, chunks, stored, big);
 }
 
 static uint8_t *contents(FILE *f, size_t *n)
@@ -69,6 +156,8 @@ int main(void)
         CHECK(la == lb && ca && cb && memcmp(ca, cb, la) == 0, "level %d: the files differ (%zu vs %zu bytes)", level, la, lb);
         CHECK(la > 16 && memcmp(ca, "\x89MCAP0\r\n", 8) == 0 && memcmp(ca + la - 8, "\x89MCAP0\r\n", 8) == 0,
               "level %d: no magic at both ends", level);
+        if (ca)
+            check_chunks(ca, la, level);
         free(ca), free(cb);
         fclose(a), fclose(b);
     }
