@@ -42,7 +42,7 @@ typedef struct rs_actor {
 typedef struct rs_stri {
     double p0[3], n[3];
     uint32_t ref, tri; /* index into sact, triangle of its mesh */
-    uint64_t pad_;
+    double inv;        /* rs_tri_inv(n): the unit normal is n * inv, sn_v3_norm's very bits */
 } rs_stri;
 _Static_assert(sizeof(rs_stri) == 64, "rs_stri is one cache line");
 
@@ -306,6 +306,15 @@ static inline void rs_tri_plane(const rs_actor *a, uint32_t tri, sn_vec3 *p0, sn
     sn_vec3 q0 = rs_vertex(a, tri, 0), q1 = rs_vertex(a, tri, 1), q2 = rs_vertex(a, tri, 2);
     *p0 = q0;
     *n = sn_v3_cross(sn_v3_sub(q1, q0), sn_v3_sub(q2, q0));
+}
+
+/* What sn_v3_norm(n) scales n by (1 / |n|; 1 for a zero or NaN length, which it leaves as is):
+** kept in a triangle's record, so that a hit's refinement makes the same unit normal without
+** the square root and the division (n * inv is sn_v3_scale(n, 1.0 / l) bit for bit). */
+static inline double rs_tri_inv(sn_vec3 n)
+{
+    double l = sn_v3_len(n);
+    return l > 0 ? 1.0 / l : 1.0;
 }
 
 /* trace.c: the query's filters. */

@@ -299,7 +299,7 @@ static void build_stri(sn_rayscene *rs)
         for (uint32_t j = 0; j < a->mesh->n_t; j++, s++) {
             sn_vec3 p0, n;
             rs_tri_plane(a, j, &p0, &n);
-            *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, (uint32_t)k, j, 0};
+            *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, (uint32_t)k, j, rs_tri_inv(n)};
         }
     }
 }
@@ -577,7 +577,7 @@ static void build_mtri(sn_rayscene *rs)
         for (uint32_t j = 0; j < a->mesh->n_t; j++, s++) {
             sn_vec3 p0, n;
             rs_tri_plane(a, j, &p0, &n);
-            *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, (uint32_t)k, j, 0};
+            *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, (uint32_t)k, j, rs_tri_inv(n)};
         }
     }
     rs->mov_ok = true;

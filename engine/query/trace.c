@@ -153,16 +153,17 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
 /* ---- one ray ---------------------------------------------------------------------------- */
 
 /* The hit recomputed in double precision on its triangle: distance, outward normal facing the
-** ray, and whether the ray leaves the shape there. */
-static inline double refine_at(sn_vec3 p0, sn_vec3 n, sn_vec3 o, sn_vec3 d, double t_float, sn_vec3 *normal,
-                                bool *back)
+** ray, and whether the ray leaves the shape there. p0 and n as rs_tri_plane makes them;
+** inv is rs_tri_inv(n), kept in the triangle's record or made here. */
+static inline double refine_at(sn_vec3 p0, sn_vec3 n, double inv, sn_vec3 o, sn_vec3 d, double t_float,
+                                sn_vec3 *normal, bool *back)
 {
     double dn = sn_v3_dot(n, d);
     double t = dn != 0 ? sn_v3_dot(n, sn_v3_sub(p0, o)) / dn : t_float;
     if (!isfinite(t) || fabs(t - t_float) > 1e-3 * (1 + fabs(t_float)))
         t = t_float; /* a sliver seen edge-on: keep Embree's */
     *back = dn > 0;
-    n = sn_v3_norm(n);
+    n = sn_v3_scale(n, inv); /* sn_v3_norm(n), bit for bit */
     *normal = dn > 0 ? sn_v3_scale(n, -1) : n;
     return t < 0 ? 0 : t;
 }
@@ -172,7 +173,7 @@ static inline double refine(const rs_actor *a, uint32_t tri, sn_vec3 o, sn_vec3 
 {
     sn_vec3 p0, n;
     rs_tri_plane(a, tri, &p0, &n);
-    return refine_at(p0, n, o, d, t_float, normal, back);
+    return refine_at(p0, n, rs_tri_inv(n), o, d, t_float, normal, back);
 }
 
 static inline void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_t *ref, uint32_t *tri)
@@ -383,8 +384,8 @@ static inline void finish_closest(const rs_ctx *c, const cray *r, const struct R
         const rs_stri *s = hit_rec(rs, rh->hit.geomID, rh->hit.primID, &moving);
         if (s) { /* the triangle's own record */
             a = moving ? &rs->dact[s->ref] : &rs->sact[s->ref], tri = s->tri;
-            t = refine_at(sn_v3(s->p0[0], s->p0[1], s->p0[2]), sn_v3(s->n[0], s->n[1], s->n[2]), o, d, rh->ray.tfar,
-                          &nn, &back);
+            t = refine_at(sn_v3(s->p0[0], s->p0[1], s->p0[2]), sn_v3(s->n[0], s->n[1], s->n[2]), s->inv, o, d,
+                          rh->ray.tfar, &nn, &back);
         } else {
             resolve(rs, rh->hit.geomID, rh->hit.primID, &ref, &tri);
             a = rs_ref_actor(rs, ref);
@@ -507,17 +508,19 @@ static void trace_any(rs_ctx *c, const prepared *r, bool embree, uint32_t i, sn_
     double maxd = r->maxd;
     bool found = false;
     if (r->ok) {
-        if (embree) {
-            struct RTCRay ray = embree_ray(o, d, maxd);
-            c->any_hit = false, c->any_o = o, c->any_d = d, c->any_maxd = maxd;
-            rtcOccluded1(rs->scene, (struct RTCIntersectContext *)&c->ec, &ray);
-            found = ray.tfar < 0 && c->any_hit;
-        }
+        /* the planes first: the answer is whether anything is there, and a ray that meets the
+        ** ground needs no search of the tree */
         for (size_t k = 0; k < rs->n_planes && !found; k++) {
             const rs_plane *p = &rs->planes[k];
             double t;
             sn_vec3 nn;
             found = plane_hit(p, o, d, maxd, &t, &nn) && !(c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind));
+        }
+        if (embree && !found) {
+            struct RTCRay ray = embree_ray(o, d, maxd);
+            c->any_hit = false, c->any_o = o, c->any_d = d, c->any_maxd = maxd;
+            rtcOccluded1(rs->scene, (struct RTCIntersectContext *)&c->ec, &ray);
+            found = ray.tfar < 0 && c->any_hit;
         }
     }
     /* Zeroed, padding too (results are compared byte for byte), from a zero result by its
