@@ -62,7 +62,10 @@ static void lane_pose(sn_xrun *r, sn_xent *e)
     sn_odr_point(rd, e->s, t, 0, p);
     sn_odr_pose ref = sn_odr_ref_line(rd, e->s);
     e->x = p[0], e->y = p[1], e->z = p[2];
-    double yaw = ref.hdg + (dir < 0 ? M_PI : 0);
+    /* along the lane's centre, which leans off the reference line where lane widths or the lane
+    ** offset change along s (esmini's Position::GetHOffset: routing-test's Ego at 23.9 s, its
+    ** lane's neighbour narrowing to 0, heads 0.217 rad off the road) */
+    double yaw = ref.hdg + sn_xlane_lean(rd, sec, e->lane, e->s, t) + (dir < 0 ? M_PI : 0);
     /* the heading is the step's direction of motion: during a lane change the speed is along it
     ** (the sideways motion takes from the progress), so asin(lateral rate / speed), esmini's
     ** atan2(delta_lat, sqrt(step^2 - delta_lat^2)) (LatLaneChangeAction::Step); a lane offset
