@@ -62,7 +62,14 @@ static void lane_pose(sn_xrun *r, sn_xent *e)
     sn_odr_point(rd, e->s, t, 0, p);
     sn_odr_pose ref = sn_odr_ref_line(rd, e->s);
     e->x = p[0], e->y = p[1], e->z = p[2];
-    double yaw = ref.hdg + (dir < 0 ? M_PI : 0);
+    /* standing at a road's end it keeps the heading it arrived with (a lane change ended there
+    ** leaves the entity turned, as esmini's LatLaneChangeAction::Step does) */
+    if (e->end_of_road && fabs(e->v) < 1e-6)
+        return;
+    /* along the lane's centre, which leans off the reference line where lane widths or the lane
+    ** offset change along s (esmini's Position::GetHOffset: routing-test's Ego at 23.9 s, its
+    ** lane's neighbour narrowing to 0, heads 0.217 rad off the road) */
+    double yaw = ref.hdg + sn_xlane_lean(rd, sec, e->lane, e->s, t) + (dir < 0 ? M_PI : 0);
     /* the heading is the step's direction of motion: during a lane change the speed is along it
     ** (the sideways motion takes from the progress), so asin(lateral rate / speed), esmini's
     ** atan2(delta_lat, sqrt(step^2 - delta_lat^2)) (LatLaneChangeAction::Step); a lane offset
@@ -1171,6 +1178,10 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 end_lat(e);
             }
         } else if (e->lat && !e->lat_tracking) {
+            /* a lane change moves only an entity that moves: standing (below esmini's SMALL_NUMBER,
+            ** 1e-6 m/s), its clock waits (esmini's LatLaneChangeAction::Step returns then) */
+            if (e->lat->kind == SN_XA_LANE_CHANGE && !e->lat_by_dist && fabs(e->v) < 1e-6)
+                e->lat_t0 += r->dt;
             double te = e->lat_t0 + e->lat_T, tau = e->lat_T > 0 ? (t - e->lat_t0) / e->lat_T : 1;
             if (e->lat_by_dist) { /* by the distance along the lane, this step's estimated from the last one's sideways motion */
                 double side = e->lat_rate * r->dt;
@@ -1224,6 +1235,14 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
                 if (*n_ended < cap)
                     ended[(*n_ended)++] = e->acq_elem;
                 e->acq_elem = -2;
+            }
+            /* a lane change ends where the road does (esmini's LatLaneChangeAction::Step at
+            ** POS_STATUS_END_OF_ROAD), the entity heading as it moved (route_lane_change) */
+            if (e->end_of_road && !was_eor && e->lat && e->lat == lat_act && lat_act->kind == SN_XA_LANE_CHANGE) {
+                if (*n_ended < cap)
+                    ended[(*n_ended)++] = e->lat_elem;
+                end_lat(e);
+                lat_over = true;
             }
             e->lat_rate = lat_over ? 0 : lat_rate;
         } else if (e->mode == SN_XM_TRAJ) {

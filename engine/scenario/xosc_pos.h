@@ -17,6 +17,10 @@ double sn_xent_long(const sn_xrun *r, int a, int b, bool freespace, bool road_cs
 /* Centre t of lane `lane` of road index ri at s (and its section in *sec_out, when not NULL);
 ** false when the lane does not exist there. */
 bool sn_xlane_centre(const sn_xrun *r, int32_t ri, int lane, double s, uint32_t *sec_out, double *tc);
+/* The angle (rad) between the centre of lane `lane` of section sec at s, a point t off the
+** reference line, and the reference line: atan2(dt/ds, 1 - curvature t), non-zero where lane
+** widths or the lane offset change along s. */
+double sn_xlane_lean(const sn_odr_road *rd, const sn_odr_section *sec, int lane, double s, double t);
 
 /* Road index ri of the run's map (positions and motions both walk it). */
 static inline const sn_odr_road *sn_xrun_road(const sn_xrun *r, int32_t ri) { return &r->map->odr->roads[ri]; }

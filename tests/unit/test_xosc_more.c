@@ -54,6 +54,10 @@
 **       hold the connecting road itself (esmini's MoveToConnectingRoad), against town.xodr's links;
 **   (t) the way an entity faces along a trajectory by esmini's rule, not its heading before: along
 **       the path (turned round for a negative speed), or a given vertex heading as given, 1e-9;
+**   (u) an entity on a lane heads along the lane's centre, which leans off the reference line
+**       where a lane inside it narrows (esmini's Position::GetHOffset): on Highway_B's onRamp lane
+**       -5, its width w(u) = 3.75 - 0.0005u^2 + 2.2222e-6u^3 (u = s - 150), the heading is the road's
+**       0.4375 + atan(-w'(u)/2) (atan 0.01875 at s 225), placed, driven and reversed, 1e-9;
 **   (c) also: a rigid, non-continuous LateralDistanceAction ends in the step after the one that put
 **       the entity at the distance. */
 #include "../check.h"
@@ -1127,6 +1131,49 @@ static void test_traj_facing(void)
     }
 }
 
+/* ---- (u) ---- */
+static double ramp_heading(double s)
+{
+    /* lane -5 of Highway_B between s 150 and 300: its centre t = -(inner lanes + w/2), so
+    ** dt/ds = -w'/2; the road's reference line is straight there, heading 0.4375 */
+    double u = s - 150, dw = 2 * -0.0005 * u + 3 * 2.22222222222e-06 * u * u;
+    return 0.4375 + atan(-dw / 2);
+}
+
+static void test_lane_lean(void)
+{
+#define RAMP(s, h) "<Position><LanePosition roadId='4' laneId='-5' s='" s "' offset='0'>" h "</LanePosition></Position>"
+    char *xml = doc("P Ego Rev", "",
+                    PRIV("P", TELEPORT(RAMP("225", ""))) PRIV("Ego", TELEPORT(RAMP("160", ""))) PRIV("Ego", SPEED("20"))
+                    PRIV("Rev", TELEPORT(RAMP("290", "<Orientation h='3.141592653589793' type='relative'/>")))
+                    PRIV("Rev", SPEED("10")), "");
+#undef RAMP
+    sn_xrun r;
+    sn_xosc *x = start("lane lean", xml, &r);
+    if (x) {
+        double dp = fabs(remainder(r.ents[0].h - (0.4375 + atan(0.01875)), 2 * M_PI));
+        CHECK(dp < 1e-9, "lane lean: placed at s 225 heading %.9f, not 0.4375 + atan(0.01875) = %.9f", r.ents[0].h,
+              0.4375 + atan(0.01875));
+        double worst = 0, s_min = 1e9, s_max = -1e9;
+        for (int f = 0; f < 500 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            for (int k = 1; k < 3; k++) {
+                const sn_xent *e = &r.ents[k];
+                worst = fmax(worst, fabs(remainder(e->h - ramp_heading(e->s) - (k == 2 ? M_PI : 0), 2 * M_PI)));
+                s_min = fmin(s_min, e->s), s_max = fmax(s_max, e->s);
+            }
+        }
+        CHECK(!r.failed, "lane lean: %s", r.why);
+        /* both stay on the narrowing stretch, Ego from 160 to 260, Rev from 290 back to 240 */
+        CHECK(s_min > 150 && s_max < 300 && fabs(r.ents[1].s - 260) < 1e-6 && fabs(r.ents[2].s - 240) < 1e-6,
+              "lane lean: s from %.3f to %.3f, Ego at %.6f, Rev at %.6f", s_min, s_max, r.ents[1].s, r.ents[2].s);
+        CHECK(worst < 1e-9, "lane lean: heading %.3g rad off the lane centre's while driving", worst);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_more", &highway))
@@ -1151,6 +1198,7 @@ int main(int argc, char **argv)
     test_traj_offset();
     test_route_far_end();
     test_traj_facing();
+    test_lane_lean();
     sn_map_close(highway);
     return CHECK_DONE();
 }

@@ -28,7 +28,13 @@
 **   (h) at a road's end (road 4 ends at s 1100) an entity keeps its speed in the step it arrives,
 **       and a teleport there leaves every EndOfRoadCondition of the step true (esmini updates the
 **       state when it moves entities): two events on it both start at 5.01 s, and Ego drives on
-**       from s 1000 at 10 m/s, s = 1000 + 10(t - 5.01), 1e-9 (esmini's lane_change_simple). */
+**       from s 1000 at 10 m/s, s = 1000 + 10(t - 5.01), 1e-9 (esmini's lane_change_simple);
+**   (i) a lane change ends at a road's end and leaves the entity standing there turned as it moved
+**       (esmini's LatLaneChangeAction::Step, route_lane_change): Ego changes from lane -3 to -2 of
+**       road 4 (3.75 m linear over 5 s, 0.75 m/s at 10 m/s) from s 1080; the action completes in the
+**       step Ego reaches s 1100, and from then Ego stays put (1e-9 m), heading -0.0625 + asin(0.075)
+**       (1e-9); a lane change of an entity standing still waits for it to move (esmini returns at
+**       |speed| < 1e-6): Car at 0 m/s neither moves sideways nor completes it in 3 s. */
 #include "../check.h"
 #include "xosc_harness.h"
 #include "../../engine/scenario/xosc_pos.h"
@@ -420,6 +426,55 @@ static void test_end_of_road(void)
     free(xml);
 }
 
+/* ---- (i) ---- */
+static void test_lane_change_end_of_road(void)
+{
+#define LC(lane, T)                                                                                                 \
+    "<PrivateAction><LateralAction><LaneChangeAction><LaneChangeActionDynamics dynamicsShape='linear' value='" T      \
+    "' dynamicsDimension='time'/><LaneChangeTarget><AbsoluteTargetLane value='" lane "'/></LaneChangeTarget>"       \
+    "</LaneChangeAction></LateralAction></PrivateAction>"
+    char *xml = doc("Ego Car", PRIV("Ego", TELEPORT(LANEPOS("4", "-3", "1080"))) PRIV("Ego", SPEED("10"))
+                    PRIV("Car", TELEPORT(LANEPOS("4", "-3", "500"))) PRIV("Car", SPEED("0")),
+                    "<Story name='S'><Act name='A'><ManeuverGroup name='G' maximumExecutionCount='1'><Actors "
+                    "selectTriggeringEntities='false'><EntityRef entityRef='Ego'/></Actors><Maneuver name='M'>"
+                    TIMED("LC", "0", LC("-2", "5")) "</Maneuver></ManeuverGroup><ManeuverGroup name='G2' "
+                    "maximumExecutionCount='1'><Actors selectTriggeringEntities='false'><EntityRef entityRef='Car'/>"
+                    "</Actors><Maneuver name='M2'>" TIMED("LC2", "0", LC("-2", "2")) "</Maneuver></ManeuverGroup>"
+                    "<StartTrigger/></Act></Story>");
+#undef LC
+    sn_xrun r;
+    sn_xosc *x = start("lane change at a road's end", xml, &r, 0.01);
+    if (x) {
+        const sn_xent *e = &r.ents[0], *c = &r.ents[1];
+        int lc = find_elem(x, "LCA"), lc2 = find_elem(x, "LC2A");
+        double cx = c->x, cy = c->y, ex = 0, ey = 0, t_end = -1, moved = 0, worst_h = 0, car_moved = 0;
+        const double want_h = -0.0625 + asin(0.075);
+        for (int f = 0; f < 300 && !r.failed; f++) {
+            sn_xrun_step(&r);
+            if (t_end < 0 && e->end_of_road) {
+                t_end = r.t, ex = e->x, ey = e->y;
+                CHECK(lc >= 0 && x->elems[lc].state == SN_XST_COMPLETE && fabs(e->s - 1100) < 1e-9,
+                      "lane change at a road's end: not complete at s 1100 when Ego arrived (s %.6f)", e->s);
+            }
+            if (t_end >= 0) {
+                moved = fmax(moved, hypot(e->x - ex, e->y - ey));
+                worst_h = fmax(worst_h, fabs(remainder(e->h - want_h, 2 * M_PI)));
+            }
+            car_moved = fmax(car_moved, hypot(c->x - cx, c->y - cy));
+        }
+        CHECK(!r.failed, "lane change at a road's end: %s", r.why);
+        /* 20 m at 10 m/s less the sideways part: sqrt(0.1^2 - 0.0075^2) a step, 200.56 steps */
+        CHECK(t_end > 2.0 && t_end < 2.02, "lane change at a road's end: Ego arrived at %.2f s, not 2.01", t_end);
+        CHECK(moved < 1e-9 && worst_h < 1e-9, "lane change at a road's end: Ego moved %.3g m and turned %.3g rad "
+              "off -0.0625 + asin(0.075) after it", moved, worst_h);
+        CHECK(car_moved < 1e-9 && lc2 >= 0 && x->elems[lc2].state == SN_XST_RUNNING,
+              "lane change standing still: Car moved %.3g m in 3 s (or the action is not running)", car_moved);
+        sn_xrun_free(&r);
+        sn_xosc_free(x);
+    }
+    free(xml);
+}
+
 int main(int argc, char **argv)
 {
     if (!xh_begin(argc, argv, "test_xosc_offlane", &highway))
@@ -431,6 +486,7 @@ int main(int argc, char **argv)
     test_empty_and_catalog();
     test_lane_change_heading();
     test_end_of_road();
+    test_lane_change_end_of_road();
     sn_map_close(highway);
     return CHECK_DONE();
 }
