@@ -281,10 +281,13 @@ void sn_odr_point(const sn_odr_road *r, double s, double t, double h, double out
     /* OpenDRIVE's t axis is the horizontal left normal n rolled by the superelevation phi about
     ** the reference line, h its normal: (t, h) lies at (t cos phi - h sin phi) n and
     ** t sin phi + h cos phi up (esmini's Position::Track2XYZ, roll only). Without
-    ** superelevation cos 0 = 1 and sin 0 = 0 exactly: t out, h up, bit for bit as before. */
+    ** superelevation: t out, h up, bit for bit as before the rule (and no cos, sin). */
     double se = r->n_superelevation ? sn_odr_superelevation(r, s) : 0;
-    double c = cos(se), sn = sin(se);
-    double out_n = t * c - h * sn, up = t * sn + h * c;
+    double out_n = t, up = h;
+    if (se != 0) {
+        double c = cos(se), sn = sin(se);
+        out_n = t * c - h * sn, up = t * sn + h * c;
+    }
     out[0] = p.x - sin(p.hdg) * out_n;
     out[1] = p.y + cos(p.hdg) * out_n;
     out[2] = sn_odr_elevation(r, s) + up;
