@@ -63,15 +63,15 @@ sn_vec3 sn_map_world(const double p[3]);
 double sn_map_yaw(double hdg);
 
 /* Where a world point lies on a road: the road and section whose reference line it projects
-** onto nearest (3-D distance to the road's surface), s, t, and the lane holding t
-** (+-(n+1) beyond the outer lanes). With lane_types 0 the lane is whichever holds t, of any
+** onto nearest (3-D distance to the road's surface), s, t (of the surface point straight above
+** or below it: sn_odr_t_of), and the lane holding t (+-(n+1) beyond the outer lanes). With lane_types 0 the lane is whichever holds t, of any
 ** type; otherwise the nearest lane of those types. false when no road is within `radius` m. */
 typedef struct sn_map_place {
     int32_t road;
     uint32_t section;
     double s, t;
     int lane;
-    double outside;   /* horizontal metres outside the lane (0 inside) */
+    double outside;   /* metres of t outside the lane (0 inside; horizontal on a level road) */
     double dz;        /* height of the point above the road surface there */
 } sn_map_place;
 bool sn_map_locate(const sn_map *m, sn_vec3 world, double radius, uint32_t lane_types, sn_map_place *out);

@@ -305,7 +305,7 @@ static int lane_at_t(const sn_odr_road *r, const sn_odr_section *sec, double s, 
     return -(int)sec->n_right - 1;
 }
 
-/* Horizontal distance from t to the nearest lane of an accepted type (and that lane). */
+/* Distance (along the cross-section) from t to the nearest lane of an accepted type (and that lane). */
 static int nearest_typed_lane(const sn_odr_road *r, const sn_odr_section *sec, double s, double t, uint32_t types,
                               double *dist)
 {
@@ -377,7 +377,7 @@ bool sn_map_locate(const sn_map *m, sn_vec3 world, double radius, uint32_t lane_
                     const sn_odr_section *sec = &r->sections[it->section];
                     double s = project(r, it->s0, it->s1, x, y);
                     sn_odr_pose p = sn_odr_ref_line(r, s);
-                    double dx = x - p.x, dy = y - p.y, t = -dx * sin(p.hdg) + dy * cos(p.hdg);
+                    double dx = x - p.x, dy = y - p.y, t = sn_odr_t_of(r, s, -dx * sin(p.hdg) + dy * cos(p.hdg));
                     double along = dx * cos(p.hdg) + dy * sin(p.hdg);
                     double outside;
                     int lane = lane_types == 0 ? lane_at_t(r, sec, s, t, &outside)

@@ -274,9 +274,14 @@ double sn_odr_lane_border(const sn_odr_road *r, const sn_odr_section *sec, int i
 /* t of a lane's inner and outer border, and of its centre. */
 void sn_odr_lane_span(const sn_odr_road *r, const sn_odr_section *sec, int id, double s, double *t_inner,
                       double *t_outer);
-/* The 3-D point at (s, t) of a road (OpenDRIVE frame): the reference line, t along its left
-** normal, tilted by superelevation, lifted by elevation, plus `h` along the tilted up axis. */
+/* The 3-D point at (s, t, h) of a road (OpenDRIVE frame): the reference line lifted by its
+** elevation, t along the cross-section rolled by the superelevation phi (t cos phi along the
+** horizontal left normal, t sin phi up), h along the rolled up axis (the road's normal: -h sin phi
+** along the left normal, h cos phi up). The one place a lateral offset becomes a world point. */
 void sn_odr_point(const sn_odr_road *r, double s, double t, double h, double out[3]);
+/* Its inverse across the road: the t at s of the point of the cross-section straight above or
+** below a point `across` m from the reference line along the horizontal left normal. */
+double sn_odr_t_of(const sn_odr_road *r, double s, double across);
 /* Road-mark of a lane at s (absolute): the record in force, or NULL. */
 const sn_odr_mark *sn_odr_mark_at(const sn_odr_section *sec, const sn_odr_lane *l, double s);
 /* Speed limit (m/s) of a lane at s: the lane's <speed>, else the road type's, else 0. */

@@ -278,10 +278,29 @@ double sn_odr_lane_offset(const sn_odr_road *r, double s) { return sn_odr_poly_e
 void sn_odr_point(const sn_odr_road *r, double s, double t, double h, double out[3])
 {
     sn_odr_pose p = sn_odr_ref_line(r, s);
-    /* Lateral distances are horizontal (as CARLA measures them); superelevation lifts the
-    ** left side and lowers the right. */
+    /* OpenDRIVE's t axis is the horizontal left normal n rolled by the superelevation phi about
+    ** the reference line, h its normal: (t, h) lies at (t cos phi - h sin phi) n and
+    ** t sin phi + h cos phi up (esmini's Position::Track2XYZ, roll only). Without
+    ** superelevation: t out, h up, bit for bit as before the rule (and no cos, sin). */
     double se = r->n_superelevation ? sn_odr_superelevation(r, s) : 0;
-    out[0] = p.x - sin(p.hdg) * t;
-    out[1] = p.y + cos(p.hdg) * t;
-    out[2] = sn_odr_elevation(r, s) + t * tan(se) + h;
+    double out_n = t, up = h;
+    if (se != 0) {
+        double c = cos(se), sn = sin(se);
+        out_n = t * c - h * sn, up = t * sn + h * c;
+    }
+    out[0] = p.x - sin(p.hdg) * out_n;
+    out[1] = p.y + cos(p.hdg) * out_n;
+    out[2] = sn_odr_elevation(r, s) + up;
+}
+
+double sn_odr_t_of(const sn_odr_road *r, double s, double across)
+{
+    if (!r->n_superelevation)
+        return across;
+    /* a point straight above or below the tilted cross-section: across = t cos phi; a roll near
+    ** 90 degrees (a wall) keeps the division finite */
+    double c = cos(sn_odr_superelevation(r, s));
+    if (fabs(c) < 1e-3)
+        c = c < 0 ? -1e-3 : 1e-3;
+    return across / c;
 }

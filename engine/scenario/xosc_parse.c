@@ -1434,8 +1434,7 @@ static bool parse_entity_cond(P *p, N n, sn_xcond *c)
         if ((c->ref = entity_index(p, e, "entityRef")) < 0 || !num(p, e, "value", true, 0, -V, V, &c->value) ||
             !rule_attr(p, e, c) || !boolean(p, e, "freespace", true, &c->freespace) || !rdt_attrs(p, e, c, false))
             return false;
-        c->rdt = SN_XRD_LONGITUDINAL; /* a headway is along the way */
-        return true;
+        return true; /* rdt as given, euclidianDistance without one (esmini's ScenarioReader default) */
     }
     if (sn_xml_is(e, "TimeToCollisionCondition")) {
         c->kind = SN_XC_TTC;

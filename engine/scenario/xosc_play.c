@@ -303,8 +303,13 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
         break;
     case SN_XC_HEADWAY: {
         /* the gap to the entity over the triggering entity's speed: negative when it is behind
-        ** (as esmini measures it); standing still, infinitely far either way */
+        ** (as esmini measures it); standing still, infinitely far either way. Between reference
+        ** points in the entity's frame the gap is esmini's default relativeDistanceType,
+        ** euclidianDistance (Position::getRelativeDistance: the straight line, signed by ahead
+        ** or behind; velodrome.xosc's cars a lane apart on a banked curve), else along the way */
         double d = sn_xent_long(r, i, c->ref, c->freespace, c->road_cs);
+        if (c->rdt == SN_XRD_EUCLIDEAN && !c->freespace && !c->road_cs)
+            d = (d >= 0 ? 1 : -1) * hypot(r->ents[c->ref].x - e->x, r->ents[c->ref].y - e->y);
         *m = e->v > 1e-9 ? d / e->v : d >= 0 ? INFINITY : -INFINITY;
         break;
     }

@@ -648,7 +648,8 @@ static void pass_map_objects(placer *P)
                 hx = hy = ob->radius;
             double h = ob->height;
             double w[3], yaw;
-            at(r, fmin(fmax(ob->s, 0), r->length), ob->t, ob->z_offset, w, &yaw);
+            at(r, fmin(fmax(ob->s, 0), r->length), ob->t, 0, w, &yaw);
+            w[2] += ob->z_offset; /* zOffset is vertical (esmini's objects: z_road + zOffset) */
             yaw -= ob->hdg; /* hdg turns counter-clockwise in OpenDRIVE: clockwise in the world */
             if (!(hx > 0 && hx < 500) || !(hy > 0 && hy < 500))
                 hx = hy = sc == SN_SC_BUILDING ? 5 : sc == SN_SC_TRUNK ? 0.2 : 0.12;
@@ -769,7 +770,8 @@ static void pass_zebras(placer *P)
             if (!(hu > 0.5 || hv > 0.5) || !isfinite(hu) || !isfinite(hv) || hu > 100 || hv > 100)
                 continue;
             double p[3];
-            sn_odr_point(r, ob->s, ob->t, ob->z_offset, p);
+            sn_odr_point(r, ob->s, ob->t, 0, p);
+            p[2] += ob->z_offset; /* vertical, as every object's */
             double h = sn_odr_ref_line(r, ob->s).hdg + ob->hdg;
             bool across_v = hv >= hu;
             double L = across_v ? hv : hu, Wd = across_v ? hu : hv; /* half length across the road, half width */

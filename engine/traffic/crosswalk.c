@@ -38,7 +38,8 @@ bool sn_crosswalks_build(const sn_map *m, sn_crosswalk **out, size_t *n)
             bool across_v = hv >= hu;
             double half = (across_v ? hv : hu) + ONTO_SIDEWALK;
             double p[3];
-            sn_odr_point(r, ob->s, ob->t, ob->z_offset, p);
+            sn_odr_point(r, ob->s, ob->t, 0, p);
+            p[2] += ob->z_offset; /* vertical, as the scenery's objects */
             double h = sn_odr_ref_line(r, ob->s).hdg + ob->hdg;
             /* The crossing direction in the OpenDRIVE frame: v is u turned left. */
             double dx = across_v ? -sin(h) : cos(h), dy = across_v ? cos(h) : sin(h);

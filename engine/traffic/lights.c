@@ -350,7 +350,8 @@ static sn_status spawn_light(sn_engine *e, const sn_odr_road *r, const sn_odr_si
     double s = fmin(fmax(sg->s, 0), r->length), p[3];
     const double half_h = 0.5; /* the head's half height (the blueprint's extent) */
     double lift = fmax(sg->z_offset, 0) + POLE_HEIGHT + half_h;
-    sn_odr_point(r, s, sg->t, lift, p);
+    sn_odr_point(r, s, sg->t, 0, p);
+    p[2] += lift; /* the pole stands upright on a superelevated road too */
     double hdg = sn_odr_ref_line(r, s).hdg + sg->h_offset + (sg->orientation == '-' ? 0 : M_PI);
     sn_transform tf = {sn_map_world(p), {0, sn_map_yaw(hdg), 0}};
     char id[24];

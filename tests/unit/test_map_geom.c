@@ -1,9 +1,13 @@
 /* test_map_geom.c — OpenDRIVE evaluation (engine/map/odr_geom.c, odr_lane.c) against closed
 ** forms and against integrations of this file's own: every plan-view geometry kind, the cubic
 ** record lists (elevation, superelevation, lane offset, lane widths) at their boundaries,
-** sn_odr_section_at's `before` rule, lane borders as sums of widths, widths clamped at 0.
+** sn_odr_section_at's `before` rule, lane borders as sums of widths, widths clamped at 0; a
+** road banked 60 degrees (OpenDRIVE's t measured along the superelevated cross-section: lane
+** centres, a waypoint, the lane at a point and the road mesh's border vertices in closed form).
 ** Every input is a small XML string loaded with sn_odr_load_memory, so the parser is read too. */
+#include "../../engine/map/lanemap.h"
 #include "../../engine/map/odr.h"
+#include "../../engine/map/road_mesh.h"
 #include "../check.h"
 
 #include <math.h>
@@ -330,13 +334,99 @@ static void test_profiles(void)
         CHECK(a == b, "the centre lane spans nothing");
     }
 
-    /* a 3-D point: t along the left normal, lifted by elevation and tilted by superelevation */
-    double p[3];
+    /* a 3-D point: t along the left normal rolled by the superelevation (0.05 rad at s = 45), h
+    ** along the rolled normal, lifted by elevation */
+    double p[3], se = 0.05;
     sn_odr_point(r, 45, -2, 0.5, p);
     CHECK_NEAR(p[0], 45, 1e-12, "point x");
-    CHECK_NEAR(p[1], -2, 1e-12, "point y");
-    CHECK_NEAR(p[2], cubic(3, 0, 0.01, 0, 25) - 2 * tan(0.05) + 0.5, 1e-12, "point z");
+    CHECK_NEAR(p[1], -2 * cos(se) - 0.5 * sin(se), 1e-12, "point y");
+    CHECK_NEAR(p[2], cubic(3, 0, 0.01, 0, 25) - 2 * sin(se) + 0.5 * cos(se), 1e-12, "point z");
     sn_odr_free(m);
+}
+
+/* A straight road banked phi = 60 degrees (esmini's velodrome.xosc), 2 m up, lanes -1..-3 of 3 m
+** (centres t = -1.5, -4.5, -7.5) and lane 1 of 3.5 m. OpenDRIVE (and esmini's Track2XYZ) measure
+** t along the rolled cross-section: a lane centre lies |t| cos phi out and t sin phi up (the
+** rule before laid |t| out and lifted it |t| tan phi: the centres were 0.75, 2.25, 3.75 m too far
+** out and 1.30, 3.90, 6.50 m off in height). */
+static void test_banked(void)
+{
+    const double phi = PI / 3, z0 = 2;
+    const char *extra =
+        "<elevationProfile><elevation s=\"0\" a=\"2\" b=\"0\" c=\"0\" d=\"0\"/></elevationProfile>"
+        "<lateralProfile><superelevation s=\"0\" a=\"1.0471975511965976\" b=\"0\" c=\"0\" d=\"0\"/></lateralProfile>"
+        "<lanes><laneSection s=\"0\"><left><lane id=\"1\" type=\"driving\"><width sOffset=\"0\" a=\"3.5\" b=\"0\" c=\"0\" d=\"0\"/></lane></left>"
+        "<center><lane id=\"0\" type=\"none\"/></center><right>"
+        "<lane id=\"-1\" type=\"driving\"><width sOffset=\"0\" a=\"3\" b=\"0\" c=\"0\" d=\"0\"/></lane>"
+        "<lane id=\"-2\" type=\"driving\"><width sOffset=\"0\" a=\"3\" b=\"0\" c=\"0\" d=\"0\"/></lane>"
+        "<lane id=\"-3\" type=\"driving\"><width sOffset=\"0\" a=\"3\" b=\"0\" c=\"0\" d=\"0\"/></lane>"
+        "</right></laneSection></lanes>";
+    sn_odr *o = load_road(100, "<geometry s=\"0\" x=\"0\" y=\"0\" hdg=\"0\" length=\"100\"><line/></geometry>", extra);
+    const sn_odr_road *r = &o->roads[0];
+    const sn_odr_section *sec = &r->sections[0];
+    const double centre[4] = {1.75, -1.5, -4.5, -7.5};
+    const int ids[4] = {1, -1, -2, -3};
+    for (int i = 0; i < 4; i++) {
+        double a, b, p[3];
+        sn_odr_lane_span(r, sec, ids[i], 40, &a, &b);
+        CHECK(fabs((0.5 * (a + b)) - (centre[i])) <= 1e-12, "lane %d's centre t", ids[i]);
+        sn_odr_point(r, 40, centre[i], 0, p);
+        CHECK(fabs((p[0]) - (40)) <= 1e-3, "lane %d's centre x", ids[i]);
+        CHECK(fabs((p[1]) - (centre[i] * cos(phi))) <= 1e-3, "lane %d's centre: t cos phi out (got %g)", ids[i], p[1]);
+        CHECK(fabs((p[2]) - (z0 + centre[i] * sin(phi))) <= 1e-3, "lane %d's centre: t sin phi up (got %g)", ids[i], p[2]);
+        /* h is along the rolled normal, perpendicular to the cross-section */
+        double q[3];
+        sn_odr_point(r, 40, centre[i], 1, q);
+        CHECK_NEAR(q[1] - p[1], -sin(phi), 1e-9, "h along the rolled normal (out)");
+        CHECK_NEAR(q[2] - p[2], cos(phi), 1e-9, "h along the rolled normal (up)");
+        CHECK_NEAR(sn_odr_t_of(r, 40, p[1]), centre[i], 1e-9, "sn_odr_t_of inverts the cross-section");
+    }
+    sn_odr_free(o);
+
+    /* the same road as a lane map: waypoints, the lane at a point, the road mesh */
+    sn_error err = {0};
+    sn_map *m = sn_map_open_memory(xml, strlen(xml), "banked.xodr", &err);
+    CHECK(m != NULL, "banked map: %s", err.msg);
+    if (!m)
+        return;
+    for (int i = 1; i < 4; i++) {
+        sn_waypoint w;
+        sn_map_make_waypoint(m, (sn_lanekey){0, 0, ids[i]}, 40, &w);
+        /* the world frame is CARLA's: y = -OpenDRIVE y */
+        sn_vec3 l = w.transform.location;
+        CHECK(fabs(l.x - 40) < 1e-3 && fabs(l.y + centre[i] * cos(phi)) < 1e-3 && fabs(l.z - z0 - centre[i] * sin(phi)) < 1e-3,
+              "lane %d's waypoint at (40, %.4f, %.4f), got (%g, %g, %g)", ids[i], -centre[i] * cos(phi),
+              z0 + centre[i] * sin(phi), l.x, l.y, l.z);
+        CHECK(fabs((w.transform.rotation.roll) - (60)) <= 1e-9, "lane %d's waypoint rolls with the road (dir * phi, got %g)", ids[i], w.transform.rotation.roll);
+        sn_map_place pl;
+        CHECK(sn_map_locate(m, l, 1.0, 0, &pl), "lane %d's centre is on the road", ids[i]);
+        CHECK(pl.lane == ids[i] && fabs(pl.t - centre[i]) < 1e-3 && fabs(pl.s - 40) < 1e-3 && fabs(pl.dz) < 1e-3,
+              "the lane at lane %d's centre: lane %d, s %g, t %g, dz %g", ids[i], pl.lane, pl.s, pl.t, pl.dz);
+        /* a point 1 m outside the lane's border across the bank: outside measured along t */
+        double bx[3];
+        sn_odr_point(&m->odr->roads[0], 40, -10, 0, bx);
+        CHECK(sn_map_locate(m, sn_map_world(bx), 2.0, 0, &pl) && pl.lane == -4 && fabs(pl.outside - 1) < 1e-3,
+              "1 m beyond the outer border: lane %d, outside %g", pl.lane, pl.outside);
+    }
+    sn_road_mesh *rm = NULL;
+    CHECK(sn_road_mesh_build(m, &rm, &err) == SN_OK, "banked mesh: %s", err.msg);
+    if (rm) {
+        /* every vertex on the banked plane z = z0 + tan(phi) y_odr, within |t| <= 9 of it: the
+        ** outer border of lane -3 at y_odr = -9 cos phi, that of lane 1 at 3.5 cos phi */
+        double lo = INFINITY, hi = -INFINITY, worst = 0;
+        for (uint32_t i = 0; i < rm->n_v; i++) {
+            double y = -rm->v[i][1], z = rm->v[i][2];
+            worst = fmax(worst, fabs((z - z0) * cos(phi) - y * sin(phi))); /* distance from the plane */
+            lo = fmin(lo, y), hi = fmax(hi, y);
+            if (fabs(y + 9 * cos(phi)) < 1e-3)
+                CHECK_NEAR(z, z0 - 9 * sin(phi), 1e-3, "a vertex on lane -3's outer border: t = -9 along the bank");
+        }
+        CHECK(rm->n_v > 0 && worst < 1e-6, "the mesh lies on the banked plane (%u vertices, worst %g m off)", rm->n_v, worst);
+        CHECK_NEAR(lo, -9 * cos(phi), 1e-3, "the mesh's outer right edge: lane -3's border, 9 cos phi out");
+        CHECK_NEAR(hi, 3.5 * cos(phi), 1e-3, "the mesh's outer left edge: lane 1's border, 3.5 cos phi out");
+        sn_road_mesh_free(rm);
+    }
+    sn_map_close(m);
 }
 
 int main(void)
@@ -348,5 +438,6 @@ int main(void)
     test_parampoly3();
     test_pieces();
     test_profiles();
+    test_banked();
     return CHECK_DONE();
 }

@@ -285,10 +285,13 @@ static void test_conditions(void)
         {"State", VAL("<StoryboardElementStateCondition storyboardElementType='action' storyboardElementRef='Set' state='endTransition'/>"), 3.01, 0},
         {"Param", VAL("<ParameterCondition parameterRef='Flag' value='1' rule='equalTo'/>"), 3.01, 0},
         {"Collision", ENT("Ego", "<CollisionCondition><EntityRef entityRef='Lead'/></CollisionCondition>"), 0, 0.01},
+        /* to Parked, a lane to the left: the straight-line distance, esmini's default
+        ** relativeDistanceType (euclidianDistance, signed by ahead or behind) over Ego's speed */
+        {"HeadwayEucl", ENT("Ego", "<TimeHeadwayCondition entityRef='Parked' value='1' freespace='false' rule='lessThan'/>"), 0, 0.01},
     };
     const size_t n = sizeof cases / sizeof *cases;
     /* closed forms: Ego s(t) = 10 + 10t + t^2/2 (t <= 10), v = 10 + t; Lead s = 200 + 5t */
-    double tt[16];
+    double tt[17];
     {
         /* Traveled 25: 10t + t^2/2 = 25 */
         tt[4] = -10 + sqrt(100 + 50);
@@ -334,7 +337,22 @@ static void test_conditions(void)
     CHECK(x, "%s", err.msg);
     sn_xrun r;
     if (x && sn_xrun_init(&r, x, highway, DT)) {
-        double fired[16];
+        /* HeadwayEucl: sqrt(lon^2 + lat^2) / (10 + t) < 1 with lon = 20 - 10t - t^2/2 and lat the lanes'
+        ** distance (longitudinal alone: t = -11 + sqrt(141) = 0.874 s, 0.12 s earlier) */
+        double lat = fabs(r.ents[2].y - r.ents[0].y), lo = 0, hi = 2;
+        CHECK(fabs(lat - 3.75) < 1e-6 && fabs(r.ents[2].x - r.ents[0].x - 20) < 1e-6, "Parked a lane (3.75 m) beside Ego's start, 20 m on: %g",
+              lat);
+        for (int it = 0; it < 100; it++) {
+            double t = 0.5 * (lo + hi), lon = 20 - 10 * t - t * t / 2;
+            if (lon * lon + lat * lat < (10 + t) * (10 + t))
+                hi = t;
+            else
+                lo = t;
+        }
+        tt[16] = hi;
+        CHECK(tt[16] - (-11 + sqrt(141)) > 5 * DT, "the euclidean headway fires %g s after a longitudinal one",
+              tt[16] - (-11 + sqrt(141)));
+        double fired[17];
         for (size_t i = 0; i < n; i++)
             fired[i] = -1;
         for (int k = 0; k < 2000 && !r.failed; k++) {
