@@ -109,7 +109,7 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     if ((a1->down && a2->kind == SN_ACTOR_VEHICLE) || (a2->down && a1->kind == SN_ACTOR_VEHICLE))
         return;
     dContactGeom cg[MAX_CONTACTS_PER_PAIR];
-    int n = dCollide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
+    int n = sn_ode_collide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
     if (n <= 0)
         return;
     if (crash1) /* two vehicles crushing each other: driver_physics.c limits their rise and tilt */
