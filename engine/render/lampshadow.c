@@ -172,6 +172,144 @@ static int by_dist(const void *a, const void *b)
     return x->chunk < y->chunk ? -1 : x->chunk > y->chunk; /* ties in chunk order: deterministic */
 }
 
+/* The solid chunks binned in a grid of square cells: cell c holds items[start[c] .. start[c+1]). */
+typedef struct chunk_grid {
+    double x0, y0, cell;
+    uint32_t nx, ny;
+    uint32_t *start, *items; /* owned: grid_free */
+} chunk_grid;
+
+static void grid_free(chunk_grid *g) { free(g->start), free(g->items); }
+
+/* Cells of at least the reach (a lamp then looks at 3 x 3), larger on a vast map: at most about
+** 2^20 of them. False when out of memory (g is then freed). */
+static bool grid_build(chunk_grid *g, const sn_road_mesh *m)
+{
+    *g = (chunk_grid){.x0 = m->lo[0], .y0 = m->lo[1], .cell = SN_LAMP_SHADOW_REACH, .nx = 1, .ny = 1};
+    const bool sized = m->n_chunks && m->hi[0] >= m->lo[0];
+    if (sized) {
+        double area = (m->hi[0] - m->lo[0] + g->cell) * (m->hi[1] - m->lo[1] + g->cell);
+        g->cell = fmax(g->cell, sqrt(area / (1 << 20)));
+        g->nx = (uint32_t)((m->hi[0] - g->x0) / g->cell + 1), g->ny = (uint32_t)((m->hi[1] - g->y0) / g->cell + 1);
+    }
+    const size_t nc = (size_t)g->nx * g->ny;
+    size_t cap_items = 0;
+    bool ok = (g->start = calloc(nc + 1, sizeof *g->start)) != NULL;
+    /* two passes over the solid chunks: count per cell, then fill */
+    for (int pass = 0; ok && pass < 2; pass++) {
+        if (pass == 1) {
+            for (size_t c = 0; c < nc; c++)
+                g->start[c + 1] += g->start[c];
+            size_t n_items = g->start[nc];
+            ok = sn_grow((void **)&g->items, &cap_items, n_items ? n_items : 1, sizeof *g->items);
+            if (!ok)
+                break;
+            memmove(g->start + 1, g->start, nc * sizeof *g->start); /* fill moves them back */
+            g->start[0] = 0;
+        }
+        for (uint32_t i = 0; i < m->n_chunks; i++) {
+            const sn_road_chunk *k = &m->chunks[i];
+            if (!solid(k->category) || !k->count)
+                continue;
+            long i0 = (long)floor((k->lo[0] - g->x0) / g->cell), i1 = (long)floor((k->hi[0] - g->x0) / g->cell);
+            long j0 = (long)floor((k->lo[1] - g->y0) / g->cell), j1 = (long)floor((k->hi[1] - g->y0) / g->cell);
+            i0 = i0 < 0 ? 0 : i0, j0 = j0 < 0 ? 0 : j0;
+            i1 = i1 >= (long)g->nx ? (long)g->nx - 1 : i1, j1 = j1 >= (long)g->ny ? (long)g->ny - 1 : j1;
+            for (long j = j0; j <= j1; j++)
+                for (long ii = i0; ii <= i1; ii++) {
+                    size_t c = (size_t)j * g->nx + (size_t)ii;
+                    if (pass == 0)
+                        g->start[c + 1]++;
+                    else
+                        g->items[g->start[c + 1]++] = i;
+                }
+        }
+    }
+    if (!ok)
+        grid_free(g);
+    return ok;
+}
+
+/* Lamp i's candidates (*cand, n of them; the array grows, the caller frees it): the solid chunks
+** whose box comes within reach of its light L, nearest first, at most SN_LAMP_SHADOW_SCENERY.
+** stamp marks the chunks met (by i + 1). False when out of memory. */
+static bool lamp_candidates(const chunk_grid *g, const sn_road_mesh *m, uint32_t i, sn_vec3 L, uint32_t *stamp,
+                            cand_sc **cand, size_t *cap, size_t *n)
+{
+    long ci = (long)floor((L.x - g->x0) / g->cell), cj = (long)floor((L.y - g->y0) / g->cell);
+    size_t n_cand = 0;
+    for (long j = cj - 1; j <= cj + 1; j++)
+        for (long ii = ci - 1; ii <= ci + 1; ii++) {
+            if (j < 0 || ii < 0 || j >= (long)g->ny || ii >= (long)g->nx)
+                continue;
+            size_t c = (size_t)j * g->nx + (size_t)ii;
+            for (uint32_t t = g->start[c]; t < g->start[c + 1]; t++) {
+                uint32_t o = g->items[t];
+                if (stamp[o] == i + 1)
+                    continue; /* met in another cell */
+                stamp[o] = i + 1;
+                double dist = box_dist(m->chunks[o].lo, m->chunks[o].hi, L);
+                if (dist > SN_LAMP_SHADOW_REACH)
+                    continue;
+                if (!sn_grow((void **)cand, cap, n_cand + 1, sizeof **cand))
+                    return false;
+                (*cand)[n_cand++] = (cand_sc){dist, o};
+            }
+        }
+    if (n_cand > 1)
+        qsort(*cand, n_cand, sizeof **cand, by_dist);
+    *n = n_cand > SN_LAMP_SHADOW_SCENERY ? SN_LAMP_SHADOW_SCENERY : n_cand;
+    return true;
+}
+
+/* Appends to sc the occluder groups of the light L from its candidates: each piece's triangles
+** that the light is behind (the only ones a segment ending at the light can enter through),
+** SC_GROUP at a time, each group with its own box and its nearest distance to L. False when out
+** of memory. */
+static bool lamp_groups(struct sn_lamp_scenery *sc, const sn_road_mesh *m, sn_vec3 L, const cand_sc *cand, size_t n_cand,
+                        size_t *n_occ, size_t *cap_occ)
+{
+    const size_t first = *n_occ;
+    for (size_t q = 0; q < n_cand; q++) {
+        const sn_road_chunk *o = &m->chunks[cand[q].chunk];
+        sc_occ *s = NULL;
+        for (uint32_t t = 0; t < o->count; t++) {
+            const double *a = m->v[o->v_first + m->t[o->first + t][0]], *b = m->v[o->v_first + m->t[o->first + t][1]],
+                         *c = m->v[o->v_first + m->t[o->first + t][2]];
+            sn_vec3 e1 = sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e2 = sn_v3(c[0] - a[0], c[1] - a[1], c[2] - a[2]);
+            if (!(sn_v3_dot(sn_v3_cross(e1, e2), sn_v3(L.x - a[0], L.y - a[1], L.z - a[2])) < 0))
+                continue; /* the light in front of it or in its plane: a segment to it only leaves here */
+            if (!s || s->n == SC_GROUP) {
+                if (!sn_grow((void **)&sc->occ, cap_occ, *n_occ + 2, sizeof *sc->occ))
+                    return false;
+                s = &sc->occ[(*n_occ)++];
+                s->chunk = cand[q].chunk, s->first = (uint32_t)sc->n_tri, s->n = 0;
+                for (int k = 0; k < 3; k++)
+                    s->lo[k] = INFINITY, s->hi[k] = -INFINITY;
+            }
+            if (!sn_grow((void **)&sc->tri, &sc->cap_tri, sc->n_tri + 1, sizeof *sc->tri))
+                return false;
+            sc->tri[sc->n_tri++] = t, s->n++;
+            const double *vs[3] = {a, b, c};
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++)
+                    s->lo[k] = fmin(s->lo[k], vs[j][k]), s->hi[k] = fmax(s->hi[k], vs[j][k]);
+        }
+    }
+    for (size_t g = first; g < *n_occ; g++) {
+        sc_occ *s = &sc->occ[g];
+        sn_vec3 c = sn_v3(0.5 * (s->lo[0] + s->hi[0]), 0.5 * (s->lo[1] + s->hi[1]), 0.5 * (s->lo[2] + s->hi[2]));
+        double r = 0.5 * sqrt((s->hi[0] - s->lo[0]) * (s->hi[0] - s->lo[0]) + (s->hi[1] - s->lo[1]) * (s->hi[1] - s->lo[1]) +
+                              (s->hi[2] - s->lo[2]) * (s->hi[2] - s->lo[2])) + 0.01;
+        double D = sn_v3_len(sn_v3_sub(c, L));
+        s->near = D > r ? D - r : 0;
+        /* 1 mm of margin on the box: a face lying in its plane still meets the segment */
+        for (int k = 0; k < 3; k++)
+            s->lo[k] -= 1e-3, s->hi[k] += 1e-3;
+    }
+    return true;
+}
+
 /* The table of every street lamp's scenery occluders: solid chunks binned in a grid of cells
 ** no smaller than SN_LAMP_SHADOW_REACH, each lamp looking at the 3 x 3 cells around it. */
 static struct sn_lamp_scenery *scenery_build(const sn_road_mesh *m)
@@ -181,133 +319,31 @@ static struct sn_lamp_scenery *scenery_build(const sn_road_mesh *m)
         return NULL;
     sc->mesh = m, sc->n_chunks = m->n_chunks, sc->n_t = m->n_t;
     const uint32_t lamp = SN_ROAD_N_CATEGORIES + SN_SC_LAMP;
-    /* cells of at least the reach (a lamp then looks at 3 x 3), larger on a vast map: at most
-    ** about 2^20 of them */
-    double cell = SN_LAMP_SHADOW_REACH;
-    if (m->n_chunks && m->hi[0] >= m->lo[0]) {
-        double area = (m->hi[0] - m->lo[0] + cell) * (m->hi[1] - m->lo[1] + cell);
-        cell = fmax(cell, sqrt(area / (1 << 20)));
-    }
-    uint32_t *cell_start = NULL, *items = NULL, *stamp = NULL;
+    chunk_grid grid;
+    uint32_t *stamp = NULL;
     cand_sc *cand = NULL;
-    size_t n_items = 0, cap_items = 0, n_occ = 0, cap_occ = 0, cap_cand = 0;
+    size_t n_occ = 0, cap_occ = 0, cap_cand = 0;
     bool ok = (sc->start = calloc((size_t)m->n_chunks + 1, sizeof *sc->start)) != NULL &&
               (sc->cbase = calloc((size_t)m->n_chunks + 1, sizeof *sc->cbase)) != NULL;
-    double x0 = m->lo[0], y0 = m->lo[1];
-    uint32_t nx = 1, ny = 1;
-    if (ok && m->n_chunks && m->hi[0] >= m->lo[0]) {
-        nx = (uint32_t)((m->hi[0] - x0) / cell + 1), ny = (uint32_t)((m->hi[1] - y0) / cell + 1);
+    if (!ok || !grid_build(&grid, m)) {
+        sn_lamp_scenery_free(sc);
+        return NULL;
     }
-    size_t nc = (size_t)nx * ny;
-    ok = ok && (cell_start = calloc(nc + 1, sizeof *cell_start)) && (stamp = calloc((size_t)m->n_chunks + 1, sizeof *stamp));
-    /* two passes over the solid chunks: count per cell, then fill */
-    for (int pass = 0; ok && pass < 2; pass++) {
-        if (pass == 1) {
-            for (size_t c = 0; c < nc; c++)
-                cell_start[c + 1] += cell_start[c];
-            n_items = cell_start[nc];
-            ok = sn_grow((void **)&items, &cap_items, n_items ? n_items : 1, sizeof *items);
-            if (!ok)
-                break;
-            memmove(cell_start + 1, cell_start, nc * sizeof *cell_start); /* fill moves them back */
-            cell_start[0] = 0;
-        }
-        for (uint32_t i = 0; ok && i < m->n_chunks; i++) {
-            const sn_road_chunk *k = &m->chunks[i];
-            if (!solid(k->category) || !k->count)
-                continue;
-            long i0 = (long)floor((k->lo[0] - x0) / cell), i1 = (long)floor((k->hi[0] - x0) / cell);
-            long j0 = (long)floor((k->lo[1] - y0) / cell), j1 = (long)floor((k->hi[1] - y0) / cell);
-            i0 = i0 < 0 ? 0 : i0, j0 = j0 < 0 ? 0 : j0;
-            i1 = i1 >= (long)nx ? (long)nx - 1 : i1, j1 = j1 >= (long)ny ? (long)ny - 1 : j1;
-            for (long j = j0; j <= j1; j++)
-                for (long ii = i0; ii <= i1; ii++) {
-                    size_t c = (size_t)j * nx + (size_t)ii;
-                    if (pass == 0)
-                        cell_start[c + 1]++;
-                    else
-                        items[cell_start[c + 1]++] = i;
-                }
-        }
-    }
-    /* each lamp: the solid chunks whose box comes within reach of its light, nearest first */
+    ok = (stamp = calloc((size_t)m->n_chunks + 1, sizeof *stamp)) != NULL;
     for (uint32_t i = 0; ok && i < m->n_chunks; i++) {
         sc->start[i] = (uint32_t)n_occ;
         const sn_road_chunk *k = &m->chunks[i];
         if (k->category != lamp)
             continue;
         sn_vec3 L = lamp_pos(k);
-        long ci = (long)floor((L.x - x0) / cell), cj = (long)floor((L.y - y0) / cell);
         size_t n_cand = 0;
-        for (long j = cj - 1; ok && j <= cj + 1; j++)
-            for (long ii = ci - 1; ok && ii <= ci + 1; ii++) {
-                if (j < 0 || ii < 0 || j >= (long)ny || ii >= (long)nx)
-                    continue;
-                size_t c = (size_t)j * nx + (size_t)ii;
-                for (uint32_t t = cell_start[c]; t < cell_start[c + 1]; t++) {
-                    uint32_t o = items[t];
-                    if (stamp[o] == i + 1)
-                        continue; /* met in another cell */
-                    stamp[o] = i + 1;
-                    double dist = box_dist(m->chunks[o].lo, m->chunks[o].hi, L);
-                    if (dist > SN_LAMP_SHADOW_REACH)
-                        continue;
-                    if (!(ok = sn_grow((void **)&cand, &cap_cand, n_cand + 1, sizeof *cand)))
-                        break;
-                    cand[n_cand++] = (cand_sc){dist, o};
-                }
-            }
-        if (!ok)
-            break;
-        if (n_cand > 1)
-            qsort(cand, n_cand, sizeof *cand, by_dist);
-        if (n_cand > SN_LAMP_SHADOW_SCENERY)
-            n_cand = SN_LAMP_SHADOW_SCENERY;
-        /* each piece's triangles that the light is behind (the only ones a segment ending at the
-        ** light can enter through), SC_GROUP at a time, each group with its own box */
-        for (size_t q = 0; ok && q < n_cand; q++) {
-            const sn_road_chunk *o = &m->chunks[cand[q].chunk];
-            sc_occ *s = NULL;
-            for (uint32_t t = 0; ok && t < o->count; t++) {
-                const double *a = m->v[o->v_first + m->t[o->first + t][0]], *b = m->v[o->v_first + m->t[o->first + t][1]],
-                             *c = m->v[o->v_first + m->t[o->first + t][2]];
-                sn_vec3 e1 = sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]), e2 = sn_v3(c[0] - a[0], c[1] - a[1], c[2] - a[2]);
-                if (!(sn_v3_dot(sn_v3_cross(e1, e2), sn_v3(L.x - a[0], L.y - a[1], L.z - a[2])) < 0))
-                    continue; /* the light in front of it or in its plane: a segment to it only leaves here */
-                if (!s || s->n == SC_GROUP) {
-                    if (!(ok = sn_grow((void **)&sc->occ, &cap_occ, n_occ + 2, sizeof *sc->occ)))
-                        break;
-                    s = &sc->occ[n_occ++];
-                    s->chunk = cand[q].chunk, s->first = (uint32_t)sc->n_tri, s->n = 0;
-                    for (int k = 0; k < 3; k++)
-                        s->lo[k] = INFINITY, s->hi[k] = -INFINITY;
-                }
-                if (!(ok = sn_grow((void **)&sc->tri, &sc->cap_tri, sc->n_tri + 1, sizeof *sc->tri)))
-                    break;
-                sc->tri[sc->n_tri++] = t, s->n++;
-                const double *vs[3] = {a, b, c};
-                for (int j = 0; j < 3; j++)
-                    for (int k = 0; k < 3; k++)
-                        s->lo[k] = fmin(s->lo[k], vs[j][k]), s->hi[k] = fmax(s->hi[k], vs[j][k]);
-            }
-        }
-        for (size_t g = sc->start[i]; ok && g < n_occ; g++) {
-            sc_occ *s = &sc->occ[g];
-            sn_vec3 c = sn_v3(0.5 * (s->lo[0] + s->hi[0]), 0.5 * (s->lo[1] + s->hi[1]), 0.5 * (s->lo[2] + s->hi[2]));
-            double r = 0.5 * sqrt((s->hi[0] - s->lo[0]) * (s->hi[0] - s->lo[0]) + (s->hi[1] - s->lo[1]) * (s->hi[1] - s->lo[1]) +
-                                  (s->hi[2] - s->lo[2]) * (s->hi[2] - s->lo[2])) + 0.01;
-            double D = sn_v3_len(sn_v3_sub(c, L));
-            s->near = D > r ? D - r : 0;
-            /* 1 mm of margin on the box: a face lying in its plane still meets the segment */
-            for (int k = 0; k < 3; k++)
-                s->lo[k] -= 1e-3, s->hi[k] += 1e-3;
-        }
-        if (!ok || !(ok = lamp_cells(sc, i, L, sc->start[i], (uint32_t)n_occ - sc->start[i])))
-            break;
+        ok = lamp_candidates(&grid, m, i, L, stamp, &cand, &cap_cand, &n_cand) &&
+             lamp_groups(sc, m, L, cand, n_cand, &n_occ, &cap_occ) &&
+             lamp_cells(sc, i, L, sc->start[i], (uint32_t)n_occ - sc->start[i]);
     }
     if (ok)
         sc->start[m->n_chunks] = (uint32_t)n_occ;
-    free(cell_start), free(items), free(stamp), free(cand);
+    grid_free(&grid), free(stamp), free(cand);
     if (!ok) {
         sn_lamp_scenery_free(sc);
         return NULL;

@@ -376,6 +376,37 @@ static sn_vec3 avoid(const sn_engine *e, const sn_actor *self, sn_vec3 pos, sn_v
     return best;
 }
 
+/* Moves g along its route past the nodes it reached from pos; a crossing starts only from its
+** kerb, when clear (else g waits). Returns the edge being walked, route[cur-1] -> route[cur],
+** or NULL before the first node. */
+static const sn_nav_edge *advance_route(sn_engine *e, const sn_nav *nav, agent *g, sn_vec3 pos)
+{
+    g->waiting = false;
+    while (g->cur + 1 < g->n) {
+        uint32_t c = g->route[g->cur], nx = g->route[g->cur + 1];
+        const sn_nav_edge *ed = sn_nav_edge_between(nav, c, nx);
+        double dc = d2(pos, nav->nodes[c].p);
+        if (ed && ed->kind != SN_NAV_SIDEWALK) {
+            if (dc > KERB_REACH)
+                break;
+            if (crossing_busy(e, &nav->cross[ed->cross]) || red_ending(e, &nav->cross[ed->cross], g->max_speed)) {
+                g->waiting = true;
+                break;
+            }
+            g->cur++;
+            continue;
+        }
+        sn_vec3 cp = nav->nodes[c].p, np = nav->nodes[nx].p;
+        bool past = (pos.x - cp.x) * (np.x - cp.x) + (pos.y - cp.y) * (np.y - cp.y) > 0 && dc < 3.0;
+        const sn_nav_edge *in = g->cur ? sn_nav_edge_between(nav, g->route[g->cur - 1], c) : NULL;
+        if (dc < REACH || (past && (!in || in->kind == SN_NAV_SIDEWALK)))
+            g->cur++;
+        else
+            break;
+    }
+    return g->cur ? sn_nav_edge_between(nav, g->route[g->cur - 1], g->route[g->cur]) : NULL;
+}
+
 static void stand(sn_actor *a) { a->mv->walk_speed = 0; }
 
 void sn_walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
@@ -414,33 +445,7 @@ void sn_walker_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
             return;
         }
     }
-    /* Along the route: past reached nodes; a crossing starts only from its kerb, when clear. */
-    g->waiting = false;
-    const sn_nav_edge *on = NULL; /* the edge being walked: route[cur-1] -> route[cur] */
-    while (g->cur + 1 < g->n) {
-        uint32_t c = g->route[g->cur], nx = g->route[g->cur + 1];
-        const sn_nav_edge *ed = sn_nav_edge_between(nav, c, nx);
-        double dc = d2(pos, nav->nodes[c].p);
-        if (ed && ed->kind != SN_NAV_SIDEWALK) {
-            if (dc > KERB_REACH)
-                break;
-            if (crossing_busy(e, &nav->cross[ed->cross]) || red_ending(e, &nav->cross[ed->cross], g->max_speed)) {
-                g->waiting = true;
-                break;
-            }
-            g->cur++;
-            continue;
-        }
-        sn_vec3 cp = nav->nodes[c].p, np = nav->nodes[nx].p;
-        bool past = (pos.x - cp.x) * (np.x - cp.x) + (pos.y - cp.y) * (np.y - cp.y) > 0 && dc < 3.0;
-        const sn_nav_edge *in = g->cur ? sn_nav_edge_between(nav, g->route[g->cur - 1], c) : NULL;
-        if (dc < REACH || (past && (!in || in->kind == SN_NAV_SIDEWALK)))
-            g->cur++;
-        else
-            break;
-    }
-    if (g->cur)
-        on = sn_nav_edge_between(nav, g->route[g->cur - 1], g->route[g->cur]);
+    const sn_nav_edge *on = advance_route(e, nav, g, pos); /* the edge being walked */
     bool last = g->cur + 1 >= g->n;
     sn_vec3 target = last ? g->goal : nav->nodes[g->route[g->cur]].p;
     double dist = d2(pos, target);

@@ -53,67 +53,54 @@ static bool above_plane(const sn_actor *pl, dGeomID g)
     return isfinite(gap) && gap > 1e-6 * (1 + fabs(pl->ph->plane_offset) + fabs(low));
 }
 
-void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
+/* Sweep and prune calls the ground plane with every geom every substep, and nearly all lie
+** wholly above it: whether this pair is such a one (or a held walker against a plane). */
+static bool plane_pair_skipped(const sn_world *w, dGeomID g1, dGeomID g2)
 {
-    sn_world *w = data;
-    /* First, before any other lookup: sweep and prune calls the ground plane with every geom
-    ** every substep, and nearly all lie wholly above it. */
     for (size_t k = 0; k < w->n_planes; k++) {
         const sn_actor *pl = w->planes[k];
         if ((g1 == pl->ph->geom && above_plane(pl, g2)) || (g2 == pl->ph->geom && above_plane(pl, g1)))
-            return;
+            return true;
         /* A walker held on the map's surface (walker_hold.c) stands, it does not rest on planes. */
         if ((g1 == pl->ph->geom || g2 == pl->ph->geom) && pl->ph->plane_normal.z >= 0.7) {
             const sn_actor *o = dGeomGetData(g1 == pl->ph->geom ? g2 : g1);
             if (o && o->held)
-                return;
+                return true;
         }
     }
-    const dGeomID statics = (dGeomID)w->static_space;
-    if (g1 == statics || g2 == statics) {
-        /* A geom against the static space: the statics its box touches, from the static
-        ** broadphase in the order and argument order ODE's scan would give (sbp.h). Statics
-        ** have no body, so a geom without a dynamic one makes no contact with any of them. */
-        dGeomID g = g1 == statics ? g2 : g1;
-        dBodyID b = dGeomGetBody(g);
-        if (w->sbp.ode_only || (b && !dBodyIsKinematic(b)))
-            sn_sbp_collide(w, g, g1 == statics, data, sn_near_callback);
-        return;
-    }
-    if (dGeomIsSpace(g1) || dGeomIsSpace(g2)) {
-        dSpaceCollide2(g1, g2, data, sn_near_callback);
-        return;
-    }
-    dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
-    /* Kinematic bodies follow their set poses: like statics, they only push dynamic ones. */
-    bool dyn1 = b1 && !dBodyIsKinematic(b1), dyn2 = b2 && !dBodyIsKinematic(b2);
-    if ((!dyn1 && !dyn2) || b1 == b2)
-        return; /* nothing dynamic, or two geoms of one body */
-    sn_actor *a1 = dGeomGetData(g1), *a2 = dGeomGetData(g2);
+    return false;
+}
+
+/* Whether two actors' geoms g1 (of a1) and g2 (of a2) make no contact by sensim's rules,
+** before ODE is asked where they touch. */
+static bool actor_pair_skipped(const sn_actor *a1, const sn_actor *a2, dGeomID g1, dGeomID g2)
+{
     /* Vehicles meet each other only with their crash boxes (wheel contact height to roof:
     ** bumpers meet bumpers, no car drives under another one's chassis), everything else only
     ** with their chassis (above the clearance). Both geoms carry the same actor, so events
     ** name the same two actors whichever geom touched. */
     bool crash1 = g1 == a1->ph->crash, crash2 = g2 == a2->ph->crash;
     if (crash1 != crash2 || (!crash1 && a1->kind == SN_ACTOR_VEHICLE && a2->kind == SN_ACTOR_VEHICLE))
-        return;
+        return true;
     /* A walking pedestrian steps over the map's kerbs (15 cm): its box is not stopped by a kerb
     ** face but lifted by the sidewalk's surface it enters (roads.c stand-ins: id 0, not ground). */
     if ((a1->kind == SN_ACTOR_WALKER && !a1->fallen && a2->id == 0 && !a2->ground && a2->kind == SN_ACTOR_STATIC) ||
         (a2->kind == SN_ACTOR_WALKER && !a2->fallen && a1->id == 0 && !a1->ground && a1->kind == SN_ACTOR_STATIC))
-        return;
+        return true;
     /* A walker held on the map's surface (walker_hold.c) makes no contacts with it. */
     if ((a1->held && a2->id == 0 && a2->ground) || (a2->held && a1->id == 0 && a1->ground))
-        return;
+        return true;
     /* A fallen walker apart from the vehicles lies below their floors (driver_physics.c). */
     if ((a1->down && a2->kind == SN_ACTOR_VEHICLE) || (a2->down && a1->kind == SN_ACTOR_VEHICLE))
-        return;
-    dContactGeom cg[MAX_CONTACTS_PER_PAIR];
-    int n = sn_ode_collide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
-    if (n <= 0)
-        return;
-    if (crash1) /* two vehicles crushing each other: driver_physics.c limits their rise and tilt */
-        a1->crushing = a2->crushing = w->any_crushing = true;
+        return true;
+    return false;
+}
+
+/* A contact joint with feedback for each of the n points ODE found between a1's body b1 and
+** a2's body b2 (dyn1, dyn2: whether each is dynamic), and its record for the impulse sums. */
+static void add_contacts(sn_world *w, sn_actor *a1, sn_actor *a2, dBodyID b1, dBodyID b2, bool dyn1, bool dyn2,
+                         const dContactGeom *cg, int n)
+{
     /* Walkers on drivable ground: support, not a collision. Frictionless under a walking
     ** walker (the walker controller is the locomotion); a fallen one slides and stops with
     ** friction. (Vehicles stand on ray-cast wheels, so their chassis never rests.) */
@@ -161,6 +148,43 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
         if (support) /* support, not a collision: no feedback to read */
             rec->a = rec->b = NULL;
     }
+}
+
+void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
+{
+    sn_world *w = data;
+    if (plane_pair_skipped(w, g1, g2)) /* first, before any other lookup */
+        return;
+    const dGeomID statics = (dGeomID)w->static_space;
+    if (g1 == statics || g2 == statics) {
+        /* A geom against the static space: the statics its box touches, from the static
+        ** broadphase in the order and argument order ODE's scan would give (sbp.h). Statics
+        ** have no body, so a geom without a dynamic one makes no contact with any of them. */
+        dGeomID g = g1 == statics ? g2 : g1;
+        dBodyID b = dGeomGetBody(g);
+        if (w->sbp.ode_only || (b && !dBodyIsKinematic(b)))
+            sn_sbp_collide(w, g, g1 == statics, data, sn_near_callback);
+        return;
+    }
+    if (dGeomIsSpace(g1) || dGeomIsSpace(g2)) {
+        dSpaceCollide2(g1, g2, data, sn_near_callback);
+        return;
+    }
+    dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
+    /* Kinematic bodies follow their set poses: like statics, they only push dynamic ones. */
+    bool dyn1 = b1 && !dBodyIsKinematic(b1), dyn2 = b2 && !dBodyIsKinematic(b2);
+    if ((!dyn1 && !dyn2) || b1 == b2)
+        return; /* nothing dynamic, or two geoms of one body */
+    sn_actor *a1 = dGeomGetData(g1), *a2 = dGeomGetData(g2);
+    if (actor_pair_skipped(a1, a2, g1, g2))
+        return;
+    dContactGeom cg[MAX_CONTACTS_PER_PAIR];
+    int n = sn_ode_collide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
+    if (n <= 0)
+        return;
+    if (g1 == a1->ph->crash) /* two vehicles crushing each other: driver_physics.c limits their rise and tilt */
+        a1->crushing = a2->crushing = w->any_crushing = true;
+    add_contacts(w, a1, a2, b1, b2, dyn1, dyn2, cg, n);
 }
 
 static sn_pair *pair_get(sn_world *w, uint32_t self, uint32_t other)

@@ -250,162 +250,199 @@ static tyre_frame tyre_frame_of(sn_vec3 heading, sn_vec3 n)
 /* Wheel i's mount offset from the chassis' bottom centre is sx * half_wb + sy * half_tr. */
 static const double wheel_sx[4] = {1, 1, -1, -1}, wheel_sy[4] = {-1, 1, -1, 1};
 
-/* Runs for every vehicle every substep, so what the four wheels share is computed once: the
-** plane terms of the ray test, the tyre frame of an axle whose two wheels stand on the same
-** surface, and the cross products. A wheel's contact point relative to the centre of mass
-** is r = (mount_z - dist) * up + sx * half_wb + sy * half_tr, so both ang x r (the contact
-** point's velocity) and the torque sum of r x f split into a few cross products per vehicle
-** instead of two per wheel. */
-void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
+/* One substep's view of a chassis: its axes and velocities, and where the wheels are mounted.
+** A wheel's mount is base + sx * hwb + sy * htr (wheel_sx, wheel_sy). */
+typedef struct chassis {
+    sn_vec3 fwd, right, up, down, lin, ang;
+    sn_vec3 hwb, htr; /* half the wheelbase along fwd, half the track along right */
+    sn_vec3 base;     /* the mounts' centre */
+    double len;       /* a wheel ray's length */
+    double mount_z;   /* the mounts' height above the centre of mass, along up */
+} chassis;
+
+static chassis chassis_of(const sn_actor *a)
 {
     const sn_vehicle_params *p = a->mv->vp;
     dBodyID b = a->ph->body;
     const dReal *R = dBodyGetRotation(b), *P = dBodyGetPosition(b);
-    /* The chassis axes are the columns of R (ODE's rows are 4 wide). */
-    const sn_vec3 fwd = sn_v3(R[0], R[4], R[8]), right = sn_v3(R[1], R[5], R[9]), up = sn_v3(R[2], R[6], R[10]);
-    const sn_vec3 pos = sn_v3(P[0], P[1], P[2]), down = sn_v3_scale(up, -1);
-    sn_vehicle_control c = a->ph->control;
-    c.throttle = clampd(c.throttle, 0, 1);
-    c.brake = clampd(c.brake, 0, 1);
-    c.steer = clampd(c.steer, -1, 1);
-
     const dReal *lvp = dBodyGetLinearVel(b), *avp = dBodyGetAngularVel(b);
-    const sn_vec3 lin = sn_v3(lvp[0], lvp[1], lvp[2]), ang = sn_v3(avp[0], avp[1], avp[2]);
-    /* steer 1 is max_steer_angle, less at speed by CARLA's steering curve; the wheels turn
-    ** at a bounded rate (half a second lock to lock). */
-    double target = c.steer != 0 ? c.steer * sn_vehicle_steer_limit(a, sn_v3_dot(lin, fwd)) : c.steer; /* ±0, as ±0 times the limit */
+    chassis k;
+    /* The chassis axes are the columns of R (ODE's rows are 4 wide). */
+    k.fwd = sn_v3(R[0], R[4], R[8]);
+    k.right = sn_v3(R[1], R[5], R[9]);
+    k.up = sn_v3(R[2], R[6], R[10]);
+    k.down = sn_v3_scale(k.up, -1);
+    k.lin = sn_v3(lvp[0], lvp[1], lvp[2]);
+    k.ang = sn_v3(avp[0], avp[1], avp[2]);
+    k.len = p->ray_length;
+    k.mount_z = -a->ph->com.z + p->clearance; /* from the centre of mass */
+    k.hwb = sn_v3_scale(k.fwd, p->wheelbase / 2);
+    k.htr = sn_v3_scale(k.right, p->track / 2);
+    k.base = sn_v3_add(sn_v3(P[0], P[1], P[2]), sn_v3_scale(k.up, k.mount_z));
+    if (a->ph->com.x != 0 || a->ph->com.y != 0) /* a centre of mass moved off the middle: the mounts stay */
+        k.base = sn_v3_sub(k.base, sn_v3_add(sn_v3_scale(k.fwd, a->ph->com.x), sn_v3_scale(k.right, a->ph->com.y)));
+    return k;
+}
+
+/* Turns the front wheels toward steer (in [-1, 1]) and returns their heading. steer 1 is
+** max_steer_angle, less at speed by CARLA's steering curve; the wheels turn at a bounded rate
+** (half a second lock to lock). */
+static sn_vec3 steer_wheels(sn_actor *a, const chassis *k, double steer, double h)
+{
+    const sn_vehicle_params *p = a->mv->vp;
+    double target = steer != 0 ? steer * sn_vehicle_steer_limit(a, sn_v3_dot(k->lin, k->fwd)) : steer; /* ±0, as ±0 times the limit */
     /* Roll stability control clamps the angle (steer keeps its meaning below the clamp): the
     ** steady lateral acceleration v^2 tan(delta) / L stays within max_lat (understeer keeps
     ** the real one lower still). */
     if (p->max_lat > 0) {
-        double v = sn_v3_dot(lin, fwd), rsc = v * v > 1e-6 ? atan(p->max_lat * p->wheelbase / (v * v)) : target;
+        double v = sn_v3_dot(k->lin, k->fwd), rsc = v * v > 1e-6 ? atan(p->max_lat * p->wheelbase / (v * v)) : target;
         target = clampd(target, -rsc, rsc);
     }
     double rate = 4.0 * p->max_steer * h;
     a->ph->steer_angle += clampd(target - a->ph->steer_angle, -rate, rate);
-    sn_vec3 steered = fwd; /* straight ahead needs no sincos */
-    if (a->ph->steer_angle != 0)
-        steered = sn_v3_add(sn_v3_scale(fwd, cos(a->ph->steer_angle)), sn_v3_scale(right, sin(a->ph->steer_angle)));
+    if (a->ph->steer_angle == 0)
+        return k->fwd; /* straight ahead needs no sincos */
+    return sn_v3_add(sn_v3_scale(k->fwd, cos(a->ph->steer_angle)), sn_v3_scale(k->right, sin(a->ph->steer_angle)));
+}
 
-    const double len = p->ray_length, mount_z = -a->ph->com.z + p->clearance; /* from the centre of mass */
-    const sn_vec3 hwb = sn_v3_scale(fwd, p->wheelbase / 2), htr = sn_v3_scale(right, p->track / 2);
-    sn_vec3 base = sn_v3_add(pos, sn_v3_scale(up, mount_z)); /* the mounts' centre */
-    if (a->ph->com.x != 0 || a->ph->com.y != 0) /* a centre of mass moved off the middle: the mounts stay */
-        base = sn_v3_sub(base, sn_v3_add(sn_v3_scale(fwd, a->ph->com.x), sn_v3_scale(right, a->ph->com.y)));
-
-    /* Pass 1: where each wheel touches and how far its spring is compressed. A plane n . x = d
-    ** meets the ray from mount o along -up at t = (d - n . o) / (n . -up), and n . o splits
-    ** into per-vehicle terms. src: the plane a wheel stands on, -1 for a static prop. */
-    bool touch[4] = {false, false, false, false};
-    double dist[4] = {0, 0, 0, 0}, comp[4];
-    int src[4] = {-1, -1, -1, -1};
+/* Where each wheel touches: the distance along its ray, the normal facing the ray, and the
+** plane it stands on (src; -1 for a static prop), by which an axle's two wheels on one plane
+** share a tyre frame. */
+typedef struct wheel_contacts {
+    bool touch[4];
+    double dist[4];
+    int src[4];
     sn_vec3 nrm[4];
-    for (size_t k = 0; k < w->n_planes; k++) {
-        const sn_actor *pl = w->planes[k];
+} wheel_contacts;
+
+/* The ground planes. A plane n . x = d meets the ray from mount o along -up at
+** t = (d - n . o) / (n . -up), and n . o splits into per-vehicle terms. */
+static void contacts_on_planes(const sn_world *w, const chassis *k, wheel_contacts *wc)
+{
+    for (size_t j = 0; j < w->n_planes; j++) {
+        const sn_actor *pl = w->planes[j];
         const sn_vec3 n = pl->ph->plane_normal;
-        double denom = sn_v3_dot(n, down);
+        double denom = sn_v3_dot(n, k->down);
         if (denom >= -1e-9)
             continue; /* the wheels run parallel to the plane or away from it */
-        double inv = 1.0 / denom, nb = pl->ph->plane_offset - sn_v3_dot(n, base);
-        double na = sn_v3_dot(n, hwb), nt = sn_v3_dot(n, htr);
+        double inv = 1.0 / denom, nb = pl->ph->plane_offset - sn_v3_dot(n, k->base);
+        double na = sn_v3_dot(n, k->hwb), nt = sn_v3_dot(n, k->htr);
         for (int i = 0; i < 4; i++) {
             double t = (nb - (wheel_sx[i] * na + wheel_sy[i] * nt)) * inv;
-            if (t >= 0 && t <= len && (!touch[i] || t < dist[i])) {
-                touch[i] = true;
-                dist[i] = t;
-                nrm[i] = n;
-                src[i] = (int)k;
+            if (t >= 0 && t <= k->len && (!wc->touch[i] || t < wc->dist[i])) {
+                wc->touch[i] = true;
+                wc->dist[i] = t;
+                wc->nrm[i] = n;
+                wc->src[i] = (int)j;
             }
         }
     }
-    /* Static props: for a wheel whose ray box meets the static space's box, the ODE ray
-    ** against the statics near it. One broadphase query serves the four wheels: a box
-    ** around their rays, a little wider than ODE's boxes of them (rounding), and each ray
-    ** then meets only the statics whose boxes meet its own; with none near, no ray is set. */
-    if (dSpaceGetNumGeoms(w->static_space) > 0) {
-        dReal box[6], near[6] = {INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY};
-        dGeomGetAABB((dGeomID)w->static_space, box);
-        sn_vec3 o[4];
-        dReal rbox[4][6]; /* each ray's box */
-        bool in[4], any = false;
-        for (int i = 0; i < 4; i++) {
-            o[i] = sn_v3_add(base, sn_v3_add(sn_v3_scale(hwb, wheel_sx[i]), sn_v3_scale(htr, wheel_sy[i])));
-            sn_vec3 e = sn_v3_add(o[i], sn_v3_scale(down, len));
-            const double lo[3] = {minv(o[i].x, e.x), minv(o[i].y, e.y), minv(o[i].z, e.z)};
-            const double hi[3] = {maxv(o[i].x, e.x), maxv(o[i].y, e.y), maxv(o[i].z, e.z)};
-            for (int k = 0; k < 3; k++)
-                rbox[i][2 * k] = lo[k], rbox[i][2 * k + 1] = hi[k];
-            in[i] = lo[0] <= box[1] && hi[0] >= box[0] && lo[1] <= box[3] && hi[1] >= box[2] && lo[2] <= box[5] &&
-                    hi[2] >= box[4];
-            any |= in[i];
-            for (int k = 0; in[i] && k < 3; k++) {
-                near[2 * k] = minv(near[2 * k], lo[k]);
-                near[2 * k + 1] = maxv(near[2 * k + 1], hi[k]);
-            }
-        }
-        /* The map surface each wheel stood on, while its ray still meets that triangle; props
-        ** and kerbs are always traced. The one approximation: where two map surfaces overlap
-        ** within a wheel's ray (0.5 m: junction roads at slightly different heights, a ramp
-        ** merging over a road) the wheel keeps to the one it stood on until it leaves that
-        ** triangle (tracing every overlap each substep cost as much again: bench_traffic).
-        ** Rays that point up (a car on its roof) trace everything. With the triangle met and no
-        ** kerb, prop or building near the ray (sclear.h), ODE's answer for the rest is known
-        ** to be no hit: no ODE call (most wheels, most substeps), and with all four wheels so,
-        ** no broadphase query either. (Its answer would hold the cached triangle's own mesh,
-        ** whose box holds the point the ray meets: the loop below runs as it did with it.) */
-        double t[4];
-        bool cached[4] = {false, false, false, false}, skip[4] = {false, false, false, false}, need = false;
-        if (any && !w->sbp.ode_only && sn_sbp_sync(w)) {
-            const sn_sclear *grid = sn_sbp_clear(w, false);
-            for (int i = 0; i < 4; i++) {
-                struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
-                cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
-                skip[i] = cached[i] && sn_sclear_clear(grid, rbox[i], &c->clear);
-                need |= in[i] && !skip[i];
-            }
-        } else if (any) { /* ODE's scan (benchmarks), or out of memory for the grid: every wheel traced */
-            for (int i = 0; i < 4; i++) {
-                struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL;
-                cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
-                need |= in[i];
-            }
-        }
-        const uint32_t *cand = NULL;
-        size_t n = any && !need; /* no query needed: it would have found the triangles' meshes */
-        if (need) {
-            for (int k = 0; k < 6; k++)
-                near[k] += (k & 1 ? 1 : -1) * (1e-6 + 1e-9 * fabs(near[k]));
-            n = sn_sbp_query(w, near, dGeomGetCategoryBits(w->ray), dGeomGetCollideBits(w->ray), &cand);
-        }
-        for (int i = 0; i < 4 && n; i++) {
-            if (!in[i])
-                continue;
-            double d0 = dist[i];
-            bool d0_touch = touch[i];
-            struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
-            if (cached[i] && (!touch[i] || t[i] < dist[i])) {
-                touch[i] = true;
-                dist[i] = t[i];
-                const sn_vec3 cn = tri_normal(c);
-                nrm[i] = sn_v3_dot(cn, down) > 0 ? sn_v3_scale(cn, -1) : cn; /* facing the ray, as ODE's */
-            }
-            if (!skip[i]) {
-                wheel_query q;
-                static_ray(w, cand, n, o[i], down, len, cached[i], &touch[i], &dist[i], &nrm[i], &q);
-                if (c && !cached[i])
-                    c->valid = false;
-                if (c && !cached[i] && q.hit && q.tri >= 0 && is_ground(q.geom))
-                    cache_tri(c, q.geom, q.tri);
-            }
-            if (dist[i] != d0 || touch[i] != d0_touch)
-                src[i] = -1;
-        }
-    }
-    for (int i = 0; i < 4; i++)
-        comp[i] = touch[i] ? len - dist[i] : 0;
+}
 
-    /* Pass 2: spring, damper and anti-roll bar loads; tyre forces within the friction circle. */
-    const sn_vec3 w_up = sn_v3_cross(ang, up), w_wb = sn_v3_cross(ang, hwb), w_tr = sn_v3_cross(ang, htr);
+/* Static props: for a wheel whose ray box meets the static space's box, the ODE ray against
+** the statics near it. One broadphase query serves the four wheels: a box around their rays,
+** a little wider than ODE's boxes of them (rounding), and each ray then meets only the statics
+** whose boxes meet its own; with none near, no ray is set. */
+static void contacts_on_statics(sn_world *w, sn_actor *a, const chassis *k, wheel_contacts *wc)
+{
+    if (dSpaceGetNumGeoms(w->static_space) == 0)
+        return;
+    const double len = k->len;
+    const sn_vec3 down = k->down;
+    dReal box[6], near[6] = {INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, -INFINITY};
+    dGeomGetAABB((dGeomID)w->static_space, box);
+    sn_vec3 o[4];
+    dReal rbox[4][6]; /* each ray's box */
+    bool in[4], any = false;
+    for (int i = 0; i < 4; i++) {
+        o[i] = sn_v3_add(k->base, sn_v3_add(sn_v3_scale(k->hwb, wheel_sx[i]), sn_v3_scale(k->htr, wheel_sy[i])));
+        sn_vec3 e = sn_v3_add(o[i], sn_v3_scale(down, len));
+        const double lo[3] = {minv(o[i].x, e.x), minv(o[i].y, e.y), minv(o[i].z, e.z)};
+        const double hi[3] = {maxv(o[i].x, e.x), maxv(o[i].y, e.y), maxv(o[i].z, e.z)};
+        for (int j = 0; j < 3; j++)
+            rbox[i][2 * j] = lo[j], rbox[i][2 * j + 1] = hi[j];
+        in[i] = lo[0] <= box[1] && hi[0] >= box[0] && lo[1] <= box[3] && hi[1] >= box[2] && lo[2] <= box[5] &&
+                hi[2] >= box[4];
+        any |= in[i];
+        for (int j = 0; in[i] && j < 3; j++) {
+            near[2 * j] = minv(near[2 * j], lo[j]);
+            near[2 * j + 1] = maxv(near[2 * j + 1], hi[j]);
+        }
+    }
+    /* The map surface each wheel stood on, while its ray still meets that triangle; props
+    ** and kerbs are always traced. The one approximation: where two map surfaces overlap
+    ** within a wheel's ray (0.5 m: junction roads at slightly different heights, a ramp
+    ** merging over a road) the wheel keeps to the one it stood on until it leaves that
+    ** triangle (tracing every overlap each substep cost as much again: bench_traffic).
+    ** Rays that point up (a car on its roof) trace everything. With the triangle met and no
+    ** kerb, prop or building near the ray (sclear.h), ODE's answer for the rest is known
+    ** to be no hit: no ODE call (most wheels, most substeps), and with all four wheels so,
+    ** no broadphase query either. (Its answer would hold the cached triangle's own mesh,
+    ** whose box holds the point the ray meets: the loop below runs as it did with it.) */
+    double t[4];
+    bool cached[4] = {false, false, false, false}, skip[4] = {false, false, false, false}, need = false;
+    if (any && !w->sbp.ode_only && sn_sbp_sync(w)) {
+        const sn_sclear *grid = sn_sbp_clear(w, false);
+        for (int i = 0; i < 4; i++) {
+            struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
+            cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
+            skip[i] = cached[i] && sn_sclear_clear(grid, rbox[i], &c->clear);
+            need |= in[i] && !skip[i];
+        }
+    } else if (any) { /* ODE's scan (benchmarks), or out of memory for the grid: every wheel traced */
+        for (int i = 0; i < 4; i++) {
+            struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL;
+            cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
+            need |= in[i];
+        }
+    }
+    const uint32_t *cand = NULL;
+    size_t n = any && !need; /* no query needed: it would have found the triangles' meshes */
+    if (need) {
+        for (int j = 0; j < 6; j++)
+            near[j] += (j & 1 ? 1 : -1) * (1e-6 + 1e-9 * fabs(near[j]));
+        n = sn_sbp_query(w, near, dGeomGetCategoryBits(w->ray), dGeomGetCollideBits(w->ray), &cand);
+    }
+    for (int i = 0; i < 4 && n; i++) {
+        if (!in[i])
+            continue;
+        double d0 = wc->dist[i];
+        bool d0_touch = wc->touch[i];
+        struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
+        if (cached[i] && (!wc->touch[i] || t[i] < wc->dist[i])) {
+            wc->touch[i] = true;
+            wc->dist[i] = t[i];
+            const sn_vec3 cn = tri_normal(c);
+            wc->nrm[i] = sn_v3_dot(cn, down) > 0 ? sn_v3_scale(cn, -1) : cn; /* facing the ray, as ODE's */
+        }
+        if (!skip[i]) {
+            wheel_query q;
+            static_ray(w, cand, n, o[i], down, len, cached[i], &wc->touch[i], &wc->dist[i], &wc->nrm[i], &q);
+            if (c && !cached[i])
+                c->valid = false;
+            if (c && !cached[i] && q.hit && q.tri >= 0 && is_ground(q.geom))
+                cache_tri(c, q.geom, q.tri);
+        }
+        if (wc->dist[i] != d0 || wc->touch[i] != d0_touch)
+            wc->src[i] = -1;
+    }
+}
+
+/* Spring, damper and anti-roll bar loads, and the tyre forces within the friction circle, of
+** the four wheels, summed to one force (*force) and its torque about the centre of mass
+** (*torque). A wheel's contact point relative to the centre of mass is
+** r = (mount_z - dist) * up + sx * hwb + sy * htr, so both ang x r (the contact point's
+** velocity) and the torque sum of r x f split into a few cross products per vehicle instead
+** of two per wheel. */
+static void tyre_forces(const sn_actor *a, const chassis *k, const wheel_contacts *wc, const sn_vehicle_control *c,
+                        sn_vec3 steered, double h, sn_vec3 *force_out, sn_vec3 *torque_out)
+{
+    const sn_vehicle_params *p = a->mv->vp;
+    double comp[4];
+    for (int i = 0; i < 4; i++)
+        comp[i] = wc->touch[i] ? k->len - wc->dist[i] : 0;
+    const sn_vec3 w_up = sn_v3_cross(k->ang, k->up), w_wb = sn_v3_cross(k->ang, k->hwb),
+                  w_tr = sn_v3_cross(k->ang, k->htr);
     const double mq_h = a->ph->mass / 4 / h; /* a wheel's share of the mass, per substep */
     /* Sums for the torque: sum r x f = up x s_up + hwb x s_wb + htr x s_tr. */
     sn_vec3 force = sn_v3(0, 0, 0), s_up = force, s_wb = force, s_tr = force;
@@ -416,38 +453,38 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
     for (int i = 0; i < 4; i++) {
         if ((i & 1) == 0 && !straight)
             fr_src = -1; /* a new axle, a new heading */
-        if (!touch[i])
+        if (!wc->touch[i])
             continue; /* wheel in the air */
         bool front = i < 2;
-        const sn_vec3 n = nrm[i];
-        const double sx = wheel_sx[i], sy = wheel_sy[i], above = mount_z - dist[i]; /* r . up */
+        const sn_vec3 n = wc->nrm[i];
+        const double sx = wheel_sx[i], sy = wheel_sy[i], above = k->mount_z - wc->dist[i]; /* r . up */
         /* The contact point's velocity: lin + ang x r. */
-        sn_vec3 v = sn_v3_add(sn_v3_add(lin, sn_v3_scale(w_up, above)),
+        sn_vec3 v = sn_v3_add(sn_v3_add(k->lin, sn_v3_scale(w_up, above)),
                               sn_v3_add(sn_v3_scale(w_wb, sx), sn_v3_scale(w_tr, sy)));
         double arb = (front ? p->arb_front : p->arb_rear) * (comp[i] - comp[i ^ 1]); /* i ^ 1: the axle's other wheel */
         double load = p->spring_k * comp[i] + arb - p->damper_c * sn_v3_dot(v, n);
         if (load <= 0)
             continue;
         /* The second wheel of an axle on the same plane reuses the first one's frame. */
-        if (src[i] < 0 || src[i] != fr_src) {
-            fr = tyre_frame_of(front ? steered : fwd, n);
-            fr_src = src[i];
+        if (wc->src[i] < 0 || wc->src[i] != fr_src) {
+            fr = tyre_frame_of(front ? steered : k->fwd, n);
+            fr_src = wc->src[i];
         }
         double vl = sn_v3_dot(v, fr.wf), vs = sn_v3_dot(v, fr.ws);
         double stop = mq_h * fabs(vl); /* the force that would stop this wheel in one substep */
         double flong = 0, grip = 1;
-        if (!front && c.throttle > 0) {
+        if (!front && c->throttle > 0) {
             double engine = engine_force(p, vl);
-            flong += (c.reverse ? -1 : 1) * c.throttle * engine / 2;
+            flong += (c->reverse ? -1 : 1) * c->throttle * engine / 2;
         }
-        if (c.brake > 0) {
+        if (c->brake > 0) {
             /* Where braking could lift the rear (brake_mu < mu: two-wheelers), a wheel brakes on
             ** at most its static load, so a load spike (a landing, the dive itself) cannot
             ** pitch the body over the front wheel (what a motorcycle's ABS does). */
             double bl = p->brake_mu < p->mu ? minv(load, p->static_load) : load;
-            flong -= sgn(vl) * minv(c.brake * p->brake_mu * bl, stop);
+            flong -= sgn(vl) * minv(c->brake * p->brake_mu * bl, stop);
         }
-        if (c.hand_brake && !front) {
+        if (c->hand_brake && !front) {
             flong -= sgn(vl) * minv(p->mu * load, stop);
             grip = 0.5;
         }
@@ -481,33 +518,60 @@ void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
         s_wb = sx > 0 ? sn_v3_add(s_wb, f) : sn_v3_sub(s_wb, f);
         s_tr = sy > 0 ? sn_v3_add(s_tr, f) : sn_v3_sub(s_tr, f);
     }
-    sn_vec3 torque = sn_v3_add(sn_v3_cross(up, s_up), sn_v3_add(sn_v3_cross(hwb, s_wb), sn_v3_cross(htr, s_tr)));
-    if (p->stab_k > 0) {
-        /* A two-wheeler's balance: a torque about its forward axis toward upright against
-        ** gravity (a turn about +fwd lifts the right side: right . g_up is the roll's sine). */
-        sn_vec3 gup = sn_v3_norm(sn_v3_scale(w->gravity, -1));
-        double roll = asin(clampd(sn_v3_dot(right, gup), -1, 1));
-        double roll_rate = sn_v3_dot(ang, fwd);
-        torque = sn_v3_add(torque, sn_v3_scale(fwd, -(p->stab_k * roll + p->stab_c * roll_rate)));
-        /* Beyond SN_PITCH_GUARD of pitch the rider pushes the nose back (a turn about +right
-        ** lowers it); roads are less steep, so within it pitch is the suspension's alone. */
-        double pitch = asin(clampd(sn_v3_dot(fwd, gup), -1, 1));
-        double excess = pitch - clampd(pitch, -SN_PITCH_GUARD, SN_PITCH_GUARD);
-        if (excess != 0)
-            torque = sn_v3_add(torque, sn_v3_scale(right, p->pitch_k * excess - p->pitch_c * sn_v3_dot(ang, right)));
-    }
+    *force_out = force;
+    *torque_out = sn_v3_add(sn_v3_cross(k->up, s_up), sn_v3_add(sn_v3_cross(k->hwb, s_wb), sn_v3_cross(k->htr, s_tr)));
+}
+
+/* A two-wheeler's balance, added to torque: a torque about its forward axis toward upright
+** against gravity (a turn about +fwd lifts the right side: right . g_up is the roll's sine). */
+static sn_vec3 add_balance(const sn_world *w, const sn_vehicle_params *p, const chassis *k, sn_vec3 torque)
+{
+    sn_vec3 gup = sn_v3_norm(sn_v3_scale(w->gravity, -1));
+    double roll = asin(clampd(sn_v3_dot(k->right, gup), -1, 1));
+    double roll_rate = sn_v3_dot(k->ang, k->fwd);
+    torque = sn_v3_add(torque, sn_v3_scale(k->fwd, -(p->stab_k * roll + p->stab_c * roll_rate)));
+    /* Beyond SN_PITCH_GUARD of pitch the rider pushes the nose back (a turn about +right
+    ** lowers it); roads are less steep, so within it pitch is the suspension's alone. */
+    double pitch = asin(clampd(sn_v3_dot(k->fwd, gup), -1, 1));
+    double excess = pitch - clampd(pitch, -SN_PITCH_GUARD, SN_PITCH_GUARD);
+    if (excess != 0)
+        torque = sn_v3_add(torque, sn_v3_scale(k->right, p->pitch_k * excess - p->pitch_c * sn_v3_dot(k->ang, k->right)));
+    return torque;
+}
+
+/* Runs for every vehicle every substep, so what the four wheels share is computed once: the
+** plane terms of the ray test, the tyre frame of an axle whose two wheels stand on the same
+** surface, and the cross products (tyre_forces). */
+void sn_vehicle_apply(sn_world *w, sn_actor *a, double h)
+{
+    const sn_vehicle_params *p = a->mv->vp;
+    sn_vehicle_control c = a->ph->control;
+    c.throttle = clampd(c.throttle, 0, 1);
+    c.brake = clampd(c.brake, 0, 1);
+    c.steer = clampd(c.steer, -1, 1);
+    const chassis k = chassis_of(a);
+    const sn_vec3 steered = steer_wheels(a, &k, c.steer, h);
+
+    wheel_contacts wc = {{false, false, false, false}, {0, 0, 0, 0}, {-1, -1, -1, -1}, {{0, 0, 0}}};
+    contacts_on_planes(w, &k, &wc);
+    contacts_on_statics(w, a, &k, &wc);
+
+    sn_vec3 force, torque;
+    tyre_forces(a, &k, &wc, &c, steered, h, &force, &torque);
+    if (p->stab_k > 0)
+        torque = add_balance(w, p, &k, torque);
     /* Explicit drag may not reverse the velocity within one step: a light, large body (50 kg,
     ** 40 m wide) at speed would otherwise oscillate to infinity and fail ODE's checks. (fmin's
     ** value without the libm call: the cap is positive, never NaN.) */
-    double kdrag = 0.5 * 1.2 * p->drag_area * sn_v3_len(lin), kcap = 0.5 * a->ph->mass / h;
+    double kdrag = 0.5 * 1.2 * p->drag_area * sn_v3_len(k.lin), kcap = 0.5 * a->ph->mass / h;
     kdrag = kdrag < kcap ? kdrag : kcap;
-    sn_vec3 drag = sn_v3_scale(lin, -kdrag);
+    sn_vec3 drag = sn_v3_scale(k.lin, -kdrag);
     /* One call for the four wheels and the drag: forces at points sum to a force and a torque.
     ** ODE's accumulator is +0 here (each step ends by zeroing it, nothing else adds to a
     ** vehicle), and +0 + (f + d) equals (+0 + f) + d in every case, signed zeros included:
     ** the same sum as a call for each. */
-    dBodyAddForce(b, force.x + drag.x, force.y + drag.y, force.z + drag.z);
-    dBodyAddTorque(b, torque.x, torque.y, torque.z);
+    dBodyAddForce(a->ph->body, force.x + drag.x, force.y + drag.y, force.z + drag.z);
+    dBodyAddTorque(a->ph->body, torque.x, torque.y, torque.z);
 }
 
 void sn_walker_apply(sn_world *w, sn_actor *a, double h)
