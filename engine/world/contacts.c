@@ -179,7 +179,7 @@ void sn_near_callback(void *data, dGeomID g1, dGeomID g2)
     if (actor_pair_skipped(a1, a2, g1, g2))
         return;
     dContactGeom cg[MAX_CONTACTS_PER_PAIR];
-    int n = dCollide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
+    int n = sn_ode_collide(g1, g2, MAX_CONTACTS_PER_PAIR, cg, sizeof cg[0]);
     if (n <= 0)
         return;
     if (g1 == a1->ph->crash) /* two vehicles crushing each other: driver_physics.c limits their rise and tilt */

@@ -40,12 +40,17 @@ void sn_ode_enter(jmp_buf *guard, const sn_world *w);
 unsigned long sn_ode_leave(void);
 
 /* ode_share.c: whether ODE's random generator is this thread's own (libsensim's dRand took);
-** the process-wide lock a world takes around ODE calls when it must (road trimeshes share
-** ODE's global collider cache; a generator that is not per thread), true when taken; ODE's
-** generator's state on this thread (ours, or ODE's global one where ours did not take). */
+** the process-wide lock a world takes around a whole step's ODE calls when its generator is
+** not per thread, true when taken (never twice on one thread); sn_ode_shared_reset drops it
+** after a longjmp out of ODE; ODE's generator's state on this thread (ours, or ODE's global
+** one where ours did not take). */
 bool sn_ode_private_rand(void);
 bool sn_ode_shared_enter(const sn_world *w);
 void sn_ode_shared_leave(bool locked);
+void sn_ode_shared_reset(void);
+/* dCollide, holding the process-wide lock for the call when either geom is a trimesh (ODE's
+** trimesh colliders share one global cache in Debian's build): every engine-side dCollide. */
+int sn_ode_collide(dGeomID g1, dGeomID g2, int flags, dContactGeom *contact, int skip);
 void sn_ode_rand_set(unsigned long seed);
 unsigned long sn_ode_rand_get(void);
 const char *sn_ode_message(void);

@@ -8,7 +8,9 @@
 **   checked once at start (ode_private_rand); where it did not (libode loaded ahead of us, a
 **   static link), every world's step takes the process-wide lock as before.
 ** - The trimesh colliders' cache (g_ccTrimeshCollidersCache: Debian's ODE is built without
-**   per-thread caches) is global: a world with road meshes collides under the lock.
+**   per-thread caches) is global: every dCollide with a trimesh (the map's roads) takes the lock
+**   for that call alone (sn_ode_collide), not for the world's whole step, so that the rest of
+**   the engines' physics (QuickStep, the other pairs, the wheels on other geoms) runs at once.
 ** - The default threading implementation is shared: every world gets its own self-threaded one
 **   (physics.c). */
 #define _GNU_SOURCE /* dladdr */
@@ -69,19 +71,48 @@ bool sn_ode_private_rand(void)
 }
 
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+/* this thread holds shared_lock: for a whole step (no private generator), or for one trimesh
+** collision (sn_ode_collide; a longjmp out of ODE leaves through sn_ode_shared_reset) */
+static _Thread_local bool held;
 
 bool sn_ode_shared_enter(const sn_world *w)
 {
-    bool lock = w->n_road_geoms > 0 || !sn_ode_private_rand();
-    if (lock)
+    (void)w;
+    bool lock = !held && !sn_ode_private_rand();
+    if (lock) {
         pthread_mutex_lock(&shared_lock);
+        held = true;
+    }
     return lock;
 }
 
 void sn_ode_shared_leave(bool locked)
 {
-    if (locked)
+    if (locked) {
+        held = false;
         pthread_mutex_unlock(&shared_lock);
+    }
+}
+
+void sn_ode_shared_reset(void)
+{
+    if (held) {
+        held = false;
+        pthread_mutex_unlock(&shared_lock);
+    }
+}
+
+int sn_ode_collide(dGeomID g1, dGeomID g2, int flags, dContactGeom *contact, int skip)
+{
+    bool lock = !held && (dGeomGetClass(g1) == dTriMeshClass || dGeomGetClass(g2) == dTriMeshClass);
+    if (!lock)
+        return dCollide(g1, g2, flags, contact, skip);
+    pthread_mutex_lock(&shared_lock);
+    held = true;
+    int n = dCollide(g1, g2, flags, contact, skip);
+    held = false;
+    pthread_mutex_unlock(&shared_lock);
+    return n;
 }
 
 void sn_ode_rand_set(unsigned long seed)

@@ -53,13 +53,13 @@ static void ode_init_once(void)
     ode_ok = dInitODE2(0) != 0;
 }
 
-/* ODE's random generator and its trimesh cache are process-wide: ode_share.c says which
-** worlds take turns. */
+/* ODE's random generator and its trimesh cache are process-wide: ode_share.c says when
+** worlds take turns (a whole step, or one trimesh collision). */
 static _Thread_local bool ode_locked;
 
 /* Around ODE calls outside a step (ray casts, spawn overlaps): the lock where the world needs it,
-** unless this thread holds it already. */
-static bool outside_enter(const sn_world *w) { return !ode_locked && sn_ode_shared_enter(w); }
+** unless this thread holds it already (sn_ode_shared_enter knows). */
+static bool outside_enter(const sn_world *w) { return sn_ode_shared_enter(w); }
 
 void sn_ode_enter(jmp_buf *guard, const sn_world *w)
 {
@@ -77,6 +77,7 @@ unsigned long sn_ode_leave(void)
     unsigned long seed = sn_ode_rand_get();
     sn_ode_shared_leave(ode_locked);
     ode_locked = false;
+    sn_ode_shared_reset(); /* a longjmp out of a trimesh collision left its lock held */
     return seed;
 }
 
@@ -428,7 +429,7 @@ static void ray_callback(void *data, dGeomID g1, dGeomID g2)
     if (!a || g2 == a->ph->crash || (q->ignore && sn_actor_is_descendant(q->w, a->id, q->ignore)))
         return; /* rays see the chassis, not the collision-only crash box */
     dContactGeom c;
-    if (dCollide(g1, g2, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->best.depth)) {
+    if (sn_ode_collide(g1, g2, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->best.depth)) {
         q->hit = true;
         q->best = c;
         q->actor = a;
@@ -484,7 +485,7 @@ static void overlap_callback(void *data, dGeomID g1, dGeomID g2)
     if (!a || a == q->self || g2 == a->ph->crash)
         return;
     dContactGeom c[8];
-    int n = dCollide(g1, g2, 8, c, sizeof c[0]);
+    int n = sn_ode_collide(g1, g2, 8, c, sizeof c[0]);
     for (int i = 0; i < n; i++) {
         if (c[i].depth > q->tol && (!q->other || c[i].depth > q->depth)) {
             q->depth = c[i].depth;

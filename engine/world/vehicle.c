@@ -7,6 +7,7 @@
 ** sideways slip each substep, the pair kept inside the friction circle mu * load. The engine
 ** delivers at most max_force and max_power; aerodynamic drag and rolling resistance slow the
 ** car. Wheels never create ODE contacts, so driving on the ground is not a collision. */
+#include "driver.h"
 #include "world.h"
 
 #include <math.h>
@@ -136,7 +137,7 @@ static void wheel_callback(void *data, dGeomID ray, dGeomID g)
     if (q->skip_ground && is_ground(g))
         return;
     dContactGeom c;
-    if (dCollide(ray, g, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->depth)) {
+    if (sn_ode_collide(ray, g, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->depth)) {
         q->hit = true;
         q->depth = c.depth;
         q->normal = sn_v3(c.normal[0], c.normal[1], c.normal[2]);

@@ -13,6 +13,7 @@
 ** keeps every other contact (vehicles, walkers, props, walls), so it is struck, seen by rays and
 ** cameras as before. A fallen walker, one with no surface in reach (off the map, in the air) and
 ** every walker of a world without a map are rigid bodies on contacts as before. */
+#include "driver.h"
 #include "world.h"
 
 #include "../map/road_mesh.h"
@@ -50,7 +51,7 @@ static void hold_callback(void *data, dGeomID ray, dGeomID g)
     if (!s || s->id != 0 || !s->ground) /* the map's surfaces alone: not kerb faces, not props */
         return;
     dContactGeom c;
-    if (dCollide(ray, g, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->depth)) {
+    if (sn_ode_collide(ray, g, 1, &c, sizeof c) == 1 && (!q->hit || c.depth < q->depth)) {
         q->hit = true;
         q->depth = c.depth;
         q->geom = g;

@@ -327,15 +327,32 @@ def lock_of(e) -> "threading.RLock":
     return _engine_locks.get(e, engine_lock) if type(e) is int else engine_lock
 
 
+# Calls that only read or set a few fields of an engine (no step, no I/O, no lock in C): made
+# through a PyDLL handle, which keeps the GIL. ctypes' CDLL gives the GIL up around every call
+# and takes it back after: an environment's step makes about eight such calls around its one
+# sn_engine_step, and with N environments stepping on threads each give-up and take-back is a
+# hand-over between threads when several step at once (a futex wait and a context switch,
+# each costing more than the call): 4 environments made 6-7 voluntary context switches a
+# vector step with CDLL for every call, 4.5-5 with these (docs/performance.md).
+QUICK = frozenset({
+    "sn_engine_find_actor", "sn_engine_actor_get", "sn_engine_clock", "sn_engine_seed",
+    "sn_engine_apply_control", "sn_engine_apply_walker_control", "sn_engine_actor_count",
+    "sn_engine_actor_id_at",
+})
+
+
 class _Locked:
     """The library with each function wrapped to hold its engine's lock (lock_of its first
-    argument) while it runs (the GIL is released inside, the lock is not). The raw CDLL is `raw`."""
+    argument) while it runs (the GIL is released inside, the lock is not; QUICK calls keep the
+    GIL). The raw CDLL is `raw`."""
 
-    def __init__(self, raw):
+    def __init__(self, raw, quick=None):
         self.raw = raw
+        self.quick = quick  # the same library through ctypes.PyDLL, for QUICK
 
     def __getattr__(self, name):
-        locked = _LockedFn(getattr(self.raw, name))
+        fn = getattr(self.quick if self.quick is not None and name in QUICK else self.raw, name)
+        locked = _LockedFn(fn)
         self.__dict__[name] = locked
         return locked
 
@@ -366,7 +383,12 @@ def lib():
     if _lib is None:
         L, path = _load()
         _declare(L)
-        _lib, _path = _Locked(L), path
+        quick = ctypes.PyDLL(path, handle=L._handle)
+        for name in QUICK:
+            if hasattr(L, name):
+                raw, q = getattr(L, name), getattr(quick, name)
+                q.restype, q.argtypes = raw.restype, raw.argtypes
+        _lib, _path = _Locked(L, quick), path
     return _lib
 
 

@@ -5,7 +5,8 @@
     obs, rewards, terminated, truncated, infos = venv.step(actions)   # actions: (4, 3)
 
 Each sub-environment is a SensimEnv with its own engine; a step runs every engine's step on its
-own thread. The engine's step is a ctypes call, which releases the GIL, and each engine has its
+own thread (environment 0 on the caller's). The engine's step is a ctypes call, which releases
+the GIL (the few quick calls around it keep it: sensim._lib.QUICK), and each engine has its
 own lock (sensim._lib.lock_of), so the engines step at the same time on as many cores as there
 are. Engines share nothing that changes their results: the same seeds and actions give
 byte-identical observations whether an environment runs alone or beside others
@@ -126,20 +127,34 @@ class SensimVectorEnv(_VectorEnv):
         self.spec = None
         self.closed = False
         self._autoreset = np.zeros(self.num_envs, bool)
-        self._pool = ThreadPoolExecutor(max_workers=self.num_envs, thread_name_prefix="sensim-env")
+        self._pool = ThreadPoolExecutor(max_workers=max(1, self.num_envs - 1), thread_name_prefix="sensim-env")
 
     # -- batching
     def _stack(self, observations: list[dict]) -> dict:
         return {k: np.stack([o[k] for o in observations]) for k in observations[0]}
 
     def _run(self, fn: Callable[[int], Any]) -> list:
-        """fn(i) for every environment, each on its own thread; the first error is raised."""
+        """fn(i) for every environment, each on its own thread (environment 0 on this one); the
+        first environment's error is raised."""
         if self.closed:
             raise RuntimeError("SensimVectorEnv: closed")
         if self.num_envs == 1:
             return [fn(0)]
-        futures = [self._pool.submit(fn, i) for i in range(self.num_envs)]
-        return [f.result() for f in futures]
+        # environment 0 on this thread, which would otherwise only wait: one hand-over fewer
+        futures = [self._pool.submit(fn, i) for i in range(1, self.num_envs)]
+        out, error = [], None
+        try:
+            out.append(fn(0))
+        except BaseException as e:
+            error = e
+        for f in futures:  # every step ends before an error is raised
+            try:
+                out.append(f.result())
+            except BaseException as e:
+                error = error or e
+        if error is not None:
+            raise error
+        return out
 
     # -- Gymnasium's interface
     def reset(self, *, seed: int | Sequence[int | None] | None = None,

@@ -515,6 +515,26 @@ static void engines_side_by_side(void)
     sn_engine_destroy(b);
     compare_dirs(solo_a, thr_a, "threaded pile-up");
     compare_dirs(solo_b, thr_b, "threaded intersection");
+    /* Two worlds on a map at once: their wheels, walkers and kerbs meet the road trimeshes on
+    ** both threads, each trimesh collision alone under the process-wide lock (ODE's collider
+    ** cache is global) while the rest of their physics overlaps (ode_share.c). */
+    char solo_c[512], thr_c[512], thr_d[512];
+    snprintf(solo_c, sizeof solo_c, "%s/side/solo_c", dir);
+    snprintf(thr_c, sizeof thr_c, "%s/side/thr_c", dir);
+    snprintf(thr_d, sizeof thr_d, "%s/side/thr_d", dir);
+    sn_engine *c = open_run("intersection.yaml", solo_c, 9);
+    sn_engine_run(c, SIDE_FRAMES, &err);
+    sn_engine_destroy(c);
+    b = open_run("intersection.yaml", thr_d, 5);
+    c = open_run("intersection.yaml", thr_c, 9);
+    pthread_create(&tb, NULL, run_alone, b);
+    pthread_create(&ta, NULL, run_alone, c);
+    pthread_join(tb, NULL);
+    pthread_join(ta, NULL);
+    sn_engine_destroy(b);
+    sn_engine_destroy(c);
+    compare_dirs(solo_b, thr_d, "threaded intersection beside another");
+    compare_dirs(solo_c, thr_c, "threaded intersection (seed 9) beside another");
 }
 
 int main(int argc, char **argv)
