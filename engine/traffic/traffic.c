@@ -672,6 +672,245 @@ static bool vehicle_sleep(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     return true; /* held: the kinematic driver keeps it where it is, brakes on (sn_hybrid_move) */
 }
 
+/* Steering: pure pursuit from the rear axle to the point `look` metres ahead (while a lane change
+** lasts, to its change-over point; during a head-on pass, md->offset to the right of the path), at
+** forward speed v. Returns the front wheels' angle (rad). */
+static double pursuit_steer(const sn_actor *a, const sn_mapdrive *md, sn_vec3 pos, sn_vec3 fwd, const sn_mat3 *rm, double v,
+                            const sn_vec3 *pts, const double *along)
+{
+    double look = clampd(3.0 + 0.5 * fabs(v), 4.0, 12.0);
+    if (md->lc_done && md->odo - md->lc_odo < md->lc_co)
+        look = fmax(look, md->lc_co - (md->odo - md->lc_odo));
+    sn_vec3 target = pts[md->n - 1];
+    for (uint32_t i = 1; i < md->n; i++)
+        if (along[i] >= look) {
+            double f = (look - along[i - 1]) / fmax(along[i] - along[i - 1], 1e-9);
+            target = sn_v3_add(pts[i - 1], sn_v3_scale(sn_v3_sub(pts[i], pts[i - 1]), clampd(f, 0, 1)));
+            if (md->offset != 0) { /* a head-on pass's side step (headon.c): the path moved to its right */
+                const double sl = fmax(along[i] - along[i - 1], 1e-9);
+                target.x -= (pts[i].y - pts[i - 1].y) / sl * md->offset;
+                target.y += (pts[i].x - pts[i - 1].x) / sl * md->offset;
+            }
+            break;
+        }
+    sn_vec3 rear = sn_v3_sub(pos, sn_v3_scale(fwd, a->mv->vp->wheelbase / 2));
+    sn_vec3 local = sn_mat3_apply_t(rm, sn_v3_sub(target, rear));
+    double ld = fmax(hypot(local.x, local.y), 1.0);
+    return atan(2.0 * a->mv->vp->wheelbase * sin(atan2(local.y, local.x)) / ld);
+}
+
+/* vt capped so that each bend of the path ahead is taken within A_LAT, braking at A_COMFORT
+** to reach it (front: half the vehicle's length). */
+static double curve_limit(const sn_mapdrive *md, const double *along, double front, double vt)
+{
+    for (uint32_t i = 1; i < md->n; i++) {
+        double seg = along[i] - along[i - 1];
+        if (seg < 0.5)
+            continue;
+        double kappa = fabs(wrap_deg(md->path[i].transform.rotation.yaw - md->path[i - 1].transform.rotation.yaw)) *
+                       SN_DEG / seg;
+        if (kappa > 1e-3)
+            vt = fmin(vt, sqrt(A_LAT / kappa + 2 * A_COMFORT * fmax(along[i - 1] - front, 0)));
+    }
+    return vt;
+}
+
+/* vt capped to stop at the first stop line ahead on the path whose light is not green (red: if
+** it can stop before it; yellow: if it can stop comfortably, and until it decides to go). Where a
+** light holds it: *light_hold, that line from its centre, and *light_room, where it stops from its
+** front bumper (else both stay as they are). Draws ignore_lights_percentage once per light. */
+static double light_limit(sn_engine *e, sn_mapdrive *md, const double *along, double front, double v, double vt,
+                          double *light_hold, double *light_room)
+{
+    const sn_map *m = e->map;
+    const sn_lights *ls = e->lights;
+    uint32_t ns = 0;
+    const sn_tl_stop *st = NULL;
+    int dir = 0;
+    for (uint32_t i = 0; ls && ls->n_stops && i < md->n; i++) {
+        /* consecutive waypoints mostly share their lane: look its stop lines up once */
+        if (i == 0 || md->path[i].road_id != md->path[i - 1].road_id || md->path[i].lane_id != md->path[i - 1].lane_id) {
+            st = sn_lights_stops_of(ls, md->path[i].road_id, md->path[i].lane_id, &ns);
+            dir = ns ? lane_dir(m, md->path[i].road_id, md->path[i].lane_id) : 0;
+        }
+        const sn_tl_stop *hit = NULL;
+        double d_line = 0;
+        for (uint32_t k = 0; k < ns; k++) {
+            double ds = (st[k].s - md->path[i].s) * dir;
+            if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6 &&
+                (md->route_dir || sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i))) {
+                /* a path held at its lane's end (route.c) does not show its branch yet: every line there
+                ** holds it. Of several lines here (lights that share a lane, Town10HD's road 13), the
+                ** one that shows red, else yellow, decides: the first alone ran a red beside a green. */
+                double dl = along[i] + ds - front;
+                if (!hit || (dl > -0.5 && (d_line < -0.5 || ls->l[st[k].light].state < ls->l[hit->light].state)))
+                    hit = &st[k], d_line = dl;
+            }
+        }
+        if (!hit)
+            continue;
+        if (d_line < -0.5)
+            continue; /* behind our front bumper: passed */
+        const sn_tlight *l = &ls->l[hit->light];
+        if (md->light_seen != hit->light + 1) {
+            md->light_seen = hit->light + 1;
+            md->light_ignored = md->ignore_lights > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_lights;
+            md->light_go = false;
+        }
+        if (md->light_ignored || !l->actor)
+            break;
+        double room = d_line - STOP_MARGIN;
+        if (l->state == SN_TL_RED) {
+            if (room > v * v / (2 * A_HARD) - 0.5)
+                vt = fmin(vt, approach(room, 0)), *light_hold = d_line + front, *light_room = room;
+        } else if (l->state == SN_TL_YELLOW) {
+            if (!md->light_go && room > v * v / (2 * A_YELLOW))
+                vt = fmin(vt, approach(room, 0)), *light_hold = d_line + front, *light_room = room;
+            else
+                md->light_go = true;
+        } else {
+            md->light_go = false;
+        }
+        break;
+    }
+    return vt;
+}
+
+/* The path points pts[0..np) as the leader's corridor follows them: during a head-on pass's side
+** step (headon.c) moved md->offset to the right into spts (returned), else pts itself. */
+static const sn_vec3 *side_stepped(const sn_mapdrive *md, const sn_vec3 *pts, const double *along, size_t np,
+                                   sn_vec3 *spts)
+{
+    if (md->offset == 0 || np < 2)
+        return pts;
+    for (size_t i = 0; i < np; i++) {
+        const size_t j = i + 1 < np ? i : i - 1;
+        const double l = fmax(along[j + 1] - along[j], 1e-9);
+        spts[i] = sn_v3(pts[i].x - (pts[j + 1].y - pts[j].y) / l * md->offset,
+                        pts[i].y + (pts[j + 1].x - pts[j].x) / l * md->offset, pts[i].z);
+    }
+    return spts;
+}
+
+/* Without the rules (legacy): vt capped to stop before a junction whose exit the leader, standing
+** gap ahead of its front bumper, blocks (CARLA TM's junction check). */
+static double blocked_exit_limit(const sn_mapdrive *md, const double *along, double front, double v, double gap, double vt)
+{
+    double entry = -1, exit = -1;
+    for (uint32_t i = 1; i < md->n; i++) {
+        if (entry < 0 && md->path[i].is_junction)
+            entry = along[i - 1];
+        else if (entry >= 0 && !md->path[i].is_junction) {
+            exit = along[i];
+            break;
+        }
+    }
+    double lead_at = gap + front; /* the leader's rear, from our centre */
+    if (entry >= 0 && exit >= 0 && lead_at < exit + 2 * front + md->gap + 1.0) {
+        double room = entry - front - STOP_MARGIN;
+        if (room > v * v / (2 * A_HARD) - 0.5)
+            vt = fmin(vt, approach(room, 0));
+    }
+    return vt;
+}
+
+/* vt capped to stop before a crossing the path crosses where a walker has priority (look: the
+** rules apply, walkers are not ignored and there are walkers on crossings); *held says whether one
+** holds it. Keeps the vehicle's patience clock (xw_wait). */
+static double crossings_limit(const sn_engine *e, sn_mapdrive *md, const sn_vec3 *pts, const double *along, size_t np,
+                              double front, double v, double dt, bool look, double vt, bool *held)
+{
+    bool xw_held = false;
+    if (look && md->xw_wait < XW_PATIENCE) {
+        /* Walkers on a crossing our path crosses have priority (docs/traffic.md): stop before it
+        ** while one is on our half of it, within XW_NEAR of where we cross or walking towards it.
+        ** Held XW_PATIENCE s standing, the vehicle stops waiting for crossings (a walker that
+        ** stands on one would hold it for good); its leader check still stops it behind any
+        ** walker in its corridor. */
+        uint32_t walker = 0;
+        double d_cross = crossing_hold(e, pts, along, np, front, &walker);
+        if (isfinite(d_cross) && d_cross - STOP_MARGIN > v * v / (2 * A_HARD) - 0.5) {
+            vt = fmin(vt, approach(d_cross - STOP_MARGIN, 0));
+            xw_held = true;
+            if (d_cross < 3.0 + STOP_MARGIN && !md->wait_for)
+                md->wait_for = walker;
+        }
+    }
+    if (md->xw_wait >= XW_PATIENCE) {
+        if (fabs(v) > 2.0)
+            md->xw_wait = 0; /* on its way again: crossings hold it anew */
+    } else if (!xw_held) {
+        md->xw_wait = 0;
+    } else if (fabs(v) < 0.3) {
+        md->xw_wait += (float)dt;
+    }
+    *held = xw_held;
+    return vt;
+}
+
+/* What holds a vehicle ahead, as its decision has found it so far (vehicle_update). */
+typedef struct ahead {
+    bool has_lead;        /* a leader in its corridor: who, gap m ahead of its front bumper */
+    const sn_actor *who;
+    double gap;
+    double light_hold;    /* from its centre, the stop line a light holds it at (INFINITY: none) */
+    bool sign_hold;       /* a stop or yield line holds it */
+    uint32_t skip_actor;  /* the vehicle a head-on pass drives past: leader searches skip it */
+} ahead;
+
+/* Junctions (junction.c): claims the passage ahead and returns vt capped to enter it only when
+** granted. Where a claim holds it: *jx_room, where it stops from its front bumper; the junction it
+** holds a claim on: *claim_jx (else both stay as they are). */
+static double junction_limit(sn_engine *e, const sn_actor *a, sn_mapdrive *md, const sn_vec3 *pts, const double *along,
+                             double front, double v, double dt, const ahead *ah, double vt, double *jx_room,
+                             int32_t *claim_jx)
+{
+    const sn_map *m = e->map;
+    struct sn_traffic *t = e->traffic;
+    const double now = e->clock.timestamp;
+    /* Junctions (junction.c): claim the passage ahead, enter it only when granted. */
+    sn_jpass p;
+    sn_jx_passage(t->jx, m, md->path, along, md->n, &p);
+    sn_jctx c = {.j = t->jx, .actor = a->id, .now = now, .v = v, .dt = dt, .frame = e->clock.frame,
+                 .half_len = front, .exit_free = true, .stop_margin = STOP_MARGIN, .a_hard = A_HARD};
+    if (p.junction >= 0 && p.entry > front) {
+        c.queued = ah->has_lead && ah->who->kind == SN_ACTOR_VEHICLE && ah->gap + front < p.entry;
+        c.held = ah->light_hold < p.entry + 1.0 || ah->sign_hold;
+        /* Room beyond the exit for our length and gap: the first vehicle past it. */
+        uint32_t i0 = p.i_exit ? p.i_exit - 1 : 0, i1 = i0;
+        /* our length and a metre; a minor stream's vehicle (merging into a roundabout's ring) leaves
+        ** room for one more, so the main stream never fills to a standstill */
+        const double need = p.minor ? 4 * front + md->gap + 1.0 : 2 * front + 1.0;
+        while (i1 < md->n && along[i1] < p.exit + need + 10)
+            i1++;
+        double g2 = 0, v2 = 0;
+        const sn_actor *w2 = NULL;
+        const lskip sk2 = {.actor = ah->skip_actor, .walkers = true};
+        /* A main stream (a roundabout's ring) queues through its junctions: the merging streams
+        ** yield to it, and the room they leave keeps it from filling (the minor rule above). */
+        if (!(p.main && !p.minor) && i0 < md->n && i1 > i0 + 1 &&
+            leader(e, a, pts + i0, along + i0, i1 - i0, a->ph->bbox.extent.y, &sk2, &g2, &v2, &w2, NULL, NULL)) {
+            double rear = g2 + front - p.exit; /* its rear past the exit */
+            c.exit_free = rear >= need || (v2 > 1.0 && rear > 0.5); /* or it drives away: we follow */
+            if (!c.exit_free && !md->wait_for)
+                md->wait_for = w2->id, md->wait_logical = true;
+            if (now < md->override_until)
+                c.exit_free = true;
+        }
+    }
+    uint32_t blocker = 0;
+    double stop_at = sn_jx_vehicle(&c, &p, md, &blocker);
+    if (p.junction >= 0 && sn_jx_claim(t->jx, p.junction, a->id, false))
+        *claim_jx = p.junction;
+    if (isfinite(stop_at)) {
+        vt = fmin(vt, approach(stop_at - front - STOP_MARGIN, 0));
+        *jx_room = stop_at - front - STOP_MARGIN;
+        if (blocker)
+            md->wait_for = blocker, md->wait_logical = true;
+    }
+    return vt;
+}
+
 /* Whether vehicle who faces one heading along fwd (more than 120 degrees apart): two such hold
 ** each other until headon.c lets one pass, so neither may sleep on the other (vehicle_sleep). */
 static bool face_to_face(sn_vec3 fwd, const sn_actor *who)
@@ -714,39 +953,11 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     const bool rules = t && !t->legacy;
     md->odo += fabs(v) * dt;
 
-    /* Steering: pure pursuit from the rear axle to the point `look` metres ahead (while a lane
-    ** change lasts, to its change-over point). */
-    double look = clampd(3.0 + 0.5 * fabs(v), 4.0, 12.0);
-    if (md->lc_done && md->odo - md->lc_odo < md->lc_co)
-        look = fmax(look, md->lc_co - (md->odo - md->lc_odo));
-    sn_vec3 target = pts[md->n - 1];
-    for (uint32_t i = 1; i < md->n; i++)
-        if (along[i] >= look) {
-            double f = (look - along[i - 1]) / fmax(along[i] - along[i - 1], 1e-9);
-            target = sn_v3_add(pts[i - 1], sn_v3_scale(sn_v3_sub(pts[i], pts[i - 1]), clampd(f, 0, 1)));
-            if (md->offset != 0) { /* a head-on pass's side step (headon.c): the path moved to its right */
-                const double sl = fmax(along[i] - along[i - 1], 1e-9);
-                target.x -= (pts[i].y - pts[i - 1].y) / sl * md->offset;
-                target.y += (pts[i].x - pts[i - 1].x) / sl * md->offset;
-            }
-            break;
-        }
-    sn_vec3 rear = sn_v3_sub(pos, sn_v3_scale(fwd, a->mv->vp->wheelbase / 2));
-    sn_vec3 local = sn_mat3_apply_t(&rm, sn_v3_sub(target, rear));
-    double ld = fmax(hypot(local.x, local.y), 1.0);
-    double delta = atan(2.0 * a->mv->vp->wheelbase * sin(atan2(local.y, local.x)) / ld);
+    const double delta = pursuit_steer(a, md, pos, fwd, &rm, v, pts, along);
 
     /* Speed: the least of the limit, the curves, the stop line and the leader. */
     double vt = md->desired >= 0 ? md->desired : sn_signs_limit(md, limit_at(m, &md->path[0])) * (1 - md->speed_diff / 100);
-    for (uint32_t i = 1; i < md->n; i++) {
-        double seg = along[i] - along[i - 1];
-        if (seg < 0.5)
-            continue;
-        double kappa = fabs(wrap_deg(md->path[i].transform.rotation.yaw - md->path[i - 1].transform.rotation.yaw)) *
-                       SN_DEG / seg;
-        if (kappa > 1e-3)
-            vt = fmin(vt, sqrt(A_LAT / kappa + 2 * A_COMFORT * fmax(along[i - 1] - front, 0)));
-    }
+    vt = curve_limit(md, along, front, vt);
     /* The path ends: at a dead end, or held at its lane's end while the route waits for a lane
     ** change (route.c): it stays able to stop there. */
     if (md->ended || md->route_dir)
@@ -754,56 +965,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     /* The first stop line ahead on the path whose light is not green. */
     double light_hold = INFINITY; /* from our centre, the stop line a light holds us at */
     double light_room = INFINITY; /* from our front bumper, where that light makes us stop */
-    const sn_lights *ls = e->lights;
-    uint32_t ns = 0;
-    const sn_tl_stop *st = NULL;
-    int dir = 0;
-    for (uint32_t i = 0; ls && ls->n_stops && i < md->n; i++) {
-        /* consecutive waypoints mostly share their lane: look its stop lines up once */
-        if (i == 0 || md->path[i].road_id != md->path[i - 1].road_id || md->path[i].lane_id != md->path[i - 1].lane_id) {
-            st = sn_lights_stops_of(ls, md->path[i].road_id, md->path[i].lane_id, &ns);
-            dir = ns ? lane_dir(m, md->path[i].road_id, md->path[i].lane_id) : 0;
-        }
-        const sn_tl_stop *hit = NULL;
-        double d_line = 0;
-        for (uint32_t k = 0; k < ns; k++) {
-            double ds = (st[k].s - md->path[i].s) * dir;
-            if (ds >= -1e-6 && ds < SN_MD_STEP + 1e-6 &&
-                (md->route_dir || sn_tl_stop_applies(st[k].via_road, st[k].via_lane, &md->path[i], md->n - i))) {
-                /* a path held at its lane's end (route.c) does not show its branch yet: every line there
-                ** holds it. Of several lines here (lights that share a lane, Town10HD's road 13), the
-                ** one that shows red, else yellow, decides: the first alone ran a red beside a green. */
-                double dl = along[i] + ds - front;
-                if (!hit || (dl > -0.5 && (d_line < -0.5 || ls->l[st[k].light].state < ls->l[hit->light].state)))
-                    hit = &st[k], d_line = dl;
-            }
-        }
-        if (!hit)
-            continue;
-        if (d_line < -0.5)
-            continue; /* behind our front bumper: passed */
-        const sn_tlight *l = &ls->l[hit->light];
-        if (md->light_seen != hit->light + 1) {
-            md->light_seen = hit->light + 1;
-            md->light_ignored = md->ignore_lights > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_lights;
-            md->light_go = false;
-        }
-        if (md->light_ignored || !l->actor)
-            break;
-        double room = d_line - STOP_MARGIN;
-        if (l->state == SN_TL_RED) {
-            if (room > v * v / (2 * A_HARD) - 0.5)
-                vt = fmin(vt, approach(room, 0)), light_hold = d_line + front, light_room = room;
-        } else if (l->state == SN_TL_YELLOW) {
-            if (!md->light_go && room > v * v / (2 * A_YELLOW))
-                vt = fmin(vt, approach(room, 0)), light_hold = d_line + front, light_room = room;
-            else
-                md->light_go = true;
-        } else {
-            md->light_go = false;
-        }
-        break;
-    }
+    vt = light_limit(e, md, along, front, v, vt, &light_hold, &light_room);
     /* Stop and yield signs; speed signs passed (signs.c). */
     const double vt_signs = vt;
     vt = sn_signs_speed(e, a, md, along, front, v, vt, dt);
@@ -815,24 +977,13 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         np++;
     double gap = 0, v_lead = 0;
     const sn_actor *who = NULL;
-    const double now = e->clock.timestamp;
     lskip skip = {.vehicles = md->ignore_vehicles > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_vehicles,
                   .walkers = md->ignore_walkers > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_walkers};
     if (rules)
         skip.actor = sn_headon_skip(e, a, md); /* the vehicle it drives past: its sweep decides instead (headon.c) */
     const double half_w = a->ph->bbox.extent.y + 0.35;
-    const sn_vec3 *lpts = pts;
     sn_vec3 spts[SN_MD_PATH];
-    if (md->offset != 0 && np >= 2) {
-        /* a head-on pass's side step (headon.c): the corridor follows the path moved to its right */
-        for (size_t i = 0; i < np; i++) {
-            const size_t j = i + 1 < np ? i : i - 1;
-            const double l = fmax(along[j + 1] - along[j], 1e-9);
-            spts[i] = sn_v3(pts[i].x - (pts[j + 1].y - pts[j].y) / l * md->offset,
-                            pts[i].y + (pts[j + 1].x - pts[j].x) / l * md->offset, pts[i].z);
-        }
-        lpts = spts;
-    }
+    const sn_vec3 *lpts = side_stepped(md, pts, along, np, spts);
     bool has_lead = leader(e, a, lpts, along, np, half_w, &skip, &gap, &v_lead, &who, NULL, NULL);
     md->wait_for = 0;
     md->wait_logical = false;
@@ -841,97 +992,22 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         vt = fmin(vt, approach(free, v_lead));
         if (free < 3.0)
             md->wait_for = who->id;
-        /* Junctions: do not enter one whose exit the leader blocks (CARLA TM's junction check). */
-        if (!rules && v_lead < 1.0 && !md->path[0].is_junction) {
-            double entry = -1, exit = -1;
-            for (uint32_t i = 1; i < md->n; i++) {
-                if (entry < 0 && md->path[i].is_junction)
-                    entry = along[i - 1];
-                else if (entry >= 0 && !md->path[i].is_junction) {
-                    exit = along[i];
-                    break;
-                }
-            }
-            double lead_at = gap + front; /* the leader's rear, from our centre */
-            if (entry >= 0 && exit >= 0 && lead_at < exit + 2 * front + md->gap + 1.0) {
-                double room = entry - front - STOP_MARGIN;
-                if (room > v * v / (2 * A_HARD) - 0.5)
-                    vt = fmin(vt, approach(room, 0));
-            }
-        }
+        if (!rules && v_lead < 1.0 && !md->path[0].is_junction)
+            vt = blocked_exit_limit(md, along, front, v, gap, vt);
     }
     if (rules) {
         /* Two vehicles that hold each other face to face outside junctions (headon.c). */
         vt = fmin(vt, sn_headon_limit(e, a, md, pts, along, md->n));
         sn_headon_detect(e, a, md, has_lead ? who : NULL, pts, along, md->n);
     }
-    bool xw_held = false;
     double jx_room = INFINITY; /* from our front bumper, where a junction's claim holds us */
     int32_t claim_jx = -1;     /* the junction ahead we hold a claim on */
-    if (rules && t->n_xu && !skip.walkers && md->xw_wait < XW_PATIENCE) {
-        /* Walkers on a crossing our path crosses have priority (docs/traffic.md): stop before it
-        ** while one is on our half of it, within XW_NEAR of where we cross or walking towards it.
-        ** Held XW_PATIENCE s standing, the vehicle stops waiting for crossings (a walker that
-        ** stands on one would hold it for good); its leader check still stops it behind any
-        ** walker in its corridor. */
-        uint32_t walker = 0;
-        double d_cross = crossing_hold(e, pts, along, np, front, &walker);
-        if (isfinite(d_cross) && d_cross - STOP_MARGIN > v * v / (2 * A_HARD) - 0.5) {
-            vt = fmin(vt, approach(d_cross - STOP_MARGIN, 0));
-            xw_held = true;
-            if (d_cross < 3.0 + STOP_MARGIN && !md->wait_for)
-                md->wait_for = walker;
-        }
-    }
-    if (md->xw_wait >= XW_PATIENCE) {
-        if (fabs(v) > 2.0)
-            md->xw_wait = 0; /* on its way again: crossings hold it anew */
-    } else if (!xw_held) {
-        md->xw_wait = 0;
-    } else if (fabs(v) < 0.3) {
-        md->xw_wait += (float)dt;
-    }
+    bool xw_held = false;
+    vt = crossings_limit(e, md, pts, along, np, front, v, dt, rules && t->n_xu && !skip.walkers, vt, &xw_held);
     if (rules && (t->jx || (t->jx = sn_junctions_build(m)))) {
-        /* Junctions (junction.c): claim the passage ahead, enter it only when granted. */
-        sn_jpass p;
-        sn_jx_passage(t->jx, m, md->path, along, md->n, &p);
-        sn_jctx c = {.j = t->jx, .actor = a->id, .now = now, .v = v, .dt = dt, .frame = e->clock.frame,
-                     .half_len = front, .exit_free = true, .stop_margin = STOP_MARGIN, .a_hard = A_HARD};
-        if (p.junction >= 0 && p.entry > front) {
-            c.queued = has_lead && who->kind == SN_ACTOR_VEHICLE && gap + front < p.entry;
-            c.held = light_hold < p.entry + 1.0 || sign_hold;
-            /* Room beyond the exit for our length and gap: the first vehicle past it. */
-            uint32_t i0 = p.i_exit ? p.i_exit - 1 : 0, i1 = i0;
-            /* our length and a metre; a minor stream's vehicle (merging into a roundabout's ring) leaves
-            ** room for one more, so the main stream never fills to a standstill */
-            const double need = p.minor ? 4 * front + md->gap + 1.0 : 2 * front + 1.0;
-            while (i1 < md->n && along[i1] < p.exit + need + 10)
-                i1++;
-            double g2 = 0, v2 = 0;
-            const sn_actor *w2 = NULL;
-            const lskip sk2 = {.actor = skip.actor, .walkers = true};
-            /* A main stream (a roundabout's ring) queues through its junctions: the merging streams
-            ** yield to it, and the room they leave keeps it from filling (the minor rule above). */
-            if (!(p.main && !p.minor) && i0 < md->n && i1 > i0 + 1 &&
-                leader(e, a, pts + i0, along + i0, i1 - i0, a->ph->bbox.extent.y, &sk2, &g2, &v2, &w2, NULL, NULL)) {
-                double rear = g2 + front - p.exit; /* its rear past the exit */
-                c.exit_free = rear >= need || (v2 > 1.0 && rear > 0.5); /* or it drives away: we follow */
-                if (!c.exit_free && !md->wait_for)
-                    md->wait_for = w2->id, md->wait_logical = true;
-                if (now < md->override_until)
-                    c.exit_free = true;
-            }
-        }
-        uint32_t blocker = 0;
-        double stop_at = sn_jx_vehicle(&c, &p, md, &blocker);
-        if (p.junction >= 0 && sn_jx_claim(t->jx, p.junction, a->id, false))
-            claim_jx = p.junction;
-        if (isfinite(stop_at)) {
-            vt = fmin(vt, approach(stop_at - front - STOP_MARGIN, 0));
-            jx_room = stop_at - front - STOP_MARGIN;
-            if (blocker)
-                md->wait_for = blocker, md->wait_logical = true;
-        }
+        const ahead ah = {.has_lead = has_lead, .who = who, .gap = gap, .light_hold = light_hold, .sign_hold = sign_hold,
+                          .skip_actor = skip.actor};
+        vt = junction_limit(e, a, md, pts, along, front, v, dt, &ah, vt, &jx_room, &claim_jx);
         deadlock(e, a, md, v, dt);
     }
 
