@@ -559,6 +559,18 @@ static void drive(sn_actor *a, sn_mapdrive *md, double vt, double v, double delt
     a->ph->control = c;
 }
 
+/* The path's points (pts) and their distances along it from the vehicle's centre (along), the
+** first along0 from it. */
+static void path_points(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along)
+{
+    along[0] = along0;
+    pts[0] = md->path[0].transform.location;
+    for (uint32_t i = 1; i < md->n; i++) {
+        pts[i] = md->path[i].transform.location;
+        along[i] = along[i - 1] + dist2d(pts[i - 1], pts[i]);
+    }
+}
+
 /* Hybrid mode: a vehicle without physics between two decisions (vehicle_update on every
 ** COAST_EVERY-th frame, staggered by id) moves on along its path at the speed its last decision
 ** chose, never past where a light held it then, and behind the leader it had, whose gap and speed
@@ -578,12 +590,7 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     sn_route_passed(md);
     double along[SN_MD_PATH];
     sn_vec3 pts[SN_MD_PATH];
-    along[0] = along0;
-    pts[0] = md->path[0].transform.location;
-    for (uint32_t i = 1; i < md->n; i++) {
-        pts[i] = md->path[i].transform.location;
-        along[i] = along[i - 1] + dist2d(pts[i - 1], pts[i]);
-    }
+    path_points(md, along0, pts, along);
     double vt = md->coast_vt;
     if (along[md->n - 1] - front < vt * dt * COAST_EVERY + 10.0)
         return false; /* its path needs refilling: a decision does that */
@@ -941,12 +948,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     /* Distances along the path from the vehicle's centre, and the points themselves. */
     double along[SN_MD_PATH];
     sn_vec3 pts[SN_MD_PATH];
-    along[0] = along0;
-    pts[0] = md->path[0].transform.location;
-    for (uint32_t i = 1; i < md->n; i++) {
-        pts[i] = md->path[i].transform.location;
-        along[i] = along[i - 1] + dist2d(pts[i - 1], pts[i]);
-    }
+    path_points(md, along0, pts, along);
     const double front = a->ph->bbox.extent.x;
 
     struct sn_traffic *t = e->traffic;
