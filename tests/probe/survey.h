@@ -101,4 +101,29 @@ static void survey_scene(char *scene, size_t size, const char *who, const char *
     free(sp);
 }
 
+/* Prints the survey's figures: the tags seen, by share of pixels, largest first, and the lidar's
+** returns off the ground and on scenery. Consumes s's pixel counts (negated as printed). */
+static void survey_print(survey *sv, const char *map, bool scenery)
+{
+    double total = 0;
+    int seen = 0, big = 0;
+    for (int t = 0; t < SN_TAG_COUNT; t++)
+        total += sv->px[t], seen += sv->px[t] > 0, big = sv->px[t] > sv->px[big] ? t : big;
+    printf("%s, scenery %s: %zu semantic frames, %d tags seen, largest %s %.1f %%:", map, scenery ? "on" : "off",
+           sv->frames, seen, tag_names[big], 100 * sv->px[big] / total);
+    for (int k = 0; k < SN_TAG_COUNT; k++) {
+        int best = -1;
+        for (int t = 0; t < SN_TAG_COUNT; t++)
+            if (sv->px[t] > 0 && (best < 0 || sv->px[t] > sv->px[best]))
+                best = t;
+        if (best < 0)
+            break;
+        printf(" %s %.2f", tag_names[best], 100 * sv->px[best] / total);
+        sv->px[best] = -sv->px[best]; /* printed */
+    }
+    printf("\n  lidar: %zu returns, %.1f %% off the ground, %.1f %% on scenery\n", sv->pts,
+           sv->pts ? 100.0 * sv->off_ground / sv->pts : 0, sv->pts ? 100.0 * sv->on_scenery / sv->pts : 0);
+    fflush(stdout);
+}
+
 #endif

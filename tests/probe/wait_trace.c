@@ -141,25 +141,7 @@ static void run(const char *tmp, const char *plugins, const char *map, const cha
         printf("  collision at %.2f s: %u %s and %u %s\n", c->frame * 0.05, c->a, x ? x->type_id : "?", c->b,
                y ? y->type_id : "?");
     }
-    double total = 0;
-    int seen = 0, big = 0;
-    for (int t = 0; t < SN_TAG_COUNT; t++)
-        total += s.px[t], seen += s.px[t] > 0, big = s.px[t] > s.px[big] ? t : big;
-    printf("%s, scenery %s: %zu semantic frames, %d tags seen, largest %s %.1f %%:", map, scenery ? "on" : "off",
-           s.frames, seen, tag_names[big], 100 * s.px[big] / total);
-    for (int k = 0; k < SN_TAG_COUNT; k++) {
-        int best = -1;
-        for (int t = 0; t < SN_TAG_COUNT; t++)
-            if (s.px[t] > 0 && (best < 0 || s.px[t] > s.px[best]))
-                best = t;
-        if (best < 0)
-            break;
-        printf(" %s %.2f", tag_names[best], 100 * s.px[best] / total);
-        s.px[best] = -s.px[best]; /* printed */
-    }
-    printf("\n  lidar: %zu returns, %.1f %% off the ground, %.1f %% on scenery\n", s.pts,
-           s.pts ? 100.0 * s.off_ground / s.pts : 0, s.pts ? 100.0 * s.on_scenery / s.pts : 0);
-    fflush(stdout);
+    survey_print(&s, map, scenery);
     sn_engine_destroy(e);
 }
 
