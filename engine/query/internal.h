@@ -144,6 +144,7 @@ struct sn_rayscene {
     uint32_t one_refits;  /* refits of one since its build */
     bool one_built;       /* one has been built (since_one counts from then) */
     uint64_t since_one;   /* rays handed to Embree since one was last built */
+    uint64_t one_tris;    /* triangles of that build: what the next one waits to amortise */
     uint64_t upd_rays;    /* rays handed to Embree since the last index update */
     bool has_stat;        /* top holds geometry 0 */
     RTCGeometry dyn;      /* geometry 1, kept while the moving actors' shapes stay the same */

@@ -503,8 +503,12 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
 **   of the one tree and the copy buys little: V2X among 1 000 cars),
 ** - for at most ONE_MAX_TRIS triangles (its build time and memory),
 ** - built once the index as it is (no actor moved) has served 3/2 as many rays as it has
-**   triangles, and not again before ONE_REBUILD times as many rays went by (a world whose
-**   shapes change every frame pays a build at most that often),
+**   triangles, and not again before ONE_REBUILD times as many rays as the last build had
+**   triangles went by (a world whose shapes change every frame pays a build at most that
+**   often). The last build's count, not today's: after a small world's tree (a thousand
+**   boxes) a new world ten times its size waited for 16 times its own triangles, and
+**   bench_rays' 2-thread index walked the two trees at 10 000 objects (1.29x Embree direct
+**   against 0.99 at 1 thread, whose index happened to have seen more rays: rays39),
 ** - and refitted to a frame's poses only once that frame has brought ONE_FIT times as many
 **   rays as it has triangles: a lidar of 100 000 rays among 10 000 moving objects walks top
 **   every frame, as before; a world that holds still (or a frame of a million rays) walks one.
@@ -552,7 +556,7 @@ static bool one_build(sn_rayscene *rs)
     rtcCommitScene(s);
     rs->one = s, rs->one_geom = g;
     rs->one_fit = rs->index_updates, rs->one_refits = 0;
-    rs->one_built = true, rs->since_one = 0;
+    rs->one_built = true, rs->since_one = 0, rs->one_tris = n_t;
     return !rs->emb_err[0];
 }
 
@@ -607,7 +611,7 @@ RTCScene rs_trace_scene(sn_rayscene *rs, uint32_t n)
     if (due && rs->one_refits >= DYN_REFITS && (rs->since_one >= ONE_REBUILD * T || rs->one_refits >= DYN_REFITS_MAX))
         drop_one(rs); /* built afresh: its moving boxes have loosened */
     if (!rs->one) {
-        if (2 * rs->upd_rays < 3 * T || (rs->one_built && rs->since_one < ONE_REBUILD * T))
+        if (2 * rs->upd_rays < 3 * T || (rs->one_built && rs->since_one < ONE_REBUILD * rs->one_tris))
             return rs->scene;
         one_build(rs);
     } else if (due) {

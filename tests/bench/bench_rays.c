@@ -265,9 +265,10 @@ int main(int argc, char **argv)
                 double mr = N_RAYS / s / 1e6, base_mr = N_RAYS / base_s / 1e6;
                 printf("ratio rays %s %5d objects %d thread%s: sensim %6.2f Mrays/s, embree direct %6.2f Mrays/s "
                        "(ratio %.2f), ode %.3f Mrays/s (sensim x%.0f); %d%% hit, %d differ; embree direct with "
-                       "sensim's robust flag %.2f Mrays/s (ratio %.2f)\n",
+                       "sensim's robust flag %.2f Mrays/s (ratio %.2f); on %s\n",
                        pname, n_obj, th, th > 1 ? "s" : " ", mr, base_mr, base_mr / mr, ode_mrays, mr / ode_mrays,
-                       hits / (N_RAYS / 100), differ, N_RAYS / robust_s / 1e6, s / robust_s);
+                       hits / (N_RAYS / 100), differ, N_RAYS / robust_s / 1e6, s / robust_s,
+                       sn_rayscene_one_tree(rs[th]) ? "one tree" : "two trees");
                 per_ray_ns[si][th - 1] += s / N_RAYS * 1e9 / 2;
                 if (n_obj == 1000 && th == 2)
                     mrays_1000_2t += mr / 2;

@@ -909,6 +909,67 @@ static void test_one_tree(void)
     sn_world_free(&w);
 }
 
+/* A street of n boxes (a quarter of them walkers) over a ground plane at bench_rays' density,
+** and n_rays random rays among them. */
+static void street(sn_world *w, int n, sn_ray *rays, int n_rays, uint64_t seed)
+{
+    sn_error err = {0};
+    CHECK(sn_world_init(w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_rng g;
+    sn_rng_seed(&g, seed);
+    double half = 10 * sqrt((double)n);
+    add(w, SN_ACTOR_STATIC, SN_SHAPE_PLANE, sn_v3(0, 0, 0), 0, sn_v3(0, 0, 0), 1, 0);
+    for (int i = 0; i < n; i++) {
+        sn_vec3 e = sn_v3(0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2);
+        sn_vec3 p = sn_v3((2 * sn_rng_uniform(&g) - 1) * half, (2 * sn_rng_uniform(&g) - 1) * half, e.z);
+        add(w, i % 4 ? SN_ACTOR_STATIC : SN_ACTOR_WALKER, SN_SHAPE_BOX, p, sn_rng_uniform(&g) * 360, e, 3, 0);
+    }
+    for (int i = 0; i < n_rays; i++) {
+        double z = 2 * sn_rng_uniform(&g) - 1, t = 2 * SN_PI * sn_rng_uniform(&g), r = sqrt(1 - z * z);
+        rays[i] = ray(sn_v3((2 * sn_rng_uniform(&g) - 1) * half, (2 * sn_rng_uniform(&g) - 1) * half, 1 + 3 * sn_rng_uniform(&g)),
+                      sn_v3(r * cos(t), r * sin(t), z), 100);
+    }
+}
+
+/* One rayscene across two worlds, a small one and then one ten times its size (bench_rays
+** does this from 1 000 to 10 000 objects): the big world's one tree is built once its own
+** rays pay for it (3/2 as many as its triangles, and 16 times as many as the last build of
+** the small world had), not after 16 times its own triangles. Before rays39 the big world
+** walked the two trees for 20 batches here (bench_rays' 2-thread index at 10 000 objects
+** for its whole run); the answers are the same on both (test_one_tree), only the time was not. */
+static void test_one_tree_new_world(void)
+{
+    enum { SMALL = 40, BIG = 400, N = 4000 };
+    sn_ray *rays = malloc(N * sizeof *rays);
+    sn_ray_result *res = malloc(N * sizeof *res), *ref = malloc(N * sizeof *ref);
+    sn_error err = {0};
+    sn_rayscene *rs = sn_rayscene_create(1, &err), *two = sn_rayscene_create(1, &err);
+    CHECK(rs && two && rays && res && ref, "setup: %s", err.msg);
+    sn_rayscene_set_one_tree(two, false);
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    sn_world w;
+    street(&w, SMALL, rays, N, 1);
+    for (int b = 0; b < 2; b++)
+        CHECK(sn_rays_trace(rs, &w, &q, rays, N, res, &err) == SN_OK, "trace: %s", err.msg);
+    CHECK(sn_rayscene_one_tree(rs), "the small world's second batch walks the one tree");
+    sn_world_free(&w);
+    street(&w, BIG, rays, N, 2);
+    int first_one = -1, diff = 0;
+    for (int b = 0; b < 4; b++) {
+        CHECK(sn_rays_trace(rs, &w, &q, rays, N, res, &err) == SN_OK, "trace: %s", err.msg);
+        CHECK(sn_rays_trace(two, &w, &q, rays, N, ref, &err) == SN_OK, "trace: %s", err.msg);
+        diff += memcmp(res, ref, N * sizeof *res) != 0;
+        if (first_one < 0 && sn_rayscene_one_tree(rs))
+            first_one = b;
+    }
+    /* the big world has 4 800 triangles: batch 0 brings 4 000 rays, batch 1 8 000 >= 7 200 */
+    CHECK(first_one == 1, "the big world's one tree first served batch %d (expected 1)", first_one);
+    CHECK(diff == 0, "%d batches differ from the two trees'", diff);
+    sn_world_free(&w);
+    sn_rayscene_destroy(rs), sn_rayscene_destroy(two);
+    free(rays), free(res), free(ref);
+}
+
 /* Closest hits on a ground plane with boxes standing on it, sunk into it and buried under it,
 ** rays from above and below the ground and from inside the boxes, against the exact answer
 ** (the first surface the ray crosses, slab tests, and the plane: nearest by distance then id),
@@ -1014,6 +1075,7 @@ int main(void)
 {
     test_ground();
     test_one_tree();
+    test_one_tree_new_world();
     test_reflectivity();
     test_stream();
     test_velocity_and_time();
