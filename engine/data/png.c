@@ -22,14 +22,14 @@
 ** "fastest" matcher is slower on long runs: 1.4 against 0.7 ms a depth image) and than 3, at
 ** 3-10 % larger files than level 3. */
 #define SN_PNG_LEVEL 2
-/* Images whose filtered rows are at most 1/64 non-zero bytes (the semantic camera's: 0.6 %)
-** go to zrle.h's run-length deflate instead: 1.5 against 5.3 ms for a 1280x720 cityscapes image,
-** for a 1.6x larger file (24 against 15 KB). A depth image (`raw`: 6 % non-zero) would take 2.2
-** against 5.9 ms but grow 1.9-2.1x, an RGB one 5.5 against 9.7 ms for 1.3x: both stay on
-** libdeflate, their bytes as before. An image with more than 1/32 of its bytes in tokens falls
-** back to libdeflate too. */
-#define RLE_NONZERO 64
-#define RLE_TOKENS 32
+/* Images whose filtered rows are at most 1/8 non-zero bytes go to zrle.h's run-length deflate
+** (runs, copies of the pixel before and of the row above) instead of libdeflate: on the rig's
+** 1280x720 images, semantic (`cityscapes`, 0.6 % non-zero) 1.5 against 5.3 ms for 18-20 against
+** 15 KB, depth (`raw`, 6 %) 2.6 against 5.9 ms for 74-87 against 67-82 KB. RGB (14 % non-zero)
+** stays on libdeflate, its bytes as before: zrle would take 10 ms for 1.3x the file. An image with
+** more than 1/8 of its bytes in tokens falls back to libdeflate too. */
+#define RLE_NONZERO 8
+#define RLE_TOKENS 8
 
 typedef struct png_tls {
     struct libdeflate_compressor *c;

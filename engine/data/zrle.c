@@ -5,7 +5,6 @@
 #include "zrle.h"
 
 #include <libdeflate.h>
-#include <stdbool.h>
 #include <string.h>
 
 #define N_LITLEN 286 /* 0-255 literals, 256 end of block, 257-285 lengths */
@@ -171,32 +170,33 @@ size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out
             len_sym[l] = (uint8_t)s;
     len_sym[258] = 28; /* 258 is its own symbol (285), not 284 with extra bits 31 */
 
-    /* the row above's distance (the one other distance used), when deflate's window reaches it */
-    if (stride > 32768)
-        stride = 0;
-    int up_sym = 0;
-    while (stride && up_sym < 29 && dist_base[up_sym + 1] <= stride)
-        up_sym++;
-    /* tokens: a literal v < 256, 256 + a run's length, or 1024 + the length of a copy of the row
-    ** above */
+    /* the distances tried, in this order (a tie goes to the first): a run (1), the pixel before
+    ** (3), the row above (stride), and the row above a pixel to either side (slanted edges);
+    ** the row's only when deflate's window reaches it */
+    size_t dist[5] = {1, 3, stride, stride - 3, stride + 3};
+    int nd = stride >= 6 && stride + 3 <= 32768 ? 5 : 2;
+    uint8_t dsym[5];
+    for (int k = 0; k < nd; k++)
+        for (dsym[k] = 0; dsym[k] < 29 && dist_base[dsym[k] + 1] <= dist[k];)
+            dsym[k]++;
+    /* tokens: a literal v < 256, or (k + 1) << 9 | the length of a copy from dist[k] back */
     uint32_t freq[N_LITLEN] = {0}, dfreq[30] = {0};
     size_t nt = 0;
     for (size_t i = 0; i < n;) {
         if (nt == max_tokens)
             return 0;
-        size_t max = n - i < 258 ? n - i : 258;
-        size_t run = i ? run_of(in + i, in[i - 1], max) : 0;
-        size_t up = stride && i >= stride && run < max ? same_as(in + i, in + i - stride, max) : 0;
-        if (up >= 3 && up > run) {
-            tokens[nt++] = (uint16_t)(1024 + up);
-            freq[257 + len_sym[up]]++;
-            dfreq[up_sym]++;
-            i += up;
-        } else if (run >= 3) {
-            tokens[nt++] = (uint16_t)(256 + run);
-            freq[257 + len_sym[run]]++;
-            dfreq[0]++;
-            i += run;
+        size_t max = n - i < 258 ? n - i : 258, best = 0;
+        int kb = 0;
+        for (int k = 0; k < nd && best < max; k++) {
+            size_t l = i >= dist[k] ? same_as(in + i, in + i - dist[k], max) : 0;
+            if (l > best)
+                best = l, kb = k;
+        }
+        if (best >= 3) {
+            tokens[nt++] = (uint16_t)((kb + 1) << 9 | best);
+            freq[257 + len_sym[best]]++;
+            dfreq[dsym[kb]]++;
+            i += best;
         } else {
             tokens[nt++] = in[i];
             freq[in[i]]++;
@@ -210,8 +210,8 @@ size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out
     /* two distance symbols at least, so that code is complete too */
     if (!dfreq[0])
         dfreq[0] = 1;
-    if (!dfreq[up_sym ? up_sym : 1])
-        dfreq[up_sym ? up_sym : 1] = 1;
+    if (!dfreq[2])
+        dfreq[2] = 1;
     uint8_t ll_len[N_LITLEN], d_len[30], cl_len[N_CLEN];
     uint16_t ll_code[N_LITLEN], d_code[30], cl_code[N_CLEN];
     code_lengths(freq, N_LITLEN, 15, ll_len);
@@ -281,18 +281,21 @@ size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out
         if (cl_sym[k] >= 16)
             put(&b, cl_extra[k], extra_bits[cl_sym[k] - 16]);
     }
-    /* a run's distance (1) and the row above's as their code and extra bits */
-    const uint64_t run_d = d_code[0], up_d = d_code[up_sym] | (uint64_t)(stride - dist_base[up_sym]) << d_len[up_sym];
-    const unsigned run_dn = d_len[0], up_dn = d_len[up_sym] + dist_extra[up_sym];
+    /* each distance's code and extra bits */
+    uint64_t dbits[5];
+    unsigned dn[5];
+    for (int k = 0; k < nd; k++) {
+        dbits[k] = d_code[dsym[k]] | (uint64_t)(dist[k] - dist_base[dsym[k]]) << d_len[dsym[k]];
+        dn[k] = d_len[dsym[k]] + dist_extra[dsym[k]];
+    }
     for (size_t k = 0; k < nt; k++) {
         unsigned t = tokens[k];
         if (t < 256) {
             put(&b, ll_code[t], ll_len[t]);
         } else {
-            bool up = t >= 1024;
-            unsigned l = t - (up ? 1024 : 256), s = len_sym[l], c = 257 + s, e = len_extra[s];
+            unsigned d = (t >> 9) - 1, l = t & 511, s = len_sym[l], c = 257 + s, e = len_extra[s];
             put(&b, ll_code[c] | (uint64_t)(l - len_base[s]) << ll_len[c], ll_len[c] + e);
-            put(&b, up ? up_d : run_d, up ? up_dn : run_dn);
+            put(&b, dbits[d], dn[d]);
         }
     }
     put(&b, ll_code[256], ll_len[256]);
