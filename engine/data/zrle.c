@@ -6,6 +6,9 @@
 
 #include <libdeflate.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define N_LITLEN 286 /* 0-255 literals, 256 end of block, 257-285 lengths */
 #define N_CLEN 19
@@ -142,6 +145,14 @@ static inline size_t run_of(const uint8_t *p, uint8_t c, size_t max)
 static inline size_t same_as(const uint8_t *p, const uint8_t *q, size_t max)
 {
     size_t k = 0;
+#ifdef __SSE2__
+    for (; k + 16 <= max; k += 16) { /* sixteen bytes a compare: a 258-byte match in 17 */
+        unsigned ne = 0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + k)),
+                                                                            _mm_loadu_si128((const __m128i *)(q + k))));
+        if (ne)
+            return k + (size_t)__builtin_ctz(ne);
+    }
+#endif
     for (; k + 8 <= max; k += 8) {
         uint64_t x, y;
         memcpy(&x, p + k, 8);
