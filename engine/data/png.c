@@ -25,8 +25,8 @@
 /* Images whose filtered rows are at most 1/8 non-zero bytes go to zrle.h's run-length deflate
 ** (runs, copies of the pixel before and of the row above) instead of libdeflate: on the rig's
 ** 1280x720 images, semantic (`cityscapes`, 0.6 % non-zero) 1.5 against 5.3 ms for 18-20 against
-** 15 KB, depth (`raw`, 6 %) 2.6 against 5.9 ms for 74-87 against 67-82 KB. RGB (14 % non-zero)
-** stays on libdeflate, its bytes as before: zrle would take 10 ms for 1.3x the file. An image with
+** 15 KB, depth (`raw`, 6 %) 2.4 against 5.9 ms for 74-87 against 67-82 KB. RGB (14 % non-zero)
+** stays on libdeflate, its bytes as before: zrle would take 5-10 ms for 1.3x the file. An image with
 ** more than 1/8 of its bytes in tokens falls back to libdeflate too. */
 #define RLE_NONZERO 8
 #define RLE_TOKENS 8
