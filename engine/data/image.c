@@ -371,13 +371,19 @@ sn_status sn_image_make_file(const msgpack_object *msg, const char *pattern, sn_
     }
     if (st)
         return st;
+    if (f == SN_FMT_PNG)
+        return sn_image_png_file(*scratch, ps, share, out, err);
     out->frame = ps.frame;
     out->data = *scratch;
-    if (f == SN_FMT_PNG) {
-        if (!(out->data = sn_png_encode_rgb_tls((int)ps.width, (int)ps.height, *scratch, &out->len)))
-            return sn_fail(err, SN_E_NOMEM, "out of memory for a PNG");
-        sn_png_share_publish(share, out->data, out->len); /* the MCAP view's copy (png_share.h) */
-    }
+    return SN_OK;
+}
+
+sn_status sn_image_png_file(const uint8_t *rgb, sn_picture_size ps, uint64_t share, sn_image_file *out, sn_error *err)
+{
+    *out = (sn_image_file){.frame = ps.frame};
+    if (!(out->data = sn_png_encode_rgb_tls((int)ps.width, (int)ps.height, rgb, &out->len)))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for a PNG");
+    sn_png_share_publish(share, out->data, out->len); /* the MCAP view's copy (png_share.h) */
     return SN_OK;
 }
 

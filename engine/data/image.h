@@ -76,6 +76,9 @@ typedef struct sn_picture_size {
 */
 sn_status sn_image_picture(const msgpack_object *msg, sn_converter c, bool points, uint8_t **scratch, size_t *cap,
                            sn_picture_size *out, sn_error *err);
+/* The PNG file of a picture sn_image_picture made (its rgb and size), as sn_image_make_file
+** makes it (the bytes in the thread's PNG buffer; published for `share`, png_share.h). */
+sn_status sn_image_png_file(const uint8_t *rgb, sn_picture_size ps, uint64_t share, sn_image_file *out, sn_error *err);
 
 /* sensim convert: every message of a stream file to DIR/%06d.EXT (ext: png, ppm, pgm or pfm;
 ** NULL: png); *written counts images. */

@@ -23,8 +23,10 @@
 #define MAX_SLOTS (MAX_WRITERS + 3)
 
 typedef struct slot {
-    char *buf;
+    uint8_t *buf; /* the message, or (pic) its picture already converted */
     size_t cap, len;
+    bool pic;
+    sn_picture_size ps;
     const char *sensor, *dir, *pattern;
     sn_converter conv;
     uint64_t frame;
@@ -76,7 +78,8 @@ static sn_status make(writer_arg *a, slot *j, sn_error *err)
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
     size_t off = 0;
-    sn_status st = msgpack_unpack_next(&u, j->buf, j->len, &off) == MSGPACK_UNPACK_SUCCESS
+    sn_status st = j->pic ? sn_image_png_file(j->buf, j->ps, j->ticket, &j->file, err)
+                   : msgpack_unpack_next(&u, (const char *)j->buf, j->len, &off) == MSGPACK_UNPACK_SUCCESS
                        ? sn_image_make_file(&u.data, j->pattern, j->conv, j->ticket, &a->scratch, &a->scratch_cap,
                                             &j->file, err)
                        : sn_fail(err, SN_E_INVALID, "cannot read back the message to save");
@@ -209,14 +212,31 @@ sn_status sn_saver_submit(sn_saver *sv, const char *sensor, const char *dir, con
     pthread_mutex_unlock(&sv->mu);
     if (failed)
         return SN_OK;
-    /* the slot is free: the writers reach it only after tail grows below */
-    if (!sn_grow((void **)&j->buf, &j->cap, size, 1))
-        return sn_fail(err, SN_E_NOMEM, "sensor '%s': save: out of memory for a message of %zu bytes", sensor, size);
-    memcpy(j->buf, msg, size);
-    j->len = size;
-    j->sensor = sensor, j->dir = dir, j->pattern = pattern, j->conv = conv, j->frame = frame;
+    /* the slot is free: the writers reach it only after tail grows below. A camera image to be
+    ** saved as PNG is converted into the slot right away (what the writer did after copying the
+    ** whole message here: one pass over the pixels instead of two); anything else, or a message
+    ** that is not a picture, is copied and made (or refused) by the writer as before. */
     size_t n = strlen(pattern);
-    j->ticket = n > 4 && strcmp(pattern + n - 4, ".png") == 0 ? sn_png_share_open() : 0;
+    const bool png = n > 4 && strcmp(pattern + n - 4, ".png") == 0;
+    j->pic = false;
+    if (png) {
+        msgpack_unpacked u;
+        msgpack_unpacked_init(&u);
+        size_t off = 0;
+        sn_error ignored = {0};
+        j->pic = msgpack_unpack_next(&u, msg, size, &off) == MSGPACK_UNPACK_SUCCESS &&
+                 sn_image_picture(&u.data, conv, false, &j->buf, &j->cap, &j->ps, &ignored) == SN_OK;
+        msgpack_unpacked_destroy(&u);
+    }
+    if (!j->pic) {
+        if (!sn_grow((void **)&j->buf, &j->cap, size, 1))
+            return sn_fail(err, SN_E_NOMEM, "sensor '%s': save: out of memory for a message of %zu bytes", sensor,
+                           size);
+        memcpy(j->buf, msg, size);
+        j->len = size;
+    }
+    j->sensor = sensor, j->dir = dir, j->pattern = pattern, j->conv = conv, j->frame = frame;
+    j->ticket = png ? sn_png_share_open() : 0;
     /* this very message (the caller's bytes) is the PNG of the ticket: for the listeners the
     ** caller calls next (sn_stream_emit ends the announcement after them) */
     sn_png_share_announce(j->ticket, msg, size, conv);

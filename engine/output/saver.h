@@ -1,6 +1,7 @@
 /* saver.h — `save:` images written off the frame thread: writer threads (one per core, up to 8)
-** take copies of the messages from a bounded queue and encode them with the same code as
-** `sensim convert`, so the files are the bytes an inline save would write. A PNG an MCAP view
+** take copies of the messages (a camera image to be saved as PNG: its picture, converted as it is
+** queued) from a bounded queue and encode them with the same code as `sensim convert`, so the
+** files are the bytes an inline save would write. A PNG an MCAP view
 ** also wants is published for it (png_share.h), so the view does not encode it again. */
 #ifndef SN_SIM_SAVER_H
 #define SN_SIM_SAVER_H

@@ -16,12 +16,12 @@ case $TARGET in
   scene) # the scene loader (engine/scene), overrides included
     CORPUS=$SRC/tests/fuzz/corpus_scene
     FILES=("$SRC/tests/fuzz/fuzz_scene.c" "$E/scene/scene.c" "$E/scene/yamldoc.c" "$E/scene/yamlget.c" "$E/scene/override.c"
-           "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c" "$E/core/strmap.c" "$E/core/strpool.c" "$E/data/image.c" "$E/data/mpkey.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c"
+           "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c" "$E/core/strmap.c" "$E/core/strpool.c" "$E/data/image.c" "$E/data/mpkey.c" "$E/data/views.c" "$E/data/png.c" "$E/data/zrle.c" "$E/data/png_share.c" "$E/data/netpbm.c"
            "$E/data/msgread.c" "$E/world/weather.c" "$E/world/vehicle_lights.c")
     LIBS=(-lyaml -lmsgpackc -ldeflate -lm -lpthread) ;;
   stream) # the stream reader behind dump and convert (engine/data)
     CORPUS=$SRC/tests/fuzz/corpus_stream
-    FILES=("$SRC/tests/fuzz/fuzz_stream.c" "$E/data/dump.c" "$E/data/image.c" "$E/data/mpkey.c" "$E/data/views.c" "$E/data/png.c" "$E/data/png_share.c" "$E/data/netpbm.c" "$E/data/msgread.c"
+    FILES=("$SRC/tests/fuzz/fuzz_stream.c" "$E/data/dump.c" "$E/data/image.c" "$E/data/mpkey.c" "$E/data/views.c" "$E/data/png.c" "$E/data/zrle.c" "$E/data/png_share.c" "$E/data/netpbm.c" "$E/data/msgread.c"
            "$E/data/layouts.c" "$E/data/msgview.c" "$E/api/api_msgdata.c" "$E/api/api_stream.c" "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c")
     LIBS=(-lmsgpackc -ldeflate -lm -lpthread) ;;
   map) # the OpenDRIVE map loader, its queries and signal binding (engine/map, traffic/bind.c, libxml2)

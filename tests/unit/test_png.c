@@ -9,6 +9,7 @@
 #include "../../engine/data/image.h"
 #include "../../engine/data/png.h"
 #include "../../engine/data/png_share.h"
+#include "../../engine/data/zrle.h"
 #include "../png_decode.h"
 
 #include <sensim/mcap.h>
@@ -87,6 +88,63 @@ static void round_trips(void)
     uint8_t *a = sn_png_encode_rgb(64, 64, flat, &n1), *b = sn_png_encode_rgb(64, 64, grad, &n2);
     CHECK(a && b && n1 < 600 && n2 < 600, "flat bands and gradients compress 20:1 (%zu, %zu of 12288 bytes)", n1, n2);
     free(flat), free(grad), free(a), free(b);
+}
+
+/* zrle.h's run-length deflate: streams of runs, copies of the row above, literals and their
+** mixes, of every small length and a long one, inflate (libdeflate, not the encoder's code) to
+** their bytes; a stream with more tokens than allowed is refused; and a semantic camera's kind of
+** picture (flat regions, a few edges) takes that path inside the PNG writer and decodes. */
+static void run_length_deflate(void)
+{
+    struct libdeflate_decompressor *dd = libdeflate_alloc_decompressor();
+    uint32_t x = 88172645u;
+    for (int kind = 0; kind < 4; kind++)
+        for (size_t n = 0; n < 700; n = n < 40 ? n + 1 : n * 3 / 2) {
+            size_t stride = 1 + n % 37;
+            uint8_t *in = malloc(n + 1), *back = malloc(n + 1);
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+                int k = kind == 3 ? (int)(i / 50 % 3) : kind;
+                in[i] = k == 0 ? (uint8_t)(x % 3 == 0 ? x >> 8 : i ? in[i - 1] : 0) /* runs among literals */
+                      : k == 1 ? (uint8_t)(i >= stride && x % 17 ? in[i - stride] : x >> 8) /* rows repeated */
+                               : (uint8_t)(x >> 8);                                 /* literals alone */
+            }
+            size_t bound = sn_zrle_bound(n), got = 0;
+            uint8_t *z = malloc(bound);
+            uint16_t *tok = malloc((n + 1) * sizeof *tok);
+            size_t len = sn_zrle_compress(in, n, stride, z, tok, n + 1);
+            int r = len ? (int)libdeflate_zlib_decompress(dd, z, len, back, n, &got) : -1;
+            CHECK(len && len <= bound && r == 0 && got == n && !memcmp(in, back, n), "zrle: kind %d, %zu bytes", kind, n);
+            free(in), free(back), free(z), free(tok);
+        }
+    /* 1 MB of one value and a long mixed tail: runs of 258 */
+    size_t n = 1 << 20;
+    uint8_t *in = calloc(n, 1), *back = malloc(n), *z = malloc(sn_zrle_bound(n));
+    uint16_t *tok = malloc(n * sizeof *tok);
+    for (size_t i = n - 5000; i < n; i++)
+        in[i] = (uint8_t)(i * 7 / 13);
+    size_t len = sn_zrle_compress(in, n, 4096, z, tok, n), got = 0;
+    CHECK(len && len < 8000 && libdeflate_zlib_decompress(dd, z, len, back, n, &got) == 0 &&
+              got == n && !memcmp(in, back, n),
+          "zrle: a long run and a tail (%zu bytes)", len);
+    CHECK(sn_zrle_compress(in, n, 4096, z, tok, 100) == 0, "zrle: refuses more tokens than allowed");
+    free(in), free(back), free(z), free(tok);
+
+    /* flat regions with a few vertical and slanted edges, as a semantic camera's */
+    int w = 320, h = 180, dw = 0, dh = 0;
+    uint8_t *px = malloc((size_t)w * h * 3);
+    for (int y = 0; y < h; y++)
+        for (int i = 0; i < w; i++) {
+            int region = (i > 100) + (i > y + 150) + (y > 120);
+            static const uint8_t pal[4][3] = {{128, 64, 128}, {70, 70, 70}, {107, 142, 35}, {0, 0, 142}};
+            memcpy(px + ((size_t)y * w + i) * 3, pal[region], 3);
+        }
+    size_t np = 0;
+    uint8_t *png = sn_png_encode_rgb(w, h, px, &np), *pix = png ? decode(png, np, &dw, &dh) : NULL;
+    CHECK(png && np > 45 && png[41] == 0x78 && png[42] == 0x01, "a flat picture takes the run-length deflate");
+    CHECK(pix && dw == w && dh == h && !memcmp(pix, px, (size_t)w * h * 3), "and decodes to its pixels");
+    free(px), free(png), free(pix);
+    libdeflate_free_decompressor(dd);
 }
 
 typedef struct job {
@@ -237,6 +295,7 @@ static void shared_with_mcap(const char *tmp, const char *plugins)
 int main(int argc, char **argv)
 {
     round_trips();
+    run_length_deflate();
     any_thread(argc > 1 ? argv[1] : ".");
     log_depth_table();
     share_table();

@@ -1,0 +1,318 @@
+/* zrle.c — run-length deflate (zrle.h). Two passes: the input becomes tokens (a literal byte,
+** or a run of 3-258 copies of the byte before it: a match at distance 1) while their frequencies
+** are counted; then one dynamic-Huffman block (RFC 1951 3.2.7) writes them. Runs are found eight
+** bytes at a time, so a picture's flat regions cost a load and a compare per eight bytes. */
+#include "zrle.h"
+
+#include <libdeflate.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define N_LITLEN 286 /* 0-255 literals, 256 end of block, 257-285 lengths */
+#define N_CLEN 19
+
+/* Deflate's length symbols: base lengths and extra bits of 257 + i. */
+static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+
+size_t sn_zrle_bound(size_t n)
+{
+    /* a literal is at most 15 bits, a match 15 + 5 + 1 bits for 3 bytes or more; the block's
+    ** code tables under 400 bytes; zlib's header and Adler-32 */
+    return n * 15 / 8 + 1024;
+}
+
+typedef struct bits {
+    uint8_t *p;
+    uint64_t acc;
+    unsigned n;
+} bits;
+
+/* v's n low bits (n <= 32), least significant first, as deflate orders them. */
+static inline void put(bits *b, uint64_t v, unsigned n)
+{
+    b->acc |= v << b->n;
+    b->n += n;
+    if (b->n >= 32) {
+        uint32_t w = (uint32_t)b->acc;
+        uint8_t le[4] = {(uint8_t)w, (uint8_t)(w >> 8), (uint8_t)(w >> 16), (uint8_t)(w >> 24)};
+        memcpy(b->p, le, 4);
+        b->p += 4;
+        b->acc >>= 32;
+        b->n -= 32;
+    }
+}
+
+static void put_end(bits *b)
+{
+    while (b->n > 0) {
+        *b->p++ = (uint8_t)b->acc;
+        b->acc >>= 8;
+        b->n = b->n > 8 ? b->n - 8 : 0;
+    }
+}
+
+/* Huffman code lengths (at most `limit` bits) for n symbols of frequencies freq; symbols of
+** frequency 0 get no code. Needs two symbols of non-zero frequency at least. When the tree is
+** too deep the frequencies are halved (never to 0) and it is built again: deterministic, and the
+** depth shrinks to log2 of the symbols once they are all equal. */
+static void code_lengths(const uint32_t *freq, int n, unsigned limit, uint8_t *len)
+{
+    uint32_t f[N_LITLEN];
+    memcpy(f, freq, (size_t)n * sizeof *f);
+    for (;;) {
+        int sym[N_LITLEN], m = 0;
+        for (int i = 0; i < n; i++)
+            if (f[i])
+                sym[m++] = i;
+        /* leaves by frequency, then symbol (insertion sort: n <= 286) */
+        for (int i = 1; i < m; i++) {
+            int s = sym[i], j = i;
+            for (; j > 0 && (f[sym[j - 1]] > f[s] || (f[sym[j - 1]] == f[s] && sym[j - 1] > s)); j--)
+                sym[j] = sym[j - 1];
+            sym[j] = s;
+        }
+        /* two queues: the sorted leaves, and the internal nodes (made in non-decreasing weight) */
+        uint64_t w[2 * N_LITLEN];
+        int parent[2 * N_LITLEN];
+        for (int k = 0; k < m; k++)
+            w[k] = f[sym[k]];
+        int leaf = 0, inner = m;
+        for (int k = m; k < 2 * m - 1; k++) {
+            int two[2];
+            for (int t = 0; t < 2; t++)
+                two[t] = leaf < m && (inner >= k || w[leaf] <= w[inner]) ? leaf++ : inner++;
+            w[k] = w[two[0]] + w[two[1]];
+            parent[two[0]] = parent[two[1]] = k;
+        }
+        unsigned depth[2 * N_LITLEN], deepest = 0;
+        depth[2 * m - 2] = 0;
+        for (int k = 2 * m - 3; k >= 0; k--)
+            depth[k] = depth[parent[k]] + 1;
+        memset(len, 0, (size_t)n);
+        for (int k = 0; k < m; k++) {
+            len[sym[k]] = (uint8_t)depth[k];
+            deepest = depth[k] > deepest ? depth[k] : deepest;
+        }
+        if (deepest <= limit)
+            return;
+        for (int i = 0; i < n; i++)
+            f[i] = f[i] ? (f[i] + 1) / 2 : 0;
+    }
+}
+
+/* Canonical codes (RFC 1951 3.2.2) for the lengths, bit-reversed for the LSB-first stream. */
+static void codes(const uint8_t *len, int n, uint16_t *code)
+{
+    unsigned count[16] = {0}, next[16];
+    for (int i = 0; i < n; i++)
+        count[len[i]]++;
+    count[0] = 0;
+    unsigned c = 0;
+    for (int b = 1; b < 16; b++)
+        next[b] = c = (c + count[b - 1]) << 1;
+    for (int i = 0; i < n; i++) {
+        if (!len[i])
+            continue;
+        unsigned v = next[len[i]]++, r = 0;
+        for (unsigned b = 0; b < len[i]; b++)
+            r |= ((v >> b) & 1u) << (len[i] - 1 - b);
+        code[i] = (uint16_t)r;
+    }
+}
+
+/* How many bytes from p (at most max) equal c. */
+static inline size_t run_of(const uint8_t *p, uint8_t c, size_t max)
+{
+    const uint64_t v = 0x0101010101010101ull * c;
+    size_t k = 0;
+    for (; k + 8 <= max; k += 8) {
+        uint64_t x;
+        memcpy(&x, p + k, 8);
+        x ^= v;
+        if (x)
+            return k + (size_t)__builtin_ctzll(x) / 8; /* little-endian: the first byte is lowest */
+    }
+    while (k < max && p[k] == c)
+        k++;
+    return k;
+}
+
+/* How many bytes from p equal those from q (at most max). */
+static inline size_t same_as(const uint8_t *p, const uint8_t *q, size_t max)
+{
+    size_t k = 0;
+#ifdef __SSE2__
+    for (; k + 16 <= max; k += 16) { /* sixteen bytes a compare: a 258-byte match in 17 */
+        unsigned ne = 0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + k)),
+                                                                            _mm_loadu_si128((const __m128i *)(q + k))));
+        if (ne)
+            return k + (size_t)__builtin_ctz(ne);
+    }
+#endif
+    for (; k + 8 <= max; k += 8) {
+        uint64_t x, y;
+        memcpy(&x, p + k, 8);
+        memcpy(&y, q + k, 8);
+        if (x ^ y)
+            return k + (size_t)__builtin_ctzll(x ^ y) / 8;
+    }
+    while (k < max && p[k] == q[k])
+        k++;
+    return k;
+}
+
+/* Deflate's distance symbols: base distances and extra bits. */
+static const uint16_t dist_base[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+                                       193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+
+size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out, uint16_t *tokens, size_t max_tokens)
+{
+    /* little-endian is what run_of's byte order assumes */
+    if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+        return 0;
+    uint8_t len_sym[259];
+    for (int s = 0; s < 29; s++)
+        for (int l = len_base[s]; l < (s < 28 ? len_base[s + 1] : 259); l++)
+            len_sym[l] = (uint8_t)s;
+    len_sym[258] = 28; /* 258 is its own symbol (285), not 284 with extra bits 31 */
+
+    /* the distances tried, in this order (a tie goes to the first): a run (1), the pixel before
+    ** (3), the row above (stride), and the row above a pixel to either side (slanted edges);
+    ** the row's only when deflate's window reaches it */
+    size_t dist[5] = {1, 3, stride, stride - 3, stride + 3};
+    int nd = stride >= 6 && stride + 3 <= 32768 ? 5 : 2;
+    uint8_t dsym[5];
+    for (int k = 0; k < nd; k++)
+        for (dsym[k] = 0; dsym[k] < 29 && dist_base[dsym[k] + 1] <= dist[k];)
+            dsym[k]++;
+    /* tokens: a literal v < 256, or (k + 1) << 9 | the length of a copy from dist[k] back */
+    uint32_t freq[N_LITLEN] = {0}, dfreq[30] = {0};
+    size_t nt = 0;
+    for (size_t i = 0; i < n;) {
+        if (nt == max_tokens)
+            return 0;
+        size_t max = n - i < 258 ? n - i : 258, best = 0;
+        int kb = 0;
+        for (int k = 0; k < nd && best < max; k++) {
+            size_t l = i >= dist[k] ? same_as(in + i, in + i - dist[k], max) : 0;
+            if (l > best)
+                best = l, kb = k;
+        }
+        if (best >= 3) {
+            tokens[nt++] = (uint16_t)((kb + 1) << 9 | best);
+            freq[257 + len_sym[best]]++;
+            dfreq[dsym[kb]]++;
+            i += best;
+        } else {
+            tokens[nt++] = in[i];
+            freq[in[i]]++;
+            i++;
+        }
+    }
+    freq[256] = 1;
+    if (nt == 0)
+        freq[0] = 1; /* two symbols at least, so the code is complete */
+
+    /* two distance symbols at least, so that code is complete too */
+    if (!dfreq[0])
+        dfreq[0] = 1;
+    if (!dfreq[2])
+        dfreq[2] = 1;
+    uint8_t ll_len[N_LITLEN], d_len[30], cl_len[N_CLEN];
+    uint16_t ll_code[N_LITLEN], d_code[30], cl_code[N_CLEN];
+    code_lengths(freq, N_LITLEN, 15, ll_len);
+    codes(ll_len, N_LITLEN, ll_code);
+    code_lengths(dfreq, 30, 15, d_len);
+    codes(d_len, 30, d_code);
+    int hdist = 30;
+    while (hdist > 1 && !d_len[hdist - 1])
+        hdist--;
+
+    int hlit = N_LITLEN;
+    while (hlit > 257 && !ll_len[hlit - 1])
+        hlit--;
+    /* the code lengths of both codes as one sequence, run-length coded: 16 repeats the last
+    ** length 3-6 times, 17 and 18 give 3-10 and 11-138 zeros */
+    uint8_t all[N_LITLEN + 30];
+    memcpy(all, ll_len, (size_t)hlit);
+    memcpy(all + hlit, d_len, (size_t)hdist);
+    int na = hlit + hdist;
+    uint8_t cl_sym[N_LITLEN + 30], cl_extra[N_LITLEN + 30];
+    int nc = 0;
+    uint32_t cl_freq[N_CLEN] = {0};
+    for (int i = 0; i < na;) {
+        int r = 1;
+        while (i + r < na && all[i + r] == all[i])
+            r++;
+        if (all[i] == 0 && r >= 3) {
+            int take = r > 138 ? 138 : r;
+            cl_sym[nc] = take >= 11 ? 18 : 17, cl_extra[nc++] = (uint8_t)(take - (take >= 11 ? 11 : 3));
+            i += take;
+        } else if (all[i] != 0 && r >= 4) {
+            cl_sym[nc] = all[i], cl_extra[nc++] = 0; /* the length once, then repeats of it */
+            int rest = r - 1 > 6 ? 6 : r - 1;
+            cl_sym[nc] = 16, cl_extra[nc++] = (uint8_t)(rest - 3);
+            i += 1 + rest;
+        } else {
+            cl_sym[nc] = all[i], cl_extra[nc++] = 0;
+            i++;
+        }
+    }
+    for (int k = 0; k < nc; k++)
+        cl_freq[cl_sym[k]]++;
+    int used = 0;
+    for (int k = 0; k < N_CLEN; k++)
+        used += cl_freq[k] != 0;
+    if (used < 2)
+        cl_freq[cl_freq[0] ? 1 : 0]++; /* never sent, but the code stays complete */
+    code_lengths(cl_freq, N_CLEN, 7, cl_len);
+    codes(cl_len, N_CLEN, cl_code);
+    static const uint8_t order[N_CLEN] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    int hclen = N_CLEN;
+    while (hclen > 4 && !cl_len[order[hclen - 1]])
+        hclen--;
+
+    uint8_t *o = out;
+    *o++ = 0x78, *o++ = 0x01; /* zlib: deflate, 32 KiB window, the check bits (0x7801 % 31 == 0) */
+    bits b = {o, 0, 0};
+    put(&b, 1 | 2u << 1, 3); /* the final block, dynamic codes */
+    put(&b, (uint64_t)(hlit - 257), 5);
+    put(&b, (uint64_t)(hdist - 1), 5);
+    put(&b, (uint64_t)(hclen - 4), 4);
+    for (int k = 0; k < hclen; k++)
+        put(&b, cl_len[order[k]], 3);
+    static const uint8_t extra_bits[3] = {2, 3, 7};
+    for (int k = 0; k < nc; k++) {
+        put(&b, cl_code[cl_sym[k]], cl_len[cl_sym[k]]);
+        if (cl_sym[k] >= 16)
+            put(&b, cl_extra[k], extra_bits[cl_sym[k] - 16]);
+    }
+    /* each distance's code and extra bits */
+    uint64_t dbits[5];
+    unsigned dn[5];
+    for (int k = 0; k < nd; k++) {
+        dbits[k] = d_code[dsym[k]] | (uint64_t)(dist[k] - dist_base[dsym[k]]) << d_len[dsym[k]];
+        dn[k] = d_len[dsym[k]] + dist_extra[dsym[k]];
+    }
+    for (size_t k = 0; k < nt; k++) {
+        unsigned t = tokens[k];
+        if (t < 256) {
+            put(&b, ll_code[t], ll_len[t]);
+        } else {
+            unsigned d = (t >> 9) - 1, l = t & 511, s = len_sym[l], c = 257 + s, e = len_extra[s];
+            put(&b, ll_code[c] | (uint64_t)(l - len_base[s]) << ll_len[c], ll_len[c] + e);
+            put(&b, dbits[d], dn[d]);
+        }
+    }
+    put(&b, ll_code[256], ll_len[256]);
+    put_end(&b);
+    o = b.p;
+    uint32_t a = libdeflate_adler32(1, in, n);
+    *o++ = (uint8_t)(a >> 24), *o++ = (uint8_t)(a >> 16), *o++ = (uint8_t)(a >> 8), *o++ = (uint8_t)a;
+    return (size_t)(o - out);
+}
