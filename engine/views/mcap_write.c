@@ -526,7 +526,10 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
     }
     if (j->idx.bad)
         return nomem(err);
-    if (w->threaded)
+    /* a whole chunk's room (huge pages) for the spare only when chunks fill: its first touch
+    ** zeroes 2 MiB, and an export whose chunks a PNG or a picture closes early (a few KiB) paid
+    ** that for every buffer of the queue */
+    if (w->threaded && w->chunk.n >= w->chunk_bytes / 2)
         chunk_room(&j->chunk, w->chunk_bytes);
     sn_buf spare = j->chunk;
     j->chunk = w->chunk;
