@@ -11,10 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libdeflate.h>
 #include <msgpack.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +36,10 @@ typedef struct slot {
     sn_buf msg;          /* an image job's message bytes */
     char frame_id[256];
     char *png_path;      /* a worker's job: the run's PNG file to take (malloc'd) */
+    const uint8_t *map;  /* that file mapped (png_map; munmap'd once written): the message is
+                            data[0, head_n), map, data[head_n, data.n) */
+    size_t map_n, head_n;
+    uint32_t map_crc;    /* the file's CRC-32, made by the worker for the writer */
     sn_image_job job;
     sn_error err;
 } slot;
@@ -73,6 +79,14 @@ static void keep_spare(sn_mcap_pool *p, sn_buf *b)
     else
         sn_buf_free(b);
     *b = (sn_buf){0};
+}
+
+/* A slot's mapped PNG file let go (written, or dropped). */
+static void unmap(slot *s)
+{
+    if (s->map)
+        munmap((void *)s->map, s->map_n);
+    s->map = NULL, s->map_n = 0;
 }
 
 /* A written slot's small buffer back to the small spares (or left with its slot). */
@@ -156,6 +170,74 @@ static bool png_file_into(const char *path, uint64_t w, uint64_t h, const char *
 
 static bool saved_png(const sn_image_job *job, sn_buf *out);
 
+/* The width and height a camera message says; false when it says none. */
+static bool msg_size(const sn_image_job *job, uint64_t *w, uint64_t *h)
+{
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    bool ok = false;
+    if (msgpack_unpack_next(&u, job->msg, job->len, &off) == MSGPACK_UNPACK_SUCCESS) {
+        const msgpack_object *wo = sn_mp_get(&u.data, "width"), *ho = sn_mp_get(&u.data, "height");
+        if ((ok = wo && ho && wo->type == MSGPACK_OBJECT_POSITIVE_INTEGER && ho->type == MSGPACK_OBJECT_POSITIVE_INTEGER))
+            *w = wo->via.u64, *h = ho->via.u64;
+    }
+    msgpack_unpacked_destroy(&u);
+    return ok;
+}
+
+/* A worker's big saved PNG (SN_MCAPW_DIRECT_BYTES or more: the writer writes it from where it
+** is) mapped from the run's file instead of read into the slot: reading copied every byte into
+** fresh pages (the kernel's copy and the page faults were half of a large export's CPU); mapped,
+** the page cache's pages are written to the MCAP file straight, and the worker makes the file's
+** CRC-32 for the writer, which so never reads it. The slot gets the CompressedImage's fields
+** before and after the file (its head and foot); the file is checked as png_file_into does. A run's
+** folder must not change under an export (as its mapped streams, msgread.h). */
+static bool png_map(slot *s)
+{
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    const sn_image_job *job = &s->job;
+    uint64_t w = 0, h = 0;
+    if (!job->png_path || job->raw)
+        return false;
+    int fd = open(job->png_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    void *m = MAP_FAILED;
+    size_t size = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= SN_MCAPW_DIRECT_BYTES && st.st_size < (1ll << 31) &&
+        msg_size(job, &w, &h)) { /* a small file is read (png_file_into): its mapping would cost more */
+        size = (size_t)st.st_size;
+        m = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    }
+    close(fd);
+    if (m == MAP_FAILED)
+        return false;
+    const uint8_t *b = m;
+    uint32_t pw = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+    uint32_t ph = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
+    if (memcmp(b, sig, 8) || memcmp(b + 12, "IHDR", 4) || pw != w || ph != h) {
+        munmap(m, size);
+        return false;
+    }
+    sn_buf *out = &s->data;
+    out->n = 0;
+    pb_time(out, 1, job->t);
+    pb_string(out, 4, job->frame_id);
+    pb_tag(out, 2, 2);
+    pb_varint(out, size);
+    s->head_n = out->n;
+    pb_string(out, 3, "png");
+    if (out->bad || out->n - s->head_n > SN_MCAPW_FOOT_MAX) {
+        munmap(m, size);
+        return false;
+    }
+    s->map = b, s->map_n = size;
+    s->map_crc = libdeflate_crc32(0, b, size);
+    return true;
+}
+
 sn_status sn_mcap_image_encode(const sn_image_job *job, sn_buf *out, uint8_t **scratch, size_t *cap, sn_error *err)
 {
     out->n = 0;
@@ -225,7 +307,7 @@ static void *worker(void *arg)
             break;
         s->state = S_TAKEN;
         pthread_mutex_unlock(&p->mu);
-        sn_status st = sn_mcap_image_encode(&s->job, &s->data, &scratch, &cap, &s->err);
+        sn_status st = png_map(s) ? SN_OK : sn_mcap_image_encode(&s->job, &s->data, &scratch, &cap, &s->err);
         pthread_mutex_lock(&p->mu);
         s->state = st ? S_FAILED : S_READY;
         pthread_cond_broadcast(&p->done);
@@ -272,7 +354,14 @@ static sn_status flush(sn_mcap_pool *p, bool all, size_t slots, size_t images, s
             break;
         }
         pthread_mutex_unlock(&p->mu); /* a ready slot is the producer's alone */
-        st = s->data.bad ? sn_fail(err, SN_E_NOMEM, "out of memory") : sn_mcapw_message(p->w, s->ch, s->t, s->data.p, s->data.n, err);
+        if (s->data.bad)
+            st = sn_fail(err, SN_E_NOMEM, "out of memory");
+        else if (s->map)
+            st = sn_mcapw_message_parts(p->w, s->ch, s->t, s->data.p, s->head_n, s->map, s->map_n, s->map_crc,
+                                        s->data.p + s->head_n, s->data.n - s->head_n, err);
+        else
+            st = sn_mcapw_message(p->w, s->ch, s->t, s->data.p, s->data.n, err);
+        unmap(s);
         /* big buffers go back: thousands of slots must not each keep an image's worth */
         if (s->msg.cap)
             keep_spare(p, &s->msg);
@@ -340,19 +429,8 @@ sn_status sn_mcap_pool_put(sn_mcap_pool *p, uint16_t ch, uint64_t t, const void 
 ** when there is none to take. */
 static bool saved_png(const sn_image_job *job, sn_buf *out)
 {
-    if (!job->png_path || job->raw)
-        return false;
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    bool png = false;
-    if (msgpack_unpack_next(&u, job->msg, job->len, &off) == MSGPACK_UNPACK_SUCCESS) {
-        const msgpack_object *w = sn_mp_get(&u.data, "width"), *h = sn_mp_get(&u.data, "height");
-        if (w && h && w->type == MSGPACK_OBJECT_POSITIVE_INTEGER && h->type == MSGPACK_OBJECT_POSITIVE_INTEGER)
-            png = png_file_into(job->png_path, w->via.u64, h->via.u64, job->frame_id, out);
-    }
-    msgpack_unpacked_destroy(&u);
-    return png;
+    uint64_t w = 0, h = 0;
+    return job->png_path && !job->raw && msg_size(job, &w, &h) && png_file_into(job->png_path, w, h, job->frame_id, out);
 }
 
 /* A worker takes the run's PNG file (reading 180 files was a tenth of an export's CPU on the
@@ -368,7 +446,7 @@ static sn_status png_job(sn_mcap_pool *p, uint16_t ch, const sn_image_job *job, 
         return err->status;
     }
     s->ch = ch, s->t = job->t;
-    lend_spare(p, &s->data); /* a written picture's buffer: the file is read into pages already there */
+    /* no spare lent: a big file is mapped (png_map), a small one read into the slot's small buffer */
     snprintf(s->frame_id, sizeof s->frame_id, "%s", job->frame_id);
     s->png_path = path;
     s->job = *job;
@@ -461,6 +539,7 @@ void sn_mcap_pool_free(sn_mcap_pool *p)
     for (int i = 0; i < p->n_workers; i++)
         pthread_join(p->workers[i], NULL);
     for (size_t i = 0; i < p->touched; i++) {
+        unmap(&p->ring[i]);
         sn_buf_free(&p->ring[i].data);
         sn_buf_free(&p->ring[i].msg);
         free(p->ring[i].png_path);

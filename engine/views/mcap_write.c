@@ -51,12 +51,19 @@ typedef struct chunk_index {
 /* A sealed chunk on its way to the file: its records, its time span and its message indexes
 ** (MessageIndex records back to back; ids[i] at rel[i] within them), all it needs to be
 ** compressed and written without the writer's channels, which the filler keeps changing. */
+/* Sealed chunks the compressor thread may have queued. */
+#define SN_MCAPW_QUEUE 4
+
 typedef struct sealed {
     sn_buf chunk, idx;
     uint64_t start, end, messages;
     bool stored;         /* written as it is (compression ""), not zstd'd */
     const uint8_t *tail; /* a stored chunk's last message's bytes, written from where they are */
     size_t tail_n;
+    uint32_t tail_crc;   /* their CRC-32, when tail_crc_known (sn_mcapw_message_parts) */
+    bool tail_crc_known;
+    uint8_t foot[SN_MCAPW_FOOT_MAX]; /* the message's last bytes, after the tail (copied) */
+    size_t foot_n;
     uint16_t *ids;
     uint64_t *rel;
     size_t n_ids, cap_ids, cap_rel;
@@ -76,6 +83,10 @@ struct sn_mcapw {
     bool chunk_stored;   /* the open chunk holds stored channels' messages (chunk.n > 0) */
     const uint8_t *tail; /* the open chunk's last message's bytes, not copied (sn_mcapw_message) */
     size_t tail_n;
+    uint32_t tail_crc;   /* as sealed's */
+    bool tail_crc_known;
+    uint8_t foot[SN_MCAPW_FOOT_MAX];
+    size_t foot_n;
     uint8_t *z;          /* compressed chunk */
     size_t z_cap;
     sn_buf rec;          /* one record being built (the filler's) */
@@ -92,14 +103,20 @@ struct sn_mcapw {
     /* sn_mcapw_background: one thread compresses and writes a sealed chunk while the next is
     ** filled (zstd was a quarter of an export's CPU). Chunks go out one by one in their order,
     ** so the file is the same bytes as without it. */
-    bool threaded, busy, stop;
+    bool threaded, stop;
     bool prefault;       /* the compressor's first job: the spare chunk buffer made and touched */
     bool prefault_asked; /* start_prefault ran */
     bool sealed_any;     /* flush_chunk has sealed a chunk (the filler's) */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t go, idle;
-    sealed job;          /* busy: the compressor's; else the spare buffers for the next seal */
+    /* Sealed chunks queued for the compressor, oldest at q_head (q_n of them, the oldest the one it
+    ** works on); the next slot's buffers are the spare for the next seal. A queue, not one job:
+    ** a chunk of PNGs closes the actors' chunk at every picture, and with one job in flight the
+    ** filler waited for the compressor at about every other seal (13 to 17 ms of the demo's wall
+    ** time). */
+    sealed jobs[SN_MCAPW_QUEUE];
+    size_t q_head, q_n;
     sn_status failed;    /* the compressor's first failure */
     sn_error fail_err;
 };
@@ -115,6 +132,18 @@ static sn_status put(sn_mcapw *w, const void *p, size_t n, sn_error *err)
     return SN_OK;
 }
 
+/* put of bytes whose CRC-32 (from 0) is known: the data section's CRC combined, not read again. */
+static sn_status put_crc(sn_mcapw *w, const void *p, size_t n, uint32_t crc, sn_error *err)
+{
+    if (n && fwrite(p, 1, n, w->f) != n)
+        return sn_fail(err, SN_E_IO, "cannot write: %s", strerror(errno ? errno : EIO));
+    if (w->in_data && n)
+        w->data_crc = sn_crc32_combine(w->data_crc, crc, n);
+    w->off += n;
+    atomic_store_explicit(&w->shown, w->off, memory_order_relaxed);
+    return SN_OK;
+}
+
 /* A record header (opcode, u64 length) in front of content already in `b` from `at`. */
 static void begin_record(sn_buf *b, uint8_t op)
 {
@@ -125,6 +154,40 @@ static void begin_record(sn_buf *b, uint8_t op)
 static void end_record(sn_buf *b, size_t at) { sn_buf_set_u64(b, at + 1, b->n - at - 9); }
 
 static sn_status nomem(sn_error *err) { return sn_fail(err, SN_E_NOMEM, "out of memory"); }
+
+/* CRC-32 of two byte runs put together from theirs, as zlib's crc32_combine (zlib 1.2.12's
+** method: crc1 times x^(8 len2) modulo the polynomial, plus crc2): the data section's CRC of a
+** chunk's records is combined from the chunk's own CRC instead of reading the bytes again (the
+** second of two CRC passes over every PNG was a tenth of a large export's CPU). */
+#define CRC_POLY 0xedb88320u
+
+static uint32_t multmodp(uint32_t a, uint32_t b)
+{
+    uint32_t m = 1u << 31, p = 0;
+    for (;;) {
+        if (a & m) {
+            p ^= b;
+            if ((a & (m - 1)) == 0)
+                break;
+        }
+        m >>= 1;
+        b = b & 1 ? (b >> 1) ^ CRC_POLY : b >> 1;
+    }
+    return p;
+}
+
+uint32_t sn_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2)
+{
+    if (!len2)
+        return crc1;
+    uint32_t x2n = 1u << 30, p = 1u << 31; /* x^1; x^0 */
+    for (int k = 0; k < 3; k++)            /* x^(2^3): len2 counts bytes, 8 bits each */
+        x2n = multmodp(x2n, x2n);
+    for (; len2; len2 >>= 1, x2n = multmodp(x2n, x2n))
+        if (len2 & 1)
+            p = multmodp(x2n, p);
+    return multmodp(p, crc1) ^ crc2;
+}
 
 /* A chunk's buffer made room for a whole chunk up front, in transparent huge pages where the
 ** kernel gives them: filled to 4 MiB, twice with the compressor's spare, its 4 KiB pages were
@@ -255,7 +318,7 @@ static sn_status emit(sn_mcapw *w, sealed *j, sn_error *err)
     ** CPU on bytes it cannot shrink */
     const void *z = j->chunk.p;
     size_t zn = j->chunk.n;
-    bool zstd = w->level && !j->stored && !j->tail_n;
+    bool zstd = w->level && !j->stored && !j->tail_n && !j->foot_n;
     if (zstd) {
         size_t bound = ZSTD_compressBound(j->chunk.n);
         if (!sn_grow((void **)&w->z, &w->z_cap, bound, 1))
@@ -267,29 +330,35 @@ static sn_status emit(sn_mcapw *w, sealed *j, sn_error *err)
     }
     if (!sn_grow((void **)&w->chunks, &w->cap_chunks, w->n_chunks + 1, sizeof *w->chunks))
         return nomem(err);
+    size_t more = j->tail_n + j->foot_n; /* the last message's bytes after the chunk buffer's */
     chunk_index *ci = &w->chunks[w->n_chunks];
     *ci = (chunk_index){.start = j->messages ? j->start : 0, .end = j->messages ? j->end : 0, .offset = w->off,
-                        .compressed = zn + j->tail_n, .uncompressed = j->chunk.n + j->tail_n, .zstd = zstd};
+                        .compressed = zn + more, .uncompressed = j->chunk.n + more, .zstd = zstd};
     sn_buf *r = &w->zrec;
     r->n = 0;
     begin_record(r, OP_CHUNK);
     sn_buf_u64(r, ci->start);
     sn_buf_u64(r, ci->end);
-    sn_buf_u64(r, j->chunk.n + j->tail_n);
-    uint32_t crc = libdeflate_crc32(0, j->chunk.p, j->chunk.n);
-    if (j->tail_n) /* libdeflate's crc32 of NULL is its initial value, 0, whatever crc is */
-        crc = libdeflate_crc32(crc, j->tail, j->tail_n);
+    sn_buf_u64(r, j->chunk.n + more);
+    /* each run's CRC once, the chunk's and the data section's combined from them (libdeflate's
+    ** crc32 of NULL is its initial value, 0) */
+    uint32_t crc_records = libdeflate_crc32(0, j->chunk.p, j->chunk.n);
+    uint32_t crc_tail = j->tail_crc_known ? j->tail_crc : libdeflate_crc32(0, j->tail, j->tail_n);
+    uint32_t crc_foot = libdeflate_crc32(0, j->foot, j->foot_n);
+    uint32_t crc = sn_crc32_combine(sn_crc32_combine(crc_records, crc_tail, j->tail_n), crc_foot, j->foot_n);
     sn_buf_u32(r, crc);
     sn_buf_str(r, zstd ? "zstd" : "");
-    sn_buf_u64(r, zn + j->tail_n);
-    sn_buf_set_u64(r, 1, r->n - 9 + zn + j->tail_n); /* the compressed records follow */
+    sn_buf_u64(r, zn + more);
+    sn_buf_set_u64(r, 1, r->n - 9 + zn + more); /* the compressed records follow */
     if (r->bad)
         return nomem(err);
     sn_status st = put(w, r->p, r->n, err);
     if (!st)
-        st = put(w, z, zn, err);
+        st = zstd ? put(w, z, zn, err) : put_crc(w, z, zn, crc_records, err);
     if (!st)
-        st = put(w, j->tail, j->tail_n, err);
+        st = put_crc(w, j->tail, j->tail_n, crc_tail, err);
+    if (!st)
+        st = put_crc(w, j->foot, j->foot_n, crc_foot, err);
     if (st)
         return st;
     ci->length = w->off - ci->offset;
@@ -327,41 +396,47 @@ static void *compressor(void *arg)
     sn_mcapw *w = arg;
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (!w->busy && !w->stop)
+        while (!w->q_n && !w->prefault && !w->stop)
             pthread_cond_wait(&w->go, &w->mu);
-        if (!w->busy)
+        if (!w->q_n && !w->prefault)
             break;
         bool skip = w->failed != SN_OK, prefault = w->prefault;
-        w->prefault = false;
+        sealed *j = prefault ? &w->jobs[(w->q_head + w->q_n) % SN_MCAPW_QUEUE] : &w->jobs[w->q_head];
         pthread_mutex_unlock(&w->mu);
         sn_error e = {0};
         sn_status st = SN_OK;
         if (prefault)
-            touch_room(&w->job.chunk, w->chunk_bytes);
+            touch_room(&j->chunk, w->chunk_bytes);
         else if (!skip)
-            st = emit(w, &w->job, &e);
+            st = emit(w, j, &e);
         pthread_mutex_lock(&w->mu);
         if (st && !w->failed)
             w->failed = st, w->fail_err = e;
-        w->busy = false;
+        if (prefault)
+            w->prefault = false;
+        else
+            w->q_head = (w->q_head + 1) % SN_MCAPW_QUEUE, w->q_n--;
         pthread_cond_signal(&w->idle);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
 }
 
-/* Waits until the compressor has written every chunk handed over; its failure, if any. */
-static sn_status wait_idle(sn_mcapw *w, sn_error *err)
+/* Waits until the compressor has at most `most` chunks queued (0: every chunk handed over is
+** written) and no prefault; its failure, if any. */
+static sn_status wait_queue(sn_mcapw *w, size_t most, sn_error *err)
 {
     if (!w->threaded)
         return SN_OK;
     pthread_mutex_lock(&w->mu);
-    while (w->busy)
+    while (w->q_n > most || w->prefault)
         pthread_cond_wait(&w->idle, &w->mu);
     sn_status st = w->failed;
     pthread_mutex_unlock(&w->mu);
     return st ? sn_fail(err, st, "%s", w->fail_err.msg) : SN_OK;
 }
+
+static sn_status wait_idle(sn_mcapw *w, sn_error *err) { return wait_queue(w, 0, err); }
 
 bool sn_mcapw_background(sn_mcapw *w)
 {
@@ -389,7 +464,7 @@ static void start_prefault(sn_mcapw *w)
         return;
     w->prefault_asked = true;
     pthread_mutex_lock(&w->mu);
-    w->busy = w->prefault = true;
+    w->prefault = true;
     pthread_cond_signal(&w->go);
     pthread_mutex_unlock(&w->mu);
 }
@@ -418,10 +493,15 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
         return SN_OK;
     if (w->chunk.bad)
         return nomem(err);
-    sn_status st = wait_idle(w, err); /* job is the filler's again */
+    sn_status st = wait_queue(w, SN_MCAPW_QUEUE - 1, err); /* a free slot: the filler's */
     if (st)
         return st;
-    sealed *j = &w->job;
+    sealed *j = &w->jobs[0];
+    if (w->threaded) {
+        pthread_mutex_lock(&w->mu);
+        j = &w->jobs[(w->q_head + w->q_n) % SN_MCAPW_QUEUE];
+        pthread_mutex_unlock(&w->mu);
+    }
     j->idx.n = 0;
     j->n_ids = 0;
     for (size_t id = 0; id < w->n_channels; id++) {
@@ -446,7 +526,10 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
     }
     if (j->idx.bad)
         return nomem(err);
-    if (w->threaded)
+    /* a whole chunk's room (huge pages) for the spare only when chunks fill: its first touch
+    ** zeroes 2 MiB, and an export whose chunks a PNG or a picture closes early (a few KiB) paid
+    ** that for every buffer of the queue */
+    if (w->threaded && w->chunk.n >= w->chunk_bytes / 2)
         chunk_room(&j->chunk, w->chunk_bytes);
     sn_buf spare = j->chunk;
     j->chunk = w->chunk;
@@ -455,20 +538,25 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
     j->start = w->chunk_start, j->end = w->chunk_end, j->messages = w->chunk_messages;
     j->stored = w->chunk_stored;
     j->tail = w->tail, j->tail_n = w->tail_n;
-    w->tail = NULL, w->tail_n = 0;
+    j->tail_crc = w->tail_crc, j->tail_crc_known = w->tail_crc_known;
+    memcpy(j->foot, w->foot, w->foot_n);
+    j->foot_n = w->foot_n;
+    w->tail = NULL, w->tail_n = 0, w->tail_crc_known = false, w->foot_n = 0;
     w->sealed_any = true;
     w->n_chunk_channels = 0;
     w->chunk_messages = 0;
     if (!w->threaded)
         return emit(w, j, err);
     pthread_mutex_lock(&w->mu);
-    w->busy = true;
+    w->q_n++;
     pthread_cond_signal(&w->go);
     pthread_mutex_unlock(&w->mu);
     return SN_OK;
 }
 
-sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void *data, size_t n, sn_error *err)
+/* One message of head, body and foot put together (sn_mcapw_message's and _parts'). */
+static sn_status message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void *head, size_t head_n, const void *data,
+                         size_t n, const uint32_t *crc, const void *foot, size_t foot_n, sn_error *err)
 {
     if (id >= w->n_channels)
         return sn_fail(err, SN_E_INVALID, "mcap: no channel %u", id);
@@ -507,11 +595,13 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
     sn_buf_u64(&w->chunk, log_time); /* publish time: the same simulated instant */
     /* a big stored message (a PNG) ends its chunk and is written from where it is: copying it
     ** into the chunk was a tenth of a large export's CPU */
-    bool direct = stored && n >= SN_MCAPW_DIRECT_BYTES;
+    bool direct = stored && head_n + n + foot_n >= SN_MCAPW_DIRECT_BYTES && foot_n <= SN_MCAPW_FOOT_MAX;
+    sn_buf_put(&w->chunk, head, head_n);
     if (direct)
-        sn_buf_set_u64(&w->chunk, at + 1, w->chunk.n - at - 9 + n);
+        sn_buf_set_u64(&w->chunk, at + 1, w->chunk.n - at - 9 + n + foot_n);
     else {
         sn_buf_put(&w->chunk, data, n);
+        sn_buf_put(&w->chunk, foot, foot_n);
         end_record(&w->chunk, at);
     }
     if (w->chunk.bad || c->index.bad)
@@ -528,12 +618,30 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const vo
         w->last_time = log_time;
     if (direct) { /* written before returning: the caller's bytes are free to go */
         w->tail = data, w->tail_n = n;
+        w->tail_crc_known = crc != NULL, w->tail_crc = crc ? *crc : 0;
+        if (foot_n)
+            memcpy(w->foot, foot, foot_n);
+        w->foot_n = foot_n;
         sn_status st = flush_chunk(w, err);
         return st ? st : wait_idle(w, err);
     }
     if (w->chunk.n >= w->chunk_bytes / 2)
         start_prefault(w);
     return w->chunk.n >= w->chunk_bytes ? flush_chunk(w, err) : SN_OK;
+}
+
+sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void *data, size_t n, sn_error *err)
+{
+    return message(w, id, log_time, NULL, 0, data, n, NULL, NULL, 0, err);
+}
+
+sn_status sn_mcapw_message_parts(sn_mcapw *w, uint16_t id, uint64_t log_time, const void *head, size_t head_n,
+                                 const void *body, size_t body_n, uint32_t body_crc, const void *foot, size_t foot_n,
+                                 sn_error *err)
+{
+    if (foot_n > SN_MCAPW_FOOT_MAX)
+        return sn_fail(err, SN_E_INVALID, "mcap: a message's foot of %zu bytes (at most %d)", foot_n, SN_MCAPW_FOOT_MAX);
+    return message(w, id, log_time, head, head_n, body, body_n, &body_crc, foot, foot_n, err);
 }
 
 /* The summary's Statistics record: messages, schemas, channels, chunks, the time span and each
@@ -663,10 +771,12 @@ void sn_mcapw_free(sn_mcapw *w)
     if (!w)
         return;
     stop_compressor(w);
-    sn_buf_free(&w->job.chunk);
-    sn_buf_free(&w->job.idx);
-    free(w->job.ids);
-    free(w->job.rel);
+    for (int i = 0; i < SN_MCAPW_QUEUE; i++) {
+        sn_buf_free(&w->jobs[i].chunk);
+        sn_buf_free(&w->jobs[i].idx);
+        free(w->jobs[i].ids);
+        free(w->jobs[i].rel);
+    }
     sn_buf_free(&w->zrec);
     for (size_t i = 0; i < w->n_schemas; i++)
         free(w->schemas[i].name), free(w->schemas[i].encoding), free(w->schemas[i].data);

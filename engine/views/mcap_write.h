@@ -45,6 +45,19 @@ void sn_mcapw_channel_stored(sn_mcapw *w, uint16_t channel);
 /* One message on a channel. */
 sn_status sn_mcapw_message(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *data, size_t n,
                            sn_error *err);
+/* One message given as head, body and foot (the same bytes as sn_mcapw_message of the three put
+** together): a saved PNG mapped from its file is the body, its CompressedImage's fields before
+** and after it the head and foot (copied). body_crc is the body's CRC-32 (libdeflate_crc32 from
+** 0; made on the pool's worker), so the writer never reads the body for its CRCs: on a stored
+** channel at SN_MCAPW_DIRECT_BYTES or more, the body is only written, from where it is, before
+** this returns. foot_n is at most SN_MCAPW_FOOT_MAX. */
+#define SN_MCAPW_FOOT_MAX 16
+sn_status sn_mcapw_message_parts(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *head, size_t head_n,
+                                 const void *body, size_t body_n, uint32_t body_crc, const void *foot, size_t foot_n,
+                                 sn_error *err);
+/* CRC-32 of a run of bytes followed by one of len2 bytes, from their CRC-32s (zlib's
+** crc32_combine). */
+uint32_t sn_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
 /* From now on chunks are compressed and written on a thread of the writer's own while the
 ** next chunk is filled (the same bytes: chunks go out one by one, in order). false when no
 ** thread can be had: they are written inline, as before. */

@@ -362,6 +362,51 @@ printf 'not a png' >"$TMP/saves/hero_rgb/000001.png"                 # not a PNG
 "$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_bad.mcap" >/dev/null || bad "export with a broken PNG"
 cmp -s "$TMP/saves_bad.mcap" "$TMP/saves_enc.mcap" || bad "a broken PNG was taken instead of encoding the picture"
 check "$TMP/saves_reuse.mcap" "$TMP/saves"
+# PNG files of 256 KiB or more are mapped by the pool's workers, CRC'd there and written from the
+# mapping (mcap_pool.c png_map, sn_mcapw_message_parts): three of the run's PNGs padded past that
+# with a private ancillary chunk (still PNGs of the camera's size, so taken as they are). Every
+# padded file's bytes are one message's data, followed by its format; every stored chunk's CRC is
+# that of its records and DataEnd's that of the data section; the same file at --threads 1 and 2.
+rm -rf "$TMP/saves_big" && cp -r "$TMP/saves" "$TMP/saves_big"
+python3 - "$TMP/saves_big/hero_rgb" <<'PY' || bad "cannot pad the PNGs"
+import struct, sys, zlib
+src = open(sys.argv[1] + "/000021.png", "rb").read()
+for i in (1, 11, 21):  # the camera saves every tenth frame
+    body = bytes((k * 131 + i) & 255 for k in range(300000))
+    chunk = struct.pack(">I", len(body)) + b"sbIg" + body + struct.pack(">I", zlib.crc32(b"sbIg" + body))
+    open(sys.argv[1] + "/%06d.png" % i, "wb").write(src[:-12] + chunk + src[-12:])
+PY
+for t in 1 2; do
+  "$SENSIM" export mcap "$TMP/saves_big" --out "$TMP/saves_big_t$t.mcap" --threads $t >/dev/null || bad "export of big PNGs --threads $t"
+done
+cmp -s "$TMP/saves_big_t1.mcap" "$TMP/saves_big_t2.mcap" || bad "big PNGs: --threads 1 and 2 differ"
+python3 - "$TMP/saves_big_t1.mcap" "$TMP/saves_big/hero_rgb" <<'PY' || bad "the big PNGs' file is wrong"
+import struct, sys, zlib
+b = open(sys.argv[1], "rb").read(); off = 8
+pngs = [open(sys.argv[2] + "/%06d.png" % i, "rb").read() for i in (1, 11, 21)]
+assert all(len(p) > 256 << 10 for p in pngs)
+found, stored = set(), 0
+while off + 9 <= len(b):
+    op, ln = b[off], struct.unpack_from("<Q", b, off + 1)[0]; body = off + 9
+    if op == 0x06:
+        usize, crc = struct.unpack_from("<QI", b, body + 16)
+        n = struct.unpack_from("<I", b, body + 28)[0]
+        comp = b[body + 32:body + 32 + n]; at = body + 32 + n
+        if comp == b"":
+            rec = b[at + 8:at + 8 + usize]; stored += 1
+            assert zlib.crc32(rec) == crc, ("stored chunk CRC", off)
+            for i, p in enumerate(pngs):
+                k = rec.find(p)
+                if k >= 0:
+                    assert rec[k + len(p):k + len(p) + 5] == b"\x1a\x03png", "no format after the PNG"
+                    assert k + len(p) + 5 == len(rec), "a big PNG's message does not end its chunk"
+                    found.add(i)
+    elif op == 0x0F:
+        assert struct.unpack_from("<I", b, body)[0] == zlib.crc32(b[:off]), "DataEnd's CRC"
+        break
+    off += 9 + ln
+assert found == {0, 1, 2} and stored > 3, (found, stored)
+PY
 
 [ $fails -eq 0 ] && echo "mcap: all checks passed"
 exit $((fails > 0))

@@ -17,7 +17,7 @@
 enum { MESSAGES = 3000, CHANNELS = 5, BIG = SN_MCAPW_DIRECT_BYTES + 1000 };
 
 /* Writes the same pseudo-random messages (compressible and not, 1 byte to 20 KB) to f. */
-static sn_status write_all(FILE *f, int level, bool background, uint64_t *bytes, sn_error *err)
+static sn_status write_all(FILE *f, int level, bool background, bool parts, uint64_t *bytes, sn_error *err)
 {
     sn_mcapw *w = sn_mcapw_open(f, "test", level, 4096, err);
     if (!w)
@@ -42,7 +42,12 @@ static sn_status write_all(FILE *f, int level, bool background, uint64_t *bytes,
         uint16_t ch = sn_mcapw_channel(w, topic, x % 2 ? sa : sb, "protobuf");
         if (!strcmp(topic, "/t0"))
             sn_mcapw_channel_stored(w, ch); /* its messages compressed already: chunks of their own */
-        st = sn_mcapw_message(w, ch, (uint64_t)i * 1000, data, n, err);
+        if (parts && !strcmp(topic, "/t0") && n > 40) { /* head, body (its CRC given) and foot: the same bytes */
+            size_t h = 1 + (size_t)(x % 30), t = (size_t)(x >> 8) % (SN_MCAPW_FOOT_MAX + 1);
+            st = sn_mcapw_message_parts(w, ch, (uint64_t)i * 1000, data, h, data + h, n - h - t,
+                                        libdeflate_crc32(0, data + h, n - h - t), data + n - t, t, err);
+        } else
+            st = sn_mcapw_message(w, ch, (uint64_t)i * 1000, data, n, err);
     }
     if (!st)
         st = sn_mcapw_finish(w, err);
@@ -147,8 +152,8 @@ int main(void)
             return 1;
         sn_error ea = {0}, eb = {0};
         uint64_t na = 0, nb = 0;
-        CHECK(write_all(a, level, false, &na, &ea) == SN_OK, "inline: %s", ea.msg);
-        CHECK(write_all(b, level, true, &nb, &eb) == SN_OK, "background: %s", eb.msg);
+        CHECK(write_all(a, level, false, false, &na, &ea) == SN_OK, "inline: %s", ea.msg);
+        CHECK(write_all(b, level, true, false, &nb, &eb) == SN_OK, "background: %s", eb.msg);
         size_t la = 0, lb = 0;
         uint8_t *ca = contents(a, &la), *cb = contents(b, &lb);
         CHECK(la > 100000 && la == na, "level %d: inline file %zu bytes, counted %llu", level, la, (unsigned long long)na);
@@ -158,6 +163,32 @@ int main(void)
               "level %d: no magic at both ends", level);
         if (ca)
             check_chunks(ca, la, level);
+        /* the stored channel's messages given in parts (sn_mcapw_message_parts), inline and on
+        ** the thread: the same file, so its CRCs, combined from the parts', are the ones above */
+        for (int bg = 0; bg <= 1; bg++) {
+            FILE *c = tmpfile();
+            uint64_t nc = 0;
+            sn_error ec = {0};
+            CHECK(c && write_all(c, level, bg, true, &nc, &ec) == SN_OK, "parts: %s", ec.msg);
+            size_t lc = 0;
+            uint8_t *cc = c ? contents(c, &lc) : NULL;
+            CHECK(cc && lc == la && lc == nc && ca && memcmp(ca, cc, la) == 0,
+                  "level %d, thread %d: parts give another file (%zu vs %zu bytes)", level, bg, lc, la);
+            free(cc);
+            if (c)
+                fclose(c);
+        }
+        /* zlib's crc32_combine's defining property, on lengths of every size class */
+        static uint8_t run[70000];
+        for (size_t k = 0; k < sizeof run; k++)
+            run[k] = (uint8_t)(k * 2654435761u >> 13);
+        const size_t cuts[] = {0, 1, 3, 8, 255, 4096, 65535, 69999, 70000};
+        for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+            size_t m = cuts[k];
+            uint32_t whole = libdeflate_crc32(0, run, sizeof run);
+            uint32_t two = sn_crc32_combine(libdeflate_crc32(0, run, m), libdeflate_crc32(0, run + m, sizeof run - m), sizeof run - m);
+            CHECK(whole == two, "crc32_combine at %zu: %08x, not %08x", m, two, whole);
+        }
         free(ca), free(cb);
         fclose(a), fclose(b);
     }
