@@ -6,10 +6,8 @@
 ** same bits. */
 #include "shade.h"
 
+#include "lanes.h"
 #include "simd4.h"
-
-#include <stdatomic.h>
-#include <stdlib.h>
 
 #define VF v4f
 #define VI v4i
@@ -21,22 +19,6 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 void sn_fog_transmittance_avx2(const sn_shade_env *e, sn_vec3 eye, const float *dx, const float *dy, const float *dz,
                                float *T, size_t n);
-/* -1: not decided yet; 0: four lanes; 1: eight (the CPU has AVX2, SENSIM_NO_AVX2 is not set) */
-static atomic_int wide = -1;
-
-bool sn_fog_use_avx2(bool on)
-{
-    __builtin_cpu_init();
-    bool can = __builtin_cpu_supports("avx2") && !getenv("SENSIM_NO_AVX2");
-    atomic_store(&wide, on && can);
-    return on && can;
-}
-#else
-bool sn_fog_use_avx2(bool on)
-{
-    (void)on;
-    return false;
-}
 #endif
 
 void sn_fog_transmittance_fast(const sn_shade_env *e, sn_vec3 eye, const float *dx, const float *dy,
@@ -44,10 +26,7 @@ void sn_fog_transmittance_fast(const sn_shade_env *e, sn_vec3 eye, const float *
 {
     size_t done = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-    int w = atomic_load_explicit(&wide, memory_order_relaxed);
-    if (w < 0)
-        w = sn_fog_use_avx2(true);
-    if (w && n >= 8) {
+    if (sn_lanes_wide() && n >= 8) {
         done = n & ~(size_t)7;
         sn_fog_transmittance_avx2(e, eye, dx, dy, dz, T, done);
     }

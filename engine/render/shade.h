@@ -59,10 +59,6 @@ void sn_shade_fog_bytes(const sn_shade_env *e, const double out[3], double T, ui
 ** are read and written up to n rounded up to 4 (the caller pads them). */
 void sn_fog_transmittance_fast(const sn_shade_env *e, sn_vec3 eye, const float *dx, const float *dy,
                                const float *dz, float *T, size_t n);
-/* Whether sn_fog_transmittance_fast runs eight lanes at a time (AVX2; the same bits as four):
-** on when the CPU has AVX2 and the environment has no SENSIM_NO_AVX2. `on` false forces four
-** lanes (tests compare the two). Returns whether eight are used now. */
-bool sn_fog_use_avx2(bool on);
 
 /* Procedural textures of the map's surfaces: the albedo factor at world point p of a surface of
 ** tag `tag` whose normal's z is nz (1 for tags without one): asphalt grain on Roads, tiles on

@@ -26,6 +26,25 @@ static inline v8f v8_max(v8f a, v8f b) { return (v8f)_mm256_max_ps((__m256)a, (_
 static inline v8f v8_min(v8f a, v8f b) { return (v8f)_mm256_min_ps((__m256)a, (__m256)b); }
 static inline v8f v8_sqrt(v8f v) { return (v8f)_mm256_sqrt_ps((__m256)v); }
 
+static inline int v8_any(v8i m) { return !_mm256_testz_si256((__m256i)m, (__m256i)m); }
+/* simd4.h's v4_trunc_i (cvttps: the same integers) and v4_floor */
+static inline v8i v8_trunc_i(v8f v) { return (v8i)_mm256_cvttps_epi32((__m256)v); }
+static inline v8f v8_floor(v8f v)
+{
+    v8f t = __builtin_convertvector(v8_trunc_i(v), v8f);
+    return t - v8_sel(t > v, v8_splat(1.0f), v8_splat(0.0f));
+}
+/* t[k[i]] in each lane (the loads simd4.h's code does one at a time) */
+static inline v8f v8_gather(const float *t, v8i k) { return (v8f)_mm256_i32gather_ps(t, (__m256i)k, 4); }
+/* eight tags as integers */
+static inline v8i v8_tags(const uint8_t *t)
+{
+    __m128i b;
+    memcpy(&b, t, 8); /* the low 8 bytes; the rest zero below */
+    b = _mm_move_epi64(b);
+    return (v8i)_mm256_cvtepu8_epi32(b);
+}
+
 /* simd4.h's v4_exp, the same operations */
 static inline v8f v8_exp(v8f x)
 {

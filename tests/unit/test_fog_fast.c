@@ -8,6 +8,7 @@
 ** lies within 2e-6 x 255 of a rounding boundary), the mean under 0.002, and the fog does show
 ** (the image differs from the same one without fog). argv[1]: temp folder. */
 #include "../../engine/render/render.h"
+#include "../../engine/render/lanes.h"
 #include "../../engine/render/shade.h"
 #include "../../engine/sim/engine.h"
 #include "../check.h"
@@ -53,12 +54,12 @@ static void transmittance_cases(void)
         sn_fog_transmittance_fast(&e, eye, dx, dy, dz, T, N);
         /* eight lanes (AVX2, where the CPU has it) and four give the same bits, at any count
         ** (the multiple of 8 in eight lanes, the rest in four) */
-        if (sn_fog_use_avx2(true)) {
+        if (sn_lanes_set_wide(true)) {
             static float T4[N];
-            sn_fog_use_avx2(false);
+            sn_lanes_set_wide(false);
             sn_fog_transmittance_fast(&e, eye, dx, dy, dz, T4, N);
             CHECK(memcmp(T, T4, sizeof T) == 0, "fog %zu: eight lanes give four lanes' bits", c);
-            sn_fog_use_avx2(true);
+            sn_lanes_set_wide(true);
             static float T13[16];
             sn_fog_transmittance_fast(&e, eye, dx + 3, dy + 3, dz + 3, T13, 13);
             CHECK(memcmp(T13, T + 3, 13 * sizeof *T) == 0, "fog %zu: 13 points, eight lanes and four", c);
