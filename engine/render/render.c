@@ -1200,12 +1200,51 @@ typedef struct fog_batch {
     uint32_t n;
 } fog_batch;
 
+/* What shading reads of a winner, whatever the sample: looked up once for a run of samples with
+** the same winner (most pixels lie in large triangles; the lookup is two random reads). */
+typedef struct winner {
+    uint32_t id; /* NONE: nothing looked up yet */
+    const float *n;
+    const prim *p;
+    bool matte; /* the fast path's G-buffer takes it */
+    float vis;  /* the G-buffer's vis: -1 (look the shadow up) or 1 */
+} winner;
+
+static void look_up(const sn_renderer *r, uint32_t id, winner *w)
+{
+    w->id = id;
+    if (id & PLANE_BIT) {
+        const plane *pl = &r->planes[id & ~PLANE_BIT];
+        w->n = pl->n, w->p = &r->prims[pl->prim];
+    } else {
+        w->n = r->tris[id].n, w->p = &r->prims[r->tris[id].prim];
+    }
+    const float *n = w->n;
+    w->matte = !r->exact && !sn_shade_glossy(&r->env, w->p->tag, n[2]);
+    w->vis = r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0 ? -1 : 1;
+}
+
 /* The colour of sample (x, y) whose winner is `id` (NONE: the sky): rec's bytes; on the fast path
 ** a matte surface's G-buffer entry, queued in g (sn_shade_gbuf finishes it), or a glossy one's
-** colour before fog with fog on, queued in fb (shade_fog finishes it). */
+** colour before fog with fog on, queued in fb (shade_fog finishes it). `last`: the last winner
+** looked up, reused when it is id's. */
 static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec, fog_batch *fb,
-                         sn_gbuf *g, shade_rec **grec, sn_skybuf *sky, shade_rec **srec)
+                         sn_gbuf *g, shade_rec **grec, sn_skybuf *sky, shade_rec **srec, winner *last)
 {
+    if (id != NONE && id == last->id && last->matte && !r->lamps.n && !last->p->checker) {
+        /* the common case: a matte sample of the last winner, no per-point term */
+        const float *n = last->n;
+        const prim *p = last->p;
+        rec->done = false;
+        uint32_t k = g->n++;
+        grec[k] = rec;
+        g->w[k] = r->wbuf[(size_t)y * r->W + x], g->ra[k] = (float)r->ray_a[x], g->rb[k] = (float)r->ray_b[y];
+        g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
+        g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
+        g->tag[k] = p->tag, g->glow[k] = p->glow, g->albedo[k] = 1, g->vis[k] = last->vis;
+        g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
+        return;
+    }
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     rec->done = true;
     if (id == NONE && r->layer == SN_LAYER_MOVING) { /* nothing of the layer: black, alpha 0 (layer_alpha) */
@@ -1224,15 +1263,11 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
         return;
     }
-    const float *n;
-    const prim *p;
-    if (id & PLANE_BIT) {
-        const plane *pl = &r->planes[id & ~PLANE_BIT];
-        n = pl->n, p = &r->prims[pl->prim];
-    } else {
-        n = r->tris[id].n, p = &r->prims[r->tris[id].prim];
-    }
-    if (!r->exact && !sn_shade_glossy(&r->env, p->tag, n[2])) {
+    if (id != last->id)
+        look_up(r, id, last);
+    const float *n = last->n;
+    const prim *p = last->p;
+    if (last->matte) {
         /* the point itself comes later, four at a time (gbuf_points) */
         rec->done = false;
         uint32_t k = g->n++;
@@ -1241,7 +1276,7 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
         g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
         g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
         g->tag[k] = p->tag, g->glow[k] = p->glow, g->albedo[k] = 1;
-        g->vis[k] = r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0 ? -1 : 1;
+        g->vis[k] = last->vis;
         g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
         if (r->lamps.n || p->checker) {
             float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
@@ -1336,6 +1371,7 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
     sn_skybuf sky;
     shade_rec *srec[SN_GBUF_N];
     sky.n = 0;
+    winner last = {.id = NONE};
     uint32_t nr = 0;
     for (uint32_t ox = ox0; ox < ox1; ox++) {
         /* each winner's first sample, as its column and row in the pixel (no division) */
@@ -1345,7 +1381,7 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
                 count[nr] = 4;
-                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb, &g, grec, &sky, srec);
+                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb, &g, grec, &sky, srec, &last);
                 nw[ox - ox0] = 1;
                 continue;
             }
@@ -1357,7 +1393,7 @@ static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_
                     m++;
                 if (m == k) {
                     ids[k++] = id, count[nr] = 0;
-                    shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr++], &fb, &g, grec, &sky, srec);
+                    shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr++], &fb, &g, grec, &sky, srec, &last);
                 }
                 count[first + m]++;
             }

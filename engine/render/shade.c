@@ -4,6 +4,7 @@
 #include "shade.h"
 
 #include "puddles.h"
+#include "lanes.h"
 #include "simd4.h"
 
 #include <math.h>
@@ -201,21 +202,16 @@ double sn_shade_texture(uint8_t tag, sn_vec3 p, double nz)
 
 /* ---- the same textures in single precision, four points at a time (sn_shade_texture_fast) ---- */
 
-/* value_noise at four points: the same lattice, smoothstep and mixing, in float */
-static inline v4f noise4(v4f x, v4f y)
-{
-    v4f fx = v4_floor(x), fy = v4_floor(y), tx = x - fx, ty = y - fy;
-    v4i ix = v4_trunc_i(fx) & (NOISE_N - 1), iy = v4_trunc_i(fy) & (NOISE_N - 1);
-    v4i jx = (ix + 1) & (NOISE_N - 1), jy = (iy + 1) & (NOISE_N - 1);
-    tx = tx * tx * (v4_splat(3.0f) - v4_splat(2.0f) * tx), ty = ty * ty * (v4_splat(3.0f) - v4_splat(2.0f) * ty);
-    v4f a, b, c, d;
-    for (int l = 0; l < 4; l++) { /* SSE2 has no gather */
-        const float *r0 = noise_table + iy[l] * NOISE_N, *r1 = noise_table + jy[l] * NOISE_N;
-        a[l] = r0[ix[l]], b[l] = r0[jx[l]], c[l] = r1[ix[l]], d[l] = r1[jx[l]];
-    }
-    v4f top = a + (b - a) * tx, bottom = c + (d - c) * tx;
-    return top + (bottom - top) * ty;
-}
+/* the lanes' loops, four at a time (texture_lanes.h; texture_avx2.c has eight) */
+static inline v4f v4_gather(const float *t, v4i k) { return (v4f){t[k[0]], t[k[1]], t[k[2]], t[k[3]]}; } /* SSE2 has none */
+static inline v4i v4_tags(const uint8_t *t) { return (v4i){t[0], t[1], t[2], t[3]}; }
+#define VF v4f
+#define VI v4i
+#define VW 4
+#define V(name) v4_##name
+#define NOISE_LANES_FN noise4
+#define TEX_LANES_FN texture4
+#include "texture_lanes.h"
 
 /* The noise's lattice coordinate of the eye along one axis, v / size, less a multiple of the
 ** table's period (256 cells, the same noise): small, so a float adds the points' offsets to it
@@ -226,50 +222,25 @@ static float lattice_origin(double v, double size)
     return (float)(c - NOISE_N * floor(c / NOISE_N));
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+void sn_shade_texture_avx2(const float o[10], const float *table, const uint8_t *tag, const float *dx, const float *dy,
+                           const float *dz, const float *nz, float *albedo, size_t n);
+#endif
+
 void sn_shade_texture_fast(sn_vec3 eye, const uint8_t *tag, const float *dx, const float *dy, const float *dz,
                            const float *nz, float *albedo, size_t n)
 {
-    const float road1x = lattice_origin(eye.x, 0.07), road1y = lattice_origin(eye.y, 0.07);
-    const float road2x = lattice_origin(eye.x, 1.5), road2y = lattice_origin(eye.y, 1.5);
-    const float linex = lattice_origin(eye.x, 0.3), liney = lattice_origin(eye.y, 0.3);
-    const float kerbxy = lattice_origin(eye.x + eye.y, 0.05), kerbz = lattice_origin(eye.z, 0.05);
-    const float tilex = lattice_origin(eye.x, 0.6), tiley = lattice_origin(eye.y, 0.6);
-    const v4f one = v4_splat(1.0f);
-    for (size_t i = 0; i < n; i += 4) {
-        const v4i t = {tag[i], tag[i + 1], tag[i + 2], tag[i + 3]};
-        const v4i road = t == SN_TAG_ROADS, line = t == SN_TAG_ROAD_LINE, side = t == SN_TAG_SIDEWALK;
-        if (!v4_any(road | line | side))
-            continue;
-        const v4f x = v4_load(dx + i), y = v4_load(dy + i);
-        v4f f = one;
-        if (v4_any(road)) /* asphalt: grain at 7 cm and patches at 1.5 m */
-            f = v4_sel(road,
-                       v4_splat(0.9f) +
-                           v4_splat(0.12f) * noise4(v4_splat(road1x) + x * v4_splat((float)(1 / 0.07)),
-                                                    v4_splat(road1y) + y * v4_splat((float)(1 / 0.07))) +
-                           v4_splat(0.08f) * noise4(v4_splat(road2x) + x * v4_splat((float)(1 / 1.5)),
-                                                    v4_splat(road2y) + y * v4_splat((float)(1 / 1.5))),
-                       f);
-        if (v4_any(line)) /* paint worn in patches */
-            f = v4_sel(line,
-                       v4_splat(0.9f) + v4_splat(0.1f) * noise4(v4_splat(linex) + x * v4_splat((float)(1 / 0.3)),
-                                                                v4_splat(liney) + y * v4_splat((float)(1 / 0.3))),
-                       f);
-        if (v4_any(side)) {
-            const v4i kerb = side & (v4_load(nz + i) < v4_splat(0.5f)), top = side & ~kerb;
-            if (v4_any(kerb)) /* a kerb's face: concrete grain along it */
-                f = v4_sel(kerb,
-                           v4_splat(0.92f) +
-                               v4_splat(0.12f) * noise4(v4_splat(kerbxy) + (x + y) * v4_splat(20.0f),
-                                                        v4_splat(kerbz) + v4_load(dz + i) * v4_splat(20.0f)),
-                           f);
-            if (v4_any(top)) { /* 0.6 m tiles with darker joints */
-                v4f u = v4_splat(tilex) + x * v4_splat((float)(1 / 0.6)), v = v4_splat(tiley) + y * v4_splat((float)(1 / 0.6));
-                v4f fu = v4_floor(u), fv = v4_floor(v);
-                v4i joint = (u - fu < v4_splat(0.04f)) | (v - fv < v4_splat(0.04f));
-                f = v4_sel(top, v4_sel(joint, v4_splat(0.78f), one) * (v4_splat(0.95f) + v4_splat(0.08f) * noise4(fu, fv)), f);
-            }
-        }
-        v4_store(albedo + i, v4_load(albedo + i) * f);
+    const float o[10] = {lattice_origin(eye.x, 0.07), lattice_origin(eye.y, 0.07), lattice_origin(eye.x, 1.5),
+                         lattice_origin(eye.y, 1.5),  lattice_origin(eye.x, 0.3),  lattice_origin(eye.y, 0.3),
+                         lattice_origin(eye.x + eye.y, 0.05), lattice_origin(eye.z, 0.05),
+                         lattice_origin(eye.x, 0.6),  lattice_origin(eye.y, 0.6)};
+    size_t done = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (sn_lanes_wide() && n >= 8) { /* eight lanes, the same bits (texture_avx2.c) */
+        done = n & ~(size_t)7;
+        sn_shade_texture_avx2(o, noise_table, tag, dx, dy, dz, nz, albedo, done);
     }
+#endif
+    if (done < n)
+        texture4(o, noise_table, tag + done, dx + done, dy + done, dz + done, nz + done, albedo + done, n - done);
 }

@@ -8,12 +8,14 @@
 ** lies within 2e-6 x 255 of a rounding boundary), the mean under 0.002, and the fog does show
 ** (the image differs from the same one without fog). argv[1]: temp folder. */
 #include "../../engine/render/render.h"
+#include "../../engine/render/lanes.h"
 #include "../../engine/render/shade.h"
 #include "../../engine/sim/engine.h"
 #include "../check.h"
 #include "../testutil.h"
 
 #include <math.h>
+#include <string.h>
 
 static uint64_t rng = 88172645463325252ull;
 static double uni(void) /* xorshift64, 0..1 */
@@ -21,6 +23,8 @@ static double uni(void) /* xorshift64, 0..1 */
     rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
     return (double)(rng >> 11) * (1.0 / 9007199254740992.0);
 }
+
+static int wide_checked; /* fogs whose eight lanes were compared with four */
 
 static void transmittance_cases(void)
 {
@@ -48,6 +52,19 @@ static void transmittance_cases(void)
             p[i] = sn_v3_add(eye, d);
         }
         sn_fog_transmittance_fast(&e, eye, dx, dy, dz, T, N);
+        /* eight lanes (AVX2, where the CPU has it) and four give the same bits, at any count
+        ** (the multiple of 8 in eight lanes, the rest in four) */
+        if (sn_lanes_set_wide(true)) {
+            static float T4[N];
+            sn_lanes_set_wide(false);
+            sn_fog_transmittance_fast(&e, eye, dx, dy, dz, T4, N);
+            CHECK(memcmp(T, T4, sizeof T) == 0, "fog %zu: eight lanes give four lanes' bits", c);
+            sn_lanes_set_wide(true);
+            static float T13[16];
+            sn_fog_transmittance_fast(&e, eye, dx + 3, dy + 3, dz + 3, T13, 13);
+            CHECK(memcmp(T13, T + 3, 13 * sizeof *T) == 0, "fog %zu: 13 points, eight lanes and four", c);
+            wide_checked++;
+        }
         double worst = 0, sum = 0, lowest = 1;
         for (int i = 0; i < N; i++) {
             double ex = sn_fog_transmittance(&e, eye, p[i]), d = fabs(T[i] - ex);
@@ -141,6 +158,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         return fprintf(stderr, "usage: test_fog_fast TMP\n"), 2;
     transmittance_cases();
+    printf("eight lanes against four: %d fogs compared (0: this CPU has no AVX2)\n", wide_checked);
     images(argv[1]);
     return CHECK_DONE();
 }

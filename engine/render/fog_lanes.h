@@ -1,0 +1,28 @@
+/* fog_lanes.h — the loop of sn_fog_transmittance_fast over lanes of any width, written once:
+** fog.c includes it for SSE2's four lanes (simd4.h), fog_avx2.c for AVX2's eight (simd8.h). The
+** same IEEE operations in the same order in every lane, so both give the same bits. Before
+** including: VF (the float vector type), VI (its integer mask type), VW (lanes) and V(name) (the
+** helpers' names: v4_##name or v8_##name); FOG_LANES_FN, the function's name. */
+static void FOG_LANES_FN(const sn_shade_env *e, sn_vec3 eye, const float *dx, const float *dy, const float *dz,
+                         float *T, size_t n)
+{
+    const VF start = V(splat)((float)e->fog_start), f = V(splat)((float)e->fog_falloff), k = V(splat)((float)e->fog_k);
+    const VF ez = V(splat)((float)eye.z), one = V(splat)(1.0f);
+    for (size_t i = 0; i < n; i += VW) {
+        VF x, y, z;
+        x = V(load)(dx + i), y = V(load)(dy + i), z = V(load)(dz + i);
+        VF dist = V(sqrt)(x * x + y * y + z * z);
+        VI clear = dist <= start; /* the fog begins farther */
+        VF s = start / V(sel)(clear, one, dist);
+        /* a: where the fog begins along the ray; za, dzz: heights' falloff from a and a to p */
+        VF za = f * (ez + z * s), dzz = f * (z * (one - s));
+        za = V(max)(V(splat)(-50.0f), za); /* za < -50 ? -50 : za */
+        /* (1 - e^-dzz) / dzz: its series where the difference would cancel */
+        VF h_near = one - dzz * (V(splat)(0.5f) - dzz * (V(splat)(1.0f / 6) - dzz * V(splat)(1.0f / 24)));
+        VI near = (dzz < V(splat)(0.01f)) & (dzz > V(splat)(-0.01f));
+        VF h_far = (one - V(exp)(-dzz)) / V(sel)(near, one, dzz);
+        VF tau = k * (dist - start) * V(exp)(-za) * V(sel)(near, h_near, h_far);
+        VF t = V(sel)(clear, one, V(exp)(-tau));
+        V(store)(T + i, t);
+    }
+}
