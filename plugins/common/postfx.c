@@ -154,13 +154,17 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     size_t tiles = (size_t)((w + TILE - 1) / TILE) * ((h + TILE - 1) / TILE);
     bool ok = x->gx && x->gw && (x->grow = malloc((size_t)((h + BAND - 1) / BAND) * x->sw * 3 * sizeof(float))) &&
               (x->gfull = malloc((size_t)((h + BAND - 1) / BAND) * w * 3 * sizeof(float))) &&
-              (x->lin = malloc(px * 3 * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
+              (x->lin = malloc((px * 3 + 4) * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
               (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float))) &&
               (x->tiny = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
               (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float)));
     if (ok && pfx_wants_velocity(x))
-        ok = (x->tmp = malloc(px * 3 * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
+        ok = (x->tmp = malloc((px * 3 + 4) * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
              (x->speed = malloc(px * sizeof(float)));
+    if (ok) /* the padding float blur_band's 4-float loads read past the last pixel */
+        memset(x->lin + px * 3, 0, 4 * sizeof(float));
+    if (ok && x->tmp)
+        memset(x->tmp + px * 3, 0, 4 * sizeof(float));
     return ok;
 }
 
@@ -244,66 +248,101 @@ static inline long round_away(float v)
 
 /* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
 ** far enough to cover this pixel, or this pixel moves far enough to cover it (a simplified
-** McGuire reconstruction, Unreal's method without its depth comparison). The taps' offsets and
-** distances depend on the tile alone and are made once a tile, with the same float operations
-** as per pixel; each pixel's half speed comes from x->speed (blur_speed): the same bytes. */
+** McGuire reconstruction, Unreal's method without its depth comparison). A band is one row of
+** tiles (BAND == TILE), walked tile by tile: the taps' offsets and distances depend on the tile
+** alone, so each tap's source column for each of the tile's 16 columns is found once a tile (the
+** same float operations as per pixel) and each tap's source row once a tile row; each pixel's
+** half speed comes from x->speed (speed_band). A pixel at least as fast as the farthest tap
+** takes every tap without reading theirs (the test passes on its own side). The three channels
+** are summed and divided in one SSE lane each (lin and tmp have a float of padding): each lane
+** the scalar additions in their order and a correctly rounded division, so the same bytes. */
+_Static_assert(BAND == TILE, "blur_band walks a band as one row of tiles");
 static void blur_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
     const uint32_t tw = (x->w + TILE - 1) / TILE;
-    const uint32_t y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
-    const float *hs = x->speed;
-    for (uint32_t y = b * BAND; y < y1; y++)
-        for (uint32_t tx = 0; tx < tw; tx++) {
-            const float *tv = x->tile + 2 * ((y / TILE) * tw + tx);
-            const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w;
-            float tl = sqrtf(tv[0] * tv[0] + tv[1] * tv[1]);
-            if (tl < 0.5f) {
-                memcpy(x->tmp + 3 * ((size_t)y * x->w + x0), x->lin + 3 * ((size_t)y * x->w + x0),
-                       (x1 - x0) * 3 * sizeof(float));
-                continue;
+    const uint32_t y0 = b * BAND, y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
+    const float *hs = x->speed, *lin = x->lin;
+    float *tmp = x->tmp;
+    for (uint32_t tx = 0; tx < tw; tx++) {
+        const float *tv = x->tile + 2 * ((size_t)b * tw + tx);
+        const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
+        float tl = sqrtf(tv[0] * tv[0] + tv[1] * tv[1]);
+        if (tl < 0.5f) {
+            for (uint32_t y = y0; y < y1; y++)
+                memcpy(tmp + 3 * ((size_t)y * x->w + x0), lin + 3 * ((size_t)y * x->w + x0), nc * 3 * sizeof(float));
+            continue;
+        }
+        int n = (int)ceilf(tl);
+        n = n < 2 ? 2 : n > MB_TAPS ? MB_TAPS : n;
+        float ax[MB_TAPS + 1], ay[MB_TAPS + 1], dist[MB_TAPS + 1];
+        int taps = 0;
+        for (int k = 0; k <= n; k++) {
+            float t = (float)k / (float)n - 0.5f; /* -0.5 .. 0.5 of the vector */
+            float d = fabsf(t) * tl;
+            if (d < 0.5f)
+                continue; /* the pixel itself */
+            ax[taps] = t * tv[0], ay[taps] = t * tv[1], dist[taps++] = d;
+        }
+        /* each tap's source column for each of the tile's columns, -1 off the image */
+        int32_t colk[MB_TAPS + 1][TILE];
+        for (int k = 0; k < taps; k++)
+            for (uint32_t c = 0; c < nc; c++) {
+                long sx = round_away((float)(x0 + c) + 0.5f + ax[k] - 0.5f);
+                colk[k][c] = sx < 0 || sx >= (long)x->w ? -1 : (int32_t)sx;
             }
-            int n = (int)ceilf(tl);
-            n = n < 2 ? 2 : n > MB_TAPS ? MB_TAPS : n;
-            float ax[MB_TAPS + 1], ay[MB_TAPS + 1], dist[MB_TAPS + 1];
-            int taps = 0;
-            for (int k = 0; k <= n; k++) {
-                float t = (float)k / (float)n - 0.5f; /* -0.5 .. 0.5 of the vector */
-                float d = fabsf(t) * tl;
-                if (d < 0.5f)
-                    continue; /* the pixel itself */
-                ax[taps] = t * tv[0], ay[taps] = t * tv[1], dist[taps++] = d;
-            }
-            /* each tap's row is the same for the whole row of the tile: once here (the same
-            ** float operations as per pixel), taps off the image's rows dropped */
+        for (uint32_t y = y0; y < y1; y++) {
+            /* each tap's source row, taps off the image's rows dropped */
             const float fy = (float)y + 0.5f;
             size_t rowk[MB_TAPS + 1];
-            int live = 0;
+            int tapk[MB_TAPS + 1], live = 0;
+            float dl[MB_TAPS + 1], dmax = 0;
             for (int k = 0; k < taps; k++) {
                 long sy = round_away(fy + ay[k] - 0.5f);
                 if (sy < 0 || sy >= (long)x->h)
                     continue;
-                ax[live] = ax[k], dist[live] = dist[k], rowk[live++] = (size_t)sy * x->w;
+                dl[live] = dist[k], tapk[live] = k, rowk[live++] = (size_t)sy * x->w;
+                dmax = dist[k] > dmax ? dist[k] : dmax;
             }
-            for (uint32_t xx = x0; xx < x1; xx++) {
-                size_t i = (size_t)y * x->w + xx;
-                float *o = x->tmp + 3 * i;
-                const float *c = x->lin + 3 * i;
-                const float ch = hs[i], fx = (float)xx + 0.5f;
-                float r = c[0], g = c[1], bl = c[2], wsum = 1;
+            for (uint32_t c = 0; c < nc; c++) {
+                const size_t i = (size_t)y * x->w + x0 + c;
+                const float ch = hs[i];
+                const bool all = ch >= dmax; /* ch >= every tap's distance: every tap passes */
+                float wsum = 1;
+#ifdef __SSE__
+                __m128 acc = _mm_loadu_ps(lin + 3 * i);
                 for (int k = 0; k < live; k++) {
-                    long sx = round_away(fx + ax[k] - 0.5f);
-                    if (sx < 0 || sx >= (long)x->w)
+                    const int32_t sx = colk[tapk[k]][c];
+                    if (sx < 0)
                         continue;
-                    size_t j = rowk[k] + (size_t)sx;
-                    if (!(hs[j] >= dist[k] || ch >= dist[k]))
+                    const size_t j = rowk[k] + (size_t)sx;
+                    if (!all && !(hs[j] >= dl[k] || ch >= dl[k]))
                         continue;
-                    const float *s = x->lin + 3 * j;
+                    acc = _mm_add_ps(acc, _mm_loadu_ps(lin + 3 * j));
+                    wsum += 1;
+                }
+                float o4[4];
+                _mm_storeu_ps(o4, _mm_div_ps(acc, _mm_set1_ps(wsum)));
+                memcpy(tmp + 3 * i, o4, 3 * sizeof(float));
+#else
+                const float *cc = lin + 3 * i;
+                float r = cc[0], g = cc[1], bl = cc[2];
+                for (int k = 0; k < live; k++) {
+                    const int32_t sx = colk[tapk[k]][c];
+                    if (sx < 0)
+                        continue;
+                    const size_t j = rowk[k] + (size_t)sx;
+                    if (!all && !(hs[j] >= dl[k] || ch >= dl[k]))
+                        continue;
+                    const float *s = lin + 3 * j;
                     r += s[0], g += s[1], bl += s[2], wsum += 1;
                 }
+                float *o = tmp + 3 * i;
                 o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
+#endif
             }
         }
+    }
 }
 
 /* Each pixel's half blur length, |vel| / 2, as blur_band compares it. */
@@ -327,15 +366,28 @@ static void speed_band(void *arg, uint32_t b)
     }
 }
 
+/* Pixel i's linear R G B: from the blurred image src, or (src NULL: no blur this frame) straight
+** from the rendered bytes through the decoding table, the values decode_band would have stored. */
+static inline void src_rgb(const pfx *x, const float *src, size_t i, float c[3])
+{
+    if (src) {
+        c[0] = src[3 * i], c[1] = src[3 * i + 1], c[2] = src[3 * i + 2];
+    } else {
+        const uint8_t *b = x->in + 4 * i;
+        c[0] = x->dec[b[2]], c[1] = x->dec[b[1]], c[2] = x->dec[b[0]];
+    }
+}
+
 /* Histogram auto exposure (Unreal 4.26): log luminance of every 4th pixel a side, the mean of
 ** the part between the 80th and 98.3rd percentiles, as EV100 through the meter constant. */
-static double metered_ev(const pfx *x)
+static double metered_ev(const pfx *x, const float *src)
 {
     uint32_t hist[HIST_BINS] = {0}, n = 0;
     const double k = log2(PFX_LREF * 100.0 / x->p.calibration);
     for (uint32_t y = 2; y < x->h; y += 4)
         for (uint32_t xx = 2; xx < x->w; xx += 4) {
-            const float *c = x->lin + 3 * ((size_t)y * x->w + xx);
+            float c[3];
+            src_rgb(x, src, (size_t)y * x->w + xx, c);
             double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
             double ev = l > 0 ? log2(l) + k : HIST_LO;
             long bin = lround(floor((ev - HIST_LO) / HIST_STEP));
@@ -367,7 +419,8 @@ static void bloom_source(pfx *x, const float *src)
             int n = 0;
             for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y += 2)
                 for (uint32_t xx = sx * BLOOM_DOWN; xx < sx * BLOOM_DOWN + BLOOM_DOWN && xx < x->w; xx += 2) {
-                    const float *c = src + 3 * ((size_t)y * x->w + xx);
+                    float c[3];
+                    src_rgb(x, src, (size_t)y * x->w + xx, c);
                     float l = s * (0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2]);
                     if (l > 1) {
                         float k = s * (l - 1) / l;
@@ -496,18 +549,26 @@ static inline v4f sel4(v4i m, v4f a, v4f b) { return (v4f)((m & (v4i)a) | (~m & 
 static void final_four(const pfx *x, const float *src, const float m[9], const float *gl, float lut_in, size_t i,
                        uint32_t xx)
 {
+    v4f c0, c1, c2;
+    if (!src) { /* no blur: the rendered bytes through the decoding table (decode_band's values) */
+        const uint8_t *q = x->in + 4 * i;
+        const float *d = x->dec;
+        c0 = (v4f){d[q[2]], d[q[6]], d[q[10]], d[q[14]]}, c1 = (v4f){d[q[1]], d[q[5]], d[q[9]], d[q[13]]};
+        c2 = (v4f){d[q[0]], d[q[4]], d[q[8]], d[q[12]]};
+    } else {
     const float *p = src + 3 * i;
 #ifdef __SSE__
     /* the four pixels' 12 floats in three loads, R, G and B lanes by shuffles (the same values) */
 #define SEL(a, b, c, d) _MM_SHUFFLE(d, c, b, a)
     const __m128 a = _mm_loadu_ps(p), b = _mm_loadu_ps(p + 4), c = _mm_loadu_ps(p + 8);
-    const v4f c0 = (v4f)_mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
-    const v4f c1 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
-    const v4f c2 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
+    c0 = (v4f)_mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
+    c1 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
+    c2 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
 #undef SEL
 #else
-    v4f c0 = {p[0], p[3], p[6], p[9]}, c1 = {p[1], p[4], p[7], p[10]}, c2 = {p[2], p[5], p[8], p[11]};
+    c0 = (v4f){p[0], p[3], p[6], p[9]}, c1 = (v4f){p[1], p[4], p[7], p[10]}, c2 = (v4f){p[2], p[5], p[8], p[11]};
 #endif
+    }
     v4f e[3];
     for (int k = 0; k < 3; k++)
         e[k] = splat4(m[3 * k]) * c0 + splat4(m[3 * k + 1]) * c1 + splat4(m[3 * k + 2]) * c2;
@@ -553,7 +614,7 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
 static void final_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
-    const float *src = x->blur_now ? x->tmp : x->lin;
+    const float *src = x->blur_now ? x->tmp : NULL; /* NULL: the bytes, decoded here (src_rgb) */
     const float s = (float)x->scale;
     float m[9];
     for (int k = 0; k < 9; k++)
@@ -599,7 +660,8 @@ static void final_band(void *arg, uint32_t b)
         }
         for (; xx < x->w; xx++) {
             size_t i = (size_t)y * x->w + xx;
-            float c[3] = {src[3 * i], src[3 * i + 1], src[3 * i + 2]};
+            float c[3];
+            src_rgb(x, src, i, c);
             if (ca > 0) {
                 /* red sampled farther out, blue nearer in, growing past the offset radius */
                 float dx = (float)xx + 0.5f - cx, dy = (float)y + 0.5f - cy, r = sqrtf(dx * dx + dy * dy) * rn;
@@ -607,10 +669,11 @@ static void final_band(void *arg, uint32_t b)
                 if (k > 0) {
                     long rx = round_away(cx + dx * (1 + k) - 0.5f), ry = round_away(cy + dy * (1 + k) - 0.5f);
                     long bx = round_away(cx + dx * (1 - k) - 0.5f), by = round_away(cy + dy * (1 - k) - 0.5f);
+                    float t[3];
                     if (rx >= 0 && ry >= 0 && rx < (long)x->w && ry < (long)x->h)
-                        c[0] = src[3 * ((size_t)ry * x->w + (size_t)rx)];
+                        src_rgb(x, src, (size_t)ry * x->w + (size_t)rx, t), c[0] = t[0];
                     if (bx >= 0 && by >= 0 && bx < (long)x->w && by < (long)x->h)
-                        c[2] = src[3 * ((size_t)by * x->w + (size_t)bx) + 2];
+                        src_rgb(x, src, (size_t)by * x->w + (size_t)bx, t), c[2] = t[2];
                 }
             }
             float e[3];
@@ -638,24 +701,22 @@ static void final_band(void *arg, uint32_t b)
 void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *out, pfx_run_fn run, void *runner)
 {
     x->in = in, x->out = out, x->vel = vel;
-    run_tasks(run, runner, decode_band, x, bands(x));
     x->blur_now = false;
-    if (vel && x->tmp) {
+    if (vel && x->tmp)
         tile_max(x);
-        if (x->blur_now) {
-            run_tasks(run, runner, speed_band, x, bands(x));
-            run_tasks(run, runner, blur_band, x, bands(x));
-        }
+    if (x->blur_now) { /* the gather reads neighbours: the image decoded first */
+        run_tasks(run, runner, decode_band, x, bands(x));
+        run_tasks(run, runner, speed_band, x, bands(x));
+        run_tasks(run, runner, blur_band, x, bands(x));
     }
-    const float *src = x->blur_now ? x->tmp : x->lin;
+    /* without blur nothing is decoded ahead: metering, bloom and the final pass read the bytes
+    ** through the table (src_rgb), one pass over the image instead of two */
+    const float *src = x->blur_now ? x->tmp : NULL;
     /* exposure: manual, or the histogram's EV clamped to [min, max] and adapted at Unreal's rate */
     if (x->p.manual) {
         x->target_ev = x->ev = pfx_manual_ev(&x->p);
     } else {
-        const float *keep = x->lin;
-        x->lin = (float *)src; /* meter what the camera sees after the blur */
-        double target = clampd(metered_ev(x), x->p.min_bright, x->p.max_bright);
-        x->lin = (float *)keep;
+        double target = clampd(metered_ev(x, src), x->p.min_bright, x->p.max_bright); /* after the blur */
         x->target_ev = target;
         if (!x->adapted || !(dt > 0)) {
             x->ev = target;
