@@ -19,6 +19,13 @@
 #define DESAT (0.96f * 0.93f)
 #define BLOOM_DOWN 8 /* bloom and flare work on an eighth of the image a side */
 
+/* A tile's taps for blur_band: made once a tile from the tile's vector alone. */
+typedef struct pfx_taps {
+    int n;                          /* taps; -1: the tile does not blur (copied) */
+    float ay[MB_TAPS + 1], dist[MB_TAPS + 1];
+    int8_t col[MB_TAPS + 1][TILE];  /* each tap's source column for each of the tile's columns, less x0; -128 off the image */
+} pfx_taps;
+
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 double pfx_manual_ev(const pfx_params *p)
@@ -160,7 +167,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
               (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float)));
     if (ok && pfx_wants_velocity(x))
         ok = (x->tmp = malloc((px * 3 + 4) * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
-             (x->speed = malloc(px * sizeof(float)));
+             (x->speed = malloc(px * sizeof(float))) && (x->taps = malloc(tiles * sizeof *x->taps));
     if (ok) /* the padding float blur_band's 4-float loads read past the last pixel */
         memset(x->lin + px * 3, 0, 4 * sizeof(float));
     if (ok && x->tmp)
@@ -170,7 +177,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull);
     memset(x, 0, sizeof *x);
 }
 
@@ -249,13 +256,11 @@ static inline long round_away(float v)
 /* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
 ** far enough to cover this pixel, or this pixel moves far enough to cover it (a simplified
 ** McGuire reconstruction, Unreal's method without its depth comparison). A band is one row of
-** tiles (BAND == TILE), walked tile by tile: the taps' offsets and distances depend on the tile
-** alone, so each tap's source column for each of the tile's 16 columns is found once a tile (the
-** same float operations as per pixel) and each tap's source row once a tile row; each pixel's
-** half speed comes from x->speed (speed_band). A pixel at least as fast as the farthest tap
-** takes every tap without reading theirs (the test passes on its own side). The three channels
-** are summed and divided in one SSE lane each (lin and tmp have a float of padding): each lane
-** the scalar additions in their order and a correctly rounded division, so the same bytes. */
+** tiles (BAND == TILE): the taps' offsets and distances depend on the tile alone, so each tap's
+** source column for each of a tile's 16 columns is found once a tile (the same float operations
+** as per pixel, pfx_taps) and its source row once a tile row; the rows are then walked in image
+** order. Each pixel's half speed comes from x->speed (speed_band). A pixel at least as fast as
+** the farthest tap takes every tap without reading theirs (the test passes on its own side). */
 _Static_assert(BAND == TILE, "blur_band walks a band as one row of tiles");
 static void blur_band(void *arg, uint32_t b)
 {
@@ -264,74 +269,66 @@ static void blur_band(void *arg, uint32_t b)
     const uint32_t y0 = b * BAND, y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
     const float *hs = x->speed, *lin = x->lin;
     float *tmp = x->tmp;
+    pfx_taps *tt = x->taps + (size_t)b * tw;
     for (uint32_t tx = 0; tx < tw; tx++) {
         const float *tv = x->tile + 2 * ((size_t)b * tw + tx);
         const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
+        pfx_taps *T = tt + tx;
         float tl = sqrtf(tv[0] * tv[0] + tv[1] * tv[1]);
         if (tl < 0.5f) {
-            for (uint32_t y = y0; y < y1; y++)
-                memcpy(tmp + 3 * ((size_t)y * x->w + x0), lin + 3 * ((size_t)y * x->w + x0), nc * 3 * sizeof(float));
+            T->n = -1;
             continue;
         }
         int n = (int)ceilf(tl);
         n = n < 2 ? 2 : n > MB_TAPS ? MB_TAPS : n;
-        float ax[MB_TAPS + 1], ay[MB_TAPS + 1], dist[MB_TAPS + 1];
         int taps = 0;
         for (int k = 0; k <= n; k++) {
             float t = (float)k / (float)n - 0.5f; /* -0.5 .. 0.5 of the vector */
             float d = fabsf(t) * tl;
             if (d < 0.5f)
                 continue; /* the pixel itself */
-            ax[taps] = t * tv[0], ay[taps] = t * tv[1], dist[taps++] = d;
-        }
-        /* each tap's source column for each of the tile's columns, -1 off the image */
-        int32_t colk[MB_TAPS + 1][TILE];
-        for (int k = 0; k < taps; k++)
+            const float ax = t * tv[0];
+            T->ay[taps] = t * tv[1], T->dist[taps] = d;
             for (uint32_t c = 0; c < nc; c++) {
-                long sx = round_away((float)(x0 + c) + 0.5f + ax[k] - 0.5f);
-                colk[k][c] = sx < 0 || sx >= (long)x->w ? -1 : (int32_t)sx;
+                long sx = round_away((float)(x0 + c) + 0.5f + ax - 0.5f);
+                T->col[taps][c] = sx < 0 || sx >= (long)x->w ? INT8_MIN : (int8_t)(sx - (long)x0);
             }
-        for (uint32_t y = y0; y < y1; y++) {
-            /* each tap's source row, taps off the image's rows dropped */
-            const float fy = (float)y + 0.5f;
+            taps++;
+        }
+        T->n = taps;
+    }
+    for (uint32_t y = y0; y < y1; y++) {
+        const float fy = (float)y + 0.5f;
+        for (uint32_t tx = 0; tx < tw; tx++) {
+            const pfx_taps *T = tt + tx;
+            const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
+            const size_t i0 = (size_t)y * x->w + x0;
+            if (T->n < 0) {
+                memcpy(tmp + 3 * i0, lin + 3 * i0, nc * 3 * sizeof(float));
+                continue;
+            }
+            /* each tap's source row (less x0), taps off the image's rows dropped */
             size_t rowk[MB_TAPS + 1];
             int tapk[MB_TAPS + 1], live = 0;
             float dl[MB_TAPS + 1], dmax = 0;
-            for (int k = 0; k < taps; k++) {
-                long sy = round_away(fy + ay[k] - 0.5f);
+            for (int k = 0; k < T->n; k++) {
+                long sy = round_away(fy + T->ay[k] - 0.5f);
                 if (sy < 0 || sy >= (long)x->h)
                     continue;
-                dl[live] = dist[k], tapk[live] = k, rowk[live++] = (size_t)sy * x->w;
-                dmax = dist[k] > dmax ? dist[k] : dmax;
+                dl[live] = T->dist[k], tapk[live] = k, rowk[live++] = (size_t)sy * x->w + x0;
+                dmax = T->dist[k] > dmax ? T->dist[k] : dmax;
             }
             for (uint32_t c = 0; c < nc; c++) {
-                const size_t i = (size_t)y * x->w + x0 + c;
+                const size_t i = i0 + c;
                 const float ch = hs[i];
                 const bool all = ch >= dmax; /* ch >= every tap's distance: every tap passes */
-                float wsum = 1;
-#ifdef __SSE__
-                __m128 acc = _mm_loadu_ps(lin + 3 * i);
-                for (int k = 0; k < live; k++) {
-                    const int32_t sx = colk[tapk[k]][c];
-                    if (sx < 0)
-                        continue;
-                    const size_t j = rowk[k] + (size_t)sx;
-                    if (!all && !(hs[j] >= dl[k] || ch >= dl[k]))
-                        continue;
-                    acc = _mm_add_ps(acc, _mm_loadu_ps(lin + 3 * j));
-                    wsum += 1;
-                }
-                float o4[4];
-                _mm_storeu_ps(o4, _mm_div_ps(acc, _mm_set1_ps(wsum)));
-                memcpy(tmp + 3 * i, o4, 3 * sizeof(float));
-#else
                 const float *cc = lin + 3 * i;
-                float r = cc[0], g = cc[1], bl = cc[2];
+                float r = cc[0], g = cc[1], bl = cc[2], wsum = 1;
                 for (int k = 0; k < live; k++) {
-                    const int32_t sx = colk[tapk[k]][c];
-                    if (sx < 0)
+                    const int sx = T->col[tapk[k]][c];
+                    if (sx == INT8_MIN)
                         continue;
-                    const size_t j = rowk[k] + (size_t)sx;
+                    const size_t j = rowk[k] + (size_t)(ptrdiff_t)sx;
                     if (!all && !(hs[j] >= dl[k] || ch >= dl[k]))
                         continue;
                     const float *s = lin + 3 * j;
@@ -339,7 +336,6 @@ static void blur_band(void *arg, uint32_t b)
                 }
                 float *o = tmp + 3 * i;
                 o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
-#endif
             }
         }
     }

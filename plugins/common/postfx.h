@@ -49,6 +49,7 @@ typedef struct pfx {
     float *gfull;             /* a band's row of glow at full width, 3 planes of w floats */
     float *tile;              /* 2 floats a 16 px tile: the largest blur vector near it */
     float *speed;             /* a float a pixel: half its blur vector's length */
+    struct pfx_taps *taps;    /* a tile's taps (postfx.c), one a tile */
     float dec[256];           /* 8-bit value, gamma 2.2 encoded -> linear */
     uint8_t tone8[PFX_LUT];   /* exposed linear (sqrt-spaced, 0..PFX_LUT_XMAX) -> output byte: curve and gamma */
     double wb[9];             /* white balance, linear sRGB, row-major */
