@@ -7,6 +7,9 @@
 #ifdef __SSE__
 #include <xmmintrin.h>
 #endif
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define BAND 16  /* rows per task */
 #define TILE 16  /* motion blur's tile, px */
@@ -206,24 +209,72 @@ static void decode_band(void *arg, uint32_t b)
     }
 }
 
+/* Motion blur, a row of tiles (band b): each tile's own longest blur vector (the first in the
+** tile's row-major order among the longest, as a scalar scan finds it) into x->tmp (scratch
+** before the blur), and each pixel's half blur length |vel| / 2 into x->speed (blur_band's), in
+** one read of the vectors. Four pixels in SSE lanes: the same products, sum and correctly
+** rounded root as per pixel; each lane keeps its first longest, and the lanes' longest with the
+** least index wins, which is the scan's first longest. */
+static void tile_rows(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    const uint32_t tw = (x->w + TILE - 1) / TILE, y0 = b * TILE, y1 = y0 + TILE < x->h ? y0 + TILE : x->h;
+    float *own = x->tmp;
+    const float *vel = x->vel;
+    for (uint32_t tx = 0; tx < tw; tx++) {
+        const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w;
+        float bl = 0;
+        size_t bi = SIZE_MAX;
+#ifdef __SSE2__
+        const uint32_t xv = x0 + ((x1 - x0) & ~3u); /* the columns done four at a time */
+        __m128 lbest = _mm_setzero_ps();
+        __m128i ibest = _mm_set1_epi32(-1);
+#else
+        const uint32_t xv = x0;
+#endif
+        for (uint32_t y = y0; y < y1; y++) {
+            const size_t r = (size_t)y * x->w;
+#ifdef __SSE2__
+            for (uint32_t xx = x0; xx < xv; xx += 4) {
+                const size_t i = r + xx;
+                const __m128 a = _mm_loadu_ps(vel + 2 * i), c = _mm_loadu_ps(vel + 2 * i + 4);
+                const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
+                const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
+                _mm_storeu_ps(x->speed + i, _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f)));
+                const __m128 m = _mm_cmpgt_ps(l, lbest); /* false for NaN, as l > bl */
+                const __m128i mi = _mm_castps_si128(m), idx = _mm_add_epi32(_mm_set1_epi32((int32_t)i), _mm_set_epi32(3, 2, 1, 0));
+                lbest = _mm_or_ps(_mm_and_ps(m, l), _mm_andnot_ps(m, lbest));
+                ibest = _mm_or_si128(_mm_and_si128(mi, idx), _mm_andnot_si128(mi, ibest));
+            }
+#endif
+            for (uint32_t xx = xv; xx < x1; xx++) {
+                const size_t i = r + xx;
+                const float *v = vel + 2 * i;
+                float l = v[0] * v[0] + v[1] * v[1];
+                x->speed[i] = sqrtf(l) * 0.5f;
+                if (l > bl || (l == bl && l > 0 && i < bi)) /* the first among the longest */
+                    bl = l, bi = i;
+            }
+        }
+#ifdef __SSE2__
+        float lv[4];
+        int32_t iv[4];
+        _mm_storeu_ps(lv, lbest), _mm_storeu_si128((__m128i *)iv, ibest);
+        for (int k = 0; k < 4; k++)
+            if (iv[k] >= 0 && (lv[k] > bl || (lv[k] == bl && (size_t)iv[k] < bi)))
+                bl = lv[k], bi = (size_t)iv[k];
+#endif
+        float *o = own + 2 * ((size_t)b * tw + tx);
+        o[0] = bi == SIZE_MAX ? 0 : vel[2 * bi], o[1] = bi == SIZE_MAX ? 0 : vel[2 * bi + 1];
+    }
+}
+
 /* Motion blur, per tile: the longest blur vector in the tile and its 8 neighbours (how far a
-** moving object can smear into it). */
+** moving object can smear into it), after tile_rows. */
 static void tile_max(pfx *x)
 {
     const uint32_t tw = (x->w + TILE - 1) / TILE, th = (x->h + TILE - 1) / TILE;
-    float *own = x->tmp; /* scratch: the tile's own longest vector, before the dilation */
-    for (uint32_t ty = 0; ty < th; ty++)
-        for (uint32_t tx = 0; tx < tw; tx++) {
-            float bx = 0, by = 0, bl = 0;
-            for (uint32_t y = ty * TILE; y < ty * TILE + TILE && y < x->h; y++)
-                for (uint32_t xx = tx * TILE; xx < tx * TILE + TILE && xx < x->w; xx++) {
-                    const float *v = x->vel + 2 * ((size_t)y * x->w + xx);
-                    float l = v[0] * v[0] + v[1] * v[1];
-                    if (l > bl)
-                        bl = l, bx = v[0], by = v[1];
-                }
-            own[2 * (ty * tw + tx)] = bx, own[2 * (ty * tw + tx) + 1] = by;
-        }
+    const float *own = x->tmp;
     x->blur_now = false;
     for (uint32_t ty = 0; ty < th; ty++)
         for (uint32_t tx = 0; tx < tw; tx++) {
@@ -259,7 +310,7 @@ static inline long round_away(float v)
 ** tiles (BAND == TILE): the taps' offsets and distances depend on the tile alone, so each tap's
 ** source column for each of a tile's 16 columns is found once a tile (the same float operations
 ** as per pixel, pfx_taps) and its source row once a tile row; the rows are then walked in image
-** order. Each pixel's half speed comes from x->speed (speed_band). A pixel at least as fast as
+** order. Each pixel's half speed comes from x->speed (tile_rows). A pixel at least as fast as
 ** the farthest tap takes every tap without reading theirs (the test passes on its own side). */
 _Static_assert(BAND == TILE, "blur_band walks a band as one row of tiles");
 static void blur_band(void *arg, uint32_t b)
@@ -329,7 +380,7 @@ static void blur_band(void *arg, uint32_t b)
                     if (sx == INT8_MIN)
                         continue;
                     const size_t j = rowk[k] + (size_t)(ptrdiff_t)sx;
-                    if (!all && !(hs[j] >= dl[k] || ch >= dl[k]))
+                    if (!all && !(ch >= dl[k] || hs[j] >= dl[k])) /* its own side first: no load */
                         continue;
                     const float *s = lin + 3 * j;
                     r += s[0], g += s[1], bl += s[2], wsum += 1;
@@ -338,27 +389,6 @@ static void blur_band(void *arg, uint32_t b)
                 o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
             }
         }
-    }
-}
-
-/* Each pixel's half blur length, |vel| / 2, as blur_band compares it. */
-static void speed_band(void *arg, uint32_t b)
-{
-    pfx *x = arg;
-    size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
-    size_t i = i0;
-#ifdef __SSE__
-    /* four at a time: the same products, sum and correctly rounded root (sqrtps as sqrtf) */
-    for (; i + 4 <= i1; i += 4) {
-        const __m128 a = _mm_loadu_ps(x->vel + 2 * i), c = _mm_loadu_ps(x->vel + 2 * i + 4);
-        const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
-        const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
-        _mm_storeu_ps(x->speed + i, _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f)));
-    }
-#endif
-    for (; i < i1; i++) {
-        const float *v = x->vel + 2 * i;
-        x->speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1]) * 0.5f;
     }
 }
 
@@ -579,6 +609,7 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
     ** (not 16 byte stores; and not or-ed into memory, whose 4-byte stores a 16-byte load of them
     ** cannot forward from) */
     uint32_t p0 = 0xFF000000u, p1 = 0xFF000000u, p2 = 0xFF000000u, p3 = 0xFF000000u;
+#pragma GCC unroll 3
     for (int k = 0; k < 3; k++) {
         v4f v = yl + splat4(DESAT) * (e[k] - yl);
         v = sel4(v < splat4(0), splat4(0), sel4(v > splat4((float)PFX_LUT_XMAX), splat4((float)PFX_LUT_XMAX), v));
@@ -698,11 +729,12 @@ void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *
 {
     x->in = in, x->out = out, x->vel = vel;
     x->blur_now = false;
-    if (vel && x->tmp)
+    if (vel && x->tmp) {
+        run_tasks(run, runner, tile_rows, x, bands(x)); /* BAND == TILE: a band is a row of tiles */
         tile_max(x);
+    }
     if (x->blur_now) { /* the gather reads neighbours: the image decoded first */
         run_tasks(run, runner, decode_band, x, bands(x));
-        run_tasks(run, runner, speed_band, x, bands(x));
         run_tasks(run, runner, blur_band, x, bands(x));
     }
     /* without blur nothing is decoded ahead: metering, bloom and the final pass read the bytes
