@@ -62,6 +62,7 @@ typedef struct pfx {
     const float *vel;
     uint8_t *out;
     bool blur_now;
+    bool avx2;                /* the final pass in AVX2 lanes (the same bytes; postfx.c) */
 } pfx;
 
 /* Sets up the tables and buffers for w x h (motion blur buffers only when it can act). false
