@@ -40,8 +40,8 @@ typedef void (*pfx_run_fn)(void *runner, void (*fn)(void *arg, uint32_t task), v
 typedef struct pfx {
     pfx_params p;
     uint32_t w, h, sw, sh, tw, th; /* image; the bloom image (an eighth a side); the wide bloom's (a 64th) */
-    float *lin;               /* 3 floats a pixel: linear RGB decoded (then motion blurred) */
-    float *tmp;               /* 3 floats a pixel: the motion blur's output */
+    float *lin;               /* 3 floats a pixel (+4 of padding): linear RGB, decoded only for a frame that blurs */
+    float *tmp;               /* 3 floats a pixel (+4): the motion blur's output; tile_rows' scratch before it */
     float *bright, *blur, *blur2; /* 3 floats a bloom pixel */
     float *tiny, *tiny2;      /* 3 floats a wide-bloom pixel */
     uint32_t *gx;             /* each column's left bloom pixel */
