@@ -7,6 +7,13 @@
 #ifdef __SSE__
 #include <xmmintrin.h>
 #endif
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define PFX_AVX2 1 /* the final pass in AVX2 lanes where the CPU has them (final_eight) */
+#endif
 
 #define BAND 16  /* rows per task */
 #define TILE 16  /* motion blur's tile, px */
@@ -18,6 +25,13 @@
 #define HIGH_PCT 0.983
 #define DESAT (0.96f * 0.93f)
 #define BLOOM_DOWN 8 /* bloom and flare work on an eighth of the image a side */
+
+/* A tile's taps for blur_band: made once a tile from the tile's vector alone. */
+typedef struct pfx_taps {
+    int n;                          /* taps; -1: the tile does not blur (copied) */
+    float ay[MB_TAPS + 1], dist[MB_TAPS + 1];
+    int8_t col[MB_TAPS + 1][TILE];  /* each tap's source column for each of the tile's columns, less x0; -128 off the image */
+} pfx_taps;
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
@@ -144,6 +158,10 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
         x->tone8[i] = (uint8_t)lround(255.0 * pow(t, 1.0 / p->gamma));
     }
     pfx_white_balance(p->temp, p->tint, x->wb);
+#ifdef PFX_AVX2
+    __builtin_cpu_init();
+    x->avx2 = __builtin_cpu_supports("avx2");
+#endif
     if ((x->gx = malloc(w * sizeof *x->gx)) && (x->gw = malloc(w * sizeof *x->gw)))
         for (uint32_t i = 0; i < w; i++) { /* each column's bloom pixel pair and weight */
             float fx = ((float)i + 0.5f) / BLOOM_DOWN - 0.5f;
@@ -154,19 +172,23 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     size_t tiles = (size_t)((w + TILE - 1) / TILE) * ((h + TILE - 1) / TILE);
     bool ok = x->gx && x->gw && (x->grow = malloc((size_t)((h + BAND - 1) / BAND) * x->sw * 3 * sizeof(float))) &&
               (x->gfull = malloc((size_t)((h + BAND - 1) / BAND) * w * 3 * sizeof(float))) &&
-              (x->lin = malloc(px * 3 * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
+              (x->lin = malloc((px * 3 + 4) * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
               (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float))) &&
               (x->tiny = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
               (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float)));
     if (ok && pfx_wants_velocity(x))
-        ok = (x->tmp = malloc(px * 3 * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
-             (x->speed = malloc(px * sizeof(float)));
+        ok = (x->tmp = malloc((px * 3 + 4) * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
+             (x->speed = malloc(px * sizeof(float))) && (x->taps = malloc(tiles * sizeof *x->taps));
+    if (ok) /* the padding float blur_band's 4-float loads read past the last pixel */
+        memset(x->lin + px * 3, 0, 4 * sizeof(float));
+    if (ok && x->tmp)
+        memset(x->tmp + px * 3, 0, 4 * sizeof(float));
     return ok;
 }
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull);
     memset(x, 0, sizeof *x);
 }
 
@@ -195,24 +217,72 @@ static void decode_band(void *arg, uint32_t b)
     }
 }
 
+/* Motion blur, a row of tiles (band b): each tile's own longest blur vector (the first in the
+** tile's row-major order among the longest, as a scalar scan finds it) into x->tmp (scratch
+** before the blur), and each pixel's half blur length |vel| / 2 into x->speed (blur_band's), in
+** one read of the vectors. Four pixels in SSE lanes: the same products, sum and correctly
+** rounded root as per pixel; each lane keeps its first longest, and the lanes' longest with the
+** least index wins, which is the scan's first longest. */
+static void tile_rows(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    const uint32_t tw = (x->w + TILE - 1) / TILE, y0 = b * TILE, y1 = y0 + TILE < x->h ? y0 + TILE : x->h;
+    float *own = x->tmp;
+    const float *vel = x->vel;
+    for (uint32_t tx = 0; tx < tw; tx++) {
+        const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w;
+        float bl = 0;
+        size_t bi = SIZE_MAX;
+#ifdef __SSE2__
+        const uint32_t xv = x0 + ((x1 - x0) & ~3u); /* the columns done four at a time */
+        __m128 lbest = _mm_setzero_ps();
+        __m128i ibest = _mm_set1_epi32(-1);
+#else
+        const uint32_t xv = x0;
+#endif
+        for (uint32_t y = y0; y < y1; y++) {
+            const size_t r = (size_t)y * x->w;
+#ifdef __SSE2__
+            for (uint32_t xx = x0; xx < xv; xx += 4) {
+                const size_t i = r + xx;
+                const __m128 a = _mm_loadu_ps(vel + 2 * i), c = _mm_loadu_ps(vel + 2 * i + 4);
+                const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
+                const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
+                _mm_storeu_ps(x->speed + i, _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f)));
+                const __m128 m = _mm_cmpgt_ps(l, lbest); /* false for NaN, as l > bl */
+                const __m128i mi = _mm_castps_si128(m), idx = _mm_add_epi32(_mm_set1_epi32((int32_t)i), _mm_set_epi32(3, 2, 1, 0));
+                lbest = _mm_or_ps(_mm_and_ps(m, l), _mm_andnot_ps(m, lbest));
+                ibest = _mm_or_si128(_mm_and_si128(mi, idx), _mm_andnot_si128(mi, ibest));
+            }
+#endif
+            for (uint32_t xx = xv; xx < x1; xx++) {
+                const size_t i = r + xx;
+                const float *v = vel + 2 * i;
+                float l = v[0] * v[0] + v[1] * v[1];
+                x->speed[i] = sqrtf(l) * 0.5f;
+                if (l > bl || (l == bl && l > 0 && i < bi)) /* the first among the longest */
+                    bl = l, bi = i;
+            }
+        }
+#ifdef __SSE2__
+        float lv[4];
+        int32_t iv[4];
+        _mm_storeu_ps(lv, lbest), _mm_storeu_si128((__m128i *)iv, ibest);
+        for (int k = 0; k < 4; k++)
+            if (iv[k] >= 0 && (lv[k] > bl || (lv[k] == bl && (size_t)iv[k] < bi)))
+                bl = lv[k], bi = (size_t)iv[k];
+#endif
+        float *o = own + 2 * ((size_t)b * tw + tx);
+        o[0] = bi == SIZE_MAX ? 0 : vel[2 * bi], o[1] = bi == SIZE_MAX ? 0 : vel[2 * bi + 1];
+    }
+}
+
 /* Motion blur, per tile: the longest blur vector in the tile and its 8 neighbours (how far a
-** moving object can smear into it). */
+** moving object can smear into it), after tile_rows. */
 static void tile_max(pfx *x)
 {
     const uint32_t tw = (x->w + TILE - 1) / TILE, th = (x->h + TILE - 1) / TILE;
-    float *own = x->tmp; /* scratch: the tile's own longest vector, before the dilation */
-    for (uint32_t ty = 0; ty < th; ty++)
-        for (uint32_t tx = 0; tx < tw; tx++) {
-            float bx = 0, by = 0, bl = 0;
-            for (uint32_t y = ty * TILE; y < ty * TILE + TILE && y < x->h; y++)
-                for (uint32_t xx = tx * TILE; xx < tx * TILE + TILE && xx < x->w; xx++) {
-                    const float *v = x->vel + 2 * ((size_t)y * x->w + xx);
-                    float l = v[0] * v[0] + v[1] * v[1];
-                    if (l > bl)
-                        bl = l, bx = v[0], by = v[1];
-                }
-            own[2 * (ty * tw + tx)] = bx, own[2 * (ty * tw + tx) + 1] = by;
-        }
+    const float *own = x->tmp;
     x->blur_now = false;
     for (uint32_t ty = 0; ty < th; ty++)
         for (uint32_t tx = 0; tx < tw; tx++) {
@@ -244,98 +314,114 @@ static inline long round_away(float v)
 
 /* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
 ** far enough to cover this pixel, or this pixel moves far enough to cover it (a simplified
-** McGuire reconstruction, Unreal's method without its depth comparison). The taps' offsets and
-** distances depend on the tile alone and are made once a tile, with the same float operations
-** as per pixel; each pixel's half speed comes from x->speed (blur_speed): the same bytes. */
+** McGuire reconstruction, Unreal's method without its depth comparison). A band is one row of
+** tiles (BAND == TILE): the taps' offsets and distances depend on the tile alone, so each tap's
+** source column for each of a tile's 16 columns is found once a tile (the same float operations
+** as per pixel, pfx_taps) and its source row once a tile row; the rows are then walked in image
+** order. Each pixel's half speed comes from x->speed (tile_rows). A pixel at least as fast as
+** the farthest tap takes every tap without reading theirs (the test passes on its own side). */
+_Static_assert(BAND == TILE, "blur_band walks a band as one row of tiles");
 static void blur_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
     const uint32_t tw = (x->w + TILE - 1) / TILE;
-    const uint32_t y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
-    const float *hs = x->speed;
-    for (uint32_t y = b * BAND; y < y1; y++)
+    const uint32_t y0 = b * BAND, y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
+    const float *hs = x->speed, *lin = x->lin;
+    float *tmp = x->tmp;
+    pfx_taps *tt = x->taps + (size_t)b * tw;
+    for (uint32_t tx = 0; tx < tw; tx++) {
+        const float *tv = x->tile + 2 * ((size_t)b * tw + tx);
+        const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
+        pfx_taps *T = tt + tx;
+        float tl = sqrtf(tv[0] * tv[0] + tv[1] * tv[1]);
+        if (tl < 0.5f) {
+            T->n = -1;
+            continue;
+        }
+        int n = (int)ceilf(tl);
+        n = n < 2 ? 2 : n > MB_TAPS ? MB_TAPS : n;
+        int taps = 0;
+        for (int k = 0; k <= n; k++) {
+            float t = (float)k / (float)n - 0.5f; /* -0.5 .. 0.5 of the vector */
+            float d = fabsf(t) * tl;
+            if (d < 0.5f)
+                continue; /* the pixel itself */
+            const float ax = t * tv[0];
+            T->ay[taps] = t * tv[1], T->dist[taps] = d;
+            for (uint32_t c = 0; c < nc; c++) {
+                long sx = round_away((float)(x0 + c) + 0.5f + ax - 0.5f);
+                T->col[taps][c] = sx < 0 || sx >= (long)x->w ? INT8_MIN : (int8_t)(sx - (long)x0);
+            }
+            taps++;
+        }
+        T->n = taps;
+    }
+    for (uint32_t y = y0; y < y1; y++) {
+        const float fy = (float)y + 0.5f;
         for (uint32_t tx = 0; tx < tw; tx++) {
-            const float *tv = x->tile + 2 * ((y / TILE) * tw + tx);
-            const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w;
-            float tl = sqrtf(tv[0] * tv[0] + tv[1] * tv[1]);
-            if (tl < 0.5f) {
-                memcpy(x->tmp + 3 * ((size_t)y * x->w + x0), x->lin + 3 * ((size_t)y * x->w + x0),
-                       (x1 - x0) * 3 * sizeof(float));
+            const pfx_taps *T = tt + tx;
+            const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
+            const size_t i0 = (size_t)y * x->w + x0;
+            if (T->n < 0) {
+                memcpy(tmp + 3 * i0, lin + 3 * i0, nc * 3 * sizeof(float));
                 continue;
             }
-            int n = (int)ceilf(tl);
-            n = n < 2 ? 2 : n > MB_TAPS ? MB_TAPS : n;
-            float ax[MB_TAPS + 1], ay[MB_TAPS + 1], dist[MB_TAPS + 1];
-            int taps = 0;
-            for (int k = 0; k <= n; k++) {
-                float t = (float)k / (float)n - 0.5f; /* -0.5 .. 0.5 of the vector */
-                float d = fabsf(t) * tl;
-                if (d < 0.5f)
-                    continue; /* the pixel itself */
-                ax[taps] = t * tv[0], ay[taps] = t * tv[1], dist[taps++] = d;
-            }
-            /* each tap's row is the same for the whole row of the tile: once here (the same
-            ** float operations as per pixel), taps off the image's rows dropped */
-            const float fy = (float)y + 0.5f;
+            /* each tap's source row (less x0), taps off the image's rows dropped */
             size_t rowk[MB_TAPS + 1];
-            int live = 0;
-            for (int k = 0; k < taps; k++) {
-                long sy = round_away(fy + ay[k] - 0.5f);
+            int tapk[MB_TAPS + 1], live = 0;
+            float dl[MB_TAPS + 1], dmax = 0;
+            for (int k = 0; k < T->n; k++) {
+                long sy = round_away(fy + T->ay[k] - 0.5f);
                 if (sy < 0 || sy >= (long)x->h)
                     continue;
-                ax[live] = ax[k], dist[live] = dist[k], rowk[live++] = (size_t)sy * x->w;
+                dl[live] = T->dist[k], tapk[live] = k, rowk[live++] = (size_t)sy * x->w + x0;
+                dmax = T->dist[k] > dmax ? T->dist[k] : dmax;
             }
-            for (uint32_t xx = x0; xx < x1; xx++) {
-                size_t i = (size_t)y * x->w + xx;
-                float *o = x->tmp + 3 * i;
-                const float *c = x->lin + 3 * i;
-                const float ch = hs[i], fx = (float)xx + 0.5f;
-                float r = c[0], g = c[1], bl = c[2], wsum = 1;
+            for (uint32_t c = 0; c < nc; c++) {
+                const size_t i = i0 + c;
+                const float ch = hs[i];
+                const bool all = ch >= dmax; /* ch >= every tap's distance: every tap passes */
+                const float *cc = lin + 3 * i;
+                float r = cc[0], g = cc[1], bl = cc[2], wsum = 1;
                 for (int k = 0; k < live; k++) {
-                    long sx = round_away(fx + ax[k] - 0.5f);
-                    if (sx < 0 || sx >= (long)x->w)
+                    const int sx = T->col[tapk[k]][c];
+                    if (sx == INT8_MIN)
                         continue;
-                    size_t j = rowk[k] + (size_t)sx;
-                    if (!(hs[j] >= dist[k] || ch >= dist[k]))
+                    const size_t j = rowk[k] + (size_t)(ptrdiff_t)sx;
+                    if (!all && !(ch >= dl[k] || hs[j] >= dl[k])) /* its own side first: no load */
                         continue;
-                    const float *s = x->lin + 3 * j;
+                    const float *s = lin + 3 * j;
                     r += s[0], g += s[1], bl += s[2], wsum += 1;
                 }
+                float *o = tmp + 3 * i;
                 o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
             }
         }
+    }
 }
 
-/* Each pixel's half blur length, |vel| / 2, as blur_band compares it. */
-static void speed_band(void *arg, uint32_t b)
+/* Pixel i's linear R G B: from the blurred image src, or (src NULL: no blur this frame) straight
+** from the rendered bytes through the decoding table, the values decode_band would have stored. */
+static inline void src_rgb(const pfx *x, const float *src, size_t i, float c[3])
 {
-    pfx *x = arg;
-    size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
-    size_t i = i0;
-#ifdef __SSE__
-    /* four at a time: the same products, sum and correctly rounded root (sqrtps as sqrtf) */
-    for (; i + 4 <= i1; i += 4) {
-        const __m128 a = _mm_loadu_ps(x->vel + 2 * i), c = _mm_loadu_ps(x->vel + 2 * i + 4);
-        const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
-        const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
-        _mm_storeu_ps(x->speed + i, _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f)));
-    }
-#endif
-    for (; i < i1; i++) {
-        const float *v = x->vel + 2 * i;
-        x->speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1]) * 0.5f;
+    if (src) {
+        c[0] = src[3 * i], c[1] = src[3 * i + 1], c[2] = src[3 * i + 2];
+    } else {
+        const uint8_t *b = x->in + 4 * i;
+        c[0] = x->dec[b[2]], c[1] = x->dec[b[1]], c[2] = x->dec[b[0]];
     }
 }
 
 /* Histogram auto exposure (Unreal 4.26): log luminance of every 4th pixel a side, the mean of
 ** the part between the 80th and 98.3rd percentiles, as EV100 through the meter constant. */
-static double metered_ev(const pfx *x)
+static double metered_ev(const pfx *x, const float *src)
 {
     uint32_t hist[HIST_BINS] = {0}, n = 0;
     const double k = log2(PFX_LREF * 100.0 / x->p.calibration);
     for (uint32_t y = 2; y < x->h; y += 4)
         for (uint32_t xx = 2; xx < x->w; xx += 4) {
-            const float *c = x->lin + 3 * ((size_t)y * x->w + xx);
+            float c[3];
+            src_rgb(x, src, (size_t)y * x->w + xx, c);
             double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
             double ev = l > 0 ? log2(l) + k : HIST_LO;
             long bin = lround(floor((ev - HIST_LO) / HIST_STEP));
@@ -367,7 +453,8 @@ static void bloom_source(pfx *x, const float *src)
             int n = 0;
             for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y += 2)
                 for (uint32_t xx = sx * BLOOM_DOWN; xx < sx * BLOOM_DOWN + BLOOM_DOWN && xx < x->w; xx += 2) {
-                    const float *c = src + 3 * ((size_t)y * x->w + xx);
+                    float c[3];
+                    src_rgb(x, src, (size_t)y * x->w + xx, c);
                     float l = s * (0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2]);
                     if (l > 1) {
                         float k = s * (l - 1) / l;
@@ -496,18 +583,26 @@ static inline v4f sel4(v4i m, v4f a, v4f b) { return (v4f)((m & (v4i)a) | (~m & 
 static void final_four(const pfx *x, const float *src, const float m[9], const float *gl, float lut_in, size_t i,
                        uint32_t xx)
 {
+    v4f c0, c1, c2;
+    if (!src) { /* no blur: the rendered bytes through the decoding table (decode_band's values) */
+        const uint8_t *q = x->in + 4 * i;
+        const float *d = x->dec;
+        c0 = (v4f){d[q[2]], d[q[6]], d[q[10]], d[q[14]]}, c1 = (v4f){d[q[1]], d[q[5]], d[q[9]], d[q[13]]};
+        c2 = (v4f){d[q[0]], d[q[4]], d[q[8]], d[q[12]]};
+    } else {
     const float *p = src + 3 * i;
 #ifdef __SSE__
     /* the four pixels' 12 floats in three loads, R, G and B lanes by shuffles (the same values) */
 #define SEL(a, b, c, d) _MM_SHUFFLE(d, c, b, a)
     const __m128 a = _mm_loadu_ps(p), b = _mm_loadu_ps(p + 4), c = _mm_loadu_ps(p + 8);
-    const v4f c0 = (v4f)_mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
-    const v4f c1 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
-    const v4f c2 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
+    c0 = (v4f)_mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
+    c1 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
+    c2 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
 #undef SEL
 #else
-    v4f c0 = {p[0], p[3], p[6], p[9]}, c1 = {p[1], p[4], p[7], p[10]}, c2 = {p[2], p[5], p[8], p[11]};
+    c0 = (v4f){p[0], p[3], p[6], p[9]}, c1 = (v4f){p[1], p[4], p[7], p[10]}, c2 = (v4f){p[2], p[5], p[8], p[11]};
 #endif
+    }
     v4f e[3];
     for (int k = 0; k < 3; k++)
         e[k] = splat4(m[3 * k]) * c0 + splat4(m[3 * k + 1]) * c1 + splat4(m[3 * k + 2]) * c2;
@@ -522,6 +617,7 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
     ** (not 16 byte stores; and not or-ed into memory, whose 4-byte stores a 16-byte load of them
     ** cannot forward from) */
     uint32_t p0 = 0xFF000000u, p1 = 0xFF000000u, p2 = 0xFF000000u, p3 = 0xFF000000u;
+#pragma GCC unroll 3
     for (int k = 0; k < 3; k++) {
         v4f v = yl + splat4(DESAT) * (e[k] - yl);
         v = sel4(v < splat4(0), splat4(0), sel4(v > splat4((float)PFX_LUT_XMAX), splat4((float)PFX_LUT_XMAX), v));
@@ -548,12 +644,73 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
 #endif
 }
 
+#ifdef PFX_AVX2
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+
+_Static_assert(offsetof(pfx, tone8) + PFX_LUT + 3 <= sizeof(pfx), "final_eight's 4-byte reads of tone8 stay in pfx");
+
+/* final_four's work for pixels i .. i + 7 in AVX2's 8 lanes, chosen at run time where the CPU has
+** it: each lane the same float operations in the same order (no FMA: the target adds AVX2 alone,
+** and C11 mode does not contract), and the table read by a gather of the same entries, so the
+** same bytes as final_four's. */
+__attribute__((target("avx2"))) static void final_eight(const pfx *x, const float *src, const float m[9],
+                                                         const float *gl, float lut_in, size_t i, uint32_t xx)
+{
+    v8f c0, c1, c2;
+    if (!src) { /* the bytes through the decoding table (scalar reads: faster than gathers here) */
+        const uint8_t *q = x->in + 4 * i;
+        const float *d = x->dec;
+        c0 = (v8f){d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
+        c1 = (v8f){d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
+        c2 = (v8f){d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
+    } else { /* each half's 12 floats in three loads, R, G and B lanes by shuffles (final_four's) */
+        const float *p = src + 3 * i;
+        __m128 h[2][3];
+        for (int half = 0; half < 2; half++) {
+            const __m128 a = _mm_loadu_ps(p + 12 * half), b = _mm_loadu_ps(p + 12 * half + 4), c = _mm_loadu_ps(p + 12 * half + 8);
+#define SEL(a, b, c, d) _MM_SHUFFLE(d, c, b, a)
+            h[half][0] = _mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
+            h[half][1] = _mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
+            h[half][2] = _mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
+#undef SEL
+        }
+        c0 = (v8f)_mm256_set_m128(h[1][0], h[0][0]), c1 = (v8f)_mm256_set_m128(h[1][1], h[0][1]);
+        c2 = (v8f)_mm256_set_m128(h[1][2], h[0][2]);
+    }
+    v8f e[3];
+    for (int k = 0; k < 3; k++)
+        e[k] = (v8f){m[3 * k], m[3 * k], m[3 * k], m[3 * k], m[3 * k], m[3 * k], m[3 * k], m[3 * k]} * c0 +
+               (v8f){m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1]} * c1 +
+               (v8f){m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2]} * c2;
+    if (gl)
+        for (int k = 0; k < 3; k++) {
+            v8f g;
+            memcpy(&g, gl + (size_t)k * x->w + xx, sizeof g);
+            e[k] += g;
+        }
+    const v8f yl = _mm256_set1_ps(0.2126f) * e[0] + _mm256_set1_ps(0.7152f) * e[1] + _mm256_set1_ps(0.0722f) * e[2];
+    __m256i px = _mm256_set1_epi32((int32_t)0xFF000000u);
+#pragma GCC unroll 3
+    for (int k = 0; k < 3; k++) {
+        v8f v = yl + _mm256_set1_ps(DESAT) * (e[k] - yl);
+        v = _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps((float)PFX_LUT_XMAX)); /* v finite or NaN: as the selects below */
+        const v8f r = (v8f)_mm256_sqrt_ps((__m256)v);
+        const __m256i idx = _mm256_cvttps_epi32((__m256)(r * _mm256_set1_ps(lut_in) + _mm256_set1_ps(0.5f)));
+        /* 4 bytes from each entry, its byte the low one (tone8 is followed by wb in the struct) */
+        __m256i t = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)x->tone8, idx, 1), _mm256_set1_epi32(0xFF));
+        px = _mm256_or_si256(px, _mm256_slli_epi32(t, 8 * (2 - k)));
+    }
+    _mm256_storeu_si256((__m256i *)(void *)(x->out + 4 * i), px);
+}
+#endif
+
 /* The final pass: chromatic aberration, exposure, white balance, glow, Unreal's desaturations
 ** around the tone curve, the curve and the output gamma, to BGRA. */
 static void final_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
-    const float *src = x->blur_now ? x->tmp : x->lin;
+    const float *src = x->blur_now ? x->tmp : NULL; /* NULL: the bytes, decoded here (src_rgb) */
     const float s = (float)x->scale;
     float m[9];
     for (int k = 0; k < 9; k++)
@@ -594,12 +751,18 @@ static void final_band(void *arg, uint32_t b)
                 for (int k = 0; k < 3; k++)
                     gl[(size_t)k * x->w + c] = g0[k] + wx * (g1[k] - g0[k]);
             }
+#ifdef PFX_AVX2
+            if (x->avx2)
+                for (; xx + 8 <= x->w; xx += 8)
+                    final_eight(x, src, m, gl, lut_in, (size_t)y * x->w + xx, xx);
+#endif
             for (; xx + 4 <= x->w; xx += 4)
                 final_four(x, src, m, gl, lut_in, (size_t)y * x->w + xx, xx);
         }
         for (; xx < x->w; xx++) {
             size_t i = (size_t)y * x->w + xx;
-            float c[3] = {src[3 * i], src[3 * i + 1], src[3 * i + 2]};
+            float c[3];
+            src_rgb(x, src, i, c);
             if (ca > 0) {
                 /* red sampled farther out, blue nearer in, growing past the offset radius */
                 float dx = (float)xx + 0.5f - cx, dy = (float)y + 0.5f - cy, r = sqrtf(dx * dx + dy * dy) * rn;
@@ -607,10 +770,11 @@ static void final_band(void *arg, uint32_t b)
                 if (k > 0) {
                     long rx = round_away(cx + dx * (1 + k) - 0.5f), ry = round_away(cy + dy * (1 + k) - 0.5f);
                     long bx = round_away(cx + dx * (1 - k) - 0.5f), by = round_away(cy + dy * (1 - k) - 0.5f);
+                    float t[3];
                     if (rx >= 0 && ry >= 0 && rx < (long)x->w && ry < (long)x->h)
-                        c[0] = src[3 * ((size_t)ry * x->w + (size_t)rx)];
+                        src_rgb(x, src, (size_t)ry * x->w + (size_t)rx, t), c[0] = t[0];
                     if (bx >= 0 && by >= 0 && bx < (long)x->w && by < (long)x->h)
-                        c[2] = src[3 * ((size_t)by * x->w + (size_t)bx) + 2];
+                        src_rgb(x, src, (size_t)by * x->w + (size_t)bx, t), c[2] = t[2];
                 }
             }
             float e[3];
@@ -638,24 +802,23 @@ static void final_band(void *arg, uint32_t b)
 void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *out, pfx_run_fn run, void *runner)
 {
     x->in = in, x->out = out, x->vel = vel;
-    run_tasks(run, runner, decode_band, x, bands(x));
     x->blur_now = false;
     if (vel && x->tmp) {
+        run_tasks(run, runner, tile_rows, x, bands(x)); /* BAND == TILE: a band is a row of tiles */
         tile_max(x);
-        if (x->blur_now) {
-            run_tasks(run, runner, speed_band, x, bands(x));
-            run_tasks(run, runner, blur_band, x, bands(x));
-        }
     }
-    const float *src = x->blur_now ? x->tmp : x->lin;
+    if (x->blur_now) { /* the gather reads neighbours: the image decoded first */
+        run_tasks(run, runner, decode_band, x, bands(x));
+        run_tasks(run, runner, blur_band, x, bands(x));
+    }
+    /* without blur nothing is decoded ahead: metering, bloom and the final pass read the bytes
+    ** through the table (src_rgb), one pass over the image instead of two */
+    const float *src = x->blur_now ? x->tmp : NULL;
     /* exposure: manual, or the histogram's EV clamped to [min, max] and adapted at Unreal's rate */
     if (x->p.manual) {
         x->target_ev = x->ev = pfx_manual_ev(&x->p);
     } else {
-        const float *keep = x->lin;
-        x->lin = (float *)src; /* meter what the camera sees after the blur */
-        double target = clampd(metered_ev(x), x->p.min_bright, x->p.max_bright);
-        x->lin = (float *)keep;
+        double target = clampd(metered_ev(x, src), x->p.min_bright, x->p.max_bright); /* after the blur */
         x->target_ev = target;
         if (!x->adapted || !(dt > 0)) {
             x->ev = target;

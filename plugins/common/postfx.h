@@ -40,8 +40,8 @@ typedef void (*pfx_run_fn)(void *runner, void (*fn)(void *arg, uint32_t task), v
 typedef struct pfx {
     pfx_params p;
     uint32_t w, h, sw, sh, tw, th; /* image; the bloom image (an eighth a side); the wide bloom's (a 64th) */
-    float *lin;               /* 3 floats a pixel: linear RGB decoded (then motion blurred) */
-    float *tmp;               /* 3 floats a pixel: the motion blur's output */
+    float *lin;               /* 3 floats a pixel (+4 of padding): linear RGB, decoded only for a frame that blurs */
+    float *tmp;               /* 3 floats a pixel (+4): the motion blur's output; tile_rows' scratch before it */
     float *bright, *blur, *blur2; /* 3 floats a bloom pixel */
     float *tiny, *tiny2;      /* 3 floats a wide-bloom pixel */
     uint32_t *gx;             /* each column's left bloom pixel */
@@ -49,6 +49,7 @@ typedef struct pfx {
     float *gfull;             /* a band's row of glow at full width, 3 planes of w floats */
     float *tile;              /* 2 floats a 16 px tile: the largest blur vector near it */
     float *speed;             /* a float a pixel: half its blur vector's length */
+    struct pfx_taps *taps;    /* a tile's taps (postfx.c), one a tile */
     float dec[256];           /* 8-bit value, gamma 2.2 encoded -> linear */
     uint8_t tone8[PFX_LUT];   /* exposed linear (sqrt-spaced, 0..PFX_LUT_XMAX) -> output byte: curve and gamma */
     double wb[9];             /* white balance, linear sRGB, row-major */
@@ -61,6 +62,7 @@ typedef struct pfx {
     const float *vel;
     uint8_t *out;
     bool blur_now;
+    bool avx2;                /* the final pass in AVX2 lanes (the same bytes; postfx.c) */
 } pfx;
 
 /* Sets up the tables and buffers for w x h (motion blur buffers only when it can act). false

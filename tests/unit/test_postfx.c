@@ -316,6 +316,99 @@ static void deterministic(void)
     CHECK(memcmp(out, out2, sizeof out) == 0, "the same image twice: the same bytes");
 }
 
+/* The tile's blur vector is the first longest in the tile's row-major order (Unreal's tile max
+** as a scan finds it; tile_rows finds it four pixels at a time): two vectors of the same length
+** in one tile, one vertical and one horizontal, over vertical stripes that only a horizontal blur
+** changes, among pixels moving vertically a little slower (fast enough to take the near taps).
+** Whichever comes first in row-major order sets the tile's (and its neighbours') blur. */
+static void tile_max_first(void)
+{
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            uint8_t *q = img + 4 * (y * W + x), v = x % 2 ? 220 : 30;
+            q[0] = q[1] = q[2] = v, q[3] = 255;
+        }
+    pfx_params p = base();
+    p.mb_intensity = 0.45, p.mb_max_distortion = 5;
+    float *vel = calloc((size_t)W * H * 2, sizeof(float));
+    pfx x;
+    CHECK(pfx_init(&x, &p, W, H), "init");
+    pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL); /* no blur */
+    /* in the tile at (64, 32), the vertical one's column and row, then the horizontal one's: in
+    ** different SSE lanes (columns 9 and 2), then in the same lane (columns 1 and 5); even cases
+    ** put the vertical one first */
+    static const int at[4][4] = {{9, 2, 2, 3}, {2, 3, 9, 2}, {1, 2, 5, 2}, {5, 2, 1, 2}};
+    for (int order = 0; order < 4; order++) {
+        for (int i = 0; i < W * H; i++)
+            vel[2 * i] = 0, vel[2 * i + 1] = 3.9f;
+        const int vx = at[order][0], vy = at[order][1], hx = at[order][2], hy = at[order][3];
+        vel[2 * ((32 + vy) * W + 64 + vx) + 1] = 4;
+        vel[2 * ((32 + hy) * W + 64 + hx)] = 4, vel[2 * ((32 + hy) * W + 64 + hx) + 1] = 0;
+        pfx_apply(&x, img, vel, 0.05, out2, NULL, NULL);
+        int changed = 0;
+        for (int y = 32; y < 48; y++)
+            for (int xx = 64; xx < 80; xx++)
+                changed += out2[4 * (y * W + xx) + 1] != out[4 * (y * W + xx) + 1];
+        if (order % 2 == 0)
+            CHECK(changed == 0, "case %d, the vertical vector first: vertical stripes unchanged (%d pixels changed)", order, changed);
+        else
+            CHECK(changed > 200, "case %d, the horizontal vector first: the stripes blur (%d of 256 pixels changed)", order, changed);
+    }
+    pfx_free(&x);
+    free(vel);
+}
+
+/* A runner that runs the tasks last first: each task writes its own rows, so any order gives
+** the same bytes (the engine's pool runs them in any order on 1-3 threads). */
+static void run_reversed(void *runner, void (*fn)(void *arg, uint32_t task), void *arg, uint32_t n)
+{
+    (void)runner;
+    for (uint32_t t = n; t-- > 0;)
+        fn(arg, t);
+}
+
+/* Motion blur with random vectors (still, slow and fast regions and pixels of their own), bloom,
+** flare and chromatic aberration on: the bytes do not depend on the order of the bands. */
+static void task_order(void)
+{
+    uint64_t st = 12345;
+    float *vel = calloc((size_t)W * H * 2, sizeof(float));
+    for (int i = 0; i < W * H; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        img[4 * i] = (uint8_t)(st >> 56), img[4 * i + 1] = (uint8_t)(st >> 48), img[4 * i + 2] = (uint8_t)(st >> 40);
+        img[4 * i + 3] = 255;
+        const int x = i % W, y = i / W, region = (x / 24 + y / 20) % 4;
+        const float r0 = (float)((st >> 20) & 1023) / 1023.0f - 0.5f, r1 = (float)((st >> 8) & 1023) / 1023.0f - 0.5f;
+        vel[2 * i] = region == 0 ? 0 : region == 1 ? 0.3f : region == 2 ? 3.5f : 12 * r0;
+        vel[2 * i + 1] = region == 0 ? 0 : region == 1 ? -0.2f : region == 2 ? -2.0f : 12 * r1;
+    }
+    for (int ca = 0; ca < 2; ca++) {
+        pfx_params p = base();
+        p.manual = false, p.bloom = 0.675, p.flare = 0.1, p.ca_intensity = ca, p.mb_intensity = 0.45;
+        p.mb_max_distortion = 2;
+        pfx a, b;
+        CHECK(pfx_init(&a, &p, W, H) && pfx_init(&b, &p, W, H), "init");
+        pfx_apply(&a, img, vel, 0.05, out, NULL, NULL);
+        pfx_apply(&b, img, vel, 0.05, out2, run_reversed, NULL);
+        CHECK(memcmp(out, out2, sizeof out) == 0, "bands in reverse order: the same bytes (aberration %d)", ca);
+        /* the final pass in SSE2's four lanes instead of AVX2's eight (where the CPU has AVX2):
+        ** the same bytes, with blur and without (the bytes read through the table) */
+        for (int blur = 0; blur < 2; blur++) {
+            pfx c;
+            CHECK(pfx_init(&c, &p, W, H), "init");
+            const bool wide = c.avx2;
+            c.avx2 = false;
+            pfx_apply(&c, img, blur ? vel : NULL, 0.05, out2, NULL, NULL);
+            c.avx2 = wide, c.adapted = false;
+            pfx_apply(&c, img, blur ? vel : NULL, 0.05, out, NULL, NULL);
+            CHECK(memcmp(out, out2, sizeof out) == 0, "SSE2 and AVX2 final passes: the same bytes (blur %d, aberration %d)", blur, ca);
+            pfx_free(&c);
+        }
+        pfx_free(&a), pfx_free(&b);
+    }
+    free(vel);
+}
+
 int main(void)
 {
     exposure_compensation();
@@ -326,5 +419,7 @@ int main(void)
     bloom_flare_aberration();
     motion_blur();
     deterministic();
+    tile_max_first();
+    task_order();
     return CHECK_DONE();
 }
