@@ -122,6 +122,11 @@ static void kinematic_end(sn_world *w, double dt)
             dBodyEnable(a->ph->body);
             for (dGeomID g = dBodyGetFirstGeom(a->ph->body); g; g = dBodyGetNextGeom(g))
                 dGeomEnable(g);
+            /* A coarse body that stood still (a queue in a jam) is where it was placed: placing
+            ** it again would only mark its geoms moved, and ODE would recompute their boxes
+            ** (through their offsets' storage, a cache miss each) in the next sweep. */
+            if (sn_body_at_state(a->ph->body, &a->st, a->ph->com))
+                continue;
         }
         sn_body_from_state(a->ph->body, &a->st, a->ph->com);
     }
