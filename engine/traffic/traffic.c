@@ -687,7 +687,14 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         ** across and along the path there; in the corridor and ahead, it holds us. */
         double best = INFINITY, s_at = 0;
         sn_vec3 tan = {1, 0, 0};
+        const double bx = b->st.pos.x, by = b->st.pos.y;
         for (uint32_t i = 0; i + 1 < md->n; i++) {
+            /* a segment whose box is farther than the nearest point so far cannot be nearer (a
+            ** margin far above rounding: the same segment wins as without the test) */
+            const double ox = maxd(0, maxd(mind(pts[i].x, pts[i + 1].x) - bx, bx - maxd(pts[i].x, pts[i + 1].x)));
+            const double oy = maxd(0, maxd(mind(pts[i].y, pts[i + 1].y) - by, by - maxd(pts[i].y, pts[i + 1].y)));
+            if (ox * ox + oy * oy > best + 1e-6)
+                continue;
             double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
             if (l2 < 1e-12)
                 continue;
