@@ -49,6 +49,7 @@ static void mark_skips(sn_world *w, double dt)
             near = sn_v3_dot(d, d) < (ra + dyn[j].r) * (ra + dyn[j].r);
         }
         k->skip = !near;
+        w->n_kin_skipped += k->skip;
         if (k->skip) {
             /* Out of ODE's frame altogether: not stepped, not in the sweep and prune (its
             ** geoms are back, at its new pose, in kinematic_end). */
@@ -62,7 +63,7 @@ static void mark_skips(sn_world *w, double dt)
 static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
 {
     (void)err;
-    w->n_kinematic = 0; /* the substeps and the end pass over the bodies only when some are */
+    w->n_kinematic = w->n_kin_skipped = 0; /* the substeps and the end pass over the bodies only when some are */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC)
