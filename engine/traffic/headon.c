@@ -218,7 +218,11 @@ static size_t path_of(const sn_actor *b, const sn_mapdrive *mb, sn_vec3 *pts, do
 void sn_headon_detect(sn_engine *e, const sn_actor *a, sn_mapdrive *md, const sn_actor *who, const sn_vec3 *pts,
                       const double *along, size_t np)
 {
-    sn_mapdrive *mb = who && who->kind == SN_ACTOR_VEHICLE ? drive_of(who) : NULL;
+    /* its own state first: most vehicles fail there, before the other's (a cache miss each) is read */
+    if (!who || md->pass_with || md->held_for || md->wait_for != who->id || md->wait_logical || md->stand < SN_HEADON_STAND ||
+        md->n < 2 || md->path[0].is_junction)
+        return;
+    sn_mapdrive *mb = who->kind == SN_ACTOR_VEHICLE ? drive_of(who) : NULL;
     if (!mb || md->pass_with || md->held_for || mb->pass_with || mb->held_for || md->wait_for != who->id ||
         mb->wait_for != a->id || md->wait_logical || mb->wait_logical || md->stand < SN_HEADON_STAND ||
         mb->stand < SN_HEADON_STAND || mb->n < 2 || md->n < 2 || md->path[0].is_junction || mb->path[0].is_junction)

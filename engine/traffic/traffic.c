@@ -92,6 +92,11 @@ static bool build_grid(sn_engine *e)
     t->ext_max = 0;
     for (size_t i = 0; i < w->n_bodies; i++) {
         const sn_actor *a = w->bodies[i];
+        /* the actors and their boxes are cache misses at hundreds of vehicles: fetched ahead */
+        if (i + 4 < w->n_bodies)
+            __builtin_prefetch(w->bodies[i + 4]);
+        if (i + 2 < w->n_bodies)
+            __builtin_prefetch(w->bodies[i + 2]->ph);
         body *b = &t->b[t->n++];
         b->a = a;
         b->id = a->id;
@@ -324,6 +329,116 @@ typedef struct lskip {
     bool vehicles, walkers;
 } lskip;
 
+/* What leader() keeps while it scans: the nearest body ahead in the corridor (gap, its speed
+** along the path, who) and, for the gap searches, the nearest behind (gap_b, v_b); j and jb: their
+** indices in the grid, the scan's order, which breaks ties as the scan in that order would. */
+/* fmin and fmax without the library call (they are calls at -O2: NaN and signed zeros); the
+** leader scan's boxes hold finite coordinates, where both give the same order. */
+static inline double mind(double a, double b) { return b < a ? b : a; }
+static inline double maxd(double a, double b) { return b > a ? b : a; }
+
+typedef struct lbest {
+    bool found;
+    double *gap, *v_lead, *gap_b, *v_b;
+    const sn_actor **who;
+    size_t j, jb;
+} lbest;
+
+/* One body of the grid (index j) against the path's corridor: its nearest point on the polyline
+** among the chunks within r of it, from chunk c0 (the first such) on, and whether it holds us. */
+static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, const double *along, size_t nseg,
+                     size_t nch, double (*cb)[4], double half_width, double front, const lskip *skip, lbest *lb)
+{
+    enum { CHUNK = 8 };
+    /* The nearest point of the path polyline to its centre, among the chunks within r of
+    ** it: a body farther than r from every segment is clear of the corridor (below), so a
+    ** segment whose box is farther than r is skipped too (it cannot be the nearest of one
+    ** within the corridor, and skipping it leaves one outside it outside). */
+    const sn_vec3 ex = b->ext;
+    const double r = half_width + ex.x + ex.y + 1e-3;
+    double best = INFINITY, s_at = 0;
+    sn_vec3 tan = {1, 0, 0};
+    for (size_t c = c0; c < nch; c++) {
+        if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
+            continue;
+        const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
+        for (size_t i = c * CHUNK; i < i1; i++) {
+            const double ax = pts[i].x, bx = pts[i + 1].x, ay = pts[i].y, by = pts[i + 1].y;
+            if (b->pos.x < mind(ax, bx) - r || b->pos.x > maxd(ax, bx) + r || b->pos.y < mind(ay, by) - r ||
+                b->pos.y > maxd(ay, by) + r)
+                continue;
+            double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+            if (l2 < 1e-12)
+                continue;
+            double u = clampd(((b->pos.x - ax) * dx + (b->pos.y - ay) * dy) / l2, 0, 1);
+            double px = ax + u * dx - b->pos.x, py = ay + u * dy - b->pos.y, d = px * px + py * py;
+            if (d < best) {
+                double l = sqrt(l2);
+                best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
+            }
+        }
+    }
+    if (!isfinite(best) || (s_at <= 0 && !lb->gap_b))
+        return; /* beside or behind us */
+    sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
+    double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
+    double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
+    if (sqrt(best) - ext_lat > half_width)
+        return; /* clear of our corridor */
+    if (lb->gap_b && s_at <= 0) {
+        double g = -s_at - ext_along - front; /* its front to our rear (our box is symmetric) */
+        if (g < *lb->gap_b || (g == *lb->gap_b && j < lb->jb))
+            *lb->gap_b = g, *lb->v_b = sn_v3_dot(b->vel, tan), lb->jb = j;
+        return;
+    }
+    double g = s_at - ext_along - front;
+    if (g < -0.3 && b->kind == SN_ACTOR_WALKER && skip)
+        return; /* a walker beside us, not ahead of the front bumper: driving on moves away from it */
+    if (!lb->found || g < *lb->gap || (g == *lb->gap && j < lb->j)) {
+        lb->found = true;
+        *lb->gap = g;
+        *lb->v_lead = sn_v3_dot(b->vel, tan);
+        lb->j = j;
+        if (lb->who)
+            *lb->who = b->a;
+    }
+}
+
+/* A body that passed the first test: its grid index, the first chunk within its reach and the
+** least gap it can have (that chunk's start along the path, less its box's half diagonal in x-y
+** and our front). */
+typedef struct lcand {
+    double low;
+    uint32_t j, c;
+} lcand;
+
+/* The candidates by their least gap, nearest first: once the gap found is below a candidate's
+** least, it and all after it cannot hold us nearer (the gap searches still measure those that
+** may be behind us). Exact: a body is skipped only when its gap cannot beat the one found (ties
+** go to the lower grid index, the scan's order). */
+static void consider_all(const struct sn_traffic *t, lcand *cd, size_t n, const sn_vec3 *pts, const double *along,
+                         size_t nseg, size_t nch, double (*cb)[4], double half_width, double front, const lskip *skip,
+                         lbest *lb)
+{
+    enum { CHUNK = 8 };
+    for (size_t i = 1; i < n; i++) { /* insertion sort: a few dozen at most */
+        const lcand x = cd[i];
+        size_t k = i;
+        for (; k > 0 && (cd[k - 1].low > x.low || (cd[k - 1].low == x.low && cd[k - 1].j > x.j)); k--)
+            cd[k] = cd[k - 1];
+        cd[k] = x;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (lb->found && cd[i].low - 1e-6 > *lb->gap) {
+            if (!lb->gap_b)
+                break;
+            if (along[cd[i].c * CHUNK] > 0)
+                continue; /* its nearest point is ahead of our centre: it is not behind us either */
+        }
+        consider(&t->b[cd[i].j], cd[i].j, cd[i].c, pts, along, nseg, nch, cb, half_width, front, skip, lb);
+    }
+}
+
 static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts, const double *along, size_t np,
                    double half_width, const lskip *skip, double *gap, double *v_lead, const sn_actor **who,
                    double *gap_b, double *v_b)
@@ -333,27 +448,31 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
         return false;
     double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
     for (size_t i = 0; i < np; i++) {
-        lo_x = fmin(lo_x, pts[i].x), hi_x = fmax(hi_x, pts[i].x);
-        lo_y = fmin(lo_y, pts[i].y), hi_y = fmax(hi_y, pts[i].y);
+        lo_x = mind(lo_x, pts[i].x), hi_x = maxd(hi_x, pts[i].x);
+        lo_y = mind(lo_y, pts[i].y), hi_y = maxd(hi_y, pts[i].y);
     }
     const double reach = half_width + 3.0; /* a truck's half length beside the path */
     int64_t cx0 = cell_of(lo_x - reach), cx1 = cell_of(hi_x + reach), cy0 = cell_of(lo_y - reach), cy1 = cell_of(hi_y + reach);
-    bool found = false;
     const double front = self->ph->bbox.extent.x;
     /* The path's segments in chunks of CHUNK with their boxes: a body far from a chunk's box
     ** skips its segments (none of them can be its nearest point within the corridor), so a body
     ** costs a few box tests and one or two chunks, not np segments. */
-    enum { CHUNK = 8, MAXCH = SN_MD_PATH / CHUNK + 2 };
+    enum { CHUNK = 8, MAXCH = SN_MD_PATH / CHUNK + 2, NCAND = 64 };
     double cb[MAXCH][4];
     const size_t nseg = np - 1, nch = (nseg + CHUNK - 1) / CHUNK;
     for (size_t c = 0; c < nch && c < MAXCH; c++) {
         size_t i0 = c * CHUNK, i1 = i0 + CHUNK < nseg ? i0 + CHUNK : nseg; /* segments i0..i1-1: points i0..i1 */
         cb[c][0] = cb[c][1] = pts[i0].x, cb[c][2] = cb[c][3] = pts[i0].y;
         for (size_t i = i0 + 1; i <= i1; i++) {
-            cb[c][0] = fmin(cb[c][0], pts[i].x), cb[c][1] = fmax(cb[c][1], pts[i].x);
-            cb[c][2] = fmin(cb[c][2], pts[i].y), cb[c][3] = fmax(cb[c][3], pts[i].y);
+            cb[c][0] = mind(cb[c][0], pts[i].x), cb[c][1] = maxd(cb[c][1], pts[i].x);
+            cb[c][2] = mind(cb[c][2], pts[i].y), cb[c][3] = maxd(cb[c][3], pts[i].y);
         }
     }
+    lbest lb = {.gap = gap, .v_lead = v_lead, .gap_b = gap_b, .v_b = v_b, .who = who};
+    /* The bodies that pass the first test, measured nearest first in batches of NCAND: in dense
+    ** traffic most of them lie beyond the leader already found (a queue ahead) and are not measured. */
+    lcand cd[NCAND];
+    size_t ncd = 0;
     /* A body is only looked at within r <= rmax of a chunk's box (below), and its cell holds
     ** its centre: a column's cells farther than rmax from every chunk's box hold none that
     ** counts. The rest of the column keeps its order, so the same bodies are met in the same
@@ -364,7 +483,7 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
         double ylo = nch > MAXCH ? -INFINITY : INFINITY, yhi = nch > MAXCH ? INFINITY : -INFINITY;
         for (size_t c = 0; c < nch && c < MAXCH; c++)
             if (cb[c][1] >= x0 && cb[c][0] <= x1)
-                ylo = fmin(ylo, cb[c][2] - rmax), yhi = fmax(yhi, cb[c][3] + rmax);
+                ylo = mind(ylo, cb[c][2] - rmax), yhi = maxd(yhi, cb[c][3] + rmax);
         if (!(ylo <= yhi))
             continue;
         int64_t ya = isfinite(ylo) ? cell_of(ylo) : cy0, yb = isfinite(yhi) ? cell_of(yhi) : cy1;
@@ -389,54 +508,15 @@ static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts,
             if (skip && (b->id == skip->actor || (skip->vehicles && b->kind == SN_ACTOR_VEHICLE) ||
                          (skip->walkers && b->kind == SN_ACTOR_WALKER)))
                 continue;
-            /* The nearest point of the path polyline to its centre, among the chunks within r of
-            ** it: a body farther than r from every segment is clear of the corridor (below). */
-            const sn_vec3 ex = b->ext;
-            const double r = half_width + ex.x + ex.y + 1e-3;
-            double best = INFINITY, s_at = 0;
-            sn_vec3 tan = {1, 0, 0};
-            for (size_t c = 0; c < nch; c++) {
-            if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
-                continue;
-            const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
-            for (size_t i = c * CHUNK; i < i1; i++) {
-                double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
-                if (l2 < 1e-12)
-                    continue;
-                double u = clampd(((b->pos.x - pts[i].x) * dx + (b->pos.y - pts[i].y) * dy) / l2, 0, 1);
-                double px = pts[i].x + u * dx - b->pos.x, py = pts[i].y + u * dy - b->pos.y, d = px * px + py * py;
-                if (d < best) {
-                    double l = sqrt(l2);
-                    best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
-                }
-            }
-            }
-            if (!isfinite(best) || (s_at <= 0 && !gap_b))
-                continue; /* beside or behind us */
-            sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
-            double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
-            double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
-            if (sqrt(best) - ext_lat > half_width)
-                continue; /* clear of our corridor */
-            if (gap_b && s_at <= 0) {
-                double g = -s_at - ext_along - front; /* its front to our rear (our box is symmetric) */
-                if (g < *gap_b)
-                    *gap_b = g, *v_b = sn_v3_dot(b->vel, tan);
-                continue;
-            }
-            double g = s_at - ext_along - front;
-            if (g < -0.3 && b->kind == SN_ACTOR_WALKER && skip)
-                continue; /* a walker beside us, not ahead of the front bumper: driving on moves away from it */
-            if (!found || g < *gap) {
-                found = true;
-                *gap = g;
-                *v_lead = sn_v3_dot(b->vel, tan);
-                if (who)
-                    *who = b->a;
-            }
+            if (ncd == NCAND)
+                consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb), ncd = 0;
+            /* its nearest point lies in chunk c or after, at along[c * CHUNK] or more; its box
+            ** along the path is at most its half extents' sum */
+            cd[ncd++] = (lcand){along[c * CHUNK] - (q->ex + q->ey) - front, (uint32_t)j, (uint32_t)c};
         }
     }
-    return found;
+    consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb);
+    return lb.found;
 }
 
 #define XW_NEAR 3.5  /* m: a walker on a crossing this near where our path crosses it holds us */
@@ -607,7 +687,14 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         ** across and along the path there; in the corridor and ahead, it holds us. */
         double best = INFINITY, s_at = 0;
         sn_vec3 tan = {1, 0, 0};
+        const double bx = b->st.pos.x, by = b->st.pos.y;
         for (uint32_t i = 0; i + 1 < md->n; i++) {
+            /* a segment whose box is farther than the nearest point so far cannot be nearer (a
+            ** margin far above rounding: the same segment wins as without the test) */
+            const double ox = maxd(0, maxd(mind(pts[i].x, pts[i + 1].x) - bx, bx - maxd(pts[i].x, pts[i + 1].x)));
+            const double oy = maxd(0, maxd(mind(pts[i].y, pts[i + 1].y) - by, by - maxd(pts[i].y, pts[i + 1].y)));
+            if (ox * ox + oy * oy > best + 1e-6)
+                continue;
             double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
             if (l2 < 1e-12)
                 continue;
@@ -1080,6 +1167,19 @@ void sn_traffic_controllers(sn_engine *e, double dt)
         sn_jx_purge(e->traffic->jx, e->clock.frame - 1); /* claims of vehicles gone or off their paths */
     for (size_t i = 0; i < w->n_actors; i++) {
         sn_actor *a = w->actors[i];
+        /* each vehicle's actor, motion, autopilot and mapdrive are cache misses at hundreds of
+        ** vehicles: fetched a few actors ahead, one level of the chain each (no effect on results) */
+        if (i + 4 < w->n_actors)
+            __builtin_prefetch(w->actors[i + 4]);
+        if (i + 3 < w->n_actors && w->actors[i + 3]->has_autopilot)
+            __builtin_prefetch(w->actors[i + 3]->mv);
+        if (i + 2 < w->n_actors && w->actors[i + 2]->has_autopilot)
+            __builtin_prefetch(w->actors[i + 2]->mv->ap);
+        if (i + 1 < w->n_actors && w->actors[i + 1]->has_autopilot) {
+            const sn_mapdrive *next = w->actors[i + 1]->mv->ap->map;
+            if (next)
+                __builtin_prefetch(next);
+        }
         if (!a->has_autopilot)
             continue;
         if (!a->mv->ap->map)

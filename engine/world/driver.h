@@ -60,5 +60,8 @@ const char *sn_ode_message(void);
 void sn_state_from_body(sn_actor_state *st, dBodyID b, sn_vec3 com);
 /* Places a body at a state's pose and velocities (of the origin). */
 void sn_body_from_state(dBodyID b, const sn_actor_state *st, sn_vec3 com);
+/* Whether b already holds what sn_body_from_state(b, st, com) would set (position, quaternion,
+** velocities, compared exactly): placing it again would change nothing but mark its geoms moved. */
+bool sn_body_at_state(dBodyID b, const sn_actor_state *st, sn_vec3 com);
 
 #endif

@@ -49,6 +49,7 @@ static void mark_skips(sn_world *w, double dt)
             near = sn_v3_dot(d, d) < (ra + dyn[j].r) * (ra + dyn[j].r);
         }
         k->skip = !near;
+        w->n_kin_skipped += k->skip;
         if (k->skip) {
             /* Out of ODE's frame altogether: not stepped, not in the sweep and prune (its
             ** geoms are back, at its new pose, in kinematic_end). */
@@ -62,7 +63,7 @@ static void mark_skips(sn_world *w, double dt)
 static sn_status kinematic_begin(sn_world *w, double dt, sn_error *err)
 {
     (void)err;
-    w->n_kinematic = 0; /* the substeps and the end pass over the bodies only when some are */
+    w->n_kinematic = w->n_kin_skipped = 0; /* the substeps and the end pass over the bodies only when some are */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC)
@@ -122,6 +123,11 @@ static void kinematic_end(sn_world *w, double dt)
             dBodyEnable(a->ph->body);
             for (dGeomID g = dBodyGetFirstGeom(a->ph->body); g; g = dBodyGetNextGeom(g))
                 dGeomEnable(g);
+            /* A coarse body that stood still (a queue in a jam) is where it was placed: placing
+            ** it again would only mark its geoms moved, and ODE would recompute their boxes
+            ** (through their offsets' storage, a cache miss each) in the next sweep. */
+            if (sn_body_at_state(a->ph->body, &a->st, a->ph->com))
+                continue;
         }
         sn_body_from_state(a->ph->body, &a->st, a->ph->com);
     }

@@ -155,6 +155,7 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
     w->substep_dt = h;
     /* One pass over the bodies: forces, and this substep's crush marks cleared. */
     size_t standing = 0; /* walkers to put upright after the step (none fall in between and get up) */
+    size_t n_dyn = 0;    /* physics-driven bodies */
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         /* The vehicle model waits on memory more than on arithmetic (500 cars on a map: the
@@ -180,6 +181,7 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
         a->crushing = false;
         if (!a->ph->body || a->drive != SN_DRIVE_PHYSICS)
             continue;
+        n_dyn++;
         if (a->kind == SN_ACTOR_VEHICLE) {
             sn_vehicle_apply(w, a, h);
         } else if (a->kind == SN_ACTOR_WALKER && !a->fallen) {
@@ -193,8 +195,15 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
     }
     w->n_contacts = 0;
     w->any_crushing = false;
-    sn_dbp_collide_world(w, w, sn_near_callback);
-    dWorldQuickStep(w->world, h);
+    /* Hybrid mode without a dynamic body (every vehicle out of ODE's frame, driver_kinematic.c):
+    ** ODE has nothing enabled to step and no pair can make a contact (one side must be dynamic,
+    ** contacts.c), so neither runs; its sweep would only recompute moved boxes, which queries
+    ** do on demand. Only with some coarse body skipped: other scenes step as before. */
+    const bool idle = !n_dyn && w->n_kin_skipped && w->n_kin_skipped == w->n_kinematic;
+    if (!idle) {
+        sn_dbp_collide_world(w, w, sn_near_callback);
+        dWorldQuickStep(w->world, h);
+    }
     if (w->any_crushing)
         absorb_crush(w);
     sn_gather_contacts(w, h);

@@ -318,6 +318,18 @@ void sn_state_from_body(sn_actor_state *st, dBodyID b, sn_vec3 com)
     st->vel = sn_v3_sub(sn_v3(v[0], v[1], v[2]), sn_v3_cross(st->ang_vel, r));
 }
 
+bool sn_body_at_state(dBodyID b, const sn_actor_state *st, sn_vec3 com)
+{
+    sn_vec3 r = sn_quat_apply(st->rot, com);
+    sn_vec3 p = sn_v3_add(st->pos, r), v = sn_v3_add(st->vel, sn_v3_cross(st->ang_vel, r));
+    const dReal *bp = dBodyGetPosition(b), *bq = dBodyGetQuaternion(b), *bv = dBodyGetLinearVel(b),
+                *bw = dBodyGetAngularVel(b);
+    /* (the quaternion as dBodySetQuaternion keeps it: normalised; a rounding apart is a miss, not an error) */
+    return bp[0] == p.x && bp[1] == p.y && bp[2] == p.z && bq[0] == st->rot.w && bq[1] == st->rot.x &&
+           bq[2] == st->rot.y && bq[3] == st->rot.z && bv[0] == v.x && bv[1] == v.y && bv[2] == v.z &&
+           bw[0] == st->ang_vel.x && bw[1] == st->ang_vel.y && bw[2] == st->ang_vel.z;
+}
+
 void sn_body_from_state(dBodyID b, const sn_actor_state *st, sn_vec3 com)
 {
     dQuaternion q = {st->rot.w, st->rot.x, st->rot.y, st->rot.z};
