@@ -28,6 +28,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import _lib
 from . import env as _env
 from .env import SensimEnv
 
@@ -91,10 +92,16 @@ class SensimVectorEnv(_VectorEnv):
     scene: the scene file, with num_envs and SensimEnv's keyword arguments (observe, hero,
     reward, terminated, max_steps, overrides, threads: each engine's own threads, default 1,
     plugin_dir); or env_fns: callables that each return a SensimEnv (Gymnasium's
-    AsyncVectorEnv's argument), whose spaces must be equal."""
+    AsyncVectorEnv's argument), whose spaces must be equal.
+
+    share_map (default True): the environments are made with the process's map cache on
+    (sn_map_cache_enable, docs/batch.md "Runs that share a map"; turned off again after, when
+    it was off), so engines on the same map file share one parsed map, one road mesh and its
+    physics data, read by every engine's step, instead of a copy each: less memory and cache
+    per environment, outputs byte-identical (python/tests/test_vector_env.py)."""
 
     def __init__(self, scene: str | None = None, num_envs: int | None = None, *,
-                 env_fns: Sequence[Callable[[], SensimEnv]] | None = None, **env_kwargs):
+                 env_fns: Sequence[Callable[[], SensimEnv]] | None = None, share_map: bool = True, **env_kwargs):
         if (scene is None) == (env_fns is None):
             raise ValueError("SensimVectorEnv: give a scene (with num_envs) or env_fns, not both")
         if env_fns is None:
@@ -104,6 +111,10 @@ class SensimVectorEnv(_VectorEnv):
         elif not env_fns:
             raise ValueError("SensimVectorEnv: env_fns is empty")
         self.envs: list[SensimEnv] = []
+        L = _lib.lib()
+        turn_on = share_map and not L.sn_map_cache_enabled()
+        if turn_on:
+            L.sn_map_cache_enable(True)
         try:
             for fn in env_fns:
                 self.envs.append(fn())
@@ -111,6 +122,9 @@ class SensimVectorEnv(_VectorEnv):
             for e in self.envs:
                 e.close()
             raise
+        finally:  # engines keep the maps they share (resets too); later loads are not cached
+            if turn_on:
+                L.sn_map_cache_enable(False)
         self.num_envs = len(self.envs)
         first = self.envs[0]
         for i, e in enumerate(self.envs[1:], 1):

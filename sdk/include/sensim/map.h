@@ -181,6 +181,8 @@ SN_API void sn_map_close(sn_map *m); /* NULL-safe */
 ** engines). Thread-safe.
 */
 SN_API void sn_map_cache_enable(bool on);
+/* Whether the cache is on (so that code turning it on for a while can restore what it found). */
+SN_API bool sn_map_cache_enabled(void);
 /* What the cache holds and has saved: maps held, loads that reused a map, loads that reused
 ** scenery. Any pointer may be NULL. */
 SN_API void sn_map_cache_stats(size_t *maps, uint64_t *map_hits, uint64_t *scenery_hits);
