@@ -172,9 +172,9 @@ SN_API void sn_map_close(sn_map *m); /* NULL-safe */
 /*
 ** The map cache (docs/batch.md, "Runs that share a map"): while it is on, an engine of this
 ** process that loads a scene whose map file was loaded before - the same path, the same bytes,
-** compared whole on every load - shares that parsed map and copies its road mesh instead of
-** building them again, and copies the scenery built for the same scenery options, stop lines
-** and static boxes. Everything a run writes is byte-identical to a load without it; a file
+** compared whole on every load - shares that parsed map, its road mesh and the mesh's physics
+** data (read-only) instead of building them again, and copies the scenery built for the same
+** scenery options, stop lines and static boxes (sharing the grown mesh the same way). Everything a run writes is byte-identical to a load without it; a file
 ** that changed is parsed again. `sensim batch` turns it on and forks its runs from a process
 ** that loaded the map once. Off by default (an application that keeps one engine gains
 ** nothing); turning it off drops what it holds (maps still in use are freed with their
