@@ -7,6 +7,7 @@ in client.py, data.py and map.py are.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import glob
@@ -530,3 +531,17 @@ def cstr(s) -> bytes | None:
     return None if s is None else os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode()
 
 
+@contextlib.contextmanager
+def map_cache_on(on: bool = True):
+    """The process's map cache on for the block (sn_map_cache_enable, docs/batch.md "Runs that
+    share a map") and off again after when it was off: engines made inside share a map file's
+    parse, road mesh and its physics data, and keep them (through resets) after the block."""
+    L = lib()
+    turn = on and not L.sn_map_cache_enabled()
+    if turn:
+        L.sn_map_cache_enable(True)
+    try:
+        yield
+    finally:
+        if turn:
+            L.sn_map_cache_enable(False)

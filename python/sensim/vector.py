@@ -107,24 +107,18 @@ class SensimVectorEnv(_VectorEnv):
         if env_fns is None:
             if num_envs is None or int(num_envs) < 1:
                 raise ValueError(f"SensimVectorEnv: num_envs must be >= 1, not {num_envs!r}")
-            env_fns = [lambda: SensimEnv(scene, **env_kwargs)] * int(num_envs)
+            env_fns = [lambda: SensimEnv(scene, share_map=share_map, **env_kwargs)] * int(num_envs)
         elif not env_fns:
             raise ValueError("SensimVectorEnv: env_fns is empty")
         self.envs: list[SensimEnv] = []
-        L = _lib.lib()
-        turn_on = share_map and not L.sn_map_cache_enabled()
-        if turn_on:
-            L.sn_map_cache_enable(True)
         try:
-            for fn in env_fns:
-                self.envs.append(fn())
+            with _lib.map_cache_on(share_map):  # engines keep what they share (resets too)
+                for fn in env_fns:
+                    self.envs.append(fn())
         except BaseException:
             for e in self.envs:
                 e.close()
             raise
-        finally:  # engines keep the maps they share (resets too); later loads are not cached
-            if turn_on:
-                L.sn_map_cache_enable(False)
         self.num_envs = len(self.envs)
         first = self.envs[0]
         for i, e in enumerate(self.envs[1:], 1):

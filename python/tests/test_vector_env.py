@@ -48,10 +48,10 @@ def _digest(obs):
     return h.hexdigest()
 
 
-def _alone(scene, i, max_steps):
+def _alone(scene, i, max_steps, share_map=True):
     """Environment i run by itself: a digest per step (with next-step autoreset as the vector
     environment does it), rewards, ends."""
-    env = SensimEnv(scene, observe=["cam", "crash"], max_steps=max_steps)
+    env = SensimEnv(scene, observe=["cam", "crash"], max_steps=max_steps, share_map=share_map)
     obs, _ = env.reset(seed=10 + i)
     out, again = [_digest(obs)], False
     for a in _actions(i):
@@ -113,12 +113,13 @@ def _cache_hits():
 def test_vector_env_on_a_shared_map_gives_each_env_its_alone_bytes(out):
     """Engines sharing a map (the cache's one road mesh and trimesh data, through resets: max_steps
     10 over 45 steps) give byte-identical observations to each environment run alone with its own
-    map; the cache is back off after (it was off), and the loads did share (cache hits)."""
+    map (share_map=False: built again at every reset); the cache is back off after (it was off),
+    and the loads did share (cache hits)."""
     scene = scene_file(out, "vec_map.yaml", MAP_SCENE.format(map=os.path.abspath(os.path.join(SCENES, "..", "maps",
                                                                                               "highway.xodr"))))
     L = sensim._lib.lib()
     assert not L.sn_map_cache_enabled()
-    alone = [_alone(scene, i, 10) for i in range(2)]
+    alone = [_alone(scene, i, 10, share_map=False) for i in range(2)]  # each its own map, rebuilt at resets
     hits = _cache_hits()
     venv = SensimVectorEnv(scene, 2, observe=["cam", "crash"], max_steps=10)
     assert not L.sn_map_cache_enabled(), "the vector environment turns the cache off again"
