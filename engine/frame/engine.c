@@ -408,7 +408,9 @@ static sn_status load_map(sn_engine *e, sn_error *err)
     /* Its surfaces are static geometry of the world, built once (map/road_mesh.h). */
     sn_road_mesh *roads;
     sn_status st = sn_map_cache_road_mesh(e->map, &roads, err);
-    if (st || (st = sn_world_set_roads_shared(&e->world, roads, sn_map_cache_road_data(e->map, roads), err)))
+    const sn_road_mesh *own;
+    const dTriMeshDataID *data = st ? NULL : sn_map_cache_road_data(e->map, roads, &own);
+    if (st || (st = sn_world_set_roads_shared(&e->world, roads, own, data, err)))
         return st;
     sn_map_info info = {.struct_size = sizeof info};
     sn_map_info_get(e->map, &info, NULL);

@@ -94,6 +94,14 @@ void sn_map_cache_enable(bool enable)
         entry_free(dead[i]);
 }
 
+bool sn_map_cache_enabled(void)
+{
+    pthread_mutex_lock(&mu);
+    bool b = on;
+    pthread_mutex_unlock(&mu);
+    return b;
+}
+
 void sn_map_cache_stats(size_t *maps, uint64_t *mh, uint64_t *sh)
 {
     pthread_mutex_lock(&mu);
@@ -115,24 +123,6 @@ static bool copy_array(void **dst, const void *src, size_t n, size_t size)
     if (*dst)
         memcpy(*dst, src, n * size);
     return *dst != NULL;
-}
-
-/* A whole copy of a mesh (arrays sized to their counts: scenery grows them with sn_grow). */
-static sn_road_mesh *mesh_dup(const sn_road_mesh *m)
-{
-    sn_road_mesh *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    *c = *m;
-    c->v = NULL, c->vf = NULL, c->t = NULL, c->chunks = NULL;
-    if (!copy_array((void **)&c->v, m->v, m->n_v, sizeof *m->v) ||
-        !copy_array((void **)&c->vf, m->vf, m->n_v, sizeof *m->vf) ||
-        !copy_array((void **)&c->t, m->t, m->n_t, sizeof *m->t) ||
-        !copy_array((void **)&c->chunks, m->chunks, m->n_chunks, sizeof *m->chunks)) {
-        sn_road_mesh_free(c);
-        return NULL;
-    }
-    return c;
 }
 
 static bool mesh_equal(const sn_road_mesh *a, const sn_road_mesh *b)
@@ -208,7 +198,7 @@ sn_status sn_map_cache_road_mesh(const sn_map *m, sn_road_mesh **out, sn_error *
     if (x) {
         pthread_mutex_lock(&mu);
         if (x->roads)
-            *out = mesh_dup(x->roads);
+            *out = sn_road_mesh_dup(x->roads);
         pthread_mutex_unlock(&mu);
         if (*out)
             return SN_OK;
@@ -216,7 +206,7 @@ sn_status sn_map_cache_road_mesh(const sn_map *m, sn_road_mesh **out, sn_error *
     sn_status st = sn_road_mesh_build(m, out, err);
     if (st || !x)
         return st;
-    sn_road_mesh *keep = mesh_dup(*out);
+    sn_road_mesh *keep = sn_road_mesh_dup(*out);
     pthread_mutex_lock(&mu);
     if (!x->roads)
         x->roads = keep, keep = NULL;
@@ -247,7 +237,7 @@ sn_status sn_map_cache_scenery(const sn_map *m, const sn_scenery_opts *o, const 
             scenery_entry *s = &x->scenery[i];
             if (!scenery_key_equal(s, o, lines, n_lines, avoid, n_avoid))
                 continue;
-            sn_road_mesh *c = mesh_dup(s->mesh);
+            sn_road_mesh *c = sn_road_mesh_dup(s->mesh);
             if (c && scenery_dup(out, &s->sc)) {
                 scenery_hits++;
                 pthread_mutex_unlock(&mu);
@@ -265,7 +255,7 @@ sn_status sn_map_cache_scenery(const sn_map *m, const sn_scenery_opts *o, const 
         return st;
     scenery_entry s = {.o = *o, .n_lines = n_lines, .n_avoid = n_avoid};
     if (!copy_array((void **)&s.lines, lines, n_lines, sizeof *lines) ||
-        !copy_array((void **)&s.avoid, avoid, n_avoid, sizeof *avoid) || !(s.mesh = mesh_dup(*mesh)) ||
+        !copy_array((void **)&s.avoid, avoid, n_avoid, sizeof *avoid) || !(s.mesh = sn_road_mesh_dup(*mesh)) ||
         !scenery_dup(&s.sc, out)) {
         scenery_entry_free(&s); /* not kept: this load has its scenery all the same */
         return SN_OK;
@@ -282,24 +272,28 @@ sn_status sn_map_cache_scenery(const sn_map *m, const sn_scenery_opts *o, const 
 
 /* The trimesh data of `mesh` (equal to `own`, the cache's copy), built on own at the first call. */
 static const dTriMeshDataID *data_of(const sn_road_mesh *own, const sn_road_mesh *mesh, dTriMeshDataID **data,
-                                     size_t *n)
+                                     size_t *n, const sn_road_mesh **out)
 {
     if (!own || !mesh_equal(own, mesh))
         return NULL;
     if (!*data)
         *data = sn_world_road_data_build(own, n);
+    *out = own;
     return *data;
 }
 
-const dTriMeshDataID *sn_map_cache_road_data(const sn_map *m, const sn_road_mesh *mesh)
+const dTriMeshDataID *sn_map_cache_road_data(const sn_map *m, const sn_road_mesh *mesh, const sn_road_mesh **own)
 {
     entry *x = m && m->release == release ? m->release_user : NULL;
+    *own = NULL;
     if (!x || !mesh)
         return NULL;
     pthread_mutex_lock(&mu);
-    const dTriMeshDataID *d = data_of(x->roads, mesh, &x->roads_data, &x->n_roads_data);
+    const dTriMeshDataID *d = data_of(x->roads, mesh, &x->roads_data, &x->n_roads_data, own);
     for (unsigned i = 0; !d && i < x->n_scenery; i++)
-        d = data_of(x->scenery[i].mesh, mesh, &x->scenery[i].data, &x->scenery[i].n_data);
+        d = data_of(x->scenery[i].mesh, mesh, &x->scenery[i].data, &x->scenery[i].n_data, own);
     pthread_mutex_unlock(&mu);
+    if (!d)
+        *own = NULL;
     return d;
 }

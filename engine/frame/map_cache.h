@@ -28,8 +28,9 @@ sn_status sn_map_cache_scenery(const sn_map *m, const sn_scenery_opts *o, const 
 
 /* ODE's trimesh data of every chunk of `mesh` but paint (sn_world_set_roads_shared), when
 ** mesh is equal to the road mesh or a scenery mesh the cache keeps for m: built once on the
-** cache's copy, shared by every world since, freed with the cache's entry (after the last
-** engine that holds m: a world is freed before its map). NULL otherwise. */
-const dTriMeshDataID *sn_map_cache_road_data(const sn_map *m, const sn_road_mesh *mesh);
+** cache's copy (*own), shared by every world since with that copy, freed with the cache's
+** entry (after the last engine that holds m: a world is freed before its map). NULL (and
+** *own NULL) otherwise. */
+const dTriMeshDataID *sn_map_cache_road_data(const sn_map *m, const sn_road_mesh *mesh, const sn_road_mesh **own);
 
 #endif

@@ -53,8 +53,13 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
         sn_vec3 c = sn_v3_add(pos, sn_mat3_apply(&R, a->ph->bbox.location));
         avoid[n_avoid++] = (sn_scenery_avoid){c.x, c.y, x.x, x.y, yaw};
     }
-    sn_road_mesh *m = w->roads;
-    w->roads = NULL;         /* keep the mesh: the world's release would free it */
+    /* scenery grows the mesh: the world's own, or a copy of the map cache's (read by others) */
+    sn_road_mesh *m = w->road_data_shared ? sn_road_mesh_dup(w->roads) : w->roads;
+    if (!m) {
+        free(lines), free(avoid);
+        return sn_fail(err, SN_E_NOMEM, "scenery: out of memory for the road mesh");
+    }
+    w->roads = NULL; /* keep the mesh: the world's release would free it */
     sn_world_free_roads(w); /* the physics built on it, rebuilt below with the scenery */
     sn_scenery sc;
     sn_status st = sn_map_cache_scenery(e->map, &o, lines, n_lines, avoid, n_avoid, &m, &sc, err);
@@ -75,5 +80,7 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
     }
     sn_scenery_free(&e->scenery);
     e->scenery = sc;
-    return sn_world_set_roads_shared(w, m, sn_map_cache_road_data(e->map, m), err);
+    const sn_road_mesh *own;
+    const dTriMeshDataID *data = sn_map_cache_road_data(e->map, m, &own);
+    return sn_world_set_roads_shared(w, m, own, data, err);
 }

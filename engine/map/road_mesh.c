@@ -500,6 +500,35 @@ void sn_road_mesh_free(sn_road_mesh *rm)
     free(rm);
 }
 
+/* One array copied to its count (scenery grows meshes with sn_grow: capacity is not kept). */
+static bool copy_array(void **dst, const void *src, size_t n, size_t size)
+{
+    *dst = NULL;
+    if (!n)
+        return true;
+    *dst = malloc(n * size);
+    if (*dst)
+        memcpy(*dst, src, n * size);
+    return *dst != NULL;
+}
+
+sn_road_mesh *sn_road_mesh_dup(const sn_road_mesh *m)
+{
+    sn_road_mesh *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *m;
+    c->v = NULL, c->vf = NULL, c->t = NULL, c->chunks = NULL;
+    if (!copy_array((void **)&c->v, m->v, m->n_v, sizeof *m->v) ||
+        !copy_array((void **)&c->vf, m->vf, m->n_v, sizeof *m->vf) ||
+        !copy_array((void **)&c->t, m->t, m->n_t, sizeof *m->t) ||
+        !copy_array((void **)&c->chunks, m->chunks, m->n_chunks, sizeof *m->chunks)) {
+        sn_road_mesh_free(c);
+        return NULL;
+    }
+    return c;
+}
+
 sn_status sn_road_mesh_build(const sn_map *map, sn_road_mesh **out, sn_error *err)
 {
     *out = NULL;

@@ -75,5 +75,7 @@ uint8_t sn_road_lane_tag(uint32_t lane_type);
 /* Tessellates every road of the map. A map without roads gives an empty mesh. */
 sn_status sn_road_mesh_build(const sn_map *m, sn_road_mesh **out, sn_error *err);
 void sn_road_mesh_free(sn_road_mesh *rm); /* NULL-safe */
+/* A whole copy of m (the caller frees it with sn_road_mesh_free); NULL without memory. */
+sn_road_mesh *sn_road_mesh_dup(const sn_road_mesh *m);
 
 #endif

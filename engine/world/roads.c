@@ -35,7 +35,8 @@ void sn_world_free_roads(sn_world *w)
     free(w->road_geoms);
     free(w->road_data);
     free(w->road_as);
-    sn_road_mesh_free(w->roads);
+    if (!w->road_data_shared) /* shared: the map cache's copy */
+        sn_road_mesh_free(w->roads);
     w->road_geoms = NULL;
     w->road_data = NULL;
     w->road_as = NULL;
@@ -75,12 +76,19 @@ void sn_world_road_data_free(dTriMeshDataID *d, size_t n)
 
 sn_status sn_world_set_roads(sn_world *w, sn_road_mesh *m, sn_error *err)
 {
-    return sn_world_set_roads_shared(w, m, NULL, err);
+    return sn_world_set_roads_shared(w, m, NULL, NULL, err);
 }
 
-sn_status sn_world_set_roads_shared(sn_world *w, sn_road_mesh *m, const dTriMeshDataID *shared, sn_error *err)
+sn_status sn_world_set_roads_shared(sn_world *w, sn_road_mesh *m, const sn_road_mesh *own, const dTriMeshDataID *shared,
+                                    sn_error *err)
 {
     sn_world_free_roads(w);
+    if (shared && own) { /* the cache's equal copy, read by every engine that shares it */
+        sn_road_mesh_free(m);
+        m = (sn_road_mesh *)own; /* never written: road_data_shared keeps it from being freed */
+        w->road_data_shared = true;
+    } else
+        shared = NULL;
     w->roads = m;
     if (!m)
         return SN_OK;

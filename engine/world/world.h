@@ -297,7 +297,9 @@ typedef struct sn_world {
     dGeomID *road_geoms;
     size_t n_road_geoms;
     /* road_data's trimesh data belong to the map cache (frame/map_cache.h), which built them
-    ** once on its own copy of the same mesh: this world destroys its geoms, not them. */
+    ** once on its own copy of the same mesh, and `roads` is then that copy (read-only, every
+    ** engine of the process reads the same bytes): this world destroys its geoms, not them,
+    ** and does not free roads. */
     bool road_data_shared;
     /* Bumped by every change of geometry or pose (spawn, remove, teleport, advance), and
     ** static_gen by changes of static actors: the ray index rebuilds only when they move. */
@@ -321,10 +323,12 @@ void sn_world_free(sn_world *w);
 struct sn_road_mesh;
 sn_status sn_world_set_roads(sn_world *w, struct sn_road_mesh *roads, sn_error *err);
 /* The same with the trimesh data of every chunk but paint, in chunk order, built already by
-** sn_world_road_data_build on a mesh equal to `roads` (shared, read-only: ODE shares trimesh
-** data between geoms); the caller keeps them alive as long as this world has them. */
-sn_status sn_world_set_roads_shared(sn_world *w, struct sn_road_mesh *roads, const dTriMeshDataID *data,
-                                    sn_error *err);
+** sn_world_road_data_build on `own`, a mesh equal to `roads` (shared, read-only: ODE shares
+** trimesh data between geoms). With data, `roads` is freed at once and the world reads `own`
+** instead (w->roads == own), so engines sharing a map read one copy of its mesh; the caller
+** keeps own and data alive as long as this world has them. data NULL: sn_world_set_roads. */
+sn_status sn_world_set_roads_shared(sn_world *w, struct sn_road_mesh *roads, const struct sn_road_mesh *own,
+                                    const dTriMeshDataID *data, sn_error *err);
 /* The trimesh data of every chunk of m but paint (they point into m's arrays: m outlives them);
 ** *n of them. NULL when out of memory. Freed with sn_world_road_data_free. */
 dTriMeshDataID *sn_world_road_data_build(const struct sn_road_mesh *m, size_t *n);

@@ -7,6 +7,7 @@ in client.py, data.py and map.py are.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import glob
@@ -477,6 +478,9 @@ def _declare(L):
     f("sn_engine_map", P, P)
     f("sn_map_open", P, c_char_p, E)
     f("sn_map_close", None, P)
+    f("sn_map_cache_enable", None, c_bool)
+    f("sn_map_cache_enabled", c_bool)
+    f("sn_map_cache_stats", None, P, P, P)
     f("sn_map_info_get", st, P, POINTER(MapInfo), E)
     f("sn_map_waypoint", st, P, Vec3, c_bool, c_uint32, POINTER(WaypointC), E)
     f("sn_map_waypoint_xodr", st, P, c_int32, c_int32, c_double, POINTER(WaypointC), E)
@@ -527,3 +531,17 @@ def cstr(s) -> bytes | None:
     return None if s is None else os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode()
 
 
+@contextlib.contextmanager
+def map_cache_on(on: bool = True):
+    """The process's map cache on for the block (sn_map_cache_enable, docs/batch.md "Runs that
+    share a map") and off again after when it was off: engines made inside share a map file's
+    parse, road mesh and its physics data, and keep them (through resets) after the block."""
+    L = lib()
+    turn = on and not L.sn_map_cache_enabled()
+    if turn:
+        L.sn_map_cache_enable(True)
+    try:
+        yield
+    finally:
+        if turn:
+            L.sn_map_cache_enable(False)

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import _lib
 from .client import Client, World
 from .data import CollisionEvent, DVSEventArray, Image, SensorData
 from .geom import VehicleControl
@@ -117,7 +118,10 @@ class SensimEnv(_Base):
     vehicle the action drives (its scene name); reward(env, obs, info) -> float (default
     forward_progress); terminated(env, obs, info) -> bool (default: a collision this step);
     max_steps: the episode's length before truncation (default 1000);
-    overrides: `--set` paths applied at load; threads, plugin_dir: the engine's."""
+    overrides: `--set` paths applied at load; threads, plugin_dir: the engine's; share_map
+    (default True): the engine is made with the process's map cache on (sensim._lib.map_cache_on),
+    so its resets copy the map's road mesh and reuse its physics data instead of building them
+    again, and other environments made so on the same map file share them."""
 
     metadata = {"render_modes": []}
 
@@ -125,9 +129,10 @@ class SensimEnv(_Base):
                  reward: Callable[["SensimEnv", dict, dict], float] = forward_progress,
                  terminated: Callable[["SensimEnv", dict, dict], bool] = _collided,
                  max_steps: int | None = None, overrides: Sequence[str] = (), threads: int = 1,
-                 plugin_dir: str | None = None):
+                 plugin_dir: str | None = None, share_map: bool = True):
         self.client = Client(threads=threads, plugin_dir=plugin_dir, quiet=True)
-        self.world: World = self.client.load_scene(scene, list(overrides))
+        with _lib.map_cache_on(share_map):
+            self.world: World = self.client.load_scene(scene, list(overrides))
         self.hero_name = hero
         self.observe = list(observe)
         self.reward_fn, self.terminated_fn = reward, terminated

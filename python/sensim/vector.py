@@ -28,6 +28,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import _lib
 from . import env as _env
 from .env import SensimEnv
 
@@ -91,22 +92,29 @@ class SensimVectorEnv(_VectorEnv):
     scene: the scene file, with num_envs and SensimEnv's keyword arguments (observe, hero,
     reward, terminated, max_steps, overrides, threads: each engine's own threads, default 1,
     plugin_dir); or env_fns: callables that each return a SensimEnv (Gymnasium's
-    AsyncVectorEnv's argument), whose spaces must be equal."""
+    AsyncVectorEnv's argument), whose spaces must be equal.
+
+    share_map (default True): the environments are made with the process's map cache on
+    (sn_map_cache_enable, docs/batch.md "Runs that share a map"; turned off again after, when
+    it was off), so engines on the same map file share one parsed map, one road mesh and its
+    physics data, read by every engine's step, instead of a copy each: less memory and cache
+    per environment, outputs byte-identical (python/tests/test_vector_env.py)."""
 
     def __init__(self, scene: str | None = None, num_envs: int | None = None, *,
-                 env_fns: Sequence[Callable[[], SensimEnv]] | None = None, **env_kwargs):
+                 env_fns: Sequence[Callable[[], SensimEnv]] | None = None, share_map: bool = True, **env_kwargs):
         if (scene is None) == (env_fns is None):
             raise ValueError("SensimVectorEnv: give a scene (with num_envs) or env_fns, not both")
         if env_fns is None:
             if num_envs is None or int(num_envs) < 1:
                 raise ValueError(f"SensimVectorEnv: num_envs must be >= 1, not {num_envs!r}")
-            env_fns = [lambda: SensimEnv(scene, **env_kwargs)] * int(num_envs)
+            env_fns = [lambda: SensimEnv(scene, share_map=share_map, **env_kwargs)] * int(num_envs)
         elif not env_fns:
             raise ValueError("SensimVectorEnv: env_fns is empty")
         self.envs: list[SensimEnv] = []
         try:
-            for fn in env_fns:
-                self.envs.append(fn())
+            with _lib.map_cache_on(share_map):  # engines keep what they share (resets too)
+                for fn in env_fns:
+                    self.envs.append(fn())
         except BaseException:
             for e in self.envs:
                 e.close()

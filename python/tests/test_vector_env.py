@@ -1,6 +1,7 @@
 """The vector environment (issue 36 item 3): N engines stepped at once on threads give the same
 bytes as each run alone, their steps really overlap, Gymnasium's batches and next-step autoreset."""
 import hashlib
+import os
 import threading
 
 import numpy as np
@@ -10,7 +11,7 @@ import sensim
 from sensim.env import SensimEnv
 from sensim.vector import SensimVectorEnv
 
-from conftest import scene_file
+from conftest import SCENES, scene_file
 
 # A hero driving toward a wall with a camera and a collision sensor (every observation kind),
 # and other cars so that physics has contacts to reorder (ODE's random generator is used).
@@ -47,10 +48,10 @@ def _digest(obs):
     return h.hexdigest()
 
 
-def _alone(scene, i, max_steps):
+def _alone(scene, i, max_steps, share_map=True):
     """Environment i run by itself: a digest per step (with next-step autoreset as the vector
     environment does it), rewards, ends."""
-    env = SensimEnv(scene, observe=["cam", "crash"], max_steps=max_steps)
+    env = SensimEnv(scene, observe=["cam", "crash"], max_steps=max_steps, share_map=share_map)
     obs, _ = env.reset(seed=10 + i)
     out, again = [_digest(obs)], False
     for a in _actions(i):
@@ -86,6 +87,54 @@ def test_vector_env_gives_each_env_its_alone_bytes(vec_scene):
     assert ends >= N, "the episodes should end within the run (autoreset is part of what is compared)"
     # different seeds and actions: the environments are not copies of each other
     assert len({alone[i][-1][0] for i in range(N)}) == N
+
+
+# On a map: the vector environment makes its engines with the map cache on (share_map), so they
+# read one parsed map, one road mesh and its physics data; a camera sees the roads.
+MAP_SCENE = """
+map: {map}
+settings: {{fixed_delta_seconds: 0.05, seed: 3}}
+actors:
+  - {{name: hero, blueprint: vehicle.sedan, transform: {{location: [20, -1.75, 0.5]}}, velocity: [8, 0, 0]}}
+sensors:
+  - {{name: cam, blueprint: sensor.camera.rgb, attach_to: hero, transform: {{location: [1.5, 0, 2.4]}},
+     attributes: {{image_size_x: 64, image_size_y: 40}}}}
+  - {{name: crash, blueprint: sensor.other.collision, attach_to: hero}}
+"""
+
+
+def _cache_hits():
+    import ctypes
+    hits = ctypes.c_uint64()
+    sensim._lib.lib().sn_map_cache_stats(None, ctypes.byref(hits), None)
+    return hits.value
+
+
+def test_vector_env_on_a_shared_map_gives_each_env_its_alone_bytes(out):
+    """Engines sharing a map (the cache's one road mesh and trimesh data, through resets: max_steps
+    10 over 45 steps) give byte-identical observations to each environment run alone with its own
+    map (share_map=False: built again at every reset); the cache is back off after (it was off),
+    and the loads did share (cache hits)."""
+    scene = scene_file(out, "vec_map.yaml", MAP_SCENE.format(map=os.path.abspath(os.path.join(SCENES, "..", "maps",
+                                                                                              "highway.xodr"))))
+    L = sensim._lib.lib()
+    assert not L.sn_map_cache_enabled()
+    alone = [_alone(scene, i, 10, share_map=False) for i in range(2)]  # each its own map, rebuilt at resets
+    hits = _cache_hits()
+    venv = SensimVectorEnv(scene, 2, observe=["cam", "crash"], max_steps=10)
+    assert not L.sn_map_cache_enabled(), "the vector environment turns the cache off again"
+    assert _cache_hits() == hits + 1, "the second engine should share the first one's map"
+    obs, _ = venv.reset(seed=10)
+    got = [[_digest({k: v[i] for k, v in obs.items()})] for i in range(2)]
+    acts = [_actions(i) for i in range(2)]
+    for s in range(STEPS):
+        obs, r, term, trunc, _ = venv.step(np.stack([acts[i][s] for i in range(2)]))
+        for i in range(2):
+            got[i].append((_digest({k: v[i] for k, v in obs.items()}), r[i], term[i], trunc[i]))
+    venv.close()
+    for i in range(2):
+        assert got[i] == alone[i], f"environment {i} on the shared map differs from its run alone"
+    assert np.asarray(obs["cam"]).std() > 0, "the camera should see the road"
 
 
 def test_vector_env_steps_overlap(vec_scene):

@@ -3,7 +3,8 @@ steps/s of all environments together (wall time) and CPU time per environment st
 process's CPU time over every step taken), for 1, 2 and 4 environments on threads
 (SensimVectorEnv) and for 4 environments stepped one after another on one thread (the loop
 before the vector environment); one environment and 4 in the vector with each engine on 2
-threads. Targets: 4 environments >= 1.8x one environment's steps/s on 2
+threads; 4 processes (the ceiling); and CPU time to make and to reset 4 environments with the
+map shared between their engines (share_map, the default) against each engine its own. Targets: 4 environments >= 1.8x one environment's steps/s on 2
 cores; CPU per step with N engines in one process <= 1.0x one engine's.
 Usage (meson test --benchmark python_vector): bench_python_vector.py SCENES_DIR PLUGIN_DIR"""
 import os
@@ -128,3 +129,26 @@ print(f"ratio vector 4 / 1 env steps/s: {rows['vector 4'][0] / base_rate:.2f}x (
       f"CPU a step {rows['vector 4'][1] / base_cpu:.2f}x (target <= 1.0x; 4 processes "
       f"{rows['4 processes'][1] / base_cpu:.2f}x)")
 print(f"ratio vector 4 / 4 processes steps/s: {rows['vector 4'][0] / rows['4 processes'][0]:.2f}x")
+
+
+def make_reset(share):
+    """CPU seconds to make 4 environments, and to reset them (3 resets), with the map shared or not."""
+    c0 = time.process_time()
+    v = SensimVectorEnv(scene, 4, share_map=share, **KW)
+    c1 = time.process_time()
+    for k in range(3):
+        v.reset(seed=k)
+    c2 = time.process_time()
+    v.close()
+    return c1 - c0, (c2 - c1) / 3
+
+
+made = {}
+for rnd in range(3):
+    for share in (True, False):
+        m, r = make_reset(share)
+        best = made.get(share)
+        made[share] = (min(m, best[0]), min(r, best[1])) if best else (m, r)
+print(f"ratio make 4 environments, map shared / each its own: {made[True][0] / made[False][0]:.2f}x CPU "
+      f"({made[True][0]:.2f} / {made[False][0]:.2f} s); a reset of all 4 {made[True][1] / made[False][1]:.2f}x "
+      f"({made[True][1] * 1e3:.0f} / {made[False][1] * 1e3:.0f} ms)")

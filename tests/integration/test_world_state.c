@@ -5,6 +5,8 @@
 #include "../check.h"
 #include "../testutil.h"
 
+#include <sensim/map.h>
+
 #include <dirent.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -535,6 +537,24 @@ static void engines_side_by_side(void)
     sn_engine_destroy(c);
     compare_dirs(solo_b, thr_d, "threaded intersection beside another");
     compare_dirs(solo_c, thr_c, "threaded intersection (seed 9) beside another");
+    /* The same with the map cache on (as SensimVectorEnv has it): both worlds read one parsed
+    ** map, one road mesh and its trimesh data, and write what each wrote alone with its own. */
+    char sh_b[512], sh_c[512];
+    snprintf(sh_b, sizeof sh_b, "%s/side/shared_b", dir);
+    snprintf(sh_c, sizeof sh_c, "%s/side/shared_c", dir);
+    sn_map_cache_enable(true);
+    b = open_run("intersection.yaml", sh_b, 5);
+    c = open_run("intersection.yaml", sh_c, 9);
+    CHECK(sn_engine_map(b) == sn_engine_map(c), "with the map cache on, the two engines share one map");
+    pthread_create(&tb, NULL, run_alone, b);
+    pthread_create(&ta, NULL, run_alone, c);
+    pthread_join(tb, NULL);
+    pthread_join(ta, NULL);
+    sn_engine_destroy(b);
+    sn_engine_destroy(c);
+    sn_map_cache_enable(false);
+    compare_dirs(solo_b, sh_b, "threaded intersection sharing the map");
+    compare_dirs(solo_c, sh_c, "threaded intersection (seed 9) sharing the map");
 }
 
 int main(int argc, char **argv)

@@ -2,9 +2,13 @@
 ** scene on the same map file share the parsed map and reuse its scenery; a file that changed
 ** since (a stale entry) is parsed again; a file that became corrupt fails exactly as without
 ** the cache, and the cache stays sound; turning the cache off leaves the engines that hold a
-** map running (ASan checks that nothing leaks or is freed twice). argv[1]: the maps folder,
-** argv[2]: a temp folder. */
+** map running (ASan checks that nothing leaks or is freed twice). Engines sharing a map read one
+** road mesh, the cache's (their worlds' roads are the same pointer, through resets and after
+** the cache is turned off); that they write the same bytes as engines with their own is
+** test_world_state's (two engines on threads, every stream). argv[1]: the maps folder, argv[2]: a temp folder. */
 #include "../check.h"
+
+#include "../../engine/sim/engine.h"
 
 #include <sensim/map.h>
 #include <sensim/sensim.h>
@@ -88,6 +92,19 @@ int main(int argc, char **argv)
           maps, (unsigned long long)mh, (unsigned long long)sh, err.msg);
     CHECK(e1 && e2 && sn_engine_map(e1) == sn_engine_map(e2), "the two engines share one parsed map");
     CHECK(e0 && e1 && sn_engine_map(e0) != sn_engine_map(e1), "an uncached engine keeps its own map");
+    CHECK(e1 && e2 && e1->world.roads && e1->world.roads == e2->world.roads && e1->world.road_data_shared,
+          "the two engines read one road mesh (the cache's)");
+    CHECK(e0 && e1 && e0->world.roads && e0->world.roads != e1->world.roads && !e0->world.road_data_shared,
+          "an uncached engine has its own road mesh");
+    CHECK(e0 && e2 && e0->world.roads && e2->world.roads && e0->world.roads->n_t == e2->world.roads->n_t &&
+              e0->world.roads->n_v == e2->world.roads->n_v &&
+              !memcmp(e0->world.roads->vf, e2->world.roads->vf, e0->world.roads->n_v * sizeof *e0->world.roads->vf) &&
+              !memcmp(e0->world.roads->t, e2->world.roads->t, e0->world.roads->n_t * sizeof *e0->world.roads->t),
+          "the shared mesh is the one an uncached engine builds (with the scenery grown on it)");
+    if (e2) {
+        CHECK(sn_engine_reset(e2, NULL, &err) == SN_OK && sn_engine_run(e2, 10, &err) == SN_OK, "reset: %s", err.msg);
+        CHECK(e1 && e2->world.roads == e1->world.roads, "a reset engine still reads the shared mesh");
+    }
     /* the same world either way: the hero where the uncached engine has it */
     sn_map_info i0 = {.struct_size = sizeof i0}, i2 = {.struct_size = sizeof i2};
     if (e0 && e2) {
@@ -132,6 +149,9 @@ int main(int argc, char **argv)
           "restored: %zu maps, %llu hits (%s)", maps, (unsigned long long)mh, err.msg);
     /* engines holding maps of a cache turned off still step, then free them */
     CHECK(e1 && sn_engine_run(e1, 5, &err) == SN_OK, "an engine on a dropped map steps: %s", err.msg);
+    CHECK(e1 && sn_engine_reset(e1, NULL, &err) == SN_OK && e1->world.roads == e2->world.roads &&
+              sn_engine_run(e1, 5, &err) == SN_OK,
+          "an engine on a dropped map resets onto the shared mesh and steps: %s", err.msg);
     sn_engine_destroy(e1), sn_engine_destroy(e2), sn_engine_destroy(e3);
     sn_map_cache_enable(false);
     sn_engine_destroy(e6), sn_engine_destroy(e7), sn_engine_destroy(e0);

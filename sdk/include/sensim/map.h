@@ -172,15 +172,17 @@ SN_API void sn_map_close(sn_map *m); /* NULL-safe */
 /*
 ** The map cache (docs/batch.md, "Runs that share a map"): while it is on, an engine of this
 ** process that loads a scene whose map file was loaded before - the same path, the same bytes,
-** compared whole on every load - shares that parsed map and copies its road mesh instead of
-** building them again, and copies the scenery built for the same scenery options, stop lines
-** and static boxes. Everything a run writes is byte-identical to a load without it; a file
+** compared whole on every load - shares that parsed map, its road mesh and the mesh's physics
+** data (read-only) instead of building them again, and copies the scenery built for the same
+** scenery options, stop lines and static boxes (sharing the grown mesh the same way). Everything a run writes is byte-identical to a load without it; a file
 ** that changed is parsed again. `sensim batch` turns it on and forks its runs from a process
 ** that loaded the map once. Off by default (an application that keeps one engine gains
 ** nothing); turning it off drops what it holds (maps still in use are freed with their
 ** engines). Thread-safe.
 */
 SN_API void sn_map_cache_enable(bool on);
+/* Whether the cache is on (so that code turning it on for a while can restore what it found). */
+SN_API bool sn_map_cache_enabled(void);
 /* What the cache holds and has saved: maps held, loads that reused a map, loads that reused
 ** scenery. Any pointer may be NULL. */
 SN_API void sn_map_cache_stats(size_t *maps, uint64_t *map_hits, uint64_t *scenery_hits);
