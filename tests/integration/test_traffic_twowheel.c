@@ -6,10 +6,11 @@
 ** On the town map (tests/data/town.xodr), the lane heading +x towards the junction at the origin:
 **   - a red light (all lights frozen red): each two-wheeler, coming at its cruising speed from
 **     80 m before the line, stops with its front before the stop line; no red-light crossing;
-**   - a leader that brakes: a sedan on a route autopilot 25 m ahead, both at 8 m/s, whose target
-**     speed drops to 0: the two-wheeler stops behind it, their boxes never touch (the gap along the
-**     lane stays > 0) and no collision between autopilots is counted;
-**   - a sedan in the same places behaves as before (stops before the line, keeps its gap).
+**   - a leader that brakes: a `vehicle.mercedes.sprinter` (the van of Town10HD) on the autopilot
+**     25 m ahead, both at 8 m/s, whose desired speed drops to 0 after 3 s: the two-wheeler stops
+**     behind it more than 0.3 m away (bumper to bumper along the lane; a braking bicycle dips its
+**     nose, which reached the van from 0.2 m) and no collision between autopilots is counted;
+**   - a car (`vehicle.tesla.model3`) in the same places stops before the line and keeps its gap.
 ** argv[1]: temp folder, argv[2]: tests/data. */
 #include "../check.h"
 #include "../testutil.h"
@@ -89,15 +90,16 @@ static void red_light(const char *bp, double v0)
     sn_engine_destroy(e);
 }
 
-/* The sedan 25 m ahead of the rider, both at 8 m/s on route autopilots along the lane (no light:
-** all frozen green); after 3 s the sedan's target speed drops to 0. 25 s. */
+/* The van 25 m ahead of the rider, both at 8 m/s on map autopilots along the lane (no light: all
+** frozen green); after 3 s the van's desired speed drops to 0. 25 s. */
 static void braking_leader(const char *bp)
 {
     char text[1536];
     snprintf(text, sizeof text,
              "settings: {fixed_delta_seconds: 0.05, seed: 5}\nmap: %s/town.xodr\n"
              "actors:\n  - {name: ground, blueprint: static.ground}\n"
-             "  - {name: lead, blueprint: vehicle.mercedes.sprinter, transform: {location: [-75, 1.75, 0.3]}, velocity: [8, 0, 0],\n"
+             "  - {name: lead, blueprint: vehicle.mercedes.sprinter, transform: {location: [-75, 1.75, 0.3]},\n"
+             "     velocity: [8, 0, 0],\n"
              "     autopilot: {target_speed: 8}}\n"
              "  - {name: v, blueprint: %s, transform: {location: [-100, 1.75, 0.3]}, velocity: [8, 0, 0],\n"
              "     autopilot: {target_speed: 8}}\n",
@@ -114,7 +116,8 @@ static void braking_leader(const char *bp)
             CHECK(sn_engine_tm_set(e, 8000, lead, SN_TM_DESIRED_SPEED, 0, &err) == SN_OK, "desired speed: %s", err.msg);
         steps(e, 1);
         sn_actor_info a = tu_actor(e, "v"), b = tu_actor(e, "lead");
-        const double gap = (b.transform.location.x - b.bounding_box.extent.x) - (a.transform.location.x + a.bounding_box.extent.x);
+        const double gap =
+            (b.transform.location.x - b.bounding_box.extent.x) - (a.transform.location.x + a.bounding_box.extent.x);
         min_gap = fmin(min_gap, gap);
         v_end = hypot(a.velocity.x, a.velocity.y);
     }
