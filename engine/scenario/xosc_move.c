@@ -707,6 +707,165 @@ static double lat_dist_error(const sn_xrun *r, int i, const sn_xaction *a)
     return (r->ents[i].lat_o1 - L) * axis;
 }
 
+/* A SpeedProfileAction: its jerk-limited segments (followingMode follow) or its first linear segment. */
+static bool start_speed_profile(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *instant)
+{
+    sn_xent *e = &r->ents[i];
+    e->lon = a;
+    e->lon_elem = elem;
+    e->lon_tracking = false;
+    e->prof_off = a->ref >= 0 ? r->ents[a->ref].v : 0;
+    e->n_jseg = 0;
+    if (a->prof_follow) {
+        bool nomem;
+        if (jerk_build(r, i, &nomem)) {
+            e->lon_t0 = r->t;
+            return true;
+        }
+        if (nomem)
+            return sn_xrun_fail(r, a->line, "SpeedProfileAction: %s", "out of memory");
+        e->n_jseg = 0;
+        char line[512];
+        snprintf(line, sizeof line, "%s:%d: SpeedProfileAction: followingMode follow: two corners of the profile "
+                 "are too close to round within the jerk limits: played as followingMode position",
+                 r->x->path, a->line);
+        if (r->warn)
+            r->warn(r->warn_user, line);
+    }
+    profile_segment(r, i, 0, r->t);
+    bool over;
+    (void)profile_advance(r, i, r->t, r->t, &over); /* entries reached at once */
+    if (over) {
+        e->a = 0;
+        end_lon(e);
+        *instant = true;
+    }
+    return true;
+}
+
+/* A SpeedAction: its target within the entity's Performance, its transition's length. */
+static bool start_speed(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *instant)
+{
+    sn_xent *e = &r->ents[i];
+    double v1 = speed_target(r, a);
+    if (!isfinite(v1))
+        return sn_xrun_fail(r, a->line, "SpeedAction: the target speed is %s", "not finite");
+    e->lon = a;
+    e->lon_elem = elem;
+    e->lon_t0 = r->t;
+    e->lon_v0 = e->v;
+    e->lon_v1 = v1;
+    /* the entity's Performance: the target within maxSpeed, a transition's peak acceleration
+    ** within maxAcceleration or maxDeceleration (the transition lengthened, its shape kept;
+    ** esmini clamps likewise). A step is a jump and keeps to nothing. */
+    const sn_xentity *d = &r->x->ents[i];
+    if (d->max_speed > 0 && v1 > d->max_speed)
+        v1 = e->lon_v1 = d->max_speed;
+    e->lon_T = duration(&a->dyn, e->v, v1, false, e->v);
+    double lim = v1 > e->v ? d->max_acc : d->max_dec;
+    if (a->dyn.shape != SN_XS_STEP && e->lon_T > 0 && lim > 0) {
+        double k = a->dyn.shape == SN_XS_CUBIC ? 1.5 : a->dyn.shape == SN_XS_SINUSOIDAL ? M_PI / 2 : 1;
+        double peak = k * fabs(v1 - e->v) / e->lon_T;
+        if (peak > lim)
+            e->lon_T = k * fabs(v1 - e->v) / lim;
+    }
+    e->lon_tracking = false;
+    if (e->lon_T <= 0) {
+        e->v = v1;
+        e->a = 0;
+        if (!(a->continuous && a->relative)) { /* an absolute target has nothing to follow */
+            end_lon(e);
+            *instant = true;
+        } else {
+            e->lon_tracking = true;
+        }
+    }
+    return true;
+}
+
+/* A LateralDistanceAction: the displacement wanted from the reference. */
+static bool start_lat_dist(sn_xrun *r, int i, int elem, const sn_xaction *a)
+{
+    sn_xent *e = &r->ents[i];
+    if (e->mode != SN_XM_LANE && e->mode != SN_XM_FREE)
+        return sn_xrun_fail(r, a->line, "LateralDistanceAction on entity '%s', which follows a trajectory",
+                            r->x->ents[i].name);
+    if (a->ref == i)
+        return sn_xrun_fail(r, a->line, "LateralDistanceAction: entity '%s' is its own reference",
+                            r->x->ents[i].name);
+    double axis, L = lat_disp(r, i, a, &axis);
+    const sn_xentity *di = &r->x->ents[i], *dj = &r->x->ents[a->ref];
+    double D = a->has_lane_offset ? a->value + (a->freespace ? (di->wid + dj->wid) / 2 : 0) : fabs(L);
+    e->lat = a;
+    e->lat_elem = elem;
+    e->lat_t0 = r->t;
+    e->lat_tracking = false;
+    e->lat_by_dist = false;
+    e->lat_o1 = (a->side ? a->side : L < 0 ? -1 : 1) * D; /* the displacement wanted */
+    if (e->mode == SN_XM_FREE) /* off the lanes: its sideways speed in the reference's frame, now */
+        e->lat_rate = e->v * sin(e->h - r->ents[a->ref].h);
+    return true;
+}
+
+/* A LaneChangeAction or LaneOffsetAction: its target offset and its transition's length. */
+static bool start_lateral(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *instant)
+{
+    sn_xent *e = &r->ents[i];
+    if (e->mode != SN_XM_LANE)
+        return sn_xrun_fail(r, a->line, "a lateral action on entity '%s', which is on no lane", r->x->ents[i].name);
+    double o1;
+    e->lat_o0 = e->off;
+    if (!lateral_target(r, i, a, &o1))
+        return false;
+    e->lat_o0 = e->off;
+    e->lat = a;
+    e->lat_elem = elem;
+    e->lat_t0 = r->t;
+    e->lat_o1 = o1;
+    if (a->kind == SN_XA_LANE_OFFSET) {
+        double acc = a->max_lat_acc > 0 ? a->max_lat_acc : 0.5, d = fabs(o1 - e->off);
+        /* the peak lateral acceleration of each shape over a transition of length T */
+        e->lat_T = a->dyn.shape == SN_XS_STEP ? 0
+                   : a->dyn.shape == SN_XS_CUBIC ? sqrt(6 * d / acc)
+                   : a->dyn.shape == SN_XS_SINUSOIDAL ? M_PI * sqrt(d / (2 * acc))
+                                                      : sqrt(4 * d / acc);
+    } else {
+        e->lat_T = duration(&a->dyn, e->off, o1, true, e->v);
+    }
+    e->lat_by_dist = a->kind == SN_XA_LANE_CHANGE && a->dyn.dim == SN_XD_DISTANCE && a->dyn.shape != SN_XS_STEP &&
+                     a->dyn.value > 0;
+    e->lat_D = a->dyn.value;
+    e->lat_prog = 0;
+    if (e->lat_T <= 0) {
+        e->off = o1;
+        lane_pose(r, e);
+        if (!(a->continuous && a->relative)) {
+            end_lat(e);
+            *instant = true;
+        } else {
+            e->lat_tracking = true;
+        }
+    }
+    return true;
+}
+
+/* An AcquirePositionAction: the route to the position, and where it ends. */
+static bool start_acquire(sn_xrun *r, int i, int elem, const sn_xaction *a)
+{
+    sn_xent *e = &r->ents[i];
+    double q[4], s, off;
+    int32_t ri;
+    int lane;
+    bool on;
+    sn_map_place pl;
+    if (!sn_xroute_plan(r, i, &a->pos, 1, a->line) || !sn_xmove_resolve(r, &a->pos, q, &ri, &lane, &s, &off, &on))
+        return false;
+    if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, 0, &pl))
+        return sn_xrun_fail(r, a->line, "AcquirePositionAction: %s", "the position is on no road");
+    e->acq_elem = elem, e->acq_ri = pl.road, e->acq_s = pl.s;
+    return true;
+}
+
 bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *instant)
 {
     sn_xent *e = &r->ents[i];
@@ -737,151 +896,22 @@ bool sn_xmove_start(sn_xrun *r, int i, int elem, const sn_xaction *a, bool *inst
         e->lon_t0 = r->t;
         e->lon_tracking = true;
         return true;
-    case SN_XA_SPEED_PROFILE: {
-        e->lon = a;
-        e->lon_elem = elem;
-        e->lon_tracking = false;
-        e->prof_off = a->ref >= 0 ? r->ents[a->ref].v : 0;
-        e->n_jseg = 0;
-        if (a->prof_follow) {
-            bool nomem;
-            if (jerk_build(r, i, &nomem)) {
-                e->lon_t0 = r->t;
-                return true;
-            }
-            if (nomem)
-                return sn_xrun_fail(r, a->line, "SpeedProfileAction: %s", "out of memory");
-            e->n_jseg = 0;
-            char line[512];
-            snprintf(line, sizeof line, "%s:%d: SpeedProfileAction: followingMode follow: two corners of the profile "
-                     "are too close to round within the jerk limits: played as followingMode position",
-                     r->x->path, a->line);
-            if (r->warn)
-                r->warn(r->warn_user, line);
-        }
-        profile_segment(r, i, 0, r->t);
-        bool over;
-        (void)profile_advance(r, i, r->t, r->t, &over); /* entries reached at once */
-        if (over) {
-            e->a = 0;
-            end_lon(e);
-            *instant = true;
-        }
-        return true;
-    }
-    case SN_XA_SPEED: {
-        double v1 = speed_target(r, a);
-        if (!isfinite(v1))
-            return sn_xrun_fail(r, a->line, "SpeedAction: the target speed is %s", "not finite");
-        e->lon = a;
-        e->lon_elem = elem;
-        e->lon_t0 = r->t;
-        e->lon_v0 = e->v;
-        e->lon_v1 = v1;
-        /* the entity's Performance: the target within maxSpeed, a transition's peak acceleration
-        ** within maxAcceleration or maxDeceleration (the transition lengthened, its shape kept;
-        ** esmini clamps likewise). A step is a jump and keeps to nothing. */
-        const sn_xentity *d = &r->x->ents[i];
-        if (d->max_speed > 0 && v1 > d->max_speed)
-            v1 = e->lon_v1 = d->max_speed;
-        e->lon_T = duration(&a->dyn, e->v, v1, false, e->v);
-        double lim = v1 > e->v ? d->max_acc : d->max_dec;
-        if (a->dyn.shape != SN_XS_STEP && e->lon_T > 0 && lim > 0) {
-            double k = a->dyn.shape == SN_XS_CUBIC ? 1.5 : a->dyn.shape == SN_XS_SINUSOIDAL ? M_PI / 2 : 1;
-            double peak = k * fabs(v1 - e->v) / e->lon_T;
-            if (peak > lim)
-                e->lon_T = k * fabs(v1 - e->v) / lim;
-        }
-        e->lon_tracking = false;
-        if (e->lon_T <= 0) {
-            e->v = v1;
-            e->a = 0;
-            if (!(a->continuous && a->relative)) { /* an absolute target has nothing to follow */
-                end_lon(e);
-                *instant = true;
-            } else {
-                e->lon_tracking = true;
-            }
-        }
-        return true;
-    }
-    case SN_XA_LAT_DIST: {
-        if (e->mode != SN_XM_LANE && e->mode != SN_XM_FREE)
-            return sn_xrun_fail(r, a->line, "LateralDistanceAction on entity '%s', which follows a trajectory",
-                                r->x->ents[i].name);
-        if (a->ref == i)
-            return sn_xrun_fail(r, a->line, "LateralDistanceAction: entity '%s' is its own reference",
-                                r->x->ents[i].name);
-        double axis, L = lat_disp(r, i, a, &axis);
-        const sn_xentity *di = &r->x->ents[i], *dj = &r->x->ents[a->ref];
-        double D = a->has_lane_offset ? a->value + (a->freespace ? (di->wid + dj->wid) / 2 : 0) : fabs(L);
-        e->lat = a;
-        e->lat_elem = elem;
-        e->lat_t0 = r->t;
-        e->lat_tracking = false;
-        e->lat_by_dist = false;
-        e->lat_o1 = (a->side ? a->side : L < 0 ? -1 : 1) * D; /* the displacement wanted */
-        if (e->mode == SN_XM_FREE) /* off the lanes: its sideways speed in the reference's frame, now */
-            e->lat_rate = e->v * sin(e->h - r->ents[a->ref].h);
-        return true;
-    }
+    case SN_XA_SPEED_PROFILE:
+        return start_speed_profile(r, i, elem, a, instant);
+    case SN_XA_SPEED:
+        return start_speed(r, i, elem, a, instant);
+    case SN_XA_LAT_DIST:
+        return start_lat_dist(r, i, elem, a);
     case SN_XA_LANE_CHANGE:
-    case SN_XA_LANE_OFFSET: {
-        if (e->mode != SN_XM_LANE)
-            return sn_xrun_fail(r, a->line, "a lateral action on entity '%s', which is on no lane", r->x->ents[i].name);
-        double o1;
-        e->lat_o0 = e->off;
-        if (!lateral_target(r, i, a, &o1))
-            return false;
-        e->lat_o0 = e->off;
-        e->lat = a;
-        e->lat_elem = elem;
-        e->lat_t0 = r->t;
-        e->lat_o1 = o1;
-        if (a->kind == SN_XA_LANE_OFFSET) {
-            double acc = a->max_lat_acc > 0 ? a->max_lat_acc : 0.5, d = fabs(o1 - e->off);
-            /* the peak lateral acceleration of each shape over a transition of length T */
-            e->lat_T = a->dyn.shape == SN_XS_STEP ? 0
-                       : a->dyn.shape == SN_XS_CUBIC ? sqrt(6 * d / acc)
-                       : a->dyn.shape == SN_XS_SINUSOIDAL ? M_PI * sqrt(d / (2 * acc))
-                                                          : sqrt(4 * d / acc);
-        } else {
-            e->lat_T = duration(&a->dyn, e->off, o1, true, e->v);
-        }
-        e->lat_by_dist = a->kind == SN_XA_LANE_CHANGE && a->dyn.dim == SN_XD_DISTANCE && a->dyn.shape != SN_XS_STEP &&
-                         a->dyn.value > 0;
-        e->lat_D = a->dyn.value;
-        e->lat_prog = 0;
-        if (e->lat_T <= 0) {
-            e->off = o1;
-            lane_pose(r, e);
-            if (!(a->continuous && a->relative)) {
-                end_lat(e);
-                *instant = true;
-            } else {
-                e->lat_tracking = true;
-            }
-        }
-        return true;
-    }
+    case SN_XA_LANE_OFFSET:
+        return start_lateral(r, i, elem, a, instant);
     case SN_XA_TRAJECTORY:
         return start_trajectory(r, i, elem, a);
     case SN_XA_ROUTE:
         *instant = true;
         return sn_xroute_plan(r, i, a->verts, a->n_verts, a->line);
-    case SN_XA_ACQUIRE: {
-        double q[4], s, off;
-        int32_t ri;
-        int lane;
-        bool on;
-        sn_map_place pl;
-        if (!sn_xroute_plan(r, i, &a->pos, 1, a->line) || !sn_xmove_resolve(r, &a->pos, q, &ri, &lane, &s, &off, &on))
-            return false;
-        if (!sn_map_locate(r->map, (sn_vec3){q[0], -q[1], q[2]}, 5.0, 0, &pl))
-            return sn_xrun_fail(r, a->line, "AcquirePositionAction: %s", "the position is on no road");
-        e->acq_elem = elem, e->acq_ri = pl.road, e->acq_s = pl.s;
-        return true;
-    }
+    case SN_XA_ACQUIRE:
+        return start_acquire(r, i, elem, a);
     default:
         *instant = true;
         return true;
@@ -1034,9 +1064,255 @@ static void trajectory_step(sn_xrun *r, sn_xent *e, bool *done)
     e->h = ang_diff(e->h + (e->traj_hsign < 0 && !e->traj_hgiven ? M_PI : 0), 0); /* given headings as given */
 }
 
+/* The storyboard elements that ended this step: sn_xmove_advance's out-list of cap entries. */
+typedef struct ended_list {
+    int *elems;
+    uint32_t cap, *n;
+} ended_list;
+
+static void ended_add(ended_list *l, int elem)
+{
+    if (*l->n < l->cap)
+        l->elems[(*l->n)++] = elem;
+}
+
+/* Entity i's longitudinal action over the step from t0 to t: its speed, and the distance it
+** covers in *dist. False when a SynchronizeAction fails. */
+static bool advance_lon(sn_xrun *r, uint32_t i, double t0, double t, ended_list *el, double *dist_out)
+{
+    sn_xent *e = &r->ents[i];
+    double dist;
+    if (e->lon && e->lon->kind == SN_XA_SPEED_PROFILE && e->n_jseg) {
+        double s0, s1, v0;
+        jerk_eval(e, fmax(t0, e->lon_t0), &v0, &s0);
+        jerk_eval(e, t, &e->v, &s1);
+        dist = s1 - s0;
+        if (t >= e->jend - 1e-9) {
+            ended_add(el, e->lon_elem);
+            end_lon(e);
+            e->n_jseg = 0;
+        }
+    } else if (e->lon && e->lon->kind == SN_XA_SPEED_PROFILE) {
+        bool over;
+        dist = profile_advance(r, (int)i, t0, t, &over);
+        if (over) {
+            ended_add(el, e->lon_elem);
+            end_lon(e);
+        }
+    } else if (e->lon && !e->lon_tracking && e->lon->kind == SN_XA_SPEED && e->lon->relative &&
+               e->lon->dyn.dim == SN_XD_RATE && e->lon->dyn.shape == SN_XS_LINEAR) {
+        /* a relative target at a rate: the speed moves at the rate (within the Performance's
+        ** accelerations) toward the reference's speed now, not the one at the start, and the
+        ** transition ends when it reaches it (esmini re-aims a relative target every step,
+        ** OSCPrivateAction.cpp LongSpeedAction::Step; repeated_relative_speed.xosc) */
+        const sn_xentity *d = &r->x->ents[i];
+        double v1 = speed_target(r, e->lon);
+        if (d->max_speed > 0 && v1 > d->max_speed)
+            v1 = d->max_speed;
+        double rate = fabs(e->lon->dyn.value), lim = v1 > e->v ? d->max_acc : d->max_dec;
+        if (lim > 0 && lim < rate)
+            rate = lim;
+        double step = rate * r->dt, v0 = e->v;
+        bool reached = fabs(v1 - v0) <= step + 1e-12;
+        e->v = reached ? v1 : v0 + (v1 > v0 ? step : -step);
+        dist = (v0 + e->v) / 2 * r->dt;
+        if (reached) {
+            e->lon_v1 = v1;
+            if (e->lon->continuous) {
+                e->lon_tracking = true;
+            } else {
+                ended_add(el, e->lon_elem);
+                end_lon(e);
+            }
+        }
+    } else if (e->lon && !e->lon_tracking) {
+        double te = e->lon_t0 + e->lon_T;
+        if (t >= te - 1e-9) {
+            dist = lon_disp(e, te) - lon_disp(e, fmax(t0, e->lon_t0)) + e->lon_v1 * (t - te);
+            e->v = e->lon_v1;
+            if (e->lon->continuous && e->lon->relative) {
+                e->lon_tracking = true;
+            } else {
+                ended_add(el, e->lon_elem);
+                end_lon(e);
+            }
+        } else {
+            dist = lon_disp(e, t) - lon_disp(e, fmax(t0, e->lon_t0));
+            e->v = e->lon_v0 + (e->lon_v1 - e->lon_v0) * sn_xshape_f(e->lon->dyn.shape, (t - e->lon_t0) / e->lon_T);
+        }
+    } else if (e->lon && e->lon->kind == SN_XA_SYNC) {
+        bool over;
+        if (!sn_xsync_step(r, (int)i, &dist, &over))
+            return false;
+        if (over) {
+            ended_add(el, e->lon_elem);
+            end_lon(e);
+        }
+    } else if (e->lon && e->lon->kind == SN_XA_LONG_DIST) {
+        /* the gap: without DynamicConstraints kept exactly (the entity moves with its
+        ** reference, the error closed at once); with them, approached at a speed that closes
+        ** the error in about a second, within the accelerations and the speed limit */
+        const sn_xaction *la = e->lon;
+        double err = gap_error(r, (int)i, la), vref = r->ents[la->ref].v;
+        bool ref_moved = la->ref < (int)i; /* entities advance in order: it has, this step */
+        if (!la->has_limits) {
+            e->v = vref;
+            dist = (ref_moved ? 0 : vref * r->dt) + err;
+        } else {
+            double want = fmin(la->lim_speed, fmax(0, vref + err));
+            double dv = fmax(-la->lim_dec * r->dt, fmin(la->lim_acc * r->dt, want - e->v));
+            e->v += dv;
+            dist = e->v * r->dt;
+        }
+        if (!la->continuous && fabs(err) < 0.01 + 1e-9 && fabs(e->v - vref) < 0.01) {
+            ended_add(el, e->lon_elem);
+            end_lon(e);
+        }
+    } else {
+        if (e->lon && e->lon_tracking) /* a continuous relative target follows its entity */
+            e->v = speed_target(r, e->lon);
+        dist = e->v * r->dt;
+    }
+    *dist_out = dist;
+    return true;
+}
+
+/* Entity i's lateral action at t (the entity covering dist along its way this step): its offset.
+** *lat_over when the action reached its target in this step. */
+static void advance_lat(sn_xrun *r, uint32_t i, double t, double dist, double off_prev, ended_list *el, bool *lat_over)
+{
+    sn_xent *e = &r->ents[i];
+    if (e->lat && e->lat->kind == SN_XA_LAT_DIST) {
+        /* without DynamicConstraints the distance is kept exactly (rigid); with them the
+        ** offset moves at the speed from which it can still stop at the target within
+        ** maxDeceleration (else maxAcceleration), within maxSpeed, changing at most
+        ** maxAcceleration */
+        const sn_xaction *la = e->lat;
+        double err = lat_dist_error(r, (int)i, la), u = e->lat_rate;
+        if (!la->has_limits) {
+            e->off += err;
+            u = 0;
+        } else {
+            double acc = la->lim_acc > 0 ? la->lim_acc : INFINITY, dec = la->lim_dec > 0 ? la->lim_dec : acc;
+            double vmax = la->lim_speed > 0 ? la->lim_speed : INFINITY;
+            if (e->mode == SN_XM_FREE) /* off the lanes its sideways speed is part of its speed */
+                vmax = fmin(vmax, fabs(e->v));
+            double want = (err < 0 ? -1 : 1) * fmin(vmax, fmin(fabs(err) / r->dt, isfinite(dec) ? sqrt(2 * dec * fabs(err)) : INFINITY));
+            u += fmax(-acc * r->dt, fmin(acc * r->dt, want - u));
+            e->off += u * r->dt;
+        }
+        /* a non-continuous one ends within 1 cm and still; rigid, as esmini measures it, by the
+        ** error before the step's move: in the step after the one that put it there
+        ** (OSCPrivateAction.cpp LatDistanceAction::Step, MOVE_RIGID) */
+        double resid = la->has_limits ? err - (e->off - off_prev) : err;
+        if (!la->continuous && fabs(resid) < 0.01 + 1e-9 && fabs(u) < 0.01) {
+            *lat_over = true;
+            ended_add(el, e->lat_elem);
+            end_lat(e);
+        }
+    } else if (e->lat && !e->lat_tracking) {
+        /* a lane change moves only an entity that moves: standing (below esmini's SMALL_NUMBER,
+        ** 1e-6 m/s), its clock waits (esmini's LatLaneChangeAction::Step returns then) */
+        if (e->lat->kind == SN_XA_LANE_CHANGE && !e->lat_by_dist && fabs(e->v) < 1e-6)
+            e->lat_t0 += r->dt;
+        double te = e->lat_t0 + e->lat_T, tau = e->lat_T > 0 ? (t - e->lat_t0) / e->lat_T : 1;
+        if (e->lat_by_dist) { /* by the distance along the lane, this step's estimated from the last one's sideways motion */
+            double side = e->lat_rate * r->dt;
+            tau = (e->lat_prog + sqrt(fmax(0, dist * dist - side * side))) / e->lat_D;
+        }
+        e->off = e->lat_o0 + (e->lat_o1 - e->lat_o0) * sn_xshape_f(e->lat->dyn.shape, tau);
+        if (e->lat_by_dist ? tau >= 1 - 1e-9 : t >= te - 1e-9) {
+            e->off = e->lat_o1;
+            *lat_over = true;
+            if (e->lat->continuous && e->lat->relative) {
+                e->lat_tracking = true;
+            } else {
+                ended_add(el, e->lat_elem);
+                end_lat(e);
+            }
+        }
+    } else if (e->lat && e->lat_tracking && e->lat->kind == SN_XA_LANE_OFFSET && e->lat->relative) {
+        double o1;
+        if (lateral_target(r, (int)i, e->lat, &o1))
+            e->off = o1;
+    }
+}
+
+/* Entity i moved by dist along its way and to its new offset: on its lane, its trajectory, or the
+** plane (lat_act: the lateral action of this step, though it may have ended in it). */
+static void move_entity(sn_xrun *r, uint32_t i, double dist, double off_prev, const sn_xaction *lat_act, bool lat_over,
+                        double lat_rate, ended_list *el)
+{
+    sn_xent *e = &r->ents[i];
+    if (e->mode == SN_XM_LANE) {
+        bool was_eor = e->end_of_road;
+        if (!e->end_of_road)
+            lane_travel(r, e, dist);
+        /* at a road's end it stops; its speed is 0 from the step after it arrived (esmini
+        ** zeroes it once the entity has not moved for a step, ScenarioEngine::step), so a
+        ** teleport on EndOfRoadCondition duration 0 keeps it going (lane_change_simple) */
+        if (e->end_of_road) {
+            if (was_eor)
+                e->v = 0;
+            dist = 0;
+        }
+        lane_pose(r, e);
+        e->odo += hypot(dist, e->off - off_prev);
+        if (e->acq_elem != -2 && e->ri == e->acq_ri && (e->s - e->acq_s) * e->sdir >= 0) { /* the position reached */
+            ended_add(el, e->acq_elem);
+            e->acq_elem = -2;
+        }
+        /* a lane change ends where the road does (esmini's LatLaneChangeAction::Step at
+        ** POS_STATUS_END_OF_ROAD), the entity heading as it moved (route_lane_change) */
+        if (e->end_of_road && !was_eor && e->lat && e->lat == lat_act && lat_act->kind == SN_XA_LANE_CHANGE) {
+            ended_add(el, e->lat_elem);
+            end_lat(e);
+            lat_over = true;
+        }
+        e->lat_rate = lat_over ? 0 : lat_rate;
+    } else if (e->mode == SN_XM_TRAJ) {
+        bool done = false;
+        trajectory_step(r, e, &done);
+        if (done) {
+            ended_add(el, e->traj_elem);
+            e->traj = NULL;
+            e->traj_elem = -2;
+            snap_to_lane(r, e, r->x->ents[i].kind);
+        }
+    } else if (lat_act && lat_act->kind == SN_XA_LAT_DIST) {
+        /* off the lanes, a LateralDistanceAction moves the entity in its reference's frame:
+        ** sideways along the reference's left by the offset's change, forward along the
+        ** reference's heading by what its speed leaves (its speed is along its heading, as in
+        ** a lane change), heading where it moves (lat_dist_entity.xosc, which has no road) */
+        double hf = r->ents[lat_act->ref].h, du = e->off - off_prev;
+        double fwd = (dist < 0 ? -1 : 1) * sqrt(fmax(0, dist * dist - du * du));
+        e->x += fwd * cos(hf) - du * sin(hf);
+        e->y += fwd * sin(hf) + du * cos(hf);
+        if (fwd != 0 || du != 0) {
+            e->h = ang_diff(hf + atan2(du, fwd), 0);
+            e->z = ground_z(r, e->x, e->y, e->z);
+        }
+        e->odo += hypot(fwd, du);
+    } else if (e->lon && e->lon->kind == SN_XA_LONG_DIST) {
+        /* off the lanes, a LongitudinalDistanceAction moves it along its reference's heading,
+        ** its own heading and height kept (drop-bike.xosc: a bike lying on its truck) */
+        double hf = r->ents[e->lon->ref].h;
+        e->x += dist * cos(hf);
+        e->y += dist * sin(hf);
+        e->odo += fabs(dist);
+    } else {
+        e->x += dist * cos(e->h);
+        e->y += dist * sin(e->h);
+        if (dist != 0)
+            e->z = ground_z(r, e->x, e->y, e->z);
+        e->odo += fabs(dist);
+    }
+}
+
 bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
 {
     *n_ended = 0;
+    ended_list el = {ended, cap, n_ended};
     const double t = r->t, t0 = t - r->dt;
     for (uint32_t i = 0; i < r->x->n_ents; i++) {
         sn_xent *e = &r->ents[i];
@@ -1045,165 +1321,14 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
         if (e->mode == SN_XM_EXTERNAL || r->x->ents[i].kind == SN_XEN_MISC || e->absent)
             continue;
         double v_prev = e->v, dist;
-        /* longitudinal */
-        if (e->lon && e->lon->kind == SN_XA_SPEED_PROFILE && e->n_jseg) {
-            double s0, s1, v0;
-            jerk_eval(e, fmax(t0, e->lon_t0), &v0, &s0);
-            jerk_eval(e, t, &e->v, &s1);
-            dist = s1 - s0;
-            if (t >= e->jend - 1e-9) {
-                if (*n_ended < cap)
-                    ended[(*n_ended)++] = e->lon_elem;
-                end_lon(e);
-                e->n_jseg = 0;
-            }
-        } else if (e->lon && e->lon->kind == SN_XA_SPEED_PROFILE) {
-            bool over;
-            dist = profile_advance(r, (int)i, t0, t, &over);
-            if (over) {
-                if (*n_ended < cap)
-                    ended[(*n_ended)++] = e->lon_elem;
-                end_lon(e);
-            }
-        } else if (e->lon && !e->lon_tracking && e->lon->kind == SN_XA_SPEED && e->lon->relative &&
-                   e->lon->dyn.dim == SN_XD_RATE && e->lon->dyn.shape == SN_XS_LINEAR) {
-            /* a relative target at a rate: the speed moves at the rate (within the Performance's
-            ** accelerations) toward the reference's speed now, not the one at the start, and the
-            ** transition ends when it reaches it (esmini re-aims a relative target every step,
-            ** OSCPrivateAction.cpp LongSpeedAction::Step; repeated_relative_speed.xosc) */
-            const sn_xentity *d = &r->x->ents[i];
-            double v1 = speed_target(r, e->lon);
-            if (d->max_speed > 0 && v1 > d->max_speed)
-                v1 = d->max_speed;
-            double rate = fabs(e->lon->dyn.value), lim = v1 > e->v ? d->max_acc : d->max_dec;
-            if (lim > 0 && lim < rate)
-                rate = lim;
-            double step = rate * r->dt, v0 = e->v;
-            bool reached = fabs(v1 - v0) <= step + 1e-12;
-            e->v = reached ? v1 : v0 + (v1 > v0 ? step : -step);
-            dist = (v0 + e->v) / 2 * r->dt;
-            if (reached) {
-                e->lon_v1 = v1;
-                if (e->lon->continuous) {
-                    e->lon_tracking = true;
-                } else {
-                    if (*n_ended < cap)
-                        ended[(*n_ended)++] = e->lon_elem;
-                    end_lon(e);
-                }
-            }
-        } else if (e->lon && !e->lon_tracking) {
-            double te = e->lon_t0 + e->lon_T;
-            if (t >= te - 1e-9) {
-                dist = lon_disp(e, te) - lon_disp(e, fmax(t0, e->lon_t0)) + e->lon_v1 * (t - te);
-                e->v = e->lon_v1;
-                if (e->lon->continuous && e->lon->relative) {
-                    e->lon_tracking = true;
-                } else {
-                    if (*n_ended < cap)
-                        ended[(*n_ended)++] = e->lon_elem;
-                    end_lon(e);
-                }
-            } else {
-                dist = lon_disp(e, t) - lon_disp(e, fmax(t0, e->lon_t0));
-                e->v = e->lon_v0 + (e->lon_v1 - e->lon_v0) * sn_xshape_f(e->lon->dyn.shape, (t - e->lon_t0) / e->lon_T);
-            }
-        } else if (e->lon && e->lon->kind == SN_XA_SYNC) {
-            bool over;
-            if (!sn_xsync_step(r, (int)i, &dist, &over))
-                return false;
-            if (over) {
-                if (*n_ended < cap)
-                    ended[(*n_ended)++] = e->lon_elem;
-                end_lon(e);
-            }
-        } else if (e->lon && e->lon->kind == SN_XA_LONG_DIST) {
-            /* the gap: without DynamicConstraints kept exactly (the entity moves with its
-            ** reference, the error closed at once); with them, approached at a speed that closes
-            ** the error in about a second, within the accelerations and the speed limit */
-            const sn_xaction *la = e->lon;
-            double err = gap_error(r, (int)i, la), vref = r->ents[la->ref].v;
-            bool ref_moved = la->ref < (int)i; /* entities advance in order: it has, this step */
-            if (!la->has_limits) {
-                e->v = vref;
-                dist = (ref_moved ? 0 : vref * r->dt) + err;
-            } else {
-                double want = fmin(la->lim_speed, fmax(0, vref + err));
-                double dv = fmax(-la->lim_dec * r->dt, fmin(la->lim_acc * r->dt, want - e->v));
-                e->v += dv;
-                dist = e->v * r->dt;
-            }
-            if (!la->continuous && fabs(err) < 0.01 + 1e-9 && fabs(e->v - vref) < 0.01) {
-                if (*n_ended < cap)
-                    ended[(*n_ended)++] = e->lon_elem;
-                end_lon(e);
-            }
-        } else {
-            if (e->lon && e->lon_tracking) /* a continuous relative target follows its entity */
-                e->v = speed_target(r, e->lon);
-            dist = e->v * r->dt;
-        }
+        if (!advance_lon(r, i, t0, t, &el, &dist))
+            return false;
         e->a = r->dt > 0 ? (e->v - v_prev) / r->dt : 0;
         /* lateral */
         double off_prev = e->off;
         bool lat_over = false;
         const sn_xaction *lat_act = e->lat; /* this step's, though it may end in it */
-        if (e->lat && e->lat->kind == SN_XA_LAT_DIST) {
-            /* without DynamicConstraints the distance is kept exactly (rigid); with them the
-            ** offset moves at the speed from which it can still stop at the target within
-            ** maxDeceleration (else maxAcceleration), within maxSpeed, changing at most
-            ** maxAcceleration */
-            const sn_xaction *la = e->lat;
-            double err = lat_dist_error(r, (int)i, la), u = e->lat_rate;
-            if (!la->has_limits) {
-                e->off += err;
-                u = 0;
-            } else {
-                double acc = la->lim_acc > 0 ? la->lim_acc : INFINITY, dec = la->lim_dec > 0 ? la->lim_dec : acc;
-                double vmax = la->lim_speed > 0 ? la->lim_speed : INFINITY;
-                if (e->mode == SN_XM_FREE) /* off the lanes its sideways speed is part of its speed */
-                    vmax = fmin(vmax, fabs(e->v));
-                double want = (err < 0 ? -1 : 1) * fmin(vmax, fmin(fabs(err) / r->dt, isfinite(dec) ? sqrt(2 * dec * fabs(err)) : INFINITY));
-                u += fmax(-acc * r->dt, fmin(acc * r->dt, want - u));
-                e->off += u * r->dt;
-            }
-            /* a non-continuous one ends within 1 cm and still; rigid, as esmini measures it, by the
-            ** error before the step's move: in the step after the one that put it there
-            ** (OSCPrivateAction.cpp LatDistanceAction::Step, MOVE_RIGID) */
-            double resid = la->has_limits ? err - (e->off - off_prev) : err;
-            if (!la->continuous && fabs(resid) < 0.01 + 1e-9 && fabs(u) < 0.01) {
-                lat_over = true;
-                if (*n_ended < cap)
-                    ended[(*n_ended)++] = e->lat_elem;
-                end_lat(e);
-            }
-        } else if (e->lat && !e->lat_tracking) {
-            /* a lane change moves only an entity that moves: standing (below esmini's SMALL_NUMBER,
-            ** 1e-6 m/s), its clock waits (esmini's LatLaneChangeAction::Step returns then) */
-            if (e->lat->kind == SN_XA_LANE_CHANGE && !e->lat_by_dist && fabs(e->v) < 1e-6)
-                e->lat_t0 += r->dt;
-            double te = e->lat_t0 + e->lat_T, tau = e->lat_T > 0 ? (t - e->lat_t0) / e->lat_T : 1;
-            if (e->lat_by_dist) { /* by the distance along the lane, this step's estimated from the last one's sideways motion */
-                double side = e->lat_rate * r->dt;
-                tau = (e->lat_prog + sqrt(fmax(0, dist * dist - side * side))) / e->lat_D;
-            }
-            e->off = e->lat_o0 + (e->lat_o1 - e->lat_o0) * sn_xshape_f(e->lat->dyn.shape, tau);
-            if (e->lat_by_dist ? tau >= 1 - 1e-9 : t >= te - 1e-9) {
-                e->off = e->lat_o1;
-                lat_over = true;
-                if (e->lat->continuous && e->lat->relative) {
-                    e->lat_tracking = true;
-                } else {
-                    if (*n_ended < cap)
-                        ended[(*n_ended)++] = e->lat_elem;
-                    end_lat(e);
-                }
-            }
-        } else if (e->lat && e->lat_tracking && e->lat->kind == SN_XA_LANE_OFFSET && e->lat->relative) {
-            double o1;
-            if (lateral_target(r, (int)i, e->lat, &o1))
-                e->off = o1;
-        }
+        advance_lat(r, i, t, dist, off_prev, &el, &lat_over);
         e->lat_rate = r->dt > 0 ? (e->off - off_prev) / r->dt : 0;
         if (e->mode == SN_XM_LANE && e->off != off_prev && lat_act && lat_act->kind == SN_XA_LANE_CHANGE) {
             /* a lane change's speed is along the heading: moving sideways takes from the progress
@@ -1217,72 +1342,7 @@ bool sn_xmove_advance(sn_xrun *r, int *ended, uint32_t cap, uint32_t *n_ended)
         double lat_rate = e->lat_rate;
         if (lat_over) /* the lane reached: the entity heads along it (esmini's) */
             e->lat_rate = 0;
-        if (e->mode == SN_XM_LANE) {
-            bool was_eor = e->end_of_road;
-            if (!e->end_of_road)
-                lane_travel(r, e, dist);
-            /* at a road's end it stops; its speed is 0 from the step after it arrived (esmini
-            ** zeroes it once the entity has not moved for a step, ScenarioEngine::step), so a
-            ** teleport on EndOfRoadCondition duration 0 keeps it going (lane_change_simple) */
-            if (e->end_of_road) {
-                if (was_eor)
-                    e->v = 0;
-                dist = 0;
-            }
-            lane_pose(r, e);
-            e->odo += hypot(dist, e->off - off_prev);
-            if (e->acq_elem != -2 && e->ri == e->acq_ri && (e->s - e->acq_s) * e->sdir >= 0) { /* the position reached */
-                if (*n_ended < cap)
-                    ended[(*n_ended)++] = e->acq_elem;
-                e->acq_elem = -2;
-            }
-            /* a lane change ends where the road does (esmini's LatLaneChangeAction::Step at
-            ** POS_STATUS_END_OF_ROAD), the entity heading as it moved (route_lane_change) */
-            if (e->end_of_road && !was_eor && e->lat && e->lat == lat_act && lat_act->kind == SN_XA_LANE_CHANGE) {
-                if (*n_ended < cap)
-                    ended[(*n_ended)++] = e->lat_elem;
-                end_lat(e);
-                lat_over = true;
-            }
-            e->lat_rate = lat_over ? 0 : lat_rate;
-        } else if (e->mode == SN_XM_TRAJ) {
-            bool done = false;
-            trajectory_step(r, e, &done);
-            if (done) {
-                if (*n_ended < cap)
-                    ended[(*n_ended)++] = e->traj_elem;
-                e->traj = NULL;
-                e->traj_elem = -2;
-                snap_to_lane(r, e, r->x->ents[i].kind);
-            }
-        } else if (lat_act && lat_act->kind == SN_XA_LAT_DIST) {
-            /* off the lanes, a LateralDistanceAction moves the entity in its reference's frame:
-            ** sideways along the reference's left by the offset's change, forward along the
-            ** reference's heading by what its speed leaves (its speed is along its heading, as in
-            ** a lane change), heading where it moves (lat_dist_entity.xosc, which has no road) */
-            double hf = r->ents[lat_act->ref].h, du = e->off - off_prev;
-            double fwd = (dist < 0 ? -1 : 1) * sqrt(fmax(0, dist * dist - du * du));
-            e->x += fwd * cos(hf) - du * sin(hf);
-            e->y += fwd * sin(hf) + du * cos(hf);
-            if (fwd != 0 || du != 0) {
-                e->h = ang_diff(hf + atan2(du, fwd), 0);
-                e->z = ground_z(r, e->x, e->y, e->z);
-            }
-            e->odo += hypot(fwd, du);
-        } else if (e->lon && e->lon->kind == SN_XA_LONG_DIST) {
-            /* off the lanes, a LongitudinalDistanceAction moves it along its reference's heading,
-            ** its own heading and height kept (drop-bike.xosc: a bike lying on its truck) */
-            double hf = r->ents[e->lon->ref].h;
-            e->x += dist * cos(hf);
-            e->y += dist * sin(hf);
-            e->odo += fabs(dist);
-        } else {
-            e->x += dist * cos(e->h);
-            e->y += dist * sin(e->h);
-            if (dist != 0)
-                e->z = ground_z(r, e->x, e->y, e->z);
-            e->odo += fabs(dist);
-        }
+        move_entity(r, i, dist, off_prev, lat_act, lat_over, lat_rate, &el);
         double tpitch = e->traj_hsign * e->traj_p; /* facing backwards, nose down is the path rising */
         entity_tilt(r, e, e->mode == SN_XM_TRAJ && e->traj_pitched ? &tpitch : NULL);
         if (r->map && r->need_offroad && e->mode != SN_XM_LANE) { /* on a lane, never off the road */

@@ -1,5 +1,6 @@
 /* xosc_parse.h — what the parts of the OpenSCENARIO parser share (private to engine/scenario):
-** the parser's state P, the attribute readers (xosc_attrs.c) and each part's entry points.
+** the parser's state P, the attribute readers (xosc_attrs.c) and each part's entry points. Each
+** part calls only the parts listed above it; xosc_parse.c (the document) calls them all.
 ** Every function that can fail returns false (or -1) after filling p->err through sn_xp_fail. */
 #ifndef SN_XOSC_PARSE_H
 #define SN_XOSC_PARSE_H
@@ -54,7 +55,7 @@ typedef xmlNodePtr N;
         memset(&(arr)[(n)], 0, sizeof *(arr));                                                 \
     } while (0)
 
-/* xosc_attrs.c */
+/* xosc_attrs.c: attributes, errors, warnings */
 bool sn_xp_attr(P *p, N n, const char *a, bool required, char *out);
 bool sn_xp_boolean(P *p, N n, const char *a, bool def, bool *out);
 N sn_xp_choice(P *p, N n);
@@ -71,15 +72,18 @@ bool sn_xp_unknown(P *p, N n, N parent);
 bool sn_xp_unsupported(P *p, N n);
 void sn_xp_warn(P *p, N n, const char *fmt, ...) SN_PRINTF(3, 4);
 
-/* xosc_parse.c */
+/* xosc_catalog.c: parameters and catalogs */
 N sn_xp_catalog_entry(P *p, N ref, uint32_t *mark, const char **file);
 void sn_xp_params_truncate(sn_xparams *ps, uint32_t n);
 bool sn_xp_parse_params(P *p, N n);
 
-/* xosc_parse_pos.c */
+/* xosc_parse_pos.c: positions */
 bool sn_xp_parse_position(P *p, N n, sn_xpos *pos);
 
-/* xosc_parse_move.c */
+/* xosc_parse_shape.c: trajectory shapes */
+int sn_xp_parse_traj_shape(P *p, N shape, int a_i);
+
+/* xosc_parse_move.c: motion actions */
 int sn_xp_new_action(P *p, N n, sn_xact_kind k);
 int sn_xp_parse_assign_route(P *p, N n);
 int sn_xp_parse_follow_trajectory(P *p, N n);
@@ -90,22 +94,22 @@ int sn_xp_parse_long_dist(P *p, N n);
 int sn_xp_parse_speed(P *p, N n);
 int sn_xp_parse_speed_profile(P *p, N n);
 
-/* xosc_parse_act.c */
+/* xosc_parse_signal.c: traffic signals */
+int sn_xp_parse_infrastructure(P *p, N n);
+int sn_xp_parse_signal_controllers(P *p, N n);
+bool sn_xp_parse_signal_cond(P *p, N e, sn_xcond *c);
+
+/* xosc_parse_act.c: the other actions, controllers */
+int sn_xp_object_controller(P *p, N oc);
 int sn_xp_noop(P *p, N n, const char *what, const char *why);
 int sn_xp_parse_action_body(P *p, N n);
-bool sn_xp_parse_signal_cond(P *p, N e, sn_xcond *c);
-int sn_xp_parse_signal_controllers(P *p, N n);
 
-/* xosc_parse_cond.c */
+/* xosc_parse_cond.c: conditions, triggers */
 extern const char *const sn_xp_elem_kinds[];
 int sn_xp_parse_trigger(P *p, N n);
 
-/* xosc_parse_story.c */
-int sn_xp_object_controller(P *p, N oc);
+/* xosc_parse_story.c: storyboard, entities */
 bool sn_xp_parse_entities(P *p, N n);
 bool sn_xp_parse_storyboard(P *p, N n);
-
-/* xosc_parse_shape.c */
-int sn_xp_parse_traj_shape(P *p, N shape, int a_i);
 
 #endif

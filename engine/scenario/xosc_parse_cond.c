@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- conditions ---- */
-
 static const char *const RULES[] = {"greaterThan", "lessThan", "equalTo", "greaterOrEqual", "lessOrEqual",
                                     "notEqualTo", NULL};
 

@@ -4,8 +4,6 @@
 
 #include <stdlib.h>
 
-/* ---- actions ---- */
-
 static const char *const SHAPES[] = {"step", "linear", "cubic", "sinusoidal", NULL};
 static const char *const DIMS[] = {"time", "distance", "rate", NULL};
 

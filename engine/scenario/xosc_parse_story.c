@@ -324,48 +324,6 @@ const char *sn_xosc_vehicle_blueprint(const char *cat, double len)
     return len > 5.5 ? "vehicle.van" : "vehicle.sedan";
 }
 
-/* An ObjectController: 1 when its Controller (inline or a catalog's) is an external one (a
-** Property esminiController or sensimController of value ExternalController or external), 0 for any
-** other (a warning: not played), -1 on error. */
-int sn_xp_object_controller(P *p, N oc)
-{
-    N c = sn_xp_choice(p, oc);
-    if (!c)
-        return -1;
-    uint32_t mark = p->x->params.n;
-    const char *outer = p->file;
-    if (sn_xml_is(c, "CatalogReference")) {
-        const char *file;
-        if (!(c = sn_xp_catalog_entry(p, c, &mark, &file)))
-            return -1;
-        p->file = file;
-    } else if (!sn_xml_is(c, "Controller")) {
-        return sn_xp_unknown(p, c, oc), -1;
-    }
-    int ext = 0;
-    N props = sn_xml_is(c, "Controller") ? sn_xml_child(c, "Properties") : NULL;
-    if (props)
-        SN_XML_EACH(q, props) {
-            char name[VAL], value[VAL];
-            if (!sn_xml_is(q, "Property"))
-                continue;
-            if (!sn_xp_attr(p, q, "name", true, name) || !sn_xp_attr(p, q, "value", true, value)) {
-                ext = -1;
-                break;
-            }
-            if ((!strcmp(name, "esminiController") || !strcmp(name, "sensimController")) &&
-                (!strcmp(value, "ExternalController") || !strcmp(value, "external")))
-                ext = 1;
-        }
-    if (ext == 0)
-        sn_xp_warn(p, oc, "this controller is not played: the storyboard keeps driving the entity when it is activated "
-                    "(esmini's --disable_controllers)");
-    p->file = outer;
-    p->declared = NULL;
-    sn_xp_params_truncate(&p->x->params, mark);
-    return ext;
-}
-
 /* A Vehicle, Pedestrian or MiscObject (inline or a catalog's entry) into e. */
 static bool parse_entity_body(P *p, N body, sn_xentity *e)
 {
