@@ -212,4 +212,12 @@ size_t sn_xroute_pick(const sn_xrun *r, sn_xent *e, const struct sn_lanekey *nex
 /* Where entity i lies in the lanes: road, lane, s, t; false when on no road within 2 m. */
 bool sn_xmove_locate(const sn_xrun *r, int i, int32_t *road, int *lane, double *s, double *t, double *outside);
 
+/* The player's parts (xosc_play.c: states, actions, the tree; xosc_cond.c: conditions and
+** triggers; xosc_log.c: the storyboard log), private to the player. */
+bool sn_xpl_trigger_fires(sn_xrun *r, int t, int owner);
+bool sn_xpl_select_actors(sn_xrun *r, int act, int t);
+void sn_xpl_log_transition(sn_xrun *r, int el, sn_xstate from, sn_xstate to, int trans);
+void sn_xpl_log_condition(sn_xrun *r, const sn_xcond *c, int owner);
+void sn_xpl_warn_once(sn_xrun *r, const char *line);
+
 #endif

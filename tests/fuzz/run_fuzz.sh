@@ -35,7 +35,7 @@ case $TARGET in
   xosc) # the OpenSCENARIO loader and the storyboard player (engine/scenario, libxml2) on a small map
     CORPUS=$SRC/tests/fuzz/corpus_xosc
     FILES=("$SRC/tests/fuzz/fuzz_xosc.c" "$E/scenario/xosc_expr.c" "$E/scenario/xosc_xml.c" "$E/scenario/xosc_parse.c" "$E"/scenario/xosc_parse_*.c "$E/scenario/xosc_attrs.c" "$E/scenario/xosc_catalog.c" "$E/scenario/xosc_pos.c" "$E/scenario/xosc_move.c"
-           "$E/scenario/xosc_play.c" "$E/scenario/xosc_route.c" "$E/scenario/xosc_shape.c" "$E/scenario/xosc_sync.c" "$E/scenario/xosc_signal.c" "$E"/map/*.c "$E/core/xmlread.c" "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c")
+           "$E/scenario/xosc_play.c" "$E/scenario/xosc_cond.c" "$E/scenario/xosc_log.c" "$E/scenario/xosc_route.c" "$E/scenario/xosc_shape.c" "$E/scenario/xosc_sync.c" "$E/scenario/xosc_signal.c" "$E"/map/*.c "$E/core/xmlread.c" "$E/core/error.c" "$E/core/util.c" "$E/core/json.c" "$E/core/infile.c")
     LIBS=($(pkg-config --libs libxml-2.0) -lm) ;;
   *) echo "run_fuzz.sh: unknown target '$TARGET'" >&2; exit 2 ;;
 esac
