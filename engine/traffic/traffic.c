@@ -280,14 +280,31 @@ static bool advance_path(sn_mapdrive *md, sn_vec3 pos, double *along0)
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* The speed from which a vehicle still stops within `d` metres at comfort, and reaches a
-** leader moving at v_lead after `d` metres of closing. */
-static double approach(double d, double v_lead)
+/* The speed from which a vehicle still stops within `d` metres at its comfort deceleration, and
+** reaches a leader moving at v_lead after `d` metres of closing. */
+static double approach(const sn_mapdrive *md, double d, double v_lead)
 {
     if (d <= 0)
         return 0;
     v_lead = fmax(v_lead, 0);
-    return fmin(sqrt(v_lead * v_lead + 2 * A_COMFORT * d), v_lead + d / HEADWAY);
+    return fmin(sqrt(v_lead * v_lead + 2 * md->a_comf * d), v_lead + d / HEADWAY);
+}
+
+/* The decelerations a vehicle's planner counts on, from the brakes it has (sn_vehicle_brake_decel):
+** a car's (0.9 mu g) exceed every constant above, which stay; a two-wheeler's brakes are capped
+** so it cannot pitch over (a bicycle about 2.8 m/s^2, a sport motorcycle 5.2), and its speed loop
+** lags more (drive: brake 0.4 per m/s of excess), so it plans at TWO_WHEEL_COMFORT of them, and
+** its red and yellow lights at what they can do: planned at a car's, a bicycle rode through red
+** stop lines and into the back of a van stopping in its queue (test_traffic_twowheel). */
+#define TWO_WHEEL_COMFORT 0.5
+static void brake_limits(const sn_engine *e, const sn_actor *a, sn_mapdrive *md)
+{
+    md->a_comf = A_COMFORT, md->a_yellow = A_YELLOW, md->a_hard = A_HARD;
+    if (a->kind != SN_ACTOR_VEHICLE || !a->mv || !a->mv->vp)
+        return;
+    const double d = sn_vehicle_brake_decel(a, -e->world.gravity.z);
+    if (d > 0 && d < A_HARD)
+        md->a_comf = fmin(A_COMFORT, TWO_WHEEL_COMFORT * d), md->a_yellow = fmin(A_YELLOW, d), md->a_hard = d;
 }
 
 static double wrap_deg(double d)
@@ -630,7 +647,8 @@ static void drive(sn_actor *a, sn_mapdrive *md, double vt, double v, double delt
         c.brake = 1.0;
         md->speed_integral = 0;
     } else if (err < -0.3) {
-        c.brake = clampd(-0.4 * err, 0, 1);
+        /* 0.4 per m/s of excess on a car's brakes; as firm in m/s^2 on weaker ones (two-wheelers) */
+        c.brake = clampd(-0.4 * (A_HARD / md->a_hard) * err, 0, 1);
         md->speed_integral = fmax(md->speed_integral - 2 * dt, 0);
     } else {
         md->speed_integral = clampd(md->speed_integral + err * dt, -5, 5);
@@ -678,7 +696,7 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     ** forward part: never less than it moved). */
     md->coast_stop = (float)(md->coast_stop - sn_v3_len(a->st.vel) * dt);
     if (isfinite(md->coast_stop))
-        vt = fmin(vt, approach(md->coast_stop, 0));
+        vt = fmin(vt, approach(md, md->coast_stop, 0));
     if (md->coast_lead) {
         const sn_actor *b = sn_world_find(&e->world, md->coast_lead);
         if (!b)
@@ -710,7 +728,7 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         const double ext_lat = fabs(sn_v3_dot(nrm, bf)) * ex.x + fabs(sn_v3_dot(nrm, br)) * ex.y;
         const double ext_along = fabs(sn_v3_dot(tan, bf)) * ex.x + fabs(sn_v3_dot(tan, br)) * ex.y;
         if (!b->down && isfinite(best) && s_at > 0 && sqrt(best) - ext_lat <= a->ph->bbox.extent.y + 0.35)
-            vt = fmin(vt, approach(s_at - ext_along - front - md->gap, sn_v3_dot(b->st.vel, tan)));
+            vt = fmin(vt, approach(md, s_at - ext_along - front - md->gap, sn_v3_dot(b->st.vel, tan)));
     }
     md->odo += fabs(v) * dt;
     md->stand = fabs(v) < 0.3 ? md->stand + dt : 0; /* deadlock()'s clock */
@@ -793,7 +811,7 @@ static double pursuit_steer(const sn_actor *a, const sn_mapdrive *md, sn_vec3 po
     return atan(2.0 * a->mv->vp->wheelbase * sin(atan2(local.y, local.x)) / ld);
 }
 
-/* vt capped so that each bend of the path ahead is taken within A_LAT, braking at A_COMFORT
+/* vt capped so that each bend of the path ahead is taken within A_LAT, braking at md->a_comf
 ** to reach it (front: half the vehicle's length). */
 static double curve_limit(const sn_mapdrive *md, const double *along, double front, double vt)
 {
@@ -804,7 +822,7 @@ static double curve_limit(const sn_mapdrive *md, const double *along, double fro
         double kappa = fabs(wrap_deg(md->path[i].transform.rotation.yaw - md->path[i - 1].transform.rotation.yaw)) *
                        SN_DEG / seg;
         if (kappa > 1e-3)
-            vt = fmin(vt, sqrt(A_LAT / kappa + 2 * A_COMFORT * fmax(along[i - 1] - front, 0)));
+            vt = fmin(vt, sqrt(A_LAT / kappa + 2 * md->a_comf * fmax(along[i - 1] - front, 0)));
     }
     return vt;
 }
@@ -855,11 +873,11 @@ static double light_limit(sn_engine *e, sn_mapdrive *md, const double *along, do
             break;
         double room = d_line - STOP_MARGIN;
         if (l->state == SN_TL_RED) {
-            if (room > v * v / (2 * A_HARD) - 0.5)
-                vt = fmin(vt, approach(room, 0)), *light_hold = d_line + front, *light_room = room;
+            if (room > v * v / (2 * md->a_hard) - 0.5)
+                vt = fmin(vt, approach(md, room, 0)), *light_hold = d_line + front, *light_room = room;
         } else if (l->state == SN_TL_YELLOW) {
-            if (!md->light_go && room > v * v / (2 * A_YELLOW))
-                vt = fmin(vt, approach(room, 0)), *light_hold = d_line + front, *light_room = room;
+            if (!md->light_go && room > v * v / (2 * md->a_yellow))
+                vt = fmin(vt, approach(md, room, 0)), *light_hold = d_line + front, *light_room = room;
             else
                 md->light_go = true;
         } else {
@@ -902,8 +920,8 @@ static double blocked_exit_limit(const sn_mapdrive *md, const double *along, dou
     double lead_at = gap + front; /* the leader's rear, from our centre */
     if (entry >= 0 && exit >= 0 && lead_at < exit + 2 * front + md->gap + 1.0) {
         double room = entry - front - STOP_MARGIN;
-        if (room > v * v / (2 * A_HARD) - 0.5)
-            vt = fmin(vt, approach(room, 0));
+        if (room > v * v / (2 * md->a_hard) - 0.5)
+            vt = fmin(vt, approach(md, room, 0));
     }
     return vt;
 }
@@ -923,8 +941,8 @@ static double crossings_limit(const sn_engine *e, sn_mapdrive *md, const sn_vec3
         ** walker in its corridor. */
         uint32_t walker = 0;
         double d_cross = crossing_hold(e, pts, along, np, front, &walker);
-        if (isfinite(d_cross) && d_cross - STOP_MARGIN > v * v / (2 * A_HARD) - 0.5) {
-            vt = fmin(vt, approach(d_cross - STOP_MARGIN, 0));
+        if (isfinite(d_cross) && d_cross - STOP_MARGIN > v * v / (2 * md->a_hard) - 0.5) {
+            vt = fmin(vt, approach(md, d_cross - STOP_MARGIN, 0));
             xw_held = true;
             if (d_cross < 3.0 + STOP_MARGIN && !md->wait_for)
                 md->wait_for = walker;
@@ -966,7 +984,7 @@ static double junction_limit(sn_engine *e, const sn_actor *a, sn_mapdrive *md, c
     sn_jpass p;
     sn_jx_passage(t->jx, m, md->path, along, md->n, &p);
     sn_jctx c = {.j = t->jx, .actor = a->id, .now = now, .v = v, .dt = dt, .frame = e->clock.frame,
-                 .half_len = front, .exit_free = true, .stop_margin = STOP_MARGIN, .a_hard = A_HARD};
+                 .half_len = front, .exit_free = true, .stop_margin = STOP_MARGIN, .a_hard = md->a_hard};
     if (p.junction >= 0 && p.entry > front) {
         c.queued = ah->has_lead && ah->who->kind == SN_ACTOR_VEHICLE && ah->gap + front < p.entry;
         c.held = ah->light_hold < p.entry + 1.0 || ah->sign_hold;
@@ -997,7 +1015,7 @@ static double junction_limit(sn_engine *e, const sn_actor *a, sn_mapdrive *md, c
     if (p.junction >= 0 && sn_jx_claim(t->jx, p.junction, a->id, false))
         *claim_jx = p.junction;
     if (isfinite(stop_at)) {
-        vt = fmin(vt, approach(stop_at - front - STOP_MARGIN, 0));
+        vt = fmin(vt, approach(md, stop_at - front - STOP_MARGIN, 0));
         *jx_room = stop_at - front - STOP_MARGIN;
         if (blocker)
             md->wait_for = blocker, md->wait_logical = true;
@@ -1022,6 +1040,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     const double v = sn_v3_dot(sn_actor_velocity(a), fwd);
     double along0 = 0;
     md->coast = md->asleep = false; /* until this decision says otherwise (the end) */
+    brake_limits(e, a, md);         /* anew: apply_physics_control may have changed the brakes */
     if (!advance_path(md, pos, &along0)) {
         if (!relocate(m, md, pos)) {
             a->ph->control = (sn_vehicle_control){.brake = 1.0};
@@ -1050,7 +1069,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     /* The path ends: at a dead end, or held at its lane's end while the route waits for a lane
     ** change (route.c): it stays able to stop there. */
     if (md->ended || md->route_dir)
-        vt = fmin(vt, approach(along[md->n - 1] - front - STOP_MARGIN, 0));
+        vt = fmin(vt, approach(md, along[md->n - 1] - front - STOP_MARGIN, 0));
     /* The first stop line ahead on the path whose light is not green. */
     double light_hold = INFINITY; /* from our centre, the stop line a light holds us at */
     double light_room = INFINITY; /* from our front bumper, where that light makes us stop */
@@ -1060,7 +1079,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     vt = sn_signs_speed(e, a, md, along, front, v, vt, dt);
     const bool sign_hold = vt < vt_signs - 1e-9; /* a stop or yield line holds it (its junction claim waits) */
     /* The leader: in the corridor of our path within the distance we need to stop, and more. */
-    double horizon = fmin(along[md->n - 1], fmax(25.0, v * v / (2 * A_COMFORT) + md->gap + 15.0));
+    double horizon = fmin(along[md->n - 1], fmax(25.0, v * v / (2 * md->a_comf) + md->gap + 15.0));
     size_t np = 0;
     while (np < md->n && (np == 0 || along[np - 1] < horizon))
         np++;
@@ -1078,7 +1097,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     md->wait_logical = false;
     if (has_lead) {
         double free = gap - md->gap;
-        vt = fmin(vt, approach(free, v_lead));
+        vt = fmin(vt, approach(md, free, v_lead));
         if (free < 3.0)
             md->wait_for = who->id;
         if (!rules && v_lead < 1.0 && !md->path[0].is_junction)
@@ -1144,7 +1163,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     ** lanechange.c leaves no queue with its leader that near. */
     if (md->hybrid_off && calm && (!md->route_dir || gap < SLEEP_ROUTE_GAP) && has_lead && who->kind == SN_ACTOR_VEHICLE && !who->down && gap < SLEEP_GAP &&
         !face_to_face(fwd, who) &&
-        md->ignore_vehicles <= 0 && approach(gap - md->gap, v_lead) < SLEEP_HOLD &&
+        md->ignore_vehicles <= 0 && approach(md, gap - md->gap, v_lead) < SLEEP_HOLD &&
         sn_v3_dot(who->st.vel, who->st.vel) < SLEEP_HOLD * SLEEP_HOLD && !md->force_lane_change) {
         md->asleep = true;
         md->sleep_x = (float)(who->st.pos.x - a->st.pos.x), md->sleep_y = (float)(who->st.pos.y - a->st.pos.y);
@@ -1215,6 +1234,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     if (!md)
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     md->walker = a->kind == SN_ACTOR_WALKER;
+    brake_limits(e, a, md);
     sn_rng_seed(&md->rng, seed);
     md->gap = knob(k ? k->distance_to_leading_vehicle : NAN, SN_TM_DISTANCE_TO_LEADING);
     md->speed_diff = knob(k ? k->speed_difference : NAN, SN_TM_SPEED_DIFFERENCE);

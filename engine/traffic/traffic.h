@@ -104,6 +104,9 @@ typedef struct sn_mapdrive {
     struct sn_tm_plan *plan; /* set_path / set_route (traffic/tm.h), the Traffic Managers'; NULL: roam */
     bool far;            /* vehicles: no driving lane within 50 m; it drives to the nearest one */
     double speed_integral;
+    /* The decelerations its planner counts on (m/s^2; traffic.c, brake_limits): at comfort
+    ** (leaders, bends, stop lines), the most for a yellow light and for a red one. */
+    double a_comf, a_yellow, a_hard;
     /* Hybrid mode (traffic.c, vehicle_coast): its last decision lets the frames until the next
     ** one coast on it (coast), at the speed it chose (coast_vt, m/s), short of where a red or
     ** yellow light held it (coast_stop, m from the front bumper then), behind its leader then

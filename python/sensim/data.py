@@ -210,9 +210,29 @@ class Image(SensorData):
                          f"(docs/sensors/cameras.md), not {self.type_id} with {converter}")
 
 
+def _static_stand_in(world, ref: dict):
+    """What CARLA gives for a hit on something that is no actor (UCarlaEpisode::SerializeActor):
+    an actor with id 0 whose type_id is 'static.' and its semantic tag's name in lower case without
+    a final 's' ('static.building', 'static.sidewalk'), 'static.unknown' without a tag. sensim's
+    actor 0 is the map: its surfaces, kerbs and scenery (world/roads.c)."""
+    from .actor import Actor
+    from .debug import CityObjectLabel
+    tag = int(ref.get("semantic_tag") or 0)
+    try:
+        name = CityObjectLabel(tag).name.lower() if tag not in (0, 22) else "unknown"  # NONE, Other
+    except ValueError:
+        name = "unknown"
+    name = name[:-1] if name.endswith("s") else name
+    info = _lib.ActorInfo(struct_size=ctypes.sizeof(_lib.ActorInfo), id=0, type_id=b"static." + name.encode(),
+                          semantic_tag=tag)
+    return Actor(world, info)
+
+
 class CollisionEvent(SensorData):
     """CARLA's carla.CollisionEvent: actor (the sensor's parent), other_actor (None when it is
-    no longer alive; `other_actor_id` and `other_type_id` say what it was), normal_impulse (N s)."""
+    no longer alive; `other_actor_id` and `other_type_id` say what it was; the map's surfaces,
+    kerbs and scenery, actor 0, give CARLA's stand-in with id 0 and type_id 'static.*'),
+    normal_impulse (N s)."""
 
     def __init__(self, world, msg: dict):
         super().__init__(world, msg)
@@ -220,7 +240,9 @@ class CollisionEvent(SensorData):
         self.actor = world._wrap(a["id"]) if a.get("id") else None
         self.other_actor_id: int = o.get("id", 0)
         self.other_type_id: str = o.get("type_id", "")
-        self.other_actor = world._wrap(self.other_actor_id) if self.other_actor_id else None
+        self.other_actor = world._wrap(self.other_actor_id) if self.other_actor_id else _static_stand_in(world, o)
+        if self.other_actor_id == 0:
+            self.other_type_id = self.other_actor.type_id
         self.normal_impulse = Vector3D(*msg["normal_impulse"])
         self.location = Location(*msg["location"]) if "location" in msg else None
 
@@ -479,13 +501,16 @@ class GnssMeasurement(SensorData):
 
 
 class ObstacleDetectionEvent(SensorData):
-    """CARLA's carla.ObstacleDetectionEvent: actor, other_actor (None when gone), distance (m)."""
+    """CARLA's carla.ObstacleDetectionEvent: actor, other_actor (None when gone; the map's
+    surfaces and scenery, actor 0, give CARLA's stand-in with id 0 and type_id 'static.*'),
+    distance (m)."""
 
     def __init__(self, world, msg: dict):
         super().__init__(world, msg)
         a, o = msg.get("actor") or {}, msg.get("other_actor") or {}
         self.actor = world._wrap(a["id"]) if isinstance(a, dict) and a.get("id") else None
-        self.other_actor = world._wrap(o["id"]) if isinstance(o, dict) and o.get("id") else None
+        self.other_actor = world._wrap(o["id"]) if isinstance(o, dict) and o.get("id") else \
+            _static_stand_in(world, o) if isinstance(o, dict) and o.get("id") == 0 else None
         self.distance: float = float(msg["distance"])
 
 

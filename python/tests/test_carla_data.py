@@ -14,6 +14,8 @@ import pytest
 
 import sensim
 
+from carla_util import run_carla
+
 
 def _sensors(client):
     w = client.load_world("town")
@@ -137,3 +139,35 @@ def test_sigint_in_tick_with_listeners_ends_the_script_within_a_second(tmp_path)
             pytest.fail("the script did not end after SIGINT")
         assert p.returncode == 42, err
         assert "interrupted" in out and "Exception ignored" not in err
+
+
+def test_a_hit_on_the_map_gives_carlas_static_stand_in(tmp_path):
+    """A car driven into a kerb: CARLA's CollisionEvent.other_actor is an actor with id 0 and a
+    'static.*' type_id for what is no actor (UCarlaEpisode::SerializeActor), never None; CARLA's
+    manual_control and automatic_control name it in their HUD with get_actor_display_name, which
+    raised AttributeError in the listener (and so out of world.tick()) when it was None."""
+    p = run_carla(tmp_path, """
+        import carla
+        def get_actor_display_name(actor, truncate=250):  # CARLA's manual_control.py
+            name = ' '.join(actor.type_id.replace('_', '.').title().split('.')[1:])
+            return (name[:truncate - 1] + u'\\u2026') if len(name) > truncate else name
+        client = carla.Client('localhost', 2000)
+        world = client.get_world()
+        s = world.get_settings(); s.synchronous_mode = True; s.fixed_delta_seconds = 0.05; world.apply_settings(s)
+        sp = world.get_map().get_spawn_points()[0]          # the town's lane heading +x at y 1.75
+        sp.rotation.yaw += 90                               # towards the kerb, 1.75 m to its right
+        car = world.spawn_actor(world.get_blueprint_library().find('vehicle.tesla.model3'), sp)
+        seen = []
+        col = world.spawn_actor(world.get_blueprint_library().find('sensor.other.collision'), carla.Transform(),
+                                attach_to=car)
+        col.listen(lambda e: seen.append((e.other_actor.id, e.other_actor.type_id, get_actor_display_name(e.other_actor))))
+        world.tick()
+        car.set_target_velocity(carla.Vector3D(0, 4, 0))
+        for _ in range(40):
+            car.apply_control(carla.VehicleControl(throttle=0.5))
+            world.tick()
+        print(len(seen), seen[0] if seen else None)
+    """)
+    assert p.returncode == 0, p.stderr
+    n, first = p.stdout.split(" ", 1)
+    assert int(n) >= 1 and first.startswith("(0, 'static."), p.stdout

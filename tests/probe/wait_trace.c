@@ -6,7 +6,8 @@
 ** what the vehicle WT_ID (default the hero) waits for: each link's place, speed, lane, light,
 ** junction claim and standing time, until a vehicle that waits for nothing or a cycle.
 ** WT_PAIR=A,B prints each new minimum of the gap between A's and B's boxes (separating axes;
-** < 0: they overlap); WT_WP=ROAD prints the road's lane centres every 4 m; WT_END=T stops at T s.
+** < 0: they overlap) with both pitches (a braking two-wheeler dips its nose); WT_WP=ROAD prints
+** the road's lane centres every 4 m; WT_END=T stops at T s.
 ** Each link also shows a head-on pass (headon.c: whom it passes, whom it is held for, its side step).
 ** At the end: how long the vehicle stood (below 0.3 m/s) and the run's traffic health totals.
 ** docs/traffic.md ("Two wide vehicles face to face") has what it found on Town10HD.
@@ -124,7 +125,9 @@ static void run(const char *tmp, const char *plugins, const char *map, const cha
             if (x && y && hypot(x->st.pos.x - y->st.pos.x, x->st.pos.y - y->st.pos.y) < 20) {
                 double g = box_gap(e, x, y);
                 if (g < mingap)
-                    mingap = g, fprintf(stderr, "  pair gap %.3f at %.2f\n", g, t);
+                    mingap = g, fprintf(stderr, "  pair gap %.3f at %.2f (pitch %.1f and %.1f deg)\n", g, t,
+                                        sn_actor_world_transform(&e->world, x).rotation.pitch,
+                                        sn_actor_world_transform(&e->world, y).rotation.pitch);
             }
         }
         if (t + 1e-9 >= t0 && fmod(t + 1e-9, tstep) < 0.05)
