@@ -20,8 +20,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sensim/search.h>
-#include <stddef.h>
 
 /* Comfort and physics limits of the speed planner (m/s^2). */
 #define A_LAT 2.5      /* lateral acceleration in curves */
@@ -35,11 +33,10 @@
 #define SLEEP_ROUTE_GAP 5.0 /* m: ... or this near when it waits for its route's lane change: lanechange.c's co / 2 + 2 at a standstill */
 #define SLEEP_HOLD 0.05 /* m/s: the leader rule's speed below which it is held (hybrid.c's HOLD_SPEED) */
 #define SLEEP_MOVE 0.01 /* m: a sleeping vehicle's leader that moved this far wakes it */
-#define CELL 16.0      /* m, side of the grid cells the leader search uses */
 
-/* ---- The frame's grid of bodies (vehicles and walkers) ---- */
+/* ---- The traffic state ---- */
 
-static struct sn_traffic *traffic_of(sn_engine *e)
+struct sn_traffic *sn_traffic_get(sn_engine *e)
 {
     if (!e->traffic)
         e->traffic = calloc(1, sizeof *e->traffic);
@@ -50,7 +47,7 @@ const sn_traffic_stats *sn_traffic_stats_get(const sn_engine *e) { return e->tra
 
 void sn_traffic_set_legacy(sn_engine *e, bool legacy)
 {
-    struct sn_traffic *t = traffic_of(e);
+    struct sn_traffic *t = sn_traffic_get(e);
     if (t)
         t->legacy = legacy;
 }
@@ -68,217 +65,7 @@ void sn_traffic_free(struct sn_traffic *t)
     free(t);
 }
 
-static int64_t cell_of(double v) { return (int64_t)floor(v / CELL); }
-static uint64_t key_of(int64_t cx, int64_t cy) { return ((uint64_t)(cx + (1 << 30)) << 32) | (uint64_t)(cy + (1 << 30)); }
-
-static int body_cmp(const void *x, const void *y)
-{
-    const body *a = x, *b = y;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return a->id < b->id ? -1 : a->id > b->id;
-}
-
-/* The bodies as the last frame left them, sorted by cell then id. */
-static bool build_grid(sn_engine *e)
-{
-    struct sn_traffic *t = traffic_of(e);
-    if (!t)
-        return false;
-    const sn_world *w = &e->world;
-    if (!sn_grow((void **)&t->b, &t->cap, w->n_bodies + 1, sizeof *t->b))
-        return false;
-    t->n = 0;
-    t->ext_max = 0;
-    for (size_t i = 0; i < w->n_bodies; i++) {
-        const sn_actor *a = w->bodies[i];
-        /* the actors and their boxes are cache misses at hundreds of vehicles: fetched ahead */
-        if (i + 4 < w->n_bodies)
-            __builtin_prefetch(w->bodies[i + 4]);
-        if (i + 2 < w->n_bodies)
-            __builtin_prefetch(w->bodies[i + 2]->ph);
-        body *b = &t->b[t->n++];
-        b->a = a;
-        b->id = a->id;
-        b->kind = (uint8_t)a->kind;
-        b->down = a->down;
-        b->ext = a->ph->bbox.extent;
-        t->ext_max = fmax(t->ext_max, b->ext.x + b->ext.y);
-        b->pos = a->st.pos;
-        b->vel = a->st.vel;
-        sn_mat3 m = sn_mat3_from_quat(a->st.rot);
-        b->fwd = sn_mat3_col(&m, 0);
-        b->right = sn_mat3_col(&m, 1);
-        b->key = key_of(cell_of(b->pos.x), cell_of(b->pos.y));
-    }
-    qsort(t->b, t->n, sizeof *t->b, body_cmp);
-    if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q))
-        return false;
-    for (size_t i = 0; i < t->n; i++)
-        t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y};
-    return true;
-}
-
-/* ---- The path ---- */
-
-/* sqrt of the sum, not hypot: path lengths need no protection from overflow, and hypot's call
-** was a tenth of the autopilot's time */
-static double dist2d(sn_vec3 a, sn_vec3 b) { return sqrt((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)); }
-
-static uint32_t lane_types(const sn_mapdrive *md) { return md->walker ? SN_LANE_SIDEWALK : SN_LANE_DRIVING; }
-
-/* Puts the path back on the lane nearest the actor; a vehicle off the road looks beyond 50 m (as
-** far as the map reaches) and drives there. */
-static bool relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
-{
-    md->n = 0;
-    md->ended = false;
-    md->far = false;
-    sn_route_reset(md);
-    sn_waypoint w0;
-    if (sn_map_waypoint(m, pos, true, lane_types(md), &w0, NULL) == SN_OK) {
-        md->path[0] = sn_md_pack(&w0);
-    } else {
-        sn_map_place pl;
-        double reach = hypot(fmax(fabs(pos.x - m->lo.x), fabs(pos.x - m->hi.x)),
-                             fmax(fabs(pos.y - m->lo.y), fabs(pos.y - m->hi.y)));
-        if (md->walker || !sn_map_locate(m, pos, reach + 1, lane_types(md), &pl))
-            return false;
-        sn_map_make_waypoint(m, (sn_lanekey){pl.road, pl.section, pl.lane}, pl.s, &w0);
-        md->path[0] = sn_md_pack(&w0);
-        md->far = true;
-    }
-    md->n = 1;
-    return true;
-}
-
-/* Appends a turn-round loop from the path's last waypoint onto the lane on its left when that
-** lane runs the other way (at a dead end, the map's edge), then that lane's waypoint. The loop is
-** a keyhole beyond the lane's end that a car can drive: a right arc of radius RHO, a left circle
-** of radius BIG around a centre ahead, a right arc onto the other lane, tangent throughout.
-** Its points copy the last waypoint (road, lane, s) at the loop's positions and headings.
-** 1 when done, 0 when the path has no room for it yet, -1 when there is no such lane. */
-static int u_turn(const sn_map *m, sn_mapdrive *md)
-{
-    enum { MAXP = 40 };
-    const double RHO = 3.0, BIG = 4.5, SPACING = 2.0;
-    const sn_waypoint last = sn_md_expand(&md->path[md->n - 1], md->walker);
-    sn_waypoint q;
-    if (sn_map_left_lane(m, &last, &q, NULL) != SN_OK || q.lane_type != SN_LANE_DRIVING)
-        return -1;
-    double dyaw = fabs(fmod(fabs(q.transform.rotation.yaw - last.transform.rotation.yaw), 360.0) - 180.0);
-    sn_vec3 p = last.transform.location, mid = sn_v3_scale(sn_v3_add(p, q.transform.location), 0.5);
-    double h = dist2d(p, q.transform.location) / 2;
-    if (dyaw > 30 || h < 0.5 || h > 10)
-        return -1; /* not a lane the other way beside this one */
-    /* Local frame: x ahead, y towards the last waypoint's side; P = (0, h), Q = (0, -h). */
-    double yaw = last.transform.rotation.yaw * SN_DEG;
-    sn_vec3 f = sn_v3(cos(yaw), sin(yaw), 0), u = sn_v3((p.x - mid.x) / h, (p.y - mid.y) / h, 0);
-    double ax = sqrt((BIG + RHO) * (BIG + RHO) - (h + RHO) * (h + RHO));
-    double a1 = atan2(-(h + RHO), ax), b1 = atan2(h + RHO, -ax);
-    double lx[MAXP + 2], ly[MAXP + 2];
-    int n = 0;
-    /* the three arcs: centre, radius, start and end angle */
-    const double arcs[3][5] = {{0, h + RHO, RHO, -M_PI / 2, a1}, {ax, 0, BIG, b1, -b1}, {0, -(h + RHO), RHO, -a1, M_PI / 2}};
-    for (int k = 0; k < 3; k++) {
-        double sweep = arcs[k][4] - arcs[k][3];
-        int steps = (int)ceil(fabs(sweep) * arcs[k][2] / SPACING);
-        for (int i = 1; i <= steps && n < MAXP; i++) {
-            double th = arcs[k][3] + sweep * i / steps;
-            lx[n] = arcs[k][0] + arcs[k][2] * cos(th), ly[n] = arcs[k][1] + arcs[k][2] * sin(th);
-            n++;
-        }
-    }
-    n--; /* the last point is Q itself */
-    if (n <= 0 || n >= MAXP)
-        return -1;
-    if (md->n + (uint32_t)n + 1 > SN_MD_PATH)
-        return 0;
-    double px = 0, py = h;
-    for (int i = 0; i < n; i++) {
-        sn_pathwp w = sn_md_pack(&last);
-        w.transform.location = sn_v3(mid.x + f.x * lx[i] + u.x * ly[i], mid.y + f.y * lx[i] + u.y * ly[i], p.z);
-        double nx = i + 1 < n ? lx[i + 1] : 0, ny = i + 1 < n ? ly[i + 1] : -h;
-        double dx = nx - px, dy = ny - py; /* the chord through the neighbours, local frame */
-        sn_vec3 t = sn_v3(f.x * dx + u.x * dy, f.y * dx + u.y * dy, 0);
-        w.transform.rotation.yaw = (float)(atan2(t.y, t.x) / SN_DEG);
-        md->path[md->n++] = w;
-        px = lx[i], py = ly[i];
-    }
-    md->path[md->n++] = sn_md_pack(&q);
-    return 1;
-}
-
-/* Extends the path to `horizon` metres of waypoints (or the array's end). Where the lane
-** branches (junctions), a branch is drawn from the autopilot's own generator. */
-static void refill(const sn_map *m, sn_mapdrive *md, double ahead)
-{
-    sn_waypoint next[16];
-    for (int flips = 0; md->n > 0 && md->n < SN_MD_PATH && !md->ended;) {
-        size_t k = 0;
-        const sn_waypoint last = sn_md_expand(&md->path[md->n - 1], md->walker);
-        if (md->backwards)
-            sn_map_previous(m, &last, SN_MD_STEP, next, 16, &k, NULL);
-        else
-            sn_map_next(m, &last, SN_MD_STEP, next, 16, &k, NULL);
-        if (k > 16)
-            k = 16;
-        if (k == 0) {
-            /* A walker turns round at a sidewalk's end; a vehicle turns round at a dead end
-            ** (the map's edge) onto the lane beside it that runs the other way, else stops. */
-            if (md->walker && flips++ < 1) {
-                md->backwards = !md->backwards;
-                continue;
-            }
-            int u = md->walker ? -1 : u_turn(m, md);
-            if (u > 0)
-                continue;
-            md->ended = u < 0;
-            break;
-        }
-        /* The short route's choice (route.c); while it needs another lane, the path stops at
-        ** this lane's end and the lane change (lanechange.c) moves the vehicle over. */
-        size_t pick = 0;
-        double room = 0;
-        for (uint32_t i = 1; i < md->n; i++)
-            room += dist2d(md->path[i - 1].transform.location, md->path[i].transform.location);
-        sn_route_fork_r r = md->walker ? SN_ROUTE_FREE : sn_route_fork(m, md, &last, next, k, room, &pick);
-        if (r == SN_ROUTE_HOLD)
-            break;
-        if (r == SN_ROUTE_FREE)
-            pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
-        md->path[md->n++] = sn_md_pack(&next[pick]);
-        sn_tm_plan_reached(md, &next[pick]);
-        ahead += SN_MD_STEP;
-        (void)ahead;
-    }
-}
-
-/* Drops the waypoints the actor has passed; false when it is far off its path. */
-static bool advance_path(sn_mapdrive *md, sn_vec3 pos, double *along0)
-{
-    while (md->n >= 2) {
-        sn_vec3 a = md->path[0].transform.location, b = md->path[1].transform.location;
-        double dx = b.x - a.x, dy = b.y - a.y, l2 = dx * dx + dy * dy;
-        double u = l2 > 1e-12 ? ((pos.x - a.x) * dx + (pos.y - a.y) * dy) / l2 : 2;
-        if (u <= 1)
-            break;
-        memmove(md->path, md->path + 1, (md->n - 1) * sizeof *md->path);
-        md->n--;
-    }
-    if (md->n < 2)
-        return md->n == 1 && dist2d(pos, md->path[0].transform.location) < 6;
-    sn_vec3 a = md->path[0].transform.location, b = md->path[1].transform.location;
-    double dx = b.x - a.x, dy = b.y - a.y, l = hypot(dx, dy);
-    double u = l > 1e-9 ? ((pos.x - a.x) * dx + (pos.y - a.y) * dy) / l : 0;
-    double lat = l > 1e-9 ? fabs((pos.x - a.x) * dy - (pos.y - a.y) * dx) / l : dist2d(pos, a);
-    *along0 = -u; /* path[0] lies u metres behind the actor's projection */
-    return lat < 6;
-}
-
 /* ---- Vehicles ---- */
-
-static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* The speed from which a vehicle still stops within `d` metres at its comfort deceleration, and
 ** reaches a leader moving at v_lead after `d` metres of closing. */
@@ -337,205 +124,6 @@ static double limit_at(const sn_map *m, const sn_pathwp *wp)
     return v > 0 ? v : SN_TM_DEFAULT_LIMIT;
 }
 
-/* The vehicle or walker ahead in the path: its gap to our front bumper along the path and
-** its speed along it. Path points pts[0..np) with their distances along[] from our centre. */
-/* What the leader search skips: one actor (a deadlock's override), and vehicles or walkers
-** (CARLA's ignore_vehicles / ignore_walkers percentages, drawn per frame). */
-typedef struct lskip {
-    uint32_t actor;
-    bool vehicles, walkers;
-} lskip;
-
-/* What leader() keeps while it scans: the nearest body ahead in the corridor (gap, its speed
-** along the path, who) and, for the gap searches, the nearest behind (gap_b, v_b); j and jb: their
-** indices in the grid, the scan's order, which breaks ties as the scan in that order would. */
-/* fmin and fmax without the library call (they are calls at -O2: NaN and signed zeros); the
-** leader scan's boxes hold finite coordinates, where both give the same order. */
-static inline double mind(double a, double b) { return b < a ? b : a; }
-static inline double maxd(double a, double b) { return b > a ? b : a; }
-
-typedef struct lbest {
-    bool found;
-    double *gap, *v_lead, *gap_b, *v_b;
-    const sn_actor **who;
-    size_t j, jb;
-} lbest;
-
-/* One body of the grid (index j) against the path's corridor: its nearest point on the polyline
-** among the chunks within r of it, from chunk c0 (the first such) on, and whether it holds us. */
-static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, const double *along, size_t nseg,
-                     size_t nch, double (*cb)[4], double half_width, double front, const lskip *skip, lbest *lb)
-{
-    enum { CHUNK = 8 };
-    /* The nearest point of the path polyline to its centre, among the chunks within r of
-    ** it: a body farther than r from every segment is clear of the corridor (below), so a
-    ** segment whose box is farther than r is skipped too (it cannot be the nearest of one
-    ** within the corridor, and skipping it leaves one outside it outside). */
-    const sn_vec3 ex = b->ext;
-    const double r = half_width + ex.x + ex.y + 1e-3;
-    double best = INFINITY, s_at = 0;
-    sn_vec3 tan = {1, 0, 0};
-    for (size_t c = c0; c < nch; c++) {
-        if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
-            continue;
-        const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
-        for (size_t i = c * CHUNK; i < i1; i++) {
-            const double ax = pts[i].x, bx = pts[i + 1].x, ay = pts[i].y, by = pts[i + 1].y;
-            if (b->pos.x < mind(ax, bx) - r || b->pos.x > maxd(ax, bx) + r || b->pos.y < mind(ay, by) - r ||
-                b->pos.y > maxd(ay, by) + r)
-                continue;
-            double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
-            if (l2 < 1e-12)
-                continue;
-            double u = clampd(((b->pos.x - ax) * dx + (b->pos.y - ay) * dy) / l2, 0, 1);
-            double px = ax + u * dx - b->pos.x, py = ay + u * dy - b->pos.y, d = px * px + py * py;
-            if (d < best) {
-                double l = sqrt(l2);
-                best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
-            }
-        }
-    }
-    if (!isfinite(best) || (s_at <= 0 && !lb->gap_b))
-        return; /* beside or behind us */
-    sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
-    double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
-    double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
-    if (sqrt(best) - ext_lat > half_width)
-        return; /* clear of our corridor */
-    if (lb->gap_b && s_at <= 0) {
-        double g = -s_at - ext_along - front; /* its front to our rear (our box is symmetric) */
-        if (g < *lb->gap_b || (g == *lb->gap_b && j < lb->jb))
-            *lb->gap_b = g, *lb->v_b = sn_v3_dot(b->vel, tan), lb->jb = j;
-        return;
-    }
-    double g = s_at - ext_along - front;
-    if (g < -0.3 && b->kind == SN_ACTOR_WALKER && skip)
-        return; /* a walker beside us, not ahead of the front bumper: driving on moves away from it */
-    if (!lb->found || g < *lb->gap || (g == *lb->gap && j < lb->j)) {
-        lb->found = true;
-        *lb->gap = g;
-        *lb->v_lead = sn_v3_dot(b->vel, tan);
-        lb->j = j;
-        if (lb->who)
-            *lb->who = b->a;
-    }
-}
-
-/* A body that passed the first test: its grid index, the first chunk within its reach and the
-** least gap it can have (that chunk's start along the path, less its box's half diagonal in x-y
-** and our front). */
-typedef struct lcand {
-    double low;
-    uint32_t j, c;
-} lcand;
-
-/* The candidates by their least gap, nearest first: once the gap found is below a candidate's
-** least, it and all after it cannot hold us nearer (the gap searches still measure those that
-** may be behind us). Exact: a body is skipped only when its gap cannot beat the one found (ties
-** go to the lower grid index, the scan's order). */
-static void consider_all(const struct sn_traffic *t, lcand *cd, size_t n, const sn_vec3 *pts, const double *along,
-                         size_t nseg, size_t nch, double (*cb)[4], double half_width, double front, const lskip *skip,
-                         lbest *lb)
-{
-    enum { CHUNK = 8 };
-    for (size_t i = 1; i < n; i++) { /* insertion sort: a few dozen at most */
-        const lcand x = cd[i];
-        size_t k = i;
-        for (; k > 0 && (cd[k - 1].low > x.low || (cd[k - 1].low == x.low && cd[k - 1].j > x.j)); k--)
-            cd[k] = cd[k - 1];
-        cd[k] = x;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (lb->found && cd[i].low - 1e-6 > *lb->gap) {
-            if (!lb->gap_b)
-                break;
-            if (along[cd[i].c * CHUNK] > 0)
-                continue; /* its nearest point is ahead of our centre: it is not behind us either */
-        }
-        consider(&t->b[cd[i].j], cd[i].j, cd[i].c, pts, along, nseg, nch, cb, half_width, front, skip, lb);
-    }
-}
-
-static bool leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts, const double *along, size_t np,
-                   double half_width, const lskip *skip, double *gap, double *v_lead, const sn_actor **who,
-                   double *gap_b, double *v_b)
-{
-    const struct sn_traffic *t = e->traffic;
-    if (!t || np < 2)
-        return false;
-    double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
-    for (size_t i = 0; i < np; i++) {
-        lo_x = mind(lo_x, pts[i].x), hi_x = maxd(hi_x, pts[i].x);
-        lo_y = mind(lo_y, pts[i].y), hi_y = maxd(hi_y, pts[i].y);
-    }
-    const double reach = half_width + 3.0; /* a truck's half length beside the path */
-    int64_t cx0 = cell_of(lo_x - reach), cx1 = cell_of(hi_x + reach), cy0 = cell_of(lo_y - reach), cy1 = cell_of(hi_y + reach);
-    const double front = self->ph->bbox.extent.x;
-    /* The path's segments in chunks of CHUNK with their boxes: a body far from a chunk's box
-    ** skips its segments (none of them can be its nearest point within the corridor), so a body
-    ** costs a few box tests and one or two chunks, not np segments. */
-    enum { CHUNK = 8, MAXCH = SN_MD_PATH / CHUNK + 2, NCAND = 64 };
-    double cb[MAXCH][4];
-    const size_t nseg = np - 1, nch = (nseg + CHUNK - 1) / CHUNK;
-    for (size_t c = 0; c < nch && c < MAXCH; c++) {
-        size_t i0 = c * CHUNK, i1 = i0 + CHUNK < nseg ? i0 + CHUNK : nseg; /* segments i0..i1-1: points i0..i1 */
-        cb[c][0] = cb[c][1] = pts[i0].x, cb[c][2] = cb[c][3] = pts[i0].y;
-        for (size_t i = i0 + 1; i <= i1; i++) {
-            cb[c][0] = mind(cb[c][0], pts[i].x), cb[c][1] = maxd(cb[c][1], pts[i].x);
-            cb[c][2] = mind(cb[c][2], pts[i].y), cb[c][3] = maxd(cb[c][3], pts[i].y);
-        }
-    }
-    lbest lb = {.gap = gap, .v_lead = v_lead, .gap_b = gap_b, .v_b = v_b, .who = who};
-    /* The bodies that pass the first test, measured nearest first in batches of NCAND: in dense
-    ** traffic most of them lie beyond the leader already found (a queue ahead) and are not measured. */
-    lcand cd[NCAND];
-    size_t ncd = 0;
-    /* A body is only looked at within r <= rmax of a chunk's box (below), and its cell holds
-    ** its centre: a column's cells farther than rmax from every chunk's box hold none that
-    ** counts. The rest of the column keeps its order, so the same bodies are met in the same
-    ** order as over the whole box (a diagonal path's box is mostly far from the path). */
-    const double rmax = half_width + t->ext_max + 1e-3 + 1e-3; /* + a margin for the cells' rounding */
-    for (int64_t cx = cx0; cx <= cx1; cx++) {
-        const double x0 = (double)cx * CELL - rmax, x1 = (double)(cx + 1) * CELL + rmax;
-        double ylo = nch > MAXCH ? -INFINITY : INFINITY, yhi = nch > MAXCH ? INFINITY : -INFINITY;
-        for (size_t c = 0; c < nch && c < MAXCH; c++)
-            if (cb[c][1] >= x0 && cb[c][0] <= x1)
-                ylo = mind(ylo, cb[c][2] - rmax), yhi = maxd(yhi, cb[c][3] + rmax);
-        if (!(ylo <= yhi))
-            continue;
-        int64_t ya = isfinite(ylo) ? cell_of(ylo) : cy0, yb = isfinite(yhi) ? cell_of(yhi) : cy1;
-        ya = ya > cy0 ? ya : cy0, yb = yb < cy1 ? yb : cy1;
-        if (ya > yb)
-            continue;
-        /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
-        uint64_t k0 = key_of(cx, ya), k1 = key_of(cx, yb);
-        size_t lo = sn_search_u64(t->q, t->n, sizeof *t->q, offsetof(bodyq, key), k0);
-        for (size_t j = lo; j < t->n && t->q[j].key <= k1; j++) {
-            /* Far from every chunk's box (the test below, on the compact copy): never in the corridor. */
-            const bodyq *q = &t->q[j];
-            const double rq = half_width + q->ex + q->ey + 1e-3;
-            size_t c = 0;
-            while (c < nch && (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq))
-                c++;
-            if (c == nch)
-                continue;
-            const body *b = &t->b[j];
-            if (b->a == self || b->down)
-                continue;
-            if (skip && (b->id == skip->actor || (skip->vehicles && b->kind == SN_ACTOR_VEHICLE) ||
-                         (skip->walkers && b->kind == SN_ACTOR_WALKER)))
-                continue;
-            if (ncd == NCAND)
-                consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb), ncd = 0;
-            /* its nearest point lies in chunk c or after, at along[c * CHUNK] or more; its box
-            ** along the path is at most its half extents' sum */
-            cd[ncd++] = (lcand){along[c * CHUNK] - (q->ex + q->ey) - front, (uint32_t)j, (uint32_t)c};
-        }
-    }
-    consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb);
-    return lb.found;
-}
-
 #define XW_NEAR 3.5  /* m: a walker on a crossing this near where our path crosses it holds us */
 #define XW_HALF 2.0  /* m: half a crossing's width (we stop this far before its line) */
 #define XW_LOOK 2.0  /* s: ... or one walking towards it that gets within XW_NEAR this soon */
@@ -590,10 +178,10 @@ static void lane_gaps(void *user, const sn_vec3 *pts, const double *along, size_
                       double *v_f, double *gap_b, double *v_b)
 {
     const gapq *q = user;
-    const lskip skip = {.walkers = true};
+    const sn_leader_skip skip = {.walkers = true};
     *gap_f = *gap_b = INFINITY;
     *v_f = *v_b = 0;
-    if (!leader(q->e, q->self, pts, along, np, half_width, &skip, gap_f, v_f, NULL, gap_b, v_b))
+    if (!sn_traffic_leader(q->e, q->self, pts, along, np, half_width, &skip, gap_f, v_f, NULL, gap_b, v_b))
         *gap_f = INFINITY, *v_f = 0;
 }
 
@@ -642,31 +230,19 @@ static void drive(sn_actor *a, sn_mapdrive *md, double vt, double v, double delt
 {
     double err = vt - v;
     sn_vehicle_control c = {0};
-    c.steer = clampd(delta / sn_vehicle_steer_limit(a, v), -1, 1);
+    c.steer = sn_clampd(delta / sn_vehicle_steer_limit(a, v), -1, 1);
     if (vt < 0.05 && v < 1.5) {
         c.brake = 1.0;
         md->speed_integral = 0;
     } else if (err < -0.3) {
         /* 0.4 per m/s of excess on a car's brakes; as firm in m/s^2 on weaker ones (two-wheelers) */
-        c.brake = clampd(-0.4 * (A_HARD / md->a_hard) * err, 0, 1);
+        c.brake = sn_clampd(-0.4 * (A_HARD / md->a_hard) * err, 0, 1);
         md->speed_integral = fmax(md->speed_integral - 2 * dt, 0);
     } else {
-        md->speed_integral = clampd(md->speed_integral + err * dt, -5, 5);
-        c.throttle = clampd(0.5 * err + 0.1 * md->speed_integral + 0.05, 0, 1);
+        md->speed_integral = sn_clampd(md->speed_integral + err * dt, -5, 5);
+        c.throttle = sn_clampd(0.5 * err + 0.1 * md->speed_integral + 0.05, 0, 1);
     }
     a->ph->control = c;
-}
-
-/* The path's points (pts) and their distances along it from the vehicle's centre (along), the
-** first along0 from it. */
-static void path_points(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along)
-{
-    along[0] = along0;
-    pts[0] = md->path[0].transform.location;
-    for (uint32_t i = 1; i < md->n; i++) {
-        pts[i] = md->path[i].transform.location;
-        along[i] = along[i - 1] + dist2d(pts[i - 1], pts[i]);
-    }
 }
 
 /* Hybrid mode: a vehicle without physics between two decisions (vehicle_update on every
@@ -683,12 +259,12 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     const sn_vec3 pos = a->st.pos, fwd = sn_quat_apply(a->st.rot, sn_v3(1, 0, 0));
     const double v = sn_v3_dot(a->st.vel, fwd), front = a->ph->bbox.extent.x;
     double along0 = 0;
-    if (!advance_path(md, pos, &along0) || md->n < 2)
+    if (!sn_md_advance(md, pos, &along0) || md->n < 2)
         return false;
     sn_route_passed(md);
     double along[SN_MD_PATH];
     sn_vec3 pts[SN_MD_PATH];
-    path_points(md, along0, pts, along);
+    sn_md_points(md, along0, pts, along);
     double vt = md->coast_vt;
     if (along[md->n - 1] - front < vt * dt * COAST_EVERY + 10.0)
         return false; /* its path needs refilling: a decision does that */
@@ -709,14 +285,14 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         for (uint32_t i = 0; i + 1 < md->n; i++) {
             /* a segment whose box is farther than the nearest point so far cannot be nearer (a
             ** margin far above rounding: the same segment wins as without the test) */
-            const double ox = maxd(0, maxd(mind(pts[i].x, pts[i + 1].x) - bx, bx - maxd(pts[i].x, pts[i + 1].x)));
-            const double oy = maxd(0, maxd(mind(pts[i].y, pts[i + 1].y) - by, by - maxd(pts[i].y, pts[i + 1].y)));
+            const double ox = sn_maxd(0, sn_maxd(sn_mind(pts[i].x, pts[i + 1].x) - bx, bx - sn_maxd(pts[i].x, pts[i + 1].x)));
+            const double oy = sn_maxd(0, sn_maxd(sn_mind(pts[i].y, pts[i + 1].y) - by, by - sn_maxd(pts[i].y, pts[i + 1].y)));
             if (ox * ox + oy * oy > best + 1e-6)
                 continue;
             double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
             if (l2 < 1e-12)
                 continue;
-            double u = clampd(((b->st.pos.x - pts[i].x) * dx + (b->st.pos.y - pts[i].y) * dy) / l2, 0, 1);
+            double u = sn_clampd(((b->st.pos.x - pts[i].x) * dx + (b->st.pos.y - pts[i].y) * dy) / l2, 0, 1);
             double px = pts[i].x + u * dx - b->st.pos.x, py = pts[i].y + u * dy - b->st.pos.y, d = px * px + py * py;
             if (d < best) {
                 double l = sqrt(l2);
@@ -790,14 +366,14 @@ static bool vehicle_sleep(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
 static double pursuit_steer(const sn_actor *a, const sn_mapdrive *md, sn_vec3 pos, sn_vec3 fwd, const sn_mat3 *rm, double v,
                             const sn_vec3 *pts, const double *along)
 {
-    double look = clampd(3.0 + 0.5 * fabs(v), 4.0, 12.0);
+    double look = sn_clampd(3.0 + 0.5 * fabs(v), 4.0, 12.0);
     if (md->lc_done && md->odo - md->lc_odo < md->lc_co)
         look = fmax(look, md->lc_co - (md->odo - md->lc_odo));
     sn_vec3 target = pts[md->n - 1];
     for (uint32_t i = 1; i < md->n; i++)
         if (along[i] >= look) {
             double f = (look - along[i - 1]) / fmax(along[i] - along[i - 1], 1e-9);
-            target = sn_v3_add(pts[i - 1], sn_v3_scale(sn_v3_sub(pts[i], pts[i - 1]), clampd(f, 0, 1)));
+            target = sn_v3_add(pts[i - 1], sn_v3_scale(sn_v3_sub(pts[i], pts[i - 1]), sn_clampd(f, 0, 1)));
             if (md->offset != 0) { /* a head-on pass's side step (headon.c): the path moved to its right */
                 const double sl = fmax(along[i] - along[i - 1], 1e-9);
                 target.x -= (pts[i].y - pts[i - 1].y) / sl * md->offset;
@@ -997,11 +573,11 @@ static double junction_limit(sn_engine *e, const sn_actor *a, sn_mapdrive *md, c
             i1++;
         double g2 = 0, v2 = 0;
         const sn_actor *w2 = NULL;
-        const lskip sk2 = {.actor = ah->skip_actor, .walkers = true};
+        const sn_leader_skip sk2 = {.actor = ah->skip_actor, .walkers = true};
         /* A main stream (a roundabout's ring) queues through its junctions: the merging streams
         ** yield to it, and the room they leave keeps it from filling (the minor rule above). */
         if (!(p.main && !p.minor) && i0 < md->n && i1 > i0 + 1 &&
-            leader(e, a, pts + i0, along + i0, i1 - i0, a->ph->bbox.extent.y, &sk2, &g2, &v2, &w2, NULL, NULL)) {
+            sn_traffic_leader(e, a, pts + i0, along + i0, i1 - i0, a->ph->bbox.extent.y, &sk2, &g2, &v2, &w2, NULL, NULL)) {
             double rear = g2 + front - p.exit; /* its rear past the exit */
             c.exit_free = rear >= need || (v2 > 1.0 && rear > 0.5); /* or it drives away: we follow */
             if (!c.exit_free && !md->wait_for)
@@ -1041,8 +617,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     double along0 = 0;
     md->coast = md->asleep = false; /* until this decision says otherwise (the end) */
     brake_limits(e, a, md);         /* anew: apply_physics_control may have changed the brakes */
-    if (!advance_path(md, pos, &along0)) {
-        if (!relocate(m, md, pos)) {
+    if (!sn_md_advance(md, pos, &along0)) {
+        if (!sn_md_relocate(m, md, pos)) {
             a->ph->control = (sn_vehicle_control){.brake = 1.0};
             return;
         }
@@ -1050,11 +626,11 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     }
     sn_route_passed(md);
     sn_route_top_up(m, md);
-    refill(m, md, 0);
+    sn_md_refill(m, md);
     /* Distances along the path from the vehicle's centre, and the points themselves. */
     double along[SN_MD_PATH];
     sn_vec3 pts[SN_MD_PATH];
-    path_points(md, along0, pts, along);
+    sn_md_points(md, along0, pts, along);
     const double front = a->ph->bbox.extent.x;
 
     struct sn_traffic *t = e->traffic;
@@ -1085,14 +661,14 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         np++;
     double gap = 0, v_lead = 0;
     const sn_actor *who = NULL;
-    lskip skip = {.vehicles = md->ignore_vehicles > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_vehicles,
+    sn_leader_skip skip = {.vehicles = md->ignore_vehicles > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_vehicles,
                   .walkers = md->ignore_walkers > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_walkers};
     if (rules)
         skip.actor = sn_headon_skip(e, a, md); /* the vehicle it drives past: its sweep decides instead (headon.c) */
     const double half_w = a->ph->bbox.extent.y + 0.35;
     sn_vec3 spts[SN_MD_PATH];
     const sn_vec3 *lpts = side_stepped(md, pts, along, np, spts);
-    bool has_lead = leader(e, a, lpts, along, np, half_w, &skip, &gap, &v_lead, &who, NULL, NULL);
+    bool has_lead = sn_traffic_leader(e, a, lpts, along, np, half_w, &skip, &gap, &v_lead, &who, NULL, NULL);
     md->wait_for = 0;
     md->wait_logical = false;
     if (has_lead) {
@@ -1153,7 +729,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
                        .lead_gap = gap, .lead_v = v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
         if (sn_lc_update(&lc, md)) {
             md->coast = calm = false; /* a new path: the next frame decides on it */
-            refill(m, md, 0);
+            sn_md_refill(m, md);
             sn_health_note_lane_change(e);
         }
     }
@@ -1177,7 +753,8 @@ void sn_traffic_controllers(sn_engine *e, double dt)
     for (size_t i = 0; i < w->n_actors && !any_map; i++)
         any_map = w->actors[i]->has_autopilot && w->actors[i]->mv->ap->map;
     /* Without the grid (out of memory) vehicles still drive, blind to leaders. */
-    if (any_map && !build_grid(e) && e->traffic)
+    struct sn_traffic *t = any_map ? sn_traffic_get(e) : NULL;
+    if (any_map && !(t && sn_traffic_grid_build(t, w)) && e->traffic)
         e->traffic->n = 0;
     if (e->traffic) /* the walkers on crossings, which vehicles yield to */
         e->traffic->n_xu = sn_walkers_on_crossings(e, e->traffic->walkers, &e->traffic->xu, &e->traffic->cap_xu);
@@ -1242,14 +819,14 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
     md->auto_lane_change = true;
     md->jx_in = -1;
     md->desired = target_speed >= 0 ? target_speed : md->walker ? a->mv->walk_speed : -1;
-    bool placed = relocate(e->map, md, a->st.pos);
+    bool placed = sn_md_relocate(e->map, md, a->st.pos);
     if (!placed && md->walker) {
         free(md);
         return sn_fail(err, SN_E_INVALID, "no sidewalk lane within 50 m of (%.2f, %.2f, %.2f) to follow",
                        a->st.pos.x, a->st.pos.y, a->st.pos.z);
     }
     if (placed)
-        refill(e->map, md, 0);
+        sn_md_refill(e->map, md);
     if ((!placed || md->far) && !(e->tms && e->tms->warned_offroad)) {
         /* Not an error (CARLA's TM drives it there): said once a run, naming the first. */
         sn_tms *tms = e->tms ? e->tms : (e->tms = calloc(1, sizeof *e->tms));
@@ -1260,7 +837,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
             snprintf(line, sizeof line, "autopilot: '%s' (actor %u) at (%.1f, %.1f, %.1f) is %.0f m from the nearest "
                      "driving lane: it drives there (further vehicles off the road are not reported)",
                      a->name ? a->name : a->type_id, a->id, a->st.pos.x, a->st.pos.y, a->st.pos.z,
-                     dist2d(a->st.pos, md->path[0].transform.location));
+                     sn_dist2d(a->st.pos, md->path[0].transform.location));
         else
             snprintf(line, sizeof line, "autopilot: '%s' (actor %u) finds no driving lane on the map: it waits, "
                      "braking", a->name ? a->name : a->type_id, a->id);

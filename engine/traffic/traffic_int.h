@@ -1,4 +1,5 @@
-/* traffic_int.h — what traffic.c shares with walkers.c: the frame's grid of bodies.
+/* traffic_int.h — what the map autopilot's parts share: the traffic state, the frame's grid of
+** bodies and the leader search on it (leader.c), the path (path.c); walkers.c reads the grid.
 ** Engine-internal. */
 #ifndef SN_TRAFFIC_TRAFFIC_INT_H
 #define SN_TRAFFIC_TRAFFIC_INT_H
@@ -49,6 +50,40 @@ static inline uint64_t sn_traffic_key(int64_t cx, int64_t cy)
 {
     return ((uint64_t)(cx + (1 << 30)) << 32) | (uint64_t)(cy + (1 << 30));
 }
+/* e's traffic state, made on first use; NULL when out of memory. Owned by e (sn_traffic_free). */
+struct sn_traffic *sn_traffic_get(sn_engine *e);
+
+/* fmin and fmax without the library call (they are calls at -O2: NaN and signed zeros); the
+** leader scan's boxes hold finite coordinates, where both give the same order. */
+static inline double sn_mind(double a, double b) { return b < a ? b : a; }
+static inline double sn_maxd(double a, double b) { return b > a ? b : a; }
+static inline double sn_clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+/* sqrt of the sum, not hypot: path lengths need no protection from overflow, and hypot's call
+** was a tenth of the autopilot's time */
+static inline double sn_dist2d(sn_vec3 a, sn_vec3 b) { return sqrt((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)); }
+
+/* ---- leader.c ---- */
+
+/* w's bodies as the last frame left them into t's grid (t->b, t->q), sorted by cell then id;
+** false when out of memory (vehicles then drive blind to leaders). */
+bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w);
+/* What the leader search skips: one actor (a deadlock's override), and vehicles or walkers
+** (CARLA's ignore_vehicles / ignore_walkers percentages, drawn per frame). */
+typedef struct sn_leader_skip {
+    uint32_t actor;
+    bool vehicles, walkers;
+} sn_leader_skip;
+/* The vehicle or walker ahead of self in its path's corridor (half_width to either side of the
+** path points pts[0..np), at distances along[] from self's centre): its gap to self's front
+** bumper along the path (*gap) and its speed along it (*v_lead), *who when who is not NULL; true
+** when there is one. gap_b / v_b (NULL: not searched): the nearest body behind, for the
+** lane-change gap checks. Reads the grid sn_traffic_grid_build made this frame. */
+bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts, const double *along, size_t np,
+                       double half_width, const sn_leader_skip *skip, double *gap, double *v_lead, const sn_actor **who,
+                       double *gap_b, double *v_b);
+
+/* ---- path.c ---- */
+
 /* Puts md's path back on the lane nearest pos; false when there is none within 50 m (a vehicle looks
 ** as far as the map reaches). */
 bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos);
@@ -57,5 +92,8 @@ void sn_md_refill(const sn_map *m, sn_mapdrive *md);
 /* Drops the waypoints behind pos; *along0 is path[0]'s distance along the path from pos
 ** (negative: behind). false when pos is far off the path. */
 bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0);
+/* md's path points (pts) and their distances along it from the vehicle's centre (along), the
+** first along0 from it; both arrays hold SN_MD_PATH. */
+void sn_md_points(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along);
 
 #endif

@@ -1,0 +1,241 @@
+/* leader.c — the frame's grid of bodies (vehicles and walkers, sorted by cell) and the leader
+** search on it: the nearest body ahead in a path's corridor, and for the lane-change gap checks
+** the nearest behind. The map autopilot (traffic.c) asks it; walkers.c reads the grid. */
+#include "traffic_int.h"
+
+#include "../core/util.h"
+#include "../sim/engine.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sensim/search.h>
+
+static int body_cmp(const void *x, const void *y)
+{
+    const body *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The bodies as the last frame left them, sorted by cell then id. */
+bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
+{
+    if (!sn_grow((void **)&t->b, &t->cap, w->n_bodies + 1, sizeof *t->b))
+        return false;
+    t->n = 0;
+    t->ext_max = 0;
+    for (size_t i = 0; i < w->n_bodies; i++) {
+        const sn_actor *a = w->bodies[i];
+        /* the actors and their boxes are cache misses at hundreds of vehicles: fetched ahead */
+        if (i + 4 < w->n_bodies)
+            __builtin_prefetch(w->bodies[i + 4]);
+        if (i + 2 < w->n_bodies)
+            __builtin_prefetch(w->bodies[i + 2]->ph);
+        body *b = &t->b[t->n++];
+        b->a = a;
+        b->id = a->id;
+        b->kind = (uint8_t)a->kind;
+        b->down = a->down;
+        b->ext = a->ph->bbox.extent;
+        t->ext_max = fmax(t->ext_max, b->ext.x + b->ext.y);
+        b->pos = a->st.pos;
+        b->vel = a->st.vel;
+        sn_mat3 m = sn_mat3_from_quat(a->st.rot);
+        b->fwd = sn_mat3_col(&m, 0);
+        b->right = sn_mat3_col(&m, 1);
+        b->key = sn_traffic_key(sn_traffic_cell(b->pos.x), sn_traffic_cell(b->pos.y));
+    }
+    qsort(t->b, t->n, sizeof *t->b, body_cmp);
+    if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q))
+        return false;
+    for (size_t i = 0; i < t->n; i++)
+        t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y};
+    return true;
+}
+
+/* What leader() keeps while it scans: the nearest body ahead in the corridor (gap, its speed
+** along the path, who) and, for the gap searches, the nearest behind (gap_b, v_b); j and jb: their
+** indices in the grid, the scan's order, which breaks ties as the scan in that order would. */
+typedef struct lbest {
+    bool found;
+    double *gap, *v_lead, *gap_b, *v_b;
+    const sn_actor **who;
+    size_t j, jb;
+} lbest;
+
+/* One body of the grid (index j) against the path's corridor: its nearest point on the polyline
+** among the chunks within r of it, from chunk c0 (the first such) on, and whether it holds us. */
+static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, const double *along, size_t nseg,
+                     size_t nch, double (*cb)[4], double half_width, double front, const sn_leader_skip *skip, lbest *lb)
+{
+    enum { CHUNK = 8 };
+    /* The nearest point of the path polyline to its centre, among the chunks within r of
+    ** it: a body farther than r from every segment is clear of the corridor (below), so a
+    ** segment whose box is farther than r is skipped too (it cannot be the nearest of one
+    ** within the corridor, and skipping it leaves one outside it outside). */
+    const sn_vec3 ex = b->ext;
+    const double r = half_width + ex.x + ex.y + 1e-3;
+    double best = INFINITY, s_at = 0;
+    sn_vec3 tan = {1, 0, 0};
+    for (size_t c = c0; c < nch; c++) {
+        if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
+            continue;
+        const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
+        for (size_t i = c * CHUNK; i < i1; i++) {
+            const double ax = pts[i].x, bx = pts[i + 1].x, ay = pts[i].y, by = pts[i + 1].y;
+            if (b->pos.x < sn_mind(ax, bx) - r || b->pos.x > sn_maxd(ax, bx) + r || b->pos.y < sn_mind(ay, by) - r ||
+                b->pos.y > sn_maxd(ay, by) + r)
+                continue;
+            double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+            if (l2 < 1e-12)
+                continue;
+            double u = sn_clampd(((b->pos.x - ax) * dx + (b->pos.y - ay) * dy) / l2, 0, 1);
+            double px = ax + u * dx - b->pos.x, py = ay + u * dy - b->pos.y, d = px * px + py * py;
+            if (d < best) {
+                double l = sqrt(l2);
+                best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
+            }
+        }
+    }
+    if (!isfinite(best) || (s_at <= 0 && !lb->gap_b))
+        return; /* beside or behind us */
+    sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
+    double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
+    double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
+    if (sqrt(best) - ext_lat > half_width)
+        return; /* clear of our corridor */
+    if (lb->gap_b && s_at <= 0) {
+        double g = -s_at - ext_along - front; /* its front to our rear (our box is symmetric) */
+        if (g < *lb->gap_b || (g == *lb->gap_b && j < lb->jb))
+            *lb->gap_b = g, *lb->v_b = sn_v3_dot(b->vel, tan), lb->jb = j;
+        return;
+    }
+    double g = s_at - ext_along - front;
+    if (g < -0.3 && b->kind == SN_ACTOR_WALKER && skip)
+        return; /* a walker beside us, not ahead of the front bumper: driving on moves away from it */
+    if (!lb->found || g < *lb->gap || (g == *lb->gap && j < lb->j)) {
+        lb->found = true;
+        *lb->gap = g;
+        *lb->v_lead = sn_v3_dot(b->vel, tan);
+        lb->j = j;
+        if (lb->who)
+            *lb->who = b->a;
+    }
+}
+
+/* A body that passed the first test: its grid index, the first chunk within its reach and the
+** least gap it can have (that chunk's start along the path, less its box's half diagonal in x-y
+** and our front). */
+typedef struct lcand {
+    double low;
+    uint32_t j, c;
+} lcand;
+
+/* The candidates by their least gap, nearest first: once the gap found is below a candidate's
+** least, it and all after it cannot hold us nearer (the gap searches still measure those that
+** may be behind us). Exact: a body is skipped only when its gap cannot beat the one found (ties
+** go to the lower grid index, the scan's order). */
+static void consider_all(const struct sn_traffic *t, lcand *cd, size_t n, const sn_vec3 *pts, const double *along,
+                         size_t nseg, size_t nch, double (*cb)[4], double half_width, double front, const sn_leader_skip *skip,
+                         lbest *lb)
+{
+    enum { CHUNK = 8 };
+    for (size_t i = 1; i < n; i++) { /* insertion sort: a few dozen at most */
+        const lcand x = cd[i];
+        size_t k = i;
+        for (; k > 0 && (cd[k - 1].low > x.low || (cd[k - 1].low == x.low && cd[k - 1].j > x.j)); k--)
+            cd[k] = cd[k - 1];
+        cd[k] = x;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (lb->found && cd[i].low - 1e-6 > *lb->gap) {
+            if (!lb->gap_b)
+                break;
+            if (along[cd[i].c * CHUNK] > 0)
+                continue; /* its nearest point is ahead of our centre: it is not behind us either */
+        }
+        consider(&t->b[cd[i].j], cd[i].j, cd[i].c, pts, along, nseg, nch, cb, half_width, front, skip, lb);
+    }
+}
+
+bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts, const double *along, size_t np,
+                   double half_width, const sn_leader_skip *skip, double *gap, double *v_lead, const sn_actor **who,
+                   double *gap_b, double *v_b)
+{
+    const struct sn_traffic *t = e->traffic;
+    if (!t || np < 2)
+        return false;
+    double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
+    for (size_t i = 0; i < np; i++) {
+        lo_x = sn_mind(lo_x, pts[i].x), hi_x = sn_maxd(hi_x, pts[i].x);
+        lo_y = sn_mind(lo_y, pts[i].y), hi_y = sn_maxd(hi_y, pts[i].y);
+    }
+    const double reach = half_width + 3.0; /* a truck's half length beside the path */
+    int64_t cx0 = sn_traffic_cell(lo_x - reach), cx1 = sn_traffic_cell(hi_x + reach), cy0 = sn_traffic_cell(lo_y - reach), cy1 = sn_traffic_cell(hi_y + reach);
+    const double front = self->ph->bbox.extent.x;
+    /* The path's segments in chunks of CHUNK with their boxes: a body far from a chunk's box
+    ** skips its segments (none of them can be its nearest point within the corridor), so a body
+    ** costs a few box tests and one or two chunks, not np segments. */
+    enum { CHUNK = 8, MAXCH = SN_MD_PATH / CHUNK + 2, NCAND = 64 };
+    double cb[MAXCH][4];
+    const size_t nseg = np - 1, nch = (nseg + CHUNK - 1) / CHUNK;
+    for (size_t c = 0; c < nch && c < MAXCH; c++) {
+        size_t i0 = c * CHUNK, i1 = i0 + CHUNK < nseg ? i0 + CHUNK : nseg; /* segments i0..i1-1: points i0..i1 */
+        cb[c][0] = cb[c][1] = pts[i0].x, cb[c][2] = cb[c][3] = pts[i0].y;
+        for (size_t i = i0 + 1; i <= i1; i++) {
+            cb[c][0] = sn_mind(cb[c][0], pts[i].x), cb[c][1] = sn_maxd(cb[c][1], pts[i].x);
+            cb[c][2] = sn_mind(cb[c][2], pts[i].y), cb[c][3] = sn_maxd(cb[c][3], pts[i].y);
+        }
+    }
+    lbest lb = {.gap = gap, .v_lead = v_lead, .gap_b = gap_b, .v_b = v_b, .who = who};
+    /* The bodies that pass the first test, measured nearest first in batches of NCAND: in dense
+    ** traffic most of them lie beyond the leader already found (a queue ahead) and are not measured. */
+    lcand cd[NCAND];
+    size_t ncd = 0;
+    /* A body is only looked at within r <= rmax of a chunk's box (below), and its cell holds
+    ** its centre: a column's cells farther than rmax from every chunk's box hold none that
+    ** counts. The rest of the column keeps its order, so the same bodies are met in the same
+    ** order as over the whole box (a diagonal path's box is mostly far from the path). */
+    const double rmax = half_width + t->ext_max + 1e-3 + 1e-3; /* + a margin for the cells' rounding */
+    for (int64_t cx = cx0; cx <= cx1; cx++) {
+        const double x0 = (double)cx * SN_TRAFFIC_CELL - rmax, x1 = (double)(cx + 1) * SN_TRAFFIC_CELL + rmax;
+        double ylo = nch > MAXCH ? -INFINITY : INFINITY, yhi = nch > MAXCH ? INFINITY : -INFINITY;
+        for (size_t c = 0; c < nch && c < MAXCH; c++)
+            if (cb[c][1] >= x0 && cb[c][0] <= x1)
+                ylo = sn_mind(ylo, cb[c][2] - rmax), yhi = sn_maxd(yhi, cb[c][3] + rmax);
+        if (!(ylo <= yhi))
+            continue;
+        int64_t ya = isfinite(ylo) ? sn_traffic_cell(ylo) : cy0, yb = isfinite(yhi) ? sn_traffic_cell(yhi) : cy1;
+        ya = ya > cy0 ? ya : cy0, yb = yb < cy1 ? yb : cy1;
+        if (ya > yb)
+            continue;
+        /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
+        uint64_t k0 = sn_traffic_key(cx, ya), k1 = sn_traffic_key(cx, yb);
+        size_t lo = sn_search_u64(t->q, t->n, sizeof *t->q, offsetof(bodyq, key), k0);
+        for (size_t j = lo; j < t->n && t->q[j].key <= k1; j++) {
+            /* Far from every chunk's box (the test below, on the compact copy): never in the corridor. */
+            const bodyq *q = &t->q[j];
+            const double rq = half_width + q->ex + q->ey + 1e-3;
+            size_t c = 0;
+            while (c < nch && (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq))
+                c++;
+            if (c == nch)
+                continue;
+            const body *b = &t->b[j];
+            if (b->a == self || b->down)
+                continue;
+            if (skip && (b->id == skip->actor || (skip->vehicles && b->kind == SN_ACTOR_VEHICLE) ||
+                         (skip->walkers && b->kind == SN_ACTOR_WALKER)))
+                continue;
+            if (ncd == NCAND)
+                consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb), ncd = 0;
+            /* its nearest point lies in chunk c or after, at along[c * CHUNK] or more; its box
+            ** along the path is at most its half extents' sum */
+            cd[ncd++] = (lcand){along[c * CHUNK] - (q->ex + q->ey) - front, (uint32_t)j, (uint32_t)c};
+        }
+    }
+    consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb);
+    return lb.found;
+}
