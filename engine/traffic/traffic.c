@@ -607,39 +607,25 @@ static bool face_to_face(sn_vec3 fwd, const sn_actor *who)
     return fwd.x * f.x + fwd.y * f.y < -0.5 * hypot(fwd.x, fwd.y) * hypot(f.x, f.y);
 }
 
-static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
+/* What a decision found ahead: the speed it allows and what holds the vehicle. */
+typedef struct verdict {
+    double vt;                  /* the target speed */
+    bool has_lead;              /* a body ahead in the corridor: who, at gap along the path, moving at v_lead */
+    const sn_actor *who;
+    double gap, v_lead;
+    bool sign_hold, xw_held;    /* a stop or yield line holds it; a crossing's walkers hold it */
+    double light_room, jx_room; /* from the front bumper: where a light, a junction's claim makes it stop */
+    int32_t claim_jx;           /* the junction ahead it holds a claim on, or -1 */
+} verdict;
+
+/* The speed: the least of the limit, the curves, the path's end, the lights, the signs, the
+** leader, the crossings and the junctions (with the rules: head-on passes, deadlocks). */
+static void decide_speed(sn_engine *e, sn_actor *a, sn_mapdrive *md, const sn_vec3 *pts, const double *along, double v,
+                         double dt, bool rules, verdict *vd)
 {
     const sn_map *m = e->map;
-    sn_transform tf = sn_actor_world_transform(&e->world, a);
-    sn_mat3 rm = sn_mat3_from_rotation(tf.rotation);
-    const sn_vec3 pos = tf.location, fwd = sn_mat3_col(&rm, 0);
-    const double v = sn_v3_dot(sn_actor_velocity(a), fwd);
-    double along0 = 0;
-    md->coast = md->asleep = false; /* until this decision says otherwise (the end) */
-    brake_limits(e, a, md);         /* anew: apply_physics_control may have changed the brakes */
-    if (!sn_md_advance(md, pos, &along0)) {
-        if (!sn_md_relocate(m, md, pos)) {
-            a->ph->control = (sn_vehicle_control){.brake = 1.0};
-            return;
-        }
-        along0 = 0;
-    }
-    sn_route_passed(md);
-    sn_route_top_up(m, md);
-    sn_md_refill(m, md);
-    /* Distances along the path from the vehicle's centre, and the points themselves. */
-    double along[SN_MD_PATH];
-    sn_vec3 pts[SN_MD_PATH];
-    sn_md_points(md, along0, pts, along);
-    const double front = a->ph->bbox.extent.x;
-
     struct sn_traffic *t = e->traffic;
-    const bool rules = t && !t->legacy;
-    md->odo += fabs(v) * dt;
-
-    const double delta = pursuit_steer(a, md, pos, fwd, &rm, v, pts, along);
-
-    /* Speed: the least of the limit, the curves, the stop line and the leader. */
+    const double front = a->ph->bbox.extent.x;
     double vt = md->desired >= 0 ? md->desired : sn_signs_limit(md, limit_at(m, &md->path[0])) * (1 - md->speed_diff / 100);
     vt = curve_limit(md, along, front, vt);
     /* The path ends: at a dead end, or held at its lane's end while the route waits for a lane
@@ -694,53 +680,104 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         vt = junction_limit(e, a, md, pts, along, front, v, dt, &ah, vt, &jx_room, &claim_jx);
         deadlock(e, a, md, v, dt);
     }
+    *vd = (verdict){.vt = vt, .has_lead = has_lead, .who = who, .gap = gap, .v_lead = v_lead, .sign_hold = sign_hold,
+                    .xw_held = xw_held, .light_room = light_room, .jx_room = jx_room, .claim_jx = claim_jx};
+}
+
+/* Hybrid mode: what a vehicle without physics keeps of its decision for the frames it coasts on
+** (vehicle_coast); whether nothing but its leader, a light or a junction's claim holds it. */
+static bool coast_on(const sn_engine *e, sn_mapdrive *md, const verdict *vd, bool rules)
+{
+    /* The frames until its next decision may coast on this one where nothing but its
+    ** leader, a light or a junction's claim holds it (vehicle_coast): no sign, crossing,
+    ** lane's end or route change waiting, no junction claim or exit it waits for. */
+    /* (a face-to-face pass, headon.c, decides every frame: it neither coasts nor sleeps) */
+    const bool calm = rules && !vd->sign_hold && !vd->xw_held && md->xw_wait == 0 && !md->ended && !md->wait_logical &&
+                      e->clock.timestamp >= md->override_until && !md->pass_with && !md->held_for;
+    /* held behind a leader that drives on: it decides each frame until the gap lets it go
+    ** (coasting on a standstill would start it up to COAST_EVERY - 1 frames late) */
+    const bool released = vd->has_lead && vd->vt < SLEEP_HOLD && vd->v_lead >= SLEEP_HOLD;
+    md->coast = calm && !md->route_dir && !released;
+    md->coast_vt = (float)vd->vt;
+    md->coast_stop = (float)fmin(vd->light_room, vd->jx_room);
+    md->coast_lead = vd->has_lead ? vd->who->id : 0;
+    md->coast_jx = vd->claim_jx;
+    return calm;
+}
+
+/* Lane changes (lanechange.c), taking effect on the next frame's path; true when it changed. */
+static bool change_lanes(sn_engine *e, sn_actor *a, sn_mapdrive *md, const verdict *vd, double v, double dt)
+{
+    const sn_map *m = e->map;
+    struct sn_traffic *t = e->traffic;
+    const double front = a->ph->bbox.extent.x;
+    gapq q = {e, a};
+    const double desired =
+        md->desired >= 0 ? md->desired : sn_signs_limit(md, limit_at(m, &md->path[0])) * (1 - md->speed_diff / 100);
+    sn_lcctx lc = {.m = m, .actor = a->id, .frame = e->clock.frame, .dt = dt, .v = v, .desired = desired, .half_len = front,
+                   .half_width = a->ph->bbox.extent.y + 0.2, .has_leader = vd->has_lead && vd->who->kind == SN_ACTOR_VEHICLE,
+                   .lead_gap = vd->gap, .lead_v = vd->v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
+    if (!sn_lc_update(&lc, md))
+        return false;
+    sn_md_refill(m, md);
+    sn_health_note_lane_change(e);
+    return true;
+}
+
+static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
+{
+    const sn_map *m = e->map;
+    sn_transform tf = sn_actor_world_transform(&e->world, a);
+    sn_mat3 rm = sn_mat3_from_rotation(tf.rotation);
+    const sn_vec3 pos = tf.location, fwd = sn_mat3_col(&rm, 0);
+    const double v = sn_v3_dot(sn_actor_velocity(a), fwd);
+    double along0 = 0;
+    md->coast = md->asleep = false; /* until this decision says otherwise (the end) */
+    brake_limits(e, a, md);         /* anew: apply_physics_control may have changed the brakes */
+    if (!sn_md_advance(md, pos, &along0)) {
+        if (!sn_md_relocate(m, md, pos)) {
+            a->ph->control = (sn_vehicle_control){.brake = 1.0};
+            return;
+        }
+        along0 = 0;
+    }
+    sn_route_passed(md);
+    sn_route_top_up(m, md);
+    sn_md_refill(m, md);
+    /* Distances along the path from the vehicle's centre, and the points themselves. */
+    double along[SN_MD_PATH];
+    sn_vec3 pts[SN_MD_PATH];
+    sn_md_points(md, along0, pts, along);
+
+    const bool rules = e->traffic && !e->traffic->legacy;
+    md->odo += fabs(v) * dt;
+
+    const double delta = pursuit_steer(a, md, pos, fwd, &rm, v, pts, along);
+    verdict vd;
+    decide_speed(e, a, md, pts, along, v, dt, rules, &vd);
 
     bool calm = false; /* hybrid mode: nothing but its leader, a light or a junction's claim holds it, or its route's lane change */
     if (md->hybrid_off) {
         /* Without physics (hybrid mode): moved to where vt takes it along the path (hybrid.c). */
-        sn_hybrid_move(a, md, pts, along, md->n, vt, dt);
-        /* The frames until its next decision may coast on this one where nothing but its
-        ** leader, a light or a junction's claim holds it (vehicle_coast): no sign, crossing,
-        ** lane's end or route change waiting, no junction claim or exit it waits for. */
-        /* (a face-to-face pass, headon.c, decides every frame: it neither coasts nor sleeps) */
-        calm = rules && !sign_hold && !xw_held && md->xw_wait == 0 && !md->ended && !md->wait_logical &&
-               e->clock.timestamp >= md->override_until && !md->pass_with && !md->held_for;
-        /* held behind a leader that drives on: it decides each frame until the gap lets it go
-        ** (coasting on a standstill would start it up to COAST_EVERY - 1 frames late) */
-        const bool released = has_lead && vt < SLEEP_HOLD && v_lead >= SLEEP_HOLD;
-        md->coast = calm && !md->route_dir && !released;
-        md->coast_vt = (float)vt;
-        md->coast_stop = (float)fmin(light_room, jx_room);
-        md->coast_lead = has_lead ? who->id : 0;
-        md->coast_jx = claim_jx;
+        sn_hybrid_move(a, md, pts, along, md->n, vd.vt, dt);
+        calm = coast_on(e, md, &vd, rules);
     } else {
-        drive(a, md, vt, v, delta, dt);
+        drive(a, md, vd.vt, v, delta, dt);
     }
     /* Hybrid mode: a vehicle without physics considers lane changes (and searches their gaps)
     ** on its decision frames only, those it would not coast on (vehicle_coast): CARLA's passing
     ** check every 10th frame is one of them. */
-    if (rules && !(md->hybrid_off && (e->clock.frame + a->id) % COAST_EVERY)) {
-        /* Lane changes (lanechange.c) take effect on the next frame's path. */
-        gapq q = {e, a};
-        const double desired =
-            md->desired >= 0 ? md->desired : sn_signs_limit(md, limit_at(m, &md->path[0])) * (1 - md->speed_diff / 100);
-        sn_lcctx lc = {.m = m, .actor = a->id, .frame = e->clock.frame, .dt = dt, .v = v, .desired = desired, .half_len = front,
-                       .half_width = a->ph->bbox.extent.y + 0.2, .has_leader = has_lead && who->kind == SN_ACTOR_VEHICLE,
-                       .lead_gap = gap, .lead_v = v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
-        if (sn_lc_update(&lc, md)) {
-            md->coast = calm = false; /* a new path: the next frame decides on it */
-            sn_md_refill(m, md);
-            sn_health_note_lane_change(e);
-        }
-    }
+    if (rules && !(md->hybrid_off && (e->clock.frame + a->id) % COAST_EVERY) && change_lanes(e, a, md, &vd, v, dt))
+        md->coast = calm = false; /* a new path: the next frame decides on it */
     /* Held standing behind a standing vehicle by the leader rule alone: asleep until it moves
     ** (vehicle_sleep). Not where it may ignore vehicles (its draw each decision could let it go).
     ** One waiting for its route's lane change (route.c) sleeps nearer than SLEEP_ROUTE_GAP only:
     ** lanechange.c leaves no queue with its leader that near. */
-    if (md->hybrid_off && calm && (!md->route_dir || gap < SLEEP_ROUTE_GAP) && has_lead && who->kind == SN_ACTOR_VEHICLE && !who->down && gap < SLEEP_GAP &&
-        !face_to_face(fwd, who) &&
-        md->ignore_vehicles <= 0 && approach(md, gap - md->gap, v_lead) < SLEEP_HOLD &&
-        sn_v3_dot(who->st.vel, who->st.vel) < SLEEP_HOLD * SLEEP_HOLD && !md->force_lane_change) {
+    const sn_actor *who = vd.who;
+    if (md->hybrid_off && calm && (!md->route_dir || vd.gap < SLEEP_ROUTE_GAP) && vd.has_lead && who->kind == SN_ACTOR_VEHICLE &&
+        !who->down && vd.gap < SLEEP_GAP && !face_to_face(fwd, who) && md->ignore_vehicles <= 0 &&
+        approach(md, vd.gap - md->gap, vd.v_lead) < SLEEP_HOLD && sn_v3_dot(who->st.vel, who->st.vel) < SLEEP_HOLD * SLEEP_HOLD &&
+        !md->force_lane_change) {
         md->asleep = true;
         md->sleep_x = (float)(who->st.pos.x - a->st.pos.x), md->sleep_y = (float)(who->st.pos.y - a->st.pos.y);
     }
