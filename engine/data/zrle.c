@@ -1,7 +1,9 @@
-/* zrle.c — run-length deflate (zrle.h). Two passes: the input becomes tokens (a literal byte,
-** or a run of 3-258 copies of the byte before it: a match at distance 1) while their frequencies
-** are counted; then one dynamic-Huffman block (RFC 1951 3.2.7) writes them. Runs are found eight
-** bytes at a time, so a picture's flat regions cost a load and a compare per eight bytes. */
+/* zrle.c — run-length deflate (zrle.h). Two passes: the input becomes tokens (a literal byte, or
+** a copy of 3-258 bytes from one of a few fixed distances back: the byte before, the pixel before,
+** the row above and its neighbours) while their frequencies are counted; then one dynamic-Huffman
+** block (RFC 1951 3.2.7) writes them: its header (the two codes' lengths, themselves run-length
+** coded) and the tokens. Matches are measured sixteen bytes a compare (SSE2), so a picture's flat
+** regions cost a load and a compare per sixteen bytes. */
 #include "zrle.h"
 
 #include <libdeflate.h>
@@ -124,23 +126,6 @@ static void codes(const uint8_t *len, int n, uint16_t *code)
     }
 }
 
-/* How many bytes from p (at most max) equal c. */
-static inline size_t run_of(const uint8_t *p, uint8_t c, size_t max)
-{
-    const uint64_t v = 0x0101010101010101ull * c;
-    size_t k = 0;
-    for (; k + 8 <= max; k += 8) {
-        uint64_t x;
-        memcpy(&x, p + k, 8);
-        x ^= v;
-        if (x)
-            return k + (size_t)__builtin_ctzll(x) / 8; /* little-endian: the first byte is lowest */
-    }
-    while (k < max && p[k] == c)
-        k++;
-    return k;
-}
-
 /* How many bytes from p equal those from q (at most max). */
 static inline size_t same_as(const uint8_t *p, const uint8_t *q, size_t max)
 {
@@ -170,43 +155,45 @@ static const uint16_t dist_base[30] = {1,   2,   3,   4,   5,   7,    9,    13, 
                                        193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
 static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
-size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out, uint16_t *tokens, size_t max_tokens)
-{
-    /* little-endian is what run_of's byte order assumes */
-    if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-        return 0;
-    uint8_t len_sym[259];
-    for (int s = 0; s < 29; s++)
-        for (int l = len_base[s]; l < (s < 28 ? len_base[s + 1] : 259); l++)
-            len_sym[l] = (uint8_t)s;
-    len_sym[258] = 28; /* 258 is its own symbol (285), not 284 with extra bits 31 */
+/* The distances a copy may come from, in the order tried (a tie goes to the first): a run (1),
+** the pixel before (3), the row above (stride), and the row above a pixel to either side (slanted
+** edges); the row's only when deflate's window reaches it. sym: each one's distance symbol. */
+typedef struct dists {
+    size_t d[5];
+    uint8_t sym[5];
+    int n;
+} dists;
 
-    /* the distances tried, in this order (a tie goes to the first): a run (1), the pixel before
-    ** (3), the row above (stride), and the row above a pixel to either side (slanted edges);
-    ** the row's only when deflate's window reaches it */
-    size_t dist[5] = {1, 3, stride, stride - 3, stride + 3};
-    int nd = stride >= 6 && stride + 3 <= 32768 ? 5 : 2;
-    uint8_t dsym[5];
-    for (int k = 0; k < nd; k++)
-        for (dsym[k] = 0; dsym[k] < 29 && dist_base[dsym[k] + 1] <= dist[k];)
-            dsym[k]++;
-    /* tokens: a literal v < 256, or (k + 1) << 9 | the length of a copy from dist[k] back */
-    uint32_t freq[N_LITLEN] = {0}, dfreq[30] = {0};
+static dists dists_for(size_t stride)
+{
+    dists ds = {{1, 3, stride, stride - 3, stride + 3}, {0}, stride >= 6 && stride + 3 <= 32768 ? 5 : 2};
+    for (int k = 0; k < ds.n; k++)
+        for (ds.sym[k] = 0; ds.sym[k] < 29 && dist_base[ds.sym[k] + 1] <= ds.d[k];)
+            ds.sym[k]++;
+    return ds;
+}
+
+/* The input as tokens (a literal v < 256, or (k + 1) << 9 | the length of a copy from ds->d[k]
+** back), their symbols counted in freq (literal/length) and dfreq (distance); returns how many,
+** or SIZE_MAX when more than max_tokens. */
+static size_t tokenize(const uint8_t *in, size_t n, const dists *ds, const uint8_t *len_sym, uint16_t *tokens,
+                       size_t max_tokens, uint32_t *freq, uint32_t *dfreq)
+{
     size_t nt = 0;
     for (size_t i = 0; i < n;) {
         if (nt == max_tokens)
-            return 0;
+            return SIZE_MAX;
         size_t max = n - i < 258 ? n - i : 258, best = 0;
         int kb = 0;
-        for (int k = 0; k < nd && best < max; k++) {
-            size_t l = i >= dist[k] ? same_as(in + i, in + i - dist[k], max) : 0;
+        for (int k = 0; k < ds->n && best < max; k++) {
+            size_t l = i >= ds->d[k] ? same_as(in + i, in + i - ds->d[k], max) : 0;
             if (l > best)
                 best = l, kb = k;
         }
         if (best >= 3) {
             tokens[nt++] = (uint16_t)((kb + 1) << 9 | best);
             freq[257 + len_sym[best]]++;
-            dfreq[dsym[kb]]++;
+            dfreq[ds->sym[kb]]++;
             i += best;
         } else {
             tokens[nt++] = in[i];
@@ -214,30 +201,14 @@ size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out
             i++;
         }
     }
-    freq[256] = 1;
-    if (nt == 0)
-        freq[0] = 1; /* two symbols at least, so the code is complete */
+    return nt;
+}
 
-    /* two distance symbols at least, so that code is complete too */
-    if (!dfreq[0])
-        dfreq[0] = 1;
-    if (!dfreq[2])
-        dfreq[2] = 1;
-    uint8_t ll_len[N_LITLEN], d_len[30], cl_len[N_CLEN];
-    uint16_t ll_code[N_LITLEN], d_code[30], cl_code[N_CLEN];
-    code_lengths(freq, N_LITLEN, 15, ll_len);
-    codes(ll_len, N_LITLEN, ll_code);
-    code_lengths(dfreq, 30, 15, d_len);
-    codes(d_len, 30, d_code);
-    int hdist = 30;
-    while (hdist > 1 && !d_len[hdist - 1])
-        hdist--;
-
-    int hlit = N_LITLEN;
-    while (hlit > 257 && !ll_len[hlit - 1])
-        hlit--;
-    /* the code lengths of both codes as one sequence, run-length coded: 16 repeats the last
-    ** length 3-6 times, 17 and 18 give 3-10 and 11-138 zeros */
+/* The block's header: final, dynamic codes, then both codes' lengths (hlit literal/length and
+** hdist distance ones) as one sequence, run-length coded with the code-length code (16 repeats
+** the last length 3-6 times, 17 and 18 give 3-10 and 11-138 zeros) whose own lengths come first. */
+static void put_header(bits *b, const uint8_t *ll_len, int hlit, const uint8_t *d_len, int hdist)
+{
     uint8_t all[N_LITLEN + 30];
     memcpy(all, ll_len, (size_t)hlit);
     memcpy(all + hlit, d_len, (size_t)hdist);
@@ -270,6 +241,8 @@ size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out
         used += cl_freq[k] != 0;
     if (used < 2)
         cl_freq[cl_freq[0] ? 1 : 0]++; /* never sent, but the code stays complete */
+    uint8_t cl_len[N_CLEN];
+    uint16_t cl_code[N_CLEN];
     code_lengths(cl_freq, N_CLEN, 7, cl_len);
     codes(cl_len, N_CLEN, cl_code);
     static const uint8_t order[N_CLEN] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
@@ -277,27 +250,67 @@ size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out
     while (hclen > 4 && !cl_len[order[hclen - 1]])
         hclen--;
 
+    put(b, 1 | 2u << 1, 3); /* the final block, dynamic codes */
+    put(b, (uint64_t)(hlit - 257), 5);
+    put(b, (uint64_t)(hdist - 1), 5);
+    put(b, (uint64_t)(hclen - 4), 4);
+    for (int k = 0; k < hclen; k++)
+        put(b, cl_len[order[k]], 3);
+    static const uint8_t extra_bits[3] = {2, 3, 7};
+    for (int k = 0; k < nc; k++) {
+        put(b, cl_code[cl_sym[k]], cl_len[cl_sym[k]]);
+        if (cl_sym[k] >= 16)
+            put(b, cl_extra[k], extra_bits[cl_sym[k] - 16]);
+    }
+}
+
+size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out, uint16_t *tokens, size_t max_tokens)
+{
+    /* little-endian is what same_as's byte order assumes */
+    if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+        return 0;
+    uint8_t len_sym[259];
+    for (int s = 0; s < 29; s++)
+        for (int l = len_base[s]; l < (s < 28 ? len_base[s + 1] : 259); l++)
+            len_sym[l] = (uint8_t)s;
+    len_sym[258] = 28; /* 258 is its own symbol (285), not 284 with extra bits 31 */
+
+    const dists ds = dists_for(stride);
+    uint32_t freq[N_LITLEN] = {0}, dfreq[30] = {0};
+    const size_t nt = tokenize(in, n, &ds, len_sym, tokens, max_tokens, freq, dfreq);
+    if (nt == SIZE_MAX)
+        return 0;
+    freq[256] = 1;
+    if (nt == 0)
+        freq[0] = 1; /* two symbols at least, so the code is complete */
+    /* two distance symbols at least, so that code is complete too */
+    if (!dfreq[0])
+        dfreq[0] = 1;
+    if (!dfreq[2])
+        dfreq[2] = 1;
+    uint8_t ll_len[N_LITLEN], d_len[30];
+    uint16_t ll_code[N_LITLEN], d_code[30];
+    code_lengths(freq, N_LITLEN, 15, ll_len);
+    codes(ll_len, N_LITLEN, ll_code);
+    code_lengths(dfreq, 30, 15, d_len);
+    codes(d_len, 30, d_code);
+    int hdist = 30;
+    while (hdist > 1 && !d_len[hdist - 1])
+        hdist--;
+    int hlit = N_LITLEN;
+    while (hlit > 257 && !ll_len[hlit - 1])
+        hlit--;
+
     uint8_t *o = out;
     *o++ = 0x78, *o++ = 0x01; /* zlib: deflate, 32 KiB window, the check bits (0x7801 % 31 == 0) */
     bits b = {o, 0, 0};
-    put(&b, 1 | 2u << 1, 3); /* the final block, dynamic codes */
-    put(&b, (uint64_t)(hlit - 257), 5);
-    put(&b, (uint64_t)(hdist - 1), 5);
-    put(&b, (uint64_t)(hclen - 4), 4);
-    for (int k = 0; k < hclen; k++)
-        put(&b, cl_len[order[k]], 3);
-    static const uint8_t extra_bits[3] = {2, 3, 7};
-    for (int k = 0; k < nc; k++) {
-        put(&b, cl_code[cl_sym[k]], cl_len[cl_sym[k]]);
-        if (cl_sym[k] >= 16)
-            put(&b, cl_extra[k], extra_bits[cl_sym[k] - 16]);
-    }
+    put_header(&b, ll_len, hlit, d_len, hdist);
     /* each distance's code and extra bits */
     uint64_t dbits[5];
     unsigned dn[5];
-    for (int k = 0; k < nd; k++) {
-        dbits[k] = d_code[dsym[k]] | (uint64_t)(dist[k] - dist_base[dsym[k]]) << d_len[dsym[k]];
-        dn[k] = d_len[dsym[k]] + dist_extra[dsym[k]];
+    for (int k = 0; k < ds.n; k++) {
+        dbits[k] = d_code[ds.sym[k]] | (uint64_t)(ds.d[k] - dist_base[ds.sym[k]]) << d_len[ds.sym[k]];
+        dn[k] = d_len[ds.sym[k]] + dist_extra[ds.sym[k]];
     }
     for (size_t k = 0; k < nt; k++) {
         unsigned t = tokens[k];
