@@ -57,137 +57,193 @@ static bool duration_attr(P *p, N n, sn_xcond *c)
     return true;
 }
 
+#define V 1e9 /* the bound of a condition's value */
+
+/* 1.2's DirectionalDimension on speed and acceleration conditions; an entity moves along its
+** heading, so its own longitudinal speed and acceleration are its speed and acceleration. */
+static bool direction_attr(P *p, N e, sn_xcond *c)
+{
+    static const char *const dirs[] = {"", "longitudinal", "lateral", "vertical", NULL};
+    if (!sn_xp_enumer(p, e, "direction", false, 0, dirs, &c->direction))
+        return false;
+    if (c->direction == 3 || (c->direction == 2 && !sn_xml_is(e, "RelativeSpeedCondition")))
+        return sn_xp_fail(p, e, "direction '%s' is not supported (sensim's entities move along their headings: "
+                    "longitudinal is, and lateral for RelativeSpeedCondition)", dirs[c->direction]);
+    return true;
+}
+
+static bool speed_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_SPEED;
+    return direction_attr(p, e, c) && sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
+}
+
+static bool rel_speed_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_REL_SPEED;
+    return direction_attr(p, e, c) && (c->ref = sn_xp_entity_index(p, e, "entityRef")) >= 0 &&
+           sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
+}
+
+static bool accel_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_ACCEL;
+    return direction_attr(p, e, c) && sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
+}
+
+static bool standstill_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_STANDSTILL;
+    return duration_attr(p, e, c);
+}
+
+static bool end_of_road_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_END_OF_ROAD;
+    return duration_attr(p, e, c);
+}
+
+static bool offroad_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_OFFROAD;
+    return duration_attr(p, e, c);
+}
+
+static bool traveled_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_TRAVELED;
+    c->rule = SN_XR_GE;
+    if (!sn_xp_num(p, e, "value", true, 0, -V, V, &c->value))
+        return false;
+    return c->value >= 0 || sn_xp_fail(p, e, "value %g is negative", c->value);
+}
+
+static bool reach_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_REACH;
+    c->rule = SN_XR_LT;
+    N pos = sn_xml_child(e, "Position");
+    if (!pos)
+        return sn_xp_fail(p, e, "needs a Position");
+    if (!sn_xp_num(p, e, "tolerance", true, 0, -V, V, &c->value) || !sn_xp_parse_position(p, pos, &c->pos))
+        return false;
+    return c->value >= 0 || sn_xp_fail(p, e, "tolerance %g is negative", c->value);
+}
+
+static bool distance_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_DISTANCE;
+    N pos = sn_xml_child(e, "Position");
+    if (!pos)
+        return sn_xp_fail(p, e, "needs a Position");
+    return sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c) &&
+           sn_xp_boolean(p, e, "freespace", false, &c->freespace) && rdt_attrs(p, e, c, false) &&
+           sn_xp_parse_position(p, pos, &c->pos);
+}
+
+static bool rel_distance_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_REL_DISTANCE;
+    return (c->ref = sn_xp_entity_index(p, e, "entityRef")) >= 0 && sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) &&
+           rule_attr(p, e, c) && sn_xp_boolean(p, e, "freespace", true, &c->freespace) && rdt_attrs(p, e, c, true);
+}
+
+static bool headway_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_HEADWAY;
+    c->rdt = SN_XRD_LONGITUDINAL;
+    /* rdt as given, euclidianDistance without one (esmini's ScenarioReader default) */
+    return (c->ref = sn_xp_entity_index(p, e, "entityRef")) >= 0 && sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) &&
+           rule_attr(p, e, c) && sn_xp_boolean(p, e, "freespace", true, &c->freespace) && rdt_attrs(p, e, c, false);
+}
+
+static bool ttc_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_TTC;
+    N t = sn_xml_child(e, "TimeToCollisionConditionTarget");
+    if (!t)
+        return sn_xp_fail(p, e, "needs a TimeToCollisionConditionTarget");
+    if (!sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) || !rule_attr(p, e, c) ||
+        !sn_xp_boolean(p, e, "freespace", true, &c->freespace) || !rdt_attrs(p, e, c, false))
+        return false;
+    N k = sn_xp_choice(p, t);
+    if (!k)
+        return false;
+    if (sn_xml_is(k, "EntityRef"))
+        return (c->ref = sn_xp_entity_index(p, k, "entityRef")) >= 0;
+    if (sn_xml_is(k, "Position"))
+        return sn_xp_parse_position(p, k, &c->pos);
+    return sn_xp_unknown(p, k, t);
+}
+
+static bool angle_cond(P *p, N e, sn_xcond *c)
+{
+    static const char *const types[] = {"heading", "pitch", "roll", NULL};
+    static const char *const cs[] = {"entity", "lane", "road", "trajectory", "world", NULL};
+    c->kind = sn_xml_is(e, "AngleCondition") ? SN_XC_ANGLE : SN_XC_REL_ANGLE;
+    c->rule = SN_XR_EQ;
+    if (c->kind == SN_XC_REL_ANGLE && (c->ref = sn_xp_entity_index(p, e, "entityRef")) < 0)
+        return false;
+    return sn_xp_num(p, e, "angle", true, 0, -1e3, 1e3, &c->value) &&
+           sn_xp_num(p, e, "angleTolerance", true, 0, 0, 1e3, &c->angle_tol) &&
+           sn_xp_enumer(p, e, "angleType", true, 0, types, &c->angle_type) &&
+           sn_xp_enumer(p, e, "coordinateSystem", false, c->kind == SN_XC_ANGLE ? 4 : 0, cs, &c->angle_cs);
+}
+
+static bool collision_cond(P *p, N e, sn_xcond *c)
+{
+    c->kind = SN_XC_COLLISION;
+    N k = sn_xp_choice(p, e);
+    if (!k)
+        return false;
+    if (sn_xml_is(k, "EntityRef"))
+        return (c->ref = sn_xp_entity_index(p, k, "entityRef")) >= 0;
+    if (sn_xml_is(k, "ByType")) {
+        static const char *const types[] = {"vehicle", "pedestrian", "miscellaneous", NULL};
+        int t;
+        if (!sn_xp_enumer(p, k, "type", true, 0, types, &t))
+            return false;
+        c->value = t;
+        c->ref = -2 - t; /* by type: -2 vehicle, -3 pedestrian, -4 misc */
+        return true;
+    }
+    return sn_xp_unknown(p, k, e);
+}
+
+#undef V
+
+/* The EntityCondition elements sensim evaluates, each with its parser. */
+static const struct {
+    const char *name;
+    bool (*parse)(P *p, N e, sn_xcond *c);
+} ENTITY_CONDS[] = {
+    {"SpeedCondition", speed_cond},
+    {"RelativeSpeedCondition", rel_speed_cond},
+    {"AccelerationCondition", accel_cond},
+    {"StandStillCondition", standstill_cond},
+    {"EndOfRoadCondition", end_of_road_cond},
+    {"OffroadCondition", offroad_cond},
+    {"TraveledDistanceCondition", traveled_cond},
+    {"ReachPositionCondition", reach_cond},
+    {"DistanceCondition", distance_cond},
+    {"RelativeDistanceCondition", rel_distance_cond},
+    {"TimeHeadwayCondition", headway_cond},
+    {"TimeToCollisionCondition", ttc_cond},
+    {"AngleCondition", angle_cond},
+    {"RelativeAngleCondition", angle_cond},
+    {"CollisionCondition", collision_cond},
+};
+
 static bool parse_entity_cond(P *p, N n, sn_xcond *c)
 {
     N e = sn_xp_choice(p, n);
     if (!e)
         return false;
-    const double V = 1e9;
     if (sn_xml_is(e, "SimulationTimeCondition") || sn_xml_is(e, "ParameterCondition"))
-        return sn_xp_unknown(p, e, n);
-    if (sn_xml_is(e, "SpeedCondition") || sn_xml_is(e, "AccelerationCondition") || sn_xml_is(e, "RelativeSpeedCondition")) {
-        /* 1.2's DirectionalDimension; an entity moves along its heading, so its own longitudinal
-        ** speed and acceleration are its speed and acceleration */
-        static const char *const dirs[] = {"", "longitudinal", "lateral", "vertical", NULL};
-        if (!sn_xp_enumer(p, e, "direction", false, 0, dirs, &c->direction))
-            return false;
-        if (c->direction == 3 || (c->direction == 2 && !sn_xml_is(e, "RelativeSpeedCondition")))
-            return sn_xp_fail(p, e, "direction '%s' is not supported (sensim's entities move along their headings: "
-                        "longitudinal is, and lateral for RelativeSpeedCondition)", dirs[c->direction]);
-    }
-    if (sn_xml_is(e, "SpeedCondition")) {
-        c->kind = SN_XC_SPEED;
-        return sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
-    }
-    if (sn_xml_is(e, "RelativeSpeedCondition")) {
-        c->kind = SN_XC_REL_SPEED;
-        return (c->ref = sn_xp_entity_index(p, e, "entityRef")) >= 0 && sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) &&
-               rule_attr(p, e, c);
-    }
-    if (sn_xml_is(e, "AccelerationCondition")) {
-        c->kind = SN_XC_ACCEL;
-        return sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c);
-    }
-    if (sn_xml_is(e, "StandStillCondition")) {
-        c->kind = SN_XC_STANDSTILL;
-        return duration_attr(p, e, c);
-    }
-    if (sn_xml_is(e, "EndOfRoadCondition")) {
-        c->kind = SN_XC_END_OF_ROAD;
-        return duration_attr(p, e, c);
-    }
-    if (sn_xml_is(e, "OffroadCondition")) {
-        c->kind = SN_XC_OFFROAD;
-        return duration_attr(p, e, c);
-    }
-    if (sn_xml_is(e, "TraveledDistanceCondition")) {
-        c->kind = SN_XC_TRAVELED;
-        c->rule = SN_XR_GE;
-        if (!sn_xp_num(p, e, "value", true, 0, -V, V, &c->value))
-            return false;
-        return c->value >= 0 || sn_xp_fail(p, e, "value %g is negative", c->value);
-    }
-    if (sn_xml_is(e, "ReachPositionCondition")) {
-        c->kind = SN_XC_REACH;
-        c->rule = SN_XR_LT;
-        N pos = sn_xml_child(e, "Position");
-        if (!pos)
-            return sn_xp_fail(p, e, "needs a Position");
-        if (!sn_xp_num(p, e, "tolerance", true, 0, -V, V, &c->value) || !sn_xp_parse_position(p, pos, &c->pos))
-            return false;
-        return c->value >= 0 || sn_xp_fail(p, e, "tolerance %g is negative", c->value);
-    }
-    if (sn_xml_is(e, "DistanceCondition")) {
-        c->kind = SN_XC_DISTANCE;
-        N pos = sn_xml_child(e, "Position");
-        if (!pos)
-            return sn_xp_fail(p, e, "needs a Position");
-        return sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) && rule_attr(p, e, c) &&
-               sn_xp_boolean(p, e, "freespace", false, &c->freespace) && rdt_attrs(p, e, c, false) &&
-               sn_xp_parse_position(p, pos, &c->pos);
-    }
-    if (sn_xml_is(e, "RelativeDistanceCondition")) {
-        c->kind = SN_XC_REL_DISTANCE;
-        return (c->ref = sn_xp_entity_index(p, e, "entityRef")) >= 0 && sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) &&
-               rule_attr(p, e, c) && sn_xp_boolean(p, e, "freespace", true, &c->freespace) && rdt_attrs(p, e, c, true);
-    }
-    if (sn_xml_is(e, "TimeHeadwayCondition")) {
-        c->kind = SN_XC_HEADWAY;
-        c->rdt = SN_XRD_LONGITUDINAL;
-        if ((c->ref = sn_xp_entity_index(p, e, "entityRef")) < 0 || !sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) ||
-            !rule_attr(p, e, c) || !sn_xp_boolean(p, e, "freespace", true, &c->freespace) || !rdt_attrs(p, e, c, false))
-            return false;
-        return true; /* rdt as given, euclidianDistance without one (esmini's ScenarioReader default) */
-    }
-    if (sn_xml_is(e, "TimeToCollisionCondition")) {
-        c->kind = SN_XC_TTC;
-        N t = sn_xml_child(e, "TimeToCollisionConditionTarget");
-        if (!t)
-            return sn_xp_fail(p, e, "needs a TimeToCollisionConditionTarget");
-        if (!sn_xp_num(p, e, "value", true, 0, -V, V, &c->value) || !rule_attr(p, e, c) ||
-            !sn_xp_boolean(p, e, "freespace", true, &c->freespace) || !rdt_attrs(p, e, c, false))
-            return false;
-        N k = sn_xp_choice(p, t);
-        if (!k)
-            return false;
-        if (sn_xml_is(k, "EntityRef"))
-            return (c->ref = sn_xp_entity_index(p, k, "entityRef")) >= 0;
-        if (sn_xml_is(k, "Position"))
-            return sn_xp_parse_position(p, k, &c->pos);
-        return sn_xp_unknown(p, k, t);
-    }
-    if (sn_xml_is(e, "AngleCondition") || sn_xml_is(e, "RelativeAngleCondition")) {
-        static const char *const types[] = {"heading", "pitch", "roll", NULL};
-        static const char *const cs[] = {"entity", "lane", "road", "trajectory", "world", NULL};
-        c->kind = sn_xml_is(e, "AngleCondition") ? SN_XC_ANGLE : SN_XC_REL_ANGLE;
-        c->rule = SN_XR_EQ;
-        if (c->kind == SN_XC_REL_ANGLE && (c->ref = sn_xp_entity_index(p, e, "entityRef")) < 0)
-            return false;
-        if (!sn_xp_num(p, e, "angle", true, 0, -1e3, 1e3, &c->value) ||
-            !sn_xp_num(p, e, "angleTolerance", true, 0, 0, 1e3, &c->angle_tol) ||
-            !sn_xp_enumer(p, e, "angleType", true, 0, types, &c->angle_type) ||
-            !sn_xp_enumer(p, e, "coordinateSystem", false, c->kind == SN_XC_ANGLE ? 4 : 0, cs, &c->angle_cs))
-            return false;
-        return true;
-    }
-    if (sn_xml_is(e, "CollisionCondition")) {
-        c->kind = SN_XC_COLLISION;
-        N k = sn_xp_choice(p, e);
-        if (!k)
-            return false;
-        if (sn_xml_is(k, "EntityRef"))
-            return (c->ref = sn_xp_entity_index(p, k, "entityRef")) >= 0;
-        if (sn_xml_is(k, "ByType")) {
-            static const char *const types[] = {"vehicle", "pedestrian", "miscellaneous", NULL};
-            int t;
-            if (!sn_xp_enumer(p, k, "type", true, 0, types, &t))
-                return false;
-            c->value = t;
-            c->ref = -2 - t; /* by type: -2 vehicle, -3 pedestrian, -4 misc */
-            return true;
-        }
-        return sn_xp_unknown(p, k, e);
-    }
+        return sn_xp_unknown(p, e, n); /* ByValueCondition's, not an entity's */
+    for (size_t k = 0; k < sizeof ENTITY_CONDS / sizeof *ENTITY_CONDS; k++)
+        if (sn_xml_is(e, ENTITY_CONDS[k].name))
+            return ENTITY_CONDS[k].parse(p, e, c);
     return sn_xp_unsupported(p, e);
 }
 
