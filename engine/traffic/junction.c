@@ -147,25 +147,19 @@ static int record_prio(const sn_odr_junction *j, int32_t a, int32_t b)
     return 0;
 }
 
-sn_junctions *sn_junctions_build(const sn_map *m)
+/* Every driving lane of the junctions' roads as a connector (j->conn, once each) with its
+** centre line sampled into (*pl)[k]; false when out of memory. */
+static bool add_connectors(const sn_map *m, sn_junctions *j, poly **pl, size_t *pcap)
 {
     const sn_odr *o = m->odr;
-    sn_junctions *j = calloc(1, sizeof *j);
-    if (!j)
-        return NULL;
-    j->n_junctions = o->n_junctions;
-    j->claims = calloc(o->n_junctions ? o->n_junctions : 1, sizeof *j->claims);
     size_t cap = 0;
-    poly *pl = NULL;
-    size_t pcap = 0;
-    bool ok = j->claims != NULL;
-    for (uint32_t ri = 0; ok && ri < o->n_roads; ri++) {
+    for (uint32_t ri = 0; ri < o->n_roads; ri++) {
         const sn_odr_road *r = &o->roads[ri];
         if (r->junction_index < 0)
             continue;
         /* every driving lane id of the road, once */
-        for (uint32_t si = 0; ok && si < r->n_sections; si++)
-            for (uint32_t li = 0; ok && li < r->sections[si].n_lanes; li++) {
+        for (uint32_t si = 0; si < r->n_sections; si++)
+            for (uint32_t li = 0; li < r->sections[si].n_lanes; li++) {
                 const sn_odr_lane *l = &r->sections[si].lanes[li];
                 if (l->id == 0 || l->type != SN_LANE_DRIVING)
                     continue;
@@ -175,17 +169,15 @@ sn_junctions *sn_junctions_build(const sn_map *m)
                 if (seen)
                     continue;
                 if (!sn_grow((void **)&j->conn, &cap, j->n_conn + 1, sizeof *j->conn) ||
-                    !sn_grow((void **)&pl, &pcap, j->n_conn + 1, sizeof *pl)) {
-                    ok = false;
-                    break;
-                }
-                poly *p = &pl[j->n_conn];
+                    !sn_grow((void **)pl, pcap, j->n_conn + 1, sizeof **pl))
+                    return false;
+                poly *p = &(*pl)[j->n_conn];
                 memset(p, 0, sizeof *p);
                 if (!sample(m, (int32_t)ri, l->id, p)) {
                     bool oom = !p->p || !p->s;
                     free(p->p), free(p->s);
                     if (oom)
-                        ok = false;
+                        return false;
                     continue;
                 }
                 sn_jconn *c = &j->conn[j->n_conn++];
@@ -197,12 +189,47 @@ sn_junctions *sn_junctions_build(const sn_map *m)
                 c->turn = dy < -30 ? -1 : dy > 30 ? 1 : 0; /* CARLA's axes: a left turn lowers the yaw */
             }
     }
-    /* Conflicts: pairs of connectors of one junction whose centre lines come near. */
+    return true;
+}
+
+/* The records of conflicts, rec[k] = {owner, other} with zone[2k..2k+1] on other and the
+** owner's priority prio[k], into each connector's list (j->conf sorted by owner, c->first, c->n);
+** false when out of memory. */
+static bool store_conflicts(sn_junctions *j, uint32_t (*rec)[2], const double *zone, const int *prio, size_t nrec)
+{
+    uint32_t (*key)[3] = malloc(nrec * sizeof *key);
+    j->conf = malloc(nrec * sizeof *j->conf);
+    if (!key || !j->conf) {
+        free(key);
+        return false;
+    }
+    /* sort indices by owner, then gather */
+    for (size_t k = 0; k < nrec; k++)
+        key[k][0] = rec[k][0], key[k][1] = rec[k][1], key[k][2] = (uint32_t)k;
+    qsort(key, nrec, sizeof *key, conf_cmp);
+    for (size_t k = 0; k < nrec; k++) {
+        sn_jconn *c = &j->conn[key[k][0]];
+        if (!c->n)
+            c->first = (uint32_t)k;
+        c->n++;
+        const int pr = prio[key[k][2]];
+        j->conf[k] = (sn_jconf){key[k][1], zone[2 * key[k][2]], zone[2 * key[k][2] + 1], pr > 1 ? 1 : pr < -1 ? -1 : pr,
+                                pr == 2 || pr == -2};
+    }
+    j->n_conf = (uint32_t)nrec;
+    free(key);
+    return true;
+}
+
+/* Conflicts: pairs of connectors of one junction whose centre lines (pl) come near, each pair
+** recorded for both with the zone on the other and who goes first; false when out of memory. */
+static bool find_conflicts(const sn_odr *o, sn_junctions *j, const poly *pl)
+{
     uint32_t (*rec)[2] = NULL;
     int *prio = NULL;
-    size_t pcap2 = 0;
     double *zone = NULL;
-    size_t rcap = 0, zcap = 0, nrec = 0;
+    size_t rcap = 0, zcap = 0, pcap = 0, nrec = 0;
+    bool ok = true;
     for (uint32_t a = 0; ok && a < j->n_conn; a++)
         for (uint32_t b = a + 1; ok && b < j->n_conn; b++) {
             const sn_jconn *ca = &j->conn[a], *cb = &j->conn[b];
@@ -219,7 +246,7 @@ sn_junctions *sn_junctions_build(const sn_map *m)
                 continue;
             if (!sn_grow((void **)&rec, &rcap, nrec + 2, sizeof *rec) ||
                 !sn_grow((void **)&zone, &zcap, 2 * (nrec + 2), sizeof *zone) ||
-                !sn_grow((void **)&prio, &pcap2, nrec + 2, sizeof *prio)) {
+                !sn_grow((void **)&prio, &pcap, nrec + 2, sizeof *prio)) {
                 ok = false;
                 break;
             }
@@ -232,47 +259,24 @@ sn_junctions *sn_junctions_build(const sn_map *m)
             rec[nrec][0] = a, rec[nrec][1] = b, zone[2 * nrec] = b0, zone[2 * nrec + 1] = b1, nrec++;
             rec[nrec][0] = b, rec[nrec][1] = a, zone[2 * nrec] = a0, zone[2 * nrec + 1] = a1, nrec++;
         }
-    for (uint32_t k = 0; k < j->n_conn; k++)
-        free(pl[k].p), free(pl[k].s);
-    free(pl);
-    if (ok && nrec) {
-        /* Sort records (with their zones) by owner: sort indices, then gather. */
-        uint32_t (*key)[3] = malloc(nrec * sizeof *key);
-        j->conf = malloc(nrec * sizeof *j->conf);
-        if (!key || !j->conf)
-            ok = false;
-        for (size_t k = 0; ok && k < nrec; k++)
-            key[k][0] = rec[k][0], key[k][1] = rec[k][1], key[k][2] = (uint32_t)k;
-        if (ok) {
-            qsort(key, nrec, sizeof *key, conf_cmp);
-            for (size_t k = 0; k < nrec; k++) {
-                sn_jconn *c = &j->conn[key[k][0]];
-                if (!c->n)
-                    c->first = (uint32_t)k;
-                c->n++;
-                const int pr = prio[key[k][2]];
-                j->conf[k] = (sn_jconf){key[k][1], zone[2 * key[k][2]], zone[2 * key[k][2] + 1], pr > 1 ? 1 : pr < -1 ? -1 : pr,
-                                        pr == 2 || pr == -2};
-            }
-            j->n_conf = (uint32_t)nrec;
-        }
-        free(key);
-    }
+    if (ok && nrec)
+        ok = store_conflicts(j, rec, zone, prio, nrec);
     free(rec);
     free(zone);
     free(prio);
-    if (!ok) {
-        sn_junctions_free(j);
-        return NULL;
-    }
-    /* Sort connectors for lookup (their conflict lists travel with them); renumber `other`. */
+    return ok;
+}
+
+/* Sorts the connectors for lookup (their conflict lists travel with them) and renumbers the
+** conflicts' `other`; false when out of memory. */
+static bool sort_connectors(sn_junctions *j)
+{
     uint32_t n = j->n_conn ? j->n_conn : 1;
     uint32_t *order = malloc(n * sizeof *order);
     sn_jconn *sorted = malloc(n * sizeof *sorted);
     if (!order || !sorted) {
         free(order), free(sorted);
-        sn_junctions_free(j);
-        return NULL;
+        return false;
     }
     if (j->n_conn) { /* a map without junctions has no connectors (j->conn NULL: memcpy's UB) */
         memcpy(sorted, j->conn, j->n_conn * sizeof *sorted);
@@ -287,6 +291,27 @@ sn_junctions *sn_junctions_build(const sn_map *m)
     free(j->conn);
     j->conn = sorted;
     free(order);
+    return true;
+}
+
+sn_junctions *sn_junctions_build(const sn_map *m)
+{
+    const sn_odr *o = m->odr;
+    sn_junctions *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->n_junctions = o->n_junctions;
+    j->claims = calloc(o->n_junctions ? o->n_junctions : 1, sizeof *j->claims);
+    poly *pl = NULL;
+    size_t pcap = 0;
+    bool ok = j->claims != NULL && add_connectors(m, j, &pl, &pcap) && find_conflicts(o, j, pl);
+    for (uint32_t k = 0; k < j->n_conn; k++)
+        free(pl[k].p), free(pl[k].s);
+    free(pl);
+    if (!ok || !sort_connectors(j)) {
+        sn_junctions_free(j);
+        return NULL;
+    }
     return j;
 }
 
