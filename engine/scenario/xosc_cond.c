@@ -121,6 +121,99 @@ static bool entity_angle(sn_xrun *r, const sn_xcond *c, int i, double *out)
     return true;
 }
 
+/* ReachPositionCondition's measure: entity i's distance to the position; with an Orientation
+** the heading within 0.05 rad too (esmini's TrigByReachPosition), else infinitely far. */
+static double reach_dist(sn_xrun *r, const sn_xcond *c, int i, bool *ok)
+{
+    double m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, ok);
+    if (*ok && c->pos.has_h) {
+        double q[4], s, off;
+        int32_t ri;
+        int lane;
+        bool on;
+        if ((*ok = sn_xmove_resolve(r, &c->pos, q, &ri, &lane, &s, &off, &on)) &&
+            fabs(remainder(r->ents[i].h - q[3], 2 * M_PI)) >= 0.05)
+            m = INFINITY;
+    }
+    return m;
+}
+
+/* TimeHeadwayCondition's measure: the gap to the entity over the triggering entity's speed:
+** negative when it is behind (as esmini measures it); standing still, infinitely far either way.
+** Between reference points in the entity's frame the gap is esmini's default
+** relativeDistanceType, euclidianDistance (Position::getRelativeDistance: the straight line,
+** signed by ahead or behind; velodrome.xosc's cars a lane apart on a banked curve), else along
+** the way. */
+static double headway(sn_xrun *r, const sn_xcond *c, int i)
+{
+    const sn_xent *e = &r->ents[i];
+    double d = sn_xent_long(r, i, c->ref, c->freespace, c->road_cs);
+    if (c->rdt == SN_XRD_EUCLIDEAN && !c->freespace && !c->road_cs)
+        d = (d >= 0 ? 1 : -1) * hypot(r->ents[c->ref].x - e->x, r->ents[c->ref].y - e->y);
+    return e->v > 1e-9 ? d / e->v : d >= 0 ? INFINITY : -INFINITY;
+}
+
+/* TimeToCollisionCondition's measure (*m): the distance to the target entity or position over
+** the speed at which entity i closes on it (infinite when it does not); false when the position
+** does not resolve. */
+static bool time_to_collision(sn_xrun *r, const sn_xcond *c, int i, double *m, bool *ok)
+{
+    const sn_xent *e = &r->ents[i];
+    double tx, ty, tvx = 0, tvy = 0, d;
+    if (c->ref >= 0) {
+        const sn_xent *f = &r->ents[c->ref];
+        tx = f->x, ty = f->y, tvx = f->v * cos(f->h), tvy = f->v * sin(f->h);
+        d = ent_dist(r, i, c->ref, c->freespace, c->rdt);
+    } else {
+        double q[4], s, off;
+        int32_t ri;
+        int lane;
+        bool on;
+        if (!sn_xmove_resolve(r, &c->pos, q, &ri, &lane, &s, &off, &on))
+            return false;
+        tx = q[0], ty = q[1];
+        d = pos_dist(r, i, &c->pos, c->freespace, c->rdt, ok);
+    }
+    double dx = tx - e->x, dy = ty - e->y, n = hypot(dx, dy);
+    double rvx = e->v * cos(e->h) - tvx, rvy = e->v * sin(e->h) - tvy;
+    double closing = n > 1e-9 ? (rvx * dx + rvy * dy) / n : 0;
+    *m = closing > 1e-9 ? d / closing : INFINITY;
+    return true;
+}
+
+/* StandStill-, EndOfRoad- and OffroadCondition: how long (*m) the k-th triggering entity e has
+** been in that state; true once it has for the condition's duration. */
+static bool held_for(sn_xrun *r, sn_xcond *c, uint32_t k, const sn_xent *e, double *m)
+{
+    /* standing still: below 1 mm/s, esmini's STAND_STILL_THRESHOLD (ScenarioEngine.cpp): a
+    ** sinusoidal stop from 20 m/s at 3 m/s^2 creeps under it 0.05 s before its end, and
+    ** synchronize.xosc's storyboard ends then */
+    bool in = c->kind == SN_XC_STANDSTILL ? fabs(e->v) < 1e-3 : c->kind == SN_XC_END_OF_ROAD ? e->end_of_road : e->offroad;
+    if (!in)
+        c->since[k] = -1;
+    else if (c->since[k] < 0)
+        c->since[k] = r->t;
+    *m = in ? r->t - c->since[k] : 0;
+    return in && *m >= c->value - EPS;
+}
+
+/* AngleCondition and RelativeAngleCondition: the angle (*m, wrapped to within pi of the
+** condition's: 2 pi - 0.1 is -0.1) and whether it is within the tolerance. */
+static bool angle_rule(sn_xrun *r, const sn_xcond *c, int i, double *m)
+{
+    double a;
+    if (!entity_angle(r, c, i, &a))
+        return false;
+    if (c->kind == SN_XC_REL_ANGLE) {
+        double b;
+        if (!entity_angle(r, c, c->ref, &b))
+            return false;
+        a -= b;
+    }
+    *m = c->value + remainder(a - c->value, 2 * M_PI);
+    return fabs(*m - c->value) <= c->angle_tol + EPS;
+}
+
 static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
 {
     int i = c->trig[k];
@@ -138,85 +231,22 @@ static bool entity_rule(sn_xrun *r, sn_xcond *c, uint32_t k, double *m)
     }
     case SN_XC_ACCEL: *m = e->a; break;
     case SN_XC_TRAVELED: *m = e->odo; break;
-    case SN_XC_REACH:
-        *m = pos_dist(r, i, &c->pos, false, SN_XRD_EUCLIDEAN, &ok);
-        if (ok && c->pos.has_h) { /* an Orientation: the heading within 0.05 rad too (esmini's TrigByReachPosition) */
-            double q[4], s, off;
-            int32_t ri;
-            int lane;
-            bool on;
-            if ((ok = sn_xmove_resolve(r, &c->pos, q, &ri, &lane, &s, &off, &on)) && fabs(remainder(e->h - q[3], 2 * M_PI)) >= 0.05)
-                *m = INFINITY;
-        }
-        break;
+    case SN_XC_REACH: *m = reach_dist(r, c, i, &ok); break;
     case SN_XC_DISTANCE: *m = pos_dist(r, i, &c->pos, c->freespace, c->rdt, &ok); break;
     case SN_XC_REL_DISTANCE:
         *m = c->rdt == SN_XRD_LONGITUDINAL ? fabs(sn_xent_long(r, i, c->ref, c->freespace, c->road_cs))
                                            : ent_dist(r, i, c->ref, c->freespace, c->rdt);
         break;
-    case SN_XC_HEADWAY: {
-        /* the gap to the entity over the triggering entity's speed: negative when it is behind
-        ** (as esmini measures it); standing still, infinitely far either way. Between reference
-        ** points in the entity's frame the gap is esmini's default relativeDistanceType,
-        ** euclidianDistance (Position::getRelativeDistance: the straight line, signed by ahead
-        ** or behind; velodrome.xosc's cars a lane apart on a banked curve), else along the way */
-        double d = sn_xent_long(r, i, c->ref, c->freespace, c->road_cs);
-        if (c->rdt == SN_XRD_EUCLIDEAN && !c->freespace && !c->road_cs)
-            d = (d >= 0 ? 1 : -1) * hypot(r->ents[c->ref].x - e->x, r->ents[c->ref].y - e->y);
-        *m = e->v > 1e-9 ? d / e->v : d >= 0 ? INFINITY : -INFINITY;
+    case SN_XC_HEADWAY: *m = headway(r, c, i); break;
+    case SN_XC_TTC:
+        if (!time_to_collision(r, c, i, m, &ok))
+            return false;
         break;
-    }
-    case SN_XC_TTC: {
-        double tx, ty, tvx = 0, tvy = 0, d;
-        if (c->ref >= 0) {
-            const sn_xent *f = &r->ents[c->ref];
-            tx = f->x, ty = f->y, tvx = f->v * cos(f->h), tvy = f->v * sin(f->h);
-            d = ent_dist(r, i, c->ref, c->freespace, c->rdt);
-        } else {
-            double q[4], s, off;
-            int32_t ri;
-            int lane;
-            bool on;
-            if (!sn_xmove_resolve(r, &c->pos, q, &ri, &lane, &s, &off, &on))
-                return false;
-            tx = q[0], ty = q[1];
-            d = pos_dist(r, i, &c->pos, c->freespace, c->rdt, &ok);
-        }
-        double dx = tx - e->x, dy = ty - e->y, n = hypot(dx, dy);
-        double rvx = e->v * cos(e->h) - tvx, rvy = e->v * sin(e->h) - tvy;
-        double closing = n > 1e-9 ? (rvx * dx + rvy * dy) / n : 0;
-        *m = closing > 1e-9 ? d / closing : INFINITY;
-        break;
-    }
     case SN_XC_STANDSTILL:
     case SN_XC_END_OF_ROAD:
-    case SN_XC_OFFROAD: {
-        /* standing still: below 1 mm/s, esmini's STAND_STILL_THRESHOLD (ScenarioEngine.cpp): a
-        ** sinusoidal stop from 20 m/s at 3 m/s^2 creeps under it 0.05 s before its end, and
-        ** synchronize.xosc's storyboard ends then */
-        bool in = c->kind == SN_XC_STANDSTILL ? fabs(e->v) < 1e-3 : c->kind == SN_XC_END_OF_ROAD ? e->end_of_road : e->offroad;
-        if (!in)
-            c->since[k] = -1;
-        else if (c->since[k] < 0)
-            c->since[k] = r->t;
-        *m = in ? r->t - c->since[k] : 0;
-        return in && *m >= c->value - EPS;
-    }
+    case SN_XC_OFFROAD: return held_for(r, c, k, e, m);
     case SN_XC_ANGLE:
-    case SN_XC_REL_ANGLE: {
-        double a;
-        if (!entity_angle(r, c, i, &a))
-            return false;
-        if (c->kind == SN_XC_REL_ANGLE) {
-            double b;
-            if (!entity_angle(r, c, c->ref, &b))
-                return false;
-            a -= b;
-        }
-        /* measured wrapped to within pi of the angle: 2 pi - 0.1 is -0.1 */
-        *m = c->value + remainder(a - c->value, 2 * M_PI);
-        return fabs(*m - c->value) <= c->angle_tol + EPS;
-    }
+    case SN_XC_REL_ANGLE: return angle_rule(r, c, i, m);
     case SN_XC_COLLISION: {
         double other = -1;
         bool hit = collides(r, i, c->ref, &other);
