@@ -22,105 +22,96 @@
 /* ---- the document ---- */
 
 
-static bool parse_root(P *p, N root)
+/* FileHeader: the revision sensim plays (1.0 to 1.3) and the descriptive attributes. */
+static bool parse_header(P *p, N root, N h)
 {
-    if (!root || !sn_xml_is(root, "OpenSCENARIO"))
-        return sn_xp_fail(p, root, "the root element is <%s>, not <OpenSCENARIO>", root ? sn_xml_name(root) : "(none)");
-    N h = sn_xml_child(root, "FileHeader");
     if (!h)
         return sn_xp_fail(p, root, "needs a FileHeader");
     if (!sn_xp_integer(p, h, "revMajor", true, 1, &p->x->rev_major) || !sn_xp_integer(p, h, "revMinor", true, 0, &p->x->rev_minor))
         return false;
     if (p->x->rev_major != 1 || p->x->rev_minor > 3)
         return sn_xp_fail(p, h, "revision %d.%d: sensim plays OpenSCENARIO 1.0 to 1.3", p->x->rev_major, p->x->rev_minor);
-    if (!(p->x->description = sn_xp_dup_attr(p, h, "description", false)) || !(p->x->author = sn_xp_dup_attr(p, h, "author", false)) ||
-        !(p->x->date = sn_xp_dup_attr(p, h, "date", false)))
-        return false;
-    bool storyboard = false;
-    SN_XML_EACH(c, root) {
-        if (sn_xml_is(c, "FileHeader")) {
-            SN_XML_EACH(d, c)
-                if (!sn_xml_is(d, "License") && !sn_xml_is(d, "Properties"))
-                    return sn_xp_unknown(p, d, c);
-        } else if (sn_xml_is(c, "ParameterDeclarations")) {
-            if (!sn_xp_parse_params(p, c))
-                return false;
-        } else if (sn_xml_is(c, "VariableDeclarations")) {
-            SN_XML_EACH(v, c) {
-                if (!sn_xml_is(v, "VariableDeclaration"))
-                    return sn_xp_unknown(p, v, c);
-                char name[VAL], value[VAL];
-                if (!sn_xp_attr(p, v, "name", true, name) || !sn_xp_attr(p, v, "value", true, value))
-                    return false;
-                if (!sn_xparam_set(&p->x->params, name, value, sn_xml_line(v), false))
-                    return sn_xp_fail(p, v, "out of memory");
-            }
-        } else if (sn_xml_is(c, "CatalogLocations")) {
-            SN_XML_EACH(k, c) {
-                N dir = sn_xml_child(k, "Directory");
-                char d[VAL];
-                if (!dir)
-                    return sn_xp_fail(p, k, "needs a Directory");
-                if (!sn_xp_attr(p, dir, "path", true, d))
-                    return false;
-                char path[2 * VAL + 8];
-                snprintf(path, sizeof path, "%s/%s", d[0] == '/' ? "" : p->x->dir, d);
-                char **nw = realloc(p->cat_dirs, (p->n_cat_dirs + 1) * sizeof *nw);
-                if (!nw || !(nw[p->n_cat_dirs] = sn_strdup(d[0] == '/' ? d : path))) {
-                    if (nw)
-                        p->cat_dirs = nw;
-                    return sn_xp_fail(p, dir, "out of memory");
-                }
+    return (p->x->description = sn_xp_dup_attr(p, h, "description", false)) &&
+           (p->x->author = sn_xp_dup_attr(p, h, "author", false)) && (p->x->date = sn_xp_dup_attr(p, h, "date", false));
+}
+
+static bool parse_variables(P *p, N c)
+{
+    SN_XML_EACH(v, c) {
+        if (!sn_xml_is(v, "VariableDeclaration"))
+            return sn_xp_unknown(p, v, c);
+        char name[VAL], value[VAL];
+        if (!sn_xp_attr(p, v, "name", true, name) || !sn_xp_attr(p, v, "value", true, value))
+            return false;
+        if (!sn_xparam_set(&p->x->params, name, value, sn_xml_line(v), false))
+            return sn_xp_fail(p, v, "out of memory");
+    }
+    return true;
+}
+
+/* CatalogLocations: each Directory's path, relative to the scenario's folder unless absolute. */
+static bool parse_catalog_locations(P *p, N c)
+{
+    SN_XML_EACH(k, c) {
+        N dir = sn_xml_child(k, "Directory");
+        char d[VAL];
+        if (!dir)
+            return sn_xp_fail(p, k, "needs a Directory");
+        if (!sn_xp_attr(p, dir, "path", true, d))
+            return false;
+        char path[2 * VAL + 8];
+        snprintf(path, sizeof path, "%s/%s", d[0] == '/' ? "" : p->x->dir, d);
+        char **nw = realloc(p->cat_dirs, (p->n_cat_dirs + 1) * sizeof *nw);
+        if (!nw || !(nw[p->n_cat_dirs] = sn_strdup(d[0] == '/' ? d : path))) {
+            if (nw)
                 p->cat_dirs = nw;
-                p->n_cat_dirs++;
-            }
-        } else if (sn_xml_is(c, "RoadNetwork")) {
-            SN_XML_EACH(d, c) {
-                if (sn_xml_is(d, "LogicFile")) {
-                    char f[VAL];
-                    if (!sn_xp_attr(p, d, "filepath", true, f))
-                        return false;
-                    char path[2 * VAL + 8];
-                    if (f[0] == '/')
-                        snprintf(path, sizeof path, "%s", f);
-                    else
-                        snprintf(path, sizeof path, "%s/%s", p->x->dir, f);
-                    FILE *t = fopen(path, "rb");
-                    if (!t)
-                        return sn_xp_fail(p, d, "filepath '%s': cannot open %s: %s", f, path, strerror(errno));
-                    fclose(t);
-                    free(p->x->logic_file);
-                    if (!(p->x->logic_file = sn_strdup(path)))
-                        return sn_xp_fail(p, d, "out of memory");
-                    p->x->logic_line = sn_xml_line(d);
-                } else if (sn_xml_is(d, "SceneGraphFile")) {
-                    sn_xp_warn(p, d, "ignored: sensim builds the scene's geometry from the OpenDRIVE map");
-                } else if (sn_xml_is(d, "TrafficSignals")) {
-                    if (sn_xp_parse_signal_controllers(p, d) < 0)
-                        return false;
-                } else if (sn_xml_is(d, "UsedArea")) {
-                    if (sn_xml_next_el(d->children))
-                        return sn_xp_unsupported(p, d);
-                } else {
-                    return sn_xp_unknown(p, d, c);
-                }
-            }
-        } else if (sn_xml_is(c, "Entities")) {
-            if (!sn_xp_parse_entities(p, c))
+            return sn_xp_fail(p, dir, "out of memory");
+        }
+        p->cat_dirs = nw;
+        p->n_cat_dirs++;
+    }
+    return true;
+}
+
+/* RoadNetwork: the OpenDRIVE map (LogicFile, checked to open), its traffic signal controllers. */
+static bool parse_road_network(P *p, N c)
+{
+    SN_XML_EACH(d, c) {
+        if (sn_xml_is(d, "LogicFile")) {
+            char f[VAL];
+            if (!sn_xp_attr(p, d, "filepath", true, f))
                 return false;
-        } else if (sn_xml_is(c, "Storyboard")) {
-            if (!sn_xp_parse_storyboard(p, c))
+            char path[2 * VAL + 8];
+            if (f[0] == '/')
+                snprintf(path, sizeof path, "%s", f);
+            else
+                snprintf(path, sizeof path, "%s/%s", p->x->dir, f);
+            FILE *t = fopen(path, "rb");
+            if (!t)
+                return sn_xp_fail(p, d, "filepath '%s': cannot open %s: %s", f, path, strerror(errno));
+            fclose(t);
+            free(p->x->logic_file);
+            if (!(p->x->logic_file = sn_strdup(path)))
+                return sn_xp_fail(p, d, "out of memory");
+            p->x->logic_line = sn_xml_line(d);
+        } else if (sn_xml_is(d, "SceneGraphFile")) {
+            sn_xp_warn(p, d, "ignored: sensim builds the scene's geometry from the OpenDRIVE map");
+        } else if (sn_xml_is(d, "TrafficSignals")) {
+            if (sn_xp_parse_signal_controllers(p, d) < 0)
                 return false;
-            storyboard = true;
-        } else if (sn_xml_is(c, "ParameterValueDistribution") || sn_xml_is(c, "Catalog")) {
-            return sn_xp_fail(p, c, "<%s> is not a scenario: sensim plays ScenarioDefinitions only", sn_xml_name(c));
+        } else if (sn_xml_is(d, "UsedArea")) {
+            if (sn_xml_next_el(d->children))
+                return sn_xp_unsupported(p, d);
         } else {
-            return sn_xp_unknown(p, c, root);
+            return sn_xp_unknown(p, d, c);
         }
     }
-    if (!storyboard)
-        return sn_xp_fail(p, root, "needs a Storyboard");
-    /* StoryboardElementStateCondition references, now that every element is known */
+    return true;
+}
+
+/* StoryboardElementStateCondition references, once every element is known. */
+static bool resolve_state_refs(P *p)
+{
     for (uint32_t i = 0; i < p->x->n_conds; i++) {
         sn_xcond *c = &p->x->conds[i];
         if (c->kind != SN_XC_STATE)
@@ -136,6 +127,44 @@ static bool parse_root(P *p, N root)
         }
     }
     return true;
+}
+
+static bool parse_root(P *p, N root)
+{
+    if (!root || !sn_xml_is(root, "OpenSCENARIO"))
+        return sn_xp_fail(p, root, "the root element is <%s>, not <OpenSCENARIO>", root ? sn_xml_name(root) : "(none)");
+    if (!parse_header(p, root, sn_xml_child(root, "FileHeader")))
+        return false;
+    bool storyboard = false;
+    SN_XML_EACH(c, root) {
+        bool ok = true;
+        if (sn_xml_is(c, "FileHeader")) {
+            SN_XML_EACH(d, c)
+                if (!sn_xml_is(d, "License") && !sn_xml_is(d, "Properties"))
+                    return sn_xp_unknown(p, d, c);
+        } else if (sn_xml_is(c, "ParameterDeclarations")) {
+            ok = sn_xp_parse_params(p, c);
+        } else if (sn_xml_is(c, "VariableDeclarations")) {
+            ok = parse_variables(p, c);
+        } else if (sn_xml_is(c, "CatalogLocations")) {
+            ok = parse_catalog_locations(p, c);
+        } else if (sn_xml_is(c, "RoadNetwork")) {
+            ok = parse_road_network(p, c);
+        } else if (sn_xml_is(c, "Entities")) {
+            ok = sn_xp_parse_entities(p, c);
+        } else if (sn_xml_is(c, "Storyboard")) {
+            ok = storyboard = sn_xp_parse_storyboard(p, c);
+        } else if (sn_xml_is(c, "ParameterValueDistribution") || sn_xml_is(c, "Catalog")) {
+            return sn_xp_fail(p, c, "<%s> is not a scenario: sensim plays ScenarioDefinitions only", sn_xml_name(c));
+        } else {
+            return sn_xp_unknown(p, c, root);
+        }
+        if (!ok)
+            return false;
+    }
+    if (!storyboard)
+        return sn_xp_fail(p, root, "needs a Storyboard");
+    return resolve_state_refs(p);
 }
 
 /* Attributes the standard defines that change nothing sensim plays: read past without a word. */
