@@ -131,6 +131,44 @@ out:
     return ok;
 }
 
+#define SEEDS (2 * SN_ODR_MAX_LANES + 2)
+
+/* The drivable lanes of road ri's section sec whose direction is dir as a leg's start nodes
+** (seeds, at most SEEDS), each with its cost: LANE_CHANGE_COST a lane away from *lane, 0 without
+** one. Returns how many. */
+static uint32_t seed_lanes(const sn_odr *o, const graph *g, int32_t ri, uint32_t sec, int dir, const int *lane,
+                           uint32_t *seeds, double *cost)
+{
+    const sn_odr_section *sc = &o->roads[ri].sections[sec];
+    uint32_t ns = 0;
+    for (int l = -(int)sc->n_right; l <= (int)sc->n_left; l++) {
+        sn_lanekey k = {ri, sec, l};
+        if (l == 0 || !drivable(o, k) || sn_map_lane_dir(&o->roads[ri], l) != dir)
+            continue;
+        int64_t v = node_of(o, g, k);
+        if (v >= 0 && ns < SEEDS)
+            seeds[ns] = (uint32_t)v, cost[ns++] = lane ? LANE_CHANGE_COST * abs(l - *lane) : 0;
+    }
+    return ns;
+}
+
+/* Appends the roads of a leg's path (graph nodes) to the route (*roads, *n_roads >= 1), each
+** road once where the path stays on it; false when out of memory (the route as it was). */
+static bool append_roads(const sn_odr *o, const graph *g, int32_t **roads, uint32_t *n_roads, const uint32_t *path,
+                         uint32_t n_path)
+{
+    int32_t *nr = realloc(*roads, (*n_roads + n_path) * sizeof *nr);
+    if (!nr)
+        return false;
+    *roads = nr;
+    for (uint32_t k = 0; k < n_path; k++) {
+        int32_t road = key_of(o, g, path[k]).road;
+        if (road != nr[*n_roads - 1])
+            nr[(*n_roads)++] = road;
+    }
+    return true;
+}
+
 bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int line)
 {
     sn_xent *e = &r->ents[i];
@@ -157,17 +195,9 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
     if (ok)
         roads[n_roads++] = e->ri;
     /* the first leg starts in the entity's lane, or beside it for a cost */
-    const sn_odr_section *sec0 = &o->roads[e->ri].sections[e->sec];
-    uint32_t seeds[2 * SN_ODR_MAX_LANES + 2], ns = 0;
-    double cost[2 * SN_ODR_MAX_LANES + 2];
-    for (int l = -(int)sec0->n_right; ok && l <= (int)sec0->n_left; l++) {
-        sn_lanekey k = {e->ri, e->sec, l};
-        if (l == 0 || !drivable(o, k) || sn_map_lane_dir(&o->roads[e->ri], l) != e->sdir)
-            continue;
-        int64_t v = node_of(o, &g, k);
-        if (v >= 0 && ns < sizeof seeds / sizeof *seeds)
-            seeds[ns] = (uint32_t)v, cost[ns++] = LANE_CHANGE_COST * abs(l - e->lane);
-    }
+    uint32_t seeds[SEEDS];
+    double cost[SEEDS];
+    uint32_t ns = ok ? seed_lanes(o, &g, e->ri, e->sec, e->sdir, &e->lane, seeds, cost) : 0;
     for (uint32_t w = 0; ok && w < n_pts; w++) {
         double q[4], s, off;
         int32_t ri;
@@ -198,14 +228,7 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
                 /* no way from the entity to the first waypoint: esmini's route is the path
                 ** between its waypoints (Route::AddWaypoint), the entity on it once it gets
                 ** there (route_lane_change teleports it onto the route next): so is sensim's */
-                ns = 0;
-                const sn_odr_section *sw = &o->roads[pl.road].sections[pl.section];
-                for (int l = -(int)sw->n_right; l <= (int)sw->n_left; l++) {
-                    sn_lanekey k = {pl.road, pl.section, l};
-                    int64_t v = l ? node_of(o, &g, k) : -1;
-                    if (v >= 0 && drivable(o, k) && sn_map_lane_dir(rd, l) == dir)
-                        seeds[ns] = (uint32_t)v, cost[ns++] = 0;
-                }
+                ns = seed_lanes(o, &g, pl.road, pl.section, dir, NULL, seeds, cost);
                 if (ns) {
                     roads[0] = pl.road, n_roads = 1;
                     char wl[400];
@@ -222,17 +245,10 @@ bool sn_xroute_plan(sn_xrun *r, int i, const sn_xpos *pts, uint32_t n_pts, int l
             ok = sn_xrun_fail(r, pts[w].line, "%s", msg);
             break;
         }
-        int32_t *nr = realloc(roads, (n_roads + n_path) * sizeof *nr);
-        if (!nr) {
+        if (!append_roads(o, &g, &roads, &n_roads, path, n_path)) {
             free(path);
             ok = sn_xrun_fail(r, line, "out of memory");
             break;
-        }
-        roads = nr;
-        for (uint32_t k = 0; k < n_path; k++) {
-            int32_t road = key_of(o, &g, path[k]).road;
-            if (road != roads[n_roads - 1])
-                roads[n_roads++] = road;
         }
         seeds[0] = path[n_path - 1], cost[0] = 0, ns = 1; /* the next leg starts where this one ended */
         free(path);
