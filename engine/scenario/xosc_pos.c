@@ -80,6 +80,46 @@ static bool entity_road(sn_xrun *r, int i, int32_t *ri, int *lane, double *s, do
     return true;
 }
 
+/* A road, lane or relative road or lane position's place before it is checked against the road:
+** the road's index (*ri), the lane (*ln), s and t; *lane_off_sign: -1 where a RelativeLanePosition
+** by dsLane runs against the road's s (its offset is then to the lane's left). false with the
+** run's error when the road or the entity's place is missing. */
+static bool road_place(sn_xrun *r, const sn_xpos *p, int32_t *ri, int *ln, double *ss, double *tt, int *lane_off_sign)
+{
+    const sn_odr *o = r->map->odr;
+    if (p->kind == SN_XP_ROAD || p->kind == SN_XP_LANE) {
+        *ri = sn_odr_road_index(o, p->road);
+        if (*ri < 0) {
+            char id[32];
+            snprintf(id, sizeof id, "%d", p->road);
+            return sn_xrun_fail(r, p->line, "roadId %s names no road of the map", id);
+        }
+        *ss = p->s;
+        *ln = p->lane;
+        *tt = p->t;
+        return true;
+    }
+    /* relative to an entity's place on the road */
+    double t0;
+    if (!entity_road(r, p->entity, ri, ln, ss, &t0))
+        return sn_xrun_fail(r, p->line, "entity '%s' is on no road: a relative road or lane position needs one",
+                            r->x->ents[p->entity].name);
+    /* dsLane: along the lane's direction of travel, dLane and offset to its left */
+    int along = p->kind == SN_XP_REL_LANE && p->ds_lane ? sn_map_lane_dir(&o->roads[*ri], *ln) : 1;
+    *ss += along * p->s;
+    if (p->kind == SN_XP_REL_ROAD) {
+        *tt = t0 + p->t;
+    } else {
+        int dl = along * p->lane;
+        int l = *ln + dl; /* dLane: lane ids, skipping the centre lane */
+        if ((*ln < 0) != (l < 0) || l == 0)
+            l += dl > 0 ? 1 : -1;
+        *ln = l;
+        *lane_off_sign = along;
+    }
+    return true;
+}
+
 bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road, int *lane, double *s, double *off,
                       bool *on_lane)
 {
@@ -117,35 +157,8 @@ bool sn_xmove_resolve(sn_xrun *r, const sn_xpos *p, double out[4], int32_t *road
     int ln = 0;
     double ss = 0, tt = 0;
     int lane_off_sign = 1;
-    if (p->kind == SN_XP_ROAD || p->kind == SN_XP_LANE) {
-        ri = sn_odr_road_index(o, p->road);
-        if (ri < 0) {
-            char id[32];
-            snprintf(id, sizeof id, "%d", p->road);
-            return sn_xrun_fail(r, p->line, "roadId %s names no road of the map", id);
-        }
-        ss = p->s;
-        ln = p->lane;
-        tt = p->t;
-    } else { /* relative to an entity's place on the road */
-        double t0;
-        if (!entity_road(r, p->entity, &ri, &ln, &ss, &t0))
-            return sn_xrun_fail(r, p->line, "entity '%s' is on no road: a relative road or lane position needs one",
-                                r->x->ents[p->entity].name);
-        /* dsLane: along the lane's direction of travel, dLane and offset to its left */
-        int along = p->kind == SN_XP_REL_LANE && p->ds_lane ? sn_map_lane_dir(&o->roads[ri], ln) : 1;
-        ss += along * p->s;
-        if (p->kind == SN_XP_REL_ROAD)
-            tt = t0 + p->t;
-        else {
-            int dl = along * p->lane;
-            int l = ln + dl; /* dLane: lane ids, skipping the centre lane */
-            if ((ln < 0) != (l < 0) || l == 0)
-                l += dl > 0 ? 1 : -1;
-            ln = l;
-            lane_off_sign = along;
-        }
-    }
+    if (!road_place(r, p, &ri, &ln, &ss, &tt, &lane_off_sign))
+        return false;
     const sn_odr_road *rd = &o->roads[ri];
     if (ss < -1e-9 || ss > rd->length + 1e-9) {
         char v[64];
