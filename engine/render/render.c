@@ -1183,12 +1183,11 @@ static double checker(const prim *p, sn_vec3 pw, const float *n)
     return cell & 1 ? 0.7 : 1;
 }
 
-/* One shaded sample: its bytes (`done`), or its colour before fog and where it is from the eye,
-** the fog to follow in a batch (shade_fog). */
+/* One sample shaded by the exact path or glossy: its bytes, or its colour before fog until the
+** fog's batch (shade_fog) finishes them. */
 typedef struct shade_rec {
     double out[3];
     uint8_t rgb[3];
-    bool done;
 } shade_rec;
 
 /* A batch of samples waiting for their fog: their offsets from the eye, single precision, in
@@ -1207,6 +1206,8 @@ typedef struct winner {
     const float *n;
     const prim *p;
     bool matte; /* the fast path's G-buffer takes it */
+    bool plain; /* matte, and nothing per point (no checker, no headlights): its G-buffer entries
+                ** differ only in their point, so a run of them is written by gather_fill */
     float vis;  /* the G-buffer's vis: -1 (look the shadow up) or 1 */
 } winner;
 
@@ -1221,47 +1222,59 @@ static void look_up(const sn_renderer *r, uint32_t id, winner *w)
     }
     const float *n = w->n;
     w->matte = !r->exact && !sn_shade_glossy(&r->env, w->p->tag, n[2]);
+    w->plain = w->matte && !r->lamps.n && !w->p->checker;
     w->vis = r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0 ? -1 : 1;
 }
 
-/* The colour of sample (x, y) whose winner is `id` (NONE: the sky): rec's bytes; on the fast path
-** a matte surface's G-buffer entry, queued in g (sn_shade_gbuf finishes it), or a glossy one's
+/* G-buffer entries [a, b) of g, all of plain winner w, get w's fields (their points are in
+** already): four entries a store, up to three past b (a batch leaves room; later entries
+** overwrite them). What shade_sample writes for such an entry, field by field. */
+static void gather_fill(sn_gbuf *g, uint32_t a, uint32_t b, const winner *w)
+{
+    if (a >= b)
+        return;
+    const float *n = w->n;
+    const prim *p = w->p;
+    const v4f nx = v4_splat(n[0]), ny = v4_splat(n[1]), nz = v4_splat(n[2]), one = v4_splat(1.0f);
+    const v4f c0 = v4_splat(p->color[0]), c1 = v4_splat(p->color[1]), c2 = v4_splat(p->color[2]);
+    const v4f glow = v4_splat(p->glow), vis = v4_splat(w->vis);
+    for (uint32_t k = a; k < b; k += 4) {
+        v4_store(g->nx + k, nx), v4_store(g->ny + k, ny), v4_store(g->nz + k, nz);
+        v4_store(g->col[0] + k, c0), v4_store(g->col[1] + k, c1), v4_store(g->col[2] + k, c2);
+        v4_store(g->glow + k, glow), v4_store(g->albedo + k, one), v4_store(g->vis + k, vis);
+    }
+    memset(g->tag + a, p->tag, b - a);
+}
+
+/* The sky's sample (x, y) on the fast path: its view direction queued in sky. */
+static inline const uint8_t *sky_sample(const sn_renderer *r, uint32_t x, int32_t y, sn_skybuf *sky)
+{
+    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+    uint32_t k = sky->n++;
+    sky->dx[k] = (float)ray.x, sky->dy[k] = (float)ray.y, sky->dz[k] = (float)ray.z;
+    return sky->rgb[k];
+}
+
+/* The colour of sample (x, y) whose winner is `id` (NONE: the sky): the address its bytes will
+** be at once the batch is shaded. rec's bytes; on the fast path a matte surface's G-buffer entry,
+** queued in g (sn_shade_gbuf finishes it), the sky's direction in sky, or a glossy surface's
 ** colour before fog with fog on, queued in fb (shade_fog finishes it). `last`: the last winner
 ** looked up, reused when it is id's. */
-static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec, fog_batch *fb,
-                         sn_gbuf *g, shade_rec **grec, sn_skybuf *sky, shade_rec **srec, winner *last)
+static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec,
+                                   fog_batch *fb, sn_gbuf *g, sn_skybuf *sky, winner *last)
 {
-    if (id != NONE && id == last->id && last->matte && !r->lamps.n && !last->p->checker) {
-        /* the common case: a matte sample of the last winner, no per-point term */
-        const float *n = last->n;
-        const prim *p = last->p;
-        rec->done = false;
-        uint32_t k = g->n++;
-        grec[k] = rec;
-        g->w[k] = r->wbuf[(size_t)y * r->W + x], g->ra[k] = (float)r->ray_a[x], g->rb[k] = (float)r->ray_b[y];
-        g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
-        g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
-        g->tag[k] = p->tag, g->glow[k] = p->glow, g->albedo[k] = 1, g->vis[k] = last->vis;
-        g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
-        return;
-    }
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
-    rec->done = true;
     if (id == NONE && r->layer == SN_LAYER_MOVING) { /* nothing of the layer: black, alpha 0 (layer_alpha) */
         rec->rgb[0] = rec->rgb[1] = rec->rgb[2] = 0;
-        return;
+        return rec->rgb;
     }
-    if (id == NONE && !r->exact) {
-        sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
-        rec->done = false;
-        uint32_t k = sky->n++;
-        srec[k] = rec, sky->dx[k] = (float)ray.x, sky->dy[k] = (float)ray.y, sky->dz[k] = (float)ray.z;
-        return;
-    }
+    if (id == NONE && !r->exact)
+        return sky_sample(r, x, y, sky);
     if (id == NONE) {
         sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
-        return;
+        return rec->rgb;
     }
     if (id != last->id)
         look_up(r, id, last);
@@ -1269,9 +1282,7 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     const prim *p = last->p;
     if (last->matte) {
         /* the point itself comes later, four at a time (gbuf_points) */
-        rec->done = false;
         uint32_t k = g->n++;
-        grec[k] = rec;
         g->w[k] = r->wbuf[(size_t)y * r->W + x], g->ra[k] = (float)r->ray_a[x], g->rb[k] = (float)r->ray_b[y];
         g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
         g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
@@ -1289,7 +1300,7 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
             if (p->checker)
                 g->albedo[k] = (float)checker(p, pw, n);
         }
-        return;
+        return g->rgb[k];
     }
     sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
     float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
@@ -1312,11 +1323,11 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     sn_shade_surface_lin(&r->env, &s, rec->out);
     if (r->exact || r->env.fog_k <= 0) {
         sn_shade_fog_bytes(&r->env, rec->out, sn_fog_transmittance(&r->env, r->eye, s.p), rec->rgb);
-        return;
+        return rec->rgb;
     }
-    rec->done = false;
     uint32_t k = fb->n++;
     fb->dx[k] = (float)rel.x, fb->dy[k] = (float)rel.y, fb->dz[k] = (float)rel.z, fb->rec[k] = rec;
+    return rec->rgb;
 }
 
 /* The G-buffer's points from their 1/depth and rays, four at a time in single precision: the
@@ -1345,95 +1356,141 @@ static void shade_fog(const sn_renderer *r, fog_batch *fb)
     for (uint32_t k = fb->n; k % 4; k++) /* padding lanes: any finite point */
         fb->dx[k] = fb->dy[k] = fb->dz[k] = 1;
     sn_fog_transmittance_fast(&r->env, r->eye, fb->dx, fb->dy, fb->dz, fb->T, fb->n);
-    for (uint32_t k = 0; k < fb->n; k++) {
+    for (uint32_t k = 0; k < fb->n; k++)
         sn_shade_fog_bytes(&r->env, fb->rec[k]->out, fb->T[k], fb->rec[k]->rgb);
-        fb->rec[k]->done = true;
-    }
     fb->n = 0;
 }
 
-/* Colour of output pixels [ox0, ox1) of output row oy: each pixel shades every distinct winner
-** among its ss x ss samples once, at its first sample, and averages them weighted by how many
-** samples each won, in linear light (gamma 2.2), rounded to the nearest byte. A pixel of one
-** winner is that winner's colour exactly. ox1 - ox0 <= FOG_BATCH / (ss ss). */
-static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_t ox1)
-{
-    const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss;
-    const uint32_t *ib = r->idbuf;
-    shade_rec rec[FOG_BATCH];
-    uint8_t nw[FOG_BATCH];           /* each pixel's number of winners */
-    uint8_t count[FOG_BATCH];        /* each winner's samples */
-    fog_batch fb;
-    fb.n = 0;
+/* A batch's samples: at most this many (a pixel is taken while its ss x ss fit), leaving
+** gather_fill its three entries past the last. */
+#define GATHER_MAX (SN_GBUF_N - 4)
+
+/* What a row's batches share: the G-buffer (its headlight arrays zeroed once when the frame has
+** none: nothing writes them then but zeros) and the last winner looked up. */
+typedef struct gather {
     sn_gbuf g;
-    shade_rec *grec[SN_GBUF_N];
-    g.n = 0;
     sn_skybuf sky;
-    shade_rec *srec[SN_GBUF_N];
-    sky.n = 0;
-    winner last = {.id = NONE};
-    uint32_t nr = 0;
-    for (uint32_t ox = ox0; ox < ox1; ox++) {
-        /* each winner's first sample, as its column and row in the pixel (no division) */
-        uint32_t ids[16], k = 0, first = nr;
-        if (ss == 2) { /* most pixels lie inside one surface: their four samples' one winner */
-            const uint32_t *s0 = ib + ((uint32_t)oy * 2) * r->W + ox * 2, *s1 = s0 + r->W;
+    fog_batch fb;
+    winner last;
+} gather;
+
+/* Colour of output pixels from ox0 of output row oy, as many as one batch takes (returned: the
+** first pixel not done): each pixel shades every distinct winner among its ss x ss samples once,
+** at its first sample, and averages them weighted by how many samples each won, in linear light
+** (gamma 2.2), rounded to the nearest byte. A pixel of one winner is that winner's colour exactly.
+** The common pixel (2 x 2 samples of one plain winner, the last one looked up) only queues its
+** point; its winner's fields are written for the whole run of such pixels (gather_fill). Where a
+** sample lands in a batch changes none of its bits (each lane is shaded alone). */
+static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gather *ga)
+{
+    const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss, W = r->W;
+    const uint32_t *ib = r->idbuf;
+    shade_rec rec[GATHER_MAX];
+    const uint8_t *src[GATHER_MAX]; /* where each winner's bytes will be */
+    uint8_t nw[GATHER_MAX];          /* each pixel's number of winners */
+    uint8_t count[GATHER_MAX];       /* each winner's samples */
+    sn_gbuf *g = &ga->g;
+    sn_skybuf *sky = &ga->sky;
+    fog_batch *fb = &ga->fb;
+    winner *last = &ga->last;
+    g->n = sky->n = fb->n = 0;
+    uint32_t nr = 0, run = 0; /* run: the first G-buffer entry of the last plain winner not yet filled */
+    uint32_t ox = ox0;
+    if (ss == 2) {
+        const float rb = (float)r->ray_b[oy * 2];
+        for (; ox < OW && nr + 4 <= GATHER_MAX; ox++) {
+            /* most pixels lie inside one surface: their four samples' one winner */
+            const uint32_t *s0 = ib + ((uint32_t)oy * 2) * W + ox * 2, *s1 = s0 + W;
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
-                count[nr] = 4;
-                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb, &g, grec, &sky, srec, &last);
-                nw[ox - ox0] = 1;
+                count[nr] = 4, nw[ox - ox0] = 1;
+                if (id == last->id && last->plain) {
+                    const uint32_t k = g->n++;
+                    g->w[k] = r->wbuf[(size_t)oy * 2 * W + ox * 2], g->ra[k] = (float)r->ray_a[ox * 2], g->rb[k] = rb;
+                    src[nr++] = g->rgb[k];
+                    continue;
+                }
+                gather_fill(g, run, g->n, last);
+                if (id == NONE && !r->exact && r->layer != SN_LAYER_MOVING)
+                    src[nr] = sky_sample(r, ox * 2, oy * 2, sky);
+                else
+                    src[nr] = shade_sample(r, ox * 2, oy * 2, id, &rec[nr], fb, g, sky, last);
+                nr++;
+                run = g->n;
                 continue;
             }
-        }
-        for (uint32_t j = 0; j < ss; j++)
-            for (uint32_t i = 0; i < ss; i++) {
-                uint32_t at = ((uint32_t)oy * ss + j) * r->W + ox * ss + i, id = ib[at], m = 0;
-                while (m < k && ids[m] != id)
-                    m++;
-                if (m == k) {
-                    ids[k++] = id, count[nr] = 0;
-                    shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr++], &fb, &g, grec, &sky, srec, &last);
+            gather_fill(g, run, g->n, last);
+            uint32_t ids[4], k = 0, first = nr;
+            for (uint32_t j = 0; j < 2; j++)
+                for (uint32_t i = 0; i < 2; i++) {
+                    uint32_t sid = (j ? s1 : s0)[i], m = 0;
+                    while (m < k && ids[m] != sid)
+                        m++;
+                    if (m == k) {
+                        ids[k++] = sid, count[nr] = 0;
+                        src[nr] = shade_sample(r, ox * 2 + i, oy * 2 + (int32_t)j, sid, &rec[nr], fb, g, sky, last);
+                        nr++;
+                    }
+                    count[first + m]++;
                 }
-                count[first + m]++;
-            }
-        nw[ox - ox0] = (uint8_t)k;
+            nw[ox - ox0] = (uint8_t)k;
+            run = g->n;
+        }
+        gather_fill(g, run, g->n, last);
+    } else {
+        for (; ox < OW && nr + n <= GATHER_MAX; ox++) {
+            uint32_t ids[16], k = 0, first = nr;
+            for (uint32_t j = 0; j < ss; j++)
+                for (uint32_t i = 0; i < ss; i++) {
+                    uint32_t at = ((uint32_t)oy * ss + j) * W + ox * ss + i, id = ib[at], m = 0;
+                    while (m < k && ids[m] != id)
+                        m++;
+                    if (m == k) {
+                        ids[k++] = id, count[nr] = 0;
+                        src[nr] = shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr], fb, g, sky, last);
+                        nr++;
+                    }
+                    count[first + m]++;
+                }
+            nw[ox - ox0] = (uint8_t)k;
+        }
     }
-    shade_fog(r, &fb);
-    gbuf_points(r, &g);
-    sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, &g);
-    for (uint32_t k = 0; k < g.n; k++)
-        memcpy(grec[k]->rgb, g.rgb[k], 3);
-    if (sky.n)
-        sn_shade_sky_fast(&r->env, r->eye, &sky);
-    for (uint32_t k = 0; k < sky.n; k++)
-        memcpy(srec[k]->rgb, sky.rgb[k], 3);
-    for (uint32_t ox = ox0, m0 = 0; ox < ox1; ox++) {
-        uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox);
-        const uint32_t k = nw[ox - ox0];
+    shade_fog(r, fb);
+    gbuf_points(r, g);
+    sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, g);
+    if (sky->n)
+        sn_shade_sky_fast(&r->env, r->eye, sky);
+    uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox0);
+    for (uint32_t p = ox0, m0 = 0; p < ox; p++, c += 4) {
+        const uint32_t k = nw[p - ox0];
         if (k == 1) {
-            c[0] = rec[m0].rgb[2], c[1] = rec[m0].rgb[1], c[2] = rec[m0].rgb[0], c[3] = 255;
+            const uint8_t *s = src[m0];
+            c[0] = s[2], c[1] = s[1], c[2] = s[0], c[3] = 255;
         } else {
             uint32_t sum[3] = {0, 0, 0};
             for (uint32_t m = m0; m < m0 + k; m++)
                 for (int q = 0; q < 3; q++)
-                    sum[q] += count[m] * r->lin[rec[m].rgb[q]];
+                    sum[q] += count[m] * r->lin[src[m][q]];
             for (int q = 0; q < 3; q++)
                 c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
             c[3] = 255;
         }
         m0 += k;
     }
+    return ox;
 }
 
 /* Output row oy's colour, a batch of pixels at a time. */
 static void shade_row(const sn_renderer *r, int32_t oy)
 {
-    const uint32_t OW = r->W / r->ss, step = FOG_BATCH / (r->ss * r->ss);
-    for (uint32_t ox = 0; ox < OW; ox += step)
-        shade_pixels(r, oy, ox, ox + step < OW ? ox + step : OW);
+    const uint32_t OW = r->W / r->ss;
+    gather ga;
+    ga.last.id = NONE, ga.last.plain = false;
+    if (!r->lamps.n) /* see gather */
+        memset(ga.g.lamp, 0, sizeof ga.g.lamp);
+    for (uint32_t ox = 0; ox < OW;)
+        ox = shade_pixels(r, oy, ox, &ga);
 }
-
 /* Depth, tag, id, motion and colour of rows [y_begin, y_end) from each pixel's winner. */
 static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
 {
