@@ -1398,18 +1398,29 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
     uint32_t ox = ox0;
     if (ss == 2) {
         const float rb = (float)r->ray_b[oy * 2];
+        const float *wrow = r->wbuf + (size_t)oy * 2 * W;
+        const double *ray_a = r->ray_a;
         for (; ox < OW && nr + 4 <= GATHER_MAX; ox++) {
             /* most pixels lie inside one surface: their four samples' one winner */
             const uint32_t *s0 = ib + ((uint32_t)oy * 2) * W + ox * 2, *s1 = s0 + W;
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
-                count[nr] = 4, nw[ox - ox0] = 1;
                 if (id == last->id && last->plain) {
-                    const uint32_t k = g->n++;
-                    g->w[k] = r->wbuf[(size_t)oy * 2 * W + ox * 2], g->ra[k] = (float)r->ray_a[ox * 2], g->rb[k] = rb;
-                    src[nr++] = g->rgb[k];
+                    /* this pixel and the next ones of the same winner, the entry count kept in a
+                    ** register (through g, each pixel waited for the last one's store of it) */
+                    uint32_t k = g->n;
+                    for (;;) {
+                        g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2], g->rb[k] = rb;
+                        src[nr] = g->rgb[k], count[nr] = 4, nw[ox - ox0] = 1;
+                        k++, nr++, s0 += 2, s1 += 2;
+                        if (ox + 1 >= OW || nr + 4 > GATHER_MAX || s0[0] != id || s0[1] != id || s1[0] != id || s1[1] != id)
+                            break;
+                        ox++;
+                    }
+                    g->n = k;
                     continue;
                 }
+                count[nr] = 4, nw[ox - ox0] = 1;
                 gather_fill(g, run, g->n, last);
                 if (id == NONE && !r->exact && r->layer != SN_LAYER_MOVING)
                     src[nr] = sky_sample(r, ox * 2, oy * 2, sky);
@@ -1465,7 +1476,12 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
         const uint32_t k = nw[p - ox0];
         if (k == 1) {
             const uint8_t *s = src[m0];
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            const uint32_t bgra = (uint32_t)s[2] | (uint32_t)s[1] << 8 | (uint32_t)s[0] << 16 | 0xFF000000u;
+            memcpy(c, &bgra, 4); /* b, g, r, a in one store */
+#else
             c[0] = s[2], c[1] = s[1], c[2] = s[0], c[3] = 255;
+#endif
         } else {
             uint32_t sum[3] = {0, 0, 0};
             for (uint32_t m = m0; m < m0 + k; m++)
