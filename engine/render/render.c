@@ -1206,8 +1206,8 @@ typedef struct winner {
     const float *n;
     const prim *p;
     bool matte; /* the fast path's G-buffer takes it */
-    bool plain; /* matte, and nothing per point (no checker, no headlights): its G-buffer entries
-                ** differ only in their point, so a run of them is written by gather_fill */
+    bool plain; /* matte without headlights: its G-buffer entries differ only in their point (and a
+                ** checker's albedo, from the point), so a run of them is written by gather_fill */
     float vis;  /* the G-buffer's vis: -1 (look the shadow up) or 1 */
 } winner;
 
@@ -1222,14 +1222,79 @@ static void look_up(const sn_renderer *r, uint32_t id, winner *w)
     }
     const float *n = w->n;
     w->matte = !r->exact && !sn_shade_glossy(&r->env, w->p->tag, n[2]);
-    w->plain = w->matte && !r->lamps.n && !w->p->checker;
+    w->plain = w->matte && !r->lamps.n;
     w->vis = r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0 ? -1 : 1;
 }
 
+#ifdef __SSE2__
+/* parity() of both lanes: floor by rounding at 2^52 + 2^51 (exact below 2^51 in magnitude), the
+** integer's low bit then the sum's last mantissa bit (2^52 + 2^51 is even); a lane at or above
+** 2^51, or not finite, takes parity() itself. */
+static inline __m128i parity2(__m128d v)
+{
+    const __m128d big = _mm_set1_pd(6755399441055744.0), one = _mm_set1_pd(1.0);
+    const __m128d mag = _mm_and_pd(v, _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX)));
+    __m128d t = _mm_sub_pd(_mm_add_pd(v, big), big);
+    t = _mm_sub_pd(t, _mm_and_pd(_mm_cmpgt_pd(t, v), one));
+    __m128i bit = _mm_and_si128(_mm_castpd_si128(_mm_add_pd(t, big)), _mm_set1_epi64x(1));
+    const int small = _mm_movemask_pd(_mm_cmplt_pd(mag, _mm_set1_pd(2251799813685248.0)));
+    if (small != 3) {
+        double l[2];
+        _mm_storeu_pd(l, v);
+        bit = _mm_set_epi64x(small & 2 ? _mm_cvtsi128_si64(_mm_unpackhi_epi64(bit, bit)) : parity(l[1]),
+                             small & 1 ? _mm_cvtsi128_si64(bit) : parity(l[0]));
+    }
+    return bit;
+}
+
+/* The checker's albedo of G-buffer entries [a, b) of checker winner w, whose samples are the
+** columns x0, x0 + 2, ... of sample row y (a run of pixels): checker() at checker_point's point
+** (shade_sample's), two entries at a time in double pairs, each lane the same operations in the
+** same order (parity2 for parity). */
+static void checker_run(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b, const winner *w, uint32_t x0, int32_t y)
+{
+    const prim *p = w->p;
+    const double cs = p->checker_size, push = 1e-3 * p->checker_size;
+    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    const double rb = r->ray_b[y];
+    /* per axis: the ray's forward part, the eye, the normal's push, the primitive's position */
+    const double F[3] = {fwd.x, fwd.y, fwd.z}, R[3] = {right.x, right.y, right.z}, U[3] = {up.x, up.y, up.z};
+    const double E[3] = {r->eye.x, r->eye.y, r->eye.z}, P[3] = {p->pos.x, p->pos.y, p->pos.z};
+    const double N[3] = {(double)w->n[0] * push, (double)w->n[1] * push, (double)w->n[2] * push};
+    const double *m = p->rot.m;
+    const __m128d vcs = _mm_set1_pd(cs);
+    for (uint32_t k = a; k < b; k += 2) {
+        const uint32_t k1 = k + 1 < b ? k + 1 : k; /* an odd run's last pair: the entry twice */
+        const uint32_t xa = x0 + 2 * (k - a), xb = x0 + 2 * (k1 - a);
+        float da = 1.0f / g->w[k], db = 1.0f / g->w[k1];
+        da = da > r->far ? r->far : da, db = db > r->far ? r->far : db;
+        const __m128d ra = _mm_set_pd(r->ray_a[xb], r->ray_a[xa]), depth = _mm_set_pd(db, da);
+        __m128d d[3];
+        for (int c = 0; c < 3; c++) {
+            /* pixel_ray: fwd + (right a - up b); the point eye + ray depth; pushed in; less pos */
+            const __m128d ray = _mm_add_pd(_mm_set1_pd(F[c]), _mm_sub_pd(_mm_mul_pd(_mm_set1_pd(R[c]), ra),
+                                                                       _mm_set1_pd(U[c] * rb)));
+            const __m128d pw = _mm_add_pd(_mm_set1_pd(E[c]), _mm_mul_pd(ray, depth));
+            d[c] = _mm_sub_pd(_mm_sub_pd(pw, _mm_set1_pd(N[c])), _mm_set1_pd(P[c]));
+        }
+        /* sn_mat3_apply_t: (m0 x + m3 y) + m6 z, ... */
+        __m128i cell = _mm_setzero_si128();
+        for (int c = 0; c < (p->is_plane ? 2 : 3); c++) {
+            const __m128d l = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_set1_pd(m[c]), d[0]), _mm_mul_pd(_mm_set1_pd(m[3 + c]), d[1])),
+                                         _mm_mul_pd(_mm_set1_pd(m[6 + c]), d[2]));
+            cell = _mm_add_epi64(cell, parity2(_mm_div_pd(l, vcs)));
+        }
+        g->albedo[k] = _mm_cvtsi128_si64(cell) & 1 ? 0.7f : 1.0f;
+        g->albedo[k1] = _mm_cvtsi128_si64(_mm_unpackhi_epi64(cell, cell)) & 1 ? 0.7f : 1.0f;
+    }
+}
+#endif
+
 /* G-buffer entries [a, b) of g, all of plain winner w, get w's fields (their points are in
 ** already): four entries a store, up to three past b (a batch leaves room; later entries
-** overwrite them). What shade_sample writes for such an entry, field by field. */
-static void gather_fill(sn_gbuf *g, uint32_t a, uint32_t b, const winner *w)
+** overwrite them). What shade_sample writes for such an entry, field by field; a checker's
+** albedo from each entry's point, whose samples are the columns x0, x0 + 2, ... of sample row y. */
+static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b, const winner *w, uint32_t x0, int32_t y)
 {
     if (a >= b)
         return;
@@ -1244,6 +1309,19 @@ static void gather_fill(sn_gbuf *g, uint32_t a, uint32_t b, const winner *w)
         v4_store(g->glow + k, glow), v4_store(g->albedo + k, one), v4_store(g->vis + k, vis);
     }
     memset(g->tag + a, p->tag, b - a);
+    if (!p->checker)
+        return;
+#ifdef __SSE2__
+    checker_run(r, g, a, b, w, x0, y);
+#else
+    for (uint32_t k = a; k < b; k++) {
+        const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+        const uint32_t x = x0 + 2 * (k - a);
+        const float depth = 1.0f / g->w[k];
+        const sn_vec3 pw = sn_v3_add(r->eye, sn_v3_scale(pixel_ray(r, x, y, fwd, right, up), depth > r->far ? r->far : depth));
+        g->albedo[k] = (float)checker(p, pw, w->n);
+    }
+#endif
 }
 
 /* The sky's sample (x, y) on the fast path: its view direction queued in sky. */
@@ -1395,6 +1473,7 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
     winner *last = &ga->last;
     g->n = sky->n = fb->n = 0;
     uint32_t nr = 0, run = 0; /* run: the first G-buffer entry of the last plain winner not yet filled */
+    uint32_t run_x = 0;       /* the sample column of its first entry */
     uint32_t ox = ox0;
     if (ss == 2) {
         const float rb = (float)r->ray_b[oy * 2];
@@ -1408,7 +1487,8 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
                 if (id == last->id && last->plain) {
                     /* this pixel and the next ones of the same winner, the entry count kept in a
                     ** register (through g, each pixel waited for the last one's store of it) */
-                    uint32_t k = g->n;
+                    uint32_t k = g->n; /* == run: a run is one pass of this loop */
+                    run_x = ox * 2;
                     for (;;) {
                         g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2], g->rb[k] = rb;
                         src[nr] = g->rgb[k], count[nr] = 4, nw[ox - ox0] = 1;
@@ -1421,7 +1501,7 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
                     continue;
                 }
                 count[nr] = 4, nw[ox - ox0] = 1;
-                gather_fill(g, run, g->n, last);
+                gather_fill(r, g, run, g->n, last, run_x, oy * 2);
                 if (id == NONE && !r->exact && r->layer != SN_LAYER_MOVING)
                     src[nr] = sky_sample(r, ox * 2, oy * 2, sky);
                 else
@@ -1430,7 +1510,7 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
                 run = g->n;
                 continue;
             }
-            gather_fill(g, run, g->n, last);
+            gather_fill(r, g, run, g->n, last, run_x, oy * 2);
             uint32_t ids[4], k = 0, first = nr;
             for (uint32_t j = 0; j < 2; j++)
                 for (uint32_t i = 0; i < 2; i++) {
@@ -1447,7 +1527,7 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
             nw[ox - ox0] = (uint8_t)k;
             run = g->n;
         }
-        gather_fill(g, run, g->n, last);
+        gather_fill(r, g, run, g->n, last, run_x, oy * 2);
     } else {
         for (; ox < OW && nr + n <= GATHER_MAX; ox++) {
             uint32_t ids[16], k = 0, first = nr;
