@@ -242,22 +242,29 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     double inv[3] = {0, 0, 0}; /* span_edge's 1 / s, s = -dy ONE, for the rows of a wide one */
     for (int e = 0; wide && e < 3; e++)
         inv[e] = dy[e] ? 1.0 / (double)(-dy[e] * ONE) : 0;
-    for (int32_t y = ya; y <= yb; y++) {
-        const int64_t py = (int64_t)y * ONE + ONE / 2;
-        int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
-        int64_t e1 = dx[1] * (py - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
-        int64_t e2 = dx[2] * (py - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
-        const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
-        const float row = t->wb * (float)y + t->wc, wa = t->wa;
+    /* the edge functions at the first pixel of row ya, then stepped a row at a time (exact
+    ** integers: the values of forming them at each row); the triangle's fields in locals, as the
+    ** id stores below could alias them and make each row reload them */
+    const int64_t py0 = (int64_t)ya * ONE + ONE / 2;
+    int64_t f0 = dx[0] * (py0 - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
+    int64_t f1 = dx[1] * (py0 - t->Y[1]) - dy[1] * (px0 - t->X[1]) + bias[1];
+    int64_t f2 = dx[2] * (py0 - t->Y[2]) - dy[2] * (px0 - t->X[2]) + bias[2];
+    const int64_t r0 = dx[0] * ONE, r1 = dx[1] * ONE, r2 = dx[2] * ONE;
+    const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
+    const float twb = t->wb, twc = t->wc, wa = t->wa;
+    const int32_t tx0 = t->x0, tx1 = t->x1;
+    for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
+        int64_t e0 = f0, e1 = f1, e2 = f2;
+        const float row = twb * (float)y + twc;
         float *wr = wb + (size_t)y * W;
         uint32_t *ir = ib ? ib + (size_t)y * W : NULL;
         if (wide) {
             /* the row's span, solved: each edge function is linear in x, so where all three are
             ** >= 0 is an interval, the same pixels the scan below finds */
-            int32_t xs = t->x0, xe = t->x1;
-            span_edge(e0, s0, inv[0], &xs, &xe, t->x0);
-            span_edge(e1, s1, inv[1], &xs, &xe, t->x0);
-            span_edge(e2, s2, inv[2], &xs, &xe, t->x0);
+            int32_t xs = tx0, xe = tx1;
+            span_edge(e0, s0, inv[0], &xs, &xe, tx0);
+            span_edge(e1, s1, inv[1], &xs, &xe, tx0);
+            span_edge(e2, s2, inv[2], &xs, &xe, tx0);
             int32_t x = xs;
 #ifdef __SSE2__
             /* four at a time, masks for the branch: each lane row + wa x as below, the same bits */
@@ -286,8 +293,8 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
             continue;
         }
         bool inside = false;
-        float fx = (float)t->x0; /* integers below 2^24: fx is x exactly */
-        for (int32_t x = t->x0; x <= t->x1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
+        float fx = (float)tx0; /* integers below 2^24: fx is x exactly */
+        for (int32_t x = tx0; x <= tx1; x++, fx += 1.0f, e0 += s0, e1 += s1, e2 += s2) {
             if ((e0 | e1 | e2) >= 0) {
                 inside = true;
                 float w = row + wa * fx;

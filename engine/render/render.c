@@ -1183,12 +1183,11 @@ static double checker(const prim *p, sn_vec3 pw, const float *n)
     return cell & 1 ? 0.7 : 1;
 }
 
-/* One shaded sample: its bytes (`done`), or its colour before fog and where it is from the eye,
-** the fog to follow in a batch (shade_fog). */
+/* One sample shaded by the exact path or glossy: its bytes, or its colour before fog until the
+** fog's batch (shade_fog) finishes them. */
 typedef struct shade_rec {
     double out[3];
     uint8_t rgb[3];
-    bool done;
 } shade_rec;
 
 /* A batch of samples waiting for their fog: their offsets from the eye, single precision, in
@@ -1207,6 +1206,8 @@ typedef struct winner {
     const float *n;
     const prim *p;
     bool matte; /* the fast path's G-buffer takes it */
+    bool plain; /* matte without headlights: its G-buffer entries differ only in their point (and a
+                ** checker's albedo, from the point), so a run of them is written by gather_fill */
     float vis;  /* the G-buffer's vis: -1 (look the shadow up) or 1 */
 } winner;
 
@@ -1221,47 +1222,137 @@ static void look_up(const sn_renderer *r, uint32_t id, winner *w)
     }
     const float *n = w->n;
     w->matte = !r->exact && !sn_shade_glossy(&r->env, w->p->tag, n[2]);
+    w->plain = w->matte && !r->lamps.n;
     w->vis = r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0 ? -1 : 1;
 }
 
-/* The colour of sample (x, y) whose winner is `id` (NONE: the sky): rec's bytes; on the fast path
-** a matte surface's G-buffer entry, queued in g (sn_shade_gbuf finishes it), or a glossy one's
+#ifdef __SSE2__
+/* parity() of both lanes: floor by rounding at 2^52 + 2^51 (exact below 2^51 in magnitude), the
+** integer's low bit then the sum's last mantissa bit (2^52 + 2^51 is even); a lane at or above
+** 2^51, or not finite, takes parity() itself. */
+static inline __m128i parity2(__m128d v)
+{
+    const __m128d big = _mm_set1_pd(6755399441055744.0), one = _mm_set1_pd(1.0);
+    const __m128d mag = _mm_and_pd(v, _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX)));
+    __m128d t = _mm_sub_pd(_mm_add_pd(v, big), big);
+    t = _mm_sub_pd(t, _mm_and_pd(_mm_cmpgt_pd(t, v), one));
+    __m128i bit = _mm_and_si128(_mm_castpd_si128(_mm_add_pd(t, big)), _mm_set1_epi64x(1));
+    const int small = _mm_movemask_pd(_mm_cmplt_pd(mag, _mm_set1_pd(2251799813685248.0)));
+    if (small != 3) {
+        double l[2];
+        _mm_storeu_pd(l, v);
+        bit = _mm_set_epi64x(small & 2 ? _mm_cvtsi128_si64(_mm_unpackhi_epi64(bit, bit)) : parity(l[1]),
+                             small & 1 ? _mm_cvtsi128_si64(bit) : parity(l[0]));
+    }
+    return bit;
+}
+
+/* The checker's albedo of G-buffer entries [a, b) of checker winner w, whose samples are the
+** columns x0, x0 + 2, ... of sample row y (a run of pixels): checker() at checker_point's point
+** (shade_sample's), two entries at a time in double pairs, each lane the same operations in the
+** same order (parity2 for parity). */
+static void checker_run(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b, const winner *w, uint32_t x0, int32_t y)
+{
+    const prim *p = w->p;
+    const double cs = p->checker_size, push = 1e-3 * p->checker_size;
+    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    const double rb = r->ray_b[y];
+    /* per axis: the ray's forward part, the eye, the normal's push, the primitive's position */
+    const double F[3] = {fwd.x, fwd.y, fwd.z}, R[3] = {right.x, right.y, right.z}, U[3] = {up.x, up.y, up.z};
+    const double E[3] = {r->eye.x, r->eye.y, r->eye.z}, P[3] = {p->pos.x, p->pos.y, p->pos.z};
+    const double N[3] = {(double)w->n[0] * push, (double)w->n[1] * push, (double)w->n[2] * push};
+    const double *m = p->rot.m;
+    const __m128d vcs = _mm_set1_pd(cs);
+    for (uint32_t k = a; k < b; k += 2) {
+        const uint32_t k1 = k + 1 < b ? k + 1 : k; /* an odd run's last pair: the entry twice */
+        const uint32_t xa = x0 + 2 * (k - a), xb = x0 + 2 * (k1 - a);
+        float da = 1.0f / g->w[k], db = 1.0f / g->w[k1];
+        da = da > r->far ? r->far : da, db = db > r->far ? r->far : db;
+        const __m128d ra = _mm_set_pd(r->ray_a[xb], r->ray_a[xa]), depth = _mm_set_pd(db, da);
+        __m128d d[3];
+        for (int c = 0; c < 3; c++) {
+            /* pixel_ray: fwd + (right a - up b); the point eye + ray depth; pushed in; less pos */
+            const __m128d ray = _mm_add_pd(_mm_set1_pd(F[c]), _mm_sub_pd(_mm_mul_pd(_mm_set1_pd(R[c]), ra),
+                                                                       _mm_set1_pd(U[c] * rb)));
+            const __m128d pw = _mm_add_pd(_mm_set1_pd(E[c]), _mm_mul_pd(ray, depth));
+            d[c] = _mm_sub_pd(_mm_sub_pd(pw, _mm_set1_pd(N[c])), _mm_set1_pd(P[c]));
+        }
+        /* sn_mat3_apply_t: (m0 x + m3 y) + m6 z, ... */
+        __m128i cell = _mm_setzero_si128();
+        for (int c = 0; c < (p->is_plane ? 2 : 3); c++) {
+            const __m128d l = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_set1_pd(m[c]), d[0]), _mm_mul_pd(_mm_set1_pd(m[3 + c]), d[1])),
+                                         _mm_mul_pd(_mm_set1_pd(m[6 + c]), d[2]));
+            cell = _mm_add_epi64(cell, parity2(_mm_div_pd(l, vcs)));
+        }
+        g->albedo[k] = _mm_cvtsi128_si64(cell) & 1 ? 0.7f : 1.0f;
+        g->albedo[k1] = _mm_cvtsi128_si64(_mm_unpackhi_epi64(cell, cell)) & 1 ? 0.7f : 1.0f;
+    }
+}
+#endif
+
+/* G-buffer entries [a, b) of g, all of plain winner w, get w's fields (their points are in
+** already): four entries a store, up to three past b (a batch leaves room; later entries
+** overwrite them). What shade_sample writes for such an entry, field by field; a checker's
+** albedo from each entry's point, whose samples are the columns x0, x0 + 2, ... of sample row y. */
+static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b, const winner *w, uint32_t x0, int32_t y)
+{
+    if (a >= b)
+        return;
+    const float *n = w->n;
+    const prim *p = w->p;
+    const v4f nx = v4_splat(n[0]), ny = v4_splat(n[1]), nz = v4_splat(n[2]), one = v4_splat(1.0f);
+    const v4f c0 = v4_splat(p->color[0]), c1 = v4_splat(p->color[1]), c2 = v4_splat(p->color[2]);
+    const v4f glow = v4_splat(p->glow), vis = v4_splat(w->vis);
+    for (uint32_t k = a; k < b; k += 4) {
+        v4_store(g->nx + k, nx), v4_store(g->ny + k, ny), v4_store(g->nz + k, nz);
+        v4_store(g->col[0] + k, c0), v4_store(g->col[1] + k, c1), v4_store(g->col[2] + k, c2);
+        v4_store(g->glow + k, glow), v4_store(g->albedo + k, one), v4_store(g->vis + k, vis);
+    }
+    memset(g->tag + a, p->tag, b - a);
+    if (!p->checker)
+        return;
+#ifdef __SSE2__
+    checker_run(r, g, a, b, w, x0, y);
+#else
+    for (uint32_t k = a; k < b; k++) {
+        const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+        const uint32_t x = x0 + 2 * (k - a);
+        const float depth = 1.0f / g->w[k];
+        const sn_vec3 pw = sn_v3_add(r->eye, sn_v3_scale(pixel_ray(r, x, y, fwd, right, up), depth > r->far ? r->far : depth));
+        g->albedo[k] = (float)checker(p, pw, w->n);
+    }
+#endif
+}
+
+/* The sky's sample (x, y) on the fast path: its view direction queued in sky. */
+static inline const uint8_t *sky_sample(const sn_renderer *r, uint32_t x, int32_t y, sn_skybuf *sky)
+{
+    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+    uint32_t k = sky->n++;
+    sky->dx[k] = (float)ray.x, sky->dy[k] = (float)ray.y, sky->dz[k] = (float)ray.z;
+    return sky->rgb[k];
+}
+
+/* The colour of sample (x, y) whose winner is `id` (NONE: the sky): the address its bytes will
+** be at once the batch is shaded. rec's bytes; on the fast path a matte surface's G-buffer entry,
+** queued in g (sn_shade_gbuf finishes it), the sky's direction in sky, or a glossy surface's
 ** colour before fog with fog on, queued in fb (shade_fog finishes it). `last`: the last winner
 ** looked up, reused when it is id's. */
-static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec, fog_batch *fb,
-                         sn_gbuf *g, shade_rec **grec, sn_skybuf *sky, shade_rec **srec, winner *last)
+static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec,
+                                   fog_batch *fb, sn_gbuf *g, sn_skybuf *sky, winner *last)
 {
-    if (id != NONE && id == last->id && last->matte && !r->lamps.n && !last->p->checker) {
-        /* the common case: a matte sample of the last winner, no per-point term */
-        const float *n = last->n;
-        const prim *p = last->p;
-        rec->done = false;
-        uint32_t k = g->n++;
-        grec[k] = rec;
-        g->w[k] = r->wbuf[(size_t)y * r->W + x], g->ra[k] = (float)r->ray_a[x], g->rb[k] = (float)r->ray_b[y];
-        g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
-        g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
-        g->tag[k] = p->tag, g->glow[k] = p->glow, g->albedo[k] = 1, g->vis[k] = last->vis;
-        g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
-        return;
-    }
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
-    rec->done = true;
     if (id == NONE && r->layer == SN_LAYER_MOVING) { /* nothing of the layer: black, alpha 0 (layer_alpha) */
         rec->rgb[0] = rec->rgb[1] = rec->rgb[2] = 0;
-        return;
+        return rec->rgb;
     }
-    if (id == NONE && !r->exact) {
-        sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
-        rec->done = false;
-        uint32_t k = sky->n++;
-        srec[k] = rec, sky->dx[k] = (float)ray.x, sky->dy[k] = (float)ray.y, sky->dz[k] = (float)ray.z;
-        return;
-    }
+    if (id == NONE && !r->exact)
+        return sky_sample(r, x, y, sky);
     if (id == NONE) {
         sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
-        return;
+        return rec->rgb;
     }
     if (id != last->id)
         look_up(r, id, last);
@@ -1269,9 +1360,7 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     const prim *p = last->p;
     if (last->matte) {
         /* the point itself comes later, four at a time (gbuf_points) */
-        rec->done = false;
         uint32_t k = g->n++;
-        grec[k] = rec;
         g->w[k] = r->wbuf[(size_t)y * r->W + x], g->ra[k] = (float)r->ray_a[x], g->rb[k] = (float)r->ray_b[y];
         g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
         g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
@@ -1289,7 +1378,7 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
             if (p->checker)
                 g->albedo[k] = (float)checker(p, pw, n);
         }
-        return;
+        return g->rgb[k];
     }
     sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
     float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
@@ -1312,11 +1401,11 @@ static void shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t i
     sn_shade_surface_lin(&r->env, &s, rec->out);
     if (r->exact || r->env.fog_k <= 0) {
         sn_shade_fog_bytes(&r->env, rec->out, sn_fog_transmittance(&r->env, r->eye, s.p), rec->rgb);
-        return;
+        return rec->rgb;
     }
-    rec->done = false;
     uint32_t k = fb->n++;
     fb->dx[k] = (float)rel.x, fb->dy[k] = (float)rel.y, fb->dz[k] = (float)rel.z, fb->rec[k] = rec;
+    return rec->rgb;
 }
 
 /* The G-buffer's points from their 1/depth and rays, four at a time in single precision: the
@@ -1345,95 +1434,159 @@ static void shade_fog(const sn_renderer *r, fog_batch *fb)
     for (uint32_t k = fb->n; k % 4; k++) /* padding lanes: any finite point */
         fb->dx[k] = fb->dy[k] = fb->dz[k] = 1;
     sn_fog_transmittance_fast(&r->env, r->eye, fb->dx, fb->dy, fb->dz, fb->T, fb->n);
-    for (uint32_t k = 0; k < fb->n; k++) {
+    for (uint32_t k = 0; k < fb->n; k++)
         sn_shade_fog_bytes(&r->env, fb->rec[k]->out, fb->T[k], fb->rec[k]->rgb);
-        fb->rec[k]->done = true;
-    }
     fb->n = 0;
 }
 
-/* Colour of output pixels [ox0, ox1) of output row oy: each pixel shades every distinct winner
-** among its ss x ss samples once, at its first sample, and averages them weighted by how many
-** samples each won, in linear light (gamma 2.2), rounded to the nearest byte. A pixel of one
-** winner is that winner's colour exactly. ox1 - ox0 <= FOG_BATCH / (ss ss). */
-static void shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, uint32_t ox1)
-{
-    const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss;
-    const uint32_t *ib = r->idbuf;
-    shade_rec rec[FOG_BATCH];
-    uint8_t nw[FOG_BATCH];           /* each pixel's number of winners */
-    uint8_t count[FOG_BATCH];        /* each winner's samples */
-    fog_batch fb;
-    fb.n = 0;
+/* A batch's samples: at most this many (a pixel is taken while its ss x ss fit), leaving
+** gather_fill its three entries past the last. */
+#define GATHER_MAX (SN_GBUF_N - 4)
+
+/* What a row's batches share: the G-buffer (its headlight arrays zeroed once when the frame has
+** none: nothing writes them then but zeros) and the last winner looked up. */
+typedef struct gather {
     sn_gbuf g;
-    shade_rec *grec[SN_GBUF_N];
-    g.n = 0;
     sn_skybuf sky;
-    shade_rec *srec[SN_GBUF_N];
-    sky.n = 0;
-    winner last = {.id = NONE};
-    uint32_t nr = 0;
-    for (uint32_t ox = ox0; ox < ox1; ox++) {
-        /* each winner's first sample, as its column and row in the pixel (no division) */
-        uint32_t ids[16], k = 0, first = nr;
-        if (ss == 2) { /* most pixels lie inside one surface: their four samples' one winner */
-            const uint32_t *s0 = ib + ((uint32_t)oy * 2) * r->W + ox * 2, *s1 = s0 + r->W;
+    fog_batch fb;
+    winner last;
+} gather;
+
+/* Colour of output pixels from ox0 of output row oy, as many as one batch takes (returned: the
+** first pixel not done): each pixel shades every distinct winner among its ss x ss samples once,
+** at its first sample, and averages them weighted by how many samples each won, in linear light
+** (gamma 2.2), rounded to the nearest byte. A pixel of one winner is that winner's colour exactly.
+** The common pixel (2 x 2 samples of one plain winner, the last one looked up) only queues its
+** point; its winner's fields are written for the whole run of such pixels (gather_fill). Where a
+** sample lands in a batch changes none of its bits (each lane is shaded alone). */
+static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gather *ga)
+{
+    const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss, W = r->W;
+    const uint32_t *ib = r->idbuf;
+    shade_rec rec[GATHER_MAX];
+    const uint8_t *src[GATHER_MAX]; /* where each winner's bytes will be */
+    uint8_t nw[GATHER_MAX];          /* each pixel's number of winners */
+    uint8_t count[GATHER_MAX];       /* each winner's samples */
+    sn_gbuf *g = &ga->g;
+    sn_skybuf *sky = &ga->sky;
+    fog_batch *fb = &ga->fb;
+    winner *last = &ga->last;
+    g->n = sky->n = fb->n = 0;
+    uint32_t nr = 0, run = 0; /* run: the first G-buffer entry of the last plain winner not yet filled */
+    uint32_t run_x = 0;       /* the sample column of its first entry */
+    uint32_t ox = ox0;
+    if (ss == 2) {
+        const float rb = (float)r->ray_b[oy * 2];
+        const float *wrow = r->wbuf + (size_t)oy * 2 * W;
+        const double *ray_a = r->ray_a;
+        for (; ox < OW && nr + 4 <= GATHER_MAX; ox++) {
+            /* most pixels lie inside one surface: their four samples' one winner */
+            const uint32_t *s0 = ib + ((uint32_t)oy * 2) * W + ox * 2, *s1 = s0 + W;
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
-                count[nr] = 4;
-                shade_sample(r, ox * 2, oy * 2, id, &rec[nr++], &fb, &g, grec, &sky, srec, &last);
-                nw[ox - ox0] = 1;
+                if (id == last->id && last->plain) {
+                    /* this pixel and the next ones of the same winner, the entry count kept in a
+                    ** register (through g, each pixel waited for the last one's store of it) */
+                    uint32_t k = g->n; /* == run: a run is one pass of this loop */
+                    run_x = ox * 2;
+                    for (;;) {
+                        g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2], g->rb[k] = rb;
+                        src[nr] = g->rgb[k], count[nr] = 4, nw[ox - ox0] = 1;
+                        k++, nr++, s0 += 2, s1 += 2;
+                        if (ox + 1 >= OW || nr + 4 > GATHER_MAX || s0[0] != id || s0[1] != id || s1[0] != id || s1[1] != id)
+                            break;
+                        ox++;
+                    }
+                    g->n = k;
+                    continue;
+                }
+                count[nr] = 4, nw[ox - ox0] = 1;
+                gather_fill(r, g, run, g->n, last, run_x, oy * 2);
+                if (id == NONE && !r->exact && r->layer != SN_LAYER_MOVING)
+                    src[nr] = sky_sample(r, ox * 2, oy * 2, sky);
+                else
+                    src[nr] = shade_sample(r, ox * 2, oy * 2, id, &rec[nr], fb, g, sky, last);
+                nr++;
+                run = g->n;
                 continue;
             }
-        }
-        for (uint32_t j = 0; j < ss; j++)
-            for (uint32_t i = 0; i < ss; i++) {
-                uint32_t at = ((uint32_t)oy * ss + j) * r->W + ox * ss + i, id = ib[at], m = 0;
-                while (m < k && ids[m] != id)
-                    m++;
-                if (m == k) {
-                    ids[k++] = id, count[nr] = 0;
-                    shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr++], &fb, &g, grec, &sky, srec, &last);
+            gather_fill(r, g, run, g->n, last, run_x, oy * 2);
+            uint32_t ids[4], k = 0, first = nr;
+            for (uint32_t j = 0; j < 2; j++)
+                for (uint32_t i = 0; i < 2; i++) {
+                    uint32_t sid = (j ? s1 : s0)[i], m = 0;
+                    while (m < k && ids[m] != sid)
+                        m++;
+                    if (m == k) {
+                        ids[k++] = sid, count[nr] = 0;
+                        src[nr] = shade_sample(r, ox * 2 + i, oy * 2 + (int32_t)j, sid, &rec[nr], fb, g, sky, last);
+                        nr++;
+                    }
+                    count[first + m]++;
                 }
-                count[first + m]++;
-            }
-        nw[ox - ox0] = (uint8_t)k;
+            nw[ox - ox0] = (uint8_t)k;
+            run = g->n;
+        }
+        gather_fill(r, g, run, g->n, last, run_x, oy * 2);
+    } else {
+        for (; ox < OW && nr + n <= GATHER_MAX; ox++) {
+            uint32_t ids[16], k = 0, first = nr;
+            for (uint32_t j = 0; j < ss; j++)
+                for (uint32_t i = 0; i < ss; i++) {
+                    uint32_t at = ((uint32_t)oy * ss + j) * W + ox * ss + i, id = ib[at], m = 0;
+                    while (m < k && ids[m] != id)
+                        m++;
+                    if (m == k) {
+                        ids[k++] = id, count[nr] = 0;
+                        src[nr] = shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr], fb, g, sky, last);
+                        nr++;
+                    }
+                    count[first + m]++;
+                }
+            nw[ox - ox0] = (uint8_t)k;
+        }
     }
-    shade_fog(r, &fb);
-    gbuf_points(r, &g);
-    sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, &g);
-    for (uint32_t k = 0; k < g.n; k++)
-        memcpy(grec[k]->rgb, g.rgb[k], 3);
-    if (sky.n)
-        sn_shade_sky_fast(&r->env, r->eye, &sky);
-    for (uint32_t k = 0; k < sky.n; k++)
-        memcpy(srec[k]->rgb, sky.rgb[k], 3);
-    for (uint32_t ox = ox0, m0 = 0; ox < ox1; ox++) {
-        uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox);
-        const uint32_t k = nw[ox - ox0];
+    shade_fog(r, fb);
+    gbuf_points(r, g);
+    sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, g);
+    if (sky->n)
+        sn_shade_sky_fast(&r->env, r->eye, sky);
+    uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox0);
+    for (uint32_t p = ox0, m0 = 0; p < ox; p++, c += 4) {
+        const uint32_t k = nw[p - ox0];
         if (k == 1) {
-            c[0] = rec[m0].rgb[2], c[1] = rec[m0].rgb[1], c[2] = rec[m0].rgb[0], c[3] = 255;
+            const uint8_t *s = src[m0];
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            const uint32_t bgra = (uint32_t)s[2] | (uint32_t)s[1] << 8 | (uint32_t)s[0] << 16 | 0xFF000000u;
+            memcpy(c, &bgra, 4); /* b, g, r, a in one store */
+#else
+            c[0] = s[2], c[1] = s[1], c[2] = s[0], c[3] = 255;
+#endif
         } else {
             uint32_t sum[3] = {0, 0, 0};
             for (uint32_t m = m0; m < m0 + k; m++)
                 for (int q = 0; q < 3; q++)
-                    sum[q] += count[m] * r->lin[rec[m].rgb[q]];
+                    sum[q] += count[m] * r->lin[src[m][q]];
             for (int q = 0; q < 3; q++)
                 c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
             c[3] = 255;
         }
         m0 += k;
     }
+    return ox;
 }
 
 /* Output row oy's colour, a batch of pixels at a time. */
 static void shade_row(const sn_renderer *r, int32_t oy)
 {
-    const uint32_t OW = r->W / r->ss, step = FOG_BATCH / (r->ss * r->ss);
-    for (uint32_t ox = 0; ox < OW; ox += step)
-        shade_pixels(r, oy, ox, ox + step < OW ? ox + step : OW);
+    const uint32_t OW = r->W / r->ss;
+    gather ga;
+    ga.last.id = NONE, ga.last.plain = false;
+    if (!r->lamps.n) /* see gather */
+        memset(ga.g.lamp, 0, sizeof ga.g.lamp);
+    for (uint32_t ox = 0; ox < OW;)
+        ox = shade_pixels(r, oy, ox, &ga);
 }
-
 /* Depth, tag, id, motion and colour of rows [y_begin, y_end) from each pixel's winner. */
 static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
 {

@@ -375,18 +375,28 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
             const float *row0 = s->depth + (size_t)(yi[l] - 1) * SN_SHADOW_SIZE + (xi[l] - 1);
             const float wx0 = 1 - fx[l], wx3 = fx[l], wy[4] = {1 - fy[l], 1, 1, fy[l]};
             float sum = 0;
-#ifdef __SSE__
+#ifdef __SSE2__
+            /* without a branch on the comparisons (shadow edges make them a coin toss): the four
+            ** rows' comparisons transposed, so that lane j adds row j's term as the loop below,
+            ** ((texel 0's wx0 or 0) + texels 1 and 2 counted) + (texel 3's wx3 or 0), times wy[j];
+            ** then the lanes' sum in row order (a row all in shadow adds +0, which changes nothing) */
+            (void)wy;
             const __m128 vd = _mm_set1_ps(d[l]);
-            int m[4];
-            for (int j = 0; j < 4; j++)
-                m[j] = _mm_movemask_ps(_mm_cmple_ps(vd, _mm_loadu_ps(row0 + (size_t)j * SN_SHADOW_SIZE)));
-            if ((m[0] & m[1] & m[2] & m[3]) == 15 || !(m[0] | m[1] | m[2] | m[3])) {
-                out[l] = m[0] ? 1 : 0; /* most points: wholly lit or wholly shadowed (the tent's weights sum to 9) */
-                continue;
-            }
-            for (int j = 0; j < 4; j++)
-                if (m[j])
-                    sum += ((m[j] & 1 ? wx0 : 0) + (float)((m[j] >> 1 & 1) + (m[j] >> 2 & 1)) + (m[j] & 8 ? wx3 : 0)) * wy[j];
+            __m128 c0 = _mm_cmple_ps(vd, _mm_loadu_ps(row0)), c1 = _mm_cmple_ps(vd, _mm_loadu_ps(row0 + SN_SHADOW_SIZE));
+            __m128 c2 = _mm_cmple_ps(vd, _mm_loadu_ps(row0 + 2 * SN_SHADOW_SIZE));
+            __m128 c3 = _mm_cmple_ps(vd, _mm_loadu_ps(row0 + 3 * SN_SHADOW_SIZE));
+            const int all = _mm_movemask_ps(_mm_and_ps(_mm_and_ps(c0, c1), _mm_and_ps(c2, c3))),
+                      any = _mm_movemask_ps(_mm_or_ps(_mm_or_ps(c0, c1), _mm_or_ps(c2, c3)));
+            _MM_TRANSPOSE4_PS(c0, c1, c2, c3);
+            const __m128i mid = _mm_sub_epi32(_mm_setzero_si128(), _mm_add_epi32(_mm_castps_si128(c1), _mm_castps_si128(c2)));
+            const __m128 row = _mm_add_ps(_mm_add_ps(_mm_and_ps(c0, _mm_set1_ps(wx0)), _mm_cvtepi32_ps(mid)),
+                                          _mm_and_ps(c3, _mm_set1_ps(wx3)));
+            float t[4];
+            _mm_storeu_ps(t, _mm_mul_ps(row, _mm_setr_ps(1 - fy[l], 1, 1, fy[l])));
+            sum = ((t[0] + t[1]) + t[2]) + t[3];
+            /* most points: wholly lit or wholly shadowed (the tent's weights sum to 9) */
+            out[l] = all == 15 ? 1 : !any ? 0 : sum * (1.0f / 9);
+            continue;
 #else
             for (int j = 0; j < 4; j++) {
                 const float *row = row0 + (size_t)j * SN_SHADOW_SIZE;
