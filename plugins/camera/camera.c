@@ -439,6 +439,7 @@ static sn_status tick(void *self, sn_phase phase)
     sn_image img = {sizeof img, rain ? c->rain_depth : c->depth, c->bgra, c->tag, c->inst, c->aa};
     sn_status st;
     bool have_vel = false;
+    uint32_t vel_div = 1; /* the blur vectors' pixel: c->vel's (1) or c->mb_vel's (mb_div) */
     const bool one_render = c->aa == 1 && c->mb_div == 1;
     /* motion blur's vectors bounded without drawing them: when nothing (the camera included)
     ** moved enough to shift a pixel a quarter of one, the blur would be nil (vectors under half a
@@ -470,22 +471,8 @@ static sn_status tick(void *self, sn_phase phase)
             c->host->sensor_transform_prev(c->ctx, &prev);
             pfx_velocity(c->mb_ids, &c->post.p, mw, mh, mc.fov, &cam.transform, &prev, c->mb_depth, c->mb_inst,
                          c->mb_motion, d == 1 ? c->vel : c->mb_vel, run_tasks, c);
-            /* nearest, in image pixels: each source row scaled once, then copied to the d
-            ** image rows it covers; no division a pixel */
-            for (uint32_t y = 0; d > 1 && y < c->h; y++) {
-                float *o = c->vel + 2 * (size_t)y * c->w;
-                if (y % d) { /* the row above came from the same source row */
-                    memcpy(o, o - 2 * (size_t)c->w, 2 * (size_t)c->w * sizeof *o);
-                    continue;
-                }
-                const uint32_t sy = y / d < mh ? y / d : mh - 1;
-                const float *s = c->mb_vel + 2 * (size_t)sy * mw;
-                for (uint32_t x = 0, sx = 0, k = 0; x < c->w; x++) {
-                    o[2 * x] = s[2 * sx] * (float)d, o[2 * x + 1] = s[2 * sx + 1] * (float)d;
-                    if (++k == d && sx + 1 < mw) /* sx = min(x / d, mw - 1) for the next x */
-                        k = 0, sx++;
-                }
-            }
+            /* the post-process reads the small vectors in place (pfx_apply_scaled) */
+            vel_div = d;
             have_vel = true;
         } else if (st != SN_E_UNSUPPORTED) { /* a test world's painter has no motion: no blur */
             return st;
@@ -534,7 +521,8 @@ static sn_status tick(void *self, sn_phase phase)
                 in = c->fx_in;
             }
             double dt = SN_HOST_HAS(c->host, tick_interval_ns) ? (double)c->host->tick_interval_ns(c->ctx) * 1e-9 : 0;
-            pfx_apply(&c->post, in, have_vel ? c->vel : NULL, dt, raw, run_tasks, c);
+            pfx_apply_scaled(&c->post, in, !have_vel ? NULL : vel_div > 1 ? c->mb_vel : c->vel, vel_div, dt, raw,
+                             run_tasks, c);
         } else {
             cam_rgb_apply(&c->rgb, c->bgra, raw);
         }

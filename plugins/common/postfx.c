@@ -277,6 +277,57 @@ static void tile_rows(void *arg, uint32_t b)
     }
 }
 
+static inline float half_speed(const float *v, float fd) /* tile_rows's, of v times fd */
+{
+    const float vx = v[0] * fd, vy = v[1] * fd;
+    return sqrtf(vx * vx + vy * vy) * 0.5f;
+}
+
+/* tile_rows for vectors at 1/d size a side (pfx_apply_scaled): image pixel (x, y) has the vector
+** of (min(x / d, mw - 1), min(y / d, mh - 1)) times d, as pfx_velocity_upsample would have written
+** it, and gets the same half speed and tile maxima without the image-sized copy being made. A
+** tile's image pixels, scanned in row-major order, see its small pixels' rectangle in row-major
+** order, each repeated in place (its copies come after it, in its row or in the rows below): the
+** first longest of the small rectangle's scan is the vector of the first longest of the image's. */
+static void tile_rows_div(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    const uint32_t d = x->vel_div, w = x->w, mw = w / d, mh = x->h / d, tw = (w + TILE - 1) / TILE;
+    const uint32_t y0 = b * TILE, y1 = y0 + TILE < x->h ? y0 + TILE : x->h;
+    const uint32_t sya = y0 / d < mh ? y0 / d : mh - 1, syb = (y1 - 1) / d < mh ? (y1 - 1) / d : mh - 1;
+    const float fd = (float)d, *vel = x->vel;
+    for (uint32_t tx = 0; tx < tw; tx++) {
+        const uint32_t x0 = tx * TILE, x1 = x0 + TILE < w ? x0 + TILE : w;
+        const uint32_t sxa = x0 / d < mw ? x0 / d : mw - 1, sxb = (x1 - 1) / d < mw ? (x1 - 1) / d : mw - 1;
+        float bl = 0, bx = 0, by = 0;
+        for (uint32_t sy = sya; sy <= syb; sy++)
+            for (uint32_t sx = sxa; sx <= sxb; sx++) {
+                const float *v = vel + 2 * ((size_t)sy * mw + sx);
+                const float vx = v[0] * fd, vy = v[1] * fd, l = vx * vx + vy * vy;
+                if (l > bl) /* the first among the longest (false for NaN) */
+                    bl = l, bx = vx, by = vy;
+            }
+        float *o = x->tmp + 2 * ((size_t)b * tw + tx);
+        o[0] = bx, o[1] = by;
+    }
+    /* half speeds: a small row's once (each small pixel's once), repeated along the row and down */
+    for (uint32_t y = y0; y < y1; y++) {
+        const uint32_t sy = y / d < mh ? y / d : mh - 1;
+        float *o = x->speed + (size_t)y * w;
+        if (y > y0 && sy == ((y - 1) / d < mh ? (y - 1) / d : mh - 1)) {
+            memcpy(o, o - w, w * sizeof *o);
+            continue;
+        }
+        const float *s = vel + 2 * (size_t)sy * mw;
+        float sp = half_speed(s, fd);
+        for (uint32_t xx = 0, sx = 0, k = 0; xx < w; xx++) {
+            o[xx] = sp;
+            if (++k == d && sx + 1 < mw) /* sx = min(xx / d, mw - 1) for the next xx */
+                k = 0, sx++, sp = half_speed(s + 2 * sx, fd);
+        }
+    }
+}
+
 /* Motion blur, per tile: the longest blur vector in the tile and its 8 neighbours (how far a
 ** moving object can smear into it), after tile_rows. */
 static void tile_max(pfx *x)
@@ -801,10 +852,18 @@ static void final_band(void *arg, uint32_t b)
 
 void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *out, pfx_run_fn run, void *runner)
 {
-    x->in = in, x->out = out, x->vel = vel;
+    pfx_apply_scaled(x, in, vel, 1, dt, out, run, runner);
+}
+
+void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, double dt, uint8_t *out,
+                      pfx_run_fn run, void *runner)
+{
+    if (vel && d > 1 && (x->w / d == 0 || x->h / d == 0))
+        vel = NULL; /* no small pixel to read (the camera never asks for this) */
+    x->in = in, x->out = out, x->vel = vel, x->vel_div = d > 1 ? d : 1;
     x->blur_now = false;
-    if (vel && x->tmp) {
-        run_tasks(run, runner, tile_rows, x, bands(x)); /* BAND == TILE: a band is a row of tiles */
+    if (vel && x->tmp) { /* BAND == TILE: a band is a row of tiles */
+        run_tasks(run, runner, x->vel_div > 1 ? tile_rows_div : tile_rows, x, bands(x));
         tile_max(x);
     }
     if (x->blur_now) { /* the gather reads neighbours: the image decoded first */

@@ -68,6 +68,44 @@ static void compare(const char *what, const pfx_params *p, double fov, const sn_
     fprintf(stderr, "%s: %zu of %d pixels with a vector, %zu at the clamp\n", what, nonzero, W * H, clamped);
 }
 
+/* The post-process with the vectors at 1/d size read in place (pfx_apply_scaled) against the same
+** vectors upsampled to the image (pfx_velocity_upsample) and passed whole (pfx_apply): the same
+** bytes. Vectors of equal length in different directions (which one is a tile's first longest
+** decides its blur), zero regions, sizes that leave edge pixels to the clamp. */
+enum { IW = 250, IH = 77 };
+static uint8_t image[IW * IH * 4], out_full[IW * IH * 4], out_small[IW * IH * 4];
+static float vel_small[2 * IW * IH], vel_full[2 * IW * IH];
+
+static void scaled(uint32_t d, bool reversed)
+{
+    const uint32_t mw = IW / d, mh = IH / d;
+    static const float dirs[6][2] = {{3, 4}, {4, 3}, {-3, 4}, {0, 5}, {5, 0}, {-4, -3}};
+    for (uint32_t i = 0; i < mw * mh; i++) {
+        const uint32_t x = i % mw, y = i / mw;
+        /* one length per 16-pixel block (a tile's worth: ties everywhere), some blocks still, a
+        ** few stray longer ones */
+        const uint32_t blk = (x * d / 16) * 7 + (y * d / 16) * 3;
+        const float *v = dirs[(int)(6 * rnd())];
+        const float sc = blk % 5 == 0 ? 0.0f : rnd() < 0.02 ? (float)rnd() * 3.0f / (float)d : (float)(blk % 3 + 1) * 0.4f / (float)d;
+        vel_small[2 * i] = v[0] * sc, vel_small[2 * i + 1] = v[1] * sc;
+    }
+    for (uint32_t i = 0; i < IW * IH * 4; i++)
+        image[i] = i % 4 == 3 ? 255 : (uint8_t)(rnd() * 256);
+    pfx_velocity_upsample(vel_small, mw, mh, d, vel_full, IW, IH);
+    pfx_params p = {.manual = false, .shutter_speed = 200, .iso = 100, .fstop = 1.4, .min_bright = 10, .max_bright = 12,
+                    .speed_up = 3, .speed_down = 1, .calibration = 16, .slope = 0.88, .toe = 0.55, .shoulder = 0.26,
+                    .white_clip = 0.04, .temp = 6500, .gamma = 2.2, .bloom = 0.675, .flare = 0.1,
+                    .mb_intensity = 0.45, .mb_max_distortion = 0.35, .mb_min_size = 0};
+    pfx a, b;
+    CHECK(pfx_init(&a, &p, IW, IH) && pfx_init(&b, &p, IW, IH), "init");
+    pfx_apply(&a, image, vel_full, 0.05, out_full, NULL, NULL);
+    pfx_apply_scaled(&b, image, vel_small, d, 0.05, out_small, reversed ? run_reversed : NULL, NULL);
+    CHECK(a.blur_now && b.blur_now, "d %u: the vectors blur", d);
+    CHECK(memcmp(out_full, out_small, sizeof out_full) == 0, "d %u%s: the small vectors in place differ from the upsampled", d,
+          reversed ? ", tasks reversed" : "");
+    pfx_free(&a), pfx_free(&b);
+}
+
 int main(void)
 {
     fill();
@@ -85,5 +123,7 @@ int main(void)
     pfx_params q = p;
     q.mb_max_distortion = 5, q.mb_min_size = 0;
     compare("long vectors, no size test", &q, 60, &now, &prev, true, true);
+    for (uint32_t d = 1; d <= 3; d++)
+        scaled(d, false), scaled(d, true);
     return CHECK_DONE();
 }
