@@ -12,7 +12,9 @@
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
-#define PFX_AVX2 1 /* the final pass in AVX2 lanes where the CPU has them (final_eight) */
+#define PFX_AVX2 1 /* the final pass and the gather in AVX2 lanes where the CPU has them (final_eight, blur_eight) */
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
 #endif
 
 #define BAND 16  /* rows per task */
@@ -31,6 +33,7 @@ typedef struct pfx_taps {
     int n;                          /* taps; -1: the tile does not blur (copied) */
     float ay[MB_TAPS + 1], dist[MB_TAPS + 1];
     int8_t col[MB_TAPS + 1][TILE];  /* each tap's source column for each of the tile's columns, less x0; -128 off the image */
+    bool run[MB_TAPS + 1][TILE / 8]; /* the tap's sources for columns 8g .. 8g + 7 are 8 adjacent image columns */
 } pfx_taps;
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -179,7 +182,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     if (ok && pfx_wants_velocity(x))
         ok = (x->tmp = malloc((px * 3 + 4) * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
              (x->speed = malloc(px * sizeof(float))) && (x->taps = malloc(tiles * sizeof *x->taps));
-    if (ok) /* the padding float blur_band's 4-float loads read past the last pixel */
+    if (ok) /* the padding floats past the last pixel: zero, whatever load reaches them */
         memset(x->lin + px * 3, 0, 4 * sizeof(float));
     if (ok && x->tmp)
         memset(x->tmp + px * 3, 0, 4 * sizeof(float));
@@ -205,15 +208,17 @@ static void run_tasks(pfx_run_fn run, void *runner, void (*fn)(void *, uint32_t)
 
 static uint32_t bands(const pfx *x) { return (x->h + BAND - 1) / BAND; }
 
-/* The bytes to linear RGB (lin, R G B order). */
+/* The bytes to linear RGB in three planes (lin: R, then G, then B, w h floats each): the gather
+** reads eight neighbouring pixels' channel in one load. */
 static void decode_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
+    const size_t px = (size_t)x->w * x->h;
     size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
+    float *R = x->lin, *G = R + px, *B = G + px;
     for (size_t i = i0; i < i1; i++) {
         const uint8_t *s = x->in + 4 * i;
-        float *d = x->lin + 3 * i;
-        d[0] = x->dec[s[2]], d[1] = x->dec[s[1]], d[2] = x->dec[s[0]];
+        R[i] = x->dec[s[2]], G[i] = x->dec[s[1]], B[i] = x->dec[s[0]];
     }
 }
 
@@ -363,6 +368,89 @@ static inline long round_away(float v)
     return f >= 0.5f ? i + 1 : f <= -0.5f ? i - 1 : i;
 }
 
+_Static_assert(BAND == TILE, "blur_band walks a band as one row of tiles");
+_Static_assert(TILE % 8 == 0, "a tile's columns in groups of eight (blur_eight)");
+
+/* A tile row's live taps (blur_band): each one's index in the tile's taps, source row start (less
+** x0) and distance, and the farthest distance. */
+typedef struct blur_row {
+    int live, tapk[MB_TAPS + 1];
+    size_t rowk[MB_TAPS + 1];
+    float dl[MB_TAPS + 1], dmax;
+} blur_row;
+
+/* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes R G B. */
+static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0, uint32_t c,
+                           const float *R, const float *G, const float *B, float *tmp)
+{
+    const float *hs = x->speed;
+    const size_t i = i0 + c;
+    const float ch = hs[i];
+    const bool all = ch >= L->dmax; /* ch >= every tap's distance: every tap passes */
+    float r = R[i], g = G[i], bl = B[i], wsum = 1;
+    for (int k = 0; k < L->live; k++) {
+        const int sx = T->col[L->tapk[k]][c];
+        if (sx == INT8_MIN)
+            continue;
+        const size_t j = L->rowk[k] + (size_t)(ptrdiff_t)sx;
+        if (!all && !(ch >= L->dl[k] || hs[j] >= L->dl[k])) /* its own side first: no load */
+            continue;
+        r += R[j], g += G[j], bl += B[j], wsum += 1;
+    }
+    float *o = tmp + 3 * i;
+    o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
+}
+
+#ifdef PFX_AVX2
+/* Eight pixels' R, G and B lanes to t as R G B R G B ... */
+__attribute__((target("avx2"))) static inline void store_rgb8(float *t, v8f r, v8f g, v8f b)
+{
+    float o[3][8];
+    _mm256_storeu_ps(o[0], (__m256)r), _mm256_storeu_ps(o[1], (__m256)g), _mm256_storeu_ps(o[2], (__m256)b);
+    for (int l = 0; l < 8; l++)
+        t[3 * l] = o[0][l], t[3 * l + 1] = o[1][l], t[3 * l + 2] = o[2][l];
+}
+
+/* blur_px for columns c .. c + 7 in AVX2's 8 lanes, where every live tap's sources for them are 8
+** adjacent pixels (pfx_taps.run): each channel of a tap one load, the test and the sums as
+** blur_px's (a tap's add and count selected per lane: the same additions in the same order, the
+** same division), so the same floats. */
+__attribute__((target("avx2"))) static void blur_eight(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0,
+                                                       uint32_t c, const float *R, const float *G, const float *B,
+                                                       float *tmp)
+{
+#define LOAD(p) ((v8f)_mm256_loadu_ps(p))
+#define SEL(m, a, b) ((v8f)_mm256_blendv_ps((__m256)(b), (__m256)(a), (__m256)(m))) /* m ? a : b, a lane each */
+    const float *hs = x->speed;
+    const size_t i = i0 + c;
+    const v8f ch = LOAD(hs + i), one = _mm256_set1_ps(1.0f);
+    const v8i all = ch >= _mm256_set1_ps(L->dmax);
+    const bool every = _mm256_movemask_ps((__m256)all) == 0xFF; /* every lane takes every tap */
+    v8f r = LOAD(R + i), g = LOAD(G + i), bl = LOAD(B + i), wsum = one;
+    for (int k = 0; k < L->live; k++) {
+        const size_t j = L->rowk[k] + (size_t)(ptrdiff_t)T->col[L->tapk[k]][c];
+        if (every) {
+            r += LOAD(R + j), g += LOAD(G + j), bl += LOAD(B + j), wsum += one;
+            continue;
+        }
+        const v8f d = _mm256_set1_ps(L->dl[k]);
+        const v8i m = all | (ch >= d) | (LOAD(hs + j) >= d);
+        r = SEL(m, r + LOAD(R + j), r), g = SEL(m, g + LOAD(G + j), g), bl = SEL(m, bl + LOAD(B + j), bl);
+        wsum = SEL(m, wsum + one, wsum);
+    }
+#undef SEL
+#undef LOAD
+    store_rgb8(tmp + 3 * i, r / wsum, g / wsum, bl / wsum);
+}
+
+/* Columns c .. c + 7 of a tile row that does not blur: the pixels as they are, interleaved. */
+__attribute__((target("avx2"))) static void copy_eight(size_t i, const float *R, const float *G, const float *B,
+                                                       float *tmp)
+{
+    store_rgb8(tmp + 3 * i, (v8f)_mm256_loadu_ps(R + i), (v8f)_mm256_loadu_ps(G + i), (v8f)_mm256_loadu_ps(B + i));
+}
+#endif
+
 /* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
 ** far enough to cover this pixel, or this pixel moves far enough to cover it (a simplified
 ** McGuire reconstruction, Unreal's method without its depth comparison). A band is one row of
@@ -370,14 +458,17 @@ static inline long round_away(float v)
 ** source column for each of a tile's 16 columns is found once a tile (the same float operations
 ** as per pixel, pfx_taps) and its source row once a tile row; the rows are then walked in image
 ** order. Each pixel's half speed comes from x->speed (tile_rows). A pixel at least as fast as
-** the farthest tap takes every tap without reading theirs (the test passes on its own side). */
-_Static_assert(BAND == TILE, "blur_band walks a band as one row of tiles");
+** the farthest tap takes every tap without reading theirs (the test passes on its own side).
+** Where the CPU has AVX2, eight columns at a time when each live tap's sources for them are eight
+** adjacent pixels (blur_eight: all but the image's side columns, and a column whose rounding
+** differs from its neighbours'), else a pixel at a time (blur_px): the same floats. */
 static void blur_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
     const uint32_t tw = (x->w + TILE - 1) / TILE;
     const uint32_t y0 = b * BAND, y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
-    const float *hs = x->speed, *lin = x->lin;
+    const size_t px = (size_t)x->w * x->h;
+    const float *R = x->lin, *G = R + px, *B = G + px;
     float *tmp = x->tmp;
     pfx_taps *tt = x->taps + (size_t)b * tw;
     for (uint32_t tx = 0; tx < tw; tx++) {
@@ -403,6 +494,12 @@ static void blur_band(void *arg, uint32_t b)
                 long sx = round_away((float)(x0 + c) + 0.5f + ax - 0.5f);
                 T->col[taps][c] = sx < 0 || sx >= (long)x->w ? INT8_MIN : (int8_t)(sx - (long)x0);
             }
+            for (uint32_t g = 0; g < TILE / 8; g++) { /* runs: mostly; not at the image's sides */
+                bool run = 8 * g + 8 <= nc;
+                for (uint32_t c = 8 * g; run && c < 8 * g + 8; c++)
+                    run = T->col[taps][c] != INT8_MIN && T->col[taps][c] == T->col[taps][8 * g] + (int)(c - 8 * g);
+                T->run[taps][g] = run;
+            }
             taps++;
         }
         T->n = taps;
@@ -413,40 +510,44 @@ static void blur_band(void *arg, uint32_t b)
             const pfx_taps *T = tt + tx;
             const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
             const size_t i0 = (size_t)y * x->w + x0;
-            if (T->n < 0) {
-                memcpy(tmp + 3 * i0, lin + 3 * i0, nc * 3 * sizeof(float));
+            if (T->n < 0) { /* the pixels as they are, interleaved */
+                uint32_t c = 0;
+#ifdef PFX_AVX2
+                for (; x->avx2 && c + 8 <= nc; c += 8)
+                    copy_eight(i0 + c, R, G, B, tmp);
+#endif
+                for (; c < nc; c++) {
+                    float *o = tmp + 3 * (i0 + c);
+                    o[0] = R[i0 + c], o[1] = G[i0 + c], o[2] = B[i0 + c];
+                }
                 continue;
             }
             /* each tap's source row (less x0), taps off the image's rows dropped */
-            size_t rowk[MB_TAPS + 1];
-            int tapk[MB_TAPS + 1], live = 0;
-            float dl[MB_TAPS + 1], dmax = 0;
+            blur_row L; /* not zeroed: only the first `live` entries are read */
+            L.live = 0, L.dmax = 0;
             for (int k = 0; k < T->n; k++) {
                 long sy = round_away(fy + T->ay[k] - 0.5f);
                 if (sy < 0 || sy >= (long)x->h)
                     continue;
-                dl[live] = T->dist[k], tapk[live] = k, rowk[live++] = (size_t)sy * x->w + x0;
-                dmax = T->dist[k] > dmax ? T->dist[k] : dmax;
+                L.dl[L.live] = T->dist[k], L.tapk[L.live] = k, L.rowk[L.live++] = (size_t)sy * x->w + x0;
+                L.dmax = T->dist[k] > L.dmax ? T->dist[k] : L.dmax;
             }
-            for (uint32_t c = 0; c < nc; c++) {
-                const size_t i = i0 + c;
-                const float ch = hs[i];
-                const bool all = ch >= dmax; /* ch >= every tap's distance: every tap passes */
-                const float *cc = lin + 3 * i;
-                float r = cc[0], g = cc[1], bl = cc[2], wsum = 1;
-                for (int k = 0; k < live; k++) {
-                    const int sx = T->col[tapk[k]][c];
-                    if (sx == INT8_MIN)
-                        continue;
-                    const size_t j = rowk[k] + (size_t)(ptrdiff_t)sx;
-                    if (!all && !(ch >= dl[k] || hs[j] >= dl[k])) /* its own side first: no load */
-                        continue;
-                    const float *s = lin + 3 * j;
-                    r += s[0], g += s[1], bl += s[2], wsum += 1;
+            uint32_t c = 0;
+#ifdef PFX_AVX2
+            for (; x->avx2 && c + 8 <= nc; c += 8) {
+                bool runs = true;
+                for (int k = 0; k < L.live && runs; k++)
+                    runs = T->run[L.tapk[k]][c / 8];
+                if (runs) {
+                    blur_eight(x, T, &L, i0, c, R, G, B, tmp);
+                } else {
+                    for (uint32_t e = c; e < c + 8; e++)
+                        blur_px(x, T, &L, i0, e, R, G, B, tmp);
                 }
-                float *o = tmp + 3 * i;
-                o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
             }
+#endif
+            for (; c < nc; c++)
+                blur_px(x, T, &L, i0, c, R, G, B, tmp);
         }
     }
 }
@@ -696,9 +797,6 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
 }
 
 #ifdef PFX_AVX2
-typedef float v8f __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
-
 _Static_assert(offsetof(pfx, tone8) + PFX_LUT + 3 <= sizeof(pfx), "final_eight's 4-byte reads of tone8 stay in pfx");
 
 /* final_four's work for pixels i .. i + 7 in AVX2's 8 lanes, chosen at run time where the CPU has

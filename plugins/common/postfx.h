@@ -40,7 +40,7 @@ typedef void (*pfx_run_fn)(void *runner, void (*fn)(void *arg, uint32_t task), v
 typedef struct pfx {
     pfx_params p;
     uint32_t w, h, sw, sh, tw, th; /* image; the bloom image (an eighth a side); the wide bloom's (a 64th) */
-    float *lin;               /* 3 floats a pixel (+4 of padding): linear RGB, decoded only for a frame that blurs */
+    float *lin;               /* linear R, G and B planes (+4 floats of padding), decoded only for a frame that blurs */
     float *tmp;               /* 3 floats a pixel (+4): the motion blur's output; tile_rows' scratch before it */
     float *bright, *blur, *blur2; /* 3 floats a bloom pixel */
     float *tiny, *tiny2;      /* 3 floats a wide-bloom pixel */
