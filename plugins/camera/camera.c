@@ -85,11 +85,12 @@ typedef struct camera {
     bool fx;        /* enable_postprocess_effects (RGB) */
     pfx post;       /* CARLA's post-process (plugins/common/postfx.c) */
     uint8_t *fx_in; /* the lens's output, the post-process's input */
-    float *mb_depth, *mb_motion, *vel; /* motion blur: render_motion's depth and motion, blur vectors */
+    bool blur;      /* motion blur on: its buffers below are allocated */
+    float *mb_depth, *mb_motion, *vel; /* motion blur: render_motion's depth and motion, image-sized blur vectors */
     uint32_t *mb_inst;
     pfx_motion *mb_ids;
     uint32_t mb_div; /* the motion render's pixel: mb_div x mb_div image pixels */
-    float *mb_vel;   /* blur vectors at the motion render's size (mb_div > 1) */
+    float *mb_vel;   /* blur vectors at the motion render's size (mb_div > 1: the velocity method needs no vel) */
     bool subframes;  /* motion_blur_method subframes: the moving actors at mb_k sub-frames (postfx_subframe.h) */
     uint32_t mb_k;
     pfx_sub sub;
@@ -128,7 +129,7 @@ static void free_buffers(camera *c)
     pfx_free(&c->post);
     free(c->fx_in), free(c->mb_depth), free(c->mb_motion), free(c->vel), free(c->mb_inst), free(c->mb_ids), free(c->mb_vel);
     pfx_sub_free(&c->sub);
-    c->subframes = false;
+    c->subframes = c->blur = false;
     c->fx_in = NULL, c->mb_depth = c->mb_motion = c->vel = c->mb_vel = NULL, c->mb_inst = NULL, c->mb_ids = NULL;
     free(c->map), free(c->depth), free(c->depth_out), free(c->bgra);
     free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
@@ -224,6 +225,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
             size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
             oom = !pfx_sub_init(&c->sub, c->w, c->h) || !(c->vel = malloc(px * 2 * sizeof(float))) ||
                   !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_vel = malloc(mpx * 2 * sizeof(float)));
+            c->blur = true;
         } else if (!oom && pfx_wants_velocity(&c->post) && SN_HOST_HAS(c->host, render_motion) &&
                    SN_HOST_HAS(c->host, sensor_transform_prev)) {
             /* blur vectors are smooth and a few pixels long: from a half-size render on images of
@@ -231,9 +233,10 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
             c->mb_div = c->w >= 320 && c->h >= 2 ? 2 : 1;
             size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
             oom = !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_motion = malloc(mpx * 3 * sizeof(float))) ||
-                  !(c->vel = malloc(px * 2 * sizeof(float))) || !(c->mb_inst = malloc(mpx * sizeof(uint32_t))) ||
-                  !(c->mb_ids = malloc(sizeof *c->mb_ids)) ||
+                  (c->mb_div == 1 && !(c->vel = malloc(px * 2 * sizeof(float)))) ||
+                  !(c->mb_inst = malloc(mpx * sizeof(uint32_t))) || !(c->mb_ids = malloc(sizeof *c->mb_ids)) ||
                   (c->mb_div > 1 && !(c->mb_vel = malloc(mpx * 2 * sizeof(float))));
+            c->blur = true;
         }
     } else if (c->kind == CAM_RGB)
         oom = !cam_rgb_init(&c->rgb, &c->lens, v[CAM_A_GAMMA].f, c->w, c->h);
@@ -445,21 +448,21 @@ static sn_status tick(void *self, sn_phase phase)
     ** moved enough to shift a pixel a quarter of one, the blur would be nil (vectors under half a
     ** pixel blur nothing, postfx.c) and the motion render is skipped: the same bytes */
     bool still = false;
-    if (c->vel && SN_HOST_HAS(c->host, scene_motion)) {
+    if (c->blur && SN_HOST_HAS(c->host, scene_motion)) {
         double moved = c->host->scene_motion(c->ctx);
         sn_transform prev;
         c->host->sensor_transform_prev(c->ctx, &prev);
         still = moved < 1 && still_enough(c, &prev, &cam.transform, moved);
     }
     bool drawn = false;
-    if (c->subframes && c->vel && !still) { /* motion blur from sub-frames: the image drawn in layers */
+    if (c->subframes && c->blur && !still) { /* motion blur from sub-frames: the image drawn in layers */
         sn_image li = img;
         li.depth = c->rain_depth; /* the still layer's depth, for the composite's depth test */
         if ((st = subframe_render(c, &cam, &li)))
             return st;
         drawn = have_vel = true;
     }
-    if (c->vel && !still && !c->subframes) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+    if (c->blur && !still && !c->subframes) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
         const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
         sn_camera mc = cam;
         mc.width = mw, mc.height = mh;

@@ -63,7 +63,7 @@ static inline bool pixel_moves(const vel_job *J, size_t i, vel_cache *k)
     static const float none[3] = {0, 0, 0};
     const float *mv = J->motion ? J->motion + 3 * i : none; /* NULL: the camera's motion alone */
     bool moves = mv[0] != 0 || mv[1] != 0 || mv[2] != 0;
-    if (moves && J->inst && J->min_w > 0 && J->inst[i]) {
+    if (moves && J->inst && J->min_w > 1 && J->inst[i]) { /* min_w <= 1: none is narrower (velocity) */
         const uint32_t id = J->inst[i];
         if (id != k->id) {
             bool found;
@@ -136,7 +136,7 @@ __attribute__((target("avx2"))) static void vel_four(const vel_job *J, uint32_t 
     const v4d a0 = V4(a[0]), a1 = V4(a[1]), a2 = V4(a[2]), a3 = V4(a[3]), a4 = V4(a[4]), a5 = V4(a[5]);
     const v4d a6 = V4(a[6]), a7 = V4(a[7]), a8 = V4(a[8]), F = V4(J->f), CX = V4(J->cx), CY = V4(J->cy);
     const v4d v = V4(y + 0.5), I = V4(J->p->mb_intensity), L2 = V4(len2_lo), ML = V4(J->max_len), EPS = V4(1e-9);
-    const bool sizes = J->inst && J->min_w > 0;
+    const bool sizes = J->inst && J->min_w > 1; /* as pixel_moves */
     for (uint32_t x = x0; x < x1; x += 4) {
         const size_t i = (size_t)y * J->w + x;
         float *o = J->vel + 2 * i;
@@ -242,7 +242,9 @@ static void velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h,
 {
     const double W = w, H = h, f = W / (2 * tan(fov * M_PI / 360)), cx = W / 2, cy = H / 2;
     const double min_w = p->mb_min_size / 100.0 * W, max_len = p->mb_max_distortion / 100.0 * W;
-    if (inst && min_w > 0) {
+    /* an instance seen is at least a column wide: only min_w > 1 can find one narrower, and CARLA's
+    ** default (0.1 % of the width) is under a pixel below 1000 px: no scan, no lookups */
+    if (inst && min_w > 1) {
         memset(m->key, 0, sizeof m->key);
         for (uint32_t y = 0; y < h; y++)
             for (uint32_t x = 0; x < w;) {

@@ -72,7 +72,7 @@ static void compare(const char *what, const pfx_params *p, double fov, const sn_
 ** vectors upsampled to the image (pfx_velocity_upsample) and passed whole (pfx_apply): the same
 ** bytes. Vectors of equal length in different directions (which one is a tile's first longest
 ** decides its blur), zero regions, sizes that leave edge pixels to the clamp. */
-enum { IW = 250, IH = 77 };
+enum { IW = 249, IH = 77 }; /* odd: the last column or row repeats the small image's last (d 2: column and row) */
 static uint8_t image[IW * IH * 4], out_full[IW * IH * 4], out_small[IW * IH * 4];
 static float vel_small[2 * IW * IH], vel_full[2 * IW * IH];
 
@@ -129,6 +129,13 @@ int main(void)
     pfx_params q = p;
     q.mb_max_distortion = 5, q.mb_min_size = 0;
     compare("long vectors, no size test", &q, 60, &now, &prev, true, true);
+    /* a minimum size under a pixel: no instance is narrower (each is a column at least), so the
+    ** vectors are those without the size test (the size scan is skipped) */
+    pfx_params r = p, r0 = p;
+    r.mb_min_size = 99.0 / W, r0.mb_min_size = 0;
+    pfx_velocity(&mlanes, &r, W, H, 90, &now, &prev, depth, inst, motion, vel, NULL, NULL);
+    pfx_velocity_scalar(&mref, &r0, W, H, 90, &now, &prev, depth, inst, motion, vel_ref);
+    CHECK(memcmp(vel, vel_ref, sizeof vel) == 0, "a minimum size under a pixel acts as none");
     for (uint32_t d = 1; d <= 3; d++)
         scaled(d, false), scaled(d, true);
     return CHECK_DONE();
