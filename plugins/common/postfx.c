@@ -208,6 +208,26 @@ static void run_tasks(pfx_run_fn run, void *runner, void (*fn)(void *, uint32_t)
 
 static uint32_t bands(const pfx *x) { return (x->h + BAND - 1) / BAND; }
 
+#ifdef PFX_AVX2
+/* decode_band's pixels [i0, i1) eight at a time while eight remain: the table's entries read
+** one by one (faster than AVX2's gathers here), each plane's eight written in one store. Returns
+** where it stopped. */
+__attribute__((target("avx2"))) static size_t decode_eight(const pfx *x, size_t i0, size_t i1, float *R, float *G,
+                                                         float *B)
+{
+    const float *d = x->dec;
+    size_t i = i0;
+    for (; i + 8 <= i1; i += 8) {
+        const uint8_t *q = x->in + 4 * i;
+        const v8f r = {d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
+        const v8f g = {d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
+        const v8f b = {d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
+        _mm256_storeu_ps(R + i, (__m256)r), _mm256_storeu_ps(G + i, (__m256)g), _mm256_storeu_ps(B + i, (__m256)b);
+    }
+    return i;
+}
+#endif
+
 /* The bytes to linear RGB in three planes (lin: R, then G, then B, w h floats each): the gather
 ** reads eight neighbouring pixels' channel in one load. */
 static void decode_band(void *arg, uint32_t b)
@@ -216,7 +236,12 @@ static void decode_band(void *arg, uint32_t b)
     const size_t px = (size_t)x->w * x->h;
     size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
     float *R = x->lin, *G = R + px, *B = G + px;
-    for (size_t i = i0; i < i1; i++) {
+    size_t i = i0;
+#ifdef PFX_AVX2
+    if (x->avx2)
+        i = decode_eight(x, i0, i1, R, G, B);
+#endif
+    for (; i < i1; i++) {
         const uint8_t *s = x->in + 4 * i;
         R[i] = x->dec[s[2]], G[i] = x->dec[s[1]], B[i] = x->dec[s[0]];
     }
