@@ -329,14 +329,49 @@ static void tile_rows_div(void *arg, uint32_t b)
     for (uint32_t tx = 0; tx < tw; tx++) {
         const uint32_t x0 = tx * TILE, x1 = x0 + TILE < w ? x0 + TILE : w;
         const uint32_t sxa = x0 / d < mw ? x0 / d : mw - 1, sxb = (x1 - 1) / d < mw ? (x1 - 1) / d : mw - 1;
+        /* the first among the longest (l > bl is false for NaN): four columns at a time in SSE
+        ** lanes, each lane's first longest kept with its small index, then the lanes' and the
+        ** other columns' longest with the least index (tile_rows's rule) */
         float bl = 0, bx = 0, by = 0;
-        for (uint32_t sy = sya; sy <= syb; sy++)
-            for (uint32_t sx = sxa; sx <= sxb; sx++) {
-                const float *v = vel + 2 * ((size_t)sy * mw + sx);
-                const float vx = v[0] * fd, vy = v[1] * fd, l = vx * vx + vy * vy;
-                if (l > bl) /* the first among the longest (false for NaN) */
-                    bl = l, bx = vx, by = vy;
+        size_t bi = SIZE_MAX;
+#ifdef __SSE2__
+        const uint32_t sxv = sxa + ((sxb + 1 - sxa) & ~3u); /* the columns done four at a time */
+        __m128 lbest = _mm_setzero_ps(), xbest = _mm_setzero_ps(), ybest = _mm_setzero_ps();
+        __m128i ibest = _mm_set1_epi32(-1);
+#else
+        const uint32_t sxv = sxa;
+#endif
+        for (uint32_t sy = sya; sy <= syb; sy++) {
+            const size_t r = (size_t)sy * mw;
+#ifdef __SSE2__
+            for (uint32_t sx = sxa; sx < sxv; sx += 4) {
+                const __m128 a = _mm_loadu_ps(vel + 2 * (r + sx)), c = _mm_loadu_ps(vel + 2 * (r + sx) + 4);
+                const __m128 vx = _mm_mul_ps(_mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), _mm_set1_ps(fd));
+                const __m128 vy = _mm_mul_ps(_mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1)), _mm_set1_ps(fd));
+                const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy)), m = _mm_cmpgt_ps(l, lbest);
+                const __m128i idx = _mm_add_epi32(_mm_set1_epi32((int32_t)(r + sx)), _mm_set_epi32(3, 2, 1, 0));
+                lbest = _mm_or_ps(_mm_and_ps(m, l), _mm_andnot_ps(m, lbest));
+                xbest = _mm_or_ps(_mm_and_ps(m, vx), _mm_andnot_ps(m, xbest));
+                ybest = _mm_or_ps(_mm_and_ps(m, vy), _mm_andnot_ps(m, ybest));
+                ibest = _mm_or_si128(_mm_and_si128(_mm_castps_si128(m), idx), _mm_andnot_si128(_mm_castps_si128(m), ibest));
             }
+#endif
+            for (uint32_t sx = sxv; sx <= sxb; sx++) {
+                const float *v = vel + 2 * (r + sx);
+                const float vx = v[0] * fd, vy = v[1] * fd, l = vx * vx + vy * vy;
+                if (l > bl || (l == bl && l > 0 && r + sx < bi))
+                    bl = l, bx = vx, by = vy, bi = r + sx;
+            }
+        }
+#ifdef __SSE2__
+        float lv[4], xv[4], yv[4];
+        int32_t iv[4];
+        _mm_storeu_ps(lv, lbest), _mm_storeu_ps(xv, xbest), _mm_storeu_ps(yv, ybest);
+        _mm_storeu_si128((__m128i *)iv, ibest);
+        for (int k = 0; k < 4; k++)
+            if (iv[k] >= 0 && (lv[k] > bl || (lv[k] == bl && (size_t)iv[k] < bi)))
+                bl = lv[k], bx = xv[k], by = yv[k], bi = (size_t)iv[k];
+#endif
         float *o = x->tmp + 2 * ((size_t)b * tw + tx);
         o[0] = bx, o[1] = by;
     }
