@@ -462,7 +462,8 @@ static sn_status tick(void *self, sn_phase phase)
             return st;
         drawn = have_vel = true;
     }
-    if (c->blur && !still && !c->subframes) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+    /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+    if (c->blur && !still && !c->subframes) {
         const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
         sn_camera mc = cam;
         mc.width = mw, mc.height = mh;
@@ -524,8 +525,8 @@ static sn_status tick(void *self, sn_phase phase)
                 in = c->fx_in;
             }
             double dt = SN_HOST_HAS(c->host, tick_interval_ns) ? (double)c->host->tick_interval_ns(c->ctx) * 1e-9 : 0;
-            pfx_apply_scaled(&c->post, in, !have_vel ? NULL : vel_div > 1 ? c->mb_vel : c->vel, vel_div, dt, raw,
-                             run_tasks, c);
+            const float *vel = !have_vel ? NULL : vel_div > 1 ? c->mb_vel : c->vel;
+            pfx_apply_scaled(&c->post, in, vel, vel_div, dt, raw, run_tasks, c);
         } else {
             cam_rgb_apply(&c->rgb, c->bgra, raw);
         }

@@ -213,7 +213,7 @@ static uint32_t bands(const pfx *x) { return (x->h + BAND - 1) / BAND; }
 ** one by one (faster than AVX2's gathers here), each plane's eight written in one store. Returns
 ** where it stopped. */
 __attribute__((target("avx2"))) static size_t decode_eight(const pfx *x, size_t i0, size_t i1, float *R, float *G,
-                                                         float *B)
+                                                           float *B)
 {
     const float *d = x->dec;
     size_t i = i0;
@@ -353,7 +353,8 @@ static void tile_rows_div(void *arg, uint32_t b)
                 lbest = _mm_or_ps(_mm_and_ps(m, l), _mm_andnot_ps(m, lbest));
                 xbest = _mm_or_ps(_mm_and_ps(m, vx), _mm_andnot_ps(m, xbest));
                 ybest = _mm_or_ps(_mm_and_ps(m, vy), _mm_andnot_ps(m, ybest));
-                ibest = _mm_or_si128(_mm_and_si128(_mm_castps_si128(m), idx), _mm_andnot_si128(_mm_castps_si128(m), ibest));
+                ibest =
+                    _mm_or_si128(_mm_and_si128(_mm_castps_si128(m), idx), _mm_andnot_si128(_mm_castps_si128(m), ibest));
             }
 #endif
             for (uint32_t sx = sxv; sx <= sxb; sx++) {
@@ -390,9 +391,12 @@ static void tile_rows_div(void *arg, uint32_t b)
             for (; sx0 + 4 < mw; sx0 += 4) { /* the last small pixel to the scalar loop: the clamp */
                 const __m128 a = _mm_mul_ps(_mm_loadu_ps(s + 2 * sx0), _mm_set1_ps(fd));
                 const __m128 c = _mm_mul_ps(_mm_loadu_ps(s + 2 * sx0 + 4), _mm_set1_ps(fd));
-                const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
-                const __m128 sp = _mm_mul_ps(_mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy))), _mm_set1_ps(0.5f));
-                _mm_storeu_ps(o + 2 * sx0, _mm_unpacklo_ps(sp, sp)), _mm_storeu_ps(o + 2 * sx0 + 4, _mm_unpackhi_ps(sp, sp));
+                const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0));
+                const __m128 vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
+                const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
+                const __m128 sp = _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f));
+                _mm_storeu_ps(o + 2 * sx0, _mm_unpacklo_ps(sp, sp));
+                _mm_storeu_ps(o + 2 * sx0 + 4, _mm_unpackhi_ps(sp, sp));
             }
 #endif
         float sp = half_speed(s + 2 * sx0, fd);
@@ -451,8 +455,8 @@ typedef struct blur_row {
 } blur_row;
 
 /* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes R G B. */
-static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0, uint32_t c,
-                           const float *R, const float *G, const float *B, float *tmp)
+static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0, uint32_t c, const float *R,
+                           const float *G, const float *B, float *tmp)
 {
     const float *hs = x->speed;
     const size_t i = i0 + c;
@@ -490,7 +494,7 @@ __attribute__((target("avx2"))) static void blur_eight(const pfx *x, const pfx_t
                                                        uint32_t c, const float *R, const float *G, const float *B,
                                                        float *tmp)
 {
-#define LOAD(p) ((v8f)_mm256_loadu_ps(p))
+#define LOAD(p)      ((v8f)_mm256_loadu_ps(p))
 #define SEL(m, a, b) ((v8f)_mm256_blendv_ps((__m256)(b), (__m256)(a), (__m256)(m))) /* m ? a : b, a lane each */
     const float *hs = x->speed;
     const size_t i = i0 + c;
@@ -567,8 +571,8 @@ static void blur_band(void *arg, uint32_t b)
             ** fraction, one up or down), the same integers */
             for (; c + 4 <= nc; c += 4) {
                 const __m128i xc = _mm_add_epi32(_mm_set1_epi32((int32_t)(x0 + c)), _mm_set_epi32(3, 2, 1, 0));
-                const __m128 v = _mm_sub_ps(_mm_add_ps(_mm_add_ps(_mm_cvtepi32_ps(xc), _mm_set1_ps(0.5f)), _mm_set1_ps(ax)),
-                                            _mm_set1_ps(0.5f));
+                const __m128 v = _mm_sub_ps(
+                    _mm_add_ps(_mm_add_ps(_mm_cvtepi32_ps(xc), _mm_set1_ps(0.5f)), _mm_set1_ps(ax)), _mm_set1_ps(0.5f));
                 const __m128i i = _mm_cvttps_epi32(v);
                 const __m128 f = _mm_sub_ps(v, _mm_cvtepi32_ps(i));
                 const __m128i sx = _mm_add_epi32(_mm_sub_epi32(i, _mm_castps_si128(_mm_cmpge_ps(f, _mm_set1_ps(0.5f)))),
@@ -576,8 +580,9 @@ static void blur_band(void *arg, uint32_t b)
                 const __m128i off = _mm_or_si128(_mm_cmplt_epi32(sx, _mm_setzero_si128()),
                                                  _mm_cmplt_epi32(_mm_set1_epi32((int32_t)x->w - 1), sx));
                 int32_t o[4];
-                _mm_storeu_si128((__m128i *)o, _mm_or_si128(_mm_and_si128(off, _mm_set1_epi32(INT8_MIN)),
-                                                            _mm_andnot_si128(off, _mm_sub_epi32(sx, _mm_set1_epi32((int32_t)x0)))));
+                _mm_storeu_si128((__m128i *)o,
+                                 _mm_or_si128(_mm_and_si128(off, _mm_set1_epi32(INT8_MIN)),
+                                              _mm_andnot_si128(off, _mm_sub_epi32(sx, _mm_set1_epi32((int32_t)x0)))));
                 for (int l = 0; l < 4; l++)
                     T->col[taps][c + l] = (int8_t)o[l];
             }
@@ -1045,8 +1050,8 @@ void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *
     pfx_apply_scaled(x, in, vel, 1, dt, out, run, runner);
 }
 
-void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, double dt, uint8_t *out,
-                      pfx_run_fn run, void *runner)
+void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, double dt, uint8_t *out, pfx_run_fn run,
+                      void *runner)
 {
     if (vel && d > 1 && (x->w / d == 0 || x->h / d == 0))
         vel = NULL; /* no small pixel to read (the camera never asks for this) */

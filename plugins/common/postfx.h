@@ -60,7 +60,7 @@ typedef struct pfx {
     /* per frame, for the tasks */
     const uint8_t *in;
     const float *vel;
-    uint32_t vel_div;         /* vel's pixel: vel_div x vel_div image pixels (pfx_apply_scaled) */
+    uint32_t vel_div; /* vel's pixel: vel_div x vel_div image pixels (pfx_apply_scaled) */
     uint8_t *out;
     bool blur_now;
     bool avx2;                /* the final pass in AVX2 lanes (the same bytes; postfx.c) */
@@ -82,8 +82,8 @@ void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *
 /* pfx_apply with vel at 1/d size a side ((w / d) x (h / d) vectors, in the small image's pixels):
 ** the bytes pfx_apply gives with pfx_velocity_upsample's image-sized vectors (each image pixel
 ** the nearest small one's vector times d), read in place instead of copied. d = 1: pfx_apply. */
-void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, double dt, uint8_t *out,
-                      pfx_run_fn run, void *runner);
+void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, double dt, uint8_t *out, pfx_run_fn run,
+                      void *runner);
 
 /* The filmic tone curve of p at linear x (Unreal's FilmToneMap per channel), display linear. */
 double pfx_tone_curve(const pfx_params *p, double x);

@@ -76,8 +76,8 @@ static inline bool pixel_moves(const vel_job *J, size_t i, vel_cache *k)
     return moves;
 }
 
-/* Pixel (x, y)'s blur vector, a pixel at least (len2_lo: vel_rows); a = (x + 1/2 - cx) / f,
-** ra = right a (made once a column), ub = up (y + 1/2 - cy) / f (once a row). */
+/* Pixel (x, y)'s blur vector, one pixel (len2_lo: where the clamp can act, vel_rows); with
+** a = (x + 1/2 - cx) / f, ra = right a (made once a column), ub = up (y + 1/2 - cy) / f (once a row). */
 static void vel_one(const vel_job *J, uint32_t x, uint32_t y, sn_vec3 ra, sn_vec3 ub, double len2_lo, vel_cache *k)
 {
     const size_t i = (size_t)y * J->w + x;
@@ -124,10 +124,10 @@ typedef float v4f __attribute__((vector_size(16)));
 ** alone, and C11 mode does not contract), its branches as selects: the same vectors. rx, ry, rz:
 ** ra's components from column x0 on. */
 __attribute__((target("avx2"))) static void vel_four(const vel_job *J, uint32_t x0, uint32_t x1, uint32_t y,
-                                                      const double *rx, const double *ry, const double *rz,
-                                                      sn_vec3 ub, double len2_lo, vel_cache *k)
+                                                     const double *rx, const double *ry, const double *rz, sn_vec3 ub,
+                                                     double len2_lo, vel_cache *k)
 {
-#define V4(s) ((v4d){(s), (s), (s), (s)})
+#define V4(s)        ((v4d){(s), (s), (s), (s)})
 #define SEL(m, a, b) ((v4d)_mm256_blendv_pd((__m256d)(b), (__m256d)(a), (__m256d)(m))) /* m ? a : b, a lane each */
     const sn_vec3 loc = J->now->location, pl = J->prev->location, fwd = J->fwd;
     const double *a = J->rp.m;
@@ -161,7 +161,9 @@ __attribute__((target("avx2"))) static void vel_four(const vel_job *J, uint32_t 
             continue;
         }
         v4d ax, ay, az;
-        memcpy(&ax, rx + (x - x0), sizeof ax), memcpy(&ay, ry + (x - x0), sizeof ay), memcpy(&az, rz + (x - x0), sizeof az);
+        memcpy(&ax, rx + (x - x0), sizeof ax);
+        memcpy(&ay, ry + (x - x0), sizeof ay);
+        memcpy(&az, rz + (x - x0), sizeof az);
         const v4d rayx = fx + (ax - ubx), rayy = fy + (ay - uby), rayz = fz + (az - ubz);
         v4f df;
         memcpy(&df, J->depth + i, sizeof df);

@@ -402,7 +402,8 @@ static void task_order(void)
             pfx_apply(&c, img, blur ? vel : NULL, 0.05, out2, NULL, NULL);
             c.avx2 = wide, c.adapted = false;
             pfx_apply(&c, img, blur ? vel : NULL, 0.05, out, NULL, NULL);
-            CHECK(memcmp(out, out2, sizeof out) == 0, "SSE2 and AVX2 final passes and gathers: the same bytes (blur %d, aberration %d)", blur, ca);
+            CHECK(memcmp(out, out2, sizeof out) == 0,
+                  "SSE2 and AVX2 final passes and gathers: the same bytes (blur %d, aberration %d)", blur, ca);
             pfx_free(&c);
         }
         pfx_free(&a), pfx_free(&b);

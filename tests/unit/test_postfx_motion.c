@@ -86,23 +86,41 @@ static void scaled(uint32_t d, bool reversed)
         ** few stray longer ones */
         const uint32_t blk = (x * d / 16) * 7 + (y * d / 16) * 3;
         const float *v = dirs[(int)(6 * rnd())];
-        const float sc = blk % 5 == 0 ? 0.0f : rnd() < 0.02 ? (float)rnd() * 3.0f / (float)d : (float)(blk % 3 + 1) * 0.4f / (float)d;
+        const float sc = blk % 5 == 0   ? 0.0f
+                         : rnd() < 0.02 ? (float)rnd() * 3.0f / (float)d
+                                        : (float)(blk % 3 + 1) * 0.4f / (float)d;
         vel_small[2 * i] = v[0] * sc, vel_small[2 * i + 1] = v[1] * sc;
     }
     for (uint32_t i = 0; i < IW * IH * 4; i++)
         image[i] = i % 4 == 3 ? 255 : (uint8_t)(rnd() * 256);
     pfx_velocity_upsample(vel_small, mw, mh, d, vel_full, IW, IH);
-    pfx_params p = {.manual = false, .shutter_speed = 200, .iso = 100, .fstop = 1.4, .min_bright = 10, .max_bright = 12,
-                    .speed_up = 3, .speed_down = 1, .calibration = 16, .slope = 0.88, .toe = 0.55, .shoulder = 0.26,
-                    .white_clip = 0.04, .temp = 6500, .gamma = 2.2, .bloom = 0.675, .flare = 0.1,
-                    .mb_intensity = 0.45, .mb_max_distortion = 0.35, .mb_min_size = 0};
+    pfx_params p = {.manual = false,
+                    .shutter_speed = 200,
+                    .iso = 100,
+                    .fstop = 1.4,
+                    .min_bright = 10,
+                    .max_bright = 12,
+                    .speed_up = 3,
+                    .speed_down = 1,
+                    .calibration = 16,
+                    .slope = 0.88,
+                    .toe = 0.55,
+                    .shoulder = 0.26,
+                    .white_clip = 0.04,
+                    .temp = 6500,
+                    .gamma = 2.2,
+                    .bloom = 0.675,
+                    .flare = 0.1,
+                    .mb_intensity = 0.45,
+                    .mb_max_distortion = 0.35,
+                    .mb_min_size = 0};
     pfx a, b;
     CHECK(pfx_init(&a, &p, IW, IH) && pfx_init(&b, &p, IW, IH), "init");
     pfx_apply(&a, image, vel_full, 0.05, out_full, NULL, NULL);
     pfx_apply_scaled(&b, image, vel_small, d, 0.05, out_small, reversed ? run_reversed : NULL, NULL);
     CHECK(a.blur_now && b.blur_now, "d %u: the vectors blur", d);
-    CHECK(memcmp(out_full, out_small, sizeof out_full) == 0, "d %u%s: the small vectors in place differ from the upsampled", d,
-          reversed ? ", tasks reversed" : "");
+    CHECK(memcmp(out_full, out_small, sizeof out_full) == 0,
+          "d %u%s: the small vectors in place differ from the upsampled", d, reversed ? ", tasks reversed" : "");
     if (b.avx2) { /* the gather and final pass a pixel at a time instead of in AVX2 lanes */
         b.avx2 = false, b.adapted = false;
         pfx_apply_scaled(&b, image, vel_small, d, 0.05, out_small, reversed ? run_reversed : NULL, NULL);
