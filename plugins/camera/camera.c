@@ -85,11 +85,12 @@ typedef struct camera {
     bool fx;        /* enable_postprocess_effects (RGB) */
     pfx post;       /* CARLA's post-process (plugins/common/postfx.c) */
     uint8_t *fx_in; /* the lens's output, the post-process's input */
-    float *mb_depth, *mb_motion, *vel; /* motion blur: render_motion's depth and motion, blur vectors */
+    bool blur;      /* motion blur on: its buffers below are allocated */
+    float *mb_depth, *mb_motion, *vel; /* motion blur: render_motion's depth and motion, image-sized blur vectors */
     uint32_t *mb_inst;
     pfx_motion *mb_ids;
     uint32_t mb_div; /* the motion render's pixel: mb_div x mb_div image pixels */
-    float *mb_vel;   /* blur vectors at the motion render's size (mb_div > 1) */
+    float *mb_vel;   /* blur vectors at the motion render's size (mb_div > 1: the velocity method needs no vel) */
     bool subframes;  /* motion_blur_method subframes: the moving actors at mb_k sub-frames (postfx_subframe.h) */
     uint32_t mb_k;
     pfx_sub sub;
@@ -128,7 +129,7 @@ static void free_buffers(camera *c)
     pfx_free(&c->post);
     free(c->fx_in), free(c->mb_depth), free(c->mb_motion), free(c->vel), free(c->mb_inst), free(c->mb_ids), free(c->mb_vel);
     pfx_sub_free(&c->sub);
-    c->subframes = false;
+    c->subframes = c->blur = false;
     c->fx_in = NULL, c->mb_depth = c->mb_motion = c->vel = c->mb_vel = NULL, c->mb_inst = NULL, c->mb_ids = NULL;
     free(c->map), free(c->depth), free(c->depth_out), free(c->bgra);
     free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
@@ -224,6 +225,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
             size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
             oom = !pfx_sub_init(&c->sub, c->w, c->h) || !(c->vel = malloc(px * 2 * sizeof(float))) ||
                   !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_vel = malloc(mpx * 2 * sizeof(float)));
+            c->blur = true;
         } else if (!oom && pfx_wants_velocity(&c->post) && SN_HOST_HAS(c->host, render_motion) &&
                    SN_HOST_HAS(c->host, sensor_transform_prev)) {
             /* blur vectors are smooth and a few pixels long: from a half-size render on images of
@@ -231,9 +233,10 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
             c->mb_div = c->w >= 320 && c->h >= 2 ? 2 : 1;
             size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
             oom = !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_motion = malloc(mpx * 3 * sizeof(float))) ||
-                  !(c->vel = malloc(px * 2 * sizeof(float))) || !(c->mb_inst = malloc(mpx * sizeof(uint32_t))) ||
-                  !(c->mb_ids = malloc(sizeof *c->mb_ids)) ||
+                  (c->mb_div == 1 && !(c->vel = malloc(px * 2 * sizeof(float)))) ||
+                  !(c->mb_inst = malloc(mpx * sizeof(uint32_t))) || !(c->mb_ids = malloc(sizeof *c->mb_ids)) ||
                   (c->mb_div > 1 && !(c->mb_vel = malloc(mpx * 2 * sizeof(float))));
+            c->blur = true;
         }
     } else if (c->kind == CAM_RGB)
         oom = !cam_rgb_init(&c->rgb, &c->lens, v[CAM_A_GAMMA].f, c->w, c->h);
@@ -439,26 +442,28 @@ static sn_status tick(void *self, sn_phase phase)
     sn_image img = {sizeof img, rain ? c->rain_depth : c->depth, c->bgra, c->tag, c->inst, c->aa};
     sn_status st;
     bool have_vel = false;
+    uint32_t vel_div = 1; /* the blur vectors' pixel: c->vel's (1) or c->mb_vel's (mb_div) */
     const bool one_render = c->aa == 1 && c->mb_div == 1;
     /* motion blur's vectors bounded without drawing them: when nothing (the camera included)
     ** moved enough to shift a pixel a quarter of one, the blur would be nil (vectors under half a
     ** pixel blur nothing, postfx.c) and the motion render is skipped: the same bytes */
     bool still = false;
-    if (c->vel && SN_HOST_HAS(c->host, scene_motion)) {
+    if (c->blur && SN_HOST_HAS(c->host, scene_motion)) {
         double moved = c->host->scene_motion(c->ctx);
         sn_transform prev;
         c->host->sensor_transform_prev(c->ctx, &prev);
         still = moved < 1 && still_enough(c, &prev, &cam.transform, moved);
     }
     bool drawn = false;
-    if (c->subframes && c->vel && !still) { /* motion blur from sub-frames: the image drawn in layers */
+    if (c->subframes && c->blur && !still) { /* motion blur from sub-frames: the image drawn in layers */
         sn_image li = img;
         li.depth = c->rain_depth; /* the still layer's depth, for the composite's depth test */
         if ((st = subframe_render(c, &cam, &li)))
             return st;
         drawn = have_vel = true;
     }
-    if (c->vel && !still && !c->subframes) { /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+    /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+    if (c->blur && !still && !c->subframes) {
         const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
         sn_camera mc = cam;
         mc.width = mw, mc.height = mh;
@@ -470,22 +475,8 @@ static sn_status tick(void *self, sn_phase phase)
             c->host->sensor_transform_prev(c->ctx, &prev);
             pfx_velocity(c->mb_ids, &c->post.p, mw, mh, mc.fov, &cam.transform, &prev, c->mb_depth, c->mb_inst,
                          c->mb_motion, d == 1 ? c->vel : c->mb_vel, run_tasks, c);
-            /* nearest, in image pixels: each source row scaled once, then copied to the d
-            ** image rows it covers; no division a pixel */
-            for (uint32_t y = 0; d > 1 && y < c->h; y++) {
-                float *o = c->vel + 2 * (size_t)y * c->w;
-                if (y % d) { /* the row above came from the same source row */
-                    memcpy(o, o - 2 * (size_t)c->w, 2 * (size_t)c->w * sizeof *o);
-                    continue;
-                }
-                const uint32_t sy = y / d < mh ? y / d : mh - 1;
-                const float *s = c->mb_vel + 2 * (size_t)sy * mw;
-                for (uint32_t x = 0, sx = 0, k = 0; x < c->w; x++) {
-                    o[2 * x] = s[2 * sx] * (float)d, o[2 * x + 1] = s[2 * sx + 1] * (float)d;
-                    if (++k == d && sx + 1 < mw) /* sx = min(x / d, mw - 1) for the next x */
-                        k = 0, sx++;
-                }
-            }
+            /* the post-process reads the small vectors in place (pfx_apply_scaled) */
+            vel_div = d;
             have_vel = true;
         } else if (st != SN_E_UNSUPPORTED) { /* a test world's painter has no motion: no blur */
             return st;
@@ -534,7 +525,8 @@ static sn_status tick(void *self, sn_phase phase)
                 in = c->fx_in;
             }
             double dt = SN_HOST_HAS(c->host, tick_interval_ns) ? (double)c->host->tick_interval_ns(c->ctx) * 1e-9 : 0;
-            pfx_apply(&c->post, in, have_vel ? c->vel : NULL, dt, raw, run_tasks, c);
+            const float *vel = !have_vel ? NULL : vel_div > 1 ? c->mb_vel : c->vel;
+            pfx_apply_scaled(&c->post, in, vel, vel_div, dt, raw, run_tasks, c);
         } else {
             cam_rgb_apply(&c->rgb, c->bgra, raw);
         }

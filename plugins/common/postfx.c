@@ -12,7 +12,9 @@
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
-#define PFX_AVX2 1 /* the final pass in AVX2 lanes where the CPU has them (final_eight) */
+#define PFX_AVX2 1 /* the final pass and the gather in AVX2 lanes where the CPU has them (final_eight, blur_eight) */
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
 #endif
 
 #define BAND 16  /* rows per task */
@@ -31,6 +33,7 @@ typedef struct pfx_taps {
     int n;                          /* taps; -1: the tile does not blur (copied) */
     float ay[MB_TAPS + 1], dist[MB_TAPS + 1];
     int8_t col[MB_TAPS + 1][TILE];  /* each tap's source column for each of the tile's columns, less x0; -128 off the image */
+    bool run[MB_TAPS + 1][TILE / 8]; /* the tap's sources for columns 8g .. 8g + 7 are 8 adjacent image columns */
 } pfx_taps;
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -179,7 +182,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     if (ok && pfx_wants_velocity(x))
         ok = (x->tmp = malloc((px * 3 + 4) * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
              (x->speed = malloc(px * sizeof(float))) && (x->taps = malloc(tiles * sizeof *x->taps));
-    if (ok) /* the padding float blur_band's 4-float loads read past the last pixel */
+    if (ok) /* the padding floats past the last pixel: zero, whatever load reaches them */
         memset(x->lin + px * 3, 0, 4 * sizeof(float));
     if (ok && x->tmp)
         memset(x->tmp + px * 3, 0, 4 * sizeof(float));
@@ -205,15 +208,42 @@ static void run_tasks(pfx_run_fn run, void *runner, void (*fn)(void *, uint32_t)
 
 static uint32_t bands(const pfx *x) { return (x->h + BAND - 1) / BAND; }
 
-/* The bytes to linear RGB (lin, R G B order). */
+#ifdef PFX_AVX2
+/* decode_band's pixels [i0, i1) eight at a time while eight remain: the table's entries read
+** one by one (faster than AVX2's gathers here), each plane's eight written in one store. Returns
+** where it stopped. */
+__attribute__((target("avx2"))) static size_t decode_eight(const pfx *x, size_t i0, size_t i1, float *R, float *G,
+                                                           float *B)
+{
+    const float *d = x->dec;
+    size_t i = i0;
+    for (; i + 8 <= i1; i += 8) {
+        const uint8_t *q = x->in + 4 * i;
+        const v8f r = {d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
+        const v8f g = {d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
+        const v8f b = {d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
+        _mm256_storeu_ps(R + i, (__m256)r), _mm256_storeu_ps(G + i, (__m256)g), _mm256_storeu_ps(B + i, (__m256)b);
+    }
+    return i;
+}
+#endif
+
+/* The bytes to linear RGB in three planes (lin: R, then G, then B, w h floats each): the gather
+** reads eight neighbouring pixels' channel in one load. */
 static void decode_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
+    const size_t px = (size_t)x->w * x->h;
     size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
-    for (size_t i = i0; i < i1; i++) {
+    float *R = x->lin, *G = R + px, *B = G + px;
+    size_t i = i0;
+#ifdef PFX_AVX2
+    if (x->avx2)
+        i = decode_eight(x, i0, i1, R, G, B);
+#endif
+    for (; i < i1; i++) {
         const uint8_t *s = x->in + 4 * i;
-        float *d = x->lin + 3 * i;
-        d[0] = x->dec[s[2]], d[1] = x->dec[s[1]], d[2] = x->dec[s[0]];
+        R[i] = x->dec[s[2]], G[i] = x->dec[s[1]], B[i] = x->dec[s[0]];
     }
 }
 
@@ -277,6 +307,107 @@ static void tile_rows(void *arg, uint32_t b)
     }
 }
 
+static inline float half_speed(const float *v, float fd) /* tile_rows's, of v times fd */
+{
+    const float vx = v[0] * fd, vy = v[1] * fd;
+    return sqrtf(vx * vx + vy * vy) * 0.5f;
+}
+
+/* tile_rows for vectors at 1/d size a side (pfx_apply_scaled): image pixel (x, y) has the vector
+** of (min(x / d, mw - 1), min(y / d, mh - 1)) times d, as pfx_velocity_upsample would have written
+** it, and gets the same half speed and tile maxima without the image-sized copy being made. A
+** tile's image pixels, scanned in row-major order, see its small pixels' rectangle in row-major
+** order, each repeated in place (its copies come after it, in its row or in the rows below): the
+** first longest of the small rectangle's scan is the vector of the first longest of the image's. */
+static void tile_rows_div(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    const uint32_t d = x->vel_div, w = x->w, mw = w / d, mh = x->h / d, tw = (w + TILE - 1) / TILE;
+    const uint32_t y0 = b * TILE, y1 = y0 + TILE < x->h ? y0 + TILE : x->h;
+    const uint32_t sya = y0 / d < mh ? y0 / d : mh - 1, syb = (y1 - 1) / d < mh ? (y1 - 1) / d : mh - 1;
+    const float fd = (float)d, *vel = x->vel;
+    for (uint32_t tx = 0; tx < tw; tx++) {
+        const uint32_t x0 = tx * TILE, x1 = x0 + TILE < w ? x0 + TILE : w;
+        const uint32_t sxa = x0 / d < mw ? x0 / d : mw - 1, sxb = (x1 - 1) / d < mw ? (x1 - 1) / d : mw - 1;
+        /* the first among the longest (l > bl is false for NaN): four columns at a time in SSE
+        ** lanes, each lane's first longest kept with its small index, then the lanes' and the
+        ** other columns' longest with the least index (tile_rows's rule) */
+        float bl = 0, bx = 0, by = 0;
+        size_t bi = SIZE_MAX;
+#ifdef __SSE2__
+        const uint32_t sxv = sxa + ((sxb + 1 - sxa) & ~3u); /* the columns done four at a time */
+        __m128 lbest = _mm_setzero_ps(), xbest = _mm_setzero_ps(), ybest = _mm_setzero_ps();
+        __m128i ibest = _mm_set1_epi32(-1);
+#else
+        const uint32_t sxv = sxa;
+#endif
+        for (uint32_t sy = sya; sy <= syb; sy++) {
+            const size_t r = (size_t)sy * mw;
+#ifdef __SSE2__
+            for (uint32_t sx = sxa; sx < sxv; sx += 4) {
+                const __m128 a = _mm_loadu_ps(vel + 2 * (r + sx)), c = _mm_loadu_ps(vel + 2 * (r + sx) + 4);
+                const __m128 vx = _mm_mul_ps(_mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), _mm_set1_ps(fd));
+                const __m128 vy = _mm_mul_ps(_mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1)), _mm_set1_ps(fd));
+                const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy)), m = _mm_cmpgt_ps(l, lbest);
+                const __m128i idx = _mm_add_epi32(_mm_set1_epi32((int32_t)(r + sx)), _mm_set_epi32(3, 2, 1, 0));
+                lbest = _mm_or_ps(_mm_and_ps(m, l), _mm_andnot_ps(m, lbest));
+                xbest = _mm_or_ps(_mm_and_ps(m, vx), _mm_andnot_ps(m, xbest));
+                ybest = _mm_or_ps(_mm_and_ps(m, vy), _mm_andnot_ps(m, ybest));
+                ibest =
+                    _mm_or_si128(_mm_and_si128(_mm_castps_si128(m), idx), _mm_andnot_si128(_mm_castps_si128(m), ibest));
+            }
+#endif
+            for (uint32_t sx = sxv; sx <= sxb; sx++) {
+                const float *v = vel + 2 * (r + sx);
+                const float vx = v[0] * fd, vy = v[1] * fd, l = vx * vx + vy * vy;
+                if (l > bl || (l == bl && l > 0 && r + sx < bi))
+                    bl = l, bx = vx, by = vy, bi = r + sx;
+            }
+        }
+#ifdef __SSE2__
+        float lv[4], xv[4], yv[4];
+        int32_t iv[4];
+        _mm_storeu_ps(lv, lbest), _mm_storeu_ps(xv, xbest), _mm_storeu_ps(yv, ybest);
+        _mm_storeu_si128((__m128i *)iv, ibest);
+        for (int k = 0; k < 4; k++)
+            if (iv[k] >= 0 && (lv[k] > bl || (lv[k] == bl && (size_t)iv[k] < bi)))
+                bl = lv[k], bx = xv[k], by = yv[k], bi = (size_t)iv[k];
+#endif
+        float *o = x->tmp + 2 * ((size_t)b * tw + tx);
+        o[0] = bx, o[1] = by;
+    }
+    /* half speeds: a small row's once (each small pixel's once), repeated along the row and down */
+    for (uint32_t y = y0; y < y1; y++) {
+        const uint32_t sy = y / d < mh ? y / d : mh - 1;
+        float *o = x->speed + (size_t)y * w;
+        if (y > y0 && sy == ((y - 1) / d < mh ? (y - 1) / d : mh - 1)) {
+            memcpy(o, o - w, w * sizeof *o);
+            continue;
+        }
+        const float *s = vel + 2 * (size_t)sy * mw;
+        uint32_t sx0 = 0;
+#ifdef __SSE2__
+        if (d == 2) /* four small pixels at a time, each speed twice: tile_rows's lane operations */
+            for (; sx0 + 4 < mw; sx0 += 4) { /* the last small pixel to the scalar loop: the clamp */
+                const __m128 a = _mm_mul_ps(_mm_loadu_ps(s + 2 * sx0), _mm_set1_ps(fd));
+                const __m128 c = _mm_mul_ps(_mm_loadu_ps(s + 2 * sx0 + 4), _mm_set1_ps(fd));
+                const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0));
+                const __m128 vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
+                const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
+                const __m128 sp = _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f));
+                _mm_storeu_ps(o + 2 * sx0, _mm_unpacklo_ps(sp, sp));
+                _mm_storeu_ps(o + 2 * sx0 + 4, _mm_unpackhi_ps(sp, sp));
+            }
+#endif
+        float sp = half_speed(s + 2 * sx0, fd);
+        for (uint32_t xx = d * sx0, sx = sx0, k = 0; xx < w; xx++) {
+            o[xx] = sp;
+            if (++k == d && sx + 1 < mw) /* sx = min(xx / d, mw - 1) for the next xx */
+                k = 0, sx++, sp = half_speed(s + 2 * sx, fd);
+        }
+    }
+}
+
 /* Motion blur, per tile: the longest blur vector in the tile and its 8 neighbours (how far a
 ** moving object can smear into it), after tile_rows. */
 static void tile_max(pfx *x)
@@ -312,6 +443,89 @@ static inline long round_away(float v)
     return f >= 0.5f ? i + 1 : f <= -0.5f ? i - 1 : i;
 }
 
+_Static_assert(BAND == TILE, "blur_band walks a band as one row of tiles");
+_Static_assert(TILE % 8 == 0, "a tile's columns in groups of eight (blur_eight)");
+
+/* A tile row's live taps (blur_band): each one's index in the tile's taps, source row start (less
+** x0) and distance, and the farthest distance. */
+typedef struct blur_row {
+    int live, tapk[MB_TAPS + 1];
+    size_t rowk[MB_TAPS + 1];
+    float dl[MB_TAPS + 1], dmax;
+} blur_row;
+
+/* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes R G B. */
+static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0, uint32_t c, const float *R,
+                           const float *G, const float *B, float *tmp)
+{
+    const float *hs = x->speed;
+    const size_t i = i0 + c;
+    const float ch = hs[i];
+    const bool all = ch >= L->dmax; /* ch >= every tap's distance: every tap passes */
+    float r = R[i], g = G[i], bl = B[i], wsum = 1;
+    for (int k = 0; k < L->live; k++) {
+        const int sx = T->col[L->tapk[k]][c];
+        if (sx == INT8_MIN)
+            continue;
+        const size_t j = L->rowk[k] + (size_t)(ptrdiff_t)sx;
+        if (!all && !(ch >= L->dl[k] || hs[j] >= L->dl[k])) /* its own side first: no load */
+            continue;
+        r += R[j], g += G[j], bl += B[j], wsum += 1;
+    }
+    float *o = tmp + 3 * i;
+    o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
+}
+
+#ifdef PFX_AVX2
+/* Eight pixels' R, G and B lanes to t as R G B R G B ... */
+__attribute__((target("avx2"))) static inline void store_rgb8(float *t, v8f r, v8f g, v8f b)
+{
+    float o[3][8];
+    _mm256_storeu_ps(o[0], (__m256)r), _mm256_storeu_ps(o[1], (__m256)g), _mm256_storeu_ps(o[2], (__m256)b);
+    for (int l = 0; l < 8; l++)
+        t[3 * l] = o[0][l], t[3 * l + 1] = o[1][l], t[3 * l + 2] = o[2][l];
+}
+
+/* blur_px for columns c .. c + 7 in AVX2's 8 lanes, where every live tap's sources for them are 8
+** adjacent pixels (pfx_taps.run): each channel of a tap one load, the test and the sums as
+** blur_px's (a tap's add and count selected per lane: the same additions in the same order, the
+** same division), so the same floats. */
+__attribute__((target("avx2"))) static void blur_eight(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0,
+                                                       uint32_t c, const float *R, const float *G, const float *B,
+                                                       float *tmp)
+{
+#define LOAD(p)      ((v8f)_mm256_loadu_ps(p))
+#define SEL(m, a, b) ((v8f)_mm256_blendv_ps((__m256)(b), (__m256)(a), (__m256)(m))) /* m ? a : b, a lane each */
+    const float *hs = x->speed;
+    const size_t i = i0 + c;
+    const v8f ch = LOAD(hs + i), one = _mm256_set1_ps(1.0f);
+    const v8i all = ch >= _mm256_set1_ps(L->dmax);
+    const bool every = _mm256_movemask_ps((__m256)all) == 0xFF; /* every lane takes every tap */
+    v8f r = LOAD(R + i), g = LOAD(G + i), bl = LOAD(B + i), wsum = one;
+    for (int k = 0; k < L->live; k++) {
+        const size_t j = L->rowk[k] + (size_t)(ptrdiff_t)T->col[L->tapk[k]][c];
+        if (every) {
+            r += LOAD(R + j), g += LOAD(G + j), bl += LOAD(B + j), wsum += one;
+            continue;
+        }
+        const v8f d = _mm256_set1_ps(L->dl[k]);
+        const v8i m = all | (ch >= d) | (LOAD(hs + j) >= d);
+        r = SEL(m, r + LOAD(R + j), r), g = SEL(m, g + LOAD(G + j), g), bl = SEL(m, bl + LOAD(B + j), bl);
+        wsum = SEL(m, wsum + one, wsum);
+    }
+#undef SEL
+#undef LOAD
+    store_rgb8(tmp + 3 * i, r / wsum, g / wsum, bl / wsum);
+}
+
+/* Columns c .. c + 7 of a tile row that does not blur: the pixels as they are, interleaved. */
+__attribute__((target("avx2"))) static void copy_eight(size_t i, const float *R, const float *G, const float *B,
+                                                       float *tmp)
+{
+    store_rgb8(tmp + 3 * i, (v8f)_mm256_loadu_ps(R + i), (v8f)_mm256_loadu_ps(G + i), (v8f)_mm256_loadu_ps(B + i));
+}
+#endif
+
 /* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
 ** far enough to cover this pixel, or this pixel moves far enough to cover it (a simplified
 ** McGuire reconstruction, Unreal's method without its depth comparison). A band is one row of
@@ -319,14 +533,17 @@ static inline long round_away(float v)
 ** source column for each of a tile's 16 columns is found once a tile (the same float operations
 ** as per pixel, pfx_taps) and its source row once a tile row; the rows are then walked in image
 ** order. Each pixel's half speed comes from x->speed (tile_rows). A pixel at least as fast as
-** the farthest tap takes every tap without reading theirs (the test passes on its own side). */
-_Static_assert(BAND == TILE, "blur_band walks a band as one row of tiles");
+** the farthest tap takes every tap without reading theirs (the test passes on its own side).
+** Where the CPU has AVX2, eight columns at a time when each live tap's sources for them are eight
+** adjacent pixels (blur_eight: all but the image's side columns, and a column whose rounding
+** differs from its neighbours'), else a pixel at a time (blur_px): the same floats. */
 static void blur_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
     const uint32_t tw = (x->w + TILE - 1) / TILE;
     const uint32_t y0 = b * BAND, y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
-    const float *hs = x->speed, *lin = x->lin;
+    const size_t px = (size_t)x->w * x->h;
+    const float *R = x->lin, *G = R + px, *B = G + px;
     float *tmp = x->tmp;
     pfx_taps *tt = x->taps + (size_t)b * tw;
     for (uint32_t tx = 0; tx < tw; tx++) {
@@ -348,9 +565,37 @@ static void blur_band(void *arg, uint32_t b)
                 continue; /* the pixel itself */
             const float ax = t * tv[0];
             T->ay[taps] = t * tv[1], T->dist[taps] = d;
-            for (uint32_t c = 0; c < nc; c++) {
+            uint32_t c = 0;
+#ifdef __SSE2__
+            /* four columns at a time: round_away's operations in SSE2 lanes (truncation, the
+            ** fraction, one up or down), the same integers */
+            for (; c + 4 <= nc; c += 4) {
+                const __m128i xc = _mm_add_epi32(_mm_set1_epi32((int32_t)(x0 + c)), _mm_set_epi32(3, 2, 1, 0));
+                const __m128 v = _mm_sub_ps(
+                    _mm_add_ps(_mm_add_ps(_mm_cvtepi32_ps(xc), _mm_set1_ps(0.5f)), _mm_set1_ps(ax)), _mm_set1_ps(0.5f));
+                const __m128i i = _mm_cvttps_epi32(v);
+                const __m128 f = _mm_sub_ps(v, _mm_cvtepi32_ps(i));
+                const __m128i sx = _mm_add_epi32(_mm_sub_epi32(i, _mm_castps_si128(_mm_cmpge_ps(f, _mm_set1_ps(0.5f)))),
+                                                 _mm_castps_si128(_mm_cmple_ps(f, _mm_set1_ps(-0.5f))));
+                const __m128i off = _mm_or_si128(_mm_cmplt_epi32(sx, _mm_setzero_si128()),
+                                                 _mm_cmplt_epi32(_mm_set1_epi32((int32_t)x->w - 1), sx));
+                int32_t o[4];
+                _mm_storeu_si128((__m128i *)o,
+                                 _mm_or_si128(_mm_and_si128(off, _mm_set1_epi32(INT8_MIN)),
+                                              _mm_andnot_si128(off, _mm_sub_epi32(sx, _mm_set1_epi32((int32_t)x0)))));
+                for (int l = 0; l < 4; l++)
+                    T->col[taps][c + l] = (int8_t)o[l];
+            }
+#endif
+            for (; c < nc; c++) {
                 long sx = round_away((float)(x0 + c) + 0.5f + ax - 0.5f);
                 T->col[taps][c] = sx < 0 || sx >= (long)x->w ? INT8_MIN : (int8_t)(sx - (long)x0);
+            }
+            for (uint32_t g = 0; g < TILE / 8; g++) { /* runs: mostly; not at the image's sides */
+                bool run = 8 * g + 8 <= nc;
+                for (uint32_t c = 8 * g; run && c < 8 * g + 8; c++)
+                    run = T->col[taps][c] != INT8_MIN && T->col[taps][c] == T->col[taps][8 * g] + (int)(c - 8 * g);
+                T->run[taps][g] = run;
             }
             taps++;
         }
@@ -362,40 +607,44 @@ static void blur_band(void *arg, uint32_t b)
             const pfx_taps *T = tt + tx;
             const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
             const size_t i0 = (size_t)y * x->w + x0;
-            if (T->n < 0) {
-                memcpy(tmp + 3 * i0, lin + 3 * i0, nc * 3 * sizeof(float));
+            if (T->n < 0) { /* the pixels as they are, interleaved */
+                uint32_t c = 0;
+#ifdef PFX_AVX2
+                for (; x->avx2 && c + 8 <= nc; c += 8)
+                    copy_eight(i0 + c, R, G, B, tmp);
+#endif
+                for (; c < nc; c++) {
+                    float *o = tmp + 3 * (i0 + c);
+                    o[0] = R[i0 + c], o[1] = G[i0 + c], o[2] = B[i0 + c];
+                }
                 continue;
             }
             /* each tap's source row (less x0), taps off the image's rows dropped */
-            size_t rowk[MB_TAPS + 1];
-            int tapk[MB_TAPS + 1], live = 0;
-            float dl[MB_TAPS + 1], dmax = 0;
+            blur_row L; /* not zeroed: only the first `live` entries are read */
+            L.live = 0, L.dmax = 0;
             for (int k = 0; k < T->n; k++) {
                 long sy = round_away(fy + T->ay[k] - 0.5f);
                 if (sy < 0 || sy >= (long)x->h)
                     continue;
-                dl[live] = T->dist[k], tapk[live] = k, rowk[live++] = (size_t)sy * x->w + x0;
-                dmax = T->dist[k] > dmax ? T->dist[k] : dmax;
+                L.dl[L.live] = T->dist[k], L.tapk[L.live] = k, L.rowk[L.live++] = (size_t)sy * x->w + x0;
+                L.dmax = T->dist[k] > L.dmax ? T->dist[k] : L.dmax;
             }
-            for (uint32_t c = 0; c < nc; c++) {
-                const size_t i = i0 + c;
-                const float ch = hs[i];
-                const bool all = ch >= dmax; /* ch >= every tap's distance: every tap passes */
-                const float *cc = lin + 3 * i;
-                float r = cc[0], g = cc[1], bl = cc[2], wsum = 1;
-                for (int k = 0; k < live; k++) {
-                    const int sx = T->col[tapk[k]][c];
-                    if (sx == INT8_MIN)
-                        continue;
-                    const size_t j = rowk[k] + (size_t)(ptrdiff_t)sx;
-                    if (!all && !(ch >= dl[k] || hs[j] >= dl[k])) /* its own side first: no load */
-                        continue;
-                    const float *s = lin + 3 * j;
-                    r += s[0], g += s[1], bl += s[2], wsum += 1;
+            uint32_t c = 0;
+#ifdef PFX_AVX2
+            for (; x->avx2 && c + 8 <= nc; c += 8) {
+                bool runs = true;
+                for (int k = 0; k < L.live && runs; k++)
+                    runs = T->run[L.tapk[k]][c / 8];
+                if (runs) {
+                    blur_eight(x, T, &L, i0, c, R, G, B, tmp);
+                } else {
+                    for (uint32_t e = c; e < c + 8; e++)
+                        blur_px(x, T, &L, i0, e, R, G, B, tmp);
                 }
-                float *o = tmp + 3 * i;
-                o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
             }
+#endif
+            for (; c < nc; c++)
+                blur_px(x, T, &L, i0, c, R, G, B, tmp);
         }
     }
 }
@@ -645,9 +894,6 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
 }
 
 #ifdef PFX_AVX2
-typedef float v8f __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
-
 _Static_assert(offsetof(pfx, tone8) + PFX_LUT + 3 <= sizeof(pfx), "final_eight's 4-byte reads of tone8 stay in pfx");
 
 /* final_four's work for pixels i .. i + 7 in AVX2's 8 lanes, chosen at run time where the CPU has
@@ -801,10 +1047,18 @@ static void final_band(void *arg, uint32_t b)
 
 void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *out, pfx_run_fn run, void *runner)
 {
-    x->in = in, x->out = out, x->vel = vel;
+    pfx_apply_scaled(x, in, vel, 1, dt, out, run, runner);
+}
+
+void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, double dt, uint8_t *out, pfx_run_fn run,
+                      void *runner)
+{
+    if (vel && d > 1 && (x->w / d == 0 || x->h / d == 0))
+        vel = NULL; /* no small pixel to read (the camera never asks for this) */
+    x->in = in, x->out = out, x->vel = vel, x->vel_div = d > 1 ? d : 1;
     x->blur_now = false;
-    if (vel && x->tmp) {
-        run_tasks(run, runner, tile_rows, x, bands(x)); /* BAND == TILE: a band is a row of tiles */
+    if (vel && x->tmp) { /* BAND == TILE: a band is a row of tiles */
+        run_tasks(run, runner, x->vel_div > 1 ? tile_rows_div : tile_rows, x, bands(x));
         tile_max(x);
     }
     if (x->blur_now) { /* the gather reads neighbours: the image decoded first */

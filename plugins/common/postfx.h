@@ -40,7 +40,7 @@ typedef void (*pfx_run_fn)(void *runner, void (*fn)(void *arg, uint32_t task), v
 typedef struct pfx {
     pfx_params p;
     uint32_t w, h, sw, sh, tw, th; /* image; the bloom image (an eighth a side); the wide bloom's (a 64th) */
-    float *lin;               /* 3 floats a pixel (+4 of padding): linear RGB, decoded only for a frame that blurs */
+    float *lin;               /* linear R, G and B planes (+4 floats of padding), decoded only for a frame that blurs */
     float *tmp;               /* 3 floats a pixel (+4): the motion blur's output; tile_rows' scratch before it */
     float *bright, *blur, *blur2; /* 3 floats a bloom pixel */
     float *tiny, *tiny2;      /* 3 floats a wide-bloom pixel */
@@ -60,6 +60,7 @@ typedef struct pfx {
     /* per frame, for the tasks */
     const uint8_t *in;
     const float *vel;
+    uint32_t vel_div; /* vel's pixel: vel_div x vel_div image pixels (pfx_apply_scaled) */
     uint8_t *out;
     bool blur_now;
     bool avx2;                /* the final pass in AVX2 lanes (the same bytes; postfx.c) */
@@ -77,6 +78,12 @@ bool pfx_wants_velocity(const pfx *x);
 ** or 2 floats a pixel, the blur vector in pixels (pfx_velocity's); dt: seconds since the
 ** previous frame (auto exposure's adaptation); run: NULL runs the tasks in order. */
 void pfx_apply(pfx *x, const uint8_t *in, const float *vel, double dt, uint8_t *out, pfx_run_fn run, void *runner);
+
+/* pfx_apply with vel at 1/d size a side ((w / d) x (h / d) vectors, in the small image's pixels):
+** the bytes pfx_apply gives with pfx_velocity_upsample's image-sized vectors (each image pixel
+** the nearest small one's vector times d), read in place instead of copied. d = 1: pfx_apply. */
+void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, double dt, uint8_t *out, pfx_run_fn run,
+                      void *runner);
 
 /* The filmic tone curve of p at linear x (Unreal's FilmToneMap per channel), display linear. */
 double pfx_tone_curve(const pfx_params *p, double x);

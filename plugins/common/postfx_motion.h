@@ -25,6 +25,12 @@ void pfx_velocity(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, do
                   const sn_transform *prev, const float *depth, const uint32_t *inst, const float *motion, float *vel,
                   pfx_run_fn run, void *runner);
 
+/* pfx_velocity a pixel at a time, on the calling thread: the reference its AVX2 lanes must match
+** bit for bit (test_postfx). */
+void pfx_velocity_scalar(pfx_motion *m, const pfx_params *p, uint32_t w, uint32_t h, double fov,
+                         const sn_transform *now, const sn_transform *prev, const float *depth, const uint32_t *inst,
+                         const float *motion, float *vel);
+
 /* Blur vectors of an image d times smaller a side (mw x mh) to w x h, nearest, scaled by d. */
 void pfx_velocity_upsample(const float *src, uint32_t mw, uint32_t mh, uint32_t d, float *dst, uint32_t w, uint32_t h);
 

@@ -391,8 +391,9 @@ static void task_order(void)
         pfx_apply(&a, img, vel, 0.05, out, NULL, NULL);
         pfx_apply(&b, img, vel, 0.05, out2, run_reversed, NULL);
         CHECK(memcmp(out, out2, sizeof out) == 0, "bands in reverse order: the same bytes (aberration %d)", ca);
-        /* the final pass in SSE2's four lanes instead of AVX2's eight (where the CPU has AVX2):
-        ** the same bytes, with blur and without (the bytes read through the table) */
+        /* the final pass in SSE2's four lanes instead of AVX2's eight and the gather a pixel at a
+        ** time instead of eight (where the CPU has AVX2): the same bytes, with blur and without
+        ** (the bytes read through the table) */
         for (int blur = 0; blur < 2; blur++) {
             pfx c;
             CHECK(pfx_init(&c, &p, W, H), "init");
@@ -401,7 +402,8 @@ static void task_order(void)
             pfx_apply(&c, img, blur ? vel : NULL, 0.05, out2, NULL, NULL);
             c.avx2 = wide, c.adapted = false;
             pfx_apply(&c, img, blur ? vel : NULL, 0.05, out, NULL, NULL);
-            CHECK(memcmp(out, out2, sizeof out) == 0, "SSE2 and AVX2 final passes: the same bytes (blur %d, aberration %d)", blur, ca);
+            CHECK(memcmp(out, out2, sizeof out) == 0,
+                  "SSE2 and AVX2 final passes and gathers: the same bytes (blur %d, aberration %d)", blur, ca);
             pfx_free(&c);
         }
         pfx_free(&a), pfx_free(&b);
