@@ -1,10 +1,15 @@
 /* raster.c — one screen triangle into the depth and id buffers (raster.h). */
 #include "raster.h"
 
+#include "lanes.h"
+
 #include <math.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #endif
 
 #define SUB SN_RASTER_SUB
@@ -207,6 +212,28 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* A wide triangle's span [x, xe] of a row, eight pixels at a time (CPUs with AVX2, sn_lanes_wide):
+** each lane row + wa x and the depth test of sn_raster's four-lane loop (IEEE single, no FMA), so
+** the same bits. Returns the first pixel not done (the rest: fewer than eight). */
+__attribute__((target("avx2,no-fma"))) static int32_t span8(float *wr, uint32_t *ir, int32_t x, int32_t xe, float row,
+                                                             float wa, uint32_t ti)
+{
+    const __m256 vrow = _mm256_set1_ps(row), vwa = _mm256_set1_ps(wa);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), vti = _mm256_set1_epi32((int32_t)ti);
+    for (; x + 7 <= xe; x += 8) {
+        const __m256 w = _mm256_add_ps(vrow, _mm256_mul_ps(vwa, _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32(x), lane))));
+        const __m256 old = _mm256_loadu_ps(wr + x), m = _mm256_cmp_ps(w, old, _CMP_GT_OQ);
+        _mm256_storeu_ps(wr + x, _mm256_blendv_ps(old, w, m));
+        if (ir) {
+            const __m256 was = _mm256_loadu_ps((const float *)(ir + x));
+            _mm256_storeu_ps((float *)(ir + x), _mm256_blendv_ps(was, _mm256_castsi256_ps(vti), m));
+        }
+    }
+    return x;
+}
+#endif
+
 void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
 {
     const uint32_t W = r->W;
@@ -242,6 +269,9 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     double inv[3] = {0, 0, 0}; /* span_edge's 1 / s, s = -dy ONE, for the rows of a wide one */
     for (int e = 0; wide && e < 3; e++)
         inv[e] = dy[e] ? 1.0 / (double)(-dy[e] * ONE) : 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    const bool wide8 = wide && sn_lanes_wide();
+#endif
     for (int32_t y = ya; y <= yb; y++) {
         const int64_t py = (int64_t)y * ONE + ONE / 2;
         int64_t e0 = dx[0] * (py - t->Y[0]) - dy[0] * (px0 - t->X[0]) + bias[0];
@@ -259,6 +289,10 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
             span_edge(e1, s1, inv[1], &xs, &xe, t->x0);
             span_edge(e2, s2, inv[2], &xs, &xe, t->x0);
             int32_t x = xs;
+#if defined(__x86_64__) && defined(__GNUC__)
+            if (wide8)
+                x = span8(wr, ir, x, xe, row, wa, ti);
+#endif
 #ifdef __SSE2__
             /* four at a time, masks for the branch: each lane row + wa x as below, the same bits */
             const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(wa);
