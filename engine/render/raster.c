@@ -234,6 +234,44 @@ __attribute__((target("avx2,no-fma"))) static int32_t span8(float *wr, uint32_t 
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,no-fma"))) static uint32_t plane8(float *wr, uint32_t *ir, uint32_t x, uint32_t W, float row,
+                                                               float wa, float inv_near, float inv_far, uint32_t id,
+                                                               bool first)
+{
+    const __m256 vrow = _mm256_set1_ps(row), vwa = _mm256_set1_ps(wa), vnear = _mm256_set1_ps(inv_near),
+                 vfar = _mm256_set1_ps(inv_far), vid = _mm256_castsi256_ps(_mm256_set1_epi32((int32_t)id)),
+                 vnone = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (; x + 8 <= W; x += 8) {
+        const __m256 w = _mm256_add_ps(vrow, _mm256_mul_ps(vwa, _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32((int32_t)x), lane))));
+        const __m256 old = first ? vfar : _mm256_loadu_ps(wr + x);
+        const __m256 m = _mm256_and_ps(_mm256_cmp_ps(w, old, _CMP_GT_OQ), _mm256_cmp_ps(w, vnear, _CMP_LT_OQ));
+        _mm256_storeu_ps(wr + x, _mm256_blendv_ps(old, w, m));
+        if (ir) {
+            const __m256 was = first ? vnone : _mm256_loadu_ps((const float *)(ir + x));
+            _mm256_storeu_ps((float *)(ir + x), _mm256_blendv_ps(was, vid, m));
+        }
+    }
+    return x;
+}
+#endif
+
+uint32_t sn_raster_plane_row(float *wr, uint32_t *ir, uint32_t x, uint32_t W, float row, float wa, float inv_near,
+                             float inv_far, uint32_t id, bool first)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (sn_lanes_wide())
+        return first ? (ir ? plane8(wr, ir, x, W, row, wa, inv_near, inv_far, id, true)
+                           : plane8(wr, NULL, x, W, row, wa, inv_near, inv_far, id, true))
+                     : (ir ? plane8(wr, ir, x, W, row, wa, inv_near, inv_far, id, false)
+                           : plane8(wr, NULL, x, W, row, wa, inv_near, inv_far, id, false));
+#else
+    (void)wr, (void)ir, (void)W, (void)row, (void)wa, (void)inv_near, (void)inv_far, (void)id, (void)first;
+#endif
+    return x;
+}
+
 void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
 {
     const uint32_t W = r->W;
