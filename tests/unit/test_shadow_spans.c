@@ -2,7 +2,9 @@
 ** drawn texel by texel (sn_shadow_set_scan, the definition): every texel the same bits, for
 ** random caster triangles from a fraction of a texel to the whole map (slivers, steep depths,
 ** off the map's edges), axis-aligned boxes whose edges run along texel rows and columns (edge
-** slopes of 0, roots near texel centres), at 1 and 2 threads, under three suns. */
+** slopes of 0, roots near texel centres), at 1 and 2 threads, in AVX2 and SSE2 lanes, under three
+** suns. */
+#include "../../engine/render/lanes.h"
 #include "../../engine/render/pool.h"
 #include "../../engine/render/shadow.h"
 #include "../check.h"
@@ -101,19 +103,24 @@ int main(void)
     float *a = malloc((size_t)N * N * sizeof *a), *b = malloc((size_t)N * N * sizeof *b);
     sn_shadow *s = sn_shadow_create();
     CHECK(a && b && s, "memory");
-    for (int threads = 1; threads <= 2; threads++) {
-        sn_pool *pool = sn_pool_create(threads);
+    for (int threads = 1; threads <= 3; threads++) {
+        /* a third pass: one thread, the spans' depths in SSE2 pairs where AVX2 was used */
+        if (threads == 3 && !sn_lanes_wide())
+            break;
+        sn_lanes_set_wide(threads < 3);
+        sn_pool *pool = sn_pool_create(threads == 3 ? 1 : threads);
         for (int k = 0; k < 3; k++) {
             draw(s, pool, suns[k], c, 3, true, a);
             draw(s, pool, suns[k], c, 3, false, b);
             size_t differ = 0, drawn = 0;
             for (size_t i = 0; i < (size_t)N * N; i++)
                 differ += memcmp(&a[i], &b[i], sizeof *a) != 0, drawn += a[i] < 3e38f;
-            CHECK(differ == 0, "sun %d, %d threads: %zu of %zu drawn texels differ from the scan", k, threads, differ, drawn);
+            CHECK(differ == 0, "sun %d, pass %d: %zu of %zu drawn texels differ from the scan", k, threads, differ, drawn);
             CHECK(drawn > (size_t)N * N / 4, "sun %d: the casters cover the map (%zu texels)", k, drawn);
         }
         sn_pool_destroy(pool);
     }
+    sn_lanes_set_wide(true);
     sn_shadow_destroy(s);
     for (int k = 0; k < 3; k++)
         free(m[k].v), free(m[k].t);
