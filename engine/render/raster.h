@@ -1,8 +1,9 @@
 /* raster.h — one screen triangle into a depth (1/depth) and id buffer, by integer edge functions:
 ** 8 subpixel bits, a top-left style tie rule (shared edges have neither cracks nor double hits),
 ** 1/depth interpolated per pixel and kept where it is larger (nearer), the triangle's number written
-** beside it. Wide triangles: each row's span solved exactly; small ones: every pixel of the box
-** tested without branches, four at a time with SSE2 — the same pixels either way. The renderer
+** beside it. Wide triangles: each row's span solved exactly, then filled four pixels at a time
+** with SSE2 or eight with AVX2 (lanes.h); small ones: every pixel of the box tested without
+** branches, four at a time with SSE2 — the same pixels and bits either way. The renderer
 ** (render.c) sets triangles up and calls this per band of rows, or per triangle on one thread. */
 #ifndef SN_RASTER_H
 #define SN_RASTER_H
