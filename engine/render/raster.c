@@ -1,10 +1,15 @@
 /* raster.c — one screen triangle into the depth and id buffers (raster.h). */
 #include "raster.h"
 
+#include "lanes.h"
+
 #include <math.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
 #endif
 
 #define SUB SN_RASTER_SUB
@@ -207,6 +212,66 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* A wide triangle's span [x, xe] of a row, eight pixels at a time (CPUs with AVX2, sn_lanes_wide):
+** each lane row + wa x and the depth test of sn_raster's four-lane loop (IEEE single, no FMA), so
+** the same bits. Returns the first pixel not done (the rest: fewer than eight). */
+__attribute__((target("avx2,no-fma"))) static int32_t span8(float *wr, uint32_t *ir, int32_t x, int32_t xe, float row,
+                                                             float wa, uint32_t ti)
+{
+    const __m256 vrow = _mm256_set1_ps(row), vwa = _mm256_set1_ps(wa);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), vti = _mm256_set1_epi32((int32_t)ti);
+    for (; x + 7 <= xe; x += 8) {
+        const __m256 w = _mm256_add_ps(vrow, _mm256_mul_ps(vwa, _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32(x), lane))));
+        const __m256 old = _mm256_loadu_ps(wr + x), m = _mm256_cmp_ps(w, old, _CMP_GT_OQ);
+        _mm256_storeu_ps(wr + x, _mm256_blendv_ps(old, w, m));
+        if (ir) {
+            const __m256 was = _mm256_loadu_ps((const float *)(ir + x));
+            _mm256_storeu_ps((float *)(ir + x), _mm256_blendv_ps(was, _mm256_castsi256_ps(vti), m));
+        }
+    }
+    return x;
+}
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,no-fma"))) static uint32_t plane8(float *wr, uint32_t *ir, uint32_t x, uint32_t W, float row,
+                                                               float wa, float inv_near, float inv_far, uint32_t id,
+                                                               bool first)
+{
+    const __m256 vrow = _mm256_set1_ps(row), vwa = _mm256_set1_ps(wa), vnear = _mm256_set1_ps(inv_near),
+                 vfar = _mm256_set1_ps(inv_far), vid = _mm256_castsi256_ps(_mm256_set1_epi32((int32_t)id)),
+                 vnone = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (; x + 8 <= W; x += 8) {
+        const __m256 w = _mm256_add_ps(vrow, _mm256_mul_ps(vwa, _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_set1_epi32((int32_t)x), lane))));
+        const __m256 old = first ? vfar : _mm256_loadu_ps(wr + x);
+        const __m256 m = _mm256_and_ps(_mm256_cmp_ps(w, old, _CMP_GT_OQ), _mm256_cmp_ps(w, vnear, _CMP_LT_OQ));
+        _mm256_storeu_ps(wr + x, _mm256_blendv_ps(old, w, m));
+        if (ir) {
+            const __m256 was = first ? vnone : _mm256_loadu_ps((const float *)(ir + x));
+            _mm256_storeu_ps((float *)(ir + x), _mm256_blendv_ps(was, vid, m));
+        }
+    }
+    return x;
+}
+#endif
+
+uint32_t sn_raster_plane_row(float *wr, uint32_t *ir, uint32_t x, uint32_t W, float row, float wa, float inv_near,
+                             float inv_far, uint32_t id, bool first)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (sn_lanes_wide())
+        return first ? (ir ? plane8(wr, ir, x, W, row, wa, inv_near, inv_far, id, true)
+                           : plane8(wr, NULL, x, W, row, wa, inv_near, inv_far, id, true))
+                     : (ir ? plane8(wr, ir, x, W, row, wa, inv_near, inv_far, id, false)
+                           : plane8(wr, NULL, x, W, row, wa, inv_near, inv_far, id, false));
+#else
+    (void)wr, (void)ir, (void)W, (void)row, (void)wa, (void)inv_near, (void)inv_far, (void)id, (void)first;
+#endif
+    return x;
+}
+
 void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
 {
     const uint32_t W = r->W;
@@ -242,6 +307,9 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     double inv[3] = {0, 0, 0}; /* span_edge's 1 / s, s = -dy ONE, for the rows of a wide one */
     for (int e = 0; wide && e < 3; e++)
         inv[e] = dy[e] ? 1.0 / (double)(-dy[e] * ONE) : 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    const bool wide8 = wide && sn_lanes_wide();
+#endif
     /* the edge functions at the first pixel of row ya, then stepped a row at a time (exact
     ** integers: the values of forming them at each row); the triangle's fields in locals, as the
     ** id stores below could alias them and make each row reload them */
@@ -266,6 +334,10 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
             span_edge(e1, s1, inv[1], &xs, &xe, tx0);
             span_edge(e2, s2, inv[2], &xs, &xe, tx0);
             int32_t x = xs;
+#if defined(__x86_64__) && defined(__GNUC__)
+            if (wide8)
+                x = span8(wr, ir, x, xe, row, wa, ti);
+#endif
 #ifdef __SSE2__
             /* four at a time, masks for the branch: each lane row + wa x as below, the same bits */
             const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(wa);

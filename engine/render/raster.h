@@ -1,8 +1,9 @@
 /* raster.h — one screen triangle into a depth (1/depth) and id buffer, by integer edge functions:
 ** 8 subpixel bits, a top-left style tie rule (shared edges have neither cracks nor double hits),
 ** 1/depth interpolated per pixel and kept where it is larger (nearer), the triangle's number written
-** beside it. Wide triangles: each row's span solved exactly; small ones: every pixel of the box
-** tested without branches, four at a time with SSE2 — the same pixels either way. The renderer
+** beside it. Wide triangles: each row's span solved exactly, then filled four pixels at a time
+** with SSE2 or eight with AVX2 (lanes.h); small ones: every pixel of the box tested without
+** branches, four at a time with SSE2 — the same pixels and bits either way. The renderer
 ** (render.c) sets triangles up and calls this per band of rows, or per triangle on one thread. */
 #ifndef SN_RASTER_H
 #define SN_RASTER_H
@@ -31,5 +32,14 @@ typedef struct sn_raster_target {
 
 /* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the buffers. */
 void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t y_begin, int32_t y_end);
+
+/* A ground plane's row from pixel x on, eight pixels at a time where the CPU has AVX2 (lanes.h):
+** 1/depth = row + wa x kept where it is nearer than what is there and nearer than inv_near, the
+** plane's id `id` beside it (ir NULL: none kept); `first` draws over a cleared row without reading
+** it (as if it held inv_far and no id). Each lane the IEEE single operations of render.c's
+** four-lane loop, so the same bits. Returns the first pixel not done (the rest, under eight, and
+** every pixel without AVX2, are the caller's). */
+uint32_t sn_raster_plane_row(float *wr, uint32_t *ir, uint32_t x, uint32_t W, float row, float wa, float inv_near,
+                             float inv_far, uint32_t id, bool first);
 
 #endif

@@ -1068,7 +1068,9 @@ static void clear_band(sn_renderer *r, uint32_t bi)
             float row = p->wb * (float)y + p->wc;
             float *wr = wb + (size_t)y * W;
             uint32_t *ir = ib + (size_t)y * W;
-            uint32_t x = 0;
+            /* eight at a time with AVX2 (raster.c), the same bits as the lanes of four below */
+            uint32_t x = sn_raster_plane_row(wr, ids ? ir : NULL, 0, W, row, p->wa, inv_near, inv_far,
+                                             PLANE_BIT | (uint32_t)k, first);
 #ifdef __SSE2__
             /* four at a time, masks for the branch: each lane the scalar expression, the same bits */
             const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(p->wa), vnear = _mm_set1_ps(inv_near),

@@ -2,6 +2,7 @@
 #include "shadow.h"
 
 #include "../core/util.h"
+#include "lanes.h"
 #include "simd4.h"
 
 #include <float.h>
@@ -13,10 +14,16 @@
 #include <emmintrin.h>
 #endif
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #define SBAND 64 /* texel rows per task */
 #define NBANDS (SN_SHADOW_SIZE / SBAND)
 #define MAX_TASKS 64
+#ifndef SPAN_MIN
+#define SPAN_MIN 24
+#endif
 
 typedef struct stri {
     float u[3], v[3], d[3]; /* texel coordinates and depth along the light */
@@ -44,6 +51,7 @@ struct sn_shadow {
     size_t from[MAX_TASKS + 1]; /* task k sets up casters [from[k], from[k + 1]) */
     const sn_shadow_caster *casters;
     bool empty; /* no caster: everything is lit */
+    bool scan;  /* draw texel by texel (sn_shadow_set_scan) */
 };
 
 sn_shadow *sn_shadow_create(void)
@@ -156,6 +164,142 @@ static void setup_task(void *arg, uint32_t k)
     }
 }
 
+/* Texel row `row` of triangle t, texel by texel: the definition of what the map holds. Each
+** edge function and the depth are stepped from the box's left texel (x0) one texel at a time,
+** and the row stops at the first texel outside after one inside. */
+static void scan_row(const stri *t, float *row, double py, const double eu[3], const double ev[3], double A, double B,
+                     double C)
+{
+    double px = t->x0 + 0.5;
+    double w0 = eu[0] * (py - t->v[0]) - ev[0] * (px - t->u[0]);
+    double w1 = eu[1] * (py - t->v[1]) - ev[1] * (px - t->u[1]);
+    double w2 = eu[2] * (py - t->v[2]) - ev[2] * (px - t->u[2]);
+    double d = A * px + B * py + C;
+    bool inside = false;
+    for (int32_t x = t->x0; x <= t->x1; x++, w0 -= ev[0], w1 -= ev[1], w2 -= ev[2], d += A) {
+        if (w0 >= 0 && w1 >= 0 && w2 >= 0) {
+            inside = true;
+            if ((float)d < row[x])
+                row[x] = (float)d;
+        } else if (inside) {
+            break; /* a triangle's row is one span */
+        }
+    }
+}
+
+/* scan_row's depth at texel x0 + k: k additions of A to d0, as the scan makes it. */
+static float chain_depth(double d0, double A, int32_t k)
+{
+    for (int32_t i = 0; i < k; i++)
+        d0 += A;
+    return (float)d0;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* span_row's depth blocks four texels a step in one AVX register of doubles (the same
+** operations as the SSE2 pairs below, so the same bits); returns the first texel not done. */
+__attribute__((target("avx2,no-fma"))) static int32_t depth4_avx2(float *out, int32_t k, int32_t ke, double d0, double A,
+                                                                   double Ed)
+{
+    const __m256d vd0 = _mm256_set1_pd(d0), vA = _mm256_set1_pd(A), vE = _mm256_set1_pd(Ed), four = _mm256_set1_pd(4);
+    __m256d kv = _mm256_setr_pd(k, k + 1, k + 2, k + 3);
+    for (; k + 3 <= ke; k += 4, kv = _mm256_add_pd(kv, four)) {
+        const __m256d dc = _mm256_add_pd(vd0, _mm256_mul_pd(kv, vA));
+        const __m128 lo = _mm256_cvtpd_ps(_mm256_sub_pd(dc, vE)), hi = _mm256_cvtpd_ps(_mm256_add_pd(dc, vE));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_castps_si128(lo), _mm_castps_si128(hi))) == 0xFFFF) {
+            _mm_storeu_ps(out + k, _mm_min_ps(lo, _mm_loadu_ps(out + k)));
+        } else {
+            for (int32_t i = k; i < k + 4; i++) {
+                const float f = chain_depth(d0, A, i);
+                if (f < out[i])
+                    out[i] = f;
+            }
+        }
+    }
+    return k;
+}
+#endif
+
+/* scan_row's result without its walk: which texels the scan writes, and what, solved from the
+** edge functions and the depth in closed form, where the closed form is certified to give the
+** scan's bits; false (nothing written) where it cannot be, and the caller scans.
+** The scan's values after k steps are the exact w - k s and d + k A up to its roundings, at most
+** k half-ulps of the largest value on the way (M): within E = (K + 4) M 2^-51 of the closed form
+** (four times that bound and the closed form's own roundings). So a texel whose exact edge value
+** lies further than E from 0 has the scan's inside/outside; a row with a texel centre within E of
+** an edge (an edge through a texel centre, to 1e-13 of a texel) is scanned. The same bound on the
+** depth: where d + k A - E and d + k A + E round to one float, the scan's float is that float
+** (rounding is monotone); elsewhere that texel's depth is made by the scan's additions. */
+static bool span_row(const stri *t, float *row, double py, const double eu[3], const double ev[3], const double iev[3],
+                     double A, double B, double C)
+{
+    const double px = t->x0 + 0.5;
+    const int32_t K = t->x1 - t->x0;
+    int32_t ks = 0, ke = K; /* the texels x0 + k inside every edge */
+    for (int e = 0; e < 3; e++) {
+        const double w = eu[e] * (py - t->v[e]) - ev[e] * (px - t->u[e]), s = ev[e];
+        if (s == 0) { /* the scan's w - 0 stays w */
+            if (w < 0)
+                return true;
+            continue;
+        }
+        const double E = (K + 4) * (fabs(w) + K * fabs(s)) * 0x1p-51;
+        double r = w * iev[e]; /* the exact root w / s, to two roundings (covered below) */
+        r = r > 1e12 ? 1e12 : r < -1e12 ? -1e12 : r;
+        const double z = E * fabs(iev[e]) * 1.001 + fabs(r) * 0x1p-48; /* E in steps, and r's error */
+        if (!(z < 0.25))
+            return false;
+        /* the integer nearest the root, the only one that can lie within z of it */
+        const int64_t i = (int64_t)(r >= 0 ? r + 0.5 : r - 0.5);
+        const double fi = (double)i;
+        if (fabs(r - fi) <= z && i >= 0 && i <= K)
+            return false;
+        if (s > 0) { /* w - k s >= 0 up to the root */
+            const int64_t f = i - (r < fi);
+            if (f < ke)
+                ke = f < ks ? ks - 1 : (int32_t)f;
+        } else { /* from the root on */
+            const int64_t c = i + (r > fi);
+            if (c > ks)
+                ks = c > ke ? ke + 1 : (int32_t)c;
+        }
+        if (ks > ke)
+            return true;
+    }
+    const double d0 = A * px + B * py + C, Ed = (K + 4) * (fabs(d0) + K * fabs(A)) * 0x1p-51;
+    float *out = row + t->x0;
+    int32_t k = ks;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (ke - ks >= 7 && sn_lanes_wide())
+        k = depth4_avx2(out, k, ke, d0, A, Ed);
+#endif
+#ifdef __SSE2__
+    const __m128d vd0 = _mm_set1_pd(d0), vA = _mm_set1_pd(A), vE = _mm_set1_pd(Ed), two = _mm_set1_pd(2);
+    __m128d k01 = _mm_set_pd(k + 1, k), k23 = _mm_add_pd(k01, two);
+    for (; k + 3 <= ke; k += 4, k01 = _mm_add_pd(k23, two), k23 = _mm_add_pd(k01, two)) {
+        const __m128d d01 = _mm_add_pd(vd0, _mm_mul_pd(k01, vA)), d23 = _mm_add_pd(vd0, _mm_mul_pd(k23, vA));
+        const __m128 lo = _mm_movelh_ps(_mm_cvtpd_ps(_mm_sub_pd(d01, vE)), _mm_cvtpd_ps(_mm_sub_pd(d23, vE)));
+        const __m128 hi = _mm_movelh_ps(_mm_cvtpd_ps(_mm_add_pd(d01, vE)), _mm_cvtpd_ps(_mm_add_pd(d23, vE)));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_castps_si128(lo), _mm_castps_si128(hi))) == 0xFFFF) {
+            _mm_storeu_ps(out + k, _mm_min_ps(lo, _mm_loadu_ps(out + k))); /* lo < old ? lo : old, the scan's test */
+        } else {
+            for (int32_t i = k; i < k + 4; i++) {
+                const float f = chain_depth(d0, A, i);
+                if (f < out[i])
+                    out[i] = f;
+            }
+        }
+    }
+#endif
+    for (; k <= ke; k++) {
+        const double dc = d0 + k * A;
+        const float lo = (float)(dc - Ed), hi = (float)(dc + Ed), f = lo == hi ? lo : chain_depth(d0, A, k);
+        if (f < out[k])
+            out[k] = f;
+    }
+    return true;
+}
+
 #ifdef __SSE2__
 /* draw_tri's rows y and y + 1 at once, one in each lane of a double pair: each lane does the
 ** scalar row's operations in their order (its edge functions and depth stepped texel by texel
@@ -198,7 +342,7 @@ static void draw_rows2(const stri *t, float *dm, int32_t y, const double eu[3], 
 #endif
 
 /* Caster triangle t into texel rows [y0, y1) of the map: the nearest depth wins. */
-static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1)
+static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1, bool scan)
 {
     /* depth is affine in (u, v) for an orthographic view: d = A u + B v + C */
     double du1 = t->u[1] - t->u[0], dv1 = t->v[1] - t->v[0], du2 = t->u[2] - t->u[0], dv2 = t->v[2] - t->v[0];
@@ -208,34 +352,27 @@ static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1)
     double C = t->d[0] - A * t->u[0] - B * t->v[0];
     int32_t ya = t->y0 > y0 ? t->y0 : y0, yb = t->y1 < y1 - 1 ? t->y1 : y1 - 1;
     /* edge functions, stepped along each row: w_e(x + 1) = w_e(x) - dv_e sgn */
-    double eu[3], ev[3];
+    double eu[3], ev[3], iev[3];
     for (int e = 0; e < 3; e++) {
         int n = (e + 1) % 3;
         eu[e] = (t->u[n] - t->u[e]) * sgn, ev[e] = (t->v[n] - t->v[e]) * sgn;
+        iev[e] = ev[e] != 0 ? 1 / ev[e] : 0;
     }
     int32_t y = ya;
+    if (t->x1 - t->x0 >= SPAN_MIN && !scan) {
+        for (; y <= yb; y++) {
+            float *row = dm + (size_t)y * SN_SHADOW_SIZE;
+            if (!span_row(t, row, y + 0.5, eu, ev, iev, A, B, C))
+                scan_row(t, row, y + 0.5, eu, ev, A, B, C);
+        }
+        return;
+    }
 #ifdef __SSE2__
-    for (; y + 1 <= yb; y += 2)
+    for (; y + 1 <= yb && !scan; y += 2)
         draw_rows2(t, dm, y, eu, ev, A, B, C);
 #endif
-    for (; y <= yb; y++) {
-        double py = y + 0.5, px = t->x0 + 0.5;
-        double w0 = eu[0] * (py - t->v[0]) - ev[0] * (px - t->u[0]);
-        double w1 = eu[1] * (py - t->v[1]) - ev[1] * (px - t->u[1]);
-        double w2 = eu[2] * (py - t->v[2]) - ev[2] * (px - t->u[2]);
-        double d = A * px + B * py + C;
-        float *row = dm + (size_t)y * SN_SHADOW_SIZE;
-        bool inside = false;
-        for (int32_t x = t->x0; x <= t->x1; x++, w0 -= ev[0], w1 -= ev[1], w2 -= ev[2], d += A) {
-            if (w0 >= 0 && w1 >= 0 && w2 >= 0) {
-                inside = true;
-                if ((float)d < row[x])
-                    row[x] = (float)d;
-            } else if (inside) {
-                break; /* a triangle's row is one span */
-            }
-        }
-    }
+    for (; y <= yb; y++)
+        scan_row(t, dm + (size_t)y * SN_SHADOW_SIZE, y + 0.5, eu, ev, A, B, C);
 }
 
 static void draw_band(void *arg, uint32_t band)
@@ -248,7 +385,7 @@ static void draw_band(void *arg, uint32_t band)
             dm[(size_t)y * SN_SHADOW_SIZE + x] = FLT_MAX;
     for (uint32_t k = 0; k < s->n_tasks; k++)
         for (size_t i = 0; i < s->tasks[k].n_band[band]; i++)
-            draw_tri(&s->tasks[k].tris[s->tasks[k].band[band][i]], dm, y0, y1);
+            draw_tri(&s->tasks[k].tris[s->tasks[k].band[band][i]], dm, y0, y1, s->scan);
 }
 
 bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters, size_t n)
@@ -279,6 +416,16 @@ bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters
     if (!s->empty)
         sn_pool_run(pool, draw_band, s, NBANDS);
     return true;
+}
+
+void sn_shadow_set_scan(sn_shadow *s, bool scan)
+{
+    s->scan = scan;
+}
+
+float sn_shadow_texel(const sn_shadow *s, int32_t x, int32_t y)
+{
+    return s->empty ? FLT_MAX : s->depth[(size_t)y * SN_SHADOW_SIZE + x];
 }
 
 double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])

@@ -38,6 +38,11 @@ typedef struct sn_shadow_caster {
 ** binned into bands of texel rows; tasks of about equal triangle counts), then rasterises them.
 ** false without memory. */
 bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters, size_t n);
+/* Tests: draw every caster row texel by texel from its box's left (the definition the drawing by
+** solved spans is checked against) instead of by spans; and the depth at texel (x, y) of the map
+** drawn last (FLT_MAX where nothing was drawn). */
+void sn_shadow_set_scan(sn_shadow *s, bool scan);
+float sn_shadow_texel(const sn_shadow *s, int32_t x, int32_t y);
 /* 0..1: the fraction of the sun reaching world point p with unit normal n; 1 outside the map. */
 double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3]);
 /* The same for n points eye + (dx[i], dy[i], dz[i]) with unit normals (nx[i], ny[i], nz[i]), in

@@ -6,8 +6,9 @@
 ** (the clipping path), a building and the ground plane, seen by one camera, rendered at 1, 2 and
 ** 3 threads: depth alone (no ids kept), depth with tags and ids, colour, colour anti-aliased, and
 ** a larger anti-aliased colour frame (8.5 MB of buffers: binned on one thread too).
-** Each output must be identical across thread counts, and the depth must see the spheres where
+** Each output must be identical across thread counts and with four lanes instead of eight (AVX2), and the depth must see the spheres where
 ** they are (ground truth: the nearest sphere's centre straight ahead). argv[1]: temp folder. */
+#include "../../engine/render/lanes.h"
 #include "../../engine/render/render.h"
 #include "../../engine/sim/engine.h"
 #include "../check.h"
@@ -90,8 +91,12 @@ int main(int argc, char **argv)
     float centre = one.depth[(H / 2) * W + W / 2];
     CHECK(centre > 2.5f && centre < 2.6f, "the probe sphere straight ahead, at %g m", centre);
     CHECK(!memcmp(one.depth_alone, one.depth, sizeof one.depth), "depth alone equals depth with tags and ids");
-    for (int threads = 2; threads <= 3; threads++) {
-        render_all(e, threads, &more);
+    /* threads 2 and 3, then 1 in four lanes where eight were used (raster.c's wide spans) */
+    const bool wide = sn_lanes_wide();
+    for (int threads = 2; threads <= (wide ? 4 : 3); threads++) {
+        if (threads == 4)
+            sn_lanes_set_wide(false);
+        render_all(e, threads == 4 ? 1 : threads, &more);
         CHECK(!memcmp(one.depth_alone, more.depth_alone, sizeof one.depth_alone), "depth alone: 1 and %d threads", threads);
         CHECK(!memcmp(one.depth, more.depth, sizeof one.depth), "depth: 1 and %d threads", threads);
         CHECK(!memcmp(one.tag, more.tag, sizeof one.tag), "tags: 1 and %d threads", threads);
@@ -100,6 +105,7 @@ int main(int argc, char **argv)
         CHECK(!memcmp(one.aa, more.aa, sizeof one.aa), "colour anti-aliased: 1 and %d threads", threads);
         CHECK(!memcmp(one.big, more.big, sizeof one.big), "large colour anti-aliased: 1 and %d threads", threads);
     }
+    sn_lanes_set_wide(true);
     sn_engine_destroy(e);
     return CHECK_DONE();
 }
