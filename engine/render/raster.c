@@ -272,6 +272,44 @@ uint32_t sn_raster_plane_row(float *wr, uint32_t *ir, uint32_t x, uint32_t W, fl
     return x;
 }
 
+/* A solved span's pixels x..xe of one row: each nearer (row + wa x) than what the row holds takes
+** that depth and the id ti (ir NULL: depth alone); eight at a time where wide8, then four (SSE2),
+** then one: the same bits in every width. */
+static inline void fill_span(float *wr, uint32_t *ir, int32_t x, int32_t xe, float row, float wa, uint32_t ti,
+                             bool wide8)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (wide8)
+        x = span8(wr, ir, x, xe, row, wa, ti);
+#else
+    (void)wide8;
+#endif
+#ifdef __SSE2__
+    /* four at a time, masks for the branch: each lane row + wa x as below, the same bits */
+    const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(wa);
+    const __m128i vti = _mm_set1_epi32((int32_t)ti);
+    for (; x + 3 <= xe; x += 4) {
+        const __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(_mm_add_epi32(_mm_set1_epi32(x),
+                                                                                       _mm_setr_epi32(0, 1, 2, 3))))),
+                     old = _mm_loadu_ps(wr + x), m = _mm_cmpgt_ps(w, old);
+        _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(m, w), _mm_andnot_ps(m, old)));
+        if (ir) {
+            const __m128i mi = _mm_castps_si128(m), was = _mm_loadu_si128((const __m128i *)(ir + x));
+            _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(mi, vti), _mm_andnot_si128(mi, was)));
+        }
+    }
+#endif
+    float fx = (float)x;
+    for (; x <= xe; x++, fx += 1.0f) {
+        float w = row + wa * fx;
+        if (w > wr[x]) {
+            wr[x] = w;
+            if (ir)
+                ir[x] = ti;
+        }
+    }
+}
+
 void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
 {
     const uint32_t W = r->W;
@@ -309,6 +347,8 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
         inv[e] = dy[e] ? 1.0 / (double)(-dy[e] * ONE) : 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     const bool wide8 = wide && sn_lanes_wide();
+#else
+    const bool wide8 = false;
 #endif
     /* the edge functions at the first pixel of row ya, then stepped a row at a time (exact
     ** integers: the values of forming them at each row); the triangle's fields in locals, as the
@@ -333,35 +373,7 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
             span_edge(e0, s0, inv[0], &xs, &xe, tx0);
             span_edge(e1, s1, inv[1], &xs, &xe, tx0);
             span_edge(e2, s2, inv[2], &xs, &xe, tx0);
-            int32_t x = xs;
-#if defined(__x86_64__) && defined(__GNUC__)
-            if (wide8)
-                x = span8(wr, ir, x, xe, row, wa, ti);
-#endif
-#ifdef __SSE2__
-            /* four at a time, masks for the branch: each lane row + wa x as below, the same bits */
-            const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(wa);
-            const __m128i vti = _mm_set1_epi32((int32_t)ti);
-            for (; x + 3 <= xe; x += 4) {
-                const __m128 w = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(_mm_add_epi32(_mm_set1_epi32(x),
-                                                                                               _mm_setr_epi32(0, 1, 2, 3))))),
-                             old = _mm_loadu_ps(wr + x), m = _mm_cmpgt_ps(w, old);
-                _mm_storeu_ps(wr + x, _mm_or_ps(_mm_and_ps(m, w), _mm_andnot_ps(m, old)));
-                if (ir) {
-                    const __m128i mi = _mm_castps_si128(m), was = _mm_loadu_si128((const __m128i *)(ir + x));
-                    _mm_storeu_si128((__m128i *)(ir + x), _mm_or_si128(_mm_and_si128(mi, vti), _mm_andnot_si128(mi, was)));
-                }
-            }
-#endif
-            float fx = (float)x;
-            for (; x <= xe; x++, fx += 1.0f) {
-                float w = row + wa * fx;
-                if (w > wr[x]) {
-                    wr[x] = w;
-                    if (ir)
-                        ir[x] = ti;
-                }
-            }
+            fill_span(wr, ir, xs, xe, row, wa, ti, wide8);
             continue;
         }
         bool inside = false;
