@@ -1454,6 +1454,37 @@ typedef struct gather {
     winner last;
 } gather;
 
+/* The bytes of np output pixels from c on (BGRA): pixel p has nw[p] winners, in order from the
+** first, each with its shaded colour src[] (RGB bytes) and its number of samples count[]; a pixel
+** of one winner is its colour, else the winners' colours averaged by their samples in linear
+** light and rounded to the nearest byte. */
+static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const uint8_t *nw, const uint8_t *const *src,
+                           const uint8_t *count)
+{
+    const uint32_t n = r->ss * r->ss;
+    for (uint32_t p = 0, m0 = 0; p < np; p++, c += 4) {
+        const uint32_t k = nw[p];
+        if (k == 1) {
+            const uint8_t *s = src[m0];
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            const uint32_t bgra = (uint32_t)s[2] | (uint32_t)s[1] << 8 | (uint32_t)s[0] << 16 | 0xFF000000u;
+            memcpy(c, &bgra, 4); /* b, g, r, a in one store */
+#else
+            c[0] = s[2], c[1] = s[1], c[2] = s[0], c[3] = 255;
+#endif
+        } else {
+            uint32_t sum[3] = {0, 0, 0};
+            for (uint32_t m = m0; m < m0 + k; m++)
+                for (int q = 0; q < 3; q++)
+                    sum[q] += count[m] * r->lin[src[m][q]];
+            for (int q = 0; q < 3; q++)
+                c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
+            c[3] = 255;
+        }
+        m0 += k;
+    }
+}
+
 /* Colour of output pixels from ox0 of output row oy, as many as one batch takes (returned: the
 ** first pixel not done): each pixel shades every distinct winner among its ss x ss samples once,
 ** at its first sample, and averages them weighted by how many samples each won, in linear light
@@ -1553,28 +1584,7 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
     sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, g);
     if (sky->n)
         sn_shade_sky_fast(&r->env, r->eye, sky);
-    uint8_t *c = r->out->bgra + 4 * ((size_t)oy * OW + ox0);
-    for (uint32_t p = ox0, m0 = 0; p < ox; p++, c += 4) {
-        const uint32_t k = nw[p - ox0];
-        if (k == 1) {
-            const uint8_t *s = src[m0];
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            const uint32_t bgra = (uint32_t)s[2] | (uint32_t)s[1] << 8 | (uint32_t)s[0] << 16 | 0xFF000000u;
-            memcpy(c, &bgra, 4); /* b, g, r, a in one store */
-#else
-            c[0] = s[2], c[1] = s[1], c[2] = s[0], c[3] = 255;
-#endif
-        } else {
-            uint32_t sum[3] = {0, 0, 0};
-            for (uint32_t m = m0; m < m0 + k; m++)
-                for (int q = 0; q < 3; q++)
-                    sum[q] += count[m] * r->lin[src[m][q]];
-            for (int q = 0; q < 3; q++)
-                c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
-            c[3] = 255;
-        }
-        m0 += k;
-    }
+    resolve_pixels(r, r->out->bgra + 4 * ((size_t)oy * OW + ox0), ox - ox0, nw, src, count);
     return ox;
 }
 
