@@ -19,6 +19,7 @@
 #define HIGH_RANGE 110.0
 #define LAMP_Z 0.30    /* lamp height, of the box's height above its bottom (the models' lamps) */
 #define MAX_CELLS 65536
+#define LAMP_CELL 8.0 /* m: the largest cell of the spots' grid */
 #define DEG (M_PI / 180)
 
 static const double warm[3] = {1.0, 0.96, 0.86}; /* the beams' colour */
@@ -77,6 +78,24 @@ static bool add_vehicle(sn_lamps *L, const sn_world *w, const sn_actor *a, doubl
     return true;
 }
 
+/* Whether spot s can light a point of cell (i, j) (any height): false only where every point
+** is out of its range, or for a headlight behind its lamp (past its 3 sig_h cut, under 90
+** degrees), with a millimetre to spare over the rounding of sn_lamps_light's tests, so leaving
+** it out of the cell drops only spots that light nothing there. */
+static bool reaches(const sn_lamps *L, const sn_spot *s, uint32_t i, uint32_t j)
+{
+    double x0 = L->x0 + i * L->cell, x1 = x0 + L->cell, y0 = L->y0 + j * L->cell, y1 = y0 + L->cell;
+    double dx = s->pos.x < x0 ? x0 - s->pos.x : s->pos.x > x1 ? s->pos.x - x1 : 0;
+    double dy = s->pos.y < y0 ? y0 - s->pos.y : s->pos.y > y1 ? s->pos.y - y1 : 0;
+    if (dx * dx + dy * dy > (s->range + 1e-3) * (s->range + 1e-3))
+        return false;
+    if (s->chunk || !(3 * s->sig_h < M_PI / 2 - 1e-3))
+        return true; /* a street lamp lights all around */
+    /* the largest reach of the cell along the beam's horizontal axis */
+    double ahead = (s->hx > 0 ? x1 : x0) - s->pos.x, side = (s->hy > 0 ? y1 : y0) - s->pos.y;
+    return ahead * s->hx + side * s->hy > -1e-3;
+}
+
 /* Bins the spots in a grid over x, y (a spot goes to every cell its range reaches). */
 static bool bin(sn_lamps *L)
 {
@@ -87,7 +106,9 @@ static bool bin(sn_lamps *L)
         lo[1] = fmin(lo[1], s->pos.y - s->range), hi[1] = fmax(hi[1], s->pos.y + s->range);
         rmax = fmax(rmax, s->range);
     }
-    double cell = rmax / 2;
+    /* cells of a few metres: a lamp's circle of light covers many, and a pixel then tests the
+    ** few lamps whose circle meets its cell, not all those of a lamp's square of reach */
+    double cell = fmin(rmax / 2, LAMP_CELL);
     while ((hi[0] - lo[0]) / cell * ((hi[1] - lo[1]) / cell) > MAX_CELLS)
         cell *= 2;
     L->x0 = lo[0], L->y0 = lo[1], L->cell = cell;
@@ -103,6 +124,8 @@ static bool bin(sn_lamps *L)
             uint32_t j0 = (uint32_t)((s->pos.y - s->range - L->y0) / cell), j1 = (uint32_t)((s->pos.y + s->range - L->y0) / cell);
             for (uint32_t j = j0; j <= j1 && j < L->ny; j++)
                 for (uint32_t k = i0; k <= i1 && k < L->nx; k++) {
+                    if (!reaches(L, s, k, j))
+                        continue;
                     size_t c = (size_t)j * L->nx + k;
                     if (pass == 0)
                         L->start[c + 1]++;
@@ -158,10 +181,14 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
         if (d2 >= s->range * s->range || d2 < 1e-12)
             continue;
         double d = sqrt(d2), ndl = (n[0] * v.x + n[1] * v.y + n[2] * v.z) / d;
+        if (ndl <= 0)
+            continue; /* facing away: before the angles, which cost more */
         double h = hypot(v.x, v.y); /* the beam's way is -v: its azimuth from the axis and elevation */
         double az = h > 1e-12 ? atan2(-v.y * s->hx + v.x * s->hy, -v.x * s->hx - v.y * s->hy) : M_PI / 2;
+        if (fabs(az) > 3 * s->sig_h)
+            continue;
         double de = atan2(-v.z, h) - s->el0, sv = de > 0 ? s->sig_above : s->sig_below;
-        if (ndl <= 0 || fabs(az) > 3 * s->sig_h || fabs(de) > 3 * sv)
+        if (fabs(de) > 3 * sv)
             continue;
         double f = d2 / (s->range * s->range), win = (1 - f * f) * (1 - f * f);
         double e = s->intensity * exp(-0.5 * (az * az / (s->sig_h * s->sig_h) + de * de / (sv * sv))) * ndl * win /
