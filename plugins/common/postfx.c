@@ -454,7 +454,8 @@ typedef struct blur_row {
     float dl[MB_TAPS + 1], dmax;
 } blur_row;
 
-/* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes R G B. */
+/* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes R G B into
+** tmp's planes. */
 static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0, uint32_t c, const float *R,
                            const float *G, const float *B, float *tmp)
 {
@@ -472,18 +473,16 @@ static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, s
             continue;
         r += R[j], g += G[j], bl += B[j], wsum += 1;
     }
-    float *o = tmp + 3 * i;
-    o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
+    const size_t px = (size_t)x->w * x->h;
+    tmp[i] = r / wsum, tmp[px + i] = g / wsum, tmp[2 * px + i] = bl / wsum;
 }
 
 #ifdef PFX_AVX2
-/* Eight pixels' R, G and B lanes to t as R G B R G B ... */
-__attribute__((target("avx2"))) static inline void store_rgb8(float *t, v8f r, v8f g, v8f b)
+/* Eight pixels' R, G and B lanes to tmp's three planes (px floats each) at pixel i: a store each. */
+__attribute__((target("avx2"))) static inline void store_rgb8(float *tmp, size_t px, size_t i, v8f r, v8f g, v8f b)
 {
-    float o[3][8];
-    _mm256_storeu_ps(o[0], (__m256)r), _mm256_storeu_ps(o[1], (__m256)g), _mm256_storeu_ps(o[2], (__m256)b);
-    for (int l = 0; l < 8; l++)
-        t[3 * l] = o[0][l], t[3 * l + 1] = o[1][l], t[3 * l + 2] = o[2][l];
+    _mm256_storeu_ps(tmp + i, (__m256)r), _mm256_storeu_ps(tmp + px + i, (__m256)g);
+    _mm256_storeu_ps(tmp + 2 * px + i, (__m256)b);
 }
 
 /* blur_px for columns c .. c + 7 in AVX2's 8 lanes, where every live tap's sources for them are 8
@@ -515,15 +514,9 @@ __attribute__((target("avx2"))) static void blur_eight(const pfx *x, const pfx_t
     }
 #undef SEL
 #undef LOAD
-    store_rgb8(tmp + 3 * i, r / wsum, g / wsum, bl / wsum);
+    store_rgb8(tmp, (size_t)x->w * x->h, i, r / wsum, g / wsum, bl / wsum);
 }
 
-/* Columns c .. c + 7 of a tile row that does not blur: the pixels as they are, interleaved. */
-__attribute__((target("avx2"))) static void copy_eight(size_t i, const float *R, const float *G, const float *B,
-                                                       float *tmp)
-{
-    store_rgb8(tmp + 3 * i, (v8f)_mm256_loadu_ps(R + i), (v8f)_mm256_loadu_ps(G + i), (v8f)_mm256_loadu_ps(B + i));
-}
 #endif
 
 /* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
@@ -607,16 +600,9 @@ static void blur_band(void *arg, uint32_t b)
             const pfx_taps *T = tt + tx;
             const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
             const size_t i0 = (size_t)y * x->w + x0;
-            if (T->n < 0) { /* the pixels as they are, interleaved */
-                uint32_t c = 0;
-#ifdef PFX_AVX2
-                for (; x->avx2 && c + 8 <= nc; c += 8)
-                    copy_eight(i0 + c, R, G, B, tmp);
-#endif
-                for (; c < nc; c++) {
-                    float *o = tmp + 3 * (i0 + c);
-                    o[0] = R[i0 + c], o[1] = G[i0 + c], o[2] = B[i0 + c];
-                }
+            if (T->n < 0) { /* the pixels as they are */
+                for (int k = 0; k < 3; k++)
+                    memcpy(tmp + k * px + i0, R + k * px + i0, nc * sizeof *tmp);
                 continue;
             }
             /* each tap's source row (less x0), taps off the image's rows dropped */
@@ -653,8 +639,9 @@ static void blur_band(void *arg, uint32_t b)
 ** from the rendered bytes through the decoding table, the values decode_band would have stored. */
 static inline void src_rgb(const pfx *x, const float *src, size_t i, float c[3])
 {
-    if (src) {
-        c[0] = src[3 * i], c[1] = src[3 * i + 1], c[2] = src[3 * i + 2];
+    if (src) { /* three planes */
+        const size_t px = (size_t)x->w * x->h;
+        c[0] = src[i], c[1] = src[px + i], c[2] = src[2 * px + i];
     } else {
         const uint8_t *b = x->in + 4 * i;
         c[0] = x->dec[b[2]], c[1] = x->dec[b[1]], c[2] = x->dec[b[0]];
@@ -838,19 +825,9 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
         const float *d = x->dec;
         c0 = (v4f){d[q[2]], d[q[6]], d[q[10]], d[q[14]]}, c1 = (v4f){d[q[1]], d[q[5]], d[q[9]], d[q[13]]};
         c2 = (v4f){d[q[0]], d[q[4]], d[q[8]], d[q[12]]};
-    } else {
-    const float *p = src + 3 * i;
-#ifdef __SSE__
-    /* the four pixels' 12 floats in three loads, R, G and B lanes by shuffles (the same values) */
-#define SEL(a, b, c, d) _MM_SHUFFLE(d, c, b, a)
-    const __m128 a = _mm_loadu_ps(p), b = _mm_loadu_ps(p + 4), c = _mm_loadu_ps(p + 8);
-    c0 = (v4f)_mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
-    c1 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
-    c2 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
-#undef SEL
-#else
-    c0 = (v4f){p[0], p[3], p[6], p[9]}, c1 = (v4f){p[1], p[4], p[7], p[10]}, c2 = (v4f){p[2], p[5], p[8], p[11]};
-#endif
+    } else { /* the blurred planes: a load each */
+        const size_t px = (size_t)x->w * x->h;
+        memcpy(&c0, src + i, sizeof c0), memcpy(&c1, src + px + i, sizeof c1), memcpy(&c2, src + 2 * px + i, sizeof c2);
     }
     v4f e[3];
     for (int k = 0; k < 3; k++)
@@ -910,19 +887,10 @@ __attribute__((target("avx2"))) static void final_eight(const pfx *x, const floa
         c0 = (v8f){d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
         c1 = (v8f){d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
         c2 = (v8f){d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
-    } else { /* each half's 12 floats in three loads, R, G and B lanes by shuffles (final_four's) */
-        const float *p = src + 3 * i;
-        __m128 h[2][3];
-        for (int half = 0; half < 2; half++) {
-            const __m128 a = _mm_loadu_ps(p + 12 * half), b = _mm_loadu_ps(p + 12 * half + 4), c = _mm_loadu_ps(p + 12 * half + 8);
-#define SEL(a, b, c, d) _MM_SHUFFLE(d, c, b, a)
-            h[half][0] = _mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
-            h[half][1] = _mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
-            h[half][2] = _mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
-#undef SEL
-        }
-        c0 = (v8f)_mm256_set_m128(h[1][0], h[0][0]), c1 = (v8f)_mm256_set_m128(h[1][1], h[0][1]);
-        c2 = (v8f)_mm256_set_m128(h[1][2], h[0][2]);
+    } else { /* the blurred planes: a load each */
+        const size_t px = (size_t)x->w * x->h;
+        c0 = (v8f)_mm256_loadu_ps(src + i), c1 = (v8f)_mm256_loadu_ps(src + px + i);
+        c2 = (v8f)_mm256_loadu_ps(src + 2 * px + i);
     }
     v8f e[3];
     for (int k = 0; k < 3; k++)
