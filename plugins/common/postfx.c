@@ -652,7 +652,9 @@ static inline void src_rgb(const pfx *x, const float *src, size_t i, float c[3])
 ** the part between the 80th and 98.3rd percentiles, as EV100 through the meter constant. */
 static double metered_ev(const pfx *x, const float *src)
 {
-    uint32_t hist[HIST_BINS] = {0}, n = 0;
+    /* four histograms taken in turn and summed (counts: exact in any order), so that a run of
+    ** samples in one bin does not wait on each increment's store */
+    uint32_t hists[4][HIST_BINS] = {{0}}, hist[HIST_BINS], n = 0;
     const double k = log2(PFX_LREF * 100.0 / x->p.calibration);
     for (uint32_t y = 2; y < x->h; y += 4)
         for (uint32_t xx = 2; xx < x->w; xx += 4) {
@@ -661,9 +663,11 @@ static double metered_ev(const pfx *x, const float *src)
             double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
             double ev = l > 0 ? log2(l) + k : HIST_LO;
             long bin = lround(floor((ev - HIST_LO) / HIST_STEP));
-            hist[bin < 0 ? 0 : bin >= HIST_BINS ? HIST_BINS - 1 : bin]++;
+            hists[n & 3][bin < 0 ? 0 : bin >= HIST_BINS ? HIST_BINS - 1 : bin]++;
             n++;
         }
+    for (int b = 0; b < HIST_BINS; b++)
+        hist[b] = hists[0][b] + hists[1][b] + hists[2][b] + hists[3][b];
     if (!n)
         return x->p.max_bright;
     double lo = LOW_PCT * n, hi = HIGH_PCT * n, acc = 0, sum = 0, wsum = 0;
@@ -683,8 +687,54 @@ static double metered_ev(const pfx *x, const float *src)
 static void bloom_source(pfx *x, const float *src)
 {
     const float s = (float)x->scale;
-    for (uint32_t sy = 0; sy < x->sh; sy++)
-        for (uint32_t sx = 0; sx < x->sw; sx++) {
+    for (uint32_t sy = 0; sy < x->sh; sy++) {
+        uint32_t sx = 0;
+#ifdef __SSE2__
+        /* four blocks side by side in SSE lanes, each lane one block's samples in the scalar
+        ** loop's order and its operations (the branch a select): the same floats */
+        const size_t px = (size_t)x->w * x->h;
+        const __m128 one = _mm_set1_ps(1.0f), vs = _mm_set1_ps(s);
+        for (; (sx + 4) * BLOOM_DOWN <= x->w; sx += 4) {
+            __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0;
+            int n = 0;
+            for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y += 2)
+                for (uint32_t xx = sx * BLOOM_DOWN; xx < sx * BLOOM_DOWN + BLOOM_DOWN; xx += 2) {
+                    const size_t i = (size_t)y * x->w + xx;
+                    const size_t i1 = i + BLOOM_DOWN, i2 = i + 2 * BLOOM_DOWN, i3 = i + 3 * BLOOM_DOWN;
+                    __m128 c0, c1, c2;
+                    if (src) {
+                        const float *G = src + px, *B = G + px;
+                        c0 = _mm_set_ps(src[i3], src[i2], src[i1], src[i]), c1 = _mm_set_ps(G[i3], G[i2], G[i1], G[i]);
+                        c2 = _mm_set_ps(B[i3], B[i2], B[i1], B[i]);
+                    } else {
+                        const uint8_t *q = x->in;
+                        const float *d = x->dec;
+                        c0 = _mm_set_ps(d[q[4 * i3 + 2]], d[q[4 * i2 + 2]], d[q[4 * i1 + 2]], d[q[4 * i + 2]]);
+                        c1 = _mm_set_ps(d[q[4 * i3 + 1]], d[q[4 * i2 + 1]], d[q[4 * i1 + 1]], d[q[4 * i + 1]]);
+                        c2 = _mm_set_ps(d[q[4 * i3]], d[q[4 * i2]], d[q[4 * i1]], d[q[4 * i]]);
+                    }
+                    const __m128 l = _mm_mul_ps(vs, _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(0.2126f), c0),
+                                                                          _mm_mul_ps(_mm_set1_ps(0.7152f), c1)),
+                                                               _mm_mul_ps(_mm_set1_ps(0.0722f), c2)));
+                    const __m128 m = _mm_cmpgt_ps(l, one); /* false for NaN, as l > 1 */
+                    if (_mm_movemask_ps(m)) {
+                        const __m128 k = _mm_div_ps(_mm_mul_ps(vs, _mm_sub_ps(l, one)), l);
+                        a0 = _mm_or_ps(_mm_and_ps(m, _mm_add_ps(a0, _mm_mul_ps(k, c0))), _mm_andnot_ps(m, a0));
+                        a1 = _mm_or_ps(_mm_and_ps(m, _mm_add_ps(a1, _mm_mul_ps(k, c1))), _mm_andnot_ps(m, a1));
+                        a2 = _mm_or_ps(_mm_and_ps(m, _mm_add_ps(a2, _mm_mul_ps(k, c2))), _mm_andnot_ps(m, a2));
+                    }
+                    n++;
+                }
+            const __m128 fn = _mm_set1_ps((float)n);
+            float r[3][4];
+            _mm_storeu_ps(r[0], _mm_div_ps(a0, fn)), _mm_storeu_ps(r[1], _mm_div_ps(a1, fn));
+            _mm_storeu_ps(r[2], _mm_div_ps(a2, fn));
+            float *o = x->bright + 3 * ((size_t)sy * x->sw + sx);
+            for (int b = 0; b < 4; b++)
+                o[3 * b] = r[0][b], o[3 * b + 1] = r[1][b], o[3 * b + 2] = r[2][b];
+        }
+#endif
+        for (; sx < x->sw; sx++) {
             float acc[3] = {0, 0, 0};
             int n = 0;
             for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y += 2)
@@ -702,6 +752,7 @@ static void bloom_source(pfx *x, const float *src)
             for (int k = 0; k < 3; k++)
                 o[k] = acc[k] / (float)n;
         }
+    }
 }
 
 /* Separable Gaussian of sigma (pixels) of a W x H image from `in` into `out` (t: scratch). */
@@ -942,9 +993,17 @@ static void final_band(void *arg, uint32_t b)
         float wy = fy - (float)by0;
         /* the glow's row at y, interpolated between its two bloom rows once */
         float *grow = x->grow + (size_t)b * x->sw * 3;
-        if (glow_on)
-            for (uint32_t k = 0; k < x->sw * 3; k++)
-                grow[k] = (1 - wy) * x->blur[(size_t)by0 * x->sw * 3 + k] + wy * x->blur[(size_t)by1 * x->sw * 3 + k];
+        if (glow_on) {
+            const float *r0 = x->blur + (size_t)by0 * x->sw * 3, *r1 = x->blur + (size_t)by1 * x->sw * 3;
+            uint32_t k = 0;
+#ifdef __SSE__
+            for (; k + 4 <= x->sw * 3; k += 4) /* the scalar loop's operations, four floats at a time */
+                _mm_storeu_ps(grow + k, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(1 - wy), _mm_loadu_ps(r0 + k)),
+                                                   _mm_mul_ps(_mm_set1_ps(wy), _mm_loadu_ps(r1 + k))));
+#endif
+            for (; k < x->sw * 3; k++)
+                grow[k] = (1 - wy) * r0[k] + wy * r1[k];
+        }
         uint32_t xx = 0;
         if (!(ca > 0)) { /* four pixels at a time, each lane the scalar code's operations: the same bytes */
             float *gl = glow_on ? x->gfull + (size_t)b * x->w * 3 : NULL;
