@@ -34,6 +34,7 @@ typedef struct pfx_taps {
     float ay[MB_TAPS + 1], dist[MB_TAPS + 1];
     int8_t col[MB_TAPS + 1][TILE];  /* each tap's source column for each of the tile's columns, less x0; -128 off the image */
     bool run[MB_TAPS + 1][TILE / 8]; /* the tap's sources for columns 8g .. 8g + 7 are 8 adjacent image columns */
+    bool runs[TILE / 8];            /* run[k][g] for every tap k: then for every live subset of them */
 } pfx_taps;
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -551,6 +552,8 @@ static void blur_band(void *arg, uint32_t b)
         int n = (int)ceilf(tl);
         n = n < 2 ? 2 : n > MB_TAPS ? MB_TAPS : n;
         int taps = 0;
+        for (uint32_t g = 0; g < TILE / 8; g++)
+            T->runs[g] = true;
         for (int k = 0; k <= n; k++) {
             float t = (float)k / (float)n - 0.5f; /* -0.5 .. 0.5 of the vector */
             float d = fabsf(t) * tl;
@@ -589,6 +592,7 @@ static void blur_band(void *arg, uint32_t b)
                 for (uint32_t c = 8 * g; run && c < 8 * g + 8; c++)
                     run = T->col[taps][c] != INT8_MIN && T->col[taps][c] == T->col[taps][8 * g] + (int)(c - 8 * g);
                 T->run[taps][g] = run;
+                T->runs[g] = T->runs[g] && run;
             }
             taps++;
         }
@@ -618,8 +622,8 @@ static void blur_band(void *arg, uint32_t b)
             uint32_t c = 0;
 #ifdef PFX_AVX2
             for (; x->avx2 && c + 8 <= nc; c += 8) {
-                bool runs = true;
-                for (int k = 0; k < L.live && runs; k++)
+                bool runs = true; /* every tap's flag, or else the live taps' own */
+                for (int k = 0; !T->runs[c / 8] && k < L.live && runs; k++)
                     runs = T->run[L.tapk[k]][c / 8];
                 if (runs) {
                     blur_eight(x, T, &L, i0, c, R, G, B, tmp);
