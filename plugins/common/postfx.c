@@ -974,6 +974,19 @@ __attribute__((target("avx2"))) static void final_eight(const pfx *x, const floa
 }
 #endif
 
+#ifdef PFX_AVX2
+/* The glow of columns c .. c + 7, between the same two bloom pixels g0 and g1: final_band's four
+** lanes' operations in eight. */
+__attribute__((target("avx2"))) static void glow_eight(const pfx *x, float *gl, uint32_t c, const float *g0,
+                                                        const float *g1)
+{
+    const __m256 w8 = _mm256_loadu_ps(x->gw + c);
+    for (int k = 0; k < 3; k++)
+        _mm256_storeu_ps(gl + (size_t)k * x->w + c,
+                         _mm256_add_ps(_mm256_set1_ps(g0[k]), _mm256_mul_ps(w8, _mm256_set1_ps(g1[k] - g0[k]))));
+}
+#endif
+
 /* The final pass: chromatic aberration, exposure, white balance, glow, Unreal's desaturations
 ** around the tone curve, the curve and the output gamma, to BGRA. */
 static void final_band(void *arg, uint32_t b)
@@ -1013,6 +1026,13 @@ static void final_band(void *arg, uint32_t b)
             float *gl = glow_on ? x->gfull + (size_t)b * x->w * 3 : NULL;
             for (uint32_t c = 0; gl && c < x->w; c++) {
                 const float *g0 = grow + 3 * x->gx[c], *g1 = g0 + (x->gx[c] + 1 < x->sw ? 3 : 0), wx = x->gw[c];
+#ifdef PFX_AVX2
+                if (x->avx2 && c + 8 <= x->w && x->gx[c + 7] == x->gx[c]) { /* eight columns (most) */
+                    glow_eight(x, gl, c, g0, g1);
+                    c += 7;
+                    continue;
+                }
+#endif
                 if (c % 4 == 0 && c + 4 <= x->w && x->gx[c + 3] == x->gx[c]) {
                     /* four columns between the same two bloom pixels (most: BLOOM_DOWN is a
                     ** multiple of 4): the same operations in vector lanes */
