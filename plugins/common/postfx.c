@@ -34,6 +34,7 @@ typedef struct pfx_taps {
     float ay[MB_TAPS + 1], dist[MB_TAPS + 1];
     int8_t col[MB_TAPS + 1][TILE];  /* each tap's source column for each of the tile's columns, less x0; -128 off the image */
     bool run[MB_TAPS + 1][TILE / 8]; /* the tap's sources for columns 8g .. 8g + 7 are 8 adjacent image columns */
+    bool runs[TILE / 8];            /* run[k][g] for every tap k: then for every live subset of them */
 } pfx_taps;
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -454,7 +455,8 @@ typedef struct blur_row {
     float dl[MB_TAPS + 1], dmax;
 } blur_row;
 
-/* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes R G B. */
+/* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes R G B into
+** tmp's planes. */
 static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0, uint32_t c, const float *R,
                            const float *G, const float *B, float *tmp)
 {
@@ -472,18 +474,16 @@ static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, s
             continue;
         r += R[j], g += G[j], bl += B[j], wsum += 1;
     }
-    float *o = tmp + 3 * i;
-    o[0] = r / wsum, o[1] = g / wsum, o[2] = bl / wsum;
+    const size_t px = (size_t)x->w * x->h;
+    tmp[i] = r / wsum, tmp[px + i] = g / wsum, tmp[2 * px + i] = bl / wsum;
 }
 
 #ifdef PFX_AVX2
-/* Eight pixels' R, G and B lanes to t as R G B R G B ... */
-__attribute__((target("avx2"))) static inline void store_rgb8(float *t, v8f r, v8f g, v8f b)
+/* Eight pixels' R, G and B lanes to tmp's three planes (px floats each) at pixel i: a store each. */
+__attribute__((target("avx2"))) static inline void store_rgb8(float *tmp, size_t px, size_t i, v8f r, v8f g, v8f b)
 {
-    float o[3][8];
-    _mm256_storeu_ps(o[0], (__m256)r), _mm256_storeu_ps(o[1], (__m256)g), _mm256_storeu_ps(o[2], (__m256)b);
-    for (int l = 0; l < 8; l++)
-        t[3 * l] = o[0][l], t[3 * l + 1] = o[1][l], t[3 * l + 2] = o[2][l];
+    _mm256_storeu_ps(tmp + i, (__m256)r), _mm256_storeu_ps(tmp + px + i, (__m256)g);
+    _mm256_storeu_ps(tmp + 2 * px + i, (__m256)b);
 }
 
 /* blur_px for columns c .. c + 7 in AVX2's 8 lanes, where every live tap's sources for them are 8
@@ -515,15 +515,9 @@ __attribute__((target("avx2"))) static void blur_eight(const pfx *x, const pfx_t
     }
 #undef SEL
 #undef LOAD
-    store_rgb8(tmp + 3 * i, r / wsum, g / wsum, bl / wsum);
+    store_rgb8(tmp, (size_t)x->w * x->h, i, r / wsum, g / wsum, bl / wsum);
 }
 
-/* Columns c .. c + 7 of a tile row that does not blur: the pixels as they are, interleaved. */
-__attribute__((target("avx2"))) static void copy_eight(size_t i, const float *R, const float *G, const float *B,
-                                                       float *tmp)
-{
-    store_rgb8(tmp + 3 * i, (v8f)_mm256_loadu_ps(R + i), (v8f)_mm256_loadu_ps(G + i), (v8f)_mm256_loadu_ps(B + i));
-}
 #endif
 
 /* Gathers along the tile's longest vector, centred on the pixel: a sample counts where it moves
@@ -558,6 +552,8 @@ static void blur_band(void *arg, uint32_t b)
         int n = (int)ceilf(tl);
         n = n < 2 ? 2 : n > MB_TAPS ? MB_TAPS : n;
         int taps = 0;
+        for (uint32_t g = 0; g < TILE / 8; g++)
+            T->runs[g] = true;
         for (int k = 0; k <= n; k++) {
             float t = (float)k / (float)n - 0.5f; /* -0.5 .. 0.5 of the vector */
             float d = fabsf(t) * tl;
@@ -596,6 +592,7 @@ static void blur_band(void *arg, uint32_t b)
                 for (uint32_t c = 8 * g; run && c < 8 * g + 8; c++)
                     run = T->col[taps][c] != INT8_MIN && T->col[taps][c] == T->col[taps][8 * g] + (int)(c - 8 * g);
                 T->run[taps][g] = run;
+                T->runs[g] = T->runs[g] && run;
             }
             taps++;
         }
@@ -607,16 +604,9 @@ static void blur_band(void *arg, uint32_t b)
             const pfx_taps *T = tt + tx;
             const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
             const size_t i0 = (size_t)y * x->w + x0;
-            if (T->n < 0) { /* the pixels as they are, interleaved */
-                uint32_t c = 0;
-#ifdef PFX_AVX2
-                for (; x->avx2 && c + 8 <= nc; c += 8)
-                    copy_eight(i0 + c, R, G, B, tmp);
-#endif
-                for (; c < nc; c++) {
-                    float *o = tmp + 3 * (i0 + c);
-                    o[0] = R[i0 + c], o[1] = G[i0 + c], o[2] = B[i0 + c];
-                }
+            if (T->n < 0) { /* the pixels as they are */
+                for (int k = 0; k < 3; k++)
+                    memcpy(tmp + k * px + i0, R + k * px + i0, nc * sizeof *tmp);
                 continue;
             }
             /* each tap's source row (less x0), taps off the image's rows dropped */
@@ -632,8 +622,8 @@ static void blur_band(void *arg, uint32_t b)
             uint32_t c = 0;
 #ifdef PFX_AVX2
             for (; x->avx2 && c + 8 <= nc; c += 8) {
-                bool runs = true;
-                for (int k = 0; k < L.live && runs; k++)
+                bool runs = true; /* every tap's flag, or else the live taps' own */
+                for (int k = 0; !T->runs[c / 8] && k < L.live && runs; k++)
                     runs = T->run[L.tapk[k]][c / 8];
                 if (runs) {
                     blur_eight(x, T, &L, i0, c, R, G, B, tmp);
@@ -653,8 +643,9 @@ static void blur_band(void *arg, uint32_t b)
 ** from the rendered bytes through the decoding table, the values decode_band would have stored. */
 static inline void src_rgb(const pfx *x, const float *src, size_t i, float c[3])
 {
-    if (src) {
-        c[0] = src[3 * i], c[1] = src[3 * i + 1], c[2] = src[3 * i + 2];
+    if (src) { /* three planes */
+        const size_t px = (size_t)x->w * x->h;
+        c[0] = src[i], c[1] = src[px + i], c[2] = src[2 * px + i];
     } else {
         const uint8_t *b = x->in + 4 * i;
         c[0] = x->dec[b[2]], c[1] = x->dec[b[1]], c[2] = x->dec[b[0]];
@@ -665,7 +656,9 @@ static inline void src_rgb(const pfx *x, const float *src, size_t i, float c[3])
 ** the part between the 80th and 98.3rd percentiles, as EV100 through the meter constant. */
 static double metered_ev(const pfx *x, const float *src)
 {
-    uint32_t hist[HIST_BINS] = {0}, n = 0;
+    /* four histograms taken in turn and summed (counts: exact in any order), so that a run of
+    ** samples in one bin does not wait on each increment's store */
+    uint32_t hists[4][HIST_BINS] = {{0}}, hist[HIST_BINS], n = 0;
     const double k = log2(PFX_LREF * 100.0 / x->p.calibration);
     for (uint32_t y = 2; y < x->h; y += 4)
         for (uint32_t xx = 2; xx < x->w; xx += 4) {
@@ -674,9 +667,11 @@ static double metered_ev(const pfx *x, const float *src)
             double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
             double ev = l > 0 ? log2(l) + k : HIST_LO;
             long bin = lround(floor((ev - HIST_LO) / HIST_STEP));
-            hist[bin < 0 ? 0 : bin >= HIST_BINS ? HIST_BINS - 1 : bin]++;
+            hists[n & 3][bin < 0 ? 0 : bin >= HIST_BINS ? HIST_BINS - 1 : bin]++;
             n++;
         }
+    for (int b = 0; b < HIST_BINS; b++)
+        hist[b] = hists[0][b] + hists[1][b] + hists[2][b] + hists[3][b];
     if (!n)
         return x->p.max_bright;
     double lo = LOW_PCT * n, hi = HIGH_PCT * n, acc = 0, sum = 0, wsum = 0;
@@ -696,8 +691,54 @@ static double metered_ev(const pfx *x, const float *src)
 static void bloom_source(pfx *x, const float *src)
 {
     const float s = (float)x->scale;
-    for (uint32_t sy = 0; sy < x->sh; sy++)
-        for (uint32_t sx = 0; sx < x->sw; sx++) {
+    for (uint32_t sy = 0; sy < x->sh; sy++) {
+        uint32_t sx = 0;
+#ifdef __SSE2__
+        /* four blocks side by side in SSE lanes, each lane one block's samples in the scalar
+        ** loop's order and its operations (the branch a select): the same floats */
+        const size_t px = (size_t)x->w * x->h;
+        const __m128 one = _mm_set1_ps(1.0f), vs = _mm_set1_ps(s);
+        for (; (sx + 4) * BLOOM_DOWN <= x->w; sx += 4) {
+            __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0;
+            int n = 0;
+            for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y += 2)
+                for (uint32_t xx = sx * BLOOM_DOWN; xx < sx * BLOOM_DOWN + BLOOM_DOWN; xx += 2) {
+                    const size_t i = (size_t)y * x->w + xx;
+                    const size_t i1 = i + BLOOM_DOWN, i2 = i + 2 * BLOOM_DOWN, i3 = i + 3 * BLOOM_DOWN;
+                    __m128 c0, c1, c2;
+                    if (src) {
+                        const float *G = src + px, *B = G + px;
+                        c0 = _mm_set_ps(src[i3], src[i2], src[i1], src[i]), c1 = _mm_set_ps(G[i3], G[i2], G[i1], G[i]);
+                        c2 = _mm_set_ps(B[i3], B[i2], B[i1], B[i]);
+                    } else {
+                        const uint8_t *q = x->in;
+                        const float *d = x->dec;
+                        c0 = _mm_set_ps(d[q[4 * i3 + 2]], d[q[4 * i2 + 2]], d[q[4 * i1 + 2]], d[q[4 * i + 2]]);
+                        c1 = _mm_set_ps(d[q[4 * i3 + 1]], d[q[4 * i2 + 1]], d[q[4 * i1 + 1]], d[q[4 * i + 1]]);
+                        c2 = _mm_set_ps(d[q[4 * i3]], d[q[4 * i2]], d[q[4 * i1]], d[q[4 * i]]);
+                    }
+                    const __m128 l = _mm_mul_ps(vs, _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(0.2126f), c0),
+                                                                          _mm_mul_ps(_mm_set1_ps(0.7152f), c1)),
+                                                               _mm_mul_ps(_mm_set1_ps(0.0722f), c2)));
+                    const __m128 m = _mm_cmpgt_ps(l, one); /* false for NaN, as l > 1 */
+                    if (_mm_movemask_ps(m)) {
+                        const __m128 k = _mm_div_ps(_mm_mul_ps(vs, _mm_sub_ps(l, one)), l);
+                        a0 = _mm_or_ps(_mm_and_ps(m, _mm_add_ps(a0, _mm_mul_ps(k, c0))), _mm_andnot_ps(m, a0));
+                        a1 = _mm_or_ps(_mm_and_ps(m, _mm_add_ps(a1, _mm_mul_ps(k, c1))), _mm_andnot_ps(m, a1));
+                        a2 = _mm_or_ps(_mm_and_ps(m, _mm_add_ps(a2, _mm_mul_ps(k, c2))), _mm_andnot_ps(m, a2));
+                    }
+                    n++;
+                }
+            const __m128 fn = _mm_set1_ps((float)n);
+            float r[3][4];
+            _mm_storeu_ps(r[0], _mm_div_ps(a0, fn)), _mm_storeu_ps(r[1], _mm_div_ps(a1, fn));
+            _mm_storeu_ps(r[2], _mm_div_ps(a2, fn));
+            float *o = x->bright + 3 * ((size_t)sy * x->sw + sx);
+            for (int b = 0; b < 4; b++)
+                o[3 * b] = r[0][b], o[3 * b + 1] = r[1][b], o[3 * b + 2] = r[2][b];
+        }
+#endif
+        for (; sx < x->sw; sx++) {
             float acc[3] = {0, 0, 0};
             int n = 0;
             for (uint32_t y = sy * BLOOM_DOWN; y < sy * BLOOM_DOWN + BLOOM_DOWN && y < x->h; y += 2)
@@ -715,6 +756,7 @@ static void bloom_source(pfx *x, const float *src)
             for (int k = 0; k < 3; k++)
                 o[k] = acc[k] / (float)n;
         }
+    }
 }
 
 /* Separable Gaussian of sigma (pixels) of a W x H image from `in` into `out` (t: scratch). */
@@ -838,19 +880,9 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
         const float *d = x->dec;
         c0 = (v4f){d[q[2]], d[q[6]], d[q[10]], d[q[14]]}, c1 = (v4f){d[q[1]], d[q[5]], d[q[9]], d[q[13]]};
         c2 = (v4f){d[q[0]], d[q[4]], d[q[8]], d[q[12]]};
-    } else {
-    const float *p = src + 3 * i;
-#ifdef __SSE__
-    /* the four pixels' 12 floats in three loads, R, G and B lanes by shuffles (the same values) */
-#define SEL(a, b, c, d) _MM_SHUFFLE(d, c, b, a)
-    const __m128 a = _mm_loadu_ps(p), b = _mm_loadu_ps(p + 4), c = _mm_loadu_ps(p + 8);
-    c0 = (v4f)_mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
-    c1 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
-    c2 = (v4f)_mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
-#undef SEL
-#else
-    c0 = (v4f){p[0], p[3], p[6], p[9]}, c1 = (v4f){p[1], p[4], p[7], p[10]}, c2 = (v4f){p[2], p[5], p[8], p[11]};
-#endif
+    } else { /* the blurred planes: a load each */
+        const size_t px = (size_t)x->w * x->h;
+        memcpy(&c0, src + i, sizeof c0), memcpy(&c1, src + px + i, sizeof c1), memcpy(&c2, src + 2 * px + i, sizeof c2);
     }
     v4f e[3];
     for (int k = 0; k < 3; k++)
@@ -910,19 +942,10 @@ __attribute__((target("avx2"))) static void final_eight(const pfx *x, const floa
         c0 = (v8f){d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
         c1 = (v8f){d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
         c2 = (v8f){d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
-    } else { /* each half's 12 floats in three loads, R, G and B lanes by shuffles (final_four's) */
-        const float *p = src + 3 * i;
-        __m128 h[2][3];
-        for (int half = 0; half < 2; half++) {
-            const __m128 a = _mm_loadu_ps(p + 12 * half), b = _mm_loadu_ps(p + 12 * half + 4), c = _mm_loadu_ps(p + 12 * half + 8);
-#define SEL(a, b, c, d) _MM_SHUFFLE(d, c, b, a)
-            h[half][0] = _mm_shuffle_ps(a, _mm_shuffle_ps(b, c, SEL(2, 2, 1, 1)), SEL(0, 3, 0, 2));
-            h[half][1] = _mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(1, 1, 0, 0)), _mm_shuffle_ps(b, c, SEL(3, 3, 2, 2)), SEL(0, 2, 0, 2));
-            h[half][2] = _mm_shuffle_ps(_mm_shuffle_ps(a, b, SEL(2, 2, 1, 1)), _mm_shuffle_ps(c, c, SEL(0, 0, 3, 3)), SEL(0, 2, 0, 2));
-#undef SEL
-        }
-        c0 = (v8f)_mm256_set_m128(h[1][0], h[0][0]), c1 = (v8f)_mm256_set_m128(h[1][1], h[0][1]);
-        c2 = (v8f)_mm256_set_m128(h[1][2], h[0][2]);
+    } else { /* the blurred planes: a load each */
+        const size_t px = (size_t)x->w * x->h;
+        c0 = (v8f)_mm256_loadu_ps(src + i), c1 = (v8f)_mm256_loadu_ps(src + px + i);
+        c2 = (v8f)_mm256_loadu_ps(src + 2 * px + i);
     }
     v8f e[3];
     for (int k = 0; k < 3; k++)
@@ -951,6 +974,19 @@ __attribute__((target("avx2"))) static void final_eight(const pfx *x, const floa
 }
 #endif
 
+#ifdef PFX_AVX2
+/* The glow of columns c .. c + 7, between the same two bloom pixels g0 and g1: final_band's four
+** lanes' operations in eight. */
+__attribute__((target("avx2"))) static void glow_eight(const pfx *x, float *gl, uint32_t c, const float *g0,
+                                                        const float *g1)
+{
+    const __m256 w8 = _mm256_loadu_ps(x->gw + c);
+    for (int k = 0; k < 3; k++)
+        _mm256_storeu_ps(gl + (size_t)k * x->w + c,
+                         _mm256_add_ps(_mm256_set1_ps(g0[k]), _mm256_mul_ps(w8, _mm256_set1_ps(g1[k] - g0[k]))));
+}
+#endif
+
 /* The final pass: chromatic aberration, exposure, white balance, glow, Unreal's desaturations
 ** around the tone curve, the curve and the output gamma, to BGRA. */
 static void final_band(void *arg, uint32_t b)
@@ -974,14 +1010,29 @@ static void final_band(void *arg, uint32_t b)
         float wy = fy - (float)by0;
         /* the glow's row at y, interpolated between its two bloom rows once */
         float *grow = x->grow + (size_t)b * x->sw * 3;
-        if (glow_on)
-            for (uint32_t k = 0; k < x->sw * 3; k++)
-                grow[k] = (1 - wy) * x->blur[(size_t)by0 * x->sw * 3 + k] + wy * x->blur[(size_t)by1 * x->sw * 3 + k];
+        if (glow_on) {
+            const float *r0 = x->blur + (size_t)by0 * x->sw * 3, *r1 = x->blur + (size_t)by1 * x->sw * 3;
+            uint32_t k = 0;
+#ifdef __SSE__
+            for (; k + 4 <= x->sw * 3; k += 4) /* the scalar loop's operations, four floats at a time */
+                _mm_storeu_ps(grow + k, _mm_add_ps(_mm_mul_ps(_mm_set1_ps(1 - wy), _mm_loadu_ps(r0 + k)),
+                                                   _mm_mul_ps(_mm_set1_ps(wy), _mm_loadu_ps(r1 + k))));
+#endif
+            for (; k < x->sw * 3; k++)
+                grow[k] = (1 - wy) * r0[k] + wy * r1[k];
+        }
         uint32_t xx = 0;
         if (!(ca > 0)) { /* four pixels at a time, each lane the scalar code's operations: the same bytes */
             float *gl = glow_on ? x->gfull + (size_t)b * x->w * 3 : NULL;
             for (uint32_t c = 0; gl && c < x->w; c++) {
                 const float *g0 = grow + 3 * x->gx[c], *g1 = g0 + (x->gx[c] + 1 < x->sw ? 3 : 0), wx = x->gw[c];
+#ifdef PFX_AVX2
+                if (x->avx2 && c + 8 <= x->w && x->gx[c + 7] == x->gx[c]) { /* eight columns (most) */
+                    glow_eight(x, gl, c, g0, g1);
+                    c += 7;
+                    continue;
+                }
+#endif
                 if (c % 4 == 0 && c + 4 <= x->w && x->gx[c + 3] == x->gx[c]) {
                     /* four columns between the same two bloom pixels (most: BLOOM_DOWN is a
                     ** multiple of 4): the same operations in vector lanes */
