@@ -34,7 +34,7 @@ typedef struct pfx_taps {
     float ay[MB_TAPS + 1], dist[MB_TAPS + 1];
     int8_t col[MB_TAPS + 1][TILE];  /* each tap's source column for each of the tile's columns, less x0; -128 off the image */
     bool run[MB_TAPS + 1][TILE / 8]; /* the tap's sources for columns 8g .. 8g + 7 are 8 adjacent image columns */
-    bool runs[TILE / 8];            /* run[k][g] for every tap k: then for every live subset of them */
+    bool runs[TILE / 8];             /* run[k][g] for every tap k: then for every live subset of them */
 } pfx_taps;
 
 static double clampd(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -978,7 +978,7 @@ __attribute__((target("avx2"))) static void final_eight(const pfx *x, const floa
 /* The glow of columns c .. c + 7, between the same two bloom pixels g0 and g1: final_band's four
 ** lanes' operations in eight. */
 __attribute__((target("avx2"))) static void glow_eight(const pfx *x, float *gl, uint32_t c, const float *g0,
-                                                        const float *g1)
+                                                       const float *g1)
 {
     const __m256 w8 = _mm256_loadu_ps(x->gw + c);
     for (int k = 0; k < 3; k++)

@@ -41,7 +41,7 @@ typedef struct pfx {
     pfx_params p;
     uint32_t w, h, sw, sh, tw, th; /* image; the bloom image (an eighth a side); the wide bloom's (a 64th) */
     float *lin;               /* linear R, G and B planes (+4 floats of padding), decoded only for a frame that blurs */
-    float *tmp;               /* the motion blur's output, R, G and B planes (+4 floats); tile_rows' scratch before it */
+    float *tmp; /* the motion blur's output, R, G and B planes (+4 floats); tile_rows' scratch before it */
     float *bright, *blur, *blur2; /* 3 floats a bloom pixel */
     float *tiny, *tiny2;      /* 3 floats a wide-bloom pixel */
     uint32_t *gx;             /* each column's left bloom pixel */
