@@ -427,6 +427,94 @@ static sn_status subframe_render(camera *c, const sn_camera *cam, const sn_image
     return SN_OK;
 }
 
+/* The frame's renders into c's buffers: the colour render (depth, tags and ids with it), and for
+** motion blur the sub-frames or the motion render at 1/mb_div size (one_render: that render is
+** the colour's too). *have_vel_out: blur vectors were made, in c->vel or, *vel_div > 1, c->mb_vel. */
+static sn_status render_frame(camera *c, const sn_camera *cam, sn_image *img, bool one_render, bool *have_vel_out,
+                              uint32_t *vel_div)
+{
+    sn_status st;
+    bool have_vel = false;
+    *vel_div = 1;
+    /* motion blur's vectors bounded without drawing them: when nothing (the camera included)
+    ** moved enough to shift a pixel a quarter of one, the blur would be nil (vectors under half a
+    ** pixel blur nothing, postfx.c) and the motion render is skipped: the same bytes */
+    bool still = false;
+    if (c->blur && SN_HOST_HAS(c->host, scene_motion)) {
+        double moved = c->host->scene_motion(c->ctx);
+        sn_transform prev;
+        c->host->sensor_transform_prev(c->ctx, &prev);
+        still = moved < 1 && still_enough(c, &prev, &cam->transform, moved);
+    }
+    bool drawn = false;
+    if (c->subframes && c->blur && !still) { /* motion blur from sub-frames: the image drawn in layers */
+        sn_image li = *img;
+        li.depth = c->rain_depth; /* the still layer's depth, for the composite's depth test */
+        if ((st = subframe_render(c, cam, &li)))
+            return st;
+        drawn = have_vel = true;
+    }
+    /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
+    if (c->blur && !still && !c->subframes) {
+        const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
+        sn_camera mc = *cam;
+        mc.width = mw, mc.height = mh;
+        mc.fov = d == 1 ? c->fov : 2 * atan(tan(c->fov * M_PI / 360) * mw * d / c->w) * 180 / M_PI;
+        sn_image mi = {sizeof mi, c->mb_depth, one_render ? c->bgra : NULL, NULL, c->mb_inst, 1};
+        st = c->host->render_motion(c->ctx, &mc, &mi, c->mb_motion);
+        if (st == SN_OK) {
+            sn_transform prev;
+            c->host->sensor_transform_prev(c->ctx, &prev);
+            pfx_velocity(c->mb_ids, &c->post.p, mw, mh, mc.fov, &cam->transform, &prev, c->mb_depth, c->mb_inst,
+                         c->mb_motion, d == 1 ? c->vel : c->mb_vel, run_tasks, c);
+            /* the post-process reads the small vectors in place (pfx_apply_scaled) */
+            *vel_div = d;
+            have_vel = true;
+        } else if (st != SN_E_UNSUPPORTED) { /* a test world's painter has no motion: no blur */
+            return st;
+        }
+    }
+    if (!drawn && (!have_vel || !one_render)) {
+        st = c->host->render(c->ctx, cam, img);
+        if (st)
+            return st;
+    }
+    *have_vel_out = have_vel;
+    return SN_OK;
+}
+
+/* The RGB camera's image from its colour render: CARLA's post-process (c->fx: exposure, motion
+** blur from the vectors, bloom, tone curve...) or the colour conversion alone, then the falling
+** rain over it, hidden behind what is nearer. */
+static void rgb_image(camera *c, const sn_camera *cam, const sn_weather *wx, bool rain, bool have_vel, uint32_t vel_div,
+                      bool one_render, uint8_t *raw)
+{
+    const size_t px = (size_t)c->w * c->h;
+    if (c->fx) {
+        const uint8_t *in = c->bgra;
+        if (!cam_rgb_identity(&c->rgb)) {
+            cam_rgb_apply(&c->rgb, c->bgra, c->fx_in);
+            in = c->fx_in;
+        }
+        double dt = SN_HOST_HAS(c->host, tick_interval_ns) ? (double)c->host->tick_interval_ns(c->ctx) * 1e-9 : 0;
+        const float *vel = !have_vel ? NULL : vel_div > 1 ? c->mb_vel : c->vel;
+        pfx_apply_scaled(&c->post, in, vel, vel_div, dt, raw, run_tasks, c);
+    } else {
+        cam_rgb_apply(&c->rgb, c->bgra, raw);
+    }
+    if (rain) { /* falling rain over the image, hidden behind what is nearer (rain.h) */
+        /* the depth of the colour render; the motion render's when it was the only one */
+        const float *rd = have_vel && one_render ? c->mb_depth : c->rain_depth;
+        if (c->rain_map) {
+            for (size_t i = 0; i < px; i++)
+                c->rain_depth_out[i] = c->rain_map[i] >= 0 ? rd[c->rain_map[i]] : 0.0f;
+            rd = c->rain_depth_out;
+        }
+        rain_draw(raw, rd, c->w, c->h, c->fov, cam->transform.rotation, wx->precipitation, wx->wind_intensity,
+                  c->host->random_u64(c->ctx));
+    }
+}
+
 static sn_status tick(void *self, sn_phase phase)
 {
     camera *c = self;
@@ -440,53 +528,12 @@ static sn_status tick(void *self, sn_phase phase)
         c->host->weather(c->ctx, &wx, &wx_serial);
     const bool rain = wx.precipitation > 0;
     sn_image img = {sizeof img, rain ? c->rain_depth : c->depth, c->bgra, c->tag, c->inst, c->aa};
-    sn_status st;
     bool have_vel = false;
     uint32_t vel_div = 1; /* the blur vectors' pixel: c->vel's (1) or c->mb_vel's (mb_div) */
     const bool one_render = c->aa == 1 && c->mb_div == 1;
-    /* motion blur's vectors bounded without drawing them: when nothing (the camera included)
-    ** moved enough to shift a pixel a quarter of one, the blur would be nil (vectors under half a
-    ** pixel blur nothing, postfx.c) and the motion render is skipped: the same bytes */
-    bool still = false;
-    if (c->blur && SN_HOST_HAS(c->host, scene_motion)) {
-        double moved = c->host->scene_motion(c->ctx);
-        sn_transform prev;
-        c->host->sensor_transform_prev(c->ctx, &prev);
-        still = moved < 1 && still_enough(c, &prev, &cam.transform, moved);
-    }
-    bool drawn = false;
-    if (c->subframes && c->blur && !still) { /* motion blur from sub-frames: the image drawn in layers */
-        sn_image li = img;
-        li.depth = c->rain_depth; /* the still layer's depth, for the composite's depth test */
-        if ((st = subframe_render(c, &cam, &li)))
-            return st;
-        drawn = have_vel = true;
-    }
-    /* motion blur: depth, ids and motion of a render at 1/mb_div size (colour too when that is all) */
-    if (c->blur && !still && !c->subframes) {
-        const uint32_t d = c->mb_div, mw = c->w / d, mh = c->h / d;
-        sn_camera mc = cam;
-        mc.width = mw, mc.height = mh;
-        mc.fov = d == 1 ? c->fov : 2 * atan(tan(c->fov * M_PI / 360) * mw * d / c->w) * 180 / M_PI;
-        sn_image mi = {sizeof mi, c->mb_depth, one_render ? c->bgra : NULL, NULL, c->mb_inst, 1};
-        st = c->host->render_motion(c->ctx, &mc, &mi, c->mb_motion);
-        if (st == SN_OK) {
-            sn_transform prev;
-            c->host->sensor_transform_prev(c->ctx, &prev);
-            pfx_velocity(c->mb_ids, &c->post.p, mw, mh, mc.fov, &cam.transform, &prev, c->mb_depth, c->mb_inst,
-                         c->mb_motion, d == 1 ? c->vel : c->mb_vel, run_tasks, c);
-            /* the post-process reads the small vectors in place (pfx_apply_scaled) */
-            vel_div = d;
-            have_vel = true;
-        } else if (st != SN_E_UNSUPPORTED) { /* a test world's painter has no motion: no blur */
-            return st;
-        }
-    }
-    if (!drawn && (!have_vel || !one_render)) {
-        st = c->host->render(c->ctx, &cam, &img);
-        if (st)
-            return st;
-    }
+    sn_status st = render_frame(c, &cam, &img, one_render, &have_vel, &vel_div);
+    if (st)
+        return st;
     size_t px = (size_t)c->w * c->h;
     const float *depth = c->depth;
     const uint8_t *tag = c->tag;
@@ -518,29 +565,7 @@ static sn_status tick(void *self, sn_phase phase)
         }
         break;
     case CAM_RGB:
-        if (c->fx) {
-            const uint8_t *in = c->bgra;
-            if (!cam_rgb_identity(&c->rgb)) {
-                cam_rgb_apply(&c->rgb, c->bgra, c->fx_in);
-                in = c->fx_in;
-            }
-            double dt = SN_HOST_HAS(c->host, tick_interval_ns) ? (double)c->host->tick_interval_ns(c->ctx) * 1e-9 : 0;
-            const float *vel = !have_vel ? NULL : vel_div > 1 ? c->mb_vel : c->vel;
-            pfx_apply_scaled(&c->post, in, vel, vel_div, dt, raw, run_tasks, c);
-        } else {
-            cam_rgb_apply(&c->rgb, c->bgra, raw);
-        }
-        if (rain) { /* falling rain over the image, hidden behind what is nearer (rain.h) */
-            /* the depth of the colour render; the motion render's when it was the only one */
-            const float *rd = have_vel && one_render ? c->mb_depth : c->rain_depth;
-            if (c->rain_map) {
-                for (size_t i = 0; i < px; i++)
-                    c->rain_depth_out[i] = c->rain_map[i] >= 0 ? rd[c->rain_map[i]] : 0.0f;
-                rd = c->rain_depth_out;
-            }
-            rain_draw(raw, rd, c->w, c->h, c->fov, cam.transform.rotation, wx.precipitation, wx.wind_intensity,
-                      c->host->random_u64(c->ctx));
-        }
+        rgb_image(c, &cam, &wx, rain, have_vel, vel_div, one_render, raw);
         break;
     case CAM_SEMANTIC:
         for (size_t i = 0; i < px; i++) {
