@@ -531,15 +531,11 @@ __attribute__((target("avx2"))) static void blur_eight(const pfx *x, const pfx_t
 ** Where the CPU has AVX2, eight columns at a time when each live tap's sources for them are eight
 ** adjacent pixels (blur_eight: all but the image's side columns, and a column whose rounding
 ** differs from its neighbours'), else a pixel at a time (blur_px): the same floats. */
-static void blur_band(void *arg, uint32_t b)
+/* Band b's tiles' taps (tt[0..tw)): for each tile, its blur vector's taps (row offset, distance)
+** and each tap's source column per column (INT8_MIN off the image), with the 8-column groups
+** whose taps all read eight adjacent pixels flagged; n = -1 for a tile whose vector blurs nothing. */
+static void tile_taps(const pfx *x, uint32_t b, pfx_taps *tt, uint32_t tw)
 {
-    pfx *x = arg;
-    const uint32_t tw = (x->w + TILE - 1) / TILE;
-    const uint32_t y0 = b * BAND, y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
-    const size_t px = (size_t)x->w * x->h;
-    const float *R = x->lin, *G = R + px, *B = G + px;
-    float *tmp = x->tmp;
-    pfx_taps *tt = x->taps + (size_t)b * tw;
     for (uint32_t tx = 0; tx < tw; tx++) {
         const float *tv = x->tile + 2 * ((size_t)b * tw + tx);
         const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
@@ -598,6 +594,18 @@ static void blur_band(void *arg, uint32_t b)
         }
         T->n = taps;
     }
+}
+
+static void blur_band(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    const uint32_t tw = (x->w + TILE - 1) / TILE;
+    const uint32_t y0 = b * BAND, y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
+    const size_t px = (size_t)x->w * x->h;
+    const float *R = x->lin, *G = R + px, *B = G + px;
+    float *tmp = x->tmp;
+    pfx_taps *tt = x->taps + (size_t)b * tw;
+    tile_taps(x, b, tt, tw);
     for (uint32_t y = y0; y < y1; y++) {
         const float fy = (float)y + 0.5f;
         for (uint32_t tx = 0; tx < tw; tx++) {
@@ -989,6 +997,37 @@ __attribute__((target("avx2"))) static void glow_eight(const pfx *x, float *gl, 
 
 /* The final pass: chromatic aberration, exposure, white balance, glow, Unreal's desaturations
 ** around the tone curve, the curve and the output gamma, to BGRA. */
+/* The glow's row at full width (gl: three planes of x->w floats), each column interpolated between
+** its two bloom pixels of the glow's row grow; eight or four columns at a time where they share
+** their bloom pixels, each lane the scalar code's operations: the same floats. */
+static void glow_full_row(const pfx *x, const float *grow, float *gl)
+{
+    for (uint32_t c = 0; c < x->w; c++) {
+        const float *g0 = grow + 3 * x->gx[c], *g1 = g0 + (x->gx[c] + 1 < x->sw ? 3 : 0), wx = x->gw[c];
+#ifdef PFX_AVX2
+        if (x->avx2 && c + 8 <= x->w && x->gx[c + 7] == x->gx[c]) { /* eight columns (most) */
+            glow_eight(x, gl, c, g0, g1);
+            c += 7;
+            continue;
+        }
+#endif
+        if (c % 4 == 0 && c + 4 <= x->w && x->gx[c + 3] == x->gx[c]) {
+            /* four columns between the same two bloom pixels (most: BLOOM_DOWN is a
+            ** multiple of 4): the same operations in vector lanes */
+            v4f w4;
+            memcpy(&w4, x->gw + c, sizeof w4);
+            for (int k = 0; k < 3; k++) {
+                v4f g = splat4(g0[k]) + w4 * splat4(g1[k] - g0[k]);
+                memcpy(gl + (size_t)k * x->w + c, &g, sizeof g);
+            }
+            c += 3;
+            continue;
+        }
+        for (int k = 0; k < 3; k++)
+            gl[(size_t)k * x->w + c] = g0[k] + wx * (g1[k] - g0[k]);
+    }
+}
+
 static void final_band(void *arg, uint32_t b)
 {
     pfx *x = arg;
@@ -1024,30 +1063,8 @@ static void final_band(void *arg, uint32_t b)
         uint32_t xx = 0;
         if (!(ca > 0)) { /* four pixels at a time, each lane the scalar code's operations: the same bytes */
             float *gl = glow_on ? x->gfull + (size_t)b * x->w * 3 : NULL;
-            for (uint32_t c = 0; gl && c < x->w; c++) {
-                const float *g0 = grow + 3 * x->gx[c], *g1 = g0 + (x->gx[c] + 1 < x->sw ? 3 : 0), wx = x->gw[c];
-#ifdef PFX_AVX2
-                if (x->avx2 && c + 8 <= x->w && x->gx[c + 7] == x->gx[c]) { /* eight columns (most) */
-                    glow_eight(x, gl, c, g0, g1);
-                    c += 7;
-                    continue;
-                }
-#endif
-                if (c % 4 == 0 && c + 4 <= x->w && x->gx[c + 3] == x->gx[c]) {
-                    /* four columns between the same two bloom pixels (most: BLOOM_DOWN is a
-                    ** multiple of 4): the same operations in vector lanes */
-                    v4f w4;
-                    memcpy(&w4, x->gw + c, sizeof w4);
-                    for (int k = 0; k < 3; k++) {
-                        v4f g = splat4(g0[k]) + w4 * splat4(g1[k] - g0[k]);
-                        memcpy(gl + (size_t)k * x->w + c, &g, sizeof g);
-                    }
-                    c += 3;
-                    continue;
-                }
-                for (int k = 0; k < 3; k++)
-                    gl[(size_t)k * x->w + c] = g0[k] + wx * (g1[k] - g0[k]);
-            }
+            if (gl)
+                glow_full_row(x, grow, gl);
 #ifdef PFX_AVX2
             if (x->avx2)
                 for (; xx + 8 <= x->w; xx += 8)
