@@ -87,18 +87,26 @@ bool sn_xp_has_attr(N n, const char *a)
     return xmlHasProp(n, (const xmlChar *)a) != NULL;
 }
 
+/* An attribute's text into v: 1 when present, 0 when absent and not required, -1 (p->err filled)
+** when absent and required or unreadable. */
+static int attr_value(P *p, N n, const char *a, bool required, char v[VAL])
+{
+    if (!sn_xp_has_attr(n, a))
+        return required ? (sn_xp_fail(p, n, "missing attribute '%s'", a), -1) : 0;
+    return sn_xp_attr(p, n, a, true, v) ? 1 : -1;
+}
+
 /* A number attribute: finite, within [lo, hi]. Absent and not required: *out = def. */
 bool sn_xp_num(P *p, N n, const char *a, bool required, double def, double lo, double hi, double *out)
 {
     char v[VAL];
-    if (!sn_xp_has_attr(n, a)) {
-        if (required)
-            return sn_xp_fail(p, n, "missing attribute '%s'", a);
+    int got = attr_value(p, n, a, required, v);
+    if (got < 0)
+        return false;
+    if (got == 0) {
         *out = def;
         return true;
     }
-    if (!sn_xp_attr(p, n, a, true, v))
-        return false;
     char *end;
     errno = 0;
     double d = strtod(v, &end);
@@ -147,14 +155,13 @@ bool sn_xp_boolean(P *p, N n, const char *a, bool def, bool *out)
 bool sn_xp_enumer(P *p, N n, const char *a, bool required, int def, const char *const *names, int *out)
 {
     char v[VAL];
-    if (!sn_xp_has_attr(n, a)) {
-        if (required)
-            return sn_xp_fail(p, n, "missing attribute '%s'", a);
+    int got = attr_value(p, n, a, required, v);
+    if (got < 0)
+        return false;
+    if (got == 0) {
         *out = def;
         return true;
     }
-    if (!sn_xp_attr(p, n, a, true, v))
-        return false;
     for (int i = 0; names[i]; i++)
         if (strcmp(names[i], v) == 0) {
             *out = i;

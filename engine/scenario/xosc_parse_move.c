@@ -70,6 +70,21 @@ int sn_xp_parse_speed(P *p, N n)
     return i;
 }
 
+/* A DynamicConstraints element's limits into a. LongitudinalDistanceAction's schema requires
+** maxAcceleration and maxDeceleration (> 0; maxSpeed 1000 when absent); the other actions take
+** each as optional, 0 meaning none. */
+static bool parse_limits(P *p, N dc, sn_xaction *a, bool required)
+{
+    a->has_limits = true;
+    if (!sn_xp_num(p, dc, "maxAcceleration", required, 0, 0, 1e6, &a->lim_acc) ||
+        !sn_xp_num(p, dc, "maxDeceleration", required, 0, 0, 1e6, &a->lim_dec) ||
+        !sn_xp_num(p, dc, "maxSpeed", false, required ? 1000 : 0, 0, 1e6, &a->lim_speed))
+        return false;
+    if (required && (a->lim_acc <= 0 || a->lim_dec <= 0))
+        return sn_xp_fail(p, dc, "maxAcceleration and maxDeceleration must be > 0"), false;
+    return true;
+}
+
 int sn_xp_parse_long_dist(P *p, N n)
 {
     int i = sn_xp_new_action(p, n, SN_XA_LONG_DIST);
@@ -96,15 +111,8 @@ int sn_xp_parse_long_dist(P *p, N n)
             return sn_xp_fail(p, n, "coordinateSystem 'trajectory' is not supported"), -1;
     }
     N dc = sn_xml_child(n, "DynamicConstraints");
-    if (dc) {
-        a->has_limits = true;
-        if (!sn_xp_num(p, dc, "maxAcceleration", true, 0, 0, 1e6, &a->lim_acc) ||
-            !sn_xp_num(p, dc, "maxDeceleration", true, 0, 0, 1e6, &a->lim_dec) ||
-            !sn_xp_num(p, dc, "maxSpeed", false, 1000, 0, 1e6, &a->lim_speed))
-            return -1;
-        if (a->lim_acc <= 0 || a->lim_dec <= 0)
-            return sn_xp_fail(p, dc, "maxAcceleration and maxDeceleration must be > 0"), -1;
-    }
+    if (dc && !parse_limits(p, dc, a, true))
+        return -1;
     return i;
 }
 
@@ -128,10 +136,7 @@ int sn_xp_parse_speed_profile(P *p, N n)
     a->relative = a->ref >= 0;
     N dc = sn_xml_child(n, "DynamicConstraints");
     if (dc) {
-        a->has_limits = true;
-        if (!sn_xp_num(p, dc, "maxAcceleration", false, 0, 0, 1e6, &a->lim_acc) ||
-            !sn_xp_num(p, dc, "maxDeceleration", false, 0, 0, 1e6, &a->lim_dec) ||
-            !sn_xp_num(p, dc, "maxSpeed", false, 0, 0, 1e6, &a->lim_speed))
+        if (!parse_limits(p, dc, a, false))
             return -1;
         if (!sn_xp_num(p, dc, "maxAccelerationRate", false, 0, 0, 1e6, &a->jerk_acc) ||
             !sn_xp_num(p, dc, "maxDecelerationRate", false, 0, 0, 1e6, &a->jerk_dec))
@@ -182,13 +187,8 @@ int sn_xp_parse_lat_dist(P *p, N n)
         return sn_xp_fail(p, n, "coordinateSystem 'trajectory' is not supported"), -1;
     a->side = d == 1 ? 1 : d == 2 ? -1 : 0;
     N dc = sn_xml_child(n, "DynamicConstraints");
-    if (dc) {
-        a->has_limits = true;
-        if (!sn_xp_num(p, dc, "maxAcceleration", false, 0, 0, 1e6, &a->lim_acc) ||
-            !sn_xp_num(p, dc, "maxDeceleration", false, 0, 0, 1e6, &a->lim_dec) ||
-            !sn_xp_num(p, dc, "maxSpeed", false, 0, 0, 1e6, &a->lim_speed))
-            return -1;
-    }
+    if (dc && !parse_limits(p, dc, a, false))
+        return -1;
     return i;
 }
 
