@@ -3,6 +3,7 @@
 
 #include "../core/util.h"
 #include "lanes.h"
+#include "shadow_bounds.h"
 #include "simd4.h"
 
 #include <float.h>
@@ -43,6 +44,7 @@ typedef struct stask {
 
 struct sn_shadow {
     float *depth; /* SIZE x SIZE: nearest caster to the sun, metres along the light */
+    float *blk, *reach; /* per 4 x 4 block: its depths' (min, max), and over 8 x 8 (shadow_bounds.h) */
     sn_vec3 su, sv, sd; /* light frame: map axes and the light's direction of travel (-sun) */
     double u0, v0, scale; /* texel = (dot(p, su) - u0) * scale */
     double texel;         /* metres per texel */
@@ -52,13 +54,19 @@ struct sn_shadow {
     const sn_shadow_caster *casters;
     bool empty; /* no caster: everything is lit */
     bool scan;  /* draw texel by texel (sn_shadow_set_scan) */
+    bool no_bounds; /* every lookup by its 16 comparisons (sn_shadow_set_bounds) */
 };
 
 sn_shadow *sn_shadow_create(void)
 {
     sn_shadow *s = calloc(1, sizeof *s);
-    if (s && !(s->depth = malloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE * sizeof *s->depth))) {
-        free(s);
+    if (!s)
+        return NULL;
+    const size_t nb = SN_SHADOW_SIZE / SN_SHADOW_BLOCK;
+    s->depth = malloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE * sizeof *s->depth);
+    s->blk = malloc(2 * nb * nb * sizeof *s->blk), s->reach = malloc(2 * nb * nb * sizeof *s->reach);
+    if (!s->depth || !s->blk || !s->reach) {
+        sn_shadow_destroy(s);
         return NULL;
     }
     return s;
@@ -68,7 +76,7 @@ void sn_shadow_destroy(sn_shadow *s)
 {
     if (!s)
         return;
-    free(s->depth);
+    free(s->depth), free(s->blk), free(s->reach);
     for (int k = 0; k < MAX_TASKS; k++) {
         stask *t = &s->tasks[k];
         free(t->tris), free(t->uvd);
@@ -386,6 +394,15 @@ static void draw_band(void *arg, uint32_t band)
     for (uint32_t k = 0; k < s->n_tasks; k++)
         for (size_t i = 0; i < s->tasks[k].n_band[band]; i++)
             draw_tri(&s->tasks[k].tris[s->tasks[k].band[band][i]], dm, y0, y1, s->scan);
+    sn_shadow_bounds_blocks(dm, SN_SHADOW_SIZE, s->blk, y0, y1); /* while the band is in cache */
+}
+
+/* a band's blocks' bounds over their 8 x 8 texels, once every band's blocks are bounded */
+static void reach_band(void *arg, uint32_t band)
+{
+    sn_shadow *s = arg;
+    const int32_t by0 = (int32_t)band * (SBAND / SN_SHADOW_BLOCK);
+    sn_shadow_bounds_reach(s->blk, SN_SHADOW_SIZE, s->reach, by0, by0 + SBAND / SN_SHADOW_BLOCK);
 }
 
 bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters, size_t n)
@@ -413,14 +430,21 @@ bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters
             return false;
         s->empty &= !s->tasks[i].n;
     }
-    if (!s->empty)
+    if (!s->empty) {
         sn_pool_run(pool, draw_band, s, NBANDS);
+        sn_pool_run(pool, reach_band, s, NBANDS);
+    }
     return true;
 }
 
 void sn_shadow_set_scan(sn_shadow *s, bool scan)
 {
     s->scan = scan;
+}
+
+void sn_shadow_set_bounds(sn_shadow *s, bool use)
+{
+    s->no_bounds = !use;
 }
 
 float sn_shadow_texel(const sn_shadow *s, int32_t x, int32_t y)
@@ -515,6 +539,29 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
         v4f fx = u - __builtin_convertvector(xi, v4f), fy = v - __builtin_convertvector(yi, v4f);
         float out[4];
         v4_store(out, v4_sel(want < v4_splat(0.0f), one, want)); /* outside the map: lit */
+#ifdef __SSE2__
+        if (!s->no_bounds) {
+            /* the bounds of the 8 x 8 texels around each window: nearer than all of them is the
+            ** tent's 1 (all 16 comparisons hold), farther than all its 0 (none holds); a NaN
+            ** depth is neither and goes to the tent */
+            const v4i blk = ((yi - 1) >> 2) * (SN_SHADOW_SIZE / SN_SHADOW_BLOCK) + ((xi - 1) >> 2);
+            const float *r = s->reach;
+            const __m128 p0 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[0]))),
+                         p1 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[1]))),
+                         p2 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[2]))),
+                         p3 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[3])));
+            const __m128 q01 = _mm_unpacklo_ps(p0, p1), q23 = _mm_unpacklo_ps(p2, p3); /* mn mn mx mx */
+            const v4f mn = (v4f)_mm_movelh_ps(q01, q23), mx = (v4f)_mm_movehl_ps(q23, q01);
+            const v4i lit = in & (d <= mn), dark = in & (d > mx);
+            const v4f o = v4_sel(lit, one, v4_sel(dark, v4_splat(0.0f), v4_load(out)));
+            v4_store(out, o);
+            in &= ~(lit | dark);
+            if (!v4_any(in)) {
+                v4_store(vis + i, o);
+                continue;
+            }
+        }
+#endif
         for (int l = 0; l < 4; l++) {
             if (!in[l])
                 continue;

@@ -1,0 +1,114 @@
+/* The shadow lookup's shortcut by block bounds (engine/render/shadow_bounds.c): a point whose
+** tent window lies wholly nearer or wholly farther than the 8 x 8 texels' bounds around it is
+** answered 1 or 0 without its 16 comparisons. Against the lookup without the shortcut
+** (sn_shadow_set_bounds false), the same bits for every point: random boxes and triangles under
+** three suns, points on the ground, on the casters' heights and in the air (lit, shadowed and on
+** shadows' edges, each kind counted), random normals, entries not asked for left alone, at 1 and
+** 2 threads. */
+#include "../../engine/render/pool.h"
+#include "../../engine/render/shadow.h"
+#include "../check.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NP 4096 /* points a call, a multiple of 4 */
+
+static uint64_t rng = 0x2545F4914F6CDD1Du;
+static double uni(void) /* [0, 1) */
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) * 0x1p-53;
+}
+
+/* n boxes and n triangles over a 100 m square: v and t sized 11 n and 13 n */
+static void casters(double (*v)[3], uint32_t (*t)[3], uint32_t n)
+{
+    static const uint32_t faces[12][3] = {{0, 1, 3}, {0, 3, 2}, {4, 6, 7}, {4, 7, 5}, {0, 4, 5}, {0, 5, 1},
+                                          {2, 3, 7}, {2, 7, 6}, {0, 2, 6}, {0, 6, 4}, {1, 5, 7}, {1, 7, 3}};
+    for (uint32_t i = 0; i < n; i++) {
+        double lo[3], hi[3];
+        for (int c = 0; c < 3; c++)
+            lo[c] = c == 2 ? 0 : 100 * uni(), hi[c] = lo[c] + (c == 2 ? 1 + 20 * uni() : 0.2 + 8 * uni());
+        for (int k = 0; k < 8; k++) {
+            double *p = v[8 * i + k];
+            p[0] = k & 1 ? hi[0] : lo[0], p[1] = k & 2 ? hi[1] : lo[1], p[2] = k & 4 ? hi[2] : lo[2];
+        }
+        for (int f = 0; f < 12; f++)
+            for (int c = 0; c < 3; c++)
+                t[12 * i + f][c] = 8 * i + faces[f][c];
+        double *q = v[8 * n + 3 * i]; /* a loose triangle, up to 6 m across */
+        const double cx = 100 * uni(), cy = 100 * uni(), cz = 25 * uni(), size = 0.05 + 6 * uni();
+        for (int k = 0; k < 3; k++)
+            q[3 * k] = cx + size * (uni() - 0.5), q[3 * k + 1] = cy + size * (uni() - 0.5),
+                  q[3 * k + 2] = cz + size * (uni() - 0.5);
+        for (int c = 0; c < 3; c++)
+            t[12 * n + i][c] = 8 * n + 3 * i + (uint32_t)c;
+    }
+}
+
+int main(void)
+{
+    const uint32_t nb = 300;
+    double(*v)[3] = malloc(11 * nb * sizeof *v);
+    uint32_t(*t)[3] = malloc(13 * nb * sizeof *t);
+    float *p = malloc(6 * NP * sizeof *p), *va = malloc(NP * sizeof *va), *vb = malloc(NP * sizeof *vb);
+    sn_shadow *s = sn_shadow_create();
+    CHECK(v && t && p && va && vb && s, "memory");
+    casters(v, t, nb);
+    const sn_shadow_caster c = {(const double(*)[3])v, (const uint32_t(*)[3])t, 11 * nb, 13 * nb};
+    const double suns[3][3] = {{0, 0, 1}, {0.3, -0.2, 0.9327379}, {-0.6, 0.5, 0.6244998}};
+    sn_vec3 corners[8];
+    for (int k = 0; k < 8; k++)
+        corners[k] = sn_v3(k & 1 ? 100 : 0, k & 2 ? 100 : 0, k & 4 ? 30 : 0);
+    const sn_vec3 eye = sn_v3(50, 40, 12);
+    size_t lit = 0, dark = 0, edge = 0, points = 0;
+    for (int threads = 1; threads <= 2; threads++) {
+        sn_pool *pool = sn_pool_create(threads);
+        for (int k = 0; k < 3; k++) {
+            CHECK(sn_shadow_begin(s, suns[k], corners, 8), "begin");
+            CHECK(sn_shadow_draw(s, pool, &c, 1), "draw");
+            for (int round = 0; round < 40; round++) {
+                float *dx = p, *dy = p + NP, *dz = p + 2 * NP, *nx = p + 3 * NP, *ny = p + 4 * NP, *nz = p + 5 * NP;
+                for (size_t i = 0; i < NP; i++) {
+                    const uint32_t b = (uint32_t)(uni() * nb);
+                    const double kind = uni(), x = -5 + 110 * uni(), y = -5 + 110 * uni();
+                    /* the ground, a box's top (the casters' own depths), or anywhere in the air */
+                    double z = kind < 0.4 ? 0 : kind < 0.7 ? v[8 * b + 4][2] : 30 * uni();
+                    dx[i] = (float)(x - eye.x), dy[i] = (float)(y - eye.y), dz[i] = (float)(z - eye.z);
+                    double n3[3] = {uni() - 0.5, uni() - 0.5, uni()}, len = 0;
+                    if (kind < 0.7 && uni() < 0.7)
+                        n3[0] = n3[1] = 0;
+                    for (int a = 0; a < 3; a++)
+                        len += n3[a] * n3[a];
+                    len = sqrt(len) + 1e-9;
+                    nx[i] = (float)(n3[0] / len), ny[i] = (float)(n3[1] / len), nz[i] = (float)(n3[2] / len);
+                    va[i] = vb[i] = i % 97 == 5 ? 0.25f : -1; /* some not asked for */
+                }
+                sn_shadow_set_bounds(s, true);
+                sn_shadow_visibility_fast(s, eye, dx, dy, dz, nx, ny, nz, va, NP);
+                sn_shadow_set_bounds(s, false);
+                sn_shadow_visibility_fast(s, eye, dx, dy, dz, nx, ny, nz, vb, NP);
+                size_t differ = 0;
+                for (size_t i = 0; i < NP; i++) {
+                    differ += memcmp(&va[i], &vb[i], sizeof *va) != 0;
+                    if (i % 97 == 5)
+                        CHECK(va[i] == 0.25f, "an entry not asked for is left alone");
+                    else
+                        lit += vb[i] == 1, dark += vb[i] == 0, edge += vb[i] > 0 && vb[i] < 1, points++;
+                }
+                CHECK(differ == 0, "sun %d, %d threads: %zu of %d points differ from the 16 comparisons", k, threads,
+                      differ, NP);
+            }
+        }
+        sn_pool_destroy(pool);
+    }
+    sn_shadow_set_bounds(s, true);
+    CHECK(lit > points / 10 && dark > points / 10 && edge > points / 200,
+          "every kind of point: %zu lit, %zu shadowed, %zu on an edge of %zu", lit, dark, edge, points);
+    sn_shadow_destroy(s);
+    free(v), free(t), free(p), free(va), free(vb);
+    return CHECK_DONE();
+}
