@@ -1,5 +1,6 @@
 /* postfx.c — CARLA's camera post-processing as one pass on the rendered image (postfx.h). */
 #include "postfx.h"
+#include "postfx_tone.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -161,6 +162,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
         double t = fmin(1, pfx_tone_curve(p, s * s * PFX_LUT_XMAX));
         x->tone8[i] = (uint8_t)lround(255.0 * pow(t, 1.0 / p->gamma));
     }
+    pfx_tone_cells(x); /* false: the final pass takes the square root */
     pfx_white_balance(p->temp, p->tint, x->wb);
 #ifdef PFX_AVX2
     __builtin_cpu_init();
@@ -192,7 +194,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell);
     memset(x, 0, sizeof *x);
 }
 
@@ -936,49 +938,73 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
 #ifdef PFX_AVX2
 _Static_assert(offsetof(pfx, tone8) + PFX_LUT + 3 <= sizeof(pfx), "final_eight's 4-byte reads of tone8 stay in pfx");
 
-/* final_four's work for pixels i .. i + 7 in AVX2's 8 lanes, chosen at run time where the CPU has
-** it: each lane the same float operations in the same order (no FMA: the target adds AVX2 alone,
-** and C11 mode does not contract), and the table read by a gather of the same entries, so the
-** same bytes as final_four's. */
+/* final_four's work for pixels i .. i + 8 n - 1 (columns xx ..) in AVX2's 8 lanes, chosen at run
+** time where the CPU has it: each lane the same float operations in the same order (no FMA: the
+** target adds AVX2 alone, and C11 mode does not contract), and the table read by a gather of the
+** same entries, so the same bytes as final_four's. A row's groups in one call: the matrix, the
+** cells' bounds and the constants are loaded into registers once (the output's stores may alias
+** them, so a call a group reloaded them all). */
 __attribute__((target("avx2"))) static void final_eight(const pfx *x, const float *src, const float m[9],
-                                                         const float *gl, float lut_in, size_t i, uint32_t xx)
+                                                         const float *gl, float lut_in, size_t i, uint32_t xx,
+                                                         uint32_t n)
 {
-    v8f c0, c1, c2;
-    if (!src) { /* the bytes through the decoding table (scalar reads: faster than gathers here) */
-        const uint8_t *q = x->in + 4 * i;
-        const float *d = x->dec;
-        c0 = (v8f){d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
-        c1 = (v8f){d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
-        c2 = (v8f){d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
-    } else { /* the blurred planes: a load each */
-        const size_t px = (size_t)x->w * x->h;
-        c0 = (v8f)_mm256_loadu_ps(src + i), c1 = (v8f)_mm256_loadu_ps(src + px + i);
-        c2 = (v8f)_mm256_loadu_ps(src + 2 * px + i);
-    }
-    v8f e[3];
-    for (int k = 0; k < 3; k++)
-        e[k] = (v8f){m[3 * k], m[3 * k], m[3 * k], m[3 * k], m[3 * k], m[3 * k], m[3 * k], m[3 * k]} * c0 +
-               (v8f){m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1], m[3 * k + 1]} * c1 +
-               (v8f){m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2], m[3 * k + 2]} * c2;
-    if (gl)
-        for (int k = 0; k < 3; k++) {
-            v8f g;
-            memcpy(&g, gl + (size_t)k * x->w + xx, sizeof g);
-            e[k] += g;
+    const size_t px_n = (size_t)x->w * x->h, w = x->w;
+    const uint8_t *in = x->in;
+    uint8_t *out = x->out;
+    const float *d = x->dec;
+    __m256 mk[9];
+    for (int k = 0; k < 9; k++)
+        mk[k] = _mm256_set1_ps(m[k]);
+    const uint32_t *cell = x->tcell;
+    const __m256i base = _mm256_set1_epi32((int32_t)x->tbase), top = _mm256_set1_epi32((int32_t)x->ttop);
+    const __m256i low = _mm256_set1_epi32((int32_t)((1u << x->tshift) - 1)), ff = _mm256_set1_epi32(0xFF);
+    const __m128i sh = _mm_cvtsi32_si128((int)x->tshift);
+    const __m256 lin = _mm256_set1_ps(lut_in), half = _mm256_set1_ps(0.5f), desat = _mm256_set1_ps(DESAT);
+    const __m256 zero = _mm256_setzero_ps(), xmax = _mm256_set1_ps((float)PFX_LUT_XMAX);
+    const __m256 ly0 = _mm256_set1_ps(0.2126f), ly1 = _mm256_set1_ps(0.7152f), ly2 = _mm256_set1_ps(0.0722f);
+    for (uint32_t g = 0; g < n; g++, i += 8, xx += 8) {
+        v8f c0, c1, c2;
+        if (!src) { /* the bytes through the decoding table (scalar reads: faster than gathers here) */
+            const uint8_t *q = in + 4 * i;
+            c0 = (v8f){d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
+            c1 = (v8f){d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
+            c2 = (v8f){d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
+        } else { /* the blurred planes: a load each */
+            c0 = (v8f)_mm256_loadu_ps(src + i), c1 = (v8f)_mm256_loadu_ps(src + px_n + i);
+            c2 = (v8f)_mm256_loadu_ps(src + 2 * px_n + i);
         }
-    const v8f yl = _mm256_set1_ps(0.2126f) * e[0] + _mm256_set1_ps(0.7152f) * e[1] + _mm256_set1_ps(0.0722f) * e[2];
-    __m256i px = _mm256_set1_epi32((int32_t)0xFF000000u);
+        v8f e[3];
 #pragma GCC unroll 3
-    for (int k = 0; k < 3; k++) {
-        v8f v = yl + _mm256_set1_ps(DESAT) * (e[k] - yl);
-        v = _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps((float)PFX_LUT_XMAX)); /* v finite or NaN: as the selects below */
-        const v8f r = (v8f)_mm256_sqrt_ps((__m256)v);
-        const __m256i idx = _mm256_cvttps_epi32((__m256)(r * _mm256_set1_ps(lut_in) + _mm256_set1_ps(0.5f)));
-        /* 4 bytes from each entry, its byte the low one (tone8 is followed by wb in the struct) */
-        __m256i t = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)x->tone8, idx, 1), _mm256_set1_epi32(0xFF));
-        px = _mm256_or_si256(px, _mm256_slli_epi32(t, 8 * (2 - k)));
+        for (int k = 0; k < 3; k++)
+            e[k] = (v8f)mk[3 * k] * c0 + (v8f)mk[3 * k + 1] * c1 + (v8f)mk[3 * k + 2] * c2;
+        if (gl)
+#pragma GCC unroll 3
+            for (int k = 0; k < 3; k++)
+                e[k] += (v8f)_mm256_loadu_ps(gl + (size_t)k * w + xx);
+        const v8f yl = (v8f)ly0 * e[0] + (v8f)ly1 * e[1] + (v8f)ly2 * e[2];
+        __m256i px = _mm256_set1_epi32((int32_t)0xFF000000u);
+#pragma GCC unroll 3
+        for (int k = 0; k < 3; k++) {
+            v8f v = yl + (v8f)desat * (e[k] - yl);
+            v = (v8f)_mm256_min_ps(_mm256_max_ps((__m256)v, zero), xmax); /* v finite or NaN: as the selects below */
+            __m256i t;
+            if (cell) { /* the byte by v's bits (postfx_tone.h's pfx_tone_cell in lanes): no square root */
+                const __m256i dd =
+                    _mm256_sub_epi32(_mm256_min_epi32(_mm256_max_epi32(_mm256_castps_si256((__m256)v), base), top), base);
+                const __m256i ce = _mm256_i32gather_epi32((const int *)(const void *)cell, _mm256_srl_epi32(dd, sh), 4);
+                /* the cell's byte, + 1 past its step: the comparison's -1 subtracted */
+                t = _mm256_sub_epi32(_mm256_and_si256(ce, ff),
+                                     _mm256_cmpgt_epi32(_mm256_and_si256(dd, low), _mm256_srli_epi32(ce, 8)));
+            } else {
+                const v8f r = (v8f)_mm256_sqrt_ps((__m256)v);
+                const __m256i idx = _mm256_cvttps_epi32((__m256)(r * (v8f)lin + (v8f)half));
+                /* 4 bytes from each entry, its byte the low one (tone8 is followed by tcell in the struct) */
+                t = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)x->tone8, idx, 1), ff);
+            }
+            px = _mm256_or_si256(px, _mm256_slli_epi32(t, 8 * (2 - k)));
+        }
+        _mm256_storeu_si256((__m256i *)(void *)(out + 4 * i), px);
     }
-    _mm256_storeu_si256((__m256i *)(void *)(x->out + 4 * i), px);
 }
 #endif
 
@@ -1066,9 +1092,10 @@ static void final_band(void *arg, uint32_t b)
             if (gl)
                 glow_full_row(x, grow, gl);
 #ifdef PFX_AVX2
-            if (x->avx2)
-                for (; xx + 8 <= x->w; xx += 8)
-                    final_eight(x, src, m, gl, lut_in, (size_t)y * x->w + xx, xx);
+            if (x->avx2) {
+                final_eight(x, src, m, gl, lut_in, (size_t)y * x->w, 0, x->w / 8);
+                xx = x->w / 8 * 8;
+            }
 #endif
             for (; xx + 4 <= x->w; xx += 4)
                 final_four(x, src, m, gl, lut_in, (size_t)y * x->w + xx, xx);

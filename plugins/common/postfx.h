@@ -52,6 +52,8 @@ typedef struct pfx {
     struct pfx_taps *taps;    /* a tile's taps (postfx.c), one a tile */
     float dec[256];           /* 8-bit value, gamma 2.2 encoded -> linear */
     uint8_t tone8[PFX_LUT];   /* exposed linear (sqrt-spaced, 0..PFX_LUT_XMAX) -> output byte: curve and gamma */
+    uint32_t *tcell;          /* tone8's bytes by the value's float bits (postfx_tone.h); NULL: the square root */
+    uint32_t tbase, ttop, tshift; /* the cells' first and last bits; a cell is 2^tshift of them */
     double wb[9];             /* white balance, linear sRGB, row-major */
     bool adapted;             /* ev holds last frame's adapted exposure */
     double ev;                /* adapted EV100 */

@@ -1,6 +1,7 @@
 /* test_postfx.c — CARLA's camera post-process (plugins/common/postfx.c) on synthetic images: each
 ** attribute moves the image the documented way (docs/rendering.md "Post-processing"). */
 #include "../../plugins/common/postfx.h"
+#include "../../plugins/common/postfx_tone.h"
 #include "../check.h"
 
 #include <stdlib.h>
@@ -411,6 +412,68 @@ static void task_order(void)
     free(vel);
 }
 
+/* The tone table's byte by the value's float bits (postfx_tone.h) against the square-root index
+** it replaces: at every cell's start and end and on both sides of its step, and every 4099th float
+** in [0, PFX_LUT_XMAX] (the full 1.1 billion agreed in a harness, docs/performance.md pfx48); then
+** whole images, the final pass with the cells against without, at exposures from -4 to +10 stops
+** (values from the toe to past the last step). Curves that step by two in one float keep the root. */
+static void tone_cells(void)
+{
+    pfx_params v[6];
+    for (int i = 0; i < 6; i++)
+        v[i] = base();
+    v[1].gamma = 1.0, v[2].gamma = 3.0, v[3].slope = 1.2, v[4].toe = 0.8, v[5].shoulder = 0.5;
+    float top = (float)PFX_LUT_XMAX;
+    uint32_t hi;
+    memcpy(&hi, &top, sizeof hi);
+    for (int s = 0; s < 6; s++) {
+        pfx x;
+        CHECK(pfx_init(&x, &v[s], W, H) && x.tcell, "cells for curve %d", s);
+        if (!x.tcell) {
+            pfx_free(&x);
+            continue;
+        }
+        long bad = 0, n = 0;
+        const uint32_t mask = (1u << x.tshift) - 1, cells = ((x.ttop - x.tbase) >> x.tshift) + 1;
+        for (uint32_t k = 0; k < cells; k++) {
+            const uint32_t lo = x.tbase + (k << x.tshift), at = x.tcell[k] >> 8;
+            const uint32_t u[6] = {lo, lo + mask, lo + at - 1, lo + at, lo + at + 1, lo + at + 2};
+            for (int j = 0; j < 6; j++) {
+                float f;
+                const uint32_t b = u[j] > hi ? hi : u[j];
+                memcpy(&f, &b, sizeof f);
+                bad += pfx_tone_cell(&x, b) != pfx_tone_exact(&x, f), n++;
+            }
+        }
+        for (uint32_t b = 0; b <= hi; b += 4099) {
+            float f;
+            memcpy(&f, &b, sizeof f);
+            bad += pfx_tone_cell(&x, b) != pfx_tone_exact(&x, f), n++;
+        }
+        bad += pfx_tone_cell(&x, 0x80000000u) != pfx_tone_exact(&x, -0.0f), n++;
+        CHECK(bad == 0, "curve %d: %ld of %ld floats' bytes differ from the square root's", s, bad, n);
+        pfx_free(&x);
+    }
+    uint64_t st = 99;
+    for (int i = 0; i < W * H; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        img[4 * i] = (uint8_t)(st >> 56), img[4 * i + 1] = (uint8_t)(st >> 48), img[4 * i + 2] = (uint8_t)(st >> 40);
+        img[4 * i + 3] = 255;
+    }
+    for (int s = 0; s < 6; s++)
+        for (int c = -4; c <= 10; c += 2) {
+            pfx_params p = v[s];
+            p.compensation = c, p.bloom = 0.675, p.flare = 0.1;
+            pfx x;
+            CHECK(pfx_init(&x, &p, W, H), "init");
+            pfx_apply(&x, img, NULL, 0.05, out, NULL, NULL);
+            free(x.tcell), x.tcell = NULL;
+            pfx_apply(&x, img, NULL, 0.05, out2, NULL, NULL);
+            CHECK(memcmp(out, out2, sizeof out) == 0, "curve %d, %+d stops: the cells' bytes are the square root's", s, c);
+            pfx_free(&x);
+        }
+}
+
 int main(void)
 {
     exposure_compensation();
@@ -423,5 +486,6 @@ int main(void)
     deterministic();
     tile_max_first();
     task_order();
+    tone_cells();
     return CHECK_DONE();
 }
