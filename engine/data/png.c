@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 typedef struct png_tls {
     uint8_t *filtered, *out; /* the filtered rows, the PNG being made */
@@ -53,7 +56,8 @@ static png_tls *tls(void)
     return t;
 }
 
-/* Eight bytes at a time, portably (SWAR): the filters are as costly as the compressor otherwise. */
+/* Sixteen bytes at a time where SSE2 is (x86-64 always), else eight, portably (SWAR): the
+** filters cost about a third of what compressing the rows does. */
 #define ONES 0x0101010101010101ull
 #define HIGH 0x8080808080808080ull
 static inline uint64_t load64(const uint8_t *p)
@@ -83,6 +87,22 @@ static void count_nonzero(const uint8_t *r, const uint8_t *u, size_t s, size_t n
     size_t x = 0;
     for (; x < s && x < 3; x++) /* Sub leaves the first pixel as it is */
         nz[0] += r[x] != 0, nz[1] += r[x] != 0, nz[2] += u ? r[x] != u[x] : r[x] != 0;
+#ifdef __SSE2__
+    const __m128i zero = _mm_setzero_si128();
+    while (x + 16 <= s) { /* each lane counts equal bytes (a compare's -1 subtracted), 255 at most */
+        __m128i none = zero, sub = zero, up = zero;
+        size_t k = 0;
+        for (; k < 255 && x + 16 <= s; k++, x += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(r + x));
+            none = _mm_sub_epi8(none, _mm_cmpeq_epi8(a, zero));
+            sub = _mm_sub_epi8(sub, _mm_cmpeq_epi8(a, _mm_loadu_si128((const __m128i *)(r + x - 3))));
+            up = _mm_sub_epi8(up, _mm_cmpeq_epi8(a, u ? _mm_loadu_si128((const __m128i *)(u + x)) : zero));
+        }
+        __m128i sums[3] = {_mm_sad_epu8(none, zero), _mm_sad_epu8(sub, zero), _mm_sad_epu8(up, zero)};
+        for (int f = 0; f < 3; f++)
+            nz[f] += 16 * k - (size_t)(_mm_cvtsi128_si32(sums[f]) + _mm_cvtsi128_si32(_mm_srli_si128(sums[f], 8)));
+    }
+#endif
     while (x + 8 <= s) {
         uint64_t none = 0, sub = 0, up = 0;
         for (int k = 0; k < 255 && x + 8 <= s; k++, x += 8) {
@@ -101,6 +121,11 @@ static void count_nonzero(const uint8_t *r, const uint8_t *u, size_t s, size_t n
 static void subtract(uint8_t *d, const uint8_t *r, const uint8_t *p, size_t n)
 {
     size_t x = 0;
+#ifdef __SSE2__
+    for (; x + 16 <= n; x += 16)
+        _mm_storeu_si128((__m128i *)(d + x), _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(r + x)),
+                                                          _mm_loadu_si128((const __m128i *)(p + x))));
+#endif
     for (; x + 8 <= n; x += 8)
         store64(d + x, sub_bytes(load64(r + x), load64(p + x)));
     for (; x < n; x++)

@@ -175,13 +175,16 @@ static inline uint32_t load32(const uint8_t *p)
     return v;
 }
 
-/* The longest copy at i from distance d, or 0 when its first `min` (3 or 4) bytes differ: one
-** 32-bit compare rejects a candidate, so a literal costs a few of them and no loop. */
-static inline size_t copy_len(const uint8_t *in, size_t i, size_t d, uint32_t cur, uint32_t mask, size_t min, size_t max)
+/* The copy at i from distance d when it is longer than best (< max), else 0: its first `min` (3
+** or 4) bytes and its byte at best must agree, a 32-bit compare and a byte compare (as zlib's
+** scan_end), so a literal or a candidate that cannot win costs no compare loop. */
+static inline size_t longer_copy(const uint8_t *in, size_t i, size_t d, uint32_t cur, uint32_t mask, size_t min,
+                                 size_t best, size_t max)
 {
-    if ((load32(in + i - d) ^ cur) & mask)
+    if (((load32(in + i - d) ^ cur) & mask) || in[i + best] != in[i + best - d])
         return 0;
-    return min + same_as(in + i + min, in + i - d + min, max - min);
+    size_t l = min + same_as(in + i + min, in + i - d + min, max - min);
+    return l > best ? l : 0;
 }
 
 /* The input from *pos as up to BLOCK_TOKENS tokens (a literal v < 256, or a copy: its distance
@@ -204,24 +207,17 @@ static size_t tokenize(const uint8_t *in, size_t n, size_t *pos, size_t stride, 
             const uint32_t h = (cur * 0x9E3779B1u) >> (32 - SN_ZRLE_HASH_BITS);
             const size_t seen = head[h];
             head[h] = (uint32_t)i;
-            if ((best = copy_len(in, i, 1, cur, three, 3, max)))
+            if ((best = longer_copy(in, i, 1, cur, three, 3, 0, max)))
                 bd = 1;
-            if (i >= 3 && best < max) {
-                size_t l = copy_len(in, i, 3, cur, three, 3, max);
-                if (l > best)
-                    best = l, bd = 3;
-            }
-            if (row && i >= row && best < max) {
-                size_t l = copy_len(in, i, row, cur, three, 3, max);
-                if (l > best)
-                    best = l, bd = row;
-            }
+            size_t l;
+            if (i >= 3 && best < max && (l = longer_copy(in, i, 3, cur, three, 3, best, max)))
+                best = l, bd = 3;
+            if (row && i >= row && best < max && (l = longer_copy(in, i, row, cur, three, 3, best, max)))
+                best = l, bd = row;
             const size_t d = i - seen;
-            if (best < max && d > 0 && d <= 32768 && d != 1 && d != 3 && d != row) {
-                size_t l = copy_len(in, i, d, cur, 0xffffffffu, 4, max);
-                if (l > best)
-                    best = l, bd = d;
-            }
+            if (best < max && d > 0 && d <= 32768 && d != 1 && d != 3 && d != row &&
+                (l = longer_copy(in, i, d, cur, 0xffffffffu, 4, best, max)))
+                best = l, bd = d;
         }
         if (best >= 3) {
             unsigned eb;
