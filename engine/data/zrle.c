@@ -38,19 +38,18 @@ typedef struct bits {
     unsigned n;
 } bits;
 
-/* v's n low bits (n <= 32), least significant first, as deflate orders them. */
+/* v's n low bits (n <= 32), least significant first, as deflate orders them. Branch-free: eight
+** bytes are stored each time and the whole bytes among them kept (the next store rewrites the
+** rest), so the output needs 8 bytes of slack (sn_zrle_bound has them). */
 static inline void put(bits *b, uint64_t v, unsigned n)
 {
     b->acc |= v << b->n;
     b->n += n;
-    if (b->n >= 32) {
-        uint32_t w = (uint32_t)b->acc;
-        uint8_t le[4] = {(uint8_t)w, (uint8_t)(w >> 8), (uint8_t)(w >> 16), (uint8_t)(w >> 24)};
-        memcpy(b->p, le, 4);
-        b->p += 4;
-        b->acc >>= 32;
-        b->n -= 32;
-    }
+    const uint64_t le = LITTLE ? b->acc : __builtin_bswap64(b->acc);
+    memcpy(b->p, &le, 8);
+    b->p += b->n >> 3;
+    b->acc >>= b->n & ~7u; /* under 40 bits held: never a shift by 64 */
+    b->n &= 7;
 }
 
 static void put_end(bits *b)
@@ -349,7 +348,7 @@ static void put_block(bits *b, bool final, const uint32_t *tokens, size_t nt, ui
         }
     }
     put(b, ll_code[256], ll_len[256]);
-    /* the bytes written (whole 32-bit words, and the bits held) against a stored copy's */
+    /* the bits written (whole bytes, and the bits held) against a stored copy's */
     size_t coded = (size_t)(b->p - start.p) * 8 + b->n - start.n, stored = (n / 65535 + 1) * 5 * 8 + n * 8 + 7;
     if (coded > stored) {
         *b = start;
