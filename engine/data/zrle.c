@@ -1,9 +1,10 @@
-/* zrle.c — run-length deflate (zrle.h). Two passes: the input becomes tokens (a literal byte, or
-** a copy of 3-258 bytes from one of a few fixed distances back: the byte before, the pixel before,
-** the row above and its neighbours) while their frequencies are counted; then one dynamic-Huffman
-** block (RFC 1951 3.2.7) writes them: its header (the two codes' lengths, themselves run-length
-** coded) and the tokens. Matches are measured sixteen bytes a compare (SSE2), so a picture's flat
-** regions cost a load and a compare per sixteen bytes. */
+/* zrle.c — a picture's deflate (zrle.h). Two passes a block: the input becomes up to 65536 tokens
+** (a literal byte, or a copy of 3-258 bytes from the byte before, the pixel before, the row above,
+** or where a hash of the next 4 bytes last saw them) while their frequencies are counted; then a
+** dynamic-Huffman block (RFC 1951 3.2.7) writes them: its header (the two codes' lengths,
+** themselves run-length coded) and the tokens, or a stored block when that is shorter. A
+** candidate is rejected by one 32-bit compare; matches are measured sixteen bytes a compare
+** (SSE2), so a picture's flat regions cost a load and a compare per sixteen bytes. */
 #include "zrle.h"
 
 #include <libdeflate.h>
