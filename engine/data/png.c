@@ -4,7 +4,9 @@
 ** libdeflate's, and each row takes the filter (None, Sub or Up) that leaves the fewest non-zero
 ** bytes: rendered pictures are flat regions (exact repeats, best unfiltered or Sub) and smooth
 ** gradients (best Up), and a count of zeros is what an LZ77 + Huffman coder turns into size.
-** Measured on the demo's cameras (bench_outputs, docs/performance.md). */
+** The rows are compressed by zrle.h (copies from a few fixed distances and one hash probe, not
+** libdeflate's general matcher: 2.7x faster on the rig's RGB pictures for 1.17x the file).
+** Measured on the demo's cameras and the rig (bench_outputs, bench_rig, docs/performance.md). */
 #include "png.h"
 #include "zrle.h"
 
@@ -17,26 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* libdeflate 1.14's level 2 (greedy): on the demo's images it is faster than level 1 (whose
-** "fastest" matcher is slower on long runs: 1.4 against 0.7 ms a depth image) and than 3, at
-** 3-10 % larger files than level 3. */
-#define SN_PNG_LEVEL 2
-/* Images whose filtered rows are at most 1/8 non-zero bytes go to zrle.h's run-length deflate
-** (runs, copies of the pixel before and of the row above) instead of libdeflate: on the rig's
-** 1280x720 images, semantic (`cityscapes`, 0.6 % non-zero) 1.5 against 5.3 ms for 18-20 against
-** 15 KB, depth (`raw`, 6 %) 2.4 against 5.9 ms for 74-87 against 67-82 KB. RGB (14 % non-zero)
-** stays on libdeflate, its bytes as before: zrle would take 5-10 ms for 1.3x the file. An image with
-** more than 1/8 of its bytes in tokens falls back to libdeflate too. */
-#define RLE_NONZERO 8
-#define RLE_TOKENS 8
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 typedef struct png_tls {
-    struct libdeflate_compressor *c;
     uint8_t *filtered, *out; /* the filtered rows, the PNG being made */
     size_t filtered_cap, out_cap;
-    uint16_t *tokens; /* zrle.h's scratch */
-    size_t tokens_cap;
+    uint32_t scratch[SN_ZRLE_SCRATCH]; /* zrle.h's: its hash and a block's tokens */
 } png_tls;
 
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -44,26 +34,21 @@ static pthread_key_t key;
 static void free_tls(void *p)
 {
     png_tls *t = p;
-    libdeflate_free_compressor(t->c);
     free(t->filtered);
     free(t->out);
-    free(t->tokens);
     free(t);
 }
 static void make_key(void) { (void)pthread_key_create(&key, free_tls); }
 
-/* The thread's compressor and buffers, made on first use (a compressor costs more to make than
-** a small image to compress). */
+/* The thread's buffers, made on first use and kept. */
 static png_tls *tls(void)
 {
     pthread_once(&key_once, make_key);
     png_tls *t = pthread_getspecific(key);
     if (t)
         return t;
-    if (!(t = calloc(1, sizeof *t)) || !(t->c = libdeflate_alloc_compressor(SN_PNG_LEVEL))) {
-        free(t);
+    if (!(t = calloc(1, sizeof *t)))
         return NULL;
-    }
     if (pthread_setspecific(key, t) != 0) {
         free_tls(t);
         return NULL;
@@ -71,7 +56,8 @@ static png_tls *tls(void)
     return t;
 }
 
-/* Eight bytes at a time, portably (SWAR): the filters are as costly as the compressor otherwise. */
+/* Sixteen bytes at a time where SSE2 is (x86-64 always), else eight, portably (SWAR): the
+** filters cost about a third of what compressing the rows does. */
 #define ONES 0x0101010101010101ull
 #define HIGH 0x8080808080808080ull
 static inline uint64_t load64(const uint8_t *p)
@@ -101,6 +87,22 @@ static void count_nonzero(const uint8_t *r, const uint8_t *u, size_t s, size_t n
     size_t x = 0;
     for (; x < s && x < 3; x++) /* Sub leaves the first pixel as it is */
         nz[0] += r[x] != 0, nz[1] += r[x] != 0, nz[2] += u ? r[x] != u[x] : r[x] != 0;
+#ifdef __SSE2__
+    const __m128i zero = _mm_setzero_si128();
+    while (x + 16 <= s) { /* each lane counts equal bytes (a compare's -1 subtracted), 255 at most */
+        __m128i none = zero, sub = zero, up = zero;
+        size_t k = 0;
+        for (; k < 255 && x + 16 <= s; k++, x += 16) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(r + x));
+            none = _mm_sub_epi8(none, _mm_cmpeq_epi8(a, zero));
+            sub = _mm_sub_epi8(sub, _mm_cmpeq_epi8(a, _mm_loadu_si128((const __m128i *)(r + x - 3))));
+            up = _mm_sub_epi8(up, _mm_cmpeq_epi8(a, u ? _mm_loadu_si128((const __m128i *)(u + x)) : zero));
+        }
+        __m128i sums[3] = {_mm_sad_epu8(none, zero), _mm_sad_epu8(sub, zero), _mm_sad_epu8(up, zero)};
+        for (int f = 0; f < 3; f++)
+            nz[f] += 16 * k - (size_t)(_mm_cvtsi128_si32(sums[f]) + _mm_cvtsi128_si32(_mm_srli_si128(sums[f], 8)));
+    }
+#endif
     while (x + 8 <= s) {
         uint64_t none = 0, sub = 0, up = 0;
         for (int k = 0; k < 255 && x + 8 <= s; k++, x += 8) {
@@ -119,6 +121,11 @@ static void count_nonzero(const uint8_t *r, const uint8_t *u, size_t s, size_t n
 static void subtract(uint8_t *d, const uint8_t *r, const uint8_t *p, size_t n)
 {
     size_t x = 0;
+#ifdef __SSE2__
+    for (; x + 16 <= n; x += 16)
+        _mm_storeu_si128((__m128i *)(d + x), _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(r + x)),
+                                                          _mm_loadu_si128((const __m128i *)(p + x))));
+#endif
     for (; x + 8 <= n; x += 8)
         store64(d + x, sub_bytes(load64(r + x), load64(p + x)));
     for (; x < n; x++)
@@ -128,10 +135,9 @@ static void subtract(uint8_t *d, const uint8_t *r, const uint8_t *p, size_t n)
 /* Each row with a filter byte in front: None (0), Sub (1) or Up (2), whichever leaves the fewest
 ** non-zero bytes; ties go to Up, then Sub: a smooth gradient leaves no zeros under any filter,
 ** but small repeated differences under Up or Sub (the choice depends on the pixels alone). */
-static size_t filter_rows(const uint8_t *rgb, size_t w, size_t h, uint8_t *out)
+static void filter_rows(const uint8_t *rgb, size_t w, size_t h, uint8_t *out)
 {
     const size_t s = w * 3;
-    size_t nonzero = 0;
     for (size_t y = 0; y < h; y++) {
         const uint8_t *r = rgb + y * s, *u = y ? r - s : NULL;
         uint8_t *d = out + y * (s + 1);
@@ -143,7 +149,6 @@ static size_t filter_rows(const uint8_t *rgb, size_t w, size_t h, uint8_t *out)
             f = 1;
         if (nz[0] < nz[f])
             f = 0;
-        nonzero += nz[f];
         *d++ = (uint8_t)f;
         if (f == 0) {
             memcpy(d, r, s);
@@ -154,7 +159,6 @@ static size_t filter_rows(const uint8_t *rgb, size_t w, size_t h, uint8_t *out)
             subtract(d, r, u, s);
         }
     }
-    return nonzero;
 }
 
 static void put32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v; }
@@ -179,12 +183,11 @@ const uint8_t *sn_png_encode_rgb_tls(int width, int height, const uint8_t *rgb, 
     if (!t || width <= 0 || height <= 0 || width > 65536 || height > 65536)
         return NULL;
     size_t w = (size_t)width, h = (size_t)height, raw = (w * 3 + 1) * h;
-    size_t bound = libdeflate_zlib_compress_bound(t->c, raw), rle_bound = sn_zrle_bound(raw);
-    bound = bound > rle_bound ? bound : rle_bound;
+    size_t bound = sn_zrle_bound(raw);
     if (bound > 0x7fffffffu || !SN_GROW(t->filtered, t->filtered_cap, raw) ||
         !SN_GROW(t->out, t->out_cap, 8 + 25 + 12 + bound + 12))
         return NULL;
-    size_t nonzero = filter_rows(rgb, w, h, t->filtered);
+    filter_rows(rgb, w, h, t->filtered);
     uint8_t *p = t->out;
     memcpy(p, "\x89PNG\r\n\x1a\n", 8);
     p += 8;
@@ -192,15 +195,7 @@ const uint8_t *sn_png_encode_rgb_tls(int width, int height, const uint8_t *rgb, 
     put32(p + 12, (uint32_t)h);
     memcpy(p + 16, "\x08\x02\x00\x00\x00", 5); /* 8 bits, RGB, deflate, adaptive filters, no interlace */
     p = chunk(p, "IHDR", 13);
-    size_t z = 0;
-    if (nonzero <= raw / RLE_NONZERO) {
-        size_t max_tokens = raw / RLE_TOKENS + 1;
-        if (!SN_GROW(t->tokens, t->tokens_cap, max_tokens * sizeof *t->tokens))
-            return NULL;
-        z = sn_zrle_compress(t->filtered, raw, w * 3 + 1, p + 8, t->tokens, max_tokens);
-    }
-    if (!z)
-        z = libdeflate_zlib_compress(t->c, t->filtered, raw, p + 8, bound);
+    size_t z = sn_zrle_compress(t->filtered, raw, w * 3 + 1, p + 8, t->scratch);
     if (!z)
         return NULL;
     p = chunk(p, "IDAT", z);

@@ -1,12 +1,14 @@
-/* zrle.c — run-length deflate (zrle.h). Two passes: the input becomes tokens (a literal byte, or
-** a copy of 3-258 bytes from one of a few fixed distances back: the byte before, the pixel before,
-** the row above and its neighbours) while their frequencies are counted; then one dynamic-Huffman
-** block (RFC 1951 3.2.7) writes them: its header (the two codes' lengths, themselves run-length
-** coded) and the tokens. Matches are measured sixteen bytes a compare (SSE2), so a picture's flat
-** regions cost a load and a compare per sixteen bytes. */
+/* zrle.c — a picture's deflate (zrle.h). Two passes a block: the input becomes up to 65536 tokens
+** (a literal byte, or a copy of 3-258 bytes from the byte before, the pixel before, the row above,
+** or where a hash of the next 4 bytes last saw them) while their frequencies are counted; then a
+** dynamic-Huffman block (RFC 1951 3.2.7) writes them: its header (the two codes' lengths,
+** themselves run-length coded) and the tokens, or a stored block when that is shorter. A
+** candidate is rejected by one 32-bit compare; matches are measured sixteen bytes a compare
+** (SSE2), so a picture's flat regions cost a load and a compare per sixteen bytes. */
 #include "zrle.h"
 
 #include <libdeflate.h>
+#include <stdbool.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -14,6 +16,9 @@
 
 #define N_LITLEN 286 /* 0-255 literals, 256 end of block, 257-285 lengths */
 #define N_CLEN 19
+#define LITTLE (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+/* Tokens a block holds: 256 KB of them, in cache between the two passes. */
+#define BLOCK_TOKENS SN_ZRLE_BLOCK
 
 /* Deflate's length symbols: base lengths and extra bits of 257 + i. */
 static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
@@ -22,9 +27,10 @@ static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 
 
 size_t sn_zrle_bound(size_t n)
 {
-    /* a literal is at most 15 bits, a match 15 + 5 + 1 bits for 3 bytes or more; the block's
+    /* a literal is at most 15 bits, a copy 15 + 5 + 15 + 13 bits for 3 bytes or more (the
+    ** block is stored instead when that is longer, but it is written first); each block's
     ** code tables under 400 bytes; zlib's header and Adler-32 */
-    return n * 15 / 8 + 1024;
+    return n * 2 + (n / SN_ZRLE_BLOCK + 1) * 400 + 16;
 }
 
 typedef struct bits {
@@ -33,19 +39,18 @@ typedef struct bits {
     unsigned n;
 } bits;
 
-/* v's n low bits (n <= 32), least significant first, as deflate orders them. */
+/* v's n low bits (n <= 32), least significant first, as deflate orders them. Branch-free: eight
+** bytes are stored each time and the whole bytes among them kept (the next store rewrites the
+** rest), so the output needs 8 bytes of slack (sn_zrle_bound has them). */
 static inline void put(bits *b, uint64_t v, unsigned n)
 {
     b->acc |= v << b->n;
     b->n += n;
-    if (b->n >= 32) {
-        uint32_t w = (uint32_t)b->acc;
-        uint8_t le[4] = {(uint8_t)w, (uint8_t)(w >> 8), (uint8_t)(w >> 16), (uint8_t)(w >> 24)};
-        memcpy(b->p, le, 4);
-        b->p += 4;
-        b->acc >>= 32;
-        b->n -= 32;
-    }
+    const uint64_t le = LITTLE ? b->acc : __builtin_bswap64(b->acc);
+    memcpy(b->p, &le, 8);
+    b->p += b->n >> 3;
+    b->acc >>= b->n & ~7u; /* under 40 bits held: never a shift by 64 */
+    b->n &= 7;
 }
 
 static void put_end(bits *b)
@@ -142,58 +147,83 @@ static inline size_t same_as(const uint8_t *p, const uint8_t *q, size_t max)
         uint64_t x, y;
         memcpy(&x, p + k, 8);
         memcpy(&y, q + k, 8);
-        if (x ^ y)
-            return k + (size_t)__builtin_ctzll(x ^ y) / 8;
+        if (x ^ y) /* the first byte that differs: the lowest on a little-endian machine */
+            return k + (size_t)(LITTLE ? __builtin_ctzll(x ^ y) : __builtin_clzll(x ^ y)) / 8;
     }
     while (k < max && p[k] == q[k])
         k++;
     return k;
 }
 
-/* Deflate's distance symbols: base distances and extra bits. */
-static const uint16_t dist_base[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
-                                       193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
-
-/* The distances a copy may come from, in the order tried (a tie goes to the first): a run (1),
-** the pixel before (3), the row above (stride), and the row above a pixel to either side (slanted
-** edges); the row's only when deflate's window reaches it. sym: each one's distance symbol. */
-typedef struct dists {
-    size_t d[5];
-    uint8_t sym[5];
-    int n;
-} dists;
-
-static dists dists_for(size_t stride)
+/* Deflate's distance symbol of a distance d (1-32768): 0-3 for 1-4, then two symbols for each
+** power of two, the bit below the top one telling which (RFC 1951 3.2.5); its extra bits are
+** the bits below that one. */
+static inline unsigned dist_sym(size_t d, unsigned *extra_bits)
 {
-    dists ds = {{1, 3, stride, stride - 3, stride + 3}, {0}, stride >= 6 && stride + 3 <= 32768 ? 5 : 2};
-    for (int k = 0; k < ds.n; k++)
-        for (ds.sym[k] = 0; ds.sym[k] < 29 && dist_base[ds.sym[k] + 1] <= ds.d[k];)
-            ds.sym[k]++;
-    return ds;
+    unsigned x = (unsigned)d - 1;
+    if (x < 4)
+        return *extra_bits = 0, x;
+    unsigned b = 31u - (unsigned)__builtin_clz(x);
+    *extra_bits = b - 1;
+    return 2 * b + ((x >> (b - 1)) & 1u);
 }
 
-/* The input as tokens (a literal v < 256, or (k + 1) << 9 | the length of a copy from ds->d[k]
-** back), their symbols counted in freq (literal/length) and dfreq (distance); returns how many,
-** or SIZE_MAX when more than max_tokens. */
-static size_t tokenize(const uint8_t *in, size_t n, const dists *ds, const uint8_t *len_sym, uint16_t *tokens,
-                       size_t max_tokens, uint32_t *freq, uint32_t *dfreq)
+static inline uint32_t load32(const uint8_t *p)
 {
-    size_t nt = 0;
-    for (size_t i = 0; i < n;) {
-        if (nt == max_tokens)
-            return SIZE_MAX;
-        size_t max = n - i < 258 ? n - i : 258, best = 0;
-        int kb = 0;
-        for (int k = 0; k < ds->n && best < max; k++) {
-            size_t l = i >= ds->d[k] ? same_as(in + i, in + i - ds->d[k], max) : 0;
-            if (l > best)
-                best = l, kb = k;
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The copy at i from distance d when it is longer than best (< max), else 0: its first `min` (3
+** or 4) bytes and its byte at best must agree, a 32-bit compare and a byte compare (as zlib's
+** scan_end), so a literal or a candidate that cannot win costs no compare loop. */
+static inline size_t longer_copy(const uint8_t *in, size_t i, size_t d, uint32_t cur, uint32_t mask, size_t min,
+                                 size_t best, size_t max)
+{
+    if (((load32(in + i - d) ^ cur) & mask) || in[i + best] != in[i + best - d])
+        return 0;
+    size_t l = min + same_as(in + i + min, in + i - d + min, max - min);
+    return l > best ? l : 0;
+}
+
+/* The input from *pos as up to BLOCK_TOKENS tokens (a literal v < 256, or a copy: its distance
+** << 9 | its length), their symbols counted in freq (literal/length) and dfreq (distance);
+** returns how many and moves *pos past them. At each byte the copies tried, in order (a tie goes to the first):
+** a run (distance 1), the pixel before (3), the row above (stride), all from 3 bytes; then the
+** last place the next 4 bytes were seen (a hash of them, from 4 bytes): repeated texture and
+** edges a fixed distance does not reach. Greedy: the longest copy is taken. */
+static size_t tokenize(const uint8_t *in, size_t n, size_t *pos, size_t stride, const uint8_t *len_sym,
+                       uint32_t *tokens, uint32_t *head, uint32_t *freq, uint32_t *dfreq)
+{
+    const size_t row = stride >= 4 && stride <= 32768 ? stride : 0;
+    size_t nt = 0, i = *pos;
+    while (i < n && nt < BLOCK_TOKENS) {
+        const size_t left = n - i;
+        size_t best = 0, bd = 0;
+        if (left >= 4 && i > 0) {
+            const size_t max = left < 258 ? left : 258;
+            const uint32_t cur = load32(in + i), three = LITTLE ? 0xffffffu : 0xffffff00u; /* the first 3 bytes */
+            const uint32_t h = (cur * 0x9E3779B1u) >> (32 - SN_ZRLE_HASH_BITS);
+            const size_t seen = head[h];
+            head[h] = (uint32_t)i;
+            if ((best = longer_copy(in, i, 1, cur, three, 3, 0, max)))
+                bd = 1;
+            size_t l;
+            if (i >= 3 && best < max && (l = longer_copy(in, i, 3, cur, three, 3, best, max)))
+                best = l, bd = 3;
+            if (row && i >= row && best < max && (l = longer_copy(in, i, row, cur, three, 3, best, max)))
+                best = l, bd = row;
+            const size_t d = i - seen;
+            if (best < max && d > 0 && d <= 32768 && d != 1 && d != 3 && d != row &&
+                (l = longer_copy(in, i, d, cur, 0xffffffffu, 4, best, max)))
+                best = l, bd = d;
         }
         if (best >= 3) {
-            tokens[nt++] = (uint16_t)((kb + 1) << 9 | best);
+            unsigned eb;
+            tokens[nt++] = (uint32_t)(bd << 9 | best);
             freq[257 + len_sym[best]]++;
-            dfreq[ds->sym[kb]]++;
+            dfreq[dist_sym(bd, &eb)]++;
             i += best;
         } else {
             tokens[nt++] = in[i];
@@ -201,13 +231,14 @@ static size_t tokenize(const uint8_t *in, size_t n, const dists *ds, const uint8
             i++;
         }
     }
+    *pos = i;
     return nt;
 }
 
-/* The block's header: final, dynamic codes, then both codes' lengths (hlit literal/length and
+/* A block's header: final or not, dynamic codes, then both codes' lengths (hlit literal/length and
 ** hdist distance ones) as one sequence, run-length coded with the code-length code (16 repeats
 ** the last length 3-6 times, 17 and 18 give 3-10 and 11-138 zeros) whose own lengths come first. */
-static void put_header(bits *b, const uint8_t *ll_len, int hlit, const uint8_t *d_len, int hdist)
+static void put_header(bits *b, bool final, const uint8_t *ll_len, int hlit, const uint8_t *d_len, int hdist)
 {
     uint8_t all[N_LITLEN + 30];
     memcpy(all, ll_len, (size_t)hlit);
@@ -250,7 +281,7 @@ static void put_header(bits *b, const uint8_t *ll_len, int hlit, const uint8_t *
     while (hclen > 4 && !cl_len[order[hclen - 1]])
         hclen--;
 
-    put(b, 1 | 2u << 1, 3); /* the final block, dynamic codes */
+    put(b, (final ? 1u : 0u) | 2u << 1, 3); /* dynamic codes */
     put(b, (uint64_t)(hlit - 257), 5);
     put(b, (uint64_t)(hdist - 1), 5);
     put(b, (uint64_t)(hclen - 4), 4);
@@ -264,22 +295,26 @@ static void put_header(bits *b, const uint8_t *ll_len, int hlit, const uint8_t *
     }
 }
 
-size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out, uint16_t *tokens, size_t max_tokens)
+/* in[0..n) as stored blocks (RFC 1951 3.2.4): what incompressible data costs least as. */
+static void put_stored(bits *b, bool final, const uint8_t *in, size_t n)
 {
-    /* little-endian is what same_as's byte order assumes */
-    if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-        return 0;
-    uint8_t len_sym[259];
-    for (int s = 0; s < 29; s++)
-        for (int l = len_base[s]; l < (s < 28 ? len_base[s + 1] : 259); l++)
-            len_sym[l] = (uint8_t)s;
-    len_sym[258] = 28; /* 258 is its own symbol (285), not 284 with extra bits 31 */
+    do {
+        size_t k = n < 65535 ? n : 65535;
+        put(b, final && k == n ? 1u : 0u, 3);
+        put_end(b); /* to a byte boundary */
+        uint8_t *o = b->p;
+        o[0] = (uint8_t)k, o[1] = (uint8_t)(k >> 8), o[2] = (uint8_t)~k, o[3] = (uint8_t)(~k >> 8);
+        memcpy(o + 4, in, k);
+        b->p = o + 4 + k;
+        in += k, n -= k;
+    } while (n > 0);
+}
 
-    const dists ds = dists_for(stride);
-    uint32_t freq[N_LITLEN] = {0}, dfreq[30] = {0};
-    const size_t nt = tokenize(in, n, &ds, len_sym, tokens, max_tokens, freq, dfreq);
-    if (nt == SIZE_MAX)
-        return 0;
+/* One block of nt tokens (the input's bytes from `from`, n of them) with its own codes, or, when
+** that would be longer than storing those bytes, stored. */
+static void put_block(bits *b, bool final, const uint32_t *tokens, size_t nt, uint32_t *freq, uint32_t *dfreq,
+                      const uint8_t *len_sym, const uint8_t *from, size_t n)
+{
     freq[256] = 1;
     if (nt == 0)
         freq[0] = 1; /* two symbols at least, so the code is complete */
@@ -300,29 +335,47 @@ size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out
     int hlit = N_LITLEN;
     while (hlit > 257 && !ll_len[hlit - 1])
         hlit--;
-
-    uint8_t *o = out;
-    *o++ = 0x78, *o++ = 0x01; /* zlib: deflate, 32 KiB window, the check bits (0x7801 % 31 == 0) */
-    bits b = {o, 0, 0};
-    put_header(&b, ll_len, hlit, d_len, hdist);
-    /* each distance's code and extra bits */
-    uint64_t dbits[5];
-    unsigned dn[5];
-    for (int k = 0; k < ds.n; k++) {
-        dbits[k] = d_code[ds.sym[k]] | (uint64_t)(ds.d[k] - dist_base[ds.sym[k]]) << d_len[ds.sym[k]];
-        dn[k] = d_len[ds.sym[k]] + dist_extra[ds.sym[k]];
-    }
+    const bits start = *b;
+    put_header(b, final, ll_len, hlit, d_len, hdist);
     for (size_t k = 0; k < nt; k++) {
         unsigned t = tokens[k];
         if (t < 256) {
-            put(&b, ll_code[t], ll_len[t]);
+            put(b, ll_code[t], ll_len[t]);
         } else {
-            unsigned d = (t >> 9) - 1, l = t & 511, s = len_sym[l], c = 257 + s, e = len_extra[s];
-            put(&b, ll_code[c] | (uint64_t)(l - len_base[s]) << ll_len[c], ll_len[c] + e);
-            put(&b, dbits[d], dn[d]);
+            unsigned d = t >> 9, l = t & 511, s = len_sym[l], c = 257 + s, e = len_extra[s], de;
+            unsigned ds = dist_sym(d, &de);
+            put(b, ll_code[c] | (uint64_t)(l - len_base[s]) << ll_len[c], ll_len[c] + e);
+            put(b, d_code[ds] | (uint64_t)((d - 1) & ((1u << de) - 1)) << d_len[ds], d_len[ds] + de);
         }
     }
-    put(&b, ll_code[256], ll_len[256]);
+    put(b, ll_code[256], ll_len[256]);
+    /* the bits written (whole bytes, and the bits held) against a stored copy's */
+    size_t coded = (size_t)(b->p - start.p) * 8 + b->n - start.n, stored = (n / 65535 + 1) * 5 * 8 + n * 8 + 7;
+    if (coded > stored) {
+        *b = start;
+        put_stored(b, final, from, n);
+    }
+}
+
+size_t sn_zrle_compress(const uint8_t *in, size_t n, size_t stride, uint8_t *out, uint32_t *scratch)
+{
+    uint8_t len_sym[259];
+    for (int s = 0; s < 29; s++)
+        for (int l = len_base[s]; l < (s < 28 ? len_base[s + 1] : 259); l++)
+            len_sym[l] = (uint8_t)s;
+    len_sym[258] = 28; /* 258 is its own symbol (285), not 284 with extra bits 31 */
+
+    uint32_t *head = scratch, *tokens = scratch + SN_ZRLE_HASH;
+    memset(head, 0, SN_ZRLE_HASH * sizeof *head);
+    uint8_t *o = out;
+    *o++ = 0x78, *o++ = 0x01; /* zlib: deflate, 32 KiB window, the check bits (0x7801 % 31 == 0) */
+    bits b = {o, 0, 0};
+    size_t i = 0;
+    do { /* blocks of BLOCK_TOKENS tokens: the tokens stay in cache, the codes follow the picture */
+        uint32_t freq[N_LITLEN] = {0}, dfreq[30] = {0};
+        const size_t from = i, nt = tokenize(in, n, &i, stride, len_sym, tokens, head, freq, dfreq);
+        put_block(&b, i == n, tokens, nt, freq, dfreq, len_sym, in + from, i - from);
+    } while (i < n);
     put_end(&b);
     o = b.p;
     uint32_t a = libdeflate_adler32(1, in, n);

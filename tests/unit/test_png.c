@@ -90,10 +90,10 @@ static void round_trips(void)
     free(flat), free(grad), free(a), free(b);
 }
 
-/* zrle.h's run-length deflate: streams of runs, copies of the row above, literals and their
-** mixes, of every small length and a long one, inflate (libdeflate, not the encoder's code) to
-** their bytes; a stream with more tokens than allowed is refused; and a semantic camera's kind of
-** picture (flat regions, a few edges) takes that path inside the PNG writer and decodes. */
+/* zrle.h's deflate: streams of runs, copies of the row above, literals and their mixes, of every
+** small length and a long one, inflate (libdeflate, not the encoder's code) to their bytes, and
+** so do noise (stored blocks) and far copies over many blocks; and a semantic camera's kind of
+** picture (flat regions, a few edges) decodes from the PNG writer. */
 static void run_length_deflate(void)
 {
     struct libdeflate_decompressor *dd = libdeflate_alloc_decompressor();
@@ -111,8 +111,8 @@ static void run_length_deflate(void)
             }
             size_t bound = sn_zrle_bound(n), got = 0;
             uint8_t *z = malloc(bound);
-            uint16_t *tok = malloc((n + 1) * sizeof *tok);
-            size_t len = sn_zrle_compress(in, n, stride, z, tok, n + 1);
+            uint32_t *tok = malloc(SN_ZRLE_SCRATCH * sizeof *tok);
+            size_t len = sn_zrle_compress(in, n, stride, z, tok);
             int r = len ? (int)libdeflate_zlib_decompress(dd, z, len, back, n, &got) : -1;
             CHECK(len && len <= bound && r == 0 && got == n && !memcmp(in, back, n), "zrle: kind %d, %zu bytes", kind, n);
             free(in), free(back), free(z), free(tok);
@@ -120,14 +120,29 @@ static void run_length_deflate(void)
     /* 1 MB of one value and a long mixed tail: runs of 258 */
     size_t n = 1 << 20;
     uint8_t *in = calloc(n, 1), *back = malloc(n), *z = malloc(sn_zrle_bound(n));
-    uint16_t *tok = malloc(n * sizeof *tok);
+    uint32_t *tok = malloc(SN_ZRLE_SCRATCH * sizeof *tok);
     for (size_t i = n - 5000; i < n; i++)
         in[i] = (uint8_t)(i * 7 / 13);
-    size_t len = sn_zrle_compress(in, n, 4096, z, tok, n), got = 0;
+    size_t len = sn_zrle_compress(in, n, 4096, z, tok), got = 0;
     CHECK(len && len < 8000 && libdeflate_zlib_decompress(dd, z, len, back, n, &got) == 0 &&
               got == n && !memcmp(in, back, n),
           "zrle: a long run and a tail (%zu bytes)", len);
-    CHECK(sn_zrle_compress(in, n, 4096, z, tok, 100) == 0, "zrle: refuses more tokens than allowed");
+    /* more tokens than a block holds: noise (stored blocks, at most 10 bytes in 65535 more than
+    ** the input), and pieces of 56 bytes copied from up to 30000 back between 8 of noise (coded
+    ** blocks: copies from where the hash saw them, not from a fixed distance) */
+    for (int kind = 0; kind < 2; kind++) {
+        size_t from = 0;
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+            if (i % 64 == 0)
+                from = 100 + x % 29900;
+            in[i] = kind == 0 || i < 30000 || i % 64 < 8 ? (uint8_t)(x >> 8) : in[i - from];
+        }
+        len = sn_zrle_compress(in, n, 4096, z, tok), got = 0;
+        CHECK(len && len <= sn_zrle_bound(n) && len <= (kind ? n / 3 : n + n / 6000) &&
+                  libdeflate_zlib_decompress(dd, z, len, back, n, &got) == 0 && got == n && !memcmp(in, back, n),
+              "zrle: %s, %zu bytes of 1 MB", kind ? "far copies" : "noise", len);
+    }
     free(in), free(back), free(z), free(tok);
 
     /* flat regions with a few vertical and slanted edges, as a semantic camera's */
@@ -141,7 +156,7 @@ static void run_length_deflate(void)
         }
     size_t np = 0;
     uint8_t *png = sn_png_encode_rgb(w, h, px, &np), *pix = png ? decode(png, np, &dw, &dh) : NULL;
-    CHECK(png && np > 45 && png[41] == 0x78 && png[42] == 0x01, "a flat picture takes the run-length deflate");
+    CHECK(png && np > 45 && png[41] == 0x78 && png[42] == 0x01, "a flat picture is zrle.h's stream");
     CHECK(pix && dw == w && dh == h && !memcmp(pix, px, (size_t)w * h * 3), "and decodes to its pixels");
     free(px), free(png), free(pix);
     libdeflate_free_decompressor(dd);
