@@ -137,11 +137,16 @@ static int set_direct(int fd, bool on)
 static void try_direct(sn_spool *sp, sn_spool_file *f)
 {
     f->mode = -1;
+#ifdef STATX_DIOALIGN
     struct statx sx;
     if (atomic_load(&sp->no_direct) || statx(f->fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) != 0 ||
         !(sx.stx_mask & STATX_DIOALIGN) || !sx.stx_dio_offset_align || !sx.stx_dio_mem_align ||
         BLOCK % sx.stx_dio_offset_align || BLOCK % sx.stx_dio_mem_align)
         return;
+#else
+    (void)sp;
+    return; /* headers before Linux 6.1: no way to ask, so buffered */
+#endif
     off_t at = lseek(f->fd, 0, SEEK_CUR);
     if (at < 0 || posix_memalign((void **)&f->stage, BLOCK, STAGE) != 0) {
         f->stage = NULL;

@@ -127,9 +127,13 @@ static bool takes_direct(const char *dir)
     char path[1100];
     snprintf(path, sizeof path, "%s/spool_probe", dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0666);
+    bool ok = false;
+#ifdef STATX_DIOALIGN
     struct statx sx;
-    bool ok = fd >= 0 && statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
-              sx.stx_dio_offset_align && 4096 % sx.stx_dio_offset_align == 0;
+    ok = fd >= 0 && statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
+         sx.stx_dio_offset_align && 4096 % sx.stx_dio_offset_align == 0 && sx.stx_dio_mem_align &&
+         4096 % sx.stx_dio_mem_align == 0;
+#endif
     if (fd >= 0)
         close(fd);
     remove(path);
