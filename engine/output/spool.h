@@ -7,7 +7,8 @@
 ** copied at all: its buffer is taken from the caller, who gets a spare one back (the buffers
 ** circulate). The frame thread waits only when the writer is more than one frame behind or
 ** holds more than SN_SPOOL_BUDGET bytes (and then writes queued jobs itself rather than
-** sleeping): when step(F) returns, frames up to F-1 are in the kernel's hands. A write error is kept (path and reason) and reported at the next frame end;
+** sleeping): when step(F) returns, frames up to F-1 are in the kernel's hands. A file that gets
+** large messages goes to the disk with O_DIRECT where the filesystem allows it (spool.c). A write error is kept (path and reason) and reported at the next frame end;
 ** what follows it is dropped. */
 #ifndef SN_SIM_SPOOL_H
 #define SN_SIM_SPOOL_H
@@ -41,6 +42,11 @@ sn_status sn_spool_flush(sn_spool *sp, sn_error *err);
 /* Flushes, closes and frees f (NULL is fine). The first error of the flush or the close, if
 ** err; with err NULL nothing is reported (a file being thrown away). */
 sn_status sn_spool_close(sn_spool *sp, sn_spool_file *f, sn_error *err);
+/* Whether files not yet written a large message may be written with O_DIRECT (the default: yes, where the
+** filesystem takes it); off, every file is buffered. For tests and A/B measurements. */
+void sn_spool_direct(sn_spool *sp, bool on);
+/* Bytes written with O_DIRECT since the spool started. */
+uint64_t sn_spool_direct_bytes(sn_spool *sp);
 /* Seconds spent in write(2) since the spool started, by the writer or a helping frame thread. */
 double sn_spool_busy(sn_spool *sp);
 /* From a crash handler (async-signal-safe): waits up to 10 s for the writer to write what was

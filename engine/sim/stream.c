@@ -33,8 +33,9 @@ sn_status sn_stream_open(sn_sensor *s, const char *dir, sn_error *err)
     snprintf(s->part_path, n, "%s/%s.msgpack", dir, s->name);
     if (!e->spool && !(e->spool = sn_spool_create(err)))
         return err->status;
-    /* a fresh file in a fresh folder: exclusive, never through a link */
-    int fd = open(s->part_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    /* a fresh file in a fresh folder: exclusive, never through a link; readable, for the spool
+    ** to read back a direct-written file's last block (spool.c) */
+    int fd = open(s->part_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0)
         return sn_fail(err, SN_E_IO, "%s: cannot write: %s", s->part_path, strerror(errno));
     return sn_spool_open(e->spool, fd, s->part_path, &s->out, err);

@@ -2,7 +2,10 @@
 ** every size class — a few bytes, chunk-filling runs of small ones, ones just under and over
 ** the direct-write size, several MB — over many frames hold exactly the bytes put, in order;
 ** a large message's buffer is taken (the owner gets a spare or nothing) and never copied; a
-** write that fails (/dev/full) is reported once, naming the file. argv[1]: temp folder. */
+** write that fails (/dev/full) is reported once, naming the file. Run with O_DIRECT (the temp
+** folder on a disk), without it, and on tmpfs (which refuses it): every flush leaves the files
+** holding every byte put so far, the unaligned tail included. argv[1]: temp folder. */
+#define _GNU_SOURCE /* O_DIRECT, statx */
 #include "../../engine/output/spool.h"
 #include "../check.h"
 
@@ -10,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A deterministic size: mostly small, now and then around SN_SPOOL_DIRECT or several MB. */
@@ -40,23 +44,32 @@ static unsigned char *slurp(const char *path, size_t *n)
     return b;
 }
 
-int main(int argc, char **argv)
+/* The byte comparison of the file's contents so far with what was put. */
+static bool holds(const char *path, const unsigned char *want, size_t n_want)
 {
-    if (argc < 2)
-        return 2;
+    size_t n = 0;
+    unsigned char *got = slurp(path, &n);
+    bool ok = got && n == n_want && memcmp(got, want, n) == 0;
+    free(got);
+    return ok;
+}
+
+/* Three files in `dir` fed FRAMES frames of messages; every few frames the files are flushed
+** and must hold exactly the bytes put so far (a direct file's unaligned tail included). Returns
+** the bytes the spool wrote with O_DIRECT. */
+static uint64_t run(sn_spool *sp, const char *dir, const char *tag)
+{
     sn_error err = {0};
-    sn_spool *sp = sn_spool_create(&err);
-    CHECK(sp != NULL, "%s", err.msg);
-    if (!sp)
-        return CHECK_DONE();
     enum { FILES = 3, FRAMES = 40 };
     char path[FILES][1024];
     sn_spool_file *f[FILES];
     unsigned char *want[FILES];
     size_t n_want[FILES] = {0}, cap_want[FILES];
+    uint64_t direct0 = sn_spool_direct_bytes(sp);
     for (int i = 0; i < FILES; i++) {
-        snprintf(path[i], sizeof path[i], "%s/spool_%d.bin", argv[1], i);
-        int fd = open(path[i], O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        snprintf(path[i], sizeof path[i], "%s/spool_%s_%d.bin", dir, tag, i);
+        /* readable, as the engine's streams: a direct file's last block is read back */
+        int fd = open(path[i], O_RDWR | O_CREAT | O_TRUNC, 0666);
         CHECK(fd >= 0 && sn_spool_open(sp, fd, path[i], &f[i], &err) == SN_OK, "%s: %s", path[i], err.msg);
         cap_want[i] = 24u << 20;
         want[i] = malloc(cap_want[i]);
@@ -89,19 +102,73 @@ int main(int argc, char **argv)
             }
         }
         CHECK(sn_spool_frame_end(sp, &err) == SN_OK, "frame end: %s", err.msg);
+        if (frame % 3 == 1) { /* what a reader sees once the frame is written: every byte */
+            CHECK(sn_spool_flush(sp, &err) == SN_OK, "flush: %s", err.msg);
+            for (int i = 0; i < FILES; i++)
+                CHECK(holds(path[i], want[i], n_want[i]), "%s: after frame %d the file holds the %zu bytes put",
+                      path[i], frame, n_want[i]);
+        }
     }
     CHECK(direct > 10 && taken == direct, "every large message's buffer taken (%zu of %zu)", taken, direct);
     for (int i = 0; i < FILES; i++) {
         CHECK(sn_spool_close(sp, f[i], &err) == SN_OK, "close: %s", err.msg);
-        size_t n = 0;
-        unsigned char *got = slurp(path[i], &n);
-        CHECK(got && n == n_want[i] && memcmp(got, want[i], n) == 0, "%s: %zu bytes written, %zu put, in order",
-              path[i], n, n_want[i]);
-        free(got);
+        CHECK(holds(path[i], want[i], n_want[i]), "%s: %zu bytes put, in order", path[i], n_want[i]);
         free(want[i]);
         remove(path[i]);
     }
     CHECK(messages > 500 && sn_spool_busy(sp) > 0, "%zu messages, the writer busy %g s", messages, sn_spool_busy(sp));
+    sn_pack_free(&msg);
+    return sn_spool_direct_bytes(sp) - direct0;
+}
+
+/* Whether dir's filesystem takes O_DIRECT (ext4, xfs: yes; tmpfs: no). */
+static bool takes_direct(const char *dir)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/spool_probe", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0666);
+    bool ok = false;
+#ifdef STATX_DIOALIGN
+    struct statx sx;
+    ok = fd >= 0 && statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
+         sx.stx_dio_offset_align && 4096 % sx.stx_dio_offset_align == 0 && sx.stx_dio_mem_align &&
+         4096 % sx.stx_dio_mem_align == 0;
+#endif
+    if (fd >= 0)
+        close(fd);
+    remove(path);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    sn_error err = {0};
+    sn_spool *sp = sn_spool_create(&err);
+    CHECK(sp != NULL, "%s", err.msg);
+    if (!sp)
+        return CHECK_DONE();
+    /* the temp folder: direct where its filesystem allows, the same bytes either way */
+    uint64_t d = run(sp, argv[1], "direct");
+    CHECK(takes_direct(argv[1]) ? d > (64u << 20) : d == 0, "%s: %llu bytes written direct", argv[1],
+          (unsigned long long)d);
+    sn_spool_direct(sp, false);
+    d = run(sp, argv[1], "buffered");
+    CHECK(d == 0, "direct writes off: %llu bytes direct", (unsigned long long)d);
+    sn_spool_direct(sp, true);
+    /* tmpfs refuses direct I/O (statx gives no alignment): buffered, silently, the same bytes */
+    struct stat st;
+    if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0) {
+        char shm[64];
+        snprintf(shm, sizeof shm, "/dev/shm/sensim_spool_%d", (int)getpid());
+        if (mkdir(shm, 0700) == 0) {
+            d = run(sp, shm, "tmpfs");
+            CHECK(takes_direct(shm) || d == 0, "tmpfs: %llu bytes direct", (unsigned long long)d);
+            rmdir(shm);
+        }
+    }
+    sn_pack_buf msg = {0};
 
     /* a full disk: reported at a frame end (or the close), once, naming the file; then clean */
     int fd = open("/dev/full", O_WRONLY);
