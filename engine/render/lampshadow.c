@@ -5,6 +5,7 @@
 #include "../scenery/scenery.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -467,6 +468,55 @@ bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v,
 
 bool sn_lamp_occluded_dir(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, double az, double el)
 {
+    return sn_lamp_occluded_cell(L, s, p, v, d, cell_of(az, el));
+}
+
+/* Direction cells' edges as unit vectors, for sn_lamp_dir_cell's comparisons: azimuth edge k at
+** -pi + 2 pi k / NA (k = 0 .. NA), elevation edge k at -pi/2 + pi k / NE (k = 0 .. NE). Computed
+** once (the same doubles every time: a pure function of the constants). */
+static double az_c[NA + 1], az_s[NA + 1], el_c[NE + 1], el_s[NE + 1];
+static void edges_init(void)
+{
+    for (int k = 0; k <= NA; k++)
+        az_c[k] = cos(-M_PI + 2 * M_PI * k / NA), az_s[k] = sin(-M_PI + 2 * M_PI * k / NA);
+    for (int k = 0; k <= NE; k++)
+        el_c[k] = cos(-M_PI / 2 + M_PI * k / NE), el_s[k] = sin(-M_PI / 2 + M_PI * k / NE);
+}
+
+void sn_lamp_dir_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, edges_init);
+}
+
+uint32_t sn_lamp_dir_cell(sn_vec3 v)
+{
+    /* the direction lamp -> p: (x, y) horizontally, z up, h = |(x, y)|; a direction is at or past
+    ** an edge where its cross product with the edge's vector is >= 0 (the two within pi) */
+    const double x = -v.x, y = -v.y, z = -v.z, h = sqrt(x * x + y * y);
+    uint32_t ia;
+    if (!(h > 1e-12))
+        ia = NA * 3 / 4; /* straight down or up: sn_lamps_light's azimuth pi/2 */
+    else if (y == 0 && x < 0)
+        ia = 0; /* azimuth pi: the first cell, as -pi */
+    else {
+        uint32_t lo = y < 0 ? 0 : NA / 2, n = NA / 2; /* the lower half (-pi, 0), the upper [0, pi) */
+        while (n > 1) { /* the last edge at or before the direction */
+            n /= 2;
+            lo += az_c[lo + n] * y - az_s[lo + n] * x >= 0 ? n : 0;
+        }
+        ia = lo;
+    }
+    uint32_t ie = 0;
+    for (uint32_t n = NE; n > 1;) {
+        n /= 2;
+        ie += z * el_c[ie + n] - h * el_s[ie + n] >= 0 ? n : 0;
+    }
+    return ie * NA + ia;
+}
+
+bool sn_lamp_occluded_cell(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell)
+{
     for (uint32_t k = 0; k < s->occ_n; k++) {
         const sn_occluder *o = &L->occ[s->occ_first + k];
         /* the segment p + t v / d, t in (0, d): first against the box's bounding sphere */
@@ -503,7 +553,7 @@ bool sn_lamp_occluded_dir(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec
     /* the scenery: the groups listed in the cell of the direction from the light to p; each
     ** group's box, then its triangles */
     const struct sn_lamp_scenery *sc = L->sc;
-    const uint32_t *cs = sc->cstart + sc->cbase[s->chunk - 1] + cell_of(az, el);
+    const uint32_t *cs = sc->cstart + sc->cbase[s->chunk - 1] + cell;
     const double t_min = 0.01 / d;
     for (uint32_t k = cs[0]; k < cs[1]; k++) {
         const sc_occ *o = &sc->occ[s->sc_first + sc->citem[k]];
