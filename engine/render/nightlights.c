@@ -23,7 +23,8 @@ bool sn_street_lamps_add(sn_lamps *L, const sn_road_mesh *m, double night, sn_ve
         if (sn_v3_len(sn_v3_sub(p, eye)) > far + SN_STREET_LAMP_RANGE)
             continue;
         /* straight down; no azimuth dependence (a huge sig_h); every direction is "above" the
-        ** downward axis, so sig_above is the spread */
+        ** downward axis, so sig_above is the spread. The range is SN_STREET_LAMP_RANGE (the fast
+        ** falloff in headlights.c uses the constant) */
         sn_spot s = {p, 1, 0, -M_PI / 2, 1e3, SN_STREET_LAMP_SPREAD * M_PI / 180, SN_STREET_LAMP_SPREAD * M_PI / 180,
                      SN_STREET_LAMP_I * night, SN_STREET_LAMP_RANGE, 0, 0, i + 1, 0, 0};
         if (!sn_lamps_add(L, &s))
