@@ -152,6 +152,7 @@ bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, 
     L->nx = L->ny = 0;
     if (!(night > 0))
         return true;
+    sn_street_falloff_init(), sn_lamp_dir_init();
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
         if (a->kind == SN_ACTOR_VEHICLE && a->ph->light_state && !add_vehicle(L, w, a, alpha, night, eye, far))
@@ -180,7 +181,25 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
         double d2 = sn_v3_dot(v, v);
         if (d2 >= s->range * s->range || d2 < 1e-12)
             continue;
-        double d = sqrt(d2), ndl = (n[0] * v.x + n[1] * v.y + n[2] * v.z) / d;
+        const double dot = n[0] * v.x + n[1] * v.y + n[2] * v.z;
+        if (s->chunk && !L->exact && dot > 0) {
+            /* a street lamp, the point not steeply above its head: the falloff from the table, no
+            ** angles (the azimuth's term, at most 5e-6 of the exponent, dropped), the shadow's
+            ** direction cell by comparisons, one division (1 / (d max(d2, 1)) gives 1 / d and the
+            ** inverse square). Near the shadow's threshold the exact form decides. */
+            double d = sqrt(d2), m = d2 > 1 ? d2 : 1, r = 1 / (d * m), c = v.z * (r * m);
+            if (c > SN_STREET_FALLOFF_MIN) {
+                double f = d2 * (1 / (SN_STREET_LAMP_RANGE * SN_STREET_LAMP_RANGE)), win = (1 - f * f) * (1 - f * f);
+                double e = s->intensity * sn_street_falloff(c) * dot * win * r;
+                bool look = (s->occ_n || s->sc_n) && e >= SN_LAMP_SHADOW_MIN * (1 - 1e-4);
+                if (!look || e >= SN_LAMP_SHADOW_MIN * (1 + 1e-4)) {
+                    if (!look || !sn_lamp_occluded_cell(L, s, p, v, d, SN_LAMP_CELL_FROM_V))
+                        sum += e;
+                    continue;
+                }
+            }
+        }
+        double d = sqrt(d2), ndl = dot / d;
         if (ndl <= 0)
             continue; /* facing away: before the angles, which cost more */
         double h = hypot(v.x, v.y); /* the beam's way is -v: its azimuth from the axis and elevation */

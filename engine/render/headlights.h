@@ -38,6 +38,7 @@ typedef struct sn_lamps {
     uint32_t *start, *items;   /* spots of cell c: items[start[c] .. start[c + 1]) */
     size_t cap_start, cap_items;
     bool shadows;              /* street lamps cast shadows (lampshadow.h); the renderer sets it */
+    bool exact;                /* every lamp by the exact form (no table: sn_renderer_set_exact_shading) */
     struct sn_occluder *occ, *cand; /* each street lamp's occluders; the frame's candidates */
     size_t n_occ, cap_occ, n_cand, cap_cand;
     struct sn_lamp_scenery *sc; /* the scenery's occluders per street lamp, kept while the roads stay */
@@ -50,6 +51,9 @@ bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, 
 /* The headlights' irradiance at p (unit normal n, towards the eye's side), added to rgb. The
 ** sum E is compressed to 1.5 E / (1.5 + E), standing in for a camera's exposure: a wall in a car's
 ** beams a few metres ahead stays lit, not white. */
+/* Street lamps by a table unless L->exact (nightlights.h sn_street_falloff: the falloff within
+** 1.5e-6 of its value, the azimuth's 5e-6 dropped; the shadows' answers the same); headlights
+** always exactly. */
 /* Appends a spot (before binning: from sn_lamps_build's helpers). False when out of memory. */
 bool sn_lamps_add(sn_lamps *L, const sn_spot *s);
 void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3]);

@@ -5,6 +5,7 @@
 #include "../scenery/scenery.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -467,6 +468,79 @@ bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v,
 
 bool sn_lamp_occluded_dir(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, double az, double el)
 {
+    return sn_lamp_occluded_cell(L, s, p, v, d, cell_of(az, el));
+}
+
+/* Direction cells' edges as unit vectors, for sn_lamp_dir_cell's comparisons: azimuth edge k at
+** -pi + 2 pi k / NA (k = 0 .. NA), elevation edge k at -pi/2 + pi k / NE (k = 0 .. NE); and a first
+** guess of the cell from a pseudo-angle (monotonic in the angle, no atan2): of the azimuth
+** y / (|x| + |y|) unfolded to [-2, 2], of the elevation z / (|z| + h) in [-1, 1], in bins narrower
+** than half a cell's, so the guess is the cell or its neighbour. Computed once (the same doubles
+** every time: a pure function of the constants). */
+#define GA 1024 /* azimuth bins over [-2, 2] */
+#define GE 512  /* elevation bins over [-1, 1] */
+static double az_c[NA + 1], az_s[NA + 1], el_c[NE + 1], el_s[NE + 1];
+static uint8_t az_guess[GA + 1], el_guess[GE + 1];
+
+static double pseudo_az(double x, double y)
+{
+    double a = y / (fabs(x) + fabs(y));
+    return x >= 0 ? a : y >= 0 ? 2 - a : -2 - a;
+}
+
+static void edges_init(void)
+{
+    for (int k = 0; k <= NA; k++)
+        az_c[k] = cos(-M_PI + 2 * M_PI * k / NA), az_s[k] = sin(-M_PI + 2 * M_PI * k / NA);
+    for (int k = 0; k <= NE; k++)
+        el_c[k] = cos(-M_PI / 2 + M_PI * k / NE), el_s[k] = sin(-M_PI / 2 + M_PI * k / NE);
+    for (int b = 0, k = 0; b <= GA; b++) { /* the last edge at or before the bin's start */
+        while (k < NA - 1 && pseudo_az(az_c[k + 1], az_s[k + 1]) <= -2 + 4.0 * b / GA)
+            k++;
+        az_guess[b] = (uint8_t)k;
+    }
+    for (int b = 0, k = 0; b <= GE; b++) {
+        while (k < NE - 1 && el_s[k + 1] / (fabs(el_s[k + 1]) + el_c[k + 1]) <= -1 + 2.0 * b / GE)
+            k++;
+        el_guess[b] = (uint8_t)k;
+    }
+}
+
+void sn_lamp_dir_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, edges_init);
+}
+
+uint32_t sn_lamp_dir_cell(sn_vec3 v)
+{
+    /* the direction lamp -> p: (x, y) horizontally, z up, h = |(x, y)|; a direction is at or past
+    ** an edge where its cross product with the edge's vector is >= 0 (the two within pi): from
+    ** the guess, step over the edges the direction is past or short of */
+    const double x = -v.x, y = -v.y, z = -v.z, h = sqrt(x * x + y * y);
+    int ia;
+    if (!(h > 1e-12))
+        ia = NA * 3 / 4; /* straight down or up: sn_lamps_light's azimuth pi/2 */
+    else {
+        double g = (pseudo_az(x, y) + 2) * (GA / 4.0);
+        ia = az_guess[g < 0 ? 0 : g > GA ? GA : (int)g];
+        while (ia > 0 && az_c[ia] * y - az_s[ia] * x < 0)
+            ia--;
+        while (ia < NA && az_c[ia + 1] * y - az_s[ia + 1] * x >= 0)
+            ia++;
+        ia = ia == NA ? 0 : ia; /* azimuth pi: the first cell, as -pi */
+    }
+    double ge = (z / (fabs(z) + h) + 1) * (GE / 2.0);
+    int ie = el_guess[ge < 0 ? 0 : ge > GE ? GE : (int)ge];
+    while (ie > 0 && z * el_c[ie] - h * el_s[ie] < 0)
+        ie--;
+    while (ie < NE - 1 && z * el_c[ie + 1] - h * el_s[ie + 1] >= 0)
+        ie++;
+    return (uint32_t)(ie * NA + ia);
+}
+
+bool sn_lamp_occluded_cell(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell)
+{
     for (uint32_t k = 0; k < s->occ_n; k++) {
         const sn_occluder *o = &L->occ[s->occ_first + k];
         /* the segment p + t v / d, t in (0, d): first against the box's bounding sphere */
@@ -503,7 +577,7 @@ bool sn_lamp_occluded_dir(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec
     /* the scenery: the groups listed in the cell of the direction from the light to p; each
     ** group's box, then its triangles */
     const struct sn_lamp_scenery *sc = L->sc;
-    const uint32_t *cs = sc->cstart + sc->cbase[s->chunk - 1] + cell_of(az, el);
+    const uint32_t *cs = sc->cstart + sc->cbase[s->chunk - 1] + (cell == SN_LAMP_CELL_FROM_V ? sn_lamp_dir_cell(v) : cell);
     const double t_min = 0.01 / d;
     for (uint32_t k = cs[0]; k < cs[1]; k++) {
         const sc_occ *o = &sc->occ[s->sc_first + sc->citem[k]];

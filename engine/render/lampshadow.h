@@ -45,6 +45,20 @@ uint32_t sn_lamp_scenery_pieces(const sn_lamps *L, const sn_spot *s);
 ** elevation, atan2(-v.z, |v.xy|) (what sn_lamps_light computed for the beam already). */
 bool sn_lamp_occluded_dir(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, double az, double el);
 
+/* The same, given the direction's cell (sn_lamp_dir_cell, or of the angles for _dir): the cells
+** only choose which scenery groups to test, and a group is listed in every cell its directions
+** (widened by 1e-9 rad) meet, so any cell within 1e-9 rad of the true direction's gives the same
+** answer;
+** cell SN_LAMP_CELL_FROM_V: sn_lamp_dir_cell(v), found only when the scenery is tested. */
+#define SN_LAMP_CELL_FROM_V UINT32_MAX
+bool sn_lamp_occluded_cell(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell);
+/* The cell of the direction from a street lamp to p (v = lamp - p) without atan2: the cells'
+** edges as unit vectors, found by comparisons (a binary search, 5 + 5 of them); the same cell as
+** the angles' up to the rounding of a cross product (about 1e-16 rad). sn_lamp_dir_init must have
+** run (sn_lamps_build calls it; once per process, thread-safe). */
+uint32_t sn_lamp_dir_cell(sn_vec3 v);
+void sn_lamp_dir_init(void);
+
 /* Frees L->sc (sn_lamps_free calls it). */
 void sn_lamp_scenery_free(struct sn_lamp_scenery *sc);
 

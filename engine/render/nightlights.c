@@ -5,6 +5,7 @@
 #include "../scenery/scenery.h"
 
 #include <math.h>
+#include <pthread.h>
 
 #define WINDOW_LIT_NIGHT 0.3 /* the night level (0..1) from which windows are lit */
 
@@ -22,13 +23,32 @@ bool sn_street_lamps_add(sn_lamps *L, const sn_road_mesh *m, double night, sn_ve
         if (sn_v3_len(sn_v3_sub(p, eye)) > far + SN_STREET_LAMP_RANGE)
             continue;
         /* straight down; no azimuth dependence (a huge sig_h); every direction is "above" the
-        ** downward axis, so sig_above is the spread */
+        ** downward axis, so sig_above is the spread. The range is SN_STREET_LAMP_RANGE (the fast
+        ** falloff in headlights.c uses the constant) */
         sn_spot s = {p, 1, 0, -M_PI / 2, 1e3, SN_STREET_LAMP_SPREAD * M_PI / 180, SN_STREET_LAMP_SPREAD * M_PI / 180,
                      SN_STREET_LAMP_I * night, SN_STREET_LAMP_RANGE, 0, 0, i + 1, 0, 0};
         if (!sn_lamps_add(L, &s))
             return false;
     }
     return true;
+}
+
+double sn_street_falloff_tab[SN_STREET_FALLOFF_N + 1];
+
+static void falloff_fill(void)
+{
+    const double sv = SN_STREET_LAMP_SPREAD * M_PI / 180; /* as the spot's sig_above */
+    for (int i = 0; i <= SN_STREET_FALLOFF_N; i++) {
+        double c = SN_STREET_FALLOFF_MIN + (1 - SN_STREET_FALLOFF_MIN) * i / SN_STREET_FALLOFF_N;
+        double th = acos(c < 1 ? c : 1);
+        sn_street_falloff_tab[i] = exp(-0.5 * (th * th / (sv * sv)));
+    }
+}
+
+void sn_street_falloff_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, falloff_fill);
 }
 
 /* A building's windows are lit when a hash of its instance id says so (about two in three). */

@@ -1957,7 +1957,7 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
     /* headlights only where colour is drawn, and only at night; street lamps' shadows as the sun's */
-    r->lamps.shadows = light->shadows;
+    r->lamps.shadows = light->shadows, r->lamps.exact = r->exact;
     if (!sn_lamps_build(&r->lamps, w, alpha, r->out->bgra ? r->env.night : 0, r->eye, r->cam->far_clip))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the headlights");
     double t2 = now_ms();

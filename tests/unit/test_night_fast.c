@@ -1,0 +1,150 @@
+/* The street lamps' fast falloff (engine/render/nightlights.h sn_street_falloff, headlights.c
+** sn_lamps_light; docs/rendering.md "Night") against the exact form, on the town of
+** scripts/same_renders.sh at ClearNight (its scenery's street lamps with their shadows, cars with
+** headlights where the traffic turns them on):
+** - the direction cell found by comparisons (lampshadow.h sn_lamp_dir_cell) is the angles' cell
+**   for a million random directions, except within 1e-9 rad of a cell's edge (where either
+**   cell gives the same shadow: a group is listed in both);
+** - sn_lamps_light with the table against the exact form (L.exact) at 200 000 points of the town
+**   with random normals: each channel within 1e-5 of the exact value (relative; the bound,
+**   docs/rendering.md: the table's 1.5e-6 and the azimuth's dropped 5e-6), and lit or shadowed
+**   exactly where the exact form is (no point off by more than that: a shadow decided otherwise
+**   would be a whole lamp's light);
+** - a render at ClearNight on the fast path gives the same bytes at 1, 2 and 3 threads.
+** The exact switch (sn_renderer_set_exact_shading, SENSIM_EXACT_SHADING=1) sets L.exact: its
+** images are the exact form's, checked against the build before by scripts/same_renders.sh.
+** argv[1]: temp folder, argv[2]: maps folder. */
+#include "../../engine/render/lampshadow.h"
+#include "../../engine/render/nightlights.h"
+#include "../../engine/render/render.h"
+#include "../../engine/sim/engine.h"
+#include "../check.h"
+#include "../testutil.h"
+
+#include <math.h>
+
+enum { W = 480, H = 270 };
+
+/* the angles' cell, as lampshadow.c's cell_of (64 x 32 cells) with sn_lamps_light's angles */
+static uint32_t angle_cell(sn_vec3 v, double *edge_dist)
+{
+    double h = hypot(v.x, v.y), az = h > 1e-12 ? atan2(-v.y, -v.x) : M_PI / 2, el = atan2(-v.z, h);
+    double fa = (az + M_PI) * (64 / (2 * M_PI)), fe = (el + M_PI / 2) * (32 / M_PI);
+    long ia = (long)floor(fa), ie = (long)floor(fe);
+    double da = fabs(fa - floor(fa + 0.5)) * (2 * M_PI / 64), de = fabs(fe - floor(fe + 0.5)) * (M_PI / 32);
+    *edge_dist = da < de ? da : de;
+    ia = ((ia % 64) + 64) % 64;
+    ie = ie < 0 ? 0 : ie > 31 ? 31 : ie;
+    return (uint32_t)(ie * 64 + ia);
+}
+
+static uint64_t rng = 88172645463325252ull;
+static double uni(void) /* xorshift: [0, 1) */
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void check_cells(void)
+{
+    sn_lamp_dir_init();
+    long near_edge = 0, bad = 0;
+    for (int i = 0; i < 1000000; i++) {
+        sn_vec3 v = sn_v3(uni() * 2 - 1, uni() * 2 - 1, uni() * 2 - 1);
+        if (i % 10 == 0) /* whole-degree directions: many on edges */
+            v = sn_v3(cos(floor(uni() * 360) * M_PI / 180), sin(floor(uni() * 360) * M_PI / 180), floor(uni() * 20) - 10);
+        double ed;
+        uint32_t want = angle_cell(v, &ed), got = sn_lamp_dir_cell(v);
+        if (ed < 1e-9)
+            near_edge++;
+        else
+            bad += got != want;
+    }
+    printf("direction cells: %ld of 1000000 differ from the angles' (%ld within 1e-9 rad of an edge, not compared)\n",
+           bad, near_edge);
+    CHECK(bad == 0, "the cells by comparisons are the angles' (%ld differ)", bad);
+}
+
+static sn_engine *town(const char *tmp, const char *maps)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "map: %s/town.xodr\n"
+             "settings: {fixed_delta_seconds: 0.05, seed: 1, weather: ClearNight}\n"
+             "traffic: {vehicles: 30, walkers: 20, seed: 1}\n"
+             "actors:\n"
+             "  - {name: ground, blueprint: static.ground, transform: {location: [0, 0, -0.02]}, attributes: "
+             "{semantic_tag: Terrain, color: \"96,110,70\"}}\n",
+             maps);
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = "", .quiet_plugins = true};
+    sn_engine *e = sn_engine_create(&o, &err);
+    if (!e || sn_engine_load_scene(e, tu_write(tmp, "night_fast.yaml", text), &err) || sn_engine_run(e, 10, &err)) {
+        fprintf(stderr, "FAIL: %s\n", err.msg);
+        exit(1);
+    }
+    return e;
+}
+
+static void check_light(sn_engine *e)
+{
+    sn_lamps L = {.shadows = true};
+    CHECK(sn_lamps_build(&L, &e->world, 1.0, 1.0, sn_v3(21.5, 1.75, 2.9), 1000), "the lamps built");
+    size_t streets = 0;
+    for (size_t i = 0; i < L.n; i++)
+        streets += L.spots[i].chunk != 0;
+    CHECK(streets > 10, "street lamps (%zu of %zu spots)", streets, L.n);
+    double worst = 0;
+    long lit = 0, points = 0;
+    for (int i = 0; i < 200000; i++) {
+        /* about the town's middle, from the ground to a few metres up, facing anywhere but down */
+        sn_vec3 p = sn_v3(-60 + 180 * uni(), -60 + 120 * uni(), i % 2 ? 0.0 : 6 * uni());
+        float n[3] = {(float)(uni() * 2 - 1), (float)(uni() * 2 - 1), (float)uni()};
+        if (i % 2)
+            n[0] = n[1] = 0, n[2] = 1; /* the road */
+        double fast[3] = {0, 0, 0}, exact[3] = {0, 0, 0};
+        L.exact = false;
+        sn_lamps_light(&L, p, n, fast);
+        L.exact = true;
+        sn_lamps_light(&L, p, n, exact);
+        points++;
+        lit += exact[1] > 1e-6;
+        for (int c = 0; c < 3; c++) {
+            double rel = fabs(fast[c] - exact[c]) / (exact[c] > 1e-12 ? exact[c] : 1e-12);
+            worst = rel > worst ? rel : worst;
+        }
+    }
+    printf("lamps' light: %ld of %ld points lit, largest relative difference %.3g (bound 1e-5)\n", lit, points, worst);
+    CHECK(lit > points / 4, "the points are lit (%ld of %ld)", lit, points);
+    CHECK(worst <= 1e-5, "the table's light within 1e-5 of the exact (%.3g)", worst);
+    sn_lamps_free(&L);
+}
+
+static void render(sn_engine *e, bool exact, int threads, uint8_t *bgra)
+{
+    const sn_camera cam = {sizeof(sn_camera), {{21.5, 1.75, 2.9}, {0, 0, 0}}, W, H, 90, 0.1, 1000};
+    sn_renderer *r = sn_renderer_create(threads);
+    CHECK(r != NULL, "a renderer");
+    sn_renderer_set_exact_shading(r, exact);
+    sn_image img = {sizeof img, NULL, bgra, NULL, NULL, 2};
+    sn_error err = {0};
+    CHECK(!sn_render(r, &e->world, 1.0, &e->lighting, &cam, &img, &err), "render: %s", err.msg);
+    sn_renderer_destroy(r);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return fprintf(stderr, "usage: test_night_fast TMP MAPS\n"), 2;
+    check_cells();
+    sn_engine *e = town(argv[1], argv[2]);
+    check_light(e);
+    static uint8_t fast[W * H * 4], other[W * H * 4];
+    render(e, false, 2, fast);
+    for (int t = 1; t <= 3; t += 2) {
+        render(e, false, t, other);
+        CHECK(memcmp(other, fast, sizeof fast) == 0, "the fast path: %d threads give 2 threads' bytes", t);
+    }
+    sn_engine_destroy(e);
+    return CHECK_DONE();
+}
