@@ -19,8 +19,6 @@ static int body_cmp(const void *x, const void *y)
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-static void grid_starts(struct sn_traffic *t);
-
 /* The bodies as the last frame left them, sorted by cell then id. */
 bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
 {
@@ -54,56 +52,7 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
         return false;
     for (size_t i = 0; i < t->n; i++)
         t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y};
-    grid_starts(t);
     return true;
-}
-
-/* t->start over the bodies' bounding cell range, when it holds at most 64 cells a body (and 2^20
-** in all; Town04 with 500 vehicles: about 3 600 cells of 16 m): the leader scans' binary searches
-** over the bodies, one per cell column, were a fifth of their time in dense traffic. */
-static void grid_starts(struct sn_traffic *t)
-{
-    t->gnx = t->gny = 0;
-    if (!t->n)
-        return;
-    int64_t x0 = INT64_MAX, x1 = INT64_MIN, y0 = INT64_MAX, y1 = INT64_MIN;
-    for (size_t i = 0; i < t->n; i++) {
-        const int64_t cx = (int64_t)(t->b[i].key >> 32), cy = (int64_t)(t->b[i].key & 0xffffffffu);
-        x0 = cx < x0 ? cx : x0, x1 = cx > x1 ? cx : x1, y0 = cy < y0 ? cy : y0, y1 = cy > y1 ? cy : y1;
-    }
-    const int64_t nx = x1 - x0 + 1, ny = y1 - y0 + 1;
-    if (nx > (1 << 20) / ny || (size_t)(nx * ny) > 64 * t->n + 1024)
-        return; /* sparse: binary searches */
-    const size_t nc = (size_t)(nx * ny);
-    if (!sn_grow((void **)&t->start, &t->cap_start, nc + 1, sizeof *t->start))
-        return; /* out of memory: binary searches */
-    size_t j = 0, c = 0;
-    for (int64_t x = x0; x <= x1; x++) /* cell c is (x0 + c / ny, y0 + c % ny): the keys' order */
-        for (int64_t y = y0; y <= y1; y++, c++) {
-            const uint64_t k = ((uint64_t)x << 32) | (uint64_t)y;
-            while (j < t->n && t->q[j].key < k)
-                j++;
-            t->start[c] = (uint32_t)j;
-        }
-    t->start[nc] = (uint32_t)t->n;
-    t->gx0 = x0, t->gy0 = y0, t->gnx = nx, t->gny = ny;
-}
-
-size_t sn_traffic_first(const struct sn_traffic *t, int64_t cx, int64_t cy)
-{
-    if (!t->gnx)
-        return sn_search_u64(t->b, t->n, sizeof *t->b, offsetof(body, key), sn_traffic_key(cx, cy));
-    /* the keys' cell coordinates, offset as sn_traffic_key offsets them */
-    const int64_t x = cx + (1 << 30) - t->gx0, y = cy + (1 << 30) - t->gy0;
-    if (x < 0)
-        return 0;
-    if (x >= t->gnx)
-        return t->n;
-    if (y < 0)
-        return t->start[x * t->gny];
-    if (y >= t->gny)
-        return t->start[(x + 1) * t->gny];
-    return t->start[x * t->gny + y];
 }
 
 /* What leader() keeps while it scans: the nearest body ahead in the corridor (gap, its speed
@@ -263,8 +212,8 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
         if (ya > yb)
             continue;
         /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
-        uint64_t k1 = sn_traffic_key(cx, yb);
-        size_t lo = sn_traffic_first(t, cx, ya);
+        uint64_t k0 = sn_traffic_key(cx, ya), k1 = sn_traffic_key(cx, yb);
+        size_t lo = sn_search_u64(t->q, t->n, sizeof *t->q, offsetof(bodyq, key), k0);
         for (size_t j = lo; j < t->n && t->q[j].key <= k1; j++) {
             /* Far from every chunk's box (the test below, on the compact copy): never in the corridor. */
             const bodyq *q = &t->q[j];

@@ -58,7 +58,6 @@ void sn_traffic_free(struct sn_traffic *t)
         return;
     free(t->b);
     free(t->q);
-    free(t->start);
     free(t->xu);
     free(t->heroes);
     sn_walkers_free(t->walkers);

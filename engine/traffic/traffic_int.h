@@ -32,12 +32,6 @@ struct sn_traffic {
     bodyq *q;                   /* b's keys, centres and extents (leader's first test) */
     size_t n, cap, cap_q;
     double ext_max;             /* the largest ext.x + ext.y among b[0..n) */
-    /* Where each cell's bodies start in b, for the cells of the bodies' bounding range (gx0, gy0,
-    ** gnx x gny cells, x-major as the keys sort; start[gnx * gny] = n): a lookup instead of a binary
-    ** search per cell column. gnx = 0 when that range is too large for the bodies (sn_traffic_first). */
-    uint32_t *start;
-    size_t cap_start;
-    int64_t gx0, gy0, gnx, gny;
     struct sn_walkers *walkers; /* walkers.c: the navigation graph and the walkers' agents */
     sn_traffic_stats stats;  /* the health counters (traffic.h) */
     bool legacy;             /* the autopilot before issue 31: no junction or lane-change rules */
@@ -73,9 +67,6 @@ static inline double sn_dist2d(sn_vec3 a, sn_vec3 b) { return sqrt((b.x - a.x) *
 /* w's bodies as the last frame left them into t's grid (t->b, t->q), sorted by cell then id;
 ** false when out of memory (vehicles then drive blind to leaders). */
 bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w);
-/* The first index in t's grid whose key is at least sn_traffic_key(cx, cy): where a cell column's
-** bodies from cell cy on start. */
-size_t sn_traffic_first(const struct sn_traffic *t, int64_t cx, int64_t cy);
 /* What the leader search skips: one actor (a deadlock's override), and vehicles or walkers
 ** (CARLA's ignore_vehicles / ignore_walkers percentages, drawn per frame). */
 typedef struct sn_leader_skip {

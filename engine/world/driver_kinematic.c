@@ -119,7 +119,6 @@ static sn_status kinematic_substep(sn_world *w, int index, int n_sub, double h, 
     (void)h, (void)err;
     double t = (double)index / n_sub;
     for (size_t i = 0; w->n_kinematic && i < w->n_bodies; i++) {
-        fetch_ahead(w, i);
         sn_actor *a = w->bodies[i];
         if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC || a->mv->kin->skip)
             continue;
