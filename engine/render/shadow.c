@@ -463,10 +463,7 @@ float sn_shadow_texel(const sn_shadow *s, int32_t x, int32_t y)
 ** new place o sin^2 / cos more). So o = 2 (|a| + |b|) t clears its own plane over the whole
 ** window at every angle, grazing ones too (no tangent, no clamp), and is 0 for a surface facing
 ** the sun square on. Only that plane: anything else nearer the sun still shades it. */
-static inline double offset_texels(double a, double b)
-{
-    return 2 * (fabs(a) + fabs(b));
-}
+static inline double offset_texels(double a, double b) { return 2 * (fabs(a) + fabs(b)); }
 
 double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])
 {
@@ -474,7 +471,8 @@ double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])
         return 1;
     /* the normal-offset bias (offset_texels): moved off its own surface along n, the point is
     ** nearer the sun than that surface's plane at every texel of its window, at any slope */
-    const double a = n[0] * s->su.x + n[1] * s->su.y + n[2] * s->su.z, b = n[0] * s->sv.x + n[1] * s->sv.y + n[2] * s->sv.z;
+    const double a = n[0] * s->su.x + n[1] * s->su.y + n[2] * s->su.z,
+                 b = n[0] * s->sv.x + n[1] * s->sv.y + n[2] * s->sv.z;
     const double c = n[0] * s->sd.x + n[1] * s->sd.y + n[2] * s->sd.z, k = offset_texels(a, b);
     double u = (sn_v3_dot(p, s->su) - s->u0) * s->scale - 0.5 + k * a;
     double v = (sn_v3_dot(p, s->sv) - s->v0) * s->scale - 0.5 + k * b;
@@ -546,9 +544,11 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
             continue;
         v4f x = v4_load(dx + i), y = v4_load(dy + i), z = v4_load(dz + i);
         const v4f n0 = v4_load(nx + i), n1 = v4_load(ny + i), n2 = v4_load(nz + i);
-        const v4f a = n0 * sux + n1 * suy + n2 * suz, b = n0 * svx + n1 * svy + n2 * svz, c = n0 * sdx + n1 * sdy + n2 * sdz;
+        const v4f a = n0 * sux + n1 * suy + n2 * suz, b = n0 * svx + n1 * svy + n2 * svz,
+                  c = n0 * sdx + n1 * sdy + n2 * sdz;
         const v4f k = two * (v4_max(a, -a) + v4_max(b, -b)); /* offset_texels, lane by lane */
-        v4f u = U0 + (x * sux + y * suy + z * suz) * scale + k * a, v = V0 + (x * svx + y * svy + z * svz) * scale + k * b;
+        v4f u = U0 + (x * sux + y * suy + z * suz) * scale + k * a,
+            v = V0 + (x * svx + y * svy + z * svz) * scale + k * b;
         v4i in = (u >= one) & (v >= one) & (u < hi) & (v < hi) & (want < v4_splat(0.0f));
         v4f d = D0 + (x * sdx + y * sdy + z * sdz) + (k * texel * c - v4_splat((float)SN_SHADOW_BIAS));
         u = v4_sel(in, u, one), v = v4_sel(in, v, one);

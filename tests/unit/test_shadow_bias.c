@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #define MAXB 5
-#define NP 4096
+#define NP   4096
 
 typedef struct box {
     double cx, cy, yaw, hx, hy, h; /* centre, yaw, half sizes, height (from z = 0) */
@@ -103,10 +103,12 @@ int main(void)
         const double sun[3] = {cos(h) * cos(az), cos(h) * sin(az), sin(h)};
         for (int yi = 0; yi <= 17; yi++) {
             const double yaw = az + (yi * 5 + 1) * deg; /* the walls 1 to 86 degrees off the sun (and 89 to 4) */
-            /* a lone building, a car on open ground, and a tall building with a low one in its shadow */
+            /* a lone building, a van and a walker on open ground, a tall building with a low one in its shadow */
             const double f[2] = {sun[0] / cos(h), sun[1] / cos(h)}; /* towards the sun, horizontal */
-            box b[5] = {{-20, -20, yaw, 6, 4, 12}, {15, -20, az + 0.3, 2.2, 0.9, 2.5},
-                        {-15, 20, az, 5, 5, 20}, {-15 - 11 * f[0], 20 - 11 * f[1], az, 3, 5, 8},
+            box b[5] = {{-20, -20, yaw, 6, 4, 12},
+                        {15, -20, az + 0.3, 2.2, 0.9, 2.5},
+                        {-15, 20, az, 5, 5, 20},
+                        {-15 - 11 * f[0], 20 - 11 * f[1], az, 3, 5, 8},
                         {15, 5, az + 0.5, 0.25, 0.15, 1.8}};
             /* the tall one (b[2]) towards the sun from the low one (b[3]), square on to it */
             b[2].cx = b[3].cx + 11 * f[0], b[2].cy = b[3].cy + 11 * f[1];
@@ -148,7 +150,8 @@ int main(void)
                 px[i] = py[i] = pz[i] = 0, nx[i] = ny[i] = 0, nz[i] = 1, vis[i] = 1;
             float dx[NP], dy[NP], dz[NP];
             for (size_t i = 0; i < np; i++)
-                dx[i] = (float)(px[i] - eye.x), dy[i] = (float)(py[i] - eye.y), dz[i] = (float)(pz[i] - eye.z), vis[i] = -1;
+                dx[i] = (float)(px[i] - eye.x), dy[i] = (float)(py[i] - eye.y), dz[i] = (float)(pz[i] - eye.z),
+                vis[i] = -1;
             for (size_t i = np; i % 4; i++)
                 dx[i] = dy[i] = dz[i] = 0;
             sn_shadow_visibility_fast(s, eye, dx, dy, dz, nx, ny, nz, vis, np);
@@ -170,7 +173,8 @@ int main(void)
     }
     CHECK(lit > 15000 && foot == 5 * 18 * 5 && shaded > 1000, "counts: %zu lit, %zu at the foot, %zu shaded", lit, foot,
           shaded);
-    printf("shadow_bias: %zu wall and roof points lit, %zu at a van's and a walker's foot and %zu on a shaded wall dark, exact and "
+    printf("shadow_bias: %zu wall and roof points lit, %zu at a van's and a walker's foot and %zu on a shaded wall "
+           "dark, exact and "
            "fast\n",
            lit, foot, shaded);
     sn_pool_destroy(pool);
