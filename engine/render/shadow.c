@@ -20,6 +20,9 @@
 #endif
 
 #define SBAND 64 /* texel rows per task */
+/* metres of depth a lookup is pushed towards the sun beyond its normal offset: the float
+** rounding of depths (about 1e-4 m at 1 km) many times over, and small against any caster */
+#define SN_SHADOW_BIAS 0.02
 #define NBANDS (SN_SHADOW_SIZE / SBAND)
 #define MAX_TASKS 64
 #ifndef SPAN_MIN
@@ -452,18 +455,30 @@ float sn_shadow_texel(const sn_shadow *s, int32_t x, int32_t y)
     return s->empty ? FLT_MAX : s->depth[(size_t)y * SN_SHADOW_SIZE + x];
 }
 
+/* How far, in texels, a lookup moves along its unit normal n, (a, b) = (n.su, n.sv) its parts
+** across the map. The tent's taps lie within 2 texels of the point on each map axis; the point's
+** own plane there is nearer the sun than the point by at most 2 (|a| + |b|) t / cos (t a texel,
+** cos = n.sun; its depth's slope across the map is (a, b) / cos). Moved by o along n, the point
+** is o / cos nearer the sun than its plane below it (its depth o cos less, the plane's under its
+** new place o sin^2 / cos more). So o = 2 (|a| + |b|) t clears its own plane over the whole
+** window at every angle, grazing ones too (no tangent, no clamp), and is 0 for a surface facing
+** the sun square on. Only that plane: anything else nearer the sun still shades it. */
+static inline double offset_texels(double a, double b) { return 2 * (fabs(a) + fabs(b)); }
+
 double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3])
 {
     if (s->empty)
         return 1;
-    /* pushed towards the sun by a slope-scaled bias, against self-shadowing acne: along the
-    ** light, so the point's place in the map, and with it the shadow's edge, does not move */
-    double cosn = -(n[0] * s->sd.x + n[1] * s->sd.y + n[2] * s->sd.z);
-    double tann = cosn > 0.1 ? sqrt(1 - cosn * cosn) / cosn : 10;
-    double u = (sn_v3_dot(p, s->su) - s->u0) * s->scale - 0.5, v = (sn_v3_dot(p, s->sv) - s->v0) * s->scale - 0.5;
+    /* the normal-offset bias (offset_texels): moved off its own surface along n, the point is
+    ** nearer the sun than that surface's plane at every texel of its window, at any slope */
+    const double a = n[0] * s->su.x + n[1] * s->su.y + n[2] * s->su.z,
+                 b = n[0] * s->sv.x + n[1] * s->sv.y + n[2] * s->sv.z;
+    const double c = n[0] * s->sd.x + n[1] * s->sd.y + n[2] * s->sd.z, k = offset_texels(a, b);
+    double u = (sn_v3_dot(p, s->su) - s->u0) * s->scale - 0.5 + k * a;
+    double v = (sn_v3_dot(p, s->sv) - s->v0) * s->scale - 0.5 + k * b;
     if (!(u >= 1 && v >= 1 && u < SN_SHADOW_SIZE - 3 && v < SN_SHADOW_SIZE - 3))
         return 1;
-    float d = (float)(sn_v3_dot(p, s->sd) - (0.02 + 1.5 * s->texel * (1 + tann)));
+    float d = (float)(sn_v3_dot(p, s->sd) + k * s->texel * c - SN_SHADOW_BIAS);
     int32_t x = (int32_t)u, y = (int32_t)v; /* u, v >= 1: truncation is floor */
     double fx = u - x, fy = v - y;
     /* a tent of 3 x 3 bilinear comparisons over the 4 x 4 texels around the point; its weights
@@ -521,19 +536,21 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
     const v4f scale = v4_splat((float)s->scale);
     const v4f U0 = v4_splat((float)((sn_v3_dot(eye, s->su) - s->u0) * s->scale - 0.5));
     const v4f V0 = v4_splat((float)((sn_v3_dot(eye, s->sv) - s->v0) * s->scale - 0.5));
-    const v4f D0 = v4_splat((float)sn_v3_dot(eye, s->sd)), bias_t = v4_splat((float)(1.5 * s->texel));
-    const v4f one = v4_splat(1.0f), hi = v4_splat(SN_SHADOW_SIZE - 3);
+    const v4f D0 = v4_splat((float)sn_v3_dot(eye, s->sd)), texel = v4_splat((float)s->texel);
+    const v4f one = v4_splat(1.0f), hi = v4_splat(SN_SHADOW_SIZE - 3), two = v4_splat(2.0f);
     for (size_t i = 0; i < n; i += 4) {
         v4f want = v4_load(vis + i);
         if (!v4_any(want < v4_splat(0.0f)))
             continue;
         v4f x = v4_load(dx + i), y = v4_load(dy + i), z = v4_load(dz + i);
-        v4f cosn = -(v4_load(nx + i) * sdx + v4_load(ny + i) * sdy + v4_load(nz + i) * sdz);
-        v4i steep = cosn > v4_splat(0.1f);
-        v4f tann = v4_sel(steep, v4_sqrt(one - cosn * cosn) / v4_sel(steep, cosn, one), v4_splat(10.0f));
-        v4f u = U0 + (x * sux + y * suy + z * suz) * scale, v = V0 + (x * svx + y * svy + z * svz) * scale;
+        const v4f n0 = v4_load(nx + i), n1 = v4_load(ny + i), n2 = v4_load(nz + i);
+        const v4f a = n0 * sux + n1 * suy + n2 * suz, b = n0 * svx + n1 * svy + n2 * svz,
+                  c = n0 * sdx + n1 * sdy + n2 * sdz;
+        const v4f k = two * (v4_max(a, -a) + v4_max(b, -b)); /* offset_texels, lane by lane */
+        v4f u = U0 + (x * sux + y * suy + z * suz) * scale + k * a,
+            v = V0 + (x * svx + y * svy + z * svz) * scale + k * b;
         v4i in = (u >= one) & (v >= one) & (u < hi) & (v < hi) & (want < v4_splat(0.0f));
-        v4f d = D0 + (x * sdx + y * sdy + z * sdz) - (v4_splat(0.02f) + bias_t * (one + tann));
+        v4f d = D0 + (x * sdx + y * sdy + z * sdz) + (k * texel * c - v4_splat((float)SN_SHADOW_BIAS));
         u = v4_sel(in, u, one), v = v4_sel(in, v, one);
         v4i xi = v4_trunc_i(u), yi = v4_trunc_i(v); /* u, v >= 1: truncation is floor */
         v4f fx = u - __builtin_convertvector(xi, v4f), fy = v - __builtin_convertvector(yi, v4f);

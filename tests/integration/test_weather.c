@@ -221,14 +221,19 @@ static void shadow_edge(double altitude)
 {
     /* A 2 x 2 x 2 m box on the ground at the origin; the sun towards +y at `altitude`; a camera
     ** 20 m up looking straight down (image columns grow with +y). The box's top edge at y = -1,
-    ** z = 2 throws its shadow to y = -1 - 2 / tan(altitude) on the ground. */
+    ** z = 2 throws its shadow to y = -1 - 2 / tan(altitude) on the ground (less the bias's, below). */
     const double H = 20, fov = 60;
     const uint32_t W = 240;
     capture c;
     if (!shadow_scene(altitude, true, W, H, fov, &c))
         return;
     double f = W / (2 * tan(fov * M_PI / 360));
-    double edge_y = -1 - 2 / tan(altitude * M_PI / 180);
+    /* the lookup looks from o above the ground (the normal-offset bias, docs/rendering.md
+    ** "Shadows"): o = 2 cos(altitude) texels here (the map's axes: one along x, the other's part
+    ** of the up vector cos(altitude)), a texel the view's 80 m slice, 2 * 80 * tan 30 deg wide,
+    ** over 1024 with the map's 2 % margin; so the shadow ends o / tan(altitude) nearer the box */
+    const double texel = 2 * 80 * tan(fov * M_PI / 360) * 1.02 / 1024, o = 2 * cos(altitude * M_PI / 180) * texel;
+    double edge_y = -1 - (2 - o) / tan(altitude * M_PI / 180);
     double want = W / 2.0 + f * edge_y / H; /* the column boundary (continuous pixel coordinate) */
     uint32_t row = W / 2;
     double lit = lum(&c, 2, row), dark = lum(&c, (uint32_t)(W / 2.0 + f * (edge_y + 0.5) / H), row);

@@ -717,7 +717,9 @@ static void test_kinds_seen(void)
                 red++;
             if (k == 6 && p[0] > 120 && p[2] < 60)
                 blue++;
-            if (k == 7 && p[2] > 150 && p[1] > 110 && p[0] < 70)
+            /* the sign's sides and its top (220, 190, 73 here: blue up to 80); its lowest side row,
+            ** at the roof, is in the roof's penumbra since the shadow's normal-offset bias */
+            if (k == 7 && p[2] > 150 && p[1] > 110 && p[0] < 80)
                 yellow++;
         }
     }
