@@ -66,12 +66,38 @@ static void make_log_blocks(void)
     }
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <tmmintrin.h>
+/* Four pixels a shuffle: the compiler does not vectorise the 4-to-3 byte gather, and this pass
+** ran on the frame thread for every saved colour picture (save49). Stores 16 bytes for 12, so it
+** stops 6 pixels short of the end; returns the pixels done. The same bytes as the loop. */
+__attribute__((target("ssse3"))) static size_t bgra_rgb_ssse3(const uint8_t *bgra, size_t px, uint8_t *rgb)
+{
+    const __m128i m = _mm_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1);
+    size_t i = 0;
+    for (; i + 6 <= px; i += 4)
+        _mm_storeu_si128((__m128i *)(rgb + 3 * i),
+                         _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(bgra + 4 * i)), m));
+    return i;
+}
+static size_t bgra_rgb_fast(const uint8_t *bgra, size_t px, uint8_t *rgb)
+{
+    return __builtin_cpu_supports("ssse3") ? bgra_rgb_ssse3(bgra, px, rgb) : 0;
+}
+#else
+static size_t bgra_rgb_fast(const uint8_t *bgra, size_t px, uint8_t *rgb)
+{
+    (void)bgra, (void)px, (void)rgb;
+    return 0;
+}
+#endif
+
 void sn_convert_bgra(sn_converter c, const uint8_t *bgra, size_t px, uint8_t *rgb)
 {
-    /* one loop per converter, so each is a tight loop (the raw one vectorises) */
+    /* one loop per converter, so each is a tight loop */
     switch (c) {
     case SN_CONV_RAW:
-        for (size_t i = 0; i < px; i++)
+        for (size_t i = bgra_rgb_fast(bgra, px, rgb); i < px; i++)
             rgb[3 * i] = bgra[4 * i + 2], rgb[3 * i + 1] = bgra[4 * i + 1], rgb[3 * i + 2] = bgra[4 * i];
         break;
     case SN_CONV_DEPTH:
@@ -90,10 +116,19 @@ void sn_convert_bgra(sn_converter c, const uint8_t *bgra, size_t px, uint8_t *rg
             rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = b >> 8 ? (uint8_t)b : log_gray(d);
         }
         break;
-    case SN_CONV_CITYSCAPES:
-        for (size_t i = 0; i < px; i++)
-            memcpy(rgb + 3 * i, sn_cityscapes_color(bgra[4 * i + 2]), 3);
+    case SN_CONV_CITYSCAPES: {
+        /* each colour stored as 4 bytes (one store, not a 3-byte copy), its fourth overwritten by
+        ** the next pixel's; the last pixel takes its 3 bytes alone */
+        uint8_t lut[256][4];
+        for (int t = 0; t < 256; t++)
+            memcpy(lut[t], sn_cityscapes_color((uint8_t)t), 3), lut[t][3] = 0;
+        size_t i = 0;
+        for (; i + 1 < px; i++)
+            memcpy(rgb + 3 * i, lut[bgra[4 * i + 2]], 4);
+        for (; i < px; i++)
+            memcpy(rgb + 3 * i, lut[bgra[4 * i + 2]], 3);
         break;
+    }
     }
 }
 

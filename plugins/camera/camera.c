@@ -515,6 +515,58 @@ static void rgb_image(camera *c, const sn_camera *cam, const sn_weather *wx, boo
     }
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+/* CARLA's depth code four pixels at a time (save49: the byte loop was about 1.5 ms of a 1280x720
+** frame, this 0.6): AVX2 doubles without FMA, so each divide, multiply and add rounds as the
+** loop's do; n >= 1 clamps to 1, whose 16777215.5 truncates to the loop's white. A group with a
+** negative or NaN depth is left to the loop. Returns the pixels done. */
+__attribute__((target("avx2,no-fma"))) static size_t depth_code_avx2(const float *depth, size_t px, uint8_t *raw)
+{
+    const __m256d k = _mm256_set1_pd(1000.0), one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+    const __m256d scale = _mm256_set1_pd(16777215.0), half = _mm256_set1_pd(0.5);
+    const __m128i byte = _mm_set1_epi32(255), mid = _mm_set1_epi32(0xff00), alpha = _mm_set1_epi32((int)0xff000000u);
+    size_t i = 0;
+    for (; i + 4 <= px; i += 4) {
+        __m256d n = _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(depth + i)), k);
+        if (_mm256_movemask_pd(_mm256_cmp_pd(n, zero, _CMP_GE_OQ)) != 15)
+            break;
+        __m128i d = _mm256_cvttpd_epi32(_mm256_add_pd(_mm256_mul_pd(_mm256_min_pd(n, one), scale), half));
+        __m128i v = _mm_or_si128(_mm_or_si128(_mm_and_si128(_mm_srli_epi32(d, 16), byte), _mm_and_si128(d, mid)),
+                                 _mm_or_si128(_mm_slli_epi32(_mm_and_si128(d, byte), 16), alpha));
+        _mm_storeu_si128((__m128i *)(raw + 4 * i), v);
+    }
+    return i;
+}
+static size_t depth_code_fast(const float *depth, size_t px, uint8_t *raw)
+{
+    return __builtin_cpu_supports("avx2") ? depth_code_avx2(depth, px, raw) : 0;
+}
+#else
+static size_t depth_code_fast(const float *depth, size_t px, uint8_t *raw)
+{
+    (void)depth, (void)px, (void)raw;
+    return 0;
+}
+#endif
+
+/* CARLA's depth image: 24 bits of depth / 1000 m in B, G, R (the vector path where it can, the
+** loop for the rest and for any group it leaves). */
+static void depth_code(const float *depth, size_t px, uint8_t *raw)
+{
+    for (size_t i = 0; i < px;) {
+        i += depth_code_fast(depth + i, px - i, raw + 4 * i);
+        for (size_t e = i + 4 < px ? i + 4 : px; i < e; i++) {
+            double n = depth[i] / 1000.0;
+            uint32_t d = n >= 1 ? 16777215u : (uint32_t)(n * 16777215.0 + 0.5);
+            raw[4 * i + 0] = (uint8_t)(d >> 16);
+            raw[4 * i + 1] = (uint8_t)(d >> 8);
+            raw[4 * i + 2] = (uint8_t)d;
+            raw[4 * i + 3] = 255;
+        }
+    }
+}
+
 static sn_status tick(void *self, sn_phase phase)
 {
     camera *c = self;
@@ -555,14 +607,7 @@ static sn_status tick(void *self, sn_phase phase)
     uint8_t *raw = c->raw;
     switch (c->kind) {
     case CAM_DEPTH:
-        for (size_t i = 0; i < px; i++) {
-            double n = depth[i] / 1000.0;
-            uint32_t d = n >= 1 ? 16777215u : (uint32_t)(n * 16777215.0 + 0.5);
-            raw[4 * i + 0] = (uint8_t)(d >> 16);
-            raw[4 * i + 1] = (uint8_t)(d >> 8);
-            raw[4 * i + 2] = (uint8_t)d;
-            raw[4 * i + 3] = 255;
-        }
+        depth_code(depth, px, raw);
         break;
     case CAM_RGB:
         rgb_image(c, &cam, &wx, rain, have_vel, vel_div, one_render, raw);

@@ -109,8 +109,36 @@ static void bev_views(void)
     CHECK(bev_px(rgb, c - 16, c)[0] == 0, "an unknown tag is black");
 }
 
+/* Whole pictures (odd sizes, so every tail is hit) convert to the same bytes as pixel by pixel:
+** the raw converter's shuffles and the palette's 4-byte stores (save49) change no byte, and write
+** nothing past the picture. */
+static void whole_pictures(void)
+{
+    enum { N = 1031 };
+    static uint8_t bgra[4 * N], whole[3 * N + 16], one[3];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof bgra; i++)
+        x = x * 1103515245u + 12345u, bgra[i] = (uint8_t)(x >> 16);
+    for (int i = 0; i < N; i += 7)
+        bgra[4 * i + 2] %= 32; /* cityscapes: most tags in the table, some beyond */
+    for (sn_converter c = SN_CONV_RAW; c <= SN_CONV_CITYSCAPES; c++)
+        for (size_t n = 0; n <= N; n += n < 20 ? 1 : 101) {
+            memset(whole, 0xa5, sizeof whole);
+            sn_convert_bgra(c, bgra, n, whole);
+            bool same = true;
+            for (size_t i = 0; i < n; i++) {
+                sn_convert_bgra(c, bgra + 4 * i, 1, one);
+                same = same && !memcmp(one, whole + 3 * i, 3);
+            }
+            for (size_t i = 3 * n; i < sizeof whole; i++)
+                same = same && whole[i] == 0xa5;
+            CHECK(same, "converter %d on %zu pixels: the bytes of one pixel at a time", (int)c, n);
+        }
+}
+
 int main(void)
 {
+    whole_pictures();
     /* depth: n = (R + 256 G + 65536 B) / (2^24 - 1), gray = n * 255 + 0.5 truncated */
     CHECK(gray(SN_CONV_DEPTH, 0, 0, 0) == 0, "0 m is black");
     CHECK(gray(SN_CONV_DEPTH, 255, 255, 255) == 255, "1000 m is white");
