@@ -39,7 +39,7 @@ typedef struct bits {
     unsigned n;
 } bits;
 
-/* v's n low bits (n <= 32), least significant first, as deflate orders them. Branch-free: eight
+/* v's n low bits (n <= 56), least significant first, as deflate orders them. Branch-free: eight
 ** bytes are stored each time and the whole bytes among them kept (the next store rewrites the
 ** rest), so the output needs 8 bytes of slack (sn_zrle_bound has them). */
 static inline void put(bits *b, uint64_t v, unsigned n)
@@ -49,7 +49,7 @@ static inline void put(bits *b, uint64_t v, unsigned n)
     const uint64_t le = LITTLE ? b->acc : __builtin_bswap64(b->acc);
     memcpy(b->p, &le, 8);
     b->p += b->n >> 3;
-    b->acc >>= b->n & ~7u; /* under 40 bits held: never a shift by 64 */
+    b->acc >>= b->n & ~7u; /* under 64 bits held: never a shift by 64 */
     b->n &= 7;
 }
 
@@ -188,13 +188,13 @@ static inline size_t longer_copy(const uint8_t *in, size_t i, size_t d, uint32_t
 }
 
 /* The input from *pos as up to BLOCK_TOKENS tokens (a literal v < 256, or a copy: its distance
-** << 9 | its length), their symbols counted in freq (literal/length) and dfreq (distance);
+** symbol << 25 | its distance << 9 | its length), their symbols counted in freq (literal/length) and dfreq (distance);
 ** returns how many and moves *pos past them. At each byte the copies tried, in order (a tie goes to the first):
 ** a run (distance 1), the pixel before (3), the row above (stride), all from 3 bytes; then the
 ** last place the next 4 bytes were seen (a hash of them, from 4 bytes): repeated texture and
 ** edges a fixed distance does not reach. Greedy: the longest copy is taken. */
-static size_t tokenize(const uint8_t *in, size_t n, size_t *pos, size_t stride, const uint8_t *len_sym,
-                       uint32_t *tokens, uint32_t *head, uint32_t *freq, uint32_t *dfreq)
+static size_t tokenize(const uint8_t *restrict in, size_t n, size_t *restrict pos, size_t stride, const uint8_t *restrict len_sym,
+                       uint32_t *restrict tokens, uint32_t *restrict head, uint32_t *restrict freq, uint32_t *restrict dfreq)
 {
     const size_t row = stride >= 4 && stride <= 32768 ? stride : 0;
     size_t nt = 0, i = *pos;
@@ -221,9 +221,10 @@ static size_t tokenize(const uint8_t *in, size_t n, size_t *pos, size_t stride, 
         }
         if (best >= 3) {
             unsigned eb;
-            tokens[nt++] = (uint32_t)(bd << 9 | best);
+            const unsigned ds = dist_sym(bd, &eb);
+            tokens[nt++] = (uint32_t)(ds << 25 | bd << 9 | best);
             freq[257 + len_sym[best]]++;
-            dfreq[dist_sym(bd, &eb)]++;
+            dfreq[ds]++;
             i += best;
         } else {
             tokens[nt++] = in[i];
@@ -335,17 +336,27 @@ static void put_block(bits *b, bool final, const uint32_t *tokens, size_t nt, ui
     int hlit = N_LITLEN;
     while (hlit > 257 && !ll_len[hlit - 1])
         hlit--;
+    /* each literal's and each length's bits (its code, then its extra bits) and their count
+    ** (<< 24), worked out once a block: a token then costs a lookup or two and one put */
+    uint32_t lit[256], len_bits[259];
+    for (int c = 0; c < 256; c++)
+        lit[c] = ll_code[c] | (uint32_t)ll_len[c] << 24;
+    for (unsigned l = 3; l < 259; l++) {
+        unsigned s = len_sym[l], c = 257 + s;
+        len_bits[l] = (ll_code[c] | (l - len_base[s]) << ll_len[c]) | (uint32_t)(ll_len[c] + len_extra[s]) << 24;
+    }
     const bits start = *b;
     put_header(b, final, ll_len, hlit, d_len, hdist);
     for (size_t k = 0; k < nt; k++) {
         unsigned t = tokens[k];
         if (t < 256) {
-            put(b, ll_code[t], ll_len[t]);
-        } else {
-            unsigned d = t >> 9, l = t & 511, s = len_sym[l], c = 257 + s, e = len_extra[s], de;
-            unsigned ds = dist_sym(d, &de);
-            put(b, ll_code[c] | (uint64_t)(l - len_base[s]) << ll_len[c], ll_len[c] + e);
-            put(b, d_code[ds] | (uint64_t)((d - 1) & ((1u << de) - 1)) << d_len[ds], d_len[ds] + de);
+            put(b, lit[t] & 0xffffffu, lit[t] >> 24);
+        } else { /* the length (at most 20 bits) and the distance (28) in one put: under 56 */
+            unsigned d = (t >> 9) & 0xffffu, ds = t >> 25, de = ds < 4 ? 0 : ds / 2 - 1;
+            unsigned lb = len_bits[t & 511], ln = lb >> 24;
+            uint64_t v = (lb & 0xffffffu) |
+                         (uint64_t)(d_code[ds] | (uint64_t)((d - 1) & ((1u << de) - 1)) << d_len[ds]) << ln;
+            put(b, v, ln + d_len[ds] + de);
         }
     }
     put(b, ll_code[256], ll_len[256]);
