@@ -11,7 +11,10 @@
 ** the file's page-aligned stage and writes whole aligned blocks straight to the disk, which
 ** costs a fifth of what copying them into the page cache does (docs/performance.md "streams48").
 ** At each frame end the unaligned tail is written buffered, so the file holds every byte put;
-** the next direct write starts at the tail's block and writes those bytes again, the same. */
+** the next direct write starts at the tail's block and writes those bytes again, the same.
+** A large message whose address and file offset agree modulo BLOCK (the engine's writer lays
+** it out so: sn_spool_offset) skips the stage: only its first and last partial blocks are
+** copied, its whole blocks go to the disk from its own buffer (save50). */
 #define _GNU_SOURCE /* O_DIRECT, statx */
 #include "spool.h"
 
@@ -37,7 +40,7 @@ _Static_assert(CHUNK(CLASSES - 1) == SN_SPOOL_CHUNK, "the largest chunk class is
 _Static_assert(CHUNK(CLASSES - 1) > SN_SPOOL_DIRECT, "a message written through a chunk fits one");
 
 #define STAGE (2u << 20) /* a direct file's stage: the size of its direct writes */
-#define BLOCK 4096u       /* direct writes' alignment (a multiple of any filesystem's we accept) */
+#define BLOCK SN_SPOOL_ALIGN /* direct writes' alignment (a multiple of any filesystem's we accept) */
 
 struct sn_spool_file {
     int fd;
@@ -46,6 +49,7 @@ struct sn_spool_file {
     size_t fill;
     unsigned cls;
     bool big; /* a large message came: each frame end queues a sync of its stage (frame thread) */
+    uint64_t put; /* bytes put (frame thread): where the next message starts in the file */
     /* written only by whoever executes the file's job (one at a time) */
     int mode;              /* 0 not decided, 1 direct through the stage, -1 buffered */
     unsigned char *stage;  /* STAGE bytes, page-aligned: the bytes from stage_off on */
@@ -85,6 +89,7 @@ struct sn_spool {
     double busy;
     _Atomic bool no_direct;  /* sn_spool_direct(sp, false) */
     _Atomic uint64_t direct; /* bytes written with O_DIRECT */
+    _Atomic uint64_t in_place; /* ... of which from the message's own buffer, not the stage */
     /* every open file, for sn_spool_frame_end */
     sn_spool_file **files;
     size_t n_files, cap_files;
@@ -163,21 +168,29 @@ static void try_direct(sn_spool *sp, sn_spool_file *f)
     f->mode = 1;
 }
 
-/* The stage's first n bytes (a multiple of BLOCK) to the disk with O_DIRECT. Refused (EINVAL:
-** the filesystem changed its mind), the stage is written buffered and the file stays buffered. */
+/* A direct write was refused (EINVAL: the filesystem changed its mind): the stage's bytes, then
+** p[0, n) after them, written buffered, and the file stays buffered. */
+static int go_buffered(sn_spool_file *f, const unsigned char *p, size_t n)
+{
+    int e;
+    f->mode = -1;
+    if ((e = set_direct(f->fd, false)) || (e = pwrite_all(f->fd, f->stage, f->stage_fill, f->stage_off)) ||
+        (e = pwrite_all(f->fd, p, n, f->stage_off + (off_t)f->stage_fill)))
+        return e;
+    if (lseek(f->fd, f->stage_off + (off_t)(f->stage_fill + n), SEEK_SET) < 0)
+        return errno;
+    free(f->stage);
+    f->stage = NULL;
+    return 0;
+}
+
+/* The stage's first n bytes (a multiple of BLOCK) to the disk with O_DIRECT. Refused, the file
+** goes buffered (go_buffered). */
 static int stage_out(sn_spool *sp, sn_spool_file *f, size_t n)
 {
     int e = pwrite_all(f->fd, f->stage, n, f->stage_off);
-    if (e == EINVAL) {
-        f->mode = -1;
-        if ((e = set_direct(f->fd, false)) || (e = pwrite_all(f->fd, f->stage, f->stage_fill, f->stage_off)))
-            return e;
-        if (lseek(f->fd, f->stage_off + (off_t)f->stage_fill, SEEK_SET) < 0)
-            return errno;
-        free(f->stage);
-        f->stage = NULL;
-        return 0;
-    }
+    if (e == EINVAL)
+        return go_buffered(f, NULL, 0);
     if (e)
         return e;
     atomic_fetch_add(&sp->direct, n);
@@ -210,7 +223,33 @@ static int write_job(sn_spool *sp, const job *j)
     if (f->mode != 1)
         return write_all(f->fd, j->data + j->off, j->len);
     const unsigned char *p = j->data + j->off;
-    for (size_t n = j->len; n;) {
+    size_t n = j->len;
+    /* the bytes before p's first whole block in the file: they complete the stage's last block */
+    size_t lead = (BLOCK - f->stage_fill % BLOCK) % BLOCK;
+    if (j->cap && n >= lead + BLOCK && (uintptr_t)(p + lead) % BLOCK == 0) {
+        /* in place: p's bytes sit at their file offsets modulo BLOCK, so its whole blocks go to
+        ** the disk from its own buffer, after the stage's (now whole) blocks */
+        memcpy(f->stage + f->stage_fill, p, lead);
+        f->stage_fill += lead, p += lead, n -= lead;
+        int e = stage_out(sp, f, f->stage_fill);
+        if (e)
+            return e;
+        if (f->mode != 1)
+            return write_all(f->fd, p, n);
+        size_t whole = n - n % BLOCK;
+        e = pwrite_all(f->fd, p, whole, f->stage_off);
+        if (e == EINVAL)
+            return go_buffered(f, p, n);
+        if (e)
+            return e;
+        atomic_fetch_add(&sp->direct, whole);
+        atomic_fetch_add(&sp->in_place, whole);
+        f->stage_off += (off_t)whole, p += whole, n -= whole;
+        memcpy(f->stage, p, n); /* the last partial block: the stage's first */
+        f->stage_fill = n;
+        return 0;
+    }
+    while (n) {
         size_t k = STAGE - f->stage_fill < n ? STAGE - f->stage_fill : n;
         memcpy(f->stage + f->stage_fill, p, k);
         f->stage_fill += k, p += k, n -= k;
@@ -432,6 +471,7 @@ sn_status sn_spool_put(sn_spool *sp, sn_spool_file *f, sn_pack_buf *owner, size_
             return st;
         job j = {f, owner->data, owner->cap, 0, off, len};
         f->big = true;
+        f->put += len;
         pthread_mutex_lock(&sp->mu);
         *owner = sp->n_spares ? sp->spares[--sp->n_spares] : (sn_pack_buf){0};
         pthread_mutex_unlock(&sp->mu);
@@ -449,8 +489,11 @@ sn_status sn_spool_put(sn_spool *sp, sn_spool_file *f, sn_pack_buf *owner, size_
         return sn_fail(err, SN_E_NOMEM, "%s: out of memory for a write buffer", f->path);
     memcpy(f->chunk + f->fill, owner->data + off, len);
     f->fill += len;
+    f->put += len;
     return SN_OK;
 }
+
+uint64_t sn_spool_offset(const sn_spool_file *f) { return f->put; }
 
 /* With the lock held: the writer's error, once. */
 static sn_status take_error(sn_spool *sp, sn_error *err)
@@ -519,6 +562,8 @@ void sn_spool_direct(sn_spool *sp, bool on)
 }
 
 uint64_t sn_spool_direct_bytes(sn_spool *sp) { return sp ? atomic_load(&sp->direct) : 0; }
+
+uint64_t sn_spool_in_place_bytes(sn_spool *sp) { return sp ? atomic_load(&sp->in_place) : 0; }
 
 double sn_spool_busy(sn_spool *sp)
 {

@@ -20,6 +20,7 @@
 #define SN_SPOOL_DIRECT (256u << 10) /* messages this large are written from their own buffer */
 #define SN_SPOOL_BUDGET (256u << 20) /* bytes queued at most before the frame thread waits */
 #define SN_SPOOL_LAG 1               /* frames the writer may be behind when a step returns */
+#define SN_SPOOL_ALIGN 4096u         /* direct writes' alignment, of file offsets and of memory */
 
 typedef struct sn_spool sn_spool;
 typedef struct sn_spool_file sn_spool_file;
@@ -32,7 +33,9 @@ void sn_spool_destroy(sn_spool *sp);
 ** (named in errors). */
 sn_status sn_spool_open(sn_spool *sp, int fd, const char *path, sn_spool_file **out, sn_error *err);
 /* Appends owner->data[off, off + len). A large message takes owner's storage (owner then holds
-** a spare buffer, or none, with size 0): the caller must be done with those bytes. */
+** a spare buffer, or none, with size 0): the caller must be done with those bytes. A large
+** message at an address that agrees with its file offset (sn_spool_offset) modulo
+** SN_SPOOL_ALIGN is written to a direct file from that buffer, not copied into the stage. */
 sn_status sn_spool_put(sn_spool *sp, sn_spool_file *f, sn_pack_buf *owner, size_t off, size_t len, sn_error *err);
 /* End of a frame: queues every file's chunk, waits until the frames before this one are
 ** written, and reports the writer's first error not yet reported. */
@@ -45,8 +48,13 @@ sn_status sn_spool_close(sn_spool *sp, sn_spool_file *f, sn_error *err);
 /* Whether files not yet written a large message may be written with O_DIRECT (the default: yes, where the
 ** filesystem takes it); off, every file is buffered. For tests and A/B measurements. */
 void sn_spool_direct(sn_spool *sp, bool on);
-/* Bytes written with O_DIRECT since the spool started. */
+/* Where the next message put to f starts in the file: the bytes put so far (f's fd at offset 0
+** when opened, as the engine's fresh streams are; else only a hint). Frame thread. */
+uint64_t sn_spool_offset(const sn_spool_file *f);
+/* Bytes written with O_DIRECT since the spool started, and those of them written from the
+** messages' own buffers (no stage copy). */
 uint64_t sn_spool_direct_bytes(sn_spool *sp);
+uint64_t sn_spool_in_place_bytes(sn_spool *sp);
 /* Seconds spent in write(2) since the spool started, by the writer or a helping frame thread. */
 double sn_spool_busy(sn_spool *sp);
 /* From a crash handler (async-signal-safe): waits up to 10 s for the writer to write what was

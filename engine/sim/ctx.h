@@ -42,6 +42,7 @@ struct sn_ctx {
     sn_listener *listeners;
     uint32_t n_listeners, cap_listeners;
     uint64_t messages; /* produced (pending), whether or not anything consumed them */
+    size_t last_head, last_size; /* its last message's header and whole size: the next one's layout (engine.c) */
     uint64_t budget_bytes; /* its images' share of SN_LIMIT_SENSOR_MEMORY (sn_sensor_budget) */
     struct sn_ctx *klass; /* the class's own context (classes.c), NULL when it has no class state */
     struct sn_ctx *v2x_class; /* host->v2x_join (host_v2x.c): the medium's class context, and */

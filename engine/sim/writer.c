@@ -5,7 +5,10 @@
 ** buffer while its structure is checked, so a buggy plugin cannot corrupt a stream. The
 ** header is known only afterwards (its map size counts the plugin's keys), so the body starts
 ** HEADER_ROOM bytes into its buffer and the header is copied in front of it: a camera image
-** is copied once, by write_bin, not again to join header and body. */
+** is copied once, by write_bin, not again to join header and body. For a large message bound
+** for a direct-written stream the room is padded so that the message's address agrees with its
+** file offset modulo the direct-I/O alignment: the stream writer then writes it from this buffer
+** without copying it into its stage (sn_writer_reset_aligned; spool.h). */
 #include "engine.h"
 #include "writer.h"
 
@@ -35,8 +38,22 @@ void sn_writer_reset(sn_writer *w)
     w->expect_value = false;
     w->depth = 0;
     w->why[0] = 0;
+    w->room = HEADER_ROOM;
     if (!sn_pack_raw(&w->body, room, HEADER_ROOM))
         snprintf(w->why, sizeof w->why, "out of memory"); /* every write is then refused */
+}
+
+void sn_writer_reset_aligned(sn_writer *w, size_t head, uint64_t at, size_t align, size_t expect)
+{
+    sn_writer_reset(w);
+    /* room for the largest pad and the message expected, so the body does not move while the
+    ** plugin writes (a move would lose the alignment: still correct, only copied again) */
+    if (w->why[0] || head > HEADER_ROOM || !sn_pack_room(&w->body, align + expect))
+        return;
+    uintptr_t start = (uintptr_t)w->body.data + HEADER_ROOM - head; /* where the message would start */
+    size_t pad = (size_t)((at - (uint64_t)start) % align);
+    w->room = HEADER_ROOM + pad;
+    w->body.size = w->room; /* the pad's bytes are never part of the message: left as they are */
 }
 
 static sn_status refuse(sn_writer *w, const char *why)
@@ -332,13 +349,13 @@ sn_status sn_writer_finish(sn_writer *w, sn_sensor *s, sn_error *err)
               sn_pack_cstr(b, "rotation") && pack_vec3(b, t.rotation.pitch, t.rotation.yaw, t.rotation.roll);
     if (!ok)
         return sn_fail(err, SN_E_NOMEM, "out of memory for a message");
-    size_t body = w->body.size - HEADER_ROOM, head = e->msg.size;
-    if (head <= HEADER_ROOM) {
-        memcpy(w->body.data + HEADER_ROOM - head, e->msg.data, head);
-        e->out_data = (const char *)w->body.data + HEADER_ROOM - head;
+    size_t body = w->body.size - w->room, head = e->msg.size;
+    if (head <= w->room) {
+        memcpy(w->body.data + w->room - head, e->msg.data, head);
+        e->out_data = (const char *)w->body.data + w->room - head;
         e->out_buf = &w->body;
     } else {
-        if (!sn_pack_raw(&e->msg, w->body.data + HEADER_ROOM, body))
+        if (!sn_pack_raw(&e->msg, w->body.data + w->room, body))
             return sn_fail(err, SN_E_NOMEM, "out of memory for a message");
         e->out_data = (const char *)e->msg.data;
         e->out_buf = &e->msg;

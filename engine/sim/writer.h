@@ -36,6 +36,7 @@ struct sn_writer {
     uint32_t stack[SN_WRITER_MAX_DEPTH]; /* items left in each open container */
     int depth;
     char why[160];     /* first structural error, "" if none */
+    size_t room;       /* the body starts here: the header's room (and an alignment pad) before it */
     sn_packed_known known[SN_WRITER_KNOWN];
     struct sn_engine *engine;
 };
@@ -43,6 +44,10 @@ struct sn_writer {
 void sn_writer_init(sn_writer *w, struct sn_engine *e);
 void sn_writer_free(sn_writer *w);
 void sn_writer_reset(sn_writer *w);
+/* As sn_writer_reset, with the body placed so that a message whose header is `head` bytes starts
+** at an address congruent to `at` modulo `align` (a power of two up to 64 KiB), room made for
+** `expect` bytes of message; a header of another size is still put in front, only not aligned. */
+void sn_writer_reset_aligned(sn_writer *w, size_t head, uint64_t at, size_t align, size_t expect);
 /* Puts the header in front of the body, in the room sn_writer_reset left for it, and points
 ** e->out_data/out_size at the message. SN_E_INVALID if the body is malformed. */
 sn_status sn_writer_finish(sn_writer *w, struct sn_ctx *s, sn_error *err);

@@ -4,7 +4,10 @@
 ** a large message's buffer is taken (the owner gets a spare or nothing) and never copied; a
 ** write that fails (/dev/full) is reported once, naming the file. Run with O_DIRECT (the temp
 ** folder on a disk), without it, and on tmpfs (which refuses it): every flush leaves the files
-** holding every byte put so far, the unaligned tail included. argv[1]: temp folder. */
+** holding every byte put so far, the unaligned tail included. Half the large messages are laid
+** out as the engine's writer lays them (address and file offset agreeing modulo SN_SPOOL_ALIGN):
+** a direct file writes their whole blocks from their own buffers, the same bytes, interleaved
+** with staged ones. argv[1]: temp folder. */
 #define _GNU_SOURCE /* O_DIRECT, statx */
 #include "../../engine/output/spool.h"
 #include "../check.h"
@@ -57,8 +60,9 @@ static bool holds(const char *path, const unsigned char *want, size_t n_want)
 /* Three files in `dir` fed FRAMES frames of messages; every few frames the files are flushed
 ** and must hold exactly the bytes put so far (a direct file's unaligned tail included). Returns
 ** the bytes the spool wrote with O_DIRECT. */
-static uint64_t run(sn_spool *sp, const char *dir, const char *tag)
+static uint64_t run(sn_spool *sp, const char *dir, const char *tag, uint64_t *in_place)
 {
+    uint64_t place0 = sn_spool_in_place_bytes(sp);
     sn_error err = {0};
     enum { FILES = 3, FRAMES = 40 };
     char path[FILES][1024];
@@ -85,6 +89,10 @@ static uint64_t run(sn_spool *sp, const char *dir, const char *tag)
             if (n_want[i] + n > cap_want[i])
                 continue; /* the reference copy is full: enough */
             sn_pack_clear(&msg);
+            if (n >= SN_SPOOL_DIRECT && (r >> 9) & 1) { /* as the engine lays it out: written in place */
+                sn_pack_room(&msg, SN_SPOOL_ALIGN + n);
+                off = (size_t)((sn_spool_offset(f[i]) - (uintptr_t)msg.data) % SN_SPOOL_ALIGN);
+            }
             unsigned char *p = sn_pack_room(&msg, off + n);
             for (size_t b = 0; b < off + n; b++)
                 p[b] = (unsigned char)(b * 31 + (size_t)frame * 7 + (size_t)k);
@@ -118,6 +126,7 @@ static uint64_t run(sn_spool *sp, const char *dir, const char *tag)
     }
     CHECK(messages > 500 && sn_spool_busy(sp) > 0, "%zu messages, the writer busy %g s", messages, sn_spool_busy(sp));
     sn_pack_free(&msg);
+    *in_place = sn_spool_in_place_bytes(sp) - place0;
     return sn_spool_direct_bytes(sp) - direct0;
 }
 
@@ -150,12 +159,14 @@ int main(int argc, char **argv)
     if (!sp)
         return CHECK_DONE();
     /* the temp folder: direct where its filesystem allows, the same bytes either way */
-    uint64_t d = run(sp, argv[1], "direct");
-    CHECK(takes_direct(argv[1]) ? d > (64u << 20) : d == 0, "%s: %llu bytes written direct", argv[1],
-          (unsigned long long)d);
+    uint64_t in_place;
+    uint64_t d = run(sp, argv[1], "direct", &in_place);
+    CHECK(takes_direct(argv[1]) ? d > (64u << 20) && in_place > (16u << 20) && in_place < d : d == 0 && in_place == 0,
+          "%s: %llu bytes written direct, %llu of them in place", argv[1], (unsigned long long)d,
+          (unsigned long long)in_place);
     sn_spool_direct(sp, false);
-    d = run(sp, argv[1], "buffered");
-    CHECK(d == 0, "direct writes off: %llu bytes direct", (unsigned long long)d);
+    d = run(sp, argv[1], "buffered", &in_place);
+    CHECK(d == 0 && in_place == 0, "direct writes off: %llu bytes direct", (unsigned long long)d);
     sn_spool_direct(sp, true);
     /* tmpfs refuses direct I/O (statx gives no alignment): buffered, silently, the same bytes */
     struct stat st;
@@ -163,7 +174,7 @@ int main(int argc, char **argv)
         char shm[64];
         snprintf(shm, sizeof shm, "/dev/shm/sensim_spool_%d", (int)getpid());
         if (mkdir(shm, 0700) == 0) {
-            d = run(sp, shm, "tmpfs");
+            d = run(sp, shm, "tmpfs", &in_place);
             CHECK(takes_direct(shm) || d == 0, "tmpfs: %llu bytes direct", (unsigned long long)d);
             rmdir(shm);
         }
