@@ -135,6 +135,24 @@ static sn_status w_bin(sn_writer *w, const void *data, size_t n)
     SCALAR(sn_pack_bin_header(&w->body, (uint32_t)n) && sn_pack_raw(&w->body, data, n));
 }
 
+/* write_bin's header, and its n bytes left for the plugin to write in place (host.h): no copy. */
+static void *w_bin_room(sn_writer *w, size_t n)
+{
+    if (n > UINT32_MAX) {
+        refuse(w, "bin larger than 4 GiB");
+        return NULL;
+    }
+    if (item(w, false, 0))
+        return NULL;
+    unsigned char *d = NULL;
+    if (!sn_pack_bin_header(&w->body, (uint32_t)n) || !(d = sn_pack_room(&w->body, n))) {
+        refuse(w, "out of memory");
+        return NULL;
+    }
+    w->body.size += n;
+    return d;
+}
+
 /* Checks that p[0..n) is exactly one msgpack value the other calls could have written, at
 ** most `depth` containers deep; why says what is wrong. No recursion: a stack of what each
 ** open container still holds. */
@@ -381,4 +399,5 @@ void sn_host_writer_fill(sn_host *h)
     h->write_vec3 = w_vec3;
     h->write_actor = w_actor;
     h->write_packed = w_packed;
+    h->write_bin_room = w_bin_room;
 }

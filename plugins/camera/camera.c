@@ -19,7 +19,8 @@
 **             step), so a surface's normal is exact and its silhouette edge is the nearer side's.
 ** Message keys after the header: width, height, fov, raw_data; the depth camera with
 ** depth_float also writes `depth`, W*H little-endian float32 metres (no 24-bit step).
-** Buffers are allocated in set() for the image size and reused every frame.
+** Buffers are allocated in set() for the image size and reused every frame. The depth and
+** semantic images are encoded at serialize, into the message itself (encode_in_place).
 **
 ** Every attribute of CARLA's cameras (seed 003) is accepted with CARLA's default and type, so a
 ** CARLA script's blueprint settings carry over. Those sensim does not render yet (depth of field,
@@ -95,6 +96,7 @@ typedef struct camera {
     uint32_t mb_k;
     pfx_sub sub;
     const float *depth_ready; /* this tick's depth after the lens: depth or depth_out */
+    const uint8_t *tag_ready; /* this tick's tags after the lens: tag or tag_out */
     /* RGB in rain: the depth the streaks hide behind (rain.h), and its lens gather */
     float *rain_depth, *rain_depth_out;
     int32_t *rain_map; /* NULL for a pinhole */
@@ -607,15 +609,10 @@ static sn_status tick(void *self, sn_phase phase)
     uint8_t *raw = c->raw;
     switch (c->kind) {
     case CAM_DEPTH:
-        depth_code(depth, px, raw);
-        break;
+    case CAM_SEMANTIC:
+        break; /* encoded by serialize, into the message itself (encode_in_place) */
     case CAM_RGB:
         rgb_image(c, &cam, &wx, rain, have_vel, vel_div, one_render, raw);
-        break;
-    case CAM_SEMANTIC:
-        for (size_t i = 0; i < px; i++) {
-            raw[4 * i + 0] = 0, raw[4 * i + 1] = 0, raw[4 * i + 2] = tag[i], raw[4 * i + 3] = 255;
-        }
         break;
     case CAM_INSTANCE:
         for (size_t i = 0; i < px; i++) {
@@ -628,7 +625,29 @@ static sn_status tick(void *self, sn_phase phase)
         break;
     }
     c->depth_ready = depth;
+    c->tag_ready = tag;
     return SN_OK;
+}
+
+/* The depth and semantic images are encoded at serialize, not in tick: straight into the message
+** where the host offers write_bin_room (ABI 1.6, fourth revision), which saves writing the image
+** into c->raw and the host's copy of it (save50); into c->raw and through write_bin elsewhere.
+** The same bytes either way; a frame nobody consumes is not encoded at all. */
+static sn_status encode_in_place(camera *c, sn_writer *w, size_t px)
+{
+    const sn_host *h = c->host;
+    uint8_t *raw = SN_HOST_HAS(h, write_bin_room) ? h->write_bin_room(w, px * 4) : c->raw;
+    if (!raw)
+        return SN_E_INVALID; /* the writer refused it and says why */
+    if (c->kind == CAM_DEPTH) {
+        depth_code(c->depth_ready, px, raw);
+    } else {
+        const uint8_t *tag = c->tag_ready;
+        for (size_t i = 0; i < px; i++) {
+            raw[4 * i + 0] = 0, raw[4 * i + 1] = 0, raw[4 * i + 2] = tag[i], raw[4 * i + 3] = 255;
+        }
+    }
+    return raw == c->raw ? h->write_bin(w, raw, px * 4) : SN_OK;
 }
 
 static sn_status serialize(void *self, uint32_t index, sn_writer *w)
@@ -644,7 +663,8 @@ static sn_status serialize(void *self, uint32_t index, sn_writer *w)
     h->write_key(w, "fov");
     h->write_float(w, (float)c->fov);
     h->write_key(w, "raw_data");
-    sn_status st = h->write_bin(w, c->raw, px * 4);
+    sn_status st = c->kind == CAM_DEPTH || c->kind == CAM_SEMANTIC ? encode_in_place(c, w, px)
+                                                                    : h->write_bin(w, c->raw, px * 4);
     if (c->depth_float) {
         h->write_key(w, "depth");
         st = h->write_bin(w, c->depth_ready, px * sizeof(float));

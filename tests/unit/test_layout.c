@@ -173,7 +173,7 @@ int main(void)
     F(sn_kinematics, angular_velocity, 104);
     F(sn_kinematics, angular_acceleration, 128);
     /* host.h */
-    S(sn_host, 528, 8);
+    S(sn_host, 536, 8);
     F(sn_host, hdr, 0);
     F(sn_host, log, 8);
     F(sn_host, set_error, 16);
@@ -241,6 +241,7 @@ int main(void)
     F(sn_host, v2x_received, 504);
     F(sn_host, scene_motion, 512); /* ABI 1.6, second revision */
     F(sn_host, render_layer_at, 520); /* ABI 1.6, third revision */
+    F(sn_host, write_bin_room, 528); /* ABI 1.6, fourth revision */
     /* v2x.h (ABI 1.6) */
     S(sn_v2x_params, 96, 8);
     F(sn_v2x_params, struct_size, 0);

@@ -275,6 +275,45 @@ static void test_packed_vs_reader(void)
     sn_writer_free(&w);
 }
 
+/* write_bin_room (ABI 1.6, fourth revision): the same bytes as write_bin with the data written
+** in place; refused (NULL, why set) where write_bin would be. The aligned reset puts the body
+** where a message of the given header size starts at the given offset modulo the alignment. */
+static void test_bin_room(void)
+{
+    sn_host h;
+    memset(&h, 0, sizeof h);
+    sn_host_writer_fill(&h);
+    sn_writer a, b;
+    sn_writer_init(&a, NULL), sn_writer_init(&b, NULL);
+    static unsigned char img[300000];
+    for (size_t i = 0; i < sizeof img; i++)
+        img[i] = (unsigned char)(i * 7 + (i >> 9));
+    const size_t sizes[] = {0, 1, 255, 256, 65535, 65536, sizeof img};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        sn_writer_reset(&a);
+        sn_writer_reset_aligned(&b, 150, 4096 * 3 + 77, 4096, n + 2000);
+        h.write_key(&a, "w"), h.write_uint(&a, 1280), h.write_key(&a, "raw_data"), h.write_bin(&a, img, n);
+        h.write_key(&b, "w"), h.write_uint(&b, 1280), h.write_key(&b, "raw_data");
+        unsigned char *d = h.write_bin_room(&b, n);
+        if (d)
+            memcpy(d, img, n);
+        h.write_key(&b, "after"), h.write_nil(&b);
+        h.write_key(&a, "after"), h.write_nil(&a);
+        CHECK(d && !b.why[0] && a.body.size - a.room == b.body.size - b.room &&
+                  memcmp(a.body.data + a.room, b.body.data + b.room, a.body.size - a.room) == 0,
+              "%zu bytes in place: the body write_bin makes (%s)", n, b.why);
+        CHECK(((uintptr_t)b.body.data + b.room - 150) % 4096 == 77 && b.room >= 1024 && b.room < 1024 + 4096,
+              "%zu bytes: a 150-byte header would start at 77 modulo 4096 (room %zu)", n, b.room);
+    }
+    sn_writer_reset(&b);
+    CHECK(h.write_bin_room(&b, 10) == NULL && strstr(b.why, "without write_key"), "a value where a key is due: %s", b.why);
+    sn_writer_reset(&b);
+    h.write_key(&b, "v");
+    CHECK(h.write_bin_room(&b, (size_t)UINT32_MAX + 1) == NULL && strstr(b.why, "4 GiB"), "over 4 GiB: %s", b.why);
+    sn_writer_free(&a), sn_writer_free(&b);
+}
+
 int main(void)
 {
     msgpack_sbuffer_init(&theirs);
@@ -323,5 +362,6 @@ int main(void)
     sn_pack_free(&ours), msgpack_sbuffer_destroy(&theirs);
     test_write_packed();
     test_packed_vs_reader();
+    test_bin_room();
     return CHECK_DONE();
 }

@@ -431,6 +431,19 @@ typedef struct sn_host {
     */
     sn_status (*render_layer_at)(sn_ctx *ctx, int64_t time_ns, const sn_camera *camera, const sn_image *out,
                                  uint32_t layer);
+
+    /* ---- ABI 1.6, fourth revision (bulk data written in place): SN_ABI_MINOR stays 6, so check
+    ** SN_HOST_HAS(host, write_bin_room) before calling it ---- */
+    /*
+    ** write_bin() without the copy: writes the header of a bin of n bytes where a value goes and
+    ** returns where its n bytes go, inside the message itself, for serialize() to encode its data
+    ** straight there. Ownership: the memory is the host's; the plugin writes all n bytes (every
+    ** one: they are the message) before its next call to the writer and before serialize()
+    ** returns, and keeps no pointer into it past that (the next write may move it). NULL, with
+    ** nothing written, when write_bin would have refused (n over 4 GiB, out of memory, a value
+    ** where a key is due): serialize() then returns SN_E_INVALID as after a refused write.
+    */
+    void *(*write_bin_room)(sn_writer *w, size_t n);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */
