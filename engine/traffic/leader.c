@@ -11,47 +11,29 @@
 #include <stdlib.h>
 #include <sensim/search.h>
 
-/* A body's place in the sort: its cell key, id and index in the world's bodies. */
-typedef struct bsort {
-    uint64_t key;
-    uint32_t id, i;
-} bsort;
-
-static int bsort_cmp(const void *x, const void *y)
+static int body_cmp(const void *x, const void *y)
 {
-    const bsort *a = x, *b = y;
+    const body *a = x, *b = y;
     if (a->key != b->key)
         return a->key < b->key ? -1 : 1;
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* The bodies as the last frame left them, sorted by cell then id (ids are unique: any sort gives
-** this order). The sort moves 16-byte records, not the bodies (136 bytes each, moved by the
-** library's merge sort through a table of pointers: 2 % of the frame at 500 vehicles); they live
-** in the compact copy's room, which is filled after. */
+/* The bodies as the last frame left them, sorted by cell then id. */
 bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
 {
-    if (!sn_grow((void **)&t->b, &t->cap, w->n_bodies + 1, sizeof *t->b) ||
-        !sn_grow((void **)&t->q, &t->cap_q, w->n_bodies + 1, sizeof *t->q))
+    if (!sn_grow((void **)&t->b, &t->cap, w->n_bodies + 1, sizeof *t->b))
         return false;
-    _Static_assert(sizeof(bsort) <= sizeof(bodyq), "the sort's records fit in the compact copy's room");
-    bsort *o = (bsort *)(void *)t->q;
-    t->n = w->n_bodies;
+    t->n = 0;
     t->ext_max = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        /* the actors are cache misses at hundreds of vehicles: fetched ahead */
-        if (i + 4 < t->n)
-            __builtin_prefetch(w->bodies[i + 4]);
+    for (size_t i = 0; i < w->n_bodies; i++) {
         const sn_actor *a = w->bodies[i];
-        o[i] = (bsort){sn_traffic_key(sn_traffic_cell(a->st.pos.x), sn_traffic_cell(a->st.pos.y)), a->id, (uint32_t)i};
-    }
-    qsort(o, t->n, sizeof *o, bsort_cmp);
-    for (size_t k = 0; k < t->n; k++) {
-        if (k + 4 < t->n)
-            __builtin_prefetch(w->bodies[o[k + 4].i]->ph);
-        const sn_actor *a = w->bodies[o[k].i];
-        body *b = &t->b[k];
-        b->key = o[k].key;
+        /* the actors and their boxes are cache misses at hundreds of vehicles: fetched ahead */
+        if (i + 4 < w->n_bodies)
+            __builtin_prefetch(w->bodies[i + 4]);
+        if (i + 2 < w->n_bodies)
+            __builtin_prefetch(w->bodies[i + 2]->ph);
+        body *b = &t->b[t->n++];
         b->a = a;
         b->id = a->id;
         b->kind = (uint8_t)a->kind;
@@ -63,7 +45,11 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
         sn_mat3 m = sn_mat3_from_quat(a->st.rot);
         b->fwd = sn_mat3_col(&m, 0);
         b->right = sn_mat3_col(&m, 1);
+        b->key = sn_traffic_key(sn_traffic_cell(b->pos.x), sn_traffic_cell(b->pos.y));
     }
+    qsort(t->b, t->n, sizeof *t->b, body_cmp);
+    if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q))
+        return false;
     for (size_t i = 0; i < t->n; i++)
         t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y};
     return true;
@@ -174,72 +160,6 @@ static void consider_all(const struct sn_traffic *t, lcand *cd, size_t n, const 
     }
 }
 
-/* One leader search's state: the path's chunk boxes, the skip rules and the candidates so far. */
-typedef struct lscan {
-    const struct sn_traffic *t;
-    const sn_actor *self;
-    const sn_leader_skip *skip;
-    const sn_vec3 *pts;
-    const double *along;
-    size_t nseg, nch;
-    double (*cb)[4];
-    double half_width, front;
-    lbest lb;
-    lcand cd[64];
-    size_t ncd;
-} lscan;
-
-static void flush(lscan *ls)
-{
-    consider_all(ls->t, ls->cd, ls->ncd, ls->pts, ls->along, ls->nseg, ls->nch, ls->cb, ls->half_width, ls->front,
-                 ls->skip, &ls->lb);
-    ls->ncd = 0;
-}
-
-/* The bodies of cell column cx, cells ya..yb, that pass the first test (the compact copy against
-** the chunk boxes) with a first chunk of cmin or later, to the candidates. A body whose first
-** chunk is below cmin was taken when that chunk's cells were scanned. */
-static void take_cells(lscan *ls, int64_t cx, int64_t ya, int64_t yb, size_t cmin)
-{
-    enum { CHUNK = 8 };
-    const struct sn_traffic *t = ls->t;
-    const size_t nch = ls->nch;
-    double (*cb)[4] = ls->cb;
-    /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
-    uint64_t k0 = sn_traffic_key(cx, ya), k1 = sn_traffic_key(cx, yb);
-    size_t lo = sn_search_u64(t->q, t->n, sizeof *t->q, offsetof(bodyq, key), k0);
-    for (size_t j = lo; j < t->n && t->q[j].key <= k1; j++) {
-        /* Far from every chunk's box (the test below, on the compact copy): never in the corridor. */
-        const bodyq *q = &t->q[j];
-        const double rq = ls->half_width + q->ex + q->ey + 1e-3;
-        size_t c = 0;
-        while (c < nch && (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq))
-            c++;
-        if (c == nch || c < cmin)
-            continue;
-        const body *b = &t->b[j];
-        if (b->a == ls->self || b->down)
-            continue;
-        const sn_leader_skip *skip = ls->skip;
-        if (skip && (b->id == skip->actor || (skip->vehicles && b->kind == SN_ACTOR_VEHICLE) ||
-                     (skip->walkers && b->kind == SN_ACTOR_WALKER)))
-            continue;
-        if (ls->ncd == sizeof ls->cd / sizeof ls->cd[0])
-            flush(ls);
-        /* Its nearest point lies on the first segment within its reach or after (consider skips
-        ** the others by the same test), at along[i] or more; its box along the path is at most its
-        ** half extents' sum. None within reach: it is nowhere near the corridor. */
-        const sn_vec3 *p = ls->pts;
-        size_t i = c * CHUNK;
-        while (i < ls->nseg && (q->x < sn_mind(p[i].x, p[i + 1].x) - rq || q->x > sn_maxd(p[i].x, p[i + 1].x) + rq ||
-                                q->y < sn_mind(p[i].y, p[i + 1].y) - rq || q->y > sn_maxd(p[i].y, p[i + 1].y) + rq))
-            i++;
-        if (i == ls->nseg)
-            continue;
-        ls->cd[ls->ncd++] = (lcand){ls->along[i] - (q->ex + q->ey) - ls->front, (uint32_t)j, (uint32_t)c};
-    }
-}
-
 bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *pts, const double *along, size_t np,
                    double half_width, const sn_leader_skip *skip, double *gap, double *v_lead, const sn_actor **who,
                    double *gap_b, double *v_b)
@@ -254,10 +174,11 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
     }
     const double reach = half_width + 3.0; /* a truck's half length beside the path */
     int64_t cx0 = sn_traffic_cell(lo_x - reach), cx1 = sn_traffic_cell(hi_x + reach), cy0 = sn_traffic_cell(lo_y - reach), cy1 = sn_traffic_cell(hi_y + reach);
+    const double front = self->ph->bbox.extent.x;
     /* The path's segments in chunks of CHUNK with their boxes: a body far from a chunk's box
     ** skips its segments (none of them can be its nearest point within the corridor), so a body
     ** costs a few box tests and one or two chunks, not np segments. */
-    enum { CHUNK = 8, MAXCH = SN_MD_PATH / CHUNK + 2, MAXCOL = 16 };
+    enum { CHUNK = 8, MAXCH = SN_MD_PATH / CHUNK + 2, NCAND = 64 };
     double cb[MAXCH][4];
     const size_t nseg = np - 1, nch = (nseg + CHUNK - 1) / CHUNK;
     for (size_t c = 0; c < nch && c < MAXCH; c++) {
@@ -268,48 +189,16 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
             cb[c][2] = sn_mind(cb[c][2], pts[i].y), cb[c][3] = sn_maxd(cb[c][3], pts[i].y);
         }
     }
-    lscan ls = {.t = t, .self = self, .skip = skip, .pts = pts, .along = along, .nseg = nseg, .nch = nch, .cb = cb,
-                .half_width = half_width, .front = self->ph->bbox.extent.x,
-                .lb = {.gap = gap, .v_lead = v_lead, .gap_b = gap_b, .v_b = v_b, .who = who}};
-    /* A body is only looked at within r <= rmax of a chunk's box (take_cells), and its cell holds
-    ** its centre: cells farther than rmax from every chunk's box hold none that counts. */
+    lbest lb = {.gap = gap, .v_lead = v_lead, .gap_b = gap_b, .v_b = v_b, .who = who};
+    /* The bodies that pass the first test, measured nearest first in batches of NCAND: in dense
+    ** traffic most of them lie beyond the leader already found (a queue ahead) and are not measured. */
+    lcand cd[NCAND];
+    size_t ncd = 0;
+    /* A body is only looked at within r <= rmax of a chunk's box (below), and its cell holds
+    ** its centre: a column's cells farther than rmax from every chunk's box hold none that
+    ** counts. The rest of the column keeps its order, so the same bodies are met in the same
+    ** order as over the whole box (a diagonal path's box is mostly far from the path). */
     const double rmax = half_width + t->ext_max + 1e-3 + 1e-3; /* + a margin for the cells' rounding */
-    if (!gap_b && nch <= MAXCH && cx1 - cx0 < MAXCOL) {
-        /* The leader alone: the chunks in the path's order, each one's cells (those not scanned
-        ** for an earlier chunk), the candidates measured nearest first after each. A body not yet
-        ** taken has its first chunk beyond this one, so a gap below the next chunk's start less
-        ** the largest box and our front is final: in a queue the leader is in the first chunk or
-        ** two, and the cells farther on are never read (the scan's cost stays with the path's
-        ** first metres however dense the traffic). The result is the least (gap, grid index) of
-        ** the bodies measured, whatever their order: the same leader as the scan over every cell. */
-        int64_t sa[MAXCOL], sb[MAXCOL]; /* each column's cells scanned so far (sa > sb: none) */
-        for (int64_t i = 0; i <= cx1 - cx0; i++)
-            sa[i] = 1, sb[i] = 0;
-        for (size_t c = 0; c < nch; c++) {
-            int64_t xa = sn_traffic_cell(cb[c][0] - rmax), xb = sn_traffic_cell(cb[c][1] + rmax);
-            int64_t ya = sn_traffic_cell(cb[c][2] - rmax), yb = sn_traffic_cell(cb[c][3] + rmax);
-            xa = xa > cx0 ? xa : cx0, xb = xb < cx1 ? xb : cx1, ya = ya > cy0 ? ya : cy0, yb = yb < cy1 ? yb : cy1;
-            for (int64_t cx = xa; ya <= yb && cx <= xb; cx++) {
-                int64_t *s0 = &sa[cx - cx0], *s1 = &sb[cx - cx0];
-                if (*s0 > *s1 || yb < *s0 - 1 || ya > *s1 + 1) {
-                    take_cells(&ls, cx, ya, yb, c); /* disjoint: a cell scanned again only costs time */
-                    *s0 = ya, *s1 = yb;
-                    continue;
-                }
-                if (ya < *s0)
-                    take_cells(&ls, cx, ya, *s0 - 1, c);
-                if (yb > *s1)
-                    take_cells(&ls, cx, *s1 + 1, yb, c);
-                *s0 = ya < *s0 ? ya : *s0, *s1 = yb > *s1 ? yb : *s1;
-            }
-            flush(&ls);
-            if (ls.lb.found && c + 1 < nch && along[(c + 1) * CHUNK] - t->ext_max - ls.front - 1e-6 > *gap)
-                break;
-        }
-        return ls.lb.found;
-    }
-    /* With the nearest behind (the gap searches): every column's cells, cut to those within
-    ** rmax of the chunks overlapping it; the candidates measured nearest first in batches. */
     for (int64_t cx = cx0; cx <= cx1; cx++) {
         const double x0 = (double)cx * SN_TRAFFIC_CELL - rmax, x1 = (double)(cx + 1) * SN_TRAFFIC_CELL + rmax;
         double ylo = nch > MAXCH ? -INFINITY : INFINITY, yhi = nch > MAXCH ? INFINITY : -INFINITY;
@@ -320,9 +209,33 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
             continue;
         int64_t ya = isfinite(ylo) ? sn_traffic_cell(ylo) : cy0, yb = isfinite(yhi) ? sn_traffic_cell(yhi) : cy1;
         ya = ya > cy0 ? ya : cy0, yb = yb < cy1 ? yb : cy1;
-        if (ya <= yb)
-            take_cells(&ls, cx, ya, yb, 0);
+        if (ya > yb)
+            continue;
+        /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
+        uint64_t k0 = sn_traffic_key(cx, ya), k1 = sn_traffic_key(cx, yb);
+        size_t lo = sn_search_u64(t->q, t->n, sizeof *t->q, offsetof(bodyq, key), k0);
+        for (size_t j = lo; j < t->n && t->q[j].key <= k1; j++) {
+            /* Far from every chunk's box (the test below, on the compact copy): never in the corridor. */
+            const bodyq *q = &t->q[j];
+            const double rq = half_width + q->ex + q->ey + 1e-3;
+            size_t c = 0;
+            while (c < nch && (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq))
+                c++;
+            if (c == nch)
+                continue;
+            const body *b = &t->b[j];
+            if (b->a == self || b->down)
+                continue;
+            if (skip && (b->id == skip->actor || (skip->vehicles && b->kind == SN_ACTOR_VEHICLE) ||
+                         (skip->walkers && b->kind == SN_ACTOR_WALKER)))
+                continue;
+            if (ncd == NCAND)
+                consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb), ncd = 0;
+            /* its nearest point lies in chunk c or after, at along[c * CHUNK] or more; its box
+            ** along the path is at most its half extents' sum */
+            cd[ncd++] = (lcand){along[c * CHUNK] - (q->ex + q->ey) - front, (uint32_t)j, (uint32_t)c};
+        }
     }
-    flush(&ls);
-    return ls.lb.found;
+    consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb);
+    return lb.found;
 }

@@ -350,7 +350,9 @@ static void hybrid_growth(const char *tmp, const char *plugins, const char *big)
     ** map more cars are also a denser jam (Town04: 15 % standing at 100, 28 % at 500), which no
     ** algorithm removes; here the small map takes the cars per lane-km of the big one's 500, and
     ** the exponent is fitted from it to the big map's 500. The maps differ in more than their
-    ** size (junctions, lanes), so this is beside the figure above, not instead of it. */
+    ** size (a car on Town04 costs more at any density: its highways' long route walks, a map that
+    ** outgrows the caches), so this is beside the figure above, not instead of it
+    ** (docs/performance.md, tm50). */
     const char *town = getenv("SENSIM_BENCH_TOWN");
     if (!town)
         return;
