@@ -4,6 +4,7 @@
 #include "../core/util.h"
 #include "lanes.h"
 #include "shadow_bounds.h"
+#include "shadow_lookup.h"
 #include "simd4.h"
 
 #include <float.h>
@@ -530,15 +531,31 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
         return;
     }
     /* the eye's terms in double once, so the lanes add only the offsets from it (float) */
-    const v4f sux = v4_splat((float)s->su.x), suy = v4_splat((float)s->su.y), suz = v4_splat((float)s->su.z);
-    const v4f svx = v4_splat((float)s->sv.x), svy = v4_splat((float)s->sv.y), svz = v4_splat((float)s->sv.z);
-    const v4f sdx = v4_splat((float)s->sd.x), sdy = v4_splat((float)s->sd.y), sdz = v4_splat((float)s->sd.z);
-    const v4f scale = v4_splat((float)s->scale);
-    const v4f U0 = v4_splat((float)((sn_v3_dot(eye, s->su) - s->u0) * s->scale - 0.5));
-    const v4f V0 = v4_splat((float)((sn_v3_dot(eye, s->sv) - s->v0) * s->scale - 0.5));
-    const v4f D0 = v4_splat((float)sn_v3_dot(eye, s->sd)), texel = v4_splat((float)s->texel);
+    const sn_shadow_lookup L = {
+        .depth = s->depth,
+        .reach = s->no_bounds ? NULL : s->reach,
+        .su = {(float)s->su.x, (float)s->su.y, (float)s->su.z},
+        .sv = {(float)s->sv.x, (float)s->sv.y, (float)s->sv.z},
+        .sd = {(float)s->sd.x, (float)s->sd.y, (float)s->sd.z},
+        .scale = (float)s->scale,
+        .U0 = (float)((sn_v3_dot(eye, s->su) - s->u0) * s->scale - 0.5),
+        .V0 = (float)((sn_v3_dot(eye, s->sv) - s->v0) * s->scale - 0.5),
+        .D0 = (float)sn_v3_dot(eye, s->sd),
+        .texel = (float)s->texel,
+        .bias = (float)SN_SHADOW_BIAS,
+    };
+    size_t done = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (sn_lanes_wide() && n >= 8) /* eight lanes, the same bits (shadow_avx2.c) */
+        sn_shadow_visibility_avx2(&L, dx, dy, dz, nx, ny, nz, vis, done = n & ~(size_t)7);
+#endif
+    const v4f sux = v4_splat(L.su[0]), suy = v4_splat(L.su[1]), suz = v4_splat(L.su[2]);
+    const v4f svx = v4_splat(L.sv[0]), svy = v4_splat(L.sv[1]), svz = v4_splat(L.sv[2]);
+    const v4f sdx = v4_splat(L.sd[0]), sdy = v4_splat(L.sd[1]), sdz = v4_splat(L.sd[2]);
+    const v4f scale = v4_splat(L.scale), U0 = v4_splat(L.U0), V0 = v4_splat(L.V0), D0 = v4_splat(L.D0);
+    const v4f texel = v4_splat(L.texel), bias = v4_splat(L.bias);
     const v4f one = v4_splat(1.0f), hi = v4_splat(SN_SHADOW_SIZE - 3), two = v4_splat(2.0f);
-    for (size_t i = 0; i < n; i += 4) {
+    for (size_t i = done; i < n; i += 4) {
         v4f want = v4_load(vis + i);
         if (!v4_any(want < v4_splat(0.0f)))
             continue;
@@ -550,19 +567,19 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
         v4f u = U0 + (x * sux + y * suy + z * suz) * scale + k * a,
             v = V0 + (x * svx + y * svy + z * svz) * scale + k * b;
         v4i in = (u >= one) & (v >= one) & (u < hi) & (v < hi) & (want < v4_splat(0.0f));
-        v4f d = D0 + (x * sdx + y * sdy + z * sdz) + (k * texel * c - v4_splat((float)SN_SHADOW_BIAS));
+        v4f d = D0 + (x * sdx + y * sdy + z * sdz) + (k * texel * c - bias);
         u = v4_sel(in, u, one), v = v4_sel(in, v, one);
         v4i xi = v4_trunc_i(u), yi = v4_trunc_i(v); /* u, v >= 1: truncation is floor */
         v4f fx = u - __builtin_convertvector(xi, v4f), fy = v - __builtin_convertvector(yi, v4f);
         float out[4];
         v4_store(out, v4_sel(want < v4_splat(0.0f), one, want)); /* outside the map: lit */
 #ifdef __SSE2__
-        if (!s->no_bounds) {
+        if (L.reach) {
             /* the bounds of the 8 x 8 texels around each window: nearer than all of them is the
             ** tent's 1 (all 16 comparisons hold), farther than all its 0 (none holds); a NaN
             ** depth is neither and goes to the tent */
             const v4i blk = ((yi - 1) >> 2) * (SN_SHADOW_SIZE / SN_SHADOW_BLOCK) + ((xi - 1) >> 2);
-            const float *r = s->reach;
+            const float *r = L.reach;
             const __m128 p0 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[0]))),
                          p1 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[1]))),
                          p2 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[2]))),
@@ -582,40 +599,20 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
         for (int l = 0; l < 4; l++) {
             if (!in[l])
                 continue;
-            /* the tent of sn_shadow_visibility: rows' comparisons four at once */
-            const float *row0 = s->depth + (size_t)(yi[l] - 1) * SN_SHADOW_SIZE + (xi[l] - 1);
+#ifdef __SSE2__
+            out[l] = sn_shadow_tent(L.depth, xi[l], yi[l], fx[l], fy[l], d[l]);
+#else
+            /* the tent of sn_shadow_visibility: the same terms as sn_shadow_tent, in order */
+            const float *row0 = L.depth + (size_t)(yi[l] - 1) * SN_SHADOW_SIZE + (xi[l] - 1);
             const float wx0 = 1 - fx[l], wx3 = fx[l], wy[4] = {1 - fy[l], 1, 1, fy[l]};
             float sum = 0;
-#ifdef __SSE2__
-            /* without a branch on the comparisons (shadow edges make them a coin toss): the four
-            ** rows' comparisons transposed, so that lane j adds row j's term as the loop below,
-            ** ((texel 0's wx0 or 0) + texels 1 and 2 counted) + (texel 3's wx3 or 0), times wy[j];
-            ** then the lanes' sum in row order (a row all in shadow adds +0, which changes nothing) */
-            (void)wy;
-            const __m128 vd = _mm_set1_ps(d[l]);
-            __m128 c0 = _mm_cmple_ps(vd, _mm_loadu_ps(row0)), c1 = _mm_cmple_ps(vd, _mm_loadu_ps(row0 + SN_SHADOW_SIZE));
-            __m128 c2 = _mm_cmple_ps(vd, _mm_loadu_ps(row0 + 2 * SN_SHADOW_SIZE));
-            __m128 c3 = _mm_cmple_ps(vd, _mm_loadu_ps(row0 + 3 * SN_SHADOW_SIZE));
-            const int all = _mm_movemask_ps(_mm_and_ps(_mm_and_ps(c0, c1), _mm_and_ps(c2, c3))),
-                      any = _mm_movemask_ps(_mm_or_ps(_mm_or_ps(c0, c1), _mm_or_ps(c2, c3)));
-            _MM_TRANSPOSE4_PS(c0, c1, c2, c3);
-            const __m128i mid = _mm_sub_epi32(_mm_setzero_si128(), _mm_add_epi32(_mm_castps_si128(c1), _mm_castps_si128(c2)));
-            const __m128 row = _mm_add_ps(_mm_add_ps(_mm_and_ps(c0, _mm_set1_ps(wx0)), _mm_cvtepi32_ps(mid)),
-                                          _mm_and_ps(c3, _mm_set1_ps(wx3)));
-            float t[4];
-            _mm_storeu_ps(t, _mm_mul_ps(row, _mm_setr_ps(1 - fy[l], 1, 1, fy[l])));
-            sum = ((t[0] + t[1]) + t[2]) + t[3];
-            /* most points: wholly lit or wholly shadowed (the tent's weights sum to 9) */
-            out[l] = all == 15 ? 1 : !any ? 0 : sum * (1.0f / 9);
-            continue;
-#else
             for (int j = 0; j < 4; j++) {
                 const float *row = row0 + (size_t)j * SN_SHADOW_SIZE;
                 sum += ((d[l] <= row[0] ? wx0 : 0) + (float)((d[l] <= row[1]) + (d[l] <= row[2])) +
                         (d[l] <= row[3] ? wx3 : 0)) * wy[j];
             }
-#endif
             out[l] = sum * (1.0f / 9);
+#endif
         }
         for (int l = 0; l < 4; l++)
             vis[i + l] = out[l];
