@@ -242,6 +242,8 @@ __attribute__((target("avx2,no-fma"))) static int32_t depth4_avx2(float *out, in
 ** an edge (an edge through a texel centre, to 1e-13 of a texel) is scanned. The same bound on the
 ** depth: where d + k A - E and d + k A + E round to one float, the scan's float is that float
 ** (rounding is monotone); elsewhere that texel's depth is made by the scan's additions. */
+static void span_fill(const stri *t, float *row, double py, int32_t ks, int32_t ke, double A, double B, double C);
+
 static bool span_row(const stri *t, float *row, double py, const double eu[3], const double ev[3], const double iev[3],
                      double A, double B, double C)
 {
@@ -278,6 +280,15 @@ static bool span_row(const stri *t, float *row, double py, const double eu[3], c
         if (ks > ke)
             return true;
     }
+    span_fill(t, row, py, ks, ke, A, B, C);
+    return true;
+}
+
+/* span_row's texels x0 + ks .. x0 + ke, their depths certified or made by the scan's additions */
+static void span_fill(const stri *t, float *row, double py, int32_t ks, int32_t ke, double A, double B, double C)
+{
+    const double px = t->x0 + 0.5;
+    const int32_t K = t->x1 - t->x0;
     const double d0 = A * px + B * py + C, Ed = (K + 4) * (fabs(d0) + K * fabs(A)) * 0x1p-51;
     float *out = row + t->x0;
     int32_t k = ks;
@@ -309,8 +320,71 @@ static bool span_row(const stri *t, float *row, double py, const double eu[3], c
         if (f < out[k])
             out[k] = f;
     }
-    return true;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* span_row for rows y .. y + 3 at once, one in each lane of an AVX register of doubles (CPUs with
+** AVX2): each lane makes span_row's operations for its row in their order, no FMA, so the same
+** roots, spans and certificates, without a branch a row. A row that an edge cannot certify is
+** scanned. span_row stops at the first edge that decides its row (scan it, or nothing inside),
+** the lanes go on through every edge; a row certified empty by one edge and uncertain at a later
+** one is then scanned instead of skipped, and the scan of a row certified empty writes nothing. */
+__attribute__((target("avx2,no-fma"))) static void span_rows4(const stri *t, float *dm, int32_t y, const double eu[3],
+                                                               const double ev[3], const double iev[3], double A,
+                                                               double B, double C)
+{
+    const double px = t->x0 + 0.5;
+    const int32_t K = t->x1 - t->x0;
+    const __m256d py = _mm256_setr_pd(y + 0.5, y + 1.5, y + 2.5, y + 3.5), zero = _mm256_setzero_pd();
+    const __m256d one = _mm256_set1_pd(1), half = _mm256_set1_pd(0.5), sign = _mm256_set1_pd(-0.0);
+    const __m256d big = _mm256_set1_pd(1e12), nbig = _mm256_set1_pd(-1e12);
+    __m256d ks = zero, ke = _mm256_set1_pd(K), empty = zero, unsure = zero;
+    for (int e = 0; e < 3; e++) {
+        const __m256d w = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(eu[e]), _mm256_sub_pd(py, _mm256_set1_pd(t->v[e]))),
+                                        _mm256_set1_pd(ev[e] * (px - t->u[e])));
+        if (ev[e] == 0) { /* the scan's w - 0 stays w */
+            empty = _mm256_or_pd(empty, _mm256_cmp_pd(w, zero, _CMP_LT_OQ));
+            continue;
+        }
+        const __m256d E = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(K + 4),
+                                                      _mm256_add_pd(_mm256_andnot_pd(sign, w), _mm256_set1_pd(K * fabs(ev[e])))),
+                                        _mm256_set1_pd(0x1p-51));
+        __m256d r = _mm256_mul_pd(w, _mm256_set1_pd(iev[e]));
+        r = _mm256_blendv_pd(r, big, _mm256_cmp_pd(r, big, _CMP_GT_OQ));
+        r = _mm256_blendv_pd(r, nbig, _mm256_cmp_pd(r, nbig, _CMP_LT_OQ));
+        const __m256d z = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(E, _mm256_set1_pd(fabs(iev[e]))), _mm256_set1_pd(1.001)),
+                                        _mm256_mul_pd(_mm256_andnot_pd(sign, r), _mm256_set1_pd(0x1p-48)));
+        unsure = _mm256_or_pd(unsure, _mm256_cmp_pd(z, _mm256_set1_pd(0.25), _CMP_NLT_UQ));
+        /* the integer nearest the root: (int64_t) of r +- 1/2 is its truncation */
+        const __m256d fi = _mm256_round_pd(_mm256_blendv_pd(_mm256_sub_pd(r, half), _mm256_add_pd(r, half),
+                                                            _mm256_cmp_pd(r, zero, _CMP_GE_OQ)),
+                                           _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        unsure = _mm256_or_pd(unsure, _mm256_and_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, _mm256_sub_pd(r, fi)), z, _CMP_LE_OQ),
+                                                    _mm256_and_pd(_mm256_cmp_pd(fi, zero, _CMP_GE_OQ),
+                                                                  _mm256_cmp_pd(fi, _mm256_set1_pd(K), _CMP_LE_OQ))));
+        if (ev[e] > 0) { /* w - k s >= 0 up to the root */
+            const __m256d f = _mm256_sub_pd(fi, _mm256_and_pd(_mm256_cmp_pd(r, fi, _CMP_LT_OQ), one));
+            const __m256d to = _mm256_blendv_pd(f, _mm256_sub_pd(ks, one), _mm256_cmp_pd(f, ks, _CMP_LT_OQ));
+            ke = _mm256_blendv_pd(ke, to, _mm256_cmp_pd(f, ke, _CMP_LT_OQ));
+        } else { /* from the root on */
+            const __m256d c = _mm256_add_pd(fi, _mm256_and_pd(_mm256_cmp_pd(r, fi, _CMP_GT_OQ), one));
+            const __m256d to = _mm256_blendv_pd(c, _mm256_add_pd(ke, one), _mm256_cmp_pd(c, ke, _CMP_GT_OQ));
+            ks = _mm256_blendv_pd(ks, to, _mm256_cmp_pd(c, ks, _CMP_GT_OQ));
+        }
+        empty = _mm256_or_pd(empty, _mm256_cmp_pd(ks, ke, _CMP_GT_OQ));
+    }
+    const int scan = _mm256_movemask_pd(unsure), none = _mm256_movemask_pd(empty);
+    double s0[4], s1[4];
+    _mm256_storeu_pd(s0, ks), _mm256_storeu_pd(s1, ke);
+    for (int l = 0; l < 4; l++) {
+        float *row = dm + (size_t)(y + l) * SN_SHADOW_SIZE;
+        if (scan >> l & 1)
+            scan_row(t, row, y + l + 0.5, eu, ev, A, B, C);
+        else if (!(none >> l & 1))
+            span_fill(t, row, y + l + 0.5, (int32_t)s0[l], (int32_t)s1[l], A, B, C);
+    }
+}
+#endif
 
 #ifdef __SSE2__
 /* draw_tri's rows y and y + 1 at once, one in each lane of a double pair: each lane does the
@@ -372,6 +446,11 @@ static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1, bool scan
     }
     int32_t y = ya;
     if (t->x1 - t->x0 >= SPAN_MIN && !scan) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (sn_lanes_wide())
+            for (; y + 3 <= yb; y += 4)
+                span_rows4(t, dm, y, eu, ev, iev, A, B, C);
+#endif
         for (; y <= yb; y++) {
             float *row = dm + (size_t)y * SN_SHADOW_SIZE;
             if (!span_row(t, row, y + 0.5, eu, ev, iev, A, B, C))
