@@ -4,6 +4,7 @@
 #include "../core/util.h"
 #include "lanes.h"
 #include "shadow_bounds.h"
+#include "shadow_lookup.h"
 #include "simd4.h"
 
 #include <float.h>
@@ -241,6 +242,8 @@ __attribute__((target("avx2,no-fma"))) static int32_t depth4_avx2(float *out, in
 ** an edge (an edge through a texel centre, to 1e-13 of a texel) is scanned. The same bound on the
 ** depth: where d + k A - E and d + k A + E round to one float, the scan's float is that float
 ** (rounding is monotone); elsewhere that texel's depth is made by the scan's additions. */
+static void span_fill(const stri *t, float *row, double py, int32_t ks, int32_t ke, double A, double B, double C);
+
 static bool span_row(const stri *t, float *row, double py, const double eu[3], const double ev[3], const double iev[3],
                      double A, double B, double C)
 {
@@ -277,6 +280,15 @@ static bool span_row(const stri *t, float *row, double py, const double eu[3], c
         if (ks > ke)
             return true;
     }
+    span_fill(t, row, py, ks, ke, A, B, C);
+    return true;
+}
+
+/* span_row's texels x0 + ks .. x0 + ke, their depths certified or made by the scan's additions */
+static void span_fill(const stri *t, float *row, double py, int32_t ks, int32_t ke, double A, double B, double C)
+{
+    const double px = t->x0 + 0.5;
+    const int32_t K = t->x1 - t->x0;
     const double d0 = A * px + B * py + C, Ed = (K + 4) * (fabs(d0) + K * fabs(A)) * 0x1p-51;
     float *out = row + t->x0;
     int32_t k = ks;
@@ -308,8 +320,71 @@ static bool span_row(const stri *t, float *row, double py, const double eu[3], c
         if (f < out[k])
             out[k] = f;
     }
-    return true;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* span_row for rows y .. y + 3 at once, one in each lane of an AVX register of doubles (CPUs with
+** AVX2): each lane makes span_row's operations for its row in their order, no FMA, so the same
+** roots, spans and certificates, without a branch a row. A row that an edge cannot certify is
+** scanned. span_row stops at the first edge that decides its row (scan it, or nothing inside),
+** the lanes go on through every edge; a row certified empty by one edge and uncertain at a later
+** one is then scanned instead of skipped, and the scan of a row certified empty writes nothing. */
+__attribute__((target("avx2,no-fma"))) static void span_rows4(const stri *t, float *dm, int32_t y, const double eu[3],
+                                                               const double ev[3], const double iev[3], double A,
+                                                               double B, double C)
+{
+    const double px = t->x0 + 0.5;
+    const int32_t K = t->x1 - t->x0;
+    const __m256d py = _mm256_setr_pd(y + 0.5, y + 1.5, y + 2.5, y + 3.5), zero = _mm256_setzero_pd();
+    const __m256d one = _mm256_set1_pd(1), half = _mm256_set1_pd(0.5), sign = _mm256_set1_pd(-0.0);
+    const __m256d big = _mm256_set1_pd(1e12), nbig = _mm256_set1_pd(-1e12);
+    __m256d ks = zero, ke = _mm256_set1_pd(K), empty = zero, unsure = zero;
+    for (int e = 0; e < 3; e++) {
+        const __m256d w = _mm256_sub_pd(_mm256_mul_pd(_mm256_set1_pd(eu[e]), _mm256_sub_pd(py, _mm256_set1_pd(t->v[e]))),
+                                        _mm256_set1_pd(ev[e] * (px - t->u[e])));
+        if (ev[e] == 0) { /* the scan's w - 0 stays w */
+            empty = _mm256_or_pd(empty, _mm256_cmp_pd(w, zero, _CMP_LT_OQ));
+            continue;
+        }
+        const __m256d E = _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(K + 4),
+                                                      _mm256_add_pd(_mm256_andnot_pd(sign, w), _mm256_set1_pd(K * fabs(ev[e])))),
+                                        _mm256_set1_pd(0x1p-51));
+        __m256d r = _mm256_mul_pd(w, _mm256_set1_pd(iev[e]));
+        r = _mm256_blendv_pd(r, big, _mm256_cmp_pd(r, big, _CMP_GT_OQ));
+        r = _mm256_blendv_pd(r, nbig, _mm256_cmp_pd(r, nbig, _CMP_LT_OQ));
+        const __m256d z = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(E, _mm256_set1_pd(fabs(iev[e]))), _mm256_set1_pd(1.001)),
+                                        _mm256_mul_pd(_mm256_andnot_pd(sign, r), _mm256_set1_pd(0x1p-48)));
+        unsure = _mm256_or_pd(unsure, _mm256_cmp_pd(z, _mm256_set1_pd(0.25), _CMP_NLT_UQ));
+        /* the integer nearest the root: (int64_t) of r +- 1/2 is its truncation */
+        const __m256d fi = _mm256_round_pd(_mm256_blendv_pd(_mm256_sub_pd(r, half), _mm256_add_pd(r, half),
+                                                            _mm256_cmp_pd(r, zero, _CMP_GE_OQ)),
+                                           _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        unsure = _mm256_or_pd(unsure, _mm256_and_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, _mm256_sub_pd(r, fi)), z, _CMP_LE_OQ),
+                                                    _mm256_and_pd(_mm256_cmp_pd(fi, zero, _CMP_GE_OQ),
+                                                                  _mm256_cmp_pd(fi, _mm256_set1_pd(K), _CMP_LE_OQ))));
+        if (ev[e] > 0) { /* w - k s >= 0 up to the root */
+            const __m256d f = _mm256_sub_pd(fi, _mm256_and_pd(_mm256_cmp_pd(r, fi, _CMP_LT_OQ), one));
+            const __m256d to = _mm256_blendv_pd(f, _mm256_sub_pd(ks, one), _mm256_cmp_pd(f, ks, _CMP_LT_OQ));
+            ke = _mm256_blendv_pd(ke, to, _mm256_cmp_pd(f, ke, _CMP_LT_OQ));
+        } else { /* from the root on */
+            const __m256d c = _mm256_add_pd(fi, _mm256_and_pd(_mm256_cmp_pd(r, fi, _CMP_GT_OQ), one));
+            const __m256d to = _mm256_blendv_pd(c, _mm256_add_pd(ke, one), _mm256_cmp_pd(c, ke, _CMP_GT_OQ));
+            ks = _mm256_blendv_pd(ks, to, _mm256_cmp_pd(c, ks, _CMP_GT_OQ));
+        }
+        empty = _mm256_or_pd(empty, _mm256_cmp_pd(ks, ke, _CMP_GT_OQ));
+    }
+    const int scan = _mm256_movemask_pd(unsure), none = _mm256_movemask_pd(empty);
+    double s0[4], s1[4];
+    _mm256_storeu_pd(s0, ks), _mm256_storeu_pd(s1, ke);
+    for (int l = 0; l < 4; l++) {
+        float *row = dm + (size_t)(y + l) * SN_SHADOW_SIZE;
+        if (scan >> l & 1)
+            scan_row(t, row, y + l + 0.5, eu, ev, A, B, C);
+        else if (!(none >> l & 1))
+            span_fill(t, row, y + l + 0.5, (int32_t)s0[l], (int32_t)s1[l], A, B, C);
+    }
+}
+#endif
 
 #ifdef __SSE2__
 /* draw_tri's rows y and y + 1 at once, one in each lane of a double pair: each lane does the
@@ -371,6 +446,11 @@ static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1, bool scan
     }
     int32_t y = ya;
     if (t->x1 - t->x0 >= SPAN_MIN && !scan) {
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (sn_lanes_wide())
+            for (; y + 3 <= yb; y += 4)
+                span_rows4(t, dm, y, eu, ev, iev, A, B, C);
+#endif
         for (; y <= yb; y++) {
             float *row = dm + (size_t)y * SN_SHADOW_SIZE;
             if (!span_row(t, row, y + 0.5, eu, ev, iev, A, B, C))
@@ -530,15 +610,31 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
         return;
     }
     /* the eye's terms in double once, so the lanes add only the offsets from it (float) */
-    const v4f sux = v4_splat((float)s->su.x), suy = v4_splat((float)s->su.y), suz = v4_splat((float)s->su.z);
-    const v4f svx = v4_splat((float)s->sv.x), svy = v4_splat((float)s->sv.y), svz = v4_splat((float)s->sv.z);
-    const v4f sdx = v4_splat((float)s->sd.x), sdy = v4_splat((float)s->sd.y), sdz = v4_splat((float)s->sd.z);
-    const v4f scale = v4_splat((float)s->scale);
-    const v4f U0 = v4_splat((float)((sn_v3_dot(eye, s->su) - s->u0) * s->scale - 0.5));
-    const v4f V0 = v4_splat((float)((sn_v3_dot(eye, s->sv) - s->v0) * s->scale - 0.5));
-    const v4f D0 = v4_splat((float)sn_v3_dot(eye, s->sd)), texel = v4_splat((float)s->texel);
+    const sn_shadow_lookup L = {
+        .depth = s->depth,
+        .reach = s->no_bounds ? NULL : s->reach,
+        .su = {(float)s->su.x, (float)s->su.y, (float)s->su.z},
+        .sv = {(float)s->sv.x, (float)s->sv.y, (float)s->sv.z},
+        .sd = {(float)s->sd.x, (float)s->sd.y, (float)s->sd.z},
+        .scale = (float)s->scale,
+        .U0 = (float)((sn_v3_dot(eye, s->su) - s->u0) * s->scale - 0.5),
+        .V0 = (float)((sn_v3_dot(eye, s->sv) - s->v0) * s->scale - 0.5),
+        .D0 = (float)sn_v3_dot(eye, s->sd),
+        .texel = (float)s->texel,
+        .bias = (float)SN_SHADOW_BIAS,
+    };
+    size_t done = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (sn_lanes_wide() && n >= 8) /* eight lanes, the same bits (shadow_avx2.c) */
+        sn_shadow_visibility_avx2(&L, dx, dy, dz, nx, ny, nz, vis, done = n & ~(size_t)7);
+#endif
+    const v4f sux = v4_splat(L.su[0]), suy = v4_splat(L.su[1]), suz = v4_splat(L.su[2]);
+    const v4f svx = v4_splat(L.sv[0]), svy = v4_splat(L.sv[1]), svz = v4_splat(L.sv[2]);
+    const v4f sdx = v4_splat(L.sd[0]), sdy = v4_splat(L.sd[1]), sdz = v4_splat(L.sd[2]);
+    const v4f scale = v4_splat(L.scale), U0 = v4_splat(L.U0), V0 = v4_splat(L.V0), D0 = v4_splat(L.D0);
+    const v4f texel = v4_splat(L.texel), bias = v4_splat(L.bias);
     const v4f one = v4_splat(1.0f), hi = v4_splat(SN_SHADOW_SIZE - 3), two = v4_splat(2.0f);
-    for (size_t i = 0; i < n; i += 4) {
+    for (size_t i = done; i < n; i += 4) {
         v4f want = v4_load(vis + i);
         if (!v4_any(want < v4_splat(0.0f)))
             continue;
@@ -550,19 +646,19 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
         v4f u = U0 + (x * sux + y * suy + z * suz) * scale + k * a,
             v = V0 + (x * svx + y * svy + z * svz) * scale + k * b;
         v4i in = (u >= one) & (v >= one) & (u < hi) & (v < hi) & (want < v4_splat(0.0f));
-        v4f d = D0 + (x * sdx + y * sdy + z * sdz) + (k * texel * c - v4_splat((float)SN_SHADOW_BIAS));
+        v4f d = D0 + (x * sdx + y * sdy + z * sdz) + (k * texel * c - bias);
         u = v4_sel(in, u, one), v = v4_sel(in, v, one);
         v4i xi = v4_trunc_i(u), yi = v4_trunc_i(v); /* u, v >= 1: truncation is floor */
         v4f fx = u - __builtin_convertvector(xi, v4f), fy = v - __builtin_convertvector(yi, v4f);
         float out[4];
         v4_store(out, v4_sel(want < v4_splat(0.0f), one, want)); /* outside the map: lit */
 #ifdef __SSE2__
-        if (!s->no_bounds) {
+        if (L.reach) {
             /* the bounds of the 8 x 8 texels around each window: nearer than all of them is the
             ** tent's 1 (all 16 comparisons hold), farther than all its 0 (none holds); a NaN
             ** depth is neither and goes to the tent */
             const v4i blk = ((yi - 1) >> 2) * (SN_SHADOW_SIZE / SN_SHADOW_BLOCK) + ((xi - 1) >> 2);
-            const float *r = s->reach;
+            const float *r = L.reach;
             const __m128 p0 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[0]))),
                          p1 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[1]))),
                          p2 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[2]))),
@@ -582,40 +678,20 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
         for (int l = 0; l < 4; l++) {
             if (!in[l])
                 continue;
-            /* the tent of sn_shadow_visibility: rows' comparisons four at once */
-            const float *row0 = s->depth + (size_t)(yi[l] - 1) * SN_SHADOW_SIZE + (xi[l] - 1);
+#ifdef __SSE2__
+            out[l] = sn_shadow_tent(L.depth, xi[l], yi[l], fx[l], fy[l], d[l]);
+#else
+            /* the tent of sn_shadow_visibility: the same terms as sn_shadow_tent, in order */
+            const float *row0 = L.depth + (size_t)(yi[l] - 1) * SN_SHADOW_SIZE + (xi[l] - 1);
             const float wx0 = 1 - fx[l], wx3 = fx[l], wy[4] = {1 - fy[l], 1, 1, fy[l]};
             float sum = 0;
-#ifdef __SSE2__
-            /* without a branch on the comparisons (shadow edges make them a coin toss): the four
-            ** rows' comparisons transposed, so that lane j adds row j's term as the loop below,
-            ** ((texel 0's wx0 or 0) + texels 1 and 2 counted) + (texel 3's wx3 or 0), times wy[j];
-            ** then the lanes' sum in row order (a row all in shadow adds +0, which changes nothing) */
-            (void)wy;
-            const __m128 vd = _mm_set1_ps(d[l]);
-            __m128 c0 = _mm_cmple_ps(vd, _mm_loadu_ps(row0)), c1 = _mm_cmple_ps(vd, _mm_loadu_ps(row0 + SN_SHADOW_SIZE));
-            __m128 c2 = _mm_cmple_ps(vd, _mm_loadu_ps(row0 + 2 * SN_SHADOW_SIZE));
-            __m128 c3 = _mm_cmple_ps(vd, _mm_loadu_ps(row0 + 3 * SN_SHADOW_SIZE));
-            const int all = _mm_movemask_ps(_mm_and_ps(_mm_and_ps(c0, c1), _mm_and_ps(c2, c3))),
-                      any = _mm_movemask_ps(_mm_or_ps(_mm_or_ps(c0, c1), _mm_or_ps(c2, c3)));
-            _MM_TRANSPOSE4_PS(c0, c1, c2, c3);
-            const __m128i mid = _mm_sub_epi32(_mm_setzero_si128(), _mm_add_epi32(_mm_castps_si128(c1), _mm_castps_si128(c2)));
-            const __m128 row = _mm_add_ps(_mm_add_ps(_mm_and_ps(c0, _mm_set1_ps(wx0)), _mm_cvtepi32_ps(mid)),
-                                          _mm_and_ps(c3, _mm_set1_ps(wx3)));
-            float t[4];
-            _mm_storeu_ps(t, _mm_mul_ps(row, _mm_setr_ps(1 - fy[l], 1, 1, fy[l])));
-            sum = ((t[0] + t[1]) + t[2]) + t[3];
-            /* most points: wholly lit or wholly shadowed (the tent's weights sum to 9) */
-            out[l] = all == 15 ? 1 : !any ? 0 : sum * (1.0f / 9);
-            continue;
-#else
             for (int j = 0; j < 4; j++) {
                 const float *row = row0 + (size_t)j * SN_SHADOW_SIZE;
                 sum += ((d[l] <= row[0] ? wx0 : 0) + (float)((d[l] <= row[1]) + (d[l] <= row[2])) +
                         (d[l] <= row[3] ? wx3 : 0)) * wy[j];
             }
-#endif
             out[l] = sum * (1.0f / 9);
+#endif
         }
         for (int l = 0; l < 4; l++)
             vis[i + l] = out[l];

@@ -2,7 +2,8 @@
 ** drawn texel by texel (sn_shadow_set_scan, the definition): every texel the same bits, for
 ** random caster triangles from a fraction of a texel to the whole map (slivers, steep depths,
 ** off the map's edges), axis-aligned boxes whose edges run along texel rows and columns (edge
-** slopes of 0, roots near texel centres), at 1 and 2 threads, in AVX2 and SSE2 lanes, under three
+** slopes of 0, roots near texel centres), triangles whose edges pass through texel centres (rows
+** the spans must leave to the scan), at 1 and 2 threads, in AVX2 and SSE2 lanes, under three
 ** suns. */
 #include "../../engine/render/lanes.h"
 #include "../../engine/render/pool.h"
@@ -72,6 +73,27 @@ static void boxes(mesh *m, uint32_t n)
     }
 }
 
+/* n triangles over 24 texels wide whose edges pass through texel centres, in a run of rows, for
+** the sun straight down: their corners at texel centres (a float vertex lands on one exactly),
+** the map's frame for draw's corners worked out as sn_shadow_begin does. Where a row's root is a
+** texel centre the spans cannot certify it and the row is scanned. */
+static void centred(mesh *m, uint32_t n)
+{
+    const double side = 100 + 1e-3, o = -0.01 * side, texel = 1.02 * side / N; /* su = y, sv = x */
+    m->v = malloc(3 * n * sizeof *m->v), m->t = malloc(n * sizeof *m->t);
+    m->n_v = 3 * n, m->n_t = n;
+    for (uint32_t i = 0; i < n; i++) {
+        const double a = 50 + floor(700 * uni()) + 0.5, b = 50 + floor(900 * uni()) + 0.5;
+        const double k = 1 + floor(4 * uni()), h = 4 + floor(40 * uni()), wide = 24 + floor(60 * uni());
+        const double uv[3][2] = {{a, b}, {a + k * h, b + h}, {a + k * h + wide, b + h - floor(h * uni())}};
+        for (int c = 0; c < 3; c++) {
+            double *p = m->v[3 * i + c];
+            p[0] = o + uv[c][1] * texel, p[1] = o + uv[c][0] * texel, p[2] = 5 + 20 * uni();
+        }
+        m->t[i][0] = 3 * i, m->t[i][1] = 3 * i + 1, m->t[i][2] = 3 * i + 2;
+    }
+}
+
 /* The map of casters c[0 .. n) for sun `sun`, drawn by scan or by spans, into out (N x N). */
 static void draw(sn_shadow *s, sn_pool *pool, const double sun[3], const sn_shadow_caster *c, size_t n, bool scan,
                  float *out)
@@ -89,15 +111,16 @@ static void draw(sn_shadow *s, sn_pool *pool, const double sun[3], const sn_shad
 
 int main(void)
 {
-    mesh m[3];
+    mesh m[4];
     random_tris(&m[0], 20000);
     boxes(&m[1], 400);
     random_tris(&m[2], 300);
     for (uint32_t i = 0; i < m[2].n_v; i++) /* large ones: up to a few hundred texels wide */
         for (int c = 0; c < 2; c++)
             m[2].v[i][c] = 50 + 3 * (m[2].v[i][c] - 50);
-    sn_shadow_caster c[3];
-    for (int k = 0; k < 3; k++)
+    centred(&m[3], 400);
+    sn_shadow_caster c[4];
+    for (int k = 0; k < 4; k++)
         c[k] = (sn_shadow_caster){(const double(*)[3])m[k].v, (const uint32_t(*)[3])m[k].t, m[k].n_v, m[k].n_t};
     const double suns[3][3] = {{0, 0, 1}, {0.3, -0.2, 0.9327379}, {-0.6, 0.5, 0.6244998}};
     float *a = malloc((size_t)N * N * sizeof *a), *b = malloc((size_t)N * N * sizeof *b);
@@ -110,8 +133,8 @@ int main(void)
         sn_lanes_set_wide(threads < 3);
         sn_pool *pool = sn_pool_create(threads == 3 ? 1 : threads);
         for (int k = 0; k < 3; k++) {
-            draw(s, pool, suns[k], c, 3, true, a);
-            draw(s, pool, suns[k], c, 3, false, b);
+            draw(s, pool, suns[k], c, 4, true, a);
+            draw(s, pool, suns[k], c, 4, false, b);
             size_t differ = 0, drawn = 0;
             for (size_t i = 0; i < (size_t)N * N; i++)
                 differ += memcmp(&a[i], &b[i], sizeof *a) != 0, drawn += a[i] < 3e38f;
@@ -122,7 +145,7 @@ int main(void)
     }
     sn_lanes_set_wide(true);
     sn_shadow_destroy(s);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         free(m[k].v), free(m[k].t);
     free(a), free(b);
     return CHECK_DONE();
