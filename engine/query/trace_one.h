@@ -97,7 +97,7 @@ static inline struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
 #define MAKE_HIT_ZEROED(h, o, d, t, n, a) RS_HIT_ZEROED_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
 
 /* The tag of triangle tri of actor a: a model's rider parts are Rider (shapes.h sn_material_tag). */
-static inline uint8_t tri_tag(const rs_actor *a, uint32_t tri)
+static uint8_t tri_tag(const rs_actor *a, uint32_t tri)
 {
     const sn_mesh *m = a->mesh;
     if (!a->model || !m->parts)
