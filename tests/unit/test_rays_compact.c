@@ -105,9 +105,11 @@ static void test_equal(int n_obj, int threads)
     sn_rayscene *rs = sn_rayscene_create(threads, &err);
     CHECK(rs && rays && ref && hit && tag && dist && normal && refl && actor, "setup: %s", err.msg);
     street(&w, n_obj, rays, N, (uint64_t)n_obj);
-    /* masks: everything, a lidar's (distance, intensity), distance alone, the actor alone */
+    /* masks: everything, a lidar's (distance, intensity), distance alone and distance and actor
+    ** (trace_compact.c's specialised loops), the actor alone, hit and tag */
     static const uint32_t masks[] = {SN_RAY_FIELDS_ALL, SN_RAY_FIELD_DISTANCE | SN_RAY_FIELD_REFLECTIVITY,
-                                     SN_RAY_FIELD_DISTANCE, SN_RAY_FIELD_ACTOR, SN_RAY_FIELD_HIT | SN_RAY_FIELD_TAG};
+                                     SN_RAY_FIELD_DISTANCE, SN_RAY_FIELD_DISTANCE | SN_RAY_FIELD_ACTOR,
+                                     SN_RAY_FIELD_ACTOR, SN_RAY_FIELD_HIT | SN_RAY_FIELD_TAG};
     uint32_t ignore = w.actors[2]->id;
     for (int filt = 0; filt < 2; filt++)
         for (int mode = 0; mode < 2; mode++) {
