@@ -131,7 +131,7 @@ typedef struct sn_ray_result {
 ** wants distance and intensity, or an occlusion test that wants one byte, pays for the memory
 ** of what it reads and not for sn_ray_result's 112 bytes of doubles. The values are those of
 ** the same query through ray_batch, the doubles rounded to float: the same hit, refined in
-** double precision, so every field equals the full result's (tests/unit/test_rays.c).
+** double precision, so every field equals the full result's (tests/unit/test_rays_compact.c).
 */
 typedef enum sn_ray_field {
     SN_RAY_FIELD_HIT = 1u << 0,          /* uint8_t: 1 when the ray hit something (n_hits > 0), else 0 */
