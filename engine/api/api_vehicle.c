@@ -43,6 +43,29 @@ sn_status sn_engine_ray_batch(sn_engine *e, const sn_ray_query *q, const sn_ray 
     return st;
 }
 
+sn_status sn_engine_ray_batch_compact(sn_engine *e, const sn_ray_query *q, const sn_ray *rays, uint32_t n,
+                                      const sn_ray_compact *out, sn_error *err)
+{
+    SN_ERR_LOCAL(err);
+    sn_status st = loaded(e, "ray_batch_compact", err);
+    if (st)
+        return st;
+    sn_rayscene *rs = sn_engine_rays(e, err);
+    if (!rs)
+        return err->status ? err->status : SN_E_NOMEM;
+    sn_ray_query full; /* a query laid out by the 1.2-1.5 headers, as ray_batch takes it */
+    if (q && q->struct_size >= SN_RAY_QUERY_SIZE_1_5 && q->struct_size < sizeof full) {
+        memset(&full, 0, sizeof full);
+        memcpy(&full, q, q->struct_size);
+        full.struct_size = sizeof full;
+        full.overlap_size = sizeof(sn_overlap);
+        q = &full;
+    }
+    if ((st = sn_rays_trace_compact(rs, &e->world, q, rays, n, out, err)))
+        sn_error_prefix(err, "ray_batch_compact");
+    return st;
+}
+
 static sn_status vehicle(sn_engine *e, uint32_t id, const char *what, sn_actor **out, sn_error *err)
 {
     sn_status st = loaded(e, what, err);

@@ -54,6 +54,12 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
 sn_status sn_rays_trace_times(sn_rayscene *rs, const sn_world *w, const double *alpha, uint32_t n_alpha,
                               const sn_ray_query *q, const sn_ray *rays, uint32_t n, sn_ray_result *out,
                               sn_error *err);
+/* The closest hit (SN_RAY_CLOSEST) or whether anything is there (SN_RAY_ANY) of n rays, only the
+** fields out->fields asks for, into out's arrays (sensim/query.h sn_ray_compact): the same hit as
+** sn_rays_trace's, its doubles rounded to float. SN_E_INVALID for another mode, per-ray ignore
+** pairs, an empty or unknown mask, or a NULL array of a field asked for. */
+sn_status sn_rays_trace_compact(sn_rayscene *rs, const sn_world *w, const sn_ray_query *q, const sn_ray *rays,
+                                uint32_t n, const sn_ray_compact *out, sn_error *err);
 /* Closest hits one rtcIntersect1 at a time instead of Embree's streams (the reference in tests
 ** and benchmarks; results are the same). */
 void sn_rayscene_set_one_by_one(sn_rayscene *rs, bool on);

@@ -1,5 +1,5 @@
 /* trace.c — batches of rays through the index: closest hit or every actor along the ray. */
-#include "internal.h"
+#include "trace_one.h"
 
 #include "../core/util.h"
 
@@ -13,20 +13,6 @@
 #define RAYS_PER_TASK 512
 /* Batches traced without the cull grid after one where it settled under 1 ray in 16. */
 #define CULL_SKIP 8
-
-/* The intersect context Embree hands back to the filter: our state rides behind it. */
-typedef struct rs_ctx {
-    struct RTCIntersectContext ec;
-    const sn_rayscene *rs;
-    const sn_world *w;
-    const sn_ray_query *q;
-    bool filtered;
-    rs_scratch *all; /* SN_RAY_ALL: where every hit goes */
-    bool any;        /* SN_RAY_ANY: whether a hit stopped the search */
-    bool any_hit;
-    sn_vec3 any_o, any_d; /* the ray, for a hit at the very end of its reach */
-    double any_maxd;
-} rs_ctx;
 
 /* Which rays a task traces: every one; or (queries the cull grid serves, rs_cull) first those
 ** the grid settles without Embree, marking the others in need[], then the marked ones. */
@@ -152,64 +138,8 @@ void rs_write_result(const sn_ray_query *q, sn_ray_result *out, uint32_t i, sn_r
 
 /* ---- one ray ---------------------------------------------------------------------------- */
 
-/* The hit recomputed in double precision on its triangle: distance, outward normal facing the
-** ray, and whether the ray leaves the shape there. p0 and n as rs_tri_plane makes them;
-** inv is rs_tri_inv(n), kept in the triangle's record or made here. */
-static inline double refine_at(sn_vec3 p0, sn_vec3 n, double inv, sn_vec3 o, sn_vec3 d, double t_float,
-                                sn_vec3 *normal, bool *back)
-{
-    double dn = sn_v3_dot(n, d);
-    double t = dn != 0 ? sn_v3_dot(n, sn_v3_sub(p0, o)) / dn : t_float;
-    if (!isfinite(t) || fabs(t - t_float) > 1e-3 * (1 + fabs(t_float)))
-        t = t_float; /* a sliver seen edge-on: keep Embree's */
-    *back = dn > 0;
-    n = sn_v3_scale(n, inv); /* sn_v3_norm(n), bit for bit */
-    *normal = dn > 0 ? sn_v3_scale(n, -1) : n;
-    return t < 0 ? 0 : t;
-}
 
-static inline double refine(const rs_actor *a, uint32_t tri, sn_vec3 o, sn_vec3 d, double t_float, sn_vec3 *normal,
-                            bool *back)
-{
-    sn_vec3 p0, n;
-    rs_tri_plane(a, tri, &p0, &n);
-    return refine_at(p0, n, rs_tri_inv(n), o, d, t_float, normal, back);
-}
-
-static inline void resolve(const sn_rayscene *rs, unsigned geom, unsigned prim, uint32_t *ref, uint32_t *tri)
-{
-    if (geom == 0 && prim >= rs->n_stat_t) /* the one tree's moving triangles (rayscene.h) */
-        geom = 1, prim -= rs->n_stat_t;
-    if (geom == 0) {
-        uint32_t k = rs->stat_prim[prim];
-        *ref = k;
-        *tri = prim - rs->stat_first[k];
-    } else {
-        uint32_t k = rs->dyn_prim[prim];
-        *ref = (uint32_t)rs->n_sact + k;
-        *tri = prim - rs->dyn_first[k];
-    }
-}
-
-/* The record (internal.h rs_stri) of the triangle a hit names: a static one's, or a moving one's
-** while rs->mov_tri is current (*moving set); NULL when there is none (the hit then reads its
-** actor's vertices, the same bits). */
-static inline const rs_stri *hit_rec(const sn_rayscene *rs, unsigned geom, unsigned prim, bool *moving)
-{
-    if (geom == 0 && prim < rs->n_stat_t) {
-        *moving = false;
-        return rs->stat_tri ? &rs->stat_tri[prim] : NULL;
-    }
-    *moving = true;
-    return rs->mov_ok ? &rs->mov_tri[geom == 0 ? prim - rs->n_stat_t : prim] : NULL;
-}
-
-/* Embree's RTCHitN / RTCRayN layouts (their accessors are C++ only). */
-#define HITN_PRIM(h, N, i) (((const unsigned *)(h))[5 * (N) + (i)])
-#define HITN_GEOM(h, N, i) (((const unsigned *)(h))[6 * (N) + (i)])
-#define RAYN_TFAR(r, N, i) (((const float *)(r))[8 * (N) + (i)])
-
-static void filter(const struct RTCFilterFunctionNArguments *args)
+void rs_filter(const struct RTCFilterFunctionNArguments *args)
 {
     rs_ctx *c = (rs_ctx *)args->context;
     unsigned N = args->N;
@@ -248,48 +178,6 @@ static void filter(const struct RTCFilterFunctionNArguments *args)
     }
 }
 
-/* Embree's single-precision ray for o + t d, t in [0, maxd]. */
-static struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
-{
-    struct RTCRay r;
-    r.org_x = (float)o.x, r.org_y = (float)o.y, r.org_z = (float)o.z;
-    r.dir_x = (float)d.x, r.dir_y = (float)d.y, r.dir_z = (float)d.z;
-    r.tnear = 0, r.time = 0;
-    r.tfar = maxd < 1e30 ? (float)maxd : 1e30f;
-    r.mask = ~0u, r.id = 0, r.flags = 0;
-    return r;
-}
-
-#define MAKE_HIT(h, o, d, t, n, a) RS_HIT_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
-#define MAKE_HIT_ZEROED(h, o, d, t, n, a) RS_HIT_ZEROED_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
-
-/* The tag of triangle tri of actor a: a model's rider parts are Rider (shapes.h sn_material_tag). */
-static uint8_t tri_tag(const rs_actor *a, uint32_t tri)
-{
-    const sn_mesh *m = a->mesh;
-    if (!a->model || !m->parts)
-        return a->tag;
-    /* the last part starting at or before tri */
-    uint32_t lo =
-        (uint32_t)sn_search_last_u32(m->parts, m->n_parts, sizeof *m->parts, offsetof(sn_mesh_part, first), tri);
-    return sn_material_tag((sn_material)m->parts[lo].material, a->tag);
-}
-
-/* A ground plane along the ray: below it (inside the half-space) is distance 0. */
-static bool plane_hit(const rs_plane *p, sn_vec3 o, sn_vec3 d, double maxd, double *t, sn_vec3 *n)
-{
-    double s = sn_v3_dot(p->n, o) - p->d, dn = sn_v3_dot(p->n, d);
-    if (s < 0) {
-        *t = 0;
-        *n = sn_v3_scale(d, -1);
-        return true;
-    }
-    if (!(dn < 0))
-        return false;
-    *t = s / -dn;
-    *n = p->n;
-    return *t <= maxd;
-}
 
 static int rec_cmp(const void *a, const void *b)
 {
@@ -303,64 +191,6 @@ static int rec_cmp(const void *a, const void *b)
     return (x->tri > y->tri) - (x->tri < y->tri);
 }
 
-/* Rays handed to Embree at once in the closest-hit mode (rtcIntersect1M, coherent): Embree's
-** stream API groups them into packets of like direction and walks the tree once per packet,
-** which pays where rays are coherent (a lidar's rays, a camera's tile: one origin). A stream's answer is the
-** same closest hit as rtcIntersect1's: the triangle tests are the same, and every distance,
-** point and normal is recomputed in double precision from the triangle Embree reports (see
-** tests/unit/test_rays.c: stream against one ray at a time). */
-#define STREAM 64
-/* Hits ahead whose actor is fetched while one is finished. */
-#define PREFETCH_AHEAD 8
-
-/* A closest-hit ray as prepared: origin, unit direction and reach (maxd < 0: a ray that can
-** hit nothing, rs_ray_prepare). */
-typedef struct cray {
-    sn_vec3 o, d;
-    double maxd;
-} cray;
-
-/* The double at p, which may be unaligned (the caller's stride). */
-static inline double load_f64(const char *p)
-{
-    double v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-/* The ray at src (an sn_ray) prepared into *c: rs_ray_prepare's test and arithmetic, inline.
-** Its fields are read one by one: a copy into a local sn_ray and the reads back from it stalled
-** on store forwarding, a fifth of a ray's own time (perf). */
-static inline void load_ray(const char *src, cray *c)
-{
-    _Static_assert(sizeof(sn_ray) == 7 * sizeof(double) && offsetof(sn_ray, direction) == 3 * sizeof(double) &&
-                   offsetof(sn_ray, max_distance) == 6 * sizeof(double), "sn_ray is seven doubles");
-    sn_vec3 o = {load_f64(src), load_f64(src + 8), load_f64(src + 16)};
-    sn_vec3 d = {load_f64(src + 24), load_f64(src + 32), load_f64(src + 40)};
-    double maxd = load_f64(src + 48);
-    c->o = o;
-    c->d = sn_v3(0, 0, 0);
-    c->maxd = -1;
-    if (rs_origin_ok(o) && isfinite(d.x + d.y + d.z) && maxd > 0) {
-        double l = sn_v3_len(d);
-        if (l > 0 && isfinite(l)) {
-            c->d = sn_v3_scale(d, 1 / l);
-            c->maxd = maxd;
-        }
-    }
-}
-
-/* The ray at src prepared into *c and Embree's ray for it into *rh, or an inactive one
-** (tnear > tfar) for a ray that can hit nothing. */
-static inline void stream_ray(const char *src, cray *c, struct RTCRayHit *rh)
-{
-    load_ray(src, c);
-    if (c->maxd >= 0)
-        rh->ray = embree_ray(c->o, c->d, c->maxd);
-    else
-        rh->ray = embree_ray(sn_v3(0, 0, 0), sn_v3(1, 0, 0), 1), rh->ray.tnear = 1, rh->ray.tfar = 0;
-    rh->hit.geomID = rh->hit.primID = rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-}
 
 /* The closest hit of one ray from Embree's answer rh and the ground planes, into *res (zeroed,
 ** padding too). */
@@ -622,7 +452,7 @@ static void run_task(void *arg, uint32_t task)
     c.all = SN_RAY_MODE_MANY(b->q->mode) ? s : NULL;
     c.any = b->q->mode == SN_RAY_ANY;
     /* Without filters, all-hits or any-hit, Embree runs alone: no callback on its hits. */
-    c.ec.filter = c.filtered || c.all || c.any ? filter : NULL;
+    c.ec.filter = c.filtered || c.all || c.any ? rs_filter : NULL;
     uint32_t from = task * b->per_task, to = from + b->per_task < b->n ? from + b->per_task : b->n;
     if (!c.all && !c.any) {
         trace_closest(&c, b, from, to);
@@ -662,8 +492,8 @@ static void run_tasks(sn_rayscene *rs, batch *b, uint32_t tasks)
 
 /* The index brought up to date for q: its static geometry alone when q leaves out every moving
 ** actor (rs_moving_excluded), else all of it; then the scene n rays walk (rs->scene). */
-static sn_status sync(sn_rayscene *rs, const sn_world *w, double alpha, const sn_ray_query *q, uint32_t n,
-                      sn_error *err)
+sn_status rs_sync_query(sn_rayscene *rs, const sn_world *w, double alpha, const sn_ray_query *q, uint32_t n,
+                        sn_error *err)
 {
     sn_status st;
     if (q->mode != SN_RAY_CLOSEST && !rs_index_current(rs, w, alpha) && rs_moving_excluded(rs, w, q))
@@ -724,9 +554,9 @@ sn_status sn_rays_trace_at(sn_rayscene *rs, const sn_world *w, double alpha, con
         if (n >= 64 && 16 * (uint64_t)(n - needed) < n)
             cull->skip = CULL_SKIP;
         b.pass = PASS_NEEDED;
-        if (needed && !(st = sync(rs, w, alpha, q, needed, err)))
+        if (needed && !(st = rs_sync_query(rs, w, alpha, q, needed, err)))
             run_tasks(rs, &b, tasks);
-    } else if (!(st = sync(rs, w, alpha, q, n, err))) {
+    } else if (!(st = rs_sync_query(rs, w, alpha, q, n, err))) {
         run_tasks(rs, &b, tasks);
     }
     if (st)

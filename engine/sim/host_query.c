@@ -268,6 +268,17 @@ static sn_status h_overlap_cone(sn_ctx *c, const sn_ray_query *q, sn_vec3 apex, 
     return SN_OK;
 }
 
+static sn_status h_ray_batch_compact(sn_ctx *c, const sn_ray_query *q, const sn_ray *rays, uint32_t n,
+                                     const sn_ray_compact *out)
+{
+    sn_error err = {0};
+    sn_ray_query full;
+    sn_rayscene *rs = sn_engine_rays(c->engine, &err);
+    if (!rs || sn_rays_trace_compact(rs, &c->engine->world, full_query(q, &full), rays, n, out, &err))
+        return failed(c, "ray_batch_compact", &err);
+    return SN_OK;
+}
+
 void sn_host_query_fill(sn_host *h)
 {
     h->ray_cast = h_ray_cast;
@@ -279,4 +290,5 @@ void sn_host_query_fill(sn_host *h)
     h->attribute_given = h_attribute_given;
     h->overlap_sphere_nearest = h_overlap_sphere_nearest;
     h->overlap_cone = h_overlap_cone;
+    h->ray_batch_compact = h_ray_batch_compact;
 }

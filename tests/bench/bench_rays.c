@@ -5,7 +5,9 @@
 ** double-precision refinement: the baseline of the ratio; the same with Embree's robust flag,
 ** which the index needs for watertight edges, printed beside; and, at 1 thread, a split of
 ** sensim's time: Embree alone on the index's own scene, the rest its finishing), and the old path, one ODE ray cast
-** at a time (fewer rays where it is slow). Also the per-frame rebuild of the index.
+** at a time (fewer rays where it is slow). Also the per-frame rebuild of the index, and compact
+** batches (sn_ray_compact: the distance alone, the distance and actor) against Embree direct
+** writing the same fields, each run alternated with its baseline.
 ** `bench_rays N`: only the scene of N objects, without the ODE path (for callgrind/perf);
 ** RANDOM_ONLY=1: only the random rays; ODE_ONLY=1: only the ODE path (with N too).
 ** Times are the process's CPU time (every thread's): on a shared machine the figure that does
@@ -112,6 +114,40 @@ static void direct_task(void *arg, uint32_t task)
     }
 }
 
+/* The baseline of the compact batch's distance and actor (sn_ray_compact): Embree direct writing
+** its float distance and which object it hit, by a primitive-to-object table (one uint32 per
+** triangle), as an Embree user who wants the object does. */
+typedef struct direct_id {
+    RTCScene scene;
+    const sn_ray *rays;
+    float *t;
+    uint32_t *id;
+    const uint32_t *prim_obj;
+    uint32_t per_task;
+} direct_id;
+
+static void direct_id_task(void *arg, uint32_t task)
+{
+    direct_id *b = arg;
+    struct RTCIntersectContext ctx;
+    rtcInitIntersectContext(&ctx);
+    for (uint32_t i = task * b->per_task; i < (task + 1) * b->per_task && i < N_RAYS; i++) {
+        const sn_ray *r = &b->rays[i];
+        double l = sn_v3_len(r->direction);
+        struct RTCRayHit rh;
+        rh.ray.org_x = (float)r->origin.x, rh.ray.org_y = (float)r->origin.y, rh.ray.org_z = (float)r->origin.z;
+        rh.ray.dir_x = (float)(r->direction.x / l), rh.ray.dir_y = (float)(r->direction.y / l);
+        rh.ray.dir_z = (float)(r->direction.z / l);
+        rh.ray.tnear = 0, rh.ray.time = 0, rh.ray.tfar = (float)r->max_distance;
+        rh.ray.mask = ~0u, rh.ray.id = 0, rh.ray.flags = 0;
+        rh.hit.geomID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+        rtcIntersect1(b->scene, &ctx, &rh);
+        bool hit = rh.hit.geomID != RTC_INVALID_GEOMETRY_ID;
+        b->t[i] = hit ? rh.ray.tfar : -1;
+        b->id[i] = hit ? b->prim_obj[rh.hit.primID] : 0;
+    }
+}
+
 /* direct_scene's extra scene flags (the split: the robust scene with the index's filter flag) */
 static int extra_flags;
 
@@ -214,19 +250,30 @@ int main(int argc, char **argv)
     sn_ray *rays = malloc(N_RAYS * sizeof *rays);
     sn_ray_result *res = malloc(N_RAYS * sizeof *res);
     float *t = malloc(N_RAYS * sizeof *t);
+    /* the compact batches' arrays, and direct_id's */
+    float *c_dist = malloc(N_RAYS * sizeof *c_dist), *d_t = malloc(N_RAYS * sizeof *d_t);
+    uint32_t *c_id = malloc(N_RAYS * sizeof *c_id), *d_id = malloc(N_RAYS * sizeof *d_id);
     RTCDevice dev = rtcNewDevice("threads=1");
     sn_error err = {0};
     double per_ray_ns[4][2] = {{0}};
     double mrays_1000_2t = 0;
     sn_pool *pools[3] = {NULL, sn_pool_create(1), sn_pool_create(2)};
     sn_rayscene *rs[3] = {NULL, sn_rayscene_create(1, &err), sn_rayscene_create(2, &err)};
-    if (!rays || !res || !t || !dev || !rs[1] || !rs[2] || !pools[1] || !pools[2])
+    if (!rays || !res || !t || !c_dist || !d_t || !c_id || !d_id || !dev || !rs[1] || !rs[2] || !pools[1] || !pools[2])
         die("setup", &err);
     for (int si = 0; si < n_sizes; si++) {
         int n_obj = sizes[si];
         sn_world w;
         double half = build_world(&w, n_obj);
         RTCScene flat = direct_scene(dev, &w, half, false), flat_robust = direct_scene(dev, &w, half, true);
+        /* direct_id's table: the flat scene's triangles (and the ground's two), 12 to a box */
+        size_t n_tris = 0;
+        free(sn_rayscene_world_triangles(&w, &n_tris));
+        uint32_t *prim_obj = malloc((n_tris + 2) * sizeof *prim_obj);
+        if (!prim_obj)
+            die("out of memory", NULL);
+        for (size_t k = 0; k < n_tris + 2; k++)
+            prim_obj[k] = (uint32_t)(k / 12 + 1);
         for (int pattern = getenv("RANDOM_ONLY") ? 1 : 0; pattern < 2; pattern++) {
             make_rays(rays, pattern == 0, half, 7 + (uint64_t)si);
             const char *pname = pattern == 0 ? "lidar " : "random";
@@ -299,6 +346,43 @@ int main(int argc, char **argv)
                     printf("ratio rays %s %5d objects streams: %6.2f Mrays/s, one rtcIntersect1 a ray %6.2f Mrays/s "
                            "(streams x%.2f faster)\n", pname, n_obj, mr, N_RAYS / s1 / 1e6, s1 / s);
                 }
+                { /* Compact batches (sn_ray_compact) against Embree direct writing the same fields:
+                  ** the distance alone (the baseline above), and the distance and the object */
+                    sn_ray_compact cd = SN_RAY_COMPACT_INIT, ci = SN_RAY_COMPACT_INIT;
+                    cd.fields = SN_RAY_FIELD_DISTANCE, cd.distance = c_dist;
+                    ci.fields = SN_RAY_FIELD_DISTANCE | SN_RAY_FIELD_ACTOR, ci.distance = c_dist, ci.actor_id = c_id;
+                    direct_id bid = {flat, rays, d_t, d_id, prim_obj, (N_RAYS + 63) / 64};
+                    /* each against its baseline run beside it, alternated, best of four: on a
+                    ** loaded machine the baseline of a minute before is another machine */
+                    double cd_s = 1e30, bd_s = 1e30, ci_s = 1e30, base_id_s = 1e30;
+                    for (int r = 0; r < 4; r++) {
+                        double t0 = now();
+                        sn_pool_run(pools[th], direct_task, &b, 64);
+                        double t1 = now();
+                        if (sn_rays_trace_compact(rs[th], &w, &q, rays, N_RAYS, &cd, &err))
+                            die("compact", &err);
+                        double t2 = now();
+                        sn_pool_run(pools[th], direct_id_task, &bid, 64);
+                        double t3 = now();
+                        if (sn_rays_trace_compact(rs[th], &w, &q, rays, N_RAYS, &ci, &err))
+                            die("compact", &err);
+                        double t4 = now();
+                        bd_s = fmin(bd_s, t1 - t0), cd_s = fmin(cd_s, t2 - t1);
+                        base_id_s = fmin(base_id_s, t3 - t2), ci_s = fmin(ci_s, t4 - t3);
+                    }
+                    if (sn_rays_trace(rs[th], &w, &q, rays, N_RAYS, res, &err)) /* RAYS_HASH changed res[] */
+                        die("trace", &err);
+                    int cdiff = 0; /* the full batch's fields, rounded to float */
+                    for (int i = 0; i < N_RAYS; i++)
+                        cdiff += c_dist[i] != (res[i].n_hits ? (float)res[i].hit.distance : -1.0f) ||
+                                 c_id[i] != (res[i].n_hits ? res[i].hit.actor_id : 0);
+                    printf("ratio rays %s %5d objects %d thread%s compact: distance %6.2f Mrays/s (ratio %.2f to embree "
+                           "direct, %.2f Mrays/s beside it), distance and actor %6.2f Mrays/s (ratio %.2f to embree "
+                           "direct's distance and object, %.2f Mrays/s); %d differ from the full batch; on %s\n",
+                           pname, n_obj, th, th > 1 ? "s" : " ", N_RAYS / cd_s / 1e6, cd_s / bd_s, N_RAYS / bd_s / 1e6,
+                           N_RAYS / ci_s / 1e6, ci_s / base_id_s, N_RAYS / base_id_s / 1e6, cdiff,
+                           sn_rayscene_one_tree(rs[th]) ? "one tree" : "two trees");
+                }
                 if (th == 1) { /* filters: one actor ignored, walkers left out by the kind mask */
                     uint32_t ignore = w.actors[1]->id;
                     q.ignore_ids = &ignore, q.n_ignore = 1;
@@ -318,6 +402,7 @@ int main(int argc, char **argv)
         printf("ratio rays rebuild %5d objects: %.3f ms per frame (one ray without a rebuild: %.4f ms, ratio %.0f); "
                "a frame of %d rays at 1 thread, the rebuild included: %.3f ms (on %s)\n", n_obj, rebuild_s * 1e3,
                one_s * 1e3, rebuild_s / one_s, N_RAYS, frame_s * 1e3, rs[1]->scene == rs[1]->top ? "two trees" : "one tree");
+        free(prim_obj);
         rtcReleaseScene(flat);
         rtcReleaseScene(flat_robust);
         sn_world_free(&w);
@@ -333,5 +418,6 @@ int main(int argc, char **argv)
     free(rays);
     free(res);
     free(t);
+    free(c_dist), free(d_t), free(c_id), free(d_id);
     return 0;
 }

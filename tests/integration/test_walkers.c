@@ -477,6 +477,18 @@ static void test_struck_on_map(void)
     CHECK(sn_engine_ray_batch(e, &q, &ray, 1, &r, &err) == SN_OK && r.n_hits == 1 && r.hit.actor_id == p.id,
           "a ray across the lane meets the walker: %u hits, actor %u (walker %u) %s", r.n_hits, r.hit.actor_id, p.id,
           err.msg);
+    /* the compact batch of the public API (sn_ray_compact): the same hit, rounded to float */
+    float dist = 0, normal[3] = {0};
+    uint32_t actor = 0;
+    sn_ray_compact rc = SN_RAY_COMPACT_INIT;
+    rc.fields = SN_RAY_FIELD_DISTANCE | SN_RAY_FIELD_ACTOR | SN_RAY_FIELD_NORMAL;
+    rc.distance = &dist, rc.actor_id = &actor, rc.normal = normal;
+    CHECK(sn_engine_ray_batch_compact(e, &q, &ray, 1, &rc, &err) == SN_OK && dist == (float)r.hit.distance &&
+              actor == r.hit.actor_id && normal[0] == (float)r.hit.normal.x && normal[1] == (float)r.hit.normal.y,
+          "compact: distance %.9g against %.9g, actor %u %s", dist, r.hit.distance, actor, err.msg);
+    rc.fields = 0;
+    CHECK(sn_engine_ray_batch_compact(e, &q, &ray, 1, &rc, &err) == SN_E_INVALID, "an empty mask is refused");
+    CHECK_CONTAINS(err.msg, "ray_batch_compact: sn_ray_compact asks for no field");
     double max_tilt = 0;
     for (int f = 0; f < 80; f++) {
         step(e);

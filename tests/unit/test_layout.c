@@ -242,6 +242,7 @@ int main(void)
     F(sn_host, scene_motion, 512); /* ABI 1.6, second revision */
     F(sn_host, render_layer_at, 520); /* ABI 1.6, third revision */
     F(sn_host, write_bin_room, 528); /* ABI 1.6, fourth revision */
+    F(sn_host, ray_batch_compact, 536); /* ABI 1.6, fifth revision */
     /* v2x.h (ABI 1.6) */
     S(sn_v2x_params, 96, 8);
     F(sn_v2x_params, struct_size, 0);
@@ -333,6 +334,14 @@ int main(void)
     F(sn_overlap, distance, 8);
     F(sn_overlap, point, 16);
     S(sn_ray_result, 112, 8);
+    S(sn_ray_compact, 56, 8); /* ABI 1.6, fifth revision */
+    F(sn_ray_compact, fields, 4);
+    F(sn_ray_compact, hit, 8);
+    F(sn_ray_compact, distance, 16);
+    F(sn_ray_compact, actor_id, 24);
+    F(sn_ray_compact, semantic_tag, 32);
+    F(sn_ray_compact, normal, 40);
+    F(sn_ray_compact, reflectivity, 48);
     pin("SN_RAY_RESULT_SIZE_1_2", SN_RAY_RESULT_SIZE_1_2, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_1_2);
     pin("SN_RAY_RESULT_SIZE_1_4", SN_RAY_RESULT_SIZE_1_4, offsetof(sn_ray_result, hit) + SN_RAY_HIT_SIZE_VELOCITY);
     /* records.h */

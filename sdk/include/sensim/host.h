@@ -444,6 +444,19 @@ typedef struct sn_host {
     ** where a key is due): serialize() then returns SN_E_INVALID as after a refused write.
     */
     void *(*write_bin_room)(sn_writer *w, size_t n);
+
+    /* ---- ABI 1.6, fifth revision (compact ray batches): SN_ABI_MINOR stays 6, so check
+    ** SN_HOST_HAS(host, ray_batch_compact) before calling it ---- */
+    /*
+    ** ray_batch() writing only the fields out->fields asks for, as floats, each into an array of
+    ** its own (sensim/query.h sn_ray_compact): the closest hit (SN_RAY_CLOSEST) or whether
+    ** anything is there (SN_RAY_ANY), the same hit as ray_batch's. For a lidar or an occlusion
+    ** test that reads a few fields: it does not pay for 112-byte results. Every array is the
+    ** caller's, written during the call only. SN_E_INVALID (with a message) for another mode,
+    ** per-ray ignore pairs, an empty or unknown mask, or a NULL array of a field asked for.
+    */
+    sn_status (*ray_batch_compact)(sn_ctx *ctx, const sn_ray_query *q, const sn_ray *rays, uint32_t n,
+                                   const sn_ray_compact *out);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */

@@ -123,4 +123,45 @@ typedef struct sn_ray_result {
 /* sizeof(sn_ray_result) with a 1.4 sn_ray_hit (velocity, no reflectivity). */
 #define SN_RAY_RESULT_SIZE_1_4 104u
 
+/*
+** Compact batches (sensim 0.1, ABI 1.6 fifth revision: host->ray_batch_compact,
+** sn_engine_ray_batch_compact): the closest hit (SN_RAY_CLOSEST) or whether anything is there
+** (SN_RAY_ANY) of each ray, but only the fields the caller asks for, each into an array of its
+** own, one element per ray (as MuJoCo's mj_multiRay writes dist[] and geomid[]): a lidar that
+** wants distance and intensity, or an occlusion test that wants one byte, pays for the memory
+** of what it reads and not for sn_ray_result's 112 bytes of doubles. The values are those of
+** the same query through ray_batch, the doubles rounded to float: the same hit, refined in
+** double precision, so every field equals the full result's (tests/unit/test_rays_compact.c).
+*/
+typedef enum sn_ray_field {
+    SN_RAY_FIELD_HIT = 1u << 0,          /* uint8_t: 1 when the ray hit something (n_hits > 0), else 0 */
+    SN_RAY_FIELD_DISTANCE = 1u << 1,     /* float: hit.distance; -1 for a miss (a hit may be at 0) */
+    SN_RAY_FIELD_ACTOR = 1u << 2,        /* uint32_t: hit.actor_id; 0 for a miss (the map's roads are 0 too) */
+    SN_RAY_FIELD_TAG = 1u << 3,          /* uint8_t: hit.semantic_tag; 0 for a miss */
+    SN_RAY_FIELD_NORMAL = 1u << 4,       /* float x 3 per ray: hit.normal (unit, facing the ray); 0s for a miss */
+    SN_RAY_FIELD_REFLECTIVITY = 1u << 5, /* float: hit.reflectivity; 0 for a miss */
+} sn_ray_field;
+/* Every field a compact batch knows. A mask with any other bit is refused (SN_E_INVALID). */
+#define SN_RAY_FIELDS_ALL 0x3fu
+
+/*
+** Where a compact batch writes: `fields` is a mask of sn_ray_field, non-zero; the array of every
+** field in it must be non-NULL and hold n elements (normal: 3 n floats, x y z per ray); arrays
+** of fields not in the mask are not touched and may be NULL. Every array is the caller's, written
+** during the call only. SN_RAY_ANY answers SN_RAY_FIELD_HIT alone. Start from
+** SN_RAY_COMPACT_INIT; the struct only grows at its end.
+*/
+typedef struct sn_ray_compact {
+    uint32_t struct_size;
+    uint32_t fields;
+    uint8_t *hit;
+    float *distance;
+    uint32_t *actor_id;
+    uint8_t *semantic_tag;
+    float *normal;
+    float *reflectivity;
+} sn_ray_compact;
+
+#define SN_RAY_COMPACT_INIT {sizeof(sn_ray_compact), 0, NULL, NULL, NULL, NULL, NULL, NULL}
+
 #endif

@@ -332,6 +332,11 @@ SN_API const char *sn_weather_preset_at(unsigned index);
 */
 SN_API sn_status sn_engine_ray_batch(sn_engine *e, const sn_ray_query *q, const sn_ray *rays, uint32_t n,
                                      sn_ray_result *out, sn_error *err);
+/* The same batch writing only the fields out->fields asks for, as floats, each into an array of
+** its own (sensim/query.h sn_ray_compact): SN_RAY_CLOSEST or SN_RAY_ANY. Every array is the
+** caller's, written during the call only; q, rays and out are read during the call only. */
+SN_API sn_status sn_engine_ray_batch_compact(sn_engine *e, const sn_ray_query *q, const sn_ray *rays, uint32_t n,
+                                             const sn_ray_compact *out, sn_error *err);
 
 #define SN_STEERING_CURVE_MAX 16
 #define SN_FORCE_CURVE_MAX 64
