@@ -65,6 +65,11 @@ typedef struct pfx {
     uint32_t vel_div; /* vel's pixel: vel_div x vel_div image pixels (pfx_apply_scaled) */
     uint8_t *out;
     bool blur_now;
+    float tile_maxy;          /* the tiles' largest |y| of a blur vector (how far a tap's row can be) */
+    bool banded;              /* the gather decodes a band's rows into a band's buffer (postfx.c), else lin whole */
+    bool whole;               /* always decode the whole image first (tests: the bands' bytes against it) */
+    uint32_t slot_rows, nslot; /* a band buffer's rows, how many fit in lin */
+    struct pfx_slots *slots;  /* which band buffers are in use */
     bool avx2;                /* the final pass in AVX2 lanes (the same bytes; postfx.c) */
 } pfx;
 

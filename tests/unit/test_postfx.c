@@ -412,6 +412,49 @@ static void task_order(void)
     free(vel);
 }
 
+/* The gather band by band (each band's rows and the rows its taps reach decoded into a band's
+** buffer, its half speeds made there) against the whole image decoded first (pfx.whole, the path
+** of taps reaching past a band's buffer): the same bytes, for vectors of every length up to
+** that reach, at full and at half size, in order and reversed, with and without AVX2; vectors
+** reaching farther take the whole image's path. */
+static void bands_whole(void)
+{
+    uint64_t st = 777;
+    float *vel = calloc((size_t)W * H * 2, sizeof(float));
+    const float len[4] = {1.5f, 6, 24, 90}; /* the last reaches past a band's buffer */
+    for (int v = 0; v < 4; v++)
+        for (int d = 1; d <= 2; d++)
+            for (int order = 0; order < 2; order++)
+                for (int wide = 0; wide < 2; wide++) {
+                    for (int i = 0; i < W * H; i++) {
+                        st = st * 6364136223846793005ull + 1442695040888963407ull;
+                        img[4 * i] = (uint8_t)(st >> 56), img[4 * i + 1] = (uint8_t)(st >> 48);
+                        img[4 * i + 2] = (uint8_t)(st >> 40), img[4 * i + 3] = 255;
+                        const int x = i % W, y = i / W, region = (x / 24 + y / 20) % 3;
+                        const float r0 = (float)((st >> 20) & 1023) / 1023.0f - 0.5f;
+                        const float r1 = (float)((st >> 8) & 1023) / 1023.0f - 0.5f;
+                        vel[2 * i] = region == 0 ? 0 : len[v] * r0 / (float)d;
+                        vel[2 * i + 1] = region == 0 ? 0 : region == 1 ? len[v] * r1 / (float)d : len[v] / (float)d;
+                    }
+                    pfx_params p = base();
+                    p.manual = false, p.bloom = 0.675, p.flare = 0.1, p.mb_intensity = 0.45, p.mb_max_distortion = 50;
+                    pfx a, b;
+                    CHECK(pfx_init(&a, &p, W, H) && pfx_init(&b, &p, W, H), "init");
+                    b.whole = true;
+                    a.avx2 = a.avx2 && wide, b.avx2 = b.avx2 && wide;
+                    pfx_apply_scaled(&a, img, vel, (uint32_t)d, 0.05, out, order ? run_reversed : NULL, NULL);
+                    pfx_apply_scaled(&b, img, vel, (uint32_t)d, 0.05, out2, NULL, NULL);
+                    CHECK(a.banded == (v < 3) && !b.banded,
+                          "vectors of %g px take the %s path (took %s)", len[v], v < 3 ? "bands'" : "whole image's",
+                          a.banded ? "the bands'" : "the whole image's");
+                    CHECK(memcmp(out, out2, sizeof out) == 0,
+                          "band by band and the whole image: the same bytes (%g px, 1/%d size, %s, avx2 %d)", len[v],
+                          d, order ? "reversed" : "in order", wide);
+                    pfx_free(&a), pfx_free(&b);
+                }
+    free(vel);
+}
+
 /* The tone table's byte by the value's float bits (postfx_tone.h) against the square-root index
 ** it replaces: at every cell's start and end and on both sides of its step, and every 4099th float
 ** in [0, PFX_LUT_XMAX] (the full 1.1 billion agreed in a harness, docs/performance.md pfx48); then
@@ -486,6 +529,7 @@ int main(void)
     deterministic();
     tile_max_first();
     task_order();
+    bands_whole();
     tone_cells();
     return CHECK_DONE();
 }
