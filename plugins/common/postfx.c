@@ -23,9 +23,9 @@ typedef int32_t v8i __attribute__((vector_size(32)));
 #define BAND 16  /* rows per task */
 #define TILE 16  /* motion blur's tile, px */
 #define MB_TAPS 12 /* largest number of samples along a blur vector */
-#define HIST_BINS 96
-#define HIST_LO (-8.0) /* EV100 of the histogram's first bin; 0.25 EV a bin up to 16 */
-#define HIST_STEP 0.25
+#define HIST_BINS PFX_HIST_BINS /* postfx_meter.h: 0.25-EV bins from EV100 -8 */
+#define HIST_LO PFX_HIST_LO
+#define HIST_STEP PFX_HIST_STEP
 #define LOW_PCT 0.80  /* Unreal 4.26's AutoExposureLowPercent, HighPercent */
 #define HIGH_PCT 0.983
 #define DESAT (0.96f * 0.93f)
@@ -172,6 +172,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
         x->tone8[i] = (uint8_t)lround(255.0 * pow(t, 1.0 / p->gamma));
     }
     pfx_tone_cells(x); /* false: the final pass takes the square root */
+    pfx_meter_init(&x->meter, log2(PFX_LREF * 100.0 / p->calibration)); /* false: log2 a sample */
     pfx_white_balance(p->temp, p->tint, x->wb);
 #ifdef PFX_AVX2
     __builtin_cpu_init();
@@ -780,15 +781,13 @@ static double metered_ev(const pfx *x, const float *src)
     /* four histograms taken in turn and summed (counts: exact in any order), so that a run of
     ** samples in one bin does not wait on each increment's store */
     uint32_t hists[4][HIST_BINS] = {{0}}, hist[HIST_BINS], n = 0;
-    const double k = log2(PFX_LREF * 100.0 / x->p.calibration);
     for (uint32_t y = 2; y < x->h; y += 4)
         for (uint32_t xx = 2; xx < x->w; xx += 4) {
             float c[3];
             src_rgb(x, src, (size_t)y * x->w + xx, c);
             double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
-            double ev = l > 0 ? log2(l) + k : HIST_LO;
-            long bin = lround(floor((ev - HIST_LO) / HIST_STEP));
-            hists[n & 3][bin < 0 ? 0 : bin >= HIST_BINS ? HIST_BINS - 1 : bin]++;
+            /* the bin of EV100 = log2(l) + log2(PFX_LREF 100 / K), by thresholds (postfx_meter.h) */
+            hists[n & 3][pfx_meter_bin(&x->meter, l)]++;
             n++;
         }
     for (int b = 0; b < HIST_BINS; b++)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "postfx_meter.h"
+
 /* The renderer's linear 1.0 in cd/m^2: the luminance auto exposure meters. Chosen so that at
 ** EV100 12 (CARLA's exposure_max_bright, where a sunlit street's exposure settles) the exposure
 ** scale is 1 and a rendered value keeps its size before compensation and the tone curve. */
@@ -55,6 +57,7 @@ typedef struct pfx {
     uint32_t *tcell;          /* tone8's bytes by the value's float bits (postfx_tone.h); NULL: the square root */
     uint32_t tbase, ttop, tshift; /* the cells' first and last bits; a cell is 2^tshift of them */
     double wb[9];             /* white balance, linear sRGB, row-major */
+    pfx_meter meter;          /* auto exposure's bins by thresholds (postfx_meter.h) */
     bool adapted;             /* ev holds last frame's adapted exposure */
     double ev;                /* adapted EV100 */
     double scale;             /* linear multiplier of the last frame (exposure and compensation) */

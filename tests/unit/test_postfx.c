@@ -455,6 +455,46 @@ static void bands_whole(void)
     free(vel);
 }
 
+/* Auto exposure's bins by thresholds (postfx_meter.h) against log2 a sample, for three meter
+** constants: every luminance within 20 000 ulps of each bin's step, 2 million luminances of random
+** float channels (the meter's own sums) and 2 million random positive doubles; 0, NaN and +inf. */
+static void meter_bins(void)
+{
+    const double cal[3] = {16, 12.5, 100};
+    uint64_t st = 4242;
+    for (int c = 0; c < 3; c++) {
+        pfx_meter m;
+        const double k = log2(PFX_LREF * 100.0 / cal[c]);
+        CHECK(pfx_meter_init(&m, k) && m.fast, "the steps found for K = %g", cal[c]);
+        long bad = 0, n = 0;
+        for (int b = 1; b < PFX_HIST_BINS; b++) {
+            uint64_t t;
+            memcpy(&t, &m.thr[b], sizeof t);
+            for (int64_t j = -20000; j <= 20000; j++, n++) {
+                const uint64_t u = t + (uint64_t)j;
+                double l;
+                memcpy(&l, &u, sizeof l);
+                bad += pfx_meter_bin(&m, l) != pfx_meter_bin_exact(k, l);
+            }
+        }
+        for (int i = 0; i < 2000000; i++, n += 2) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            const float c0 = (float)(st >> 40) / 16777216.0f, c1 = (float)((st >> 16) & 0xFFFFFF) / 16777216.0f;
+            const float c2 = (float)((st >> 3) & 0x1FFF) / 8192.0f * (i % 7 == 0 ? 1e-6f : 1.0f);
+            const double l = 0.2126 * c0 + 0.7152 * c1 + 0.0722 * c2;
+            bad += pfx_meter_bin(&m, l) != pfx_meter_bin_exact(k, l);
+            const uint64_t u = (st >> 1) % 0x7FF0000000000000ull;
+            double r;
+            memcpy(&r, &u, sizeof r);
+            bad += pfx_meter_bin(&m, r) != pfx_meter_bin_exact(k, r);
+        }
+        const double odd[4] = {0, NAN, INFINITY, -1};
+        for (int i = 0; i < 4; i++, n++)
+            bad += pfx_meter_bin(&m, odd[i]) != pfx_meter_bin_exact(k, odd[i]);
+        CHECK(bad == 0, "K = %g: %ld of %ld luminances in a bin other than log2's", cal[c], bad, n);
+    }
+}
+
 /* The tone table's byte by the value's float bits (postfx_tone.h) against the square-root index
 ** it replaces: at every cell's start and end and on both sides of its step, and every 4099th float
 ** in [0, PFX_LUT_XMAX] (the full 1.1 billion agreed in a harness, docs/performance.md pfx48); then
@@ -530,6 +570,7 @@ int main(void)
     tile_max_first();
     task_order();
     bands_whole();
+    meter_bins();
     tone_cells();
     return CHECK_DONE();
 }
