@@ -198,7 +198,9 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     if (ok && x->tmp) { /* band buffers carved from lin: a frame either uses them or lin whole */
         x->slot_rows = h < SLOT_ROWS ? h : SLOT_ROWS;
         x->nslot = h / x->slot_rows < SLOTS ? h / x->slot_rows : SLOTS;
-        if ((ok = (x->slots = malloc(sizeof *x->slots)) != NULL))
+        if (!p->manual) /* the meter's counts a band (meter_band) */
+            ok = (x->bhist = malloc((size_t)((h + BAND - 1) / BAND) * HIST_BINS * sizeof *x->bhist)) != NULL;
+        if (ok && (ok = (x->slots = malloc(sizeof *x->slots)) != NULL))
             for (int s = 0; s < SLOTS; s++)
                 atomic_flag_clear(&x->slots->busy[s]);
     }
@@ -211,7 +213,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots), free(x->bhist);
     memset(x, 0, sizeof *x);
 }
 
@@ -733,6 +735,23 @@ static uint32_t slot_take(const pfx *x)
 
 static void slot_free(const pfx *x, uint32_t s) { atomic_flag_clear_explicit(&x->slots->busy[s], memory_order_release); }
 
+/* The meter's samples of band b (rows 2 mod 4, every 4th column from 2: metered_ev's), from the
+** blurred planes the gather has just written, counted into the band's histogram: counts, so
+** metered_ev's sum of the bands' is its own histogram. */
+static void meter_band(const pfx *x, uint32_t b, uint32_t y0, uint32_t y1)
+{
+    uint32_t *hist = x->bhist + (size_t)b * HIST_BINS;
+    memset(hist, 0, HIST_BINS * sizeof *hist);
+    const size_t px = (size_t)x->w * x->h;
+    const float *R = x->tmp, *G = R + px, *B = G + px;
+    for (uint32_t y = y0 + (y0 % 4 <= 2 ? 2 - y0 % 4 : 6 - y0 % 4); y < y1; y += 4)
+        for (uint32_t xx = 2; xx < x->w; xx += 4) {
+            const size_t i = (size_t)y * x->w + xx;
+            const double l = 0.2126 * R[i] + 0.7152 * G[i] + 0.0722 * B[i];
+            hist[pfx_meter_bin(&x->meter, l)]++;
+        }
+}
+
 /* The gather of band b. Banded (x->banded): the rows it reads are decoded, and their half speeds
 ** made, into a band's buffer (taken from x->lin and x->speed, which such a frame does not use
 ** whole) and gathered while they are in cache; else from the whole image, decode_band's. */
@@ -747,6 +766,8 @@ static void blur_band(void *arg, uint32_t b)
         const size_t px = (size_t)x->w * x->h;
         const blur_src S = {x->lin, x->lin + px, x->lin + 2 * px, x->speed, 0};
         blur_rows(x, tt, y0, y1, 1, &S, x->tmp);
+        if (x->bhist)
+            meter_band(x, b, y0, y1);
         return;
     }
     uint32_t lo, hi;
@@ -759,6 +780,8 @@ static void blur_band(void *arg, uint32_t b)
     const blur_src S = {buf, buf + n, buf + 2 * n, hs, (size_t)lo * x->w};
     blur_rows(x, tt, y0, y1, 1, &S, x->tmp);
     slot_free(x, s);
+    if (x->bhist)
+        meter_band(x, b, y0, y1);
 }
 
 /* Pixel i's linear R G B: from the blurred image src, or (src NULL: no blur this frame) straight
@@ -781,15 +804,21 @@ static double metered_ev(const pfx *x, const float *src)
     /* four histograms taken in turn and summed (counts: exact in any order), so that a run of
     ** samples in one bin does not wait on each increment's store */
     uint32_t hists[4][HIST_BINS] = {{0}}, hist[HIST_BINS], n = 0;
-    for (uint32_t y = 2; y < x->h; y += 4)
-        for (uint32_t xx = 2; xx < x->w; xx += 4) {
-            float c[3];
-            src_rgb(x, src, (size_t)y * x->w + xx, c);
-            double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
-            /* the bin of EV100 = log2(l) + log2(PFX_LREF 100 / K), by thresholds (postfx_meter.h) */
-            hists[n & 3][pfx_meter_bin(&x->meter, l)]++;
-            n++;
-        }
+    if (src && x->bhist) { /* counted band by band as the gather wrote them (meter_band) */
+        for (uint32_t b = 0; b < bands(x); b++)
+            for (int k = 0; k < HIST_BINS; k++)
+                hists[0][k] += x->bhist[(size_t)b * HIST_BINS + k], n += x->bhist[(size_t)b * HIST_BINS + k];
+    } else {
+        for (uint32_t y = 2; y < x->h; y += 4)
+            for (uint32_t xx = 2; xx < x->w; xx += 4) {
+                float c[3];
+                src_rgb(x, src, (size_t)y * x->w + xx, c);
+                double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+                /* the bin of EV100 = log2(l) + log2(PFX_LREF 100 / K), by thresholds (postfx_meter.h) */
+                hists[n & 3][pfx_meter_bin(&x->meter, l)]++;
+                n++;
+            }
+    }
     for (int b = 0; b < HIST_BINS; b++)
         hist[b] = hists[0][b] + hists[1][b] + hists[2][b] + hists[3][b];
     if (!n)

@@ -73,6 +73,7 @@ typedef struct pfx {
     bool whole;               /* always decode the whole image first (tests: the bands' bytes against it) */
     uint32_t slot_rows, nslot; /* a band buffer's rows, how many fit in lin */
     struct pfx_slots *slots;  /* which band buffers are in use */
+    uint32_t *bhist;          /* auto exposure's histogram of each band's samples (postfx.c meter_band) */
     bool avx2;                /* the final pass in AVX2 lanes (the same bytes; postfx.c) */
 } pfx;
 
