@@ -3,6 +3,8 @@
 #include "postfx_tone.h"
 
 #include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE__
@@ -21,13 +23,20 @@ typedef int32_t v8i __attribute__((vector_size(32)));
 #define BAND 16  /* rows per task */
 #define TILE 16  /* motion blur's tile, px */
 #define MB_TAPS 12 /* largest number of samples along a blur vector */
-#define HIST_BINS 96
-#define HIST_LO (-8.0) /* EV100 of the histogram's first bin; 0.25 EV a bin up to 16 */
-#define HIST_STEP 0.25
+#define HIST_BINS PFX_HIST_BINS /* postfx_meter.h: 0.25-EV bins from EV100 -8 */
+#define HIST_LO PFX_HIST_LO
+#define HIST_STEP PFX_HIST_STEP
 #define LOW_PCT 0.80  /* Unreal 4.26's AutoExposureLowPercent, HighPercent */
 #define HIGH_PCT 0.983
 #define DESAT (0.96f * 0.93f)
 #define BLOOM_DOWN 8 /* bloom and flare work on an eighth of the image a side */
+#define SLOT_ROWS (BAND + 2 * 24) /* a band's buffer: its rows and up to 24 each side that its taps reach */
+#define SLOTS 32 /* at most this many band buffers (tasks at once) */
+
+/* The band buffers' claims (blur_band): a flag each. */
+struct pfx_slots {
+    atomic_flag busy[SLOTS];
+};
 
 /* A tile's taps for blur_band: made once a tile from the tile's vector alone. */
 typedef struct pfx_taps {
@@ -163,6 +172,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
         x->tone8[i] = (uint8_t)lround(255.0 * pow(t, 1.0 / p->gamma));
     }
     pfx_tone_cells(x); /* false: the final pass takes the square root */
+    pfx_meter_init(&x->meter, log2(PFX_LREF * 100.0 / p->calibration)); /* false: log2 a sample */
     pfx_white_balance(p->temp, p->tint, x->wb);
 #ifdef PFX_AVX2
     __builtin_cpu_init();
@@ -185,6 +195,15 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     if (ok && pfx_wants_velocity(x))
         ok = (x->tmp = malloc((px * 3 + 4) * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
              (x->speed = malloc(px * sizeof(float))) && (x->taps = malloc(tiles * sizeof *x->taps));
+    if (ok && x->tmp) { /* band buffers carved from lin: a frame either uses them or lin whole */
+        x->slot_rows = h < SLOT_ROWS ? h : SLOT_ROWS;
+        x->nslot = h / x->slot_rows < SLOTS ? h / x->slot_rows : SLOTS;
+        if (!p->manual) /* the meter's counts a band (meter_band) */
+            ok = (x->bhist = malloc((size_t)((h + BAND - 1) / BAND) * HIST_BINS * sizeof *x->bhist)) != NULL;
+        if (ok && (ok = (x->slots = malloc(sizeof *x->slots)) != NULL))
+            for (int s = 0; s < SLOTS; s++)
+                atomic_flag_clear(&x->slots->busy[s]);
+    }
     if (ok) /* the padding floats past the last pixel: zero, whatever load reaches them */
         memset(x->lin + px * 3, 0, 4 * sizeof(float));
     if (ok && x->tmp)
@@ -194,7 +213,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots), free(x->bhist);
     memset(x, 0, sizeof *x);
 }
 
@@ -212,16 +231,15 @@ static void run_tasks(pfx_run_fn run, void *runner, void (*fn)(void *, uint32_t)
 static uint32_t bands(const pfx *x) { return (x->h + BAND - 1) / BAND; }
 
 #ifdef PFX_AVX2
-/* decode_band's pixels [i0, i1) eight at a time while eight remain: the table's entries read
-** one by one (faster than AVX2's gathers here), each plane's eight written in one store. Returns
-** where it stopped. */
-__attribute__((target("avx2"))) static size_t decode_eight(const pfx *x, size_t i0, size_t i1, float *R, float *G,
-                                                           float *B)
+/* decode_px's first n pixels eight at a time while eight remain: the table's entries read one by
+** one (faster than AVX2's gathers here), each plane's eight written in one store. Returns how
+** many it did. */
+__attribute__((target("avx2"))) static size_t decode_eight(const float *d, const uint8_t *in, size_t n, float *R,
+                                                           float *G, float *B)
 {
-    const float *d = x->dec;
-    size_t i = i0;
-    for (; i + 8 <= i1; i += 8) {
-        const uint8_t *q = x->in + 4 * i;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const uint8_t *q = in + 4 * i;
         const v8f r = {d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
         const v8f g = {d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
         const v8f b = {d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
@@ -231,31 +249,40 @@ __attribute__((target("avx2"))) static size_t decode_eight(const pfx *x, size_t 
 }
 #endif
 
-/* The bytes to linear RGB in three planes (lin: R, then G, then B, w h floats each): the gather
-** reads eight neighbouring pixels' channel in one load. */
-static void decode_band(void *arg, uint32_t b)
+/* n pixels of the rendered bytes from pixel i0 to linear R, G and B in three planes (R[0] is
+** pixel i0's): the gather reads eight neighbouring pixels' channel in one load. */
+static void decode_px(const pfx *x, size_t i0, size_t n, float *R, float *G, float *B)
 {
-    pfx *x = arg;
-    const size_t px = (size_t)x->w * x->h;
-    size_t i0 = (size_t)b * BAND * x->w, i1 = (size_t)(b * BAND + BAND < x->h ? b * BAND + BAND : x->h) * x->w;
-    float *R = x->lin, *G = R + px, *B = G + px;
-    size_t i = i0;
+    size_t i = 0;
 #ifdef PFX_AVX2
     if (x->avx2)
-        i = decode_eight(x, i0, i1, R, G, B);
+        i = decode_eight(x->dec, x->in + 4 * i0, n, R, G, B);
 #endif
-    for (; i < i1; i++) {
-        const uint8_t *s = x->in + 4 * i;
+    for (; i < n; i++) {
+        const uint8_t *s = x->in + 4 * (i0 + i);
         R[i] = x->dec[s[2]], G[i] = x->dec[s[1]], B[i] = x->dec[s[0]];
     }
 }
 
+/* Band b's bytes into the whole image's planes (x->lin: R, then G, then B, w h floats each) and
+** its half speeds into x->speed: the path of frames whose taps reach too far for a band's own
+** buffer (pfx_apply_scaled). */
+static void speed_rows(const pfx *x, uint32_t y0, uint32_t y1, float *dst);
+static void decode_band(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    const size_t px = (size_t)x->w * x->h;
+    const uint32_t y0 = b * BAND, y1 = y0 + BAND < x->h ? y0 + BAND : x->h;
+    const size_t i0 = (size_t)y0 * x->w, i1 = (size_t)y1 * x->w;
+    decode_px(x, i0, i1 - i0, x->lin + i0, x->lin + px + i0, x->lin + 2 * px + i0);
+    speed_rows(x, y0, y1, x->speed + i0);
+}
+
 /* Motion blur, a row of tiles (band b): each tile's own longest blur vector (the first in the
 ** tile's row-major order among the longest, as a scalar scan finds it) into x->tmp (scratch
-** before the blur), and each pixel's half blur length |vel| / 2 into x->speed (blur_band's), in
-** one read of the vectors. Four pixels in SSE lanes: the same products, sum and correctly
-** rounded root as per pixel; each lane keeps its first longest, and the lanes' longest with the
-** least index wins, which is the scan's first longest. */
+** before the blur). Four pixels in SSE lanes: the same products and sum as per pixel; each lane
+** keeps its first longest, and the lanes' longest with the least index wins, which is the scan's
+** first longest. The pixels' half speeds are speed_rows', made where the gather reads them. */
 static void tile_rows(void *arg, uint32_t b)
 {
     pfx *x = arg;
@@ -281,7 +308,6 @@ static void tile_rows(void *arg, uint32_t b)
                 const __m128 a = _mm_loadu_ps(vel + 2 * i), c = _mm_loadu_ps(vel + 2 * i + 4);
                 const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
                 const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
-                _mm_storeu_ps(x->speed + i, _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f)));
                 const __m128 m = _mm_cmpgt_ps(l, lbest); /* false for NaN, as l > bl */
                 const __m128i mi = _mm_castps_si128(m), idx = _mm_add_epi32(_mm_set1_epi32((int32_t)i), _mm_set_epi32(3, 2, 1, 0));
                 lbest = _mm_or_ps(_mm_and_ps(m, l), _mm_andnot_ps(m, lbest));
@@ -292,7 +318,6 @@ static void tile_rows(void *arg, uint32_t b)
                 const size_t i = r + xx;
                 const float *v = vel + 2 * i;
                 float l = v[0] * v[0] + v[1] * v[1];
-                x->speed[i] = sqrtf(l) * 0.5f;
                 if (l > bl || (l == bl && l > 0 && i < bi)) /* the first among the longest */
                     bl = l, bi = i;
             }
@@ -379,10 +404,37 @@ static void tile_rows_div(void *arg, uint32_t b)
         float *o = x->tmp + 2 * ((size_t)b * tw + tx);
         o[0] = bx, o[1] = by;
     }
-    /* half speeds: a small row's once (each small pixel's once), repeated along the row and down */
+}
+
+/* Each pixel's half blur length |vel| / 2 for rows [y0, y1) into dst (row y0 first, w floats a
+** row): the gather's test. Full-size vectors four pixels at a time in SSE lanes (the same
+** products, sum and correctly rounded root as per pixel); vectors at 1/d size (pfx_apply_scaled)
+** a small pixel's once, repeated along the row and down (its image pixels' vectors are the same). */
+static void speed_rows(const pfx *x, uint32_t y0, uint32_t y1, float *dst)
+{
+    const uint32_t w = x->w;
+    const float *vel = x->vel;
+    if (x->vel_div == 1) {
+        const size_t n = (size_t)(y1 - y0) * w, i0 = (size_t)y0 * w;
+        size_t k = 0;
+#ifdef __SSE2__
+        for (; k + 4 <= n; k += 4) {
+            const __m128 a = _mm_loadu_ps(vel + 2 * (i0 + k)), c = _mm_loadu_ps(vel + 2 * (i0 + k) + 4);
+            const __m128 vx = _mm_shuffle_ps(a, c, _MM_SHUFFLE(2, 0, 2, 0)), vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
+            _mm_storeu_ps(dst + k, _mm_mul_ps(_mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy))), _mm_set1_ps(0.5f)));
+        }
+#endif
+        for (; k < n; k++) {
+            const float *v = vel + 2 * (i0 + k);
+            dst[k] = sqrtf(v[0] * v[0] + v[1] * v[1]) * 0.5f;
+        }
+        return;
+    }
+    const uint32_t d = x->vel_div, mw = w / d, mh = x->h / d;
+    const float fd = (float)d;
     for (uint32_t y = y0; y < y1; y++) {
         const uint32_t sy = y / d < mh ? y / d : mh - 1;
-        float *o = x->speed + (size_t)y * w;
+        float *o = dst + (size_t)(y - y0) * w;
         if (y > y0 && sy == ((y - 1) / d < mh ? (y - 1) / d : mh - 1)) {
             memcpy(o, o - w, w * sizeof *o);
             continue;
@@ -417,7 +469,7 @@ static void tile_max(pfx *x)
 {
     const uint32_t tw = (x->w + TILE - 1) / TILE, th = (x->h + TILE - 1) / TILE;
     const float *own = x->tmp;
-    x->blur_now = false;
+    x->blur_now = false, x->tile_maxy = 0;
     for (uint32_t ty = 0; ty < th; ty++)
         for (uint32_t tx = 0; tx < tw; tx++) {
             float bx = 0, by = 0, bl = 0;
@@ -434,6 +486,7 @@ static void tile_max(pfx *x)
             x->tile[2 * (ty * tw + tx)] = bx, x->tile[2 * (ty * tw + tx) + 1] = by;
             if (bl >= 0.25f)
                 x->blur_now = true;
+            x->tile_maxy = fabsf(by) > x->tile_maxy ? fabsf(by) : x->tile_maxy;
         }
 }
 
@@ -457,24 +510,31 @@ typedef struct blur_row {
     float dl[MB_TAPS + 1], dmax;
 } blur_row;
 
-/* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes R G B into
-** tmp's planes. */
-static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0, uint32_t c, const float *R,
-                           const float *G, const float *B, float *tmp)
+/* The decoded planes and half speeds a band's gather reads: image pixel i's R is R[i - lo] (a
+** band's own buffer holds its rows and the rows its taps reach; the whole image's has lo 0). */
+typedef struct blur_src {
+    const float *R, *G, *B, *hs;
+    size_t lo;
+} blur_src;
+
+/* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes S into tmp's
+** planes. */
+static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0, uint32_t c,
+                           const blur_src *S, float *tmp)
 {
-    const float *hs = x->speed;
-    const size_t i = i0 + c;
-    const float ch = hs[i];
+    const float *hs = S->hs, *R = S->R, *G = S->G, *B = S->B;
+    const size_t i = i0 + c, lo = S->lo;
+    const float ch = hs[i - lo];
     const bool all = ch >= L->dmax; /* ch >= every tap's distance: every tap passes */
-    float r = R[i], g = G[i], bl = B[i], wsum = 1;
+    float r = R[i - lo], g = G[i - lo], bl = B[i - lo], wsum = 1;
     for (int k = 0; k < L->live; k++) {
         const int sx = T->col[L->tapk[k]][c];
         if (sx == INT8_MIN)
             continue;
         const size_t j = L->rowk[k] + (size_t)(ptrdiff_t)sx;
-        if (!all && !(ch >= L->dl[k] || hs[j] >= L->dl[k])) /* its own side first: no load */
+        if (!all && !(ch >= L->dl[k] || hs[j - lo] >= L->dl[k])) /* its own side first: no load */
             continue;
-        r += R[j], g += G[j], bl += B[j], wsum += 1;
+        r += R[j - lo], g += G[j - lo], bl += B[j - lo], wsum += 1;
     }
     const size_t px = (size_t)x->w * x->h;
     tmp[i] = r / wsum, tmp[px + i] = g / wsum, tmp[2 * px + i] = bl / wsum;
@@ -493,26 +553,25 @@ __attribute__((target("avx2"))) static inline void store_rgb8(float *tmp, size_t
 ** blur_px's (a tap's add and count selected per lane: the same additions in the same order, the
 ** same division), so the same floats. */
 __attribute__((target("avx2"))) static void blur_eight(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0,
-                                                       uint32_t c, const float *R, const float *G, const float *B,
-                                                       float *tmp)
+                                                       uint32_t c, const blur_src *S, float *tmp)
 {
 #define LOAD(p)      ((v8f)_mm256_loadu_ps(p))
 #define SEL(m, a, b) ((v8f)_mm256_blendv_ps((__m256)(b), (__m256)(a), (__m256)(m))) /* m ? a : b, a lane each */
-    const float *hs = x->speed;
-    const size_t i = i0 + c;
-    const v8f ch = LOAD(hs + i), one = _mm256_set1_ps(1.0f);
+    const float *hs = S->hs, *R = S->R, *G = S->G, *B = S->B;
+    const size_t i = i0 + c, lo = S->lo;
+    const v8f ch = LOAD(hs + (i - lo)), one = _mm256_set1_ps(1.0f);
     const v8i all = ch >= _mm256_set1_ps(L->dmax);
     const bool every = _mm256_movemask_ps((__m256)all) == 0xFF; /* every lane takes every tap */
-    v8f r = LOAD(R + i), g = LOAD(G + i), bl = LOAD(B + i), wsum = one;
+    v8f r = LOAD(R + (i - lo)), g = LOAD(G + (i - lo)), bl = LOAD(B + (i - lo)), wsum = one;
     for (int k = 0; k < L->live; k++) {
-        const size_t j = L->rowk[k] + (size_t)(ptrdiff_t)T->col[L->tapk[k]][c];
+        const size_t j = L->rowk[k] + (size_t)(ptrdiff_t)T->col[L->tapk[k]][c], jl = j - lo;
         if (every) {
-            r += LOAD(R + j), g += LOAD(G + j), bl += LOAD(B + j), wsum += one;
+            r += LOAD(R + jl), g += LOAD(G + jl), bl += LOAD(B + jl), wsum += one;
             continue;
         }
         const v8f d = _mm256_set1_ps(L->dl[k]);
-        const v8i m = all | (ch >= d) | (LOAD(hs + j) >= d);
-        r = SEL(m, r + LOAD(R + j), r), g = SEL(m, g + LOAD(G + j), g), bl = SEL(m, bl + LOAD(B + j), bl);
+        const v8i m = all | (ch >= d) | (LOAD(hs + jl) >= d);
+        r = SEL(m, r + LOAD(R + jl), r), g = SEL(m, g + LOAD(G + jl), g), bl = SEL(m, bl + LOAD(B + jl), bl);
         wsum = SEL(m, wsum + one, wsum);
     }
 #undef SEL
@@ -598,17 +657,15 @@ static void tile_taps(const pfx *x, uint32_t b, pfx_taps *tt, uint32_t tw)
     }
 }
 
-static void blur_band(void *arg, uint32_t b)
+/* Rows y0, y0 + step, .. below y1 of band b (tiles tt, their taps made) gathered from S into
+** tmp's planes. */
+static void blur_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1, uint32_t step, const blur_src *S,
+                      float *tmp)
 {
-    pfx *x = arg;
     const uint32_t tw = (x->w + TILE - 1) / TILE;
-    const uint32_t y0 = b * BAND, y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
     const size_t px = (size_t)x->w * x->h;
-    const float *R = x->lin, *G = R + px, *B = G + px;
-    float *tmp = x->tmp;
-    pfx_taps *tt = x->taps + (size_t)b * tw;
-    tile_taps(x, b, tt, tw);
-    for (uint32_t y = y0; y < y1; y++) {
+    const float *P[3] = {S->R, S->G, S->B};
+    for (uint32_t y = y0; y < y1; y += step) {
         const float fy = (float)y + 0.5f;
         for (uint32_t tx = 0; tx < tw; tx++) {
             const pfx_taps *T = tt + tx;
@@ -616,7 +673,7 @@ static void blur_band(void *arg, uint32_t b)
             const size_t i0 = (size_t)y * x->w + x0;
             if (T->n < 0) { /* the pixels as they are */
                 for (int k = 0; k < 3; k++)
-                    memcpy(tmp + k * px + i0, R + k * px + i0, nc * sizeof *tmp);
+                    memcpy(tmp + k * px + i0, P[k] + (i0 - S->lo), nc * sizeof *tmp);
                 continue;
             }
             /* each tap's source row (less x0), taps off the image's rows dropped */
@@ -636,17 +693,95 @@ static void blur_band(void *arg, uint32_t b)
                 for (int k = 0; !T->runs[c / 8] && k < L.live && runs; k++)
                     runs = T->run[L.tapk[k]][c / 8];
                 if (runs) {
-                    blur_eight(x, T, &L, i0, c, R, G, B, tmp);
+                    blur_eight(x, T, &L, i0, c, S, tmp);
                 } else {
                     for (uint32_t e = c; e < c + 8; e++)
-                        blur_px(x, T, &L, i0, e, R, G, B, tmp);
+                        blur_px(x, T, &L, i0, e, S, tmp);
                 }
             }
 #endif
             for (; c < nc; c++)
-                blur_px(x, T, &L, i0, c, R, G, B, tmp);
+                blur_px(x, T, &L, i0, c, S, tmp);
         }
     }
+}
+
+/* The rows band b's gather reads, [*lo, *hi): its own and every live tap's source rows (blur_rows'
+** expression at the band's first and last row: it does not decrease down the rows). */
+static void band_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1, uint32_t *lo, uint32_t *hi)
+{
+    const uint32_t tw = (x->w + TILE - 1) / TILE;
+    const float f0 = (float)y0 + 0.5f, f1 = (float)(y1 - 1) + 0.5f;
+    long a = y0, z = (long)y1 - 1;
+    for (uint32_t tx = 0; tx < tw; tx++)
+        for (int k = 0; k < tt[tx].n; k++) {
+            const long s0 = round_away(f0 + tt[tx].ay[k] - 0.5f), s1 = round_away(f1 + tt[tx].ay[k] - 0.5f);
+            a = s0 < a ? s0 : a, z = s1 > z ? s1 : z;
+        }
+    *lo = a < 0 ? 0 : (uint32_t)a, *hi = z >= (long)x->h ? x->h : (uint32_t)z + 1;
+}
+
+/* A band's buffer: the first one free (its flag set here), cleared by slot_free; with more tasks
+** at once than buffers a task waits for one. */
+static uint32_t slot_take(const pfx *x)
+{
+    for (;;) {
+        for (uint32_t s = 0; s < x->nslot; s++)
+            if (!atomic_flag_test_and_set_explicit(&x->slots->busy[s], memory_order_acquire))
+                return s;
+        sched_yield();
+    }
+}
+
+static void slot_free(const pfx *x, uint32_t s) { atomic_flag_clear_explicit(&x->slots->busy[s], memory_order_release); }
+
+/* The meter's samples of band b (rows 2 mod 4, every 4th column from 2: metered_ev's), from the
+** blurred planes the gather has just written, counted into the band's histogram: counts, so
+** metered_ev's sum of the bands' is its own histogram. */
+static void meter_band(const pfx *x, uint32_t b, uint32_t y0, uint32_t y1)
+{
+    uint32_t *hist = x->bhist + (size_t)b * HIST_BINS;
+    memset(hist, 0, HIST_BINS * sizeof *hist);
+    const size_t px = (size_t)x->w * x->h;
+    const float *R = x->tmp, *G = R + px, *B = G + px;
+    for (uint32_t y = y0 + (y0 % 4 <= 2 ? 2 - y0 % 4 : 6 - y0 % 4); y < y1; y += 4)
+        for (uint32_t xx = 2; xx < x->w; xx += 4) {
+            const size_t i = (size_t)y * x->w + xx;
+            const double l = 0.2126 * R[i] + 0.7152 * G[i] + 0.0722 * B[i];
+            hist[pfx_meter_bin(&x->meter, l)]++;
+        }
+}
+
+/* The gather of band b. Banded (x->banded): the rows it reads are decoded, and their half speeds
+** made, into a band's buffer (taken from x->lin and x->speed, which such a frame does not use
+** whole) and gathered while they are in cache; else from the whole image, decode_band's. */
+static void blur_band(void *arg, uint32_t b)
+{
+    pfx *x = arg;
+    const uint32_t tw = (x->w + TILE - 1) / TILE;
+    const uint32_t y0 = b * BAND, y1 = b * BAND + BAND < x->h ? b * BAND + BAND : x->h;
+    pfx_taps *tt = x->taps + (size_t)b * tw;
+    tile_taps(x, b, tt, tw);
+    if (!x->banded) {
+        const size_t px = (size_t)x->w * x->h;
+        const blur_src S = {x->lin, x->lin + px, x->lin + 2 * px, x->speed, 0};
+        blur_rows(x, tt, y0, y1, 1, &S, x->tmp);
+        if (x->bhist)
+            meter_band(x, b, y0, y1);
+        return;
+    }
+    uint32_t lo, hi;
+    band_rows(x, tt, y0, y1, &lo, &hi);
+    const uint32_t s = slot_take(x);
+    float *buf = x->lin + (size_t)s * x->slot_rows * x->w * 3, *hs = x->speed + (size_t)s * x->slot_rows * x->w;
+    const size_t n = (size_t)(hi - lo) * x->w;
+    decode_px(x, (size_t)lo * x->w, n, buf, buf + n, buf + 2 * n);
+    speed_rows(x, lo, hi, hs);
+    const blur_src S = {buf, buf + n, buf + 2 * n, hs, (size_t)lo * x->w};
+    blur_rows(x, tt, y0, y1, 1, &S, x->tmp);
+    slot_free(x, s);
+    if (x->bhist)
+        meter_band(x, b, y0, y1);
 }
 
 /* Pixel i's linear R G B: from the blurred image src, or (src NULL: no blur this frame) straight
@@ -669,17 +804,21 @@ static double metered_ev(const pfx *x, const float *src)
     /* four histograms taken in turn and summed (counts: exact in any order), so that a run of
     ** samples in one bin does not wait on each increment's store */
     uint32_t hists[4][HIST_BINS] = {{0}}, hist[HIST_BINS], n = 0;
-    const double k = log2(PFX_LREF * 100.0 / x->p.calibration);
-    for (uint32_t y = 2; y < x->h; y += 4)
-        for (uint32_t xx = 2; xx < x->w; xx += 4) {
-            float c[3];
-            src_rgb(x, src, (size_t)y * x->w + xx, c);
-            double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
-            double ev = l > 0 ? log2(l) + k : HIST_LO;
-            long bin = lround(floor((ev - HIST_LO) / HIST_STEP));
-            hists[n & 3][bin < 0 ? 0 : bin >= HIST_BINS ? HIST_BINS - 1 : bin]++;
-            n++;
-        }
+    if (src && x->bhist) { /* counted band by band as the gather wrote them (meter_band) */
+        for (uint32_t b = 0; b < bands(x); b++)
+            for (int k = 0; k < HIST_BINS; k++)
+                hists[0][k] += x->bhist[(size_t)b * HIST_BINS + k], n += x->bhist[(size_t)b * HIST_BINS + k];
+    } else {
+        for (uint32_t y = 2; y < x->h; y += 4)
+            for (uint32_t xx = 2; xx < x->w; xx += 4) {
+                float c[3];
+                src_rgb(x, src, (size_t)y * x->w + xx, c);
+                double l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+                /* the bin of EV100 = log2(l) + log2(PFX_LREF 100 / K), by thresholds (postfx_meter.h) */
+                hists[n & 3][pfx_meter_bin(&x->meter, l)]++;
+                n++;
+            }
+    }
     for (int b = 0; b < HIST_BINS; b++)
         hist[b] = hists[0][b] + hists[1][b] + hists[2][b] + hists[3][b];
     if (!n)
@@ -1156,8 +1295,13 @@ void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, d
         run_tasks(run, runner, x->vel_div > 1 ? tile_rows_div : tile_rows, x, bands(x));
         tile_max(x);
     }
-    if (x->blur_now) { /* the gather reads neighbours: the image decoded first */
-        run_tasks(run, runner, decode_band, x, bands(x));
+    if (x->blur_now) {
+        /* the gather reads neighbours: a band's rows and those its taps reach decoded into a
+        ** band's buffer (a tap's row is at most 0.5 |y| + 1 rows from its pixel's, y the tiles'
+        ** largest), or, where they would not fit, the whole image decoded first */
+        x->banded = !x->whole && (x->slot_rows == x->h || 0.5f * x->tile_maxy + 1.0f <= (float)((x->slot_rows - BAND) / 2));
+        if (!x->banded)
+            run_tasks(run, runner, decode_band, x, bands(x));
         run_tasks(run, runner, blur_band, x, bands(x));
     }
     /* without blur nothing is decoded ahead: metering, bloom and the final pass read the bytes

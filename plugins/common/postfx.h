@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "postfx_meter.h"
+
 /* The renderer's linear 1.0 in cd/m^2: the luminance auto exposure meters. Chosen so that at
 ** EV100 12 (CARLA's exposure_max_bright, where a sunlit street's exposure settles) the exposure
 ** scale is 1 and a rendered value keeps its size before compensation and the tone curve. */
@@ -55,6 +57,7 @@ typedef struct pfx {
     uint32_t *tcell;          /* tone8's bytes by the value's float bits (postfx_tone.h); NULL: the square root */
     uint32_t tbase, ttop, tshift; /* the cells' first and last bits; a cell is 2^tshift of them */
     double wb[9];             /* white balance, linear sRGB, row-major */
+    pfx_meter meter;          /* auto exposure's bins by thresholds (postfx_meter.h) */
     bool adapted;             /* ev holds last frame's adapted exposure */
     double ev;                /* adapted EV100 */
     double scale;             /* linear multiplier of the last frame (exposure and compensation) */
@@ -65,6 +68,12 @@ typedef struct pfx {
     uint32_t vel_div; /* vel's pixel: vel_div x vel_div image pixels (pfx_apply_scaled) */
     uint8_t *out;
     bool blur_now;
+    float tile_maxy;          /* the tiles' largest |y| of a blur vector (how far a tap's row can be) */
+    bool banded;              /* the gather decodes a band's rows into a band's buffer (postfx.c), else lin whole */
+    bool whole;               /* always decode the whole image first (tests: the bands' bytes against it) */
+    uint32_t slot_rows, nslot; /* a band buffer's rows, how many fit in lin */
+    struct pfx_slots *slots;  /* which band buffers are in use */
+    uint32_t *bhist;          /* auto exposure's histogram of each band's samples (postfx.c meter_band) */
     bool avx2;                /* the final pass in AVX2 lanes (the same bytes; postfx.c) */
 } pfx;
 

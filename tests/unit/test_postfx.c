@@ -412,6 +412,89 @@ static void task_order(void)
     free(vel);
 }
 
+/* The gather band by band (each band's rows and the rows its taps reach decoded into a band's
+** buffer, its half speeds made there) against the whole image decoded first (pfx.whole, the path
+** of taps reaching past a band's buffer): the same bytes, for vectors of every length up to
+** that reach, at full and at half size, in order and reversed, with and without AVX2; vectors
+** reaching farther take the whole image's path. */
+static void bands_whole(void)
+{
+    uint64_t st = 777;
+    float *vel = calloc((size_t)W * H * 2, sizeof(float));
+    const float len[4] = {1.5f, 6, 24, 90}; /* the last reaches past a band's buffer */
+    for (int v = 0; v < 4; v++)
+        for (int d = 1; d <= 2; d++)
+            for (int order = 0; order < 2; order++)
+                for (int wide = 0; wide < 2; wide++) {
+                    for (int i = 0; i < W * H; i++) {
+                        st = st * 6364136223846793005ull + 1442695040888963407ull;
+                        img[4 * i] = (uint8_t)(st >> 56), img[4 * i + 1] = (uint8_t)(st >> 48);
+                        img[4 * i + 2] = (uint8_t)(st >> 40), img[4 * i + 3] = 255;
+                        const int x = i % W, y = i / W, region = (x / 24 + y / 20) % 3;
+                        const float r0 = (float)((st >> 20) & 1023) / 1023.0f - 0.5f;
+                        const float r1 = (float)((st >> 8) & 1023) / 1023.0f - 0.5f;
+                        vel[2 * i] = region == 0 ? 0 : len[v] * r0 / (float)d;
+                        vel[2 * i + 1] = region == 0 ? 0 : region == 1 ? len[v] * r1 / (float)d : len[v] / (float)d;
+                    }
+                    pfx_params p = base();
+                    p.manual = false, p.bloom = 0.675, p.flare = 0.1, p.mb_intensity = 0.45, p.mb_max_distortion = 50;
+                    pfx a, b;
+                    CHECK(pfx_init(&a, &p, W, H) && pfx_init(&b, &p, W, H), "init");
+                    b.whole = true;
+                    a.avx2 = a.avx2 && wide, b.avx2 = b.avx2 && wide;
+                    pfx_apply_scaled(&a, img, vel, (uint32_t)d, 0.05, out, order ? run_reversed : NULL, NULL);
+                    pfx_apply_scaled(&b, img, vel, (uint32_t)d, 0.05, out2, NULL, NULL);
+                    CHECK(a.banded == (v < 3) && !b.banded,
+                          "vectors of %g px take the %s path (took %s)", len[v], v < 3 ? "bands'" : "whole image's",
+                          a.banded ? "the bands'" : "the whole image's");
+                    CHECK(memcmp(out, out2, sizeof out) == 0,
+                          "band by band and the whole image: the same bytes (%g px, 1/%d size, %s, avx2 %d)", len[v],
+                          d, order ? "reversed" : "in order", wide);
+                    pfx_free(&a), pfx_free(&b);
+                }
+    free(vel);
+}
+
+/* Auto exposure's bins by thresholds (postfx_meter.h) against log2 a sample, for three meter
+** constants: every luminance within 20 000 ulps of each bin's step, 2 million luminances of random
+** float channels (the meter's own sums) and 2 million random positive doubles; 0, NaN and +inf. */
+static void meter_bins(void)
+{
+    const double cal[3] = {16, 12.5, 100};
+    uint64_t st = 4242;
+    for (int c = 0; c < 3; c++) {
+        pfx_meter m;
+        const double k = log2(PFX_LREF * 100.0 / cal[c]);
+        CHECK(pfx_meter_init(&m, k) && m.fast, "the steps found for K = %g", cal[c]);
+        long bad = 0, n = 0;
+        for (int b = 1; b < PFX_HIST_BINS; b++) {
+            uint64_t t;
+            memcpy(&t, &m.thr[b], sizeof t);
+            for (int64_t j = -20000; j <= 20000; j++, n++) {
+                const uint64_t u = t + (uint64_t)j;
+                double l;
+                memcpy(&l, &u, sizeof l);
+                bad += pfx_meter_bin(&m, l) != pfx_meter_bin_exact(k, l);
+            }
+        }
+        for (int i = 0; i < 2000000; i++, n += 2) {
+            st = st * 6364136223846793005ull + 1442695040888963407ull;
+            const float c0 = (float)(st >> 40) / 16777216.0f, c1 = (float)((st >> 16) & 0xFFFFFF) / 16777216.0f;
+            const float c2 = (float)((st >> 3) & 0x1FFF) / 8192.0f * (i % 7 == 0 ? 1e-6f : 1.0f);
+            const double l = 0.2126 * c0 + 0.7152 * c1 + 0.0722 * c2;
+            bad += pfx_meter_bin(&m, l) != pfx_meter_bin_exact(k, l);
+            const uint64_t u = (st >> 1) % 0x7FF0000000000000ull;
+            double r;
+            memcpy(&r, &u, sizeof r);
+            bad += pfx_meter_bin(&m, r) != pfx_meter_bin_exact(k, r);
+        }
+        const double odd[4] = {0, NAN, INFINITY, -1};
+        for (int i = 0; i < 4; i++, n++)
+            bad += pfx_meter_bin(&m, odd[i]) != pfx_meter_bin_exact(k, odd[i]);
+        CHECK(bad == 0, "K = %g: %ld of %ld luminances in a bin other than log2's", cal[c], bad, n);
+    }
+}
+
 /* The tone table's byte by the value's float bits (postfx_tone.h) against the square-root index
 ** it replaces: at every cell's start and end and on both sides of its step, and every 4099th float
 ** in [0, PFX_LUT_XMAX] (the full 1.1 billion agreed in a harness, docs/performance.md pfx48); then
@@ -486,6 +569,8 @@ int main(void)
     deterministic();
     tile_max_first();
     task_order();
+    bands_whole();
+    meter_bins();
     tone_cells();
     return CHECK_DONE();
 }
