@@ -3,7 +3,8 @@
 ** 1/depth interpolated per pixel and kept where it is larger (nearer), the triangle's number written
 ** beside it. Wide triangles: each row's span solved exactly, then filled four pixels at a time
 ** with SSE2 or eight with AVX2 (lanes.h); small ones: every pixel of the box tested without
-** branches, four at a time with SSE2 — the same pixels and bits either way. The renderer
+** branches, four at a time with SSE2 — the same pixels and bits either way. With a coarse depth
+** (zmin below), what lies wholly behind it is skipped, exactly: the same bits again. The renderer
 ** (render.c) sets triangles up and calls this per band of rows, or per triangle on one thread. */
 #ifndef SN_RASTER_H
 #define SN_RASTER_H
@@ -32,9 +33,9 @@ typedef struct sn_raster_target {
     uint32_t *idbuf; /* the number of the triangle that drew it; NULL: not kept (depth alone) */
     uint32_t W;
     /* Coarse depth, NULL: none. Per row, per segment of SN_RASTER_ZSEG pixels (zstride a row), a
-    ** value no larger than any 1/depth in the segment: a wide triangle's span that is nowhere
-    ** nearer than it is skipped (no pixel of it would pass the depth test), and a span covering a
-    ** whole segment raises it. The caller sets a band's rows (e.g. to the clear value, which
+    ** value no larger than any 1/depth in the segment: a triangle whose box is nowhere nearer than
+    ** its segments' values is skipped (no pixel of it would pass the depth test), a wide one's
+    ** row or span likewise, and a wide span covering a whole segment raises its value. The caller sets a band's rows (e.g. to the clear value, which
     ** every 1/depth is at least) before drawing into them; anything else drawn into wbuf only
     ** raises depths, so the bound stays true. */
     float *zmin;
