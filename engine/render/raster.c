@@ -310,12 +310,83 @@ static inline void fill_span(float *wr, uint32_t *ir, int32_t x, int32_t xe, flo
     }
 }
 
+/* Whether pixels x..xe of a row (row + wa x) are nowhere nearer than the row's coarse depth zr:
+** then none would pass the depth test. row + wa x in IEEE single is monotonic in x (each rounding
+** is), so the pixels' greatest value is at an end, computed as the lanes compute it: exact, with
+** no margin. Needs row and wa finite (hidden_ok), so that no pixel's value is NaN. Four segments
+** a compare, leaving at the first nearer than the span (no chain of minimums to wait on). */
+static inline bool hidden(const float *zr, int32_t x, int32_t xe, float row, float wa)
+{
+    const float wl = row + wa * (float)x, wh = row + wa * (float)xe, hi = wl > wh ? wl : wh;
+    int32_t s = x >> SN_RASTER_ZSEG_SHIFT;
+    const int32_t s1 = xe >> SN_RASTER_ZSEG_SHIFT;
+#ifdef __SSE2__
+    const __m128 vhi = _mm_set1_ps(hi);
+    for (; s + 3 <= s1; s += 4)
+        if (_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(zr + s), vhi)))
+            return false;
+#endif
+    for (; s <= s1; s++)
+        if (zr[s] < hi)
+            return false;
+    return true;
+}
+
+/* After pixels x..xe of a row are drawn: each segment they cover whole has every 1/depth at
+** least the span's least there (at one of its ends, as above), so its bound rises to that. */
+static inline void raise_z(float *zr, int32_t x, int32_t xe, float row, float wa)
+{
+    const int32_t s0 = (x + SN_RASTER_ZSEG - 1) >> SN_RASTER_ZSEG_SHIFT, s1 = ((xe + 1) >> SN_RASTER_ZSEG_SHIFT) - 1;
+    for (int32_t s = s0; s <= s1; s++) {
+        const float a = row + wa * (float)(s * SN_RASTER_ZSEG), b = row + wa * (float)(s * SN_RASTER_ZSEG + SN_RASTER_ZSEG - 1);
+        const float lo = a < b ? a : b;
+        zr[s] = lo > zr[s] ? lo : zr[s];
+    }
+}
+
+/* Whether triangle t's box, rows ya..yb, is nowhere nearer than the coarse depth zb (zs a row):
+** then no pixel of it would pass the depth test. The box's greatest 1/depth is at one of its
+** corners: each row's value (wb y + wc, rounded) is monotonic in y and each pixel's in its row's
+** and in x. Rows leave at the first segment nearer than that (a visible triangle, usually at
+** once). Needs the end rows' values and wa finite, hence every row's. */
+static bool tri_hidden(const float *zb, size_t zs, const sn_tri *t, int32_t ya, int32_t yb)
+{
+    const float ra = t->wb * (float)ya + t->wc, rb = t->wb * (float)yb + t->wc, wa = t->wa;
+    if (!(fabsf(ra) < 1e30f && fabsf(rb) < 1e30f && fabsf(wa) < 1e24f))
+        return false;
+    const float a = ra + wa * (float)t->x0, b = ra + wa * (float)t->x1, c = rb + wa * (float)t->x0, d = rb + wa * (float)t->x1;
+    const float ab = a > b ? a : b, cd = c > d ? c : d, hi = ab > cd ? ab : cd;
+    const int32_t s0 = t->x0 >> SN_RASTER_ZSEG_SHIFT, s1 = t->x1 >> SN_RASTER_ZSEG_SHIFT;
+#ifdef __SSE2__
+    const __m128 vhi = _mm_set1_ps(hi);
+#endif
+    for (int32_t y = ya; y <= yb; y++) {
+        const float *zr = zb + (size_t)y * zs;
+        int32_t s = s0;
+#ifdef __SSE2__
+        for (; s + 3 <= s1; s += 4)
+            if (_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(zr + s), vhi)))
+                return false;
+#endif
+        for (; s <= s1; s++)
+            if (zr[s] < hi)
+                return false;
+    }
+    return true;
+}
+
+/* Whether a row's values may be tested against the coarse depth: row and wa finite and small
+** enough that row + wa x is finite at every x of the guard band (under 2^15), never NaN. */
+static inline bool hidden_ok(float row, float wa) { return fabsf(row) < 1e30f && fabsf(wa) < 1e24f; }
+
 void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t y_begin, int32_t y_end)
 {
     const uint32_t W = r->W;
     float *wb = r->wbuf;
     uint32_t *ib = r->idbuf;
     int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
+    if (r->zmin && ya <= yb && tri_hidden(r->zmin, r->zstride, t, ya, yb))
+        return; /* hidden behind what is drawn: no pixel would change */
 #ifdef __SSE2__
     if (t->x1 - t->x0 < 4 * MAX_GROUPS) { /* a small triangle's groups of four inside the row (one group,
                                           ** with or without ids: each its own copy) */
@@ -361,19 +432,32 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     const int64_t s0 = -dy[0] * ONE, s1 = -dy[1] * ONE, s2 = -dy[2] * ONE;
     const float twb = t->wb, twc = t->wc, wa = t->wa;
     const int32_t tx0 = t->x0, tx1 = t->x1;
+    float *const zb = r->zmin;
+    const size_t zs = r->zstride;
     for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
         int64_t e0 = f0, e1 = f1, e2 = f2;
         const float row = twb * (float)y + twc;
         float *wr = wb + (size_t)y * W;
         uint32_t *ir = ib ? ib + (size_t)y * W : NULL;
         if (wide) {
+            /* a row whose box is hidden behind the coarse depth is skipped before its span is
+            ** solved; a span hidden likewise is not drawn; one drawn raises the bounds */
+            float *zr = zb ? zb + (size_t)y * zs : NULL;
+            if (zr && !hidden_ok(row, wa))
+                zr = NULL;
+            if (zr && hidden(zr, tx0, tx1, row, wa))
+                continue;
             /* the row's span, solved: each edge function is linear in x, so where all three are
             ** >= 0 is an interval, the same pixels the scan below finds */
             int32_t xs = tx0, xe = tx1;
             span_edge(e0, s0, inv[0], &xs, &xe, tx0);
             span_edge(e1, s1, inv[1], &xs, &xe, tx0);
             span_edge(e2, s2, inv[2], &xs, &xe, tx0);
+            if (xs > xe || (zr && hidden(zr, xs, xe, row, wa)))
+                continue;
             fill_span(wr, ir, xs, xe, row, wa, ti, wide8);
+            if (zr)
+                raise_z(zr, xs, xe, row, wa);
             continue;
         }
         bool inside = false;

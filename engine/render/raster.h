@@ -3,7 +3,8 @@
 ** 1/depth interpolated per pixel and kept where it is larger (nearer), the triangle's number written
 ** beside it. Wide triangles: each row's span solved exactly, then filled four pixels at a time
 ** with SSE2 or eight with AVX2 (lanes.h); small ones: every pixel of the box tested without
-** branches, four at a time with SSE2 — the same pixels and bits either way. The renderer
+** branches, four at a time with SSE2 — the same pixels and bits either way. With a coarse depth
+** (zmin below), what lies wholly behind it is skipped, exactly: the same bits again. The renderer
 ** (render.c) sets triangles up and calls this per band of rows, or per triangle on one thread. */
 #ifndef SN_RASTER_H
 #define SN_RASTER_H
@@ -23,11 +24,22 @@ typedef struct sn_tri {
     float wa, wb, wc;       /* 1/depth = wa*x + wb*y + wc at the centre of pixel (x, y) */
 } sn_tri;
 
+#define SN_RASTER_ZSEG_SHIFT 5                   /* a row's coarse depth: one per 32 pixels */
+#define SN_RASTER_ZSEG (1 << SN_RASTER_ZSEG_SHIFT)
+
 /* The buffers drawn into: W x H, row by row (borrowed from the renderer). */
 typedef struct sn_raster_target {
     float *wbuf;     /* 1/depth of the nearest surface so far */
     uint32_t *idbuf; /* the number of the triangle that drew it; NULL: not kept (depth alone) */
     uint32_t W;
+    /* Coarse depth, NULL: none. Per row, per segment of SN_RASTER_ZSEG pixels (zstride a row), a
+    ** value no larger than any 1/depth in the segment: a triangle whose box is nowhere nearer than
+    ** its segments' values is skipped (no pixel of it would pass the depth test), a wide one's
+    ** row or span likewise, and a wide span covering a whole segment raises its value. The caller sets a band's rows (e.g. to the clear value, which
+    ** every 1/depth is at least) before drawing into them; anything else drawn into wbuf only
+    ** raises depths, so the bound stays true. */
+    float *zmin;
+    uint32_t zstride;
 } sn_raster_target;
 
 /* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the buffers. */

@@ -129,7 +129,9 @@ struct sn_renderer {
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far */
     uint32_t *idbuf;
-    sn_raster_target target; /* the two, for raster.h */
+    float *zmin;             /* the raster's coarse depth (raster.h), zstride a sample row */
+    size_t cap_zmin;
+    sn_raster_target target; /* the three, for raster.h */
     size_t cap_px;
 
     /* the frame being rendered */
@@ -244,6 +246,7 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->model_v);
     free(r->wbuf);
     free(r->idbuf);
+    free(r->zmin);
     free(r->row_band);
     free(r->ssr_src);
     free(r->ray_a);
@@ -1050,6 +1053,9 @@ static void clear_band(sn_renderer *r, uint32_t bi)
     float *wb = r->wbuf;
     uint32_t *ib = r->idbuf;
     const float inv_far = r->inv_far, inv_near = r->inv_near;
+    /* the raster's coarse depth: every 1/depth of the band is at least the clear value */
+    for (size_t i = (size_t)y_begin * r->target.zstride, end = (size_t)y_end * r->target.zstride; i < end; i++)
+        r->zmin[i] = inv_far;
 
     /* clear (the band's rows are one block), then the ground planes: exact per pixel. The first
     ** plane is drawn as the band is cleared (one pass over the buffers instead of two): what it
@@ -1844,7 +1850,10 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
         r->ray_b[y] = ((double)y + 0.5 - r->cy) / r->f;
     r->need_info = out->bgra || out->tag || out->instance || motion;
     /* depth alone reads no ids: none are written (raster.h) */
-    r->target = (sn_raster_target){r->wbuf, r->need_info ? r->idbuf : NULL, r->W};
+    const uint32_t zstride = (r->W + SN_RASTER_ZSEG - 1) / SN_RASTER_ZSEG;
+    if (!sn_grow((void **)&r->zmin, &r->cap_zmin, (size_t)zstride * r->H, sizeof *r->zmin))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", cam->width, cam->height);
+    r->target = (sn_raster_target){r->wbuf, r->need_info ? r->idbuf : NULL, r->W, r->zmin, zstride};
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
     return SN_OK;
 }
