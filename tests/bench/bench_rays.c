@@ -87,6 +87,19 @@ static void make_rays(sn_ray *rays, bool lidar, double half, uint64_t seed)
 
 /* ---- the baseline: the same triangles in one flat Embree scene, traced directly ---------- */
 
+/* One ray as an Embree user hands it over: floats, a unit direction, no filter. */
+static inline void direct_hit(RTCScene scene, struct RTCIntersectContext *ctx, const sn_ray *r, struct RTCRayHit *rh)
+{
+    double l = sn_v3_len(r->direction);
+    rh->ray.org_x = (float)r->origin.x, rh->ray.org_y = (float)r->origin.y, rh->ray.org_z = (float)r->origin.z;
+    rh->ray.dir_x = (float)(r->direction.x / l), rh->ray.dir_y = (float)(r->direction.y / l);
+    rh->ray.dir_z = (float)(r->direction.z / l);
+    rh->ray.tnear = 0, rh->ray.time = 0, rh->ray.tfar = (float)r->max_distance;
+    rh->ray.mask = ~0u, rh->ray.id = 0, rh->ray.flags = 0;
+    rh->hit.geomID = rh->hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+    rtcIntersect1(scene, ctx, rh);
+}
+
 typedef struct direct {
     RTCScene scene;
     const sn_ray *rays;
@@ -100,16 +113,8 @@ static void direct_task(void *arg, uint32_t task)
     struct RTCIntersectContext ctx;
     rtcInitIntersectContext(&ctx);
     for (uint32_t i = task * b->per_task; i < (task + 1) * b->per_task && i < N_RAYS; i++) {
-        const sn_ray *r = &b->rays[i];
-        double l = sn_v3_len(r->direction);
         struct RTCRayHit rh;
-        rh.ray.org_x = (float)r->origin.x, rh.ray.org_y = (float)r->origin.y, rh.ray.org_z = (float)r->origin.z;
-        rh.ray.dir_x = (float)(r->direction.x / l), rh.ray.dir_y = (float)(r->direction.y / l);
-        rh.ray.dir_z = (float)(r->direction.z / l);
-        rh.ray.tnear = 0, rh.ray.time = 0, rh.ray.tfar = (float)r->max_distance;
-        rh.ray.mask = ~0u, rh.ray.id = 0, rh.ray.flags = 0;
-        rh.hit.geomID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-        rtcIntersect1(b->scene, &ctx, &rh);
+        direct_hit(b->scene, &ctx, &b->rays[i], &rh);
         b->t[i] = rh.hit.geomID == RTC_INVALID_GEOMETRY_ID ? -1 : rh.ray.tfar;
     }
 }
@@ -132,16 +137,8 @@ static void direct_id_task(void *arg, uint32_t task)
     struct RTCIntersectContext ctx;
     rtcInitIntersectContext(&ctx);
     for (uint32_t i = task * b->per_task; i < (task + 1) * b->per_task && i < N_RAYS; i++) {
-        const sn_ray *r = &b->rays[i];
-        double l = sn_v3_len(r->direction);
         struct RTCRayHit rh;
-        rh.ray.org_x = (float)r->origin.x, rh.ray.org_y = (float)r->origin.y, rh.ray.org_z = (float)r->origin.z;
-        rh.ray.dir_x = (float)(r->direction.x / l), rh.ray.dir_y = (float)(r->direction.y / l);
-        rh.ray.dir_z = (float)(r->direction.z / l);
-        rh.ray.tnear = 0, rh.ray.time = 0, rh.ray.tfar = (float)r->max_distance;
-        rh.ray.mask = ~0u, rh.ray.id = 0, rh.ray.flags = 0;
-        rh.hit.geomID = rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
-        rtcIntersect1(b->scene, &ctx, &rh);
+        direct_hit(b->scene, &ctx, &b->rays[i], &rh);
         bool hit = rh.hit.geomID != RTC_INVALID_GEOMETRY_ID;
         b->t[i] = hit ? rh.ray.tfar : -1;
         b->id[i] = hit ? b->prim_obj[rh.hit.primID] : 0;
