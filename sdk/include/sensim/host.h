@@ -439,9 +439,12 @@ typedef struct sn_host {
     ** returns where its n bytes go, inside the message itself, for serialize() to encode its data
     ** straight there. Ownership: the memory is the host's; the plugin writes all n bytes (every
     ** one: they are the message) before its next call to the writer and before serialize()
-    ** returns, and keeps no pointer into it past that (the next write may move it). NULL, with
-    ** nothing written, when write_bin would have refused (n over 4 GiB, out of memory, a value
-    ** where a key is due): serialize() then returns SN_E_INVALID as after a refused write.
+    ** returns, and keeps no pointer into it past that (the next write may move it). The pointer
+    ** has no alignment (it follows the bin's 5-byte header): write through memcpy or bytes, never
+    ** through a cast to float * or uint32_t *. Bytes left unwritten go into the stream as they
+    ** are. NULL when write_bin would have refused (n over 4 GiB, out of memory, a value where a
+    ** key is due): the message is then dropped, and serialize() returns SN_E_INVALID as after a
+    ** refused write.
     */
     void *(*write_bin_room)(sn_writer *w, size_t n);
 
