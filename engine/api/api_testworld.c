@@ -9,6 +9,7 @@
 #include "../core/util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,33 @@ static sn_status attach_map(sn_engine *e, const sn_testworld_options *o, sn_erro
         if (!e->reuse_map)
             return sn_fail(err, merr.status ? merr.status : SN_E_INVALID, "testworld: map: %s", merr.msg);
     }
+    return SN_OK;
+}
+
+/* The first member of each ABI minor's additions to sn_host (host.h): a cut table's abi_minor is
+** the last whose first member it holds. */
+static const size_t host_minor_first[] = {
+    offsetof(sn_host, render),        offsetof(sn_host, render_at), offsetof(sn_host, write_packed),
+    offsetof(sn_host, has_map),       offsetof(sn_host, parallel_for),
+    offsetof(sn_host, overlap_sphere_nearest),
+};
+
+/* Hands plugins the table an older host would: a copy cut to `size` bytes (testworld.h host_size),
+** its later members NULL so a call that skipped SN_HOST_HAS fails at once rather than working. */
+static sn_status cut_host(sn_engine *e, uint32_t size, sn_error *err)
+{
+    if (size < offsetof(sn_host, render) || size > sizeof(sn_host) || size % sizeof(void (*)(void)) != 0)
+        return sn_fail(err, SN_E_RANGE, "testworld: host_size %u: give offsetof(sn_host, member), from %zu (the "
+                       "ABI 1.0 table) to %zu (the whole table)", size, offsetof(sn_host, render), sizeof(sn_host));
+    e->host_cut = e->host;
+    memset((char *)&e->host_cut + size, 0, sizeof(sn_host) - size);
+    e->host_cut.hdr.struct_size = size;
+    uint16_t minor = 0;
+    for (size_t i = 0; i < sizeof host_minor_first / sizeof *host_minor_first; i++)
+        if (size > host_minor_first[i])
+            minor = (uint16_t)(i + 1);
+    e->host_cut.hdr.abi_minor = minor;
+    e->plugin_host = &e->host_cut;
     return SN_OK;
 }
 
@@ -89,7 +117,9 @@ sn_engine *sn_testworld_create(const sn_testworld_options *o, sn_error *err)
         return NULL;
     }
     e->scene.settings = st;
-    sn_status mst = (opt.map_path || opt.map_xml) ? attach_map(e, &opt, err) : SN_OK;
+    sn_status mst = opt.host_size ? cut_host(e, opt.host_size, err) : SN_OK;
+    if (!mst && (opt.map_path || opt.map_xml))
+        mst = attach_map(e, &opt, err);
     if (mst || sn_engine_build_loaded(e, err) != SN_OK) {
         sn_map_close(e->reuse_map); /* not taken when the build failed before the map */
         e->reuse_map = NULL;

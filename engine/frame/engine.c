@@ -76,6 +76,7 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     sn_host_init(&e->host);
     sn_host_landmarks_fill(&e->host); /* traffic's queries: routes, lights, signs (ABI 1.6) */
     sn_host_v2x_fill(&e->host);       /* the V2X medium for any plugin (ABI 1.6) */
+    e->plugin_host = &e->host;
     sn_writer_init(&e->writer, e);
     e->msg = (sn_pack_buf){0};
     return e;

@@ -50,7 +50,7 @@ sn_status sn_class_of(struct sn_engine *e, const sn_blueprint *bp, sn_sensor **o
     sn_rng_seed(&k->rng, e->seed ^ sn_hash_str(bp->id));
     if (bp->cls->class_create) {
         sn_guard_enter(k, "class_create");
-        sn_status st = bp->cls->class_create(&e->host, k, &k->self);
+        sn_status st = bp->cls->class_create(e->plugin_host, k, &k->self);
         sn_guard_leave();
         if (st) {
             st = sn_plugin_fail(k, "class_create", st, err);

@@ -76,6 +76,10 @@ struct sn_engine {
     bool step_warned;      /* the one warning about a step beyond max_substeps was given */
     uint64_t seed;
     sn_host host;
+    /* the table plugins are handed: &host, or host_cut, a copy cut to an earlier revision of the
+    ** table (sn_testworld_options.host_size) so a test meets a plugin's fallbacks for older hosts */
+    const sn_host *plugin_host;
+    sn_host host_cut;
 
     struct sn_pending_actor *actors; /* the scene's actors, in scene order */
     uint32_t n_actors;

@@ -353,7 +353,7 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
         return st;
     sn_ctx_error_clear(s);
     sn_guard_enter(s, "create");
-    st = s->cls->create(&e->host, s, &s->self);
+    st = s->cls->create(e->plugin_host, s, &s->self);
     sn_guard_leave();
     if (st != SN_OK)
         return scene_fail(e, d, sn_plugin_fail(s, "create", st, err), err);

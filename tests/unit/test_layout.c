@@ -477,7 +477,7 @@ int main(void)
     F(sn_walker_control, direction, 0);
     F(sn_walker_control, speed, 24);
     /* sensim.h */
-    S(sn_testworld_options, 104, 8);
+    S(sn_testworld_options, 112, 8);
     F(sn_testworld_options, struct_size, 0);
     F(sn_testworld_options, seed, 8);
     F(sn_testworld_options, fixed_delta_seconds, 16);
@@ -489,6 +489,7 @@ int main(void)
     F(sn_testworld_options, map_path, 80); /* SDK 1.6 */
     F(sn_testworld_options, map_xml, 88);
     F(sn_testworld_options, map_size, 96);
+    F(sn_testworld_options, host_size, 104); /* SDK 1.6, fourth revision: a host table cut to an older one */
     S(sn_run_stats, 96, 8);
     F(sn_run_stats, struct_size, 0);
     F(sn_run_stats, frames, 8);

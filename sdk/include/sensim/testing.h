@@ -14,6 +14,8 @@
 ** and link libsensim. A test that still writes `#define SN_TESTING_IMPLEMENTATION` before the
 ** include builds as before (the macro does nothing now). A map for map-using sensors:
 ** sn_fake_new_with() with sn_testworld_options.map_path (a file) or map_xml (its text).
+** A plugin's fallbacks for older hosts: sn_testworld_options.host_size = offsetof(sn_host, m)
+** hands it the table of the revision before member m (SN_HOST_HAS(host, m) false; testworld.h).
 **
 **     #include <sensim/testing.h>
 **

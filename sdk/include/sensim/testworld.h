@@ -48,6 +48,15 @@ typedef struct sn_testworld_options {
     const char *map_path;          /* NULL: no file */
     const char *map_xml;           /* the map's text instead (map_path, if given, names it in messages) */
     size_t map_size;               /* bytes of map_xml; 0: strlen(map_xml) */
+    /* ---- since SDK 1.6, fourth revision (write_bin_room) ---- */
+    /* The host table plugins are handed, as an older host would hand it: 0 = the whole table;
+    ** else its size in bytes, offsetof(sn_host, m) for the table of the revision before member
+    ** m (at least offsetof(sn_host, render), the ABI 1.0 table; at most sizeof(sn_host)). The
+    ** plugin gets a copy whose hdr.struct_size is that size, whose later members are NULL and
+    ** whose hdr.abi_minor is the last minor the size covers, so SN_HOST_HAS answers false for
+    ** the members cut and a plugin's fallbacks for older hosts run. The engine underneath
+    ** stays whole: only what plugins see changes. */
+    uint32_t host_size;
 } sn_testworld_options;
 
 /* An engine with an empty scene loaded at frame 0. Free with sn_engine_destroy. */
