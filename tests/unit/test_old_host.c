@@ -48,6 +48,10 @@ static sn_status serialize(void *self, uint32_t i, sn_writer *w)
     h->write_bool(w, SN_HOST_HAS(h, write_bin_room));
     h->write_key(w, "has_ray_batch_compact");
     h->write_bool(w, SN_HOST_HAS(h, ray_batch_compact));
+    /* past a cut the fake's copy is NULL (so a call without the check fails at once); read here
+    ** only because the fake's copy is a whole sn_host, which an older host's table is not */
+    h->write_key(w, "room_null");
+    h->write_bool(w, h->write_bin_room == NULL);
     h->write_key(w, "blob");
     if (SN_HOST_HAS(h, write_bin_room)) {
         void *room = h->write_bin_room(w, sizeof blob);
@@ -108,6 +112,7 @@ static void probe_on(uint32_t host_size, uint32_t want_size, unsigned want_minor
         CHECK(sn_fake_number(s, 0, "has_render_layer_at") == layer, "host_size %u: render_layer_at", host_size);
         CHECK(sn_fake_number(s, 0, "has_write_bin_room") == room, "host_size %u: write_bin_room", host_size);
         CHECK(sn_fake_number(s, 0, "has_ray_batch_compact") == compact, "host_size %u: ray_batch_compact", host_size);
+        CHECK(sn_fake_number(s, 0, "room_null") == !room, "host_size %u: write_bin_room NULL past the cut", host_size);
         size_t n = 0;
         const void *b = sn_fake_bin(s, 0, "blob", &n);
         CHECK(b && n == 17 && !memcmp(b, "0123456789abcdef", 17), "host_size %u: the blob (%zu bytes)", host_size, n);
