@@ -92,6 +92,11 @@ class RayQuery(Structure):  # sensim/query.h sn_ray_query
                 ("ray_ignore", c_void_p), ("overlap_size", c_uint32)]  # ABI 1.6
 
 
+class RayCompact(Structure):  # sensim/query.h sn_ray_compact: one caller array per field in the mask
+    _fields_ = [("struct_size", c_uint32), ("fields", c_uint32), ("hit", c_void_p), ("distance", c_void_p),
+                ("actor_id", c_void_p), ("semantic_tag", c_void_p), ("normal", c_void_p), ("reflectivity", c_void_p)]
+
+
 STEERING_CURVE_MAX, FORCE_CURVE_MAX = 16, 64  # sensim.h SN_STEERING_CURVE_MAX, SN_FORCE_CURVE_MAX
 
 
@@ -441,6 +446,8 @@ def _declare(L):
     if hasattr(L, "sn_engine_vehicle_speed_limit"):  # a libsensim before signs has none
         f("sn_engine_vehicle_speed_limit", st, P, c_uint32, POINTER(ctypes.c_double), E)
     f("sn_engine_ray_batch", st, P, POINTER(RayQuery), POINTER(Ray), c_uint32, POINTER(RayResult), E)
+    if hasattr(L, "sn_engine_ray_batch_compact"):  # a libsensim before compact batches has none
+        f("sn_engine_ray_batch_compact", st, P, POINTER(RayQuery), c_void_p, c_uint32, POINTER(RayCompact), E)
     f("sn_engine_get_vehicle_physics", st, P, c_uint32, POINTER(VehiclePhysics), E)
     f("sn_engine_set_vehicle_physics", st, P, c_uint32, POINTER(VehiclePhysics), E)
     if hasattr(L, "sn_engine_set_weather"):  # a libsensim before the weather has none

@@ -453,6 +453,11 @@ class World(WorldTraffic):
         """CARLA's project_point: the first surface along direction (LabelledPoint) or None."""
         return rays.project_point(self, location, direction, search_distance)
 
+    def cast_rays(self, origins, directions, max_distance=10000.0, fields=None, any_hit: bool = False) -> dict:
+        """N rays at once from N x 3 numpy arrays: {field: array}, one call into the engine with
+        the GIL released (rays.cast_rays; sensim's own, CARLA has no batch)."""
+        return rays.cast_rays(self, origins, directions, max_distance, fields, any_hit)
+
     def ground_projection(self, location, search_distance: float = 10000.0):
         """CARLA's ground_projection: the first surface straight down (LabelledPoint) or None."""
         return rays.ground_projection(self, location, search_distance)
