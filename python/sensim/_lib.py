@@ -244,7 +244,7 @@ STRUCTS = {"sn_vec3": Vec3, "sn_rotation": Rot, "sn_transform": Xform, "sn_bbox"
            "sn_replay_options": ReplayOptions, "sn_lane_marking": LaneMarkingC, "sn_waypoint": WaypointC,
            "sn_map_info": MapInfo, "sn_weather": Weather,
            "sn_traffic_light_info": TrafficLightInfo, "sn_autopilot_options": AutopilotOptions,
-           "sn_vehicle_physics": VehiclePhysics}
+           "sn_vehicle_physics": VehiclePhysics, "sn_ray_compact": RayCompact}
 
 
 # ---- finding the library ----

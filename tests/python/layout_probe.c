@@ -266,5 +266,14 @@ int main(void)
     printf("sn_autopilot_options.vehicle_percentage_speed_difference %zu\n", offsetof(sn_autopilot_options, vehicle_percentage_speed_difference));
     printf("sn_autopilot_options.ignore_lights_percentage %zu\n", offsetof(sn_autopilot_options, ignore_lights_percentage));
     printf("sn_autopilot_options.tm_port %zu\n", offsetof(sn_autopilot_options, tm_port));
+    printf("sn_ray_compact %zu\n", sizeof(sn_ray_compact));
+    printf("sn_ray_compact.struct_size %zu\n", offsetof(sn_ray_compact, struct_size));
+    printf("sn_ray_compact.fields %zu\n", offsetof(sn_ray_compact, fields));
+    printf("sn_ray_compact.hit %zu\n", offsetof(sn_ray_compact, hit));
+    printf("sn_ray_compact.distance %zu\n", offsetof(sn_ray_compact, distance));
+    printf("sn_ray_compact.actor_id %zu\n", offsetof(sn_ray_compact, actor_id));
+    printf("sn_ray_compact.semantic_tag %zu\n", offsetof(sn_ray_compact, semantic_tag));
+    printf("sn_ray_compact.normal %zu\n", offsetof(sn_ray_compact, normal));
+    printf("sn_ray_compact.reflectivity %zu\n", offsetof(sn_ray_compact, reflectivity));
     return 0;
 }
