@@ -310,6 +310,22 @@ static inline void fill_span(float *wr, uint32_t *ir, int32_t x, int32_t xe, flo
     }
 }
 
+/* Whether any of segments s..s1 of a coarse-depth row has a bound below hi (something there may
+** be nearer than hi), four at a compare; it stops at the first. */
+static inline bool seg_nearer(const float *zr, int32_t s, int32_t s1, float hi)
+{
+#ifdef __SSE2__
+    const __m128 vhi = _mm_set1_ps(hi);
+    for (; s + 3 <= s1; s += 4)
+        if (_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(zr + s), vhi)))
+            return true;
+#endif
+    for (; s <= s1; s++)
+        if (zr[s] < hi)
+            return true;
+    return false;
+}
+
 /* Whether pixels x..xe of a row (row + wa x) are nowhere nearer than the row's coarse depth zr:
 ** then none would pass the depth test. row + wa x in IEEE single is monotonic in x (each rounding
 ** is), so the pixels' greatest value is at an end, computed as the lanes compute it: exact, with
@@ -318,18 +334,7 @@ static inline void fill_span(float *wr, uint32_t *ir, int32_t x, int32_t xe, flo
 static inline bool hidden(const float *zr, int32_t x, int32_t xe, float row, float wa)
 {
     const float wl = row + wa * (float)x, wh = row + wa * (float)xe, hi = wl > wh ? wl : wh;
-    int32_t s = x >> SN_RASTER_ZSEG_SHIFT;
-    const int32_t s1 = xe >> SN_RASTER_ZSEG_SHIFT;
-#ifdef __SSE2__
-    const __m128 vhi = _mm_set1_ps(hi);
-    for (; s + 3 <= s1; s += 4)
-        if (_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(zr + s), vhi)))
-            return false;
-#endif
-    for (; s <= s1; s++)
-        if (zr[s] < hi)
-            return false;
-    return true;
+    return !seg_nearer(zr, x >> SN_RASTER_ZSEG_SHIFT, xe >> SN_RASTER_ZSEG_SHIFT, hi);
 }
 
 /* After pixels x..xe of a row are drawn: each segment they cover whole has every 1/depth at
@@ -357,21 +362,9 @@ static bool tri_hidden(const float *zb, size_t zs, const sn_tri *t, int32_t ya, 
     const float a = ra + wa * (float)t->x0, b = ra + wa * (float)t->x1, c = rb + wa * (float)t->x0, d = rb + wa * (float)t->x1;
     const float ab = a > b ? a : b, cd = c > d ? c : d, hi = ab > cd ? ab : cd;
     const int32_t s0 = t->x0 >> SN_RASTER_ZSEG_SHIFT, s1 = t->x1 >> SN_RASTER_ZSEG_SHIFT;
-#ifdef __SSE2__
-    const __m128 vhi = _mm_set1_ps(hi);
-#endif
-    for (int32_t y = ya; y <= yb; y++) {
-        const float *zr = zb + (size_t)y * zs;
-        int32_t s = s0;
-#ifdef __SSE2__
-        for (; s + 3 <= s1; s += 4)
-            if (_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(zr + s), vhi)))
-                return false;
-#endif
-        for (; s <= s1; s++)
-            if (zr[s] < hi)
-                return false;
-    }
+    for (int32_t y = ya; y <= yb; y++)
+        if (seg_nearer(zb + (size_t)y * zs, s0, s1, hi))
+            return false;
     return true;
 }
 
