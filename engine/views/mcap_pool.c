@@ -234,13 +234,13 @@ static bool png_walk_crc(int fd, uint64_t size, uint32_t *crc_out)
 /* A worker's big saved PNG (SN_MCAPW_DIRECT_BYTES or more: the writer writes it from where it
 ** is) taken from the run's file instead of read into the slot (reading copied every byte into
 ** fresh pages). Its CRC-32 is made from the PNG's own chunk CRCs (png_walk_crc), so nothing here
-** reads its bytes; a file that does not walk is CRC'd here. With kernel_copy
-** (sn_mcapw_kernel_copy: the output is on tmpfs) the file is left open for the writer, whose
+** reads its bytes; a file that does not walk is CRC'd here. Where sn_mcapw_kernel_copy says so
+** (the output is on tmpfs, the file on the same file system) the file is left open for the writer, whose
 ** copy_file_range is the only pass over its bytes; else it is mapped and the writer's write(2)
 ** copies the page cache's pages straight. The slot gets the CompressedImage's fields before and after the file
 ** (its head and foot); the file is checked as png_file_into does. A run's folder must not change
 ** under an export (as its mapped streams, msgread.h). */
-static bool png_map(slot *s, bool kernel_copy)
+static bool png_map(slot *s, const sn_mcapw *writer)
 {
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     const sn_image_job *job = &s->job;
@@ -277,7 +277,7 @@ static bool png_map(slot *s, bool kernel_copy)
     }
     s->map_n = size;
     bool walked = png_walk_crc(fd, size, &s->map_crc);
-    if (walked && kernel_copy) {
+    if (walked && sn_mcapw_kernel_copy(writer, (uint64_t)st.st_dev)) {
         s->fd = fd, s->fd_open = true;
         return true;
     }
@@ -362,7 +362,7 @@ static void *worker(void *arg)
             break;
         s->state = S_TAKEN;
         pthread_mutex_unlock(&p->mu);
-        sn_status st = png_map(s, sn_mcapw_kernel_copy(p->w)) ? SN_OK : sn_mcap_image_encode(&s->job, &s->data, &scratch, &cap, &s->err);
+        sn_status st = png_map(s, p->w) ? SN_OK : sn_mcap_image_encode(&s->job, &s->data, &scratch, &cap, &s->err);
         pthread_mutex_lock(&p->mu);
         s->state = st ? S_FAILED : S_READY;
         pthread_cond_broadcast(&p->done);

@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -82,7 +83,8 @@ struct sn_mcapw {
     _Atomic uint64_t shown; /* off, for sn_mcapw_bytes from any thread */
     uint32_t data_crc;   /* of everything before DataEnd */
     bool in_data;
-    bool kernel_copy;    /* sn_mcapw_kernel_copy */
+    bool kernel_copy;    /* sn_mcapw_kernel_copy: the output is on tmpfs, on device dev */
+    uint64_t dev;
     int level;
     size_t chunk_bytes;
     ZSTD_CCtx *zc;
@@ -248,7 +250,10 @@ sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, size_t chu
     }
     w->f = f;
     struct statfs fs;
-    w->kernel_copy = fileno(f) >= 0 && fstatfs(fileno(f), &fs) == 0 && fs.f_type == 0x01021994; /* TMPFS_MAGIC */
+    struct stat fst;
+    w->kernel_copy = fileno(f) >= 0 && fstatfs(fileno(f), &fs) == 0 && fs.f_type == 0x01021994 && /* TMPFS_MAGIC */
+                     fstat(fileno(f), &fst) == 0 && S_ISREG(fst.st_mode);
+    w->dev = w->kernel_copy ? (uint64_t)fst.st_dev : 0;
     w->level = zstd_level;
     w->chunk_bytes = chunk_bytes ? chunk_bytes : SN_MCAP_CHUNK_BYTES;
     w->in_data = true;
@@ -814,7 +819,7 @@ sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err)
     return SN_OK;
 }
 
-bool sn_mcapw_kernel_copy(const sn_mcapw *w) { return w->kernel_copy; }
+bool sn_mcapw_kernel_copy(const sn_mcapw *w, uint64_t dev) { return w->kernel_copy && dev == w->dev; }
 
 uint64_t sn_mcapw_bytes(const sn_mcapw *w)
 {
