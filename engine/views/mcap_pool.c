@@ -192,12 +192,12 @@ static bool msg_size(const sn_image_job *job, uint64_t *w, uint64_t *h)
 }
 
 /* Big-endian u32 at p. */
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
-
-static bool pread_all(int fd, void *buf, size_t n, uint64_t off)
+static uint32_t be32(const uint8_t *p)
 {
-    return pread(fd, buf, n, (off_t)off) == (ssize_t)n;
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
+
+static bool pread_all(int fd, void *buf, size_t n, uint64_t off) { return pread(fd, buf, n, (off_t)off) == (ssize_t)n; }
 
 /* The CRC-32 of a whole PNG file of `size` bytes from its chunks' own CRCs, reading only their
 ** headers (a few preads of 4 and 8 bytes): a PNG is its signature and chunks of length, type,
@@ -219,9 +219,9 @@ static bool png_walk_crc(int fd, uint64_t size, uint32_t *crc_out)
         uint64_t n = be32(h);
         if (n > 0x7fffffffu || at + 12 + n > size || !pread_all(fd, c, 4, at + 8 + n))
             return false;
-        crc = libdeflate_crc32(crc, h, 4);                 /* the length */
-        crc = sn_crc32_combine(crc, be32(c), 4 + n);      /* type and data: the chunk's own CRC */
-        crc = libdeflate_crc32(crc, c, 4);                 /* that CRC's bytes */
+        crc = libdeflate_crc32(crc, h, 4);           /* the length */
+        crc = sn_crc32_combine(crc, be32(c), 4 + n); /* type and data: the chunk's own CRC */
+        crc = libdeflate_crc32(crc, c, 4);           /* that CRC's bytes */
         at += 12 + n;
         if (!memcmp(h + 4, "IEND", 4)) {
             *crc_out = crc;
@@ -253,8 +253,9 @@ static bool png_map(slot *s, const sn_mcapw *writer)
     struct stat st;
     uint8_t b[24];
     size_t size = 0;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SN_MCAPW_DIRECT_BYTES || st.st_size >= (1ll << 31) ||
-        !msg_size(job, &w, &h) || !pread_all(fd, b, sizeof b, 0)) { /* a small file is read (png_file_into) */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SN_MCAPW_DIRECT_BYTES ||
+        st.st_size >= (1ll << 31) || !msg_size(job, &w, &h) ||
+        !pread_all(fd, b, sizeof b, 0)) { /* a small file is read (png_file_into) */
         close(fd);
         return false;
     }

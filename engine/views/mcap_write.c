@@ -642,7 +642,8 @@ static sn_status message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void
                 if (k < 0 && errno == EINTR)
                     continue;
                 if (k <= 0)
-                    return sn_fail(err, SN_E_IO, "cannot read a message's file: %s", k ? strerror(errno) : "it is shorter");
+                    return sn_fail(err, SN_E_IO, "cannot read a message's file: %s",
+                                   k ? strerror(errno) : "it is shorter");
                 got += (size_t)k;
             }
             w->chunk.n += n;

@@ -60,8 +60,8 @@ sn_status sn_mcapw_message_parts(sn_mcapw *w, uint16_t channel, uint64_t log_tim
 ** (copy_file_range; no mapping, no copy through user memory) before this returns, else they are
 ** read into the chunk. body_crc is their CRC-32 (from 0), which the writer trusts. fd stays the
 ** caller's. */
-sn_status sn_mcapw_message_file(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *head, size_t head_n, int fd,
-                                uint64_t off, size_t body_n, uint32_t body_crc, const void *foot, size_t foot_n,
+sn_status sn_mcapw_message_file(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *head, size_t head_n,
+                                int fd, uint64_t off, size_t body_n, uint32_t body_crc, const void *foot, size_t foot_n,
                                 sn_error *err);
 /* Whether sn_mcapw_message_file is the cheaper way to write the bytes of a file on device `dev`
 ** (its st_dev) to this output than writing them from a mapping: the output is on tmpfs and the

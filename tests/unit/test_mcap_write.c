@@ -54,10 +54,11 @@ static sn_status write_all(FILE *f, int level, bool background, int parts, uint6
                 long off = ftell(bodies);
                 if (off < 0 || fwrite(data + h, 1, n - h - t, bodies) != n - h - t || fflush(bodies) != 0)
                     return err->status = SN_E_IO;
-                st = sn_mcapw_message_file(w, ch, (uint64_t)i * 1000, data, h, fileno(bodies), (uint64_t)off, n - h - t, crc,
-                                           data + n - t, t, err);
+                st = sn_mcapw_message_file(w, ch, (uint64_t)i * 1000, data, h, fileno(bodies), (uint64_t)off, n - h - t,
+                                           crc, data + n - t, t, err);
             } else
-                st = sn_mcapw_message_parts(w, ch, (uint64_t)i * 1000, data, h, data + h, n - h - t, crc, data + n - t, t, err);
+                st = sn_mcapw_message_parts(w, ch, (uint64_t)i * 1000, data, h, data + h, n - h - t, crc, data + n - t,
+                                            t, err);
         } else
             st = sn_mcapw_message(w, ch, (uint64_t)i * 1000, data, n, err);
     }
