@@ -40,6 +40,9 @@ typedef struct slot {
                             data[0, head_n), map, data[head_n, data.n) */
     size_t map_n, head_n;
     uint32_t map_crc;    /* the file's CRC-32, made by the worker for the writer */
+    int fd;              /* or that file left open (fd_open; closed once written): its map_n bytes
+                            are copied by the kernel (png_walk_crc), not mapped */
+    bool fd_open;
     sn_image_job job;
     sn_error err;
 } slot;
@@ -86,7 +89,9 @@ static void unmap(slot *s)
 {
     if (s->map)
         munmap((void *)s->map, s->map_n);
-    s->map = NULL, s->map_n = 0;
+    if (s->fd_open)
+        close(s->fd);
+    s->map = NULL, s->map_n = 0, s->fd_open = false;
 }
 
 /* A written slot's small buffer back to the small spares (or left with its slot). */
@@ -186,14 +191,56 @@ static bool msg_size(const sn_image_job *job, uint64_t *w, uint64_t *h)
     return ok;
 }
 
+/* Big-endian u32 at p. */
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static bool pread_all(int fd, void *buf, size_t n, uint64_t off) { return pread(fd, buf, n, (off_t)off) == (ssize_t)n; }
+
+/* The CRC-32 of a whole PNG file of `size` bytes from its chunks' own CRCs, reading only their
+** headers (a few preads of 4 and 8 bytes): a PNG is its signature and chunks of length, type,
+** data and CRC-32 of type and data (PNG's CRC is MCAP's, CRC-32 ISO-HDLC), so the file's CRC is
+** theirs combined with those of the few bytes between (sn_crc32_combine). The pixels are never
+** read: the kernel copies them into the MCAP file. false (the caller reads the file) for a file
+** that is not a sequence of chunks ending at IEND at its end, or of more than 64 chunks (sensim
+** writes 3: IHDR, one IDAT, IEND). A chunk whose stored CRC is wrong (a corrupt PNG) gives a
+** chunk CRC in the MCAP file that readers reject, as a PNG reader rejects the file. */
+static bool png_walk_crc(int fd, uint64_t size, uint32_t *crc_out)
+{
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    uint32_t crc = libdeflate_crc32(0, sig, sizeof sig);
+    uint64_t at = sizeof sig;
+    for (int k = 0; k < 64; k++) {
+        uint8_t h[8], c[4];
+        if (at + 12 > size || !pread_all(fd, h, 8, at))
+            return false;
+        uint64_t n = be32(h);
+        if (n > 0x7fffffffu || at + 12 + n > size || !pread_all(fd, c, 4, at + 8 + n))
+            return false;
+        crc = libdeflate_crc32(crc, h, 4);           /* the length */
+        crc = sn_crc32_combine(crc, be32(c), 4 + n); /* type and data: the chunk's own CRC */
+        crc = libdeflate_crc32(crc, c, 4);           /* that CRC's bytes */
+        at += 12 + n;
+        if (!memcmp(h + 4, "IEND", 4)) {
+            *crc_out = crc;
+            return at == size;
+        }
+    }
+    return false;
+}
+
 /* A worker's big saved PNG (SN_MCAPW_DIRECT_BYTES or more: the writer writes it from where it
-** is) mapped from the run's file instead of read into the slot: reading copied every byte into
-** fresh pages (the kernel's copy and the page faults were half of a large export's CPU); mapped,
-** the page cache's pages are written to the MCAP file straight, and the worker makes the file's
-** CRC-32 for the writer, which so never reads it. The slot gets the CompressedImage's fields
-** before and after the file (its head and foot); the file is checked as png_file_into does. A run's
-** folder must not change under an export (as its mapped streams, msgread.h). */
-static bool png_map(slot *s)
+** is) taken from the run's file instead of read into the slot (reading copied every byte into
+** fresh pages). Its CRC-32 is made from the PNG's own chunk CRCs (png_walk_crc), so nothing here
+** reads its bytes; a file that does not walk is CRC'd here. Where sn_mcapw_kernel_copy says so
+** (the output is on tmpfs, the file on the same file system) the file is left open for the writer, whose
+** copy_file_range is the only pass over its bytes; else it is mapped and the writer's write(2)
+** copies the page cache's pages straight. The slot gets the CompressedImage's fields before and after the file
+** (its head and foot); the file is checked as png_file_into does. A run's folder must not change
+** under an export (as its mapped streams, msgread.h). */
+static bool png_map(slot *s, const sn_mcapw *writer)
 {
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     const sn_image_job *job = &s->job;
@@ -204,21 +251,17 @@ static bool png_map(slot *s)
     if (fd < 0)
         return false;
     struct stat st;
-    void *m = MAP_FAILED;
+    uint8_t b[24];
     size_t size = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= SN_MCAPW_DIRECT_BYTES && st.st_size < (1ll << 31) &&
-        msg_size(job, &w, &h)) { /* a small file is read (png_file_into): its mapping would cost more */
-        size = (size_t)st.st_size;
-        m = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    }
-    close(fd);
-    if (m == MAP_FAILED)
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SN_MCAPW_DIRECT_BYTES ||
+        st.st_size >= (1ll << 31) || !msg_size(job, &w, &h) ||
+        !pread_all(fd, b, sizeof b, 0)) { /* a small file is read (png_file_into) */
+        close(fd);
         return false;
-    const uint8_t *b = m;
-    uint32_t pw = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
-    uint32_t ph = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
-    if (memcmp(b, sig, 8) || memcmp(b + 12, "IHDR", 4) || pw != w || ph != h) {
-        munmap(m, size);
+    }
+    size = (size_t)st.st_size;
+    if (memcmp(b, sig, 8) || memcmp(b + 12, "IHDR", 4) || be32(b + 16) != w || be32(b + 20) != h) {
+        close(fd);
         return false;
     }
     sn_buf *out = &s->data;
@@ -230,11 +273,24 @@ static bool png_map(slot *s)
     s->head_n = out->n;
     pb_string(out, 3, "png");
     if (out->bad || out->n - s->head_n > SN_MCAPW_FOOT_MAX) {
-        munmap(m, size);
+        close(fd);
         return false;
     }
-    s->map = b, s->map_n = size;
-    s->map_crc = libdeflate_crc32(0, b, size);
+    s->map_n = size;
+    bool walked = png_walk_crc(fd, size, &s->map_crc);
+    if (walked && sn_mcapw_kernel_copy(writer, (uint64_t)st.st_dev)) {
+        s->fd = fd, s->fd_open = true;
+        return true;
+    }
+    void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        s->map_n = 0;
+        return false;
+    }
+    s->map = m;
+    if (!walked)
+        s->map_crc = libdeflate_crc32(0, m, size);
     return true;
 }
 
@@ -307,7 +363,7 @@ static void *worker(void *arg)
             break;
         s->state = S_TAKEN;
         pthread_mutex_unlock(&p->mu);
-        sn_status st = png_map(s) ? SN_OK : sn_mcap_image_encode(&s->job, &s->data, &scratch, &cap, &s->err);
+        sn_status st = png_map(s, p->w) ? SN_OK : sn_mcap_image_encode(&s->job, &s->data, &scratch, &cap, &s->err);
         pthread_mutex_lock(&p->mu);
         s->state = st ? S_FAILED : S_READY;
         pthread_cond_broadcast(&p->done);
@@ -356,6 +412,9 @@ static sn_status flush(sn_mcap_pool *p, bool all, size_t slots, size_t images, s
         pthread_mutex_unlock(&p->mu); /* a ready slot is the producer's alone */
         if (s->data.bad)
             st = sn_fail(err, SN_E_NOMEM, "out of memory");
+        else if (s->fd_open)
+            st = sn_mcapw_message_file(p->w, s->ch, s->t, s->data.p, s->head_n, s->fd, 0, s->map_n, s->map_crc,
+                                       s->data.p + s->head_n, s->data.n - s->head_n, err);
         else if (s->map)
             st = sn_mcapw_message_parts(p->w, s->ch, s->t, s->data.p, s->head_n, s->map, s->map_n, s->map_crc,
                                         s->data.p + s->head_n, s->data.n - s->head_n, err);

@@ -3,6 +3,7 @@
 #include "mcap_write.h"
 
 #include "buf.h"
+#include "file_copy.h"
 
 #include "../core/error.h"
 #include "../core/util.h"
@@ -14,6 +15,9 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 #include <zstd.h>
 
 enum {
@@ -62,6 +66,10 @@ typedef struct sealed {
     size_t tail_n;
     uint32_t tail_crc;   /* their CRC-32, when tail_crc_known (sn_mcapw_message_parts) */
     bool tail_crc_known;
+    bool tail_file;      /* the tail is tail_n bytes of the file tail_fd from tail_off instead
+                            (sn_mcapw_message_file): copied by the kernel */
+    int tail_fd;
+    uint64_t tail_off;
     uint8_t foot[SN_MCAPW_FOOT_MAX]; /* the message's last bytes, after the tail (copied) */
     size_t foot_n;
     uint16_t *ids;
@@ -75,6 +83,8 @@ struct sn_mcapw {
     _Atomic uint64_t shown; /* off, for sn_mcapw_bytes from any thread */
     uint32_t data_crc;   /* of everything before DataEnd */
     bool in_data;
+    bool kernel_copy;    /* sn_mcapw_kernel_copy: the output is on tmpfs, on device dev */
+    uint64_t dev;
     int level;
     size_t chunk_bytes;
     ZSTD_CCtx *zc;
@@ -85,6 +95,9 @@ struct sn_mcapw {
     size_t tail_n;
     uint32_t tail_crc;   /* as sealed's */
     bool tail_crc_known;
+    bool tail_file;      /* as sealed's */
+    int tail_fd;
+    uint64_t tail_off;
     uint8_t foot[SN_MCAPW_FOOT_MAX];
     size_t foot_n;
     uint8_t *z;          /* compressed chunk */
@@ -137,6 +150,19 @@ static sn_status put_crc(sn_mcapw *w, const void *p, size_t n, uint32_t crc, sn_
 {
     if (n && fwrite(p, 1, n, w->f) != n)
         return sn_fail(err, SN_E_IO, "cannot write: %s", strerror(errno ? errno : EIO));
+    if (w->in_data && n)
+        w->data_crc = sn_crc32_combine(w->data_crc, crc, n);
+    w->off += n;
+    atomic_store_explicit(&w->shown, w->off, memory_order_relaxed);
+    return SN_OK;
+}
+
+/* put_crc of n bytes of the file fd from off, copied by the kernel (sn_file_copy). */
+static sn_status put_file(sn_mcapw *w, int fd, uint64_t off, size_t n, uint32_t crc, sn_error *err)
+{
+    sn_status st = sn_file_copy(w->f, fd, off, n, err);
+    if (st)
+        return st;
     if (w->in_data && n)
         w->data_crc = sn_crc32_combine(w->data_crc, crc, n);
     w->off += n;
@@ -223,6 +249,11 @@ sn_mcapw *sn_mcapw_open(FILE *f, const char *library, int zstd_level, size_t chu
         return nomem(err), NULL;
     }
     w->f = f;
+    struct statfs fs;
+    struct stat fst;
+    w->kernel_copy = fileno(f) >= 0 && fstatfs(fileno(f), &fs) == 0 && fs.f_type == 0x01021994 && /* TMPFS_MAGIC */
+                     fstat(fileno(f), &fst) == 0 && S_ISREG(fst.st_mode);
+    w->dev = w->kernel_copy ? (uint64_t)fst.st_dev : 0;
     w->level = zstd_level;
     w->chunk_bytes = chunk_bytes ? chunk_bytes : SN_MCAP_CHUNK_BYTES;
     w->in_data = true;
@@ -356,7 +387,8 @@ static sn_status emit(sn_mcapw *w, sealed *j, sn_error *err)
     if (!st)
         st = zstd ? put(w, z, zn, err) : put_crc(w, z, zn, crc_records, err);
     if (!st)
-        st = put_crc(w, j->tail, j->tail_n, crc_tail, err);
+        st = j->tail_file ? put_file(w, j->tail_fd, j->tail_off, j->tail_n, crc_tail, err)
+                          : put_crc(w, j->tail, j->tail_n, crc_tail, err);
     if (!st)
         st = put_crc(w, j->foot, j->foot_n, crc_foot, err);
     if (st)
@@ -539,9 +571,10 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
     j->stored = w->chunk_stored;
     j->tail = w->tail, j->tail_n = w->tail_n;
     j->tail_crc = w->tail_crc, j->tail_crc_known = w->tail_crc_known;
+    j->tail_file = w->tail_file, j->tail_fd = w->tail_fd, j->tail_off = w->tail_off;
     memcpy(j->foot, w->foot, w->foot_n);
     j->foot_n = w->foot_n;
-    w->tail = NULL, w->tail_n = 0, w->tail_crc_known = false, w->foot_n = 0;
+    w->tail = NULL, w->tail_n = 0, w->tail_crc_known = false, w->tail_file = false, w->foot_n = 0;
     w->sealed_any = true;
     w->n_chunk_channels = 0;
     w->chunk_messages = 0;
@@ -556,7 +589,8 @@ static sn_status flush_chunk(sn_mcapw *w, sn_error *err)
 
 /* One message of head, body and foot put together (sn_mcapw_message's and _parts'). */
 static sn_status message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void *head, size_t head_n, const void *data,
-                         size_t n, const uint32_t *crc, const void *foot, size_t foot_n, sn_error *err)
+                         int fd, uint64_t fd_off, size_t n, const uint32_t *crc, const void *foot, size_t foot_n,
+                         sn_error *err)
 {
     if (id >= w->n_channels)
         return sn_fail(err, SN_E_INVALID, "mcap: no channel %u", id);
@@ -600,7 +634,21 @@ static sn_status message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void
     if (direct)
         sn_buf_set_u64(&w->chunk, at + 1, w->chunk.n - at - 9 + n + foot_n);
     else {
-        sn_buf_put(&w->chunk, data, n);
+        if (fd >= 0) { /* a file's bytes into the chunk: read (sn_mcapw_message_file below the mark) */
+            if (!sn_buf_reserve(&w->chunk, n))
+                return nomem(err);
+            for (size_t got = 0; got < n;) {
+                ssize_t k = pread(fd, w->chunk.p + w->chunk.n + got, n - got, (off_t)(fd_off + got));
+                if (k < 0 && errno == EINTR)
+                    continue;
+                if (k <= 0)
+                    return sn_fail(err, SN_E_IO, "cannot read a message's file: %s",
+                                   k ? strerror(errno) : "it is shorter");
+                got += (size_t)k;
+            }
+            w->chunk.n += n;
+        } else
+            sn_buf_put(&w->chunk, data, n);
         sn_buf_put(&w->chunk, foot, foot_n);
         end_record(&w->chunk, at);
     }
@@ -619,6 +667,7 @@ static sn_status message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void
     if (direct) { /* written before returning: the caller's bytes are free to go */
         w->tail = data, w->tail_n = n;
         w->tail_crc_known = crc != NULL, w->tail_crc = crc ? *crc : 0;
+        w->tail_file = fd >= 0, w->tail_fd = fd, w->tail_off = fd_off;
         if (foot_n)
             memcpy(w->foot, foot, foot_n);
         w->foot_n = foot_n;
@@ -632,7 +681,7 @@ static sn_status message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void
 
 sn_status sn_mcapw_message(sn_mcapw *w, uint16_t id, uint64_t log_time, const void *data, size_t n, sn_error *err)
 {
-    return message(w, id, log_time, NULL, 0, data, n, NULL, NULL, 0, err);
+    return message(w, id, log_time, NULL, 0, data, -1, 0, n, NULL, NULL, 0, err);
 }
 
 sn_status sn_mcapw_message_parts(sn_mcapw *w, uint16_t id, uint64_t log_time, const void *head, size_t head_n,
@@ -641,7 +690,17 @@ sn_status sn_mcapw_message_parts(sn_mcapw *w, uint16_t id, uint64_t log_time, co
 {
     if (foot_n > SN_MCAPW_FOOT_MAX)
         return sn_fail(err, SN_E_INVALID, "mcap: a message's foot of %zu bytes (at most %d)", foot_n, SN_MCAPW_FOOT_MAX);
-    return message(w, id, log_time, head, head_n, body, body_n, &body_crc, foot, foot_n, err);
+    return message(w, id, log_time, head, head_n, body, -1, 0, body_n, &body_crc, foot, foot_n, err);
+}
+
+sn_status sn_mcapw_message_file(sn_mcapw *w, uint16_t id, uint64_t log_time, const void *head, size_t head_n, int fd,
+                                uint64_t off, size_t body_n, uint32_t body_crc, const void *foot, size_t foot_n,
+                                sn_error *err)
+{
+    if (foot_n > SN_MCAPW_FOOT_MAX || fd < 0)
+        return sn_fail(err, SN_E_INVALID, "mcap: a message's foot of %zu bytes (at most %d) or no file", foot_n,
+                       SN_MCAPW_FOOT_MAX);
+    return message(w, id, log_time, head, head_n, NULL, fd, off, body_n, &body_crc, foot, foot_n, err);
 }
 
 /* The summary's Statistics record: messages, schemas, channels, chunks, the time span and each
@@ -760,6 +819,8 @@ sn_status sn_mcapw_finish(sn_mcapw *w, sn_error *err)
         return sn_fail(err, SN_E_IO, "cannot write: %s", strerror(errno));
     return SN_OK;
 }
+
+bool sn_mcapw_kernel_copy(const sn_mcapw *w, uint64_t dev) { return w->kernel_copy && dev == w->dev; }
 
 uint64_t sn_mcapw_bytes(const sn_mcapw *w)
 {

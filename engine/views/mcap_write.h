@@ -55,6 +55,21 @@ sn_status sn_mcapw_message(sn_mcapw *w, uint16_t channel, uint64_t log_time, con
 sn_status sn_mcapw_message_parts(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *head, size_t head_n,
                                  const void *body, size_t body_n, uint32_t body_crc, const void *foot, size_t foot_n,
                                  sn_error *err);
+/* sn_mcapw_message_parts with the body as body_n bytes of the file fd from offset off: on a
+** stored channel at SN_MCAPW_DIRECT_BYTES or more the kernel copies them into the MCAP file
+** (copy_file_range; no mapping, no copy through user memory) before this returns, else they are
+** read into the chunk. body_crc is their CRC-32 (from 0), which the writer trusts. fd stays the
+** caller's. */
+sn_status sn_mcapw_message_file(sn_mcapw *w, uint16_t channel, uint64_t log_time, const void *head, size_t head_n,
+                                int fd, uint64_t off, size_t body_n, uint32_t body_crc, const void *foot, size_t foot_n,
+                                sn_error *err);
+/* Whether sn_mcapw_message_file is the cheaper way to write the bytes of a file on device `dev`
+** (its st_dev) to this output than writing them from a mapping: the output is on tmpfs and the
+** file on the same file system (across two, copy_file_range fails and the bytes would go through
+** a buffer). On ext4 (Linux 6.18) the kernel's copy goes through a pipe of 64 KiB and its writes
+** lose the large folios a big write(2) gets: 1.5x the CPU of writing from the mapping, where on
+** tmpfs it saves 7 %. */
+bool sn_mcapw_kernel_copy(const sn_mcapw *w, uint64_t dev);
 /* CRC-32 of a run of bytes followed by one of len2 bytes, from their CRC-32s (zlib's
 ** crc32_combine). */
 uint32_t sn_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);

@@ -362,24 +362,40 @@ printf 'not a png' >"$TMP/saves/hero_rgb/000001.png"                 # not a PNG
 "$SENSIM" export mcap "$TMP/saves" --out "$TMP/saves_bad.mcap" >/dev/null || bad "export with a broken PNG"
 cmp -s "$TMP/saves_bad.mcap" "$TMP/saves_enc.mcap" || bad "a broken PNG was taken instead of encoding the picture"
 check "$TMP/saves_reuse.mcap" "$TMP/saves"
-# PNG files of 256 KiB or more are mapped by the pool's workers, CRC'd there and written from the
-# mapping (mcap_pool.c png_map, sn_mcapw_message_parts): three of the run's PNGs padded past that
-# with a private ancillary chunk (still PNGs of the camera's size, so taken as they are). Every
-# padded file's bytes are one message's data, followed by its format; every stored chunk's CRC is
-# that of its records and DataEnd's that of the data section; the same file at --threads 1 and 2.
+# PNG files of 256 KiB or more are taken by the pool's workers, their CRC-32 made from the PNG's
+# own chunk CRCs (mcap_pool.c png_walk_crc) or, for a file of more than 64 chunks, from its bytes,
+# and written from a mapping (sn_mcapw_message_parts) or, to tmpfs, by copy_file_range
+# (sn_mcapw_message_file): three of the run's PNGs padded past that with private ancillary chunks
+# (one big one, or 70 small ones in the third; still PNGs of the camera's size, so taken as they
+# are). Every padded file's bytes are one message's data, followed by its format; every stored
+# chunk's CRC is that of its records and DataEnd's that of the data section; the same file at
+# --threads 1 and 2, and written to tmpfs (/dev/shm, when there is one).
 rm -rf "$TMP/saves_big" && cp -r "$TMP/saves" "$TMP/saves_big"
 python3 - "$TMP/saves_big/hero_rgb" <<'PY' || bad "cannot pad the PNGs"
 import struct, sys, zlib
 src = open(sys.argv[1] + "/000021.png", "rb").read()
+def chunk(body):
+    return struct.pack(">I", len(body)) + b"sbIg" + body + struct.pack(">I", zlib.crc32(b"sbIg" + body))
 for i in (1, 11, 21):  # the camera saves every tenth frame
-    body = bytes((k * 131 + i) & 255 for k in range(300000))
-    chunk = struct.pack(">I", len(body)) + b"sbIg" + body + struct.pack(">I", zlib.crc32(b"sbIg" + body))
-    open(sys.argv[1] + "/%06d.png" % i, "wb").write(src[:-12] + chunk + src[-12:])
+    if i == 21:  # more chunks than png_walk_crc walks: CRC'd from the bytes
+        pad = b"".join(chunk(bytes((k * 131 + i + j) & 255 for k in range(4300))) for j in range(70))
+    else:
+        pad = chunk(bytes((k * 131 + i) & 255 for k in range(300000)))
+    open(sys.argv[1] + "/%06d.png" % i, "wb").write(src[:-12] + pad + src[-12:])
 PY
 for t in 1 2; do
   "$SENSIM" export mcap "$TMP/saves_big" --out "$TMP/saves_big_t$t.mcap" --threads $t >/dev/null || bad "export of big PNGs --threads $t"
 done
 cmp -s "$TMP/saves_big_t1.mcap" "$TMP/saves_big_t2.mcap" || bad "big PNGs: --threads 1 and 2 differ"
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  SHM=$(mktemp -d /dev/shm/sensim-mcap.XXXXXX)  # the run there too: copy_file_range within one file system
+  cp -r "$TMP/saves_big" "$SHM/run"
+  "$SENSIM" export mcap "$SHM/run" --out "$SHM/big.mcap" --map "$MAPS/town.xodr" >/dev/null || bad "export of big PNGs on tmpfs"
+  cmp -s "$TMP/saves_big_t1.mcap" "$SHM/big.mcap" || bad "big PNGs: the file written on tmpfs differs"
+  "$SENSIM" export mcap "$TMP/saves_big" --out "$SHM/across.mcap" >/dev/null || bad "export of big PNGs to tmpfs"
+  cmp -s "$TMP/saves_big_t1.mcap" "$SHM/across.mcap" || bad "big PNGs: the file written across file systems differs"
+  rm -rf "$SHM"
+fi
 python3 - "$TMP/saves_big_t1.mcap" "$TMP/saves_big/hero_rgb" <<'PY' || bad "the big PNGs' file is wrong"
 import struct, sys, zlib
 b = open(sys.argv[1], "rb").read(); off = 8

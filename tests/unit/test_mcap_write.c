@@ -5,7 +5,8 @@
 ** writer's error instead of hanging or crashing. A stored channel (PNGs) goes into chunks of its
 ** own, stored ("") while the others are zstd'd, its big messages written from the caller's bytes:
 ** every chunk's CRC is that of its records, DataEnd's that of the data section, and chunks
-** follow each other in time. */
+** follow each other in time. The same bodies given as a file's bytes (sn_mcapw_message_file:
+** copy_file_range, or pread and fwrite where the output has no descriptor) give the same file. */
 #include "../../engine/views/mcap_write.h"
 #include "../check.h"
 
@@ -16,9 +17,13 @@
 
 enum { MESSAGES = 3000, CHANNELS = 5, BIG = SN_MCAPW_DIRECT_BYTES + 1000 };
 
-/* Writes the same pseudo-random messages (compressible and not, 1 byte to 20 KB) to f. */
-static sn_status write_all(FILE *f, int level, bool background, bool parts, uint64_t *bytes, sn_error *err)
+/* Writes the same pseudo-random messages (compressible and not, 1 byte to 20 KB) to f; parts 1:
+** the stored channel's as head, body and foot, 2: with the body from a file. */
+static sn_status write_all(FILE *f, int level, bool background, int parts, uint64_t *bytes, sn_error *err)
 {
+    FILE *bodies = parts == 2 ? tmpfile() : NULL;
+    if (parts == 2 && !bodies)
+        return err->status = SN_E_IO;
     sn_mcapw *w = sn_mcapw_open(f, "test", level, 4096, err);
     if (!w)
         return err->status ? err->status : SN_E_IO;
@@ -44,8 +49,16 @@ static sn_status write_all(FILE *f, int level, bool background, bool parts, uint
             sn_mcapw_channel_stored(w, ch); /* its messages compressed already: chunks of their own */
         if (parts && !strcmp(topic, "/t0") && n > 40) { /* head, body (its CRC given) and foot: the same bytes */
             size_t h = 1 + (size_t)(x % 30), t = (size_t)(x >> 8) % (SN_MCAPW_FOOT_MAX + 1);
-            st = sn_mcapw_message_parts(w, ch, (uint64_t)i * 1000, data, h, data + h, n - h - t,
-                                        libdeflate_crc32(0, data + h, n - h - t), data + n - t, t, err);
+            uint32_t crc = libdeflate_crc32(0, data + h, n - h - t);
+            if (parts == 2) { /* the body appended to a file, given by its offset there */
+                long off = ftell(bodies);
+                if (off < 0 || fwrite(data + h, 1, n - h - t, bodies) != n - h - t || fflush(bodies) != 0)
+                    return err->status = SN_E_IO;
+                st = sn_mcapw_message_file(w, ch, (uint64_t)i * 1000, data, h, fileno(bodies), (uint64_t)off, n - h - t,
+                                           crc, data + n - t, t, err);
+            } else
+                st = sn_mcapw_message_parts(w, ch, (uint64_t)i * 1000, data, h, data + h, n - h - t, crc, data + n - t,
+                                            t, err);
         } else
             st = sn_mcapw_message(w, ch, (uint64_t)i * 1000, data, n, err);
     }
@@ -53,6 +66,8 @@ static sn_status write_all(FILE *f, int level, bool background, bool parts, uint
         st = sn_mcapw_finish(w, err);
     *bytes = sn_mcapw_bytes(w);
     sn_mcapw_free(w);
+    if (bodies)
+        fclose(bodies);
     return st;
 }
 
@@ -152,8 +167,8 @@ int main(void)
             return 1;
         sn_error ea = {0}, eb = {0};
         uint64_t na = 0, nb = 0;
-        CHECK(write_all(a, level, false, false, &na, &ea) == SN_OK, "inline: %s", ea.msg);
-        CHECK(write_all(b, level, true, false, &nb, &eb) == SN_OK, "background: %s", eb.msg);
+        CHECK(write_all(a, level, false, 0, &na, &ea) == SN_OK, "inline: %s", ea.msg);
+        CHECK(write_all(b, level, true, 0, &nb, &eb) == SN_OK, "background: %s", eb.msg);
         size_t la = 0, lb = 0;
         uint8_t *ca = contents(a, &la), *cb = contents(b, &lb);
         CHECK(la > 100000 && la == na, "level %d: inline file %zu bytes, counted %llu", level, la, (unsigned long long)na);
@@ -165,19 +180,27 @@ int main(void)
             check_chunks(ca, la, level);
         /* the stored channel's messages given in parts (sn_mcapw_message_parts), inline and on
         ** the thread: the same file, so its CRCs, combined from the parts', are the ones above */
-        for (int bg = 0; bg <= 1; bg++) {
-            FILE *c = tmpfile();
-            uint64_t nc = 0;
-            sn_error ec = {0};
-            CHECK(c && write_all(c, level, bg, true, &nc, &ec) == SN_OK, "parts: %s", ec.msg);
-            size_t lc = 0;
-            uint8_t *cc = c ? contents(c, &lc) : NULL;
-            CHECK(cc && lc == la && lc == nc && ca && memcmp(ca, cc, la) == 0,
-                  "level %d, thread %d: parts give another file (%zu vs %zu bytes)", level, bg, lc, la);
-            free(cc);
-            if (c)
-                fclose(c);
-        }
+        /* and with the bodies from a file (sn_mcapw_message_file), to a file (the kernel's copy)
+        ** and to a memory stream (no descriptor: pread and fwrite) */
+        static char mem[8u << 20];
+        for (int bg = 0; bg <= 1; bg++)
+            for (int parts = 1; parts <= 2; parts++)
+                for (int to_mem = 0; to_mem <= (parts == 2); to_mem++) {
+                    FILE *c = to_mem ? fmemopen(mem, sizeof mem, "w+") : tmpfile();
+                    uint64_t nc = 0;
+                    sn_error ec = {0};
+                    CHECK(c && write_all(c, level, bg, parts, &nc, &ec) == SN_OK, "parts %d: %s", parts, ec.msg);
+                    size_t lc = 0;
+                    uint8_t *cc = c && !to_mem ? contents(c, &lc) : NULL;
+                    if (c && to_mem && fflush(c) == 0 && nc <= sizeof mem && (cc = malloc(nc + 1)))
+                        memcpy(cc, mem, nc), lc = nc;
+                    CHECK(cc && lc == la && lc == nc && ca && memcmp(ca, cc, la) == 0,
+                          "level %d, thread %d, parts %d, memory %d: another file (%zu vs %zu bytes)", level, bg, parts,
+                          to_mem, lc, la);
+                    free(cc);
+                    if (c)
+                        fclose(c);
+                }
         /* zlib's crc32_combine's defining property, on lengths of every size class */
         static uint8_t run[70000];
         for (size_t k = 0; k < sizeof run; k++)
