@@ -40,6 +40,24 @@ static inline void fetch_ahead(const sn_world *w, size_t i, bool ode)
         __builtin_prefetch(dBodyGetFirstGeom(w->bodies[i + 2]->ph->body));
 }
 
+/* The frame's end reads each moved body's pose (sn_body_at_state) and marks its geoms moved
+** (dGeomMoved through sn_body_from_state): their lines, a few bodies ahead. */
+static inline void fetch_pose_ahead(const sn_world *w, size_t i)
+{
+    if (i + 4 < w->n_bodies && w->bodies[i + 4]->ph->body) {
+        dBodyID b = w->bodies[i + 4]->ph->body; /* its first line: the geom list dBodySetPosition walks */
+        __builtin_prefetch(b), __builtin_prefetch(dBodyGetPosition(b)), __builtin_prefetch(dBodyGetQuaternion(b));
+        __builtin_prefetch(dBodyGetLinearVel(b)), __builtin_prefetch(dBodyGetAngularVel(b));
+    }
+    if (i + 2 < w->n_bodies) {
+        const sn_actor_phys *ph = w->bodies[i + 2]->ph;
+        if (ph->geom)
+            __builtin_prefetch(ph->geom, 1);
+        if (ph->crash)
+            __builtin_prefetch(ph->crash, 1);
+    }
+}
+
 static double radius(const sn_actor *a) { return sn_v3_len(a->ph->bbox.extent) + sn_v3_len(a->ph->bbox.location); }
 
 static void mark_skips(sn_world *w, double dt)
@@ -160,7 +178,8 @@ static void kinematic_end(sn_world *w, double dt)
 {
     (void)dt;
     for (size_t i = 0; w->n_kinematic && i < w->n_bodies; i++) {
-        fetch_ahead(w, i, true);
+        fetch_ahead(w, i, !w->kin_idle);
+        fetch_pose_ahead(w, i);
         sn_actor *a = w->bodies[i];
         if (!a->ph->body || a->drive != SN_DRIVE_KINEMATIC)
             continue;
