@@ -156,7 +156,13 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
     /* One pass over the bodies: forces, and this substep's crush marks cleared. */
     size_t standing = 0; /* walkers to put upright after the step (none fall in between and get up) */
     size_t n_dyn = 0;    /* physics-driven bodies */
-    for (size_t i = 0; i < w->n_bodies; i++) {
+    /* An idle frame (driver_kinematic.c: nothing dynamic, every kinematic body out of ODE's
+    ** frame) has no forces to apply: only the crush marks are cleared, once (no contact can
+    ** set one), without this loop's fetches for the vehicle model, n_sub times over hundreds
+    ** of hybrid-mode vehicles. */
+    for (size_t i = 0; w->kin_idle && !index && i < w->n_bodies; i++)
+        w->bodies[i]->crushing = false;
+    for (size_t i = 0; !w->kin_idle && i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];
         /* The vehicle model waits on memory more than on arithmetic (500 cars on a map: the
         ** wheel caches and bodies are cache misses): fetch a few bodies ahead. No effect on
@@ -216,6 +222,8 @@ static sn_status physics_substep(sn_world *w, int index, int n_sub, double h, sn
 
 static void physics_end(sn_world *w, double dt)
 {
+    if (w->kin_idle) /* no physics-driven body: nothing to read back */
+        return;
     mark_fallen_apart(w, dt);
     for (size_t i = 0; i < w->n_bodies; i++) {
         sn_actor *a = w->bodies[i];

@@ -273,6 +273,7 @@ typedef struct sn_world {
     bool any_crushing;      /* some vehicle's crushing mark is set this substep */
     size_t n_kinematic;     /* kinematic bodies this frame (counted by the kinematic driver's begin) */
     size_t n_kin_skipped;   /* of those, the coarse ones out of ODE's frame (driver_kinematic.c's mark_skips) */
+    bool kin_idle;          /* every kinematic body skipped and nothing dynamic: their ODE flags left as they were */
     /* Statics whose geoms ride on a body. With none, every body's geoms are its actor's own
     ** (geom, and crash for vehicles), and the broadphase need not walk ODE's lists (dbp.c). */
     size_t n_riders;
