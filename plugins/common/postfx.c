@@ -157,6 +157,7 @@ void pfx_white_balance(double temp, double tint, double m[9])
     mat_mul(xyz_srgb, a, m);
 }
 
+static void flare_init(pfx *x);
 bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 {
     memset(x, 0, sizeof *x);
@@ -191,7 +192,10 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
               (x->lin = malloc((px * 3 + 4) * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
               (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float))) &&
               (x->tiny = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
-              (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float)));
+              (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
+              (x->fsrc = malloc(4 * ((size_t)x->sw + x->sh) * sizeof *x->fsrc));
+    if (ok)
+        flare_init(x);
     if (ok && pfx_wants_velocity(x))
         ok = (x->tmp = malloc((px * 3 + 4) * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
              (x->speed = malloc(px * sizeof(float))) && (x->taps = malloc(tiles * sizeof *x->taps));
@@ -213,7 +217,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots), free(x->bhist);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->fsrc), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots), free(x->bhist);
     memset(x, 0, sizeof *x);
 }
 
@@ -908,6 +912,28 @@ static void bloom_source(pfx *x, const float *src)
     }
 }
 
+/* Lens flare's ghosts: scales through the centre (negative: mirrored) and tints. */
+static const float flare_scale[4] = {-1.0f, -0.5f, 0.35f, -1.6f};
+static const float flare_tint[4][3] = {{1.0f, 0.6f, 0.3f}, {0.4f, 0.8f, 1.0f}, {0.8f, 1.0f, 0.6f}, {1.0f, 0.5f, 0.8f}};
+
+/* Each ghost's source bloom column for each column (a column's depends on it and the ghost alone)
+** and row for each row, -1 off the bloom image: glow's per-pixel expression made once at init. */
+static void flare_init(pfx *x)
+{
+    const float cx = x->sw * 0.5f, cy = x->sh * 0.5f;
+    int32_t *fx = x->fsrc, *fy = x->fsrc + 4 * (size_t)x->sw;
+    for (int g = 0; g < 4; g++) {
+        for (uint32_t xx = 0; xx < x->sw; xx++) {
+            const long sx = round_away(cx + ((float)xx + 0.5f - cx) * flare_scale[g] - 0.5f);
+            fx[(size_t)g * x->sw + xx] = sx < 0 || sx >= (long)x->sw ? -1 : (int32_t)sx;
+        }
+        for (uint32_t y = 0; y < x->sh; y++) {
+            const long sy = round_away(cy + ((float)y + 0.5f - cy) * flare_scale[g] - 0.5f);
+            fy[(size_t)g * x->sh + y] = sy < 0 || sy >= (long)x->sh ? -1 : (int32_t)sy;
+        }
+    }
+}
+
 /* Separable Gaussian of sigma (pixels) of a W x H image from `in` into `out` (t: scratch). */
 static void gauss_img(const float *in, float *out, float *t, int W, int H, double sigma)
 {
@@ -959,20 +985,24 @@ static void glow(pfx *x)
     for (size_t i = 0; i < n; i++)
         x->blur[i] *= half_bi;
     if (x->p.flare > 0) {
-        static const float gs[4] = {-1.0f, -0.5f, 0.35f, -1.6f};
-        static const float gt[4][3] = {{1.0f, 0.6f, 0.3f}, {0.4f, 0.8f, 1.0f}, {0.8f, 1.0f, 0.6f}, {1.0f, 0.5f, 0.8f}};
-        const float fi = (float)x->p.flare * 0.25f, cx = x->sw * 0.5f, cy = x->sh * 0.5f;
+        /* fi * gt * c as (fi * gt) * c, C's order: the product a ghost and channel once; a ghost's
+        ** source column and row from the tables (flare_init) */
+        const float fi = (float)x->p.flare * 0.25f;
+        float ft[4][3];
+        for (int g = 0; g < 4; g++)
+            for (int k = 0; k < 3; k++)
+                ft[g][k] = fi * flare_tint[g][k];
+        const int32_t *fx = x->fsrc, *fy = x->fsrc + 4 * (size_t)x->sw;
         for (uint32_t y = 0; y < x->sh; y++)
             for (uint32_t xx = 0; xx < x->sw; xx++) {
                 float *o = x->blur + 3 * ((size_t)y * x->sw + xx);
                 for (int g = 0; g < 4; g++) {
-                    long sx = round_away(cx + ((float)xx + 0.5f - cx) * gs[g] - 0.5f);
-                    long sy = round_away(cy + ((float)y + 0.5f - cy) * gs[g] - 0.5f);
-                    if (sx < 0 || sy < 0 || sx >= (long)x->sw || sy >= (long)x->sh)
+                    const int32_t sx = fx[(size_t)g * x->sw + xx], sy = fy[(size_t)g * x->sh + y];
+                    if (sx < 0 || sy < 0)
                         continue;
                     const float *c = x->bright + 3 * ((size_t)sy * x->sw + (size_t)sx);
                     for (int k = 0; k < 3; k++)
-                        o[k] += fi * gt[g][k] * c[k];
+                        o[k] += ft[g][k] * c[k];
                 }
             }
     }
