@@ -934,7 +934,24 @@ static void flare_init(pfx *x)
     }
 }
 
-/* Separable Gaussian of sigma (pixels) of a W x H image from `in` into `out` (t: scratch). */
+/* Separable Gaussian of sigma (pixels) of a W x H image of 3 floats a pixel from `in` into `out`
+** (t: scratch; in may be out). Each output float is its channel's sum over the taps in their
+** order, w times the tap's float, added to 0 first; a channel needs no other, so four neighbouring
+** floats (any channels) are four lanes doing those operations: the same floats. Horizontally the
+** lanes run where every tap of their pixels is inside the row (a float's tap k is 3 k floats on),
+** the row's ends a float at a time with the clamp; vertically a tap's row is one row for all. */
+typedef float gv4 __attribute__((vector_size(16)));
+static inline float gauss_float(const float *row, const float *w, int r, int W, int f)
+{
+    const int xx = f / 3, j = f % 3;
+    float a = 0;
+    for (int k = -r; k <= r; k++) {
+        const int sx = xx + k < 0 ? 0 : xx + k >= W ? W - 1 : xx + k;
+        a += w[k + r] * row[3 * sx + j];
+    }
+    return a;
+}
+
 static void gauss_img(const float *in, float *out, float *t, int W, int H, double sigma)
 {
     int r = (int)ceil(3 * sigma);
@@ -946,26 +963,51 @@ static void gauss_img(const float *in, float *out, float *t, int W, int H, doubl
         tot += (w[k + r] = (float)exp(-0.5 * k * k / (sigma * sigma)));
     for (int k = 0; k <= 2 * r; k++)
         w[k] /= (float)tot;
-    for (int y = 0; y < H; y++)
-        for (int xx = 0; xx < W; xx++) {
-            float a[3] = {0, 0, 0};
-            for (int k = -r; k <= r; k++) {
-                int sx = xx + k < 0 ? 0 : xx + k >= W ? W - 1 : xx + k;
-                const float *c = in + 3 * ((size_t)y * W + sx);
-                a[0] += w[k + r] * c[0], a[1] += w[k + r] * c[1], a[2] += w[k + r] * c[2];
+    const int F = 3 * W;
+    /* [v0, v1): the floats done four at a time, their pixels' taps all inside the row */
+    const int v0 = 3 * r < 3 * (W - r) ? 3 * r : F, v1 = v0 < F ? v0 + (3 * (W - r) - v0) / 4 * 4 : F;
+    for (int y = 0; y < H; y++) {
+        const float *row = in + (size_t)y * F;
+        float *o = t + (size_t)y * F;
+        for (int f = 0; f < v0; f++)
+            o[f] = gauss_float(row, w, r, W, f);
+        for (int f = v0; f < v1; f += 4) {
+            gv4 a = {0, 0, 0, 0};
+            const float *c = row + f - 3 * r;
+            for (int k = 0; k <= 2 * r; k++, c += 3) {
+                gv4 v;
+                memcpy(&v, c, sizeof v);
+                a += (gv4){w[k], w[k], w[k], w[k]} * v;
             }
-            memcpy(t + 3 * ((size_t)y * W + xx), a, sizeof a);
+            memcpy(o + f, &a, sizeof a);
         }
-    for (int y = 0; y < H; y++)
-        for (int xx = 0; xx < W; xx++) {
-            float a[3] = {0, 0, 0};
-            for (int k = -r; k <= r; k++) {
-                int sy = y + k < 0 ? 0 : y + k >= H ? H - 1 : y + k;
-                const float *c = t + 3 * ((size_t)sy * W + xx);
-                a[0] += w[k + r] * c[0], a[1] += w[k + r] * c[1], a[2] += w[k + r] * c[2];
+        for (int f = v1; f < F; f++)
+            o[f] = gauss_float(row, w, r, W, f);
+    }
+    for (int y = 0; y < H; y++) {
+        const float *rows[129];
+        for (int k = -r; k <= r; k++) {
+            const int sy = y + k < 0 ? 0 : y + k >= H ? H - 1 : y + k;
+            rows[k + r] = t + (size_t)sy * F;
+        }
+        float *o = out + (size_t)y * F;
+        int f = 0;
+        for (; f + 4 <= F; f += 4) {
+            gv4 a = {0, 0, 0, 0};
+            for (int k = 0; k <= 2 * r; k++) {
+                gv4 v;
+                memcpy(&v, rows[k] + f, sizeof v);
+                a += (gv4){w[k], w[k], w[k], w[k]} * v;
             }
-            memcpy(out + 3 * ((size_t)y * W + xx), a, sizeof a);
+            memcpy(o + f, &a, sizeof a);
         }
+        for (; f < F; f++) {
+            float a = 0;
+            for (int k = 0; k <= 2 * r; k++)
+                a += w[k] * rows[k][f];
+            o[f] = a;
+        }
+    }
 }
 
 static void gauss(pfx *x, const float *in, float *out, double sigma)
