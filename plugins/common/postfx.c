@@ -556,7 +556,7 @@ __attribute__((target("avx2"))) static inline void store_rgb8(float *tmp, size_t
 ** adjacent pixels (pfx_taps.run): each channel of a tap one load, the test and the sums as
 ** blur_px's (a tap's add and count selected per lane: the same additions in the same order, the
 ** same division), so the same floats. */
-__attribute__((target("avx2"))) static void blur_eight(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0,
+__attribute__((target("avx2"))) static inline void blur_eight(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0,
                                                        uint32_t c, const blur_src *S, float *tmp)
 {
 #define LOAD(p)      ((v8f)_mm256_loadu_ps(p))
@@ -663,8 +663,9 @@ static void tile_taps(const pfx *x, uint32_t b, pfx_taps *tt, uint32_t tw)
 
 /* Rows y0, y0 + step, .. below y1 of band b (tiles tt, their taps made) gathered from S into
 ** tmp's planes. */
-static void blur_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1, uint32_t step, const blur_src *S,
-                      float *tmp)
+static inline __attribute__((always_inline)) void blur_rows_in(const pfx *x, const pfx_taps *tt, uint32_t y0,
+                                                               uint32_t y1, uint32_t step, const blur_src *S, float *tmp,
+                                                               bool eight)
 {
     const uint32_t tw = (x->w + TILE - 1) / TILE;
     const size_t px = (size_t)x->w * x->h;
@@ -692,7 +693,7 @@ static void blur_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1
             }
             uint32_t c = 0;
 #ifdef PFX_AVX2
-            for (; x->avx2 && c + 8 <= nc; c += 8) {
+            for (; eight && c + 8 <= nc; c += 8) {
                 bool runs = true; /* every tap's flag, or else the live taps' own */
                 for (int k = 0; !T->runs[c / 8] && k < L.live && runs; k++)
                     runs = T->run[L.tapk[k]][c / 8];
@@ -708,6 +709,27 @@ static void blur_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1
                 blur_px(x, T, &L, i0, c, S, tmp);
         }
     }
+}
+
+#ifdef PFX_AVX2
+/* blur_rows_in with blur_eight inlined: the rows' loops in AVX2 code, no call per eight columns. */
+__attribute__((target("avx2"))) static void blur_rows_avx2(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1,
+                                                           uint32_t step, const blur_src *S, float *tmp)
+{
+    blur_rows_in(x, tt, y0, y1, step, S, tmp, true);
+}
+#endif
+
+static void blur_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1, uint32_t step, const blur_src *S,
+                      float *tmp)
+{
+#ifdef PFX_AVX2
+    if (x->avx2) {
+        blur_rows_avx2(x, tt, y0, y1, step, S, tmp);
+        return;
+    }
+#endif
+    blur_rows_in(x, tt, y0, y1, step, S, tmp, false);
 }
 
 /* The rows band b's gather reads, [*lo, *hi): its own and every live tap's source rows (blur_rows'
@@ -1222,7 +1244,7 @@ __attribute__((target("avx2"))) static void final_eight(const pfx *x, const floa
 #ifdef PFX_AVX2
 /* The glow of columns c .. c + 7, between the same two bloom pixels g0 and g1: final_band's four
 ** lanes' operations in eight. */
-__attribute__((target("avx2"))) static void glow_eight(const pfx *x, float *gl, uint32_t c, const float *g0,
+__attribute__((target("avx2"))) static inline void glow_eight(const pfx *x, float *gl, uint32_t c, const float *g0,
                                                        const float *g1)
 {
     const __m256 w8 = _mm256_loadu_ps(x->gw + c);
@@ -1236,17 +1258,21 @@ __attribute__((target("avx2"))) static void glow_eight(const pfx *x, float *gl, 
 ** around the tone curve, the curve and the output gamma, to BGRA. */
 /* The glow's row at full width (gl: three planes of x->w floats), each column interpolated between
 ** its two bloom pixels of the glow's row grow; eight or four columns at a time where they share
-** their bloom pixels, each lane the scalar code's operations: the same floats. */
-static void glow_full_row(const pfx *x, const float *grow, float *gl)
+** their bloom pixels, each lane the scalar code's operations: the same floats. eight: glow_eight
+** for eight columns (a constant: the AVX2 instance, glow_row_avx2, holds the row's loop, so no
+** call is made per eight columns). */
+static inline __attribute__((always_inline)) void glow_row(const pfx *x, const float *grow, float *gl, bool eight)
 {
     for (uint32_t c = 0; c < x->w; c++) {
         const float *g0 = grow + 3 * x->gx[c], *g1 = g0 + (x->gx[c] + 1 < x->sw ? 3 : 0), wx = x->gw[c];
 #ifdef PFX_AVX2
-        if (x->avx2 && c + 8 <= x->w && x->gx[c + 7] == x->gx[c]) { /* eight columns (most) */
+        if (eight && c + 8 <= x->w && x->gx[c + 7] == x->gx[c]) { /* eight columns (most) */
             glow_eight(x, gl, c, g0, g1);
             c += 7;
             continue;
         }
+#else
+        (void)eight;
 #endif
         if (c % 4 == 0 && c + 4 <= x->w && x->gx[c + 3] == x->gx[c]) {
             /* four columns between the same two bloom pixels (most: BLOOM_DOWN is a
@@ -1263,6 +1289,24 @@ static void glow_full_row(const pfx *x, const float *grow, float *gl)
         for (int k = 0; k < 3; k++)
             gl[(size_t)k * x->w + c] = g0[k] + wx * (g1[k] - g0[k]);
     }
+}
+
+#ifdef PFX_AVX2
+__attribute__((target("avx2"))) static void glow_row_avx2(const pfx *x, const float *grow, float *gl)
+{
+    glow_row(x, grow, gl, true);
+}
+#endif
+
+static void glow_full_row(const pfx *x, const float *grow, float *gl)
+{
+#ifdef PFX_AVX2
+    if (x->avx2) {
+        glow_row_avx2(x, grow, gl);
+        return;
+    }
+#endif
+    glow_row(x, grow, gl, false);
 }
 
 static void final_band(void *arg, uint32_t b)
