@@ -244,6 +244,7 @@ __attribute__((target("avx2"))) static size_t decode_eight(const float *d, const
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const uint8_t *q = in + 4 * i;
+        _mm_prefetch((const char *)(q + 1024), _MM_HINT_T0); /* 256 pixels on: the rendered rows come from memory */
         const v8f r = {d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
         const v8f g = {d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
         const v8f b = {d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
