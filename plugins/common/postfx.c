@@ -157,6 +157,7 @@ void pfx_white_balance(double temp, double tint, double m[9])
     mat_mul(xyz_srgb, a, m);
 }
 
+static void flare_init(pfx *x);
 bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 {
     memset(x, 0, sizeof *x);
@@ -191,7 +192,10 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
               (x->lin = malloc((px * 3 + 4) * sizeof(float))) && (x->bright = malloc(spx * 3 * sizeof(float))) &&
               (x->blur = malloc(spx * 3 * sizeof(float))) && (x->blur2 = malloc(spx * 3 * sizeof(float))) &&
               (x->tiny = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
-              (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float)));
+              (x->tiny2 = malloc((size_t)x->tw * x->th * 3 * sizeof(float))) &&
+              (x->fsrc = malloc(4 * ((size_t)x->sw + x->sh) * sizeof *x->fsrc));
+    if (ok)
+        flare_init(x);
     if (ok && pfx_wants_velocity(x))
         ok = (x->tmp = malloc((px * 3 + 4) * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
              (x->speed = malloc(px * sizeof(float))) && (x->taps = malloc(tiles * sizeof *x->taps));
@@ -213,7 +217,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots), free(x->bhist);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->fsrc), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots), free(x->bhist);
     memset(x, 0, sizeof *x);
 }
 
@@ -240,6 +244,7 @@ __attribute__((target("avx2"))) static size_t decode_eight(const float *d, const
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const uint8_t *q = in + 4 * i;
+        _mm_prefetch((const char *)(q + 1024), _MM_HINT_T0); /* 256 pixels on: the rendered rows come from memory */
         const v8f r = {d[q[2]], d[q[6]], d[q[10]], d[q[14]], d[q[18]], d[q[22]], d[q[26]], d[q[30]]};
         const v8f g = {d[q[1]], d[q[5]], d[q[9]], d[q[13]], d[q[17]], d[q[21]], d[q[25]], d[q[29]]};
         const v8f b = {d[q[0]], d[q[4]], d[q[8]], d[q[12]], d[q[16]], d[q[20]], d[q[24]], d[q[28]]};
@@ -552,7 +557,7 @@ __attribute__((target("avx2"))) static inline void store_rgb8(float *tmp, size_t
 ** adjacent pixels (pfx_taps.run): each channel of a tap one load, the test and the sums as
 ** blur_px's (a tap's add and count selected per lane: the same additions in the same order, the
 ** same division), so the same floats. */
-__attribute__((target("avx2"))) static void blur_eight(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0,
+__attribute__((target("avx2"))) static inline void blur_eight(const pfx *x, const pfx_taps *T, const blur_row *L, size_t i0,
                                                        uint32_t c, const blur_src *S, float *tmp)
 {
 #define LOAD(p)      ((v8f)_mm256_loadu_ps(p))
@@ -659,8 +664,9 @@ static void tile_taps(const pfx *x, uint32_t b, pfx_taps *tt, uint32_t tw)
 
 /* Rows y0, y0 + step, .. below y1 of band b (tiles tt, their taps made) gathered from S into
 ** tmp's planes. */
-static void blur_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1, uint32_t step, const blur_src *S,
-                      float *tmp)
+static inline __attribute__((always_inline)) void blur_rows_in(const pfx *x, const pfx_taps *tt, uint32_t y0,
+                                                               uint32_t y1, uint32_t step, const blur_src *S, float *tmp,
+                                                               bool eight)
 {
     const uint32_t tw = (x->w + TILE - 1) / TILE;
     const size_t px = (size_t)x->w * x->h;
@@ -688,7 +694,7 @@ static void blur_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1
             }
             uint32_t c = 0;
 #ifdef PFX_AVX2
-            for (; x->avx2 && c + 8 <= nc; c += 8) {
+            for (; eight && c + 8 <= nc; c += 8) {
                 bool runs = true; /* every tap's flag, or else the live taps' own */
                 for (int k = 0; !T->runs[c / 8] && k < L.live && runs; k++)
                     runs = T->run[L.tapk[k]][c / 8];
@@ -704,6 +710,27 @@ static void blur_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1
                 blur_px(x, T, &L, i0, c, S, tmp);
         }
     }
+}
+
+#ifdef PFX_AVX2
+/* blur_rows_in with blur_eight inlined: the rows' loops in AVX2 code, no call per eight columns. */
+__attribute__((target("avx2"))) static void blur_rows_avx2(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1,
+                                                           uint32_t step, const blur_src *S, float *tmp)
+{
+    blur_rows_in(x, tt, y0, y1, step, S, tmp, true);
+}
+#endif
+
+static void blur_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1, uint32_t step, const blur_src *S,
+                      float *tmp)
+{
+#ifdef PFX_AVX2
+    if (x->avx2) {
+        blur_rows_avx2(x, tt, y0, y1, step, S, tmp);
+        return;
+    }
+#endif
+    blur_rows_in(x, tt, y0, y1, step, S, tmp, false);
 }
 
 /* The rows band b's gather reads, [*lo, *hi): its own and every live tap's source rows (blur_rows'
@@ -908,7 +935,46 @@ static void bloom_source(pfx *x, const float *src)
     }
 }
 
-/* Separable Gaussian of sigma (pixels) of a W x H image from `in` into `out` (t: scratch). */
+/* Lens flare's ghosts: scales through the centre (negative: mirrored) and tints. */
+static const float flare_scale[4] = {-1.0f, -0.5f, 0.35f, -1.6f};
+static const float flare_tint[4][3] = {{1.0f, 0.6f, 0.3f}, {0.4f, 0.8f, 1.0f}, {0.8f, 1.0f, 0.6f}, {1.0f, 0.5f, 0.8f}};
+
+/* Each ghost's source bloom column for each column (a column's depends on it and the ghost alone)
+** and row for each row, -1 off the bloom image: glow's per-pixel expression made once at init. */
+static void flare_init(pfx *x)
+{
+    const float cx = x->sw * 0.5f, cy = x->sh * 0.5f;
+    int32_t *fx = x->fsrc, *fy = x->fsrc + 4 * (size_t)x->sw;
+    for (int g = 0; g < 4; g++) {
+        for (uint32_t xx = 0; xx < x->sw; xx++) {
+            const long sx = round_away(cx + ((float)xx + 0.5f - cx) * flare_scale[g] - 0.5f);
+            fx[(size_t)g * x->sw + xx] = sx < 0 || sx >= (long)x->sw ? -1 : (int32_t)sx;
+        }
+        for (uint32_t y = 0; y < x->sh; y++) {
+            const long sy = round_away(cy + ((float)y + 0.5f - cy) * flare_scale[g] - 0.5f);
+            fy[(size_t)g * x->sh + y] = sy < 0 || sy >= (long)x->sh ? -1 : (int32_t)sy;
+        }
+    }
+}
+
+/* Separable Gaussian of sigma (pixels) of a W x H image of 3 floats a pixel from `in` into `out`
+** (t: scratch; in may be out). Each output float is its channel's sum over the taps in their
+** order, w times the tap's float, added to 0 first; a channel needs no other, so four neighbouring
+** floats (any channels) are four lanes doing those operations: the same floats. Horizontally the
+** lanes run where every tap of their pixels is inside the row (a float's tap k is 3 k floats on),
+** the row's ends a float at a time with the clamp; vertically a tap's row is one row for all. */
+typedef float gv4 __attribute__((vector_size(16)));
+static inline float gauss_float(const float *row, const float *w, int r, int W, int f)
+{
+    const int xx = f / 3, j = f % 3;
+    float a = 0;
+    for (int k = -r; k <= r; k++) {
+        const int sx = xx + k < 0 ? 0 : xx + k >= W ? W - 1 : xx + k;
+        a += w[k + r] * row[3 * sx + j];
+    }
+    return a;
+}
+
 static void gauss_img(const float *in, float *out, float *t, int W, int H, double sigma)
 {
     int r = (int)ceil(3 * sigma);
@@ -920,26 +986,51 @@ static void gauss_img(const float *in, float *out, float *t, int W, int H, doubl
         tot += (w[k + r] = (float)exp(-0.5 * k * k / (sigma * sigma)));
     for (int k = 0; k <= 2 * r; k++)
         w[k] /= (float)tot;
-    for (int y = 0; y < H; y++)
-        for (int xx = 0; xx < W; xx++) {
-            float a[3] = {0, 0, 0};
-            for (int k = -r; k <= r; k++) {
-                int sx = xx + k < 0 ? 0 : xx + k >= W ? W - 1 : xx + k;
-                const float *c = in + 3 * ((size_t)y * W + sx);
-                a[0] += w[k + r] * c[0], a[1] += w[k + r] * c[1], a[2] += w[k + r] * c[2];
+    const int F = 3 * W;
+    /* [v0, v1): the floats done four at a time, their pixels' taps all inside the row */
+    const int v0 = 3 * r < 3 * (W - r) ? 3 * r : F, v1 = v0 < F ? v0 + (3 * (W - r) - v0) / 4 * 4 : F;
+    for (int y = 0; y < H; y++) {
+        const float *row = in + (size_t)y * F;
+        float *o = t + (size_t)y * F;
+        for (int f = 0; f < v0; f++)
+            o[f] = gauss_float(row, w, r, W, f);
+        for (int f = v0; f < v1; f += 4) {
+            gv4 a = {0, 0, 0, 0};
+            const float *c = row + f - 3 * r;
+            for (int k = 0; k <= 2 * r; k++, c += 3) {
+                gv4 v;
+                memcpy(&v, c, sizeof v);
+                a += (gv4){w[k], w[k], w[k], w[k]} * v;
             }
-            memcpy(t + 3 * ((size_t)y * W + xx), a, sizeof a);
+            memcpy(o + f, &a, sizeof a);
         }
-    for (int y = 0; y < H; y++)
-        for (int xx = 0; xx < W; xx++) {
-            float a[3] = {0, 0, 0};
-            for (int k = -r; k <= r; k++) {
-                int sy = y + k < 0 ? 0 : y + k >= H ? H - 1 : y + k;
-                const float *c = t + 3 * ((size_t)sy * W + xx);
-                a[0] += w[k + r] * c[0], a[1] += w[k + r] * c[1], a[2] += w[k + r] * c[2];
+        for (int f = v1; f < F; f++)
+            o[f] = gauss_float(row, w, r, W, f);
+    }
+    for (int y = 0; y < H; y++) {
+        const float *rows[129];
+        for (int k = -r; k <= r; k++) {
+            const int sy = y + k < 0 ? 0 : y + k >= H ? H - 1 : y + k;
+            rows[k + r] = t + (size_t)sy * F;
+        }
+        float *o = out + (size_t)y * F;
+        int f = 0;
+        for (; f + 4 <= F; f += 4) {
+            gv4 a = {0, 0, 0, 0};
+            for (int k = 0; k <= 2 * r; k++) {
+                gv4 v;
+                memcpy(&v, rows[k] + f, sizeof v);
+                a += (gv4){w[k], w[k], w[k], w[k]} * v;
             }
-            memcpy(out + 3 * ((size_t)y * W + xx), a, sizeof a);
+            memcpy(o + f, &a, sizeof a);
         }
+        for (; f < F; f++) {
+            float a = 0;
+            for (int k = 0; k <= 2 * r; k++)
+                a += w[k] * rows[k][f];
+            o[f] = a;
+        }
+    }
 }
 
 static void gauss(pfx *x, const float *in, float *out, double sigma)
@@ -959,20 +1050,24 @@ static void glow(pfx *x)
     for (size_t i = 0; i < n; i++)
         x->blur[i] *= half_bi;
     if (x->p.flare > 0) {
-        static const float gs[4] = {-1.0f, -0.5f, 0.35f, -1.6f};
-        static const float gt[4][3] = {{1.0f, 0.6f, 0.3f}, {0.4f, 0.8f, 1.0f}, {0.8f, 1.0f, 0.6f}, {1.0f, 0.5f, 0.8f}};
-        const float fi = (float)x->p.flare * 0.25f, cx = x->sw * 0.5f, cy = x->sh * 0.5f;
+        /* fi * gt * c as (fi * gt) * c, C's order: the product a ghost and channel once; a ghost's
+        ** source column and row from the tables (flare_init) */
+        const float fi = (float)x->p.flare * 0.25f;
+        float ft[4][3];
+        for (int g = 0; g < 4; g++)
+            for (int k = 0; k < 3; k++)
+                ft[g][k] = fi * flare_tint[g][k];
+        const int32_t *fx = x->fsrc, *fy = x->fsrc + 4 * (size_t)x->sw;
         for (uint32_t y = 0; y < x->sh; y++)
             for (uint32_t xx = 0; xx < x->sw; xx++) {
                 float *o = x->blur + 3 * ((size_t)y * x->sw + xx);
                 for (int g = 0; g < 4; g++) {
-                    long sx = round_away(cx + ((float)xx + 0.5f - cx) * gs[g] - 0.5f);
-                    long sy = round_away(cy + ((float)y + 0.5f - cy) * gs[g] - 0.5f);
-                    if (sx < 0 || sy < 0 || sx >= (long)x->sw || sy >= (long)x->sh)
+                    const int32_t sx = fx[(size_t)g * x->sw + xx], sy = fy[(size_t)g * x->sh + y];
+                    if (sx < 0 || sy < 0)
                         continue;
                     const float *c = x->bright + 3 * ((size_t)sy * x->sw + (size_t)sx);
                     for (int k = 0; k < 3; k++)
-                        o[k] += fi * gt[g][k] * c[k];
+                        o[k] += ft[g][k] * c[k];
                 }
             }
     }
@@ -1150,7 +1245,7 @@ __attribute__((target("avx2"))) static void final_eight(const pfx *x, const floa
 #ifdef PFX_AVX2
 /* The glow of columns c .. c + 7, between the same two bloom pixels g0 and g1: final_band's four
 ** lanes' operations in eight. */
-__attribute__((target("avx2"))) static void glow_eight(const pfx *x, float *gl, uint32_t c, const float *g0,
+__attribute__((target("avx2"))) static inline void glow_eight(const pfx *x, float *gl, uint32_t c, const float *g0,
                                                        const float *g1)
 {
     const __m256 w8 = _mm256_loadu_ps(x->gw + c);
@@ -1164,17 +1259,21 @@ __attribute__((target("avx2"))) static void glow_eight(const pfx *x, float *gl, 
 ** around the tone curve, the curve and the output gamma, to BGRA. */
 /* The glow's row at full width (gl: three planes of x->w floats), each column interpolated between
 ** its two bloom pixels of the glow's row grow; eight or four columns at a time where they share
-** their bloom pixels, each lane the scalar code's operations: the same floats. */
-static void glow_full_row(const pfx *x, const float *grow, float *gl)
+** their bloom pixels, each lane the scalar code's operations: the same floats. eight: glow_eight
+** for eight columns (a constant: the AVX2 instance, glow_row_avx2, holds the row's loop, so no
+** call is made per eight columns). */
+static inline __attribute__((always_inline)) void glow_row(const pfx *x, const float *grow, float *gl, bool eight)
 {
     for (uint32_t c = 0; c < x->w; c++) {
         const float *g0 = grow + 3 * x->gx[c], *g1 = g0 + (x->gx[c] + 1 < x->sw ? 3 : 0), wx = x->gw[c];
 #ifdef PFX_AVX2
-        if (x->avx2 && c + 8 <= x->w && x->gx[c + 7] == x->gx[c]) { /* eight columns (most) */
+        if (eight && c + 8 <= x->w && x->gx[c + 7] == x->gx[c]) { /* eight columns (most) */
             glow_eight(x, gl, c, g0, g1);
             c += 7;
             continue;
         }
+#else
+        (void)eight;
 #endif
         if (c % 4 == 0 && c + 4 <= x->w && x->gx[c + 3] == x->gx[c]) {
             /* four columns between the same two bloom pixels (most: BLOOM_DOWN is a
@@ -1191,6 +1290,24 @@ static void glow_full_row(const pfx *x, const float *grow, float *gl)
         for (int k = 0; k < 3; k++)
             gl[(size_t)k * x->w + c] = g0[k] + wx * (g1[k] - g0[k]);
     }
+}
+
+#ifdef PFX_AVX2
+__attribute__((target("avx2"))) static void glow_row_avx2(const pfx *x, const float *grow, float *gl)
+{
+    glow_row(x, grow, gl, true);
+}
+#endif
+
+static void glow_full_row(const pfx *x, const float *grow, float *gl)
+{
+#ifdef PFX_AVX2
+    if (x->avx2) {
+        glow_row_avx2(x, grow, gl);
+        return;
+    }
+#endif
+    glow_row(x, grow, gl, false);
 }
 
 static void final_band(void *arg, uint32_t b)
