@@ -1,0 +1,38 @@
+/* fog_exp.h — e^x in vector lanes for fog and the sky's fog (fog_lanes.h, shade_lanes.h): simd4.h's
+** v4_exp with a degree-5 minimax polynomial on the reduced range instead of its degree-7 Taylor
+** one (relative error 1.06e-7, the float's own rounding 6e-8; 4 operations fewer), and the
+** small-argument form fog's start height takes. Fog's bound against the exact path
+** (tests/unit/test_fog_fast.c, 2e-6 in T) holds with either. Before including: VF, VI, V(name) as
+** for fog_lanes.h. Included once a translation unit. */
+
+/* e^x, x clamped to [-87.3, 88.3] where 2^n stays a normal float: n = round(x / ln2) by the
+** 1.5 x 2^23 trick, r = x - n ln2 in two parts (Cody-Waite), e^r by the polynomial, 2^n from the
+** exponent bits. */
+static inline VF fog_exp(VF x)
+{
+    const VF magic = V(splat)(12582912.0f);
+    x = V(min)(V(splat)(88.3f), V(max)(V(splat)(-87.3f), x));
+    VF t = x * V(splat)(1.44269504f) + magic, n = t - magic;
+    VI ni = (VI)t - (VI)magic;
+    VF r = x - n * V(splat)(0.693359375f);
+    r = r - n * V(splat)(-2.12194440e-4f);
+    /* 1 + r + r^2 q(r), q of degree 3 by Remez on |r| <= ln2/2 for the least relative error */
+    VF p = V(splat)(8.312525228e-3f);
+    p = p * r + V(splat)(4.189011455e-2f);
+    p = p * r + V(splat)(1.666711420e-1f);
+    p = p * r + V(splat)(4.999923110e-1f);
+    p = p * r + V(splat)(1.0f);
+    p = p * r + V(splat)(1.0f);
+    return p * (VF)((ni + 127) << 23);
+}
+
+/* e^a for |a| <= 0.1 by its Taylor polynomial to degree 4: remainder under 0.1^5/120 = 8.4e-8
+** relative, no reduction, no clamp. */
+static inline VF fog_exp_small(VF a)
+{
+    VF p = V(splat)(1.0f / 24);
+    p = p * a + V(splat)(1.0f / 6);
+    p = p * a + V(splat)(0.5f);
+    p = p * a + V(splat)(1.0f);
+    return p * a + V(splat)(1.0f);
+}
