@@ -32,18 +32,10 @@ static void FOG_LANES_FN(const sn_shade_env *e, sn_vec3 eye, const float *dx, co
             ea = fog_exp(-V(max)(V(splat)(-50.0f), za)); /* za < -50 ? -50 : za */
         }
         VF dzz = f * (z * (one - s));
-        /* (1 - e^-dzz) / dzz: its Taylor series to degree 7 where |dzz| < 0.5 (remainder under
-        ** 0.5^8 / 9! = 1.1e-8, and no cancellation), else the quotient; the exponential and the
+        /* (1 - e^-dzz) / dzz: its Taylor series to degree 8 where |dzz| < 0.5 (fog_exp.h), else
+        ** the quotient; the exponential and the
         ** division only when a lane needs them (each lane's value depends on its own dzz alone) */
-        VF h = V(splat)(1.0f / 362880);
-        h = V(splat)(1.0f / 40320) - dzz * h;
-        h = V(splat)(1.0f / 5040) - dzz * h;
-        h = V(splat)(1.0f / 720) - dzz * h;
-        h = V(splat)(1.0f / 120) - dzz * h;
-        h = V(splat)(1.0f / 24) - dzz * h;
-        h = V(splat)(1.0f / 6) - dzz * h;
-        h = V(splat)(0.5f) - dzz * h;
-        h = one - dzz * h;
+        VF h = fog_h_series(dzz);
         VI near = (dzz < V(splat)(0.5f)) & (dzz > V(splat)(-0.5f));
         if (V(any)(~near))
             h = V(sel)(near, h, (one - fog_exp(-dzz)) / V(sel)(near, one, dzz));
