@@ -1,12 +1,14 @@
 /* Fog's single-precision batch (shade.h sn_fog_transmittance_fast, the renderer's default for
 ** surfaces) against the exact double-precision sn_fog_transmittance: (1) the transmittance itself
 ** on random points under several fogs (thin, CARLA's ClearNoon; thick with a steep falloff; no
-** falloff; a fog that begins far away), rays near the horizontal (the series branch) and points
+** falloff; a fog that begins far away), rays near the horizontal (the series branch, and its edge
+** |f dz (1 - s)| about 0.5) and points
 ** before the fog's start included: |T_fast - T_exact| <= 2e-6; (2) whole images: a street of
 ** buildings and cars in thick fog rendered both ways (sn_renderer_set_exact_shading), one sample and
 ** 2x2 samples a pixel: per channel the largest difference is at most 1 (a byte whose exact value
 ** lies within 2e-6 x 255 of a rounding boundary), the mean under 0.002, and the fog does show
-** (the image differs from the same one without fog). argv[1]: temp folder. */
+** (the image differs from the same one without fog); (3) the sky's batch (sn_shade_sky_fast)
+** against sn_shade_sky, byte for byte within 1. argv[1]: temp folder. */
 #include "../../engine/render/render.h"
 #include "../../engine/render/lanes.h"
 #include "../../engine/render/shade.h"
