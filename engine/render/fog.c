@@ -1,7 +1,8 @@
 /* fog.c — fog's transmittance four points at a time in single precision (shade.h,
 ** sn_fog_transmittance_fast): the formula of sn_fog_transmittance (docs/rendering.md "Fog") with
-** its three exponentials from one inline polynomial, so a row of pixels costs a few vector
-** instructions each instead of three libm calls in a dependent chain. GCC vector extensions
+** its three exponentials from inline polynomials (fog_exp.h: short Taylor forms where a lane's
+** argument is small, the reduced one only where a lane needs it), so a row of pixels costs a few
+** vector instructions each instead of three libm calls in a dependent chain. GCC vector extensions
 ** (simd4.h); no dependency. Where the CPU has AVX2, eight points at a time (fog_avx2.c), the
 ** same bits. */
 #include "shade.h"

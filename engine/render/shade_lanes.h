@@ -3,6 +3,9 @@
 ** shade_avx2.c for AVX2's eight (simd8.h). The same IEEE operations in the same order in every
 ** lane, so both give the same bits. Before including: VF, VI, VW, V(name) as fog_lanes.h, and the
 ** function names LIGHT_LANES_FN and SKY_LANES_FN. Both do entries [from, to), a multiple of VW. */
+#include "fog_exp.h"
+
+#include <math.h>
 
 /* g's light and bytes, its textures, shadows and fog (g->T, when `fog`) already in */
 static void LIGHT_LANES_FN(const sn_shade_env *e, sn_gbuf *g, int fog, size_t from, size_t to)
@@ -38,6 +41,9 @@ static void SKY_LANES_FN(const sn_shade_env *e, sn_vec3 eye, sn_skybuf *b, size_
     const VF eglow = V(splat)((float)e->glow), fk = V(splat)((float)e->fog_k), ff = V(splat)((float)e->fog_falloff);
     const VF fz0 = V(splat)((float)(e->fog_falloff * eye.z)), fstart = V(splat)((float)(e->fog_falloff * e->fog_start));
     const int fog = e->fog_k > 0, thins = e->fog_falloff > 0;
+    const double fs = e->fog_falloff * e->fog_start;
+    const int small = fs <= 0.1 && e->fog_falloff * eye.z - fs > -49; /* the clamp at -50 cannot act */
+    const VF e0 = V(splat)((float)exp(-e->fog_falloff * eye.z));
     VF hor[3], zen[3];
     for (int k = 0; k < 3; k++)
         hor[k] = V(splat)((float)e->horizon[k]), zen[k] = V(splat)((float)e->zenith[k]);
@@ -61,9 +67,19 @@ static void SKY_LANES_FN(const sn_shade_env *e, sn_vec3 eye, sn_skybuf *b, size_
             T = zero;
             if (thins) {
                 VI climbs = z > V(splat)(1e-6f);
-                VF za = V(max)(V(splat)(-50.0f), fz0 + z * fstart);
-                VF tau = fk * V(exp)(-za) / (ff * V(sel)(climbs, z, one));
-                T = V(sel)(climbs, V(exp)(-tau), zero);
+                VF ea; /* e^-za, as fog_lanes.h: |z fstart| <= fstart, a short polynomial where it is small */
+                if (small)
+                    ea = e0 * fog_exp_small(-(z * fstart));
+                else
+                    ea = fog_exp(-V(max)(V(splat)(-50.0f), fz0 + z * fstart));
+                VF tau = fk * ea / (ff * V(sel)(climbs, z, one));
+                /* e^-tau by Taylor where tau < 0.35 (the sky above about 1.3 degrees in thin fog),
+                ** the reduced exponential only when a climbing lane needs it */
+                VF tt = fog_exp_taylor7(-tau);
+                VI big = ~(tau < V(splat)(0.35f)) & climbs;
+                if (V(any)(big))
+                    tt = V(sel)(big, fog_exp(-tau), tt);
+                T = V(sel)(climbs, tt, zero);
             }
         }
         VI c[3];

@@ -1,15 +1,18 @@
 /* Fog's single-precision batch (shade.h sn_fog_transmittance_fast, the renderer's default for
 ** surfaces) against the exact double-precision sn_fog_transmittance: (1) the transmittance itself
 ** on random points under several fogs (thin, CARLA's ClearNoon; thick with a steep falloff; no
-** falloff; a fog that begins far away), rays near the horizontal (the series branch) and points
+** falloff; a fog that begins far away), rays near the horizontal (the series branch, and its edge
+** |f dz (1 - s)| about 0.5) and points
 ** before the fog's start included: |T_fast - T_exact| <= 2e-6; (2) whole images: a street of
 ** buildings and cars in thick fog rendered both ways (sn_renderer_set_exact_shading), one sample and
 ** 2x2 samples a pixel: per channel the largest difference is at most 1 (a byte whose exact value
 ** lies within 2e-6 x 255 of a rounding boundary), the mean under 0.002, and the fog does show
-** (the image differs from the same one without fog). argv[1]: temp folder. */
+** (the image differs from the same one without fog); (3) the sky's batch (sn_shade_sky_fast)
+** against sn_shade_sky, byte for byte within 1. argv[1]: temp folder. */
 #include "../../engine/render/render.h"
 #include "../../engine/render/lanes.h"
 #include "../../engine/render/shade.h"
+#include "../../engine/render/shade_fast.h"
 #include "../../engine/sim/engine.h"
 #include "../check.h"
 #include "../testutil.h"
@@ -18,11 +21,14 @@
 #include <string.h>
 
 static uint64_t rng = 88172645463325252ull;
-static double uni(void) /* xorshift64, 0..1 */
+static uint64_t rng2 = 2463534242ull; /* the later cases', so the first ones' points stay as they were */
+static double uni_from(uint64_t *s) /* xorshift64, 0..1 */
 {
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (double)(rng >> 11) * (1.0 / 9007199254740992.0);
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return (double)(*s >> 11) * (1.0 / 9007199254740992.0);
 }
+static double uni(void) { return uni_from(&rng); }
+static double uni2(void) { return uni_from(&rng2); }
 
 static int wide_checked; /* fogs whose eight lanes were compared with four */
 
@@ -44,8 +50,12 @@ static void transmittance_cases(void)
         for (int i = 0; i < N; i++) {
             double r = i % 7 == 0 ? fogs[c][1] * 1.2 * uni() : 0.1 + 400 * uni() * uni(); /* some before the fog */
             double az = 2 * M_PI * uni(), el = i % 5 == 0 ? 1e-3 * (uni() - 0.5) : (uni() - 0.6) * 1.4;
-            if (i % 11 == 0) /* the series branch's edge: f |dz| about 0.01 */
+            if (i % 11 == 0) /* the old series branch's edge: f |dz| about 0.01 */
                 el = fogs[c][2] > 0 ? asin(fmin(1, 0.01 / (fogs[c][2] * r))) * (uni() < 0.5 ? -1 : 1) : el;
+            if (i % 13 == 0) /* the series branch's edge now: f |dz| (1 - s) about 0.5 */
+                el = fogs[c][2] > 0 && r > fogs[c][1] ? asin(fmin(1, (0.45 + 0.1 * uni2()) / (fogs[c][2] * (r - fogs[c][1])))) *
+                                                            (uni2() < 0.5 ? -1 : 1)
+                                                      : el;
             sn_vec3 d = sn_v3(r * cos(el) * cos(az), r * cos(el) * sin(az), r * sin(el));
             dx[i] = (float)d.x, dy[i] = (float)d.y, dz[i] = (float)d.z;
             /* the exact path sees the same point the renderer's float offset stands for */
@@ -74,6 +84,62 @@ static void transmittance_cases(void)
                fogs[c][0], fogs[c][1], fogs[c][2], worst, sum / N, lowest);
         CHECK(worst <= 2e-6, "fog %zu: the fast transmittance within 2e-6 of the exact one (max %.3g)", c, worst);
     }
+}
+
+/* The sky's batch (sn_shade_sky_fast, its fog by fog_exp.h's polynomials) against the exact
+** sn_shade_sky on random directions under the same fogs, the sun high and low, rays near the
+** horizon (where e^-tau leaves its Taylor range) and a sky without fog included: every byte within 1 of the exact one
+** but where the sun's disc edge (g = 0.99996) lies within float error; eight lanes = four. */
+static void sky_cases(void)
+{
+    const double fogs[][3] = {{2, 0.75, 0.1}, {60, 5, 0.4}, {30, 0, 0}, {100, 0.2, 2}, {10, 40, 0.05}, {0.5, 2, 1}, {0, 0, 0}};
+    static sn_skybuf b, b4;
+    static sn_vec3 d[SN_GBUF_N];
+    for (size_t c = 0; c < sizeof fogs / sizeof *fogs; c++)
+        for (int sun = 0; sun < 2; sun++) {
+            sn_lighting l;
+            sn_lighting_default(&l);
+            l.weather.fog_density = fogs[c][0], l.weather.fog_distance = fogs[c][1], l.weather.fog_falloff = fogs[c][2];
+            l.weather.sun_altitude_angle = sun ? 8 : 50, l.weather.cloudiness = 5;
+            sn_shade_env e;
+            sn_shade_env_init(&e, &l);
+            sn_vec3 eye = sn_v3(0, 0, 0.5 + 30 * uni2());
+            int worst = 0, off = 0;
+            for (int rep = 0; rep < 16; rep++) {
+                b.n = SN_GBUF_N - (uint32_t)rep % 5; /* counts not a multiple of 8 too */
+                for (uint32_t i = 0; i < b.n; i++) {
+                    double az = 2 * M_PI * uni2(), el = i % 3 ? asin(uni2() * 1.6 - 0.6) : 0.05 * (uni2() - 0.3);
+                    if (i % 17 == 0) /* around the sun */
+                        el = asin(e.sun[2]) + 0.2 * (uni2() - 0.5), az = atan2(e.sun[1], e.sun[0]) + 0.2 * (uni2() - 0.5);
+                    double len = 0.5 + 2 * uni2(); /* directions of any length */
+                    d[i] = sn_v3(cos(el) * cos(az), cos(el) * sin(az), sin(el));
+                    b.dx[i] = (float)(len * d[i].x), b.dy[i] = (float)(len * d[i].y), b.dz[i] = (float)(len * d[i].z);
+                }
+                b4 = b;
+                sn_shade_sky_fast(&e, eye, &b);
+                if (sn_lanes_set_wide(true)) {
+                    sn_lanes_set_wide(false);
+                    sn_shade_sky_fast(&e, eye, &b4);
+                    sn_lanes_set_wide(true);
+                    CHECK(memcmp(b.rgb, b4.rgb, b.n * sizeof *b.rgb) == 0, "sky %zu: eight lanes give four lanes' bytes", c);
+                }
+                for (uint32_t i = 0; i < b.n; i++) {
+                    uint8_t ex[3];
+                    sn_vec3 u = sn_v3_norm(sn_v3(b.dx[i], b.dy[i], b.dz[i]));
+                    sn_shade_sky(&e, eye, u, ex);
+                    double g = e.sun[0] * u.x + e.sun[1] * u.y + e.sun[2] * u.z;
+                    if (fabs(g - 0.99996) < 1e-5)
+                        continue; /* the disc's edge: a step */
+                    for (int k = 0; k < 3; k++) {
+                        int dd = abs((int)b.rgb[i][k] - (int)ex[k]);
+                        worst = dd > worst ? dd : worst, off += dd != 0;
+                    }
+                }
+            }
+            printf("sky, fog %zu, sun %s: max |fast - exact| %d, %d of %d bytes differ\n", c, sun ? "low" : "high", worst, off,
+                   16 * 3 * (SN_GBUF_N - 2));
+            CHECK(worst <= 1, "sky, fog %zu: every byte within 1 of the exact sky (%d)", c, worst);
+        }
 }
 
 enum { W = 320, H = 180 };
@@ -158,6 +224,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         return fprintf(stderr, "usage: test_fog_fast TMP\n"), 2;
     transmittance_cases();
+    sky_cases();
     printf("eight lanes against four: %d fogs compared (0: this CPU has no AVX2)\n", wide_checked);
     images(argv[1]);
     return CHECK_DONE();
