@@ -1192,11 +1192,19 @@ static double checker(const prim *p, sn_vec3 pw, const float *n)
 }
 
 /* One sample shaded by the exact path or glossy: its bytes, or its colour before fog until the
-** fog's batch (shade_fog) finishes them. */
+** fog's batch (shade_fog) finishes them; bgra the bytes as the G-buffer's (rec_bgra). */
 typedef struct shade_rec {
     double out[3];
     uint8_t rgb[3];
+    uint8_t bgra[4];
 } shade_rec;
+
+/* rec's bytes in the image's order with alpha 255, as the G-buffer and sky batches leave theirs */
+static inline const uint8_t *rec_bgra(shade_rec *rec)
+{
+    rec->bgra[0] = rec->rgb[2], rec->bgra[1] = rec->rgb[1], rec->bgra[2] = rec->rgb[0], rec->bgra[3] = 255;
+    return rec->bgra;
+}
 
 /* A batch of samples waiting for their fog: their offsets from the eye, single precision, in
 ** arrays padded to a multiple of 4 (sn_fog_transmittance_fast). */
@@ -1298,8 +1306,8 @@ static void checker_run(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
 }
 #endif
 
-/* G-buffer entries [a, b) of g, all of plain winner w, get w's fields (their points are in
-** already): four entries a store, up to three past b (a batch leaves room; later entries
+/* G-buffer entries [a, b) of g, all of plain winner w, get w's fields and their row's ray
+** coordinate (their 1/depth and column are in already): four entries a store, up to three past b (a batch leaves room; later entries
 ** overwrite them). What shade_sample writes for such an entry, field by field; a checker's
 ** albedo from each entry's point, whose samples are the columns x0, x0 + 2, ... of sample row y. */
 static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b, const winner *w, uint32_t x0, int32_t y)
@@ -1310,8 +1318,9 @@ static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
     const prim *p = w->p;
     const v4f nx = v4_splat(n[0]), ny = v4_splat(n[1]), nz = v4_splat(n[2]), one = v4_splat(1.0f);
     const v4f c0 = v4_splat(p->color[0]), c1 = v4_splat(p->color[1]), c2 = v4_splat(p->color[2]);
-    const v4f glow = v4_splat(p->glow), vis = v4_splat(w->vis);
+    const v4f glow = v4_splat(p->glow), vis = v4_splat(w->vis), rb = v4_splat((float)r->ray_b[y]);
     for (uint32_t k = a; k < b; k += 4) {
+        v4_store(g->rb + k, rb); /* the row's: the runs' loop leaves it */
         v4_store(g->nx + k, nx), v4_store(g->ny + k, ny), v4_store(g->nz + k, nz);
         v4_store(g->col[0] + k, c0), v4_store(g->col[1] + k, c1), v4_store(g->col[2] + k, c2);
         v4_store(g->glow + k, glow), v4_store(g->albedo + k, one), v4_store(g->vis + k, vis);
@@ -1353,14 +1362,14 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     if (id == NONE && r->layer == SN_LAYER_MOVING) { /* nothing of the layer: black, alpha 0 (layer_alpha) */
         rec->rgb[0] = rec->rgb[1] = rec->rgb[2] = 0;
-        return rec->rgb;
+        return rec_bgra(rec);
     }
     if (id == NONE && !r->exact)
         return sky_sample(r, x, y, sky);
     if (id == NONE) {
         sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
-        return rec->rgb;
+        return rec_bgra(rec);
     }
     if (id != last->id)
         look_up(r, id, last);
@@ -1409,11 +1418,11 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
     sn_shade_surface_lin(&r->env, &s, rec->out);
     if (r->exact || r->env.fog_k <= 0) {
         sn_shade_fog_bytes(&r->env, rec->out, sn_fog_transmittance(&r->env, r->eye, s.p), rec->rgb);
-        return rec->rgb;
+        return rec_bgra(rec);
     }
     uint32_t k = fb->n++;
     fb->dx[k] = (float)rel.x, fb->dy[k] = (float)rel.y, fb->dz[k] = (float)rel.z, fb->rec[k] = rec;
-    return rec->rgb;
+    return rec->bgra; /* shade_fog fills it */
 }
 
 /* The G-buffer's points from their 1/depth and rays, four at a time in single precision: the
@@ -1442,8 +1451,10 @@ static void shade_fog(const sn_renderer *r, fog_batch *fb)
     for (uint32_t k = fb->n; k % 4; k++) /* padding lanes: any finite point */
         fb->dx[k] = fb->dy[k] = fb->dz[k] = 1;
     sn_fog_transmittance_fast(&r->env, r->eye, fb->dx, fb->dy, fb->dz, fb->T, fb->n);
-    for (uint32_t k = 0; k < fb->n; k++)
+    for (uint32_t k = 0; k < fb->n; k++) {
         sn_shade_fog_bytes(&r->env, fb->rec[k]->out, fb->T[k], fb->rec[k]->rgb);
+        rec_bgra(fb->rec[k]);
+    }
     fb->n = 0;
 }
 
@@ -1461,30 +1472,32 @@ typedef struct gather {
 } gather;
 
 /* The bytes of np output pixels from c on (BGRA): pixel p has nw[p] winners, in order from the
-** first, each with its shaded colour src[] (RGB bytes) and its number of samples count[]; a pixel
-** of one winner is its colour, else the winners' colours averaged by their samples in linear
-** light and rounded to the nearest byte. */
+** first, each with its shaded colour src[] (BGRA bytes, alpha 255) and its number of samples
+** count[]; a pixel of one winner is its colour (a 4-byte copy), else the winners' colours averaged
+** by their samples in linear light and rounded to the nearest byte. nw[p] = 0: pixel p begins a
+** run of count[m] pixels whose colours are consecutive from src[m] (shade_pixels' runs), copied
+** at once; the run's later pixels have no nw, src or count of their own. */
 static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const uint8_t *nw, const uint8_t *const *src,
                            const uint8_t *count)
 {
     const uint32_t n = r->ss * r->ss;
     for (uint32_t p = 0, m0 = 0; p < np; p++, c += 4) {
         const uint32_t k = nw[p];
+        if (k == 0) {
+            const uint32_t len = count[m0];
+            memcpy(c, src[m0], 4 * (size_t)len);
+            p += len - 1, c += 4 * (len - 1), m0 += len;
+            continue;
+        }
         if (k == 1) {
-            const uint8_t *s = src[m0];
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            const uint32_t bgra = (uint32_t)s[2] | (uint32_t)s[1] << 8 | (uint32_t)s[0] << 16 | 0xFF000000u;
-            memcpy(c, &bgra, 4); /* b, g, r, a in one store */
-#else
-            c[0] = s[2], c[1] = s[1], c[2] = s[0], c[3] = 255;
-#endif
+            memcpy(c, src[m0], 4);
         } else {
             uint32_t sum[3] = {0, 0, 0};
             for (uint32_t m = m0; m < m0 + k; m++)
                 for (int q = 0; q < 3; q++)
                     sum[q] += count[m] * r->lin[src[m][q]];
             for (int q = 0; q < 3; q++)
-                c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
+                c[q] = lin_to_byte(r, sum[q] / (double)n);
             c[3] = 255;
         }
         m0 += k;
@@ -1515,7 +1528,6 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
     uint32_t run_x = 0;       /* the sample column of its first entry */
     uint32_t ox = ox0;
     if (ss == 2) {
-        const float rb = (float)r->ray_b[oy * 2];
         const float *wrow = r->wbuf + (size_t)oy * 2 * W;
         const double *ray_a = r->ray_a;
         for (; ox < OW && nr + 4 <= GATHER_MAX; ox++) {
@@ -1528,14 +1540,18 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
                     ** register (through g, each pixel waited for the last one's store of it) */
                     uint32_t k = g->n; /* == run: a run is one pass of this loop */
                     run_x = ox * 2;
+                    /* the run's pixels are its entries' bytes in order: one record for all
+                    ** (resolve_pixels), its length in count[] once it is known */
+                    const uint32_t first = nr;
+                    nw[ox - ox0] = 0, src[first] = g->rgb[k];
                     for (;;) {
-                        g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2], g->rb[k] = rb;
-                        src[nr] = g->rgb[k], count[nr] = 4, nw[ox - ox0] = 1;
+                        g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2]; /* rb: gather_fill */
                         k++, nr++, s0 += 2, s1 += 2;
                         if (ox + 1 >= OW || nr + 4 > GATHER_MAX || s0[0] != id || s0[1] != id || s1[0] != id || s1[1] != id)
                             break;
                         ox++;
                     }
+                    count[first] = (uint8_t)(nr - first);
                     g->n = k;
                     continue;
                 }
