@@ -164,7 +164,7 @@ struct sn_renderer {
     double *ray_a, *ray_b; /* per sample column x: (x + 1/2 - cx) / f; per row y: (y + 1/2 - cy) / f */
     size_t cap_ray_a, cap_ray_b;
     uint32_t lin[256]; /* gamma-2.2 bytes in linear light, 2^16 scale (anti-aliasing) */
-    double mid[256];   /* midpoints between consecutive lin[], then a sentinel */
+    uint32_t mid2[256]; /* twice the midpoints between consecutive lin[], then a sentinel */
     uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
     uint32_t last_tris;
     bool need_info; /* the frame shades, or writes tags, ids or motion: it needs tri_info */
@@ -212,10 +212,10 @@ sn_renderer *sn_renderer_create(int threads)
     for (int i = 0; i < 256; i++)
         r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
     for (int i = 0; i < 255; i++)
-        r->mid[i] = 0.5 * ((double)r->lin[i] + r->lin[i + 1]);
-    r->mid[255] = 1e30;
+        r->mid2[i] = r->lin[i] + r->lin[i + 1];
+    r->mid2[255] = UINT32_MAX;
     for (int k = 0, b = 0; k <= 4096; k++) {
-        while (b < 255 && r->mid[b] <= k * 16.0)
+        while (b < 255 && r->mid2[b] <= (uint32_t)k * 32)
             b++;
         r->guess[k] = (uint8_t)b;
     }
@@ -1014,13 +1014,21 @@ static bool setup_jobs(sn_renderer *r)
 
 /* ---- rasterise and resolve one band ---- */
 
-/* The byte whose linear value (lin[]) is nearest to m: mid[b - 1] <= m < mid[b]. */
-static uint8_t lin_to_byte(const sn_renderer *r, double m)
+/* The byte whose linear value (lin[]) is nearest to the mean sum / n: mid[b - 1] <= sum / n <
+** mid[b] for the midpoints mid = mid2 / 2, tested in integers as n mid2[b - 1] <= 2 sum < n mid2[b]
+** (the same decisions as comparing the double sum / n, which lies at least 1 / 2n from a midpoint
+** it is not on, far more than its rounding). The start, guess[] at about sum / 16n (inv16n = 1 / 16n:
+** a product, not a division), may be a bucket off; the searches end at the one such b from any. */
+static uint8_t lin_to_byte(const sn_renderer *r, uint32_t sum, uint32_t n, float inv16n)
 {
-    int b = r->guess[m < 0 ? 0 : m > 65535 ? 4096 : (int)(m / 16)];
-    while (b > 0 && m < r->mid[b - 1])
+    const uint64_t s2 = 2 * (uint64_t)sum;
+    const uint32_t k = (uint32_t)((float)sum * inv16n);
+    int b = r->guess[k > 4096 ? 4096 : k];
+    while (b > 0 && s2 < (uint64_t)n * r->mid2[b - 1])
         b--;
-    while (m >= r->mid[b])
+    b += s2 >= (uint64_t)n * r->mid2[b]; /* a step up without a branch: a bucket of guess[] holds one
+                                          ** midpoint or none but in the darkest few */
+    while (s2 >= (uint64_t)n * r->mid2[b])
         b++;
     return (uint8_t)b;
 }
@@ -1481,6 +1489,7 @@ static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const 
                            const uint8_t *count)
 {
     const uint32_t n = r->ss * r->ss;
+    const float inv16n = 1.0f / (float)(16 * n);
     for (uint32_t p = 0, m0 = 0; p < np; p++, c += 4) {
         const uint32_t k = nw[p];
         if (k == 0) {
@@ -1497,7 +1506,7 @@ static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const 
                 for (int q = 0; q < 3; q++)
                     sum[q] += count[m] * r->lin[src[m][q]];
             for (int q = 0; q < 3; q++)
-                c[q] = lin_to_byte(r, sum[q] / (double)n);
+                c[q] = lin_to_byte(r, sum[q], n, inv16n);
             c[3] = 255;
         }
         m0 += k;
