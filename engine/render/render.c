@@ -1544,6 +1544,11 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
             const uint32_t *s0 = ib + ((uint32_t)oy * 2) * W + ox * 2, *s1 = s0 + W;
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
+                if (id != last->id && id != NONE) { /* a new winner: its run may begin here */
+                    gather_fill(r, g, run, g->n, last, run_x, oy * 2);
+                    run = g->n;
+                    look_up(r, id, last);
+                }
                 if (id == last->id && last->plain) {
                     /* this pixel and the next ones of the same winner, the entry count kept in a
                     ** register (through g, each pixel waited for the last one's store of it) */
