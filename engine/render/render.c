@@ -164,7 +164,7 @@ struct sn_renderer {
     double *ray_a, *ray_b; /* per sample column x: (x + 1/2 - cx) / f; per row y: (y + 1/2 - cy) / f */
     size_t cap_ray_a, cap_ray_b;
     uint32_t lin[256]; /* gamma-2.2 bytes in linear light, 2^16 scale (anti-aliasing) */
-    double mid[256];   /* midpoints between consecutive lin[], then a sentinel */
+    uint32_t mid2[256]; /* twice the midpoints between consecutive lin[], then a sentinel */
     uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
     uint32_t last_tris;
     bool need_info; /* the frame shades, or writes tags, ids or motion: it needs tri_info */
@@ -212,10 +212,10 @@ sn_renderer *sn_renderer_create(int threads)
     for (int i = 0; i < 256; i++)
         r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
     for (int i = 0; i < 255; i++)
-        r->mid[i] = 0.5 * ((double)r->lin[i] + r->lin[i + 1]);
-    r->mid[255] = 1e30;
+        r->mid2[i] = r->lin[i] + r->lin[i + 1];
+    r->mid2[255] = UINT32_MAX;
     for (int k = 0, b = 0; k <= 4096; k++) {
-        while (b < 255 && r->mid[b] <= k * 16.0)
+        while (b < 255 && r->mid2[b] <= (uint32_t)k * 32)
             b++;
         r->guess[k] = (uint8_t)b;
     }
@@ -1014,13 +1014,21 @@ static bool setup_jobs(sn_renderer *r)
 
 /* ---- rasterise and resolve one band ---- */
 
-/* The byte whose linear value (lin[]) is nearest to m: mid[b - 1] <= m < mid[b]. */
-static uint8_t lin_to_byte(const sn_renderer *r, double m)
+/* The byte whose linear value (lin[]) is nearest to the mean sum / n: mid[b - 1] <= sum / n <
+** mid[b] for the midpoints mid = mid2 / 2, tested in integers as n mid2[b - 1] <= 2 sum < n mid2[b]
+** (the same decisions as comparing the double sum / n, which lies at least 1 / 2n from a midpoint
+** it is not on, far more than its rounding). The start, guess[] at about sum / 16n (inv16n = 1 / 16n:
+** a product, not a division), may be a bucket off; the searches end at the one such b from any. */
+static uint8_t lin_to_byte(const sn_renderer *r, uint32_t sum, uint32_t n, float inv16n)
 {
-    int b = r->guess[m < 0 ? 0 : m > 65535 ? 4096 : (int)(m / 16)];
-    while (b > 0 && m < r->mid[b - 1])
+    const uint64_t s2 = 2 * (uint64_t)sum;
+    const uint32_t k = (uint32_t)((float)sum * inv16n);
+    int b = r->guess[k > 4096 ? 4096 : k];
+    while (b > 0 && s2 < (uint64_t)n * r->mid2[b - 1])
         b--;
-    while (m >= r->mid[b])
+    b += s2 >= (uint64_t)n * r->mid2[b]; /* a step up without a branch: a bucket of guess[] holds one
+                                          ** midpoint or none but in the darkest few */
+    while (s2 >= (uint64_t)n * r->mid2[b])
         b++;
     return (uint8_t)b;
 }
@@ -1192,11 +1200,19 @@ static double checker(const prim *p, sn_vec3 pw, const float *n)
 }
 
 /* One sample shaded by the exact path or glossy: its bytes, or its colour before fog until the
-** fog's batch (shade_fog) finishes them. */
+** fog's batch (shade_fog) finishes them; bgra the bytes as the G-buffer's (rec_bgra). */
 typedef struct shade_rec {
     double out[3];
     uint8_t rgb[3];
+    uint8_t bgra[4];
 } shade_rec;
+
+/* rec's bytes in the image's order with alpha 255, as the G-buffer and sky batches leave theirs */
+static inline const uint8_t *rec_bgra(shade_rec *rec)
+{
+    rec->bgra[0] = rec->rgb[2], rec->bgra[1] = rec->rgb[1], rec->bgra[2] = rec->rgb[0], rec->bgra[3] = 255;
+    return rec->bgra;
+}
 
 /* A batch of samples waiting for their fog: their offsets from the eye, single precision, in
 ** arrays padded to a multiple of 4 (sn_fog_transmittance_fast). */
@@ -1298,8 +1314,8 @@ static void checker_run(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
 }
 #endif
 
-/* G-buffer entries [a, b) of g, all of plain winner w, get w's fields (their points are in
-** already): four entries a store, up to three past b (a batch leaves room; later entries
+/* G-buffer entries [a, b) of g, all of plain winner w, get w's fields and their row's ray
+** coordinate (their 1/depth and column are in already): four entries a store, up to three past b (a batch leaves room; later entries
 ** overwrite them). What shade_sample writes for such an entry, field by field; a checker's
 ** albedo from each entry's point, whose samples are the columns x0, x0 + 2, ... of sample row y. */
 static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b, const winner *w, uint32_t x0, int32_t y)
@@ -1310,8 +1326,9 @@ static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
     const prim *p = w->p;
     const v4f nx = v4_splat(n[0]), ny = v4_splat(n[1]), nz = v4_splat(n[2]), one = v4_splat(1.0f);
     const v4f c0 = v4_splat(p->color[0]), c1 = v4_splat(p->color[1]), c2 = v4_splat(p->color[2]);
-    const v4f glow = v4_splat(p->glow), vis = v4_splat(w->vis);
+    const v4f glow = v4_splat(p->glow), vis = v4_splat(w->vis), rb = v4_splat((float)r->ray_b[y]);
     for (uint32_t k = a; k < b; k += 4) {
+        v4_store(g->rb + k, rb); /* the row's: the runs' loop leaves it */
         v4_store(g->nx + k, nx), v4_store(g->ny + k, ny), v4_store(g->nz + k, nz);
         v4_store(g->col[0] + k, c0), v4_store(g->col[1] + k, c1), v4_store(g->col[2] + k, c2);
         v4_store(g->glow + k, glow), v4_store(g->albedo + k, one), v4_store(g->vis + k, vis);
@@ -1353,14 +1370,14 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     if (id == NONE && r->layer == SN_LAYER_MOVING) { /* nothing of the layer: black, alpha 0 (layer_alpha) */
         rec->rgb[0] = rec->rgb[1] = rec->rgb[2] = 0;
-        return rec->rgb;
+        return rec_bgra(rec);
     }
     if (id == NONE && !r->exact)
         return sky_sample(r, x, y, sky);
     if (id == NONE) {
         sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
-        return rec->rgb;
+        return rec_bgra(rec);
     }
     if (id != last->id)
         look_up(r, id, last);
@@ -1409,11 +1426,11 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
     sn_shade_surface_lin(&r->env, &s, rec->out);
     if (r->exact || r->env.fog_k <= 0) {
         sn_shade_fog_bytes(&r->env, rec->out, sn_fog_transmittance(&r->env, r->eye, s.p), rec->rgb);
-        return rec->rgb;
+        return rec_bgra(rec);
     }
     uint32_t k = fb->n++;
     fb->dx[k] = (float)rel.x, fb->dy[k] = (float)rel.y, fb->dz[k] = (float)rel.z, fb->rec[k] = rec;
-    return rec->rgb;
+    return rec->bgra; /* shade_fog fills it */
 }
 
 /* The G-buffer's points from their 1/depth and rays, four at a time in single precision: the
@@ -1442,8 +1459,10 @@ static void shade_fog(const sn_renderer *r, fog_batch *fb)
     for (uint32_t k = fb->n; k % 4; k++) /* padding lanes: any finite point */
         fb->dx[k] = fb->dy[k] = fb->dz[k] = 1;
     sn_fog_transmittance_fast(&r->env, r->eye, fb->dx, fb->dy, fb->dz, fb->T, fb->n);
-    for (uint32_t k = 0; k < fb->n; k++)
+    for (uint32_t k = 0; k < fb->n; k++) {
         sn_shade_fog_bytes(&r->env, fb->rec[k]->out, fb->T[k], fb->rec[k]->rgb);
+        rec_bgra(fb->rec[k]);
+    }
     fb->n = 0;
 }
 
@@ -1461,30 +1480,33 @@ typedef struct gather {
 } gather;
 
 /* The bytes of np output pixels from c on (BGRA): pixel p has nw[p] winners, in order from the
-** first, each with its shaded colour src[] (RGB bytes) and its number of samples count[]; a pixel
-** of one winner is its colour, else the winners' colours averaged by their samples in linear
-** light and rounded to the nearest byte. */
+** first, each with its shaded colour src[] (BGRA bytes, alpha 255) and its number of samples
+** count[]; a pixel of one winner is its colour (a 4-byte copy), else the winners' colours averaged
+** by their samples in linear light and rounded to the nearest byte. nw[p] = 0: pixel p begins a
+** run of count[m] pixels whose colours are consecutive from src[m] (shade_pixels' runs), copied
+** at once; the run's later pixels have no nw, src or count of their own. */
 static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const uint8_t *nw, const uint8_t *const *src,
                            const uint8_t *count)
 {
     const uint32_t n = r->ss * r->ss;
+    const float inv16n = 1.0f / (float)(16 * n);
     for (uint32_t p = 0, m0 = 0; p < np; p++, c += 4) {
         const uint32_t k = nw[p];
+        if (k == 0) {
+            const uint32_t len = count[m0];
+            memcpy(c, src[m0], 4 * (size_t)len);
+            p += len - 1, c += 4 * (len - 1), m0 += len;
+            continue;
+        }
         if (k == 1) {
-            const uint8_t *s = src[m0];
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            const uint32_t bgra = (uint32_t)s[2] | (uint32_t)s[1] << 8 | (uint32_t)s[0] << 16 | 0xFF000000u;
-            memcpy(c, &bgra, 4); /* b, g, r, a in one store */
-#else
-            c[0] = s[2], c[1] = s[1], c[2] = s[0], c[3] = 255;
-#endif
+            memcpy(c, src[m0], 4);
         } else {
             uint32_t sum[3] = {0, 0, 0};
             for (uint32_t m = m0; m < m0 + k; m++)
                 for (int q = 0; q < 3; q++)
                     sum[q] += count[m] * r->lin[src[m][q]];
             for (int q = 0; q < 3; q++)
-                c[2 - q] = lin_to_byte(r, sum[q] / (double)n);
+                c[q] = lin_to_byte(r, sum[q], n, inv16n);
             c[3] = 255;
         }
         m0 += k;
@@ -1515,7 +1537,6 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
     uint32_t run_x = 0;       /* the sample column of its first entry */
     uint32_t ox = ox0;
     if (ss == 2) {
-        const float rb = (float)r->ray_b[oy * 2];
         const float *wrow = r->wbuf + (size_t)oy * 2 * W;
         const double *ray_a = r->ray_a;
         for (; ox < OW && nr + 4 <= GATHER_MAX; ox++) {
@@ -1523,19 +1544,28 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
             const uint32_t *s0 = ib + ((uint32_t)oy * 2) * W + ox * 2, *s1 = s0 + W;
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
+                if (id != last->id && id != NONE) { /* a new winner: its run may begin here */
+                    gather_fill(r, g, run, g->n, last, run_x, oy * 2);
+                    run = g->n;
+                    look_up(r, id, last);
+                }
                 if (id == last->id && last->plain) {
                     /* this pixel and the next ones of the same winner, the entry count kept in a
                     ** register (through g, each pixel waited for the last one's store of it) */
                     uint32_t k = g->n; /* == run: a run is one pass of this loop */
                     run_x = ox * 2;
+                    /* the run's pixels are its entries' bytes in order: one record for all
+                    ** (resolve_pixels), its length in count[] once it is known */
+                    const uint32_t first = nr;
+                    nw[ox - ox0] = 0, src[first] = g->rgb[k];
                     for (;;) {
-                        g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2], g->rb[k] = rb;
-                        src[nr] = g->rgb[k], count[nr] = 4, nw[ox - ox0] = 1;
+                        g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2]; /* rb: gather_fill */
                         k++, nr++, s0 += 2, s1 += 2;
                         if (ox + 1 >= OW || nr + 4 > GATHER_MAX || s0[0] != id || s0[1] != id || s1[0] != id || s1[1] != id)
                             break;
                         ox++;
                     }
+                    count[first] = (uint8_t)(nr - first);
                     g->n = k;
                     continue;
                 }

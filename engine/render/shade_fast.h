@@ -25,7 +25,8 @@ typedef struct sn_gbuf {
     float vis[SN_GBUF_N];     /* < 0: look the shadow up; else the sun's visibility (1: lit) */
     float T[SN_GBUF_N];       /* fog's transmittance (scratch) */
     uint8_t tag[SN_GBUF_N];
-    uint8_t rgb[SN_GBUF_N][3]; /* the result */
+    uint8_t rgb[SN_GBUF_N][4]; /* the result: blue, green, red, 255 (the image's BGRA, so a pixel
+                               ** of one sample's colour is a 4-byte copy) */
     uint32_t n;
 } sn_gbuf;
 
@@ -36,7 +37,7 @@ void sn_shade_gbuf(const sn_shade_env *e, sn_vec3 eye, const sn_shadow *shadow, 
 /* Sky samples: the view directions (any length) of samples that see no surface. */
 typedef struct sn_skybuf {
     float dx[SN_GBUF_N], dy[SN_GBUF_N], dz[SN_GBUF_N];
-    uint8_t rgb[SN_GBUF_N][3]; /* the result */
+    uint8_t rgb[SN_GBUF_N][4]; /* the result: blue, green, red, 255 (as sn_gbuf's) */
     uint32_t n;
 } sn_skybuf;
 

@@ -12,8 +12,14 @@ static inline VF NOISE_LANES_FN(const float *table, VF x, VF y)
     VI jx = (ix + 1) & (NOISE_N - 1), jy = (iy + 1) & (NOISE_N - 1);
     tx = tx * tx * (V(splat)(3.0f) - V(splat)(2.0f) * tx), ty = ty * ty * (V(splat)(3.0f) - V(splat)(2.0f) * ty);
     VI r0 = iy * NOISE_N, r1 = jy * NOISE_N;
-    VF a = V(gather)(table, r0 + ix), b = V(gather)(table, r0 + jx), c = V(gather)(table, r1 + ix),
-       d = V(gather)(table, r1 + jx);
+    VF a, b, c, d;
+    if (V(any)((ix != ix[0]) | (iy != iy[0]))) {
+        a = V(gather)(table, r0 + ix), b = V(gather)(table, r0 + jx), c = V(gather)(table, r1 + ix),
+        d = V(gather)(table, r1 + jx);
+    } else { /* every lane in one cell (neighbouring pixels, a coarse noise): its four corners once */
+        a = V(splat)(table[r0[0] + ix[0]]), b = V(splat)(table[r0[0] + jx[0]]), c = V(splat)(table[r1[0] + ix[0]]),
+        d = V(splat)(table[r1[0] + jx[0]]);
+    }
     VF top = a + (b - a) * tx, bottom = c + (d - c) * tx;
     return top + (bottom - top) * ty;
 }
