@@ -130,10 +130,11 @@ static void sky_cases(void)
                     double g = e.sun[0] * u.x + e.sun[1] * u.y + e.sun[2] * u.z;
                     if (fabs(g - 0.99996) < 1e-5)
                         continue; /* the disc's edge: a step */
-                    for (int k = 0; k < 3; k++) {
-                        int dd = abs((int)b.rgb[i][k] - (int)ex[k]);
+                    for (int k = 0; k < 3; k++) { /* the batch's bytes are the image's B, G, R, 255 */
+                        int dd = abs((int)b.rgb[i][2 - k] - (int)ex[k]);
                         worst = dd > worst ? dd : worst, off += dd != 0;
                     }
+                    CHECK(b.rgb[i][3] == 255, "sky %zu: the batch's fourth byte is alpha 255", c);
                 }
             }
             printf("sky, fog %zu, sun %s: max |fast - exact| %d, %d of %d bytes differ\n", c, sun ? "low" : "high", worst, off,
