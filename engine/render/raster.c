@@ -357,7 +357,18 @@ static inline bool hidden(const float *zr, int32_t x, int32_t xe, float row, flo
 static inline void raise_z(float *zr, int32_t x, int32_t xe, float row, float wa)
 {
     const int32_t s0 = (x + SN_RASTER_ZSEG - 1) >> SN_RASTER_ZSEG_SHIFT, s1 = ((xe + 1) >> SN_RASTER_ZSEG_SHIFT) - 1;
-    for (int32_t s = s0; s <= s1; s++) {
+    int32_t s = s0;
+#ifdef __SSE2__
+    /* four segments at a time: minps and maxps are the two selects below, lane by lane */
+    const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(wa);
+    for (; s + 3 <= s1; s += 4) {
+        const __m128i first = _mm_slli_epi32(_mm_add_epi32(_mm_set1_epi32(s), _mm_setr_epi32(0, 1, 2, 3)), SN_RASTER_ZSEG_SHIFT);
+        const __m128 a = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(first)));
+        const __m128 b = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(_mm_add_epi32(first, _mm_set1_epi32(SN_RASTER_ZSEG - 1)))));
+        _mm_storeu_ps(zr + s, _mm_max_ps(_mm_min_ps(a, b), _mm_loadu_ps(zr + s)));
+    }
+#endif
+    for (; s <= s1; s++) {
         const float a = row + wa * (float)(s * SN_RASTER_ZSEG), b = row + wa * (float)(s * SN_RASTER_ZSEG + SN_RASTER_ZSEG - 1);
         const float lo = a < b ? a : b;
         zr[s] = lo > zr[s] ? lo : zr[s];
