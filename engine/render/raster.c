@@ -215,9 +215,12 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
 #if defined(__x86_64__) && defined(__GNUC__)
 /* A wide triangle's span [x, xe] of a row, eight pixels at a time (CPUs with AVX2, sn_lanes_wide):
 ** each lane row + wa x and the depth test of sn_raster's four-lane loop (IEEE single, no FMA), so
-** the same bits. Returns the first pixel not done (the rest: fewer than eight). */
+** the same bits. The last group, under eight, is one more group whose lanes past xe are masked
+** off, where the row (W pixels) holds eight from x: those lanes' old values are stored back
+** unchanged (the row is this band's alone), and no tail of fours and ones mispredicts its
+** length. Returns the first pixel not done (the rest: fewer than eight, at the row's end). */
 __attribute__((target("avx2,no-fma"))) static int32_t span8(float *wr, uint32_t *ir, int32_t x, int32_t xe, float row,
-                                                             float wa, uint32_t ti)
+                                                             float wa, uint32_t ti, int32_t W)
 {
     const __m256 vrow = _mm256_set1_ps(row), vwa = _mm256_set1_ps(wa);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), vti = _mm256_set1_epi32((int32_t)ti);
@@ -229,6 +232,18 @@ __attribute__((target("avx2,no-fma"))) static int32_t span8(float *wr, uint32_t 
             const __m256 was = _mm256_loadu_ps((const float *)(ir + x));
             _mm256_storeu_ps((float *)(ir + x), _mm256_blendv_ps(was, _mm256_castsi256_ps(vti), m));
         }
+    }
+    if (x <= xe && x + 8 <= W) {
+        const __m256i lx = _mm256_add_epi32(_mm256_set1_epi32(x), lane);
+        const __m256 w = _mm256_add_ps(vrow, _mm256_mul_ps(vwa, _mm256_cvtepi32_ps(lx)));
+        const __m256 in = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(xe + 1), lx));
+        const __m256 old = _mm256_loadu_ps(wr + x), m = _mm256_and_ps(in, _mm256_cmp_ps(w, old, _CMP_GT_OQ));
+        _mm256_storeu_ps(wr + x, _mm256_blendv_ps(old, w, m));
+        if (ir) {
+            const __m256 was = _mm256_loadu_ps((const float *)(ir + x));
+            _mm256_storeu_ps((float *)(ir + x), _mm256_blendv_ps(was, _mm256_castsi256_ps(vti), m));
+        }
+        x = xe + 1;
     }
     return x;
 }
@@ -276,13 +291,13 @@ uint32_t sn_raster_plane_row(float *wr, uint32_t *ir, uint32_t x, uint32_t W, fl
 ** that depth and the id ti (ir NULL: depth alone); eight at a time where wide8, then four (SSE2),
 ** then one: the same bits in every width. */
 static inline void fill_span(float *wr, uint32_t *ir, int32_t x, int32_t xe, float row, float wa, uint32_t ti,
-                             bool wide8)
+                             bool wide8, int32_t W)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (wide8)
-        x = span8(wr, ir, x, xe, row, wa, ti);
+        x = span8(wr, ir, x, xe, row, wa, ti, W);
 #else
-    (void)wide8;
+    (void)wide8, (void)W;
 #endif
 #ifdef __SSE2__
     /* four at a time, masks for the branch: each lane row + wa x as below, the same bits */
@@ -342,7 +357,18 @@ static inline bool hidden(const float *zr, int32_t x, int32_t xe, float row, flo
 static inline void raise_z(float *zr, int32_t x, int32_t xe, float row, float wa)
 {
     const int32_t s0 = (x + SN_RASTER_ZSEG - 1) >> SN_RASTER_ZSEG_SHIFT, s1 = ((xe + 1) >> SN_RASTER_ZSEG_SHIFT) - 1;
-    for (int32_t s = s0; s <= s1; s++) {
+    int32_t s = s0;
+#ifdef __SSE2__
+    /* four segments at a time: minps and maxps are the two selects below, lane by lane */
+    const __m128 vrow = _mm_set1_ps(row), vwa = _mm_set1_ps(wa);
+    for (; s + 3 <= s1; s += 4) {
+        const __m128i first = _mm_slli_epi32(_mm_add_epi32(_mm_set1_epi32(s), _mm_setr_epi32(0, 1, 2, 3)), SN_RASTER_ZSEG_SHIFT);
+        const __m128 a = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(first)));
+        const __m128 b = _mm_add_ps(vrow, _mm_mul_ps(vwa, _mm_cvtepi32_ps(_mm_add_epi32(first, _mm_set1_epi32(SN_RASTER_ZSEG - 1)))));
+        _mm_storeu_ps(zr + s, _mm_max_ps(_mm_min_ps(a, b), _mm_loadu_ps(zr + s)));
+    }
+#endif
+    for (; s <= s1; s++) {
         const float a = row + wa * (float)(s * SN_RASTER_ZSEG), b = row + wa * (float)(s * SN_RASTER_ZSEG + SN_RASTER_ZSEG - 1);
         const float lo = a < b ? a : b;
         zr[s] = lo > zr[s] ? lo : zr[s];
@@ -448,7 +474,7 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
             span_edge(e2, s2, inv[2], &xs, &xe, tx0);
             if (xs > xe || (zr && hidden(zr, xs, xe, row, wa)))
                 continue;
-            fill_span(wr, ir, xs, xe, row, wa, ti, wide8);
+            fill_span(wr, ir, xs, xe, row, wa, ti, wide8, (int32_t)W);
             if (zr)
                 raise_z(zr, xs, xe, row, wa);
             continue;
