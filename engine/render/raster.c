@@ -91,8 +91,8 @@ static void raster_small(const sn_raster_target *r, const sn_tri *t, uint32_t ti
     for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
         int32_t e0 = f0, e1 = f1, e2 = f2;
         const float row = t->wb * (float)y + t->wc;
-        float *wr = r->wbuf + (size_t)y * W;
-        uint32_t *ir = r->idbuf ? r->idbuf + (size_t)y * W : NULL;
+        float *wr = r->wbuf + (size_t)(y - r->y0) * W;
+        uint32_t *ir = r->idbuf ? r->idbuf + (size_t)(y - r->y0) * W : NULL;
         float fx = (float)t->x0;
         int32_t x = t->x0;
 #ifdef __SSE2__
@@ -187,8 +187,8 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
         wx[g] = _mm_mul_ps(wa, _mm_setr_ps(fx, fx + 1.0f, fx + 2.0f, fx + 3.0f));
         in[g] = _mm_cmpgt_epi32(_mm_set1_epi32(t->x1 - (t->x0 + 4 * g) + 1), lane);
     }
-    float *wr = r->wbuf + (size_t)ya * W + t->x0;
-    uint32_t *ir = ids ? r->idbuf + (size_t)ya * W + t->x0 : NULL;
+    float *wr = r->wbuf + (size_t)(ya - r->y0) * W + t->x0;
+    uint32_t *ir = ids ? r->idbuf + (size_t)(ya - r->y0) * W + t->x0 : NULL;
     for (int32_t y = ya; y <= yb; y++, wr += W) {
         const __m128 row = _mm_set1_ps(t->wb * (float)y + t->wc);
         __m128i e0 = v0, e1 = v1, e2 = v2;
@@ -403,6 +403,7 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     const uint32_t W = r->W;
     float *wb = r->wbuf;
     uint32_t *ib = r->idbuf;
+    const int32_t y0 = r->y0;
     int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
     if (r->zmin && ya <= yb && tri_hidden(r->zmin, r->zstride, t, ya, yb))
         return; /* hidden behind what is drawn: no pixel would change */
@@ -456,8 +457,8 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
         int64_t e0 = f0, e1 = f1, e2 = f2;
         const float row = twb * (float)y + twc;
-        float *wr = wb + (size_t)y * W;
-        uint32_t *ir = ib ? ib + (size_t)y * W : NULL;
+        float *wr = wb + (size_t)(y - y0) * W;
+        uint32_t *ir = ib ? ib + (size_t)(y - y0) * W : NULL;
         if (wide) {
             /* a row whose box is hidden behind the coarse depth is skipped before its span is
             ** solved; a span hidden likewise is not drawn; one drawn raises the bounds */

@@ -27,9 +27,10 @@ typedef struct sn_tri {
 #define SN_RASTER_ZSEG_SHIFT 5                   /* a row's coarse depth: one per 32 pixels */
 #define SN_RASTER_ZSEG (1 << SN_RASTER_ZSEG_SHIFT)
 
-/* The buffers drawn into: W x H, row by row (borrowed from the renderer). */
+/* The buffers drawn into: W wide, row by row from row y0 (borrowed from the renderer: the whole
+** frame, y0 = 0, or one band's rows, which stay in the cache while the band is drawn and shaded). */
 typedef struct sn_raster_target {
-    float *wbuf;     /* 1/depth of the nearest surface so far */
+    float *wbuf;     /* 1/depth of the nearest surface so far, row y0 first */
     uint32_t *idbuf; /* the number of the triangle that drew it; NULL: not kept (depth alone) */
     uint32_t W;
     /* Coarse depth, NULL: none. Per row, per segment of SN_RASTER_ZSEG pixels (zstride a row), a
@@ -40,6 +41,7 @@ typedef struct sn_raster_target {
     ** raises depths, so the bound stays true. */
     float *zmin;
     uint32_t zstride;
+    int32_t y0; /* the image row wbuf's and idbuf's first row holds (zmin's rows are the frame's) */
 } sn_raster_target;
 
 /* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the buffers. */

@@ -18,6 +18,7 @@
 #include "static_cache.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -127,12 +128,22 @@ struct sn_renderer {
     bool immediate;
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
-    float *wbuf;    /* 1/depth of the nearest surface so far */
+    float *wbuf;    /* 1/depth of the nearest surface so far: the whole frame, where it is kept */
     uint32_t *idbuf;
     float *zmin;             /* the raster's coarse depth (raster.h), zstride a sample row */
     size_t cap_zmin;
-    sn_raster_target target; /* the three, for raster.h */
+    sn_raster_target target; /* the three, for raster.h: the frame's (banded: only zmin) */
     size_t cap_px;
+    /* banded: no frame-sized depth and ids, each band drawn and shaded in a band-sized buffer of
+    ** the worker's (a slot), which stays in the cache from the clear to the resolve; without it
+    ** (29 MB at 1280x720 and 2x2 samples) the clear's stores waited for rows last touched a frame
+    ** before. The whole frame is kept only where it is read after the bands: the puddles'
+    ** reflections, and one thread drawing each triangle as it is set up (immediate). */
+    bool banded;
+    float *slot_w;
+    uint32_t *slot_id;
+    size_t cap_slot_w, cap_slot_id;
+    _Atomic uint64_t slot_busy; /* a bit per slot taken; at most one slot per thread is busy */
 
     /* the frame being rendered */
     const sn_camera *cam;
@@ -246,6 +257,8 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->model_v);
     free(r->wbuf);
     free(r->idbuf);
+    free(r->slot_w);
+    free(r->slot_id);
     free(r->zmin);
     free(r->row_band);
     free(r->ssr_src);
@@ -1033,8 +1046,8 @@ static uint8_t lin_to_byte(const sn_renderer *r, uint32_t sum, uint32_t n, float
     return (uint8_t)b;
 }
 
-static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end);
-static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end);
+static void resolve(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
+static void resolve_samples(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
 
 /* The ray through the centre of pixel (x, y), scaled so that its forward component is 1:
 ** eye + ray * depth is the point at planar depth `depth`. */
@@ -1052,14 +1065,16 @@ static void band_rows(const sn_renderer *r, uint32_t bi, int32_t *y_begin, int32
     *y_end = *y_begin + rows < (int32_t)r->H ? *y_begin + rows : (int32_t)r->H;
 }
 
-/* Band bi cleared, then its ground planes drawn: what comes before its triangles. */
-static void clear_band(sn_renderer *r, uint32_t bi)
+/* Band bi cleared, then its ground planes drawn: what comes before its triangles. v: the buffers
+** holding its rows. */
+static void clear_band(sn_renderer *r, const sn_raster_target *v, uint32_t bi)
 {
     const uint32_t W = r->W;
     int32_t y_begin, y_end;
     band_rows(r, bi, &y_begin, &y_end);
-    float *wb = r->wbuf;
-    uint32_t *ib = r->idbuf;
+    float *wb = v->wbuf;
+    uint32_t *ib = v->idbuf;
+    const size_t off = (size_t)v->y0 * W; /* the buffers' first row */
     const float inv_far = r->inv_far, inv_near = r->inv_near;
     /* the raster's coarse depth: every 1/depth of the band is at least the clear value */
     for (size_t i = (size_t)y_begin * r->target.zstride, end = (size_t)y_end * r->target.zstride; i < end; i++)
@@ -1070,18 +1085,18 @@ static void clear_band(sn_renderer *r, uint32_t bi)
     ** compares against is the clear value, so the bits are those of clearing first. */
     const bool fused = r->n_planes > 0;
     if (!fused) {
-        for (size_t i = (size_t)y_begin * W, end = (size_t)y_end * W; i < end; i++)
+        for (size_t i = (size_t)y_begin * W - off, end = (size_t)y_end * W - off; i < end; i++)
             wb[i] = inv_far;
         if (r->need_info) /* depth alone keeps no ids (raster.h) */
-            memset(ib + (size_t)y_begin * W, 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
+            memset(ib + ((size_t)y_begin * W - off), 0xFF, (size_t)(y_end - y_begin) * W * sizeof *ib); /* NONE */
     }
     for (size_t k = 0; k < r->n_planes; k++) {
         const plane *p = &r->planes[k];
         const bool first = k == 0, ids = r->need_info;
         for (int32_t y = y_begin; y < y_end; y++) {
             float row = p->wb * (float)y + p->wc;
-            float *wr = wb + (size_t)y * W;
-            uint32_t *ir = ib + (size_t)y * W;
+            float *wr = wb + ((size_t)y * W - off);
+            uint32_t *ir = ids ? ib + ((size_t)y * W - off) : NULL;
             /* eight at a time with AVX2 (raster.c), the same bits as the lanes of four below */
             uint32_t x = sn_raster_plane_row(wr, ids ? ir : NULL, 0, W, row, p->wa, inv_near, inv_far,
                                              PLANE_BIT | (uint32_t)k, first);
@@ -1120,7 +1135,7 @@ static void clear_band(sn_renderer *r, uint32_t bi)
 
 /* The moving layer's alpha: 255 x the share of a pixel's samples that hit something of the
 ** layer (its colour is the samples' average with black for the rest: premultiplied). */
-static void layer_alpha(const sn_renderer *r, int32_t y_begin, int32_t y_end)
+static void layer_alpha(const sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end)
 {
     const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss;
     for (int32_t oy = y_begin / (int32_t)ss; oy < y_end / (int32_t)ss; oy++)
@@ -1128,7 +1143,7 @@ static void layer_alpha(const sn_renderer *r, int32_t y_begin, int32_t y_end)
             uint32_t hit = 0;
             for (uint32_t j = 0; j < ss; j++)
                 for (uint32_t i = 0; i < ss; i++)
-                    hit += r->idbuf[((size_t)oy * ss + j) * r->W + ox * ss + i] != NONE;
+                    hit += v->idbuf[((size_t)oy * ss + j - (size_t)v->y0) * r->W + ox * ss + i] != NONE;
             r->out->bgra[4 * ((size_t)oy * OW + ox) + 3] = (uint8_t)((hit * 255 + n / 2) / n);
         }
 }
@@ -1164,8 +1179,21 @@ static void draw_band(void *arg, uint32_t bi)
             return;
         }
     }
+    /* the band's buffers: a free slot's (banded), else the frame's */
+    sn_raster_target t = r->target;
+    uint32_t slot = 0;
+    if (r->banded) {
+        uint64_t busy = atomic_load(&r->slot_busy);
+        do /* the lowest free bit: fewer tasks run at once than there are slots */
+            slot = (uint32_t)__builtin_ctzll(~busy);
+        while (!atomic_compare_exchange_weak(&r->slot_busy, &busy, busy | (uint64_t)1 << slot));
+        const size_t n = (size_t)r->band * r->W;
+        t.wbuf = r->slot_w + slot * n;
+        t.idbuf = r->need_info ? r->slot_id + slot * n : NULL;
+        t.y0 = y_begin;
+    }
     if (!r->immediate)
-        clear_band(r, bi);
+        clear_band(r, &t, bi);
 
     /* triangles, in the order they were set up (setup task by task): ties keep the first */
     for (uint32_t sk = 0; sk < r->n_setup && !r->immediate; sk++) {
@@ -1176,16 +1204,18 @@ static void draw_band(void *arg, uint32_t bi)
             ** fetch a few ahead (the raster of one small triangle is shorter than a miss) */
             if (k + PREFETCH < bd->n)
                 __builtin_prefetch(&so->tris[bd->list[k + PREFETCH]]);
-            sn_raster(&r->target, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
+            sn_raster(&t, &so->tris[bd->list[k]], (uint32_t)so->base + bd->list[k], y_begin, y_end);
         }
     }
 
     if (r->ss > 1)
-        resolve_samples(r, y_begin, y_end);
+        resolve_samples(r, &t, y_begin, y_end);
     else
-        resolve(r, y_begin, y_end);
+        resolve(r, &t, y_begin, y_end);
     if (r->layer == SN_LAYER_MOVING && r->out->bgra)
-        layer_alpha(r, y_begin, y_end);
+        layer_alpha(r, &t, y_begin, y_end);
+    if (r->banded)
+        atomic_fetch_and(&r->slot_busy, ~((uint64_t)1 << slot));
 }
 
 /* The checker's albedo factor at world point pw of prim p with normal n: 0.7 on odd cells. */
@@ -1363,8 +1393,8 @@ static inline const uint8_t *sky_sample(const sn_renderer *r, uint32_t x, int32_
 ** be at once the batch is shaded. rec's bytes; on the fast path a matte surface's G-buffer entry,
 ** queued in g (sn_shade_gbuf finishes it), the sky's direction in sky, or a glossy surface's
 ** colour before fog with fog on, queued in fb (shade_fog finishes it). `last`: the last winner
-** looked up, reused when it is id's. */
-static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, shade_rec *rec,
+** looked up, reused when it is id's. w: the sample's 1/depth (the band's buffer holds it). */
+static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, float w, shade_rec *rec,
                                    fog_batch *fb, sn_gbuf *g, sn_skybuf *sky, winner *last)
 {
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
@@ -1386,14 +1416,14 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
     if (last->matte) {
         /* the point itself comes later, four at a time (gbuf_points) */
         uint32_t k = g->n++;
-        g->w[k] = r->wbuf[(size_t)y * r->W + x], g->ra[k] = (float)r->ray_a[x], g->rb[k] = (float)r->ray_b[y];
+        g->w[k] = w, g->ra[k] = (float)r->ray_a[x], g->rb[k] = (float)r->ray_b[y];
         g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
         g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
         g->tag[k] = p->tag, g->glow[k] = p->glow, g->albedo[k] = 1;
         g->vis[k] = last->vis;
         g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
         if (r->lamps.n || p->checker) {
-            float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
+            float depth = 1.0f / w;
             sn_vec3 pw = sn_v3_add(r->eye, sn_v3_scale(pixel_ray(r, x, y, fwd, right, up), depth > r->far ? r->far : depth));
             if (r->lamps.n) {
                 double lamp[3] = {0, 0, 0}; /* sn_lamps_light adds to it */
@@ -1406,7 +1436,7 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
         return g->rgb[k];
     }
     sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
-    float depth = 1.0f / r->wbuf[(size_t)y * r->W + x];
+    float depth = 1.0f / w;
     if (depth > r->far)
         depth = r->far;
     sn_vec3 rel = sn_v3_scale(ray, depth);
@@ -1520,10 +1550,12 @@ static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const 
 ** The common pixel (2 x 2 samples of one plain winner, the last one looked up) only queues its
 ** point; its winner's fields are written for the whole run of such pixels (gather_fill). Where a
 ** sample lands in a batch changes none of its bits (each lane is shaded alone). */
-static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gather *ga)
+static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, int32_t oy, uint32_t ox0, gather *ga)
 {
     const uint32_t ss = r->ss, OW = r->W / ss, n = ss * ss, W = r->W;
-    const uint32_t *ib = r->idbuf;
+    const uint32_t *ib = v->idbuf;
+    const float *wb = v->wbuf;
+    const uint32_t sy = (uint32_t)(oy * (int32_t)ss - v->y0); /* the output row's first sample row in them */
     shade_rec rec[GATHER_MAX];
     const uint8_t *src[GATHER_MAX]; /* where each winner's bytes will be */
     uint8_t nw[GATHER_MAX];          /* each pixel's number of winners */
@@ -1537,11 +1569,11 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
     uint32_t run_x = 0;       /* the sample column of its first entry */
     uint32_t ox = ox0;
     if (ss == 2) {
-        const float *wrow = r->wbuf + (size_t)oy * 2 * W;
+        const float *wrow = wb + (size_t)sy * W;
         const double *ray_a = r->ray_a;
         for (; ox < OW && nr + 4 <= GATHER_MAX; ox++) {
             /* most pixels lie inside one surface: their four samples' one winner */
-            const uint32_t *s0 = ib + ((uint32_t)oy * 2) * W + ox * 2, *s1 = s0 + W;
+            const uint32_t *s0 = ib + (size_t)sy * W + ox * 2, *s1 = s0 + W;
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
                 if (id != last->id && id != NONE) { /* a new winner: its run may begin here */
@@ -1574,7 +1606,7 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
                 if (id == NONE && !r->exact && r->layer != SN_LAYER_MOVING)
                     src[nr] = sky_sample(r, ox * 2, oy * 2, sky);
                 else
-                    src[nr] = shade_sample(r, ox * 2, oy * 2, id, &rec[nr], fb, g, sky, last);
+                    src[nr] = shade_sample(r, ox * 2, oy * 2, id, wrow[ox * 2], &rec[nr], fb, g, sky, last);
                 nr++;
                 run = g->n;
                 continue;
@@ -1588,7 +1620,8 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
                         m++;
                     if (m == k) {
                         ids[k++] = sid, count[nr] = 0;
-                        src[nr] = shade_sample(r, ox * 2 + i, oy * 2 + (int32_t)j, sid, &rec[nr], fb, g, sky, last);
+                        src[nr] = shade_sample(r, ox * 2 + i, oy * 2 + (int32_t)j, sid, wrow[j * W + ox * 2 + i], &rec[nr], fb,
+                                               g, sky, last);
                         nr++;
                     }
                     count[first + m]++;
@@ -1602,12 +1635,14 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
             uint32_t ids[16], k = 0, first = nr;
             for (uint32_t j = 0; j < ss; j++)
                 for (uint32_t i = 0; i < ss; i++) {
-                    uint32_t at = ((uint32_t)oy * ss + j) * W + ox * ss + i, id = ib[at], m = 0;
+                    const size_t at = (size_t)(sy + j) * W + ox * ss + i;
+                    uint32_t id = ib[at], m = 0;
                     while (m < k && ids[m] != id)
                         m++;
                     if (m == k) {
                         ids[k++] = id, count[nr] = 0;
-                        src[nr] = shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, &rec[nr], fb, g, sky, last);
+                        src[nr] = shade_sample(r, ox * ss + i, oy * (int32_t)ss + (int32_t)j, id, wb[at], &rec[nr], fb, g, sky,
+                                               last);
                         nr++;
                     }
                     count[first + m]++;
@@ -1625,7 +1660,7 @@ static uint32_t shade_pixels(const sn_renderer *r, int32_t oy, uint32_t ox0, gat
 }
 
 /* Output row oy's colour, a batch of pixels at a time. */
-static void shade_row(const sn_renderer *r, int32_t oy)
+static void shade_row(const sn_renderer *r, const sn_raster_target *v, int32_t oy)
 {
     const uint32_t OW = r->W / r->ss;
     gather ga;
@@ -1633,14 +1668,15 @@ static void shade_row(const sn_renderer *r, int32_t oy)
     if (!r->lamps.n) /* see gather */
         memset(ga.g.lamp, 0, sizeof ga.g.lamp);
     for (uint32_t ox = 0; ox < OW;)
-        ox = shade_pixels(r, oy, ox, &ga);
+        ox = shade_pixels(r, v, oy, ox, &ga);
 }
 /* Depth, tag, id, motion and colour of rows [y_begin, y_end) from each pixel's winner. */
-static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
+static void resolve(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end)
 {
     const uint32_t W = r->W;
-    const float *wb = r->wbuf;
-    const uint32_t *ib = r->idbuf;
+    const size_t off = (size_t)v->y0 * W; /* sample i of the image is the buffers' i - off */
+    const float *wb = v->wbuf;
+    const uint32_t *ib = v->idbuf;
     const sn_image *o = r->out;
     if (!r->need_info) {
         /* depth alone: 1/w, no farther than the far plane; the sky (nothing drew: w is still the
@@ -1650,24 +1686,24 @@ static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
 #ifdef __SSE2__
         const __m128 one = _mm_set1_ps(1.0f), far = _mm_set1_ps(r->far), clear = _mm_set1_ps(inv_far);
         for (; i + 4 <= end; i += 4) {
-            __m128 w = _mm_loadu_ps(wb + i), sky = _mm_cmple_ps(w, clear);
+            __m128 w = _mm_loadu_ps(wb + (i - off)), sky = _mm_cmple_ps(w, clear);
             __m128 d = _mm_min_ps(_mm_div_ps(one, w), far);
             _mm_storeu_ps(o->depth + i, _mm_or_ps(_mm_and_ps(sky, far), _mm_andnot_ps(sky, d)));
         }
 #endif
         for (; i < end; i++) {
-            float depth = 1.0f / wb[i];
-            o->depth[i] = wb[i] <= inv_far || depth > r->far ? r->far : depth;
+            float depth = 1.0f / wb[i - off];
+            o->depth[i] = wb[i - off] <= inv_far || depth > r->far ? r->far : depth;
         }
         return;
     }
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     for (int32_t y = y_begin; o->bgra && y < y_end; y++)
-        shade_row(r, y);
+        shade_row(r, v, y);
     for (int32_t y = y_begin; y < y_end; y++)
         for (uint32_t x = 0; x < W; x++) {
             size_t i = (size_t)y * W + x;
-            uint32_t id = ib[i];
+            uint32_t id = ib[i - off];
             if (id == NONE) {
                 if (o->depth) o->depth[i] = r->far;
                 if (o->tag) o->tag[i] = SN_TAG_SKY;
@@ -1675,7 +1711,7 @@ static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
                 if (r->motion) r->motion[3 * i] = r->motion[3 * i + 1] = r->motion[3 * i + 2] = 0;
                 continue;
             }
-            float depth = 1.0f / wb[i];
+            float depth = 1.0f / wb[i - off];
             if (depth > r->far)
                 depth = r->far;
             if (o->depth) o->depth[i] = depth;
@@ -1700,15 +1736,15 @@ static void resolve(sn_renderer *r, int32_t y_begin, int32_t y_end)
 
 /* With anti-aliasing, a pixel's depth is the nearest of its samples' (the far plane where all
 ** see the sky): what stands in front anywhere in the pixel (the rain streaks' occlusion). */
-static void depth_nearest_row(const sn_renderer *r, int32_t oy)
+static void depth_nearest_row(const sn_renderer *r, const sn_raster_target *v, int32_t oy)
 {
     const uint32_t ss = r->ss, OW = r->W / ss;
     for (uint32_t ox = 0; ox < OW; ox++) {
         float w = r->inv_far;
         for (uint32_t j = 0; j < ss; j++)
             for (uint32_t i = 0; i < ss; i++) {
-                float v = r->wbuf[((size_t)oy * ss + j) * r->W + ox * ss + i];
-                w = v > w ? v : w;
+                float s = v->wbuf[((size_t)oy * ss + j - (size_t)v->y0) * r->W + ox * ss + i];
+                w = s > w ? s : w;
             }
         float depth = 1.0f / w;
         r->out->depth[(size_t)oy * OW + ox] = w <= r->inv_far || depth > r->far ? r->far : depth;
@@ -1717,12 +1753,12 @@ static void depth_nearest_row(const sn_renderer *r, int32_t oy)
 
 /* Anti-aliased colour (sn_image.samples = ss): rows [y_begin, y_end) of the ss x ss sample grid
 ** hold output rows y_begin/ss .. (shade_pixels). */
-static void resolve_samples(sn_renderer *r, int32_t y_begin, int32_t y_end)
+static void resolve_samples(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end)
 {
     for (int32_t oy = y_begin / (int32_t)r->ss; oy < y_end / (int32_t)r->ss; oy++) {
-        shade_row(r, oy);
+        shade_row(r, v, oy);
         if (r->out->depth)
-            depth_nearest_row(r, oy);
+            depth_nearest_row(r, v, oy);
     }
 }
 
@@ -1830,18 +1866,6 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
                        "side", ss, cam->width, cam->height);
     r->ss = ss;
     r->band = (BAND + ss - 1) / ss * ss;
-    size_t px = (size_t)cam->width * cam->height * ss * ss;
-    if (px > r->cap_px) {
-        float *wb = realloc(r->wbuf, px * sizeof *wb);
-        if (wb)
-            r->wbuf = wb;
-        uint32_t *ib = realloc(r->idbuf, px * sizeof *ib);
-        if (ib)
-            r->idbuf = ib;
-        if (!wb || !ib)
-            return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", cam->width, cam->height);
-        r->cap_px = px;
-    }
     r->cam = cam;
     r->out = out;
     r->motion = motion;
@@ -1883,7 +1907,7 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
     const uint32_t zstride = (r->W + SN_RASTER_ZSEG - 1) / SN_RASTER_ZSEG;
     if (!sn_grow((void **)&r->zmin, &r->cap_zmin, (size_t)zstride * r->H, sizeof *r->zmin))
         return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", cam->width, cam->height);
-    r->target = (sn_raster_target){r->wbuf, r->need_info ? r->idbuf : NULL, r->W, r->zmin, zstride};
+    r->target = (sn_raster_target){NULL, NULL, r->W, r->zmin, zstride, 0}; /* its buffers: draw() */
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
     return SN_OK;
 }
@@ -1990,8 +2014,31 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
     const size_t bytes = (size_t)r->W * r->H * (sizeof *r->wbuf + (r->need_info ? sizeof *r->idbuf : 0));
     /* the moving layer is binned: its bands without triangles are skipped (empty_band) */
     r->immediate = sn_pool_threads(r->pool) == 1 && bytes <= IMMEDIATE_MAX && r->layer != SN_LAYER_MOVING;
+    const bool puddles = r->out->bgra && r->env.deposits > 0 && r->layer != SN_LAYER_MOVING;
+    r->banded = !r->immediate && !puddles && sn_pool_threads(r->pool) <= 64;
+    if (r->banded) { /* a band of each buffer per thread */
+        const size_t n = (size_t)r->band * r->W * (size_t)sn_pool_threads(r->pool);
+        if (!sn_grow((void **)&r->slot_w, &r->cap_slot_w, n, sizeof *r->slot_w) ||
+            (r->need_info && !sn_grow((void **)&r->slot_id, &r->cap_slot_id, n, sizeof *r->slot_id)))
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", r->cam->width, r->cam->height);
+        atomic_store(&r->slot_busy, 0);
+    } else {
+        const size_t px = (size_t)r->W * r->H;
+        if (px > r->cap_px) {
+            float *wb = realloc(r->wbuf, px * sizeof *wb);
+            if (wb)
+                r->wbuf = wb;
+            uint32_t *ib = realloc(r->idbuf, px * sizeof *ib);
+            if (ib)
+                r->idbuf = ib;
+            if (!wb || !ib)
+                return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", r->cam->width, r->cam->height);
+            r->cap_px = px;
+        }
+        r->target.wbuf = r->wbuf, r->target.idbuf = r->need_info ? r->idbuf : NULL;
+    }
     for (uint32_t bi = 0; bi < r->n_bands && r->immediate; bi++)
-        clear_band(r, bi);
+        clear_band(r, &r->target, bi);
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;

@@ -88,7 +88,7 @@ int main(void)
             wa_[i] = wb_[i] = INV_FAR, ia[i] = ib[i] = 0xFFFFFFFFu;
         for (size_t i = 0; i < ZS * H; i++)
             zb[i] = INV_FAR;
-        const sn_raster_target ta = {wa_, ids ? ia : NULL, W, NULL, 0}, tb = {wb_, ids ? ib : NULL, W, zb, ZS};
+        const sn_raster_target ta = {wa_, ids ? ia : NULL, W, NULL, 0, 0}, tb = {wb_, ids ? ib : NULL, W, zb, ZS, 0};
         const int32_t band = scene % 2 ? 16 : H; /* bands drawn one after another, or the image at once */
         enum { N = 400 };
         static sn_tri tris[N];
