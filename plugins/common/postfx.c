@@ -13,7 +13,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* PFX_PORTABLE: built without the AVX2 code, as every other CPU and compiler builds it
+** (tests/meson.build's postfx_portable keeps that build compiling and checked) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PFX_PORTABLE)
 #include <immintrin.h>
 #define PFX_AVX2 1 /* the final pass and the gather in AVX2 lanes where the CPU has them (final_eight, blur_eight) */
 typedef float v8f __attribute__((vector_size(32)));
@@ -705,6 +707,8 @@ static inline __attribute__((always_inline)) void blur_rows_in(const pfx *x, con
                         blur_px(x, T, &L, i0, e, S, tmp);
                 }
             }
+#else
+            (void)eight;
 #endif
             for (; c < nc; c++)
                 blur_px(x, T, &L, i0, c, S, tmp);
