@@ -25,6 +25,17 @@ void sn_fog_transmittance_avx2(const sn_shade_env *e, sn_vec3 eye, const float *
 void sn_fog_transmittance_fast(const sn_shade_env *e, sn_vec3 eye, const float *dx, const float *dy,
                                const float *dz, float *T, size_t n)
 {
+    /* Beyond float's range: with the eye high in a thinning fog, e^-f z_A falls under float's
+    ** least while (1 - e^-x)/x passes its greatest, and their product (about e^-f z_P / |x|) is
+    ** lost: T came out 1 where it is about 0 (rev53's sweep: falloff 1, the eye 190 m up, a point
+    ** below z = 0). z_A <= E_z + start, so below f (E_z + start) = 60 both factors stay in range
+    ** (e^-60 is far above float's least; an overflowing quotient means T = 0, as exact). Above it
+    ** (no CARLA preset, no camera near the ground) the exact double path, point by point. */
+    if (e->fog_falloff * (eye.z + e->fog_start) > 60) {
+        for (size_t i = 0; i < n; i++)
+            T[i] = (float)sn_fog_transmittance(e, eye, sn_v3(eye.x + dx[i], eye.y + dy[i], eye.z + dz[i]));
+        return;
+    }
     size_t done = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (sn_lanes_wide() && n >= 8) {

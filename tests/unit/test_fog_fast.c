@@ -90,6 +90,40 @@ static void transmittance_cases(void)
 ** sn_shade_sky on random directions under the same fogs, the sun high and low, rays near the
 ** horizon (where e^-tau leaves its Taylor range) and a sky without fog included: every byte within 1 of the exact one
 ** but where the sun's disc edge (g = 0.99996) lies within float error; eight lanes = four. */
+/* The eye high in a thinning fog, points below the fog's base (rev53's sweep: float's range
+** lost T, 1 where the exact T is about 0): the fast path must stay within the bound there too. */
+static void high_eye_cases(void)
+{
+    enum { N = 512 };
+    static float dx[N], dy[N], dz[N], T[N];
+    const double heights[] = {187, 60, 40}; /* over the exact path's switch (60/f - start), and under it */
+    for (size_t h = 0; h < sizeof heights / sizeof *heights; h++) {
+        sn_lighting l;
+        sn_lighting_default(&l);
+        l.weather.fog_density = 60, l.weather.fog_distance = 5, l.weather.fog_falloff = 1.04;
+        sn_shade_env e;
+        sn_shade_env_init(&e, &l);
+        sn_vec3 eye = sn_v3(0, 0, heights[h]);
+        double worst = 0;
+        int fogged = 0;
+        for (int i = 0; i < N; i++) {
+            double az = 2 * M_PI * uni2(), r = 20 + 300 * uni2();
+            double zp = -15 + (eye.z + 30) * uni2(); /* the point's height: some below z = 0 */
+            double dzv = zp - eye.z, horiz = sqrt(fmax(0, r * r - dzv * dzv));
+            dx[i] = (float)(horiz * cos(az)), dy[i] = (float)(horiz * sin(az)), dz[i] = (float)dzv;
+        }
+        sn_fog_transmittance_fast(&e, eye, dx, dy, dz, T, N);
+        for (int i = 0; i < N; i++) {
+            double ex = sn_fog_transmittance(&e, eye, sn_v3(eye.x + dx[i], eye.y + dy[i], eye.z + dz[i]));
+            worst = fmax(worst, fabs(T[i] - ex)), fogged += ex < 0.5;
+        }
+        printf("eye %g m up, falloff 1.04: |T_fast - T_exact| max %.2e (%d of %d points with T < 0.5)\n", eye.z, worst,
+               fogged, N);
+        CHECK(fogged > 0, "eye %g m: some points lie in thick fog (the case is meaningful)", eye.z);
+        CHECK(worst <= 2e-6, "eye %g m up: the fast transmittance within 2e-6 of the exact one (max %.3g)", eye.z, worst);
+    }
+}
+
 static void sky_cases(void)
 {
     const double fogs[][3] = {{2, 0.75, 0.1}, {60, 5, 0.4}, {30, 0, 0}, {100, 0.2, 2}, {10, 40, 0.05}, {0.5, 2, 1}, {0, 0, 0}};
@@ -225,6 +259,7 @@ int main(int argc, char **argv)
     if (argc < 2)
         return fprintf(stderr, "usage: test_fog_fast TMP\n"), 2;
     transmittance_cases();
+    high_eye_cases();
     sky_cases();
     printf("eight lanes against four: %d fogs compared (0: this CPU has no AVX2)\n", wide_checked);
     images(argv[1]);
