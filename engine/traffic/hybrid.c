@@ -61,7 +61,7 @@ void sn_hybrid_switch(sn_engine *e, sn_actor *a, sn_mapdrive *md)
 {
     if ((!md->hybrid_off && !(e->traffic && e->traffic->hybrid_any)) || is_hero(a))
         return; /* nothing to switch (the common case: one test a vehicle) */
-    const sn_tm_vehicle *v = sn_tms_vehicle_hint(e, a->id, &md->tm_hint);
+    const sn_tm_vehicle *v = sn_tms_vehicle(e, a->id, false);
     bool off = sn_tm_value(e, v, SN_TM_HYBRID_PHYSICS_MODE) != 0;
     if (off && e->traffic) {
         const double r = sn_tm_value(e, v, SN_TM_HYBRID_PHYSICS_RADIUS);

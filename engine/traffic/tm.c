@@ -91,21 +91,6 @@ sn_tm_vehicle *sn_tms_vehicle(sn_engine *e, uint32_t actor, bool make)
     return &s->veh[i];
 }
 
-const sn_tm_vehicle *sn_tms_vehicle_hint(const sn_engine *e, uint32_t actor, uint32_t *hint)
-{
-    const sn_tms *s = e->tms;
-    if (!s)
-        return NULL;
-    if (*hint < s->n_veh && s->veh[*hint].actor == actor) /* records are unique per actor */
-        return &s->veh[*hint];
-    size_t i = veh_lower(s, actor);
-    if (i < s->n_veh && s->veh[i].actor == actor) {
-        *hint = (uint32_t)i;
-        return &s->veh[i];
-    }
-    return NULL;
-}
-
 bool sn_tm_vehicle_own(sn_tm_vehicle *v, sn_tm_param p, double value)
 {
     if (!v->v && !(v->v = calloc(SN_TM_PARAM_COUNT, sizeof *v->v)))

@@ -69,9 +69,6 @@ const sn_tm_param_def *sn_tm_param_info(sn_tm_param p);
 sn_tm *sn_tms_get(struct sn_engine *e, uint32_t port, bool make);
 /* A vehicle's record, made when `make`. */
 sn_tm_vehicle *sn_tms_vehicle(struct sn_engine *e, uint32_t actor, bool make);
-/* The same, never made, tried first at *hint (its index last time, updated): the per-frame
-** callers look up every vehicle in id order, so this is one compare instead of a search. */
-const sn_tm_vehicle *sn_tms_vehicle_hint(const struct sn_engine *e, uint32_t actor, uint32_t *hint);
 /* Sets a vehicle's own value of p (v[p], bit p of own); false when out of memory (nothing set). */
 bool sn_tm_vehicle_own(sn_tm_vehicle *v, sn_tm_param p, double value);
 /* The value in force for a vehicle (its own, its Traffic Manager's, the default). */

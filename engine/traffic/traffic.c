@@ -801,26 +801,17 @@ void sn_traffic_controllers(sn_engine *e, double dt)
     for (size_t i = 0; i < w->n_actors; i++) {
         sn_actor *a = w->actors[i];
         /* each vehicle's actor, motion, autopilot and mapdrive are cache misses at hundreds of
-        ** vehicles: fetched a few actors ahead, one level of the chain each (no effect on results).
-        ** An actor spans 8 lines: its first, the ones with mv and the pose, and the one with
-        ** has_autopilot (its last) are all read here, so each is fetched, not the first alone. */
-        if (i + 4 < w->n_actors) {
-            const sn_actor *n4 = w->actors[i + 4];
-            __builtin_prefetch(n4);
-            __builtin_prefetch(&n4->mv);
-            __builtin_prefetch(&n4->st.vel);
-            __builtin_prefetch(&n4->has_autopilot);
-        }
+        ** vehicles: fetched a few actors ahead, one level of the chain each (no effect on results) */
+        if (i + 4 < w->n_actors)
+            __builtin_prefetch(w->actors[i + 4]);
         if (i + 3 < w->n_actors && w->actors[i + 3]->has_autopilot)
             __builtin_prefetch(w->actors[i + 3]->mv);
         if (i + 2 < w->n_actors && w->actors[i + 2]->has_autopilot)
             __builtin_prefetch(w->actors[i + 2]->mv->ap);
         if (i + 1 < w->n_actors && w->actors[i + 1]->has_autopilot) {
             const sn_mapdrive *next = w->actors[i + 1]->mv->ap->map;
-            if (next) { /* its flags, and the coasting line (coast, asleep, coast_lead) */
+            if (next)
                 __builtin_prefetch(next);
-                __builtin_prefetch(&next->coast);
-            }
         }
         if (!a->has_autopilot)
             continue;

@@ -97,7 +97,6 @@ typedef struct sn_mapdrive {
     ** autopilot reads them. Percentages are 0..100. */
     bool auto_lane_change;       /* auto_lane_change; default true */
     int8_t force_lane_change;    /* a pending force_lane_change: -1 left, +1 right, 0 none; the autopilot clears it */
-    uint32_t tm_hint;            /* its Traffic Manager record's index last found (tm.h; in padding) */
     double lc_left_pct, lc_right_pct; /* random_left/right_lanechange_percentage */
     double keep_right_pct;       /* keep_right_rule_percentage */
     double ignore_signs, ignore_vehicles, ignore_walkers; /* ignore_*_percentage */

@@ -51,8 +51,7 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
         return NULL;
     if (!id && w->next_id == UINT32_MAX)
         return NULL;
-    if (!sn_grow((void **)&w->actors, &w->cap_actors, w->n_actors + 1, sizeof *w->actors) ||
-        !sn_grow((void **)&w->actor_ids, &w->cap_actor_ids, w->n_actors + 1, sizeof *w->actor_ids))
+    if (!sn_grow((void **)&w->actors, &w->cap_actors, w->n_actors + 1, sizeof *w->actors))
         return NULL;
     /* Every kind but sensors has its shape part right after the record, and vehicles and
     ** walkers their motion part after that, in one block. */
@@ -75,7 +74,6 @@ sn_actor *sn_world_add(sn_world *w, sn_actor_kind kind, uint32_t id)
     a->id = w->next_id = id ? id : w->next_id + 1;
     a->kind = kind;
     a->st.rot = a->st.prev_rot = sn_quat_identity();
-    w->actor_ids[w->n_actors] = a->id;
     w->actors[w->n_actors++] = a;
     w->gen++;
     w->static_gen += kind == SN_ACTOR_STATIC;
@@ -126,7 +124,7 @@ typedef struct id_probe {
 static bool actor_before(const void *ctx, size_t i)
 {
     const id_probe *p = ctx;
-    return p->w->actor_ids[i] < p->id;
+    return p->w->actors[i]->id < p->id;
 }
 
 static size_t find_index(const sn_world *w, uint32_t id, bool *found)
@@ -134,17 +132,16 @@ static size_t find_index(const sn_world *w, uint32_t id, bool *found)
     /* Ids only grow and are handed out in turn, so id sits at index id - first id or before
     ** it (removals shift it down): where nothing was removed, no search. */
     size_t lo = 0, hi = w->n_actors;
-    const uint32_t *ids = w->actor_ids;
-    if (hi && id >= ids[0]) {
-        size_t guess = id - ids[0];
-        if (guess < hi && ids[guess] == id) {
+    if (hi && id >= w->actors[0]->id) {
+        size_t guess = id - w->actors[0]->id;
+        if (guess < hi && w->actors[guess]->id == id) {
             *found = true;
             return guess;
         }
         hi = guess < hi ? guess : hi;
     }
     lo = sn_search_first(lo, hi, &(id_probe){w, id}, actor_before);
-    *found = lo < w->n_actors && ids[lo] == id;
+    *found = lo < w->n_actors && w->actors[lo]->id == id;
     return lo;
 }
 
@@ -214,7 +211,6 @@ void sn_world_remove(sn_world *w, uint32_t id)
         free(a->values);
     free(a);
     memmove(&w->actors[i], &w->actors[i + 1], (w->n_actors - i - 1) * sizeof *w->actors);
-    memmove(&w->actor_ids[i], &w->actor_ids[i + 1], (w->n_actors - i - 1) * sizeof *w->actor_ids);
     w->n_actors--;
 }
 

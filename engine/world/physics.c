@@ -141,7 +141,6 @@ void sn_world_free(sn_world *w)
     while (w->n_actors)
         sn_world_remove(w, w->actors[w->n_actors - 1]->id);
     free(w->actors);
-    free(w->actor_ids);
     free(w->bodies);
     free(w->planes);
     for (size_t i = 0; i < w->n_blocks; i++)

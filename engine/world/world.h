@@ -253,10 +253,6 @@ typedef struct sn_world {
 
     sn_actor **actors;
     size_t n_actors, cap_actors;
-    /* actors[i]->id, kept beside them (actor.c): sn_world_find compares ids here instead of
-    ** loading each candidate actor's first line, a cache miss per lookup at hundreds of cars */
-    uint32_t *actor_ids;
-    size_t cap_actor_ids;
     sn_strmap names; /* actor name -> actor, for named actors */
     sn_actor **bodies; /* actors with an ODE body (vehicles, walkers), in id order: the drivers' loops */
     size_t n_bodies, cap_bodies;
