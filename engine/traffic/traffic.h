@@ -16,6 +16,8 @@
 
 #include <sensim/map.h>
 
+#include <stddef.h>
+
 struct sn_engine;
 struct sn_traffic;
 
@@ -84,29 +86,16 @@ typedef struct sn_route_step {
     int32_t from_road, from_lane;
 } sn_route_step;
 
+/* A map autopilot's state. Laid out by how often it is read (issue 36 item 6, tm55): its first
+** 128 bytes (the head, up to `route`) hold what every frame reads of every vehicle, also
+** one that coasts or sleeps in hybrid mode (the controllers' dispatch, vehicle_coast,
+** vehicle_sleep, sn_hybrid_move, sn_route_passed); what only a decision reads follows, the path
+** last. Scattered over eight cache lines, the head cost a miss on each for hundreds of vehicles. */
 typedef struct sn_mapdrive {
-    sn_rng rng;
+    /* ---- the head: read every frame ---- */
+    uint32_t n;          /* waypoints in path */
     bool walker;
-    bool ended;          /* the lane ended with no successor: the vehicle stops there */
-    bool backwards;      /* walkers: walking against the lane's direction */
     bool hybrid_off;     /* its Traffic Manager's hybrid mode took its physics (traffic.c: hybrid_switch) */
-    double gap;          /* distance_to_leading_vehicle, m */
-    double speed_diff;   /* vehicle_percentage_speed_difference, % */
-    double ignore_lights; /* ignore_lights_percentage, % */
-    /* CARLA TM's further per-vehicle knobs (docs/traffic.md): the TM API sets them, the
-    ** autopilot reads them. Percentages are 0..100. */
-    bool auto_lane_change;       /* auto_lane_change; default true */
-    int8_t force_lane_change;    /* a pending force_lane_change: -1 left, +1 right, 0 none; the autopilot clears it */
-    double lc_left_pct, lc_right_pct; /* random_left/right_lanechange_percentage */
-    double keep_right_pct;       /* keep_right_rule_percentage */
-    double ignore_signs, ignore_vehicles, ignore_walkers; /* ignore_*_percentage */
-    double desired;      /* target_speed, m/s; < 0: the lane's limit */
-    struct sn_tm_plan *plan; /* set_path / set_route (traffic/tm.h), the Traffic Managers'; NULL: roam */
-    bool far;            /* vehicles: no driving lane within 50 m; it drives to the nearest one */
-    double speed_integral;
-    /* The decelerations its planner counts on (m/s^2; traffic.c, brake_limits): at comfort
-    ** (leaders, bends, stop lines), the most for a yellow light and for a red one. */
-    double a_comf, a_yellow, a_hard;
     /* Hybrid mode (traffic.c, vehicle_coast): its last decision lets the frames until the next
     ** one coast on it (coast), at the speed it chose (coast_vt, m/s), short of where a red or
     ** yellow light held it (coast_stop, m from the front bumper then), behind its leader then
@@ -118,6 +107,12 @@ typedef struct sn_mapdrive {
     ** moved (from where it stood then, as an offset from this vehicle: sleep_x, sleep_y, m), is
     ** gone or is down. */
     bool asleep;
+    int8_t force_lane_change;    /* a pending force_lane_change: -1 left, +1 right, 0 none; the autopilot clears it */
+    /* Its short route (route.c): the next SN_ROUTE_N junction choices, drawn ahead (route);
+    ** route_at: how many of them the path already takes; route_dir: the lane change the next one
+    ** needs (-1 left, +1 right, 0 none). */
+    uint8_t n_route, route_at;
+    int8_t route_dir;
     union {
         struct {
             float coast_vt, coast_stop;
@@ -128,48 +123,73 @@ typedef struct sn_mapdrive {
     };
     uint32_t coast_lead;
     int32_t coast_jx;
-    uint32_t light_seen; /* the light last approached, index + 1 */
+    /* Junctions (junction.c): the junction it is in or leaving (odr index, -1 none), its front's
+    ** progress through it (and jx_len, the passage's length, below). */
+    int32_t jx_in;
+    /* The decelerations its planner counts on (m/s^2; traffic.c, brake_limits): at comfort
+    ** (leaders, bends, stop lines); a_yellow and a_hard below. */
+    double a_comf;
+    double gap;          /* distance_to_leading_vehicle, m */
+    double jx_front;
+    double stand;        /* s it has stood (deadlocks, junction.c) */
+    /* Lane changes (lanechange.c): metres driven (odometer) at the last one (lc_odo, below), and
+    ** the odometer now. */
+    double odo;
+    /* Head-on holds outside junctions (headon.c): steering `offset` m to the right of its path
+    ** (negative: left) while it drives past pass_with (below). */
+    double offset;
+    sn_route_step route[SN_ROUTE_N];
+    /* ---- what a decision reads ---- */
+    sn_rng rng;
+    bool ended;          /* the lane ended with no successor: the vehicle stops there */
+    bool backwards;      /* walkers: walking against the lane's direction */
+    /* CARLA TM's further per-vehicle knobs (docs/traffic.md): the TM API sets them, the
+    ** autopilot reads them. Percentages are 0..100. */
+    bool auto_lane_change;       /* auto_lane_change; default true */
+    bool far;            /* vehicles: no driving lane within 50 m; it drives to the nearest one */
     bool light_ignored;  /* drawn once per approach (ignore_lights_percentage) */
     bool light_go;       /* decided to pass this light on yellow */
-    /* Signs (signs.c): the limit of the last speed sign passed (m/s, 0 none), the stop or yield
-    ** line approached (index + 1), its ignore draw, whether the vehicle may pass it, and the
-    ** time it has stood at it. */
-    double sign_limit;
+    bool sign_ignored, sign_go; /* (signs, below) */
+    double speed_diff;   /* vehicle_percentage_speed_difference, % */
+    double ignore_lights; /* ignore_lights_percentage, % */
+    double lc_left_pct, lc_right_pct; /* random_left/right_lanechange_percentage */
+    double keep_right_pct;       /* keep_right_rule_percentage */
+    double ignore_signs, ignore_vehicles, ignore_walkers; /* ignore_*_percentage */
+    double desired;      /* target_speed, m/s; < 0: the lane's limit */
+    struct sn_tm_plan *plan; /* set_path / set_route (traffic/tm.h), the Traffic Managers'; NULL: roam */
+    double speed_integral;
+    double a_yellow, a_hard; /* the most for a yellow light and for a red one (a_comf above) */
+    uint32_t light_seen; /* the light last approached, index + 1 */
+    /* Signs (signs.c): the stop or yield line approached (index + 1), its ignore draw, whether the
+    ** vehicle may pass it (sign_ignored, sign_go above), the limit of the last speed sign passed
+    ** (m/s, 0 none) and the time it has stood at it. */
     uint32_t sign_seen;
-    bool sign_ignored, sign_go;
+    double sign_limit;
     double sign_wait;
-    /* Junctions (junction.c): the junction it is in or leaving (odr index, -1 none), its front's
-    ** progress through it and the passage's length; deadlocks: whom it waits for (wait_logical:
-    ** for a junction's claim or exit, not for a body in its way), how long it has stood, and until
-    ** when it may enter a junction regardless of claims and exit (a deadlock it breaks). */
-    int32_t jx_in;
-    double jx_front, jx_len;
+    double jx_len;
+    /* Deadlocks (junction.c): whom it waits for (wait_logical: for a junction's claim or exit,
+    ** not for a body in its way), how long it has stood (stand, above), and until when it may
+    ** enter a junction regardless of claims and exit (a deadlock it breaks). */
     uint32_t wait_for;
     bool wait_logical;
-    double stand, override_until;
-    /* Head-on holds outside junctions (headon.c): the vehicle it drives past (pass_with, until
-    ** pass_until), steering `offset` m to the right of its path (negative: left); or the one that
-    ** drives past it while it keeps still (held_for). 0: none. */
+    bool lc_done;        /* at least one lane change made (the spacing rule applies) */
+    bool has_tail;       /* route_tail is set */
+    double override_until;
+    /* Head-on holds (headon.c): the vehicle it drives past (pass_with, until pass_until), or the
+    ** one that drives past it while it keeps still (held_for). 0: none. */
     uint32_t pass_with, held_for;
-    double pass_until, offset;
-    /* Lane changes (lanechange.c): metres driven (odometer) at the last one, and the odometer now. */
-    double odo, lc_odo, lc_co; /* lc_co: the change-over distance of the last change (m) */
-    bool lc_done;        /* at least one made (the spacing rule applies) */
+    double pass_until;
+    double lc_odo, lc_co; /* lc_co: the change-over distance of the last change (m) */
     float xw_wait;       /* s standing held by walkers on a crossing (bounded: XW_PATIENCE, traffic.c) */
-    /* Its short route (route.c): the next SN_ROUTE_N junction choices, drawn ahead; route_at: how
-    ** many of them the path already takes; route_dir: the lane change the next one needs (-1
-    ** left, +1 right, 0 none); route_tail: where the last step leaves its junction (planning
-    ** goes on from there); route_missed: steps given up (the lane could not be reached). */
-    sn_route_step route[SN_ROUTE_N];
-    uint8_t n_route, route_at;
-    int8_t route_dir;
-    bool has_tail;
+    /* route_tail: where the route's last step leaves its junction (planning goes on from there);
+    ** route_missed: steps given up (the lane could not be reached). */
+    uint32_t route_missed;
     sn_pathwp route_tail;
     double route_retry;  /* odometer (m) before which a route that found no junction is not planned again */
-    uint32_t route_missed;
-    uint32_t n;
     sn_pathwp path[SN_MD_PATH];
 } sn_mapdrive;
+
+_Static_assert(offsetof(sn_mapdrive, rng) == 128, "sn_mapdrive: the head (read every frame) in 128 bytes");
 
 /* Traffic counters since the scene loaded, for the run's health report and the tests. A lane
 ** change is logged (the last SN_LC_LOG of them, log[k % SN_LC_LOG] for the k-th) with the lane

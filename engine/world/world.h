@@ -18,6 +18,7 @@
 #include "vshare.h"
 
 #include <ode/ode.h>
+#include <stddef.h>
 #include <sensim/attr.h>
 #include <sensim/sensim.h>
 
@@ -178,34 +179,15 @@ typedef struct sn_actor_phys {
 extern const sn_actor_phys sn_actor_no_phys;
 
 /* Laid out without holes (small members together): a city has one per vehicle and one per
-** sensor, and 5 000 of each were the largest part of the engine's memory beyond ODE's. */
+** sensor, and 5 000 of each were the largest part of the engine's memory beyond ODE's. Ordered
+** by how often a frame reads them (issue 36 item 6, tm55): the first 64 bytes hold what every
+** per-actor pass tests (id, kind, parent, drive, the flags) and the pointers the controllers
+** follow (ph, mv, role_name), the state follows (its pose and rotation in the next 64), what
+** describes the actor last: with the flags at the end, a pass over hundreds of actors read one
+** more cold line of each for one bool. */
 struct sn_actor {
     uint32_t id;
     sn_actor_kind kind;
-    const char *type_id; /* blueprint id, owned by the blueprint library */
-    char *name;          /* owned (sn_actor_strdup) unless name_kept, "" if unnamed */
-    char *role_name;     /* owned (sn_actor_strdup) */
-
-    sn_transform rel;   /* relative to the parent when attached, else the world pose of a static;
-                        ** written through sn_actor_set_rel only */
-    sn_quat rel_q;      /* rel.rotation converted, when rel_q_ok (actor.c) */
-
-    /* Shape, body and controls: the actor's own after the record, or for a sensor the shared
-    ** read-only sn_actor_no_phys (sn_world_add). Never NULL. */
-    sn_actor_phys *ph;
-    /* Vehicles and walkers: their model, controllers and kinematic motion, in the actor's own
-    ** allocation after ph; NULL for every other kind (sn_world_add). */
-    struct sn_actor_motion *mv;
-
-    void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
-
-    /* What it was spawned from, kept for life so any part can describe it. */
-    const struct sn_blueprint *bp;
-    sn_value *values; /* resolved attributes in the blueprint's order; owned (one block), or shared
-                      ** read-only with actors of equal values (values_shared) */
-
-    sn_actor_state st;
-
     uint32_t parent;    /* 0 = free */
     sn_shape shape;
     uint32_t n_values;  /* the blueprint's attributes: `values` holds n_values (+1) */
@@ -223,7 +205,32 @@ struct sn_actor {
     bool held;          /* a walking walker standing on the map's surface this substep (walker_hold.c) */
     bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
     bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
+
+    /* Shape, body and controls: the actor's own after the record, or for a sensor the shared
+    ** read-only sn_actor_no_phys (sn_world_add). Never NULL. */
+    sn_actor_phys *ph;
+    /* Vehicles and walkers: their model, controllers and kinematic motion, in the actor's own
+    ** allocation after ph; NULL for every other kind (sn_world_add). */
+    struct sn_actor_motion *mv;
+    char *role_name;     /* owned (sn_actor_strdup) */
+
+    sn_actor_state st;
+
+    const char *type_id; /* blueprint id, owned by the blueprint library */
+    char *name;          /* owned (sn_actor_strdup) unless name_kept, "" if unnamed */
+    void *sensor; /* engine's sensor instance when kind == SN_ACTOR_SENSOR */
+
+    /* What it was spawned from, kept for life so any part can describe it. */
+    const struct sn_blueprint *bp;
+    sn_value *values; /* resolved attributes in the blueprint's order; owned (one block), or shared
+                      ** read-only with actors of equal values (values_shared) */
+
+    sn_transform rel;   /* relative to the parent when attached, else the world pose of a static;
+                        ** written through sn_actor_set_rel only */
+    sn_quat rel_q;      /* rel.rotation converted, when rel_q_ok (actor.c) */
 };
+
+_Static_assert(offsetof(struct sn_actor, st) == 64, "sn_actor: the per-frame flags and pointers in 64 bytes, the state next");
 
 /* One contact of one substep, kept so joint feedback can be read after the step. */
 typedef struct sn_contact_rec {
