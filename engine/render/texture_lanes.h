@@ -8,14 +8,33 @@
 static inline VF NOISE_LANES_FN(const float *table, VF x, VF y)
 {
     VF fx = V(floor)(x), fy = V(floor)(y), tx = x - fx, ty = y - fy;
-    VI ix = V(trunc_i)(fx) & (NOISE_N - 1), iy = V(trunc_i)(fy) & (NOISE_N - 1);
+    const VI ux = V(trunc_i)(fx), uy = V(trunc_i)(fy); /* the cells, before the table's wrap */
+    VI ix = ux & (NOISE_N - 1), iy = uy & (NOISE_N - 1);
     VI jx = (ix + 1) & (NOISE_N - 1), jy = (iy + 1) & (NOISE_N - 1);
     tx = tx * tx * (V(splat)(3.0f) - V(splat)(2.0f) * tx), ty = ty * ty * (V(splat)(3.0f) - V(splat)(2.0f) * ty);
     VI r0 = iy * NOISE_N, r1 = jy * NOISE_N;
     VF a, b, c, d;
     if (V(any)((ix != ix[0]) | (iy != iy[0]))) {
-        a = V(gather)(table, r0 + ix), b = V(gather)(table, r0 + jx), c = V(gather)(table, r1 + ix),
-        d = V(gather)(table, r1 + jx);
+        /* lanes within a block of 2 x 2 cells (the road's 7 cm grain within a few metres): its 3 x 3
+        ** corners read once and picked lane by lane, not gathered: the same values */
+        const VI dx = ux - ux[0], dy = uy - uy[0];
+        const int bx = ux[0] - (V(any)(dx < 0) ? 1 : 0), by = uy[0] - (V(any)(dy < 0) ? 1 : 0); /* its first cell */
+        const VI rx = ux - bx, ry = uy - by;
+        if (!V(any)((rx | ry) & ~1)) {
+            const VI hx = rx != 0, hy = ry != 0; /* the lane's cell is the block's second in x, in y */
+            VF row[3][2];
+            for (int k = 0; k < 3; k++) {
+                const float *t = table + ((by + k) & (NOISE_N - 1)) * NOISE_N;
+                const VF t0 = V(splat)(t[bx & (NOISE_N - 1)]), t1 = V(splat)(t[(bx + 1) & (NOISE_N - 1)]),
+                         t2 = V(splat)(t[(bx + 2) & (NOISE_N - 1)]);
+                row[k][0] = V(sel)(hx, t1, t0), row[k][1] = V(sel)(hx, t2, t1); /* corners ix and jx of row by + k */
+            }
+            a = V(sel)(hy, row[1][0], row[0][0]), b = V(sel)(hy, row[1][1], row[0][1]), c = V(sel)(hy, row[2][0], row[1][0]),
+            d = V(sel)(hy, row[2][1], row[1][1]);
+        } else {
+            a = V(gather)(table, r0 + ix), b = V(gather)(table, r0 + jx), c = V(gather)(table, r1 + ix),
+            d = V(gather)(table, r1 + jx);
+        }
     } else { /* every lane in one cell (neighbouring pixels, a coarse noise): its four corners once */
         a = V(splat)(table[r0[0] + ix[0]]), b = V(splat)(table[r0[0] + jx[0]]), c = V(splat)(table[r1[0] + ix[0]]),
         d = V(splat)(table[r1[0] + jx[0]]);
