@@ -170,8 +170,10 @@ static bool add(stask *t, const sn_shadow_need *need, const double *p0, const do
     double area = (tr.u[1] - tr.u[0]) * (tr.v[2] - tr.v[0]) - (tr.u[2] - tr.u[0]) * (tr.v[1] - tr.v[0]);
     if (fabs(area) < 1e-9)
         return true; /* edge-on to the sun */
-    tr.x0 = (int32_t)fmax(0, ceil(minu - 0.5)), tr.x1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxu - 0.5));
-    tr.y0 = (int32_t)fmax(0, ceil(minv - 0.5)), tr.y1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxv - 0.5));
+    /* clamped by comparisons, not fmax and fmin (calls into libm); the bounds are finite here */
+    const double cx0 = ceil(minu - 0.5), cx1 = floor(maxu - 0.5), cy0 = ceil(minv - 0.5), cy1 = floor(maxv - 0.5);
+    tr.x0 = (int32_t)(cx0 > 0 ? cx0 : 0), tr.x1 = (int32_t)(cx1 < SN_SHADOW_SIZE - 1 ? cx1 : SN_SHADOW_SIZE - 1);
+    tr.y0 = (int32_t)(cy0 > 0 ? cy0 : 0), tr.y1 = (int32_t)(cy1 < SN_SHADOW_SIZE - 1 ? cy1 : SN_SHADOW_SIZE - 1);
     if (tr.x0 > tr.x1 || tr.y0 > tr.y1 || !sn_need_any(need, tr.x0, tr.y0, tr.x1, tr.y1))
         return true;
     if (!sn_grow((void **)&t->tris, &t->cap, t->n + 1, sizeof *t->tris))
