@@ -67,6 +67,8 @@ typedef struct plane {
     float wa, wb, wc;
     float n[3];
     uint32_t prim;
+    sn_vec3 wn; /* n.p = off in the world: what of the shadow map it can read */
+    double off;
 } plane;
 
 typedef struct band {
@@ -89,6 +91,8 @@ typedef struct job {
     uint32_t n_parts, prim;
     bool inside; /* its bounding sphere is wholly inside the view: no vertex needs outcodes */
     sn_vec3 cc, c0, c1, c2;
+    sn_vec3 wc; /* the bounding sphere in the world: what of the shadow map it can read */
+    double wr;
 } job;
 
 /* A setup task's output: its triangles and, per band of rows, the ones that touch it, both
@@ -676,6 +680,7 @@ static bool add_plane(sn_renderer *r, const sn_actor *a, const pose *t)
     double s = num < 0 ? 1 : -1;
     p->n[0] = (float)(n.x * s), p->n[1] = (float)(n.y * s), p->n[2] = (float)(n.z * s);
     p->prim = (uint32_t)r->n_prims - 1;
+    p->wn = n, p->off = a->ph->plane_offset;
     return true;
 }
 
@@ -748,6 +753,7 @@ static bool add_mesh(sn_renderer *r, const sn_actor *a, const pose *t, const sn_
     if (!j)
         return false;
     j->inside = sphere_inside(r, cc, sn_v3_len(a->ph->bbox.extent));
+    j->wc = centre, j->wr = sn_v3_len(a->ph->bbox.extent);
     j->v = m->v;
     /* camera-space columns of the scaled actor frame */
     j->cc = cc;
@@ -768,6 +774,7 @@ static bool add_static(sn_renderer *r, const sn_actor *a, const sn_static_obj *o
     if (!j)
         return false;
     j->inside = sphere_inside(r, cc, o->radius);
+    j->wc = o->centre, j->wr = o->radius;
     j->wv = (const double(*)[3])r->statics.wv + o->wv;
     j->wn = (const float(*)[3])r->statics.wn + o->wn;
     pose t;
@@ -811,6 +818,7 @@ static bool add_roads(sn_renderer *r, const sn_road_mesh *m)
         if (!j || !sn_grow((void **)&r->prims, &r->cap_prims, r->n_prims + 1, sizeof *r->prims))
             return false;
         j->inside = sphere_inside(r, cc, rad);
+        j->wc = sn_v3_scale(sn_v3_add(lo, hi), 0.5), j->wr = rad;
         prim *p = &r->prims[r->n_prims++];
         memset(p, 0, sizeof *p); /* roads never move: p->moves stays false */
         p->id = k->instance;     /* 0 for roads, a scenery piece's id (scenery/scenery.h) */
@@ -1762,6 +1770,42 @@ static void resolve_samples(sn_renderer *r, const sn_raster_target *v, int32_t y
     }
 }
 
+/* The shadow map's receivers (shadow.h): every queued mesh's bounding sphere (its vertices lie
+** inside it), padded for a posed model's rounding, and each ground plane's part inside the view
+** (near to far clip): the corners of the view where they lie on it and its edges' crossings. */
+static void shadow_receivers(sn_renderer *r)
+{
+    sn_shadow_need_none(r->shadow);
+    for (size_t i = 0; i < r->n_jobs; i++)
+        sn_shadow_need_sphere(r->shadow, r->jobs[i].wc, r->jobs[i].wr * (1 + 1e-6) + 0.05);
+    sn_vec3 c[8];
+    for (int k = 0; k < 8; k++) {
+        const double d = k & 4 ? r->cam->far_clip : r->cam->near_clip;
+        c[k] = sn_v3_add(r->eye, sn_mat3_apply(&r->R, sn_v3(d, (k & 1 ? 1 : -1) * r->tanh_ * d,
+                                                           (k & 2 ? 1 : -1) * r->tanv * d)));
+    }
+    static const int edge[12][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3},
+                                    {4, 6}, {5, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+    for (size_t k = 0; k < r->n_planes; k++) {
+        const plane *pl = &r->planes[k];
+        double h[8];
+        for (int i = 0; i < 8; i++)
+            h[i] = sn_v3_dot(pl->wn, c[i]) - pl->off;
+        sn_vec3 p[16];
+        int n = 0;
+        for (int i = 0; i < 8; i++)
+            if (h[i] == 0)
+                p[n++] = c[i];
+        for (int e = 0; e < 12; e++) {
+            const double a = h[edge[e][0]], b = h[edge[e][1]];
+            if ((a < 0 && b > 0) || (a > 0 && b < 0))
+                p[n < 16 ? n++ : 15] = sn_v3_add(c[edge[e][0]], sn_v3_scale(sn_v3_sub(c[edge[e][1]], c[edge[e][0]]),
+                                                                            a / (a - b)));
+        }
+        sn_shadow_need_hull(r->shadow, p, n);
+    }
+}
+
 /* The sun's shadow map for this frame: every actor's mesh within reach of the view's first
 ** SN_SHADOW_DISTANCE metres, as the sun sees it: static ones from the cache (world frame, posed
 ** once), the others posed here; set up and drawn on the pool. false without memory. */
@@ -1777,6 +1821,8 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         corners[k] = sn_v3_add(r->eye, sn_mat3_apply(&r->R, v));
     }
     sn_shadow_begin(r->shadow, r->env.sun, corners, 8);
+    if (r->layer == SN_LAYER_ALL) /* a layer's map is reused by the other layer's receivers */
+        shadow_receivers(r);
     size_t n = 0, n_wv = 0;
     for (size_t i = 0; i < r->statics.n_objs; i++) {
         const sn_static_obj *o = &r->statics.objs[i];

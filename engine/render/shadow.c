@@ -5,6 +5,7 @@
 #include "lanes.h"
 #include "shadow_bounds.h"
 #include "shadow_lookup.h"
+#include "shadow_need.h"
 #include "simd4.h"
 
 #include <float.h>
@@ -59,6 +60,7 @@ struct sn_shadow {
     bool empty; /* no caster: everything is lit */
     bool scan;  /* draw texel by texel (sn_shadow_set_scan) */
     bool no_bounds; /* every lookup by its 16 comparisons (sn_shadow_set_bounds) */
+    sn_shadow_need need; /* the receivers' cells: casters elsewhere are not drawn */
 };
 
 sn_shadow *sn_shadow_create(void)
@@ -108,18 +110,50 @@ bool sn_shadow_begin(sn_shadow *s, const double sun[3], const sn_vec3 *corners, 
     s->scale = SN_SHADOW_SIZE / (1.02 * side);
     s->texel = 1 / s->scale;
     s->empty = true;
+    sn_need_all(&s->need);
     return true;
 }
 
-bool sn_shadow_wants(const sn_shadow *s, sn_vec3 c, double r)
+void sn_shadow_need_none(sn_shadow *s)
+{
+    sn_need_none(&s->need);
+}
+
+void sn_shadow_need_sphere(sn_shadow *s, sn_vec3 c, double r)
+{
+    /* orthographic: the sphere's footprint is a disc of radius r; its box */
+    const double u = (sn_v3_dot(c, s->su) - s->u0) * s->scale, v = (sn_v3_dot(c, s->sv) - s->v0) * s->scale,
+                 rt = r * s->scale + SN_SHADOW_REACH;
+    sn_need_box(&s->need, u - rt, v - rt, u + rt, v + rt);
+}
+
+void sn_shadow_need_hull(sn_shadow *s, const sn_vec3 *p, int n)
+{
+    double uv[16][2];
+    n = n > 16 ? 16 : n;
+    for (int i = 0; i < n; i++)
+        uv[i][0] = (sn_v3_dot(p[i], s->su) - s->u0) * s->scale, uv[i][1] = (sn_v3_dot(p[i], s->sv) - s->v0) * s->scale;
+    sn_need_hull(&s->need, (const double(*)[2])uv, n, SN_SHADOW_REACH);
+}
+
+bool sn_shadow_wants(sn_shadow *s, sn_vec3 c, double r)
 {
     double u = (sn_v3_dot(c, s->su) - s->u0) * s->scale, v = (sn_v3_dot(c, s->sv) - s->v0) * s->scale;
     double rt = r * s->scale;
-    return u + rt >= 0 && v + rt >= 0 && u - rt <= SN_SHADOW_SIZE && v - rt <= SN_SHADOW_SIZE;
+    if (!(u + rt >= 0 && v + rt >= 0 && u - rt <= SN_SHADOW_SIZE && v - rt <= SN_SHADOW_SIZE))
+        return false;
+    if (s->need.all)
+        return true;
+    sn_need_finish(&s->need);
+    /* the texels its triangles can cover (a NaN asks for all) */
+    const double x0 = fmax(0, floor(u - rt)), x1 = fmin(SN_SHADOW_SIZE - 1, ceil(u + rt)),
+                 y0 = fmax(0, floor(v - rt)), y1 = fmin(SN_SHADOW_SIZE - 1, ceil(v + rt));
+    return !(x0 <= x1 && y0 <= y1) || sn_need_any(&s->need, (int32_t)x0, (int32_t)y0, (int32_t)x1, (int32_t)y1);
 }
 
-/* One caster triangle of light-frame vertices into task t; false without memory. */
-static bool add(stask *t, const double *p0, const double *p1, const double *p2)
+/* One caster triangle of light-frame vertices into task t, unless no receiver reaches its texels
+** (need); false without memory. */
+static bool add(stask *t, const sn_shadow_need *need, const double *p0, const double *p1, const double *p2)
 {
     const double *p[3] = {p0, p1, p2};
     stri tr;
@@ -136,9 +170,11 @@ static bool add(stask *t, const double *p0, const double *p1, const double *p2)
     double area = (tr.u[1] - tr.u[0]) * (tr.v[2] - tr.v[0]) - (tr.u[2] - tr.u[0]) * (tr.v[1] - tr.v[0]);
     if (fabs(area) < 1e-9)
         return true; /* edge-on to the sun */
-    tr.x0 = (int32_t)fmax(0, ceil(minu - 0.5)), tr.x1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxu - 0.5));
-    tr.y0 = (int32_t)fmax(0, ceil(minv - 0.5)), tr.y1 = (int32_t)fmin(SN_SHADOW_SIZE - 1, floor(maxv - 0.5));
-    if (tr.x0 > tr.x1 || tr.y0 > tr.y1)
+    /* clamped by comparisons, not fmax and fmin (calls into libm); the bounds are finite here */
+    const double cx0 = ceil(minu - 0.5), cx1 = floor(maxu - 0.5), cy0 = ceil(minv - 0.5), cy1 = floor(maxv - 0.5);
+    tr.x0 = (int32_t)(cx0 > 0 ? cx0 : 0), tr.x1 = (int32_t)(cx1 < SN_SHADOW_SIZE - 1 ? cx1 : SN_SHADOW_SIZE - 1);
+    tr.y0 = (int32_t)(cy0 > 0 ? cy0 : 0), tr.y1 = (int32_t)(cy1 < SN_SHADOW_SIZE - 1 ? cy1 : SN_SHADOW_SIZE - 1);
+    if (tr.x0 > tr.x1 || tr.y0 > tr.y1 || !sn_need_any(need, tr.x0, tr.y0, tr.x1, tr.y1))
         return true;
     if (!sn_grow((void **)&t->tris, &t->cap, t->n + 1, sizeof *t->tris))
         return false;
@@ -172,7 +208,7 @@ static void setup_task(void *arg, uint32_t k)
             t->uvd[i][2] = sn_v3_dot(p, s->sd);
         }
         for (uint32_t i = 0; i < c->n_t && !t->oom; i++)
-            t->oom = !add(t, t->uvd[c->t[i][0]], t->uvd[c->t[i][1]], t->uvd[c->t[i][2]]);
+            t->oom = !add(t, &s->need, t->uvd[c->t[i][0]], t->uvd[c->t[i][1]], t->uvd[c->t[i][2]]);
     }
 }
 
@@ -242,10 +278,11 @@ __attribute__((target("avx2,no-fma"))) static int32_t depth4_avx2(float *out, in
 ** an edge (an edge through a texel centre, to 1e-13 of a texel) is scanned. The same bound on the
 ** depth: where d + k A - E and d + k A + E round to one float, the scan's float is that float
 ** (rounding is monotone); elsewhere that texel's depth is made by the scan's additions. */
-static void span_fill(const stri *t, float *row, double py, int32_t ks, int32_t ke, double A, double B, double C);
+static void span_fill(const stri *t, const sn_shadow_need *need, float *row, double py, int32_t ks, int32_t ke, double A,
+                      double B, double C);
 
-static bool span_row(const stri *t, float *row, double py, const double eu[3], const double ev[3], const double iev[3],
-                     double A, double B, double C)
+static bool span_row(const stri *t, const sn_shadow_need *need, float *row, double py, const double eu[3],
+                     const double ev[3], const double iev[3], double A, double B, double C)
 {
     const double px = t->x0 + 0.5;
     const int32_t K = t->x1 - t->x0;
@@ -280,13 +317,20 @@ static bool span_row(const stri *t, float *row, double py, const double eu[3], c
         if (ks > ke)
             return true;
     }
-    span_fill(t, row, py, ks, ke, A, B, C);
+    span_fill(t, need, row, py, ks, ke, A, B, C);
     return true;
 }
 
-/* span_row's texels x0 + ks .. x0 + ke, their depths certified or made by the scan's additions */
-static void span_fill(const stri *t, float *row, double py, int32_t ks, int32_t ke, double A, double B, double C)
+/* span_row's texels x0 + ks .. x0 + ke that a receiver reaches (need's columns for the row), their
+** depths certified or made by the scan's additions: each texel's depth is its own, whichever
+** texels the run starts and ends at */
+static void span_fill(const stri *t, const sn_shadow_need *need, float *row, double py, int32_t ks, int32_t ke, double A,
+                      double B, double C)
 {
+    const int32_t cy = (int32_t)py / SN_SHADOW_CELL, lo = need->lo[cy] - t->x0, hi = need->hi[cy] - t->x0;
+    ks = ks > lo ? ks : lo, ke = ke < hi ? ke : hi;
+    if (ks > ke)
+        return;
     const double px = t->x0 + 0.5;
     const int32_t K = t->x1 - t->x0;
     const double d0 = A * px + B * py + C, Ed = (K + 4) * (fabs(d0) + K * fabs(A)) * 0x1p-51;
@@ -329,7 +373,8 @@ static void span_fill(const stri *t, float *row, double py, int32_t ks, int32_t 
 ** scanned. span_row stops at the first edge that decides its row (scan it, or nothing inside),
 ** the lanes go on through every edge; a row certified empty by one edge and uncertain at a later
 ** one is then scanned instead of skipped, and the scan of a row certified empty writes nothing. */
-__attribute__((target("avx2,no-fma"))) static void span_rows4(const stri *t, float *dm, int32_t y, const double eu[3],
+__attribute__((target("avx2,no-fma"))) static void span_rows4(const stri *t, const sn_shadow_need *need, float *dm,
+                                                               int32_t y, const double eu[3],
                                                                const double ev[3], const double iev[3], double A,
                                                                double B, double C)
 {
@@ -381,7 +426,7 @@ __attribute__((target("avx2,no-fma"))) static void span_rows4(const stri *t, flo
         if (scan >> l & 1)
             scan_row(t, row, y + l + 0.5, eu, ev, A, B, C);
         else if (!(none >> l & 1))
-            span_fill(t, row, y + l + 0.5, (int32_t)s0[l], (int32_t)s1[l], A, B, C);
+            span_fill(t, need, row, y + l + 0.5, (int32_t)s0[l], (int32_t)s1[l], A, B, C);
     }
 }
 #endif
@@ -428,7 +473,7 @@ static void draw_rows2(const stri *t, float *dm, int32_t y, const double eu[3], 
 #endif
 
 /* Caster triangle t into texel rows [y0, y1) of the map: the nearest depth wins. */
-static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1, bool scan)
+static void draw_tri(const stri *t, const sn_shadow_need *need, float *dm, int32_t y0, int32_t y1, bool scan)
 {
     /* depth is affine in (u, v) for an orthographic view: d = A u + B v + C */
     double du1 = t->u[1] - t->u[0], dv1 = t->v[1] - t->v[0], du2 = t->u[2] - t->u[0], dv2 = t->v[2] - t->v[0];
@@ -449,11 +494,11 @@ static void draw_tri(const stri *t, float *dm, int32_t y0, int32_t y1, bool scan
 #if defined(__x86_64__) && defined(__GNUC__)
         if (sn_lanes_wide())
             for (; y + 3 <= yb; y += 4)
-                span_rows4(t, dm, y, eu, ev, iev, A, B, C);
+                span_rows4(t, need, dm, y, eu, ev, iev, A, B, C);
 #endif
         for (; y <= yb; y++) {
             float *row = dm + (size_t)y * SN_SHADOW_SIZE;
-            if (!span_row(t, row, y + 0.5, eu, ev, iev, A, B, C))
+            if (!span_row(t, need, row, y + 0.5, eu, ev, iev, A, B, C))
                 scan_row(t, row, y + 0.5, eu, ev, A, B, C);
         }
         return;
@@ -476,7 +521,7 @@ static void draw_band(void *arg, uint32_t band)
             dm[(size_t)y * SN_SHADOW_SIZE + x] = FLT_MAX;
     for (uint32_t k = 0; k < s->n_tasks; k++)
         for (size_t i = 0; i < s->tasks[k].n_band[band]; i++)
-            draw_tri(&s->tasks[k].tris[s->tasks[k].band[band][i]], dm, y0, y1, s->scan);
+            draw_tri(&s->tasks[k].tris[s->tasks[k].band[band][i]], &s->need, dm, y0, y1, s->scan);
     sn_shadow_bounds_blocks(dm, SN_SHADOW_SIZE, s->blk, y0, y1); /* while the band is in cache */
 }
 
@@ -507,6 +552,7 @@ bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters
     s->from[++k] = n;
     s->n_tasks = k;
     s->casters = casters;
+    sn_need_finish(&s->need); /* before the tasks read it */
     sn_pool_run(pool, setup_task, s, k);
     for (uint32_t i = 0; i < k; i++) {
         if (s->tasks[i].oom)

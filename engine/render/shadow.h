@@ -26,8 +26,21 @@ void sn_shadow_destroy(sn_shadow *s);
 /* Starts a map for the sun direction `sun` (unit, towards the sun) covering `corners` (world
 ** points: the camera's view volume to be shadowed). false without memory. */
 bool sn_shadow_begin(sn_shadow *s, const double sun[3], const sn_vec3 *corners, int n_corners);
-/* Whether a caster's bounding sphere touches the map's area (cheap culling before its triangles). */
-bool sn_shadow_wants(const sn_shadow *s, sn_vec3 centre, double radius);
+/* Whether a caster's bounding sphere touches the map's area, and the receivers' where they are
+** given (below): cheap culling before its triangles. */
+bool sn_shadow_wants(sn_shadow *s, sn_vec3 centre, double radius);
+/* The receivers (shadow_need.c): what this frame's lookups can reach, so that casters elsewhere
+** are not drawn. A lookup reads only the texels within a few of its point's place in the map
+** (SN_SHADOW_REACH), so a texel no receiver reaches is never read and the answers are the same
+** bits with or without its casters. After sn_shadow_begin every texel is wanted; _need_none starts
+** an empty set, and each receiver (a sphere holding a mesh, or the convex hull of world points
+** holding a surface's visible part) adds the cells of SN_SHADOW_CELL texels its footprint in
+** the map, widened by SN_SHADOW_REACH, touches. Between begin and sn_shadow_draw. */
+#define SN_SHADOW_CELL 16
+#define SN_SHADOW_REACH 8.0
+void sn_shadow_need_none(sn_shadow *s);
+void sn_shadow_need_sphere(sn_shadow *s, sn_vec3 centre, double radius);
+void sn_shadow_need_hull(sn_shadow *s, const sn_vec3 *p, int n);
 /* A caster: triangles t[0 .. n_t) over world vertices v[0 .. n_v), either winding. */
 typedef struct sn_shadow_caster {
     const double (*v)[3];
