@@ -135,6 +135,26 @@ static void raster_small(const sn_raster_target *r, const sn_tri *t, uint32_t ti
 }
 
 #ifdef __SSE2__
+/* Whether every edge function of t is within 32 bits at every pixel centre of its box, rows ya..yb
+** (a narrow tall triangle's, which small_tri refuses): each is linear, so its largest magnitude
+** over the box is at a corner. The lanes below then hold the exact values (their 32-bit sums and
+** products are the true ones modulo 2^32, and a value that fits is its own residue). */
+static bool box_fits32(const sn_tri *t, int32_t ya, int32_t yb)
+{
+    const int64_t px[2] = {(int64_t)t->x0 * ONE + ONE / 2, (int64_t)t->x1 * ONE + ONE / 2};
+    const int64_t py[2] = {(int64_t)ya * ONE + ONE / 2, (int64_t)yb * ONE + ONE / 2};
+    for (int e = 0; e < 3; e++) {
+        const int n = e == 2 ? 0 : e + 1;
+        const int64_t dx = (int64_t)t->X[n] - t->X[e], dy = (int64_t)t->Y[n] - t->Y[e];
+        for (int c = 0; c < 4; c++) {
+            const int64_t v = dx * (py[c >> 1] - t->Y[e]) - dy * (px[c & 1] - t->X[e]);
+            if (v > INT32_MAX - 1 || v < INT32_MIN + 1) /* the tie bias (0 or -1) on top */
+                return false;
+        }
+    }
+    return true;
+}
+
 #define MAX_GROUPS 6 /* raster_groups: boxes under 24 pixels wide (wider ones are solved by spans) */
 /* raster_small() for a box of G <= MAX_GROUPS groups of four pixels a row, all inside the row:
 ** whatever does not change from row to row (the groups' wa x, which of their lanes are inside the
@@ -154,7 +174,7 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
     const __m128i lim = _mm_set1_epi32(64 * ONE), nlim = _mm_set1_epi32(-64 * ONE), zero = _mm_setzero_si128();
     const __m128i small = _mm_and_si128(_mm_and_si128(_mm_cmplt_epi32(dx, lim), _mm_cmpgt_epi32(dx, nlim)),
                                         _mm_and_si128(_mm_cmplt_epi32(dy, lim), _mm_cmpgt_epi32(dy, nlim)));
-    if ((_mm_movemask_ps(_mm_castsi128_ps(small)) & 7) != 7)
+    if ((_mm_movemask_ps(_mm_castsi128_ps(small)) & 7) != 7 && !box_fits32(t, ya, yb))
         return false;
     /* raster()'s tie bias: 0 on an edge with dy < 0, or dy = 0 and dx > 0; else -1 */
     const __m128i bias = _mm_xor_si128(_mm_or_si128(_mm_cmplt_epi32(dy, zero),
