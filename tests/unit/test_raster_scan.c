@@ -4,7 +4,8 @@
 ** narrow and tall ones (a pole's, a wall's edge: under 24 pixels wide and hundreds tall, which
 ** small_tri refuses and the groups of four now take when their edge functions fit in 32 bits at
 ** the box's corners), small ones, wide ones, boxes cut by the image's edges — in a tall image, drawn
-** in bands, with and without ids, four lanes and eight: the same depth and id bits. */
+** in bands, with and without ids, four lanes and eight, some with corners on pixel centres (flat
+** edges, centres exactly on edges: the tie rule): the same depth and id bits. */
 #include "../../engine/render/lanes.h"
 #include "../../engine/render/raster.h"
 #include "../check.h"
@@ -31,11 +32,13 @@ static int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SN_RASTER_SUB; }
 
 /* A random screen triangle about sw x sh pixels around (cx, cy), 1/depth about w (render.c's
 ** put_tri, as test_raster_zmin's). False when degenerate or outside. */
-static bool random_tri(sn_tri *t, double cx, double cy, double sw, double sh, double w)
+static bool random_tri(sn_tri *t, double cx, double cy, double sw, double sh, double w, bool snap)
 {
     double sx[3], sy[3], sz[3];
     for (int i = 0; i < 3; i++)
         sx[i] = cx + sw * (uni() - 0.5), sy[i] = cy + sh * (uni() - 0.5), sz[i] = w * (0.8 + 0.4 * uni());
+    for (int i = 0; snap && i < 3; i++) /* corners on pixel corners and centres: flat edges, centres on edges */
+        sx[i] = 0.5 * round(2 * sx[i]), sy[i] = i == 2 && uni() < 0.5 ? sy[0] : 0.5 * round(2 * sy[i]);
     int64_t X[3], Y[3];
     for (int i = 0; i < 3; i++)
         X[i] = llround(sx[i] * ONE), Y[i] = llround(sy[i] * ONE);
@@ -120,7 +123,7 @@ int main(void)
             const double sw = kind < 3 ? 1 + 30 * uni() : kind < 5 ? 2 + 40 * uni() : 100 + 300 * uni();
             const double sh = kind < 3 ? 60 + 2000 * uni() : kind < 5 ? 2 + 40 * uni() : 50 + 600 * uni();
             const double cx = -20 + (W + 40) * uni(), cy = -100 + (H + 200) * uni();
-            if (!random_tri(&tris[n], cx, cy, sw, sh, 0.05 + uni()))
+            if (!random_tri(&tris[n], cx, cy, sw, sh, 0.05 + uni(), n % 5 == 0))
                 continue;
             tall += tris[n].x1 - tris[n].x0 < 24 && tris[n].y1 - tris[n].y0 >= 64;
             n++;
