@@ -2,8 +2,9 @@
 ** 8 subpixel bits, a top-left style tie rule (shared edges have neither cracks nor double hits),
 ** 1/depth interpolated per pixel and kept where it is larger (nearer), the triangle's number written
 ** beside it. Wide triangles: each row's span solved exactly, then filled four pixels at a time
-** with SSE2 or eight with AVX2 (lanes.h); small ones: every pixel of the box tested without
-** branches, four at a time with SSE2 — the same pixels and bits either way. With a coarse depth
+** with SSE2 or eight with AVX2 (lanes.h); narrow ones whose edge functions fit in 32 bits over
+** their box: every pixel of the box tested without branches, four at a time with SSE2 — the same
+** pixels and bits either way. With a coarse depth
 ** (zmin below), what lies wholly behind it is skipped, exactly: the same bits again. The renderer
 ** (render.c) sets triangles up and calls this per band of rows, or per triangle on one thread. */
 #ifndef SN_RASTER_H
