@@ -10,6 +10,7 @@
 #include "mesh.h"
 #include "raster.h"
 #include "reflect.h"
+#include "scratch.h"
 #include "shade.h"
 #include "shade_fast.h"
 #include "simd4.h"
@@ -34,12 +35,6 @@
 #define PLANE_BIT 0x80000000u   /* the pixel's primitive is a ground plane */
 #define PREFETCH 8              /* triangles fetched ahead of the one being rasterised */
 #define MAX_POLY 9              /* a triangle clipped by 5 planes has at most 8 vertices */
-/* Drawing each triangle as it is set up (one thread) sweeps the whole depth and id buffers three
-** times (clear, raster, resolve); binned, a band's three stay in the cache. Above this many bytes
-** of buffers binning wins (a 1280x720 RGB camera's 2x2 samples, 29 MB: 12-14 % less CPU for the
-** camera), below it (depth or semantic cameras of 1280x720, 3.7 and 7.4 MB) the two are even
-** and drawing as set up saves storing the triangles. */
-#define IMMEDIATE_MAX ((size_t)8 << 20)
 
 typedef struct prim {
     uint32_t id;
@@ -127,27 +122,21 @@ struct sn_renderer {
     uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
     bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
     bool exact;        /* shading by the double-precision reference, not the single-precision batches */
-    /* one thread: each triangle drawn as it is set up, into bands cleared before, never stored
-    ** or binned (the same order of drawing, so the same pixels; one pass over them fewer) */
-    bool immediate;
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
-    float *wbuf;    /* 1/depth of the nearest surface so far: the whole frame, where it is kept */
+    float *wbuf;    /* 1/depth of the nearest surface so far: the whole frame, puddles' frames only */
     uint32_t *idbuf;
     float *zmin;             /* the raster's coarse depth (raster.h), zstride a sample row */
     size_t cap_zmin;
     sn_raster_target target; /* the three, for raster.h: the frame's (banded: only zmin) */
     size_t cap_px;
-    /* banded: no frame-sized depth and ids, each band drawn and shaded in a band-sized buffer of
-    ** the worker's (a slot), which stays in the cache from the clear to the resolve; without it
-    ** (29 MB at 1280x720 and 2x2 samples) the clear's stores waited for rows last touched a frame
-    ** before. The whole frame is kept only where it is read after the bands: the puddles'
-    ** reflections, and one thread drawing each triangle as it is set up (immediate). */
+    /* banded: no frame-sized depth and ids, each band drawn and shaded in the drawing thread's
+    ** scratch (scratch.h: one block a thread, shared by every renderer and camera on it), which
+    ** stays in the cache from the clear to the resolve; without it (29 MB at 1280x720 and 2x2
+    ** samples) the clear's stores waited for rows last touched a frame before. The whole frame is
+    ** kept only where it is read after the bands: the puddles' reflections. */
     bool banded;
-    float *slot_w;
-    uint32_t *slot_id;
-    size_t cap_slot_w, cap_slot_id;
-    _Atomic uint64_t slot_busy; /* a bit per slot taken; at most one slot per thread is busy */
+    atomic_bool scratch_oom; /* a band found no scratch: the frame fails */
 
     /* the frame being rendered */
     const sn_camera *cam;
@@ -261,8 +250,6 @@ void sn_renderer_destroy(sn_renderer *r)
     free(r->model_v);
     free(r->wbuf);
     free(r->idbuf);
-    free(r->slot_w);
-    free(r->slot_id);
     free(r->zmin);
     free(r->row_band);
     free(r->ssr_src);
@@ -402,17 +389,17 @@ static void project(const sn_renderer *r, sn_vec3 c, vert *v)
 static inline int64_t first_px(int64_t lo) { return (lo - ONE / 2 + ONE - 1) >> SUB; }
 static inline int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SUB; }
 
-/* A triangle past its area and box tests into s and binned (or, immediate, drawn): fixed-point
+/* A triangle past its area and box tests into s and binned: fixed-point
 ** corners X, Y wound positive, box [x0, x1] x [y0, y1] inside the image, 1/depth = wa x + wb y +
 ** wc at the centre of pixel (x, y). False only when out of memory. */
 static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X[3], const int64_t Y[3],
                              const int32_t box[4], float wa, float wb, float wc, const float n[3], uint32_t prim_index)
 {
-    if ((!r->immediate && s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
+    if ((s->n == s->cap && !sn_grow((void **)&s->tris, &s->cap, s->n + 1, sizeof *s->tris)) ||
         (r->need_info && s->n == s->cap_info && !sn_grow((void **)&s->info, &s->cap_info, s->n + 1, sizeof *s->info)))
         return false;
     uint32_t index = (uint32_t)s->n++;
-    sn_tri one, *t = r->immediate ? &one : &s->tris[index];
+    sn_tri *t = &s->tris[index];
     for (int i = 0; i < 3; i++)
         t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
     t->x0 = box[0], t->x1 = box[1], t->y0 = box[2], t->y1 = box[3];
@@ -420,10 +407,6 @@ static inline bool store_tri(const sn_renderer *r, setup_out *s, const int64_t X
     if (r->need_info) {
         memcpy(s->info[index].n, n, sizeof s->info[index].n);
         s->info[index].prim = prim_index;
-    }
-    if (r->immediate) { /* drawn now, in the order draw_band would draw it: nothing binned */
-        sn_raster(&r->target, t, index, 0, (int32_t)r->H);
-        return true;
     }
     for (uint32_t b = r->row_band[box[2]], b1 = r->row_band[box[3]]; b <= b1; b++)
         if (!push_band(&s->bands[b], index))
@@ -1178,7 +1161,7 @@ static void draw_band(void *arg, uint32_t bi)
     sn_renderer *r = arg;
     int32_t y_begin, y_end;
     band_rows(r, bi, &y_begin, &y_end);
-    if (r->layer == SN_LAYER_MOVING && !r->immediate) {
+    if (r->layer == SN_LAYER_MOVING) {
         bool any = false;
         for (uint32_t sk = 0; sk < r->n_setup && !any; sk++)
             any = r->setup[sk].bands[bi].n > 0;
@@ -1187,24 +1170,23 @@ static void draw_band(void *arg, uint32_t bi)
             return;
         }
     }
-    /* the band's buffers: a free slot's (banded), else the frame's */
+    /* the band's buffers: this thread's scratch (banded), else the frame's */
     sn_raster_target t = r->target;
-    uint32_t slot = 0;
     if (r->banded) {
-        uint64_t busy = atomic_load(&r->slot_busy);
-        do /* the lowest free bit: fewer tasks run at once than there are slots */
-            slot = (uint32_t)__builtin_ctzll(~busy);
-        while (!atomic_compare_exchange_weak(&r->slot_busy, &busy, busy | (uint64_t)1 << slot));
         const size_t n = (size_t)r->band * r->W;
-        t.wbuf = r->slot_w + slot * n;
-        t.idbuf = r->need_info ? r->slot_id + slot * n : NULL;
+        float *mem = sn_scratch_take(n * (sizeof *t.wbuf + (r->need_info ? sizeof *t.idbuf : 0)));
+        if (!mem) {
+            atomic_store(&r->scratch_oom, true);
+            return;
+        }
+        t.wbuf = mem;
+        t.idbuf = r->need_info ? (uint32_t *)(mem + n) : NULL;
         t.y0 = y_begin;
     }
-    if (!r->immediate)
-        clear_band(r, &t, bi);
+    clear_band(r, &t, bi);
 
     /* triangles, in the order they were set up (setup task by task): ties keep the first */
-    for (uint32_t sk = 0; sk < r->n_setup && !r->immediate; sk++) {
+    for (uint32_t sk = 0; sk < r->n_setup; sk++) {
         const setup_out *so = &r->setup[sk];
         const band *bd = &so->bands[bi];
         for (uint32_t k = 0; k < bd->n; k++) {
@@ -1223,7 +1205,7 @@ static void draw_band(void *arg, uint32_t bi)
     if (r->layer == SN_LAYER_MOVING && r->out->bgra)
         layer_alpha(r, &t, y_begin, y_end);
     if (r->banded)
-        atomic_fetch_and(&r->slot_busy, ~((uint64_t)1 << slot));
+        sn_scratch_release();
 }
 
 /* The checker's albedo factor at world point pw of prim p with normal n: 0.7 on odd cells. */
@@ -2050,25 +2032,17 @@ static bool reflect_puddles(sn_renderer *r)
     return true;
 }
 
-/* Draw: the queued jobs set up on the pool (on one thread, each triangle drawn as it is set
-** up, where the buffers are small enough to stay in the cache: IMMEDIATE_MAX), the headlights and
-** the sun's shadow map built, then the bands rasterised and resolved on the pool. t1: when
-** queueing ended, for the profile. */
+/* Draw: the queued jobs set up and binned on the pool, the headlights and the sun's shadow map
+** built, then the bands rasterised and resolved on the pool. t1: when queueing ended, for the
+** profile. */
 static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light, double t1,
                       sn_error *err)
 {
-    const size_t bytes = (size_t)r->W * r->H * (sizeof *r->wbuf + (r->need_info ? sizeof *r->idbuf : 0));
-    /* the moving layer is binned: its bands without triangles are skipped (empty_band) */
-    r->immediate = sn_pool_threads(r->pool) == 1 && bytes <= IMMEDIATE_MAX && r->layer != SN_LAYER_MOVING;
+    /* the puddles read any sample of the frame after the bands: only they keep the whole frame */
     const bool puddles = r->out->bgra && r->env.deposits > 0 && r->layer != SN_LAYER_MOVING;
-    r->banded = !r->immediate && !puddles && sn_pool_threads(r->pool) <= 64;
-    if (r->banded) { /* a band of each buffer per thread */
-        const size_t n = (size_t)r->band * r->W * (size_t)sn_pool_threads(r->pool);
-        if (!sn_grow((void **)&r->slot_w, &r->cap_slot_w, n, sizeof *r->slot_w) ||
-            (r->need_info && !sn_grow((void **)&r->slot_id, &r->cap_slot_id, n, sizeof *r->slot_id)))
-            return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", r->cam->width, r->cam->height);
-        atomic_store(&r->slot_busy, 0);
-    } else {
+    r->banded = !puddles;
+    atomic_store(&r->scratch_oom, false);
+    if (!r->banded) {
         const size_t px = (size_t)r->W * r->H;
         if (px > r->cap_px) {
             float *wb = realloc(r->wbuf, px * sizeof *wb);
@@ -2083,8 +2057,6 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
         }
         r->target.wbuf = r->wbuf, r->target.idbuf = r->need_info ? r->idbuf : NULL;
     }
-    for (uint32_t bi = 0; bi < r->n_bands && r->immediate; bi++)
-        clear_band(r, &r->target, bi);
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);
     r->last_tris = (uint32_t)r->n_tris;
@@ -2104,6 +2076,8 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
     }
     double t3 = now_ms();
     sn_pool_run(r->pool, draw_band, r, (uint32_t)r->n_bands);
+    if (atomic_load(&r->scratch_oom))
+        return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", r->cam->width, r->cam->height);
     if (r->out->bgra && r->env.deposits > 0 && r->layer != SN_LAYER_MOVING && !reflect_puddles(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory for the puddles' reflections");
     double t4 = now_ms();

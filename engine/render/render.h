@@ -13,11 +13,11 @@
 ** rows; bands read the tasks' triangles in job order, so the split never shows. A mesh wholly
 ** inside the view needs neither outcodes nor clipping: its vertices are projected two at a time
 ** (SSE2), and its triangles' area and box tests run a batch at a time before the survivors are
-** set up. On one thread nothing is binned: each triangle is drawn as soon as it is set up, in the
-** same order as the bands would draw it. Ground planes are not triangles: their 1/depth is affine
+** set up. Ground planes are not triangles: their 1/depth is affine
 ** in the image, so each pixel gets the exact value and the plane ends exactly at the horizon.
 ** Bands are rasterised in parallel (raster.h: integer edge functions, 1/depth interpolated per
-** pixel); a band's pixels depend only on the triangles, never on which thread drew it, so the
+** pixel), each cleared, drawn and shaded in its thread's band-sized scratch (scratch.h; the whole
+** frame's depth and ids exist only for the puddles' reflections, which read them after); a band's pixels depend only on the triangles, never on which thread drew it, so the
 ** output is byte-identical at any thread count. Shading is deferred: a second pass turns each
 ** pixel's winning triangle into its tag, id and colour (shade.c: sun, shadow map, sky, fog,
 ** materials). Colour may be anti-aliased (sn_image.samples): N x N samples rasterised per
@@ -99,10 +99,9 @@ void sn_renderer_set_exact_shading(sn_renderer *r, bool on);
 typedef struct sn_render_profile {
     uint64_t frames;
     double queue_ms;  /* culling objects, posing models, the static cache's upkeep */
-    double setup_ms;  /* triangle setup: transform, cull, clip, project, bin (on the pool); on one
-                      ** thread each triangle is drawn as it is set up, and this holds its raster */
+    double setup_ms;  /* triangle setup: transform, cull, clip, project, bin (on the pool) */
     double shadow_ms; /* the sun's shadow map: its casters' setup and rasterisation */
-    double draw_ms;   /* rasterising (more than one thread) and resolving (shading) the bands */
+    double draw_ms;   /* rasterising and resolving (shading) the bands */
 } sn_render_profile;
 void sn_renderer_profile(const sn_renderer *r, sn_render_profile *p);
 

@@ -1,18 +1,22 @@
-/* One thread draws each triangle as it is set up while the depth and id buffers are small (under
-** 8 MB), and bins triangles into bands as more threads do above that (render.c IMMEDIATE_MAX).
-** Every way must give the same bytes. A dense field of spheres (triangles from under a
+/* Triangles are binned into bands of rows at any thread count, each band drawn in its thread's
+** scratch (render/scratch.h): one block a thread, shared by every renderer on it.
+** Every thread count must give the same bytes, and so must renderers sharing a thread's scratch,
+** interleaved on one thread or on two threads at once; the scratch of a thread that exits is freed. A dense field of spheres (triangles from under a
 ** pixel to tens of pixels: render/raster.h's groups of four, its general small path at the
 ** image's right edge, its span path), spheres cut by the image's sides and by the near plane
 ** (the clipping path), a building and the ground plane, seen by one camera, rendered at 1, 2 and
 ** 3 threads: depth alone (no ids kept), depth with tags and ids, colour, colour anti-aliased, and
-** a larger anti-aliased colour frame (8.5 MB of buffers: binned on one thread too).
+** a larger anti-aliased colour frame (a wider band: the scratch grows).
 ** Each output must be identical across thread counts and with four lanes instead of eight (AVX2), and the depth must see the spheres where
 ** they are (ground truth: the nearest sphere's centre straight ahead). argv[1]: temp folder. */
 #include "../../engine/render/lanes.h"
 #include "../../engine/render/render.h"
+#include "../../engine/render/scratch.h"
 #include "../../engine/sim/engine.h"
 #include "../check.h"
 #include "../testutil.h"
+
+#include <pthread.h>
 
 enum { W = 203, H = 151, N_SIDE = 24 }; /* odd sizes: groups of four overrun the row's end */
 enum { BW = 613, BH = 433 };            /* 2 x 2 samples: 1226 x 866 x 8 bytes, just over 8 MiB */
@@ -79,6 +83,24 @@ static void render_all(sn_engine *e, int threads, frame *f)
     sn_renderer_destroy(r);
 }
 
+static bool same(const frame *a, const frame *b)
+{
+    return !memcmp(a, b, sizeof *a);
+}
+
+/* A thread of its own rendering every output with a renderer of one thread. */
+typedef struct job {
+    sn_engine *e;
+    frame *f;
+} job;
+
+static void *render_thread(void *arg)
+{
+    job *j = arg;
+    render_all(j->e, 1, j->f);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -106,6 +128,35 @@ int main(int argc, char **argv)
         CHECK(!memcmp(one.big, more.big, sizeof one.big), "large colour anti-aliased: 1 and %d threads", threads);
     }
     sn_lanes_set_wide(true);
+
+    /* the calling thread's one block: a second renderer on it takes no more, nor changes a byte */
+    static frame again, a0, a1;
+    render_all(e, 1, &again);
+    const size_t held = sn_scratch_bytes();
+    CHECK(held > 0 && held <= (size_t)16 * BW * 2 * 8 + 64, "one thread, one band of scratch: %zu bytes", held);
+    sn_renderer *r1 = sn_renderer_create(1), *r2 = sn_renderer_create(1);
+    CHECK(r1 && r2, "two renderers");
+    sn_camera cam = {sizeof cam, {{0, 0, 0}, {1.5, 0.7, 0}}, W, H, 90, 0.1, 100};
+    sn_image x1 = {sizeof x1, again.depth, NULL, again.tag, again.id, 0}, x2 = {sizeof x2, NULL, again.aa, NULL, NULL, 2};
+    sn_error err = {0};
+    for (int k = 0; k < 2; k++) { /* interleaved: each band's buffers left by the other renderer */
+        CHECK(!sn_render(r1, &e->world, 1.0, &e->lighting, &cam, &x2, &err), "renderer 1: %s", err.msg);
+        CHECK(!sn_render(r2, &e->world, 1.0, &e->lighting, &cam, &x1, &err), "renderer 2: %s", err.msg);
+    }
+    CHECK(same(&one, &again), "two renderers interleaved on one thread: the same bytes");
+    CHECK(sn_scratch_bytes() == held, "two renderers on one thread share its block: %zu bytes, %zu alone",
+          sn_scratch_bytes(), held);
+    sn_renderer_destroy(r1), sn_renderer_destroy(r2);
+
+    /* two threads at once, each its block; freed as they exit */
+    pthread_t t0, t1;
+    job j0 = {e, &a0}, j1 = {e, &a1};
+    CHECK(!pthread_create(&t0, NULL, render_thread, &j0) && !pthread_create(&t1, NULL, render_thread, &j1),
+          "two rendering threads");
+    pthread_join(t0, NULL), pthread_join(t1, NULL);
+    CHECK(same(&one, &a0) && same(&one, &a1), "two threads rendering at once: the same bytes");
+    CHECK(sn_scratch_bytes() == held, "the threads' scratch freed at their exit: %zu bytes held, %zu before",
+          sn_scratch_bytes(), held);
     sn_engine_destroy(e);
     return CHECK_DONE();
 }
