@@ -147,7 +147,6 @@ static void destroy(void *self)
     free(c);
 }
 
-/* The post-process attributes (CAM_RGB_ATTRS order); false with a message when they conflict. */
 /* The motion render at half size whatever the width (the bytes before pfx55's quarter size): for
 ** comparisons, as the renderer's exact shading (SENSIM_EXACT_SHADING, or SENSIM_EXACT_MOTION alone). */
 static bool exact_motion(void)
@@ -160,6 +159,7 @@ static bool exact_motion(void)
     return false;
 }
 
+/* The post-process attributes (CAM_RGB_ATTRS order); false with a message when they conflict. */
 static bool fx_params(camera *c, const sn_value *v, pfx_params *p)
 {
     const sn_value *f = v + CAM_A_UNRENDERED;
