@@ -147,6 +147,18 @@ static void destroy(void *self)
     free(c);
 }
 
+/* The motion render at half size whatever the width (the bytes before pfx55's quarter size): for
+** comparisons, as the renderer's exact shading (SENSIM_EXACT_SHADING, or SENSIM_EXACT_MOTION alone). */
+static bool exact_motion(void)
+{
+    for (int k = 0; k < 2; k++) {
+        const char *e = getenv(k ? "SENSIM_EXACT_MOTION" : "SENSIM_EXACT_SHADING");
+        if (e && *e && strcmp(e, "0") != 0)
+            return true;
+    }
+    return false;
+}
+
 /* The post-process attributes (CAM_RGB_ATTRS order); false with a message when they conflict. */
 static bool fx_params(camera *c, const sn_value *v, pfx_params *p)
 {
@@ -231,8 +243,12 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         } else if (!oom && pfx_wants_velocity(&c->post) && SN_HOST_HAS(c->host, render_motion) &&
                    SN_HOST_HAS(c->host, sensor_transform_prev)) {
             /* blur vectors are smooth and a few pixels long: from a half-size render on images of
-            ** 320 px and more (a quarter of the extra render's cost) */
+            ** 320 px and more (a quarter of the extra render's cost), a quarter-size one from 640 px
+            ** (pfx55: half again; the bytes move within test_postfx_quarter's bound, and
+            ** SENSIM_EXACT_SHADING or SENSIM_EXACT_MOTION keeps the half size) */
             c->mb_div = c->w >= 320 && c->h >= 2 ? 2 : 1;
+            if (c->w >= 640 && c->h >= 4 && !exact_motion())
+                c->mb_div = 4;
             size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
             oom = !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_motion = malloc(mpx * 3 * sizeof(float))) ||
                   (c->mb_div == 1 && !(c->vel = malloc(px * 2 * sizeof(float)))) ||

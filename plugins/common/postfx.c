@@ -449,7 +449,7 @@ static void speed_rows(const pfx *x, uint32_t y0, uint32_t y1, float *dst)
         const float *s = vel + 2 * (size_t)sy * mw;
         uint32_t sx0 = 0;
 #ifdef __SSE2__
-        if (d == 2) /* four small pixels at a time, each speed twice: tile_rows's lane operations */
+        if (d == 2 || d == 4) /* four small pixels at a time, each speed d times: tile_rows's lane operations */
             for (; sx0 + 4 < mw; sx0 += 4) { /* the last small pixel to the scalar loop: the clamp */
                 const __m128 a = _mm_mul_ps(_mm_loadu_ps(s + 2 * sx0), _mm_set1_ps(fd));
                 const __m128 c = _mm_mul_ps(_mm_loadu_ps(s + 2 * sx0 + 4), _mm_set1_ps(fd));
@@ -457,8 +457,15 @@ static void speed_rows(const pfx *x, uint32_t y0, uint32_t y1, float *dst)
                 const __m128 vy = _mm_shuffle_ps(a, c, _MM_SHUFFLE(3, 1, 3, 1));
                 const __m128 l = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vy, vy));
                 const __m128 sp = _mm_mul_ps(_mm_sqrt_ps(l), _mm_set1_ps(0.5f));
-                _mm_storeu_ps(o + 2 * sx0, _mm_unpacklo_ps(sp, sp));
-                _mm_storeu_ps(o + 2 * sx0 + 4, _mm_unpackhi_ps(sp, sp));
+                if (d == 2) {
+                    _mm_storeu_ps(o + 2 * sx0, _mm_unpacklo_ps(sp, sp));
+                    _mm_storeu_ps(o + 2 * sx0 + 4, _mm_unpackhi_ps(sp, sp));
+                } else { /* the quarter-size vectors (pfx55): a lane's speed four times */
+                    _mm_storeu_ps(o + 4 * sx0, _mm_shuffle_ps(sp, sp, _MM_SHUFFLE(0, 0, 0, 0)));
+                    _mm_storeu_ps(o + 4 * sx0 + 4, _mm_shuffle_ps(sp, sp, _MM_SHUFFLE(1, 1, 1, 1)));
+                    _mm_storeu_ps(o + 4 * sx0 + 8, _mm_shuffle_ps(sp, sp, _MM_SHUFFLE(2, 2, 2, 2)));
+                    _mm_storeu_ps(o + 4 * sx0 + 12, _mm_shuffle_ps(sp, sp, _MM_SHUFFLE(3, 3, 3, 3)));
+                }
             }
 #endif
         float sp = half_speed(s + 2 * sx0, fd);
@@ -1062,18 +1069,25 @@ static void glow(pfx *x)
             for (int k = 0; k < 3; k++)
                 ft[g][k] = fi * flare_tint[g][k];
         const int32_t *fx = x->fsrc, *fy = x->fsrc + 4 * (size_t)x->sw;
-        for (uint32_t y = 0; y < x->sh; y++)
-            for (uint32_t xx = 0; xx < x->sw; xx++) {
-                float *o = x->blur + 3 * ((size_t)y * x->sw + xx);
-                for (int g = 0; g < 4; g++) {
-                    const int32_t sx = fx[(size_t)g * x->sw + xx], sy = fy[(size_t)g * x->sh + y];
-                    if (sx < 0 || sy < 0)
+        /* a ghost at a time over the image (pfx55): each float still takes the ghosts in order, and
+        ** a ghost's rows off the bloom image are skipped whole */
+        for (int g = 0; g < 4; g++) {
+            const int32_t *gx = fx + (size_t)g * x->sw;
+            const float f0 = ft[g][0], f1 = ft[g][1], f2 = ft[g][2];
+            for (uint32_t y = 0; y < x->sh; y++) {
+                const int32_t sy = fy[(size_t)g * x->sh + y];
+                if (sy < 0)
+                    continue;
+                float *o = x->blur + 3 * (size_t)y * x->sw;
+                const float *c = x->bright + 3 * (size_t)sy * x->sw;
+                for (uint32_t xx = 0; xx < x->sw; xx++) {
+                    const int32_t sx = gx[xx];
+                    if (sx < 0)
                         continue;
-                    const float *c = x->bright + 3 * ((size_t)sy * x->sw + (size_t)sx);
-                    for (int k = 0; k < 3; k++)
-                        o[k] += ft[g][k] * c[k];
+                    o[3 * xx] += f0 * c[3 * sx], o[3 * xx + 1] += f1 * c[3 * sx + 1], o[3 * xx + 2] += f2 * c[3 * sx + 2];
                 }
             }
+        }
     }
     /* the wide one on a further quarter a side (a sixteenth of the image), bilinearly back */
     const uint32_t tw = x->tw, th = x->th;
