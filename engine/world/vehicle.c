@@ -146,22 +146,8 @@ static void wheel_callback(void *data, dGeomID ray, dGeomID g)
     }
 }
 
-/* A cached triangle's vertex and two edges from it: fetched from its road mesh, which never
-** moves, with the arithmetic that cached them before (mem55), so the same bits. */
-typedef struct wheel_tri_at {
-    sn_vec3 v0, e1, e2;
-} wheel_tri_at;
-
-static wheel_tri_at tri_fetch(dGeomID g, int tri)
-{
-    dVector3 a, b, d;
-    dGeomTriMeshGetTriangle(g, tri, &a, &b, &d);
-    return (wheel_tri_at){sn_v3(a[0], a[1], a[2]), sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]),
-                          sn_v3(d[0] - a[0], d[1] - a[1], d[2] - a[2])};
-}
-
 /* The ray o + t dir (dir unit), 0 <= t <= len, against a cached triangle (Moller-Trumbore). */
-static bool tri_ray(const wheel_tri_at *c, sn_vec3 o, sn_vec3 dir, double len, double *t_out)
+static bool tri_ray(const struct sn_wheel_tri *c, sn_vec3 o, sn_vec3 dir, double len, double *t_out)
 {
     const sn_vec3 p = sn_v3_cross(dir, c->e2);
     const double det = sn_v3_dot(c->e1, p);
@@ -183,11 +169,11 @@ static bool tri_ray(const wheel_tri_at *c, sn_vec3 o, sn_vec3 dir, double len, d
     return true;
 }
 
-_Static_assert(sizeof(struct sn_wheel_tri) == 8 + sizeof(int32_t) + 4 + sizeof(dGeomID), "the memo lives in the padding");
+_Static_assert(sizeof(struct sn_wheel_tri) == 3 * sizeof(sn_vec3) + 8, "the memo lives in the padding");
 
 /* A cached triangle's unit normal, pointing up. Derived at each use instead of stored (the same
 ** arithmetic as when it was stored, so the same bits): 24 bytes a wheel less on a map. */
-static sn_vec3 tri_normal(const wheel_tri_at *c)
+static sn_vec3 tri_normal(const struct sn_wheel_tri *c)
 {
     sn_vec3 n = sn_v3_cross(c->e1, c->e2);
     double l = sqrt(sn_v3_dot(n, n));
@@ -197,10 +183,12 @@ static sn_vec3 tri_normal(const wheel_tri_at *c)
 /* Remembers the map-surface triangle a wheel's ray met; invalid where it is degenerate. */
 static void cache_tri(struct sn_wheel_tri *c, dGeomID g, int tri)
 {
-    const wheel_tri_at at = tri_fetch(g, tri);
-    c->geom = g;
-    c->tri = tri;
-    sn_vec3 n = sn_v3_cross(at.e1, at.e2);
+    dVector3 a, b, d;
+    dGeomTriMeshGetTriangle(g, tri, &a, &b, &d);
+    c->v0 = sn_v3(a[0], a[1], a[2]);
+    c->e1 = sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+    c->e2 = sn_v3(d[0] - a[0], d[1] - a[1], d[2] - a[2]);
+    sn_vec3 n = sn_v3_cross(c->e1, c->e2);
     c->valid = sqrt(sn_v3_dot(n, n)) > 1e-12;
 }
 
@@ -392,20 +380,19 @@ static void contacts_on_statics(sn_world *w, sn_actor *a, const chassis *k, whee
     ** no broadphase query either. (Its answer would hold the cached triangle's own mesh,
     ** whose box holds the point the ray meets: the loop below runs as it did with it.) */
     double t[4];
-    wheel_tri_at at[4]; /* the cached triangles met (cached[i]) */
     bool cached[4] = {false, false, false, false}, skip[4] = {false, false, false, false}, need = false;
     if (any && !w->sbp.ode_only && sn_sbp_sync(w)) {
         const sn_sclear *grid = sn_sbp_clear(w, false);
         for (int i = 0; i < 4; i++) {
             struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
-            cached[i] = in[i] && c && down.z < -0.1 && c->valid && (at[i] = tri_fetch(c->geom, c->tri), tri_ray(&at[i], o[i], down, len, &t[i]));
+            cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
             skip[i] = cached[i] && sn_sclear_clear(grid, rbox[i], &c->clear);
             need |= in[i] && !skip[i];
         }
     } else if (any) { /* ODE's scan (benchmarks), or out of memory for the grid: every wheel traced */
         for (int i = 0; i < 4; i++) {
             struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL;
-            cached[i] = in[i] && c && down.z < -0.1 && c->valid && (at[i] = tri_fetch(c->geom, c->tri), tri_ray(&at[i], o[i], down, len, &t[i]));
+            cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
             need |= in[i];
         }
     }
@@ -425,7 +412,7 @@ static void contacts_on_statics(sn_world *w, sn_actor *a, const chassis *k, whee
         if (cached[i] && (!wc->touch[i] || t[i] < wc->dist[i])) {
             wc->touch[i] = true;
             wc->dist[i] = t[i];
-            const sn_vec3 cn = tri_normal(&at[i]);
+            const sn_vec3 cn = tri_normal(c);
             wc->nrm[i] = sn_v3_dot(cn, down) > 0 ? sn_v3_scale(cn, -1) : cn; /* facing the ray, as ODE's */
         }
         if (!skip[i]) {

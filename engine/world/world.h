@@ -130,15 +130,12 @@ typedef struct sn_actor_motion {
             ** triangle for many substeps, and tracing trimeshes was half of a frame of traffic.
             ** Four, owned, allocated with a vehicle's body in a world with a map
             ** (sn_wheel_cache_alloc), NULL otherwise: only the map's surfaces are cached, and
-            ** 0.4 KiB a vehicle was a tenth of its memory without one. The triangle is kept
-            ** as its mesh and index, its vertices fetched from ODE where a ray is tested (the
-            ** road meshes never move, so the same bits as when they were cached): 24 bytes a
-            ** wheel, not 80 (issue 36 item 6, mem55). */
+            ** 0.4 KiB a vehicle was a tenth of its memory without one. The normal is derived
+            ** from the edges where a hit needs it (80 bytes a wheel, not 104: issue 36 item 6). */
             struct sn_wheel_tri {
                 bool valid;
                 sn_sclear_memo clear; /* where no kerb or prop stood near its ray (sclear.h); in the padding */
-                int32_t tri;          /* its index in geom's mesh */
-                dGeomID geom;         /* a road trimesh (sn_world.road_geoms) */
+                sn_vec3 v0, e1, e2; /* a vertex, two edges from it */
             } *wheel_tri;
         };
     };
