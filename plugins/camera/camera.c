@@ -213,6 +213,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         return SN_E_RANGE;
     }
     c->lens = cam_lens(v);
+    memset(c->scr, 0, sizeof c->scr); /* sized again below for these attributes */
     c->max_depth = 1000;
     if (c->kind == CAM_DEPTH) {
         c->max_depth = v[A_MAX_DEPTH].f;
