@@ -401,12 +401,12 @@ static inline void raise_z(float *zr, int32_t x, int32_t xe, float row, float wa
     }
 }
 
-/* Whether triangle t's box, rows ya..yb, is nowhere nearer than the coarse depth zb (zs a row):
-** then no pixel of it would pass the depth test. The box's greatest 1/depth is at one of its
+/* Whether triangle t's box, rows ya..yb, is nowhere nearer than the coarse depth zb (zs a row,
+** row y0 first): then no pixel of it would pass the depth test. The box's greatest 1/depth is at one of its
 ** corners: each row's value (wb y + wc, rounded) is monotonic in y and each pixel's in its row's
 ** and in x. Rows leave at the first segment nearer than that (a visible triangle, usually at
 ** once). Needs the end rows' values and wa finite, hence every row's. */
-static bool tri_hidden(const float *zb, size_t zs, const sn_tri *t, int32_t ya, int32_t yb)
+static bool tri_hidden(const float *zb, size_t zs, int32_t y0, const sn_tri *t, int32_t ya, int32_t yb)
 {
     const float ra = t->wb * (float)ya + t->wc, rb = t->wb * (float)yb + t->wc, wa = t->wa;
     if (!(fabsf(ra) < 1e30f && fabsf(rb) < 1e30f && fabsf(wa) < 1e24f))
@@ -415,7 +415,7 @@ static bool tri_hidden(const float *zb, size_t zs, const sn_tri *t, int32_t ya, 
     const float ab = a > b ? a : b, cd = c > d ? c : d, hi = ab > cd ? ab : cd;
     const int32_t s0 = t->x0 >> SN_RASTER_ZSEG_SHIFT, s1 = t->x1 >> SN_RASTER_ZSEG_SHIFT;
     for (int32_t y = ya; y <= yb; y++)
-        if (seg_nearer(zb + (size_t)y * zs, s0, s1, hi, (int32_t)zs))
+        if (seg_nearer(zb + (size_t)(y - y0) * zs, s0, s1, hi, (int32_t)zs))
             return false;
     return true;
 }
@@ -431,7 +431,7 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     uint32_t *ib = r->idbuf;
     const int32_t y0 = r->y0;
     int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
-    if (r->zmin && ya <= yb && tri_hidden(r->zmin, r->zstride, t, ya, yb))
+    if (r->zmin && ya <= yb && tri_hidden(r->zmin, r->zstride, y0, t, ya, yb))
         return; /* hidden behind what is drawn: no pixel would change */
 #ifdef __SSE2__
     if (t->x1 - t->x0 < 4 * MAX_GROUPS) { /* a small triangle's groups of four inside the row (one group,
@@ -489,7 +489,7 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
             /* a span hidden behind the coarse depth is not drawn; one drawn raises the bounds
             ** (the box's row is not tested first: under 5 % of rows were skipped so, for a test
             ** on every row that the span's own repeats) */
-            float *zr = zb ? zb + (size_t)y * zs : NULL;
+            float *zr = zb ? zb + (size_t)(y - y0) * zs : NULL;
             if (zr && !hidden_ok(row, wa))
                 zr = NULL;
             /* the row's span, solved: each edge function is linear in x, so where all three are

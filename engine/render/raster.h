@@ -42,7 +42,7 @@ typedef struct sn_raster_target {
     ** raises depths, so the bound stays true. */
     float *zmin;
     uint32_t zstride;
-    int32_t y0; /* the image row wbuf's and idbuf's first row holds (zmin's rows are the frame's) */
+    int32_t y0; /* the image row wbuf's, idbuf's and zmin's first row holds */
 } sn_raster_target;
 
 /* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the buffers. */

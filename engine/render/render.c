@@ -126,9 +126,10 @@ struct sn_renderer {
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far: the whole frame, puddles' frames only */
     uint32_t *idbuf;
-    float *zmin;             /* the raster's coarse depth (raster.h), zstride a sample row */
+    float *zmin;             /* the raster's coarse depth (raster.h): the whole frame, puddles' frames only
+                             ** (banded, each band's rows are in its scratch after the ids) */
     size_t cap_zmin;
-    sn_raster_target target; /* the three, for raster.h: the frame's (banded: only zmin) */
+    sn_raster_target target; /* the three, for raster.h: the frame's (banded: none, draw_band's) */
     size_t cap_px;
     /* banded: no frame-sized depth and ids, each band drawn and shaded in the drawing thread's
     ** scratch (scratch.h: one block a thread, shared by every renderer and camera on it), which
@@ -1068,8 +1069,8 @@ static void clear_band(sn_renderer *r, const sn_raster_target *v, uint32_t bi)
     const size_t off = (size_t)v->y0 * W; /* the buffers' first row */
     const float inv_far = r->inv_far, inv_near = r->inv_near;
     /* the raster's coarse depth: every 1/depth of the band is at least the clear value */
-    for (size_t i = (size_t)y_begin * r->target.zstride, end = (size_t)y_end * r->target.zstride; i < end; i++)
-        r->zmin[i] = inv_far;
+    for (size_t i = (size_t)(y_begin - v->y0) * v->zstride, end = (size_t)(y_end - v->y0) * v->zstride; i < end; i++)
+        v->zmin[i] = inv_far;
 
     /* clear (the band's rows are one block), then the ground planes: exact per pixel. The first
     ** plane is drawn as the band is cleared (one pass over the buffers instead of two): what it
@@ -1173,14 +1174,17 @@ static void draw_band(void *arg, uint32_t bi)
     /* the band's buffers: this thread's scratch (banded), else the frame's */
     sn_raster_target t = r->target;
     if (r->banded) {
-        const size_t n = (size_t)r->band * r->W;
-        float *mem = sn_scratch_take(n * (sizeof *t.wbuf + (r->need_info ? sizeof *t.idbuf : 0)));
+        /* depth, ids, then the coarse depth (cam56: the band's rows, not the frame's 460 KB at
+        ** 1280x720 and 2x2 samples held by each renderer) */
+        const size_t n = (size_t)r->band * r->W, nz = (size_t)r->band * t.zstride;
+        float *mem = sn_scratch_take(n * (sizeof *t.wbuf + (r->need_info ? sizeof *t.idbuf : 0)) + nz * sizeof *t.zmin);
         if (!mem) {
             atomic_store(&r->scratch_oom, true);
             return;
         }
         t.wbuf = mem;
         t.idbuf = r->need_info ? (uint32_t *)(mem + n) : NULL;
+        t.zmin = mem + (r->need_info ? 2 * n : n);
         t.y0 = y_begin;
     }
     clear_band(r, &t, bi);
@@ -1933,9 +1937,7 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
     r->need_info = out->bgra || out->tag || out->instance || motion;
     /* depth alone reads no ids: none are written (raster.h) */
     const uint32_t zstride = (r->W + SN_RASTER_ZSEG - 1) / SN_RASTER_ZSEG;
-    if (!sn_grow((void **)&r->zmin, &r->cap_zmin, (size_t)zstride * r->H, sizeof *r->zmin))
-        return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", cam->width, cam->height);
-    r->target = (sn_raster_target){NULL, NULL, r->W, r->zmin, zstride, 0}; /* its buffers: draw() */
+    r->target = (sn_raster_target){NULL, NULL, r->W, NULL, zstride, 0}; /* its buffers: draw() */
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
     return SN_OK;
 }
@@ -2055,7 +2057,9 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
                 return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", r->cam->width, r->cam->height);
             r->cap_px = px;
         }
-        r->target.wbuf = r->wbuf, r->target.idbuf = r->need_info ? r->idbuf : NULL;
+        if (!sn_grow((void **)&r->zmin, &r->cap_zmin, (size_t)r->target.zstride * r->H, sizeof *r->zmin))
+            return sn_fail(err, SN_E_NOMEM, "out of memory for a %ux%u image", r->cam->width, r->cam->height);
+        r->target.wbuf = r->wbuf, r->target.idbuf = r->need_info ? r->idbuf : NULL, r->target.zmin = r->zmin;
     }
     if (!setup_jobs(r))
         return sn_fail(err, SN_E_NOMEM, "out of memory while setting up the triangles of %zu meshes", r->n_jobs);

@@ -19,7 +19,9 @@
 **             step), so a surface's normal is exact and its silhouette edge is the nearer side's.
 ** Message keys after the header: width, height, fov, raw_data; the depth camera with
 ** depth_float also writes `depth`, W*H little-endian float32 metres (no 24-bit step).
-** Buffers are allocated in set() for the image size and reused every frame. The depth and
+** Buffers are allocated in set() for the image size and reused every frame; the RGB camera's
+** intermediates (the colour render, the lens's output, the rain's depth, motion blur's) are lent
+** to each tick by cam_scratch.h and shared with every camera not ticking at the same time. The depth and
 ** semantic images are encoded at serialize, into the message itself (encode_in_place).
 **
 ** Every attribute of CARLA's cameras (seed 003) is accepted with CARLA's default and type, so a
@@ -27,6 +29,7 @@
 ** the atmospheric blur) say so in their doc and log one warning each when a scene sets them away
 ** from the default.
 */
+#include "cam_scratch.h"
 #include "camera_common.h"
 #include "postfx.h"
 #include "postfx_motion.h"
@@ -68,6 +71,10 @@ static const sn_attr_def rgb_attrs[] = {
 };
 _Static_assert(sizeof rgb_attrs / sizeof rgb_attrs[0] == A_MB_SUBFRAMES + 1, "A_MB_SUBFRAMES ends the RGB table");
 
+/* The RGB camera's per-frame intermediates: sized in set(), lent by cam_scratch.h for each tick
+** (their pointers below are NULL outside a tick). */
+enum { S_BGRA, S_FX_IN, S_RAIN_DEPTH, S_RAIN_OUT, S_MB_DEPTH, S_MB_MOTION, S_MB_INST, S_MB_VEL, S_VEL, S_N };
+
 typedef struct camera {
     const sn_host *host;
     sn_ctx *ctx;
@@ -80,14 +87,15 @@ typedef struct camera {
     cam_rgb rgb;    /* the colour camera's lens, vignette and gamma */
     uint32_t aa;    /* colour samples per pixel side (anti_aliasing: sn_image.samples) */
     float *depth, *depth_out;
-    uint8_t *bgra, *tag, *tag_out;
+    uint8_t *bgra, *tag, *tag_out; /* bgra: lent for the tick (scr) */
     uint32_t *inst, *inst_out;
     uint8_t *raw;   /* the encoded image */
     bool fx;        /* enable_postprocess_effects (RGB) */
     pfx post;       /* CARLA's post-process (plugins/common/postfx.c) */
-    uint8_t *fx_in; /* the lens's output, the post-process's input */
+    uint8_t *fx_in; /* the lens's output, the post-process's input (lent for the tick) */
     bool blur;      /* motion blur on: its buffers below are allocated */
-    float *mb_depth, *mb_motion, *vel; /* motion blur: render_motion's depth and motion, image-sized blur vectors */
+    float *mb_depth, *mb_motion, *vel; /* motion blur: render_motion's depth and motion, image-sized blur vectors
+                                       ** (these, mb_inst and mb_vel lent for the tick) */
     uint32_t *mb_inst;
     pfx_motion *mb_ids;
     uint32_t mb_div; /* the motion render's pixel: mb_div x mb_div image pixels */
@@ -97,9 +105,14 @@ typedef struct camera {
     pfx_sub sub;
     const float *depth_ready; /* this tick's depth after the lens: depth or depth_out */
     const uint8_t *tag_ready; /* this tick's tags after the lens: tag or tag_out */
-    /* RGB in rain: the depth the streaks hide behind (rain.h), and its lens gather */
+    /* RGB in rain: the depth the streaks hide behind (rain.h), and its lens gather (lent for the tick) */
     float *rain_depth, *rain_depth_out;
     int32_t *rain_map; /* NULL for a pinhole */
+    /* the bytes of each per-frame intermediate (0: none): bgra, fx_in, rain_depth, rain_depth_out and
+    ** the motion blur's (cam56: not the camera's, as nothing reads them after the tick), and the
+    ** block they are carved from while a tick runs */
+    size_t scr[S_N];
+    cam_block *lent;
 } camera;
 
 static sn_status create_kind(const sn_host *host, sn_ctx *ctx, void **out, cam_kind kind)
@@ -129,14 +142,15 @@ static void free_buffers(camera *c)
 {
     cam_rgb_free(&c->rgb);
     pfx_free(&c->post);
-    free(c->fx_in), free(c->mb_depth), free(c->mb_motion), free(c->vel), free(c->mb_inst), free(c->mb_ids), free(c->mb_vel);
+    free(c->mb_ids);
     pfx_sub_free(&c->sub);
     c->subframes = c->blur = false;
-    c->fx_in = NULL, c->mb_depth = c->mb_motion = c->vel = c->mb_vel = NULL, c->mb_inst = NULL, c->mb_ids = NULL;
-    free(c->map), free(c->depth), free(c->depth_out), free(c->bgra);
+    c->mb_ids = NULL;
+    free(c->map), free(c->depth), free(c->depth_out);
     free(c->tag), free(c->tag_out), free(c->inst), free(c->inst_out), free(c->raw);
-    free(c->rain_depth), free(c->rain_depth_out), free(c->rain_map);
-    c->rain_depth = c->rain_depth_out = NULL, c->rain_map = NULL;
+    free(c->rain_map);
+    c->rain_map = NULL;
+    memset(c->scr, 0, sizeof c->scr);
 }
 
 static void destroy(void *self)
@@ -199,6 +213,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         return SN_E_RANGE;
     }
     c->lens = cam_lens(v);
+    memset(c->scr, 0, sizeof c->scr); /* sized again below for these attributes */
     c->max_depth = 1000;
     if (c->kind == CAM_DEPTH) {
         c->max_depth = v[A_MAX_DEPTH].f;
@@ -224,8 +239,8 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         if (!fx_params(c, v, &p))
             return SN_E_RANGE;
         /* the post-process encodes the gamma itself: the lens and vignette stay in 2.2 */
-        oom = !cam_rgb_init(&c->rgb, &c->lens, 2.2, c->w, c->h) || !pfx_init(&c->post, &p, c->w, c->h) ||
-              !(c->fx_in = malloc(px * 4));
+        oom = !cam_rgb_init(&c->rgb, &c->lens, 2.2, c->w, c->h) || !pfx_init(&c->post, &p, c->w, c->h);
+        c->scr[S_FX_IN] = px * 4;
         c->subframes = n > A_MB_SUBFRAMES && strcmp(v[A_MB_METHOD].s, "subframes") == 0;
         c->mb_k = c->subframes ? (uint32_t)v[A_MB_SUBFRAMES].i : 0;
         if (c->subframes && !(SN_HOST_HAS(c->host, render_layer_at) && SN_HOST_HAS(c->host, scene_motion))) {
@@ -237,8 +252,9 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
             /* the sub-frames, and the camera's own motion over the still layer as blur vectors */
             c->mb_div = c->w >= 320 && c->h >= 2 ? 2 : 1; /* the camera's own motion's vectors: as below */
             size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
-            oom = !pfx_sub_init(&c->sub, c->w, c->h) || !(c->vel = malloc(px * 2 * sizeof(float))) ||
-                  !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_vel = malloc(mpx * 2 * sizeof(float)));
+            oom = !pfx_sub_init(&c->sub, c->w, c->h);
+            c->scr[S_VEL] = px * 2 * sizeof(float);
+            c->scr[S_MB_DEPTH] = mpx * sizeof(float), c->scr[S_MB_VEL] = mpx * 2 * sizeof(float);
             c->blur = true;
         } else if (!oom && pfx_wants_velocity(&c->post) && SN_HOST_HAS(c->host, render_motion) &&
                    SN_HOST_HAS(c->host, sensor_transform_prev)) {
@@ -250,10 +266,10 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
             if (c->w >= 640 && c->h >= 4 && !exact_motion())
                 c->mb_div = 4;
             size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
-            oom = !(c->mb_depth = malloc(mpx * sizeof(float))) || !(c->mb_motion = malloc(mpx * 3 * sizeof(float))) ||
-                  (c->mb_div == 1 && !(c->vel = malloc(px * 2 * sizeof(float)))) ||
-                  !(c->mb_inst = malloc(mpx * sizeof(uint32_t))) || !(c->mb_ids = malloc(sizeof *c->mb_ids)) ||
-                  (c->mb_div > 1 && !(c->mb_vel = malloc(mpx * 2 * sizeof(float))));
+            oom = !(c->mb_ids = malloc(sizeof *c->mb_ids));
+            c->scr[S_MB_DEPTH] = mpx * sizeof(float), c->scr[S_MB_MOTION] = mpx * 3 * sizeof(float);
+            c->scr[S_MB_INST] = mpx * sizeof(uint32_t);
+            c->scr[c->mb_div == 1 ? S_VEL : S_MB_VEL] = (c->mb_div == 1 ? px : mpx) * 2 * sizeof(float);
             c->blur = true;
         }
     } else if (c->kind == CAM_RGB)
@@ -264,10 +280,11 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
     /* what each kind renders; a second buffer receives the lens gather */
     if (ok && (c->kind == CAM_DEPTH || c->kind == CAM_NORMALS))
         ok = (c->depth = malloc(px * sizeof(float))) && (identity || (c->depth_out = malloc(px * sizeof(float))));
-    if (ok && c->kind == CAM_RGB)
-        ok = (c->bgra = malloc(px * 4)) && (c->rain_depth = malloc(px * sizeof(float))) &&
-             (identity || ((c->rain_map = lens_map(&c->lens, c->w, c->h, &oom)) && !oom &&
-                           (c->rain_depth_out = malloc(px * sizeof(float)))));
+    if (ok && c->kind == CAM_RGB) {
+        c->scr[S_BGRA] = px * 4, c->scr[S_RAIN_DEPTH] = px * sizeof(float);
+        c->scr[S_RAIN_OUT] = identity ? 0 : px * sizeof(float);
+        ok = identity || ((c->rain_map = lens_map(&c->lens, c->w, c->h, &oom)) && !oom);
+    }
     if (ok && (c->kind == CAM_SEMANTIC || c->kind == CAM_INSTANCE))
         ok = (c->tag = malloc(px)) && (identity || (c->tag_out = malloc(px)));
     if (ok && c->kind == CAM_INSTANCE)
@@ -585,10 +602,55 @@ static void depth_code(const float *depth, size_t px, uint8_t *raw)
     }
 }
 
+/* The per-frame intermediates' pointers into a block lent for this tick (false: out of memory). */
+static bool lend(camera *c)
+{
+    size_t off[S_N], total = 0;
+    for (int k = 0; k < S_N; k++) {
+        off[k] = total;
+        total += (c->scr[k] + 63) / 64 * 64; /* each on its own cache lines */
+    }
+    if (!total)
+        return true;
+    void *m;
+    if (!(c->lent = cam_scratch_take(total, &m)))
+        return false;
+    uint8_t *b = m;
+#define AT(k) (c->scr[k] ? (void *)(b + off[k]) : NULL)
+    c->bgra = AT(S_BGRA), c->fx_in = AT(S_FX_IN), c->rain_depth = AT(S_RAIN_DEPTH), c->rain_depth_out = AT(S_RAIN_OUT);
+    c->mb_depth = AT(S_MB_DEPTH), c->mb_motion = AT(S_MB_MOTION), c->mb_inst = AT(S_MB_INST);
+    c->mb_vel = AT(S_MB_VEL), c->vel = AT(S_VEL);
+#undef AT
+    return true;
+}
+
+/* The block back at the tick's end: nothing of it is read after. */
+static void give_back(camera *c)
+{
+    cam_scratch_give(c->lent);
+    c->lent = NULL;
+    c->bgra = c->fx_in = NULL, c->rain_depth = c->rain_depth_out = NULL;
+    c->mb_depth = c->mb_motion = c->mb_vel = c->vel = NULL, c->mb_inst = NULL;
+}
+
+static sn_status tick_frame(camera *c);
+
 static sn_status tick(void *self, sn_phase phase)
 {
     camera *c = self;
     (void)phase;
+    if (!lend(c)) {
+        c->host->set_error(c->ctx, "out of memory for a %ux%u image", c->w, c->h);
+        return SN_E_NOMEM;
+    }
+    sn_status st = tick_frame(c);
+    give_back(c);
+    return st;
+}
+
+/* The frame: rendered, then encoded into c->raw (or at serialize). */
+static sn_status tick_frame(camera *c)
+{
     sn_camera cam = {sizeof cam, {{0, 0, 0}, {0, 0, 0}}, c->w, c->h, c->fov, NEAR_CLIP, c->max_depth};
     c->host->sensor_transform(c->ctx, &cam.transform);
     /* rain: the colour render also gives depth, which the streaks hide behind (rain.h) */
