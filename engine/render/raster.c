@@ -165,8 +165,8 @@ static inline __attribute__((always_inline)) bool raster_groups(const sn_raster_
                                                                 int32_t ya, int32_t yb, int32_t G, bool ids)
 {
     const uint32_t W = r->W;
-    /* lanes: edges 0, 1, 2 (corner k to corner k + 1) and a spare; loaded field by field (a tri
-    ** drawn as it is set up was just stored so, and one wide load of narrow stores would stall) */
+    /* lanes: edges 0, 1, 2 (corner k to corner k + 1) and a spare; loaded field by field (setup
+    ** stored them so, and one wide load of recent narrow stores would stall) */
     const __m128i X = _mm_setr_epi32(t->X[0], t->X[1], t->X[2], 0), Y = _mm_setr_epi32(t->Y[0], t->Y[1], t->Y[2], 0);
     const __m128i dx = _mm_sub_epi32(_mm_shuffle_epi32(X, _MM_SHUFFLE(3, 0, 2, 1)), X);
     const __m128i dy = _mm_sub_epi32(_mm_shuffle_epi32(Y, _MM_SHUFFLE(3, 0, 2, 1)), Y);

@@ -6,7 +6,7 @@
 ** their box: every pixel of the box tested without branches, four at a time with SSE2 — the same
 ** pixels and bits either way. With a coarse depth
 ** (zmin below), what lies wholly behind it is skipped, exactly: the same bits again. The renderer
-** (render.c) sets triangles up and calls this per band of rows, or per triangle on one thread. */
+** (render.c) sets triangles up and calls this per band of rows. */
 #ifndef SN_RASTER_H
 #define SN_RASTER_H
 

@@ -39,6 +39,7 @@ static void thread_exit(void *arg)
     if (atomic_load(&b->state) != CLOSED)
         free(b->mem);
     free(b);
+    mine = NULL; /* a render later in this thread's exit starts a new block, not this freed one */
 }
 
 static void make_key(void) { have_key = pthread_key_create(&key, thread_exit) == 0; }

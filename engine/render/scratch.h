@@ -9,7 +9,8 @@
 ** Ownership: the block is allocated by its thread at its first sn_scratch_take, grown there when
 ** a wider band needs more, and freed when the thread exits (a pthread key's destructor) or, for
 ** threads still alive then, when the library is unloaded or the process exits (a destructor in
-** scratch.c), except a block a thread holds at that moment, which is left to it. */
+** scratch.c), except a block a thread holds at that moment: its memory is not freed then (that
+** thread is still drawing into it) and is reclaimed only by the process's exit. */
 #ifndef SN_SCRATCH_H
 #define SN_SCRATCH_H
 

@@ -30,6 +30,8 @@ void sn_need_box(sn_shadow_need *q, double u0, double v0, double u1, double v1)
     if (q->all || !(u1 >= 0 && v1 >= 0 && u0 <= SN_SHADOW_SIZE && v0 <= SN_SHADOW_SIZE))
         return; /* off the map (a NaN too: nothing of it is looked up) */
     const int32_t x0 = cell_of(u0), x1 = cell_of(u1), y0 = cell_of(v0), y1 = cell_of(v1);
+    if (x1 < x0 || y1 < y0)
+        return; /* an inverted box covers no texel */
     for (int32_t y = y0; y <= y1; y++)
         memset(q->cell + (size_t)y * SN_NEED_N + x0, 1, (size_t)(x1 - x0 + 1));
     q->ready = false;
@@ -44,6 +46,11 @@ void sn_need_hull(sn_shadow_need *q, const double (*uv)[2], int n, double reach)
 {
     if (q->all || n <= 0)
         return;
+    for (int i = 0; i < n && i < 16; i++)
+        if (!isfinite(uv[i][0]) || !isfinite(uv[i][1])) {
+            sn_need_all(q); /* a receiver we cannot place: cull nothing (drawing more is exact) */
+            return;
+        }
     /* the convex hull, counter-clockwise (monotone chain; n is small) */
     double p[16][2], h[33][2];
     n = n > 16 ? 16 : n;
@@ -68,7 +75,7 @@ void sn_need_hull(sn_shadow_need *q, const double (*uv)[2], int n, double reach)
     double u0 = p[0][0], u1 = p[n - 1][0], v0 = p[0][1], v1 = p[0][1];
     for (int i = 1; i < n; i++)
         v0 = p[i][1] < v0 ? p[i][1] : v0, v1 = p[i][1] > v1 ? p[i][1] : v1;
-    if (m < 3 || !(u1 >= u0)) { /* a point or a segment (or NaN): its box */
+    if (m < 3 || !(u1 >= u0)) { /* a point or a segment: its box */
         sn_need_box(q, u0 - reach, v0 - reach, u1 + reach, v1 + reach);
         return;
     }

@@ -9,6 +9,7 @@
 #include "../../engine/render/lanes.h"
 #include "../../engine/render/pool.h"
 #include "../../engine/render/shadow.h"
+#include "../../engine/render/shadow_need.h"
 #include "../check.h"
 
 #include <float.h>
@@ -159,5 +160,20 @@ int main(void)
     CHECK(dropped > drawn / 10, "the receivers leave casters out: %zu of %zu texels", dropped, drawn);
     sn_shadow_destroy(whole), sn_shadow_destroy(part);
     free(v), free(t), free(p), free(va), free(vb);
+
+    /* Receivers that cannot be placed: a NaN among a hull's points culls nothing (the map is
+    ** drawn whole), and an inverted box marks nothing (under ASan a wrong length would trap). */
+    static sn_shadow_need q;
+    sn_need_none(&q);
+    const double nan_hull[4][2] = {{10, 10}, {NAN, 40}, {60, 12}, {30, 70}};
+    sn_need_hull(&q, nan_hull, 4, SN_SHADOW_REACH);
+    CHECK(q.all, "a hull with a NaN point wants every cell");
+    sn_need_none(&q);
+    sn_need_box(&q, 300, 300, 100, 100);
+    sn_need_finish(&q);
+    CHECK(!q.all && !sn_need_any(&q, 0, 0, SN_SHADOW_SIZE - 1, SN_SHADOW_SIZE - 1), "an inverted box marks nothing");
+    sn_need_box(&q, 100, 100, 300, 300);
+    sn_need_finish(&q);
+    CHECK(sn_need_any(&q, 200, 200, 200, 200), "a box marks its cells");
     return CHECK_DONE();
 }
