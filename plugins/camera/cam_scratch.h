@@ -15,7 +15,9 @@
 
 typedef struct cam_block cam_block;
 
-/* A block of at least `bytes` (64-byte aligned) in *mem, NULL when out of memory. */
+/* A block of at least `bytes` (64-byte aligned) in *mem, NULL when out of memory. Its contents are
+** whatever the last tick left: write before reading. The caller owns it until it gives it back with
+** cam_scratch_give, before its tick returns. Safe from any thread. */
 cam_block *cam_scratch_take(size_t bytes, void **mem);
 /* b back to the idle list (NULL: nothing). */
 void cam_scratch_give(cam_block *b);
