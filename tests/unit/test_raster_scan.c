@@ -20,18 +20,12 @@
 #define ONE (1 << SN_RASTER_SUB)
 #define INV_FAR 0.001f
 
-static uint64_t rng = 0x2545F4914F6CDD1Du;
-static double uni(void) /* [0, 1) */
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (double)(rng >> 11) * 0x1p-53;
-}
+#define TEST_UNI_SEED 0x2545F4914F6CDD1Du
+#include "raster_tri.h"
+#include "test_uni.h"
 
-static int64_t first_px(int64_t lo) { return (lo - ONE / 2 + ONE - 1) >> SN_RASTER_SUB; }
-static int64_t last_px(int64_t hi) { return (hi - ONE / 2) >> SN_RASTER_SUB; }
-
-/* A random screen triangle about sw x sh pixels around (cx, cy), 1/depth about w (render.c's
-** put_tri, as test_raster_zmin's). False when degenerate or outside. */
+/* A random screen triangle about sw x sh pixels around (cx, cy), 1/depth about w (set up by
+** raster_tri.h, as render.c's put_tri). False when degenerate or outside. */
 static bool random_tri(sn_tri *t, double cx, double cy, double sw, double sh, double w, bool snap)
 {
     double sx[3], sy[3], sz[3];
@@ -39,36 +33,7 @@ static bool random_tri(sn_tri *t, double cx, double cy, double sw, double sh, do
         sx[i] = cx + sw * (uni() - 0.5), sy[i] = cy + sh * (uni() - 0.5), sz[i] = w * (0.8 + 0.4 * uni());
     for (int i = 0; snap && i < 3; i++) /* corners on pixel corners and centres: flat edges, centres on edges */
         sx[i] = 0.5 * round(2 * sx[i]), sy[i] = i == 2 && uni() < 0.5 ? sy[0] : 0.5 * round(2 * sy[i]);
-    int64_t X[3], Y[3];
-    for (int i = 0; i < 3; i++)
-        X[i] = llround(sx[i] * ONE), Y[i] = llround(sy[i] * ONE);
-    const int64_t area = (X[1] - X[0]) * (Y[2] - Y[0]) - (X[2] - X[0]) * (Y[1] - Y[0]);
-    if (area == 0)
-        return false;
-    if (area < 0) {
-        int64_t tx = X[1], ty = Y[1];
-        X[1] = X[2], Y[1] = Y[2], X[2] = tx, Y[2] = ty;
-    }
-    const double det = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
-    if (fabs(det) < 1e-6)
-        return false;
-    const double A = ((sz[1] - sz[0]) * (sy[2] - sy[0]) - (sz[2] - sz[0]) * (sy[1] - sy[0])) / det;
-    const double B = ((sz[2] - sz[0]) * (sx[1] - sx[0]) - (sz[1] - sz[0]) * (sx[2] - sx[0])) / det;
-    const double C = sz[0] - A * sx[0] - B * sy[0];
-    int64_t lx = X[0], hx = X[0], ly = Y[0], hy = Y[0];
-    for (int i = 1; i < 3; i++) {
-        lx = X[i] < lx ? X[i] : lx, hx = X[i] > hx ? X[i] : hx;
-        ly = Y[i] < ly ? Y[i] : ly, hy = Y[i] > hy ? Y[i] : hy;
-    }
-    int64_t x0 = first_px(lx), x1 = last_px(hx), y0 = first_px(ly), y1 = last_px(hy);
-    x0 = x0 < 0 ? 0 : x0, y0 = y0 < 0 ? 0 : y0, x1 = x1 > W - 1 ? W - 1 : x1, y1 = y1 > H - 1 ? H - 1 : y1;
-    if (x0 > x1 || y0 > y1)
-        return false;
-    for (int i = 0; i < 3; i++)
-        t->X[i] = (int32_t)X[i], t->Y[i] = (int32_t)Y[i];
-    t->x0 = (int32_t)x0, t->x1 = (int32_t)x1, t->y0 = (int32_t)y0, t->y1 = (int32_t)y1;
-    t->wa = (float)A, t->wb = (float)B, t->wc = (float)(C + 0.5 * A + 0.5 * B);
-    return true;
+    return tri_setup(t, sx, sy, sz, W, H);
 }
 
 /* the plain scan: what every path of sn_raster must give */
