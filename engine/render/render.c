@@ -143,6 +143,8 @@ struct sn_renderer {
     const sn_camera *cam;
     const sn_image *out;
     float *motion; /* sn_render_motion's output, NULL otherwise */
+    const sn_motion_grid *grid; /* sn_render_motion_grid's output, NULL otherwise */
+    uint32_t grid_step;         /* its cells' size in samples: div x ss */
     const sn_world *world;
     uint32_t W, H;
     double f, cx, cy, tanh_, tanv;
@@ -623,7 +625,7 @@ static prim *new_prim(sn_renderer *r, const sn_actor *a, const pose *t)
     p->moves = false;
     p->material = SN_MAT_BODY;
     p->glow = sn_night_actor_glow(a, r->env.night); /* traffic-light heads (nightlights.h) */
-    if (r->motion) {
+    if (r->motion || r->grid) {
         sn_vec3 pp;
         sn_quat pq;
         sn_actor_pose_at(r->world, a, 0.0, &pp, &pq);
@@ -1040,6 +1042,7 @@ static uint8_t lin_to_byte(const sn_renderer *r, uint32_t sum, uint32_t n, float
 
 static void resolve(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
 static void resolve_samples(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
+static void resolve_grid(const sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
 
 /* The ray through the centre of pixel (x, y), scaled so that its forward component is 1:
 ** eye + ray * depth is the point at planar depth `depth`. */
@@ -1206,6 +1209,8 @@ static void draw_band(void *arg, uint32_t bi)
         resolve_samples(r, &t, y_begin, y_end);
     else
         resolve(r, &t, y_begin, y_end);
+    if (r->grid)
+        resolve_grid(r, &t, y_begin, y_end);
     if (r->layer == SN_LAYER_MOVING && r->out->bgra)
         layer_alpha(r, &t, y_begin, y_end);
     if (r->banded)
@@ -1745,6 +1750,45 @@ static void depth_nearest_row(const sn_renderer *r, const sn_raster_target *v, i
     }
 }
 
+/* The motion grid's cells whose chosen sample row lies in [y_begin, y_end): depth, id and motion
+** of that sample's winner, as resolve() writes a pixel's for sn_render_motion (the same sums, at
+** the sample's own ray), so that div 1 without anti-aliasing gives render_motion's values. */
+static void resolve_grid(const sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end)
+{
+    const sn_motion_grid *g = r->grid;
+    const uint32_t step = r->grid_step, half = step / 2, gw = r->cam->width / g->div, gh = r->cam->height / g->div;
+    const size_t off = (size_t)v->y0 * r->W;
+    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    uint32_t gy = ((uint32_t)y_begin + step - 1 - half) / step; /* the first cell row at or below y_begin */
+    if ((uint32_t)y_begin < half)
+        gy = 0;
+    for (; gy < gh && gy * step + half < (uint32_t)y_end; gy++) {
+        const uint32_t y = gy * step + half;
+        for (uint32_t gx = 0; gx < gw; gx++) {
+            const uint32_t x = gx * step + half;
+            const size_t i = (size_t)y * r->W + x - off, o = (size_t)gy * gw + gx;
+            float *mo = g->motion + 3 * o;
+            mo[0] = mo[1] = mo[2] = 0;
+            const uint32_t id = v->idbuf[i];
+            if (id == NONE) {
+                g->depth[o] = r->far, g->instance[o] = 0;
+                continue;
+            }
+            float depth = 1.0f / v->wbuf[i];
+            if (depth > r->far)
+                depth = r->far;
+            const prim *p = &r->prims[id & PLANE_BIT ? r->planes[id & ~PLANE_BIT].prim : r->tris[id].prim];
+            g->depth[o] = depth, g->instance[o] = p->id;
+            if (p->moves) {
+                sn_vec3 ray = pixel_ray(r, x, (int32_t)y, fwd, right, up);
+                sn_vec3 rel = sn_v3_sub(sn_v3_add(r->eye, sn_v3_scale(ray, depth)), p->pos);
+                sn_vec3 d = sn_v3_add(sn_mat3_apply(&p->dm, rel), p->dpos);
+                mo[0] = (float)d.x, mo[1] = (float)d.y, mo[2] = (float)d.z;
+            }
+        }
+    }
+}
+
 /* Anti-aliased colour (sn_image.samples = ss): rows [y_begin, y_end) of the ss x ss sample grid
 ** hold output rows y_begin/ss .. (shade_pixels). */
 static void resolve_samples(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end)
@@ -1882,7 +1926,7 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
 /* Prepare: checks the camera and the samples, sizes the buffers and derives the frame's
 ** camera, light and band layout. Nothing is drawn yet. */
 static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
-                         const sn_image *out, float *motion, sn_error *err)
+                         const sn_image *out, float *motion, const sn_motion_grid *grid, sn_error *err)
 {
     sn_status st = sn_camera_check(cam, err);
     if (st)
@@ -1901,6 +1945,8 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
     r->cam = cam;
     r->out = out;
     r->motion = motion;
+    r->grid = grid;
+    r->grid_step = grid ? grid->div * ss : 0;
     r->world = w;
     r->W = cam->width * ss; /* samples: the view as if ss times the size */
     r->H = cam->height * ss;
@@ -1934,7 +1980,7 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
         r->ray_a[x] = ((double)x + 0.5 - r->cx) / r->f;
     for (uint32_t y = 0; y < r->H; y++)
         r->ray_b[y] = ((double)y + 0.5 - r->cy) / r->f;
-    r->need_info = out->bgra || out->tag || out->instance || motion;
+    r->need_info = out->bgra || out->tag || out->instance || motion || grid;
     /* depth alone reads no ids: none are written (raster.h) */
     const uint32_t zstride = (r->W + SN_RASTER_ZSEG - 1) / SN_RASTER_ZSEG;
     r->target = (sn_raster_target){NULL, NULL, r->W, NULL, zstride, 0}; /* its buffers: draw() */
@@ -2090,9 +2136,10 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
 }
 
 static sn_status render(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
-                        const sn_camera *cam, const sn_image *out, float *motion, sn_error *err)
+                        const sn_camera *cam, const sn_image *out, float *motion, const sn_motion_grid *grid,
+                        sn_error *err)
 {
-    sn_status st = prepare(r, w, light, cam, out, motion, err);
+    sn_status st = prepare(r, w, light, cam, out, motion, grid, err);
     if (st)
         return st;
     double t0 = now_ms();
@@ -2110,7 +2157,7 @@ sn_status sn_render(sn_renderer *r, const sn_world *w, double alpha, const sn_li
                     const sn_camera *cam, const sn_image *out, sn_error *err)
 {
     r->layer = SN_LAYER_ALL;
-    return render(r, w, alpha, light, cam, out, NULL, err);
+    return render(r, w, alpha, light, cam, out, NULL, NULL, err);
 }
 
 sn_status sn_render_layer(sn_renderer *r, const sn_world *w, double alpha, const sn_lighting *light,
@@ -2119,7 +2166,7 @@ sn_status sn_render_layer(sn_renderer *r, const sn_world *w, double alpha, const
     if (layer > SN_LAYER_MOVING)
         return sn_fail(err, SN_E_INVALID, "layer %u: must be 0 (all), 1 (still) or 2 (moving)", layer);
     r->layer = layer;
-    sn_status st = render(r, w, alpha, light, cam, out, NULL, err);
+    sn_status st = render(r, w, alpha, light, cam, out, NULL, NULL, err);
     r->layer = SN_LAYER_ALL;
     return st;
 }
@@ -2130,5 +2177,17 @@ sn_status sn_render_motion(sn_renderer *r, const sn_world *w, const sn_lighting 
     if (!motion)
         return sn_fail(err, SN_E_INVALID, "NULL motion buffer");
     r->layer = SN_LAYER_ALL;
-    return render(r, w, 1.0, light, cam, out, motion, err);
+    return render(r, w, 1.0, light, cam, out, motion, NULL, err);
+}
+
+sn_status sn_render_motion_grid(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
+                                const sn_image *out, const sn_motion_grid *grid, sn_error *err)
+{
+    if (!grid || !grid->depth || !grid->instance || !grid->motion)
+        return sn_fail(err, SN_E_INVALID, "NULL motion grid buffer");
+    if (grid->div == 0 || grid->div > cam->width || grid->div > cam->height)
+        return sn_fail(err, SN_E_INVALID, "motion grid div %u on a %ux%u image: 1 to the image's smaller side",
+                       grid->div, cam->width, cam->height);
+    r->layer = SN_LAYER_ALL;
+    return render(r, w, 1.0, light, cam, out, NULL, grid, err);
 }

@@ -82,6 +82,12 @@ sn_status sn_render_layer(sn_renderer *r, const sn_world *w, double alpha, const
 sn_status sn_render_motion(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
                            const sn_image *out, float *motion, sn_error *err);
 
+/* sn_render at alpha 1 (now), anti-aliased or not, plus grid: depth, id and motion (as
+** sn_render_motion's) of one colour sample per grid->div x grid->div pixels, read from the
+** band's samples as it resolves them (sensim/host.h render_motion_grid). */
+sn_status sn_render_motion_grid(sn_renderer *r, const sn_world *w, const sn_lighting *light, const sn_camera *cam,
+                                const sn_image *out, const sn_motion_grid *grid, sn_error *err);
+
 /* Triangles drawn (after culling and clipping) by the last render: for benchmarks. */
 uint32_t sn_renderer_last_triangles(const sn_renderer *r);
 /* Sets triangles up on the calling thread alone, as before the setup ran on the pool: the

@@ -98,6 +98,7 @@ typedef struct camera {
                                        ** (these, mb_inst and mb_vel lent for the tick) */
     uint32_t *mb_inst;
     pfx_motion *mb_ids;
+    bool mb_render; /* SENSIM_MOTION_RENDER: the quarter size by render_motion, not the grid */
     uint32_t mb_div; /* the motion render's pixel: mb_div x mb_div image pixels */
     float *mb_vel;   /* blur vectors at the motion render's size (mb_div > 1: the velocity method needs no vel) */
     bool subframes;  /* motion_blur_method subframes: the moving actors at mb_k sub-frames (postfx_subframe.h) */
@@ -171,6 +172,14 @@ static bool exact_motion(void)
             return true;
     }
     return false;
+}
+
+/* The quarter size from pfx55's second render rather than the colour render's grid (motion57):
+** for comparisons of the two (SENSIM_MOTION_RENDER=1; test_postfx_quarter). */
+static bool motion_render_wanted(void)
+{
+    const char *e = getenv("SENSIM_MOTION_RENDER");
+    return e && *e && strcmp(e, "0") != 0;
 }
 
 /* The post-process attributes (CAM_RGB_ATTRS order); false with a message when they conflict. */
@@ -265,6 +274,7 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
             c->mb_div = c->w >= 320 && c->h >= 2 ? 2 : 1;
             if (c->w >= 640 && c->h >= 4 && !exact_motion())
                 c->mb_div = 4;
+            c->mb_render = motion_render_wanted();
             size_t mpx = (size_t)(c->w / c->mb_div) * (c->h / c->mb_div);
             oom = !(c->mb_ids = malloc(sizeof *c->mb_ids));
             c->scr[S_MB_DEPTH] = mpx * sizeof(float), c->scr[S_MB_MOTION] = mpx * 3 * sizeof(float);
@@ -495,8 +505,18 @@ static sn_status render_frame(camera *c, const sn_camera *cam, sn_image *img, bo
         sn_camera mc = *cam;
         mc.width = mw, mc.height = mh;
         mc.fov = d == 1 ? c->fov : 2 * atan(tan(c->fov * M_PI / 360) * mw * d / c->w) * 180 / M_PI;
-        sn_image mi = {sizeof mi, c->mb_depth, one_render ? c->bgra : NULL, NULL, c->mb_inst, 1};
-        st = c->host->render_motion(c->ctx, &mc, &mi, c->mb_motion);
+        /* motion57: at a quarter size, the grid from the colour render's own samples (one a 4x4
+        ** pixels' cell) where the host gives it, instead of a second render of the scene; the bytes
+        ** move within test_postfx_quarter's bound. The exact half size keeps render_motion. */
+        const bool grid = d == 4 && SN_HOST_HAS(c->host, render_motion_grid) && !c->mb_render;
+        if (grid) {
+            sn_motion_grid g = {sizeof g, d, c->mb_depth, c->mb_inst, c->mb_motion};
+            st = c->host->render_motion_grid(c->ctx, cam, img, &g);
+            drawn = st == SN_OK;
+        } else {
+            sn_image mi = {sizeof mi, c->mb_depth, one_render ? c->bgra : NULL, NULL, c->mb_inst, 1};
+            st = c->host->render_motion(c->ctx, &mc, &mi, c->mb_motion);
+        }
         if (st == SN_OK) {
             sn_transform prev;
             c->host->sensor_transform_prev(c->ctx, &prev);

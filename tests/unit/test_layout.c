@@ -243,6 +243,13 @@ int main(void)
     F(sn_host, render_layer_at, 520); /* ABI 1.6, third revision */
     F(sn_host, write_bin_room, 528); /* ABI 1.6, fourth revision */
     F(sn_host, ray_batch_compact, 536); /* ABI 1.6, fifth revision */
+    F(sn_host, render_motion_grid, 544); /* ABI 1.6, sixth revision */
+    S(sn_motion_grid, 32, 8);
+    F(sn_motion_grid, struct_size, 0);
+    F(sn_motion_grid, div, 4);
+    F(sn_motion_grid, depth, 8);
+    F(sn_motion_grid, instance, 16);
+    F(sn_motion_grid, motion, 24);
     /* v2x.h (ABI 1.6) */
     S(sn_v2x_params, 96, 8);
     F(sn_v2x_params, struct_size, 0);

@@ -56,6 +56,21 @@ typedef struct sn_image {
     uint32_t samples;
 } sn_image;
 
+/*
+** What render_motion_grid() writes beside its colour render (ABI 1.6, sixth revision): one value
+** per div x div image pixels, (width / div) x (height / div) of them, row by row, each of the
+** point seen by one colour sample of that cell: the sample nearest the cell's centre (with
+** samples s per pixel side, column x div s + div s / 2 of the s-times-larger grid, and row the
+** same; ties to the right and below). Set struct_size first.
+*/
+typedef struct sn_motion_grid {
+    uint32_t struct_size;
+    uint32_t div;       /* >= 1; div 1 and samples 1: each pixel's own, as render_motion() */
+    float *depth;       /* planar depth, metres (the far clip where nothing is hit) */
+    uint32_t *instance; /* actor id, 0 where nothing is hit */
+    float *motion;      /* 3 floats a value: as render_motion()'s motion, of that point */
+} sn_motion_grid;
+
 /* The layers of the world render_layer_at() draws (ABI 1.6, third revision). */
 enum { SN_LAYER_ALL = 0, SN_LAYER_STILL = 1, SN_LAYER_MOVING = 2 };
 
@@ -460,6 +475,19 @@ typedef struct sn_host {
     */
     sn_status (*ray_batch_compact)(sn_ctx *ctx, const sn_ray_query *q, const sn_ray *rays, uint32_t n,
                                    const sn_ray_compact *out);
+
+    /* ---- ABI 1.6, sixth revision (motion blur's vectors from the colour render): SN_ABI_MINOR
+    ** stays 6, so check SN_HOST_HAS(host, render_motion_grid) before calling it ---- */
+    /*
+    ** render() of the world now, anti-aliased or not (out->samples), plus a coarse grid of what
+    ** render_motion() measures (sn_motion_grid: depth, actor id and motion of one colour sample
+    ** per div x div pixels), taken from the colour render's own samples as it resolves them: motion
+    ** blur's vectors without a second render of the scene. Same statuses as render_motion()
+    ** (SN_E_UNSUPPORTED for a test world's painter); SN_E_INVALID for a NULL grid buffer, div 0
+    ** or a div larger than the image. Byte-identical at any thread count.
+    */
+    sn_status (*render_motion_grid)(sn_ctx *ctx, const sn_camera *camera, const sn_image *out,
+                                    const sn_motion_grid *grid);
 } sn_host;
 
 /* Whether `host` has member `m` (a member added after the table's first release). */
