@@ -4,6 +4,7 @@
 #include "../core/util.h"
 #include "lanes.h"
 #include "shadow_bounds.h"
+#include "shadow_window.h"
 #include "shadow_lookup.h"
 #include "shadow_need.h"
 #include "simd4.h"
@@ -50,6 +51,7 @@ typedef struct stask {
 struct sn_shadow {
     float *depth; /* SIZE x SIZE: nearest caster to the sun, metres along the light */
     float *blk, *reach; /* per 4 x 4 block: its depths' (min, max), and over 8 x 8 (shadow_bounds.h) */
+    float *win;         /* each tent window's least depth (shadow_window.h) */
     sn_vec3 su, sv, sd; /* light frame: map axes and the light's direction of travel (-sun) */
     double u0, v0, scale; /* texel = (dot(p, su) - u0) * scale */
     double texel;         /* metres per texel */
@@ -71,7 +73,9 @@ sn_shadow *sn_shadow_create(void)
     const size_t nb = SN_SHADOW_SIZE / SN_SHADOW_BLOCK;
     s->depth = malloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE * sizeof *s->depth);
     s->blk = malloc(2 * nb * nb * sizeof *s->blk), s->reach = malloc(2 * nb * nb * sizeof *s->reach);
-    if (!s->depth || !s->blk || !s->reach) {
+    /* zeros, not malloc's bytes, where no window was ever asked (never read: shadow_window.h) */
+    s->win = calloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE, sizeof *s->win);
+    if (!s->depth || !s->blk || !s->reach || !s->win) {
         sn_shadow_destroy(s);
         return NULL;
     }
@@ -82,7 +86,7 @@ void sn_shadow_destroy(sn_shadow *s)
 {
     if (!s)
         return;
-    free(s->depth), free(s->blk), free(s->reach);
+    free(s->depth), free(s->blk), free(s->reach), free(s->win);
     for (int k = 0; k < MAX_TASKS; k++) {
         stask *t = &s->tasks[k];
         free(t->tris), free(t->uvd);
@@ -511,6 +515,18 @@ static void draw_tri(const stri *t, const sn_shadow_need *need, float *dm, int32
         scan_row(t, dm + (size_t)y * SN_SHADOW_SIZE, y + 0.5, eu, ev, A, B, C);
 }
 
+/* The windows' least (shadow_window.h) starting at rows [y0, y1), only over each row's marked
+** columns: a lookup's window starts within a texel and its normal offset of its point, which lies
+** on a receiver, whose footprint widened by SN_SHADOW_REACH is marked; the others are never read. */
+static void window_rows(sn_shadow *s, int32_t y0, int32_t y1)
+{
+    for (int32_t y = y0; y < y1;) {
+        const int32_t cy = y / SN_SHADOW_CELL, ye = (cy + 1) * SN_SHADOW_CELL < y1 ? (cy + 1) * SN_SHADOW_CELL : y1;
+        sn_shadow_window_min(s->depth, SN_SHADOW_SIZE, s->win, y, ye, s->need.lo[cy], s->need.hi[cy]);
+        y = ye;
+    }
+}
+
 static void draw_band(void *arg, uint32_t band)
 {
     sn_shadow *s = arg;
@@ -523,14 +539,17 @@ static void draw_band(void *arg, uint32_t band)
         for (size_t i = 0; i < s->tasks[k].n_band[band]; i++)
             draw_tri(&s->tasks[k].tris[s->tasks[k].band[band][i]], &s->need, dm, y0, y1, s->scan);
     sn_shadow_bounds_blocks(dm, SN_SHADOW_SIZE, s->blk, y0, y1); /* while the band is in cache */
+    window_rows(s, y0, y1 - 3);
 }
 
-/* a band's blocks' bounds over their 8 x 8 texels, once every band's blocks are bounded */
+/* a band's blocks' bounds over their 8 x 8 texels, once every band's blocks are bounded, and the
+** windows of its last three rows (they read the next band's first three) */
 static void reach_band(void *arg, uint32_t band)
 {
     sn_shadow *s = arg;
     const int32_t by0 = (int32_t)band * (SBAND / SN_SHADOW_BLOCK);
     sn_shadow_bounds_reach(s->blk, SN_SHADOW_SIZE, s->reach, by0, by0 + SBAND / SN_SHADOW_BLOCK);
+    window_rows(s, (int32_t)(band + 1) * SBAND - 3, (int32_t)(band + 1) * SBAND);
 }
 
 bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters, size_t n)
@@ -659,6 +678,7 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
     const sn_shadow_lookup L = {
         .depth = s->depth,
         .reach = s->no_bounds ? NULL : s->reach,
+        .win = s->no_bounds ? NULL : s->win,
         .su = {(float)s->su.x, (float)s->su.y, (float)s->su.z},
         .sv = {(float)s->sv.x, (float)s->sv.y, (float)s->sv.z},
         .sd = {(float)s->sd.x, (float)s->sd.y, (float)s->sd.z},
@@ -699,22 +719,15 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
         float out[4];
         v4_store(out, v4_sel(want < v4_splat(0.0f), one, want)); /* outside the map: lit */
 #ifdef __SSE2__
-        if (L.reach) {
-            /* the bounds of the 8 x 8 texels around each window: nearer than all of them is the
-            ** tent's 1 (all 16 comparisons hold), farther than all its 0 (none holds); a NaN
-            ** depth is neither and goes to the tent */
-            const v4i blk = ((yi - 1) >> 2) * (SN_SHADOW_SIZE / SN_SHADOW_BLOCK) + ((xi - 1) >> 2);
-            const float *r = L.reach;
-            const __m128 p0 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[0]))),
-                         p1 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[1]))),
-                         p2 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[2]))),
-                         p3 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[3])));
-            const __m128 q01 = _mm_unpacklo_ps(p0, p1), q23 = _mm_unpacklo_ps(p2, p3); /* mn mn mx mx */
-            const v4f mn = (v4f)_mm_movelh_ps(q01, q23), mx = (v4f)_mm_movehl_ps(q23, q01);
-            const v4i lit = in & (d <= mn), dark = in & (d > mx);
-            const v4f o = v4_sel(lit, one, v4_sel(dark, v4_splat(0.0f), v4_load(out)));
+        if (L.win) {
+            /* the window's least (shadow_window.h): nearer than all 16 texels is the tent's 1; a
+            ** NaN depth fails and goes on */
+            const v4i at = (yi - 1) * SN_SHADOW_SIZE + (xi - 1);
+            const v4f m = {L.win[at[0]], L.win[at[1]], L.win[at[2]], L.win[at[3]]};
+            const v4i lit = in & (d <= m);
+            const v4f o = v4_sel(lit, one, v4_load(out));
             v4_store(out, o);
-            in &= ~(lit | dark);
+            in &= ~lit;
             if (!v4_any(in)) {
                 v4_store(vis + i, o);
                 continue;
@@ -725,7 +738,7 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
             if (!in[l])
                 continue;
 #ifdef __SSE2__
-            out[l] = sn_shadow_tent(L.depth, xi[l], yi[l], fx[l], fy[l], d[l]);
+            out[l] = sn_shadow_far(&L, xi[l], yi[l], d[l]) ? 0 : sn_shadow_tent(L.depth, xi[l], yi[l], fx[l], fy[l], d[l]);
 #else
             /* the tent of sn_shadow_visibility: the same terms as sn_shadow_tent, in order */
             const float *row0 = L.depth + (size_t)(yi[l] - 1) * SN_SHADOW_SIZE + (xi[l] - 1);

@@ -55,9 +55,9 @@ bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters
 ** solved spans is checked against) instead of by spans; and the depth at texel (x, y) of the map
 ** drawn last (FLT_MAX where nothing was drawn). */
 void sn_shadow_set_scan(sn_shadow *s, bool scan);
-/* Tests: whether the fast lookup may answer a point wholly lit or wholly shadowed from its
-** window's block bounds (shadow_bounds.h; the default) instead of its 16 comparisons. The same
-** bits either way. */
+/* Tests: whether the fast lookup may answer a point wholly lit from its window's least
+** (shadow_window.h) or wholly shadowed from its block bounds (shadow_bounds.h; the default)
+** instead of its 16 comparisons. The same bits either way. */
 void sn_shadow_set_bounds(sn_shadow *s, bool use);
 float sn_shadow_texel(const sn_shadow *s, int32_t x, int32_t y);
 /* 0..1: the fraction of the sun reaching world point p with unit normal n; 1 outside the map. */

@@ -1,5 +1,5 @@
 /* shadow_avx2.c — the fast shadow lookup eight points at a time (shadow_lookup.h), for CPUs with
-** AVX2: the projection, the normal offset and the block bounds in eight lanes, the tent per point
+** AVX2: the projection, the normal offset and the windows' least in eight lanes, the tent per point
 ** as in shadow.c. The same operations in the same order lane for lane as the four-lane loop, no
 ** FMA: the same bits (tests/unit/test_shadow_bounds.c compares them). */
 #include "shadow_lookup.h"
@@ -36,22 +36,12 @@ void sn_shadow_visibility_avx2(const sn_shadow_lookup *L, const float *dx, const
         const v8i xi = v8_trunc_i(u), yi = v8_trunc_i(v); /* u, v >= 1: truncation is floor */
         const v8f fx = u - __builtin_convertvector(xi, v8f), fy = v - __builtin_convertvector(yi, v8f);
         v8f o = v8_sel(asked, one, want); /* outside the map: lit */
-        if (L->reach) {
-            /* the 8 x 8 regions' bounds (shadow_bounds.h): nearer than all is the tent's 1,
-            ** farther than all its 0; a NaN depth is neither and goes to the tent */
-            const v8i blk = ((yi - 1) >> 2) * (SN_SHADOW_SIZE / SN_SHADOW_BLOCK) + ((xi - 1) >> 2);
-            /* eight 8-byte loads, not two gathers (slower on some CPUs, Zen among them) */
-            const float *r = L->reach;
-            __m128 p[8];
-            for (int l = 0; l < 8; l++)
-                p[l] = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(r + 2 * (size_t)blk[l])));
-            const __m128 q01 = _mm_unpacklo_ps(p[0], p[1]), q23 = _mm_unpacklo_ps(p[2], p[3]); /* mn mn mx mx */
-            const __m128 q45 = _mm_unpacklo_ps(p[4], p[5]), q67 = _mm_unpacklo_ps(p[6], p[7]);
-            const v8f mn = (v8f)_mm256_set_m128(_mm_movelh_ps(q45, q67), _mm_movelh_ps(q01, q23)),
-                      mx = (v8f)_mm256_set_m128(_mm_movehl_ps(q67, q45), _mm_movehl_ps(q23, q01));
-            const v8i lit = in & (d <= mn), dark = in & (d > mx);
-            o = v8_sel(lit, one, v8_sel(dark, zero, o));
-            in &= ~(lit | dark);
+        if (L->win) {
+            /* the window's least (shadow_window.h): nearer than all 16 texels is the tent's 1, by
+            ** one gather; a NaN depth fails and goes on */
+            const v8i lit = in & (d <= v8_gather(L->win, (yi - 1) * SN_SHADOW_SIZE + (xi - 1)));
+            o = v8_sel(lit, one, o);
+            in &= ~lit;
         }
         unsigned left = (unsigned)_mm256_movemask_ps((__m256)in);
         if (!left) {
@@ -62,7 +52,7 @@ void sn_shadow_visibility_avx2(const sn_shadow_lookup *L, const float *dx, const
         v8_store(out, o);
         for (; left; left &= left - 1) {
             const int l = __builtin_ctz(left);
-            out[l] = sn_shadow_tent(L->depth, xi[l], yi[l], fx[l], fy[l], d[l]);
+            out[l] = sn_shadow_far(L, xi[l], yi[l], d[l]) ? 0 : sn_shadow_tent(L->depth, xi[l], yi[l], fx[l], fy[l], d[l]);
         }
         memcpy(vis + i, out, sizeof out);
     }

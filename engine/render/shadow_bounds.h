@@ -1,7 +1,8 @@
 /* shadow_bounds.h — the shadow map's depths bounded per block, so that a lookup whose 4 x 4 tent
-** window is wholly nearer or wholly farther than every texel under it is answered by two
-** comparisons (shadow.c). Exact: the tent gives 1 when all 16 comparisons hold and 0 when none
-** does, and a bound over a region containing the window decides both without the texels. */
+** window is wholly farther than every texel under it is answered by one comparison (shadow.c;
+** wholly nearer is the window's own least, shadow_window.h). Exact: the tent gives 0 when none of
+** its 16 comparisons holds, and a bound over a region containing the window decides it without
+** the texels. */
 #ifndef SN_SHADOW_BOUNDS_H
 #define SN_SHADOW_BOUNDS_H
 

@@ -5,7 +5,9 @@
 #define SN_SHADOW_LOOKUP_H
 
 #include "shadow.h"
+#include "shadow_bounds.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #ifdef __SSE2__
@@ -17,6 +19,7 @@
 typedef struct sn_shadow_lookup {
     const float *depth; /* SN_SHADOW_SIZE rows */
     const float *reach; /* the 8 x 8 regions' (least, greatest) (shadow_bounds.h); NULL: not used */
+    const float *win;   /* each window's least (shadow_window.h); NULL: not used */
     float su[3], sv[3], sd[3], scale, U0, V0, D0, texel, bias;
 } sn_shadow_lookup;
 
@@ -46,6 +49,14 @@ static inline float sn_shadow_tent(const float *depth, int32_t x, int32_t y, flo
     return all == 15 ? 1 : !any ? 0 : sum * (1.0f / 9);
 }
 #endif
+
+/* Whether depth d lies beyond every texel of the 8 x 8 region holding the window at (x - 1, y - 1)
+** (shadow_bounds.h): the tent's 0, without its 16 comparisons. A NaN d is not. */
+static inline bool sn_shadow_far(const sn_shadow_lookup *L, int32_t x, int32_t y, float d)
+{
+    const size_t nb = SN_SHADOW_SIZE / SN_SHADOW_BLOCK;
+    return L->reach && d > L->reach[2 * ((size_t)(y - 1) / SN_SHADOW_BLOCK * nb + (size_t)(x - 1) / SN_SHADOW_BLOCK) + 1];
+}
 
 /* sn_shadow_visibility_fast's loop eight points at a time (shadow_avx2.c, CPUs with AVX2), n a
 ** multiple of 8: the four-lane loop's operations lane for lane. */

@@ -1,6 +1,6 @@
-/* The shadow lookup's shortcut by block bounds (engine/render/shadow_bounds.c): a point whose
-** tent window lies wholly nearer or wholly farther than the 8 x 8 texels' bounds around it is
-** answered 1 or 0 without its 16 comparisons. Against the lookup without the shortcut
+/* The shadow lookup's shortcuts: a point nearer than its tent window's least depth
+** (engine/render/shadow_window.c) is answered 1, one wholly farther than the 8 x 8 texels' block
+** bounds around it (shadow_bounds.c) 0, without its 16 comparisons. Against the lookup without the shortcut
 ** (sn_shadow_set_bounds false), the same bits for every point: random boxes and triangles under
 ** three suns, points on the ground, on the casters' heights and in the air (lit, shadowed and on
 ** shadows' edges, each kind counted), random normals, entries not asked for left alone, at 1 and
