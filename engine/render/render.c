@@ -1592,6 +1592,27 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
                     for (;;) {
                         g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2]; /* rb: gather_fill */
                         k++, nr++, s0 += 2, s1 += 2;
+#ifdef __SSE2__
+                        /* the next four pixels at once while all their samples are the winner's:
+                        ** what the scalar steps below would store, as cvtpd2ps rounds as cvtsd2ss */
+                        const __m128i vid = _mm_set1_epi32((int)id);
+                        while (ox + 4 < OW && nr + 7 <= GATHER_MAX) {
+                            const __m128i e = _mm_and_si128(
+                                _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s0), vid),
+                                              _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s0 + 4)), vid)),
+                                _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s1), vid),
+                                              _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s1 + 4)), vid)));
+                            if (_mm_movemask_epi8(e) != 0xFFFF)
+                                break;
+                            const float *wp = wrow + 2 * (ox + 1);
+                            const double *ap = ray_a + 2 * (ox + 1);
+                            _mm_storeu_ps(g->w + k, _mm_shuffle_ps(_mm_loadu_ps(wp), _mm_loadu_ps(wp + 4), _MM_SHUFFLE(2, 0, 2, 0)));
+                            const __m128 lo = _mm_cvtpd_ps(_mm_unpacklo_pd(_mm_loadu_pd(ap), _mm_loadu_pd(ap + 2)));
+                            const __m128 hi = _mm_cvtpd_ps(_mm_unpacklo_pd(_mm_loadu_pd(ap + 4), _mm_loadu_pd(ap + 6)));
+                            _mm_storeu_ps(g->ra + k, _mm_movelh_ps(lo, hi));
+                            k += 4, nr += 4, s0 += 8, s1 += 8, ox += 4;
+                        }
+#endif
                         if (ox + 1 >= OW || nr + 4 > GATHER_MAX || s0[0] != id || s0[1] != id || s1[0] != id || s1[1] != id)
                             break;
                         ox++;
