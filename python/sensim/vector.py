@@ -59,27 +59,56 @@ def _batch(space, n: int):
                     (n,) + space.shape, space.dtype)
 
 
+# what a value of an info is, by its type: "b" bool, "i" integer, "f" float, "o" anything else;
+# looked up once per type, not by a chain of isinstance per value and key every step
+_KINDS: dict[type, str] = {}
+
+
+def _kind(v) -> str:
+    t = type(v)
+    k = _KINDS.get(t)
+    if k is None:
+        k = ("b" if isinstance(v, (bool, np.bool_)) else "i" if isinstance(v, (int, np.integer))
+             else "f" if isinstance(v, (float, np.floating)) else "o")
+        _KINDS[t] = k
+    return k
+
+
 def _merge_infos(infos: list[dict]) -> dict:
     """Gymnasium's vector infos: one array per key over the environments, and "_key" saying
-    which environments gave it (numbers as number arrays, anything else as objects)."""
+    which environments gave it (bools as a bool array, integers as int64, integers and floats
+    as float64, anything else as objects; an environment without the key gives False, 0, 0.0 or
+    None). Every step makes one, so each value's kind is looked up by its type (_kind)."""
     n = len(infos)
     out: dict[str, Any] = {}
-    keys: list[str] = []
-    for info in infos:
-        keys += [k for k in info if k not in keys]
+    first = infos[0]
+    if all(info.keys() == first.keys() for info in infos):  # the usual case: every env gave every key
+        keys: list = list(first)
+        haves, every = None, [True] * n
+    else:
+        keys = []
+        for info in infos:
+            keys += [k for k in info if k not in keys]
+        haves = {k: [k in info for info in infos] for k in keys}
     for k in keys:
-        have = np.array([k in info for info in infos])
-        vals = [info.get(k) for info in infos]
-        given = [v for v, h in zip(vals, have) if h]
-        if all(isinstance(v, (bool, np.bool_)) for v in given):
-            arr = np.array([bool(v) if h else False for v, h in zip(vals, have)])
-        elif all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in given):
-            arr = np.array([int(v) if h else 0 for v, h in zip(vals, have)], np.int64)
-        elif all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in given):
-            arr = np.array([float(v) if h else 0.0 for v, h in zip(vals, have)], np.float64)
+        if haves is None:
+            hl, have = every, np.ones(n, bool)
+            vals = [info[k] for info in infos]
+            kinds = {_kind(v) for v in vals}
+        else:
+            hl = haves[k]
+            have = np.array(hl)
+            vals = [info.get(k) for info in infos]
+            kinds = {_kind(v) for v, h in zip(vals, hl) if h}
+        if kinds == {"b"}:
+            arr = np.array([bool(v) if h else False for v, h in zip(vals, hl)])
+        elif kinds == {"i"}:
+            arr = np.array([int(v) if h else 0 for v, h in zip(vals, hl)], np.int64)
+        elif kinds <= {"i", "f"}:
+            arr = np.array([float(v) if h else 0.0 for v, h in zip(vals, hl)], np.float64)
         else:
             arr = np.empty(n, object)
-            for i, (v, h) in enumerate(zip(vals, have)):
+            for i, (v, h) in enumerate(zip(vals, hl)):
                 arr[i] = v if h else None
         out[k], out["_" + k] = arr, have
     return out
@@ -139,7 +168,9 @@ class SensimVectorEnv(_VectorEnv):
 
     # -- batching
     def _stack(self, observations: list[dict]) -> dict:
-        return {k: np.stack([o[k] for o in observations]) for k in observations[0]}
+        # np.array of the equal-shaped arrays is np.stack's result at a third of its overhead
+        # (a step's observations are small: its fixed cost is most of the wrapper's time)
+        return {k: np.array([o[k] for o in observations]) for k in observations[0]}
 
     def _run(self, fn: Callable[[int], Any]) -> list:
         """fn(i) for every environment, each on its own thread (environment 0 on this one); the

@@ -239,3 +239,63 @@ def test_ode_random_generator_is_per_thread():
     assert L.dRandGetSeed() == (1664525 * 12345 + 1013904223) % 2**32
     assert other == [(1664525 * 7 + 1013904223) % 2**32]
     assert ode.dRandGetSeed() == glob
+
+
+def _merge_infos_reference(infos):
+    """The batched infos as first written (an isinstance chain per value): the step's faster
+    _merge_infos must give the same keys, dtypes, values and masks."""
+    n = len(infos)
+    out, keys = {}, []
+    for info in infos:
+        keys += [k for k in info if k not in keys]
+    for k in keys:
+        have = np.array([k in info for info in infos])
+        vals = [info.get(k) for info in infos]
+        given = [v for v, h in zip(vals, have) if h]
+        if all(isinstance(v, (bool, np.bool_)) for v in given):
+            arr = np.array([bool(v) if h else False for v, h in zip(vals, have)])
+        elif all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in given):
+            arr = np.array([int(v) if h else 0 for v, h in zip(vals, have)], np.int64)
+        elif all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in given):
+            arr = np.array([float(v) if h else 0.0 for v, h in zip(vals, have)], np.float64)
+        else:
+            arr = np.empty(n, object)
+            for i, (v, h) in enumerate(zip(vals, have)):
+                arr[i] = v if h else None
+        out[k], out["_" + k] = arr, have
+    return out
+
+
+def test_merge_infos_and_stack_match_their_reference():
+    from sensim.vector import _merge_infos
+    values = [True, False, np.bool_(True), 1, 0, np.int32(3), np.int64(-2), 2.5, np.float32(1.5),
+              np.float64(3.25), "s", None, [], [("crash", 1.0)], (1,), {"a": 1}]
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        n = int(rng.integers(1, 6))
+        keys = [f"k{j}" for j in range(int(rng.integers(1, 5)))]
+        infos = []
+        for _i in range(n):
+            order = list(rng.permutation(keys)) if rng.random() < 0.3 else keys
+            infos.append({k: values[rng.integers(len(values))] for k in order if rng.random() < 0.85})
+        if rng.random() < 0.5:  # one kind a key, as a step's infos are
+            for k in keys:
+                v = values[rng.integers(len(values))]
+                for d in infos:
+                    if k in d:
+                        d[k] = v
+        got, want = _merge_infos(infos), _merge_infos_reference(infos)
+        assert list(got) == list(want)
+        for k in want:
+            assert got[k].dtype == want[k].dtype and got[k].shape == want[k].shape, (k, infos)
+            if want[k].dtype == object:
+                assert all(type(a) is type(b) and a == b for a, b in zip(got[k], want[k])), (k, infos)
+            else:
+                assert got[k].tobytes() == want[k].tobytes(), (k, infos)
+    obs = [{"state": rng.random(9), "img": rng.integers(0, 255, (4, 6, 4), np.uint8), "n": np.array([i], np.int64)}
+           for i in range(3)]
+    stacked = SensimVectorEnv._stack(None, obs)
+    for k in obs[0]:
+        want = np.stack([o[k] for o in obs])
+        assert stacked[k].dtype == want.dtype and stacked[k].shape == want.shape
+        assert stacked[k].tobytes() == want.tobytes()
