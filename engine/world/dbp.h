@@ -20,8 +20,6 @@
 #ifndef SN_WORLD_DBP_H
 #define SN_WORLD_DBP_H
 
-#include "sap.h"
-
 #include <ode/ode.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,8 +31,8 @@ struct sn_world;
 /* Below this many geoms in the top space ODE's sweep and prune stays. Since the grid replaced
 ** its bookkeeping (no dSpaceClean, vehicles' boxes from their bodies) it costs the same at 200
 ** cars and saves 1.3-1.45x at 1000 (CPU time, bench_engine's scene); 1024 geoms is about 500
-** vehicles, well above every shipped scene (the pile-up has 120), which keep sweep and prune's
-** calls and their outputs as they were (made by sap.c, not ODE, since grow57). */
+** vehicles, well above every shipped scene (the pile-up has 120), which keep sweep and prune
+** and their outputs as they were. */
 #define SN_DBP_MIN_GEOMS 1024
 
 typedef struct sn_dbp_geom {
@@ -72,7 +70,6 @@ typedef struct sn_dbp {
     ** made): the world's collide is ODE's sweep and prune, the path this replaced. */
     bool ode_sap;
     size_t min_geoms;        /* SN_DBP_MIN_GEOMS; tests set 0 to use the grid at any size */
-    sn_sap sap;              /* below min_geoms: sweep and prune's calls (sap.h) */
 } sn_dbp;
 
 void sn_dbp_init(sn_dbp *b);
@@ -80,8 +77,6 @@ void sn_dbp_free(sn_dbp *b);
 
 /* Room for n geoms, then b->n = 0; false when out of memory. */
 bool sn_dbp_reset(sn_dbp *b, size_t n);
-/* ODE's collide skips zero-sized geoms as it skips disabled ones (GEOM_ZERO_SIZED). */
-bool sn_dbp_zero_sized(dGeomID g);
 /* Appends g (after sn_dbp_reset made room) unless ODE's collide would skip it: disabled or
 ** zero-sized. Its AABB must be up to date (dSpaceClean of its space). */
 void sn_dbp_add(sn_dbp *b, dGeomID g);
@@ -92,9 +87,8 @@ bool sn_dbp_pairs(sn_dbp *b, void *data, dNearCallback *cb);
 /* dSpaceCollide(space) through the grid, geoms in the space's own list order; false, before
 ** any call, when out of memory. For tests. */
 bool sn_dbp_collide_space(sn_dbp *b, dSpaceID space, void *data, dNearCallback *cb);
-/* dSpaceCollide(w->space, data, cb) through the grid in the world's fixed order; below
-** min_geoms sweep and prune's calls in its order (sap.h); ODE's own sweep and prune when
-** b->ode_sap or out of memory. */
+/* dSpaceCollide(w->space, data, cb) through the grid in the world's fixed order (ODE's sweep
+** and prune when b->ode_sap or out of memory). */
 void sn_dbp_collide_world(struct sn_world *w, void *data, dNearCallback *cb);
 
 #endif

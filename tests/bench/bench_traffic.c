@@ -395,16 +395,6 @@ int main(int argc, char **argv)
     char town[1024];
     snprintf(town, sizeof town, "%s/town.xodr", argv[3]);
 
-    /* SENSIM_BENCH_ONLY=N: the growth's N vehicles on the town alone (for a profile at one count) */
-    const char *only = getenv("SENSIM_BENCH_ONLY");
-    if (only) {
-        uint32_t got = 0;
-        double t = best(write_scene(tmp, "bench_traffic_only.yaml", town, (uint32_t)atoi(only), 0), plugins, (cfg){0}, &got);
-        printf("  %u vehicles (of %s asked): %.3f ms CPU per frame (%.2f us per vehicle)\n", got, only, t * 0.05 * 1e3,
-               t * 0.05 * 1e6 / (got ? got : 1));
-        return 0;
-    }
-
     /* 1. */
     const char *s100 = write_scene(tmp, "bench_traffic.yaml", town, 100, 0);
     double t_traffic = best(s100, plugins, (cfg){.sensors = true}, NULL);
