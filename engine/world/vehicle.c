@@ -194,8 +194,8 @@ static sn_vec3 tri_normal(const wheel_tri_at *c)
     return sn_v3_scale(n, (n.z < 0 ? -1 : 1) / l);
 }
 
-/* One coordinate as a float, and whether it widens back to x itself. Not inlined into a loop:
-** GCC 12.2's SLP vectoriser drops the rounding of (double)(float)x in such loops at -O2
+/* One coordinate as a float, and whether it widens back to x itself. Rounded through a volatile:
+** GCC 12.2's SLP vectoriser drops the rounding of a plain (double)(float)x in such loops at -O2
 ** (docs/performance.md, mem55). */
 static bool as_float(double x, float *out)
 {
