@@ -26,7 +26,7 @@ sn_status sn_engine_set_autopilot(sn_engine *e, uint32_t id, bool enabled, const
     if (!enabled) { /* CARLA: the vehicle keeps its last control */
         if (a->mv->ap) {
             sn_hybrid_release(e, a); /* hybrid mode took its physics: given back */
-            free(a->mv->ap->map);
+            sn_mapdrive_free(a->mv->ap->map);
             free(a->mv->ap->route);
             *a->mv->ap = (sn_autopilot){0};
         }

@@ -65,7 +65,8 @@ sn_status sn_engine_tm_set(sn_engine *e, uint32_t port, uint32_t vehicle, sn_tm_
         if (!t)
             return sn_fail(err, SN_E_NOMEM, "%s: out of memory", what);
         t->v[param] = value;
-        sn_tm_apply_port(e, port);
+        if (!sn_tm_apply_port(e, port))
+            return sn_fail(err, SN_E_NOMEM, "%s: out of memory", what);
         return SN_OK;
     }
     if (!d->vehicle)
@@ -84,7 +85,8 @@ sn_status sn_engine_tm_set(sn_engine *e, uint32_t port, uint32_t vehicle, sn_tm_
         v->own &= ~(1u << SN_TM_DESIRED_SPEED);
     if (param == SN_TM_DESIRED_SPEED)
         v->own &= ~(1u << SN_TM_PERCENTAGE_SPEED_DIFFERENCE);
-    sn_tm_apply(e, a);
+    if (!sn_tm_apply(e, a))
+        return sn_fail(err, SN_E_NOMEM, "%s: out of memory", what);
     return SN_OK;
 }
 

@@ -96,7 +96,7 @@ sn_status sn_engine_walker_ai_stop(sn_engine *e, uint32_t id, sn_error *err)
     if (st)
         return st;
     if (a->mv->ap) {
-        free(a->mv->ap->map);
+        sn_mapdrive_free(a->mv->ap->map);
         free(a->mv->ap->route);
         *a->mv->ap = (sn_autopilot){0};
     }

@@ -179,11 +179,11 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         }
     } else if (md->route_at > 0) {
         return 0; /* the path takes the route's next junction from this lane: no change of choice */
-    } else if (draw(md, md->keep_right_pct) && beside(c->m, w0, 1, &tw)) {
+    } else if (draw(md, sn_md_pct(md, SN_MD_PCT_KEEP_RIGHT)) && beside(c->m, w0, 1, &tw)) {
         want = 1;
-    } else if (draw(md, md->lc_left_pct) && beside(c->m, w0, -1, &tw)) {
+    } else if (draw(md, sn_md_pct(md, SN_MD_PCT_LC_LEFT)) && beside(c->m, w0, -1, &tw)) {
         want = -1;
-    } else if (draw(md, md->lc_right_pct) && beside(c->m, w0, 1, &tw)) {
+    } else if (draw(md, sn_md_pct(md, SN_MD_PCT_LC_RIGHT)) && beside(c->m, w0, 1, &tw)) {
         want = 1;
     } else if (md->auto_lane_change && (c->frame + c->actor) % 10 == 0 && c->has_leader && c->lead_gap >= OBSTACLE_MIN && c->lead_gap <= OBSTACLE_MAX &&
                c->lead_v < 0.8 * c->desired && c->lead_v < c->v + 0.5) {

@@ -313,7 +313,8 @@ double sn_signs_speed(sn_engine *e, const sn_actor *self, sn_mapdrive *md, const
             uint32_t idx = (uint32_t)(&ln[k] - ss->lines) + 1;
             if (md->sign_seen != idx) {
                 md->sign_seen = idx;
-                md->sign_ignored = md->ignore_signs > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_signs;
+                md->sign_ignored = sn_md_pct(md, SN_MD_PCT_IGNORE_SIGNS) > 0 &&
+                                  sn_rng_uniform(&md->rng) * 100 < sn_md_pct(md, SN_MD_PCT_IGNORE_SIGNS);
                 md->sign_go = false;
                 md->sign_wait = 0;
             }

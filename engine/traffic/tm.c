@@ -117,12 +117,31 @@ static sn_mapdrive *drive_of(sn_actor *a)
 
 static uint64_t mix_id(uint64_t seed, uint32_t id) { return seed ^ (0x9e3779b97f4a7c15ull * (id + 1)); }
 
-void sn_tm_apply(sn_engine *e, sn_actor *a)
+bool sn_tm_apply(sn_engine *e, sn_actor *a)
 {
     sn_mapdrive *md = drive_of(a);
     sn_tm_vehicle *v = md ? sn_tms_vehicle(e, a->id, false) : NULL;
     if (!md)
-        return;
+        return true;
+    static const sn_tm_param P[SN_MD_PCT_COUNT] = {
+        [SN_MD_PCT_LC_LEFT] = SN_TM_RANDOM_LEFT_LANECHANGE_PERCENTAGE, [SN_MD_PCT_LC_RIGHT] = SN_TM_RANDOM_RIGHT_LANECHANGE_PERCENTAGE,
+        [SN_MD_PCT_KEEP_RIGHT] = SN_TM_KEEP_RIGHT_RULE_PERCENTAGE, [SN_MD_PCT_IGNORE_SIGNS] = SN_TM_IGNORE_SIGNS_PERCENTAGE,
+        [SN_MD_PCT_IGNORE_VEHICLES] = SN_TM_IGNORE_VEHICLES_PERCENTAGE,
+        [SN_MD_PCT_IGNORE_WALKERS] = SN_TM_IGNORE_WALKERS_PERCENTAGE};
+    double pct[SN_MD_PCT_COUNT];
+    bool any = false;
+    for (int k = 0; k < SN_MD_PCT_COUNT; k++) {
+        pct[k] = sn_tm_value(e, v, P[k]);
+        any |= pct[k] != 0 || signbit(pct[k]); /* kept unless +0 bit for bit, as the fields held it */
+    }
+    if (!any) {
+        free(md->pct);
+        md->pct = NULL;
+    } else {
+        if (!md->pct && !(md->pct = malloc(sizeof pct)))
+            return false;
+        memcpy(md->pct, pct, sizeof pct);
+    }
     md->gap = sn_tm_value(e, v, SN_TM_DISTANCE_TO_LEADING_VEHICLE);
     /* CARLA's GetVehicleTargetVelocity: the vehicle's percentage, else its desired speed, else
     ** its Traffic Manager's percentage. */
@@ -130,18 +149,13 @@ void sn_tm_apply(sn_engine *e, sn_actor *a)
     bool own_pct = v && (v->own >> SN_TM_PERCENTAGE_SPEED_DIFFERENCE & 1);
     md->desired = !own_pct && v && (v->own >> SN_TM_DESIRED_SPEED & 1) ? v->v[SN_TM_DESIRED_SPEED] / 3.6 : -1;
     md->ignore_lights = sn_tm_value(e, v, SN_TM_IGNORE_LIGHTS_PERCENTAGE);
-    md->ignore_signs = sn_tm_value(e, v, SN_TM_IGNORE_SIGNS_PERCENTAGE);
-    md->ignore_vehicles = sn_tm_value(e, v, SN_TM_IGNORE_VEHICLES_PERCENTAGE);
-    md->ignore_walkers = sn_tm_value(e, v, SN_TM_IGNORE_WALKERS_PERCENTAGE);
     md->auto_lane_change = sn_tm_value(e, v, SN_TM_AUTO_LANE_CHANGE) != 0;
-    md->lc_left_pct = sn_tm_value(e, v, SN_TM_RANDOM_LEFT_LANECHANGE_PERCENTAGE);
-    md->lc_right_pct = sn_tm_value(e, v, SN_TM_RANDOM_RIGHT_LANECHANGE_PERCENTAGE);
-    md->keep_right_pct = sn_tm_value(e, v, SN_TM_KEEP_RIGHT_RULE_PERCENTAGE);
     md->plan = v ? v->plan : NULL;
     md->asleep = false; /* a changed setting: it decides anew (traffic.c, vehicle_sleep) */
+    return true;
 }
 
-void sn_tm_apply_port(sn_engine *e, uint32_t port)
+bool sn_tm_apply_port(sn_engine *e, uint32_t port)
 {
     sn_world *w = &e->world;
     for (size_t i = 0; i < w->n_actors; i++) {
@@ -149,9 +163,10 @@ void sn_tm_apply_port(sn_engine *e, uint32_t port)
         if (!drive_of(a))
             continue;
         const sn_tm_vehicle *v = sn_tms_vehicle(e, a->id, false);
-        if ((v && v->port ? v->port : SN_TM_DEFAULT_PORT) == port)
-            sn_tm_apply(e, a);
+        if ((v && v->port ? v->port : SN_TM_DEFAULT_PORT) == port && !sn_tm_apply(e, a))
+            return false;
     }
+    return true;
 }
 
 sn_status sn_tm_adopt(sn_engine *e, sn_actor *a, uint32_t port, const double *knobs3, double target_speed,
@@ -181,7 +196,8 @@ sn_status sn_tm_adopt(sn_engine *e, sn_actor *a, uint32_t port, const double *kn
     sn_mapdrive *md = drive_of(a);
     if (md && t->seeded)
         sn_rng_seed(&md->rng, mix_id(t->seed, a->id));
-    sn_tm_apply(e, a);
+    if (!sn_tm_apply(e, a))
+        return sn_fail(err, SN_E_NOMEM, "out of memory");
     return SN_OK;
 }
 

@@ -74,9 +74,9 @@ bool sn_tm_vehicle_own(sn_tm_vehicle *v, sn_tm_param p, double value);
 /* The value in force for a vehicle (its own, its Traffic Manager's, the default). */
 double sn_tm_value(const struct sn_engine *e, const sn_tm_vehicle *v, sn_tm_param p);
 /* Writes what a vehicle's autopilot reads (sn_mapdrive's knobs, plan) from its record. */
-void sn_tm_apply(struct sn_engine *e, sn_actor *a);
+bool sn_tm_apply(struct sn_engine *e, sn_actor *a); /* false: out of memory */
 /* Every vehicle of Traffic Manager `port` again (a global value changed). */
-void sn_tm_apply_port(struct sn_engine *e, uint32_t port);
+bool sn_tm_apply_port(struct sn_engine *e, uint32_t port); /* false: out of memory */
 /* sn_mapdrive_start's last step for a vehicle: joins Traffic Manager `port` (0: the one it had,
 ** else 8000), takes the knobs given (not NaN) and target_speed (m/s, >= 0) as its own values. */
 sn_status sn_tm_adopt(struct sn_engine *e, sn_actor *a, uint32_t port, const double *knobs3, double target_speed,

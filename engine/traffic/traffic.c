@@ -647,8 +647,9 @@ static void decide_speed(sn_engine *e, sn_actor *a, sn_mapdrive *md, const sn_ve
         np++;
     double gap = 0, v_lead = 0;
     const sn_actor *who = NULL;
-    sn_leader_skip skip = {.vehicles = md->ignore_vehicles > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_vehicles,
-                  .walkers = md->ignore_walkers > 0 && sn_rng_uniform(&md->rng) * 100 < md->ignore_walkers};
+    const double ign_v = sn_md_pct(md, SN_MD_PCT_IGNORE_VEHICLES), ign_w = sn_md_pct(md, SN_MD_PCT_IGNORE_WALKERS);
+    sn_leader_skip skip = {.vehicles = ign_v > 0 && sn_rng_uniform(&md->rng) * 100 < ign_v,
+                  .walkers = ign_w > 0 && sn_rng_uniform(&md->rng) * 100 < ign_w};
     if (rules)
         skip.actor = sn_headon_skip(e, a, md); /* the vehicle it drives past: its sweep decides instead (headon.c) */
     const double half_w = a->ph->bbox.extent.y + 0.35;
@@ -775,7 +776,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     ** lanechange.c leaves no queue with its leader that near. */
     const sn_actor *who = vd.who;
     if (md->hybrid_off && calm && (!md->route_dir || vd.gap < SLEEP_ROUTE_GAP) && vd.has_lead && who->kind == SN_ACTOR_VEHICLE &&
-        !who->down && vd.gap < SLEEP_GAP && !face_to_face(fwd, who) && md->ignore_vehicles <= 0 &&
+        !who->down && vd.gap < SLEEP_GAP && !face_to_face(fwd, who) && sn_md_pct(md, SN_MD_PCT_IGNORE_VEHICLES) <= 0 &&
         approach(md, vd.gap - md->gap, vd.v_lead) < SLEEP_HOLD && sn_v3_dot(who->st.vel, who->st.vel) < SLEEP_HOLD * SLEEP_HOLD &&
         !md->force_lane_change) {
         md->asleep = true;
@@ -836,6 +837,13 @@ void sn_traffic_controllers(sn_engine *e, double dt)
 
 static double knob(double v, double def) { return isnan(v) ? def : v; }
 
+void sn_mapdrive_free(sn_mapdrive *md)
+{
+    if (md)
+        free(md->pct);
+    free(md);
+}
+
 sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, double target_speed, uint64_t seed,
                             sn_error *err)
 {
@@ -885,7 +893,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
         free(md);
         return sn_fail(err, SN_E_NOMEM, "out of memory");
     }
-    free(ap->map);
+    sn_mapdrive_free(ap->map);
     free(ap->route);
     *ap = (sn_autopilot){0};
     ap->map = md;

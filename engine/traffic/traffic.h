@@ -152,9 +152,10 @@ typedef struct sn_mapdrive {
     bool sign_ignored, sign_go; /* (signs, below) */
     double speed_diff;   /* vehicle_percentage_speed_difference, % */
     double ignore_lights; /* ignore_lights_percentage, % */
-    double lc_left_pct, lc_right_pct; /* random_left/right_lanechange_percentage */
-    double keep_right_pct;       /* keep_right_rule_percentage */
-    double ignore_signs, ignore_vehicles, ignore_walkers; /* ignore_*_percentage */
+    /* The percentages that are 0 unless a Traffic Manager sets them (sn_md_pct, SN_MD_PCT_*):
+    ** owned, allocated while one is not 0, NULL (all 0) for most vehicles: 40 bytes a vehicle
+    ** less (issue 36 item 6, mem55). */
+    double *pct;
     double desired;      /* target_speed, m/s; < 0: the lane's limit */
     struct sn_tm_plan *plan; /* set_path / set_route (traffic/tm.h), the Traffic Managers'; NULL: roam */
     double speed_integral;
@@ -190,6 +191,20 @@ typedef struct sn_mapdrive {
 } sn_mapdrive;
 
 _Static_assert(offsetof(sn_mapdrive, rng) == 128, "sn_mapdrive: the head (read every frame) in 128 bytes");
+
+/* sn_mapdrive.pct's members: random_left/right_lanechange_percentage, keep_right_rule_percentage,
+** ignore_signs/vehicles/walkers_percentage (%). */
+enum {
+    SN_MD_PCT_LC_LEFT,
+    SN_MD_PCT_LC_RIGHT,
+    SN_MD_PCT_KEEP_RIGHT,
+    SN_MD_PCT_IGNORE_SIGNS,
+    SN_MD_PCT_IGNORE_VEHICLES,
+    SN_MD_PCT_IGNORE_WALKERS,
+    SN_MD_PCT_COUNT
+};
+
+static inline double sn_md_pct(const sn_mapdrive *md, int k) { return md->pct ? md->pct[k] : 0.0; }
 
 /* Traffic counters since the scene loaded, for the run's health report and the tests. A lane
 ** change is logged (the last SN_LC_LOG of them, log[k % SN_LC_LOG] for the k-th) with the lane

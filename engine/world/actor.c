@@ -196,7 +196,7 @@ void sn_world_remove(sn_world *w, uint32_t id)
     if (a->mv) {
         if (a->mv->ap) {
             free(a->mv->ap->route);
-            free(a->mv->ap->map);
+            sn_mapdrive_free(a->mv->ap->map);
             free(a->mv->ap);
         }
         if (a->kind == SN_ACTOR_VEHICLE)

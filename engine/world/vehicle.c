@@ -146,8 +146,22 @@ static void wheel_callback(void *data, dGeomID ray, dGeomID g)
     }
 }
 
+/* A cached triangle's vertex and two edges from it, with the arithmetic cache_tri used when it
+** stored them as doubles (before mem57): the corners widen exactly, so the same bits. */
+typedef struct wheel_tri_at {
+    sn_vec3 v0, e1, e2;
+} wheel_tri_at;
+
+static wheel_tri_at tri_at(const struct sn_wheel_tri *c)
+{
+    const sn_vec3 a = sn_v3(c->p[0][0], c->p[0][1], c->p[0][2]);
+    const sn_vec3 b = sn_v3(c->p[1][0], c->p[1][1], c->p[1][2]);
+    const sn_vec3 d = sn_v3(c->p[2][0], c->p[2][1], c->p[2][2]);
+    return (wheel_tri_at){a, sn_v3(b.x - a.x, b.y - a.y, b.z - a.z), sn_v3(d.x - a.x, d.y - a.y, d.z - a.z)};
+}
+
 /* The ray o + t dir (dir unit), 0 <= t <= len, against a cached triangle (Moller-Trumbore). */
-static bool tri_ray(const struct sn_wheel_tri *c, sn_vec3 o, sn_vec3 dir, double len, double *t_out)
+static bool tri_ray(const wheel_tri_at *c, sn_vec3 o, sn_vec3 dir, double len, double *t_out)
 {
     const sn_vec3 p = sn_v3_cross(dir, c->e2);
     const double det = sn_v3_dot(c->e1, p);
@@ -169,27 +183,42 @@ static bool tri_ray(const struct sn_wheel_tri *c, sn_vec3 o, sn_vec3 dir, double
     return true;
 }
 
-_Static_assert(sizeof(struct sn_wheel_tri) == 3 * sizeof(sn_vec3) + 8, "the memo lives in the padding");
+_Static_assert(sizeof(struct sn_wheel_tri) == 9 * sizeof(float) + 8, "the memo lives in the padding");
 
 /* A cached triangle's unit normal, pointing up. Derived at each use instead of stored (the same
 ** arithmetic as when it was stored, so the same bits): 24 bytes a wheel less on a map. */
-static sn_vec3 tri_normal(const struct sn_wheel_tri *c)
+static sn_vec3 tri_normal(const wheel_tri_at *c)
 {
     sn_vec3 n = sn_v3_cross(c->e1, c->e2);
     double l = sqrt(sn_v3_dot(n, n));
     return sn_v3_scale(n, (n.z < 0 ? -1 : 1) / l);
 }
 
-/* Remembers the map-surface triangle a wheel's ray met; invalid where it is degenerate. */
+/* One coordinate as a float, and whether it widens back to x itself. Rounded through a volatile:
+** GCC 12.2's SLP vectoriser drops the rounding of a plain (double)(float)x in such loops at -O2
+** (docs/performance.md, mem55). */
+static bool as_float(double x, float *out)
+{
+    volatile float f = (float)x;
+    *out = f;
+    return (double)*out == x;
+}
+
+/* Remembers the map-surface triangle a wheel's ray met; invalid where it is degenerate, or where
+** a corner is not a float (ODE's road trimeshes hold floats, so never on a map: a guard). */
 static void cache_tri(struct sn_wheel_tri *c, dGeomID g, int tri)
 {
     dVector3 a, b, d;
     dGeomTriMeshGetTriangle(g, tri, &a, &b, &d);
-    c->v0 = sn_v3(a[0], a[1], a[2]);
-    c->e1 = sn_v3(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
-    c->e2 = sn_v3(d[0] - a[0], d[1] - a[1], d[2] - a[2]);
-    sn_vec3 n = sn_v3_cross(c->e1, c->e2);
-    c->valid = sqrt(sn_v3_dot(n, n)) > 1e-12;
+    bool exact = true;
+    for (int i = 0; i < 3; i++) {
+        exact &= as_float(a[i], &c->p[0][i]);
+        exact &= as_float(b[i], &c->p[1][i]);
+        exact &= as_float(d[i], &c->p[2][i]);
+    }
+    const wheel_tri_at at = tri_at(c);
+    sn_vec3 n = sn_v3_cross(at.e1, at.e2);
+    c->valid = exact && sqrt(sn_v3_dot(n, n)) > 1e-12;
 }
 
 /* The nearest static prop or building along dir (unit) from o within len, if nearer than what
@@ -381,18 +410,19 @@ static void contacts_on_statics(sn_world *w, sn_actor *a, const chassis *k, whee
     ** whose box holds the point the ray meets: the loop below runs as it did with it.) */
     double t[4];
     bool cached[4] = {false, false, false, false}, skip[4] = {false, false, false, false}, need = false;
+    wheel_tri_at at[4]; /* the cached triangles' vertex and edges, widened once for the ray and the normal */
     if (any && !w->sbp.ode_only && sn_sbp_sync(w)) {
         const sn_sclear *grid = sn_sbp_clear(w, false);
         for (int i = 0; i < 4; i++) {
             struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL; /* NULL: no map */
-            cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
+            cached[i] = in[i] && c && down.z < -0.1 && c->valid && (at[i] = tri_at(c), tri_ray(&at[i], o[i], down, len, &t[i]));
             skip[i] = cached[i] && sn_sclear_clear(grid, rbox[i], &c->clear);
             need |= in[i] && !skip[i];
         }
     } else if (any) { /* ODE's scan (benchmarks), or out of memory for the grid: every wheel traced */
         for (int i = 0; i < 4; i++) {
             struct sn_wheel_tri *c = a->mv->wheel_tri ? &a->mv->wheel_tri[i] : NULL;
-            cached[i] = in[i] && c && down.z < -0.1 && c->valid && tri_ray(c, o[i], down, len, &t[i]);
+            cached[i] = in[i] && c && down.z < -0.1 && c->valid && (at[i] = tri_at(c), tri_ray(&at[i], o[i], down, len, &t[i]));
             need |= in[i];
         }
     }
@@ -412,7 +442,7 @@ static void contacts_on_statics(sn_world *w, sn_actor *a, const chassis *k, whee
         if (cached[i] && (!wc->touch[i] || t[i] < wc->dist[i])) {
             wc->touch[i] = true;
             wc->dist[i] = t[i];
-            const sn_vec3 cn = tri_normal(c);
+            const sn_vec3 cn = tri_normal(&at[i]);
             wc->nrm[i] = sn_v3_dot(cn, down) > 0 ? sn_v3_scale(cn, -1) : cn; /* facing the ray, as ODE's */
         }
         if (!skip[i]) {

@@ -65,6 +65,8 @@ typedef struct sn_autopilot {
     double speed_integral;
     struct sn_mapdrive *map; /* owned: a map autopilot (traffic/traffic.h) instead of the route */
 } sn_autopilot;
+/* Frees a map autopilot and the percentages' block it owns (traffic/traffic.c; NULL: nothing). */
+void sn_mapdrive_free(struct sn_mapdrive *md);
 
 /* How an actor moves (CARLA's set_simulate_physics): physics-driven bodies are stepped by ODE;
 ** kinematic ones follow poses set from outside and still push physics-driven ones. */
@@ -131,11 +133,14 @@ typedef struct sn_actor_motion {
             ** Four, owned, allocated with a vehicle's body in a world with a map
             ** (sn_wheel_cache_alloc), NULL otherwise: only the map's surfaces are cached, and
             ** 0.4 KiB a vehicle was a tenth of its memory without one. The normal is derived
-            ** from the edges where a hit needs it (80 bytes a wheel, not 104: issue 36 item 6). */
+            ** from the edges where a hit needs it (80 bytes a wheel, not 104), and the edges
+            ** from the corners: ODE gives a road trimesh's corners as floats widened to doubles
+            ** (OPCODE keeps its vertices as floats), so three float corners hold the same bits
+            ** as the doubles did (44 bytes a wheel, not 80: issue 36 item 6, mem57). */
             struct sn_wheel_tri {
                 bool valid;
                 sn_sclear_memo clear; /* where no kerb or prop stood near its ray (sclear.h); in the padding */
-                sn_vec3 v0, e1, e2; /* a vertex, two edges from it */
+                float p[3][3];        /* the corners as ODE gave them (world frame) */
             } *wheel_tri;
         };
     };

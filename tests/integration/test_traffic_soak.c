@@ -44,6 +44,7 @@
 #include "../../engine/traffic/traffic_int.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #define MAXV 512
 #define MAXW 512
@@ -395,7 +396,12 @@ static void set_knobs(sn_engine *e, const soak *s, double t)
         sn_mapdrive *md = a->mv->ap->map;
         if (t == 0) {
             md->speed_diff = 10.0 * (a->id % 6);
-            md->keep_right_pct = a->id % 4 == 0 ? 2.0 : 0.0;
+            if (a->id % 4 == 0) { /* the block the Traffic Manager would allocate (traffic.h, sn_md_pct) */
+                if (!md->pct)
+                    md->pct = calloc(SN_MD_PCT_COUNT, sizeof *md->pct);
+                if (md->pct)
+                    md->pct[SN_MD_PCT_KEEP_RIGHT] = 2.0;
+            }
         } else if (!forced_actor && md->n && (md->path[0].lane_change & SN_LANE_CHANGE_LEFT) && !md->path[0].is_junction) {
             sn_waypoint l, w0 = sn_md_expand(&md->path[0], false);
             if (sn_map_left_lane(e->map, &w0, &l, NULL) == SN_OK && l.lane_type == SN_LANE_DRIVING) {

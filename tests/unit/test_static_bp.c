@@ -540,7 +540,30 @@ static void test_map_wheels(const char *dir, const char *data)
         for (int k = 0; c->kind == SN_ACTOR_VEHICLE && c->mv->wheel_tri && k < 4; k++)
             memos += c->mv->wheel_tri[k].clear.w > 0;
     }
-    fprintf(stderr, "town: %d wheels with a clear memo at the end\n", memos);
+    /* The wheels' cache keeps a road triangle's corners as floats (world.h, sn_wheel_tri), the
+    ** same bits as ODE's doubles only because ODE hands a road trimesh's corners out as floats
+    ** widened (OPCODE stores floats): checked here on the town's meshes, and the cache in use. */
+    int tris = 0, not_float = 0, valid = 0;
+    const sn_world *w0 = &e[0]->world;
+    for (size_t g = 0; g < w0->n_road_geoms; g++) {
+        int n = dGeomTriMeshGetTriangleCount(w0->road_geoms[g]);
+        for (int t = 0; t < n && t < 64; t++, tris++) {
+            dVector3 v[3];
+            dGeomTriMeshGetTriangle(w0->road_geoms[g], t, &v[0], &v[1], &v[2]);
+            for (int j = 0; j < 9; j++) {
+                volatile float f = (float)v[j / 3][j % 3]; /* volatile: GCC 12.2's SLP drops a plain round trip */
+                not_float += (double)f != v[j / 3][j % 3];
+            }
+        }
+    }
+    for (size_t i = 0; i < w0->n_bodies; i++) {
+        const sn_actor *c = w0->bodies[i];
+        for (int k = 0; c->kind == SN_ACTOR_VEHICLE && c->mv->wheel_tri && k < 4; k++)
+            valid += c->mv->wheel_tri[k].valid;
+    }
+    CHECK(tris > 100 && not_float == 0, "road triangles' corners from ODE that are not floats: %d of %d", not_float, 9 * tris);
+    CHECK(valid > 80, "wheels with a cached road triangle: %d", valid);
+    fprintf(stderr, "town: %d wheels with a clear memo, %d with a cached triangle at the end; %d road triangles checked\n", memos, valid, tris);
     CHECK(bad_states == 0, "%d actor states differ from ODE's scan on the town", bad_states);
     CHECK(memos > 40, "wheels that skipped their rays (a clear memo): %d", memos);
     CHECK(e[0]->world.sbp.clear.on && !e[0]->world.sbp.clear_due, "the clear grid rebuilt after the box was dropped");
