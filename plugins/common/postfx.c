@@ -35,9 +35,11 @@ typedef int32_t v8i __attribute__((vector_size(32)));
 #define SLOT_ROWS (BAND + 2 * 24) /* a band's buffer: its rows and up to 24 each side that its taps reach */
 #define SLOTS 32 /* at most this many band buffers (tasks at once) */
 
-/* The band buffers' claims (blur_band): a flag each. */
+/* The band buffers' claims (blur_band): a flag each, and the image rows [lo, hi) each holds
+** decoded this frame (lo == hi: none; read and written only by the slot's holder). */
 struct pfx_slots {
     atomic_flag busy[SLOTS];
+    uint32_t lo[SLOTS], hi[SLOTS];
 };
 
 /* A tile's taps for blur_band: made once a tile from the tile's vector alone. */
@@ -759,14 +761,30 @@ static void band_rows(const pfx *x, const pfx_taps *tt, uint32_t y0, uint32_t y1
     *lo = a < 0 ? 0 : (uint32_t)a, *hi = z >= (long)x->h ? x->h : (uint32_t)z + 1;
 }
 
-/* A band's buffer: the first one free (its flag set here), cleared by slot_free; with more tasks
-** at once than buffers a task waits for one. */
-static uint32_t slot_take(const pfx *x)
+/* A band's buffer: a free one holding row `row` decoded (the band above's, mostly: its rows need
+** not be decoded again, blur_band), else the first one free (its flag set here), cleared by
+** slot_free; with more tasks at once than buffers a task waits for one. A slot's rows are read
+** only while holding it. */
+static void slot_free(const pfx *x, uint32_t s);
+static uint32_t slot_take(const pfx *x, uint32_t row)
 {
     for (;;) {
-        for (uint32_t s = 0; s < x->nslot; s++)
-            if (!atomic_flag_test_and_set_explicit(&x->slots->busy[s], memory_order_acquire))
+        uint32_t got = UINT32_MAX;
+        for (uint32_t s = 0; s < x->nslot; s++) {
+            if (atomic_flag_test_and_set_explicit(&x->slots->busy[s], memory_order_acquire))
+                continue;
+            if (x->slots->lo[s] <= row && row < x->slots->hi[s]) {
+                if (got != UINT32_MAX)
+                    slot_free(x, got);
                 return s;
+            }
+            if (got == UINT32_MAX)
+                got = s;
+            else
+                slot_free(x, s);
+        }
+        if (got != UINT32_MAX)
+            return got;
         sched_yield();
     }
 }
@@ -810,12 +828,26 @@ static void blur_band(void *arg, uint32_t b)
     }
     uint32_t lo, hi;
     band_rows(x, tt, y0, y1, &lo, &hi);
-    const uint32_t s = slot_take(x);
-    float *buf = x->lin + (size_t)s * x->slot_rows * x->w * 3, *hs = x->speed + (size_t)s * x->slot_rows * x->w;
-    const size_t n = (size_t)(hi - lo) * x->w;
-    decode_px(x, (size_t)lo * x->w, n, buf, buf + n, buf + 2 * n);
-    speed_rows(x, lo, hi, hs);
-    const blur_src S = {buf, buf + n, buf + 2 * n, hs, (size_t)lo * x->w};
+    const uint32_t s = slot_take(x, lo);
+    /* planes a slot's rows apart, so that rows the slot's previous band decoded and this one reads
+    ** (the bands' taps overlap: the band above's lower reach is this one's upper) move to the
+    ** front instead of being decoded again: the same floats */
+    const size_t n = (size_t)x->slot_rows * x->w, w = x->w;
+    float *buf = x->lin + (size_t)s * n * 3, *hs = x->speed + (size_t)s * n;
+    const uint32_t plo = x->slots->lo[s], phi = x->slots->hi[s];
+    uint32_t from = lo; /* the first row to decode */
+    if (plo <= lo && lo < phi) {
+        from = phi < hi ? phi : hi;
+        const size_t keep = (size_t)(from - lo) * w * sizeof(float), off = (size_t)(lo - plo) * w;
+        for (int k = 0; k < 3; k++)
+            memmove(buf + k * n, buf + k * n + off, keep);
+        memmove(hs, hs + off, keep);
+    }
+    const size_t d0 = (size_t)(from - lo) * w, nd = (size_t)(hi - from) * w;
+    decode_px(x, (size_t)from * w, nd, buf + d0, buf + n + d0, buf + 2 * n + d0);
+    speed_rows(x, from, hi, hs + d0);
+    x->slots->lo[s] = lo, x->slots->hi[s] = hi;
+    const blur_src S = {buf, buf + n, buf + 2 * n, hs, (size_t)lo * w};
     blur_rows(x, tt, y0, y1, 1, &S, x->tmp);
     slot_free(x, s);
     if (x->bhist)
@@ -1437,6 +1469,9 @@ void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, d
         x->banded = !x->whole && (x->slot_rows == x->h || 0.5f * x->tile_maxy + 1.0f <= (float)((x->slot_rows - BAND) / 2));
         if (!x->banded)
             run_tasks(run, runner, decode_band, x, bands(x));
+        else /* the slots' rows are the last frame's */
+            for (uint32_t k = 0; k < x->nslot; k++)
+                x->slots->lo[k] = x->slots->hi[k] = 0;
         run_tasks(run, runner, blur_band, x, bands(x));
     }
     /* without blur nothing is decoded ahead: metering, bloom and the final pass read the bytes
