@@ -1349,11 +1349,11 @@ static void checker_run(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
 /* fog's weights in a run (shade_pairs.c): an anchor every SN_FOG_SPAN-th entry, between two the share of
 ** the way still to go to the next */
 static const float fog_weights[SN_GBUF_N] = {
-#define W8 0, 0.875f, 0.75f, 0.625f, 0.5f, 0.375f, 0.25f, 0.125f
-#define W32 W8, W8, W8, W8
-    W32, W32, W32, W32, W32, W32, W32, W32
-#undef W32
-#undef W8
+#define W4 0, 0.75f, 0.5f, 0.25f /* SN_FOG_SPAN 4 */
+#define W16 W4, W4, W4, W4
+    W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16
+#undef W16
+#undef W4
 };
 
 /* G-buffer entries [a, b) of g, all of plain winner w, get w's fields and their row's ray

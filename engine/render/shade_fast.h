@@ -11,7 +11,8 @@
 #include "shadow.h"
 
 #define SN_GBUF_N 256 /* samples a batch */
-#define SN_FOG_SPAN 8 /* fog's anchors in a run: every this many entries (shade_pairs.c) */
+#define SN_FOG_SPAN 4 /* fog's anchors in a run: every this many entries (shade_pairs.c; render.c's
+                      ** fog_weights is its pattern) */
 
 /* Structure of arrays, padded to a multiple of 4 by sn_shade_gbuf. */
 typedef struct sn_gbuf {

@@ -1,4 +1,4 @@
-/* shade_pairs.c — the fast path's fog at every fourth pixel of a run (quad57): a run's entries
+/* shade_pairs.c — the fast path's fog at every fourth pixel of a run (quad57, SN_FOG_SPAN): a run's entries
 ** are neighbouring pixels of one plane in one sample row, along which fog's transmittance varies
 ** slowly, so an entry with a weight u (g->fw > 0: the share of the way to the next anchor still to
 ** go) takes the line between the evaluated entries (anchors) before and after it, hi - (hi - lo) u. The bound is tested (tests/integration/test_shade_pairs.c) and
