@@ -217,7 +217,7 @@ sn_renderer *sn_renderer_create(int threads)
         const char *ef = getenv(k ? "SENSIM_EXACT_FOG" : "SENSIM_EXACT_SHADING");
         r->exact |= ef && *ef && strcmp(ef, "0") != 0;
     }
-    const char *ep = getenv("SENSIM_EXACT_PAIRS"); /* every pixel its own fog and sun (the bytes before quad57) */
+    const char *ep = getenv("SENSIM_EXACT_PAIRS"); /* every pixel its own fog (the bytes before quad57) */
     r->pairs = !(ep && *ep && strcmp(ep, "0") != 0) && !r->exact;
     for (int i = 0; i < 256; i++)
         r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
