@@ -122,6 +122,7 @@ struct sn_renderer {
     uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
     bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
     bool exact;        /* shading by the double-precision reference, not the single-precision batches */
+    bool pairs;        /* fog at a run's every fourth pixel, the line between (shade_pairs.c) */
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far: the whole frame, puddles' frames only */
@@ -216,6 +217,8 @@ sn_renderer *sn_renderer_create(int threads)
         const char *ef = getenv(k ? "SENSIM_EXACT_FOG" : "SENSIM_EXACT_SHADING");
         r->exact |= ef && *ef && strcmp(ef, "0") != 0;
     }
+    const char *ep = getenv("SENSIM_EXACT_PAIRS"); /* every pixel its own fog (the bytes before quad57) */
+    r->pairs = !(ep && *ep && strcmp(ep, "0") != 0) && !r->exact;
     for (int i = 0; i < 256; i++)
         r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
     for (int i = 0; i < 255; i++)
@@ -1343,6 +1346,16 @@ static void checker_run(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
 }
 #endif
 
+/* fog's weights in a run (shade_pairs.c): an anchor every SN_FOG_SPAN-th entry, between two the share of
+** the way still to go to the next */
+static const float fog_weights[SN_GBUF_N] = {
+#define W4 0, 0.75f, 0.5f, 0.25f /* SN_FOG_SPAN 4 */
+#define W16 W4, W4, W4, W4
+    W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16, W16
+#undef W16
+#undef W4
+};
+
 /* G-buffer entries [a, b) of g, all of plain winner w, get w's fields and their row's ray
 ** coordinate (their 1/depth and column are in already): four entries a store, up to three past b (a batch leaves room; later entries
 ** overwrite them). What shade_sample writes for such an entry, field by field; a checker's
@@ -1363,6 +1376,15 @@ static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
         v4_store(g->glow + k, glow), v4_store(g->albedo + k, one), v4_store(g->vis + k, vis);
     }
     memset(g->tag + a, p->tag, b - a);
+    if (r->pairs && b - a > 2) { /* fog's anchors every SN_FOG_SPAN-th entry and at the run's last (shade_pairs.c) */
+        memcpy(g->fw + a, fog_weights, sizeof(float) * (b - a));
+        const uint32_t j = a + ((b - 1 - a) & ~(uint32_t)(SN_FOG_SPAN - 1)); /* the last anchor of the pattern */
+        for (uint32_t k = j + 1; k < b; k++)
+            g->fw[k] = (float)(b - 1 - k) / (float)(b - 1 - j);
+        g->fw[b - 1] = 0, g->npair = 1;
+    } else {
+        memset(g->fw + a, 0, sizeof(float) * (b - a));
+    }
     if (!p->checker)
         return;
 #ifdef __SSE2__
@@ -1419,7 +1441,7 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
         g->nx[k] = n[0], g->ny[k] = n[1], g->nz[k] = n[2];
         g->col[0][k] = p->color[0], g->col[1][k] = p->color[1], g->col[2][k] = p->color[2];
         g->tag[k] = p->tag, g->glow[k] = p->glow, g->albedo[k] = 1;
-        g->vis[k] = last->vis;
+        g->vis[k] = last->vis, g->fw[k] = 0;
         g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
         if (r->lamps.n || p->checker) {
             float depth = 1.0f / w;
@@ -1563,7 +1585,7 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
     sn_skybuf *sky = &ga->sky;
     fog_batch *fb = &ga->fb;
     winner *last = &ga->last;
-    g->n = sky->n = fb->n = 0;
+    g->n = sky->n = fb->n = g->npair = 0;
     uint32_t nr = 0, run = 0; /* run: the first G-buffer entry of the last plain winner not yet filled */
     uint32_t run_x = 0;       /* the sample column of its first entry */
     uint32_t ox = ox0;

@@ -39,13 +39,16 @@ void sn_shade_gbuf(const sn_shade_env *e, sn_vec3 eye, const sn_shadow *shadow, 
         g->dx[k] = g->dy[k] = g->dz[k] = 1, g->nx[k] = g->ny[k] = 0, g->nz[k] = 1;
         g->col[0][k] = g->col[1][k] = g->col[2][k] = 0, g->albedo[k] = 1, g->glow[k] = 0;
         g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0, g->vis[k] = 1, g->tag[k] = 0;
+        g->fw[k] = 0;
     }
     if (textures)
         sn_shade_texture_fast(eye, g->tag, g->dx, g->dy, g->dz, g->nz, g->albedo, n);
     if (shadow)
         sn_shadow_visibility_fast(shadow, eye, g->dx, g->dy, g->dz, g->nx, g->ny, g->nz, g->vis, n);
     const bool fog = e->fog_k > 0;
-    if (fog)
+    if (fog && g->npair)
+        sn_shade_pairs(e, eye, g);
+    else if (fog)
         sn_fog_transmittance_fast(e, eye, g->dx, g->dy, g->dz, g->T, n);
     lanes(e, g, fog, n);
 }

@@ -11,6 +11,8 @@
 #include "shadow.h"
 
 #define SN_GBUF_N 256 /* samples a batch */
+#define SN_FOG_SPAN 4 /* fog's anchors in a run: every this many entries (shade_pairs.c; render.c's
+                      ** fog_weights is its pattern) */
 
 /* Structure of arrays, padded to a multiple of 4 by sn_shade_gbuf. */
 typedef struct sn_gbuf {
@@ -24,15 +26,22 @@ typedef struct sn_gbuf {
     float lamp[3][SN_GBUF_N]; /* headlights' irradiance r, g, b (0 by day) */
     float vis[SN_GBUF_N];     /* < 0: look the shadow up; else the sun's visibility (1: lit) */
     float T[SN_GBUF_N];       /* fog's transmittance (scratch) */
+    float fw[SN_GBUF_N];      /* 0: fog evaluated here (an anchor); else the share of the way from
+                              ** the anchor before it to the one after still to go, in one run (shade_pairs.c) */
     uint8_t tag[SN_GBUF_N];
     uint8_t rgb[SN_GBUF_N][4]; /* the result: blue, green, red, 255 (the image's BGRA, so a pixel
                                ** of one sample's colour is a 4-byte copy) */
     uint32_t n;
+    uint32_t npair; /* entries with a weight (0: fw is not read) */
 } sn_gbuf;
 
 /* Shades g's n samples into g->rgb: textures when `textures`, the sun's shadows from `shadow`
 ** (NULL: none) where vis < 0, fog when e->fog_k > 0. */
 void sn_shade_gbuf(const sn_shade_env *e, sn_vec3 eye, const sn_shadow *shadow, bool textures, sn_gbuf *g);
+
+/* g's fog (e->fog_k > 0) at its anchors, the entries between on the line between theirs
+** (shade_pairs.c): sn_shade_gbuf calls it when g->npair. */
+void sn_shade_pairs(const sn_shade_env *e, sn_vec3 eye, sn_gbuf *g);
 
 /* Sky samples: the view directions (any length) of samples that see no surface. */
 typedef struct sn_skybuf {

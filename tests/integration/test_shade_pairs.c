@@ -1,0 +1,161 @@
+/* The fast shading's fog anchors (quad57, engine/render/shade_pairs.c: fog at a run's every fourth
+** pixel, the line between) against every pixel's own (SENSIM_EXACT_PAIRS=1): on
+** the town with traffic seen from a car driving on autopilot, in five weathers, every frame's RGB
+** bytes within the documented bound (docs/rendering.md, "Pairs"); the same bytes at 1 and 2
+** threads; the exact shading (SENSIM_EXACT_SHADING=1) and anti-aliasing 1 and 3 take none. argv[1]: temp folder,
+** argv[2]: plugin folder, argv[3]: maps folder. */
+#include "../check.h"
+#include "../testutil.h"
+
+#include <stdlib.h>
+
+#define FRAMES 10
+/* The bound, measured with margin (docs/rendering.md, "Fog's anchors"): the mean absolute channel
+** error of a weather's frames, the share of its pixels with a channel off by more than 8, and the
+** largest (measured: 2, a rounding boundary crossed by fog's line's error). */
+#define MEAN_ERR 0.02
+#define FAR_SHARE 0.0
+#define WORST 3
+static const char *dir, *plugins, *maps;
+
+typedef struct frames {
+    uint8_t *raw[FRAMES];
+    uint32_t w, h;
+    int n;
+} frames;
+
+static void on_frame(const sn_message *m, void *user)
+{
+    frames *f = user;
+    tu_image one = {0};
+    tu_on_image(m, &one);
+    if (one.raw && f->n < FRAMES) {
+        f->raw[f->n++] = one.raw, f->w = one.w, f->h = one.h;
+        return;
+    }
+    tu_image_free(&one);
+}
+
+static void frames_free(frames *f)
+{
+    for (int i = 0; i < f->n; i++)
+        free(f->raw[i]);
+    f->n = 0;
+}
+
+/* The RGB camera on the hero, `w` x `h`, anti-aliasing `aa`, in `weather`: FRAMES frames. */
+enum { PAIRS = 1, EXACT_PAIRS = 2, EXACT = 4 }; /* how: pairs on, SENSIM_EXACT_PAIRS, SENSIM_EXACT_SHADING */
+
+static bool shoot(const char *weather, uint32_t w, uint32_t h, int aa, int threads, int how, frames *f)
+{
+    char scene[4096];
+    snprintf(scene, sizeof scene,
+             "map: %s/town.xodr\n"
+             "settings: {fixed_delta_seconds: 0.05, seed: 1, weather: %s}\n"
+             "traffic: {vehicles: 50, walkers: 30, seed: 1}\n"
+             "actors:\n"
+             "  - {name: ground, blueprint: static.ground, transform: {location: [0, 0, -0.02]},"
+             " attributes: {semantic_tag: Terrain, color: \"96,110,70\"}}\n"
+             "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [20, 1.75, 0.5]},"
+             " attributes: {role_name: hero}, autopilot: {}}\n"
+             "sensors:\n"
+             "  - {name: rgb, blueprint: sensor.camera.rgb, attach_to: hero, transform: {location: [1.5, 0, 2.4]},"
+             " attributes: {image_size_x: %u, image_size_y: %u, anti_aliasing: %d}}\n",
+             maps, weather, w, h, aa);
+    unsetenv("SENSIM_EXACT_PAIRS"), unsetenv("SENSIM_EXACT_SHADING");
+    if (how & EXACT_PAIRS)
+        setenv("SENSIM_EXACT_PAIRS", "1", 1);
+    if (how & EXACT)
+        setenv("SENSIM_EXACT_SHADING", "1", 1);
+    sn_error err = {0};
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
+    sn_engine *e = sn_engine_create(&o, &err);
+    memset(f, 0, sizeof *f);
+    int rc = !e || sn_engine_load_scene(e, tu_write(dir, "pairs.yaml", scene), &err) ||
+             sn_engine_listen(e, "rgb", on_frame, f, &err) || sn_engine_run(e, FRAMES, &err);
+    unsetenv("SENSIM_EXACT_PAIRS"), unsetenv("SENSIM_EXACT_SHADING");
+    CHECK(rc == 0 && f->n == FRAMES, "run (%s): %s", weather, err.msg);
+    sn_engine_destroy(e);
+    return rc == 0 && f->n == FRAMES;
+}
+
+/* The anchors' frames against every pixel's own fog (SENSIM_EXACT_PAIRS=1); `fogged`: some differ. */
+static void bound(const char *name, const char *weather, uint32_t w, uint32_t h, int aa, int threads, bool fogged)
+{
+    frames a, b;
+    if (!shoot(weather, w, h, aa, threads, EXACT_PAIRS, &a))
+        return;
+    if (!shoot(weather, w, h, aa, threads, PAIRS, &b)) {
+        frames_free(&a);
+        return;
+    }
+    int worst = 0, differ = 0;
+    double sum = 0;
+    size_t n = 0, far = 0;
+    for (int k = 0; k < FRAMES; k++) {
+        differ += memcmp(a.raw[k], b.raw[k], (size_t)w * h * 4) != 0;
+        for (size_t i = 0; i < (size_t)w * h; i++) {
+            int dp = 0;
+            for (int c = 0; c < 3; c++) {
+                int d = abs((int)a.raw[k][4 * i + c] - (int)b.raw[k][4 * i + c]);
+                worst = d > worst ? d : worst, sum += d, n++;
+                dp = d > dp ? d : dp;
+            }
+            far += dp > 8;
+        }
+    }
+    const double mean = sum / (double)n, share = (double)far / ((double)w * h * FRAMES);
+    printf("%s %ux%u aa %d: %d of %d frames differ, largest channel error %d, mean %.4f, pixels off by more than 8: %.5f\n",
+           name, w, h, aa, differ, FRAMES, worst, mean, share);
+    if (fogged)
+        CHECK(differ > 0, "%s: the anchors are in use (some frame differs)", name);
+    else /* headlights: no run is plain, so no anchors */
+        CHECK(differ == 0, "%s: no anchors at night", name);
+    CHECK(share <= FAR_SHARE, "%s: %.5f of the pixels off by more than 8 (bound %g)", name, share, FAR_SHARE);
+    CHECK(mean <= MEAN_ERR, "%s: mean channel error %.4f (bound %g)", name, mean, MEAN_ERR);
+    CHECK(worst <= WORST, "%s: largest channel error %d (bound %d)", name, worst, WORST);
+    frames_free(&a), frames_free(&b);
+}
+
+/* Whether two runs give the same bytes in every frame. */
+static void same(const char *what, const char *weather, int aa, int threads_a, int how_a, int threads_b, int how_b)
+{
+    frames a, b;
+    if (!shoot(weather, 640, 360, aa, threads_a, how_a, &a))
+        return;
+    if (shoot(weather, 640, 360, aa, threads_b, how_b, &b)) {
+        bool eq = true;
+        for (int k = 0; k < FRAMES; k++)
+            eq = eq && memcmp(a.raw[k], b.raw[k], (size_t)a.w * a.h * 4) == 0;
+        CHECK(eq, "%s", what);
+        frames_free(&b);
+    }
+    frames_free(&a);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s TMPDIR PLUGIN_DIR MAPS_DIR\n", argv[0]);
+        return 2;
+    }
+    dir = argv[1], plugins = argv[2], maps = argv[3];
+    /* scripts/same_renders.sh's weathers: thin fog and shadows, thick fog, a wet sunset, a night
+    ** with headlights, fog without falloff */
+    /* (runs, hence anchors, exist at 2 x 2 samples alone: the default) */
+    bound("clear", "ClearNoon", 640, 360, 2, 1, true);
+    bound("fog", "{preset: ClearNoon, fog_density: 60, fog_distance: 5, fog_falloff: 0.4}", 640, 360, 2, 1, true);
+    bound("sunset", "WetCloudySunset", 640, 360, 2, 2, true);
+    bound("night", "WetNight", 640, 360, 2, 1, false);
+    bound("nofall", "{preset: CloudyNoon, fog_density: 30, fog_falloff: 0}", 640, 360, 2, 2, true);
+    bound("clear", "ClearNoon", 1280, 720, 2, 2, true);
+    /* other anti-aliasing takes no anchors: the same bytes */
+    same("anti-aliasing 1 and 3: no anchors", "WetCloudySunset", 1, 1, PAIRS, 1, EXACT_PAIRS);
+    same("anti-aliasing 3: no anchors", "{preset: ClearNoon, fog_density: 60, fog_distance: 5, fog_falloff: 0.4}", 3, 1,
+         PAIRS, 1, EXACT_PAIRS);
+    /* deterministic: the same bytes at 1 and 2 threads */
+    same("the anchors: the same bytes at 1 and 2 threads", "ClearNoon", 2, 1, PAIRS, 2, PAIRS);
+    /* the exact shading takes no anchors: its bytes the same with and without SENSIM_EXACT_PAIRS */
+    same("the exact shading: no anchors", "ClearNoon", 2, 1, EXACT, 1, EXACT | EXACT_PAIRS);
+    return CHECK_DONE();
+}
