@@ -66,8 +66,8 @@ typedef struct lbest {
 } lbest;
 
 /* One body of the grid (index j) against the path's corridor: its nearest point on the polyline
-** among the segments within r of it, from segment s0 (the first such) on, and whether it holds us. */
-static void consider(const body *b, size_t j, size_t s0, const sn_vec3 *pts, const double *along, size_t nseg,
+** among the chunks within r of it, from chunk c0 (the first such) on, and whether it holds us. */
+static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, const double *along, size_t nseg,
                      size_t nch, double (*cb)[4], double half_width, double front, const sn_leader_skip *skip, lbest *lb)
 {
     enum { CHUNK = 8 };
@@ -79,12 +79,11 @@ static void consider(const body *b, size_t j, size_t s0, const sn_vec3 *pts, con
     const double r = half_width + ex.x + ex.y + 1e-3;
     double best = INFINITY, s_at = 0;
     sn_vec3 tan = {1, 0, 0};
-    for (size_t c = s0 / CHUNK; c < nch; c++) {
+    for (size_t c = c0; c < nch; c++) {
         if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
             continue;
         const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
-        /* the first chunk's segments before s0 failed the box test below already (the same r) */
-        for (size_t i = c * CHUNK > s0 ? c * CHUNK : s0; i < i1; i++) {
+        for (size_t i = c * CHUNK; i < i1; i++) {
             const double ax = pts[i].x, bx = pts[i + 1].x, ay = pts[i].y, by = pts[i + 1].y;
             if (b->pos.x < sn_mind(ax, bx) - r || b->pos.x > sn_maxd(ax, bx) + r || b->pos.y < sn_mind(ay, by) - r ||
                 b->pos.y > sn_maxd(ay, by) + r)
@@ -126,12 +125,12 @@ static void consider(const body *b, size_t j, size_t s0, const sn_vec3 *pts, con
     }
 }
 
-/* A body that passed the first test: its grid index, the first segment within its reach and the
-** least gap it can have (that segment's start along the path, less its box's half extents' sum
-** and our front: its nearest point lies on that segment or a later one, along[] never falls). */
+/* A body that passed the first test: its grid index, the first chunk within its reach and the
+** least gap it can have (that chunk's start along the path, less its box's half diagonal in x-y
+** and our front). */
 typedef struct lcand {
     double low;
-    uint32_t j, s;
+    uint32_t j, c;
 } lcand;
 
 /* The candidates by their least gap, nearest first: once the gap found is below a candidate's
@@ -142,6 +141,7 @@ static void consider_all(const struct sn_traffic *t, lcand *cd, size_t n, const 
                          size_t nseg, size_t nch, double (*cb)[4], double half_width, double front, const sn_leader_skip *skip,
                          lbest *lb)
 {
+    enum { CHUNK = 8 };
     for (size_t i = 1; i < n; i++) { /* insertion sort: a few dozen at most */
         const lcand x = cd[i];
         size_t k = i;
@@ -153,10 +153,10 @@ static void consider_all(const struct sn_traffic *t, lcand *cd, size_t n, const 
         if (lb->found && cd[i].low - 1e-6 > *lb->gap) {
             if (!lb->gap_b)
                 break;
-            if (along[cd[i].s] > 0)
+            if (along[cd[i].c * CHUNK] > 0)
                 continue; /* its nearest point is ahead of our centre: it is not behind us either */
         }
-        consider(&t->b[cd[i].j], cd[i].j, cd[i].s, pts, along, nseg, nch, cb, half_width, front, skip, lb);
+        consider(&t->b[cd[i].j], cd[i].j, cd[i].c, pts, along, nseg, nch, cb, half_width, front, skip, lb);
     }
 }
 
@@ -218,24 +218,10 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
             /* Far from every chunk's box (the test below, on the compact copy): never in the corridor. */
             const bodyq *q = &t->q[j];
             const double rq = half_width + q->ex + q->ey + 1e-3;
-            /* The first segment whose box is within rq (consider's r, the same double): the
-            ** chunks' boxes first, then the chunk's segments. None: consider finds no nearest
-            ** point (it skips the same segments) and leaves the result as it is. */
-            size_t c = 0, s = nseg;
-            for (; c < nch && s == nseg; c++) {
-                if (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq)
-                    continue;
-                const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
-                for (size_t i = c * CHUNK; i < i1; i++) {
-                    const double ax = pts[i].x, bx = pts[i + 1].x, ay = pts[i].y, by = pts[i + 1].y;
-                    if (!(q->x < sn_mind(ax, bx) - rq || q->x > sn_maxd(ax, bx) + rq || q->y < sn_mind(ay, by) - rq ||
-                          q->y > sn_maxd(ay, by) + rq)) {
-                        s = i;
-                        break;
-                    }
-                }
-            }
-            if (s == nseg)
+            size_t c = 0;
+            while (c < nch && (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq))
+                c++;
+            if (c == nch)
                 continue;
             const body *b = &t->b[j];
             if (b->a == self || b->down)
@@ -245,9 +231,9 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
                 continue;
             if (ncd == NCAND)
                 consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb), ncd = 0;
-            /* its nearest point lies on segment s or after, at along[s] or more; its box
+            /* its nearest point lies in chunk c or after, at along[c * CHUNK] or more; its box
             ** along the path is at most its half extents' sum */
-            cd[ncd++] = (lcand){along[s] - (q->ex + q->ey) - front, (uint32_t)j, (uint32_t)s};
+            cd[ncd++] = (lcand){along[c * CHUNK] - (q->ex + q->ey) - front, (uint32_t)j, (uint32_t)c};
         }
     }
     consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb);
