@@ -122,7 +122,8 @@ struct sn_renderer {
     uint32_t n_setup, job_from[MAX_SETUP + 1]; /* setup task k: jobs [job_from[k], job_from[k + 1]) */
     bool serial_setup; /* one setup task on the calling thread (benchmarks' baseline) */
     bool exact;        /* shading by the double-precision reference, not the single-precision batches */
-    bool pairs;        /* fog at a run's every fourth pixel, the line between (shade_pairs.c) */
+    bool pairs;        /* fog at a run's every fourth pixel, the line between (shade_pairs.c): this frame's */
+    bool no_pairs;     /* SENSIM_EXACT_PAIRS, read once at creation */
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far: the whole frame, puddles' frames only */
@@ -218,7 +219,7 @@ sn_renderer *sn_renderer_create(int threads)
         r->exact |= ef && *ef && strcmp(ef, "0") != 0;
     }
     const char *ep = getenv("SENSIM_EXACT_PAIRS"); /* every pixel its own fog (the bytes before quad57) */
-    r->pairs = !(ep && *ep && strcmp(ep, "0") != 0) && !r->exact;
+    r->no_pairs = ep && *ep && strcmp(ep, "0") != 0; /* pairs: prepare, with exact as it is then */
     for (int i = 0; i < 256; i++)
         r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
     for (int i = 0; i < 255; i++)
@@ -1989,6 +1990,8 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
     r->out = out;
     r->motion = motion;
     r->grid = grid;
+    /* here, not at creation: sn_renderer_set_exact_shading may have changed exact since */
+    r->pairs = !r->no_pairs && !r->exact;
     r->grid_step = grid ? grid->div * ss : 0;
     r->world = w;
     r->W = cam->width * ss; /* samples: the view as if ss times the size */

@@ -254,6 +254,21 @@ static void images(const char *tmp)
     CHECK(changed > W * H / 4, "thick fog changes the image (%ld bytes by more than 8)", changed);
 }
 
+/* The fast path's fog anchors (shade_pairs.c) follow sn_renderer_set_exact_shading as it stands
+** at the render, not SENSIM_EXACT_SHADING as it stood when the renderer was made: a renderer made
+** under it and switched to the fast path draws the fast path's bytes. */
+static void anchors_follow_switch(const char *tmp)
+{
+    static uint8_t plain[W * H * 4], switched[W * H * 4];
+    sn_engine *e = street(tmp, "{preset: ClearNoon, fog_density: 60, fog_distance: 5, fog_falloff: 0.4}");
+    render(e, false, 2, plain);
+    setenv("SENSIM_EXACT_SHADING", "1", 1);
+    render(e, false, 2, switched); /* made under the variable, then set to the fast path */
+    unsetenv("SENSIM_EXACT_SHADING");
+    sn_engine_destroy(e);
+    CHECK(!memcmp(plain, switched, sizeof plain), "switched to the fast path: the fast path's bytes, anchors included");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -263,5 +278,6 @@ int main(int argc, char **argv)
     sky_cases();
     printf("eight lanes against four: %d fogs compared (0: this CPU has no AVX2)\n", wide_checked);
     images(argv[1]);
+    anchors_follow_switch(argv[1]);
     return CHECK_DONE();
 }
