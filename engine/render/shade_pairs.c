@@ -8,6 +8,7 @@
 
 #include "lanes.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -45,11 +46,8 @@ static void tables(void)
 
 __attribute__((target("avx2,no-fma"))) static void fog8(const sn_shade_env *e, sn_vec3 eye, sn_gbuf *g)
 {
-    static int ready; /* the tables: filled once, the same values by any thread */
-    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
-        tables();
-        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-    }
+    static pthread_once_t once = PTHREAD_ONCE_INIT; /* the tables, filled by one thread only */
+    pthread_once(&once, tables);
     const uint32_t n = g->n, n8 = (n + 7) & ~7u;
     for (uint32_t k = n; k < n8; k++) /* padding lanes: anchors at a finite point */
         g->dx[k] = g->dy[k] = g->dz[k] = 1, g->fw[k] = 0;
