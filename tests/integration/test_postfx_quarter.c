@@ -19,32 +19,9 @@
 #define MEAN_ERR 0.06
 #define FAR_SHARE 0.002
 
+#include "frame_diff.h"
+
 static const char *dir, *plugins, *maps;
-
-typedef struct frames {
-    uint8_t *raw[FRAMES];
-    uint32_t w, h;
-    int n;
-} frames;
-
-static void on_frame(const sn_message *m, void *user)
-{
-    frames *f = user;
-    tu_image one = {0};
-    tu_on_image(m, &one);
-    if (one.raw && f->n < FRAMES) {
-        f->raw[f->n++] = one.raw, f->w = one.w, f->h = one.h;
-        return;
-    }
-    tu_image_free(&one);
-}
-
-static void frames_free(frames *f)
-{
-    for (int i = 0; i < f->n; i++)
-        free(f->raw[i]);
-    f->n = 0;
-}
 
 /* The RGB camera on the hero, `w` x `h`, anti-aliasing `aa`, in `weather`: FRAMES frames. */
 enum { GRID, EXACT, QUARTER_RENDER }; /* the vectors: the colour render's grid, the half size, pfx55's */
@@ -90,23 +67,9 @@ static void bound(const char *name, const char *weather, uint32_t w, uint32_t h,
         frames_free(&a);
         return;
     }
-    int worst = 0, differ = 0;
-    double sum = 0;
-    size_t n = 0, far = 0;
-    for (int k = 0; k < FRAMES; k++) {
-        differ += memcmp(a.raw[k], b.raw[k], (size_t)w * h * 4) != 0;
-        for (size_t i = 0; i < (size_t)w * h; i++)
-        {
-            int dp = 0;
-            for (int c = 0; c < 3; c++) {
-                int d = abs((int)a.raw[k][4 * i + c] - (int)b.raw[k][4 * i + c]);
-                worst = d > worst ? d : worst, sum += d, n++;
-                dp = d > dp ? d : dp;
-            }
-            far += dp > 8;
-        }
-    }
-    const double mean = sum / (double)n, share = (double)far / ((double)w * h * FRAMES);
+    const frame_diff fd = frames_diff(&a, &b, w, h);
+    const int worst = fd.worst, differ = fd.differ;
+    const double mean = fd.mean, share = fd.share;
     printf("%s %ux%u aa %d against %s: %d of %d frames differ, largest channel error %d, mean %.4f, pixels off by more than 8: "
            "%.5f\n", name, w, h, aa, ref == EXACT ? "the half size" : "pfx55's quarter render", differ, FRAMES, worst, mean, share);
     CHECK(differ > 0, "%s: the quarter-size vectors are in use (some frame differs)", name);
