@@ -11,28 +11,93 @@
 #include <stdlib.h>
 #include <sensim/search.h>
 
-static int body_cmp(const void *x, const void *y)
+static int key_cmp(const void *x, const void *y)
 {
-    const body *a = x, *b = y;
+    const bodyk *a = x, *b = y;
     if (a->key != b->key)
         return a->key < b->key ? -1 : 1;
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
+static inline bool key_before(const bodyk *a, const bodyk *b)
+{
+    return a->key < b->key || (a->key == b->key && a->id < b->id);
+}
+
+/* t->k sorted by cell then id. A body keeps its cell for many frames, so the last frame's order
+** is nearly this one's: an insertion sort moves the few that changed cells (linear, where qsort
+** was n log n), with qsort when more moved than a few per body. Ids are unique, so the order is
+** total and both give the one sorted order: the grid is the same, byte for byte. */
+static void sort_keys(bodyk *k, size_t n)
+{
+    size_t moves = 0, budget = 4 * n + 64;
+    for (size_t i = 1; i < n; i++) {
+        if (!key_before(&k[i], &k[i - 1]))
+            continue;
+        const bodyk x = k[i];
+        size_t j = i;
+        do
+            k[j] = k[j - 1], j--, moves++;
+        while (j > 0 && key_before(&x, &k[j - 1]));
+        k[j] = x;
+        if (moves > budget) {
+            qsort(k, n, sizeof *k, key_cmp);
+            return;
+        }
+    }
+}
+
+/* The column index (sn_traffic_first): for each x cell from the least body's to the greatest,
+** where its bodies start. None (a search of the whole grid) when the bodies spread over more
+** columns than a few per body. */
+static bool build_columns(struct sn_traffic *t)
+{
+    t->n_col = 0;
+    if (!t->n)
+        return true;
+    const uint64_t h0 = t->k[0].key >> 32, h1 = t->k[t->n - 1].key >> 32;
+    if (h1 - h0 > 4 * (uint64_t)t->n + 256)
+        return true;
+    const size_t nc = (size_t)(h1 - h0) + 1;
+    if (!sn_grow((void **)&t->col, &t->cap_col, nc + 1, sizeof *t->col))
+        return false;
+    size_t j = 0;
+    for (size_t c = 0; c <= nc; c++) {
+        while (j < t->n && (t->k[j].key >> 32) - h0 < c)
+            j++;
+        t->col[c] = (uint32_t)j;
+    }
+    t->col_h0 = h0, t->n_col = nc;
+    return true;
+}
+
 /* The bodies as the last frame left them, sorted by cell then id. */
 bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
 {
-    if (!sn_grow((void **)&t->b, &t->cap, w->n_bodies + 1, sizeof *t->b))
+    const size_t n = w->n_bodies;
+    t->n_col = 0;
+    if (n >= UINT32_MAX || !sn_grow((void **)&t->b, &t->cap, n + 1, sizeof *t->b) ||
+        !sn_grow((void **)&t->k, &t->cap_k, n + 1, sizeof *t->k))
         return false;
+    if (t->n_k != n) /* bodies came or went: start again from the world's order */
+        for (size_t i = 0; i < n; i++)
+            t->k[i].src = (uint32_t)i;
+    t->n_k = n;
+    for (size_t i = 0; i < n; i++) {
+        /* the actors are cache misses at hundreds of vehicles: fetched ahead */
+        if (i + 4 < n)
+            __builtin_prefetch(&w->bodies[t->k[i + 4].src]->st.pos);
+        const sn_actor *a = w->bodies[t->k[i].src];
+        t->k[i].key = sn_traffic_key(sn_traffic_cell(a->st.pos.x), sn_traffic_cell(a->st.pos.y));
+        t->k[i].id = a->id;
+    }
+    sort_keys(t->k, n);
     t->n = 0;
     t->ext_max = 0;
-    for (size_t i = 0; i < w->n_bodies; i++) {
-        const sn_actor *a = w->bodies[i];
-        /* the actors and their boxes are cache misses at hundreds of vehicles: fetched ahead */
-        if (i + 4 < w->n_bodies)
-            __builtin_prefetch(w->bodies[i + 4]);
-        if (i + 2 < w->n_bodies)
-            __builtin_prefetch(w->bodies[i + 2]->ph);
+    for (size_t i = 0; i < n; i++) {
+        const sn_actor *a = w->bodies[t->k[i].src];
+        if (i + 2 < n)
+            __builtin_prefetch(w->bodies[t->k[i + 2].src]->ph);
         body *b = &t->b[t->n++];
         b->a = a;
         b->id = a->id;
@@ -45,14 +110,13 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
         sn_mat3 m = sn_mat3_from_quat(a->st.rot);
         b->fwd = sn_mat3_col(&m, 0);
         b->right = sn_mat3_col(&m, 1);
-        b->key = sn_traffic_key(sn_traffic_cell(b->pos.x), sn_traffic_cell(b->pos.y));
+        b->key = t->k[i].key;
     }
-    qsort(t->b, t->n, sizeof *t->b, body_cmp);
     if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q))
         return false;
     for (size_t i = 0; i < t->n; i++)
         t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y};
-    return true;
+    return build_columns(t);
 }
 
 /* What leader() keeps while it scans: the nearest body ahead in the corridor (gap, its speed
@@ -202,9 +266,13 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
     for (int64_t cx = cx0; cx <= cx1; cx++) {
         const double x0 = (double)cx * SN_TRAFFIC_CELL - rmax, x1 = (double)(cx + 1) * SN_TRAFFIC_CELL + rmax;
         double ylo = nch > MAXCH ? -INFINITY : INFINITY, yhi = nch > MAXCH ? INFINITY : -INFINITY;
+        /* The chunks whose box a body of this column can reach, in order: the first test below
+        ** need not look at the others (the same rmax bounds its r), so it finds the same first. */
+        uint8_t near[MAXCH];
+        size_t n_near = 0;
         for (size_t c = 0; c < nch && c < MAXCH; c++)
             if (cb[c][1] >= x0 && cb[c][0] <= x1)
-                ylo = sn_mind(ylo, cb[c][2] - rmax), yhi = sn_maxd(yhi, cb[c][3] + rmax);
+                ylo = sn_mind(ylo, cb[c][2] - rmax), yhi = sn_maxd(yhi, cb[c][3] + rmax), near[n_near++] = (uint8_t)c;
         if (!(ylo <= yhi))
             continue;
         int64_t ya = isfinite(ylo) ? sn_traffic_cell(ylo) : cy0, yb = isfinite(yhi) ? sn_traffic_cell(yhi) : cy1;
@@ -213,14 +281,23 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
             continue;
         /* One cell column is a contiguous key range (keys sort by x cell, then y cell). */
         uint64_t k0 = sn_traffic_key(cx, ya), k1 = sn_traffic_key(cx, yb);
-        size_t lo = sn_search_u64(t->q, t->n, sizeof *t->q, offsetof(bodyq, key), k0);
+        size_t lo = sn_traffic_first(t, k0);
         for (size_t j = lo; j < t->n && t->q[j].key <= k1; j++) {
             /* Far from every chunk's box (the test below, on the compact copy): never in the corridor. */
             const bodyq *q = &t->q[j];
             const double rq = half_width + q->ex + q->ey + 1e-3;
-            size_t c = 0;
-            while (c < nch && (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq))
-                c++;
+            size_t c = nch;
+            if (nch > MAXCH) { /* (never: a path holds at most SN_MD_PATH points) */
+                c = 0;
+                while (c < nch && (q->x < cb[c][0] - rq || q->x > cb[c][1] + rq || q->y < cb[c][2] - rq || q->y > cb[c][3] + rq))
+                    c++;
+            } else {
+                for (size_t i = 0; i < n_near && c == nch; i++) {
+                    const size_t k = near[i];
+                    if (!(q->x < cb[k][0] - rq || q->x > cb[k][1] + rq || q->y < cb[k][2] - rq || q->y > cb[k][3] + rq))
+                        c = k;
+                }
+            }
             if (c == nch)
                 continue;
             const body *b = &t->b[j];

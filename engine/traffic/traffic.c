@@ -58,6 +58,8 @@ void sn_traffic_free(struct sn_traffic *t)
         return;
     free(t->b);
     free(t->q);
+    free(t->k);
+    free(t->col);
     free(t->xu);
     free(t->heroes);
     sn_walkers_free(t->walkers);

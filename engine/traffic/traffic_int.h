@@ -7,6 +7,8 @@
 #include "traffic.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <sensim/search.h>
 
 /* One body (vehicle or walker) as the last frame left it; the grid sorts them by cell, then id. */
 typedef struct body {
@@ -27,10 +29,22 @@ typedef struct bodyq {
     double x, y, ex, ey;
 } bodyq;
 
+/* One grid slot's sort key and where its body sits in the world's list: kept from one frame to
+** the next, so that the next frame's bodies are sorted from the order this one left them in. */
+typedef struct bodyk {
+    uint64_t key;
+    uint32_t id, src;
+} bodyk;
+
 struct sn_traffic {
     body *b;
     bodyq *q;                   /* b's keys, centres and extents (leader's first test) */
     size_t n, cap, cap_q;
+    bodyk *k;                   /* the grid's order as the last build left it (n_k slots) */
+    size_t n_k, cap_k;
+    uint32_t *col;              /* col[h - col_h0]: the first grid index whose key's high half (x cell) is >= h */
+    size_t n_col, cap_col;      /* 0: no column index this frame (sn_traffic_first searches all of q) */
+    uint64_t col_h0;
     double ext_max;             /* the largest ext.x + ext.y among b[0..n) */
     struct sn_walkers *walkers; /* walkers.c: the navigation graph and the walkers' agents */
     sn_traffic_stats stats;  /* the health counters (traffic.h) */
@@ -49,6 +63,20 @@ static inline int64_t sn_traffic_cell(double v) { return (int64_t)floor(v / SN_T
 static inline uint64_t sn_traffic_key(int64_t cx, int64_t cy)
 {
     return ((uint64_t)(cx + (1 << 30)) << 32) | (uint64_t)(cy + (1 << 30));
+}
+/* The first grid index whose key is >= k0 (t->n when none): what a binary search of q over the
+** whole grid returns, found in k0's cell column alone (keys sort by x cell first). */
+static inline size_t sn_traffic_first(const struct sn_traffic *t, uint64_t k0)
+{
+    if (!t->n_col)
+        return sn_search_u64(t->q, t->n, sizeof *t->q, offsetof(bodyq, key), k0);
+    const uint64_t h = k0 >> 32;
+    if (h < t->col_h0)
+        return 0; /* every key's x cell is above k0's */
+    if (h - t->col_h0 >= t->n_col)
+        return t->n; /* every key's is below */
+    const size_t lo = t->col[h - t->col_h0], hi = t->col[h - t->col_h0 + 1];
+    return lo + sn_search_u64(t->q + lo, hi - lo, sizeof *t->q, offsetof(bodyq, key), k0);
 }
 /* e's traffic state, made on first use; NULL when out of memory. Owned by e (sn_traffic_free). */
 struct sn_traffic *sn_traffic_get(sn_engine *e);

@@ -294,7 +294,7 @@ static size_t neighbours(const sn_engine *e, const sn_actor *self, sn_vec3 pos, 
     int64_t cy0 = sn_traffic_cell(pos.y - R), cy1 = sn_traffic_cell(pos.y + R);
     for (int64_t cx = cx0; cx <= cx1; cx++) {
         uint64_t k0 = sn_traffic_key(cx, cy0), k1 = sn_traffic_key(cx, cy1);
-        size_t lo = sn_search_u64(t->b, t->n, sizeof *t->b, offsetof(body, key), k0);
+        size_t lo = sn_traffic_first(t, k0);
         for (size_t j = lo; j < t->n && t->b[j].key <= k1; j++) {
             const body *b = &t->b[j];
             if (b->a == self || b->down || fabs(b->pos.z - pos.z) > 3.0)

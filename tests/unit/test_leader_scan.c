@@ -176,6 +176,6 @@ int main(void)
     fprintf(stderr, "%d trials: %zu with a leader (%zu of them tied with a twin), %zu with a body behind\n", TRIALS, n_found,
             n_ties, n_behind);
     CHECK(n_found > TRIALS / 3 && n_ties > 50 && n_behind > 100, "the configurations exercise leaders, ties and bodies behind");
-    free(t.b), free(t.q);
+    free(t.b), free(t.q), free(t.k), free(t.col);
     return CHECK_DONE();
 }
