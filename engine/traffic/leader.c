@@ -115,7 +115,8 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
     if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q))
         return false;
     for (size_t i = 0; i < t->n; i++)
-        t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y};
+        t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y, t->b[i].id, t->b[i].kind,
+                          t->b[i].down};
     return build_columns(t);
 }
 
@@ -300,11 +301,11 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
             }
             if (c == nch)
                 continue;
-            const body *b = &t->b[j];
-            if (b->a == self || b->down)
+            /* (ids are unique: the id is self's only on self's own body) */
+            if (q->id == self->id || q->down)
                 continue;
-            if (skip && (b->id == skip->actor || (skip->vehicles && b->kind == SN_ACTOR_VEHICLE) ||
-                         (skip->walkers && b->kind == SN_ACTOR_WALKER)))
+            if (skip && (q->id == skip->actor || (skip->vehicles && q->kind == SN_ACTOR_VEHICLE) ||
+                         (skip->walkers && q->kind == SN_ACTOR_WALKER)))
                 continue;
             if (ncd == NCAND)
                 consider_all(t, cd, ncd, pts, along, nseg, nch, cb, half_width, front, skip, &lb), ncd = 0;

@@ -21,12 +21,16 @@ typedef struct body {
     sn_vec3 pos, vel, fwd, right;
 } body;
 
-/* The part of a body the leader scan's first test reads (its cell key, centre and box's half
-** extents in x-y), in an array beside b (same order): most bodies of a cell fail that test, and
-** reading 40 bytes of each instead of a whole body keeps the scan in cache in dense traffic. */
+/* The part of a body the leader scan's first tests read (its cell key, centre and box's half
+** extents in x-y; its id, kind and down flag for the bodies it drops unmeasured), in an array
+** beside b (same order): most bodies of a cell fail those tests, and reading 48 bytes of each
+** instead of a whole body keeps the scan in cache in dense traffic. */
 typedef struct bodyq {
     uint64_t key;
     double x, y, ex, ey;
+    uint32_t id;
+    uint8_t kind;
+    bool down;
 } bodyq;
 
 /* One grid slot's sort key and where its body sits in the world's list: kept from one frame to
