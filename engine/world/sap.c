@@ -158,11 +158,12 @@ static inline void near(dGeomID g1, dBodyID b1, unsigned long cat1, unsigned lon
 
 /* The pair of sorted places p < q passed the float test, which is ODE's own along x (its min x
 ** and max x compared as floats): y and z in double as ODE tests them, then its near call. */
-static inline void exact(const sn_sap *s, const uint32_t *rank, uint32_t p, uint32_t q, void *data, dNearCallback *cb)
+static inline void pair(const sn_sap *s, const uint32_t *rank, uint32_t p, uint32_t q, bool strict, void *data,
+                        dNearCallback *cb)
 {
     const uint32_t a = rank[p], c = rank[q];
     const double *x = s->box[a], *y = s->box[c];
-    if (!(x[3] >= y[2] && y[3] >= x[2] && x[5] >= y[4] && y[5] >= x[4]))
+    if (!strict && !(x[3] >= y[2] && y[3] >= x[2] && x[5] >= y[4] && y[5] >= x[4]))
         return;
     near(s->geom[a], s->body[a], s->cat[a], s->col[a], s->geom[c], s->body[c], s->cat[c], s->col[c], data, cb);
 }
@@ -182,10 +183,17 @@ static void prune(sn_sap *s, const uint32_t *rank, uint32_t n, void *data, dNear
             __m128 m = _mm_and_ps(_mm_cmpge_ps(yhi, _mm_loadu_ps(s->ylo + q)), _mm_cmpge_ps(_mm_loadu_ps(s->yhi + q), ylo));
             m = _mm_and_ps(m, _mm_and_ps(_mm_cmpge_ps(zhi, _mm_loadu_ps(s->zlo + q)),
                                          _mm_cmpge_ps(_mm_loadu_ps(s->zhi + q), zlo)));
+            /* Strictly apart as floats in y and z means strictly in double too (rounding keeps
+            ** order): no double test. Equal floats (a seam within a float step) take it. */
+            __m128 st = _mm_and_ps(_mm_cmpgt_ps(yhi, _mm_loadu_ps(s->ylo + q)), _mm_cmpgt_ps(_mm_loadu_ps(s->yhi + q), ylo));
+            st = _mm_and_ps(st, _mm_and_ps(_mm_cmpgt_ps(zhi, _mm_loadu_ps(s->zlo + q)),
+                                           _mm_cmpgt_ps(_mm_loadu_ps(s->zhi + q), zlo)));
+            const int strict = _mm_movemask_ps(st);
             for (int hit = _mm_movemask_ps(m) & inx; hit; hit &= hit - 1) {
-                const uint32_t r = q + (uint32_t)__builtin_ctz((unsigned)hit);
+                const int lane = __builtin_ctz((unsigned)hit);
+                const uint32_t r = q + (uint32_t)lane;
                 if (r < n)
-                    exact(s, rank, p, r, data, cb);
+                    pair(s, rank, p, r, (strict >> lane) & 1, data, cb);
             }
             if (s->counting)
                 looked += (uint64_t)__builtin_popcount((unsigned)inx);
@@ -197,7 +205,7 @@ static void prune(sn_sap *s, const uint32_t *rank, uint32_t n, void *data, dNear
             looked++;
             if (s->yhi[p] >= s->ylo[q] && s->yhi[q] >= s->ylo[p] && s->zhi[p] >= s->zlo[q] && s->zhi[q] >= s->zlo[p] &&
                 q < n)
-                exact(s, rank, p, q, data, cb);
+                pair(s, rank, p, q, false, data, cb);
         }
 #endif
     }
