@@ -30,7 +30,7 @@
 struct sn_world;
 
 #define SN_DBP_BIG_CELLS 64
-/* Below this many geoms in the top space ODE's sweep and prune stays. Since the grid replaced
+/* Below this many geoms in the top space sweep and prune's calls stay (ODE's, made by sap.h). Since the grid replaced
 ** its bookkeeping (no dSpaceClean, vehicles' boxes from their bodies) it costs the same at 200
 ** cars and saves 1.3-1.45x at 1000 (CPU time, bench_engine's scene); 1024 geoms is about 500
 ** vehicles, well above every shipped scene (the pile-up has 120), which keep sweep and prune

@@ -172,7 +172,6 @@ static inline void pair(const sn_sap *s, const uint32_t *rank, uint32_t p, uint3
 ** most its max x; the end cap (place n) stops it. */
 static void prune(sn_sap *s, const uint32_t *rank, uint32_t n, void *data, dNearCallback *cb)
 {
-    uint64_t looked = 0;
     for (uint32_t p = 0; p + 1 < n; p++) {
 #ifdef __SSE2__
         const __m128 xe = _mm_set1_ps(s->xe[p]);
@@ -183,33 +182,33 @@ static void prune(sn_sap *s, const uint32_t *rank, uint32_t n, void *data, dNear
             __m128 m = _mm_and_ps(_mm_cmpge_ps(yhi, _mm_loadu_ps(s->ylo + q)), _mm_cmpge_ps(_mm_loadu_ps(s->yhi + q), ylo));
             m = _mm_and_ps(m, _mm_and_ps(_mm_cmpge_ps(zhi, _mm_loadu_ps(s->zlo + q)),
                                          _mm_cmpge_ps(_mm_loadu_ps(s->zhi + q), zlo)));
+            int hit = _mm_movemask_ps(m) & inx;
             /* Strictly apart as floats in y and z means strictly in double too (rounding keeps
             ** order): no double test. Equal floats (a seam within a float step) take it. */
-            __m128 st = _mm_and_ps(_mm_cmpgt_ps(yhi, _mm_loadu_ps(s->ylo + q)), _mm_cmpgt_ps(_mm_loadu_ps(s->yhi + q), ylo));
-            st = _mm_and_ps(st, _mm_and_ps(_mm_cmpgt_ps(zhi, _mm_loadu_ps(s->zlo + q)),
-                                           _mm_cmpgt_ps(_mm_loadu_ps(s->zhi + q), zlo)));
-            const int strict = _mm_movemask_ps(st);
-            for (int hit = _mm_movemask_ps(m) & inx; hit; hit &= hit - 1) {
+            int strict = 0;
+            if (hit) {
+                __m128 st = _mm_and_ps(_mm_cmpgt_ps(yhi, _mm_loadu_ps(s->ylo + q)), _mm_cmpgt_ps(_mm_loadu_ps(s->yhi + q), ylo));
+                st = _mm_and_ps(st, _mm_and_ps(_mm_cmpgt_ps(zhi, _mm_loadu_ps(s->zlo + q)),
+                                               _mm_cmpgt_ps(_mm_loadu_ps(s->zhi + q), zlo)));
+                strict = _mm_movemask_ps(st);
+            }
+            for (; hit; hit &= hit - 1) {
                 const int lane = __builtin_ctz((unsigned)hit);
                 const uint32_t r = q + (uint32_t)lane;
                 if (r < n)
                     pair(s, rank, p, r, (strict >> lane) & 1, data, cb);
             }
-            if (s->counting)
-                looked += (uint64_t)__builtin_popcount((unsigned)inx);
             if (inx != 0xf)
                 break;
         }
 #else
         for (uint32_t q = p + 1; s->xs[q] <= s->xe[p]; q++) {
-            looked++;
             if (s->yhi[p] >= s->ylo[q] && s->yhi[q] >= s->ylo[p] && s->zhi[p] >= s->zlo[q] && s->zhi[q] >= s->zlo[p] &&
                 q < n)
                 pair(s, rank, p, q, false, data, cb);
         }
 #endif
     }
-    s->candidates += looked;
 }
 
 void sn_sap_collide(sn_sap *s, dSpaceID space, void *data, dNearCallback *cb)

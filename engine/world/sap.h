@@ -48,8 +48,6 @@ typedef struct sn_sap {
     uint64_t *key;          /* sort scratch: order key << 32 | input place */
     uint32_t *tmp;          /* sort scratch: the input order */
     size_t cap_key;
-    uint64_t candidates;    /* statistics: x-overlapping pairs looked at (counted only with counting) */
-    bool counting;
 } sn_sap;
 
 void sn_sap_free(sn_sap *s);
