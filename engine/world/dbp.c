@@ -358,6 +358,10 @@ void sn_dbp_collide_world(sn_world *w, void *data, dNearCallback *cb)
         return;
     }
     if (count < 0 || (size_t)count < b->min_geoms || !sn_dbp_reset(b, (size_t)count)) {
+        /* Geoms are made and removed (and attached) only with the world's gen moving on (and it
+        ** moves every frame): the memo of their attributes serves the frame's substeps. */
+        if (b->sap_gen != w->gen)
+            sn_sap_forget(&b->sap), b->sap_gen = w->gen;
         sn_sap_collide(&b->sap, w->space, data, cb); /* ODE's calls, found faster (sap.h) */
         return;
     }

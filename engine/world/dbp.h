@@ -73,6 +73,7 @@ typedef struct sn_dbp {
     bool ode_sap;
     size_t min_geoms;        /* SN_DBP_MIN_GEOMS; tests set 0 to use the grid at any size */
     sn_sap sap;              /* below min_geoms: ODE's sweep and prune's calls (sap.h) */
+    uint64_t sap_gen;        /* the world's gen when sap's memo was last forgotten */
 } sn_dbp;
 
 void sn_dbp_init(sn_dbp *b);

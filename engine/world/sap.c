@@ -36,7 +36,38 @@ void sn_sap_free(sn_sap *s)
     free(s->zhi);
     free(s->key);
     free(s->tmp);
+    free(s->memo);
     memset(s, 0, sizeof *s);
+}
+
+void sn_sap_forget(sn_sap *s)
+{
+    if (s->memo_n)
+        memset(s->memo, 0, s->memo_cap * sizeof *s->memo);
+    s->memo_n = 0;
+}
+
+/* g's attributes, from the memo or from ODE (then kept); NULL when out of memory. */
+static const sn_sap_memo *memo_of(sn_sap *s, dGeomID g)
+{
+    if (2 * (s->memo_n + 1) > s->memo_cap) { /* start again, twice the size */
+        size_t cap = s->memo_cap ? 2 * s->memo_cap : 256;
+        sn_sap_memo *m = calloc(cap, sizeof *m);
+        if (!m)
+            return NULL;
+        free(s->memo);
+        s->memo = m, s->memo_cap = cap, s->memo_n = 0;
+    }
+    size_t h = (size_t)(((uintptr_t)g >> 4) * 0x9e3779b97f4a7c15ull >> 20) & (s->memo_cap - 1);
+    while (s->memo[h].geom && s->memo[h].geom != g)
+        h = (h + 1) & (s->memo_cap - 1);
+    sn_sap_memo *m = &s->memo[h];
+    if (!m->geom) {
+        *m = (sn_sap_memo){.geom = g, .body = dGeomGetBody(g), .cat = dGeomGetCategoryBits(g),
+                           .col = dGeomGetCollideBits(g), .zero = sn_dbp_zero_sized(g)};
+        s->memo_n++;
+    }
+    return m;
 }
 
 /* A float's place in the radix sort's order: its bits with the sign flipped above zero, all
@@ -221,24 +252,29 @@ void sn_sap_collide(sn_sap *s, dSpaceID space, void *data, dNearCallback *cb)
     bool odd = false; /* a box no float orders: ODE's own collide */
     for (int i = 0; i < count; i++) {
         const dGeomID g = dSpaceGetGeom(space, i);
-        if (!dGeomIsEnabled(g) || sn_dbp_zero_sized(g))
+        if (!dGeomIsEnabled(g))
+            continue;
+        const sn_sap_memo *a = memo_of(s, g);
+        if (!a)
+            goto ode;
+        if (a->zero)
             continue;
         double b[6];
         dGeomGetAABB(g, b);
         if (b[1] == dInfinity) {
             const size_t m = s->n_inf++;
             s->inf[m] = g;
-            s->inf_body[m] = dGeomGetBody(g);
-            s->inf_cat[m] = dGeomGetCategoryBits(g);
-            s->inf_col[m] = dGeomGetCollideBits(g);
+            s->inf_body[m] = a->body;
+            s->inf_cat[m] = a->cat;
+            s->inf_col[m] = a->col;
             continue;
         }
         const size_t k = s->n++;
         memcpy(s->box[k], b, sizeof b);
         s->geom[k] = g;
-        s->body[k] = dGeomGetBody(g);
-        s->cat[k] = dGeomGetCategoryBits(g);
-        s->col[k] = dGeomGetCollideBits(g);
+        s->body[k] = a->body;
+        s->cat[k] = a->cat;
+        s->col[k] = a->col;
         s->pos[k] = (float)b[0];
         odd = odd || !(s->pos[k] < FLT_MAX) || (float)b[1] >= FLT_MAX;
     }

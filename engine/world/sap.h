@@ -27,6 +27,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a geom's near calls need that changes only when it is made, attached or destroyed. */
+typedef struct sn_sap_memo {
+    dGeomID geom;           /* NULL: an empty slot */
+    dBodyID body;
+    unsigned long cat, col;
+    bool zero;              /* zero-sized: ODE's collide skips it */
+} sn_sap_memo;
+
 typedef struct sn_sap {
     uint32_t *rank;         /* the sort's order kept across collides (ODE's ranks), n_rank of them */
     size_t n_rank, cap_rank;
@@ -48,9 +56,18 @@ typedef struct sn_sap {
     uint64_t *key;          /* sort scratch: order key << 32 | input place */
     uint32_t *tmp;          /* sort scratch: the input order */
     size_t cap_key;
+    /* The geoms' fixed attributes by geom, open addressing (a power of two, at most half full):
+    ** five ODE calls a geom a collide were a fifth of this collide's cost. */
+    sn_sap_memo *memo;
+    size_t memo_cap, memo_n;
 } sn_sap;
 
 void sn_sap_free(sn_sap *s);
+/* Forgets the geoms' attributes: call it whenever a geom of the space is made, destroyed, or
+** given another body, category or collide bits or size (the world does on materialising and
+** removing an actor, the only places it does those, each moving its gen on: dbp.c forgets
+** when gen moved). Enabling and disabling need no call. */
+void sn_sap_forget(sn_sap *s);
 /* dSpaceCollide(space, data, cb) for a sweep and prune space on x, y, z (dSAP_AXES_XYZ). */
 void sn_sap_collide(sn_sap *s, dSpaceID space, void *data, dNearCallback *cb);
 

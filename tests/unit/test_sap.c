@@ -225,6 +225,8 @@ int main(void)
         for (int round = 0; round < 120; round++) {
             if (round)
                 move(&s, round);
+            if (round % 4 == 3) /* geoms came and went (move's kind 3); the other rounds keep the memo */
+                sn_sap_forget(&sap);
             got.n = ode.n = 0;
             sn_sap_collide(&sap, s.space, &got, record); /* cleans the space first, as ODE's */
             dSpaceCollide(s.space, &ode, record);
