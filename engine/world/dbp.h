@@ -20,6 +20,8 @@
 #ifndef SN_WORLD_DBP_H
 #define SN_WORLD_DBP_H
 
+#include "sap.h"
+
 #include <ode/ode.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +30,7 @@
 struct sn_world;
 
 #define SN_DBP_BIG_CELLS 64
-/* Below this many geoms in the top space ODE's sweep and prune stays. Since the grid replaced
+/* Below this many geoms in the top space sweep and prune's calls stay (ODE's, made by sap.h). Since the grid replaced
 ** its bookkeeping (no dSpaceClean, vehicles' boxes from their bodies) it costs the same at 200
 ** cars and saves 1.3-1.45x at 1000 (CPU time, bench_engine's scene); 1024 geoms is about 500
 ** vehicles, well above every shipped scene (the pile-up has 120), which keep sweep and prune
@@ -70,6 +72,8 @@ typedef struct sn_dbp {
     ** made): the world's collide is ODE's sweep and prune, the path this replaced. */
     bool ode_sap;
     size_t min_geoms;        /* SN_DBP_MIN_GEOMS; tests set 0 to use the grid at any size */
+    sn_sap sap;              /* below min_geoms: ODE's sweep and prune's calls (sap.h) */
+    uint64_t sap_gen;        /* the world's gen when sap's memo was last forgotten */
 } sn_dbp;
 
 void sn_dbp_init(sn_dbp *b);
@@ -80,6 +84,9 @@ bool sn_dbp_reset(sn_dbp *b, size_t n);
 /* Appends g (after sn_dbp_reset made room) unless ODE's collide would skip it: disabled or
 ** zero-sized. Its AABB must be up to date (dSpaceClean of its space). */
 void sn_dbp_add(sn_dbp *b, dGeomID g);
+/* Whether ODE's collide skips g as zero-sized (GEOM_ZERO_SIZED: a box side, a radius or a
+** length of 0), as it skips a disabled geom. */
+bool sn_dbp_zero_sized(dGeomID g);
 /* cb(data, g[i], g[j]) for every pair i < j of the added geoms that meets (see above), in
 ** order of i then j. False, before any call, when out of memory. Callbacks must not use b. */
 bool sn_dbp_pairs(sn_dbp *b, void *data, dNearCallback *cb);
