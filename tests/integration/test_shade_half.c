@@ -11,8 +11,8 @@
 
 #define FRAMES 10
 /* The bound, measured with margin (docs/rendering.md, "Half runs"): the mean absolute channel
-** error of a weather's frames (measured up to 0.096), the share of its pixels with a channel off
-** by more than 8 (up to 0.00002: the asphalt's 7 cm grain where it is finer than two pixels, a
+** error of a weather's frames (measured up to 0.094), the share of its pixels with a channel off
+** by more than 8 (up to 0.00001: the asphalt's 7 cm grain where it is finer than two pixels, a
 ** grain an odd pixel alone holds), and the largest (11, the same). */
 #define MEAN_ERR 0.15
 #define FAR_SHARE 0.0001
