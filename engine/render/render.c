@@ -124,6 +124,8 @@ struct sn_renderer {
     bool exact;        /* shading by the double-precision reference, not the single-precision batches */
     bool pairs;        /* fog at a run's every fourth pixel, the line between (shade_pairs.c): this frame's */
     bool no_pairs;     /* SENSIM_EXACT_PAIRS, read once at creation */
+    bool half;         /* a run's odd pixels from its even ones where they agree (shade58): this frame's */
+    bool no_half;      /* SENSIM_EXACT_HALF, read once at creation */
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far: the whole frame, puddles' frames only */
@@ -220,6 +222,8 @@ sn_renderer *sn_renderer_create(int threads)
     }
     const char *ep = getenv("SENSIM_EXACT_PAIRS"); /* every pixel its own fog (the bytes before quad57) */
     r->no_pairs = ep && *ep && strcmp(ep, "0") != 0; /* pairs: prepare, with exact as it is then */
+    const char *eh = getenv("SENSIM_EXACT_HALF"); /* every pixel of a run shaded (the bytes before shade58) */
+    r->no_half = eh && *eh && strcmp(eh, "0") != 0;
     for (int i = 0; i < 256; i++)
         r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
     for (int i = 0; i < 255; i++)
@@ -1266,6 +1270,8 @@ typedef struct winner {
     bool plain; /* matte without headlights: its G-buffer entries differ only in their point (and a
                 ** checker's albedo, from the point), so a run of them is written by gather_fill */
     float vis;  /* the G-buffer's vis: -1 (look the shadow up) or 1 */
+    bool halve; /* plain, and its runs are half runs when r->half: not the sidewalks' tiles, whose
+                ** 2.4 cm joints are sharp lines an odd pixel alone may hold, nor a checker's cells */
 } winner;
 
 static void look_up(const sn_renderer *r, uint32_t id, winner *w)
@@ -1280,6 +1286,7 @@ static void look_up(const sn_renderer *r, uint32_t id, winner *w)
     const float *n = w->n;
     w->matte = !r->exact && !sn_shade_glossy(&r->env, w->p->tag, n[2]);
     w->plain = w->matte && !r->lamps.n;
+    w->halve = w->plain && r->half && w->p->tag != SN_TAG_SIDEWALK && !w->p->checker;
     w->vis = r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0 ? -1 : 1;
 }
 
@@ -1361,10 +1368,14 @@ static const float fog_weights[SN_GBUF_N] = {
 ** coordinate (their 1/depth and column are in already): four entries a store, up to three past b (a batch leaves room; later entries
 ** overwrite them). What shade_sample writes for such an entry, field by field; a checker's
 ** albedo from each entry's point, whose samples are the columns x0, x0 + 2, ... of sample row y. */
-static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b, const winner *w, uint32_t x0, int32_t y)
+static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b, const winner *w, uint32_t x0,
+                        uint32_t step, uint32_t xl, int32_t y)
 {
     if (a >= b)
         return;
+    /* a half run's entries (step 4) are its even pixels and its last (xl); else every pixel */
+    if (step == 2)
+        xl = x0 + 2 * (b - 1 - a);
     const float *n = w->n;
     const prim *p = w->p;
     const v4f nx = v4_splat(n[0]), ny = v4_splat(n[1]), nz = v4_splat(n[2]), one = v4_splat(1.0f);
@@ -1380,8 +1391,12 @@ static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
     if (r->pairs && b - a > 2) { /* fog's anchors every SN_FOG_SPAN-th entry and at the run's last (shade_pairs.c) */
         memcpy(g->fw + a, fog_weights, sizeof(float) * (b - a));
         const uint32_t j = a + ((b - 1 - a) & ~(uint32_t)(SN_FOG_SPAN - 1)); /* the last anchor of the pattern */
-        for (uint32_t k = j + 1; k < b; k++)
-            g->fw[k] = (float)(b - 1 - k) / (float)(b - 1 - j);
+        if (step == 4) /* by column: the last entry is half a step from the one before */
+            for (uint32_t k = j + 1; k < b; k++)
+                g->fw[k] = (float)(xl - (x0 + step * (k - a))) / (float)(xl - (x0 + step * (j - a)));
+        else
+            for (uint32_t k = j + 1; k < b; k++)
+                g->fw[k] = (float)(b - 1 - k) / (float)(b - 1 - j);
         g->fw[b - 1] = 0, g->npair = 1;
     } else {
         memset(g->fw + a, 0, sizeof(float) * (b - a));
@@ -1389,7 +1404,7 @@ static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
     if (!p->checker)
         return;
 #ifdef __SSE2__
-    checker_run(r, g, a, b, w, x0, y);
+    checker_run(r, g, a, b, w, x0, y); /* a half run is never checkered (winner's halve) */
 #else
     for (uint32_t k = a; k < b; k++) {
         const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
@@ -1529,7 +1544,26 @@ typedef struct gather {
     sn_skybuf sky;
     fog_batch fb;
     winner last;
+    sn_gbuf g2; /* a half run's odd pixels whose neighbours disagree (half_runs): shaded as any entry */
+    uint8_t *g2_out[SN_GBUF_N]; /* where each of g2's entries' bytes go */
 } gather;
+
+/* A half run (r->half): L pixels of one plain winner from output pixel px of the batch, their even
+** pixels and the last G-buffer entries from k0 on. */
+typedef struct half_run {
+    const float *n;
+    const prim *p;
+    float vis;
+    uint16_t k0, L, px;
+} half_run;
+
+/* pixels a batch at most: a half run takes about one entry for two */
+#define NW_MAX (2 * SN_GBUF_N)
+/* the largest channel difference of a half run's two neighbouring entries whose odd pixel between
+** takes their mean: a smooth term (fog, the sun's tent, light) is then off by about a level at
+** most; beyond it (an edge, a shadow's border, coarse grain) the pixel is shaded itself (about 1 %
+** of the odd pixels on the rig; 0.06 % at 4, 4.4 % at 1) */
+#define HALF_TOL 2
 
 /* The bytes of np output pixels from c on (BGRA): pixel p has nw[p] winners, in order from the
 ** first, each with its shaded colour src[] (BGRA bytes, alpha 255) and its number of samples
@@ -1538,7 +1572,7 @@ typedef struct gather {
 ** run of count[m] pixels whose colours are consecutive from src[m] (shade_pixels' runs), copied
 ** at once; the run's later pixels have no nw, src or count of their own. */
 static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const uint8_t *nw, const uint8_t *const *src,
-                           const uint8_t *count)
+                           const uint16_t *count)
 {
     const uint32_t n = r->ss * r->ss;
     const float inv16n = 1.0f / (float)(16 * n);
@@ -1546,8 +1580,13 @@ static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const 
         const uint32_t k = nw[p];
         if (k == 0) {
             const uint32_t len = count[m0];
-            memcpy(c, src[m0], 4 * (size_t)len);
-            p += len - 1, c += 4 * (len - 1), m0 += len;
+            if (src[m0]) { /* NULL: a half run, written already (half_runs) */
+                memcpy(c, src[m0], 4 * (size_t)len);
+                m0 += len;
+            } else {
+                m0++;
+            }
+            p += len - 1, c += 4 * (len - 1);
             continue;
         }
         if (k == 1) {
@@ -1565,6 +1604,91 @@ static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const 
     }
 }
 
+/* ga->g2's entries shaded and their bytes put in place */
+static void flush_g2(const sn_renderer *r, gather *ga)
+{
+    sn_gbuf *g2 = &ga->g2;
+    if (!g2->n)
+        return;
+    g2->npair = 0; /* each its own fog */
+    gbuf_points(r, g2);
+    sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, g2);
+    for (uint32_t k = 0; k < g2->n; k++)
+        memcpy(ga->g2_out[k], g2->rgb[k], 4);
+    g2->n = 0;
+}
+
+/* An odd pixel of half run h (column x of sample row y) whose neighbours disagree: queued in
+** ga->g2 as shade_sample and gather_fill would write its entry, its bytes to go to out. */
+static void half_exact(const sn_renderer *r, gather *ga, const half_run *h, uint32_t x, int32_t y, float w, uint8_t *out)
+{
+    sn_gbuf *g2 = &ga->g2;
+    const prim *p = h->p;
+    const uint32_t k = g2->n++;
+    g2->w[k] = w, g2->ra[k] = (float)r->ray_a[x], g2->rb[k] = (float)r->ray_b[y];
+    g2->nx[k] = h->n[0], g2->ny[k] = h->n[1], g2->nz[k] = h->n[2];
+    g2->col[0][k] = p->color[0], g2->col[1][k] = p->color[1], g2->col[2][k] = p->color[2];
+    g2->tag[k] = p->tag, g2->glow[k] = p->glow, g2->vis[k] = h->vis, g2->fw[k] = 0;
+    g2->albedo[k] = 1; /* never checkered (winner's halve) */
+    ga->g2_out[k] = out;
+    if (g2->n == GATHER_MAX)
+        flush_g2(r, ga);
+}
+
+/* The half runs' pixels into the batch's output row (row: its pixel ox0): an even pixel and the
+** last are their entries' bytes; an odd one between two entries whose channels differ by at most
+** HALF_TOL their rounded-up mean (a run lies in one plane and its shading varies slowly: the
+** bound is tested, docs/rendering.md "Half runs"), else its own entry (ga->g2). wrow: the output
+** row's first sample row of 1/depths. */
+static void half_runs(const sn_renderer *r, gather *ga, const half_run *hr, uint32_t nh, uint8_t *row, uint32_t ox0,
+                      int32_t oy, const float *wrow)
+{
+    const sn_gbuf *g = &ga->g;
+    const uint8_t tol = HALF_TOL;
+    for (uint32_t h = 0; h < nh; h++) {
+        const uint8_t(*e)[4] = g->rgb + hr[h].k0;
+        uint8_t *out = row + 4 * (size_t)hr[h].px;
+        const uint32_t L = hr[h].L, nm = (L - 1) / 2; /* odd pixels between two entries */
+        const uint32_t x1 = 2 * (ox0 + hr[h].px) + 2; /* the sample column of the run's pixel 1 */
+        uint32_t i = 0;
+#ifdef __SSE2__
+        const __m128i vt = _mm_set1_epi8((char)tol);
+        for (; i + 4 <= nm; i += 4) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)e[i]), b = _mm_loadu_si128((const __m128i *)e[i + 1]);
+            const __m128i m = _mm_avg_epu8(a, b), d = _mm_or_si128(_mm_subs_epu8(a, b), _mm_subs_epu8(b, a));
+            _mm_storeu_si128((__m128i *)(out + 8 * i), _mm_unpacklo_epi32(a, m));
+            _mm_storeu_si128((__m128i *)(out + 8 * i + 16), _mm_unpackhi_epi32(a, m));
+            const unsigned ok = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(d, vt), vt));
+            if (ok != 0xFFFF)
+                for (uint32_t l = 0; l < 4; l++)
+                    if ((ok >> 4 * l & 15) != 15) {
+                        const uint32_t j = i + l, x = x1 + 4 * j;
+                        half_exact(r, ga, &hr[h], x, oy * 2, wrow[x], out + 4 * (2 * j + 1));
+                    }
+        }
+#endif
+        for (; i < nm; i++) {
+            uint8_t *o = out + 8 * i;
+            memcpy(o, e[i], 4);
+            bool ok = true;
+            for (int q = 0; q < 3; q++) {
+                const int a = e[i][q], b = e[i + 1][q];
+                ok &= (a > b ? a - b : b - a) <= tol;
+                o[4 + q] = (uint8_t)((a + b + 1) >> 1);
+            }
+            o[7] = 255;
+            if (!ok) {
+                const uint32_t x = x1 + 4 * i;
+                half_exact(r, ga, &hr[h], x, oy * 2, wrow[x], o + 4);
+            }
+        }
+        memcpy(out + 8 * nm, e[nm], 4);
+        if (!(L & 1))
+            memcpy(out + 8 * nm + 4, e[nm + 1], 4);
+    }
+    flush_g2(r, ga);
+}
+
 /* Colour of output pixels from ox0 of output row oy, as many as one batch takes (returned: the
 ** first pixel not done): each pixel shades every distinct winner among its ss x ss samples once,
 ** at its first sample, and averages them weighted by how many samples each won, in linear light
@@ -1580,26 +1704,32 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
     const uint32_t sy = (uint32_t)(oy * (int32_t)ss - v->y0); /* the output row's first sample row in them */
     shade_rec rec[GATHER_MAX];
     const uint8_t *src[GATHER_MAX]; /* where each winner's bytes will be */
-    uint8_t nw[GATHER_MAX];          /* each pixel's number of winners */
-    uint8_t count[GATHER_MAX];       /* each winner's samples */
+    uint8_t nw[NW_MAX];              /* each pixel's number of winners */
+    uint16_t count[GATHER_MAX];      /* each winner's samples (a run's: its pixels) */
+    half_run hr[GATHER_MAX];         /* the half runs (r->half) */
+    uint32_t nh = 0;
     sn_gbuf *g = &ga->g;
     sn_skybuf *sky = &ga->sky;
     fog_batch *fb = &ga->fb;
     winner *last = &ga->last;
     g->n = sky->n = fb->n = g->npair = 0;
     uint32_t nr = 0, run = 0; /* run: the first G-buffer entry of the last plain winner not yet filled */
-    uint32_t run_x = 0;       /* the sample column of its first entry */
+    uint32_t run_x = 0, run_xl = 0; /* the sample columns of its first entry and (a half run's) last */
+    uint32_t run_step = 2;          /* the sample columns from one entry to the next: 4 in a half run */
     uint32_t ox = ox0;
+    const bool half = r->half;
     if (ss == 2) {
         const float *wrow = wb + (size_t)sy * W;
         const double *ray_a = r->ray_a;
-        for (; ox < OW && nr + 4 <= GATHER_MAX; ox++) {
+        for (; ox < OW && nr + 4 <= GATHER_MAX && (!half || (g->n + 4 <= GATHER_MAX && sky->n + 4 <= GATHER_MAX &&
+                                                              ox - ox0 < NW_MAX));
+             ox++) {
             /* most pixels lie inside one surface: their four samples' one winner */
             const uint32_t *s0 = ib + (size_t)sy * W + ox * 2, *s1 = s0 + W;
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
                 if (id != last->id && id != NONE) { /* a new winner: its run may begin here */
-                    gather_fill(r, g, run, g->n, last, run_x, oy * 2);
+                    gather_fill(r, g, run, g->n, last, run_x, run_step, run_xl, oy * 2);
                     run = g->n;
                     look_up(r, id, last);
                 }
@@ -1608,6 +1738,49 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
                     ** register (through g, each pixel waited for the last one's store of it) */
                     uint32_t k = g->n; /* == run: a run is one pass of this loop */
                     run_x = ox * 2;
+                    run_step = 2;
+                    if (last->halve) {
+                        /* entries at the run's even pixels and its last; half_runs makes the odd
+                        ** ones from their two neighbours, or queues them where these disagree */
+                        const uint32_t first = nr++, px = ox - ox0;
+                        uint32_t o = 0; /* pixel ox's place in the run */
+                        nw[px] = 0, src[first] = NULL;
+                        for (;;) {
+                            if (!(o & 1))
+                                g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2], k++;
+                            s0 += 2, s1 += 2;
+#ifdef __SSE2__
+                            const __m128i vid = _mm_set1_epi32((int)id);
+                            while (ox + 4 < OW && k + 3 <= GATHER_MAX && ox + 4 - ox0 < NW_MAX) {
+                                const __m128i e = _mm_and_si128(
+                                    _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s0), vid),
+                                                  _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s0 + 4)), vid)),
+                                    _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s1), vid),
+                                                  _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s1 + 4)), vid)));
+                                if (_mm_movemask_epi8(e) != 0xFFFF)
+                                    break;
+                                /* pixels ox + 1 .. ox + 4: the even ones of the run are ox + 2 and ox + 4
+                                ** when o is even, else ox + 1 and ox + 3 */
+                                const uint32_t c = 2 * (ox + 1) + (o & 1 ? 0 : 2);
+                                g->w[k] = wrow[c], g->w[k + 1] = wrow[c + 4];
+                                g->ra[k] = (float)ray_a[c], g->ra[k + 1] = (float)ray_a[c + 4];
+                                k += 2, o += 4, s0 += 8, s1 += 8, ox += 4;
+                            }
+#endif
+                            if (ox + 1 >= OW || k + 2 > GATHER_MAX || ox + 1 - ox0 >= NW_MAX || s0[0] != id ||
+                                s0[1] != id || s1[0] != id || s1[1] != id)
+                                break;
+                            ox++, o++;
+                        }
+                        if (o & 1) /* the last pixel, odd: an entry too */
+                            g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2], k++;
+                        run_xl = ox * 2, run_step = 4;
+                        count[first] = (uint16_t)(o + 1);
+                        hr[nh++] = (half_run){.n = last->n, .p = last->p, .vis = last->vis, .k0 = (uint16_t)g->n,
+                                              .L = (uint16_t)(o + 1), .px = (uint16_t)px};
+                        g->n = k;
+                        continue;
+                    }
                     /* the run's pixels are its entries' bytes in order: one record for all
                     ** (resolve_pixels), its length in count[] once it is known */
                     const uint32_t first = nr;
@@ -1619,7 +1792,7 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
                         /* the next four pixels at once while all their samples are the winner's:
                         ** what the scalar steps below would store, as cvtpd2ps rounds as cvtsd2ss */
                         const __m128i vid = _mm_set1_epi32((int)id);
-                        while (ox + 4 < OW && nr + 7 <= GATHER_MAX) {
+                        while (ox + 4 < OW && nr + 7 <= GATHER_MAX && k + 7 <= GATHER_MAX && ox + 4 - ox0 < NW_MAX) {
                             const __m128i e = _mm_and_si128(
                                 _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s0), vid),
                                               _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s0 + 4)), vid)),
@@ -1636,7 +1809,8 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
                             k += 4, nr += 4, s0 += 8, s1 += 8, ox += 4;
                         }
 #endif
-                        if (ox + 1 >= OW || nr + 4 > GATHER_MAX || s0[0] != id || s0[1] != id || s1[0] != id || s1[1] != id)
+                        if (ox + 1 >= OW || nr + 4 > GATHER_MAX || k + 4 > GATHER_MAX || ox + 1 - ox0 >= NW_MAX || s0[0] != id ||
+                            s0[1] != id || s1[0] != id || s1[1] != id)
                             break;
                         ox++;
                     }
@@ -1645,7 +1819,7 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
                     continue;
                 }
                 count[nr] = 4, nw[ox - ox0] = 1;
-                gather_fill(r, g, run, g->n, last, run_x, oy * 2);
+                gather_fill(r, g, run, g->n, last, run_x, run_step, run_xl, oy * 2);
                 if (id == NONE && !r->exact && r->layer != SN_LAYER_MOVING)
                     src[nr] = sky_sample(r, ox * 2, oy * 2, sky);
                 else
@@ -1654,7 +1828,7 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
                 run = g->n;
                 continue;
             }
-            gather_fill(r, g, run, g->n, last, run_x, oy * 2);
+            gather_fill(r, g, run, g->n, last, run_x, run_step, run_xl, oy * 2);
             uint32_t ids[4], k = 0, first = nr;
             for (uint32_t j = 0; j < 2; j++)
                 for (uint32_t i = 0; i < 2; i++) {
@@ -1672,7 +1846,7 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
             nw[ox - ox0] = (uint8_t)k;
             run = g->n;
         }
-        gather_fill(r, g, run, g->n, last, run_x, oy * 2);
+        gather_fill(r, g, run, g->n, last, run_x, run_step, run_xl, oy * 2);
     } else {
         for (; ox < OW && nr + n <= GATHER_MAX; ox++) {
             uint32_t ids[16], k = 0, first = nr;
@@ -1698,7 +1872,10 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
     sn_shade_gbuf(&r->env, r->eye, r->shadows ? r->shadow : NULL, r->textures, g);
     if (sky->n)
         sn_shade_sky_fast(&r->env, r->eye, sky);
-    resolve_pixels(r, r->out->bgra + 4 * ((size_t)oy * OW + ox0), ox - ox0, nw, src, count);
+    uint8_t *row = r->out->bgra + 4 * ((size_t)oy * OW + ox0);
+    if (nh)
+        half_runs(r, ga, hr, nh, row, ox0, oy, wb + (size_t)sy * W);
+    resolve_pixels(r, row, ox - ox0, nw, src, count);
     return ox;
 }
 
@@ -1710,6 +1887,8 @@ static void shade_row(const sn_renderer *r, const sn_raster_target *v, int32_t o
     ga.last.id = NONE, ga.last.plain = false;
     if (!r->lamps.n) /* see gather */
         memset(ga.g.lamp, 0, sizeof ga.g.lamp);
+    memset(ga.g2.lamp, 0, sizeof ga.g2.lamp); /* half runs are plain: no headlights */
+    ga.g2.n = 0;
     for (uint32_t ox = 0; ox < OW;)
         ox = shade_pixels(r, v, oy, ox, &ga);
 }
@@ -1992,6 +2171,7 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
     r->grid = grid;
     /* here, not at creation: sn_renderer_set_exact_shading may have changed exact since */
     r->pairs = !r->no_pairs && !r->exact;
+    r->half = !r->no_half && !r->exact;
     r->grid_step = grid ? grid->div * ss : 0;
     r->world = w;
     r->W = cam->width * ss; /* samples: the view as if ss times the size */

@@ -40,6 +40,9 @@ static bool shoot(const char *weather, uint32_t w, uint32_t h, int aa, int threa
              " attributes: {image_size_x: %u, image_size_y: %u, anti_aliasing: %d}}\n",
              maps, weather, w, h, aa);
     unsetenv("SENSIM_EXACT_PAIRS"), unsetenv("SENSIM_EXACT_SHADING");
+    /* the anchors alone: every pixel of a run shaded (the half runs, whose decisions a changed
+    ** level can flip, have their own bound: test_shade_half.c) */
+    setenv("SENSIM_EXACT_HALF", "1", 1);
     if (how & EXACT_PAIRS)
         setenv("SENSIM_EXACT_PAIRS", "1", 1);
     if (how & EXACT)
@@ -50,7 +53,7 @@ static bool shoot(const char *weather, uint32_t w, uint32_t h, int aa, int threa
     memset(f, 0, sizeof *f);
     int rc = !e || sn_engine_load_scene(e, tu_write(dir, "pairs.yaml", scene), &err) ||
              sn_engine_listen(e, "rgb", on_frame, f, &err) || sn_engine_run(e, FRAMES, &err);
-    unsetenv("SENSIM_EXACT_PAIRS"), unsetenv("SENSIM_EXACT_SHADING");
+    unsetenv("SENSIM_EXACT_PAIRS"), unsetenv("SENSIM_EXACT_SHADING"), unsetenv("SENSIM_EXACT_HALF");
     CHECK(rc == 0 && f->n == FRAMES, "run (%s): %s", weather, err.msg);
     sn_engine_destroy(e);
     return rc == 0 && f->n == FRAMES;

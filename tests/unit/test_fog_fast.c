@@ -217,6 +217,9 @@ static void render(sn_engine *e, bool exact, int ss, uint8_t *bgra)
 
 static void images(const char *tmp)
 {
+    /* fog's fast path alone: every pixel of a run shaded (the half runs' own bound is
+    ** tests/integration/test_shade_half.c's; this ground is asphalt, whose far grain they smooth) */
+    setenv("SENSIM_EXACT_HALF", "1", 1);
     static uint8_t fast[W * H * 4], exact[W * H * 4], clear[W * H * 4];
     const char *fogs[] = {"{preset: ClearNoon, fog_density: 60, fog_distance: 5, fog_falloff: 0.4}",
                           "{preset: CloudyNoon, fog_density: 30, fog_falloff: 0}", "ClearNoon"};
@@ -252,11 +255,13 @@ static void images(const char *tmp)
     for (int i = 0; i < W * H * 4; i++)
         changed += abs((int)fast[i] - (int)clear[i]) > 8;
     CHECK(changed > W * H / 4, "thick fog changes the image (%ld bytes by more than 8)", changed);
+    unsetenv("SENSIM_EXACT_HALF");
 }
 
-/* The fast path's fog anchors (shade_pairs.c) follow sn_renderer_set_exact_shading as it stands
-** at the render, not SENSIM_EXACT_SHADING as it stood when the renderer was made: a renderer made
-** under it and switched to the fast path draws the fast path's bytes. */
+/* The fast path's fog anchors (shade_pairs.c) and half runs (render.c's half_runs) follow
+** sn_renderer_set_exact_shading as it stands at the render, not SENSIM_EXACT_SHADING as it stood
+** when the renderer was made: a renderer made under it and switched to the fast path draws the
+** fast path's bytes. */
 static void anchors_follow_switch(const char *tmp)
 {
     static uint8_t plain[W * H * 4], switched[W * H * 4];
@@ -266,7 +271,7 @@ static void anchors_follow_switch(const char *tmp)
     render(e, false, 2, switched); /* made under the variable, then set to the fast path */
     unsetenv("SENSIM_EXACT_SHADING");
     sn_engine_destroy(e);
-    CHECK(!memcmp(plain, switched, sizeof plain), "switched to the fast path: the fast path's bytes, anchors included");
+    CHECK(!memcmp(plain, switched, sizeof plain), "switched to the fast path: the fast path's bytes, anchors and half runs included");
 }
 
 int main(int argc, char **argv)
