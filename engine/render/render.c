@@ -1887,6 +1887,8 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
 {
     if (!r->shadow && !(r->shadow = sn_shadow_create()))
         return false;
+    /* only the casters' faces towards the sun: the same map but at silhouettes (shadow.h) */
+    sn_shadow_set_cull(r->shadow, !r->exact);
     double nd = r->cam->near_clip, fd = r->cam->far_clip < SN_SHADOW_DISTANCE ? r->cam->far_clip : SN_SHADOW_DISTANCE;
     sn_vec3 corners[8];
     for (int k = 0; k < 8; k++) {

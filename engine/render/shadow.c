@@ -62,6 +62,7 @@ struct sn_shadow {
     bool empty; /* no caster: everything is lit */
     bool scan;  /* draw texel by texel (sn_shadow_set_scan) */
     bool no_bounds; /* every lookup by its 16 comparisons (sn_shadow_set_bounds) */
+    bool cull;      /* only the triangles facing the sun (sn_shadow_set_cull) */
     sn_shadow_need need; /* the receivers' cells: casters elsewhere are not drawn */
 };
 
@@ -156,8 +157,8 @@ bool sn_shadow_wants(sn_shadow *s, sn_vec3 c, double r)
 }
 
 /* One caster triangle of light-frame vertices into task t, unless no receiver reaches its texels
-** (need); false without memory. */
-static bool add(stask *t, const sn_shadow_need *need, const double *p0, const double *p1, const double *p2)
+** (need) or, with cull, it faces away from the sun; false without memory. */
+static bool add(stask *t, const sn_shadow_need *need, bool cull, const double *p0, const double *p1, const double *p2)
 {
     const double *p[3] = {p0, p1, p2};
     stri tr;
@@ -174,6 +175,10 @@ static bool add(stask *t, const sn_shadow_need *need, const double *p0, const do
     double area = (tr.u[1] - tr.u[0]) * (tr.v[2] - tr.v[0]) - (tr.u[2] - tr.u[0]) * (tr.v[1] - tr.v[0]);
     if (fabs(area) < 1e-9)
         return true; /* edge-on to the sun */
+    /* area = scale^2 (outward normal . sd), su x sv being sd: > 0 faces away from the sun. A sun ray
+    ** through a closed part enters by a face towards the sun, nearer than where it leaves */
+    if (cull && area > 0)
+        return true;
     /* clamped by comparisons, not fmax and fmin (calls into libm); the bounds are finite here */
     const double cx0 = ceil(minu - 0.5), cx1 = floor(maxu - 0.5), cy0 = ceil(minv - 0.5), cy1 = floor(maxv - 0.5);
     tr.x0 = (int32_t)(cx0 > 0 ? cx0 : 0), tr.x1 = (int32_t)(cx1 < SN_SHADOW_SIZE - 1 ? cx1 : SN_SHADOW_SIZE - 1);
@@ -212,7 +217,7 @@ static void setup_task(void *arg, uint32_t k)
             t->uvd[i][2] = sn_v3_dot(p, s->sd);
         }
         for (uint32_t i = 0; i < c->n_t && !t->oom; i++)
-            t->oom = !add(t, &s->need, t->uvd[c->t[i][0]], t->uvd[c->t[i][1]], t->uvd[c->t[i][2]]);
+            t->oom = !add(t, &s->need, s->cull, t->uvd[c->t[i][0]], t->uvd[c->t[i][1]], t->uvd[c->t[i][2]]);
     }
 }
 
@@ -593,6 +598,11 @@ void sn_shadow_set_scan(sn_shadow *s, bool scan)
 void sn_shadow_set_bounds(sn_shadow *s, bool use)
 {
     s->no_bounds = !use;
+}
+
+void sn_shadow_set_cull(sn_shadow *s, bool cull)
+{
+    s->cull = cull;
 }
 
 float sn_shadow_texel(const sn_shadow *s, int32_t x, int32_t y)
