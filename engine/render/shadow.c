@@ -73,13 +73,17 @@ sn_shadow *sn_shadow_create(void)
         return NULL;
     const size_t nb = SN_SHADOW_SIZE / SN_SHADOW_BLOCK;
     s->depth = malloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE * sizeof *s->depth);
-    s->blk = malloc(2 * nb * nb * sizeof *s->blk), s->reach = malloc(2 * nb * nb * sizeof *s->reach);
+    /* zeros, not malloc's bytes, in bounds never computed (a NaN there could pass a max): a row of
+    ** cells no receiver marks keeps older frames' values (draw_band) */
+    s->blk = calloc(2 * nb * nb, sizeof *s->blk), s->reach = calloc(2 * nb * nb, sizeof *s->reach);
     /* zeros, not malloc's bytes, where no window was ever asked (never read: shadow_window.h) */
     s->win = calloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE, sizeof *s->win);
     if (!s->depth || !s->blk || !s->reach || !s->win) {
         sn_shadow_destroy(s);
         return NULL;
     }
+    for (size_t i = 0; i < (size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE; i++)
+        s->depth[i] = FLT_MAX; /* never NaN, even where no frame has cleared yet */
     return s;
 }
 
@@ -537,13 +541,22 @@ static void draw_band(void *arg, uint32_t band)
     sn_shadow *s = arg;
     int32_t y0 = (int32_t)band * SBAND, y1 = y0 + SBAND;
     float *dm = s->depth;
-    for (int32_t y = y0; y < y1; y++)
+    /* A row of cells no receiver marks is never read: a lookup's 16 texels lie in marked cells, the
+    ** block bounds it reads start in one and hold its window (any finite values elsewhere only
+    ** loosen them), and no window starts there. So such rows are neither cleared nor bounded; a
+    ** narrow caster's rows may still write into them, harmlessly. */
+    for (int32_t y = y0; y < y1; y++) {
+        if (s->need.lo[y / SN_SHADOW_CELL] > s->need.hi[y / SN_SHADOW_CELL])
+            continue;
         for (int32_t x = 0; x < SN_SHADOW_SIZE; x++)
             dm[(size_t)y * SN_SHADOW_SIZE + x] = FLT_MAX;
+    }
     for (uint32_t k = 0; k < s->n_tasks; k++)
         for (size_t i = 0; i < s->tasks[k].n_band[band]; i++)
             draw_tri(&s->tasks[k].tris[s->tasks[k].band[band][i]], &s->need, dm, y0, y1, s->scan);
-    sn_shadow_bounds_blocks(dm, SN_SHADOW_SIZE, s->blk, y0, y1); /* while the band is in cache */
+    for (int32_t y = y0; y < y1; y += SN_SHADOW_CELL) /* while the band is in cache */
+        if (s->need.lo[y / SN_SHADOW_CELL] <= s->need.hi[y / SN_SHADOW_CELL])
+            sn_shadow_bounds_blocks(dm, SN_SHADOW_SIZE, s->blk, y, y + SN_SHADOW_CELL);
     window_rows(s, y0, y1 - 3);
 }
 
@@ -552,8 +565,10 @@ static void draw_band(void *arg, uint32_t band)
 static void reach_band(void *arg, uint32_t band)
 {
     sn_shadow *s = arg;
-    const int32_t by0 = (int32_t)band * (SBAND / SN_SHADOW_BLOCK);
-    sn_shadow_bounds_reach(s->blk, SN_SHADOW_SIZE, s->reach, by0, by0 + SBAND / SN_SHADOW_BLOCK);
+    const int32_t by0 = (int32_t)band * (SBAND / SN_SHADOW_BLOCK), cb = SN_SHADOW_CELL / SN_SHADOW_BLOCK;
+    for (int32_t by = by0; by < by0 + SBAND / SN_SHADOW_BLOCK; by += cb) /* the marked rows of cells' (draw_band) */
+        if (s->need.lo[by / cb] <= s->need.hi[by / cb])
+            sn_shadow_bounds_reach(s->blk, SN_SHADOW_SIZE, s->reach, by, by + cb);
     window_rows(s, (int32_t)(band + 1) * SBAND - 3, (int32_t)(band + 1) * SBAND);
 }
 
