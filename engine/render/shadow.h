@@ -53,7 +53,8 @@ typedef struct sn_shadow_caster {
 bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters, size_t n);
 /* Tests: draw every caster row texel by texel from its box's left (the definition the drawing by
 ** solved spans is checked against) instead of by spans; and the depth at texel (x, y) of the map
-** drawn last (FLT_MAX where nothing was drawn). */
+** drawn last (FLT_MAX where nothing was drawn; a row of cells no receiver marked keeps an older
+** map's values, never read by a lookup: shadow.c's draw_band). */
 void sn_shadow_set_scan(sn_shadow *s, bool scan);
 /* Tests: whether the fast lookup may answer a point wholly lit from its window's least
 ** (shadow_window.h) or wholly shadowed from its block bounds (shadow_bounds.h; the default)
