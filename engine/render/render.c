@@ -126,6 +126,7 @@ struct sn_renderer {
     bool no_pairs;     /* SENSIM_EXACT_PAIRS, read once at creation */
     bool half;         /* a run's odd pixels from its even ones where they agree (shade58): this frame's */
     bool no_half;      /* SENSIM_EXACT_HALF, read once at creation */
+    bool all_faces;    /* SENSIM_EXACT_CASTERS, read once at creation */
     float (*model_v)[3]; /* the models' posed vertices (shapes.h), actor frame, this frame */
     size_t n_model_v, cap_model_v;
     float *wbuf;    /* 1/depth of the nearest surface so far: the whole frame, puddles' frames only */
@@ -224,6 +225,8 @@ sn_renderer *sn_renderer_create(int threads)
     r->no_pairs = ep && *ep && strcmp(ep, "0") != 0; /* pairs: prepare, with exact as it is then */
     const char *eh = getenv("SENSIM_EXACT_HALF"); /* every pixel of a run shaded (the bytes before shade58) */
     r->no_half = eh && *eh && strcmp(eh, "0") != 0;
+    const char *ec = getenv("SENSIM_EXACT_CASTERS"); /* every caster face in the sun's map (before shadow58) */
+    r->all_faces = ec && *ec && strcmp(ec, "0") != 0;
     for (int i = 0; i < 256; i++)
         r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
     for (int i = 0; i < 255; i++)
@@ -2066,6 +2069,8 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
 {
     if (!r->shadow && !(r->shadow = sn_shadow_create()))
         return false;
+    /* only the casters' faces towards the sun: the same map but at silhouettes (shadow.h) */
+    sn_shadow_set_cull(r->shadow, !r->exact && !r->all_faces);
     double nd = r->cam->near_clip, fd = r->cam->far_clip < SN_SHADOW_DISTANCE ? r->cam->far_clip : SN_SHADOW_DISTANCE;
     sn_vec3 corners[8];
     for (int k = 0; k < 8; k++) {

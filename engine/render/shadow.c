@@ -62,6 +62,7 @@ struct sn_shadow {
     bool empty; /* no caster: everything is lit */
     bool scan;  /* draw texel by texel (sn_shadow_set_scan) */
     bool no_bounds; /* every lookup by its 16 comparisons (sn_shadow_set_bounds) */
+    bool cull;      /* only the triangles facing the sun (sn_shadow_set_cull) */
     sn_shadow_need need; /* the receivers' cells: casters elsewhere are not drawn */
 };
 
@@ -72,13 +73,17 @@ sn_shadow *sn_shadow_create(void)
         return NULL;
     const size_t nb = SN_SHADOW_SIZE / SN_SHADOW_BLOCK;
     s->depth = malloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE * sizeof *s->depth);
-    s->blk = malloc(2 * nb * nb * sizeof *s->blk), s->reach = malloc(2 * nb * nb * sizeof *s->reach);
+    /* zeros, not malloc's bytes, in bounds never computed (a NaN there could pass a max): a row of
+    ** cells no receiver marks keeps older frames' values (draw_band) */
+    s->blk = calloc(2 * nb * nb, sizeof *s->blk), s->reach = calloc(2 * nb * nb, sizeof *s->reach);
     /* zeros, not malloc's bytes, where no window was ever asked (never read: shadow_window.h) */
     s->win = calloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE, sizeof *s->win);
     if (!s->depth || !s->blk || !s->reach || !s->win) {
         sn_shadow_destroy(s);
         return NULL;
     }
+    for (size_t i = 0; i < (size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE; i++)
+        s->depth[i] = FLT_MAX; /* never NaN, even where no frame has cleared yet */
     return s;
 }
 
@@ -156,8 +161,8 @@ bool sn_shadow_wants(sn_shadow *s, sn_vec3 c, double r)
 }
 
 /* One caster triangle of light-frame vertices into task t, unless no receiver reaches its texels
-** (need); false without memory. */
-static bool add(stask *t, const sn_shadow_need *need, const double *p0, const double *p1, const double *p2)
+** (need) or, with cull, it faces away from the sun; false without memory. */
+static bool add(stask *t, const sn_shadow_need *need, bool cull, const double *p0, const double *p1, const double *p2)
 {
     const double *p[3] = {p0, p1, p2};
     stri tr;
@@ -174,6 +179,10 @@ static bool add(stask *t, const sn_shadow_need *need, const double *p0, const do
     double area = (tr.u[1] - tr.u[0]) * (tr.v[2] - tr.v[0]) - (tr.u[2] - tr.u[0]) * (tr.v[1] - tr.v[0]);
     if (fabs(area) < 1e-9)
         return true; /* edge-on to the sun */
+    /* area = scale^2 (outward normal . sd), su x sv being sd: > 0 faces away from the sun. A sun ray
+    ** through a closed part enters by a face towards the sun, nearer than where it leaves */
+    if (cull && area > 0)
+        return true;
     /* clamped by comparisons, not fmax and fmin (calls into libm); the bounds are finite here */
     const double cx0 = ceil(minu - 0.5), cx1 = floor(maxu - 0.5), cy0 = ceil(minv - 0.5), cy1 = floor(maxv - 0.5);
     tr.x0 = (int32_t)(cx0 > 0 ? cx0 : 0), tr.x1 = (int32_t)(cx1 < SN_SHADOW_SIZE - 1 ? cx1 : SN_SHADOW_SIZE - 1);
@@ -212,7 +221,7 @@ static void setup_task(void *arg, uint32_t k)
             t->uvd[i][2] = sn_v3_dot(p, s->sd);
         }
         for (uint32_t i = 0; i < c->n_t && !t->oom; i++)
-            t->oom = !add(t, &s->need, t->uvd[c->t[i][0]], t->uvd[c->t[i][1]], t->uvd[c->t[i][2]]);
+            t->oom = !add(t, &s->need, s->cull, t->uvd[c->t[i][0]], t->uvd[c->t[i][1]], t->uvd[c->t[i][2]]);
     }
 }
 
@@ -532,13 +541,22 @@ static void draw_band(void *arg, uint32_t band)
     sn_shadow *s = arg;
     int32_t y0 = (int32_t)band * SBAND, y1 = y0 + SBAND;
     float *dm = s->depth;
-    for (int32_t y = y0; y < y1; y++)
+    /* A row of cells no receiver marks is never read: a lookup's 16 texels lie in marked cells, the
+    ** block bounds it reads start in one and hold its window (any finite values elsewhere only
+    ** loosen them), and no window starts there. So such rows are neither cleared nor bounded; a
+    ** narrow caster's rows may still write into them, harmlessly. */
+    for (int32_t y = y0; y < y1; y++) {
+        if (s->need.lo[y / SN_SHADOW_CELL] > s->need.hi[y / SN_SHADOW_CELL])
+            continue;
         for (int32_t x = 0; x < SN_SHADOW_SIZE; x++)
             dm[(size_t)y * SN_SHADOW_SIZE + x] = FLT_MAX;
+    }
     for (uint32_t k = 0; k < s->n_tasks; k++)
         for (size_t i = 0; i < s->tasks[k].n_band[band]; i++)
             draw_tri(&s->tasks[k].tris[s->tasks[k].band[band][i]], &s->need, dm, y0, y1, s->scan);
-    sn_shadow_bounds_blocks(dm, SN_SHADOW_SIZE, s->blk, y0, y1); /* while the band is in cache */
+    for (int32_t y = y0; y < y1; y += SN_SHADOW_CELL) /* while the band is in cache */
+        if (s->need.lo[y / SN_SHADOW_CELL] <= s->need.hi[y / SN_SHADOW_CELL])
+            sn_shadow_bounds_blocks(dm, SN_SHADOW_SIZE, s->blk, y, y + SN_SHADOW_CELL);
     window_rows(s, y0, y1 - 3);
 }
 
@@ -547,8 +565,10 @@ static void draw_band(void *arg, uint32_t band)
 static void reach_band(void *arg, uint32_t band)
 {
     sn_shadow *s = arg;
-    const int32_t by0 = (int32_t)band * (SBAND / SN_SHADOW_BLOCK);
-    sn_shadow_bounds_reach(s->blk, SN_SHADOW_SIZE, s->reach, by0, by0 + SBAND / SN_SHADOW_BLOCK);
+    const int32_t by0 = (int32_t)band * (SBAND / SN_SHADOW_BLOCK), cb = SN_SHADOW_CELL / SN_SHADOW_BLOCK;
+    for (int32_t by = by0; by < by0 + SBAND / SN_SHADOW_BLOCK; by += cb) /* the marked rows of cells' (draw_band) */
+        if (s->need.lo[by / cb] <= s->need.hi[by / cb])
+            sn_shadow_bounds_reach(s->blk, SN_SHADOW_SIZE, s->reach, by, by + cb);
     window_rows(s, (int32_t)(band + 1) * SBAND - 3, (int32_t)(band + 1) * SBAND);
 }
 
@@ -593,6 +613,11 @@ void sn_shadow_set_scan(sn_shadow *s, bool scan)
 void sn_shadow_set_bounds(sn_shadow *s, bool use)
 {
     s->no_bounds = !use;
+}
+
+void sn_shadow_set_cull(sn_shadow *s, bool cull)
+{
+    s->cull = cull;
 }
 
 float sn_shadow_texel(const sn_shadow *s, int32_t x, int32_t y)

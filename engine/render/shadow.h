@@ -53,12 +53,20 @@ typedef struct sn_shadow_caster {
 bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters, size_t n);
 /* Tests: draw every caster row texel by texel from its box's left (the definition the drawing by
 ** solved spans is checked against) instead of by spans; and the depth at texel (x, y) of the map
-** drawn last (FLT_MAX where nothing was drawn). */
+** drawn last (FLT_MAX where nothing was drawn; a row of cells no receiver marked keeps an older
+** map's values, never read by a lookup: shadow.c's draw_band). */
 void sn_shadow_set_scan(sn_shadow *s, bool scan);
 /* Tests: whether the fast lookup may answer a point wholly lit from its window's least
 ** (shadow_window.h) or wholly shadowed from its block bounds (shadow_bounds.h; the default)
 ** instead of its 16 comparisons. The same bits either way. */
 void sn_shadow_set_bounds(sn_shadow *s, bool use);
+/* Whether only the caster triangles facing the sun are drawn (the default is all). Every caster is
+** a union of closed parts wound outwards (mesh.h, shapes.h, the scenery's boxes and prisms), so a
+** sun ray through one meets a face towards the sun first: the nearest depths are the same but
+** for the texels where a silhouette edge passes within rounding of the texel's centre (a face
+** away from the sun may win or lose such a texel by its own rounding). Half the triangles and
+** fills. The renderer culls unless SENSIM_EXACT_SHADING (docs/rendering.md#shadows). */
+void sn_shadow_set_cull(sn_shadow *s, bool cull);
 float sn_shadow_texel(const sn_shadow *s, int32_t x, int32_t y);
 /* 0..1: the fraction of the sun reaching world point p with unit normal n; 1 outside the map. */
 double sn_shadow_visibility(const sn_shadow *s, sn_vec3 p, const float n[3]);
