@@ -401,38 +401,12 @@ static inline void raise_z(float *zr, int32_t x, int32_t xe, float row, float wa
     }
 }
 
-/* raise_z() for a pair of rows sharing one bound (raster.h zshift): pixels x..xe drawn in both,
-** rows `row` and `rowb`; each segment they cover whole has every 1/depth of both rows at least
-** the least of the two rows' ends there. */
-static inline void raise_z2(float *zr, int32_t x, int32_t xe, float row, float rowb, float wa)
-{
-    const int32_t s0 = (x + SN_RASTER_ZSEG - 1) >> SN_RASTER_ZSEG_SHIFT, s1 = ((xe + 1) >> SN_RASTER_ZSEG_SHIFT) - 1;
-    int32_t s = s0;
-#ifdef __SSE2__
-    const __m128 vrow = _mm_set1_ps(row), vrowb = _mm_set1_ps(rowb), vwa = _mm_set1_ps(wa);
-    for (; s + 3 <= s1; s += 4) {
-        const __m128i first = _mm_slli_epi32(_mm_add_epi32(_mm_set1_epi32(s), _mm_setr_epi32(0, 1, 2, 3)), SN_RASTER_ZSEG_SHIFT);
-        const __m128 fa = _mm_mul_ps(vwa, _mm_cvtepi32_ps(first));
-        const __m128 fb = _mm_mul_ps(vwa, _mm_cvtepi32_ps(_mm_add_epi32(first, _mm_set1_epi32(SN_RASTER_ZSEG - 1))));
-        const __m128 lo = _mm_min_ps(_mm_min_ps(_mm_add_ps(vrow, fa), _mm_add_ps(vrow, fb)),
-                                     _mm_min_ps(_mm_add_ps(vrowb, fa), _mm_add_ps(vrowb, fb)));
-        _mm_storeu_ps(zr + s, _mm_max_ps(lo, _mm_loadu_ps(zr + s)));
-    }
-#endif
-    for (; s <= s1; s++) {
-        const float fa = wa * (float)(s * SN_RASTER_ZSEG), fb = wa * (float)(s * SN_RASTER_ZSEG + SN_RASTER_ZSEG - 1);
-        const float a = row + fa, b = row + fb, c = rowb + fa, d = rowb + fb;
-        const float ab = a < b ? a : b, cd = c < d ? c : d, lo = ab < cd ? ab : cd;
-        zr[s] = lo > zr[s] ? lo : zr[s];
-    }
-}
-
 /* Whether triangle t's box, rows ya..yb, is nowhere nearer than the coarse depth zb (zs a row,
 ** row y0 first): then no pixel of it would pass the depth test. The box's greatest 1/depth is at one of its
 ** corners: each row's value (wb y + wc, rounded) is monotonic in y and each pixel's in its row's
 ** and in x. Rows leave at the first segment nearer than that (a visible triangle, usually at
 ** once). Needs the end rows' values and wa finite, hence every row's. */
-static bool tri_hidden(const float *zb, size_t zs, int32_t y0, uint32_t zsh, const sn_tri *t, int32_t ya, int32_t yb)
+static bool tri_hidden(const float *zb, size_t zs, int32_t y0, const sn_tri *t, int32_t ya, int32_t yb)
 {
     const float ra = t->wb * (float)ya + t->wc, rb = t->wb * (float)yb + t->wc, wa = t->wa;
     if (!(fabsf(ra) < 1e30f && fabsf(rb) < 1e30f && fabsf(wa) < 1e24f))
@@ -440,8 +414,8 @@ static bool tri_hidden(const float *zb, size_t zs, int32_t y0, uint32_t zsh, con
     const float a = ra + wa * (float)t->x0, b = ra + wa * (float)t->x1, c = rb + wa * (float)t->x0, d = rb + wa * (float)t->x1;
     const float ab = a > b ? a : b, cd = c > d ? c : d, hi = ab > cd ? ab : cd;
     const int32_t s0 = t->x0 >> SN_RASTER_ZSEG_SHIFT, s1 = t->x1 >> SN_RASTER_ZSEG_SHIFT;
-    for (int32_t c = (ya - y0) >> zsh; c <= (yb - y0) >> zsh; c++) /* zmin's rows (raster.h zshift) */
-        if (seg_nearer(zb + (size_t)c * zs, s0, s1, hi, (int32_t)zs))
+    for (int32_t y = ya; y <= yb; y++)
+        if (seg_nearer(zb + (size_t)(y - y0) * zs, s0, s1, hi, (int32_t)zs))
             return false;
     return true;
 }
@@ -457,7 +431,7 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     uint32_t *ib = r->idbuf;
     const int32_t y0 = r->y0;
     int32_t ya = t->y0 > y_begin ? t->y0 : y_begin, yb = t->y1 < y_end - 1 ? t->y1 : y_end - 1;
-    if (r->zmin && ya <= yb && tri_hidden(r->zmin, r->zstride, y0, r->zshift, t, ya, yb))
+    if (r->zmin && ya <= yb && tri_hidden(r->zmin, r->zstride, y0, t, ya, yb))
         return; /* hidden behind what is drawn: no pixel would change */
 #ifdef __SSE2__
     if (t->x1 - t->x0 < 4 * MAX_GROUPS) { /* a small triangle's groups of four inside the row (one group,
@@ -506,58 +480,6 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
     const int32_t tx0 = t->x0, tx1 = t->x1;
     float *const zb = r->zmin;
     const size_t zs = r->zstride;
-    if (wide && zb && r->zshift == 1) {
-        /* rows by pixel (2 x 2 samples): a pair of rows shares its bounds, so it is tested and
-        ** raised once; a row alone (the box's first or last) is tested, never raises */
-        for (int32_t y = ya; y <= yb;) {
-            float *zr = zb + (size_t)((y - y0) >> 1) * zs;
-            const float row = twb * (float)y + twc;
-            int32_t xs = tx0, xe = tx1;
-            span_edge(f0, s0, inv[0], &xs, &xe, tx0);
-            span_edge(f1, s1, inv[1], &xs, &xe, tx0);
-            span_edge(f2, s2, inv[2], &xs, &xe, tx0);
-            float *wr = wb + (size_t)(y - y0) * W;
-            uint32_t *ir = ib ? ib + (size_t)(y - y0) * W : NULL;
-            if (((y - y0) & 1) || y == yb) {
-                if (xs <= xe && !(hidden_ok(row, wa) && hidden(zr, xs, xe, row, wa, (int32_t)zs)))
-                    fill_span(wr, ir, xs, xe, row, wa, ti, wide8, (int32_t)W);
-                y++, f0 += r0, f1 += r1, f2 += r2;
-                continue;
-            }
-            const float rowb = twb * (float)(y + 1) + twc;
-            int32_t xsb = tx0, xeb = tx1;
-            span_edge(f0 + r0, s0, inv[0], &xsb, &xeb, tx0);
-            span_edge(f1 + r1, s1, inv[1], &xsb, &xeb, tx0);
-            span_edge(f2 + r2, s2, inv[2], &xsb, &xeb, tx0);
-            y += 2, f0 += 2 * r0, f1 += 2 * r1, f2 += 2 * r2;
-            const bool a = xs <= xe, b = xsb <= xeb;
-            if (!a && !b)
-                continue;
-            const bool ok = hidden_ok(row, wa) && hidden_ok(rowb, wa);
-            if (ok) {
-                /* the pair's greatest 1/depth: at an end of one of its spans (as hidden()) */
-                float hi = -INFINITY;
-                int32_t lo_x = INT32_MAX, hi_x = INT32_MIN;
-                if (a) {
-                    const float wl = row + wa * (float)xs, wh = row + wa * (float)xe;
-                    hi = wl > wh ? wl : wh, lo_x = xs, hi_x = xe;
-                }
-                if (b) {
-                    const float wl = rowb + wa * (float)xsb, wh = rowb + wa * (float)xeb, h = wl > wh ? wl : wh;
-                    hi = h > hi ? h : hi, lo_x = xsb < lo_x ? xsb : lo_x, hi_x = xeb > hi_x ? xeb : hi_x;
-                }
-                if (!seg_nearer(zr, lo_x >> SN_RASTER_ZSEG_SHIFT, hi_x >> SN_RASTER_ZSEG_SHIFT, hi, (int32_t)zs))
-                    continue;
-            }
-            if (a)
-                fill_span(wr, ir, xs, xe, row, wa, ti, wide8, (int32_t)W);
-            if (b)
-                fill_span(wr + W, ir ? ir + W : NULL, xsb, xeb, rowb, wa, ti, wide8, (int32_t)W);
-            if (ok && a && b)
-                raise_z2(zr, xs > xsb ? xs : xsb, xe < xeb ? xe : xeb, row, rowb, wa);
-        }
-        return;
-    }
     for (int32_t y = ya; y <= yb; y++, f0 += r0, f1 += r1, f2 += r2) {
         int64_t e0 = f0, e1 = f1, e2 = f2;
         const float row = twb * (float)y + twc;
@@ -567,7 +489,7 @@ void sn_raster(const sn_raster_target *r, const sn_tri *t, uint32_t ti, int32_t 
             /* a span hidden behind the coarse depth is not drawn; one drawn raises the bounds
             ** (the box's row is not tested first: under 5 % of rows were skipped so, for a test
             ** on every row that the span's own repeats) */
-            float *zr = zb ? zb + (size_t)(y - y0) * zs : NULL; /* zshift 0 (1 is the pairs' above) */
+            float *zr = zb ? zb + (size_t)(y - y0) * zs : NULL;
             if (zr && !hidden_ok(row, wa))
                 zr = NULL;
             /* the row's span, solved: each edge function is linear in x, so where all three are

@@ -43,10 +43,6 @@ typedef struct sn_raster_target {
     float *zmin;
     uint32_t zstride;
     int32_t y0; /* the image row wbuf's, idbuf's and zmin's first row holds */
-    /* zmin's rows: one per 1 << zshift image rows (0 or 1; y0 a multiple of it). 1: a pixel's two sample
-    ** rows (2 x 2 samples) share one bound, so a wide triangle's pair of rows is tested and raised
-    ** once; each bound is then at most the least 1/depth of its segment in both rows. */
-    uint32_t zshift;
 } sn_raster_target;
 
 /* Triangle t, number ti of the frame, into rows [y_begin, y_end) of the buffers. */

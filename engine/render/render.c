@@ -1075,12 +1075,8 @@ static void clear_band(sn_renderer *r, const sn_raster_target *v, uint32_t bi)
     uint32_t *ib = v->idbuf;
     const size_t off = (size_t)v->y0 * W; /* the buffers' first row */
     const float inv_far = r->inv_far, inv_near = r->inv_near;
-    /* the raster's coarse depth: every 1/depth of the band is at least the clear value (its
-    ** rows: one per 1 << zshift of the band's, raster.h) */
-    const uint32_t zsh = v->zshift;
-    for (size_t i = (size_t)((y_begin - v->y0) >> zsh) * v->zstride,
-                end = (size_t)((y_end - v->y0 + (1 << zsh) - 1) >> zsh) * v->zstride;
-         i < end; i++)
+    /* the raster's coarse depth: every 1/depth of the band is at least the clear value */
+    for (size_t i = (size_t)(y_begin - v->y0) * v->zstride, end = (size_t)(y_end - v->y0) * v->zstride; i < end; i++)
         v->zmin[i] = inv_far;
 
     /* clear (the band's rows are one block), then the ground planes: exact per pixel. The first
@@ -2033,10 +2029,7 @@ static sn_status prepare(sn_renderer *r, const sn_world *w, const sn_lighting *l
     r->need_info = out->bgra || out->tag || out->instance || motion || grid;
     /* depth alone reads no ids: none are written (raster.h) */
     const uint32_t zstride = (r->W + SN_RASTER_ZSEG - 1) / SN_RASTER_ZSEG;
-    /* 2 x 2 samples or more: a pixel's two sample rows share their coarse depth (raster.h; bands
-    ** of an even number of rows, so no pair is split between two) */
-    const uint32_t zshift = ss > 1 && r->band % 2 == 0 ? 1 : 0;
-    r->target = (sn_raster_target){NULL, NULL, r->W, NULL, zstride, 0, zshift}; /* its buffers: draw() */
+    r->target = (sn_raster_target){NULL, NULL, r->W, NULL, zstride, 0}; /* its buffers: draw() */
     r->n_prims = r->n_tris = r->n_planes = r->n_jobs = r->n_model_v = 0;
     return SN_OK;
 }

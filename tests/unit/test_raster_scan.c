@@ -4,9 +4,8 @@
 ** narrow and tall ones (a pole's, a wall's edge: under 24 pixels wide and hundreds tall, which
 ** small_tri refuses and the groups of four now take when their edge functions fit in 32 bits at
 ** the box's corners), small ones, wide ones, boxes cut by the image's edges — in a tall image, drawn
-** in bands, with and without ids, with coarse depth per row or per pair of rows (zshift), four
-** lanes and eight, some with corners on pixel centres (flat edges, centres exactly on edges: the
-** tie rule): the same depth and id bits. */
+** in bands, with and without ids, four lanes and eight, some with corners on pixel centres (flat
+** edges, centres exactly on edges: the tie rule): the same depth and id bits. */
 #include "../../engine/render/lanes.h"
 #include "../../engine/render/raster.h"
 #include "../check.h"
@@ -78,8 +77,7 @@ int main(void)
             wa_[i] = wb_[i] = INV_FAR, ia[i] = ib[i] = 0xFFFFFFFFu;
         for (size_t i = 0; i < ZS * H; i++)
             zb[i] = INV_FAR;
-        /* half the scenes with bounds share them between row pairs (raster.h zshift 1) */
-        const sn_raster_target tb = {wb_, ids ? ib : NULL, W, bounds ? zb : NULL, ZS, 0, scene % 8 >= 4 ? 1 : 0};
+        const sn_raster_target tb = {wb_, ids ? ib : NULL, W, bounds ? zb : NULL, ZS, 0};
         const int32_t band = scene % 3 ? 16 : H;
         enum { N = 300 };
         static sn_tri tris[N];
