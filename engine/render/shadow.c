@@ -23,6 +23,8 @@
 #endif
 
 #define SBAND 64 /* texel rows per task */
+/* a task bounds whole 16-texel cells of its own rows: bands must not share a cell */
+_Static_assert(SBAND % SN_SHADOW_CELL == 0, "a shadow task band holds whole cells");
 /* metres of depth a lookup is pushed towards the sun beyond its normal offset: the float
 ** rounding of depths (about 1e-4 m at 1 km) many times over, and small against any caster */
 #define SN_SHADOW_BIAS 0.02
