@@ -545,17 +545,16 @@ bool sn_lamp_occluded_cell(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_ve
     ** group's box, then its triangles */
     const struct sn_lamp_scenery *sc = L->sc;
     const double t_min = 0.01 / d;
-    if (cell == SN_LAMP_CELL_ALL) { /* every group (tests: the cells only choose, never decide) */
-        for (uint32_t k = 0; k < s->sc_n; k++) {
-            const sc_occ *o = &sc->occ[s->sc_first + k];
-            if (d >= o->near && seg_box(o->lo, o->hi, p, v) && seg_group(sc->mesh, sc->tri, o, p, v, t_min))
-                return true;
-        }
-        return false;
+    /* every group for SN_LAMP_CELL_ALL (tests: the cells only choose, never decide); one loop, so
+    ** the box and triangle tests stay inlined */
+    const uint16_t *item = NULL;
+    uint32_t k0 = 0, k1 = s->sc_n;
+    if (cell != SN_LAMP_CELL_ALL) {
+        const uint32_t *cs = sc->cstart + sc->cbase[s->chunk - 1] + (cell == SN_LAMP_CELL_FROM_V ? sn_lamp_dir_cell(v) : cell);
+        item = sc->citem, k0 = cs[0], k1 = cs[1];
     }
-    const uint32_t *cs = sc->cstart + sc->cbase[s->chunk - 1] + (cell == SN_LAMP_CELL_FROM_V ? sn_lamp_dir_cell(v) : cell);
-    for (uint32_t k = cs[0]; k < cs[1]; k++) {
-        const sc_occ *o = &sc->occ[s->sc_first + sc->citem[k]];
+    for (uint32_t k = k0; k < k1; k++) {
+        const sc_occ *o = &sc->occ[s->sc_first + (item ? item[k] : k)];
         if (d < o->near)
             continue;
         if (seg_box(o->lo, o->hi, p, v) && seg_group(sc->mesh, sc->tri, o, p, v, t_min))
