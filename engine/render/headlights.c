@@ -152,7 +152,7 @@ bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, 
     L->nx = L->ny = 0;
     if (!(night > 0))
         return true;
-    sn_street_falloff_init(), sn_lamp_dir_init();
+    sn_street_falloff_init();
     for (size_t i = 0; i < w->n_actors; i++) {
         const sn_actor *a = w->actors[i];
         if (a->kind == SN_ACTOR_VEHICLE && a->ph->light_state && !add_vehicle(L, w, a, alpha, night, eye, far))
@@ -185,7 +185,7 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
         if (s->chunk && !L->exact && dot > 0) {
             /* a street lamp, the point not steeply above its head: the falloff from the table, no
             ** angles (the azimuth's term, at most 5e-6 of the exponent, dropped), the shadow's
-            ** direction cell by comparisons, one division (1 / (d max(d2, 1)) gives 1 / d and the
+            ** direction cell from pseudo-angles, one division (1 / (d max(d2, 1)) gives 1 / d and the
             ** inverse square). Near the shadow's threshold the exact form decides. */
             double d = sqrt(d2), m = d2 > 1 ? d2 : 1, r = 1 / (d * m), c = v.z * (r * m);
             if (c > SN_STREET_FALLOFF_MIN) {
@@ -212,8 +212,8 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
         double f = d2 / (s->range * s->range), win = (1 - f * f) * (1 - f * f);
         double e = s->intensity * exp(-0.5 * (az * az / (s->sig_h * s->sig_h) + de * de / (sv * sv))) * ndl * win /
                    (d2 > 1 ? d2 : 1);
-        /* a street lamp's axis is (1, 0) down: az is the azimuth of lamp -> p, de - pi/2 its elevation */
-        if ((s->occ_n || s->sc_n) && e >= SN_LAMP_SHADOW_MIN && sn_lamp_occluded_dir(L, s, p, v, d, az, de + s->el0))
+        /* the shadow's direction cell from v, as on the fast path (the cell never changes the answer) */
+        if ((s->occ_n || s->sc_n) && e >= SN_LAMP_SHADOW_MIN && sn_lamp_occluded_cell(L, s, p, v, d, SN_LAMP_CELL_FROM_V))
             continue; /* a street lamp's shadow */
         sum += e;
     }

@@ -41,23 +41,17 @@ bool sn_lamp_occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v,
 /* How many scenery pieces (chunks) street lamp s keeps (its sc_n counts groups of triangles). */
 uint32_t sn_lamp_scenery_pieces(const sn_lamps *L, const sn_spot *s);
 
-/* The same, given the direction from the lamp to p: its azimuth from +x, atan2(-v.y, -v.x), and
-** elevation, atan2(-v.z, |v.xy|) (what sn_lamps_light computed for the beam already). */
-bool sn_lamp_occluded_dir(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, double az, double el);
-
-/* The same, given the direction's cell (sn_lamp_dir_cell, or of the angles for _dir): the cells
-** only choose which scenery groups to test, and a group is listed in every cell its directions
-** (widened by 1e-9 rad) meet, so any cell within 1e-9 rad of the true direction's gives the same
-** answer;
+/* The same, given the direction's cell (sn_lamp_dir_cell): the cells only choose which scenery
+** groups to test, and a group is listed in every cell its directions (widened by 1e-9 rad) meet,
+** so the answer is every group's (SN_LAMP_CELL_ALL tests them all: the tests' reference);
 ** cell SN_LAMP_CELL_FROM_V: sn_lamp_dir_cell(v), found only when the scenery is tested. */
 #define SN_LAMP_CELL_FROM_V UINT32_MAX
+#define SN_LAMP_CELL_ALL (UINT32_MAX - 1)
 bool sn_lamp_occluded_cell(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell);
-/* The cell of the direction from a street lamp to p (v = lamp - p) without atan2: the cells'
-** edges as unit vectors, found by comparisons (a binary search, 5 + 5 of them); the same cell as
-** the angles' up to the rounding of a cross product (about 1e-16 rad). sn_lamp_dir_init must have
-** run (sn_lamps_build calls it; once per process, thread-safe). */
+/* The cell of the direction from a street lamp to p (v = lamp - p) without atan2: bins of
+** pseudo-angles, the azimuth's y / (|x| + |y|) unfolded and the elevation's z / (|z| + h)
+** (lampshadow.c); a square root, two divisions, no loop. */
 uint32_t sn_lamp_dir_cell(sn_vec3 v);
-void sn_lamp_dir_init(void);
 
 /* Frees L->sc (sn_lamps_free calls it). */
 void sn_lamp_scenery_free(struct sn_lamp_scenery *sc);

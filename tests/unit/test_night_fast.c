@@ -2,9 +2,10 @@
 ** sn_lamps_light; docs/rendering.md "Night") against the exact form, on the town of
 ** scripts/same_renders.sh at ClearNight (its scenery's street lamps with their shadows, cars with
 ** headlights where the traffic turns them on):
-** - the direction cell found by comparisons (lampshadow.h sn_lamp_dir_cell) is the angles' cell
-**   for a million random directions, except within 1e-9 rad of a cell's edge (where either
-**   cell gives the same shadow: a group is listed in both);
+** - the direction cells (lampshadow.h sn_lamp_dir_cell, bins of pseudo-angles) only choose: at
+**   500 000 points around the town's street lamps (a fifth on the cells' edges: axis-aligned,
+**   diagonal and vertical directions), each lamp's shadow from its direction's cell is the one
+**   from every one of its scenery groups (SN_LAMP_CELL_ALL), and many of them are shadowed;
 ** - sn_lamps_light with the table against the exact form (L.exact) at 200 000 points of the town
 **   with random normals: each channel within 1e-5 of the exact value (relative; the bound,
 **   docs/rendering.md: the table's 1.5e-6 and the azimuth's dropped 5e-6), and lit or shadowed
@@ -25,44 +26,11 @@
 
 enum { W = 480, H = 270 };
 
-/* the angles' cell, as lampshadow.c's cell_of (64 x 32 cells) with sn_lamps_light's angles */
-static uint32_t angle_cell(sn_vec3 v, double *edge_dist)
-{
-    double h = hypot(v.x, v.y), az = h > 1e-12 ? atan2(-v.y, -v.x) : M_PI / 2, el = atan2(-v.z, h);
-    double fa = (az + M_PI) * (64 / (2 * M_PI)), fe = (el + M_PI / 2) * (32 / M_PI);
-    long ia = (long)floor(fa), ie = (long)floor(fe);
-    double da = fabs(fa - floor(fa + 0.5)) * (2 * M_PI / 64), de = fabs(fe - floor(fe + 0.5)) * (M_PI / 32);
-    *edge_dist = da < de ? da : de;
-    ia = ((ia % 64) + 64) % 64;
-    ie = ie < 0 ? 0 : ie > 31 ? 31 : ie;
-    return (uint32_t)(ie * 64 + ia);
-}
-
 static uint64_t rng = 88172645463325252ull;
 static double uni(void) /* xorshift: [0, 1) */
 {
     rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
     return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-static void check_cells(void)
-{
-    sn_lamp_dir_init();
-    long near_edge = 0, bad = 0;
-    for (int i = 0; i < 1000000; i++) {
-        sn_vec3 v = sn_v3(uni() * 2 - 1, uni() * 2 - 1, uni() * 2 - 1);
-        if (i % 10 == 0) /* whole-degree directions: many on edges */
-            v = sn_v3(cos(floor(uni() * 360) * M_PI / 180), sin(floor(uni() * 360) * M_PI / 180), floor(uni() * 20) - 10);
-        double ed;
-        uint32_t want = angle_cell(v, &ed), got = sn_lamp_dir_cell(v);
-        if (ed < 1e-9)
-            near_edge++;
-        else
-            bad += got != want;
-    }
-    printf("direction cells: %ld of 1000000 differ from the angles' (%ld within 1e-9 rad of an edge, not compared)\n",
-           bad, near_edge);
-    CHECK(bad == 0, "the cells by comparisons are the angles' (%ld differ)", bad);
 }
 
 static sn_engine *town(const char *tmp, const char *maps)
@@ -84,6 +52,39 @@ static sn_engine *town(const char *tmp, const char *maps)
         exit(1);
     }
     return e;
+}
+
+static void check_cells(sn_engine *e)
+{
+    sn_lamps L = {.shadows = true};
+    CHECK(sn_lamps_build(&L, &e->world, 1.0, 1.0, sn_v3(21.5, 1.75, 2.9), 1000), "the lamps built");
+    size_t streets[4096], n_st = 0;
+    for (size_t i = 0; i < L.n && n_st < 4096; i++)
+        if (L.spots[i].chunk && L.spots[i].sc_n)
+            streets[n_st++] = i;
+    CHECK(n_st > 10, "street lamps with scenery occluders (%zu)", n_st);
+    long bad = 0, shadowed = 0, points = 0;
+    for (int i = 0; i < 500000 && n_st; i++) {
+        const sn_spot *s = &L.spots[streets[(size_t)(uni() * (double)n_st)]];
+        sn_vec3 p = sn_v3(s->pos.x - 15 + 30 * uni(), s->pos.y - 15 + 30 * uni(), i % 2 ? 0.0 : 8 * uni());
+        if (i % 5 == 0) { /* on the cells' edges: axis-aligned, diagonal and vertical directions */
+            double r = floor(uni() * 16), a = floor(uni() * 8) * M_PI / 4;
+            p = i % 10 ? sn_v3(s->pos.x + r * cos(a), s->pos.y + r * sin(a), floor(uni() * 8))
+                       : sn_v3(s->pos.x, s->pos.y, floor(uni() * 6));
+        }
+        sn_vec3 v = sn_v3_sub(s->pos, p);
+        double d = sn_v3_len(v);
+        if (!(d > 1e-6))
+            continue;
+        bool by_cell = sn_lamp_occluded_cell(&L, s, p, v, d, SN_LAMP_CELL_FROM_V);
+        bool by_all = sn_lamp_occluded_cell(&L, s, p, v, d, SN_LAMP_CELL_ALL);
+        points++, shadowed += by_all, bad += by_cell != by_all;
+    }
+    printf("direction cells: %ld of %ld lamp-point pairs shadowed, %ld decided otherwise than by every group\n", shadowed,
+           points, bad);
+    CHECK(shadowed > points / 50, "the test meets shadows (%ld of %ld)", shadowed, points);
+    CHECK(bad == 0, "the cells never change a shadow (%ld do)", bad);
+    sn_lamps_free(&L);
 }
 
 static void check_light(sn_engine *e)
@@ -136,8 +137,8 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return fprintf(stderr, "usage: test_night_fast TMP MAPS\n"), 2;
-    check_cells();
     sn_engine *e = town(argv[1], argv[2]);
+    check_cells(e);
     check_light(e);
     static uint8_t fast[W * H * 4], other[W * H * 4];
     render(e, false, 2, fast);
