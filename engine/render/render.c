@@ -1273,8 +1273,9 @@ typedef struct winner {
     bool plain; /* matte without headlights: its G-buffer entries differ only in their point (and a
                 ** checker's albedo, from the point), so a run of them is written by gather_fill */
     float vis;  /* the G-buffer's vis: -1 (look the shadow up) or 1 */
-    bool halve; /* plain, and its runs are half runs when r->half: not the sidewalks' tiles, whose
-                ** 2.4 cm joints are sharp lines an odd pixel alone may hold, nor a checker's cells */
+    bool halve; /* plain, and its runs are half runs when r->half: not a kerb's face (its 5 cm grain)
+                ** nor a checker (its cells: two apart have one albedo, see half_runs) */
+    bool tiles; /* a sidewalk's top: its 2.4 cm joints are sharp lines an odd pixel alone may hold */
 } winner;
 
 static void look_up(const sn_renderer *r, uint32_t id, winner *w)
@@ -1289,7 +1290,8 @@ static void look_up(const sn_renderer *r, uint32_t id, winner *w)
     const float *n = w->n;
     w->matte = !r->exact && !sn_shade_glossy(&r->env, w->p->tag, n[2]);
     w->plain = w->matte && !r->lamps.n;
-    w->halve = w->plain && r->half && w->p->tag != SN_TAG_SIDEWALK && !w->p->checker;
+    w->tiles = w->p->tag == SN_TAG_SIDEWALK;
+    w->halve = w->plain && r->half && !w->p->checker && !(w->tiles && n[2] < 0.5f);
     w->vis = r->shadows && n[0] * r->env.sun[0] + n[1] * r->env.sun[1] + n[2] * r->env.sun[2] > 0 ? -1 : 1;
 }
 
@@ -1558,6 +1560,7 @@ typedef struct half_run {
     const prim *p;
     float vis;
     uint16_t k0, L, px;
+    bool tiles; /* the winner's */
 } half_run;
 
 /* pixels a batch at most: a half run takes about one entry for two */
@@ -1567,6 +1570,8 @@ typedef struct half_run {
 ** most; beyond it (an edge, a shadow's border, coarse grain) the pixel is shaded itself (about 1 %
 ** of the odd pixels on the rig; 0.06 % at 4, 4.4 % at 1) */
 #define HALF_TOL 2
+/* a sidewalk tile's albedo is at least 0.95 (shade.c: 0.95-1.03), a joint's at most 0.81 */
+#define TILE_MIN 0.9f
 
 /* The bytes of np output pixels from c on (BGRA): pixel p has nw[p] winners, in order from the
 ** first, each with its shaded colour src[] (BGRA bytes, alpha 255) and its number of samples
@@ -1632,10 +1637,24 @@ static void half_exact(const sn_renderer *r, gather *ga, const half_run *h, uint
     g2->nx[k] = h->n[0], g2->ny[k] = h->n[1], g2->nz[k] = h->n[2];
     g2->col[0][k] = p->color[0], g2->col[1][k] = p->color[1], g2->col[2][k] = p->color[2];
     g2->tag[k] = p->tag, g2->glow[k] = p->glow, g2->vis[k] = h->vis, g2->fw[k] = 0;
-    g2->albedo[k] = 1; /* never checkered (winner's halve) */
+    g2->albedo[k] = 1; /* never checkered (winner's halve); the texture multiplies in */
     ga->g2_out[k] = out;
     if (g2->n == GATHER_MAX)
         flush_g2(r, ga);
+}
+
+/* Whether the odd pixel between entries k and k + 1 of a sidewalk's half run may take their mean
+** (besides their agreement): their albedos (the texture's, by then) the same and a tile's, not a
+** joint's, so both lie in one tile (two tiles' noise values are the same by a 2^-24 chance, or
+** 256 tiles, 154 m, apart) clear of its joints, and so does the odd pixel's point, between theirs
+** on their plane (a tile less its joints is convex; a point within a float's error of a joint's
+** edge aside): the same albedo; and the same sun's visibility, as a shadow narrower than two
+** pixels may fall between two neighbours of one tile (measured 22 levels off, half58b). Without
+** it an odd pixel on a joint between two tiles whose shades agree within HALF_TOL took their
+** mean: 35-41 levels off. */
+static inline bool tile_same(const sn_gbuf *g, uint32_t k)
+{
+    return g->albedo[k] == g->albedo[k + 1] && g->albedo[k] >= TILE_MIN && g->vis[k] == g->vis[k + 1];
 }
 
 /* The half runs' pixels into the batch's output row (row: its pixel ox0): an even pixel and the
@@ -1656,12 +1675,19 @@ static void half_runs(const sn_renderer *r, gather *ga, const half_run *hr, uint
         uint32_t i = 0;
 #ifdef __SSE2__
         const __m128i vt = _mm_set1_epi8((char)tol);
+        const float *al = g->albedo + hr[h].k0, *vi = g->vis + hr[h].k0;
         for (; i + 4 <= nm; i += 4) {
             const __m128i a = _mm_loadu_si128((const __m128i *)e[i]), b = _mm_loadu_si128((const __m128i *)e[i + 1]);
             const __m128i m = _mm_avg_epu8(a, b), d = _mm_or_si128(_mm_subs_epu8(a, b), _mm_subs_epu8(b, a));
             _mm_storeu_si128((__m128i *)(out + 8 * i), _mm_unpacklo_epi32(a, m));
             _mm_storeu_si128((__m128i *)(out + 8 * i + 16), _mm_unpackhi_epi32(a, m));
-            const unsigned ok = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(d, vt), vt));
+            unsigned ok = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(d, vt), vt));
+            if (hr[h].tiles) { /* tile_same, four odd pixels at once */
+                const __m128 aa = _mm_loadu_ps(al + i), vv = _mm_loadu_ps(vi + i);
+                const __m128 same = _mm_and_ps(_mm_and_ps(_mm_cmpeq_ps(aa, _mm_loadu_ps(al + i + 1)), _mm_cmpeq_ps(vv, _mm_loadu_ps(vi + i + 1))),
+                                               _mm_cmpge_ps(aa, _mm_set1_ps(TILE_MIN)));
+                ok &= (unsigned)_mm_movemask_epi8(_mm_castps_si128(same));
+            }
             if (ok != 0xFFFF)
                 for (uint32_t l = 0; l < 4; l++)
                     if ((ok >> 4 * l & 15) != 15) {
@@ -1680,6 +1706,8 @@ static void half_runs(const sn_renderer *r, gather *ga, const half_run *hr, uint
                 o[4 + q] = (uint8_t)((a + b + 1) >> 1);
             }
             o[7] = 255;
+            if (hr[h].tiles)
+                ok &= tile_same(g, hr[h].k0 + i);
             if (!ok) {
                 const uint32_t x = x1 + 4 * i;
                 half_exact(r, ga, &hr[h], x, oy * 2, wrow[x], o + 4);
@@ -1779,7 +1807,7 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
                             g->w[k] = wrow[ox * 2], g->ra[k] = (float)ray_a[ox * 2], k++;
                         run_xl = ox * 2, run_step = 4;
                         count[first] = (uint16_t)(o + 1);
-                        hr[nh++] = (half_run){.n = last->n, .p = last->p, .vis = last->vis, .k0 = (uint16_t)g->n,
+                        hr[nh++] = (half_run){.n = last->n, .p = last->p, .vis = last->vis, .tiles = last->tiles, .k0 = (uint16_t)g->n,
                                               .L = (uint16_t)(o + 1), .px = (uint16_t)px};
                         g->n = k;
                         continue;
