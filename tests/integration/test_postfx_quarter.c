@@ -21,61 +21,23 @@
 
 #include "frame_diff.h"
 
-static const char *dir, *plugins, *maps;
-
 /* The RGB camera on the hero, `w` x `h`, anti-aliasing `aa`, in `weather`: FRAMES frames. */
 enum { GRID, EXACT, QUARTER_RENDER }; /* the vectors: the colour render's grid, the half size, pfx55's */
 
 static bool shoot(const char *weather, uint32_t w, uint32_t h, int aa, int threads, int how, frames *f)
 {
-    char scene[4096];
-    snprintf(scene, sizeof scene,
-             "map: %s/town.xodr\n"
-             "settings: {fixed_delta_seconds: 0.05, seed: 1, weather: %s}\n"
-             "traffic: {vehicles: 50, walkers: 30, seed: 1}\n"
-             "actors:\n"
-             "  - {name: ground, blueprint: static.ground, transform: {location: [0, 0, -0.02]},"
-             " attributes: {semantic_tag: Terrain, color: \"96,110,70\"}}\n"
-             "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [20, 1.75, 0.5]},"
-             " attributes: {role_name: hero}, autopilot: {}}\n"
-             "sensors:\n"
-             "  - {name: rgb, blueprint: sensor.camera.rgb, attach_to: hero, transform: {location: [1.5, 0, 2.4]},"
-             " attributes: {image_size_x: %u, image_size_y: %u, anti_aliasing: %d}}\n",
-             maps, weather, w, h, aa);
-    unsetenv("SENSIM_EXACT_MOTION"), unsetenv("SENSIM_MOTION_RENDER");
-    if (how != GRID)
-        setenv(how == EXACT ? "SENSIM_EXACT_MOTION" : "SENSIM_MOTION_RENDER", "1", 1);
-    sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
-    sn_engine *e = sn_engine_create(&o, &err);
-    memset(f, 0, sizeof *f);
-    int rc = !e || sn_engine_load_scene(e, tu_write(dir, "quarter.yaml", scene), &err) ||
-             sn_engine_listen(e, "rgb", on_frame, f, &err) || sn_engine_run(e, FRAMES, &err);
-    unsetenv("SENSIM_EXACT_MOTION"), unsetenv("SENSIM_MOTION_RENDER");
-    CHECK(rc == 0 && f->n == FRAMES, "run (%s): %s", weather, err.msg);
-    sn_engine_destroy(e);
-    return rc == 0 && f->n == FRAMES;
+    const char *const set[] = {how == EXACT ? "SENSIM_EXACT_MOTION" : how == QUARTER_RENDER ? "SENSIM_MOTION_RENDER" : NULL,
+                               NULL};
+    return town_frames(weather, "", w, h, aa, threads, set, f);
 }
 
 /* The grid's frames against the reference `ref`'s (EXACT or QUARTER_RENDER). */
 static void bound(const char *name, const char *weather, uint32_t w, uint32_t h, int aa, int threads, int ref)
 {
-    frames a, b;
-    if (!shoot(weather, w, h, aa, threads, ref, &a))
-        return;
-    if (!shoot(weather, w, h, aa, threads, GRID, &b)) {
-        frames_free(&a);
-        return;
-    }
-    const frame_diff fd = frames_diff(&a, &b, w, h);
-    const int worst = fd.worst, differ = fd.differ;
-    const double mean = fd.mean, share = fd.share;
-    printf("%s %ux%u aa %d against %s: %d of %d frames differ, largest channel error %d, mean %.4f, pixels off by more than 8: "
-           "%.5f\n", name, w, h, aa, ref == EXACT ? "the half size" : "pfx55's quarter render", differ, FRAMES, worst, mean, share);
-    CHECK(differ > 0, "%s: the quarter-size vectors are in use (some frame differs)", name);
-    CHECK(share <= FAR_SHARE, "%s: %.5f of the pixels off by more than 8 (bound %g)", name, share, FAR_SHARE);
-    CHECK(mean <= MEAN_ERR, "%s: mean channel error %.4f (bound %g)", name, mean, MEAN_ERR);
-    frames_free(&a), frames_free(&b);
+    printf("against %s:\n", ref == EXACT ? "the half size" : "pfx55's quarter render");
+    const frame_diff d = frames_bound(shoot, name, weather, w, h, aa, threads, ref, GRID);
+    if (d.differ >= 0)
+        CHECK(d.differ > 0, "%s: the quarter-size vectors are in use (some frame differs)", name);
 }
 
 int main(int argc, char **argv)
@@ -96,16 +58,6 @@ int main(int argc, char **argv)
         bound("clear", "ClearNoon", 1280, 720, 2, 2, ref);
     }
     /* deterministic: the quarter-size vectors give the same bytes at 1 and 2 threads */
-    frames a, b;
-    if (shoot("ClearNoon", 640, 360, 2, 1, GRID, &a)) {
-        if (shoot("ClearNoon", 640, 360, 2, 2, GRID, &b)) {
-            bool same = true;
-            for (int k = 0; k < FRAMES; k++)
-                same = same && memcmp(a.raw[k], b.raw[k], (size_t)a.w * a.h * 4) == 0;
-            CHECK(same, "the quarter-size vectors: the same bytes at 1 and 2 threads");
-            frames_free(&b);
-        }
-        frames_free(&a);
-    }
+    frames_same(shoot, "the quarter-size vectors: the same bytes at 1 and 2 threads", "ClearNoon", 2, 1, GRID, 2, GRID);
     return CHECK_DONE();
 }

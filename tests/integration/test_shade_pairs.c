@@ -18,86 +18,32 @@
 #define WORST 3
 #include "frame_diff.h"
 
-static const char *dir, *plugins, *maps;
-
 /* The RGB camera on the hero, `w` x `h`, anti-aliasing `aa`, in `weather`: FRAMES frames. */
 enum { PAIRS = 1, EXACT_PAIRS = 2, EXACT = 4 }; /* how: pairs on, SENSIM_EXACT_PAIRS, SENSIM_EXACT_SHADING */
 
 static bool shoot(const char *weather, uint32_t w, uint32_t h, int aa, int threads, int how, frames *f)
 {
-    char scene[4096];
-    snprintf(scene, sizeof scene,
-             "map: %s/town.xodr\n"
-             "settings: {fixed_delta_seconds: 0.05, seed: 1, weather: %s}\n"
-             "traffic: {vehicles: 50, walkers: 30, seed: 1}\n"
-             "actors:\n"
-             "  - {name: ground, blueprint: static.ground, transform: {location: [0, 0, -0.02]},"
-             " attributes: {semantic_tag: Terrain, color: \"96,110,70\"}}\n"
-             "  - {name: hero, blueprint: vehicle.sedan, transform: {location: [20, 1.75, 0.5]},"
-             " attributes: {role_name: hero}, autopilot: {}}\n"
-             "sensors:\n"
-             "  - {name: rgb, blueprint: sensor.camera.rgb, attach_to: hero, transform: {location: [1.5, 0, 2.4]},"
-             " attributes: {image_size_x: %u, image_size_y: %u, anti_aliasing: %d}}\n",
-             maps, weather, w, h, aa);
-    unsetenv("SENSIM_EXACT_PAIRS"), unsetenv("SENSIM_EXACT_SHADING");
     /* the anchors alone: every pixel of a run shaded (the half runs, whose decisions a changed
     ** level can flip, have their own bound: test_shade_half.c) */
-    setenv("SENSIM_EXACT_HALF", "1", 1);
+    const char *set[4] = {"SENSIM_EXACT_HALF"};
+    int n = 1;
     if (how & EXACT_PAIRS)
-        setenv("SENSIM_EXACT_PAIRS", "1", 1);
+        set[n++] = "SENSIM_EXACT_PAIRS";
     if (how & EXACT)
-        setenv("SENSIM_EXACT_SHADING", "1", 1);
-    sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
-    sn_engine *e = sn_engine_create(&o, &err);
-    memset(f, 0, sizeof *f);
-    int rc = !e || sn_engine_load_scene(e, tu_write(dir, "pairs.yaml", scene), &err) ||
-             sn_engine_listen(e, "rgb", on_frame, f, &err) || sn_engine_run(e, FRAMES, &err);
-    unsetenv("SENSIM_EXACT_PAIRS"), unsetenv("SENSIM_EXACT_SHADING"), unsetenv("SENSIM_EXACT_HALF");
-    CHECK(rc == 0 && f->n == FRAMES, "run (%s): %s", weather, err.msg);
-    sn_engine_destroy(e);
-    return rc == 0 && f->n == FRAMES;
+        set[n++] = "SENSIM_EXACT_SHADING";
+    return town_frames(weather, "", w, h, aa, threads, set, f);
 }
 
 /* The anchors' frames against every pixel's own fog (SENSIM_EXACT_PAIRS=1); `fogged`: some differ. */
 static void bound(const char *name, const char *weather, uint32_t w, uint32_t h, int aa, int threads, bool fogged)
 {
-    frames a, b;
-    if (!shoot(weather, w, h, aa, threads, EXACT_PAIRS, &a))
+    const frame_diff d = frames_bound(shoot, name, weather, w, h, aa, threads, EXACT_PAIRS, PAIRS);
+    if (d.differ < 0)
         return;
-    if (!shoot(weather, w, h, aa, threads, PAIRS, &b)) {
-        frames_free(&a);
-        return;
-    }
-    const frame_diff fd = frames_diff(&a, &b, w, h);
-    const int worst = fd.worst, differ = fd.differ;
-    const double mean = fd.mean, share = fd.share;
-    printf("%s %ux%u aa %d: %d of %d frames differ, largest channel error %d, mean %.4f, pixels off by more than 8: %.5f\n",
-           name, w, h, aa, differ, FRAMES, worst, mean, share);
     if (fogged)
-        CHECK(differ > 0, "%s: the anchors are in use (some frame differs)", name);
+        CHECK(d.differ > 0, "%s: the anchors are in use (some frame differs)", name);
     else /* headlights: no run is plain, so no anchors */
-        CHECK(differ == 0, "%s: no anchors at night", name);
-    CHECK(share <= FAR_SHARE, "%s: %.5f of the pixels off by more than 8 (bound %g)", name, share, FAR_SHARE);
-    CHECK(mean <= MEAN_ERR, "%s: mean channel error %.4f (bound %g)", name, mean, MEAN_ERR);
-    CHECK(worst <= WORST, "%s: largest channel error %d (bound %d)", name, worst, WORST);
-    frames_free(&a), frames_free(&b);
-}
-
-/* Whether two runs give the same bytes in every frame. */
-static void same(const char *what, const char *weather, int aa, int threads_a, int how_a, int threads_b, int how_b)
-{
-    frames a, b;
-    if (!shoot(weather, 640, 360, aa, threads_a, how_a, &a))
-        return;
-    if (shoot(weather, 640, 360, aa, threads_b, how_b, &b)) {
-        bool eq = true;
-        for (int k = 0; k < FRAMES; k++)
-            eq = eq && memcmp(a.raw[k], b.raw[k], (size_t)a.w * a.h * 4) == 0;
-        CHECK(eq, "%s", what);
-        frames_free(&b);
-    }
-    frames_free(&a);
+        CHECK(d.differ == 0, "%s: no anchors at night", name);
 }
 
 int main(int argc, char **argv)
@@ -117,12 +63,12 @@ int main(int argc, char **argv)
     bound("nofall", "{preset: CloudyNoon, fog_density: 30, fog_falloff: 0}", 640, 360, 2, 2, true);
     bound("clear", "ClearNoon", 1280, 720, 2, 2, true);
     /* other anti-aliasing takes no anchors: the same bytes */
-    same("anti-aliasing 1 and 3: no anchors", "WetCloudySunset", 1, 1, PAIRS, 1, EXACT_PAIRS);
-    same("anti-aliasing 3: no anchors", "{preset: ClearNoon, fog_density: 60, fog_distance: 5, fog_falloff: 0.4}", 3, 1,
+    frames_same(shoot, "anti-aliasing 1 and 3: no anchors", "WetCloudySunset", 1, 1, PAIRS, 1, EXACT_PAIRS);
+    frames_same(shoot, "anti-aliasing 3: no anchors", "{preset: ClearNoon, fog_density: 60, fog_distance: 5, fog_falloff: 0.4}", 3, 1,
          PAIRS, 1, EXACT_PAIRS);
     /* deterministic: the same bytes at 1 and 2 threads */
-    same("the anchors: the same bytes at 1 and 2 threads", "ClearNoon", 2, 1, PAIRS, 2, PAIRS);
+    frames_same(shoot, "the anchors: the same bytes at 1 and 2 threads", "ClearNoon", 2, 1, PAIRS, 2, PAIRS);
     /* the exact shading takes no anchors: its bytes the same with and without SENSIM_EXACT_PAIRS */
-    same("the exact shading: no anchors", "ClearNoon", 2, 1, EXACT, 1, EXACT | EXACT_PAIRS);
+    frames_same(shoot, "the exact shading: no anchors", "ClearNoon", 2, 1, EXACT, 1, EXACT | EXACT_PAIRS);
     return CHECK_DONE();
 }
