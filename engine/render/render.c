@@ -1720,6 +1720,19 @@ static void half_runs(const sn_renderer *r, gather *ga, const half_run *hr, uint
     flush_g2(r, ga);
 }
 
+#ifdef __SSE2__
+/* Whether the next four pixels' 2 x 2 samples (s0: their upper sample row, s1: the lower) all have
+** the winner vid (its id in every lane). */
+static inline bool four_won(const uint32_t *s0, const uint32_t *s1, __m128i vid)
+{
+    const __m128i e = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s0), vid),
+                                                   _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s0 + 4)), vid)),
+                                    _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s1), vid),
+                                                  _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s1 + 4)), vid)));
+    return _mm_movemask_epi8(e) == 0xFFFF;
+}
+#endif
+
 /* Colour of output pixels from ox0 of output row oy, as many as one batch takes (returned: the
 ** first pixel not done): each pixel shades every distinct winner among its ss x ss samples once,
 ** at its first sample, and averages them weighted by how many samples each won, in linear light
@@ -1783,12 +1796,7 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
 #ifdef __SSE2__
                             const __m128i vid = _mm_set1_epi32((int)id);
                             while (ox + 4 < OW && k + 3 <= GATHER_MAX && ox + 4 - ox0 < NW_MAX) {
-                                const __m128i e = _mm_and_si128(
-                                    _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s0), vid),
-                                                  _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s0 + 4)), vid)),
-                                    _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s1), vid),
-                                                  _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s1 + 4)), vid)));
-                                if (_mm_movemask_epi8(e) != 0xFFFF)
+                                if (!four_won(s0, s1, vid))
                                     break;
                                 /* pixels ox + 1 .. ox + 4: the even ones of the run are ox + 2 and ox + 4
                                 ** when o is even, else ox + 1 and ox + 3 */
@@ -1824,12 +1832,7 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
                         ** what the scalar steps below would store, as cvtpd2ps rounds as cvtsd2ss */
                         const __m128i vid = _mm_set1_epi32((int)id);
                         while (ox + 4 < OW && nr + 7 <= GATHER_MAX && k + 7 <= GATHER_MAX && ox + 4 - ox0 < NW_MAX) {
-                            const __m128i e = _mm_and_si128(
-                                _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s0), vid),
-                                              _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s0 + 4)), vid)),
-                                _mm_and_si128(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)s1), vid),
-                                              _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(s1 + 4)), vid)));
-                            if (_mm_movemask_epi8(e) != 0xFFFF)
+                            if (!four_won(s0, s1, vid))
                                 break;
                             const float *wp = wrow + 2 * (ox + 1);
                             const double *ap = ray_a + 2 * (ox + 1);
