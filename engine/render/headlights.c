@@ -1,6 +1,7 @@
 /* headlights.c — vehicles' headlight spots and lamp glow (headlights.h; docs/vehicle-lights.md). */
 #include "headlights.h"
 #include "lampshadow.h"
+#include "lanes.h"
 #include "nightlights.h"
 
 #include "../core/util.h"
@@ -96,6 +97,25 @@ static bool reaches(const sn_lamps *L, const sn_spot *s, uint32_t i, uint32_t j)
     return ahead * s->hx + side * s->hy > -1e-3;
 }
 
+/* The items' lamps in columns for the lanes (headlights.h sn_lamps.lane), with three items of
+** slack that reach nothing. */
+static bool lanes(sn_lamps *L, size_t n_items)
+{
+    const size_t n = n_items + 3;
+    if (!sn_grow((void **)&L->lane, &L->cap_lane, 5 * n, sizeof *L->lane) ||
+        !sn_grow((void **)&L->lane_kind, &L->cap_lane_kind, n, sizeof *L->lane_kind))
+        return false;
+    L->lane_n = n;
+    double *X = L->lane, *Y = X + n, *Z = Y + n, *R2 = Z + n, *I = R2 + n;
+    for (size_t k = 0; k < n; k++) {
+        const sn_spot *s = k < n_items ? &L->spots[L->items[k]] : NULL;
+        X[k] = s ? s->pos.x : 0, Y[k] = s ? s->pos.y : 0, Z[k] = s ? s->pos.z : 0;
+        R2[k] = s ? s->range * s->range : -1, I[k] = s ? s->intensity : 0; /* the loop's very product */
+        L->lane_kind[k] = (uint8_t)(s && s->chunk ? SN_LANE_STREET | (s->occ_n || s->sc_n ? SN_LANE_SHADOW : 0) : 0);
+    }
+    return true;
+}
+
 /* Bins the spots in a grid over x, y (a spot goes to every cell its range reaches). */
 static bool bin(sn_lamps *L)
 {
@@ -143,7 +163,7 @@ static bool bin(sn_lamps *L)
     /* the fill moved each start to the next cell's: shift back */
     memmove(L->start + 1, L->start, nc * sizeof *L->start);
     L->start[0] = 0;
-    return true;
+    return lanes(L, L->start[nc]);
 }
 
 bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, sn_vec3 eye, double far)
@@ -166,16 +186,33 @@ bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, 
     return !L->n || bin(L);
 }
 
-void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3])
+double sn_lamp_exact_light(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d2, double dot)
 {
-    if (!L->nx)
-        return;
-    double fx = (p.x - L->x0) / L->cell, fy = (p.y - L->y0) / L->cell;
-    if (!(fx >= 0 && fy >= 0 && fx < L->nx && fy < L->ny))
-        return;
-    size_t c = (size_t)(uint32_t)fy * L->nx + (uint32_t)fx;
+    double d = sqrt(d2), ndl = dot / d;
+    if (ndl <= 0)
+        return 0; /* facing away: before the angles, which cost more */
+    double h = hypot(v.x, v.y); /* the beam's way is -v: its azimuth from the axis and elevation */
+    double az = h > 1e-12 ? atan2(-v.y * s->hx + v.x * s->hy, -v.x * s->hx - v.y * s->hy) : M_PI / 2;
+    if (fabs(az) > 3 * s->sig_h)
+        return 0;
+    double de = atan2(-v.z, h) - s->el0, sv = de > 0 ? s->sig_above : s->sig_below;
+    if (fabs(de) > 3 * sv)
+        return 0;
+    double f = d2 / (s->range * s->range), win = (1 - f * f) * (1 - f * f);
+    double e = s->intensity * exp(-0.5 * (az * az / (s->sig_h * s->sig_h) + de * de / (sv * sv))) * ndl * win /
+               (d2 > 1 ? d2 : 1);
+    /* the shadow's direction cell from v, as on the fast path (the cell never changes the answer) */
+    if ((s->occ_n || s->sc_n) && e >= SN_LAMP_SHADOW_MIN && sn_lamp_occluded_cell(L, s, p, v, d, SN_LAMP_CELL_FROM_V))
+        return 0; /* a street lamp's shadow */
+    return e; /* the sum adds it; a 0 added leaves the sum's bits (it is never below +0) */
+}
+
+/* The fast path's sum over items k0 .. k1 of a cell, one lamp at a time (the reference of the lanes,
+** lamps_avx2.c; the path where the CPU lacks AVX2, and under L->exact). */
+static double sum_one_by_one(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p, const float n[3])
+{
     double sum = 0;
-    for (uint32_t k = L->start[c]; k < L->start[c + 1]; k++) {
+    for (uint32_t k = k0; k < k1; k++) {
         const sn_spot *s = &L->spots[L->items[k]];
         sn_vec3 v = sn_v3_sub(s->pos, p); /* towards the lamp */
         double d2 = sn_v3_dot(v, v);
@@ -199,24 +236,25 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
                 }
             }
         }
-        double d = sqrt(d2), ndl = dot / d;
-        if (ndl <= 0)
-            continue; /* facing away: before the angles, which cost more */
-        double h = hypot(v.x, v.y); /* the beam's way is -v: its azimuth from the axis and elevation */
-        double az = h > 1e-12 ? atan2(-v.y * s->hx + v.x * s->hy, -v.x * s->hx - v.y * s->hy) : M_PI / 2;
-        if (fabs(az) > 3 * s->sig_h)
-            continue;
-        double de = atan2(-v.z, h) - s->el0, sv = de > 0 ? s->sig_above : s->sig_below;
-        if (fabs(de) > 3 * sv)
-            continue;
-        double f = d2 / (s->range * s->range), win = (1 - f * f) * (1 - f * f);
-        double e = s->intensity * exp(-0.5 * (az * az / (s->sig_h * s->sig_h) + de * de / (sv * sv))) * ndl * win /
-                   (d2 > 1 ? d2 : 1);
-        /* the shadow's direction cell from v, as on the fast path (the cell never changes the answer) */
-        if ((s->occ_n || s->sc_n) && e >= SN_LAMP_SHADOW_MIN && sn_lamp_occluded_cell(L, s, p, v, d, SN_LAMP_CELL_FROM_V))
-            continue; /* a street lamp's shadow */
-        sum += e;
+        sum += sn_lamp_exact_light(L, s, p, v, d2, dot);
     }
+    return sum;
+}
+
+void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3])
+{
+    if (!L->nx)
+        return;
+    double fx = (p.x - L->x0) / L->cell, fy = (p.y - L->y0) / L->cell;
+    if (!(fx >= 0 && fy >= 0 && fx < L->nx && fy < L->ny))
+        return;
+    size_t c = (size_t)(uint32_t)fy * L->nx + (uint32_t)fx;
+#if defined(__x86_64__) && defined(__GNUC__)
+    double sum = !L->exact && sn_lanes_wide() ? sn_lamps_sum_avx2(L, L->start[c], L->start[c + 1], p, n)
+                                              : sum_one_by_one(L, L->start[c], L->start[c + 1], p, n);
+#else
+    double sum = sum_one_by_one(L, L->start[c], L->start[c + 1], p, n);
+#endif
     sum = 1.5 * sum / (1.5 + sum);
     for (int k = 0; k < 3; k++)
         rgb[k] += sum * warm[k];
@@ -224,7 +262,7 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
 
 void sn_lamps_free(sn_lamps *L)
 {
-    free(L->spots), free(L->start), free(L->items), free(L->occ), free(L->cand);
+    free(L->spots), free(L->start), free(L->items), free(L->occ), free(L->cand), free(L->lane), free(L->lane_kind);
     sn_lamp_scenery_free(L->sc);
     memset(L, 0, sizeof *L);
 }

@@ -42,7 +42,16 @@ typedef struct sn_lamps {
     struct sn_occluder *occ, *cand; /* each street lamp's occluders; the frame's candidates */
     size_t n_occ, cap_occ, n_cand, cap_cand;
     struct sn_lamp_scenery *sc; /* the scenery's occluders per street lamp, kept while the roads stay */
+    /* the items' lamps in columns for the lanes (lamps_avx2.c): per item k, x, y, z, range^2 and
+    ** intensity at lane[k], lane[k + lane_n], ... ; lane_kind[k] its SN_LANE_* bits. Three items
+    ** of slack past the last (range^2 -1: reach nothing), so four lanes may read past a cell's end */
+    double *lane;
+    uint8_t *lane_kind;
+    size_t lane_n, cap_lane, cap_lane_kind;
 } sn_lamps;
+
+#define SN_LANE_STREET 1u /* a street lamp (chunk != 0): the fast falloff applies */
+#define SN_LANE_SHADOW 2u /* it has occluders (occ_n or sc_n) */
 
 /* This render's headlights: every vehicle's beams (at its pose at alpha) that could light
 ** something within far metres of eye, scaled by `night` (0..1; 0 gives none). False when out
@@ -56,7 +65,16 @@ bool sn_lamps_build(sn_lamps *L, const sn_world *w, double alpha, double night, 
 ** always exactly. */
 /* Appends a spot (before binning: from sn_lamps_build's helpers). False when out of memory. */
 bool sn_lamps_add(sn_lamps *L, const sn_spot *s);
+/* On CPUs with AVX2 (lanes.h sn_lanes_wide) and off the exact switch, the street lamps' fast
+** path runs four lamps at a time in double lanes (lamps_avx2.c): every operation rounds as the
+** one-lamp loop's and the sum is taken in the same order, so the same bits. */
 void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3]);
+/* One lamp's light at p by the exact form (v = lamp - p, d2 = |v|^2, dot = n . v), its shadow
+** included: 0 where it gives none. sn_lamps_light's reference, and the lanes' for what they leave. */
+double sn_lamp_exact_light(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d2, double dot);
+/* The sum of the fast path over items k0 .. k1 of a cell, four lamps at a time (lamps_avx2.c;
+** only where the CPU has AVX2, and not under L->exact). */
+double sn_lamps_sum_avx2(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p, const float n[3]);
 void sn_lamps_free(sn_lamps *L);
 
 /* How brightly a part of material mat glows on actor a from its lights (0: not at all): lit

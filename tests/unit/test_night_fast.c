@@ -11,11 +11,15 @@
 **   docs/rendering.md: the table's 1.5e-6 and the azimuth's dropped 5e-6), and lit or shadowed
 **   exactly where the exact form is (no point off by more than that: a shadow decided otherwise
 **   would be a whole lamp's light);
-** - a render at ClearNight on the fast path gives the same bytes at 1, 2 and 3 threads.
+** - the lanes (lamps_avx2.c: four street lamps at a time where the CPU has AVX2) give the
+**   one-lamp loop's bits at 400 000 points (a third within 15 m of a lamp);
+** - a render at ClearNight on the fast path gives the same bytes at 1, 2 and 3 threads, and
+**   with the CPU's AVX2 passes off (SENSIM_NO_AVX2's switch) as on.
 ** The exact switch (sn_renderer_set_exact_shading, SENSIM_EXACT_SHADING=1) sets L.exact: its
 ** images are the exact form's, checked against the build before by scripts/same_renders.sh.
 ** argv[1]: temp folder, argv[2]: maps folder. */
 #include "../../engine/render/lampshadow.h"
+#include "../../engine/render/lanes.h"
 #include "../../engine/render/nightlights.h"
 #include "../../engine/render/render.h"
 #include "../../engine/sim/engine.h"
@@ -121,6 +125,44 @@ static void check_light(sn_engine *e)
     sn_lamps_free(&L);
 }
 
+/* The lanes (lamps_avx2.c, four lamps at a time) against the one-lamp loop: the same bits at
+** every point, around the town and close to its lamps (their shadows, the threshold's band,
+** points level with or above a head: the lanes' every way out). */
+static void check_lanes(sn_engine *e)
+{
+    if (!sn_lanes_set_wide(true)) {
+        printf("lanes: no AVX2 here, one lamp at a time only\n");
+        return;
+    }
+    sn_lamps L = {.shadows = true};
+    CHECK(sn_lamps_build(&L, &e->world, 1.0, 1.0, sn_v3(21.5, 1.75, 2.9), 1000), "the lamps built");
+    size_t streets[4096], n_st = 0;
+    for (size_t i = 0; i < L.n && n_st < 4096; i++)
+        if (L.spots[i].chunk)
+            streets[n_st++] = i;
+    long differ = 0, lit = 0, points = 0;
+    for (int i = 0; i < 400000 && n_st; i++) {
+        sn_vec3 p = sn_v3(-60 + 180 * uni(), -60 + 120 * uni(), i % 2 ? 0.0 : 6 * uni());
+        if (i % 3 == 0) { /* within 15 m of a lamp, from the ground to 2 m over its head */
+            const sn_spot *s = &L.spots[streets[(size_t)(uni() * (double)n_st)]];
+            p = sn_v3(s->pos.x - 15 + 30 * uni(), s->pos.y - 15 + 30 * uni(), i % 2 ? 0.0 : (s->pos.z + 2) * uni());
+        }
+        float n[3] = {(float)(uni() * 2 - 1), (float)(uni() * 2 - 1), (float)(uni() * 2 - 1)};
+        if (i % 4 == 1)
+            n[0] = n[1] = 0, n[2] = 1; /* the road */
+        double one[3] = {0, 0, 0}, four[3] = {0, 0, 0};
+        sn_lanes_set_wide(false);
+        sn_lamps_light(&L, p, n, one);
+        sn_lanes_set_wide(true);
+        sn_lamps_light(&L, p, n, four);
+        points++, lit += one[1] > 1e-6, differ += memcmp(one, four, sizeof one) != 0;
+    }
+    printf("lanes: %ld of %ld points lit, %ld differ from the one-lamp loop in any bit\n", lit, points, differ);
+    CHECK(lit > points / 4, "the points are lit (%ld of %ld)", lit, points);
+    CHECK(differ == 0, "four lamps at a time give the one-lamp loop's bits (%ld points differ)", differ);
+    sn_lamps_free(&L);
+}
+
 static void render(sn_engine *e, bool exact, int threads, uint8_t *bgra)
 {
     const sn_camera cam = {sizeof(sn_camera), {{21.5, 1.75, 2.9}, {0, 0, 0}}, W, H, 90, 0.1, 1000};
@@ -140,11 +182,18 @@ int main(int argc, char **argv)
     sn_engine *e = town(argv[1], argv[2]);
     check_cells(e);
     check_light(e);
+    check_lanes(e);
     static uint8_t fast[W * H * 4], other[W * H * 4];
     render(e, false, 2, fast);
     for (int t = 1; t <= 3; t += 2) {
         render(e, false, t, other);
         CHECK(memcmp(other, fast, sizeof fast) == 0, "the fast path: %d threads give 2 threads' bytes", t);
+    }
+    if (sn_lanes_set_wide(true)) { /* AVX2 here: without it, the same image */
+        sn_lanes_set_wide(false);
+        render(e, false, 2, other);
+        sn_lanes_set_wide(true);
+        CHECK(memcmp(other, fast, sizeof fast) == 0, "the fast path: the same bytes with the AVX2 passes off");
     }
     sn_engine_destroy(e);
     return CHECK_DONE();
