@@ -113,6 +113,16 @@ static bool lanes(sn_lamps *L, size_t n_items)
         R2[k] = s ? s->range * s->range : -1, I[k] = s ? s->intensity : 0; /* the loop's very product */
         L->lane_kind[k] = (uint8_t)(s && s->chunk ? SN_LANE_STREET | (s->occ_n || s->sc_n ? SN_LANE_SHADOW : 0) : 0);
     }
+    const size_t m = L->n_occ + 3;
+    if (!sn_grow((void **)&L->occ_lane, &L->cap_occ_lane, 4 * m, sizeof *L->occ_lane))
+        return false;
+    L->occ_lane_n = m;
+    double *CX = L->occ_lane, *CY = CX + m, *CZ = CY + m, *RR = CZ + m;
+    for (size_t k = 0; k < m; k++) {
+        const sn_occluder *o = k < L->n_occ ? &L->occ[k] : NULL;
+        CX[k] = o ? o->c.x : 0, CY[k] = o ? o->c.y : 0, CZ[k] = o ? o->c.z : 0;
+        RR[k] = o ? o->rad * o->rad : -1; /* the test's very product */
+    }
     return true;
 }
 
@@ -262,7 +272,7 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
 
 void sn_lamps_free(sn_lamps *L)
 {
-    free(L->spots), free(L->start), free(L->items), free(L->occ), free(L->cand), free(L->lane), free(L->lane_kind);
+    free(L->spots), free(L->start), free(L->items), free(L->occ), free(L->cand), free(L->lane), free(L->lane_kind), free(L->occ_lane);
     sn_lamp_scenery_free(L->sc);
     memset(L, 0, sizeof *L);
 }

@@ -48,6 +48,10 @@ typedef struct sn_lamps {
     double *lane;
     uint8_t *lane_kind;
     size_t lane_n, cap_lane, cap_lane_kind;
+    /* the occluders' bounding spheres in columns: centre x, y, z and radius^2 of occ[k] at
+    ** occ_lane[k], occ_lane[k + occ_lane_n], ...; three of slack (radius^2 -1: never met) */
+    double *occ_lane;
+    size_t occ_lane_n, cap_occ_lane;
 } sn_lamps;
 
 #define SN_LANE_STREET 1u /* a street lamp (chunk != 0): the fast falloff applies */
@@ -75,6 +79,10 @@ double sn_lamp_exact_light(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_ve
 /* The sum of the fast path over items k0 .. k1 of a cell, four lamps at a time (lamps_avx2.c;
 ** only where the CPU has AVX2, and not under L->exact). */
 double sn_lamps_sum_avx2(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p, const float n[3]);
+/* lampshadow.h sn_lamp_occluded_cell as the lanes answer it (the boxes' spheres four at a time). */
+bool sn_lamp_occluded_avx2(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell);
+/* lampshadow.h sn_lamp_dir_cell of four directions at once, as the lanes find them (the tests'). */
+void sn_lamp_dir_cells_avx2(const double vx[4], const double vy[4], const double vz[4], uint32_t cell[4]);
 void sn_lamps_free(sn_lamps *L);
 
 /* How brightly a part of material mat glows on actor a from its lights (0: not at all): lit

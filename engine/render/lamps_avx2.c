@@ -15,6 +15,79 @@
 #pragma GCC target("avx2,no-fma")
 #include <immintrin.h>
 
+/* Which of four items (bits 0-3) have occluders. */
+static inline unsigned shadowed(const uint8_t *kind)
+{
+    return (kind[0] >> 1 & 1) | (kind[1] & 2) | (kind[2] << 1 & 4) | (kind[3] << 2 & 8);
+}
+
+/* lampshadow.c sn_lamp_dir_cell in four lanes: its operations one for one, so its cells */
+static inline __m128i dir_cells(__m256d vx, __m256d vy, __m256d vz)
+{
+    const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
+    const __m256d x = _mm256_xor_pd(vx, sign), y = _mm256_xor_pd(vy, sign), z = _mm256_xor_pd(vz, sign);
+    const __m256d h = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)));
+    const __m256d ax = _mm256_andnot_pd(sign, x), ay = _mm256_andnot_pd(sign, y), az = _mm256_andnot_pd(sign, z);
+    /* pseudo_az: y / (|x| + |y|), unfolded by the signs; 1 (pi / 2) straight down or up */
+    const __m256d a = _mm256_div_pd(y, _mm256_add_pd(ax, ay));
+    const __m256d back = _mm256_blendv_pd(_mm256_sub_pd(_mm256_set1_pd(-2), a), _mm256_sub_pd(_mm256_set1_pd(2), a),
+                                          _mm256_cmp_pd(y, zero, _CMP_GE_OQ));
+    __m256d pa = _mm256_blendv_pd(back, a, _mm256_cmp_pd(x, zero, _CMP_GE_OQ));
+    pa = _mm256_blendv_pd(_mm256_set1_pd(1), pa, _mm256_cmp_pd(h, _mm256_set1_pd(1e-12), _CMP_GT_OQ));
+    const __m256d pe = _mm256_div_pd(z, _mm256_add_pd(az, h));
+    /* bin_a, bin_e: g > 0 ? (g < N ? (int)g : N - 1) : 0 */
+    const __m256d ga = _mm256_mul_pd(_mm256_add_pd(pa, _mm256_set1_pd(2)), _mm256_set1_pd(SN_LAMP_CELLS_A / 4.0));
+    const __m256d ge = _mm256_mul_pd(_mm256_add_pd(pe, _mm256_set1_pd(1)), _mm256_set1_pd(SN_LAMP_CELLS_E / 2.0));
+    const __m256d na1 = _mm256_set1_pd(SN_LAMP_CELLS_A - 1), ne1 = _mm256_set1_pd(SN_LAMP_CELLS_E - 1);
+    const __m256d ca = _mm256_and_pd(_mm256_blendv_pd(na1, ga, _mm256_cmp_pd(ga, _mm256_set1_pd(SN_LAMP_CELLS_A), _CMP_LT_OQ)),
+                                     _mm256_cmp_pd(ga, zero, _CMP_GT_OQ));
+    const __m256d ce = _mm256_and_pd(_mm256_blendv_pd(ne1, ge, _mm256_cmp_pd(ge, _mm256_set1_pd(SN_LAMP_CELLS_E), _CMP_LT_OQ)),
+                                     _mm256_cmp_pd(ge, zero, _CMP_GT_OQ));
+    return _mm_add_epi32(_mm_mullo_epi32(_mm256_cvttpd_epi32(ce), _mm_set1_epi32(SN_LAMP_CELLS_A)), _mm256_cvttpd_epi32(ca));
+}
+
+void sn_lamp_dir_cells_avx2(const double vx[4], const double vy[4], const double vz[4], uint32_t cell[4])
+{
+    _mm_storeu_si128((__m128i *)cell, dir_cells(_mm256_loadu_pd(vx), _mm256_loadu_pd(vy), _mm256_loadu_pd(vz)));
+}
+
+/* lampshadow.c sn_lamp_occluded_cell with the boxes' bounding spheres four at a time: each sphere's
+** test with its operations one for one (the same boxes pass), then the slabs of those that pass,
+** then the scenery. The answer is whether any of them cuts the segment: the same. */
+static inline bool occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell)
+{
+    const size_t st = L->occ_lane_n;
+    const double *CX = L->occ_lane, *CY = CX + st, *CZ = CY + st, *RR = CZ + st;
+    const __m256d px = _mm256_set1_pd(p.x), py = _mm256_set1_pd(p.y), pz = _mm256_set1_pd(p.z);
+    const __m256d vx = _mm256_set1_pd(v.x), vy = _mm256_set1_pd(v.y), vz = _mm256_set1_pd(v.z), dd = _mm256_set1_pd(d);
+    const __m256d zero = _mm256_setzero_pd(), sign = _mm256_set1_pd(-0.0);
+    const uint32_t k1 = s->occ_first + s->occ_n;
+    for (uint32_t k = s->occ_first; k < k1; k += 4) {
+        /* rel = p - c; tc = -(rel . v) / d clamped to [0, d]; near = rel + v (tc / d) */
+        const __m256d rx = _mm256_sub_pd(px, _mm256_loadu_pd(CX + k)), ry = _mm256_sub_pd(py, _mm256_loadu_pd(CY + k)),
+                      rz = _mm256_sub_pd(pz, _mm256_loadu_pd(CZ + k));
+        const __m256d rv = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rx, vx), _mm256_mul_pd(ry, vy)), _mm256_mul_pd(rz, vz));
+        __m256d tc = _mm256_div_pd(_mm256_xor_pd(rv, sign), dd);
+        tc = _mm256_blendv_pd(_mm256_blendv_pd(tc, dd, _mm256_cmp_pd(tc, dd, _CMP_GT_OQ)), zero, _mm256_cmp_pd(tc, zero, _CMP_LT_OQ));
+        const __m256d f = _mm256_div_pd(tc, dd);
+        const __m256d nx = _mm256_add_pd(rx, _mm256_mul_pd(vx, f)), ny = _mm256_add_pd(ry, _mm256_mul_pd(vy, f)),
+                      nz = _mm256_add_pd(rz, _mm256_mul_pd(vz, f));
+        const __m256d nn = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nx, nx), _mm256_mul_pd(ny, ny)), _mm256_mul_pd(nz, nz));
+        unsigned in = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(nn, _mm256_loadu_pd(RR + k), _CMP_NGT_UQ));
+        if (k1 - k < 4)
+            in &= (1u << (k1 - k)) - 1; /* the next lamp's boxes */
+        for (; in; in &= in - 1)
+            if (sn_lamp_box_cut(&L->occ[k + (unsigned)__builtin_ctz(in)], p, v, d))
+                return true;
+    }
+    return sn_lamp_scenery_cut(L, s, p, v, d, cell);
+}
+
+bool sn_lamp_occluded_avx2(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell)
+{
+    return occluded(L, s, p, v, d, cell);
+}
+
 double sn_lamps_sum_avx2(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p, const float n[3])
 {
     const size_t st = L->lane_n;
@@ -60,6 +133,11 @@ double sn_lamps_sum_avx2(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p,
         const __m256d fall = _mm256_add_pd(t0, _mm256_mul_pd(_mm256_sub_pd(t1, t0), _mm256_sub_pd(t, _mm256_cvtepi32_pd(i))));
         const __m256d e = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(I + k), fall), dot), win), r);
         const unsigned cm = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(c, cmin, _CMP_GT_OQ));
+        /* the shadows' direction cells, where a lamp in reach has occluders (not waiting for e: a
+        ** branch on it mispredicts, and the cells' own square root and divisions then overlap e's) */
+        uint32_t CELL[4];
+        if (lm & shadowed(L->lane_kind + k))
+            _mm_storeu_si128((__m128i *)CELL, dir_cells(vx, vy, vz));
         double E[4], D[4], VX[4], VY[4], VZ[4], D2[4], DOT[4];
         _mm256_storeu_pd(E, e), _mm256_storeu_pd(D, d), _mm256_storeu_pd(VX, vx), _mm256_storeu_pd(VY, vy);
         _mm256_storeu_pd(VZ, vz), _mm256_storeu_pd(D2, d2), _mm256_storeu_pd(DOT, dot);
@@ -75,7 +153,7 @@ double sn_lamps_sum_avx2(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p,
                 }
                 if (E[j] >= look_hi) {
                     const sn_spot *s = &L->spots[L->items[k + j]];
-                    if (!sn_lamp_occluded_cell(L, s, p, sn_v3(VX[j], VY[j], VZ[j]), D[j], SN_LAMP_CELL_FROM_V))
+                    if (!occluded(L, s, p, sn_v3(VX[j], VY[j], VZ[j]), D[j], CELL[j]))
                         sum += E[j];
                     continue;
                 }

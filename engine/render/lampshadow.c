@@ -25,8 +25,8 @@ typedef struct sc_occ {
 ** before, cells of equal angles, found by comparisons with their edges: a third of the cost in
 ** mispredicted steps). A cell lists the groups whose box, seen from the light, may cover it: a lit
 ** point tests only the groups of its direction's cell (most cells: none). */
-#define NA 64
-#define NE 32
+#define NA SN_LAMP_CELLS_A
+#define NE SN_LAMP_CELLS_E
 struct sn_lamp_scenery {
     const sn_road_mesh *mesh; /* what it was built from */
     uint32_t n_chunks, n_t;
@@ -506,39 +506,34 @@ uint32_t sn_lamp_dir_cell(sn_vec3 v)
     return (uint32_t)(ie * NA + ia);
 }
 
-bool sn_lamp_occluded_cell(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell)
+/* Whether the segment p + t v / d, t in (0.01, d), meets box o, past its bounding sphere's test
+** (rel = p - o->c): its slabs, in its own frame. */
+static inline bool box_slabs(const sn_occluder *o, sn_vec3 rel, sn_vec3 v, double d)
 {
-    for (uint32_t k = 0; k < s->occ_n; k++) {
-        const sn_occluder *o = &L->occ[s->occ_first + k];
-        /* the segment p + t v / d, t in (0, d): first against the box's bounding sphere */
-        sn_vec3 rel = sn_v3_sub(p, o->c);
-        double tc = -sn_v3_dot(rel, v) / d;
-        tc = tc < 0 ? 0 : tc > d ? d : tc;
-        sn_vec3 near = sn_v3_add(rel, sn_v3_scale(v, tc / d));
-        if (sn_v3_dot(near, near) > o->rad * o->rad)
+    double t0 = -INFINITY, t1 = INFINITY;
+    bool inside = true;
+    for (int a = 0; a < 3 && t0 <= t1; a++) {
+        double org = sn_v3_dot(rel, o->ax[a]), dir = sn_v3_dot(v, o->ax[a]) / d;
+        inside = inside && fabs(org) < o->e[a];
+        if (fabs(dir) < 1e-12) {
+            if (fabs(org) > o->e[a])
+                t1 = -INFINITY; /* parallel and outside this slab: missed */
             continue;
-        /* then against its slabs, in its own frame */
-        double t0 = -INFINITY, t1 = INFINITY;
-        bool inside = true;
-        for (int a = 0; a < 3 && t0 <= t1; a++) {
-            double org = sn_v3_dot(rel, o->ax[a]), dir = sn_v3_dot(v, o->ax[a]) / d;
-            inside = inside && fabs(org) < o->e[a];
-            if (fabs(dir) < 1e-12) {
-                if (fabs(org) > o->e[a])
-                    t1 = -INFINITY; /* parallel and outside this slab: missed */
-                continue;
-            }
-            double ta = (-o->e[a] - org) / dir, tb = (o->e[a] - org) / dir;
-            if (ta > tb) {
-                double x = ta;
-                ta = tb, tb = x;
-            }
-            t0 = ta > t0 ? ta : t0, t1 = tb < t1 ? tb : t1;
         }
-        /* 1 cm of margin: a point on the box's own face is its surface, not behind it */
-        if (!inside && t0 <= t1 && t0 > 0.01 && t0 < d)
-            return true;
+        double ta = (-o->e[a] - org) / dir, tb = (o->e[a] - org) / dir;
+        if (ta > tb) {
+            double x = ta;
+            ta = tb, tb = x;
+        }
+        t0 = ta > t0 ? ta : t0, t1 = tb < t1 ? tb : t1;
     }
+    /* 1 cm of margin: a point on the box's own face is its surface, not behind it */
+    return !inside && t0 <= t1 && t0 > 0.01 && t0 < d;
+}
+
+/* Whether one of spot s's scenery groups listed in the direction's cell cuts the segment. */
+static inline bool scenery_cut(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell)
+{
     if (!s->sc_n)
         return false;
     /* the scenery: the groups listed in the cell of the direction from the light to p; each
@@ -561,4 +556,31 @@ bool sn_lamp_occluded_cell(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_ve
             return true;
     }
     return false;
+}
+
+bool sn_lamp_occluded_cell(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell)
+{
+    for (uint32_t k = 0; k < s->occ_n; k++) {
+        const sn_occluder *o = &L->occ[s->occ_first + k];
+        /* the segment p + t v / d, t in (0, d): first against the box's bounding sphere */
+        sn_vec3 rel = sn_v3_sub(p, o->c);
+        double tc = -sn_v3_dot(rel, v) / d;
+        tc = tc < 0 ? 0 : tc > d ? d : tc;
+        sn_vec3 near = sn_v3_add(rel, sn_v3_scale(v, tc / d));
+        if (sn_v3_dot(near, near) > o->rad * o->rad)
+            continue;
+        if (box_slabs(o, rel, v, d))
+            return true;
+    }
+    return scenery_cut(L, s, p, v, d, cell);
+}
+
+bool sn_lamp_box_cut(const sn_occluder *o, sn_vec3 p, sn_vec3 v, double d)
+{
+    return box_slabs(o, sn_v3_sub(p, o->c), v, d);
+}
+
+bool sn_lamp_scenery_cut(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell)
+{
+    return scenery_cut(L, s, p, v, d, cell);
 }

@@ -48,10 +48,18 @@ uint32_t sn_lamp_scenery_pieces(const sn_lamps *L, const sn_spot *s);
 #define SN_LAMP_CELL_FROM_V UINT32_MAX
 #define SN_LAMP_CELL_ALL (UINT32_MAX - 1)
 bool sn_lamp_occluded_cell(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell);
+/* sn_lamp_occluded_cell in two parts, for the lanes (lamps_avx2.c), which test the boxes' bounding
+** spheres four at a time: box o's slabs (the test after its sphere's), and the scenery's groups. The
+** answer is whether any box or group cuts the segment, so the order the parts run in does not
+** change it. */
+bool sn_lamp_box_cut(const sn_occluder *o, sn_vec3 p, sn_vec3 v, double d);
+bool sn_lamp_scenery_cut(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_vec3 v, double d, uint32_t cell);
 /* The cell of the direction from a street lamp to p (v = lamp - p) without atan2: bins of
 ** pseudo-angles, the azimuth's y / (|x| + |y|) unfolded and the elevation's z / (|z| + h)
 ** (lampshadow.c); a square root, two divisions, no loop. */
 uint32_t sn_lamp_dir_cell(sn_vec3 v);
+#define SN_LAMP_CELLS_A 64 /* the cells: bins of the azimuth's pseudo-angle */
+#define SN_LAMP_CELLS_E 32 /* and of the elevation's */
 
 /* Frees L->sc (sn_lamps_free calls it). */
 void sn_lamp_scenery_free(struct sn_lamp_scenery *sc);

@@ -12,7 +12,8 @@
 **   exactly where the exact form is (no point off by more than that: a shadow decided otherwise
 **   would be a whole lamp's light);
 ** - the lanes (lamps_avx2.c: four street lamps at a time where the CPU has AVX2) give the
-**   one-lamp loop's bits at 400 000 points (a third within 15 m of a lamp);
+**   one-lamp loop's bits at 400 000 points (a third within 15 m of a lamp), and their shadows'
+**   direction cells are sn_lamp_dir_cell's at a million directions;
 ** - a render at ClearNight on the fast path gives the same bytes at 1, 2 and 3 threads, and
 **   with the CPU's AVX2 passes off (SENSIM_NO_AVX2's switch) as on.
 ** The exact switch (sn_renderer_set_exact_shading, SENSIM_EXACT_SHADING=1) sets L.exact: its
@@ -67,7 +68,8 @@ static void check_cells(sn_engine *e)
         if (L.spots[i].chunk && L.spots[i].sc_n)
             streets[n_st++] = i;
     CHECK(n_st > 10, "street lamps with scenery occluders (%zu)", n_st);
-    long bad = 0, shadowed = 0, points = 0;
+    long bad = 0, shadowed = 0, points = 0, lanes_off = 0, boxes = 0;
+    const bool wide = sn_lanes_set_wide(true);
     for (int i = 0; i < 500000 && n_st; i++) {
         const sn_spot *s = &L.spots[streets[(size_t)(uni() * (double)n_st)]];
         sn_vec3 p = sn_v3(s->pos.x - 15 + 30 * uni(), s->pos.y - 15 + 30 * uni(), i % 2 ? 0.0 : 8 * uni());
@@ -83,6 +85,14 @@ static void check_cells(sn_engine *e)
         bool by_cell = sn_lamp_occluded_cell(&L, s, p, v, d, SN_LAMP_CELL_FROM_V);
         bool by_all = sn_lamp_occluded_cell(&L, s, p, v, d, SN_LAMP_CELL_ALL);
         points++, shadowed += by_all, bad += by_cell != by_all;
+        if (wide) { /* the lanes' answer (the boxes' spheres four at a time) */
+            bool by_lanes = sn_lamp_occluded_avx2(&L, s, p, v, d, sn_lamp_dir_cell(v));
+            boxes += s->occ_n, lanes_off += by_lanes != by_cell;
+        }
+    }
+    if (wide) {
+        printf("lanes: %ld of %ld shadows answered otherwise (%ld actor boxes met)\n", lanes_off, points, boxes);
+        CHECK(lanes_off == 0 && boxes > points, "the lanes' shadows are the loop's (%ld differ)", lanes_off);
     }
     printf("direction cells: %ld of %ld lamp-point pairs shadowed, %ld decided otherwise than by every group\n", shadowed,
            points, bad);
@@ -134,6 +144,25 @@ static void check_lanes(sn_engine *e)
         printf("lanes: no AVX2 here, one lamp at a time only\n");
         return;
     }
+    /* the lanes' direction cells: sn_lamp_dir_cell's, at a million directions (half of them on
+    ** the bins' edges: axis-aligned, diagonal, straight down or up, nearly vertical) */
+    long cells_off = 0;
+    for (int i = 0; i < 1000000; i += 4) {
+        double vx[4], vy[4], vz[4];
+        uint32_t four[4];
+        for (int j = 0; j < 4; j++) {
+            int kind = (i / 4 + j) % 8;
+            double a = kind < 4 ? 2 * M_PI * uni() : floor(uni() * 16) * M_PI / 8, r = kind == 6 ? 1e-13 * uni() : 1 + 20 * uni();
+            vx[j] = kind == 7 ? 0 : r * cos(a), vy[j] = kind == 7 ? 0 : r * sin(a), vz[j] = -10 + 20 * uni();
+            if (kind == 5)
+                vz[j] = floor(vz[j]);
+        }
+        sn_lamp_dir_cells_avx2(vx, vy, vz, four);
+        for (int j = 0; j < 4; j++)
+            cells_off += four[j] != sn_lamp_dir_cell(sn_v3(vx[j], vy[j], vz[j]));
+    }
+    printf("lanes: %ld of 1000000 direction cells differ from sn_lamp_dir_cell's\n", cells_off);
+    CHECK(cells_off == 0, "the lanes' direction cells are sn_lamp_dir_cell's (%ld differ)", cells_off);
     sn_lamps L = {.shadows = true};
     CHECK(sn_lamps_build(&L, &e->world, 1.0, 1.0, sn_v3(21.5, 1.75, 2.9), 1000), "the lamps built");
     size_t streets[4096], n_st = 0;
