@@ -61,11 +61,27 @@ static inline bool occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_v
     const __m256d px = _mm256_set1_pd(p.x), py = _mm256_set1_pd(p.y), pz = _mm256_set1_pd(p.z);
     const __m256d vx = _mm256_set1_pd(v.x), vy = _mm256_set1_pd(v.y), vz = _mm256_set1_pd(v.z), dd = _mm256_set1_pd(d);
     const __m256d zero = _mm256_setzero_pd(), sign = _mm256_set1_pd(-0.0);
+    /* |v|^2 (a relative 1e-6 to spare), and 1e-6 m^2 added to rad^2: the rounding of either test
+    ** is under 1e-14 |rel|^2 (|v|^2 on this side), |rel| under 200 m */
+    const __m256d vv = _mm256_set1_pd((v.x * v.x + v.y * v.y + v.z * v.z) * (1 + 1e-6)), spare = _mm256_set1_pd(1e-6);
     const uint32_t k1 = s->occ_first + s->occ_n;
     for (uint32_t k = s->occ_first; k < k1; k += 4) {
-        /* rel = p - c; tc = -(rel . v) / d clamped to [0, d]; near = rel + v (tc / d) */
         const __m256d rx = _mm256_sub_pd(px, _mm256_loadu_pd(CX + k)), ry = _mm256_sub_pd(py, _mm256_loadu_pd(CY + k)),
                       rz = _mm256_sub_pd(pz, _mm256_loadu_pd(CZ + k));
+        const __m256d rr = _mm256_loadu_pd(RR + k);
+        /* first, without a division, the line through the segment against the sphere: |rel x v|^2
+        ** > rad^2 |v|^2 (with the margin) puts the sphere off the line, so off the segment, and the
+        ** exact test below would pass it over too (it only ever passes over more) */
+        const __m256d cx = _mm256_sub_pd(_mm256_mul_pd(ry, vz), _mm256_mul_pd(rz, vy)),
+                      cy = _mm256_sub_pd(_mm256_mul_pd(rz, vx), _mm256_mul_pd(rx, vz)),
+                      cz = _mm256_sub_pd(_mm256_mul_pd(rx, vy), _mm256_mul_pd(ry, vx));
+        const __m256d cc = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(cx, cx), _mm256_mul_pd(cy, cy)), _mm256_mul_pd(cz, cz));
+        unsigned in = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(cc, _mm256_mul_pd(_mm256_add_pd(rr, spare), vv), _CMP_LE_OQ));
+        if (k1 - k < 4)
+            in &= (1u << (k1 - k)) - 1; /* the next lamp's boxes */
+        if (!in)
+            continue;
+        /* the exact test: rel = p - c; tc = -(rel . v) / d clamped to [0, d]; near = rel + v (tc / d) */
         const __m256d rv = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rx, vx), _mm256_mul_pd(ry, vy)), _mm256_mul_pd(rz, vz));
         __m256d tc = _mm256_div_pd(_mm256_xor_pd(rv, sign), dd);
         tc = _mm256_blendv_pd(_mm256_blendv_pd(tc, dd, _mm256_cmp_pd(tc, dd, _CMP_GT_OQ)), zero, _mm256_cmp_pd(tc, zero, _CMP_LT_OQ));
@@ -73,9 +89,7 @@ static inline bool occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_v
         const __m256d nx = _mm256_add_pd(rx, _mm256_mul_pd(vx, f)), ny = _mm256_add_pd(ry, _mm256_mul_pd(vy, f)),
                       nz = _mm256_add_pd(rz, _mm256_mul_pd(vz, f));
         const __m256d nn = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nx, nx), _mm256_mul_pd(ny, ny)), _mm256_mul_pd(nz, nz));
-        unsigned in = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(nn, _mm256_loadu_pd(RR + k), _CMP_NGT_UQ));
-        if (k1 - k < 4)
-            in &= (1u << (k1 - k)) - 1; /* the next lamp's boxes */
+        in &= (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(nn, rr, _CMP_NGT_UQ));
         for (; in; in &= in - 1)
             if (sn_lamp_box_cut(&L->occ[k + (unsigned)__builtin_ctz(in)], p, v, d))
                 return true;
