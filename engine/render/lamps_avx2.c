@@ -3,10 +3,11 @@
 ** square root, the division, the window and the table's falloff of four lamps run in double lanes;
 ** each product, sum, square root and division rounds as headlights.c's one-lamp loop's (IEEE, no
 ** FMA, the same order), and the lamps are then added one by one in the cell's order, so the sum
-** has the loop's bits (tests/unit/test_night_fast.c compares them). What the lanes leave (the
-** shadow's lookup, a headlight, a point steeply above a head, a lamp near the shadow's
-** threshold) is the loop's own code, lamp by lamp. Built for AVX2 (`#pragma GCC target`),
-** called only where the CPU has it (lanes.h). */
+** has the loop's bits (tests/unit/test_night_fast.c compares them). The shadow's lookup takes
+** its direction cell from the lanes and tests the lamp's actor boxes' spheres four at a time;
+** what the lanes leave (a headlight, a point steeply above a head, a lamp near the shadow's
+** threshold, the boxes' slabs, the scenery) is the loop's own code. Built for AVX2 (`#pragma GCC
+** target`), called only where the CPU has it (lanes.h). */
 #include "headlights.h"
 #include "lampshadow.h"
 #include "nightlights.h"
