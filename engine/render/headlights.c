@@ -272,7 +272,8 @@ void sn_lamps_light(const sn_lamps *L, sn_vec3 p, const float n[3], double rgb[3
 
 void sn_lamps_free(sn_lamps *L)
 {
-    free(L->spots), free(L->start), free(L->items), free(L->occ), free(L->cand), free(L->lane), free(L->lane_kind), free(L->occ_lane);
+    free(L->spots), free(L->start), free(L->items), free(L->occ), free(L->cand);
+    free(L->lane), free(L->lane_kind), free(L->occ_lane);
     sn_lamp_scenery_free(L->sc);
     memset(L, 0, sizeof *L);
 }

@@ -40,11 +40,14 @@ static inline __m128i dir_cells(__m256d vx, __m256d vy, __m256d vz)
     const __m256d ga = _mm256_mul_pd(_mm256_add_pd(pa, _mm256_set1_pd(2)), _mm256_set1_pd(SN_LAMP_CELLS_A / 4.0));
     const __m256d ge = _mm256_mul_pd(_mm256_add_pd(pe, _mm256_set1_pd(1)), _mm256_set1_pd(SN_LAMP_CELLS_E / 2.0));
     const __m256d na1 = _mm256_set1_pd(SN_LAMP_CELLS_A - 1), ne1 = _mm256_set1_pd(SN_LAMP_CELLS_E - 1);
-    const __m256d ca = _mm256_and_pd(_mm256_blendv_pd(na1, ga, _mm256_cmp_pd(ga, _mm256_set1_pd(SN_LAMP_CELLS_A), _CMP_LT_OQ)),
-                                     _mm256_cmp_pd(ga, zero, _CMP_GT_OQ));
-    const __m256d ce = _mm256_and_pd(_mm256_blendv_pd(ne1, ge, _mm256_cmp_pd(ge, _mm256_set1_pd(SN_LAMP_CELLS_E), _CMP_LT_OQ)),
-                                     _mm256_cmp_pd(ge, zero, _CMP_GT_OQ));
-    return _mm_add_epi32(_mm_mullo_epi32(_mm256_cvttpd_epi32(ce), _mm_set1_epi32(SN_LAMP_CELLS_A)), _mm256_cvttpd_epi32(ca));
+    const __m256d ca =
+        _mm256_and_pd(_mm256_blendv_pd(na1, ga, _mm256_cmp_pd(ga, _mm256_set1_pd(SN_LAMP_CELLS_A), _CMP_LT_OQ)),
+                      _mm256_cmp_pd(ga, zero, _CMP_GT_OQ));
+    const __m256d ce =
+        _mm256_and_pd(_mm256_blendv_pd(ne1, ge, _mm256_cmp_pd(ge, _mm256_set1_pd(SN_LAMP_CELLS_E), _CMP_LT_OQ)),
+                      _mm256_cmp_pd(ge, zero, _CMP_GT_OQ));
+    return _mm_add_epi32(_mm_mullo_epi32(_mm256_cvttpd_epi32(ce), _mm_set1_epi32(SN_LAMP_CELLS_A)),
+                         _mm256_cvttpd_epi32(ca));
 }
 
 void sn_lamp_dir_cells_avx2(const double vx[4], const double vy[4], const double vz[4], uint32_t cell[4])
@@ -76,20 +79,25 @@ static inline bool occluded(const sn_lamps *L, const sn_spot *s, sn_vec3 p, sn_v
         const __m256d cx = _mm256_sub_pd(_mm256_mul_pd(ry, vz), _mm256_mul_pd(rz, vy)),
                       cy = _mm256_sub_pd(_mm256_mul_pd(rz, vx), _mm256_mul_pd(rx, vz)),
                       cz = _mm256_sub_pd(_mm256_mul_pd(rx, vy), _mm256_mul_pd(ry, vx));
-        const __m256d cc = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(cx, cx), _mm256_mul_pd(cy, cy)), _mm256_mul_pd(cz, cz));
-        unsigned in = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(cc, _mm256_mul_pd(_mm256_add_pd(rr, spare), vv), _CMP_LE_OQ));
+        const __m256d cc =
+            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(cx, cx), _mm256_mul_pd(cy, cy)), _mm256_mul_pd(cz, cz));
+        unsigned in =
+            (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(cc, _mm256_mul_pd(_mm256_add_pd(rr, spare), vv), _CMP_LE_OQ));
         if (k1 - k < 4)
             in &= (1u << (k1 - k)) - 1; /* the next lamp's boxes */
         if (!in)
             continue;
         /* the exact test: rel = p - c; tc = -(rel . v) / d clamped to [0, d]; near = rel + v (tc / d) */
-        const __m256d rv = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rx, vx), _mm256_mul_pd(ry, vy)), _mm256_mul_pd(rz, vz));
+        const __m256d rv =
+            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(rx, vx), _mm256_mul_pd(ry, vy)), _mm256_mul_pd(rz, vz));
         __m256d tc = _mm256_div_pd(_mm256_xor_pd(rv, sign), dd);
-        tc = _mm256_blendv_pd(_mm256_blendv_pd(tc, dd, _mm256_cmp_pd(tc, dd, _CMP_GT_OQ)), zero, _mm256_cmp_pd(tc, zero, _CMP_LT_OQ));
+        tc = _mm256_blendv_pd(_mm256_blendv_pd(tc, dd, _mm256_cmp_pd(tc, dd, _CMP_GT_OQ)), zero,
+                              _mm256_cmp_pd(tc, zero, _CMP_LT_OQ));
         const __m256d f = _mm256_div_pd(tc, dd);
         const __m256d nx = _mm256_add_pd(rx, _mm256_mul_pd(vx, f)), ny = _mm256_add_pd(ry, _mm256_mul_pd(vy, f)),
                       nz = _mm256_add_pd(rz, _mm256_mul_pd(vz, f));
-        const __m256d nn = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nx, nx), _mm256_mul_pd(ny, ny)), _mm256_mul_pd(nz, nz));
+        const __m256d nn =
+            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(nx, nx), _mm256_mul_pd(ny, ny)), _mm256_mul_pd(nz, nz));
         in &= (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(nn, rr, _CMP_NGT_UQ));
         for (; in; in &= in - 1)
             if (sn_lamp_box_cut(&L->occ[k + (unsigned)__builtin_ctz(in)], p, v, d))
@@ -120,11 +128,13 @@ double sn_lamps_sum_avx2(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p,
         /* v = lamp - p, |v|^2 and n . v in the loop's order */
         const __m256d vx = _mm256_sub_pd(_mm256_loadu_pd(X + k), px), vy = _mm256_sub_pd(_mm256_loadu_pd(Y + k), py),
                       vz = _mm256_sub_pd(_mm256_loadu_pd(Z + k), pz);
-        const __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(vx, vx), _mm256_mul_pd(vy, vy)), _mm256_mul_pd(vz, vz));
-        const __m256d dot = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n0, vx), _mm256_mul_pd(n1, vy)), _mm256_mul_pd(n2, vz));
+        const __m256d d2 =
+            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(vx, vx), _mm256_mul_pd(vy, vy)), _mm256_mul_pd(vz, vz));
+        const __m256d dot =
+            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n0, vx), _mm256_mul_pd(n1, vy)), _mm256_mul_pd(n2, vz));
         /* in range, not at the lamp, facing it (facing away: the exact form gives 0 too) */
-        __m256d live = _mm256_and_pd(_mm256_cmp_pd(d2, _mm256_loadu_pd(R2 + k), _CMP_LT_OQ),
-                                     _mm256_cmp_pd(d2, tiny, _CMP_GE_OQ));
+        __m256d live =
+            _mm256_and_pd(_mm256_cmp_pd(d2, _mm256_loadu_pd(R2 + k), _CMP_LT_OQ), _mm256_cmp_pd(d2, tiny, _CMP_GE_OQ));
         live = _mm256_and_pd(live, _mm256_cmp_pd(dot, zero, _CMP_GT_OQ));
         unsigned lm = (unsigned)_mm256_movemask_pd(live);
         if (k1 - k < 4)
@@ -142,11 +152,15 @@ double sn_lamps_sum_avx2(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p,
         const __m128i i = _mm_min_epi32(_mm_max_epi32(_mm256_cvttpd_epi32(t), i_lo), i_hi);
         /* each lane's two entries in one load, not two gathers (slower here: measured) */
         const double *tab = sn_street_falloff_tab;
-        const __m256d a = _mm256_set_m128d(_mm_loadu_pd(tab + _mm_extract_epi32(i, 2)), _mm_loadu_pd(tab + _mm_cvtsi128_si32(i)));
-        const __m256d b = _mm256_set_m128d(_mm_loadu_pd(tab + _mm_extract_epi32(i, 3)), _mm_loadu_pd(tab + _mm_extract_epi32(i, 1)));
+        const __m256d a =
+            _mm256_set_m128d(_mm_loadu_pd(tab + _mm_extract_epi32(i, 2)), _mm_loadu_pd(tab + _mm_cvtsi128_si32(i)));
+        const __m256d b =
+            _mm256_set_m128d(_mm_loadu_pd(tab + _mm_extract_epi32(i, 3)), _mm_loadu_pd(tab + _mm_extract_epi32(i, 1)));
         const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
-        const __m256d fall = _mm256_add_pd(t0, _mm256_mul_pd(_mm256_sub_pd(t1, t0), _mm256_sub_pd(t, _mm256_cvtepi32_pd(i))));
-        const __m256d e = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(I + k), fall), dot), win), r);
+        const __m256d fall =
+            _mm256_add_pd(t0, _mm256_mul_pd(_mm256_sub_pd(t1, t0), _mm256_sub_pd(t, _mm256_cvtepi32_pd(i))));
+        const __m256d e =
+            _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_loadu_pd(I + k), fall), dot), win), r);
         const unsigned cm = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(c, cmin, _CMP_GT_OQ));
         /* the shadows' direction cells, where a lamp in reach has occluders (not waiting for e: a
         ** branch on it mispredicts, and the cells' own square root and divisions then overlap e's) */

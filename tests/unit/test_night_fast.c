@@ -152,7 +152,8 @@ static void check_lanes(sn_engine *e)
         uint32_t four[4];
         for (int j = 0; j < 4; j++) {
             int kind = (i / 4 + j) % 8;
-            double a = kind < 4 ? 2 * M_PI * uni() : floor(uni() * 16) * M_PI / 8, r = kind == 6 ? 1e-13 * uni() : 1 + 20 * uni();
+            double a = kind < 4 ? 2 * M_PI * uni() : floor(uni() * 16) * M_PI / 8;
+            double r = kind == 6 ? 1e-13 * uni() : 1 + 20 * uni();
             vx[j] = kind == 7 ? 0 : r * cos(a), vy[j] = kind == 7 ? 0 : r * sin(a), vz[j] = -10 + 20 * uni();
             if (kind == 5)
                 vz[j] = floor(vz[j]);
