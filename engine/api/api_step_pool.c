@@ -122,7 +122,8 @@ sn_status sn_engines_step(sn_step_pool *p, sn_engine *const *engines, size_t n, 
     }
     if (p && pthread_mutex_trylock(&p->busy) != 0) {
         free(own_st), free(own_err);
-        return sn_fail(err, SN_E_STATE, "engines_step: the pool is stepping another batch (a pool serves one call at a time)");
+        return sn_fail(err, SN_E_STATE,
+                       "engines_step: the pool is stepping another batch (a pool serves one call at a time)");
     }
     if (p)
         sn_pool_run(p->pool, step_one, &b, (uint32_t)n);

@@ -11,11 +11,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#define N 4
+#define N     4
 #define MODES 5
 
-static const char *names[MODES] = {"1 engine", "loop 4", "call 4, 1 thread", "call 4, 2 threads",
-                                   "call 4, 4 threads"};
+static const char *names[MODES] = {"1 engine", "loop 4", "call 4, 1 thread", "call 4, 2 threads", "call 4, 4 threads"};
 
 static double cpu_now(void)
 {
@@ -134,7 +133,8 @@ int main(int argc, char **argv)
             ilo = x.invol < ilo ? x.invol : ilo, ihi = x.invol > ihi ? x.invol : ihi;
         }
         printf("  %-18s CPU %.3f-%.3f ms, %.3f-%.3fx (median %.3fx); voluntary switches %.2f-%.2f, involuntary "
-               "%.2f-%.2f\n", names[m], lo * 1e3, hi * 1e3, rlo, rhi, median(q_all, rounds), vlo, vhi, ilo, ihi);
+               "%.2f-%.2f\n",
+               names[m], lo * 1e3, hi * 1e3, rlo, rhi, median(q_all, rounds), vlo, vhi, ilo, ihi);
     }
     for (int i = 0; i < 3; i++)
         sn_step_pool_destroy(pools[i]);

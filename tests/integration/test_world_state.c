@@ -580,8 +580,8 @@ static void step_inside(const sn_message *m, void *user)
 static void engines_step_pool(void)
 {
     char solo[3][512], got[3][512];
-    const char *names[3] = {"solo_a", "solo_b", "solo_c"}, *files[3] = {"pileup.yaml", "intersection.yaml",
-                                                                         "intersection.yaml"};
+    const char *names[3] = {"solo_a", "solo_b", "solo_c"},
+               *files[3] = {"pileup.yaml", "intersection.yaml", "intersection.yaml"};
     const uint64_t seeds[3] = {3, 5, 9};
     sn_engine *e[3];
     sn_map_cache_enable(true); /* as SensimVectorEnv makes its engines */
@@ -598,8 +598,10 @@ static void engines_step_pool(void)
     sn_status sts[3] = {SN_OK, SN_OK, SN_OK};
     for (int f = 0; f < SIDE_FRAMES; f++)
         CHECK(sn_engines_step(p, e, 3, sts, NULL, &err) == SN_OK, "engines_step, frame %d: %s", f, err.msg);
-    CHECK(r.calls > 0 && r.st == SN_E_STATE, "engines_step from inside a step on the same pool: status %d, not "
-          "SN_E_STATE (%d calls)", (int)r.st, r.calls);
+    CHECK(r.calls > 0 && r.st == SN_E_STATE,
+          "engines_step from inside a step on the same pool: status %d, not "
+          "SN_E_STATE (%d calls)",
+          (int)r.st, r.calls);
     CHECK(sts[0] == SN_OK && sts[1] == SN_OK && sts[2] == SN_OK, "every engine's own status OK");
     for (int i = 0; i < 3; i++) {
         sn_engine_finish(e[i], true, &err);
@@ -618,7 +620,8 @@ static void engines_step_pool(void)
     CHECK(sn_engines_step(p, hole, 2, NULL, NULL, &err) == SN_E_INVALID && strstr(err.msg, "engine 1 is NULL"),
           "NULL engine: %s", err.msg);
     CHECK(sn_engines_step(p, twice, 3, NULL, NULL, &err) == SN_E_INVALID &&
-              strstr(err.msg, "engines 0 and 2 are the same engine"), "engine twice: %s", err.msg);
+              strstr(err.msg, "engines 0 and 2 are the same engine"),
+          "engine twice: %s", err.msg);
     CHECK(sn_engines_step(NULL, e, 0, NULL, NULL, NULL) == SN_OK, "no engines: nothing to do");
     CHECK(sn_engine_clock(e[2])->frame == before, "a refused batch stepped nothing");
     CHECK(!sn_step_pool_create(-1, &err) && err.status == SN_E_RANGE, "threads -1: %s", err.msg);
