@@ -333,6 +333,35 @@ def lock_of(e) -> "threading.RLock":
     return _engine_locks.get(e, engine_lock) if type(e) is int else engine_lock
 
 
+class GuestLock:
+    """A World's lock while a batch steps its engine on a C thread (sensim.world._step_batch,
+    sn_engines_step): the caller holds `real` for the whole batch, and the thread stepping the
+    engine (its listeners, which may call into their engine) passes as `guest`, as the stepping
+    thread passes the re-entrant lock in a plain tick; every other thread waits for `real`, but a
+    guest of another world of the batch (a listener calling into another environment's world)
+    is refused: it would wait for the whole batch, which waits for it."""
+    __slots__ = ("real", "guest")
+    guests: dict = {}  # thread id -> listeners of batch-stepped worlds running on it now
+
+    def __init__(self, real):
+        self.real = real
+        self.guest = 0  # a thread id; 0 is none
+
+    def __enter__(self):
+        me = threading.get_ident()
+        if self.guest != me:
+            if me in GuestLock.guests:
+                raise SensimError("a listener called into another world stepped in the same batch (a vector "
+                                  "environment's step): call it after the step", -4)
+            self.real.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        if self.guest != threading.get_ident():
+            self.real.release()
+        return False
+
+
 # Calls that only read or set a few fields of an engine (no step, no I/O, no lock in C): made
 # through a PyDLL handle, which keeps the GIL. ctypes' CDLL gives the GIL up around every call
 # and takes it back after: an environment's step makes about eight such calls around its one
@@ -522,6 +551,11 @@ def _declare(L):
     f("sn_engine_traffic_light_reset_group", st, P, c_uint32, E)
     f("sn_engine_traffic_light_group", st, P, c_uint32, POINTER(c_uint32), c_size_t, POINTER(c_size_t), E)
     f("sn_engine_traffic_light_stops", st, P, c_uint32, POINTER(WaypointC), c_size_t, POINTER(c_size_t), E)
+    if hasattr(L, "sn_engines_step"):  # several engines a step on a C pool (api_step_pool.c)
+        f("sn_step_pool_create", P, c_int, E)
+        f("sn_step_pool_destroy", None, P)
+        f("sn_step_pool_threads", c_int, P)
+        f("sn_engines_step", st, P, POINTER(c_void_p), c_size_t, POINTER(c_int), POINTER(Error), E)
     # Added with the Python API (api_reset.c); an older library lacks them.
     if hasattr(L, "sn_engine_reset"):
         f("sn_engine_reset", st, P, POINTER(c_uint64), E)

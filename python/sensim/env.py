@@ -231,6 +231,12 @@ class SensimEnv(_Base):
         return self._observe()
 
     def step(self, action) -> tuple[dict, float, bool, bool, dict]:
+        self._control(action)
+        self.world.tick()
+        return self._after_tick()
+
+    # step's halves around the tick: SensimVectorEnv runs them around one batch of ticks
+    def _control(self, action) -> None:
         if action is not None:
             hero = self.world.find_actor(self.hero_name)
             if hero is not None:
@@ -238,7 +244,8 @@ class SensimEnv(_Base):
                 hero.apply_control(VehicleControl(throttle=float(np.clip(a[0], 0, 1)),
                                                   steer=float(np.clip(a[1], -1, 1)),
                                                   brake=float(np.clip(a[2], 0, 1))))
-        self.world.tick()
+
+    def _after_tick(self) -> tuple[dict, float, bool, bool, dict]:
         self._steps += 1
         obs, info = self._observe()
         reward = float(self.reward_fn(self, obs, info))

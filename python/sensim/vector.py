@@ -4,13 +4,16 @@
     obs, infos = venv.reset(seed=0)          # env i gets seed 0 + i
     obs, rewards, terminated, truncated, infos = venv.step(actions)   # actions: (4, 3)
 
-Each sub-environment is a SensimEnv with its own engine; a step runs every engine's step on its
-own thread (environment 0 on the caller's). The engine's step is a ctypes call, which releases
-the GIL (the few quick calls around it keep it: sensim._lib.QUICK), and each engine has its
-own lock (sensim._lib.lock_of), so the engines step at the same time on as many cores as there
-are. Engines share nothing that changes their results: the same seeds and actions give
-byte-identical observations whether an environment runs alone or beside others
-(python/tests/test_vector_env.py).
+Each sub-environment is a SensimEnv with its own engine. A step runs each environment's Python
+before its tick (the autoreset, the control) on the caller, then every engine's step in one C
+call, sn_engines_step, with the GIL given up once: a C pool of min(num_envs, cores) threads, the
+caller's included, each taking the next engine and running its whole step before the next (the
+loop's order on every core; docs/c-api.md "Stepping many engines"), then each environment's
+Python after its tick (observation, reward) on the caller. Environments whose step() is not
+SensimEnv's own, or a world in asynchronous mode, step as before: each on its own thread of a
+Python pool (environment 0 on the caller's), as resets do. Engines share nothing that changes
+their results: the same seeds and actions give byte-identical observations whether an
+environment runs alone or beside others (python/tests/test_vector_env.py).
 
 Batches follow Gymnasium 1.x: observations are the single observation space's entries stacked
 on a first axis of num_envs; rewards, terminations and truncations are arrays of num_envs;
@@ -23,6 +26,8 @@ stand-ins of sensim.env with the same fields.
 """
 from __future__ import annotations
 
+import ctypes
+import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
@@ -31,6 +36,7 @@ import numpy as np
 from . import _lib
 from . import env as _env
 from .env import SensimEnv
+from .world import _step_batch
 
 try:  # optional, as in sensim.env
     import gymnasium as _gym
@@ -116,7 +122,7 @@ def _merge_infos(infos: list[dict]) -> dict:
 
 class SensimVectorEnv(_VectorEnv):
     """num_envs copies of one scene's environment (or the environments env_fns make), stepped
-    concurrently, one thread each.
+    concurrently: one C call a step, on min(num_envs, cores) threads (the module's docstring).
 
     scene: the scene file, with num_envs and SensimEnv's keyword arguments (observe, hero,
     reward, terminated, max_steps, overrides, threads: each engine's own threads, default 1,
@@ -165,6 +171,18 @@ class SensimVectorEnv(_VectorEnv):
         self.closed = False
         self._autoreset = np.zeros(self.num_envs, bool)
         self._pool = ThreadPoolExecutor(max_workers=max(1, self.num_envs - 1), thread_name_prefix="sensim-env")
+        # the C pool the steps run on (None: on the caller alone, or no sn_engines_step in an older
+        # libsensim, where step() uses the Python pool)
+        L = _lib.lib().raw
+        self._batch = hasattr(L, "sn_engines_step") and all(type(e).step is SensimEnv.step for e in self.envs)
+        self._steps_pool = None
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        if self._batch and min(self.num_envs, cores) > 1:
+            err = _lib.Error()
+            self._steps_pool = L.sn_step_pool_create(min(self.num_envs, cores), ctypes.byref(err))
+            if not self._steps_pool:
+                self.close()
+                _lib.check(err.status or -3, err)
 
     # -- batching
     def _stack(self, observations: list[dict]) -> dict:
@@ -233,12 +251,17 @@ class SensimVectorEnv(_VectorEnv):
         if actions is not None and (acts.ndim != 2 or acts.shape[0] != self.num_envs):
             raise ValueError(f"step: actions must have shape ({self.num_envs}, 3), not {acts.shape}")
 
-        def one(i):
-            if self._autoreset[i]:
-                o, info = self.envs[i].reset()
-                return o, 0.0, False, False, info
-            return self.envs[i].step(acts[i])
-        results = self._run(one)
+        if self.closed:
+            raise RuntimeError("SensimVectorEnv: closed")
+        if self._batch and all(e.world._async is None for e in self.envs):
+            results = self._step_batched(acts)
+        else:
+            def one(i):
+                if self._autoreset[i]:
+                    o, info = self.envs[i].reset()
+                    return o, 0.0, False, False, info
+                return self.envs[i].step(acts[i])
+            results = self._run(one)
         obs = [r[0] for r in results]
         self._last_obs = obs
         rewards = np.array([r[1] for r in results], np.float64)
@@ -246,6 +269,37 @@ class SensimVectorEnv(_VectorEnv):
         truncated = np.array([r[3] for r in results], bool)
         self._autoreset = terminated | truncated
         return self._stack(obs), rewards, terminated, truncated, _merge_infos([r[4] for r in results])
+
+    def _step_batched(self, acts) -> list:
+        """step()'s results through one sn_engines_step (sensim.world._step_batch): the resets and
+        controls before, the observations and rewards after, on this thread; the first
+        environment's error is raised after every environment has stepped."""
+        n = self.num_envs
+        results: list = [None] * n
+        errors: list = [None] * n
+        ticking = []
+        for i, e in enumerate(self.envs):
+            try:
+                if self._autoreset[i]:
+                    o, info = e.reset()
+                    results[i] = (o, 0.0, False, False, info)
+                else:
+                    e._control(acts[i])
+                    ticking.append(i)
+            except BaseException as ex:
+                errors[i] = ex
+        if ticking:
+            for i, ex in zip(ticking, _step_batch(self._steps_pool, [self.envs[i].world for i in ticking])):
+                try:
+                    if ex is not None:
+                        raise ex
+                    results[i] = self.envs[i]._after_tick()
+                except BaseException as ex2:
+                    errors[i] = ex2
+        for ex in errors:
+            if ex is not None:
+                raise ex
+        return results
 
     def call(self, name: str, *args, **kwargs) -> tuple:
         """Each environment's method `name` called (or its attribute read) in turn."""
@@ -275,6 +329,9 @@ class SensimVectorEnv(_VectorEnv):
         self.closed = True
         if hasattr(self, "_pool"):
             self._pool.shutdown(wait=True)
+        if getattr(self, "_steps_pool", None):
+            _lib.lib().raw.sn_step_pool_destroy(self._steps_pool)
+            self._steps_pool = None
         for e in self.envs:
             e.close()
 

@@ -79,7 +79,9 @@ class World(WorldTraffic):
         # The engine would be freed under the step that called this listener (issue 33 item
         # 15; the world's lock is re-entrant on the stepping thread): refused, as reset() is; the
         # error is raised again by tick().
-        if getattr(self, "_ticking", False) and threading.current_thread() is getattr(self, "_ticking_thread", None):
+        lk = getattr(self, "_lock", None)
+        if getattr(self, "_ticking", False) and (threading.current_thread() is getattr(self, "_ticking_thread", None) or
+                                                 (type(lk) is _lib.GuestLock and lk.guest == threading.get_ident())):
             raise SensimError(f"{what}: called inside a listener of this world, during its tick: close or "
                               "replace the world after tick() returns", -4)
 
@@ -198,18 +200,23 @@ class World(WorldTraffic):
                     st = _lib.lib().sn_engine_step(e, ctypes.byref(err))
                 finally:
                     self._ticking = False
-            if self._pending_error is not None:
-                e, self._pending_error = self._pending_error, None
-                raise e
-            check(st, err)
-            cbs = list(self._on_tick.values())  # once: another thread may add one meanwhile
-            snap = self._snapshot() if cbs else None
-            with self._ticked:
-                self._last_snapshot = snap
-                self._ticked.notify_all()
-            for cb in cbs:
-                with _interrupt.listener_scope():
-                    cb(snap)
+            return self._stepped(st, err)
+
+    def _stepped(self, st: int, err) -> int:
+        """After the engine's step: its listeners' error or its own raised, then the on_tick
+        callbacks; the new frame number."""
+        if self._pending_error is not None:
+            e, self._pending_error = self._pending_error, None
+            raise e
+        check(st, err)
+        cbs = list(self._on_tick.values())  # once: another thread may add one meanwhile
+        snap = self._snapshot() if cbs else None
+        with self._ticked:
+            self._last_snapshot = snap
+            self._ticked.notify_all()
+        for cb in cbs:
+            with _interrupt.listener_scope():
+                cb(snap)
         return snap.frame if snap is not None else self._clock().frame
 
     def _before_step(self) -> None:
@@ -616,6 +623,11 @@ class _Listener:
             cb, w = self.callback, wref()
             if (cb is None and not self.extra) or w is None or w._pending_error is not None:
                 return
+            lk = w._lock
+            if type(lk) is _lib.GuestLock:  # stepped in a batch on a C thread: this thread may call in
+                me = threading.get_ident()
+                prev, lk.guest = lk.guest, me
+                _lib.GuestLock.guests[me] = _lib.GuestLock.guests.get(me, 0) + 1
             try:
                 d = _sensor_data(w, msgp.contents, self.zero_copy and not self.extra)
                 try:
@@ -629,8 +641,58 @@ class _Listener:
                         expire(d)
             except BaseException as ex:  # raised again by tick(), on the caller's stack
                 w._pending_error = ex
+            finally:
+                if type(lk) is _lib.GuestLock:
+                    lk.guest = prev
+                    left = _lib.GuestLock.guests.pop(me) - 1
+                    if left:
+                        _lib.GuestLock.guests[me] = left
 
         self.c_fn = _lib.LISTEN_FN(on_message)
+
+
+def _step_batch(pool: int | None, worlds: list[World]) -> list[BaseException | None]:
+    """One step of every world with one C call (sn_engines_step on `pool`; the GIL given up once
+    for all, each engine's step whole on one of the pool's threads), each world's tick otherwise:
+    before-step work, its lock held through the batch (a GuestLock lets the thread that steps it
+    call in from its listeners), its errors and on_tick callbacks after. Returns each world's
+    error or None; every world is stepped whatever another raised. The worlds are synchronous
+    and distinct."""
+    n = len(worlds)
+    out: list[BaseException | None] = [None] * n
+    err = _err()
+    sts, errs, engines = (ctypes.c_int * n)(*[1] * n), (_lib.Error * n)(), (ctypes.c_void_p * n)()
+    guests = [_lib.GuestLock(w._lock) for w in worlds]
+    held = 0
+    with _interrupt.sigint_guard():
+        for w in worlds:
+            if w._constant or w._ackermann:
+                w._before_step()
+        try:
+            me = threading.current_thread()
+            for i, (w, g) in enumerate(zip(worlds, guests)):
+                g.real.acquire()
+                held += 1
+                engines[i] = w._engine()
+                w._lock = g
+                _lib.bind_engine(w._e, g)
+                w._ticking, w._ticking_thread = True, me
+            _lib.lib().raw.sn_engines_step(pool, engines, n, sts, errs, ctypes.byref(err))
+        finally:
+            for w, g in zip(worlds[:held], guests):
+                w._ticking = False
+                w._lock = g.real
+                if w._e is not None:
+                    _lib.bind_engine(w._e, g.real)
+                g.real.release()
+        for i, w in enumerate(worlds):
+            try:
+                if sts[i] == 1:  # the batch was refused before this engine stepped
+                    check(-1, err)
+                w._stepped(sts[i], errs[i])
+            except BaseException as ex:
+                out[i] = ex
+    return out
 
 
 # Worlds whose own thread runs: stopped before the interpreter tears down.

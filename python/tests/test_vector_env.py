@@ -141,6 +141,8 @@ def test_vector_env_steps_overlap(vec_scene):
     """The engines' steps run at the same time: a listener inside each engine's step waits at a
     barrier for the other's; steps serialised by a lock (the GIL held, one process-wide lock)
     would never both reach it and the barrier would break after its timeout."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: the C pool steps the engines one after another")
     venv = SensimVectorEnv(vec_scene, 2, observe=["crash"], max_steps=50)
     venv.reset(seed=1)
     barrier = threading.Barrier(2, timeout=20)
@@ -154,6 +156,55 @@ def test_vector_env_steps_overlap(vec_scene):
         venv.step(np.zeros((2, 3)))
     venv.close()
     assert len(met) == 6 and sorted(met) == [0, 0, 0, 1, 1, 1]
+
+
+def test_vector_env_steps_in_one_c_call(vec_scene):
+    """The engines step in one sn_engines_step on a C pool of min(num_envs, cores) threads: a
+    listener there (on the pool's thread) calls into its own engine while the caller holds every
+    engine's lock (a GuestLock lets it in), close() from it is refused as in a plain tick, and an
+    environment whose step() is its own still steps, through the Python pool."""
+    cores = len(os.sched_getaffinity(0))
+    venv = SensimVectorEnv(vec_scene, 3, observe=["crash"], max_steps=50)
+    assert venv._batch and (venv._steps_pool is not None) == (cores > 1)
+    venv.reset(seed=1)
+    seen = []
+    for e in venv.envs:
+        w = e.world
+        w.find_actor("cam").listen(lambda _img, w=w: seen.append(w.find_actor("hero").get_transform().location.x))
+    for _ in range(2):
+        venv.step(np.zeros((3, 3)))
+    assert len(seen) == 6 and all(x > 0 for x in seen)  # the hero drives +x at 6 m/s
+    other = venv.envs[2].world
+    venv.envs[0].world.find_actor("cam").listen(lambda _img: other.find_actor("hero"))
+    with pytest.raises(sensim.SensimError, match="another world stepped in the same batch"):
+        venv.step(np.zeros((3, 3)))  # refused, not a deadlock: the batch holds the other world
+    venv.envs[0].world.find_actor("cam").stop()
+    venv.envs[1].world.find_actor("cam").listen(lambda _img: venv.envs[1].world.close())
+    with pytest.raises(sensim.SensimError, match="inside a listener"):
+        venv.step(np.zeros((3, 3)))
+    venv.close()
+
+    class Own(SensimEnv):
+        def step(self, action):
+            return super().step(action)
+    venv = SensimVectorEnv(env_fns=[lambda: Own(vec_scene, observe=["crash"])] * 2)
+    assert not venv._batch
+    venv.reset(seed=1)
+    obs, *_ = venv.step(np.zeros((2, 3)))
+    assert obs["state"].shape == (2, 9) and list(venv.get_attr("_steps")) == [1, 1]
+    venv.close()
+
+
+def test_engines_step_refuses_bad_arguments():
+    """sn_engines_step's refusals reach Python as a status and a sentence, not a crash."""
+    import ctypes
+    L = sensim._lib.lib().raw
+    err = sensim._lib.Error()
+    assert L.sn_engines_step(None, None, 2, None, None, ctypes.byref(err)) == -1
+    assert b"NULL engines" in err.msg
+    two = (ctypes.c_void_p * 2)(None, None)
+    assert L.sn_engines_step(None, two, 2, None, None, ctypes.byref(err)) == -1 and b"engine 0 is NULL" in err.msg
+    assert not L.sn_step_pool_create(-3, ctypes.byref(err)) and err.status == -2
 
 
 def test_vector_env_interface(vec_scene):

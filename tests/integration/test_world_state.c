@@ -557,6 +557,89 @@ static void engines_side_by_side(void)
     compare_dirs(solo_c, sh_c, "threaded intersection (seed 9) sharing the map");
 }
 
+/* ---- 6. sn_engines_step: a pool's batch gives each engine's solo bytes; bad calls are refused ---- */
+
+typedef struct reentry {
+    sn_step_pool *pool;
+    sn_engine *other;
+    sn_status st;
+    int calls;
+} reentry;
+
+/* A listener stepping on the pool its own engine is being stepped on: refused, not a deadlock. */
+static void step_inside(const sn_message *m, void *user)
+{
+    (void)m;
+    reentry *r = user;
+    if (r->calls++)
+        return;
+    sn_error err;
+    r->st = sn_engines_step(r->pool, &r->other, 1, NULL, NULL, &err);
+}
+
+static void engines_step_pool(void)
+{
+    char solo[3][512], got[3][512];
+    const char *names[3] = {"solo_a", "solo_b", "solo_c"},
+               *files[3] = {"pileup.yaml", "intersection.yaml", "intersection.yaml"};
+    const uint64_t seeds[3] = {3, 5, 9};
+    sn_engine *e[3];
+    sn_map_cache_enable(true); /* as SensimVectorEnv makes its engines */
+    for (int i = 0; i < 3; i++) {
+        snprintf(solo[i], sizeof solo[i], "%s/side/%s", dir, names[i]);
+        snprintf(got[i], sizeof got[i], "%s/side/pool_%d", dir, i);
+        e[i] = open_run(files[i], got[i], seeds[i]);
+    }
+    sn_error err;
+    sn_step_pool *p = sn_step_pool_create(2, &err);
+    CHECK(p && sn_step_pool_threads(p) == 2, "step_pool_create(2): %s", p ? "wrong thread count" : err.msg);
+    reentry r = {p, e[0], SN_OK, 0};
+    CHECK(sn_engine_listen_all(e[1], step_inside, &r, &err) == SN_OK, "%s", err.msg);
+    sn_status sts[3] = {SN_OK, SN_OK, SN_OK};
+    for (int f = 0; f < SIDE_FRAMES; f++)
+        CHECK(sn_engines_step(p, e, 3, sts, NULL, &err) == SN_OK, "engines_step, frame %d: %s", f, err.msg);
+    CHECK(r.calls > 0 && r.st == SN_E_STATE,
+          "engines_step from inside a step on the same pool: status %d, not "
+          "SN_E_STATE (%d calls)",
+          (int)r.st, r.calls);
+    CHECK(sts[0] == SN_OK && sts[1] == SN_OK && sts[2] == SN_OK, "every engine's own status OK");
+    for (int i = 0; i < 3; i++) {
+        sn_engine_finish(e[i], true, &err);
+        CHECK(sn_engine_clock(e[i])->frame == SIDE_FRAMES, "engine %d stepped %llu frames, not %d", i,
+              (unsigned long long)sn_engine_clock(e[i])->frame, SIDE_FRAMES);
+    }
+    compare_dirs(solo[0], got[0], "pile-up on a step pool of 2");
+    compare_dirs(solo[1], got[1], "intersection on a step pool of 2");
+    compare_dirs(solo[2], got[2], "intersection (seed 9) on a step pool of 2");
+    /* bad arguments: a clear error before any engine steps */
+    CHECK(sn_engine_reset(e[2], NULL, &err) == SN_OK, "reset: %s", err.msg);
+    uint64_t before = sn_engine_clock(e[2])->frame;
+    sn_engine *twice[3] = {e[2], e[1], e[2]}, *hole[2] = {e[2], NULL};
+    CHECK(sn_engines_step(p, NULL, 2, NULL, NULL, &err) == SN_E_INVALID && strstr(err.msg, "NULL engines"),
+          "NULL array: %s", err.msg);
+    CHECK(sn_engines_step(p, hole, 2, NULL, NULL, &err) == SN_E_INVALID && strstr(err.msg, "engine 1 is NULL"),
+          "NULL engine: %s", err.msg);
+    CHECK(sn_engines_step(p, twice, 3, NULL, NULL, &err) == SN_E_INVALID &&
+              strstr(err.msg, "engines 0 and 2 are the same engine"),
+          "engine twice: %s", err.msg);
+    CHECK(sn_engines_step(NULL, e, 0, NULL, NULL, NULL) == SN_OK, "no engines: nothing to do");
+    CHECK(sn_engine_clock(e[2])->frame == before, "a refused batch stepped nothing");
+    CHECK(!sn_step_pool_create(-1, &err) && err.status == SN_E_RANGE, "threads -1: %s", err.msg);
+    /* a failed engine's sentence names it; the others still step */
+    sn_engine_destroy(e[1]);
+    e[1] = sn_engine_create(&(sn_engine_options){.quiet_plugins = true}, &err); /* no scene: step fails */
+    sn_error errs[3];
+    CHECK(sn_engines_step(NULL, e, 3, sts, errs, &err) != SN_OK && strstr(err.msg, "engines_step: engine 1: "),
+          "an engine without a scene: %s", err.msg);
+    CHECK(sts[0] == SN_OK && sts[1] != SN_OK && sts[2] == SN_OK && sn_engine_clock(e[2])->frame == before + 1,
+          "the others stepped");
+    sn_step_pool_destroy(p);
+    sn_step_pool_destroy(NULL);
+    for (int i = 0; i < 3; i++)
+        sn_engine_destroy(e[i]);
+    sn_map_cache_enable(false);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -571,5 +654,6 @@ int main(int argc, char **argv)
     api_spawn();
     square_controller();
     engines_side_by_side();
+    engines_step_pool();
     return CHECK_DONE();
 }

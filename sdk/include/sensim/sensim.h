@@ -167,6 +167,30 @@ SN_API sn_status sn_engine_listen_all(sn_engine *e, sn_listen_fn fn, void *user,
 SN_API sn_status sn_engine_step(sn_engine *e, sn_error *err);
 /* Runs `frames` frames, or the scene's count when 0, then finishes the outputs. */
 SN_API sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err);
+/*
+** Several engines, one step each, on a pool of threads (issue 36 item 3; docs/c-api.md "Stepping
+** many engines"). Each thread, the caller's included, takes the next engine and runs its whole
+** sn_engine_step before taking another, so min(n, threads) steps run at once and each engine's
+** results are those of sn_engine_step alone. Listeners run inside, on the thread that steps
+** their engine. The pool is the caller's: free it with sn_step_pool_destroy (NULL-safe) when
+** no call is running. threads counts the caller, 0 = one a core, within [0, 256]; a pool of 1
+** starts no thread.
+*/
+typedef struct sn_step_pool sn_step_pool;
+SN_API sn_step_pool *sn_step_pool_create(int threads, sn_error *err);
+SN_API void sn_step_pool_destroy(sn_step_pool *p);
+/* The threads a pool steps on, the caller's included; 1 for NULL. */
+SN_API int sn_step_pool_threads(const sn_step_pool *p);
+/*
+** Steps engines[0..n-1] once each on pool p (NULL: one after another on the caller). The engines
+** belong to the call until it returns. statuses and errors (each NULL or n long, caller-owned)
+** get every engine's own result. Returns SN_OK when every step succeeded, else the first failed
+** engine's status with "engines_step: engine I: <its sentence>" in err. Refused before any step
+** (SN_E_INVALID): NULL engines, a NULL engine, one engine given twice; SN_E_STATE when another
+** call is stepping on the same pool.
+*/
+SN_API sn_status sn_engines_step(sn_step_pool *p, sn_engine *const *engines, size_t n, sn_status *statuses,
+                                 sn_error *errors, sn_error *err);
 /* Flushes and closes the outputs. A run writes into a staging folder DIR/sensim-partial-XXXXXX;
 ** when `complete` (and every write succeeded) its files move into DIR, else they stay there. */
 SN_API sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err);
