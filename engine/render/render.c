@@ -1023,9 +1023,10 @@ static bool setup_jobs(sn_renderer *r)
         return true;
     if (!sn_grow((void **)&r->tris, &r->cap_tris, r->n_tris + 1, sizeof *r->tris))
         return false;
-    /* on the calling thread: a few copies (about 20 us a frame) cost less than waking a worker */
-    for (uint32_t k = 0; k < n; k++)
-        gather_task(r, k);
+    if (n == 1)
+        gather_task(r, 0);
+    else
+        sn_pool_run(r->pool, gather_task, r, n);
     return true;
 }
 

@@ -602,10 +602,7 @@ bool sn_shadow_draw(sn_shadow *s, sn_pool *pool, const sn_shadow_caster *casters
     }
     if (!s->empty) {
         sn_pool_run(pool, draw_band, s, NBANDS);
-        /* on the calling thread: the reach pass (about 0.1 ms a frame) saves more CPU there than
-        ** its half on a worker would, whose wake and wait cost about 35 us */
-        for (uint32_t b = 0; b < NBANDS; b++)
-            reach_band(s, b);
+        sn_pool_run(pool, reach_band, s, NBANDS);
     }
     return true;
 }

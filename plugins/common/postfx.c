@@ -1459,9 +1459,7 @@ void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, d
     x->in = in, x->out = out, x->vel = vel, x->vel_div = d > 1 ? d : 1;
     x->blur_now = false;
     if (vel && x->tmp) { /* BAND == TILE: a band is a row of tiles */
-        /* the small vectors' maxima (about 0.1 ms a frame at a quarter size) on the calling thread:
-        ** less than a worker's wake and wait */
-        run_tasks(x->vel_div > 1 ? NULL : run, runner, x->vel_div > 1 ? tile_rows_div : tile_rows, x, bands(x));
+        run_tasks(run, runner, x->vel_div > 1 ? tile_rows_div : tile_rows, x, bands(x));
         tile_max(x);
     }
     if (x->blur_now) {
