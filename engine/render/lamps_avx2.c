@@ -132,10 +132,11 @@ double sn_lamps_sum_avx2(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p,
             _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(vx, vx), _mm256_mul_pd(vy, vy)), _mm256_mul_pd(vz, vz));
         const __m256d dot =
             _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(n0, vx), _mm256_mul_pd(n1, vy)), _mm256_mul_pd(n2, vz));
-        /* in range, not at the lamp, facing it (facing away: the exact form gives 0 too) */
-        __m256d live =
-            _mm256_and_pd(_mm256_cmp_pd(d2, _mm256_loadu_pd(R2 + k), _CMP_LT_OQ), _mm256_cmp_pd(d2, tiny, _CMP_GE_OQ));
-        live = _mm256_and_pd(live, _mm256_cmp_pd(dot, zero, _CMP_GT_OQ));
+        /* in range, not at the lamp, facing it (facing away: the exact form gives 0 too); each test
+        ** as the loop's "skip" negated, so a NaN (a degenerate face's normal) stays, as there */
+        __m256d live = _mm256_and_pd(_mm256_cmp_pd(d2, _mm256_loadu_pd(R2 + k), _CMP_NGE_UQ),
+                                     _mm256_cmp_pd(d2, tiny, _CMP_NLT_UQ));
+        live = _mm256_and_pd(live, _mm256_cmp_pd(dot, zero, _CMP_NLE_UQ));
         unsigned lm = (unsigned)_mm256_movemask_pd(live);
         if (k1 - k < 4)
             lm &= (1u << (k1 - k)) - 1; /* past the cell's end */
@@ -174,7 +175,7 @@ double sn_lamps_sum_avx2(const sn_lamps *L, uint32_t k0, uint32_t k1, sn_vec3 p,
         for (; lm; lm &= lm - 1) {
             const unsigned j = (unsigned)__builtin_ctz(lm);
             const uint8_t kind = L->lane_kind[k + j];
-            if ((kind & SN_LANE_STREET) && (cm >> j & 1)) {
+            if ((kind & SN_LANE_STREET) && (cm >> j & 1) && DOT[j] > 0) {
                 const bool look = (kind & SN_LANE_SHADOW) && E[j] >= look_lo;
                 if (!look) {
                     sum += E[j];

@@ -12,8 +12,9 @@
 **   exactly where the exact form is (no point off by more than that: a shadow decided otherwise
 **   would be a whole lamp's light);
 ** - the lanes (lamps_avx2.c: four street lamps at a time where the CPU has AVX2) give the
-**   one-lamp loop's bits at 400 000 points (a third within 15 m of a lamp), and their shadows'
-**   direction cells are sn_lamp_dir_cell's at a million directions;
+**   one-lamp loop's bits at 400 000 points (a third within 15 m of a lamp) and where a normal or
+**   a point is NaN, and their shadows' direction cells are sn_lamp_dir_cell's at a million
+**   directions;
 ** - a render at ClearNight on the fast path gives the same bytes at 1, 2 and 3 threads, and
 **   with the CPU's AVX2 passes off (SENSIM_NO_AVX2's switch) as on.
 ** The exact switch (sn_renderer_set_exact_shading, SENSIM_EXACT_SHADING=1) sets L.exact: its
@@ -187,6 +188,24 @@ static void check_lanes(sn_engine *e)
         sn_lamps_light(&L, p, n, four);
         points++, lit += one[1] > 1e-6, differ += memcmp(one, four, sizeof one) != 0;
     }
+    /* a NaN in the normal or the point (a degenerate face): the loop's own answer too, bit for
+    ** bit (the loop takes such a lamp by the exact form, which may give NaN) */
+    long nan_differ = 0;
+    for (size_t i = 0; i < n_st; i++) {
+        const sn_spot *s = &L.spots[streets[i]];
+        const sn_vec3 ps[2] = {sn_v3(s->pos.x + 3, s->pos.y + 2, 0), sn_v3(s->pos.x + 3, s->pos.y + 2, NAN)};
+        const float ns[2][3] = {{NAN, 0, 1}, {0, 0, 1}};
+        for (int q = 0; q < 2; q++) {
+            double one[3] = {0, 0, 0}, four[3] = {0, 0, 0};
+            sn_lanes_set_wide(false);
+            sn_lamps_light(&L, ps[q], ns[q], one);
+            sn_lanes_set_wide(true);
+            sn_lamps_light(&L, ps[q], ns[q], four);
+            nan_differ += memcmp(one, four, sizeof one) != 0;
+        }
+    }
+    CHECK(nan_differ == 0, "NaN normals and points: the one-lamp loop's bits (%ld of %zu differ)", nan_differ,
+          2 * n_st);
     printf("lanes: %ld of %ld points lit, %ld differ from the one-lamp loop in any bit\n", lit, points, differ);
     CHECK(lit > points / 4, "the points are lit (%ld of %ld)", lit, points);
     CHECK(differ == 0, "four lamps at a time give the one-lamp loop's bits (%ld points differ)", differ);
