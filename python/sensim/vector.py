@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
@@ -170,6 +171,9 @@ class SensimVectorEnv(_VectorEnv):
         self.spec = None
         self.closed = False
         self._autoreset = np.zeros(self.num_envs, bool)
+        # held through a batched step: close() on another thread waits for it rather than free
+        # the C pool and the engines under it
+        self._stepping = threading.RLock()  # re-entrant: an on_tick callback or reward_fn may close
         self._pool = ThreadPoolExecutor(max_workers=max(1, self.num_envs - 1), thread_name_prefix="sensim-env")
         # the C pool the steps run on (None: on the caller alone, or no sn_engines_step in an older
         # libsensim, where step() uses the Python pool)
@@ -256,7 +260,10 @@ class SensimVectorEnv(_VectorEnv):
         if self.closed:
             raise RuntimeError("SensimVectorEnv: closed")
         if self._batch and all(e.world._async is None for e in self.envs):
-            results = self._step_batched(acts)
+            with self._stepping:
+                if self.closed:  # by another thread meanwhile
+                    raise RuntimeError("SensimVectorEnv: closed")
+                results = self._step_batched(acts)
         else:
             def one(i):
                 if self._autoreset[i]:
@@ -334,7 +341,24 @@ class SensimVectorEnv(_VectorEnv):
         return None
 
     def close(self, **kwargs) -> None:
+        """Closes every environment. Refused inside a listener of a step of this vector's (it
+        would free the engines and the C pool under that step); from another thread it waits for
+        the step to end."""
         if getattr(self, "closed", False):
+            return
+        me = threading.get_ident()
+        locks = [getattr(getattr(e, "world", None), "_lock", None) for e in self.envs]
+        if any(type(lk) is _lib.GuestLock and lk.guest == me for lk in locks):
+            raise _lib.SensimError("close: called inside a listener of this vector environment's step: close "
+                                   "it after step() returns", -4)
+        if hasattr(self, "_stepping"):
+            with self._stepping:
+                self._close_all()
+        else:  # the constructor failed before the lock
+            self._close_all()
+
+    def _close_all(self) -> None:
+        if self.closed:
             return
         self.closed = True
         if hasattr(self, "_pool"):

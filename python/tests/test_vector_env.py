@@ -218,6 +218,40 @@ def test_vector_env_autoresets_overlap(vec_scene):
     venv.close()
 
 
+def test_vector_env_close_during_a_step(vec_scene):
+    """close() during a batched step: from a listener of the batch it is refused (SensimError,
+    raised by step(), as a world's close() there), never freeing the C pool the batch runs on;
+    from another thread it waits for the step to end, then closes."""
+    venv = SensimVectorEnv(vec_scene, 2, observe=["crash"], max_steps=50)
+    venv.reset(seed=1)
+    venv.envs[1].world.find_actor("cam").listen(lambda _img: venv.close())
+    with pytest.raises(sensim.SensimError, match="inside a listener"):
+        venv.step(np.zeros((2, 3)))
+    assert not venv.closed
+    venv.envs[1].world.find_actor("cam").stop()
+    closer = threading.Thread(target=venv.close)
+    started = threading.Event()
+
+    def slow(_img):
+        if not started.is_set():
+            started.set()
+            closer.start()
+            closer.join(0.5)  # close() would have freed the pool, the worlds under this step
+    venv.envs[0].world.find_actor("cam").listen(slow)
+    obs, *_ = venv.step(np.zeros((2, 3)))
+    closer.join(20)
+    assert obs["state"].shape == (2, 9) and venv.closed and not closer.is_alive()
+    with pytest.raises(RuntimeError, match="closed"):
+        venv.step(np.zeros((2, 3)))
+    # from an on_tick callback (on the caller, after the batch's C call): closes, no deadlock
+    venv = SensimVectorEnv(vec_scene, 2, observe=["crash"], max_steps=50)
+    venv.reset(seed=1)
+    venv.envs[0].world.on_tick(lambda _snap: venv.close())
+    with pytest.raises(sensim.SensimError):
+        venv.step(np.zeros((2, 3)))  # the observations read from the closed worlds
+    assert venv.closed
+
+
 def test_engines_step_refuses_bad_arguments():
     """sn_engines_step's refusals reach Python as a status and a sentence, not a crash."""
     import ctypes
