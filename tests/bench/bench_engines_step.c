@@ -6,6 +6,8 @@
 ** step. Usage: bench_engines_step SCENE PLUGIN_DIR [ROUNDS] [STEPS] */
 #include <sensim/sensim.h>
 
+#include "best_ms.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -15,20 +17,6 @@
 #define MODES 5
 
 static const char *names[MODES] = {"1 engine", "loop 4", "call 4, 1 thread", "call 4, 2 threads", "call 4, 4 threads"};
-
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double wall_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void die(const sn_error *err)
 {
@@ -64,7 +52,7 @@ static result run(int mode, sn_engine **e, sn_step_pool **pools, long steps)
     }
     struct rusage r0, r1;
     getrusage(RUSAGE_SELF, &r0);
-    double c0 = cpu_now(), t0 = wall_now();
+    double c0 = bench_cpu_now(), t0 = bench_now();
     for (long s = 0; s < steps; s++) {
         if (mode <= 1) {
             for (int i = 0; i < n; i++)
@@ -74,7 +62,7 @@ static result run(int mode, sn_engine **e, sn_step_pool **pools, long steps)
             die(&err);
         }
     }
-    double c1 = cpu_now(), t1 = wall_now();
+    double c1 = bench_cpu_now(), t1 = bench_now();
     getrusage(RUSAGE_SELF, &r1);
     double k = (double)steps * n;
     return (result){(c1 - c0) / k, (t1 - t0) / k, (double)(r1.ru_nvcsw - r0.ru_nvcsw) / k,
