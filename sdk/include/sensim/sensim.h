@@ -184,7 +184,8 @@ SN_API int sn_step_pool_threads(const sn_step_pool *p);
 /*
 ** Steps engines[0..n-1] once each on pool p (NULL: one after another on the caller). The engines
 ** belong to the call until it returns. statuses and errors (each NULL or n long, caller-owned)
-** get every engine's own result. Returns SN_OK when every step succeeded, else the first failed
+** get every engine's own status, and the sentence of each that failed (errors[i] means nothing
+** where statuses[i] is SN_OK). Returns SN_OK when every step succeeded, else the first failed
 ** engine's status with "engines_step: engine I: <its sentence>" in err. Refused before any step
 ** (SN_E_INVALID): NULL engines, a NULL engine, one engine given twice; SN_E_STATE when another
 ** call is stepping on the same pool.
