@@ -168,8 +168,9 @@ SN_API sn_status sn_engine_step(sn_engine *e, sn_error *err);
 /* Runs `frames` frames, or the scene's count when 0, then finishes the outputs. */
 SN_API sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err);
 /*
-** Several engines, one step each, on a pool of threads (issue 36 item 3; docs/c-api.md "Stepping
-** many engines"). Each thread, the caller's included, takes the next engine and runs its whole
+** Several engines, one step each, on a pool of threads (SDK 1.6, a later addition: a libsensim of
+** 0.1.0 from before it lacks these four, so look them up (dlsym) to fall back, as Python does;
+** docs/c-api.md "Stepping many engines"). Each thread, the caller's included, takes the next engine and runs its whole
 ** sn_engine_step before taking another, so min(n, threads) steps run at once and each engine's
 ** results are those of sn_engine_step alone. Listeners run inside, on the thread that steps
 ** their engine. The pool is the caller's: free it with sn_step_pool_destroy (NULL-safe) when
