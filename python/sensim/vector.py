@@ -9,11 +9,12 @@ before its tick (the autoresets at once on a Python pool, the controls on the ca
 every engine's step in one C call, sn_engines_step, with the GIL given up once: a C pool of
 min(num_envs, cores) threads, the caller's included, each taking the next engine and running
 its whole step before the next (the loop's order on every core; docs/c-api.md "Stepping many
-engines"), then each environment's Python after its tick (observation, reward) on the caller. Environments whose step() is not
-SensimEnv's own, or a world in asynchronous mode, step as before: each on its own thread of a
-Python pool (environment 0 on the caller's), as resets do. Engines share nothing that changes
-their results: the same seeds and actions give byte-identical observations whether an
-environment runs alone or beside others (python/tests/test_vector_env.py).
+engines"), then each environment's Python after its tick (observation, reward) on the caller.
+Environments whose step() is not SensimEnv's own, or a world in asynchronous mode, step as
+before: each on its own thread of a Python pool (environment 0 on the caller's), as resets do.
+Engines share nothing that changes their results: the same seeds and actions give
+byte-identical observations whether an environment runs alone or beside others
+(python/tests/test_vector_env.py).
 
 Batches follow Gymnasium 1.x: observations are the single observation space's entries stacked
 on a first axis of num_envs; rewards, terminations and truncations are arrays of num_envs;
@@ -172,8 +173,8 @@ class SensimVectorEnv(_VectorEnv):
         self.closed = False
         self._autoreset = np.zeros(self.num_envs, bool)
         # held through a batched step: close() on another thread waits for it rather than free
-        # the C pool and the engines under it
-        self._stepping = threading.RLock()  # re-entrant: an on_tick callback or reward_fn may close
+        # the C pool and the engines under it (re-entrant: an on_tick callback may close)
+        self._stepping = threading.RLock()
         self._pool = ThreadPoolExecutor(max_workers=max(1, self.num_envs - 1), thread_name_prefix="sensim-env")
         # the C pool the steps run on (None: on the caller alone, or no sn_engines_step in an older
         # libsensim, where step() uses the Python pool)
