@@ -5,16 +5,15 @@
     obs, rewards, terminated, truncated, infos = venv.step(actions)   # actions: (4, 3)
 
 Each sub-environment is a SensimEnv with its own engine. A step runs each environment's Python
-before its tick (the autoresets at once on a Python pool, the controls on the caller), then
-every engine's step in one C call, sn_engines_step, with the GIL given up once: a C pool of
-min(num_envs, cores) threads, the caller's included, each taking the next engine and running
-its whole step before the next (the loop's order on every core; docs/c-api.md "Stepping many
-engines"), then each environment's Python after its tick (observation, reward) on the caller.
-Environments whose step() is not SensimEnv's own, or a world in asynchronous mode, step as
-before: each on its own thread of a Python pool (environment 0 on the caller's), as resets do.
-Engines share nothing that changes their results: the same seeds and actions give
-byte-identical observations whether an environment runs alone or beside others
-(python/tests/test_vector_env.py).
+before its tick (the autoreset, the control) on the caller, then every engine's step in one C
+call, sn_engines_step, with the GIL given up once: a C pool of min(num_envs, cores) threads, the
+caller's included, each taking the next engine and running its whole step before the next (the
+loop's order on every core; docs/c-api.md "Stepping many engines"), then each environment's
+Python after its tick (observation, reward) on the caller. Environments whose step() is not
+SensimEnv's own, or a world in asynchronous mode, step as before: each on its own thread of a
+Python pool (environment 0 on the caller's), as resets do. Engines share nothing that changes
+their results: the same seeds and actions give byte-identical observations whether an
+environment runs alone or beside others (python/tests/test_vector_env.py).
 
 Batches follow Gymnasium 1.x: observations are the single observation space's entries stacked
 on a first axis of num_envs; rewards, terminations and truncations are arrays of num_envs;
@@ -195,30 +194,28 @@ class SensimVectorEnv(_VectorEnv):
         # (a step's observations are small: its fixed cost is most of the wrapper's time)
         return {k: np.array([o[k] for o in observations]) for k in observations[0]}
 
-    def _each(self, fn: Callable[[int], Any], idx: Sequence[int]) -> list[tuple[Any, BaseException | None]]:
-        """fn(i) for each i of idx, each on its own thread (the first on this one, which would
-        otherwise only wait: one hand-over fewer); each one's (result, None) or (None, error),
-        once every one has ended."""
-        idx = list(idx)
-        futures = [self._pool.submit(fn, i) for i in idx[1:]]
-        out: list[tuple[Any, BaseException | None]] = []
-        for k, i in enumerate(idx):
-            try:
-                out.append((futures[k - 1].result() if k else fn(i), None))
-            except BaseException as e:
-                out.append((None, e))
-        return out
-
     def _run(self, fn: Callable[[int], Any]) -> list:
         """fn(i) for every environment, each on its own thread (environment 0 on this one); the
-        first environment's error is raised, after every one has ended."""
+        first environment's error is raised."""
         if self.closed:
             raise RuntimeError("SensimVectorEnv: closed")
-        out = self._each(fn, range(self.num_envs))
-        for _, error in out:
-            if error is not None:
-                raise error
-        return [r for r, _ in out]
+        if self.num_envs == 1:
+            return [fn(0)]
+        # environment 0 on this thread, which would otherwise only wait: one hand-over fewer
+        futures = [self._pool.submit(fn, i) for i in range(1, self.num_envs)]
+        out, error = [], None
+        try:
+            out.append(fn(0))
+        except BaseException as e:
+            error = e
+        for f in futures:  # every step ends before an error is raised
+            try:
+                out.append(f.result())
+            except BaseException as e:
+                error = error or e
+        if error is not None:
+            raise error
+        return out
 
     # -- Gymnasium's interface
     def reset(self, *, seed: int | Sequence[int | None] | None = None,
@@ -281,29 +278,23 @@ class SensimVectorEnv(_VectorEnv):
         return self._stack(obs), rewards, terminated, truncated, _merge_infos([r[4] for r in results])
 
     def _step_batched(self, acts) -> list:
-        """step()'s results through one sn_engines_step (sensim.world._step_batch): the autoresets
-        before it on the Python pool, the controls before and the observations and rewards after
-        it on this thread; the first environment's error is raised after every environment has
-        stepped."""
+        """step()'s results through one sn_engines_step (sensim.world._step_batch): the resets and
+        controls before, the observations and rewards after, on this thread; the first
+        environment's error is raised after every environment has stepped."""
         n = self.num_envs
         results: list = [None] * n
         errors: list = [None] * n
         ticking = []
-        # the autoresets at once on the Python pool, as before the C call (a reset is a C call
-        # of 2-3 ms that gives the GIL up: one after another they would add up on the caller)
-        resets = [i for i in range(n) if self._autoreset[i]]
-
-        def reset_one(i):
-            o, info = self.envs[i].reset()
-            return o, 0.0, False, False, info
-        for i, (r, ex) in zip(resets, self._each(reset_one, resets)):
-            results[i], errors[i] = r, ex
+        # the autoresets one after another here: at once on the Python pool they cost more CPU
+        # (rev59 measured 1.06-1.38x for four) for a wall time that only free cores lower
         for i, e in enumerate(self.envs):
-            if self._autoreset[i]:
-                continue
             try:
-                e._control(acts[i])
-                ticking.append(i)
+                if self._autoreset[i]:
+                    o, info = e.reset()
+                    results[i] = (o, 0.0, False, False, info)
+                else:
+                    e._control(acts[i])
+                    ticking.append(i)
             except BaseException as ex:
                 errors[i] = ex
         if ticking:

@@ -195,29 +195,6 @@ def test_vector_env_steps_in_one_c_call(vec_scene):
     venv.close()
 
 
-def test_vector_env_autoresets_overlap(vec_scene):
-    """The autoresets of a batched step run at the same time, on the Python pool, as the steps
-    of the Python pool did: each environment's reset waits at a barrier for the other's; resets
-    one after another on the caller would break it after its timeout."""
-    barrier = threading.Barrier(2, timeout=20)
-    met = []
-
-    class Meet(SensimEnv):
-        def reset(self, **kw):
-            if self._steps:  # an autoreset, not the vector's own reset
-                met.append(barrier.wait())
-            return super().reset(**kw)
-    venv = SensimVectorEnv(env_fns=[lambda: Meet(vec_scene, observe=["crash"], max_steps=1)] * 2)
-    assert venv._batch
-    venv.reset(seed=1)
-    _, _, _, truncated, _ = venv.step(np.zeros((2, 3)))
-    assert list(truncated) == [True, True]
-    venv.step(np.zeros((2, 3)))  # both reset, at once
-    obs, *_ = venv.step(np.zeros((2, 3)))
-    assert sorted(met) == [0, 1] and list(venv.get_attr("_steps")) == [1, 1]
-    venv.close()
-
-
 def test_vector_env_close_during_a_step(vec_scene):
     """close() during a batched step: from a listener of the batch it is refused (SensimError,
     raised by step(), as a world's close() there), never freeing the C pool the batch runs on;
