@@ -146,7 +146,8 @@ int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double 
     /* The segment first measured: where the path is `dist` along (a chord is never longer than its
     ** arc, so on a bending path the body's own segment is this one or after it). Its distance
     ** makes nearly every other segment's box test fail: the in-order scan measured each segment
-    ** nearer than those before it (a leader 30 m ahead: 15 of them, each a division). */
+    ** nearer than those before it (a leader 30 m ahead: 15 of them, each a square root and two
+    ** divisions). */
     uint32_t lo = 0, hi = n - 2;
     while (lo < hi) {
         const uint32_t mid = (lo + hi) / 2;
