@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <sensim/search.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 static int key_cmp(const void *x, const void *y)
 {
@@ -118,6 +121,84 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
         t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y, t->b[i].id, t->b[i].kind,
                           t->b[i].down};
     return build_columns(t);
+}
+
+/* ---- One body against a path: its nearest segment ---- */
+
+/* Segment i's nearest point to (x, y) in the plane: *u where on it (0..1), *d its squared
+** distance; false for a segment shorter than 1e-6 m (no direction). */
+static inline bool seg_near(const sn_vec3 *pts, uint32_t i, double x, double y, double *u, double *d)
+{
+    const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
+    if (l2 < 1e-12)
+        return false;
+    *u = sn_clampd(((x - pts[i].x) * dx + (y - pts[i].y) * dy) / l2, 0, 1);
+    const double px = pts[i].x + *u * dx - x, py = pts[i].y + *u * dy - y;
+    *d = px * px + py * py;
+    return true;
+}
+
+int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, double dist, double *d2,
+                    double *u)
+{
+    if (n < 2)
+        return -1;
+    /* The segment first measured: where the path is `dist` along (a chord is never longer than its
+    ** arc, so on a bending path the body's own segment is this one or after it). Its distance
+    ** makes nearly every other segment's box test fail: the in-order scan measured each segment
+    ** nearer than those before it (a leader 30 m ahead: 15 of them, each a square root and two
+    ** divisions). */
+    uint32_t lo = 0, hi = n - 2;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (along[mid + 1] < dist)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    double best = INFINITY, bu = 0;
+    int ib = -1;
+    if (seg_near(pts, lo, x, y, &bu, &best))
+        ib = (int)lo;
+    /* The segments in chunks of CHUNK: a chunk's box (its points') is no farther than any of its
+    ** segments' boxes, in floats too (min, max and rounding are monotone), so a chunk beyond the
+    ** nearest point so far holds no segment that the test below would measure: one box for
+    ** CHUNK segments' (the segments' boxes were most of the cost). */
+    enum { CHUNK = 8 };
+    for (uint32_t c0 = 0; c0 + 1 < n; c0 += CHUNK) {
+        const uint32_t c1 = c0 + CHUNK < n - 1 ? c0 + CHUNK : n - 1; /* segments c0..c1-1, points c0..c1 */
+#ifdef __SSE2__
+        /* x and y side by side (sn_vec3's first two members): one min and one max a point */
+        __m128d lo2 = _mm_loadu_pd(&pts[c0].x), hi2 = lo2;
+        for (uint32_t i = c0 + 1; i <= c1; i++) {
+            const __m128d p = _mm_loadu_pd(&pts[i].x);
+            lo2 = _mm_min_pd(lo2, p), hi2 = _mm_max_pd(hi2, p);
+        }
+        double lo_xy[2], hi_xy[2];
+        _mm_storeu_pd(lo_xy, lo2), _mm_storeu_pd(hi_xy, hi2);
+        const double lx = lo_xy[0], ly = lo_xy[1], hx = hi_xy[0], hy = hi_xy[1];
+#else
+        double lx = pts[c0].x, hx = lx, ly = pts[c0].y, hy = ly;
+        for (uint32_t i = c0 + 1; i <= c1; i++)
+            lx = sn_mind(lx, pts[i].x), hx = sn_maxd(hx, pts[i].x), ly = sn_mind(ly, pts[i].y), hy = sn_maxd(hy, pts[i].y);
+#endif
+        const double cx = sn_maxd(0, sn_maxd(lx - x, x - hx)), cy = sn_maxd(0, sn_maxd(ly - y, y - hy));
+        if (cx * cx + cy * cy > best + 1e-6)
+            continue;
+        for (uint32_t i = c0; i < c1; i++) {
+            /* a segment whose box is farther than the nearest point so far cannot be nearer (a
+            ** margin far above rounding: the same segment wins as without the test) */
+            const double ox = sn_maxd(0, sn_maxd(sn_mind(pts[i].x, pts[i + 1].x) - x, x - sn_maxd(pts[i].x, pts[i + 1].x)));
+            const double oy = sn_maxd(0, sn_maxd(sn_mind(pts[i].y, pts[i + 1].y) - y, y - sn_maxd(pts[i].y, pts[i + 1].y)));
+            double uu, d;
+            if (ox * ox + oy * oy > best + 1e-6 || i == lo || !seg_near(pts, i, x, y, &uu, &d))
+                continue;
+            if (d < best || (d == best && (int)i < ib)) /* ties: the lower index, as the scan in order */
+                best = d, bu = uu, ib = (int)i;
+        }
+    }
+    *d2 = best, *u = bu;
+    return ib;
 }
 
 /* What leader() keeps while it scans: the nearest body ahead in the corridor (gap, its speed

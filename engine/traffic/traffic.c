@@ -281,25 +281,13 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
             return false;
         /* As leader() measures a body: the nearest point of the path to its centre, its box
         ** across and along the path there; in the corridor and ahead, it holds us. */
-        double best = INFINITY, s_at = 0;
+        double best, u, s_at = 0;
         sn_vec3 tan = {1, 0, 0};
         const double bx = b->st.pos.x, by = b->st.pos.y;
-        for (uint32_t i = 0; i + 1 < md->n; i++) {
-            /* a segment whose box is farther than the nearest point so far cannot be nearer (a
-            ** margin far above rounding: the same segment wins as without the test) */
-            const double ox = sn_maxd(0, sn_maxd(sn_mind(pts[i].x, pts[i + 1].x) - bx, bx - sn_maxd(pts[i].x, pts[i + 1].x)));
-            const double oy = sn_maxd(0, sn_maxd(sn_mind(pts[i].y, pts[i + 1].y) - by, by - sn_maxd(pts[i].y, pts[i + 1].y)));
-            if (ox * ox + oy * oy > best + 1e-6)
-                continue;
-            double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
-            if (l2 < 1e-12)
-                continue;
-            double u = sn_clampd(((b->st.pos.x - pts[i].x) * dx + (b->st.pos.y - pts[i].y) * dy) / l2, 0, 1);
-            double px = pts[i].x + u * dx - b->st.pos.x, py = pts[i].y + u * dy - b->st.pos.y, d = px * px + py * py;
-            if (d < best) {
-                double l = sqrt(l2);
-                best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
-            }
+        const int i = sn_path_nearest(pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
+        if (i >= 0) {
+            const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l = sqrt(dx * dx + dy * dy);
+            s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
         }
         const sn_vec3 ex = b->ph->bbox.extent, nrm = sn_v3(-tan.y, tan.x, 0);
         const sn_vec3 bf = sn_quat_apply(b->st.rot, sn_v3(1, 0, 0)), br = sn_quat_apply(b->st.rot, sn_v3(0, 1, 0));

@@ -114,6 +114,14 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
                        double half_width, const sn_leader_skip *skip, double *gap, double *v_lead, const sn_actor **who,
                        double *gap_b, double *v_b);
 
+/* The segment i (pts[i]..pts[i + 1]) of the path pts[0..n) nearest (x, y) in the plane, as a scan
+** of every segment in order finds it (the first of equals; segments under 1e-6 m skipped): i, with
+** *d2 its squared distance and *u where on it (0..1); -1 when there is none. dist (the body's
+** straight distance from where along[] counts from) picks the segment measured first: any value
+** gives the same answer, a good one skips the others by their boxes (vehicle_coast's leader). */
+int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, double dist, double *d2,
+                    double *u);
+
 /* ---- path.c ---- */
 
 /* Puts md's path back on the lane nearest pos; false when there is none within 50 m (a vehicle looks

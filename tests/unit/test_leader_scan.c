@@ -2,7 +2,10 @@
 ** sn_traffic_leader gives the same leader, gap, speed along the path and, for the gap searches,
 ** the same nearest body behind as measuring every body of the grid in the grid's order — bit
 ** for bit, ties included (duplicated bodies: the lower grid index wins, as a scan in that order).
-** The full scan here is the rule written out plainly: every segment, every body, no bounds. */
+** The full scan here is the rule written out plainly: every segment, every body, no bounds.
+** Likewise a coasting vehicle's leader (sn_path_nearest, measured from the segment its distance
+** picks): the same segment, distance and point as every segment measured in order, whatever
+** segment it starts from, on paths that repeat themselves (exact ties: the lower index). */
 #include "../check.h"
 #include "../../engine/sim/engine.h"
 #include "../../engine/traffic/traffic_int.h"
@@ -76,6 +79,52 @@ static res full_scan(const struct sn_traffic *t, const sn_actor *self, const sn_
 
 static bool same(double a, double b) { return !memcmp(&a, &b, sizeof a); }
 
+/* The segment nearest (x, y), every segment in order, the first of equals (vehicle_coast's rule). */
+static int plain_nearest(const sn_vec3 *pts, uint32_t n, double x, double y, double *d2, double *u)
+{
+    double best = INFINITY, bu = 0;
+    int ib = -1;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
+        if (l2 < 1e-12)
+            continue;
+        const double uu = sn_clampd(((x - pts[i].x) * dx + (y - pts[i].y) * dy) / l2, 0, 1);
+        const double px = pts[i].x + uu * dx - x, py = pts[i].y + uu * dy - y, d = px * px + py * py;
+        if (d < best)
+            best = d, bu = uu, ib = (int)i;
+    }
+    *d2 = best, *u = bu;
+    return ib;
+}
+
+/* sn_path_nearest against plain_nearest for body (x, y) on the path, from several first segments;
+** counts the answers that were not the first segment measured, and the ties. */
+static void check_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, int trial,
+                          size_t *n_other, size_t *n_tie)
+{
+    double wd, wu;
+    const int want = plain_nearest(pts, n, x, y, &wd, &wu);
+    const double hints[] = {sn_dist2d(pts[0], sn_v3(x, y, 0)) + along[0], -10, 0, 1e9, uni(-5, 90), NAN};
+    for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) {
+        double gd = -1, gu = -1;
+        const int got = sn_path_nearest(pts, along, n, x, y, hints[h], &gd, &gu);
+        CHECK(got == want && same(gd, wd) && same(gu, wu), "trial %d hint %zu: segment %d d2 %.17g u %.17g, in order %d %.17g %.17g",
+              trial, h, got, gd, gu, want, wd, wu);
+    }
+    for (uint32_t i = want + 1; want >= 0 && i + 1 < n; i++) { /* a later segment as near: a tie */
+        const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
+        if (l2 < 1e-12)
+            continue;
+        const double u = sn_clampd(((x - pts[i].x) * dx + (y - pts[i].y) * dy) / l2, 0, 1);
+        const double px = pts[i].x + u * dx - x, py = pts[i].y + u * dy - y;
+        if (same(px * px + py * py, wd)) {
+            (*n_tie)++;
+            break;
+        }
+    }
+    *n_other += want > 0;
+}
+
 int main(void)
 {
     enum { NB = 320, TRIALS = 3000 };
@@ -85,7 +134,7 @@ int main(void)
     static sn_engine e;
     struct sn_traffic t = {0};
     e.traffic = &t;
-    size_t n_found = 0, n_behind = 0, n_ties = 0;
+    size_t n_found = 0, n_behind = 0, n_ties = 0, n_near = 0, n_other = 0, n_tie_seg = 0;
     for (int trial = 0; trial < TRIALS; trial++) {
         /* A path: steps of 0-3 m (some of zero length), turning by up to a right angle a step. */
         sn_vec3 pts[SN_MD_PATH];
@@ -142,6 +191,17 @@ int main(void)
         if (rnd() < 0.9 && nb > 0) /* self in the grid too, as every vehicle is */
             bodies[w.n_bodies++] = &act[0];
         CHECK(sn_traffic_grid_build(&t, &w), "grid");
+        /* A coasting vehicle's leader against the path, and against the path repeated after
+        ** itself (every segment twice, bit for bit: exact ties). */
+        sn_vec3 rep[SN_MD_PATH];
+        double along_rep[SN_MD_PATH];
+        const uint32_t m = (uint32_t)np, nr = m < SN_MD_PATH / 2 ? 2 * m : SN_MD_PATH;
+        for (uint32_t i = 0; i < nr; i++)
+            rep[i] = pts[i % m], along_rep[i] = i ? along_rep[i - 1] + sn_dist2d(rep[i - 1], rep[i]) : along[0];
+        for (size_t k = 1; k < w.n_bodies && k < 64; k++, n_near += 2) {
+            check_nearest(pts, along, (uint32_t)np, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg);
+            check_nearest(rep, along_rep, nr, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg);
+        }
         sn_leader_skip skip = {.actor = rnd() < 0.2 && nb ? act[1 + (size_t)(rnd() * (double)nb)].id : 0,
                                .vehicles = rnd() < 0.1, .walkers = rnd() < 0.2};
         const sn_leader_skip *sk = rnd() < 0.8 ? &skip : NULL;
@@ -176,6 +236,8 @@ int main(void)
     fprintf(stderr, "%d trials: %zu with a leader (%zu of them tied with a twin), %zu with a body behind\n", TRIALS, n_found,
             n_ties, n_behind);
     CHECK(n_found > TRIALS / 3 && n_ties > 50 && n_behind > 100, "the configurations exercise leaders, ties and bodies behind");
+    fprintf(stderr, "nearest segment: %zu bodies, %zu beyond the path's first segment, %zu tied\n", n_near, n_other, n_tie_seg);
+    CHECK(n_other > n_near / 2 && n_tie_seg > n_near / 20, "the nearest-segment checks exercise far segments and ties");
     free(t.b), free(t.q), free(t.k), free(t.col);
     return CHECK_DONE();
 }
