@@ -6,13 +6,28 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
 
-passed=0 failed=0
+passed=0 failed=0 failures=""
 count() { # build dir: adds meson's Ok/Fail counts from its last run
   local log=$1/meson-logs/testlog.json ok fail
   ok=$(grep -o '"result": "OK"' "$log" 2>/dev/null | wc -l)
   fail=$(grep -o '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log" 2>/dev/null | wc -l)
   [ "$ok" -gt 0 ] || [ "$fail" -gt 0 ] || fail=1 # the suite did not run at all
   passed=$((passed + ok)); failed=$((failed + fail))
+  # CI shows only the output's end: name each failure there, with the end of its own output
+  [ "$fail" -gt 0 ] || return 0
+  failures+=$(python3 - "$log" "$1" 2>&1 <<'PY'
+import json, os, sys
+if not os.path.exists(sys.argv[1]):
+    print("failed: %s: the suite did not run" % sys.argv[2])
+    sys.exit()
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["result"] not in ("OK", "SKIP", "EXPECTEDFAIL"):
+        out = (t.get("stdout") or "").strip().splitlines()[-12:]
+        print("failed: %s: %s %s (%.1f s)" % (sys.argv[2], t["name"], t["result"], t["duration"]))
+        print("".join("  | %s\n" % l for l in out), end="")
+PY
+)$'\n'
 }
 run_suite() { # build dir, meson options...
   local dir=$1; shift
@@ -31,5 +46,6 @@ if SENSIM_BENCH_QUICK=1 meson test -C build-test --benchmark --verbose 2>&1 | gr
 else
   failed=$((failed + 1))
 fi
+[ -z "$failures" ] || printf '%s' "$failures"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
