@@ -7,15 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
 
 passed=0 failed=0 failures=""
-count() { # build dir: adds meson's Ok/Fail counts from its last run
-  local log=$1/meson-logs/testlog.json ok fail
-  ok=$(grep -o '"result": "OK"' "$log" 2>/dev/null | wc -l)
-  fail=$(grep -o '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log" 2>/dev/null | wc -l)
-  [ "$ok" -gt 0 ] || [ "$fail" -gt 0 ] || fail=1 # the suite did not run at all
-  passed=$((passed + ok)); failed=$((failed + fail))
-  # CI shows only the output's end: name each failure there, with the end of its own output
-  [ "$fail" -gt 0 ] || return 0
-  failures+=$(python3 - "$log" "$1" 2>&1 <<'PY'
+report() { # testlog.json, label: CI shows only the output's end, so each failure is named there
+  failures+=$(python3 - "$1" "$2" 2>&1 <<'PY'
 import json, os, sys
 if not os.path.exists(sys.argv[1]):
     print("failed: %s: the suite did not run" % sys.argv[2])
@@ -29,6 +22,15 @@ for line in open(sys.argv[1]):
 PY
 )$'\n'
 }
+count() { # build dir: adds meson's Ok/Fail counts from its last run
+  local log=$1/meson-logs/testlog.json ok fail
+  ok=$(grep -o '"result": "OK"' "$log" 2>/dev/null | wc -l)
+  fail=$(grep -o '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log" 2>/dev/null | wc -l)
+  [ "$ok" -gt 0 ] || [ "$fail" -gt 0 ] || fail=1 # the suite did not run at all
+  passed=$((passed + ok)); failed=$((failed + fail))
+  [ "$fail" -gt 0 ] && report "$log" "$1"
+  return 0
+}
 run_suite() { # build dir, meson options...
   local dir=$1; shift
   if [ ! -d "$dir" ]; then meson setup "$dir" -Dwerror=true "$@" >/dev/null || { failed=$((failed + 1)); return; }; fi
@@ -41,10 +43,12 @@ run_suite build-test
 run_suite build-sanitize -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
 # The benchmarks run once too: they must work, their figures are printed, never asserted
 # (SENSIM_BENCH_QUICK: the slowest take one round instead of their best of N, tests/bench/quick.h).
+rm -f build-test/meson-logs/testlog.json
 if SENSIM_BENCH_QUICK=1 meson test -C build-test --benchmark --verbose 2>&1 | grep -E '^ *(ratio|engine|memory|depth|target)'; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
+  report build-test/meson-logs/testlog.json benchmarks
 fi
 [ -z "$failures" ] || printf '%s' "$failures"
 echo "$passed passed, $failed failed"
