@@ -83,8 +83,8 @@ static double ahead_gap(const sn_lcctx *c, const sn_waypoint *tw)
         pts[n] = sn_map_pos_location(c->m, &w);
         along[n++] = d;
     }
-    double gf = INFINITY, vf = 0, gb = INFINITY, vb = 0;
-    c->gaps(c->user, pts, along, n, c->half_width, &gf, &vf, &gb, &vb);
+    double gf = INFINITY, vf = 0;
+    c->gaps(c->user, pts, along, n, c->half_width, &gf, &vf, NULL, NULL); /* (none behind: the scan stops at the leader) */
     return gf;
 }
 
@@ -186,22 +186,27 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
     } else if (draw(md, sn_md_pct(md, SN_MD_PCT_LC_RIGHT)) && beside(c->m, w0, 1, &tw)) {
         want = 1;
     } else if (md->auto_lane_change && (c->frame + c->actor) % 10 == 0 && c->has_leader && c->lead_gap >= OBSTACLE_MIN && c->lead_gap <= OBSTACLE_MAX &&
-               c->lead_v < 0.8 * c->desired && c->lead_v < c->v + 0.5) {
-        /* passing a slower leader: CARLA's order, right first, then left, where the lane ahead is freer */
+               c->lead_v < 0.8 * c->desired && c->lead_v < c->v + 0.5 && !(c->lead_gap < co + 5)) {
+        /* passing a slower leader: CARLA's order, right first, then left, where the lane ahead is freer
+        ** (a leader nearer than co + 5 forbids the change below: its lanes are not walked) */
         for (int side = 1; side >= -1 && !want; side -= 2)
             if (beside(c->m, w0, side, &tw) && ahead_gap(c, &tw) > c->lead_gap + 10)
                 want = side;
     }
-    if (!want || !gap_safe(c, md, &tw) || merging_near(c, &tw))
+    if (!want)
         return 0;
     /* The path restarts on the target lane beside the vehicle; it steers towards the point `co`
-    ** ahead on it (the pursuit looks that far while the change lasts): CARLA's change-over point. */
+    ** ahead on it (the pursuit looks that far while the change lasts): CARLA's change-over point.
+    ** These two tests come before the gap checks, which are pure and cost two walks of the
+    ** target lane and a leader scan: in dense traffic most changes stop here (issue 36 item 6). */
     if (c->has_leader && c->lead_gap < co + 5 && !need && !route && !md->force_lane_change)
         return 0;
     /* a route change may leave a queue, but its nose swings out over the first half of the
     ** change-over: the leader must be beyond that and 2 m more (a car pulling out at 0.2 m
     ** clipped its leader on Town10HD) */
     if (route && c->has_leader && c->lead_gap < co / 2 + 2)
+        return 0;
+    if (!gap_safe(c, md, &tw) || merging_near(c, &tw))
         return 0;
     md->path[0] = sn_md_pack(&tw);
     md->n = 1;

@@ -8,7 +8,8 @@
 /* The traffic on a stretch of lane around the vehicle: pts[0..np) with their distances along[]
 ** from the vehicle (negative behind it). Fills the bumper-to-bumper gap to the nearest vehicle
 ** ahead and behind on that lane (INFINITY when none) and their speeds along it; a vehicle beside
-** it gives a gap < 0. */
+** it gives a gap < 0. gap_behind and v_behind NULL: the one behind is not searched (the scan
+** then stops at the one ahead). */
 typedef void (*sn_lc_gaps_fn)(void *user, const sn_vec3 *pts, const double *along, size_t np, double half_width,
                               double *gap_ahead, double *v_ahead, double *gap_behind, double *v_behind);
 

@@ -181,8 +181,9 @@ static void lane_gaps(void *user, const sn_vec3 *pts, const double *along, size_
 {
     const gapq *q = user;
     const sn_leader_skip skip = {.walkers = true};
-    *gap_f = *gap_b = INFINITY;
-    *v_f = *v_b = 0;
+    *gap_f = INFINITY, *v_f = 0;
+    if (gap_b)
+        *gap_b = INFINITY, *v_b = 0;
     if (!sn_traffic_leader(q->e, q->self, pts, along, np, half_width, &skip, gap_f, v_f, NULL, gap_b, v_b))
         *gap_f = INFINITY, *v_f = 0;
 }
