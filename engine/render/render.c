@@ -1431,6 +1431,47 @@ static inline const uint8_t *sky_sample(const sn_renderer *r, uint32_t x, int32_
     return sky->rgb[k];
 }
 
+/* A sample row's sky directions (sky_sample's, a run at a time): pixel_ray's terms, the row's
+** up * b once (the same product each pixel made) */
+typedef struct sky_row {
+    double fx, fy, fz, rx, ry, rz, ux, uy, uz;
+} sky_row;
+
+static void sky_row_init(const sn_renderer *r, int32_t y, sky_row *s)
+{
+    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    const double b = r->ray_b[y];
+    *s = (sky_row){fwd.x, fwd.y, fwd.z, right.x, right.y, right.z, up.x * b, up.y * b, up.z * b};
+}
+
+/* the direction at column coordinate a (ray_a's) queued in sky, as sky_sample's */
+static inline void sky_dir(const sky_row *s, double a, sn_skybuf *sky)
+{
+    const uint32_t k = sky->n++;
+    sky->dx[k] = (float)(s->fx + (s->rx * a - s->ux));
+    sky->dy[k] = (float)(s->fy + (s->ry * a - s->uy));
+    sky->dz[k] = (float)(s->fz + (s->rz * a - s->uz));
+}
+
+#ifdef __SSE2__
+/* four directions at columns ap[0], ap[2], ap[4], ap[6] (a 2 x 2 pixel's first sample column), in
+** double lanes with sky_dir's operations (IEEE, no FMA) and cvtpd2ps's rounding, cvtsd2ss's */
+static inline void sky_dir4(const sky_row *s, const double *ap, sn_skybuf *sky)
+{
+    const __m128d a0 = _mm_unpacklo_pd(_mm_loadu_pd(ap), _mm_loadu_pd(ap + 2));
+    const __m128d a1 = _mm_unpacklo_pd(_mm_loadu_pd(ap + 4), _mm_loadu_pd(ap + 6));
+    const double f[3] = {s->fx, s->fy, s->fz}, rt[3] = {s->rx, s->ry, s->rz}, u[3] = {s->ux, s->uy, s->uz};
+    float *out[3] = {sky->dx + sky->n, sky->dy + sky->n, sky->dz + sky->n};
+    for (int c = 0; c < 3; c++) {
+        const __m128d vf = _mm_set1_pd(f[c]), vr = _mm_set1_pd(rt[c]), vu = _mm_set1_pd(u[c]);
+        const __m128 lo = _mm_cvtpd_ps(_mm_add_pd(vf, _mm_sub_pd(_mm_mul_pd(vr, a0), vu)));
+        const __m128 hi = _mm_cvtpd_ps(_mm_add_pd(vf, _mm_sub_pd(_mm_mul_pd(vr, a1), vu)));
+        _mm_storeu_ps(out[c], _mm_movelh_ps(lo, hi));
+    }
+    sky->n += 4;
+}
+#endif
+
 /* The colour of sample (x, y) whose winner is `id` (NONE: the sky): the address its bytes will
 ** be at once the batch is shaded. rec's bytes; on the fast path a matte surface's G-buffer entry,
 ** queued in g (sn_shade_gbuf finishes it), the sky's direction in sky, or a glossy surface's
@@ -1765,6 +1806,12 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
     if (ss == 2) {
         const float *wrow = wb + (size_t)sy * W;
         const double *ray_a = r->ray_a;
+        const bool sky_fast = !r->exact && r->layer != SN_LAYER_MOVING; /* sky_sample's path */
+        sky_row sd;
+        sky_row_init(r, oy * 2, &sd);
+#ifdef __SSE2__
+        const __m128i vnone = _mm_set1_epi32((int)NONE);
+#endif
         for (; ox < OW && nr + 4 <= GATHER_MAX && (!half || (g->n + 4 <= GATHER_MAX && sky->n + 4 <= GATHER_MAX &&
                                                               ox - ox0 < NW_MAX));
              ox++) {
@@ -1772,6 +1819,33 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
             const uint32_t *s0 = ib + (size_t)sy * W + ox * 2, *s1 = s0 + W;
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
+                if (id == NONE && sky_fast) {
+                    /* a run of sky pixels: one record (resolve_pixels copies its bytes at once),
+                    ** each pixel counted in nr as its own record was, so the batch ends where it
+                    ** did; their directions as pixel_ray's */
+                    gather_fill(r, g, run, g->n, last, run_x, run_step, run_xl, oy * 2);
+                    run = g->n;
+                    const uint32_t first = nr;
+                    nw[ox - ox0] = 0, src[first] = sky->rgb[sky->n];
+                    for (;;) {
+                        sky_dir(&sd, ray_a[ox * 2], sky);
+                        nr++, s0 += 2, s1 += 2;
+#ifdef __SSE2__
+                        while (ox + 4 < OW && nr + 7 <= GATHER_MAX && (!half || (sky->n + 7 <= GATHER_MAX && ox + 4 - ox0 < NW_MAX))) {
+                            if (!four_won(s0, s1, vnone))
+                                break;
+                            sky_dir4(&sd, ray_a + 2 * (ox + 1), sky);
+                            nr += 4, s0 += 8, s1 += 8, ox += 4;
+                        }
+#endif
+                        if (ox + 1 >= OW || nr + 4 > GATHER_MAX || (half && (sky->n + 4 > GATHER_MAX || ox + 1 - ox0 >= NW_MAX)) ||
+                            s0[0] != NONE || s0[1] != NONE || s1[0] != NONE || s1[1] != NONE)
+                            break;
+                        ox++;
+                    }
+                    count[first] = (uint16_t)(nr - first);
+                    continue;
+                }
                 if (id != last->id && id != NONE) { /* a new winner: its run may begin here */
                     gather_fill(r, g, run, g->n, last, run_x, run_step, run_xl, oy * 2);
                     run = g->n;
