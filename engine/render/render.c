@@ -6,6 +6,7 @@
 #include "../core/util.h"
 #include "../map/road_mesh.h"
 #include "headlights.h"
+#include "lanes.h"
 #include "nightlights.h"
 #include "mesh.h"
 #include "raster.h"
@@ -1051,6 +1052,20 @@ static uint8_t lin_to_byte(const sn_renderer *r, uint32_t sum, uint32_t n, float
     return (uint8_t)b;
 }
 
+/* lin_to_byte at n = 4 (2 x 2 samples), the same byte: 2 sum < 4 mid2[b] is sum < 2 mid2[b], and
+** as 2 mid2[b] is even, (sum >> 1) < mid2[b]; guess[sum >> 6] (sum >> 6 is lin_to_byte's k, exact
+** here) is the byte at the bucket's least sum, so the search only steps up, and one step without
+** a branch ends it but in the darkest buckets */
+static inline uint8_t lin_to_byte4(const sn_renderer *r, uint32_t sum)
+{
+    const uint32_t v = sum >> 1, k = sum >> 6;
+    uint32_t b = r->guess[k > 4096 ? 4096 : k];
+    b += v >= r->mid2[b];
+    while (v >= r->mid2[b])
+        b++;
+    return (uint8_t)b;
+}
+
 static void resolve(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
 static void resolve_samples(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
 static void resolve_grid(const sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
@@ -1546,6 +1561,10 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
     return rec->bgra; /* shade_fog fills it */
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+void sn_gbuf_points_avx2(const float f[3], const float rt[3], const float u[3], float far, sn_gbuf *g, size_t to);
+#endif
+
 /* The G-buffer's points from their 1/depth and rays, four at a time in single precision: the
 ** depth as shade_sample's (the same float division and clamp), the ray (pixel_ray) in float. */
 static void gbuf_points(const sn_renderer *r, sn_gbuf *g)
@@ -1556,7 +1575,14 @@ static void gbuf_points(const sn_renderer *r, sn_gbuf *g)
     for (int c = 0; c < 3; c++)
         f[c] = v4_splat((float)r->R.m[3 * c]), rt[c] = v4_splat((float)r->R.m[3 * c + 1]), u[c] = v4_splat((float)r->R.m[3 * c + 2]);
     const v4f far = v4_splat(r->far), one = v4_splat(1.0f);
-    for (uint32_t i = 0; i < g->n; i += 4) {
+    uint32_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (sn_lanes_wide() && g->n >= 8) { /* eight lanes, the same bits (shade_avx2.c) */
+        const float f8[3] = {f[0][0], f[1][0], f[2][0]}, rt8[3] = {rt[0][0], rt[1][0], rt[2][0]}, u8[3] = {u[0][0], u[1][0], u[2][0]};
+        sn_gbuf_points_avx2(f8, rt8, u8, r->far, g, i = g->n & ~7u);
+    }
+#endif
+    for (; i < g->n; i += 4) {
         v4f a = v4_load(g->ra + i), b = v4_load(g->rb + i), depth = v4_min(one / v4_load(g->w + i), far);
         v4_store(g->dx + i, (f[0] + (rt[0] * a - u[0] * b)) * depth);
         v4_store(g->dy + i, (f[1] + (rt[1] * a - u[1] * b)) * depth);
@@ -1645,8 +1671,12 @@ static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const 
             for (uint32_t m = m0; m < m0 + k; m++)
                 for (int q = 0; q < 3; q++)
                     sum[q] += count[m] * r->lin[src[m][q]];
-            for (int q = 0; q < 3; q++)
-                c[q] = lin_to_byte(r, sum[q], n, inv16n);
+            if (n == 4)
+                for (int q = 0; q < 3; q++)
+                    c[q] = lin_to_byte4(r, sum[q]);
+            else
+                for (int q = 0; q < 3; q++)
+                    c[q] = lin_to_byte(r, sum[q], n, inv16n);
             c[3] = 255;
         }
         m0 += k;
