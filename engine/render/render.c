@@ -1487,6 +1487,13 @@ static inline void sky_dir4(const sky_row *s, const double *ap, sn_skybuf *sky)
 }
 #endif
 
+/* pixel_ray with the camera's axes: made only where a ray is (shade_sample's common matte entry
+** makes none; its nine loads a call at the top were about an eighth of that function) */
+static inline sn_vec3 ray_at(const sn_renderer *r, uint32_t x, int32_t y)
+{
+    return pixel_ray(r, x, y, sn_mat3_col(&r->R, 0), sn_mat3_col(&r->R, 1), sn_mat3_col(&r->R, 2));
+}
+
 /* The colour of sample (x, y) whose winner is `id` (NONE: the sky): the address its bytes will
 ** be at once the batch is shaded. rec's bytes; on the fast path a matte surface's G-buffer entry,
 ** queued in g (sn_shade_gbuf finishes it), the sky's direction in sky, or a glossy surface's
@@ -1495,7 +1502,6 @@ static inline void sky_dir4(const sky_row *s, const double *ap, sn_skybuf *sky)
 static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, float w, shade_rec *rec,
                                    fog_batch *fb, sn_gbuf *g, sn_skybuf *sky, winner *last)
 {
-    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     if (id == NONE && r->layer == SN_LAYER_MOVING) { /* nothing of the layer: black, alpha 0 (layer_alpha) */
         rec->rgb[0] = rec->rgb[1] = rec->rgb[2] = 0;
         return rec_bgra(rec);
@@ -1503,7 +1509,7 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
     if (id == NONE && !r->exact)
         return sky_sample(r, x, y, sky);
     if (id == NONE) {
-        sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+        sn_vec3 ray = ray_at(r, x, y);
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
         return rec_bgra(rec);
     }
@@ -1522,7 +1528,7 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
         g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
         if (r->lamps.n || p->checker) {
             float depth = 1.0f / w;
-            sn_vec3 pw = sn_v3_add(r->eye, sn_v3_scale(pixel_ray(r, x, y, fwd, right, up), depth > r->far ? r->far : depth));
+            sn_vec3 pw = sn_v3_add(r->eye, sn_v3_scale(ray_at(r, x, y), depth > r->far ? r->far : depth));
             if (r->lamps.n) {
                 double lamp[3] = {0, 0, 0}; /* sn_lamps_light adds to it */
                 sn_lamps_light(&r->lamps, pw, n, lamp);
@@ -1533,7 +1539,7 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
         }
         return g->rgb[k];
     }
-    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+    sn_vec3 ray = ray_at(r, x, y);
     float depth = 1.0f / w;
     if (depth > r->far)
         depth = r->far;
