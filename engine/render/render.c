@@ -6,6 +6,7 @@
 #include "../core/util.h"
 #include "../map/road_mesh.h"
 #include "headlights.h"
+#include "lanes.h"
 #include "nightlights.h"
 #include "mesh.h"
 #include "raster.h"
@@ -1051,6 +1052,20 @@ static uint8_t lin_to_byte(const sn_renderer *r, uint32_t sum, uint32_t n, float
     return (uint8_t)b;
 }
 
+/* lin_to_byte at n = 4 (2 x 2 samples), the same byte: 2 sum < 4 mid2[b] is sum < 2 mid2[b], and
+** as 2 mid2[b] is even, (sum >> 1) < mid2[b]; guess[sum >> 6] (sum >> 6 is lin_to_byte's k, exact
+** here) is the byte at the bucket's least sum, so the search only steps up, and one step without
+** a branch ends it but in the darkest buckets */
+static inline uint8_t lin_to_byte4(const sn_renderer *r, uint32_t sum)
+{
+    const uint32_t v = sum >> 1, k = sum >> 6;
+    uint32_t b = r->guess[k > 4096 ? 4096 : k];
+    b += v >= r->mid2[b];
+    while (v >= r->mid2[b])
+        b++;
+    return (uint8_t)b;
+}
+
 static void resolve(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
 static void resolve_samples(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
 static void resolve_grid(const sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
@@ -1431,6 +1446,54 @@ static inline const uint8_t *sky_sample(const sn_renderer *r, uint32_t x, int32_
     return sky->rgb[k];
 }
 
+/* A sample row's sky directions (sky_sample's, a run at a time): pixel_ray's terms, the row's
+** up * b once (the same product each pixel made) */
+typedef struct sky_row {
+    double fx, fy, fz, rx, ry, rz, ux, uy, uz;
+} sky_row;
+
+static void sky_row_init(const sn_renderer *r, int32_t y, sky_row *s)
+{
+    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
+    const double b = r->ray_b[y];
+    *s = (sky_row){fwd.x, fwd.y, fwd.z, right.x, right.y, right.z, up.x * b, up.y * b, up.z * b};
+}
+
+/* the direction at column coordinate a (ray_a's) queued in sky, as sky_sample's */
+static inline void sky_dir(const sky_row *s, double a, sn_skybuf *sky)
+{
+    const uint32_t k = sky->n++;
+    sky->dx[k] = (float)(s->fx + (s->rx * a - s->ux));
+    sky->dy[k] = (float)(s->fy + (s->ry * a - s->uy));
+    sky->dz[k] = (float)(s->fz + (s->rz * a - s->uz));
+}
+
+#ifdef __SSE2__
+/* four directions at columns ap[0], ap[2], ap[4], ap[6] (a 2 x 2 pixel's first sample column), in
+** double lanes with sky_dir's operations (IEEE, no FMA) and cvtpd2ps's rounding, cvtsd2ss's */
+static inline void sky_dir4(const sky_row *s, const double *ap, sn_skybuf *sky)
+{
+    const __m128d a0 = _mm_unpacklo_pd(_mm_loadu_pd(ap), _mm_loadu_pd(ap + 2));
+    const __m128d a1 = _mm_unpacklo_pd(_mm_loadu_pd(ap + 4), _mm_loadu_pd(ap + 6));
+    const double f[3] = {s->fx, s->fy, s->fz}, rt[3] = {s->rx, s->ry, s->rz}, u[3] = {s->ux, s->uy, s->uz};
+    float *out[3] = {sky->dx + sky->n, sky->dy + sky->n, sky->dz + sky->n};
+    for (int c = 0; c < 3; c++) {
+        const __m128d vf = _mm_set1_pd(f[c]), vr = _mm_set1_pd(rt[c]), vu = _mm_set1_pd(u[c]);
+        const __m128 lo = _mm_cvtpd_ps(_mm_add_pd(vf, _mm_sub_pd(_mm_mul_pd(vr, a0), vu)));
+        const __m128 hi = _mm_cvtpd_ps(_mm_add_pd(vf, _mm_sub_pd(_mm_mul_pd(vr, a1), vu)));
+        _mm_storeu_ps(out[c], _mm_movelh_ps(lo, hi));
+    }
+    sky->n += 4;
+}
+#endif
+
+/* pixel_ray with the camera's axes: made only where a ray is (shade_sample's common matte entry
+** makes none; its nine loads a call at the top were about an eighth of that function) */
+static inline sn_vec3 ray_at(const sn_renderer *r, uint32_t x, int32_t y)
+{
+    return pixel_ray(r, x, y, sn_mat3_col(&r->R, 0), sn_mat3_col(&r->R, 1), sn_mat3_col(&r->R, 2));
+}
+
 /* The colour of sample (x, y) whose winner is `id` (NONE: the sky): the address its bytes will
 ** be at once the batch is shaded. rec's bytes; on the fast path a matte surface's G-buffer entry,
 ** queued in g (sn_shade_gbuf finishes it), the sky's direction in sky, or a glossy surface's
@@ -1439,7 +1502,6 @@ static inline const uint8_t *sky_sample(const sn_renderer *r, uint32_t x, int32_
 static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, uint32_t id, float w, shade_rec *rec,
                                    fog_batch *fb, sn_gbuf *g, sn_skybuf *sky, winner *last)
 {
-    const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
     if (id == NONE && r->layer == SN_LAYER_MOVING) { /* nothing of the layer: black, alpha 0 (layer_alpha) */
         rec->rgb[0] = rec->rgb[1] = rec->rgb[2] = 0;
         return rec_bgra(rec);
@@ -1447,7 +1509,7 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
     if (id == NONE && !r->exact)
         return sky_sample(r, x, y, sky);
     if (id == NONE) {
-        sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+        sn_vec3 ray = ray_at(r, x, y);
         sn_shade_sky(&r->env, r->eye, sn_v3_norm(ray), rec->rgb);
         return rec_bgra(rec);
     }
@@ -1466,7 +1528,7 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
         g->lamp[0][k] = g->lamp[1][k] = g->lamp[2][k] = 0;
         if (r->lamps.n || p->checker) {
             float depth = 1.0f / w;
-            sn_vec3 pw = sn_v3_add(r->eye, sn_v3_scale(pixel_ray(r, x, y, fwd, right, up), depth > r->far ? r->far : depth));
+            sn_vec3 pw = sn_v3_add(r->eye, sn_v3_scale(ray_at(r, x, y), depth > r->far ? r->far : depth));
             if (r->lamps.n) {
                 double lamp[3] = {0, 0, 0}; /* sn_lamps_light adds to it */
                 sn_lamps_light(&r->lamps, pw, n, lamp);
@@ -1477,7 +1539,7 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
         }
         return g->rgb[k];
     }
-    sn_vec3 ray = pixel_ray(r, x, y, fwd, right, up);
+    sn_vec3 ray = ray_at(r, x, y);
     float depth = 1.0f / w;
     if (depth > r->far)
         depth = r->far;
@@ -1505,6 +1567,10 @@ static const uint8_t *shade_sample(const sn_renderer *r, uint32_t x, int32_t y, 
     return rec->bgra; /* shade_fog fills it */
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+void sn_gbuf_points_avx2(const float f[3], const float rt[3], const float u[3], float far, sn_gbuf *g, size_t to);
+#endif
+
 /* The G-buffer's points from their 1/depth and rays, four at a time in single precision: the
 ** depth as shade_sample's (the same float division and clamp), the ray (pixel_ray) in float. */
 static void gbuf_points(const sn_renderer *r, sn_gbuf *g)
@@ -1515,7 +1581,14 @@ static void gbuf_points(const sn_renderer *r, sn_gbuf *g)
     for (int c = 0; c < 3; c++)
         f[c] = v4_splat((float)r->R.m[3 * c]), rt[c] = v4_splat((float)r->R.m[3 * c + 1]), u[c] = v4_splat((float)r->R.m[3 * c + 2]);
     const v4f far = v4_splat(r->far), one = v4_splat(1.0f);
-    for (uint32_t i = 0; i < g->n; i += 4) {
+    uint32_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (sn_lanes_wide() && g->n >= 8) { /* eight lanes, the same bits (shade_avx2.c) */
+        const float f8[3] = {f[0][0], f[1][0], f[2][0]}, rt8[3] = {rt[0][0], rt[1][0], rt[2][0]}, u8[3] = {u[0][0], u[1][0], u[2][0]};
+        sn_gbuf_points_avx2(f8, rt8, u8, r->far, g, i = g->n & ~7u);
+    }
+#endif
+    for (; i < g->n; i += 4) {
         v4f a = v4_load(g->ra + i), b = v4_load(g->rb + i), depth = v4_min(one / v4_load(g->w + i), far);
         v4_store(g->dx + i, (f[0] + (rt[0] * a - u[0] * b)) * depth);
         v4_store(g->dy + i, (f[1] + (rt[1] * a - u[1] * b)) * depth);
@@ -1604,8 +1677,12 @@ static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const 
             for (uint32_t m = m0; m < m0 + k; m++)
                 for (int q = 0; q < 3; q++)
                     sum[q] += count[m] * r->lin[src[m][q]];
-            for (int q = 0; q < 3; q++)
-                c[q] = lin_to_byte(r, sum[q], n, inv16n);
+            if (n == 4)
+                for (int q = 0; q < 3; q++)
+                    c[q] = lin_to_byte4(r, sum[q]);
+            else
+                for (int q = 0; q < 3; q++)
+                    c[q] = lin_to_byte(r, sum[q], n, inv16n);
             c[3] = 255;
         }
         m0 += k;
@@ -1765,6 +1842,12 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
     if (ss == 2) {
         const float *wrow = wb + (size_t)sy * W;
         const double *ray_a = r->ray_a;
+        const bool sky_fast = !r->exact && r->layer != SN_LAYER_MOVING; /* sky_sample's path */
+        sky_row sd;
+        sky_row_init(r, oy * 2, &sd);
+#ifdef __SSE2__
+        const __m128i vnone = _mm_set1_epi32((int)NONE);
+#endif
         for (; ox < OW && nr + 4 <= GATHER_MAX && (!half || (g->n + 4 <= GATHER_MAX && sky->n + 4 <= GATHER_MAX &&
                                                               ox - ox0 < NW_MAX));
              ox++) {
@@ -1772,6 +1855,33 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
             const uint32_t *s0 = ib + (size_t)sy * W + ox * 2, *s1 = s0 + W;
             const uint32_t id = s0[0];
             if (s0[1] == id && s1[0] == id && s1[1] == id) {
+                if (id == NONE && sky_fast) {
+                    /* a run of sky pixels: one record (resolve_pixels copies its bytes at once),
+                    ** each pixel counted in nr as its own record was, so the batch ends where it
+                    ** did; their directions as pixel_ray's */
+                    gather_fill(r, g, run, g->n, last, run_x, run_step, run_xl, oy * 2);
+                    run = g->n;
+                    const uint32_t first = nr;
+                    nw[ox - ox0] = 0, src[first] = sky->rgb[sky->n];
+                    for (;;) {
+                        sky_dir(&sd, ray_a[ox * 2], sky);
+                        nr++, s0 += 2, s1 += 2;
+#ifdef __SSE2__
+                        while (ox + 4 < OW && nr + 7 <= GATHER_MAX && (!half || (sky->n + 7 <= GATHER_MAX && ox + 4 - ox0 < NW_MAX))) {
+                            if (!four_won(s0, s1, vnone))
+                                break;
+                            sky_dir4(&sd, ray_a + 2 * (ox + 1), sky);
+                            nr += 4, s0 += 8, s1 += 8, ox += 4;
+                        }
+#endif
+                        if (ox + 1 >= OW || nr + 4 > GATHER_MAX || (half && (sky->n + 4 > GATHER_MAX || ox + 1 - ox0 >= NW_MAX)) ||
+                            s0[0] != NONE || s0[1] != NONE || s1[0] != NONE || s1[1] != NONE)
+                            break;
+                        ox++;
+                    }
+                    count[first] = (uint16_t)(nr - first);
+                    continue;
+                }
                 if (id != last->id && id != NONE) { /* a new winner: its run may begin here */
                     gather_fill(r, g, run, g->n, last, run_x, run_step, run_xl, oy * 2);
                     run = g->n;
@@ -1913,18 +2023,26 @@ static uint32_t shade_pixels(const sn_renderer *r, const sn_raster_target *v, in
     return ox;
 }
 
-/* Output row oy's colour, a batch of pixels at a time. */
-static void shade_row(const sn_renderer *r, const sn_raster_target *v, int32_t oy)
+/* Output rows [oy0, oy1)'s colour, a batch of pixels at a time. One gather for the rows: its
+** headlight arrays zeroed once (they stay zero: nothing writes them but zeros then; 6 KB a row
+** was about 0.2 % of the camera), the last winner forgotten at each row as before; depth: each
+** row's nearest depth after it (depth_nearest_row). */
+static void depth_nearest_row(const sn_renderer *r, const sn_raster_target *v, int32_t oy);
+static void shade_rows(const sn_renderer *r, const sn_raster_target *v, int32_t oy0, int32_t oy1, bool depth)
 {
     const uint32_t OW = r->W / r->ss;
     gather ga;
-    ga.last.id = NONE, ga.last.plain = false;
     if (!r->lamps.n) /* see gather */
         memset(ga.g.lamp, 0, sizeof ga.g.lamp);
     memset(ga.g2.lamp, 0, sizeof ga.g2.lamp); /* half runs are plain: no headlights */
-    ga.g2.n = 0;
-    for (uint32_t ox = 0; ox < OW;)
-        ox = shade_pixels(r, v, oy, ox, &ga);
+    for (int32_t oy = oy0; oy < oy1; oy++) {
+        ga.last.id = NONE, ga.last.plain = false;
+        ga.g2.n = 0;
+        for (uint32_t ox = 0; ox < OW;)
+            ox = shade_pixels(r, v, oy, ox, &ga);
+        if (depth)
+            depth_nearest_row(r, v, oy);
+    }
 }
 /* Depth, tag, id, motion and colour of rows [y_begin, y_end) from each pixel's winner. */
 static void resolve(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end)
@@ -1954,8 +2072,8 @@ static void resolve(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, 
         return;
     }
     const sn_vec3 fwd = sn_mat3_col(&r->R, 0), right = sn_mat3_col(&r->R, 1), up = sn_mat3_col(&r->R, 2);
-    for (int32_t y = y_begin; o->bgra && y < y_end; y++)
-        shade_row(r, v, y);
+    if (o->bgra)
+        shade_rows(r, v, y_begin, y_end, false);
     for (int32_t y = y_begin; y < y_end; y++)
         for (uint32_t x = 0; x < W; x++) {
             size_t i = (size_t)y * W + x;
@@ -2050,11 +2168,7 @@ static void resolve_grid(const sn_renderer *r, const sn_raster_target *v, int32_
 ** hold output rows y_begin/ss .. (shade_pixels). */
 static void resolve_samples(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end)
 {
-    for (int32_t oy = y_begin / (int32_t)r->ss; oy < y_end / (int32_t)r->ss; oy++) {
-        shade_row(r, v, oy);
-        if (r->out->depth)
-            depth_nearest_row(r, v, oy);
-    }
+    shade_rows(r, v, y_begin / (int32_t)r->ss, y_end / (int32_t)r->ss, r->out->depth != NULL);
 }
 
 /* The shadow map's receivers (shadow.h): every queued mesh's bounding sphere (its vertices lie

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <string.h>
 
 #define FOG_K 0.05 /* extinction per metre at fog_density 100 */
 
@@ -230,10 +231,24 @@ void sn_shade_texture_avx2(const float o[10], const float *table, const uint8_t 
 void sn_shade_texture_fast(sn_vec3 eye, const uint8_t *tag, const float *dx, const float *dy, const float *dz,
                            const float *nz, float *albedo, size_t n)
 {
-    const float o[10] = {lattice_origin(eye.x, 0.07), lattice_origin(eye.y, 0.07), lattice_origin(eye.x, 1.5),
-                         lattice_origin(eye.y, 1.5),  lattice_origin(eye.x, 0.3),  lattice_origin(eye.y, 0.3),
-                         lattice_origin(eye.x + eye.y, 0.05), lattice_origin(eye.z, 0.05),
-                         lattice_origin(eye.x, 0.6),  lattice_origin(eye.y, 0.6)};
+    /* the eye's lattice origins, kept while the eye stays (a frame's every batch on this thread
+    ** has one eye): ten double divisions and floors were about 0.4 % of the RGB camera, a batch
+    ** being a few hundred points (rgb60); the same function of the eye, so the same floats */
+    static _Thread_local struct {
+        double e[3]; /* compared bit for bit */
+        bool set;
+        float o[10];
+    } at;
+    const double e[3] = {eye.x, eye.y, eye.z};
+    if (!at.set || memcmp(at.e, e, sizeof e) != 0) {
+        const float o[10] = {lattice_origin(eye.x, 0.07), lattice_origin(eye.y, 0.07), lattice_origin(eye.x, 1.5),
+                             lattice_origin(eye.y, 1.5),  lattice_origin(eye.x, 0.3),  lattice_origin(eye.y, 0.3),
+                             lattice_origin(eye.x + eye.y, 0.05), lattice_origin(eye.z, 0.05),
+                             lattice_origin(eye.x, 0.6),  lattice_origin(eye.y, 0.6)};
+        memcpy(at.o, o, sizeof o);
+        memcpy(at.e, e, sizeof e), at.set = true;
+    }
+    const float *o = at.o;
     size_t done = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (sn_lanes_wide() && n >= 8) { /* eight lanes, the same bits (texture_avx2.c) */
