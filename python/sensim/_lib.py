@@ -362,6 +362,54 @@ class GuestLock:
         return False
 
 
+class FairLock:
+    """A World's lock in asynchronous mode: the same re-entrant lock (`real`), counting the
+    threads that wait for it, so that the asynchronous thread lets them in before its next step
+    (sensim.world._run_async): Python's locks are not fair, and a thread woken by a release
+    rarely wins against the releasing thread taking the lock again at once, so a script's call
+    could wait several steps. Bound only while the asynchronous mode runs: the synchronous
+    path keeps the bare RLock, its cost unchanged."""
+    __slots__ = ("real", "waiting", "_cv")
+
+    def __init__(self, real):
+        self.real = real
+        self.waiting = 0  # threads blocked in acquire now
+        self._cv = threading.Condition(threading.Lock())  # notified when waiting drops to 0
+
+    def acquire(self, blocking=True, timeout=-1):
+        if self.real.acquire(False):  # free, or this thread's already (listeners, nested calls)
+            return True
+        if not blocking:
+            return False
+        with self._cv:
+            self.waiting += 1
+        try:
+            return self.real.acquire(True, timeout)
+        finally:
+            with self._cv:
+                self.waiting -= 1
+                if not self.waiting:
+                    self._cv.notify_all()
+
+    def release(self):
+        self.real.release()
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.real.release()
+        return False
+
+    def wait_unwaited(self):
+        """Returns once no thread waits for the lock (the asynchronous thread, between steps,
+        holding nothing: the waiters get the lock, so this ends when each of them has it)."""
+        with self._cv:
+            while self.waiting:
+                self._cv.wait()
+
+
 # Calls that only read or set a few fields of an engine (no step, no I/O, no lock in C): made
 # through a PyDLL handle, which keeps the GIL. ctypes' CDLL gives the GIL up around every call
 # and takes it back after: an environment's step makes about eight such calls around its one

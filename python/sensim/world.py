@@ -295,6 +295,10 @@ class World(WorldTraffic):
             return
         self._async_stop.clear()
         self._async_error = None
+        if type(self._lock) is not _lib.FairLock:  # counts its waiters while the thread runs
+            self._lock = _lib.FairLock(self._lock)
+            if self._e is not None:
+                _lib.bind_engine(self._e, self._lock)
         t = threading.Thread(target=_run_async, args=(weakref.ref(self), self._async_stop),
                              name=f"sensim-world-{self.id}", daemon=True)
         self._async = t
@@ -310,6 +314,10 @@ class World(WorldTraffic):
             t.join()
         self._async = None
         _ASYNC_WORLDS.discard(self)
+        if type(self._lock) is _lib.FairLock:  # the same RLock, bare again: synchronous calls cost no more
+            self._lock = self._lock.real
+            if self._e is not None:
+                _lib.bind_engine(self._e, self._lock)
 
     def _raise_async_error(self) -> None:
         if self._async_error is not None:
@@ -734,7 +742,14 @@ def _run_async(wref, stop: threading.Event) -> None:
             with w._ticked:
                 w._ticked.notify_all()
             return
+        lk = w._lock
         del w
+        if type(lk) is _lib.FairLock:
+            # A call from another thread waits for the lock: it goes first, as a CARLA server
+            # answers a client between ticks; without this, Python's unfair lock lets this
+            # thread, behind pace, take it again at once and the call wait several steps.
+            lk.wait_unwaited()
+        del lk
         if speed > 0:
             next_t += dt / speed
             stop.wait(max(0.0, next_t - time.monotonic()))

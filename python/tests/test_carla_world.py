@@ -1,6 +1,9 @@
 """Issue 32, items 3-6 and 10: settings at any time, asynchronous mode, carla.command batches, on_tick and
 snapshots, the recorder's signatures."""
 import ctypes
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -113,6 +116,73 @@ def test_two_threads_on_one_world_never_abort(client):
         stop.set()
         t.join()
     assert not errors and w.frame > 0
+
+
+_BEHIND = """
+import os, sys, threading, time
+import sensim
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one CPU for this thread and those it starts
+w = sensim.Client(quiet=True, threads=2).load_world("town")
+cam = w.get_blueprint_library().find("sensor.camera.rgb")
+cam.set_attribute("image_size_x", "16")
+cam.set_attribute("image_size_y", "12")
+s = w.spawn_actor(cam, sensim.Transform(sensim.Location(z=2)))
+seen, started, give_up, calling = [0], threading.Event(), [1 << 30], threading.Event()
+
+def slow(image):  # inside the step, under the world's lock; it sleeps, so the script's thread runs
+    seen.append(image.frame)
+    started.set()
+    if image.frame > give_up[0]:  # a call starved this long: end the mode, the call returns
+        raise RuntimeError("starved")
+    time.sleep(0.05)
+    if calling.is_set():  # the script's call is on its way: this step ends once it waits for the
+        # lock (no window for the scheduler to put it after the step's end); the bare lock of
+        # the code before counts nothing, and then the step ends as before
+        t = time.monotonic() + 60
+        while getattr(w._lock, "waiting", 1) < 1 and time.monotonic() < t:
+            time.sleep(0.001)
+
+s.listen(slow)
+st = w.get_settings()
+st.synchronous_mode = False
+w.apply_settings(st)
+w.wait_for_tick()
+# Woken, this thread never preempts the asynchronous one: it gets the lock only if it is let in.
+os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+advanced = []
+for i in range(20):
+    started.clear()
+    started.wait()  # a step is in progress
+    before = seen[-1]
+    give_up[0] = before + 20
+    calling.set()
+    try:
+        f = w.get_snapshot().frame if i % 2 else w.get_actor(s.id).get_world().get_snapshot().frame
+    except sensim.SensimError:
+        f = 1 << 20
+    calling.clear()
+    advanced.append(f - before)
+    if f - before >= 20:  # the mode has ended: no step will start again
+        break
+print("advanced", advanced)
+print("max", max(advanced))
+"""
+
+
+def test_a_call_in_asynchronous_mode_waits_for_at_most_the_step_in_progress():
+    """A script thread's call is answered between two steps, as a CARLA server answers between
+    ticks: the asynchronous thread, always behind (SENSIM_ASYNC_SPEED=0, a listener making each
+    step slow), lets a waiting call in before its next step. The script's thread runs at
+    SCHED_IDLE on the one CPU of the process, so a release never hands it the lock by chance:
+    before the hand-off each call waited 20 steps or more (stopped there). The listener lets the
+    step end only once the call waits for the lock, so the bound is 1 whatever the scheduler
+    does (a call may start just after a step's listener ran: that step, then the call). Counted
+    in frames, never wall time."""
+    r = subprocess.run([sys.executable, "-c", _BEHIND], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "SENSIM_ASYNC_SPEED": "0"})
+    assert r.returncode == 0, r.stderr
+    worst = int(r.stdout.split("max ")[1])
+    assert worst <= 2, r.stdout
 
 
 def test_on_tick_and_the_snapshot(client):
