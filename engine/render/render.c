@@ -7,6 +7,7 @@
 #include "../map/road_mesh.h"
 #include "headlights.h"
 #include "lanes.h"
+#include "lin_bytes.h"
 #include "nightlights.h"
 #include "mesh.h"
 #include "raster.h"
@@ -176,9 +177,7 @@ struct sn_renderer {
     size_t cap_row_band;
     double *ray_a, *ray_b; /* per sample column x: (x + 1/2 - cx) / f; per row y: (y + 1/2 - cy) / f */
     size_t cap_ray_a, cap_ray_b;
-    uint32_t lin[256]; /* gamma-2.2 bytes in linear light, 2^16 scale (anti-aliasing) */
-    uint32_t mid2[256]; /* twice the midpoints between consecutive lin[], then a sentinel */
-    uint8_t guess[4097]; /* the byte for a linear value / 16, give or take one */
+    sn_lin_bytes lb; /* anti-aliasing's linear light and its way back to bytes */
     uint32_t last_tris;
     bool need_info; /* the frame shades, or writes tags, ids or motion: it needs tri_info */
     sn_render_profile prof;
@@ -228,16 +227,7 @@ sn_renderer *sn_renderer_create(int threads)
     r->no_half = eh && *eh && strcmp(eh, "0") != 0;
     const char *ec = getenv("SENSIM_EXACT_CASTERS"); /* every caster face in the sun's map (before shadow58) */
     r->all_faces = ec && *ec && strcmp(ec, "0") != 0;
-    for (int i = 0; i < 256; i++)
-        r->lin[i] = (uint32_t)lround(65535 * pow(i / 255.0, 2.2));
-    for (int i = 0; i < 255; i++)
-        r->mid2[i] = r->lin[i] + r->lin[i + 1];
-    r->mid2[255] = UINT32_MAX;
-    for (int k = 0, b = 0; k <= 4096; k++) {
-        while (b < 255 && r->mid2[b] <= (uint32_t)k * 32)
-            b++;
-        r->guess[k] = (uint8_t)b;
-    }
+    sn_lin_bytes_init(&r->lb);
     return r;
 }
 
@@ -1033,39 +1023,6 @@ static bool setup_jobs(sn_renderer *r)
 
 /* ---- rasterise and resolve one band ---- */
 
-/* The byte whose linear value (lin[]) is nearest to the mean sum / n: mid[b - 1] <= sum / n <
-** mid[b] for the midpoints mid = mid2 / 2, tested in integers as n mid2[b - 1] <= 2 sum < n mid2[b]
-** (the same decisions as comparing the double sum / n, which lies at least 1 / 2n from a midpoint
-** it is not on, far more than its rounding). The start, guess[] at about sum / 16n (inv16n = 1 / 16n:
-** a product, not a division), may be a bucket off; the searches end at the one such b from any. */
-static uint8_t lin_to_byte(const sn_renderer *r, uint32_t sum, uint32_t n, float inv16n)
-{
-    const uint64_t s2 = 2 * (uint64_t)sum;
-    const uint32_t k = (uint32_t)((float)sum * inv16n);
-    int b = r->guess[k > 4096 ? 4096 : k];
-    while (b > 0 && s2 < (uint64_t)n * r->mid2[b - 1])
-        b--;
-    b += s2 >= (uint64_t)n * r->mid2[b]; /* a step up without a branch: a bucket of guess[] holds one
-                                          ** midpoint or none but in the darkest few */
-    while (s2 >= (uint64_t)n * r->mid2[b])
-        b++;
-    return (uint8_t)b;
-}
-
-/* lin_to_byte at n = 4 (2 x 2 samples), the same byte: 2 sum < 4 mid2[b] is sum < 2 mid2[b], and
-** as 2 mid2[b] is even, (sum >> 1) < mid2[b]; guess[sum >> 6] (sum >> 6 is lin_to_byte's k, exact
-** here) is the byte at the bucket's least sum, so the search only steps up, and one step without
-** a branch ends it but in the darkest buckets */
-static inline uint8_t lin_to_byte4(const sn_renderer *r, uint32_t sum)
-{
-    const uint32_t v = sum >> 1, k = sum >> 6;
-    uint32_t b = r->guess[k > 4096 ? 4096 : k];
-    b += v >= r->mid2[b];
-    while (v >= r->mid2[b])
-        b++;
-    return (uint8_t)b;
-}
-
 static void resolve(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
 static void resolve_samples(sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
 static void resolve_grid(const sn_renderer *r, const sn_raster_target *v, int32_t y_begin, int32_t y_end);
@@ -1676,13 +1633,13 @@ static void resolve_pixels(const sn_renderer *r, uint8_t *c, uint32_t np, const 
             uint32_t sum[3] = {0, 0, 0};
             for (uint32_t m = m0; m < m0 + k; m++)
                 for (int q = 0; q < 3; q++)
-                    sum[q] += count[m] * r->lin[src[m][q]];
+                    sum[q] += count[m] * r->lb.lin[src[m][q]];
             if (n == 4)
                 for (int q = 0; q < 3; q++)
-                    c[q] = lin_to_byte4(r, sum[q]);
+                    c[q] = sn_lin_to_byte4(&r->lb, sum[q]);
             else
                 for (int q = 0; q < 3; q++)
-                    c[q] = lin_to_byte(r, sum[q], n, inv16n);
+                    c[q] = sn_lin_to_byte(&r->lb, sum[q], n, inv16n);
             c[3] = 255;
         }
         m0 += k;
