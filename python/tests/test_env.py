@@ -133,3 +133,23 @@ def test_env_interface(env_scene):
     with pytest.raises(ValueError, match="no sensor 'nope'"):
         SensimEnv(env_scene, observe=["nope"])
     env.close()
+
+
+def test_env_clips_actions_bit_for_bit_as_numpy(env_scene):
+    """The action's clip is np.clip's to the bit (a plain min/max keeps -0.0, np.clip gives 0.0;
+    a NaN stays NaN and reaches the engine's check), and out-of-range actions are clipped."""
+    import math
+    import struct
+
+    from sensim.env import _clip
+    bits = lambda x: struct.pack("<d", x)
+    for x in (0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -2.0, math.inf, -math.inf, math.nan, 5e-324, -5e-324,
+              1.0000000000000002, -1.0000000000000002, 0.9999999999999999):
+        for lo, hi in ((0, 1), (-1, 1)):
+            assert bits(_clip(x, float(lo), float(hi))) == bits(float(np.clip(np.float64(x), lo, hi))), (x, lo, hi)
+    env = SensimEnv(env_scene, observe=["crash"])
+    env.reset()
+    env.step(np.array([2.0, -3.0, -0.0]))
+    c = env.world.find_actor("hero").get_control()
+    assert (c.throttle, c.steer) == (1.0, -1.0) and bits(c.brake) == bits(0.0)
+    env.close()
