@@ -189,18 +189,6 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
             fx = fx < 0 ? 0 : fx;
             x->gx[i] = (uint32_t)fx, x->gw[i] = fx - (float)x->gx[i];
         }
-#ifdef PFX_AVX2
-    /* final_eight's glow from the row's bloom pixels (glow_planes): where every group of eight
-    ** columns spans two neighbouring bloom pixels at most (always: BLOOM_DOWN is 8) */
-    if (x->gx && x->gw && x->avx2 && w % 8 == 0 && w >= 32 && (x->goff = malloc(w * sizeof *x->goff)))
-        for (uint32_t i = 0; i < w; i++) {
-            x->goff[i] = (int32_t)(x->gx[i] - x->gx[i / 8 * 8]);
-            if (x->goff[i] < 0 || x->goff[i] > 1) {
-                free(x->goff), x->goff = NULL;
-                break;
-            }
-        }
-#endif
     size_t px = (size_t)w * h, spx = (size_t)x->sw * x->sh;
     size_t tiles = (size_t)((w + TILE - 1) / TILE) * ((h + TILE - 1) / TILE);
     bool ok = x->gx && x->gw && (x->grow = malloc((size_t)((h + BAND - 1) / BAND) * x->sw * 3 * sizeof(float))) &&
@@ -233,7 +221,7 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->fsrc), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->goff), free(x->tcell), free(x->slots), free(x->bhist);
+    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->fsrc), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots), free(x->bhist);
     memset(x, 0, sizeof *x);
 }
 
@@ -530,30 +518,20 @@ static inline long round_away(float v)
 _Static_assert(BAND == TILE, "blur_band walks a band as one row of tiles");
 _Static_assert(TILE % 8 == 0, "a tile's columns in groups of eight (blur_eight)");
 
-/* A tile row's live taps (blur_band): each one's index in the tile's taps, source row start in the
-** planes (less x0) and distance, and the farthest distance; own: the tile row's first pixel in the
-** planes. */
+/* A tile row's live taps (blur_band): each one's index in the tile's taps, source row start (less
+** x0) and distance, and the farthest distance. */
 typedef struct blur_row {
     int live, tapk[MB_TAPS + 1];
-    size_t rowk[MB_TAPS + 1], own;
+    size_t rowk[MB_TAPS + 1];
     float dl[MB_TAPS + 1], dmax;
 } blur_row;
 
-/* The decoded planes and half speeds a band's gather reads, rows [lo, lo + rows) held: image row y
-** is the planes' row (y - lo + at) mod rows (a band's own buffer, a ring: the rows the band above
-** decoded stay where they are, blur_band; the whole image's has lo 0, at 0, rows h). */
+/* The decoded planes and half speeds a band's gather reads: image pixel i's R is R[i - lo] (a
+** band's own buffer holds its rows and the rows its taps reach; the whole image's has lo 0). */
 typedef struct blur_src {
     const float *R, *G, *B, *hs;
-    uint32_t lo, at, rows;
+    size_t lo;
 } blur_src;
-
-/* image row y's first pixel in S's planes (lo <= y < lo + rows) */
-static inline size_t src_row(const pfx *x, const blur_src *S, uint32_t y)
-{
-    uint32_t p = y - S->lo + S->at;
-    p = p >= S->rows ? p - S->rows : p;
-    return (size_t)p * x->w;
-}
 
 /* Pixel i0 + c's gather (i0: the tile row's first pixel), from the linear planes S into tmp's
 ** planes. */
@@ -561,18 +539,18 @@ static inline void blur_px(const pfx *x, const pfx_taps *T, const blur_row *L, s
                            const blur_src *S, float *tmp)
 {
     const float *hs = S->hs, *R = S->R, *G = S->G, *B = S->B;
-    const size_t i = i0 + c, o = L->own + c;
-    const float ch = hs[o];
+    const size_t i = i0 + c, lo = S->lo;
+    const float ch = hs[i - lo];
     const bool all = ch >= L->dmax; /* ch >= every tap's distance: every tap passes */
-    float r = R[o], g = G[o], bl = B[o], wsum = 1;
+    float r = R[i - lo], g = G[i - lo], bl = B[i - lo], wsum = 1;
     for (int k = 0; k < L->live; k++) {
         const int sx = T->col[L->tapk[k]][c];
         if (sx == INT8_MIN)
             continue;
         const size_t j = L->rowk[k] + (size_t)(ptrdiff_t)sx;
-        if (!all && !(ch >= L->dl[k] || hs[j] >= L->dl[k])) /* its own side first: no load */
+        if (!all && !(ch >= L->dl[k] || hs[j - lo] >= L->dl[k])) /* its own side first: no load */
             continue;
-        r += R[j], g += G[j], bl += B[j], wsum += 1;
+        r += R[j - lo], g += G[j - lo], bl += B[j - lo], wsum += 1;
     }
     const size_t px = (size_t)x->w * x->h;
     tmp[i] = r / wsum, tmp[px + i] = g / wsum, tmp[2 * px + i] = bl / wsum;
@@ -596,13 +574,13 @@ __attribute__((target("avx2"))) static inline void blur_eight(const pfx *x, cons
 #define LOAD(p)      ((v8f)_mm256_loadu_ps(p))
 #define SEL(m, a, b) ((v8f)_mm256_blendv_ps((__m256)(b), (__m256)(a), (__m256)(m))) /* m ? a : b, a lane each */
     const float *hs = S->hs, *R = S->R, *G = S->G, *B = S->B;
-    const size_t i = i0 + c, o = L->own + c;
-    const v8f ch = LOAD(hs + o), one = _mm256_set1_ps(1.0f);
+    const size_t i = i0 + c, lo = S->lo;
+    const v8f ch = LOAD(hs + (i - lo)), one = _mm256_set1_ps(1.0f);
     const v8i all = ch >= _mm256_set1_ps(L->dmax);
     const bool every = _mm256_movemask_ps((__m256)all) == 0xFF; /* every lane takes every tap */
-    v8f r = LOAD(R + o), g = LOAD(G + o), bl = LOAD(B + o), wsum = one;
+    v8f r = LOAD(R + (i - lo)), g = LOAD(G + (i - lo)), bl = LOAD(B + (i - lo)), wsum = one;
     for (int k = 0; k < L->live; k++) {
-        const size_t jl = L->rowk[k] + (size_t)(ptrdiff_t)T->col[L->tapk[k]][c];
+        const size_t j = L->rowk[k] + (size_t)(ptrdiff_t)T->col[L->tapk[k]][c], jl = j - lo;
         if (every) {
             r += LOAD(R + jl), g += LOAD(G + jl), bl += LOAD(B + jl), wsum += one;
             continue;
@@ -706,24 +684,28 @@ static inline __attribute__((always_inline)) void blur_rows_in(const pfx *x, con
     const float *P[3] = {S->R, S->G, S->B};
     for (uint32_t y = y0; y < y1; y += step) {
         const float fy = (float)y + 0.5f;
-        const size_t own = src_row(x, S, y);
         for (uint32_t tx = 0; tx < tw; tx++) {
             const pfx_taps *T = tt + tx;
             const uint32_t x0 = tx * TILE, x1 = x0 + TILE < x->w ? x0 + TILE : x->w, nc = x1 - x0;
             const size_t i0 = (size_t)y * x->w + x0;
-            if (T->n < 0) { /* the pixels as they are */
-                for (int k = 0; k < 3; k++)
-                    memcpy(tmp + k * px + i0, P[k] + own + x0, nc * sizeof *tmp);
+            if (T->n < 0) { /* the pixels as they are: a whole tile's row by a fixed-size copy, inline
+                             ** (a call of memcpy a plane and tile row was about 1.4 % of the camera) */
+                if (nc == TILE)
+                    for (int k = 0; k < 3; k++)
+                        memcpy(tmp + k * px + i0, P[k] + (i0 - S->lo), TILE * sizeof *tmp);
+                else
+                    for (int k = 0; k < 3; k++)
+                        memcpy(tmp + k * px + i0, P[k] + (i0 - S->lo), nc * sizeof *tmp);
                 continue;
             }
             /* each tap's source row (less x0), taps off the image's rows dropped */
             blur_row L; /* not zeroed: only the first `live` entries are read */
-            L.live = 0, L.dmax = 0, L.own = own + x0;
+            L.live = 0, L.dmax = 0;
             for (int k = 0; k < T->n; k++) {
                 long sy = round_away(fy + T->ay[k] - 0.5f);
                 if (sy < 0 || sy >= (long)x->h)
                     continue;
-                L.dl[L.live] = T->dist[k], L.tapk[L.live] = k, L.rowk[L.live++] = src_row(x, S, (uint32_t)sy) + x0;
+                L.dl[L.live] = T->dist[k], L.tapk[L.live] = k, L.rowk[L.live++] = (size_t)sy * x->w + x0;
                 L.dmax = T->dist[k] > L.dmax ? T->dist[k] : L.dmax;
             }
             uint32_t c = 0;
@@ -843,7 +825,7 @@ static void blur_band(void *arg, uint32_t b)
     tile_taps(x, b, tt, tw);
     if (!x->banded) {
         const size_t px = (size_t)x->w * x->h;
-        const blur_src S = {x->lin, x->lin + px, x->lin + 2 * px, x->speed, 0, 0, x->h};
+        const blur_src S = {x->lin, x->lin + px, x->lin + 2 * px, x->speed, 0};
         blur_rows(x, tt, y0, y1, 1, &S, x->tmp);
         if (x->bhist)
             meter_band(x, b, y0, y1);
@@ -852,26 +834,25 @@ static void blur_band(void *arg, uint32_t b)
     uint32_t lo, hi;
     band_rows(x, tt, y0, y1, &lo, &hi);
     const uint32_t s = slot_take(x, lo);
-    /* planes a slot's rows apart, each a ring of rows (image row y at y mod rows): the rows the
-    ** slot's previous band decoded and this one reads (the bands' taps overlap: the band above's
-    ** lower reach is this one's upper) stay where they are instead of being decoded again, nor
-    ** moved (hi - lo <= rows: the banded test) — the same floats */
-    const uint32_t R = x->slot_rows;
-    const size_t n = (size_t)R * x->w, w = x->w;
+    /* planes a slot's rows apart, so that rows the slot's previous band decoded and this one reads
+    ** (the bands' taps overlap: the band above's lower reach is this one's upper) move to the
+    ** front instead of being decoded again: the same floats */
+    const size_t n = (size_t)x->slot_rows * x->w, w = x->w;
     float *buf = x->lin + (size_t)s * n * 3, *hs = x->speed + (size_t)s * n;
     const uint32_t plo = x->slots->lo[s], phi = x->slots->hi[s];
     uint32_t from = lo; /* the first row to decode */
-    if (plo <= lo && lo < phi)
+    if (plo <= lo && lo < phi) {
         from = phi < hi ? phi : hi;
-    for (uint32_t y = from; y < hi;) { /* up to the ring's end, then from its start */
-        const uint32_t p = y % R, e = hi - y < R - p ? hi : y + (R - p);
-        const size_t d0 = (size_t)p * w;
-        decode_px(x, (size_t)y * w, (size_t)(e - y) * w, buf + d0, buf + n + d0, buf + 2 * n + d0);
-        speed_rows(x, y, e, hs + d0);
-        y = e;
+        const size_t keep = (size_t)(from - lo) * w * sizeof(float), off = (size_t)(lo - plo) * w;
+        for (int k = 0; k < 3; k++)
+            memmove(buf + k * n, buf + k * n + off, keep);
+        memmove(hs, hs + off, keep);
     }
+    const size_t d0 = (size_t)(from - lo) * w, nd = (size_t)(hi - from) * w;
+    decode_px(x, (size_t)from * w, nd, buf + d0, buf + n + d0, buf + 2 * n + d0);
+    speed_rows(x, from, hi, hs + d0);
     x->slots->lo[s] = lo, x->slots->hi[s] = hi;
-    const blur_src S = {buf, buf + n, buf + 2 * n, hs, lo, lo % R, R};
+    const blur_src S = {buf, buf + n, buf + 2 * n, hs, (size_t)lo * w};
     blur_rows(x, tt, y0, y1, 1, &S, x->tmp);
     slot_free(x, s);
     if (x->bhist)
@@ -1246,25 +1227,6 @@ static void final_four(const pfx *x, const float *src, const float m[9], const f
 #ifdef PFX_AVX2
 _Static_assert(offsetof(pfx, tone8) + PFX_LUT + 3 <= sizeof(pfx), "final_eight's 4-byte reads of tone8 stay in pfx");
 
-/* glow_planes' plane length: a bloom pixel each and 8 floats that final_eight's loads may read past
-** the row's last (never used) */
-#define GLOW_PLANE(x) ((size_t)(x)->sw + 8)
-
-/* The glow's row as final_eight reads it (x->goff set): six planes in gd, each bloom pixel's g0 of
-** R, G and B, then its g1 - g0 (glow_row's operands; g1 its right neighbour, or itself at the
-** row's end). 6 (sw + 8) floats fit in a band's gfull (3 w, w >= 32). */
-static void glow_planes(const pfx *x, const float *grow, float *gd)
-{
-    const size_t gs = GLOW_PLANE(x);
-    for (uint32_t j = 0; j < x->sw; j++) {
-        const float *g0 = grow + 3 * j, *g1 = g0 + (j + 1 < x->sw ? 3 : 0);
-        for (int k = 0; k < 3; k++)
-            gd[(size_t)k * gs + j] = g0[k], gd[(size_t)(3 + k) * gs + j] = g1[k] - g0[k];
-    }
-    for (int k = 0; k < 6; k++)
-        memset(gd + (size_t)k * gs + x->sw, 0, 8 * sizeof *gd);
-}
-
 /* final_four's work for pixels i .. i + 8 n - 1 (columns xx ..) in AVX2's 8 lanes, chosen at run
 ** time where the CPU has it: each lane the same float operations in the same order (no FMA: the
 ** target adds AVX2 alone, and C11 mode does not contract), and the table read by a gather of the
@@ -1272,10 +1234,9 @@ static void glow_planes(const pfx *x, const float *grow, float *gd)
 ** cells' bounds and the constants are loaded into registers once (the output's stores may alias
 ** them, so a call a group reloaded them all). */
 __attribute__((target("avx2"))) static void final_eight(const pfx *x, const float *src, const float m[9],
-                                                         const float *gl, const float *gd, float lut_in, size_t i,
-                                                         uint32_t xx, uint32_t n)
+                                                         const float *gl, float lut_in, size_t i, uint32_t xx,
+                                                         uint32_t n)
 {
-    const size_t gs = GLOW_PLANE(x);
     const size_t px_n = (size_t)x->w * x->h, w = x->w;
     const uint8_t *in = x->in;
     uint8_t *out = x->out;
@@ -1305,20 +1266,10 @@ __attribute__((target("avx2"))) static void final_eight(const pfx *x, const floa
 #pragma GCC unroll 3
         for (int k = 0; k < 3; k++)
             e[k] = (v8f)mk[3 * k] * c0 + (v8f)mk[3 * k + 1] * c1 + (v8f)mk[3 * k + 2] * c2;
-        if (gl) {
+        if (gl)
 #pragma GCC unroll 3
             for (int k = 0; k < 3; k++)
                 e[k] += (v8f)_mm256_loadu_ps(gl + (size_t)k * w + xx);
-        } else if (gd) { /* glow_row's g0 + wx (g1 - g0) a lane, its two bloom pixels' g0 and g1 - g0 put
-                         ** in their lanes: the same floats */
-            const float *ga = gd + x->gx[xx];
-            const __m256i off = _mm256_loadu_si256((const __m256i *)(const void *)(x->goff + xx));
-            const v8f wx = (v8f)_mm256_loadu_ps(x->gw + xx);
-#pragma GCC unroll 3
-            for (int k = 0; k < 3; k++)
-                e[k] += (v8f)_mm256_permutevar8x32_ps(_mm256_loadu_ps(ga + (size_t)k * gs), off) +
-                        wx * (v8f)_mm256_permutevar8x32_ps(_mm256_loadu_ps(ga + (size_t)(3 + k) * gs), off);
-        }
         const v8f yl = (v8f)ly0 * e[0] + (v8f)ly1 * e[1] + (v8f)ly2 * e[2];
         __m256i px = _mm256_set1_epi32((int32_t)0xFF000000u);
 #pragma GCC unroll 3
@@ -1449,18 +1400,11 @@ static void final_band(void *arg, uint32_t b)
         uint32_t xx = 0;
         if (!(ca > 0)) { /* four pixels at a time, each lane the scalar code's operations: the same bytes */
             float *gl = glow_on ? x->gfull + (size_t)b * x->w * 3 : NULL;
-#ifdef PFX_AVX2
-            if (gl && x->goff) { /* the glow made in final_eight's lanes (every column: w % 8 == 0) */
-                glow_planes(x, grow, gl);
-                final_eight(x, src, m, NULL, gl, lut_in, (size_t)y * x->w, 0, x->w / 8);
-                xx = x->w;
-            }
-#endif
-            if (gl && xx < x->w)
+            if (gl)
                 glow_full_row(x, grow, gl);
 #ifdef PFX_AVX2
-            if (x->avx2 && xx < x->w) {
-                final_eight(x, src, m, gl, NULL, lut_in, (size_t)y * x->w, 0, x->w / 8);
+            if (x->avx2) {
+                final_eight(x, src, m, gl, lut_in, (size_t)y * x->w, 0, x->w / 8);
                 xx = x->w / 8 * 8;
             }
 #endif

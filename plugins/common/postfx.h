@@ -49,8 +49,6 @@ typedef struct pfx {
     uint32_t *gx;             /* each column's left bloom pixel */
     float *gw, *grow;         /* its weight; a glow row a band (3 floats a bloom pixel) */
     float *gfull;             /* a band's row of glow at full width, 3 planes of w floats */
-    int32_t *goff;            /* each column's bloom pixel less its 8-column group's first's (all 0..1:
-                              ** final_eight makes the glow itself); NULL: the glow row at full width */
     int32_t *fsrc;            /* lens flare: each ghost's source bloom column a column (4 sw), then row a row (4 sh); -1 off */
     float *tile;              /* 2 floats a 16 px tile: the largest blur vector near it */
     float *speed;             /* a float a pixel: half its blur vector's length */
