@@ -1358,21 +1358,15 @@ static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
     const v4f nx = v4_splat(n[0]), ny = v4_splat(n[1]), nz = v4_splat(n[2]), one = v4_splat(1.0f);
     const v4f c0 = v4_splat(p->color[0]), c1 = v4_splat(p->color[1]), c2 = v4_splat(p->color[2]);
     const v4f glow = v4_splat(p->glow), vis = v4_splat(w->vis), rb = v4_splat((float)r->ray_b[y]);
-    /* fog's weights: the anchors' pattern from a (fog_weights' first four, repeated), or none; the
-    ** tags four a store too (these were a memcpy and a memset call a run, some 50 000 calls a frame) */
-    const bool pairs = r->pairs && b - a > 2;
-    _Static_assert(SN_FOG_SPAN == 4, "fog_weights' pattern is four entries");
-    const v4f fw = pairs ? v4_load(fog_weights) : v4_splat(0.0f);
-    const uint32_t tag4 = 0x01010101u * p->tag;
     for (uint32_t k = a; k < b; k += 4) {
         v4_store(g->rb + k, rb); /* the row's: the runs' loop leaves it */
         v4_store(g->nx + k, nx), v4_store(g->ny + k, ny), v4_store(g->nz + k, nz);
         v4_store(g->col[0] + k, c0), v4_store(g->col[1] + k, c1), v4_store(g->col[2] + k, c2);
         v4_store(g->glow + k, glow), v4_store(g->albedo + k, one), v4_store(g->vis + k, vis);
-        v4_store(g->fw + k, fw);
-        memcpy(g->tag + k, &tag4, 4);
     }
-    if (pairs) { /* fog's anchors every SN_FOG_SPAN-th entry and at the run's last (shade_pairs.c) */
+    memset(g->tag + a, p->tag, b - a);
+    if (r->pairs && b - a > 2) { /* fog's anchors every SN_FOG_SPAN-th entry and at the run's last (shade_pairs.c) */
+        memcpy(g->fw + a, fog_weights, sizeof(float) * (b - a));
         const uint32_t j = a + ((b - 1 - a) & ~(uint32_t)(SN_FOG_SPAN - 1)); /* the last anchor of the pattern */
         if (step == 4) /* by column: the last entry is half a step from the one before */
             for (uint32_t k = j + 1; k < b; k++)
@@ -1381,6 +1375,8 @@ static void gather_fill(const sn_renderer *r, sn_gbuf *g, uint32_t a, uint32_t b
             for (uint32_t k = j + 1; k < b; k++)
                 g->fw[k] = (float)(b - 1 - k) / (float)(b - 1 - j);
         g->fw[b - 1] = 0, g->npair = 1;
+    } else {
+        memset(g->fw + a, 0, sizeof(float) * (b - a));
     }
     if (!p->checker)
         return;
