@@ -2180,7 +2180,8 @@ static bool build_shadows(sn_renderer *r, const sn_world *w, double alpha)
         sn_vec3 v = sn_v3(d, (k & 1 ? 1 : -1) * r->tanh_ * d, (k & 2 ? 1 : -1) * r->tanv * d);
         corners[k] = sn_v3_add(r->eye, sn_mat3_apply(&r->R, v));
     }
-    sn_shadow_begin(r->shadow, r->env.sun, corners, 8);
+    if (!sn_shadow_begin(r->shadow, r->env.sun, corners, 8))
+        return false;
     if (r->layer == SN_LAYER_ALL) /* a layer's map is reused by the other layer's receivers */
         shadow_receivers(r);
     size_t n = 0, n_wv = 0;
@@ -2465,6 +2466,10 @@ static sn_status draw(sn_renderer *r, const sn_world *w, double alpha, const sn_
         return sn_fail(err, SN_E_NOMEM, "out of memory for the puddles' reflections");
     double t4 = now_ms();
     r->prof.setup_ms += t2 - t1, r->prof.shadow_ms += t3 - t2, r->prof.draw_ms += t4 - t3;
+    /* the map's texels to the next render of any engine (shadow_maps.h), unless the moving layer
+    ** of this frame is to reuse them */
+    if (!r->shadow_still)
+        sn_shadow_release(r->shadow);
     return SN_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "shadow_bounds.h"
 #include "shadow_window.h"
 #include "shadow_lookup.h"
+#include "shadow_maps.h"
 #include "shadow_need.h"
 #include "simd4.h"
 
@@ -54,6 +55,7 @@ struct sn_shadow {
     float *depth; /* SIZE x SIZE: nearest caster to the sun, metres along the light */
     float *blk, *reach; /* per 4 x 4 block: its depths' (min, max), and over 8 x 8 (shadow_bounds.h) */
     float *win;         /* each tent window's least depth (shadow_window.h) */
+    sn_shadow_maps *maps; /* the set the four above are in, held from begin to release */
     sn_vec3 su, sv, sd; /* light frame: map axes and the light's direction of travel (-sun) */
     double u0, v0, scale; /* texel = (dot(p, su) - u0) * scale */
     double texel;         /* metres per texel */
@@ -70,30 +72,32 @@ struct sn_shadow {
 
 sn_shadow *sn_shadow_create(void)
 {
-    sn_shadow *s = calloc(1, sizeof *s);
+    return calloc(1, sizeof(sn_shadow)); /* its texels are taken at sn_shadow_begin */
+}
+
+/* the texel arrays of a set taken now, or the ones held since an earlier begin */
+static bool hold_maps(sn_shadow *s)
+{
+    if (!s->maps && !(s->maps = sn_shadow_maps_take()))
+        return false;
+    s->depth = s->maps->depth, s->blk = s->maps->blk, s->reach = s->maps->reach, s->win = s->maps->win;
+    return true;
+}
+
+void sn_shadow_release(sn_shadow *s)
+{
     if (!s)
-        return NULL;
-    const size_t nb = SN_SHADOW_SIZE / SN_SHADOW_BLOCK;
-    s->depth = malloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE * sizeof *s->depth);
-    /* zeros, not malloc's bytes, in bounds never computed (a NaN there could pass a max): a row of
-    ** cells no receiver marks keeps older frames' values (draw_band) */
-    s->blk = calloc(2 * nb * nb, sizeof *s->blk), s->reach = calloc(2 * nb * nb, sizeof *s->reach);
-    /* zeros, not malloc's bytes, where no window was ever asked (never read: shadow_window.h) */
-    s->win = calloc((size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE, sizeof *s->win);
-    if (!s->depth || !s->blk || !s->reach || !s->win) {
-        sn_shadow_destroy(s);
-        return NULL;
-    }
-    for (size_t i = 0; i < (size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE; i++)
-        s->depth[i] = FLT_MAX; /* never NaN, even where no frame has cleared yet */
-    return s;
+        return;
+    sn_shadow_maps_give(s->maps);
+    s->maps = NULL;
+    s->depth = s->blk = s->reach = s->win = NULL;
 }
 
 void sn_shadow_destroy(sn_shadow *s)
 {
     if (!s)
         return;
-    free(s->depth), free(s->blk), free(s->reach), free(s->win);
+    sn_shadow_release(s);
     for (int k = 0; k < MAX_TASKS; k++) {
         stask *t = &s->tasks[k];
         free(t->tris), free(t->uvd);
@@ -105,6 +109,8 @@ void sn_shadow_destroy(sn_shadow *s)
 
 bool sn_shadow_begin(sn_shadow *s, const double sun[3], const sn_vec3 *corners, int n_corners)
 {
+    if (!hold_maps(s))
+        return false;
     s->sd = sn_v3(-sun[0], -sun[1], -sun[2]);
     /* map axes: any frame perpendicular to the light, chosen from the light alone (stable) */
     sn_vec3 ref = fabs(s->sd.z) < 0.9 ? sn_v3(0, 0, 1) : sn_v3(1, 0, 0);

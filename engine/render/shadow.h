@@ -22,9 +22,13 @@ typedef struct sn_shadow sn_shadow;
 /* NULL without memory. */
 sn_shadow *sn_shadow_create(void);
 void sn_shadow_destroy(sn_shadow *s);
+/* Gives the map's texels back for another render to draw in: after it, until the next
+** sn_shadow_begin, nothing may be looked up (the renderer releases once a frame's shading is done). */
+void sn_shadow_release(sn_shadow *s);
 
 /* Starts a map for the sun direction `sun` (unit, towards the sun) covering `corners` (world
-** points: the camera's view volume to be shadowed). false without memory. */
+** points: the camera's view volume to be shadowed). Its texels are a set lent by the process
+** (shadow_maps.h), held until sn_shadow_release or sn_shadow_destroy. false without memory. */
 bool sn_shadow_begin(sn_shadow *s, const double sun[3], const sn_vec3 *corners, int n_corners);
 /* Whether a caster's bounding sphere touches the map's area, and the receivers' where they are
 ** given (below): cheap culling before its triangles. */

@@ -1,6 +1,8 @@
 /* render_share.c — one geometry render for cameras that ask for the same picture (render_share.h). */
 #include "render_share.h"
 
+#include "../core/lend.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +31,12 @@ struct sn_render_share {
     sn_camera last;
     double last_alpha;
     unsigned last_planes, kept_planes;
+    /* the kept planes: a block lent from the phase's first keeping render to its end (lend.h), so
+    ** that engines stepped in turn write into one, not one each */
+    sn_lent *lent;
     float *depth;
     uint8_t *tag;
     uint32_t *inst;
-    size_t cap_px;
     group groups[GROUPS];
 };
 
@@ -87,23 +91,20 @@ static void copy_out(const sn_render_share *s, const sn_image *out, size_t px)
         memcpy(out->instance, s->inst, px * sizeof *s->inst);
 }
 
-/* Room for px pixels of every plane (false when out of memory: the caller renders as usual). */
+/* Room for px pixels of every plane, lent to the phase's end (false when out of memory: the
+** caller renders as usual). Another keeping render in the same phase gives its block back first
+** and takes one of its own size (the same block when that is big enough). */
 static bool room(sn_render_share *s, size_t px)
 {
-    if (px <= s->cap_px)
-        return true;
-    float *d = realloc(s->depth, px * sizeof *d);
-    if (d)
-        s->depth = d;
-    uint8_t *t = realloc(s->tag, px);
-    if (t)
-        s->tag = t;
-    uint32_t *i = realloc(s->inst, px * sizeof *i);
-    if (i)
-        s->inst = i;
-    if (!d || !t || !i)
+    const size_t at_tag = (px * sizeof *s->depth + 63) / 64 * 64, at_inst = at_tag + (px + 63) / 64 * 64;
+    if (s->lent)
+        sn_lend_give(s->lent);
+    void *m;
+    if (!(s->lent = sn_lend_take(at_inst + px * sizeof *s->inst, &m))) {
+        s->depth = NULL, s->tag = NULL, s->inst = NULL;
         return false;
-    s->cap_px = px;
+    }
+    s->depth = m, s->tag = (uint8_t *)m + at_tag, s->inst = (uint32_t *)(void *)((uint8_t *)m + at_inst);
     return true;
 }
 
@@ -146,8 +147,11 @@ sn_status sn_render_shared(sn_render_share **share, sn_renderer *r, const sn_wor
 
 void sn_render_share_phase(sn_render_share *s)
 {
-    if (s)
+    if (s) {
         s->phase += s->rendered, s->rendered = false, s->have_last = false, s->kept = false;
+        sn_lend_give(s->lent); /* nothing kept is read after the phase */
+        s->lent = NULL, s->depth = NULL, s->tag = NULL, s->inst = NULL;
+    }
 }
 
 uint64_t sn_render_share_hits(const sn_render_share *s) { return s ? s->hits : 0; }
@@ -156,8 +160,6 @@ void sn_render_share_free(sn_render_share *s)
 {
     if (!s)
         return;
-    free(s->depth);
-    free(s->tag);
-    free(s->inst);
+    sn_lend_give(s->lent);
     free(s);
 }

@@ -73,7 +73,7 @@ _Static_assert(sizeof rgb_attrs / sizeof rgb_attrs[0] == A_MB_SUBFRAMES + 1, "A_
 
 /* The RGB camera's per-frame intermediates: sized in set(), lent by cam_scratch.h for each tick
 ** (their pointers below are NULL outside a tick). */
-enum { S_BGRA, S_FX_IN, S_RAIN_DEPTH, S_RAIN_OUT, S_MB_DEPTH, S_MB_MOTION, S_MB_INST, S_MB_VEL, S_VEL, S_N };
+enum { S_BGRA, S_FX_IN, S_RAIN_DEPTH, S_RAIN_OUT, S_MB_DEPTH, S_MB_MOTION, S_MB_INST, S_MB_VEL, S_VEL, S_PFX_TMP, S_N };
 
 typedef struct camera {
     const sn_host *host;
@@ -248,8 +248,8 @@ static sn_status set(void *self, const sn_value *v, uint32_t n)
         if (!fx_params(c, v, &p))
             return SN_E_RANGE;
         /* the post-process encodes the gamma itself: the lens and vignette stay in 2.2 */
-        oom = !cam_rgb_init(&c->rgb, &c->lens, 2.2, c->w, c->h) || !pfx_init(&c->post, &p, c->w, c->h);
-        c->scr[S_FX_IN] = px * 4;
+        oom = !cam_rgb_init(&c->rgb, &c->lens, 2.2, c->w, c->h) || !pfx_init_lent(&c->post, &p, c->w, c->h, true);
+        c->scr[S_FX_IN] = px * 4, c->scr[S_PFX_TMP] = pfx_tmp_bytes(&c->post); /* the blurred image */
         c->subframes = n > A_MB_SUBFRAMES && strcmp(v[A_MB_METHOD].s, "subframes") == 0;
         c->mb_k = c->subframes ? (uint32_t)v[A_MB_SUBFRAMES].i : 0;
         if (c->subframes && !(SN_HOST_HAS(c->host, render_layer_at) && SN_HOST_HAS(c->host, scene_motion))) {
@@ -640,6 +640,8 @@ static bool lend(camera *c)
     c->bgra = AT(S_BGRA), c->fx_in = AT(S_FX_IN), c->rain_depth = AT(S_RAIN_DEPTH), c->rain_depth_out = AT(S_RAIN_OUT);
     c->mb_depth = AT(S_MB_DEPTH), c->mb_motion = AT(S_MB_MOTION), c->mb_inst = AT(S_MB_INST);
     c->mb_vel = AT(S_MB_VEL), c->vel = AT(S_VEL);
+    if (c->fx)
+        pfx_lend_tmp(&c->post, AT(S_PFX_TMP));
 #undef AT
     return true;
 }
@@ -651,6 +653,8 @@ static void give_back(camera *c)
     c->lent = NULL;
     c->bgra = c->fx_in = NULL, c->rain_depth = c->rain_depth_out = NULL;
     c->mb_depth = c->mb_motion = c->mb_vel = c->vel = NULL, c->mb_inst = NULL;
+    if (c->fx)
+        pfx_lend_tmp(&c->post, NULL);
 }
 
 static sn_status tick_frame(camera *c);

@@ -162,10 +162,13 @@ void pfx_white_balance(double temp, double tint, double m[9])
 }
 
 static void flare_init(pfx *x);
-bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
+bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h) { return pfx_init_lent(x, p, w, h, false); }
+
+bool pfx_init_lent(pfx *x, const pfx_params *p, uint32_t w, uint32_t h, bool lend_tmp)
 {
     memset(x, 0, sizeof *x);
     x->p = *p;
+    x->tmp_lent = lend_tmp;
     x->w = w, x->h = h;
     x->sw = (w + BLOOM_DOWN - 1) / BLOOM_DOWN, x->sh = (h + BLOOM_DOWN - 1) / BLOOM_DOWN;
     x->tw = (x->sw + BLOOM_DOWN - 1) / BLOOM_DOWN, x->th = (x->sh + BLOOM_DOWN - 1) / BLOOM_DOWN;
@@ -201,9 +204,10 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
     if (ok)
         flare_init(x);
     if (ok && pfx_wants_velocity(x))
-        ok = (x->tmp = malloc((px * 3 + 4) * sizeof(float))) && (x->tile = malloc(tiles * 2 * sizeof(float))) &&
-             (x->speed = malloc(px * sizeof(float))) && (x->taps = malloc(tiles * sizeof *x->taps));
-    if (ok && x->tmp) { /* band buffers carved from lin: a frame either uses them or lin whole */
+        ok = x->mb = (x->tmp_lent || (x->tmp = malloc((px * 3 + 4) * sizeof(float)))) &&
+                     (x->tile = malloc(tiles * 2 * sizeof(float))) && (x->speed = malloc(px * sizeof(float))) &&
+                     (x->taps = malloc(tiles * sizeof *x->taps));
+    if (ok && x->mb) { /* band buffers carved from lin: a frame either uses them or lin whole */
         x->slot_rows = h < SLOT_ROWS ? h : SLOT_ROWS;
         x->nslot = h / x->slot_rows < SLOTS ? h / x->slot_rows : SLOTS;
         if (!p->manual) /* the meter's counts a band (meter_band) */
@@ -221,11 +225,24 @@ bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h)
 
 void pfx_free(pfx *x)
 {
-    free(x->lin), free(x->tmp), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->fsrc), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots), free(x->bhist);
+    if (!x->tmp_lent)
+        free(x->tmp);
+    free(x->lin), free(x->bright), free(x->blur), free(x->blur2), free(x->tile), free(x->speed), free(x->taps), free(x->tiny), free(x->tiny2), free(x->fsrc), free(x->gx), free(x->gw), free(x->grow), free(x->gfull), free(x->tcell), free(x->slots), free(x->bhist);
     memset(x, 0, sizeof *x);
 }
 
 bool pfx_wants_velocity(const pfx *x) { return x->p.mb_intensity > 0 && x->p.mb_max_distortion > 0; }
+
+size_t pfx_tmp_bytes(const pfx *x) { return x->tmp_lent && x->mb ? ((size_t)x->w * x->h * 3 + 4) * sizeof(float) : 0; }
+
+void pfx_lend_tmp(pfx *x, float *tmp)
+{
+    if (!x->tmp_lent)
+        return;
+    x->tmp = tmp;
+    if (tmp) /* the padding floats past the last pixel: zero, whatever load reaches them (pfx_init) */
+        memset(tmp + (size_t)x->w * x->h * 3, 0, 4 * sizeof(float));
+}
 
 static void run_tasks(pfx_run_fn run, void *runner, void (*fn)(void *, uint32_t), void *arg, uint32_t n)
 {
@@ -1464,7 +1481,7 @@ void pfx_apply_scaled(pfx *x, const uint8_t *in, const float *vel, uint32_t d, d
         vel = NULL; /* no small pixel to read (the camera never asks for this) */
     x->in = in, x->out = out, x->vel = vel, x->vel_div = d > 1 ? d : 1;
     x->blur_now = false;
-    if (vel && x->tmp) { /* BAND == TILE: a band is a row of tiles */
+    if (vel && x->mb && x->tmp) { /* BAND == TILE: a band is a row of tiles */
         run_tasks(run, runner, x->vel_div > 1 ? tile_rows_div : tile_rows, x, bands(x));
         tile_max(x);
     }

@@ -76,12 +76,23 @@ typedef struct pfx {
     struct pfx_slots *slots;  /* which band buffers are in use */
     uint32_t *bhist;          /* auto exposure's histogram of each band's samples (postfx.c meter_band) */
     bool avx2;                /* the final pass in AVX2 lanes (the same bytes; postfx.c) */
+    bool mb;                  /* the motion blur's buffers are made (tmp lent or made) */
+    bool tmp_lent;            /* tmp is the caller's, lent to each frame (pfx_lend_tmp) */
 } pfx;
 
 /* Sets up the tables and buffers for w x h (motion blur buffers only when it can act). false
 ** when out of memory (pfx_free still applies). */
 bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h);
 void pfx_free(pfx *x);
+/* pfx_init; with lend_tmp the motion blur's image (tmp, written and read within one frame) is not
+** made here but lent by the caller to each frame, so that cameras of engines stepped in turn can
+** share one (eng61). */
+bool pfx_init_lent(pfx *x, const pfx_params *p, uint32_t w, uint32_t h, bool lend_tmp);
+/* The bytes that image takes (0: made by pfx_init, or no motion blur: nothing to lend). */
+size_t pfx_tmp_bytes(const pfx *x);
+/* tmp (pfx_tmp_bytes long) as this frame's motion blur image, its padding zeroed here; NULL
+** takes it back. Without it a frame does not blur. Nothing when tmp is not lent. */
+void pfx_lend_tmp(pfx *x, float *tmp);
 
 /* Whether motion blur needs a velocity buffer (intensity and distortion above 0). */
 bool pfx_wants_velocity(const pfx *x);
