@@ -125,21 +125,8 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
 
 /* ---- One body against a path: its nearest segment ---- */
 
-/* Segment i's nearest point to (x, y) in the plane: *u where on it (0..1), *d its squared
-** distance; false for a segment shorter than 1e-6 m (no direction). */
-static inline bool seg_near(const sn_vec3 *pts, uint32_t i, double x, double y, double *u, double *d)
-{
-    const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
-    if (l2 < 1e-12)
-        return false;
-    *u = sn_clampd(((x - pts[i].x) * dx + (y - pts[i].y) * dy) / l2, 0, 1);
-    const double px = pts[i].x + *u * dx - x, py = pts[i].y + *u * dy - y;
-    *d = px * px + py * py;
-    return true;
-}
-
 int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, double dist, double *d2,
-                    double *u)
+                    double *u, double *d2_next)
 {
     if (n < 2)
         return -1;
@@ -157,8 +144,11 @@ int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double 
             hi = mid;
     }
     double best = INFINITY, bu = 0;
+    /* next: no other segment is nearer than this (squared): what every test below proved of the
+    ** segments it skipped or measured and lost */
+    double next = INFINITY;
     int ib = -1;
-    if (seg_near(pts, lo, x, y, &bu, &best))
+    if (sn_seg_near(pts, lo, x, y, &bu, &best))
         ib = (int)lo;
     /* The segments in chunks of CHUNK: a chunk's box (its points') is no farther than any of its
     ** segments' boxes, in floats too (min, max and rounding are monotone), so a chunk beyond the
@@ -183,21 +173,31 @@ int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double 
             lx = sn_mind(lx, pts[i].x), hx = sn_maxd(hx, pts[i].x), ly = sn_mind(ly, pts[i].y), hy = sn_maxd(hy, pts[i].y);
 #endif
         const double cx = sn_maxd(0, sn_maxd(lx - x, x - hx)), cy = sn_maxd(0, sn_maxd(ly - y, y - hy));
-        if (cx * cx + cy * cy > best + 1e-6)
+        if (cx * cx + cy * cy > best + 1e-6) {
+            next = sn_mind(next, cx * cx + cy * cy);
             continue;
+        }
         for (uint32_t i = c0; i < c1; i++) {
             /* a segment whose box is farther than the nearest point so far cannot be nearer (a
             ** margin far above rounding: the same segment wins as without the test) */
             const double ox = sn_maxd(0, sn_maxd(sn_mind(pts[i].x, pts[i + 1].x) - x, x - sn_maxd(pts[i].x, pts[i + 1].x)));
             const double oy = sn_maxd(0, sn_maxd(sn_mind(pts[i].y, pts[i + 1].y) - y, y - sn_maxd(pts[i].y, pts[i + 1].y)));
             double uu, d;
-            if (ox * ox + oy * oy > best + 1e-6 || i == lo || !seg_near(pts, i, x, y, &uu, &d))
+            if (ox * ox + oy * oy > best + 1e-6) {
+                next = sn_mind(next, ox * ox + oy * oy);
+                continue;
+            }
+            if (i == lo || !sn_seg_near(pts, i, x, y, &uu, &d))
                 continue;
             if (d < best || (d == best && (int)i < ib)) /* ties: the lower index, as the scan in order */
-                best = d, bu = uu, ib = (int)i;
+                next = sn_mind(next, best), best = d, bu = uu, ib = (int)i;
+            else
+                next = sn_mind(next, d);
         }
     }
     *d2 = best, *u = bu;
+    if (d2_next)
+        *d2_next = next;
     return ib;
 }
 

@@ -149,6 +149,7 @@ bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0)
             break;
         memmove(md->path, md->path + 1, (md->n - 1) * sizeof *md->path);
         md->n--;
+        md->drops++;
     }
     if (md->n < 2)
         return md->n == 1 && sn_dist2d(pos, md->path[0].transform.location) < 6;

@@ -187,6 +187,14 @@ typedef struct sn_mapdrive {
     uint32_t route_missed;
     sn_pathwp route_tail;
     double route_retry;  /* odometer (m) before which a route that found no junction is not planned again */
+    /* Hybrid mode (traffic.c, coast_nearest): where its leader stood (nl_x, nl_y) when the path's
+    ** segment nearest it was last searched, that segment + 1 (nl_seg; 0 none; its index on the path
+    ** as it was nl_drops of sn_md_advance's drops ago) and how much farther every other segment
+    ** was (nl_slack, m): while the leader stays within a half of that, the same segment. */
+    double nl_x, nl_y;
+    float nl_slack;
+    uint8_t nl_seg, nl_drops;
+    uint8_t drops;       /* waypoints sn_md_advance dropped, mod 256 */
     sn_pathwp path[SN_MD_PATH];
 } sn_mapdrive;
 

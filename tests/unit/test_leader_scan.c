@@ -97,19 +97,57 @@ static int plain_nearest(const sn_vec3 *pts, uint32_t n, double x, double y, dou
     return ib;
 }
 
-/* sn_path_nearest against plain_nearest for body (x, y) on the path, from several first segments;
-** counts the answers that were not the first segment measured, and the ties. */
+/* What vehicle_coast (traffic.c, coast_nearest) keeps of sn_path_nearest's answer i for a body at
+** (x, y): moved less than a half of the slack (sqrt d2_next - sqrt d2, less 1 mm), a body's nearest
+** segment on the path cut at either end is still i, as every segment measured in order finds it.
+** Three moves a call, the last near the limit; returns how many were checked. */
+static size_t check_kept(const sn_vec3 *pts, uint32_t n, double x, double y, int i, double d2, double d2_next, int trial)
+{
+    const double half = (sqrt(d2_next) - sqrt(d2) - 1e-3) / 2;
+    if (i < 0 || !(half > 0))
+        return 0;
+    size_t checked = 0;
+    for (int k = 0; k < 3; k++) {
+        const double r = half * (k == 2 ? 1 - 1e-9 : rnd()), h = uni(-M_PI, M_PI);
+        const double nx = x + r * cos(h), ny = y + r * sin(h);
+        if (!(2 * sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y)) + 1e-3 < sqrt(d2_next) - sqrt(d2)))
+            continue; /* (the rounding of the move itself: coast_nearest measures it so) */
+        const uint32_t drop = (uint32_t)(rnd() * (double)(i + 1)), cut = (uint32_t)(rnd() * (double)(n - (uint32_t)i - 2 + 1));
+        double wd, wu, kd = NAN, ku = NAN;
+        const int want = plain_nearest(pts + drop, n - drop - cut, nx, ny, &wd, &wu);
+        sn_seg_near(pts + drop, (uint32_t)i - drop, nx, ny, &ku, &kd);
+        CHECK(want == i - (int)drop && same(wd, kd) && same(wu, ku),
+              "trial %d: moved %.17g of %.17g, cut %u + %u: segment %d, in order %d", trial, r, half, drop, cut, i - (int)drop,
+              want);
+        checked++;
+    }
+    return checked;
+}
+
+/* sn_path_nearest against plain_nearest for body (x, y) on the path, from several first segments,
+** and its bound on the other segments' distances; counts the answers that were not the first
+** segment measured, the ties and the moves check_kept made. */
 static void check_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, int trial,
-                          size_t *n_other, size_t *n_tie)
+                          size_t *n_other, size_t *n_tie, size_t *n_kept)
 {
     double wd, wu;
     const int want = plain_nearest(pts, n, x, y, &wd, &wu);
     const double hints[] = {sn_dist2d(pts[0], sn_v3(x, y, 0)) + along[0], -10, 0, 1e9, uni(-5, 90), NAN};
     for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) {
-        double gd = -1, gu = -1;
-        const int got = sn_path_nearest(pts, along, n, x, y, hints[h], &gd, &gu);
+        double gd = -1, gu = -1, next = -1;
+        const int got = sn_path_nearest(pts, along, n, x, y, hints[h], &gd, &gu, h % 2 ? &next : NULL);
         CHECK(got == want && same(gd, wd) && same(gu, wu), "trial %d hint %zu: segment %d d2 %.17g u %.17g, in order %d %.17g %.17g",
               trial, h, got, gd, gu, want, wd, wu);
+        if (!(h % 2))
+            continue;
+        /* no other segment nearer than next (up to the rounding of a box against a point) */
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            double u, d;
+            if ((int)i != want && sn_seg_near(pts, i, x, y, &u, &d))
+                CHECK(d >= next - 1e-9, "trial %d hint %zu: segment %u at %.17g, nearer than the bound %.17g", trial, h, i, d, next);
+        }
+        CHECK(next >= gd, "trial %d: the bound %.17g under the nearest %.17g", trial, next, gd);
+        *n_kept += check_kept(pts, n, x, y, got, gd, next, trial);
     }
     for (uint32_t i = want + 1; want >= 0 && i + 1 < n; i++) { /* a later segment as near: a tie */
         const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
@@ -134,7 +172,7 @@ int main(void)
     static sn_engine e;
     struct sn_traffic t = {0};
     e.traffic = &t;
-    size_t n_found = 0, n_behind = 0, n_ties = 0, n_near = 0, n_other = 0, n_tie_seg = 0;
+    size_t n_found = 0, n_behind = 0, n_ties = 0, n_near = 0, n_other = 0, n_tie_seg = 0, n_kept = 0;
     for (int trial = 0; trial < TRIALS; trial++) {
         /* A path: steps of 0-3 m (some of zero length), turning by up to a right angle a step. */
         sn_vec3 pts[SN_MD_PATH];
@@ -199,8 +237,9 @@ int main(void)
         for (uint32_t i = 0; i < nr; i++)
             rep[i] = pts[i % m], along_rep[i] = i ? along_rep[i - 1] + sn_dist2d(rep[i - 1], rep[i]) : along[0];
         for (size_t k = 1; k < w.n_bodies && k < 64; k++, n_near += 2) {
-            check_nearest(pts, along, (uint32_t)np, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg);
-            check_nearest(rep, along_rep, nr, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg);
+            check_nearest(pts, along, (uint32_t)np, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg,
+                          &n_kept);
+            check_nearest(rep, along_rep, nr, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg, &n_kept);
         }
         sn_leader_skip skip = {.actor = rnd() < 0.2 && nb ? act[1 + (size_t)(rnd() * (double)nb)].id : 0,
                                .vehicles = rnd() < 0.1, .walkers = rnd() < 0.2};
@@ -238,6 +277,8 @@ int main(void)
     CHECK(n_found > TRIALS / 3 && n_ties > 50 && n_behind > 100, "the configurations exercise leaders, ties and bodies behind");
     fprintf(stderr, "nearest segment: %zu bodies, %zu beyond the path's first segment, %zu tied\n", n_near, n_other, n_tie_seg);
     CHECK(n_other > n_near / 2 && n_tie_seg > n_near / 20, "the nearest-segment checks exercise far segments and ties");
+    fprintf(stderr, "nearest segment kept for a moved body: %zu moves\n", n_kept);
+    CHECK(n_kept > n_near, "the moves exercise what vehicle_coast keeps");
     free(t.b), free(t.q), free(t.k), free(t.col);
     return CHECK_DONE();
 }
