@@ -126,7 +126,7 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
 /* ---- One body against a path: its nearest segment ---- */
 
 int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, double dist, double *d2,
-                    double *u, double *d2_next)
+                    double *u, uint32_t w, double *d2_far)
 {
     if (n < 2)
         return -1;
@@ -143,13 +143,20 @@ int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double 
         else
             hi = mid;
     }
+    /* lb[i] (d2_far): segment i is no nearer than this (squared), as the tests below proved it
+    ** (a chunk's box, a segment's box, its distance); a segment under 1e-6 m is never the nearest */
+    enum { LB = 64 };
+    double lb[LB];
+    const bool far = d2_far && n - 1 <= LB;
+    if (far)
+        for (uint32_t i = 0; i + 1 < n; i++)
+            lb[i] = INFINITY;
     double best = INFINITY, bu = 0;
-    /* next: no other segment is nearer than this (squared): what every test below proved of the
-    ** segments it skipped or measured and lost */
-    double next = INFINITY;
     int ib = -1;
     if (sn_seg_near(pts, lo, x, y, &bu, &best))
         ib = (int)lo;
+    if (far)
+        lb[lo] = best;
     /* The segments in chunks of CHUNK: a chunk's box (its points') is no farther than any of its
     ** segments' boxes, in floats too (min, max and rounding are monotone), so a chunk beyond the
     ** nearest point so far holds no segment that the test below would measure: one box for
@@ -174,7 +181,8 @@ int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double 
 #endif
         const double cx = sn_maxd(0, sn_maxd(lx - x, x - hx)), cy = sn_maxd(0, sn_maxd(ly - y, y - hy));
         if (cx * cx + cy * cy > best + 1e-6) {
-            next = sn_mind(next, cx * cx + cy * cy);
+            for (uint32_t i = c0; far && i < c1; i++)
+                lb[i] = i == lo ? lb[i] : cx * cx + cy * cy;
             continue;
         }
         for (uint32_t i = c0; i < c1; i++) {
@@ -183,21 +191,69 @@ int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double 
             const double ox = sn_maxd(0, sn_maxd(sn_mind(pts[i].x, pts[i + 1].x) - x, x - sn_maxd(pts[i].x, pts[i + 1].x)));
             const double oy = sn_maxd(0, sn_maxd(sn_mind(pts[i].y, pts[i + 1].y) - y, y - sn_maxd(pts[i].y, pts[i + 1].y)));
             double uu, d;
+            if (i == lo)
+                continue;
             if (ox * ox + oy * oy > best + 1e-6) {
-                next = sn_mind(next, ox * ox + oy * oy);
+                if (far)
+                    lb[i] = ox * ox + oy * oy;
                 continue;
             }
-            if (i == lo || !sn_seg_near(pts, i, x, y, &uu, &d))
+            if (!sn_seg_near(pts, i, x, y, &uu, &d))
                 continue;
+            if (far)
+                lb[i] = d;
             if (d < best || (d == best && (int)i < ib)) /* ties: the lower index, as the scan in order */
-                next = sn_mind(next, best), best = d, bu = uu, ib = (int)i;
-            else
-                next = sn_mind(next, d);
+                best = d, bu = uu, ib = (int)i;
         }
     }
     *d2 = best, *u = bu;
-    if (d2_next)
-        *d2_next = next;
+    if (d2_far) {
+        double f = far ? INFINITY : 0; /* (a longer path: no bound) */
+        for (uint32_t i = 0; far && ib >= 0 && i + 1 < n; i++)
+            if (i + w < (uint32_t)ib || i > (uint32_t)ib + w)
+                f = sn_mind(f, lb[i]);
+        *d2_far = f;
+    }
+    return ib;
+}
+
+/* Only the segments that can be the answer are measured. The memo keeps where the body stood at
+** the last search, the answer and how much farther every segment more than NL_W from it was (the
+** slack). Since then the path lost points at its start or end and gained some at its end, nothing
+** else (the caller forgets the memo for a new path). So while the body moved by m less than a
+** half of the slack, a segment kept beyond NL_W of the answer is farther than the answer (its
+** distance fell by at most m, the answer's grew by at most m), and the nearest is among those
+** within NL_W and those added: measured in order, the first of equals, as the search does. 1 mm
+** spares the rounding (under a micrometre on a map's coordinates). */
+int sn_path_nearest_kept(sn_near_memo *m, uint8_t drops, const sn_vec3 *pts, const double *along, uint32_t n, double x,
+                         double y, double dist, double *d2, double *u)
+{
+    enum { NL_W = 3, NL_NEW = 8 };
+    const int k = (uint8_t)(drops - m->drops); /* points dropped at the start since */
+    const int i = (int)m->seg - 1 - k, fresh = (int)m->n - 1 - k, last = (int)n - 2;
+    if (m->seg && k < m->seg && i <= last && last - fresh < NL_NEW &&
+        2 * sqrt((x - m->x) * (x - m->x) + (y - m->y) * (y - m->y)) + 1e-3 < m->slack) {
+        int ib = -1;
+        double bd = INFINITY, bu = 0;
+        for (int j = i > NL_W ? i - NL_W : 0; j <= last; j++) {
+            if (j > i + NL_W && j < fresh) {
+                j = fresh - 1; /* (the kept ones beyond the answer's few are farther) */
+                continue;
+            }
+            double uu, d;
+            if (sn_seg_near(pts, (uint32_t)j, x, y, &uu, &d) && d < bd) /* (the same bits as the search's) */
+                bd = d, bu = uu, ib = j;
+        }
+        *d2 = bd, *u = bu;
+        return ib;
+    }
+    double far;
+    const int ib = sn_path_nearest(pts, along, n, x, y, dist, d2, u, NL_W, &far);
+    m->seg = 0;
+    if (ib >= 0 && n <= UINT8_MAX) {
+        m->x = x, m->y = y, m->drops = drops, m->n = (uint8_t)n, m->seg = (uint8_t)(ib + 1);
+        m->slack = (float)(sqrt(far) - sqrt(*d2));
+    }
     return ib;
 }
 

@@ -248,34 +248,6 @@ static void drive(sn_actor *a, sn_mapdrive *md, double vt, double v, double delt
     a->ph->control = c;
 }
 
-/* Hybrid mode: the segment of a coasting vehicle's path nearest its leader at (bx, by), as
-** sn_path_nearest finds it, without the search while the answer cannot have changed: since the
-** last search (this decision's: vehicle_update forgets it) the path only lost waypoints at its
-** start (sn_md_advance) or its end (set_path's cut, api_tm.c), which leaves the nearest of the
-** rest the same segment, and the leader moved by m less than a half of the slack by which every
-** other segment was farther, so none can have come nearer than it (the leader within m of where
-** it stood: that segment's distance grew by at most m, any other's fell by at most m). 1 mm
-** spares the rounding (under a micrometre on a map's coordinates). In a jam most leaders creep
-** or stand: the search was most of a coasting vehicle's leader measurement (issue 36 item 6). */
-static int coast_nearest(sn_mapdrive *md, const sn_vec3 *pts, const double *along, double bx, double by, double dist,
-                         double *best, double *u)
-{
-    const int i = (int)md->nl_seg - 1 - (uint8_t)(md->drops - md->nl_drops);
-    if (md->nl_seg && i >= 0 && (uint32_t)i + 1 < md->n &&
-        2 * sqrt((bx - md->nl_x) * (bx - md->nl_x) + (by - md->nl_y) * (by - md->nl_y)) + 1e-3 < md->nl_slack) {
-        sn_seg_near(pts, (uint32_t)i, bx, by, u, best); /* (as sn_path_nearest measures it: the same bits) */
-        return i;
-    }
-    double next;
-    const int k = sn_path_nearest(pts, along, md->n, bx, by, dist, best, u, &next);
-    md->nl_seg = 0;
-    if (k >= 0 && k < UINT8_MAX) {
-        md->nl_x = bx, md->nl_y = by, md->nl_drops = md->drops, md->nl_seg = (uint8_t)(k + 1);
-        md->nl_slack = (float)(sqrt(next) - sqrt(*best));
-    }
-    return k;
-}
-
 /* Hybrid mode: a vehicle without physics between two decisions (vehicle_update on every
 ** COAST_EVERY-th frame, staggered by id) moves on along its path at the speed its last decision
 ** chose, never past where a light held it then, and behind the leader it had, whose gap and speed
@@ -313,7 +285,7 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         double best, u, s_at = 0;
         sn_vec3 tan = {1, 0, 0};
         const double bx = b->st.pos.x, by = b->st.pos.y;
-        const int i = coast_nearest(md, pts, along, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
+        const int i = sn_path_nearest_kept(&md->nl, md->drops, pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
         if (i >= 0) {
             const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l = sqrt(dx * dx + dy * dy);
             s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
@@ -753,7 +725,6 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     const double v = sn_v3_dot(sn_actor_velocity(a), fwd);
     double along0 = 0;
     md->coast = md->asleep = false; /* until this decision says otherwise (the end) */
-    md->nl_seg = 0;                 /* its path may change: coast_nearest searches anew */
     brake_limits(e, a, md);         /* anew: apply_physics_control may have changed the brakes */
     if (!sn_md_advance(md, pos, &along0)) {
         if (!sn_md_relocate(m, md, pos)) {

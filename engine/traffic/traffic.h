@@ -91,6 +91,16 @@ typedef struct sn_route_step {
 ** one that coasts or sleeps in hybrid mode (the controllers' dispatch, vehicle_coast,
 ** vehicle_sleep, sn_hybrid_move, sn_route_passed); what only a decision reads follows, the path
 ** last. Scattered over eight cache lines, the head cost a miss on each for hundreds of vehicles. */
+/* What sn_path_nearest_kept (leader.c) keeps of its last search on a path: where the body stood
+** (x, y), the answer + 1 (seg; 0 none: set it to 0 for a new path), the path's points then (n;
+** both counted on the path as it was `drops` of its drops at the start ago) and how much farther
+** the segments beyond a few of the answer were (slack, m). */
+typedef struct sn_near_memo {
+    double x, y;
+    float slack;
+    uint8_t seg, n, drops;
+} sn_near_memo;
+
 typedef struct sn_mapdrive {
     /* ---- the head: read every frame ---- */
     uint32_t n;          /* waypoints in path */
@@ -187,13 +197,7 @@ typedef struct sn_mapdrive {
     uint32_t route_missed;
     sn_pathwp route_tail;
     double route_retry;  /* odometer (m) before which a route that found no junction is not planned again */
-    /* Hybrid mode (traffic.c, coast_nearest): where its leader stood (nl_x, nl_y) when the path's
-    ** segment nearest it was last searched, that segment + 1 (nl_seg; 0 none; its index on the path
-    ** as it was nl_drops of sn_md_advance's drops ago) and how much farther every other segment
-    ** was (nl_slack, m): while the leader stays within a half of that, the same segment. */
-    double nl_x, nl_y;
-    float nl_slack;
-    uint8_t nl_seg, nl_drops;
+    sn_near_memo nl;     /* hybrid mode: its leader's nearest segment (vehicle_coast, sn_path_nearest_kept) */
     uint8_t drops;       /* waypoints sn_md_advance dropped, mod 256 */
     sn_pathwp path[SN_MD_PATH];
 } sn_mapdrive;

@@ -132,10 +132,16 @@ static inline bool sn_seg_near(const sn_vec3 *pts, uint32_t i, double x, double 
 ** *d2 its squared distance and *u where on it (0..1); -1 when there is none. dist (the body's
 ** straight distance from where along[] counts from) picks the segment measured first: any value
 ** gives the same answer, a good one skips the others by their boxes (vehicle_coast's leader).
-** *d2_next (when not NULL): no other segment's squared distance is less (up to rounding, far under
-** a micrometre); INFINITY when there is no other. */
+** *d2_far (when not NULL): no segment more than w from i is nearer, squared (up to rounding, far
+** under a micrometre); INFINITY when there is none, 0 (no bound) on paths over 65 points. */
 int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, double dist, double *d2,
-                    double *u, double *d2_next);
+                    double *u, uint32_t w, double *d2_far);
+/* sn_path_nearest's answer, from *m's last search on this path when it cannot have changed:
+** drops, how many points the path lost at its start so far (mod 256; *m is counted from it).
+** Between two calls the path may lose points at its start (counted) and at its end and gain
+** some at its end; any other change needs m->seg = 0 (vehicle_coast's leader, hybrid mode). */
+int sn_path_nearest_kept(sn_near_memo *m, uint8_t drops, const sn_vec3 *pts, const double *along, uint32_t n, double x,
+                         double y, double dist, double *d2, double *u);
 
 /* ---- path.c ---- */
 

@@ -97,57 +97,30 @@ static int plain_nearest(const sn_vec3 *pts, uint32_t n, double x, double y, dou
     return ib;
 }
 
-/* What vehicle_coast (traffic.c, coast_nearest) keeps of sn_path_nearest's answer i for a body at
-** (x, y): moved less than a half of the slack (sqrt d2_next - sqrt d2, less 1 mm), a body's nearest
-** segment on the path cut at either end is still i, as every segment measured in order finds it.
-** Three moves a call, the last near the limit; returns how many were checked. */
-static size_t check_kept(const sn_vec3 *pts, uint32_t n, double x, double y, int i, double d2, double d2_next, int trial)
-{
-    const double half = (sqrt(d2_next) - sqrt(d2) - 1e-3) / 2;
-    if (i < 0 || !(half > 0))
-        return 0;
-    size_t checked = 0;
-    for (int k = 0; k < 3; k++) {
-        const double r = half * (k == 2 ? 1 - 1e-9 : rnd()), h = uni(-M_PI, M_PI);
-        const double nx = x + r * cos(h), ny = y + r * sin(h);
-        if (!(2 * sqrt((nx - x) * (nx - x) + (ny - y) * (ny - y)) + 1e-3 < sqrt(d2_next) - sqrt(d2)))
-            continue; /* (the rounding of the move itself: coast_nearest measures it so) */
-        const uint32_t drop = (uint32_t)(rnd() * (double)(i + 1)), cut = (uint32_t)(rnd() * (double)(n - (uint32_t)i - 2 + 1));
-        double wd, wu, kd = NAN, ku = NAN;
-        const int want = plain_nearest(pts + drop, n - drop - cut, nx, ny, &wd, &wu);
-        sn_seg_near(pts + drop, (uint32_t)i - drop, nx, ny, &ku, &kd);
-        CHECK(want == i - (int)drop && same(wd, kd) && same(wu, ku),
-              "trial %d: moved %.17g of %.17g, cut %u + %u: segment %d, in order %d", trial, r, half, drop, cut, i - (int)drop,
-              want);
-        checked++;
-    }
-    return checked;
-}
-
 /* sn_path_nearest against plain_nearest for body (x, y) on the path, from several first segments,
-** and its bound on the other segments' distances; counts the answers that were not the first
-** segment measured, the ties and the moves check_kept made. */
+** and its bound on the distances of the segments beyond w of its answer; counts the answers that
+** were not the first segment measured, and the ties. */
 static void check_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, int trial,
-                          size_t *n_other, size_t *n_tie, size_t *n_kept)
+                          size_t *n_other, size_t *n_tie)
 {
     double wd, wu;
     const int want = plain_nearest(pts, n, x, y, &wd, &wu);
     const double hints[] = {sn_dist2d(pts[0], sn_v3(x, y, 0)) + along[0], -10, 0, 1e9, uni(-5, 90), NAN};
     for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) {
-        double gd = -1, gu = -1, next = -1;
-        const int got = sn_path_nearest(pts, along, n, x, y, hints[h], &gd, &gu, h % 2 ? &next : NULL);
+        double gd = -1, gu = -1, far = -1;
+        const uint32_t w = (uint32_t)(h / 2); /* segments within w of the answer left out of the bound */
+        const int got = sn_path_nearest(pts, along, n, x, y, hints[h], &gd, &gu, w, h % 2 ? &far : NULL);
         CHECK(got == want && same(gd, wd) && same(gu, wu), "trial %d hint %zu: segment %d d2 %.17g u %.17g, in order %d %.17g %.17g",
               trial, h, got, gd, gu, want, wd, wu);
         if (!(h % 2))
             continue;
-        /* no other segment nearer than next (up to the rounding of a box against a point) */
+        /* no segment beyond w of the answer nearer than far (up to the rounding of a box against a point) */
         for (uint32_t i = 0; i + 1 < n; i++) {
             double u, d;
-            if ((int)i != want && sn_seg_near(pts, i, x, y, &u, &d))
-                CHECK(d >= next - 1e-9, "trial %d hint %zu: segment %u at %.17g, nearer than the bound %.17g", trial, h, i, d, next);
+            if ((i + w < (uint32_t)want || i > (uint32_t)want + w) && sn_seg_near(pts, i, x, y, &u, &d))
+                CHECK(d >= far - 1e-9, "trial %d hint %zu: segment %u at %.17g, nearer than the bound %.17g", trial, h, i, d, far);
         }
-        CHECK(next >= gd, "trial %d: the bound %.17g under the nearest %.17g", trial, next, gd);
-        *n_kept += check_kept(pts, n, x, y, got, gd, next, trial);
+        CHECK(want < 0 || far >= gd, "trial %d: the bound %.17g under the nearest %.17g", trial, far, gd);
     }
     for (uint32_t i = want + 1; want >= 0 && i + 1 < n; i++) { /* a later segment as near: a tie */
         const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
@@ -163,6 +136,74 @@ static void check_nearest(const sn_vec3 *pts, const double *along, uint32_t n, d
     *n_other += want > 0;
 }
 
+/* sn_path_nearest_kept frame after frame as vehicle_coast calls it: a path that is a window of a
+** long polyline (points dropped at its start, cut or added at its end, now and then a new one with
+** the memo forgotten), a body that stands, creeps, drives or jumps; the same segment, distance and
+** point as every segment measured in order, bit for bit. Part of the polylines repeat a stretch
+** (exact ties). */
+static void check_kept(void)
+{
+    enum { RUNS = 400, FRAMES = 400, LONG = 400 };
+    static sn_vec3 line[LONG];
+    size_t n_frames = 0, n_kept = 0, n_added = 0;
+    for (int run = 0; run < RUNS; run++) {
+        double hd = uni(-M_PI, M_PI), turn = 0;
+        line[0] = sn_v3(uni(-3000, 3000), uni(-3000, 3000), 0);
+        for (size_t i = 1; i < LONG; i++) {
+            if (rnd() < 0.1)
+                turn = rnd() < 0.5 ? 0 : uni(-0.6, 0.6);
+            hd += turn * rnd();
+            const double step = rnd() < 0.02 ? 0 : uni(1.0, 2.5);
+            line[i] = run % 4 == 3 && i >= 20 && rnd() < 0.3 ? line[i - 20]
+                                                               : sn_v3(line[i - 1].x + step * cos(hd), line[i - 1].y + step * sin(hd), 0);
+        }
+        size_t s = 0, e = 2 + (size_t)(rnd() * (SN_MD_PATH - 1));
+        uint8_t drops = 0;
+        sn_near_memo m = {0};
+        /* the body: on or beside the path's first stretch, moving at 0 to 15 m/s at 20 Hz */
+        size_t at = s + (size_t)(rnd() * (double)(e - s - 1));
+        double lat = uni(-3, 3), x = line[at].x + uni(-2, 2), y = line[at].y + lat, v = rnd() < 0.3 ? 0 : uni(0, 0.75);
+        for (int f = 0; f < FRAMES; f++) {
+            const double r = rnd();
+            if (r < 0.01) { /* a new path: forgotten */
+                s = (size_t)(rnd() * (LONG - SN_MD_PATH)), e = s + 2 + (size_t)(rnd() * (SN_MD_PATH - 2)), m.seg = 0;
+            } else if (r < 0.25 && e - s > 2) { /* points dropped at the start */
+                const size_t d = 1 + (size_t)(rnd() * 3);
+                for (size_t q = 0; q < d && e - s > 2; q++) {
+                    s++, drops++;
+                    if (m.seg && (uint8_t)(drops - m.drops) >= m.seg)
+                        m.seg = 0; /* as sn_md_advance forgets a dropped answer */
+                }
+            } else if (r < 0.3 && e - s > 2) { /* cut at the end */
+                e -= 1 + (size_t)(rnd() * (double)(e - s - 2));
+            }
+            if (rnd() < 0.3) /* added at the end */
+                for (size_t q = (size_t)(rnd() * 12); q > 0 && e < LONG && e - s < SN_MD_PATH; q--)
+                    e++, n_added++;
+            if (rnd() < 0.02)
+                v = rnd() < 0.5 ? 0 : uni(0, 0.75);
+            const double h = rnd() < 0.02 ? uni(-M_PI, M_PI) : hd;
+            const double jump = rnd() < 0.01 ? uni(0, 20) : 0;
+            x += (v + jump) * cos(h) + uni(-0.02, 0.02) * (v > 0), y += (v + jump) * sin(h) + uni(-0.02, 0.02) * (v > 0);
+            const uint32_t n = (uint32_t)(e - s);
+            double along[SN_MD_PATH];
+            along[0] = uni(-3, 0);
+            for (uint32_t i = 1; i < n; i++)
+                along[i] = along[i - 1] + sn_dist2d(line[s + i - 1], line[s + i]);
+            double wd, wu, gd = -1, gu = -1;
+            const int want = plain_nearest(line + s, n, x, y, &wd, &wu);
+            const int got = sn_path_nearest_kept(&m, drops, line + s, along, n, x, y, sn_dist2d(line[s], sn_v3(x, y, 0)), &gd, &gu);
+            CHECK(got == want && same(gd, wd) && same(gu, wu), "run %d frame %d: segment %d d2 %.17g u %.17g, in order %d %.17g %.17g",
+                  run, f, got, gd, gu, want, wd, wu);
+            n_frames++;
+            n_kept += m.seg && (m.x != x || m.y != y); /* answered from the memo, not searched */
+        }
+    }
+    fprintf(stderr, "nearest segment kept: %zu of %zu frames answered from the last search (%zu points added)\n", n_kept,
+            n_frames, n_added);
+    CHECK(n_kept > n_frames / 4 && n_kept < n_frames * 9 / 10, "the frames exercise both the memo and the search");
+}
+
 int main(void)
 {
     enum { NB = 320, TRIALS = 3000 };
@@ -172,7 +213,7 @@ int main(void)
     static sn_engine e;
     struct sn_traffic t = {0};
     e.traffic = &t;
-    size_t n_found = 0, n_behind = 0, n_ties = 0, n_near = 0, n_other = 0, n_tie_seg = 0, n_kept = 0;
+    size_t n_found = 0, n_behind = 0, n_ties = 0, n_near = 0, n_other = 0, n_tie_seg = 0;
     for (int trial = 0; trial < TRIALS; trial++) {
         /* A path: steps of 0-3 m (some of zero length), turning by up to a right angle a step. */
         sn_vec3 pts[SN_MD_PATH];
@@ -237,9 +278,8 @@ int main(void)
         for (uint32_t i = 0; i < nr; i++)
             rep[i] = pts[i % m], along_rep[i] = i ? along_rep[i - 1] + sn_dist2d(rep[i - 1], rep[i]) : along[0];
         for (size_t k = 1; k < w.n_bodies && k < 64; k++, n_near += 2) {
-            check_nearest(pts, along, (uint32_t)np, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg,
-                          &n_kept);
-            check_nearest(rep, along_rep, nr, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg, &n_kept);
+            check_nearest(pts, along, (uint32_t)np, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg);
+            check_nearest(rep, along_rep, nr, w.bodies[k]->st.pos.x, w.bodies[k]->st.pos.y, trial, &n_other, &n_tie_seg);
         }
         sn_leader_skip skip = {.actor = rnd() < 0.2 && nb ? act[1 + (size_t)(rnd() * (double)nb)].id : 0,
                                .vehicles = rnd() < 0.1, .walkers = rnd() < 0.2};
@@ -277,8 +317,7 @@ int main(void)
     CHECK(n_found > TRIALS / 3 && n_ties > 50 && n_behind > 100, "the configurations exercise leaders, ties and bodies behind");
     fprintf(stderr, "nearest segment: %zu bodies, %zu beyond the path's first segment, %zu tied\n", n_near, n_other, n_tie_seg);
     CHECK(n_other > n_near / 2 && n_tie_seg > n_near / 20, "the nearest-segment checks exercise far segments and ties");
-    fprintf(stderr, "nearest segment kept for a moved body: %zu moves\n", n_kept);
-    CHECK(n_kept > n_near, "the moves exercise what vehicle_coast keeps");
+    check_kept();
     free(t.b), free(t.q), free(t.k), free(t.col);
     return CHECK_DONE();
 }
