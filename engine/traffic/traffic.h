@@ -185,6 +185,7 @@ typedef struct sn_mapdrive {
     bool wait_logical;
     bool lc_done;        /* at least one lane change made (the spacing rule applies) */
     bool has_tail;       /* route_tail is set */
+    uint8_t drops;       /* waypoints sn_md_advance dropped, mod 256 (sn_path_nearest_kept; in padding) */
     double override_until;
     /* Head-on holds (headon.c): the vehicle it drives past (pass_with, until pass_until), or the
     ** one that drives past it while it keeps still (held_for). 0: none. */
@@ -198,7 +199,6 @@ typedef struct sn_mapdrive {
     sn_pathwp route_tail;
     double route_retry;  /* odometer (m) before which a route that found no junction is not planned again */
     sn_near_memo nl;     /* hybrid mode: its leader's nearest segment (vehicle_coast, sn_path_nearest_kept) */
-    uint8_t drops;       /* waypoints sn_md_advance dropped, mod 256 */
     sn_pathwp path[SN_MD_PATH];
 } sn_mapdrive;
 
