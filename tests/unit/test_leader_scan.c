@@ -5,7 +5,9 @@
 ** The full scan here is the rule written out plainly: every segment, every body, no bounds.
 ** Likewise a coasting vehicle's leader (sn_path_nearest, measured from the segment its distance
 ** picks): the same segment, distance and point as every segment measured in order, whatever
-** segment it starts from, on paths that repeat themselves (exact ties: the lower index). */
+** segment it starts from, on paths that repeat themselves (exact ties: the lower index); its bound
+** on the segments beyond a few of its answer; and sn_path_nearest_kept, which answers from its last
+** search while that cannot have changed, frame after frame on paths that move on. */
 #include "../check.h"
 #include "../../engine/sim/engine.h"
 #include "../../engine/traffic/traffic_int.h"
