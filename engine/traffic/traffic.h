@@ -86,11 +86,6 @@ typedef struct sn_route_step {
     int32_t from_road, from_lane;
 } sn_route_step;
 
-/* A map autopilot's state. Laid out by how often it is read (issue 36 item 6, tm55): its first
-** 128 bytes (the head, up to `route`) hold what every frame reads of every vehicle, also
-** one that coasts or sleeps in hybrid mode (the controllers' dispatch, vehicle_coast,
-** vehicle_sleep, sn_hybrid_move, sn_route_passed); what only a decision reads follows, the path
-** last. Scattered over eight cache lines, the head cost a miss on each for hundreds of vehicles. */
 /* What sn_path_nearest_kept (leader.c) keeps of its last search on a path: where the body stood
 ** (x, y), the answer + 1 (seg; 0 none: set it to 0 for a new path), the path's points then (n;
 ** both counted on the path as it was `drops` of its drops at the start ago) and how much farther
@@ -101,6 +96,11 @@ typedef struct sn_near_memo {
     uint8_t seg, n, drops;
 } sn_near_memo;
 
+/* A map autopilot's state. Laid out by how often it is read (issue 36 item 6, tm55): its first
+** 128 bytes (the head, up to `route`) hold what every frame reads of every vehicle, also
+** one that coasts or sleeps in hybrid mode (the controllers' dispatch, vehicle_coast,
+** vehicle_sleep, sn_hybrid_move, sn_route_passed); what only a decision reads follows, the path
+** last. Scattered over eight cache lines, the head cost a miss on each for hundreds of vehicles. */
 typedef struct sn_mapdrive {
     /* ---- the head: read every frame ---- */
     uint32_t n;          /* waypoints in path */
