@@ -204,6 +204,7 @@ static sn_status set_plan(sn_engine *e, uint32_t vehicle, const sn_vec3 *pts, co
         for (uint32_t i = 1; i < md->n; i++)
             if (md->path[i].is_junction && !md->path[i - 1].is_junction) {
                 md->n = i;
+                md->nl.seg = 0; /* the path is drawn again from here (sn_path_nearest_kept) */
                 md->ended = false;
                 break;
             }

@@ -210,6 +210,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         return 0;
     md->path[0] = sn_md_pack(&tw);
     md->n = 1;
+    md->nl.seg = 0; /* a new path (sn_path_nearest_kept) */
     md->lc_co = co;
     md->ended = false;
     md->force_lane_change = 0;

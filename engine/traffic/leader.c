@@ -125,21 +125,8 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
 
 /* ---- One body against a path: its nearest segment ---- */
 
-/* Segment i's nearest point to (x, y) in the plane: *u where on it (0..1), *d its squared
-** distance; false for a segment shorter than 1e-6 m (no direction). */
-static inline bool seg_near(const sn_vec3 *pts, uint32_t i, double x, double y, double *u, double *d)
-{
-    const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
-    if (l2 < 1e-12)
-        return false;
-    *u = sn_clampd(((x - pts[i].x) * dx + (y - pts[i].y) * dy) / l2, 0, 1);
-    const double px = pts[i].x + *u * dx - x, py = pts[i].y + *u * dy - y;
-    *d = px * px + py * py;
-    return true;
-}
-
 int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, double dist, double *d2,
-                    double *u)
+                    double *u, uint32_t w, double *d2_far)
 {
     if (n < 2)
         return -1;
@@ -156,15 +143,21 @@ int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double 
         else
             hi = mid;
     }
+    /* d2_far: what the tests below proved of each segment, squared: no nearer than its chunk's box
+    ** (cb, the chunk skipped; NAN: measured segment by segment) or than its own box or distance
+    ** (lb); a segment under 1e-6 m is never the nearest (INFINITY) */
+    enum { CHUNK = 8, LB = 64 };
+    double lb[LB], cb[LB / CHUNK];
+    const bool far = d2_far && n - 1 <= LB;
     double best = INFINITY, bu = 0;
     int ib = -1;
-    if (seg_near(pts, lo, x, y, &bu, &best))
+    if (sn_seg_near(pts, lo, x, y, &bu, &best))
         ib = (int)lo;
+    const double d_lo = best;
     /* The segments in chunks of CHUNK: a chunk's box (its points') is no farther than any of its
     ** segments' boxes, in floats too (min, max and rounding are monotone), so a chunk beyond the
     ** nearest point so far holds no segment that the test below would measure: one box for
     ** CHUNK segments' (the segments' boxes were most of the cost). */
-    enum { CHUNK = 8 };
     for (uint32_t c0 = 0; c0 + 1 < n; c0 += CHUNK) {
         const uint32_t c1 = c0 + CHUNK < n - 1 ? c0 + CHUNK : n - 1; /* segments c0..c1-1, points c0..c1 */
 #ifdef __SSE2__
@@ -183,21 +176,106 @@ int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double 
             lx = sn_mind(lx, pts[i].x), hx = sn_maxd(hx, pts[i].x), ly = sn_mind(ly, pts[i].y), hy = sn_maxd(hy, pts[i].y);
 #endif
         const double cx = sn_maxd(0, sn_maxd(lx - x, x - hx)), cy = sn_maxd(0, sn_maxd(ly - y, y - hy));
-        if (cx * cx + cy * cy > best + 1e-6)
+        if (cx * cx + cy * cy > best + 1e-6) {
+            if (far)
+                cb[c0 / CHUNK] = cx * cx + cy * cy;
             continue;
+        }
+        if (far)
+            cb[c0 / CHUNK] = NAN;
         for (uint32_t i = c0; i < c1; i++) {
             /* a segment whose box is farther than the nearest point so far cannot be nearer (a
             ** margin far above rounding: the same segment wins as without the test) */
             const double ox = sn_maxd(0, sn_maxd(sn_mind(pts[i].x, pts[i + 1].x) - x, x - sn_maxd(pts[i].x, pts[i + 1].x)));
             const double oy = sn_maxd(0, sn_maxd(sn_mind(pts[i].y, pts[i + 1].y) - y, y - sn_maxd(pts[i].y, pts[i + 1].y)));
             double uu, d;
-            if (ox * ox + oy * oy > best + 1e-6 || i == lo || !seg_near(pts, i, x, y, &uu, &d))
+            if (i == lo) {
+                if (far)
+                    lb[i] = d_lo;
                 continue;
+            }
+            if (ox * ox + oy * oy > best + 1e-6) {
+                if (far)
+                    lb[i] = ox * ox + oy * oy;
+                continue;
+            }
+            if (!sn_seg_near(pts, i, x, y, &uu, &d)) {
+                if (far)
+                    lb[i] = INFINITY;
+                continue;
+            }
+            if (far)
+                lb[i] = d;
             if (d < best || (d == best && (int)i < ib)) /* ties: the lower index, as the scan in order */
                 best = d, bu = uu, ib = (int)i;
         }
     }
     *d2 = best, *u = bu;
+    if (d2_far) {
+        double f = far ? INFINITY : 0; /* (a longer path: no bound) */
+        const uint32_t w0 = ib >= 0 && (uint32_t)ib > w ? (uint32_t)ib - w : 0, w1 = ib >= 0 ? (uint32_t)ib + w : UINT32_MAX;
+        for (uint32_t c0 = 0; far && ib >= 0 && c0 + 1 < n; c0 += CHUNK) {
+            const uint32_t c1 = c0 + CHUNK < n - 1 ? c0 + CHUNK : n - 1;
+            if (c0 >= w0 && c1 - 1 <= w1)
+                continue; /* all within w of the answer */
+            if (!isnan(cb[c0 / CHUNK])) {
+                f = sn_mind(f, cb[c0 / CHUNK]);
+                continue;
+            }
+            for (uint32_t i = c0; i < c1; i++)
+                if (i < w0 || i > w1)
+                    f = sn_mind(f, lb[i]);
+        }
+        *d2_far = f;
+    }
+    return ib;
+}
+
+/* Only the segments that can be the answer are measured. The memo keeps where the body stood at
+** the last search, the answer and how much farther every segment more than NL_W from it was (the
+** slack). Since then the path lost points at its start or end and gained some at its end, nothing
+** else (the caller forgets the memo for a new path). So while the body moved by m less than a
+** half of the slack, a segment kept beyond NL_W of the answer is farther than the answer (its
+** distance fell by at most m, the answer's grew by at most m), and the nearest is among those
+** within NL_W and those added: measured in order, the first of equals, as the search does. 1 mm
+** spares the rounding (under a micrometre on a map's coordinates). */
+int sn_path_nearest_kept(sn_near_memo *m, uint8_t drops, const sn_vec3 *pts, const double *along, uint32_t n, double x,
+                         double y, double dist, double *d2, double *u)
+{
+    enum { NL_W = 3, NL_NEW = 8 };
+    const int k = (uint8_t)(drops - m->drops); /* points dropped at the start since */
+    const int i = (int)m->seg - 1 - k, fresh = (int)m->n - 1 - k, last = (int)n - 2;
+    if (m->seg && k < m->seg && i <= last && last - fresh < NL_NEW &&
+        2 * sqrt((x - m->x) * (x - m->x) + (y - m->y) * (y - m->y)) + 1e-3 < m->slack) {
+        /* the last answer first, then the others in order, each past its box as sn_path_nearest
+        ** tests it (the same bits: the same measurement) */
+        int ib = i;
+        double bd, bu;
+        if (!sn_seg_near(pts, (uint32_t)i, x, y, &bu, &bd))
+            ib = -1, bd = INFINITY, bu = 0; /* (never: it was the answer on these points) */
+        for (int j = i > NL_W ? i - NL_W : 0; j <= last; j++) {
+            if (j > i + NL_W && j < fresh) {
+                j = fresh - 1; /* (the kept ones beyond the answer's few are farther) */
+                continue;
+            }
+            const double ox = sn_maxd(0, sn_maxd(sn_mind(pts[j].x, pts[j + 1].x) - x, x - sn_maxd(pts[j].x, pts[j + 1].x)));
+            const double oy = sn_maxd(0, sn_maxd(sn_mind(pts[j].y, pts[j + 1].y) - y, y - sn_maxd(pts[j].y, pts[j + 1].y)));
+            double uu, d;
+            if (j == i || ox * ox + oy * oy > bd + 1e-6 || !sn_seg_near(pts, (uint32_t)j, x, y, &uu, &d))
+                continue;
+            if (d < bd || (d == bd && j < ib)) /* ties: the lower index */
+                bd = d, bu = uu, ib = j;
+        }
+        *d2 = bd, *u = bu;
+        return ib;
+    }
+    double far;
+    const int ib = sn_path_nearest(pts, along, n, x, y, dist, d2, u, NL_W, &far);
+    m->seg = 0;
+    if (ib >= 0 && n <= UINT8_MAX) {
+        m->x = x, m->y = y, m->drops = drops, m->n = (uint8_t)n, m->seg = (uint8_t)(ib + 1);
+        m->slack = (float)(sqrt(far) - sqrt(*d2));
+    }
     return ib;
 }
 

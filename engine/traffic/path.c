@@ -18,6 +18,7 @@ static uint32_t lane_types(const sn_mapdrive *md) { return md->walker ? SN_LANE_
 bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
 {
     md->n = 0;
+    md->nl.seg = 0; /* a new path (sn_path_nearest_kept) */
     md->ended = false;
     md->far = false;
     sn_route_reset(md);
@@ -149,6 +150,10 @@ bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0)
             break;
         memmove(md->path, md->path + 1, (md->n - 1) * sizeof *md->path);
         md->n--;
+        /* (sn_path_nearest_kept's segment dropped: forgotten, so its count of drops never wraps) */
+        md->drops++;
+        if (md->nl.seg && (uint8_t)(md->drops - md->nl.drops) >= md->nl.seg)
+            md->nl.seg = 0;
     }
     if (md->n < 2)
         return md->n == 1 && sn_dist2d(pos, md->path[0].transform.location) < 6;

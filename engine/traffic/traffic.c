@@ -285,7 +285,7 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         double best, u, s_at = 0;
         sn_vec3 tan = {1, 0, 0};
         const double bx = b->st.pos.x, by = b->st.pos.y;
-        const int i = sn_path_nearest(pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
+        const int i = sn_path_nearest_kept(&md->nl, md->drops, pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
         if (i >= 0) {
             const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l = sqrt(dx * dx + dy * dy);
             s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);

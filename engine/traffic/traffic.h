@@ -86,6 +86,16 @@ typedef struct sn_route_step {
     int32_t from_road, from_lane;
 } sn_route_step;
 
+/* What sn_path_nearest_kept (leader.c) keeps of its last search on a path: where the body stood
+** (x, y), the answer + 1 (seg; 0 none: set it to 0 for a new path), the path's points then (n;
+** both counted on the path as it was `drops` of its drops at the start ago) and how much farther
+** the segments beyond a few of the answer were (slack, m). */
+typedef struct sn_near_memo {
+    double x, y;
+    float slack;
+    uint8_t seg, n, drops;
+} sn_near_memo;
+
 /* A map autopilot's state. Laid out by how often it is read (issue 36 item 6, tm55): its first
 ** 128 bytes (the head, up to `route`) hold what every frame reads of every vehicle, also
 ** one that coasts or sleeps in hybrid mode (the controllers' dispatch, vehicle_coast,
@@ -175,6 +185,7 @@ typedef struct sn_mapdrive {
     bool wait_logical;
     bool lc_done;        /* at least one lane change made (the spacing rule applies) */
     bool has_tail;       /* route_tail is set */
+    uint8_t drops;       /* waypoints sn_md_advance dropped, mod 256 (sn_path_nearest_kept; in padding) */
     double override_until;
     /* Head-on holds (headon.c): the vehicle it drives past (pass_with, until pass_until), or the
     ** one that drives past it while it keeps still (held_for). 0: none. */
@@ -187,6 +198,7 @@ typedef struct sn_mapdrive {
     uint32_t route_missed;
     sn_pathwp route_tail;
     double route_retry;  /* odometer (m) before which a route that found no junction is not planned again */
+    sn_near_memo nl;     /* hybrid mode: its leader's nearest segment (vehicle_coast, sn_path_nearest_kept) */
     sn_pathwp path[SN_MD_PATH];
 } sn_mapdrive;
 

@@ -114,13 +114,34 @@ bool sn_traffic_leader(const sn_engine *e, const sn_actor *self, const sn_vec3 *
                        double half_width, const sn_leader_skip *skip, double *gap, double *v_lead, const sn_actor **who,
                        double *gap_b, double *v_b);
 
+/* Segment i's nearest point to (x, y) in the plane: *u where on it (0..1), *d its squared
+** distance; false for a segment shorter than 1e-6 m (no direction). */
+static inline bool sn_seg_near(const sn_vec3 *pts, uint32_t i, double x, double y, double *u, double *d)
+{
+    const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
+    if (l2 < 1e-12)
+        return false;
+    *u = sn_clampd(((x - pts[i].x) * dx + (y - pts[i].y) * dy) / l2, 0, 1);
+    const double px = pts[i].x + *u * dx - x, py = pts[i].y + *u * dy - y;
+    *d = px * px + py * py;
+    return true;
+}
+
 /* The segment i (pts[i]..pts[i + 1]) of the path pts[0..n) nearest (x, y) in the plane, as a scan
 ** of every segment in order finds it (the first of equals; segments under 1e-6 m skipped): i, with
 ** *d2 its squared distance and *u where on it (0..1); -1 when there is none. dist (the body's
 ** straight distance from where along[] counts from) picks the segment measured first: any value
-** gives the same answer, a good one skips the others by their boxes (vehicle_coast's leader). */
+** gives the same answer, a good one skips the others by their boxes (vehicle_coast's leader).
+** *d2_far (when not NULL): no segment more than w from i is nearer, squared (up to rounding, far
+** under a micrometre); INFINITY when there is none, 0 (no bound) on paths over 65 points. */
 int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, double dist, double *d2,
-                    double *u);
+                    double *u, uint32_t w, double *d2_far);
+/* sn_path_nearest's answer, from *m's last search on this path when it cannot have changed:
+** drops, how many points the path lost at its start so far (mod 256; *m is counted from it).
+** Between two calls the path may lose points at its start (counted) and at its end and gain
+** some at its end; any other change needs m->seg = 0 (vehicle_coast's leader, hybrid mode). */
+int sn_path_nearest_kept(sn_near_memo *m, uint8_t drops, const sn_vec3 *pts, const double *along, uint32_t n, double x,
+                         double y, double dist, double *d2, double *u);
 
 /* ---- path.c ---- */
 

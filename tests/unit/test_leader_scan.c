@@ -5,7 +5,9 @@
 ** The full scan here is the rule written out plainly: every segment, every body, no bounds.
 ** Likewise a coasting vehicle's leader (sn_path_nearest, measured from the segment its distance
 ** picks): the same segment, distance and point as every segment measured in order, whatever
-** segment it starts from, on paths that repeat themselves (exact ties: the lower index). */
+** segment it starts from, on paths that repeat themselves (exact ties: the lower index); its bound
+** on the segments beyond a few of its answer; and sn_path_nearest_kept, which answers from its last
+** search while that cannot have changed, frame after frame on paths that move on. */
 #include "../check.h"
 #include "../../engine/sim/engine.h"
 #include "../../engine/traffic/traffic_int.h"
@@ -97,8 +99,9 @@ static int plain_nearest(const sn_vec3 *pts, uint32_t n, double x, double y, dou
     return ib;
 }
 
-/* sn_path_nearest against plain_nearest for body (x, y) on the path, from several first segments;
-** counts the answers that were not the first segment measured, and the ties. */
+/* sn_path_nearest against plain_nearest for body (x, y) on the path, from several first segments,
+** and its bound on the distances of the segments beyond w of its answer; counts the answers that
+** were not the first segment measured, and the ties. */
 static void check_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, int trial,
                           size_t *n_other, size_t *n_tie)
 {
@@ -106,10 +109,20 @@ static void check_nearest(const sn_vec3 *pts, const double *along, uint32_t n, d
     const int want = plain_nearest(pts, n, x, y, &wd, &wu);
     const double hints[] = {sn_dist2d(pts[0], sn_v3(x, y, 0)) + along[0], -10, 0, 1e9, uni(-5, 90), NAN};
     for (size_t h = 0; h < sizeof hints / sizeof *hints; h++) {
-        double gd = -1, gu = -1;
-        const int got = sn_path_nearest(pts, along, n, x, y, hints[h], &gd, &gu);
+        double gd = -1, gu = -1, far = -1;
+        const uint32_t w = (uint32_t)(h / 2); /* segments within w of the answer left out of the bound */
+        const int got = sn_path_nearest(pts, along, n, x, y, hints[h], &gd, &gu, w, h % 2 ? &far : NULL);
         CHECK(got == want && same(gd, wd) && same(gu, wu), "trial %d hint %zu: segment %d d2 %.17g u %.17g, in order %d %.17g %.17g",
               trial, h, got, gd, gu, want, wd, wu);
+        if (!(h % 2))
+            continue;
+        /* no segment beyond w of the answer nearer than far (up to the rounding of a box against a point) */
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            double u, d;
+            if ((i + w < (uint32_t)want || i > (uint32_t)want + w) && sn_seg_near(pts, i, x, y, &u, &d))
+                CHECK(d >= far - 1e-9, "trial %d hint %zu: segment %u at %.17g, nearer than the bound %.17g", trial, h, i, d, far);
+        }
+        CHECK(want < 0 || far >= gd, "trial %d: the bound %.17g under the nearest %.17g", trial, far, gd);
     }
     for (uint32_t i = want + 1; want >= 0 && i + 1 < n; i++) { /* a later segment as near: a tie */
         const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l2 = dx * dx + dy * dy;
@@ -123,6 +136,74 @@ static void check_nearest(const sn_vec3 *pts, const double *along, uint32_t n, d
         }
     }
     *n_other += want > 0;
+}
+
+/* sn_path_nearest_kept frame after frame as vehicle_coast calls it: a path that is a window of a
+** long polyline (points dropped at its start, cut or added at its end, now and then a new one with
+** the memo forgotten), a body that stands, creeps, drives or jumps; the same segment, distance and
+** point as every segment measured in order, bit for bit. Part of the polylines repeat a stretch
+** (exact ties). */
+static void check_kept(void)
+{
+    enum { RUNS = 400, FRAMES = 400, LONG = 400 };
+    static sn_vec3 line[LONG];
+    size_t n_frames = 0, n_kept = 0, n_added = 0;
+    for (int run = 0; run < RUNS; run++) {
+        double hd = uni(-M_PI, M_PI), turn = 0;
+        line[0] = sn_v3(uni(-3000, 3000), uni(-3000, 3000), 0);
+        for (size_t i = 1; i < LONG; i++) {
+            if (rnd() < 0.1)
+                turn = rnd() < 0.5 ? 0 : uni(-0.6, 0.6);
+            hd += turn * rnd();
+            const double step = rnd() < 0.02 ? 0 : uni(1.0, 2.5);
+            line[i] = run % 4 == 3 && i >= 20 && rnd() < 0.3 ? line[i - 20]
+                                                               : sn_v3(line[i - 1].x + step * cos(hd), line[i - 1].y + step * sin(hd), 0);
+        }
+        size_t s = 0, e = 2 + (size_t)(rnd() * (SN_MD_PATH - 1));
+        uint8_t drops = 0;
+        sn_near_memo m = {0};
+        /* the body: on or beside the path's first stretch, moving at 0 to 15 m/s at 20 Hz */
+        size_t at = s + (size_t)(rnd() * (double)(e - s - 1));
+        double lat = uni(-3, 3), x = line[at].x + uni(-2, 2), y = line[at].y + lat, v = rnd() < 0.3 ? 0 : uni(0, 0.75);
+        for (int f = 0; f < FRAMES; f++) {
+            const double r = rnd();
+            if (r < 0.01) { /* a new path: forgotten */
+                s = (size_t)(rnd() * (LONG - SN_MD_PATH)), e = s + 2 + (size_t)(rnd() * (SN_MD_PATH - 2)), m.seg = 0;
+            } else if (r < 0.25 && e - s > 2) { /* points dropped at the start */
+                const size_t d = 1 + (size_t)(rnd() * 3);
+                for (size_t q = 0; q < d && e - s > 2; q++) {
+                    s++, drops++;
+                    if (m.seg && (uint8_t)(drops - m.drops) >= m.seg)
+                        m.seg = 0; /* as sn_md_advance forgets a dropped answer */
+                }
+            } else if (r < 0.3 && e - s > 2) { /* cut at the end */
+                e -= 1 + (size_t)(rnd() * (double)(e - s - 2));
+            }
+            if (rnd() < 0.3) /* added at the end */
+                for (size_t q = (size_t)(rnd() * 12); q > 0 && e < LONG && e - s < SN_MD_PATH; q--)
+                    e++, n_added++;
+            if (rnd() < 0.02)
+                v = rnd() < 0.5 ? 0 : uni(0, 0.75);
+            const double h = rnd() < 0.02 ? uni(-M_PI, M_PI) : hd;
+            const double jump = rnd() < 0.01 ? uni(0, 20) : 0;
+            x += (v + jump) * cos(h) + uni(-0.02, 0.02) * (v > 0), y += (v + jump) * sin(h) + uni(-0.02, 0.02) * (v > 0);
+            const uint32_t n = (uint32_t)(e - s);
+            double along[SN_MD_PATH];
+            along[0] = uni(-3, 0);
+            for (uint32_t i = 1; i < n; i++)
+                along[i] = along[i - 1] + sn_dist2d(line[s + i - 1], line[s + i]);
+            double wd, wu, gd = -1, gu = -1;
+            const int want = plain_nearest(line + s, n, x, y, &wd, &wu);
+            const int got = sn_path_nearest_kept(&m, drops, line + s, along, n, x, y, sn_dist2d(line[s], sn_v3(x, y, 0)), &gd, &gu);
+            CHECK(got == want && same(gd, wd) && same(gu, wu), "run %d frame %d: segment %d d2 %.17g u %.17g, in order %d %.17g %.17g",
+                  run, f, got, gd, gu, want, wd, wu);
+            n_frames++;
+            n_kept += m.seg && (m.x != x || m.y != y); /* answered from the memo, not searched */
+        }
+    }
+    fprintf(stderr, "nearest segment kept: %zu of %zu frames answered from the last search (%zu points added)\n", n_kept,
+            n_frames, n_added);
+    CHECK(n_kept > n_frames / 4 && n_kept < n_frames * 9 / 10, "the frames exercise both the memo and the search");
 }
 
 int main(void)
@@ -238,6 +319,7 @@ int main(void)
     CHECK(n_found > TRIALS / 3 && n_ties > 50 && n_behind > 100, "the configurations exercise leaders, ties and bodies behind");
     fprintf(stderr, "nearest segment: %zu bodies, %zu beyond the path's first segment, %zu tied\n", n_near, n_other, n_tie_seg);
     CHECK(n_other > n_near / 2 && n_tie_seg > n_near / 20, "the nearest-segment checks exercise far segments and ties");
+    check_kept();
     free(t.b), free(t.q), free(t.k), free(t.col);
     return CHECK_DONE();
 }
