@@ -3,7 +3,9 @@
 ** Per-frame planes that nothing carries from one frame to the next need not be each engine's:
 ** four engines stepped in turn on a thread then write into one block instead of four, and their
 ** steps' data stay within a last-level cache that one engine's fits in (eng61). A user takes a
-** block, uses it, and gives it back; idle blocks wait for the next taker of any engine. */
+** block, uses it, and gives it back; idle blocks wait for the next taker of any engine. The camera
+** plugin keeps a list of its own for the same job (plugins/camera/cam_scratch.h): a plugin links
+** nothing of the engine, so the two are alike by design, not by copy to be merged. */
 #ifndef SN_LEND_H
 #define SN_LEND_H
 
