@@ -3,67 +3,73 @@
 ** at the library's unload or the process's exit. */
 #include "lend.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
 struct sn_lent {
-    sn_lent *next; /* the idle list, under mu */
+    sn_lent *next; /* the idle list, under the pool's mu */
     void *mem;
     size_t cap;
 };
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static sn_lent *idle;
+static sn_lend_pool plain = SN_LEND_POOL;
 
-sn_lent *sn_lend_take(size_t bytes, void **mem)
+sn_lent *sn_lend_take_in(sn_lend_pool *p, size_t bytes, void **mem, bool *fresh)
 {
-    pthread_mutex_lock(&mu);
+    pthread_mutex_lock(&p->mu);
     /* the first idle block big enough, else the first (grown below) */
-    sn_lent **pick = &idle;
-    for (sn_lent **p = &idle; *p; p = &(*p)->next)
-        if ((*p)->cap >= bytes) {
-            pick = p;
+    sn_lent **pick = &p->idle;
+    for (sn_lent **q = &p->idle; *q; q = &(*q)->next)
+        if ((*q)->cap >= bytes) {
+            pick = q;
             break;
         }
     sn_lent *b = *pick;
     if (b)
         *pick = b->next;
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&p->mu);
     if (!b && !(b = calloc(1, sizeof *b)))
         return NULL;
-    if (b->cap < bytes) {
+    const bool grow = b->cap < bytes;
+    if (grow) {
         size_t cap = (bytes + 63) / 64 * 64;
         void *m = aligned_alloc(64, cap);
         if (!m) {
-            sn_lend_give(b);
+            sn_lend_give_to(p, b);
             return NULL;
         }
         free(b->mem);
         b->mem = m, b->cap = cap;
     }
+    if (fresh)
+        *fresh = grow;
     *mem = b->mem;
     return b;
 }
 
-void sn_lend_give(sn_lent *b)
+void sn_lend_give_to(sn_lend_pool *p, sn_lent *b)
 {
     if (!b)
         return;
-    pthread_mutex_lock(&mu);
-    b->next = idle;
-    idle = b;
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_lock(&p->mu);
+    b->next = p->idle;
+    p->idle = b;
+    pthread_mutex_unlock(&p->mu);
 }
 
-/* At unload or exit: the idle blocks freed (a block lent now is its holder's to give back). */
-__attribute__((destructor)) static void unload(void)
+void sn_lend_pool_free(sn_lend_pool *p)
 {
-    pthread_mutex_lock(&mu);
-    while (idle) {
-        sn_lent *b = idle;
-        idle = b->next;
+    pthread_mutex_lock(&p->mu);
+    while (p->idle) {
+        sn_lent *b = p->idle;
+        p->idle = b->next;
         free(b->mem);
         free(b);
     }
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&p->mu);
 }
+
+sn_lent *sn_lend_take(size_t bytes, void **mem) { return sn_lend_take_in(&plain, bytes, mem, NULL); }
+
+void sn_lend_give(sn_lent *b) { sn_lend_give_to(&plain, b); }
+
+__attribute__((destructor)) static void unload(void) { sn_lend_pool_free(&plain); }

@@ -1,69 +1,50 @@
-/* shadow_maps.c — the shadow map's texel arrays lent to renders (shadow_maps.h): a list under a
-** mutex, freed at the library's unload or the process's exit. */
+/* shadow_maps.c — the shadow map's texel arrays lent to renders (shadow_maps.h): each set one block
+** of a lending pool of its own (lend.h), the set's head first and its arrays after it, set up when
+** the block is made; the pool freed at the library's unload or the process's exit. */
 #include "shadow_maps.h"
 
+#include "../core/lend.h"
 #include "shadow.h"
 #include "shadow_bounds.h"
 
 #include <float.h>
-#include <pthread.h>
-#include <stdlib.h>
+#include <string.h>
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static sn_shadow_maps *idle;
+static sn_lend_pool pool = SN_LEND_POOL;
 
-static void maps_free(sn_shadow_maps *m)
-{
-    free(m->depth), free(m->blk), free(m->reach), free(m->win);
-    free(m);
-}
+#define AT64(b) (((b) + 63) / 64 * 64)
 
 sn_shadow_maps *sn_shadow_maps_take(void)
 {
-    pthread_mutex_lock(&mu);
-    sn_shadow_maps *m = idle;
-    if (m)
-        idle = m->next;
-    pthread_mutex_unlock(&mu);
-    if (m)
-        return m;
-    if (!(m = calloc(1, sizeof *m)))
-        return NULL;
     const size_t nb = SN_SHADOW_SIZE / SN_SHADOW_BLOCK, texels = (size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE;
-    m->depth = malloc(texels * sizeof *m->depth);
-    /* zeros, not malloc's bytes, in bounds never computed (a NaN there could pass a max): a row of
-    ** cells no receiver marks keeps older frames' values (shadow.c's draw_band) */
-    m->blk = calloc(2 * nb * nb, sizeof *m->blk), m->reach = calloc(2 * nb * nb, sizeof *m->reach);
-    /* zeros, not malloc's bytes, where no window was ever asked (never read: shadow_window.h) */
-    m->win = calloc(texels, sizeof *m->win);
-    if (!m->depth || !m->blk || !m->reach || !m->win) {
-        maps_free(m);
+    const size_t at_depth = AT64(sizeof(sn_shadow_maps)), at_win = at_depth + AT64(texels * sizeof(float)),
+                 at_blk = at_win + AT64(texels * sizeof(float)), at_reach = at_blk + AT64(2 * nb * nb * sizeof(float));
+    void *mem;
+    bool fresh;
+    sn_lent *b = sn_lend_take_in(&pool, at_reach + 2 * nb * nb * sizeof(float), &mem, &fresh);
+    if (!b)
         return NULL;
+    sn_shadow_maps *m = mem;
+    if (fresh) { /* every block of this pool is one size: made once, then lent as its holder left it */
+        unsigned char *c = mem;
+        m->depth = (float *)(void *)(c + at_depth), m->win = (float *)(void *)(c + at_win);
+        m->blk = (float *)(void *)(c + at_blk), m->reach = (float *)(void *)(c + at_reach);
+        for (size_t i = 0; i < texels; i++)
+            m->depth[i] = FLT_MAX; /* never NaN, even where no frame has cleared yet */
+        /* zeros, not malloc's bytes, in bounds never computed (a NaN there could pass a max): a row
+        ** of cells no receiver marks keeps older frames' values (shadow.c's draw_band) */
+        memset(m->blk, 0, 2 * nb * nb * sizeof(float)), memset(m->reach, 0, 2 * nb * nb * sizeof(float));
+        /* zeros where no window was ever asked (never read: shadow_window.h) */
+        memset(m->win, 0, texels * sizeof(float));
     }
-    for (size_t i = 0; i < texels; i++)
-        m->depth[i] = FLT_MAX; /* never NaN, even where no frame has cleared yet */
+    m->lent = b;
     return m;
 }
 
 void sn_shadow_maps_give(sn_shadow_maps *m)
 {
-    if (!m)
-        return;
-    pthread_mutex_lock(&mu);
-    m->next = idle;
-    idle = m;
-    pthread_mutex_unlock(&mu);
+    if (m)
+        sn_lend_give_to(&pool, m->lent);
 }
 
-/* At unload or exit: the idle sets freed (a set lent now belongs to a renderer, which gives it
-** back or frees it itself). */
-__attribute__((destructor)) static void unload(void)
-{
-    pthread_mutex_lock(&mu);
-    while (idle) {
-        sn_shadow_maps *m = idle;
-        idle = m->next;
-        maps_free(m);
-    }
-    pthread_mutex_unlock(&mu);
-}
+__attribute__((destructor)) static void unload(void) { sn_lend_pool_free(&pool); }

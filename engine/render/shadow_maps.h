@@ -15,7 +15,7 @@ typedef struct sn_shadow_maps {
     float *depth;       /* SN_SHADOW_SIZE^2: the nearest caster to the sun */
     float *blk, *reach; /* per 4 x 4 block (min, max), and over 8 x 8 (shadow_bounds.h) */
     float *win;         /* SN_SHADOW_SIZE^2: each tent window's least (shadow_window.h) */
-    struct sn_shadow_maps *next; /* the idle list */
+    struct sn_lent *lent; /* the block this set heads (lend.h: the arrays follow it in there) */
 } sn_shadow_maps;
 
 /* An idle set (the last given back: the warmest in the cache) or a new one; NULL without memory.
