@@ -176,3 +176,24 @@ void sn_md_points(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *al
         along[i] = along[i - 1] + sn_dist2d(pts[i - 1], pts[i]);
     }
 }
+
+uint32_t sn_md_points_to(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along, double reach)
+{
+    along[0] = along0;
+    pts[0] = md->path[0].transform.location;
+    uint32_t i = 1;
+    for (; i < md->n; i++) {
+        pts[i] = md->path[i].transform.location;
+        along[i] = along[i - 1] + sn_dist2d(pts[i - 1], pts[i]);
+        if (along[i] >= reach)
+            return i + 1;
+    }
+    return i;
+}
+
+bool sn_md_reaches(const sn_mapdrive *md, double along0, double len)
+{
+    /* A chord is never longer than the arc, and the sum's rounding (about 1e-13 m on a path of
+    ** 40 points) is far under the 1 mm kept: what sn_md_points would give is at least len. */
+    return md->n >= 2 && along0 + sn_dist2d(md->path[0].transform.location, md->path[md->n - 1].transform.location) - 1e-3 >= len;
+}

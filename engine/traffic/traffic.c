@@ -267,10 +267,15 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     sn_route_passed(md);
     double along[SN_MD_PATH];
     sn_vec3 pts[SN_MD_PATH];
-    sn_md_points(md, along0, pts, along);
     double vt = md->coast_vt;
-    if (along[md->n - 1] - front < vt * dt * COAST_EVERY + 10.0)
-        return false; /* its path needs refilling: a decision does that */
+    /* Without a leader to measure, its move reads only the path's first points: the length of
+    ** the rest is proven from its last point (sn_md_reaches) where it can be, not summed. */
+    const bool lazy = !md->coast_lead && sn_md_reaches(md, along0, front + (vt * dt * COAST_EVERY + 10.0));
+    if (!lazy) {
+        sn_md_points(md, along0, pts, along);
+        if (along[md->n - 1] - front < vt * dt * COAST_EVERY + 10.0)
+            return false; /* its path needs refilling: a decision does that */
+    }
     /* The light's stop point comes nearer by what it moved last frame (its speed, not only its
     ** forward part: never less than it moved). */
     md->coast_stop = (float)(md->coast_stop - sn_v3_len(a->st.vel) * dt);
@@ -314,7 +319,10 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         if (cl)
             cl->front += v * dt, cl->frame = e->clock.frame;
     }
-    sn_hybrid_move(a, md, pts, along, md->n, vt, dt);
+    /* (lazy: the points up to the first beyond where it moves, vt * dt along: sn_hybrid_move
+    ** reads none after it, so the same move as on the whole path) */
+    const uint32_t np = lazy ? sn_md_points_to(md, along0, pts, along, vt * dt) : md->n;
+    sn_hybrid_move(a, md, pts, along, np, vt, dt);
     return true;
 }
 

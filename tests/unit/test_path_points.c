@@ -1,0 +1,78 @@
+/* A coasting vehicle's path read in part (engine/traffic/path.c, issue 36 item 6, town62):
+** sn_md_points_to gives sn_md_points' first points bit for bit and stops at the first beyond
+** its reach; sn_md_reaches never says the path is at least len long when sn_md_points' last
+** distance is shorter — on random paths (straight, bending, turning back, with repeated points)
+** and lengths at and about that distance. */
+#include "../check.h"
+#include "../../engine/traffic/traffic_int.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rs = 0x2545F4914F6CDD1Dull;
+static double rnd(void) /* xorshift64*, uniform in [0, 1) */
+{
+    rs ^= rs >> 12, rs ^= rs << 25, rs ^= rs >> 27;
+    return (double)((rs * 2685821657736338717ull) >> 11) * 0x1.0p-53;
+}
+static double uni(double a, double b) { return a + (b - a) * rnd(); }
+static bool same(double a, double b) { return !memcmp(&a, &b, sizeof a); }
+
+/* A path of n points from (x, y): steps of 0..3 m (some 0), turning by up to `turn` rad a step. */
+static void make_path(sn_mapdrive *md, uint32_t n, double turn)
+{
+    double x = uni(-5e3, 5e3), y = uni(-5e3, 5e3), h = uni(-M_PI, M_PI);
+    md->n = n;
+    for (uint32_t i = 0; i < n; i++) {
+        md->path[i].transform.location = sn_v3(x, y, uni(-1, 1));
+        const double step = rnd() < 0.05 ? 0 : uni(0, 3);
+        h += uni(-turn, turn);
+        x += step * cos(h), y += step * sin(h);
+    }
+}
+
+int main(void)
+{
+    static sn_mapdrive md;
+    long n_to = 0, n_short = 0, n_reach = 0, n_reach_edge = 0, n_lens = 0;
+    for (int trial = 0; trial < 20000; trial++) {
+        const uint32_t n = 1 + (uint32_t)(rnd() * SN_MD_PATH);
+        const int kind = trial % 4; /* straight, bending, turning back, a U-turn's loop */
+        make_path(&md, n, kind == 0 ? 0 : kind == 1 ? 0.05 : kind == 2 ? 0.6 : 0.3);
+        const double along0 = rnd() < 0.1 ? 0 : uni(-3, 1);
+        sn_vec3 pts[SN_MD_PATH], pt2[SN_MD_PATH];
+        double al[SN_MD_PATH], al2[SN_MD_PATH];
+        sn_md_points(&md, along0, pts, al);
+        /* the prefix: the same bits, and it stops at the first point at least reach along */
+        const double reach = rnd() < 0.1 ? al[(uint32_t)(rnd() * n)] : uni(-2, 90);
+        const uint32_t k = sn_md_points_to(&md, along0, pt2, al2, reach);
+        CHECK(k >= (n < 2 ? n : 2) && k <= n, "trial %d: %u points of %u", trial, k, n);
+        bool ok = true;
+        for (uint32_t i = 0; i < k; i++)
+            ok &= same(al[i], al2[i]) && !memcmp(&pts[i], &pt2[i], sizeof pts[i]);
+        CHECK(ok, "trial %d: the first %u points differ from sn_md_points'", trial, k);
+        CHECK(k == n || al[k - 1] >= reach, "trial %d: stopped at %u of %u, %.17g short of %.17g", trial, k, n, al[k - 1], reach);
+        for (uint32_t i = 1; i + 1 < k; i++)
+            CHECK(al[i] < reach, "trial %d: point %u already reaches %.17g", trial, i, reach);
+        n_to += k < n;
+        /* the bound: lengths about the last distance, to the last bit, and far below it */
+        const double last = al[n - 1];
+        const double lens[] = {last, nextafter(last, INFINITY), nextafter(last, -INFINITY), last - 1e-3, last - 2e-3,
+                               last - 1, last - 20, uni(-5, 90)};
+        for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++) {
+            const bool r = sn_md_reaches(&md, along0, lens[j]);
+            n_lens++;
+            CHECK(!r || last >= lens[j], "trial %d: reaches %.17g, sn_md_points' path %.17g", trial, lens[j], last);
+            n_reach += r;
+            n_reach_edge += r && last - lens[j] < 3e-3;
+            n_short += !r && last >= lens[j];
+        }
+        CHECK(n >= 2 || !sn_md_reaches(&md, along0, -1e9), "trial %d: one point reaches nowhere", trial);
+    }
+    /* the trials exercise the prefix, the bound's success near its margin and its refusals */
+    CHECK(n_to > 5000 && n_reach > n_lens / 4 && n_reach_edge > 100 && n_short > 1000,
+          "cases: %ld prefixes, %ld of %ld lengths reached (%ld within 3 mm), %ld refused though long enough", n_to, n_reach,
+          n_lens, n_reach_edge, n_short);
+    return CHECK_DONE();
+}
