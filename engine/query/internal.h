@@ -9,9 +9,13 @@
 
 #include <embree3/rtcore.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
+#include <sensim/search.h>
 
 #define RS_MAX_TASKS 64
+/* Distinct reflectivities the triangles' records name (rs_stri.refl). */
+#define RS_REFLS 256
 
 /* One shaped actor as the index sees it: world = centre + R (ext * v) for a vertex v of its
 ** mesh: a unit mesh scaled by the half extents, or a model posed in metres (ext 1, shapes.h). */
@@ -38,11 +42,17 @@ typedef struct rs_actor {
 ** its first world vertex and its plane's normal cross(p1 - p0, p2 - p0) in double precision,
 ** made by refine's own expressions from the same vertices (so the same bits), and whose it is.
 ** One cache line per triangle, by Embree's primID: a hit among 10 000 objects read the primitive
-** map, the actor's first triangle, the mesh's indices and three vertices, each a cache miss. */
+** map, the actor's first triangle, the mesh's indices and three vertices, each a cache miss.
+** A still actor's triangle (no velocity, no spin: rs_still) also holds what the hit reports of
+** its actor, so that the hit reads this line alone: the actor's record (304 bytes among 10 000)
+** was the finishing's second miss (ray62). */
 typedef struct rs_stri {
     double p0[3], n[3];
-    uint32_t ref, tri; /* index into sact, triangle of its mesh */
-    double inv;        /* rs_tri_inv(n): the unit normal is n * inv, sn_v3_norm's very bits */
+    double inv;    /* rs_tri_inv(n): the unit normal is n * inv, sn_v3_norm's very bits */
+    uint32_t who;  /* still: the actor's id; else its index into sact (static) or dact (moving) */
+    uint8_t tag;   /* rs_tri_tag of the triangle (a model's rider parts differ from its actor's) */
+    uint8_t still; /* the actor is still and its reflectivity is rs->refls[refl] */
+    uint16_t refl;
 } rs_stri;
 _Static_assert(sizeof(rs_stri) == 64, "rs_stri is one cache line");
 
@@ -169,6 +179,10 @@ struct sn_rayscene {
     rs_stri *mov_tri;
     size_t cap_mov_tri;
     bool mov_ok;
+    /* The distinct reflectivities of still actors' records (rs_stri.refl), from the last static
+    ** build on; at most RS_REFLS (then the records of other values read their actors). */
+    double refls[RS_REFLS];
+    uint32_t n_refls;
     size_t cap_stat_tri;
     size_t cap_stat_prim, cap_stat_first;
     rs_plane *planes;
@@ -316,6 +330,45 @@ static inline double rs_tri_inv(sn_vec3 n)
 {
     double l = sn_v3_len(n);
     return l > 0 ? 1.0 / l : 1.0;
+}
+
+/* The tag of triangle tri of actor a: a model's rider parts are Rider (shapes.h sn_material_tag). */
+static inline uint8_t rs_tri_tag(const rs_actor *a, uint32_t tri)
+{
+    const sn_mesh *m = a->mesh;
+    if (!a->model || !m->parts)
+        return a->tag;
+    /* the last part starting at or before tri */
+    uint32_t lo =
+        (uint32_t)sn_search_last_u32(m->parts, m->n_parts, sizeof *m->parts, offsetof(sn_mesh_part, first), tri);
+    return sn_material_tag((sn_material)m->parts[lo].material, a->tag);
+}
+
+/* Whether a hit on actor a may be reported from its triangle's record alone: its velocity and
+** angular velocity are +0 on every axis and its origin finite, so a hit point's velocity
+** v + w x (p - origin) is +0 on every axis (each product of w is +-0, their difference +-0,
+** +0 plus +-0 is +0), which a zeroed hit already holds. */
+static inline bool rs_still(const rs_actor *a)
+{
+    const double v[6] = {a->vel.x, a->vel.y, a->vel.z, a->omega.x, a->omega.y, a->omega.z};
+    for (int i = 0; i < 6; i++)
+        if (v[i] != 0 || signbit(v[i]))
+            return false;
+    return isfinite(a->origin.x) && isfinite(a->origin.y) && isfinite(a->origin.z);
+}
+
+/* A hit on a still actor's triangle (rs_still) into *h, already zeroed: rs_hit_zeroed's fields
+** but the velocity, which stays +0, what rs_hit_zeroed computes for a still actor. */
+static inline void rs_hit_still(sn_ray_hit *h, double t, sn_vec3 point, sn_vec3 normal, uint32_t id, uint8_t tag,
+                                double refl)
+{
+    h->struct_size = sizeof *h;
+    h->distance = t;
+    h->point = point;
+    h->normal = normal;
+    h->actor_id = id;
+    h->semantic_tag = tag;
+    h->reflectivity = refl;
 }
 
 /* trace.c: the query's filters. */

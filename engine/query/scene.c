@@ -276,11 +276,37 @@ static bool add_roads(sn_rayscene *rs, const sn_world *w)
     return false;
 }
 
+/* The slot of reflectivity v in rs->refls (added when new: bit for bit), or -1 when it is full. */
+static int refl_slot(sn_rayscene *rs, double v)
+{
+    for (uint32_t i = 0; i < rs->n_refls; i++)
+        if (!memcmp(&rs->refls[i], &v, sizeof v))
+            return (int)i;
+    if (rs->n_refls == RS_REFLS)
+        return -1;
+    rs->refls[rs->n_refls] = v;
+    return (int)rs->n_refls++;
+}
+
+/* The records of actor a's triangles into s[0..n_t): k is its index into sact or dact. */
+static void actor_stri(sn_rayscene *rs, const rs_actor *a, uint32_t k, rs_stri *s)
+{
+    int slot = rs_still(a) ? refl_slot(rs, a->refl) : -1;
+    for (uint32_t j = 0; j < a->mesh->n_t; j++, s++) {
+        sn_vec3 p0, n;
+        rs_tri_plane(a, j, &p0, &n);
+        *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, rs_tri_inv(n), slot >= 0 ? a->id : k, rs_tri_tag(a, j),
+                       slot >= 0, (uint16_t)(slot >= 0 ? slot : 0)};
+    }
+}
+
 /* rs->stat_tri for the static geometry just built; without room, none (hits then read the
-** actors' vertices as before: the same bits). */
+** actors' vertices as before: the same bits). The reflectivities' table starts afresh with it,
+** so the moving records, which name its slots too, are made again. */
 static void build_stri(sn_rayscene *rs)
 {
     size_t n_t = 0;
+    rs->n_refls = 0, rs->mov_ok = false;
     for (size_t k = 0; k < rs->n_sact; k++)
         n_t += rs->sact[k].mesh->n_t;
     if (n_t > rs->cap_stat_tri) {
@@ -295,12 +321,8 @@ static void build_stri(sn_rayscene *rs)
         return;
     rs_stri *s = rs->stat_tri;
     for (size_t k = 0; k < rs->n_sact; k++) {
-        const rs_actor *a = &rs->sact[k];
-        for (uint32_t j = 0; j < a->mesh->n_t; j++, s++) {
-            sn_vec3 p0, n;
-            rs_tri_plane(a, j, &p0, &n);
-            *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, (uint32_t)k, j, rs_tri_inv(n)};
-        }
+        actor_stri(rs, &rs->sact[k], (uint32_t)k, s);
+        s += rs->sact[k].mesh->n_t;
     }
 }
 
@@ -577,12 +599,8 @@ static void build_mtri(sn_rayscene *rs)
     }
     rs_stri *s = rs->mov_tri;
     for (size_t k = 0; k < rs->n_dact; k++) {
-        const rs_actor *a = &rs->dact[k];
-        for (uint32_t j = 0; j < a->mesh->n_t; j++, s++) {
-            sn_vec3 p0, n;
-            rs_tri_plane(a, j, &p0, &n);
-            *s = (rs_stri){{p0.x, p0.y, p0.z}, {n.x, n.y, n.z}, (uint32_t)k, j, rs_tri_inv(n)};
-        }
+        actor_stri(rs, &rs->dact[k], (uint32_t)k, s);
+        s += rs->dact[k].mesh->n_t;
     }
     rs->mov_ok = true;
 }

@@ -193,7 +193,7 @@ static int rec_cmp(const void *a, const void *b)
 
 
 /* The closest hit of one ray from Embree's answer rh and the ground planes, into *res (zeroed,
-** padding too). */
+** padding too). A still actor's triangle reports from its record alone (rs_stri). */
 static inline void finish_closest(const rs_ctx *c, const cray *r, const struct RTCRayHit *rh, sn_ray_result *res)
 {
     const sn_rayscene *rs = c->rs;
@@ -202,31 +202,35 @@ static inline void finish_closest(const rs_ctx *c, const cray *r, const struct R
     double best_t = INFINITY;
     uint32_t best_id = 0, best_tri = 0;
     const rs_actor *best_a = NULL;
+    const rs_stri *best_s = NULL;
     const rs_plane *best_p = NULL;
     sn_vec3 best_n = {0, 0, 0};
+    bool found = false;
     if (rh->hit.geomID != RTC_INVALID_GEOMETRY_ID) {
-        uint32_t ref, tri;
+        uint32_t ref, tri = 0, id;
         bool back;
         sn_vec3 nn;
-        const rs_actor *a;
+        const rs_actor *a = NULL;
         double t;
         bool moving;
         const rs_stri *s = hit_rec(rs, rh->hit.geomID, rh->hit.primID, &moving);
         if (s) { /* the triangle's own record */
-            a = moving ? &rs->dact[s->ref] : &rs->sact[s->ref], tri = s->tri;
+            if (!s->still)
+                a = rec_actor(rs, s, moving);
+            id = s->still ? s->who : a->id;
             t = refine_at(sn_v3(s->p0[0], s->p0[1], s->p0[2]), sn_v3(s->n[0], s->n[1], s->n[2]), s->inv, o, d,
                           rh->ray.tfar, &nn, &back);
         } else {
             resolve(rs, rh->hit.geomID, rh->hit.primID, &ref, &tri);
             a = rs_ref_actor(rs, ref);
+            id = a->id;
             t = refine(a, tri, o, d, rh->ray.tfar, &nn, &back);
         }
         if (back) /* the first surface is a way out: the origin is inside */
             t = 0, nn = sn_v3_scale(d, -1);
         if (t <= maxd)
-            best_t = t, best_id = a->id, best_a = a, best_n = nn, best_tri = tri;
+            found = true, best_t = t, best_id = id, best_a = a, best_s = s, best_n = nn, best_tri = tri;
     }
-    bool found = best_a != NULL;
     for (size_t k = 0; k < rs->n_planes; k++) {
         const rs_plane *p = &rs->planes[k];
         double t;
@@ -234,15 +238,18 @@ static inline void finish_closest(const rs_ctx *c, const cray *r, const struct R
         if (!plane_hit(p, o, d, maxd, &t, &nn) || (found && (t > best_t || (t == best_t && p->id >= best_id))) ||
             (c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind)))
             continue;
-        found = true, best_t = t, best_id = p->id, best_a = NULL, best_p = p, best_n = nn;
+        found = true, best_t = t, best_id = p->id, best_a = NULL, best_s = NULL, best_p = p, best_n = nn;
     }
     if (found) {
         res->n_hits = res->n_found = 1;
-        if (best_a) {
-            MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_a);
-            res->hit.semantic_tag = tri_tag(best_a, best_tri);
+        sn_vec3 point = best_t > 0 ? sn_v3_add(o, sn_v3_scale(d, best_t)) : o; /* MAKE_HIT's */
+        if (best_s && best_s->still) {
+            rs_hit_still(&res->hit, best_t, point, best_n, best_id, best_s->tag, rs->refls[best_s->refl]);
+        } else if (best_a) {
+            RS_HIT_ZEROED_OF(&res->hit, best_t, point, best_n, best_a);
+            res->hit.semantic_tag = best_s ? best_s->tag : rs_tri_tag(best_a, best_tri);
         } else {
-            MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_p);
+            RS_HIT_ZEROED_OF(&res->hit, best_t, point, best_n, best_p);
         }
     }
 }
@@ -280,9 +287,10 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
         }
         char *dst = (char *)b->out + (size_t)i0 * result_size;
         /* Incoherent rays' hits: their triangles' records fetched together, then each
-        ** hit's actor a few hits ahead of its finishing: among 10 000 objects each is a cache
-        ** miss, and one after the other they were most of a hit's finishing time. (A stream
-        ** from one origin meets few objects, in the cache: there it costs 5 %.) */
+        ** hit's actor (unless its record says all: a still actor's) a few hits ahead of its
+        ** finishing: among 10 000 objects each is a cache miss, and one after the other they
+        ** were most of a hit's finishing time. (A stream from one origin meets few objects, in
+        ** the cache: there it costs 5 %.) */
         const sn_rayscene *rs = c->rs;
         if (!coherent)
             for (uint32_t k = 0; k < m; k++) {
@@ -297,8 +305,8 @@ static void trace_closest(rs_ctx *c, const batch *b, uint32_t from, uint32_t to)
                 bool moving;
                 const struct RTCHit *ah = &rh[k + PREFETCH_AHEAD].hit;
                 const rs_stri *s = hit_rec(rs, ah->geomID, ah->primID, &moving);
-                if (s)
-                    __builtin_prefetch(moving ? &rs->dact[s->ref] : &rs->sact[s->ref]);
+                if (s && !s->still)
+                    __builtin_prefetch(rec_actor(rs, s, moving));
             }
             sn_ray_result tmp, *res = in_place ? (sn_ray_result *)(void *)(dst + (size_t)k * sizeof zero) : &tmp;
             memcpy(res, &zero, sizeof zero);
@@ -409,7 +417,7 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const prepared *r, bool embree, 
             double t = refine(a, e->tri, o, d, e->t, &nn, &back);
             if (t <= maxd) {
                 MAKE_HIT(&s->hits[n], o, d, t, nn, a);
-                s->hits[n++].semantic_tag = tri_tag(a, e->tri);
+                s->hits[n++].semantic_tag = rs_tri_tag(a, e->tri);
             }
             last_t = e->t;
             continue;
@@ -425,7 +433,7 @@ static void trace_all(rs_ctx *c, rs_scratch *s, const prepared *r, bool embree, 
             nn = sn_v3_scale(d, -1);
         if (t <= maxd) {
             MAKE_HIT(&s->hits[n], o, d, t, nn, a);
-            s->hits[n++].semantic_tag = tri_tag(a, e->tri);
+            s->hits[n++].semantic_tag = rs_tri_tag(a, e->tri);
         }
     }
     for (size_t k = 0; k < rs->n_planes; k++) {

@@ -26,7 +26,8 @@ typedef struct cbatch {
 
 /* The closest hit of one ray from Embree's answer rh and the ground planes (trace.c
 ** finish_closest's choice, step for step), its fields written to ray i's slots. The hit actor is
-** read only for the fields that need it (and for a tie with a plane). */
+** read only for the fields that need it, and not when its triangle's record holds them (a still
+** actor's: rs_stri). */
 static inline __attribute__((always_inline)) void finish(const rs_ctx *c, const cray *r, const struct RTCRayHit *rh, const sn_ray_compact *out,
                           uint32_t fields, size_t i)
 {
@@ -36,39 +37,42 @@ static inline __attribute__((always_inline)) void finish(const rs_ctx *c, const 
     double best_t = INFINITY;
     uint32_t best_id = 0, best_tri = 0;
     const rs_actor *best_a = NULL;
+    const rs_stri *best_s = NULL;
     const rs_plane *best_p = NULL;
     sn_vec3 best_n = {0, 0, 0};
     bool found = false;
     if (maxd >= 0 && rh->hit.geomID != RTC_INVALID_GEOMETRY_ID) {
-        uint32_t ref, tri;
+        uint32_t ref, tri = 0, id;
         bool back, moving;
         sn_vec3 nn;
-        const rs_actor *a;
+        const rs_actor *a = NULL;
         double t;
         const rs_stri *s = hit_rec(rs, rh->hit.geomID, rh->hit.primID, &moving);
         if (s) {
-            a = moving ? &rs->dact[s->ref] : &rs->sact[s->ref], tri = s->tri;
+            if (!s->still)
+                a = rec_actor(rs, s, moving);
+            id = s->still ? s->who : 0; /* else the actor's, read only when needed */
             t = refine_at(sn_v3(s->p0[0], s->p0[1], s->p0[2]), sn_v3(s->n[0], s->n[1], s->n[2]), s->inv, o, d,
                           rh->ray.tfar, &nn, &back);
         } else {
             resolve(rs, rh->hit.geomID, rh->hit.primID, &ref, &tri);
             a = rs_ref_actor(rs, ref);
+            id = 0;
             t = refine(a, tri, o, d, rh->ray.tfar, &nn, &back);
         }
         if (back)
             t = 0, nn = sn_v3_scale(d, -1);
         if (t <= maxd)
-            best_t = t, best_a = a, best_n = nn, best_tri = tri, found = true;
+            best_t = t, best_id = id, best_a = a, best_s = s, best_n = nn, best_tri = tri, found = true;
     }
     for (size_t k = 0; maxd >= 0 && k < rs->n_planes; k++) {
         const rs_plane *p = &rs->planes[k];
         double t;
         sn_vec3 nn;
-        if (!plane_hit(p, o, d, maxd, &t, &nn) ||
-            (found && (t > best_t || (t == best_t && p->id >= (best_a ? best_a->id : best_id)))) ||
+        if (!plane_hit(p, o, d, maxd, &t, &nn) || (found && (t > best_t || (t == best_t && p->id >= (best_a ? best_a->id : best_id)))) ||
             (c->filtered && rs_excluded(c->w, c->q, p->id, p->parent, p->tag, p->kind)))
             continue;
-        found = true, best_t = t, best_id = p->id, best_a = NULL, best_p = p, best_n = nn;
+        found = true, best_t = t, best_id = p->id, best_a = NULL, best_s = NULL, best_p = p, best_n = nn;
     }
     if (fields & SN_RAY_FIELD_HIT)
         out->hit[i] = found;
@@ -82,8 +86,11 @@ static inline __attribute__((always_inline)) void finish(const rs_ctx *c, const 
         uint32_t id = 0;
         uint8_t tag = 0;
         double refl = 0;
-        if (best_a)
-            id = best_a->id, refl = best_a->refl, tag = fields & SN_RAY_FIELD_TAG ? tri_tag(best_a, best_tri) : 0;
+        if (best_s && best_s->still)
+            id = best_id, refl = rs->refls[best_s->refl], tag = best_s->tag;
+        else if (best_a)
+            id = best_a->id, refl = best_a->refl,
+            tag = best_s ? best_s->tag : fields & SN_RAY_FIELD_TAG ? rs_tri_tag(best_a, best_tri) : 0;
         else if (best_p)
             id = best_p->id, refl = best_p->refl, tag = best_p->tag;
         if (fields & SN_RAY_FIELD_ACTOR)
@@ -142,8 +149,8 @@ static inline __attribute__((always_inline)) void trace_range(const cbatch *b, u
                 bool moving;
                 const struct RTCHit *ah = &rh[k + PREFETCH_AHEAD].hit;
                 const rs_stri *s = hit_rec(rs, ah->geomID, ah->primID, &moving);
-                if (s)
-                    __builtin_prefetch(moving ? &rs->dact[s->ref] : &rs->sact[s->ref]);
+                if (s && !s->still)
+                    __builtin_prefetch(rec_actor(rs, s, moving));
             }
             finish(&c, &cr[k], &rh[k], b->out, fields, (size_t)i0 + k);
         }

@@ -76,6 +76,12 @@ static inline const rs_stri *hit_rec(const sn_rayscene *rs, unsigned geom, unsig
     return rs->mov_ok ? &rs->mov_tri[geom == 0 ? prim - rs->n_stat_t : prim] : NULL;
 }
 
+/* The actor of a record that is not still (rs_stri.who is its index). */
+static inline const rs_actor *rec_actor(const sn_rayscene *rs, const rs_stri *s, bool moving)
+{
+    return moving ? &rs->dact[s->who] : &rs->sact[s->who];
+}
+
 /* Embree's RTCHitN / RTCRayN layouts (their accessors are C++ only). */
 #define HITN_PRIM(h, N, i) (((const unsigned *)(h))[5 * (N) + (i)])
 #define HITN_GEOM(h, N, i) (((const unsigned *)(h))[6 * (N) + (i)])
@@ -95,18 +101,6 @@ static inline struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
 
 #define MAKE_HIT(h, o, d, t, n, a) RS_HIT_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
 #define MAKE_HIT_ZEROED(h, o, d, t, n, a) RS_HIT_ZEROED_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
-
-/* The tag of triangle tri of actor a: a model's rider parts are Rider (shapes.h sn_material_tag). */
-static uint8_t tri_tag(const rs_actor *a, uint32_t tri)
-{
-    const sn_mesh *m = a->mesh;
-    if (!a->model || !m->parts)
-        return a->tag;
-    /* the last part starting at or before tri */
-    uint32_t lo =
-        (uint32_t)sn_search_last_u32(m->parts, m->n_parts, sizeof *m->parts, offsetof(sn_mesh_part, first), tri);
-    return sn_material_tag((sn_material)m->parts[lo].material, a->tag);
-}
 
 /* A ground plane along the ray: below it (inside the half-space) is distance 0. */
 static inline bool plane_hit(const rs_plane *p, sn_vec3 o, sn_vec3 d, double maxd, double *t, sn_vec3 *n)
