@@ -242,14 +242,13 @@ static inline void finish_closest(const rs_ctx *c, const cray *r, const struct R
     }
     if (found) {
         res->n_hits = res->n_found = 1;
-        sn_vec3 point = best_t > 0 ? sn_v3_add(o, sn_v3_scale(d, best_t)) : o; /* MAKE_HIT's */
-        if (best_s && best_s->still) {
-            rs_hit_still(&res->hit, best_t, point, best_n, best_id, best_s->tag, rs->refls[best_s->refl]);
-        } else if (best_a) {
-            RS_HIT_ZEROED_OF(&res->hit, best_t, point, best_n, best_a);
+        if (best_a) {
+            MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_a);
             res->hit.semantic_tag = best_s ? best_s->tag : rs_tri_tag(best_a, best_tri);
+        } else if (best_s) { /* a still actor's: its record holds what the hit reports */
+            MAKE_HIT_STILL(&res->hit, o, d, best_t, best_n, best_id, best_s, rs);
         } else {
-            RS_HIT_ZEROED_OF(&res->hit, best_t, point, best_n, best_p);
+            MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_p);
         }
     }
 }

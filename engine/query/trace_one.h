@@ -101,6 +101,9 @@ static inline struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
 
 #define MAKE_HIT(h, o, d, t, n, a) RS_HIT_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
 #define MAKE_HIT_ZEROED(h, o, d, t, n, a) RS_HIT_ZEROED_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
+/* A still actor's hit from its triangle's record s (internal.h rs_hit_still). */
+#define MAKE_HIT_STILL(h, o, d, t, n, id, s, rs) \
+    rs_hit_still(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, id, (s)->tag, (rs)->refls[(s)->refl])
 
 /* A ground plane along the ray: below it (inside the half-space) is distance 0. */
 static inline bool plane_hit(const rs_plane *p, sn_vec3 o, sn_vec3 d, double maxd, double *t, sn_vec3 *n)
