@@ -197,10 +197,11 @@ int main(int argc, char **argv)
             const sn_render_profile *p = &rgb.prof;
             double ms = p->queue_ms + p->setup_ms + p->shadow_ms + p->draw_ms;
             printf("rgb 1280x720 alone, %d thread%s: %.4f CPU-s a frame (%.4f-%.4f, its frame less the world's)  ratio "
-                   "%.2f x the world alone; renderer wall: queue %.0f %%, setup %.0f %%, shadow %.0f %%, draw %.0f %%\n",
+                   "%.2f x the world alone; renderer wall: queue %.0f %%, setup %.0f %%, shadow %.0f %%, draw %.0f %%; "
+                   "wall %.1f ms a frame (%.1f the world's)\n",
                    threads, threads > 1 ? "s" : " ", rgb.cpu - world.cpu, rr[0] - world.cpu, rr[1] - world.cpu,
                    (rgb.cpu - world.cpu) / world.cpu, 100 * p->queue_ms / ms, 100 * p->setup_ms / ms,
-                   100 * p->shadow_ms / ms, 100 * p->draw_ms / ms);
+                   100 * p->shadow_ms / ms, 100 * p->draw_ms / ms, rgb.wall * 1e3, world.wall * 1e3);
         }
         fflush(stdout);
     }
