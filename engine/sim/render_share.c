@@ -18,19 +18,20 @@ typedef struct lens_key {
 
 typedef struct group {
     lens_key lens;
-    unsigned planes;     /* every plane its requests asked for */
+    unsigned later;      /* the planes asked by requests that matched the one before: what copies serve */
     uint64_t last_match; /* the phase of its last matched request */
     bool used;
 } group;
 
 struct sn_render_share {
     uint64_t phase, hits; /* phase counts the phases that rendered (those without renders age nothing) */
+    uint64_t copied;      /* bytes copied out of kept planes (tests) */
     bool rendered;        /* this phase asked for a render */
     /* the phase's last geometry request, and whether its planes are kept here */
     bool have_last, kept;
     sn_camera last;
     double last_alpha;
-    unsigned last_planes, kept_planes;
+    unsigned kept_planes;
     /* the kept planes: a block lent from the phase's first keeping render to its end (lend.h), so
     ** that engines stepped in turn write into one, not one each */
     sn_lent *lent;
@@ -65,15 +66,16 @@ static group *find_group(sn_render_share *s, lens_key k)
     return NULL;
 }
 
-/* Notes that a request for lens k matched the one before: planes asked by both join its group. */
-static void learn(sn_render_share *s, lens_key k, unsigned planes)
+/* Notes that a request for lens k matched the one before: its planes (`later`) join its group's,
+** what the group's first render keeps from the next phase on for the copies. */
+static void learn(sn_render_share *s, lens_key k, unsigned later)
 {
     group *g = find_group(s, k);
     for (int i = 0; !g && i < GROUPS; i++) /* a free slot, else the longest unmatched */
         if (!s->groups[i].used || s->phase - s->groups[i].last_match > FORGET)
-            g = &s->groups[i], *g = (group){k, 0, 0, true};
+            g = &s->groups[i], *g = (group){.lens = k, .used = true};
     if (g)
-        g->planes |= planes, g->last_match = s->phase;
+        g->later |= later, g->last_match = s->phase;
 }
 
 static unsigned planes_of(const sn_image *o)
@@ -81,14 +83,16 @@ static unsigned planes_of(const sn_image *o)
     return (o->depth ? P_DEPTH : 0) | (o->tag ? P_TAG : 0) | (o->instance ? P_INST : 0);
 }
 
-static void copy_out(const sn_render_share *s, const sn_image *out, size_t px)
+/* out's planes that the kept render holds (a plane the keeping render drew straight into its own
+** out is not kept: `planes` says which are) */
+static void copy_out(sn_render_share *s, const sn_image *out, size_t px, unsigned planes)
 {
-    if (out->depth)
-        memcpy(out->depth, s->depth, px * sizeof *s->depth);
-    if (out->tag)
-        memcpy(out->tag, s->tag, px);
-    if (out->instance)
-        memcpy(out->instance, s->inst, px * sizeof *s->inst);
+    if (out->depth && (planes & P_DEPTH))
+        memcpy(out->depth, s->depth, px * sizeof *s->depth), s->copied += px * sizeof *s->depth;
+    if (out->tag && (planes & P_TAG))
+        memcpy(out->tag, s->tag, px), s->copied += px;
+    if (out->instance && (planes & P_INST))
+        memcpy(out->instance, s->inst, px * sizeof *s->inst), s->copied += px * sizeof *s->inst;
 }
 
 /* Room for px pixels of every plane, lent to the phase's end (false when out of memory: the
@@ -120,28 +124,33 @@ sn_status sn_render_shared(sn_render_share **share, sn_renderer *r, const sn_wor
     const size_t px = (size_t)cam->width * cam->height;
     const bool again = s->have_last && s->last_alpha == alpha && same_camera(&s->last, cam);
     if (again) {
-        learn(s, lens_of(cam), want | s->last_planes);
+        learn(s, lens_of(cam), want);
         if (s->kept && (want & ~s->kept_planes) == 0) {
-            copy_out(s, out, px);
+            copy_out(s, out, px, want);
             s->hits++;
             return SN_OK;
         }
     }
     const group *g = find_group(s, lens_of(cam));
-    const unsigned keep = g && s->phase - g->last_match <= FORGET ? (g->planes | want) : 0;
+    /* kept: what the copies after this render will ask for. A plane only this request asks for is
+    ** drawn straight into its own out, not into the lent block and copied (vec62: one plane fewer
+    ** in the cache a render; the bytes are the renderer's either way) */
+    const unsigned keep = g && s->phase - g->last_match <= FORGET ? g->later : 0;
     s->have_last = false, s->kept = false;
     sn_status st;
     if (keep && room(s, px)) {
-        sn_image mine = {sizeof mine, keep & P_DEPTH ? s->depth : NULL, NULL, keep & P_TAG ? s->tag : NULL,
-                         keep & P_INST ? s->inst : NULL, 1};
+        const unsigned direct = want & ~keep;
+        sn_image mine = {sizeof mine, keep & P_DEPTH ? s->depth : direct & P_DEPTH ? out->depth : NULL, NULL,
+                         keep & P_TAG ? s->tag : direct & P_TAG ? out->tag : NULL,
+                         keep & P_INST ? s->inst : direct & P_INST ? out->instance : NULL, 1};
         if ((st = sn_render(r, w, alpha, light, cam, &mine, err)))
             return st;
-        copy_out(s, out, px);
+        copy_out(s, out, px, want & keep);
         s->kept = true, s->kept_planes = keep;
     } else if ((st = sn_render(r, w, alpha, light, cam, out, err))) {
         return st;
     }
-    s->have_last = true, s->last = *cam, s->last_alpha = alpha, s->last_planes = want;
+    s->have_last = true, s->last = *cam, s->last_alpha = alpha;
     return SN_OK;
 }
 
@@ -155,6 +164,7 @@ void sn_render_share_phase(sn_render_share *s)
 }
 
 uint64_t sn_render_share_hits(const sn_render_share *s) { return s ? s->hits : 0; }
+uint64_t sn_render_share_copied(const sn_render_share *s) { return s ? s->copied : 0; }
 
 void sn_render_share_free(sn_render_share *s)
 {

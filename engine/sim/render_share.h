@@ -1,7 +1,8 @@
 /* render_share.h — one geometry render for cameras that ask for the same picture in one frame.
 ** A CARLA rig mounts its depth and semantic cameras at one pose with one size and field of view:
 ** both renders rasterise the same triangles into the same depth and id buffers and differ only in
-** which planes they keep. Here the first such render of a phase keeps depth, tags and ids, and the
+** which planes they keep. Here the first such render of a phase keeps the planes the requests
+** after it asked for (its own other planes go straight into its image: vec62), and the
 ** next request for the very same camera at the same moment gets its planes copied: the same bytes
 ** the renderer would have written (the planes do not depend on which others are asked for;
 ** test_render_share checks it), for one copy instead of a render.
@@ -29,6 +30,8 @@ sn_status sn_render_shared(sn_render_share **share, sn_renderer *r, const sn_wor
 void sn_render_share_phase(sn_render_share *s);
 /* Renders served by a copy since the share was made: for tests. */
 uint64_t sn_render_share_hits(const sn_render_share *s);
+/* Bytes copied out of kept planes since the share was made: for tests. */
+uint64_t sn_render_share_copied(const sn_render_share *s);
 void sn_render_share_free(sn_render_share *s);
 
 #endif
