@@ -19,11 +19,15 @@ uint32_t sn_headon_skip(struct sn_engine *e, const sn_actor *a, sn_mapdrive *md)
 double sn_headon_limit(struct sn_engine *e, const sn_actor *a, sn_mapdrive *md, const sn_vec3 *pts,
                        const double *along, size_t np);
 /* After a's leader search found `who` (NULL: none): when a and who stand facing each other outside
-** junctions, each the other's leader, both for SN_HEADON_STAND s, picks the one to drive past
+** junctions (at a junction: at any angle), each the other's leader, both for SN_HEADON_STAND s, picks the one to drive past
 ** (the one whose swept box clears the other's; both: the lower id; neither: none) and starts its
 ** pass. Counted as a deadlock resolved. */
 void sn_headon_detect(struct sn_engine *e, const sn_actor *a, sn_mapdrive *md, const sn_actor *who, const sn_vec3 *pts,
                       const double *along, size_t np);
+
+/* At a junction, where neither of two such vehicles fits past the other, the one inside it passes
+** and the other (the keeper) backs off: sets the keeper's controls; true while it does. */
+bool sn_headon_back(struct sn_engine *e, sn_actor *a, sn_mapdrive *md, double v);
 
 #define SN_HEADON_STAND 4.0 /* s both stand before the pair is broken */
 

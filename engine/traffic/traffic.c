@@ -606,6 +606,13 @@ static bool face_to_face(sn_vec3 fwd, const sn_actor *who)
     return fwd.x * f.x + fwd.y * f.y < -0.5 * hypot(fwd.x, fwd.y) * hypot(f.x, f.y);
 }
 
+/* Whether vehicle who's autopilot waits for actor id: two that hold each other (across a
+** junction) wait until headon.c lets one pass, so neither may sleep on the other. */
+static bool waits_for(const sn_actor *who, uint32_t id)
+{
+    return who->has_autopilot && who->mv && who->mv->ap && who->mv->ap->map && who->mv->ap->map->wait_for == id;
+}
+
 /* What a decision found ahead: the speed it allows and what holds the vehicle. */
 typedef struct verdict {
     double vt;                  /* the target speed */
@@ -763,6 +770,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         calm = coast_on(e, md, &vd, rules);
     } else {
         drive(a, md, vd.vt, v, delta, dt);
+        sn_headon_back(e, a, md, v);
     }
     /* Hybrid mode: a vehicle without physics considers lane changes (and searches their gaps)
     ** on its decision frames only, those it would not coast on (vehicle_coast): CARLA's passing
@@ -775,7 +783,7 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     ** lanechange.c leaves no queue with its leader that near. */
     const sn_actor *who = vd.who;
     if (md->hybrid_off && calm && (!md->route_dir || vd.gap < SLEEP_ROUTE_GAP) && vd.has_lead && who->kind == SN_ACTOR_VEHICLE &&
-        !who->down && vd.gap < SLEEP_GAP && !face_to_face(fwd, who) && sn_md_pct(md, SN_MD_PCT_IGNORE_VEHICLES) <= 0 &&
+        !who->down && vd.gap < SLEEP_GAP && !face_to_face(fwd, who) && !waits_for(who, a->id) && sn_md_pct(md, SN_MD_PCT_IGNORE_VEHICLES) <= 0 &&
         approach(md, vd.gap - md->gap, vd.v_lead) < SLEEP_HOLD && sn_v3_dot(who->st.vel, who->st.vel) < SLEEP_HOLD * SLEEP_HOLD &&
         !md->force_lane_change) {
         md->asleep = true;
