@@ -35,7 +35,7 @@ try {
     if (process.env.VERBOSE) console.log(`[page ${m.type()}] ${m.text()}`);
   });
   page.on("pageerror", (e) => errors.push(`[exception] ${e.message}`));
-  await page.goto(url, { waitUntil: "load" });
+  await page.goto(url, { waitUntil: "load", timeout: 120000 }); /* a loaded machine loads Studio slowly (30 s default: flaked in ASan) */
   // Both panels have their data: the raw message's keys are on the page and the legend has a value.
   const ready = await page.waitForFunction(() => {
     const text = document.body.innerText;
