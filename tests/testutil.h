@@ -38,17 +38,32 @@ static inline const char *tu_write(const char *dir, const char *name, const char
     return path;
 }
 
-/* Creates an engine with `plugins` and loads the scene; exits the test on failure. */
-static inline sn_engine *tu_load(const char *plugins, const char *path)
+/* Creates an engine with `plugins` on `threads` threads (0: the default) and loads the scene;
+** exits the test on failure. The caller destroys the engine. */
+static inline sn_engine *tu_load_threads(const char *plugins, const char *path, int threads)
 {
     sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true};
+    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
     sn_engine *e = sn_engine_create(&o, &err);
     if (!e || sn_engine_load_scene(e, path, &err) != SN_OK) {
         fprintf(stderr, "FAIL: cannot load %s: %s\n", path, err.msg);
         exit(1);
     }
     return e;
+}
+
+/* Creates an engine with `plugins` and loads the scene; exits the test on failure. */
+static inline sn_engine *tu_load(const char *plugins, const char *path)
+{
+    return tu_load_threads(plugins, path, 0);
+}
+
+/* FNV-1a over n bytes, continuing from h (start from 0xcbf29ce484222325): runs compared byte for byte. */
+static inline uint64_t tu_fnv(uint64_t h, const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
+    return h;
 }
 
 static inline const msgpack_object *tu_get(const msgpack_object *map, const char *key)

@@ -42,18 +42,6 @@ static const char *scene(const char *name, const char *body)
     return path;
 }
 
-static sn_engine *load(const char *path, int threads)
-{
-    sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
-    sn_engine *e = sn_engine_create(&o, &err);
-    if (!e || sn_engine_load_scene(e, path, &err) != SN_OK) {
-        fprintf(stderr, "FAIL: cannot load %s: %s\n", path, err.msg);
-        exit(1);
-    }
-    return e;
-}
-
 static void step(sn_engine *e)
 {
     sn_error err = {0};
@@ -72,7 +60,7 @@ static void step(sn_engine *e)
 static void test_crosswalks(void)
 {
     const char *path = scene("walkers.yaml", "traffic: {vehicles: 20, walkers: 30, seed: 3}\n");
-    sn_engine *e = load(path, 1);
+    sn_engine *e = tu_load_threads(plugins, path, 1);
     const sn_map *m = sn_engine_map(e);
     int on_road = 0, jaywalk = 0, crossings = 0;
     uint32_t ids[64];
@@ -124,7 +112,7 @@ static void test_crosswalks(void)
 
 static void test_lights(void)
 {
-    sn_engine *e = load(scene("lights.yaml", ""), 1);
+    sn_engine *e = tu_load_threads(plugins, scene("lights.yaml", ""), 1);
     sn_error err = {0};
     uint32_t n = sn_engine_traffic_light_count(e);
     CHECK(n == 36, "36 lights from the map's 36 signals, got %u", n);
@@ -255,14 +243,6 @@ static void on_collision(const sn_message *m, void *user)
     msgpack_unpacked_destroy(&u);
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The hero's red lights: its front against each stop line of its lane (see the header). */
 typedef struct redwatch {
     uint32_t light; /* 0: none tracked */
@@ -332,7 +312,7 @@ static void drive(const char *path, int threads, double seconds, bool with_hero,
 {
     memset(r, 0, sizeof *r);
     cur = r;
-    sn_engine *e = load(path, threads);
+    sn_engine *e = tu_load_threads(plugins, path, threads);
     sn_error err = {0};
     /* A collision sensor on every vehicle. */
     for (uint32_t i = 0; i < sn_engine_actor_count(e); i++) {
@@ -376,9 +356,9 @@ static void drive(const char *path, int threads, double seconds, bool with_hero,
     for (uint32_t i = 0; i < sn_engine_actor_count(e); i++) {
         sn_actor_info a = {.struct_size = sizeof a};
         sn_engine_actor_get(e, sn_engine_actor_id_at(e, i), &a);
-        h = fnv(h, &a.id, sizeof a.id);
-        h = fnv(h, &a.transform, sizeof a.transform);
-        h = fnv(h, &a.velocity, sizeof a.velocity);
+        h = tu_fnv(h, &a.id, sizeof a.id);
+        h = tu_fnv(h, &a.transform, sizeof a.transform);
+        h = tu_fnv(h, &a.velocity, sizeof a.velocity);
     }
     r->hash = h;
     sn_engine_destroy(e);

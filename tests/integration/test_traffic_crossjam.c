@@ -11,7 +11,7 @@
 ** axes every frame), and the same at 1 and 2 threads, byte for byte; the same in hybrid mode.
 ** argv[1]: temp folder, argv[2]: plugins. */
 #include "../check.h"
-#include "../testutil.h"
+#include "../traffic_pair.h"
 
 /* One driving lane (-1) of 3.5 m; lanelinks: its lane <link> elements */
 #define LANES(lanelinks)                                                                                            \
@@ -45,88 +45,20 @@ static const char cross_xml[] =
 
 static const char *plugins;
 
-typedef struct box2 {
-    double cx, cy, fx, fy, ex, ey;
-} box2;
-
-static box2 box_of(const sn_actor_info *a)
-{
-    const double y = a->transform.rotation.yaw * M_PI / 180, c = cos(y), s = sin(y);
-    const sn_bbox *b = &a->bounding_box;
-    return (box2){a->transform.location.x + c * b->location.x - s * b->location.y,
-                  a->transform.location.y + s * b->location.x + c * b->location.y, c, s, b->extent.x, b->extent.y};
-}
-
-/* The largest separation of two boxes along their four axes (< 0: they overlap). */
-static double box_gap(box2 p, box2 q)
-{
-    const double ax[4][2] = {{p.fx, p.fy}, {-p.fy, p.fx}, {q.fx, q.fy}, {-q.fy, q.fx}};
-    double gap = -INFINITY;
-    for (int k = 0; k < 4; k++) {
-        const double ux = ax[k][0], uy = ax[k][1];
-        const double rp = p.ex * fabs(p.fx * ux + p.fy * uy) + p.ey * fabs(-p.fy * ux + p.fx * uy);
-        const double rq = q.ex * fabs(q.fx * ux + q.fy * uy) + q.ey * fabs(-q.fy * ux + q.fx * uy);
-        gap = fmax(gap, fabs((q.cx - p.cx) * ux + (q.cy - p.cy) * uy) - rp - rq);
-    }
-    return gap;
-}
-
 typedef struct result {
     double min_gap, travelled[2];
     uint64_t hash;
 } result;
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static void drive(const char *path, int threads, double seconds, bool hybrid, result *r)
 {
-    sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
-    sn_engine *e = sn_engine_create(&o, &err);
-    if (!e || sn_engine_load_scene(e, path, &err) != SN_OK) {
-        fprintf(stderr, "FAIL: cannot load %s: %s\n", path, err.msg);
-        exit(1);
-    }
-    if (hybrid && sn_engine_tm_set(e, 8000, 0, SN_TM_HYBRID_PHYSICS_MODE, 1, &err) != SN_OK) {
-        fprintf(stderr, "FAIL: hybrid mode: %s\n", err.msg);
-        exit(1);
-    }
-    const char *names[2] = {"east", "north"};
-    uint32_t id[2];
-    sn_actor_info a[2];
-    for (int k = 0; k < 2; k++)
-        if (!(id[k] = sn_engine_find_actor(e, names[k]))) {
-            fprintf(stderr, "FAIL: no actor %s\n", names[k]);
-            exit(1);
-        }
-    *r = (result){.min_gap = INFINITY};
+    tp_pair p;
+    tp_open(&p, plugins, path, threads, hybrid, "east", "north");
     const uint64_t frames = (uint64_t)llround(seconds / 0.05);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (uint64_t f = 0; f <= frames; f++) {
-        if (f && sn_engine_step(e, &err) != SN_OK) {
-            fprintf(stderr, "FAIL: step: %s\n", err.msg);
-            exit(1);
-        }
-        for (int k = 0; k < 2; k++) {
-            sn_actor_info p = a[k];
-            a[k] = (sn_actor_info){.struct_size = sizeof a[k]};
-            sn_engine_actor_get(e, id[k], &a[k]);
-            if (f)
-                r->travelled[k] += hypot(a[k].transform.location.x - p.transform.location.x,
-                                         a[k].transform.location.y - p.transform.location.y);
-            h = fnv(h, &a[k].transform, sizeof a[k].transform);
-        }
-        const double g = box_gap(box_of(&a[0]), box_of(&a[1]));
-        if (g < r->min_gap)
-            r->min_gap = g;
-    }
-    r->hash = h;
-    sn_engine_destroy(e);
+    for (uint64_t f = 0; f <= frames; f++)
+        tp_frame(&p, f);
+    *r = (result){.min_gap = p.min_gap, .travelled = {p.travelled[0], p.travelled[1]}, .hash = p.hash};
+    tp_close(&p);
 }
 
 int main(int argc, char **argv)
@@ -148,10 +80,7 @@ int main(int argc, char **argv)
              map_path);
     char probe_path[1024];
     snprintf(probe_path, sizeof probe_path, "%s", tu_write(tmp, "crossjam_probe.yaml", scene));
-    sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = 1};
-    sn_engine *e = sn_engine_create(&o, &err);
-    CHECK(e && sn_engine_load_scene(e, probe_path, &err) == SN_OK, "the probe scene loads: %s", err.msg);
+    sn_engine *e = tu_load_threads(plugins, probe_path, 1);
     sn_actor_info pi = {.struct_size = sizeof pi};
     CHECK(sn_engine_actor_get(e, sn_engine_find_actor(e, "probe"), &pi) == SN_OK, "the probe sedan exists");
     sn_engine_destroy(e);

@@ -9,7 +9,7 @@
 ** separating axes on the boxes every frame, stays > 0), and the same at 1 and 2 threads, byte
 ** for byte. argv[1]: temp folder, argv[2]: plugins. */
 #include "../check.h"
-#include "../testutil.h"
+#include "../traffic_pair.h"
 
 #define LANE(id)                                                                                                       \
     "<lane id=\"" id "\" type=\"driving\" level=\"false\"><width sOffset=\"0\" a=\"3.5\" b=\"0\" c=\"0\" d=\"0\"/>" \
@@ -48,102 +48,35 @@ static void in_bend(double sa, double t, double *x, double *y, double *yaw)
     *yaw = -th * 180 / M_PI;
 }
 
-typedef struct box2 {
-    double cx, cy, fx, fy, ex, ey;
-} box2;
-
-static box2 box_of(const sn_actor_info *a)
-{
-    const double y = a->transform.rotation.yaw * M_PI / 180, c = cos(y), s = sin(y);
-    const sn_bbox *b = &a->bounding_box;
-    return (box2){a->transform.location.x + c * b->location.x - s * b->location.y,
-                  a->transform.location.y + s * b->location.x + c * b->location.y, c, s, b->extent.x, b->extent.y};
-}
-
-/* The largest separation of two boxes along their four axes (< 0: they overlap). */
-static double box_gap(box2 p, box2 q)
-{
-    const double ax[4][2] = {{p.fx, p.fy}, {-p.fy, p.fx}, {q.fx, q.fy}, {-q.fy, q.fx}};
-    double gap = -INFINITY;
-    for (int k = 0; k < 4; k++) {
-        const double ux = ax[k][0], uy = ax[k][1];
-        const double rp = p.ex * fabs(p.fx * ux + p.fy * uy) + p.ey * fabs(-p.fy * ux + p.fx * uy);
-        const double rq = q.ex * fabs(q.fx * ux + q.fy * uy) + q.ey * fabs(-q.fy * ux + q.fx * uy);
-        gap = fmax(gap, fabs((q.cx - p.cx) * ux + (q.cy - p.cy) * uy) - rp - rq);
-    }
-    return gap;
-}
-
 typedef struct result {
     double min_gap, travelled[2], beyond[2], passed; /* passed: when each is first past the other (s; -1 never) */
     uint64_t hash;
 } result;
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static void drive(const char *path, int threads, double seconds, bool hybrid, result *r)
 {
-    sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
-    sn_engine *e = sn_engine_create(&o, &err);
-    if (!e || sn_engine_load_scene(e, path, &err) != SN_OK) {
-        fprintf(stderr, "FAIL: cannot load %s: %s\n", path, err.msg);
-        exit(1);
-    }
-    /* hybrid physics without a hero: both move along their paths without physics */
-    if (hybrid && sn_engine_tm_set(e, 8000, 0, SN_TM_HYBRID_PHYSICS_MODE, 1, &err) != SN_OK) {
-        fprintf(stderr, "FAIL: hybrid mode: %s\n", err.msg);
-        exit(1);
-    }
-    const char *names[2] = {"bus", "fusorosa"};
-    uint32_t id[2];
-    sn_actor_info a[2], start[2];
-    for (int k = 0; k < 2; k++) {
-        if (!(id[k] = sn_engine_find_actor(e, names[k]))) {
-            fprintf(stderr, "FAIL: no actor %s\n", names[k]);
-            exit(1);
-        }
-    }
-    *r = (result){.min_gap = INFINITY, .passed = -1};
+    tp_pair p;
+    tp_open(&p, plugins, path, threads, hybrid, "bus", "fusorosa");
+    *r = (result){.passed = -1};
     const uint64_t frames = (uint64_t)llround(seconds / 0.05);
-    uint64_t h = 0xcbf29ce484222325ull;
     for (uint64_t f = 0; f <= frames; f++) {
-        if (f && sn_engine_step(e, &err) != SN_OK) {
-            fprintf(stderr, "FAIL: step: %s\n", err.msg);
-            exit(1);
-        }
-        for (int k = 0; k < 2; k++) {
-            sn_actor_info p = a[k];
-            a[k] = (sn_actor_info){.struct_size = sizeof a[k]};
-            sn_engine_actor_get(e, id[k], &a[k]);
-            if (f == 0)
-                start[k] = a[k];
-            else
-                r->travelled[k] += hypot(a[k].transform.location.x - p.transform.location.x,
-                                         a[k].transform.location.y - p.transform.location.y);
-            h = fnv(h, &a[k].transform, sizeof a[k].transform);
-        }
-        const box2 p = box_of(&a[0]), q = box_of(&a[1]);
-        const double g = box_gap(p, q);
-        if (g < r->min_gap)
-            r->min_gap = g;
+        tp_frame(&p, f);
+        const tp_box b0 = tp_box_of(&p.a[0]), b1 = tp_box_of(&p.a[1]);
         /* each one's centre behind the other's, along that one's heading: they have passed */
-        if (r->passed < 0 && (q.cx - p.cx) * p.fx + (q.cy - p.cy) * p.fy < 0 && (p.cx - q.cx) * q.fx + (p.cy - q.cy) * q.fy < 0)
+        if (r->passed < 0 && (b1.cx - b0.cx) * b0.fx + (b1.cy - b0.cy) * b0.fy < 0 &&
+            (b0.cx - b1.cx) * b1.fx + (b0.cy - b1.cy) * b1.fy < 0)
             r->passed = (double)f * 0.05;
     }
     /* How far each ends beyond the other (along its own heading at the end). */
     for (int k = 0; k < 2; k++) {
-        const box2 me = box_of(&a[k]), o2 = box_of(&a[1 - k]);
+        const tp_box me = tp_box_of(&p.a[k]), o2 = tp_box_of(&p.a[1 - k]);
         r->beyond[k] = (me.cx - o2.cx) * me.fx + (me.cy - o2.cy) * me.fy;
     }
-    (void)start;
-    r->hash = h;
-    sn_engine_destroy(e);
+    r->min_gap = p.min_gap;
+    r->travelled[0] = p.travelled[0];
+    r->travelled[1] = p.travelled[1];
+    r->hash = p.hash;
+    tp_close(&p);
 }
 
 int main(int argc, char **argv)
