@@ -54,7 +54,7 @@ typedef struct stask {
 struct sn_shadow {
     float *depth; /* SIZE x SIZE: nearest caster to the sun, metres along the light */
     float *blk, *reach; /* per 4 x 4 block: its depths' (min, max), and over 8 x 8 (shadow_bounds.h) */
-    float *win;         /* each tent window's least depth (shadow_window.h) */
+    float *win;         /* each pair of tent windows' least depth (shadow_window.h) */
     sn_shadow_maps *maps; /* the set the four above are in, held from begin to release */
     sn_vec3 su, sv, sd; /* light frame: map axes and the light's direction of travel (-sun) */
     double u0, v0, scale; /* texel = (dot(p, su) - u0) * scale */
@@ -532,7 +532,7 @@ static void draw_tri(const stri *t, const sn_shadow_need *need, float *dm, int32
         scan_row(t, dm + (size_t)y * SN_SHADOW_SIZE, y + 0.5, eu, ev, A, B, C);
 }
 
-/* The windows' least (shadow_window.h) starting at rows [y0, y1), only over each row's marked
+/* The pairs of windows' least (shadow_window.h) starting at rows [y0, y1), only over each row's marked
 ** columns: a lookup's window starts within a texel and its normal offset of its point, which lies
 ** on a receiver, whose footprint widened by SN_SHADOW_REACH is marked; the others are never read. */
 static void window_rows(sn_shadow *s, int32_t y0, int32_t y1)
@@ -753,9 +753,9 @@ void sn_shadow_visibility_fast(const sn_shadow *s, sn_vec3 eye, const float *dx,
         v4_store(out, v4_sel(want < v4_splat(0.0f), one, want)); /* outside the map: lit */
 #ifdef __SSE2__
         if (L.win) {
-            /* the window's least (shadow_window.h): nearer than all 16 texels is the tent's 1; a
-            ** NaN depth fails and goes on */
-            const v4i at = (yi - 1) * SN_SHADOW_SIZE + (xi - 1);
+            /* its pair of windows' least (shadow_window.h): nearer than that is nearer than all 16
+            ** texels, the tent's 1; a NaN depth fails and goes on */
+            const v4i at = (yi - 1) * SN_SHADOW_WIN_ROW(SN_SHADOW_SIZE) + ((xi - 1) >> 1);
             const v4f m = {L.win[at[0]], L.win[at[1]], L.win[at[2]], L.win[at[3]]};
             const v4i lit = in & (d <= m);
             const v4f o = v4_sel(lit, one, v4_load(out));

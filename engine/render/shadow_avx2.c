@@ -7,6 +7,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #pragma GCC target("avx2,no-fma")
 #include "shadow_bounds.h"
+#include "shadow_window.h"
 #include "simd8.h"
 
 void sn_shadow_visibility_avx2(const sn_shadow_lookup *L, const float *dx, const float *dy, const float *dz,
@@ -37,9 +38,10 @@ void sn_shadow_visibility_avx2(const sn_shadow_lookup *L, const float *dx, const
         const v8f fx = u - __builtin_convertvector(xi, v8f), fy = v - __builtin_convertvector(yi, v8f);
         v8f o = v8_sel(asked, one, want); /* outside the map: lit */
         if (L->win) {
-            /* the window's least (shadow_window.h): nearer than all 16 texels is the tent's 1, by
-            ** one gather; a NaN depth fails and goes on */
-            const v8i lit = in & (d <= v8_gather(L->win, (yi - 1) * SN_SHADOW_SIZE + (xi - 1)));
+            /* its pair of windows' least (shadow_window.h): nearer than that is nearer than all 16
+            ** texels, the tent's 1, by one gather; a NaN depth fails and goes on */
+            const v8i lit =
+                in & (d <= v8_gather(L->win, (yi - 1) * SN_SHADOW_WIN_ROW(SN_SHADOW_SIZE) + ((xi - 1) >> 1)));
             o = v8_sel(lit, one, o);
             in &= ~lit;
         }

@@ -19,7 +19,7 @@
 typedef struct sn_shadow_lookup {
     const float *depth; /* SN_SHADOW_SIZE rows */
     const float *reach; /* the 8 x 8 regions' (least, greatest) (shadow_bounds.h); NULL: not used */
-    const float *win;   /* each window's least (shadow_window.h); NULL: not used */
+    const float *win;   /* each pair of windows' least (shadow_window.h); NULL: not used */
     float su[3], sv[3], sd[3], scale, U0, V0, D0, texel, bias;
 } sn_shadow_lookup;
 

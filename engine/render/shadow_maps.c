@@ -6,6 +6,7 @@
 #include "../core/lend.h"
 #include "shadow.h"
 #include "shadow_bounds.h"
+#include "shadow_window.h"
 
 #include <float.h>
 #include <string.h>
@@ -16,9 +17,10 @@ static sn_lend_pool pool = SN_LEND_POOL;
 
 sn_shadow_maps *sn_shadow_maps_take(void)
 {
-    const size_t nb = SN_SHADOW_SIZE / SN_SHADOW_BLOCK, texels = (size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE;
+    const size_t nb = SN_SHADOW_SIZE / SN_SHADOW_BLOCK, texels = (size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE,
+                 pairs = (size_t)SN_SHADOW_SIZE * SN_SHADOW_WIN_ROW(SN_SHADOW_SIZE);
     const size_t at_depth = AT64(sizeof(sn_shadow_maps)), at_win = at_depth + AT64(texels * sizeof(float)),
-                 at_blk = at_win + AT64(texels * sizeof(float)), at_reach = at_blk + AT64(2 * nb * nb * sizeof(float));
+                 at_blk = at_win + AT64(pairs * sizeof(float)), at_reach = at_blk + AT64(2 * nb * nb * sizeof(float));
     void *mem;
     bool fresh;
     sn_lent *b = sn_lend_take_in(&pool, at_reach + 2 * nb * nb * sizeof(float), &mem, &fresh);
@@ -35,7 +37,7 @@ sn_shadow_maps *sn_shadow_maps_take(void)
         ** of cells no receiver marks keeps older frames' values (shadow.c's draw_band) */
         memset(m->blk, 0, 2 * nb * nb * sizeof(float)), memset(m->reach, 0, 2 * nb * nb * sizeof(float));
         /* zeros where no window was ever asked (never read: shadow_window.h) */
-        memset(m->win, 0, texels * sizeof(float));
+        memset(m->win, 0, pairs * sizeof(float));
     }
     m->lent = b;
     return m;

@@ -2,7 +2,7 @@
 **
 ** A map is drawn and read inside one colour render (shadow.h) and nothing of it is carried to the
 ** next frame: texels a frame does not clear are never read (shadow.c's draw_band), whatever finite
-** values they hold. So the 8 MB of a map (depth, windows' least, block bounds) need not be each
+** values they hold. So the 7 MB of a map (depth, windows' least, block bounds) need not be each
 ** renderer's: a render takes a set, draws and shades with it, and gives it back; idle sets wait in
 ** a list for the next render of any renderer of the process. Four engines stepped in turn on a
 ** thread then touch one set, not four (at 1 024 x 1 024 texels, four sets overflowed a 32 MB
@@ -14,7 +14,7 @@
 typedef struct sn_shadow_maps {
     float *depth;       /* SN_SHADOW_SIZE^2: the nearest caster to the sun */
     float *blk, *reach; /* per 4 x 4 block (min, max), and over 8 x 8 (shadow_bounds.h) */
-    float *win;         /* SN_SHADOW_SIZE^2: each tent window's least (shadow_window.h) */
+    float *win;         /* SN_SHADOW_SIZE^2 / 2: each pair of tent windows' least (shadow_window.h) */
     struct sn_lent *lent; /* the block this set heads (lend.h: the arrays follow it in there) */
 } sn_shadow_maps;
 

@@ -79,7 +79,7 @@ int main(void)
         const size_t texels = (size_t)SN_SHADOW_SIZE * SN_SHADOW_SIZE;
         size_t not_max = 0, not_zero = 0;
         for (size_t i = 0; i < texels; i++)
-            not_max += m1->depth[i] != FLT_MAX, not_zero += m1->win[i] != 0.0f;
+            not_max += m1->depth[i] != FLT_MAX, not_zero += i < texels / 2 && m1->win[i] != 0.0f; /* pairs: half */
         CHECK(not_max == 0 && not_zero == 0, "a new set: depths FLT_MAX, windows 0 (%zu, %zu off)", not_max, not_zero);
         sn_shadow_maps_give(m1), sn_shadow_maps_give(m2);
         sn_shadow_maps *m3 = sn_shadow_maps_take();
