@@ -348,10 +348,10 @@ static sn_status spawn_builtin(sn_engine *e, const char *bp_id, const char *cons
 /* Where along t the light of a signal at (s, t) of road r stands: where the map puts it, unless
 ** that is within LANE_CLEAR of a drivable lane (of any road). Then it moves outward, away from the
 ** reference line, in 0.5 m steps up to 12 m, to the first spot that clear (as signs' poles do,
-** scenery). Town10HD's signals stand on the far side of their junctions, on the road: a head at
-** a post's height (3-4 m) there met a bus's roof (the fusorosa, 3.3 m: jam63), which stood
-** pressed against it at full throttle for good, and the queues of three roads behind it. CARLA's
-** towns put these lights on the corners, their heads on mast arms high above the lanes. */
+** scenery). One of Town10HD's signals stands on the reference line of a connecting road of
+** junction 3 (road 516, t = 0): its head, at a post's height (3-4 m) over the junction, met the
+** roof of a bus (the fusorosa, 4.25 m tall), which stood pressed against it at full throttle for
+** good with the queues of three roads behind it. */
 static double light_t(const sn_engine *e, const sn_odr_road *r, double s, double t)
 {
     enum { STEPS = 24 };

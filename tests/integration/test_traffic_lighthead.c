@@ -1,5 +1,5 @@
 /* A traffic light whose map signal stands on a lane (docs/traffic.md, "Lights off the lanes";
-** found on Town10HD under CARLA's generate_traffic.py: a fusorosa, a bus 3.3 m tall, stood for
+** found on Town10HD under CARLA's generate_traffic.py: a fusorosa, a bus 4.25 m tall, stood for
 ** good at full throttle with its roof pressed against a light's head that the map's signal hung
 ** at a post's height, 3-4 m, over junction 3's far side, and 27 vehicles queued behind it). One
 ** straight road, one driving lane of 3.5 m and a 3 m sidewalk, and a light's signal on the
