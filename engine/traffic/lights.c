@@ -30,6 +30,10 @@ static const char *const state_names[5] = {"Red", "Yellow", "Green", "Off", "Unk
 
 #define POLE_HEIGHT 3.0 /* m from the road to the head's bottom, CARLA's 3-light posts' size */
 #define POLE_RADIUS 0.08
+/* m from a light's pole to the nearest drivable lane: the head's half diagonal (0.15 x 0.25 m), so
+** that no head reaches over a lane. (1 m moved nearly every light of the town and Town01, whose
+** poles stand 0.5 m off their lanes, and with them every image that shows one.) */
+#define LANE_CLEAR 0.3
 
 static sn_lights *lights_of(sn_engine *e)
 {
@@ -341,16 +345,38 @@ static sn_status spawn_builtin(sn_engine *e, const char *bp_id, const char *cons
     return st ? st : sn_spawn_actor(e, &d, out, err);
 }
 
-/* The head and its pole for signal sg of road r: the head over the signal's (s, t), zOffset
-** plus the pole above the road, its +x axis facing the traffic it controls (CARLA's
-** orientation: '+' controls traffic along s, so it faces -s). */
+/* Where along t the light of a signal at (s, t) of road r stands: where the map puts it, unless
+** that is within LANE_CLEAR of a drivable lane (of any road). Then it moves outward, away from the
+** reference line, in 0.5 m steps up to 12 m, to the first spot that clear (as signs' poles do,
+** scenery). One of Town10HD's signals stands on the reference line of a connecting road of
+** junction 3 (road 516, t = 0): its head, at a post's height (3-4 m) over the junction, met the
+** roof of a bus (the fusorosa, 4.25 m tall), which stood pressed against it at full throttle for
+** good with the queues of three roads behind it. */
+static double light_t(const sn_engine *e, const sn_odr_road *r, double s, double t)
+{
+    enum { STEPS = 24 };
+    const uint32_t drivable = SN_LANE_DRIVING | SN_LANE_ENTRY | SN_LANE_EXIT | SN_LANE_ONRAMP | SN_LANE_OFFRAMP;
+    const double out = t >= 0 ? 1 : -1;
+    for (int k = 0; k <= STEPS; k++) {
+        double p[3];
+        sn_map_place pl;
+        sn_odr_point(r, s, t + out * 0.5 * k, 0, p);
+        if (!sn_map_locate(e->map, sn_map_world(p), LANE_CLEAR, drivable, &pl))
+            return t + out * 0.5 * k;
+    }
+    return t; /* no clear spot within 12 m: where the map puts it */
+}
+
+/* The head and its pole for signal sg of road r: the head over the signal's (s, t) (moved off
+** the lanes: light_t), zOffset plus the pole above the road, its +x axis facing the traffic it
+** controls (CARLA's orientation: '+' controls traffic along s, so it faces -s). */
 static sn_status spawn_light(sn_engine *e, const sn_odr_road *r, const sn_odr_signal *sg, sn_actor **out,
                              sn_error *err)
 {
     double s = fmin(fmax(sg->s, 0), r->length), p[3];
     const double half_h = 0.5; /* the head's half height (the blueprint's extent) */
     double lift = fmax(sg->z_offset, 0) + POLE_HEIGHT + half_h;
-    sn_odr_point(r, s, sg->t, 0, p);
+    sn_odr_point(r, s, light_t(e, r, s, sg->t), 0, p);
     p[2] += lift; /* the pole stands upright on a superelevated road too */
     double hdg = sn_odr_ref_line(r, s).hdg + sg->h_offset + (sg->orientation == '-' ? 0 : M_PI);
     sn_transform tf = {sn_map_world(p), {0, sn_map_yaw(hdg), 0}};
