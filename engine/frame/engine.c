@@ -27,6 +27,7 @@
 #include "../traffic/host_landmarks.h"
 #include "../traffic/lights.h"
 #include "../traffic/signs.h"
+#include "../traffic/stuck.h"
 #include "../traffic/tm.h"
 #include "../traffic/traffic.h"
 
@@ -1082,6 +1083,8 @@ static sn_status step_begin(sn_engine *e, sn_error *err)
     st = e->replay ? e->replay_hooks->before_step(e, err) : SN_OK;
     if (!st)
         st = schedule(e, err);
+    if (!st && !e->replay)
+        st = sn_tm_remove_stuck(e, err); /* CARLA's TM removes a stuck vehicle where the scene's go */
     if (!st)
         sn_lights_step(e); /* step 1: traffic-light groups cycle on the simulation clock */
     double t0 = mono(), t1 = t0, c0 = cpu(e), c1 = c0;

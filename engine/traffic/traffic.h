@@ -199,6 +199,9 @@ typedef struct sn_mapdrive {
     sn_pathwp route_tail;
     double route_retry;  /* odometer (m) before which a route that found no junction is not planned again */
     sn_near_memo nl;     /* hybrid mode: its leader's nearest segment (vehicle_coast, sn_path_nearest_kept) */
+    /* Stuck removal (stuck.c): the clock time since which it has been idle (no faster than
+    ** 0.8 m/s) while its Traffic Manager drove it; 0: not tracked yet. */
+    double idle_since;
     sn_pathwp path[SN_MD_PATH];
 } sn_mapdrive;
 

@@ -59,6 +59,8 @@ struct sn_traffic {
     sn_vec3 *heroes;         /* the hero vehicles' positions this frame (hybrid.c) */
     size_t n_heroes, cap_heroes;
     bool hybrid_any;         /* some Traffic Manager is in hybrid mode this frame */
+    double last_removal;     /* clock time of the last stuck vehicle's removal (stuck.c), 0 none */
+    uint64_t stuck_removed;  /* stuck vehicles removed since the scene loaded (stuck.c) */
 };
 
 /* traffic.c's grid: cells of SN_TRAFFIC_CELL m (its CELL), keys sorted by x cell then y cell. */

@@ -366,12 +366,15 @@ static void watch_overlaps(sn_engine *e, soak *s, double t)
 {
     static sn_actor_info in[MAXV];
     static unsigned char was[MAXV][MAXV / 8 + 1];
+    static bool live[MAXV]; /* a vehicle the Traffic Manager removed (stuck.c) has no box */
     for (uint32_t i = 0; i < s->n; i++) {
         in[i] = (sn_actor_info){.struct_size = sizeof in[i]};
-        sn_engine_actor_get(e, s->ids[i], &in[i]);
+        live[i] = sn_engine_actor_get(e, s->ids[i], &in[i]) == SN_OK;
     }
     for (uint32_t i = 0; i < s->n; i++)
         for (uint32_t j = i + 1; j < s->n; j++) {
+            if (!live[i] || !live[j])
+                continue;
             const double dx = in[i].transform.location.x - in[j].transform.location.x;
             const double dy = in[i].transform.location.y - in[j].transform.location.y;
             const bool now = dx * dx + dy * dy < 100 && !box_sep(&in[i], &in[j]);
