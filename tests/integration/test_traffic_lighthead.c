@@ -34,22 +34,10 @@ typedef struct result {
 
 static const char *plugins;
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
-    return h;
-}
-
 static void drive(const char *path, int threads, double seconds, result *r)
 {
     sn_error err = {0};
-    sn_engine_options o = {.plugin_dir = plugins, .quiet_plugins = true, .threads = threads};
-    sn_engine *e = sn_engine_create(&o, &err);
-    if (!e || sn_engine_load_scene(e, path, &err) != SN_OK) {
-        fprintf(stderr, "FAIL: cannot load %s: %s\n", path, err.msg);
-        exit(1);
-    }
+    sn_engine *e = tu_load_threads(plugins, path, threads);
     uint32_t bus = sn_engine_find_actor(e, "bus"), light = 0;
     size_t n = 0;
     if (!bus || sn_engine_actors_filter(e, "traffic.traffic_light", &light, 1, &n, &err) != SN_OK || n != 1) {
@@ -68,7 +56,7 @@ static void drive(const char *path, int threads, double seconds, result *r)
         }
         b = (sn_actor_info){.struct_size = sizeof b};
         sn_engine_actor_get(e, bus, &b);
-        h = fnv(h, &b.transform, sizeof b.transform);
+        h = tu_fnv(h, &b.transform, sizeof b.transform);
     }
     r->bus_x = b.transform.location.x, r->ext_x = b.bounding_box.extent.x, r->hash = h;
     sn_engine_destroy(e);
