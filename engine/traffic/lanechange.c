@@ -137,8 +137,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         if (md->path[i].is_junction)
             return 0;
         if (i)
-            d += hypot(md->at[i].x - md->at[i - 1].x,
-                       md->at[i].y - md->at[i - 1].y);
+            d += hypot(md->at[i].x - md->at[i - 1].x, md->at[i].y - md->at[i - 1].y);
     }
     int want = 0;
     bool need = false;
@@ -146,8 +145,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         /* the lane ends ahead (a lane drop): change to a neighbour that goes on */
         double left = 0;
         for (uint32_t i = 1; i < md->n; i++)
-            left += hypot(md->at[i].x - md->at[i - 1].x,
-                          md->at[i].y - md->at[i - 1].y);
+            left += hypot(md->at[i].x - md->at[i - 1].x, md->at[i].y - md->at[i - 1].y);
         need = left < LANE_END;
     }
     bool spaced = !md->lc_done || md->odo - md->lc_odo > fmax(10.0 * c->v, INTER_CHANGE);
@@ -162,8 +160,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         ** marks let it, whatever the spacing; the path waits at the lane's end meanwhile */
         double room = 0; /* path left to the lane's end (the path is held there) */
         for (uint32_t i = 1; i < md->n; i++)
-            room += hypot(md->at[i].x - md->at[i - 1].x,
-                          md->at[i].y - md->at[i - 1].y);
+            room += hypot(md->at[i].x - md->at[i - 1].x, md->at[i].y - md->at[i - 1].y);
         if (room < co + 10 || !beside(c->m, w0, md->route_dir, &tw))
             return 0;
         want = md->route_dir;

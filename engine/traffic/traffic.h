@@ -209,7 +209,10 @@ static inline void sn_md_set(sn_mapdrive *md, uint32_t i, const sn_waypoint *w)
     md->path[i] = sn_md_pack(w);
 }
 
-static inline sn_waypoint sn_md_wp(const sn_mapdrive *md, uint32_t i) { return sn_md_expand(&md->path[i], md->at[i], md->walker); }
+static inline sn_waypoint sn_md_wp(const sn_mapdrive *md, uint32_t i)
+{
+    return sn_md_expand(&md->path[i], md->at[i], md->walker);
+}
 
 _Static_assert(offsetof(sn_mapdrive, rng) == 128, "sn_mapdrive: the head (read every frame) in 128 bytes");
 

@@ -27,8 +27,12 @@ int main(void)
         md.n = 0;
         for (uint32_t i = 0; i < n; i++) {
             /* each waypoint told apart by its road, lane, s and yaw */
-            sn_waypoint w = {.road_id = trial * 64 + (int32_t)i, .section_id = (int32_t)(i % 3), .lane_id = -1 - (int32_t)(i % 4),
-                             .s = uni(0, 500), .is_junction = i % 5 == 0, .lane_change = (uint8_t)(i % 4)};
+            sn_waypoint w = {.road_id = trial * 64 + (int32_t)i,
+                             .section_id = (int32_t)(i % 3),
+                             .lane_id = -1 - (int32_t)(i % 4),
+                             .s = uni(0, 500),
+                             .is_junction = i % 5 == 0,
+                             .lane_change = (uint8_t)(i % 4)};
             w.transform.location = sn_v3(x, y, uni(-1, 1));
             w.transform.rotation.yaw = (float)uni(-180, 180); /* a float's value: kept exactly */
             orig[i] = w;
@@ -62,6 +66,7 @@ int main(void)
         n_dropped += drop > 0, n_kept += drop == 0;
     }
     /* the trials drop waypoints often, and keep them all sometimes */
-    CHECK(n_dropped > 2000 && n_kept > 100, "cases: %ld trials dropped waypoints, %ld kept them all", n_dropped, n_kept);
+    CHECK(n_dropped > 2000 && n_kept > 100, "cases: %ld trials dropped waypoints, %ld kept them all", n_dropped,
+          n_kept);
     return CHECK_DONE();
 }
