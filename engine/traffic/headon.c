@@ -217,11 +217,11 @@ static size_t path_of(const sn_actor *b, const sn_mapdrive *mb, sn_vec3 *pts, do
 {
     if (mb->n < 2)
         return 0;
-    pts[0] = mb->path[0].transform.location, pts[1] = mb->path[1].transform.location;
+    pts[0] = mb->at[0], pts[1] = mb->at[1];
     const double dx = pts[1].x - pts[0].x, dy = pts[1].y - pts[0].y, l = hypot(dx, dy);
     along[0] = l > 1e-9 ? -((b->st.pos.x - pts[0].x) * dx + (b->st.pos.y - pts[0].y) * dy) / l : 0;
     for (uint32_t i = 1; i < mb->n; i++) {
-        pts[i] = mb->path[i].transform.location;
+        pts[i] = mb->at[i];
         along[i] = along[i - 1] + hypot(pts[i].x - pts[i - 1].x, pts[i].y - pts[i - 1].y);
     }
     return mb->n;

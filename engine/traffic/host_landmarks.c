@@ -42,7 +42,7 @@ static sn_status h_actor_route(sn_ctx *c, uint32_t id, sn_waypoint *out, uint32_
     if (!md)
         return SN_OK;
     for (uint32_t i = 0; i < md->n && i < cap; i++) /* the autopilot keeps its path packed (traffic.h) */
-        out[i] = sn_md_expand(&md->path[i], md->walker);
+        out[i] = sn_md_wp(md, i);
     *n_found = md->n;
     return SN_OK;
 }
@@ -78,7 +78,7 @@ static sn_status route_ahead(sn_ctx *c, const sn_actor *a, double reach, sn_wayp
     uint32_t k = 0;
     if (md && md->n) {
         for (; k < md->n; k++)
-            r[k] = sn_md_expand(&md->path[k], md->walker);
+            r[k] = sn_md_wp(md, k);
     } else if (sn_map_waypoint(m, t.location, true, SN_LANE_DRIVING, &r[0], &err)) {
         return SN_OK; /* on no lane: nothing governs it */
     } else {

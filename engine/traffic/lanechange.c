@@ -129,7 +129,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
 {
     if (md->walker || md->n < 2)
         return 0;
-    const sn_waypoint w0v = sn_md_expand(&md->path[0], md->walker), *w0 = &w0v;
+    const sn_waypoint w0v = sn_md_wp(md, 0), *w0 = &w0v;
     const double co = clampd(1.5 * c->v, 6.0, 20.0); /* CARLA: clamp(1.5 v, 3, 20) m to the change-over point */
     /* Not in a junction, nor within the change-over distance of one. */
     double d = 0;
@@ -137,8 +137,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         if (md->path[i].is_junction)
             return 0;
         if (i)
-            d += hypot(md->path[i].transform.location.x - md->path[i - 1].transform.location.x,
-                       md->path[i].transform.location.y - md->path[i - 1].transform.location.y);
+            d += hypot(md->at[i].x - md->at[i - 1].x, md->at[i].y - md->at[i - 1].y);
     }
     int want = 0;
     bool need = false;
@@ -146,8 +145,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         /* the lane ends ahead (a lane drop): change to a neighbour that goes on */
         double left = 0;
         for (uint32_t i = 1; i < md->n; i++)
-            left += hypot(md->path[i].transform.location.x - md->path[i - 1].transform.location.x,
-                          md->path[i].transform.location.y - md->path[i - 1].transform.location.y);
+            left += hypot(md->at[i].x - md->at[i - 1].x, md->at[i].y - md->at[i - 1].y);
         need = left < LANE_END;
     }
     bool spaced = !md->lc_done || md->odo - md->lc_odo > fmax(10.0 * c->v, INTER_CHANGE);
@@ -162,8 +160,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         ** marks let it, whatever the spacing; the path waits at the lane's end meanwhile */
         double room = 0; /* path left to the lane's end (the path is held there) */
         for (uint32_t i = 1; i < md->n; i++)
-            room += hypot(md->path[i].transform.location.x - md->path[i - 1].transform.location.x,
-                          md->path[i].transform.location.y - md->path[i - 1].transform.location.y);
+            room += hypot(md->at[i].x - md->at[i - 1].x, md->at[i].y - md->at[i - 1].y);
         if (room < co + 10 || !beside(c->m, w0, md->route_dir, &tw))
             return 0;
         want = md->route_dir;
@@ -208,7 +205,7 @@ int sn_lc_update(const sn_lcctx *c, sn_mapdrive *md)
         return 0;
     if (!gap_safe(c, md, &tw) || merging_near(c, &tw))
         return 0;
-    md->path[0] = sn_md_pack(&tw);
+    sn_md_set(md, 0, &tw);
     md->n = 1;
     md->nl.seg = 0; /* a new path (sn_path_nearest_kept) */
     md->lc_co = co;

@@ -24,7 +24,7 @@ bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
     sn_route_reset(md);
     sn_waypoint w0;
     if (sn_map_waypoint(m, pos, true, lane_types(md), &w0, NULL) == SN_OK) {
-        md->path[0] = sn_md_pack(&w0);
+        sn_md_set(md, 0, &w0);
     } else {
         sn_map_place pl;
         double reach = hypot(fmax(fabs(pos.x - m->lo.x), fabs(pos.x - m->hi.x)),
@@ -32,7 +32,7 @@ bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos)
         if (md->walker || !sn_map_locate(m, pos, reach + 1, lane_types(md), &pl))
             return false;
         sn_map_make_waypoint(m, (sn_lanekey){pl.road, pl.section, pl.lane}, pl.s, &w0);
-        md->path[0] = sn_md_pack(&w0);
+        sn_md_set(md, 0, &w0);
         md->far = true;
     }
     md->n = 1;
@@ -49,7 +49,7 @@ static int u_turn(const sn_map *m, sn_mapdrive *md)
 {
     enum { MAXP = 40 };
     const double RHO = 3.0, BIG = 4.5, SPACING = 2.0;
-    const sn_waypoint last = sn_md_expand(&md->path[md->n - 1], md->walker);
+    const sn_waypoint last = sn_md_wp(md, md->n - 1);
     sn_waypoint q;
     if (sn_map_left_lane(m, &last, &q, NULL) != SN_OK || q.lane_type != SN_LANE_DRIVING)
         return -1;
@@ -84,7 +84,7 @@ static int u_turn(const sn_map *m, sn_mapdrive *md)
     double px = 0, py = h;
     for (int i = 0; i < n; i++) {
         sn_pathwp w = sn_md_pack(&last);
-        w.transform.location = sn_v3(mid.x + f.x * lx[i] + u.x * ly[i], mid.y + f.y * lx[i] + u.y * ly[i], p.z);
+        md->at[md->n] = sn_v3(mid.x + f.x * lx[i] + u.x * ly[i], mid.y + f.y * lx[i] + u.y * ly[i], p.z);
         double nx = i + 1 < n ? lx[i + 1] : 0, ny = i + 1 < n ? ly[i + 1] : -h;
         double dx = nx - px, dy = ny - py; /* the chord through the neighbours, local frame */
         sn_vec3 t = sn_v3(f.x * dx + u.x * dy, f.y * dx + u.y * dy, 0);
@@ -92,7 +92,7 @@ static int u_turn(const sn_map *m, sn_mapdrive *md)
         md->path[md->n++] = w;
         px = lx[i], py = ly[i];
     }
-    md->path[md->n++] = sn_md_pack(&q);
+    sn_md_set(md, md->n++, &q);
     return 1;
 }
 
@@ -103,7 +103,7 @@ void sn_md_refill(const sn_map *m, sn_mapdrive *md)
     sn_waypoint next[16];
     for (int flips = 0; md->n > 0 && md->n < SN_MD_PATH && !md->ended;) {
         size_t k = 0;
-        const sn_waypoint last = sn_md_expand(&md->path[md->n - 1], md->walker);
+        const sn_waypoint last = sn_md_wp(md, md->n - 1);
         if (md->backwards)
             sn_map_previous(m, &last, SN_MD_STEP, next, 16, &k, NULL);
         else
@@ -128,13 +128,13 @@ void sn_md_refill(const sn_map *m, sn_mapdrive *md)
         size_t pick = 0;
         double room = 0;
         for (uint32_t i = 1; i < md->n; i++)
-            room += sn_dist2d(md->path[i - 1].transform.location, md->path[i].transform.location);
+            room += sn_dist2d(md->at[i - 1], md->at[i]);
         sn_route_fork_r r = md->walker ? SN_ROUTE_FREE : sn_route_fork(m, md, &last, next, k, room, &pick);
         if (r == SN_ROUTE_HOLD)
             break;
         if (r == SN_ROUTE_FREE)
             pick = sn_tm_pick(m, md, next, k); /* set_path / set_route, else a seeded draw */
-        md->path[md->n++] = sn_md_pack(&next[pick]);
+        sn_md_set(md, md->n++, &next[pick]);
         sn_tm_plan_reached(md, &next[pick]);
     }
 }
@@ -143,11 +143,12 @@ void sn_md_refill(const sn_map *m, sn_mapdrive *md)
 bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0)
 {
     while (md->n >= 2) {
-        sn_vec3 a = md->path[0].transform.location, b = md->path[1].transform.location;
+        sn_vec3 a = md->at[0], b = md->at[1];
         double dx = b.x - a.x, dy = b.y - a.y, l2 = dx * dx + dy * dy;
         double u = l2 > 1e-12 ? ((pos.x - a.x) * dx + (pos.y - a.y) * dy) / l2 : 2;
         if (u <= 1)
             break;
+        memmove(md->at, md->at + 1, (md->n - 1) * sizeof *md->at);
         memmove(md->path, md->path + 1, (md->n - 1) * sizeof *md->path);
         md->n--;
         /* (sn_path_nearest_kept's segment dropped: forgotten, so its count of drops never wraps) */
@@ -156,8 +157,8 @@ bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0)
             md->nl.seg = 0;
     }
     if (md->n < 2)
-        return md->n == 1 && sn_dist2d(pos, md->path[0].transform.location) < 6;
-    sn_vec3 a = md->path[0].transform.location, b = md->path[1].transform.location;
+        return md->n == 1 && sn_dist2d(pos, md->at[0]) < 6;
+    sn_vec3 a = md->at[0], b = md->at[1];
     double dx = b.x - a.x, dy = b.y - a.y, l = hypot(dx, dy);
     double u = l > 1e-9 ? ((pos.x - a.x) * dx + (pos.y - a.y) * dy) / l : 0;
     double lat = l > 1e-9 ? fabs((pos.x - a.x) * dy - (pos.y - a.y) * dx) / l : sn_dist2d(pos, a);
@@ -170,9 +171,9 @@ bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0)
 void sn_md_points(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along)
 {
     along[0] = along0;
-    pts[0] = md->path[0].transform.location;
+    pts[0] = md->at[0];
     for (uint32_t i = 1; i < md->n; i++) {
-        pts[i] = md->path[i].transform.location;
+        pts[i] = md->at[i];
         along[i] = along[i - 1] + sn_dist2d(pts[i - 1], pts[i]);
     }
 }
@@ -180,10 +181,10 @@ void sn_md_points(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *al
 uint32_t sn_md_points_to(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along, double reach)
 {
     along[0] = along0;
-    pts[0] = md->path[0].transform.location;
+    pts[0] = md->at[0];
     uint32_t i = 1;
     for (; i < md->n; i++) {
-        pts[i] = md->path[i].transform.location;
+        pts[i] = md->at[i];
         along[i] = along[i - 1] + sn_dist2d(pts[i - 1], pts[i]);
         if (along[i] >= reach)
             return i + 1;
@@ -195,5 +196,5 @@ bool sn_md_reaches(const sn_mapdrive *md, double along0, double len)
 {
     /* A chord is never longer than the arc, and the sum's rounding (about 1e-13 m on a path of
     ** 40 points) is far under the 1 mm kept: what sn_md_points would give is at least len. */
-    return md->n >= 2 && along0 + sn_dist2d(md->path[0].transform.location, md->path[md->n - 1].transform.location) - 1e-3 >= len;
+    return md->n >= 2 && along0 + sn_dist2d(md->at[0], md->at[md->n - 1]) - 1e-3 >= len;
 }

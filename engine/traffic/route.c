@@ -94,7 +94,7 @@ static bool walk_to_fork(const sn_map *m, sn_waypoint w, sn_waypoint *at, sn_way
 ** left lane makes is a choice too); one is drawn uniformly from the vehicle's generator. */
 static void plan(const sn_map *m, sn_mapdrive *md, const sn_waypoint *from)
 {
-    sn_waypoint w = md->has_tail ? sn_md_expand(&md->route_tail, false) : *from;
+    sn_waypoint w = md->has_tail ? sn_md_expand(&md->route_tail, md->route_tail_at, false) : *from;
     while (md->n_route < SN_ROUTE_N) {
         sn_waypoint at, next[16];
         size_t k = 0;
@@ -138,6 +138,7 @@ static void plan(const sn_map *m, sn_mapdrive *md, const sn_waypoint *from)
         size_t pick = (size_t)(sn_rng_u64(&md->rng) % nc);
         md->route[md->n_route++] = cand[pick];
         md->route_tail = sn_md_pack(&cw[pick]);
+        md->route_tail_at = cw[pick].transform.location;
         md->has_tail = true;
         w = cw[pick];
     }
@@ -184,7 +185,7 @@ void sn_route_top_up(const sn_map *m, sn_mapdrive *md)
     if (md->walker || (md->plan && md->plan->next < md->plan->n) || md->n_route >= SN_ROUTE_N || md->odo < md->route_retry ||
         !md->n)
         return;
-    const sn_waypoint w0 = sn_md_expand(&md->path[0], false);
+    const sn_waypoint w0 = sn_md_expand(&md->path[0], md->at[0], false);
     plan(m, md, &w0);
 }
 

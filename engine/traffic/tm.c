@@ -244,7 +244,7 @@ static uint32_t blinker(const sn_map *m, const sn_mapdrive *md, sn_vec3 fwd)
             continue;
         sn_waypoint w[64];
         size_t k = 0;
-        const sn_waypoint pw = sn_md_expand(&md->path[i], md->walker);
+        const sn_waypoint pw = sn_md_wp(md, i);
         if (sn_map_next_until_lane_end(m, &pw, 2.0, w, 64, &k, NULL) != SN_OK || k == 0)
             return 0;
         const sn_waypoint *end = &w[(k < 64 ? k : 64) - 1];

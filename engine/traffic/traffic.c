@@ -889,7 +889,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
             snprintf(line, sizeof line, "autopilot: '%s' (actor %u) at (%.1f, %.1f, %.1f) is %.0f m from the nearest "
                      "driving lane: it drives there (further vehicles off the road are not reported)",
                      a->name ? a->name : a->type_id, a->id, a->st.pos.x, a->st.pos.y, a->st.pos.z,
-                     sn_dist2d(a->st.pos, md->path[0].transform.location));
+                     sn_dist2d(a->st.pos, md->at[0]));
         else
             snprintf(line, sizeof line, "autopilot: '%s' (actor %u) finds no driving lane on the map: it waits, "
                      "braking", a->name ? a->name : a->type_id, a->id);

@@ -160,7 +160,8 @@ bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0);
 void sn_md_points(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along);
 /* sn_md_points' first points only, the same bits: up to the first after pts[0] at least reach
 ** along (all of them when none is); returns how many. A coasting vehicle's move reads no further,
-** and the rest of its path is 28 cache lines it need not fetch (issue 36 item 6, town62). */
+** and the rest of its path's locations (md->at) are 14 cache lines it need not fetch (issue 36 item 6,
+** town62). */
 uint32_t sn_md_points_to(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along, double reach);
 /* true when sn_md_points' last distance (along[md->n - 1], the first along0) is certainly at least
 ** len: proven from the first and last points alone; false does not say it is less. */

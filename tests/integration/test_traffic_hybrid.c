@@ -165,7 +165,7 @@ static void test_default_and_no_hero(void)
             const sn_mapdrive *md = c[i]->mv->ap->map;
             np[i] = md->n;
             for (uint32_t k = 0; k < md->n; k++)
-                path[i][k] = md->path[k].transform.location;
+                path[i][k] = md->at[k];
         }
         step(e, 1);
         for (size_t i = 0; i < n; i++) {

@@ -406,7 +406,7 @@ static void set_knobs(sn_engine *e, const soak *s, double t)
                     md->pct[SN_MD_PCT_KEEP_RIGHT] = 2.0;
             }
         } else if (!forced_actor && md->n && (md->path[0].lane_change & SN_LANE_CHANGE_LEFT) && !md->path[0].is_junction) {
-            sn_waypoint l, w0 = sn_md_expand(&md->path[0], false);
+            sn_waypoint l, w0 = sn_md_expand(&md->path[0], md->at[0], false);
             if (sn_map_left_lane(e->map, &w0, &l, NULL) == SN_OK && l.lane_type == SN_LANE_DRIVING) {
                 md->force_lane_change = -1;
                 forced_actor = a->id;

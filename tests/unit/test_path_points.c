@@ -25,7 +25,7 @@ static void make_path(sn_mapdrive *md, uint32_t n, double turn)
     double x = uni(-5e3, 5e3), y = uni(-5e3, 5e3), h = uni(-M_PI, M_PI);
     md->n = n;
     for (uint32_t i = 0; i < n; i++) {
-        md->path[i].transform.location = sn_v3(x, y, uni(-1, 1));
+        md->at[i] = sn_v3(x, y, uni(-1, 1));
         const double step = rnd() < 0.05 ? 0 : uni(0, 3);
         h += uni(-turn, turn);
         x += step * cos(h), y += step * sin(h);
