@@ -8,7 +8,6 @@
 #include "lights.h"
 #include "route.h"
 #include "signs.h"
-#include "sweep.h"
 #include "tm.h"
 #include "traffic_int.h"
 #include "walkers.h"
@@ -663,9 +662,6 @@ static void decide_speed(sn_engine *e, sn_actor *a, sn_mapdrive *md, const sn_ve
     sn_vec3 spts[SN_MD_PATH];
     const sn_vec3 *lpts = side_stepped(md, pts, along, np, spts);
     bool has_lead = sn_traffic_leader(e, a, lpts, along, np, half_w, &skip, &gap, &v_lead, &who, NULL, NULL);
-    if (rules && a->ph->bbox.extent.x >= SN_SWEEP_LONG) /* a long body's sweep leaves the corridor in a turn */
-        has_lead = sn_sweep_leader(e, a, lpts, along, np, v, fmin(horizon, v * v / (2 * md->a_comf) + md->gap + 5.0), &skip,
-                                   has_lead, &gap, &v_lead, &who);
     md->wait_for = 0;
     md->wait_logical = false;
     if (has_lead) {
