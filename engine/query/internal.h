@@ -21,6 +21,7 @@ typedef struct rs_actor {
     uint32_t id, parent; /* parent id, 0 when free */
     uint8_t tag, kind, model;
     bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
+    bool still;          /* rs_still: a hit's velocity is the zeroed result's +0, origin to omega unread */
     double refl;                /* reflectivity 0..1 */
     sn_vec3 origin, vel, omega; /* the actor's origin, velocity (m/s), angular velocity (rad/s) */
     const sn_mesh *mesh;
@@ -32,7 +33,23 @@ typedef struct rs_actor {
     sn_vec3 centre, ext;
     sn_vec3 half;        /* the actor's box's half extents (its collision box) */
     double lo[3], hi[3]; /* world bounding box */
+    /* To a whole number of cache lines: sact and dact are 64-byte aligned (scene.c grow_actors),
+    ** so what a still actor's hit reads (id to refl, 24 bytes) is one line, not two in four. */
+    uint8_t pad_[16];
 } rs_actor;
+_Static_assert(sizeof(rs_actor) % 64 == 0, "rs_actor is whole cache lines");
+
+/* Whether a hit on the actor moves at +0 on every axis: velocity and angular velocity +0 (not
+** -0) and origin finite. Then v + w x (p - origin) is +0 bit for bit (each product of w is +-0,
+** their difference +-0, +0 plus +-0 is +0: round to nearest), which a zeroed result holds. */
+static inline bool rs_still(const rs_actor *a)
+{
+    const double v[6] = {a->vel.x, a->vel.y, a->vel.z, a->omega.x, a->omega.y, a->omega.z};
+    for (int i = 0; i < 6; i++)
+        if (v[i] != 0 || signbit(v[i]))
+            return false;
+    return isfinite(a->origin.x) && isfinite(a->origin.y) && isfinite(a->origin.z);
+}
 
 /* A triangle of the static geometry as a closest hit's refinement reads it (trace.c refine_at):
 ** its first world vertex and its plane's normal cross(p1 - p0, p2 - p0) in double precision,
