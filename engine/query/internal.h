@@ -23,8 +23,8 @@ typedef struct rs_actor {
     bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
     bool still;          /* rs_still: a hit's velocity is the zeroed result's +0, origin to omega unread */
     double refl;                /* reflectivity 0..1 */
+    const sn_mesh *mesh;        /* in the first line too: a model's hit reads its parts (tri_tag) */
     sn_vec3 origin, vel, omega; /* the actor's origin, velocity (m/s), angular velocity (rad/s) */
-    const sn_mesh *mesh;
     /* Its mesh's vertices in the world in double precision, as rs_world_vertex makes them, kept
     ** for the static geometry when it is built (rs->stat_wv); NULL: made when asked. A hit's
     ** refinement read them where it recomputed three vertices: a tenth of a lidar's time. */
