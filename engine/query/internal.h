@@ -16,8 +16,9 @@
 /* One shaped actor as the index sees it: world = centre + R (ext * v) for a vertex v of its
 ** mesh: a unit mesh scaled by the half extents, or a model posed in metres (ext 1, shapes.h). */
 typedef struct rs_actor {
-    /* What a closest hit reads of its actor first, together (two cache lines from the record's
-    ** start): random rays among 10 000 objects miss the cache on every hit's actor. */
+    /* What a closest hit reads of its actor, first: id to mesh in the first cache line (all a
+    ** still actor's hit reads), origin to omega after it; random rays among 10 000 objects
+    ** miss the cache on every hit's actor. */
     uint32_t id, parent; /* parent id, 0 when free */
     uint8_t tag, kind, model;
     bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
@@ -34,7 +35,8 @@ typedef struct rs_actor {
     sn_vec3 half;        /* the actor's box's half extents (its collision box) */
     double lo[3], hi[3]; /* world bounding box */
     /* To a whole number of cache lines: sact and dact are 64-byte aligned (scene.c grow_actors),
-    ** so what a still actor's hit reads (id to refl, 24 bytes) is one line, not two in four. */
+    ** so what a still actor's hit reads (id to mesh, 32 bytes) is one line: 304-byte actors
+    ** started anywhere in a line, and a hit read its 104 bytes from two or three. */
     uint8_t pad_[16];
 } rs_actor;
 _Static_assert(sizeof(rs_actor) % 64 == 0, "rs_actor is whole cache lines");
