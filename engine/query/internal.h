@@ -16,14 +16,16 @@
 /* One shaped actor as the index sees it: world = centre + R (ext * v) for a vertex v of its
 ** mesh: a unit mesh scaled by the half extents, or a model posed in metres (ext 1, shapes.h). */
 typedef struct rs_actor {
-    /* What a closest hit reads of its actor first, together (two cache lines from the record's
-    ** start): random rays among 10 000 objects miss the cache on every hit's actor. */
+    /* What a closest hit reads of its actor, first: id to mesh in the first cache line (all a
+    ** still actor's hit reads), origin to omega after it; random rays among 10 000 objects
+    ** miss the cache on every hit's actor. */
     uint32_t id, parent; /* parent id, 0 when free */
     uint8_t tag, kind, model;
     bool open;           /* an open surface (a chunk of the map's roads): nothing is inside it */
+    bool still;          /* rs_still: a hit's velocity is the zeroed result's +0, origin to omega unread */
     double refl;                /* reflectivity 0..1 */
+    const sn_mesh *mesh;        /* in the first line too: a model's hit reads its parts (tri_tag) */
     sn_vec3 origin, vel, omega; /* the actor's origin, velocity (m/s), angular velocity (rad/s) */
-    const sn_mesh *mesh;
     /* Its mesh's vertices in the world in double precision, as rs_world_vertex makes them, kept
     ** for the static geometry when it is built (rs->stat_wv); NULL: made when asked. A hit's
     ** refinement read them where it recomputed three vertices: a tenth of a lidar's time. */
@@ -32,7 +34,24 @@ typedef struct rs_actor {
     sn_vec3 centre, ext;
     sn_vec3 half;        /* the actor's box's half extents (its collision box) */
     double lo[3], hi[3]; /* world bounding box */
+    /* To a whole number of cache lines: sact and dact are 64-byte aligned (scene.c grow_actors),
+    ** so what a still actor's hit reads (id to mesh, 32 bytes) is one line: 304-byte actors
+    ** started anywhere in a line, and a hit read its 104 bytes from two or three. */
+    uint8_t pad_[16];
 } rs_actor;
+_Static_assert(sizeof(rs_actor) % 64 == 0, "rs_actor is whole cache lines");
+
+/* Whether a hit on the actor moves at +0 on every axis: velocity and angular velocity +0 (not
+** -0) and origin finite. Then v + w x (p - origin) is +0 bit for bit (each product of w is +-0,
+** their difference +-0, +0 plus +-0 is +0: round to nearest), which a zeroed result holds. */
+static inline bool rs_still(const rs_actor *a)
+{
+    const double v[6] = {a->vel.x, a->vel.y, a->vel.z, a->omega.x, a->omega.y, a->omega.z};
+    for (int i = 0; i < 6; i++)
+        if (v[i] != 0 || signbit(v[i]))
+            return false;
+    return isfinite(a->origin.x) && isfinite(a->origin.y) && isfinite(a->origin.z);
+}
 
 /* A triangle of the static geometry as a closest hit's refinement reads it (trace.c refine_at):
 ** its first world vertex and its plane's normal cross(p1 - p0, p2 - p0) in double precision,

@@ -150,6 +150,25 @@ static bool has_mesh(const sn_actor *a)
                                           a->shape == SN_SHAPE_CYLINDER);
 }
 
+/* Room for n actors in *p, 64-byte aligned (rs_actor's lines; realloc gives 16), kept in order;
+** false when out of memory. */
+static bool grow_actors(rs_actor **p, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 16;
+    while (c < n)
+        c *= 2;
+    void *q = NULL;
+    if (c > SIZE_MAX / sizeof **p || posix_memalign(&q, 64, c * sizeof **p))
+        return false;
+    if (*cap)
+        memcpy(q, *p, *cap * sizeof **p);
+    free(*p);
+    *p = q, *cap = c;
+    return true;
+}
+
 /* Free-standing statics never move: they go into the static scene, built once. */
 static bool is_static(const sn_actor *a) { return a->kind == SN_ACTOR_STATIC && !a->parent && !a->ph->body; }
 
@@ -174,6 +193,7 @@ static void fill_actor(const sn_world *w, const sn_actor *a, double alpha, rs_ac
     r->ext = r->model ? sn_v3(1, 1, 1) : a->ph->bbox.extent;
     r->half = a->ph->bbox.extent;
     r->open = false;
+    r->still = rs_still(r);
     r->wv = NULL;
     /* box of the oriented box (it holds every unit mesh and model), a hair wider for float rounding */
     const double *m = r->R.m;
@@ -248,7 +268,7 @@ static bool add_roads(sn_rayscene *rs, const sn_world *w)
     if (!m || !m->n_chunks)
         return false;
     if (!sn_grow((void **)&rs->road_meshes, &rs->cap_road_meshes, m->n_chunks, sizeof *rs->road_meshes) ||
-        !sn_grow((void **)&rs->sact, &rs->cap_sact, rs->n_sact + m->n_chunks, sizeof *rs->sact))
+        !grow_actors(&rs->sact, &rs->cap_sact, rs->n_sact + m->n_chunks))
         return true;
     for (uint32_t i = 0; i < m->n_chunks; i++) {
         const sn_road_chunk *k = &m->chunks[i];
@@ -268,6 +288,7 @@ static bool add_roads(sn_rayscene *rs, const sn_world *w)
         r->R = (sn_mat3){{1, 0, 0, 0, 1, 0, 0, 0, 1}};
         r->ext = sn_v3(1, 1, 1);
         r->open = true; /* scenery's closed shapes too: their chunks are not all closed (windows, rails) */
+        r->still = rs_still(r); /* true: at the origin, no velocity (the memset) */
         for (int d = 0; d < 3; d++) { /* a hair wider: the vertices are the box's, rounded to float */
             r->lo[d] = k->lo[d] - 1e-5 * (1 + fabs(k->lo[d]));
             r->hi[d] = k->hi[d] + 1e-5 * (1 + fabs(k->hi[d]));
@@ -322,7 +343,7 @@ static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
         const sn_actor *a = w->actors[i];
         if (!has_mesh(a) || !is_static(a))
             continue;
-        if (!sn_grow((void **)&rs->sact, &rs->cap_sact, rs->n_sact + 1, sizeof *rs->sact))
+        if (!grow_actors(&rs->sact, &rs->cap_sact, rs->n_sact + 1))
             return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu static actors", rs->n_sact + 1);
         fill_actor(w, a, 1.0, &rs->sact[rs->n_sact++]);
     }
@@ -440,7 +461,7 @@ static sn_status build_dynamic(sn_rayscene *rs, const sn_world *w, double alpha,
             continue;
         if (!has_mesh(a) || is_static(a))
             continue;
-        if (!sn_grow((void **)&rs->dact, &rs->cap_dact, rs->n_dact + 1, sizeof *rs->dact))
+        if (!grow_actors(&rs->dact, &rs->cap_dact, rs->n_dact + 1))
             return sn_fail(err, SN_E_NOMEM, "ray index: out of memory for %zu actors", rs->n_dact + 1);
         same = same && rs->n_dact < rs->n_dyn_shapes && rs->dyn_shapes[rs->n_dact] == dyn_key(w, a);
         rs_actor *r = &rs->dact[rs->n_dact++];

@@ -239,7 +239,10 @@ static inline void finish_closest(const rs_ctx *c, const cray *r, const struct R
     if (found) {
         res->n_hits = res->n_found = 1;
         if (best_a) {
-            MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_a);
+            if (best_a->still) /* the velocity is the zeroed +0 (rs_still): the actor's first line alone */
+                MAKE_HIT_STILL_ZEROED(&res->hit, o, d, best_t, best_n, best_a);
+            else
+                MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_a);
             res->hit.semantic_tag = tri_tag(best_a, best_tri);
         } else {
             MAKE_HIT_ZEROED(&res->hit, o, d, best_t, best_n, best_p);

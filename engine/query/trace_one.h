@@ -95,6 +95,17 @@ static inline struct RTCRay embree_ray(sn_vec3 o, sn_vec3 d, double maxd)
 
 #define MAKE_HIT(h, o, d, t, n, a) RS_HIT_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
 #define MAKE_HIT_ZEROED(h, o, d, t, n, a) RS_HIT_ZEROED_OF(h, t, (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o), n, a)
+/* MAKE_HIT_ZEROED for a still actor (rs_still): every field but the velocity, which stays +0. */
+#define MAKE_HIT_STILL_ZEROED(h, o, d, t, n, a)                                      \
+    do {                                                                           \
+        (h)->struct_size = sizeof *(h);                                            \
+        (h)->distance = (t);                                                       \
+        (h)->point = (t) > 0 ? sn_v3_add(o, sn_v3_scale(d, t)) : (o);              \
+        (h)->normal = (n);                                                         \
+        (h)->actor_id = (a)->id;                                                   \
+        (h)->semantic_tag = (a)->tag;                                              \
+        (h)->reflectivity = (a)->refl;                                             \
+    } while (0)
 
 /* The tag of triangle tri of actor a: a model's rider parts are Rider (shapes.h sn_material_tag). */
 static uint8_t tri_tag(const rs_actor *a, uint32_t tri)

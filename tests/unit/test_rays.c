@@ -764,6 +764,66 @@ static void test_velocity_and_time(void)
     sn_world_free(&w);
 }
 
+/* A closest hit on a still actor (no velocity, no spin: trace.c writes no velocity, the zeroed
+** +0 stands) carries the very bits v + w x (p - origin) makes, and a moving one's is that sum:
+** boxes still, moving, spinning, and one moving at -0 along x (not still), random rays
+** among them, each hit's velocity compared byte for byte with the sum from its actor's state,
+** its id, tag and reflectivity with the actor's. */
+static void test_still_velocity(void)
+{
+    sn_world w;
+    sn_error err = {0};
+    CHECK(sn_world_init(&w, 1, &err) == SN_OK, "world: %s", err.msg);
+    sn_rng g;
+    sn_rng_seed(&g, 5);
+    enum { BOXES = 200, N = 4000 };
+    for (int i = 0; i < BOXES; i++) {
+        sn_vec3 p = sn_v3(sn_rng_uniform(&g) * 80 - 40, sn_rng_uniform(&g) * 80 - 40, sn_rng_uniform(&g) * 4);
+        sn_vec3 e = sn_v3(0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2, 0.5 + sn_rng_uniform(&g) * 2);
+        sn_actor *a = add(&w, i % 2 ? SN_ACTOR_STATIC : SN_ACTOR_WALKER, SN_SHAPE_BOX, p, sn_rng_uniform(&g) * 360, e,
+                          (uint8_t)(i % 20), 0);
+        a->ph->reflectivity = i % 3 ? -1 : 0.1 + 0.001 * i;
+        if (i % 8 == 2)
+            a->st.vel = sn_v3(sn_rng_uniform(&g) * 4 - 2, sn_rng_uniform(&g) * 4 - 2, 0);
+        else if (i % 8 == 4)
+            a->st.ang_vel = sn_v3(0, 0, sn_rng_uniform(&g) * 2 - 1);
+        else if (i % 8 == 6)
+            a->st.vel = sn_v3(-0.0, 0, 0);
+    }
+    w.gen++;
+    sn_ray *rays = malloc(N * sizeof *rays);
+    sn_ray_result *res = malloc(N * sizeof *res);
+    for (int i = 0; i < N; i++) {
+        sn_vec3 o = sn_v3(sn_rng_uniform(&g) * 90 - 45, sn_rng_uniform(&g) * 90 - 45, sn_rng_uniform(&g) * 5);
+        double z = 2 * sn_rng_uniform(&g) - 1, a = 2 * SN_PI * sn_rng_uniform(&g), r = sqrt(1 - z * z);
+        rays[i] = ray(o, sn_v3(r * cos(a), r * sin(a), z), 60);
+    }
+    sn_rayscene *rs = sn_rayscene_create(1, &err);
+    sn_ray_query q = SN_RAY_QUERY_INIT;
+    CHECK(sn_rays_trace(rs, &w, &q, rays, N, res, &err) == SN_OK, "trace: %s", err.msg);
+    int kinds[4] = {0}, bad = 0;
+    for (int i = 0; i < N; i++) {
+        if (!res[i].n_hits)
+            continue;
+        const sn_actor *a = sn_world_find(&w, res[i].hit.actor_id);
+        CHECK(a != NULL, "hit %d: actor %u", i, res[i].hit.actor_id);
+        if (!a)
+            continue;
+        sn_vec3 want = sn_v3_add(a->st.vel, sn_v3_cross(a->st.ang_vel, sn_v3_sub(res[i].hit.point, a->st.pos)));
+        double refl = a->ph->reflectivity >= 0 ? a->ph->reflectivity : sn_tag_reflectivity(a->tag);
+        bad += memcmp(&want, &res[i].hit.velocity, sizeof want) != 0 || res[i].hit.semantic_tag != a->tag ||
+               memcmp(&refl, &res[i].hit.reflectivity, sizeof refl) != 0;
+        kinds[sn_v3_len(a->st.vel) > 0 ? 1 : sn_v3_len(a->st.ang_vel) > 0 ? 2 : signbit(a->st.vel.x) ? 3 : 0]++;
+    }
+    CHECK(bad == 0, "%d hits' velocity, tag or reflectivity differ from their actors'", bad);
+    CHECK(kinds[0] > 100 && kinds[1] > 20 && kinds[2] > 20 && kinds[3] > 20,
+          "hits on still %d, moving %d, spinning %d, -0 %d actors", kinds[0], kinds[1], kinds[2], kinds[3]);
+    free(rays);
+    free(res);
+    sn_rayscene_destroy(rs);
+    sn_world_free(&w);
+}
+
 /* ABI 1.5: each hit carries its actor's reflectivity (its own, else its tag's); a plugin's 1.4
 ** strides (96-byte hits, 104-byte results) get everything up to the velocity and nothing past. */
 static void test_reflectivity(void)
@@ -1079,6 +1139,7 @@ int main(void)
     test_reflectivity();
     test_stream();
     test_velocity_and_time();
+    test_still_velocity();
     test_any();
     test_cull();
     test_static_only();
