@@ -548,14 +548,14 @@ double sn_jx_vehicle(const sn_jctx *c, const sn_jpass *p, sn_mapdrive *md, uint3
     if (fresh)
         cl->ticket = c->now + (p->turn < 0 ? TURN_PENALTY : 0);
     fill(cl, p, -room, len, c->frame);
-    const bool ready = !c->held && !c->queued && c->exit_free && !c->swept;
+    const bool ready = !c->held && !c->queued && c->exit_free;
     if (ready && !cl->ready)
         cl->ready_since = c->now;
     cl->ready = ready;
     /* Too fast to stop before the entry (a slow creep past the stop point still stops in time). */
     bool can_stop = c->v < 2.0 || room > c->v * c->v / (2 * c->a_hard);
-    if (cl->granted && (c->held || c->swept) && can_stop)
-        cl->granted = false; /* a light turned (or one stands in its sweep): it gives its place back while it waits */
+    if (cl->granted && c->held && can_stop)
+        cl->granted = false; /* a light turned: it gives its place back while it waits */
     if (cl->granted)
         return INFINITY;
     if (cl->ready) {

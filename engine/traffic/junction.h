@@ -107,7 +107,6 @@ typedef struct sn_jctx {
     bool queued;              /* another vehicle waits between it and the entry */
     bool held;                /* a red or yellow light holds it before this junction */
     bool exit_free;           /* room for it beyond the exit */
-    bool swept;               /* a long body: one stands where its body would sweep through (jsweep.h) */
     double stop_margin, a_hard; /* the planner's */
 } sn_jctx;
 

@@ -7,7 +7,6 @@
 #include "lanechange.h"
 #include "lights.h"
 #include "route.h"
-#include "jsweep.h"
 #include "signs.h"
 #include "tm.h"
 #include "traffic_int.h"
@@ -131,8 +130,6 @@ static double limit_at(const sn_map *m, const sn_pathwp *wp)
 #define XW_HALF 2.0  /* m: half a crossing's width (we stop this far before its line) */
 #define XW_LOOK 2.0  /* s: ... or one walking towards it that gets within XW_NEAR this soon */
 #define XW_PATIENCE 10.0 /* s standing held by crossings, after which the vehicle stops waiting for them */
-#define SWEEP_PATIENCE 30.0 /* s a long body waits unheld for one standing in its sweep, then enters as before */
-#define SWEEP_REACH 12.0    /* m beyond the comfortable stopping distance where it looks (junction.c's REQUEST) */
 
 /* The nearest crossing ahead on the path (points pts[0..np) at along[] from our centre) that a
 ** walker on it holds for us (within XW_NEAR of where we cross it, or walking towards that point
@@ -587,19 +584,6 @@ static double junction_limit(sn_engine *e, const sn_actor *a, sn_mapdrive *md, c
             if (now < md->override_until)
                 c.exit_free = true;
         }
-    }
-    /* A long body waits at the entry while one stands where its body would sweep through: once
-    ** in the turn it could not back off (Town10HD: a truck and an HGV at its light, face to face
-    ** for good). Bounded (SWEEP_PATIENCE), so an oncoming queue's heads do not starve it. */
-    if (p.junction >= 0 && p.entry > front && front >= SN_JSWEEP_LONG && !(now < md->override_until) &&
-        p.entry - front <= v * v / (2 * 3.0) + SWEEP_REACH && md->sweep_wait < SWEEP_PATIENCE) {
-        const uint32_t s = sn_jsweep_standing(e, a, pts, along, md->n, v, p.exit + front, ah->skip_actor);
-        c.swept = s != 0;
-        md->sweep_wait = s ? md->sweep_wait + (c.held ? 0.0f : (float)dt) : 0; /* a light's wait is not its */
-        if (s && !md->wait_for)
-            md->wait_for = s, md->wait_logical = true;
-    } else if (p.junction < 0 || p.entry <= front) {
-        md->sweep_wait = 0; /* inside, or no junction ahead: the next entry's clock starts afresh */
     }
     uint32_t blocker = 0;
     double stop_at = sn_jx_vehicle(&c, &p, md, &blocker);

@@ -187,7 +187,6 @@ typedef struct sn_mapdrive {
     double pass_until;
     double lc_odo, lc_co; /* lc_co: the change-over distance of the last change (m) */
     float xw_wait;       /* s standing held by walkers on a crossing (bounded: XW_PATIENCE, traffic.c) */
-    float sweep_wait;    /* s a long body has waited at a junction's entry for one standing in its sweep (SWEEP_PATIENCE) */
     /* route_tail: where the route's last step leaves its junction (planning goes on from there);
     ** route_missed: steps given up (the lane could not be reached). */
     uint32_t route_missed;
