@@ -23,7 +23,7 @@
 
 static bool is_hero(const sn_actor *a)
 {
-    return a->kind == SN_ACTOR_VEHICLE && a->role_name && strcmp(a->role_name, "hero") == 0;
+    return a->hero; /* role_name "hero", a vehicle (spawn.c) */
 }
 
 void sn_hybrid_frame(sn_engine *e)

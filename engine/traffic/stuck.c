@@ -26,7 +26,7 @@ static sn_mapdrive *tm_driven(const sn_actor *a)
 {
     if (a->kind != SN_ACTOR_VEHICLE || !a->mv || !a->mv->ap || !a->mv->ap->map || a->mv->ap->map->walker)
         return NULL;
-    return a->has_autopilot && !(a->role_name && strcmp(a->role_name, "hero") == 0) ? a->mv->ap->map : NULL;
+    return a->has_autopilot && !a->hero ? a->mv->ap->map : NULL;
 }
 
 /* Whether the light whose trigger box the vehicle is in is red (CARLA's GetTrafficLightState:

@@ -210,6 +210,8 @@ struct sn_actor {
     bool held;          /* a walking walker standing on the map's surface this substep (walker_hold.c) */
     bool ground;        /* a stand-in for the map's surfaces (roads.c): contacts are support, never a collision */
     bool rides;         /* a static whose geom rides on a body (counted in sn_world.n_riders) */
+    bool hero;          /* a vehicle whose role_name is "hero" (set where role_name is, at spawn): the
+                        ** per-frame passes test it here, not by strcmp on a string of its own */
 
     /* Shape, body and controls: the actor's own after the record, or for a sensor the shared
     ** read-only sn_actor_no_phys (sn_world_add). Never NULL. */
