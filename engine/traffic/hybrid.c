@@ -17,7 +17,6 @@
 #include "../sim/engine.h"
 
 #include <math.h>
-#include <string.h>
 
 #define HOLD_SPEED 0.05 /* m/s: a target speed below it holds the vehicle (the autopilot's brake threshold) */
 
