@@ -342,7 +342,6 @@ sn_status sn_spawn_sensor(struct sn_engine *e, sn_sensor *s, const sn_spawn_desc
     a->parent = d->parent;
     int ri = sn_attr_find(s->bp->attrs, s->bp->n_attrs, s->bp->stride, "role_name");
     a->role_name = sn_actor_strdup(ri >= 0 ? s->values[ri].s : d->role ? d->role : "");
-    a->hero = a->kind == SN_ACTOR_VEHICLE && a->role_name && strcmp(a->role_name, "hero") == 0;
     sn_actor_set_rel(a, &d->transform);
     sn_transform world_tf = world_pose(e, d);
     a->st.pos = a->st.prev_pos = world_tf.location;

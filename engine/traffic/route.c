@@ -185,7 +185,7 @@ void sn_route_top_up(const sn_map *m, sn_mapdrive *md)
     if (md->walker || (md->plan && md->plan->next < md->plan->n) || md->n_route >= SN_ROUTE_N || md->odo < md->route_retry ||
         !md->n)
         return;
-    const sn_waypoint w0 = sn_md_expand(&md->path[0], md->at[0], false);
+    const sn_waypoint w0 = sn_md_wp(md, 0);
     plan(m, md, &w0);
 }
 

@@ -13,7 +13,6 @@
 #include "../sim/engine.h"
 #include "../sim/spawn.h"
 
-
 #define STOPPED_VELOCITY 0.8   /* m/s, STOPPED_VELOCITY_THRESHOLD */
 #define BLOCKED_TIME 90.0      /* s, BLOCKED_TIME_THRESHOLD */
 #define RED_BLOCKED_TIME 180.0 /* s, RED_TL_BLOCKED_TIME_THRESHOLD */
