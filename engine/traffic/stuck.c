@@ -37,28 +37,6 @@ static bool at_red(const sn_engine *e, uint32_t id)
            sn_engine_traffic_light_get_state(e, light, &s, NULL) == SN_OK && s == SN_TL_RED;
 }
 
-/* Each vehicle's actor, motion, autopilot and mapdrive (its head and its idle clock) are cache
-** misses at hundreds of vehicles, and this pass does little else: fetched ahead, each step of the
-** chain FETCH actors after the step before it, so that many chains are in flight at once (no
-** effect on results). Inlined by force: GCC finds a helper of prefetches alone free of effects
-** and drops the call, prefetches and all. */
-#define FETCH 4
-
-static inline __attribute__((always_inline)) void fetch_ahead(const sn_world *w, size_t i)
-{
-    if (i + 4 * FETCH < w->n_actors)
-        __builtin_prefetch(w->actors[i + 4 * FETCH]);
-    const sn_actor *a = i + 3 * FETCH < w->n_actors ? w->actors[i + 3 * FETCH] : NULL;
-    if (a && a->mv)
-        __builtin_prefetch(a->mv), __builtin_prefetch(&a->st.vel);
-    a = i + 2 * FETCH < w->n_actors ? w->actors[i + 2 * FETCH] : NULL;
-    if (a && a->mv && a->has_autopilot)
-        __builtin_prefetch(a->mv->ap);
-    a = i + FETCH < w->n_actors ? w->actors[i + FETCH] : NULL;
-    if (a && a->mv && a->has_autopilot && a->mv->ap->map)
-        __builtin_prefetch(a->mv->ap->map, 1), __builtin_prefetch(&a->mv->ap->map->idle_since, 1);
-}
-
 sn_status sn_tm_remove_stuck(sn_engine *e, sn_error *err)
 {
     const sn_world *w = &e->world;
@@ -66,7 +44,6 @@ sn_status sn_tm_remove_stuck(sn_engine *e, sn_error *err)
     sn_actor *oldest = NULL;
     double oldest_since = 0;
     for (size_t i = 0; i < w->n_actors; i++) {
-        fetch_ahead(w, i);
         sn_actor *a = w->actors[i];
         sn_mapdrive *md = tm_driven(a);
         if (!md) {

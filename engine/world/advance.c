@@ -42,28 +42,6 @@ static void advance_travel(sn_actor *a, double dt)
     s->travel += 0.5 * (v0 + v1) * dt;
 }
 
-/* At hundreds of bodies each body's state (five lines after its actor's first) has been evicted
-** since the last frame, and the two passes below do little else: fetched AHEAD bodies ahead,
-** the actor's first line (ph, kind) too when the pass reads it, its physics' body pointer half
-** as far (no effect on results). Inlined by force: GCC finds a helper of prefetches alone free of
-** effects and drops the call, prefetches and all. */
-#define AHEAD 8
-
-static inline __attribute__((always_inline)) void fetch_state(const sn_world *w, size_t i, bool head)
-{
-    if (i + AHEAD < w->n_bodies) {
-        const char *a = (const char *)w->bodies[i + AHEAD];
-        const char *st = (const char *)&w->bodies[i + AHEAD]->st;
-        if (head)
-            __builtin_prefetch(a);
-        for (size_t o = 0; o < sizeof(sn_actor_state); o += 64)
-            __builtin_prefetch(st + o, 1);
-        __builtin_prefetch(st + sizeof(sn_actor_state) - 1, 1);
-    }
-    if (head && i + AHEAD / 2 < w->n_bodies)
-        __builtin_prefetch(&w->bodies[i + AHEAD / 2]->ph->body);
-}
-
 sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
 {
     if (w->poisoned)
@@ -78,7 +56,6 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
     /* Only bodies move by themselves: attached actors are derived below, statics never move,
     ** and a teleport sets the previous pose itself. */
     for (size_t i = 0; i < w->n_bodies; i++) {
-        fetch_state(w, i, false);
         sn_actor_state *s = &w->bodies[i]->st;
         s->prev_pos = s->pos;
         s->prev_rot = s->rot;
@@ -104,7 +81,6 @@ sn_status sn_world_advance(sn_world *w, double dt, int n_sub, sn_error *err)
         qsort(w->pairs, w->n_pairs, sizeof *w->pairs, sn_pair_cmp);
     /* Accelerations first: attached actors copy their parent's of this frame. */
     for (size_t i = 0; i < w->n_bodies; i++) {
-        fetch_state(w, i, true);
         sn_actor *a = w->bodies[i];
         if (a->ph->body) {
             a->st.acc = sn_v3_scale(sn_v3_sub(a->st.vel, a->st.prev_vel), 1.0 / dt);
