@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define STEP_POOL_MAX_THREADS 256
+#define CHECK_ON_STACK 32
 
 struct sn_step_pool {
     sn_pool *pool;
@@ -77,7 +78,9 @@ static sn_status check_engines(sn_engine *const *engines, size_t n, sn_error *er
     for (size_t i = 0; i < n; i++)
         if (!engines[i])
             return sn_fail(err, SN_E_INVALID, "engines_step: engine %zu is NULL", i);
-    sn_engine **sorted = malloc(n * sizeof *sorted);
+    /* a vector's few engines sorted on the stack: no allocation a step */
+    sn_engine *few[CHECK_ON_STACK];
+    sn_engine **sorted = n <= CHECK_ON_STACK ? few : malloc(n * sizeof *sorted);
     if (!sorted)
         return sn_fail(err, SN_E_NOMEM, "engines_step: out of memory");
     memcpy(sorted, engines, n * sizeof *sorted);
@@ -86,7 +89,8 @@ static sn_status check_engines(sn_engine *const *engines, size_t n, sn_error *er
     for (size_t i = 1; i < n && !twice; i++)
         if (sorted[i] == sorted[i - 1])
             twice = sorted[i];
-    free(sorted);
+    if (sorted != few)
+        free(sorted);
     if (!twice)
         return SN_OK;
     size_t first = 0;

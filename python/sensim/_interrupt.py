@@ -11,6 +11,13 @@ from __future__ import annotations
 import signal
 import threading
 
+try:  # the C functions under signal.signal/getsignal: the same handlers without their enum
+    # wrapping, which raised and caught three exceptions a guard (most of a step's Python)
+    from _signal import getsignal as _getsignal, signal as _setsignal
+except ImportError:  # pragma: no cover - not CPython
+    _getsignal, _setsignal = signal.getsignal, signal.signal
+
+_SIGINT = int(signal.SIGINT)
 _tls = threading.local()
 
 
@@ -45,15 +52,15 @@ class sigint_guard:
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
             try:
-                if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-                    self.old = signal.signal(signal.SIGINT, self._handler)
+                if _getsignal(_SIGINT) is signal.default_int_handler:
+                    self.old = _setsignal(_SIGINT, self._handler)
             except ValueError:  # not the main interpreter's main thread
                 self.old = None
         return self
 
     def __exit__(self, et, ev, tb):
         if self.old is not None:
-            signal.signal(signal.SIGINT, self.old)
+            _setsignal(_SIGINT, self.old)
         if self.hit and et is None:
             raise KeyboardInterrupt
         return False

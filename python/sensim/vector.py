@@ -99,9 +99,11 @@ def _merge_infos(infos: list[dict]) -> dict:
         haves = {k: [k in info for info in infos] for k in keys}
     for k in keys:
         if haves is None:
-            hl, have = every, np.ones(n, bool)
+            hl, have = every, np.array(every)  # np.ones(n, bool), without its Python wrapper
             vals = [info[k] for info in infos]
-            kinds = {_kind(v) for v in vals}
+            types = set(map(type, vals))
+            # a kind is its type's (_kind): once every type is known, no call per value
+            kinds = {_KINDS[t] for t in types} if types <= _KINDS.keys() else {_kind(v) for v in vals}
         else:
             hl = haves[k]
             have = np.array(hl)
@@ -109,6 +111,8 @@ def _merge_infos(infos: list[dict]) -> dict:
             kinds = {_kind(v) for v, h in zip(vals, hl) if h}
         if kinds == {"b"}:
             arr = np.array([bool(v) if h else False for v, h in zip(vals, hl)])
+        elif kinds == {"i"} and haves is None and types == {int}:  # int() would return each as it is
+            arr = np.array(vals, np.int64)
         elif kinds == {"i"}:
             arr = np.array([int(v) if h else 0 for v, h in zip(vals, hl)], np.int64)
         elif kinds <= {"i", "f"}:

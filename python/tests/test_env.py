@@ -153,3 +153,35 @@ def test_env_clips_actions_bit_for_bit_as_numpy(env_scene):
     c = env.world.find_actor("hero").get_control()
     assert (c.throttle, c.steer) == (1.0, -1.0) and bits(c.brake) == bits(0.0)
     env.close()
+
+
+def test_step_puts_back_the_sigint_handler_it_found(env_scene):
+    """A step swaps SIGINT's default handler for its own and puts the default back after (vec67
+    does it through _signal, without signal.signal's enum wrapping); a handler the program set
+    itself is left in place through the step, and Ctrl+C's stand-in reaches it, not the step's."""
+    import signal
+
+    from sensim import _interrupt
+    env = SensimEnv(env_scene, observe=["crash"])
+    env.reset()
+    seen = []
+    with _interrupt.sigint_guard():  # inside a step's guard: the step's handler is installed
+        seen.append(signal.getsignal(signal.SIGINT))
+    assert seen[0] is not signal.default_int_handler and callable(seen[0])
+    env.step(np.array([0.5, 0.0, 0.0]))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    got = []
+    old = signal.signal(signal.SIGINT, lambda s, f: got.append(s))
+    try:
+        with _interrupt.sigint_guard():
+            assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+            signal.raise_signal(signal.SIGINT)
+        env.step(np.array([0.5, 0.0, 0.0]))
+        assert got == [signal.SIGINT] and signal.getsignal(signal.SIGINT).__name__ == "<lambda>"
+    finally:
+        signal.signal(signal.SIGINT, old)
+    with pytest.raises(KeyboardInterrupt):  # noted inside a guard, raised as it ends
+        with _interrupt.sigint_guard():
+            signal.raise_signal(signal.SIGINT)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    env.close()

@@ -353,7 +353,7 @@ def _merge_infos_reference(infos):
 
 def test_merge_infos_and_stack_match_their_reference():
     from sensim.vector import _merge_infos
-    values = [True, False, np.bool_(True), 1, 0, np.int32(3), np.int64(-2), 2.5, np.float32(1.5),
+    values = [True, False, np.bool_(True), 1, 0, 2**62, -2**63, np.int32(3), np.int64(-2), 2.5, np.float32(1.5),
               np.float64(3.25), "s", None, [], [("crash", 1.0)], (1,), {"a": 1}]
     rng = np.random.default_rng(7)
     for _ in range(3000):
