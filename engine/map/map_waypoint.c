@@ -56,7 +56,8 @@ void sn_map_make_waypoint(const sn_map *m, sn_lanekey k, double s, sn_waypoint *
     double dt = sb > sa ? (0.5 * (tb + x1) - 0.5 * (ta + x0)) / (sb - sa) : 0;
     sn_odr_pose ref = sn_odr_ref_line(r, s);
     double kappa = sn_odr_ref_curvature(r, s), den = 1 - kappa * tc;
-    double hdg = ref.hdg + atan2(dt, den > 1e-3 ? den : 1e-3);
+    /* atan2(+-0, x > 0) is +-0: no call on a lane of constant width (most of them) */
+    double hdg = ref.hdg + (dt == 0 ? dt : atan2(dt, den > 1e-3 ? den : 1e-3));
     double slope = sn_odr_poly_slope(r->elevation, r->n_elevation, s);
     double se = r->n_superelevation ? sn_odr_superelevation(r, s) : 0;
 
@@ -232,6 +233,13 @@ typedef struct walk {
     bool oom, cut; /* cut: the hop limit ended the walk before every branch was walked */
 } walk;
 
+/* Field by field: an initializer would also zero `small`, 512 bytes, on each of the 4 to 5 walks
+** a vehicle-frame (route steps, lane changes, refills); walk_from sets the stack itself. */
+static void walk_init(walk *w, const sn_map *m, sn_waypoint *out, sn_lanepos *pos, size_t cap)
+{
+    w->m = m, w->out = out, w->pos = pos, w->cap = cap, w->n = 0, w->hops = 0, w->cut = false;
+}
+
 static bool push(walk *w, branch b)
 {
     if (w->depth == w->cap_stack) {
@@ -342,7 +350,8 @@ static sn_status walk_api(const sn_map *m, const sn_waypoint *wp, double d, bool
         return sn_fail(err, SN_E_INVALID, "map: NULL output with a capacity of %zu", cap);
     const sn_odr_section *sec = &m->odr->roads[k.road].sections[k.section];
     double s = fmin(sec->s_end, fmax(sec->s, wp->s));
-    walk w = {.m = m, .out = out, .cap = cap};
+    walk w;
+    walk_init(&w, m, out, NULL, cap);
     walk_from(&w, k, s, d, forward);
     if (w.stack != w.small)
         free(w.stack);
@@ -383,7 +392,8 @@ static int cmp_pos(const sn_map *m, const sn_lanepos *x, const sn_lanepos *y)
 
 size_t sn_map_walk_pos(const sn_map *m, const sn_lanepos *from, double d, bool forward, sn_lanepos *out, size_t cap)
 {
-    walk w = {.m = m, .pos = out, .cap = cap};
+    walk w;
+    walk_init(&w, m, NULL, out, cap);
     walk_from(&w, from->k, from->s, d, forward);
     if (w.stack != w.small)
         free(w.stack);

@@ -133,6 +133,13 @@ static sn_status close_window(sn_health *h, sn_error *err)
 
 static bool flipped(sn_quat q)
 {
+    /* An upright vehicle, decided from its rotation's last row without asin and two atan2 (every
+    ** vehicle, every frame): |pitch| <= asin(0.49) = 29.3 deg and |roll| <= atan(0.57) = 29.7 deg,
+    ** margins far above any rounding, so the same answer as the angles below (NaN falls through). */
+    const double w = q.w, x = q.x, y = q.y, z = q.z;
+    const double m6 = 2 * (x * z - w * y), m7 = 2 * (y * z + w * x), m8 = 1 - 2 * (x * x + y * y);
+    if (fabs(m6) <= 0.49 && m8 > 0 && fabs(m7) <= 0.57 * m8)
+        return false;
     sn_rotation r = sn_quat_to_rotation(q);
     return fabs(r.pitch) > SN_HEALTH_FLIPPED || fabs(r.roll) > SN_HEALTH_FLIPPED;
 }

@@ -166,26 +166,21 @@ bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0)
     return lat < 6;
 }
 
-/* The path's points (pts) and their distances along it from the vehicle's centre (along), the
-** first along0 from it. */
-void sn_md_points(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along)
+/* The path's distances along it from the vehicle's centre, the first along0 from it (its points
+** are md->at, read in place). */
+void sn_md_along(const sn_mapdrive *md, double along0, double *along)
 {
     along[0] = along0;
-    pts[0] = md->at[0];
-    for (uint32_t i = 1; i < md->n; i++) {
-        pts[i] = md->at[i];
-        along[i] = along[i - 1] + sn_dist2d(pts[i - 1], pts[i]);
-    }
+    for (uint32_t i = 1; i < md->n; i++)
+        along[i] = along[i - 1] + sn_dist2d(md->at[i - 1], md->at[i]);
 }
 
-uint32_t sn_md_points_to(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along, double reach)
+uint32_t sn_md_along_to(const sn_mapdrive *md, double along0, double *along, double reach)
 {
     along[0] = along0;
-    pts[0] = md->at[0];
     uint32_t i = 1;
     for (; i < md->n; i++) {
-        pts[i] = md->at[i];
-        along[i] = along[i - 1] + sn_dist2d(pts[i - 1], pts[i]);
+        along[i] = along[i - 1] + sn_dist2d(md->at[i - 1], md->at[i]);
         if (along[i] >= reach)
             return i + 1;
     }
@@ -195,6 +190,6 @@ uint32_t sn_md_points_to(const sn_mapdrive *md, double along0, sn_vec3 *pts, dou
 bool sn_md_reaches(const sn_mapdrive *md, double along0, double len)
 {
     /* A chord is never longer than the arc, and the sum's rounding (about 1e-13 m on a path of
-    ** 40 points) is far under the 1 mm kept: what sn_md_points would give is at least len. */
+    ** 40 points) is far under the 1 mm kept: what sn_md_along would give is at least len. */
     return md->n >= 2 && along0 + sn_dist2d(md->at[0], md->at[md->n - 1]) - 1e-3 >= len;
 }

@@ -266,13 +266,13 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         return false;
     sn_route_passed(md);
     double along[SN_MD_PATH];
-    sn_vec3 pts[SN_MD_PATH];
+    const sn_vec3 *pts = md->at; /* read in place: nothing below changes the path */
     double vt = md->coast_vt;
     /* Without a leader to measure, its move reads only the path's first points: the length of
     ** the rest is proven from its last point (sn_md_reaches) where it can be, not summed. */
     const bool lazy = !md->coast_lead && sn_md_reaches(md, along0, front + (vt * dt * COAST_EVERY + 10.0));
     if (!lazy) {
-        sn_md_points(md, along0, pts, along);
+        sn_md_along(md, along0, along);
         if (along[md->n - 1] - front < vt * dt * COAST_EVERY + 10.0)
             return false; /* its path needs refilling: a decision does that */
     }
@@ -321,7 +321,7 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     }
     /* (lazy: the points up to the first beyond where it moves, vt * dt along: sn_hybrid_move
     ** reads none after it, so the same move as on the whole path) */
-    const uint32_t np = lazy ? sn_md_points_to(md, along0, pts, along, vt * dt) : md->n;
+    const uint32_t np = lazy ? sn_md_along_to(md, along0, along, vt * dt) : md->n;
     sn_hybrid_move(a, md, pts, along, np, vt, dt);
     return true;
 }
@@ -751,10 +751,11 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
     sn_route_passed(md);
     sn_route_top_up(m, md);
     sn_md_refill(m, md);
-    /* Distances along the path from the vehicle's centre, and the points themselves. */
+    /* Distances along the path from the vehicle's centre; the points are read in place (nothing
+    ** changes the path before the move below: the lane change after it makes a new one). */
     double along[SN_MD_PATH];
-    sn_vec3 pts[SN_MD_PATH];
-    sn_md_points(md, along0, pts, along);
+    const sn_vec3 *pts = md->at;
+    sn_md_along(md, along0, along);
 
     const bool rules = e->traffic && !e->traffic->legacy;
     md->odo += fabs(v) * dt;

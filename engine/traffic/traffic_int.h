@@ -155,15 +155,15 @@ void sn_md_refill(const sn_map *m, sn_mapdrive *md);
 /* Drops the waypoints behind pos; *along0 is path[0]'s distance along the path from pos
 ** (negative: behind). false when pos is far off the path. */
 bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0);
-/* md's path points (pts) and their distances along it from the vehicle's centre (along), the
-** first along0 from it; both arrays hold SN_MD_PATH. */
-void sn_md_points(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along);
-/* sn_md_points' first points only, the same bits: up to the first after pts[0] at least reach
-** along (all of them when none is); returns how many. A coasting vehicle's move reads no further,
-** and the rest of its path's locations (md->at) are 14 cache lines it need not fetch (issue 36 item 6,
-** town62). */
-uint32_t sn_md_points_to(const sn_mapdrive *md, double along0, sn_vec3 *pts, double *along, double reach);
-/* true when sn_md_points' last distance (along[md->n - 1], the first along0) is certainly at least
+/* md's path's distances along it from the vehicle's centre (along; the first along0 from it;
+** SN_MD_PATH of them), for a caller that reads the points in place (md->at, unchanged meanwhile):
+** no copy of them a vehicle-frame (vehicle_update, vehicle_coast; issue 36 item 6, path68). */
+void sn_md_along(const sn_mapdrive *md, double along0, double *along);
+/* The first of them only: up to the first after along[0] at least reach along (all of them when
+** none is); returns how many. A coasting vehicle's move reads no further, and the rest of its
+** path's locations (md->at) are 14 cache lines it need not fetch (issue 36 item 6, town62). */
+uint32_t sn_md_along_to(const sn_mapdrive *md, double along0, double *along, double reach);
+/* true when sn_md_along's last distance (along[md->n - 1], the first along0) is certainly at least
 ** len: proven from the first and last points alone; false does not say it is less. */
 bool sn_md_reaches(const sn_mapdrive *md, double along0, double len);
 
