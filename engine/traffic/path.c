@@ -175,16 +175,11 @@ void sn_md_along(const sn_mapdrive *md, double along0, double *along)
         along[i] = along[i - 1] + sn_dist2d(md->at[i - 1], md->at[i]);
 }
 
-uint32_t sn_md_along_to(const sn_mapdrive *md, double along0, double *along, double reach)
+uint32_t sn_md_along_more(const sn_mapdrive *md, double *along, uint32_t k, uint32_t upto)
 {
-    along[0] = along0;
-    uint32_t i = 1;
-    for (; i < md->n; i++) {
-        along[i] = along[i - 1] + sn_dist2d(md->at[i - 1], md->at[i]);
-        if (along[i] >= reach)
-            return i + 1;
-    }
-    return i;
+    for (; k <= upto && k < md->n; k++)
+        along[k] = along[k - 1] + sn_dist2d(md->at[k - 1], md->at[k]);
+    return k;
 }
 
 bool sn_md_reaches(const sn_mapdrive *md, double along0, double len)

@@ -248,6 +248,22 @@ static void drive(sn_actor *a, sn_mapdrive *md, double vt, double v, double delt
     a->ph->control = c;
 }
 
+/* Whether sn_path_nearest_kept (leader.c) answers from its memo m: its own test, mirrored
+** (vehicle_coast checks the guess). */
+static bool memo_answers(const sn_near_memo *m, uint8_t drops, uint32_t n, double x, double y)
+{
+    const int k = (uint8_t)(drops - m->drops);
+    const int i = (int)m->seg - 1 - k, fresh = (int)m->n - 1 - k, last = (int)n - 2;
+    return m->seg && k < m->seg && i <= last && last - fresh < 8 &&
+           2 * sqrt((x - m->x) * (x - m->x) + (y - m->y) * (y - m->y)) + 1e-3 < m->slack;
+}
+
+static bool same_memo(const sn_near_memo *a, const sn_near_memo *b)
+{
+    return !memcmp(&a->x, &b->x, sizeof a->x) && !memcmp(&a->y, &b->y, sizeof a->y) &&
+           !memcmp(&a->slack, &b->slack, sizeof a->slack) && a->seg == b->seg && a->n == b->n && a->drops == b->drops;
+}
+
 /* Hybrid mode: a vehicle without physics between two decisions (vehicle_update on every
 ** COAST_EVERY-th frame, staggered by id) moves on along its path at the speed its last decision
 ** chose, never past where a light held it then, and behind the leader it had, whose gap and speed
@@ -266,13 +282,14 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         return false;
     sn_route_passed(md);
     double along[SN_MD_PATH];
+    along[0] = along0;
+    uint32_t k = 1; /* along[0..k) summed: only what is read (path68) */
     const sn_vec3 *pts = md->at; /* read in place: nothing below changes the path */
     double vt = md->coast_vt;
-    /* Without a leader to measure, its move reads only the path's first points: the length of
-    ** the rest is proven from its last point (sn_md_reaches) where it can be, not summed. */
-    const bool lazy = !md->coast_lead && sn_md_reaches(md, along0, front + (vt * dt * COAST_EVERY + 10.0));
-    if (!lazy) {
-        sn_md_along(md, along0, along);
+    /* The path's length is proven from its last point (sn_md_reaches) where it can be, not summed;
+    ** its move reads only its first points, its leader's search those near its last answer. */
+    if (!sn_md_reaches(md, along0, front + (vt * dt * COAST_EVERY + 10.0))) {
+        k = sn_md_along_more(md, along, k, md->n - 1);
         if (along[md->n - 1] - front < vt * dt * COAST_EVERY + 10.0)
             return false; /* its path needs refilling: a decision does that */
     }
@@ -290,8 +307,24 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         double best, u, s_at = 0;
         sn_vec3 tan = {1, 0, 0};
         const double bx = b->st.pos.x, by = b->st.pos.y;
-        const int i = sn_path_nearest_kept(&md->nl, md->drops, pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
+        /* Answered from its memo, the search reads no distance: none summed for it. Guessed by
+        ** mirroring its test; a wrong guess shows in the memo (a search rewrites it) and is redone
+        ** with every distance, from the memo as it was: the same answer and memo either way. */
+        const sn_near_memo was = md->nl;
+        const bool kept = memo_answers(&md->nl, md->drops, md->n, bx, by);
+        if (kept)
+            for (uint32_t j = k; j < md->n; j++)
+                along[j] = NAN; /* (never read) */
+        else
+            k = sn_md_along_more(md, along, k, md->n - 1);
+        int i = sn_path_nearest_kept(&md->nl, md->drops, pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
+        if (kept && !same_memo(&was, &md->nl)) {
+            md->nl = was;
+            k = sn_md_along_more(md, along, k, md->n - 1);
+            i = sn_path_nearest_kept(&md->nl, md->drops, pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
+        }
         if (i >= 0) {
+            k = sn_md_along_more(md, along, k, (uint32_t)i);
             const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l = sqrt(dx * dx + dy * dy);
             s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
         }
@@ -319,9 +352,15 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         if (cl)
             cl->front += v * dt, cl->frame = e->clock.frame;
     }
-    /* (lazy: the points up to the first beyond where it moves, vt * dt along: sn_hybrid_move
-    ** reads none after it, so the same move as on the whole path) */
-    const uint32_t np = lazy ? sn_md_along_to(md, along0, along, vt * dt) : md->n;
+    /* (the points up to the first beyond where it moves, vt * dt along: sn_hybrid_move reads
+    ** none after it, so the same move as on the whole path) */
+    uint32_t np = md->n;
+    if (k < md->n)
+        for (np = 1; np < md->n;) {
+            k = sn_md_along_more(md, along, k, np);
+            if (along[np++] >= vt * dt)
+                break;
+        }
     sn_hybrid_move(a, md, pts, along, np, vt, dt);
     return true;
 }

@@ -159,10 +159,9 @@ bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0);
 ** SN_MD_PATH of them), for a caller that reads the points in place (md->at, unchanged meanwhile):
 ** no copy of them a vehicle-frame (vehicle_update, vehicle_coast; issue 36 item 6, path68). */
 void sn_md_along(const sn_mapdrive *md, double along0, double *along);
-/* The first of them only: up to the first after along[0] at least reach along (all of them when
-** none is); returns how many. A coasting vehicle's move reads no further, and the rest of its
-** path's locations (md->at) are 14 cache lines it need not fetch (issue 36 item 6, town62). */
-uint32_t sn_md_along_to(const sn_mapdrive *md, double along0, double *along, double reach);
+/* sn_md_along's distances from along[k] (k >= 1: along[0..k) are summed) to along[upto] (or the
+** last); returns how many are summed now. A coasting vehicle sums no more than it reads. */
+uint32_t sn_md_along_more(const sn_mapdrive *md, double *along, uint32_t k, uint32_t upto);
 /* true when sn_md_along's last distance (along[md->n - 1], the first along0) is certainly at least
 ** len: proven from the first and last points alone; false does not say it is less. */
 bool sn_md_reaches(const sn_mapdrive *md, double along0, double len);

@@ -1,7 +1,7 @@
 /* A coasting vehicle's path read in part (engine/traffic/path.c, issue 36 item 6, town62):
 ** sn_md_along gives the distances bit for bit as the points copied and summed before path68
-** (sn_md_points, kept here as the reference), sn_md_along_to their first ones and stops at the
-** first beyond its reach; sn_md_reaches never says the path is at least len long when sn_md_points' last
+** (sn_md_points, kept here as the reference), sn_md_along_more any run of them after those
+** summed already, to the index asked or the path's end; sn_md_reaches never says the path is at least len long when sn_md_points' last
 ** distance is shorter — on random paths (straight, bending, turning back, with repeated points)
 ** and lengths at and about that distance. */
 #include "../check.h"
@@ -56,23 +56,29 @@ int main(void)
         sn_vec3 pts[SN_MD_PATH];
         double al[SN_MD_PATH], al2[SN_MD_PATH];
         sn_md_points(&md, along0, pts, al);
-        /* the prefix: the same bits, and it stops at the first point at least reach along */
-        const double reach = rnd() < 0.1 ? al[(uint32_t)(rnd() * n)] : uni(-2, 90);
+        /* the whole: the same bits */
         double al3[SN_MD_PATH];
         sn_md_along(&md, along0, al3);
         bool whole = true;
         for (uint32_t i = 0; i < n; i++)
             whole &= same(al[i], al3[i]);
         CHECK(whole, "trial %d: sn_md_along's distances differ from the reference's", trial);
-        const uint32_t k = sn_md_along_to(&md, along0, al2, reach);
-        CHECK(k >= (n < 2 ? n : 2) && k <= n, "trial %d: %u points of %u", trial, k, n);
+        /* a prefix summed, then more up to `upto`: the same bits, as many as asked */
+        const uint32_t k0 = 1 + (uint32_t)(rnd() * n), upto = (uint32_t)(rnd() * (SN_MD_PATH + 2));
+        al2[0] = along0;
+        uint32_t k = sn_md_along_more(&md, al2, 1, k0 - 1);
+        CHECK(k == k0, "trial %d: %u summed of the %u asked", trial, k, k0);
+        for (uint32_t i = k; i < SN_MD_PATH; i++)
+            al2[i] = NAN; /* what was not summed stays as it was */
+        k = sn_md_along_more(&md, al2, k, upto);
+        const uint32_t want = upto + 1 < k0 ? k0 : upto + 1 < n ? upto + 1 : n;
+        CHECK(k == want, "trial %d: %u summed, %u wanted (from %u to %u of %u)", trial, k, want, k0, upto, n);
         bool ok = true;
         for (uint32_t i = 0; i < k; i++)
             ok &= same(al[i], al2[i]);
-        CHECK(ok, "trial %d: the first %u distances differ from sn_md_points'", trial, k);
-        CHECK(k == n || al[k - 1] >= reach, "trial %d: stopped at %u of %u, %.17g short of %.17g", trial, k, n, al[k - 1], reach);
-        for (uint32_t i = 1; i + 1 < k; i++)
-            CHECK(al[i] < reach, "trial %d: point %u already reaches %.17g", trial, i, reach);
+        for (uint32_t i = k; i < SN_MD_PATH; i++)
+            ok &= isnan(al2[i]);
+        CHECK(ok, "trial %d: the first %u distances differ from the reference's, or more were written", trial, k);
         n_to += k < n;
         /* the bound: lengths about the last distance, to the last bit, and far below it */
         const double last = al[n - 1];
