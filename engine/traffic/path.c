@@ -182,6 +182,17 @@ uint32_t sn_md_along_more(const sn_mapdrive *md, double *along, uint32_t k, uint
     return k;
 }
 
+uint32_t sn_md_along_reach(const sn_mapdrive *md, double *along, uint32_t k, double reach)
+{
+    for (uint32_t i = 1; i < md->n; i++) {
+        if (i >= k)
+            along[i] = along[i - 1] + sn_dist2d(md->at[i - 1], md->at[i]);
+        if (along[i] >= reach)
+            return i + 1;
+    }
+    return md->n;
+}
+
 bool sn_md_reaches(const sn_mapdrive *md, double along0, double len)
 {
     /* A chord is never longer than the arc, and the sum's rounding (about 1e-13 m on a path of

@@ -354,13 +354,7 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
     }
     /* (the points up to the first beyond where it moves, vt * dt along: sn_hybrid_move reads
     ** none after it, so the same move as on the whole path) */
-    uint32_t np = md->n;
-    if (k < md->n)
-        for (np = 1; np < md->n;) {
-            k = sn_md_along_more(md, along, k, np);
-            if (along[np++] >= vt * dt)
-                break;
-        }
+    const uint32_t np = k < md->n ? sn_md_along_reach(md, along, k, vt * dt) : md->n;
     sn_hybrid_move(a, md, pts, along, np, vt, dt);
     return true;
 }

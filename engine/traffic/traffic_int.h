@@ -162,6 +162,10 @@ void sn_md_along(const sn_mapdrive *md, double along0, double *along);
 /* sn_md_along's distances from along[k] (k >= 1: along[0..k) are summed) to along[upto] (or the
 ** last); returns how many are summed now. A coasting vehicle sums no more than it reads. */
 uint32_t sn_md_along_more(const sn_mapdrive *md, double *along, uint32_t k, uint32_t upto);
+/* The distances up to the first after along[0] at least reach along (all of them when none is),
+** those from along[k] on summed now; returns how many. A coasting vehicle's move reads no further
+** (sn_hybrid_move), and the rest of its path's locations are cache lines it need not fetch. */
+uint32_t sn_md_along_reach(const sn_mapdrive *md, double *along, uint32_t k, double reach);
 /* true when sn_md_along's last distance (along[md->n - 1], the first along0) is certainly at least
 ** len: proven from the first and last points alone; false does not say it is less. */
 bool sn_md_reaches(const sn_mapdrive *md, double along0, double len);

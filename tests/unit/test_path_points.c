@@ -1,7 +1,8 @@
 /* A coasting vehicle's path read in part (engine/traffic/path.c, issue 36 item 6, town62):
 ** sn_md_along gives the distances bit for bit as the points copied and summed before path68
 ** (sn_md_points, kept here as the reference), sn_md_along_more any run of them after those
-** summed already, to the index asked or the path's end; sn_md_reaches never says the path is at least len long when sn_md_points' last
+** summed already, to the index asked or the path's end, sn_md_along_reach those up to the first
+** at least `reach` along; sn_md_reaches never says the path is at least len long when the last
 ** distance is shorter — on random paths (straight, bending, turning back, with repeated points)
 ** and lengths at and about that distance. */
 #include "../check.h"
@@ -47,7 +48,7 @@ static void make_path(sn_mapdrive *md, uint32_t n, double turn)
 int main(void)
 {
     static sn_mapdrive md;
-    long n_to = 0, n_short = 0, n_reach = 0, n_reach_edge = 0, n_lens = 0;
+    long n_to = 0, n_reach_to = 0, n_short = 0, n_reach = 0, n_reach_edge = 0, n_lens = 0;
     for (int trial = 0; trial < 20000; trial++) {
         const uint32_t n = 1 + (uint32_t)(rnd() * SN_MD_PATH);
         const int kind = trial % 4; /* straight, bending, turning back, a U-turn's loop */
@@ -80,6 +81,24 @@ int main(void)
             ok &= isnan(al2[i]);
         CHECK(ok, "trial %d: the first %u distances differ from the reference's, or more were written", trial, k);
         n_to += k < n;
+        /* up to the first at least reach along, from a prefix summed: that one's count, the same bits */
+        const double reach = rnd() < 0.1 ? al[(uint32_t)(rnd() * n)] : uni(-2, 90);
+        double al4[SN_MD_PATH];
+        al4[0] = along0;
+        const uint32_t k1 = sn_md_along_more(&md, al4, 1, (uint32_t)(rnd() * n));
+        const uint32_t r = sn_md_along_reach(&md, al4, k1, reach);
+        uint32_t want_r = n;
+        for (uint32_t i = 1; i < n; i++)
+            if (al[i] >= reach) {
+                want_r = i + 1;
+                break;
+            }
+        CHECK(r == want_r, "trial %d: %u points to reach %.17g, %u wanted", trial, r, reach, want_r);
+        bool ok_r = true;
+        for (uint32_t i = 0; i < r; i++)
+            ok_r &= same(al[i], al4[i]);
+        CHECK(ok_r, "trial %d: the %u distances to reach differ from the reference's", trial, r);
+        n_reach_to += r < n;
         /* the bound: lengths about the last distance, to the last bit, and far below it */
         const double last = al[n - 1];
         const double lens[] = {last, nextafter(last, INFINITY), nextafter(last, -INFINITY), last - 1e-3, last - 2e-3,
@@ -95,8 +114,8 @@ int main(void)
         CHECK(n >= 2 || !sn_md_reaches(&md, along0, -1e9), "trial %d: one point reaches nowhere", trial);
     }
     /* the trials exercise the prefix, the bound's success near its margin and its refusals */
-    CHECK(n_to > 5000 && n_reach > n_lens / 4 && n_reach_edge > 100 && n_short > 1000,
-          "cases: %ld prefixes, %ld of %ld lengths reached (%ld within 3 mm), %ld refused though long enough", n_to, n_reach,
-          n_lens, n_reach_edge, n_short);
+    CHECK(n_to > 5000 && n_reach_to > 5000 && n_reach > n_lens / 4 && n_reach_edge > 100 && n_short > 1000,
+          "cases: %ld prefixes, %ld stopped short, %ld of %ld lengths reached (%ld within 3 mm), %ld refused though long "
+          "enough", n_to, n_reach_to, n_reach, n_lens, n_reach_edge, n_short);
     return CHECK_DONE();
 }
