@@ -77,6 +77,15 @@ static void trace_ids(sn_engine *e, double t)
             printf("  id %u gone\n", id);
             continue;
         }
+        const struct sn_traffic *tf_ = e->traffic;
+        const sn_jclaim *cl = NULL;
+        int32_t cj = -1;
+        for (uint32_t jn = 0; tf_ && tf_->jx && jn < tf_->jx->n_junctions && !cl; jn++)
+            if ((cl = sn_jx_claim(tf_->jx, (int32_t)jn, id, false)))
+                cj = (int32_t)jn;
+        if (cl)
+            printf("  id %u t %.2f claim j%d ready %d granted %d ready for %.1f s front %.1f ticket %.1f\n", id, t, cj, cl->ready,
+                   cl->granted, cl->ready ? e->clock.timestamp - cl->ready_since : 0.0, cl->front, cl->ticket);
         const sn_transform tf = sn_actor_world_transform(&e->world, a);
         printf("  id %u t %.2f at (%.2f, %.2f, %.2f) yaw %.1f v %.2f ext %.2f x %.2f | path[0] road %d lane %d s %.1f%s at (%.2f, %.2f, %.2f) "
                "... [%u] road %d lane %d s %.1f%s at (%.2f, %.2f) ended %d route_dir %d n_route %u at %u | waits %u%s stand %.1f "
