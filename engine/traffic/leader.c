@@ -301,7 +301,7 @@ static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, con
     ** within the corridor, and skipping it leaves one outside it outside). */
     const sn_vec3 ex = b->ext;
     const double r = half_width + ex.x + ex.y + 1e-3;
-    double best = INFINITY, s_at = 0;
+    double best = INFINITY, s_at = 0, z_at = 0;
     sn_vec3 tan = {1, 0, 0};
     for (size_t c = c0; c < nch; c++) {
         if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
@@ -320,11 +320,14 @@ static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, con
             if (d < best) {
                 double l = sqrt(l2);
                 best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
+                z_at = pts[i].z + u * (pts[i + 1].z - pts[i].z);
             }
         }
     }
     if (!isfinite(best) || (s_at <= 0 && !lb->gap_b))
         return; /* beside or behind us */
+    if (fabs(b->pos.z - z_at) > SN_TRAFFIC_LEVEL)
+        return; /* over or under our path (a bridge): on Town04 two cars, one on each level, held each other for good */
     sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
     double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
     double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;

@@ -63,6 +63,10 @@ struct sn_traffic {
     uint64_t stuck_removed;  /* stuck vehicles removed since the scene loaded (stuck.c) */
 };
 
+/* A body whose ground point lies more than SN_TRAFFIC_LEVEL m above or below the path's nearest
+** point is on another level (a bridge over the path, a road under it): never in the corridor.
+** Town04's interchange spans its roads 11 m apart; a ramp's slope within a car's reach is far less. */
+#define SN_TRAFFIC_LEVEL 4.0
 /* traffic.c's grid: cells of SN_TRAFFIC_CELL m (its CELL), keys sorted by x cell then y cell. */
 #define SN_TRAFFIC_CELL 16.0
 static inline int64_t sn_traffic_cell(double v) { return (int64_t)floor(v / SN_TRAFFIC_CELL); }

@@ -32,7 +32,7 @@ typedef struct res {
 
 /* Every body of the grid, in the grid's order, measured against every segment. */
 static res full_scan(const struct sn_traffic *t, const sn_actor *self, const sn_vec3 *pts, const double *along, size_t np,
-                     double hw, const sn_leader_skip *skip, bool behind)
+                     double hw, const sn_leader_skip *skip, bool behind, bool levels)
 {
     res r = {.gap_b = INFINITY};
     const double front = self->ph->bbox.extent.x;
@@ -43,7 +43,7 @@ static res full_scan(const struct sn_traffic *t, const sn_actor *self, const sn_
         if (skip && (b->id == skip->actor || (skip->vehicles && b->kind == SN_ACTOR_VEHICLE) ||
                      (skip->walkers && b->kind == SN_ACTOR_WALKER)))
             continue;
-        double best = INFINITY, s_at = 0;
+        double best = INFINITY, s_at = 0, z_at = 0;
         sn_vec3 tan = {1, 0, 0};
         for (size_t i = 0; i + 1 < np; i++) {
             double ax = pts[i].x, bx = pts[i + 1].x, ay = pts[i].y, by = pts[i + 1].y;
@@ -55,9 +55,10 @@ static res full_scan(const struct sn_traffic *t, const sn_actor *self, const sn_
             if (d < best) {
                 double l = sqrt(l2);
                 best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
+                z_at = pts[i].z + u * (pts[i + 1].z - pts[i].z);
             }
         }
-        if (!isfinite(best) || (s_at <= 0 && !behind))
+        if (!isfinite(best) || (s_at <= 0 && !behind) || (levels && fabs(b->pos.z - z_at) > SN_TRAFFIC_LEVEL))
             continue;
         sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
         double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * b->ext.x + fabs(sn_v3_dot(nrm, b->right)) * b->ext.y;
@@ -215,13 +216,13 @@ int main(void)
     static sn_engine e;
     struct sn_traffic t = {0};
     e.traffic = &t;
-    size_t n_found = 0, n_behind = 0, n_ties = 0, n_near = 0, n_other = 0, n_tie_seg = 0;
+    size_t n_found = 0, n_behind = 0, n_ties = 0, n_near = 0, n_other = 0, n_tie_seg = 0, n_level = 0;
     for (int trial = 0; trial < TRIALS; trial++) {
         /* A path: steps of 0-3 m (some of zero length), turning by up to a right angle a step. */
         sn_vec3 pts[SN_MD_PATH];
         double along[SN_MD_PATH];
         size_t np = 2 + (size_t)(rnd() * (SN_MD_PATH - 1));
-        double hd = uni(-M_PI, M_PI), turn = uni(-0.2, 0.2);
+        double hd = uni(-M_PI, M_PI), turn = uni(-0.2, 0.2), slope = uni(-0.12, 0.12); /* a ramp */
         pts[0] = sn_v3(uni(-100, 100), uni(-100, 100), 0);
         along[0] = uni(-4, 1);
         for (size_t i = 1; i < np; i++) {
@@ -229,7 +230,7 @@ int main(void)
             if (rnd() < 0.1)
                 turn = uni(-0.8, 0.8);
             hd += turn * rnd();
-            pts[i] = sn_v3(pts[i - 1].x + step * cos(hd), pts[i - 1].y + step * sin(hd), 0);
+            pts[i] = sn_v3(pts[i - 1].x + step * cos(hd), pts[i - 1].y + step * sin(hd), pts[i - 1].z + step * slope);
             along[i] = along[i - 1] + sn_dist2d(pts[i - 1], pts[i]);
         }
         /* Bodies near the path (queues, beside it, across it), a few far, some duplicated
@@ -260,6 +261,8 @@ int main(void)
             sn_vec3 n = l > 0 ? sn_v3(-d.y / l, d.x / l, 0) : sn_v3(0, 1, 0);
             a->st.pos = rnd() < 0.1 ? sn_v3(pts[0].x + uni(-60, 60), pts[0].y + uni(-60, 60), 0)
                                     : sn_v3(pts[i].x + u * d.x + lat * n.x, pts[i].y + u * d.y + lat * n.y, uni(-0.5, 0.5));
+            /* on the path's level (its ramp), or a level above or below it (a bridge) */
+            a->st.pos.z += pts[i].z + u * (pts[i + 1].z - pts[i].z) + (rnd() < 0.15 ? uni(-12, 12) : 0);
             double yaw = rnd() < 0.6 ? atan2(d.y, d.x) * 180 / M_PI + uni(-10, 10) : uni(-180, 180);
             a->st.rot = sn_quat_from_rotation((sn_rotation){rnd() < 0.2 ? uni(-20, 20) : 0, yaw, rnd() < 0.1 ? uni(-30, 30) : 0});
             a->st.vel = sn_v3(uni(-15, 15), uni(-15, 15), uni(-1, 1));
@@ -288,7 +291,10 @@ int main(void)
         const sn_leader_skip *sk = rnd() < 0.8 ? &skip : NULL;
         const bool behind = rnd() < 0.3;
         const double hw = uni(0.8, 2.0);
-        res want = full_scan(&t, &act[0], pts, along, np, hw, sk, behind);
+        res want = full_scan(&t, &act[0], pts, along, np, hw, sk, behind, true);
+        /* a body on another level (a bridge over the path) that a plane's scan takes for the leader */
+        const res flat = full_scan(&t, &act[0], pts, along, np, hw, sk, behind, false);
+        n_level += flat.found && (!want.found || flat.who != want.who);
         res got = {.gap_b = INFINITY};
         const sn_actor *who = NULL;
         got.found = sn_traffic_leader(&e, &act[0], pts, along, np, hw, sk, &got.gap, &got.v, &who, behind ? &got.gap_b : NULL,
@@ -317,6 +323,8 @@ int main(void)
     fprintf(stderr, "%d trials: %zu with a leader (%zu of them tied with a twin), %zu with a body behind\n", TRIALS, n_found,
             n_ties, n_behind);
     CHECK(n_found > TRIALS / 3 && n_ties > 50 && n_behind > 100, "the configurations exercise leaders, ties and bodies behind");
+    fprintf(stderr, "%zu trials' nearest body in the corridor's plane lay on another level (not the leader)\n", n_level);
+    CHECK(n_level > 20, "the configurations exercise bodies over and under the path");
     fprintf(stderr, "nearest segment: %zu bodies, %zu beyond the path's first segment, %zu tied\n", n_near, n_other, n_tie_seg);
     CHECK(n_other > n_near / 2 && n_tie_seg > n_near / 20, "the nearest-segment checks exercise far segments and ties");
     check_kept();
