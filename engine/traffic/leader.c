@@ -301,29 +301,45 @@ static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, con
     ** within the corridor, and skipping it leaves one outside it outside). */
     const sn_vec3 ex = b->ext;
     const double r = half_width + ex.x + ex.y + 1e-3;
-    double best = INFINITY, s_at = 0;
-    sn_vec3 tan = {1, 0, 0};
+    const double x = b->pos.x, y = b->pos.y;
+    double best = INFINITY, bu = 0;
+    size_t ib = 0;
     for (size_t c = c0; c < nch; c++) {
-        if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
+        if (x < cb[c][0] - r || x > cb[c][1] + r || y < cb[c][2] - r || y > cb[c][3] + r)
+            continue;
+        /* In order, a segment is only taken when nearer than the nearest so far: one whose box
+        ** (or whose chunk's box, which holds its segments' boxes) lies farther than that cannot
+        ** be (1e-6 is far above the rounding), so it is not measured. The same segment wins:
+        ** in a dense corridor most bodies' next segments are passed by this test alone. */
+        const double cx = sn_maxd(0, sn_maxd(cb[c][0] - x, x - cb[c][1])), cy = sn_maxd(0, sn_maxd(cb[c][2] - y, y - cb[c][3]));
+        if (cx * cx + cy * cy > best + 1e-6)
             continue;
         const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
         for (size_t i = c * CHUNK; i < i1; i++) {
             const double ax = pts[i].x, bx = pts[i + 1].x, ay = pts[i].y, by = pts[i + 1].y;
-            if (b->pos.x < sn_mind(ax, bx) - r || b->pos.x > sn_maxd(ax, bx) + r || b->pos.y < sn_mind(ay, by) - r ||
-                b->pos.y > sn_maxd(ay, by) + r)
+            if (x < sn_mind(ax, bx) - r || x > sn_maxd(ax, bx) + r || y < sn_mind(ay, by) - r || y > sn_maxd(ay, by) + r)
+                continue;
+            const double ox = sn_maxd(0, sn_maxd(sn_mind(ax, bx) - x, x - sn_maxd(ax, bx)));
+            const double oy = sn_maxd(0, sn_maxd(sn_mind(ay, by) - y, y - sn_maxd(ay, by)));
+            if (ox * ox + oy * oy > best + 1e-6)
                 continue;
             double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
             if (l2 < 1e-12)
                 continue;
-            double u = sn_clampd(((b->pos.x - ax) * dx + (b->pos.y - ay) * dy) / l2, 0, 1);
-            double px = ax + u * dx - b->pos.x, py = ay + u * dy - b->pos.y, d = px * px + py * py;
-            if (d < best) {
-                double l = sqrt(l2);
-                best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
-            }
+            double u = sn_clampd(((x - ax) * dx + (y - ay) * dy) / l2, 0, 1);
+            double px = ax + u * dx - x, py = ay + u * dy - y, d = px * px + py * py;
+            if (d < best)
+                best = d, bu = u, ib = i;
         }
     }
-    if (!isfinite(best) || (s_at <= 0 && !lb->gap_b))
+    if (!isfinite(best))
+        return; /* beside us, farther than r */
+    /* where along the path and its direction, from the nearest segment alone (the same bits as
+    ** when each nearer one found took them) */
+    const double dx = pts[ib + 1].x - pts[ib].x, dy = pts[ib + 1].y - pts[ib].y, l = sqrt(dx * dx + dy * dy);
+    const double s_at = along[ib] + bu * l;
+    const sn_vec3 tan = sn_v3(dx / l, dy / l, 0);
+    if (s_at <= 0 && !lb->gap_b)
         return; /* beside or behind us */
     sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
     double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
