@@ -50,9 +50,10 @@ static void sort_keys(bodyk *k, size_t n)
     }
 }
 
-/* The column index (sn_traffic_first): for each x cell from the least body's to the greatest,
-** where its bodies start. None (a search of the whole grid) when the bodies spread over more
-** columns than a few per body. */
+/* The column index (sn_traffic_first): the cells that hold bodies (their keys and where their
+** bodies start) and, for each x cell from the least body's to the greatest, where its cells
+** start. None (a search of the whole grid) when the bodies spread over more columns than a few
+** per body. */
 static bool build_columns(struct sn_traffic *t)
 {
     t->n_col = 0;
@@ -62,11 +63,17 @@ static bool build_columns(struct sn_traffic *t)
     if (h1 - h0 > 4 * (uint64_t)t->n + 256)
         return true;
     const size_t nc = (size_t)(h1 - h0) + 1;
-    if (!sn_grow((void **)&t->col, &t->cap_col, nc + 1, sizeof *t->col))
+    if (!sn_grow((void **)&t->col, &t->cap_col, nc + 1, sizeof *t->col) || !sn_grow((void **)&t->ck, &t->cap_ck, t->n, sizeof *t->ck) ||
+        !sn_grow((void **)&t->cs, &t->cap_cs, t->n, sizeof *t->cs))
         return false;
+    size_t m = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (!m || t->q[i].key != t->ck[m - 1])
+            t->ck[m] = t->q[i].key, t->cs[m++] = (uint32_t)i;
+    t->n_cell = m;
     size_t j = 0;
     for (size_t c = 0; c <= nc; c++) {
-        while (j < t->n && (t->k[j].key >> 32) - h0 < c)
+        while (j < m && (t->ck[j] >> 32) - h0 < c)
             j++;
         t->col[c] = (uint32_t)j;
     }
@@ -115,11 +122,13 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
         b->right = sn_mat3_col(&m, 1);
         b->key = t->k[i].key;
     }
-    if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q))
+    if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q) || !sn_grow((void **)&t->ax, &t->cap_ax, t->n + 1, sizeof *t->ax))
         return false;
-    for (size_t i = 0; i < t->n; i++)
+    for (size_t i = 0; i < t->n; i++) {
         t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y, t->b[i].id, t->b[i].kind,
                           t->b[i].down};
+        t->ax[i] = (bodyax){t->b[i].fwd.x, t->b[i].fwd.y, t->b[i].right.x, t->b[i].right.y};
+    }
     return build_columns(t);
 }
 
@@ -290,8 +299,9 @@ typedef struct lbest {
 } lbest;
 
 /* One body of the grid (index j) against the path's corridor: its nearest point on the polyline
-** among the chunks within r of it, from chunk c0 (the first such) on, and whether it holds us. */
-static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, const double *along, size_t nseg,
+** among the chunks within r of it, from chunk c0 (the first such) on, and whether it holds us: read
+** from its compact rows (q, ax), the whole body only when it does. */
+static void consider(const struct sn_traffic *t, size_t j, size_t c0, const sn_vec3 *pts, const double *along, size_t nseg,
                      size_t nch, double (*cb)[4], double half_width, double front, const sn_leader_skip *skip, lbest *lb)
 {
     enum { CHUNK = 8 };
@@ -299,57 +309,45 @@ static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, con
     ** it: a body farther than r from every segment is clear of the corridor (below), so a
     ** segment whose box is farther than r is skipped too (it cannot be the nearest of one
     ** within the corridor, and skipping it leaves one outside it outside). */
-    const sn_vec3 ex = b->ext;
-    const double r = half_width + ex.x + ex.y + 1e-3;
-    const double x = b->pos.x, y = b->pos.y;
-    double best = INFINITY, bu = 0;
-    size_t ib = 0;
+    const bodyq *b = &t->q[j];
+    const double r = half_width + b->ex + b->ey + 1e-3;
+    double best = INFINITY, s_at = 0;
+    sn_vec3 tan = {1, 0, 0};
     for (size_t c = c0; c < nch; c++) {
-        if (x < cb[c][0] - r || x > cb[c][1] + r || y < cb[c][2] - r || y > cb[c][3] + r)
-            continue;
-        /* In order, a segment is only taken when nearer than the nearest so far: one whose box
-        ** (or whose chunk's box, which holds its segments' boxes) lies farther than that cannot
-        ** be (1e-6 is far above the rounding), so it is not measured. The same segment wins:
-        ** in a dense corridor most bodies' next segments are passed by this test alone. */
-        const double cx = sn_maxd(0, sn_maxd(cb[c][0] - x, x - cb[c][1])), cy = sn_maxd(0, sn_maxd(cb[c][2] - y, y - cb[c][3]));
-        if (cx * cx + cy * cy > best + 1e-6)
+        if (b->x < cb[c][0] - r || b->x > cb[c][1] + r || b->y < cb[c][2] - r || b->y > cb[c][3] + r)
             continue;
         const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
         for (size_t i = c * CHUNK; i < i1; i++) {
             const double ax = pts[i].x, bx = pts[i + 1].x, ay = pts[i].y, by = pts[i + 1].y;
-            if (x < sn_mind(ax, bx) - r || x > sn_maxd(ax, bx) + r || y < sn_mind(ay, by) - r || y > sn_maxd(ay, by) + r)
-                continue;
-            const double ox = sn_maxd(0, sn_maxd(sn_mind(ax, bx) - x, x - sn_maxd(ax, bx)));
-            const double oy = sn_maxd(0, sn_maxd(sn_mind(ay, by) - y, y - sn_maxd(ay, by)));
-            if (ox * ox + oy * oy > best + 1e-6)
+            if (b->x < sn_mind(ax, bx) - r || b->x > sn_maxd(ax, bx) + r || b->y < sn_mind(ay, by) - r ||
+                b->y > sn_maxd(ay, by) + r)
                 continue;
             double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
             if (l2 < 1e-12)
                 continue;
-            double u = sn_clampd(((x - ax) * dx + (y - ay) * dy) / l2, 0, 1);
-            double px = ax + u * dx - x, py = ay + u * dy - y, d = px * px + py * py;
-            if (d < best)
-                best = d, bu = u, ib = i;
+            double u = sn_clampd(((b->x - ax) * dx + (b->y - ay) * dy) / l2, 0, 1);
+            double px = ax + u * dx - b->x, py = ay + u * dy - b->y, d = px * px + py * py;
+            if (d < best) {
+                double l = sqrt(l2);
+                best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
+            }
         }
     }
-    if (!isfinite(best))
-        return; /* beside us, farther than r */
-    /* where along the path and its direction, from the nearest segment alone (the same bits as
-    ** when each nearer one found took them) */
-    const double dx = pts[ib + 1].x - pts[ib].x, dy = pts[ib + 1].y - pts[ib].y, l = sqrt(dx * dx + dy * dy);
-    const double s_at = along[ib] + bu * l;
-    const sn_vec3 tan = sn_v3(dx / l, dy / l, 0);
-    if (s_at <= 0 && !lb->gap_b)
+    if (!isfinite(best) || (s_at <= 0 && !lb->gap_b))
         return; /* beside or behind us */
     sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
-    double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
-    double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
+    /* |n.fwd| and |t.right| as sn_v3_dot's: with n.z = t.z = 0 its z term adds a zero, which
+    ** changes no magnitude (the same bits) */
+    const bodyax *x = &t->ax[j];
+    double ext_lat = fabs(nrm.x * x->fx + nrm.y * x->fy) * b->ex + fabs(nrm.x * x->rx + nrm.y * x->ry) * b->ey;
+    double ext_along = fabs(tan.x * x->fx + tan.y * x->fy) * b->ex + fabs(tan.x * x->rx + tan.y * x->ry) * b->ey;
     if (sqrt(best) - ext_lat > half_width)
         return; /* clear of our corridor */
+    const body *bb = &t->b[j];
     if (lb->gap_b && s_at <= 0) {
         double g = -s_at - ext_along - front; /* its front to our rear (our box is symmetric) */
         if (g < *lb->gap_b || (g == *lb->gap_b && j < lb->jb))
-            *lb->gap_b = g, *lb->v_b = sn_v3_dot(b->vel, tan), lb->jb = j;
+            *lb->gap_b = g, *lb->v_b = sn_v3_dot(bb->vel, tan), lb->jb = j;
         return;
     }
     double g = s_at - ext_along - front;
@@ -358,10 +356,10 @@ static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, con
     if (!lb->found || g < *lb->gap || (g == *lb->gap && j < lb->j)) {
         lb->found = true;
         *lb->gap = g;
-        *lb->v_lead = sn_v3_dot(b->vel, tan);
+        *lb->v_lead = sn_v3_dot(bb->vel, tan);
         lb->j = j;
         if (lb->who)
-            *lb->who = b->a;
+            *lb->who = bb->a;
     }
 }
 
@@ -396,7 +394,7 @@ static void consider_all(const struct sn_traffic *t, lcand *cd, size_t n, const 
             if (along[cd[i].c * CHUNK] > 0)
                 continue; /* its nearest point is ahead of our centre: it is not behind us either */
         }
-        consider(&t->b[cd[i].j], cd[i].j, cd[i].c, pts, along, nseg, nch, cb, half_width, front, skip, lb);
+        consider(t, cd[i].j, cd[i].c, pts, along, nseg, nch, cb, half_width, front, skip, lb);
     }
 }
 

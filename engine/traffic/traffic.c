@@ -58,8 +58,11 @@ void sn_traffic_free(struct sn_traffic *t)
         return;
     free(t->b);
     free(t->q);
+    free(t->ax);
     free(t->k);
     free(t->col);
+    free(t->ck);
+    free(t->cs);
     free(t->xu);
     free(t->heroes);
     sn_walkers_free(t->walkers);
