@@ -122,13 +122,11 @@ bool sn_traffic_grid_build(struct sn_traffic *t, const sn_world *w)
         b->right = sn_mat3_col(&m, 1);
         b->key = t->k[i].key;
     }
-    if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q) || !sn_grow((void **)&t->ax, &t->cap_ax, t->n + 1, sizeof *t->ax))
+    if (!sn_grow((void **)&t->q, &t->cap_q, t->n + 1, sizeof *t->q))
         return false;
-    for (size_t i = 0; i < t->n; i++) {
+    for (size_t i = 0; i < t->n; i++)
         t->q[i] = (bodyq){t->b[i].key, t->b[i].pos.x, t->b[i].pos.y, t->b[i].ext.x, t->b[i].ext.y, t->b[i].id, t->b[i].kind,
                           t->b[i].down};
-        t->ax[i] = (bodyax){t->b[i].fwd.x, t->b[i].fwd.y, t->b[i].right.x, t->b[i].right.y};
-    }
     return build_columns(t);
 }
 
@@ -299,9 +297,8 @@ typedef struct lbest {
 } lbest;
 
 /* One body of the grid (index j) against the path's corridor: its nearest point on the polyline
-** among the chunks within r of it, from chunk c0 (the first such) on, and whether it holds us: read
-** from its compact rows (q, ax), the whole body only when it does. */
-static void consider(const struct sn_traffic *t, size_t j, size_t c0, const sn_vec3 *pts, const double *along, size_t nseg,
+** among the chunks within r of it, from chunk c0 (the first such) on, and whether it holds us. */
+static void consider(const body *b, size_t j, size_t c0, const sn_vec3 *pts, const double *along, size_t nseg,
                      size_t nch, double (*cb)[4], double half_width, double front, const sn_leader_skip *skip, lbest *lb)
 {
     enum { CHUNK = 8 };
@@ -309,24 +306,24 @@ static void consider(const struct sn_traffic *t, size_t j, size_t c0, const sn_v
     ** it: a body farther than r from every segment is clear of the corridor (below), so a
     ** segment whose box is farther than r is skipped too (it cannot be the nearest of one
     ** within the corridor, and skipping it leaves one outside it outside). */
-    const bodyq *b = &t->q[j];
-    const double r = half_width + b->ex + b->ey + 1e-3;
+    const sn_vec3 ex = b->ext;
+    const double r = half_width + ex.x + ex.y + 1e-3;
     double best = INFINITY, s_at = 0;
     sn_vec3 tan = {1, 0, 0};
     for (size_t c = c0; c < nch; c++) {
-        if (b->x < cb[c][0] - r || b->x > cb[c][1] + r || b->y < cb[c][2] - r || b->y > cb[c][3] + r)
+        if (b->pos.x < cb[c][0] - r || b->pos.x > cb[c][1] + r || b->pos.y < cb[c][2] - r || b->pos.y > cb[c][3] + r)
             continue;
         const size_t i1 = (c + 1) * CHUNK < nseg ? (c + 1) * CHUNK : nseg;
         for (size_t i = c * CHUNK; i < i1; i++) {
             const double ax = pts[i].x, bx = pts[i + 1].x, ay = pts[i].y, by = pts[i + 1].y;
-            if (b->x < sn_mind(ax, bx) - r || b->x > sn_maxd(ax, bx) + r || b->y < sn_mind(ay, by) - r ||
-                b->y > sn_maxd(ay, by) + r)
+            if (b->pos.x < sn_mind(ax, bx) - r || b->pos.x > sn_maxd(ax, bx) + r || b->pos.y < sn_mind(ay, by) - r ||
+                b->pos.y > sn_maxd(ay, by) + r)
                 continue;
             double dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
             if (l2 < 1e-12)
                 continue;
-            double u = sn_clampd(((b->x - ax) * dx + (b->y - ay) * dy) / l2, 0, 1);
-            double px = ax + u * dx - b->x, py = ay + u * dy - b->y, d = px * px + py * py;
+            double u = sn_clampd(((b->pos.x - ax) * dx + (b->pos.y - ay) * dy) / l2, 0, 1);
+            double px = ax + u * dx - b->pos.x, py = ay + u * dy - b->pos.y, d = px * px + py * py;
             if (d < best) {
                 double l = sqrt(l2);
                 best = d, s_at = along[i] + u * l, tan = sn_v3(dx / l, dy / l, 0);
@@ -336,18 +333,14 @@ static void consider(const struct sn_traffic *t, size_t j, size_t c0, const sn_v
     if (!isfinite(best) || (s_at <= 0 && !lb->gap_b))
         return; /* beside or behind us */
     sn_vec3 nrm = sn_v3(-tan.y, tan.x, 0);
-    /* |n.fwd| and |t.right| as sn_v3_dot's: with n.z = t.z = 0 its z term adds a zero, which
-    ** changes no magnitude (the same bits) */
-    const bodyax *x = &t->ax[j];
-    double ext_lat = fabs(nrm.x * x->fx + nrm.y * x->fy) * b->ex + fabs(nrm.x * x->rx + nrm.y * x->ry) * b->ey;
-    double ext_along = fabs(tan.x * x->fx + tan.y * x->fy) * b->ex + fabs(tan.x * x->rx + tan.y * x->ry) * b->ey;
+    double ext_lat = fabs(sn_v3_dot(nrm, b->fwd)) * ex.x + fabs(sn_v3_dot(nrm, b->right)) * ex.y;
+    double ext_along = fabs(sn_v3_dot(tan, b->fwd)) * ex.x + fabs(sn_v3_dot(tan, b->right)) * ex.y;
     if (sqrt(best) - ext_lat > half_width)
         return; /* clear of our corridor */
-    const body *bb = &t->b[j];
     if (lb->gap_b && s_at <= 0) {
         double g = -s_at - ext_along - front; /* its front to our rear (our box is symmetric) */
         if (g < *lb->gap_b || (g == *lb->gap_b && j < lb->jb))
-            *lb->gap_b = g, *lb->v_b = sn_v3_dot(bb->vel, tan), lb->jb = j;
+            *lb->gap_b = g, *lb->v_b = sn_v3_dot(b->vel, tan), lb->jb = j;
         return;
     }
     double g = s_at - ext_along - front;
@@ -356,10 +349,10 @@ static void consider(const struct sn_traffic *t, size_t j, size_t c0, const sn_v
     if (!lb->found || g < *lb->gap || (g == *lb->gap && j < lb->j)) {
         lb->found = true;
         *lb->gap = g;
-        *lb->v_lead = sn_v3_dot(bb->vel, tan);
+        *lb->v_lead = sn_v3_dot(b->vel, tan);
         lb->j = j;
         if (lb->who)
-            *lb->who = bb->a;
+            *lb->who = b->a;
     }
 }
 
@@ -394,7 +387,7 @@ static void consider_all(const struct sn_traffic *t, lcand *cd, size_t n, const 
             if (along[cd[i].c * CHUNK] > 0)
                 continue; /* its nearest point is ahead of our centre: it is not behind us either */
         }
-        consider(t, cd[i].j, cd[i].c, pts, along, nseg, nch, cb, half_width, front, skip, lb);
+        consider(&t->b[cd[i].j], cd[i].j, cd[i].c, pts, along, nseg, nch, cb, half_width, front, skip, lb);
     }
 }
 

@@ -58,7 +58,6 @@ void sn_traffic_free(struct sn_traffic *t)
         return;
     free(t->b);
     free(t->q);
-    free(t->ax);
     free(t->k);
     free(t->col);
     free(t->ck);

@@ -33,14 +33,6 @@ typedef struct bodyq {
     bool down;
 } bodyq;
 
-/* A body's axes in x-y (its box's forward and right), beside q (same order): with q's centre and
-** extents all that decides a body is clear of a corridor, so the bodies beside one (the next
-** lane's, more of them in denser traffic) are measured on two short rows, not the whole body's
-** three cache lines; the z parts are not needed (the corridor's normal and tangent lie in x-y). */
-typedef struct bodyax {
-    double fx, fy, rx, ry;
-} bodyax;
-
 /* One grid slot's sort key and where its body sits in the world's list: kept from one frame to
 ** the next, so that the next frame's bodies are sorted from the order this one left them in. */
 typedef struct bodyk {
@@ -51,8 +43,7 @@ typedef struct bodyk {
 struct sn_traffic {
     body *b;
     bodyq *q;                   /* b's keys, centres and extents (leader's first test) */
-    bodyax *ax;                 /* b's axes in x-y (leader's corridor test) */
-    size_t n, cap, cap_q, cap_ax;
+    size_t n, cap, cap_q;
     bodyk *k;                   /* the grid's order as the last build left it (n_k slots) */
     size_t n_k, cap_k;
     uint32_t *col;              /* col[h - col_h0]: the first of ck whose high half (x cell) is >= h */
