@@ -50,10 +50,9 @@ static void sort_keys(bodyk *k, size_t n)
     }
 }
 
-/* The column index (sn_traffic_first): the cells that hold bodies (their keys and where their
-** bodies start) and, for each x cell from the least body's to the greatest, where its cells
-** start. None (a search of the whole grid) when the bodies spread over more columns than a few
-** per body. */
+/* The column index (sn_traffic_first): for each x cell from the least body's to the greatest,
+** where its bodies start. None (a search of the whole grid) when the bodies spread over more
+** columns than a few per body. */
 static bool build_columns(struct sn_traffic *t)
 {
     t->n_col = 0;
@@ -63,17 +62,11 @@ static bool build_columns(struct sn_traffic *t)
     if (h1 - h0 > 4 * (uint64_t)t->n + 256)
         return true;
     const size_t nc = (size_t)(h1 - h0) + 1;
-    if (!sn_grow((void **)&t->col, &t->cap_col, nc + 1, sizeof *t->col) || !sn_grow((void **)&t->ck, &t->cap_ck, t->n, sizeof *t->ck) ||
-        !sn_grow((void **)&t->cs, &t->cap_cs, t->n, sizeof *t->cs))
+    if (!sn_grow((void **)&t->col, &t->cap_col, nc + 1, sizeof *t->col))
         return false;
-    size_t m = 0;
-    for (size_t i = 0; i < t->n; i++)
-        if (!m || t->q[i].key != t->ck[m - 1])
-            t->ck[m] = t->q[i].key, t->cs[m++] = (uint32_t)i;
-    t->n_cell = m;
     size_t j = 0;
     for (size_t c = 0; c <= nc; c++) {
-        while (j < m && (t->ck[j] >> 32) - h0 < c)
+        while (j < t->n && (t->k[j].key >> 32) - h0 < c)
             j++;
         t->col[c] = (uint32_t)j;
     }

@@ -60,8 +60,6 @@ void sn_traffic_free(struct sn_traffic *t)
     free(t->q);
     free(t->k);
     free(t->col);
-    free(t->ck);
-    free(t->cs);
     free(t->xu);
     free(t->heroes);
     sn_walkers_free(t->walkers);

@@ -46,11 +46,8 @@ struct sn_traffic {
     size_t n, cap, cap_q;
     bodyk *k;                   /* the grid's order as the last build left it (n_k slots) */
     size_t n_k, cap_k;
-    uint32_t *col;              /* col[h - col_h0]: the first of ck whose high half (x cell) is >= h */
+    uint32_t *col;              /* col[h - col_h0]: the first grid index whose key's high half (x cell) is >= h */
     size_t n_col, cap_col;      /* 0: no column index this frame (sn_traffic_first searches all of q) */
-    uint64_t *ck;               /* the distinct keys of q, in order (the cells that hold bodies)... */
-    uint32_t *cs;               /* ... and where each cell's bodies start in q */
-    size_t n_cell, cap_ck, cap_cs;
     uint64_t col_h0;
     double ext_max;             /* the largest ext.x + ext.y among b[0..n) */
     struct sn_walkers *walkers; /* walkers.c: the navigation graph and the walkers' agents */
@@ -74,9 +71,7 @@ static inline uint64_t sn_traffic_key(int64_t cx, int64_t cy)
     return ((uint64_t)(cx + (1 << 30)) << 32) | (uint64_t)(cy + (1 << 30));
 }
 /* The first grid index whose key is >= k0 (t->n when none): what a binary search of q over the
-** whole grid returns, found among k0's cell column's cells alone (keys sort by x cell first): the
-** search reads the compact list of cells, not q's rows, whose lines it would fetch in dense
-** traffic only to pass them by (issue 36 item 6, leader68). */
+** whole grid returns, found in k0's cell column alone (keys sort by x cell first). */
 static inline size_t sn_traffic_first(const struct sn_traffic *t, uint64_t k0)
 {
     if (!t->n_col)
@@ -87,8 +82,7 @@ static inline size_t sn_traffic_first(const struct sn_traffic *t, uint64_t k0)
     if (h - t->col_h0 >= t->n_col)
         return t->n; /* every key's is below */
     const size_t lo = t->col[h - t->col_h0], hi = t->col[h - t->col_h0 + 1];
-    const size_t c = lo + sn_search_u64(t->ck + lo, hi - lo, sizeof *t->ck, 0, k0);
-    return c < t->n_cell ? t->cs[c] : t->n; /* (past the column: the next cell's first, if any) */
+    return lo + sn_search_u64(t->q + lo, hi - lo, sizeof *t->q, offsetof(bodyq, key), k0);
 }
 /* e's traffic state, made on first use; NULL when out of memory. Owned by e (sn_traffic_free). */
 struct sn_traffic *sn_traffic_get(sn_engine *e);

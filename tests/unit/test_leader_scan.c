@@ -320,6 +320,6 @@ int main(void)
     fprintf(stderr, "nearest segment: %zu bodies, %zu beyond the path's first segment, %zu tied\n", n_near, n_other, n_tie_seg);
     CHECK(n_other > n_near / 2 && n_tie_seg > n_near / 20, "the nearest-segment checks exercise far segments and ties");
     check_kept();
-    free(t.b), free(t.q), free(t.k), free(t.col), free(t.ck), free(t.cs);
+    free(t.b), free(t.q), free(t.k), free(t.col);
     return CHECK_DONE();
 }
