@@ -239,14 +239,22 @@ int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double 
 ** distance fell by at most m, the answer's grew by at most m), and the nearest is among those
 ** within NL_W and those added: measured in order, the first of equals, as the search does. 1 mm
 ** spares the rounding (under a micrometre on a map's coordinates). */
+enum { NL_W = 3, NL_NEW = 8 };
+
+bool sn_path_memo_answers(const sn_near_memo *m, uint8_t drops, uint32_t n, double x, double y)
+{
+    const int k = (uint8_t)(drops - m->drops); /* points dropped at the start since */
+    const int i = (int)m->seg - 1 - k, fresh = (int)m->n - 1 - k, last = (int)n - 2;
+    return m->seg && k < m->seg && i <= last && last - fresh < NL_NEW &&
+           2 * sqrt((x - m->x) * (x - m->x) + (y - m->y) * (y - m->y)) + 1e-3 < m->slack;
+}
+
 int sn_path_nearest_kept(sn_near_memo *m, uint8_t drops, const sn_vec3 *pts, const double *along, uint32_t n, double x,
                          double y, double dist, double *d2, double *u)
 {
-    enum { NL_W = 3, NL_NEW = 8 };
-    const int k = (uint8_t)(drops - m->drops); /* points dropped at the start since */
-    const int i = (int)m->seg - 1 - k, fresh = (int)m->n - 1 - k, last = (int)n - 2;
-    if (m->seg && k < m->seg && i <= last && last - fresh < NL_NEW &&
-        2 * sqrt((x - m->x) * (x - m->x) + (y - m->y) * (y - m->y)) + 1e-3 < m->slack) {
+    if (sn_path_memo_answers(m, drops, n, x, y)) {
+        const int k = (uint8_t)(drops - m->drops); /* points dropped at the start since */
+        const int i = (int)m->seg - 1 - k, fresh = (int)m->n - 1 - k, last = (int)n - 2;
         /* the last answer first, then the others in order, each past its box as sn_path_nearest
         ** tests it (the same bits: the same measurement) */
         int ib = i;

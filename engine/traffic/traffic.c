@@ -248,22 +248,6 @@ static void drive(sn_actor *a, sn_mapdrive *md, double vt, double v, double delt
     a->ph->control = c;
 }
 
-/* Whether sn_path_nearest_kept (leader.c) answers from its memo m: its own test, mirrored
-** (vehicle_coast checks the guess). */
-static bool memo_answers(const sn_near_memo *m, uint8_t drops, uint32_t n, double x, double y)
-{
-    const int k = (uint8_t)(drops - m->drops);
-    const int i = (int)m->seg - 1 - k, fresh = (int)m->n - 1 - k, last = (int)n - 2;
-    return m->seg && k < m->seg && i <= last && last - fresh < 8 &&
-           2 * sqrt((x - m->x) * (x - m->x) + (y - m->y) * (y - m->y)) + 1e-3 < m->slack;
-}
-
-static bool same_memo(const sn_near_memo *a, const sn_near_memo *b)
-{
-    return !memcmp(&a->x, &b->x, sizeof a->x) && !memcmp(&a->y, &b->y, sizeof a->y) &&
-           !memcmp(&a->slack, &b->slack, sizeof a->slack) && a->seg == b->seg && a->n == b->n && a->drops == b->drops;
-}
-
 /* Hybrid mode: a vehicle without physics between two decisions (vehicle_update on every
 ** COAST_EVERY-th frame, staggered by id) moves on along its path at the speed its last decision
 ** chose, never past where a light held it then, and behind the leader it had, whose gap and speed
@@ -307,22 +291,13 @@ static bool vehicle_coast(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt)
         double best, u, s_at = 0;
         sn_vec3 tan = {1, 0, 0};
         const double bx = b->st.pos.x, by = b->st.pos.y;
-        /* Answered from its memo, the search reads no distance: none summed for it. Guessed by
-        ** mirroring its test; a wrong guess shows in the memo (a search rewrites it) and is redone
-        ** with every distance, from the memo as it was: the same answer and memo either way. */
-        const sn_near_memo was = md->nl;
-        const bool kept = memo_answers(&md->nl, md->drops, md->n, bx, by);
-        if (kept)
+        /* Answered from its memo, the search reads no distance: none summed for it. */
+        if (sn_path_memo_answers(&md->nl, md->drops, md->n, bx, by))
             for (uint32_t j = k; j < md->n; j++)
                 along[j] = NAN; /* (never read) */
         else
             k = sn_md_along_more(md, along, k, md->n - 1);
-        int i = sn_path_nearest_kept(&md->nl, md->drops, pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
-        if (kept && !same_memo(&was, &md->nl)) {
-            md->nl = was;
-            k = sn_md_along_more(md, along, k, md->n - 1);
-            i = sn_path_nearest_kept(&md->nl, md->drops, pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
-        }
+        const int i = sn_path_nearest_kept(&md->nl, md->drops, pts, along, md->n, bx, by, sn_dist2d(pos, b->st.pos), &best, &u);
         if (i >= 0) {
             k = sn_md_along_more(md, along, k, (uint32_t)i);
             const double dx = pts[i + 1].x - pts[i].x, dy = pts[i + 1].y - pts[i].y, l = sqrt(dx * dx + dy * dy);

@@ -142,6 +142,10 @@ static inline bool sn_seg_near(const sn_vec3 *pts, uint32_t i, double x, double 
 ** under a micrometre); INFINITY when there is none, 0 (no bound) on paths over 65 points. */
 int sn_path_nearest(const sn_vec3 *pts, const double *along, uint32_t n, double x, double y, double dist, double *d2,
                     double *u, uint32_t w, double *d2_far);
+/* Whether sn_path_nearest_kept answers from its memo m (the body moved less than half its slack
+** on the same path): then it reads the points near its last answer and no distance (vehicle_coast
+** sums none for it). */
+bool sn_path_memo_answers(const sn_near_memo *m, uint8_t drops, uint32_t n, double x, double y);
 /* sn_path_nearest's answer, from *m's last search on this path when it cannot have changed:
 ** drops, how many points the path lost at its start so far (mod 256; *m is counted from it).
 ** Between two calls the path may lose points at its start (counted) and at its end and gain
