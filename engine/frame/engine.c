@@ -95,6 +95,7 @@ static void unload(sn_engine *e)
             sn_guard_leave();
         }
         sn_host_v2x_leave(s); /* before the medium's class goes */
+        sn_sensor_unbudget(e, s); /* or each reset of an RL loop adds its images again: refused after ~200 */
         sn_stream_discard(s); /* a run not finished: its streams are thrown away */
         sn_sensor_values_free(e, s);
         free(s->given);
