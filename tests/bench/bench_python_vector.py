@@ -28,6 +28,13 @@ if sys.argv[3:] == ["--child"]:
     e = SensimEnv(scene, **KW)
     e.reset(seed=1)
     a = np.array([0.3, 0.0, 0.0])
+    # warmed as the in-process variants are (they run after others in one process): a fresh
+    # process's first steps fault in its heap and the renderer's buffers, which in 150 steps
+    # had made 4 processes look like 1.0-1.3x one env (the first steps cost 1.8x the CPU)
+    if os.environ.get("SENSIM_BENCH_COLD_CHILDREN") != "1":
+        for _ in range(STEPS):
+            e.step(a)
+        e.reset(seed=1)
     print("ready", flush=True)
     sys.stdin.readline()
     c0, t0 = time.process_time(), time.monotonic()
