@@ -226,7 +226,7 @@ def test_stop_from_inside_the_callback(client):
 def test_listen_destroy_loops_keep_no_listener(client):
     """A long-running script spawns a listening sensor per episode and destroys it (stop() first
     or not, or its vehicle with it): the world kept every such listener and its trampoline
-    (about 2 kB each) until it closed, 300 here (soak70: +12 MB in 6 000 episodes). Now none is
+    (about 2 kB each) until it closed, 300 here (soak70: 3 000 left after 3 000 episodes). Now none is
     left, and one destroyed or stopped inside its own callback is dropped once the step ends."""
     world = client.load_world()
     lib = world.get_blueprint_library()
