@@ -17,12 +17,12 @@ sn_status sn_engine_stats(const sn_engine *e, sn_run_stats *out, sn_error *err)
                        out->struct_size);
     sn_run_stats s = {.struct_size = sizeof s, .frames = e->clock.frame - e->frame0,
                       .sim_time = (double)(e->clock.frame - e->frame0) * e->clock.dt,
-                      .sensors = e->n_sensors, .live_actors = (uint32_t)e->world.n_actors,
+                      .sensors = e->n_sensors + e->n_gone, .live_actors = (uint32_t)e->world.n_actors,
                       .time_world = e->time_world, .time_sensors = e->time_sensors, .time_output = e->time_output,
                       .frames_planned = e->frames_target, .time_serialize = e->time_serialize,
                       .time_write = sn_spool_busy(e->spool) - e->time_write0};
-    for (uint32_t i = 0; i < e->n_sensors; i++) {
-        const sn_sensor *x = e->sensors[i];
+    for (uint32_t i = 0; i < e->n_sensors + e->n_gone; i++) {
+        const sn_sensor *x = i < e->n_sensors ? e->sensors[i] : e->gone[i - e->n_sensors];
         if (x->internal) { /* the recorder of sn_engine_record is no sensor of the scene */
             s.sensors--;
             continue;

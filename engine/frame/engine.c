@@ -83,12 +83,35 @@ sn_engine *sn_engine_create_with(const sn_engine_options *opts, bool search, sn_
     return e;
 }
 
+/* The n-th of every sensor the run has had: those of `sensors`, then the gone ones (for what
+** is done once a run, not every step: outputs, stats, unload). */
+static sn_sensor *any_sensor(const sn_engine *e, uint32_t i)
+{
+    return i < e->n_sensors ? e->sensors[i] : e->gone[i - e->n_sensors];
+}
+
+static void sensors_sweep(sn_engine *e)
+{
+    if (!e->n_due || !sn_grow((void **)&e->gone, &e->cap_gone, (size_t)e->n_gone + e->n_due, sizeof *e->gone))
+        return; /* out of memory: they stay where they are, walked and skipped as before */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < e->n_sensors; i++) {
+        sn_sensor *s = e->sensors[i];
+        if (s->destroyed && !s->entity && !s->internal)
+            e->gone[e->n_gone++] = s;
+        else
+            e->sensors[k++] = s; /* the others keep their order: the order sensors tick in */
+    }
+    e->n_sensors = k;
+    e->n_due = 0;
+}
+
 /* Tears down everything a scene built; the engine can then load again. */
 static void unload(sn_engine *e)
 {
     sn_saver_wait(e->saver, NULL); /* queued images point at sensor names and out_dir */
-    for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_sensor *s = e->sensors[i];
+    for (uint32_t i = 0; i < e->n_sensors + e->n_gone; i++) {
+        sn_sensor *s = any_sensor(e, i);
         if (s->self) {
             sn_guard_enter(s, "destroy");
             s->cls->destroy(s->self);
@@ -107,6 +130,10 @@ static void unload(sn_engine *e)
         free(s);
     }
     free(e->sensors);
+    free(e->gone);
+    e->gone = NULL;
+    e->n_gone = e->n_due = 0;
+    e->cap_gone = 0;
     if (e->recorder_closed)
         e->recorder_closed(e); /* the recorder's instance is gone: its file is closed */
     sn_classes_destroy(e); /* after every instance */
@@ -588,8 +615,8 @@ static sn_status check_destinations(sn_engine *e, const char *dir, sn_error *err
 {
     char p[4096];
     sn_status st = SN_OK;
-    for (uint32_t i = 0; !st && i < e->n_sensors; i++) {
-        const sn_sensor *s = e->sensors[i];
+    for (uint32_t i = 0; !st && i < e->n_sensors + e->n_gone; i++) {
+        const sn_sensor *s = any_sensor(e, i);
         if (s->internal)
             continue;
         if (snprintf(p, sizeof p, "%s/%s.msgpack", dir, s->name) >= (int)sizeof p)
@@ -631,12 +658,12 @@ sn_status sn_engine_open_outputs(sn_engine *e, const char *dir, sn_error *err)
     char *stage = NULL;
     if (!st)
         st = sn_outdir_stage(dir, &stage, err);
-    for (uint32_t i = 0; !st && i < e->n_sensors; i++)
-        if (sn_stream_wanted(e->sensors[i])) /* not the recorder, not stream: false */
-            st = sn_stream_open(e->sensors[i], stage, err);
+    for (uint32_t i = 0; !st && i < e->n_sensors + e->n_gone; i++)
+        if (sn_stream_wanted(any_sensor(e, i))) /* not the recorder, not stream: false */
+            st = sn_stream_open(any_sensor(e, i), stage, err);
     if (st) {
-        for (uint32_t i = 0; i < e->n_sensors; i++)
-            sn_stream_discard(e->sensors[i]);
+        for (uint32_t i = 0; i < e->n_sensors + e->n_gone; i++)
+            sn_stream_discard(any_sensor(e, i));
         if (stage)
             rmdir(stage); /* empty again: a run that fails while loading writes nothing */
         free(stage);
@@ -1070,6 +1097,7 @@ static sn_status step_begin(sn_engine *e, sn_error *err)
         return st;
     if (e->in_step)
         return sn_fail(err, SN_E_STATE, "step: frame %llu was begun and not ended", (unsigned long long)e->clock.frame);
+    sensors_sweep(e); /* here no walk of e->sensors is under way */
     /* an image of an earlier frame that failed on the writer thread: its error names its frame */
     if (sn_saver_poll(e->saver, err)) {
         e->broken = true;
@@ -1154,8 +1182,8 @@ sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err)
     if (!e->outputs_open)
         return SN_OK;
     st = sn_saver_wait(e->saver, err);
-    for (uint32_t i = 0; i < e->n_sensors; i++) {
-        sn_status s2 = sn_stream_close(e->sensors[i], st ? NULL : err);
+    for (uint32_t i = 0; i < e->n_sensors + e->n_gone; i++) {
+        sn_status s2 = sn_stream_close(any_sensor(e, i), st ? NULL : err);
         if (!st)
             st = s2;
     }

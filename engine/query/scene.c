@@ -337,6 +337,8 @@ static void drop_one(sn_rayscene *rs)
 
 static sn_status build_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
 {
+    if (rs->static_gen >> 32 != w->static_gen >> 32) /* another world (sn_world_init): its moving index too */
+        rs->built = rs->has_boxes = false;
     drop_one(rs);
     rs->n_sact = 0;
     for (size_t i = 0; i < w->n_actors; i++) {
@@ -704,7 +706,10 @@ sn_status rs_sync(sn_rayscene *rs, const sn_world *w, bool bounds, sn_error *err
 
 bool rs_index_current(const sn_rayscene *rs, const sn_world *w, double alpha)
 {
-    return rs->world == w && rs->built && rs->gen == w->gen && rs->alpha == alpha;
+    /* static_gen too: a reset's new world lies at the old one's address and counts gen from 0
+    ** again, and static_gen is the one that no other world had (sn_world_init) */
+    return rs->world == w && rs->built && rs->gen == w->gen && rs->alpha == alpha && rs->stat_world == w &&
+           rs->static_gen == w->static_gen;
 }
 
 /* Every shaped actor's box at alpha, with its kind and tag, into rs->cull_boxes. */
@@ -713,8 +718,8 @@ static sn_status gather_boxes(sn_rayscene *rs, const sn_world *w, double alpha, 
     rs_cull_boxes *b = &rs->cull_boxes;
     b->valid = false;
     sn_status st;
-    if ((rs->stat_world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))
-        return st;
+    if ((rs->stat_world != w || rs->static_gen != w->static_gen) && (st = rs_sync_static(rs, w, err)))
+        return st; /* committed there: a trace after this one must not meet a scene changed and not committed */
     size_t n = 0;
     for (size_t i = 0; i < w->n_actors; i++)
         n += has_mesh(w->actors[i]) && !is_static(w->actors[i]);
@@ -826,7 +831,7 @@ bool rs_moving_excluded(const sn_rayscene *rs, const sn_world *w, const sn_ray_q
 {
     if (!q->kind_mask && !q->tag_mask)
         return false;
-    if (!(rs->built && rs->world == w && rs->stat_world == w))
+    if (!(rs->built && rs->world == w && rs->stat_world == w && rs->static_gen == w->static_gen))
         return false; /* Embree's moving geometry may not be dact's (sweeps' boxes, another world) */
     for (size_t k = 0; k < rs->n_dact; k++) /* as Embree holds them */
         if (admitted(q->kind_mask, q->tag_mask, rs->dact[k].kind, rs->dact[k].tag))
@@ -854,9 +859,10 @@ sn_status rs_sync_static(sn_rayscene *rs, const sn_world *w, sn_error *err)
 
 sn_status rs_sync_boxes(sn_rayscene *rs, const sn_world *w, sn_error *err)
 {
-    if (rs->world == w && rs->built && rs->gen == w->gen && rs->alpha == 1.0)
+    if (rs_index_current(rs, w, 1.0))
         return rs_sync(rs, w, true, err); /* the full index is current: its boxes serve */
-    if (!(rs->world == w && rs->boxes_gen == w->gen && rs->has_boxes)) {
+    if (!(rs->world == w && rs->boxes_gen == w->gen && rs->has_boxes && rs->stat_world == w &&
+          rs->static_gen == w->static_gen)) {
         rs->built = rs->bounds_built = rs->has_boxes = false;
         sn_status st;
         if ((rs->stat_world != w || rs->static_gen != w->static_gen) && (st = build_static(rs, w, err)))

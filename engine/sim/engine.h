@@ -86,6 +86,13 @@ struct sn_engine {
     sn_sensor **sensors;      /* the scene's sensors, then those spawned through the API */
     uint32_t n_sensors;
     size_t cap_sensors;
+    /* API-spawned sensors destroyed, moved out of `sensors` at the next step (engine.c sensors_sweep):
+    ** every step walks `sensors` several times, and a loop spawning and destroying sensors made
+    ** each step slower for good. Kept until unload: their names stay taken, their streams are
+    ** written if outputs open later, their messages stay counted. */
+    sn_sensor **gone;
+    uint32_t n_gone, n_due;   /* n_due: destroyed ones still in `sensors` */
+    size_t cap_gone;
     sn_strmap scene_names;    /* scene actor name -> its sn_scene_entity */
     sn_strmap sensor_names;   /* sensor name -> sn_sensor, for listen and calls */
 

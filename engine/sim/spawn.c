@@ -414,6 +414,7 @@ sn_status sn_destroy_actor(struct sn_engine *e, uint32_t id)
         sn_host_v2x_leave(s);
         s->self = NULL;
         s->destroyed = true;
+        e->n_due += !s->entity && !s->internal; /* out of the steps' walks at the next (engine.h: gone) */
         sn_sensor_unbudget(e, s);
         s->actor_id = 0;
         e->routes_dirty = true;

@@ -182,6 +182,9 @@ class Actor:
             gbuffer.destroy(self)
         self._call("sn_engine_destroy_actor")
         self._world._actors.pop(self.id, None)
+        with self._world._lock:
+            if self._world._e is not None:
+                self._world._forget_destroyed()  # its sensors' and its attached sensors' listeners
         return True
 
 

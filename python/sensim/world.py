@@ -49,7 +49,7 @@ class World(WorldTraffic):
         self._path, self._overrides, self._seed, self._replay = path, overrides, seed, replay
         self._actors: dict[int, Actor] = {}
         self._listeners: dict[str, "_Listener"] = {}
-        self._retired: list["_Listener"] = []  # stopped listeners' trampolines, alive until close
+        self._retired: list["_Listener"] = []  # stopped during a step: their trampolines live until it ends
         self._pending_error: BaseException | None = None
         self._ticking = False  # inside sn_engine_step: close() and load_world() are refused
         self._bplib: BlueprintLibrary | None = None
@@ -208,6 +208,7 @@ class World(WorldTraffic):
         if self._pending_error is not None:
             e, self._pending_error = self._pending_error, None
             raise e
+        self._retired.clear()  # no emit walks this engine's listener lists any more
         check(st, err)
         cbs = list(self._on_tick.values())  # once: another thread may add one meanwhile
         snap = self._snapshot() if cbs else None
@@ -570,6 +571,7 @@ class World(WorldTraffic):
             err = _err()
             check(_lib.lib().sn_engine_listen(self._engine(), name.encode(), lst.c_fn, None, ctypes.byref(err)), err)
             self._listeners[name] = lst
+            lst.actor_id = _lib.lib().sn_engine_find_actor(self._e, name.encode())
         lst.callback = callback
         lst.zero_copy = bool(zero_copy)
 
@@ -582,6 +584,7 @@ class World(WorldTraffic):
             err = _err()
             check(_lib.lib().sn_engine_listen(self._engine(), name.encode(), lst.c_fn, None, ctypes.byref(err)), err)
             self._listeners[name] = lst
+            lst.actor_id = _lib.lib().sn_engine_find_actor(self._e, name.encode())
         lst.extra.append(fn)
 
     def _unlisten(self, name: str) -> None:
@@ -594,9 +597,29 @@ class World(WorldTraffic):
         lst = self._listeners.pop(name, None)
         if lst is not None:
             lst.callback = None
-            self._retired.append(lst)
             err = _err()
             check(_lib.lib().sn_engine_unlisten(self._engine(), name.encode(), lst.c_fn, None, ctypes.byref(err)), err)
+            self._retire(lst)
+
+    def _retire(self, lst: "_Listener") -> None:
+        # Kept while a step may be walking the listener list (stop() or destroy() inside this
+        # very callback); outside a step nothing calls it any more: kept until close, a loop of
+        # listen/stop (or destroy) grew the world by one trampoline (~2 kB) a sensor.
+        if self._ticking:
+            self._retired.append(lst)
+
+    def _forget_destroyed(self) -> None:
+        """Drops the listeners of sensors that are gone (destroyed, or with their parent): their
+        names are never alive again (a run's sensor names are not reused), and a loop spawning a
+        listening sensor per episode kept one entry (and its trampoline) per episode."""
+        L = _lib.lib()
+        info = _lib.ActorInfo(struct_size=ctypes.sizeof(_lib.ActorInfo))
+        for name, lst in list(self._listeners.items()):
+            if lst.actor_id and L.sn_engine_actor_get(self._e, lst.actor_id, ctypes.byref(info)) != 0:
+                del self._listeners[name]
+                lst.callback = None
+                lst.extra = []
+                self._retire(lst)
 
     # -- the recorder
     def _start_recorder(self, filename: str, additional_data: bool) -> str:
@@ -623,6 +646,7 @@ class _Listener:
 
     def __init__(self, world: World, name: str):
         self.callback: Callable | None = None
+        self.actor_id = 0  # the sensor's, when it was alive at listen (ids are never reused)
         self.extra: list[Callable] = []  # _listen_extra's, called after the callback
         self.zero_copy = False
         wref = weakref.ref(world)

@@ -221,3 +221,43 @@ def test_stop_from_inside_the_callback(client):
     cam.listen(lambda img: frames.append(img.frame))
     world.tick()
     assert frames == [1, 4]
+
+
+def test_listen_destroy_loops_keep_no_listener(client):
+    """A long-running script spawns a listening sensor per episode and destroys it (stop() first
+    or not, or its vehicle with it): the world kept every such listener and its trampoline
+    (about 2 kB each) until it closed, 300 here (soak70: 3 000 left after 3 000 episodes). Now none is
+    left, and one destroyed or stopped inside its own callback is dropped once the step ends."""
+    world = client.load_world()
+    lib = world.get_blueprint_library()
+    bp = lib.find("sensor.camera.rgb")
+    bp.set_attribute("image_size_x", 8)
+    bp.set_attribute("image_size_y", 4)
+    got = []
+    for i in range(300):
+        car = world.spawn_actor(lib.find("vehicle.sedan"), sensim.Transform(sensim.Location(0, 0, 0.5)))
+        cam = world.spawn_actor(bp, sensim.Transform(sensim.Location(0, 0, 2)), attach_to=car)
+        cam.listen(lambda img: got.append(img.frame))
+        world.tick()
+        if i % 3 == 0:
+            cam.stop()
+        if i % 3 == 2:
+            car.destroy()  # the camera goes with its vehicle
+        else:
+            cam.destroy()
+            car.destroy()
+    assert len(got) == 300
+    assert len(world._listeners) == 0 and len(world._retired) == 0
+
+    cam = world.spawn_actor(bp, sensim.Transform(sensim.Location(0, 0, 2)))
+    frames = []
+
+    def once(img):
+        frames.append(img.frame)
+        cam.destroy()
+
+    cam.listen(once)
+    world.tick()
+    world.tick()
+    assert len(frames) == 1 and not cam.is_alive
+    assert len(world._listeners) == 0 and len(world._retired) == 0
