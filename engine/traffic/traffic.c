@@ -586,11 +586,7 @@ static double junction_limit(sn_engine *e, const sn_actor *a, sn_mapdrive *md, c
         if (!(p.main && !p.minor) && i0 < md->n && i1 > i0 + 1 &&
             sn_traffic_leader(e, a, pts + i0, along + i0, i1 - i0, a->ph->bbox.extent.y, &sk2, &g2, &v2, &w2, NULL, NULL)) {
             double rear = g2 + front - p.exit; /* its rear past the exit */
-            /* or it drives away (faster than 3 m/s, its rear 2 m past the exit): we follow. A leader
-            ** crawling out (1 m/s, 0.5 m past: the old test) stops a car length on, leaving the
-            ** follower standing in the junction across the other streams; on Town10HD's short links
-            ** such box-blockers closed rings of queues round blocks (jam70) */
-            c.exit_free = rear >= need || (v2 > 3.0 && rear > 2.0);
+            c.exit_free = rear >= need || (v2 > 1.0 && rear > 0.5); /* or it drives away: we follow */
             if (!c.exit_free && !md->wait_for)
                 md->wait_for = w2->id, md->wait_logical = true;
             if (now < md->override_until)
