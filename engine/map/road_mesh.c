@@ -28,6 +28,11 @@
 #define CHECK_TOL (0.75 * SN_ROAD_TOL)
 #define MIN_STEP 1e-3   /* m of s: a step no check halves further */
 #define BREAK_EPS 1e-7  /* m of s: breaks closer than this are one (pieces are longer) */
+/* Chord checks a piece may make: 64 and 40 a metre. Real roads take a few a metre (steps of
+** decimetres or more); a surface that twists faster than any road (a fuzzed superelevation
+** c = 1, 22 500 rad at 150 m) halved every step to MIN_STEP: 16 s for 150 m, now an error. */
+#define CHECKS_BASE 64
+#define CHECKS_PER_M 40
 
 /* Index order = chunk order within a piece. */
 enum { CAT_ROADS, CAT_SIDEWALK, CAT_TERRAIN, CAT_RAIL, CAT_KERB, CAT_WHITE, CAT_YELLOW, CAT_BLUE, CAT_GREEN, CAT_RED };
@@ -107,6 +112,9 @@ typedef struct builder {
     size_t n_s, cap_s, cap_tb, cap_hdg, n_b;
     double *breaks;
     size_t n_breaks, cap_breaks;
+    /* a piece too twisted to mesh within its checks (CHECKS_BASE): where, for the error */
+    bool too_bent;
+    double bent_s;
 } builder;
 
 static size_t push_vertex(builder *B, bucket *b, const double p[3])
@@ -310,6 +318,8 @@ static bool sample_piece(builder *B, const sn_odr_road *r, const sn_odr_section 
     if (!push_sample(B, r, sec, pa))
         return false;
     double s0 = pa;
+    size_t checks = 0;
+    const double budget = CHECKS_BASE + CHECKS_PER_M * (pb - pa);
     for (size_t k = 0; k < B->n_breaks; k++) {
         double b = B->breaks[k];
         if (b - s0 < BREAK_EPS) {
@@ -332,7 +342,13 @@ static bool sample_piece(builder *B, const sn_odr_road *r, const sn_odr_section 
             double s1;
             for (;;) {
                 s1 = b - s0 - h < BREAK_EPS ? b : s0 + h;
-                if (h <= MIN_STEP || step_error(r, sec, s0, s1) <= CHECK_TOL)
+                if (h <= MIN_STEP)
+                    break;
+                if ((double)++checks > budget) {
+                    B->too_bent = true, B->bent_s = s0;
+                    return false;
+                }
+                if (step_error(r, sec, s0, s1) <= CHECK_TOL)
                     break;
                 h *= 0.5;
             }
@@ -541,11 +557,12 @@ sn_status sn_road_mesh_build(const sn_map *map, sn_road_mesh **out, sn_error *er
     for (int d = 0; d < 3; d++)
         m->lo[d] = INFINITY, m->hi[d] = -INFINITY;
     const sn_odr *odr = map ? map->odr : NULL;
-    for (uint32_t ri = 0; odr && ri < odr->n_roads && !B.oom && !B.too_big; ri++) {
+    int32_t bent_road = 0;
+    for (uint32_t ri = 0; odr && ri < odr->n_roads && !B.oom && !B.too_big && !B.too_bent; ri++) {
         const sn_odr_road *r = &odr->roads[ri];
         if (!r->n_geoms || !(r->length > 0))
             continue;
-        for (uint32_t si = 0; si < r->n_sections && !B.oom && !B.too_big; si++) {
+        for (uint32_t si = 0; si < r->n_sections && !B.oom && !B.too_big && !B.too_bent; si++) {
             const sn_odr_section *sec = &r->sections[si];
             double s0 = sec->s, s1 = fmin(sec->s_end, r->length), len = s1 - s0;
             if (!(len > 1e-6))
@@ -554,11 +571,14 @@ sn_status sn_road_mesh_build(const sn_map *map, sn_road_mesh **out, sn_error *er
             int pieces = (int)ceil(len / SN_ROAD_PIECE - 1e-9);
             if (pieces < 1)
                 pieces = 1;
-            for (int p = 0; p < pieces && !B.oom; p++) {
+            for (int p = 0; p < pieces && !B.oom && !B.too_bent; p++) {
                 /* the section's end is evaluated inside it: sec is this section throughout */
                 double pa = s0 + len * p / pieces, pb = p + 1 == pieces ? s1 : s0 + len * (p + 1) / pieces;
-                if (!sample_piece(&B, r, sec, pa, pb))
+                if (!sample_piece(&B, r, sec, pa, pb)) {
+                    if (B.too_bent)
+                        bent_road = r->id;
                     break;
+                }
                 lanes_of_piece(&B, r, sec);
                 marks_of_piece(&B, r, sec, pa, pb);
                 flush(&B, (int32_t)ri);
@@ -575,6 +595,13 @@ sn_status sn_road_mesh_build(const sn_map *map, sn_road_mesh **out, sn_error *er
         for (uint32_t i = 0; m->vf && i < m->n_v; i++)
             for (int d = 0; d < 3; d++)
                 m->vf[i][d] = (float)m->v[i][d];
+    }
+    if (B.too_bent) {
+        sn_road_mesh_free(m);
+        return sn_fail(err, SN_E_INVALID, "%s: road %d near s = %.2f twists faster than a road surface can "
+                       "(its superelevation, elevation or lane widths change by radians or metres within centimetres): "
+                       "no mesh within %.2f m of it", odr->path ? odr->path : "road mesh", (int)bent_road, B.bent_s,
+                       SN_ROAD_TOL);
     }
     if (B.oom || B.too_big) {
         sn_road_mesh_free(m);
