@@ -31,25 +31,36 @@ count() { # build dir: adds meson's Ok/Fail counts from its last run
   [ "$fail" -gt 0 ] && report "$log" "$1"
   return 0
 }
-run_suite() { # build dir, meson options...
-  local dir=$1; shift
+phases=""
+timed() { # label, command...: runs it, keeps "label N s" for the summary (where CI's time goes)
+  local label=$1 t0=$SECONDS rc; shift
+  "$@"; rc=$?
+  phases+="  $label $((SECONDS - t0)) s"$'\n'
+  return $rc
+}
+run_suite() { # build dir, what to build, meson options...
+  local dir=$1 what=$2; shift 2
   if [ ! -d "$dir" ]; then meson setup "$dir" -Dwerror=true "$@" >/dev/null || { failed=$((failed + 1)); return; }; fi
-  if ! meson compile -C "$dir"; then failed=$((failed + 1)); return; fi
+  if ! timed "$dir: build" ninja -C "$dir" $what; then failed=$((failed + 1)); return; fi
   rm -f "$dir/meson-logs/testlog.json"
-  meson test -C "$dir" --print-errorlogs --num-processes 2
+  timed "$dir: tests" meson test -C "$dir" --print-errorlogs --num-processes 2
   count "$dir"
 }
-run_suite build-test
-run_suite build-sanitize -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
+run_suite build-test all
+# the sanitized build runs the tests only: the benchmarks' programs are not built there
+run_suite build-sanitize meson-test-prereq -Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
 # The benchmarks run once too: they must work, their figures are printed, never asserted
 # (SENSIM_BENCH_QUICK: the slowest take one round instead of their best of N, tests/bench/quick.h).
 rm -f build-test/meson-logs/testlog.json
+bench_t0=$SECONDS
 if SENSIM_BENCH_QUICK=1 meson test -C build-test --benchmark --verbose 2>&1 | grep -E '^ *(ratio|engine|memory|depth|target)'; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))
   report build-test/meson-logs/testlog.json benchmarks
 fi
+phases+="  benchmarks $((SECONDS - bench_t0)) s"$'\n'
+printf 'time by phase (setup included in the total, %d s):\n%s' "$SECONDS" "$phases"
 [ -z "$failures" ] || printf '%s' "$failures"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
