@@ -98,7 +98,7 @@ static int u_turn(const sn_map *m, sn_mapdrive *md)
 
 /* Extends the path to `horizon` metres of waypoints (or the array's end). Where the lane
 ** branches (junctions), a branch is drawn from the autopilot's own generator. */
-void sn_md_refill(const sn_map *m, sn_mapdrive *md)
+void sn_md_refill(const struct sn_traffic *t, const sn_map *m, sn_mapdrive *md)
 {
     sn_waypoint next[16];
     for (int flips = 0; md->n > 0 && md->n < SN_MD_PATH && !md->ended;) {
@@ -129,7 +129,7 @@ void sn_md_refill(const sn_map *m, sn_mapdrive *md)
         double room = 0;
         for (uint32_t i = 1; i < md->n; i++)
             room += sn_dist2d(md->at[i - 1], md->at[i]);
-        sn_route_fork_r r = md->walker ? SN_ROUTE_FREE : sn_route_fork(m, md, &last, next, k, room, &pick);
+        sn_route_fork_r r = md->walker ? SN_ROUTE_FREE : sn_route_fork(t, m, md, &last, next, k, room, &pick);
         if (r == SN_ROUTE_HOLD)
             break;
         if (r == SN_ROUTE_FREE)

@@ -16,12 +16,14 @@ typedef enum sn_route_fork_r {
 
 /* The route's choice at a fork. A step that needs another lane holds the path at the lane's end
 ** while `room` (m of path ahead of the vehicle) leaves space to change lane; then it is given up
-** (md->route_missed) and the caller draws among its own lane's branches. */
-sn_route_fork_r sn_route_fork(const sn_map *m, sn_mapdrive *md, const sn_waypoint *last, const sn_waypoint *next,
+** (md->route_missed) and the caller draws among its own lane's branches. t: the traffic's grid of
+** bodies as the last frame left it, which the draws read for standing queues (NULL: none). */
+sn_route_fork_r sn_route_fork(const struct sn_traffic *t, const sn_map *m, sn_mapdrive *md, const sn_waypoint *last, const sn_waypoint *next,
                               size_t k, double room, size_t *pick);
 /* Plans on (from where the route's last step leaves its junction, else from the path's start)
-** until it holds SN_ROUTE_N steps; after a walk that found no junction, not before RETRY m. */
-void sn_route_top_up(const sn_map *m, sn_mapdrive *md);
+** until it holds SN_ROUTE_N steps; after a walk that found no junction, not before RETRY m (t: as
+** for sn_route_fork). */
+void sn_route_top_up(const struct sn_traffic *t, const sn_map *m, sn_mapdrive *md);
 /* Drops the steps the vehicle has reached (its path[0] on their connecting lane). */
 void sn_route_passed(sn_mapdrive *md);
 /* Forgets the route (the path was rebuilt off it: relocated, set_path). */

@@ -734,7 +734,7 @@ static bool change_lanes(sn_engine *e, sn_actor *a, sn_mapdrive *md, const verdi
                    .lead_gap = vd->gap, .lead_v = vd->v_lead, .gaps = lane_gaps, .user = &q, .stats = &t->stats};
     if (!sn_lc_update(&lc, md))
         return false;
-    sn_md_refill(m, md);
+    sn_md_refill(t, m, md);
     sn_health_note_lane_change(e);
     return true;
 }
@@ -757,8 +757,8 @@ static void vehicle_update(sn_engine *e, sn_actor *a, sn_mapdrive *md, double dt
         along0 = 0;
     }
     sn_route_passed(md);
-    sn_route_top_up(m, md);
-    sn_md_refill(m, md);
+    sn_route_top_up(e->traffic, m, md);
+    sn_md_refill(e->traffic, m, md);
     /* Distances along the path from the vehicle's centre; the points are read in place (nothing
     ** changes the path before the move below: the lane change after it makes a new one). */
     double along[SN_MD_PATH];
@@ -887,7 +887,7 @@ sn_status sn_mapdrive_start(sn_engine *e, sn_actor *a, const sn_tm_knobs *k, dou
                        a->st.pos.x, a->st.pos.y, a->st.pos.z);
     }
     if (placed)
-        sn_md_refill(e->map, md);
+        sn_md_refill(e->traffic, e->map, md);
     if ((!placed || md->far) && !(e->tms && e->tms->warned_offroad)) {
         /* Not an error (CARLA's TM drives it there): said once a run, naming the first. */
         sn_tms *tms = e->tms ? e->tms : (e->tms = calloc(1, sizeof *e->tms));

@@ -158,8 +158,9 @@ int sn_path_nearest_kept(sn_near_memo *m, uint8_t drops, const sn_vec3 *pts, con
 /* Puts md's path back on the lane nearest pos; false when there is none within 50 m (a vehicle looks
 ** as far as the map reaches). */
 bool sn_md_relocate(const sn_map *m, sn_mapdrive *md, sn_vec3 pos);
-/* Extends md's path to its full length along the lanes (branches drawn from md's generator). */
-void sn_md_refill(const sn_map *m, sn_mapdrive *md);
+/* Extends md's path to its full length along the lanes (branches drawn from md's generator; t, the
+** traffic's grid, for the short route's draws: route.h). */
+void sn_md_refill(const struct sn_traffic *t, const sn_map *m, sn_mapdrive *md);
 /* Drops the waypoints behind pos; *along0 is path[0]'s distance along the path from pos
 ** (negative: behind). false when pos is far off the path. */
 bool sn_md_advance(sn_mapdrive *md, sn_vec3 pos, double *along0);
