@@ -120,20 +120,26 @@ int sn_cmd_export(int argc, char **argv)
         return 2;
     }
     sn_error err = {0};
+    /* an output that cannot be made is a bad argument (exit 2), as in report and convert,
+    ** found before any work (issue 33 item 22), the run's map included: an existing FILE was
+    ** refused only after the map had loaded, behind its warning when run.json was damaged
+    ** (fuzz71); sn_mcap_create checks it again, for a name taken meanwhile */
+    const char *why = NULL;
+    struct stat ost;
+    if (!output_ok(out, &why)) {
+        fprintf(stderr, "sensim: error: export: cannot write %s: %s\n", out, why);
+        return 2;
+    }
+    if (!o.overwrite && lstat(out, &ost) == 0) {
+        fprintf(stderr, "sensim: error: export: mcap: %s exists; sensim does not replace it without --overwrite\n", out);
+        return 2;
+    }
     char run_map[4096];
     /* the run's noted map loaded once, here, where a map that does not load is a warning, and
     ** handed to the export (it was loaded a second time there: 9 % of the export's CPU) */
     sn_map *noted = NULL;
     if (!map && (noted = sn_cli_run_map_open("export", pos[1], run_map, sizeof run_map)))
         map = run_map;
-    /* an output that cannot be made is a bad argument (exit 2), as in report and convert,
-    ** found before any work (issue 33 item 22) */
-    const char *why = NULL;
-    if (!output_ok(out, &why)) {
-        fprintf(stderr, "sensim: error: export: cannot write %s: %s\n", out, why);
-        sn_map_close(noted);
-        return 2;
-    }
     sn_status st = noted ? sn_mcap_export_map(pos[1], out, noted, &o, &err) : sn_mcap_export(pos[1], out, map, &o, &err);
     sn_map_close(noted);
     if (st != SN_OK) {

@@ -307,6 +307,21 @@ static sn_status check_follow(sn_replay *rp, const char *path, sn_error *err)
                    id, id, path);
 }
 
+/* Every frame the replay will show, read once at load: the reader checks a frame's checksum only
+** when it reads it, so a damaged frame in a recording whose index is whole stopped the replay
+** half-way (exit 1, partial outputs); found here it is bad input (exit 2, nothing written). */
+static sn_status check_frames(sn_replay *rp, sn_error *err)
+{
+    sn_status st = sn_recording_seek(rp->rec, rp->start, err);
+    const sn_log_frame *f;
+    while (!st && (st = sn_recording_next(rp->rec, &f, err)) == SN_OK)
+        if (f->elapsed >= rp->stop)
+            return SN_OK;
+    if (st && st != SN_E_NOT_FOUND)
+        return sn_error_prefix(err, "replay"); /* "replay: FILE: frame N: byte B: checksum mismatch" */
+    return SN_OK;
+}
+
 /* Before a step's schedule: reads the recording up to this frame's time, spawns, destroys and
 ** sets the kinematic targets and controls. */
 static sn_status sn_replay_before_step(sn_engine *e, sn_error *err)
@@ -509,7 +524,7 @@ sn_status sn_engine_load_replay(sn_engine *e, const char *path, const sn_replay_
                        "1000000000 (SN_LIMIT_FRAMES)", f, nf, in.fixed_delta_seconds);
     }
     uint64_t frames = nf < 1 ? 1 : (uint64_t)nf;
-    if (rp->o.follow_id && (st = check_follow(rp, path, err))) {
+    if ((st = check_frames(rp, err)) || (rp->o.follow_id && (st = check_follow(rp, path, err)))) {
         sn_replay_free(rp);
         return st;
     }

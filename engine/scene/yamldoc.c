@@ -256,7 +256,10 @@ sn_status sn_ydoc_parse_value(const char *text, const char *set, const char *sce
         char what[sizeof err->msg];
         if (sscanf(err->msg, "value:%d:%d: %n", &line, &col, &used) == 2 && used > 0) {
             snprintf(what, sizeof what, "%s", err->msg + used);
-            sn_fail(err, st, "%s: --set %s: at column %d of the value: %s", scene, set, col, what);
+            if (set)
+                sn_fail(err, st, "%s: --set %s: at column %d of the value: %s", scene, set, col, what);
+            else /* a whole file read as one value (a run's run.json): no --set to name */
+                sn_fail(err, st, "%s:%d:%d: %s", scene, line, col, what);
         }
     }
     if (st == SN_OK && !*out) { /* "KEY=" sets the empty string */

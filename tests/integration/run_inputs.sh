@@ -72,6 +72,8 @@ d="$TMP/map_broken" && cp -r "$TMP/run" "$d" && printf '{"map": "x",' >"$d/run.j
 T export mcap "$d" --out "$d.mcap" >/dev/null 2>"$TMP/err"
 rc=$?
 [ $rc -eq 0 ] && grep -q "^sensim: warning: export: .*not a run note" "$TMP/err" && ok || bad "export, broken run.json: exit $rc, $(cat "$TMP/err")"
+# the parser's place as FILE:LINE:COL (fuzz71: it said "--set (null): at column 1 of the value")
+grep -q "run.json:[0-9]*:[0-9]*: malformed" "$TMP/err" && ! grep -q -- "--set" "$TMP/err" && ok || bad "export, broken run.json, the place: $(cat "$TMP/err")"
 
 # 22: an output path that cannot be written: exit 2 everywhere, before any work
 T export mcap "$TMP/run" --out "$TMP/no/such/dir/x.mcap" >/dev/null 2>"$TMP/err"

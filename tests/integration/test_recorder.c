@@ -219,6 +219,14 @@ static void check_flip(const char *file)
     CHECK(strstr(err.msg, "checksum") || strstr(err.msg, "no frame starts") || strstr(err.msg, "damaged"),
           "damage named: %s", err.msg);
     sn_recording_close(r);
+    /* A replay reads the frames it will show at load: the damage is bad input there (exit 2),
+    ** not a failure half-way through the run (exit 1, partial outputs). */
+    sn_engine *e = tu_engine(plugins, 1);
+    sn_replay_options ro = {.struct_size = sizeof ro};
+    CHECK(sn_engine_load_replay(e, bad, &ro, &err) == SN_E_INVALID, "a damaged recording replays");
+    CHECK_CONTAINS(err.msg, "replay: ");
+    CHECK_CONTAINS(err.msg, "frame ");
+    sn_engine_destroy(e);
     r = sn_recording_open(scenes, &o, &err); /* a folder / not a recording */
     CHECK(!r, "a folder is not a recording");
     char missing[512];

@@ -323,6 +323,12 @@ expect2_keep() { # what, then the command: exit 2 naming --overwrite, exists.mca
   ls "$TMP"/exists.mcap.partial-* >/dev/null 2>&1 && bad "$what: left a partial file"
 }
 expect2_keep "export over a file" "$SENSIM" export mcap "$TMP/demo" --out "$TMP/exists.mcap"
+# a run whose run.json is damaged: the existing file is refused first, on one line (fuzz71: the
+# map's warning came first, the run's map was loaded for nothing)
+mkdir -p "$TMP/badnote" && printf '{"map":' >"$TMP/badnote/run.json"
+expect2_keep "export over a file, run.json damaged" "$SENSIM" export mcap "$TMP/badnote" --out "$TMP/exists.mcap"
+err=$("$SENSIM" export mcap "$TMP/badnote" --out "$TMP/exists.mcap" 2>&1 >/dev/null)
+[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || bad "export over a file, run.json damaged: not one line: $err"
 expect2_keep "run --mcap over a file" "$SENSIM" run "$SCENES/town.yaml" --frames 2 --out "$TMP/ex_run" --mcap "$TMP/exists.mcap"
 expect2_keep "replay --mcap over a file" "$SENSIM" replay "$TMP/demo.rec" --scene "$TMP/ride.yaml" --out "$TMP/ex_replay" --mcap "$TMP/exists.mcap"
 [ -e "$TMP/ex_run/actors.msgpack" ] && bad "a run refused for its --mcap wrote streams"
