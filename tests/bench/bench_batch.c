@@ -3,6 +3,8 @@
 ** through the API (create, load with the same overrides, outputs, run, destroy), so the
 ** difference is what a process per run costs (fork/exec, loading plugins, the manifest).
 ** argv[1]: temp folder, argv[2]: scenes folder, argv[3]: plugin folder, argv[4]: sensim. */
+#include "quick.h"
+
 #include <sensim/sensim.h>
 
 #include <stdio.h>
@@ -49,7 +51,7 @@ int main(int argc, char **argv)
 
     /* in-process: the same runs, one engine each, outputs to disk as the batch's */
     double best_in = 1e30, best_j1 = 1e30, best_j2 = 1e30;
-    for (int round = 0; round < 2; round++) {
+    for (int round = 0, rounds = bench_rounds(2); round < rounds; round++) {
         double t0 = now();
         for (int i = 0; i < RUNS; i++) {
             char seed[64], dir[4200];
