@@ -17,8 +17,9 @@ fails=0 checks=0
 ok() { checks=$((checks + 1)); }
 bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
 
-# our daemons only, by their pid files
+# our daemons only, by their pid files (and the local batch, if it is still running)
 stop() {
+  [ -n "${local_pid:-}" ] && kill "$local_pid" 2>/dev/null
   [ -n "${SLURM_CONF:-}" ] && scancel --quiet -u root 2>/dev/null
   for f in "$C/slurmd.pid" "$C/ctld.pid" "$C/munge/pid"; do
     [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
@@ -26,6 +27,21 @@ stop() {
   return 0
 }
 trap stop EXIT
+
+# 8 runs: 2 seeds x 2 speeds x 2 masses of crash.yaml, shortened
+cat >"$TMP/spec.yaml" <<YAML
+runs:
+  - id: crash
+    scene: $SCENES/crash.yaml
+    seeds: [1, 2]
+    set: {settings.frames: 40}
+    vary:
+      actors.hero.velocity: [[8, 0, 0], [12, 0, 0]]
+      actors.hero.attributes.mass: [1200, 1800]
+YAML
+# the local batch to compare with runs while the cluster starts (waited for before the comparison)
+"$SENSIM" batch "$TMP/spec.yaml" --out "$TMP/local" -j 2 --plugin-dir "$PLUGINS" >/dev/null 2>&1 &
+local_pid=$!
 
 # three free TCP ports from the kernel
 read -r CTLD_PORT SLURMD_PORT _ < <(python3 -c '
@@ -61,30 +77,22 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 ReturnToService=2
 MpiDefault=none
+# sbatch --wait polls at 2 s, then every 8 s unless MinJobAge/2 <= 2 s (src/sbatch/sbatch.c,
+# _job_wait): 5 s keeps it polling every 2 s, and finished tasks are kept longer than a poll
+MinJobAge=5
 NodeName=sensimnode NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=sensim Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+# FORCE:4: the array's 4 short tasks all start at once, none waits for a later scheduling pass
+PartitionName=sensim Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 CONF
 export SLURM_CONF=$C/slurm.conf
 slurmctld -f "$SLURM_CONF" || { echo "FAIL: slurmctld did not start: $(tail -n 5 "$C/log/slurmctld.log")"; exit 1; }
 slurmd -f "$SLURM_CONF" -N sensimnode || { echo "FAIL: slurmd did not start: $(tail -n 5 "$C/log/slurmd.log")"; exit 1; }
-for _ in $(seq 60); do
+for _ in $(seq 150); do
   [ "$(sinfo -h -N -o %t 2>/dev/null)" = idle ] && break
-  sleep 0.5
+  sleep 0.2
 done
 [ "$(sinfo -h -N -o %t 2>/dev/null)" = idle ] && ok || { bad "the node never became idle: $(sinfo -N 2>&1) $(tail -n 5 "$C/log/slurmd.log")"; exit 1; }
 
-# 8 runs: 2 seeds x 2 speeds x 2 masses of crash.yaml, shortened
-cat >"$TMP/spec.yaml" <<YAML
-runs:
-  - id: crash
-    scene: $SCENES/crash.yaml
-    seeds: [1, 2]
-    set: {settings.frames: 40}
-    vary:
-      actors.hero.velocity: [[8, 0, 0], [12, 0, 0]]
-      actors.hero.attributes.mass: [1200, 1800]
-YAML
-"$SENSIM" batch "$TMP/spec.yaml" --out "$TMP/local" -j 2 --plugin-dir "$PLUGINS" >/dev/null 2>&1 || bad "local batch"
 # the shared folder has a hostile name: sbatch must read its #SBATCH line and bash its quoting
 # (issue 33 item 20), and nothing may run from it
 CO="$TMP/cluster out's \$(touch PWNED)"
@@ -92,6 +100,7 @@ CO="$TMP/cluster out's \$(touch PWNED)"
 cd "$TMP" || exit 1
 if timeout 180 sbatch --wait --quiet "$TMP/job.sh" >"$TMP/sbatch.out" 2>&1; then ok
 else bad "sbatch --wait: $(cat "$TMP/sbatch.out") $(cat "$CO/.batch"/slurm-*.out 2>/dev/null | tail -n 5)"; fi
+wait $local_pid || bad "local batch"
 n=$(ls "$CO"/manifest-*-of-4.jsonl 2>/dev/null | wc -l)
 [ "$n" -eq 4 ] && ok || bad "4 shard manifests from the array's 4 tasks, found $n"
 merge=$(grep -o "batch merge --out .*" "$TMP/job.sh")
