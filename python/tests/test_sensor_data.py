@@ -6,10 +6,10 @@ import os
 import numpy as np
 
 import sensim
-from conftest import SCENES, run
+from conftest import SCENES
 
 
-def test_sensors_scene_data_classes(client, out):
+def test_sensors_scene_data_classes(client, sensors_dir):
     world = client.load_scene(os.path.join(SCENES, "sensors.yaml"))
     got = {}
     for name in ("imu", "gnss", "obstacle", "radar"):
@@ -19,9 +19,9 @@ def test_sensors_scene_data_classes(client, out):
              d)))
     for _ in range(40):
         world.tick()
-    # the same scene written by `sensim run`: listeners see the stream's messages
-    d = os.path.join(out, "sensors_py")
-    run("run", os.path.join(SCENES, "sensors.yaml"), "--out", d, "--quiet")
+    # the same scene written by `sensim run` (conftest's sensors_dir, shared with test_sensors.py):
+    # listeners see the stream's messages
+    d = sensors_dir
     for name, cls in (("imu", "IMUMeasurement"), ("gnss", "GnssMeasurement"), ("obstacle", "ObstacleDetectionEvent"),
                       ("radar", "RadarMeasurement")):
         stream = list(sensim.read(os.path.join(d, name + ".msgpack")))

@@ -4,17 +4,9 @@ import os
 import struct
 
 import numpy as np
-import pytest
 
 import sensim
 from conftest import SCENES, run
-
-
-@pytest.fixture(scope="module")
-def sensors_dir(out):
-    d = os.path.join(out, "sensors")
-    run("run", os.path.join(SCENES, "sensors.yaml"), "--out", d, "--quiet")
-    return d
 
 
 def test_radar_records(sensors_dir):

@@ -42,12 +42,9 @@ try {
     return /accelerometer/.test(text) && /gyroscope/.test(text) && /compass/.test(text) &&
       !/Waiting for|Loading/i.test(text) && /-?\d+\.\d+/.test(text) && document.querySelector("canvas") !== null;
   }, { timeout: Number(process.env.TIMEOUT_MS ?? 90000), polling: 500 }).then(() => true, () => false);
-  // the chart draws after its data arrive (in a worker, on an offscreen canvas)
-  await new Promise((r) => setTimeout(r, 2000));
-  const text = await page.evaluate(() => document.body.innerText);
   // The Plot's canvas: the largest canvas of the left panel; its series' colour is the first of
   // Foxglove's palette (#4e98e2), counted in a screenshot of that rectangle.
-  const rect = await page.evaluate(() => {
+  const plotRect = () => page.evaluate(() => {
     let best;
     for (const c of document.querySelectorAll("canvas")) {
       const r = c.getBoundingClientRect();
@@ -57,10 +54,14 @@ try {
   });
   // The page's screenshot (a clip of the canvas alone comes out blank: the chart draws again
   // on the resize a clip makes), its Plot rectangle read back in the page; again for a while
-  // until the line is there (the worker draws after its data).
-  let lineSeen = 0;
-  for (let tries = 0; rect && rect.width > 10 && rect.height > 10 && tries < 20 && lineSeen < 0.5; tries++) {
-    if (tries) await new Promise((r) => setTimeout(r, 1000));
+  // until the line is there: the chart draws after its data arrive (in a worker, on an offscreen
+  // canvas). Polled every 0.5 s for up to 20 s, the rectangle taken again each time (no fixed
+  // 2 s wait before the first look any more).
+  let lineSeen = 0, rect;
+  for (let tries = 0; tries < 40 && lineSeen < 0.5; tries++) {
+    if (tries) await new Promise((r) => setTimeout(r, 500));
+    rect = await plotRect();
+    if (!rect || rect.width <= 10 || rect.height <= 10) continue;
     const png = await page.screenshot({ encoding: "base64" });
     lineSeen = await page.evaluate(async (b64, r) => {
       const img = new Image();
@@ -83,6 +84,7 @@ try {
     }, png, rect);
     (await import("node:fs")).writeFileSync(shot, Buffer.from(png, "base64"));
   }
+  const text = await page.evaluate(() => document.body.innerText);
   const raw = /accelerometer/.test(text) && /gyroscope/.test(text) && !/Waiting for next message/.test(text);
   const value = (text.match(/\/imu\.accelerometer\[0\][\s\S]{0,80}?(-?\d+\.\d+)/) ?? [])[1];
   console.log(`studio_check: panels ready ${ready}; raw messages show the fields ${raw}; ` +
