@@ -39,6 +39,11 @@ if ! cmp -s "$HERE/package-lock.json" "$NODE_DIR/package-lock.json" || [ ! -d "$
     exit 77
   fi
 fi
+# Under the sanitizers (meson sets SENSIM_TEST_SANITIZED) Foxglove's reader, which runs no code of
+# ours, is left to the plain build's pass: there it reads the same files (runs are deterministic);
+# here the dumps and conversions it would compare against still run, sanitized.
+READER=1
+[ -n "${SENSIM_TEST_SANITIZED:-}" ] && READER=
 check() { # MCAP RUN_DIR: dumps every stream, converts every camera, runs the reader
   local mcap=$1 run=$2 out=$1.check
   rm -rf "$out" && mkdir -p "$out/dumps" "$out/png"
@@ -55,7 +60,8 @@ check() { # MCAP RUN_DIR: dumps every stream, converts every camera, runs the re
     esac
     "$SENSIM" convert "$f" --out "$out/png/$n" --converter $conv >/dev/null || bad "convert $f"
   done
-  NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$mcap" "$out/dumps" "$out/png" || bad "the reader refused $mcap"
+  [ -z "$READER" ] || NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$mcap" "$out/dumps" "$out/png" ||
+    bad "the reader refused $mcap"
 }
 
 # ---- the demo: --mcap as it runs, and the export of its folder ----
@@ -102,10 +108,12 @@ for t in 1 3; do
   "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_t$t.mcap" --map "$MAPS/town.xodr" --threads $t >/dev/null || bad "export --threads $t"
   cmp -s "$TMP/demo.mcap" "$TMP/demo_t$t.mcap" || bad "export --threads $t differs from the default"
 done
-out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_small.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
-  bad "the reader refused the small-chunk file: $out"
-printf '%s\n' "$out" | head -1
-printf '%s\n' "$out" | grep -q ' in [1-9][0-9][0-9]* chunks' || bad "small chunks gave fewer than 10 chunks: $out"
+if [ -n "$READER" ]; then
+  out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_small.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
+    bad "the reader refused the small-chunk file: $out"
+  printf '%s\n' "$out" | head -1
+  printf '%s\n' "$out" | grep -q ' in [1-9][0-9][0-9]* chunks' || bad "small chunks gave fewer than 10 chunks: $out"
+fi
 "$SENSIM" export mcap "$TMP/demo" --out "$TMP/demo_raw.mcap" --raw-images --zstd-level 0 >/dev/null ||
   bad "export --raw-images --zstd-level 0"
 # --zstd-level 0: every chunk stored with MCAP's empty compression, sizes equal
@@ -123,8 +131,10 @@ while off + 9 <= len(b):
     off += 9 + ln
 assert n > 0, "no chunk"
 PY
-out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_raw.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
-  bad "the reader refused the RawImage file: $out"
+if [ -n "$READER" ]; then
+  out=$(NODE_PATH=$NODE_DIR/node_modules node "$HERE/check_mcap.js" "$TMP/demo_raw.mcap" "$TMP/demo.mcap.check/dumps" "$TMP/demo.mcap.check/png") ||
+    bad "the reader refused the RawImage file: $out"
+fi
 # PNG images (already compressed) in chunks of their own, stored (""), every other message in zstd
 # chunks, the chunks in time order (docs/mcap.md, the file): every image message is found in a
 # stored chunk and nothing else is
