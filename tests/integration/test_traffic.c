@@ -400,7 +400,7 @@ int main(int argc, char **argv)
             (unsigned long long)r.collisions);
     CHECK(r.hero_collisions == 0, "the hero's collision sensor reported %llu events", (unsigned long long)r.hero_collisions);
     CHECK(r.violations == 0, "the hero crossed %d red stop lines", r.violations);
-    CHECK(r.approaches >= (secs >= 600 ? 5 : 1), "the hero met red lights (%d)", r.approaches);
+    CHECK(r.approaches >= (secs >= 300 ? 5 : 1), "the hero met red lights (%d)", r.approaches); /* 11 in 300 s, 16 in 600 */
     CHECK(r.stops >= 1 && r.stops + r.released == r.approaches,
           "at every red it met it came to rest before the line (%d) or was still before it when the red ended (%d), "
           "of %d", r.stops, r.released, r.approaches);
