@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer target of tests/fuzz with clang (and ASan/UBSan) against the sources it
-# exercises and fuzzes it for a bounded time (FUZZ_SECONDS, default 20) from its seed corpus in
+# exercises and fuzzes it for a bounded time (FUZZ_SECONDS, default 12) from its seed corpus in
 # the repository; without clang it runs the corpus once through the same entry point. Any
 # finding (crash, leak, sanitizer report, hang over 10 s, more than 1 GiB) fails the test.
 # args: source root, work dir, [target: reader (default) | scene | stream | map | map_mesh | xosc]
 set -u
 SRC=$1 TARGET=${3:-reader}
 WORK=$2/fuzz_$TARGET
-SECONDS_MAX=${FUZZ_SECONDS:-20}
+SECONDS_MAX=${FUZZ_SECONDS:-12}
 E=$SRC/engine
 case $TARGET in
   reader) # the recording reader (plugins/recorder)
@@ -41,7 +41,7 @@ case $TARGET in
 esac
 rm -rf "$WORK"; mkdir -p "$WORK/corpus"
 cp "$CORPUS"/* "$WORK/corpus/"
-FLAGS=(-std=c11 -O1 -g -I"$SRC/sdk/include" $(pkg-config --cflags stb 2>/dev/null) $(pkg-config --cflags libxml-2.0 2>/dev/null) -D_POSIX_C_SOURCE=200809L
+FLAGS=(-std=c11 -O1 -g1 -I"$SRC/sdk/include" $(pkg-config --cflags stb 2>/dev/null) $(pkg-config --cflags libxml-2.0 2>/dev/null) -D_POSIX_C_SOURCE=200809L
        -D_DEFAULT_SOURCE -D_FILE_OFFSET_BITS=64)
 BIN=$WORK/fuzz_$TARGET
 if command -v clang >/dev/null && clang -fsanitize=fuzzer "${FLAGS[@]}" -fsanitize=address,undefined \
