@@ -8,8 +8,9 @@ PKGS=(gcc libc6-dev meson ninja-build pkg-config libode-dev libmsgpack-dev libst
       libzstd-dev)  # MCAP: zstd chunks (Node also runs the tests' MCAP reader, tests/mcap)
 # the llvmpipe peer benchmark only (tests/bench/bench_llvmpipe.c): Mesa's EGL and software GL
 PKGS+=(libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri)
-# pip install ./python into a venv, offline (python/tests/test_examples.py, docs/python.md)
-PKGS+=(python3-venv python3-setuptools python3-wheel)
+# pip install ./python into a venv, offline (python/tests/test_examples.py, docs/python.md; the
+# venv is made --without-pip and runs Debian's pip)
+PKGS+=(python3-venv python3-pip python3-setuptools python3-wheel)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
