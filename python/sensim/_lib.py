@@ -339,13 +339,16 @@ class GuestLock:
     engine (its listeners, which may call into their engine) passes as `guest`, as the stepping
     thread passes the re-entrant lock in a plain tick; every other thread waits for `real`, but a
     guest of another world of the batch (a listener calling into another environment's world)
-    is refused: it would wait for the whole batch, which waits for it."""
-    __slots__ = ("real", "guest")
+    is refused: it would wait for the whole batch, which waits for it. So is the batch's own
+    thread outside a listener (`owner`, which holds `real`, re-entrant): in a streamed batch
+    (_step_stream) it runs an environment's Python while the other engines still step."""
+    __slots__ = ("real", "guest", "owner")
     guests: dict = {}  # thread id -> listeners of batch-stepped worlds running on it now
 
-    def __init__(self, real):
+    def __init__(self, real, owner: int = 0):
         self.real = real
         self.guest = 0  # a thread id; 0 is none
+        self.owner = owner  # the thread holding real for the batch
 
     def __enter__(self):
         me = threading.get_ident()
@@ -353,6 +356,10 @@ class GuestLock:
             if me in GuestLock.guests:
                 raise SensimError("a listener called into another world stepped in the same batch (a vector "
                                   "environment's step): call it after the step", -4)
+            if self.owner == me:
+                raise SensimError("a call into a world whose step is running in this thread's batch (a vector "
+                                  "environment's step, from another environment's callback): call it after "
+                                  "the step", -4)
             self.real.acquire()
         return self
 
@@ -604,6 +611,10 @@ def _declare(L):
         f("sn_step_pool_destroy", None, P)
         f("sn_step_pool_threads", c_int, P)
         f("sn_engines_step", st, P, POINTER(c_void_p), c_size_t, POINTER(c_int), POINTER(Error), E)
+    if hasattr(L, "sn_engines_step_next"):  # the same batch streamed, engine by engine
+        f("sn_engines_step_begin", st, P, E)
+        f("sn_engines_step_add", st, P, P, E)
+        f("sn_engines_step_next", c_bool, P, POINTER(c_size_t), POINTER(c_int), POINTER(Error))
     # Added with the Python API (api_reset.c); an older library lacks them.
     if hasattr(L, "sn_engine_reset"):
         f("sn_engine_reset", st, P, POINTER(c_uint64), E)

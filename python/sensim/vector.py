@@ -37,7 +37,7 @@ import numpy as np
 from . import _lib
 from . import env as _env
 from .env import SensimEnv
-from .world import _step_batch
+from .world import _step_batch, _step_stream
 
 try:  # optional, as in sensim.env
     import gymnasium as _gym
@@ -175,6 +175,8 @@ class SensimVectorEnv(_VectorEnv):
         self.spec = None
         self.closed = False
         self._autoreset = np.zeros(self.num_envs, bool)
+        self._step_thread = 0  # the thread inside a batched step, 0 if none
+        self._close_pending = False  # close() asked from inside that step
         # held through a batched step: close() on another thread waits for it rather than free
         # the C pool and the engines under it (re-entrant: an on_tick callback may close)
         self._stepping = threading.RLock()
@@ -184,6 +186,7 @@ class SensimVectorEnv(_VectorEnv):
         L = _lib.lib().raw
         self._batch = hasattr(L, "sn_engines_step") and all(type(e).step is SensimEnv.step for e in self.envs)
         self._steps_pool = None
+        self._stream = False
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         if self._batch and min(self.num_envs, cores) > 1:
             err = _lib.Error()
@@ -191,6 +194,8 @@ class SensimVectorEnv(_VectorEnv):
             if not self._steps_pool:
                 self.close()
                 _lib.check(err.status or -3, err)
+        # streamed (sn_engines_step_next): this thread's Python around each step overlaps the others'
+        self._stream = self._steps_pool is not None and hasattr(L, "sn_engines_step_next")
 
     # -- batching
     def _stack(self, observations: list[dict]) -> dict:
@@ -265,7 +270,13 @@ class SensimVectorEnv(_VectorEnv):
             with self._stepping:
                 if self.closed:  # by another thread meanwhile
                     raise RuntimeError("SensimVectorEnv: closed")
-                results = self._step_batched(acts)
+                self._step_thread = threading.get_ident()
+                try:
+                    results = self._step_batched(acts)
+                finally:
+                    self._step_thread = 0
+                    if self._close_pending:  # close() from a callback of this step: now it has ended
+                        self._close_all()
         else:
             def one(i):
                 if self._autoreset[i]:
@@ -282,33 +293,46 @@ class SensimVectorEnv(_VectorEnv):
         return self._stack(obs), rewards, terminated, truncated, _merge_infos([r[4] for r in results])
 
     def _step_batched(self, acts) -> list:
-        """step()'s results through one sn_engines_step (sensim.world._step_batch): the resets and
-        controls before, the observations and rewards after, on this thread; the first
+        """step()'s results through the C pool: streamed (sensim.world._step_stream) where the
+        library can, each environment's reset or control handed over as soon as it is applied
+        and its observation and reward read as soon as its step ends, while the other engines
+        step; else through one sn_engines_step (sensim.world._step_batch), the resets and
+        controls before it and the observations after. All of it on this thread; the first
         environment's error is raised after every environment has stepped."""
         n = self.num_envs
         results: list = [None] * n
         errors: list = [None] * n
-        ticking = []
+
         # the autoresets one after another here: at once on the Python pool they cost more CPU
         # (rev59 measured 1.06-1.38x for four) for a wall time that only free cores lower
-        for i, e in enumerate(self.envs):
+        def prepare(i):  # the world to step, or None
+            e = self.envs[i]
             try:
                 if self._autoreset[i]:
                     o, info = e.reset()
                     results[i] = (o, 0.0, False, False, info)
-                else:
-                    e._control(acts[i])
-                    ticking.append(i)
+                    return None
+                e._control(acts[i])
+                return e.world
             except BaseException as ex:
                 errors[i] = ex
-        if ticking:
-            for i, ex in zip(ticking, _step_batch(self._steps_pool, [self.envs[i].world for i in ticking])):
-                try:
-                    if ex is not None:
-                        raise ex
-                    results[i] = self.envs[i]._after_tick()
-                except BaseException as ex2:
-                    errors[i] = ex2
+                return None
+
+        def finish(i, ex):
+            try:
+                if ex is not None:
+                    raise ex
+                results[i] = self.envs[i]._after_tick()
+            except BaseException as ex2:
+                errors[i] = ex2
+
+        if self._stream:
+            _step_stream(self._steps_pool, n, prepare, finish)
+        else:
+            ticking = [i for i in range(n) if prepare(i) is not None]
+            if ticking:
+                for i, ex in zip(ticking, _step_batch(self._steps_pool, [self.envs[i].world for i in ticking])):
+                    finish(i, ex)
         for ex in errors:
             if ex is not None:
                 raise ex
@@ -338,8 +362,9 @@ class SensimVectorEnv(_VectorEnv):
 
     def close(self, **kwargs) -> None:
         """Closes every environment. Refused inside a listener of a step of this vector's (it
-        would free the engines and the C pool under that step); from another thread it waits for
-        the step to end."""
+        would free the engines and the C pool under that step); from the step's own callbacks on
+        its thread (reward, termination, on_tick: other engines may still be stepping) done when
+        the step ends, its results whole; from another thread it waits for the step to end."""
         if getattr(self, "closed", False):
             return
         me = threading.get_ident()
@@ -347,6 +372,9 @@ class SensimVectorEnv(_VectorEnv):
         if any(type(lk) is _lib.GuestLock and lk.guest == me for lk in locks):
             raise _lib.SensimError("close: called inside a listener of this vector environment's step: close "
                                    "it after step() returns", -4)
+        if getattr(self, "_step_thread", 0) == me:
+            self._close_pending = True
+            return
         if hasattr(self, "_stepping"):
             with self._stepping:
                 self._close_all()

@@ -727,6 +727,66 @@ def _step_batch(pool: int | None, worlds: list[World]) -> list[BaseException | N
     return out
 
 
+def _step_stream(pool: int, n: int, prepare: Callable, finish: Callable) -> None:
+    """One step of up to n worlds streamed through `pool` (sn_engines_step_begin/add/next), this
+    thread's own work around each step overlapping the others' steps: prepare(i), for i in
+    0..n-1 in turn, returns world i to step (or None: nothing to step), which is handed to the
+    pool at once, a pool thread stepping it while prepare(i + 1) runs; finish(i, exc) runs here
+    as soon as world i's step has ended (exc: its error, or None), while the others still step.
+    Each world's lock is held from its hand-over until its finish (a GuestLock, as in
+    _step_batch). Every world handed over is stepped and finished whatever raised; prepare's and
+    finish's own errors are theirs to keep (one that escapes is raised after the batch). The
+    worlds are synchronous and distinct."""
+    L = _lib.lib().raw
+    err = _err()
+    check(L.sn_engines_step_begin(pool, ctypes.byref(err)), err)
+    me = threading.current_thread()
+    added: list = []  # (i, world, its GuestLock), by the pool's index
+
+    def release(w, g):
+        w._ticking = False
+        w._lock = g.real
+        if w._e is not None:
+            _lib.bind_engine(w._e, g.real)
+        g.real.release()
+
+    with _interrupt.sigint_guard():
+        try:
+            for i in range(n):
+                w = prepare(i)
+                if w is None:
+                    continue
+                try:
+                    if w._constant or w._ackermann:
+                        w._before_step()
+                    g = _lib.GuestLock(w._lock, threading.get_ident())
+                    g.real.acquire()
+                    try:
+                        engine = w._engine()
+                        w._lock = g
+                        _lib.bind_engine(w._e, g)
+                        w._ticking, w._ticking_thread = True, me
+                        check(L.sn_engines_step_add(pool, engine, ctypes.byref(err)), err)
+                    except BaseException:
+                        release(w, g)
+                        raise
+                except BaseException as ex:
+                    finish(i, ex)
+                    continue
+                added.append((i, w, g))
+        finally:  # every world handed over is reported, and the pool is free again
+            idx, st, one = ctypes.c_size_t(), ctypes.c_int(), _lib.Error()
+            while L.sn_engines_step_next(pool, ctypes.byref(idx), ctypes.byref(st), ctypes.byref(one)):
+                i, w, g = added[idx.value]
+                release(w, g)
+                try:
+                    w._stepped(st.value, one)
+                except BaseException as ex:
+                    finish(i, ex)
+                else:
+                    finish(i, None)
+
+
 # Worlds whose own thread runs: stopped before the interpreter tears down.
 _ASYNC_WORLDS: "weakref.WeakSet[World]" = weakref.WeakSet()
 

@@ -3,6 +3,7 @@ bytes as each run alone, their steps really overlap, Gymnasium's batches and nex
 import hashlib
 import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -66,12 +67,24 @@ def _alone(scene, i, max_steps, share_map=True, steps=STEPS):
     return out
 
 
-def test_vector_env_gives_each_env_its_alone_bytes(vec_scene):
-    """Three engines stepping at once on three threads, in one process: each one's observations,
+@pytest.fixture(scope="module")
+def alone_runs(vec_scene):
+    return [_alone(vec_scene, i, 20) for i in range(N)]
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_vector_env_gives_each_env_its_alone_bytes(vec_scene, alone_runs, streamed):
+    """Three engines stepping at once on a C pool, in one process: each one's observations,
     rewards and ends are byte-identical to that environment run alone (seeds 10 + i), through
-    episode ends (max_steps 20: next-step autoreset)."""
-    alone = [_alone(vec_scene, i, 20) for i in range(N)]
+    episode ends (max_steps 20: next-step autoreset), whether the batch is streamed (each
+    environment's reset or control and observation on the caller while the others step) or one
+    sn_engines_step call."""
+    alone = alone_runs
     venv = SensimVectorEnv(vec_scene, N, observe=["cam", "crash"], max_steps=20)
+    if streamed and venv._steps_pool is None:
+        venv.close()
+        pytest.skip("one core: no C pool to stream through")
+    venv._stream = streamed and venv._steps_pool is not None
     obs, infos = venv.reset(seed=10)
     got = [[_digest({k: v[i] for k, v in obs.items()})] for i in range(N)]
     acts = [_actions(i) for i in range(N)]
@@ -224,13 +237,43 @@ def test_vector_env_close_during_a_step(vec_scene):
     assert obs["state"].shape == (2, 9) and venv.closed and not closer.is_alive()
     with pytest.raises(RuntimeError, match="closed"):
         venv.step(np.zeros((2, 3)))
-    # from an on_tick callback (on the caller, after the batch's C call): closes, no deadlock
+    # from an on_tick callback (on the caller, while the other engine may still step): closed
+    # when the step ends, its results whole; no deadlock, nothing freed under the batch
     venv = SensimVectorEnv(vec_scene, 2, observe=["crash"], max_steps=50)
     venv.reset(seed=1)
     venv.envs[0].world.on_tick(lambda _snap: venv.close())
-    with pytest.raises(sensim.SensimError):
-        venv.step(np.zeros((2, 3)))  # the observations read from the closed worlds
-    assert venv.closed
+    obs, rewards, *_ = venv.step(np.zeros((2, 3)))
+    assert obs["state"].shape == (2, 9) and rewards.shape == (2,) and venv.closed
+    with pytest.raises(RuntimeError, match="closed"):
+        venv.step(np.zeros((2, 3)))
+
+
+def test_vector_env_streamed_step_refuses_calls_into_a_stepping_world(vec_scene):
+    """In a streamed step the caller runs an environment's callbacks while the other engines
+    still step: a call from one into another environment's world whose step is running is a
+    SensimError raised by step() after the batch, never a call into an engine being stepped
+    (the world's lock is the caller's, re-entrant). The engine a pool thread steps is held in its
+    step (its listener sleeps) so that the one the caller stepped finishes first."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: no C pool, nothing steps beside the caller")
+    venv = SensimVectorEnv(vec_scene, 2, observe=["crash"], max_steps=50)
+    assert venv._stream
+    venv.reset(seed=1)
+    me = threading.get_ident()
+    for i, e in enumerate(venv.envs):
+        other = venv.envs[1 - i].world
+        e.world.find_actor("cam").listen(lambda _img: threading.get_ident() != me and time.sleep(0.5))
+        e.world.on_tick(lambda _snap, other=other: other.get_actors())
+    with pytest.raises(sensim.SensimError, match="whose step is running in this thread's batch"):
+        venv.step(np.zeros((2, 3)))
+    for e in venv.envs:  # no harm done: both stepped, and step on
+        e.world.find_actor("cam").stop()
+        e.world._on_tick.clear()
+    obs, *_ = venv.step(np.zeros((2, 3)))
+    # the environment whose callback raised counted no step; the other (stepped on the pool's
+    # thread, finished after the first was released) did
+    assert sorted(venv.get_attr("_steps")) == [1, 2] and obs["state"].shape == (2, 9)
+    venv.close()
 
 
 def test_engines_step_refuses_bad_arguments():

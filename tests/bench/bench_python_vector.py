@@ -1,7 +1,7 @@
 """The vector environment against one environment (issue 36 item 3), measured in this run:
 steps/s of all environments together (wall time) and CPU time per environment step (the
 process's CPU time over every step taken), for 1, 2 and 4 environments on threads
-(SensimVectorEnv) and for 4 environments stepped one after another on one thread (the loop
+(SensimVectorEnv; 4 both streamed and as one C call a step, with and without short episodes) and for 4 environments stepped one after another on one thread (the loop
 before the vector environment); one environment and 4 in the vector with each engine on 2
 threads; 4 processes (the ceiling); and CPU time to make and to reset 4 environments with the
 map shared between their engines (share_map, the default) against each engine its own. Targets: 4 environments >= 1.8x one environment's steps/s on 2
@@ -82,8 +82,13 @@ def loop(n):
     return r
 
 
-def vector(n, threads=1):
-    v = SensimVectorEnv(scene, n, **{**KW, "threads": threads})
+def vector(n, threads=1, streamed=True, max_steps=None):
+    """n environments in a SensimVectorEnv: streamed (each environment's control and observation
+    on the caller while the other engines step, the default), or one sn_engines_step call a step
+    (the controls before it, the observations after); max_steps: episodes of that many steps,
+    each environment reset (on the caller) the step after its end."""
+    v = SensimVectorEnv(scene, n, **{**KW, "threads": threads}, **({"max_steps": max_steps} if max_steps else {}))
+    v._stream = streamed and v._stream
     v.reset(seed=1)
     a = np.tile([0.3, 0.0, 0.0], (n, 1))
 
@@ -120,7 +125,10 @@ print(f"intersection.yaml, {STEPS} steps per environment, each engine on 1 threa
 rows = {}
 for rnd in range(3):  # interleaved rounds, best of 3 each: every variant sees the same machine load
     for name, fn in (("1 env", one_env), ("vector 1", lambda: vector(1)), ("vector 2", lambda: vector(2)),
-                     ("vector 4", lambda: vector(4)), ("loop 4", lambda: loop(4)),
+                     ("vector 4", lambda: vector(4)), ("vector 4, one call", lambda: vector(4, streamed=False)),
+                     ("vector 4, 25-step episodes", lambda: vector(4, max_steps=25)),
+                     ("vector 4, 25-step, one call", lambda: vector(4, streamed=False, max_steps=25)),
+                     ("loop 4", lambda: loop(4)),
                      ("4 processes", lambda: processes(4)),
                      ("1 env, 2 threads", lambda: one_env(2)), ("vector 4, 2 threads", lambda: vector(4, 2))):
         rate, cpu = fn()
@@ -136,6 +144,9 @@ print(f"ratio vector 4 / 1 env steps/s: {rows['vector 4'][0] / base_rate:.2f}x (
       f"CPU a step {rows['vector 4'][1] / base_cpu:.2f}x (target <= 1.0x; 4 processes "
       f"{rows['4 processes'][1] / base_cpu:.2f}x)")
 print(f"ratio vector 4 / 4 processes steps/s: {rows['vector 4'][0] / rows['4 processes'][0]:.2f}x")
+print(f"ratio vector 4 streamed / one call steps/s: {rows['vector 4'][0] / rows['vector 4, one call'][0]:.3f}x; "
+      f"with 25-step episodes (a reset each 25 steps) "
+      f"{rows['vector 4, 25-step episodes'][0] / rows['vector 4, 25-step, one call'][0]:.3f}x")
 
 
 def make_reset(share):

@@ -640,6 +640,95 @@ static void engines_step_pool(void)
     sn_map_cache_enable(false);
 }
 
+/* ---- 7. the streamed batch: each engine reported once as its step ends; misuse refused ---- */
+
+typedef struct other_thread {
+    sn_step_pool *pool;
+    sn_engine *engine;
+    sn_status add;
+    bool next;
+} other_thread;
+
+static void *add_from_another_thread(void *arg)
+{
+    other_thread *o = arg;
+    sn_error err;
+    o->add = sn_engines_step_add(o->pool, o->engine, &err);
+    o->next = sn_engines_step_next(o->pool, NULL, NULL, NULL);
+    return NULL;
+}
+
+static void engines_step_stream(void)
+{
+    char solo[2][512], got[2][512];
+    sn_engine *e[3];
+    for (int i = 0; i < 2; i++) {
+        snprintf(solo[i], sizeof solo[i], "%s/side/%s", dir, i ? "solo_c" : "solo_b");
+        snprintf(got[i], sizeof got[i], "%s/side/stream_%d", dir, i);
+        e[i] = open_run("intersection.yaml", got[i], i ? 9 : 5);
+    }
+    sn_error err;
+    e[2] = sn_engine_create(&(sn_engine_options){.quiet_plugins = true}, &err); /* no scene: its step fails */
+    sn_step_pool *p = sn_step_pool_create(2, &err);
+    CHECK(p != NULL, "step_pool_create(2): %s", err.msg);
+    CHECK(sn_engines_step_begin(NULL, &err) == SN_E_INVALID, "begin on a NULL pool: %s", err.msg);
+    CHECK(sn_engines_step_add(p, e[0], &err) == SN_E_STATE && strstr(err.msg, "no batch begun"),
+          "add before begin: %s", err.msg);
+    CHECK(!sn_engines_step_next(p, NULL, NULL, NULL), "next with no batch: false");
+    for (int f = 0; f < SIDE_FRAMES; f++) {
+        CHECK(sn_engines_step_begin(p, &err) == SN_OK, "begin, frame %d: %s", f, err.msg);
+        CHECK(sn_engines_step_begin(p, &err) == SN_E_STATE, "a second begin while a batch is open: %s", err.msg);
+        /* the engines added one at a time, a pool thread starting on each at once */
+        CHECK(sn_engines_step_add(p, e[1], &err) == SN_OK && sn_engines_step_add(p, e[0], &err) == SN_OK,
+              "add: %s", err.msg);
+        if (f == 0) {
+            CHECK(sn_engines_step_add(p, e[1], &err) == SN_E_INVALID && strstr(err.msg, "already engine 0"),
+                  "an engine added twice: %s", err.msg);
+            CHECK(sn_engines_step_add(p, NULL, &err) == SN_E_INVALID, "a NULL engine: %s", err.msg);
+            other_thread o = {p, e[2], SN_OK, true};
+            pthread_t t;
+            pthread_create(&t, NULL, add_from_another_thread, &o);
+            pthread_join(t, NULL);
+            CHECK(o.add == SN_E_STATE && !o.next, "add and next from a thread that did not begin the batch: "
+                  "status %d, next %d", (int)o.add, (int)o.next);
+        }
+        bool seen[2] = {false, false};
+        size_t i = 99;
+        sn_status st = SN_E_IO;
+        int reports = 0;
+        while (sn_engines_step_next(p, &i, &st, NULL)) {
+            CHECK(i < 2 && !seen[i] && st == SN_OK, "frame %d: report %d is engine %zu, status %d", f, reports, i,
+                  (int)st);
+            if (i < 2)
+                seen[i] = true;
+            reports++;
+            if (reports == 1 && f == 0)
+                CHECK(sn_engines_step_add(p, e[2], &err) == SN_E_STATE && strstr(err.msg, "closed"),
+                      "an add after next: %s", err.msg);
+        }
+        CHECK(reports == 2, "frame %d: %d reports for 2 engines", f, reports);
+    }
+    CHECK(!sn_engines_step_next(p, NULL, NULL, NULL), "next after the batch ended: false");
+    /* a failed engine's status and sentence come with its index; the others step */
+    CHECK(sn_engines_step_begin(p, &err) == SN_OK, "begin: %s", err.msg);
+    CHECK(sn_engines_step_add(p, e[2], &err) == SN_OK, "add an engine without a scene: %s", err.msg);
+    size_t i;
+    sn_status st;
+    sn_error one;
+    int failed = 0;
+    while (sn_engines_step_next(p, &i, &st, &one))
+        failed += i == 0 && st != SN_OK && one.msg[0];
+    CHECK(failed == 1, "the engine without a scene reported failed with a sentence");
+    sn_step_pool_destroy(p);
+    for (int i2 = 0; i2 < 2; i2++) {
+        sn_engine_finish(e[i2], true, &err);
+        sn_engine_destroy(e[i2]);
+    }
+    sn_engine_destroy(e[2]);
+    compare_dirs(solo[0], got[0], "intersection streamed on a step pool of 2");
+    compare_dirs(solo[1], got[1], "intersection (seed 9) streamed on a step pool of 2");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -655,5 +744,6 @@ int main(int argc, char **argv)
     square_controller();
     engines_side_by_side();
     engines_step_pool();
+    engines_step_stream();
     return CHECK_DONE();
 }

@@ -169,7 +169,7 @@ SN_API sn_status sn_engine_step(sn_engine *e, sn_error *err);
 SN_API sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err);
 /*
 ** Several engines, one step each, on a pool of threads (SDK 1.6, a later addition: a libsensim of
-** 0.1.0 from before it lacks these four, so look them up (dlsym) to fall back, as Python does;
+** 0.1.0 from before it lacks these, so look them up (dlsym) to fall back, as Python does;
 ** docs/c-api.md "Stepping many engines"). Each thread, the caller's included, takes the next engine and runs its whole
 ** sn_engine_step before taking another, so min(n, threads) steps run at once and each engine's
 ** results are those of sn_engine_step alone. Listeners run inside, on the thread that steps
@@ -193,6 +193,25 @@ SN_API int sn_step_pool_threads(const sn_step_pool *p);
 */
 SN_API sn_status sn_engines_step(sn_step_pool *p, sn_engine *const *engines, size_t n, sn_status *statuses,
                                  sn_error *errors, sn_error *err);
+/*
+** The same batch streamed, for a caller with work of its own around each engine's step (a vector
+** environment's controls before it and observations after): begin a batch on p, add engines one
+** at a time (each starts on a free pool thread at once, in the order added), then call next until
+** it returns false. Each true return reports one engine whose step has ended, as soon as it has,
+** in the order steps end: its index (the order it was added, from 0), its status and, where it
+** failed, its sentence (status and error may be NULL); meanwhile the caller steps, inside next,
+** what no pool thread has taken. The first next closes the batch to adds; false means every
+** added engine was reported and the pool is free again. Only the thread that began a batch adds
+** to it and calls next (another's add is SN_E_STATE, its next returns false). Every begun batch
+** must be drained with next before the pool serves another or is destroyed.
+** begin: SN_E_INVALID for a NULL pool, SN_E_STATE while a batch runs on p (another thread's, or
+** from a listener inside one). add: SN_E_INVALID for a NULL engine or one already in the batch
+** (a linear search of the batch), SN_E_STATE outside the caller's open batch or after its first
+** next, SN_E_NOMEM; a refused add leaves the batch as it was.
+*/
+SN_API sn_status sn_engines_step_begin(sn_step_pool *p, sn_error *err);
+SN_API sn_status sn_engines_step_add(sn_step_pool *p, sn_engine *e, sn_error *err);
+SN_API bool sn_engines_step_next(sn_step_pool *p, size_t *index, sn_status *status, sn_error *error);
 /* Flushes and closes the outputs. A run writes into a staging folder DIR/sensim-partial-XXXXXX;
 ** when `complete` (and every write succeeded) its files move into DIR, else they stay there. */
 SN_API sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err);
