@@ -4,12 +4,14 @@
     obs, infos = venv.reset(seed=0)          # env i gets seed 0 + i
     obs, rewards, terminated, truncated, infos = venv.step(actions)   # actions: (4, 3)
 
-Each sub-environment is a SensimEnv with its own engine. A step runs each environment's Python
-before its tick (the autoreset, the control) on the caller, then every engine's step in one C
-call, sn_engines_step, with the GIL given up once: a C pool of min(num_envs, cores) threads, the
-caller's included, each taking the next engine and running its whole step before the next (the
-loop's order on every core; docs/c-api.md "Stepping many engines"), then each environment's
-Python after its tick (observation, reward) on the caller. Environments whose step() is not
+Each sub-environment is a SensimEnv with its own engine. A step is streamed through a C pool of
+min(num_envs, cores) threads, the caller's included, each taking the next engine and running its
+whole step before the next (the loop's order on every core; docs/c-api.md "Stepping many
+engines"): on the caller, each environment's Python before its tick (the autoreset, the
+control), its engine handed to the pool at once; then, with the GIL given up while it waits or
+steps an engine no pool thread took, each environment's Python after its tick (observation,
+reward) as soon as its engine has stepped, while the others still step. A libsensim without
+the streamed calls steps them all in one sn_engines_step. Environments whose step() is not
 SensimEnv's own, or a world in asynchronous mode, step as before: each on its own thread of a
 Python pool (environment 0 on the caller's), as resets do. Engines share nothing that changes
 their results: the same seeds and actions give byte-identical observations whether an
