@@ -727,11 +727,11 @@ def _step_batch(pool: int | None, worlds: list[World]) -> list[BaseException | N
     return out
 
 
-def _step_stream(pool: int, n: int, prepare: Callable, finish: Callable) -> None:
-    """One step of up to n worlds streamed through `pool` (sn_engines_step_begin/add/next), this
-    thread's own work around each step overlapping the others' steps: prepare(i), for i in
-    0..n-1 in turn, returns world i to step (or None: nothing to step), which is handed to the
-    pool at once, a pool thread stepping it while prepare(i + 1) runs; finish(i, exc) runs here
+def _step_stream(pool: int, order: Iterable[int], prepare: Callable, finish: Callable) -> None:
+    """One step of some worlds streamed through `pool` (sn_engines_step_begin/add/next), this
+    thread's own work around each step overlapping the others' steps: prepare(i), for each i of
+    `order` in turn, returns world i to step (or None: nothing to step), which is handed to the
+    pool at once, a pool thread stepping it while the next prepare runs; finish(i, exc) runs here
     as soon as world i's step has ended (exc: its error, or None), while the others still step.
     Each world's lock is held from its hand-over until its finish (a GuestLock, as in
     _step_batch). Every world handed over is stepped and finished whatever raised; prepare's and
@@ -752,7 +752,7 @@ def _step_stream(pool: int, n: int, prepare: Callable, finish: Callable) -> None
 
     with _interrupt.sigint_guard():
         try:
-            for i in range(n):
+            for i in order:
                 w = prepare(i)
                 if w is None:
                     continue
