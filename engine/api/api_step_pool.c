@@ -40,8 +40,10 @@ struct sn_step_pool {
     ** next()'s first call; only its owner (the thread that began it) adds and takes results */
     bool open, closed;
     pthread_t owner;
-    slot *slots;      /* added engines, in the order added; grown, kept across batches */
-    size_t *finished; /* slot indices in the order their steps ended */
+    bool owner_stepping; /* the owner is inside an engine's step (in next): its listeners may not
+                         ** add, nor take results (next would wait for the step it is inside) */
+    slot *slots;         /* added engines, in the order added; grown, kept across batches */
+    size_t *finished;    /* slot indices in the order their steps ended */
     size_t cap, added, claimed, n_finished, reported;
 };
 
@@ -187,6 +189,8 @@ sn_status sn_engines_step_add(sn_step_pool *p, sn_engine *e, sn_error *err)
     sn_status st = SN_OK;
     if (!owns_batch(p))
         st = sn_fail(err, SN_E_STATE, "engines_step_add: no batch begun on this thread (sn_engines_step_begin)");
+    else if (p->owner_stepping)
+        st = sn_fail(err, SN_E_STATE, "engines_step_add: called inside a step of this batch (from a listener)");
     else if (p->closed)
         st = sn_fail(err, SN_E_STATE,
                      "engines_step_add: the batch is closed (engines are added before the "
@@ -208,7 +212,7 @@ bool sn_engines_step_next(sn_step_pool *p, size_t *index, sn_status *status, sn_
     if (!p)
         return false;
     pthread_mutex_lock(&p->mu);
-    if (!owns_batch(p)) {
+    if (!owns_batch(p) || p->owner_stepping) {
         pthread_mutex_unlock(&p->mu);
         return false;
     }
@@ -227,9 +231,11 @@ bool sn_engines_step_next(sn_step_pool *p, size_t *index, sn_status *status, sn_
         }
         if (p->reported == p->added)
             break;
-        if (p->claimed < p->added)
+        if (p->claimed < p->added) {
+            p->owner_stepping = true;
             step_next(p); /* the caller works too: what no worker has taken */
-        else
+            p->owner_stepping = false;
+        } else
             pthread_cond_wait(&p->done, &p->mu);
     }
     p->open = false;

@@ -658,6 +658,28 @@ static void *add_from_another_thread(void *arg)
     return NULL;
 }
 
+typedef struct inside_stream {
+    sn_step_pool *pool;
+    sn_engine *other;
+    sn_status begin, add;
+    bool next;
+    int calls;
+} inside_stream;
+
+/* A listener of a streamed batch's engine calling into the batch (on a pool thread, or on the
+** caller stepping inside next): refused, never a wait for the step it is inside. */
+static void stream_inside(const sn_message *m, void *user)
+{
+    (void)m;
+    inside_stream *r = user;
+    if (r->calls++)
+        return;
+    sn_error err;
+    r->begin = sn_engines_step_begin(r->pool, &err);
+    r->add = sn_engines_step_add(r->pool, r->other, &err);
+    r->next = sn_engines_step_next(r->pool, NULL, NULL, NULL);
+}
+
 static void engines_step_stream(void)
 {
     char solo[2][512], got[2][512];
@@ -675,6 +697,9 @@ static void engines_step_stream(void)
     CHECK(sn_engines_step_add(p, e[0], &err) == SN_E_STATE && strstr(err.msg, "no batch begun"),
           "add before begin: %s", err.msg);
     CHECK(!sn_engines_step_next(p, NULL, NULL, NULL), "next with no batch: false");
+    inside_stream in[2] = {{p, e[2], SN_OK, SN_OK, true, 0}, {p, e[2], SN_OK, SN_OK, true, 0}};
+    for (int k = 0; k < 2; k++)
+        CHECK(sn_engine_listen(e[k], "hero_rgb", stream_inside, &in[k], &err) == SN_OK, "%s", err.msg);
     for (int f = 0; f < SIDE_FRAMES; f++) {
         CHECK(sn_engines_step_begin(p, &err) == SN_OK, "begin, frame %d: %s", f, err.msg);
         CHECK(sn_engines_step_begin(p, &err) == SN_E_STATE, "a second begin while a batch is open: %s", err.msg);
@@ -709,6 +734,14 @@ static void engines_step_stream(void)
         CHECK(reports == 2, "frame %d: %d reports for 2 engines", f, reports);
     }
     CHECK(!sn_engines_step_next(p, NULL, NULL, NULL), "next after the batch ended: false");
+    /* calls into the batch from inside one of its steps (above, from each engine's camera):
+    ** refused wherever that step ran, on a pool thread or on the caller inside next */
+    for (int k = 0; k < 2; k++) {
+        CHECK(in[k].calls > 0 && in[k].begin == SN_E_STATE && in[k].add == SN_E_STATE && !in[k].next,
+              "inside a streamed step of engine %d: begin %d, add %d, next %d (%d calls)", k, (int)in[k].begin,
+              (int)in[k].add, (int)in[k].next, in[k].calls);
+        CHECK(sn_engine_unlisten(e[k], "hero_rgb", stream_inside, &in[k], &err) == SN_OK, "%s", err.msg);
+    }
     /* a failed engine's status and sentence come with its index; the others step */
     CHECK(sn_engines_step_begin(p, &err) == SN_OK, "begin: %s", err.msg);
     CHECK(sn_engines_step_add(p, e[2], &err) == SN_OK, "add an engine without a scene: %s", err.msg);

@@ -202,12 +202,13 @@ SN_API sn_status sn_engines_step(sn_step_pool *p, sn_engine *const *engines, siz
 ** failed, its sentence (status and error may be NULL); meanwhile the caller steps, inside next,
 ** what no pool thread has taken. The first next closes the batch to adds; false means every
 ** added engine was reported and the pool is free again. Only the thread that began a batch adds
-** to it and calls next (another's add is SN_E_STATE, its next returns false). Every begun batch
+** to it and calls next, and not from a listener inside one of the batch's steps (there add is
+** SN_E_STATE and next returns false, never waiting for the step it is inside). Every begun batch
 ** must be drained with next before the pool serves another or is destroyed.
 ** begin: SN_E_INVALID for a NULL pool, SN_E_STATE while a batch runs on p (another thread's, or
 ** from a listener inside one). add: SN_E_INVALID for a NULL engine or one already in the batch
-** (a linear search of the batch), SN_E_STATE outside the caller's open batch or after its first
-** next, SN_E_NOMEM; a refused add leaves the batch as it was.
+** (a linear search of the batch), SN_E_STATE outside the caller's open batch, after its first
+** next or from inside a step; SN_E_NOMEM; a refused add leaves the batch as it was.
 */
 SN_API sn_status sn_engines_step_begin(sn_step_pool *p, sn_error *err);
 SN_API sn_status sn_engines_step_add(sn_step_pool *p, sn_engine *e, sn_error *err);
