@@ -15,6 +15,8 @@
 #include "../core/error.h"
 
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,9 +24,11 @@
 #define STEP_POOL_MAX_THREADS 256
 #define CHECK_ON_STACK        32
 
-/* One engine of the batch: what it is and what its step returned. */
+/* One engine of the batch: what it is, where its step is, and what it returned. */
+enum { SLOT_ADDED, SLOT_TAKEN, SLOT_DONE };
 typedef struct slot {
     sn_engine *engine;
+    int state; /* SLOT_*: a thread takes it, steps it, leaves it done */
     sn_status status;
     sn_error error;
 } slot;
@@ -45,24 +49,54 @@ struct sn_step_pool {
     slot *slots;         /* added engines, in the order added; grown, kept across batches */
     size_t *finished;    /* slot indices in the order their steps ended */
     size_t cap, added, claimed, n_finished, reported;
+    size_t cursor; /* no slot before it is SLOT_ADDED (sn_engines_step_wait takes out of order) */
 };
 
-/* Takes the next added engine and steps it; called with mu held, returns with it held. The
-** step's status and sentence go to a local first: an add may grow the slots meanwhile. */
-static void step_next(sn_step_pool *p)
+/* Steps slot i, which the caller has just taken (claimed counted); called with mu held, returns
+** with it held. The step's status and sentence go to a local first: an add may grow the slots
+** meanwhile. */
+static void step_slot(sn_step_pool *p, size_t i)
 {
-    size_t i = p->claimed++;
     sn_engine *e = p->slots[i].engine;
     pthread_mutex_unlock(&p->mu);
     sn_error err;
     sn_status st = sn_engine_step(e, &err);
     pthread_mutex_lock(&p->mu);
+    p->slots[i].state = SLOT_DONE;
     p->slots[i].status = st;
     if (st)
         p->slots[i].error = err;
     p->finished[p->n_finished++] = i;
-    pthread_cond_signal(&p->done);
+    pthread_cond_broadcast(&p->done); /* the owner in next, or in wait for this one */
 }
+
+/* Takes the first engine no thread has taken and steps it (claimed < added); mu held. */
+static void step_next(sn_step_pool *p)
+{
+    while (p->slots[p->cursor].state != SLOT_ADDED)
+        p->cursor++;
+    size_t i = p->cursor++;
+    p->slots[i].state = SLOT_TAKEN;
+    p->claimed++;
+    step_slot(p, i);
+}
+
+/* The owner steps: its listeners may not add, take results or wait (for the step they are in). */
+static void owner_step(sn_step_pool *p, size_t i)
+{
+    p->owner_stepping = true;
+    if (i == SIZE_MAX)
+        step_next(p);
+    else {
+        p->slots[i].state = SLOT_TAKEN;
+        p->claimed++;
+        step_slot(p, i);
+    }
+    p->owner_stepping = false;
+}
+
+/* Whether the calling thread began p's open batch; with mu held. */
+static bool owns_batch(const sn_step_pool *p) { return p->open && pthread_equal(p->owner, pthread_self()); }
 
 static void *worker(void *arg)
 {
@@ -115,6 +149,20 @@ void sn_step_pool_destroy(sn_step_pool *p)
     if (!p)
         return;
     pthread_mutex_lock(&p->mu);
+    if (p->open && (!owns_batch(p) || p->owner_stepping)) {
+        /* from a listener inside a step, or another thread while the owner's batch runs: freeing
+        ** the pool would pull it from under that batch; refused, the pool left as it is */
+        pthread_mutex_unlock(&p->mu);
+        fprintf(stderr, "sensim: error: step_pool_destroy: called while a batch runs on the pool, from inside "
+                        "it or from another thread; not destroyed\n");
+        return;
+    }
+    if (p->open) { /* the owner's batch, begun and not drained: its engines step, results dropped */
+        pthread_mutex_unlock(&p->mu);
+        while (sn_engines_step_next(p, NULL, NULL, NULL))
+            ;
+        pthread_mutex_lock(&p->mu);
+    }
     p->quit = true;
     pthread_cond_broadcast(&p->work);
     pthread_mutex_unlock(&p->mu);
@@ -141,7 +189,7 @@ sn_status sn_engines_step_begin(sn_step_pool *p, sn_error *err)
         p->open = true;
         p->closed = false;
         p->owner = pthread_self();
-        p->added = p->claimed = p->n_finished = p->reported = 0;
+        p->added = p->claimed = p->n_finished = p->reported = p->cursor = 0;
     }
     pthread_mutex_unlock(&p->mu);
     if (busy)
@@ -150,8 +198,6 @@ sn_status sn_engines_step_begin(sn_step_pool *p, sn_error *err)
     return SN_OK;
 }
 
-/* Whether the calling thread began p's open batch; with mu held. */
-static bool owns_batch(const sn_step_pool *p) { return p->open && pthread_equal(p->owner, pthread_self()); }
 
 /* Room for `want` engines in the slots (mu held); SN_E_NOMEM leaves the batch as it was. */
 static sn_status reserve_locked(sn_step_pool *p, size_t want, sn_error *err)
@@ -175,7 +221,7 @@ static sn_status reserve_locked(sn_step_pool *p, size_t want, sn_error *err)
 /* Adds e to the open batch (mu held, room reserved) and wakes a worker for it. */
 static void add_locked(sn_step_pool *p, sn_engine *e)
 {
-    p->slots[p->added++] = (slot){.engine = e, .status = SN_OK};
+    p->slots[p->added++] = (slot){.engine = e, .state = SLOT_ADDED, .status = SN_OK};
     pthread_cond_signal(&p->work);
 }
 
@@ -231,16 +277,35 @@ bool sn_engines_step_next(sn_step_pool *p, size_t *index, sn_status *status, sn_
         }
         if (p->reported == p->added)
             break;
-        if (p->claimed < p->added) {
-            p->owner_stepping = true;
-            step_next(p); /* the caller works too: what no worker has taken */
-            p->owner_stepping = false;
-        } else
+        if (p->claimed < p->added)
+            owner_step(p, SIZE_MAX); /* the caller works too: what no worker has taken */
+        else
             pthread_cond_wait(&p->done, &p->mu);
     }
     p->open = false;
     pthread_mutex_unlock(&p->mu);
     return false;
+}
+
+sn_status sn_engines_step_wait(sn_step_pool *p, size_t index, sn_error *err)
+{
+    if (!p)
+        return sn_fail(err, SN_E_INVALID, "engines_step_wait: NULL pool");
+    pthread_mutex_lock(&p->mu);
+    sn_status st = SN_OK;
+    if (!owns_batch(p))
+        st = sn_fail(err, SN_E_STATE, "engines_step_wait: no batch begun on this thread (sn_engines_step_begin)");
+    else if (p->owner_stepping)
+        st = sn_fail(err, SN_E_STATE, "engines_step_wait: called inside a step of this batch (from a listener)");
+    else if (index >= p->added)
+        st = sn_fail(err, SN_E_RANGE, "engines_step_wait: engine %zu of a batch of %zu", index, p->added);
+    else if (p->slots[index].state == SLOT_ADDED)
+        owner_step(p, index); /* no thread has taken it: step it here, now */
+    else
+        while (p->slots[index].state != SLOT_DONE)
+            pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    return st;
 }
 
 static int by_address(const void *a, const void *b)

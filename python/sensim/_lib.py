@@ -339,16 +339,20 @@ class GuestLock:
     engine (its listeners, which may call into their engine) passes as `guest`, as the stepping
     thread passes the re-entrant lock in a plain tick; every other thread waits for `real`, but a
     guest of another world of the batch (a listener calling into another environment's world)
-    is refused: it would wait for the whole batch, which waits for it. So is the batch's own
-    thread outside a listener (`owner`, which holds `real`, re-entrant): in a streamed batch
-    (_step_stream) it runs an environment's Python while the other engines still step."""
-    __slots__ = ("real", "guest", "owner")
+    is refused: it would wait for the whole batch, which waits for it. In a streamed batch
+    (_step_stream) the batch's own thread (`owner`, holding `real`, re-entrant) runs environments'
+    Python while other engines still step: its call into a world whose step has not ended waits
+    for that step (sn_engines_step_wait) instead of calling into an engine being stepped."""
+    __slots__ = ("real", "guest", "owner", "pool", "index", "done")
     guests: dict = {}  # thread id -> listeners of batch-stepped worlds running on it now
 
-    def __init__(self, real, owner: int = 0):
+    def __init__(self, real, owner: int = 0, pool=None):
         self.real = real
         self.guest = 0  # a thread id; 0 is none
-        self.owner = owner  # the thread holding real for the batch
+        self.owner = owner  # a streamed batch's thread, which holds real for the batch (0: none)
+        self.pool = pool  # that batch's C pool
+        self.index = None  # the engine's index in it, once handed over
+        self.done = False  # its step has ended
 
     def __enter__(self):
         me = threading.get_ident()
@@ -356,10 +360,12 @@ class GuestLock:
             if me in GuestLock.guests:
                 raise SensimError("a listener called into another world stepped in the same batch (a vector "
                                   "environment's step): call it after the step", -4)
-            if self.owner == me:
-                raise SensimError("a call into a world whose step is running in this thread's batch (a vector "
-                                  "environment's step, from another environment's callback): call it after "
-                                  "the step", -4)
+            if self.owner == me and self.index is not None and not self.done:
+                # the batch's own thread (an environment's callback) needs this world: once its step
+                # has ended, stepping it here if no pool thread has taken it
+                err = Error()
+                check(lib().raw.sn_engines_step_wait(self.pool, self.index, ctypes.byref(err)), err)
+                self.done = True
             self.real.acquire()
         return self
 
@@ -611,10 +617,11 @@ def _declare(L):
         f("sn_step_pool_destroy", None, P)
         f("sn_step_pool_threads", c_int, P)
         f("sn_engines_step", st, P, POINTER(c_void_p), c_size_t, POINTER(c_int), POINTER(Error), E)
-    if hasattr(L, "sn_engines_step_next"):  # the same batch streamed, engine by engine
+    if hasattr(L, "sn_engines_step_wait"):  # the same batch streamed, engine by engine
         f("sn_engines_step_begin", st, P, E)
         f("sn_engines_step_add", st, P, P, E)
         f("sn_engines_step_next", c_bool, P, POINTER(c_size_t), POINTER(c_int), POINTER(Error))
+        f("sn_engines_step_wait", st, P, c_size_t, E)
     # Added with the Python API (api_reset.c); an older library lacks them.
     if hasattr(L, "sn_engine_reset"):
         f("sn_engine_reset", st, P, POINTER(c_uint64), E)

@@ -7,11 +7,12 @@
 Each sub-environment is a SensimEnv with its own engine. A step is streamed through a C pool of
 min(num_envs, cores) threads, the caller's included, each taking the next engine and running its
 whole step before the next (the loop's order on every core; docs/c-api.md "Stepping many
-engines"): on the caller, each environment's Python before its tick (the autoreset, the
-control), its engine handed to the pool at once; then, with the GIL given up while it waits or
-steps an engine no pool thread took, each environment's Python after its tick (observation,
-reward) as soon as its engine has stepped, while the others still step. A libsensim without
-the streamed calls steps them all in one sn_engines_step. Environments whose step() is not
+engines"): on the caller, each environment's Python before its tick (its control), its engine
+handed to the pool at once, then the autoresets while the pool steps; then, with the GIL given
+up while it waits or steps an engine no pool thread took, each environment's Python after its
+tick (observation, reward) as soon as its engine has stepped, while the others still step (a
+call from there into another environment's world waits for that world's step). A libsensim
+without the streamed calls steps them all in one sn_engines_step. Environments whose step() is not
 SensimEnv's own, or a world in asynchronous mode, step as before: each on its own thread of a
 Python pool (environment 0 on the caller's), as resets do. Engines share nothing that changes
 their results: the same seeds and actions give byte-identical observations whether an
@@ -197,7 +198,7 @@ class SensimVectorEnv(_VectorEnv):
                 self.close()
                 _lib.check(err.status or -3, err)
         # streamed (sn_engines_step_next): this thread's Python around each step overlaps the others'
-        self._stream = self._steps_pool is not None and hasattr(L, "sn_engines_step_next")
+        self._stream = self._steps_pool is not None and hasattr(L, "sn_engines_step_wait")
 
     # -- batching
     def _stack(self, observations: list[dict]) -> dict:
@@ -269,6 +270,9 @@ class SensimVectorEnv(_VectorEnv):
         if self.closed:
             raise RuntimeError("SensimVectorEnv: closed")
         if self._batch and all(e.world._async is None for e in self.envs):
+            if self._step_thread == threading.get_ident():
+                raise _lib.SensimError("step: called from a callback of this vector environment's step (a "
+                                       "reward, termination or on_tick callback): step after it returns", -4)
             with self._stepping:
                 if self.closed:  # by another thread meanwhile
                     raise RuntimeError("SensimVectorEnv: closed")
@@ -333,7 +337,7 @@ class SensimVectorEnv(_VectorEnv):
             # the environments that step first, so that the autoresets (on this thread, the GIL
             # given up in the C reset) run while the pool steps them
             order = [i for i in range(n) if not self._autoreset[i]] + [i for i in range(n) if self._autoreset[i]]
-            _step_stream(self._steps_pool, order, prepare, finish)
+            _step_stream(self._steps_pool, [e.world for e in self.envs], order, prepare, finish)
         else:
             ticking = [i for i in range(n) if prepare(i) is not None]
             if ticking:

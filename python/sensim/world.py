@@ -727,64 +727,81 @@ def _step_batch(pool: int | None, worlds: list[World]) -> list[BaseException | N
     return out
 
 
-def _step_stream(pool: int, order: Iterable[int], prepare: Callable, finish: Callable) -> None:
-    """One step of some worlds streamed through `pool` (sn_engines_step_begin/add/next), this
+def _step_stream(pool: int, worlds: list[World], order: Iterable[int], prepare: Callable, finish: Callable) -> None:
+    """One step of some of `worlds` streamed through `pool` (sn_engines_step_begin/add/next), this
     thread's own work around each step overlapping the others' steps: prepare(i), for each i of
-    `order` in turn, returns world i to step (or None: nothing to step), which is handed to the
+    `order` in turn, returns worlds[i] to step (or None: nothing to step), which is handed to the
     pool at once, a pool thread stepping it while the next prepare runs; finish(i, exc) runs here
     as soon as world i's step has ended (exc: its error, or None), while the others still step.
-    Each world's lock is held from its hand-over until its finish (a GuestLock, as in
-    _step_batch). Every world handed over is stepped and finished whatever raised; prepare's and
-    finish's own errors are theirs to keep (one that escapes is raised after the batch). The
-    worlds are synchronous and distinct."""
+    This thread holds every world of `worlds` for the whole batch, as _step_batch does (a
+    GuestLock owned by this thread): another thread's call waits for the batch, a listener's call
+    into another world of the batch is refused. Its own calls into a world (prepare's, finish's,
+    the callbacks they run) go in once that world's step has ended, waiting for it or stepping it
+    here (sn_engines_step_wait), so that finish(i) sees every other world as the one-call batch
+    shows it: stepped. Every world handed over is stepped and finished whatever raised; an error
+    escaping prepare or finish is raised after the batch. The worlds are synchronous and
+    distinct."""
     L = _lib.lib().raw
     err = _err()
     check(L.sn_engines_step_begin(pool, ctypes.byref(err)), err)
-    me = threading.current_thread()
+    me_t, me = threading.current_thread(), threading.get_ident()
+    held: list = []  # (world, its GuestLock)
     added: list = []  # (i, world, its GuestLock), by the pool's index
+    escaped: BaseException | None = None
 
-    def release(w, g):
-        w._ticking = False
-        w._lock = g.real
-        if w._e is not None:
-            _lib.bind_engine(w._e, g.real)
-        g.real.release()
+    def finish_safely(i, ex):
+        nonlocal escaped
+        try:
+            finish(i, ex)
+        except BaseException as ex2:
+            escaped = escaped or ex2
 
     with _interrupt.sigint_guard():
         try:
+            for w in worlds:
+                g = _lib.GuestLock(w._lock, me, pool)
+                g.real.acquire()
+                held.append((w, g))
+                w._lock = g
+                if w._e is not None:
+                    _lib.bind_engine(w._e, g)
             for i in order:
-                w = prepare(i)
-                if w is None:
-                    continue
                 try:
+                    w = prepare(i)
+                    if w is None:
+                        continue
                     if w._constant or w._ackermann:
                         w._before_step()
-                    g = _lib.GuestLock(w._lock, threading.get_ident())
-                    g.real.acquire()
-                    try:
-                        engine = w._engine()
-                        w._lock = g
-                        _lib.bind_engine(w._e, g)
-                        w._ticking, w._ticking_thread = True, me
-                        check(L.sn_engines_step_add(pool, engine, ctypes.byref(err)), err)
-                    except BaseException:
-                        release(w, g)
-                        raise
+                    g, engine = w._lock, w._engine()
+                    # ticking before the hand-over: a pool thread may run its listeners at once
+                    g.index, w._ticking, w._ticking_thread = len(added), True, me_t
+                    st_add = L.sn_engines_step_add(pool, engine, ctypes.byref(err))
+                    if st_add:
+                        g.index, w._ticking = None, False
+                        check(st_add, err)
+                    added.append((i, w, g))
                 except BaseException as ex:
-                    finish(i, ex)
-                    continue
-                added.append((i, w, g))
-        finally:  # every world handed over is reported, and the pool is free again
+                    finish_safely(i, ex)
+        finally:
+            # every world handed over is reported, the pool free again, every world released
             idx, st, one = ctypes.c_size_t(), ctypes.c_int(), _lib.Error()
             while L.sn_engines_step_next(pool, ctypes.byref(idx), ctypes.byref(st), ctypes.byref(one)):
                 i, w, g = added[idx.value]
-                release(w, g)
+                g.done = True
+                w._ticking = False
                 try:
                     w._stepped(st.value, one)
                 except BaseException as ex:
-                    finish(i, ex)
+                    finish_safely(i, ex)
                 else:
-                    finish(i, None)
+                    finish_safely(i, None)
+            for w, g in held:
+                w._lock = g.real
+                if w._e is not None:
+                    _lib.bind_engine(w._e, g.real)
+                g.real.release()
+    if escaped is not None:
+        raise escaped
 
 
 # Worlds whose own thread runs: stopped before the interpreter tears down.

@@ -180,9 +180,9 @@ def test_vector_env_steps_in_one_c_call(vec_scene, streamed):
     """The engines step on a C pool of min(num_envs, cores) threads, in one sn_engines_step or
     streamed: a listener there (on a pool thread) calls into its own engine while the batch holds
     its lock (a GuestLock lets it in), close() from it is refused as in a plain tick, and an
-    environment whose step() is its own still steps, through the Python pool. In one call a
-    listener's call into another environment's world is refused (the batch holds it); streamed,
-    that world may not be handed over yet or be released already, so the call may go through."""
+    environment whose step() is its own still steps, through the Python pool. A
+    listener's call into another environment's world is refused either way (the batch holds
+    every world from its start to its end)."""
     cores = len(os.sched_getaffinity(0))
     venv = SensimVectorEnv(vec_scene, 3, observe=["crash"], max_steps=50)
     assert venv._batch and (venv._steps_pool is not None) == (cores > 1)
@@ -196,8 +196,8 @@ def test_vector_env_steps_in_one_c_call(vec_scene, streamed):
     for _ in range(2):
         venv.step(np.zeros((3, 3)))
     assert len(seen) == 6 and all(x > 0 for x in seen)  # the hero drives +x at 6 m/s
-    if not streamed:
-        other = venv.envs[2].world
+    for k in (1, 2):  # a world handed over after (2) or before (1) the listener's: refused alike
+        other = venv.envs[k].world
         venv.envs[0].world.find_actor("cam").listen(lambda _img: other.find_actor("hero"))
         with pytest.raises(sensim.SensimError, match="another world stepped in the same batch"):
             venv.step(np.zeros((3, 3)))  # refused, not a deadlock: the batch holds the other world
@@ -254,31 +254,33 @@ def test_vector_env_close_during_a_step(vec_scene):
         venv.step(np.zeros((2, 3)))
 
 
-def test_vector_env_streamed_step_refuses_calls_into_a_stepping_world(vec_scene):
-    """In a streamed step the caller runs an environment's callbacks while the other engines
-    still step: a call from one into another environment's world whose step is running is a
-    SensimError raised by step() after the batch, never a call into an engine being stepped
-    (the world's lock is the caller's, re-entrant). The engine a pool thread steps is held in its
-    step (its listener sleeps) so that the one the caller stepped finishes first."""
-    if len(os.sched_getaffinity(0)) < 2:
+@pytest.mark.parametrize("streamed", [True, False])
+def test_vector_env_callbacks_see_the_other_worlds_stepped(vec_scene, streamed):
+    """An environment's callbacks on the caller (here on_tick) may read another environment of
+    the same step: streamed, the caller runs them while other engines still step, so such a call
+    waits for that engine's step to end (or steps it there) before it goes in, never calling
+    into an engine being stepped; it sees the other world stepped, as in one call. The engine a
+    pool thread steps is held in its step (its listener sleeps) so that the caller's finishes
+    first. A vector step from such a callback is refused, not run inside the step."""
+    if streamed and len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one core: no C pool, nothing steps beside the caller")
     venv = SensimVectorEnv(vec_scene, 2, observe=["crash"], max_steps=50)
-    assert venv._stream
+    venv._stream = streamed and venv._stream
     venv.reset(seed=1)
     me = threading.get_ident()
+    seen = []
     for i, e in enumerate(venv.envs):
         other = venv.envs[1 - i].world
         e.world.find_actor("cam").listen(lambda _img: threading.get_ident() != me and time.sleep(0.5))
-        e.world.on_tick(lambda _snap, other=other: other.get_actors())
-    with pytest.raises(sensim.SensimError, match="whose step is running in this thread's batch"):
+        e.world.on_tick(lambda snap, i=i, other=other: seen.append((i, snap.frame, other.get_snapshot().frame)))
+    for step in range(1, 3):
         venv.step(np.zeros((2, 3)))
-    for e in venv.envs:  # no harm done: both stepped, and step on
-        e.world.find_actor("cam").stop()
-        e.world._on_tick.clear()
-    obs, *_ = venv.step(np.zeros((2, 3)))
-    # the environment whose callback raised counted no step; the other (stepped on the pool's
-    # thread, finished after the first was released) did
-    assert sorted(venv.get_attr("_steps")) == [1, 2] and obs["state"].shape == (2, 9)
+        got = sorted(seen[-2:])
+        assert [g[0] for g in got] == [0, 1] and all(g[1] == g[2] for g in got), got  # both worlds stepped
+    assert seen[-1][2] == seen[0][2] + 1
+    venv.envs[0].world.on_tick(lambda _snap: venv.step(np.zeros((2, 3))))
+    with pytest.raises(sensim.SensimError, match="called from a callback of this vector environment's step"):
+        venv.step(np.zeros((2, 3)))
     venv.close()
 
 

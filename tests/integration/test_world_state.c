@@ -661,7 +661,7 @@ static void *add_from_another_thread(void *arg)
 typedef struct inside_stream {
     sn_step_pool *pool;
     sn_engine *other;
-    sn_status begin, add;
+    sn_status begin, add, wait;
     bool next;
     int calls;
 } inside_stream;
@@ -678,6 +678,8 @@ static void stream_inside(const sn_message *m, void *user)
     r->begin = sn_engines_step_begin(r->pool, &err);
     r->add = sn_engines_step_add(r->pool, r->other, &err);
     r->next = sn_engines_step_next(r->pool, NULL, NULL, NULL);
+    r->wait = sn_engines_step_wait(r->pool, 0, &err);
+    sn_step_pool_destroy(r->pool); /* refused (a line on stderr): the batch runs on it */
 }
 
 static void engines_step_stream(void)
@@ -697,7 +699,7 @@ static void engines_step_stream(void)
     CHECK(sn_engines_step_add(p, e[0], &err) == SN_E_STATE && strstr(err.msg, "no batch begun"),
           "add before begin: %s", err.msg);
     CHECK(!sn_engines_step_next(p, NULL, NULL, NULL), "next with no batch: false");
-    inside_stream in[2] = {{p, e[2], SN_OK, SN_OK, true, 0}, {p, e[2], SN_OK, SN_OK, true, 0}};
+    inside_stream in[2] = {{p, e[2], SN_OK, SN_OK, SN_OK, true, 0}, {p, e[2], SN_OK, SN_OK, SN_OK, true, 0}};
     for (int k = 0; k < 2; k++)
         CHECK(sn_engine_listen(e[k], "hero_rgb", stream_inside, &in[k], &err) == SN_OK, "%s", err.msg);
     for (int f = 0; f < SIDE_FRAMES; f++) {
@@ -717,6 +719,13 @@ static void engines_step_stream(void)
             CHECK(o.add == SN_E_STATE && !o.next, "add and next from a thread that did not begin the batch: "
                   "status %d, next %d", (int)o.add, (int)o.next);
         }
+        if (f % 2) { /* the caller needs engine 1 (e[0]) now: stepped here if no pool thread took it */
+            CHECK(sn_engines_step_wait(p, 1, &err) == SN_OK, "wait, frame %d: %s", f, err.msg);
+            CHECK(sn_engine_clock(e[0])->frame == (uint64_t)f + 1, "after wait, frame %d: engine 1 at frame %llu", f,
+                  (unsigned long long)sn_engine_clock(e[0])->frame);
+        }
+        if (f == 1)
+            CHECK(sn_engines_step_wait(p, 2, &err) == SN_E_RANGE, "wait for an engine not added: %s", err.msg);
         bool seen[2] = {false, false};
         size_t i = 99;
         sn_status st = SN_E_IO;
@@ -734,12 +743,14 @@ static void engines_step_stream(void)
         CHECK(reports == 2, "frame %d: %d reports for 2 engines", f, reports);
     }
     CHECK(!sn_engines_step_next(p, NULL, NULL, NULL), "next after the batch ended: false");
+    CHECK(sn_engines_step_wait(p, 0, &err) == SN_E_STATE, "wait with no batch: %s", err.msg);
     /* calls into the batch from inside one of its steps (above, from each engine's camera):
     ** refused wherever that step ran, on a pool thread or on the caller inside next */
     for (int k = 0; k < 2; k++) {
-        CHECK(in[k].calls > 0 && in[k].begin == SN_E_STATE && in[k].add == SN_E_STATE && !in[k].next,
-              "inside a streamed step of engine %d: begin %d, add %d, next %d (%d calls)", k, (int)in[k].begin,
-              (int)in[k].add, (int)in[k].next, in[k].calls);
+        CHECK(in[k].calls > 0 && in[k].begin == SN_E_STATE && in[k].add == SN_E_STATE && !in[k].next &&
+                  in[k].wait == SN_E_STATE,
+              "inside a streamed step of engine %d: begin %d, add %d, next %d, wait %d (%d calls)", k,
+              (int)in[k].begin, (int)in[k].add, (int)in[k].next, (int)in[k].wait, in[k].calls);
         CHECK(sn_engine_unlisten(e[k], "hero_rgb", stream_inside, &in[k], &err) == SN_OK, "%s", err.msg);
     }
     /* a failed engine's status and sentence come with its index; the others step */
@@ -752,6 +763,11 @@ static void engines_step_stream(void)
     while (sn_engines_step_next(p, &i, &st, &one))
         failed += i == 0 && st != SN_OK && one.msg[0];
     CHECK(failed == 1, "the engine without a scene reported failed with a sentence");
+    /* a pool destroyed with its owner's batch undrained: the batch runs to its end first */
+    sn_step_pool *p2 = sn_step_pool_create(2, &err);
+    CHECK(p2 && sn_engines_step_begin(p2, &err) == SN_OK && sn_engines_step_add(p2, e[2], &err) == SN_OK,
+          "a second pool's batch: %s", err.msg);
+    sn_step_pool_destroy(p2);
     sn_step_pool_destroy(p);
     for (int i2 = 0; i2 < 2; i2++) {
         sn_engine_finish(e[i2], true, &err);

@@ -174,8 +174,10 @@ SN_API sn_status sn_engine_run(sn_engine *e, uint64_t frames, sn_error *err);
 ** sn_engine_step before taking another, so min(n, threads) steps run at once and each engine's
 ** results are those of sn_engine_step alone. Listeners run inside, on the thread that steps
 ** their engine. The pool is the caller's: free it with sn_step_pool_destroy (NULL-safe) when
-** no call is running. threads counts the caller, 0 = one a core, within [0, 256]; a pool of 1
-** starts no thread.
+** no call is running (a streamed batch its owner left undrained is stepped to its end first;
+** from inside a batch, or from another thread while one runs, it is refused with a line on
+** stderr and the pool stays). threads counts the caller, 0 = one a core, within [0, 256]; a pool
+** of 1 starts no thread.
 */
 typedef struct sn_step_pool sn_step_pool;
 SN_API sn_step_pool *sn_step_pool_create(int threads, sn_error *err);
@@ -189,17 +191,18 @@ SN_API int sn_step_pool_threads(const sn_step_pool *p);
 ** where statuses[i] is SN_OK). Returns SN_OK when every step succeeded, else the first failed
 ** engine's status with "engines_step: engine I: <its sentence>" in err. Refused before any step
 ** (SN_E_INVALID): NULL engines, a NULL engine, one engine given twice; SN_E_STATE when another
-** call is stepping on the same pool.
+** call or streamed batch is stepping on the same pool.
 */
 SN_API sn_status sn_engines_step(sn_step_pool *p, sn_engine *const *engines, size_t n, sn_status *statuses,
                                  sn_error *errors, sn_error *err);
 /*
 ** The same batch streamed, for a caller with work of its own around each engine's step (a vector
 ** environment's controls before it and observations after): begin a batch on p, add engines one
-** at a time (each starts on a free pool thread at once, in the order added), then call next until
+** at a time (each starts at once on a free pool thread, if the pool has one besides the caller,
+** in the order added), then call next until
 ** it returns false. Each true return reports one engine whose step has ended, as soon as it has,
 ** in the order steps end: its index (the order it was added, from 0), its status and, where it
-** failed, its sentence (status and error may be NULL); meanwhile the caller steps, inside next,
+** failed, its sentence (index, status and error may be NULL); meanwhile the caller steps, inside next,
 ** what no pool thread has taken. The first next closes the batch to adds; false means every
 ** added engine was reported and the pool is free again. Only the thread that began a batch adds
 ** to it and calls next, and not from a listener inside one of the batch's steps (there add is
@@ -213,6 +216,14 @@ SN_API sn_status sn_engines_step(sn_step_pool *p, sn_engine *const *engines, siz
 SN_API sn_status sn_engines_step_begin(sn_step_pool *p, sn_error *err);
 SN_API sn_status sn_engines_step_add(sn_step_pool *p, sn_engine *e, sn_error *err);
 SN_API bool sn_engines_step_next(sn_step_pool *p, size_t *index, sn_status *status, sn_error *error);
+/*
+** Returns once engine `index` (the order added) of the caller's open batch has stepped, stepping
+** it here and now if no pool thread has taken it; for the caller's own work that needs that engine
+** before next reports it (Python's callbacks reading another environment). Its result is still
+** reported by next. SN_E_STATE outside the caller's batch or from a listener inside one of its
+** steps, SN_E_RANGE for an index not added.
+*/
+SN_API sn_status sn_engines_step_wait(sn_step_pool *p, size_t index, sn_error *err);
 /* Flushes and closes the outputs. A run writes into a staging folder DIR/sensim-partial-XXXXXX;
 ** when `complete` (and every write succeeded) its files move into DIR, else they stay there. */
 SN_API sn_status sn_engine_finish(sn_engine *e, bool complete, sn_error *err);
