@@ -198,7 +198,6 @@ sn_status sn_engines_step_begin(sn_step_pool *p, sn_error *err)
     return SN_OK;
 }
 
-
 /* Room for `want` engines in the slots (mu held); SN_E_NOMEM leaves the batch as it was. */
 static sn_status reserve_locked(sn_step_pool *p, size_t want, sn_error *err)
 {
@@ -225,6 +224,17 @@ static void add_locked(sn_step_pool *p, sn_engine *e)
     pthread_cond_signal(&p->work);
 }
 
+/* Refuses (SN_E_STATE) a call on p's batch from a thread that did not begin it, or from a
+** listener inside one of its steps on the owner; mu held. `fn` names the call. */
+static sn_status owner_only(const sn_step_pool *p, const char *fn, sn_error *err)
+{
+    if (!owns_batch(p))
+        return sn_fail(err, SN_E_STATE, "%s: no batch begun on this thread (sn_engines_step_begin)", fn);
+    if (p->owner_stepping)
+        return sn_fail(err, SN_E_STATE, "%s: called inside a step of this batch (from a listener)", fn);
+    return SN_OK;
+}
+
 sn_status sn_engines_step_add(sn_step_pool *p, sn_engine *e, sn_error *err)
 {
     if (!p)
@@ -232,12 +242,8 @@ sn_status sn_engines_step_add(sn_step_pool *p, sn_engine *e, sn_error *err)
     if (!e)
         return sn_fail(err, SN_E_INVALID, "engines_step_add: NULL engine");
     pthread_mutex_lock(&p->mu);
-    sn_status st = SN_OK;
-    if (!owns_batch(p))
-        st = sn_fail(err, SN_E_STATE, "engines_step_add: no batch begun on this thread (sn_engines_step_begin)");
-    else if (p->owner_stepping)
-        st = sn_fail(err, SN_E_STATE, "engines_step_add: called inside a step of this batch (from a listener)");
-    else if (p->closed)
+    sn_status st = owner_only(p, "engines_step_add", err);
+    if (!st && p->closed)
         st = sn_fail(err, SN_E_STATE,
                      "engines_step_add: the batch is closed (engines are added before the "
                      "first sn_engines_step_next)");
@@ -292,18 +298,13 @@ sn_status sn_engines_step_wait(sn_step_pool *p, size_t index, sn_error *err)
     if (!p)
         return sn_fail(err, SN_E_INVALID, "engines_step_wait: NULL pool");
     pthread_mutex_lock(&p->mu);
-    sn_status st = SN_OK;
-    if (!owns_batch(p))
-        st = sn_fail(err, SN_E_STATE, "engines_step_wait: no batch begun on this thread (sn_engines_step_begin)");
-    else if (p->owner_stepping)
-        st = sn_fail(err, SN_E_STATE, "engines_step_wait: called inside a step of this batch (from a listener)");
-    else if (index >= p->added)
+    sn_status st = owner_only(p, "engines_step_wait", err);
+    if (!st && index >= p->added)
         st = sn_fail(err, SN_E_RANGE, "engines_step_wait: engine %zu of a batch of %zu", index, p->added);
-    else if (p->slots[index].state == SLOT_ADDED)
+    if (!st && p->slots[index].state == SLOT_ADDED)
         owner_step(p, index); /* no thread has taken it: step it here, now */
-    else
-        while (p->slots[index].state != SLOT_DONE)
-            pthread_cond_wait(&p->done, &p->mu);
+    while (!st && p->slots[index].state != SLOT_DONE)
+        pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
     return st;
 }
