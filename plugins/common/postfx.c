@@ -1,5 +1,6 @@
 /* postfx.c — CARLA's camera post-processing as one pass on the rendered image (postfx.h). */
 #include "postfx.h"
+#include "postfx_tables.h"
 #include "postfx_tone.h"
 
 #include <math.h>
@@ -161,6 +162,21 @@ void pfx_white_balance(double temp, double tint, double m[9])
     mat_mul(xyz_srgb, a, m);
 }
 
+void pfx_tables_compute(pfx *x)
+{
+    const pfx_params *p = &x->p;
+    for (int i = 0; i < 256; i++)
+        x->dec[i] = (float)pow(i / 255.0, 2.2);
+    for (int i = 0; i < PFX_LUT; i++) {
+        double s = (double)i / (PFX_LUT - 1);
+        double t = fmin(1, pfx_tone_curve(p, s * s * PFX_LUT_XMAX));
+        x->tone8[i] = (uint8_t)lround(255.0 * pow(t, 1.0 / p->gamma));
+    }
+    pfx_tone_cells(x); /* false: the final pass takes the square root */
+    pfx_meter_init(&x->meter, log2(PFX_LREF * 100.0 / p->calibration)); /* false: log2 a sample */
+    pfx_white_balance(p->temp, p->tint, x->wb);
+}
+
 static void flare_init(pfx *x);
 bool pfx_init(pfx *x, const pfx_params *p, uint32_t w, uint32_t h) { return pfx_init_lent(x, p, w, h, false); }
 
@@ -172,16 +188,7 @@ bool pfx_init_lent(pfx *x, const pfx_params *p, uint32_t w, uint32_t h, bool len
     x->w = w, x->h = h;
     x->sw = (w + BLOOM_DOWN - 1) / BLOOM_DOWN, x->sh = (h + BLOOM_DOWN - 1) / BLOOM_DOWN;
     x->tw = (x->sw + BLOOM_DOWN - 1) / BLOOM_DOWN, x->th = (x->sh + BLOOM_DOWN - 1) / BLOOM_DOWN;
-    for (int i = 0; i < 256; i++)
-        x->dec[i] = (float)pow(i / 255.0, 2.2);
-    for (int i = 0; i < PFX_LUT; i++) {
-        double s = (double)i / (PFX_LUT - 1);
-        double t = fmin(1, pfx_tone_curve(p, s * s * PFX_LUT_XMAX));
-        x->tone8[i] = (uint8_t)lround(255.0 * pow(t, 1.0 / p->gamma));
-    }
-    pfx_tone_cells(x); /* false: the final pass takes the square root */
-    pfx_meter_init(&x->meter, log2(PFX_LREF * 100.0 / p->calibration)); /* false: log2 a sample */
-    pfx_white_balance(p->temp, p->tint, x->wb);
+    pfx_tables_fill(x);
 #ifdef PFX_AVX2
     __builtin_cpu_init();
     x->avx2 = __builtin_cpu_supports("avx2");

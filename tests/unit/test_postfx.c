@@ -1,9 +1,11 @@
 /* test_postfx.c — CARLA's camera post-process (plugins/common/postfx.c) on synthetic images: each
 ** attribute moves the image the documented way (docs/rendering.md "Post-processing"). */
 #include "../../plugins/common/postfx.h"
+#include "../../plugins/common/postfx_tables.h"
 #include "../../plugins/common/postfx_tone.h"
 #include "../check.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 enum { W = 256, H = 144 }; /* bloom works on an eighth of the image a side: room for it to fade */
@@ -558,6 +560,98 @@ static void tone_cells(void)
         }
 }
 
+/* x's tables against the tables computed without the cache (pfx_tables_compute): every byte. */
+static bool same_tables(const pfx *x)
+{
+    pfx *r = calloc(1, sizeof *r);
+    if (!r)
+        return false;
+    r->p = x->p;
+    pfx_tables_compute(r);
+    const size_t n = r->tcell ? ((size_t)(r->ttop - r->tbase) >> r->tshift) + 1 : 0;
+    bool same = memcmp(x->dec, r->dec, sizeof r->dec) == 0 && memcmp(x->tone8, r->tone8, sizeof r->tone8) == 0 &&
+                memcmp(x->wb, r->wb, sizeof r->wb) == 0 && memcmp(&x->meter, &r->meter, sizeof r->meter) == 0 &&
+                (x->tcell != NULL) == (r->tcell != NULL) && x->tbase == r->tbase && x->ttop == r->ttop &&
+                x->tshift == r->tshift && (!n || memcmp(x->tcell, r->tcell, n * sizeof *r->tcell) == 0);
+    free(r->tcell);
+    free(r);
+    return same;
+}
+
+/* The i-th of 24 keys: every attribute the tables read moved in turn (more keys than the cache
+** holds, so that entries are replaced). */
+static pfx_params key_params(int i)
+{
+    pfx_params p = base();
+    const double d = 1 + 0.01 * (i / 9 + 1);
+    double *f[9] = {&p.slope, &p.toe, &p.shoulder, &p.black_clip, &p.white_clip, &p.gamma, &p.calibration, &p.temp, &p.tint};
+    *f[i % 9] = *f[i % 9] * d + (i % 9 >= 3 && i % 9 <= 4 ? 0.01 : 0) + (i % 9 == 8 ? 0.1 * (i / 9 + 1) : 0);
+    return p;
+}
+
+/* A thread's cameras (check.h's tally is the main thread's: a worker counts its own failures). */
+typedef struct worker {
+    int t, bad;
+} worker;
+
+static void *tables_worker(void *arg)
+{
+    worker *w = arg;
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 24; i++) {
+            pfx_params p = key_params((i + 7 * w->t) % 24);
+            pfx *x = malloc(sizeof *x);
+            w->bad += !x || !pfx_init(x, &p, 64, 32) || !same_tables(x);
+            if (x)
+                pfx_free(x);
+            free(x);
+        }
+    return NULL;
+}
+
+static void tables_cache(void)
+{
+    /* A second camera with the same attributes copies the first's tables: the same bytes, and a
+    ** hit; one that differs in any attribute the tables read gets its own. */
+    pfx_params p = base();
+    pfx *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    CHECK(a && b && pfx_init(a, &p, W, H), "init");
+    const unsigned long h0 = pfx_tables_hits();
+    CHECK(pfx_init(b, &p, W, H), "init");
+    CHECK(pfx_tables_hits() == h0 + 1, "the second camera's tables from the cache");
+    CHECK(same_tables(a) && same_tables(b), "cached tables: the computed bytes");
+    CHECK(a->tcell != b->tcell, "each camera owns its cells");
+    pfx_free(b);
+    for (int i = 0; i < 24; i++) {
+        pfx_params q = key_params(i);
+        CHECK(pfx_init(b, &q, W, H), "init");
+        CHECK(same_tables(b), "key %d: the computed tables", i);
+        CHECK(memcmp(b->tone8, a->tone8, sizeof a->tone8) != 0 || memcmp(b->wb, a->wb, sizeof a->wb) != 0 ||
+                  memcmp(&b->meter, &a->meter, sizeof a->meter) != 0,
+              "key %d: tables of their own", i);
+        pfx_free(b);
+    }
+    /* the same image from a camera whose tables came from the cache */
+    fill_grey_ramp();
+    pfx_apply(a, img, NULL, 0.05, out, NULL, NULL);
+    CHECK(pfx_init(b, &p, W, H), "init");
+    pfx_apply(b, img, NULL, 0.05, out2, NULL, NULL);
+    CHECK(memcmp(out, out2, sizeof out) == 0, "the same image through cached tables");
+    pfx_free(a), pfx_free(b);
+    free(a), free(b);
+    /* cameras of many engines made at once: every one gets the computed tables */
+    pthread_t th[4];
+    worker w[4];
+    for (int t = 0; t < 4; t++) {
+        w[t] = (worker){t, 0};
+        CHECK(pthread_create(&th[t], NULL, tables_worker, &w[t]) == 0, "thread");
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(th[t], NULL);
+        CHECK(w[t].bad == 0, "thread %d: %d cameras whose tables were not the computed ones", t, w[t].bad);
+    }
+}
+
 int main(void)
 {
     exposure_compensation();
@@ -573,5 +667,6 @@ int main(void)
     bands_whole();
     meter_bins();
     tone_cells();
+    tables_cache();
     return CHECK_DONE();
 }
