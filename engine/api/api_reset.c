@@ -36,9 +36,13 @@ sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err)
     sn_map *map = e->map;
     e->map = NULL;
     const uint64_t use = seed ? *seed : e->seed;
+    double *light_t = e->light_t; /* the same map's lights stand where they stood */
+    const uint32_t n_light_t = e->n_light_t;
+    e->light_t = NULL;
     sn_engine_unload(e);
     e->scene = keep;
     e->reuse_map = map;
+    e->light_t = light_t, e->n_light_t = n_light_t;
     /* What a fresh engine starts with and unload leaves as it was: a failed step's stop (the
     ** world it failed in is gone) and the frame the world last advanced to. */
     e->broken = false;

@@ -165,6 +165,8 @@ static void unload(sn_engine *e)
     e->map = NULL;
     sn_lights_free(e->lights);
     e->lights = NULL;
+    free(e->light_t);
+    e->light_t = NULL, e->n_light_t = 0;
     sn_signs_free(e->signs);
     sn_scenery_free(&e->scenery);
     e->signs = NULL;
@@ -435,11 +437,16 @@ static sn_status load_map(sn_engine *e, sn_error *err)
                 fprintf(stderr, "sensim: warning: %s\n", sn_map_warning(e->map, i));
         }
     }
-    /* Its surfaces are static geometry of the world, built once (map/road_mesh.h). */
-    sn_road_mesh *roads;
-    sn_status st = sn_map_cache_road_mesh(e->map, &roads, err);
+    /* Its surfaces are static geometry of the world, built once (map/road_mesh.h): the map
+    ** cache's own when it holds them, else a copy or a build. */
+    sn_road_mesh *roads = NULL;
     const sn_road_mesh *own;
-    const dTriMeshDataID *data = st ? NULL : sn_map_cache_road_data(e->map, roads, &own);
+    const dTriMeshDataID *data;
+    sn_status st = SN_OK;
+    if (!sn_map_cache_roads_shared(e->map, &own, &data)) {
+        st = sn_map_cache_road_mesh(e->map, &roads, err);
+        data = st ? NULL : sn_map_cache_road_data(e->map, roads, &own);
+    }
     if (st || (st = sn_world_set_roads_shared(&e->world, roads, own, data, err)))
         return st;
     sn_map_info info = {.struct_size = sizeof info};

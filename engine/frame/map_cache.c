@@ -297,3 +297,45 @@ const dTriMeshDataID *sn_map_cache_road_data(const sn_map *m, const sn_road_mesh
         *own = NULL;
     return d;
 }
+
+bool sn_map_cache_roads_shared(const sn_map *m, const sn_road_mesh **own, const dTriMeshDataID **data)
+{
+    entry *x = m && m->release == release ? m->release_user : NULL;
+    *own = NULL, *data = NULL;
+    if (!x)
+        return false;
+    pthread_mutex_lock(&mu);
+    if (x->roads && !x->roads_data)
+        x->roads_data = sn_world_road_data_build(x->roads, &x->n_roads_data);
+    if (x->roads && x->roads_data)
+        *own = x->roads, *data = (const dTriMeshDataID *)x->roads_data;
+    pthread_mutex_unlock(&mu);
+    return *own != NULL;
+}
+
+bool sn_map_cache_scenery_shared(const sn_map *m, const sn_scenery_opts *o, const sn_scenery_line *lines,
+                                 size_t n_lines, const sn_scenery_avoid *avoid, size_t n_avoid,
+                                 const sn_road_mesh *roads, const sn_road_mesh **own, const dTriMeshDataID **data,
+                                 sn_scenery *out)
+{
+    entry *x = m && m->release == release ? m->release_user : NULL;
+    *own = NULL, *data = NULL;
+    if (!x)
+        return false;
+    pthread_mutex_lock(&mu);
+    /* grown from the cache's own roads (the same object, so no comparison of its bytes) */
+    for (unsigned i = 0; roads && roads == x->roads && i < x->n_scenery; i++) {
+        scenery_entry *s = &x->scenery[i];
+        if (!scenery_key_equal(s, o, lines, n_lines, avoid, n_avoid))
+            continue;
+        if (!s->data)
+            s->data = sn_world_road_data_build(s->mesh, &s->n_data);
+        if (s->data && scenery_dup(out, &s->sc)) {
+            scenery_hits++;
+            *own = s->mesh, *data = (const dTriMeshDataID *)s->data;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&mu);
+    return *own != NULL;
+}

@@ -33,4 +33,17 @@ sn_status sn_map_cache_scenery(const sn_map *m, const sn_scenery_opts *o, const 
 ** *own NULL) otherwise. */
 const dTriMeshDataID *sn_map_cache_road_data(const sn_map *m, const sn_road_mesh *mesh, const sn_road_mesh **own);
 
+/* The no-copy paths of a cached map, for a load or a reset whose inputs the cache already holds
+** (each copy and comparison of a town's mesh cost more than a fifth of a reset):
+** sn_map_cache_roads_shared gives the cache's own road mesh of m (*own, read-only, alive while
+** m is) and its ODE trimesh data; sn_map_cache_scenery_shared, when `roads` is that very mesh,
+** the cache's grown mesh and data for these scenery inputs, with *out filled with a copy of
+** the scenery (the caller frees it). false: not cached (or out of memory): the copying calls
+** above apply, with the same results. */
+bool sn_map_cache_roads_shared(const sn_map *m, const sn_road_mesh **own, const dTriMeshDataID **data);
+bool sn_map_cache_scenery_shared(const sn_map *m, const sn_scenery_opts *o, const sn_scenery_line *lines,
+                                 size_t n_lines, const sn_scenery_avoid *avoid, size_t n_avoid,
+                                 const sn_road_mesh *roads, const sn_road_mesh **own, const dTriMeshDataID **data,
+                                 sn_scenery *out);
+
 #endif

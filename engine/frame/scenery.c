@@ -13,6 +13,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* sc as the engine's scenery (taken): the map's objects it left out named once per load (a
+** reset rebuilds the same scenery). */
+static void keep_scenery(sn_engine *e, sn_scenery *sc)
+{
+    for (uint32_t i = 0; !e->scenery.objs && i < sc->n_skipped; i++) {
+        char line[SN_ERROR_MAX + 200];
+        snprintf(line, sizeof line, "%s: scenery: %s", e->scene.path ? e->scene.path : "scene", sc->skipped[i]);
+        if (e->opts.log)
+            e->opts.log(SN_LOG_WARN, line, e->opts.log_user);
+        else if (!e->opts.quiet_plugins)
+            fprintf(stderr, "sensim: warning: %s\n", line);
+    }
+    sn_scenery_free(&e->scenery);
+    e->scenery = *sc;
+}
+
 sn_status sn_scenery_add(sn_engine *e, sn_error *err)
 {
     const sn_scene_scenery *k = &e->scene.scenery;
@@ -53,6 +69,15 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
         sn_vec3 c = sn_v3_add(pos, sn_mat3_apply(&R, a->ph->bbox.location));
         avoid[n_avoid++] = (sn_scenery_avoid){c.x, c.y, x.x, x.y, yaw};
     }
+    sn_scenery sc;
+    const sn_road_mesh *own;
+    const dTriMeshDataID *data;
+    if (w->road_data_shared &&
+        sn_map_cache_scenery_shared(e->map, &o, lines, n_lines, avoid, n_avoid, w->roads, &own, &data, &sc)) {
+        free(lines), free(avoid);
+        keep_scenery(e, &sc);
+        return sn_world_set_roads_shared(w, NULL, own, data, err); /* the cache's roads let go, not freed */
+    }
     /* scenery grows the mesh: the world's own, or a copy of the map cache's (read by others) */
     sn_road_mesh *m = w->road_data_shared ? sn_road_mesh_dup(w->roads) : w->roads;
     if (!m) {
@@ -61,7 +86,6 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
     }
     w->roads = NULL; /* keep the mesh: the world's release would free it */
     sn_world_free_roads(w); /* the physics built on it, rebuilt below with the scenery */
-    sn_scenery sc;
     sn_status st = sn_map_cache_scenery(e->map, &o, lines, n_lines, avoid, n_avoid, &m, &sc, err);
     free(lines), free(avoid);
     if (st) {
@@ -69,18 +93,7 @@ sn_status sn_scenery_add(sn_engine *e, sn_error *err)
         sn_road_mesh_free(m);
         return st;
     }
-    /* the map's objects left out, named once per load (a reset rebuilds the same scenery) */
-    for (uint32_t i = 0; !e->scenery.objs && i < sc.n_skipped; i++) {
-        char line[SN_ERROR_MAX + 200];
-        snprintf(line, sizeof line, "%s: scenery: %s", e->scene.path ? e->scene.path : "scene", sc.skipped[i]);
-        if (e->opts.log)
-            e->opts.log(SN_LOG_WARN, line, e->opts.log_user);
-        else if (!e->opts.quiet_plugins)
-            fprintf(stderr, "sensim: warning: %s\n", line);
-    }
-    sn_scenery_free(&e->scenery);
-    e->scenery = sc;
-    const sn_road_mesh *own;
-    const dTriMeshDataID *data = sn_map_cache_road_data(e->map, m, &own);
+    keep_scenery(e, &sc);
+    data = sn_map_cache_road_data(e->map, m, &own);
     return sn_world_set_roads_shared(w, m, own, data, err);
 }

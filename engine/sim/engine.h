@@ -120,6 +120,11 @@ struct sn_engine {
     uint64_t weather_serial; /* counts weather changes: the recorder records a change when it moves */
     sn_map *map;           /* the scene's map (map:), NULL without one; owned */
     sn_map *reuse_map;     /* a reset's: the map already parsed, taken by the next build (owned) */
+    /* Where the map's traffic lights stand across their road (sn_lights_build: 25 map searches
+    ** a light), a double a light in build order: kept by a reset (the same map, so the same
+    ** lights), freed by any other unload. Owned. */
+    double *light_t;
+    uint32_t n_light_t;
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
     struct sn_signs *signs;     /* stop, yield and speed signs of the map (traffic/signs.h), or NULL */
     sn_scenery scenery;         /* the scenery's placed pieces (scenery/scenery.h); its chunks are in world.roads */

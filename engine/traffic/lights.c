@@ -370,13 +370,13 @@ static double light_t(const sn_engine *e, const sn_odr_road *r, double s, double
 /* The head and its pole for signal sg of road r: the head over the signal's (s, t) (moved off
 ** the lanes: light_t), zOffset plus the pole above the road, its +x axis facing the traffic it
 ** controls (CARLA's orientation: '+' controls traffic along s, so it faces -s). */
-static sn_status spawn_light(sn_engine *e, const sn_odr_road *r, const sn_odr_signal *sg, sn_actor **out,
+static sn_status spawn_light(sn_engine *e, const sn_odr_road *r, const sn_odr_signal *sg, double t, sn_actor **out,
                              sn_error *err)
 {
     double s = fmin(fmax(sg->s, 0), r->length), p[3];
     const double half_h = 0.5; /* the head's half height (the blueprint's extent) */
     double lift = fmax(sg->z_offset, 0) + POLE_HEIGHT + half_h;
-    sn_odr_point(r, s, light_t(e, r, s, sg->t), 0, p);
+    sn_odr_point(r, s, t, 0, p);
     p[2] += lift; /* the pole stands upright on a superelevated road too */
     double hdg = sn_odr_ref_line(r, s).hdg + sg->h_offset + (sg->orientation == '-' ? 0 : M_PI);
     sn_transform tf = {sn_map_world(p), {0, sn_map_yaw(hdg), 0}};
@@ -547,7 +547,8 @@ sn_status sn_lights_build(sn_engine *e, sn_error *err)
     sn_bind_issues iss = {0};
     sn_sigindex_orphans(o, &ix, &iss);
     pending *pd = NULL;
-    size_t n_pd = 0, cap_pd = 0;
+    size_t n_pd = 0, cap_pd = 0, cap_t = e->n_light_t;
+    uint32_t n_lights = 0;
     sn_status st = SN_OK;
     ls->building = true;
     for (uint32_t ri = 0; ri < o->n_roads && !st; ri++) {
@@ -556,8 +557,16 @@ sn_status sn_lights_build(sn_engine *e, sn_error *err)
             const sn_odr_signal *sg = &r->signals[k];
             if (!is_light(sg))
                 continue;
+            /* light_t as the last build on this map found it (a reset), else searched now */
+            const uint32_t nth = n_lights++;
+            if (nth >= e->n_light_t && !sn_grow((void **)&e->light_t, &cap_t, nth + 1, sizeof *e->light_t)) {
+                st = sn_fail(err, SN_E_NOMEM, "out of memory");
+                break;
+            }
+            if (nth >= e->n_light_t)
+                e->light_t[e->n_light_t++] = light_t(e, r, fmin(fmax(sg->s, 0), r->length), sg->t);
             sn_actor *a;
-            if ((st = spawn_light(e, r, sg, &a, err)))
+            if ((st = spawn_light(e, r, sg, e->light_t[nth], &a, err)))
                 break;
             int32_t junction = -1;
             uint32_t rank = 0, li = ls->n;

@@ -221,6 +221,8 @@ static void one_scene(const char *plugins, const char *scenes, const char *file,
         return;
     const uint32_t actors0 = sn_engine_actor_count(e);
     const uint64_t seed0 = sn_engine_seed(e);
+    digest w0 = {1469598103934665603ull, 0}, w1 = w0; /* every actor where the load put it */
+    hash_actors(e, &w0);
     digest a = run(e, frames);
     CHECK(a.n > 0, "%s: no messages", file);
 
@@ -235,6 +237,9 @@ static void one_scene(const char *plugins, const char *scenes, const char *file,
     CHECK(sn_engine_actor_count(e) == actors0, "%s: %u actors after reset, %u fresh", file,
           sn_engine_actor_count(e), actors0);
     CHECK(sn_engine_find_actor(e, "intruder") == 0, "%s: the API's actor survived the reset", file);
+    /* the map's lights (their places kept by the reset, engine.h light_t) and all else as loaded */
+    hash_actors(e, &w1);
+    CHECK(w0.h == w1.h && w0.n == w1.n, "%s: the world after reset is not the loaded one", file);
     CHECK(sn_engine_seed(e) == seed0, "%s: seed %llu after reset(NULL), was %llu", file,
           (unsigned long long)sn_engine_seed(e), (unsigned long long)seed0);
     digest b = run(e, frames);
