@@ -352,6 +352,10 @@ bool sn_map_locate(const sn_map *m, sn_vec3 world, double radius, uint32_t lane_
     for (int ring = 0; ring <= rings; ring++) {
         if (found && ring > 0 && best <= edge + (ring - 1) * m->cell)
             break;
+        /* Nor within radius: an item within it touches a cell within it (its box's point
+        ** nearest the point), of this ring or one before, where it was met first anyway. */
+        if (ring > 0 && edge + (ring - 1) * m->cell > radius)
+            break;
         for (int64_t i = -ring; i <= ring; i++)
             for (int64_t j = -ring; j <= ring; j++) {
                 if (i != -ring && i != ring && j != -ring && j != ring)

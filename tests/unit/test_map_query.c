@@ -9,7 +9,8 @@
 **       2 m of s whose 3-D length matches the lane centre's, previous(next(w)) == w;
 **   (d) spawn points on driving lanes outside junctions, with the lane's yaw;
 **   (e) topology pairs connect; (f) road marks crossed from sidewalk to sidewalk;
-**   (g) walks on lane places (sn_map_walk_pos) bit for bit those of next/previous.
+**   (g) walks on lane places (sn_map_walk_pos) bit for bit those of next/previous;
+**   (h) sn_map_locate at radii of 5 cm to 2 m against 40 m: the same place where it is near.
 ** Shipped and embedded maps are held to 1 mm; CARLA's towns (whose links are not all
 ** consistent: ../shared/reference/opendrive-facts.md) to 2 cm on 99 % of links. Without any
 ** shipped map the test ends in a SKIP (77) after the embedded map's checks passed. */
@@ -767,6 +768,55 @@ static void places(const char *name, const sn_map *m)
 
 /* ---- per map ----------------------------------------------------------------------------- */
 
+
+/* (h) sn_map_locate at a small radius against a large one: where the large radius's nearest
+** place lies within the small radius, the small one finds exactly that place (its rings stop
+** at the first whose cells all lie beyond the radius, map_index.c); elsewhere it finds nothing
+** or a place within its radius. Points along the lanes' borders (where places are near but
+** not on a lane), a third of them at a cell's edge, where the neighbouring cells matter. */
+static void locate_radii(const char *name, const sn_map *m)
+{
+    static const double radii[] = {0.05, 0.3, 0.55, 2.0};
+    rng_state = 777;
+    size_t same = 0, asked = 0;
+    for (int i = 0; i < 20000; i++) {
+        const sn_odr *o = m->odr;
+        const sn_odr_road *r = &o->roads[rnd_u64() % o->n_roads];
+        if (!r->n_sections)
+            continue;
+        const sn_odr_section *sec = &r->sections[rnd_u64() % r->n_sections];
+        const double s = sec->s + (fmin(sec->s_end, r->length) - sec->s) * rnd();
+        const int n = (int)(sec->n_left + sec->n_right + 1);
+        const int lane = (int)(rnd_u64() % (uint64_t)n) - (int)sec->n_right; /* a border's lane id */
+        const double t = sn_odr_lane_border(r, sec, lane, s) + (rnd() - 0.5) * 2.5;
+        double p[3];
+        sn_odr_point(r, s, t, 0, p);
+        sn_vec3 w = sn_map_world(p);
+        if (i % 3 == 0) /* onto the nearest cell edge, just inside or outside */
+            w.x = m->cell * round(w.x / m->cell) + (rnd() - 0.5) * 1.2;
+        w.z += (rnd() - 0.5) * 0.4;
+        const uint32_t types = i % 2 ? 0 : (SN_LANE_DRIVING | SN_LANE_SIDEWALK);
+        sn_map_place big, small;
+        const bool got_big = sn_map_locate(m, w, 40.0, types, &big);
+        for (size_t k = 0; k < sizeof radii / sizeof *radii; k++) {
+            const bool got = sn_map_locate(m, w, radii[k], types, &small);
+            asked++;
+            if (got_big && big.outside <= radii[k]) {
+                CHECK(got && small.road == big.road && small.section == big.section && small.lane == big.lane &&
+                          small.s == big.s && small.t == big.t,
+                      "%s: locate at (%.3f, %.3f, %.3f) radius %g: %s (road %d lane %d), radius 40 road %d lane %d "
+                      "at %.4f m", name, w.x, w.y, w.z, radii[k], got ? "another place" : "nothing",
+                      got ? small.road : -1, got ? small.lane : 0, big.road, big.lane, big.outside);
+                same += got;
+            } else
+                CHECK(!got || small.outside <= radii[k], "%s: locate radius %g found a place %.4f m away", name, radii[k],
+                      small.outside);
+        }
+    }
+    printf("%s: locate at radii 0.05-2 m against 40 m: %zu of %zu asks had a place within the radius, each the same\n",
+           name, same, asked);
+}
+
 static void run_map(const char *name, const sn_map *m, level lv)
 {
     continuity(name, m, lv);
@@ -775,6 +825,7 @@ static void run_map(const char *name, const sn_map *m, level lv)
     places(name, m);
     spawn_points(name, m, lv);
     topology(name, m, lv);
+    locate_radii(name, m);
     if (lv == STRICT)
         marks_generic(name, m);
 }
