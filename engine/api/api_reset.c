@@ -4,7 +4,8 @@
 ** and builds it again from the parsed scene the engine keeps, with the plugin library left
 ** loaded: no scene file is read and no plugin is opened again, so an RL environment can reset
 ** every episode at the cost of building the world. The scene's map, read-only once parsed,
-** is kept too (its road mesh is built again with the world). What a build does is exactly
+** is kept too, and so are its traffic lights' places (engine.h light_t); its road mesh is built
+** again with the world unless the map cache holds it (frame/map_cache.h). What a build does is exactly
 ** what a load does after parsing,
 ** so a run after a reset is byte-identical to a fresh load's with the same seed. */
 #include "../sim/engine.h"

@@ -146,6 +146,21 @@ static bool scenery_dup(sn_scenery *dst, const sn_scenery *src)
     return true;
 }
 
+/* The cached map of path whose file held these n bytes, taken by one more user; NULL: none.
+** With mu held. */
+static sn_map *take_cached(const char *path, const char *buf, size_t n)
+{
+    for (unsigned i = 0; i < n_ents; i++) {
+        sn_map *m = ents[i]->map;
+        if (!strcmp(ents[i]->path, path) && m->xml_size == n && !memcmp(m->xml, buf, n)) {
+            ents[i]->users++;
+            map_hits++;
+            return m;
+        }
+    }
+    return NULL;
+}
+
 sn_map *sn_map_cache_open(const char *path, sn_error *err)
 {
     pthread_mutex_lock(&mu);
@@ -158,17 +173,12 @@ sn_map *sn_map_cache_open(const char *path, sn_error *err)
     if (!buf)
         return NULL;
     pthread_mutex_lock(&mu);
-    for (unsigned i = 0; i < n_ents; i++) {
-        sn_map *m = ents[i]->map;
-        if (!strcmp(ents[i]->path, path) && m->xml_size == n && !memcmp(m->xml, buf, n)) {
-            ents[i]->users++;
-            map_hits++;
-            pthread_mutex_unlock(&mu);
-            free(buf);
-            return m;
-        }
-    }
+    sn_map *hit = take_cached(path, buf, n);
     pthread_mutex_unlock(&mu);
+    if (hit) {
+        free(buf);
+        return hit;
+    }
     sn_odr *odr;
     if (sn_odr_load_memory(buf, n, path, &odr, err)) {
         free(buf);
@@ -180,7 +190,10 @@ sn_map *sn_map_cache_open(const char *path, sn_error *err)
     entry *x = calloc(1, sizeof *x);
     char *p = x ? strdup(path) : NULL;
     pthread_mutex_lock(&mu);
-    if (p && on && n_ents < MAX_MAPS) {
+    /* engines that load one map at once each parse it: the first to get here caches it and the
+    ** others take that one, so that they share it (and the cache does not fill with copies) */
+    hit = on ? take_cached(path, m->xml, n) : NULL;
+    if (!hit && p && on && n_ents < MAX_MAPS) {
         x->path = p, x->map = m, x->users = 1;
         m->release = release, m->release_user = x;
         ents[n_ents++] = x;
@@ -188,6 +201,10 @@ sn_map *sn_map_cache_open(const char *path, sn_error *err)
     }
     pthread_mutex_unlock(&mu);
     free(p), free(x); /* not cached (full, turned off meanwhile, or out of memory): the caller's alone */
+    if (hit) {
+        sn_map_close(m);
+        return hit;
+    }
     return m;
 }
 
@@ -262,6 +279,8 @@ sn_status sn_map_cache_scenery(const sn_map *m, const sn_scenery_opts *o, const 
     }
     pthread_mutex_lock(&mu);
     bool kept = x->n_scenery < MAX_SCENERY;
+    for (unsigned i = 0; kept && i < x->n_scenery; i++) /* another engine's build of the same, meanwhile */
+        kept = !scenery_key_equal(&x->scenery[i], o, lines, n_lines, avoid, n_avoid);
     if (kept)
         x->scenery[x->n_scenery++] = s;
     pthread_mutex_unlock(&mu);

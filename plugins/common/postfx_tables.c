@@ -132,7 +132,9 @@ unsigned long pfx_tables_hits(void)
 /* The plugin unloaded (dlclose) or the process ending: the cache's memory back. */
 __attribute__((destructor)) static void tables_drop(void)
 {
+    pthread_mutex_lock(&mu);
     for (unsigned i = 0; i < n_ents; i++)
         entry_free(ents[i]);
-    n_ents = 0;
+    n_ents = 0, oldest = 0;
+    pthread_mutex_unlock(&mu);
 }

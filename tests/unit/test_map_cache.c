@@ -13,6 +13,7 @@
 #include <sensim/map.h>
 #include <sensim/sensim.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,52 @@ static sn_engine *load(const char *scene, sn_error *err)
 }
 
 static void stats(size_t *maps, uint64_t *mh, uint64_t *sh) { sn_map_cache_stats(maps, mh, sh); }
+
+/* One of several engines loading a scene at once (a vector environment's, a batch's threads). */
+typedef struct loader {
+    const char *scene;
+    pthread_barrier_t *go;
+    sn_engine *e;
+} loader;
+
+static void *load_at_once(void *arg)
+{
+    loader *l = arg;
+    sn_error err = {0};
+    pthread_barrier_wait(l->go);
+    l->e = load(l->scene, &err);
+    return NULL;
+}
+
+/* Four engines loading one map at once: each parses it (none is cached yet), the first to
+** finish caches it, and the others take that one, so all four share one map and one mesh and
+** the cache holds it once (it used to hold four copies: MAX_MAPS filled by one file). */
+static void at_once(const char *scene)
+{
+    enum { N = 4 };
+    sn_map_cache_enable(true);
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, N);
+    loader l[N];
+    pthread_t th[N];
+    for (int i = 0; i < N; i++) {
+        l[i] = (loader){scene, &go, NULL};
+        pthread_create(&th[i], NULL, load_at_once, &l[i]);
+    }
+    for (int i = 0; i < N; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&go);
+    size_t maps;
+    sn_map_cache_stats(&maps, NULL, NULL);
+    CHECK(maps == 1, "four engines loading one map at once: the cache holds %zu maps", maps);
+    for (int i = 1; i < N; i++)
+        CHECK(l[0].e && l[i].e && sn_engine_map(l[i].e) == sn_engine_map(l[0].e) &&
+                  l[i].e->world.roads == l[0].e->world.roads,
+              "engine %d loaded at once shares the first's map and mesh", i);
+    for (int i = 0; i < N; i++)
+        sn_engine_destroy(l[i].e);
+    sn_map_cache_enable(false);
+}
 
 int main(int argc, char **argv)
 {
@@ -155,6 +202,7 @@ int main(int argc, char **argv)
     sn_engine_destroy(e1), sn_engine_destroy(e2), sn_engine_destroy(e3);
     sn_map_cache_enable(false);
     sn_engine_destroy(e6), sn_engine_destroy(e7), sn_engine_destroy(e0);
+    at_once(scene);
     free(xml), free(edited);
     remove(map), remove(scene);
     return CHECK_DONE();
