@@ -18,6 +18,7 @@ runs in the process.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -108,9 +109,11 @@ def forward_progress(env: "SensimEnv", obs: dict, info: dict) -> float:
     """The default reward: metres the hero moved along its heading this step, minus 10 for a
     collision this step (the impulse's size does not matter)."""
     s = obs["state"]
-    yaw = np.radians(s[4])
-    v = s[6] * np.cos(yaw) + s[7] * np.sin(yaw)
-    return float(v * env.dt) - (10.0 if info["collisions"] else 0.0)
+    # math on floats: libm's cos and sin as numpy's scalar path calls them here, at a twentieth
+    # of the cost of numpy's scalar ufuncs (a step's rewards the same bit for bit)
+    yaw = math.radians(float(s[4]))
+    v = float(s[6]) * math.cos(yaw) + float(s[7]) * math.sin(yaw)
+    return v * env.dt - (10.0 if info["collisions"] else 0.0)
 
 
 def _collided(env: "SensimEnv", obs: dict, info: dict) -> bool:
@@ -148,6 +151,7 @@ class SensimEnv(_Base):
         self.max_steps = int(max_steps if max_steps is not None else 1000)
         self.dt = self.world.get_settings().fixed_delta_seconds
         self._steps = 0
+        self._episode_seed: int | None = None  # the episode's engine seed, read once (_observe)
         self._fresh = True
         self._rng: np.random.Generator | None = None
         self._frame_data: dict[str, list[SensorData]] = {}
@@ -214,8 +218,10 @@ class SensimEnv(_Base):
                 obs[name] = np.array([sum(got)], np.float64)
                 collisions += [(name, x) for x in got]
             got.clear()
-        info = {"frame": self.world.frame, "collisions": collisions, "seed": self.world.get_seed(),
-                "steps": self._steps}
+        seed = self._episode_seed
+        if seed is None:  # once an episode: only a reset changes it
+            seed = self._episode_seed = self.world.get_seed()
+        info = {"frame": self.world.frame, "collisions": collisions, "seed": seed, "steps": self._steps}
         return obs, info
 
     # -- Gymnasium's interface
@@ -232,6 +238,7 @@ class SensimEnv(_Base):
             episode_seed = None
         if not (self._fresh and episode_seed is None):
             self.world.reset(episode_seed)
+        self._episode_seed = None
         self._fresh = False
         self._steps = 0
         self._last_images = {}

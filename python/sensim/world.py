@@ -44,6 +44,7 @@ class World(WorldTraffic):
                  replay: str | None = None):
         self._client = client
         self._e = engine
+        self._clock_of, self._clock_view = None, None  # _clock's view and the engine it is of
         self._lock = threading.RLock()  # held by every call into this world's engine (_lib.lock_of)
         _lib.bind_engine(engine, self._lock)
         self._path, self._overrides, self._seed, self._replay = path, overrides, seed, replay
@@ -63,6 +64,7 @@ class World(WorldTraffic):
         self._on_tick: dict[int, Callable] = {}
         self._next_cb = 1
         self._ticked = threading.Condition(threading.Lock())  # notified after every step
+        self._tick_waiters = 0  # threads in wait_for_tick (changed under _ticked)
         self._last_snapshot: WorldSnapshot | None = None
         self._async: threading.Thread | None = None
         self._async_stop = threading.Event()
@@ -132,7 +134,14 @@ class World(WorldTraffic):
 
     # -- the clock and settings
     def _clock(self) -> _lib.Clock:
-        return _lib.lib().sn_engine_clock(self._engine()).contents
+        """The engine's clock, read in place: sn_engine_clock's struct lives as long as its engine,
+        so the view is made once per engine (a C call for every frame or dt read was a fifth of a
+        vector environment's calls a step)."""
+        e = self._engine()
+        if e != self._clock_of:
+            self._clock_view = _lib.lib().sn_engine_clock(e).contents
+            self._clock_of = e
+        return self._clock_view
 
     def get_settings(self) -> WorldSettings:
         s = self._settings._copy()
@@ -214,7 +223,8 @@ class World(WorldTraffic):
         snap = self._snapshot() if cbs else None
         with self._ticked:
             self._last_snapshot = snap
-            self._ticked.notify_all()
+            if self._tick_waiters:  # Condition.notify_all is Python: skipped when nobody waits
+                self._ticked.notify_all()
         for cb in cbs:
             with _interrupt.listener_scope():
                 cb(snap)
@@ -267,12 +277,16 @@ class World(WorldTraffic):
         with self._ticked:
             frame = self._clock().frame
             end = time.monotonic() + seconds
-            while self._clock().frame <= frame:
-                self._raise_async_error()
-                left = end - time.monotonic()
-                if left <= 0 or self._async is None:
-                    raise SensimError(f"wait_for_tick: no frame within {seconds} s", -4)
-                self._ticked.wait(min(left, 0.1))
+            self._tick_waiters += 1
+            try:
+                while self._clock().frame <= frame:
+                    self._raise_async_error()
+                    left = end - time.monotonic()
+                    if left <= 0 or self._async is None:
+                        raise SensimError(f"wait_for_tick: no frame within {seconds} s", -4)
+                    self._ticked.wait(min(left, 0.1))
+            finally:
+                self._tick_waiters -= 1
         return self.get_snapshot()
 
     def get_snapshot(self) -> WorldSnapshot:
@@ -327,7 +341,8 @@ class World(WorldTraffic):
 
     @property
     def frame(self) -> int:
-        return self._clock().frame
+        with self._lock:  # in a vector's streamed batch: once this world's step has ended
+            return self._clock().frame
 
     def reset(self, seed: int | None = None) -> None:
         """Back to the scene's first frame in place (sn_engine_reset; sensim's): no file is read

@@ -135,6 +135,31 @@ def test_env_interface(env_scene):
     env.close()
 
 
+def test_env_info_and_reward_follow_the_engine(env_scene):
+    """info's frame and seed are the engine's at every step (the seed read once an episode, the
+    clock in place: py75), across resets seeded, reseeded from the generator and not seeded; the
+    default reward is its formula (libm's cos and sin, numpy's scalar path on machines without
+    AVX-512, within an ulp of it elsewhere)."""
+    import math
+    env = SensimEnv(env_scene, observe=["crash"], max_steps=40)
+    for seed in (None, 5, None, 9):
+        obs, info = env.reset(seed=seed)
+        assert (info["frame"], info["seed"]) == (env.world.frame, env.world.get_seed()) == (0, info["seed"])
+        for k, a in enumerate(_actions(12, seed=2)):
+            prev = obs["state"]
+            obs, r, term, trunc, info = env.step(a)
+            assert (info["frame"], info["seed"], info["steps"]) == (env.world.frame, env.world.get_seed(), k + 1)
+            s = obs["state"]
+            yaw = math.radians(s[4])
+            want = (s[6] * math.cos(yaw) + s[7] * math.sin(yaw)) * env.dt - (10.0 if info["collisions"] else 0.0)
+            assert r == want
+            y = np.radians(s[4])
+            assert r == pytest.approx(float((s[6] * np.cos(y) + s[7] * np.sin(y)) * env.dt) -
+                                      (10.0 if info["collisions"] else 0.0), rel=1e-12, abs=1e-15)
+            assert not np.array_equal(prev, s)  # the hero moves: the state is this step's
+    env.close()
+
+
 def test_env_clips_actions_bit_for_bit_as_numpy(env_scene):
     """The action's clip is np.clip's to the bit (a plain min/max keeps -0.0, np.clip gives 0.0;
     a NaN stays NaN and reaches the engine's check), and out-of-range actions are clipped."""
