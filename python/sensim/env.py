@@ -122,6 +122,10 @@ def _collided(env: "SensimEnv", obs: dict, info: dict) -> bool:
 
 _Base = _gym.Env if _gym is not None else object
 
+# where the state's x, y, z, pitch, yaw, roll, vx, vy, vz lie in an ActorInfo, one after another
+_STATE_OFFSET = _lib.ActorInfo.transform.offset
+assert _lib.ActorInfo.velocity.offset == _STATE_OFFSET + 6 * 8 and _lib.ActorInfo.transform.size == 6 * 8
+
 
 class SensimEnv(_Base):
     """A scene as an episodic environment (Gymnasium's reset/step).
@@ -197,12 +201,12 @@ class SensimEnv(_Base):
 
     def _observe(self) -> tuple[dict, dict]:
         hero = self.world.find_actor(self.hero_name)
-        state = np.zeros(9, np.float64)
         if hero is not None:
-            info = hero._info()
-            t, v = info.transform, info.velocity
-            state[:] = (t.location.x, t.location.y, t.location.z, t.rotation.pitch, t.rotation.yaw,
-                        t.rotation.roll, v.x, v.y, v.z)
+            # the transform and velocity are the state's nine doubles in its order: one copy out
+            # of the struct, not nine fields read through their ctypes views
+            state = np.frombuffer(hero._info(), np.float64, 9, _STATE_OFFSET).copy()
+        else:
+            state = np.zeros(9, np.float64)
         obs: dict[str, Any] = {"state": state}
         collisions = []
         for name, spec in self._obs_spec.items():

@@ -157,6 +157,10 @@ def test_env_info_and_reward_follow_the_engine(env_scene):
             assert r == pytest.approx(float((s[6] * np.cos(y) + s[7] * np.sin(y)) * env.dt) -
                                       (10.0 if info["collisions"] else 0.0), rel=1e-12, abs=1e-15)
             assert not np.array_equal(prev, s)  # the hero moves: the state is this step's
+            h = env.world.find_actor("hero")
+            t, v = h.get_transform(), h.get_velocity()
+            assert s.dtype == np.float64 and s.flags.owndata and list(s) == [
+                t.location.x, t.location.y, t.location.z, t.rotation.pitch, t.rotation.yaw, t.rotation.roll, v.x, v.y, v.z]
     env.close()
 
 
