@@ -5,7 +5,10 @@ process's CPU time over every step taken), for 1, 2 and 4 environments on thread
 before the vector environment); one environment and 4 in the vector with each engine on 2
 threads; 4 processes (the ceiling); and CPU time to make and to reset 4 environments with the
 map shared between their engines (share_map, the default) against each engine its own. Targets: 4 environments >= 1.8x one environment's steps/s on 2
-cores; CPU per step with N engines in one process <= 1.0x one engine's.
+cores; CPU per step with N engines in one process <= 1.0x one engine's. Then the same scene without
+its cameras (a state-only RL scene: an engine step of about 0.1 ms, where the caller's Python
+around each step is what limits the vector): one environment, the vector of 4, 4 stepped in a
+loop and 4 processes.
 Usage (meson test --benchmark python_vector): bench_python_vector.py SCENES_DIR PLUGIN_DIR"""
 import os
 import subprocess
@@ -25,8 +28,14 @@ STEPS = 150
 q = os.environ.get("SENSIM_BENCH_QUICK", "")
 ROUNDS = 1 if q and q != "0" else 3
 KW = dict(observe=["hero_collision"], plugin_dir=plugin_dir, threads=1)
+# the state-only variant: the hero's three cameras never spawn (--set overrides)
+NO_CAMERAS = [f"sensors.{c}.spawn_at=1e6" for c in ("hero_rgb", "hero_depth", "hero_semantic")]
+STEPS_LIGHT = 600 if ROUNDS == 1 else 1500
 
-if sys.argv[3:] == ["--child"]:
+if sys.argv[3:4] == ["--child"]:
+    light = sys.argv[4:] == ["light"]
+    if light:
+        KW, STEPS = dict(KW, overrides=NO_CAMERAS), STEPS_LIGHT
     # one of the "4 processes" (the ceiling): loads, says so, waits for the go, steps, and
     # reports its stepping's start, end (CLOCK_MONOTONIC, shared by processes) and CPU time
     e = SensimEnv(scene, **KW)
@@ -55,61 +64,64 @@ def measure(run):
     return n / (time.perf_counter() - t0), (time.process_time() - c0) / n
 
 
-def one_env(threads=1):
-    e = SensimEnv(scene, **{**KW, "threads": threads})
+def one_env(threads=1, kw=None, steps=None):
+    steps = steps or STEPS
+    e = SensimEnv(scene, **{**(kw or KW), "threads": threads})
     e.reset(seed=1)
     a = np.array([0.3, 0.0, 0.0])
 
     def run():
-        for _ in range(STEPS):
+        for _ in range(steps):
             e.step(a)
-        return STEPS
+        return steps
     r = measure(run)
     e.close()
     return r
 
 
-def loop(n):
-    envs = [SensimEnv(scene, **KW) for _ in range(n)]
+def loop(n, kw=None, steps=None):
+    steps = steps or STEPS
+    envs = [SensimEnv(scene, **(kw or KW)) for _ in range(n)]
     for e in envs:
         e.reset(seed=1)
     a = np.array([0.3, 0.0, 0.0])
 
     def run():
-        for _ in range(STEPS):
+        for _ in range(steps):
             for e in envs:
                 e.step(a)
-        return n * STEPS
+        return n * steps
     r = measure(run)
     for e in envs:
         e.close()
     return r
 
 
-def vector(n, threads=1, streamed=True, max_steps=None):
+def vector(n, threads=1, streamed=True, max_steps=None, kw=None, steps=None):
     """n environments in a SensimVectorEnv: streamed (each environment's control and observation
     on the caller while the other engines step, the default), or one sn_engines_step call a step
     (the controls before it, the observations after); max_steps: episodes of that many steps,
     each environment reset (on the caller) the step after its end."""
-    v = SensimVectorEnv(scene, n, **{**KW, "threads": threads}, **({"max_steps": max_steps} if max_steps else {}))
+    steps = steps or STEPS
+    v = SensimVectorEnv(scene, n, **{**(kw or KW), "threads": threads}, **({"max_steps": max_steps} if max_steps else {}))
     v._stream = streamed and v._stream
     v.reset(seed=1)
     a = np.tile([0.3, 0.0, 0.0], (n, 1))
 
     def run():
-        for _ in range(STEPS):
+        for _ in range(steps):
             v.step(a)
-        return n * STEPS
+        return n * steps
     r = measure(run)
     v.close()
     return r
 
 
-def processes(n):
+def processes(n, light=False):
     """n processes stepping one environment each at the same time: what the machine gives n
     independent environments, the ceiling for n environments in one process."""
-    kids = [subprocess.Popen([sys.executable, __file__, scenes, plugin_dir, "--child"], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True) for _ in range(n)]
+    kids = [subprocess.Popen([sys.executable, __file__, scenes, plugin_dir, "--child"] + (["light"] if light else []),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(n)]
     for k in kids:
         if k.stdout.readline().strip() != "ready":
             sys.exit("bench_python_vector: a child process failed to load the scene")
@@ -120,7 +132,8 @@ def processes(n):
     for k in kids:
         k.wait()
     t0, t1 = min(g[0] for g in got), max(g[1] for g in got)
-    return n * STEPS / (t1 - t0), sum(g[2] for g in got) / (n * STEPS)
+    steps = STEPS_LIGHT if light else STEPS
+    return n * steps / (t1 - t0), sum(g[2] for g in got) / (n * steps)
 
 
 print(f"intersection.yaml, {STEPS} steps per environment, each engine on 1 thread (on 2 where it says so), "
@@ -174,3 +187,24 @@ for rnd in range(ROUNDS):
 print(f"ratio make 4 environments, map shared / each its own: {made[True][0] / made[False][0]:.2f}x CPU "
       f"({made[True][0]:.2f} / {made[False][0]:.2f} s); a reset of all 4 {made[True][1] / made[False][1]:.2f}x "
       f"({made[True][1] * 1e3:.0f} / {made[False][1] * 1e3:.0f} ms)")
+
+
+# The same scene without its cameras: a state-only RL scene
+LKW = dict(KW, overrides=NO_CAMERAS)
+light = {}
+for rnd in range(ROUNDS):
+    for name, fn in (("1 env", lambda: one_env(kw=LKW, steps=STEPS_LIGHT)),
+                     ("vector 4", lambda: vector(4, kw=LKW, steps=STEPS_LIGHT)),
+                     ("loop 4", lambda: loop(4, kw=LKW, steps=STEPS_LIGHT)),
+                     ("4 processes", lambda: processes(4, light=True))):
+        rate, cpu = fn()
+        best = light.get(name)
+        light[name] = (max(rate, best[0]) if best else rate, min(cpu, best[1]) if best else cpu)
+lb_rate, lb_cpu = light["1 env"]
+print(f"without the cameras (state only), {STEPS_LIGHT} steps per environment:")
+for name, (rate, cpu) in light.items():
+    print(f"  {name:19s}: {rate:7.1f} steps/s in all, {cpu * 1e3:6.3f} ms CPU a step; "
+          f"ratio {rate / lb_rate:.2f}x one env's steps/s, {cpu / lb_cpu:.2f}x its CPU a step")
+print(f"ratio without cameras, vector 4 / 1 env steps/s: {light['vector 4'][0] / lb_rate:.2f}x "
+      f"(4 processes {light['4 processes'][0] / lb_rate:.2f}x: each runs its own Python); "
+      f"CPU a step {light['vector 4'][1] / lb_cpu:.2f}x")
