@@ -5,7 +5,9 @@
 ** loaded: no scene file is read and no plugin is opened again, so an RL environment can reset
 ** every episode at the cost of building the world. The scene's map, read-only once parsed,
 ** is kept too, and so are its traffic lights' places (engine.h light_t); its road mesh is built
-** again with the world unless the map cache holds it (frame/map_cache.h). What a build does is exactly
+** again with the world unless the map cache holds it (frame/map_cache.h), and then the roads' and
+** scenery's ODE trimesh geoms over the cache's data are kept too, taken again by the build as new
+** (world/geom_pool.h). What a build does is exactly
 ** what a load does after parsing,
 ** so a run after a reset is byte-identical to a fresh load's with the same seed. */
 #include "../sim/engine.h"
@@ -40,10 +42,16 @@ sn_status sn_engine_reset(sn_engine *e, const uint64_t *seed, sn_error *err)
     double *light_t = e->light_t; /* the same map's lights stand where they stood */
     const uint32_t n_light_t = e->n_light_t;
     e->light_t = NULL;
+    /* The roads' geoms over the map cache's data into the pool (world.geom_pool, lent by the
+    ** build), kept out of the unload for the build to take again (world/geom_pool.h). */
+    sn_world_free_roads(&e->world);
+    sn_geom_pool pool = e->road_pool;
+    memset(&e->road_pool, 0, sizeof e->road_pool);
     sn_engine_unload(e);
     e->scene = keep;
     e->reuse_map = map;
     e->light_t = light_t, e->n_light_t = n_light_t;
+    e->road_pool = pool;
     /* What a fresh engine starts with and unload leaves as it was: a failed step's stop (the
     ** world it failed in is gone) and the frame the world last advanced to. */
     e->broken = false;

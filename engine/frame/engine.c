@@ -161,6 +161,7 @@ static void unload(sn_engine *e)
     e->cap_sensors = 0;
     e->n_routes = e->cap_routes = e->n_events = e->cap_events = 0;
     sn_world_free(&e->world);
+    sn_geom_pool_free(&e->road_pool); /* while the map whose data they use is open */
     sn_map_close(e->map);
     e->map = NULL;
     sn_lights_free(e->lights);
@@ -462,6 +463,7 @@ static sn_status build_scene(sn_engine *e, sn_error *err)
     sn_status st = sn_world_init(&e->world, e->seed, err);
     if (st)
         return st;
+    e->world.geom_pool = &e->road_pool;
     if (sc->scenario_path && !e->replay && (st = sn_scenario_open(e, err))) /* its LogicFile may be the map */
         return st;
     if ((st = load_map(e, err)))

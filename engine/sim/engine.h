@@ -10,6 +10,7 @@
 #include "../plugin/library.h"
 #include "../scene/scene.h"
 #include "../world/world.h"
+#include "../world/geom_pool.h"
 #include "../render/render.h"
 #include "../query/rayscene.h"
 #include "../scenery/scenery.h"
@@ -125,6 +126,9 @@ struct sn_engine {
     ** lights), freed by any other unload. Owned. */
     double *light_t;
     uint32_t n_light_t;
+    /* The roads' and scenery's trimesh geoms over the map cache's data, kept by a reset for the
+    ** next world (lent to it as world.geom_pool; emptied by unload): world/geom_pool.h. */
+    sn_geom_pool road_pool;
     struct sn_lights *lights;   /* traffic lights (traffic/lights.h), NULL until one spawns */
     struct sn_signs *signs;     /* stop, yield and speed signs of the map (traffic/signs.h), or NULL */
     sn_scenery scenery;         /* the scenery's placed pieces (scenery/scenery.h); its chunks are in world.roads */

@@ -10,6 +10,7 @@
 ** wheels at every line are not worth having. */
 #include "world.h"
 
+#include "geom_pool.h"
 #include "../map/road_mesh.h"
 #include "../scenery/scenery.h"
 
@@ -27,8 +28,10 @@ static char no_name[1]; /* stand-ins have no name; never written */
 void sn_world_free_roads(sn_world *w)
 {
     if (!w->poisoned) {
+        /* over the map cache's data, which outlives this world: kept for the next (a reset's) */
         for (size_t i = 0; i < w->n_road_geoms; i++)
-            dGeomDestroy(w->road_geoms[i]);
+            if (!(w->road_data_shared && w->geom_pool && sn_geom_pool_put(w->geom_pool, w->road_geoms[i])))
+                dGeomDestroy(w->road_geoms[i]);
         for (size_t i = 0; i < w->n_road_geoms && !w->road_data_shared; i++)
             dGeomTriMeshDataDestroy(w->road_data[i]);
     }
@@ -121,7 +124,9 @@ sn_status sn_world_set_roads_shared(sn_world *w, sn_road_mesh *m, const sn_road_
         if (k->part == SN_ROAD_MARK)
             continue;
         dTriMeshDataID d = shared ? shared[w->n_road_geoms] : chunk_data(m, k);
-        dGeomID g = dCreateTriMesh(w->static_space, d, NULL, NULL, NULL);
+        dGeomID g = shared && w->geom_pool ? sn_geom_pool_take(w->geom_pool, d, w->static_space) : NULL;
+        if (!g)
+            g = dCreateTriMesh(w->static_space, d, NULL, NULL, NULL);
         dGeomSetData(g, &w->road_as[k->category]);
         /* the static space's bits, as every static: queries skip crash boxes themselves */
         dGeomSetCategoryBits(g, 1);

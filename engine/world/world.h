@@ -316,6 +316,7 @@ typedef struct sn_world {
     ** engine of the process reads the same bytes): this world destroys its geoms, not them,
     ** and does not free roads. */
     bool road_data_shared;
+    struct sn_geom_pool *geom_pool; /* the engine's, lent: the road geoms kept for the next world (geom_pool.h); NULL: none */
     /* Bumped by every change of geometry or pose (spawn, remove, teleport, advance), and
     ** static_gen by changes of static actors: the ray index rebuilds only when they move. */
     uint64_t gen, static_gen;

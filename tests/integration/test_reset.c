@@ -276,6 +276,13 @@ int main(int argc, char **argv)
     one_scene(plugins, scenes, "v2x_corridor.yaml", 30);
     one_scene(plugins, scenes, "pileup.yaml", 40);
     one_scene(plugins, scenes, "dvs.yaml", 3);
+    /* With the map cache on, a reset keeps the roads' and scenery's trimesh geoms for the next
+    ** world (world/geom_pool.h), as new (no collider cache of the last world's boxes, the same
+    ** order in the space): the runs after each reset are the fresh run's, byte for byte. */
+    sn_map_cache_enable(true);
+    one_scene(plugins, scenes, "intersection.yaml", 130);
+    one_scene(plugins, scenes, "rss.yaml", 60);
+    sn_map_cache_enable(false);
     kept_apart(plugins, tmp);
     budget_returned(plugins, tmp);
     rays_after_reset(plugins, tmp);

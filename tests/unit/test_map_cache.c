@@ -103,6 +103,66 @@ static void at_once(const char *scene)
     sn_map_cache_enable(false);
 }
 
+/* The position of g among n geoms, or -1. */
+static long index_of(dGeomID const *geoms, size_t n, dGeomID g)
+{
+    for (size_t i = 0; i < n; i++)
+        if (geoms[i] == g)
+            return (long)i;
+    return -1;
+}
+
+/* With the cache on, a reset keeps the roads' and scenery's trimesh geoms for the next world
+** (world/geom_pool.h): the same geoms again, each over its chunk's data with its category's
+** stand-in, in the static space in the order a fresh load leaves them in. */
+static void reset_keeps_geoms(const char *scene)
+{
+    sn_map_cache_enable(true);
+    sn_error err = {0};
+    sn_engine *e = load(scene, &err), *f = NULL;
+    CHECK(e != NULL, "load for the reset: %s", err.msg);
+    const size_t n = e ? e->world.n_road_geoms : 0;
+    dGeomID *before = e ? malloc((n ? n : 1) * sizeof *before) : NULL;
+    if (!e || !before)
+        goto out;
+    memcpy(before, e->world.road_geoms, n * sizeof *before);
+    CHECK(n > 0 && e->world.road_data_shared, "%zu road geoms over the cache's data", n);
+    for (int k = 0; k < 2; k++)
+        CHECK(sn_engine_reset(e, NULL, &err) == SN_OK, "reset %d: %s", k, err.msg);
+    CHECK(sn_engine_run(e, 10, &err) == SN_OK, "run after the resets: %s", err.msg); /* as load() ran f */
+    f = load(scene, &err);
+    CHECK(f != NULL, "fresh load: %s", err.msg);
+    if (!f)
+        goto out;
+    const sn_world *w = &e->world, *v = &f->world;
+    CHECK(w->n_road_geoms == n && v->n_road_geoms == n, "%zu and %zu road geoms, %zu before the reset",
+          w->n_road_geoms, v->n_road_geoms, n);
+    size_t reused = 0, bad = 0;
+    for (size_t i = 0; i < n && i < w->n_road_geoms && i < v->n_road_geoms; i++) {
+        dGeomID g = w->road_geoms[i];
+        reused += index_of(before, n, g) >= 0;
+        bad += w->road_data[i] != v->road_data[i] || dGeomTriMeshGetTriMeshDataID(g) != w->road_data[i] ||
+               dGeomGetSpace(g) != w->static_space || dGeomGetBody(g) ||
+               (const sn_actor *)dGeomGetData(g) - w->road_as != (const sn_actor *)dGeomGetData(v->road_geoms[i]) - v->road_as ||
+               dGeomGetCategoryBits(g) != dGeomGetCategoryBits(v->road_geoms[i]) ||
+               dGeomGetCollideBits(g) != dGeomGetCollideBits(v->road_geoms[i]);
+    }
+    CHECK(reused == n, "%zu of %zu road geoms taken again after two resets", reused, n);
+    CHECK(bad == 0, "%zu road geoms differ from a fresh load's (data, space, stand-in or bits)", bad);
+    const int ns = dSpaceGetNumGeoms(w->static_space), nv = dSpaceGetNumGeoms(v->static_space);
+    CHECK(ns == nv, "the static space holds %d geoms after the reset, %d fresh", ns, nv);
+    long moved = 0;
+    for (int i = 0; i < ns && i < nv; i++)
+        moved += index_of(w->road_geoms, w->n_road_geoms, dSpaceGetGeom(w->static_space, i)) !=
+                 index_of(v->road_geoms, v->n_road_geoms, dSpaceGetGeom(v->static_space, i));
+    CHECK(moved == 0, "%ld places of the static space hold another geom than a fresh load's", moved);
+out:
+    free(before);
+    sn_engine_destroy(f);
+    sn_engine_destroy(e);
+    sn_map_cache_enable(false);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -203,6 +263,7 @@ int main(int argc, char **argv)
     sn_map_cache_enable(false);
     sn_engine_destroy(e6), sn_engine_destroy(e7), sn_engine_destroy(e0);
     at_once(scene);
+    reset_keeps_geoms(scene);
     free(xml), free(edited);
     remove(map), remove(scene);
     return CHECK_DONE();
