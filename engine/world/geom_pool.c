@@ -4,10 +4,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The slots taken out, the rest kept in their order (the cursor on the same geom): a pool that
+** never empties (a world's geoms over data the next does not ask for, kept until the unload)
+** must not grow with every reset. */
+static void compact(sn_geom_pool *p)
+{
+    size_t j = 0, cursor = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (i == p->cursor)
+            cursor = j;
+        if (p->g[i])
+            p->g[j++] = p->g[i];
+    }
+    p->cursor = p->cursor < p->n ? cursor : 0;
+    p->n = j;
+}
+
 bool sn_geom_pool_put(sn_geom_pool *p, dGeomID g)
 {
     if (!p->live) /* every one taken: start over, in order */
         p->n = p->cursor = 0;
+    if (p->n == p->cap && p->live < p->n)
+        compact(p);
     if (p->n == p->cap) {
         size_t cap = p->cap ? 2 * p->cap : 256;
         dGeomID *ng = realloc(p->g, cap * sizeof *ng);

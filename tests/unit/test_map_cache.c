@@ -156,6 +156,12 @@ static void reset_keeps_geoms(const char *scene)
         moved += index_of(w->road_geoms, w->n_road_geoms, dSpaceGetGeom(w->static_space, i)) !=
                  index_of(v->road_geoms, v->n_road_geoms, dSpaceGetGeom(v->static_space, i));
     CHECK(moved == 0, "%ld places of the static space hold another geom than a fresh load's", moved);
+    /* the pool keeps what a build does not take back (the roads alone, replaced by the roads with
+    ** the scenery) and does not grow with the resets */
+    for (int k = 0; k < 30; k++)
+        CHECK(sn_engine_reset(e, NULL, &err) == SN_OK, "reset %d: %s", k, err.msg);
+    CHECK(e->road_pool.cap <= 4 * n && e->road_pool.live <= n,
+          "after 32 resets the pool holds %zu slots (%zu live) for %zu road geoms", e->road_pool.cap, e->road_pool.live, n);
 out:
     free(before);
     sn_engine_destroy(f);
