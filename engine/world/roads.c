@@ -119,14 +119,17 @@ sn_status sn_world_set_roads_shared(sn_world *w, sn_road_mesh *m, const sn_road_
     }
     w->road_data_shared = shared != NULL;
     dAllocateODEDataForThread(dAllocateMaskAll);
+    /* the pool gives a reset's geoms back in the order they were made; a miss means a set it
+    ** does not hold (a load's first scenery, say): asking on would scan it for every chunk */
+    bool ask_pool = shared && w->geom_pool;
     for (uint32_t i = 0; i < m->n_chunks; i++) {
         const sn_road_chunk *k = &m->chunks[i];
         if (k->part == SN_ROAD_MARK)
             continue;
         dTriMeshDataID d = shared ? shared[w->n_road_geoms] : chunk_data(m, k);
-        dGeomID g = shared && w->geom_pool ? sn_geom_pool_take(w->geom_pool, d, w->static_space) : NULL;
+        dGeomID g = ask_pool ? sn_geom_pool_take(w->geom_pool, d, w->static_space) : NULL;
         if (!g)
-            g = dCreateTriMesh(w->static_space, d, NULL, NULL, NULL);
+            ask_pool = false, g = dCreateTriMesh(w->static_space, d, NULL, NULL, NULL);
         dGeomSetData(g, &w->road_as[k->category]);
         /* the static space's bits, as every static: queries skip crash boxes themselves */
         dGeomSetCategoryBits(g, 1);

@@ -109,11 +109,15 @@ def forward_progress(env: "SensimEnv", obs: dict, info: dict) -> float:
     """The default reward: metres the hero moved along its heading this step, minus 10 for a
     collision this step (the impulse's size does not matter)."""
     s = obs["state"]
-    # math on floats: libm's cos and sin as numpy's scalar path calls them here, at a twentieth
-    # of the cost of numpy's scalar ufuncs (a step's rewards the same bit for bit)
-    yaw = math.radians(float(s[4]))
-    v = float(s[6]) * math.cos(yaw) + float(s[7]) * math.sin(yaw)
-    return v * env.dt - (10.0 if info["collisions"] else 0.0)
+    if s.dtype == np.float64:
+        # math on floats: libm's cos and sin as numpy's scalar path calls them here, at a
+        # twentieth of the cost of numpy's scalar ufuncs (a step's rewards the same bit for bit)
+        yaw = math.radians(float(s[4]))
+        v = float(s[6]) * math.cos(yaw) + float(s[7]) * math.sin(yaw)
+        return v * env.dt - (10.0 if info["collisions"] else 0.0)
+    yaw = np.radians(s[4])  # a subclass's state of another dtype: its arithmetic, as before
+    v = s[6] * np.cos(yaw) + s[7] * np.sin(yaw)
+    return float(v * env.dt) - (10.0 if info["collisions"] else 0.0)
 
 
 def _collided(env: "SensimEnv", obs: dict, info: dict) -> bool:
@@ -155,7 +159,7 @@ class SensimEnv(_Base):
         self.max_steps = int(max_steps if max_steps is not None else 1000)
         self.dt = self.world.get_settings().fixed_delta_seconds
         self._steps = 0
-        self._episode_seed: int | None = None  # the episode's engine seed, read once (_observe)
+        self._episode_seed: tuple | None = None  # (world._gen, its engine seed), read once a world (_observe)
         self._fresh = True
         self._rng: np.random.Generator | None = None
         self._frame_data: dict[str, list[SensorData]] = {}
@@ -222,9 +226,10 @@ class SensimEnv(_Base):
                 obs[name] = np.array([sum(got)], np.float64)
                 collisions += [(name, x) for x in got]
             got.clear()
-        seed = self._episode_seed
-        if seed is None:  # once an episode: only a reset changes it
-            seed = self._episode_seed = self.world.get_seed()
+        gen = self.world._gen
+        if self._episode_seed is None or self._episode_seed[0] != gen:  # only a reset or rebuild changes it
+            self._episode_seed = (gen, self.world.get_seed())
+        seed = self._episode_seed[1]
         info = {"frame": self.world.frame, "collisions": collisions, "seed": seed, "steps": self._steps}
         return obs, info
 
@@ -242,7 +247,6 @@ class SensimEnv(_Base):
             episode_seed = None
         if not (self._fresh and episode_seed is None):
             self.world.reset(episode_seed)
-        self._episode_seed = None
         self._fresh = False
         self._steps = 0
         self._last_images = {}

@@ -148,7 +148,8 @@ def test_env_info_and_reward_follow_the_engine(env_scene):
         for k, a in enumerate(_actions(12, seed=2)):
             prev = obs["state"]
             obs, r, term, trunc, info = env.step(a)
-            assert (info["frame"], info["seed"], info["steps"]) == (env.world.frame, env.world.get_seed(), k + 1)
+            assert (info["frame"], info["seed"], info["steps"]) == (k + 1, env.world.get_seed(), k + 1)
+            assert env.world.frame == k + 1
             s = obs["state"]
             yaw = math.radians(s[4])
             want = (s[6] * math.cos(yaw) + s[7] * math.sin(yaw)) * env.dt - (10.0 if info["collisions"] else 0.0)
@@ -157,6 +158,10 @@ def test_env_info_and_reward_follow_the_engine(env_scene):
             assert r == pytest.approx(float((s[6] * np.cos(y) + s[7] * np.sin(y)) * env.dt) -
                                       (10.0 if info["collisions"] else 0.0), rel=1e-12, abs=1e-15)
             assert not np.array_equal(prev, s)  # the hero moves: the state is this step's
+            if k == 6:  # the world reset behind the environment's back: info follows the engine
+                env.world.reset(77)
+                assert env.step(a)[4]["seed"] == 77 and env.world.get_seed() == 77
+                break
             h = env.world.find_actor("hero")
             t, v = h.get_transform(), h.get_velocity()
             assert s.dtype == np.float64 and s.flags.owndata and list(s) == [
