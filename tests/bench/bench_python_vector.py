@@ -136,26 +136,39 @@ def processes(n, light=False):
     return n * steps / (t1 - t0), sum(g[2] for g in got) / (n * steps)
 
 
+def best_rows(variants):
+    """Each variant's best steps/s and least CPU a step over ROUNDS interleaved rounds (every
+    variant sees the same machine load)."""
+    rows = {}
+    for rnd in range(ROUNDS):
+        for name, fn in variants:
+            rate, cpu = fn()
+            best = rows.get(name)
+            rows[name] = (max(rate, best[0]) if best else rate, min(cpu, best[1]) if best else cpu)
+    return rows
+
+
+def print_rows(rows):
+    """Each row against the row "1 env"; returns that row's steps/s and CPU a step."""
+    base_rate, base_cpu = rows["1 env"]
+    for name, (rate, cpu) in rows.items():
+        print(f"  {name:19s}: {rate:7.1f} steps/s in all, {cpu * 1e3:6.3f} ms CPU a step; "
+              f"ratio {rate / base_rate:.2f}x one env's steps/s, {cpu / base_cpu:.2f}x its CPU a step")
+    return base_rate, base_cpu
+
+
 print(f"intersection.yaml, {STEPS} steps per environment, each engine on 1 thread (on 2 where it says so), "
       f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (each session gets its share of the cores: "
       "under load, threads cannot show their speed-up in wall time; CPU a step is not affected)")
-rows = {}
-for rnd in range(ROUNDS):  # interleaved rounds, best of each: every variant sees the same machine load
-    for name, fn in (("1 env", one_env), ("vector 1", lambda: vector(1)), ("vector 2", lambda: vector(2)),
-                     ("vector 4", lambda: vector(4)), ("vector 4, one call", lambda: vector(4, streamed=False)),
-                     ("vector 4, 25-step episodes", lambda: vector(4, max_steps=25)),
-                     ("vector 4, 25-step, one call", lambda: vector(4, streamed=False, max_steps=25)),
-                     ("loop 4", lambda: loop(4)),
-                     ("4 processes", lambda: processes(4)),
-                     ("1 env, 2 threads", lambda: one_env(2)), ("vector 4, 2 threads", lambda: vector(4, 2))):
-        rate, cpu = fn()
-        best = rows.get(name)
-        rows[name] = (max(rate, best[0]) if best else rate, min(cpu, best[1]) if best else cpu)
-base_rate, base_cpu = rows["1 env"]
+rows = best_rows((("1 env", one_env), ("vector 1", lambda: vector(1)), ("vector 2", lambda: vector(2)),
+                  ("vector 4", lambda: vector(4)), ("vector 4, one call", lambda: vector(4, streamed=False)),
+                  ("vector 4, 25-step episodes", lambda: vector(4, max_steps=25)),
+                  ("vector 4, 25-step, one call", lambda: vector(4, streamed=False, max_steps=25)),
+                  ("loop 4", lambda: loop(4)),
+                  ("4 processes", lambda: processes(4)),
+                  ("1 env, 2 threads", lambda: one_env(2)), ("vector 4, 2 threads", lambda: vector(4, 2))))
 print(f"load average at the end {os.getloadavg()[0]:.1f}")
-for name, (rate, cpu) in rows.items():
-    print(f"  {name:19s}: {rate:7.1f} steps/s in all, {cpu * 1e3:6.3f} ms CPU a step; "
-          f"ratio {rate / base_rate:.2f}x one env's steps/s, {cpu / base_cpu:.2f}x its CPU a step")
+base_rate, base_cpu = print_rows(rows)
 print(f"ratio vector 4 / 1 env steps/s: {rows['vector 4'][0] / base_rate:.2f}x (target >= 1.8x on 2 cores; "
       f"4 processes, the ceiling: {rows['4 processes'][0] / base_rate:.2f}x); "
       f"CPU a step {rows['vector 4'][1] / base_cpu:.2f}x (target <= 1.0x; 4 processes "
@@ -191,20 +204,12 @@ print(f"ratio make 4 environments, map shared / each its own: {made[True][0] / m
 
 # The same scene without its cameras: a state-only RL scene
 LKW = dict(KW, overrides=NO_CAMERAS)
-light = {}
-for rnd in range(ROUNDS):
-    for name, fn in (("1 env", lambda: one_env(kw=LKW, steps=STEPS_LIGHT)),
-                     ("vector 4", lambda: vector(4, kw=LKW, steps=STEPS_LIGHT)),
-                     ("loop 4", lambda: loop(4, kw=LKW, steps=STEPS_LIGHT)),
-                     ("4 processes", lambda: processes(4, light=True))):
-        rate, cpu = fn()
-        best = light.get(name)
-        light[name] = (max(rate, best[0]) if best else rate, min(cpu, best[1]) if best else cpu)
-lb_rate, lb_cpu = light["1 env"]
+light = best_rows((("1 env", lambda: one_env(kw=LKW, steps=STEPS_LIGHT)),
+                   ("vector 4", lambda: vector(4, kw=LKW, steps=STEPS_LIGHT)),
+                   ("loop 4", lambda: loop(4, kw=LKW, steps=STEPS_LIGHT)),
+                   ("4 processes", lambda: processes(4, light=True))))
 print(f"without the cameras (state only), {STEPS_LIGHT} steps per environment:")
-for name, (rate, cpu) in light.items():
-    print(f"  {name:19s}: {rate:7.1f} steps/s in all, {cpu * 1e3:6.3f} ms CPU a step; "
-          f"ratio {rate / lb_rate:.2f}x one env's steps/s, {cpu / lb_cpu:.2f}x its CPU a step")
+lb_rate, lb_cpu = print_rows(light)
 print(f"ratio without cameras, vector 4 / 1 env steps/s: {light['vector 4'][0] / lb_rate:.2f}x "
       f"(4 processes {light['4 processes'][0] / lb_rate:.2f}x: each runs its own Python); "
       f"CPU a step {light['vector 4'][1] / lb_cpu:.2f}x")
